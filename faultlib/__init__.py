@@ -1,0 +1,1 @@
+"""faultlib: the simulated superpod (the plant). It knows nothing of opsbrain."""

@@ -1,0 +1,86 @@
+"""Plant state: the health of every component and link, and the usable lanes of optical links.
+
+Only components that are not HEALTHY are stored, so state costs memory per fault, not per component.
+Every change is recorded in the trace and announced to listeners (workloads re-derive their rates).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from faultlib.health import UP, Health, check_transition
+from faultlib.topology import Topology
+from faultlib.trace import Trace
+
+Listener = Callable[[str, Health, Health], None]
+
+
+class UnknownComponent(KeyError):
+    """A component or link id that the topology does not have."""
+
+    def __str__(self) -> str:
+        return f"unknown component {self.args[0]!r}"
+
+
+class PlantState:
+    def __init__(self, topology: Topology, trace: Trace, clock: Callable[[], float]) -> None:
+        self.topology = topology
+        self._trace = trace
+        self._clock = clock
+        self._health: dict[str, Health] = {}
+        self._lanes_down: dict[str, int] = {}
+        self._listeners: list[Listener] = []
+        self.version = 0  # bumped on every change; caches key on it
+
+    def subscribe(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def health(self, cid: str) -> Health:
+        return self._health.get(cid, Health.HEALTHY)
+
+    def is_up(self, cid: str) -> bool:
+        return self._health.get(cid, Health.HEALTHY) in UP
+
+    def unhealthy(self) -> dict[str, Health]:
+        return dict(self._health)
+
+    def set_health(self, cid: str, new: Health, cause: str = "") -> None:
+        if not self.topology.exists(cid):
+            raise UnknownComponent(cid)
+        old = self.health(cid)
+        if old == new:
+            return
+        check_transition(cid, old, new)
+        if new == Health.HEALTHY:
+            self._health.pop(cid, None)
+        else:
+            self._health[cid] = new
+        self.version += 1
+        self._trace.record(self._clock(), "health", cid, old=str(old), new=str(new), cause=cause)
+        for fn in list(self._listeners):
+            fn(cid, old, new)
+
+    def touch(self, subject: str, kind: str, **detail: object) -> None:
+        """Announce a change of plant state that is not a health change (routing, placement)."""
+        self.version += 1
+        self._trace.record(self._clock(), kind, subject, **detail)
+        h = self.health(subject) if self.topology.exists(subject) else Health.HEALTHY
+        for fn in list(self._listeners):
+            fn(subject, h, h)
+
+    def lanes_down(self, link_id: str) -> int:
+        return self._lanes_down.get(link_id, 0)
+
+    def set_lanes_down(self, link_id: str, n: int, cause: str = "") -> None:
+        """Mark ``n`` lanes of a link as unusable (sub-healthy link runs on the rest)."""
+        lk = self.topology.links.get(link_id)
+        if lk is None:
+            raise UnknownComponent(link_id)
+        n = max(0, min(n, lk.lanes))
+        if self.lanes_down(link_id) == n:
+            return
+        if n:
+            self._lanes_down[link_id] = n
+        else:
+            self._lanes_down.pop(link_id, None)
+        self.touch(link_id, "lanes", down=n, cause=cause)

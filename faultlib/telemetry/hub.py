@@ -1,0 +1,54 @@
+"""The telemetry hub: where the plant publishes what an operator sees, and where opsbrain subscribes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from faultlib.telemetry.metrics import MetricStore
+from faultlib.telemetry.records import JobEvent, LogLine
+
+Record = LogLine | JobEvent
+Subscriber = Callable[[Record], None]
+
+
+class TelemetryHub:
+    """Holds the metric store, keeps every log line and job event, and pushes them to subscribers."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self._clock = clock
+        self.metrics = MetricStore()
+        self.logs: list[LogLine] = []
+        self.events: list[JobEvent] = []
+        self._subs: list[tuple[Subscriber, frozenset[str] | None]] = []
+
+    def subscribe(self, fn: Subscriber, sources: set[str] | None = None) -> None:
+        """Call ``fn`` for each new record; ``sources`` filters log sources (``"job"`` selects job events)."""
+        self._subs.append((fn, frozenset(sources) if sources else None))
+
+    def _publish(self, rec: Record, source: str) -> None:
+        for fn, filt in self._subs:
+            if filt is None or source in filt:
+                fn(rec)
+
+    def log(self, origin: str, source: str, level: str, text: str) -> LogLine:
+        line = LogLine(self._clock(), origin, source, level, text)
+        self.logs.append(line)
+        self._publish(line, source)
+        return line
+
+    def job_event(self, job: str, kind: str, **detail: Any) -> JobEvent:
+        ev = JobEvent(self._clock(), job, kind, detail)
+        self.events.append(ev)
+        self._publish(ev, "job")
+        return ev
+
+    def metric(self, metric: str, component: str, value: float, slope: float = 0.0) -> None:
+        self.metrics.set(metric, component, self._clock(), value, slope)
+
+    def count(self, metric: str, component: str, delta: float = 1.0) -> None:
+        self.metrics.add(metric, component, self._clock(), delta)
+
+    def read(self, metric: str, component: str, t: float | None = None, default: float | None = None
+             ) -> float | None:
+        return self.metrics.read(metric, component, self._clock() if t is None else t, default)

@@ -1,0 +1,65 @@
+"""Metrics as piecewise-linear state, read on demand.
+
+A series is a list of segments ``(t0, v0, slope)``: the value at ``t`` is ``v0 + slope * (t - t0)`` for the last
+segment that starts at or before ``t``. A counter with a background rate is a segment with that slope; a gauge
+that drifts is one too. Writing costs one segment per change, reading one bisect: cost grows with events, not
+with simulated seconds (DESIGN principle 3).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import defaultdict
+
+
+class MetricStore:
+    def __init__(self) -> None:
+        self._t0: dict[tuple[str, str], list[float]] = defaultdict(list)
+        self._seg: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
+
+    def set(self, metric: str, component: str, t: float, value: float, slope: float = 0.0) -> None:
+        """From time ``t`` on, the series is ``value + slope * (now - t)``."""
+        key = (metric, component)
+        ts = self._t0[key]
+        if ts and t < ts[-1]:
+            raise ValueError(f"{metric}@{component}: write at t={t} before last write t={ts[-1]}")
+        if ts and t == ts[-1]:
+            self._seg[key][-1] = (value, slope)
+            return
+        ts.append(t)
+        self._seg[key].append((value, slope))
+
+    def add(self, metric: str, component: str, t: float, delta: float, slope: float | None = None) -> None:
+        """Add ``delta`` at ``t`` (a counter increment), keeping the current slope unless one is given."""
+        cur = self.read(metric, component, t)
+        old_slope = self.slope(metric, component, t)
+        self.set(metric, component, t, (cur or 0.0) + delta, old_slope if slope is None else slope)
+
+    def read(self, metric: str, component: str, t: float, default: float | None = None) -> float | None:
+        key = (metric, component)
+        ts = self._t0.get(key)
+        if not ts:
+            return default
+        i = bisect_right(ts, t) - 1
+        if i < 0:
+            return default
+        v0, slope = self._seg[key][i]
+        return v0 + slope * (t - ts[i])
+
+    def slope(self, metric: str, component: str, t: float) -> float:
+        key = (metric, component)
+        ts = self._t0.get(key)
+        if not ts:
+            return 0.0
+        i = bisect_right(ts, t) - 1
+        return self._seg[key][i][1] if i >= 0 else 0.0
+
+    def components(self, metric: str) -> list[str]:
+        return [c for (m, c) in self._t0 if m == metric]
+
+    def metrics(self) -> list[str]:
+        return sorted({m for (m, _c) in self._t0})
+
+    def series(self, metric: str, component: str) -> list[tuple[float, float, float]]:
+        key = (metric, component)
+        return [(t, v, s) for t, (v, s) in zip(self._t0.get(key, []), self._seg.get(key, []), strict=True)]

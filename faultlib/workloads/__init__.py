@@ -1,0 +1,1 @@
+"""Workloads: fluid (rate) models of training jobs and inference services."""

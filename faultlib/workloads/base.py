@@ -1,0 +1,42 @@
+"""What every workload offers the simulation, the control API and the scorer."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from faultlib.engine import Simulation
+
+
+class Workload(ABC):
+    """A rate model placed on a set of nodes.
+
+    The rate is re-derived only when the plant changes (``on_plant_change``), so cost grows with events.
+    ``throughput_at(t)`` is the workload's service rate in its own unit (tokens/s, steps/s) over time;
+    ``accounting()`` returns the figures a journal needs.
+    """
+
+    kind: Literal["training", "inference"]
+
+    def __init__(self, name: str, nodes: list[str]) -> None:
+        self.name = name
+        self.nodes = list(nodes)
+        self.sim: Simulation | None = None
+
+    def attach(self, sim: Simulation) -> None:
+        """Called once by :meth:`Simulation.add_workload`; start processes and subscribe here."""
+        self.sim = sim
+        sim.state.subscribe(self.on_plant_change)
+
+    @abstractmethod
+    def on_plant_change(self, component: str, old: str, new: str) -> None:
+        """Re-derive the rate if ``component`` affects this workload."""
+
+    @abstractmethod
+    def throughput_at(self, t: float) -> float:
+        """Service rate at simulated time ``t`` (piecewise history)."""
+
+    @abstractmethod
+    def accounting(self) -> dict[str, Any]:
+        """Figures for the journal (ETTR, lost tokens, ...), as of now."""
