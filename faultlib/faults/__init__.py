@@ -1,0 +1,1 @@
+"""Fault kinds, fault models and injectors."""
