@@ -4,13 +4,21 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from faultlib.control import ControlParams
 from faultlib.fabric import FabricParams
 from faultlib.params import ParamGroup
+from faultlib.telemetry.noise import NoiseParams
 from faultlib.telemetry.params import TelemetryParams
 from faultlib.topology import TopologyParams
+from faultlib.workloads.inference import InferenceParams
+from faultlib.workloads.training import TrainingParams
 
 
 class SimParams(ParamGroup):
     topology: TopologyParams = Field(default_factory=TopologyParams)
     fabric: FabricParams = Field(default_factory=FabricParams)
+    training: TrainingParams = Field(default_factory=TrainingParams)
+    inference: InferenceParams = Field(default_factory=InferenceParams)
+    control: ControlParams = Field(default_factory=ControlParams)
     telemetry: TelemetryParams = Field(default_factory=TelemetryParams)
+    noise: NoiseParams = Field(default_factory=NoiseParams)

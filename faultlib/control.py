@@ -1,0 +1,9 @@
+"""Control API action durations and failure probabilities."""
+
+from __future__ import annotations
+
+from faultlib.params import ParamGroup
+
+
+class ControlParams(ParamGroup):
+    """Control API action durations and failure probabilities."""
