@@ -1,9 +1,244 @@
-"""Control API action durations and failure probabilities."""
+"""The control API: the actuators an operator has. Every action takes modelled time and can fail.
+
+Each action returns a simpy Process whose value is an :class:`ActionResult`. Failure draws come from the
+``control`` random stream, so a seed fixes which actions fail. Effects change the plant (health, routing,
+workload placement) and workloads respond through their listeners.
+"""
 
 from __future__ import annotations
 
-from faultlib.params import ParamGroup
+from collections.abc import Callable, Generator
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import simpy
+
+from faultlib.health import Health
+from faultlib.params import P, ParamGroup
+
+if TYPE_CHECKING:
+    from faultlib.engine import Simulation
+
+REASON_CMD = "reason: one management-plane command acknowledged by the device agent; seconds, not minutes"
 
 
 class ControlParams(ParamGroup):
     """Control API action durations and failure probabilities."""
+
+    link_isolate_s: float = P(1.0, "s", REASON_CMD + " (port admin-down on the L1/L2 chip)", ge=0)
+    link_restore_s: float = P(2.0, "s", REASON_CMD + " (port admin-up + link training)", ge=0)
+    hbm_row_isolate_s: float = P(
+        2.0, "s", "reason: driver marks the faulty row/page unusable and remaps (cf. row remapping, facts.md §4)", ge=0)
+    hbm_rows_replace_threshold: int = P(64, "rows", "0x80E18402: isolated rows reached 64 => replace (facts.md §3)",
+                                        ge=1)
+    hbm_rows_warn_threshold: int = P(16, "rows", "0x80E18401: >= 16 isolated rows warning (facts.md §3)", ge=1)
+    chip_reset_s: float = P(150.0, "s", "MindCluster chip reset wait 150 s (facts.md §3)", ge=0)
+    node_cordon_s: float = P(1.0, "s", REASON_CMD + " (scheduler marks the node unschedulable)", ge=0)
+    node_reboot_s: float = P(
+        600.0, "s", "reason: server POST + OS boot + NPU driver load; ~10 min is typical for large AI servers", ge=0)
+    part_replacement_s: float = P(
+        4 * 3600.0, "s", "reason: a field replacement ticket (spare part on site, technician, re-test) ~ hours",
+        ge=0)
+    reroute_failure_prob: float = P(0.01, "probability", "assumed: route push rarely fails; retried by runbooks",
+                                    ge=0, le=1)
+    isolate_failure_prob: float = P(0.01, "probability", "assumed: a config command rarely fails", ge=0, le=1)
+    reset_failure_prob: float = P(0.05, "probability", "assumed: some chip resets do not bring the chip back",
+                                  ge=0, le=1)
+    restart_failure_prob: float = P(
+        0.03, "probability", "assumed: a process/job restart occasionally fails (init error) and is retried",
+        ge=0, le=1)
+    spare_failure_prob: float = P(0.02, "probability", "assumed: a warm spare occasionally fails its self-check",
+                                  ge=0, le=1)
+
+
+class ControlError(ValueError):
+    """An action was asked of a target that does not exist or is of the wrong kind."""
+
+
+@dataclass
+class ActionResult:
+    action: str
+    target: str
+    status: str  # succeeded | failed | skipped
+    start_s: float
+    end_s: float
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class ControlAPI:
+    def __init__(self, sim: Simulation) -> None:
+        self.sim = sim
+        self.p: ControlParams = sim.params.control
+        self._rng = sim.rng("control")
+        self.spares: list[str] = []
+        self.isolated_rows: dict[str, int] = {}
+
+    # ---- plumbing -------------------------------------------------------------------------------
+    def _expect(self, target: str, *kinds: str) -> None:
+        topo = self.sim.topology
+        kind = "link" if target in topo.links else topo.kind.get(target)
+        if kind is None:
+            raise ControlError(f"no component {target!r}")
+        if kinds and kind not in kinds and not (kind == "link" and "link" in kinds):
+            raise ControlError(f"{target!r} is a {kind}, expected {' or '.join(kinds)}")
+
+    def _action(self, name: str, target: str, duration: float, fail_prob: float,
+                effect: Callable[[], dict[str, Any] | None]) -> simpy.Process:
+        env = self.sim.env
+
+        def run() -> Generator[simpy.Event, Any, ActionResult]:
+            start = env.now
+            yield env.timeout(duration)
+            if self._rng.random() < fail_prob:
+                return self._done(name, target, "failed", start, {"reason": "action failed (injected probability)"})
+            return self._done(name, target, "succeeded", start, effect() or {})
+
+        return env.process(run())
+
+    def _wrap(self, name: str, target: str, fail_prob: float, fail_after_s: float,
+              body: Callable[[], simpy.Event]) -> simpy.Process:
+        """An action whose duration is a workload's own process (restarts): fails after ``fail_after_s``."""
+        env = self.sim.env
+
+        def run() -> Generator[simpy.Event, Any, ActionResult]:
+            start = env.now
+            if self._rng.random() < fail_prob:
+                yield env.timeout(fail_after_s)
+                return self._done(name, target, "failed", start, {"reason": "action failed (injected probability)"})
+            value = yield body()
+            return self._done(name, target, "succeeded", start, value if isinstance(value, dict) else {})
+
+        return env.process(run())
+
+    def _done(self, name: str, target: str, status: str, start: float, detail: dict[str, Any]) -> ActionResult:
+        res = ActionResult(name, target, status, float(start), self.sim.now, detail)
+        self.sim.trace.record(self.sim.now, "action", target, action=name, status=status)
+        return res
+
+    # ---- fabric -----------------------------------------------------------------------------------
+    def isolate_link(self, link: str) -> simpy.Process:
+        self._expect(link, "link")
+        return self._action("isolate_link", link, self.p.link_isolate_s, self.p.isolate_failure_prob,
+                            lambda: self._set(link, Health.ISOLATED, "isolate_link"))
+
+    def restore_link(self, link: str) -> simpy.Process:
+        self._expect(link, "link")
+        return self._action("restore_link", link, self.p.link_restore_s, self.p.isolate_failure_prob,
+                            lambda: self._set(link, Health.HEALTHY, "restore_link"))
+
+    def reroute(self, nodes: list[str]) -> simpy.Process:
+        """Re-route the UB traffic of ``nodes`` around unusable uplinks (route convergence time)."""
+        for n in nodes:
+            self._expect(n, "node")
+
+        def effect() -> dict[str, Any]:
+            return {"usable": {n: round(self.sim.fabric.reroute(n), 4) for n in nodes}}
+
+        return self._action("reroute", ",".join(nodes) if len(nodes) <= 3 else f"{len(nodes)} nodes",
+                            self.sim.params.fabric.route_convergence_s, self.p.reroute_failure_prob, effect)
+
+    # ---- chips and memory -------------------------------------------------------------------------
+    def isolate_hbm_rows(self, hbm: str, rows: int = 1) -> simpy.Process:
+        self._expect(hbm, "hbm")
+
+        def effect() -> dict[str, Any]:
+            total = self.isolated_rows.get(hbm, 0) + rows
+            self.isolated_rows[hbm] = total
+            self.sim.telemetry.metric("hbm_isolated_rows", hbm, float(total))
+            return {"isolated_rows": total, "replace": total >= self.p.hbm_rows_replace_threshold}
+
+        return self._action("isolate_hbm_rows", hbm, self.p.hbm_row_isolate_s, self.p.isolate_failure_prob, effect)
+
+    def reset_chip(self, npu: str) -> simpy.Process:
+        self._expect(npu, "npu")
+        env = self.sim.env
+
+        def run() -> Generator[simpy.Event, Any, ActionResult]:
+            start = env.now
+            self._set(npu, Health.RESETTING, "reset_chip")
+            yield env.timeout(self.p.chip_reset_s)
+            if self._rng.random() < self.p.reset_failure_prob:
+                self._set(npu, Health.FAILED, "reset_chip failed")
+                return self._done("reset_chip", npu, "failed", start, {"reason": "chip did not come back"})
+            self._set(npu, Health.HEALTHY, "reset_chip")
+            return self._done("reset_chip", npu, "succeeded", start, {})
+
+        return env.process(run())
+
+    def isolate(self, component: str) -> simpy.Process:
+        """Take a chip, node or switch out of service (SeparateNPU and its kin)."""
+        self._expect(component)
+        return self._action("isolate", component, self.p.link_isolate_s, self.p.isolate_failure_prob,
+                            lambda: self._set(component, Health.ISOLATED, "isolate"))
+
+    def replace_part(self, component: str) -> simpy.Process:
+        """A field replacement: after hours the component is back as new."""
+        self._expect(component)
+
+        def effect() -> dict[str, Any]:
+            self.isolated_rows.pop(component, None)
+            return self._set(component, Health.HEALTHY, "replace_part")
+
+        return self._action("replace_part", component, self.p.part_replacement_s, 0.0, effect)
+
+    # ---- nodes ------------------------------------------------------------------------------------
+    def cordon(self, node: str) -> simpy.Process:
+        self._expect(node, "node")
+        return self._action("cordon", node, self.p.node_cordon_s, self.p.isolate_failure_prob,
+                            lambda: self._set(node, Health.CORDONED, "cordon"))
+
+    def reboot_node(self, node: str) -> simpy.Process:
+        self._expect(node, "node")
+        return self._action("reboot_node", node, self.p.node_reboot_s, self.p.reset_failure_prob,
+                            lambda: self._set(node, Health.HEALTHY, "reboot_node"))
+
+    def set_spares(self, nodes: list[str]) -> None:
+        for n in nodes:
+            self._expect(n, "node")
+        self.spares = list(nodes)
+
+    def take_spare(self) -> str | None:
+        """The first healthy spare node, removed from the pool; None when spares ran out."""
+        for n in list(self.spares):
+            self.spares.remove(n)
+            if self.sim.state.health(n) == Health.HEALTHY:
+                return n
+        return None
+
+    # ---- workloads --------------------------------------------------------------------------------
+    def _workload(self, name: str) -> Any:
+        try:
+            return self.sim.workloads[name]
+        except KeyError:
+            raise ControlError(f"no workload {name!r}") from None
+
+    def restart_process(self, job: str, instance: str | None = None) -> simpy.Process:
+        """Process-level online recovery in place (no job restart)."""
+        w = self._workload(job)
+        body = (lambda: w.recover_in_place(instance)) if instance else w.recover_in_place
+        return self._wrap("restart_process", instance or job, self.p.restart_failure_prob, 10.0, body)
+
+    def restart_job(self, job: str, source: str = "persistent", replace: dict[str, str] | None = None
+                    ) -> simpy.Process:
+        w = self._workload(job)
+        return self._wrap("restart_job", job, self.p.restart_failure_prob, 30.0,
+                          lambda: w.restart(source, replace))
+
+    def restart_instance(self, service: str, instance: str, replace: dict[str, str] | None = None,
+                         weights_from: str = "ems") -> simpy.Process:
+        w = self._workload(service)
+        return self._wrap("restart_instance", instance, self.p.restart_failure_prob, 30.0,
+                          lambda: w.restart_instance(instance, replace, weights_from))
+
+    def scale_instance(self, service: str, instance: str, nodes: list[str]) -> simpy.Process:
+        w = self._workload(service)
+        return self._wrap("scale_instance", instance, self.p.restart_failure_prob, 30.0,
+                          lambda: w.scale_instance(instance, nodes))
+
+    # ---- helpers ----------------------------------------------------------------------------------
+    def _set(self, component: str, health: Health, cause: str) -> dict[str, Any]:
+        self.sim.state.set_health(component, health, cause)
+        return {"health": str(health)}

@@ -7,13 +7,17 @@ consumer of randomness does not shift the draws of another. No module-global sta
 from __future__ import annotations
 
 import zlib
+from collections.abc import Generator
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import simpy
 
+from faultlib.control import ControlAPI
 from faultlib.fabric import Fabric
+from faultlib.faults.base import ActiveFault, SpecLike
+from faultlib.faults.models import MODELS
 from faultlib.simparams import SimParams
 from faultlib.state import PlantState
 from faultlib.telemetry import TelemetryHub
@@ -36,6 +40,8 @@ class Simulation:
         self.fabric = Fabric(self.topology, self.params.fabric, self.state)
         self.telemetry = TelemetryHub(self.clock)
         self.workloads: dict[str, Workload] = {}
+        self.control = ControlAPI(self)
+        self.faults: list[ActiveFault] = []  # ground truth: for scoring only, never for diagnosis
         self._epoch = datetime.fromisoformat(self.params.telemetry.epoch)
 
     def clock(self) -> float:
@@ -62,6 +68,25 @@ class Simulation:
         self.workloads[workload.name] = workload
         workload.attach(self)
         return workload
+
+    def inject(self, spec: SpecLike) -> ActiveFault:
+        """Schedule a fault: at ``spec.at_s`` its model starts acting in the plant."""
+        if spec.kind not in MODELS:
+            raise ValueError(f"unknown fault kind {spec.kind!r}")
+        if not self.topology.exists(spec.target):
+            raise ValueError(f"fault {spec.kind}: no component {spec.target!r}")
+        fault_id = f"f{len(self.faults) + 1:04d}"
+        model = MODELS[spec.kind](self, spec, fault_id)
+        self.faults.append(model.truth)
+
+        def start() -> Generator[simpy.Event, Any, None]:
+            yield self.env.timeout(max(0.0, spec.at_s - self.now))
+            model.truth.at_s = self.now
+            self.trace.record(self.now, "fault", spec.target, id=fault_id, kind=spec.kind)
+            yield from model.run()
+
+        self.env.process(start())
+        return model.truth
 
     def run(self, until: float) -> None:
         if until < self.now:

@@ -6,6 +6,7 @@ from pydantic import Field
 
 from faultlib.control import ControlParams
 from faultlib.fabric import FabricParams
+from faultlib.faults.params import FaultParams
 from faultlib.params import ParamGroup
 from faultlib.telemetry.noise import NoiseParams
 from faultlib.telemetry.params import TelemetryParams
@@ -22,3 +23,4 @@ class SimParams(ParamGroup):
     control: ControlParams = Field(default_factory=ControlParams)
     telemetry: TelemetryParams = Field(default_factory=TelemetryParams)
     noise: NoiseParams = Field(default_factory=NoiseParams)
+    faults: FaultParams = Field(default_factory=FaultParams)

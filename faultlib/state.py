@@ -60,7 +60,7 @@ class PlantState:
         for fn in list(self._listeners):
             fn(cid, old, new)
 
-    def touch(self, subject: str, kind: str, **detail: object) -> None:
+    def touch(self, subject: str, kind: str, /, **detail: object) -> None:
         """Announce a change of plant state that is not a health change (routing, placement)."""
         self.version += 1
         self._trace.record(self._clock(), kind, subject, **detail)

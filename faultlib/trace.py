@@ -25,7 +25,7 @@ class Trace:
     def __init__(self) -> None:
         self.events: list[TraceEvent] = []
 
-    def record(self, t: float, kind: str, subject: str, **detail: Any) -> TraceEvent:
+    def record(self, t: float, kind: str, subject: str, /, **detail: Any) -> TraceEvent:
         ev = TraceEvent(t, kind, subject, detail)
         self.events.append(ev)
         return ev

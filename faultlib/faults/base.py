@@ -1,0 +1,104 @@
+"""The fault model base: one instance acts out one injected fault as a simpy process.
+
+A model changes the plant (health, lanes), tells workloads what their ranks suffer (crash / hang / slowdown),
+and emits what an operator would see through :class:`~faultlib.faults.emit.Emitter`. Ground truth (which fault,
+where, when) goes only into the trace (kind ``fault``/``fault_end``) and :attr:`Simulation.faults`, which the
+scorer may read and diagnosis must not.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+import simpy
+
+from faultlib import ids
+from faultlib.faults.catalog import CATALOG, FaultKind
+from faultlib.faults.emit import Emitter
+from faultlib.faults.params import FaultParams
+from faultlib.health import Health
+
+if TYPE_CHECKING:
+    from faultlib.engine import Simulation
+    from faultlib.workloads.base import Workload
+
+
+class SpecLike(Protocol):
+    at_s: float
+    kind: str
+    target: str
+    params: dict[str, Any]
+    duration_s: float | None
+
+
+@dataclass
+class ActiveFault:
+    """Ground truth of one injected fault (for scoring only)."""
+
+    id: str
+    kind: str
+    target: str
+    at_s: float
+    params: dict[str, Any] = field(default_factory=dict)
+    ended_at_s: float | None = None
+
+
+class FaultModel:
+    kind: ClassVar[str]
+
+    def __init__(self, sim: Simulation, spec: SpecLike, fault_id: str) -> None:
+        self.sim = sim
+        self.spec = spec
+        self.target = spec.target
+        self.meta: FaultKind = CATALOG[self.kind]
+        self.p: FaultParams = sim.params.faults
+        self.params = dict(spec.params or {})
+        self.emit = Emitter(sim)
+        self.rng = sim.rng(f"fault/{fault_id}")
+        self.truth = ActiveFault(fault_id, self.kind, spec.target, float(spec.at_s), dict(self.params))
+
+    # ---- to override -------------------------------------------------------------------------------
+    def run(self) -> Generator[simpy.Event, Any, None]:
+        """Progression from onset; returns when the fault is over (healed or permanent state reached)."""
+        raise NotImplementedError
+        yield  # pragma: no cover
+
+    # ---- helpers ----------------------------------------------------------------------------------
+    @property
+    def env(self) -> simpy.Environment:
+        return self.sim.env
+
+    def param(self, name: str, default: Any) -> Any:
+        return self.params.get(name, default)
+
+    def wait(self, seconds: float) -> simpy.Event:
+        return self.env.timeout(max(0.0, float(seconds)))
+
+    def set_health(self, cid: str, health: Health) -> None:
+        if self.sim.state.health(cid) != health:
+            # an isolated part cannot fail again: InvalidTransition means nothing changes
+            with contextlib.suppress(ValueError):
+                self.sim.state.set_health(cid, health, cause=f"fault:{self.truth.id}")
+
+    def workloads_on(self, component: str) -> list[Workload]:
+        node = ids.node_of(component)
+        return [w for w in self.sim.workloads.values() if node in w.nodes]
+
+    def hit(self, component: str, mode: str, reason: str) -> None:
+        """Ranks on ``component`` crash or hang in every workload placed there."""
+        for w in self.workloads_on(component):
+            w.fail(component, mode, reason)  # type: ignore[attr-defined]
+
+    def end(self) -> None:
+        self.truth.ended_at_s = self.sim.now
+        self.sim.trace.record(self.sim.now, "fault_end", self.target, id=self.truth.id, kind=self.kind)
+
+    def heal_after_duration(self) -> Generator[simpy.Event, Any, bool]:
+        """Wait out ``duration_s`` if the spec has one; True when the fault should heal now."""
+        if self.spec.duration_s is None:
+            return False
+        yield self.wait(self.spec.duration_s)
+        return True

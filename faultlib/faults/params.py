@@ -1,0 +1,41 @@
+"""Parameters of the fault models (progressions, sympathetic delays). Each has a source or a reason."""
+
+from __future__ import annotations
+
+from faultlib.params import P, ParamGroup
+
+A = "assumed; "
+
+
+class FaultParams(ParamGroup):
+    ce_storm_duration_s: float = P(1800.0, "s", A + "CE storms before a UCE last tens of minutes", gt=0)
+    ce_storm_rate_per_s: float = P(0.5, "errors/s", A + "well above the benign background CE rate", gt=0)
+    followon_delay_s: float = P(
+        2.0, "s", "DESIGN principle 2: an HBM UCE brings follow-on AICore/bus errors within seconds", ge=0)
+    peer_timeout_report_s: float = P(
+        30.0, "s", "HCCL notify-wait/exec timeout seen by peers; step-retry timeout 30 s (facts.md §3)", ge=0)
+    rows_at_onset: int = P(40, "rows", A + "a chip that exhausts rows has been accumulating them for a while", ge=0)
+    rows_growth_interval_s: float = P(
+        600.0, "s", A + "one more multi-bit row every ~10 min once a stack is failing", gt=0)
+    overtemp_ramp_s: float = P(300.0, "s", A + "cooling loss heats HBM over minutes", gt=0)
+    hbm_temp_nominal_c: float = P(70.0, "degC", A + "typical HBM operating temperature under load", gt=0)
+    hbm_temp_alarm_c: float = P(95.0, "degC", A + "alarm (0x80E00209) ahead of the fatal limit", gt=0)
+    hbm_temp_fatal_c: float = P(105.0, "degC", A + "HBM fatal temperature (0x80E0020B) near JEDEC 105 C limit", gt=0)
+    optical_decay_dbm_per_h: float = P(
+        0.6, "dB/h", A + "a failing module loses Rx power over hours (healthy ~-2 dBm to alarm -10 dBm in ~13 h)", gt=0)
+    lane_drop_rx_dbm: float = P(
+        -9.0, "dBm", A + "a lane loses lock a little below the -6.5 warn threshold, before the -10 alarm", lt=0)
+    link_down_rx_dbm: float = P(-12.0, "dBm", A + "receiver sensitivity limit: loss of lock on all lanes", lt=0)
+    flap_count: int = P(6, "flaps", A + "a flapping link goes down/up several times per burst", ge=1)
+    flap_gap_s: float = P(40.0, "s", A + "mean time between flaps in a burst", gt=0)
+    flap_down_s: float = P(1.5, "s", A + "mean time a flapping link stays down", gt=0)
+    dirty_flap_down_s: float = P(0.5, "s", A + "a dirty end-face flap re-locks within about a second", gt=0)
+    crc_burst: float = P(5000.0, "errors", A + "CRC errors counted around one flap", ge=0)
+    fail_slow_factor: float = P(1.4, "x", A + "thermal throttling slows a chip by tens of percent (Alibaba fail-slow)",
+                                gt=1)
+    fail_slow_duration_s: float = P(600.0, "s", "compute fail-slow lasts ~10 min (Alibaba ATC'25, facts.md §4)", gt=0)
+    npu_temp_throttle_c: float = P(95.0, "degC", A + "SoC non-fatal high-temperature alarm level (0x80E20207)", gt=0)
+    sdc_detect_delay_s: float = P(
+        120.0, "s", A + "a loss spike/NaN shows in the training log a few steps after corruption starts", ge=0)
+    node_agent_heartbeat_s: float = P(60.0, "s", "node agent polls the BMC every 60 s (facts.md §3)", gt=0)
+    npu_heartbeat_s: float = P(2.5, "s", "each NPU pings its gateway every 2.5 s (facts.md §3)", gt=0)
