@@ -7,6 +7,7 @@ from pydantic import Field
 from faultlib.control import ControlParams
 from faultlib.fabric import FabricParams
 from faultlib.faults.params import FaultParams
+from faultlib.injection.profiles import InjectionParams
 from faultlib.params import ParamGroup
 from faultlib.telemetry.noise import NoiseParams
 from faultlib.telemetry.params import TelemetryParams
@@ -24,3 +25,4 @@ class SimParams(ParamGroup):
     telemetry: TelemetryParams = Field(default_factory=TelemetryParams)
     noise: NoiseParams = Field(default_factory=NoiseParams)
     faults: FaultParams = Field(default_factory=FaultParams)
+    injection: InjectionParams = Field(default_factory=InjectionParams)

@@ -1,0 +1,14 @@
+"""Fault injection planning: fault timelines (what, where, when) from scripts, random profiles and traces.
+
+The fault models that act a timeline out in the simulation live in ``faultlib.faults``.
+"""
+
+from faultlib.injection.profiles import PROFILES, InjectionParams, Profile, draw_timeline, get_profile
+from faultlib.injection.replay import ReplayReport, replay_trace
+from faultlib.injection.selectors import TargetIndex, plan_scripted, resolve
+from faultlib.injection.spec import FaultPlanError, FaultSpec, Timeline
+
+__all__ = [
+    "PROFILES", "FaultPlanError", "FaultSpec", "InjectionParams", "Profile", "ReplayReport", "TargetIndex",
+    "Timeline", "draw_timeline", "get_profile", "plan_scripted", "replay_trace", "resolve",
+]

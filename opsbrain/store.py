@@ -1,0 +1,129 @@
+"""The run store: SQLite in WAL mode holding runs, incidents, actions and whole journals.
+
+A run is inserted as ``running`` when it starts and completed in one transaction when it ends, so a killed run
+leaves a consistent store: its row stays ``running`` until a later open notices its process is gone and marks it
+``interrupted``. The default location is ``$OPSBRAIN_HOME`` or ``$XDG_DATA_HOME/opsbrain`` (``~/.local/share``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY, scenario TEXT NOT NULL, seed INTEGER NOT NULL, policy TEXT NOT NULL,
+    status TEXT NOT NULL, verdict TEXT, pid INTEGER, started_at TEXT NOT NULL, finished_at TEXT, journal TEXT
+);
+CREATE TABLE IF NOT EXISTS incidents (
+    run_id TEXT NOT NULL REFERENCES runs(id), id TEXT NOT NULL, kind TEXT, component TEXT, at_s REAL,
+    diagnosis TEXT, correct INTEGER, ttd_s REAL, ttdiag_s REAL, ttr_s REAL, PRIMARY KEY (run_id, id)
+);
+CREATE TABLE IF NOT EXISTS actions (
+    run_id TEXT NOT NULL REFERENCES runs(id), incident_id TEXT NOT NULL, seq INTEGER NOT NULL, action TEXT,
+    target TEXT, status TEXT, start_s REAL, end_s REAL, PRIMARY KEY (run_id, incident_id, seq)
+);
+"""
+
+
+def default_home() -> Path:
+    env = os.environ.get("OPSBRAIN_HOME")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "opsbrain"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class RunStore:
+    def __init__(self, home: Path | None = None) -> None:
+        self.home = Path(home) if home else default_home()
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.path = self.home / "runs.sqlite"
+        with self._db() as db:
+            db.executescript(SCHEMA)
+            stale = [r[0] for r in db.execute("SELECT id, pid FROM runs WHERE status='running'")
+                     if not _alive(r[1])]
+            for rid in stale:
+                db.execute("UPDATE runs SET status='interrupted', verdict='aborted' WHERE id=?", (rid,))
+
+    @contextmanager
+    def _db(self) -> Iterator[sqlite3.Connection]:
+        db = sqlite3.connect(self.path, timeout=30)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            with db:
+                yield db
+        finally:
+            db.close()
+
+    def new_run_id(self, scenario: str, seed: int) -> str:
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+        base = f"{stamp}-{scenario}-s{seed}"
+        with self._db() as db:
+            n = db.execute("SELECT COUNT(*) FROM runs WHERE id LIKE ?", (base + "%",)).fetchone()[0]
+        return base if n == 0 else f"{base}-{n + 1}"
+
+    def start(self, run_id: str, scenario: str, seed: int, policy: str) -> None:
+        with self._db() as db:
+            db.execute("INSERT INTO runs (id, scenario, seed, policy, status, pid, started_at) "
+                       "VALUES (?, ?, ?, ?, 'running', ?, ?)", (run_id, scenario, seed, policy, os.getpid(), _now()))
+
+    def finish(self, run_id: str, journal: dict[str, Any]) -> None:
+        """Store the complete journal, its incidents and actions, in one transaction."""
+        with self._db() as db:
+            for inc in journal.get("incidents", []):
+                diag = inc.get("diagnosis") or {}
+                inj = inc.get("injected") or {}
+                db.execute("INSERT OR REPLACE INTO incidents VALUES (?,?,?,?,?,?,?,?,?,?)",
+                           (run_id, inc["id"], inj.get("kind"), inj.get("component"), inj.get("at_s"),
+                            diag.get("fault_class"), int(bool(inc.get("correct"))), inc.get("ttd_s"),
+                            inc.get("ttdiag_s"), inc.get("ttr_s")))
+                for seq, act in enumerate(inc.get("actions", [])):
+                    db.execute("INSERT OR REPLACE INTO actions VALUES (?,?,?,?,?,?,?,?)",
+                               (run_id, inc["id"], seq, act.get("action"), act.get("target"), act.get("status"),
+                                act.get("start_s"), act.get("end_s")))
+            db.execute("UPDATE runs SET status='finished', verdict=?, finished_at=?, journal=? WHERE id=?",
+                       (journal.get("verdict"), _now(), json.dumps(journal, sort_keys=True), run_id))
+
+    _COLS = ("id", "scenario", "seed", "policy", "status", "verdict", "started_at", "finished_at")
+
+    def list_runs(self, limit: int = 50) -> list[dict[str, Any]]:
+        with self._db() as db:
+            rows = db.execute(f"SELECT {', '.join(self._COLS)} FROM runs ORDER BY started_at DESC, id DESC LIMIT ?",
+                              (limit,)).fetchall()
+        return [dict(zip(self._COLS, r, strict=True)) for r in rows]
+
+    def get_journal(self, run_id: str) -> dict[str, Any] | None:
+        with self._db() as db:
+            row = db.execute("SELECT journal, status FROM runs WHERE id=?", (run_id,)).fetchone()
+        if row is None or row[0] is None:
+            return None
+        return dict(json.loads(row[0]))
+
+    def get_run(self, run_id: str) -> dict[str, Any] | None:
+        with self._db() as db:
+            row = db.execute(f"SELECT {', '.join(self._COLS)} FROM runs WHERE id=?", (run_id,)).fetchone()
+        return dict(zip(self._COLS, row, strict=True)) if row else None
