@@ -1,9 +1,793 @@
-"""Training job parameters (model, parallelism, checkpoints)."""
+"""Training job: a fluid model of a synchronous TP/PP/EP/DP LLM training job placed on a list of nodes.
+
+Step time = compute (model FLOPs / (NPUs x peak x efficiency), times the slowest rank's slowdown) + exposed
+communication (bytes each NPU moves per step over the per-NPU UB bandwidth, scaled by the fabric's intra-node
+and collective factors, minus the overlapped share) + the in-memory checkpoint overhead. The job's progress is a
+float step position advanced lazily at ``1 / step_time``: nothing ticks per step; state changes, plant changes,
+checkpoints and control actions are the only events.
+
+States: ``running``, ``checkpointing`` (persistent write, a stall), ``stalled`` (a collective cannot complete: a
+hung or dead rank, or a routed UB path is dead), ``down`` (crashed or timed out), ``restarting``, ``recovering``.
+
+Faults call :meth:`TrainingJob.fail` (``crash``: job down at once; ``hang``: stall until the HCCL timeout) and
+:meth:`set_slowdown` (fail-slow). A job NPU / die / HBM / node that leaves service kills its rank: the peers
+hang in their collectives (stall, then timeout) until the job is restarted. A stall whose cause disappears
+before ``hang_timeout_s`` ends with an HCCL operator retry after ``collective_retry_s`` and the interrupted step is
+redone. Control actions :meth:`restart` and :meth:`recover_in_place` return simpy processes whose value is True
+once the job runs again (False if the action failed or was overtaken). Both re-initialise communication: HCCL
+link set-up skips ports that are down, modelled by ``fabric.reroute(node)`` for every job node whose inter-node
+factor is 0. Both kill the processes, so every hang cause is cleared.
+
+Telemetry: job events (started, stalled, resumed, timeout, crash, restart, restart_failed, recovering,
+recover_failed, checkpoint, checkpoint_failed); metrics ``step_time_s`` (component = job; the modelled step time
+while running, the age of the in-flight step with slope 1 while stalled, 0 while no step is in flight),
+``train_steps_per_s`` (component = job) and ``rank_step_time_s`` (component = NPU, for slowed ranks); console
+lines (source ``train``) on crash, timeout and failed restarts.
+"""
 
 from __future__ import annotations
 
-from faultlib.params import ParamGroup
+import math
+from bisect import bisect_right
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import model_validator
+
+from faultlib import ids
+from faultlib.health import UP
+from faultlib.params import P, ParamGroup
+from faultlib.workloads.base import Workload
+
+if TYPE_CHECKING:
+    import simpy
+
+    from faultlib.engine import Simulation
+
+DSV3 = "DeepSeek-V3 technical report (arXiv 2412.19437)"
+MODEL_WHY = (", a DeepSeek-V3-class MoE: the model family CloudMatrix384 serves (facts.md §2) and whose expert "
+             "all-to-all loads the UB fabric across nodes")
 
 
 class TrainingParams(ParamGroup):
-    """Training job parameters (model, parallelism, checkpoints)."""
+    """Training job parameters (model, parallelism, checkpoints, recovery)."""
+
+    # ---- model (defaults: DeepSeek-V3-class MoE) ----
+    total_params_b: float = P(671.0, "1e9 params", "total parameters, " + DSV3 + MODEL_WHY, gt=0)
+    active_params_b: float = P(37.0, "1e9 params", "parameters activated per token, " + DSV3, gt=0)
+    routed_expert_params_b: float = P(
+        654.0, "1e9 params", "routed experts: 58 MoE layers x 256 experts x 3 x 7168 x 2048 (" + DSV3 + "); 0 for a "
+        "dense model", ge=0)
+    layers: int = P(61, "layers", DSV3, ge=1)
+    moe_layers: int = P(58, "layers", "all but the first 3 layers are MoE, " + DSV3, ge=0)
+    hidden: int = P(7168, "elements", "hidden size, " + DSV3, ge=1)
+    experts_per_token: int = P(8, "experts", "routed experts per token, " + DSV3 + "; 0 for a dense model", ge=0)
+    seq_len: int = P(4096, "tokens", "pre-training sequence length, " + DSV3, ge=1)
+    global_batch_seqs: int = P(
+        3072, "sequences", "DeepSeek-V3's initial batch size (" + DSV3 + "); gives a ~32 s step on 384 NPUs", ge=1)
+    flops_per_param_token: float = P(
+        6.0, "FLOP", "forward + backward FLOPs per active parameter per token (the 6N rule, Kaplan et al. 2020)", gt=0)
+    # ---- hardware efficiency ----
+    peak_tflops: float = P(752.0, "TFLOPS", "BF16 peak per 910C NPU, facts.md §2", gt=0)
+    compute_efficiency: float = P(
+        0.31, "fraction", "achieved / peak FLOPS of the compute kernels; calibrated so that the fault-free end-to-end "
+        "MFU of a 48-node job is ~0.30, the MFU Pangu Ultra MoE reports on Ascend NPUs (arXiv 2505.04519) "
+        "(see test_fault_free_step_time_mfu_and_ettr)", gt=0, le=1)
+    # ---- parallel layout ----
+    tensor_parallel: int = P(1, "ranks", "DeepSeek-V3 trains without TP (" + DSV3 + "); TP is kept inside a node",
+                             ge=1)
+    pipeline_parallel: int = P(
+        8, "stages", "reason: 61 layers in 8 stages of 6 nodes on a 48-node pod (DeepSeek-V3: 16 stages on 2,048 "
+        "GPUs); capped at the job's node count", ge=1)
+    expert_parallel: int = P(
+        48, "ranks", "reason: experts spread over all ranks of a stage (6 nodes x 8 NPUs; DeepSeek-V3: EP64); capped "
+        "at the data-parallel degree", ge=1)
+    # ---- communication ----
+    act_bytes: float = P(2.0, "bytes/element", "BF16 activations and pipeline sends", gt=0)
+    dispatch_bytes: float = P(1.0, "bytes/element", "FP8 token dispatch, " + DSV3, gt=0)
+    combine_bytes: float = P(
+        2.0, "bytes/element", "BF16 combine; the backward all-to-alls are BF16 both ways, " + DSV3, gt=0)
+    tp_collectives_per_layer: int = P(
+        8, "collectives", "Megatron sequence parallelism: 2 all-gathers + 2 reduce-scatters per layer forward, the "
+        "same backward (Korthikanti et al. 2022)", ge=0)
+    grad_reduce_bytes: float = P(
+        4.0, "bytes/param", "FP32 gradient reduce-scatter (Megatron distributed optimizer with FP32 grad reduce)", gt=0)
+    param_gather_bytes: float = P(2.0, "bytes/param", "BF16 parameter all-gather after the optimizer step", gt=0)
+    intra_overlap: float = P(
+        0.5, "fraction", "reason: about half of the in-node traffic hides behind compute (all-to-all of one "
+        "micro-batch overlapped with another's compute)", ge=0, le=1)
+    inter_overlap: float = P(
+        0.5, "fraction", "reason: about half of the cross-node traffic hides behind compute (all-to-all overlap, "
+        "gradient reduce during backward)", ge=0, le=1)
+    # ---- checkpoints ----
+    state_bytes_per_param: float = P(
+        14.0, "bytes/param", "BF16 weights + FP32 master weights + FP32 Adam moments (2 + 4 + 4 + 4)", gt=0)
+    ckpt_interval_s: float = P(
+        3600.0, "s", "hourly; below the Young/Daly optimum sqrt(2 M C) ~ 1.9 h for M = 5.5 d (one unexpected "
+        "interruption per 5.5 days on 384 accelerators, facts.md §4) and C ~ 47 s (this model's write time)", gt=0)
+    storage_efficiency: float = P(
+        0.5, "fraction", "reason: share of the node's 400 Gb/s Qingtian VPC path (fabric.vpc_gbits_s) a storage "
+        "client sustains for large sequential I/O", gt=0, le=1)
+    storage_aggregate_gbytes_s: float = P(
+        200.0, "GB/s", "assumed aggregate throughput of the shared checkpoint file system; the bottleneck for a "
+        "48-node job (9.4 TB in ~47 s)", gt=0)
+    mem_ckpt_every_steps: int = P(
+        1, "steps", "in-memory checkpoint every iteration, replicated to a peer node (Gemini, SOSP'23, facts.md §5)",
+        ge=1)
+    mem_ckpt_overlap: float = P(
+        0.9, "fraction", "reason: the replica traffic is interleaved into idle network time (Gemini), so little of "
+        "it shows in the step", ge=0, le=1)
+    # ---- hangs, restart and online recovery ----
+    hang_timeout_s: float = P(1800.0, "s", "a hung collective waits 30 min by default, facts.md §3", gt=0)
+    collective_retry_s: float = P(
+        5.0, "s", "HCCL operator retry: HoldTime default 5000 ms before the first re-execution (CANN "
+        "HCCL_OP_RETRY_PARAMS)", ge=0)
+    launch_s: float = P(
+        90.0, "s", "reason: process spawn, framework import, model build with a warm compile cache; keeps a restart "
+        "from memory within the < 10 min training restart of facts.md §1", ge=0)
+    hccl_init_s: float = P(30.0, "s", "reason: HCCL communicator and link set-up across the job's ranks", ge=0)
+    replace_node_s: float = P(
+        120.0, "s", "reason: schedule the job's pod onto a warm spare node (image cached, health checked)", ge=0)
+    stop_step_s: float = P(5.0, "s", "online recovery: stop the step (facts.md §3 HBM UCE online recovery)", ge=0)
+    abort_tasks_s: float = P(5.0, "s", "online recovery: abort device tasks (facts.md §3)", ge=0)
+    memory_repair_s: float = P(
+        10.0, "s", "online recovery: check the damaged memory and isolate the address (facts.md §3)", ge=0)
+    comm_resume_s: float = P(
+        10.0, "s", "online recovery: resume communication; the four steps sum to the 30 s process-level recovery of "
+        "facts.md §1", ge=0)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TrainingParams:
+        if self.active_params_b > self.total_params_b:
+            raise ValueError("active_params_b must be <= total_params_b")
+        if self.routed_expert_params_b >= self.total_params_b:
+            raise ValueError("routed_expert_params_b must be < total_params_b")
+        if self.moe_layers > self.layers:
+            raise ValueError("moe_layers must be <= layers")
+        return self
+
+
+JobState = Literal["new", "running", "checkpointing", "stalled", "down", "restarting", "recovering"]
+_COMPUTE_KINDS = frozenset({"node", "npu", "die", "hbm"})
+_EPS = 1e-9
+
+
+class TrainingJob(Workload):
+    """A synchronous LLM training job; see the module docstring for the model."""
+
+    kind = "training"
+
+    def __init__(self, name: str, nodes: list[str], params: TrainingParams | None = None) -> None:
+        if not nodes or len(set(nodes)) != len(nodes):
+            raise ValueError(f"training job {name!r}: nodes must be a non-empty list without duplicates")
+        super().__init__(name, nodes)
+        self._given = params
+        self.p = params or TrainingParams()
+        self.state: JobState = "new"
+
+    # ---- set-up -------------------------------------------------------------------------------
+    def attach(self, sim: Simulation) -> None:
+        super().attach(sim)
+        self.p = self._given or sim.params.training
+        self._t0 = self._t_last = sim.now
+        self._pos = self._hw = self._processed = 0.0
+        self._useful_s = self._redone_s = self._running_s = 0.0
+        self._stalled_s = self._down_s = self._ckpt_s = self._slow_loss_s = 0.0
+        self._rate = 0.0
+        self._step_s = 0.0
+        self._times: list[float] = []
+        self._rates: list[float] = []
+        self._hangs: dict[str, str] = {}
+        self._dead: dict[str, str] = {}  # job device / node out of service now -> its health
+        self._lost: dict[str, str] = {}  # devices whose ranks died while the processes ran (until restart)
+        self._slow: dict[str, float] = {}
+        self._nodes_lost: set[str] = set()  # job nodes whose host memory was lost since the last (re)start
+        self._run_base = 0  # step the current processes started from
+        self._last_persistent = 0
+        self._ckpt_pending = False
+        self._gen = {"stall": 0, "resume": 0, "boundary": 0, "write": 0, "op": 0, "ckpt": 0}
+        self._resume_pending = False
+        self._timer_expired = False
+        self._stall_t = 0.0
+        self._stall_frac = 0.0
+        self._counts = {"crashes": 0, "timeouts": 0, "restarts": 0, "in_place_recoveries": 0,
+                        "persistent_ckpts": 0, "stalls": 0}
+        self._place(self.nodes)
+        self._enter_running("started", nodes=len(self.nodes), npus=len(self.ranks))
+        self._schedule_ckpt()
+
+    def _place(self, nodes: list[str]) -> None:
+        """(Re)derive ranks, the per-step traffic and the dead-component set for a placement."""
+        topo = self._sim.topology
+        self.nodes = list(nodes)
+        self._node_set = set(nodes)
+        self.ranks = [n for nd in nodes for n in topo.npus_of(nd)]
+        self._rank_of = {npu: r for r, npu in enumerate(self.ranks)}
+        self._intra_b, self._inter_b = self._traffic()
+        self._shard_b = self.p.total_params_b * 1e9 * self.p.state_bytes_per_param / len(self.ranks)
+        healthy_coll = 1 - self._sim.params.fabric.inter_node_overhead if len(nodes) > 1 else 1.0
+        self._nominal_s = self._compute_s() + self._overhead_s(1.0, healthy_coll)
+        self._slow = {k: v for k, v in self._slow.items() if k in self._rank_of}
+        self._nodes_lost &= self._node_set
+        self._dead = {}
+        for nd in nodes:
+            for cid in [nd, *topo.descendants(nd)]:
+                if topo.kind.get(cid) in _COMPUTE_KINDS and not self._sim.state.is_up(cid):
+                    self._dead[cid] = str(self._sim.state.health(cid))
+
+    @property
+    def _sim(self) -> Simulation:
+        if self.sim is None:
+            raise RuntimeError(f"training job {self.name!r} is not attached to a simulation")
+        return self.sim
+
+    # ---- physics ------------------------------------------------------------------------------
+    def _traffic(self) -> tuple[float, float]:
+        """Bytes one NPU sends per step: (inside its node, across nodes)."""
+        p, g, nn = self.p, self._sim.topology.params.npus_per_node, len(self.nodes)
+        n = nn * g
+        tp = min(p.tensor_parallel, g)
+        pp = min(p.pipeline_parallel, nn)
+        dp = n / (tp * pp)
+        ep = max(1.0, min(float(p.expert_parallel), dp))
+        tok_replica = p.global_batch_seqs * p.seq_len / dp
+        tok_rank = tok_replica / tp
+        tp_b = (p.layers / pp) * tok_replica * p.hidden * p.act_bytes * p.tp_collectives_per_layer * (tp - 1) / tp
+        ep_b = ((p.moe_layers / pp) * tok_rank * p.experts_per_token * p.hidden
+                * (p.dispatch_bytes + 3 * p.combine_bytes) * (ep - 1) / ep)
+        ranks_per_node = g / tp
+        nodes_per_stage = nn / pp
+        ep_off = 0.0 if nodes_per_stage <= 1 or ep <= ranks_per_node else 1 - (ranks_per_node - 1) / (ep - 1)
+        dense = (p.total_params_b - p.routed_expert_params_b) * 1e9 / (tp * pp)
+        expert = p.routed_expert_params_b * 1e9 / (tp * pp * ep)
+        edp = dp / ep
+        dp_b = (p.grad_reduce_bytes + p.param_gather_bytes) * (dense * (dp - 1) / dp + expert * (edp - 1) / edp)
+        pp_b = 2 * tok_rank * p.hidden * p.act_bytes if pp > 1 else 0.0
+        dp_across = nodes_per_stage > 1
+        intra = tp_b + ep_b * (1 - ep_off) + (0.0 if dp_across else dp_b)
+        inter = ep_b * ep_off + (dp_b if dp_across else 0.0) + pp_b
+        return intra, inter
+
+    def _compute_s(self) -> float:
+        p = self.p
+        flops = p.flops_per_param_token * p.active_params_b * 1e9 * p.global_batch_seqs * p.seq_len
+        return flops / (len(self.ranks) * p.peak_tflops * 1e12 * p.compute_efficiency)
+
+    def _overhead_s(self, intra_f: float, coll_f: float) -> float:
+        """Exposed communication + in-memory checkpoint time per step at the given fabric factors (> 0)."""
+        p = self.p
+        bw = self._sim.params.fabric.npu_ub_gbytes_s * 1e9
+        comm = (1 - p.intra_overlap) * self._intra_b / (bw * intra_f)
+        if self._inter_b:
+            comm += (1 - p.inter_overlap) * self._inter_b / (bw * coll_f)
+        peer_f = coll_f if len(self.nodes) > 1 else intra_f
+        mem = self._shard_b / (bw * peer_f) * (1 - p.mem_ckpt_overlap) / p.mem_ckpt_every_steps
+        return comm + mem
+
+    def _factors(self) -> tuple[float, float]:
+        fab = self._sim.fabric
+        intra = min(fab.intra_node_factor(n) for n in self.nodes)
+        coll = fab.collective_factor(self.nodes) if len(self.nodes) > 1 else intra
+        return intra, coll
+
+    def _assess(self) -> tuple[tuple[str, str, int] | None, float, float]:
+        """(stall cause (kind, component, blamed rank) or None, step time, per-rank overhead)."""
+        for lost in (self._lost, self._dead):
+            if lost:
+                cid = next(iter(lost))
+                return ("dead", cid, self._rank_for(cid)), math.inf, math.inf
+        if self._hangs:
+            cid = next(iter(self._hangs))
+            return ("hang", cid, self._rank_for(cid)), math.inf, math.inf
+        intra, coll = self._factors()
+        if intra <= 0 or coll <= 0:
+            fab = self._sim.fabric
+            bad = next((n for n in self.nodes if fab.intra_node_factor(n) <= 0
+                        or (len(self.nodes) > 1 and fab.inter_node_factor(n) <= 0)), self.nodes[0])
+            return ("path", bad, self._rank_for(bad)), math.inf, math.inf
+        over = self._overhead_s(intra, coll)
+        slow = max(self._slow.values(), default=1.0)
+        return None, self._compute_s() * slow + over, over
+
+    def _rank_for(self, component: str) -> int:
+        npu = ids.npu_of(component)
+        if npu in self._rank_of:
+            return self._rank_of[npu]
+        nd = ids.node_of(component)
+        return self.nodes.index(nd) * (len(self.ranks) // len(self.nodes)) if nd in self._node_set else 0
+
+    def _storage_gbytes_s(self) -> float:
+        per_node = self._sim.params.fabric.vpc_gbits_s / 8 * self.p.storage_efficiency
+        return min(len(self.nodes) * per_node, self.p.storage_aggregate_gbytes_s)
+
+    def _ckpt_bytes(self) -> float:
+        return self.p.total_params_b * 1e9 * self.p.state_bytes_per_param
+
+    def _storage_ok(self) -> bool:
+        st = self._sim.state
+        return all(st.is_up(f"{n}/qingtian") for n in self.nodes)
+
+    # ---- bookkeeping --------------------------------------------------------------------------
+    def _advance(self) -> None:
+        """Account the time since the last update in the current state."""
+        now = self._sim.now
+        dt = now - self._t_last
+        if dt <= 0:
+            return
+        if self.state == "running":
+            steps = self._rate * dt
+            redo_t = min(dt, max(0.0, self._hw - self._pos) / self._rate) if self._rate > 0 else 0.0
+            self._redone_s += redo_t
+            self._useful_s += dt - redo_t
+            self._running_s += dt
+            self._slow_loss_s += max(0.0, dt - steps * self._nominal_s)
+            self._processed += steps
+            self._pos += steps
+            if abs(self._pos - round(self._pos)) < 1e-7:
+                self._pos = float(round(self._pos))
+            self._hw = max(self._hw, self._pos)
+        elif self.state == "stalled":
+            self._stalled_s += dt
+        elif self.state == "checkpointing":
+            self._ckpt_s += dt
+        else:
+            self._down_s += dt
+        self._t_last = now
+
+    def _set(self, state: JobState, rate: float) -> None:
+        """Move to ``state`` at ``rate`` steps/s (caller has advanced); record the rate and the metrics."""
+        sim = self._sim
+        old = self.state
+        self.state = state
+        self._rate = rate
+        if not self._rates or self._rates[-1] != rate:
+            if self._times and self._times[-1] == sim.now:
+                self._rates[-1] = rate
+            else:
+                self._times.append(sim.now)
+                self._rates.append(rate)
+        tel = sim.telemetry
+        tel.metric("train_steps_per_s", self.name, rate)
+        if state == "running":
+            tel.metric("step_time_s", self.name, self._step_s)
+        elif state == "stalled":
+            frac = self._stall_frac if old == "running" else 0.0
+            tel.metric("step_time_s", self.name, frac * self._step_s, slope=1.0)
+        elif state != "checkpointing":
+            tel.metric("step_time_s", self.name, 0.0)
+        if old != state and state != "checkpointing" and old != "checkpointing":
+            sim.trace.record(sim.now, "job", self.name, state=state, step=round(self._pos, 6))
+
+    def _event(self, kind: str, **detail: Any) -> None:
+        self._sim.telemetry.job_event(self.name, kind, step=int(self._pos + _EPS), **detail)
+
+    def _log(self, node: str, level: str, text: str) -> None:
+        ts = self._sim.wallclock().strftime("%Y-%m-%d %H:%M:%S")
+        self._sim.telemetry.log(node, "train", level, f"[{ts}] {text}")
+
+    def _publish_ranks(self, over: float) -> None:
+        tel = self._sim.telemetry
+        base = self._compute_s()
+        for npu, f in self._slow.items():
+            tel.metric("rank_step_time_s", npu, base * f + over)
+
+    def _bump(self, *names: str) -> None:
+        for n in names:
+            self._gen[n] += 1
+
+    def _after(self, delay: float, fn: Any, *args: Any) -> None:
+        """Call ``fn(*args)`` after ``delay`` simulated seconds (one simpy event; stale calls check a generation)."""
+        ev = self._sim.env.timeout(max(0.0, delay))
+        ev.callbacks.append(lambda _ev: fn(*args))
+
+    # ---- state machine ------------------------------------------------------------------------
+    def _enter_running(self, event: str | None, **detail: Any) -> None:
+        """Run again (or stall at once if a cause is present)."""
+        self._advance()
+        cause, step_s, over = self._assess()
+        if cause is not None:
+            self._step_s = self._step_s or self._nominal_s
+            self._begin_stall(cause, announce=False)
+            if event:
+                self._event(event, **detail)
+            self._event("stalled")
+            return
+        self._step_s = step_s
+        self._set("running", 1.0 / step_s)
+        if self._ckpt_pending:
+            self._schedule_boundary()
+        self._publish_ranks(over)
+        if event:
+            self._event(event, step_time_s=round(step_s, 6), **detail)
+
+    def _begin_stall(self, cause: tuple[str, str, int], announce: bool) -> None:
+        """Collectives stop: drop the interrupted step's partial work, arm the hang timer."""
+        self._advance()
+        self._stall_frac = self._pos - math.floor(self._pos + _EPS) if self.state == "running" else 0.0
+        self._pos = float(math.floor(self._pos + _EPS))
+        self._bump("stall", "resume", "boundary")
+        self._resume_pending = False
+        self._timer_expired = False
+        self._stall_t = self._sim.now
+        self._counts["stalls"] += 1
+        self._set("stalled", 0.0)
+        g = self._gen["stall"]
+        self._after(self.p.hang_timeout_s, self._on_hang_timer, g)
+        if announce:
+            self._event("stalled")
+
+    def _on_hang_timer(self, g: int) -> None:
+        if g != self._gen["stall"] or self.state != "stalled":
+            return
+        cause = self._assess()[0]
+        if cause is None:
+            self._timer_expired = True  # the retry is already under way
+            return
+        self._timeout(cause)
+
+    def _timeout(self, cause: tuple[str, str, int]) -> None:
+        self._advance()
+        self._counts["timeouts"] += 1
+        _kind, cid, remote = cause
+        culprit = ids.node_of(cid) or self.nodes[0]
+        reporter = next((n for n in self.nodes if n != culprit), culprit)
+        r = self.nodes.index(reporter) * (len(self.ranks) // len(self.nodes))
+        if r == remote and len(self.ranks) > 1:
+            r = (remote + 1) % len(self.ranks)
+        waited = self._sim.now - self._stall_t
+        self._go_down()
+        self._log(reporter, "ERROR",
+                  f"[rank{r}]: RuntimeError: EI0002: The wait execution of the Notify register times out. Reason: "
+                  f"The Notify register has not received the Notify record from remote rank [{remote}]. "
+                  f"timeout={self.p.hang_timeout_s:.0f}s")
+        self._event("timeout", waited_s=round(waited, 6), rank=r)
+
+    def _go_down(self) -> None:
+        self._advance()
+        if self.state == "checkpointing":
+            self._ckpt_pending = True  # the aborted write is retried once the job runs again
+        self._bump("stall", "resume", "boundary", "write", "op")
+        self._resume_pending = False
+        self._set("down", 0.0)
+
+    def _refresh(self) -> None:
+        """Re-derive rate / stall after a plant or job change."""
+        if self.state not in ("running", "stalled"):
+            return
+        self._advance()
+        cause, step_s, over = self._assess()
+        if self.state == "running":
+            if cause is not None:
+                self._begin_stall(cause, announce=True)
+                return
+            if abs(step_s - self._step_s) > 1e-12:
+                self._step_s = step_s
+                self._set("running", 1.0 / step_s)
+                if self._ckpt_pending:
+                    self._schedule_boundary()
+            self._publish_ranks(over)
+            return
+        # stalled
+        if cause is None and not self._resume_pending:
+            self._resume_pending = True
+            self._bump("resume")
+            self._after(self.p.collective_retry_s, self._on_resume, self._gen["resume"])
+        elif cause is not None and self._resume_pending:
+            self._resume_pending = False
+            self._bump("resume")
+            if self._timer_expired:
+                self._timeout(cause)
+
+    def _on_resume(self, g: int) -> None:
+        if g != self._gen["resume"] or self.state != "stalled":
+            return
+        self._resume_pending = False
+        self._bump("stall")
+        self._enter_running("resumed", after="retry", stalled_s=round(self._sim.now - self._stall_t, 6))
+
+    # ---- checkpoints --------------------------------------------------------------------------
+    def _schedule_ckpt(self) -> None:
+        self._bump("ckpt")
+        self._after(self.p.ckpt_interval_s, self._on_ckpt_timer, self._gen["ckpt"])
+
+    def _on_ckpt_timer(self, g: int) -> None:
+        if g != self._gen["ckpt"]:
+            return
+        self._ckpt_pending = True
+        if self.state == "running":
+            self._schedule_boundary()
+
+    def _schedule_boundary(self) -> None:
+        """A checkpoint is taken at the next step boundary."""
+        self._advance()
+        self._bump("boundary")
+        wait = (math.ceil(self._pos - _EPS) - self._pos) * self._step_s
+        self._after(wait, self._on_boundary, self._gen["boundary"])
+
+    def _on_boundary(self, g: int) -> None:
+        if g != self._gen["boundary"] or self.state != "running" or not self._ckpt_pending:
+            return
+        self._advance()
+        if abs(self._pos - round(self._pos)) > 1e-6:
+            self._schedule_boundary()
+            return
+        self._pos = float(round(self._pos))
+        self._ckpt_pending = False
+        if not self._storage_ok():
+            self._schedule_ckpt()
+            self._log(self.nodes[0], "ERROR", "[rank0]: OSError: checkpoint save failed: storage path unavailable")
+            self._event("checkpoint_failed", source="persistent")
+            return
+        write_s = self._ckpt_bytes() / (self._storage_gbytes_s() * 1e9)
+        self._bump("write")
+        self._set("checkpointing", 0.0)
+        self._after(write_s, self._on_written, self._gen["write"], int(self._pos), write_s)
+
+    def _on_written(self, g: int, step: int, write_s: float) -> None:
+        if g != self._gen["write"] or self.state != "checkpointing":
+            return
+        self._advance()
+        self._last_persistent = step
+        self._counts["persistent_ckpts"] += 1
+        sim = self._sim
+        sim.trace.record(sim.now, "job_checkpoint", self.name, step=step, write_s=round(write_s, 6))
+        self._schedule_ckpt()
+        self._enter_running(None)
+        sim.telemetry.job_event(self.name, "checkpoint", step=step, source="persistent", write_s=round(write_s, 6))
+
+    def _memory_ok(self) -> bool:
+        """Each node's shard is replicated on the next node of the job: lost only if both lost host memory."""
+        n, lost = len(self.nodes), self._nodes_lost
+        return not any(self.nodes[i] in lost and self.nodes[(i + 1) % n] in lost for i in range(n))
+
+    @property
+    def last_persistent_step(self) -> int:
+        return self._last_persistent
+
+    @property
+    def last_memory_step(self) -> int:
+        """Step of the newest in-memory checkpoint (every ``mem_ckpt_every_steps`` since the processes started)."""
+        if self.state in ("new",):
+            return 0
+        self._advance()
+        k = self.p.mem_ckpt_every_steps
+        return max(self._run_base, int(math.floor(self._pos + _EPS)) // k * k)
+
+    # ---- plant and fault inputs ---------------------------------------------------------------
+    def on_plant_change(self, component: str, old: str, new: str) -> None:
+        if self.state == "new":
+            return
+        nd = ids.node_of(component)
+        if nd is not None and nd not in self._node_set:
+            return
+        kind = self._sim.topology.kind.get(component)
+        if kind in _COMPUTE_KINDS:
+            if new in UP:
+                self._dead.pop(component, None)
+            else:
+                self._dead[component] = str(new)
+                if self.state in ("running", "stalled", "checkpointing"):
+                    self._lost[component] = str(new)  # its rank's process dies; peers hang in collectives
+                if kind == "node":
+                    self._nodes_lost.add(component)  # host memory (in-memory checkpoint replicas) is gone
+        self._refresh()
+
+    def fail(self, component: str, mode: Literal["crash", "hang"], reason: str) -> bool:
+        """A rank on ``component`` (NPU, die, HBM or node of the job) crashes or hangs; False if not in the job.
+
+        ``reason`` is the error text the rank prints (it appears in the training console log); pass what an
+        operator would see, e.g. ``"ACL stream synchronize failed, error code is 507053"``.
+        """
+        if mode not in ("crash", "hang"):
+            raise ValueError(f"mode must be 'crash' or 'hang', got {mode!r}")
+        nd = ids.node_of(component)
+        if nd not in self._node_set or self.state == "new":
+            return False
+        sim = self._sim
+        sim.trace.record(sim.now, "job_fault", self.name, component=component, mode=mode, reason=reason)
+        if mode == "hang":
+            self._hangs[component] = reason
+            self._refresh()
+            return True
+        if self.state == "down":
+            return True
+        r = self._rank_for(component)
+        self._counts["crashes"] += 1
+        self._go_down()
+        self._log(nd, "ERROR", f"[rank{r}]: RuntimeError: {reason}")
+        self._event("crash", rank=r, node=nd)
+        return True
+
+    def clear_hang(self, component: str) -> None:
+        """The cause of a hang on ``component`` disappeared (the stall ends with an operator retry)."""
+        if self._hangs.pop(component, None) is not None:
+            self._refresh()
+
+    def set_slowdown(self, npu_id: str, factor: float) -> None:
+        """Fail-slow: the rank on ``npu_id`` computes ``factor`` (>= 1) times slower; 1.0 clears it."""
+        if npu_id not in self._rank_of:
+            raise ValueError(f"{npu_id!r} is not an NPU of training job {self.name!r}")
+        if factor < 1.0:
+            raise ValueError(f"slowdown factor must be >= 1, got {factor}")
+        cleared = factor == 1.0 and self._slow.pop(npu_id, None) is not None
+        if factor > 1.0:
+            self._slow[npu_id] = factor
+        self._refresh()
+        cause, _s, over = self._assess()
+        if cause is None:
+            self._publish_ranks(over)
+            if cleared:
+                self._sim.telemetry.metric("rank_step_time_s", npu_id, self._compute_s() + over)
+
+    # ---- control actions ----------------------------------------------------------------------
+    def _reinit_comm(self) -> None:
+        """HCCL link set-up skips ports that are down: re-route nodes whose inter-node path is dead."""
+        if len(self.nodes) < 2:
+            return
+        fab = self._sim.fabric
+        for n in self.nodes:
+            if self._sim.state.is_up(n) and fab.inter_node_factor(n) <= 0:
+                fab.reroute(n)
+
+    def _kill(self) -> None:
+        """Stop all processes (restart / recovery): timers die, hangs and dead ranks are forgotten."""
+        self._advance()
+        if self.state == "checkpointing":
+            self._ckpt_pending = True
+        self._bump("stall", "resume", "boundary", "write", "op")
+        self._resume_pending = False
+        self._hangs.clear()
+        self._lost.clear()
+
+    def _done(self, value: bool) -> simpy.Process:
+        def proc() -> Any:
+            yield self._sim.env.timeout(0)
+            return value
+        return self._sim.env.process(proc())
+
+    def restart(self, source: Literal["memory", "persistent"] = "memory",
+                replace: dict[str, str] | None = None) -> simpy.Process:
+        """Restart the job from a checkpoint, optionally swapping nodes for spares (``{old: new}``).
+
+        Downtime = node replacement (if any) + process launch + HCCL init + checkpoint load (peer memory over UB,
+        or the persistent checkpoint over the storage path); work since that checkpoint is redone. If every
+        node of an adjacent replica pair lost its host memory, the in-memory checkpoint is gone and the restart
+        falls back to the persistent one. The process's value is True once the job runs again.
+        """
+        if source not in ("memory", "persistent"):
+            raise ValueError(f"source must be 'memory' or 'persistent', got {source!r}")
+        sim, p = self._sim, self.p
+        replace = dict(replace or {})
+        for old, new in replace.items():
+            if old not in self._node_set:
+                raise ValueError(f"replace: {old!r} is not a node of training job {self.name!r}")
+            if sim.topology.kind.get(new) != "node" or new in self._node_set:
+                raise ValueError(f"replace: {new!r} is not a free node")
+        self._kill()
+        used = source
+        if source == "memory" and not self._memory_ok():
+            used = "persistent"
+        step = self.last_memory_step if used == "memory" else self._last_persistent
+        step = min(step, int(math.floor(self._pos + _EPS)))
+        if replace:
+            self._place([replace.get(n, n) for n in self.nodes])
+        else:
+            self._place(self.nodes)
+        self._set("restarting", 0.0)
+        self._reinit_comm()
+        if used == "memory":
+            intra, coll = self._factors()
+            f = coll if len(self.nodes) > 1 else intra
+            load_s = self._shard_b / (sim.params.fabric.npu_ub_gbytes_s * 1e9 * f) if f > 0 else 0.0
+        else:
+            load_s = self._ckpt_bytes() / (self._storage_gbytes_s() * 1e9)
+        dur = (p.replace_node_s if replace else 0.0) + p.launch_s + p.hccl_init_s + load_s
+        self._event("restart", source=used, requested=source, from_step=step, replace=replace or None)
+        g = self._gen["op"]
+
+        def proc() -> Any:
+            yield sim.env.timeout(dur)
+            return self._finish(g, step, "restart", source=used, load_s=round(load_s, 6))
+
+        return sim.env.process(proc())
+
+    def recover_in_place(self) -> simpy.Process:
+        """Process-level online recovery (facts.md §3, HBM UCE): stop the step, abort device tasks, repair the
+        memory, resume communication (re-routing dead paths), reload the affected optimizer shard from a peer
+        replica and redo the current step. Fails (value False, at once) if a job node lost its host memory or a
+        job device is out of service; the process's value is True once the job runs again.
+        """
+        sim, p = self._sim, self.p
+        if self.state == "running":
+            return self._done(True)
+        if self.state not in ("down", "stalled"):
+            return self._done(False)
+        self._advance()
+        if self._nodes_lost or self._dead:
+            why = "host memory lost" if self._nodes_lost else "device out of service"
+            self._event("recover_failed", reason=why)
+            return self._done(False)
+        self._kill()
+        self._pos = float(math.floor(self._pos + _EPS))
+        self._set("recovering", 0.0)
+        self._reinit_comm()
+        intra, coll = self._factors()
+        f = coll if len(self.nodes) > 1 else intra
+        load_s = self._shard_b / (sim.params.fabric.npu_ub_gbytes_s * 1e9 * f) if f > 0 else 0.0
+        dur = p.stop_step_s + p.abort_tasks_s + p.memory_repair_s + p.comm_resume_s + load_s
+        self._event("recovering")
+        g = self._gen["op"]
+        step = int(self._pos)
+
+        def proc() -> Any:
+            yield sim.env.timeout(dur)
+            return self._finish(g, step, "in_place")
+
+        return sim.env.process(proc())
+
+    def _finish(self, g: int, step: int, how: str, **detail: Any) -> bool:
+        """End of a restart / recovery: run again, or fail and stay down."""
+        if g != self._gen["op"] or self.state not in ("restarting", "recovering"):
+            return False
+        self._advance()
+        fail_kind = "restart_failed" if how == "restart" else "recover_failed"
+        if self._dead:
+            cid = next(iter(self._dead))
+            self._go_down()
+            self._event(fail_kind, reason="device out of service", component=cid)
+            return False
+        intra, coll = self._factors()
+        if intra <= 0 or coll <= 0:
+            self._go_down()
+            self._log(self.nodes[0], "ERROR", "[rank0]: RuntimeError: EI0006: Getting socket times out. Reason: "
+                      "the link between ranks could not be established")
+            self._event(fail_kind, reason="communicator init failed")
+            return False
+        self._pos = float(step)
+        self._run_base = step
+        if how == "restart":
+            self._counts["restarts"] += 1
+            self._nodes_lost = set()
+            self._ckpt_pending = False
+            self._schedule_ckpt()
+        else:
+            self._counts["in_place_recoveries"] += 1
+        self._enter_running("resumed", after=how, **detail)
+        return self.state == "running"
+
+    # ---- read-outs ----------------------------------------------------------------------------
+    @property
+    def step_time_s(self) -> float:
+        """Modelled step time now (inf if a collective cannot complete)."""
+        return self._assess()[1]
+
+    @property
+    def nominal_step_time_s(self) -> float:
+        """Fault-free step time of this placement."""
+        return self._nominal_s
+
+    def throughput_at(self, t: float) -> float:
+        i = bisect_right(self._times, t) - 1
+        return self._rates[i] if i >= 0 else 0.0
+
+    def rate_history(self) -> list[tuple[float, float]]:
+        return list(zip(self._times, self._rates, strict=True))
+
+    def accounting(self) -> dict[str, Any]:
+        self._advance()
+        elapsed = self._sim.now - self._t0
+        n = len(self.ranks)
+        lost_s = self._down_s + self._stalled_s + self._redone_s
+        p = self.p
+        flops = p.flops_per_param_token * p.active_params_b * 1e9 * p.global_batch_seqs * p.seq_len
+        return {
+            "name": self.name, "kind": self.kind, "state": self.state, "nodes": len(self.nodes), "npus": n,
+            "step_time_s": self._step_s, "nominal_step_time_s": self._nominal_s,
+            "nominal_mfu": flops / (self._nominal_s * n * p.peak_tflops * 1e12),
+            "useful_steps": self._hw, "redone_steps": max(0.0, self._processed - self._hw),
+            "processed_steps": self._processed, "elapsed_s": elapsed, "running_s": self._running_s,
+            "useful_s": self._useful_s, "redone_s": self._redone_s, "downtime_s": self._down_s,
+            "stalled_s": self._stalled_s, "ckpt_stall_s": self._ckpt_s, "slowdown_loss_s": self._slow_loss_s,
+            "ettr": self._useful_s / elapsed if elapsed > 0 else 1.0,
+            "lost_npu_s": lost_s * n, "last_persistent_ckpt_step": self._last_persistent,
+            "last_memory_ckpt_step": self.last_memory_step, **self._counts,
+        }

@@ -1,0 +1,309 @@
+"""The training-job fluid model: step time physics, stalls and timeouts, restarts, accounting, cost."""
+
+from __future__ import annotations
+
+import pytest
+
+from faultlib.engine import Simulation
+from faultlib.health import Health
+from faultlib.topology import Topology
+from faultlib.workloads.training import TrainingJob, TrainingParams
+
+HOUR = 3600.0
+
+
+def make(topo: Topology, n_nodes: int = 48, seed: int = 7) -> tuple[Simulation, TrainingJob]:
+    sim = Simulation(seed=seed, topology=topo)
+    job = TrainingJob("llm", sim.topology.nodes()[:n_nodes])
+    sim.add_workload(job)
+    return sim, job
+
+
+def kinds(sim: Simulation) -> list[str]:
+    return [e.kind for e in sim.telemetry.events]
+
+
+def uplink(sim: Simulation, node: str, i: int = 5) -> str:
+    return sim.fabric.node_uplinks(node)[i]
+
+
+def test_fault_free_step_time_mfu_and_ettr(topo1: Topology) -> None:
+    sim, job = make(topo1)
+    step = job.step_time_s
+    assert 5.0 < step < 60.0
+    assert job.throughput_at(10.0) == pytest.approx(1 / step)
+    sim.run(2 * HOUR + 200)  # the interval runs from the end of the previous write
+    acc = job.accounting()
+    assert acc["nominal_mfu"] == pytest.approx(0.30, abs=0.01)  # calibration target of compute_efficiency
+    assert acc["persistent_ckpts"] == 2
+    # only the checkpoint writes stall a fault-free job
+    assert acc["ettr"] == pytest.approx(1 - acc["ckpt_stall_s"] / acc["elapsed_s"], rel=1e-9)
+    assert 0.97 < acc["ettr"] < 1.0
+    assert acc["redone_steps"] == 0 and acc["lost_npu_s"] == 0
+    assert acc["useful_steps"] == pytest.approx(acc["running_s"] / step, rel=1e-9)
+    # the write time is the checkpoint size over the modelled storage bandwidth
+    p = job.p
+    write_s = p.total_params_b * 1e9 * p.state_bytes_per_param / (p.storage_aggregate_gbytes_s * 1e9)
+    assert acc["ckpt_stall_s"] == pytest.approx(2 * write_s)
+    ckpt_steps = [e.detail["step"] for e in sim.telemetry.events if e.kind == "checkpoint"]
+    assert len(ckpt_steps) == 2 and ckpt_steps[-1] == acc["last_persistent_ckpt_step"]
+    assert ckpt_steps[0] == pytest.approx(HOUR / step, abs=1)  # taken at the step boundary after the timer
+    rates = [r for _t, r in job.rate_history()]
+    assert rates == pytest.approx([1 / step, 0.0, 1 / step, 0.0, 1 / step])  # run, write, run, write, run
+
+
+def test_step_time_rises_with_lane_loss_and_after_link_failure_and_reroute(topo1: Topology) -> None:
+    sim, job = make(topo1)
+    node = job.nodes[3]
+    base = job.step_time_s
+    sim.run(100)
+    sim.state.set_lanes_down(uplink(sim, node), 1)
+    one = job.step_time_s
+    sim.state.set_lanes_down(uplink(sim, node), 2)
+    two = job.step_time_s
+    assert base < one < two
+    assert two / base > 1.01  # half the bandwidth on one uplink throttles the node's whole inter-node traffic
+    assert job.throughput_at(sim.now) == pytest.approx(1 / two)
+    assert job.throughput_at(50.0) == pytest.approx(1 / base)
+    sim.state.set_lanes_down(uplink(sim, node), 0)
+    assert job.step_time_s == pytest.approx(base)
+    sim.run(200)
+    sim.state.set_health(uplink(sim, node), Health.FAILED)
+    assert job.state == "stalled"
+    sim.fabric.reroute(node)
+    sim.run(200 + job.p.collective_retry_s + 1)
+    assert job.state == "running"
+    assert job.step_time_s > base
+    acc = job.accounting()
+    assert acc["stalled_s"] == pytest.approx(job.p.collective_retry_s)
+    assert 0 < acc["redone_steps"] < 1  # the interrupted step is redone
+    assert "timeout" not in kinds(sim)
+
+
+def test_dead_path_stalls_and_times_out_at_30_min(topo1: Topology) -> None:
+    sim, job = make(topo1, n_nodes=16)
+    sim.run(1000)
+    sim.state.set_health(uplink(sim, job.nodes[2]), Health.FAILED)
+    assert job.state == "stalled" and job.throughput_at(1000) == 0.0
+    sim.run(1000 + 1799)
+    assert job.state == "stalled"
+    # the step-time gauge shows the in-flight step growing
+    assert sim.telemetry.read("step_time_s", "llm") > 1799
+    sim.run(1000 + 1801)
+    assert job.state == "down"
+    timeout = [e for e in sim.telemetry.events if e.kind == "timeout"]
+    assert len(timeout) == 1 and timeout[0].t == pytest.approx(1000 + 1800)
+    lines = [ln for ln in sim.telemetry.logs if ln.source == "train"]
+    assert len(lines) == 1 and "EI0002" in lines[0].text and lines[0].origin in job.nodes
+    acc = job.accounting()
+    assert acc["stalled_s"] == pytest.approx(1800) and acc["downtime_s"] == pytest.approx(1)
+
+
+def test_job_resumes_when_rerouted_before_the_timeout(topo1: Topology) -> None:
+    sim, job = make(topo1, n_nodes=16)
+    base = job.step_time_s
+    sim.run(1000)
+    sim.state.set_health(uplink(sim, job.nodes[2]), Health.FAILED)
+    sim.run(1600)
+    sim.fabric.reroute(job.nodes[2])
+    assert job.state == "stalled"  # HCCL operator retry first
+    sim.run(1600 + job.p.collective_retry_s + 0.001)
+    assert job.state == "running"
+    sim.run(4 * HOUR)
+    assert "timeout" not in kinds(sim) and job.state == "running"
+    assert kinds(sim)[:3] == ["started", "stalled", "resumed"]
+    assert job.accounting()["stalled_s"] == pytest.approx(600 + job.p.collective_retry_s)
+    assert job.throughput_at(1601) == 0.0 and job.throughput_at(2000) == pytest.approx(1 / job.step_time_s)
+    assert job.step_time_s > base
+
+
+def _crash_and_restart(topo: Topology, source: str) -> tuple[Simulation, TrainingJob, dict]:
+    sim, job = make(topo)
+    sim.run(5000)  # one persistent checkpoint at ~1 h
+    assert job.fail(job.ranks[13], "crash", "ACL stream synchronize failed, error code is 507053")
+    assert job.state == "down"
+    sim.run(5100)
+    proc = job.restart(source)
+    sim.env.run(until=proc)
+    assert proc.value is True and job.state == "running"
+    sim.run(3 * HOUR)
+    return sim, job, job.accounting()
+
+
+def test_crash_restart_from_memory_loses_far_less_than_from_persistent(topo1: Topology) -> None:
+    sim_m, job_m, mem = _crash_and_restart(topo1, "memory")
+    _sim_p, job_p, per = _crash_and_restart(topo1, "persistent")
+    assert mem["redone_steps"] < 1.0
+    assert per["redone_steps"] > 30  # ~20 min of work since the hourly checkpoint
+    assert per["lost_npu_s"] > 5 * mem["lost_npu_s"]
+    assert per["ettr"] < mem["ettr"]
+    p = job_m.p
+    # downtime is modelled: crash-to-restart wait + launch + HCCL init + checkpoint load
+    shard_load = job_m._shard_b / (sim_m.params.fabric.npu_ub_gbytes_s * 1e9 * 0.97)
+    assert mem["downtime_s"] == pytest.approx(100 + p.launch_s + p.hccl_init_s + shard_load)
+    assert per["downtime_s"] > mem["downtime_s"] + 30  # reading 9.4 TB from storage
+    crash = [ln for ln in sim_m.telemetry.logs if ln.source == "train"]
+    assert "507053" in crash[0].text and crash[0].origin == job_m.nodes[1]
+    seq = [k for k in kinds(sim_m) if k != "checkpoint"]
+    assert seq == ["started", "crash", "restart", "resumed"]
+
+
+def test_node_loss_stalls_peers_then_restart_onto_spare(topo1: Topology) -> None:
+    sim, job = make(topo1, n_nodes=16)
+    bad, spare = job.nodes[4], sim.topology.nodes()[40]
+    sim.run(2000)
+    sim.state.set_health(bad, Health.FAILED)  # no fail() call: peers hang in their collectives
+    assert job.state == "stalled"
+    proc = job.restart("memory", replace={bad: spare})
+    sim.env.run(until=proc)
+    assert proc.value is True and job.state == "running"
+    assert spare in job.nodes and bad not in job.nodes
+    assert job.accounting()["restarts"] == 1
+    assert job.accounting()["downtime_s"] > job.p.replace_node_s
+    # two adjacent nodes losing host memory destroy the in-memory replicas: fall back to persistent
+    sim.state.set_health(job.nodes[0], Health.FAILED)
+    sim.state.set_health(job.nodes[1], Health.FAILED)
+    spares = sim.topology.nodes()[41:43]
+    proc = job.restart("memory", replace=dict(zip(job.nodes[:2], spares, strict=True)))
+    assert [e for e in sim.telemetry.events if e.kind == "restart"][-1].detail["source"] == "persistent"
+    sim.env.run(until=proc)
+    assert proc.value is True
+
+
+def test_restart_reinitialises_communication_around_dead_ports(topo1: Topology) -> None:
+    sim, job = make(topo1, n_nodes=8)
+    node = job.nodes[1]
+    sim.state.set_health(uplink(sim, node), Health.FAILED)
+    sim.run(1801)
+    assert job.state == "down" and not sim.fabric.is_rerouted(node)
+    proc = job.restart("memory")
+    sim.env.run(until=proc)
+    assert proc.value is True and sim.fabric.is_rerouted(node)
+
+
+def test_restart_fails_while_a_job_device_is_out_of_service(topo1: Topology) -> None:
+    sim, job = make(topo1, n_nodes=4)
+    sim.state.set_health(job.ranks[9], Health.FAILED)
+    proc = job.restart("memory")
+    sim.env.run(until=proc)
+    assert proc.value is False and job.state == "down"
+    assert kinds(sim)[-1] == "restart_failed"
+
+
+def test_hang_times_out_and_clear_hang_resumes(topo1: Topology) -> None:
+    sim, job = make(topo1, n_nodes=4)
+    die = job.ranks[3] + "/die1"
+    sim.run(500)
+    assert job.fail(die, "hang", "aicore task stuck")
+    assert job.state == "stalled"
+    sim.run(900)
+    job.clear_hang(die)
+    sim.run(900 + job.p.collective_retry_s + 0.01)
+    assert job.state == "running"
+    job.fail(die, "hang", "aicore task stuck")
+    sim.run(1000 + job.p.hang_timeout_s + 1)
+    assert job.state == "down" and kinds(sim).count("timeout") == 1
+    assert not job.fail("pod0/node40/npu0", "crash", "not ours")
+
+
+def test_recover_in_place_redoes_only_the_current_step(topo1: Topology) -> None:
+    sim, job = make(topo1)
+    sim.run(3000)
+    job.fail(job.ranks[5] + "/hbm", "crash", "device memory uncorrectable error, error code is 507054")
+    proc = job.recover_in_place()
+    sim.env.run(until=proc)
+    assert proc.value is True and job.state == "running"
+    acc = job.accounting()
+    p = job.p
+    assert acc["downtime_s"] >= p.stop_step_s + p.abort_tasks_s + p.memory_repair_s + p.comm_resume_s
+    assert acc["downtime_s"] < 60
+    sim.run(3200)
+    assert job.accounting()["redone_steps"] < 1.0
+    # a node that rebooted lost the process state: in-place recovery is refused
+    sim.state.set_health(job.nodes[7], Health.FAILED)
+    sim.state.set_health(job.nodes[7], Health.HEALTHY)
+    proc = job.recover_in_place()
+    sim.env.run(until=proc)
+    assert proc.value is False and kinds(sim)[-1] == "recover_failed"
+
+
+def test_slow_rank_sets_the_synchronous_step(topo1: Topology) -> None:
+    sim, job = make(topo1, n_nodes=8)
+    base = job.step_time_s
+    compute = job._compute_s()
+    sim.run(100)
+    job.set_slowdown(job.ranks[10], 1.5)
+    job.set_slowdown(job.ranks[20], 1.2)
+    assert job.step_time_s == pytest.approx(base + 0.5 * compute)
+    assert sim.telemetry.read("rank_step_time_s", job.ranks[10]) == pytest.approx(job.step_time_s)
+    assert sim.telemetry.read("rank_step_time_s", job.ranks[20]) < job.step_time_s
+    assert sim.telemetry.read("step_time_s", "llm") == pytest.approx(job.step_time_s)
+    sim.run(200)
+    job.set_slowdown(job.ranks[10], 1.0)
+    job.set_slowdown(job.ranks[20], 1.0)
+    assert job.step_time_s == pytest.approx(base)
+    assert job.accounting()["slowdown_loss_s"] == pytest.approx(100 * (1 - base / (base + 0.5 * compute)))
+    with pytest.raises(ValueError):
+        job.set_slowdown("pod0/node40/npu0", 2.0)
+
+
+def _scenario(topo: Topology, seed: int) -> tuple[dict, str]:
+    sim, job = make(topo, n_nodes=16, seed=seed)
+    sim.run(4000)
+    sim.state.set_lanes_down(uplink(sim, job.nodes[1]), 2)
+    sim.run(5000)
+    job.fail(job.ranks[40], "crash", "lost heartbeat, error code is 507010")
+    sim.run(5100)
+    sim.env.run(until=job.restart("memory"))
+    sim.run(3 * HOUR)
+    return job.accounting(), sim.trace.digest()
+
+
+def test_same_seed_same_accounting(topo1: Topology) -> None:
+    assert _scenario(topo1, 3) == _scenario(topo1, 3)
+
+
+def test_thirty_days_with_only_checkpoints_is_cheap(topo1: Topology) -> None:
+    sim, job = make(topo1)
+    steps = 0
+    step = sim.env.step
+
+    def counting_step() -> None:
+        nonlocal steps
+        steps += 1
+        step()
+
+    sim.env.step = counting_step  # type: ignore[method-assign]
+    sim.run(30 * 24 * HOUR)
+    acc = job.accounting()
+    assert len(sim.trace) < 5000 and steps < 5000
+    assert 700 < acc["persistent_ckpts"] < 721
+    assert acc["ettr"] == pytest.approx(1 - acc["ckpt_stall_s"] / acc["elapsed_s"], rel=1e-9)
+
+
+def test_params_validation_and_dense_model(topo1: Topology) -> None:
+    with pytest.raises(ValueError):
+        TrainingParams(active_params_b=800.0)
+    dense = TrainingParams(total_params_b=70.6, active_params_b=70.6, routed_expert_params_b=0.0, layers=80,
+                           moe_layers=0, hidden=8192, experts_per_token=0, tensor_parallel=8, seq_len=8192,
+                           global_batch_seqs=512)
+    sim = Simulation(seed=1, topology=topo1)
+    job = TrainingJob("dense", sim.topology.nodes()[:16], dense)
+    sim.add_workload(job)
+    assert job.p is dense
+    assert 5.0 < job.step_time_s < 120.0
+
+
+def test_a_controller_reacting_synchronously_to_events_can_restart(topo1: Topology) -> None:
+    sim, job = make(topo1, n_nodes=8)
+    procs = []
+
+    def on_record(rec: object) -> None:
+        if getattr(rec, "kind", None) == "timeout":
+            procs.append(job.restart("memory"))
+
+    sim.telemetry.subscribe(on_record, {"job"})
+    sim.state.set_health(uplink(sim, job.nodes[2]), Health.FAILED)
+    sim.run(1800 + 300)
+    assert len(procs) == 1 and procs[0].value is True and job.state == "running"
+    assert [k for k in kinds(sim) if k != "checkpoint"] == ["started", "stalled", "timeout", "restart", "resumed"]
