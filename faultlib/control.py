@@ -109,7 +109,11 @@ class ControlAPI:
                 yield env.timeout(fail_after_s)
                 return self._done(name, target, "failed", start, {"reason": "action failed (injected probability)"})
             value = yield body()
-            return self._done(name, target, "succeeded", start, value if isinstance(value, dict) else {})
+            ok = value.get("ok", True) if isinstance(value, dict) else bool(value)
+            detail = dict(value) if isinstance(value, dict) else {}
+            if not ok:
+                detail.setdefault("reason", "the workload did not come back")
+            return self._done(name, target, "succeeded" if ok else "failed", start, detail)
 
         return env.process(run())
 
