@@ -49,7 +49,9 @@ def apply_overrides(model: ParamGroup, overrides: dict[str, Any]) -> Any:
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(x) for x in err["loc"])
-        raise ParamError(loc, f"{err['msg']} (got {err.get('input')!r})") from None
+        got = err.get("input")
+        detail = "" if isinstance(got, dict) else f" (got {got!r})"  # a whole group's dump is noise
+        raise ParamError(loc, f"{err['msg'].removeprefix('Value error, ')}{detail}") from None
 
 
 def iter_params(model: type[BaseModel], prefix: str = "") -> list[tuple[str, Any, str, str, str]]:

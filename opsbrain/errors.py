@@ -1,0 +1,53 @@
+"""Typed errors of opsbrain. Library code raises these; only the CLI maps them to exit codes.
+
+Exit-code mapping (done in :mod:`opsbrain.cli`): :class:`InputError` and its subclasses -> 2 (bad input);
+:class:`RunAborted` and :class:`ActionError` surface in the run journal, not as exit codes of their own.
+"""
+
+from __future__ import annotations
+
+
+class OpsbrainError(Exception):
+    """Base of every error opsbrain raises on purpose."""
+
+
+class InputError(OpsbrainError):
+    """Bad user input: a file, the path inside it (``steps[2].action``) and the reason.
+
+    ``str()`` is one line: ``FILE: PATH: reason`` (empty parts are left out).
+    """
+
+    def __init__(self, reason: str, file: str | None = None, path: str | None = None) -> None:
+        self.file = str(file) if file is not None else None
+        self.path = path
+        self.reason = " ".join(str(reason).split())  # one line, whatever the caller passed
+        super().__init__(self.reason)
+
+    def __str__(self) -> str:
+        return ": ".join(part for part in (self.file, self.path, self.reason) if part)
+
+
+class ScenarioError(InputError):
+    """A chaos scenario file does not validate."""
+
+
+class RunbookError(InputError):
+    """A runbook file does not validate."""
+
+
+class KnowledgeBaseError(InputError):
+    """A knowledge-base file (fault classes, case library, imported vendor format) does not validate."""
+
+
+class ActionError(OpsbrainError):
+    """A control action failed while a runbook ran; recorded in the journal as a failed action."""
+
+    def __init__(self, action: str, target: str, reason: str) -> None:
+        self.action = action
+        self.target = target
+        self.reason = reason
+        super().__init__(f"{action} on {target}: {reason}")
+
+
+class RunAborted(OpsbrainError):
+    """A run was stopped before its end (operator abort, safety guard); the journal is still written."""
