@@ -9,6 +9,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Generator
 from datetime import datetime, timedelta
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -21,6 +22,7 @@ from faultlib.faults.models import MODELS
 from faultlib.simparams import SimParams
 from faultlib.state import PlantState
 from faultlib.telemetry import TelemetryHub
+from faultlib.telemetry.dom import DomModel
 from faultlib.topology import Topology
 from faultlib.trace import Trace
 
@@ -54,6 +56,11 @@ class Simulation:
     def rng(self, stream: str) -> np.random.Generator:
         """An independent random stream for ``stream`` (same seed + name => same draws)."""
         return np.random.default_rng([self.seed, zlib.crc32(stream.encode())])
+
+    @cached_property
+    def dom(self) -> DomModel:
+        """Optical DOM readings of every L1-L2 module (built on first use; draws from its own rng stream)."""
+        return DomModel(self)
 
     def wallclock(self, t: float | None = None) -> datetime:
         """The calendar time shown in logs for simulated time ``t`` (default: now)."""

@@ -17,9 +17,9 @@ import simpy
 
 from faultlib import ids
 from faultlib.faults.catalog import CATALOG, FaultKind
-from faultlib.faults.emit import Emitter
 from faultlib.faults.params import FaultParams
 from faultlib.health import Health
+from faultlib.telemetry.emit import Emitter
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation

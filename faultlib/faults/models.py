@@ -11,6 +11,7 @@ import simpy
 from faultlib import ids
 from faultlib.faults.base import FaultModel
 from faultlib.health import Health
+from faultlib.telemetry import formats as fmt
 
 Gen = Generator[simpy.Event, Any, None]
 
@@ -31,7 +32,7 @@ class HbmCeStorm(FaultModel):
         n_reports = max(1, int(dur // 300))
         for _ in range(n_reports):
             total = hub.read("hbm_ce_total", self.target, default=0.0) or 0.0
-            self.emit.device_event(npu, "80E18005", f"hbm single-bit ecc errors corrected, ce_count={int(total)}",
+            self.emit.device_event(npu, fmt.HBM_CE_CODE, f"hbm correctable ecc errors, ce_count={int(total)}",
                                    level="WARNING")
             yield self.wait(dur / n_reports)
         hub.metrics.add("hbm_ce_total", self.target, self.sim.now, 0.0, slope=base_slope)
@@ -50,11 +51,10 @@ class HbmUce(FaultModel):
         self.emit.plugin(npu, "80E01801", "RestartBusiness")
         self.sim.telemetry.count("hbm_uce_total", self.target)
         self.hit(npu, "crash", "HBM uncorrectable error")
-        self.emit.plog(npu, "EE9999", "rtStreamSynchronize failed, runtime result = 507053, "
-                       "the error from device(chipId, dieId): device memory uncorrectable error", module="RUNTIME")
+        self.emit.plog_runtime(npu, 507053, "the error from device(chipId, dieId)")
         yield self.wait(self.p.followon_delay_s)
-        self.emit.device_event(npu, "80C98000", "aicore instruction data verify failed after memory error")
-        self.emit.plog(npu, "EE9999", "aicore exception, runtime result = 507015", module="RUNTIME")
+        self.emit.device_event(npu, "80C98000", "aicore instruction data verify failed")
+        self.emit.plog_runtime(npu, 507015)
         self.end()
 
 
@@ -119,31 +119,14 @@ class _LinkFault(FaultModel):
         return ids.index(b, "sw") if end == a else ids.index(a, "node")
 
     def down(self, reason: str) -> None:
-        a, b = self.link_ends()
         self.set_health(self.target, Health.FAILED)
-        self.emit.switch_alarm(a, "0x08520003", "L2", self.port_of(a), f"uplink port down ({reason})")
-        self.emit.switch_alarm(b, "0x08520003", "L1", self.port_of(b), f"downlink port down ({reason})")
-        self.emit_die_port_events(up=False)
         self.sim.telemetry.count("link_down_total", self.target)
+        self.emit.link_state(self.target, up=False, reason=reason)
 
     def up(self) -> None:
-        a, b = self.link_ends()
         if self.sim.state.health(self.target) == Health.FAILED:
             self.set_health(self.target, Health.HEALTHY)
-            self.emit.switch_alarm(a, "0x08520003", "L2", self.port_of(a), "uplink port up (alarm cleared)",
-                                   level="INFO")
-            self.emit_die_port_events(up=True)
-
-    def emit_die_port_events(self, up: bool) -> None:
-        """The node's NPUs see their UB port path through this L1 change state (one line, device 0 of the node)."""
-        a, _b = self.link_ends()
-        node = ids.node_of(a)
-        if node is None:
-            return
-        npu = self.sim.topology.npus_of(node)[0]
-        if not up:
-            self.emit.device_event(npu, "81B18603", f"ub_port link status up->down, l1sw{ids.index(a, 'l1sw')} "
-                                   f"port {self.port_of(a)}")
+            self.emit.link_state(self.target, up=True)
 
     def crc_burst(self) -> None:
         self.sim.telemetry.count("link_crc_total", self.target, float(self.p.crc_burst))
@@ -173,13 +156,9 @@ class OpticalDegradation(_LinkFault):
         for k in range(1, lanes):
             self.sim.state.set_lanes_down(self.target, k, cause=f"fault:{self.truth.id}")
             a, _ = self.link_ends()
-            self.emit.switch_alarm(a, "0x08520004", "L2", self.port_of(a), f"port lanes degraded, {lanes - k}/{lanes}"
-                                   " lanes up", level="WARNING")
-            node = ids.node_of(a)
-            if node:
-                self.emit.device_event(self.sim.topology.npus_of(node)[0], "81B18605",
-                                       f"ub_port partial lane failure, l1sw{ids.index(a, 'l1sw')} port "
-                                       f"{self.port_of(a)}", level="WARNING")
+            self.sim.telemetry.log(a, "switch", "WARN", fmt.switch_port_state(
+                self.sim.wallclock(), fmt.hostname(a), self.port_of(a), True,
+                f"lanes degraded, {lanes - k}/{lanes} lanes up"))
             yield self.wait((hours_to_down - hours_to_lane) * 3600 / lanes)
         self.down("loss of signal")
         self.end()
@@ -192,7 +171,7 @@ class LinkFlap(_LinkFault):
 
     def run(self) -> Gen:
         count = int(self.param("flaps", self.p.flap_count))
-        deadline = self.sim.now + self.spec.duration_s if self.spec.duration_s else math.inf
+        deadline = self.sim.now + self.spec.duration_s if self.spec.duration_s else -math.inf
         n = 0
         while n < count or self.sim.now < deadline:
             if self.sim.state.health(self.target) == Health.ISOLATED:
@@ -242,9 +221,8 @@ class L1SwitchFailure(FaultModel):
         self.set_health(sw, Health.FAILED)
         self.emit.syslog(node, f"ub switch chip l1sw{ids.index(sw, 'l1sw')} not responding, chip fault")
         for lid in self.sim.topology.links_of[sw]:
-            lk = self.sim.topology.links[lid]
-            if lk.kind == "ub_optical":
-                self.emit.switch_alarm(lk.b, "0x08520003", "L1", ids.index(lk.a, "node"), "downlink port down")
+            if self.sim.topology.links[lid].kind == "ub_optical":
+                self.emit.link_state(lid, up=False, reason="switch chip fault")
         for npu in self.sim.topology.npus_of(node):
             self.emit.device_event(npu, "81B18603", f"ub_port link status up->down, l1sw{ids.index(sw, 'l1sw')}")
         if (yield from self.heal_after_duration()):
@@ -261,9 +239,8 @@ class L2SwitchFailure(FaultModel):
         sw = self.target
         self.set_health(sw, Health.FAILED)
         for lid in self.sim.topology.links_of[sw]:
-            lk = self.sim.topology.links[lid]
-            if lk.kind == "ub_optical":
-                self.emit.switch_alarm(lk.a, "0x08520003", "L2", ids.index(sw, "sw"), "uplink port down")
+            if self.sim.topology.links[lid].kind == "ub_optical":
+                self.emit.link_state(lid, up=False, reason="peer switch chip not responding")
         if (yield from self.heal_after_duration()):
             self.set_health(sw, Health.HEALTHY)
         self.end()
@@ -281,7 +258,7 @@ class AicoreHang(FaultModel):
         self.emit.device_event(npu, "80FA4E00", f"ts heartbeat error, die {ids.index(die, 'die')} task scheduler "
                                "not responding")
         yield self.wait(self.p.peer_timeout_report_s)
-        self.emit.plog(npu, "EE9999", "aicore task timeout, runtime result = 507034", module="RUNTIME")
+        self.emit.plog_runtime(npu, 507034)
         self.end()
 
 
@@ -296,9 +273,8 @@ class NpuOffBus(FaultModel):
         self.emit.syslog(node, f"pcieport 0000:{0x80 + ids.index(npu, 'npu'):02x}:00.0: PCIe Bus Error: "
                          "severity=Uncorrected (Fatal), link down")
         yield self.wait(self.p.npu_heartbeat_s * 3)
-        self.emit.hub.log(node, "device_plugin", "ERROR",
-                          f"{self.sim.wallclock():%Y-%m-%d %H:%M:%S.%f} [ERROR] device-plugin: device "
-                          f"Ascend910-{ids.index(npu, 'npu')} heartbeat lost, device disconnected")
+        self.emit.node_agent(node, f"device Ascend910-{ids.index(npu, 'npu')} heartbeat lost, device "
+                             "disconnected")
         self.end()
 
 
@@ -318,7 +294,7 @@ class NpuFailSlow(FaultModel):
         for w in self.workloads_on(npu):
             if hasattr(w, "set_slowdown"):
                 w.set_slowdown(npu, 1.0)
-        self.sim.telemetry.metric("npu_temp_c", npu, self.p.hbm_temp_nominal_c)
+        self.sim.telemetry.metric("npu_temp_c", npu, self.sim.params.noise.npu_temp_mean_c)
         self.end()
 
 
@@ -333,15 +309,11 @@ class NodeCrash(FaultModel):
         self.set_health(node, Health.FAILED)
         self.hit(node, "crash", "node crash")
         # the node's L1 chips' uplinks go dark with it: every L2 chip reports its port toward the node down
-        for (n, _plane), links in self.sim.topology.uplinks.items():
-            if n != node:
-                continue
-            for lid in links:
-                lk = self.sim.topology.links[lid]
-                self.emit.switch_alarm(lk.b, "0x08520003", "L1", ids.index(node, "node"), "downlink port down")
+        for plane in range(self.sim.topology.params.l2_planes):
+            for lid in self.sim.topology.uplinks[(node, plane)]:
+                self.emit.link_state(lid, up=False, reason="peer down")
         yield self.wait(self.p.node_agent_heartbeat_s)
-        self.emit.hub.log(node, "device_plugin", "ERROR", f"{self.sim.wallclock():%Y-%m-%d %H:%M:%S.%f} [ERROR] "
-                          f"node-agent: node {node.replace('/', '-')} heartbeat lost")
+        self.emit.node_agent(node, f"node {fmt.hostname(node)} heartbeat lost")
         self.end()
 
 
@@ -354,8 +326,7 @@ class NodeHang(FaultModel):
         self.hit(node, "hang", "host hang")
         self.emit.syslog(node, "watchdog: BUG: soft lockup - CPU#17 stuck for 22s!")
         yield self.wait(self.p.node_agent_heartbeat_s)
-        self.emit.hub.log(node, "device_plugin", "ERROR", f"{self.sim.wallclock():%Y-%m-%d %H:%M:%S.%f} [ERROR] "
-                          f"node-agent: node {node.replace('/', '-')} heartbeat lost, devices reported up")
+        self.emit.node_agent(node, f"node {fmt.hostname(node)} heartbeat lost, devices reported up")
         self.end()
 
 
@@ -384,15 +355,15 @@ class RocePortDown(FaultModel):
         self.set_health(port, Health.FAILED)
         self.emit.device_event(npu, "81078603",
                                f"network port link status up->down, roce port {ids.index(port, 'roce')}")
-        self.emit.hccn_link(npu, up=False)
+        self.emit.hccn_link(port, up=False)
         for w in self.workloads_on(npu):
             if w.kind == "inference":
                 w.fail(npu, "hang", "RoCE port down")  # type: ignore[attr-defined]
         yield self.wait(self.p.peer_timeout_report_s)
-        self.emit.plog(npu, "EI0013", "roce error cqe, retransmissions exceeded")
+        self.emit.plog_hccl(npu, "EI0013")
         if (yield from self.heal_after_duration()):
             self.set_health(port, Health.HEALTHY)
-            self.emit.hccn_link(npu, up=True)
+            self.emit.hccn_link(port, up=True)
         self.end()
 
 
@@ -411,10 +382,8 @@ class CollectiveTimeoutSw(FaultModel):
             for other in w.nodes[:4]:
                 if other != node:
                     peer = self.sim.topology.npus_of(other)[0]
-                    self.emit.plog(peer, "EI0002", f"notify wait timeout, remote rank on {node.replace('/', '-')} "
-                                   "did not arrive")
-        self.emit.plog(stuck, "EI9999", "collective operator not launched, host thread blocked in python",
-                       level="WARNING")
+                    self.emit.plog_hccl(peer, "EI0002", remote=fmt.host_ip(node))
+        self.emit.plog_hccl(stuck, "EI9999", "collective operator not launched, host thread blocked")
         self.end()
 
 
@@ -427,7 +396,7 @@ class SilentDataCorruption(FaultModel):
         yield self.wait(self.param("detect_delay_s", self.p.sdc_detect_delay_s))
         for w in self.workloads_on(npu):
             if w.kind == "training":
-                self.emit.train(node, w.name, "loss is nan at step, gradient norm inf; aborting")
+                self.emit.train(node, "loss is nan, grad norm is inf; stopping training")
                 w.fail(npu, "crash", "silent data corruption (NaN loss)")  # type: ignore[attr-defined]
         self.end()
 
