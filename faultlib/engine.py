@@ -98,4 +98,5 @@ class Simulation:
     def run(self, until: float) -> None:
         if until < self.now:
             raise ValueError(f"cannot run until {until}: the clock is already at {self.now}")
-        self.env.run(until=until)
+        if until > self.now:
+            self.env.run(until=until)

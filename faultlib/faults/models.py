@@ -31,10 +31,11 @@ class HbmCeStorm(FaultModel):
         hub.metrics.add("hbm_ce_total", self.target, self.sim.now, 0.0, slope=base_slope + rate)
         n_reports = max(1, int(dur // 300))
         for _ in range(n_reports):
+            # the device reports once errors have accumulated (a report at onset would read ce_count=0)
+            yield self.wait(dur / n_reports)
             total = hub.read("hbm_ce_total", self.target, default=0.0) or 0.0
             self.emit.device_event(npu, fmt.HBM_CE_CODE, f"hbm correctable ecc errors, ce_count={int(total)}",
                                    level="WARNING")
-            yield self.wait(dur / n_reports)
         hub.metrics.add("hbm_ce_total", self.target, self.sim.now, 0.0, slope=base_slope)
         self.end()
 
@@ -50,7 +51,7 @@ class HbmUce(FaultModel):
         self.emit.device_event(npu, "80E01801", f"hbm multi-bit ecc error, uncorrectable, addr=0x{addr:08x}")
         self.emit.plugin(npu, "80E01801", "RestartBusiness")
         self.sim.telemetry.count("hbm_uce_total", self.target)
-        self.hit(npu, "crash", "HBM uncorrectable error")
+        self.hit(npu, "crash", "NPU error, error code is 507053")
         self.emit.plog_runtime(npu, 507053, "the error from device(chipId, dieId)")
         yield self.wait(self.p.followon_delay_s)
         self.emit.device_event(npu, "80C98000", "aicore instruction data verify failed")
@@ -81,7 +82,7 @@ class HbmRowExhaustion(FaultModel):
         self.emit.device_event(npu, "80E18402", f"hbm isolated rows reached {rows}, replace the device")
         self.emit.plugin(npu, "80E18402", "SeparateNPU")
         self.set_health(npu, Health.FAILED)
-        self.hit(npu, "crash", "HBM isolated rows exhausted")
+        self.hit(npu, "crash", "NPU error, error code is 507053")
         self.end()
 
 
@@ -103,7 +104,7 @@ class HbmOvertemp(FaultModel):
         self.emit.device_event(npu, "80E0020B", f"hbm temperature {p.hbm_temp_fatal_c:.0f}C fatal, device stopped")
         self.emit.plugin(npu, "80E0020B", "SeparateNPU")
         self.set_health(npu, Health.FAILED)
-        self.hit(npu, "crash", "HBM fatal over-temperature")
+        self.hit(npu, "crash", "NPU error, error code is 507010")
         self.end()
 
 
@@ -159,7 +160,8 @@ class OpticalDegradation(_LinkFault):
             self.sim.telemetry.log(a, "switch", "WARN", fmt.switch_port_state(
                 self.sim.wallclock(), fmt.hostname(a), self.port_of(a), True,
                 f"lanes degraded, {lanes - k}/{lanes} lanes up"))
-            yield self.wait((hours_to_down - hours_to_lane) * 3600 / lanes)
+            # lanes - 1 drops, evenly spaced, so the link dies when Rx reaches link_down_rx_dbm
+            yield self.wait((hours_to_down - hours_to_lane) * 3600 / max(1, lanes - 1))
         self.down("loss of signal")
         self.end()
 
@@ -254,7 +256,7 @@ class AicoreHang(FaultModel):
         die = self.target
         npu = ids.npu_of(die) or die
         self.set_health(die, Health.FAILED)
-        self.hit(die, "hang", "AI Core hang")
+        self.hit(die, "hang", "HCCL error EI0002: notify wait timeout")
         self.emit.device_event(npu, "80FA4E00", f"ts heartbeat error, die {ids.index(die, 'die')} task scheduler "
                                "not responding")
         yield self.wait(self.p.peer_timeout_report_s)
@@ -269,7 +271,7 @@ class NpuOffBus(FaultModel):
         npu = self.target
         node = ids.node_of(npu) or ""
         self.set_health(npu, Health.FAILED)
-        self.hit(npu, "crash", "NPU fell off the bus")
+        self.hit(npu, "crash", "NPU error, error code is 507010")
         self.emit.syslog(node, f"pcieport 0000:{0x80 + ids.index(npu, 'npu'):02x}:00.0: PCIe Bus Error: "
                          "severity=Uncorrected (Fatal), link down")
         yield self.wait(self.p.npu_heartbeat_s * 3)
@@ -307,7 +309,7 @@ class NodeCrash(FaultModel):
         cause = str(self.param("cause", "Kernel panic - not syncing: Fatal hardware error"))
         self.emit.syslog(node, cause)
         self.set_health(node, Health.FAILED)
-        self.hit(node, "crash", "node crash")
+        self.hit(node, "crash", "HCCL error EI0006: get socket timeout")
         # the node's L1 chips' uplinks go dark with it: every L2 chip reports its port toward the node down
         for plane in range(self.sim.topology.params.l2_planes):
             for lid in self.sim.topology.uplinks[(node, plane)]:
@@ -323,7 +325,7 @@ class NodeHang(FaultModel):
     def run(self) -> Gen:
         node = self.target
         self.set_health(node, Health.FAILED)
-        self.hit(node, "hang", "host hang")
+        self.hit(node, "hang", "HCCL error EI0002: notify wait timeout")
         self.emit.syslog(node, "watchdog: BUG: soft lockup - CPU#17 stuck for 22s!")
         yield self.wait(self.p.node_agent_heartbeat_s)
         self.emit.node_agent(node, f"node {fmt.hostname(node)} heartbeat lost, devices reported up")
@@ -339,7 +341,7 @@ class QingtianFailure(FaultModel):
         self.set_health(card, Health.FAILED)
         self.emit.syslog(node, "qingtian: dpu card heartbeat lost, vpc interface eth0 link down")
         self.emit.syslog(node, "nfs: server storage.vpc not responding, still trying", level="WARNING")
-        self.hit(node, "hang", "storage and VPC path lost")
+        self.hit(node, "hang", "dataloader: read from storage timed out")
         if (yield from self.heal_after_duration()):
             self.set_health(card, Health.HEALTHY)
         self.end()
@@ -358,7 +360,7 @@ class RocePortDown(FaultModel):
         self.emit.hccn_link(port, up=False)
         for w in self.workloads_on(npu):
             if w.kind == "inference":
-                w.fail(npu, "hang", "RoCE port down")  # type: ignore[attr-defined]
+                w.fail(npu, "hang", "HCCL error EI0013: roce error cqe")  # type: ignore[attr-defined]
         yield self.wait(self.p.peer_timeout_report_s)
         self.emit.plog_hccl(npu, "EI0013")
         if (yield from self.heal_after_duration()):
@@ -376,7 +378,7 @@ class CollectiveTimeoutSw(FaultModel):
         node = self.target
         npus = self.sim.topology.npus_of(node)
         stuck = npus[int(self.rng.integers(0, len(npus)))]
-        self.hit(stuck, "hang", "rank stuck in software")
+        self.hit(stuck, "hang", "HCCL error EI0002: notify wait timeout")
         yield self.wait(self.p.peer_timeout_report_s)
         for w in self.workloads_on(node):
             for other in w.nodes[:4]:
@@ -396,8 +398,9 @@ class SilentDataCorruption(FaultModel):
         yield self.wait(self.param("detect_delay_s", self.p.sdc_detect_delay_s))
         for w in self.workloads_on(npu):
             if w.kind == "training":
-                self.emit.train(node, "loss is nan, grad norm is inf; stopping training")
-                w.fail(npu, "crash", "silent data corruption (NaN loss)")  # type: ignore[attr-defined]
+                self.emit.train(node, f"loss is nan, grad norm is inf on device[{ids.index(npu, 'npu')}]; "
+                                "stopping training")
+                w.fail(npu, "crash", "loss is nan, grad norm is inf")  # type: ignore[attr-defined]
         self.end()
 
 

@@ -1,0 +1,90 @@
+"""The controller wired into a simulation: telemetry -> signals -> detector -> diagnoser -> responder.
+
+It sees what an operator sees: log lines and job events (pushed by the telemetry hub), metrics read on demand,
+the topology and where workloads are placed. It never reads ``sim.faults`` or the trace (ground truth).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any, Protocol
+
+import simpy
+
+from faultlib.telemetry import JobEvent, LogLine
+from opsbrain.detection import Detector, DetectorParams, Incident, LinkHistory
+from opsbrain.diagnosis.signals import parse_job_event, parse_line
+from opsbrain.diagnosis.types import Diagnosis
+
+if TYPE_CHECKING:
+    from faultlib.engine import Simulation
+
+
+class Diagnoser(Protocol):
+    def diagnose(self, incident: Incident, now: float, history: LinkHistory,
+                 metric: Callable[[str, str], float | None]) -> Diagnosis: ...
+
+
+class Responder(Protocol):
+    def handle(self, incident_id: str, diagnosis: Diagnosis) -> simpy.Process | None: ...
+
+    def actions_for(self, incident_id: str) -> list[dict[str, Any]]: ...
+
+
+class NullResponder:
+    """Takes no action (detection and diagnosis only)."""
+
+    def handle(self, incident_id: str, diagnosis: Diagnosis) -> simpy.Process | None:
+        return None
+
+    def actions_for(self, incident_id: str) -> list[dict[str, Any]]:
+        return []
+
+
+class Controller:
+    def __init__(self, sim: Simulation, diagnoser: Diagnoser, responder: Responder | None = None,
+                 params: DetectorParams | None = None) -> None:
+        self.sim = sim
+        self.diagnoser = diagnoser
+        self.responder = responder or NullResponder()
+        self.placement = {name: list(w.nodes) for name, w in sim.workloads.items()}
+        self.detector = Detector(params or DetectorParams(), sim.clock, self._schedule, self._diagnose)
+        self.diagnosis_ms: list[float] = []
+        sim.telemetry.subscribe(self._on_record)
+
+    # ---- wiring -------------------------------------------------------------------------------------
+    def _on_record(self, rec: LogLine | JobEvent) -> None:
+        if isinstance(rec, LogLine):
+            sigs = parse_line(rec.text, rec.t, rec.origin, rec.source, rec.level)
+        else:
+            sigs = parse_job_event(rec.job, rec.kind, rec.detail, rec.t, self.placement)
+        for s in sigs:
+            self.detector.feed(s)
+
+    def _schedule(self, delay: float, fn: Callable[[], None]) -> None:
+        def proc() -> Generator[simpy.Event, Any, None]:
+            yield self.sim.env.timeout(delay)
+            fn()
+
+        self.sim.env.process(proc())
+
+    def metric(self, name: str, component: str) -> float | None:
+        return self.sim.telemetry.read(name, component)
+
+    def _diagnose(self, inc: Incident) -> None:
+        import time
+
+        now = self.sim.now
+        t0 = time.perf_counter()
+        d = self.diagnoser.diagnose(inc, now, LinkHistory(self.detector, now), self.metric)
+        self.diagnosis_ms.append((time.perf_counter() - t0) * 1e3)
+        d.at_s = now
+        prev = inc.diagnosis
+        inc.diagnoses.append(d)
+        if prev is not None and (prev.fault_class, prev.component) == (d.fault_class, d.component):
+            return
+        self.responder.handle(inc.id, d)
+
+    @property
+    def incidents(self) -> list[Incident]:
+        return self.detector.incidents

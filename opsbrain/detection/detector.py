@@ -1,0 +1,189 @@
+"""The detector: signals in, incidents out.
+
+Error-level signals open or join incidents; warnings join an open incident, and open one only when they are
+actionable on their own (lanes lost, temperature alarms, isolated-row warnings) or come as a burst (correctable
+errors above a rate). A signal joins an open incident when it shares a node or an L2 chip with it, within the
+incident's horizon. Every incident gets a first diagnosis ``collect_s`` after it opens (sympathetic signals arrive
+within seconds) and another whenever a signal kind it had not seen arrives.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from faultlib.params import P, ParamGroup
+from opsbrain.diagnosis.signals import Signal
+from opsbrain.diagnosis.types import Diagnosis
+
+ACTIONABLE_WARNINGS = ("sw:lanes", "dev:80E20207", "dev:80E18401", "dev:80E00209", "dev:81B18605", "dev:81078605")
+BURST_KINDS = ("dev:80E01805",)
+IGNORED = ("level:", "plugin_sw:", "sw:up", "port:up", "hccn:up", ":recover")
+
+
+class DetectorParams(ParamGroup):
+    collect_s: float = P(5.0, "s", "reason: sympathetic signals (follow-on device errors, link-downs of a crashed "
+                         "node, peers' collective errors) arrive within seconds (DESIGN principle 2)", gt=0)
+    rediagnose_settle_s: float = P(1.0, "s", "reason: let a burst of new signals land before diagnosing again", ge=0)
+    horizon_s: float = P(3600.0, "s", "reason: later signals on the same parts within an hour (hang timeouts at "
+                         "30 min, facts.md §3) belong to the same incident", gt=0)
+    burst_count: int = P(3, "reports", "assumed: three correctable-error reports from one HBM stack within the burst "
+                         "window is a storm (background is ~19 reports/day/pod, telemetry noise params)", ge=1)
+    burst_window_s: float = P(3600.0, "s", "assumed: window for the correctable-error burst rule", gt=0)
+    flap_window_s: float = P(86400.0, "s", "MindCluster counts link-downs over 24 h (facts.md §3)", gt=0)
+
+
+@dataclass(frozen=True)
+class LinkHistory:
+    """What an operator's link records say at a moment: link-downs and lane losses over the last 24 h."""
+
+    detector: Detector | None
+    now: float
+
+    def flaps(self, link: str) -> int:
+        return self.detector.flaps_of(link, self.now) if self.detector else 0
+
+    def lanes_lost(self, link: str) -> bool:
+        return self.detector.lanes_lost_recently(link, self.now) if self.detector else False
+
+
+NO_HISTORY = LinkHistory(None, 0.0)
+
+
+@dataclass
+class Incident:
+    id: str
+    opened_at: float
+    last_at: float
+    signals: list[Signal] = field(default_factory=list)
+    nodes: set[str] = field(default_factory=set)
+    l2: set[str] = field(default_factory=set)
+    diagnoses: list[Diagnosis] = field(default_factory=list)
+    kinds: set[str] = field(default_factory=set)
+    closed: bool = False
+
+    @property
+    def diagnosis(self) -> Diagnosis | None:
+        return self.diagnoses[-1] if self.diagnoses else None
+
+    @property
+    def scope(self) -> set[str]:
+        return self.nodes | self.l2
+
+    @property
+    def components(self) -> set[str]:
+        return {s.component for s in self.signals if s.component}
+
+
+def anchors(sig: Signal) -> tuple[set[str], set[str]]:
+    """(nodes, L2 chips) a signal points at."""
+    nodes: set[str] = set()
+    l2: set[str] = set()
+    for comp in filter(None, (sig.component, sig.host)):
+        for part in comp.split("~"):
+            segs = part.split("/")
+            if len(segs) >= 2 and segs[1].startswith("node"):
+                nodes.add("/".join(segs[:2]))
+            elif len(segs) >= 3 and segs[1].startswith("l2plane"):
+                l2.add("/".join(segs[:3]))
+    return nodes, l2
+
+
+class Detector:
+    def __init__(self, params: DetectorParams, clock: Callable[[], float],
+                 schedule: Callable[[float, Callable[[], None]], None],
+                 diagnose: Callable[[Incident], None]) -> None:
+        self.p = params
+        self._clock = clock
+        self._schedule = schedule
+        self._diagnose = diagnose
+        self.incidents: list[Incident] = []
+        self._burst: dict[str, deque[float]] = defaultdict(deque)
+        self.link_downs: dict[str, deque[float]] = defaultdict(deque)  # operator-visible flap history
+        self.link_lanes: dict[str, float] = {}  # link -> last time it reported lanes lost
+        self._pending: set[str] = set()
+
+    # ---- intake ----------------------------------------------------------------------------------------
+    def feed(self, sig: Signal) -> None:
+        if any(tag in sig.kind for tag in IGNORED):
+            self._attach_quietly(sig)
+            return
+        if sig.kind in ("sw:down", "port:down") and sig.component and "~" in sig.component:
+            hist = self.link_downs[sig.component]
+            if not hist or sig.t - hist[-1] > 1.0:  # one physical event shows at both ends
+                hist.append(sig.t)
+            while hist and sig.t - hist[0] > self.p.flap_window_s:
+                hist.popleft()
+        if sig.kind == "sw:lanes" and sig.component:
+            self.link_lanes[sig.component] = sig.t
+        inc = self._find(sig)
+        if inc is not None:
+            repeat = sig.kind == "sw:down" and sig.component is not None and sig.kind in inc.kinds
+            self._join(inc, sig)
+            if repeat:
+                self._rediagnose(inc)  # the same link down again: a flap count changed
+            return
+        if sig.severity >= 2 or sig.kind in ACTIONABLE_WARNINGS or self._burst_rule(sig):
+            self._open(sig)
+
+    def _burst_rule(self, sig: Signal) -> bool:
+        if sig.kind not in BURST_KINDS or not sig.component:
+            return False
+        q = self._burst[sig.component]
+        q.append(sig.t)
+        while q and sig.t - q[0] > self.p.burst_window_s:
+            q.popleft()
+        return len(q) >= self.p.burst_count
+
+    def _find(self, sig: Signal) -> Incident | None:
+        nodes, l2 = anchors(sig)
+        for inc in reversed(self.incidents):
+            if sig.t - inc.opened_at > self.p.horizon_s:
+                continue
+            if nodes & inc.nodes or l2 & inc.l2:
+                return inc
+        return None
+
+    def _attach_quietly(self, sig: Signal) -> None:
+        inc = self._find(sig)
+        if inc is not None:
+            inc.signals.append(sig)
+            if sig.kind not in inc.kinds and not sig.kind.startswith("level:"):
+                inc.kinds.add(sig.kind)
+                self._rediagnose(inc)
+
+    def _open(self, sig: Signal) -> None:
+        inc = Incident(f"i{len(self.incidents) + 1:04d}", sig.t, sig.t)
+        self.incidents.append(inc)
+        self._join(inc, sig, diagnose=False)
+        self._pending.add(inc.id)
+        self._schedule(self.p.collect_s, lambda: self._first(inc))
+
+    def _join(self, inc: Incident, sig: Signal, diagnose: bool = True) -> None:
+        nodes, l2 = anchors(sig)
+        inc.nodes |= nodes
+        inc.l2 |= l2
+        inc.signals.append(sig)
+        inc.last_at = sig.t
+        new = sig.kind not in inc.kinds
+        inc.kinds.add(sig.kind)
+        if diagnose and new:
+            self._rediagnose(inc)
+
+    def _first(self, inc: Incident) -> None:
+        self._pending.discard(inc.id)
+        self._diagnose(inc)
+
+    def _rediagnose(self, inc: Incident) -> None:
+        if inc.id in self._pending or not inc.diagnoses:
+            return
+        self._pending.add(inc.id)
+        self._schedule(self.p.rediagnose_settle_s, lambda: self._first(inc))
+
+    def lanes_lost_recently(self, link: str, now: float) -> bool:
+        t = self.link_lanes.get(link)
+        return t is not None and now - t <= self.p.flap_window_s
+
+    def flaps_of(self, link: str, now: float) -> int:
+        return sum(1 for t in self.link_downs.get(link, ()) if now - t <= self.p.flap_window_s)

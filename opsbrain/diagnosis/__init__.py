@@ -1,0 +1,1 @@
+"""Diagnosis: signals from telemetry, incident features, the classifier, topology localization."""

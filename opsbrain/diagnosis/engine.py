@@ -1,0 +1,107 @@
+"""The diagnoser: features -> model -> class and confidence; topology rule -> root component; evidence in words.
+
+Below the confidence threshold, or when most of what the incident shows is unfamiliar to the model, the answer is
+``unknown`` (escalate) with the evidence, not a confident guess.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+from faultlib.params import P, ParamGroup
+from faultlib.telemetry import formats as fmt
+from opsbrain.detection import NO_HISTORY, Incident, LinkHistory
+from opsbrain.diagnosis.features import DOWN, incident_features, l2_of_link, link_of, node_id
+from opsbrain.diagnosis.localize import RULES, localize
+from opsbrain.diagnosis.model import DiagnosisModel
+from opsbrain.diagnosis.signals import Signal
+from opsbrain.diagnosis.types import UNKNOWN, Diagnosis
+
+
+class DiagnosisParams(ParamGroup):
+    min_confidence: float = P(0.5, "probability", "reason: below an even chance the top class is more likely wrong "
+                              "than right; escalate instead (an unknown beats a confident wrong answer)", ge=0, le=1)
+    max_novelty: float = P(0.5, "share", "reason: when most signal kinds were never seen in training the model is "
+                           "out of its distribution", ge=0, le=1)
+
+
+def runbook_id(fault_class: str) -> str:
+    return "rb-" + fault_class.replace("_", "-")
+
+
+def describe_kind(kind: str) -> str:
+    fam, _, code = kind.partition(":")
+    code = code.split(":")[0]
+    if fam in ("dev", "plugin"):
+        desc = fmt.DEVICE_CODES.get(code, ("", "device fault event"))[1]
+        return f"device event 0x{code} ({desc})"
+    if fam == "rt" and code.isdigit():
+        return f"runtime error {code} ({fmt.RUNTIME_CODES.get(int(code), 'runtime error')})"
+    if fam == "hccl":
+        return "remote rank named by peers" if code == "remote" else \
+            f"collective error {code} ({fmt.HCCL_CODES.get(code, 'error')})"
+    words = {"sw:down": "switch port link down", "port:down": "switch port down", "sw:lanes": "port lanes lost",
+             "os:panic": "kernel panic", "os:lockup": "CPU soft lockup", "os:pcie_fatal": "fatal PCIe error",
+             "os:vpc_down": "Qingtian/VPC interface down", "os:storage": "storage not responding",
+             "os:l1_fault": "L1 switch chip not responding", "agent:node_hb": "node heartbeat lost",
+             "agent:node_hb_devup": "node heartbeat lost while devices report up",
+             "agent:dev_hb": "device heartbeat lost", "hccn:down": "RoCE port link down",
+             "train:nan": "NaN loss in training", "train:storage": "training data read timed out"}
+    return words.get(kind, kind)
+
+
+def evidence(signals: list[Signal], history: LinkHistory) -> list[str]:
+    out: list[str] = []
+    kinds = Counter(s.kind for s in signals if not s.kind.startswith(("level:", "plugin_sw:")))
+    for kind, n in kinds.most_common(5):
+        where = Counter(s.component for s in signals if s.kind == kind and s.component).most_common(1)
+        at = f" on {where[0][0]}" if where else ""
+        out.append(f"{n} x {describe_kind(kind)}{at}")
+    down = {ln for s in signals if s.kind in DOWN and (ln := link_of(s))}
+    if len(down) > 1:
+        l2 = Counter(l2_of_link(ln) for ln in down).most_common(1)[0]
+        nd = Counter(node_id(ln) for ln in down).most_common(1)[0]
+        out.append(f"{len(down)} links down: {l2[1]} share L2 chip {l2[0]}, {nd[1]} belong to {nd[0]}")
+    for ln in sorted(down)[:3]:
+        n = history.flaps(ln)
+        if n > 1:
+            out.append(f"link {ln} went down {n} times in 24 h")
+    return out
+
+
+class Engine:
+    """Diagnoses incidents with a trained :class:`DiagnosisModel`."""
+
+    def __init__(self, model: DiagnosisModel, params: DiagnosisParams | None = None,
+                 runbooks: Callable[[str], str | None] | None = None) -> None:
+        self.model = model
+        self.p = params or DiagnosisParams()
+        self._runbook = runbooks or runbook_id
+
+    def diagnose(self, incident: Incident, now: float, history: LinkHistory,
+                 metric: Callable[[str, str], float | None] | None) -> Diagnosis:
+        return self.diagnose_signals(incident.signals, now, history, metric)
+
+    def diagnose_signals(self, signals: list[Signal], now: float, history: LinkHistory = NO_HISTORY,
+                         metric: Callable[[str, str], float | None] | None = None) -> Diagnosis:
+        feats = incident_features(signals, now, history, metric)
+        return self.decide(feats, signals, now, history)
+
+    def decide(self, feats: dict[str, float], signals: list[Signal], now: float,
+               history: LinkHistory = NO_HISTORY) -> Diagnosis:
+        probs = self.model.predict_proba([feats])[0]
+        order = probs.argsort()[::-1]
+        best, conf = self.model.classes[order[0]], float(probs[order[0]])
+        alts = [(self.model.classes[i], float(probs[i])) for i in order[1:4] if probs[i] > 0.01]
+        ev = evidence(signals, history)
+        novelty = self.model.novelty(feats)
+        if not signals or novelty > self.p.max_novelty:
+            return Diagnosis(UNKNOWN, None, conf, ev + [f"{novelty:.0%} of the signal kinds are unfamiliar; "
+                                                      "escalate to an engineer"], now, None, [(best, conf)] + alts)
+        component = localize(RULES.get(best, ""), signals)
+        if conf < self.p.min_confidence:
+            return Diagnosis(UNKNOWN, component, conf, ev + [f"best guess {best} at {conf:.0%} is below the "
+                                                            f"{self.p.min_confidence:.0%} bar; escalate"],
+                             now, None, [(best, conf)] + alts)
+        return Diagnosis(best, component, conf, ev, now, self._runbook(best), alts)

@@ -1,0 +1,101 @@
+"""Features of an incident window: code families, counts, topology aggregates, and a few metric readings.
+
+Plain dicts (vectorised by the model's DictVectorizer) so one incident costs well under a millisecond.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+
+from opsbrain.detection.detector import NO_HISTORY, LinkHistory
+from opsbrain.diagnosis.signals import Signal
+
+MetricReader = Callable[[str, str], float | None]  # (metric, component) -> value now, or None
+
+
+def link_of(sig: Signal) -> str | None:
+    return sig.component if sig.component and "~" in sig.component else None
+
+
+def npu_id(comp: str | None) -> str | None:
+    if not comp or "~" in comp:
+        return None
+    parts = comp.split("/")
+    return "/".join(parts[:3]) if len(parts) >= 3 and parts[2].startswith("npu") else None
+
+
+def node_id(comp: str | None) -> str | None:
+    if not comp:
+        return None
+    parts = comp.split("~")[0].split("/")
+    return "/".join(parts[:2]) if len(parts) >= 2 and parts[1].startswith("node") else None
+
+
+def l2_of_link(link: str) -> str:
+    return link.split("~", 1)[1]
+
+
+DOWN = ("sw:down", "port:down")
+UP = ("sw:up", "port:up")
+
+
+def incident_features(signals: Iterable[Signal], now: float, history: LinkHistory = NO_HISTORY,
+                      metric: MetricReader | None = None) -> dict[str, float]:
+    sigs = list(signals)
+    f: dict[str, float] = {}
+    kinds = Counter(s.kind for s in sigs)
+    for k, n in kinds.items():
+        f["n:" + k] = math.log1p(n)
+    fam = Counter(k.split(":", 1)[0] for k in kinds.elements())
+    for k, n in fam.items():
+        f["fam:" + k] = math.log1p(n)
+    down = {ln for s in sigs if s.kind in DOWN and (ln := link_of(s))}
+    up = {ln for s in sigs if s.kind in UP and (ln := link_of(s))}
+    lanes = {ln for s in sigs if s.kind == "sw:lanes" and (ln := link_of(s))}
+    f["links_down"] = math.log1p(len(down))
+    f["links_lanes"] = float(len(lanes))
+    if down:
+        f["links_up_share"] = len(down & up) / len(down)
+        per_node: dict[str, set[str]] = defaultdict(set)
+        per_l2: dict[str, set[str]] = defaultdict(set)
+        for ln in down:
+            per_node[node_id(ln) or ""].add(ln)
+            per_l2[l2_of_link(ln)].add(ln)
+        f["max_down_per_node"] = math.log1p(max(len(v) for v in per_node.values()))
+        f["max_down_per_l2"] = math.log1p(max(len(v) for v in per_l2.values()))
+        f["nodes_with_down"] = math.log1p(len(per_node))
+        f["l2_with_down"] = math.log1p(len(per_l2))
+        busiest = max(per_node.values(), key=len)
+        f["planes_on_busiest_node"] = float(len({ln.split("/l1sw", 1)[1].split("~")[0] for ln in busiest}))
+        f["max_flaps_24h"] = float(max(history.flaps(ln) for ln in down))
+        f["lanes_lost_before"] = float(any(history.lanes_lost(ln) for ln in down))
+    npus = Counter(n for s in sigs if (n := npu_id(s.component)))
+    f["npus"] = math.log1p(len(npus))
+    f["max_signals_per_npu"] = math.log1p(max(npus.values())) if npus else 0.0
+    remotes = {s.component for s in sigs if s.kind == "hccl:remote"}
+    f["remote_nodes"] = float(len(remotes))
+    hw_nodes = {node_id(s.component) for s in sigs if s.kind.startswith(("dev:", "agent:", "os:", "sw:", "port:"))}
+    f["remote_has_hw_errors"] = float(bool(remotes & hw_nodes))
+    nodes = {n for s in sigs if (n := node_id(s.component) or node_id(s.host))}
+    f["nodes"] = math.log1p(len(nodes))
+    f["span_s"] = math.log1p(max(0.0, now - min((s.t for s in sigs), default=now)))
+    if metric is not None:
+        _metric_features(f, npus, down | lanes, metric)
+    return f
+
+
+def _metric_features(f: dict[str, float], npus: Counter[str], links: set[str], metric: MetricReader) -> None:
+    temps = [metric("hbm_temp_c", n + "/hbm") for n in npus] + [metric("npu_temp_c", n) for n in npus]
+    temps_v = [t for t in temps if t is not None]
+    if temps_v:
+        f["max_temp_c"] = max(temps_v)
+    rows = [metric("hbm_isolated_rows", n + "/hbm") for n in npus]
+    rows_v = [r for r in rows if r is not None]
+    if rows_v:
+        f["isolated_rows"] = max(rows_v)
+    slow = [metric("rank_step_time_s", n) for n in npus]
+    slow_v = [x for x in slow if x is not None and x > 0]
+    if slow_v:
+        f["has_rank_step_time"] = 1.0

@@ -1,0 +1,63 @@
+"""Topology localization: from the class and the signals, the root component (link vs switch vs node vs NPU)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from opsbrain.diagnosis.features import DOWN, l2_of_link, link_of, node_id, npu_id
+from opsbrain.diagnosis.signals import Signal
+
+RULES = {
+    "hbm_ce_storm": "hbm", "hbm_uce": "hbm", "hbm_row_exhaustion": "hbm", "hbm_overtemp": "hbm",
+    "optical_degradation": "link", "link_flap": "link", "link_down": "link", "dirty_connector": "link",
+    "l1_switch_failure": "l1_switch", "l2_switch_failure": "l2_switch",
+    "aicore_hang": "die", "npu_off_bus": "npu", "npu_fail_slow": "npu", "silent_data_corruption": "npu",
+    "node_crash": "node", "node_hang": "node", "qingtian_failure": "qingtian",
+    "roce_port_down": "roce_port", "collective_timeout_sw": "job_rank",
+}
+
+
+def _most(items: Iterable[str | None]) -> str | None:
+    c = Counter(x for x in items if x)
+    return c.most_common(1)[0][0] if c else None
+
+
+def _hw(s: Signal) -> bool:
+    return s.kind.startswith(("dev:", "agent:", "os:", "rt:", "plugin:", "train:", "hccn:"))
+
+
+def localize(rule: str, signals: list[Signal]) -> str | None:
+    """The root component for a localization ``rule`` (see :data:`RULES`)."""
+    down = [ln for s in signals if s.kind in DOWN and (ln := link_of(s))]
+    if rule == "hbm":
+        npu = _most(npu_id(s.component) for s in signals if s.kind.startswith(("dev:80E0", "dev:80E1", "rt:5070")))
+        npu = npu or _most(npu_id(s.component) for s in signals if _hw(s))
+        return f"{npu}/hbm" if npu else None
+    if rule == "link":
+        return _most(link_of(s) for s in signals if s.kind.startswith(("sw:", "port:"))) or None
+    if rule == "l1_switch":
+        named = _most(s.component for s in signals if s.kind == "os:l1_fault")
+        return named or _most(ln.split("~", 1)[0] for ln in down)
+    if rule == "l2_switch":
+        return _most(l2_of_link(ln) for ln in down)
+    if rule == "die":
+        die = _most(s.component for s in signals if s.component and "/die" in s.component)
+        return die or _most(npu_id(s.component) for s in signals if _hw(s))
+    if rule == "npu":
+        return _most(npu_id(s.component) for s in signals if _hw(s)) or _most(
+            npu_id(s.component) for s in signals)
+    if rule == "node":
+        named = _most(s.component for s in signals if s.kind.startswith("agent:node"))
+        return named or _most(node_id(ln) for ln in down) or _most(
+            node_id(s.component) or node_id(s.host) for s in signals if _hw(s))
+    if rule == "qingtian":
+        node = _most(node_id(s.component) or node_id(s.host) for s in signals if s.kind.startswith("os:"))
+        return f"{node}/qingtian" if node else None
+    if rule == "roce_port":
+        return _most(s.component for s in signals if s.kind.startswith("hccn:")) or _most(
+            npu_id(s.component) for s in signals if _hw(s))
+    if rule == "job_rank":
+        return _most(s.component for s in signals if s.kind == "hccl:remote") or _most(
+            node_id(s.component) or node_id(s.host) for s in signals)
+    return None

@@ -1,0 +1,132 @@
+"""Scoring after the fact: the only place that reads injected ground truth.
+
+Times follow DESIGN.md: ttd = detection - onset, ttdiag = diagnosis - onset, ttr = start of the first 30 s window
+(after the workloads first fell below 95% of their pre-fault rate) in which they run at >= 95% again, - onset;
+0 when they never fell below 95%. A fault that touches no workload gets ttr from its component's return to
+service (the end of the incident's last successful action, or the fault's own end when it healed by itself).
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+
+from faultlib import ids
+
+RECOVERY_SHARE = 0.95
+RECOVERY_WINDOW_S = 30.0
+
+Series = list[tuple[float, float]]  # piecewise-constant (t, rate) change points, sorted by t
+
+
+def rate_at(series: Series, t: float) -> float:
+    i = bisect_right([p[0] for p in series], t) - 1
+    return series[i][1] if i >= 0 else 0.0
+
+
+def time_to_recover(series: Series, onset: float, end: float, share: float = RECOVERY_SHARE,
+                    window: float = RECOVERY_WINDOW_S) -> float | None:
+    """Seconds from ``onset`` to the start of the first ``window`` at >= ``share`` of the pre-fault rate after the
+    first dip; 0.0 if no dip before ``end``; None if no recovery before ``end``."""
+    pre = rate_at(series, onset - 1e-6)
+    if pre <= 0:
+        return 0.0
+    bar = share * pre
+    points = [(t, r) for t, r in series if onset < t <= end]
+    timeline = [(onset, rate_at(series, onset))] + points
+    dip = next((t for t, r in timeline if r < bar), None)
+    if dip is None:
+        return 0.0
+    good_since: float | None = None
+    for t, r in timeline:
+        if t < dip:
+            continue
+        if r >= bar:
+            if good_since is None:
+                good_since = t
+        else:
+            if good_since is not None and t - good_since >= window:
+                return good_since - onset
+            good_since = None
+    if good_since is not None and end - good_since >= window:
+        return good_since - onset
+    return None
+
+
+def integrate_deficit(series: Series, start: float, end: float, reference: float) -> float:
+    """Integral of max(0, reference - rate) over [start, end] (units of rate x seconds)."""
+    if end <= start:
+        return 0.0
+    pts = [(start, rate_at(series, start))] + [(t, r) for t, r in series if start < t < end] + [(end, 0.0)]
+    total = 0.0
+    for (t0, r0), (t1, _r1) in zip(pts, pts[1:], strict=False):
+        total += max(0.0, reference - r0) * (t1 - t0)
+    return total
+
+
+def blast_radius(kind: str, target: str, placements: dict[str, list[str]]) -> list[str]:
+    """Names of the workloads a fault can touch: those on its node; for a pod-level part (an L2 chip), every
+    workload of that pod that spans more than one node."""
+    node = ids.node_of(target)
+    if node is not None:
+        return [w for w, nodes in placements.items() if node in nodes]
+    pod = ids.pod_of(target)
+    return [w for w, nodes in placements.items() if len(nodes) > 1 and any(ids.pod_of(n) == pod for n in nodes)]
+
+
+def localized(kind: str, target: str, component: str | None) -> bool:
+    """Whether a diagnosed component names the injected root: the target itself, or for an HBM fault its NPU."""
+    if component is None:
+        return False
+    if component == target:
+        return True
+    return kind.startswith("hbm_") and ids.npu_of(target) == component
+
+
+def finite(x: float | None) -> float | None:
+    return None if x is None or not math.isfinite(x) else round(float(x), 3)
+
+
+def match_incidents(faults: list[tuple[str, str, str, float]],
+                    incidents: list[tuple[str, float, set[str]]], horizon_s: float) -> dict[str, str]:
+    """Assign each incident (id, opened_at, components) to the injected fault (id, kind, target, onset)
+    nearest before it, at most ``horizon_s`` earlier, that it is :func:`about`. Returns incident id -> fault id;
+    unmatched incidents are noise or false positives."""
+    out: dict[str, str] = {}
+    for inc_id, opened, components in incidents:
+        best: tuple[float, str] | None = None
+        for fid, _kind, target, onset in faults:
+            if onset > opened + 1e-9 or opened - onset > horizon_s:
+                continue
+            if not about(target, components):
+                continue
+            key = (opened - onset, fid)
+            if best is None or key < best:
+                best = key
+        if best is not None:
+            out[inc_id] = best[1]
+    return out
+
+
+def related(target: str, scope: set[str]) -> bool:
+    """Whether an injected target lies in an incident's scope (its nodes and L2 chips)."""
+    for part in target.split("~"):
+        node = ids.node_of(part)
+        if node is not None and node in scope:
+            return True
+        segs = part.split("/")
+        if len(segs) >= 3 and segs[1].startswith("l2plane") and "/".join(segs[:3]) in scope:
+            return True
+    return False
+
+
+def about(target: str, components: set[str]) -> bool:
+    """Whether an incident whose signals name ``components`` is about the injected ``target``: a signal names the
+    target, a part of it (a link of a crashed node), a whole that holds it (the NPU of an HBM stack, the node of
+    a Qingtian card), or a link of a failed L2 chip."""
+    for c in components:
+        if c == target or c.startswith(target + "/") or c.startswith(target + "~") or target.startswith(c + "/"):
+            return True
+        if "~" in c and (c.endswith("~" + target) or "~" in target and c == target):
+            return True
+    return False
