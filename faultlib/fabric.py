@@ -9,6 +9,7 @@ Intra-node traffic crosses the node's L1 chips the same way.
 
 from __future__ import annotations
 
+from faultlib import ids
 from faultlib.params import P, ParamGroup
 from faultlib.state import PlantState
 from faultlib.topology import Topology
@@ -40,13 +41,22 @@ class Fabric:
         self.params = params
         self.state = state
         self._weights: dict[str, dict[str, float]] = {}  # node -> {uplink id: weight}; absent = equal
-        self._cache: dict[tuple[str, str], float] = {}
-        self._cache_version = -1
+        self._cache: dict[tuple[str, str], float] = {}  # (inter|intra, node) -> factor
+        state.subscribe(self._invalidate)
 
-    def _fresh(self) -> None:
-        if self._cache_version != self.state.version:
+    def _invalidate(self, cid: str, _old: object, _new: object) -> None:
+        """Drop the cached factors a plant change can affect: its node's only, or all (L2 chip, pod, cluster).
+
+        Every change of health, lanes or routes is announced to listeners, so a per-node drop keeps a flap on
+        one node from costing a recompute of every other node's uplinks (DESIGN principle 3).
+        """
+        lk = self.topology.links.get(cid)
+        node = lk.node if lk is not None else ids.node_of(cid)
+        if node is None:
             self._cache.clear()
-            self._cache_version = self.state.version
+        else:
+            self._cache.pop(("inter", node), None)
+            self._cache.pop(("intra", node), None)
 
     def uplink_capacity(self, link_id: str) -> float:
         """Usable fraction (0..1) of an L1-L2 link's nominal bandwidth."""
@@ -65,7 +75,6 @@ class Fabric:
 
     def inter_node_factor(self, node: str) -> float:
         """Effective inter-node UB bandwidth of ``node`` as a fraction of nominal; 0.0 means stalled."""
-        self._fresh()
         key = ("inter", node)
         if key not in self._cache:
             links = self.node_uplinks(node)
@@ -79,12 +88,12 @@ class Fabric:
                     worst = float("inf")
                     break
                 worst = max(worst, w / cap)
-            self._cache[key] = 0.0 if worst == float("inf") else (1.0 / worst) / len(links)
+            # worst == 0: every weight is 0 (re-routed with no usable uplink left): no path either
+            self._cache[key] = 0.0 if worst in (0.0, float("inf")) else (1.0 / worst) / len(links)
         return self._cache[key]
 
     def intra_node_factor(self, node: str) -> float:
         """Effective intra-node (die to die through the L1 chips) bandwidth fraction; 0.0 means stalled."""
-        self._fresh()
         key = ("intra", node)
         if key not in self._cache:
             l1s = [c for c in self.topology.children.get(node, []) if self.topology.kind[c] == "l1"]

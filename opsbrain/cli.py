@@ -245,14 +245,225 @@ def params_cmd(params: tuple[str, ...], as_json: bool) -> None:
     Console().print(table)
 
 
-# ---- command groups still to come (each a thin wrapper over its library package) --------------------
-# chaos    list | validate FILE... | run SCENARIO | campaign | replay TRACE   -> opsbrain.chaos
-# kb       list | show CLASS | validate | train | eval | import FORMAT PATH   -> opsbrain.kb / knowledge_base
-# diagnose INCIDENT_FILE | --logs FILE                                        -> opsbrain.diagnosis
-# sweep    once | run                                                         -> opsbrain.service
-# report   RUN_ID | JOURNAL_FILE --format html|md|json --out PATH            -> opsbrain.report
-# runs     list | show RUN_ID                                                 -> opsbrain.store
-# Register them here with @cli.group() / @cli.command(); raise opsbrain.errors for bad input.
+# ---- chaos ------------------------------------------------------------------------------------------
+def _store(data_dir: Path | None) -> Any:
+    from opsbrain.store import RunStore
+
+    return RunStore(data_dir)
+
+
+data_dir_option = click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                               envvar="OPSBRAIN_HOME", help="Run store and caches (default: $OPSBRAIN_HOME or "
+                               "~/.local/share/opsbrain).")
+
+
+@cli.group()
+def chaos() -> None:
+    """Chaos scenarios: list, validate, schema, run, replay."""
+
+
+@chaos.command("list")
+@json_option
+def chaos_list(as_json: bool) -> None:
+    """List the built-in scenarios."""
+    from opsbrain import chaos as lib
+
+    rows = lib.list_scenarios()
+    if as_json:
+        _emit_json({"scenarios": rows})
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"Built-in scenarios ({len(rows)})")
+    table.add_column("name", no_wrap=True)
+    table.add_column("policy")
+    table.add_column("description", overflow="fold")
+    for r in rows:
+        table.add_row(r["name"], r["policy"], r["description"])
+    Console().print(table)
+
+
+@chaos.command("validate")
+@click.argument("files", nargs=-1, required=True)
+@json_option
+def chaos_validate(files: tuple[str, ...], as_json: bool) -> None:
+    """Validate scenario files (names of built-ins work too); every error with file, YAML path and reason."""
+    from opsbrain import chaos as lib
+
+    errors = lib.validate(list(files))
+    if as_json:
+        _emit_json({"valid": not errors, "errors": errors, "files": list(files)})
+    elif not errors:
+        click.echo(f"{len(files)} scenario file(s) valid")
+    for e in errors if not as_json else []:
+        click.echo(f"opsbrain: error: {e}", err=True)
+    if errors:
+        sys.exit(2)
+
+
+@chaos.command("schema")
+def chaos_schema() -> None:
+    """Print the JSON Schema of scenario files (for editors)."""
+    from opsbrain import chaos as lib
+
+    _emit_json(lib.schema())
+
+
+@chaos.command("run")
+@click.argument("scenario")
+@click.option("--seed", type=int, default=None, help="Override the scenario's seed.")
+@click.option("--policy", type=click.Choice(["auto", "manual"]), default=None, help="Override the policy.")
+@click.option("--dry-run", is_flag=True, help="Validate and print the plan; run nothing.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Also write the journal as JSON into this directory.")
+@data_dir_option
+@json_option
+def chaos_run(scenario: str, seed: int | None, policy: str | None, dry_run: bool, out_dir: Path | None,
+              data_dir: Path | None, as_json: bool) -> None:
+    """Run a scenario (built-in name or file): inject, detect, diagnose, recover, score, journal."""
+    from opsbrain import chaos as lib
+
+    plan = lib.plan(scenario, seed=seed, policy=policy)
+    if dry_run:
+        desc = lib.dry_run(plan)
+        if as_json:
+            _emit_json(desc)
+        else:
+            _print_plan(desc)
+        return
+    store = _store(data_dir)
+    journal = _run_with_progress(lib, plan, store, out_dir, data_dir, quiet=as_json)
+    if as_json:
+        _emit_json(journal)
+    else:
+        _print_journal(journal)
+    if journal["verdict"] != "passed":
+        sys.exit(1)
+
+
+def _run_with_progress(lib: Any, plan: Any, store: Any, out_dir: Path | None, data_dir: Path | None,
+                       quiet: bool) -> dict[str, Any]:
+    def say(msg: str) -> None:
+        click.echo(msg, err=True)
+
+    if quiet or not sys.stderr.isatty():
+        return dict(lib.run(plan, store, out_dir, say=say, home=data_dir))
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[sim]}"),
+                  TimeElapsedColumn(), transient=True) as bar:
+        task = bar.add_task(plan.scenario.metadata.name, total=plan.scenario.spec.duration, sim="")
+
+        def progress(now: float, total: float) -> None:
+            bar.update(task, completed=now, sim=f"sim {now:,.0f}/{total:,.0f} s")
+
+        return dict(lib.run(plan, store, out_dir, progress=progress, say=say, home=data_dir))
+
+
+def _print_plan(desc: dict[str, Any]) -> None:
+    click.echo(f"scenario {desc['scenario']} (seed {desc['seed']}, policy {desc['policy']}, "
+               f"{desc['duration_s']:.0f} s, {desc['pods']} pod(s)) -- dry run, nothing executed")
+    for w in desc["workloads"]:
+        click.echo(f"  workload {w['name']} ({w['kind']}): {w['nodes']} nodes {w['first']} .. {w['last']}")
+    click.echo(f"  spares: {', '.join(desc['spares']) or 'none'}")
+    for f in desc["faults"]:
+        rbs = ", ".join(f.get("eligible_runbooks", [])) or "none"
+        click.echo(f"  t={f['at_s']:>9.1f}s  {f['kind']:<24} {f['target']}  runbooks: {rbs}")
+
+
+def _num(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1f}"
+
+
+def _print_journal(j: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    s = j["summary"]
+    colour = {"passed": "green", "failed": "red", "aborted": "yellow"}.get(j["verdict"], "white")
+    console.print(f"[bold]{j['scenario']}[/] seed {j['seed']} policy {j['policy']}: "
+                  f"[bold {colour}]{j['verdict'].upper()}[/]" + (f" ({j['abort_reason']})" if j.get(
+                      "abort_reason") else "") + (f"  run id {j['run_id']}" if j.get("run_id") else ""))
+    table = Table()
+    for col in ("fault", "component", "diagnosis", "conf", "ttd s", "ttdiag s", "ttr s", "ok"):
+        table.add_column(col)
+    for i in j["incidents"]:
+        inj = i["injected"]
+        d = i["diagnosis"] or {}
+        table.add_row(inj["kind"] if inj else "(noise)", inj["component"] if inj else str(d.get("component")),
+                      str(d.get("fault_class", "-")), f"{d.get('confidence', 0):.2f}" if d else "-",
+                      _num(i["ttd_s"]), _num(i["ttdiag_s"]), _num(i["ttr_s"]),
+                      "yes" if i["correct"] else ("FP" if i.get("false_positive") else "no"))
+    console.print(table)
+    console.print(f"{s['incidents']} faults, {s['diagnosed_correctly']} diagnosed correctly, {s['recovered']} "
+                  f"recovered, {s['false_positives']} false positives; steady state deviated: "
+                  f"{j['steady_state']['deviated']}")
+    for e in j.get("expectations", []):
+        if not e["met"]:
+            console.print(f"  expectation on faults[{e['fault']}] not met: {'; '.join(e['problems'])}")
+
+
+@chaos.command("replay")
+@click.argument("trace")
+@click.option("--time-unit", type=click.Choice(["s", "days"]), default="s", show_default=True)
+@click.option("--mapping", default=None, help="YAML or CSV mapping of descriptions to fault kinds.")
+@json_option
+def chaos_replay(trace: str, time_unit: str, mapping: str | None, as_json: bool) -> None:
+    """Map a fault event trace (JSON list or CSV) onto a pod; report what mapped and what did not."""
+    from opsbrain import chaos as lib
+
+    rep = lib.replay(trace, time_unit=time_unit, mapping=mapping)
+    if as_json:
+        _emit_json(rep)
+        return
+    click.echo(f"{trace}: {rep['events']} events -> {len(rep['faults'])} faults; "
+               f"{rep['unmapped_total']} fault starts mapped to no kind")
+    for kind, n in sorted(rep["by_kind"].items()):
+        click.echo(f"  {kind:<24} {n}")
+    for desc, n in sorted(rep["unmapped"].items()):
+        click.echo(f"  unmapped: {desc!r} x {n}")
+
+
+# ---- runs ---------------------------------------------------------------------------------------------
+@cli.group()
+def runs() -> None:
+    """The run store: past runs and their journals."""
+
+
+@runs.command("list")
+@click.option("--limit", type=int, default=50, show_default=True)
+@data_dir_option
+@json_option
+def runs_list(limit: int, data_dir: Path | None, as_json: bool) -> None:
+    """List stored runs, newest first."""
+    rows = _store(data_dir).list_runs(limit)
+    if as_json:
+        _emit_json({"runs": rows})
+        return
+    for r in rows:
+        click.echo(f"{r['id']:<48} {r['status']:<11} {str(r['verdict']):<8} {r['policy']:<6} {r['started_at']}")
+
+
+@runs.command("show")
+@click.argument("run_id")
+@data_dir_option
+@json_option
+def runs_show(run_id: str, data_dir: Path | None, as_json: bool) -> None:
+    """Show one run's journal."""
+    store = _store(data_dir)
+    row = store.get_run(run_id)
+    if row is None:
+        raise InputError(f"no run {run_id!r} in the run store (see 'opsbrain runs list')")
+    journal = store.get_journal(run_id)
+    if as_json:
+        _emit_json(journal if journal is not None else row)
+        return
+    if journal is None:
+        click.echo(f"{run_id}: {row['status']} (no journal: the run did not finish)")
+        return
+    _print_journal(journal)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -48,8 +48,14 @@ class Controller:
         self.diagnoser = diagnoser
         self.responder = responder or NullResponder()
         self.placement = {name: list(w.nodes) for name, w in sim.workloads.items()}
-        self.detector = Detector(params or DetectorParams(), sim.clock, self._schedule, self._diagnose)
+        for w in sim.workloads.values():
+            for inst, info in getattr(w, "instances", dict)().items():
+                self.placement[inst] = list(info["nodes"])
+        self.detector = Detector(params or DetectorParams(), sim.clock, self._schedule, self._diagnose,
+                                 self.placement)
         self.diagnosis_ms: list[float] = []
+        self.handled: dict[str, list[str]] = {}  # incident id -> responder keys (one per acted-on diagnosis)
+        self.once = getattr(self.responder, "policy", "auto") == "manual"  # a person handles an incident once
         sim.telemetry.subscribe(self._on_record)
 
     # ---- wiring -------------------------------------------------------------------------------------
@@ -83,7 +89,12 @@ class Controller:
         inc.diagnoses.append(d)
         if prev is not None and (prev.fault_class, prev.component) == (d.fault_class, d.component):
             return
-        self.responder.handle(inc.id, d)
+        keys = self.handled.setdefault(inc.id, [])
+        if keys and (self.once or d.abstained):
+            return  # never act on a later "unknown" after acting on a diagnosis; a person acts once
+        key = inc.id if not keys else f"{inc.id}.{len(keys) + 1}"
+        keys.append(key)
+        self.responder.handle(key, d)
 
     @property
     def incidents(self) -> list[Incident]:

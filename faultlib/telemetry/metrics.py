@@ -8,14 +8,17 @@ with simulated seconds (DESIGN principle 3).
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 from collections import defaultdict
+from collections.abc import Iterable
 
 
 class MetricStore:
     def __init__(self) -> None:
         self._t0: dict[tuple[str, str], list[float]] = defaultdict(list)
         self._seg: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
+        self._writes: dict[str, int] = defaultdict(int)
 
     def set(self, metric: str, component: str, t: float, value: float, slope: float = 0.0) -> None:
         """From time ``t`` on, the series is ``value + slope * (now - t)``."""
@@ -23,6 +26,7 @@ class MetricStore:
         ts = self._t0[key]
         if ts and t < ts[-1]:
             raise ValueError(f"{metric}@{component}: write at t={t} before last write t={ts[-1]}")
+        self._writes[metric] += 1
         if ts and t == ts[-1]:
             self._seg[key][-1] = (value, slope)
             return
@@ -53,6 +57,78 @@ class MetricStore:
             return 0.0
         i = bisect_right(ts, t) - 1
         return self._seg[key][i][1] if i >= 0 else 0.0
+
+    def read_many(self, metric: str, components: Iterable[str], t: float, default: float = math.nan
+                  ) -> list[float]:
+        """:meth:`read` of many components at ``t`` in one call (``default`` where there is no value)."""
+        t0s, segs = self._t0, self._seg
+        out: list[float] = []
+        app = out.append
+        for c in components:
+            key = (metric, c)
+            ts = t0s.get(key)
+            if ts:
+                i = bisect_right(ts, t) - 1
+                if i >= 0:
+                    v0, slope = segs[key][i]
+                    app(v0 + slope * (t - ts[i]))
+                    continue
+            app(default)
+        return out
+
+    def version(self, metric: str) -> int:
+        """Writes so far to any series of ``metric``: readers cache derived values until it changes."""
+        return self._writes.get(metric, 0)
+
+    def last_segments(self, metric: str, components: Iterable[str]
+                      ) -> tuple[list[float], list[float], list[float]]:
+        """(start, value, slope) of each component's last segment; (nan, 0, 0) where there is no series."""
+        t0s, segs = self._t0, self._seg
+        start: list[float] = []
+        value: list[float] = []
+        slope: list[float] = []
+        for c in components:
+            key = (metric, c)
+            ts = t0s.get(key)
+            if ts:
+                v0, s0 = segs[key][-1]
+                start.append(ts[-1])
+                value.append(v0)
+                slope.append(s0)
+            else:
+                start.append(math.nan)
+                value.append(0.0)
+                slope.append(0.0)
+        return start, value, slope
+
+    def increase_many(self, metric: str, components: Iterable[str], t0: float, t1: float) -> list[float]:
+        """Counter increase ``value(t1) - value(t0)`` per component (0 where the series does not exist; a series
+        that starts after ``t0`` counts from 0). One lookup when no write fell inside the window."""
+        t0s, segs = self._t0, self._seg
+        out: list[float] = []
+        app = out.append
+        for c in components:
+            key = (metric, c)
+            ts = t0s.get(key)
+            if not ts:
+                app(0.0)
+                continue
+            i = bisect_right(ts, t1) - 1
+            if i < 0:
+                app(0.0)
+                continue
+            v0, slope = segs[key][i]
+            v1 = v0 + slope * (t1 - ts[i])
+            if ts[i] <= t0:
+                app(v1 - (v0 + slope * (t0 - ts[i])))
+                continue
+            j = bisect_right(ts, t0, 0, i) - 1
+            if j < 0:
+                app(v1)
+            else:
+                w0, s0 = segs[key][j]
+                app(v1 - (w0 + s0 * (t0 - ts[j])))
+        return out
 
     def components(self, metric: str) -> list[str]:
         return [c for (m, c) in self._t0 if m == metric]

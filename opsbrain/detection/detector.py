@@ -23,8 +23,9 @@ IGNORED = ("level:", "plugin_sw:", "sw:up", "port:up", "hccn:up", ":recover")
 
 
 class DetectorParams(ParamGroup):
-    collect_s: float = P(5.0, "s", "reason: sympathetic signals (follow-on device errors, link-downs of a crashed "
-                         "node, peers' collective errors) arrive within seconds (DESIGN principle 2)", gt=0)
+    collect_s: float = P(2.0, "s", "reason: sympathetic signals arrive together: a crashed node's or failed switch's "
+                         "link-downs in the same second, an HBM UCE's follow-on errors within faults."
+                         "followon_delay_s (2 s, DESIGN principle 2); a self-healing flap re-locks within ~1 s", gt=0)
     rediagnose_settle_s: float = P(1.0, "s", "reason: let a burst of new signals land before diagnosing again", ge=0)
     horizon_s: float = P(3600.0, "s", "reason: later signals on the same parts within an hour (hang timeouts at "
                          "30 min, facts.md §3) belong to the same incident", gt=0)
@@ -76,10 +77,12 @@ class Incident:
         return {s.component for s in self.signals if s.component}
 
 
-def anchors(sig: Signal) -> tuple[set[str], set[str]]:
-    """(nodes, L2 chips) a signal points at."""
+def anchors(sig: Signal, placement: dict[str, list[str]] | None = None) -> tuple[set[str], set[str]]:
+    """(nodes, L2 chips) a signal points at; a job event points at the nodes the job (or instance) runs on."""
     nodes: set[str] = set()
     l2: set[str] = set()
+    if placement and sig.component in placement:
+        return set(placement[sig.component]), l2
     for comp in filter(None, (sig.component, sig.host)):
         for part in comp.split("~"):
             segs = part.split("/")
@@ -93,8 +96,9 @@ def anchors(sig: Signal) -> tuple[set[str], set[str]]:
 class Detector:
     def __init__(self, params: DetectorParams, clock: Callable[[], float],
                  schedule: Callable[[float, Callable[[], None]], None],
-                 diagnose: Callable[[Incident], None]) -> None:
+                 diagnose: Callable[[Incident], None], placement: dict[str, list[str]] | None = None) -> None:
         self.p = params
+        self.placement = placement or {}  # job or instance name -> nodes (an operator knows where jobs run)
         self._clock = clock
         self._schedule = schedule
         self._diagnose = diagnose
@@ -137,7 +141,7 @@ class Detector:
         return len(q) >= self.p.burst_count
 
     def _find(self, sig: Signal) -> Incident | None:
-        nodes, l2 = anchors(sig)
+        nodes, l2 = anchors(sig, self.placement)
         for inc in reversed(self.incidents):
             if sig.t - inc.opened_at > self.p.horizon_s:
                 continue
@@ -161,7 +165,7 @@ class Detector:
         self._schedule(self.p.collect_s, lambda: self._first(inc))
 
     def _join(self, inc: Incident, sig: Signal, diagnose: bool = True) -> None:
-        nodes, l2 = anchors(sig)
+        nodes, l2 = anchors(sig, self.placement)
         inc.nodes |= nodes
         inc.l2 |= l2
         inc.signals.append(sig)

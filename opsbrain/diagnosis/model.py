@@ -43,6 +43,7 @@ def _atomic_write_bytes(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a shipped model must be readable by everyone
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

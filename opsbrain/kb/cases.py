@@ -10,7 +10,6 @@ Seeds for training and for evaluation come from disjoint ranges.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -51,6 +50,7 @@ class Case:
     incident: str
     at_s: float
     signals: list[Any] = field(default_factory=list, repr=False)
+    injected: bool = True  # False: background noise, labelled by what it physically is
 
 
 class Recorder:
@@ -103,7 +103,7 @@ def _params_for(kind: str, rng: np.random.Generator) -> dict[str, Any]:
 
 
 def run_case(seed: int, kind: str, concurrent: bool = False, noise_scale: float = 1.0,
-             topo: Topology | None = None) -> list[Case]:
+             topo: Topology | None = None, keep_signals: bool = False) -> list[Case]:
     """One case run: inject ``kind`` (and maybe a concurrent second fault); return its labelled moments."""
     topo = topo or Topology.build()
     rng = np.random.default_rng([seed, 7919])
@@ -139,7 +139,7 @@ def run_case(seed: int, kind: str, concurrent: bool = False, noise_scale: float 
             label, comp = _noise_label(sigs)
             if label is None:
                 continue
-        out.append(Case(feats, label, comp, seed, inc.id, now))
+        out.append(Case(feats, label, comp, seed, inc.id, now, sigs if keep_signals else [], fid is not None))
     return out
 
 
@@ -152,8 +152,9 @@ def _noise_label(sigs: list[Any]) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _job(args: tuple[int, str, bool, float]) -> list[Case]:
-    return run_case(*args, topo=_shared_topology())
+def _job(args: tuple[int, str, bool, float, bool]) -> list[Case]:
+    seed, kind, conc, noise, keep = args
+    return run_case(seed, kind, conc, noise, topo=_shared_topology(), keep_signals=keep)
 
 
 _TOPO: list[Topology] = []
@@ -166,7 +167,7 @@ def _shared_topology() -> Topology:
 
 
 def plan_runs(seeds: Iterable[int], per_kind: int, concurrency: float, noise_scales: tuple[float, ...],
-              ) -> list[tuple[int, str, bool, float]]:
+              keep_signals: bool = False) -> list[tuple[int, str, bool, float, bool]]:
     """Balanced runs: ``per_kind`` runs of each kind, seeds drawn in order from ``seeds``."""
     it = iter(seeds)
     runs = []
@@ -174,14 +175,14 @@ def plan_runs(seeds: Iterable[int], per_kind: int, concurrency: float, noise_sca
         for kind in KINDS:
             seed = next(it)
             conc = (seed * 2654435761 % 1000) / 1000.0 < concurrency
-            runs.append((seed, kind, conc, noise_scales[r % len(noise_scales)]))
+            runs.append((seed, kind, conc, noise_scales[r % len(noise_scales)], keep_signals))
     return runs
 
 
 def generate(seeds: Iterable[int], per_kind: int = 40, concurrency: float = 0.2,
              noise_scales: tuple[float, ...] = (1.0, 3.0), workers: int = 2,
-             progress: Callable[[int, int], None] | None = None) -> list[Case]:
-    runs = plan_runs(seeds, per_kind, concurrency, noise_scales)
+             progress: Callable[[int, int], None] | None = None, keep_signals: bool = False) -> list[Case]:
+    runs = plan_runs(seeds, per_kind, concurrency, noise_scales, keep_signals)
     cases: list[Case] = []
     if workers <= 1:
         for i, r in enumerate(runs):
@@ -196,6 +197,3 @@ def generate(seeds: Iterable[int], per_kind: int = 40, concurrency: float = 0.2,
                 progress(i + 1, len(runs))
     return cases
 
-
-def finite(x: float) -> bool:
-    return math.isfinite(x)

@@ -15,8 +15,6 @@ from faultlib.topology import Topology
 from opsbrain.errors import ScenarioError
 from opsbrain.scenario.schema import Scenario
 
-INFERENCE_NODES = 32  # the paper's layout: 6 prefill x 2 nodes + 20 decode nodes
-
 
 @dataclass
 class Plan:
@@ -73,7 +71,11 @@ def build_plan(sc: Scenario, file: str, seed: int | None = None, policy: str | N
             used[ids.node(p, n)] = "spares"
     placements: dict[str, list[str]] = {}
     for i, w in enumerate(spec.workloads):
-        count = INFERENCE_NODES if w.kind == "inference" else (w.nodes or 8)
+        if w.kind == "inference":
+            ip = workload_params[w.name]
+            count = ip.prefill_instances * ip.prefill_nodes_per_instance + ip.decode_nodes  # type: ignore[attr-defined]
+        else:
+            count = w.nodes or 8
         nodes = [ids.node(n // per_pod, n % per_pod) for n in range(w.first_node, w.first_node + count)]
         for n in nodes:
             if not topo.exists(n):

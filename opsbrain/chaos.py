@@ -1,0 +1,109 @@
+"""The chaos library behind ``opsbrain chaos``: list, validate, schema, plan (dry run), run, replay."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from opsbrain.errors import InputError, ScenarioError
+from opsbrain.scenario.loader import builtin_dir, builtin_names, load_scenario, read_yaml, validate_files
+from opsbrain.scenario.plan import Plan, build_plan
+from opsbrain.scenario.schema import Scenario
+from opsbrain.store import RunStore
+
+Say = Callable[[str], None]
+
+
+def list_scenarios() -> list[dict[str, Any]]:
+    out = []
+    for name in builtin_names():
+        data = read_yaml(builtin_dir() / f"{name}.yaml")
+        meta = data.get("metadata", {}) if isinstance(data, dict) else {}
+        spec = data.get("spec", {}) if isinstance(data, dict) else {}
+        out.append({"name": name, "description": meta.get("description", ""), "tags": meta.get("tags", []),
+                    "policy": spec.get("policy", "auto"), "duration_s": spec.get("duration", 3600.0)})
+    return out
+
+
+def validate(paths: list[str]) -> list[str]:
+    """One line per error ("FILE: PATH: reason"); empty when all files are valid."""
+    return [str(e) for e in validate_files(paths)]
+
+
+def schema() -> dict[str, Any]:
+    return Scenario.model_json_schema()
+
+
+def plan(name_or_path: str, seed: int | None = None, policy: str | None = None) -> Plan:
+    sc, path = load_scenario(name_or_path)
+    return build_plan(sc, str(path), seed=seed, policy=policy)
+
+
+def dry_run(p: Plan) -> dict[str, Any]:
+    """What would be injected where, and which runbooks would be eligible, without running anything."""
+    from opsbrain.recovery.loader import load_runbooks
+
+    rbs = load_runbooks()
+    desc = p.describe()
+    for f in desc["faults"]:
+        f["eligible_runbooks"] = [rb.id for rb in rbs.for_class(f["kind"])]
+    desc["dry_run"] = True
+    return desc
+
+
+def run(p: Plan, store: RunStore | None = None, out_dir: Path | None = None,
+        progress: Callable[[float, float], None] | None = None, say: Say | None = None,
+        home: Path | None = None) -> dict[str, Any]:
+    """Run a plan, store its journal (run store and, with ``out_dir``, a JSON file); return the journal."""
+    from opsbrain.kb.training import load_engine
+    from opsbrain.runner.run import run_plan
+
+    engine = load_engine(home, say=say)
+    run_id = None
+    if store is not None:
+        run_id = store.new_run_id(p.scenario.metadata.name, p.seed)
+        store.start(run_id, p.scenario.metadata.name, p.seed, p.policy)
+    journal = run_plan(p, engine, progress=progress)
+    journal["run_id"] = run_id
+    if store is not None and run_id is not None:
+        store.finish(run_id, journal)
+    if out_dir is not None:
+        write_json_atomic(out_dir / f"{run_id or p.scenario.metadata.name}.json", journal)
+    return journal
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump(data, fh, indent=1, sort_keys=True)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def replay(trace: str, time_unit: str = "s", mapping: str | None = None, seed: int = 0) -> dict[str, Any]:
+    """Map a fault event trace onto one pod: the timeline, and what mapped to nothing (never dropped silently)."""
+    from faultlib.injection.replay import replay_trace
+    from faultlib.injection.spec import FaultPlanError
+    from faultlib.topology import Topology
+
+    path = Path(trace)
+    if not path.exists():
+        raise InputError("no such file", file=trace)
+    try:
+        rep = replay_trace(path, Topology.build(), np.random.default_rng(seed), time_unit=time_unit,
+                           mapping=mapping)
+    except FaultPlanError as exc:
+        raise ScenarioError(exc.reason, file=trace, path=exc.path or None) from None
+    return {"trace": trace, "events": rep.events, "faults": rep.timeline.to_list(), "mapped": rep.mapped,
+            "unmapped": rep.unmapped, "unmapped_total": sum(rep.unmapped.values()), "by_kind": rep.kinds,
+            "node_map": rep.node_map, "orphan_ends": rep.orphan_ends, "open_faults": rep.open_faults}

@@ -1,0 +1,356 @@
+"""Match single log lines against the knowledge base and imported vendor knowledge.
+
+Order of work per line (everything precompiled in the constructor):
+
+1. codes: a few literal-prefixed regular expressions find device codes (``event_id=0x80e01801``,
+   ``fault code [80E01801]``), UB switch fault tuples (``[0x08520003,na,L2,na]``), HCCL/CANN codes
+   (``EI0002``) and runtime codes (``507053``); each is a dictionary look-up into the knowledge-base classes
+   and the imported codes;
+2. knowledge-base log patterns, only when no knowledge-base code matched: a literal every match must contain
+   (derived from each pattern) is looked for first, and only the patterns whose literal occurs are searched;
+3. imported substring groups: a trie-shaped regex finds every indexed substring in one pass, and only the groups
+   anchored there are checked in full (all substrings, in order); imported ``regex`` entries are searched too.
+
+Any input gets an answer and never an exception: bytes are decoded with replacement, and only the first
+:data:`MAX_SCAN_CHARS` characters of a line are scanned.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from opsbrain.kb.importers import MAX_ANCHOR_CHARS, ImportedEntry, ImportedKnowledge
+from opsbrain.kb.loader import KnowledgeBase
+from opsbrain.kb.schema import FaultClass, switch_key
+
+MAX_SCAN_CHARS = 8192
+"""Characters of a line that are scanned: rsyslog's default maximum message size is 8 KiB, so a longer
+"line" is a dump or junk; capping keeps the cost of a 1 MB line that of an 8 KiB one."""
+
+# Each code regex starts with a literal so that the regex engine skips ahead quickly; device codes and switch
+# tuples are searched in the lower-cased line, HCCL and runtime codes in the line as written.
+_DEVICE_RES = (re.compile(r"event[ _]id\s*[=:]\s*\[?0x([0-9a-f]{8,9})(?![0-9a-z])"),
+               re.compile(r"fault code (?:\[([0-9a-f]{8,9})\]|0x([0-9a-f]{8,9})(?![0-9a-z]))"))
+_SWITCH_RE = re.compile(r"\[(0x[0-9a-f]{8}),([0-9a-z_]{1,16}),([0-9a-z_]{1,16}),[^\],\s]{1,16}\]")
+_HCCL_RE = re.compile(r"E(?<![0-9A-Za-z]E)[IZEL]\d{4}(?![0-9A-Za-z])")
+_RUNTIME_RE = re.compile(r"50(?<![0-9A-Za-z.]50)\d{4}(?![0-9A-Za-z])")
+
+
+def as_text(line: Any) -> str:
+    """Any input -> the text to scan (decoded, capped); never raises."""
+    try:
+        if isinstance(line, bytes | bytearray | memoryview):
+            return bytes(line[: MAX_SCAN_CHARS * 4]).decode("utf-8", "replace")[:MAX_SCAN_CHARS]
+        if not isinstance(line, str):
+            line = "" if line is None else str(line)
+        return line[:MAX_SCAN_CHARS]
+    except Exception:  # noqa: BLE001 - a hostile __str__ must not break diagnosis
+        return ""
+
+
+def extract_codes(line: Any) -> list[tuple[str, str]]:
+    """(family, canonical code) found in a line, in order, without repeats. Families: ``device``
+    (``80E01801``), ``switch`` (``[0x08520003,na,l2,na]``), ``hccl`` (``EI0002``), ``runtime`` (``507053``)."""
+    text = as_text(line)
+    return _codes(text, text.lower())
+
+
+def _codes(text: str, low: str) -> list[tuple[str, str]]:
+    found: list[tuple[int, str, str]] = []
+    for rx in _DEVICE_RES:
+        for m in rx.finditer(low):
+            found.append((m.start(), "device", next(g for g in m.groups() if g).upper()))
+    for m in _SWITCH_RE.finditer(low):
+        found.append((m.start(), "switch", switch_key(m.group(1), m.group(2), m.group(3))))
+    for m in _HCCL_RE.finditer(text):
+        found.append((m.start(), "hccl", m.group()))
+    for m in _RUNTIME_RE.finditer(text):
+        found.append((m.start(), "runtime", m.group()))
+    if len(found) > 1:
+        found.sort()
+    out: list[tuple[str, str]] = []
+    for _pos, fam, code in found:
+        if (fam, code) not in out:
+            out.append((fam, code))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """One explanation of a line: a knowledge-base class or an imported entry (or an imported code level)."""
+
+    source: str                 # "kb" | "imported"
+    class_id: str | None        # knowledge-base class id (source "kb")
+    entry_id: str | None        # imported knowledge-graph entry id (source "imported"; None for a bare code level)
+    code: str | None            # canonical code that matched, None for a pattern
+    family: str | None          # device | switch | hccl | runtime, None for a pattern
+    handling: str | None        # the class's level (kb), the imported code's level (imported), when known
+    cause: str
+    suggestion: str
+    via: str                    # "code" | "pattern"
+    role: str = "primary"       # primary | secondary (a follow-on or shared signal)
+    exclusive: bool = False     # this signature points at one knowledge-base class only
+    runbook: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _kb_match(fc: FaultClass, family: str | None, code: str | None, meaning: str, role: str, exclusive: bool,
+              via: str) -> Match:
+    return Match("kb", fc.id, None, code, family, fc.handling, f"{fc.title}: {meaning}", fc.suggestion, via,
+                 role, exclusive, fc.runbook)
+
+
+def _entry_match(e: ImportedEntry, levels: dict[str, str], code: str | None, family: str | None,
+                 via: str) -> Match:
+    level = levels.get(code or e.code or "")
+    return Match("imported", None, e.id, code or e.code, family, level, e.cause, e.suggestion, via)
+
+
+def _trie_regex(words: Iterable[str]) -> str:
+    """A regex matching exactly ``words``, shaped as a trie (one walk per position, longest word first)."""
+    trie: dict[str, Any] = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = True
+
+    def build(node: dict[str, Any]) -> str:
+        alts = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return build(trie)
+
+
+# Characters from rare to common in log text (rough English letter frequencies; digits, spaces and the
+# punctuation of time stamps last). An anchor starting with a rare character gives the regex engine few
+# positions to try, which is what keeps one pass over all imported substrings cheap.
+_RARE_FIRST = ("zqjkvZQJXKVYWUFGBHPMOLNRCDIATSE!#$%&*+;<>?@^`{|}~\"'\\ywgbfpmhculdrsnoiatex"
+               "=()/_-,:.[]0123456789 \t")
+_RANK = {c: i for i, c in enumerate(_RARE_FIRST)}
+_COMMON_WORDS = re.compile(r"error|fail|exception|timeout|time out|kernel|reason|runtime|warn|info|device|code|"
+                           r"execut|exceed|invalid|abnormal|check|status", re.IGNORECASE)
+"""Words found in many log lines: an anchor starting inside one would make many lines candidates."""
+MIN_ANCHOR_CHARS = 4
+
+
+def _anchor(group: tuple[str, ...]) -> str:
+    """A piece of one substring of ``group`` that every matching line contains: the window starting at the rarest
+    character (at least MIN_ANCHOR_CHARS long unless the substring is shorter), capped at MAX_ANCHOR_CHARS."""
+    best: tuple[int, int, int, str] | None = None
+    for sub in group:
+        need = min(len(sub), MIN_ANCHOR_CHARS)
+        common = {i for m in _COMMON_WORDS.finditer(sub) for i in range(m.start(), m.end())}
+        for i, ch in enumerate(sub):
+            if len(sub) - i < need:
+                break
+            window = sub[i:i + MAX_ANCHOR_CHARS]
+            key = (i in common, _RANK.get(ch, -1), -len(window), window)
+            if best is None or key < best:
+                best = key
+    return best[3] if best else max(group, key=len)
+
+
+def _pattern_gate(pattern: str) -> tuple[str, ...]:
+    """Lower-case literals of which at least one occurs in any line the (case-insensitive) pattern matches;
+    () when none can be derived (then the pattern is always searched)."""
+    try:
+        from re import _parser  # type: ignore[attr-defined]
+
+        return _seq_gate(list(_parser.parse(pattern, re.IGNORECASE)))
+    except Exception:  # noqa: BLE001 - an internal parser API: no gate is always correct
+        return ()
+
+
+def _seq_gate(items: list[Any]) -> tuple[str, ...]:
+    runs, cur = [], ""
+    options: list[tuple[str, ...]] = []
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL":
+            cur += chr(av)
+            continue
+        runs.append(cur)
+        cur = ""
+        if name == "BRANCH":
+            alts = [_seq_gate(list(a)) for a in av[1]]
+            if alts and all(alts):
+                options.append(tuple(x for a in alts for x in a))
+        elif name == "SUBPATTERN":
+            sub = _seq_gate(list(av[-1]))
+            if sub:
+                options.append(sub)
+    runs.append(cur)
+    longest = max(runs, key=len)
+    if longest:
+        options.append((longest,))
+    if not options:
+        return ()
+    best = max(options, key=lambda o: (min(len(x) for x in o), -len(o)))
+    return tuple(x.lower() for x in best)
+
+
+def _in_order(text: str, subs: tuple[str, ...]) -> bool:
+    pos = 0
+    for s in subs:
+        i = text.find(s, pos)
+        if i < 0:
+            return False
+        pos = i + len(s)
+    return True
+
+
+GroupHit = tuple[tuple[str, ...], ImportedEntry]
+
+
+class SignatureMatcher:
+    """Precompiled matcher over a knowledge base and (optionally) imported vendor knowledge."""
+
+    def __init__(self, kb: KnowledgeBase, imported: ImportedKnowledge | None = None) -> None:
+        self.kb = kb
+        self.imported = imported or ImportedKnowledge()
+        self._build_kb()
+        self._build_imported()
+
+    # ---- construction -----------------------------------------------------------------------------------------
+    def _build_kb(self) -> None:
+        owners: dict[str, set[str]] = {}
+        for fc in self.kb:
+            for _fam, sig in fc.signatures.codes():
+                owners.setdefault(sig.code, set()).add(fc.id)
+        hits: dict[str, list[Match]] = {}
+        for fc in self.kb:
+            for fam, sig in fc.signatures.codes():
+                hits.setdefault(sig.code, []).append(
+                    _kb_match(fc, fam, sig.code, sig.meaning, sig.role, len(owners[sig.code]) == 1, "code"))
+        self._kb_codes: dict[str, tuple[Match, ...]] = {
+            k: tuple(sorted(v, key=lambda m: (m.role != "primary", m.class_id or ""))) for k, v in hits.items()}
+        pats = [(fc, p) for fc in self.kb for p in fc.signatures.log_patterns]
+        pat_owners: dict[str, set[str]] = {}
+        for fc, p in pats:
+            pat_owners.setdefault(p.pattern, set()).add(fc.id)
+        self._patterns = [(re.compile(p.pattern, re.IGNORECASE),
+                           _kb_match(fc, None, None, p.meaning, p.role, len(pat_owners[p.pattern]) == 1, "pattern"))
+                          for fc, p in pats]
+        gates: dict[str, list[int]] = {}
+        ungated = []
+        for i, (_fc, p) in enumerate(pats):
+            gate = _pattern_gate(p.pattern)
+            if not gate or not all(lit.isascii() for lit in gate):
+                ungated.append(i)
+            for lit in gate:
+                gates.setdefault(lit, []).append(i)
+        lits = sorted(gates)
+        self._gate_re = re.compile(_trie_regex(lits)) if lits else None
+        self._gate_hits = {lit: tuple(sorted({i for k in range(1, len(lit) + 1) for i in gates.get(lit[:k], ())}))
+                           for lit in lits}
+        self._ungated = tuple(ungated)
+
+    def _build_imported(self) -> None:
+        imp = self.imported
+        by_code: dict[str, list[Match]] = {}
+        for e in imp.entries.values():
+            if e.code:
+                by_code.setdefault(e.code, []).append(_entry_match(e, imp.levels, e.code, _family(e.code), "code"))
+        for code, level in imp.levels.items():
+            if code not in by_code:
+                by_code[code] = [Match("imported", None, None, code, _family(code), level,
+                                       f"fault code {code} (imported handling level {level})", "", "code")]
+        self._imp_codes = {k: tuple(v) for k, v in by_code.items()}
+        groups_by_anchor: dict[str, list[GroupHit]] = {}
+        for e in imp.entries.values():
+            for g in e.groups:
+                groups_by_anchor.setdefault(_anchor(g), []).append((g, e))
+        anchors = sorted(groups_by_anchor)
+        self._anchor_re = re.compile(_trie_regex(anchors)) if anchors else None
+        # the regex returns the longest anchor at a position; every shorter anchor there is a prefix of it
+        anchor_set = set(anchors)
+        self._groups_at: dict[str, tuple[GroupHit, ...]] = {
+            a: tuple(item for i in range(1, len(a) + 1) if a[:i] in anchor_set for item in groups_by_anchor[a[:i]])
+            for a in anchors}
+        self._entry_pattern_match = {e.id: _entry_match(e, imp.levels, None, None, "pattern")
+                                     for e in imp.entries.values()}
+        self._regexes = [(re.compile(e.regex), e) for e in imp.entries.values() if e.regex]
+
+    # ---- matching -----------------------------------------------------------------------------------------------
+    def match(self, line: Any) -> list[Match]:
+        """Every explanation of one log line, codes first; [] when nothing is known about it. Never raises."""
+        text = as_text(line)
+        if not text:
+            return []
+        try:
+            return self._match(text)
+        except (RecursionError, MemoryError, re.error):  # pragma: no cover - junk never breaks a diagnosis
+            return []
+
+    def _match(self, text: str) -> list[Match]:
+        out: list[Match] = []
+        seen: set[tuple[str | None, str | None, str | None]] = set()
+        entries: set[str] = set()
+
+        def add(m: Match) -> None:
+            key = (m.class_id, m.entry_id, m.code)
+            if key not in seen:
+                seen.add(key)
+                out.append(m)
+                if m.entry_id:
+                    entries.add(m.entry_id)
+
+        low = text.lower()
+        kb_hit = False
+        for family, code in _codes(text, low):
+            keys = (code, code[1:].split(",", 1)[0]) if family == "switch" else (code,)  # + the bare alarm id
+            for k in keys:
+                for m in self._kb_codes.get(k, ()):
+                    kb_hit = True
+                    add(m)
+                for m in self._imp_codes.get(k, ()):
+                    add(m)
+        if not kb_hit:
+            for i in self._pattern_candidates(text, low):
+                rx, m = self._patterns[i]
+                if rx.search(text):
+                    add(m)
+        if self._anchor_re is not None:
+            pos = 0
+            while (am := self._anchor_re.search(text, pos)) is not None:
+                for group, e in self._groups_at[am.group()]:
+                    if e.id not in entries and _in_order(text, group):
+                        add(self._entry_pattern_match[e.id])
+                pos = am.start() + 1
+        for rx, e in self._regexes:
+            if e.id not in entries and rx.search(text):
+                add(self._entry_pattern_match[e.id])
+        return out
+
+    def _pattern_candidates(self, text: str, low: str) -> list[int]:
+        """Indices of the knowledge-base patterns that can match: those whose literal gate occurs in the line.
+        Gates compare lower-cased ASCII; a line with other characters (where case folding can surprise) is
+        checked against every pattern."""
+        if not text.isascii():
+            return list(range(len(self._patterns)))
+        cand = set(self._ungated)
+        if self._gate_re is not None:
+            pos = 0
+            while (gm := self._gate_re.search(low, pos)) is not None:
+                cand.update(self._gate_hits[gm.group()])
+                pos = gm.start() + 1
+        return sorted(cand)
+
+    def match_lines(self, lines: Iterable[Any]) -> list[list[Match]]:
+        return [self.match(ln) for ln in lines]
+
+
+def _family(code: str) -> str:
+    return "switch" if code.startswith("[") else "device"
+
+
+__all__ = ["MAX_SCAN_CHARS", "Match", "SignatureMatcher", "as_text", "extract_codes"]

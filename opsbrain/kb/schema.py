@@ -1,0 +1,226 @@
+"""Typed schema of a knowledge-base fault class (one YAML file per class), validated with pydantic.
+
+A class says what a fault looks like to an operator (symptoms, codes, log patterns, metric rules), how
+MindCluster handles it, where it counts in the Llama 3 interruption table, which runbook repairs it and how
+its root component is found. Code spellings are normalised on load (see :func:`norm_device_code` and
+:func:`switch_key`) so that the matcher can use plain dictionary look-ups.
+
+Localization rules (how the diagnosis picks the root component; the diagnosis engine implements them):
+
+- ``target``: the component the fault's own evidence names at its catalogue granularity (a die named in a
+  device event);
+- ``npu``: the NPU whose device log or device plugin reported the code (HBM faults are scored on the NPU);
+- ``link``: the L1-L2 link named by the alarms of its two ends (L1 host + port, L2 host + port);
+- ``l1_switch`` / ``l2_switch``: the switch chip that all simultaneously failed links share;
+- ``node``: the host whose kernel log or heartbeat shows the fault;
+- ``qingtian``: the node's Qingtian card; ``roce_port``: the die's RoCE port (``hccn_tool`` devid);
+- ``job_rank``: the rank the collective waits on (remote peer of an HCCL timeout, rank of a training-log
+  error), mapped to its component.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+HandlingLevel = Literal["NotHandle", "SubHealth", "RestartRequest", "RestartBusiness", "FreeRestartNPU",
+                        "RestartNPU", "PreSeparateNPU", "SeparateNPU", "ManuallySeparateNPU"]
+LEVELS: tuple[str, ...] = HandlingLevel.__args__  # type: ignore[attr-defined]
+"""Least to most severe; a test checks they equal ``faultlib.faults.catalog.HANDLING_LEVELS``."""
+
+Family = Literal["hbm", "optical", "switch", "npu", "node", "rdma", "software"]
+Localization = Literal["target", "npu", "link", "l1_switch", "l2_switch", "node", "qingtian", "roce_port",
+                       "job_rank"]
+LOCALIZATION_RULES: tuple[str, ...] = Localization.__args__  # type: ignore[attr-defined]
+LogSource = Literal["device_os", "device_plugin", "syslog", "plog", "train", "switch", "hccn", "any"]
+Role = Literal["primary", "secondary"]
+"""``primary``: the fault's own signal; ``secondary``: a follow-on or shared signal, weak evidence alone."""
+MetricOp = Literal[">", ">=", "<", "<=", "rate>", "increase>=", "peer_ratio>="]
+"""``rate>``: slope per second; ``increase>=``: increase over ``window_s``; ``peer_ratio>=``: value divided by
+the median of the same metric on the component's peers (other ranks of the job)."""
+
+_HEX_DEVICE = re.compile(r"^(?:0[xX])?([0-9a-fA-F]{8,9})$")
+_SWITCH_TUPLE = re.compile(r"^\[\s*(0x[0-9a-fA-F]{8})\s*,\s*([0-9A-Za-z_]{1,16})\s*,\s*([0-9A-Za-z_]{1,16})\s*,"
+                           r"\s*([^\],\s]{1,16})\s*\]$")
+_SWITCH_ALARM = re.compile(r"^0x[0-9a-fA-F]{8}$")
+_HCCL = re.compile(r"^E[IZEL]\d{4}$")
+_RUNTIME = re.compile(r"^50\d{4}$")
+
+
+def norm_device_code(code: str) -> str:
+    """``0x80e01801`` / ``80E01801`` -> ``80E01801`` (8 or 9 hex digits); raises ValueError otherwise."""
+    m = _HEX_DEVICE.match(str(code).strip())
+    if not m:
+        raise ValueError(f"not a device fault code (8 or 9 hex digits): {code!r}")
+    return m.group(1).upper()
+
+
+def switch_key(alarm: str, fault_id: str = "na", peer: str = "na", port: str = "na") -> str:
+    """Canonical (lower-case) UB switch fault key ``[0x08520003,na,l2,na]``; the port is not part of it."""
+    del port  # switch fault levels are per (alarm, fault id, peer type); the port only says where
+    return f"[{alarm.lower()},{fault_id.lower()},{peer.lower()},na]"
+
+
+def norm_switch_code(code: str) -> str:
+    """A switch fault tuple ``[0x08520003,na,L2,na]`` -> :func:`switch_key`; a bare ``0x08520004`` -> lower case
+    (matches every fault id and peer type of that alarm)."""
+    c = str(code).strip()
+    if _SWITCH_ALARM.match(c):
+        return c.lower()
+    m = _SWITCH_TUPLE.match(c)
+    if not m:
+        raise ValueError(f"not a switch fault code ([0xALARMID,faultId,peerType,port] or 0xALARMID): {code!r}")
+    return switch_key(*m.groups())
+
+
+def norm_hccl_code(code: str) -> str:
+    c = str(code).strip().upper()
+    if not _HCCL.match(c):
+        raise ValueError(f"not an HCCL/CANN error code (EI0002, EZ9999, EE9999, EL0004 ...): {code!r}")
+    return c
+
+
+def norm_runtime_code(code: str | int) -> str:
+    c = str(code).strip()
+    if not _RUNTIME.match(c):
+        raise ValueError(f"not a CANN runtime device error code (50xxxx, e.g. 507053): {code!r}")
+    return c
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+
+
+class CodeSignature(_Strict):
+    """One code that shows this fault, with what it means (our words) and how much it says alone."""
+
+    code: str
+    meaning: str = Field(min_length=3)
+    role: Role = "primary"
+    level: HandlingLevel | None = None
+    """MindCluster's handling level of this code by itself (facts.md §3, faultCode.json), when known."""
+
+    @field_validator("code", mode="before")
+    @classmethod
+    def _as_text(cls, v: object) -> object:
+        return str(v) if isinstance(v, int) else v
+
+
+class DeviceCode(CodeSignature):
+    @field_validator("code")
+    @classmethod
+    def _norm(cls, v: str) -> str:
+        return norm_device_code(v)
+
+
+class SwitchCode(CodeSignature):
+    @field_validator("code")
+    @classmethod
+    def _norm(cls, v: str) -> str:
+        return norm_switch_code(v)
+
+
+class HcclCode(CodeSignature):
+    @field_validator("code")
+    @classmethod
+    def _norm(cls, v: str) -> str:
+        return norm_hccl_code(v)
+
+
+class RuntimeCode(CodeSignature):
+    @field_validator("code")
+    @classmethod
+    def _norm(cls, v: str) -> str:
+        return norm_runtime_code(v)
+
+
+class PatternSignature(_Strict):
+    """A regular expression searched (case-insensitively) in single log lines of ``source``."""
+
+    pattern: str = Field(min_length=3)
+    source: LogSource = "any"
+    meaning: str = Field(min_length=3)
+    role: Role = "primary"
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, v: str) -> str:
+        try:
+            rx = re.compile(v, re.IGNORECASE)
+        except re.error as exc:
+            raise ValueError(f"not a valid regular expression: {exc}") from None
+        if rx.groupindex or rx.search(""):
+            raise ValueError("a pattern must not use named groups nor match the empty line")
+        return v
+
+
+class MetricRule(_Strict):
+    """``metric op threshold`` on a telemetry series of the suspected component, with where the number comes from."""
+
+    metric: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    op: MetricOp
+    threshold: float
+    unit: str = Field(min_length=1)
+    window_s: float | None = Field(default=None, gt=0)
+    """Span of ``increase>=`` / ``rate>``; None = the incident window."""
+    source: str = Field(min_length=10)
+    """facts.md section, or a stated engineering reason."""
+    role: Role = "primary"
+
+
+class Signatures(_Strict):
+    device_codes: list[DeviceCode] = []
+    switch_alarms: list[SwitchCode] = []
+    hccl_codes: list[HcclCode] = []
+    runtime_codes: list[RuntimeCode] = []
+    log_patterns: list[PatternSignature] = []
+    metric_rules: list[MetricRule] = []
+
+    @field_validator("device_codes", "switch_alarms", "hccl_codes", "runtime_codes")
+    @classmethod
+    def _no_duplicates(cls, v: list[CodeSignature]) -> list[CodeSignature]:
+        codes = [s.code for s in v]
+        dup = sorted({c for c in codes if codes.count(c) > 1})
+        if dup:
+            raise ValueError(f"code listed twice: {', '.join(dup)}")
+        return v
+
+    def codes(self) -> list[tuple[str, CodeSignature]]:
+        """(code family, signature) for every code: families ``device``, ``switch``, ``hccl``, ``runtime``."""
+        out: list[tuple[str, CodeSignature]] = []
+        for family, sigs in (("device", self.device_codes), ("switch", self.switch_alarms),
+                             ("hccl", self.hccl_codes), ("runtime", self.runtime_codes)):
+            out.extend((family, s) for s in sigs)
+        return out
+
+    @model_validator(mode="after")
+    def _has_some_signal(self) -> Signatures:
+        if not (self.codes() or self.log_patterns or self.metric_rules):
+            raise ValueError("a class needs at least one code, log pattern or metric rule")
+        return self
+
+
+class FaultClass(_Strict):
+    """One fault class of the knowledge base (its id is a faultlib fault kind, or a justified extra class)."""
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    title: str = Field(min_length=3)
+    description: str = Field(min_length=20)
+    family: Family
+    symptoms: list[str] = Field(min_length=1)
+    signatures: Signatures
+    handling: HandlingLevel
+    llama3_category: str = Field(min_length=3)
+    runbook: str = Field(pattern=r"^rb-[a-z0-9]+(?:-[a-z0-9]+)*$")
+    localization: Localization
+    self_heals: bool
+    suggestion: str = Field(min_length=10)
+    """What an operator should do, in one or two sentences (the runbook does it automatically)."""
+    references: list[str] = Field(min_length=1)
+
+
+def runbook_id(class_id: str) -> str:
+    """The runbook of a class: ``rb-<class id with dashes>`` (``hbm_uce`` -> ``rb-hbm-uce``)."""
+    return "rb-" + class_id.replace("_", "-")

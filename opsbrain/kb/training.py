@@ -1,0 +1,171 @@
+"""Train, persist, load and evaluate the diagnosis model.
+
+The model that ``opsbrain kb train`` builds ships in the package (``knowledge_base/model``) with its sidecar. When
+the sidecar does not match this install (another scikit-learn, an edited knowledge base), the engine trains a
+smaller model on first use, caches it in the data directory and says so once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from faultlib.topology import Topology
+from opsbrain.controller import Controller
+from opsbrain.diagnosis.engine import DiagnosisParams, Engine
+from opsbrain.diagnosis.localize import RULES, localize
+from opsbrain.diagnosis.model import DiagnosisModel, ModelMismatch
+from opsbrain.diagnosis.types import UNKNOWN
+from opsbrain.kb import cases as case_lib
+from opsbrain.store import default_home
+
+Say = Callable[[str], None]
+FIRST_USE_PER_KIND = 12
+
+
+def shipped_model_path() -> Path:
+    return Path(str(resources.files("knowledge_base"))) / "model" / "diagnosis.joblib"
+
+
+def cached_model_path(home: Path | None = None) -> Path:
+    return (home or default_home()) / "model" / "diagnosis.joblib"
+
+
+def kb_hash() -> str:
+    from opsbrain.kb.loader import load_kb
+
+    return load_kb().hash()
+
+
+def train_model(per_kind: int = 30, workers: int = 2, seed: int = 0,
+                progress: Callable[[int, int], None] | None = None) -> DiagnosisModel:
+    """Generate the case library from training seeds and fit the model on it."""
+    t0 = time.perf_counter()
+    cases = case_lib.generate(case_lib.TRAIN_SEEDS, per_kind=per_kind, workers=workers, progress=progress)
+    gen_s = time.perf_counter() - t0
+    model = DiagnosisModel.train([c.features for c in cases], [c.label for c in cases], kb_hash(), seed=seed,
+                                 extra={"case_runs_per_kind": per_kind, "case_seeds": "0..9999 (training range)",
+                                        "case_generation_s": round(gen_s, 1)})
+    return model
+
+
+def load_engine(home: Path | None = None, say: Say | None = None, params: DiagnosisParams | None = None) -> Engine:
+    """The engine with the shipped model, else a cached one, else one trained now (announced through ``say``)."""
+    h = kb_hash()
+    reasons = []
+    for path in (shipped_model_path(), cached_model_path(home)):
+        try:
+            return Engine(DiagnosisModel.load(path, h), params)
+        except ModelMismatch as exc:
+            reasons.append(str(exc))
+        except Exception as exc:  # an unreadable file is a cache miss, not a crash
+            reasons.append(f"{path}: {type(exc).__name__}: {exc}")
+    if say:
+        say(f"opsbrain: no usable diagnosis model ({reasons[0]}); training one now on "
+            f"{FIRST_USE_PER_KIND} case runs per fault class (once; cached in {cached_model_path(home).parent})")
+    model = train_model(per_kind=FIRST_USE_PER_KIND)
+    model.save(cached_model_path(home))
+    return Engine(model, params)
+
+
+def noise_false_positives(engine: Engine, days: float = 1.0, seeds: tuple[int, ...] = (1_000_001,)) -> dict[str, Any]:
+    """Incidents the engine would act on in noise-only pods (no fault injected): count per pod-day."""
+    topo = Topology.build()
+    actionable = 0
+    total = 0
+    by_class: Counter[str] = Counter()
+    for s in seeds:
+        sim = case_lib.build_world(s, topo)
+        ctl = Controller(sim, engine)
+        sim.run(days * 86400.0)
+        for inc in ctl.incidents:
+            total += 1
+            d = inc.diagnosis
+            if d is not None and d.fault_class not in ("dirty_connector", "hbm_ce_storm", UNKNOWN):
+                actionable += 1
+                by_class[d.fault_class] += 1
+    pod_days = days * len(seeds)
+    return {"pod_days": pod_days, "incidents": total, "false_positives": actionable,
+            "false_positives_per_pod_day": actionable / pod_days, "by_class": dict(by_class)}
+
+
+def evaluate(engine: Engine, per_kind: int = 10, workers: int = 2, noise_days: float = 1.0,
+             progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Held-out evaluation (DESIGN.md protocol): seeds disjoint from training, other noise levels, concurrency."""
+    t0 = time.perf_counter()
+    cases = case_lib.generate(case_lib.EVAL_SEEDS, per_kind=per_kind, workers=workers, concurrency=0.3,
+                              noise_scales=(0.5, 2.0, 5.0), progress=progress, keep_signals=True)
+    gen_s = time.perf_counter() - t0
+    final: dict[tuple[int, str], case_lib.Case] = {}
+    for c in cases:
+        final[(c.run_seed, c.incident)] = c  # the last diagnosis moment of each incident
+    rows = list(final.values())
+    probs = engine.model.predict_proba([c.features for c in rows])
+    t1 = time.perf_counter()
+    decisions = [engine.decide(c.features, c.signals, c.at_s) for c in rows]
+    per_incident_ms = (time.perf_counter() - t1) * 1e3 / max(1, len(rows))
+    t2 = time.perf_counter()
+    engine.model.predict_proba([c.features for c in rows])
+    batch_rate = len(rows) / max(1e-9, time.perf_counter() - t2)
+    labels = sorted(set(engine.model.classes) | {c.label for c in rows})
+    y = [c.label for c in rows]
+    pred = [d.fault_class for d in decisions]
+    top1 = [engine.model.classes[int(i)] for i in probs.argmax(1)]
+    answered = [i for i, p in enumerate(pred) if p != UNKNOWN]
+    loc_ok = [_localized(c.label, c.component, localize(RULES.get(c.label, ""), c.signals)) for c in rows]
+    conf = {a: Counter() for a in labels}  # type: dict[str, Counter[str]]
+    for a, p in zip(y, pred, strict=True):
+        conf[a][p] += 1
+    per_class = {}
+    for cl in labels:
+        tp = sum(1 for a, p in zip(y, pred, strict=True) if a == cl and p == cl)
+        fp = sum(1 for a, p in zip(y, pred, strict=True) if a != cl and p == cl)
+        fn = sum(1 for a, p in zip(y, pred, strict=True) if a == cl and p != cl)
+        prec = tp / (tp + fp) if tp + fp else 0.0
+        rec = tp / (tp + fn) if tp + fn else 0.0
+        f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
+        per_class[cl] = {"support": tp + fn, "precision": round(prec, 4), "recall": round(rec, 4),
+                         "f1": round(f1, 4)}
+    supported = [v["f1"] for v in per_class.values() if v["support"] > 0]
+    fault_rows = [i for i, c in enumerate(rows) if c.injected]
+    noise = noise_false_positives(engine, days=noise_days)
+    return {
+        "protocol": {"train_seeds": "0..9999", "eval_seeds": "1000000..1009999", "runs_per_class": per_kind,
+                     "noise_scales": [0.5, 2.0, 5.0], "concurrency": 0.3, "incidents": len(rows),
+                     "generation_s": round(gen_s, 1), "model": {k: engine.model.meta.get(k) for k in
+                                                                  ("trained_at", "cases", "cv_accuracy", "sklearn")}},
+        "top1_accuracy": round(float(np.mean([a == p for a, p in zip(y, top1, strict=True)])), 4),
+        "accuracy": round(float(np.mean([a == p for a, p in zip(y, pred, strict=True)])), 4),
+        "answered_accuracy": round(float(np.mean([y[i] == pred[i] for i in answered])), 4) if answered else None,
+        "macro_f1": round(float(np.mean(supported)), 4) if supported else 0.0,
+        "localization_accuracy": round(float(np.mean(loc_ok)), 4),
+        "fault_incidents": {"n": len(fault_rows),
+                            "accuracy": round(float(np.mean([y[i] == pred[i] for i in fault_rows])), 4)
+                            if fault_rows else None},
+        "abstention_rate": round(1 - len(answered) / max(1, len(rows)), 4),
+        "wrong_and_confident": round(sum(1 for i in answered if y[i] != pred[i]) / max(1, len(rows)), 4),
+        "diagnosis_ms_per_incident": round(per_incident_ms, 3),
+        "batch_incidents_per_s": round(batch_rate, 1),
+        "noise_only": noise,
+        "per_class": per_class,
+        "confusion": {a: dict(sorted(v.items())) for a, v in conf.items() if v},
+    }
+
+
+def _localized(kind: str, target: str | None, component: str | None) -> bool:
+    from opsbrain.runner.scoring import localized
+
+    return target is None or localized(kind, target, component)  # background noise: no injected root to find
+
+
+def class_counts(cases: list[case_lib.Case]) -> dict[str, int]:
+    out: defaultdict[str, int] = defaultdict(int)
+    for c in cases:
+        out[c.label] += 1
+    return dict(out)

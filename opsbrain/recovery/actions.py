@@ -1,0 +1,235 @@
+"""Turn one runbook step into control-API calls (simpy processes whose value is an ``ActionResult``).
+
+Plant actions map one-to-one onto :class:`faultlib.control.ControlAPI`. Workload actions fan out over the
+incident's affected workloads: a training job is restarted as a whole, an inference service per instance
+(``restart_job`` of an inference service relaunches the instance). Book-keeping actions (``swap_spare``,
+``add_spare``, ``ticket``, ``wait``, ``notify``, ``none``) are carried out here. Every call is wrapped so that a
+refused command (unknown target, invalid transition) comes back as a failed result instead of an exception.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+import simpy
+
+from faultlib import ids
+from faultlib.control import ActionResult
+from faultlib.health import Health
+from opsbrain.recovery.record import IncidentRecord
+from opsbrain.recovery.schema import TARGETS, Step
+from opsbrain.recovery.targets import Context, TargetError
+
+if TYPE_CHECKING:
+    from faultlib.engine import Simulation
+
+Call = tuple[str, Callable[[], simpy.Process]]
+_RESTARTS = ("restart_job", "restart_instance")
+
+
+class Executor:
+    def __init__(self, sim: Simulation) -> None:
+        self.sim = sim
+
+    # ---- plumbing ------------------------------------------------------------------------------------------
+    def start(self, action: str, target: str, factory: Callable[[], simpy.Process]) -> simpy.Process:
+        """Run ``factory()``'s process; a refusal or error inside it becomes a failed :class:`ActionResult`."""
+        env = self.sim.env
+
+        def run() -> Generator[simpy.Event, Any, ActionResult]:
+            start = env.now
+            try:
+                res = yield factory()
+            except (ValueError, KeyError, RuntimeError, TargetError) as exc:
+                return ActionResult(action, target, "failed", float(start), float(env.now), {"reason": str(exc)})
+            if not isinstance(res, ActionResult):
+                return ActionResult(action, target, "succeeded", float(start), float(env.now), {"value": res})
+            return res
+
+        return env.process(run())
+
+    def _instant(self, action: str, target: str, status: str, **detail: Any) -> simpy.Process:
+        env = self.sim.env
+
+        def run() -> Generator[simpy.Event, Any, ActionResult]:
+            yield env.timeout(0)
+            return ActionResult(action, target, status, float(env.now), float(env.now), detail)
+
+        return env.process(run())
+
+    def attempts(self, rec: IncidentRecord, action: str, calls: list[Call], *, retries: int, backoff_s: float,
+                 timeout_s: float, kind: str, rung: str | None, path: str | None,
+                 on_success: Callable[[str, ActionResult], None] | None = None
+                 ) -> Generator[simpy.Event, Any, tuple[bool, str]]:
+        """Run the calls in parallel, logging each attempt as it starts and ends; retry the failed ones after
+        ``backoff_s`` (unless a result says ``retryable: false``). Returns (all succeeded, last failure reason)."""
+        env = self.sim.env
+        pending = list(calls)
+        reason = ""
+        for attempt in range(1, retries + 2):
+            entries, procs = [], []
+            for label, factory in pending:
+                entries.append(rec.begin(action, label, env.now, kind=kind if attempt == 1 else "retry", rung=rung,
+                                         step=path, attempt=attempt))
+                procs.append(self.start(action, label, factory))
+            yield env.all_of(procs) | env.timeout(timeout_s)
+            failed: list[Call] = []
+            retryable = True
+            for call, entry, proc in zip(pending, entries, procs, strict=True):
+                if proc.triggered:
+                    res: Any = proc.value
+                    rec.end(entry, res.status, res.end_s, **res.detail)
+                    if res.status == "succeeded":
+                        if on_success is not None:
+                            on_success(call[0], res)
+                        continue
+                    reason = str(res.detail.get("reason", "action failed"))
+                    retryable = retryable and res.detail.get("retryable", True) is not False
+                else:
+                    reason = f"timed out after {timeout_s:.0f} s (the action may still complete)"
+                    rec.end(entry, "failed", env.now, reason=reason)
+                failed.append(call)
+            if not failed:
+                return True, ""
+            pending = failed
+            if attempt > retries or not retryable:
+                break
+            yield env.timeout(backoff_s)
+        return False, reason
+
+    # ---- the calls of one step ---------------------------------------------------------------------------
+    def calls(self, step: Step, ctx: Context, rec: IncidentRecord) -> list[Call]:
+        """(target label, process factory) for every call the step makes; raises :class:`TargetError`."""
+        expr = step.target_expr
+        params = step.typed_params()
+        a = step.action
+        c = self.sim.control
+        if expr is not None and TARGETS[expr] == "workloads":
+            return [self._workload_call(a, name, inst, params, ctx) for name, inst in ctx.workloads]
+        targets = ctx.resolve(expr) if expr is not None else ["-"]
+        if a == "reroute":
+            label = ",".join(targets) if len(targets) <= 3 else f"{len(targets)} nodes"
+            return [(label, lambda: c.reroute(targets))]
+        simple: dict[str, Callable[[str], simpy.Process]] = {
+            "isolate_link": c.isolate_link, "restore_link": c.restore_link, "reset_chip": c.reset_chip,
+            "isolate": c.isolate, "replace_part": c.replace_part, "cordon": c.cordon, "reboot_node": c.reboot_node,
+        }
+        if a in simple:
+            fn = simple[a]
+            return [(t, partial(fn, t)) for t in targets]
+        if a == "isolate_hbm_rows":
+            return [(t, partial(c.isolate_hbm_rows, t, params.rows)) for t in targets]
+        if a == "swap_spare":
+            return [(t, partial(self._swap_spare, t, ctx, rec)) for t in targets]
+        if a == "add_spare":
+            return [(t, partial(self._add_spare, t, ctx, rec)) for t in targets]
+        if a == "ticket":
+            return [(t, partial(self._ticket, t, params.kind, params.reason, rec)) for t in targets]
+        if a == "wait":
+            return [("-", lambda: self._wait(params.seconds))]
+        if a == "notify":
+            return [("-", lambda: self._instant("notify", "-", "succeeded", message=params.message))]
+        return [("-", lambda: self._instant("none", "-", "succeeded", reason=params.reason or "watch"))]
+
+    def unsupported(self, step: Step, ctx: Context) -> str | None:
+        """Why the step cannot do anything useful for the affected workloads (checked before an approval)."""
+        if step.action == "scale_instance" and ctx.workloads and all(
+                self.sim.workloads[name].kind == "training" for name, _q in ctx.workloads):
+            return "a training job cannot scale in (not supported by the plant)"
+        return None
+
+    # ---- workloads -----------------------------------------------------------------------------------------
+    def _replace(self, mapping: dict[str, str], ctx: Context, current: list[str]) -> dict[str, str]:
+        """Resolve a ``replace`` mapping; drop pairs already applied (the old node left the placement)."""
+        out = {}
+        for k, v in mapping.items():
+            old, new = ctx.resolve_one(k), ctx.resolve_one(v)
+            if old in current and new not in current:
+                out[old] = new
+        return out
+
+    def _workload_call(self, a: str, name: str, inst: str | None, params: Any, ctx: Context) -> Call:
+        c = self.sim.control
+        w = self.sim.workloads[name]
+        label = inst or name
+        if w.kind == "training":
+            if a == "restart_process":
+                return label, lambda: c.restart_process(name)
+            if a in _RESTARTS:
+                src = getattr(params, "source", "memory")
+                return label, lambda: c.restart_job(name, src, self._replace(params.replace, ctx, list(w.nodes)))
+            return label, lambda: self._instant(a, label, "failed", retryable=False,
+                                                reason="a training job cannot scale in (not supported by the plant)")
+        assert inst is not None
+        nodes = lambda: list(w.instances()[inst]["nodes"])  # type: ignore[attr-defined]  # noqa: E731
+        if a == "restart_process":
+            return label, lambda: c.restart_process(name, inst)
+        if a in _RESTARTS:
+            return label, lambda: c.restart_instance(name, inst, self._replace(params.replace, ctx, nodes()),
+                                                     params.weights_from)
+
+        def scale() -> simpy.Process:
+            drop = set(ctx.resolve(params.drop))
+            keep = [n for n in nodes() if n not in drop]
+            if not keep:
+                return self._instant(a, label, "failed", retryable=False, reason="no node would be left")
+            return c.scale_instance(name, inst, keep)
+
+        return label, scale
+
+    # ---- book-keeping actions -------------------------------------------------------------------------------
+    def _swap_spare(self, node: str, ctx: Context, rec: IncidentRecord) -> simpy.Process:
+        """Take the first healthy warm spare of the node's pod (self-check may fail: try again)."""
+        c, st, now = self.sim.control, self.sim.state, self.sim.now
+        pod = ids.pod_of(node)
+        while True:
+            cands = [n for n in c.spares if ids.pod_of(n) == pod]
+            if not cands:
+                rec.follow_up("spares_exhausted", node, now, pod=pod,
+                              note="no warm spare left: escalating (scale-in or wait for repair)")
+                return self._instant("swap_spare", node, "failed", retryable=False,
+                                     reason=f"no warm spare left in {pod}", spares_left=0)
+            spare = cands[0]
+            c.spares.remove(spare)
+            if st.health(spare) != Health.HEALTHY:
+                rec.follow_up("spare_unusable", spare, now, health=str(st.health(spare)))
+                continue
+            rng = ctx.vars["rng"]
+            if rng.random() < c.p.spare_failure_prob:
+                rec.follow_up("ticket", spare, now, kind="inspect", reason="warm spare failed its self-check",
+                              opened_at_s=now, closed_at_s=None)
+                return self._instant("swap_spare", node, "failed", reason=f"spare {spare} failed its self-check",
+                                     spare=spare)
+            ctx.spare = spare
+            left = len([n for n in c.spares if ids.pod_of(n) == pod])
+            rec.follow_up("spare_used", spare, now, replaces=node, spares_left=left)
+            return self._instant("swap_spare", node, "succeeded", spare=spare, spares_left=left)
+
+    def _add_spare(self, node: str, ctx: Context, rec: IncidentRecord) -> simpy.Process:
+        c = self.sim.control
+        if not ctx.node_healthy(node):
+            return self._instant("add_spare", node, "failed", retryable=False,
+                                 reason="the node or one of its devices is not healthy")
+        if any(node in w.nodes for w in self.sim.workloads.values()):
+            return self._instant("add_spare", node, "failed", retryable=False, reason="the node runs a workload")
+        if node not in c.spares:
+            c.spares.append(node)
+        rec.follow_up("returned_to_spares", node, self.sim.now, spares=len(c.spares))
+        return self._instant("add_spare", node, "succeeded", spares=len(c.spares))
+
+    def _ticket(self, target: str, kind: str, reason: str, rec: IncidentRecord) -> simpy.Process:
+        now = self.sim.now
+        rec.follow_up("ticket", target, now, kind=kind, reason=reason, opened_at_s=now, closed_at_s=None)
+        return self._instant("ticket", target, "succeeded", kind=kind, reason=reason)
+
+    def _wait(self, seconds: float) -> simpy.Process:
+        env = self.sim.env
+
+        def run() -> Generator[simpy.Event, Any, ActionResult]:
+            start = env.now
+            yield env.timeout(seconds)
+            return ActionResult("wait", "-", "succeeded", float(start), float(env.now), {"seconds": seconds})
+
+        return env.process(run())

@@ -1,0 +1,186 @@
+"""The ``manual`` policy: the status quo, modelled for a side-by-side comparison with automated recovery.
+
+Timeline of one incident (all delays drawn from the incident's own random stream, documented in
+:class:`~opsbrain.recovery.params.ManualParams`):
+
+1. Detection. A stalled workload (hung collective) is found by its collective timeout (the workload's
+   ``hang_timeout_s``: 30 min for training, facts.md §3) or by a person looking at a dashboard, whichever comes
+   first; a crashed workload or a hardware alarm pages a person, who responds after a lognormal delay.
+2. Diagnosis: a person triages logs across nodes (lognormal delay).
+3. Repair: restart from the last *persistent* checkpoint (inference: relaunch, weights from object storage);
+   no re-routing; a node with a dead part is swapped for a free node if there is one, else rebooted / repaired
+   first; failed parts get a replacement ticket, carried out in the background after hours. A failed command
+   is re-run by the person after a delay, a few times.
+
+Call :func:`manual_response` at (or after) the fault's onset with the true fault class and component (people get
+there in the end; the delay is what the status quo costs). Like the orchestrator, it reads placement and visible
+health, never ``sim.faults``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import simpy
+
+from opsbrain.recovery.actions import Executor
+from opsbrain.recovery.params import ManualParams
+from opsbrain.recovery.record import IncidentRecord
+from opsbrain.recovery.schema import Step
+from opsbrain.recovery.targets import Context, TargetError
+
+if TYPE_CHECKING:
+    from faultlib.engine import Simulation
+
+Gen = Generator[simpy.Event, Any, Any]
+
+RESTART_IN_PLACE = frozenset({"link_flap", "link_down", "l1_switch_failure", "l2_switch_failure", "hbm_uce",
+                              "qingtian_failure", "roce_port_down", "collective_timeout_sw"})
+"""Faults after which the status quo restarts the job where it is (the job's communicator set-up skips dead ports)."""
+REPLACE_NODE = frozenset({"hbm_row_exhaustion", "hbm_overtemp", "aicore_hang", "npu_off_bus", "node_crash",
+                          "node_hang", "silent_data_corruption"})
+"""Faults that leave a node unusable: the job is resubmitted without it."""
+NODE_LEVEL = frozenset({"node_crash", "node_hang"})
+REPAIR_BY_TICKET = {
+    "link_flap": "diagnosis.component", "link_down": "diagnosis.component", "optical_degradation":
+    "diagnosis.component", "l1_switch_failure": "diagnosis.component", "l2_switch_failure": "diagnosis.component",
+    "qingtian_failure": "diagnosis.component", "roce_port_down": "diagnosis.component",
+    "hbm_row_exhaustion": "npu_of(component)", "hbm_overtemp": "npu_of(component)",
+    "npu_off_bus": "npu_of(component)", "aicore_hang": "diagnosis.component",
+    "silent_data_corruption": "npu_of(component)", "node_crash": "node_of(component)",
+    "node_hang": "node_of(component)",
+}
+"""Fault class -> the part a replacement ticket names (replaced in the background, control.part_replacement_s)."""
+
+
+def _step(action: str, target: str, params: dict[str, Any] | None = None) -> Step:
+    return Step.model_validate({"action": action, "target": target, "params": params or {}})
+
+
+def _field(obj: Any, name: str) -> Any:
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+
+class ManualPolicy:
+    def __init__(self, sim: Simulation, params: ManualParams | None = None,
+                 records: dict[str, IncidentRecord] | None = None) -> None:
+        self.sim = sim
+        self.p = params or ManualParams()
+        self.records = records if records is not None else {}
+        self.exec = Executor(sim)
+
+    def handle(self, incident_id: str, diagnosis_like: Any) -> simpy.Process:
+        if incident_id in self.records:
+            raise ValueError(f"incident {incident_id!r} is already being handled")
+        cls = str(_field(diagnosis_like, "fault_class") or "unknown")
+        comp = _field(diagnosis_like, "component")
+        rec = IncidentRecord(incident_id, "manual", False, self.sim.now, {"fault_class": cls, "component": comp})
+        self.records[incident_id] = rec
+        return self.sim.env.process(self._run(rec, cls, comp))
+
+    def _lognormal(self, rng: np.random.Generator, median: float, sigma: float) -> float:
+        return float(median * math.exp(sigma * rng.standard_normal()))
+
+    # ---- the timeline ----------------------------------------------------------------------------------------
+    def _run(self, rec: IncidentRecord, cls: str, comp: str | None) -> Gen:
+        env = self.sim.env
+        rng = self.sim.rng(f"manual/{rec.id}")
+        yield env.timeout(0)  # let the fault's own same-instant effects land first
+        ctx = Context(self.sim, comp)
+        ctx.vars["rng"] = rng
+        rec.extra["affected_workloads"] = [q or n for n, q in ctx.workloads]
+        detect, via = self._detection(ctx, rng)
+        entry = rec.begin("detect", comp or "-", env.now, kind="manual")
+        yield env.timeout(detect)
+        rec.end(entry, "succeeded", env.now, via=via)
+        rec.extra["detected_at_s"] = env.now
+        if via == "person":
+            rec.human_steps += 1
+        delay = self._lognormal(rng, self.p.diagnosis_median_s, self.p.diagnosis_sigma)
+        entry = rec.begin("diagnose", comp or "-", env.now, kind="manual")
+        yield env.timeout(delay)
+        rec.end(entry, "succeeded", env.now, fault_class=cls)
+        rec.extra["diagnosed_at_s"] = env.now
+        rec.human_steps += 1
+        ok = yield from self._repair(rec, ctx, cls)
+        rec.outcome = "completed" if ok else "unresolved"
+        rec.finished_at_s = env.now
+        return rec.as_dict(env.now)
+
+    def _detection(self, ctx: Context, rng: np.random.Generator) -> tuple[float, str]:
+        """Seconds until the incident is noticed, and by what (``collective_timeout`` or ``person``)."""
+        timeouts = []
+        for name, inst in ctx.workloads:
+            w = self.sim.workloads[name]
+            stalled = (w.kind == "training" and getattr(w, "state", "") == "stalled") or (
+                w.kind == "inference" and inst is not None
+                and w.instances()[inst]["state"] in ("hung", "running")  # type: ignore[attr-defined]
+                and not w.instances()[inst]["up"])  # type: ignore[attr-defined]
+            if stalled:
+                timeouts.append(float(w.p.hang_timeout_s))  # type: ignore[attr-defined]
+        if timeouts:
+            notice = self._lognormal(rng, self.p.hang_notice_median_s, self.p.hang_notice_sigma)
+            t = min(timeouts)
+            return (t, "collective_timeout") if t <= notice else (notice, "person")
+        return self._lognormal(rng, self.p.page_response_median_s, self.p.page_response_sigma), "person"
+
+    # ---- repair --------------------------------------------------------------------------------------------
+    def _do(self, rec: IncidentRecord, ctx: Context, step: Step) -> Gen:
+        rec.human_steps += 1
+        try:
+            calls = self.exec.calls(step, ctx, rec)
+        except TargetError as exc:
+            now = self.sim.now
+            rec.log(step.action, step.target_expr or "-", "failed", now, now, kind="step", rung="manual",
+                    reason=str(exc))
+            return False
+        if not calls:
+            return True
+        ok, _reason = yield from self.exec.attempts(
+            rec, step.action, calls, retries=self.p.retries, backoff_s=self.p.retry_delay_s,
+            timeout_s=30 * 86400.0, kind="step", rung="manual", path=None)
+        return ok
+
+    def _restart(self, replace: bool) -> Step:
+        params: dict[str, Any] = {"source": "persistent", "weights_from": self.p.weights_from}
+        if replace:
+            params["replace"] = {"node_of(component)": "spare"}
+        return _step("restart_job", "affected_workloads", params)
+
+    def _repair(self, rec: IncidentRecord, ctx: Context, cls: str) -> Gen:
+        part = REPAIR_BY_TICKET.get(cls)
+        inline_fix = cls in REPLACE_NODE and bool(ctx.workloads) and not ctx.spares_in_pod()
+        if part is not None:
+            yield from self._do(rec, ctx, _step("ticket", part, {"kind": "replace"}))
+            if not inline_fix:  # else the part is rebooted / replaced below, before the restart
+                self.sim.env.process(self._replace_later(rec, ctx, part))
+        if not ctx.workloads:
+            return True
+        if cls in RESTART_IN_PLACE:
+            return (yield from self._do(rec, ctx, self._restart(replace=False)))
+        if cls in REPLACE_NODE:
+            if ctx.spares_in_pod():
+                ok = yield from self._do(rec, ctx, _step("swap_spare", "node_of(component)"))
+                if ok:
+                    return (yield from self._do(rec, ctx, self._restart(replace=True)))
+            fix = (_step("reboot_node", "node_of(component)") if cls in NODE_LEVEL else
+                   _step("replace_part", part or "npu_of(component)"))
+            ok = yield from self._do(rec, ctx, fix)
+            return ok and (yield from self._do(rec, ctx, self._restart(replace=False)))
+        return True  # watch-only classes: the ticket is the response
+
+    def _replace_later(self, rec: IncidentRecord, ctx: Context, part: str) -> Gen:
+        ok = yield from self._do(rec, ctx, _step("replace_part", part))
+        if ok:
+            with contextlib.suppress(TargetError):
+                rec.close_tickets(ctx.resolve_one(part), self.sim.now)
+
+
+def manual_response(sim: Simulation, incident_id: str, diagnosis_like: Any,
+                    params: ManualParams | None = None) -> simpy.Process:
+    """The status-quo response to one incident; the process's value is the incident dict (actions included)."""
+    return ManualPolicy(sim, params).handle(incident_id, diagnosis_like)

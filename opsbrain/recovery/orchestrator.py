@@ -1,0 +1,316 @@
+"""The recovery orchestrator: pick a runbook for a diagnosis and run it through the plant's control API.
+
+``Orchestrator.handle(incident_id, diagnosis)`` returns a simpy process that runs the runbook's ladder: the entry
+rung's steps, then (on a failed step) its rollback and the next escalation rung, and after the last rung a page to
+a human. Each step is guarded (conditions, guardrails, approvals), retried on failure with a back-off, and logged
+in the incident's action log (:mod:`opsbrain.recovery.record`) as it starts and ends, so the log is complete at any
+moment. With ``dry_run=True`` nothing touches the plant: every step is logged as planned (``skipped``).
+
+What the orchestrator may read: the diagnosis, the topology, visible component health, the workloads' placement
+(``sim.workloads``) and the spare pool (``sim.control.spares``). It never reads ``sim.faults`` nor the trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+import simpy
+
+from faultlib.control import ActionResult
+from faultlib.health import Health
+from opsbrain.diagnosis.types import Diagnosis
+from opsbrain.recovery.actions import Call, Executor
+from opsbrain.recovery.guardrails import Guardrails
+from opsbrain.recovery.loader import RunbookSet, load_runbooks
+from opsbrain.recovery.manual import ManualPolicy
+from opsbrain.recovery.params import ManualParams, RecoveryParams
+from opsbrain.recovery.record import IncidentRecord
+from opsbrain.recovery.schema import TARGETS, UNKNOWN_CLASS, Runbook, Step
+from opsbrain.recovery.targets import Context, TargetError, conditions_hold
+
+if TYPE_CHECKING:
+    from faultlib.engine import Simulation
+
+Gen = Generator[simpy.Event, Any, Any]
+_WATCH_ACTIONS = frozenset({"none", "notify", "wait", "ticket"})
+
+
+@dataclass
+class StepsResult:
+    status: Literal["ok", "failed", "held", "stopped"]
+    reason: str = ""
+
+
+class Orchestrator:
+    """Runs runbooks for diagnosed incidents (``policy="auto"``) or the status-quo model (``"manual"``)."""
+
+    def __init__(self, sim: Simulation, runbooks: RunbookSet | None = None, guardrails: Guardrails | None = None,
+                 policy: Literal["auto", "manual"] = "auto", dry_run: bool = False,
+                 params: RecoveryParams | None = None, manual_params: ManualParams | None = None) -> None:
+        if policy not in ("auto", "manual"):
+            raise ValueError(f"policy must be 'auto' or 'manual', got {policy!r}")
+        self.sim = sim
+        self.runbooks = runbooks if runbooks is not None else load_runbooks()
+        self.guardrails = guardrails or Guardrails(params)
+        self.p = params or self.guardrails.p
+        self.policy = policy
+        self.dry_run = dry_run
+        self.records: dict[str, IncidentRecord] = {}
+        self.exec = Executor(sim)
+        self._manual = ManualPolicy(sim, manual_params, self.records) if policy == "manual" else None
+
+    # ---- public API ----------------------------------------------------------------------------------------
+    def handle(self, incident_id: str, diagnosis: Diagnosis) -> simpy.Process:
+        """Respond to one diagnosed incident; the process's value is the incident dict (:meth:`incident`)."""
+        if incident_id in self.records:
+            raise ValueError(f"incident {incident_id!r} is already being handled")
+        if self._manual is not None:
+            return self._manual.handle(incident_id, diagnosis)
+        rec = IncidentRecord(incident_id, self.policy, self.dry_run, self.sim.now, diagnosis.as_dict())
+        self.records[incident_id] = rec
+        return self.sim.env.process(self._run(rec, diagnosis))
+
+    def actions_for(self, incident_id: str) -> list[dict[str, Any]]:
+        """The incident's action log (complete at any moment; actions under way end now, ``in_flight``)."""
+        return self.records[incident_id].actions_view(self.sim.now)
+
+    def incident(self, incident_id: str) -> dict[str, Any]:
+        """Runbook, outcome, rung reached, human steps, actions and follow-ups of one incident."""
+        return self.records[incident_id].as_dict(self.sim.now)
+
+    def follow_ups(self, incident_id: str | None = None) -> list[dict[str, Any]]:
+        recs = [self.records[incident_id]] if incident_id else list(self.records.values())
+        return [{**f, "incident": r.id} for r in recs for f in r.follow_ups]
+
+    def report(self) -> dict[str, Any]:
+        """Run-level follow-ups: spares left, parts still isolated, open tickets, guardrail state."""
+        now, st = self.sim.now, self.sim.state
+        fups = self.follow_ups()
+        isolated = sorted({f["component"] for f in fups if f["type"] == "isolated"
+                           and st.health(f["component"]) in (Health.ISOLATED, Health.CORDONED)})
+        recs = list(self.records.values())
+        return {"policy": self.policy, "dry_run": self.dry_run, "incidents": len(recs),
+                "handled_without_human": sum(r.human_steps == 0 for r in recs),
+                "human_steps": sum(r.human_steps for r in recs),
+                "outcomes": {o: sum(r.outcome == o for r in recs) for o in sorted({r.outcome for r in recs})},
+                "spares_left": list(self.sim.control.spares), "isolated": isolated,
+                "open_tickets": [f for f in fups if f["type"] == "ticket" and f.get("closed_at_s") is None],
+                "spares_exhausted": [f for f in fups if f["type"] == "spares_exhausted"],
+                "breaker": self.guardrails.breaker_state(self.sim, now),
+                "guardrail_refusals": list(self.guardrails.refusals)}
+
+    # ---- the response ---------------------------------------------------------------------------------------
+    def _run(self, rec: IncidentRecord, diag: Diagnosis) -> Gen:
+        try:
+            yield from self._respond(rec, diag)
+        except Exception as exc:  # the journal must stay complete whatever goes wrong
+            rec.outcome = "error"
+            rec.log("orchestrator", rec.id, "failed", self.sim.now, self.sim.now, kind="error",
+                    reason=f"{type(exc).__name__}: {exc}")
+        rec.finished_at_s = self.sim.now
+        return rec.as_dict(self.sim.now)
+
+    def _respond(self, rec: IncidentRecord, diag: Diagnosis) -> Gen:
+        ctx = Context(self.sim, diag.component)
+        ctx.vars["rng"] = self.sim.rng(f"recovery/{rec.id}")
+        rec.extra["affected_workloads"] = [q or n for n, q in ctx.workloads]
+        rb, why = self._choose(rec, diag, ctx)
+        if rb is None:
+            yield from self._to_human(rec, ctx, why)
+            return
+        rec.runbook = rb.id
+        ladder = rb.ladder()
+        result = StepsResult("failed")
+        for k, (rung, steps, rollback) in enumerate(ladder):
+            if k > 0:
+                rec.log("escalate", rb.id, "succeeded", self.sim.now, self.sim.now, kind="escalation", rung=rung,
+                        from_rung=ladder[k - 1][0], to_rung=rung, reason=result.reason)
+            rec.rung = rung
+            result = yield from self._steps(rec, ctx, steps, rung, "steps" if k == 0 else f"escalation[{k - 1}].steps")
+            if result.status in ("ok", "held", "stopped"):
+                break
+            if rollback:
+                yield from self._steps(rec, ctx, rollback, rung, "rollback" if k == 0 else
+                                       f"escalation[{k - 1}].rollback", kind="rollback")
+        if result.status == "held":
+            rec.outcome = "held_by_guardrail"
+            rec.human_steps += 1
+            rec.follow_up("page", diag.component, self.sim.now, reason=result.reason)
+            return
+        if result.status == "failed":
+            rec.log("escalate", rb.id, "succeeded", self.sim.now, self.sim.now, kind="escalation", rung="human",
+                    from_rung=rec.rung, to_rung="human", reason=result.reason)
+            rec.outcome = "escalated_to_human"
+            rec.human_steps += 1
+            rec.follow_up("page", diag.component, self.sim.now, reason=f"recovery ladder exhausted: {result.reason}")
+            return
+        acted = [a for a in rec.actions if a["kind"] in ("step", "retry") and a["status"] != "skipped"]
+        if self.dry_run:
+            rec.outcome = "planned"
+        elif result.status == "stopped":
+            rec.outcome = "stopped"
+        elif all(a["action"] in _WATCH_ACTIONS for a in acted):
+            rec.outcome = "no_action"
+        else:
+            rec.outcome = "completed"
+        if rb.followup and not self.dry_run and result.status == "ok" and rec.rung != "wait_for_repair":
+            self.sim.env.process(self._followup(rec, ctx, rb))  # after wait_for_repair the repair is done
+
+    def _choose(self, rec: IncidentRecord, diag: Diagnosis, ctx: Context) -> tuple[Runbook | None, str]:
+        """The runbook for this diagnosis after the confidence, lemon and repeat rules; or why there is none."""
+        now = self.sim.now
+        cls = diag.fault_class
+        if diag.abstained or diag.component is None:
+            return None, "the diagnosis abstained (unknown class or no component)"
+        if diag.confidence < self.p.min_confidence:
+            return None, f"confidence {diag.confidence:.2f} < {self.p.min_confidence:.2f}"
+        if not self.dry_run:
+            self.guardrails.note_incident(diag.component, cls, now)
+        seen = self.guardrails.count(diag.component, now) + (1 if self.dry_run else 0)
+        if seen >= self.p.lemon_incidents:
+            reason = (f"{seen} incidents on {self.guardrails.component_key(diag.component)} within "
+                      f"{self.p.repeat_window_s:.0f} s >= {self.p.lemon_incidents}: automation is not fixing it")
+            rec.log("guardrail", diag.component, "skipped", now, now, kind="guardrail", rule="lemon", reason=reason)
+            return None, reason
+        rb = self.runbooks.get(diag.runbook) if diag.runbook else None
+        if rb is not None and cls not in rb.applies_to:
+            rb = None
+        if rb is None:
+            for cand in self.runbooks.for_class(cls):
+                ok, _why = conditions_hold(cand.when, ctx)
+                if ok:
+                    rb = cand
+                    break
+        if rb is None:
+            return None, f"no runbook applies to {cls!r}"
+        if rb.repeat is not None:
+            within = rb.repeat.within_s or self.p.repeat_window_s
+            n = self.guardrails.count(diag.component, now, cls, within) + (1 if self.dry_run else 0)
+            nxt = self.runbooks.get(rb.repeat.then)
+            if n >= rb.repeat.count and nxt is not None:
+                rec.log("guardrail", diag.component, "succeeded", now, now, kind="guardrail", rule="repeat",
+                        reason=f"{n} x {cls} on {self.guardrails.component_key(diag.component)} within "
+                               f"{within:.0f} s >= {rb.repeat.count}: {rb.id} -> {nxt.id} ({rb.repeat.source})")
+                rb = nxt
+        return rb, ""
+
+    def _to_human(self, rec: IncidentRecord, ctx: Context, reason: str) -> Gen:
+        """No automated runbook: run the ``unknown`` runbook's steps (page, ticket) and hand over."""
+        rec.outcome = "escalated_to_human"
+        rec.human_steps += 1
+        fallback = next(iter(self.runbooks.for_class(UNKNOWN_CLASS)), None)
+        rec.log("escalate", rec.id, "succeeded", self.sim.now, self.sim.now, kind="escalation", rung="human",
+                to_rung="human", reason=reason)
+        if fallback is not None:
+            rec.runbook = fallback.id
+            yield from self._steps(rec, ctx, list(fallback.steps), "human", "steps")
+        rec.follow_up("page", ctx.component, self.sim.now, reason=reason)
+
+    # ---- steps ---------------------------------------------------------------------------------------------
+    def _steps(self, rec: IncidentRecord, ctx: Context, steps: list[Step], rung: str, prefix: str,
+               kind: str = "step") -> Gen:
+        background: list[tuple[Step, simpy.Process]] = []
+        result = StepsResult("ok")
+        for i, step in enumerate(steps):
+            res = yield from self._step(rec, ctx, step, rung, f"{prefix}[{i}]", kind, background)
+            if res.status == "failed" and step.on_failure == "continue":
+                continue
+            if res.status == "failed" and step.on_failure == "stop":
+                result = StepsResult("stopped", res.reason)
+                break
+            if res.status != "ok":
+                result = res
+                break
+        if background:
+            yield self.sim.env.all_of([proc for _s, proc in background])
+            for bstep, proc in background:  # a step run alongside still decides the rung's fate
+                bres: StepsResult = proc.value  # type: ignore[assignment]  # a finished process
+                if result.status == "ok" and bres.status == "failed" and bstep.on_failure == "escalate":
+                    result = bres
+        return result
+
+    def _step(self, rec: IncidentRecord, ctx: Context, step: Step, rung: str, path: str, kind: str,
+              background: list[tuple[Step, simpy.Process]]) -> Gen:
+        env, now = self.sim.env, self.sim.now
+        ok, why = conditions_hold(step.when, ctx)
+        if not ok:
+            rec.log(step.action, "-", "skipped", now, now, kind=kind, rung=rung, step=path, reason=f"condition: {why}")
+            return StepsResult("ok")
+        expr = step.target_expr
+        try:
+            if expr is not None and TARGETS[expr] == "workloads" and not ctx.workloads:
+                rec.log(step.action, "-", "skipped", now, now, kind=kind, rung=rung, step=path,
+                        reason="no affected workload")
+                return StepsResult("ok")
+            targets = ctx.resolve(expr) if expr is not None else ["-"]
+            calls = self.exec.calls(step, ctx, rec) if not self.dry_run else []
+        except TargetError as exc:
+            rec.log(step.action, expr or "-", "failed", now, now, kind=kind, rung=rung, step=path, reason=str(exc))
+            return StepsResult("failed", f"{path}: {exc}")
+        label = ",".join(targets) if len(targets) <= 3 else f"{len(targets)} targets"
+        cannot = self.exec.unsupported(step, ctx)
+        if cannot:
+            rec.log(step.action, label, "failed", now, now, kind=kind, rung=rung, step=path, reason=cannot)
+            return StepsResult("failed", f"{path} {step.action}: {cannot}")
+        if step.isolating:
+            allowed: list[str] = []
+            for t in targets:
+                d = self.guardrails.check_isolation(self.sim, step.action, t, now, commit=not self.dry_run)
+                if d.allowed:
+                    allowed.append(t)
+                    continue
+                rec.log("guardrail", t, "skipped", now, now, kind="guardrail", rung=rung, step=path,
+                        rule=d.rule, refused=step.action, reason=d.reason, **d.detail)
+                if not self.dry_run:
+                    for a in allowed:
+                        self.guardrails.release(a)
+                    return StepsResult("held", d.reason)
+        if step.approval == "required":
+            if self.dry_run:
+                rec.log("approval", label, "skipped", now, now, kind="approval", rung=rung, step=path,
+                        reason="approval required: refused in dry-run")
+            else:
+                delay = self.guardrails.approval_delay(ctx.vars["rng"])
+                entry = rec.begin("approval", label, now, kind="approval", rung=rung, step=path)
+                yield env.timeout(delay)
+                rec.end(entry, "succeeded", env.now, waited_s=round(delay, 3), approver="on-call (modelled delay)")
+                rec.human_steps += 1
+        if self.dry_run:
+            rec.log(step.action, label, "skipped", env.now, env.now, kind="plan", rung=rung, step=path,
+                    dry_run=True, params=dict(step.params))
+            return StepsResult("ok")
+        proc = env.process(self._attempts(rec, step, calls, rung, path, kind))
+        if not step.wait:
+            background.append((step, proc))
+            return StepsResult("ok")
+        res = yield proc
+        return res
+
+    def _attempts(self, rec: IncidentRecord, step: Step, calls: list[Call], rung: str, path: str,
+                  kind: str) -> Gen:
+        ok, reason = yield from self.exec.attempts(
+            rec, step.action, calls, retries=step.retries if step.retries is not None else self.p.step_retries,
+            backoff_s=self.p.retry_backoff_s, timeout_s=step.timeout_s or self.p.step_timeout_s, kind=kind,
+            rung=rung, path=path, on_success=lambda target, res: self._after_success(rec, step.action, target, res))
+        if step.isolating:
+            for label, _f in calls:
+                self.guardrails.release(label)
+        return StepsResult("ok") if ok else StepsResult("failed", f"{path} {step.action} failed: {reason}")
+
+    def _after_success(self, rec: IncidentRecord, action: str, target: str, res: ActionResult) -> None:
+        now = self.sim.now
+        if action in ("isolate", "isolate_link", "cordon"):
+            rec.follow_up("isolated", target, now, action=action)
+        elif action == "replace_part":
+            for r in self.records.values():
+                r.close_tickets(target, now)
+        elif action == "isolate_hbm_rows" and res.detail.get("replace"):
+            rec.follow_up("ticket", target, now, kind="replace", opened_at_s=now, closed_at_s=None,
+                          reason=f"{res.detail.get('isolated_rows')} HBM rows isolated: replace the NPU")
+
+    def _followup(self, rec: IncidentRecord, ctx: Context, rb: Runbook) -> Gen:
+        """Background repairs after the incident is handled; a failure ends the chain (the ticket stays open)."""
+        res = yield from self._steps(rec, ctx, list(rb.followup), "followup", "followup", kind="followup")
+        rec.extra["followup_status"] = res.status

@@ -1,0 +1,142 @@
+"""Parameters of the recovery orchestrator, its guardrails and the ``manual`` (status quo) policy.
+
+Same conventions as the simulator's parameters (``P(default, unit, source)``); they live in opsbrain because
+they describe the controller, not the plant. ``docs/recovery.md`` carries the tables :func:`render_markdown`
+produces between markers; ``python -m opsbrain.recovery.params`` rewrites them (a test keeps them current).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from faultlib.params import P, ParamGroup, iter_params
+
+NVS = "NVIDIA NVSentinel circuit breaker pattern (facts.md §6)"
+RATE = "one unexpected interruption per ~5.5 days on 384 accelerators (Llama 3, facts.md §4)"
+
+
+class RecoveryParams(ParamGroup):
+    """Runbook execution and guardrails of the automated (``auto``) policy."""
+
+    min_confidence: float = P(
+        0.5, "probability", "reason: below even odds an automated action on the wrong part costs more than a page; "
+        "such diagnoses go to a human", ge=0, le=1)
+    step_retries: int = P(
+        2, "retries", "reason: control actions fail independently with probability <= 0.05 (control.*_failure_prob), "
+        "so two retries leave < 1.3e-4 before escalating to the next rung", ge=0, le=10)
+    retry_backoff_s: float = P(
+        2.0, "s", "reason: a failed management command is re-sent after a short pause, well inside MindCluster's "
+        "30 s step-retry timeout (facts.md §3)", ge=0)
+    step_timeout_s: float = P(
+        1800.0, "s", "reason: above the slowest action on a recovery path (node reboot 600 s, restart from a "
+        "persistent checkpoint ~5 min); a step that takes longer counts as failed", gt=0)
+    approval_median_s: float = P(
+        600.0, "s", "assumed: an on-call engineer acknowledges and approves a paged change in ~10 min (median)", gt=0)
+    approval_sigma: float = P(0.7, "log-space s.d.", "assumed: long right tail (p90 ~ 2.5 x median)", ge=0)
+    max_isolated_npu_share: float = P(
+        0.125, "fraction of a pod's NPUs", "reason: 6 of 48 nodes' worth of NPUs; beyond that the loss exceeds "
+        "warm spares sized to the p99 of simultaneous failures (ByteRobust, facts.md §5) and independent faults at "
+        + RATE + " are an unlikely cause: a human decides", gt=0, le=1)
+    max_isolated_node_share: float = P(
+        0.125, "fraction of a pod's nodes", "reason: same bound as max_isolated_npu_share, counted in whole nodes",
+        gt=0, le=1)
+    max_isolated_link_share: float = P(
+        0.05, "fraction of a pod's L1-L2 links", "reason: > 99% of optical faults are tolerated in software "
+        "(facts.md §1), but 5% of 5,376 links (~270) out means a systemic optics problem (bad batch, dirty "
+        "fibres after maintenance: 37% of new links flapped, facts.md §2) that needs people", gt=0, le=1)
+    max_isolated_l2_share: float = P(
+        0.0625, "fraction of a pod's L2 chips", "reason: 7 of 112 chips (one plane's worth of 1/16); each chip "
+        "is shared by all 48 nodes (medium probability, whole-supernode blast radius, facts.md §2)", gt=0, le=1)
+    breaker_window_s: float = P(600.0, "s", "reason: isolations counted over 10 min; " + NVS + " uses 5 min", gt=0)
+    breaker_trip_share: float = P(
+        0.1, "fraction of a pod's nodes", "reason: 5 of 48 nodes isolated within the window is > 1,000x the "
+        "independent-fault rate (" + RATE + "): a common cause (power, firmware, bad diagnosis); " + NVS
+        + " trips at 50%", gt=0, le=1)
+    breaker_hold_s: float = P(
+        3600.0, "s", "reason: a tripped breaker stays open while a human investigates the common cause (modelled "
+        "as a fixed hold before it closes)", ge=0)
+    repeat_window_s: float = P(86400.0, "s", "MindCluster counts repeated fault codes over 24 h (facts.md §3)", gt=0)
+    lemon_incidents: int = P(
+        6, "incidents", "reason: this many incidents on one component within repeat_window_s, more than "
+        "MindCluster's largest escalation count (5 link-downs in 24 h => isolate, facts.md §3), mean automation is not "
+        "fixing it: a human takes it",
+        ge=2)
+    spare_quantile: float = P(
+        0.99, "probability", "warm spares sized to the p99 of simultaneous failures (ByteRobust, facts.md §5)",
+        gt=0, lt=1)
+    spare_repair_s: float = P(
+        14400.0, "s", "reason: a node that left service returns after a field repair, as control.part_replacement_s "
+        "(4 h)", gt=0)
+
+
+class ManualParams(ParamGroup):
+    """The ``manual`` policy: how the status quo detects, diagnoses and repairs (for side-by-side comparison)."""
+
+    page_response_median_s: float = P(
+        900.0, "s", "reason: a job-failure alert or hardware alarm is picked up by a person in ~15 min (median); "
+        "ByteRobust reports 10-30 min for timeout-based detection (facts.md §5)", gt=0)
+    page_response_sigma: float = P(0.6, "log-space s.d.", "assumed: p10-p90 ~ 7-33 min", ge=0)
+    hang_notice_median_s: float = P(
+        2700.0, "s", "reason: a hung job raises no alert of its own; a person notices flat throughput on a "
+        "dashboard later than a collective timeout would fire (30 min, facts.md §3) in most cases", gt=0)
+    hang_notice_sigma: float = P(0.8, "log-space s.d.", "assumed: wide spread (who is watching)", ge=0)
+    diagnosis_median_s: float = P(
+        1200.0, "s", "reason: manual log triage across nodes; the article's tooled target is network-fault "
+        "diagnosis in < 10 min (facts.md §1), so the status quo median is set at twice that", gt=0)
+    diagnosis_sigma: float = P(0.8, "log-space s.d.", "assumed: long tail of hard cases (p90 ~ 2.8 x median)", ge=0)
+    retry_delay_s: float = P(
+        300.0, "s", "reason: a person re-runs a failed command after looking at why it failed", ge=0)
+    retries: int = P(2, "retries", "reason: after two failed attempts a person escalates to the next team", ge=0)
+    weights_from: str = P(
+        "obs", "source", "reason: without the EMS memory pool an instance reloads weights from object storage "
+        "(cold start 2,560 s vs 320 s via EMS, facts.md §2)", pattern=r"^(ems|obs)$")
+
+
+def render_markdown(models: tuple[type[BaseModel], ...] = (RecoveryParams, ManualParams)) -> str:
+    """Markdown tables of the parameters (one per group), as in ``docs/recovery.md``."""
+    out: list[str] = []
+    for model, prefix in zip(models, ("recovery", "manual"), strict=False):
+        out.append(f"### `{prefix}`\n")
+        doc = " ".join((model.__doc__ or "").split())
+        if doc:
+            out.append(f"{doc}\n")
+        out.append("| parameter | default | unit | source / reason |")
+        out.append("| --- | --- | --- | --- |")
+        for path, default, unit, source, _desc in iter_params(model, prefix + "."):
+            cell = " ".join(str(source).split()).replace("|", "\\|")
+            value = f"{default:g}" if isinstance(default, float) else f"`{default}`" if isinstance(default, str) \
+                else str(default)
+            out.append(f"| `{path}` | {value} | {unit} | {cell} |")
+        out.append("")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "recovery.md"
+BEGIN = "<!-- BEGIN recovery-params (generated by python -m opsbrain.recovery.params; do not edit) -->"
+END = "<!-- END recovery-params -->"
+
+
+def doc_block(text: str) -> str:
+    """The generated part of ``docs/recovery.md`` (between the markers), or empty."""
+    if BEGIN not in text or END not in text:
+        return ""
+    return text.split(BEGIN, 1)[1].split(END, 1)[0].strip("\n") + "\n"
+
+
+def main(path: Path = DOC_PATH) -> int:
+    text = path.read_text(encoding="utf-8")
+    if BEGIN not in text or END not in text:
+        print(f"{path}: markers not found", file=sys.stderr)
+        return 1
+    head, rest = text.split(BEGIN, 1)
+    tail = rest.split(END, 1)[1]
+    path.write_text(f"{head}{BEGIN}\n{render_markdown()}{END}{tail}", encoding="utf-8")
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

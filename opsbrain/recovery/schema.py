@@ -1,0 +1,316 @@
+"""The runbook file format as typed models, and the fixed vocabularies it draws on.
+
+A runbook (``runbooks/rb-<name>.yaml``) says what to do for one or more fault classes: the main ``steps`` (at an
+entry ``rung`` of the recovery ladder), ``rollback`` steps that undo a half-done rung, ``escalation`` rungs tried
+in order when a step fails, ``followup`` steps run in the background once the incident is handled (repairs,
+returning a node to the spare pool), and a ``repeat`` rule (MindCluster: the same code twice in 24 h => isolate).
+
+Each step names an ``action`` from :data:`ACTIONS` (each maps onto the plant's control API or an orchestrator
+book-keeping action) and a ``target`` expression from :data:`TARGETS`, resolved at run time from the diagnosis and
+the workloads' placement. :func:`problems` checks what the field types cannot (target fits the action, params,
+rung order) and returns YAML paths such as ``steps[2].target``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from faultlib.faults.catalog import CATALOG, HANDLING_LEVELS
+
+UNKNOWN_CLASS = "unknown"
+
+RUNGS: tuple[str, ...] = ("operator_retry", "online_recovery", "process_reschedule", "job_reschedule", "scale_in",
+                          "wait_for_repair")
+"""The recovery ladder, cheapest first (facts.md §3); after the last rung the incident goes to a human."""
+
+TARGETS: dict[str, str] = {
+    "diagnosis.component": "component",
+    "component": "component",
+    "node_of(component)": "node",
+    "npu_of(component)": "npu",
+    "hbm_of(component)": "hbm",
+    "pod_of(component)": "pod",
+    "nodes_of_link": "nodes",
+    "affected_nodes": "nodes",
+    "affected_workloads": "workloads",
+    "spare": "node",
+}
+"""Target expression -> what it resolves to (see :mod:`opsbrain.recovery.targets`)."""
+
+_ANY_PART = frozenset({"component", "node", "npu", "hbm"})
+
+
+@dataclass(frozen=True)
+class ActionDef:
+    """One action of the vocabulary: accepted target types, default target, params model, whether it isolates."""
+
+    targets: frozenset[str]
+    default_target: str | None
+    params: type[BaseModel]
+    isolating: bool
+    summary: str
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class NoParams(_Params):
+    pass
+
+
+class RowsParams(_Params):
+    rows: int = Field(1, ge=1, le=64, description="HBM rows to isolate")
+
+
+class RestartJobParams(_Params):
+    source: Literal["memory", "persistent"] = "memory"
+    replace: dict[str, str] = Field(default_factory=dict, description="node expression -> node expression")
+    weights_from: Literal["ems", "obs"] = "ems"
+
+
+class RestartInstanceParams(_Params):
+    replace: dict[str, str] = Field(default_factory=dict, description="node expression -> node expression")
+    weights_from: Literal["ems", "obs"] = "ems"
+
+
+class ScaleParams(_Params):
+    drop: str = Field("node_of(component)", description="node expression: the node(s) the instance gives up")
+
+
+class TicketParams(_Params):
+    kind: Literal["replace", "inspect", "clean", "software", "page"] = "replace"
+    reason: str = ""
+
+
+class WaitParams(_Params):
+    seconds: float = Field(gt=0)
+
+
+class NotifyParams(_Params):
+    message: str = ""
+
+
+class NoneParams(_Params):
+    reason: str = ""
+
+
+ACTIONS: dict[str, ActionDef] = {
+    "isolate_link": ActionDef(frozenset({"component"}), "diagnosis.component", NoParams, True,
+                              "admin-down an L1-L2 optical link"),
+    "restore_link": ActionDef(frozenset({"component"}), "diagnosis.component", NoParams, False,
+                              "admin-up an isolated link"),
+    "reroute": ActionDef(frozenset({"nodes", "node"}), "affected_nodes", NoParams, False,
+                         "re-route the UB traffic of nodes around unusable uplinks"),
+    "isolate_hbm_rows": ActionDef(frozenset({"hbm", "component"}), "hbm_of(component)", RowsParams, False,
+                                  "isolate (remap) faulty HBM rows"),
+    "reset_chip": ActionDef(frozenset({"npu"}), "npu_of(component)", NoParams, False, "reset an NPU"),
+    "isolate": ActionDef(_ANY_PART, "diagnosis.component", NoParams, True,
+                         "take a chip, node, switch or port out of service"),
+    "replace_part": ActionDef(_ANY_PART, "diagnosis.component", NoParams, False,
+                              "field replacement of a part (hours)"),
+    "cordon": ActionDef(frozenset({"node"}), "node_of(component)", NoParams, True, "no new work on a node"),
+    "reboot_node": ActionDef(frozenset({"node"}), "node_of(component)", NoParams, False, "reboot a node"),
+    "restart_process": ActionDef(frozenset({"workloads"}), "affected_workloads", NoParams, False,
+                                 "process-level online recovery in place"),
+    "restart_job": ActionDef(frozenset({"workloads"}), "affected_workloads", RestartJobParams, False,
+                             "restart a training job (inference: its instance) from a checkpoint"),
+    "restart_instance": ActionDef(frozenset({"workloads"}), "affected_workloads", RestartInstanceParams, False,
+                                  "relaunch an inference instance (training: restart the job)"),
+    "scale_instance": ActionDef(frozenset({"workloads"}), "affected_workloads", ScaleParams, False,
+                                "scale an inference instance in onto its remaining nodes"),
+    "swap_spare": ActionDef(frozenset({"node"}), "node_of(component)", NoParams, False,
+                            "take a warm spare node (same pod) for the node; binds the target `spare`"),
+    "add_spare": ActionDef(frozenset({"node"}), "node_of(component)", NoParams, False,
+                           "return a repaired node to the spare pool"),
+    "ticket": ActionDef(_ANY_PART | {"pod"}, "diagnosis.component", TicketParams, False,
+                        "open a ticket (replacement, inspection, page)"),
+    "wait": ActionDef(frozenset(), None, WaitParams, False, "wait a number of seconds"),
+    "notify": ActionDef(frozenset(), None, NotifyParams, False, "send a notification"),
+    "none": ActionDef(frozenset(), None, NoneParams, False, "no action (watch)"),
+}
+
+_NODE_EXPRS = sorted(k for k, v in TARGETS.items() if v == "node")
+
+
+# ---- the file format ----------------------------------------------------------------------------------
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Conditions(Strict):
+    """Guards: every given condition must hold (evaluated when the step is reached)."""
+
+    has_component: bool | None = Field(None, description="the diagnosis names a component")
+    affects_workload: bool | None = Field(None, description="some workload runs where the component is")
+    workload_kind: Literal["training", "inference"] | None = Field(None, description="an affected workload's kind")
+    component_kind: list[str] | None = Field(None, description="topology kind of the component (link, hbm, ...)")
+    spares_available: bool | None = Field(None, description="a warm spare is left in the component's pod")
+    node_healthy: bool | None = Field(None, description="the component's node and all its devices are up")
+    isolated_rows_at_least: int | None = Field(None, ge=1, description="HBM rows isolated so far on the NPU")
+
+
+class Step(Strict):
+    name: str = ""
+    action: str
+    target: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    timeout_s: float | None = Field(None, gt=0)
+    retries: int | None = Field(None, ge=0, le=10)
+    when: Conditions | None = None
+    approval: Literal["required", "none"] = "none"
+    on_failure: Literal["escalate", "continue", "stop"] = "escalate"
+    wait: bool = Field(True, description="false: start the action and go on with the next steps; the rung waits "
+                       "for it at its end, and its failure still counts (per on_failure)")
+
+    @field_validator("action")
+    @classmethod
+    def _known_action(cls, v: str) -> str:
+        if v not in ACTIONS:
+            raise ValueError(f"unknown action {v!r} (known: {', '.join(ACTIONS)})")
+        return v
+
+    @field_validator("target")
+    @classmethod
+    def _known_target(cls, v: str | None) -> str | None:
+        if v is not None and v not in TARGETS:
+            raise ValueError(f"unknown target expression {v!r} (known: {', '.join(TARGETS)})")
+        return v
+
+    @property
+    def target_expr(self) -> str | None:
+        return self.target if self.target is not None else ACTIONS[self.action].default_target
+
+    @property
+    def isolating(self) -> bool:
+        return ACTIONS[self.action].isolating
+
+    def typed_params(self) -> Any:
+        """The params validated by the action's params model (defaults filled in)."""
+        return ACTIONS[self.action].params.model_validate(self.params)
+
+
+class Rung(Strict):
+    rung: str
+    steps: list[Step] = Field(min_length=1)
+    rollback: list[Step] = Field(default_factory=list)
+
+    @field_validator("rung")
+    @classmethod
+    def _known_rung(cls, v: str) -> str:
+        if v not in RUNGS:
+            raise ValueError(f"unknown rung {v!r} (the ladder: {', '.join(RUNGS)})")
+        return v
+
+
+class Repeat(Strict):
+    """``count`` incidents of this class on the same component within ``within_s`` => use runbook ``then``."""
+
+    count: int = Field(ge=2)
+    within_s: float | None = Field(None, gt=0, description="default: recovery.repeat_window_s")
+    then: str
+    source: str = Field(min_length=1, description="where the rule comes from")
+
+
+class Runbook(Strict):
+    id: str = Field(pattern=r"^rb-[a-z0-9][a-z0-9-]*$")
+    title: str = Field(min_length=1)
+    applies_to: list[str] = Field(min_length=1)
+    level: str | None = None
+    description: str = ""
+    source: str = ""
+    priority: int = Field(100, description="lower is tried first among runbooks of the same class")
+    when: Conditions | None = None
+    rung: str = "operator_retry"
+    steps: list[Step] = Field(min_length=1)
+    rollback: list[Step] = Field(default_factory=list)
+    escalation: list[Rung] = Field(default_factory=list)
+    followup: list[Step] = Field(default_factory=list)
+    repeat: Repeat | None = None
+
+    @field_validator("applies_to")
+    @classmethod
+    def _known_classes(cls, v: list[str]) -> list[str]:
+        for c in v:
+            if c not in CATALOG and c != UNKNOWN_CLASS:
+                raise ValueError(f"unknown fault class {c!r} (known: {', '.join(sorted(CATALOG))}, {UNKNOWN_CLASS})")
+        return v
+
+    @field_validator("level")
+    @classmethod
+    def _known_level(cls, v: str | None) -> str | None:
+        if v is not None and v not in HANDLING_LEVELS:
+            raise ValueError(f"unknown handling level {v!r} (known: {', '.join(HANDLING_LEVELS)})")
+        return v
+
+    @field_validator("rung")
+    @classmethod
+    def _known_rung(cls, v: str) -> str:
+        return Rung._known_rung(v)
+
+    def ladder(self) -> list[tuple[str, list[Step], list[Step]]]:
+        """(rung, steps, rollback) in the order they are tried."""
+        return [(self.rung, list(self.steps), list(self.rollback))] + [
+            (r.rung, list(r.steps), list(r.rollback)) for r in self.escalation]
+
+
+# ---- checks the field types cannot make ---------------------------------------------------------------------
+def step_problems(step: Step, path: str) -> list[tuple[str, str]]:
+    """(path, reason) for a step whose target does not fit its action or whose params are wrong."""
+    out: list[tuple[str, str]] = []
+    adef = ACTIONS[step.action]
+    expr = step.target_expr
+    if step.target is not None and not adef.targets:
+        out.append((f"{path}.target", f"action {step.action!r} takes no target"))
+    elif expr is not None and TARGETS[expr] not in adef.targets:
+        ok = sorted(k for k, v in TARGETS.items() if v in adef.targets)
+        out.append((f"{path}.target", f"action {step.action!r} cannot act on {expr!r} (a {TARGETS[expr]}); "
+                                      f"use one of: {', '.join(ok)}"))
+    try:
+        params = adef.params.model_validate(step.params)
+    except ValidationError as exc:
+        for err in exc.errors():
+            loc = ".".join(str(x) for x in err["loc"])
+            msg = "unknown parameter" if err["type"] == "extra_forbidden" else str(err["msg"])
+            out.append((f"{path}.params" + (f".{loc}" if loc else ""), msg))
+        return out
+    for key, value in getattr(params, "replace", {}).items():
+        for side, expr_ in (("key", key), ("value", value)):
+            if TARGETS.get(expr_) != "node":
+                out.append((f"{path}.params.replace", f"{side} {expr_!r} is not a node expression "
+                                                      f"(use one of: {', '.join(_NODE_EXPRS)})"))
+    drop = getattr(params, "drop", None)
+    if drop is not None and TARGETS.get(drop) not in ("node", "nodes"):
+        out.append((f"{path}.params.drop", f"{drop!r} is not a node expression"))
+    return out
+
+
+def problems(rb: Runbook) -> list[tuple[str, str]]:
+    """Every (YAML path, reason) the field types could not catch, in file order."""
+    out: list[tuple[str, str]] = []
+
+    def steps(items: list[Step], prefix: str) -> None:
+        for i, s in enumerate(items):
+            out.extend(step_problems(s, f"{prefix}[{i}]"))
+
+    steps(rb.steps, "steps")
+    steps(rb.rollback, "rollback")
+    last = RUNGS.index(rb.rung)
+    for k, r in enumerate(rb.escalation):
+        pos = RUNGS.index(r.rung)
+        if pos <= last:
+            out.append((f"escalation[{k}].rung", f"rung {r.rung!r} must come after {RUNGS[last]!r} on the ladder "
+                                                 f"({' -> '.join(RUNGS)})"))
+        last = max(last, pos)
+        steps(r.steps, f"escalation[{k}].steps")
+        steps(r.rollback, f"escalation[{k}].rollback")
+    steps(rb.followup, "followup")
+    for i, s in enumerate(rb.followup):
+        if s.approval == "required":
+            out.append((f"followup[{i}].approval", "follow-up steps run unattended; they cannot need approval"))
+    if rb.repeat is not None and rb.repeat.then == rb.id:
+        out.append(("repeat.then", "a runbook cannot escalate to itself"))
+    return out

@@ -1,0 +1,184 @@
+"""Resolve runbook target expressions from the diagnosis and the placement an operator knows.
+
+The context reads the topology, the plant's visible health (what device plugins and switch agents report) and
+the workloads' placement (``sim.workloads``: names, nodes, kind, ``instance_of``). It never reads the injected
+ground truth (``sim.faults``) nor the trace.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from faultlib import ids
+from faultlib.health import Health
+
+if TYPE_CHECKING:
+    from faultlib.engine import Simulation
+
+
+class TargetError(ValueError):
+    """A target expression cannot be resolved for this diagnosis (e.g. ``nodes_of_link`` of an HBM)."""
+
+
+@dataclass
+class Context:
+    """What one incident's steps act on. Workloads are fixed when the incident starts (placement may change
+    as the runbook moves them onto spares)."""
+
+    sim: Simulation
+    component: str | None
+    spare: str | None = None
+    vars: dict[str, Any] = field(default_factory=dict)
+    workloads: list[tuple[str, str | None]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.workloads = self._affected_workloads()
+
+    # ---- basic lookups --------------------------------------------------------------------------------------
+    @property
+    def kind(self) -> str | None:
+        c = self.component
+        if c is None:
+            return None
+        return "link" if c in self.sim.topology.links else self.sim.topology.kind.get(c)
+
+    def _need(self) -> str:
+        if self.component is None:
+            raise TargetError("the diagnosis names no component")
+        if not self.sim.topology.exists(self.component):
+            raise TargetError(f"no component {self.component!r} in the topology")
+        return self.component
+
+    def node(self) -> str:
+        c = self._need()
+        if c in self.sim.topology.links:
+            lk = self.sim.topology.links[c]
+            if lk.node is not None:
+                return lk.node
+        n = ids.node_of(c)
+        if n is None:
+            raise TargetError(f"{c!r} is not inside a node")
+        return n
+
+    def pod(self) -> str:
+        p = ids.pod_of(self._need())
+        if p is None:
+            raise TargetError(f"{self.component!r} is not inside a pod")
+        return p
+
+    def npu(self) -> str:
+        n = ids.npu_of(self._need())
+        if n is None:
+            raise TargetError(f"{self.component!r} is not an NPU or part of one")
+        return n
+
+    def affected_nodes(self) -> list[str]:
+        """Nodes whose traffic or processes the component touches: every node of the pod for an L2 chip (each
+        node has one uplink to it), else the component's own node."""
+        if self.kind == "l2":
+            pod = self.pod()
+            return [n for n in self.sim.topology.nodes() if ids.pod_of(n) == pod]
+        return [self.node()]
+
+    def _affected_workloads(self) -> list[tuple[str, str | None]]:
+        try:
+            nodes = set(self.affected_nodes())
+        except TargetError:
+            return []
+        out: list[tuple[str, str | None]] = []
+        for name, w in self.sim.workloads.items():
+            hit = [n for n in w.nodes if n in nodes]
+            if not hit:
+                continue
+            if w.kind == "inference":
+                insts = sorted({q for n in hit if (q := w.instance_of(n)) is not None})  # type: ignore[attr-defined]
+                out.extend((name, q) for q in insts)
+            else:
+                out.append((name, None))
+        return out
+
+    # ---- expressions ----------------------------------------------------------------------------------------
+    def resolve(self, expr: str) -> list[str]:
+        """The ids an expression names (one for single targets; workloads as ``name`` or ``name/instance``)."""
+        if expr in ("diagnosis.component", "component"):
+            return [self._need()]
+        if expr == "node_of(component)":
+            return [self.node()]
+        if expr == "npu_of(component)":
+            return [self.npu()]
+        if expr == "hbm_of(component)":
+            return [f"{self.npu()}/hbm"]
+        if expr == "pod_of(component)":
+            return [self.pod()]
+        if expr == "nodes_of_link":
+            c = self._need()
+            if c not in self.sim.topology.links and self.kind != "l1":
+                raise TargetError(f"{c!r} is not a link or an L1 chip")
+            return [self.node()]
+        if expr == "affected_nodes":
+            return self.affected_nodes()
+        if expr == "affected_workloads":
+            return [q or name for name, q in self.workloads]
+        if expr == "spare":
+            if self.spare is None:
+                raise TargetError("no spare node was taken (swap_spare must run first)")
+            return [self.spare]
+        raise TargetError(f"unknown target expression {expr!r}")
+
+    def resolve_one(self, expr: str) -> str:
+        got = self.resolve(expr)
+        if len(got) != 1:
+            raise TargetError(f"{expr!r} names {len(got)} targets, one expected")
+        return got[0]
+
+    # ---- conditions -----------------------------------------------------------------------------------------
+    def node_healthy(self, node: str) -> bool:
+        st = self.sim.state
+        if not st.is_up(node):
+            return False
+        topo = self.sim.topology
+        return all(st.is_up(c) for c in topo.descendants(node) if topo.kind.get(c) in ("npu", "die", "hbm", "l1"))
+
+    def spares_in_pod(self) -> list[str]:
+        try:
+            pod = self.pod()
+        except TargetError:
+            pod = None
+        return [n for n in self.sim.control.spares
+                if (pod is None or ids.pod_of(n) == pod) and self.sim.state.health(n) == Health.HEALTHY]
+
+
+def conditions_hold(cond: Any, ctx: Context) -> tuple[bool, str]:
+    """Whether every condition of a :class:`~opsbrain.recovery.schema.Conditions` holds, and why not."""
+    if cond is None:
+        return True, ""
+    if cond.has_component is not None and (ctx.component is not None) != cond.has_component:
+        return False, "the diagnosis names no component" if cond.has_component else "a component is named"
+    if cond.affects_workload is not None and bool(ctx.workloads) != cond.affects_workload:
+        return False, "affects_workload is " + str(bool(ctx.workloads)).lower()
+    if cond.workload_kind is not None:
+        kinds = {ctx.sim.workloads[name].kind for name, _q in ctx.workloads}
+        if cond.workload_kind not in kinds:
+            return False, f"no affected {cond.workload_kind} workload"
+    if cond.component_kind is not None and ctx.kind not in cond.component_kind:
+        return False, f"component is a {ctx.kind}"
+    if cond.spares_available is not None and bool(ctx.spares_in_pod()) != cond.spares_available:
+        return False, "spares_available is " + str(bool(ctx.spares_in_pod())).lower()
+    if cond.node_healthy is not None:
+        try:
+            ok = ctx.node_healthy(ctx.node())
+        except TargetError as exc:
+            return False, str(exc)
+        if ok != cond.node_healthy:
+            return False, "node_healthy is " + str(ok).lower()
+    if cond.isolated_rows_at_least is not None:
+        try:
+            hbm = f"{ctx.npu()}/hbm"
+        except TargetError as exc:
+            return False, str(exc)
+        seen = ctx.sim.telemetry.read("hbm_isolated_rows", hbm, default=0.0) or 0.0
+        rows = max(ctx.sim.control.isolated_rows.get(hbm, 0), int(seen))
+        if rows < cond.isolated_rows_at_least:
+            return False, f"{rows} HBM rows isolated (< {cond.isolated_rows_at_least})"
+    return True, ""

@@ -1,0 +1,43 @@
+"""Build the simulated world of a plan: the pod, its workloads and spares, noise, and the controller."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from faultlib.engine import Simulation
+from faultlib.telemetry.noise import start_background_noise
+from faultlib.workloads.inference import InferenceParams, InferenceService, paper_layout
+from faultlib.workloads.training import TrainingJob, TrainingParams
+from opsbrain.controller import Controller
+from opsbrain.diagnosis.engine import Engine
+from opsbrain.recovery.orchestrator import Orchestrator
+from opsbrain.scenario.plan import Plan
+
+
+@dataclass
+class World:
+    sim: Simulation
+    controller: Controller
+    orchestrator: Orchestrator
+
+
+def build_world(plan: Plan, engine: Engine, dry_run: bool = False) -> World:
+    sim = Simulation(plan.params, seed=plan.seed, topology=plan.topology)
+    for w in plan.scenario.spec.workloads:
+        params: Any = plan.workload_params.get(w.name)
+        if w.kind == "training":
+            assert params is None or isinstance(params, TrainingParams)
+            sim.add_workload(TrainingJob(w.name, plan.placements[w.name], params))
+        else:
+            assert params is None or isinstance(params, InferenceParams)
+            pre, dec = paper_layout(plan.topology, w.first_node, params)
+            sim.add_workload(InferenceService(w.name, pre, dec, params))
+    sim.control.set_spares(plan.spares)
+    if plan.scenario.spec.noise:
+        start_background_noise(sim)
+    orch = Orchestrator(sim, policy=plan.policy, dry_run=dry_run)  # type: ignore[arg-type]
+    ctl = Controller(sim, engine, orch)
+    for spec in plan.timeline:
+        sim.inject(spec)
+    return World(sim, ctl, orch)

@@ -1,0 +1,416 @@
+"""The recovery orchestrator on a real simulated pod: runbooks act through the control API and the plant responds."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from faultlib.engine import Simulation
+from faultlib.faults.catalog import CATALOG
+from faultlib.health import Health
+from faultlib.injection.spec import FaultSpec
+from faultlib.params import apply_overrides
+from faultlib.simparams import SimParams
+from faultlib.topology import Topology
+from faultlib.workloads.inference import InferenceService, paper_layout
+from faultlib.workloads.training import TrainingJob
+from opsbrain.diagnosis.types import Diagnosis
+from opsbrain.recovery import (
+    Guardrails,
+    ManualParams,
+    Orchestrator,
+    RecoveryParams,
+    RunbookSet,
+    load_runbooks,
+    manual_response,
+)
+from opsbrain.recovery.record import STATUSES
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def rbs() -> RunbookSet:
+    return load_runbooks()
+
+
+def training(topo: Topology, seed: int = 1, spares: int = 2, params: SimParams | None = None
+             ) -> tuple[Simulation, TrainingJob]:
+    sim = Simulation(params=params, seed=seed, topology=topo)
+    nodes = sim.topology.nodes()
+    job = TrainingJob("llm", nodes[:8])
+    sim.add_workload(job)
+    sim.control.set_spares(nodes[-spares:] if spares else [])
+    return sim, job
+
+
+def diag(cls: str, component: str | None, conf: float = 0.9) -> Diagnosis:
+    return Diagnosis(cls, component, conf)
+
+
+def log_of(orch: Orchestrator, inc: str) -> list[tuple[str, str, str]]:
+    return [(a["kind"], a["action"], a["status"]) for a in orch.actions_for(inc)]
+
+
+def resumed_at(job: TrainingJob, after: float) -> float:
+    """First time after ``after`` the job runs at its nominal rate again."""
+    nominal = 1 / job.nominal_step_time_s
+    return next(t for t, r in job.rate_history() if t > after and r >= 0.95 * nominal)
+
+
+# ---- the headline recoveries ---------------------------------------------------------------------------------
+def test_optical_link_down_isolates_and_reroutes_without_restart(topo1: Topology, rbs: RunbookSet) -> None:
+    sim, job = training(topo1)
+    sim.run(100)
+    link = sim.fabric.node_uplinks(job.nodes[3])[5]
+    sim.inject(FaultSpec(at_s=100, kind="link_down", target=link))
+    sim.run(101)
+    assert job.state == "stalled"
+    orch = Orchestrator(sim, rbs)
+    proc = orch.handle("inc-1", diag("link_down", link))
+    sim.run(112)
+    assert job.state == "running"  # within ~10 s of the diagnosis
+    assert resumed_at(job, 100) - 101 <= 10.0
+    acc = job.accounting()
+    assert acc["restarts"] == 0 and acc["in_place_recoveries"] == 0 and acc["timeouts"] == 0
+    steps = [(a, s) for k, a, s in log_of(orch, "inc-1") if k == "step"]
+    assert steps[:2] == [("isolate_link", "succeeded"), ("reroute", "succeeded")]
+    assert sim.state.health(link) == Health.ISOLATED
+    assert proc.value["outcome"] == "completed" and proc.value["human_steps"] == 0
+    tickets = [f for f in orch.follow_ups("inc-1") if f["type"] == "ticket"]
+    assert tickets and tickets[0]["component"] == link and tickets[0]["closed_at_s"] is None
+    sim.run(100 + sim.params.control.part_replacement_s + 600)  # the background replacement closes the ticket
+    assert sim.state.health(link) == Health.HEALTHY
+    assert [f for f in orch.follow_ups("inc-1") if f["type"] == "ticket"][0]["closed_at_s"] is not None
+
+
+def test_hbm_uce_recovers_online_in_about_30_s(topo1: Topology, rbs: RunbookSet) -> None:
+    sim, job = training(topo1)
+    hbm = f"{job.nodes[2]}/npu3/hbm"
+    sim.inject(FaultSpec(at_s=100, kind="hbm_uce", target=hbm))
+    sim.run(102)
+    assert job.state == "down"
+    orch = Orchestrator(sim, rbs)
+    orch.handle("uce", diag("hbm_uce", hbm))
+    sim.run(200)
+    back = resumed_at(job, 100) - 102
+    online = job.p.stop_step_s + job.p.abort_tasks_s + job.p.memory_repair_s + job.p.comm_resume_s
+    assert online <= back <= online + 5  # the four online-recovery stages + the shard reload over UB
+    acc = job.accounting()
+    assert acc["in_place_recoveries"] == 1 and acc["restarts"] == 0
+    assert sim.control.isolated_rows[hbm] == 1
+    inc = orch.incident("uce")
+    assert inc["runbook"] == "rb-hbm-uce" and inc["rung"] == "online_recovery" and inc["outcome"] == "completed"
+
+
+def test_same_uce_twice_in_24h_isolates_the_npu_and_moves_to_a_spare(topo1: Topology, rbs: RunbookSet) -> None:
+    sim, job = training(topo1)
+    node = job.nodes[2]
+    hbm = f"{node}/npu3/hbm"
+    orch = Orchestrator(sim, rbs)
+    for k, t in enumerate((100.0, 5000.0)):
+        sim.inject(FaultSpec(at_s=t, kind="hbm_uce", target=hbm))
+        sim.run(t + 2)
+        orch.handle(f"uce{k}", diag("hbm_uce", hbm))
+        sim.run(t + 1000)
+    second = orch.incident("uce1")
+    assert second["runbook"] == "rb-hbm-uce-repeat"
+    rule = [a for a in second["actions"] if a["kind"] == "guardrail"]
+    assert rule and rule[0]["detail"]["rule"] == "repeat"
+    assert sim.state.health(f"{node}/npu3") == Health.ISOLATED
+    assert node not in job.nodes and job.state == "running"
+    assert any(f["type"] == "ticket" and f["component"] == f"{node}/npu3" for f in second["follow_ups"])
+
+
+def test_node_crash_swaps_in_a_warm_spare_and_restarts_from_memory(topo1: Topology, rbs: RunbookSet) -> None:
+    sim, job = training(topo1)
+    node, spares = job.nodes[4], list(sim.control.spares)
+    sim.inject(FaultSpec(at_s=100, kind="node_crash", target=node))
+    sim.run(110)
+    orch = Orchestrator(sim, rbs)
+    orch.handle("crash", diag("node_crash", node))
+    sim.run(700)
+    assert job.state == "running" and node not in job.nodes and spares[0] in job.nodes
+    p = job.p
+    expected = p.replace_node_s + p.launch_s + p.hccl_init_s  # + the in-memory shard reload
+    assert expected <= resumed_at(job, 100) - 110 <= expected + sim.params.control.link_isolate_s + 5
+    assert job.accounting()["restarts"] == 1
+    used = [f for f in orch.follow_ups("crash") if f["type"] == "spare_used"]
+    assert used == [{**used[0], "component": spares[0], "replaces": node, "spares_left": 1}]
+    assert sim.control.spares == [spares[1]]
+    sim.run(110 + 3 * sim.params.control.node_reboot_s)  # the crashed node is rebooted and rejoins the pool
+    assert node in sim.control.spares
+
+
+def test_inference_node_crash_relaunches_the_instance_on_a_spare(topo1: Topology, rbs: RunbookSet) -> None:
+    sim = Simulation(seed=3, topology=topo1)
+    pre, dec = paper_layout(sim.topology)
+    svc = InferenceService("dsr1", pre, dec)
+    sim.add_workload(svc)
+    spare = sim.topology.nodes()[-1]
+    sim.control.set_spares([spare])
+    node = pre[2][1]
+    sim.inject(FaultSpec(at_s=100, kind="node_crash", target=node))
+    sim.run(110)
+    orch = Orchestrator(sim, rbs)
+    orch.handle("svc", diag("node_crash", node))
+    sim.run(1000)
+    inst = svc.instances()["dsr1/prefill2"]
+    assert inst["up"] and spare in inst["nodes"] and node not in inst["nodes"]
+    assert [a for k, a, s in log_of(orch, "svc") if k == "step" and s == "succeeded"] == [
+        "isolate", "swap_spare", "restart_job"]
+
+
+# ---- spares, escalation, failures --------------------------------------------------------------------------------
+def test_spares_exhausted_is_reported_and_escalated(topo1: Topology, rbs: RunbookSet) -> None:
+    sim, job = training(topo1, spares=0)
+    node = job.nodes[4]
+    sim.inject(FaultSpec(at_s=100, kind="node_crash", target=node))
+    sim.run(110)
+    orch = Orchestrator(sim, rbs)
+    orch.handle("crash", diag("node_crash", node))
+    sim.run(2000)
+    log = orch.actions_for("crash")
+    swap = next(a for a in log if a["action"] == "swap_spare")
+    assert swap["status"] == "failed" and "no warm spare" in swap["detail"]["reason"]
+    rungs = [a["detail"]["to_rung"] for a in log if a["kind"] == "escalation"]
+    assert rungs == ["scale_in", "wait_for_repair"]  # training cannot scale in: wait for the repair
+    report = orch.report()
+    assert report["spares_exhausted"] and report["spares_exhausted"][0]["component"] == node
+    inc = orch.incident("crash")
+    assert inc["outcome"] == "completed" and inc["rung"] == "wait_for_repair"
+    assert job.state == "running" and node in job.nodes  # rebooted and restarted in place
+    assert resumed_at(job, 100) - 110 >= sim.params.control.node_reboot_s
+
+
+def test_inference_without_spares_scales_in_after_an_approval(topo1: Topology, rbs: RunbookSet) -> None:
+    sim = Simulation(seed=3, topology=topo1)
+    pre, dec = paper_layout(sim.topology)
+    sim.add_workload(svc := InferenceService("dsr1", pre, dec))
+    node = dec[5]
+    sim.inject(FaultSpec(at_s=100, kind="node_crash", target=node))
+    sim.run(110)
+    orch = Orchestrator(sim, rbs)
+    orch.handle("s", diag("node_crash", node))
+    sim.run(5000)
+    inc = orch.incident("s")
+    approval = next(a for a in inc["actions"] if a["kind"] == "approval")
+    assert approval["status"] == "succeeded" and approval["end_s"] > approval["start_s"]
+    assert inc["rung"] == "scale_in" and inc["human_steps"] == 1 and not inc["handled_without_human"]
+    decode = svc.instances()["dsr1/decode0"]
+    assert decode["up"] and len(decode["nodes"]) == len(dec) - 1 and node not in decode["nodes"]
+
+
+def test_failed_actions_are_retried_then_escalated(topo1: Topology, rbs: RunbookSet) -> None:
+    params = apply_overrides(SimParams(), {"control.isolate_failure_prob": 1.0})
+    sim, job = training(topo1, seed=5, params=params)
+    sim.run(100)
+    link = sim.fabric.node_uplinks(job.nodes[3])[20]
+    sim.state.set_health(link, Health.FAILED)
+    orch = Orchestrator(sim, rbs)
+    orch.handle("f", diag("link_down", link))
+    sim.run(300)
+    log = orch.actions_for("f")
+    tries = [a for a in log if a["action"] == "isolate_link"]
+    assert [(a["kind"], a["attempt"], a["status"]) for a in tries] == [
+        ("step", 1, "failed"), ("retry", 2, "failed"), ("retry", 3, "failed")]
+    gap = sim.params.control.link_isolate_s + RecoveryParams().retry_backoff_s
+    assert tries[1]["start_s"] == pytest.approx(tries[0]["start_s"] + gap)
+    esc = next(a for a in log if a["kind"] == "escalation")
+    assert esc["detail"]["to_rung"] == "online_recovery" and "isolate_link" in esc["detail"]["reason"]
+    assert next(a for a in log if a["action"] == "restart_process")["status"] == "succeeded"
+    assert job.state == "running" and job.accounting()["restarts"] == 0  # communication re-initialised in place
+
+
+def test_when_every_rung_fails_a_human_is_paged_and_nothing_is_lost(topo1: Topology, rbs: RunbookSet) -> None:
+    params = apply_overrides(SimParams(), {"control.isolate_failure_prob": 1.0, "control.restart_failure_prob": 1.0})
+    sim, job = training(topo1, seed=5, params=params, spares=0)
+    sim.run(100)
+    link = sim.fabric.node_uplinks(job.nodes[3])[20]
+    sim.state.set_health(link, Health.FAILED)
+    orch = Orchestrator(sim, rbs)
+    proc = orch.handle("f", diag("link_down", link))
+    sim.run(1000)
+    inc = proc.value
+    assert inc["outcome"] == "escalated_to_human" and inc["human_steps"] == 1
+    assert [a["detail"]["to_rung"] for a in inc["actions"] if a["kind"] == "escalation"] == [
+        "online_recovery", "job_reschedule", "human"]
+    failed = [a for a in inc["actions"] if a["status"] == "failed"]
+    assert len(failed) == 3 + 3 + 1  # isolate x3, restart_process x3, swap_spare (no spare: not retried)
+    assert all(a["status"] in STATUSES and a["end_s"] >= a["start_s"] for a in inc["actions"])
+    assert any(f["type"] == "page" for f in inc["follow_ups"])
+
+
+# ---- guardrails -------------------------------------------------------------------------------------------
+def test_circuit_breaker_stops_a_cascade_of_isolations(topo1: Topology, rbs: RunbookSet) -> None:
+    sim = Simulation(seed=3, topology=topo1)
+    nodes = sim.topology.nodes()[20:28]
+    orch = Orchestrator(sim, rbs)
+    for k, n in enumerate(nodes):  # a cascade: eight "crashes" diagnosed at the same instant
+        sim.state.set_health(n, Health.FAILED)
+        orch.handle(f"c{k}", diag("node_crash", n))
+    sim.run(60)
+    isolated = [n for n in nodes if sim.state.health(n) == Health.ISOLATED]
+    limit = 5  # ceil(10% of 48)
+    assert len(isolated) == limit
+    held = [orch.incident(f"c{k}") for k in range(limit, len(nodes))]
+    assert all(i["outcome"] == "held_by_guardrail" and i["human_steps"] == 1 for i in held)
+    entry = held[0]["actions"][0]
+    assert entry["kind"] == "guardrail" and entry["status"] == "skipped"
+    assert entry["detail"]["rule"] == "circuit_breaker" and "tripped" in entry["detail"]["reason"]
+    assert "circuit breaker open" in held[1]["actions"][0]["detail"]["reason"]
+    assert orch.report()["breaker"]["pod0"]["open"]
+
+
+def test_blast_radius_caps_slow_isolations(topo1: Topology, rbs: RunbookSet) -> None:
+    sim = Simulation(seed=3, topology=topo1)
+    nodes = sim.topology.nodes()[10:18]
+    orch = Orchestrator(sim, rbs, Guardrails(RecoveryParams(breaker_window_s=10.0)))
+    for k, n in enumerate(nodes):  # spaced wider than the breaker's window, faster than the reboots
+        sim.state.set_health(n, Health.FAILED)
+        orch.handle(f"b{k}", diag("node_crash", n))
+        sim.run(sim.now + 30)
+    out = [n for n in nodes if sim.state.health(n) == Health.ISOLATED]
+    assert len(out) == 6  # 12.5% of 48 nodes
+    entry = orch.incident("b6")["actions"][0]
+    assert entry["detail"]["rule"] == "blast_radius" and entry["detail"]["limit"] == pytest.approx(0.125)
+
+
+def test_dry_run_plans_but_changes_nothing(topo1: Topology, rbs: RunbookSet) -> None:
+    sim, job = training(topo1)
+    node = job.nodes[4]
+    sim.inject(FaultSpec(at_s=100, kind="node_crash", target=node))
+    sim.run(110)
+    before = (sim.state.unhealthy(), list(sim.control.spares), job.state, list(job.nodes))
+    orch = Orchestrator(sim, rbs, dry_run=True)
+    proc = orch.handle("d", diag("node_crash", node))
+    sim.run(2000)
+    assert (sim.state.unhealthy(), list(sim.control.spares), job.state, list(job.nodes)) == before
+    inc = proc.value
+    assert inc["outcome"] == "planned"
+    planned = [a for a in inc["actions"] if a["kind"] == "plan"]
+    assert [a["action"] for a in planned] == ["isolate", "swap_spare", "restart_job"]
+    assert all(a["status"] == "skipped" and a["detail"]["dry_run"] for a in planned)
+    assert orch.report()["breaker"] == {}
+
+
+def test_abstained_or_unsure_diagnoses_page_a_human(topo1: Topology, rbs: RunbookSet) -> None:
+    sim, job = training(topo1)
+    orch = Orchestrator(sim, rbs)
+    orch.handle("u", diag("unknown", None, 0.3))
+    orch.handle("low", diag("node_crash", job.nodes[1], 0.2))
+    sim.run(10)
+    for inc_id in ("u", "low"):
+        inc = orch.incident(inc_id)
+        assert inc["outcome"] == "escalated_to_human" and inc["runbook"] == "rb-unknown"
+        assert {a["action"] for a in inc["actions"]} <= {"escalate", "notify", "ticket"}
+    assert sim.state.unhealthy() == {} and job.state == "running"
+
+
+def test_action_log_is_complete_while_an_action_runs(topo1: Topology, rbs: RunbookSet) -> None:
+    sim, job = training(topo1)
+    node = job.nodes[4]
+    sim.inject(FaultSpec(at_s=100, kind="node_crash", target=node))
+    sim.run(110)
+    orch = Orchestrator(sim, rbs)
+    orch.handle("x", diag("node_crash", node))
+    sim.run(150)  # the restart is under way
+    last = orch.actions_for("x")[-1]
+    assert last["action"] == "restart_job" and last["status"] == "skipped" and last["detail"]["in_flight"]
+    assert last["end_s"] == 150.0
+
+
+@pytest.mark.parametrize("name", sorted(CATALOG))
+def test_every_fault_class_is_handled_without_error(topo1: Topology, rbs: RunbookSet, name: str) -> None:
+    sim, job = training(topo1, seed=11)
+    node = job.nodes[3]
+    where = {"hbm": f"{node}/npu3/hbm", "npu": f"{node}/npu3", "die": f"{node}/npu3/die1", "node": node,
+             "qingtian": f"{node}/qingtian", "roce": f"{node}/npu3/roce0", "l1": f"{node}/l1sw2",
+             "l2": "pod0/l2plane2/sw05", "ub_optical": sim.fabric.node_uplinks(node)[9]}
+    target = where[CATALOG[name].targets[0]]
+    sim.inject(FaultSpec(at_s=100, kind=name, target=target, params={"detect_delay_s": 1.0}
+                         if name == "silent_data_corruption" else {}))
+    sim.run(200)
+    orch = Orchestrator(sim, rbs)
+    orch.handle("i", diag(name, target))
+    sim.run(1500)
+    inc = orch.incident("i")
+    assert inc["outcome"] in ("completed", "no_action") and inc["human_steps"] == 0, inc
+    assert job.state == "running"
+
+
+# ---- the manual (status quo) policy ---------------------------------------------------------------------------
+def test_manual_policy_waits_diagnoses_and_restarts_from_persistent(topo1: Topology) -> None:
+    sim, job = training(topo1, seed=5)
+    sim.run(100)
+    link = sim.fabric.node_uplinks(job.nodes[3])[20]
+    sim.state.set_health(link, Health.FAILED)
+    proc = manual_response(sim, "m", diag("link_down", link, 1.0))
+    sim.run(30000)
+    inc = proc.value
+    detect, diagnose = inc["actions"][:2]
+    assert detect["action"] == "detect" and diagnose["action"] == "diagnose"
+    if detect["detail"]["via"] == "collective_timeout":
+        assert detect["end_s"] - detect["start_s"] == pytest.approx(job.p.hang_timeout_s)
+    assert inc["diagnosed_at_s"] > inc["detected_at_s"] > 100
+    acts = [a["action"] for a in inc["actions"][2:]]
+    assert "reroute" not in acts and "isolate_link" not in acts
+    assert job.accounting()["restarts"] == 1 and job.accounting()["timeouts"] >= (
+        1 if detect["detail"]["via"] == "collective_timeout" else 0)
+    assert job.state == "running" and resumed_at(job, 100) > inc["diagnosed_at_s"]
+
+
+def test_manual_delays_are_seeded_and_follow_their_parameters(topo1: Topology) -> None:
+    def delays(seed: int, params: ManualParams | None = None) -> tuple[float, float]:
+        sim = Simulation(seed=seed, topology=topo1)
+        proc = manual_response(sim, "m", {"fault_class": "hbm_ce_storm", "component": "pod0/node1/npu0/hbm"},
+                               params)
+        sim.run(10 * 86400)
+        return proc.value["detected_at_s"], proc.value["diagnosed_at_s"]
+
+    assert delays(1) == delays(1) and delays(1) != delays(2)
+    fast = ManualParams(page_response_median_s=60.0, page_response_sigma=0.0, diagnosis_median_s=30.0,
+                        diagnosis_sigma=0.0)
+    assert delays(1, fast) == pytest.approx((60.0, 90.0))
+
+
+def test_orchestrator_policy_manual_keeps_the_same_log(topo1: Topology, rbs: RunbookSet) -> None:
+    sim, job = training(topo1)
+    node = job.nodes[4]
+    sim.inject(FaultSpec(at_s=100, kind="node_crash", target=node))
+    sim.run(100)
+    orch = Orchestrator(sim, rbs, policy="manual")
+    orch.handle("m", diag("node_crash", node))
+    sim.run(20000)
+    inc = orch.incident("m")
+    assert inc["policy"] == "manual" and inc["outcome"] == "completed"
+    restart = next(a for a in inc["actions"] if a["action"] == "restart_job")
+    assert restart["status"] == "succeeded" and job.state == "running" and node not in job.nodes
+    assert [e for e in sim.telemetry.events if e.kind == "restart"][-1].detail["source"] == "persistent"
+
+
+# ---- what the orchestrator may read ---------------------------------------------------------------------------
+def test_recovery_code_never_reads_ground_truth() -> None:
+    for path in sorted((REPO / "opsbrain" / "recovery").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        attrs = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+        assert not attrs & {"faults", "trace"}, path.name
+        mods = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        assert not any(m and m.startswith(("faultlib.faults.models", "faultlib.faults.base", "faultlib.trace"))
+                       for m in mods), path.name
+
+
+def test_repeated_flaps_escalate_to_isolation_then_to_a_human(topo1: Topology, rbs: RunbookSet) -> None:
+    sim = Simulation(seed=3, topology=topo1)
+    link = sim.fabric.node_uplinks("pod0/node7")[30]
+    orch = Orchestrator(sim, rbs)
+    for k in range(6):  # dirty-connector flaps on one link within 24 h
+        orch.handle(f"d{k}", diag("dirty_connector", link))
+        sim.run(sim.now + 600)
+    got = [(orch.incident(f"d{k}")["runbook"], orch.incident(f"d{k}")["outcome"]) for k in range(6)]
+    assert got[:4] == [("rb-dirty-connector", "no_action")] * 4
+    assert got[4] == ("rb-link-flap", "completed")  # MindCluster: 5 link-downs in 24 h => isolate
+    assert got[5] == ("rb-unknown", "escalated_to_human")  # the lemon rule: a human takes the component
+    assert orch.incident("d5")["actions"][0]["detail"]["rule"] == "lemon"
