@@ -27,8 +27,12 @@ class DetectorParams(ParamGroup):
                          "link-downs in the same second, an HBM UCE's follow-on errors within faults."
                          "followon_delay_s (2 s, DESIGN principle 2); a self-healing flap re-locks within ~1 s", gt=0)
     rediagnose_settle_s: float = P(1.0, "s", "reason: let a burst of new signals land before diagnosing again", ge=0)
-    horizon_s: float = P(3600.0, "s", "reason: later signals on the same parts within an hour (hang timeouts at "
-                         "30 min, facts.md §3) belong to the same incident", gt=0)
+    horizon_s: float = P(3600.0, "s", "reason: job events (hang timeouts at 30 min, facts.md §3) and repeats on the "
+                         "same part (a link flapping again) within an hour belong to the same incident", gt=0)
+    group_window_s: float = P(60.0, "s", "reason: new errors on the same node within a minute of an incident's last "
+                              "signal are taken as part of it (node agent heartbeat period, facts.md §3)", gt=0)
+    l2_join_s: float = P(1.0, "s", "reason: an L2 chip's failure is reported by all 48 peers in the same second; "
+                         "later link-downs that merely share the chip belong to other incidents", ge=0)
     burst_count: int = P(3, "reports", "assumed: three correctable-error reports from one HBM stack within the burst "
                          "window is a storm (background is ~19 reports/day/pod, telemetry noise params)", ge=1)
     burst_window_s: float = P(3600.0, "s", "assumed: window for the correctable-error burst rule", gt=0)
@@ -62,6 +66,8 @@ class Incident:
     l2: set[str] = field(default_factory=set)
     diagnoses: list[Diagnosis] = field(default_factory=list)
     kinds: set[str] = field(default_factory=set)
+    comps: set[str] = field(default_factory=set)
+    job_nodes: set[str] = field(default_factory=set)  # where the jobs named by its job events run
     closed: bool = False
 
     @property
@@ -74,7 +80,7 @@ class Incident:
 
     @property
     def components(self) -> set[str]:
-        return {s.component for s in self.signals if s.component}
+        return set(self.comps)
 
 
 def anchors(sig: Signal, placement: dict[str, list[str]] | None = None) -> tuple[set[str], set[str]]:
@@ -141,11 +147,23 @@ class Detector:
         return len(q) >= self.p.burst_count
 
     def _find(self, sig: Signal) -> Incident | None:
+        """The incident a signal belongs to: job events join the latest incident on the job's nodes; repeats and
+        warnings on a part join its incident within the horizon; new errors join only incidents on the same node
+        that were active within the group window (the same L2 chip only within the same second)."""
         nodes, l2 = anchors(sig, self.placement)
+        is_job = sig.component in self.placement
         for inc in reversed(self.incidents):
             if sig.t - inc.opened_at > self.p.horizon_s:
                 continue
-            if nodes & inc.nodes or l2 & inc.l2:
+            if is_job:
+                if nodes & inc.nodes:
+                    return inc
+                continue
+            if sig.component in inc.comps and (sig.severity < 2 or sig.kind in inc.kinds):
+                return inc
+            if sig.t - inc.last_at <= self.p.group_window_s and (
+                    nodes & inc.nodes or (l2 & inc.l2 and sig.t - inc.opened_at <= self.p.l2_join_s)
+                    or (not inc.nodes and nodes & inc.job_nodes)):  # the hardware behind a job-only incident
                 return inc
         return None
 
@@ -153,6 +171,8 @@ class Detector:
         inc = self._find(sig)
         if inc is not None:
             inc.signals.append(sig)
+            if sig.component:
+                inc.comps.add(sig.component)
             if sig.kind not in inc.kinds and not sig.kind.startswith("level:"):
                 inc.kinds.add(sig.kind)
                 self._rediagnose(inc)
@@ -165,9 +185,14 @@ class Detector:
         self._schedule(self.p.collect_s, lambda: self._first(inc))
 
     def _join(self, inc: Incident, sig: Signal, diagnose: bool = True) -> None:
-        nodes, l2 = anchors(sig, self.placement)
-        inc.nodes |= nodes
-        inc.l2 |= l2
+        if sig.component in self.placement:  # a job event joins; it does not widen the scope
+            inc.job_nodes |= set(self.placement[sig.component])
+        else:
+            nodes, l2 = anchors(sig, None)
+            inc.nodes |= nodes
+            inc.l2 |= l2
+        if sig.component:
+            inc.comps.add(sig.component)
         inc.signals.append(sig)
         inc.last_at = sig.t
         new = sig.kind not in inc.kinds

@@ -75,6 +75,11 @@ class Monitor:
         self.sim.env.process(self._loop())
         return self.abort_event
 
+    def baseline_at_s_rate(self) -> dict[str, float]:
+        """Each workload's service rate at the baseline time (its fault-free rate, as the run measured it)."""
+        t = self.params.baseline_at_s
+        return {name: float(w.throughput_at(t)) for name, w in self.sim.workloads.items()}
+
     def snapshot(self, t: float) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for p in self.probes:

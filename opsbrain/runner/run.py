@@ -70,7 +70,7 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
     end = sim.now
     accounting_end = {name: w.accounting() for name, w in sim.workloads.items()}
     steady_after = mon.snapshot(end)
-    incidents = score(world, plan, snaps, end, accounting_end)
+    incidents = score(world, plan, snaps, end, accounting_end, mon.baseline_at_s_rate())
     deviated = mon.deviated() or not all(v["ok"] for v in steady_after.values())
     expectations = check_expectations(plan, incidents)
     if status != "finished":
@@ -136,7 +136,7 @@ def _final_diagnosis(inc: Incident) -> tuple[dict[str, Any] | None, float | None
 
 
 def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]], end: float,
-          accounting_end: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+          accounting_end: dict[str, dict[str, Any]], nominal: dict[str, float] | None = None) -> list[dict[str, Any]]:
     """One journal entry per injected fault that began, plus one per incident that matches none."""
     sim, ctl, orch = world.sim, world.controller, world.orchestrator
     truths: list[ActiveFault] = [f for f in sim.faults if f.at_s <= end and _began(sim, f)]
@@ -163,14 +163,15 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
                 diag = diag | {"at_s": diag_at}
         affected = scoring.blast_radius(f.kind, f.target, placements)
         nxt = next((t for t in onsets if t > f.at_s), end)
-        ttr = _ttr(f, affected, series, actions, end)
+        ttr = _ttr(f, affected, series, actions, end, nominal or {})
         runbooks = [orch.incident(k).get("runbook") for k in keys]
         cls = diag["fault_class"] if diag else None
         comp = diag["component"] if diag else None
         out.append({
             "id": f.id, "injected": {"kind": f.kind, "component": f.target, "at_s": f.at_s, "params": f.params},
             "incident_ids": [i.id for i in mine],
-            "detected_at_s": detected, "diagnosis": diag, "runbook": next((r for r in runbooks if r), None),
+            "detected_at_s": detected, "diagnosis": diag,
+            "runbook": next((r for r in reversed(runbooks) if r), None),
             "actions": actions, "affected_workloads": affected,
             "recovered_at_s": None if ttr is None else f.at_s + ttr,
             "ttd_s": None if detected is None else detected - f.at_s,
@@ -206,9 +207,9 @@ def _began(sim: Any, f: ActiveFault) -> bool:
 
 
 def _ttr(f: ActiveFault, affected: list[str], series: dict[str, scoring.Series], actions: list[dict[str, Any]],
-         end: float) -> float | None:
+         end: float, nominal: dict[str, float]) -> float | None:
     if affected:
-        ttrs = [scoring.time_to_recover(series[w], f.at_s, end) for w in affected]
+        ttrs = [scoring.time_to_recover(series[w], f.at_s, end, nominal=nominal.get(w)) for w in affected]
         return None if any(t is None for t in ttrs) else max(t for t in ttrs if t is not None)
     done = [a["end_s"] for a in actions if a.get("status") == "succeeded" and a.get("end_s") is not None]
     if done:

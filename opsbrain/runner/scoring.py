@@ -25,10 +25,13 @@ def rate_at(series: Series, t: float) -> float:
 
 
 def time_to_recover(series: Series, onset: float, end: float, share: float = RECOVERY_SHARE,
-                    window: float = RECOVERY_WINDOW_S) -> float | None:
+                    window: float = RECOVERY_WINDOW_S, nominal: float | None = None) -> float | None:
     """Seconds from ``onset`` to the start of the first ``window`` at >= ``share`` of the pre-fault rate after the
-    first dip; 0.0 if no dip before ``end``; None if no recovery before ``end``."""
+    first dip; 0.0 if no dip before ``end``; None if no recovery before ``end``. When an earlier fault had already
+    pulled the rate below ``share`` of ``nominal``, recovery is measured against ``nominal`` instead."""
     pre = rate_at(series, onset - 1e-6)
+    if nominal is not None and pre < share * nominal:
+        pre = nominal
     if pre <= 0:
         return 0.0
     bar = share * pre

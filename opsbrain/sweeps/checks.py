@@ -1,0 +1,451 @@
+"""Health checks: pure functions ``check_x(snapshot, params) -> list[Finding]``, vectorised over a whole pod.
+
+Each check compares the :class:`~opsbrain.sweeps.snapshot.Snapshot` with the thresholds of
+:class:`~opsbrain.sweeps.params.SweepParams` and returns one :class:`Finding` per component that is not OK
+(nothing for healthy components); a DOM lane threshold must hold on the last ``dom_confirm_reads``
+collections. Severities, least to most severe: OK, Warning (watch, plan), Alarm (act now, before it fails:
+opens a proactive incident), Critical (failed or about to fail now).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from opsbrain.sweeps.params import SweepParams
+from opsbrain.sweeps.snapshot import Snapshot
+
+SEVERITIES = ("OK", "Warning", "Alarm", "Critical")
+LEVEL = {s: i for i, s in enumerate(SEVERITIES)}
+
+
+def worst(*severities: str) -> str:
+    """The most severe of ``severities`` (OK when none)."""
+    return max(severities, key=LEVEL.__getitem__, default="OK")
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` with non-finite floats as None and numpy scalars as Python numbers (recursively)."""
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    return value
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One component's result of one check, in an operator's words."""
+
+    component: str
+    check: str
+    severity: str
+    evidence: str
+    suggested_action: str
+    predicted_failure_s: float | None = None
+    """Seconds from the sweep until the component is predicted to fail (trend checks), else None."""
+    data: dict[str, Any] = field(default_factory=dict, compare=False)
+    """The numbers behind the evidence (machine-readable)."""
+
+    def __post_init__(self) -> None:
+        if self.severity not in LEVEL:
+            raise ValueError(f"severity must be one of {', '.join(SEVERITIES)}, got {self.severity!r}")
+
+    @property
+    def level(self) -> int:
+        return LEVEL[self.severity]
+
+    def as_dict(self) -> dict[str, Any]:
+        return json_safe({"component": self.component, "check": self.check, "severity": self.severity,
+                          "evidence": self.evidence, "suggested_action": self.suggested_action,
+                          "predicted_failure_s": self.predicted_failure_s, "data": self.data})
+
+
+CheckFn = Callable[[Snapshot, SweepParams], list[Finding]]
+
+
+class Check(NamedTuple):
+    """A named check and how many components it examines in a snapshot."""
+
+    name: str
+    fn: CheckFn
+    scope: Callable[[Snapshot], int]
+
+
+# ---- helpers ----------------------------------------------------------------------------------------------
+def _levels(value: np.ndarray, warn: float, alarm: float, critical: float | None = None) -> np.ndarray:
+    """0..3 per element: value >= warn / alarm / critical (NaN -> 0)."""
+    v = np.nan_to_num(value, nan=-np.inf)
+    lv = (v >= warn).astype(np.int8) + (v >= alarm)
+    return lv + (v >= critical) if critical is not None else lv
+
+
+def _low_levels(value: np.ndarray, warn: float, alarm: float) -> np.ndarray:
+    """0..2 per element: value < warn / alarm."""
+    return (value < warn).astype(np.int8) + (value < alarm)
+
+
+def row_reduce(fn: np.ufunc, a: np.ndarray) -> np.ndarray:
+    """``fn`` across the columns of a (rows, lanes) array: much faster than ``axis=1`` for a few lanes."""
+    out = a[:, 0].copy()
+    for i in range(1, a.shape[1]):
+        fn(out, a[:, i], out=out)
+    return out
+
+
+def _fmt(x: float, nd: int = 1) -> str:
+    return f"{x:.{nd}f}"
+
+
+def _hours(s: float) -> str:
+    return f"{s / 3600:.1f} h" if s >= 3600 else f"{s / 60:.0f} min"
+
+
+def _dark(s: Snapshot, p: SweepParams) -> tuple[np.ndarray, np.ndarray]:
+    """(lanes without light (modules, lanes), modules of an admin-down link (modules,))."""
+    return s.dark, s.module_admin_down
+
+
+# ---- HBM -------------------------------------------------------------------------------------------------------
+def check_hbm_ce(s: Snapshot, p: SweepParams) -> list[Finding]:
+    """Correctable-error rate of each HBM stack over the last window: a storm often precedes a UCE."""
+    rate = s.hbm_ce * 3600.0 / max(s.windows["hbm_ce"], 1e-9)
+    lv = _levels(rate, p.hbm_ce_warn_per_h, p.hbm_ce_alarm_per_h)
+    out = []
+    for i in np.flatnonzero(lv):
+        sev = SEVERITIES[lv[i]]
+        out.append(Finding(
+            s.hbms[i], "hbm_ce", sev,
+            f"{s.hbm_ce[i]:.0f} correctable ECC errors in the last {_hours(s.windows['hbm_ce'])} "
+            f"({rate[i]:.0f}/h; warn {p.hbm_ce_warn_per_h:.0f}/h, alarm {p.hbm_ce_alarm_per_h:.0f}/h)",
+            "CE storm: an uncorrectable error may follow; save a checkpoint of the jobs on this NPU, isolate the "
+            "failing rows and plan to move the work off it" if sev == "Alarm" else
+            "elevated correctable-error rate: watch the stack over the next sweeps",
+            data={"errors": s.hbm_ce[i], "per_h": rate[i]}))
+    return out
+
+
+def check_hbm_rows(s: Snapshot, p: SweepParams) -> list[Finding]:
+    """Isolated-row headroom (16 warn, 64 replace) and, from the recent growth, when 64 will be reached."""
+    rows = np.nan_to_num(s.hbm_rows, nan=0.0)
+    before = np.nan_to_num(s.hbm_rows_before, nan=0.0)
+    span = max(s.windows["hbm_rows"], 1e-9)
+    growth = (rows - before) / span
+    with np.errstate(divide="ignore", invalid="ignore"):
+        eta = np.where((growth > 0) & (rows < p.hbm_rows_replace), (p.hbm_rows_replace - rows) / growth, np.inf)
+    lv = np.where(rows >= p.hbm_rows_replace, 3,
+                  np.where(eta < p.trend_alarm_horizon_s, 2,
+                           np.where((rows >= p.hbm_rows_warn) | (eta < p.trend_warn_horizon_s), 1, 0)))
+    out = []
+    for i in np.flatnonzero(lv):
+        sev = SEVERITIES[lv[i]]
+        n, head = int(rows[i]), int(p.hbm_rows_replace - rows[i])
+        text = f"{n} isolated HBM rows (warn {p.hbm_rows_warn}, replace at {p.hbm_rows_replace})"
+        if sev == "Critical":
+            text += ": no headroom left"
+            action = "separate the NPU (SeparateNPU), move its work to a spare and replace the part"
+        else:
+            text += f": headroom {head} rows"
+            action = ("rows are running out: move the work off this NPU before the limit and schedule a "
+                      "replacement" if sev == "Alarm" else "watch the row count; schedule a replacement window")
+        if math.isfinite(eta[i]):
+            text += (f"; +{rows[i] - before[i]:.0f} rows in the last {_hours(span)} => "
+                     f"{p.hbm_rows_replace} in ~{_hours(eta[i])}")
+        out.append(Finding(s.hbms[i], "hbm_rows", sev, text, action,
+                           float(eta[i]) if math.isfinite(eta[i]) else None,
+                           {"rows": n, "headroom": max(head, 0), "rows_per_h": growth[i] * 3600}))
+    return out
+
+
+# ---- optical links and modules -----------------------------------------------------------------------------
+def check_link_light(s: Snapshot, p: SweepParams) -> list[Finding]:
+    """Lanes without light on a link the operator did not take down: all lanes = link down, some = sub-healthy."""
+    dark, _ = _dark(s, p)
+    nl = len(s.links)
+    lanes = dark.shape[1]
+    mods = np.bincount(s.module_link, minlength=nl)
+    any_dark = row_reduce(np.logical_or, dark)
+    lost = np.zeros(nl, dtype=np.int64)
+    mods_dark = np.zeros(nl)
+    if any_dark.any():
+        rows = np.flatnonzero(any_dark)
+        mods_dark = np.bincount(s.module_link[rows], weights=dark[rows].all(axis=1), minlength=nl)
+        np.maximum.at(lost, s.module_link[rows], dark[rows].sum(axis=1))
+    down = (mods > 0) & (mods_dark == mods)
+    bad = ~s.link_admin_down & (lost > 0)
+    out = []
+    for i in np.flatnonzero(bad):
+        if down[i]:
+            out.append(Finding(
+                s.links[i], "link_light", "Critical",
+                "link down: no light on any lane at either end (loss of signal)",
+                "re-route the traffic of the link's node around it (HCCL retries the interrupted operator), then "
+                "clean or replace the optics", data={"lanes_dark": lanes}))
+        else:
+            out.append(Finding(
+                s.links[i], "link_light", "Alarm",
+                f"{lost[i]} of {lanes} lanes without light (port sub-healthy, partial lane failure 0x81078605)",
+                "the link runs on fewer lanes: drain and re-route it before the rest fail, then replace the module",
+                data={"lanes_dark": int(lost[i])}))
+    return out
+
+
+def _lane_text(values: np.ndarray, unit: str, nd: int = 2) -> str:
+    return "/".join(_fmt(v, nd) for v in values) + f" {unit} on lanes 0-{len(values) - 1}"
+
+
+def _dom_findings(s: Snapshot, p: SweepParams, check: str, key: str, unit: str, lv: np.ndarray, what: str,
+                  limits: Callable[[float, int], str], actions: dict[int, str]) -> list[Finding]:
+    """One finding per module whose worst lane level is > 0 (lv: (modules, lanes) 0..2)."""
+    worst_lane = row_reduce(np.maximum, lv)
+    vals = s.dom[key]
+    out = []
+    for r in np.flatnonzero(worst_lane):
+        lane = int(np.argmax(lv[r]))
+        v = float(vals[r, lane])
+        out.append(Finding(
+            s.modules[r], check, SEVERITIES[worst_lane[r]],
+            f"{what} {_fmt(v, 2)} {unit} on lane {lane} {limits(v, int(worst_lane[r]))} "
+            f"({_lane_text(vals[r], unit)}; link {s.links[s.module_link[r]]})",
+            actions[int(worst_lane[r])],
+            data={"lane": lane, "value": v, "link": s.links[s.module_link[r]]}))
+    return out
+
+
+_OPTICS_ACTIONS = {1: "watch the module; clean the fibre end-faces at the next maintenance window",
+                   2: "drain and re-route the link, then clean the connectors or replace the module"}
+
+
+def _power_check(s: Snapshot, p: SweepParams, key: str, check: str, what: str, warn: float, alarm: float
+                 ) -> list[Finding]:
+    dark, admin = _dark(s, p)
+    skip = dark | admin[:, None] | (s.dom[key] < p.los_below_dbm)
+    low = _low_levels(s.dom_hi[key], warn, alarm)
+    high = _levels(s.dom_lo[key], p.power_high_warn_dbm, p.power_high_alarm_dbm)
+    lv = np.where(skip, 0, np.maximum(low, high)).astype(np.int8)
+
+    def limits(x: float, level: int) -> str:
+        if x > p.power_high_warn_dbm:
+            return f"above the {_fmt((p.power_high_warn_dbm, p.power_high_alarm_dbm)[level - 1])} dBm " \
+                   f"{('warn', 'alarm')[level - 1]} threshold"
+        return f"below the {_fmt((warn, alarm)[level - 1])} dBm {('warn', 'alarm')[level - 1]} threshold"
+
+    return _dom_findings(s, p, check, key, "dBm", lv, what, limits, _OPTICS_ACTIONS)
+
+
+def check_dom_rx(s: Snapshot, p: SweepParams) -> list[Finding]:
+    """Rx power per lane against MindCluster's low (warn -6.5, alarm -10 dBm) and high thresholds."""
+    return _power_check(s, p, "rx_dbm", "dom_rx", "Rx power", p.rx_warn_dbm, p.rx_alarm_dbm)
+
+
+def check_dom_tx(s: Snapshot, p: SweepParams) -> list[Finding]:
+    """Tx power per lane against MindCluster's low (warn -7, alarm -9.6 dBm) and high thresholds."""
+    return _power_check(s, p, "tx_dbm", "dom_tx", "Tx power", p.tx_warn_dbm, p.tx_alarm_dbm)
+
+
+def check_dom_bias(s: Snapshot, p: SweepParams) -> list[Finding]:
+    """Tx bias current per lane outside the healthy 6-10 mA window (a warning: the laser is ageing)."""
+    dark, admin = _dark(s, p)
+    lit_tx = s.dom["tx_dbm"] >= p.los_below_dbm
+    out_of_window = (s.dom_hi["bias_ma"] < p.bias_low_ma) | (s.dom_lo["bias_ma"] > p.bias_high_ma)
+    lv = (out_of_window & lit_tx & ~admin[:, None]).astype(np.int8)
+
+    def limits(x: float, level: int) -> str:
+        return f"outside the {_fmt(p.bias_low_ma)}-{_fmt(p.bias_high_ma)} mA window"
+
+    return _dom_findings(s, p, "dom_bias", "bias_ma", "mA", lv, "Tx bias", limits,
+                         {1: "the laser is ageing or its driver drifts: schedule a module replacement"})
+
+
+def check_dom_snr(s: Snapshot, p: SweepParams) -> list[Finding]:
+    """Lane SNR against MindCluster's thresholds (warn < 20 dB, alarm < 18 dB)."""
+    dark, admin = _dark(s, p)
+    lv = np.where(dark | admin[:, None], 0, _low_levels(s.dom_hi["snr_db"], p.snr_warn_db, p.snr_alarm_db))
+
+    def limits(x: float, level: int) -> str:
+        return f"below the {_fmt((p.snr_warn_db, p.snr_alarm_db)[level - 1])} dB {('warn', 'alarm')[level - 1]} " \
+               "threshold"
+
+    return _dom_findings(s, p, "dom_snr", "snr_db", "dB", lv.astype(np.int8), "SNR", limits, _OPTICS_ACTIONS)
+
+
+def check_dom_spread(s: Snapshot, p: SweepParams) -> list[Finding]:
+    """Lane-to-lane Rx power difference among lit lanes (alarm above 3 dB): one lane's optics are failing."""
+    dark, admin = _dark(s, p)
+    rx = s.dom["rx_dbm"]
+    spread = row_reduce(np.maximum, rx) - row_reduce(np.minimum, rx)
+    odd = np.flatnonzero(row_reduce(np.logical_or, dark) | admin)  # few rows: lanes without light are left out there
+    if len(odd):
+        lit = ~dark[odd] & ~admin[odd, None]
+        hi = np.max(rx[odd], axis=1, where=lit, initial=-np.inf)
+        lo = np.min(rx[odd], axis=1, where=lit, initial=np.inf)
+        spread[odd] = np.where(lit.sum(axis=1) >= 2, hi - lo, 0.0)
+    out = []
+    for r in np.flatnonzero(spread > p.lane_spread_alarm_db):
+        out.append(Finding(
+            s.modules[r], "dom_spread", "Alarm",
+            f"Rx power differs by {_fmt(spread[r], 2)} dB between lanes (alarm above "
+            f"{_fmt(p.lane_spread_alarm_db)} dB; {_lane_text(rx[r], 'dBm')}; link {s.links[s.module_link[r]]})",
+            _OPTICS_ACTIONS[2], data={"spread_db": spread[r], "link": s.links[s.module_link[r]]}))
+    return out
+
+
+def check_link_downs(s: Snapshot, p: SweepParams) -> list[Finding]:
+    """Link-down events per link over the last 24 h (warn 3, alarm 5: MindCluster isolates at 5)."""
+    lv = np.where(s.link_admin_down, 0, _levels(s.link_downs, p.link_down_warn, p.link_down_alarm))
+    out = []
+    for i in np.flatnonzero(lv):
+        sev = SEVERITIES[lv[i]]
+        out.append(Finding(
+            s.links[i], "link_downs", sev,
+            f"{s.link_downs[i]:.0f} link-down events in the last {_hours(s.windows['link_down'])} "
+            f"(warn {p.link_down_warn}, alarm {p.link_down_alarm})",
+            "a flapping link: isolate it and re-route, then clean or replace the optics" if sev == "Alarm" else
+            "the link flaps: inspect and clean the fibre end-faces",
+            data={"downs": int(s.link_downs[i])}))
+    return out
+
+
+def check_link_crc(s: Snapshot, p: SweepParams) -> list[Finding]:
+    """Post-FEC CRC errors per link over the last window."""
+    lv = np.where(s.link_admin_down, 0, _levels(s.link_crc, p.crc_warn_errors, p.crc_alarm_errors))
+    out = []
+    for i in np.flatnonzero(lv):
+        sev = SEVERITIES[lv[i]]
+        out.append(Finding(
+            s.links[i], "link_crc", sev,
+            f"{s.link_crc[i]:.0f} CRC errors in the last {_hours(s.windows['crc'])} "
+            f"(warn {p.crc_warn_errors:.0f}, alarm {p.crc_alarm_errors:.0f})",
+            "frames are being lost: drain and re-route the link, then inspect the optics" if sev == "Alarm" else
+            "watch the link's error counters; inspect the optics if it repeats",
+            data={"errors": s.link_crc[i]}))
+    return out
+
+
+def check_link_fec(s: Snapshot, p: SweepParams) -> list[Finding]:
+    """Pre-FEC bit error ratio per link (corrected errors per second / line rate) over the last window."""
+    ber = s.link_fec_per_s / s.line_bps if s.line_bps > 0 else np.zeros(len(s.links))
+    lv = np.where(s.link_admin_down, 0, _levels(ber, p.fec_ber_warn, p.fec_ber_alarm))
+    out = []
+    for i in np.flatnonzero(lv):
+        sev = SEVERITIES[lv[i]]
+        out.append(Finding(
+            s.links[i], "link_fec", sev,
+            f"pre-FEC bit error ratio {ber[i]:.1e} ({s.link_fec_per_s[i]:.3g} corrected errors/s over the last "
+            f"{_hours(s.windows['fec'])}; warn {p.fec_ber_warn:.0e}, alarm {p.fec_ber_alarm:.0e})",
+            "the FEC margin is nearly used up: drain and re-route the link, then replace the optics"
+            if sev == "Alarm" else "the link's signal is degrading: check its DOM readings and schedule cleaning",
+            data={"pre_fec_ber": ber[i]}))
+    return out
+
+
+# ---- NPUs ----------------------------------------------------------------------------------------------------
+def check_heartbeat(s: Snapshot, p: SweepParams) -> list[Finding]:
+    """Age of each NPU's last heartbeat (warn 3 s, alarm 10 s, critical 30 s)."""
+    age = s.heartbeat_age_s
+    lv = _levels(age, p.heartbeat_warn_s, p.heartbeat_alarm_s, p.heartbeat_critical_s)
+    actions = {1: "the NPU missed heartbeats: check it again next sweep",
+               2: "the NPU stopped answering: check the device plugin and the node; prepare a spare",
+               3: "the NPU is lost: move its rank to a spare (process-level recovery) and reset or separate the chip"}
+    return [Finding(s.npus[i], "heartbeat", SEVERITIES[lv[i]],
+                    f"no heartbeat for {age[i]:.0f} s (warn {p.heartbeat_warn_s:.0f} s, alarm "
+                    f"{p.heartbeat_alarm_s:.0f} s, critical {p.heartbeat_critical_s:.0f} s)",
+                    actions[int(lv[i])], data={"age_s": age[i]}) for i in np.flatnonzero(lv)]
+
+
+def _temp_check(ids: tuple[str, ...], temp: np.ndarray, check: str, what: str, levels: tuple[float, float, float]
+                ) -> list[Finding]:
+    lv = _levels(temp, *levels)
+    actions = {1: f"{what} runs hot: check the cooling of the chassis",
+               2: f"{what} is over its alarm temperature: the chip throttles; move latency-critical work off it "
+                  "and fix the cooling",
+               3: f"{what} is at its fatal limit: separate the NPU and move its work to a spare"}
+    return [Finding(ids[i], check, SEVERITIES[lv[i]],
+                    f"{what} temperature {temp[i]:.1f} C (warn {levels[0]:.0f} C, alarm {levels[1]:.0f} C, "
+                    f"critical {levels[2]:.0f} C)", actions[int(lv[i])], data={"temp_c": temp[i]})
+            for i in np.flatnonzero(lv)]
+
+
+def check_npu_temp(s: Snapshot, p: SweepParams) -> list[Finding]:
+    """SoC temperature of each NPU."""
+    return _temp_check(s.npus, s.npu_temp_c, "npu_temp", "NPU",
+                       (p.npu_temp_warn_c, p.npu_temp_alarm_c, p.npu_temp_critical_c))
+
+
+def check_hbm_temp(s: Snapshot, p: SweepParams) -> list[Finding]:
+    """Temperature of each HBM stack (alarm 0x80E00209 at 95 C, fatal 0x80E0020B at 105 C)."""
+    return _temp_check(s.hbms, s.hbm_temp_c, "hbm_temp", "HBM",
+                       (p.hbm_temp_warn_c, p.hbm_temp_alarm_c, p.hbm_temp_critical_c))
+
+
+def check_stragglers(s: Snapshot, p: SweepParams) -> list[Finding]:
+    """Ranks whose step time exceeds the job's healthy step time (a synchronous job runs at its slowest rank)."""
+    out = []
+    for job in s.jobs:
+        if job.stalled or job.step_time_s <= 0 or not len(job.ranks):
+            continue
+        ref = job.baseline_step_s
+        if not math.isfinite(ref):
+            ref = float(np.nanmedian(job.rank_step_s)) if np.isfinite(job.rank_step_s).any() else math.nan
+        if not math.isfinite(ref) or ref <= 0:
+            continue
+        ratio = job.rank_step_s / ref
+        lv = _levels(ratio, p.straggler_warn_ratio, p.straggler_alarm_ratio)
+        for i in np.flatnonzero(lv):
+            sev = SEVERITIES[lv[i]]
+            out.append(Finding(
+                job.ranks[i], "straggler", sev,
+                f"rank step time {job.rank_step_s[i]:.2f} s is {ratio[i]:.2f}x the healthy {ref:.2f} s of job "
+                f"{job.name} (warn {p.straggler_warn_ratio:.2f}x, alarm {p.straggler_alarm_ratio:.2f}x); the job "
+                f"steps at {job.step_time_s:.2f} s",
+                "a slow rank holds the whole job back: check the NPU's temperature and clocks; move the rank to a "
+                "spare if it stays slow" if sev == "Alarm" else "watch the rank's step time",
+                data={"job": job.name, "rank_step_s": job.rank_step_s[i], "ratio": ratio[i]}))
+    return out
+
+
+def check_spares(s: Snapshot, p: SweepParams) -> list[Finding]:
+    """Usable warm spare nodes per pod (a warning below ``spare_min_nodes``)."""
+    if p.spare_min_nodes <= 0:
+        return []
+    out = []
+    for pod in s.pods:
+        mine = [i for i, n in enumerate(s.spares) if n.startswith(pod + "/")]
+        usable = int(sum(bool(s.spare_usable[i]) for i in mine))
+        if usable < p.spare_min_nodes:
+            out.append(Finding(
+                pod, "spares", "Warning",
+                f"{usable} usable spare nodes ({len(mine)} in the pool, {len(mine) - usable} without heartbeat; "
+                f"want >= {p.spare_min_nodes})",
+                "replenish the spare pool: return repaired nodes or cordon a node as a warm spare",
+                data={"usable": usable, "pool": len(mine)}))
+    return out
+
+
+CHECKS: tuple[Check, ...] = (
+    Check("hbm_ce", check_hbm_ce, lambda s: len(s.hbms)),
+    Check("hbm_rows", check_hbm_rows, lambda s: len(s.hbms)),
+    Check("link_light", check_link_light, lambda s: len(s.links)),
+    Check("dom_rx", check_dom_rx, lambda s: len(s.modules)),
+    Check("dom_tx", check_dom_tx, lambda s: len(s.modules)),
+    Check("dom_bias", check_dom_bias, lambda s: len(s.modules)),
+    Check("dom_snr", check_dom_snr, lambda s: len(s.modules)),
+    Check("dom_spread", check_dom_spread, lambda s: len(s.modules)),
+    Check("link_downs", check_link_downs, lambda s: len(s.links)),
+    Check("link_crc", check_link_crc, lambda s: len(s.links)),
+    Check("link_fec", check_link_fec, lambda s: len(s.links)),
+    Check("heartbeat", check_heartbeat, lambda s: len(s.npus)),
+    Check("npu_temp", check_npu_temp, lambda s: len(s.npus)),
+    Check("hbm_temp", check_hbm_temp, lambda s: len(s.hbms)),
+    Check("straggler", check_stragglers, lambda s: sum(len(j.ranks) for j in s.jobs)),
+    Check("spares", check_spares, lambda s: len(s.pods)),
+)
+"""The static checks, in report order (the trend check lives in :mod:`opsbrain.sweeps.predict`)."""
