@@ -466,6 +466,248 @@ def runs_show(run_id: str, data_dir: Path | None, as_json: bool) -> None:
     _print_journal(journal)
 
 
+# ---- knowledge base (issue 5) --------------------------------------------------------------------------
+@cli.group()
+def kb() -> None:
+    """The fault knowledge base: classes, vendor imports, the diagnosis model (train, eval)."""
+
+
+@kb.command("list")
+@json_option
+def kb_list_cmd(as_json: bool) -> None:
+    """List the fault classes."""
+    from opsbrain.kb import kb_list
+
+    rows = kb_list()
+    if as_json:
+        _emit_json({"classes": rows})
+        return
+    for r in rows:
+        click.echo(f"{r.get('id', ''):<24} {r.get('level', r.get('handling', '')):<16} {r.get('title', '')}")
+
+
+@kb.command("show")
+@click.argument("class_id")
+@json_option
+def kb_show_cmd(class_id: str, as_json: bool) -> None:
+    """Show one fault class."""
+    from opsbrain.kb import kb_show
+
+    data = kb_show(class_id)
+    if as_json:
+        _emit_json(data)
+        return
+    import yaml
+
+    click.echo(yaml.safe_dump(data, sort_keys=False, width=110).rstrip())
+
+
+@kb.command("validate")
+@click.argument("path", required=False)
+@json_option
+def kb_validate_cmd(path: str | None, as_json: bool) -> None:
+    """Validate the knowledge base (or the classes at PATH); every error with file and path."""
+    from opsbrain.kb import validate_kb
+
+    errors = [str(e) for e in validate_kb(path)]
+    if as_json:
+        _emit_json({"valid": not errors, "errors": errors})
+    elif not errors:
+        click.echo("knowledge base valid")
+    for e in errors if not as_json else []:
+        click.echo(f"opsbrain: error: {e}", err=True)
+    if errors:
+        sys.exit(2)
+
+
+@kb.command("import")
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(["mindcluster-faultcode", "mindcluster-kg"]))
+@click.argument("path")
+@data_dir_option
+@json_option
+def kb_import_cmd(fmt: str, path: str, data_dir: Path | None, as_json: bool) -> None:
+    """Import vendor knowledge (MindCluster fault-level file or fault knowledge graph)."""
+    from opsbrain.kb import kb_import
+
+    rep = kb_import(fmt, path, data_dir=(data_dir / "kb_imports") if data_dir else None)
+    if as_json:
+        _emit_json(rep)
+        return
+    click.echo(f"{path}: {rep.get('imported')} imported, {rep.get('refused')} refused")
+    for reason, n in (rep.get("refused_reasons") or {}).items():
+        click.echo(f"  refused {n}: {reason}")
+
+
+@kb.command("train")
+@click.option("--runs-per-class", default=30, show_default=True, type=int, help="Case runs per fault class.")
+@click.option("--workers", default=2, show_default=True, type=int)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where to write the model (default: the shipped model in the package).")
+@json_option
+def kb_train_cmd(runs_per_class: int, workers: int, out: Path | None, as_json: bool) -> None:
+    """Generate the case library (training seeds) and train the diagnosis model with its sidecar."""
+    from opsbrain.kb.training import shipped_model_path, train_model
+
+    if runs_per_class < 2 or workers < 1:
+        raise InputError("--runs-per-class must be >= 2 and --workers >= 1")
+    model = train_model(per_kind=runs_per_class, workers=workers,
+                        progress=None if as_json else _counter("case runs"))
+    path = out or shipped_model_path()
+    model.save(path)
+    meta = {k: v for k, v in model.meta.items() if k != "features"} | {"path": str(path)}
+    if as_json:
+        _emit_json(meta)
+        return
+    click.echo(f"trained on {meta['cases']} cases, cross-validated accuracy {meta['cv_accuracy']}; wrote {path}")
+
+
+def _counter(what: str) -> Any:
+    def progress(done: int, total: int) -> None:
+        if sys.stderr.isatty():
+            click.echo(f"\r{what}: {done}/{total}", err=True, nl=done == total)
+
+    return progress
+
+
+BARS = {"top1_accuracy": 0.95, "macro_f1": 0.93, "localization_accuracy": 0.90}
+
+
+@kb.command("eval")
+@click.option("--runs-per-class", default=10, show_default=True, type=int, help="Held-out case runs per class.")
+@click.option("--noise-days", default=1.0, show_default=True, type=float, help="Noise-only pod-days for FPs.")
+@click.option("--workers", default=2, show_default=True, type=int)
+@data_dir_option
+@json_option
+def kb_eval_cmd(runs_per_class: int, noise_days: float, workers: int, data_dir: Path | None, as_json: bool) -> None:
+    """Evaluate the diagnosis on held-out runs; exit 1 below the bar (top-1 .95, macro-F1 .93, localization .90)."""
+    from opsbrain.kb.training import evaluate, load_engine
+
+    if runs_per_class < 1 or noise_days <= 0:
+        raise InputError("--runs-per-class must be >= 1 and --noise-days > 0")
+    engine = load_engine(data_dir, say=lambda m: click.echo(m, err=True))
+    res = evaluate(engine, per_kind=runs_per_class, workers=workers, noise_days=noise_days,
+                   progress=None if as_json else _counter("held-out runs"))
+    short = [k for k, bar in BARS.items() if (res.get(k) or 0) < bar]
+    if res["wrong_and_confident"] > 0.02:
+        short.append("wrong_and_confident")
+    if res["noise_only"]["false_positives_per_pod_day"] > 1.0:
+        short.append("false_positives_per_pod_day")
+    res["passed"] = not short
+    res["short"] = short
+    if as_json:
+        _emit_json(res)
+    else:
+        click.echo(f"incidents {res['protocol']['incidents']}: top-1 {res['top1_accuracy']}, accuracy with "
+                   f"abstention {res['accuracy']}, macro-F1 {res['macro_f1']}, localization "
+                   f"{res['localization_accuracy']}, abstained {res['abstention_rate']}, wrong and confident "
+                   f"{res['wrong_and_confident']}, noise FPs/pod-day {res['noise_only']['false_positives_per_pod_day']}"
+                   f", {res['diagnosis_ms_per_incident']} ms/incident")
+        for cl, v in res["per_class"].items():
+            click.echo(f"  {cl:<24} n={v['support']:<4} P={v['precision']:.3f} R={v['recall']:.3f} F1={v['f1']:.3f}")
+        if short:
+            click.echo(f"below the bar: {', '.join(short)}")
+    if short:
+        sys.exit(1)
+
+
+# ---- diagnose (issue 5) ---------------------------------------------------------------------------------
+@cli.command()
+@click.argument("incident_file", required=False)
+@click.option("--logs", "logs", default=None, help="Diagnose raw log text (as pasted by an operator).")
+@data_dir_option
+@json_option
+def diagnose(incident_file: str | None, logs: str | None, data_dir: Path | None, as_json: bool) -> None:
+    """Diagnose an exported incident file or raw logs: class, component, confidence, evidence."""
+    from opsbrain.diagnosis import oneclick
+    from opsbrain.kb import SignatureMatcher, load_imported, load_kb
+    from opsbrain.kb.training import load_engine
+
+    if (incident_file is None) == (logs is None):
+        raise InputError("give exactly one of INCIDENT_FILE or --logs FILE")
+    engine = load_engine(data_dir, say=lambda m: click.echo(m, err=True))
+    try:
+        imported = load_imported((data_dir / "kb_imports") if data_dir else None, strict=False)
+    except InputError:
+        imported = None
+    matcher = SignatureMatcher(load_kb(), imported)
+    res = (oneclick.diagnose_logs(logs, engine, matcher) if logs is not None
+           else oneclick.diagnose_incident_file(str(incident_file), engine, matcher))
+    if as_json:
+        _emit_json(res)
+        return
+    d = res["diagnosis"]
+    click.echo(f"diagnosis: {d['fault_class']} at {d['component']} (confidence {d['confidence']:.2f})"
+               + (f", runbook {d['runbook']}" if d.get("runbook") else ""))
+    for ev in d["evidence"]:
+        click.echo(f"  - {ev}")
+    for k in res["knowledge"][:5]:
+        click.echo(f"  kb: {k['code'] or k['entry']} [{k['handling']}] {k['cause']} -> {k['suggestion']}")
+
+
+# ---- runbooks (issue 6) ---------------------------------------------------------------------------------
+@cli.group()
+def runbooks() -> None:
+    """Runbooks: list, show, validate."""
+
+
+@runbooks.command("list")
+@json_option
+def runbooks_list(as_json: bool) -> None:
+    """List the runbooks."""
+    from opsbrain.recovery.loader import list_runbooks
+
+    data = list_runbooks()
+    if as_json:
+        _emit_json(data)
+        return
+    for rb in data.get("runbooks", []):
+        click.echo(f"{rb.get('id', ''):<28} {', '.join(rb.get('applies_to', []))}")
+
+
+@runbooks.command("show")
+@click.argument("runbook_id")
+@json_option
+def runbooks_show(runbook_id: str, as_json: bool) -> None:
+    """Show one runbook (by id or fault class)."""
+    from opsbrain.recovery.loader import show_runbook
+
+    data = show_runbook(runbook_id)
+    if as_json:
+        _emit_json(data)
+        return
+    import yaml
+
+    click.echo(yaml.safe_dump(data, sort_keys=False, width=110).rstrip())
+
+
+@runbooks.command("validate")
+@click.argument("files", nargs=-1)
+@json_option
+def runbooks_validate(files: tuple[str, ...], as_json: bool) -> None:
+    """Validate runbook files (default: the built-in ones); every error with file and YAML path."""
+    from opsbrain.recovery.loader import runbook_errors
+
+    _, errors = runbook_errors(list(files) or None)
+    msgs = [str(e) for e in errors]
+    if as_json:
+        _emit_json({"valid": not msgs, "errors": msgs})
+    elif not msgs:
+        click.echo("runbooks valid")
+    for m in msgs if not as_json else []:
+        click.echo(f"opsbrain: error: {m}", err=True)
+    if msgs:
+        sys.exit(2)
+
+
+# ---- sweep (issue 7): add the 'sweep' group here ------------------------------------------------------
+
+# ---- report (issue 8): add the 'report' command here --------------------------------------------------
+
+# ---- bundles (issue 9): add 'runs bundle' / 'diagnose --bundle' support here --------------------------
+
+# ---- campaign (issue 10): add 'chaos campaign' here ---------------------------------------------------
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point (``opsbrain``, ``python -m opsbrain``); exits with the command's code."""
     cli.main(args=list(argv) if argv is not None else None, prog_name="opsbrain")
