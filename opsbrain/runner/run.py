@@ -145,7 +145,8 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
     matched = scoring.match_incidents(faults, [(i.id, i.opened_at, i.components) for i in ctl.incidents],
                                       horizon_s=24 * 3600.0)
     onsets = sorted({f.at_s for f in truths})
-    placements = {name: list(w.nodes) for name, w in sim.workloads.items()}
+    # where each workload ran at any time of the run: its planned nodes and the spares swapped in since
+    placements = {name: sorted(set(plan.placements.get(name, [])) | set(w.nodes)) for name, w in sim.workloads.items()}
     series = {name: _series(w) for name, w in sim.workloads.items()}
     out: list[dict[str, Any]] = []
     for f in truths:

@@ -1,0 +1,150 @@
+"""The chaos runner through the CLI: validation, journal contract, verdicts and exit codes, abort, dry run, store."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from opsbrain.cli import cli
+from opsbrain.store import RunStore
+
+JOURNAL_KEYS = ("scenario", "seed", "policy", "verdict", "steady_state", "incidents", "workloads", "summary")
+INCIDENT_KEYS = ("id", "injected", "detected_at_s", "diagnosis", "runbook", "actions", "recovered_at_s", "ttd_s",
+                 "ttdiag_s", "ttr_s", "correct", "impact")
+
+
+def run(runner: CliRunner, *args: str, home: Path) -> tuple[int, str, str]:
+    res = runner.invoke(cli, list(args), env={"OPSBRAIN_HOME": str(home)})
+    return res.exit_code, res.stdout, res.stderr
+
+
+def scenario_file(tmp_path: Path, base: str, **changes: object) -> Path:
+    data = yaml.safe_load((Path(__file__).parents[1] / "scenarios" / f"{base}.yaml").read_text())
+    for dotted, value in changes.items():
+        node = data
+        parts = dotted.split(".")
+        for p in parts[:-1]:
+            node = node[p]
+        node[parts[-1]] = value
+    path = tmp_path / f"{base}-variant.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_every_builtin_scenario_validates(runner: CliRunner, tmp_path: Path) -> None:
+    names = [s["name"] for s in json.loads(run(runner, "chaos", "list", "--json", home=tmp_path)[1])["scenarios"]]
+    assert len(names) >= 20
+    code, out, err = run(runner, "chaos", "validate", *names, home=tmp_path)
+    assert code == 0, err
+
+
+def test_malformed_scenario_gets_path_qualified_errors(runner: CliRunner, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: opsbrain/v1\nkind: ChaosScenario\nmetadata: {name: x, description: y}\n"
+                   "spec:\n  faults:\n    - {at: -5, kind: no_such_fault, target: pod0/node1}\n"
+                   "    - {at: 10, kind: hbm_uce, target: pod0/node99/npu1/hbm}\n")
+    code, _out, err = run(runner, "chaos", "validate", str(bad), home=tmp_path)
+    assert code == 2 and "Traceback" not in err
+    assert "spec.faults[0].at" in err and "spec.faults[0].kind" in err
+    other = tmp_path / "target.yaml"
+    other.write_text(bad.read_text().replace("{at: -5, kind: no_such_fault, target: pod0/node1}",
+                                             "{at: 5, kind: node_crash, target: pod0/node1}"))
+    code, _out, err = run(runner, "chaos", "validate", str(other), home=tmp_path)
+    assert code == 2 and "spec.faults[1].target" in err and "pod0/node99" in err
+
+
+def test_run_writes_complete_journal_and_store(runner: CliRunner, tmp_path: Path) -> None:
+    code, out, err = run(runner, "chaos", "run", "link-down-training", "--json", "--out", str(tmp_path / "j"),
+                         home=tmp_path)
+    j = json.loads(out)
+    assert code == (0 if j["verdict"] == "passed" else 1)
+    assert all(k in j for k in JOURNAL_KEYS)
+    faults = [i for i in j["incidents"] if i["injected"]]
+    assert len(faults) == 1 and all(k in faults[0] for k in INCIDENT_KEYS)
+    f = faults[0]
+    assert f["diagnosis"]["fault_class"] == "link_down" and f["correct"]
+    assert f["ttd_s"] is not None and 0 <= f["ttd_s"] <= f["ttdiag_s"]
+    assert any(a["action"] == "reroute" and a["status"] == "succeeded" for a in f["actions"])
+    assert list((tmp_path / "j").glob("*.json"))
+    store = RunStore(tmp_path)
+    runs = store.list_runs()
+    assert runs[0]["id"] == j["run_id"] and runs[0]["status"] == "finished"
+    assert store.get_journal(j["run_id"])["verdict"] == j["verdict"]
+    code, out, _ = run(runner, "runs", "show", j["run_id"], "--json", home=tmp_path)
+    assert code == 0 and json.loads(out)["run_id"] == j["run_id"]
+
+
+def test_failed_expectation_exits_1(runner: CliRunner, tmp_path: Path) -> None:
+    path = scenario_file(tmp_path, "link-down-training",
+                         **{"spec.expectations": [{"fault": 0, "diagnosis": "node_crash"}]})
+    code, out, _ = run(runner, "chaos", "run", str(path), "--json", home=tmp_path)
+    j = json.loads(out)
+    assert code == 1 and j["verdict"] == "failed"
+    assert not j["expectations"][0]["met"] and "expected node_crash" in j["expectations"][0]["problems"][0]
+
+
+def test_guard_aborts_and_journal_is_still_complete(runner: CliRunner, tmp_path: Path) -> None:
+    path = scenario_file(tmp_path, "node-crash-inference", **{"spec.guards": [{"kind": "slo_breach_s", "max": 5}],
+                                                               "spec.policy": "manual"})
+    code, out, _ = run(runner, "chaos", "run", str(path), "--json", home=tmp_path)
+    j = json.loads(out)
+    assert code == 1 and j["verdict"] == "aborted" and "slo_breach_s" in j["abort_reason"]
+    assert j["ended_at_s"] < j["duration_s"]
+    assert all(k in j for k in JOURNAL_KEYS) and j["incidents"]
+
+
+def test_dry_run_plans_without_running(runner: CliRunner, tmp_path: Path) -> None:
+    code, out, _ = run(runner, "chaos", "run", "concurrent-faults", "--dry-run", "--json", home=tmp_path)
+    plan = json.loads(out)
+    assert code == 0 and plan["dry_run"] and len(plan["faults"]) == 2
+    assert "rb-hbm-uce" in plan["faults"][0]["eligible_runbooks"]
+    assert RunStore(tmp_path).list_runs() == []
+
+
+def test_manual_policy_is_slower_than_auto(runner: CliRunner, tmp_path: Path) -> None:
+    auto = json.loads(run(runner, "chaos", "run", "link-down-training", "--json", home=tmp_path)[1])
+    manual = json.loads(run(runner, "chaos", "run", "link-down-training", "--policy", "manual", "--json",
+                            home=tmp_path)[1])
+    fa = next(i for i in auto["incidents"] if i["injected"])
+    fm = next(i for i in manual["incidents"] if i["injected"])
+    assert manual["policy"] == "manual"
+    assert fm["ttd_s"] > fa["ttd_s"] and (fm["ttr_s"] is None or fm["ttr_s"] > 10 * fa["ttr_s"])
+
+
+def test_store_stays_consistent_after_a_kill(tmp_path: Path) -> None:
+    env = {**os.environ, "OPSBRAIN_HOME": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "opsbrain", "chaos", "run", "llama3-random-week", "--json"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    db = tmp_path / "runs.sqlite"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if db.exists():
+            with sqlite3.connect(db) as con:
+                if con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]:
+                    break
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    store = RunStore(tmp_path)  # a later open notices the dead run
+    rows = store.list_runs()
+    assert len(rows) == 1 and rows[0]["status"] == "interrupted"
+    with sqlite3.connect(db) as con:
+        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert con.execute("SELECT COUNT(*) FROM incidents").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("args", [["chaos", "run", "no-such-scenario"], ["runs", "show", "nope"],
+                                  ["chaos", "run", "link-down-training", "--policy", "sometimes"]])
+def test_bad_input_is_one_line_exit_2(runner: CliRunner, tmp_path: Path, args: list[str]) -> None:
+    code, _out, err = run(runner, *args, home=tmp_path)
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
