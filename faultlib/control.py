@@ -225,11 +225,11 @@ class ControlAPI:
         body = (lambda: w.recover_in_place(instance)) if instance else w.recover_in_place
         return self._wrap("restart_process", instance or job, self.p.restart_failure_prob, 10.0, body)
 
-    def restart_job(self, job: str, source: str = "persistent", replace: dict[str, str] | None = None
-                    ) -> simpy.Process:
+    def restart_job(self, job: str, source: str = "persistent", replace: dict[str, str] | None = None,
+                    scope: str = "job") -> simpy.Process:
         w = self._workload(job)
         return self._wrap("restart_job", job, self.p.restart_failure_prob, 30.0,
-                          lambda: w.restart(source, replace))
+                          lambda: w.restart(source, replace, scope=scope))
 
     def restart_instance(self, service: str, instance: str, replace: dict[str, str] | None = None,
                          weights_from: str = "ems") -> simpy.Process:

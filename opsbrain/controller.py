@@ -13,7 +13,8 @@ import simpy
 
 from faultlib.telemetry import JobEvent, LogLine
 from opsbrain.detection import Detector, DetectorParams, Incident, LinkHistory
-from opsbrain.diagnosis.signals import parse_job_event, parse_line
+from opsbrain.detection.detector import anchors
+from opsbrain.diagnosis.signals import Signal, parse_job_event, parse_line
 from opsbrain.diagnosis.types import Diagnosis
 
 if TYPE_CHECKING:
@@ -55,7 +56,9 @@ class Controller:
                                  self.placement)
         self.diagnosis_ms: list[float] = []
         self.handled: dict[str, list[str]] = {}  # incident id -> responder keys (one per acted-on diagnosis)
+        self.handled_classes: dict[str, list[str]] = {}  # incident id -> the class each response acted on
         self.once = getattr(self.responder, "policy", "auto") == "manual"  # a person handles an incident once
+        self.adopted: set[str] = set()  # incidents opened outside the detector (health sweeps, issue 7)
         sim.telemetry.subscribe(self._on_record)
 
     # ---- wiring -------------------------------------------------------------------------------------
@@ -77,9 +80,27 @@ class Controller:
     def metric(self, name: str, component: str) -> float | None:
         return self.sim.telemetry.read(name, component)
 
+    def adopt(self, incident_id: str, diagnosis: Diagnosis, component: str) -> Incident:
+        """Take over an incident opened outside the detector (a health sweep's proactive incident, issue 7) and
+        hand it to the responder. It joins the detector's incidents, so what its response causes (a job stalled
+        while a link is drained) joins it instead of opening another; it keeps the sweep's diagnosis (its evidence
+        is not in the detector's signals, so it is never re-diagnosed from them)."""
+        now = self.sim.now
+        inc = Incident(incident_id, now, now, comps={component}, kinds={"sweep:alarm"})
+        inc.nodes, inc.l2 = anchors(Signal(now, "sweep:alarm", component, None, 1, ""), None)
+        diagnosis.at_s = now
+        inc.diagnoses.append(diagnosis)
+        self.detector.incidents.append(inc)
+        self.adopted.add(incident_id)
+        self.handled[incident_id] = [incident_id]
+        self.responder.handle(incident_id, diagnosis)
+        return inc
+
     def _diagnose(self, inc: Incident) -> None:
         import time
 
+        if inc.id in self.adopted:
+            return
         now = self.sim.now
         t0 = time.perf_counter()
         d = self.diagnoser.diagnose(inc, now, LinkHistory(self.detector, now), self.metric)
@@ -90,10 +111,13 @@ class Controller:
         if prev is not None and (prev.fault_class, prev.component) == (d.fault_class, d.component):
             return
         keys = self.handled.setdefault(inc.id, [])
-        if keys and (self.once or d.abstained):
-            return  # never act on a later "unknown" after acting on a diagnosis; a person acts once
+        classes = self.handled_classes.setdefault(inc.id, [])
+        if keys and (self.once or d.abstained or d.fault_class == classes[-1]):
+            # a person acts once; a later "unknown" or a refined component does not start a second response
+            return
         key = inc.id if not keys else f"{inc.id}.{len(keys) + 1}"
         keys.append(key)
+        classes.append(d.fault_class)
         self.responder.handle(key, d)
 
     @property

@@ -75,8 +75,9 @@ def test_optical_link_down_isolates_and_reroutes_without_restart(topo1: Topology
     assert resumed_at(job, 100) - 101 <= 10.0
     acc = job.accounting()
     assert acc["restarts"] == 0 and acc["in_place_recoveries"] == 0 and acc["timeouts"] == 0
+    sim.run(120)  # the link stays dark through the confirmation wait: isolated
     steps = [(a, s) for k, a, s in log_of(orch, "inc-1") if k == "step"]
-    assert steps[:2] == [("isolate_link", "succeeded"), ("reroute", "succeeded")]
+    assert steps[:3] == [("reroute", "succeeded"), ("wait", "succeeded"), ("isolate_link", "succeeded")]
     assert sim.state.health(link) == Health.ISOLATED
     assert proc.value["outcome"] == "completed" and proc.value["human_steps"] == 0
     tickets = [f for f in orch.follow_ups("inc-1") if f["type"] == "ticket"]
@@ -134,7 +135,7 @@ def test_node_crash_swaps_in_a_warm_spare_and_restarts_from_memory(topo1: Topolo
     sim.run(700)
     assert job.state == "running" and node not in job.nodes and spares[0] in job.nodes
     p = job.p
-    expected = p.replace_node_s + p.launch_s + p.hccl_init_s  # + the in-memory shard reload
+    expected = p.warm_attach_s + p.hccl_init_s  # process-level reschedule onto a warm standby + shard reload
     assert expected <= resumed_at(job, 100) - 110 <= expected + sim.params.control.link_isolate_s + 5
     assert job.accounting()["restarts"] == 1
     used = [f for f in orch.follow_ups("crash") if f["type"] == "spare_used"]
@@ -176,7 +177,8 @@ def test_spares_exhausted_is_reported_and_escalated(topo1: Topology, rbs: Runboo
     swap = next(a for a in log if a["action"] == "swap_spare")
     assert swap["status"] == "failed" and "no warm spare" in swap["detail"]["reason"]
     rungs = [a["detail"]["to_rung"] for a in log if a["kind"] == "escalation"]
-    assert rungs == ["scale_in", "wait_for_repair"]  # training cannot scale in: wait for the repair
+    # no spare for the process-level or the job reschedule; training cannot scale in: wait for the repair
+    assert rungs == ["job_reschedule", "scale_in", "wait_for_repair"]
     report = orch.report()
     assert report["spares_exhausted"] and report["spares_exhausted"][0]["component"] == node
     inc = orch.incident("crash")

@@ -125,6 +125,10 @@ class TrainingParams(ParamGroup):
         90.0, "s", "reason: process spawn, framework import, model build with a warm compile cache; keeps a restart "
         "from memory within the < 10 min training restart of facts.md §1", ge=0)
     hccl_init_s: float = P(30.0, "s", "reason: HCCL communicator and link set-up across the job's ranks", ge=0)
+    warm_attach_s: float = P(
+        30.0, "s", "reason: bind a warm standby worker (container up, framework imported, devices checked) to the "
+        "failed rank's slot in the rank table; warm standby recovers ~10x faster than requeueing (ByteRobust, "
+        "facts.md §5)", ge=0)
     replace_node_s: float = P(
         120.0, "s", "reason: schedule the job's pod onto a warm spare node (image cached, health checked)", ge=0)
     stop_step_s: float = P(5.0, "s", "online recovery: stop the step (facts.md §3 HBM UCE online recovery)", ge=0)
@@ -203,16 +207,22 @@ class TrainingJob(Workload):
         self.ranks = [n for nd in nodes for n in topo.npus_of(nd)]
         self._rank_of = {npu: r for r, npu in enumerate(self.ranks)}
         self._intra_b, self._inter_b = self._traffic()
+        self._rdma_b = self._pod_traffic()
+        self._inter_b = max(0.0, self._inter_b - self._rdma_b)  # the cross-pod share rides RDMA, not UB
         self._shard_b = self.p.total_params_b * 1e9 * self.p.state_bytes_per_param / len(self.ranks)
         healthy_coll = 1 - self._sim.params.fabric.inter_node_overhead if len(nodes) > 1 else 1.0
         self._nominal_s = self._compute_s() + self._overhead_s(1.0, healthy_coll)
         self._slow = {k: v for k, v in self._slow.items() if k in self._rank_of}
         self._nodes_lost &= self._node_set
         self._dead = {}
+        self._roce_down: set[str] = set()
+        self._fabric_changed(None)
         for nd in nodes:
             for cid in [nd, *topo.descendants(nd)]:
                 if topo.kind.get(cid) in _COMPUTE_KINDS and not self._sim.state.is_up(cid):
                     self._dead[cid] = str(self._sim.state.health(cid))
+                elif topo.kind.get(cid) == "roce" and not self._sim.state.is_up(cid):
+                    self._roce_down.add(cid)
 
     @property
     def _sim(self) -> Simulation:
@@ -247,27 +257,81 @@ class TrainingJob(Workload):
         inter = ep_b * ep_off + (dp_b if dp_across else 0.0) + pp_b
         return intra, inter
 
+    def _pod_traffic(self) -> float:
+        """Bytes one NPU sends per step to other pods, over the RDMA plane (0 for a job inside one pod).
+
+        Layout assumed for a job spanning k pods: each pod holds whole pipeline replicas (TP, PP and EP stay on
+        the pod's UB plane); only data-parallel groups span pods. Their reduce is hierarchical (inside the pod
+        over UB, then between pods over RDMA on the pod-reduced shard): a DP group of m replicas, m/k per pod,
+        sends shard x (k-1)/m per NPU between pods; a group with fewer replicas than pods (m < k: one replica
+        per pod) sends shard x (m-1)/m. The rest of the DP bytes stay in ``_traffic``'s UB share. A job with at
+        most one node per pipeline stage keeps its DP traffic inside nodes (no RDMA term: simplification).
+        """
+        k = len({ids.pod_of(n) for n in self.nodes})
+        p, g, nn = self.p, self._sim.topology.params.npus_per_node, len(self.nodes)
+        tp, pp = min(p.tensor_parallel, g), min(p.pipeline_parallel, nn)
+        if k < 2 or nn / pp <= 1:
+            return 0.0
+        dp = nn * g / (tp * pp)
+        ep = max(1.0, min(float(p.expert_parallel), dp))
+        dense = (p.total_params_b - p.routed_expert_params_b) * 1e9 / (tp * pp)
+        expert = p.routed_expert_params_b * 1e9 / (tp * pp * ep)
+
+        def cross(shard: float, m: float) -> float:
+            return shard * (min(k, m) - 1) / max(m, min(k, m)) if m > 1 else 0.0
+
+        return (p.grad_reduce_bytes + p.param_gather_bytes) * (cross(dense, dp) + cross(expert, dp / ep))
+
+    def _rdma_factor(self) -> float:
+        """Usable share of the per-NPU RDMA bandwidth: an NPU with some die ports down sends over the rest (bonded
+        ports run at reduced bandwidth, facts.md §2); the slowest NPU sets the pace; 0 = an NPU has none left."""
+        if not self._rdma_b or not self._roce_down:
+            return 1.0
+        dies = self._sim.topology.params.dies_per_npu
+        down: dict[str | None, int] = {}
+        for port in self._roce_down:
+            down[ids.npu_of(port)] = down.get(ids.npu_of(port), 0) + 1
+        return max(0.0, min((dies - k) / dies for k in down.values()))
+
     def _compute_s(self) -> float:
         p = self.p
         flops = p.flops_per_param_token * p.active_params_b * 1e9 * p.global_batch_seqs * p.seq_len
         return flops / (len(self.ranks) * p.peak_tflops * 1e12 * p.compute_efficiency)
 
-    def _overhead_s(self, intra_f: float, coll_f: float) -> float:
+    def _overhead_s(self, intra_f: float, coll_f: float, rdma_f: float = 1.0) -> float:
         """Exposed communication + in-memory checkpoint time per step at the given fabric factors (> 0)."""
         p = self.p
         bw = self._sim.params.fabric.npu_ub_gbytes_s * 1e9
         comm = (1 - p.intra_overlap) * self._intra_b / (bw * intra_f)
         if self._inter_b:
             comm += (1 - p.inter_overlap) * self._inter_b / (bw * coll_f)
+        if self._rdma_b:  # per NPU: one RoCE port per die (fabric.rdma_port_gbits_s each)
+            rdma = self._sim.params.fabric.rdma_port_gbits_s / 8 * 1e9 * self._sim.topology.params.dies_per_npu
+            comm += (1 - p.inter_overlap) * self._rdma_b / (rdma * rdma_f)
         peer_f = coll_f if len(self.nodes) > 1 else intra_f
         mem = self._shard_b / (bw * peer_f) * (1 - p.mem_ckpt_overlap) / p.mem_ckpt_every_steps
         return comm + mem
 
     def _factors(self) -> tuple[float, float]:
+        """(intra-node factor, collective factor) of the job: ``fabric.collective_factor`` over its nodes, kept
+        per node as nodes change (only degraded nodes are held), so a change costs one node, not the job's size."""
+        intra = min((f[0] for f in self._degraded.values()), default=1.0)
+        if len(self.nodes) == 1:
+            return intra, intra
+        inter = min((f[1] for f in self._degraded.values()), default=1.0)
+        return intra, min(intra, inter * (1 - self._sim.params.fabric.inter_node_overhead))
+
+    def _fabric_changed(self, node: str | None) -> None:
+        """Re-read the fabric factors of ``node`` (None: of every job node, after a pod- or cluster-wide change)."""
+        if node is None:
+            self._degraded = {}
         fab = self._sim.fabric
-        intra = min(fab.intra_node_factor(n) for n in self.nodes)
-        coll = fab.collective_factor(self.nodes) if len(self.nodes) > 1 else intra
-        return intra, coll
+        for n in self.nodes if node is None else [node]:
+            f = (fab.intra_node_factor(n), fab.inter_node_factor(n))
+            if f == (1.0, 1.0):
+                self._degraded.pop(n, None)
+            else:
+                self._degraded[n] = f
 
     def _assess(self) -> tuple[tuple[str, str, int] | None, float, float]:
         """(stall cause (kind, component, blamed rank) or None, step time, per-rank overhead)."""
@@ -284,7 +348,11 @@ class TrainingJob(Workload):
             bad = next((n for n in self.nodes if fab.intra_node_factor(n) <= 0
                         or (len(self.nodes) > 1 and fab.inter_node_factor(n) <= 0)), self.nodes[0])
             return ("path", bad, self._rank_for(bad)), math.inf, math.inf
-        over = self._overhead_s(intra, coll)
+        rdma_f = self._rdma_factor()
+        if rdma_f <= 0:
+            port = min(self._roce_down)
+            return ("path", port, self._rank_for(port)), math.inf, math.inf
+        over = self._overhead_s(intra, coll, rdma_f)
         slow = max(self._slow.values(), default=1.0)
         return None, self._compute_s() * slow + over, over
 
@@ -569,6 +637,9 @@ class TrainingJob(Workload):
                     self._lost[component] = str(new)  # its rank's process dies; peers hang in collectives
                 if kind == "node":
                     self._nodes_lost.add(component)  # host memory (in-memory checkpoint replicas) is gone
+        elif kind == "roce":
+            (self._roce_down.discard if new in UP else self._roce_down.add)(component)
+        self._fabric_changed(nd)
         self._refresh()
 
     def fail(self, component: str, mode: Literal["crash", "hang"], reason: str) -> bool:
@@ -645,14 +716,20 @@ class TrainingJob(Workload):
         return self._sim.env.process(proc())
 
     def restart(self, source: Literal["memory", "persistent"] = "memory",
-                replace: dict[str, str] | None = None) -> simpy.Process:
+                replace: dict[str, str] | None = None, scope: Literal["job", "process"] = "job") -> simpy.Process:
         """Restart the job from a checkpoint, optionally swapping nodes for spares (``{old: new}``).
 
         Downtime = node replacement (if any) + process launch + HCCL init + checkpoint load (peer memory over UB,
         or the persistent checkpoint over the storage path); work since that checkpoint is redone. If every
         node of an adjacent replica pair lost its host memory, the in-memory checkpoint is gone and the restart
         falls back to the persistent one. The process's value is True once the job runs again.
+
+        ``scope="process"`` is a process-level reschedule: the surviving ranks keep their processes and only
+        re-form the communicator; the replaced nodes' ranks start on warm standbys (``warm_attach_s`` instead of
+        node replacement + process launch).
         """
+        if scope not in ("job", "process"):
+            raise ValueError(f"scope must be 'job' or 'process', got {scope!r}")
         if source not in ("memory", "persistent"):
             raise ValueError(f"source must be 'memory' or 'persistent', got {source!r}")
         sim, p = self._sim, self.p
@@ -680,8 +757,11 @@ class TrainingJob(Workload):
             load_s = self._shard_b / (sim.params.fabric.npu_ub_gbytes_s * 1e9 * f) if f > 0 else 0.0
         else:
             load_s = self._ckpt_bytes() / (self._storage_gbytes_s() * 1e9)
-        dur = (p.replace_node_s if replace else 0.0) + p.launch_s + p.hccl_init_s + load_s
-        self._event("restart", source=used, requested=source, from_step=step, replace=replace or None)
+        if scope == "process":
+            dur = (p.warm_attach_s if replace else 0.0) + p.hccl_init_s + load_s
+        else:
+            dur = (p.replace_node_s if replace else 0.0) + p.launch_s + p.hccl_init_s + load_s
+        self._event("restart", source=used, requested=source, from_step=step, replace=replace or None, scope=scope)
         g = self._gen["op"]
 
         def proc() -> Any:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from faultlib.params import P, ParamGroup
-from opsbrain.diagnosis.signals import Signal
+from opsbrain.diagnosis.signals import Signal, dark_links
 from opsbrain.diagnosis.types import Diagnosis
 
 ACTIONABLE_WARNINGS = ("sw:lanes", "dev:80E20207", "dev:80E18401", "dev:80E00209", "dev:81B18605", "dev:81078605")
@@ -31,6 +31,9 @@ class DetectorParams(ParamGroup):
                          "same part (a link flapping again) within an hour belong to the same incident", gt=0)
     group_window_s: float = P(60.0, "s", "reason: new errors on the same node within a minute of an incident's last "
                               "signal are taken as part of it (node agent heartbeat period, facts.md §3)", gt=0)
+    recheck_s: float = P(5.0, "s", "reason: a self-healing flap re-locks within about a second (faults."
+                         "dirty_flap_down_s, 0.5 s mean); a link still dark 5 s after its first diagnosis is not "
+                         "re-locking: look again", gt=0)
     l2_join_s: float = P(1.0, "s", "reason: an L2 chip's failure is reported by all 48 peers in the same second; "
                          "later link-downs that merely share the chip belong to other incidents", ge=0)
     burst_count: int = P(3, "reports", "assumed: three correctable-error reports from one HBM stack within the burst "
@@ -89,7 +92,7 @@ def anchors(sig: Signal, placement: dict[str, list[str]] | None = None) -> tuple
     l2: set[str] = set()
     if placement and sig.component in placement:
         return set(placement[sig.component]), l2
-    for comp in filter(None, (sig.component, sig.host)):
+    for comp in filter(None, (sig.component, sig.host, sig.peer)):
         for part in comp.split("~"):
             segs = part.split("/")
             if len(segs) >= 2 and segs[1].startswith("node"):
@@ -202,7 +205,14 @@ class Detector:
 
     def _first(self, inc: Incident) -> None:
         self._pending.discard(inc.id)
+        first = not inc.diagnoses
         self._diagnose(inc)
+        if first and dark_links(inc.signals):
+            self._schedule(self.p.recheck_s, lambda: self._recheck(inc))
+
+    def _recheck(self, inc: Incident) -> None:
+        if dark_links(inc.signals) and inc.id not in self._pending:
+            self._diagnose(inc)
 
     def _rediagnose(self, inc: Incident) -> None:
         if inc.id in self._pending or not inc.diagnoses:

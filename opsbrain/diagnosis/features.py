@@ -10,13 +10,9 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 
 from opsbrain.detection.detector import NO_HISTORY, LinkHistory
-from opsbrain.diagnosis.signals import Signal
+from opsbrain.diagnosis.signals import DOWN, UP, Signal, dark_links, link_of
 
 MetricReader = Callable[[str, str], float | None]  # (metric, component) -> value now, or None
-
-
-def link_of(sig: Signal) -> str | None:
-    return sig.component if sig.component and "~" in sig.component else None
 
 
 def npu_id(comp: str | None) -> str | None:
@@ -37,10 +33,6 @@ def l2_of_link(link: str) -> str:
     return link.split("~", 1)[1]
 
 
-DOWN = ("sw:down", "port:down")
-UP = ("sw:up", "port:up")
-
-
 def incident_features(signals: Iterable[Signal], now: float, history: LinkHistory = NO_HISTORY,
                       metric: MetricReader | None = None) -> dict[str, float]:
     sigs = list(signals)
@@ -55,6 +47,10 @@ def incident_features(signals: Iterable[Signal], now: float, history: LinkHistor
     up = {ln for s in sigs if s.kind in UP and (ln := link_of(s))}
     lanes = {ln for s in sigs if s.kind == "sw:lanes" and (ln := link_of(s))}
     f["links_down"] = math.log1p(len(down))
+    dark = dark_links(sigs)
+    if dark:
+        f["dark_links"] = math.log1p(len(dark))
+        f["dark_for_s"] = math.log1p(max(0.0, now - min(dark.values())))
     f["links_lanes"] = float(len(lanes))
     if down:
         f["links_up_share"] = len(down & up) / len(down)

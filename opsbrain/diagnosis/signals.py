@@ -9,6 +9,7 @@ never an exception. Signal kinds are short stable strings (``dev:80E01801``, ``h
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 MAX_LINE = 4096  # characters of a line that are scanned; longer lines are cut (junk never costs more)
@@ -24,6 +25,7 @@ class Signal:
     host: str | None       # the node or switch whose log held the line
     severity: int          # 0 info, 1 warning, 2 error
     text: str
+    peer: str | None = None  # a remote node the line names (the peer a collective waited for)
 
 
 _HOST = r"(pod\d+-node\d+(?:-l1sw\d+)?|pod\d+-l2plane\d+-sw\d+)"
@@ -120,8 +122,8 @@ def parse_line(text: str, t: float = 0.0, origin: str | None = None, source: str
     host = origin or host_node
     out: list[Signal] = []
 
-    def add(kind: str, comp: str | None, s: int = sev) -> None:
-        out.append(Signal(t, kind, comp, host, s, text))
+    def add(kind: str, comp: str | None, s: int = sev, peer: str | None = None) -> None:
+        out.append(Signal(t, kind, comp, host, s, text, peer))
 
     if m := RE_DEV_EVENT.search(text):
         code, state = m.group(1).upper(), m.group(2).lower()
@@ -174,8 +176,9 @@ def parse_line(text: str, t: float = 0.0, origin: str | None = None, source: str
         comp = _npu(host_node, _dev(text))
         if (r := RE_REMOTE.search(text)) and code == "EI0002":
             _ten, p, hi, lo = (int(x) for x in r.groups())
-            add(f"hccl:{code}", comp, 2)
-            add("hccl:remote", f"pod{p}/node{hi * 250 + lo - 1}", 1)
+            remote = f"pod{p}/node{hi * 250 + lo - 1}"
+            add(f"hccl:{code}", comp, 2, peer=remote)
+            add("hccl:remote", remote, 1, peer=remote)
             continue
         add(f"hccl:{code}", comp, 2)
     if out:
@@ -205,5 +208,23 @@ def parse_job_event(job: str, kind: str, detail: dict[str, object], t: float,
     reason = detail.get("reason")
     if isinstance(reason, str):
         for s in parse_line(reason, t, origin=node or comp):
-            out.append(Signal(t, s.kind, s.component or where, s.host, s.severity, f"{job}: {reason}"))
+            out.append(Signal(t, s.kind, s.component or where, s.host, s.severity, f"{job}: {reason}", s.peer))
     return out
+
+
+DOWN = ("sw:down", "port:down")
+UP = ("sw:up", "port:up")
+
+
+def link_of(sig: Signal) -> str | None:
+    return sig.component if sig.component and "~" in sig.component else None
+
+
+def dark_links(sigs: Iterable[Signal]) -> dict[str, float]:
+    """Links whose last event in the window is a down (no light now): link -> time it went dark."""
+    last: dict[str, tuple[float, bool]] = {}
+    for s in sigs:
+        ln = link_of(s)
+        if ln and (s.kind in DOWN or s.kind in UP):
+            last[ln] = (s.t, s.kind in DOWN)
+    return {ln: t for ln, (t, down) in last.items() if down}

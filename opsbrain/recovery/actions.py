@@ -159,7 +159,9 @@ class Executor:
                 return label, lambda: c.restart_process(name)
             if a in _RESTARTS:
                 src = getattr(params, "source", "memory")
-                return label, lambda: c.restart_job(name, src, self._replace(params.replace, ctx, list(w.nodes)))
+                scope = getattr(params, "scope", "job")
+                return label, lambda: c.restart_job(name, src, self._replace(params.replace, ctx, list(w.nodes)),
+                                                    scope)
             return label, lambda: self._instant(a, label, "failed", retryable=False,
                                                 reason="a training job cannot scale in (not supported by the plant)")
         assert inst is not None

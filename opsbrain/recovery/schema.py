@@ -68,6 +68,9 @@ class RowsParams(_Params):
 
 class RestartJobParams(_Params):
     source: Literal["memory", "persistent"] = "memory"
+    scope: Literal["job", "process"] = Field("job", description="job: every rank relaunches; process: only the "
+                                             "replaced node's ranks start (on a warm standby), the others re-form "
+                                             "the communicator in place (process-level reschedule)")
     replace: dict[str, str] = Field(default_factory=dict, description="node expression -> node expression")
     weights_from: Literal["ems", "obs"] = "ems"
 
@@ -151,6 +154,8 @@ class Conditions(Strict):
     spares_available: bool | None = Field(None, description="a warm spare is left in the component's pod")
     node_healthy: bool | None = Field(None, description="the component's node and all its devices are up")
     isolated_rows_at_least: int | None = Field(None, ge=1, description="HBM rows isolated so far on the NPU")
+    link_down: bool | None = Field(None, description="the diagnosed link is down right now (its port reports no "
+                                   "light: visible to an operator through the switch port state)")
 
 
 class Step(Strict):

@@ -181,4 +181,11 @@ def conditions_hold(cond: Any, ctx: Context) -> tuple[bool, str]:
         rows = max(ctx.sim.control.isolated_rows.get(hbm, 0), int(seen))
         if rows < cond.isolated_rows_at_least:
             return False, f"{rows} HBM rows isolated (< {cond.isolated_rows_at_least})"
+    if cond.link_down is not None:
+        link = ctx.component
+        if link is None or link not in ctx.sim.topology.links:
+            return False, "the diagnosis names no link"
+        down = ctx.sim.fabric.uplink_capacity(link) == 0.0
+        if down != cond.link_down:
+            return False, "the link is " + ("down" if down else "up")
     return True, ""

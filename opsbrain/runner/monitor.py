@@ -72,7 +72,8 @@ class Monitor:
 
     def start(self) -> simpy.Event:
         self.abort_event = self.sim.env.event()
-        self.sim.env.process(self._loop())
+        if self.probes or self.guards:  # nothing to check (campaigns): no periodic process at all
+            self.sim.env.process(self._loop())
         return self.abort_event
 
     def baseline_at_s_rate(self) -> dict[str, float]:
