@@ -59,8 +59,9 @@ def dry_run(p: Plan) -> dict[str, Any]:
 
 def run(p: Plan, store: RunStore | None = None, out_dir: Path | None = None,
         progress: Callable[[float, float], None] | None = None, say: Say | None = None,
-        home: Path | None = None) -> dict[str, Any]:
-    """Run a plan, store its journal (run store and, with ``out_dir``, a JSON file); return the journal."""
+        home: Path | None = None, bundle_dir: Path | None = None) -> dict[str, Any]:
+    """Run a plan, store its journal (run store and, with ``out_dir``, a JSON file); return the journal.
+    With ``bundle_dir``, a log bundle per incident is written into ``bundle_dir/<incident id>/`` (issue 9)."""
     from opsbrain.kb.training import load_engine
     from opsbrain.runner.run import run_plan
 
@@ -69,7 +70,7 @@ def run(p: Plan, store: RunStore | None = None, out_dir: Path | None = None,
     if store is not None:
         run_id = store.new_run_id(p.scenario.metadata.name, p.seed)
         store.start(run_id, p.scenario.metadata.name, p.seed, p.policy)
-    journal = run_plan(p, engine, progress=progress)
+    journal = run_plan(p, engine, progress=progress, bundle_dir=bundle_dir)
     journal["run_id"] = run_id
     if store is not None and run_id is not None:
         store.finish(run_id, journal)

@@ -614,22 +614,28 @@ def kb_eval_cmd(runs_per_class: int, noise_days: float, workers: int, data_dir: 
 @cli.command()
 @click.argument("incident_file", required=False)
 @click.option("--logs", "logs", default=None, help="Diagnose raw log text (as pasted by an operator).")
+@click.option("--bundle", "bundle", default=None, metavar="DIR",
+              help="Diagnose a log bundle directory in the Ascend layout (simulated or collected; issue 9).")
 @data_dir_option
 @json_option
-def diagnose(incident_file: str | None, logs: str | None, data_dir: Path | None, as_json: bool) -> None:
-    """Diagnose an exported incident file or raw logs: class, component, confidence, evidence."""
+def diagnose(incident_file: str | None, logs: str | None, bundle: str | None, data_dir: Path | None,
+             as_json: bool) -> None:
+    """Diagnose an exported incident file, raw logs or a log bundle: class, component, confidence, evidence."""
     from opsbrain.diagnosis import oneclick
     from opsbrain.kb import SignatureMatcher, load_imported, load_kb
     from opsbrain.kb.training import load_engine
 
-    if (incident_file is None) == (logs is None):
-        raise InputError("give exactly one of INCIDENT_FILE or --logs FILE")
+    if sum(x is not None for x in (incident_file, logs, bundle)) != 1:
+        raise InputError("give exactly one of INCIDENT_FILE, --logs FILE or --bundle DIR")
     engine = load_engine(data_dir, say=lambda m: click.echo(m, err=True))
     try:
         imported = load_imported((data_dir / "kb_imports") if data_dir else None, strict=False)
     except InputError:
         imported = None
     matcher = SignatureMatcher(load_kb(), imported)
+    if bundle is not None:
+        _diagnose_bundle(bundle, engine, matcher, as_json)
+        return
     res = (oneclick.diagnose_logs(logs, engine, matcher) if logs is not None
            else oneclick.diagnose_incident_file(str(incident_file), engine, matcher))
     if as_json:
@@ -700,12 +706,340 @@ def runbooks_validate(files: tuple[str, ...], as_json: bool) -> None:
 
 
 # ---- sweep (issue 7): add the 'sweep' group here ------------------------------------------------------
+@cli.group()
+def sweep() -> None:
+    """Health sweeps: one sweep at a point of a scenario, or a scheduled service with Prometheus metrics."""
+
+
+@sweep.command("once")
+@click.option("--scenario", default="noise-only-day", show_default=True, help="Built-in scenario name or file.")
+@click.option("--at", "at_s", type=float, default=3600.0, show_default=True,
+              help="Simulated seconds into the scenario (0 .. its duration); only that much is simulated.")
+@click.option("--seed", type=int, default=None, help="Override the scenario's seed.")
+@data_dir_option
+@json_option
+def sweep_once_cmd(scenario: str, at_s: float, seed: int | None, data_dir: Path | None, as_json: bool) -> None:
+    """One sweep of SCENARIO's pod at --at. Exit 0: no finding is Alarm or worse; 1: at least one is."""
+    from opsbrain.sweeps.once import sweep_once
+
+    res = sweep_once(scenario, at_s, seed=seed, home=data_dir)
+    data = res.as_dict()
+    if as_json:
+        _emit_json(data)
+    else:
+        _print_sweep(data)
+    if res.failed:
+        sys.exit(1)
+
+
+def _print_sweep(d: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    c = d["counts"]
+    colour = {"OK": "green", "Warning": "yellow", "Alarm": "red", "Critical": "bold red"}
+    console.print(f"[bold]{d['scenario']}[/] seed {d['seed']} at t={d['at_s']:g} s: [{colour[d['severity']]}]"
+                  f"{d['severity']}[/]  ({c['Critical']} critical, {c['Alarm']} alarm, {c['Warning']} warning; "
+                  f"{c['OK']:,} component-checks OK; {d['duration_ms']:.0f} ms)")
+    if not d["findings"]:
+        return
+    table = Table(show_lines=False)
+    for col in ("severity", "check", "component", "evidence", "suggested action"):
+        table.add_column(col, overflow="fold")
+    for f in d["findings"]:
+        table.add_row(f"[{colour[f['severity']]}]{f['severity']}[/]", f["check"], f["component"], f["evidence"],
+                      f["suggested_action"])
+    console.print(table)
+
+
+@sweep.command("run")
+@click.option("--scenario", required=True, help="Built-in scenario name or file: the live pod's world.")
+@click.option("--interval", default=None, help="Wall-clock interval, e.g. 30s, 5m, 1h (default: the stored "
+              "schedule's trigger, else 5m).")
+@click.option("--cron", default=None, help="5-field crontab expression, UTC (e.g. '*/5 * * * *').")
+@click.option("--speed", type=float, default=1.0, show_default=True, help="Simulated seconds per wall second.")
+@click.option("--metrics-port", type=int, default=None, help="Serve Prometheus metrics on 127.0.0.1:PORT "
+              "(0: any free port, printed on stderr).")
+@click.option("--max-runtime", "max_runtime", type=float, default=None, help="Stop after this many wall seconds.")
+@click.option("--seed", type=int, default=None, help="Override the scenario's seed.")
+@data_dir_option
+@json_option
+def sweep_run_cmd(scenario: str, interval: str | None, cron: str | None, speed: float, metrics_port: int | None,
+                  max_runtime: float | None, seed: int | None, data_dir: Path | None, as_json: bool) -> None:
+    """Scheduled sweeps of a live simulated pod until SIGINT/SIGTERM or --max-runtime (schedule kept in the run
+    store: a restart without --interval/--cron resumes it)."""
+    from opsbrain.service.scheduler import TriggerSpec, run_service
+
+    trigger = TriggerSpec.from_options(interval, cron)
+
+    def on_start(svc: Any) -> None:
+        url = f"; metrics {svc.server.url}" if svc.server is not None else ""
+        click.echo(f"opsbrain: sweeping {svc.pod.name} {svc.trigger}, speed {svc.pod.speed:g}x; schedule "
+                   f"{svc.schedule_id} in {svc.store.path}{url}", err=True)
+
+    def on_sweep(d: dict[str, Any]) -> None:
+        if as_json:
+            return
+        c = d["counts"]
+        pro = "".join(f"; proactive {i['id']}: drain {i['component']}" for i in d["proactive_new"])
+        click.echo(f"t={d['t_s']:>10.0f} s  {d['severity']:<8} {c['Critical']} critical, {c['Alarm']} alarm, "
+                   f"{c['Warning']} warning  ({d['duration_ms']:.0f} ms){pro}")
+
+    summary = run_service(scenario, trigger, speed=speed, metrics_port=metrics_port, home=data_dir,
+                          max_runtime_s=max_runtime, seed=seed, on_sweep=on_sweep, on_start=on_start)
+    if as_json:
+        _emit_json(summary)
+        return
+    click.echo(f"stopped ({summary['stopped_by']}) after {summary['wall_s']:.1f} s: {summary['sweeps']} sweeps to "
+               f"t={summary['sim_time_s']:.0f} s, {len(summary['proactive'])} proactive incidents, "
+               f"{len(summary['errors'])} errors")
+
 
 # ---- report (issue 8): add the 'report' command here --------------------------------------------------
+@cli.command("report")
+@click.argument("sources", nargs=-1, required=True, metavar="RUN_ID|JOURNAL_FILE...")
+@click.option("--format", "fmt", type=click.Choice(["html", "md", "json"]), default=None,
+              help="Report format (default: from the --out suffix, else html).")
+@click.option("--out", "out", required=True, metavar="PATH",
+              help="File to write (its directory must exist); '-' prints md/json on stdout.")
+@click.option("--baseline", default=None, metavar="RUN_ID|FILE",
+              help="A manual-policy journal of the same faults, shown beside this run's numbers.")
+@click.option("--campaign", is_flag=True, help="A campaign report even for one journal (several inputs imply it).")
+@click.option("--open", "open_it", is_flag=True, help="Open the written report in the default browser.")
+@data_dir_option
+@json_option
+def report_cmd(sources: tuple[str, ...], fmt: str | None, out: str, baseline: str | None, campaign: bool,
+               open_it: bool, data_dir: Path | None, as_json: bool) -> None:
+    """Diagnosis report of a run (or a campaign of runs): HTML with plots, Markdown or JSON."""
+    from opsbrain.report import make_report
+
+    res = make_report(list(sources), out, fmt=fmt, baseline=baseline, campaign=campaign, data_dir=data_dir)
+    text = res.pop("text", None)
+    if as_json:
+        _emit_json(res)
+    elif text is not None:
+        click.echo(text, nl=False)
+    else:
+        click.echo(f"wrote {res['kind']} report ({res['format']}, {res['bytes'] / 1024:.0f} KiB, "
+                   f"{res['incidents']} incident(s)) to {res['path']}")
+        if sys.stdout.isatty() and not open_it:
+            click.echo(f"open it: {res['url']}  (or add --open)")
+    if open_it and res.get("url"):
+        import webbrowser
+
+        webbrowser.open(res["url"])
+
 
 # ---- bundles (issue 9): add 'runs bundle' / 'diagnose --bundle' support here --------------------------
+def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool) -> None:
+    """``diagnose --bundle DIR``: every incident of the bundle, the primary one's diagnosis, what the knowledge
+    base and imported vendor knowledge matched, and what was skipped or refused."""
+    from opsbrain.bundle import diagnose_bundle
+
+    res = diagnose_bundle(bundle, engine, matcher)
+    if as_json:
+        _emit_json(res)
+        return
+    ln = res["lines"]
+    click.echo(f"bundle {bundle}: {res['files']['read']} files read, {len(res['skipped'])} skipped, "
+               f"{len(res['refused'])} refused; {ln['read']} lines ({ln['malformed']} malformed, {ln['untimed']} "
+               f"without a time stamp); {len(res['workers'])} workers; {res['signals']} signals; "
+               f"{len(res['incidents'])} incidents")
+    for w in res["workers"]:
+        click.echo(f"  worker {w['dir']} -> {w['node']} ({w['named_by']})")
+    for x in res["skipped"][:10]:
+        click.echo(f"  skipped {x['path']}: {x['reason']}")
+    for x in res["refused"][:10]:
+        click.echo(f"  refused {x['path']}: {x['reason']}")
+    for inc in res["incidents"]:
+        d = inc["diagnosis"] or {}
+        where = ", ".join(f"{n} ({real})" if real != n else n for n, real in inc["nodes"].items()) or "-"
+        click.echo(f"incident {inc['id']} opened {inc['opened_at']} on {where}: {d.get('fault_class')} at "
+                   f"{d.get('component')} (confidence {d.get('confidence', 0):.2f})"
+                   + (f", runbook {d['runbook']}" if d.get("runbook") else ""))
+        for ev in d.get("evidence", []):
+            click.echo(f"  - {ev}")
+    d = res["diagnosis"]
+    click.echo(f"diagnosis: {d['fault_class']} at {d['component']} (confidence {d['confidence']:.2f})"
+               + (f", incident {res['primary']}" if res.get("primary") else ""))
+    for k in res["knowledge"][:8]:
+        who = "vendor" if k["source"] == "imported" else "kb"
+        click.echo(f"  {who}: {k['code'] or k['entry']} [{k['handling']}] x{k['lines']} (first {k['first']}) "
+                   f"{k['cause']} -> {k['suggestion']}")
+
+
+@runs.command("bundle")
+@click.argument("run_id")
+@click.option("--incident", default=None, help="Only this journal incident (default: every incident).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Write each bundle into OUT/<incident id>/.")
+@click.option("--scenario", default=None, help="The scenario file the run used, if it was not a built-in.")
+@data_dir_option
+@json_option
+def runs_bundle(run_id: str, incident: str | None, out_dir: Path, scenario: str | None, data_dir: Path | None,
+                as_json: bool) -> None:
+    """Write log bundles of a stored run's incidents: re-runs the scenario with the run's seed and policy (runs
+    are deterministic; the store keeps journals, not logs) and exits 1 if the re-run differs from the journal."""
+    from opsbrain.bundle import regenerate
+
+    store = _store(data_dir)
+    if store.get_run(run_id) is None:
+        raise InputError(f"no run {run_id!r} in the run store (see 'opsbrain runs list')")
+    journal = store.get_journal(run_id)
+    if journal is None:
+        raise InputError(f"run {run_id!r} did not finish: it has no journal to re-run")
+    rep = regenerate(journal, out_dir, incident=incident, scenario=scenario, home=data_dir)
+    if as_json:
+        _emit_json(rep)
+    else:
+        click.echo(f"re-ran {rep['scenario']} seed {rep['seed']} policy {rep['policy']}: "
+                   + ("reproduced the stored journal" if rep["reproduced"] else "DIFFERS from the stored journal"))
+        for diff in rep["differences"]:
+            click.echo(f"  {diff}")
+        for b in rep["bundles"]:
+            click.echo(f"  {b['incident']}: " + (f"error: {b['error']}" if "error" in b else
+                                                 f"{b['path']} ({b['files']} files, {b['lines']} lines)"))
+    if not rep["reproduced"]:
+        sys.exit(1)
+
 
 # ---- campaign (issue 10): add 'chaos campaign' here ---------------------------------------------------
+@chaos.command("campaign")
+@click.option("--pods", default=1, show_default=True, type=click.IntRange(1, 64), help="Superpods in the cluster.")
+@click.option("--days", default=30.0, show_default=True, type=click.FloatRange(0, 90, min_open=True),
+              help="Simulated days per run.")
+@click.option("--seeds", default=4, show_default=True, type=click.IntRange(1, 10_000), help="Seeds (runs per policy).")
+@click.option("--first-seed", default=0, show_default=True, type=click.IntRange(0), help="Seeds are FIRST..FIRST+K-1.")
+@click.option("--profile", default="llama3", show_default=True, help="Random fault profile.")
+@click.option("--policy", type=click.Choice(["auto", "manual", "both"]), default="auto", show_default=True,
+              help="Recovery policy; 'both' runs auto and manual on the same seeds and compares them.")
+@click.option("--layout", type=click.Choice(["auto", "mixed", "cluster"]), default="auto", show_default=True,
+              help="mixed: inference + training on one pod; cluster: one training job across all pods.")
+@click.option("--spares-per-pod", default=2, show_default=True, type=click.IntRange(0, 16))
+@click.option("--bursty", is_flag=True, help="Bursty interruption arrivals.")
+@click.option("--lemons", is_flag=True, help="Lemon nodes carry a share of node faults.")
+@click.option("--sweeps/--no-sweeps", default=False, show_default=True, help="In-run health sweeps.")
+@click.option("--workers", default=None, type=click.IntRange(1), help="Parallel runs (default: CPUs, at most runs).")
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True)
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Dask scheduler address (default with --executor dask: a local cluster of --workers processes).")
+@click.option("--no-journals", is_flag=True, help="Store only each run's compact record, not its full journal.")
+@param_option
+@data_dir_option
+@json_option
+def chaos_campaign(pods: int, days: float, seeds: int, first_seed: int, profile: str, policy: str, layout: str,
+                   spares_per_pod: int, bursty: bool, lemons: bool, sweeps: bool, workers: int | None,
+                   executor: str, scheduler: str | None, no_journals: bool, params: tuple[str, ...],
+                   data_dir: Path | None, as_json: bool) -> None:
+    """Monte Carlo campaign: K seeds (x policies) of a cluster under a fault profile; resumable; summary."""
+    from opsbrain.campaign.runner import Options, default_workers, run_campaign
+    from opsbrain.campaign.spec import CampaignSpec
+
+    if scheduler and executor != "dask":
+        raise InputError("--scheduler needs --executor dask", path="--scheduler")
+    policies = ("auto", "manual") if policy == "both" else (policy,)
+    spec = CampaignSpec(pods=pods, days=days, seeds=seeds, first_seed=first_seed, profile=profile,
+                        policies=policies, layout=layout, spares_per_pod=spares_per_pod, bursty=bursty,
+                        lemons=lemons, sweeps=sweeps, params=parse_params(params))
+    sim_params(params)  # validate --param overrides now (exit 2 on a bad one)
+    opts = Options(workers=workers or default_workers(seeds * len(policies)), executor=executor,
+                   scheduler=scheduler, keep_journals=not no_journals)
+
+    def say(msg: str) -> None:
+        click.echo(msg, err=True)
+
+    store = _store(data_dir)
+    if as_json or not sys.stderr.isatty():
+        out = run_campaign(spec, store, opts, home=data_dir, say=say)
+    else:
+        out = _campaign_with_progress(run_campaign, spec, store, opts, data_dir, say)
+    if as_json:
+        _emit_json(out)
+    else:
+        _print_campaign(out)
+    if not out["complete"]:
+        click.echo(f"opsbrain: campaign interrupted after {out['runs']['finished']} of {out['runs']['total']} runs; "
+                   "run the same command again to resume", err=True)
+        sys.exit(130)
+
+
+def _campaign_with_progress(run: Any, spec: Any, store: Any, opts: Any, data_dir: Path | None,
+                            say: Any) -> dict[str, Any]:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    # no refresh thread (auto_refresh=False): worker processes are forked while the bar is up
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[info]}"), TimeElapsedColumn(), transient=True,
+                  auto_refresh=False) as bar:
+        task = bar.add_task(spec.campaign_id, total=None, info="")
+
+        def progress(done: int, total: int, rec: dict[str, Any] | None) -> None:
+            info = f"seed {rec['seed']} {rec['policy']} done in {rec.get('wall_s', 0):.0f} s" if rec else ""
+            bar.update(task, completed=done, total=total, info=info)
+            bar.refresh()
+
+        def sim_progress(seed: int, policy: str, now: float, total: float) -> None:
+            bar.update(task, info=f"seed {seed} {policy}: day {now / 86400:.1f}/{total / 86400:g}")
+            bar.refresh()
+
+        return dict(run(spec, store, opts, home=data_dir, progress=progress, say=say, sim_progress=sim_progress))
+
+
+def _print_campaign(out: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console()
+    sp, runs, ex = out["spec"], out["runs"], out["execution"]
+    con.print(f"[bold]{out['campaign']}[/]: {sp['pods']} pod(s) = {out['npus']:,} NPUs, {sp['days']:g} days, "
+              f"profile {sp['profile']}; {runs['finished']}/{runs['total']} runs ({runs['reused']} reused), "
+              f"{ex['wall_s']:.1f} s wall on {ex['workers']} {ex['executor']} worker(s)")
+    jobs = Table(title="jobs (mean over seeds; min-max)")
+    for col in ("policy", "job", "ETTR", "goodput", "downtime s", "stalled s", "ckpt stall s", "restarts"):
+        jobs.add_column(col)
+    for pol, s in out["by_policy"].items():
+        for name, j in s["jobs"].items():
+            e, g = j.get("ettr") or {}, j["goodput"]
+            jobs.add_row(pol, name, _rng(e), _rng(g), _num(j.get("downtime_s")), _num(j.get("stalled_s")),
+                         _num(j.get("ckpt_stall_s")), _num(j.get("restarts")))
+    con.print(jobs)
+    for pol, s in out["by_policy"].items():
+        it, dg = s["interruptions"], s["diagnosis"]
+        cats = ", ".join(f"{c} {v['count']}" for c, v in it["by_category"].items())
+        con.print(f"[bold]{pol}[/]: {it['total']} interruptions ({it['per_run']} per run, expected "
+                  f"{it['expected_per_run']}): {cats or 'none'}; {it['background_faults']} background faults")
+        con.print(f"  diagnosis: {dg['correct']}/{dg['faults']} correct ({dg['accuracy']}), {dg['noise_incidents']} "
+                  f"noise incidents, {dg['false_positives']} acted on; hands-off share "
+                  f"{s['recovery']['handled_without_human']}; spare swaps {s['spares']['swaps']}, runs out of "
+                  f"spares {s['spares']['runs_exhausted']}")
+        ttr = Table(title=f"{pol}: time to recover by fault class (s)")
+        for col in ("class", "n", "recovered", "p50", "p90", "max", "ttd p50", "ttdiag p50"):
+            ttr.add_column(col)
+        for k, v in s["ttr_by_class"].items():
+            d = v["ttr_s"]
+            ttr.add_row(k, str(v["n"]), str(v["recovered"]), _num(d["p50"]), _num(d["p90"]), _num(d["max"]),
+                        _num(v["ttd_s_p50"]), _num(v["ttdiag_s_p50"]))
+        con.print(ttr)
+    cmp_ = out.get("auto_vs_manual")
+    if cmp_:
+        for name, j in cmp_["jobs"].items():
+            if "ettr_auto" in j:
+                con.print(f"auto vs manual, {name}: ETTR {j['ettr_auto']} vs {j['ettr_manual']} (gain "
+                          f"{j['ettr_gain']}), lost NPU-s reduced by {j['lost_npu_s_reduction']}")
+            else:
+                con.print(f"auto vs manual, {name}: lost tokens reduced by {j['lost_tokens_reduction']}, SLO "
+                          f"violation {j['slo_violation_s_auto']} s vs {j['slo_violation_s_manual']} s")
+        t = cmp_["ttr_s"]
+        con.print(f"auto vs manual, ttr on the same {t['pairs']} faults: median {t['auto']['p50']} s vs "
+                  f"{t['manual']['p50']} s")
+
+
+def _rng(d: dict[str, Any]) -> str:
+    if not d or d.get("mean") is None:
+        return "-"
+    return f"{d['mean']:.4f} ({d['min']:.4f}-{d['max']:.4f})"
+
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -29,6 +29,15 @@ CREATE TABLE IF NOT EXISTS actions (
     run_id TEXT NOT NULL REFERENCES runs(id), incident_id TEXT NOT NULL, seq INTEGER NOT NULL, action TEXT,
     target TEXT, status TEXT, start_s REAL, end_s REAL, PRIMARY KEY (run_id, incident_id, seq)
 );
+CREATE TABLE IF NOT EXISTS sweeps (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, schedule_id TEXT, scenario TEXT NOT NULL, source TEXT NOT NULL,
+    at TEXT NOT NULL, t_s REAL NOT NULL, duration_ms REAL, severity TEXT NOT NULL, counts TEXT NOT NULL,
+    findings TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sweep_schedules (
+    id TEXT PRIMARY KEY, scenario TEXT NOT NULL, trigger TEXT NOT NULL, next_run TEXT, last_run TEXT,
+    created_at TEXT NOT NULL
+);
 """
 
 
@@ -127,3 +136,59 @@ class RunStore:
         with self._db() as db:
             row = db.execute(f"SELECT {', '.join(self._COLS)} FROM runs WHERE id=?", (run_id,)).fetchone()
         return dict(zip(self._COLS, row, strict=True)) if row else None
+
+    # ---- health sweeps (issue 7) ----------------------------------------------------------------------------
+    _SWEEP_COLS = ("id", "schedule_id", "scenario", "source", "at", "t_s", "duration_ms", "severity", "counts",
+                   "findings")
+
+    def add_sweep(self, scenario: str, report: dict[str, Any], source: str = "service",
+                  schedule_id: str | None = None) -> int:
+        """Store one sweep (a ``SweepReport.as_dict()``); returns its row id."""
+        with self._db() as db:
+            cur = db.execute(
+                "INSERT INTO sweeps (schedule_id, scenario, source, at, t_s, duration_ms, severity, counts, findings) "
+                "VALUES (?,?,?,?,?,?,?,?,?)",
+                (schedule_id, scenario, source, _now(), report["t_s"], report.get("duration_ms"), report["severity"],
+                 json.dumps(report["counts"]), json.dumps(report["findings"])))
+            return int(cur.lastrowid or 0)
+
+    def list_sweeps(self, limit: int = 50, scenario: str | None = None) -> list[dict[str, Any]]:
+        """Stored sweeps, newest first (``counts`` and ``findings`` decoded)."""
+        where, args = ("WHERE scenario=?", [scenario]) if scenario else ("", [])
+        with self._db() as db:
+            rows = db.execute(f"SELECT {', '.join(self._SWEEP_COLS)} FROM sweeps {where} ORDER BY id DESC LIMIT ?",
+                              (*args, limit)).fetchall()
+        out = [dict(zip(self._SWEEP_COLS, r, strict=True)) for r in rows]
+        for r in out:
+            r["counts"], r["findings"] = json.loads(r["counts"]), json.loads(r["findings"])
+        return out
+
+    _SCHEDULE_COLS = ("id", "scenario", "trigger", "next_run", "last_run", "created_at")
+
+    def save_schedule(self, schedule_id: str, scenario: str, trigger: str, next_run: str | None = None) -> None:
+        """Create or replace a sweep schedule (``trigger``: ``interval:SECONDS`` or ``cron:EXPR``); a new trigger
+        forgets the old next run, the last run is kept."""
+        with self._db() as db:
+            db.execute("INSERT INTO sweep_schedules (id, scenario, trigger, next_run, created_at) VALUES (?,?,?,?,?) "
+                       "ON CONFLICT(id) DO UPDATE SET scenario=excluded.scenario, trigger=excluded.trigger, "
+                       "next_run=excluded.next_run", (schedule_id, scenario, trigger, next_run, _now()))
+
+    def update_schedule_runs(self, schedule_id: str, last_run: str | None, next_run: str | None) -> None:
+        with self._db() as db:
+            db.execute("UPDATE sweep_schedules SET last_run=COALESCE(?, last_run), next_run=? WHERE id=?",
+                       (last_run, next_run, schedule_id))
+
+    def get_schedule(self, schedule_id: str) -> dict[str, Any] | None:
+        with self._db() as db:
+            row = db.execute(f"SELECT {', '.join(self._SCHEDULE_COLS)} FROM sweep_schedules WHERE id=?",
+                             (schedule_id,)).fetchone()
+        return dict(zip(self._SCHEDULE_COLS, row, strict=True)) if row else None
+
+    def list_schedules(self) -> list[dict[str, Any]]:
+        with self._db() as db:
+            rows = db.execute(f"SELECT {', '.join(self._SCHEDULE_COLS)} FROM sweep_schedules ORDER BY id").fetchall()
+        return [dict(zip(self._SCHEDULE_COLS, r, strict=True)) for r in rows]
+
+    def delete_schedule(self, schedule_id: str) -> bool:
+        with self._db() as db:
+            return db.execute("DELETE FROM sweep_schedules WHERE id=?", (schedule_id,)).rowcount > 0

@@ -167,6 +167,7 @@ class TrainingJob(Workload):
         self._given = params
         self.p = params or TrainingParams()
         self.state: JobState = "new"
+        self._watched_cache: dict[str, list[tuple[str, str]]] = {}
 
     # ---- set-up -------------------------------------------------------------------------------
     def attach(self, sim: Simulation) -> None:
@@ -218,11 +219,21 @@ class TrainingJob(Workload):
         self._roce_down: set[str] = set()
         self._fabric_changed(None)
         for nd in nodes:
-            for cid in [nd, *topo.descendants(nd)]:
-                if topo.kind.get(cid) in _COMPUTE_KINDS and not self._sim.state.is_up(cid):
-                    self._dead[cid] = str(self._sim.state.health(cid))
-                elif topo.kind.get(cid) == "roce" and not self._sim.state.is_up(cid):
-                    self._roce_down.add(cid)
+            for cid, kind in self._watched(nd):
+                if not self._sim.state.is_up(cid):
+                    if kind == "roce":
+                        self._roce_down.add(cid)
+                    else:
+                        self._dead[cid] = str(self._sim.state.health(cid))
+
+    def _watched(self, node: str) -> list[tuple[str, str]]:
+        """The node's components whose health matters to a rank (compute parts, RoCE ports), cached per node."""
+        cache = self._watched_cache
+        if node not in cache:
+            topo = self._sim.topology
+            cache[node] = [(c, topo.kind[c]) for c in [node, *topo.descendants(node)]
+                           if topo.kind.get(c) in _COMPUTE_KINDS or topo.kind.get(c) == "roce"]
+        return cache[node]
 
     @property
     def _sim(self) -> Simulation:

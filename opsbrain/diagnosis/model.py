@@ -34,7 +34,7 @@ def make_pipeline(seed: int = 0) -> Pipeline:
         ("vectorize", DictVectorizer(sparse=False)),
         # natural class frequencies: self-healing flaps really are far more common than flapping links, so the
         # ambiguous first flap leans to the benign answer (no class re-weighting)
-        ("classify", RandomForestClassifier(n_estimators=60, min_samples_leaf=1, random_state=seed, n_jobs=1)),
+        ("classify", RandomForestClassifier(n_estimators=40, min_samples_leaf=2, random_state=seed, n_jobs=1)),
     ])
 
 

@@ -29,7 +29,7 @@ from faultlib.topology import Topology
 from faultlib.workloads.inference import InferenceService, paper_layout
 from faultlib.workloads.training import TrainingJob
 from opsbrain.controller import Controller
-from opsbrain.detection import Incident, LinkHistory
+from opsbrain.detection import NO_HISTORY, Incident, LinkHistory
 from opsbrain.diagnosis.features import incident_features
 from opsbrain.diagnosis.types import Diagnosis
 from opsbrain.runner.scoring import match_incidents
@@ -51,6 +51,7 @@ class Case:
     at_s: float
     signals: list[Any] = field(default_factory=list, repr=False)
     injected: bool = True  # False: background noise, labelled by what it physically is
+    view: str = "live"  # live: what the running controller sees; text: the same lines pasted, no metrics or jobs
 
 
 class Recorder:
@@ -102,8 +103,15 @@ def _params_for(kind: str, rng: np.random.Generator) -> dict[str, Any]:
     return {}
 
 
+def text_view(sigs: list[Any], now: float) -> dict[str, float] | None:
+    """Features of the same moment as an operator's pasted logs show it: log lines only (no job events, no
+    metrics, no link history beyond the text)."""
+    lines = [x for x in sigs if not x.kind.startswith("job:")]
+    return incident_features(lines, now, NO_HISTORY, None) if lines else None
+
+
 def run_case(seed: int, kind: str, concurrent: bool = False, noise_scale: float = 1.0,
-             topo: Topology | None = None, keep_signals: bool = False) -> list[Case]:
+             topo: Topology | None = None, keep_signals: bool = False, text_views: bool = False) -> list[Case]:
     """One case run: inject ``kind`` (and maybe a concurrent second fault); return its labelled moments."""
     topo = topo or Topology.build()
     rng = np.random.default_rng([seed, 7919])
@@ -140,6 +148,9 @@ def run_case(seed: int, kind: str, concurrent: bool = False, noise_scale: float 
             if label is None:
                 continue
         out.append(Case(feats, label, comp, seed, inc.id, now, sigs if keep_signals else [], fid is not None))
+        tv = text_view(sigs, now) if text_views else None
+        if tv is not None:
+            out.append(Case(tv, label, comp, seed, inc.id, now, [], fid is not None, "text"))
     return out
 
 
@@ -152,9 +163,9 @@ def _noise_label(sigs: list[Any]) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _job(args: tuple[int, str, bool, float, bool]) -> list[Case]:
-    seed, kind, conc, noise, keep = args
-    return run_case(seed, kind, conc, noise, topo=_shared_topology(), keep_signals=keep)
+def _job(args: tuple[int, str, bool, float, bool, bool]) -> list[Case]:
+    seed, kind, conc, noise, keep, text = args
+    return run_case(seed, kind, conc, noise, topo=_shared_topology(), keep_signals=keep, text_views=text)
 
 
 _TOPO: list[Topology] = []
@@ -167,7 +178,7 @@ def _shared_topology() -> Topology:
 
 
 def plan_runs(seeds: Iterable[int], per_kind: int, concurrency: float, noise_scales: tuple[float, ...],
-              keep_signals: bool = False) -> list[tuple[int, str, bool, float, bool]]:
+              keep_signals: bool = False, text_views: bool = False) -> list[tuple[int, str, bool, float, bool, bool]]:
     """Balanced runs: ``per_kind`` runs of each kind, seeds drawn in order from ``seeds``."""
     it = iter(seeds)
     runs = []
@@ -175,14 +186,15 @@ def plan_runs(seeds: Iterable[int], per_kind: int, concurrency: float, noise_sca
         for kind in KINDS:
             seed = next(it)
             conc = (seed * 2654435761 % 1000) / 1000.0 < concurrency
-            runs.append((seed, kind, conc, noise_scales[r % len(noise_scales)], keep_signals))
+            runs.append((seed, kind, conc, noise_scales[r % len(noise_scales)], keep_signals, text_views))
     return runs
 
 
 def generate(seeds: Iterable[int], per_kind: int = 40, concurrency: float = 0.2,
              noise_scales: tuple[float, ...] = (1.0, 3.0), workers: int = 2,
-             progress: Callable[[int, int], None] | None = None, keep_signals: bool = False) -> list[Case]:
-    runs = plan_runs(seeds, per_kind, concurrency, noise_scales, keep_signals)
+             progress: Callable[[int, int], None] | None = None, keep_signals: bool = False,
+             text_views: bool = False) -> list[Case]:
+    runs = plan_runs(seeds, per_kind, concurrency, noise_scales, keep_signals, text_views)
     cases: list[Case] = []
     if workers <= 1:
         for i, r in enumerate(runs):

@@ -47,10 +47,12 @@ def train_model(per_kind: int = 30, workers: int = 2, seed: int = 0,
                 progress: Callable[[int, int], None] | None = None) -> DiagnosisModel:
     """Generate the case library from training seeds and fit the model on it."""
     t0 = time.perf_counter()
-    cases = case_lib.generate(case_lib.TRAIN_SEEDS, per_kind=per_kind, workers=workers, progress=progress)
+    cases = case_lib.generate(case_lib.TRAIN_SEEDS, per_kind=per_kind, workers=workers, progress=progress,
+                              text_views=True)
     gen_s = time.perf_counter() - t0
     model = DiagnosisModel.train([c.features for c in cases], [c.label for c in cases], kb_hash(), seed=seed,
                                  extra={"case_runs_per_kind": per_kind, "case_seeds": "0..9999 (training range)",
+                                        "views": "live (controller) and text (pasted logs: no metrics, no jobs)",
                                         "case_generation_s": round(gen_s, 1)})
     return model
 
@@ -100,12 +102,15 @@ def evaluate(engine: Engine, per_kind: int = 10, workers: int = 2, noise_days: f
     """Held-out evaluation (DESIGN.md protocol): seeds disjoint from training, other noise levels, concurrency."""
     t0 = time.perf_counter()
     cases = case_lib.generate(case_lib.EVAL_SEEDS, per_kind=per_kind, workers=workers, concurrency=0.3,
-                              noise_scales=(0.5, 2.0, 5.0), progress=progress, keep_signals=True)
+                              noise_scales=(0.5, 2.0, 5.0), progress=progress, keep_signals=True, text_views=True)
     gen_s = time.perf_counter() - t0
-    final: dict[tuple[int, str], case_lib.Case] = {}
+    final: dict[tuple[int, str, str], case_lib.Case] = {}
     for c in cases:
-        final[(c.run_seed, c.incident)] = c  # the last diagnosis moment of each incident
-    rows = list(final.values())
+        final[(c.run_seed, c.incident, c.view)] = c  # the last diagnosis moment of each incident, per view
+    rows = [c for c in final.values() if c.view == "live"]
+    text_rows = [c for c in final.values() if c.view == "text"]
+    text_pred = [engine.model.classes[int(i)] for i in engine.model.predict_proba(
+        [c.features for c in text_rows]).argmax(1)] if text_rows else []
     probs = engine.model.predict_proba([c.features for c in rows])
     t1 = time.perf_counter()
     decisions = [engine.decide(c.features, c.signals, c.at_s) for c in rows]
@@ -152,6 +157,9 @@ def evaluate(engine: Engine, per_kind: int = 10, workers: int = 2, noise_days: f
         "wrong_and_confident": round(sum(1 for i in answered if y[i] != pred[i]) / max(1, len(rows)), 4),
         "diagnosis_ms_per_incident": round(per_incident_ms, 3),
         "batch_incidents_per_s": round(batch_rate, 1),
+        "text_view": {"incidents": len(text_rows), "top1_accuracy": round(float(np.mean(
+            [c.label == p for c, p in zip(text_rows, text_pred, strict=True)])), 4) if text_rows else None,
+            "note": "the same incidents as pasted log text: no metrics, no job events"},
         "noise_only": noise,
         "per_class": per_class,
         "confusion": {a: dict(sorted(v.items())) for a, v in conf.items() if v},

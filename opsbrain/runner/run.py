@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import math
 import time
+from bisect import bisect_right
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from faultlib.faults.base import ActiveFault
@@ -21,7 +23,9 @@ from opsbrain.runner.world import World, build_world
 from opsbrain.scenario.plan import Plan
 
 NO_ACTION_CLASSES = ("dirty_connector", "hbm_ce_storm", "unknown")
-PASSIVE_ACTIONS = ("none", "wait")
+# A response that only watches or shifts traffic does not count as acting on an incident; anything that takes a part
+# out of service, restarts work or hands a person work (ticket, page) does, and on noise that is a false positive.
+PASSIVE_ACTIONS = ("none", "wait", "reroute")
 Progress = Callable[[float, float], None]
 
 
@@ -36,8 +40,10 @@ def _clean(x: Any) -> Any:
     return x
 
 
-def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_run: bool = False) -> dict[str, Any]:
-    """Run a plan to its end (or abort) and return the journal."""
+def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_run: bool = False,
+             bundle_dir: Path | None = None) -> dict[str, Any]:
+    """Run a plan to its end (or abort) and return the journal. With ``bundle_dir``, also write a log bundle per
+    journal incident into ``bundle_dir/<incident id>/`` (issue 9; listed under the journal's ``bundles``)."""
     wall0 = time.perf_counter()
     world = build_world(plan, engine, dry_run=dry_run)
     sim = world.sim
@@ -92,9 +98,85 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
         "incidents": incidents,
         "workloads": [{"name": name, **acc} for name, acc in accounting_end.items()],
         "recovery": world.orchestrator.report(),
+        "sweeps": world.sweeper.report(world.orchestrator.actions_for) if world.sweeper else {"enabled": False},
         "summary": summarize(incidents, faults, world, time.perf_counter() - wall0),
+        "series": journal_series(world, incidents),
     }
-    return dict(_clean(journal))
+    out = dict(_clean(journal))
+    if bundle_dir is not None:
+        from opsbrain.bundle.writer import write_run_bundles
+
+        out["bundles"] = write_run_bundles(world, out, bundle_dir)
+    return out
+
+
+SERIES_MAX_POINTS = 2000  # per workload: keeps a week-long journal small (reason: report plots, not analysis)
+SERIES_MARGIN_S = 300.0  # change points kept exactly from this long before an incident to this long after it
+
+
+def journal_series(world: World, incidents: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per-workload rate histories for reports: training (t, steps/s); inference (t, decode tokens/s, TPOT ms).
+
+    Piecewise-constant change points, capped at SERIES_MAX_POINTS per workload; around incidents the points are
+    kept exactly (see :func:`downsample`)."""
+    windows = []
+    for i in incidents:
+        t0 = (i["injected"] or {}).get("at_s", i.get("detected_at_s"))
+        if t0 is None:
+            continue
+        t1 = i.get("recovered_at_s") or max([t0] + [a.get("start_s") or t0 for a in i.get("actions", [])])
+        windows.append((t0 - SERIES_MARGIN_S, t1 + SERIES_MARGIN_S))
+    out: dict[str, Any] = {}
+    for name, w in world.sim.workloads.items():
+        if w.kind == "training":
+            fields = ["t", "steps_per_s"]
+            pts = [(float(t), float(r)) for t, r in w.rate_history()]
+        else:
+            fields = ["t", "decode_tokens_per_s", "tpot_ms"]
+            pts = [(float(s["t"]), float(s["decode_tokens_per_s"]), float(s["tpot_ms"])) for s in w.rate_history()]
+        kept = downsample(pts, windows, SERIES_MAX_POINTS)
+        out[name] = {"kind": w.kind, "fields": fields, "points": kept, "points_total": len(pts)}
+    return out
+
+
+def downsample(points: list[tuple[float, ...]], windows: list[tuple[float, float]],
+               cap: int) -> list[tuple[float, ...]]:
+    """At most ``cap`` of the change points ``points`` (sorted by t): all of them when they fit; otherwise the
+    first and last, those inside ``windows`` (min/max-thinned when they alone exceed 3/4 of the cap), and min/max
+    per bucket of the rest, so dips and peaks survive."""
+    if len(points) <= cap:
+        return list(points)
+
+    def minmax(idx: list[int], n: int) -> set[int]:
+        if len(idx) <= n:
+            return set(idx)
+        buckets = max(1, n // 2)
+        keep: set[int] = set()
+        for b in range(buckets):
+            part = idx[b * len(idx) // buckets:(b + 1) * len(idx) // buckets]
+            if part:
+                keep.add(min(part, key=lambda k: points[k][1]))
+                keep.add(max(part, key=lambda k: points[k][1]))
+        return keep
+
+    merged: list[list[float]] = []
+    for a, b in sorted(windows):
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    starts = [m[0] for m in merged]
+
+    def within(t: float) -> bool:
+        j = bisect_right(starts, t) - 1
+        return j >= 0 and t <= merged[j][1]
+
+    inside = [k for k, p in enumerate(points) if within(p[0])]
+    keep = {0, len(points) - 1} | minmax(inside, cap * 3 // 4)
+    inside_set = set(inside)
+    rest = [k for k in range(len(points)) if k not in inside_set]
+    keep |= minmax(rest, max(0, cap - len(keep)))
+    return [points[k] for k in sorted(keep)]
 
 
 def _snapshot_at(world: World, t: float, snaps: dict[float, dict[str, dict[str, Any]]]) -> None:
@@ -183,6 +265,7 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
             "human_steps": sum(orch.incident(k).get("human_steps", 0) for k in keys),
             "impact": _impact(snaps.get(f.at_s), snaps.get(nxt, accounting_end), affected),
         })
+        out[-1].update(_lead_time(sim, f, detected, primary is not None and primary.id in ctl.adopted))
     for inc in ctl.incidents:
         if inc.id in matched:
             continue
@@ -198,9 +281,29 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
     return out
 
 
+def _link_down_at(sim: Any, f: ActiveFault) -> float | None:
+    """When the fault took its link down; an optical degradation ends by taking the link down (when the link was
+    drained before, the model's last step is that moment: the link would have gone down then)."""
+    down = next((e.t for e in sim.trace.events if e.kind == "health" and e.subject == f.target
+                 and e.detail.get("new") == "failed" and e.detail.get("cause") == f"fault:{f.id}"), None)
+    if down is None and f.kind == "optical_degradation":
+        down = f.ended_at_s
+    return down
+
+
+def _lead_time(sim: Any, f: ActiveFault, detected: float | None, swept: bool) -> dict[str, Any]:
+    """Issue 7: who detected the fault, and for a link fault caught before its link went down, the lead time
+    (link down - detection)."""
+    down = _link_down_at(sim, f) if f.target in sim.topology.links else None
+    lead = down - detected if down is not None and detected is not None and detected < down else None
+    return {"detected_by": None if detected is None else "sweep" if swept else "detector", "link_down_at_s": down,
+            "lead_time_s": lead}
+
+
 def _acted(actions: list[dict[str, Any]]) -> bool:
     """Whether a response did something to the plant or paged a person (not just watched)."""
-    return any(a.get("kind") == "step" and a.get("action") not in PASSIVE_ACTIONS for a in actions)
+    return any(a.get("kind") == "step" and a.get("action") not in PASSIVE_ACTIONS and a.get("status") != "skipped"
+               for a in actions)
 
 
 def _began(sim: Any, f: ActiveFault) -> bool:
@@ -244,8 +347,7 @@ def check_expectations(plan: Plan, incidents: list[dict[str, Any]]) -> list[dict
                 problems.append(f"localized to {d.get('component')}, expected {e.component}")
             if e.ttr_max_s is not None and (i["ttr_s"] is None or i["ttr_s"] > e.ttr_max_s):
                 problems.append(f"ttr {i['ttr_s']} s exceeds {e.ttr_max_s} s")
-            if e.no_action and any(a.get("kind") == "step" and a.get("action") not in
-                                   ("none", "notify", "wait") for a in i["actions"]):
+            if e.no_action and _acted(i["actions"]):
                 problems.append("actions were taken where none were expected")
         out.append({"fault": e.fault, "met": not problems, "problems": problems})
     return out

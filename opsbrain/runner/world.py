@@ -13,6 +13,7 @@ from opsbrain.controller import Controller
 from opsbrain.diagnosis.engine import Engine
 from opsbrain.recovery.orchestrator import Orchestrator
 from opsbrain.scenario.plan import Plan
+from opsbrain.sweeps.inrun import InrunSweeper, start_inrun_sweeps
 
 
 @dataclass
@@ -20,6 +21,8 @@ class World:
     sim: Simulation
     controller: Controller
     orchestrator: Orchestrator
+    sweeper: InrunSweeper | None = None
+    """In-run health sweeps (scenario ``spec.sweeps``; None when disabled)."""
 
 
 def build_world(plan: Plan, engine: Engine, dry_run: bool = False) -> World:
@@ -40,4 +43,6 @@ def build_world(plan: Plan, engine: Engine, dry_run: bool = False) -> World:
     ctl = Controller(sim, engine, orch)
     for spec in plan.timeline:
         sim.inject(spec)
-    return World(sim, ctl, orch)
+    sw = plan.scenario.spec.sweeps
+    sweeper = start_inrun_sweeps(sim, ctl.adopt, sw.interval) if sw.enabled else None
+    return World(sim, ctl, orch, sweeper)

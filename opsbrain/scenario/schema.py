@@ -106,6 +106,15 @@ class Expectation(Strict):
     no_action: bool = False
 
 
+class SweepSpec(Strict):
+    """In-run health sweeps (issue 7): the checks of ``opsbrain sweep`` every ``interval`` simulated seconds; an
+    Alarm that predicts an optical failure opens a proactive incident (drain the link before it goes down)."""
+
+    enabled: bool = True
+    interval: float | None = Field(None, gt=0, description="seconds between sweeps (default: the sweep parameter "
+                                   "interval_s, 300 s)")
+
+
 class Spec(Strict):
     duration: float = Field(3600.0, gt=0, le=90 * 86400, description="simulated seconds")
     seed: int = Field(0, ge=0)
@@ -118,6 +127,7 @@ class Spec(Strict):
     noise: bool = True
     guards: list[Guard] = Field(default_factory=list)
     expectations: list[Expectation] = Field(default_factory=list)
+    sweeps: SweepSpec = Field(default_factory=SweepSpec)
 
     @model_validator(mode="after")
     def _references(self) -> Spec:

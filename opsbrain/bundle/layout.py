@@ -1,0 +1,195 @@
+"""The log-bundle layout (facts.md §7): where each kind of file lives, and how a reader recognises it by name.
+
+One directory per worker (node), named by its host (``pod0-node35/``; a real collection may say ``worker-3/``)::
+
+    <worker>/messages                                   host syslog (no year in its time stamps)
+    <worker>/dmesg                                      ``dmesg -T`` kernel lines
+    <worker>/sysmonitor.log, crash/<ip>-<time>/vmcore-dmesg.txt   (read when present; the twin writes neither)
+    <worker>/rank-<r>.log                               training console of rank r (names with rank- / worker-)
+    <worker>/process_log/run/plog/plog-<pid>_<17 digits>.log      CANN process log, first line the HCCL init
+    <worker>/device_log/slog/dev-os-<N>/run/device-os/device-os_<17 digits>.log   device OS log of device N
+    <worker>/device_log/hisi_logs/device-<N>/history.log          device exception history of device N
+    <worker>/environment_check/npu_info_before.txt, npu_info_after.txt   hccn_tool / npu-smi output
+    <worker>/mindx-dl/devicePlugin/devicePlugin.log     MindCluster device plugin (fault codes, levels)
+    <worker>/mindx-dl/noded/noded.log                   MindCluster node agent (heartbeats)
+    <worker>/other/<source>.log                         any other log family of the twin (read as plain lines)
+    switch/<switch host>/logfile/log.log                UB switch chip log (L1 chips: ``pod0-node26-l1sw0``;
+                                                        L2 chips: ``pod0-l2plane0-sw00``)
+    cluster/mindx-dl/clusterd/clusterd.log              cluster-level job events (crash, hang, restart, ...)
+    cluster/jobs/<job or instance>/rank_table.json      HCCL rank table: where the job's ranks run
+    bundle.json                                         manifest (written by the twin; never needed to read)
+
+Host-level directories are found below wrappers such as ``var/log`` (see :data:`WRAPPERS`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from faultlib.params import P, ParamGroup
+
+BUNDLE_FORMAT = "opsbrain-bundle/1"
+MANIFEST = "bundle.json"
+SWITCH_DIR = "switch"
+CLUSTER_DIR = "cluster"
+
+
+class BundleParams(ParamGroup):
+    """Export window and the reader's safety limits."""
+
+    window_margin_s: float = P(600.0, "s", "reason: issue 9 - lines from 10 min before the onset to 10 min after "
+                               "the recovery, enough for the follow-on and recovery lines of every built-in fault",
+                               ge=0)
+    max_depth: int = P(10, "levels", "ascend-fd walks a bundle up to 10 directory levels (facts.md §7)", ge=1)
+    max_file_bytes: int = P(64 << 20, "bytes", "reason: as diagnose --logs (diagnosis.text.MAX_BYTES); a bigger file "
+                            "is an archive or a disk image by mistake, refused instead of filling memory", ge=1)
+    max_files: int = P(20_000, "files", "reason: a 48-node bundle holds ~2,000 files; 10x headroom, then stop walking",
+                       ge=1)
+    max_train_logs: int = P(20, "files", "ascend-fd reads at most 20 training console logs (facts.md §7); per worker",
+                            ge=1)
+    binary_share: float = P(0.3, "share", "reason: text logs hold almost no control bytes; a file whose first 4 KiB "
+                            "is more than 30% control or NUL bytes is binary (a core dump, an archive)", gt=0, le=1)
+
+
+# file kinds
+MESSAGES, DMESG, VMCORE, SYSMON, TRAIN, PLOG = "messages", "dmesg", "vmcore_dmesg", "sysmonitor", "train", "plog"
+DEVICE_OS, HISTORY, NPU_INFO, DEVICE_PLUGIN, NODED = "device_os", "history", "npu_info", "device_plugin", "noded"
+SWITCH, CLUSTERD, RANK_TABLE, OTHER, MANIFEST_KIND = "switch", "clusterd", "rank_table", "other", "manifest"
+
+SOURCE_OF_KIND = {MESSAGES: "syslog", DMESG: "syslog", VMCORE: "syslog", SYSMON: "syslog", TRAIN: "train",
+                  PLOG: "plog", DEVICE_OS: "device_os", HISTORY: "device_os", NPU_INFO: "hccn",
+                  DEVICE_PLUGIN: "device_plugin", NODED: "device_plugin", SWITCH: "switch", CLUSTERD: "job"}
+"""The log family (LogLine.source) whose lines a file kind holds."""
+
+WRAPPERS = frozenset({"var", "log", "logs", "os", "os_log", "host_log", "console", "train_log", "training"})
+"""Directory names that wrap host logs inside a worker directory (``worker-3/var/log/messages``)."""
+
+_PLOG = re.compile(r"(?:^|/)process_log/(?:(?:debug|run)/)?plog/plog-(\d+)_(\d+)\.log$")
+_DEV_OS = re.compile(r"(?:^|/)device_log/slog/dev-os-(\d+)/(?:debug|run)/device-os/device-os_(\d+)\.log$")
+_HISTORY = re.compile(r"(?:^|/)device_log/hisi_logs/device-(\d+)/history\.log$")
+_NPU_INFO = re.compile(r"(?:^|/)environment_check/npu_info_(before|after)\.txt$")
+_PLUGIN = re.compile(r"(?:^|/)mindx-dl/devicePlugin/devicePlugin[^/]*\.log$")
+_NODED = re.compile(r"(?:^|/)mindx-dl/noded/noded[^/]*\.log$")
+_CLUSTERD = re.compile(r"(?:^|/)mindx-dl/clusterd/clusterd[^/]*\.log$")
+_RANK_TABLE = re.compile(r"(?:^|/)(?:jobs/(.+)/)?(?:rank_table|hccl)\.json$")
+_SWITCH = re.compile(r"(?:^|/)" + SWITCH_DIR + r"/([^/]+)/(?:.+/)?[^/]+\.log$")
+_VMCORE = re.compile(r"(?:^|/)crash/([^/]+)/vmcore-dmesg\.txt$")
+_OTHER = re.compile(r"(?:^|/)other/([A-Za-z0-9_.-]+)\.log$")
+_TRAIN_NAME = re.compile(r"(rank-|worker-).*\.(txt|log)$")
+_ANCHORS = {PLOG: "process_log", DEVICE_OS: "device_log", HISTORY: "device_log", NPU_INFO: "environment_check",
+            DEVICE_PLUGIN: "mindx-dl", NODED: "mindx-dl", VMCORE: "crash", OTHER: "other"}
+
+
+@dataclass(frozen=True, slots=True)
+class FileKind:
+    """What a file in a bundle is: its kind, the worker directory it belongs to (relative, ``""`` = the bundle
+    root itself), and what its name says (device index, pid, before/after, switch or job name)."""
+
+    kind: str
+    worker: str | None = None
+    device: int | None = None
+    pid: int | None = None
+    tag: str | None = None
+
+
+def _strip_wrappers(parts: list[str]) -> str:
+    while parts and parts[-1] in WRAPPERS:
+        parts = parts[:-1]
+    return "/".join(parts)
+
+
+def _worker_before(rel: str, anchor: str) -> str:
+    parts = rel.split("/")
+    i = max(k for k, p in enumerate(parts) if p == anchor)
+    return _strip_wrappers(parts[:i])
+
+
+def classify(rel: str) -> FileKind | None:
+    """The kind of the file at ``rel`` (a ``/``-separated path relative to the bundle root), or None (unknown)."""
+    p = PurePosixPath(rel)
+    name = p.name
+    if rel == MANIFEST:
+        return FileKind(MANIFEST_KIND)
+    if m := _PLOG.search(rel):
+        return FileKind(PLOG, _worker_before(rel, "process_log"), pid=int(m.group(1)))
+    if m := _DEV_OS.search(rel):
+        return FileKind(DEVICE_OS, _worker_before(rel, "device_log"), device=int(m.group(1)))
+    if m := _HISTORY.search(rel):
+        return FileKind(HISTORY, _worker_before(rel, "device_log"), device=int(m.group(1)))
+    if m := _NPU_INFO.search(rel):
+        return FileKind(NPU_INFO, _worker_before(rel, "environment_check"), tag=m.group(1))
+    if _CLUSTERD.search(rel):
+        return FileKind(CLUSTERD)
+    if _PLUGIN.search(rel):
+        return FileKind(DEVICE_PLUGIN, _worker_before(rel, "mindx-dl"))
+    if _NODED.search(rel):
+        return FileKind(NODED, _worker_before(rel, "mindx-dl"))
+    if m := _RANK_TABLE.search(rel):
+        return FileKind(RANK_TABLE, tag=m.group(1) or (p.parent.name or "job"))
+    if m := _SWITCH.search(rel):
+        return FileKind(SWITCH, tag=m.group(1))
+    if m := _VMCORE.search(rel):
+        return FileKind(VMCORE, _worker_before(rel, "crash"), tag=m.group(1))
+    if m := _OTHER.search(rel):
+        return FileKind(OTHER, _worker_before(rel, "other"), tag=m.group(1))
+    host_dir = _strip_wrappers(list(p.parent.parts)) if str(p.parent) != "." else ""
+    if name.startswith("messages") and not name.endswith((".gz", ".xz", ".bz2", ".zip")):
+        return FileKind(MESSAGES, host_dir)
+    if name in ("dmesg", "dmesg.txt", "dmesg.log"):
+        return FileKind(DMESG, host_dir)
+    if name == "sysmonitor.log":
+        return FileKind(SYSMON, host_dir)
+    if _TRAIN_NAME.search(name):
+        return FileKind(TRAIN, host_dir)
+    return None
+
+
+# ---- paths the writer uses (the inverse of classify) -----------------------------------------------------------
+def stamp17(dt: object) -> str:
+    """``YYYYmmddHHMMSSfff`` (17 digits), the creation stamp in plog and device-os file names."""
+    from datetime import datetime
+
+    assert isinstance(dt, datetime)
+    return f"{dt:%Y%m%d%H%M%S}{dt.microsecond // 1000:03d}"
+
+
+def plog_path(worker: str, pid: int, stamp: str) -> str:
+    return f"{worker}/process_log/run/plog/plog-{pid}_{stamp}.log"
+
+
+def device_os_path(worker: str, device: int, stamp: str) -> str:
+    return f"{worker}/device_log/slog/dev-os-{device}/run/device-os/device-os_{stamp}.log"
+
+
+def history_path(worker: str, device: int) -> str:
+    return f"{worker}/device_log/hisi_logs/device-{device}/history.log"
+
+
+def npu_info_path(worker: str, when: str) -> str:
+    return f"{worker}/environment_check/npu_info_{when}.txt"
+
+
+def plugin_path(worker: str) -> str:
+    return f"{worker}/mindx-dl/devicePlugin/devicePlugin.log"
+
+
+def noded_path(worker: str) -> str:
+    return f"{worker}/mindx-dl/noded/noded.log"
+
+
+def switch_path(host: str) -> str:
+    return f"{SWITCH_DIR}/{host}/logfile/log.log"
+
+
+def clusterd_path() -> str:
+    return f"{CLUSTER_DIR}/mindx-dl/clusterd/clusterd.log"
+
+
+def rank_table_path(name: str) -> str:
+    return f"{CLUSTER_DIR}/jobs/{name}/rank_table.json"
+
+
+def other_path(worker: str, source: str) -> str:
+    return f"{worker}/other/{re.sub(r'[^A-Za-z0-9_.-]', '_', source)}.log"

@@ -1,0 +1,873 @@
+"""Read a log bundle (simulated or collected from a real cluster) and diagnose it with the simulator's engine.
+
+:func:`read_bundle` walks the directory (up to ``max_depth`` levels, never following links), recognises files by
+name (:func:`opsbrain.bundle.layout.classify`), parses their time stamps and ties each file to a node and device:
+
+- worker directories become nodes: a directory (or, failing that, the host in its ``messages``) named like
+  ``pod0-node35`` keeps that id; the others get ``pod0/node<k>`` in natural sort order (the smallest free k);
+  the real names stay in the report and in the evidence;
+- ``dev-os-<N>`` / ``device-<N>`` is device N of the worker (``pod0/node35/npu3``); a plog's first HCCL init line
+  ties its process to a device, rank and server address; switch directories named like a switch host keep
+  their chip id;
+- syslog lines carry no year: it is taken from the other files' time stamps (the year that puts the line
+  closest to them);
+- ``dmesg`` kernel lines already in ``messages``, and history records already in the device-os log, are read
+  once (same second, same text).
+
+:func:`diagnose_bundle` turns the lines into signals with :func:`opsbrain.diagnosis.signals.parse_line` (job
+events with ``parse_job_event`` and the rank tables' placement), replays them in time order through the same
+:class:`~opsbrain.detection.Detector` the live controller uses (its collect/re-diagnose timers run on the bundle's
+clock), diagnoses every incident with the same engine (metrics come from ``npu_info_after.txt``), and matches
+every line against the knowledge base and imported vendor knowledge.
+
+Unknown files are skipped and listed; symbolic links, special files, binary files, files over the size limit
+and directories below the depth limit are refused and listed; malformed lines are counted. Nothing in a bundle
+makes the reader raise, except a path that is not a readable directory.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import os
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from opsbrain.bundle import layout as L
+from opsbrain.diagnosis.signals import MAX_LINE, Signal, parse_job_event, parse_line
+from opsbrain.errors import InputError
+
+# ---- time stamps -----------------------------------------------------------------------------------------------
+_MON = {m: i + 1 for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
+                                        "Dec"))}
+_TS_SLOG = re.compile(r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{3})\.(\d{3})")
+_TS_HWLOG = re.compile(r"(\d{4})/(\d\d)/(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?")
+_TS_ISO = re.compile(r"(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,6}))?")
+_TS_SYSLOG = re.compile(r"^([A-Z][a-z]{2})\s+(\d{1,2}) (\d\d):(\d\d):(\d\d)\b")
+_TS_CTIME = re.compile(r"([A-Z][a-z]{2})\s+(\d{1,2}) (\d\d):(\d\d):(\d\d) (\d{4})")
+_STAMP_SCAN = 96  # characters at the start of a line searched for its time stamp (not dates in the message)
+
+
+def _frac(s: str | None) -> int:
+    return int(s.ljust(6, "0")[:6]) if s else 0
+
+
+def _slog(m: re.Match[str]) -> datetime:
+    g = m.groups()
+    return datetime(int(g[0]), int(g[1]), int(g[2]), int(g[3]), int(g[4]), int(g[5]), int(g[6]) * 1000 + int(g[7]))
+
+
+def _hw_or_iso(m: re.Match[str]) -> datetime:
+    g = m.groups()
+    return datetime(int(g[0]), int(g[1]), int(g[2]), int(g[3]), int(g[4]), int(g[5]), _frac(g[6]))
+
+
+def _ctime(m: re.Match[str]) -> datetime:
+    mon, d, h, mi, s, y = m.groups()
+    return datetime(int(y), _MON[mon], int(d), int(h), int(mi), int(s))
+
+
+_PARSERS: dict[str, tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], datetime]], ...]] = {
+    "slog": ((_TS_SLOG, _slog), (_TS_ISO, _hw_or_iso), (_TS_HWLOG, _hw_or_iso)),
+    "hwlog": ((_TS_HWLOG, _hw_or_iso), (_TS_ISO, _hw_or_iso), (_TS_SLOG, _slog)),
+    "iso": ((_TS_ISO, _hw_or_iso), (_TS_SLOG, _slog), (_TS_HWLOG, _hw_or_iso), (_TS_CTIME, _ctime)),
+    "ctime": ((_TS_CTIME, _ctime), (_TS_ISO, _hw_or_iso)),
+}
+_STYLE = {L.PLOG: "slog", L.DEVICE_OS: "slog", L.DEVICE_PLUGIN: "hwlog", L.NODED: "hwlog", L.CLUSTERD: "hwlog",
+          L.DMESG: "ctime", L.HISTORY: "iso", L.TRAIN: "iso", L.SWITCH: "iso", L.OTHER: "iso", L.SYSMON: "iso"}
+
+
+def stamp(line: str, style: str) -> datetime | None:
+    """The time stamp of a line in one of the Ascend layouts (naive, as logged), or None."""
+    head = line[:_STAMP_SCAN]
+    for rx, conv in _PARSERS[style]:
+        if m := rx.search(head):
+            try:
+                return conv(m)
+            except (ValueError, KeyError):
+                return None
+    return None
+
+
+def syslog_stamp(line: str, ref: datetime) -> datetime | None:
+    """A syslog time stamp (no year): the year that puts it closest to ``ref``; ISO stamps (rsyslog) too."""
+    m = _TS_SYSLOG.match(line)
+    if not m:
+        return stamp(line, "iso")
+    mon, d, h, mi, s = m.groups()
+    best: datetime | None = None
+    for y in (ref.year - 1, ref.year, ref.year + 1):
+        try:
+            dt = datetime(y, _MON[mon], int(d), int(h), int(mi), int(s))
+        except (ValueError, KeyError):
+            continue
+        if best is None or abs(dt - ref) < abs(best - ref):
+            best = dt
+    return best
+
+
+# ---- what a bundle holds -------------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class BundleLine:
+    """One line of a bundle: time (s from the bundle's time origin), the component whose log holds it, the log
+    family, level (when the line says), text, and where it was read (bundle-relative file, 1-based line)."""
+
+    t: float
+    origin: str | None
+    source: str
+    level: str | None
+    text: str
+    file: str
+    line: int
+    job: tuple[str, str, dict[str, Any]] | None = None  # (job, kind, detail) of a cluster job-event line
+
+
+@dataclass
+class _File:
+    rel: str
+    kind: L.FileKind
+    lines: list[str] = field(default_factory=list)
+
+
+_JUNK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffd]")
+_LEVEL = re.compile(r"^\[(\w+)\s*\]")
+_SYSLOG_HOST = re.compile(r"^[A-Z][a-z]{2}\s+\d{1,2} \d\d:\d\d:\d\d (\S+) ")
+_NODE_HOST = re.compile(r"pod(\d+)-node(\d+)")
+_L1_HOST = re.compile(r"pod(\d+)-node(\d+)-l1sw(\d+)")
+_L2_HOST = re.compile(r"pod(\d+)-l2plane(\d+)-sw(\d+)")
+_INIT = re.compile(r"hcom init by file success.*?rankNum\[(\d+)\], rank\[(\d+)\], server\[([^\]]*)\], "
+                   r"device\[(\d+)\]")
+_JOB_EVENT = re.compile(r"job (\S+) event (\w+)(?: (\{.*\}))?\s*$")
+_HCCN_REC = re.compile(r"\[devid (\d+)\]\s+\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s+LINK (UP|DOWN)")
+_LINK_CMD = re.compile(r"^\$ hccn_tool -i (\d+) -link -g")
+_LINK_STATE = re.compile(r"^link status: (\w+)")
+_KV = re.compile(r"^([A-Za-z][A-Za-z ()]+?)\s*:\s*(\S+)")
+_SMI_ROW = re.compile(r"^\|\s*(\d+)\s+\S+\s*\|\s*\S+\s*\|\s*\S+\s+([\d.]+)\s")
+_TIE = {"device_os": 0, "switch": 0, "syslog": 0, "hccn": 0, "plog": 1, "train": 2, "device_plugin": 3, "job": 4}
+"""Order of lines logged in the same instant: what a device or chip reports first, then the processes that see it,
+then the agents that poll them, then the scheduler (the order the twin's fault models emit in)."""
+_DEDUPE_FIRST = frozenset({L.MESSAGES, L.DEVICE_OS, L.NPU_INFO})
+_DEDUPE_SECOND = frozenset({L.DMESG, L.HISTORY})
+_UPTIME = re.compile(r"^\[\s*\d+\.\d+\]\s*")
+_DEV_PAYLOAD = re.compile(r"\[dev\d+\](.*)")
+_IP_NODE = re.compile(r"^10\.(\d+)\.(\d+)\.(\d+)$")
+_METRICS = {"NPU Temperature (C)": ("npu_temp_c", ""), "HBM Temperature (C)": ("hbm_temp_c", "/hbm"),
+            "HBM Double Bit Isolated Pages Count": ("hbm_isolated_rows", "/hbm"),
+            "HBM Single Bit Error Count": ("hbm_ce_total", "/hbm")}
+
+
+def _natural(s: str) -> list[Any]:
+    return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", s)]
+
+
+def host_to_id(host: str) -> str | None:
+    """``pod0-node12`` -> ``pod0/node12``; ``pod0-node12-l1sw4`` / ``pod0-l2plane4-sw07`` -> the chip id."""
+    if m := _L1_HOST.fullmatch(host):
+        return f"pod{m[1]}/node{m[2]}/l1sw{m[3]}"
+    if m := _L2_HOST.fullmatch(host):
+        return f"pod{m[1]}/l2plane{m[2]}/sw{int(m[3]):02d}"
+    if m := _NODE_HOST.fullmatch(host):
+        return f"pod{m[1]}/node{m[2]}"
+    return None
+
+
+def ip_to_node(ip: str) -> str | None:
+    """The twin's management-address convention (``faultlib.telemetry.formats.host_ip``) read backwards, as
+    :func:`opsbrain.diagnosis.signals.parse_line` does for ``remote[...]``."""
+    m = _IP_NODE.match(ip)
+    if not m or int(m[3]) < 1:
+        return None
+    return f"pod{int(m[1])}/node{int(m[2]) * 250 + int(m[3]) - 1}"
+
+
+class _Scan:
+    """Walking and reading: files by kind, and what was skipped or refused."""
+
+    def __init__(self, root: Path, p: L.BundleParams) -> None:
+        self.root = root
+        self.p = p
+        self.files: list[_File] = []
+        self.skipped: list[dict[str, str]] = []
+        self.refused: list[dict[str, str]] = []
+        self.malformed: Counter[str] = Counter()
+        self.untimed: Counter[str] = Counter()
+        self.cut: Counter[str] = Counter()
+
+    def refuse(self, rel: str, reason: str) -> None:
+        self.refused.append({"path": rel, "reason": reason})
+
+    def walk(self) -> None:
+        level: list[tuple[Path, str]] = [(self.root, "")]
+        depth = 0
+        seen = 0
+        while level:
+            nxt: list[tuple[Path, str]] = []
+            for d, rel_d in level:
+                try:
+                    entries = sorted(os.scandir(d), key=lambda e: e.name)
+                except OSError as exc:
+                    self.refuse(rel_d or ".", f"cannot list the directory: {exc.strerror or exc}")
+                    continue
+                for e in entries:
+                    rel = f"{rel_d}/{e.name}" if rel_d else e.name
+                    if e.is_symlink():
+                        self.refuse(rel, "symbolic link: not followed")
+                    elif e.is_dir(follow_symlinks=False):
+                        if depth + 1 > self.p.max_depth:
+                            self.refuse(rel, f"deeper than {self.p.max_depth} directory levels: not read")
+                        else:
+                            nxt.append((Path(e.path), rel))
+                    elif e.is_file(follow_symlinks=False):
+                        seen += 1
+                        if seen > self.p.max_files:
+                            self.refuse(rel, f"more than {self.p.max_files} files in the bundle: not read")
+                            continue
+                        self._add(e, rel)
+                    else:
+                        self.refuse(rel, "not a regular file")
+            level = nxt
+            depth += 1
+
+    def _add(self, e: os.DirEntry[str], rel: str) -> None:
+        kind = L.classify(rel)
+        if kind is None:
+            self.skipped.append({"path": rel, "reason": "unknown file (not a source of facts.md §7)"})
+            return
+        try:
+            size = e.stat(follow_symlinks=False).st_size
+        except OSError as exc:
+            self.refuse(rel, f"cannot stat: {exc.strerror or exc}")
+            return
+        if size > self.p.max_file_bytes:
+            self.refuse(rel, f"{size} bytes, over the {self.p.max_file_bytes}-byte limit: not read")
+            return
+        try:
+            with open(e.path, "rb") as fh:  # noqa: PTH123 - an fd on the entry we stat'ed
+                data = fh.read(self.p.max_file_bytes + 1)
+        except OSError as exc:
+            self.refuse(rel, f"cannot read: {exc.strerror or exc}")
+            return
+        head = data[:4096]
+        control = sum(1 for b in head if b == 0 or (b < 32 and b not in (9, 10, 13)))
+        if head and control > self.p.binary_share * len(head):
+            self.refuse(rel, "binary content, not a text log: not read")
+            return
+        text = data.decode("utf-8", errors="replace")
+        self.files.append(_File(rel, kind, [ln.rstrip("\r") for ln in text.split("\n")]))
+
+    def clean(self, f: _File, raw: str) -> str | None:
+        """The line to parse, or None for an empty or junk line (junk is counted as malformed)."""
+        if not raw.strip():
+            return None
+        if _JUNK.search(raw):
+            bad = len(_JUNK.findall(raw))
+            if "\x00" in raw or bad > 0.1 * len(raw):
+                self.malformed[f.rel] += 1
+                return None
+        if len(raw) > MAX_LINE:
+            self.cut[f.rel] += 1
+            raw = raw[:MAX_LINE]
+        return raw
+
+
+@dataclass
+class BundleRead:
+    """What :func:`read_bundle` found: lines (time-sorted), the worker map, placement, metrics, the report."""
+
+    lines: list[BundleLine]
+    placement: dict[str, list[str]]
+    metrics: dict[tuple[str, str], float]
+    report: dict[str, Any]
+
+
+def read_bundle(path: str | Path, params: L.BundleParams | None = None) -> tuple[list[BundleLine], dict[str, Any]]:
+    """The lines of a bundle with times and origins, and the report of what was read, skipped and refused."""
+    r = scan_bundle(path, params)
+    return r.lines, r.report
+
+
+def scan_bundle(path: str | Path, params: L.BundleParams | None = None) -> BundleRead:
+    p = params or L.BundleParams()
+    root = Path(path)
+    if root.is_symlink():
+        raise InputError("refusing to follow a symbolic link", file=str(root))
+    if not root.is_dir():
+        raise InputError("not a directory (a log bundle is a directory)", file=str(root))
+    scan = _Scan(root, p)
+    scan.walk()
+    return _Reader(scan).build()
+
+
+class _Reader:
+    def __init__(self, scan: _Scan) -> None:
+        self.scan = scan
+        self.p = scan.p
+        self.manifest: dict[str, Any] | None = None
+        self.workers: dict[str, dict[str, Any]] = {}
+        self.ip_node: dict[str, str] = {}
+        self.processes: list[dict[str, Any]] = []
+        self.placement: dict[str, list[str]] = {}
+        self.metrics: dict[tuple[str, str], float] = {}
+        self.links: list[dict[str, Any]] = []
+        self.dated: list[tuple[datetime, int, _File, int, str, str | None, str, str | None]] = []
+        self.skipped = scan.skipped
+
+    # ---- workers and names ------------------------------------------------------------------------------------
+    def _map_workers(self) -> None:
+        files = self.scan.files
+        dirs = sorted({f.kind.worker for f in files if f.kind.worker is not None}, key=_natural)
+        hosts: dict[str, Counter[str]] = defaultdict(Counter)
+        for f in files:
+            if f.kind.kind == L.MESSAGES:
+                for ln in f.lines[:2000]:
+                    if m := _SYSLOG_HOST.match(ln):
+                        hosts[f.kind.worker or ""][m.group(1)] += 1
+        taken: set[str] = set()
+        named: dict[str, tuple[str, str]] = {}
+        for d in dirs:
+            base = d.rsplit("/", 1)[-1] if d else self.scan.root.name
+            nid = host_to_id(base)
+            how = "directory name"
+            if nid is None or "/node" not in nid or nid.count("/") != 1:
+                nid, how = None, ""
+                for h, _n in hosts[d].most_common():
+                    cand = host_to_id(h)
+                    if cand and cand.count("/") == 1:
+                        nid, how = cand, f"host name {h} in messages"
+                        break
+            if nid is not None and nid not in taken:
+                taken.add(nid)
+                named[d] = (nid, how)
+        k = 0
+        for d in dirs:
+            if d in named:
+                continue
+            while f"pod0/node{k}" in taken:
+                k += 1
+            named[d] = (f"pod0/node{k}", "sorted order")
+            taken.add(f"pod0/node{k}")
+        for d in dirs:
+            nid, how = named[d]
+            self.workers[d] = {"dir": d or ".", "node": nid, "named_by": how,
+                               "hosts": sorted(hosts[d]), "ips": [], "files": 0}
+        for f in files:
+            if f.kind.worker is not None:
+                self.workers[f.kind.worker]["files"] += 1
+
+    def _node(self, f: _File) -> str | None:
+        w = f.kind.worker
+        return self.workers[w]["node"] if w is not None else None
+
+    def _host_ids(self) -> dict[str, str]:
+        """Names a job event may use for a node: worker directory names and syslog host names."""
+        out: dict[str, str] = {}
+        for d, w in self.workers.items():
+            out[(d.rsplit("/", 1)[-1] if d else self.scan.root.name)] = w["node"]
+            for h in w["hosts"]:
+                out.setdefault(h, w["node"])
+        return out
+
+    # ---- per file kind ------------------------------------------------------------------------------------------
+    def build(self) -> BundleRead:
+        files = self.scan.files
+        for f in files:
+            if f.kind.kind == L.MANIFEST_KIND:
+                try:
+                    m = json.loads("\n".join(f.lines))
+                    self.manifest = m if isinstance(m, dict) else None
+                except json.JSONDecodeError:
+                    self.scan.malformed[f.rel] += 1
+        self._map_workers()
+        later: list[_File] = []
+        seq = 0
+        for f in files:
+            k = f.kind.kind
+            if k in (L.MANIFEST_KIND,):
+                continue
+            if k == L.RANK_TABLE:
+                continue
+            if k in (L.MESSAGES, L.SYSMON, L.VMCORE) or k == L.NPU_INFO:
+                later.append(f)
+                continue
+            seq = self._read_timed(f, seq)
+        ref = self._reference()
+        for f in later:
+            if f.kind.kind == L.NPU_INFO:
+                self._npu_info(f)
+            else:
+                seq = self._read_timed(f, seq, ref)
+        for f in files:
+            if f.kind.kind == L.RANK_TABLE:
+                self._rank_table(f)
+        return self._finish(ref)
+
+    def _reference(self) -> datetime:
+        """The bundle's typical time (median of the full time stamps): fixes syslog's missing year."""
+        stamps = [d[0] for d in self.dated]
+        if stamps:
+            return sorted(stamps)[len(stamps) // 2]
+        if self.manifest and isinstance(self.manifest.get("epoch"), str):
+            try:
+                return datetime.fromisoformat(self.manifest["epoch"])
+            except ValueError:
+                pass
+        return datetime.now().replace(microsecond=0)  # noqa: DTZ005 - naive, as logs are
+
+    def _read_timed(self, f: _File, seq: int, ref: datetime | None = None) -> int:
+        kind = f.kind.kind
+        node = self._node(f)
+        origin: str | None = node
+        source = L.SOURCE_OF_KIND.get(kind, f.kind.tag or "other")
+        if kind in (L.DEVICE_OS, L.HISTORY) and node is not None:
+            origin = f"{node}/npu{f.kind.device}"
+        elif kind == L.SWITCH:
+            origin = host_to_id(f.kind.tag or "") or f.kind.tag
+        elif kind == L.CLUSTERD:
+            origin = None
+        if kind == L.OTHER:
+            source = f.kind.tag or "other"
+        style = _STYLE.get(kind, "iso")
+        crash_dt = None
+        if kind == L.VMCORE and f.kind.tag and (m := re.search(r"(\d{4}-\d\d-\d\d)-(\d\d:\d\d:\d\d)$", f.kind.tag)):
+            try:
+                crash_dt = datetime.fromisoformat(f"{m[1]} {m[2]}")
+            except ValueError:
+                crash_dt = None
+        last: datetime | None = None
+        for i, raw in enumerate(f.lines, start=1):
+            text = self.scan.clean(f, raw)
+            if text is None:
+                continue
+            if kind == L.VMCORE:
+                dt = crash_dt
+            elif kind in (L.MESSAGES, L.SYSMON):
+                dt = syslog_stamp(text, ref or datetime(1970, 1, 1))
+            else:
+                dt = stamp(text, style)
+            if dt is None:
+                if last is None:
+                    self.scan.untimed[f.rel] += 1
+                    continue
+                dt = last  # a continuation line (traceback, wrapped message) takes the time of the line before
+                if kind not in (L.TRAIN, L.PLOG, L.OTHER):
+                    self.scan.untimed[f.rel] += 1
+            last = dt
+            level = m.group(1).upper() if (m := _LEVEL.match(text)) else None
+            if kind == L.HISTORY:
+                level = "ERROR"
+            if kind == L.PLOG and (m := _INIT.search(text)):
+                self._init_line(f, node, m)
+            seq += 1
+            self.dated.append((dt, seq, f, i, text, origin, source, level))
+        return seq
+
+    def _init_line(self, f: _File, node: str | None, m: re.Match[str]) -> None:
+        n, rank, ip, dev = m.groups()
+        self.processes.append({"file": f.rel, "pid": f.kind.pid, "node": node, "device": int(dev),
+                               "rank": int(rank), "ranks": int(n), "server": ip})
+        if node is not None and ip:
+            self.ip_node.setdefault(ip, node)
+            w = self.workers[f.kind.worker or ""]
+            if ip not in w["ips"]:
+                w["ips"].append(ip)
+
+    def _npu_info(self, f: _File) -> None:
+        node = self._node(f)
+        when = f.kind.tag or "after"
+        dev: int | None = None
+        link_dev: int | None = None
+        state: dict[int, str] = {}
+        for i, raw in enumerate(f.lines, start=1):
+            text = self.scan.clean(f, raw)
+            if text is None:
+                continue
+            if m := _HCCN_REC.search(text):
+                dt = stamp(text, "ctime")
+                if dt is not None and node is not None:
+                    self.dated.append((dt, -1, f, i, text.strip(), node, "hccn", None))
+                continue
+            if m := _LINK_CMD.match(text):
+                link_dev = int(m.group(1))
+                continue
+            if (m := _LINK_STATE.match(text)) and link_dev is not None:
+                state[link_dev] = m.group(1).upper()
+                continue
+            if when != "after" or node is None:
+                continue
+            if m := _SMI_ROW.match(text):
+                self.metrics.setdefault(("npu_temp_c", f"{node}/npu{int(m.group(1))}"), float(m.group(2)))
+                continue
+            if m := _KV.match(text):
+                key, val = m.group(1).strip(), m.group(2)
+                if key == "NPU ID" and val.isdigit():
+                    dev = int(val)
+                elif key in _METRICS and dev is not None:
+                    try:
+                        v = float(val)
+                    except ValueError:
+                        continue
+                    metric, suffix = _METRICS[key]
+                    self.metrics[(metric, f"{node}/npu{dev}{suffix}")] = v
+        if node is not None:
+            self.links.append({"file": f.rel, "node": node, "when": when, "state": state})
+
+    def _rank_table(self, f: _File) -> None:
+        try:
+            doc = json.loads("\n".join(f.lines))
+            servers = doc["server_list"]
+            names = [str(s["server_id"]) for s in servers]
+        except (json.JSONDecodeError, KeyError, TypeError):
+            self.scan.malformed[f.rel] += 1
+            return
+        nodes = []
+        for ip in names:
+            nid = self.ip_node.get(ip) or ip_to_node(ip) or f"ip:{ip}"
+            if nid not in nodes:
+                nodes.append(nid)
+        self.placement[f.kind.tag or "job"] = nodes
+
+    # ---- assembling ---------------------------------------------------------------------------------------------
+    def _finish(self, ref: datetime) -> BundleRead:
+        origin_dt = None
+        if self.manifest and isinstance(self.manifest.get("epoch"), str):
+            try:
+                origin_dt = datetime.fromisoformat(self.manifest["epoch"])
+            except ValueError:
+                origin_dt = None
+        logs = [d for d in self.dated if d[1] >= 0]
+        span = (min(d[0] for d in logs), max(d[0] for d in logs)) if logs else None
+        if origin_dt is None:
+            first = span[0] if span else ref
+            origin_dt = first.replace(microsecond=0)
+        records = self._dedupe()
+        fed_links: set[tuple[str, int]] = set()
+        lines: list[BundleLine] = []
+        hosts = self._host_ids()
+        for dt, seq, f, i, text, origin, source, level in records:
+            if seq < 0:  # a link change record of hccn_tool output: only those inside the logs' span
+                if span is not None and not span[0] <= dt <= span[1]:
+                    continue
+                if (rec := _HCCN_REC.search(text)) and rec.group(2) == "DOWN" and origin:
+                    fed_links.add((origin, int(rec.group(1))))
+            t = (dt - origin_dt).total_seconds()
+            job = None
+            if f.kind.kind == L.CLUSTERD:
+                job = self._job(text, hosts)
+                if job is None:
+                    continue
+            lines.append(BundleLine(t, origin, source, level, text, f.rel, i, job))
+        lines += self._link_changes(fed_links, origin_dt)
+        lines.sort(key=lambda x: x.t)  # stable: the synthetic link records join the time-ordered lines
+        report = {
+            "bundle": str(self.scan.root),
+            "files": {"read": len(self.scan.files), "by_kind": dict(Counter(f.kind.kind for f in self.scan.files))},
+            "skipped": self.skipped, "refused": self.scan.refused,
+            "lines": {"read": len(lines), "malformed": sum(self.scan.malformed.values()),
+                      "untimed": sum(self.scan.untimed.values()), "cut": sum(self.scan.cut.values()),
+                      "duplicates": len(self.dated) - len(records)},
+            "malformed_files": dict(self.scan.malformed.most_common(20)),
+            "untimed_files": dict(self.scan.untimed.most_common(20)),
+            "workers": list(self.workers.values()),
+            "processes": self.processes[:200],
+            "placement": self.placement,
+            "time_origin": origin_dt.isoformat(),
+            "span": {"first": span[0].isoformat(), "last": span[1].isoformat()} if span else None,
+            "link_state": self.links,
+            "metrics": len(self.metrics),
+            "manifest": self.manifest,
+        }
+        return BundleRead(lines, self.placement, self.metrics, report)
+
+    def _dedupe(self) -> list[tuple[datetime, int, _File, int, str, str | None, str, str | None]]:
+        """Drop dmesg lines already in messages, history records already in the device log, and link records
+        already seen in the other npu_info file (same node, second and text); the rest in time order (ties: see
+        :data:`_TIE`, then as read)."""
+        seen: set[tuple[Any, ...]] = set()
+        first, second = [], []
+        for d in self.dated:
+            k = d[2].kind.kind
+            if k in _DEDUPE_FIRST:
+                first.append(d)
+            elif k in _DEDUPE_SECOND:
+                second.append(d)
+        drop: set[int] = set()
+        for d in first + second:
+            key = _dup_key(d)
+            if key is None:
+                continue
+            if key in seen:
+                drop.add(id(d))
+            else:
+                seen.add(key)
+        keep = [d for d in self.dated if id(d) not in drop] if drop else list(self.dated)
+        keep.sort(key=lambda d: (d[0], _TIE.get(d[6], 1), d[1]))
+        return keep
+
+    def _job(self, text: str, hosts: dict[str, str]) -> tuple[str, str, dict[str, Any]] | None:
+        m = _JOB_EVENT.search(text)
+        if not m:
+            return None
+        detail: dict[str, Any] = {}
+        if m.group(3):
+            try:
+                raw = json.loads(m.group(3))
+                detail = raw if isinstance(raw, dict) else {}
+            except json.JSONDecodeError:
+                detail = {}
+        return m.group(1), m.group(2), _unqualify(detail, hosts)
+
+    def _link_changes(self, fed: set[tuple[str, int]], origin_dt: datetime) -> list[BundleLine]:
+        """A RoCE port UP in npu_info_before and DOWN in npu_info_after, with no DOWN record in the logs' span,
+        is a link-down (facts.md §7): one synthetic hccn record at the after file's time."""
+        out: list[BundleLine] = []
+        by_node: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+        for x in self.links:
+            by_node[x["node"]][x["when"]] = x
+        for node, pair in by_node.items():
+            before, after = pair.get("before"), pair.get("after")
+            if not before or not after:
+                continue
+            for dev, st in sorted(after["state"].items()):
+                if st == "DOWN" and before["state"].get(dev) == "UP" and (node, dev) not in fed:
+                    dt = self._file_time(after["file"]) or origin_dt
+                    text = f"[devid {dev}]    {dt:%a %b} {dt.day:2d} {dt:%H:%M:%S %Y}    LINK DOWN"
+                    out.append(BundleLine((dt - origin_dt).total_seconds(), node, "hccn", None, text,
+                                          after["file"], 0))
+        return out
+
+    def _file_time(self, rel: str) -> datetime | None:
+        f = next((x for x in self.scan.files if x.rel == rel), None)
+        for ln in (f.lines if f else [])[:5]:
+            if ("current time" in ln or ln.startswith("# collected")) and (
+                    dt := stamp(ln, "ctime") or stamp(ln, "iso")):
+                return dt
+        return None
+
+
+def _dup_key(d: tuple[datetime, int, _File, int, str, str | None, str, str | None]) -> tuple[Any, ...] | None:
+    dt, _seq, f, _i, text, origin, _src, _lvl = d
+    k = f.kind.kind
+    sec = dt.replace(microsecond=0)
+    if k == L.MESSAGES:
+        head, sep, body = text.partition(" kernel: ")
+        return ("kern", origin, sec, _UPTIME.sub("", body).strip()) if sep else None
+    if k == L.DMESG:
+        return ("kern", origin, sec, _UPTIME.sub("", text.split("] ", 1)[-1]).strip())
+    if k == L.DEVICE_OS:
+        m = _DEV_PAYLOAD.search(text)
+        return ("dev", origin, sec, m.group(1).strip()) if m and "event_id=" in text else None
+    if k == L.HISTORY:
+        return ("dev", origin, sec, text.split("exception record: ", 1)[-1].strip())
+    if k == L.NPU_INFO:
+        return ("link", origin, text)
+    return None
+
+
+def _unqualify(value: Any, hosts: dict[str, str]) -> Any:
+    """The inverse of :func:`opsbrain.bundle.writer.qualify`: ``<host>[/<rest>]`` -> ``<node id>[/<rest>]``."""
+    if isinstance(value, str):
+        host, sep, rest = value.partition("/")
+        nid = hosts.get(host) or (host_to_id(host) if _NODE_HOST.fullmatch(host) else None)
+        return nid + sep + rest if nid else value
+    if isinstance(value, list):
+        return [_unqualify(v, hosts) for v in value]
+    if isinstance(value, dict):
+        return {(_unqualify(k, hosts) if isinstance(k, str) else k): _unqualify(v, hosts) for k, v in value.items()}
+    return value
+
+
+# ---- diagnosis -------------------------------------------------------------------------------------------------------
+class _Clock:
+    """The bundle's clock for the detector's timers (collect, re-diagnose, re-check)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self._q: list[tuple[float, int, Callable[[], None]]] = []
+        self._seq = 0
+
+    def schedule(self, delay: float, fn: Callable[[], None]) -> None:
+        self._seq += 1
+        heapq.heappush(self._q, (self.now + delay, self._seq, fn))
+
+    def run_before(self, t: float) -> None:
+        """Fire the timers due strictly before ``t`` (lines at a timer's own time arrive first, as in the sim)."""
+        while self._q and self._q[0][0] < t:
+            when, _s, fn = heapq.heappop(self._q)
+            self.now = when
+            fn()
+
+    def drain(self) -> None:
+        while self._q:
+            when, _s, fn = heapq.heappop(self._q)
+            self.now = max(self.now, when)
+            fn()
+
+
+def signals_of(lines: Iterable[BundleLine], placement: dict[str, list[str]]) -> tuple[list[Signal], dict[int, int]]:
+    """Signals of the lines in order, and signal (by id) -> index of its line."""
+    sigs: list[Signal] = []
+    where: dict[int, int] = {}
+    for k, ln in enumerate(lines):
+        if ln.job is not None:
+            got = parse_job_event(ln.job[0], ln.job[1], ln.job[2], ln.t, placement)
+        else:
+            got = parse_line(ln.text, ln.t, ln.origin, ln.source, ln.level)
+        for s in got:
+            where[id(s)] = k
+            sigs.append(s)
+    return sigs, where
+
+
+def detect(signals: list[Signal], engine: Any, placement: dict[str, list[str]],
+           metric: Callable[[str, str], float | None] | None) -> list[Any]:
+    """Replay time-ordered signals through the live controller's detector; diagnose as the controller does."""
+    from opsbrain.detection import Detector, DetectorParams, LinkHistory
+
+    clock = _Clock()
+    det: Any = None
+
+    def diagnose(inc: Any) -> None:
+        now = clock.now
+        d = engine.diagnose(inc, now, LinkHistory(det, now), metric)
+        d.at_s = now
+        inc.diagnoses.append(d)
+
+    det = Detector(DetectorParams(), lambda: clock.now, clock.schedule, diagnose, placement)
+    for s in signals:
+        clock.run_before(s.t)
+        clock.now = max(clock.now, s.t)
+        det.feed(s)
+    clock.drain()
+    return list(det.incidents)
+
+
+_QUIET = ("level:", "plugin_sw:", ":recover", "sw:up", "port:up", "hccn:up")
+
+
+def _evidence_lines(inc: Any, where: dict[int, int], lines: list[BundleLine], n: int = 8) -> list[dict[str, Any]]:
+    """The lines behind an incident's signals: one per signal kind first (errors first), then by time."""
+    picked: list[int] = []
+    kinds: set[str] = set()
+    ranked = sorted(inc.signals, key=lambda s: (-s.severity, s.t))
+    for s in ranked:
+        if any(q in s.kind for q in _QUIET) or s.kind in kinds:
+            continue
+        k = where.get(id(s))
+        if k is not None and k not in picked:
+            kinds.add(s.kind)
+            picked.append(k)
+    out = []
+    for k in sorted(picked[:n], key=lambda k: lines[k].t):
+        ln = lines[k]
+        out.append({"file": ln.file, "line": ln.line, "t": round(ln.t, 6), "text": ln.text[:300]})
+    return out
+
+
+def _knowledge(texts: list[str], matcher: Any) -> tuple[list[list[Any]], float]:
+    import time
+
+    t0 = time.perf_counter()
+    out = [matcher.match(t) for t in texts] if matcher is not None else [[] for _ in texts]
+    return out, time.perf_counter() - t0
+
+
+def _aggregate(hits: Iterable[tuple[int, list[Any]]], lines: list[BundleLine], top: int = 10) -> list[dict[str, Any]]:
+    seen: Counter[tuple[Any, ...]] = Counter()
+    info: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for k, matches in hits:
+        for m in matches:
+            key = (m.source, m.class_id, m.entry_id, m.code)
+            seen[key] += 1
+            if key not in info:
+                info[key] = {"source": m.source, "class": m.class_id, "entry": m.entry_id, "code": m.code,
+                             "handling": m.handling, "cause": m.cause, "suggestion": m.suggestion,
+                             "first": f"{lines[k].file}:{lines[k].line}"}
+    return [{**info[key], "lines": n} for key, n in seen.most_common(top)]
+
+
+def diagnose_bundle(path: str | Path, engine: Any, matcher: Any = None, params: L.BundleParams | None = None
+                    ) -> dict[str, Any]:
+    """Read, detect, diagnose, match: the report of ``opsbrain diagnose --bundle`` (see the module docstring)."""
+    import time
+
+    t0 = time.perf_counter()
+    r = scan_bundle(path, params)
+    t_read = time.perf_counter() - t0
+    lines = r.lines
+    sigs, where = signals_of(lines, r.placement)
+    metric = (lambda name, comp: r.metrics.get((name, comp))) if r.metrics else None
+    t1 = time.perf_counter()
+    incidents = detect(sigs, engine, r.placement, metric)
+    t_detect = time.perf_counter() - t1
+    texts = [ln.text for ln in lines]
+    hits, t_match = _knowledge(texts, matcher)
+    origin = datetime.fromisoformat(r.report["time_origin"])
+    names = {w["node"]: w["dir"] for w in r.report["workers"]}
+    out_incs = []
+    for inc in incidents:
+        d = inc.diagnosis
+        ev = _evidence_lines(inc, where, lines)
+        dd = d.as_dict() if d is not None else None
+        if dd is not None:
+            dd["evidence"] = list(dd["evidence"]) + [f"{e['file']}:{e['line']}: {e['text'][:160]}" for e in ev[:5]]
+        mine = sorted({where[id(s)] for s in inc.signals if id(s) in where})
+        out_incs.append({
+            "id": inc.id, "opened_at": (origin + timedelta(seconds=inc.opened_at)).isoformat(),
+            "opened_at_s": round(inc.opened_at, 6), "last_at_s": round(inc.last_at, 6),
+            "nodes": {n: names.get(n, n) for n in sorted(inc.nodes)}, "l2": sorted(inc.l2),
+            "signals": len(inc.signals), "errors": sum(1 for s in inc.signals if s.severity >= 2),
+            "kinds": dict(Counter(s.kind for s in inc.signals).most_common(12)),
+            "diagnosis": dd, "evidence_lines": ev,
+            "knowledge": _aggregate(((k, hits[k]) for k in mine), lines, top=5),
+        })
+    primary = max(out_incs, key=lambda i: (i["errors"], -i["opened_at_s"]), default=None)
+    report = dict(r.report)
+    report.update({
+        "signals": len(sigs),
+        "incidents": out_incs,
+        "primary": primary["id"] if primary else None,
+        "diagnosis": primary["diagnosis"] if primary else {
+            "fault_class": "unknown", "component": None, "confidence": 0.0, "runbook": None, "alternatives": [],
+            "evidence": [f"no known fault signal in {len(lines)} lines of the bundle; escalate"], "at_s": 0.0},
+        "knowledge": _aggregate(enumerate(hits), lines),
+        "knowledge_lines": sum(1 for h in hits if h),
+        "knowledge_lines_by_source": dict(Counter(src for h in hits for src in {m.source for m in h})),
+        "timing_s": {"read": round(t_read, 4), "detect_diagnose": round(t_detect, 4), "match": round(t_match, 4)},
+    })
+    return report
+
+
+def compare(report: dict[str, Any], expected: Iterable[tuple[float, str, str | None]], slack_s: float = 2.0
+            ) -> list[dict[str, Any]]:
+    """For each expected incident (opened at s, class, component) of the simulation, the bundle incident opened
+    within ``slack_s`` of it (the most signals among them) and whether class and component agree."""
+    out = []
+    incs = report.get("incidents", [])
+    for at, cls, comp in expected:
+        near = [i for i in incs if abs(i["opened_at_s"] - at) <= slack_s]
+        best = max(near, key=lambda i: i["signals"], default=None)
+        d = (best or {}).get("diagnosis") or {}
+        out.append({"at_s": at, "expected": [cls, comp], "got": [d.get("fault_class"), d.get("component")],
+                    "bundle_incident": best["id"] if best else None,
+                    "same": best is not None and d.get("fault_class") == cls and d.get("component") == comp})
+    return out
+
+
+def check_bundle(path: str | Path, engine: Any, matcher: Any = None, params: L.BundleParams | None = None
+                 ) -> dict[str, Any]:
+    """Round trip: diagnose a bundle the twin wrote and compare every controller incident its manifest records
+    (opened at, class, component in the simulation) with the bundle's own incidents (:func:`compare`). Incidents
+    a health sweep opened from metrics (not from log lines) are listed apart: a bundle cannot show them."""
+    rep = diagnose_bundle(path, engine, matcher, params)
+    sim = ((rep.get("manifest") or {}).get("incident") or {}).get("in_simulation") or {}
+    ctl = sim.get("controller_incidents", [])
+    expected = [(float(c["opened_at_s"]), (c.get("diagnosis") or {}).get("fault_class"),
+                 (c.get("diagnosis") or {}).get("component")) for c in ctl if c.get("diagnosis") and not c.get("sweep")]
+    rows = compare(rep, expected)
+    return {"bundle": str(path), "comparisons": rows, "same": all(r["same"] for r in rows), "report": rep,
+            "sweep_incidents": [c["id"] for c in ctl if c.get("sweep")]}

@@ -1,0 +1,500 @@
+"""Export what the twin's operators saw around an incident as a log bundle in the real Ascend layout.
+
+The bundle holds the lines of the plant's telemetry hub (``sim.telemetry.logs``) in a time window, routed to the
+file that would hold them on a real cluster by the line's origin and source (see :mod:`opsbrain.bundle.layout`):
+a device-os line of ``pod0/node12/npu3`` goes to ``pod0-node12/device_log/slog/dev-os-3/...``, a syslog line of
+``pod0/node12`` to ``pod0-node12/messages`` (kernel lines also to ``dmesg``), a switch line of a chip to
+``switch/<chip host>/...``. Job events become cluster-level ``clusterd`` lines and the controller's placement
+becomes HCCL rank tables. ``environment_check`` holds hccn_tool / npu-smi output at the window start (before) and
+when the incident was diagnosed (after): link change records, link state, temperatures, HBM error counters.
+
+Nothing in a bundle says whether a line came from an injected fault or background noise. The manifest
+(``bundle.json``) records where the bundle came from; a reader never needs it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from bisect import bisect_left, bisect_right
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from faultlib import ids
+from faultlib.telemetry import formats as fmt
+from faultlib.telemetry.records import JobEvent, LogLine
+from opsbrain.bundle import layout as L
+from opsbrain.diagnosis.signals import parse_line
+from opsbrain.errors import InputError
+
+if TYPE_CHECKING:
+    from faultlib.engine import Simulation
+    from opsbrain.detection import Incident
+    from opsbrain.runner.world import World
+
+_PID = re.compile(r"^\[\w+\s*\] \w+\((\d+),")
+_RANK = re.compile(r"\[rank(\d+)\]")
+_DEVICE_IN_TEXT = re.compile(r"device_id=(\d+)|device\[(\d+)\]")
+_HCCN_REC = re.compile(r"\[devid (\d+)\]\s+.*LINK (UP|DOWN)")
+_NODE_IN = re.compile(r"pod\d+/node\d+")
+_SEVERITY = re.compile(r"severity=(\w+)")
+
+
+def _in_window(items: Sequence[Any], start: float, end: float) -> Sequence[Any]:
+    """The records of a time-sorted sequence with ``start <= t <= end`` (two bisects)."""
+    lo = bisect_left(items, start, key=lambda r: r.t)
+    hi = bisect_right(items, end, key=lambda r: r.t)
+    return items[lo:hi]
+
+
+def host_of(cid: str) -> str:
+    """The host name a component's logs carry (``pod0/node12/npu3`` -> ``pod0-node12``)."""
+    return fmt.hostname(cid)
+
+
+def qualify(value: Any) -> Any:
+    """Component ids in a job event's detail as an operator's tools name them: ``pod0/node7/npu4`` ->
+    ``pod0-node7/npu4`` (host, then the part on the host); lists and mappings element-wise."""
+    if isinstance(value, str):
+        node = ids.node_of(value) if "~" not in value else None
+        if node is not None:
+            return host_of(node) + value[len(node):]
+        return value
+    if isinstance(value, list | tuple):
+        return [qualify(v) for v in value]
+    if isinstance(value, dict):
+        return {qualify(k) if isinstance(k, str) else k: qualify(v) for k, v in value.items()}
+    return value
+
+
+def placement_of(sim: Simulation) -> dict[str, list[str]]:
+    """Where jobs and inference instances run (as :class:`opsbrain.controller.Controller` sees it)."""
+    out = {name: list(w.nodes) for name, w in sim.workloads.items()}
+    for w in sim.workloads.values():
+        for inst, info in getattr(w, "instances", dict)().items():
+            out[inst] = list(info["nodes"])
+    return out
+
+
+class _Files:
+    """Lines per bundle-relative path, written at the end."""
+
+    def __init__(self) -> None:
+        self.lines: dict[str, list[str]] = defaultdict(list)
+        self.raw: dict[str, str] = {}
+
+    def add(self, path: str, line: str) -> None:
+        self.lines[path].append(line)
+
+    def write(self, root: Path) -> int:
+        n = 0
+        for rel, lines in self.lines.items():
+            p = root / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text("".join(x + "\n" for x in lines), encoding="utf-8")
+            n += 1
+        for rel, text in self.raw.items():
+            p = root / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(text, encoding="utf-8")
+            n += 1
+        return n
+
+
+class _Export:
+    def __init__(self, sim: Simulation, start_s: float, end_s: float, collect_s: float, nodes: Iterable[str],
+                 l2: Iterable[str], placement: Mapping[str, list[str]]) -> None:
+        self.sim = sim
+        self.start_s, self.end_s = start_s, end_s
+        self.collect_s = min(max(collect_s, start_s), end_s)
+        self.nodes = sorted(set(nodes), key=_natural)
+        self.node_set = set(self.nodes)
+        self.l2 = set(l2)
+        self.placement = dict(placement)
+        self.files = _Files()
+        self.stamp = L.stamp17(sim.wallclock(start_s))
+        self.lines_out = 0
+        self.switches: set[str] = set()
+
+    # ---- routing ------------------------------------------------------------------------------------------
+    def _switch_in_scope(self, line: LogLine) -> bool:
+        node = ids.node_of(line.origin)
+        if node is not None:
+            return node in self.node_set  # an L1 chip on a node
+        if line.origin in self.l2:
+            return True
+        for s in parse_line(line.text, line.t, line.origin, line.source, line.level):
+            if s.component and any(n in self.node_set for n in _NODE_IN.findall(s.component)):
+                return True
+        return False
+
+    def route(self, lines: Iterable[LogLine]) -> None:
+        plog: dict[str, dict[int, list[LogLine]]] = defaultdict(lambda: defaultdict(list))
+        for ln in lines:
+            if ln.source == "switch":
+                if self._switch_in_scope(ln):
+                    self.switches.add(ln.origin)
+                    self.files.add(L.switch_path(host_of(ln.origin)), ln.text)
+                    self.lines_out += 1
+                continue
+            node = ids.node_of(ln.origin)
+            if node not in self.node_set:
+                continue
+            w = host_of(node)
+            self.lines_out += 1
+            if ln.source == "syslog":
+                self.files.add(f"{w}/messages", ln.text)
+                head, sep, body = ln.text.partition(" kernel: ")
+                if sep:
+                    self.files.add(f"{w}/dmesg", fmt.dmesg_t(self.sim.wallclock(ln.t), body))
+            elif ln.source == "device_os":
+                dev = ids.index(ln.origin, "npu") if ids.npu_of(ln.origin) else 0
+                self.files.add(L.device_os_path(w, dev, self.stamp), ln.text)
+                sev = _SEVERITY.search(ln.text)
+                if ln.level == "ERROR" or (sev and sev.group(1) in ("major", "critical")):
+                    self.files.add(L.history_path(w, dev), history_line(self.sim.wallclock(ln.t), dev, ln.text))
+            elif ln.source == "plog":
+                m = _PID.match(ln.text)
+                plog[w][int(m.group(1)) if m else 0].append(ln)
+            elif ln.source == "train":
+                m = _RANK.search(ln.text)
+                name = f"rank-{m.group(1)}.log" if m else f"worker-{ids.index(node, 'node')}.log"
+                self.files.add(f"{w}/{name}", ln.text)
+            elif ln.source == "device_plugin":
+                path = L.noded_path(w) if "nodeagent/" in ln.text else L.plugin_path(w)
+                self.files.add(path, ln.text)
+            elif ln.source == "hccn":
+                pass  # link change records: environment_check (hccn_tool -link_stat output)
+            else:
+                self.files.add(L.other_path(w, ln.source), ln.text)
+        for node in self.nodes:
+            self._plogs(node, plog.get(host_of(node), {}))
+
+    # ---- CANN process logs -----------------------------------------------------------------------------
+    def _ranks(self) -> dict[str, tuple[str, int, int]]:
+        """NPU -> (job or instance, rank, rank count); a training job before the instances it may overlap."""
+        out: dict[str, tuple[str, int, int]] = {}
+        topo = self.sim.topology
+        for name, nodes in self.placement.items():
+            ranks = [n for nd in nodes for n in topo.npus_of(nd)]
+            for r, npu in enumerate(ranks):
+                out.setdefault(npu, (name, r, len(ranks)))
+        return out
+
+    def _plogs(self, node: str, by_pid: dict[int, list[LogLine]]) -> None:
+        w = host_of(node)
+        ranks = self._ranks()
+        t0, t1 = self.sim.wallclock(self.start_s), self.sim.wallclock(self.end_s)
+        procs: dict[int, int] = {}  # pid -> device
+        for npu in self.sim.topology.npus_of(node):
+            if npu in ranks:
+                procs[fmt.pid_of(npu)] = fmt.device_index(npu)
+        for pid, lines in by_pid.items():
+            if pid not in procs:
+                m = next((m for ln in lines if (m := _DEVICE_IN_TEXT.search(ln.text))), None)
+                procs[pid] = int(next(g for g in m.groups() if g)) if m else 0
+        for pid, dev in sorted(procs.items()):
+            npu = fmt.npu_of_device(node, dev)
+            job, rank, n = ranks.get(npu, ("", 0, 1))
+            path = L.plog_path(w, pid, self.stamp)
+            self.files.add(path, fmt.plog_hcom_init(t0, pid, pid + 1, n, rank, fmt.host_ip(node), dev))
+            for ln in by_pid.get(pid, []):
+                self.files.add(path, ln.text)
+            self.files.add(path, fmt.plog(t1, "INFO", "RUNTIME", pid, pid + 1, "runtime.cc:1520",
+                                          f"device_id={dev}, log bundle collected, process log flushed"))
+
+    # ---- environment_check ----------------------------------------------------------------------------------
+    def env_checks(self, hccn: Mapping[str, list[tuple[float, int, bool]]],
+                   device_lines: Mapping[str, list[LogLine]]) -> None:
+        for node in self.nodes:
+            w = host_of(node)
+            for when, t in (("before", self.start_s), ("after", self.collect_s)):
+                recs = [r for r in hccn.get(node, []) if r[0] <= t]
+                devs = [ln for ln in device_lines.get(node, []) if ln.t <= t]
+                self.files.raw[L.npu_info_path(w, when)] = npu_info(self.sim, node, t, recs, devs)
+
+    def cluster(self, events: Iterable[JobEvent]) -> None:
+        for ev in events:
+            text = f"job {ev.job} event {ev.kind} " + json.dumps(qualify(ev.detail), sort_keys=True, default=str)
+            level = "WARN" if ev.kind in _JOB_ALERTS else "INFO"
+            self.files.add(L.clusterd_path(), fmt.device_plugin(self.sim.wallclock(ev.t), level, text,
+                                                                 where="job/jobevent.go:142"))
+            self.lines_out += 1
+        topo = self.sim.topology
+        for name, nodes in self.placement.items():
+            servers = []
+            r = 0
+            for nd in nodes:
+                devs = []
+                for npu in topo.npus_of(nd):
+                    k = fmt.device_index(npu)
+                    devs.append({"device_id": str(k), "device_ip": _device_ip(nd, k), "rank_id": str(r)})
+                    r += 1
+                servers.append({"server_id": fmt.host_ip(nd), "device": devs, "host_nic_ip": "reserve"})
+            table = {"version": "1.0", "status": "completed", "server_count": str(len(servers)),
+                     "server_list": servers}
+            self.files.raw[L.rank_table_path(name)] = json.dumps(table, indent=1) + "\n"
+
+
+_JOB_ALERTS = frozenset({"crash", "timeout", "stalled", "instance_crash", "instance_hang", "instance_down",
+                         "instance_stalled", "recover_failed", "checkpoint_failed", "instance_restart_failed"})
+
+
+def _device_ip(node: str, dev: int) -> str:
+    return f"192.168.{ids.index(node, 'node')}.{dev + 1}"
+
+
+def _natural(s: str) -> list[Any]:
+    return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", s)]
+
+
+def history_line(dt: datetime, dev: int, device_os_text: str) -> str:
+    """A device exception record in ``hisi_logs/device-<N>/history.log`` (time, device, the event)."""
+    payload = device_os_text.split(f"[dev{dev}]", 1)[-1]
+    return f"[{dt:%Y-%m-%d %H:%M:%S}.{dt.microsecond:06d}] device-{dev} exception record: {payload}"
+
+
+# ---- npu-smi / hccn_tool output -----------------------------------------------------------------------------------
+def _num(v: float | None, digits: int = 1) -> str:
+    return "NA" if v is None else f"{v:.{digits}f}"
+
+
+def npu_info(sim: Simulation, node: str, t: float, records: list[tuple[float, int, bool]],
+             device_lines: list[LogLine]) -> str:
+    """``environment_check/npu_info_*.txt`` of ``node`` at time ``t``: for every RoCE port ``hccn_tool -link -g``
+    and ``-link_stat -g`` (change records up to ``t``), then ``npu-smi info`` and per device the temperatures and
+    the HBM ECC counters (values the twin does not track print as NA)."""
+    now = sim.wallclock(t)
+    npus = sim.topology.npus_of(node)
+    dies = sim.topology.params.dies_per_npu
+    by_dev: dict[int, list[tuple[datetime, bool]]] = defaultdict(list)
+    for rt, devid, up in records:
+        by_dev[devid].append((sim.wallclock(rt), up))
+    out = [f"# collected {now:%Y-%m-%d %H:%M:%S} on {host_of(node)}"]
+    for devid in range(len(npus) * dies):
+        changes = by_dev.get(devid, [])
+        state = "UP" if not changes or max(changes, key=lambda c: c[0])[1] else "DOWN"
+        out += [f"$ hccn_tool -i {devid} -link -g", f"link status: {state}", f"$ hccn_tool -i {devid} -link_stat -g"]
+        out += fmt.hccn_link_stat(now, devid, changes)
+    health = _health(device_lines)
+    read = sim.telemetry.metrics.read
+    out += ["$ npu-smi info", "+" + "-" * 27 + "+" + "-" * 15 + "+" + "-" * 52 + "+",
+            "| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page) |",
+            "| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)         |",
+            "+" + "=" * 27 + "+" + "=" * 15 + "+" + "=" * 52 + "+"]
+    for npu in npus:
+        k = fmt.device_index(npu)
+        temp = read("npu_temp_c", npu, t)
+        out.append(f"| {k:<5} 910C                | {health.get(k, 'OK'):<13} | NA          "
+                   f"{_num(temp, 0):<17} 0    / 0               |")
+        out.append(f"| 0                         | 0000:{0x80 + k:02X}:00.0  | NA          NA                "
+                   "NA                    |")
+    for npu in npus:
+        k = fmt.device_index(npu)
+        hbm = f"{npu}/hbm"
+        out += [f"$ npu-smi info -t temp -i {k} -c 0", f"NPU ID                         : {k}",
+                f"NPU Temperature (C)            : {_num(read('npu_temp_c', npu, t))}",
+                f"HBM Temperature (C)            : {_num(read('hbm_temp_c', hbm, t))}",
+                f"$ npu-smi info -t ecc -i {k} -c 0", f"NPU ID                         : {k}",
+                f"HBM Single Bit Error Count     : {_num(read('hbm_ce_total', hbm, t), 0)}",
+                f"HBM Double Bit Isolated Pages Count : {_num(read('hbm_isolated_rows', hbm, t), 0)}"]
+    return "\n".join(out) + "\n"
+
+
+def _health(device_lines: list[LogLine]) -> dict[int, str]:
+    """npu-smi health per device: Critical / Alarm while a critical / major device event is active."""
+    active: dict[tuple[int, str], str] = {}
+    rx = re.compile(r"\[dev(\d+)\].*event_id=0x([0-9a-f]{8}), assertion=(occur|recover), severity=(\w+)")
+    for ln in device_lines:
+        if m := rx.search(ln.text):
+            key = (int(m.group(1)), m.group(2))
+            if m.group(3) == "occur":
+                active[key] = m.group(4)
+            else:
+                active.pop(key, None)
+    out: dict[int, str] = {}
+    for (dev, _code), sev in active.items():
+        word = {"critical": "Critical", "major": "Alarm"}.get(sev)
+        if word and out.get(dev) != "Critical":
+            out[dev] = word
+    return out
+
+
+# ---- the public API ------------------------------------------------------------------------------------------------
+def write_bundle(out_dir: str | Path, sim: Simulation, *, start_s: float, end_s: float, nodes: Iterable[str],
+                 l2: Iterable[str] = (), collect_s: float | None = None,
+                 placement: Mapping[str, list[str]] | None = None, meta: Mapping[str, Any] | None = None
+                 ) -> dict[str, Any]:
+    """Write the telemetry of ``sim`` in ``[start_s, end_s]`` for ``nodes`` (and the switch chips that report on
+    them, and the L2 chips ``l2``) as a bundle in ``out_dir`` (created; it must not exist or be empty).
+
+    ``collect_s`` is when ``npu_info_after.txt`` was taken (default ``end_s``). Returns the manifest."""
+    out = Path(out_dir)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise InputError("exists and is not an empty directory; refusing to overwrite", file=str(out))
+    ex = _Export(sim, max(0.0, start_s), min(end_s, sim.now), end_s if collect_s is None else collect_s,
+                 nodes, l2, placement if placement is not None else placement_of(sim))
+    logs = sim.telemetry.logs
+    window = _in_window(logs, ex.start_s, ex.end_s)
+    ex.route(window)
+    hccn: dict[str, list[tuple[float, int, bool]]] = defaultdict(list)
+    device_lines: dict[str, list[LogLine]] = defaultdict(list)
+    for ln in _in_window(logs, 0.0, max(ex.collect_s, ex.start_s)):
+        node = ids.node_of(ln.origin)
+        if node not in ex.node_set:
+            continue
+        if ln.source == "hccn" and (m := _HCCN_REC.search(ln.text)):
+            hccn[node].append((ln.t, int(m.group(1)), m.group(2) == "UP"))
+        elif ln.source == "device_os":
+            device_lines[node].append(ln)
+    ex.env_checks(hccn, device_lines)
+    ex.cluster(_in_window(sim.telemetry.events, ex.start_s, ex.end_s))
+    wall = sim.wallclock
+    manifest = {
+        "format": L.BUNDLE_FORMAT, "generator": _generator(), "epoch": wall(0.0).isoformat(),
+        "window": {"start": wall(ex.start_s).isoformat(), "end": wall(ex.end_s).isoformat(),
+                   "start_s": ex.start_s, "end_s": ex.end_s, "collected": wall(ex.collect_s).isoformat(),
+                   "collected_s": ex.collect_s},
+        "workers": {host_of(n): {"node": n, "ip": fmt.host_ip(n)} for n in ex.nodes},
+        "switches": {host_of(s): s for s in sorted(ex.switches)},
+        "lines": ex.lines_out, **dict(meta or {}),
+    }
+    ex.files.raw[L.MANIFEST] = json.dumps(manifest, indent=1, sort_keys=True, default=str) + "\n"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        manifest["files"] = ex.files.write(tmp)
+        if out.exists():
+            out.rmdir()
+        os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return manifest
+
+
+def _generator() -> str:
+    from opsbrain import __version__
+
+    return f"opsbrain {__version__}"
+
+
+def incident_scope(world: World, entry: Mapping[str, Any]) -> tuple[list[Incident], set[str], set[str]]:
+    """The controller incidents behind a journal entry, and the nodes and L2 chips to collect: those the incidents
+    touch (signals, jobs hit) plus the injected and diagnosed components' own."""
+    want = set(entry.get("incident_ids") or [entry.get("id")])
+    incs = [i for i in world.controller.incidents if i.id in want]
+    nodes: set[str] = set()
+    l2: set[str] = set()
+    for inc in incs:
+        nodes |= inc.nodes | inc.job_nodes
+        l2 |= inc.l2
+    for comp in ((entry.get("injected") or {}).get("component"), (entry.get("diagnosis") or {}).get("component")):
+        if not comp:
+            continue
+        nodes.update(n for n in _NODE_IN.findall(comp))
+        l2.update(re.findall(r"pod\d+/l2plane\d+/sw\d+", comp))
+    return incs, nodes, l2
+
+
+def write_incident_bundle(world: World, entry: Mapping[str, Any], out_dir: str | Path,
+                          params: L.BundleParams | None = None, meta: Mapping[str, Any] | None = None
+                          ) -> dict[str, Any]:
+    """One journal incident as a bundle: lines from ``margin`` before the onset (the injection, else the
+    detection) to ``margin`` after the recovery (else the incident's last signal)."""
+    p = params or L.BundleParams()
+    incs, nodes, l2 = incident_scope(world, entry)
+    inj = entry.get("injected") or {}
+    starts = [x for x in (inj.get("at_s"), entry.get("detected_at_s")) if x is not None]
+    starts += [i.opened_at for i in incs]
+    onset = min(starts) if starts else 0.0
+    ends = [onset] + [x for x in (entry.get("recovered_at_s"),) if x is not None] + [i.last_at for i in incs]
+    ends += [a["end_s"] for a in entry.get("actions", []) if a.get("end_s") is not None]
+    adopted = set(getattr(world.controller, "adopted", ()))  # opened by a health sweep, not by log signals
+    diag_times = [i.diagnoses[-1].at_s for i in incs if i.diagnoses and i.id not in adopted]
+    collect = max(diag_times) if diag_times else onset
+    info = {"incident": {"id": entry.get("id"), "in_simulation": {
+        "injected": entry.get("injected"), "diagnosis": entry.get("diagnosis"),
+        "controller_incidents": [_controller_incident(i, adopted) for i in incs]}}, **dict(meta or {})}
+    return write_bundle(out_dir, world.sim, start_s=onset - p.window_margin_s, end_s=max(ends) + p.window_margin_s,
+                        nodes=nodes, l2=l2, collect_s=collect, placement=world.controller.placement, meta=info)
+
+
+def _controller_incident(inc: Incident, adopted: set[str]) -> dict[str, Any]:
+    d = inc.diagnosis
+    return {"id": inc.id, "opened_at_s": inc.opened_at, "signals": len(inc.signals), "sweep": inc.id in adopted,
+            "diagnosis": None if d is None else {"fault_class": d.fault_class, "component": d.component,
+                                                 "confidence": round(d.confidence, 4), "at_s": d.at_s}}
+
+
+def write_run_bundles(world: World, journal: Mapping[str, Any], bundle_dir: str | Path,
+                      params: L.BundleParams | None = None) -> list[dict[str, Any]]:
+    """A bundle per journal incident in ``bundle_dir/<incident id>/``. Never raises for one incident: a failure
+    is reported in its entry (the journal must be complete whatever happens)."""
+    out: list[dict[str, Any]] = []
+    meta = {"run": {"scenario": journal.get("scenario"), "seed": journal.get("seed"), "policy": journal.get("policy"),
+                    "run_id": journal.get("run_id")}}
+    for entry in journal.get("incidents", []):
+        path = Path(bundle_dir) / str(entry["id"])
+        try:
+            man = write_incident_bundle(world, entry, path, params, meta)
+            out.append({"incident": entry["id"], "path": str(path), "files": man["files"], "lines": man["lines"]})
+        except (OSError, InputError, ValueError) as exc:
+            out.append({"incident": entry["id"], "path": str(path), "error": str(exc)})
+    return out
+
+
+def regenerate(journal: Mapping[str, Any], out_dir: str | Path, incident: str | None = None,
+               scenario: str | None = None, home: Path | None = None) -> dict[str, Any]:
+    """``opsbrain runs bundle``: re-run a stored run's scenario with its seed and policy (runs are deterministic)
+    and write its bundles into ``out_dir/<incident id>/``; report whether the re-run reproduced the stored journal.
+    """
+    from opsbrain import chaos
+
+    name = scenario or journal.get("scenario")
+    if not name:
+        raise InputError("the stored journal names no scenario; give --scenario FILE")
+    try:
+        plan = chaos.plan(str(name), seed=journal.get("seed"), policy=journal.get("policy"))
+    except InputError as exc:
+        raise InputError(f"cannot re-run scenario {name!r} ({exc.reason}); give --scenario FILE if the run "
+                         "used a scenario file") from None
+    ids_stored = [str(i["id"]) for i in journal.get("incidents", [])]
+    if incident is not None and incident not in ids_stored:
+        raise InputError(f"run has no incident {incident!r} (it has: {', '.join(ids_stored) or 'none'})")
+    out = Path(out_dir)
+    targets = [incident] if incident else ids_stored
+    for t in targets:
+        if (out / t).exists():
+            raise InputError("exists; refusing to overwrite", file=str(out / t))
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".bundles.", dir=out) as tmp:
+        rerun = chaos.run(plan, bundle_dir=Path(tmp), home=home)
+        bundles = [b for b in rerun.get("bundles", []) if b["incident"] in targets]
+        for b in bundles:
+            if "error" not in b:
+                os.replace(Path(tmp) / b["incident"], out / b["incident"])
+                b["path"] = str(out / b["incident"])
+    diffs = compare_journals(journal, rerun)
+    return {"run_id": journal.get("run_id"), "scenario": name, "seed": journal.get("seed"),
+            "policy": journal.get("policy"), "reproduced": not diffs, "differences": diffs, "bundles": bundles}
+
+
+def compare_journals(stored: Mapping[str, Any], rerun: Mapping[str, Any]) -> list[str]:
+    """Where a re-run's incidents differ from the stored journal's (ids, injected faults, diagnoses)."""
+    def key(i: Mapping[str, Any]) -> tuple[Any, ...]:
+        d = i.get("diagnosis") or {}
+        inj = i.get("injected") or {}
+        return (inj.get("kind"), inj.get("component"), d.get("fault_class"), d.get("component"))
+
+    a = {str(i["id"]): key(i) for i in stored.get("incidents", [])}
+    b = {str(i["id"]): key(i) for i in rerun.get("incidents", [])}
+    diffs = [f"incident {k}: stored {a.get(k)} re-run {b.get(k)}" for k in sorted(set(a) | set(b))
+             if a.get(k) != b.get(k)]
+    return diffs

@@ -1,0 +1,321 @@
+"""Run a campaign: every (seed, policy) of a :class:`CampaignSpec` as a full chaos run, in parallel, resumably.
+
+Each run is the chaos runner's ``run_plan`` on a campaign plan (faults, noise, detector, diagnosis, runbooks), so a
+campaign's figures are the same measurements ``chaos run`` makes. Runs execute in worker processes
+(``concurrent.futures``) or on a Dask cluster (:mod:`opsbrain.campaign.dask_exec`); only the parent writes the
+store: each finished run's journal goes into the run store (``runs`` table) and its compact record into the
+``campaign_runs`` table of the same SQLite file, keyed by (campaign id, seed, policy). A campaign started again
+with the same set-up (after a kill, or with more seeds) reuses the finished runs and runs only the missing ones.
+
+Speed: a campaign diagnoses every incident of every run (hundreds of background-noise incidents per pod-month).
+scikit-learn's per-call overhead for one row of a random forest (~20 ms, mostly input checks and joblib dispatch
+over the trees) would dominate the run, so workers wrap the model with :class:`FastForest`, which evaluates the
+same fitted trees directly and returns the same probabilities (checked against the pipeline when built; it
+falls back to the pipeline when they differ or when the pipeline has another shape).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from faultlib.topology import Topology, TopologyParams
+from opsbrain.campaign.spec import CampaignSpec, campaign_plan, sim_params
+from opsbrain.campaign.summary import seed_record, summarize
+from opsbrain.diagnosis.engine import Engine
+from opsbrain.diagnosis.model import DiagnosisModel
+from opsbrain.store import RunStore
+
+Say = Callable[[str], None]
+Progress = Callable[[int, int, "dict[str, Any] | None"], None]
+"""``progress(done, total, record_just_finished_or_None)``."""
+
+CAMPAIGN_SCHEMA = """
+CREATE TABLE IF NOT EXISTS campaigns (
+    id TEXT PRIMARY KEY, spec TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS campaign_runs (
+    campaign_id TEXT NOT NULL, seed INTEGER NOT NULL, policy TEXT NOT NULL, run_id TEXT, record TEXT NOT NULL,
+    finished_at TEXT NOT NULL, PRIMARY KEY (campaign_id, seed, policy)
+);
+"""
+
+
+# ---- fast forest ---------------------------------------------------------------------------------------------
+class FastForest:
+    """``predict_proba`` of a DictVectorizer -> RandomForestClassifier pipeline without per-call overhead.
+
+    Same arithmetic as scikit-learn: float32 inputs, each tree's leaf fractions summed in estimator order into a
+    float64 array, divided by the number of trees. Other attributes are the wrapped model's.
+    """
+
+    def __init__(self, model: DiagnosisModel) -> None:
+        self.model = model
+        self.ok = False
+        pipe = model.pipeline
+        steps = list(pipe.named_steps)
+        clf = pipe.named_steps.get("classify")
+        vec = pipe.named_steps.get("vectorize")
+        if steps != ["vectorize", "classify"] or getattr(clf, "n_outputs_", None) != 1 or \
+                not hasattr(clf, "estimators_") or getattr(vec, "sparse", True):
+            return
+        self._vocab: dict[str, int] = dict(vec.vocabulary_)
+        self._n_features = len(vec.feature_names_)
+        self._trees = [e.tree_ for e in clf.estimators_]
+        self._n_classes = int(clf.n_classes_)
+        self.ok = self._agrees()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.model, name)
+
+    def _matrix(self, features: list[dict[str, float]]) -> np.ndarray | None:
+        x = np.zeros((len(features), self._n_features), dtype=np.float64)
+        for i, f in enumerate(features):
+            for k, v in f.items():
+                if isinstance(v, str):
+                    return None  # one-hot string features: leave them to the pipeline
+                j = self._vocab.get(k)
+                if j is not None:
+                    x[i, j] = v
+        return x.astype(np.float32)
+
+    def _forest(self, x: np.ndarray) -> np.ndarray:
+        out = np.zeros((x.shape[0], self._n_classes), dtype=np.float64)
+        for t in self._trees:
+            out += t.predict(x)[:, : self._n_classes]
+        out /= len(self._trees)
+        return out
+
+    def _agrees(self) -> bool:
+        rng = np.random.default_rng(0)
+        names = sorted(self._vocab)
+        rows = [{n: float(rng.choice([0.0, 1.0, 3.0, 30.0, 600.0])) for n in names if rng.random() < 0.2}
+                for _ in range(32)]
+        x = self._matrix(rows)
+        if x is None:
+            return False
+        return bool(np.array_equal(self._forest(x), np.asarray(self.model.pipeline.predict_proba(rows))))
+
+    def predict_proba(self, features: list[dict[str, float]]) -> np.ndarray:
+        x = self._matrix(features) if self.ok else None
+        if x is None:
+            return self.model.predict_proba(features)
+        return self._forest(x)
+
+
+def fast_engine(engine: Engine) -> Engine:
+    """The engine with its model wrapped in :class:`FastForest` (unchanged when the wrapper does not apply)."""
+    fast = FastForest(engine.model)
+    if fast.ok:
+        engine.model = fast  # type: ignore[assignment]
+    return engine
+
+
+# ---- worker side ---------------------------------------------------------------------------------------------
+# Per-process caches of read-only objects (the diagnosis engine, the topology): loaded once per worker, never
+# mutated by a run, so results do not depend on them being cached.
+@lru_cache(maxsize=2)
+def _engine(home: str | None) -> Engine:
+    from opsbrain.kb.training import load_engine
+
+    return fast_engine(load_engine(Path(home) if home else None))
+
+
+@lru_cache(maxsize=2)
+def _topology(pods: int, topology_params_json: str) -> Topology:
+    return Topology.build(TopologyParams.model_validate_json(topology_params_json), pods)
+
+
+def run_task(spec_json: str, seed: int, policy: str, home: str | None = None,
+             progress: Callable[[float, float], None] | None = None) -> dict[str, Any]:
+    """One campaign run: plan, simulate with the controller, score; returns ``{"record", "journal"}``.
+
+    A module-level function of plain arguments, so process pools and Dask can ship it.
+    """
+    from opsbrain.runner.run import run_plan
+
+    t0 = time.perf_counter()
+    spec = CampaignSpec.model_validate_json(spec_json)
+    topo = _topology(spec.pods, sim_params(spec).topology.model_dump_json())
+    plan = campaign_plan(spec, seed, policy, topology=topo)
+    setup_s = time.perf_counter() - t0
+    journal = run_plan(plan, _engine(home), progress=progress)
+    record = seed_record(journal, plan.timeline, spares=len(plan.spares))
+    record["wall_s"] = round(time.perf_counter() - t0, 3)
+    record["setup_s"] = round(setup_s, 3)
+    record["worker_pid"] = os.getpid()
+    return {"record": record, "journal": journal}
+
+
+def run_task_packed(args: tuple[str, int, str, str | None]) -> dict[str, Any]:
+    return run_task(*args)
+
+
+# ---- store -----------------------------------------------------------------------------------------------------
+class CampaignStore:
+    """The ``campaigns`` / ``campaign_runs`` tables next to the run store's tables (same SQLite file)."""
+
+    def __init__(self, runs: RunStore) -> None:
+        self.runs = runs
+        self.path = runs.path
+        with self._db() as db:
+            db.executescript(CAMPAIGN_SCHEMA)
+
+    @contextmanager
+    def _db(self) -> Iterator[sqlite3.Connection]:
+        db = sqlite3.connect(self.path, timeout=30)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            with db:
+                yield db
+        finally:
+            db.close()
+
+    def register(self, spec: CampaignSpec) -> None:
+        now = _now()
+        with self._db() as db:
+            db.execute("INSERT INTO campaigns (id, spec, created_at, updated_at) VALUES (?, ?, ?, ?) "
+                       "ON CONFLICT(id) DO UPDATE SET updated_at=excluded.updated_at",
+                       (spec.campaign_id, json.dumps(spec.identity(), sort_keys=True), now, now))
+
+    def finished(self, campaign_id: str) -> dict[tuple[int, str], dict[str, Any]]:
+        with self._db() as db:
+            rows = db.execute("SELECT seed, policy, record FROM campaign_runs WHERE campaign_id=?",
+                              (campaign_id,)).fetchall()
+        return {(int(s), str(p)): json.loads(r) for s, p, r in rows}
+
+    def save(self, spec: CampaignSpec, result: dict[str, Any], keep_journal: bool = True) -> str | None:
+        """Store one finished run: its journal in the run store, then its record (the resume marker)."""
+        rec, journal = result["record"], result.get("journal")
+        run_id = None
+        if keep_journal and journal is not None:
+            run_id = self.runs.new_run_id(spec.name, rec["seed"])
+            self.runs.start(run_id, spec.name, rec["seed"], rec["policy"])
+            journal = dict(journal, run_id=run_id, campaign_id=spec.campaign_id)
+            self.runs.finish(run_id, journal)
+        rec["run_id"] = run_id
+        with self._db() as db:
+            db.execute("INSERT OR REPLACE INTO campaign_runs VALUES (?, ?, ?, ?, ?, ?)",
+                       (spec.campaign_id, rec["seed"], rec["policy"], run_id, json.dumps(rec, sort_keys=True),
+                        _now()))
+        return run_id
+
+    def campaigns(self) -> list[dict[str, Any]]:
+        with self._db() as db:
+            rows = db.execute("SELECT c.id, c.spec, c.updated_at, COUNT(r.seed) FROM campaigns c LEFT JOIN "
+                              "campaign_runs r ON r.campaign_id = c.id GROUP BY c.id ORDER BY c.updated_at DESC"
+                              ).fetchall()
+        return [{"id": i, "spec": json.loads(s), "updated_at": u, "runs": n} for i, s, u, n in rows]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+# ---- the campaign ------------------------------------------------------------------------------------------------
+@dataclass
+class Options:
+    workers: int = 1
+    executor: str = "local"  # local | dask
+    scheduler: str | None = None  # dask scheduler address; None = a LocalCluster of ``workers`` processes
+    keep_journals: bool = True
+
+
+def default_workers(tasks: int) -> int:
+    return max(1, min(tasks, os.cpu_count() or 1))
+
+
+def run_campaign(spec: CampaignSpec, store: RunStore | None = None, options: Options | None = None,
+                 home: Path | None = None, progress: Progress | None = None, say: Say | None = None,
+                 sim_progress: Callable[[int, str, float, float], None] | None = None) -> dict[str, Any]:
+    """Run the missing (seed, policy) pairs of ``spec``, store each as it finishes, return the summary.
+
+    ``store=None`` keeps nothing (no resume). An interrupt (Ctrl-C) keeps what finished and returns a summary of
+    it with ``"complete": False``. ``sim_progress(seed, policy, now, total)`` reports simulated time of in-process
+    runs (``workers == 1``, local executor).
+    """
+    opts = options or Options()
+    t0 = time.perf_counter()
+    from opsbrain.kb.training import load_engine
+
+    load_engine(home, say=say)  # train and cache a model once here, not in every worker
+    cstore = CampaignStore(store) if store is not None else None
+    done: dict[tuple[int, str], dict[str, Any]] = {}
+    if cstore is not None:
+        cstore.register(spec)
+        done = {k: v for k, v in cstore.finished(spec.campaign_id).items()
+                if k[0] in spec.seed_list and k[1] in spec.policies}
+    todo = [(s, p) for s in spec.seed_list for p in spec.policies if (s, p) not in done]
+    reused = len(done)
+    total = reused + len(todo)
+    spec_json = spec.model_dump_json()
+    hs = str(home) if home else None
+    records = dict(done)
+    interrupted = False
+
+    def finish(result: dict[str, Any]) -> None:
+        rec = result["record"]
+        if rec.get("status") != "finished":
+            raise KeyboardInterrupt  # a run cut short is no result: it runs again on resume
+        if cstore is not None:
+            cstore.save(spec, result, keep_journal=opts.keep_journals)
+        records[(rec["seed"], rec["policy"])] = rec
+        if progress:
+            progress(len(records), total, rec)
+
+    if progress:
+        progress(len(records), total, None)
+    try:
+        if not todo:
+            pass
+        elif opts.executor == "dask":
+            from opsbrain.campaign.dask_exec import run_on_dask
+
+            for result in run_on_dask([(spec_json, s, p, hs) for s, p in todo], opts.workers, opts.scheduler):
+                finish(result)
+        elif opts.workers <= 1 or len(todo) == 1:
+            for s, p in todo:
+                cb = (lambda now, tot, s=s, p=p: sim_progress(s, p, now, tot)) if sim_progress else None
+                finish(run_task(spec_json, s, p, hs, progress=cb))
+        else:
+            _run_pool(spec_json, todo, hs, min(opts.workers, len(todo)), finish)
+    except KeyboardInterrupt:
+        interrupted = True
+    ordered = [records[k] for k in sorted(records)]
+    out = summarize(spec, ordered)
+    out["runs"] = {"total": len(spec.seed_list) * len(spec.policies), "finished": len(records),
+                   "reused": reused, "ran_now": len(records) - reused}
+    out["complete"] = not interrupted and len(records) == out["runs"]["total"]
+    out["execution"] = {"executor": opts.executor, "workers": opts.workers, "scheduler": opts.scheduler,
+                        "wall_s": round(time.perf_counter() - t0, 3),
+                        "run_wall_s": round(sum(float(r.get("wall_s") or 0.0) for r in ordered
+                                                if (r["seed"], r["policy"]) not in done), 3)}
+    return out
+
+
+def _run_pool(spec_json: str, todo: list[tuple[int, str]], home: str | None, workers: int,
+              finish: Callable[[dict[str, Any]], None]) -> None:
+    ex = ProcessPoolExecutor(max_workers=workers)
+    pending: set[Future[dict[str, Any]]] = set()
+    try:
+        pending = {ex.submit(run_task, spec_json, s, p, home) for s, p in todo}
+        while pending:
+            ready, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for f in ready:
+                finish(f.result())
+    finally:
+        for f in pending:
+            f.cancel()
+        ex.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,113 @@
+"""Diagnosis reports for operators: one run (or a campaign of runs) as HTML with plots, Markdown or JSON.
+
+``build`` turns journals into a report model (the facts), ``html``/``markdown`` render it, ``json`` is the model
+itself. :func:`make_report` is what ``opsbrain report`` calls: load, build, render, validate the path, write
+atomically.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from opsbrain.errors import InputError
+from opsbrain.report.build import build_run_report
+from opsbrain.report.output import as_journals, check_out_path, is_journal, load_source, write_atomic
+
+FORMATS = ("html", "md", "json")
+SUFFIXES = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".json": "json"}
+
+__all__ = ["FORMATS", "build_campaign_report", "build_run_report", "make_report", "render", "render_campaign_report",
+           "render_run_report"]
+
+
+def render_run_report(journal: dict[str, Any], fmt: str, baseline: dict[str, Any] | None = None) -> str:
+    """One run's report as text in ``fmt`` (html, md or json)."""
+    model = build_run_report(journal, baseline=baseline)
+    return render(model, fmt, journal.get("series"))
+
+
+def build_campaign_report(journals: list[dict[str, Any]], summary: dict[str, Any] | None = None) -> dict[str, Any]:
+    from opsbrain.report.campaign import build_campaign_report as build
+
+    return build(journals, summary)
+
+
+def render_campaign_report(journals: list[dict[str, Any]], fmt: str, summary: dict[str, Any] | None = None) -> str:
+    """A campaign report (several journals) as text in ``fmt``."""
+    return render(build_campaign_report(journals, summary), fmt)
+
+
+def render(model: dict[str, Any], fmt: str, series: dict[str, Any] | None = None) -> str:
+    """A report model as html, md or json text."""
+    if fmt == "json":
+        return json.dumps(model, indent=2, sort_keys=False, default=str) + "\n"
+    campaign = model.get("kind") == "campaign"
+    if fmt == "md":
+        from opsbrain.report import markdown
+
+        return markdown.render_campaign(model) if campaign else markdown.render_run(model)
+    if fmt == "html":
+        from opsbrain.report import html
+
+        return html.render_campaign(model) if campaign else html.render_run(model, series)
+    raise InputError(f"unknown format {fmt!r} (use one of {', '.join(FORMATS)})", path="--format")
+
+
+def guess_format(out: str, fmt: str | None) -> str:
+    """The explicit format, else the one the output name's suffix implies, else html."""
+    if fmt:
+        return fmt
+    return SUFFIXES.get(Path(out).suffix.lower(), "html") if out != "-" else "md"
+
+
+def make_report(sources: list[str], out: str, fmt: str | None = None, baseline: str | None = None,
+                campaign: bool = False, data_dir: Path | None = None) -> dict[str, Any]:
+    """Build and write a report. ``sources``: run ids or journal files (several, a list of journals or a campaign
+    summary make a campaign report). ``out`` ``-`` returns the text instead of writing it (not for html).
+    Returns what was done: path, url, format, kind, bytes, incidents, and ``text`` for ``-``."""
+    if not sources:
+        raise InputError("give a run id or a journal file")
+    fmt = guess_format(out, fmt)
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format {fmt!r} (use one of {', '.join(FORMATS)})", path="--format")
+    path = None
+    if out == "-":
+        if fmt == "html":
+            raise InputError("an HTML report needs a file: give --out FILE.html", path="--out")
+    else:
+        path = check_out_path(out)
+    loaded = [(s, load_source(s, data_dir)) for s in sources]
+    single = len(loaded) == 1 and is_journal(loaded[0][1]) and not campaign
+    if single:
+        journal = loaded[0][1]
+        base = None
+        if baseline is not None:
+            base = load_source(baseline, data_dir)
+            if not is_journal(base):
+                raise InputError("the baseline must be one run journal", file=baseline)
+        model = build_run_report(journal, baseline=base)
+        body = render(model, fmt, journal.get("series"))
+        incidents = len(model["incidents"])
+    else:
+        if baseline is not None:
+            raise InputError("--baseline applies to one run; put manual runs into the campaign instead")
+        journals = [j for s, data in loaded for j in as_journals(data, s)]
+        first = loaded[0][1]
+        summary = None
+        if len(loaded) == 1 and isinstance(first, dict) and not is_journal(first):
+            summary = {k: v for k, v in first.items() if k not in ("journals", "runs")}
+        model = build_campaign_report(journals, summary)
+        body = render(model, fmt)
+        incidents = model["accuracy"]["faults"]
+    data = body.encode("utf-8")
+    result: dict[str, Any] = {"format": fmt, "kind": model["kind"], "bytes": len(data), "incidents": incidents,
+                              "path": None, "url": None}
+    if path is None:
+        result["text"] = body
+        return result
+    write_atomic(path, data)
+    result["path"] = str(path)
+    result["url"] = path.resolve().as_uri()
+    return result

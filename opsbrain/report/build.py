@@ -1,0 +1,383 @@
+"""Journal -> report model: the facts of a run, ready for the HTML, Markdown and JSON renderers.
+
+The model is plain JSON-able data (``report_version`` 1, described in docs/reports.md). Every number in it is
+the journal's own (ttd/ttdiag/ttr, confidence, action counts, impact) or derived from it in one stated step (the
+dip of a workload's rate, read from the journal's ``series``). Nothing here reads the simulator.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import Counter
+from typing import Any
+
+from opsbrain.report import text
+
+REPORT_VERSION = 1
+RECOVERY_SHARE = 0.95  # DESIGN.md: recovered = back at >= 95% of the pre-fault rate
+# Incidents shown in full with plots (about a second of rendering each); the rest go into a table.
+# reason: a week-long run has hundreds of incidents; a report must stay quick to make and to read.
+MAX_DETAILED_FAULTS = 25
+MAX_DETAILED_FALSE_POSITIVES = 5
+NOISE_CLASSES = ("dirty_connector", "hbm_ce_storm", "unknown")
+
+
+def kb_info(class_ids: list[str]) -> dict[str, dict[str, str]]:
+    """Title, description and suggestion of fault classes from the knowledge base ({} when it cannot load)."""
+    try:
+        from opsbrain.kb import load_kb
+
+        kb = load_kb()
+    except Exception:  # noqa: BLE001 - a report must render even without a readable knowledge base
+        return {}
+    out = {}
+    for c in class_ids:
+        if c in kb:
+            fc = kb.get(c)
+            out[c] = {"title": fc.title, "description": fc.description, "suggestion": fc.suggestion}
+    return out
+
+
+def build_run_report(journal: dict[str, Any], baseline: dict[str, Any] | None = None,
+                     kb: dict[str, dict[str, str]] | None = None) -> dict[str, Any]:
+    """The report model of one run. ``baseline`` (a manual-policy journal of the same scenario) overrides the
+    journal's own ``baseline`` key; ``kb`` maps class ids to their words (default: the knowledge base)."""
+    baseline = baseline if baseline is not None else journal.get("baseline")
+    incs = list(journal.get("incidents") or [])
+    classes = sorted({c for i in incs for c in ((i.get("diagnosis") or {}).get("fault_class"),
+                                                (i.get("injected") or {}).get("kind")) if c})
+    words = kb if kb is not None else kb_info(classes)
+    series = journal.get("series") or {}
+    recovery = journal.get("recovery") or {}
+    end = journal.get("ended_at_s") or journal.get("duration_s")
+    base_incs = _baseline_faults(baseline)
+    models = [_incident(i, k, series, recovery, words, end, base_incs) for k, i in enumerate(incs)]
+    detailed = ([m for m in models if m["category"] == "fault"][:MAX_DETAILED_FAULTS]
+                + [m for m in models if m["category"] == "false_positive"][:MAX_DETAILED_FALSE_POSITIVES])
+    for m in detailed:
+        m["detailed"] = True
+    summary = dict(journal.get("summary") or {})
+    faults = [m for m in models if m["category"] == "fault"]
+    return {
+        "kind": "run", "report_version": REPORT_VERSION,
+        "run": {k: journal.get(k) for k in ("run_id", "scenario", "description", "seed", "policy", "verdict",
+                                             "status", "abort_reason", "duration_s", "ended_at_s")},
+        "headline": _headline(journal, faults),
+        "summary": summary,
+        "steady_state": _steady(journal.get("steady_state") or {}),
+        "expectations": journal.get("expectations") or [],
+        "incidents": models,
+        "counts": {"faults": len(faults), "false_positives": sum(m["category"] == "false_positive" for m in models),
+                   "noise": sum(m["category"] == "noise" for m in models), "detailed": len(detailed),
+                   "actions": sum(m["action_count"] for m in models)},
+        "workloads": [_workload(w) for w in journal.get("workloads") or []],
+        "recovery": {"spares_left": recovery.get("spares_left", []), "isolated": recovery.get("isolated", []),
+                     "open_tickets": recovery.get("open_tickets", []),
+                     "spares_exhausted": recovery.get("spares_exhausted", []),
+                     "guardrail_refusals": recovery.get("guardrail_refusals", []),
+                     "human_steps": recovery.get("human_steps"), "outcomes": recovery.get("outcomes", {})},
+        "baseline": _baseline_summary(baseline, journal),
+    }
+
+
+# ---- one incident ------------------------------------------------------------------------------------
+def _incident(inc: dict[str, Any], index: int, series: dict[str, Any], recovery: dict[str, Any],
+              words: dict[str, dict[str, str]], end: float | None,
+              base_incs: list[dict[str, Any]]) -> dict[str, Any]:
+    inj = inc.get("injected")
+    diag = inc.get("diagnosis")
+    actions = list(inc.get("actions") or [])
+    if inj is not None:
+        category = "fault"
+    elif inc.get("false_positive"):
+        category = "false_positive"
+    else:
+        category = "noise"
+    onset = inj.get("at_s") if inj else None
+    t0 = onset if onset is not None else inc.get("detected_at_s")
+    diag_at = (diag or {}).get("at_s")
+    affected = list(inc.get("affected_workloads") or [])
+    dips = [d for d in (_dip(series.get(w), w, t0, inc.get("recovered_at_s"), end) for w in affected) if d]
+    inferred: list[str] = []
+    if not affected and category == "fault" and series:
+        cand = [_dip(series[w], w, t0, inc.get("recovered_at_s"), end) for w in sorted(series)]
+        dips = [d for d in cand if d and d["min_share"] is not None and d["min_share"] < RECOVERY_SHARE]
+        inferred = [d["workload"] for d in dips]
+    ttd = inc.get("ttd_s")
+    model = {
+        "id": inc.get("id", f"#{index}"), "category": category, "detailed": False,
+        "title": _title(inc, words),
+        "injected": inj, "onset_s": onset, "t0_s": t0,
+        "detected_at_s": inc.get("detected_at_s"), "diagnosed_at_s": diag_at,
+        "recovered_at_s": inc.get("recovered_at_s"),
+        "ttd_s": ttd, "ttdiag_s": inc.get("ttdiag_s"), "ttr_s": inc.get("ttr_s"),
+        "lead_time_s": -ttd if ttd is not None and ttd < 0 else None,
+        "diagnosis": _diagnosis(diag, words) if diag else None,
+        "root_cause": _root_cause(inc, words),
+        "grading": _grading(inc),
+        "runbook": inc.get("runbook"),
+        "actions": [_action(a, t0) for a in actions],
+        "action_count": len(actions),
+        "action_groups": _groups(actions),
+        "affected_workloads": affected, "affected_inferred": inferred,
+        "dips": dips,
+        "impact": inc.get("impact") or {},
+        "impact_words": _impact_words(inc.get("impact") or {}),
+        "human_steps": inc.get("human_steps", 0),
+        "followups": _followups(inc, actions, recovery),
+        "components": _components(inc, actions),
+        "timeline": _timeline(inc, actions, t0),
+    }
+    model["baseline"] = _match_baseline(inc, base_incs) if category == "fault" else None
+    return model
+
+
+def _title(inc: dict[str, Any], words: dict[str, dict[str, str]]) -> str:
+    inj = inc.get("injected")
+    if inj:
+        kind = inj.get("kind", "?")
+        return f"{words.get(kind, {}).get('title', kind)} on {inj.get('component', '?')}"
+    d = inc.get("diagnosis") or {}
+    cls = d.get("fault_class", "unclassified")
+    what = "false positive" if inc.get("false_positive") else "background event"
+    return f"{what}: {words.get(cls, {}).get('title', cls)} on {d.get('component', '?')}"
+
+
+def _diagnosis(d: dict[str, Any], words: dict[str, dict[str, str]]) -> dict[str, Any]:
+    cls = d.get("fault_class")
+    alts = [{"fault_class": a[0], "confidence": a[1]} if isinstance(a, list | tuple) else a
+            for a in d.get("alternatives") or []]
+    return {"fault_class": cls, "title": words.get(cls or "", {}).get("title", cls),
+            "component": d.get("component"), "confidence": d.get("confidence"),
+            "evidence": list(d.get("evidence") or []), "alternatives": alts, "runbook": d.get("runbook"),
+            "at_s": d.get("at_s")}
+
+
+def _root_cause(inc: dict[str, Any], words: dict[str, dict[str, str]]) -> str:
+    """The root cause in plain words: what the diagnosis found, how sure it is, and what that class means."""
+    d = inc.get("diagnosis")
+    if not d:
+        return "No diagnosis was made: the incident was not detected or the diagnosis abstained."
+    cls = d.get("fault_class", "unknown")
+    w = words.get(cls, {})
+    if cls == "unknown":
+        head = (f"The diagnosis abstained (\"unknown\", confidence {text.conf(d.get('confidence'))}); "
+                f"a person has to triage {d.get('component')}.")
+    else:
+        head = (f"{w.get('title', cls)} at {d.get('component')}, diagnosed with confidence "
+                f"{text.conf(d.get('confidence'))}.")
+    parts = [head]
+    if w.get("description"):
+        parts.append(w["description"])
+    alts = d.get("alternatives") or []
+    if alts:
+        parts.append("Also considered: " + ", ".join(f"{a[0]} ({text.pct(a[1])})" for a in alts
+                                                      if isinstance(a, list | tuple)) + ".")
+    if w.get("suggestion"):
+        parts.append("What to do: " + w["suggestion"])
+    return " ".join(parts)
+
+
+def _grading(inc: dict[str, Any]) -> dict[str, Any]:
+    """How the diagnosis compares with the injected truth (scoring only, after the fact)."""
+    inj = inc.get("injected")
+    d = inc.get("diagnosis") or {}
+    if not inj:
+        return {"graded": False, "correct": None, "words": "no injected fault behind this incident"}
+    ok_cls, ok_loc = bool(inc.get("class_correct")), bool(inc.get("localized"))
+    if inc.get("correct"):
+        words = "correct: class and component match the injected fault"
+    elif not d:
+        words = f"missed: injected {inj.get('kind')} was not diagnosed"
+    elif not ok_cls:
+        words = f"wrong class: diagnosed {d.get('fault_class')}, injected {inj.get('kind')}"
+    else:
+        words = f"class right, wrong place: diagnosed {d.get('component')}, injected {inj.get('component')}"
+    return {"graded": True, "correct": bool(inc.get("correct")), "class_correct": ok_cls, "localized": ok_loc,
+            "injected_kind": inj.get("kind"), "injected_component": inj.get("component"), "words": words}
+
+
+def _action(a: dict[str, Any], t0: float | None) -> dict[str, Any]:
+    start, stop = a.get("start_s"), a.get("end_s")
+    return {"action": a.get("action"), "words": text.action_words(str(a.get("action"))), "target": a.get("target"),
+            "status": a.get("status"), "kind": a.get("kind"), "rung": a.get("rung"), "step": a.get("step"),
+            "start_s": start, "end_s": stop, "duration_s": None if start is None or stop is None else stop - start,
+            "rel_start_s": None if start is None or t0 is None else start - t0,
+            "in_flight": bool((a.get("detail") or {}).get("in_flight")), "outcome": text.outcome(a)}
+
+
+def _groups(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Identical actions (same action, target, status and times: repeated incidents of one event) counted once."""
+    seen: Counter[tuple[Any, ...]] = Counter()
+    first: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for a in actions:
+        key = (a.get("action"), a.get("target"), a.get("status"), a.get("start_s"), a.get("end_s"))
+        seen[key] += 1
+        first.setdefault(key, a)
+    return [{"action": k[0], "target": k[1], "status": k[2], "start_s": k[3], "end_s": k[4], "count": n,
+             "kind": first[k].get("kind"), "in_flight": bool((first[k].get("detail") or {}).get("in_flight"))}
+            for k, n in seen.items()]
+
+
+def _timeline(inc: dict[str, Any], actions: list[dict[str, Any]], t0: float | None) -> list[dict[str, Any]]:
+    ev: list[dict[str, Any]] = []
+
+    def add(t: float | None, what: str, label: str) -> None:
+        if t is not None:
+            ev.append({"t_s": t, "rel_s": None if t0 is None else t - t0, "what": what, "label": label})
+
+    inj = inc.get("injected") or {}
+    add(inj.get("at_s"), "onset", f"fault onset ({inj.get('kind')})")
+    add(inc.get("detected_at_s"), "detected", "detected")
+    d = inc.get("diagnosis") or {}
+    add(d.get("at_s"), "diagnosed", f"diagnosed {d.get('fault_class')}")
+    for g in _groups(actions):
+        n = f" x{g['count']}" if g["count"] > 1 else ""
+        add(g["start_s"], "action", f"{text.action_words(str(g['action']))} {g['target']} ({g['status']}){n}")
+    add(inc.get("recovered_at_s"), "recovered", "recovered (>= 95% of pre-fault rate)")
+    order = {"onset": 0, "detected": 1, "diagnosed": 2, "action": 3, "recovered": 4}
+    return sorted(ev, key=lambda e: (e["t_s"], order[e["what"]]))
+
+
+def _followups(inc: dict[str, Any], actions: list[dict[str, Any]], recovery: dict[str, Any]) -> dict[str, Any]:
+    ids = set(inc.get("incident_ids") or [inc.get("id")])
+    tickets = [t for t in recovery.get("open_tickets", []) if t.get("incident") in ids]
+    if not tickets:
+        tickets = [{"component": a.get("target"), "kind": (a.get("detail") or {}).get("kind"),
+                    "reason": (a.get("detail") or {}).get("reason"), "opened_at_s": a.get("start_s")}
+                   for a in actions if a.get("action") == "ticket" and a.get("status") == "succeeded"]
+    touched = {a.get("target") for a in actions if a.get("status") == "succeeded"}
+    isolated = [c for c in recovery.get("isolated", []) if c in touched]
+    spares_used = [(a.get("detail") or {}).get("spare") for a in actions
+                   if a.get("action") == "swap_spare" and a.get("status") == "succeeded"]
+    pending = [{"action": a.get("action"), "target": a.get("target")} for a in actions
+               if (a.get("detail") or {}).get("in_flight")]
+    return {"tickets": _unique(tickets), "isolated": isolated, "spares_used": [s for s in spares_used if s],
+            "spares_left": list(recovery.get("spares_left", [])), "pending": _unique(pending)}
+
+
+def _unique(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen, out = set(), []
+    for r in rows:
+        key = tuple(sorted((k, str(v)) for k, v in r.items() if k not in ("incident", "at_s", "opened_at_s")))
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
+
+
+def _components(inc: dict[str, Any], actions: list[dict[str, Any]]) -> dict[str, Any]:
+    """The parts a topology picture must show: diagnosed, injected, and those actions isolated."""
+    inj = (inc.get("injected") or {}).get("component")
+    diag = (inc.get("diagnosis") or {}).get("component")
+    isolated = sorted({str(a.get("target")) for a in actions if a.get("status") == "succeeded"
+                       and a.get("action") in ("isolate", "isolate_link", "cordon")})
+    spares = sorted({str((a.get("detail") or {}).get("spare")) for a in actions
+                     if a.get("action") == "swap_spare" and (a.get("detail") or {}).get("spare")})
+    return {"injected": inj, "diagnosed": diag, "isolated": isolated, "spares": spares}
+
+
+def _impact_words(impact: dict[str, Any]) -> list[str]:
+    out = []
+    for w, v in sorted(impact.items()):
+        if "lost_npu_s" in v:
+            out.append(f"{w}: {text.num(v.get('lost_npu_s'), 'NPU-seconds')} lost "
+                       f"({text.num((v.get('lost_npu_s') or 0) / 3600, 'NPU-hours', 2)}), "
+                       f"{text.num(v.get('redone_steps'), 'steps', 2)} redone, "
+                       f"{text.human(v.get('downtime_s'))} down")
+        else:
+            out.append(f"{w}: {text.num(v.get('lost_tokens'), 'tokens')} lost, "
+                       f"{text.human(v.get('slo_violation_s'))} in SLO violation")
+    return out
+
+
+def _dip(entry: dict[str, Any] | None, name: str, t0: float | None, recovered: float | None,
+         end: float | None) -> dict[str, Any] | None:
+    """How far a workload's main rate fell after ``t0`` and for how long it stayed under 95% of pre-fault."""
+    if not entry or t0 is None or not entry.get("points"):
+        return None
+    pts = [p for p in entry["points"] if p[1] is not None]
+    if not pts:
+        return None
+    ts = [p[0] for p in pts]
+    i = bisect_right(ts, t0 - 1e-6) - 1
+    pre = pts[i][1] if i >= 0 else pts[0][1]
+    stop = recovered if recovered is not None else (end if end is not None else pts[-1][0])
+    window = [p for p in pts if t0 - 1e-6 <= p[0] <= stop]
+    at_t0 = pts[bisect_right(ts, t0) - 1][1] if bisect_right(ts, t0) > 0 else pre
+    low = min([at_t0] + [p[1] for p in window])
+    tpot = None
+    if entry.get("kind") == "inference" and len(entry.get("fields", [])) > 2:
+        vals = [p[2] for p in entry["points"] if t0 - 1e-6 <= p[0] <= stop and p[2] is not None]
+        tpot = max(vals) if vals else None
+    metric, unit = (("step rate", "steps/s") if entry.get("kind") == "training"
+                    else ("decode throughput", "tokens/s"))
+    return {"workload": name, "kind": entry.get("kind"), "metric": metric, "unit": unit, "pre_rate": pre,
+            "min_rate": low, "min_share": low / pre if pre else None, "worst_tpot_ms": tpot,
+            "stalled": low == 0.0}
+
+
+# ---- run level ---------------------------------------------------------------------------------------
+def _headline(journal: dict[str, Any], faults: list[dict[str, Any]]) -> str:
+    s = journal.get("summary") or {}
+    v = str(journal.get("verdict", "?")).upper()
+    parts = [f"{journal.get('scenario')}: {v}."]
+    if faults:
+        parts.append(f"{len(faults)} fault(s); {s.get('diagnosed_correctly', 0)} diagnosed correctly, "
+                     f"{s.get('recovered', 0)} recovered (median ttr {text.both(s.get('median_ttr_s'))}).")
+    else:
+        parts.append("No injected fault.")
+    if s.get("false_positives"):
+        parts.append(f"{s['false_positives']} false positive(s).")
+    if journal.get("abort_reason"):
+        parts.append(f"Aborted: {journal['abort_reason']}.")
+    return " ".join(parts)
+
+
+def _steady(ss: dict[str, Any]) -> dict[str, Any]:
+    before, after = ss.get("before") or {}, ss.get("after") or {}
+    probes = []
+    for name in sorted(set(before) | set(after)):
+        b, a = before.get(name) or {}, after.get(name) or {}
+        probes.append({"name": name, "baseline": (ss.get("baseline") or {}).get(name), "before": b.get("value"),
+                       "after": a.get("value"), "ok": a.get("ok"),
+                       "longest_deviation_s": (ss.get("longest_deviation_s") or {}).get(name)})
+    return {"deviated": ss.get("deviated"), "tolerance_s": ss.get("tolerance_s"), "probes": probes}
+
+
+def _workload(w: dict[str, Any]) -> dict[str, Any]:
+    if w.get("kind") == "training":
+        keys = ("ettr", "useful_steps", "redone_steps", "downtime_s", "stalled_s", "lost_npu_s", "restarts",
+                "in_place_recoveries", "crashes", "npus", "nodes", "state")
+    else:
+        keys = ("tokens_served", "lost_tokens", "slo_violation_s", "mean_tpot_ms", "demand_tokens_per_s")
+    return {"name": w.get("name"), "kind": w.get("kind"), **{k: w.get(k) for k in keys if k in w}}
+
+
+# ---- the manual baseline -----------------------------------------------------------------------------
+def _baseline_faults(baseline: dict[str, Any] | None) -> list[dict[str, Any]]:
+    if not isinstance(baseline, dict):
+        return []
+    return [i for i in baseline.get("incidents") or [] if i.get("injected")]
+
+
+def _match_baseline(inc: dict[str, Any], base: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The baseline's record of the same injected fault (same kind, component and onset)."""
+    inj = inc.get("injected") or {}
+    for b in base:
+        bi = b["injected"]
+        if (bi.get("kind"), bi.get("component")) == (inj.get("kind"), inj.get("component")) and \
+                abs((bi.get("at_s") or 0) - (inj.get("at_s") or 0)) < 1e-6:
+            return {k: b.get(k) for k in ("ttd_s", "ttdiag_s", "ttr_s", "human_steps", "impact", "correct")} | {
+                "action_count": len(b.get("actions") or [])}
+    return None
+
+
+def _baseline_summary(baseline: dict[str, Any] | None, journal: dict[str, Any]) -> dict[str, Any] | None:
+    if not isinstance(baseline, dict):
+        return None
+    s = baseline.get("summary") or {}
+    return {"scenario": baseline.get("scenario"), "policy": baseline.get("policy"),
+            "run_id": baseline.get("run_id"), "verdict": baseline.get("verdict"), "summary": s,
+            "same_scenario": baseline.get("scenario") in (None, journal.get("scenario")),
+            "workloads": [_workload(w) for w in baseline.get("workloads") or []]}

@@ -1,0 +1,259 @@
+"""Campaign summaries from many run journals: ttr per fault class, diagnosis accuracy and confusion, ETTR and
+goodput, and opsbrain against the manual baseline.
+
+Input is a list of journals (or a campaign summary holding them under ``journals``/``runs``, see
+:func:`opsbrain.report.output.as_journals`). Definitions: a *fault* is a journal incident with an injected truth;
+*top-1 accuracy* counts a fault whose diagnosed class equals the injected kind; *correct* also needs the component;
+*abstained* means the diagnosis said ``unknown`` or nothing; ETTR is the training job's own figure (useful time /
+elapsed); training goodput = useful steps x nominal step time / elapsed (slowdowns count against it); inference
+goodput = tokens served / (served + lost).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter, defaultdict
+from typing import Any
+
+from markupsafe import Markup
+from matplotlib import __version__ as mpl_version
+from matplotlib.colors import LinearSegmentedColormap
+
+from opsbrain.report import plots
+from opsbrain.report.build import REPORT_VERSION
+
+NONE = "(none)"
+
+
+def _q(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    v = sorted(values)
+    return v[min(len(v) - 1, int(round(q * (len(v) - 1))))]
+
+
+def _stats(values: list[float]) -> dict[str, Any]:
+    return {"n": len(values), "median": _q(values, 0.5), "p90": _q(values, 0.9),
+            "max": max(values) if values else None, "mean": statistics.fmean(values) if values else None,
+            "values": sorted(values)}
+
+
+def build_campaign_report(journals: list[dict[str, Any]], summary: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The report model of a campaign (``kind`` = ``campaign``)."""
+    faults = [(j, i) for j in journals for i in j.get("incidents") or [] if i.get("injected")]
+    kinds = sorted({i["injected"]["kind"] for _, i in faults})
+    diag = [((i.get("diagnosis") or {}).get("fault_class") or NONE) for _, i in faults]
+    cols = sorted(set(kinds) | set(diag), key=lambda c: (c not in kinds, c == NONE, c))
+    matrix = [[sum(1 for (_, i), d in zip(faults, diag, strict=True) if i["injected"]["kind"] == k and d == c)
+               for c in cols] for k in kinds]
+    ttr: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    count: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    unrecovered: dict[str, int] = defaultdict(int)
+    for (j, i), d in zip(faults, diag, strict=True):
+        kind, pol = i["injected"]["kind"], str(j.get("policy", "auto"))
+        count[kind, pol]["faults"] += 1
+        count[kind, pol]["top1"] += d == kind
+        count[kind, pol]["unrecovered"] += i.get("ttr_s") is None
+        if i.get("ttr_s") is None:
+            unrecovered[kind] += 1
+        else:
+            ttr[kind][pol].append(float(i["ttr_s"]))
+    n = len(faults)
+    acc = {"faults": n, "detected": sum(i.get("detected_at_s") is not None for _, i in faults),
+           "top1": sum(bool(i.get("class_correct")) for _, i in faults), "correct": sum(bool(i.get("correct"))
+                                                                                      for _, i in faults),
+           "localized": sum(bool(i.get("localized")) for _, i in faults),
+           "abstained": sum(d in (NONE, "unknown") for d in diag)}
+    acc |= {f"{k}_rate": (acc[k] / n if n else None) for k in ("detected", "top1", "correct", "localized",
+                                                                "abstained")}
+    per_class = {k: {"support": sum(1 for _, i in faults if i["injected"]["kind"] == k),
+                     "top1": sum(1 for (_, i), d in zip(faults, diag, strict=True)
+                                 if i["injected"]["kind"] == k and d == k),
+                     "ttr": {p: _stats(ttr[k].get(p, [])) | dict(count[k, p]) for p in sorted(
+                         {p for (kk, p) in count if kk == k})},
+                     "unrecovered": unrecovered.get(k, 0)} for k in kinds}
+    runs = [_run_row(j) for j in journals]
+    return {"kind": "campaign", "report_version": REPORT_VERSION, "runs": runs, "summary": summary or {},
+            "policies": sorted({str(j.get("policy", "auto")) for j in journals}),
+            "scenarios": sorted({str(j.get("scenario")) for j in journals}),
+            "accuracy": acc, "per_class": per_class,
+            "confusion": {"rows": kinds, "cols": cols, "matrix": matrix},
+            "false_positives": sum(1 for j in journals for i in j.get("incidents") or []
+                                   if not i.get("injected") and i.get("false_positive")),
+            "noise_incidents": sum(1 for j in journals for i in j.get("incidents") or [] if not i.get("injected")),
+            "efficiency": _efficiency(journals), "vs_manual": _vs_manual(faults)}
+
+
+def _run_row(j: dict[str, Any]) -> dict[str, Any]:
+    s = j.get("summary") or {}
+    eff = _efficiency([j])
+    return {"run_id": j.get("run_id"), "scenario": j.get("scenario"), "seed": j.get("seed"),
+            "policy": j.get("policy"), "verdict": j.get("verdict"), "faults": s.get("incidents"),
+            "diagnosed_correctly": s.get("diagnosed_correctly"), "recovered": s.get("recovered"),
+            "median_ttr_s": s.get("median_ttr_s"), "false_positives": s.get("false_positives"),
+            "ettr": eff["by_policy"].get(str(j.get("policy", "auto")), {}).get("ettr"),
+            "training_goodput": eff["by_policy"].get(str(j.get("policy", "auto")), {}).get("training_goodput"),
+            "inference_goodput": eff["by_policy"].get(str(j.get("policy", "auto")), {}).get("inference_goodput")}
+
+
+def _efficiency(journals: list[dict[str, Any]]) -> dict[str, Any]:
+    """ETTR and goodput per policy, time-weighted over the runs' training jobs and token-weighted for serving."""
+    acc: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for j in journals:
+        p = str(j.get("policy", "auto"))
+        for w in j.get("workloads") or []:
+            if w.get("kind") == "training" and w.get("elapsed_s"):
+                acc[p]["elapsed"] += w["elapsed_s"]
+                acc[p]["useful"] += w.get("useful_s") or 0.0
+                acc[p]["nominal"] += (w.get("useful_steps") or 0.0) * (w.get("nominal_step_time_s") or 0.0)
+                acc[p]["lost_npu_s"] += w.get("lost_npu_s") or 0.0
+            elif w.get("kind") == "inference":
+                acc[p]["served"] += w.get("tokens_served") or 0.0
+                acc[p]["lost"] += w.get("lost_tokens") or 0.0
+    out = {}
+    for p, a in sorted(acc.items()):
+        out[p] = {"ettr": a["useful"] / a["elapsed"] if a["elapsed"] else None,
+                  "training_goodput": a["nominal"] / a["elapsed"] if a["elapsed"] else None,
+                  "inference_goodput": a["served"] / (a["served"] + a["lost"]) if a["served"] + a["lost"] else None,
+                  "lost_npu_hours": a["lost_npu_s"] / 3600.0, "lost_tokens": a["lost"]}
+    return {"by_policy": out}
+
+
+def _impact_sum(i: dict[str, Any], key: str) -> float:
+    return sum(float(v.get(key) or 0.0) for v in (i.get("impact") or {}).values())
+
+
+def _vs_manual(faults: list[tuple[dict[str, Any], dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Per fault class with manual runs: median ttr and mean impact per fault under each policy (empty without
+    manual runs, or when every run is manual)."""
+    policies = {str(j.get("policy", "auto")) for j, _ in faults}
+    if "manual" not in policies or len(policies) < 2:
+        return []
+    rows = []
+    for k in sorted({i["injected"]["kind"] for j, i in faults if str(j.get("policy", "auto")) == "manual"}):
+        row: dict[str, Any] = {"fault_class": k}
+        for p in sorted(policies):
+            mine = [i for j, i in faults if i["injected"]["kind"] == k and str(j.get("policy", "auto")) == p]
+            ttrs = [float(i["ttr_s"]) for i in mine if i.get("ttr_s") is not None]
+            row[p] = {"n": len(mine), "median_ttr_s": _q(ttrs, 0.5),
+                      "lost_npu_s": statistics.fmean([_impact_sum(i, "lost_npu_s") for i in mine]) if mine else None,
+                      "lost_tokens": statistics.fmean([_impact_sum(i, "lost_tokens") for i in mine]) if mine else None,
+                      "human_steps": statistics.fmean([float(i.get("human_steps") or 0) for i in mine])
+                      if mine else None}
+        rows.append(row)
+    return rows
+
+
+# ---- figures -----------------------------------------------------------------------------------------
+def campaign_figures(m: dict[str, Any]) -> dict[str, Any]:
+    """Inline SVGs: ttr per class, confusion matrix, efficiency per policy, and (with manual runs) ttr vs manual."""
+    figs: dict[str, Any] = {"ttr": Markup(ttr_svg(m)), "confusion": Markup(confusion_svg(m)),
+                            "efficiency": Markup(efficiency_svg(m))}
+    if m["vs_manual"]:
+        figs["vs_manual"] = Markup(vs_manual_svg(m))
+    return figs
+
+
+def ttr_svg(m: dict[str, Any]) -> str:
+    classes = [k for k, v in m["per_class"].items() if any(s["n"] for s in v["ttr"].values())]
+    policies = m["policies"]
+    with plots.matplotlib.rc_context(plots.RC):
+        fig = plots._figure(9.0, 0.9 + 0.32 * max(1, len(classes) * len(policies)))
+        ax = fig.add_subplot()
+        data, labels, colours = [], [], []
+        for k in classes:
+            for p in policies:
+                vals = _raw_ttr(m, k, p)
+                if vals:
+                    data.append(vals)
+                    labels.append(f"{k} ({p}, n={len(vals)})")
+                    colours.append("#2e86c1" if p != "manual" else "#e67e22")
+        if data:
+            horizontal = ({"orientation": "horizontal"} if tuple(int(x) for x in mpl_version.split(".")[:2]) >= (3, 10)
+                          else {"vert": False})
+            bp = ax.boxplot(data, patch_artist=True, widths=0.6, showfliers=True,
+                            medianprops={"color": "#1c2833"}, **horizontal)
+            for patch, c in zip(bp["boxes"], colours, strict=True):
+                patch.set_facecolor(c)
+                patch.set_alpha(0.55)
+            for y, (vals, c) in enumerate(zip(data, colours, strict=True), start=1):
+                ax.plot(vals, [y] * len(vals), "o", markersize=3, color=c, alpha=0.8)
+            ax.set_yticks(range(1, len(labels) + 1), labels)
+            ax.set_xscale("symlog", linthresh=10.0)
+            ax.set_xlim(left=0, right=max(max(v) for v in data) * 1.5 + 1)
+            ax.invert_yaxis()
+        ax.set_xlabel("time to recover, seconds (linear to 10 s, logarithmic beyond)")
+        ax.grid(axis="x", color="#eeeeee")
+        return plots.to_svg(fig, "campaign-ttr")
+
+
+def _raw_ttr(m: dict[str, Any], kind: str, policy: str) -> list[float]:
+    return list(m["per_class"].get(kind, {}).get("ttr", {}).get(policy, {}).get("values", []))
+
+
+def confusion_svg(m: dict[str, Any]) -> str:
+    c = m["confusion"]
+    rows, cols, mat = c["rows"], c["cols"], c["matrix"]
+    with plots.matplotlib.rc_context(plots.RC):
+        fig = plots._figure(min(11.0, 3.0 + 0.42 * len(cols)), 1.6 + 0.32 * max(1, len(rows)))
+        ax = fig.add_subplot()
+        if rows:
+            cmap = LinearSegmentedColormap.from_list("ob", ["#ffffff", "#1f4e79"])
+            top = max(1, max(max(r) for r in mat))
+            # vector cells (pcolormesh), not imshow: an image would be a raster embedded in the SVG
+            ax.pcolormesh([x - 0.5 for x in range(len(cols) + 1)], [y - 0.5 for y in range(len(rows) + 1)], mat,
+                          cmap=cmap, vmin=0, vmax=top, edgecolors="#eeeeee", linewidth=0.5)
+            ax.invert_yaxis()
+            for y, r in enumerate(mat):
+                for x, v in enumerate(r):
+                    if v:
+                        ax.text(x, y, str(v), ha="center", va="center", fontsize=7.5,
+                                color="white" if v > top / 2 else "#1c2833",
+                                fontweight="bold" if rows[y] == cols[x] else "normal")
+            ax.set_xticks(range(len(cols)), cols, rotation=40, ha="right")
+            ax.set_yticks(range(len(rows)), rows)
+        ax.set_xlabel("diagnosed class")
+        ax.set_ylabel("injected kind")
+        return plots.to_svg(fig, "campaign-confusion")
+
+
+def efficiency_svg(m: dict[str, Any]) -> str:
+    eff = m["efficiency"]["by_policy"]
+    metrics = [("ettr", "ETTR"), ("training_goodput", "training goodput"), ("inference_goodput",
+                                                                             "inference goodput")]
+    with plots.matplotlib.rc_context(plots.RC):
+        fig = plots._figure(9.0, 2.4)
+        ax = fig.add_subplot()
+        pols = list(eff)
+        width = 0.8 / max(1, len(pols))
+        for k, p in enumerate(pols):
+            xs = [x + k * width for x in range(len(metrics))]
+            ys = [eff[p].get(key) or 0.0 for key, _ in metrics]
+            bars = ax.bar(xs, ys, width=width * 0.95, label=p, color="#2e86c1" if p != "manual" else "#e67e22")
+            for b, y in zip(bars, ys, strict=True):
+                ax.text(b.get_x() + b.get_width() / 2, y, f"{y:.1%}", ha="center", va="bottom", fontsize=7)
+        ax.set_xticks([x + 0.4 - width / 2 for x in range(len(metrics))], [lab for _, lab in metrics])
+        lows = [eff[p].get(key) for p in pols for key, _ in metrics if eff[p].get(key)]
+        ax.set_ylim(max(0.0, min(lows, default=0.0) - 0.05) if lows else 0.0, 1.02)
+        ax.legend(frameon=False, fontsize=7.5, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=len(pols))
+        ax.set_ylabel("share")
+        return plots.to_svg(fig, "campaign-efficiency")
+
+
+def vs_manual_svg(m: dict[str, Any]) -> str:
+    rows = [r for r in m["vs_manual"] if all(r.get(p, {}).get("median_ttr_s") is not None for p in m["policies"])]
+    with plots.matplotlib.rc_context(plots.RC):
+        fig = plots._figure(9.0, 0.9 + 0.4 * max(1, len(rows)))
+        ax = fig.add_subplot()
+        pols = m["policies"]
+        h = 0.8 / max(1, len(pols))
+        for k, p in enumerate(pols):
+            ys = [y + k * h for y in range(len(rows))]
+            vals = [r[p]["median_ttr_s"] for r in rows]
+            ax.barh(ys, vals, height=h * 0.95, label=p, color="#2e86c1" if p != "manual" else "#e67e22")
+        ax.set_yticks([y + 0.4 - h / 2 for y in range(len(rows))], [r["fault_class"] for r in rows])
+        ax.set_xscale("symlog", linthresh=10.0)
+        ax.invert_yaxis()
+        ax.set_xlabel("median time to recover, seconds (linear to 10 s, logarithmic beyond)")
+        ax.legend(frameon=False, fontsize=7.5, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=len(pols))
+        return plots.to_svg(fig, "campaign-vs-manual")

@@ -1,0 +1,171 @@
+"""Render a report model as Markdown: the same facts as the HTML report, for a ticket or a chat message.
+
+Component ids go in code spans (a ``~`` between two of them would otherwise strike text through) and table cells
+escape ``|``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from opsbrain.report import text
+
+
+def _c(x: Any) -> str:
+    """A code span, safe for any content."""
+    s = str(x).replace("`", "'")
+    return f"`{s}`"
+
+
+def _cell(x: Any) -> str:
+    return str(x).replace("|", "\\|").replace("\n", " ")
+
+
+def _table(head: list[str], rows: list[list[Any]]) -> list[str]:
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    out += ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows]
+    return out
+
+
+def render_run(m: dict[str, Any]) -> str:
+    r, s = m["run"], m["summary"]
+    lines = [f"# {r['scenario']}: {str(r['verdict']).upper()}", ""]
+    if r.get("description"):
+        lines += [f"_{r['description']}_", ""]
+    lines += [f"run {_c(r.get('run_id') or '(not stored)')} · seed {r.get('seed')} · policy {r.get('policy')} · "
+              f"{text.human(r.get('duration_s'))} simulated" + (f" · aborted: {r['abort_reason']}"
+                                                                 if r.get("abort_reason") else ""), "",
+              m["headline"], "", "## Summary", ""]
+    lines += _table(["faults", "detected", "diagnosed correctly", "recovered", "median ttr", "false positives",
+                     "actions", "steady state deviated"],
+                    [[s.get("incidents"), s.get("detected"), s.get("diagnosed_correctly"), s.get("recovered"),
+                      text.seconds(s.get("median_ttr_s")), s.get("false_positives"), m["counts"]["actions"],
+                      "yes" if m["steady_state"].get("deviated") else "no"]])
+    unmet = [e for e in m["expectations"] if not e.get("met")]
+    if m["expectations"]:
+        lines += ["", "Expectations: " + ("all met" if not unmet else "; ".join(
+            f"faults[{e['fault']}] not met ({'; '.join(e['problems'])})" for e in unmet))]
+    for inc in (i for i in m["incidents"] if i["detailed"]):
+        lines += ["", *_incident(inc, m)]
+    rest = [i for i in m["incidents"] if not i["detailed"]]
+    if rest:
+        lines += ["", f"## Other incidents ({len(rest)})", ""]
+        lines += _table(["id", "detected", "diagnosis", "confidence", "component", "response"],
+                        [[i["id"], text.at(i["detected_at_s"], None),
+                          (i["diagnosis"] or {}).get("fault_class", "-"),
+                          text.conf((i["diagnosis"] or {}).get("confidence")),
+                          _c((i["diagnosis"] or {}).get("component", "-")),
+                          "; ".join(a["words"] for a in i["actions"]) or "none"] for i in rest])
+    rec = m["recovery"]
+    lines += ["", "## State after the run", "",
+              f"- spare nodes left: {len(rec['spares_left'])}"
+              + (f" ({', '.join(_c(x) for x in rec['spares_left'])})" if rec["spares_left"] else ""),
+              f"- isolated parts: {', '.join(_c(x) for x in rec['isolated']) or 'none'}",
+              f"- open tickets: {len(rec['open_tickets'])}"]
+    b = m.get("baseline")
+    lines += ["", "## Manual baseline", ""]
+    if b:
+        bs = b["summary"]
+        lines += _table(["", "opsbrain", "manual"],
+                        [["diagnosed correctly", s.get("diagnosed_correctly"), bs.get("diagnosed_correctly")],
+                         ["recovered", s.get("recovered"), bs.get("recovered")],
+                         ["median ttr", text.seconds(s.get("median_ttr_s")), text.seconds(bs.get("median_ttr_s"))]])
+    else:
+        lines.append("_No manual baseline attached (`opsbrain report RUN --baseline MANUAL_JOURNAL`)._")
+    return "\n".join(lines) + "\n"
+
+
+def _incident(inc: dict[str, Any], m: dict[str, Any]) -> list[str]:
+    d = inc["diagnosis"] or {}
+    g = inc["grading"]
+    verdict = ("diagnosis correct" if g.get("correct") else "diagnosis wrong") if g["graded"] else "false positive"
+    out = [f"## {inc['title']} ({verdict})", ""]
+    out.append(f"incident {_c(inc['id'])}" + (f" · onset t={inc['onset_s']:.1f} s" if inc["onset_s"] is not None
+                                               else "") + (f" · runbook {_c(inc['runbook'])}" if inc["runbook"]
+                                                           else "") + f" · {g['words']}")
+    out += ["", f"- **Time to detect:** {text.seconds(inc['ttd_s'])}"
+            + (f" (lead time {text.human(inc['lead_time_s'])})" if inc["lead_time_s"] else ""),
+            f"- **Time to diagnose:** {text.seconds(inc['ttdiag_s'])}",
+            f"- **Time to recover:** {text.both(inc['ttr_s'])}",
+            f"- **Confidence:** {text.conf(d.get('confidence'))}",
+            f"- **Actions:** {inc['action_count']}",
+            f"- **Human steps:** {inc['human_steps']}", "", "### Root cause", "", inc["root_cause"], ""]
+    if d:
+        out += ["Evidence:", *[f"- {_c(e)}" for e in d.get("evidence") or ["none recorded"]]]
+    if g["graded"] and not g.get("correct"):
+        out += ["", f"**Ground truth:** {g['injected_kind']} on {_c(g['injected_component'])}."]
+    if inc["dips"]:
+        out += ["", "### Affected workloads", ""]
+        out += _table(["workload", "metric", "before", "lowest", "share", "worst TPOT"],
+                      [[x["workload"], x["metric"], text.num(x["pre_rate"], x["unit"], 4),
+                        text.num(x["min_rate"], x["unit"], 4), text.pct(x["min_share"]),
+                        text.num(x["worst_tpot_ms"], "ms")] for x in inc["dips"]])
+    out += ["", f"### Actions ({inc['action_count']})", ""]
+    if inc["actions"]:
+        out += _table(["#", "action", "target", "start", "took", "status", "outcome"],
+                      [[k, a["words"], _c(a["target"]), text.rel(a["rel_start_s"]),
+                        "in flight" if a["in_flight"] else text.human(a["duration_s"]), a["status"], a["outcome"]]
+                       for k, a in enumerate(inc["actions"], start=1)])
+    else:
+        out.append("No action was taken.")
+    out += ["", "### Impact", ""] + ([f"- {w}" for w in inc["impact_words"]] or ["No workload impact recorded."])
+    f = inc["followups"]
+    out += ["", "### Follow-ups", ""]
+    out += [f"- ticket ({t.get('kind') or 'ticket'}) for {_c(t.get('component'))}"
+            + (f": {t['reason']}" if t.get("reason") else "") for t in f["tickets"]]
+    out += [f"- isolated until repaired: {_c(c)}" for c in f["isolated"]]
+    out += [f"- in flight: {p['action'].replace('_', ' ')} {_c(p['target'])}" for p in f["pending"]]
+    out += [f"- spare used: {_c(x)}" for x in f["spares_used"]]
+    out.append(f"- spare nodes left in the pool: {len(f['spares_left'])}")
+    out += ["", "### Manual baseline", ""]
+    b = inc.get("baseline")
+    if b:
+        out += _table(["", f"opsbrain ({m['run'].get('policy')})", "manual", "difference"],
+                      [[label, text.seconds(inc[k]), text.seconds(b.get(k)), text.diff(inc[k], b.get(k))]
+                       for k, label in (("ttd_s", "time to detect"), ("ttdiag_s", "time to diagnose"),
+                                        ("ttr_s", "time to recover"))]
+                      + [["human steps", inc["human_steps"], b.get("human_steps"), ""],
+                         ["actions", inc["action_count"], b.get("action_count"), ""]])
+    else:
+        out.append("_No manual baseline for this fault in the journal._")
+    return out
+
+
+def render_campaign(m: dict[str, Any]) -> str:
+    a = m["accuracy"]
+    lines = [f"# Campaign: {len(m['runs'])} runs, {a['faults']} faults", "",
+             f"policies {', '.join(m['policies'])} · scenarios {', '.join(m['scenarios'])}", "", "## Diagnosis", ""]
+    lines += _table(["faults", "detected", "top-1 accuracy", "class and component", "abstained", "false positives"],
+                    [[a["faults"], text.pct(a["detected_rate"], 1), text.pct(a["top1_rate"], 1),
+                      text.pct(a["correct_rate"], 1), text.pct(a["abstained_rate"], 1), m["false_positives"]]])
+    lines += ["", "## Time to recover per fault class", ""]
+    rows = []
+    for k, v in m["per_class"].items():
+        for p, s in v["ttr"].items():
+            rows.append([k, s["faults"], s["top1"], p, text.seconds(s.get("median")), text.seconds(s.get("p90")),
+                         text.seconds(s.get("max")), s["unrecovered"]])
+    lines += _table(["fault class", "faults", "top-1", "policy", "median ttr", "p90 ttr", "max ttr",
+                     "not recovered"], rows)
+    c = m["confusion"]
+    lines += ["", "## Confusion matrix (rows injected, columns diagnosed)", ""]
+    lines += _table(["injected \\ diagnosed", *c["cols"]], [[r, *row] for r, row in zip(c["rows"], c["matrix"],
+                                                                                        strict=True)])
+    lines += ["", "## ETTR and goodput", ""]
+    lines += _table(["policy", "ETTR", "training goodput", "inference goodput", "NPU-hours lost", "tokens lost"],
+                    [[p, text.pct(e["ettr"], 2), text.pct(e["training_goodput"], 2),
+                      text.pct(e["inference_goodput"], 3), text.num(e["lost_npu_hours"]), text.num(e["lost_tokens"])]
+                     for p, e in m["efficiency"]["by_policy"].items()])
+    lines += ["", "## Versus manual operations", ""]
+    if m["vs_manual"]:
+        lines += _table(["fault class", "policy", "faults", "median ttr", "NPU-s lost / fault", "tokens lost / fault",
+                         "human steps / fault"],
+                        [[r["fault_class"], p, r[p]["n"], text.seconds(r[p]["median_ttr_s"]),
+                          text.num(r[p]["lost_npu_s"]), text.num(r[p]["lost_tokens"]), text.num(r[p]["human_steps"])]
+                         for r in m["vs_manual"] for p in m["policies"]])
+    else:
+        lines.append("_No manual-policy runs in this campaign._")
+    lines += ["", "## Runs", ""]
+    lines += _table(["run", "scenario", "seed", "policy", "verdict", "faults", "correct", "median ttr"],
+                    [[_c(r["run_id"] or "-"), r["scenario"], r["seed"], r["policy"], r["verdict"], r["faults"],
+                      r["diagnosed_correctly"], text.seconds(r["median_ttr_s"])] for r in m["runs"]])
+    return "\n".join(lines) + "\n"

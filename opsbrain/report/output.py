@@ -1,0 +1,124 @@
+"""Where reports come from and where they go: journal sources (run id or file), output-path checks, atomic writes.
+
+Output paths are refused, with an :class:`~opsbrain.errors.InputError` (exit 2), when they contain a ``..``
+segment, end in a separator, name an existing directory, a symlink or anything but a regular file, or sit in a
+directory that does not exist. A report is written to a temporary file in the target's directory and moved into
+place with ``os.replace``, so a reader never sees half a report and a failed write leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from opsbrain.errors import InputError
+
+MAX_JOURNAL_BYTES = 512 * 1024 * 1024  # reason: a month-long campaign file is tens of MB; refuse anything absurd
+OPTION = "--out"
+
+
+def check_out_path(out: str, option: str = OPTION) -> Path:
+    """The validated output path for ``out`` (see the module docstring for what is refused)."""
+    if not out or not out.strip():
+        raise InputError("empty output path", path=option)
+    if "\x00" in out:
+        raise InputError("output path contains a NUL byte", path=option)
+    if out.endswith(("/", os.sep)):
+        raise InputError(f"{out!r} names a directory; give a file name", path=option)
+    path = Path(out)
+    if ".." in path.parts:
+        raise InputError(f"refusing {out!r}: '..' segments are not allowed in an output path", path=option)
+    if path.is_symlink():
+        raise InputError(f"refusing {out!r}: it is a symlink (write to the real path)", path=option)
+    if path.is_dir():
+        raise InputError(f"{out!r} is a directory; give a file name", path=option)
+    if path.exists() and not path.is_file():
+        raise InputError(f"refusing {out!r}: not a regular file", path=option)
+    parent = path.parent
+    if not parent.is_dir():
+        raise InputError(f"directory {str(parent)!r} does not exist", path=option)
+    return path
+
+
+def write_atomic(path: Path, data: bytes, option: str = OPTION) -> None:
+    """Write ``data`` to ``path`` via a temporary file in the same directory and ``os.replace``."""
+    tmp: str | None = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the report the usual mode
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as exc:
+        raise InputError(exc.strerror or str(exc), file=str(path), path=option) from None
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def read_json_file(path: Path) -> Any:
+    """A JSON file's content; bad files raise InputError naming the file."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_JOURNAL_BYTES:
+            raise InputError(f"file is {size / 1e6:.0f} MB, more than a journal can be", file=str(path))
+        with path.open("rb") as fh:
+            return json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON (line {exc.lineno}: {exc.msg})", file=str(path)) from None
+    except UnicodeDecodeError:
+        raise InputError("not a text (JSON) file", file=str(path)) from None
+    except OSError as exc:
+        raise InputError(exc.strerror or str(exc), file=str(path)) from None
+
+
+def load_source(source: str, data_dir: Path | None = None) -> Any:
+    """A journal (dict), a list of journals, or a campaign summary from a file path or a run id in the run store."""
+    path = Path(source)
+    if path.is_file():
+        return read_json_file(path)
+    if path.exists():
+        raise InputError("not a regular file", file=source)
+    if "/" in source or os.sep in source or source.endswith(".json"):
+        raise InputError("no such file", file=source)
+    from opsbrain.store import RunStore
+
+    store = RunStore(data_dir)
+    if store.get_run(source) is None:
+        raise InputError(f"no run {source!r} in the run store and no such file (see 'opsbrain runs list')")
+    journal = store.get_journal(source)
+    if journal is None:
+        raise InputError(f"run {source!r} has no journal (it did not finish)")
+    if not journal.get("run_id"):
+        journal["run_id"] = source
+    return journal
+
+
+def is_journal(data: Any) -> bool:
+    return isinstance(data, dict) and isinstance(data.get("incidents"), list) and "scenario" in data
+
+
+def as_journals(data: Any, source: str = "input") -> list[dict[str, Any]]:
+    """The journals of a source: one journal, a list of them, or a campaign summary holding ``journals``/``runs``."""
+    if is_journal(data):
+        return [data]
+    items: Any = None
+    if isinstance(data, list):
+        items = data
+    elif isinstance(data, dict):
+        items = data.get("journals", data.get("runs"))
+    if not isinstance(items, list) or not items:
+        raise InputError("not a run journal, a list of journals or a campaign summary with 'journals'",
+                         file=source)
+    bad = [k for k, j in enumerate(items) if not is_journal(j)]
+    if bad:
+        raise InputError(f"item [{bad[0]}] is not a run journal (needs 'scenario' and 'incidents')", file=source)
+    return list(items)

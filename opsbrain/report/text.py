@@ -1,0 +1,150 @@
+"""Plain-word formatting shared by the HTML and Markdown renderers (numbers, durations, action outcomes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+DASH = "-"
+
+
+def _n(x: Any) -> bool:
+    """Whether ``x`` is a number to format (template lookups of missing keys give other things)."""
+    return isinstance(x, int | float) and not isinstance(x, bool)
+
+# Operator wording of the runbook vocabulary and of the records the orchestrator adds (manual steps, guards).
+ACTION_WORDS = {
+    "isolate_link": "isolate the link", "restore_link": "restore the link", "reroute": "re-route traffic",
+    "isolate_hbm_rows": "isolate HBM rows", "reset_chip": "reset the chip", "isolate": "isolate",
+    "replace_part": "replace the part", "cordon": "cordon the node", "reboot_node": "reboot the node",
+    "restart_process": "restart the failed processes in place", "restart_job": "restart the job",
+    "restart_instance": "restart the instance", "scale_instance": "scale the instance in",
+    "swap_spare": "swap in a spare node", "add_spare": "return the node to the spare pool", "ticket": "open a ticket",
+    "wait": "wait", "notify": "notify", "none": "no action (watch)", "detect": "a person notices",
+    "diagnose": "a person diagnoses", "escalate": "escalate", "guardrail": "guardrail stops automation",
+}
+
+
+IMPACT_WORDS = {"lost_npu_s": "NPU-seconds lost", "redone_steps": "steps redone", "downtime_s": "seconds down",
+                "lost_tokens": "tokens lost", "slo_violation_s": "seconds in SLO violation"}
+
+
+def impact_label(key: str) -> str:
+    return IMPACT_WORDS.get(key, key.replace("_", " "))
+
+
+def lower(ours: Any, theirs: Any) -> bool:
+    """Whether our figure is lower (better: times, losses) than the baseline's."""
+    return _n(ours) and _n(theirs) and ours < theirs
+
+
+def seconds(x: Any) -> str:
+    """``842.2 s``: the exact figure the tests compare with the journal (one decimal)."""
+    return f"{x:.1f} s" if _n(x) else DASH
+
+
+def human(x: Any) -> str:
+    """A duration for reading: ``2.0 s``, ``14 min 2 s``, ``3.5 h``, ``2.1 d``."""
+    if not _n(x):
+        return DASH
+    sign, a = ("-" if x < 0 else ""), abs(x)
+    if a < 60:
+        return f"{sign}{a:.1f} s"
+    if a < 3600:
+        m, s = divmod(round(a), 60)
+        return f"{sign}{m} min {s} s" if s else f"{sign}{m} min"
+    if a < 86400:
+        return f"{sign}{a / 3600:.1f} h"
+    return f"{sign}{a / 86400:.1f} d"
+
+
+def both(x: Any) -> str:
+    """``842.2 s (14 min 2 s)``; just ``2.0 s`` below a minute."""
+    if not _n(x):
+        return DASH
+    return seconds(x) if abs(x) < 60 else f"{seconds(x)} ({human(x)})"
+
+
+def at(t: float | None, onset: float | None) -> str:
+    """A point in time as ``t=602.0 s (+2.0 s)``, relative to the onset when there is one."""
+    if t is None:
+        return DASH
+    if onset is None:
+        return f"t={t:.1f} s"
+    return f"t={t:.1f} s ({'+' if t >= onset else '-'}{human(abs(t - onset))})"
+
+
+def pct(x: Any, digits: int = 0) -> str:
+    return f"{100 * x:.{digits}f}%" if _n(x) else DASH
+
+
+def conf(x: Any) -> str:
+    """A confidence as ``0.56 (56%)``."""
+    return f"{x:.2f} ({100 * x:.0f}%)" if _n(x) else DASH
+
+
+def num(x: Any, unit: str = "", digits: int = 1) -> str:
+    """A large or small number with thousands separators: ``1,421,428 tokens``, ``0.44 steps``."""
+    if not _n(x):
+        return DASH
+    a = abs(x)
+    if a == 0:
+        return f"0 {unit}".strip()
+    body = f"{x:,.0f}" if a >= 1000 else f"{x:.{digits}f}" if a >= 1 or a == 0 else f"{x:.2g}"
+    return f"{body} {unit}".strip()
+
+
+def action_words(action: str) -> str:
+    return ACTION_WORDS.get(action, action.replace("_", " "))
+
+
+def outcome(a: dict[str, Any]) -> str:
+    """What came of an action, in words."""
+    detail = a.get("detail") or {}
+    status = a.get("status", "?")
+    dur = (a.get("end_s") or 0.0) - (a.get("start_s") or 0.0) if a.get("end_s") is not None else None
+    if status == "succeeded":
+        extra = _detail_words(a.get("action", ""), detail)
+        took = f"done in {human(dur)}" if dur else "done"
+        return f"{took}; {extra}" if extra else took
+    if status == "failed":
+        return "FAILED: " + str(detail.get("reason") or detail.get("error") or "no reason recorded")
+    if detail.get("in_flight"):
+        return "in flight at the end of the run (field work takes hours)"
+    return "skipped: " + str(detail.get("reason") or status)
+
+
+def _detail_words(action: str, d: dict[str, Any]) -> str:
+    if action == "swap_spare" and d.get("spare"):
+        return f"spare {d['spare']} in, {d.get('spares_left', '?')} spare(s) left"
+    if action == "ticket":
+        return f"{d.get('kind', 'ticket')} ticket" + (f": {d['reason']}" if d.get("reason") else "")
+    if action == "reroute" and isinstance(d.get("usable"), dict) and d["usable"]:
+        vals = list(d["usable"].values())
+        return f"{len(vals)} node(s) at {min(vals):.1%} of their UB bandwidth"
+    if action == "isolate_hbm_rows" and "isolated_rows" in d:
+        return f"{d['isolated_rows']} row(s) isolated"
+    if action in ("detect", "diagnose") and d.get("via"):
+        return f"via {d['via']}"
+    if action == "diagnose" and d.get("fault_class"):
+        return f"found {d['fault_class']}"
+    if action == "none" and d.get("reason"):
+        return str(d["reason"])
+    if action == "notify" and d.get("message"):
+        return str(d["message"])
+    if "health" in d:
+        return f"now {d['health']}"
+    return ""
+
+
+def rel(x: Any) -> str:
+    """An offset from the onset: ``+2.0 s``."""
+    return f"{'+' if x >= 0 else '-'}{abs(x):.1f} s" if _n(x) else DASH
+
+
+def diff(ours: Any, theirs: Any, unit: str = " s") -> str:
+    """``ours - theirs`` with its sign (``-1394.8 s``), or a dash when either is missing."""
+    if not (_n(ours) and _n(theirs)):
+        return DASH
+    d = ours - theirs
+    body = f"{d:+,.0f}" if abs(d) >= 1000 else f"{d:+.1f}"
+    return f"{body}{unit}"

@@ -1,0 +1,333 @@
+"""Log bundles (issue 9): the twin writes them in the real Ascend layout; opsbrain reads and diagnoses them.
+
+Hand-written bundles in tests/fixtures/bundles (a two-worker cluster without pod ids, a single-worker bundle, a
+broken one) always run; symbolic links, binary, oversized and too-deep files are added at run time. The round trip
+runs a few fast built-in scenarios (benchmarks/roundtrip_bundles.py runs all of them). Tests with the real vendor
+knowledge skip when ../shared/reference/vendor is absent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from opsbrain.bundle import BundleParams, check_bundle, classify, diagnose_bundle, read_bundle, write_incident_bundle
+from opsbrain.bundle import layout as L
+from opsbrain.bundle.reader import stamp, syslog_stamp
+from opsbrain.bundle.writer import qualify
+from opsbrain.cli import cli
+from opsbrain.errors import InputError
+
+FIX = Path(__file__).parent / "fixtures" / "bundles"
+VENDOR = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "vendor"
+
+
+@pytest.fixture(scope="module")
+def engine() -> Any:
+    from opsbrain.kb.training import load_engine
+
+    return load_engine()
+
+
+@pytest.fixture(scope="module")
+def matcher() -> Any:
+    from opsbrain.kb import SignatureMatcher, load_kb
+
+    return SignatureMatcher(load_kb())
+
+
+# ---- names and time stamps ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("rel", "kind", "worker", "extra"), [
+    ("pod0-node3/messages", L.MESSAGES, "pod0-node3", None),
+    ("w1/var/log/messages-20250301", L.MESSAGES, "w1", None),
+    ("w1/messages.gz", None, None, None),
+    ("w1/dmesg", L.DMESG, "w1", None),
+    ("w1/rank-12.log", L.TRAIN, "w1", None),
+    ("w1/worker-0.txt", L.TRAIN, "w1", None),
+    ("w1/process_log/run/plog/plog-1234_20250301000000000.log", L.PLOG, "w1", 1234),
+    ("w1/process_log/debug/plog/plog-99_1.log", L.PLOG, "w1", 99),
+    ("w1/process_log/run/plog/plog-x_1.log", None, None, None),
+    ("w1/device_log/slog/dev-os-5/run/device-os/device-os_20250301000000000.log", L.DEVICE_OS, "w1", 5),
+    ("w1/device_log/hisi_logs/device-2/history.log", L.HISTORY, "w1", 2),
+    ("w1/environment_check/npu_info_after.txt", L.NPU_INFO, "w1", "after"),
+    ("w1/mindx-dl/devicePlugin/devicePlugin.log", L.DEVICE_PLUGIN, "w1", None),
+    ("switch/pod0-l2plane3-sw07/logfile/log.log", L.SWITCH, None, "pod0-l2plane3-sw07"),
+    ("cluster/mindx-dl/clusterd/clusterd.log", L.CLUSTERD, None, None),
+    ("cluster/jobs/serve/decode0/rank_table.json", L.RANK_TABLE, None, "serve/decode0"),
+    ("messages", L.MESSAGES, "", None),
+    ("w1/notes.txt", None, None, None),
+])
+def test_files_are_recognised_by_name(rel: str, kind: str | None, worker: str | None, extra: Any) -> None:
+    fk = classify(rel)
+    if kind is None:
+        assert fk is None
+        return
+    assert fk is not None and fk.kind == kind and fk.worker == worker
+    if extra is not None:
+        assert extra in (fk.pid, fk.device, fk.tag)
+
+
+def test_time_stamps_of_every_layout() -> None:
+    assert stamp("[ERROR] DRV(1,d):2025-03-01-10:03:20.123.456 [f.c:1][dev3]x", "slog") == \
+        datetime(2025, 3, 1, 10, 3, 20, 123456)
+    assert stamp("[WARN ] 2025/03/01 10:03:20.500000 1  a.go:1  x", "hwlog") == datetime(2025, 3, 1, 10, 3, 20, 500000)
+    assert stamp("[Sat Mar  1 10:03:20 2025] x", "ctime") == datetime(2025, 3, 1, 10, 3, 20)
+    assert stamp("[2025-03-01 10:03:20,123] [INFO] x", "iso") == datetime(2025, 3, 1, 10, 3, 20, 123000)
+    assert stamp("[ERROR] DRV(1,d):2025-13-01-10:03:20.123.456 x", "slog") is None  # month 13
+    # syslog has no year: the one closest to the rest of the bundle, across a new year too
+    new_year = datetime(2025, 1, 1, 0, 0, 5)
+    assert syslog_stamp("Dec 31 23:59:59 h kernel: x", new_year) == datetime(2024, 12, 31, 23, 59, 59)
+    assert syslog_stamp("Mar  1 10:00:00 h kernel: x", datetime(2025, 3, 1)) == datetime(2025, 3, 1, 10)
+    assert syslog_stamp("Foo 99 25:61:00 h kernel: x", datetime(2025, 3, 1)) is None
+
+
+def test_job_event_names_round_trip() -> None:
+    from opsbrain.bundle.reader import _unqualify
+
+    detail = {"node": "pod0/node7", "component": "pod0/node7/npu4", "replace": {"pod0/node38": "pod0/node46"},
+              "nodes": ["pod0/node2", "pod0/node3"], "instance": "serve/prefill1", "rank": 3}
+    q = qualify(detail)
+    assert q["component"] == "pod0-node7/npu4" and q["nodes"] == ["pod0-node2", "pod0-node3"]
+    assert _unqualify(json.loads(json.dumps(q)), {}) == detail
+
+
+# ---- hand-written bundles in the real layout -------------------------------------------------------------------------
+def test_real_cluster_bundle_without_pod_ids(engine: Any, matcher: Any) -> None:
+    rep = diagnose_bundle(FIX / "hbm-uce-real", engine, matcher)
+    workers = {w["dir"]: w for w in rep["workers"]}
+    assert workers["worker-0"]["node"] == "pod0/node0" and workers["worker-1"]["node"] == "pod0/node1"
+    assert workers["worker-0"]["named_by"] == "sorted order" and workers["worker-0"]["hosts"] == ["ascend-a01"]
+    assert workers["worker-0"]["ips"] == ["192.168.10.11"]
+    proc = {p["pid"]: p for p in rep["processes"]}
+    assert proc[23456]["device"] == 3 and proc[23456]["rank"] == 3 and proc[23456]["node"] == "pod0/node0"
+    d = rep["diagnosis"]
+    assert (d["fault_class"], d["component"]) == ("hbm_uce", "pod0/node0/npu3/hbm")
+    # evidence names the real file and line
+    inc = next(i for i in rep["incidents"] if i["id"] == rep["primary"])
+    assert inc["nodes"] == {"pod0/node0": "worker-0"}
+    files = {(e["file"], e["line"]) for e in inc["evidence_lines"]}
+    assert ("worker-0/device_log/slog/dev-os-3/run/device-os/device-os_20250301100000000.log", 2) in files
+    assert any(ev.startswith("worker-0/process_log/run/plog/plog-23456_") and ":2: " in ev for ev in d["evidence"])
+    # kernel line in messages and dmesg, the event in slog and history, the old link record twice: read once
+    assert rep["lines"]["duplicates"] == 3
+    assert rep["skipped"] == [{"path": "README.md", "reason": "unknown file (not a source of facts.md §7)"}]
+    assert any(k["code"] == "80E01801" for k in rep["knowledge"])
+    # metrics from npu_info_after.txt reach the diagnosis inputs
+    assert rep["metrics"] == 2
+
+
+def test_single_worker_bundle_link_down_from_hccn_records(engine: Any) -> None:
+    rep = diagnose_bundle(FIX / "roce-down-single", engine)
+    assert [w["dir"] for w in rep["workers"]] == ["."]
+    d = rep["diagnosis"]
+    assert (d["fault_class"], d["component"]) == ("roce_port_down", "pod0/node0/npu2/roce0")
+    states = {x["when"]: x["state"] for x in rep["link_state"]}
+    assert states == {"before": {4: "UP"}, "after": {4: "DOWN"}}
+
+
+def test_link_up_before_and_down_after_without_a_record_is_a_link_down(tmp_path: Path, engine: Any) -> None:
+    b = tmp_path / "b"
+    shutil.copytree(FIX / "roce-down-single", b)
+    after = b / "environment_check" / "npu_info_after.txt"
+    after.write_text("\n".join(ln for ln in after.read_text().splitlines() if "10:00:00 2025    LINK DOWN" not in ln))
+    lines, _rep = read_bundle(b)
+    synth = [ln for ln in lines if ln.source == "hccn" and "LINK DOWN" in ln.text]
+    assert len(synth) == 1 and synth[0].file == "environment_check/npu_info_after.txt"
+    assert diagnose_bundle(b, engine)["diagnosis"]["component"] == "pod0/node0/npu2/roce0"
+
+
+def test_broken_bundle_is_read_with_everything_listed(tmp_path: Path, engine: Any) -> None:
+    b = tmp_path / "broken"
+    shutil.copytree(FIX / "broken", b)
+    w = b / "worker-0"
+    (w / "dmesg").write_bytes(b"\x00\x01\x02\x7fELF" * 400)                       # binary junk: refused
+    (w / "rank-1.log").symlink_to("/etc/passwd")                                  # symlink: refused
+    (w / "process_log" / "run" / "plog" / "plog-777_20250301000000000.log").write_text("x" * 5000)  # oversized
+    with (w / "rank-0.log").open("a") as fh:                                      # junk lines: malformed
+        fh.write("[2025-03-01 10:00:02,000] [ERROR] \x00\x00\x00\x00 binary in a text log\n")
+        fh.write("\ufffd\ufffd\ufffd\ufffd\ufffd\n")
+    deep = b.joinpath(*[f"d{i}" for i in range(12)])
+    deep.mkdir(parents=True)
+    (deep / "messages").write_text("Mar  1 10:00:00 deep kernel: Kernel panic - not syncing\n")
+    rep = diagnose_bundle(b, engine, params=BundleParams(max_file_bytes=4096))
+    refused = {x["path"]: x["reason"] for x in rep["refused"]}
+    assert "binary" in refused["worker-0/dmesg"]
+    assert "symbolic link" in refused["worker-0/rank-1.log"]
+    assert "over the 4096-byte limit" in refused["worker-0/process_log/run/plog/plog-777_20250301000000000.log"]
+    assert any("deeper than 10" in r for r in refused.values())
+    assert {x["path"] for x in rep["skipped"]} == {"notes.txt", "worker-0/environment_check/notes.md",
+                                                   "worker-0/process_log/run/plog/plog-abc_123.log"}
+    assert rep["lines"]["malformed"] == 2
+    assert rep["lines"]["untimed"] >= 4  # two impossible syslog stamps, a bare line, month 13, garbage time, ...
+    kinds = {k for i in rep["incidents"] for k in i["kinds"]}
+    assert {"os:panic", "dev:80E01801"} <= kinds  # the good lines still count
+    assert rep["incidents"][0]["opened_at"] == "2025-03-01T10:00:00"
+
+
+def test_not_a_directory_is_bad_input(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="not a directory"):
+        read_bundle(tmp_path / "missing")
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(InputError):
+        read_bundle(tmp_path / "f")
+    (tmp_path / "link").symlink_to(FIX / "broken")
+    with pytest.raises(InputError, match="symbolic link"):
+        read_bundle(tmp_path / "link")
+
+
+def test_empty_bundle_abstains(tmp_path: Path, engine: Any) -> None:
+    rep = diagnose_bundle(tmp_path, engine)
+    assert rep["incidents"] == [] and rep["diagnosis"]["fault_class"] == "unknown"
+
+
+# ---- the twin writes bundles; they parse back to the same diagnoses ------------------------------------------------
+@pytest.fixture(scope="module")
+def stored_run(tmp_path_factory: pytest.TempPathFactory, engine: Any) -> dict[str, Any]:
+    """hbm-uce-training run through the chaos library with a run store and run-time bundles."""
+    from opsbrain import chaos
+    from opsbrain.store import RunStore
+
+    home = tmp_path_factory.mktemp("home")
+    bundles = tmp_path_factory.mktemp("bundles")
+    journal = chaos.run(chaos.plan("hbm-uce-training"), store=RunStore(home), bundle_dir=bundles, home=home)
+    return {"home": home, "bundles": bundles, "journal": journal}
+
+
+def test_bundle_layout_written_at_run_time(stored_run: dict[str, Any]) -> None:
+    j = stored_run["journal"]
+    assert [b["incident"] for b in j["bundles"]] == [i["id"] for i in j["incidents"]]
+    root = stored_run["bundles"] / "f0001"
+    node = root / "pod0-node35"
+    devos = list((node / "device_log" / "slog" / "dev-os-3" / "run" / "device-os").iterdir())
+    assert len(devos) == 1 and re.fullmatch(r"device-os_\d{17}\.log", devos[0].name)
+    assert "event_id=0x80e01801" in devos[0].read_text()
+    assert "event_id=0x80e01801" in (node / "device_log" / "hisi_logs" / "device-3" / "history.log").read_text()
+    plogs = {p.name.split("_")[0]: p for p in (node / "process_log" / "run" / "plog").iterdir()}
+    assert len(plogs) == 8  # one process per NPU of the training job on the node
+    from faultlib.telemetry import formats as fmt
+
+    text = plogs[f"plog-{fmt.pid_of('pod0/node35/npu3')}"].read_text().splitlines()
+    assert "hcom init by file success" in text[0] and "device[3]" in text[0] and "rank[27]" in text[0]
+    assert any("ErrCode=507053" in ln for ln in text)
+    assert "507053" in (node / "rank-27.log").read_text()
+    assert "Ascend910-3" in (node / "mindx-dl" / "devicePlugin" / "devicePlugin.log").read_text()
+    assert "job train event crash" in (root / "cluster" / "mindx-dl" / "clusterd" / "clusterd.log").read_text()
+    table = json.loads((root / "cluster" / "jobs" / "train" / "rank_table.json").read_text())
+    assert int(table["server_count"]) == 14
+    assert (node / "environment_check" / "npu_info_before.txt").exists()
+    # time stamps consistent across files: the process logs' span covers every other line
+    lines, rep = read_bundle(root)
+    plog_t = [ln.t for ln in lines if ln.source == "plog"]
+    assert all(min(plog_t) <= ln.t <= max(plog_t) for ln in lines if ln.source != "hccn")
+    assert rep["time_origin"] == "2025-03-01T00:00:00"  # the manifest's epoch: t is simulated seconds
+    crash = next(ln for ln in lines if ln.job and ln.job[1] == "crash")
+    assert crash.t == pytest.approx(600.0) and crash.job[2]["node"] == "pod0/node35"
+    # the noise incident's bundle holds the switch chips' logs
+    assert (stored_run["bundles"] / "i0002" / "switch" / "pod0-node26-l1sw0" / "logfile" / "log.log").exists()
+
+
+def test_run_time_bundles_parse_back_to_the_same_diagnoses(stored_run: dict[str, Any], engine: Any) -> None:
+    for b in stored_run["journal"]["bundles"]:
+        chk = check_bundle(b["path"], engine)
+        assert chk["comparisons"], b
+        assert chk["same"], chk["comparisons"]
+    f = next(i for i in stored_run["journal"]["incidents"] if i["id"] == "f0001")
+    rep = diagnose_bundle(stored_run["bundles"] / "f0001", engine)
+    assert (rep["diagnosis"]["fault_class"], rep["diagnosis"]["component"]) == \
+        (f["diagnosis"]["fault_class"], f["diagnosis"]["component"])
+
+
+@pytest.mark.parametrize("scenario", ["hbm-overtemp-inference", "link-down-training"])
+def test_round_trip_of_fault_bundles(scenario: str, tmp_path: Path, engine: Any,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two controller incidents of one fault, metrics from npu-smi output (over-temperature); switch logs and the
+    job stall that tells a link down from a self-healing flap (link down)."""
+    import opsbrain.runner.run as rr
+    from opsbrain import chaos
+
+    worlds: list[Any] = []
+    build = rr.build_world
+    monkeypatch.setattr(rr, "build_world", lambda *a, **k: worlds.append(build(*a, **k)) or worlds[-1])
+    journal = rr.run_plan(chaos.plan(scenario), engine)
+    faults = [i for i in journal["incidents"] if i["injected"]]
+    assert faults
+    for entry in faults:
+        write_incident_bundle(worlds[0], entry, tmp_path / entry["id"])
+        chk = check_bundle(tmp_path / entry["id"], engine)
+        assert len(chk["comparisons"]) == len(entry["incident_ids"])
+        assert chk["same"], chk["comparisons"]
+
+
+def test_write_refuses_a_non_empty_directory(stored_run: dict[str, Any]) -> None:
+    from faultlib.engine import Simulation
+    from opsbrain.bundle import write_bundle
+
+    with pytest.raises(InputError, match="refusing to overwrite"):
+        write_bundle(stored_run["bundles"] / "f0001", Simulation(), start_s=0, end_s=1, nodes=[])
+
+
+# ---- the CLI ---------------------------------------------------------------------------------------------------------
+def test_cli_diagnose_bundle_json_and_text(engine: Any) -> None:
+    runner = CliRunner()
+    res = runner.invoke(cli, ["diagnose", "--bundle", str(FIX / "hbm-uce-real"), "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["diagnosis"]["fault_class"] == "hbm_uce"
+    res = runner.invoke(cli, ["diagnose", "--bundle", str(FIX / "broken")])
+    assert res.exit_code == 0, res.output
+    assert "skipped notes.txt" in res.stdout and "worker worker-0 -> pod0/node0" in res.stdout
+
+
+@pytest.mark.parametrize("args", [["diagnose"], ["diagnose", "x.json", "--bundle", "d"],
+                                  ["diagnose", "--logs", "f", "--bundle", "d"]])
+def test_cli_diagnose_needs_exactly_one_input(args: list[str]) -> None:
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 2 and "exactly one of INCIDENT_FILE, --logs FILE or --bundle DIR" in res.stderr
+
+
+def test_cli_runs_bundle_regenerates_identical_bundles(stored_run: dict[str, Any], tmp_path: Path) -> None:
+    runner = CliRunner()
+    run_id = stored_run["journal"]["run_id"]
+    out = tmp_path / "out"
+    res = runner.invoke(cli, ["runs", "bundle", run_id, "--incident", "f0001", "--out", str(out),
+                              "--data-dir", str(stored_run["home"]), "--json"])
+    assert res.exit_code == 0, res.output
+    rep = json.loads(res.stdout)
+    assert rep["reproduced"] and [b["incident"] for b in rep["bundles"]] == ["f0001"]
+    assert sorted(p.name for p in out.iterdir()) == ["f0001"]
+    a, b = stored_run["bundles"] / "f0001", out / "f0001"
+    files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    assert files_a == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+    assert all((a / f).read_bytes() == (b / f).read_bytes() for f in files_a)  # deterministic re-run
+    res = runner.invoke(cli, ["runs", "bundle", run_id, "--out", str(out), "--data-dir", str(stored_run["home"])])
+    assert res.exit_code == 2 and "refusing to overwrite" in res.stderr
+    res = runner.invoke(cli, ["runs", "bundle", run_id, "--incident", "f9999", "--out", str(out),
+                              "--data-dir", str(stored_run["home"])])
+    assert res.exit_code == 2 and "no incident 'f9999'" in res.stderr
+    res = runner.invoke(cli, ["runs", "bundle", "no-such-run", "--out", str(out),
+                              "--data-dir", str(stored_run["home"])])
+    assert res.exit_code == 2
+
+
+# ---- vendor knowledge (skipped without the shared reference files) ---------------------------------------------------
+def test_bundle_with_imported_vendor_knowledge(tmp_path: Path, engine: Any) -> None:
+    if not (VENDOR / "kg-config.json").exists():
+        pytest.skip("vendor reference files not present")
+    from opsbrain.kb import SignatureMatcher, import_faultcode, import_kg, load_imported, load_kb
+
+    kg = import_kg(VENDOR / "kg-config.json", tmp_path)
+    fc = import_faultcode(VENDOR / "faultCode.json", tmp_path)
+    assert kg.imported > 1000 and fc.imported > 700
+    matcher = SignatureMatcher(load_kb(), load_imported(tmp_path))
+    rep = diagnose_bundle(FIX / "roce-down-single", engine, matcher)
+    vendor = [k for k in rep["knowledge"] if k["source"] == "imported"]
+    assert any(k["code"] == "81078603" and k["cause"] and k["first"].startswith("device_log/") for k in vendor)
+    inc = rep["incidents"][0]
+    assert any(k["source"] == "imported" for k in inc["knowledge"])
