@@ -108,3 +108,13 @@ def test_incident_file_and_its_errors(tmp_path: Path) -> None:
     bad.write_text('{"lines": [{"t": "soon", "text": "x"}]}')
     res = CliRunner().invoke(cli, ["diagnose", str(bad)], env={"OPSBRAIN_HOME": str(tmp_path)})
     assert res.exit_code == 2 and "lines[0].t" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_single_incident_fast_path_equals_the_pipeline(engine, topo1) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    cases = case_lib.run_case(case_lib.EVAL_SEEDS[0] + 99, "l1_switch_failure", topo=topo1)
+    feats = [c.features for c in cases] + [{"n:sw:down": 1.0, "unseen-feature": 3.0}]
+    full = np.asarray(engine.model.pipeline.predict_proba(feats))
+    one = np.vstack([engine.model.predict_one(f) for f in feats])
+    assert np.allclose(full, one, atol=1e-12)
