@@ -184,6 +184,10 @@ class ControlAPI:
 
         def effect() -> dict[str, Any]:
             self.isolated_rows.pop(component, None)
+            if component in self.sim.topology.links:  # a new module/fibre: all lanes back, optics as new
+                self.sim.state.set_lanes_down(component, 0, cause="replace_part")
+                if "dom" in self.sim.__dict__:  # only when the optics model was built (cached property)
+                    self.sim.dom.clear(component)
             return self._set(component, Health.HEALTHY, "replace_part")
 
         return self._action("replace_part", component, self.p.part_replacement_s, 0.0, effect)

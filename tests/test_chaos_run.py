@@ -129,9 +129,12 @@ def test_store_stays_consistent_after_a_kill(tmp_path: Path) -> None:
     deadline = time.time() + 60
     while time.time() < deadline:
         if db.exists():
-            with sqlite3.connect(db) as con:
-                if con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]:
-                    break
+            try:
+                with sqlite3.connect(db) as con:
+                    if con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]:
+                        break
+            except sqlite3.OperationalError:  # the schema is not there yet
+                pass
         time.sleep(0.1)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)

@@ -233,3 +233,14 @@ def test_run_service_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     assert out["stopped_by"] == "SIGTERM" and out["wall_s"] < 20 and out["sweeps"] >= 1 and not out["errors"]
     assert signal.getsignal(signal.SIGTERM) == before  # the handler is put back
     assert out["jobs"][0]["trigger"] == "interval:0.2" and out["jobs"][0]["last_run"]
+
+
+def test_service_and_proactive_parameters_are_sourced_and_documented(repo_root: Path) -> None:
+    from faultlib.params import iter_params
+    from opsbrain.sweeps.inrun import ProactiveParams
+
+    doc = (repo_root / "docs" / "sweeps.md").read_text()
+    for prefix, model in (("proactive.", ProactiveParams), ("service.", ServiceParams)):
+        for path, default, unit, source, _ in iter_params(model, prefix):
+            assert unit and source, path
+            assert f"| `{path}` | {default} | {unit} |" in doc, path
