@@ -104,7 +104,32 @@ def replay(trace: str, time_unit: str = "s", mapping: str | None = None, seed: i
         rep = replay_trace(path, Topology.build(), np.random.default_rng(seed), time_unit=time_unit,
                            mapping=mapping)
     except FaultPlanError as exc:
-        raise ScenarioError(exc.reason, file=trace, path=exc.path or None) from None
+        path = (exc.path or "").removeprefix(trace).lstrip(": ") or None  # the error may name the file itself
+        raise ScenarioError(exc.reason, file=trace, path=path) from None
     return {"trace": trace, "events": rep.events, "faults": rep.timeline.to_list(), "mapped": rep.mapped,
             "unmapped": rep.unmapped, "unmapped_total": sum(rep.unmapped.values()), "by_kind": rep.kinds,
             "node_map": rep.node_map, "orphan_ends": rep.orphan_ends, "open_faults": rep.open_faults}
+
+
+def replay_plan(trace: str, time_unit: str = "s", mapping: str | None = None, seed: int = 0,
+                policy: str = "auto", tail_s: float = 3600.0) -> tuple[Plan, dict[str, Any]]:
+    """A runnable plan from a trace: the standard pod (noise-only-day's workloads, spares and probes) with the
+    trace's faults as its timeline, long enough for the last fault plus ``tail_s``."""
+    from faultlib.injection.spec import Timeline
+
+    rep = replay(trace, time_unit=time_unit, mapping=mapping, seed=seed)
+    base = plan("noise-only-day", seed=seed, policy=policy)
+    specs = [s for s in _timeline_from(rep)]
+    end = max((s.at_s for s in specs), default=0.0) + tail_s
+    sc = base.scenario.model_copy(update={"metadata": base.scenario.metadata.model_copy(update={
+        "name": "replay", "description": f"fault trace {trace} replayed on one pod"}),
+        "spec": base.scenario.spec.model_copy(update={"duration": end})})
+    base.scenario = sc
+    base.timeline = Timeline(specs)
+    return base, rep
+
+
+def _timeline_from(rep: dict[str, Any]) -> list[Any]:
+    from faultlib.injection.spec import FaultSpec
+
+    return [FaultSpec.from_dict(f) for f in rep["faults"]]

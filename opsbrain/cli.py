@@ -409,11 +409,28 @@ def _print_journal(j: dict[str, Any]) -> None:
 @click.argument("trace")
 @click.option("--time-unit", type=click.Choice(["s", "days"]), default="s", show_default=True)
 @click.option("--mapping", default=None, help="YAML or CSV mapping of descriptions to fault kinds.")
+@click.option("--run", "do_run", is_flag=True, help="Also run the replayed faults on a pod (journal like chaos run).")
+@click.option("--policy", type=click.Choice(["auto", "manual"]), default="auto", show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@data_dir_option
 @json_option
-def chaos_replay(trace: str, time_unit: str, mapping: str | None, as_json: bool) -> None:
-    """Map a fault event trace (JSON list or CSV) onto a pod; report what mapped and what did not."""
+def chaos_replay(trace: str, time_unit: str, mapping: str | None, do_run: bool, policy: str, seed: int,
+                 data_dir: Path | None, as_json: bool) -> None:
+    """Map a fault event trace (JSON list or CSV) onto a pod; report what mapped and what did not (--run: run it)."""
     from opsbrain import chaos as lib
 
+    if do_run:
+        plan, rep = lib.replay_plan(trace, time_unit=time_unit, mapping=mapping, seed=seed, policy=policy)
+        journal = _run_with_progress(lib, plan, _store(data_dir), None, data_dir, quiet=as_json)
+        journal["replay"] = {k: rep[k] for k in ("trace", "events", "mapped", "unmapped", "unmapped_total")}
+        if as_json:
+            _emit_json(journal)
+        else:
+            _print_journal(journal)
+            click.echo(f"{rep['unmapped_total']} fault starts in the trace mapped to no kind: {rep['unmapped']}")
+        if journal["verdict"] != "passed":
+            sys.exit(1)
+        return
     rep = lib.replay(trace, time_unit=time_unit, mapping=mapping)
     if as_json:
         _emit_json(rep)
@@ -920,6 +937,7 @@ def runs_bundle(run_id: str, incident: str | None, out_dir: Path, scenario: str 
 @click.option("--bursty", is_flag=True, help="Bursty interruption arrivals.")
 @click.option("--lemons", is_flag=True, help="Lemon nodes carry a share of node faults.")
 @click.option("--sweeps/--no-sweeps", default=False, show_default=True, help="In-run health sweeps.")
+@click.option("--noise/--no-noise", default=True, show_default=True, help="Background noise in every pod.")
 @click.option("--workers", default=None, type=click.IntRange(1), help="Parallel runs (default: CPUs, at most runs).")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True)
 @click.option("--scheduler", default=None, metavar="ADDRESS",
@@ -929,7 +947,7 @@ def runs_bundle(run_id: str, incident: str | None, out_dir: Path, scenario: str 
 @data_dir_option
 @json_option
 def chaos_campaign(pods: int, days: float, seeds: int, first_seed: int, profile: str, policy: str, layout: str,
-                   spares_per_pod: int, bursty: bool, lemons: bool, sweeps: bool, workers: int | None,
+                   spares_per_pod: int, bursty: bool, lemons: bool, sweeps: bool, noise: bool, workers: int | None,
                    executor: str, scheduler: str | None, no_journals: bool, params: tuple[str, ...],
                    data_dir: Path | None, as_json: bool) -> None:
     """Monte Carlo campaign: K seeds (x policies) of a cluster under a fault profile; resumable; summary."""
@@ -941,7 +959,7 @@ def chaos_campaign(pods: int, days: float, seeds: int, first_seed: int, profile:
     policies = ("auto", "manual") if policy == "both" else (policy,)
     spec = CampaignSpec(pods=pods, days=days, seeds=seeds, first_seed=first_seed, profile=profile,
                         policies=policies, layout=layout, spares_per_pod=spares_per_pod, bursty=bursty,
-                        lemons=lemons, sweeps=sweeps, params=parse_params(params))
+                        lemons=lemons, sweeps=sweeps, noise=noise, params=parse_params(params))
     sim_params(params)  # validate --param overrides now (exit 2 on a bad one)
     opts = Options(workers=workers or default_workers(seeds * len(policies)), executor=executor,
                    scheduler=scheduler, keep_journals=not no_journals)

@@ -151,3 +151,29 @@ def test_store_stays_consistent_after_a_kill(tmp_path: Path) -> None:
 def test_bad_input_is_one_line_exit_2(runner: CliRunner, tmp_path: Path, args: list[str]) -> None:
     code, _out, err = run(runner, *args, home=tmp_path)
     assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_replay_maps_counts_and_runs_a_trace(runner: CliRunner, tmp_path: Path) -> None:
+    trace = tmp_path / "trace.json"
+    trace.write_text(json.dumps([
+        {"node": "a", "time": 120, "type": "fault_start", "description": "kernel panic"},
+        {"node": "a", "time": 400, "type": "fault_end", "description": "kernel panic"},
+        {"node": "b", "time": 300, "type": "fault_start", "description": "cosmic rays"}]))
+    code, out, _ = run(runner, "chaos", "replay", str(trace), "--json", home=tmp_path)
+    rep = json.loads(out)
+    assert code == 0 and rep["by_kind"] == {"node_crash": 1} and rep["unmapped"] == {"cosmic rays": 1}
+    code, out, _ = run(runner, "chaos", "replay", str(trace), "--run", "--json", home=tmp_path)
+    j = json.loads(out)
+    fault = next(i for i in j["incidents"] if i["injected"])
+    assert fault["injected"]["kind"] == "node_crash" and fault["diagnosis"]["fault_class"] == "node_crash"
+    assert j["replay"]["unmapped_total"] == 1
+
+
+@pytest.mark.parametrize("content, needle", [
+    ("node,time,type,description\nn1,0.5,fault_start,x\nn1,0.2,fault_end,x\n", "before its fault_start"),
+    ("{not json", "bad JSON"), ("node,time,type\nn1,1,fault_start\n", "missing field 'description'")])
+def test_malformed_trace_is_one_line_exit_2(runner: CliRunner, tmp_path: Path, content: str, needle: str) -> None:
+    trace = tmp_path / ("t.json" if content.startswith("{") else "t.csv")
+    trace.write_text(content)
+    code, _out, err = run(runner, "chaos", "replay", str(trace), home=tmp_path)
+    assert code == 2 and needle in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
