@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from faultlib.engine import Simulation
 
 
+DUPLICATE_WINDOW_S = 600.0
+"""Two incidents diagnosed with the same class and root within this window share one response (the second is
+recorded as a duplicate): one failed chip seen from two sides must not be isolated twice or page a person."""
+
+
 class Diagnoser(Protocol):
     def diagnose(self, incident: Incident, now: float, history: LinkHistory,
                  metric: Callable[[str, str], float | None]) -> Diagnosis: ...
@@ -57,6 +62,8 @@ class Controller:
         self.diagnosis_ms: list[float] = []
         self.handled: dict[str, list[str]] = {}  # incident id -> responder keys (one per acted-on diagnosis)
         self.handled_classes: dict[str, list[str]] = {}  # incident id -> the class each response acted on
+        self.responding: dict[tuple[str, str | None], tuple[str, float]] = {}  # (class, root) -> (incident, since)
+        self.duplicates: dict[str, str] = {}  # incident id -> the incident whose response covers it
         self.once = getattr(self.responder, "policy", "auto") == "manual"  # a person handles an incident once
         self.adopted: set[str] = set()  # incidents opened outside the detector (health sweeps, issue 7)
         sim.telemetry.subscribe(self._on_record)
@@ -115,6 +122,13 @@ class Controller:
         if keys and (self.once or d.abstained or d.fault_class == classes[-1]):
             # a person acts once; a later "unknown" or a refined component does not start a second response
             return
+        same = (d.fault_class, d.component)
+        first = self.responding.get(same)
+        if not d.abstained and first is not None and first[0] != inc.id and now - first[1] <= DUPLICATE_WINDOW_S:
+            self.duplicates[inc.id] = first[0]  # another incident's response already covers this root cause
+            return
+        if not d.abstained:
+            self.responding[same] = (inc.id, now)
         key = inc.id if not keys else f"{inc.id}.{len(keys) + 1}"
         keys.append(key)
         classes.append(d.fault_class)

@@ -274,13 +274,15 @@ def test_write_refuses_a_non_empty_directory(stored_run: dict[str, Any]) -> None
 
 
 # ---- the CLI ---------------------------------------------------------------------------------------------------------
-def test_cli_diagnose_bundle_json_and_text(engine: Any) -> None:
+def test_cli_diagnose_bundle_json_and_text(tmp_path: Path) -> None:
     runner = CliRunner()
-    res = runner.invoke(cli, ["diagnose", "--bundle", str(FIX / "hbm-uce-real"), "--json"])
+    home = ["--data-dir", str(tmp_path)]
+    res = runner.invoke(cli, ["diagnose", "--bundle", str(FIX / "hbm-uce-real"), "--json", *home])
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
     assert data["diagnosis"]["fault_class"] == "hbm_uce"
-    res = runner.invoke(cli, ["diagnose", "--bundle", str(FIX / "broken")])
+    assert data["incidents"][0]["evidence_lines"][0]["file"].startswith("worker-0/")
+    res = runner.invoke(cli, ["diagnose", "--bundle", str(FIX / "broken"), *home])
     assert res.exit_code == 0, res.output
     assert "skipped notes.txt" in res.stdout and "worker worker-0 -> pod0/node0" in res.stdout
 

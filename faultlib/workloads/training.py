@@ -218,7 +218,8 @@ class TrainingJob(Workload):
         self._dead = {}
         self._roce_down: set[str] = set()
         self._fabric_changed(None)
-        for nd in nodes:
+        down = {n for c, h in self._sim.state.unhealthy().items() if h not in UP and (n := ids.node_of(c))}
+        for nd in (n for n in nodes if n in down):  # only nodes with a part out of service (cost: those)
             for cid, kind in self._watched(nd):
                 if not self._sim.state.is_up(cid):
                     if kind == "roce":

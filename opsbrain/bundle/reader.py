@@ -387,11 +387,9 @@ class _Reader:
         seq = 0
         for f in files:
             k = f.kind.kind
-            if k in (L.MANIFEST_KIND,):
+            if k in (L.MANIFEST_KIND, L.RANK_TABLE):
                 continue
-            if k == L.RANK_TABLE:
-                continue
-            if k in (L.MESSAGES, L.SYSMON, L.VMCORE) or k == L.NPU_INFO:
+            if k in (L.MESSAGES, L.SYSMON, L.VMCORE, L.NPU_INFO):  # syslog needs the year of the others
                 later.append(f)
                 continue
             seq = self._read_timed(f, seq)
@@ -842,7 +840,7 @@ def diagnose_bundle(path: str | Path, engine: Any, matcher: Any = None, params: 
     return report
 
 
-def compare(report: dict[str, Any], expected: Iterable[tuple[float, str, str | None]], slack_s: float = 2.0
+def compare(report: dict[str, Any], expected: Iterable[tuple[float, str | None, str | None]], slack_s: float = 2.0
             ) -> list[dict[str, Any]]:
     """For each expected incident (opened at s, class, component) of the simulation, the bundle incident opened
     within ``slack_s`` of it (the most signals among them) and whether class and component agree."""

@@ -7,11 +7,8 @@ store: each finished run's journal goes into the run store (``runs`` table) and 
 ``campaign_runs`` table of the same SQLite file, keyed by (campaign id, seed, policy). A campaign started again
 with the same set-up (after a kill, or with more seeds) reuses the finished runs and runs only the missing ones.
 
-Speed: a campaign diagnoses every incident of every run (hundreds of background-noise incidents per pod-month).
-scikit-learn's per-call overhead for one row of a random forest (~20 ms, mostly input checks and joblib dispatch
-over the trees) would dominate the run, so workers wrap the model with :class:`FastForest`, which evaluates the
-same fitted trees directly and returns the same probabilities (checked against the pipeline when built; it
-falls back to the pipeline when they differ or when the pipeline has another shape).
+Each worker process loads the diagnosis engine and builds the topology once (cached per process) and reuses them
+for every run it is given; nothing a run changes lives in them.
 """
 
 from __future__ import annotations
@@ -29,13 +26,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from faultlib.topology import Topology, TopologyParams
 from opsbrain.campaign.spec import CampaignSpec, campaign_plan, sim_params
 from opsbrain.campaign.summary import seed_record, summarize
 from opsbrain.diagnosis.engine import Engine
-from opsbrain.diagnosis.model import DiagnosisModel
 from opsbrain.store import RunStore
 
 Say = Callable[[str], None]
@@ -53,76 +47,6 @@ CREATE TABLE IF NOT EXISTS campaign_runs (
 """
 
 
-# ---- fast forest ---------------------------------------------------------------------------------------------
-class FastForest:
-    """``predict_proba`` of a DictVectorizer -> RandomForestClassifier pipeline without per-call overhead.
-
-    Same arithmetic as scikit-learn: float32 inputs, each tree's leaf fractions summed in estimator order into a
-    float64 array, divided by the number of trees. Other attributes are the wrapped model's.
-    """
-
-    def __init__(self, model: DiagnosisModel) -> None:
-        self.model = model
-        self.ok = False
-        pipe = model.pipeline
-        steps = list(pipe.named_steps)
-        clf = pipe.named_steps.get("classify")
-        vec = pipe.named_steps.get("vectorize")
-        if steps != ["vectorize", "classify"] or getattr(clf, "n_outputs_", None) != 1 or \
-                not hasattr(clf, "estimators_") or getattr(vec, "sparse", True):
-            return
-        self._vocab: dict[str, int] = dict(vec.vocabulary_)
-        self._n_features = len(vec.feature_names_)
-        self._trees = [e.tree_ for e in clf.estimators_]
-        self._n_classes = int(clf.n_classes_)
-        self.ok = self._agrees()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.model, name)
-
-    def _matrix(self, features: list[dict[str, float]]) -> np.ndarray | None:
-        x = np.zeros((len(features), self._n_features), dtype=np.float64)
-        for i, f in enumerate(features):
-            for k, v in f.items():
-                if isinstance(v, str):
-                    return None  # one-hot string features: leave them to the pipeline
-                j = self._vocab.get(k)
-                if j is not None:
-                    x[i, j] = v
-        return x.astype(np.float32)
-
-    def _forest(self, x: np.ndarray) -> np.ndarray:
-        out = np.zeros((x.shape[0], self._n_classes), dtype=np.float64)
-        for t in self._trees:
-            out += t.predict(x)[:, : self._n_classes]
-        out /= len(self._trees)
-        return out
-
-    def _agrees(self) -> bool:
-        rng = np.random.default_rng(0)
-        names = sorted(self._vocab)
-        rows = [{n: float(rng.choice([0.0, 1.0, 3.0, 30.0, 600.0])) for n in names if rng.random() < 0.2}
-                for _ in range(32)]
-        x = self._matrix(rows)
-        if x is None:
-            return False
-        return bool(np.array_equal(self._forest(x), np.asarray(self.model.pipeline.predict_proba(rows))))
-
-    def predict_proba(self, features: list[dict[str, float]]) -> np.ndarray:
-        x = self._matrix(features) if self.ok else None
-        if x is None:
-            return self.model.predict_proba(features)
-        return self._forest(x)
-
-
-def fast_engine(engine: Engine) -> Engine:
-    """The engine with its model wrapped in :class:`FastForest` (unchanged when the wrapper does not apply)."""
-    fast = FastForest(engine.model)
-    if fast.ok:
-        engine.model = fast  # type: ignore[assignment]
-    return engine
-
-
 # ---- worker side ---------------------------------------------------------------------------------------------
 # Per-process caches of read-only objects (the diagnosis engine, the topology): loaded once per worker, never
 # mutated by a run, so results do not depend on them being cached.
@@ -130,7 +54,7 @@ def fast_engine(engine: Engine) -> Engine:
 def _engine(home: str | None) -> Engine:
     from opsbrain.kb.training import load_engine
 
-    return fast_engine(load_engine(Path(home) if home else None))
+    return load_engine(Path(home) if home else None)
 
 
 @lru_cache(maxsize=2)

@@ -156,7 +156,11 @@ def _jobs(records: list[dict[str, Any]]) -> dict[str, Any]:
                          "ettr": dist(w.get("ettr") for w in ws), "goodput": dist(w.get("goodput") for w in ws),
                          **{k: _mean(w.get(k) for w in ws) for k in (
                              "downtime_s", "stalled_s", "redone_s", "ckpt_stall_s", "slowdown_loss_s",
-                             "lost_npu_s", "restarts", "in_place_recoveries", "crashes", "timeouts")}}
+                             "lost_npu_s", "restarts", "in_place_recoveries", "crashes", "timeouts", "stalls")},
+                         # 1 - ETTR = (downtime + stalled + checkpoint stalls + redone work) / elapsed
+                         "loss_share": {k.removesuffix("_s"): _mean(
+                             float(w.get(k) or 0.0) / float(w["elapsed_s"]) for w in ws if w.get("elapsed_s"))
+                             for k in ("downtime_s", "stalled_s", "ckpt_stall_s", "redone_s")}}
         else:
             out[name] = {"kind": kind, "goodput": dist(w.get("goodput") for w in ws),
                          **{k: _mean(w.get(k) for w in ws) for k in (

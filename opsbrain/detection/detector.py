@@ -159,7 +159,9 @@ class Detector:
             if sig.t - inc.opened_at > self.p.horizon_s:
                 continue
             if is_job:
-                if nodes & inc.nodes:
+                # the job's nodes hold the incident's hardware, or stalls of several jobs at the same instant
+                # (one fabric event stalls every job it touches) while no hardware signal has arrived yet
+                if nodes & inc.nodes or (not inc.nodes and sig.t - inc.last_at <= self.p.l2_join_s):
                     return inc
                 continue
             if sig.component in inc.comps and (sig.severity < 2 or sig.kind in inc.kinds):
