@@ -43,7 +43,9 @@ class TelemetryParams(ParamGroup):
     dom_bias_mean_ma: float = P(8.0, "mA", A + "centre of the 6-10 mA healthy Tx bias window (" + MC + ")", gt=0)
     dom_bias_sd_ma: float = P(0.35, "mA", A + "per-lane bias spread: the window edges are ~6 sd away")
     dom_snr_mean_db: float = P(
-        25.0, "dB", A + "healthy PAM4 lane SNR; 5 dB above the SNR warn threshold (" + MC + ")")
+        26.5, "dB", A + "healthy PAM4 lane SNR, 6.5 dB above the SNR warn threshold (" + MC + "), so that a marginal "
+        "module (up to 2 x dom_marginal_loss_db of extra loss, 1 dB SNR per dB) stays above the 18 dB alarm as a "
+        "commissioned link must")
     dom_snr_sd_db: float = P(0.8, "dB", A + "per-lane SNR spread")
     dom_snr_per_rx_db: float = P(
         1.0, "dB/dB", A + "receiver SNR falls 1 dB per dB of lost Rx power (shot-noise-limited slope; a thermal-"
