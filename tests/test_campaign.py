@@ -85,6 +85,13 @@ def test_resume_does_not_rerun_finished_seeds(tmp_path: Path, monkeypatch: pytes
                                                                                   (2, "auto")}
 
 
+def test_a_worker_reusing_its_topology_repeats_a_run_exactly() -> None:
+    spec = CampaignSpec(pods=1, days=0.25, seeds=1).model_dump_json()
+    volatile = ("wall_s", "setup_s", "worker_pid", "diagnosis_ms_mean")
+    a, b = (campaign_runner.run_task(spec, 4, "auto")["record"] for _ in range(2))
+    assert {k: v for k, v in a.items() if k not in volatile} == {k: v for k, v in b.items() if k not in volatile}
+
+
 def _journal(seed: int, policy: str, ettr: float, lost: float, ttrs: list[float | None]) -> dict[str, Any]:
     kinds = ["hbm_uce", "link_down", "dirty_connector"]
     incs = []

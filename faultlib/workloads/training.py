@@ -12,8 +12,8 @@ hung or dead rank, or a routed UB path is dead), ``down`` (crashed or timed out)
 Faults call :meth:`TrainingJob.fail` (``crash``: job down at once; ``hang``: stall until the HCCL timeout) and
 :meth:`set_slowdown` (fail-slow). A job NPU / die / HBM / node that leaves service kills its rank: the peers
 hang in their collectives (stall, then timeout) until the job is restarted. A stall whose cause disappears
-before ``hang_timeout_s`` ends with an HCCL operator retry after ``collective_retry_s`` and the interrupted step is
-redone. Control actions :meth:`restart` and :meth:`recover_in_place` return simpy processes whose value is True
+before ``hang_timeout_s`` ends with an HCCL operator retry after ``collective_retry_s``, which re-executes the
+collective in flight (the step's finished compute is kept). Control actions :meth:`restart` and :meth:`recover_in_place` return simpy processes whose value is True
 once the job runs again (False if the action failed or was overtaken). Both re-initialise communication: HCCL
 link set-up skips ports that are down, modelled by ``fabric.reroute(node)`` for every job node whose inter-node
 factor is 0. Both kill the processes, so every hang cause is cleared.
@@ -480,10 +480,11 @@ class TrainingJob(Workload):
             self._event(event, step_time_s=round(step_s, 6), **detail)
 
     def _begin_stall(self, cause: tuple[str, str, int], announce: bool) -> None:
-        """Collectives stop: drop the interrupted step's partial work, arm the hang timer."""
+        """Collectives stop: arm the hang timer. The step's finished compute is kept: an HCCL operator retry
+        re-executes only the collective in flight (its cost is ``collective_retry_s``); a timeout and restart
+        instead go back to a checkpoint."""
         self._advance()
         self._stall_frac = self._pos - math.floor(self._pos + _EPS) if self.state == "running" else 0.0
-        self._pos = float(math.floor(self._pos + _EPS))
         self._bump("stall", "resume", "boundary")
         self._resume_pending = False
         self._timer_expired = False

@@ -166,6 +166,13 @@ class Detector:
                 continue
             if sig.component in inc.comps and (sig.severity < 2 or sig.kind in inc.kinds):
                 return inc
+            if sig.component is not None and "~" in sig.component:
+                # another link joins only in the same second as the incident began: one event (a node, an L1
+                # or an L2 chip) darkening many links; a link failing later is its own incident
+                if sig.t - inc.opened_at <= self.p.l2_join_s and (
+                        nodes & inc.nodes or l2 & inc.l2 or (not inc.nodes and nodes & inc.job_nodes)):
+                    return inc
+                continue
             if sig.t - inc.last_at <= self.p.group_window_s and (
                     nodes & inc.nodes or (l2 & inc.l2 and sig.t - inc.opened_at <= self.p.l2_join_s)
                     or (not inc.nodes and nodes & inc.job_nodes)):  # the hardware behind a job-only incident
