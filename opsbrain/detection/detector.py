@@ -17,6 +17,8 @@ from faultlib.params import P, ParamGroup
 from opsbrain.diagnosis.signals import Signal, dark_links
 from opsbrain.diagnosis.types import Diagnosis
 
+TIME_RESOLUTION_S = 1e-3  # log time stamps carry milliseconds: windows compare at that resolution, so an
+# incident read back from a log bundle groups exactly as it did live
 ACTIONABLE_WARNINGS = ("sw:lanes", "dev:80E20207", "dev:80E18401", "dev:80E00209", "dev:81B18605", "dev:81078605")
 BURST_KINDS = ("dev:80E01805",)
 IGNORED = ("level:", "plugin_sw:", "sw:up", "port:up", "hccn:up", ":recover")
@@ -156,7 +158,7 @@ class Detector:
         nodes, l2 = anchors(sig, self.placement)
         is_job = sig.component in self.placement
         for inc in reversed(self.incidents):
-            if sig.t - inc.opened_at > self.p.horizon_s:
+            if sig.t - inc.opened_at > self.p.horizon_s + TIME_RESOLUTION_S:
                 continue
             if is_job:
                 # the job's nodes hold the incident's hardware, or stalls of several jobs at the same instant
