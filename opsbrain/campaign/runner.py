@@ -232,14 +232,17 @@ def run_campaign(spec: CampaignSpec, store: RunStore | None = None, options: Opt
 def _run_pool(spec_json: str, todo: list[tuple[int, str]], home: str | None, workers: int,
               finish: Callable[[dict[str, Any]], None]) -> None:
     ex = ProcessPoolExecutor(max_workers=workers)
-    pending: set[Future[dict[str, Any]]] = set()
     try:
-        pending = {ex.submit(run_task, spec_json, s, p, home) for s, p in todo}
+        pending: set[Future[dict[str, Any]]] = {ex.submit(run_task, spec_json, s, p, home) for s, p in todo}
         while pending:
             ready, pending = wait(pending, return_when=FIRST_COMPLETED)
             for f in ready:
                 finish(f.result())
-    finally:
-        for f in pending:
-            f.cancel()
-        ex.shutdown(wait=True, cancel_futures=True)
+    except BaseException:
+        # interrupted: stop the runs in flight now (they run again on resume) rather than wait for them
+        procs = getattr(ex, "_processes", None) or {}
+        for proc in list(procs.values()):
+            proc.terminate()
+        ex.shutdown(wait=False, cancel_futures=True)
+        raise
+    ex.shutdown(wait=True)

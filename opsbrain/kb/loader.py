@@ -13,18 +13,17 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 import knowledge_base
 from faultlib.faults.catalog import CATALOG
 from opsbrain.errors import KnowledgeBaseError
 from opsbrain.kb.schema import FaultClass, runbook_id
+from opsbrain.yamlio import read_yaml, yaml_path
 
 MAX_FILE_BYTES = 1 << 20
 """A class file is a page of YAML; anything near a megabyte is not one (and is refused before parsing)."""
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class KnowledgeBase:
@@ -67,40 +66,6 @@ class KnowledgeBase:
 
 
 # ---- reading --------------------------------------------------------------------------------------------------
-def yaml_path(loc: tuple[Any, ...]) -> str:
-    """``('signatures', 'device_codes', 0, 'code')`` -> ``signatures.device_codes[0].code``."""
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif str(part).startswith(("function-", "literal[", "union[")):
-            continue
-        else:
-            out += ("." if out else "") + str(part)
-    return out or "(top)"
-
-
-def _read(path: Path) -> Any:
-    try:
-        if path.is_symlink():
-            raise KnowledgeBaseError("refusing to follow a symbolic link", file=str(path))
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise KnowledgeBaseError(f"file is {size} bytes, more than the {MAX_FILE_BYTES} allowed", file=str(path))
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise KnowledgeBaseError("no such file", file=str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise KnowledgeBaseError(f"cannot read: {exc}", file=str(path)) from None
-    try:
-        return yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else None
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise KnowledgeBaseError(f"not valid YAML: {problem}", file=str(path), path=where) from None
-
-
 def _message(err: Mapping[str, Any]) -> str:
     msg = str(err["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
     if err["type"] == "extra_forbidden":
@@ -170,7 +135,7 @@ def _collect(files: list[Path]) -> tuple[list[KnowledgeBaseError], dict[str, Fau
     by_id: dict[str, Path] = {}
     for f in files:
         try:
-            data = _read(f)
+            data = read_yaml(f, KnowledgeBaseError, MAX_FILE_BYTES)
         except KnowledgeBaseError as exc:
             errors.append(exc)
             continue

@@ -12,16 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 import runbooks as runbook_data
 from faultlib.faults.catalog import CATALOG
 from opsbrain.errors import RunbookError
 from opsbrain.recovery.schema import UNKNOWN_CLASS, Runbook, problems
+from opsbrain.yamlio import read_yaml, yaml_path
 
 MAX_FILE_BYTES = 1 << 20
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C parser when libyaml is there: ~7x faster
 
 
 @dataclass
@@ -48,38 +47,6 @@ class RunbookSet:
 
 
 # ---- reading -------------------------------------------------------------------------------------------------
-def yaml_path(loc: Iterable[Any]) -> str:
-    """``('steps', 2, 'action')`` -> ``steps[2].action``."""
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif str(part).startswith(("function-", "literal[", "union[")):
-            continue
-        else:
-            out += ("." if out else "") + str(part)
-    return out or "(top)"
-
-
-def _read(path: Path) -> Any:
-    try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise RunbookError(f"file is {size} bytes, more than the {MAX_FILE_BYTES} allowed", file=str(path))
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise RunbookError("no such file", file=str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RunbookError(f"cannot read: {exc}", file=str(path)) from None
-    try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else None
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise RunbookError(f"not valid YAML: {problem}", file=str(path), path=where) from None
-
-
 def _message(err: Any) -> str:
     if err["type"] == "extra_forbidden":
         return "unknown field"
@@ -92,7 +59,7 @@ def _message(err: Any) -> str:
 def file_errors(path: Path) -> tuple[Runbook | None, list[RunbookError]]:
     """The runbook of one file, or every error in it."""
     try:
-        data = _read(path)
+        data = read_yaml(path, RunbookError, MAX_FILE_BYTES)
     except RunbookError as exc:
         return None, [exc]
     file = str(path)

@@ -6,48 +6,19 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from opsbrain.errors import ScenarioError
 from opsbrain.scenario.schema import Scenario
+from opsbrain.yamlio import read_yaml as _read_yaml
+from opsbrain.yamlio import yaml_path
 
 MAX_FILE_BYTES = 1 << 20
 
 
-def yaml_path(loc: tuple[Any, ...]) -> str:
-    """``('spec', 'faults', 2, 'kind')`` -> ``spec.faults[2].kind``."""
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif str(part).startswith(("function-after", "literal[", "union[")):
-            continue
-        else:
-            out += ("." if out else "") + str(part)
-    return out or "(top)"
-
-
 def read_yaml(path: Path, error: type[ScenarioError] = ScenarioError) -> Any:
-    """Parse one YAML file; unreadable, oversized or malformed files raise ``error`` with the line."""
-    try:
-        if path.is_symlink():
-            raise error("refusing to follow a symbolic link", file=str(path))
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise error(f"file is {size} bytes, more than the {MAX_FILE_BYTES} allowed", file=str(path))
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise error("no such file", file=str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise error(f"cannot read: {exc}", file=str(path)) from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise error(f"not valid YAML: {problem}", file=str(path), path=where or None) from None
+    """Parse one scenario file (errors are :class:`ScenarioError`)."""
+    return _read_yaml(path, error, MAX_FILE_BYTES)
 
 
 def parse_scenario(data: Any, file: str) -> Scenario:
