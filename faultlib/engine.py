@@ -80,7 +80,7 @@ class Simulation:
         """Schedule a fault: at ``spec.at_s`` its model starts acting in the plant."""
         if spec.kind not in MODELS:
             raise ValueError(f"unknown fault kind {spec.kind!r}")
-        if not self.topology.exists(spec.target):
+        if spec.target is None or not self.topology.exists(spec.target):
             raise ValueError(f"fault {spec.kind}: no component {spec.target!r}")
         fault_id = f"f{len(self.faults) + 1:04d}"
         model = MODELS[spec.kind](self, spec, fault_id)

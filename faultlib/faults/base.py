@@ -27,11 +27,18 @@ if TYPE_CHECKING:
 
 
 class SpecLike(Protocol):
-    at_s: float
-    kind: str
-    target: str
-    params: dict[str, Any]
-    duration_s: float | None
+    """What an injector hands the plant (faultlib.injection.spec.FaultSpec fits it)."""
+
+    @property
+    def at_s(self) -> float: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def target(self) -> str | None: ...
+    @property
+    def params(self) -> dict[str, Any]: ...
+    @property
+    def duration_s(self) -> float | None: ...
 
 
 @dataclass
@@ -52,13 +59,15 @@ class FaultModel:
     def __init__(self, sim: Simulation, spec: SpecLike, fault_id: str) -> None:
         self.sim = sim
         self.spec = spec
-        self.target = spec.target
+        if spec.target is None:
+            raise ValueError(f"fault {spec.kind}: a spec without a target cannot be injected")
+        self.target: str = spec.target
         self.meta: FaultKind = CATALOG[self.kind]
         self.p: FaultParams = sim.params.faults
         self.params = dict(spec.params or {})
         self.emit = Emitter(sim)
         self.rng = sim.rng(f"fault/{fault_id}")
-        self.truth = ActiveFault(fault_id, self.kind, spec.target, float(spec.at_s), dict(self.params))
+        self.truth = ActiveFault(fault_id, self.kind, self.target, float(spec.at_s), dict(self.params))
 
     # ---- to override -------------------------------------------------------------------------------
     def run(self) -> Generator[simpy.Event, Any, None]:
