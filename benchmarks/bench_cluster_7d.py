@@ -8,9 +8,14 @@ RDMA plane), nodes 46-47 of every pod are warm spares, background noise runs in 
 - ``plant``: faultlib only (no controller): topology, job, noise, fault timeline and the run. With nobody to
   restart it, the job stays down after its first crash, so this mode measures the plant's event cost.
 
+Noise: ``--noise cheap`` (default) is the campaign's ``cheap_noise`` option: every noise family runs in every pod;
+only chip temperatures are re-drawn every 48 h instead of 12 h (``opsbrain.campaign.spec.CHEAP_NOISE``).
+``--noise full`` keeps the simulator default.
+
 Goal (issue 10): <= 60 s wall and <= 2 GB peak RSS for the 7 days. Printed, never asserted.
 
-    .venv/bin/python benchmarks/bench_cluster_7d.py                   # full, auto policy, seed 1
+    .venv/bin/python benchmarks/bench_cluster_7d.py                   # full, auto policy, seed 1, cheap noise
+    .venv/bin/python benchmarks/bench_cluster_7d.py --noise full
     .venv/bin/python benchmarks/bench_cluster_7d.py --policy manual
     .venv/bin/python benchmarks/bench_cluster_7d.py --mode plant --json
 """
@@ -34,7 +39,7 @@ from faultlib.telemetry.noise import start_background_noise  # noqa: E402
 from faultlib.topology import Topology  # noqa: E402
 from faultlib.workloads.training import TrainingJob  # noqa: E402
 from opsbrain.campaign.runner import run_task  # noqa: E402
-from opsbrain.campaign.spec import CampaignSpec  # noqa: E402
+from opsbrain.campaign.spec import CampaignSpec, sim_params  # noqa: E402
 
 _T_IMPORTED = time.perf_counter()
 GOAL_S, GOAL_MB = 60.0, 2048.0
@@ -52,11 +57,11 @@ def simpy_events(sim: Simulation) -> int | None:
         return None
 
 
-def plant(pods: int, days: float, seed: int) -> dict[str, Any]:
+def plant(pods: int, days: float, seed: int, cheap: bool) -> dict[str, Any]:
     t0 = time.perf_counter()
     topo = Topology.build(pods=pods)
     t1 = time.perf_counter()
-    sim = Simulation(seed=seed, topology=topo)
+    sim = Simulation(sim_params(CampaignSpec(pods=pods, cheap_noise=cheap)), seed=seed, topology=topo)
     sim.add_workload(TrainingJob("train", [ids.node(p, n) for p in range(pods) for n in range(46)]))
     start_background_noise(sim)
     tl = draw_timeline("llama3", topo, days, sim.rng("injection"))
@@ -71,8 +76,8 @@ def plant(pods: int, days: float, seed: int) -> dict[str, Any]:
             "log_lines": len(sim.telemetry.logs), "ettr": acc["ettr"], "npus": acc["npus"]}
 
 
-def full(pods: int, days: float, seed: int, policy: str) -> dict[str, Any]:
-    spec = CampaignSpec(pods=pods, days=days, seeds=1, first_seed=seed, policies=(policy,))
+def full(pods: int, days: float, seed: int, policy: str, cheap: bool) -> dict[str, Any]:
+    spec = CampaignSpec(pods=pods, days=days, seeds=1, first_seed=seed, policies=(policy,), cheap_noise=cheap)
     t0 = time.perf_counter()
     res = run_task(spec.model_dump_json(), seed, policy)
     wall = time.perf_counter() - t0
@@ -94,12 +99,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--days", type=float, default=7.0)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--policy", choices=["auto", "manual"], default="auto")
+    ap.add_argument("--noise", choices=["cheap", "full"], default="cheap")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     c0 = time.process_time()
-    r = plant(args.pods, args.days, args.seed) if args.mode == "plant" else full(
-        args.pods, args.days, args.seed, args.policy)
-    out = {"benchmark": "bench_cluster_7d", "mode": args.mode, "pods": args.pods, "days": args.days,
+    cheap = args.noise == "cheap"
+    r = plant(args.pods, args.days, args.seed, cheap) if args.mode == "plant" else full(
+        args.pods, args.days, args.seed, args.policy, cheap)
+    out = {"benchmark": "bench_cluster_7d", "mode": args.mode, "noise": args.noise, "pods": args.pods,
+           "days": args.days,
            "seed": args.seed, "policy": args.policy if args.mode == "full" else None, **r,
            "cpu_s": time.process_time() - c0, "import_s": _T_IMPORTED - _T0, "peak_rss_mb": rss_mb(),
            "events_per_s": r["trace_events"] / r["run_s"] if r["run_s"] > 0 else None,
@@ -109,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(out, sort_keys=True))
         return 0
     print(f"bench_cluster_7d ({args.mode}): {args.pods} pods, {r['npus']:,} NPUs in the training job, "
-          f"{args.days:g} days, llama3, seed {args.seed}" + (f", policy {args.policy}" if args.mode == "full" else ""))
+          f"{args.days:g} days, llama3, seed {args.seed}, {args.noise} noise"
+          + (f", policy {args.policy}" if args.mode == "full" else ""))
     print(f"  wall            {out['wall_s']:.1f} s (setup {r['setup_s']:.1f} s, run {r['run_s']:.1f} s); "
           f"CPU {out['cpu_s']:.1f} s; imports {out['import_s']:.1f} s; load avg {out['load_avg']:.1f} on "
           f"{out['cpus']} CPUs")

@@ -62,6 +62,7 @@ class Controller:
         self.diagnosis_ms: list[float] = []
         self.handled: dict[str, list[str]] = {}  # incident id -> responder keys (one per acted-on diagnosis)
         self.handled_classes: dict[str, list[str]] = {}  # incident id -> the class each response acted on
+        self.handled_roots: dict[str, list[str | None]] = {}  # incident id -> the root each response acted on
         self.responding: dict[tuple[str, str | None], tuple[str, float]] = {}  # (class, root) -> (incident, since)
         self.duplicates: dict[str, str] = {}  # incident id -> the incident whose response covers it
         self.once = getattr(self.responder, "policy", "auto") == "manual"  # a person handles an incident once
@@ -119,8 +120,11 @@ class Controller:
             return
         keys = self.handled.setdefault(inc.id, [])
         classes = self.handled_classes.setdefault(inc.id, [])
-        if keys and (self.once or d.abstained or d.fault_class == classes[-1]):
-            # a person acts once; a later "unknown" or a refined component does not start a second response
+        roots = self.handled_roots.setdefault(inc.id, [])
+        if keys and (self.once or d.abstained or (d.fault_class == classes[-1] and
+                                                  (roots[-1] is not None or d.component is None))):
+            # a person acts once; a later "unknown" or a refined component does not start a second response,
+            # but a diagnosis that now names the root does when the first response had none to act on
             return
         same = (d.fault_class, d.component)
         first = self.responding.get(same)
@@ -132,6 +136,7 @@ class Controller:
         key = inc.id if not keys else f"{inc.id}.{len(keys) + 1}"
         keys.append(key)
         classes.append(d.fault_class)
+        roots.append(d.component)
         self.responder.handle(key, d)
 
     @property

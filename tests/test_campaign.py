@@ -92,6 +92,15 @@ def test_a_worker_reusing_its_topology_repeats_a_run_exactly() -> None:
     assert {k: v for k, v in a.items() if k not in volatile} == {k: v for k, v in b.items() if k not in volatile}
 
 
+def test_cheap_noise_changes_cost_not_results() -> None:
+    volatile = ("wall_s", "setup_s", "worker_pid", "diagnosis_ms_mean")
+    recs = [{k: v for k, v in campaign_runner.run_task(CampaignSpec(pods=1, days=2, cheap_noise=cheap)
+                                                       .model_dump_json(), 6, "auto")["record"].items()
+             if k not in volatile} for cheap in (False, True)]
+    assert recs[0] == recs[1] and recs[0]["noise_incidents"] > 0
+    assert CampaignSpec(cheap_noise=True).campaign_id != CampaignSpec().campaign_id
+
+
 def _journal(seed: int, policy: str, ettr: float, lost: float, ttrs: list[float | None]) -> dict[str, Any]:
     kinds = ["hbm_uce", "link_down", "dirty_connector"]
     incs = []

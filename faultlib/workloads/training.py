@@ -13,8 +13,9 @@ Faults call :meth:`TrainingJob.fail` (``crash``: job down at once; ``hang``: sta
 :meth:`set_slowdown` (fail-slow). A job NPU / die / HBM / node that leaves service kills its rank: the peers
 hang in their collectives (stall, then timeout) until the job is restarted. A stall whose cause disappears
 before ``hang_timeout_s`` ends with an HCCL operator retry after ``collective_retry_s``, which re-executes the
-collective in flight (the step's finished compute is kept). Control actions :meth:`restart` and :meth:`recover_in_place` return simpy processes whose value is True
-once the job runs again (False if the action failed or was overtaken). Both re-initialise communication: HCCL
+collective in flight (the step's finished compute is kept). Control actions :meth:`restart` and
+:meth:`recover_in_place` return simpy processes whose value is True once the job runs again (False if the
+action failed or was overtaken). Both re-initialise communication: HCCL
 link set-up skips ports that are down, modelled by ``fabric.reroute(node)`` for every job node whose inter-node
 factor is 0. Both kill the processes, so every hang cause is cleared.
 
@@ -356,9 +357,9 @@ class TrainingJob(Workload):
             return ("hang", cid, self._rank_for(cid)), math.inf, math.inf
         intra, coll = self._factors()
         if intra <= 0 or coll <= 0:
-            fab = self._sim.fabric
-            bad = next((n for n in self.nodes if fab.intra_node_factor(n) <= 0
-                        or (len(self.nodes) > 1 and fab.inter_node_factor(n) <= 0)), self.nodes[0])
+            multi = len(self.nodes) > 1
+            zero = {n for n, f in self._degraded.items() if f[0] <= 0 or (multi and f[1] <= 0)}
+            bad = next((n for n in self.nodes if n in zero), self.nodes[0])
             return ("path", bad, self._rank_for(bad)), math.inf, math.inf
         rdma_f = self._rdma_factor()
         if rdma_f <= 0:

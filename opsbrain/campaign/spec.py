@@ -27,12 +27,15 @@ from faultlib.params import apply_overrides
 from faultlib.simparams import SimParams
 from faultlib.topology import Topology
 from opsbrain.scenario.plan import Plan
-from opsbrain.scenario.schema import Metadata, RandomFaults, Scenario, Spec, TopologySpec, WorkloadSpec
+from opsbrain.scenario.schema import Metadata, RandomFaults, Scenario, Spec, SweepSpec, TopologySpec, WorkloadSpec
 
 Policy = Literal["auto", "manual"]
-INFERENCE_NODES = 32  # the paper's serving layout: 6 prefill instances x 2 nodes + 20 decode nodes (facts.md §2)
-TRAINING_FIRST_NODE = 32
 CAMPAIGN_FORMAT = 1  # bump when a change makes stored seed results incomparable with new ones
+CHEAP_NOISE = {"noise.temp_update_interval_s": 48 * 3600.0}
+"""``cheap_noise``: every noise family stays on in every pod; only the temperature wander of each NPU and HBM stack
+is re-drawn every 48 h instead of every 12 h. Reason: at 27 pods those re-draws (~290,000 metric writes a week)
+are a third of a run's cost, while temperatures under steady load are near constant and no fault, incident or
+action depends on the wander (campaign records compared equal with and without it: tests/test_campaign.py)."""
 
 
 class CampaignSpec(BaseModel):
@@ -51,6 +54,7 @@ class CampaignSpec(BaseModel):
     bursty: bool = False
     lemons: bool = False
     noise: bool = True
+    cheap_noise: bool = False
     sweeps: bool = False
     params: dict[str, Any] = Field(default_factory=dict, description="simulator parameter overrides (dotted keys)")
 
@@ -90,26 +94,41 @@ class CampaignSpec(BaseModel):
 
 
 def sim_params(spec: CampaignSpec) -> SimParams:
-    base = SimParams()
-    return apply_overrides(base, dict(spec.params)) if spec.params else base
+    """Simulator parameters of the campaign: defaults, then ``cheap_noise`` (unless overridden), then ``params``."""
+    over = {**(CHEAP_NOISE if spec.cheap_noise else {}), **spec.params}
+    return apply_overrides(SimParams(), over) if over else SimParams()
 
 
-def scenario(spec: CampaignSpec) -> Scenario:
+def inference_nodes(params: SimParams) -> int:
+    """Nodes of the paper's serving layout (6 prefill instances x 2 nodes + 20 decode nodes with the defaults)."""
+    ip = params.inference
+    return int(ip.prefill_instances * ip.prefill_nodes_per_instance + ip.decode_nodes)
+
+
+def placements(spec: CampaignSpec, params: SimParams) -> tuple[dict[str, list[str]], list[str]]:
+    """Workload nodes and warm spares (the highest ``spares_per_pod`` node numbers of every pod)."""
+    per_pod = params.topology.nodes_per_pod
+    keep = per_pod - spec.spares_per_pod
+    spares = [ids.node(p, n) for p in range(spec.pods) for n in range(keep, per_pod)]
+    if spec.resolved_layout == "mixed":
+        n_inf = inference_nodes(params)
+        if keep - n_inf < 1:
+            raise ValueError(f"{spec.spares_per_pod} spares and {n_inf} inference nodes leave no training node")
+        return ({"serve": [ids.node(0, n) for n in range(n_inf)],
+                 "train": [ids.node(0, n) for n in range(n_inf, keep)]}, spares)
+    if keep < 1:
+        raise ValueError(f"{spec.spares_per_pod} spares per pod leave no node for the training job")
+    return {"train": [ids.node(p, n) for p in range(spec.pods) for n in range(keep)]}, spares
+
+
+def scenario(spec: CampaignSpec, params: SimParams | None = None) -> Scenario:
     """The campaign as a scenario (metadata, duration, workloads, random faults; no probes, guards or scripted
     faults: a campaign measures accounting over the whole horizon and never aborts)."""
-    per_pod = SimParams().topology.nodes_per_pod
-    train_per_pod = per_pod - spec.spares_per_pod
-    if spec.resolved_layout == "mixed":
-        train = train_per_pod - TRAINING_FIRST_NODE
-        if train < 1:
-            raise ValueError(f"{spec.spares_per_pod} spares leave no node for the training job")
-        workloads = [WorkloadSpec(name="serve", kind="inference", first_node=0),
-                     WorkloadSpec(name="train", kind="training", first_node=TRAINING_FIRST_NODE, nodes=train)]
-    else:
-        if train_per_pod < 1:
-            raise ValueError(f"{spec.spares_per_pod} spares per pod leave no node for the training job")
-        workloads = [WorkloadSpec(name="train", kind="training", first_node=0, nodes=train_per_pod * spec.pods)]
-    extra: dict[str, Any] = {"sweeps": {"enabled": spec.sweeps}} if "sweeps" in Spec.model_fields else {}
+    params = params or sim_params(spec)
+    place = placements(spec, params)[0]
+    first_train = ids.index(place["train"][0], "node")
+    workloads = [WorkloadSpec(name="serve", kind="inference", first_node=0)] if "serve" in place else []
+    workloads.append(WorkloadSpec(name="train", kind="training", first_node=first_train, nodes=len(place["train"])))
     return Scenario(
         apiVersion="opsbrain/v1", kind="ChaosScenario",
         metadata=Metadata(name=spec.name, description=f"Monte Carlo campaign {spec.campaign_id}",
@@ -117,17 +136,7 @@ def scenario(spec: CampaignSpec) -> Scenario:
         spec=Spec(duration=spec.days * 86400.0, seed=spec.first_seed, policy=spec.policies[0],
                   topology=TopologySpec(pods=spec.pods, spares=spec.spares_per_pod), workloads=workloads,
                   random=RandomFaults(profile=spec.profile, bursty=spec.bursty, lemons=spec.lemons),
-                  noise=spec.noise, **extra))
-
-
-def placements(spec: CampaignSpec, per_pod: int) -> tuple[dict[str, list[str]], list[str]]:
-    """Workload nodes and warm spares (the highest ``spares_per_pod`` node numbers of every pod)."""
-    keep = per_pod - spec.spares_per_pod
-    spares = [ids.node(p, n) for p in range(spec.pods) for n in range(keep, per_pod)]
-    if spec.resolved_layout == "mixed":
-        return ({"serve": [ids.node(0, n) for n in range(INFERENCE_NODES)],
-                 "train": [ids.node(0, n) for n in range(TRAINING_FIRST_NODE, keep)]}, spares)
-    return {"train": [ids.node(p, n) for p in range(spec.pods) for n in range(keep)]}, spares
+                  noise=spec.noise, sweeps=SweepSpec(enabled=spec.sweeps)))
 
 
 def timeline(spec: CampaignSpec, topo: Topology, seed: int, params: SimParams) -> Timeline:
@@ -143,8 +152,8 @@ def campaign_plan(spec: CampaignSpec, seed: int, policy: str, topology: Topology
     topo = topology or Topology.build(params.topology, spec.pods)
     if topo.pods != spec.pods:
         raise ValueError(f"topology has {topo.pods} pods, the campaign {spec.pods}")
-    sc = scenario(spec)
-    place, spares = placements(spec, params.topology.nodes_per_pod)
+    sc = scenario(spec, params)
+    place, spares = placements(spec, params)
     wparams = {w.name: (params.training if w.kind == "training" else params.inference) for w in sc.spec.workloads}
     return Plan(sc, seed, policy, topo, params, place, spares, tl if tl is not None else
                 timeline(spec, topo, seed, params), wparams)
