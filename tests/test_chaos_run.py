@@ -177,3 +177,17 @@ def test_malformed_trace_is_one_line_exit_2(runner: CliRunner, tmp_path: Path, c
     trace.write_text(content)
     code, _out, err = run(runner, "chaos", "replay", str(trace), home=tmp_path)
     assert code == 2 and needle in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_a_root_named_after_a_first_diagnosis_without_one_gets_a_response(runner: CliRunner, tmp_path: Path) -> None:
+    """An NPU off the bus is first seen without its device (no component): the response must follow once the
+    diagnosis names it, or the dead NPU stays in the job."""
+    path = scenario_file(tmp_path, "npu-off-bus-inference", **{
+        "spec.faults": [{"at": 600, "kind": "npu_off_bus", "target": "pod0/node40/npu2"}],
+        "spec.expectations": [{"fault": 0, "diagnosis": "npu_off_bus", "component": "pod0/node40/npu2"}]})
+    code, out, _ = run(runner, "chaos", "run", str(path), "--json", home=tmp_path)
+    j = json.loads(out)
+    fault = next(i for i in j["incidents"] if i["injected"])
+    assert fault["diagnosis"]["component"] == "pod0/node40/npu2"
+    assert fault["ttr_s"] is not None and fault["ttr_s"] < 600
+    assert any(a["action"] == "restart_job" and a["status"] == "succeeded" for a in fault["actions"])
