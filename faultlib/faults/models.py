@@ -142,16 +142,14 @@ class OpticalDegradation(_LinkFault):
         lk = self.sim.topology.links[self.target]
         module = lk.modules[-1] if lk.modules else self.target
         rate = float(self.param("dbm_per_hour", self.p.optical_decay_dbm_per_h))
-        dom = getattr(self.sim, "dom", None)
-        rx0 = -2.0
-        if dom is not None:
-            dom.set_decay(module, self.sim.now, rate)
-            rx0 = float(min(dom.read_module(module, self.sim.now)["rx_dbm"]))
+        dom = self.sim.dom
+        dom.set_decay(module, self.sim.now, rate)
+        rx0 = float(min(dom.read_module(module, self.sim.now)["rx_dbm"]))
         hours_to_lane = max(0.0, (rx0 - self.p.lane_drop_rx_dbm) / rate)
         hours_to_down = max(hours_to_lane, (rx0 - self.p.link_down_rx_dbm) / rate)
         fec_slope = self.sim.telemetry.metrics.slope("link_fec_corrected_total", self.target, self.sim.now)
         self.sim.telemetry.metrics.add("link_fec_corrected_total", self.target, self.sim.now, 0.0,
-                                       slope=fec_slope + 50.0)
+                                       slope=fec_slope + self.p.degraded_fec_per_s)
         yield self.wait(hours_to_lane * 3600)
         lanes = lk.lanes
         for k in range(1, lanes):

@@ -26,6 +26,9 @@ class FaultParams(ParamGroup):
     lane_drop_rx_dbm: float = P(
         -9.0, "dBm", A + "a lane loses lock a little below the -6.5 warn threshold, before the -10 alarm", lt=0)
     link_down_rx_dbm: float = P(-12.0, "dBm", A + "receiver sensitivity limit: loss of lock on all lanes", lt=0)
+    degraded_fec_per_s: float = P(
+        50.0, "codewords/s", A + "corrected FEC codewords climb to tens per second on a link losing optical margin, "
+        "far above a healthy link's background (pre-FEC BER x line rate, noise.fec_pre_ber_median)", ge=0)
     flap_count: int = P(6, "flaps", A + "a flapping link goes down/up several times per burst", ge=1)
     flap_gap_s: float = P(40.0, "s", A + "mean time between flaps in a burst", gt=0)
     flap_down_s: float = P(1.5, "s", A + "mean time a flapping link stays down", gt=0)
