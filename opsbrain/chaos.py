@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from opsbrain.errors import InputError, ScenarioError
+from opsbrain.fsio import write_json_atomic
 from opsbrain.scenario.loader import builtin_dir, builtin_names, load_scenario, read_yaml, validate_files
 from opsbrain.scenario.plan import Plan, build_plan
 from opsbrain.scenario.schema import Scenario
@@ -77,18 +75,6 @@ def run(p: Plan, store: RunStore | None = None, out_dir: Path | None = None,
     if out_dir is not None:
         write_json_atomic(out_dir / f"{run_id or p.scenario.metadata.name}.json", journal)
     return journal
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            json.dump(data, fh, indent=1, sort_keys=True)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def replay(trace: str, time_unit: str = "s", mapping: str | None = None, seed: int = 0) -> dict[str, Any]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -117,21 +116,16 @@ def _write_atomic(path: Path, write: Any, option: str) -> None:
     directory = path.parent
     if not directory.is_dir():
         raise InputError(f"directory {str(directory)!r} does not exist", path=option)
-    tmp: str | None = None
+    import io
+
+    from opsbrain.fsio import write_atomic
+
+    buf = io.BytesIO()
+    write(buf)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-        with os.fdopen(fd, "wb") as fh:
-            write(fh)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file the usual mode
-        os.replace(tmp, path)
-        tmp = None
+        write_atomic(path, buf.getvalue())
     except OSError as exc:
         raise InputError(exc.strerror or str(exc), file=str(path), path=option) from None
-    finally:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 param_option = click.option(

@@ -7,9 +7,7 @@ format): the caller then retrains and says so once.
 from __future__ import annotations
 
 import json
-import os
 import platform
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,8 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.feature_extraction import DictVectorizer
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.pipeline import Pipeline
+
+from opsbrain.fsio import write_atomic
 
 FORMAT = 1
 
@@ -40,15 +40,7 @@ def make_pipeline(seed: int = 0) -> Pipeline:
 
 def _atomic_write_bytes(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a shipped model must be readable by everyone
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, data, mode=0o644)  # a shipped model must be readable by everyone
 
 
 def versions() -> dict[str, str]:

@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -31,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from opsbrain.errors import KnowledgeBaseError
+from opsbrain.fsio import write_json_atomic
 from opsbrain.kb.schema import LEVELS, norm_device_code, norm_switch_code
 
 MAX_IMPORT_BYTES = 64 << 20
@@ -207,18 +206,8 @@ def _safe_name(name: str) -> str:
 
 def _save(data: dict[str, Any], data_dir: Path, name: str) -> Path:
     """Atomic write: a temporary file in the same directory, then ``os.replace``."""
-    data_dir.mkdir(parents=True, exist_ok=True)
     target = data_dir / name
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=data_dir)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False, sort_keys=True, indent=1)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_json_atomic(target, data, ensure_ascii=False)
     return target
 
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from opsbrain import fsio
 from opsbrain.errors import InputError
 
 MAX_JOURNAL_BYTES = 512 * 1024 * 1024  # reason: a month-long campaign file is tens of MB; refuse anything absurd
@@ -45,23 +45,10 @@ def check_out_path(out: str, option: str = OPTION) -> Path:
 
 def write_atomic(path: Path, data: bytes, option: str = OPTION) -> None:
     """Write ``data`` to ``path`` via a temporary file in the same directory and ``os.replace``."""
-    tmp: str | None = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the report the usual mode
-        os.replace(tmp, path)
-        tmp = None
+        fsio.write_atomic(path, data)
     except OSError as exc:
         raise InputError(exc.strerror or str(exc), file=str(path), path=option) from None
-    finally:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def read_json_file(path: Path) -> Any:
