@@ -144,6 +144,18 @@ class ControlAPI:
         return self._action("reroute", ",".join(nodes) if len(nodes) <= 3 else f"{len(nodes)} nodes",
                             self.sim.params.fabric.route_convergence_s, self.p.reroute_failure_prob, effect)
 
+    def drain_link(self, link: str) -> simpy.Process:
+        """Route traffic around an in-service link (link-flap damping; route convergence time)."""
+        self._expect(link, "link")
+        return self._action("drain_link", link, self.sim.params.fabric.route_convergence_s,
+                            self.p.reroute_failure_prob, lambda: {"usable": round(self.sim.fabric.drain(link), 4)})
+
+    def undrain_link(self, link: str) -> simpy.Process:
+        """End a drain: traffic goes back onto the link if it is usable now (route convergence time)."""
+        self._expect(link, "link")
+        return self._action("undrain_link", link, self.sim.params.fabric.route_convergence_s,
+                            self.p.reroute_failure_prob, lambda: {"usable": round(self.sim.fabric.undrain(link), 4)})
+
     # ---- chips and memory -------------------------------------------------------------------------
     def isolate_hbm_rows(self, hbm: str, rows: int = 1) -> simpy.Process:
         self._expect(hbm, "hbm")

@@ -3,7 +3,8 @@
 Each node spreads its inter-node UB traffic over its L1-L2 uplinks with routing weights (default: equal
 weights, like static ECMP hashing). Moving V bytes then takes ``V * max_i(w_i / c_i)``; a routed uplink of zero
 capacity makes that infinite: the collective stalls until traffic is re-routed (or the job times out).
-Re-routing (:meth:`Fabric.reroute`) installs weights proportional to the capacity each uplink has now.
+Re-routing (:meth:`Fabric.reroute`) installs weights proportional to the capacity each uplink has now; a
+drained uplink (:meth:`Fabric.drain`, link-flap damping) counts as zero capacity there while it stays in service.
 Intra-node traffic crosses the node's L1 chips the same way.
 """
 
@@ -42,6 +43,7 @@ class Fabric:
         self.state = state
         self._weights: dict[str, dict[str, float]] = {}  # node -> {uplink id: weight}; absent = equal
         self._cache: dict[tuple[str, str], float] = {}  # (inter|intra, node) -> factor
+        self.drained: set[str] = set()  # uplinks routed around although in service (flap damping)
         state.subscribe(self._invalidate)
 
     def _invalidate(self, cid: str, _old: object, _new: object) -> None:
@@ -120,11 +122,28 @@ class Fabric:
     def reroute(self, node: str) -> float:
         """Install capacity-proportional weights on ``node``'s uplinks; returns the new inter-node factor."""
         links = self.node_uplinks(node)
-        caps = {lid: self.uplink_capacity(lid) for lid in links}
+        caps = {lid: 0.0 if lid in self.drained else self.uplink_capacity(lid) for lid in links}
         total = sum(caps.values())
         self._weights[node] = {lid: (c / total if total else 0.0) for lid, c in caps.items()}
         self.state.touch(node, "reroute", usable=round(total / len(links), 6))
         return self.inter_node_factor(node)
+
+    def drain(self, link: str) -> float:
+        """Route ``link``'s node around the link while it stays in service (its port still reports); returns the
+        node's new inter-node factor. Undone by :meth:`undrain`."""
+        self.drained.add(link)
+        return self.reroute(self._node_of_link(link))
+
+    def undrain(self, link: str) -> float:
+        """Let traffic back onto a drained link (re-route by the capacity each uplink has now)."""
+        self.drained.discard(link)
+        return self.reroute(self._node_of_link(link))
+
+    def _node_of_link(self, link: str) -> str:
+        node = self.topology.links[link].node
+        if node is None:
+            raise ValueError(f"{link!r} is not a node uplink")
+        return node
 
     def reset_routes(self, node: str) -> None:
         """Back to default equal weights (e.g. after the faulty part was replaced)."""

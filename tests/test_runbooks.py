@@ -71,10 +71,12 @@ def test_builtin_runbooks_follow_the_recovery_practice() -> None:
     assert actions("rb-l2-switch-failure")[:2] == ["isolate", "reroute"]
     assert rbs.runbooks["rb-l2-switch-failure"].steps[1].target == "affected_nodes"
     assert actions("rb-node-crash") == ["isolate", "swap_spare", "restart_job"]
-    for cls in ("dirty_connector", "hbm_ce_storm"):  # watch; a flap that stays dark is drained, only while dark
-        rb = rbs.for_class(cls)[0]
-        assert actions(rb.id)[-1] == "none" and rb.repeat is not None
-        assert all(s.when is not None and s.when.link_down for s in rb.steps if s.action != "none")
+    rb = rbs.for_class("hbm_ce_storm")[0]  # watch only
+    assert actions(rb.id)[-1] == "none" and rb.repeat is not None
+    assert all(s.when is not None and s.when.link_down for s in rb.steps if s.action != "none")
+    rb = rbs.for_class("dirty_connector")[0]  # damping: drained for a hold-down, then back; repeats escalate
+    assert actions(rb.id) == ["drain_link", "none", "wait", "undrain_link"] and rb.repeat is not None
+    assert rb.steps[2].typed_params().seconds >= 300
     for rb in rbs.runbooks.values():  # the ladder only climbs; scale-in needs a human's approval
         order = [RUNGS.index(r) for r, _s, _b in rb.ladder()]
         assert order == sorted(set(order))

@@ -12,7 +12,8 @@ hung or dead rank, or a routed UB path is dead), ``down`` (crashed or timed out)
 Faults call :meth:`TrainingJob.fail` (``crash``: job down at once; ``hang``: stall until the HCCL timeout) and
 :meth:`set_slowdown` (fail-slow). A job NPU / die / HBM / node that leaves service kills its rank: the peers
 hang in their collectives (stall, then timeout) until the job is restarted. A stall whose cause disappears
-before ``hang_timeout_s`` ends with an HCCL operator retry after ``collective_retry_s``, which re-executes the
+before ``hang_timeout_s`` ends with an HCCL operator retry: re-executions at ``op_retry_hold_s`` after the
+failure and every ``op_retry_interval_s`` after that; the first one that finds the path alive re-executes the
 collective in flight (the step's finished compute is kept). Control actions :meth:`restart` and
 :meth:`recover_in_place` return simpy processes whose value is True once the job runs again (False if the
 action failed or was overtaken). Both re-initialise communication: HCCL
@@ -119,9 +120,13 @@ class TrainingParams(ParamGroup):
         "it shows in the step", ge=0, le=1)
     # ---- hangs, restart and online recovery ----
     hang_timeout_s: float = P(1800.0, "s", "a hung collective waits 30 min by default, facts.md §3", gt=0)
-    collective_retry_s: float = P(
-        5.0, "s", "HCCL operator retry: HoldTime default 5000 ms before the first re-execution (CANN "
-        "HCCL_OP_RETRY_PARAMS)", ge=0)
+    op_retry_hold_s: float = P(
+        5.0, "s", "HCCL operator retry HoldTime: from the detected failure of a collective to its first "
+        "re-execution; CANN default 5000 ms (HCCL_OP_RETRY_PARAMS, range 0-60,000 ms)", ge=0, le=60)
+    op_retry_interval_s: float = P(
+        1.0, "s", "HCCL operator retry IntervalTime: between two re-executions of the same collective; CANN "
+        "default 1000 ms (HCCL_OP_RETRY_PARAMS). MaxCnt is not modelled: a re-execution that finds the path still "
+        "dead is followed by another one interval later until hang_timeout_s", gt=0, le=60)
     launch_s: float = P(
         90.0, "s", "reason: process spawn, framework import, model build with a warm compile cache; keeps a restart "
         "from memory within the < 10 min training restart of facts.md §1", ge=0)
@@ -139,6 +144,10 @@ class TrainingParams(ParamGroup):
     comm_resume_s: float = P(
         10.0, "s", "online recovery: resume communication; the four steps sum to the 30 s process-level recovery of "
         "facts.md §1", ge=0)
+    repair_during_abort: bool = P(
+        True, "flag", "reason: the damaged rank's address check reads only the driver's error record (address and "
+        "row), so it runs while the ranks abort their device tasks: stop + max(abort, repair) + resume. false = the "
+        "four stages one after another, as listed in facts.md §3")
 
     @model_validator(mode="after")
     def _consistent(self) -> TrainingParams:
@@ -482,8 +491,8 @@ class TrainingJob(Workload):
 
     def _begin_stall(self, cause: tuple[str, str, int], announce: bool) -> None:
         """Collectives stop: arm the hang timer. The step's finished compute is kept: an HCCL operator retry
-        re-executes only the collective in flight (its cost is ``collective_retry_s``); a timeout and restart
-        instead go back to a checkpoint."""
+        re-executes only the collective in flight (at the first re-execution instant after the cause clears,
+        :meth:`_next_attempt_s`); a timeout and restart instead go back to a checkpoint."""
         self._advance()
         self._stall_frac = self._pos - math.floor(self._pos + _EPS) if self.state == "running" else 0.0
         self._bump("stall", "resume", "boundary")
@@ -494,8 +503,19 @@ class TrainingJob(Workload):
         self._set("stalled", 0.0)
         g = self._gen["stall"]
         self._after(self.p.hang_timeout_s, self._on_hang_timer, g)
+        self._resume_pending = True  # the first re-execution is tried whatever the path's state then
+        self._after(self.p.op_retry_hold_s, self._on_resume, self._gen["resume"])
         if announce:
             self._event("stalled")
+
+    def _next_attempt_s(self) -> float:
+        """Delay to the next HCCL re-execution instant: ``stall + hold + k * interval``, the first not in the past."""
+        p, now = self.p, self._sim.now
+        first = self._stall_t + p.op_retry_hold_s
+        if now <= first:
+            return first - now
+        k = math.ceil((now - first) / p.op_retry_interval_s - _EPS)
+        return max(0.0, first + k * p.op_retry_interval_s - now)
 
     def _on_hang_timer(self, g: int) -> None:
         if g != self._gen["stall"] or self.state != "stalled":
@@ -552,17 +572,19 @@ class TrainingJob(Workload):
         if cause is None and not self._resume_pending:
             self._resume_pending = True
             self._bump("resume")
-            self._after(self.p.collective_retry_s, self._on_resume, self._gen["resume"])
-        elif cause is not None and self._resume_pending:
-            self._resume_pending = False
-            self._bump("resume")
-            if self._timer_expired:
-                self._timeout(cause)
+            self._after(self._next_attempt_s(), self._on_resume, self._gen["resume"])
 
     def _on_resume(self, g: int) -> None:
+        """An HCCL re-execution: it completes if the path is alive now, else the collective waits for the next one
+        (scheduled when the cause clears) or the hang timeout."""
         if g != self._gen["resume"] or self.state != "stalled":
             return
         self._resume_pending = False
+        cause = self._assess()[0]
+        if cause is not None:
+            if self._timer_expired:
+                self._timeout(cause)
+            return
         self._bump("stall")
         self._enter_running("resumed", after="retry", stalled_s=round(self._sim.now - self._stall_t, 6))
 
@@ -786,9 +808,10 @@ class TrainingJob(Workload):
 
     def recover_in_place(self) -> simpy.Process:
         """Process-level online recovery (facts.md §3, HBM UCE): stop the step, abort device tasks, repair the
-        memory, resume communication (re-routing dead paths), reload the affected optimizer shard from a peer
-        replica and redo the current step. Fails (value False, at once) if a job node lost its host memory or a
-        job device is out of service; the process's value is True once the job runs again.
+        memory (during the abort when ``repair_during_abort``), resume communication (re-routing dead paths),
+        reload the affected optimizer shard from a peer replica and redo the current step. Fails (value False, at
+        once) if a job node lost its host memory or a job device is out of service; the process's value is True
+        once the job runs again.
         """
         sim, p = self._sim, self.p
         if self.state == "running":
@@ -807,7 +830,9 @@ class TrainingJob(Workload):
         intra, coll = self._factors()
         f = coll if len(self.nodes) > 1 else intra
         load_s = self._shard_b / (sim.params.fabric.npu_ub_gbytes_s * 1e9 * f) if f > 0 else 0.0
-        dur = p.stop_step_s + p.abort_tasks_s + p.memory_repair_s + p.comm_resume_s + load_s
+        middle = (max(p.abort_tasks_s, p.memory_repair_s) if p.repair_during_abort
+                  else p.abort_tasks_s + p.memory_repair_s)
+        dur = p.stop_step_s + middle + p.comm_resume_s + load_s
         self._event("recovering")
         g = self._gen["op"]
         step = int(self._pos)

@@ -114,6 +114,7 @@ class Executor:
             return [(label, lambda: c.reroute(targets))]
         simple: dict[str, Callable[[str], simpy.Process]] = {
             "isolate_link": c.isolate_link, "restore_link": c.restore_link, "reset_chip": c.reset_chip,
+            "drain_link": c.drain_link, "undrain_link": c.undrain_link,
             "isolate": c.isolate, "replace_part": c.replace_part, "cordon": c.cordon, "reboot_node": c.reboot_node,
         }
         if a in simple:

@@ -99,7 +99,8 @@ class Orchestrator:
                 "open_tickets": [f for f in fups if f["type"] == "ticket" and f.get("closed_at_s") is None],
                 "spares_exhausted": [f for f in fups if f["type"] == "spares_exhausted"],
                 "breaker": self.guardrails.breaker_state(self.sim, now),
-                "guardrail_refusals": list(self.guardrails.refusals)}
+                "guardrail_refusals": list(self.guardrails.refusals),
+                "job_launch": self.p.job_launch_overrides() if self.policy == "auto" else {}}
 
     # ---- the response ---------------------------------------------------------------------------------------
     def _run(self, rec: IncidentRecord, diag: Diagnosis) -> Gen:

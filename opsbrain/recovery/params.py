@@ -70,6 +70,18 @@ class RecoveryParams(ParamGroup):
     spare_repair_s: float = P(
         14400.0, "s", "reason: a node that left service returns after a field repair, as control.part_replacement_s "
         "(4 h)", gt=0)
+    hccl_retry_hold_s: float = P(
+        1.0, "s", "reason: the auto policy launches training jobs with HCCL_OP_RETRY_PARAMS HoldTime 1000 ms (CANN "
+        "range 0-60,000 ms) instead of the 5000 ms default: a dirty end-face flap re-locks in ~0.5 s "
+        "(noise.flap_down_mean_s) and a re-route converges in fabric.route_convergence_s (3 s), so re-executions "
+        "every hccl_retry_interval_s from 1 s on catch the path as soon as it is back. The manual policy keeps the "
+        "CANN default (training.op_retry_hold_s)", ge=0, le=60)
+    hccl_retry_interval_s: float = P(
+        1.0, "s", "HCCL_OP_RETRY_PARAMS IntervalTime: the CANN default 1000 ms, kept", gt=0, le=60)
+
+    def job_launch_overrides(self) -> dict[str, float]:
+        """Training-job parameters the auto policy sets when it launches a job (its HCCL retry configuration)."""
+        return {"op_retry_hold_s": self.hccl_retry_hold_s, "op_retry_interval_s": self.hccl_retry_interval_s}
 
 
 class ManualParams(ParamGroup):

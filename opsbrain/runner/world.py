@@ -12,6 +12,7 @@ from faultlib.workloads.training import TrainingJob, TrainingParams
 from opsbrain.controller import Controller
 from opsbrain.diagnosis.engine import Engine
 from opsbrain.recovery.orchestrator import Orchestrator
+from opsbrain.recovery.params import RecoveryParams
 from opsbrain.scenario.plan import Plan
 from opsbrain.sweeps.inrun import InrunSweeper, start_inrun_sweeps
 
@@ -25,13 +26,23 @@ class World:
     """In-run health sweeps (scenario ``spec.sweeps``; None when disabled)."""
 
 
+def launch_params(plan: Plan, name: str, recovery: RecoveryParams | None = None) -> TrainingParams:
+    """A training job's parameters as the plan's policy launches it: the auto policy sets its HCCL operator-retry
+    configuration (``RecoveryParams.job_launch_overrides``); the manual policy keeps the job's own (CANN defaults)."""
+    params: Any = plan.workload_params.get(name) or plan.params.training
+    assert isinstance(params, TrainingParams)
+    if plan.policy != "auto":
+        return params
+    return params.model_copy(update=(recovery or RecoveryParams()).job_launch_overrides())
+
+
 def build_world(plan: Plan, engine: Engine, dry_run: bool = False) -> World:
     sim = Simulation(plan.params, seed=plan.seed, topology=plan.topology)
+    recovery = RecoveryParams()
     for w in plan.scenario.spec.workloads:
         params: Any = plan.workload_params.get(w.name)
         if w.kind == "training":
-            assert params is None or isinstance(params, TrainingParams)
-            sim.add_workload(TrainingJob(w.name, plan.placements[w.name], params))
+            sim.add_workload(TrainingJob(w.name, plan.placements[w.name], launch_params(plan, w.name, recovery)))
         else:
             assert params is None or isinstance(params, InferenceParams)
             pre, dec = paper_layout(plan.topology, w.first_node, params)
@@ -39,7 +50,7 @@ def build_world(plan: Plan, engine: Engine, dry_run: bool = False) -> World:
     sim.control.set_spares(plan.spares)
     if plan.scenario.spec.noise:
         start_background_noise(sim)
-    orch = Orchestrator(sim, policy=plan.policy, dry_run=dry_run)  # type: ignore[arg-type]
+    orch = Orchestrator(sim, policy=plan.policy, dry_run=dry_run, params=recovery)  # type: ignore[arg-type]
     ctl = Controller(sim, engine, orch)
     for spec in plan.timeline:
         sim.inject(spec)
