@@ -14,8 +14,10 @@ import simpy
 from faultlib.telemetry import JobEvent, LogLine
 from opsbrain.detection import Detector, DetectorParams, Incident, LinkHistory
 from opsbrain.detection.detector import anchors
+from opsbrain.detection.watchdog import ProgressWatchdog
 from opsbrain.diagnosis.signals import Signal, parse_job_event, parse_line
 from opsbrain.diagnosis.types import Diagnosis
+from opsbrain.recovery.schema import WORKLOAD_STUCK
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
@@ -67,6 +69,11 @@ class Controller:
         self.duplicates: dict[str, str] = {}  # incident id -> the incident whose response covers it
         self.once = getattr(self.responder, "policy", "auto") == "manual"  # a person handles an incident once
         self.adopted: set[str] = set()  # incidents opened outside the detector (health sweeps, issue 7)
+        self.watchdog: ProgressWatchdog | None = None
+        rp = getattr(self.responder, "p", None)
+        if not self.once and rp is not None and not isinstance(self.responder, NullResponder):
+            self.watchdog = ProgressWatchdog(self._schedule, sim.clock, self._on_stuck, rp.stuck_after_s,
+                                             rp.stuck_revivals, rp.repeat_window_s)
         sim.telemetry.subscribe(self._on_record)
 
     # ---- wiring -------------------------------------------------------------------------------------
@@ -75,6 +82,9 @@ class Controller:
             sigs = parse_line(rec.text, rec.t, rec.origin, rec.source, rec.level)
         else:
             sigs = parse_job_event(rec.job, rec.kind, rec.detail, rec.t, self.placement)
+            w = self.sim.workloads.get(rec.job)
+            if self.watchdog is not None and w is not None and w.kind == "training":
+                self.watchdog.observe(rec.job, rec.kind, rec.t)
         for s in sigs:
             self.detector.feed(s)
 
@@ -103,6 +113,20 @@ class Controller:
         self.handled[incident_id] = [incident_id]
         self.responder.handle(incident_id, diagnosis)
         return inc
+
+    def _on_stuck(self, job: str, since: float) -> None:
+        """The progress watchdog's verdict: open an incident for the job and hand it to the responder."""
+        now = self.sim.now
+        inc_id = f"w{sum(i.startswith('w') for i in self.adopted) + 1:04d}"
+        inc = Incident(inc_id, now, now, kinds={"watchdog:stuck"}, nodes=set(self.placement.get(job, [])))
+        d = Diagnosis(WORKLOAD_STUCK, job, 1.0, at_s=now, runbook="rb-workload-stuck", evidence=[
+            f"{job}: no training progress for {now - since:.0f} s (stalled or down) and no restart or recovery "
+            "under way"])
+        inc.diagnoses.append(d)
+        self.detector.incidents.append(inc)
+        self.adopted.add(inc_id)
+        self.handled[inc_id] = [inc_id]
+        self.responder.handle(inc_id, d)
 
     def _diagnose(self, inc: Incident) -> None:
         import time

@@ -27,7 +27,7 @@ from opsbrain.recovery.loader import RunbookSet, load_runbooks
 from opsbrain.recovery.manual import ManualPolicy
 from opsbrain.recovery.params import ManualParams, RecoveryParams
 from opsbrain.recovery.record import IncidentRecord
-from opsbrain.recovery.schema import TARGETS, UNKNOWN_CLASS, Runbook, Step
+from opsbrain.recovery.schema import TARGETS, UNKNOWN_CLASS, WORKLOAD_STUCK, Runbook, Step
 from opsbrain.recovery.targets import Context, TargetError, conditions_hold
 
 if TYPE_CHECKING:
@@ -114,10 +114,17 @@ class Orchestrator:
         return rec.as_dict(self.sim.now)
 
     def _respond(self, rec: IncidentRecord, diag: Diagnosis) -> Gen:
-        ctx = Context(self.sim, diag.component)
+        stuck = diag.fault_class == WORKLOAD_STUCK  # the progress watchdog names a workload, not a part
+        ctx = Context(self.sim, None if stuck else diag.component)
+        if stuck and diag.component in self.sim.workloads:
+            ctx.workloads = [(diag.component, None)]
         ctx.vars["rng"] = self.sim.rng(f"recovery/{rec.id}")
         rec.extra["affected_workloads"] = [q or n for n, q in ctx.workloads]
-        rb, why = self._choose(rec, diag, ctx)
+        if stuck:
+            found = self.runbooks.for_class(WORKLOAD_STUCK)
+            rb, why = (found[0], "") if found and ctx.workloads else (None, "no runbook or workload for a stuck job")
+        else:
+            rb, why = self._choose(rec, diag, ctx)
         if rb is None:
             yield from self._to_human(rec, ctx, why)
             return

@@ -70,6 +70,13 @@ class RecoveryParams(ParamGroup):
     spare_repair_s: float = P(
         14400.0, "s", "reason: a node that left service returns after a field repair, as control.part_replacement_s "
         "(4 h)", gt=0)
+    stuck_after_s: float = P(
+        60.0, "s", "progress watchdog: a training job stalled or down this long with no restart or recovery under "
+        "way is restarted whatever the diagnosis said; MindCluster's RestartRequest reschedules what has not "
+        "recovered within 60 s (facts.md §3)", gt=0)
+    stuck_revivals: int = P(
+        3, "revivals per repeat_window_s", "reason: a job the generic ladder (online recovery, restart from memory, "
+        "from the persistent checkpoint) did not bring back three times needs a person, not a fourth try", ge=1)
     hccl_retry_hold_s: float = P(
         1.0, "s", "reason: the auto policy launches training jobs with HCCL_OP_RETRY_PARAMS HoldTime 1000 ms (CANN "
         "range 0-60,000 ms) instead of the 5000 ms default: a dirty end-face flap re-locks in ~0.5 s "
@@ -79,9 +86,19 @@ class RecoveryParams(ParamGroup):
     hccl_retry_interval_s: float = P(
         1.0, "s", "HCCL_OP_RETRY_PARAMS IntervalTime: the CANN default 1000 ms, kept", gt=0, le=60)
 
+    persistent_ckpt_interval_s: float = P(
+        10800.0, "s", "reason: under the auto policy a failure restarts from the in-memory checkpoint (every step, "
+        "replicated on a peer); only a silent data corruption (1.4% of unexpected interruptions, facts.md §4) or "
+        "the loss of a node and its replica peer needs the persistent one. Young/Daly sqrt(2 M C) with that M: "
+        "0.173 x 0.014 per accelerator-year => M ~ 16 days for a 9,504-NPU job, C ~ 42 s => 2.9 h; longer for "
+        "smaller jobs. 3 h is kept for all (the manual policy, which restarts from the persistent checkpoint, keeps "
+        "training.ckpt_interval_s)", gt=0)
+
     def job_launch_overrides(self) -> dict[str, float]:
-        """Training-job parameters the auto policy sets when it launches a job (its HCCL retry configuration)."""
-        return {"op_retry_hold_s": self.hccl_retry_hold_s, "op_retry_interval_s": self.hccl_retry_interval_s}
+        """Training-job parameters the auto policy sets when it launches a job: its HCCL retry configuration and
+        the persistent checkpoint interval."""
+        return {"op_retry_hold_s": self.hccl_retry_hold_s, "op_retry_interval_s": self.hccl_retry_interval_s,
+                "ckpt_interval_s": self.persistent_ckpt_interval_s}
 
 
 class ManualParams(ParamGroup):

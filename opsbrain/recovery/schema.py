@@ -21,6 +21,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from faultlib.faults.catalog import CATALOG, HANDLING_LEVELS
 
 UNKNOWN_CLASS = "unknown"
+WORKLOAD_STUCK = "workload_stuck"
+"""Not a fault class: the progress watchdog's verdict that a workload makes no progress and nothing recovers it
+(:mod:`opsbrain.detection.watchdog`); its runbook restarts the workload, the cause unknown."""
 
 RUNGS: tuple[str, ...] = ("operator_retry", "online_recovery", "process_reschedule", "job_reschedule", "scale_in",
                           "wait_for_repair")
@@ -244,8 +247,9 @@ class Runbook(Strict):
     @classmethod
     def _known_classes(cls, v: list[str]) -> list[str]:
         for c in v:
-            if c not in CATALOG and c != UNKNOWN_CLASS:
-                raise ValueError(f"unknown fault class {c!r} (known: {', '.join(sorted(CATALOG))}, {UNKNOWN_CLASS})")
+            if c not in CATALOG and c not in (UNKNOWN_CLASS, WORKLOAD_STUCK):
+                raise ValueError(f"unknown fault class {c!r} (known: {', '.join(sorted(CATALOG))}, {UNKNOWN_CLASS}, "
+                                 f"{WORKLOAD_STUCK})")
         return v
 
     @field_validator("level")

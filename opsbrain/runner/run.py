@@ -17,6 +17,7 @@ from faultlib.faults.base import ActiveFault
 from faultlib.injection.spec import FaultSpec
 from opsbrain.detection import Incident
 from opsbrain.diagnosis.engine import Engine
+from opsbrain.recovery.schema import WORKLOAD_STUCK
 from opsbrain.runner import scoring
 from opsbrain.runner.monitor import Monitor
 from opsbrain.runner.world import World, build_world
@@ -276,7 +277,8 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
                     "diagnosis": d.as_dict() if d else None, "runbook": None, "actions": actions,
                     "recovered_at_s": None, "ttd_s": None, "ttdiag_s": None, "ttr_s": None, "correct": False,
                     "class_correct": False, "localized": False,
-                    "false_positive": _acted(actions) or (d is not None and d.fault_class not in NO_ACTION_CLASSES),
+                    "false_positive": (d is None or d.fault_class != WORKLOAD_STUCK) and (
+                        _acted(actions) or (d is not None and d.fault_class not in NO_ACTION_CLASSES)),
                     "impact": {}})
     return out
 
