@@ -180,7 +180,11 @@ class ControlAPI:
                 self._set(npu, Health.FAILED, "reset_chip failed")
                 return self._done("reset_chip", npu, "failed", start, {"reason": "chip did not come back"})
             self._set(npu, Health.HEALTHY, "reset_chip")
-            return self._done("reset_chip", npu, "succeeded", start, {})
+            hung = [d for d in self.sim.topology.children.get(npu, []) if self.sim.topology.kind.get(d) == "die"
+                    and self.sim.state.health(d) == Health.FAILED]
+            for die in hung:  # a reset brings a hung AI Core die back (RestartNPU)
+                self._set(die, Health.HEALTHY, "reset_chip")
+            return self._done("reset_chip", npu, "succeeded", start, {"dies_recovered": hung} if hung else {})
 
         return env.process(run())
 

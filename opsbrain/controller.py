@@ -72,8 +72,10 @@ class Controller:
         self.watchdog: ProgressWatchdog | None = None
         rp = getattr(self.responder, "p", None)
         if not self.once and rp is not None and not isinstance(self.responder, NullResponder):
+            busy = getattr(self.responder, "busy_with", None)
             self.watchdog = ProgressWatchdog(self._schedule, sim.clock, self._on_stuck, rp.stuck_after_s,
-                                             rp.stuck_revivals, rp.repeat_window_s)
+                                             rp.stuck_revivals, rp.repeat_window_s,
+                                             busy if busy is not None else (lambda _job: False))
         sim.telemetry.subscribe(self._on_record)
 
     # ---- wiring -------------------------------------------------------------------------------------

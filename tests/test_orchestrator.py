@@ -434,3 +434,19 @@ def test_auto_policy_launches_training_with_its_hccl_retry_config() -> None:
     got = launch_params(auto, "train", rp)
     assert (got.op_retry_hold_s, got.op_retry_interval_s) == (rp.hccl_retry_hold_s, rp.hccl_retry_interval_s)
     assert launch_params(manual, "train", rp).op_retry_hold_s == 5.0  # the CANN default: the status quo
+
+
+def test_with_no_spare_left_an_aicore_hang_is_fixed_by_a_chip_reset_and_the_node_rejoins(
+        topo1: Topology, rbs: RunbookSet) -> None:
+    sim, job = training(topo1, spares=0)
+    die = f"{job.nodes[4]}/npu6/die1"
+    sim.inject(FaultSpec(at_s=100, kind="aicore_hang", target=die))
+    sim.run(102)
+    orch = Orchestrator(sim, rbs)
+    orch.handle("hang", diag("aicore_hang", die))
+    sim.run(2000)
+    rec = orch.incident("hang")
+    assert rec["rung"] == "wait_for_repair" and rec["outcome"] == "completed"
+    reset = next(a for a in rec["actions"] if a["action"] == "reset_chip")
+    assert reset["detail"]["dies_recovered"] == [die]
+    assert sim.state.health(die) == Health.HEALTHY and job.state == "running"

@@ -110,3 +110,31 @@ def test_no_watchdog_without_a_responder_or_under_the_manual_policy(topo1: Topol
 
     assert Controller(sim, Blind(), NullResponder()).watchdog is None
     assert Controller(sim, Blind(), Orchestrator(sim, policy="manual")).watchdog is None
+
+
+def test_a_job_a_runbook_is_acting_on_is_looked_at_again_later() -> None:
+    clock, got = _Clock(), []
+    busy = {"train": True}
+    dog = ProgressWatchdog(clock.schedule, lambda: clock.t, lambda j, s: got.append((j, s)), 60.0, 3, 86400.0,
+                           busy=lambda j: busy[j])
+    dog.observe("train", "crash", 0.0)
+    clock.advance(60.0)
+    assert got == []  # e.g. a chip reset (150 s) before the runbook's own restart
+    busy["train"] = False
+    clock.advance(120.0)
+    assert got == [("train", 0.0)]
+
+
+def test_orchestrator_is_busy_with_a_workload_while_a_step_acts_on_it(topo1: Topology) -> None:
+    sim = Simulation(seed=5, topology=topo1)
+    job = TrainingJob("train", sim.topology.nodes()[32:46])
+    sim.add_workload(job)
+    orch = Orchestrator(sim)
+    npu = f"{job.nodes[3]}/npu2"
+    sim.run(100)
+    job.fail(npu + "/die0", "hang", "aicore task stuck")
+    orch.handle("a", Diagnosis("aicore_hang", npu + "/die0", 0.99))
+    sim.run(101)
+    assert orch.busy_with("train") and not orch.busy_with("serve")
+    sim.run(2000)
+    assert not orch.busy_with("train") and job.state == "running"

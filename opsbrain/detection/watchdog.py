@@ -3,7 +3,8 @@
 A diagnosis can miss (a software hang whose peers' timeouts were grouped with a link flap, an unknown cause that
 pages a person at night). The job's own events show what a scheduler sees: ``stalled`` or ``crash``/``timeout``
 (no progress) and ``restart``/``recovering``/``resumed``/``started`` (progress or a recovery under way). A job
-that stays without progress for ``stuck_after_s`` with no recovery under way is handed to ``on_stuck``; at most
+that stays without progress for ``stuck_after_s`` with no recovery under way (the job's own ``restart`` or
+``recovering``, or ``busy(job)``: a runbook acting on it) is handed to ``on_stuck``; at most
 ``max_revivals`` times per ``window_s``, so a job that cannot come back is left to a person instead of looping.
 ByteRobust (facts.md §5) detects in 10-30 s rather than at the 30-minute collective timeout; MindCluster's
 RestartRequest reschedules what has not recovered within 60 s (facts.md §3).
@@ -32,8 +33,9 @@ class _Job:
 class ProgressWatchdog:
     def __init__(self, schedule: Callable[[float, Callable[[], None]], None], now: Callable[[], float],
                  on_stuck: Callable[[str, float], None], stuck_after_s: float, max_revivals: int,
-                 window_s: float) -> None:
+                 window_s: float, busy: Callable[[str], bool] = lambda _job: False) -> None:
         self._schedule = schedule
+        self._busy = busy
         self._now = now
         self._on_stuck = on_stuck
         self.stuck_after_s = stuck_after_s
@@ -62,6 +64,9 @@ class ProgressWatchdog:
     def _check(self, job: str, episode: int) -> None:
         st = self.jobs[job]
         if st.episode != episode or st.state not in (STALLED, DOWN):
+            return
+        if self._busy(job):  # a runbook is acting on the job (a chip reset before its restart): look again later
+            self._schedule(self.stuck_after_s, lambda: self._check(job, episode))
             return
         now = self._now()
         st.revivals = [r for r in st.revivals if now - r < self.window_s]

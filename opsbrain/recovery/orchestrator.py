@@ -76,6 +76,23 @@ class Orchestrator:
         """The incident's action log (complete at any moment; actions under way end now, ``in_flight``)."""
         return self.records[incident_id].actions_view(self.sim.now)
 
+    def busy_with(self, workload: str) -> bool:
+        """Whether a response is acting on ``workload`` now: an unfinished incident that affects it has a
+        non-watching action under way, or ended one within a retry back-off (the gap before its next step)."""
+        now = self.sim.now
+        for rec in self.records.values():
+            if rec.finished_at_s is not None:
+                continue
+            mine = rec.extra.get("affected_workloads", [])
+            if not any(w == workload or w.startswith(workload + "/") for w in mine):
+                continue
+            acting = next((a for a in reversed(rec.actions) if a["kind"] in ("step", "retry", "rollback")
+                           and a["action"] not in _WATCH_ACTIONS
+                           and (a["end_s"] is None or a["status"] != "skipped")), None)  # under way or done
+            if acting is not None and (acting["end_s"] is None or now - acting["end_s"] <= self.p.retry_backoff_s + 1):
+                return True
+        return False
+
     def incident(self, incident_id: str) -> dict[str, Any]:
         """Runbook, outcome, rung reached, human steps, actions and follow-ups of one incident."""
         return self.records[incident_id].as_dict(self.sim.now)
