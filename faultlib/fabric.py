@@ -64,6 +64,9 @@ class Fabric:
         """Usable fraction (0..1) of an L1-L2 link's nominal bandwidth."""
         lk = self.topology.links[link_id]
         st = self.state
+        unhealthy = st.unhealthy_view
+        if not (link_id in unhealthy or lk.a in unhealthy or lk.b in unhealthy or lk.node in unhealthy):
+            return 1.0 - st.lanes_down(link_id) / lk.lanes  # the common case: every part healthy
         if not (st.is_up(link_id) and st.is_up(lk.a) and st.is_up(lk.b)):
             return 0.0
         node = lk.node

@@ -6,7 +6,8 @@ Every change is recorded in the trace and announced to listeners (workloads re-d
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 
 from faultlib.health import UP, Health, check_transition
 from faultlib.topology import Topology
@@ -28,6 +29,7 @@ class PlantState:
         self._trace = trace
         self._clock = clock
         self._health: dict[str, Health] = {}
+        self._health_view = MappingProxyType(self._health)
         self._lanes_down: dict[str, int] = {}
         self._listeners: list[Listener] = []
         self.version = 0  # bumped on every change; caches key on it
@@ -43,6 +45,11 @@ class PlantState:
 
     def unhealthy(self) -> dict[str, Health]:
         return dict(self._health)
+
+    @property
+    def unhealthy_view(self) -> Mapping[str, Health]:
+        """Read-only view of the components that are not healthy (absent = healthy); no copy, for hot paths."""
+        return self._health_view
 
     def set_health(self, cid: str, new: Health, cause: str = "") -> None:
         if not self.topology.exists(cid):

@@ -157,9 +157,9 @@ class Detector:
         that were active within the group window (the same L2 chip only within the same second)."""
         nodes, l2 = anchors(sig, self.placement)
         is_job = sig.component in self.placement
-        for inc in reversed(self.incidents):
+        for inc in reversed(self.incidents):  # opened in time order: stop at the first beyond the horizon
             if sig.t - inc.opened_at > self.p.horizon_s + TIME_RESOLUTION_S:
-                continue
+                break
             if is_job:
                 # the job's nodes hold the incident's hardware, or stalls of several jobs at the same instant
                 # (one fabric event stalls every job it touches) while no hardware signal has arrived yet

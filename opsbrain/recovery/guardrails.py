@@ -101,14 +101,20 @@ class Guardrails:
         return Decision(True)
 
     def _total(self, sim: Simulation, pod: str) -> dict[str, int]:
-        if pod not in self._totals:
+        if not self._totals:  # every pod in one pass over the topology
             topo = sim.topology
-            nodes = [n for n in topo.nodes() if ids.pod_of(n) == pod]
             npn = topo.params.npus_per_node
-            links = sum(1 for lk in topo.links.values() if lk.kind == "ub_optical" and ids.pod_of(lk.a) == pod)
-            l2 = sum(1 for c in topo.by_kind.get("l2", []) if ids.pod_of(c) == pod)
-            self._totals[pod] = {"nodes": len(nodes), "npus": len(nodes) * npn, "links": links, "l2": l2}
-        return self._totals[pod]
+            empty = {"nodes": 0, "npus": 0, "links": 0, "l2": 0}
+            for n in topo.nodes():
+                t = self._totals.setdefault(ids.pod_of(n) or "", dict(empty))
+                t["nodes"] += 1
+                t["npus"] += npn
+            for lk in topo.links.values():
+                if lk.kind == "ub_optical":
+                    self._totals.setdefault(ids.pod_of(lk.a) or "", dict(empty))["links"] += 1
+            for c in topo.by_kind.get("l2", []):
+                self._totals.setdefault(ids.pod_of(c) or "", dict(empty))["l2"] += 1
+        return self._totals.get(pod) or {"nodes": 0, "npus": 0, "links": 0, "l2": 0}
 
     def out_of_service(self, sim: Simulation, pod: str) -> dict[str, set[str]]:
         """Components of ``pod`` isolated or cordoned now or being isolated, by category (NPUs include those of
