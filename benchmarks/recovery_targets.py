@@ -46,6 +46,20 @@ def one(args: tuple[str, int, str]) -> dict[str, Any]:
             "human": f.get("human_steps", 0), "impact": impact, "restarts": restarts}
 
 
+def optical_pooled(rows: list[dict[str, Any]]) -> list[float]:
+    """Per seed: 1 - (auto link-down + auto link-flap impact) / (the manual policy's on the same seeds)."""
+    names = ("link-down-training", "link-flap-training")
+    by = {(r["scenario"], r["seed"], r["policy"]): r["impact"] for r in rows if r["scenario"] in names}
+    seeds = sorted({s for (_n, s, _p) in by})
+    out = []
+    for s in seeds:
+        auto = sum(by.get((n, s, "auto"), 0.0) for n in names)
+        man = sum(by.get((n, s, "manual"), 0.0) for n in names)
+        if man > 0:
+            out.append(1 - auto / man)
+    return out
+
+
 def med(xs: list[float]) -> float | None:
     return statistics.median(xs) if xs else None
 
@@ -76,11 +90,18 @@ def main() -> int:
         p90 = at[int(0.9 * (len(at) - 1))] if at else None
         m = med(at)
         lines.append(f"| {name} | {cls} | {m:.1f} {'PASS' if m is not None and m <= target else 'SHORT'} | "
-                     f"{target:.0f} | {p90:.1f} | {med(mt) or float('nan'):.0f} | "
+                     f"{target:.0f} | {p90:.1f} | {f'{med(mt):.0f}' if mt else 'not within 3 h'} | "
                      f"{(med(red) or 0) * 100:.2f}% | {min(red or [0]) * 100:.2f}% | "
                      f"{sum(r['restarts'] for r in auto)} | {sum(r['correct'] for r in auto)}/{len(auto)} | "
                      f"{sum(r['human'] == 0 for r in auto)}/{len(auto)} |" if m is not None else
                      f"| {name} | {cls} | none recovered | {target:.0f} | | | | | | | |")
+    pooled = optical_pooled(rows)
+    lines += ["", "Optical faults pooled (link down + link flap on training, same seeds; Huawei: -96%, target -98%): "
+              f"impact reduction 1 - sum(auto) / sum(manual) median {med(pooled) * 100:.2f}%, min "
+              f"{min(pooled) * 100:.2f}% {'PASS' if med(pooled) >= 0.98 else 'SHORT'}. The flap alone: the first "
+              "flap's stall (its dark time, rounded up to the 1 s HCCL re-execution grid) cannot be avoided, the "
+              "later ones hit a drained link; the manual policy pays every flap at the 5 s CANN HoldTime."
+              if pooled else "", ""]
     auto_all = [r for r in rows if r["policy"] == "auto"]
     lines += ["", f"Incidents handled with no human step (auto): {sum(r['human'] == 0 for r in auto_all)}/"
               f"{len(auto_all)} = {sum(r['human'] == 0 for r in auto_all) / len(auto_all):.1%}."]

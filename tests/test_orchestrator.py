@@ -450,3 +450,21 @@ def test_with_no_spare_left_an_aicore_hang_is_fixed_by_a_chip_reset_and_the_node
     reset = next(a for a in rec["actions"] if a["action"] == "reset_chip")
     assert reset["detail"]["dies_recovered"] == [die]
     assert sim.state.health(die) == Health.HEALTHY and job.state == "running"
+
+
+def test_two_incidents_never_restart_one_job_at_the_same_time(topo1: Topology, rbs: RunbookSet) -> None:
+    sim, job = training(topo1)
+    sim.run(100)
+    job.fail(job.ranks[3], "crash", "host thread blocked")
+    orch = Orchestrator(sim, rbs)
+    orch.handle("a", diag("collective_timeout_sw", job.nodes[0]))  # online recovery, then restarts
+    orch.handle("b", diag("collective_timeout_sw", job.nodes[1]))  # the same job, seen from another node
+    sim.run(1500)
+    assert job.state == "running"
+    starts = [(a["start_s"], a["end_s"]) for k in ("a", "b") for a in orch.actions_for(k)
+              if a["action"] in ("restart_process", "restart_job") and not a["detail"].get("joined")]
+    starts.sort()
+    assert all(s2 >= e1 for (_s1, e1), (s2, _e2) in zip(starts, starts[1:]))  # one after the other
+    joined = [a for k in ("a", "b") for a in orch.actions_for(k) if a["detail"].get("joined")]
+    assert len(joined) == 1 and joined[0]["status"] == "succeeded"
+    assert job.accounting()["in_place_recoveries"] + job.accounting()["restarts"] == 1

@@ -32,6 +32,32 @@ _RESTARTS = ("restart_job", "restart_instance")
 class Executor:
     def __init__(self, sim: Simulation) -> None:
         self.sim = sim
+        self._restarting: dict[str, simpy.Event] = {}  # workload label -> ends with its restart under way
+
+    def _one_restart_at_a_time(self, action: str, label: str, running: Callable[[], bool],
+                               factory: Callable[[], simpy.Process]) -> simpy.Process:
+        """Restarts of one workload never overlap: a second one (another incident's) waits for the one under way
+        and succeeds without acting if that brought the workload back; else it runs."""
+        env = self.sim.env
+
+        def run() -> Generator[simpy.Event, Any, Any]:
+            start = env.now
+            other = self._restarting.get(label)
+            if other is not None and not other.triggered:
+                yield other
+                if running():
+                    return ActionResult(action, label, "succeeded", float(start), float(env.now),
+                                        {"joined": True, "reason": "the restart already under way brought it back"})
+            done = env.event()
+            self._restarting[label] = done
+            try:
+                return (yield factory())
+            finally:
+                done.succeed()
+                if self._restarting.get(label) is done:
+                    del self._restarting[label]
+
+        return env.process(run())
 
     # ---- plumbing ------------------------------------------------------------------------------------------
     def start(self, action: str, target: str, factory: Callable[[], simpy.Process]) -> simpy.Process:
@@ -156,22 +182,30 @@ class Executor:
         w = self.sim.workloads[name]
         label = inst or name
         if w.kind == "training":
+            def job_runs() -> bool:
+                return w.state in ("running", "checkpointing")  # type: ignore[attr-defined]
+
             if a == "restart_process":
-                return label, lambda: c.restart_process(name)
+                return label, lambda: self._one_restart_at_a_time(a, label, job_runs,
+                                                                   lambda: c.restart_process(name))
             if a in _RESTARTS:
                 src = getattr(params, "source", "memory")
                 scope = getattr(params, "scope", "job")
-                return label, lambda: c.restart_job(name, src, self._replace(params.replace, ctx, list(w.nodes)),
-                                                    scope)
+                return label, lambda: self._one_restart_at_a_time(a, label, job_runs, lambda: c.restart_job(
+                    name, src, self._replace(params.replace, ctx, list(w.nodes)), scope))
             return label, lambda: self._instant(a, label, "failed", retryable=False,
                                                 reason="a training job cannot scale in (not supported by the plant)")
         assert inst is not None
         nodes = lambda: list(w.instances()[inst]["nodes"])  # type: ignore[attr-defined]  # noqa: E731
+        def instance_up() -> bool:
+            return bool(w.instances()[inst]["up"])  # type: ignore[attr-defined]
+
         if a == "restart_process":
-            return label, lambda: c.restart_process(name, inst)
+            return label, lambda: self._one_restart_at_a_time(a, label, instance_up,
+                                                               lambda: c.restart_process(name, inst))
         if a in _RESTARTS:
-            return label, lambda: c.restart_instance(name, inst, self._replace(params.replace, ctx, nodes()),
-                                                     params.weights_from)
+            return label, lambda: self._one_restart_at_a_time(a, label, instance_up, lambda: c.restart_instance(
+                name, inst, self._replace(params.replace, ctx, nodes()), params.weights_from))
 
         def scale() -> simpy.Process:
             drop = set(ctx.resolve(params.drop))
