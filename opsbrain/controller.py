@@ -39,6 +39,20 @@ class Responder(Protocol):
     def actions_for(self, incident_id: str) -> list[dict[str, Any]]: ...
 
 
+class LatestDiagnosis:
+    """The incident's diagnosis as of the moment it is read: a person (the manual policy) works on what the
+    evidence shows when they finish their own triage, not on the first, often inconclusive, verdict."""
+
+    def __init__(self, incident: Incident) -> None:
+        self._incident = incident
+
+    def __getattr__(self, name: str) -> Any:
+        d = self._incident.diagnosis
+        if d is None:
+            raise AttributeError(name)
+        return getattr(d, name)
+
+
 class NullResponder:
     """Takes no action (detection and diagnosis only)."""
 
@@ -163,7 +177,7 @@ class Controller:
         keys.append(key)
         classes.append(d.fault_class)
         roots.append(d.component)
-        self.responder.handle(key, d)
+        self.responder.handle(key, LatestDiagnosis(inc) if self.once else d)  # type: ignore[arg-type]
 
     @property
     def incidents(self) -> list[Incident]:

@@ -468,3 +468,19 @@ def test_two_incidents_never_restart_one_job_at_the_same_time(topo1: Topology, r
     joined = [a for k in ("a", "b") for a in orch.actions_for(k) if a["detail"].get("joined")]
     assert len(joined) == 1 and joined[0]["status"] == "succeeded"
     assert job.accounting()["in_place_recoveries"] + job.accounting()["restarts"] == 1
+
+
+def test_manual_policy_acts_on_the_diagnosis_as_it_stands_after_the_persons_triage(topo1: Topology) -> None:
+    sim, job = training(topo1, spares=2)
+    npu = f"{job.nodes[5]}/npu7"
+    sim.inject(FaultSpec(at_s=100, kind="npu_off_bus", target=npu))
+    sim.run(102)
+    verdict = {"fault_class": "unknown", "component": None}  # the first look is inconclusive
+    proc = manual_response(sim, "m", verdict)
+    sim.run(110)
+    verdict.update(fault_class="npu_off_bus", component=npu)  # the heartbeat loss names the device
+    sim.env.run(until=proc)
+    inc = proc.value
+    assert inc["diagnosis"] == {"fault_class": "npu_off_bus", "component": npu}
+    assert inc["outcome"] == "completed" and job.state == "running"
+    assert npu.rsplit("/", 1)[0] not in job.nodes  # resubmitted without the node

@@ -80,13 +80,14 @@ class ManualPolicy:
         comp = _field(diagnosis_like, "component")
         rec = IncidentRecord(incident_id, "manual", False, self.sim.now, {"fault_class": cls, "component": comp})
         self.records[incident_id] = rec
-        return self.sim.env.process(self._run(rec, cls, comp))
+        return self.sim.env.process(self._run(rec, cls, comp, diagnosis_like))
 
     def _lognormal(self, rng: np.random.Generator, median: float, sigma: float) -> float:
         return float(median * math.exp(sigma * rng.standard_normal()))
 
     # ---- the timeline ----------------------------------------------------------------------------------------
-    def _run(self, rec: IncidentRecord, cls: str, comp: str | None) -> Gen:
+    def _run(self, rec: IncidentRecord, cls: str, comp: str | None, diagnosis_like: Any) -> Gen:
+        """Detect, diagnose (acting on the diagnosis as it stands once the person's triage is done), repair."""
         env = self.sim.env
         rng = self.sim.rng(f"manual/{rec.id}")
         yield env.timeout(0)  # let the fault's own same-instant effects land first
@@ -103,6 +104,14 @@ class ManualPolicy:
         delay = self._lognormal(rng, self.p.diagnosis_median_s, self.p.diagnosis_sigma)
         entry = rec.begin("diagnose", comp or "-", env.now, kind="manual")
         yield env.timeout(delay)
+        cls_now = str(_field(diagnosis_like, "fault_class") or "unknown")  # what the evidence shows by now
+        comp_now = _field(diagnosis_like, "component")
+        if (cls_now, comp_now) != (cls, comp):
+            cls, comp = cls_now, comp_now
+            rec.diagnosis = {"fault_class": cls, "component": comp}
+            ctx = Context(self.sim, comp)
+            ctx.vars["rng"] = rng
+            rec.extra["affected_workloads"] = [q or n for n, q in ctx.workloads]
         rec.end(entry, "succeeded", env.now, fault_class=cls)
         rec.extra["diagnosed_at_s"] = env.now
         rec.human_steps += 1
