@@ -484,3 +484,14 @@ def test_manual_policy_acts_on_the_diagnosis_as_it_stands_after_the_persons_tria
     assert inc["diagnosis"] == {"fault_class": "npu_off_bus", "component": npu}
     assert inc["outcome"] == "completed" and job.state == "running"
     assert npu.rsplit("/", 1)[0] not in job.nodes  # resubmitted without the node
+
+
+def test_manual_policy_does_not_restart_work_that_came_back_by_itself(topo1: Topology) -> None:
+    sim, job = training(topo1)
+    link = sim.fabric.node_uplinks(job.nodes[2])[9]
+    sim.inject(FaultSpec(at_s=100, kind="link_flap", target=link, params={"flaps": 2}))
+    proc = manual_response(sim, "m", diag("link_flap", link, 1.0))
+    sim.env.run(until=proc)
+    inc = proc.value
+    assert job.state == "running" and job.accounting()["restarts"] == 0  # the HCCL retry resumed it
+    assert [a["action"] for a in inc["actions"] if a["kind"] == "step"] == ["ticket"]

@@ -169,6 +169,8 @@ class ManualPolicy:
                 self.sim.env.process(self._replace_later(rec, ctx, part))
         if not ctx.workloads:
             return True
+        if all(self._runs(name, inst) for name, inst in ctx.workloads):
+            return True  # nothing to restart: the work came back by itself (e.g. a collective retry after a flap)
         if cls in RESTART_IN_PLACE:
             return (yield from self._do(rec, ctx, self._restart(replace=False)))
         if cls in REPLACE_NODE:
@@ -181,6 +183,12 @@ class ManualPolicy:
             ok = yield from self._do(rec, ctx, fix)
             return ok and (yield from self._do(rec, ctx, self._restart(replace=False)))
         return True  # watch-only classes: the ticket is the response
+
+    def _runs(self, name: str, inst: str | None) -> bool:
+        w = self.sim.workloads[name]
+        if w.kind == "training":
+            return getattr(w, "state", "") in ("running", "checkpointing")
+        return inst is not None and bool(w.instances()[inst]["up"])  # type: ignore[attr-defined]
 
     def _replace_later(self, rec: IncidentRecord, ctx: Context, part: str) -> Gen:
         ok = yield from self._do(rec, ctx, _step("replace_part", part))
