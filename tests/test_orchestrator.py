@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -464,7 +465,7 @@ def test_two_incidents_never_restart_one_job_at_the_same_time(topo1: Topology, r
     starts = [(a["start_s"], a["end_s"]) for k in ("a", "b") for a in orch.actions_for(k)
               if a["action"] in ("restart_process", "restart_job") and not a["detail"].get("joined")]
     starts.sort()
-    assert all(s2 >= e1 for (_s1, e1), (s2, _e2) in zip(starts, starts[1:]))  # one after the other
+    assert all(s2 >= e1 for (_s1, e1), (s2, _e2) in pairwise(starts))  # one after the other
     joined = [a for k in ("a", "b") for a in orch.actions_for(k) if a["detail"].get("joined")]
     assert len(joined) == 1 and joined[0]["status"] == "succeeded"
     assert job.accounting()["in_place_recoveries"] + job.accounting()["restarts"] == 1

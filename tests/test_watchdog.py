@@ -31,6 +31,13 @@ class _Clock:
             fn()
 
 
+class Blind:
+    """A diagnoser that never names a cause: only the watchdog can act."""
+
+    def diagnose(self, *_a: object) -> Diagnosis:
+        return Diagnosis("unknown", None, 0.0)
+
+
 def _dog(clock: _Clock, got: list[tuple[str, float]], revivals: int = 2) -> ProgressWatchdog:
     return ProgressWatchdog(clock.schedule, lambda: clock.t, lambda j, s: got.append((j, s)), 60.0, revivals,
                             86400.0)
@@ -82,11 +89,6 @@ def test_controller_revives_a_hung_job_that_nothing_else_handles(topo1: Topology
     job = TrainingJob("train", sim.topology.nodes()[32:46])
     sim.add_workload(job)
     orch = Orchestrator(sim)
-
-    class Blind:  # a diagnoser that never names a cause: only the watchdog can act
-        def diagnose(self, *_a: object) -> Diagnosis:
-            return Diagnosis("unknown", None, 0.0)
-
     ctl = Controller(sim, Blind(), orch)
     sim.run(500)
     job.fail(job.ranks[9], "hang", "host thread blocked")  # software hang: healthy hardware
@@ -103,11 +105,6 @@ def test_controller_revives_a_hung_job_that_nothing_else_handles(topo1: Topology
 def test_no_watchdog_without_a_responder_or_under_the_manual_policy(topo1: Topology) -> None:
     sim = Simulation(seed=5, topology=topo1)
     sim.add_workload(TrainingJob("train", sim.topology.nodes()[32:46]))
-
-    class Blind:
-        def diagnose(self, *_a: object) -> Diagnosis:
-            return Diagnosis("unknown", None, 0.0)
-
     assert Controller(sim, Blind(), NullResponder()).watchdog is None
     assert Controller(sim, Blind(), Orchestrator(sim, policy="manual")).watchdog is None
 
