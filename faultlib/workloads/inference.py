@@ -27,7 +27,8 @@ control actions; there are no per-request or per-second events.
 
 Restarts: ``process_relaunch_s`` + weight load, where each node loads its NPUs' resident weights in parallel:
 the paper's 671 GB cold start (OBS 2,560 s, EMS 320 s) x the node's share of 671 GB (EP320 decode: ~0.46,
-EP32 prefill: ~0.9). In-place recovery keeps the weights: ``online_recovery_s``.
+EP32 prefill: ~0.9). In-place recovery keeps the weights: the CANN process-level recovery stages of
+``training.stop_step_s`` .. ``training.comm_resume_s`` (:func:`faultlib.workloads.training.online_recovery_stages_s`).
 
 Instance life cycle: ``running`` -> ``hung`` (a hang, or a device of the instance left service: peers block in
 the collective) -> ``down`` after ``hang_timeout_s``; ``crash`` -> ``down`` at once; ``restarting`` while a
@@ -49,6 +50,7 @@ from faultlib import ids
 from faultlib.health import UP
 from faultlib.params import P, ParamGroup
 from faultlib.workloads.base import Workload
+from faultlib.workloads.training import online_recovery_stages_s
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
@@ -141,8 +143,6 @@ class InferenceParams(ParamGroup):
     process_relaunch_s: float = P(
         60.0, "s", "assumed: container/process start + HCCL communicator init + graph warm-up of an EP instance",
         ge=0)
-    online_recovery_s: float = P(
-        30.0, "s", "process-level online recovery as low as 30 s (facts.md §1)", ge=0)
     obs_cold_start_s: float = P(2560.0, "s", "671 GB cold start from object storage, " + PAPER, gt=0)
     ems_cold_start_s: float = P(320.0, "s", "671 GB cold start via the EMS memory pool, " + PAPER, gt=0)
 
@@ -750,8 +750,8 @@ class InferenceService(Workload):
         if self.sim is None:
             raise RuntimeError(f"{self.name} is not attached to a simulation")
         inst = self._inst(instance)
-        return self.sim.env.process(self._relaunch(inst, [("recovery", self.p.online_recovery_s)],
-                                                   "recover_in_place"))
+        return self.sim.env.process(self._relaunch(
+            inst, [("recovery", online_recovery_stages_s(self.sim.params.training))], "recover_in_place"))
 
     def scale_instance(self, instance: str, nodes: list[str]) -> simpy.Process:
         """Move the instance onto ``nodes`` (a new EP degree): relaunch and reload the re-sharded weights."""

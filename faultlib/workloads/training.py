@@ -165,6 +165,14 @@ _COMPUTE_KINDS = frozenset({"node", "npu", "die", "hbm"})
 _EPS = 1e-9
 
 
+def online_recovery_stages_s(p: TrainingParams) -> float:
+    """Process-level online recovery without the state reload (facts.md §3): stop the step, abort device tasks
+    and repair the memory (at once when ``repair_during_abort``), resume communication. Inference instances run
+    the same CANN recovery (``InferenceService.recover_in_place``)."""
+    middle = max(p.abort_tasks_s, p.memory_repair_s) if p.repair_during_abort else p.abort_tasks_s + p.memory_repair_s
+    return p.stop_step_s + middle + p.comm_resume_s
+
+
 class TrainingJob(Workload):
     """A synchronous LLM training job; see the module docstring for the model."""
 
@@ -830,9 +838,7 @@ class TrainingJob(Workload):
         intra, coll = self._factors()
         f = coll if len(self.nodes) > 1 else intra
         load_s = self._shard_b / (sim.params.fabric.npu_ub_gbytes_s * 1e9 * f) if f > 0 else 0.0
-        middle = (max(p.abort_tasks_s, p.memory_repair_s) if p.repair_during_abort
-                  else p.abort_tasks_s + p.memory_repair_s)
-        dur = p.stop_step_s + middle + p.comm_resume_s + load_s
+        dur = online_recovery_stages_s(p) + load_s
         self._event("recovering")
         g = self._gen["op"]
         step = int(self._pos)

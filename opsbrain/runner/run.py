@@ -26,7 +26,7 @@ from opsbrain.scenario.plan import Plan
 NO_ACTION_CLASSES = ("dirty_connector", "hbm_ce_storm", "unknown")
 # A response that only watches or shifts traffic does not count as acting on an incident; anything that takes a part
 # out of service, restarts work or hands a person work (ticket, page) does, and on noise that is a false positive.
-PASSIVE_ACTIONS = ("none", "wait", "reroute")
+PASSIVE_ACTIONS = ("none", "wait", "reroute", "drain_link", "undrain_link")  # routing: no capacity lost
 Progress = Callable[[float, float], None]
 
 
