@@ -286,3 +286,16 @@ def _scenario(topo1: Topology, seed: int) -> tuple[str, list[dict]]:
 
 def test_deterministic(topo1: Topology) -> None:
     assert _scenario(topo1, 3) == _scenario(topo1, 3)
+
+
+def test_a_relaunch_sets_up_its_links_around_a_dark_port(topo1: Topology) -> None:
+    sim, svc, _pre, dec = build(topo1)
+    sim.run(100.0)
+    link = sim.fabric.node_uplinks(dec[3])[17]
+    sim.state.set_health(link, Health.FAILED)  # nobody re-routes (the status quo)
+    sim.run(200.0)
+    assert not svc.instances()["dsr1/decode0"]["up"]
+    proc = svc.restart_instance("decode0")
+    run_until(sim, proc)
+    assert proc.value["ok"] and svc.instances()["dsr1/decode0"]["up"]
+    assert sim.fabric.is_rerouted(dec[3])  # HCCL link set-up skipped the dead port

@@ -9,6 +9,17 @@ if TYPE_CHECKING:
     from faultlib.engine import Simulation
 
 
+def reinit_comm(sim: Simulation, nodes: list[str]) -> None:
+    """HCCL link set-up at a (re)start skips ports that are down: re-route the nodes whose inter-node path is
+    dead (``fabric.reroute``). Both workloads start their communicators this way."""
+    if len(nodes) < 2:
+        return
+    fab = sim.fabric
+    for n in nodes:
+        if sim.state.is_up(n) and fab.inter_node_factor(n) <= 0:
+            fab.reroute(n)
+
+
 class Workload(ABC):
     """A rate model placed on a set of nodes.
 

@@ -49,7 +49,7 @@ import simpy
 from faultlib import ids
 from faultlib.health import UP
 from faultlib.params import P, ParamGroup
-from faultlib.workloads.base import Workload
+from faultlib.workloads.base import Workload, reinit_comm
 from faultlib.workloads.training import online_recovery_stages_s
 
 if TYPE_CHECKING:
@@ -707,6 +707,7 @@ class InferenceService(Workload):
                 self._event(inst, "instance_restart_failed", action=action, reason="device unusable")
                 self._update()
                 return {**out, "ok": False, "reason": "device unusable", "duration_s": env.now - start}
+        reinit_comm(self.sim, inst.nodes)
         self._set_state(inst, "running", action)
         self._event(inst, "instance_up", action=action, duration_s=env.now - start)
         self._update()

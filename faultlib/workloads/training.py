@@ -38,7 +38,7 @@ from pydantic import model_validator
 from faultlib import ids
 from faultlib.health import UP
 from faultlib.params import P, ParamGroup
-from faultlib.workloads.base import Workload
+from faultlib.workloads.base import Workload, reinit_comm
 
 if TYPE_CHECKING:
     import simpy
@@ -735,13 +735,7 @@ class TrainingJob(Workload):
 
     # ---- control actions ----------------------------------------------------------------------
     def _reinit_comm(self) -> None:
-        """HCCL link set-up skips ports that are down: re-route nodes whose inter-node path is dead."""
-        if len(self.nodes) < 2:
-            return
-        fab = self._sim.fabric
-        for n in self.nodes:
-            if self._sim.state.is_up(n) and fab.inter_node_factor(n) <= 0:
-                fab.reroute(n)
+        reinit_comm(self._sim, self.nodes)
 
     def _kill(self) -> None:
         """Stop all processes (restart / recovery): timers die, hangs and dead ranks are forgotten."""
