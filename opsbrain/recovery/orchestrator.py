@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 
 Gen = Generator[simpy.Event, Any, Any]
 _WATCH_ACTIONS = frozenset({"none", "notify", "wait", "ticket"})
+_STEP_GAP_S = 1.0
+"""Margin over the retry back-off in :meth:`Orchestrator.busy_with`: a runbook starts its next step at once (same
+simulated instant) after the last one ends, so 1 s covers the gap between steps with room to spare."""
 
 
 @dataclass
@@ -89,7 +92,8 @@ class Orchestrator:
             acting = next((a for a in reversed(rec.actions) if a["kind"] in ("step", "retry", "rollback")
                            and a["action"] not in _WATCH_ACTIONS
                            and (a["end_s"] is None or a["status"] != "skipped")), None)  # under way or done
-            if acting is not None and (acting["end_s"] is None or now - acting["end_s"] <= self.p.retry_backoff_s + 1):
+            if acting is not None and (acting["end_s"] is None
+                                       or now - acting["end_s"] <= self.p.retry_backoff_s + _STEP_GAP_S):
                 return True
         return False
 
