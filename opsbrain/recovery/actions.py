@@ -182,9 +182,7 @@ class Executor:
         w = self.sim.workloads[name]
         label = inst or name
         if w.kind == "training":
-            def job_runs() -> bool:
-                return w.state in ("running", "checkpointing")  # type: ignore[attr-defined]
-
+            job_runs = partial(ctx.workload_runs, name)
             if a == "restart_process":
                 return label, lambda: self._one_restart_at_a_time(a, label, job_runs,
                                                                    lambda: c.restart_process(name))
@@ -197,9 +195,7 @@ class Executor:
                                                 reason="a training job cannot scale in (not supported by the plant)")
         assert inst is not None
         nodes = lambda: list(w.instances()[inst]["nodes"])  # type: ignore[attr-defined]  # noqa: E731
-        def instance_up() -> bool:
-            return bool(w.instances()[inst]["up"])  # type: ignore[attr-defined]
-
+        instance_up = partial(ctx.workload_runs, name, inst)
         if a == "restart_process":
             return label, lambda: self._one_restart_at_a_time(a, label, instance_up,
                                                                lambda: c.restart_process(name, inst))

@@ -82,6 +82,13 @@ class ManualPolicy:
         self.records[incident_id] = rec
         return self.sim.env.process(self._run(rec, cls, comp, diagnosis_like))
 
+    def _context(self, rec: IncidentRecord, comp: str | None, rng: np.random.Generator) -> Context:
+        """What the person's steps act on, for the component they believe is at fault."""
+        ctx = Context(self.sim, comp)
+        ctx.vars["rng"] = rng
+        rec.extra["affected_workloads"] = [q or n for n, q in ctx.workloads]
+        return ctx
+
     def _lognormal(self, rng: np.random.Generator, median: float, sigma: float) -> float:
         return float(median * math.exp(sigma * rng.standard_normal()))
 
@@ -91,9 +98,7 @@ class ManualPolicy:
         env = self.sim.env
         rng = self.sim.rng(f"manual/{rec.id}")
         yield env.timeout(0)  # let the fault's own same-instant effects land first
-        ctx = Context(self.sim, comp)
-        ctx.vars["rng"] = rng
-        rec.extra["affected_workloads"] = [q or n for n, q in ctx.workloads]
+        ctx = self._context(rec, comp, rng)
         detect, via = self._detection(ctx, rng)
         entry = rec.begin("detect", comp or "-", env.now, kind="manual")
         yield env.timeout(detect)
@@ -109,9 +114,7 @@ class ManualPolicy:
         if (cls_now, comp_now) != (cls, comp):
             cls, comp = cls_now, comp_now
             rec.diagnosis = {"fault_class": cls, "component": comp}
-            ctx = Context(self.sim, comp)
-            ctx.vars["rng"] = rng
-            rec.extra["affected_workloads"] = [q or n for n, q in ctx.workloads]
+            ctx = self._context(rec, comp, rng)
         rec.end(entry, "succeeded", env.now, fault_class=cls)
         rec.extra["diagnosed_at_s"] = env.now
         rec.human_steps += 1
@@ -169,7 +172,7 @@ class ManualPolicy:
                 self.sim.env.process(self._replace_later(rec, ctx, part))
         if not ctx.workloads:
             return True
-        if all(self._runs(name, inst) for name, inst in ctx.workloads):
+        if all(ctx.workload_runs(name, inst) for name, inst in ctx.workloads):
             return True  # nothing to restart: the work came back by itself (e.g. a collective retry after a flap)
         if cls in RESTART_IN_PLACE:
             return (yield from self._do(rec, ctx, self._restart(replace=False)))
@@ -183,12 +186,6 @@ class ManualPolicy:
             ok = yield from self._do(rec, ctx, fix)
             return ok and (yield from self._do(rec, ctx, self._restart(replace=False)))
         return True  # watch-only classes: the ticket is the response
-
-    def _runs(self, name: str, inst: str | None) -> bool:
-        w = self.sim.workloads[name]
-        if w.kind == "training":
-            return getattr(w, "state", "") in ("running", "checkpointing")
-        return inst is not None and bool(w.instances()[inst]["up"])  # type: ignore[attr-defined]
 
     def _replace_later(self, rec: IncidentRecord, ctx: Context, part: str) -> Gen:
         ok = yield from self._do(rec, ctx, _step("replace_part", part))

@@ -140,6 +140,14 @@ class Context:
         topo = self.sim.topology
         return all(st.is_up(c) for c in topo.descendants(node) if topo.kind.get(c) in ("npu", "die", "hbm", "l1"))
 
+    def workload_runs(self, name: str, instance: str | None = None) -> bool:
+        """Whether a workload does work now: a training job running (or writing a checkpoint), an inference
+        instance up (what a scheduler and the serving dashboard show)."""
+        w = self.sim.workloads[name]
+        if w.kind == "training":
+            return getattr(w, "state", "") in ("running", "checkpointing")
+        return instance is not None and bool(w.instances()[instance]["up"])  # type: ignore[attr-defined]
+
     def spares_in_pod(self) -> list[str]:
         try:
             pod = self.pod()
