@@ -624,7 +624,8 @@ def kb_eval_cmd(runs_per_class: int, noise_days: float, workers: int, data_dir: 
 # ---- diagnose (issue 5) ---------------------------------------------------------------------------------
 @cli.command()
 @click.argument("incident_file", required=False)
-@click.option("--logs", "logs", default=None, help="Diagnose raw log text (as pasted by an operator).")
+@click.option("--logs", "logs", default=None, metavar="FILE|DIR|-",
+              help="Diagnose raw log text: a file, a directory of logs, or - for stdin (paste, then Ctrl-D).")
 @click.option("--bundle", "bundle", default=None, metavar="DIR",
               help="Diagnose a log bundle directory in the Ascend layout (simulated or collected; issue 9).")
 @data_dir_option
@@ -653,12 +654,20 @@ def diagnose(incident_file: str | None, logs: str | None, bundle: str | None, da
         _emit_json(res)
         return
     d = res["diagnosis"]
-    click.echo(f"diagnosis: {d['fault_class']} at {d['component']} (confidence {d['confidence']:.2f})"
+    root = d.get("root") or {}
+    where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) or d["component"]
+    click.echo(f"diagnosis: {d['fault_class']} at {where} (confidence {d['confidence']:.2f})"
                + (f", runbook {d['runbook']}" if d.get("runbook") else ""))
     for ev in d["evidence"]:
         click.echo(f"  - {ev}")
-    for k in res["knowledge"][:5]:
-        click.echo(f"  kb: {k['code'] or k['entry']} [{k['handling']}] {k['cause']} -> {k['suggestion']}")
+    for e in d.get("evidence_lines", [])[:8]:
+        click.echo(f"  {e['file']}:{e['line']}: {e['text'][:150]}")
+    for k in res.get("vendor_entries", [])[:3]:
+        click.echo(f"  vendor: {k['entry']} -> {k['class'] or 'no class'}: {k['cause']}")
+    for k in [k for k in res["knowledge"] if k["source"] != "imported"][:3]:
+        click.echo(f"  kb: {k['code'] or k['entry']} [{k['handling']}] {k['cause']}")
+    for note in res.get("limits", []):
+        click.echo(f"  note: {note}")
 
 
 # ---- runbooks (issue 6) ---------------------------------------------------------------------------------

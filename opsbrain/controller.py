@@ -15,8 +15,8 @@ from faultlib.telemetry import JobEvent, LogLine
 from opsbrain.detection import Detector, DetectorParams, Incident, LinkHistory
 from opsbrain.detection.detector import anchors
 from opsbrain.detection.watchdog import ProgressWatchdog
-from opsbrain.diagnosis.signals import Signal, parse_job_event, parse_line
-from opsbrain.diagnosis.types import Diagnosis
+from opsbrain.ingest import Signal, parse_job_event, parse_line
+from opsbrain.verdict import Diagnosis
 from opsbrain.recovery.schema import WORKLOAD_STUCK
 
 if TYPE_CHECKING:

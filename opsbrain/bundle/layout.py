@@ -43,7 +43,7 @@ class BundleParams(ParamGroup):
                                "the recovery, enough for the follow-on and recovery lines of every built-in fault",
                                ge=0)
     max_depth: int = P(10, "levels", "ascend-fd walks a bundle up to 10 directory levels (facts.md §7)", ge=1)
-    max_file_bytes: int = P(64 << 20, "bytes", "reason: as diagnose --logs (diagnosis.text.MAX_BYTES); a bigger file "
+    max_file_bytes: int = P(64 << 20, "bytes", "reason: as diagnose --logs (ingest.text.MAX_DOCUMENT_BYTES); a bigger file "
                             "is an archive or a disk image by mistake, refused instead of filling memory", ge=1)
     max_files: int = P(20_000, "files", "reason: a 48-node bundle holds ~2,000 files; 10x headroom, then stop walking",
                        ge=1)

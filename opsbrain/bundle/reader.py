@@ -14,7 +14,7 @@ name (:func:`opsbrain.bundle.layout.classify`), parses their time stamps and tie
 - ``dmesg`` kernel lines already in ``messages``, and history records already in the device-os log, are read
   once (same second, same text).
 
-:func:`diagnose_bundle` turns the lines into signals with :func:`opsbrain.diagnosis.signals.parse_line` (job
+:func:`diagnose_bundle` turns the lines into signals with :func:`opsbrain.ingest.parse_line` (job
 events with ``parse_job_event`` and the rank tables' placement), replays them in time order through the same
 :class:`~opsbrain.detection.Detector` the live controller uses (its collect/re-diagnose timers run on the bundle's
 clock), diagnoses every incident with the same engine (metrics come from ``npu_info_after.txt``), and matches
@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from opsbrain.bundle import layout as L
-from opsbrain.diagnosis.signals import MAX_LINE, Signal, parse_job_event, parse_line
+from opsbrain.ingest import MAX_LINE, Signal, parse_job_event, parse_line
 from opsbrain.errors import InputError
 
 # ---- time stamps -----------------------------------------------------------------------------------------------
@@ -178,7 +178,7 @@ def host_to_id(host: str) -> str | None:
 
 def ip_to_node(ip: str) -> str | None:
     """The twin's management-address convention (``faultlib.telemetry.formats.host_ip``) read backwards, as
-    :func:`opsbrain.diagnosis.signals.parse_line` does for ``remote[...]``."""
+    :func:`opsbrain.ingest.parse_line` does for ``remote[...]``."""
     m = _IP_NODE.match(ip)
     if not m or int(m[3]) < 1:
         return None

@@ -30,7 +30,7 @@ from faultlib import ids
 from faultlib.telemetry import formats as fmt
 from faultlib.telemetry.records import JobEvent, LogLine
 from opsbrain.bundle import layout as L
-from opsbrain.diagnosis.signals import parse_line
+from opsbrain.ingest import parse_line
 from opsbrain.errors import InputError
 
 if TYPE_CHECKING:

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from faultlib.params import P, ParamGroup
-from opsbrain.diagnosis.signals import Signal, dark_links
-from opsbrain.diagnosis.types import Diagnosis
+from opsbrain.ingest import Signal, dark_links
+from opsbrain.verdict import Diagnosis
 
 TIME_RESOLUTION_S = 1e-3  # log time stamps carry milliseconds: windows compare at that resolution, so an
 # incident read back from a log bundle groups exactly as it did live

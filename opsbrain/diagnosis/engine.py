@@ -8,15 +8,19 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from typing import Protocol
 
 from faultlib.params import P, ParamGroup
 from faultlib.telemetry import formats as fmt
-from opsbrain.detection import NO_HISTORY, Incident, LinkHistory
 from opsbrain.diagnosis.features import DOWN, incident_features, l2_of_link, link_of, node_id
 from opsbrain.diagnosis.localize import RULES, localize
 from opsbrain.diagnosis.model import DiagnosisModel
-from opsbrain.diagnosis.signals import Signal
-from opsbrain.diagnosis.types import UNKNOWN, Diagnosis
+from opsbrain.ingest import NO_HISTORY, LinkRecords, Signal
+from opsbrain.verdict import UNKNOWN, Diagnosis
+
+
+class HasSignals(Protocol):
+    signals: list[Signal]
 
 
 class DiagnosisParams(ParamGroup):
@@ -51,7 +55,7 @@ def describe_kind(kind: str) -> str:
     return words.get(kind, kind)
 
 
-def evidence(signals: list[Signal], history: LinkHistory) -> list[str]:
+def evidence(signals: list[Signal], history: LinkRecords) -> list[str]:
     out: list[str] = []
     kinds = Counter(s.kind for s in signals if not s.kind.startswith(("level:", "plugin_sw:")))
     for kind, n in kinds.most_common(5):
@@ -79,17 +83,18 @@ class Engine:
         self.p = params or DiagnosisParams()
         self._runbook = runbooks or runbook_id
 
-    def diagnose(self, incident: Incident, now: float, history: LinkHistory,
+    def diagnose(self, incident: HasSignals, now: float, history: LinkRecords,
                  metric: Callable[[str, str], float | None] | None) -> Diagnosis:
         return self.diagnose_signals(incident.signals, now, history, metric)
 
-    def diagnose_signals(self, signals: list[Signal], now: float, history: LinkHistory = NO_HISTORY,
-                         metric: Callable[[str, str], float | None] | None = None) -> Diagnosis:
-        feats = incident_features(signals, now, history, metric)
+    def diagnose_signals(self, signals: list[Signal], now: float, history: LinkRecords = NO_HISTORY,
+                         metric: Callable[[str, str], float | None] | None = None,
+                         extra: dict[str, float] | None = None) -> Diagnosis:
+        feats = incident_features(signals, now, history, metric) | (extra or {})
         return self.decide(feats, signals, now, history)
 
     def decide(self, feats: dict[str, float], signals: list[Signal], now: float,
-               history: LinkHistory = NO_HISTORY) -> Diagnosis:
+               history: LinkRecords = NO_HISTORY) -> Diagnosis:
         probs = self.model.predict_proba([feats])[0]
         order = probs.argsort()[::-1]
         best, conf = self.model.classes[order[0]], float(probs[order[0]])

@@ -9,34 +9,29 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 
-from opsbrain.detection.detector import NO_HISTORY, LinkHistory
-from opsbrain.diagnosis.signals import DOWN, UP, Signal, dark_links, link_of
+from opsbrain.diagnosis.knowledge import KindTable, default_table
+from opsbrain.ingest import DOWN, NO_HISTORY, UP, LinkRecords, Signal, dark_links, link_of
+from opsbrain.ingest.where import node_of, npu_of
 
 MetricReader = Callable[[str, str], float | None]  # (metric, component) -> value now, or None
 
 
 def npu_id(comp: str | None) -> str | None:
-    if not comp or "~" in comp:
-        return None
-    parts = comp.split("/")
-    return "/".join(parts[:3]) if len(parts) >= 3 and parts[2].startswith("npu") else None
+    return npu_of(comp)
 
 
 def node_id(comp: str | None) -> str | None:
-    if not comp:
-        return None
-    parts = comp.split("~")[0].split("/")
-    return "/".join(parts[:2]) if len(parts) >= 2 and parts[1].startswith("node") else None
+    return node_of(comp)
 
 
 def l2_of_link(link: str) -> str:
     return link.split("~", 1)[1]
 
 
-def incident_features(signals: Iterable[Signal], now: float, history: LinkHistory = NO_HISTORY,
-                      metric: MetricReader | None = None) -> dict[str, float]:
+def incident_features(signals: Iterable[Signal], now: float, history: LinkRecords = NO_HISTORY,
+                      metric: MetricReader | None = None, table: KindTable | None = None) -> dict[str, float]:
     sigs = list(signals)
-    f: dict[str, float] = {}
+    f: dict[str, float] = (table or default_table()).features(sigs)
     kinds = Counter(s.kind for s in sigs)
     for k, n in kinds.items():
         f["n:" + k] = math.log1p(n)

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from opsbrain.diagnosis.features import DOWN, l2_of_link, link_of, node_id, npu_id
-from opsbrain.diagnosis.signals import Signal
+from opsbrain.ingest import Signal
 
 RULES = {
     "hbm_ce_storm": "hbm", "hbm_uce": "hbm", "hbm_row_exhaustion": "hbm", "hbm_overtemp": "hbm",
@@ -15,6 +15,7 @@ RULES = {
     "aicore_hang": "die", "npu_off_bus": "npu", "npu_fail_slow": "npu", "silent_data_corruption": "npu",
     "node_crash": "node", "node_hang": "node", "qingtian_failure": "qingtian",
     "roce_port_down": "roce_port", "collective_timeout_sw": "job_rank",
+    "npu_oom": "npu", "framework_error": "npu", "config_error": "node", "driver_firmware_error": "npu",
 }
 
 
@@ -24,7 +25,8 @@ def _most(items: Iterable[str | None]) -> str | None:
 
 
 def _hw(s: Signal) -> bool:
-    return s.kind.startswith(("dev:", "agent:", "os:", "rt:", "plugin:", "train:", "hccn:"))
+    return s.kind.startswith(("dev:", "agent:", "os:", "rt:", "plugin:", "train:", "hccn:", "ecc:", "drv:", "mem:",
+                              "smi:", "err:", "op:", "cfg:"))
 
 
 def localize(rule: str, signals: list[Signal]) -> str | None:
@@ -32,6 +34,7 @@ def localize(rule: str, signals: list[Signal]) -> str | None:
     down = [ln for s in signals if s.kind in DOWN and (ln := link_of(s))]
     if rule == "hbm":
         npu = _most(npu_id(s.component) for s in signals if s.kind.startswith(("dev:80E0", "dev:80E1", "rt:5070")))
+        npu = npu or _most(npu_id(s.component) for s in signals if s.kind.startswith("ecc:"))
         npu = npu or _most(npu_id(s.component) for s in signals if _hw(s))
         return f"{npu}/hbm" if npu else None
     if rule == "link":

@@ -1,35 +1,38 @@
-"""The diagnosis model: a scikit-learn Pipeline (DictVectorizer -> classifier) persisted with a version sidecar.
+"""The diagnosis model: a random forest over incident features, fitted with scikit-learn (``kb train``) and
+served from plain arrays (``.npz``) with a JSON sidecar, so that diagnosis imports neither scikit-learn nor scipy.
 
-Loading refuses a model whose sidecar does not match this install (library versions, knowledge-base hash,
-format): the caller then retrains and says so once.
+Loading refuses a model whose sidecar does not match this install (format, knowledge-base hash): the caller then
+retrains and says so once. The fitted pipeline is DictVectorizer -> RandomForestClassifier; the vectorizer's
+vocabulary and the trees are exported (:mod:`opsbrain.diagnosis.forest`).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import platform
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import joblib
 import numpy as np
-import sklearn
-from sklearn.ensemble import RandomForestClassifier
-from sklearn.feature_extraction import DictVectorizer
-from sklearn.model_selection import StratifiedKFold, cross_val_score
-from sklearn.pipeline import Pipeline
 
+from opsbrain.diagnosis.forest import ArrayForest, export_forest
 from opsbrain.fsio import write_atomic
 
-FORMAT = 1
+FORMAT = 2  # 2: arrays (npz) instead of a pickled scikit-learn pipeline
 
 
 class ModelMismatch(RuntimeError):
-    """The persisted model was built by another install (versions, knowledge base or format differ)."""
+    """The persisted model was built by another install (format or knowledge base differ), or is unreadable."""
 
 
-def make_pipeline(seed: int = 0) -> Pipeline:
+def make_pipeline(seed: int = 0) -> Any:
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.feature_extraction import DictVectorizer
+    from sklearn.pipeline import Pipeline
+
     return Pipeline([
         ("vectorize", DictVectorizer(sparse=False)),
         # natural class frequencies: self-healing flaps really are far more common than flapping links, so the
@@ -38,60 +41,64 @@ def make_pipeline(seed: int = 0) -> Pipeline:
     ])
 
 
-def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, data, mode=0o644)  # a shipped model must be readable by everyone
-
-
 def versions() -> dict[str, str]:
-    return {"sklearn": sklearn.__version__, "numpy": np.__version__, "python": platform.python_version()}
+    return {"numpy": np.__version__, "python": platform.python_version()}
+
+
+def grouped_cv(features: list[dict[str, float]], labels: list[str], groups: Sequence[str] | None,
+               seed: int) -> tuple[float, int, str]:
+    """Cross-validated accuracy; folds grouped by run when groups are given (one run's incidents never straddle
+    a fold)."""
+    from sklearn.model_selection import GroupKFold, StratifiedKFold, cross_val_score
+
+    counts = {c: labels.count(c) for c in set(labels)}
+    if groups is not None and len(set(groups)) >= 5:
+        cv = cross_val_score(make_pipeline(seed), features, labels, groups=list(groups), cv=GroupKFold(5))
+        return float(cv.mean()), 5, "GroupKFold by run"
+    folds = max(2, min(5, min(counts.values())))
+    cv = cross_val_score(make_pipeline(seed), features, labels,
+                         cv=StratifiedKFold(folds, shuffle=True, random_state=seed))
+    return float(cv.mean()), folds, "StratifiedKFold"
 
 
 class DiagnosisModel:
-    def __init__(self, pipeline: Pipeline, meta: dict[str, Any]) -> None:
-        self.pipeline = pipeline
+    def __init__(self, arrays: dict[str, np.ndarray], meta: dict[str, Any], pipeline: Any = None) -> None:
         self.meta = meta
-        vec: DictVectorizer = pipeline.named_steps["vectorize"]
-        self.vocabulary = set(vec.feature_names_)
-        self.classes: list[str] = [str(c) for c in pipeline.classes_]
-        self._index = dict(vec.vocabulary_)
-        self._trees = [est.tree_ for est in pipeline.named_steps["classify"].estimators_]
+        self.arrays = arrays
+        self.classes: list[str] = [str(c) for c in meta["classes"]]
+        names: list[str] = list(meta["features"])
+        self._index = {k: i for i, k in enumerate(names)}
+        self.vocabulary = set(names)
+        self.forest = ArrayForest(arrays)
+        self.pipeline = pipeline  # the fitted scikit-learn pipeline, only right after training
 
     @classmethod
     def train(cls, features: list[dict[str, float]], labels: list[str], kb_hash: str, seed: int = 0,
-              extra: dict[str, Any] | None = None) -> DiagnosisModel:
-        pipe = make_pipeline(seed)
-        counts = {c: labels.count(c) for c in set(labels)}
-        folds = max(2, min(5, min(counts.values())))
-        cv = cross_val_score(make_pipeline(seed), features, labels,
-                             cv=StratifiedKFold(folds, shuffle=True, random_state=seed))
-        pipe.fit(features, labels)
-        meta = {"format": FORMAT, **versions(), "kb_hash": kb_hash, "trained_at": datetime.now(UTC).isoformat(),
-                "cases": len(labels), "class_counts": dict(sorted(counts.items())),
-                "cv_accuracy": round(float(cv.mean()), 4), "cv_folds": folds,
-                "features": sorted(pipe.named_steps["vectorize"].feature_names_),
-                "classes": [str(c) for c in pipe.classes_], **(extra or {})}
-        return cls(pipe, meta)
+              extra: dict[str, Any] | None = None, groups: Sequence[str] | None = None) -> DiagnosisModel:
+        import sklearn
 
-    def predict_proba(self, features: list[dict[str, float]]) -> np.ndarray:
-        if len(features) == 1:
-            return self.predict_one(features[0])[None, :]
-        return np.asarray(self.pipeline.predict_proba(features))
+        pipe = make_pipeline(seed)
+        cv, folds, how = grouped_cv(features, labels, groups, seed)
+        pipe.fit(features, labels)
+        vec = pipe.named_steps["vectorize"]
+        counts = {c: labels.count(c) for c in set(labels)}
+        meta = {"format": FORMAT, **versions(), "sklearn_fitted_with": sklearn.__version__, "kb_hash": kb_hash,
+                "trained_at": datetime.now(UTC).isoformat(), "cases": len(labels),
+                "class_counts": dict(sorted(counts.items())), "cv_accuracy": round(cv, 4), "cv_folds": folds,
+                "cv": how, "features": list(vec.feature_names_), "classes": [str(c) for c in pipe.classes_],
+                **(extra or {})}
+        return cls(export_forest(pipe.named_steps["classify"]), meta, pipe)
+
+    def _row(self, feats: dict[str, float]) -> dict[int, float]:
+        return {j: v for k, v in feats.items() if (j := self._index.get(k)) is not None}
 
     def predict_one(self, feats: dict[str, float]) -> np.ndarray:
-        """Class probabilities of one incident without the per-call overhead of the Pipeline (one incident in a
-        live run): the same forest, walked tree by tree on a dense row; equal to ``pipeline.predict_proba``."""
-        row = np.zeros((1, len(self._index)), dtype=np.float32)
-        for k, v in feats.items():
-            j = self._index.get(k)
-            if j is not None:
-                row[0, j] = v
-        total = np.zeros(len(self.classes))
-        for tree in self._trees:
-            leaf = tree.apply(row)[0]
-            counts = tree.value[leaf, 0]
-            total += counts / counts.sum()
-        return np.asarray(total / len(self._trees))
+        return self.forest.predict_one(self._row(feats))
+
+    def predict_proba(self, features: list[dict[str, float]]) -> np.ndarray:
+        if not features:
+            return np.zeros((0, len(self.classes)))
+        return np.vstack([self.predict_one(f) for f in features])
 
     def novelty(self, feats: dict[str, float]) -> float:
         """Share of the incident's signal-kind features this model never saw in training (0 = all familiar)."""
@@ -101,25 +108,37 @@ class DiagnosisModel:
         return sum(1 for k in keys if k not in self.vocabulary) / len(keys)
 
     def save(self, path: Path) -> None:
-        import io
-
         buf = io.BytesIO()
-        joblib.dump(self.pipeline, buf, compress=3)
-        _atomic_write_bytes(path, buf.getvalue())
-        _atomic_write_bytes(sidecar(path), json.dumps(self.meta, indent=1, sort_keys=True).encode())
+        np.savez_compressed(buf, **self.arrays)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # the sidecar names the arrays' digest, so a kill between the two writes leaves a pair that refuses to load
+        import hashlib
+
+        data = buf.getvalue()
+        meta = {**self.meta, "arrays_sha256": hashlib.sha256(data).hexdigest()}
+        write_atomic(path, data, mode=0o644)
+        write_atomic(sidecar(path), json.dumps(meta, indent=1, sort_keys=True).encode(), mode=0o644)
+        self.meta = meta
 
     @classmethod
     def load(cls, path: Path, kb_hash: str) -> DiagnosisModel:
+        import hashlib
+
         side = sidecar(path)
         if not path.exists() or not side.exists():
             raise ModelMismatch(f"no model at {path}")
         meta = json.loads(side.read_text())
-        want = {"format": FORMAT, **versions(), "kb_hash": kb_hash}
-        diff = {k: (meta.get(k), v) for k, v in want.items() if k != "python" and meta.get(k) != v}
+        want = {"format": FORMAT, "kb_hash": kb_hash}
+        diff = {k: (meta.get(k), v) for k, v in want.items() if meta.get(k) != v}
         if diff:
             raise ModelMismatch("model sidecar does not match this install: " +
                                 ", ".join(f"{k} {a!r} != {b!r}" for k, (a, b) in sorted(diff.items())))
-        return cls(joblib.load(path), meta)
+        data = path.read_bytes()
+        if meta.get("arrays_sha256") != hashlib.sha256(data).hexdigest():
+            raise ModelMismatch(f"{path} does not match its sidecar (digest differs): an interrupted write?")
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+        return cls(arrays, meta)
 
 
 def sidecar(path: Path) -> Path:

@@ -1,66 +1,148 @@
-"""One-click diagnosis of pasted logs or an exported incident file (``opsbrain diagnose``)."""
+"""One-click diagnosis of text an operator has (``opsbrain diagnose --logs FILE|DIR|-``) or an exported incident
+file. The whole input is streamed through the ingestion layer; the answer names the class, its confidence, the
+root in the operator's own terms (host as written, device index), the evidence lines with file and line number,
+the vendor knowledge-graph entries that matched (mapped to a class by knowledge_base/vendor_map.yaml) and the
+runbook it would take. When nothing is known it abstains, with its best guess and the evidence."""
 
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from opsbrain.diagnosis.engine import Engine
-from opsbrain.diagnosis.signals import Signal, parse_line
-from opsbrain.diagnosis.text import read_text, signals_from_text
-from opsbrain.diagnosis.types import UNKNOWN, Diagnosis
+from opsbrain.diagnosis.knowledge import load_vendor_rules, vendor_class
 from opsbrain.errors import InputError
+from opsbrain.ingest import LineReader, Signal, parse_line
+from opsbrain.ingest.text import log_files, read_small
+from opsbrain.ingest.where import user_terms
+from opsbrain.verdict import UNKNOWN, Diagnosis
+
+MAX_EVIDENCE_LINES = 12
 
 
-def _knowledge(lines: list[str], matcher: Any) -> list[dict[str, Any]]:
-    """What the knowledge base (and imported vendor knowledge) says about the lines, most frequent first."""
-    if matcher is None:
-        return []
-    seen: Counter[tuple[Any, ...]] = Counter()
-    info: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for line in lines[:20_000]:
-        for m in matcher.match(line):
+class _Knowledge:
+    """Matches every line against the knowledge base and imported vendor entries; keeps counts and first lines."""
+
+    def __init__(self, matcher: Any) -> None:
+        self.matcher = matcher
+        self.rules = load_vendor_rules() if matcher is not None else []
+        self.seen: Counter[tuple[Any, ...]] = Counter()
+        self.info: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self.vendor_signals: list[Signal] = []
+
+    def __call__(self, line: str, file: str | None, line_no: int, t: float) -> None:
+        for m in self.matcher.match(line):
             key = (m.source, m.class_id, m.entry_id, m.code)
-            seen[key] += 1
-            info.setdefault(key, {"source": m.source, "class": m.class_id, "entry": m.entry_id, "code": m.code,
-                                  "handling": m.handling, "cause": m.cause, "suggestion": m.suggestion})
-    return [{**info[k], "lines": n} for k, n in seen.most_common(10)]
+            self.seen[key] += 1
+            if key in self.info:
+                continue
+            mapped = m.class_id
+            if m.source == "imported" and m.entry_id:
+                entry = self.matcher.imported_entry(m.entry_id) if hasattr(self.matcher, "imported_entry") else None
+                mapped = vendor_class(entry, self.rules) if entry is not None else None
+            self.info[key] = {"source": m.source, "class": mapped, "entry": m.entry_id, "code": m.code,
+                              "handling": m.handling, "cause": m.cause, "suggestion": m.suggestion,
+                              "file": file, "line": line_no, "text": line[:300]}
+            if m.source == "imported" and mapped:
+                self.vendor_signals.append(Signal(t, f"vendor:{mapped}", None, None, 2, line[:300],
+                                                  line_no=line_no, file=file))
+
+    def report(self) -> list[dict[str, Any]]:
+        return [{**self.info[k], "lines": n} for k, n in self.seen.most_common(10)]
 
 
-def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any], lines: list[str],
-                     matcher: Any = None) -> dict[str, Any]:
+def _evidence_lines(signals: list[Signal], d: Diagnosis) -> list[dict[str, Any]]:
+    """The lines behind the verdict: those of the root component first, then the rest, errors before warnings."""
+    seen: set[tuple[Any, ...]] = set()
+    rows = []
+    ranked = sorted(signals, key=lambda s: (s.component != d.component and not (
+        d.component and s.component and s.component.startswith(d.component)), -s.severity, s.t))
+    for s in ranked:
+        key = (s.file, s.line_no)
+        if key in seen or s.kind.startswith(("level:",)):
+            continue
+        seen.add(key)
+        rows.append({"file": s.file, "line": s.line_no, "kind": s.kind, "text": s.text[:300]})
+        if len(rows) >= MAX_EVIDENCE_LINES:
+            break
+    return rows
+
+
+def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any], knowledge: _Knowledge | None
+                     ) -> dict[str, Any]:
     now = max((s.t for s in signals), default=0.0)
-    if signals:
-        d = engine.diagnose_signals(signals, now)
+    vendor = knowledge.vendor_signals if knowledge else []
+    sigs = signals + vendor
+    if sigs:
+        d = engine.diagnose_signals(sigs, now)
     else:
         d = Diagnosis(UNKNOWN, None, 0.0, [f"no known fault signal in {stats.get('lines', 0)} lines; escalate"], now)
-    knowledge = _knowledge(lines, matcher)
-    if d.abstained and knowledge:
+    kn = knowledge.report() if knowledge else []
+    if d.abstained and kn:
         d.evidence.append("the knowledge base recognises: " + "; ".join(
-            f"{k['code'] or k['entry']}: {k['cause']}" for k in knowledge[:3]))
-    return {"diagnosis": d.as_dict(), "input": stats, "knowledge": knowledge}
+            f"{k['code'] or k['entry']}: {k['cause']}" for k in kn[:3]))
+    out = d.as_dict()
+    out["root"] = user_terms(d.component)
+    ev = _evidence_lines(sigs, d)
+    out["evidence_lines"] = ev
+    if not d.abstained and not ev:
+        out["evidence"].append("no evidence line: the verdict rests on metrics or events only")
+    notes = []
+    if stats.get("lines_cut"):
+        notes.append(f"{stats['lines_cut']} lines longer than the scan limit were scanned in their first part only")
+    if stats.get("not_read"):
+        notes.append("not read: " + "; ".join(stats["not_read"][:5]))
+    return {"diagnosis": out, "input": stats, "knowledge": kn,
+            "vendor_entries": [k for k in kn if k["source"] == "imported"], "limits": notes}
 
 
-def diagnose_logs(path: str, engine: Engine, matcher: Any = None) -> dict[str, Any]:
-    text = read_text(path)
-    signals, stats = signals_from_text(text)
-    return diagnose_signals(engine, signals, stats, text.splitlines(), matcher) | {"file": path}
+def diagnose_logs(path: str, engine: Engine, matcher: Any = None, stdin: IO[bytes] | None = None) -> dict[str, Any]:
+    """``path`` is a file, a directory of logs, or ``-`` for stdin."""
+    import sys
+
+    knowledge = _Knowledge(matcher) if matcher is not None else None
+    reader = LineReader(hook=knowledge)
+    p = Path(path)
+    try:
+        if path == "-":
+            reader.feed_stream(stdin if stdin is not None else sys.stdin.buffer, "<stdin>")
+        elif p.is_symlink():
+            raise InputError("refusing to follow a symbolic link", file=path)
+        elif p.is_dir():
+            for f, rel in log_files(p, reader.stats):
+                try:
+                    reader.feed_path(f, rel)
+                except OSError as exc:
+                    reader.stats.not_read.append(f"{rel}: {exc.strerror or exc}")
+        elif p.exists() and not p.is_file():
+            raise InputError("not a regular file", file=path)
+        else:
+            reader.feed_path(p, p.name)
+    except FileNotFoundError:
+        raise InputError("no such file", file=path) from None
+    except PermissionError:
+        raise InputError("permission denied", file=path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", file=path) from None
+    return diagnose_signals(engine, reader.signals, reader.stats.as_dict(), knowledge) | {"file": path}
 
 
 def diagnose_incident_file(path: str, engine: Engine, matcher: Any = None) -> dict[str, Any]:
     """An exported incident: JSON ``{"lines": [{"t", "origin", "source", "level", "text"} | "text", ...]}``."""
-    text = read_text(path)
+    text = read_small(path)
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON: {exc.msg} (line {exc.lineno})", file=path) from None
+    except (json.JSONDecodeError, RecursionError) as exc:
+        msg = f"{exc.msg} (line {exc.lineno})" if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+        raise InputError(f"not valid JSON: {msg}", file=path) from None
     lines = data.get("lines") if isinstance(data, dict) else data
     if not isinstance(lines, list):
         raise InputError("expected an object with a 'lines' list", file=path, path="lines")
+    knowledge = _Knowledge(matcher) if matcher is not None else None
     signals: list[Signal] = []
-    texts: list[str] = []
     for i, item in enumerate(lines):
         if isinstance(item, str):
             item = {"text": item}
@@ -68,9 +150,14 @@ def diagnose_incident_file(path: str, engine: Engine, matcher: Any = None) -> di
             raise InputError("each line must be a string or an object with a 'text' string", file=path,
                              path=f"lines[{i}]")
         t = item.get("t", 0.0)
-        if not isinstance(t, int | float):
-            raise InputError("t must be a number of seconds", file=path, path=f"lines[{i}].t")
-        texts.append(item["text"])
-        signals.extend(parse_line(item["text"], float(t), item.get("origin"), item.get("source"), item.get("level")))
+        if not isinstance(t, int | float) or isinstance(t, bool) or not math.isfinite(t):
+            raise InputError("t must be a finite number of seconds", file=path, path=f"lines[{i}].t")
+        for key in ("origin", "source", "level"):
+            if item.get(key) is not None and not isinstance(item.get(key), str):
+                raise InputError(f"{key} must be a string", file=path, path=f"lines[{i}].{key}")
+        if knowledge is not None:
+            knowledge(item["text"], Path(path).name, i + 1, float(t))
+        signals.extend(s.at(line_no=i + 1, file=Path(path).name) for s in
+                       parse_line(item["text"], float(t), item.get("origin"), item.get("source"), item.get("level")))
     stats = {"lines": len(lines), "signals": len(signals)}
-    return diagnose_signals(engine, signals, stats, texts, matcher) | {"file": str(Path(path))}
+    return diagnose_signals(engine, signals, stats, knowledge) | {"file": str(Path(path))}

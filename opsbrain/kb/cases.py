@@ -31,7 +31,7 @@ from faultlib.workloads.training import TrainingJob
 from opsbrain.controller import Controller
 from opsbrain.detection import NO_HISTORY, Incident, LinkHistory
 from opsbrain.diagnosis.features import incident_features
-from opsbrain.diagnosis.types import Diagnosis
+from opsbrain.verdict import Diagnosis
 from opsbrain.runner.scoring import match_incidents
 
 TRAIN_SEEDS = range(0, 10_000)

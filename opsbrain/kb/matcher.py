@@ -219,6 +219,11 @@ class SignatureMatcher:
         self.imported = imported or ImportedKnowledge()
         self._build_kb()
         self._build_imported()
+        self._entries = dict(self.imported.entries)
+
+    def imported_entry(self, entry_id: str) -> ImportedEntry | None:
+        """The imported entry of that id (for its attributes: cause, category), or None."""
+        return self._entries.get(entry_id)
 
     # ---- construction -----------------------------------------------------------------------------------------
     def _build_kb(self) -> None:

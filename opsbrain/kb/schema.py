@@ -45,8 +45,8 @@ _HEX_DEVICE = re.compile(r"^(?:0[xX])?([0-9a-fA-F]{8,9})$")
 _SWITCH_TUPLE = re.compile(r"^\[\s*(0x[0-9a-fA-F]{8})\s*,\s*([0-9A-Za-z_]{1,16})\s*,\s*([0-9A-Za-z_]{1,16})\s*,"
                            r"\s*([^\],\s]{1,16})\s*\]$")
 _SWITCH_ALARM = re.compile(r"^0x[0-9a-fA-F]{8}$")
-_HCCL = re.compile(r"^E[IZEL]\d{4}$")
-_RUNTIME = re.compile(r"^50\d{4}$")
+_HCCL = re.compile(r"^(?:E[A-Z]\d{4}|E[1-9]\d{4}|ERR\d{5})$")
+_RUNTIME = re.compile(r"^[125]0\d{4}$")
 
 
 def norm_device_code(code: str) -> str:
@@ -156,6 +156,32 @@ class PatternSignature(_Strict):
         return v
 
 
+SignalRole = Literal["primary", "secondary", "ambiguous"]
+"""``ambiguous``: a signal real stacks print for several causes (EZ9999, EI0002, a Python RuntimeError): it only
+says something together with others."""
+_KIND = re.compile(r"^[a-z_]+:[A-Za-z0-9_:]+$")
+
+
+class SignalSignature(_Strict):
+    """A signal kind of the ingestion layer (``mem:oom``, ``hccl:notify_timeout``, ``err:EZ9999``) that this fault
+    shows, with the documented code or text it keys on and where that is documented."""
+
+    kind: str
+    meaning: str = Field(min_length=3)
+    role: SignalRole = "primary"
+    source: str = Field(min_length=6)
+    """Where the code or message is documented (CANN error-code reference, vendor fault file, a public log)."""
+    example: str | None = None
+    """A real line that shows it (the ingestion layer must turn it into ``kind``; a test checks)."""
+
+    @field_validator("kind")
+    @classmethod
+    def _kind(cls, v: str) -> str:
+        if not _KIND.match(v):
+            raise ValueError(f"not a signal kind (family:name, e.g. mem:oom): {v!r}")
+        return v
+
+
 class MetricRule(_Strict):
     """``metric op threshold`` on a telemetry series of the suspected component, with where the number comes from."""
 
@@ -177,6 +203,7 @@ class Signatures(_Strict):
     runtime_codes: list[RuntimeCode] = []
     log_patterns: list[PatternSignature] = []
     metric_rules: list[MetricRule] = []
+    signals: list[SignalSignature] = []
 
     @field_validator("device_codes", "switch_alarms", "hccl_codes", "runtime_codes")
     @classmethod
@@ -197,8 +224,8 @@ class Signatures(_Strict):
 
     @model_validator(mode="after")
     def _has_some_signal(self) -> Signatures:
-        if not (self.codes() or self.log_patterns or self.metric_rules):
-            raise ValueError("a class needs at least one code, log pattern or metric rule")
+        if not (self.codes() or self.log_patterns or self.metric_rules or self.signals):
+            raise ValueError("a class needs at least one code, log pattern, signal or metric rule")
         return self
 
 

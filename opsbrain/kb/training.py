@@ -21,20 +21,21 @@ from opsbrain.controller import Controller
 from opsbrain.diagnosis.engine import DiagnosisParams, Engine
 from opsbrain.diagnosis.localize import RULES, localize
 from opsbrain.diagnosis.model import DiagnosisModel, ModelMismatch
-from opsbrain.diagnosis.types import UNKNOWN
+from opsbrain.verdict import UNKNOWN
 from opsbrain.kb import cases as case_lib
 from opsbrain.store import default_home
 
 Say = Callable[[str], None]
 FIRST_USE_PER_KIND = 12
+TEXT_CASES_PER_CLASS = 150
 
 
 def shipped_model_path() -> Path:
-    return Path(str(resources.files("knowledge_base"))) / "model" / "diagnosis.joblib"
+    return Path(str(resources.files("knowledge_base"))) / "model" / "diagnosis.npz"
 
 
 def cached_model_path(home: Path | None = None) -> Path:
-    return (home or default_home()) / "model" / "diagnosis.joblib"
+    return (home or default_home()) / "model" / "diagnosis.npz"
 
 
 def kb_hash() -> str:
@@ -50,10 +51,18 @@ def train_model(per_kind: int = 30, workers: int = 2, seed: int = 0,
     cases = case_lib.generate(case_lib.TRAIN_SEEDS, per_kind=per_kind, workers=workers, progress=progress,
                               text_views=True)
     gen_s = time.perf_counter() - t0
-    model = DiagnosisModel.train([c.features for c in cases], [c.label for c in cases], kb_hash(), seed=seed,
+    from opsbrain.diagnosis.knowledge import default_table
+    from opsbrain.kb import textcases
+
+    texts = textcases.generate(default_table(), per_class=TEXT_CASES_PER_CLASS)
+    feats = [c.features for c in cases] + [c.features for c in texts]
+    labels = [c.label for c in cases] + [c.label for c in texts]
+    groups = [f"twin-{c.run_seed}" for c in cases] + [c.group for c in texts]
+    model = DiagnosisModel.train(feats, labels, kb_hash(), seed=seed, groups=groups,
                                  extra={"case_runs_per_kind": per_kind, "case_seeds": "0..9999 (training range)",
                                         "views": "live (controller) and text (pasted logs: no metrics, no jobs)",
-                                        "case_generation_s": round(gen_s, 1)})
+                                        "text_cases": len(texts), "text_cases_per_class": TEXT_CASES_PER_CLASS,
+                                        "text_seed": textcases.TRAIN_SEED, "case_generation_s": round(gen_s, 1)})
     return model
 
 

@@ -20,7 +20,7 @@ import simpy
 
 from faultlib.control import ActionResult
 from faultlib.health import Health
-from opsbrain.diagnosis.types import Diagnosis
+from opsbrain.verdict import Diagnosis
 from opsbrain.recovery.actions import Call, Executor
 from opsbrain.recovery.guardrails import Guardrails
 from opsbrain.recovery.loader import RunbookSet, load_runbooks

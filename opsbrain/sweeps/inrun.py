@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import simpy
 
 from faultlib.params import P, ParamGroup
-from opsbrain.diagnosis.types import Diagnosis
+from opsbrain.verdict import Diagnosis
 from opsbrain.sweeps.checks import LEVEL, SEVERITIES, Finding
 from opsbrain.sweeps.params import SweepParams
 from opsbrain.sweeps.snapshot import SweepHistory

@@ -1,4 +1,4 @@
-"""What the diagnosis engine produces and what the orchestrator consumes."""
+"""A diagnosis verdict: what the diagnosis engine produces and the detector, orchestrator and reports consume."""
 
 from __future__ import annotations
 

@@ -1,0 +1,113 @@
+"""What the knowledge base says about signal kinds, as features: for every class, how many signals of the
+incident are that class's primary, secondary or ambiguous signatures; and which imported vendor entries, mapped
+to a class by the reviewed ``knowledge_base/vendor_map.yaml``, the incident's lines match.
+
+A code listed by three or more classes is ambiguous whatever role a class gives it (real stacks reuse it)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from opsbrain.ingest import Signal
+
+AMBIGUOUS_AT = 3
+ROLES = ("primary", "secondary", "ambiguous")
+
+
+def code_kinds(family: str, code: str) -> list[str]:
+    """The signal kinds the ingestion layer gives a knowledge-base code."""
+    if family == "device":
+        return [f"dev:{code}", f"plugin:{code}"]
+    if family == "runtime":
+        return [f"rt:{code}"]
+    if family == "hccl":
+        return [f"hccl:{code}"] if code.startswith("EI") else [f"err:{code}"]
+    return []
+
+
+@dataclass
+class KindTable:
+    """signal kind -> [(class, role)], from the knowledge base's codes and signal signatures."""
+
+    roles: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+
+    @classmethod
+    def from_kb(cls, kb: Any) -> KindTable:
+        raw: defaultdict[str, dict[str, str]] = defaultdict(dict)
+        for fc in kb:
+            sig = fc.signatures
+            for family, cs in sig.codes():
+                for kind in code_kinds(family, cs.code):
+                    raw[kind].setdefault(fc.id, cs.role)
+            for s in sig.signals:
+                raw[s.kind][fc.id] = s.role
+            raw[f"vendor:{fc.id}"][fc.id] = "primary"  # an imported vendor entry mapped to this class (vendor_map)
+        roles = {}
+        for kind, by_class in raw.items():
+            amb = len(by_class) >= AMBIGUOUS_AT
+            roles[kind] = sorted((c, "ambiguous" if amb else r) for c, r in by_class.items())
+        return cls(roles)
+
+    def of(self, kind: str) -> list[tuple[str, str]]:
+        return self.roles.get(kind.removesuffix(":recover"), []) if not kind.endswith(":recover") else []
+
+    def features(self, signals: Iterable[Signal]) -> dict[str, float]:
+        import math
+
+        c: Counter[str] = Counter()
+        for s in signals:
+            for cls_id, role in self.of(s.kind):
+                c[f"kb:{cls_id}:{role}"] += 1
+        return {k: math.log1p(n) for k, n in c.items()}
+
+
+@lru_cache(maxsize=1)
+def default_table() -> KindTable:
+    """The kind table of the shipped knowledge base (read once; the knowledge base is immutable package data)."""
+    from opsbrain.kb.loader import load_kb
+
+    return KindTable.from_kb(load_kb())
+
+
+@dataclass(frozen=True)
+class VendorRule:
+    cls: str
+    id_rx: re.Pattern[str] | None
+    cause_rx: re.Pattern[str] | None
+    category: str | None
+
+    def applies(self, entry: Any) -> bool:
+        if self.id_rx and not self.id_rx.search(str(entry.id)):
+            return False
+        if self.cause_rx and not self.cause_rx.search(f"{entry.cause} {entry.description}"):
+            return False
+        return not (self.category and self.category.lower() != str(entry.category).lower())
+
+
+def vendor_map_path() -> Path:
+    return Path(str(resources.files("knowledge_base"))) / "vendor_map.yaml"
+
+
+def load_vendor_rules(path: Path | None = None) -> list[VendorRule]:
+    from opsbrain.yamlio import read_yaml
+
+    doc = read_yaml(path or vendor_map_path())
+    out = []
+    for r in doc.get("rules", []) if isinstance(doc, dict) else []:
+        out.append(VendorRule(str(r["class"]), re.compile(r["id"]) if r.get("id") else None,
+                              re.compile(r["cause"], re.I) if r.get("cause") else None, r.get("category")))
+    return out
+
+
+def vendor_class(entry: Any, rules: list[VendorRule]) -> str | None:
+    for r in rules:
+        if r.applies(entry):
+            return r.cls
+    return None

@@ -1,0 +1,28 @@
+"""Scheduler-visible job events as signals: the event kind, the node/rank/device it names, and any codes in the
+error text the framework printed."""
+
+from __future__ import annotations
+
+from opsbrain.ingest.parsers import parse_line
+from opsbrain.ingest.signal import Signal
+
+JOB_KINDS = {"crash", "timeout", "stalled", "instance_crash", "instance_hang", "instance_down", "instance_stalled",
+             "recover_failed", "checkpoint_failed"}
+
+
+def parse_job_event(job: str, kind: str, detail: dict[str, object], t: float,
+                    placement: dict[str, list[str]]) -> list[Signal]:
+    """A job event as a scheduler reports it: kind, the node it names, and codes in its error text."""
+    del placement
+    if kind not in JOB_KINDS:
+        return []
+    node = detail.get("node") if isinstance(detail.get("node"), str) else None
+    comp = detail.get("component") if isinstance(detail.get("component"), str) else None
+    where = str(comp or node or detail.get("instance") or job)
+    out = [Signal(t, f"job:{kind}", where, None, 2, f"{job}: {kind}")]
+    reason = detail.get("reason")
+    if isinstance(reason, str):
+        for s in parse_line(reason, t, origin=node or comp):
+            out.append(Signal(t, s.kind, s.component or where, s.host, s.severity, f"{job}: {reason}", s.peer,
+                              s.device))
+    return out

@@ -1,0 +1,50 @@
+"""One small parser per source; :func:`parse_line` runs them in order on a line that passes the gate.
+
+Every parser is ``parse(ctx) -> bool``: it adds the signals it recognises to ``ctx`` and returns True when the line
+is fully explained (later parsers are skipped). The gate is one regular expression of the words every parser
+keys on: a line without any of them (most INFO lines of a real log) costs one scan.
+"""
+
+from __future__ import annotations
+
+import re
+
+from opsbrain.ingest import where
+from opsbrain.ingest.parsers import cann, device, framework, hccl, hccn, kernel, twin
+from opsbrain.ingest.parsers.ctx import MAX_LINE, LineCtx, Parser, level_of
+from opsbrain.ingest.signal import Signal
+
+ORDER: tuple[Parser, ...] = (twin.parse, device.parse, hccn.parse, kernel.parse_driver, hccl.parse, cann.parse,
+                             kernel.parse, framework.parse)
+
+GATE = re.compile(
+    r"event[_ ]?id|fault|alarm|error|err\d|fail|timeout|timed out|time out|heartbeat|link|ecc|panic|lockup|hung|"
+    r"blocked for|out of memory|oom|traceback|exception|exit|abort|crash|killed|lost|not respond|not found|"
+    r"mismatch|match|compatib|unsupported|not supported|not implemented|invalid|denied|cannot|can't|unable|"
+    r"segmentation|core dump|nan\b|\bE[A-Z0-9]\d{4}\b|\b[125]0\d{4}\b|ERR\d{5}|\bdown\b|assertion|degraded|"
+    r"lanes|qingtian|dpu|storage|critical|fatal|warn|overtemp|temperature|throttl|aer|pcie|mce|uce|retry|"
+    r"refused|reset|isolat|unhealthy|sdc|loss is|notify|socket|transport|cqe|rdma|roce|hccl|ranktable|"
+    r"rank_table|malloc|alloc",
+    re.I)
+
+
+def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: str | None = None,
+               level: str | None = None) -> list[Signal]:
+    """Signals in one log line (never raises). ``origin`` (a twin component id) places lines that name no host."""
+    if not isinstance(text, str):
+        return []
+    text = text[:MAX_LINE]
+    if not GATE.search(text):
+        return []
+    host = where.host_in(text)
+    node = where.node_component(host)
+    if origin and where.twin_node(host) is None and (own := where.node_of(origin)):
+        node = own  # a twin line that names no twin host belongs to the node whose log holds it
+    ctx = LineCtx(text, t, host, node, origin, level_of(text, level))
+    for parse in ORDER:
+        if parse(ctx):
+            break
+    del source  # the line itself says what it is; the source name only helps a human reading the journal
+    return ctx.out
+
+__all__ = ["MAX_LINE", "LineCtx", "Signal", "parse_line"]

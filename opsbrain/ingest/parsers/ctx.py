@@ -1,0 +1,61 @@
+"""The context a parser gets for one line: its text, time, host, node, severity, and where signals go."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from opsbrain.ingest import where
+from opsbrain.ingest.signal import SEV, Signal
+
+MAX_LINE = 4096  # characters of a line that are scanned; longer lines are cut (junk never costs more)
+
+
+@dataclass(slots=True)
+class LineCtx:
+    text: str
+    t: float
+    host: str | None          # host as written (or the twin's id)
+    node: str | None          # the node component: pod0/node7, or the host as written
+    origin: str | None        # the twin component whose log held the line
+    sev: int
+    out: list[Signal] = field(default_factory=list)
+    _low: str | None = None
+
+    @property
+    def low(self) -> str:
+        if self._low is None:
+            self._low = self.text.lower()
+        return self._low
+
+    def add(self, kind: str, comp: str | None = None, sev: int | None = None, peer: str | None = None,
+            device: int | None = None) -> None:
+        self.out.append(Signal(self.t, kind, comp, self.origin or self.host, self.sev if sev is None else sev,
+                               self.text, peer, device))
+
+    def npu(self, dev: int | None = None) -> str | None:
+        d = where.device_in(self.text) if dev is None else dev
+        return where.npu_component(self.node, d)
+
+    def device(self) -> int | None:
+        return where.device_in(self.text)
+
+
+Parser = Callable[[LineCtx], bool]
+
+_LEVEL = re.compile(r"^\s*\[?\s*(TRACE|DEBUG|INFO|EVENT|NOTICE|WARN(?:ING)?|ERROR|ERR|CRITICAL|FATAL)\s*\]?", re.I)
+_KLOG = re.compile(r"^\s*([EWIF])\d{4} \d\d:\d\d:\d\d")  # klog (Volcano, Kubernetes): E0111 03:29:15.700191
+
+
+def level_of(text: str, given: str | None) -> int:
+    if given:
+        return SEV.get(given.upper(), 1)
+    if m := _LEVEL.match(text):
+        return SEV.get(m.group(1).upper(), 1)
+    if m := _KLOG.match(text):
+        return {"E": 2, "F": 2, "W": 1, "I": 0}[m.group(1)]
+    low = text.lower()
+    if "|error|" in low or "[error]" in low or " error " in low or "|err|" in low:
+        return 2
+    return 1

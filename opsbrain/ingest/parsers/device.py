@@ -1,0 +1,74 @@
+"""Device-side fault codes: device-os / DSMI events (``event_id=0x80e01801``, ``Event id=0x...``,
+``event_id:  [0x...]`` as in the vendor knowledge graph's NPU_OS patterns), the MindCluster device plugin's
+fault-code lines (``Ascend910-3 ... fault code [80E01801]``), its switch fault tuples
+(``AssembledFaultCode:"[0x00f1ff09,155912,npu,na]"``), NodeD's BMC events (``[error code: 2C000031]``), LCNE switch
+alarms (``alarmID=0x00f10509``) and ``npu-smi info`` health words (OK / Warning / Alarm / Critical)."""
+
+from __future__ import annotations
+
+import re
+
+from opsbrain.ingest.parsers.ctx import LineCtx
+from opsbrain.ingest.where import RE_DIE, twin_node
+
+RE_EVENT = re.compile(r"event[_ ]?id\s*[=:]\s*\[?\s*0x([0-9a-f]{8})(?![0-9a-z])(?:.*?assertion=(occur|recover))?", re.I)
+RE_PLUGIN = re.compile(r"Ascend910[A-Z0-9]*-(\d+) fault (occurred|recovered), fault code \[([0-9A-Fa-f]{8})\](?:, "
+                       r"fault level (\w+))?")
+RE_FAULT_CODE = re.compile(r"fault ?code[s]?\s*[:=]?\s*\[?\s*(?:0x)?([0-9a-f]{8})(?![0-9a-z])", re.I)
+RE_SW_TUPLE = re.compile(r"\[(0x[0-9a-f]{8}),\s*(\w*),\s*(\w*),\s*(\w*)\]", re.I)
+RE_PLUGIN_SW = re.compile(r"switch fault (occurred|recovered), fault code \[(0x[0-9a-f]{8}),", re.I)
+RE_ALARM_ID = re.compile(r"alarmID=(0x[0-9a-f]{8})", re.I)
+RE_BMC = re.compile(r"\[device type: (\w+)\]-\[device id: (\d+)\]-\[error code: ([0-9A-Fa-f]{8})\]")
+RE_NODE_HB = re.compile(r"node (pod\d+-node\d+) heartbeat lost(, devices reported up)?")
+RE_DEV_HB = re.compile(r"device Ascend910[A-Z0-9]*-(\d+) heartbeat lost")
+RE_L1_CHIP = re.compile(r"ub switch chip l1sw(\d+) not responding")
+RE_SMI_HEALTH = re.compile(r"^\|\s*(\d+)\s+\S*9\d0\S*\s*\|\s*(Warning|Alarm|Critical|Abnormal)\b", re.I)
+
+
+def parse(ctx: LineCtx) -> bool:
+    text = ctx.text
+    if m := RE_EVENT.search(text):
+        code, state = m.group(1).upper(), (m.group(2) or "occur").lower()
+        comp = ctx.npu()
+        if comp and (d := RE_DIE.search(text)):
+            comp = f"{comp}/die{d.group(1)}"
+        ctx.add(f"dev:{code}" + (":recover" if state == "recover" else ""), comp, device=ctx.device())
+        return True
+    if m := RE_PLUGIN.search(text):
+        dev, state, code, lvl = int(m.group(1)), m.group(2), m.group(3).upper(), m.group(4)
+        ctx.add(f"plugin:{code}" + (":recover" if state == "recovered" else ""), ctx.npu(dev), device=dev)
+        if lvl:
+            ctx.add(f"level:{lvl}", ctx.npu(dev), 0, device=dev)
+        return True
+    if m := RE_PLUGIN_SW.search(text):
+        ctx.add("plugin_sw:down" if m.group(1) == "occurred" else "plugin_sw:up", None, 0)  # names no plane
+        return True
+    if m := RE_NODE_HB.search(text):
+        ctx.add("agent:node_hb_devup" if m.group(2) else "agent:node_hb", twin_node(m.group(1)), 2)
+        return True
+    if m := RE_DEV_HB.search(text):
+        dev = int(m.group(1))
+        ctx.add("agent:dev_hb", ctx.npu(dev), 2, device=dev)
+        return True
+    if m := RE_L1_CHIP.search(text):
+        ctx.add("os:l1_fault", f"{ctx.node}/l1sw{m.group(1)}" if ctx.node else None, 2)
+        return True
+    if m := RE_BMC.search(text):
+        ctx.add(f"bmc:{m.group(3).upper()}", ctx.node, 2)
+        return True
+    if (m := RE_SW_TUPLE.search(text)) and ("fault" in ctx.low or "alarm" in ctx.low):
+        ctx.add(f"swfault:{m.group(1).lower()[2:].upper()}", ctx.node, max(ctx.sev, 1))
+        return True
+    if m := RE_ALARM_ID.search(text):
+        ctx.add(f"swfault:{m.group(1).lower()[2:].upper()}", ctx.node, max(ctx.sev, 1))
+        return True
+    if m := RE_FAULT_CODE.search(text):
+        dev = ctx.device()
+        ctx.add(f"dev:{m.group(1).upper()}", ctx.npu(dev), device=dev)
+        return True
+    if m := RE_SMI_HEALTH.search(text):
+        dev = int(m.group(1))
+        ctx.add(f"smi:{m.group(2).lower()}", ctx.npu(dev), 2 if m.group(2).lower() in ("alarm", "critical") else 1,
+                device=dev)
+        return True
+    return False

@@ -1,0 +1,69 @@
+"""HCCL (collective communication) text in CANN process logs and training consoles: notify-wait and socket
+timeouts, heartbeat loss, transport/link set-up errors, the ``LINK_ERROR_INFO`` table rows (``| 124.0.0.11(1) |
+124.0.0.21(0) | server | no connect |``), RDMA completion errors, and the ``EI`` error codes (CANN HCCL error-code
+reference, facts.md §3). A line may also carry a remote (``remote[10.0.0.27]``, ``remoteIp[...]``) that the
+collective waited for: it becomes the signal's ``peer``."""
+
+from __future__ import annotations
+
+import re
+
+from opsbrain.ingest.parsers.ctx import LineCtx
+
+RE_EI = re.compile(r"(?<![0-9A-Za-z])(EI\d{4})(?![0-9A-Za-z])")
+RE_TWIN_REMOTE = re.compile(r"remote\[10\.(\d+)\.(\d+)\.(\d+)\]")
+RE_REMOTE = re.compile(r"(?:remote(?:_?ip|Ip|IpAddr)?|dest_?ip|peer(?:_?ip)?|dstIp)[\[=:\s(]+(\d{1,3}(?:\.\d{1,3}){3})", re.I)
+RE_LINK_ROW = re.compile(r"\|\s*(\d{1,3}(?:\.\d{1,3}){3})\((\d+)\)\s*\|\s*(\d{1,3}(?:\.\d{1,3}){3})\((\d+)\)\s*\|\s*"
+                         r"(\w+)\s*\|\s*([\w ]+?)\s*\|")
+TEXTS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"notify ?wait (?:time ?out|timeout)|wait notify timeout|NotifyWait.*timeout|"
+                r"Task run failed.*notify|taskType\[Notify Wait\]", re.I), "hccl:notify_timeout"),
+    (re.compile(r"heart ?beat lost|lost heart ?beat|HeartBeat.*(?:lost|timeout|abnormal)", re.I), "hccl:heartbeat_lost"),
+    (re.compile(r"socket.*time ?out|get socket timeout|connect(?:ion)? time ?out|wait.*socket.*timeout|"
+                r"\[Get\]\[Socket\]|RaSocket|socket (?:connect|recv|send)? ?fail", re.I), "hccl:socket_error"),
+    (re.compile(r"transport.*init.*(?:fail|error)|create(?:d)? ?(?:commHD|transport|link).*fail|"
+                r"LINK_ERROR_INFO|the connection failure between this device", re.I), "hccl:transport_init"),
+    (re.compile(r"\bcqe\b.*err|err.*\bcqe\b|retry ?cnt exceed|retransmi\w* (?:exceed|time ?out)|"
+                r"RDMA.*(?:error|fail)|roce.*(?:error|fail)", re.I), "hccl:rdma_error"),
+    (re.compile(r"HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT|exec(?:ute)? ?timeout|execution timeout|"
+                r"op ?timeout|collective.*time(?:d)? ?out|Watchdog caught collective operation timeout", re.I),
+     "hccl:exec_timeout"),
+    (re.compile(r"rank ?table.*(?:fail|error|invalid|not)|(?:fail|error|invalid).*rank ?table|RANK_TABLE_FILE", re.I),
+     "cfg:ranktable"),
+)
+_HCCL_CONTEXT = re.compile(r"HCCL|hccl|hcom|Hccl|HCOM|collective|allreduce|all_reduce|allgather|broadcast", re.I)
+
+
+def _peer(ctx: LineCtx) -> str | None:
+    if m := RE_TWIN_REMOTE.search(ctx.text):
+        p, hi, lo = (int(x) for x in m.groups())
+        return f"pod{p}/node{hi * 250 + lo - 1}"
+    if m := RE_REMOTE.search(ctx.text):
+        return m.group(1)
+    return None
+
+
+def parse(ctx: LineCtx) -> bool:
+    text = ctx.text
+    if m := RE_LINK_ROW.search(text):
+        dest, dest_rank, _src, _src_rank, _role, status = m.groups()
+        if status.strip().lower() != "connected":
+            ctx.add("hccl:no_connect", ctx.npu(), 2, peer=f"{dest}({dest_rank})", device=ctx.device())
+        return True
+    found = False
+    peer = _peer(ctx)
+    codes = list(dict.fromkeys(RE_EI.findall(text)))
+    for code in codes:
+        ctx.add(f"hccl:{code}", ctx.npu(), 2, peer=peer, device=ctx.device())
+        if peer and peer.startswith("pod"):
+            ctx.add("hccl:remote", peer, 1, peer=peer)
+        found = True
+    hccl_line = bool(codes) or bool(_HCCL_CONTEXT.search(text))
+    for rx, kind in TEXTS:
+        if rx.search(text) and (hccl_line or kind in ("hccl:notify_timeout", "hccl:heartbeat_lost", "cfg:ranktable")):
+            if kind == "hccl:heartbeat_lost" and "drv_" in text:
+                continue  # the driver's device heartbeat (kernel parser), not HCCL's
+            ctx.add(kind, ctx.npu(), max(ctx.sev, 1), peer=peer, device=ctx.device())
+            found = True
+            break
+    return found and not re.search(r"E[A-HJ-Z]\d{4}|\b50\d{4}\b|ERR\d{5}", text)

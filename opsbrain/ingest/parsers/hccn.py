@@ -1,0 +1,41 @@
+"""``hccn_tool`` outputs: ``-link_stat -g`` history lines (``[devid 3]    Mon Jan  1 ... 2024    LINK DOWN``), ``-link
+-g`` (``link status: DOWN``), ``-net_health -g`` (``net health status: Receive timeout``) and the like.
+
+In the twin, hccn devid counts the dies' RoCE ports (two per NPU); on a real host the devid is the NPU index."""
+
+from __future__ import annotations
+
+import re
+
+from opsbrain.ingest.parsers.ctx import LineCtx
+from opsbrain.ingest.where import twin_node
+
+RE_LINK_STAT = re.compile(r"\[devid (\d+)\]\s+\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s+LINK (UP|DOWN)")
+RE_LINK = re.compile(r"link status\s*:\s*(UP|DOWN)", re.I)
+RE_HEALTH = re.compile(r"net health status\s*:\s*(.+?)\s*$", re.I)
+RE_DASH_I = re.compile(r"-i\s+(\d+)")
+
+
+def _port(ctx: LineCtx, devid: int) -> str | None:
+    if ctx.node and twin_node(ctx.node.replace("/", "-")):
+        return f"{ctx.node}/npu{devid // 2}/roce{devid % 2}"
+    return ctx.npu(devid)
+
+
+def parse(ctx: LineCtx) -> bool:
+    text = ctx.text
+    if m := RE_LINK_STAT.search(text):
+        devid, state = int(m.group(1)), m.group(2)
+        ctx.add("hccn:down" if state == "DOWN" else "hccn:up", _port(ctx, devid), 2 if state == "DOWN" else 0,
+                device=devid)
+        return True
+    if m := RE_LINK.search(text):
+        dev = int(d.group(1)) if (d := RE_DASH_I.search(text)) else ctx.device()
+        state = m.group(1).upper()
+        ctx.add("hccn:down" if state == "DOWN" else "hccn:up", ctx.npu(dev), 2 if state == "DOWN" else 0, device=dev)
+        return True
+    if (m := RE_HEALTH.search(text)) and m.group(1).lower() not in ("success", "init"):
+        dev = int(d.group(1)) if (d := RE_DASH_I.search(text)) else ctx.device()
+        ctx.add("hccn:net_health_fail", ctx.npu(dev), 2, device=dev)
+        return True
+    return False

@@ -1,0 +1,59 @@
+"""Host kernel and OS logs: ``messages`` / syslog, ``dmesg`` (``-T`` or uptime stamps), ``vmcore-dmesg.txt``, the
+device's kbox/``kernel.log``, and the Ascend driver's own lines (``[ascend] [ERROR] [drv_soft_fault] ...
+Heartbeat lost! (device=1; ...)``). Texts are the kernel's and the driver's own (panic, lockups, hung tasks,
+PCIe AER, machine-check / EDAC / RAS memory errors, the OOM killer, file-system and NFS errors)."""
+
+from __future__ import annotations
+
+import re
+
+from opsbrain.ingest.parsers.ctx import LineCtx
+
+RE_DRV = re.compile(r"\[ascend\]\s*\[(?:ERROR|WARNING|WARN|ERR)\]\s*\[(drv_\w+|devdrv\w*|\w*drv\w*)\]", re.I)
+KINDS: tuple[tuple[re.Pattern[str], str, int], ...] = (
+    (re.compile(r"Kernel panic|Fatal machine check|kernel BUG at|Oops:", re.I), "os:panic", 2),
+    (re.compile(r"soft lockup|hard LOCKUP|Watchdog detected (?:hard|soft|core) LOCKUP|rcu_sched detected stall|"
+                r"rcu.*self-detected stall", re.I), "os:lockup", 2),
+    (re.compile(r"hung_task|blocked for more than \d+ seconds", re.I), "os:hung_task", 2),
+    (re.compile(r"PCIe Bus Error.*(?:Fatal|Uncorrected)|AER:.*(?:Uncorrected|Fatal)|pcie.*link down|"
+                r"Surprise Down|pciehp.*Link Down", re.I), "os:pcie_fatal", 2),
+    (re.compile(r"PCIe Bus Error.*Corrected|AER:.*Corrected", re.I), "os:pcie_ce", 1),
+    (re.compile(r"multi[- ]?bit ecc|uncorrect\w* (?:ecc|memory|error)|\bUCE\b|UE memory|SEA exception|"
+                r"memory_failure|Memory failure", re.I), "ecc:uce", 2),
+    (re.compile(r"single[- ]?bit ecc|correctable (?:ecc|memory)|\bCE memory|\[Hardware Error\]", re.I), "ecc:ce", 1),
+    (re.compile(r"Out of memory: Kill|invoked oom-killer|oom-kill|Memory cgroup out of memory|"
+                r"page allocation failure", re.I), "os:oom_killer", 2),
+    (re.compile(r"qingtian|vpc interface .* link down|dpu card", re.I), "os:vpc_down", 2),
+    (re.compile(r"nfs: server .* not responding|storage .* timed out|EXT4-fs error|I/O error", re.I),
+     "os:storage", 2),
+    (re.compile(r"Segmentation fault|segfault at|core dumped", re.I), "os:segfault", 2),
+)
+DRV_KINDS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"Heartbeat lost|heart beat lost|device .*(?:is )?dead|device.*abnormal", re.I), "drv:heartbeat_lost"),
+    (re.compile(r"Dma copy failed|DMA timeout|dma.*fail", re.I), "drv:dma_failed"),
+    (re.compile(r"link down|pcie.*(?:not ready|down)|hot ?reset|surprise", re.I), "drv:pcie_down"),
+)
+
+
+def parse_driver(ctx: LineCtx) -> bool:
+    """The Ascend driver's own kernel lines (``[ascend] [ERROR] [drv_...]``)."""
+    text = ctx.text
+    if RE_DRV.search(text) or ("[ascend]" in ctx.low and "[error]" in ctx.low):
+        dev = ctx.device()
+        for rx, kind in DRV_KINDS:
+            if rx.search(text):
+                ctx.add(kind, ctx.npu(dev) or ctx.node, 2, device=dev)
+                return True
+        ctx.add("drv:error", ctx.npu(dev) or ctx.node, 2, device=dev)
+        return True
+    return False
+
+
+def parse(ctx: LineCtx) -> bool:
+    text = ctx.text
+    for rx, kind, sev in KINDS:
+        if rx.search(text):
+            dev = ctx.device() if kind in ("ecc:uce", "ecc:ce") else None
+            ctx.add(kind, ctx.npu(dev) or ctx.node, sev, device=dev)
+            return True
+    return False

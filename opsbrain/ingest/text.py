@@ -1,0 +1,185 @@
+"""Any text an operator has -> signals: pasted text, stdin, a file of any size, a directory of logs.
+
+Input is streamed line by line (bounded memory whatever the size): undecodable bytes are replaced, NULs dropped,
+a line longer than :data:`MAX_LINE` characters is scanned only in its first part, and every such cut is counted
+in the statistics, never silent. Time stamps in the common Ascend layouts keep the incident's shape in time; a
+line without one takes the time of the line before.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from opsbrain.ingest.parsers import MAX_LINE, parse_line
+from opsbrain.ingest.signal import Signal
+from opsbrain.ingest.timestamps import parse_time
+
+MAX_TOTAL_BYTES = 4 << 30
+"""Bytes read from one input (all files of a directory together): far beyond any log bundle worth pasting; past it
+the rest is not read, and the answer says so."""
+MAX_FILES = 20_000
+"""Files read from one directory (the rest are listed as not read)."""
+READ_CHUNK = 1 << 20
+
+
+@dataclass
+class TextStats:
+    lines: int = 0
+    bytes: int = 0
+    files: int = 0
+    lines_cut: int = 0
+    signals: int = 0
+    not_read: list[str] = field(default_factory=list)  # what was left out, and why (never silent)
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["not_read"] = self.not_read[:20] + ([f"... {len(self.not_read) - 20} more"] if len(self.not_read) > 20
+                                              else [])
+        return d
+
+
+def _lines_of(stream: IO[bytes], stats: TextStats) -> Iterator[str]:
+    """Decoded lines of a byte stream, read in chunks (a 50 MB file never sits in memory whole)."""
+    rest = b""
+    while True:
+        budget = MAX_TOTAL_BYTES - stats.bytes
+        if budget <= 0:
+            stats.not_read.append(f"input beyond {MAX_TOTAL_BYTES} bytes")
+            break
+        chunk = stream.read(min(READ_CHUNK, budget))
+        if not chunk:
+            break
+        stats.bytes += len(chunk)
+        data = rest + chunk
+        parts = data.split(b"\n")
+        rest = parts.pop()
+        if len(rest) > 16 * MAX_LINE:  # a line without end: keep its head, drop the middle
+            rest = rest[: 4 * MAX_LINE]
+        for p in parts:
+            yield p.decode("utf-8", "replace")
+    if rest:
+        yield rest.decode("utf-8", "replace")
+
+
+class LineReader:
+    """Turns lines into signals, one source at a time, keeping times and line numbers."""
+
+    def __init__(self, hook: Callable[[str, str | None, int, float], None] | None = None) -> None:
+        self.hook = hook  # called with every line (the knowledge matcher): line, file, line number, time
+        self.stats = TextStats()
+        self.signals: list[Signal] = []
+        self._t0: float | None = None
+        self._last = 0.0
+
+    def feed(self, lines: Iterable[str], file: str | None = None) -> None:
+        self.stats.files += 1
+        for n, raw in enumerate(lines, 1):
+            self.stats.lines += 1
+            if len(raw) > MAX_LINE:
+                self.stats.lines_cut += 1
+            line = raw[:MAX_LINE].replace("\x00", "").rstrip("\r")
+            ts = parse_time(line)
+            if ts is not None:
+                self._t0 = ts if self._t0 is None else min(self._t0, ts)
+                self._last = max(0.0, ts - self._t0)
+            if self.hook is not None:
+                self.hook(line, file, n, self._last)
+            for s in parse_line(line, self._last):
+                self.signals.append(s.at(line_no=n, file=file))
+        self.stats.signals = len(self.signals)
+
+    def feed_stream(self, stream: IO[bytes], file: str | None = None) -> None:
+        self.feed(_lines_of(stream, self.stats), file)
+
+    def feed_path(self, path: Path, name: str | None = None) -> None:
+        with path.open("rb") as fh:
+            self.feed_stream(fh, name or str(path))
+
+
+def ingest_text(text: str | bytes, file: str | None = None) -> tuple[list[Signal], TextStats]:
+    """Signals in pasted text (str or bytes)."""
+    r = LineReader()
+    data = text.encode("utf-8", "replace") if isinstance(text, str) else text
+    r.feed_stream(io.BytesIO(data), file)
+    return r.signals, r.stats
+
+
+def log_files(root: Path, stats: TextStats) -> list[tuple[Path, str]]:
+    """Regular files under ``root`` (sorted, symlinks not followed), with names relative to it."""
+    out: list[tuple[Path, str]] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames.sort()
+        for f in sorted(filenames):
+            p = Path(dirpath) / f
+            rel = str(p.relative_to(root))
+            if p.is_symlink() or not p.is_file():
+                stats.not_read.append(f"{rel}: not a regular file")
+                continue
+            if len(out) >= MAX_FILES:
+                stats.not_read.append(f"{rel}: more than {MAX_FILES} files")
+                continue
+            out.append((p, rel))
+    return out
+
+
+def ingest_path(spec: str, stdin: IO[bytes] | None = None) -> tuple[list[Signal], TextStats]:
+    """Signals of ``-`` (stdin), a file, or every file of a directory. Raises InputError for what cannot be read."""
+    from opsbrain.errors import InputError
+
+    r = LineReader()
+    if spec == "-":
+        r.feed_stream(stdin if stdin is not None else sys.stdin.buffer, "<stdin>")
+        return r.signals, r.stats
+    p = Path(spec)
+    if p.is_symlink():
+        raise InputError("refusing to follow a symbolic link", file=spec)
+    try:
+        if p.is_dir():
+            for f, rel in log_files(p, r.stats):
+                try:
+                    r.feed_path(f, rel)
+                except OSError as exc:
+                    r.stats.not_read.append(f"{rel}: {exc.strerror or exc}")
+        elif p.exists() and not p.is_file():
+            raise InputError("not a regular file", file=spec)
+        else:
+            r.feed_path(p, p.name)
+    except FileNotFoundError:
+        raise InputError("no such file", file=spec) from None
+    except PermissionError:
+        raise InputError("permission denied", file=spec) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", file=spec) from None
+    return r.signals, r.stats
+
+
+MAX_DOCUMENT_BYTES = 64 << 20
+"""An incident file is one JSON document, parsed whole: bigger than this is not one."""
+
+
+def read_small(path: str | Path) -> str:
+    """A small document's text (an exported incident), whatever its bytes; refuses links and huge files."""
+    from opsbrain.errors import InputError
+
+    p = Path(path)
+    if p.is_symlink():
+        raise InputError("refusing to follow a symbolic link", file=str(p))
+    try:
+        size = p.stat().st_size
+        if size > MAX_DOCUMENT_BYTES:
+            raise InputError(f"file is {size} bytes, more than the {MAX_DOCUMENT_BYTES} an incident file may be",
+                             file=str(p))
+        return p.read_bytes().decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        raise InputError("no such file", file=str(p)) from None
+    except IsADirectoryError:
+        raise InputError("is a directory (use --bundle for a log bundle, --logs for a folder of logs)",
+                         file=str(p)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", file=str(p)) from None

@@ -1,0 +1,118 @@
+"""Where a line comes from and what it implicates: host names and device indices as real logs write them.
+
+Hosts are free-form: the twin's ``pod0-node7``, a syslog host field (``Mar 15 03:40:50 dn360 kernel: ...``),
+``worker-3``, an IP (``server[10.20.8.111%bond1]``, ``ip=172.16.22.183``), or none at all. Devices are found in the
+spellings Ascend tools use (``device_id=3``, ``device 3``, ``[dev3]``, ``devid 3``, ``device[3]``, ``npu3``,
+``chip 3``, ``Ascend910-3``, ``logicDevId[0]``, ``device=1``). Component ids follow DESIGN.md for the twin
+(``pod0/node7/npu3``) and use the host as written otherwise (``worker-3/npu3``, ``10.0.0.5/npu0``, ``npu3``).
+"""
+
+from __future__ import annotations
+
+import re
+
+TWIN_HOST = r"(pod\d+-node\d+(?:-l1sw\d+)?|pod\d+-l2plane\d+-sw\d+)"
+RE_TWIN_HOST = re.compile(TWIN_HOST)
+_MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
+RE_SYSLOG_HOST = re.compile(r"^(?:<\d+>)?(?:" + _MONTHS + r")\s+\d+\s+\d\d:\d\d:\d\d(?:\s+\d{4})?\s+([A-Za-z0-9][\w.\-]{0,62})\s+"
+                            r"(?:kernel|[\w.\-/]+(?:\[\d+\])?):")
+RE_WORKER = re.compile(r"(?<![\w-])(worker[-_]?\d+|node[-_]\d+(?:[-_]\d+)*)(?![\w-])", re.I)
+RE_IP_FIELD = re.compile(r"(?:server\[|ip[=:]\s*|host[=:]\s*|serverId\[|hostname[=:]\s*)"
+                         r"(\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w.\-]{0,62})")
+MAX_DEVICE = 63  # a node has at most 16 NPUs (32 dies); a bigger "device" number is another kind of id
+
+_DEV_PATTERNS = [
+    r"(?:logic|phy)?[dD]ev(?:ice)?[_ ]?[iI][dD]\s*[=:\[(]\s*(\d+)",   # device_id=3, deviceId:3, devId[3], dev_id=3
+    r"logicDevId\[(\d+)\]", r"phydevId\[(\d+)\]",
+    r"\[devid (\d+)\]", r"\bdevid[ =:]\s*(\d+)",
+    r"\[dev(\d+)\]", r"\bdev(\d+)\b",
+    r"\bdevice\s*\[(\d+)\]", r"\bdevice[=:]\s*(\d+)\b", r"\bdevice[ -](\d+)\b", r"\bdevice\((\d+)\)",
+    r"Ascend910[A-Z0-9]*-(\d+)\b", r"\bnpu[ _-]?(?:id[ =:]*)?(\d+)\b", r"\bNPU (\d+)\b", r"\bchip[ _]?(?:id[ =:]*)?(\d+)\b",
+    r"\bcard[ _-]?(\d+)\b",
+]
+RE_DEVICE = re.compile("|".join(f"(?:{p})" for p in _DEV_PATTERNS), re.I)
+RE_DIE = re.compile(r"\bdie[ _]?(?:id)?[ =:]*(\d)\b", re.I)
+
+
+def twin_node(host: str | None) -> str | None:
+    """``pod0-node7`` (or ``pod0-node7-l1sw3``) -> ``pod0/node7``; other hosts -> None."""
+    if not host:
+        return None
+    m = re.match(r"(pod\d+)-(node\d+)", host)
+    return f"{m.group(1)}/{m.group(2)}" if m else None
+
+
+def host_in(text: str) -> str | None:
+    """The host a line names or was logged on, as written (None when it names none)."""
+    if m := RE_TWIN_HOST.search(text):
+        return m.group(1)
+    if m := RE_SYSLOG_HOST.match(text):
+        return m.group(1)
+    if m := RE_IP_FIELD.search(text):
+        return m.group(1)
+    if m := RE_WORKER.search(text):
+        return m.group(1)
+    return None
+
+
+def device_in(text: str) -> int | None:
+    """The device index a line names, as written (logical or physical: whatever the line says)."""
+    for m in RE_DEVICE.finditer(text):
+        v = next((g for g in m.groups() if g is not None), None)
+        if v is not None and int(v) <= MAX_DEVICE:
+            return int(v)
+    return None
+
+
+def node_component(host: str | None) -> str | None:
+    """The node component of a host: the twin's id, or the host as written."""
+    if not host:
+        return None
+    return twin_node(host) or host
+
+
+def npu_component(node: str | None, dev: int | None) -> str | None:
+    if dev is None:
+        return None
+    return f"{node}/npu{dev}" if node else f"npu{dev}"
+
+
+_NPU_SEG = re.compile(r"npu\d+$")
+_PART_SEG = re.compile(r"(npu|cpu|l1sw)\d+$|qingtian$|hbm$|die\d+$|roce\d+$")
+
+
+def npu_of(comp: str | None) -> str | None:
+    """The NPU a component belongs to (``pod0/node1/npu3/hbm`` -> ``pod0/node1/npu3``, ``w1/npu0`` -> itself)."""
+    if not comp or "~" in comp:
+        return None
+    parts = comp.split("/")
+    for i, seg in enumerate(parts):
+        if _NPU_SEG.fullmatch(seg):
+            return "/".join(parts[: i + 1])
+    return None
+
+
+def node_of(comp: str | None) -> str | None:
+    """The node a component (or link) belongs to: ``pod0/node12``, a free host, or None for a bare ``npu3``."""
+    if not comp:
+        return None
+    head = comp.split("~")[0]
+    if m := re.match(r"pod\d+/node\d+", head):
+        return m.group(0)
+    if head.startswith("pod") and "/l2plane" in head:
+        return None
+    parts = head.split("/")
+    if _PART_SEG.fullmatch(parts[0]):
+        return None
+    return parts[0]
+
+
+def user_terms(comp: str | None) -> dict[str, object]:
+    """A component in an operator's terms: host and device index (and the id itself)."""
+    if not comp:
+        return {"component": None, "host": None, "device": None}
+    npu = npu_of(comp)
+    dev = int(npu.rsplit("npu", 1)[1]) if npu else None
+    node = node_of(comp)
+    host = node.replace("/", "-") if node and node.startswith("pod") else node
+    return {"component": comp, "host": host, "device": dev}

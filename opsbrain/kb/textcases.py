@@ -1,0 +1,99 @@
+"""Cases that look like what operators paste or collect from real clusters, generated from the knowledge base.
+
+A real collection is partial: a few lines of one host or many, lines missing, reordered, a lone fault code, the
+generic errors every failing job prints (a Python traceback, RuntimeError, an inner EZ9999) beside the one line
+that names the cause. For each class, cases draw from its signatures by role (primary, secondary, ambiguous),
+name hosts and devices as real logs do (none, ``worker-N``, an IP, a host name), and repeat lines as real logs
+repeat them. The twin's simulated incidents (:mod:`opsbrain.kb.cases`) are the other half of the training set.
+Labels come from the knowledge base itself, never from a real excerpt (those are for evaluation only).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from opsbrain.diagnosis.features import incident_features
+from opsbrain.diagnosis.knowledge import KindTable
+from opsbrain.ingest import Signal
+
+GENERIC = ("py:traceback", "py:RuntimeError", "err:EZ9999", "err:EE9999", "err:ERR99999", "hccl:EI9999")
+"""What most failing Ascend jobs print whatever the cause (facts.md §3: EZ9999/EE9999/EI9999 inner errors)."""
+TRAIN_SEED = 20_260_000
+EVAL_SEED = 40_260_000
+
+
+@dataclass
+class TextCase:
+    label: str
+    features: dict[str, float]
+    signals: list[Signal]
+    group: str
+
+
+def _host(rng: np.random.Generator) -> str | None:
+    style = rng.integers(4)
+    if style == 0:
+        return None
+    if style == 1:
+        return f"worker-{rng.integers(0, 64)}"
+    if style == 2:
+        return f"10.{rng.integers(0, 255)}.{rng.integers(0, 255)}.{rng.integers(1, 255)}"
+    return f"host{rng.integers(1, 999)}"
+
+
+def class_kinds(table: KindTable) -> dict[str, dict[str, list[str]]]:
+    """class -> role -> signal kinds (real-text kinds only: no twin switch/port kinds)."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for kind, rows in table.roles.items():
+        if kind.startswith(("sw:", "port:", "plugin:", "level:")):
+            continue
+        for cls, role in rows:
+            out.setdefault(cls, {r: [] for r in ("primary", "secondary", "ambiguous")})[role].append(kind)
+    return out
+
+
+def one_case(cls: str, kinds: dict[str, list[str]], rng: np.random.Generator, table: KindTable) -> list[Signal]:
+    prim, sec, amb = kinds["primary"], kinds["secondary"], kinds["ambiguous"]
+    picked: list[str] = []
+    lone = rng.random() < 0.25
+    if prim and (lone or rng.random() < 0.85):
+        picked += list(rng.choice(prim, size=min(len(prim), 1 if lone else int(rng.integers(1, 3))), replace=False))
+    if not lone:
+        if sec and rng.random() < 0.6:
+            picked += list(rng.choice(sec, size=min(len(sec), int(rng.integers(1, 3))), replace=False))
+        if amb and rng.random() < 0.7:
+            picked += list(rng.choice(amb, size=min(len(amb), int(rng.integers(1, 4))), replace=False))
+        if rng.random() < 0.6:
+            picked += list(rng.choice(GENERIC, size=int(rng.integers(1, 3)), replace=False))
+    if not picked:
+        pool = prim or sec or amb
+        picked = [str(rng.choice(pool))]
+    hosts = [_host(rng) for _ in range(int(rng.integers(1, 4)))]
+    dev = int(rng.integers(0, 16))
+    out = []
+    t = 0.0
+    for kind in picked:
+        for _ in range(int(rng.choice([1, 1, 1, 2, 3, 8]))):
+            host = hosts[int(rng.integers(len(hosts)))]
+            comp = f"{host}/npu{dev}" if host else f"npu{dev}"
+            if rng.random() < 0.3:
+                comp = host
+            out.append(Signal(t, kind, comp, host, 2, kind, None, dev))
+            t += float(rng.exponential(2.0))
+    order = rng.permutation(len(out))
+    return [out[i] for i in order]
+
+
+def generate(table: KindTable, per_class: int = 120, seed: int = TRAIN_SEED) -> list[TextCase]:
+    rng = np.random.default_rng(seed)
+    cases = []
+    for cls, kinds in sorted(class_kinds(table).items()):
+        if not (kinds["primary"] or kinds["secondary"]):
+            continue  # a class that only shares ambiguous signals cannot be told from text
+        for i in range(per_class):
+            sigs = one_case(cls, kinds, rng, table)
+            now = max(s.t for s in sigs)
+            cases.append(TextCase(cls, incident_features(sigs, now, table=table), sigs, f"text-{seed}-{cls}-{i}"))
+    return cases
