@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from faultlib.telemetry import formats as fmt
 from opsbrain.cli import cli
 from opsbrain.diagnosis.model import DiagnosisModel, ModelMismatch, sidecar
-from opsbrain.diagnosis.signals import Signal
+from opsbrain.ingest import Signal
 from opsbrain.kb import cases as case_lib
 from opsbrain.kb.training import kb_hash, load_engine, shipped_model_path
 from opsbrain.runner.scoring import localized
@@ -30,11 +30,14 @@ def test_shipped_model_matches_this_install(engine) -> None:  # type: ignore[no-
 
 
 def test_loading_refuses_a_mismatched_sidecar(tmp_path: Path) -> None:
-    model = tmp_path / "m.joblib"
+    model = tmp_path / "m.npz"
     shutil.copy(shipped_model_path(), model)
     meta = json.loads(sidecar(shipped_model_path()).read_text())
-    sidecar(model).write_text(json.dumps(meta | {"sklearn": "0.0.1"}))
-    with pytest.raises(ModelMismatch, match="sklearn"):
+    sidecar(model).write_text(json.dumps(meta | {"format": 1}))
+    with pytest.raises(ModelMismatch, match="format"):
+        DiagnosisModel.load(model, kb_hash())
+    sidecar(model).write_text(json.dumps(meta | {"arrays_sha256": "0" * 64}))
+    with pytest.raises(ModelMismatch, match="digest"):
         DiagnosisModel.load(model, kb_hash())
     sidecar(model).write_text(json.dumps(meta))
     with pytest.raises(ModelMismatch, match="kb_hash"):
@@ -114,11 +117,15 @@ def test_incident_file_and_its_errors(tmp_path: Path) -> None:
     assert res.exit_code == 2 and "lines[0].t" in res.stderr and "Traceback" not in res.stderr
 
 
-def test_single_incident_fast_path_equals_the_pipeline(engine, topo1) -> None:  # type: ignore[no-untyped-def]
+def test_array_forest_equals_the_fitted_pipeline() -> None:
+    """Parity: the exported arrays give the fitted scikit-learn pipeline's probabilities."""
     import numpy as np
 
-    cases = case_lib.run_case(case_lib.EVAL_SEEDS[0] + 99, "l1_switch_failure", topo=topo1)
-    feats = [c.features for c in cases] + [{"n:sw:down": 1.0, "unseen-feature": 3.0}]
-    full = np.asarray(engine.model.pipeline.predict_proba(feats))
-    one = np.vstack([engine.model.predict_one(f) for f in feats])
-    assert np.allclose(full, one, atol=1e-12)
+    rng = np.random.default_rng(0)
+    feats = [{f"f{j}": float(rng.random()) for j in rng.choice(8, size=4, replace=False)} for _ in range(200)]
+    labels = ["a" if f.get("f1", 0) + f.get("f2", 0) > 0.7 else ("b" if f.get("f3", 0) > 0.5 else "c")
+              for f in feats]
+    m = DiagnosisModel.train(feats, labels, "h", seed=1)
+    want = m.pipeline.predict_proba(feats)
+    got = m.predict_proba(feats)
+    assert np.allclose(want, got, atol=1e-6)

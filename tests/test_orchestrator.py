@@ -17,7 +17,7 @@ from faultlib.simparams import SimParams
 from faultlib.topology import Topology
 from faultlib.workloads.inference import InferenceService, paper_layout
 from faultlib.workloads.training import TrainingJob
-from opsbrain.diagnosis.types import Diagnosis
+from opsbrain.verdict import Diagnosis
 from opsbrain.recovery import (
     Guardrails,
     ManualParams,

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from opsbrain.diagnosis.types import Diagnosis
+from opsbrain.verdict import Diagnosis
 from opsbrain.errors import InputError
 from opsbrain.service.live import LivePod
 from opsbrain.service.metrics import SweepMetrics

@@ -11,7 +11,7 @@ from faultlib.topology import Topology
 from faultlib.workloads.training import TrainingJob
 from opsbrain.controller import Controller, NullResponder
 from opsbrain.detection.watchdog import ProgressWatchdog
-from opsbrain.diagnosis.types import Diagnosis
+from opsbrain.verdict import Diagnosis
 from opsbrain.recovery.orchestrator import Orchestrator
 
 

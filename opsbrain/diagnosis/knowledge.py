@@ -49,6 +49,9 @@ class KindTable:
             for s in sig.signals:
                 raw[s.kind][fc.id] = s.role
             raw[f"vendor:{fc.id}"][fc.id] = "primary"  # an imported vendor entry mapped to this class (vendor_map)
+        for kind, by_class in documented_kinds().items():
+            for cls_id, role in by_class.items():
+                raw[kind].setdefault(cls_id, role)  # a class's own signature wins over the category table
         roles = {}
         for kind, by_class in raw.items():
             amb = len(by_class) >= AMBIGUOUS_AT
@@ -66,6 +69,34 @@ class KindTable:
             for cls_id, role in self.of(s.kind):
                 c[f"kb:{cls_id}:{role}"] += 1
         return {k: math.log1p(n) for k, n in c.items()}
+
+
+def documented_kinds() -> dict[str, dict[str, str]]:
+    """signal kind -> {class: role} from the documented code and message table (knowledge_base/codes.yaml) and
+    the reviewed category -> class table (knowledge_base/categories.yaml)."""
+    from opsbrain.yamlio import read_yaml
+
+    base = Path(str(resources.files("knowledge_base")))
+    codes = read_yaml(base / "codes.yaml") or {}
+    cats = read_yaml(base / "categories.yaml") or {}
+    out: dict[str, dict[str, str]] = {}
+
+    def put(kinds: list[str], row: dict[str, Any]) -> None:
+        for cls_id, role in (cats.get(row.get("category")) or {}).items():
+            for kind in kinds:
+                out.setdefault(kind, {})[cls_id] = "ambiguous" if row.get("ambiguous") else role
+
+    for row in codes.get("acl_runtime", []) or []:
+        put([f"rt:{row['code']}"], row)
+    for row in codes.get("cann_error_codes", []) or []:
+        c = str(row["code"]).upper()
+        put([f"hccl:{c}" if c.startswith("EI") else f"err:{c}"], row)
+    for row in codes.get("device_event_codes", []) or []:
+        c = str(row["code"]).upper().removeprefix("0X")
+        put([f"dev:{c}", f"plugin:{c}"], row)
+    for cat in {str(r.get("category")) for r in codes.get("messages", []) or []}:
+        put([f"msg:{cat}"], {"category": cat})
+    return out
 
 
 @lru_cache(maxsize=1)

@@ -54,11 +54,19 @@ def class_kinds(table: KindTable) -> dict[str, dict[str, list[str]]]:
     return out
 
 
-def one_case(cls: str, kinds: dict[str, list[str]], rng: np.random.Generator, table: KindTable) -> list[Signal]:
+SHOWS_PRIMARY = {"software": 0.6}
+"""Assumed (not fitted): how often an excerpt of a class carries one of its naming signals. A hardware fault leaves
+its code or text in the device, driver or kernel log (0.9 for every family but software); a software fault often
+shows only the generic errors and tracebacks every failing job prints, its cause being in words no code names."""
+SHOWS_PRIMARY_DEFAULT = 0.9
+
+
+def one_case(cls: str, kinds: dict[str, list[str]], rng: np.random.Generator, table: KindTable,
+             p_primary: float = SHOWS_PRIMARY_DEFAULT) -> list[Signal]:
     prim, sec, amb = kinds["primary"], kinds["secondary"], kinds["ambiguous"]
     picked: list[str] = []
     lone = rng.random() < 0.25
-    if prim and (lone or rng.random() < 0.85):
+    if prim and (lone or rng.random() < p_primary):
         picked += list(rng.choice(prim, size=min(len(prim), 1 if lone else int(rng.integers(1, 3))), replace=False))
     if not lone:
         if sec and rng.random() < 0.6:
@@ -86,14 +94,17 @@ def one_case(cls: str, kinds: dict[str, list[str]], rng: np.random.Generator, ta
     return [out[i] for i in order]
 
 
-def generate(table: KindTable, per_class: int = 120, seed: int = TRAIN_SEED) -> list[TextCase]:
+def generate(table: KindTable, per_class: int = 120, seed: int = TRAIN_SEED,
+             families: dict[str, str] | None = None) -> list[TextCase]:
     rng = np.random.default_rng(seed)
+    families = families or {}
     cases = []
     for cls, kinds in sorted(class_kinds(table).items()):
         if not (kinds["primary"] or kinds["secondary"]):
             continue  # a class that only shares ambiguous signals cannot be told from text
         for i in range(per_class):
-            sigs = one_case(cls, kinds, rng, table)
+            p = SHOWS_PRIMARY.get(families.get(cls, ""), SHOWS_PRIMARY_DEFAULT)
+            sigs = one_case(cls, kinds, rng, table, p)
             now = max(s.t for s in sigs)
             cases.append(TextCase(cls, incident_features(sigs, now, table=table), sigs, f"text-{seed}-{cls}-{i}"))
     return cases

@@ -39,9 +39,17 @@ def cached_model_path(home: Path | None = None) -> Path:
 
 
 def kb_hash() -> str:
+    """The knowledge base's hash, with the code/message tables and vendor map that feed the features."""
+    import hashlib
+
     from opsbrain.kb.loader import load_kb
 
-    return load_kb().hash()
+    h = hashlib.sha256(load_kb().hash().encode())
+    base = Path(str(resources.files("knowledge_base")))
+    for name in ("codes.yaml", "categories.yaml", "vendor_map.yaml"):
+        p = base / name
+        h.update(p.read_bytes() if p.exists() else b"")
+    return h.hexdigest()[:16]
 
 
 def train_model(per_kind: int = 30, workers: int = 2, seed: int = 0,
@@ -54,7 +62,10 @@ def train_model(per_kind: int = 30, workers: int = 2, seed: int = 0,
     from opsbrain.diagnosis.knowledge import default_table
     from opsbrain.kb import textcases
 
-    texts = textcases.generate(default_table(), per_class=TEXT_CASES_PER_CLASS)
+    from opsbrain.kb.loader import load_kb
+
+    texts = textcases.generate(default_table(), per_class=TEXT_CASES_PER_CLASS,
+                               families={c.id: c.family for c in load_kb()})
     feats = [c.features for c in cases] + [c.features for c in texts]
     labels = [c.label for c in cases] + [c.label for c in texts]
     groups = [f"twin-{c.run_seed}" for c in cases] + [c.group for c in texts]

@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest import where
-from opsbrain.ingest.parsers import cann, device, framework, hccl, hccn, kernel, twin
+from opsbrain.ingest.parsers import cann, device, framework, hccl, hccn, kernel, messages, twin
 from opsbrain.ingest.parsers.ctx import MAX_LINE, LineCtx, Parser, level_of
 from opsbrain.ingest.signal import Signal
 
-ORDER: tuple[Parser, ...] = (twin.parse, device.parse, hccn.parse, kernel.parse_driver, hccl.parse, cann.parse,
+ORDER: tuple[Parser, ...] = (messages.parse, twin.parse, device.parse, hccn.parse, kernel.parse_driver, hccl.parse, cann.parse,
                              kernel.parse, framework.parse)
 
 GATE = re.compile(
@@ -34,7 +34,7 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
     if not isinstance(text, str):
         return []
     text = text[:MAX_LINE]
-    if not GATE.search(text):
+    if not GATE.search(text) and not ((rx := messages.catalog()[0]) and rx.search(text)):
         return []
     host = where.host_in(text)
     node = where.node_component(host)

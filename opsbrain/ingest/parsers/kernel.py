@@ -20,7 +20,8 @@ KINDS: tuple[tuple[re.Pattern[str], str, int], ...] = (
     (re.compile(r"PCIe Bus Error.*Corrected|AER:.*Corrected", re.I), "os:pcie_ce", 1),
     (re.compile(r"multi[- ]?bit ecc|uncorrect\w* (?:ecc|memory|error)|\bUCE\b|UE memory|SEA exception|"
                 r"memory_failure|Memory failure", re.I), "ecc:uce", 2),
-    (re.compile(r"single[- ]?bit ecc|correctable (?:ecc|memory)|\bCE memory|\[Hardware Error\]", re.I), "ecc:ce", 1),
+    (re.compile(r"single[- ]?bit ecc|(?<!un)correctable (?:ecc|memory)|\bCE memory", re.I), "ecc:ce", 1),
+    (re.compile(r"\[Hardware Error\]|Machine check events logged|EDAC", re.I), "os:hw_error", 1),
     (re.compile(r"Out of memory: Kill|invoked oom-killer|oom-kill|Memory cgroup out of memory|"
                 r"page allocation failure", re.I), "os:oom_killer", 2),
     (re.compile(r"qingtian|vpc interface .* link down|dpu card", re.I), "os:vpc_down", 2),

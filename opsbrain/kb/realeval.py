@@ -1,0 +1,110 @@
+"""Agreement on real logs: the real-log corpus (excerpts copied from public sources, each with its source, label,
+basis and confidence; tests/data/real_logs/*.yaml) diagnosed as ``diagnose --logs -`` would.
+
+The corpus is split once, up front, by a hash of each excerpt's id (:func:`split_of`): ``dev`` is for
+development, ``test`` is scored only when the work is done. Headline figures count excerpts with a firm or likely
+label: agreement (answer == label; an abstention is not agreement), abstention, confident-wrong (a wrong class at
+confidence >= 0.8), evidence cited by every non-abstaining answer, and the root device where the excerpt names
+one. Excerpts labelled ``other`` expect an abstention (no class of ours fits)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from opsbrain.errors import InputError
+
+TEST_SHARE = 2  # of 5 hash buckets
+CONFIDENT = 0.8
+KEYS = ("id", "source", "label", "confidence", "basis", "trap", "root", "text")
+
+
+def split_of(excerpt_id: str) -> str:
+    h = int(hashlib.sha256(excerpt_id.encode()).hexdigest()[:8], 16)
+    return "test" if h % 5 < TEST_SHARE else "dev"
+
+
+def default_corpus_dir() -> Path | None:
+    here = Path(__file__).resolve().parents[2] / "tests" / "data" / "real_logs"
+    return here if here.is_dir() else None
+
+
+def load_corpus(root: Path) -> list[dict[str, Any]]:
+    from opsbrain.yamlio import read_yaml
+
+    out: list[dict[str, Any]] = []
+    ids: set[str] = set()
+    files = sorted(root.glob("*.yaml")) if root.is_dir() else [root]
+    for f in files:
+        doc = read_yaml(f)
+        if not isinstance(doc, list):
+            raise InputError("expected a list of excerpts", file=str(f))
+        for i, e in enumerate(doc):
+            if not isinstance(e, dict) or any(k not in e for k in KEYS):
+                raise InputError(f"an excerpt needs the keys {', '.join(KEYS)}", file=str(f), path=f"[{i}]")
+            if e["id"] in ids:
+                raise InputError(f"duplicate excerpt id {e['id']!r}", file=str(f), path=f"[{i}].id")
+            ids.add(e["id"])
+            out.append({**e, "split": split_of(str(e["id"])), "file": f.name})
+    return out
+
+
+def _root_ok(e: dict[str, Any], d: dict[str, Any]) -> bool | None:
+    want = e.get("root")
+    if not isinstance(want, dict) or want.get("device") is None:
+        return None
+    got = d.get("root") or {}
+    return got.get("device") == want.get("device")
+
+
+def evaluate_real(engine: Any, matcher: Any, root: Path, split: str = "all") -> dict[str, Any]:
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    rows = []
+    for e in load_corpus(root):
+        if split != "all" and e["split"] != split:
+            continue
+        res = diagnose_logs("-", engine, matcher, stdin=io.BytesIO(str(e["text"]).encode("utf-8")))
+        d = res["diagnosis"]
+        rows.append({"id": e["id"], "split": e["split"], "label": e["label"], "confidence_label": e["confidence"],
+                     "trap": bool(e["trap"]), "predicted": d["fault_class"], "confidence": d["confidence"],
+                     "evidence_lines": len(d.get("evidence_lines", [])), "root_ok": _root_ok(e, d)})
+    return {"corpus": str(root), "split": split, **summarise(rows), "rows": rows}
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    def block(rs: list[dict[str, Any]]) -> dict[str, Any]:
+        n = len(rs)
+        if not n:
+            return {"n": 0}
+        expect_unknown = [r for r in rs if r["label"] == "other"]
+        scored = [r for r in rs if r["label"] != "other"]
+        agree = sum(r["predicted"] == r["label"] for r in scored)
+        answered = [r for r in rs if r["predicted"] != "unknown"]
+        wrong_conf = sum(1 for r in answered if r["predicted"] != r["label"] and r["confidence"] >= CONFIDENT)
+        roots = [r["root_ok"] for r in rs if r["root_ok"] is not None]
+        return {"n": n, "labelled": len(scored),
+                "agreement": round(agree / len(scored), 4) if scored else None,
+                "answered_agreement": round(sum(r["predicted"] == r["label"] for r in answered) / len(answered), 4)
+                if answered else None,
+                "abstention": round(1 - len(answered) / n, 4),
+                "confident_wrong": round(wrong_conf / n, 4),
+                "evidence_cited": round(sum(1 for r in answered if r["evidence_lines"] > 0) / len(answered), 4)
+                if answered else None,
+                "root_device": {"named": len(roots), "found": sum(roots)},
+                "other_abstained": f"{sum(r['predicted'] == 'unknown' for r in expect_unknown)}/{len(expect_unknown)}",
+                "traps_right": f"{sum(r['predicted'] == r['label'] for r in rs if r['trap'])}/"
+                               f"{sum(1 for r in rs if r['trap'])}"}
+
+    firm = [r for r in rows if r["confidence_label"] in ("firm", "likely")]
+    per_class: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in rows:
+        per_class[r["label"]][r["predicted"]] += 1
+    return {"firm_or_likely": block(firm), "all": block(rows),
+            "symptom_only": block([r for r in rows if r["confidence_label"] == "symptom"]),
+            "per_class": {c: {"n": sum(v.values()), "right": v.get(c, 0), "unknown": v.get("unknown", 0),
+                              "wrong": dict((k, n) for k, n in v.items() if k not in (c, "unknown"))}
+                          for c, v in sorted(per_class.items())}}
