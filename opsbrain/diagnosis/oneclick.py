@@ -15,8 +15,8 @@ from typing import IO, Any
 from opsbrain.diagnosis.engine import Engine
 from opsbrain.diagnosis.knowledge import load_vendor_rules, vendor_class
 from opsbrain.errors import InputError
-from opsbrain.ingest import LineReader, Signal, parse_line
-from opsbrain.ingest.text import log_files, read_small
+from opsbrain.ingest import LineReader, Signal, ingest_path, parse_line
+from opsbrain.ingest.text import read_small
 from opsbrain.ingest.where import user_terms
 from opsbrain.verdict import UNKNOWN, Diagnosis
 
@@ -101,32 +101,9 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
 
 def diagnose_logs(path: str, engine: Engine, matcher: Any = None, stdin: IO[bytes] | None = None) -> dict[str, Any]:
     """``path`` is a file, a directory of logs, or ``-`` for stdin."""
-    import sys
-
     knowledge = _Knowledge(matcher) if matcher is not None else None
     reader = LineReader(hook=knowledge)
-    p = Path(path)
-    try:
-        if path == "-":
-            reader.feed_stream(stdin if stdin is not None else sys.stdin.buffer, "<stdin>")
-        elif p.is_symlink():
-            raise InputError("refusing to follow a symbolic link", file=path)
-        elif p.is_dir():
-            for f, rel in log_files(p, reader.stats):
-                try:
-                    reader.feed_path(f, rel)
-                except OSError as exc:
-                    reader.stats.not_read.append(f"{rel}: {exc.strerror or exc}")
-        elif p.exists() and not p.is_file():
-            raise InputError("not a regular file", file=path)
-        else:
-            reader.feed_path(p, p.name)
-    except FileNotFoundError:
-        raise InputError("no such file", file=path) from None
-    except PermissionError:
-        raise InputError("permission denied", file=path) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", file=path) from None
+    ingest_path(path, stdin, reader)
     return diagnose_signals(engine, reader.signals, reader.stats.as_dict(), knowledge) | {"file": path}
 
 

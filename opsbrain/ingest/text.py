@@ -128,11 +128,13 @@ def log_files(root: Path, stats: TextStats) -> list[tuple[Path, str]]:
     return out
 
 
-def ingest_path(spec: str, stdin: IO[bytes] | None = None) -> tuple[list[Signal], TextStats]:
-    """Signals of ``-`` (stdin), a file, or every file of a directory. Raises InputError for what cannot be read."""
+def ingest_path(spec: str, stdin: IO[bytes] | None = None, reader: LineReader | None = None
+                ) -> tuple[list[Signal], TextStats]:
+    """Signals of ``-`` (stdin), a file, or every file of a directory. Raises InputError for what cannot be read.
+    A ``reader`` (with a line hook, say) is fed instead of a new one."""
     from opsbrain.errors import InputError
 
-    r = LineReader()
+    r = reader or LineReader()
     if spec == "-":
         r.feed_stream(stdin if stdin is not None else sys.stdin.buffer, "<stdin>")
         return r.signals, r.stats
