@@ -630,8 +630,18 @@ def kb_eval_cmd(runs_per_class: int, noise_days: float, workers: int, real: str 
         sys.exit(1)
 
 
-def _kb_eval_real(real: str, split: str, data_dir: Path | None, as_json: bool) -> None:
+def _matcher(data_dir: Path | None) -> Any:
+    """The knowledge matcher with whatever vendor knowledge was imported (an unreadable import is skipped)."""
     from opsbrain.kb import SignatureMatcher, load_imported, load_kb
+
+    try:
+        imported = load_imported((data_dir / "kb_imports") if data_dir else None, strict=False)
+    except InputError:
+        imported = None
+    return SignatureMatcher(load_kb(), imported)
+
+
+def _kb_eval_real(real: str, split: str, data_dir: Path | None, as_json: bool) -> None:
     from opsbrain.kb.realeval import evaluate_real
     from opsbrain.kb.training import load_engine
 
@@ -639,11 +649,7 @@ def _kb_eval_real(real: str, split: str, data_dir: Path | None, as_json: bool) -
     if not root.exists():
         raise InputError("no such file or directory", file=real)
     engine = load_engine(data_dir, say=lambda m: click.echo(m, err=True))
-    try:
-        imported = load_imported((data_dir / "kb_imports") if data_dir else None, strict=False)
-    except InputError:
-        imported = None
-    res = evaluate_real(engine, SignatureMatcher(load_kb(), imported), root, split=split)
+    res = evaluate_real(engine, _matcher(data_dir), root, split=split)
     head = res["firm_or_likely"]
     ok = (head.get("agreement") or 0) >= 0.85 and head.get("confident_wrong", 1) <= 0.03
     if as_json:
@@ -674,17 +680,12 @@ def diagnose(incident_file: str | None, logs: str | None, bundle: str | None, da
              as_json: bool) -> None:
     """Diagnose an exported incident file, raw logs or a log bundle: class, component, confidence, evidence."""
     from opsbrain.diagnosis import oneclick
-    from opsbrain.kb import SignatureMatcher, load_imported, load_kb
     from opsbrain.kb.training import load_engine
 
     if sum(x is not None for x in (incident_file, logs, bundle)) != 1:
         raise InputError("give exactly one of INCIDENT_FILE, --logs FILE or --bundle DIR")
     engine = load_engine(data_dir, say=lambda m: click.echo(m, err=True))
-    try:
-        imported = load_imported((data_dir / "kb_imports") if data_dir else None, strict=False)
-    except InputError:
-        imported = None
-    matcher = SignatureMatcher(load_kb(), imported)
+    matcher = _matcher(data_dir)
     if bundle is not None:
         _diagnose_bundle(bundle, engine, matcher, as_json)
         return

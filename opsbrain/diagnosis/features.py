@@ -16,12 +16,8 @@ from opsbrain.ingest.where import node_of, npu_of
 MetricReader = Callable[[str, str], float | None]  # (metric, component) -> value now, or None
 
 
-def npu_id(comp: str | None) -> str | None:
-    return npu_of(comp)
-
-
-def node_id(comp: str | None) -> str | None:
-    return node_of(comp)
+npu_id = npu_of  # the NPU a component belongs to (ingest.where)
+node_id = node_of  # the node a component or link belongs to (ingest.where)
 
 
 def l2_of_link(link: str) -> str:

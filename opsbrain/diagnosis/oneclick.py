@@ -41,7 +41,7 @@ class _Knowledge:
                 continue
             mapped = m.class_id
             if m.source == "imported" and m.entry_id:
-                entry = self.matcher.imported_entry(m.entry_id) if hasattr(self.matcher, "imported_entry") else None
+                entry = self.matcher.imported_entry(m.entry_id)
                 mapped = vendor_class(entry, self.rules) if entry is not None else None
             self.info[key] = {"source": m.source, "class": mapped, "entry": m.entry_id, "code": m.code,
                               "handling": m.handling, "cause": m.cause, "suggestion": m.suggestion,

@@ -45,6 +45,13 @@ def load_corpus(root: Path) -> list[dict[str, Any]]:
         for i, e in enumerate(doc):
             if not isinstance(e, dict) or any(k not in e for k in KEYS):
                 raise InputError(f"an excerpt needs the keys {', '.join(KEYS)}", file=str(f), path=f"[{i}]")
+            for key in ("id", "label", "text"):
+                if not isinstance(e[key], str) or not e[key].strip():
+                    raise InputError(f"{key} must be a non-empty string", file=str(f), path=f"[{i}].{key}")
+            if e["confidence"] not in ("firm", "likely", "symptom"):
+                raise InputError("confidence must be firm, likely or symptom", file=str(f), path=f"[{i}].confidence")
+            if e["root"] is not None and not isinstance(e["root"], dict):
+                raise InputError("root must be a mapping {host, device} or null", file=str(f), path=f"[{i}].root")
             if e["id"] in ids:
                 raise InputError(f"duplicate excerpt id {e['id']!r}", file=str(f), path=f"[{i}].id")
             ids.add(e["id"])

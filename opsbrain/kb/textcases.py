@@ -20,6 +20,15 @@ from opsbrain.ingest import Signal
 
 GENERIC = ("py:traceback", "py:RuntimeError", "err:EZ9999", "err:EE9999", "err:ERR99999", "hccl:EI9999")
 """What most failing Ascend jobs print whatever the cause (facts.md §3: EZ9999/EE9999/EI9999 inner errors)."""
+LONE_SHARE = 0.25
+"""Assumed: a quarter of pasted excerpts are a single code or line (a bug report quoting one error)."""
+P_SECONDARY, P_AMBIGUOUS, P_GENERIC = 0.6, 0.7, 0.6
+"""Assumed: how often an excerpt that is not a lone line also carries follow-on, shared and generic errors."""
+REPEATS = (1, 1, 1, 2, 3, 8)
+"""Assumed: most lines appear once in an excerpt; a retried call repeats a few times, a per-rank error once per
+rank of a node (8)."""
+MEAN_GAP_S = 2.0
+"""Assumed: mean seconds between consecutive lines of one excerpt (order matters less: excerpts are shuffled)."""
 TRAIN_SEED = 20_260_000
 EVAL_SEED = 40_260_000
 
@@ -61,19 +70,19 @@ shows only the generic errors and tracebacks every failing job prints, its cause
 SHOWS_PRIMARY_DEFAULT = 0.9
 
 
-def one_case(cls: str, kinds: dict[str, list[str]], rng: np.random.Generator, table: KindTable,
+def one_case(kinds: dict[str, list[str]], rng: np.random.Generator,
              p_primary: float = SHOWS_PRIMARY_DEFAULT) -> list[Signal]:
     prim, sec, amb = kinds["primary"], kinds["secondary"], kinds["ambiguous"]
     picked: list[str] = []
-    lone = rng.random() < 0.25
+    lone = rng.random() < LONE_SHARE
     if prim and (lone or rng.random() < p_primary):
         picked += list(rng.choice(prim, size=min(len(prim), 1 if lone else int(rng.integers(1, 3))), replace=False))
     if not lone:
-        if sec and rng.random() < 0.6:
+        if sec and rng.random() < P_SECONDARY:
             picked += list(rng.choice(sec, size=min(len(sec), int(rng.integers(1, 3))), replace=False))
-        if amb and rng.random() < 0.7:
+        if amb and rng.random() < P_AMBIGUOUS:
             picked += list(rng.choice(amb, size=min(len(amb), int(rng.integers(1, 4))), replace=False))
-        if rng.random() < 0.6:
+        if rng.random() < P_GENERIC:
             picked += list(rng.choice(GENERIC, size=int(rng.integers(1, 3)), replace=False))
     if not picked:
         pool = prim or sec or amb
@@ -83,13 +92,13 @@ def one_case(cls: str, kinds: dict[str, list[str]], rng: np.random.Generator, ta
     out = []
     t = 0.0
     for kind in picked:
-        for _ in range(int(rng.choice([1, 1, 1, 2, 3, 8]))):
+        for _ in range(int(rng.choice(REPEATS))):
             host = hosts[int(rng.integers(len(hosts)))]
             comp = f"{host}/npu{dev}" if host else f"npu{dev}"
             if rng.random() < 0.3:
                 comp = host
             out.append(Signal(t, kind, comp, host, 2, kind, None, dev))
-            t += float(rng.exponential(2.0))
+            t += float(rng.exponential(MEAN_GAP_S))
     order = rng.permutation(len(out))
     return [out[i] for i in order]
 
@@ -104,7 +113,7 @@ def generate(table: KindTable, per_class: int = 120, seed: int = TRAIN_SEED,
             continue  # a class that only shares ambiguous signals cannot be told from text
         for i in range(per_class):
             p = SHOWS_PRIMARY.get(families.get(cls, ""), SHOWS_PRIMARY_DEFAULT)
-            sigs = one_case(cls, kinds, rng, table, p)
+            sigs = one_case(kinds, rng, p)
             now = max(s.t for s in sigs)
             cases.append(TextCase(cls, incident_features(sigs, now, table=table), sigs, f"text-{seed}-{cls}-{i}"))
     return cases

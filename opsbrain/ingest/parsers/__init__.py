@@ -8,6 +8,7 @@ keys on: a line without any of them (most INFO lines of a real log) costs one sc
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from opsbrain.ingest import where
 from opsbrain.ingest.parsers import cann, device, framework, hccl, hccn, kernel, messages, twin
@@ -28,13 +29,20 @@ GATE = re.compile(
     re.I)
 
 
+@lru_cache(maxsize=1)
+def gate() -> re.Pattern[str]:
+    """:data:`GATE` and every documented message (knowledge_base/codes.yaml) in one pattern: one scan a line."""
+    rx = messages.catalog()[0]
+    return re.compile(GATE.pattern + ("|" + rx.pattern if rx else ""), re.I) if rx else GATE
+
+
 def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: str | None = None,
                level: str | None = None) -> list[Signal]:
     """Signals in one log line (never raises). ``origin`` (a twin component id) places lines that name no host."""
     if not isinstance(text, str):
         return []
     text = text[:MAX_LINE]
-    if not GATE.search(text) and not ((rx := messages.catalog()[0]) and rx.search(text)):
+    if not gate().search(text):
         return []
     host = where.host_in(text)
     node = where.node_component(host)

@@ -15,7 +15,6 @@ RE_ECODE = re.compile(r"(?<![0-9A-Za-z])(E[A-HJ-Z]\d{4}|E[1-9]\d{4})(?![0-9A-Za-
 RE_ERR = re.compile(r"(?<![0-9A-Za-z])(ERR\d{5})(?![0-9A-Za-z])")
 RE_RT = re.compile(r"(?<![0-9A-Za-z.:\-/_])([125]0\d{4})(?![0-9A-Za-z.:\-/_])")
 _RT_CONTEXT = re.compile(r"err|fail|ret|result|code|exception|abnormal", re.I)
-RE_RT_MODULE = re.compile(r"^\s*\[(?:ERROR|WARNING|WARN|EVENT)\]\s*([A-Z_]+)\(\d+,")
 TEXTS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"ai ?core.*(?:exception|error|trap)|aicore_exception|aic(?:ore)? error|aivec.*(?:exception|error)|"
                 r"kernel task happen error", re.I), "rt:aicore_exception"),
