@@ -15,6 +15,7 @@ from faultlib.telemetry import formats as fmt
 from opsbrain.diagnosis.features import DOWN, incident_features, l2_of_link, link_of, node_id
 from opsbrain.diagnosis.localize import RULES, localize
 from opsbrain.diagnosis.model import DiagnosisModel
+from opsbrain.diagnosis.vote import VoteParams, vote
 from opsbrain.ingest import NO_HISTORY, LinkRecords, Signal
 from opsbrain.verdict import UNKNOWN, Diagnosis
 
@@ -30,6 +31,7 @@ class DiagnosisParams(ParamGroup):
                               "confident wrong answer)", ge=0, le=1)
     max_novelty: float = P(0.5, "share", "reason: when most signal kinds were never seen in training the model is "
                            "out of its distribution", ge=0, le=1)
+    vote: VoteParams = VoteParams()
 
 
 def runbook_id(fault_class: str) -> str:
@@ -107,6 +109,11 @@ class Engine:
         if not signals or (novelty > self.p.max_novelty and not named):
             return Diagnosis(UNKNOWN, None, conf, ev + [f"{novelty:.0%} of the signal kinds are unfamiliar; "
                                                       "escalate to an engineer"], now, None, [(best, conf)] + alts)
+        if conf < self.p.min_confidence and (v := vote(feats, self.p.vote, self.model.classes)):
+            ev = ev + [f"the model was unsure ({best} at {conf:.0%}); the knowledge base's documented signatures "
+                       f"favour {v.leader} ({v.score:.2f} against {v.runner_up:.2f})"]
+            prob = float(probs[list(self.model.classes).index(v.leader)])
+            best, conf = v.leader, max(v.confidence, prob)
         component = localize(RULES.get(best, ""), signals)
         if conf < self.p.min_confidence:
             return Diagnosis(UNKNOWN, component, conf, ev + [f"best guess {best} at {conf:.0%} is below the "

@@ -16,6 +16,7 @@ RE_ERR = re.compile(r"(?<![0-9A-Za-z])(ERR\d{5})(?![0-9A-Za-z])")
 RE_RT = re.compile(r"(?<![0-9A-Za-z.:\-/_])([125]0\d{4})(?![0-9A-Za-z.:\-/_])")
 _RT_CONTEXT = re.compile(r"err|fail|ret|result|code|exception|abnormal", re.I)
 TEXTS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"SilentCheck|silent[ _]check|npu_asd_detect", re.I), "sdc:silent_check"),
     (re.compile(r"ai ?core.*(?:exception|error|trap)|aicore_exception|aic(?:ore)? error|aivec.*(?:exception|error)|"
                 r"kernel task happen error", re.I), "rt:aicore_exception"),
     (re.compile(r"ai ?cpu.*(?:exception|error|time ?out)", re.I), "rt:aicpu_exception"),
@@ -27,9 +28,41 @@ TEXTS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+# What an AI Core exception's ``errorStr`` says. The runtime prints one text per error bit (hicann/runtime,
+# src/runtime/feature/src/device/device_error_proc*.cc, the core error-map tables): ECC, parity and CRC failures of
+# on-chip memories are hardware; out-of-range, misaligned, illegal-configuration, divide-by-zero, INF/NAN and
+# overflow texts are what the kernel asked of the core (a program error); "timeout or trap error" and bus
+# responses say neither. The runtime also prints its own verdict on the error class (``hardware local error`` /
+# ``software error`` / ``network link error`` ``, stream_id=``), the same sources; CANN's "AI Core hardware fault"
+# troubleshooting page names the 2-bit ECC text as the hardware case (confirmed by an ascend-dmi stress test).
+RE_ERRSTR = re.compile(r"errorStr:\s*(.{0,300})", re.I)
+AICORE_HW = re.compile(r"\becc\b|parity|\bcrc\b|SF MEM failure|multi-bit|2-?bits?\b", re.I)
+AICORE_SW = re.compile(r"out of range|overflow|underflow|misalign|not aligned|illegal|divide[- ]by[- ]zero|div0|"
+                       r"inf/nan|nan/inf|negative|exceeds|wrap|incorrect|not supported|invalid|conflict|"
+                       r"nesting times|payload undefine|unsorted|incorrectly sorted", re.I)
+RE_VERDICT = re.compile(r"\b(hardware local error|software error|network link error|mte error), stream_id=", re.I)
+VERDICT_KIND = {"hardware local error": "rt:aicore_hw", "software error": "rt:aicore_sw",
+                "network link error": "rt:aicore_link", "mte error": "rt:aicore_mte"}
+
+
+def aicore_detail(ctx: LineCtx) -> bool:
+    """The AI Core error class the runtime's own texts give: ``rt:aicore_hw`` / ``rt:aicore_sw`` (or link/mte)."""
+    kind = None
+    if m := RE_ERRSTR.search(ctx.text):
+        said = m.group(1)
+        kind = "rt:aicore_hw" if AICORE_HW.search(said) else "rt:aicore_sw" if AICORE_SW.search(said) else None
+    elif m := RE_VERDICT.search(ctx.text):
+        kind = VERDICT_KIND[m.group(1).lower()]
+    if kind is None:
+        return False
+    dev = ctx.device()
+    ctx.add(kind, ctx.npu(dev), 2, device=dev)
+    return True
+
+
 def parse(ctx: LineCtx) -> bool:
     text = ctx.text
-    found = False
+    found = aicore_detail(ctx)
     dev = ctx.device()
     comp = ctx.npu(dev)
     for code in dict.fromkeys(RE_ECODE.findall(text)):

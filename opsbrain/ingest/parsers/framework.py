@@ -10,6 +10,17 @@ from opsbrain.ingest.parsers.ctx import LineCtx
 
 RE_EXC = re.compile(r"(?:^|[\s:\]>|])((?:[A-Za-z_][\w]*\.)*([A-Z][A-Za-z0-9_]*(?:Error|Exception|Interrupt|Exit|Fault)))"
                     r"(?::|$)")
+CFG_ENV = re.compile(
+    r"No module named|cannot open shared object|libascend\w*\.so|set_env\.sh|LD_LIBRARY_PATH|"
+    r"ASCEND_(?:HOME|TOOLKIT|OPP|RT_VISIBLE)\w*|command not found|Permission denied|No such file or "
+    r"directory|environment variable|env(?:ironment)? (?:is )?not (?:set|found)|not found in the environment|"
+    r"undefined symbol|init env failed|\[EnvConfig\]|\bby (?:HCCL|HCCN|ASCEND)_[A-Z_]+|"
+    r"address already in use|port is (?:been )?(?:using|used|in use|occupied)|port .{0,40}(?:in use|occupied)",
+    re.I)
+"""Configuration and environment texts: libraries and paths not found, environment variables a program names
+(HCCL's ``[EnvConfig]`` stage and ``set ... by HCCL_SOCKET_IFNAME`` lines, CANN's ``init env failed``), a port
+already taken (errno EADDRINUSE, "Address already in use"; HCCL's listen failure asks whether another process uses
+the port)."""
 TEXTS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"out of memory|OutOfMemory|\bOOM\b|memory (?:allocation|alloc) fail|fail(?:ed)? to (?:allocate|"
                 r"malloc)|alloc(?:ate)? memory fail|aclrtMalloc\w* fail|Tried to allocate|memory is not enough|"
@@ -18,10 +29,7 @@ TEXTS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"version.*(?:mismatch|not match|does not match|not compatible|incompatible|not supported)|"
                 r"(?:mismatch|incompatible).*version|requires? .*version|version.*(?:too low|too old|lower than)", re.I),
      "cfg:version"),
-    (re.compile(r"No module named|cannot open shared object|libascend\w*\.so|set_env\.sh|LD_LIBRARY_PATH|"
-                r"ASCEND_(?:HOME|TOOLKIT|OPP|RT_VISIBLE)\w*|command not found|Permission denied|No such file or "
-                r"directory|environment variable|env(?:ironment)? (?:is )?not (?:set|found)|undefined symbol", re.I),
-     "cfg:env"),
+    (CFG_ENV, "cfg:env"),
     (re.compile(r"invalid device|device id.*(?:invalid|out of range|exceed)|(?:invalid|wrong) (?:rank|device)|"
                 r"visible devices|set_device.*fail|SetDevice.*fail", re.I), "cfg:device"),
     (re.compile(r"not supported|unsupported|not implemented|NotImplemented|is not support|no kernel|"
@@ -29,6 +37,7 @@ TEXTS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"compile.*fail|fail.*compil|build graph fail|graph.*(?:build|compile).*fail|"
                 r"TBE.*fail|op_compile|CompileOp", re.I), "op:compile"),
     (re.compile(r"aclnn\w*.*(?:fail|error)|(?:fail|error).*aclnn", re.I), "op:aclnn"),
+    (re.compile(r"\[ASSERT\].*Assertion|Assertion `.*' failed|Assertion `", re.I), "op:assert"),
     (re.compile(r"loss is nan|nan loss|grad(?:ient)? norm is (?:inf|nan)|loss scale.*overflow", re.I), "train:nan"),
     (re.compile(r"dataloader: read from storage timed out", re.I), "train:storage"),
     (re.compile(r"\bdcmi\b|drvError|halGetDeviceInfo|driver.*(?:fail|error|not)|firmware.*(?:fail|error|mismatch)|"
@@ -36,10 +45,18 @@ TEXTS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+RE_WARNING = re.compile(r"^\s*(?:\[rank\d+\]:)?\[W[ \d]|\bWarning: (?!EZ|EE|EI|EL|EH|EJ)")
+"""A warning as torch_npu / glog print it (``[W compiler_depend.ts:26] Warning: ...``): a kernel falling back to
+AI CPU or an unsupported dtype converted is a warning, not the cause of a failure."""
+
+
 def parse(ctx: LineCtx) -> bool:
     text = ctx.text
     found = False
+    warning = bool(RE_WARNING.search(text))
     for rx, kind in TEXTS:
+        if warning and kind.startswith(("op:", "cfg:version")):
+            continue
         if rx.search(text):
             dev = ctx.device()
             ctx.add(kind, ctx.npu(dev) or ctx.node, 2, device=dev)

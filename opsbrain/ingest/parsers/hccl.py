@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
+from opsbrain.ingest.parsers.framework import CFG_ENV
 
 RE_EI = re.compile(r"(?<![0-9A-Za-z])(EI\d{4})(?![0-9A-Za-z])")
 RE_TWIN_REMOTE = re.compile(r"remote\[10\.(\d+)\.(\d+)\.(\d+)\]")
@@ -66,4 +67,6 @@ def parse(ctx: LineCtx) -> bool:
             ctx.add(kind, ctx.npu(), max(ctx.sev, 1), peer=peer, device=ctx.device())
             found = True
             break
+    if found and CFG_ENV.search(text):
+        ctx.add("cfg:env", ctx.npu(), 2, device=ctx.device())  # an HCCL error that names its configuration cause
     return found and not re.search(r"E[A-HJ-Z]\d{4}|\b50\d{4}\b|ERR\d{5}", text)
