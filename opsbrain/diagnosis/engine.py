@@ -114,7 +114,7 @@ class Engine:
                        f"favour {v.leader} ({v.score:.2f} against {v.runner_up:.2f})"]
             prob = float(probs[list(self.model.classes).index(v.leader)])
             best, conf = v.leader, max(v.confidence, prob)
-        component = localize(RULES.get(best, ""), signals)
+        component = localize(RULES.get(best, ""), signals) or localize("npu", signals)  # no host named: the device
         if conf < self.p.min_confidence:
             return Diagnosis(UNKNOWN, component, conf, ev + [f"best guess {best} at {conf:.0%} is below the "
                                                             f"{self.p.min_confidence:.0%} bar; escalate"],

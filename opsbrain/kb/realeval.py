@@ -112,6 +112,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         per_class[r["label"]][r["predicted"]] += 1
     return {"firm_or_likely": block(firm), "all": block(rows),
             "symptom_only": block([r for r in rows if r["confidence_label"] == "symptom"]),
-            "per_class": {c: {"n": sum(v.values()), "right": v.get(c, 0), "unknown": v.get("unknown", 0),
-                              "wrong": dict((k, n) for k, n in v.items() if k not in (c, "unknown"))}
+            "per_class": {c: {"n": sum(v.values()), "right": v.get("unknown" if c == "other" else c, 0),
+                              "unknown": v.get("unknown", 0),
+                              "wrong": dict((k, n) for k, n in v.items() if k not in (c, "unknown", "other"))}
                           for c, v in sorted(per_class.items())}}

@@ -13,7 +13,7 @@ from opsbrain.ingest.parsers.ctx import LineCtx
 
 RE_ECODE = re.compile(r"(?<![0-9A-Za-z])(E[A-HJ-Z]\d{4}|E[1-9]\d{4})(?![0-9A-Za-z])")
 RE_ERR = re.compile(r"(?<![0-9A-Za-z])(ERR\d{5})(?![0-9A-Za-z])")
-RE_RT = re.compile(r"(?<![0-9A-Za-z.:\-/_])([125]0\d{4})(?![0-9A-Za-z.:\-/_])")
+RE_RT = re.compile(r"(?<![0-9A-Za-z.:\-/_])([125]0\d{4})(?![0-9A-Za-z:\-/_]|\.\d)")  # "= 507033." ends a sentence
 _RT_CONTEXT = re.compile(r"err|fail|ret|result|code|exception|abnormal", re.I)
 TEXTS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"SilentCheck|silent[ _]check|npu_asd_detect", re.I), "sdc:silent_check"),
