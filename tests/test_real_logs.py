@@ -27,3 +27,47 @@ def test_dev_split_is_scored_and_every_answer_cites_evidence() -> None:
     assert block["n"] == sum(1 for r in load_corpus(CORPUS) if r["split"] == "dev")
     assert block["evidence_cited"] in (None, 1.0)
     assert block["confident_wrong"] <= 0.05
+
+
+VENDOR = Path(__file__).resolve().parents[2] / "shared" / "reference" / "vendor"
+
+
+def test_an_excerpt_known_only_to_an_imported_vendor_entry_gets_the_mapped_class(tmp_path: Path) -> None:
+    """Lines built from a knowledge-graph entry's own keywords, which no parser of ours reads, are diagnosed to the
+    class the reviewed vendor map gives that entry (skips without the vendor file)."""
+    import io
+    import json
+
+    import pytest
+
+    if not (VENDOR / "kg-config.json").exists():
+        pytest.skip("vendor reference files not present")
+    from opsbrain.diagnosis.knowledge import default_table, load_vendor_rules, vendor_class
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+    from opsbrain.ingest import ingest_text
+    from opsbrain.kb import SignatureMatcher, import_kg, load_imported, load_kb
+    from opsbrain.kb.training import load_engine
+
+    import_kg(VENDOR / "kg-config.json", tmp_path)
+    matcher = SignatureMatcher(load_kb(), load_imported(tmp_path))
+    rules, table, engine = load_vendor_rules(), default_table(), load_engine()
+    repo = json.loads((VENDOR / "kg-config.json").read_text(encoding="utf-8"))["knowledge-repository"]
+    tried: list[tuple[str, str, str]] = []
+    for entry_id, body in repo.items():
+        words = (body.get("regex") or {}).get("in") or []
+        if not words or not all(isinstance(w, str) and w.isascii() and w.strip() for w in words):
+            continue
+        line = "[ERROR] " + " ".join(words)
+        entry = matcher.imported_entry(entry_id)
+        cls = vendor_class(entry, rules) if entry is not None else None
+        sigs, _ = ingest_text(line)
+        if cls is None or any(table.of(s.kind) for s in sigs):
+            continue  # unmapped, or our own parsers know the line: not a vendor-only excerpt
+        res = diagnose_logs("-", engine, matcher, stdin=io.BytesIO(line.encode()))
+        tried.append((entry_id, cls, res["diagnosis"]["fault_class"]))
+        assert any(v["entry"] == entry_id for v in res["vendor_entries"]), entry_id
+        if len(tried) >= 12:
+            break
+    assert len(tried) >= 5
+    right = sum(got == cls for _, cls, got in tried)
+    assert right == len(tried), [t for t in tried if t[1] != t[2]]

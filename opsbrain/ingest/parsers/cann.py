@@ -14,6 +14,9 @@ from opsbrain.ingest.parsers.ctx import LineCtx
 RE_ECODE = re.compile(r"(?<![0-9A-Za-z])(E[A-HJ-Z]\d{4}|E[1-9]\d{4})(?![0-9A-Za-z])")
 RE_ERR = re.compile(r"(?<![0-9A-Za-z])(ERR\d{5})(?![0-9A-Za-z])")
 RE_RT = re.compile(r"(?<![0-9A-Za-z.:\-/_])([125]0\d{4})(?![0-9A-Za-z:\-/_]|\.\d)")  # "= 507033." ends a sentence
+RE_RT_FIELD = re.compile(r"(?:code|ret|result|retcode|errcode)\s*[:=]\s*([125]0\d{4})(?!\d)", re.I)
+"""``error code:507053``, ``retcode:507011``: a code right after its field name (the colon the general pattern
+refuses, so as not to read clock fields and ids)."""
 _RT_CONTEXT = re.compile(r"err|fail|ret|result|code|exception|abnormal", re.I)
 TEXTS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"SilentCheck|silent[ _]check|npu_asd_detect", re.I), "sdc:silent_check"),
@@ -72,7 +75,7 @@ def parse(ctx: LineCtx) -> bool:
         ctx.add(f"err:{code}", comp, 2, device=dev)
         found = True
     if _RT_CONTEXT.search(text):
-        for code in dict.fromkeys(RE_RT.findall(text)):
+        for code in dict.fromkeys(RE_RT.findall(text) + RE_RT_FIELD.findall(text)):
             ctx.add(f"rt:{code}", comp, 2, device=dev)
             found = True
     for rx, kind in TEXTS:
