@@ -73,3 +73,15 @@ def test_an_excerpt_known_only_to_an_imported_vendor_entry_gets_the_mapped_class
     assert len(tried) >= 5
     right = sum(got == cls for _, cls, got in tried)
     assert right == len(tried), [t for t in tried if t[1] != t[2]]
+
+
+def test_brain_parameters_in_the_architecture_doc_match_the_code() -> None:
+    from opsbrain.diagnosis.engine import DiagnosisParams
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
+    p = DiagnosisParams()
+    assert f"| `diagnosis.min_confidence` | {p.min_confidence} |" in doc
+    v = p.vote
+    assert f"| {v.primary} / {v.secondary} / {v.ambiguous} |" in doc
+    assert f"| `diagnosis.vote.min_score` | {v.min_score} |" in doc and f"| `diagnosis.vote.lead` | {v.lead} |" in doc
+    assert f"| `diagnosis.vote.max_confidence` | {v.max_confidence} |" in doc
