@@ -20,7 +20,6 @@ Choices, with reasons:
 from __future__ import annotations
 
 import math
-import time
 from pathlib import Path
 from typing import Any
 
@@ -29,11 +28,12 @@ import numpy as np
 from faultlib import ids
 from faultlib.faults.catalog import CATALOG
 from faultlib.injection.replay import ReplayReport, replay_table
-from faultlib.injection.spec import FaultPlanError, Timeline
+from faultlib.injection.spec import FaultPlanError
 from faultlib.injection.trace_table import TraceTable, read_trace
 from faultlib.simparams import SimParams
 from faultlib.topology import Topology
 from opsbrain.errors import InputError, ScenarioError
+from opsbrain.runner.monitor import MonitorParams
 from opsbrain.scenario.plan import Plan
 from opsbrain.scenario.schema import Guard, Metadata, Scenario, Spec, SweepSpec, TopologySpec, WorkloadSpec
 
@@ -41,6 +41,10 @@ MAPPING_TABLE = Path(__file__).with_name("replay_mapping.yaml")
 SPARES_PER_POD = 2  # reason: the built-in scenarios' and campaigns' warm spares per pod (noise-only-day, campaign)
 GUARD_NODE_SHARE = 0.25  # reason: the built-in scenarios' isolated_node_share guard (scenarios/noise-only-day.yaml)
 MAX_PODS = 64  # reason: TopologySpec.pods' bound
+GUARD_CHECKS_PER_MEDIAN_FAULT = 100
+"""Guards are checked every 1/100 of the trace's median fault duration (at least every 10 s, MonitorParams'
+default). Reason: a guard watches outages that last that long (InfiniteHBD: median 20 h, so every ~12 min); a
+year checked every 10 s would cost 3 million checks for states that change a few times a day."""
 TAIL_S = 3600.0  # reason: one hour after the trace's last event lets the last recoveries finish and be scored
 
 
@@ -103,6 +107,12 @@ def peak_share(tt: TraceTable) -> float:
     return peak / len(servers) if servers else 0.0
 
 
+def guard_interval_s(tt: TraceTable) -> float:
+    durs = sorted(f.duration_s for f in tt.faults if f.duration_s is not None)
+    median = durs[len(durs) // 2] if durs else 0.0
+    return max(MonitorParams().probe_interval_s, median / GUARD_CHECKS_PER_MEDIAN_FAULT)
+
+
 def replay_plan(trace: str, *, time_unit: str = "s", mapping: str | None = None, seed: int = 0,
                 policy: str = "auto", pods: int | None = None, fold: bool = False, noise: bool = False
                 ) -> tuple[Plan, ReplayReport]:
@@ -119,7 +129,8 @@ def replay_plan(trace: str, *, time_unit: str = "s", mapping: str | None = None,
     sc = Scenario(apiVersion="opsbrain/v1", kind="ChaosScenario",
                   metadata=Metadata(name="replay", description=f"fault trace {trace} replayed on {topo.pods} pod(s)",
                                     tags=["replay"]), spec=spec)
-    plan = Plan(sc, seed, policy, topo, params, {"train": train}, spares, rep.timeline, {"train": params.training})
+    plan = Plan(sc, seed, policy, topo, params, {"train": train}, spares, rep.timeline, {"train": params.training},
+                monitor_interval_s=guard_interval_s(tt))
     return plan, rep
 
 
@@ -146,7 +157,8 @@ def summary(rep: ReplayReport, plan: Plan | None = None, fold: bool = False) -> 
     return {
         "trace": rep.file, "events": rep.events, "faults": len(tt.faults), "mapped_total": rep.mapped_total,
         "unmapped_total": rep.unmapped_total, "by_kind": rep.kinds, "mapped": rep.mapped, "unmapped": rep.unmapped,
-        "unmapped_reasons": rep.unmapped_reasons, "by_basis": rep.by_basis,
+        "unmapped_reasons": {k: v.replace(str(MAPPING_TABLE), MAPPING_TABLE.name)
+                             for k, v in rep.unmapped_reasons.items()}, "by_basis": rep.by_basis,
         "zero_length": {"count": tt.zero_length, "min_duration_s": tt.resolution_s},
         "durations": {"used": rep.durations_used, "not_modelled": rep.durations_not_modelled},
         "orphan_ends": rep.orphan_ends, "open_faults": rep.open_faults,
@@ -171,12 +183,3 @@ def notes(rep: ReplayReport) -> list[str]:
         out.append(f"{n} trace duration(s) not applied: the models of "
                    f"{', '.join(sorted(rep.durations_not_modelled))} end as the twin's recovery decides")
     return out
-
-
-def run(plan: Plan, rep: ReplayReport, home: Path | None, store: Any, say: Any) -> dict[str, Any]:
-    from opsbrain import chaos as lib
-
-    t0 = time.perf_counter()
-    journal = lib.run(plan, store, say=say, home=home)
-    wall = time.perf_counter() - t0
-    return {"journal": journal, "wall_s": wall}
