@@ -33,7 +33,7 @@ from faultlib import ids
 from faultlib.faults.catalog import CATALOG
 from faultlib.injection.selectors import TargetIndex
 from faultlib.injection.spec import FaultPlanError, FaultSpec, Timeline
-from faultlib.injection.trace_table import TraceFault, TraceTable, read_frame, table_from_frame
+from faultlib.injection.trace_table import TraceFault, TraceTable, read_frame, read_text, table_from_frame
 from faultlib.topology import Topology
 
 # (regex searched in the description, fault kind): first match wins, so specific patterns come first.
@@ -137,10 +137,7 @@ def load_mapping(path: str | Path) -> list[MappingRule]:
     """Rules from a YAML file (a list of rows, ``{rows: [...]}``, or a ``pattern: kind`` mapping) or a CSV file
     (columns ``pattern``, ``kind``; or ``level``/``class``/``desc``, ``kind``)."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise FaultPlanError(str(p), f"cannot read: {exc.strerror}") from None
+    text = read_text(p)
     if p.suffix.lower() == ".csv":
         reader = csv.DictReader(io.StringIO(text))
         cols = {c.strip().lower(): c for c in reader.fieldnames or []}
@@ -158,11 +155,9 @@ def load_mapping(path: str | Path) -> list[MappingRule]:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise FaultPlanError(str(p), f"bad YAML: {exc}") from None
-    if isinstance(data, dict) and isinstance(data.get("rows"), list):
-        data = data["rows"]
-        base = f"{p}.rows"
-    else:
-        base = str(p)
+    rows = data.get("rows") if isinstance(data, dict) else None
+    base = f"{p}.rows" if isinstance(rows, list) else str(p)
+    data = rows if isinstance(rows, list) else data
     if isinstance(data, dict):
         return [make_rule(k, v, f"{p}[{k!r}]") for k, v in data.items()]
     if isinstance(data, list):

@@ -112,12 +112,17 @@ def _starts_during_open(df: pd.DataFrame) -> int:
 
 
 # ---- reading ------------------------------------------------------------------------------------------
-def read_frame(path: Path) -> pd.DataFrame:
-    """The trace file as a table of strings/numbers, one row per event (nested ``fault_type`` flattened)."""
+def read_text(path: Path) -> str:
+    """A file's text; an unreadable file is one FaultPlanError naming it."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except OSError as exc:
         raise FaultPlanError(str(path), f"cannot read: {exc.strerror}") from None
+
+
+def read_frame(path: Path) -> pd.DataFrame:
+    """The trace file as a table of strings/numbers, one row per event (nested ``fault_type`` flattened)."""
+    text = read_text(path)
     suffix = path.suffix.lower()
     if suffix == ".json":
         try:
