@@ -438,29 +438,9 @@ def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | No
     if as_json:
         _emit_json(out | ({"journal": journal} if journal is not None else {}))
     else:
-        _print_replay(out)
+        click.echo("\n".join(rp.summary_lines(out)))
     if journal is not None and journal["verdict"] != "passed":
         sys.exit(1)
-
-
-def _print_replay(out: dict[str, Any]) -> None:
-    st = out["trace_statistics"]
-    click.echo(f"{out['trace']}: {out['events']} events, {out['faults']} faults on {st['servers']} servers over "
-               f"{st['days']:g} days -> {out['mapped_total']} mapped, {out['unmapped_total']} unmapped; "
-               f"{out['nodes_mapped']} nodes of {out['pods']} pod(s)")
-    for note in out["notes"]:
-        click.echo(f"  note: {note}")
-    for kind, n in sorted(out["by_kind"].items()):
-        click.echo(f"  {kind:<24} {n}")
-    for desc, n in sorted(out["unmapped"].items(), key=lambda kv: (-kv[1], kv[0])):
-        click.echo(f"  unmapped: {desc!r} x {n} ({out['unmapped_reasons'][desc]})")
-    click.echo(f"trace:  {st['interruptions_per_node_day']} interruptions per node-day")
-    if "run" in out:
-        r = out["run"]
-        click.echo(f"replay: {r['interruptions_per_node_day']} interruptions per node-day, ETTR {r['ettr']}, "
-                   f"verdict {r['verdict']}" + (f" ({r['abort_reason']})" if r.get("abort_reason") else "")
-                   + f", run id {r['run_id']}")
-    click.echo(f"wall {out['wall_s']:.1f} s, cpu {out['cpu_s']:.1f} s")
 
 
 # ---- runs ---------------------------------------------------------------------------------------------

@@ -164,7 +164,7 @@ def summary(rep: ReplayReport, plan: Plan | None = None, fold: bool = False) -> 
         "orphan_ends": rep.orphan_ends, "open_faults": rep.open_faults,
         "pods": plan.topology.pods if plan else None, "nodes_mapped": len(set(rep.node_map.values())),
         "folded": rep.folded, "trace_statistics": tt.statistics(),
-        "faults_list": rep.timeline.to_list(), "node_map": rep.node_map,
+        "timeline": rep.timeline.to_list(), "node_map": rep.node_map,
     }
 
 
@@ -183,3 +183,24 @@ def notes(rep: ReplayReport) -> list[str]:
         out.append(f"{n} trace duration(s) not applied: the models of "
                    f"{', '.join(sorted(rep.durations_not_modelled))} end as the twin's recovery decides")
     return out
+
+
+def summary_lines(out: dict[str, Any]) -> list[str]:
+    """The summary (``summary`` plus notes, run figures and times) as the text ``chaos replay`` prints."""
+    st = out["trace_statistics"]
+    lines = [f"{out['trace']}: {out['events']} events, {out['faults']} faults on {st['servers']} servers over "
+             f"{st['days']:g} days -> {out['mapped_total']} mapped, {out['unmapped_total']} unmapped; "
+             f"{out['nodes_mapped']} nodes of {out['pods']} pod(s)"]
+    lines += [f"  note: {n}" for n in out.get("notes", [])]
+    lines += [f"  {kind:<24} {n}" for kind, n in sorted(out["by_kind"].items())]
+    lines += [f"  unmapped: {desc!r} x {n} ({out['unmapped_reasons'][desc]})"
+              for desc, n in sorted(out["unmapped"].items(), key=lambda kv: (-kv[1], kv[0]))]
+    lines.append(f"trace:  {st['interruptions_per_node_day']} interruptions per node-day")
+    if "run" in out:
+        r = out["run"]
+        lines.append(f"replay: {r['interruptions_per_node_day']} interruptions per node-day, ETTR {r['ettr']}, "
+                     f"verdict {r['verdict']}" + (f" ({r['abort_reason']})" if r.get("abort_reason") else "")
+                     + f", run id {r['run_id']}")
+    if "wall_s" in out:
+        lines.append(f"wall {out['wall_s']:.1f} s, cpu {out['cpu_s']:.1f} s")
+    return lines
