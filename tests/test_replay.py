@@ -157,6 +157,8 @@ def test_servers_map_one_to_one_onto_enough_pods_and_fold_only_on_request() -> N
     _p, folded = rp.replay_plan(str(GENERATED), time_unit="days", pods=2, fold=True)
     assert folded.folded and len(set(folded.node_map.values())) == 92
     assert any("folded 231 trace servers onto 92 nodes" in n for n in rp.notes(folded))
+    key = "starts_with_fault_open_on_nodes"  # folding piles faults onto nodes that already have one open
+    assert rp.summary(folded)[key] > 2 * rp.summary(rep)[key]
 
 
 def test_plan_guards_and_length_are_sized_to_the_trace() -> None:

@@ -90,7 +90,7 @@ class TraceTable:
         df = pd.DataFrame([(f.node, f.start_s, f.duration_s) for f in self.faults], columns=["node", "t", "dur"])
         servers = int(df["node"].nunique()) if len(df) else 0
         days = self.end_s / 86400.0
-        overlap = _starts_during_open(df)
+        overlap = starts_during_open(df)
         durs = df["dur"].dropna()
         return {"servers": servers, "days": round(days, 4), "faults": len(df),
                 "interruptions_per_node_day": round(len(df) / (servers * days), 6) if servers and days > 0 else None,
@@ -100,8 +100,8 @@ class TraceTable:
                 "open_at_end": int(df["dur"].isna().sum())}
 
 
-def _starts_during_open(df: pd.DataFrame) -> int:
-    """Fault starts on a node that already has a fault open (overlaps in the trace itself)."""
+def starts_during_open(df: pd.DataFrame) -> int:
+    """Fault starts on a node that already has a fault open (columns node, t, dur; dur NaN/None: never ends)."""
     n = 0
     for _, g in df.sort_values("t", kind="stable").groupby("node", sort=False):
         ends: list[float] = []

@@ -49,9 +49,9 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
     world = build_world(plan, engine, dry_run=dry_run)
     sim = world.sim
     spec = plan.scenario.spec
-    mon = Monitor(sim, spec.steady_state.probes, spec.guards, spec.steady_state.tolerance_s,
-                  **({"params": MonitorParams(probe_interval_s=plan.monitor_interval_s)}
-                     if plan.monitor_interval_s is not None else {}))
+    mon_params = (MonitorParams() if plan.monitor_interval_s is None
+                  else MonitorParams(probe_interval_s=plan.monitor_interval_s))
+    mon = Monitor(sim, spec.steady_state.probes, spec.guards, spec.steady_state.tolerance_s, params=mon_params)
     abort = mon.start()
     snaps: dict[float, dict[str, dict[str, Any]]] = {}
     for t in sorted({s.at_s for s in plan.timeline}):

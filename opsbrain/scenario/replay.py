@@ -24,12 +24,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from faultlib import ids
 from faultlib.faults.catalog import CATALOG
 from faultlib.injection.replay import ReplayReport, replay_table
 from faultlib.injection.spec import FaultPlanError
-from faultlib.injection.trace_table import TraceTable, read_trace
+from faultlib.injection.trace_table import TraceTable, read_trace, starts_during_open
 from faultlib.simparams import SimParams
 from faultlib.topology import Topology
 from opsbrain.errors import InputError, ScenarioError
@@ -121,10 +122,11 @@ def replay_plan(trace: str, *, time_unit: str = "s", mapping: str | None = None,
     rep, topo, train, spares = map_trace(tt, trace, mapping=mapping, pods=pods, fold=fold, seed=seed, params=params)
     end = max([tt.end_s] + [s.at_s for s in rep.timeline]) + TAIL_S
     share = max(GUARD_NODE_SHARE, min(1.0, 1.5 * peak_share(tt)))
-    spec = Spec(seed=seed, policy=policy,  # type: ignore[arg-type]
+    spec = Spec(duration=TAIL_S, seed=seed, policy=policy,  # type: ignore[arg-type]
                 topology=TopologySpec(pods=topo.pods, spares=SPARES_PER_POD),
                 workloads=[WorkloadSpec(name="train", kind="training", first_node=0, nodes=len(train))],
-                noise=noise, guards=[Guard(kind="isolated_node_share", max=share)], sweeps=SweepSpec(enabled=False))
+                noise=noise, guards=[Guard(kind="isolated_node_share", max=share)],
+                sweeps=SweepSpec(enabled=False, interval=None))
     spec = spec.model_copy(update={"duration": end})  # past the 90-day bound of scenario files: sized to the trace
     sc = Scenario(apiVersion="opsbrain/v1", kind="ChaosScenario",
                   metadata=Metadata(name="replay", description=f"fault trace {trace} replayed on {topo.pods} pod(s)",
@@ -143,7 +145,7 @@ def replay_statistics(plan: Plan, rep: ReplayReport, journal: dict[str, Any]) ->
     inter = sum(1 for i in began.values() if CATALOG[i["injected"]["kind"]].interrupts
                 and i["injected"]["at_s"] <= window_s and ids.node_of(i["injected"]["component"]) in set(nodes))
     days = window_s / 86400.0
-    train = next((w for w in journal["workloads"] if w["name"] == "train"), {})
+    train: dict[str, Any] = next((w for w in journal["workloads"] if w["name"] == "train"), {})
     return {"nodes": len(nodes), "days": round(days, 4), "interruptions": inter,
             "interruptions_per_node_day": round(inter / (len(nodes) * days), 6) if nodes and days > 0 else None,
             "ettr": train.get("ettr"), "verdict": journal["verdict"], "abort_reason": journal.get("abort_reason"),
@@ -164,6 +166,8 @@ def summary(rep: ReplayReport, plan: Plan | None = None, fold: bool = False) -> 
         "orphan_ends": rep.orphan_ends, "open_faults": rep.open_faults,
         "pods": plan.topology.pods if plan else None, "nodes_mapped": len(set(rep.node_map.values())),
         "folded": rep.folded, "trace_statistics": tt.statistics(),
+        "starts_with_fault_open_on_nodes": starts_during_open(pd.DataFrame(
+            [(ids.node_of(s.target or ""), s.at_s, s.duration_s) for s in rep.timeline], columns=["node", "t", "dur"])),
         "timeline": rep.timeline.to_list(), "node_map": rep.node_map,
     }
 
