@@ -1,4 +1,5 @@
-"""The chaos library behind ``opsbrain chaos``: list, validate, schema, plan (dry run), run, replay."""
+"""The chaos library behind ``opsbrain chaos``: list, validate, schema, plan (dry run), run (trace replay:
+:mod:`opsbrain.scenario.replay`)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from opsbrain.errors import InputError, ScenarioError
 from opsbrain.fsio import write_json_atomic
 from opsbrain.scenario.loader import builtin_dir, builtin_names, load_scenario, read_yaml, validate_files
 from opsbrain.scenario.plan import Plan, build_plan
@@ -75,47 +73,3 @@ def run(p: Plan, store: RunStore | None = None, out_dir: Path | None = None,
     if out_dir is not None:
         write_json_atomic(out_dir / f"{run_id or p.scenario.metadata.name}.json", journal)
     return journal
-
-
-def replay(trace: str, time_unit: str = "s", mapping: str | None = None, seed: int = 0) -> dict[str, Any]:
-    """Map a fault event trace onto one pod: the timeline, and what mapped to nothing (never dropped silently)."""
-    from faultlib.injection.replay import replay_trace
-    from faultlib.injection.spec import FaultPlanError
-    from faultlib.topology import Topology
-
-    path = Path(trace)
-    if not path.exists():
-        raise InputError("no such file", file=trace)
-    try:
-        rep = replay_trace(path, Topology.build(), np.random.default_rng(seed), time_unit=time_unit,
-                           mapping=mapping)
-    except FaultPlanError as exc:
-        path = (exc.path or "").removeprefix(trace).lstrip(": ") or None  # the error may name the file itself
-        raise ScenarioError(exc.reason, file=trace, path=path) from None
-    return {"trace": trace, "events": rep.events, "faults": rep.timeline.to_list(), "mapped": rep.mapped,
-            "unmapped": rep.unmapped, "unmapped_total": sum(rep.unmapped.values()), "by_kind": rep.kinds,
-            "node_map": rep.node_map, "orphan_ends": rep.orphan_ends, "open_faults": rep.open_faults}
-
-
-def replay_plan(trace: str, time_unit: str = "s", mapping: str | None = None, seed: int = 0,
-                policy: str = "auto", tail_s: float = 3600.0) -> tuple[Plan, dict[str, Any]]:
-    """A runnable plan from a trace: the standard pod (noise-only-day's workloads, spares and probes) with the
-    trace's faults as its timeline, long enough for the last fault plus ``tail_s``."""
-    from faultlib.injection.spec import Timeline
-
-    rep = replay(trace, time_unit=time_unit, mapping=mapping, seed=seed)
-    base = plan("noise-only-day", seed=seed, policy=policy)
-    specs = [s for s in _timeline_from(rep)]
-    end = max((s.at_s for s in specs), default=0.0) + tail_s
-    sc = base.scenario.model_copy(update={"metadata": base.scenario.metadata.model_copy(update={
-        "name": "replay", "description": f"fault trace {trace} replayed on one pod"}),
-        "spec": base.scenario.spec.model_copy(update={"duration": end})})
-    base.scenario = sc
-    base.timeline = Timeline(specs)
-    return base, rep
-
-
-def _timeline_from(rep: dict[str, Any]) -> list[Any]:
-    from faultlib.injection.spec import FaultSpec
-
-    return [FaultSpec.from_dict(f) for f in rep["faults"]]

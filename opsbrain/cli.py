@@ -401,40 +401,46 @@ def _print_journal(j: dict[str, Any]) -> None:
 
 @chaos.command("replay")
 @click.argument("trace")
-@click.option("--time-unit", type=click.Choice(["s", "days"]), default="s", show_default=True)
-@click.option("--mapping", default=None, help="YAML or CSV mapping of descriptions to fault kinds.")
-@click.option("--run", "do_run", is_flag=True, help="Also run the replayed faults on a pod (journal like chaos run).")
+@click.option("--time-unit", type=click.Choice(["s", "min", "h", "days"]), default="s", show_default=True,
+              help="Unit of the trace's times (the InfiniteHBD trace uses days).")
+@click.option("--mapping", default=None, help="YAML or CSV rules mapping trace rows to fault kinds, tried before "
+              "the shipped table (opsbrain/scenario/replay_mapping.yaml).")
+@click.option("--pods", type=int, default=None, help="Pods to replay on (default: the fewest that hold every trace "
+              "server on its own node).")
+@click.option("--fold", is_flag=True, help="Allow several trace servers on one node when --pods is too small.")
+@click.option("--noise", is_flag=True, help="Add the twin's background noise (off: the trace is the fault record).")
+@click.option("--run", "do_run", is_flag=True, help="Also run the replayed faults (journal in the run store).")
 @click.option("--policy", type=click.Choice(["auto", "manual"]), default="auto", show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @data_dir_option
 @json_option
-def chaos_replay(trace: str, time_unit: str, mapping: str | None, do_run: bool, policy: str, seed: int,
-                 data_dir: Path | None, as_json: bool) -> None:
-    """Map a fault event trace (JSON list or CSV) onto a pod; report what mapped and what did not (--run: run it)."""
-    from opsbrain import chaos as lib
+def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | None, fold: bool, noise: bool,
+                 do_run: bool, policy: str, seed: int, data_dir: Path | None, as_json: bool) -> None:
+    """Map a fault event trace (JSON or CSV) onto pods: what mapped, what did not, the trace's statistics;
+    --run runs it and prints ETTR and interruptions per node-day beside the trace's."""
+    import time
 
+    from opsbrain.scenario import replay as rp
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    plan, rep = rp.replay_plan(trace, time_unit=time_unit, mapping=mapping, seed=seed, policy=policy, pods=pods,
+                               fold=fold, noise=noise)
+    out = rp.summary(rep, plan)
+    out["notes"] = rp.notes(rep)
+    journal = None
     if do_run:
-        plan, rep = lib.replay_plan(trace, time_unit=time_unit, mapping=mapping, seed=seed, policy=policy)
+        from opsbrain import chaos as lib
+
         journal = _run_with_progress(lib, plan, _store(data_dir), None, data_dir, quiet=as_json)
-        journal["replay"] = {k: rep[k] for k in ("trace", "events", "mapped", "unmapped", "unmapped_total")}
-        if as_json:
-            _emit_json(journal)
-        else:
-            _print_journal(journal)
-            click.echo(f"{rep['unmapped_total']} fault starts in the trace mapped to no kind: {rep['unmapped']}")
-        if journal["verdict"] != "passed":
-            sys.exit(1)
-        return
-    rep = lib.replay(trace, time_unit=time_unit, mapping=mapping)
+        out["run"] = rp.replay_statistics(plan, rep, journal) | {"run_id": journal.get("run_id")}
+    out["wall_s"] = round(time.perf_counter() - t0, 3)
+    out["cpu_s"] = round(time.process_time() - c0, 3)  # the wall time also counts other programs' use of the cores
     if as_json:
-        _emit_json(rep)
-        return
-    click.echo(f"{trace}: {rep['events']} events -> {len(rep['faults'])} faults; "
-               f"{rep['unmapped_total']} fault starts mapped to no kind")
-    for kind, n in sorted(rep["by_kind"].items()):
-        click.echo(f"  {kind:<24} {n}")
-    for desc, n in sorted(rep["unmapped"].items()):
-        click.echo(f"  unmapped: {desc!r} x {n}")
+        _emit_json(out | ({"journal": journal} if journal is not None else {}))
+    else:
+        click.echo("\n".join(rp.summary_lines(out)))
+    if journal is not None and journal["verdict"] != "passed":
+        sys.exit(1)
 
 
 # ---- runs ---------------------------------------------------------------------------------------------

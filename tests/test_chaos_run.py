@@ -164,9 +164,9 @@ def test_replay_maps_counts_and_runs_a_trace(runner: CliRunner, tmp_path: Path) 
     assert code == 0 and rep["by_kind"] == {"node_crash": 1} and rep["unmapped"] == {"cosmic rays": 1}
     code, out, _ = run(runner, "chaos", "replay", str(trace), "--run", "--json", home=tmp_path)
     j = json.loads(out)
-    fault = next(i for i in j["incidents"] if i["injected"])
+    fault = next(i for i in j["journal"]["incidents"] if i["injected"])
     assert fault["injected"]["kind"] == "node_crash" and fault["diagnosis"]["fault_class"] == "node_crash"
-    assert j["replay"]["unmapped_total"] == 1
+    assert j["unmapped_total"] == 1 and j["run"]["interruptions"] == 1 and j["run"]["run_id"]
 
 
 @pytest.mark.parametrize("content, needle", [

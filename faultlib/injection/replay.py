@@ -1,32 +1,27 @@
-"""Replay a fault event trace (JSON list or CSV) onto a pod as a :class:`Timeline`.
-
-Trace fields (column names are matched case-insensitively; the first alias present wins, ``columns`` overrides):
-node (``node``/``node_id``/``host``/``hostname``/``server``), time (``time``/``timestamp``/``event_time``/``t``),
-event type (``event``/``event_type``/``type``: ``fault_start`` | ``fault_end``, also ``start`` | ``end``),
-description (``description``/``category``/``fault``/``fault_category``/``fault_type``/``reason``), and an
-optional per-row ``unit``/``time_unit`` (s, min, h, days) overriding the ``time_unit`` argument.
+"""Replay a fault event trace (JSON or CSV, see :mod:`faultlib.injection.trace_table`) onto a pod as a Timeline.
 
 Mapping, documented choices:
 - nodes: the trace's unique node ids in natural sort order (``n2`` before ``n10``); the i-th goes to the i-th
-  node of the pod (or of the whole topology) modulo its node count.
-- descriptions: the first rule (regex, case-insensitive search) that matches gives the fault kind; user rules
-  come before the shipped :data:`DEFAULT_RULES` unless ``extend_default=False``.
-- a ``fault_end`` closes the earliest still-open ``fault_start`` of the same node and description from an
-  earlier row and gives the duration; an end with no open start is counted in ``orphan_ends``; a start never
-  ended has ``duration_s=None`` (mapped ones counted in ``open_faults``).
+  of the given target nodes (default: every node of the pod or topology). A trace with more servers than target
+  nodes is refused unless ``fold=True``, which maps modulo the target count (said in ``folded``).
+- what failed: the first matching rule gives the fault kind. Rules are user rules (``mapping``), then the given
+  table rows (``table``: structured ``level``/``class``/``desc`` rows, see opsbrain/scenario/replay_mapping.yaml),
+  then the generic description rules :data:`DEFAULT_RULES` unless ``extend_default=False``. A rule may map to
+  no kind on purpose (``kind: null``, with its reason). Unmapped faults are counted by description, never dropped
+  silently.
+- durations: a trace duration becomes the fault's ``duration_s``; the models of :data:`DURATION_KINDS` end (heal)
+  after it, the others end as their model says (the controller's repair decides when the part returns); both
+  counts are reported.
 - the target is the node for node-level kinds, else a component of that kind in the node (or, for kinds not
   inside a node such as L2 chips, in the node's pod), chosen with the given generator.
-Unmapped descriptions are counted by description in the report, never silently dropped.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import json
-import math
 import re
-from collections import Counter, deque
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,26 +33,15 @@ from faultlib import ids
 from faultlib.faults.catalog import CATALOG
 from faultlib.injection.selectors import TargetIndex
 from faultlib.injection.spec import FaultPlanError, FaultSpec, Timeline
+from faultlib.injection.trace_table import TraceFault, TraceTable, read_frame, read_text, table_from_frame
 from faultlib.topology import Topology
 
-ALIASES: dict[str, tuple[str, ...]] = {
-    "node": ("node", "node_id", "host", "hostname", "server"),
-    "time": ("time", "timestamp", "event_time", "t"),
-    "event": ("event", "event_type", "type"),
-    "description": ("description", "category", "fault", "fault_category", "fault_type", "reason"),
-    "unit": ("unit", "time_unit"),
-}
-REQUIRED = ("node", "time", "event", "description")
-UNITS: dict[str, float] = {"s": 1.0, "sec": 1.0, "seconds": 1.0, "min": 60.0, "minutes": 60.0, "h": 3600.0,
-                           "hours": 3600.0, "d": 86400.0, "day": 86400.0, "days": 86400.0}
-EVENTS = {"fault_start": "start", "start": "start", "fault_end": "end", "end": "end"}
-
-# (regex, fault kind): first match wins, so specific patterns come before generic ones.
+# (regex searched in the description, fault kind): first match wins, so specific patterns come first.
 DEFAULT_RULES: tuple[tuple[str, str], ...] = (
     (r"silent data|\bsdc\b", "silent_data_corruption"),
     (r"row.{0,20}(exhaust|remap\w* fail|replace)|isolated rows|xid ?64\b", "hbm_row_exhaustion"),
     (r"over.?temp|thermal", "hbm_overtemp"),
-    (r"(?<!un)correctable|\bce storm|\bce\b", "hbm_ce_storm"),
+    (r"(hbm|gpu|npu|device|memory).{0,30}(?<!un)correctable|\bce storm|\bce\b", "hbm_ce_storm"),
     (r"hbm|uncorrectable|\buc?e\b|ecc|double.?bit|multi.?bit|gpu memory|xid ?(48|94|95)\b", "hbm_uce"),
     (r"dirty|end.?face|connector", "dirty_connector"),
     (r"degrad|rx power|optical.{0,20}(warn|ag[e]?ing)", "optical_degradation"),
@@ -68,34 +52,81 @@ DEFAULT_RULES: tuple[tuple[str, str], ...] = (
     (r"optic|transceiver|fib(re|er)|cable|link.?down|nvlink|ub link|xid ?74\b", "link_down"),
     (r"switch|\btor\b|leaf|l1sw", "l1_switch_failure"),
     (r"slow|throttl|straggler", "npu_fail_slow"),
+    (r"panic|crash|reboot|power|\bpsu\b|chassis|\bcpu\b|dimm|\bssd\b|disk|mainboard|motherboard|"
+     r"\bbmc\b|host|node down", "node_crash"),
     (r"nccl|hccl|watchdog|timeout|software|\bbug\b|segfault|dependency", "collective_timeout_sw"),
     (r"\bdpu\b|qingtian|io expansion|io board", "qingtian_failure"),
     (r"(gpu|npu|ai ?core|accelerator).{0,20}(hang|stuck)", "aicore_hang"),
     (r"hang|unresponsive|stuck|lockup|heartbeat", "node_hang"),
-    (r"panic|crash|reboot|power|\bpsu\b|chassis|\bcpu\b|dimm|memory|\bssd\b|disk|mainboard|motherboard|"
-     r"\bbmc\b|host|node down", "node_crash"),
+    (r"memory", "node_crash"),
     (r"gpu|npu|ai ?core|xid|sram|accelerator|device", "aicore_hang"),
 )
+DURATION_KINDS: frozenset[str] = frozenset({
+    "hbm_ce_storm", "link_flap", "link_down", "l1_switch_failure", "l2_switch_failure", "npu_fail_slow",
+    "qingtian_failure", "roce_port_down"})
+"""Kinds whose model ends (heals) after the spec's ``duration_s`` (checked against the models by a test)."""
 
 
 @dataclass(frozen=True, slots=True)
 class MappingRule:
-    pattern: str
-    kind: str
-    regex: re.Pattern[str]
+    """One rule: a description regex (searched) or per-field regexes (whole field, case-insensitive)."""
+
+    kind: str | None
     origin: str
+    pattern: re.Pattern[str] | None = None
+    level: re.Pattern[str] | None = None
+    cls: re.Pattern[str] | None = None
+    desc: re.Pattern[str] | None = None
+    reason: str = ""
+    basis: str = ""
+
+    def matches(self, f: TraceFault) -> bool:
+        if self.pattern is not None:
+            return self.pattern.search(f.description) is not None
+        # a trace with one description column matches it against desc; level/class rows need those fields
+        return all(rx is None or rx.fullmatch(text) is not None
+                   for rx, text in ((self.level, f.level), (self.cls, f.cls), (self.desc, f.desc)))
+
+
+def _regex(pattern: Any, where: str) -> re.Pattern[str]:
+    if not isinstance(pattern, str) or not pattern:
+        raise FaultPlanError(where, f"must be a non-empty string, got {pattern!r}")
+    try:
+        return re.compile(pattern, re.IGNORECASE)
+    except re.error as exc:
+        raise FaultPlanError(where, f"bad regular expression: {exc}") from None
+
+
+def _kind(kind: Any, where: str, nullable: bool) -> str | None:
+    if kind is None and nullable:
+        return None
+    if not isinstance(kind, str) or kind not in CATALOG:
+        raise FaultPlanError(f"{where}.kind", f"unknown fault kind {kind!r} (known: {', '.join(sorted(CATALOG))})")
+    return kind
 
 
 def make_rule(pattern: Any, kind: Any, where: str) -> MappingRule:
-    if not isinstance(pattern, str) or not pattern:
-        raise FaultPlanError(f"{where}.pattern", f"must be a non-empty string, got {pattern!r}")
-    if not isinstance(kind, str) or kind not in CATALOG:
-        raise FaultPlanError(f"{where}.kind", f"unknown fault kind {kind!r} (known: {', '.join(sorted(CATALOG))})")
-    try:
-        rx = re.compile(pattern, re.IGNORECASE)
-    except re.error as exc:
-        raise FaultPlanError(f"{where}.pattern", f"bad regular expression: {exc}") from None
-    return MappingRule(pattern, kind, rx, where)
+    return MappingRule(_kind(kind, where, nullable=False), where, pattern=_regex(pattern, f"{where}.pattern"))
+
+
+def make_row(item: dict[str, Any], where: str) -> MappingRule:
+    """A structured rule ``{level?, class?, desc?, kind, reason?, basis?}`` (or ``{pattern, kind}``)."""
+    known = {"pattern", "level", "class", "desc", "kind", "reason", "basis"}
+    extra = sorted(set(item) - known)
+    if extra:
+        raise FaultPlanError(f"{where}.{extra[0]}", f"unknown key (known: {', '.join(sorted(known))})")
+    if "kind" not in item:
+        raise FaultPlanError(f"{where}.kind", "missing (a fault kind, or null for 'no counterpart')")
+    if "pattern" in item:
+        rule = make_rule(item["pattern"], item["kind"], where)
+        return MappingRule(rule.kind, where, pattern=rule.pattern, reason=str(item.get("reason") or ""),
+                           basis=str(item.get("basis") or ""))
+    fields = {k: _regex(item[k], f"{where}.{k}") for k in ("level", "class", "desc") if k in item}
+    if not fields:
+        raise FaultPlanError(where, "needs pattern, or at least one of level, class, desc")
+    return MappingRule(_kind(item["kind"], where, nullable=True), where, level=fields.get("level"),
+                       cls=fields.get("class"), desc=fields.get("desc"), reason=str(item.get("reason") or ""),
+                       basis=str(item.get("basis") or ""))
 
 
 def default_rules() -> list[MappingRule]:
@@ -103,50 +134,84 @@ def default_rules() -> list[MappingRule]:
 
 
 def load_mapping(path: str | Path) -> list[MappingRule]:
-    """Rules from a YAML file (a list of ``{pattern, kind}`` or a ``pattern: kind`` mapping) or a CSV file
-    (columns ``pattern``, ``kind``)."""
+    """Rules from a YAML file (a list of rows, ``{rows: [...]}``, or a ``pattern: kind`` mapping) or a CSV file
+    (columns ``pattern``, ``kind``; or ``level``/``class``/``desc``, ``kind``)."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise FaultPlanError(str(p), f"cannot read: {exc.strerror}") from None
+    text = read_text(p)
     if p.suffix.lower() == ".csv":
         reader = csv.DictReader(io.StringIO(text))
         cols = {c.strip().lower(): c for c in reader.fieldnames or []}
-        for need in ("pattern", "kind"):
-            if need not in cols:
-                raise FaultPlanError(str(p), f"missing column {need!r}")
-        return [make_rule((row[cols["pattern"]] or "").strip(), (row[cols["kind"]] or "").strip(),
-                          f"{p} row {i}") for i, row in enumerate(reader, start=1)]
+        if "kind" not in cols:
+            raise FaultPlanError(str(p), "missing column 'kind'")
+        if "pattern" not in cols and not {"level", "class", "desc"} & set(cols):
+            raise FaultPlanError(str(p), "missing column 'pattern' (or level/class/desc)")
+        out = []
+        for i, row in enumerate(reader, start=1):
+            item = {k: (row[c] or "").strip() for k, c in cols.items() if (row[c] or "").strip()}
+            item.setdefault("kind", "")
+            out.append(make_row(item, f"{p} row {i}"))
+        return out
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise FaultPlanError(str(p), f"bad YAML: {exc}") from None
+    rows = data.get("rows") if isinstance(data, dict) else None
+    base = f"{p}.rows" if isinstance(rows, list) else str(p)
+    data = rows if isinstance(rows, list) else data
     if isinstance(data, dict):
         return [make_rule(k, v, f"{p}[{k!r}]") for k, v in data.items()]
     if isinstance(data, list):
         out = []
         for i, item in enumerate(data):
             if not isinstance(item, dict):
-                raise FaultPlanError(f"{p}[{i}]", "must be a mapping with pattern and kind")
-            out.append(make_rule(item.get("pattern"), item.get("kind"), f"{p}[{i}]"))
+                raise FaultPlanError(f"{base}[{i}]", "must be a mapping with kind and pattern or level/class/desc")
+            out.append(make_row(item, f"{base}[{i}]"))
         return out
-    raise FaultPlanError(str(p), "must be a list of {pattern, kind} or a mapping pattern -> kind")
+    raise FaultPlanError(str(p), "must be a list of rules, {rows: [...]} or a mapping pattern -> kind")
+
+
+MappingArg = str | Path | list[tuple[str, str]] | None
+
+
+def _rules(mapping: MappingArg, table: str | Path | None, extend_default: bool) -> list[MappingRule]:
+    user: list[MappingRule] = []
+    if isinstance(mapping, str | Path):
+        user = load_mapping(mapping)
+    elif mapping is not None:
+        user = [make_rule(pt, k, f"mapping[{i}]") for i, (pt, k) in enumerate(mapping)]
+    rows = load_mapping(table) if table is not None else []
+    return user + rows + (default_rules() if extend_default else [])
 
 
 @dataclass
 class ReplayReport:
-    """What a replay produced: the timeline and how every trace event was accounted for."""
+    """What a replay produced: the timeline and how every trace fault was accounted for."""
 
     file: str
     timeline: Timeline
+    trace: TraceTable
     mapped: dict[str, int] = field(default_factory=dict)      # description -> fault starts mapped
-    unmapped: dict[str, int] = field(default_factory=dict)    # description -> fault starts with no rule
+    unmapped: dict[str, int] = field(default_factory=dict)    # description -> fault starts with no kind
+    unmapped_reasons: dict[str, str] = field(default_factory=dict)  # description -> why (a null row, or no rule)
     kinds: dict[str, int] = field(default_factory=dict)       # fault kind -> specs
+    by_rule: dict[str, int] = field(default_factory=dict)     # rule origin -> faults it mapped
+    by_basis: dict[str, int] = field(default_factory=dict)    # documented | reasoned | assumed | "" -> faults
     node_map: dict[str, str] = field(default_factory=dict)    # trace node -> topology node
-    events: int = 0
-    orphan_ends: int = 0
-    open_faults: int = 0
+    folded: bool = False
+    durations_used: int = 0        # mapped faults whose model ends after the trace's duration
+    durations_not_modelled: dict[str, int] = field(default_factory=dict)  # kind -> faults whose model ignores it
+
+    @property
+    def events(self) -> int:
+        return self.trace.events
+
+    @property
+    def orphan_ends(self) -> int:
+        return self.trace.orphan_ends
+
+    @property
+    def open_faults(self) -> int:
+        return sum(1 for s in self.timeline if s.duration_s is None)
 
     @property
     def mapped_total(self) -> int:
@@ -163,198 +228,75 @@ class ReplayReport:
                 "timeline": self.timeline.to_list()}
 
 
-# ---- reading ------------------------------------------------------------------------------------------
-def _read_records(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
-    """Rows as dicts and a label per row for errors (``trace.json[3]``, ``trace.csv row 2``)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise FaultPlanError(str(path), f"cannot read: {exc.strerror}") from None
-    if path.suffix.lower() == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise FaultPlanError(str(path), f"bad JSON: {exc}") from None
-        if isinstance(data, dict) and isinstance(data.get("events"), list):
-            data = data["events"]
-        if not isinstance(data, list):
-            raise FaultPlanError(str(path), "must be a JSON list of events (or {\"events\": [...]})")
-        for i, row in enumerate(data):
-            if not isinstance(row, dict):
-                raise FaultPlanError(f"{path}[{i}]", "must be an object")
-        return data, [f"{path}[{i}]" for i in range(len(data))]
-    if path.suffix.lower() != ".csv":
-        raise FaultPlanError(str(path), "unknown trace format (use .json or .csv)")
-    try:
-        reader = csv.reader(io.StringIO(text))
-        rows = list(reader)
-    except csv.Error as exc:
-        raise FaultPlanError(str(path), f"bad CSV: {exc}") from None
-    if not rows:
-        raise FaultPlanError(str(path), "empty CSV (no header)")
-    header = [h.strip() for h in rows[0]]
-    records, labels = [], []
-    for i, row in enumerate(rows[1:], start=1):
-        if not any(c.strip() for c in row):
-            continue
-        if len(row) != len(header):
-            raise FaultPlanError(f"{path} row {i}", f"has {len(row)} fields, the header has {len(header)}")
-        records.append(dict(zip(header, (c.strip() for c in row), strict=True)))
-        labels.append(f"{path} row {i}")
-    return records, labels
-
-
-def _columns(records: list[dict[str, Any]], file: str, columns: dict[str, str] | None) -> dict[str, str | None]:
-    present: dict[str, str] = {}
-    for r in records:
-        for k in r:
-            present.setdefault(str(k).strip().lower(), k)
-    out: dict[str, str | None] = {}
-    for canon, aliases in ALIASES.items():
-        if columns and canon in columns:
-            out[canon] = columns[canon]
-            continue
-        out[canon] = next((present[a] for a in aliases if a in present), None)
-        if out[canon] is None and canon in REQUIRED and records:
-            raise FaultPlanError(file, f"missing field {canon!r} (accepted names: {', '.join(aliases)})")
-    return out
-
-
 def _natural(s: str) -> tuple[Any, ...]:
     return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s))
 
 
-def _seconds(raw: Any, unit: str, where: str) -> float:
-    if isinstance(raw, bool) or raw is None or raw == "":
-        raise FaultPlanError(f"{where}.time", f"bad time {raw!r}")
-    try:
-        v = float(raw)
-    except (TypeError, ValueError):
-        raise FaultPlanError(f"{where}.time", f"bad time {raw!r} (a number is needed)") from None
-    if not math.isfinite(v):
-        raise FaultPlanError(f"{where}.time", f"bad time {raw!r}")
-    u = unit.strip().lower()
-    if u not in UNITS:
-        raise FaultPlanError(f"{where}.unit", f"unknown time unit {unit!r} (known: {', '.join(UNITS)})")
-    return v * UNITS[u]
-
-
 # ---- replay -------------------------------------------------------------------------------------------
 def replay_trace(path: str | Path, topology: Topology, rng: np.random.Generator, *, time_unit: str = "s",
-                 mapping: str | Path | list[tuple[str, str]] | None = None, extend_default: bool = True,
-                 pod: int | None = None, rebase: bool = False, columns: dict[str, str] | None = None
-                 ) -> ReplayReport:
+                 mapping: MappingArg = None, table: str | Path | None = None, extend_default: bool = True,
+                 pod: int | None = None, nodes: list[str] | None = None, fold: bool = True,
+                 rebase: bool = False, columns: dict[str, str] | None = None) -> ReplayReport:
     """Read a trace file and map it onto ``topology`` (see the module doc for every mapping rule).
 
-    ``rebase`` shifts times so the earliest event is at 0 s; otherwise trace times are kept and must be >= 0.
-    """
+    ``rebase`` shifts times so the earliest event is at 0 s; otherwise trace times are kept and must be >= 0."""
     p = Path(path)
-    records, labels = _read_records(p)
-    return replay_records(records, topology, rng, file=str(p), labels=labels, time_unit=time_unit,
-                          mapping=mapping, extend_default=extend_default, pod=pod, rebase=rebase,
-                          columns=columns)
+    tt = table_from_frame(read_frame(p), str(p), time_unit=time_unit, rebase=rebase, columns=columns)
+    return replay_table(tt, topology, rng, mapping=mapping, table=table, extend_default=extend_default, pod=pod,
+                        nodes=nodes, fold=fold)
 
 
-def _rules(mapping: str | Path | list[tuple[str, str]] | None, extend_default: bool) -> list[MappingRule]:
-    user: list[MappingRule] = []
-    if isinstance(mapping, str | Path):
-        user = load_mapping(mapping)
-    elif mapping is not None:
-        user = [make_rule(pt, k, f"mapping[{i}]") for i, (pt, k) in enumerate(mapping)]
-    return user + (default_rules() if extend_default else [])
-
-
-def replay_records(records: list[dict[str, Any]], topology: Topology, rng: np.random.Generator, *,
-                   file: str = "<records>", labels: list[str] | None = None, time_unit: str = "s",
-                   mapping: str | Path | list[tuple[str, str]] | None = None, extend_default: bool = True,
-                   pod: int | None = None, rebase: bool = False, columns: dict[str, str] | None = None
-                   ) -> ReplayReport:
-    """Like :func:`replay_trace` for rows already read (``labels`` name each row in errors)."""
-    labels = labels or [f"{file}[{i}]" for i in range(len(records))]
-    rules = _rules(mapping, extend_default)
-    cols = _columns(records, file, columns)
-    if time_unit.strip().lower() not in UNITS:
-        raise FaultPlanError("time_unit", f"unknown time unit {time_unit!r} (known: {', '.join(UNITS)})")
-
-    # 1. parse every row
-    parsed: list[tuple[str, float, str, str]] = []  # node, t, start|end, description
-    for row, where in zip(records, labels, strict=True):
-        vals = {}
-        for canon in REQUIRED:
-            col = cols[canon]
-            v = row.get(col) if col is not None else None
-            if v is None or (isinstance(v, str) and not v.strip()):
-                raise FaultPlanError(f"{where}.{col or canon}", "missing")
-            vals[canon] = v
-        unit = time_unit
-        if cols["unit"] is not None and str(row.get(cols["unit"]) or "").strip():
-            unit = str(row[cols["unit"]])
-        t = _seconds(vals["time"], unit, where)
-        ev = EVENTS.get(str(vals["event"]).strip().lower())
-        if ev is None:
-            raise FaultPlanError(f"{where}.{cols['event']}", f"bad event type {vals['event']!r} "
-                                 "(use fault_start or fault_end)")
-        parsed.append((str(vals["node"]).strip(), t, ev, str(vals["description"]).strip()))
-    origin = min((t for _, t, _, _ in parsed), default=0.0) if rebase else 0.0
-
-    # 2. nodes: natural-sorted trace ids onto the pod's nodes, modulo
-    targets_nodes = topology.nodes(pod)
+def replay_table(tt: TraceTable, topology: Topology, rng: np.random.Generator, *, mapping: MappingArg = None,
+                 table: str | Path | None = None, extend_default: bool = True, pod: int | None = None,
+                 nodes: list[str] | None = None, fold: bool = True) -> ReplayReport:
+    """Map a read trace onto ``topology``'s nodes (``nodes``, else those of ``pod`` or of the whole topology)."""
+    rules = _rules(mapping, table, extend_default)
+    targets_nodes = list(nodes) if nodes is not None else topology.nodes(pod)
     if not targets_nodes:
         raise FaultPlanError("pod", f"the topology has no nodes in pod {pod}")
-    trace_nodes = sorted({n for n, _, _, _ in parsed}, key=_natural)
+    trace_nodes = sorted({f.node for f in tt.faults}, key=_natural)
+    if len(trace_nodes) > len(targets_nodes) and not fold:
+        raise FaultPlanError("pods", f"the trace names {len(trace_nodes)} servers but only {len(targets_nodes)} "
+                             "nodes are available: use more pods, or fold servers onto nodes on request")
     node_map = {tn: targets_nodes[i % len(targets_nodes)] for i, tn in enumerate(trace_nodes)}
 
-    # 3. pair starts and ends
-    kind_of: dict[str, str | None] = {}
-    open_starts: dict[tuple[str, str], deque[int]] = {}
-    starts: list[tuple[int, float, float | None]] = []  # row index, t, duration
-    orphan = 0
-    for i, (node, t, ev, desc) in enumerate(parsed):
-        if desc not in kind_of:
-            kind_of[desc] = next((r.kind for r in rules if r.regex.search(desc)), None)
-        key = (node, desc)
-        if ev == "start":
-            if t - origin < 0:
-                raise FaultPlanError(f"{labels[i]}.{cols['time']}", f"time {t - origin:g} s is before 0 "
-                                     "(use rebase=True to start the trace at 0)")
-            open_starts.setdefault(key, deque()).append(len(starts))
-            starts.append((i, t, None))
-            continue
-        q = open_starts.get(key)
-        if not q:
-            orphan += 1
-            continue
-        j = q.popleft()
-        si, st, _ = starts[j]
-        if t < st:
-            raise FaultPlanError(f"{labels[i]}.{cols['time']}", f"fault_end at {t:g} s is before its "
-                                 f"fault_start at {st:g} s ({labels[si]})")
-        if t == st:
-            raise FaultPlanError(f"{labels[i]}.{cols['time']}", f"fault_end at {t:g} s equals its fault_start "
-                                 f"({labels[si]}); a fault needs a duration > 0")
-        starts[j] = (si, st, t - st)
-
-    # 4. specs
+    cache: dict[tuple[str, str, str], MappingRule | None] = {}
     index = TargetIndex(topology)
     mapped: Counter[str] = Counter()
     unmapped: Counter[str] = Counter()
+    reasons: dict[str, str] = {}
+    by_rule: Counter[str] = Counter()
+    by_basis: Counter[str] = Counter()
+    ignored: Counter[str] = Counter()
+    used = 0
     specs: list[FaultSpec] = []
-    open_faults = 0
-    for si, st, dur in starts:
-        node, _, _, desc = parsed[si]
-        kind = kind_of[desc]
-        if kind is None:
-            unmapped[desc] += 1
+    for f in tt.faults:
+        key = (f.level, f.cls, f.desc)
+        if key not in cache:
+            cache[key] = next((r for r in rules if r.matches(f)), None)
+        rule = cache[key]
+        if rule is None or rule.kind is None:
+            unmapped[f.description] += 1
+            reasons[f.description] = (f"{rule.origin}: {rule.reason}" if rule is not None
+                                      else "no rule matched")
             continue
-        mapped[desc] += 1
-        open_faults += dur is None
-        target = _target(index, kind, node_map[node], rng)
-        specs.append(FaultSpec(at_s=st - origin, kind=kind, target=target, duration_s=dur, source="replay",
-                               origin=f"{labels[si]}: {desc}"))
+        mapped[f.description] += 1
+        by_rule[rule.origin] += 1
+        by_basis[rule.basis] += 1
+        if f.duration_s is not None:
+            if rule.kind in DURATION_KINDS:
+                used += 1
+            else:
+                ignored[rule.kind] += 1
+        target = _target(index, rule.kind, node_map[f.node], rng)
+        specs.append(FaultSpec(at_s=f.start_s, kind=rule.kind, target=target, duration_s=f.duration_s,
+                               source="replay", origin=f"{f.label}: {f.description}"))
     tl = Timeline(specs)
-    return ReplayReport(file=file, timeline=tl, mapped=dict(sorted(mapped.items())),
-                        unmapped=dict(sorted(unmapped.items())), kinds=tl.by_kind(), node_map=node_map,
-                        events=len(parsed), orphan_ends=orphan, open_faults=open_faults)
+    return ReplayReport(file=tt.file, timeline=tl, trace=tt, mapped=dict(sorted(mapped.items())),
+                        unmapped=dict(sorted(unmapped.items())), unmapped_reasons=dict(sorted(reasons.items())),
+                        kinds=tl.by_kind(), by_rule=dict(by_rule), by_basis=dict(sorted(by_basis.items())),
+                        node_map=node_map, folded=len(trace_nodes) > len(targets_nodes), durations_used=used,
+                        durations_not_modelled=dict(sorted(ignored.items())))
 
 
 def _target(index: TargetIndex, kind: str, node: str, rng: np.random.Generator) -> str:

@@ -19,7 +19,7 @@ from opsbrain.detection import Incident
 from opsbrain.diagnosis.engine import Engine
 from opsbrain.recovery.schema import WORKLOAD_STUCK
 from opsbrain.runner import scoring
-from opsbrain.runner.monitor import Monitor
+from opsbrain.runner.monitor import Monitor, MonitorParams
 from opsbrain.runner.world import World, build_world
 from opsbrain.scenario.plan import Plan
 
@@ -49,7 +49,9 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
     world = build_world(plan, engine, dry_run=dry_run)
     sim = world.sim
     spec = plan.scenario.spec
-    mon = Monitor(sim, spec.steady_state.probes, spec.guards, spec.steady_state.tolerance_s)
+    mon_params = (MonitorParams() if plan.monitor_interval_s is None
+                  else MonitorParams(probe_interval_s=plan.monitor_interval_s))
+    mon = Monitor(sim, spec.steady_state.probes, spec.guards, spec.steady_state.tolerance_s, params=mon_params)
     abort = mon.start()
     snaps: dict[float, dict[str, dict[str, Any]]] = {}
     for t in sorted({s.at_s for s in plan.timeline}):

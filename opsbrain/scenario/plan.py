@@ -27,6 +27,8 @@ class Plan:
     spares: list[str]
     timeline: Timeline
     workload_params: dict[str, ParamGroup] = field(default_factory=dict)
+    monitor_interval_s: float | None = None
+    """How often probes and guards are checked (None: MonitorParams' default); trace replays size it to the trace."""
 
     def describe(self) -> dict[str, Any]:
         return {
