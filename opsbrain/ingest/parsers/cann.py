@@ -15,6 +15,8 @@ RE_ECODE = re.compile(r"(?<![0-9A-Za-z])(E[A-HJ-Z]\d{4}|E[1-9]\d{4})(?![0-9A-Za-
 RE_ERR = re.compile(r"(?<![0-9A-Za-z])(ERR\d{5})(?![0-9A-Za-z])")
 RE_RT = re.compile(r"(?<![0-9A-Za-z.:\-/_])([125]0\d{4})(?![0-9A-Za-z.:\-/_])")
 _RT_CONTEXT = re.compile(r"err|fail|ret|result|code|exception|abnormal", re.I)
+RE_PLOG_HEAD = re.compile(r"^\[\w+\s*\]\s*\w+\(\d+,[^)]*\):\S+\s*(?:\[[^\]]*\])*")
+"""A plog line's head ``[ERROR] HCCL(pid,proc):time [file.cc:line][tid]...``: its numbers (thread ids) are no codes."""
 TEXTS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"ai ?core.*(?:exception|error|trap)|aicore_exception|aic(?:ore)? error|aivec.*(?:exception|error)|"
                 r"kernel task happen error", re.I), "rt:aicore_exception"),
@@ -39,7 +41,7 @@ def parse(ctx: LineCtx) -> bool:
         ctx.add(f"err:{code}", comp, 2, device=dev)
         found = True
     if _RT_CONTEXT.search(text):
-        for code in dict.fromkeys(RE_RT.findall(text)):
+        for code in dict.fromkeys(RE_RT.findall(RE_PLOG_HEAD.sub("", text, count=1))):
             ctx.add(f"rt:{code}", comp, 2, device=dev)
             found = True
     for rx, kind in TEXTS:
