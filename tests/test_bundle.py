@@ -217,8 +217,8 @@ def test_bundle_layout_written_at_run_time(stored_run: dict[str, Any]) -> None:
     assert "hcom init by file success" in text[0] and "device[3]" in text[0] and "rank[27]" in text[0]
     assert any("ErrCode=507053" in ln for ln in text)
     assert "507053" in (node / "rank-27.log").read_text()
-    assert "Ascend910-3" in (node / "mindx-dl" / "devicePlugin" / "devicePlugin.log").read_text()
-    assert "job train event crash" in (root / "cluster" / "mindx-dl" / "clusterd" / "clusterd.log").read_text()
+    assert "Ascend910-3" in (node / "dl_log" / "devicePlugin" / "devicePlugin.log").read_text()
+    assert "job train event crash" in (root / "cluster" / "dl_log" / "clusterd" / "clusterd.log").read_text()
     table = json.loads((root / "cluster" / "jobs" / "train" / "rank_table.json").read_text())
     assert int(table["server_count"]) == 14
     assert (node / "environment_check" / "npu_info_before.txt").exists()
@@ -230,7 +230,8 @@ def test_bundle_layout_written_at_run_time(stored_run: dict[str, Any]) -> None:
     crash = next(ln for ln in lines if ln.job and ln.job[1] == "crash")
     assert crash.t == pytest.approx(600.0) and crash.job[2]["node"] == "pod0/node35"
     # the noise incident's bundle holds the switch chips' logs
-    assert (stored_run["bundles"] / "i0002" / "switch" / "pod0-node26-l1sw0" / "logfile" / "log.log").exists()
+    assert (stored_run["bundles"] / "i0002" / "lcne_log" / "pod0-node26-l1sw0" / "log.log").exists()
+    assert not any(p.name in ("mindx-dl", "switch") for p in root.rglob("*"))  # the names ascend-fd looks for
 
 
 def test_run_time_bundles_parse_back_to_the_same_diagnoses(stored_run: dict[str, Any], engine: Any) -> None:
