@@ -88,15 +88,14 @@ WRAPPERS = frozenset({"var", "log", "logs", "os", "os_log", "host_log", "console
 """Directory names that wrap host logs inside a worker directory (``worker-3/var/log/messages``)."""
 
 _DL = r"(?:dl_log|mindx-dl)"
-_PLOG = re.compile(r"(?:^|/)process_log/(?:.+/)?plog-(\d+)_(\d+)\.log$")
+_PLOG = re.compile(r"(?:^|/)plog-(\d+)_(\d+)\.log$")
 _CANN_DEVICE = re.compile(r"(?:^|/)process_log/(?:.+/)?device-(\d+)_(\d+)\.log$")
-_DEV_OS = re.compile(r"(?:^|/)device_log/(?:.+/)?slog/dev-os-(\d+)/(?:debug|run)/(?:device-os|event)/[^/]+\.log$")
-_DEV_LOG = re.compile(r"(?:^|/)device_log/(?:.+/)?slog/dev-os-\d+/(?:(?:debug|run)/)?device-(\d+)/[^/]+\.log$")
-_HOST_KERNEL = re.compile(r"(?:^|/)device_log/(?:.+/)?slog/host/[^/]+\.log$")
-_HISTORY = re.compile(r"(?:^|/)device_log/(?:.+/)?hisi_logs/device-(\d+)/history\.log$")
-_HISI_DUMP = re.compile(r"(?:^|/)device_log/(?:.+/)?hisi_logs/device-(\d+)/(\d{14}-\d{6,9})/(?:.+/)?"
-                        r"[^/]+\.(?:log|txt)$")
-_NPU_INFO = re.compile(r"(?:^|/)environment_check/(?:[^/]+/)?npu_info_([^/]+)\.txt$")
+_DEV_OS = re.compile(r"(?:^|/)slog/dev-os-(\d+)/(?:debug|run)/(?:device-os|event)/[^/]+\.log$")
+_DEV_LOG = re.compile(r"(?:^|/)device-(\d+)/device-(\d+)_\d+\.log$")
+_HOST_KERNEL = re.compile(r"(?:^|/)slog/host/[^/]+\.log$")
+_HISTORY = re.compile(r"(?:^|/)hisi_logs/device-(\d+)/history\.log$")
+_HISI_DUMP = re.compile(r"(?:^|/)hisi_logs/device-(\d+)/(\d{14}-\d{6,9})/(?:.+/)?[^/]+\.(?:log|txt)$")
+_NPU_INFO = re.compile(r"(?:^|/)npu_info_([^/]+)\.txt$")
 _ENV_TABLE = re.compile(r"(?:^|/)environment_check/(?:[^/]+/)?"
                         r"(?:npu_(?:smi_)?\d+_details\.csv|host_metrics_\d+\.json)$")
 _PLUGIN = re.compile(r"(?:^|/)" + _DL + r"/devicePlugin/devicePlugin[^/]*\.log$")
@@ -110,9 +109,6 @@ _SWITCH = re.compile(r"(?:^|/)(?:lcne_log|switch)/(?:([^/]+)/)?(?:.+/)?"
 _VMCORE = re.compile(r"(?:^|/)(?:crash/([^/]+)/)?vmcore-dmesg\.txt$")
 _OTHER = re.compile(r"(?:^|/)other/([A-Za-z0-9_.-]+)\.log$")
 _TRAIN_NAME = re.compile(r"(rank-|worker-).*\.(txt|log)$")
-_ANCHORS = {PLOG: "process_log", CANN_DEVICE: "process_log", DEVICE_OS: "device_log", HISTORY: "device_log",
-            HISI_DUMP: "device_log", HOST_KERNEL: "device_log", NPU_INFO: "environment_check",
-            ENV_TABLE: "environment_check", OTHER: "other"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,10 +130,18 @@ def _strip_wrappers(parts: list[str]) -> str:
 
 
 def _worker_before(rel: str, anchor: str | tuple[str, ...]) -> str:
+    """The worker directory of ``rel``: what comes before the first anchor directory it has (of ``anchor``, in
+    order; the last occurrence of that name), wrappers skipped; the file's own directory when it has none."""
     parts = rel.split("/")
-    names = (anchor,) if isinstance(anchor, str) else anchor
-    i = max(k for k, p in enumerate(parts) if p in names)
-    return _strip_wrappers(parts[:i])
+    for name in (anchor,) if isinstance(anchor, str) else anchor:
+        if name in parts[:-1]:
+            i = max(k for k, p in enumerate(parts[:-1]) if p == name)
+            return _strip_wrappers(parts[:i])
+    return _strip_wrappers(parts[:-1])
+
+
+_DEV_ANCHORS = ("device_log", "slog", "hisi_logs")
+_CANN_ANCHORS = ("process_log",)
 
 
 def _dl(rel: str) -> str:
@@ -151,19 +155,20 @@ def classify(rel: str) -> FileKind | None:
     if rel == MANIFEST:
         return FileKind(MANIFEST_KIND)
     if m := _PLOG.search(rel):
-        return FileKind(PLOG, _worker_before(rel, "process_log"), pid=int(m.group(1)))
+        return FileKind(PLOG, _worker_before(rel, _CANN_ANCHORS), pid=int(m.group(1)))
     if m := _CANN_DEVICE.search(rel):
-        return FileKind(CANN_DEVICE, _worker_before(rel, "process_log"), pid=int(m.group(1)))
+        return FileKind(CANN_DEVICE, _worker_before(rel, _CANN_ANCHORS), pid=int(m.group(1)))
     if m := _DEV_OS.search(rel):
-        return FileKind(DEVICE_OS, _worker_before(rel, "device_log"), device=int(m.group(1)))
-    if m := _DEV_LOG.search(rel):
-        return FileKind(DEVICE_OS, _worker_before(rel, "device_log"), device=int(m.group(1)))
+        return FileKind(DEVICE_OS, _worker_before(rel, _DEV_ANCHORS), device=int(m.group(1)))
+    if (m := _DEV_LOG.search(rel)) and m.group(1) == m.group(2):
+        anchors = _DEV_ANCHORS + (f"device-{m.group(1)}",)
+        return FileKind(DEVICE_OS, _worker_before(rel, anchors), device=int(m.group(1)))
     if _HOST_KERNEL.search(rel):
-        return FileKind(HOST_KERNEL, _worker_before(rel, "device_log"))
+        return FileKind(HOST_KERNEL, _worker_before(rel, _DEV_ANCHORS))
     if m := _HISTORY.search(rel):
-        return FileKind(HISTORY, _worker_before(rel, "device_log"), device=int(m.group(1)))
+        return FileKind(HISTORY, _worker_before(rel, _DEV_ANCHORS), device=int(m.group(1)))
     if m := _HISI_DUMP.search(rel):
-        return FileKind(HISI_DUMP, _worker_before(rel, "device_log"), device=int(m.group(1)), tag=m.group(2))
+        return FileKind(HISI_DUMP, _worker_before(rel, _DEV_ANCHORS), device=int(m.group(1)), tag=m.group(2))
     if m := _NPU_INFO.search(rel):
         return FileKind(NPU_INFO, _worker_before(rel, "environment_check"), tag=m.group(1))
     if _ENV_TABLE.search(rel):

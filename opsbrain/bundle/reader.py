@@ -613,7 +613,8 @@ class _Reader:
         lines.sort(key=lambda x: x.t)  # stable: the synthetic link records join the time-ordered lines
         report = {
             "bundle": str(self.scan.root),
-            "files": {"read": len(self.scan.files), "by_kind": dict(Counter(f.kind.kind for f in self.scan.files))},
+            "files": {"read": sum(1 for f in self.scan.files if f.kind.kind != L.ENV_TABLE),
+                      "by_kind": dict(Counter(f.kind.kind for f in self.scan.files if f.kind.kind != L.ENV_TABLE))},
             "skipped": self.skipped, "refused": self.scan.refused,
             "lines": {"read": len(lines), "malformed": sum(self.scan.malformed.values()),
                       "untimed": sum(self.scan.untimed.values()), "cut": sum(self.scan.cut.values()),

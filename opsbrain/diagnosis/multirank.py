@@ -17,6 +17,7 @@ from opsbrain.diagnosis.knowledge import default_table
 from opsbrain.diagnosis.rootcluster import KIND_WORDS, RootCluster, analyse
 from opsbrain.ingest import Signal
 from opsbrain.ingest.ranks import RankProcess, RankTable
+from opsbrain.ingest.where import user_terms
 from opsbrain.verdict import UNKNOWN
 
 ROLE_WEIGHT = {"primary": 3, "secondary": 2, "ambiguous": 1}
@@ -102,3 +103,41 @@ def summary(rc: RootCluster) -> str:
         d = next(d for d in rc.dead_ends if d["waiter"] == rc.roots[0].name)
         s += f"; it waited for {d['remote']}: {d['why']}"
     return s
+
+
+def _runbook(engine: Any, cls: str) -> str | None:
+    rb = getattr(engine, "_runbook", None)
+    return rb(cls) if callable(rb) else None
+
+
+def apply_root_cluster(out: dict[str, Any], mr: dict[str, Any], engine: Any, max_lines: int = 12) -> None:
+    """Let the root cluster decide a verdict (``Diagnosis.as_dict()`` plus ``root`` and ``evidence_lines``) where
+    the verdict cannot place the failure: it abstained, blamed the collective itself, or names no host (then its
+    class stands and the root cluster gives the host)."""
+    own = out.get("root") or user_terms(out.get("component"))
+    if not (mr.get("decides") and mr.get("fault_class", UNKNOWN) != UNKNOWN):
+        return
+    roots = mr["roots"]
+    if out.get("fault_class") not in (UNKNOWN, "collective_timeout_sw"):
+        if own.get("host") is None and own.get("device") in (None, roots[0]["device"]):
+            # the verdict's class stands; the root cluster says which host its device is on
+            out["root"] = {"component": mr["component"], "host": roots[0]["host"], "device": roots[0]["device"],
+                           "name": roots[0]["name"]}
+            out["evidence"].insert(0, "placed by the multi-rank root cluster: " + mr["summary"])
+        else:
+            out["evidence"].insert(0, "multi-rank root cluster (not deciding; the verdict rests on other "
+                                   "evidence): " + mr["summary"])
+        return
+    was = out.get("fault_class")
+    out["fault_class"], out["confidence"] = mr["fault_class"], round(mr["confidence"], 4)
+    out["component"] = mr["component"]
+    out["runbook"] = _runbook(engine, mr["fault_class"])
+    out["decided_by"] = "multi-rank root cluster; class from " + mr["class_from"]
+    out["root"] = {"component": mr["component"], "host": roots[0]["host"], "device": roots[0]["device"],
+                   "name": roots[0]["name"]}
+    out["roots"] = [{"host": r["host"], "device": r["device"], "name": r["name"]} for r in roots]
+    out["evidence"] = [mr["summary"]] + [e for e in out.get("evidence", []) if "escalate" not in e] + [
+        f"the verdict on the whole input was {was}; the root cluster decides the root"]
+    seen = {(e["file"], e["line"]) for e in mr["evidence_lines"]}
+    rest = [e for e in out.get("evidence_lines", []) if (e["file"], e["line"]) not in seen]
+    out["evidence_lines"] = (mr["evidence_lines"] + rest)[:max_lines]

@@ -18,7 +18,7 @@ from typing import IO, Any
 
 from opsbrain.diagnosis.engine import Engine
 from opsbrain.diagnosis.knowledge import load_vendor_rules, vendor_class
-from opsbrain.diagnosis.multirank import multirank_verdict
+from opsbrain.diagnosis.multirank import apply_root_cluster, multirank_verdict
 from opsbrain.errors import InputError
 from opsbrain.ingest import LineReader, Signal, ingest_path, parse_line
 from opsbrain.ingest.ranks import RankCollector, RankTable
@@ -77,40 +77,6 @@ def _evidence_lines(signals: list[Signal], d: Diagnosis) -> list[dict[str, Any]]
     return rows
 
 
-def _runbook(engine: Engine, cls: str) -> str | None:
-    rb = getattr(engine, "_runbook", None)
-    return rb(cls) if callable(rb) else None
-
-
-def _apply_root_cluster(out: dict[str, Any], d: Diagnosis, mr: dict[str, Any], engine: Engine) -> None:
-    """Let the root cluster decide the verdict where the whole-input verdict cannot place it (see module doc)."""
-    own = out["root"]
-    if not (mr.get("decides") and mr.get("fault_class", UNKNOWN) != UNKNOWN):
-        return
-    roots = mr["roots"]
-    if not (d.abstained or d.fault_class == "collective_timeout_sw"):
-        if own.get("host") is None and own.get("device") in (None, roots[0]["device"]):
-            # the verdict's class stands; the root cluster says which host its device is on
-            out["root"] = {"component": mr["component"], "host": roots[0]["host"], "device": roots[0]["device"],
-                           "name": roots[0]["name"]}
-            out["evidence"].insert(0, "placed by the multi-rank root cluster: " + mr["summary"])
-        else:
-            out["evidence"].insert(0, "multi-rank root cluster (not deciding; the verdict rests on other "
-                                   "evidence): " + mr["summary"])
-        return
-    out["fault_class"], out["confidence"] = mr["fault_class"], mr["confidence"]
-    out["component"] = mr["component"]
-    out["runbook"] = _runbook(engine, mr["fault_class"])
-    out["decided_by"] = "multi-rank root cluster; class from " + mr["class_from"]
-    out["root"] = {"component": mr["component"], "host": roots[0]["host"], "device": roots[0]["device"],
-                   "name": roots[0]["name"]}
-    out["roots"] = [{"host": r["host"], "device": r["device"], "name": r["name"]} for r in roots]
-    out["evidence"].insert(0, mr["summary"])
-    seen = {(e["file"], e["line"]) for e in mr["evidence_lines"]}
-    rest = [e for e in out["evidence_lines"] if (e["file"], e["line"]) not in seen]
-    out["evidence_lines"] = (mr["evidence_lines"] + rest)[:MAX_EVIDENCE_LINES]
-
-
 def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any], knowledge: _Knowledge | None,
                      ranks: RankTable | None = None) -> dict[str, Any]:
     now = max((s.t for s in signals), default=0.0)
@@ -131,7 +97,7 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
     mr = multirank_verdict(ranks, sigs, engine, now) if ranks is not None else None
     if mr is not None:
         out["root_cluster"] = mr
-        _apply_root_cluster(out, d, mr, engine)
+        apply_root_cluster(out, mr, engine, MAX_EVIDENCE_LINES)
     if out["fault_class"] != UNKNOWN and not out["evidence_lines"]:
         out["evidence"].append("no evidence line: the verdict rests on metrics or events only")
     notes = []

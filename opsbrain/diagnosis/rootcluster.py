@@ -76,7 +76,8 @@ class RootCluster:
         return {
             "kind": self.kind, "what": KIND_WORDS.get(self.kind, self.kind), "rule": self.rule,
             "roots": [{"host": p.worker, "device": p.device, "pid": p.pid, "name": p.name, "server": p.server,
-                       "device_ip": p.device_ip, "ranks": {k: r for k, (r, _n) in p.ranks.items()}} for p in self.roots],
+                       "device_ip": p.device_ip, "ranks": {k: r for k, (r, _n) in p.ranks.items()}}
+                      for p in self.roots],
             "root": ", ".join(p.name for p in self.roots) or None,
             "chain": " -> ".join(self.chain), "chain_nodes": self.chain, "cycle": self.cycle,
             "waits": [{"waiter": a, "waits_for": b, "file": r.file, "line": r.line} for a, b, r in self.edges],

@@ -35,14 +35,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import PurePosixPath
 
-RE_PLOG_LINE = re.compile(r"^\[(\w+)\s*\]\s*(\w+)\((\d+),[^)]*\):(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{3})\.(\d{3})"
-                          r"\s?(.*)$")
+RE_PLOG_LINE = re.compile(r"^\[(\w+)\s*\]\s*(\w+)\((\d+),[^)]*\):"
+                          r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{3})\.(\d{3})\s?(.*)$")
 RE_PLOG_FILE = re.compile(r"(?:^|/)plog-(\d+)_\d+\.log$")
 RE_NPU_INFO_FILE = re.compile(r"(?:^|/)npu_info_[^/]*\.txt$")
 RE_HCCN_IP_CMD = re.compile(r"hccn_tool\s+-i\s+(\d+)\s+-ip\s+-g")
 RE_IPADDR = re.compile(r"^\s*ipaddr\s*:\s*(\d{1,3}(?:\.\d{1,3}){3})")
 _IP = r"\d{1,3}(?:\.\d{1,3}){3}"
-RE_LINK_ROW = re.compile(r"\|\s*(" + _IP + r")\((\d+)\)\s*\|\s*(" + _IP + r")\((\d+)\)\s*\|\s*(\w+)\s*\|\s*([\w ]+?)\s*\|")
+RE_LINK_ROW = re.compile(r"\|\s*(" + _IP + r")\((\d+)\)\s*\|\s*(" + _IP + r")\((\d+)\)\s*\|\s*(\w+)\s*\|"
+                         r"\s*([\w ]+?)\s*\|")
 RE_TRANSPORT_REMOTE = re.compile(r"remoteIpAddr\[(" + _IP + r")/(\d+)\]")
 RE_CQE = re.compile(r"cqe err(?:or)? status\[(\d+)\]", re.I)
 RE_CQE_IP = re.compile(r"(?:remoteIP|\bip):\[(" + _IP + r")\]")
@@ -119,7 +120,8 @@ class RankProcess:
 
     @property
     def name(self) -> str:
-        return f"{self.worker} device {self.device if self.device is not None else '?'}"
+        dev = f"device {self.device}" if self.device is not None else f"process {self.pid}"
+        return f"{self.worker} {dev}" if self.worker else dev
 
 
 @dataclass
@@ -377,7 +379,7 @@ class RankCollector:
                 continue
             if p.device_ip is None and p.device is not None:
                 p.device_ip = self.device_ips.get(p.worker, {}).get(p.device)
-            p.worker = shown(p.worker)
+            p.worker = shown(p.worker) or p.server or ""  # pasted text names no worker: the server address does
             slot = (p.worker, p.device, "" if p.device is not None else p.pid)
             old = kept.get(slot)
             if old is not None:
