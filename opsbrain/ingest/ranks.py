@@ -190,7 +190,7 @@ class RankCollector:
         self._alias: dict[str, set[str]] = {}
         self.procs: dict[tuple[str, str], RankProcess] = {}
         self.device_ips: dict[str, dict[int, str]] = {}
-        self._seen: set[tuple[str, str, str]] = set()
+        self._seen: set[int] = set()
         self._ip_dev: dict[str, int | None] = {}
         self._pending_notify: dict[tuple[str, str], dict[str, object]] = {}
         self._resets: dict[tuple[str, str], int] = {}
@@ -224,8 +224,7 @@ class RankCollector:
         body = m.group(12)
         key = (w, pid)
         # lines differing only in time stamp are one line (ascend-fd's rule: the text after the second '[')
-        tail = line.split("[", 2)[-1]
-        dup = (w, pid, tail)
+        dup = hash((w, pid, line.split("[", 2)[-1]))  # a hash, not the text: a 50 MB plog keeps 8 bytes a line
         if dup in self._seen and "Net2PeerLink" not in line:
             return
         self._seen.add(dup)
