@@ -302,9 +302,9 @@ def _graph(errs: list[RankProcess], ix: _Index, kind: str, table: RankTable) -> 
                 dead.append({"waiter": p.name, "remote": words, "ref": e.ref, "why": _dead_end_why(e, ix)})
     waiters = [p.name for p in errs if any(x.kind == kind for x in p.errors)]
     if not edges:
-        roots = [byname[w] for w in waiters] or errs
-        chain = [roots[0].name, dead[0]["remote"]] if dead and roots else []
-        return RootCluster(kind, roots[:1] if dead else roots, chain,
+        roots = [byname[d["waiter"]] for d in dead][:1] or [byname[w] for w in waiters] or errs
+        chain = [roots[0].name, dead[0]["remote"]] if dead else []
+        return RootCluster(kind, roots, chain,
                            rule=("the remote the erroring device waited for resolves to no process: the erroring "
                                  "device is the root" if dead else "no wait relation could be resolved"),
                            dead_ends=dead, error_devices=errs, notes=list(table.notes))
