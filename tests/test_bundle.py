@@ -104,7 +104,8 @@ def test_the_reader_keeps_no_detection_or_diagnosis_of_its_own() -> None:
 def test_real_time_stamps_of_the_new_sources() -> None:
     from opsbrain.bundle.reader import dir_stamp, klog_stamp
 
-    assert stamp("[2025-04-16-03:08:13.704312] [ascend] [drv_pcie] x", "slog") == datetime(2025, 4, 16, 3, 8, 13, 704312)
+    assert stamp("[2025-04-16-03:08:13.704312] [ascend] [drv_pcie] x", "slog") == \
+        datetime(2025, 4, 16, 3, 8, 13, 704312)
     assert stamp("Jul 31 2025 18:36:19+08:00 Z3_22R_99_30 %%01DEVM/1/x", "iso") == datetime(2025, 7, 31, 18, 36, 19)
     assert klog_stamp("E0111 03:29:15.700191       1 x.go:1] y", datetime(2025, 1, 20)) == \
         datetime(2025, 1, 11, 3, 29, 15, 700191)

@@ -113,6 +113,7 @@ def test_worker_of_a_path() -> None:
     assert host_root("job/ascend/process_log/run/plog/plog-1_2.log") == ("job", None)  # wrapper skipped
     assert host_root("job/ascend/environment_check/worker-0/npu_info_after.txt") == ("job", "worker-0")
     assert host_root("plog-1_2.log") == ("", None)
+    assert host_root("kg_parse/plog-1_2.log") == ("kg_parse", None)
 
 
 def test_the_environment_check_sub_directory_names_the_worker() -> None:

@@ -153,7 +153,7 @@ def diagnose_bundle(path: str | Path, engine: Any, matcher: Any = None, params: 
             "knowledge": _aggregate(((k, hits[k]) for k in mine), lines, top=5),
         })
     primary = max(out_incs, key=lambda i: (i["errors"], -i["opened_at_s"]), default=None)
-    diagnosis = dict(primary["diagnosis"]) if primary and primary["diagnosis"] else {
+    diagnosis: dict[str, Any] = dict(primary["diagnosis"]) if primary and primary["diagnosis"] else {
         "fault_class": "unknown", "component": None, "confidence": 0.0, "runbook": None, "alternatives": [],
         "evidence": [f"no known fault signal in {len(lines)} lines of the bundle; escalate"], "at_s": 0.0}
     diagnosis["evidence"] = list(diagnosis.get("evidence", []))

@@ -134,7 +134,8 @@ def dir_stamp(tag: str | None) -> datetime | None:
     if not m:
         return None
     try:
-        return datetime(*(int(x) for x in m.groups()))
+        y, mo, d, h, mi, sec = (int(x) for x in m.groups())
+        return datetime(y, mo, d, h, mi, sec)
     except ValueError:
         return None
 

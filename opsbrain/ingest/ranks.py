@@ -162,8 +162,8 @@ def _ip(v: str | None) -> str | None:
 
 def host_root(file: str | None) -> tuple[str, str | None]:
     """The worker directory a bundle-relative path belongs to (the directory holding ``process_log`` /
-    ``environment_check`` / ``device_log``, wrappers skipped; ``""`` = the root given), and the name an
-    ``environment_check/<name>/`` sub-directory gives it."""
+    ``environment_check`` / ``device_log``, else the file's own directory; wrappers skipped; ``""`` = the root
+    given), and the name an ``environment_check/<name>/`` sub-directory gives it."""
     if not file:
         return "", None
     parts = list(PurePosixPath(file).parts[:-1])
@@ -175,7 +175,9 @@ def host_root(file: str | None) -> tuple[str, str | None]:
                 head.pop()
             sub = parts[i + 1] if a == "environment_check" and i + 1 < len(parts) else None
             return "/".join(head), sub
-    return "", None
+    while parts and parts[-1].lower() in WRAPPERS:
+        parts.pop()
+    return "/".join(parts), None  # no known directory: the file's own directory is its worker
 
 
 class RankCollector:
@@ -217,8 +219,8 @@ class RankCollector:
         pid = fm.group(1) if fm else line_pid
         w = worker
         try:
-            t = datetime(*(int(m.group(k)) for k in range(4, 10))).timestamp() + int(m.group(10)) / 1e3 + \
-                int(m.group(11)) / 1e6
+            y, mo, d, h, mi, sec = (int(m.group(k)) for k in range(4, 10))
+            t = datetime(y, mo, d, h, mi, sec).timestamp() + int(m.group(10)) / 1e3 + int(m.group(11)) / 1e6
         except ValueError:
             return
         body = m.group(12)
