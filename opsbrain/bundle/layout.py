@@ -90,17 +90,22 @@ WRAPPERS = frozenset({"var", "log", "logs", "os", "os_log", "host_log", "console
 _DL = r"(?:dl_log|mindx-dl)"
 _PLOG = re.compile(r"(?:^|/)plog-(\d+)_(\d+)\.log$")
 _CANN_DEVICE = re.compile(r"(?:^|/)process_log/(?:.+/)?device-(\d+)_(\d+)\.log$")
-_DEV_OS = re.compile(r"(?:^|/)slog/dev-os-(\d+)/(?:debug|run)/(?:device-os|event)/[^/]+\.log$")
-_DEV_LOG = re.compile(r"(?:^|/)device-(\d+)/device-(\d+)_\d+\.log$")
-_HOST_KERNEL = re.compile(r"(?:^|/)slog/host/[^/]+\.log$")
-_HISTORY = re.compile(r"(?:^|/)hisi_logs/device-(\d+)/history\.log$")
-_HISI_DUMP = re.compile(r"(?:^|/)hisi_logs/device-(\d+)/(\d{14}-\d{6,9})/(?:.+/)?[^/]+\.(?:log|txt)$")
+_DEVICE_SIDE: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # kind, name pattern: group 1 the device, group 2 (dumps) the dump directory named by its time
+    (DEVICE_OS, re.compile(r"(?:^|/)slog/dev-os-(\d+)/(?:debug|run)/(?:device-os|event)/[^/]+\.log$")),
+    (DEVICE_OS, re.compile(r"(?:^|/)device-(\d+)/device-\1_\d+\.log$")),  # slog/dev-os-3/device-0/device-0_<stamp>
+    (HOST_KERNEL, re.compile(r"(?:^|/)slog/host/[^/]+\.log$")),
+    (HISTORY, re.compile(r"(?:^|/)hisi_logs/device-(\d+)/history\.log$")),
+    (HISI_DUMP, re.compile(r"(?:^|/)hisi_logs/device-(\d+)/(\d{14}-\d{6,9})/(?:.+/)?[^/]+\.(?:log|txt)$")),
+)
+"""Device-side files (device_log/): the device OS and device logs, the driver's host log, history and dumps."""
 _NPU_INFO = re.compile(r"(?:^|/)npu_info_([^/]+)\.txt$")
 _ENV_TABLE = re.compile(r"(?:^|/)environment_check/(?:[^/]+/)?"
                         r"(?:npu_(?:smi_)?\d+_details\.csv|host_metrics_\d+\.json)$")
 _PLUGIN = re.compile(r"(?:^|/)" + _DL + r"/devicePlugin/devicePlugin[^/]*\.log$")
 _NODED = re.compile(r"(?:^|/)" + _DL + r"/noded/noded[^/]*\.log$")
 _MINDCLUSTER = re.compile(r"(?:^|/)" + _DL + r"/(npu-exporter|[^/]*docker-runtime[^/]*)/[^/]+\.log$")
+"""MindCluster components other than the device plugin and NodeD (hwlog lines)."""
 _VOLCANO = re.compile(r"(?:^|/)" + _DL + r"/(volcano-(?:scheduler|controller))/[^/]+\.log$")
 _CLUSTERD = re.compile(r"(?:^|/)" + _DL + r"/clusterd/clusterd[^/]*\.log$")
 _RANK_TABLE = re.compile(r"(?:^|/)(?:jobs/(.+)/)?(?:rank_table|hccl)\.json$")
@@ -158,17 +163,11 @@ def classify(rel: str) -> FileKind | None:
         return FileKind(PLOG, _worker_before(rel, _CANN_ANCHORS), pid=int(m.group(1)))
     if m := _CANN_DEVICE.search(rel):
         return FileKind(CANN_DEVICE, _worker_before(rel, _CANN_ANCHORS), pid=int(m.group(1)))
-    if m := _DEV_OS.search(rel):
-        return FileKind(DEVICE_OS, _worker_before(rel, _DEV_ANCHORS), device=int(m.group(1)))
-    if (m := _DEV_LOG.search(rel)) and m.group(1) == m.group(2):
-        anchors = _DEV_ANCHORS + (f"device-{m.group(1)}",)
-        return FileKind(DEVICE_OS, _worker_before(rel, anchors), device=int(m.group(1)))
-    if _HOST_KERNEL.search(rel):
-        return FileKind(HOST_KERNEL, _worker_before(rel, _DEV_ANCHORS))
-    if m := _HISTORY.search(rel):
-        return FileKind(HISTORY, _worker_before(rel, _DEV_ANCHORS), device=int(m.group(1)))
-    if m := _HISI_DUMP.search(rel):
-        return FileKind(HISI_DUMP, _worker_before(rel, _DEV_ANCHORS), device=int(m.group(1)), tag=m.group(2))
+    for kind, rx in _DEVICE_SIDE:
+        if m := rx.search(rel):
+            dev = int(m.group(1)) if rx.groups else None
+            anchors = _DEV_ANCHORS + ((f"device-{dev}",) if dev is not None else ())
+            return FileKind(kind, _worker_before(rel, anchors), device=dev, tag=m.group(2) if rx.groups > 1 else None)
     if m := _NPU_INFO.search(rel):
         return FileKind(NPU_INFO, _worker_before(rel, "environment_check"), tag=m.group(1))
     if _ENV_TABLE.search(rel):

@@ -38,9 +38,7 @@ from pathlib import PurePosixPath
 RE_PLOG_LINE = re.compile(r"^\[(\w+)\s*\]\s*(\w+)\((\d+),[^)]*\):"
                           r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{3})\.(\d{3})\s?(.*)$")
 RE_PLOG_FILE = re.compile(r"(?:^|/)plog-(\d+)_\d+\.log$")
-RE_NPU_INFO_FILE = re.compile(r"(?:^|/)npu_info_[^/]*\.txt$")
-RE_HCCN_IP_CMD = re.compile(r"hccn_tool\s+-i\s+(\d+)\s+-ip\s+-g")
-RE_IPADDR = re.compile(r"^\s*ipaddr\s*:\s*(\d{1,3}(?:\.\d{1,3}){3})")
+"""A process's plog: the pid in its name is the process's own (the pid printed in the lines may not be)."""
 _IP = r"\d{1,3}(?:\.\d{1,3}){3}"
 RE_LINK_ROW = re.compile(r"\|\s*(" + _IP + r")\((\d+)\)\s*\|\s*(" + _IP + r")\((\d+)\)\s*\|\s*(\w+)\s*\|"
                          r"\s*([\w ]+?)\s*\|")
@@ -204,7 +202,7 @@ class RankCollector:
             worker, sub = host_root(name)
             if sub is not None:
                 self._alias.setdefault(worker, set()).add(sub)
-        if RE_NPU_INFO_FILE.search(name):
+        if self.NPU_INFO_FILE.search(name):
             self._npu_info(line, worker, name)
             return
         if not line.startswith("[") or "(" not in line[:40]:
@@ -355,12 +353,17 @@ class RankCollector:
         p.errors.append(new)
 
     # ---- npu_info -----------------------------------------------------------------------------------------------
+    NPU_INFO_FILE = re.compile(r"(?:^|/)npu_info_[^/]*\.txt$")
+    HCCN_IP_CMD = re.compile(r"hccn_tool\s+-i\s+(\d+)\s+-ip\s+-g")
+    IPADDR = re.compile(r"^\s*ipaddr\s*:\s*(\d{1,3}(?:\.\d{1,3}){3})")
+    """``hccn_tool -i N -ip -g`` prints ``ipaddr:<device address>`` on a following line."""
+
     def _npu_info(self, line: str, worker: str, file: str) -> None:
-        if m := RE_HCCN_IP_CMD.search(line):
+        if m := self.HCCN_IP_CMD.search(line):
             self._ip_dev[file] = int(m.group(1))
             return
         dev = self._ip_dev.get(file)
-        if dev is not None and (m := RE_IPADDR.match(line)):
+        if dev is not None and (m := self.IPADDR.match(line)):
             self.device_ips.setdefault(worker, {}).setdefault(dev, m.group(1))
             self._ip_dev[file] = None
 
