@@ -696,7 +696,8 @@ def diagnose(incident_file: str | None, logs: str | None, bundle: str | None, da
         return
     d = res["diagnosis"]
     root = d.get("root") or {}
-    where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) or d["component"]
+    where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) or root.get(
+        "name") or d["component"]
     click.echo(f"diagnosis: {d['fault_class']} at {where} (confidence {d['confidence']:.2f})"
                + (f", runbook {d['runbook']}" if d.get("runbook") else ""))
     for ev in d["evidence"]:
@@ -935,7 +936,8 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool) -> N
             click.echo(f"  - {ev}")
     d = res["diagnosis"]
     root = d.get("root") or {}
-    where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) or d["component"]
+    where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) or root.get(
+        "name") or d["component"]
     click.echo(f"diagnosis: {d['fault_class']} at {where} (confidence {d['confidence']:.2f})"
                + (f", runbook {d['runbook']}" if d.get("runbook") else "")
                + (f", incident {res['primary']}" if res.get("primary") and not d.get("decided_by") else ""))

@@ -121,7 +121,7 @@ def apply_root_cluster(out: dict[str, Any], mr: dict[str, Any], engine: Any, max
     if out.get("fault_class") not in (UNKNOWN, "collective_timeout_sw"):
         if own.get("host") is None and own.get("device") in (None, roots[0]["device"]):
             # the verdict's class stands; the root cluster says which host its device is on
-            out["root"] = {"component": mr["component"], "host": roots[0]["host"], "device": roots[0]["device"],
+            out["root"] = {"component": mr["component"], "host": roots[0]["host"] or None, "device": roots[0]["device"],
                            "name": roots[0]["name"]}
             out["evidence"].insert(0, "placed by the multi-rank root cluster: " + mr["summary"])
         else:
@@ -133,9 +133,9 @@ def apply_root_cluster(out: dict[str, Any], mr: dict[str, Any], engine: Any, max
     out["component"] = mr["component"]
     out["runbook"] = _runbook(engine, mr["fault_class"])
     out["decided_by"] = "multi-rank root cluster; class from " + mr["class_from"]
-    out["root"] = {"component": mr["component"], "host": roots[0]["host"], "device": roots[0]["device"],
+    out["root"] = {"component": mr["component"], "host": roots[0]["host"] or None, "device": roots[0]["device"],
                    "name": roots[0]["name"]}
-    out["roots"] = [{"host": r["host"], "device": r["device"], "name": r["name"]} for r in roots]
+    out["roots"] = [{"host": r["host"] or None, "device": r["device"], "name": r["name"]} for r in roots]
     out["evidence"] = [mr["summary"]] + [e for e in out.get("evidence", []) if "escalate" not in e] + [
         f"the verdict on the whole input was {was}; the root cluster decides the root"]
     seen = {(e["file"], e["line"]) for e in mr["evidence_lines"]}
