@@ -702,11 +702,13 @@ def diagnose(incident_file: str | None, logs: str | None, bundle: str | None, da
         return
     d = res["diagnosis"]
     root = d.get("root") or {}
-    where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) or d["component"]
+    where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) or root.get(
+        "name") or d["component"]
     click.echo(f"diagnosis: {d['fault_class']} at {where} (confidence {d['confidence']:.2f})"
                + (f", runbook {d['runbook']}" if d.get("runbook") else ""))
     for ev in d["evidence"]:
         click.echo(f"  - {ev}")
+    _echo_root_cluster(d)
     for e in d.get("evidence_lines", [])[:8]:
         click.echo(f"  {e['file']}:{e['line']}: {e['text'][:150]}")
     for k in res.get("vendor_entries", [])[:3]:
@@ -898,6 +900,17 @@ def report_cmd(sources: tuple[str, ...], fmt: str | None, out: str, baseline: st
         webbrowser.open(res["url"])
 
 
+def _echo_root_cluster(d: dict[str, Any]) -> None:
+    """The multi-rank root cluster of a diagnosis: root devices, wait chain, dead ends (issue 14)."""
+    rc = d.get("root_cluster")
+    if not rc or not rc.get("root"):
+        return
+    click.echo(f"  root cluster ({rc['what']}): root {rc['root']}" + (f"; chain {rc['chain']}" if rc["chain"] else ""))
+    click.echo(f"    rule: {rc['rule']}" + (f"; class from {rc['class_from']}" if rc.get("class_from") else ""))
+    for x in rc.get("dead_ends", [])[:3]:
+        click.echo(f"    {x['waiter']} waited for {x['remote']}: {x['why']}")
+
+
 # ---- bundles (issue 9): add 'runs bundle' / 'diagnose --bundle' support here --------------------------
 def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool) -> None:
     """``diagnose --bundle DIR``: every incident of the bundle, the primary one's diagnosis, what the knowledge
@@ -928,8 +941,13 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool) -> N
         for ev in d.get("evidence", []):
             click.echo(f"  - {ev}")
     d = res["diagnosis"]
-    click.echo(f"diagnosis: {d['fault_class']} at {d['component']} (confidence {d['confidence']:.2f})"
-               + (f", incident {res['primary']}" if res.get("primary") else ""))
+    root = d.get("root") or {}
+    where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) or root.get(
+        "name") or d["component"]
+    click.echo(f"diagnosis: {d['fault_class']} at {where} (confidence {d['confidence']:.2f})"
+               + (f", runbook {d['runbook']}" if d.get("runbook") else "")
+               + (f", incident {res['primary']}" if res.get("primary") and not d.get("decided_by") else ""))
+    _echo_root_cluster(d)
     for k in res["knowledge"][:8]:
         who = "vendor" if k["source"] == "imported" else "kb"
         click.echo(f"  {who}: {k['code'] or k['entry']} [{k['handling']}] x{k['lines']} (first {k['first']}) "

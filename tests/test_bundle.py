@@ -63,6 +63,24 @@ def matcher() -> Any:
     ("cluster/jobs/serve/decode0/rank_table.json", L.RANK_TABLE, None, "serve/decode0"),
     ("messages", L.MESSAGES, "", None),
     ("w1/notes.txt", None, None, None),
+    # real layouts (ascend-fd fixtures, issue 14 item 7)
+    ("w1/dl_log/devicePlugin/devicePlugin-2024-01-10T03-30-45.197.log", L.DEVICE_PLUGIN, "w1", None),
+    ("w1/dl_log/noded/noded.log", L.NODED, "w1", None),
+    ("w1/dl_log/npu-exporter/npu-exporter.log", L.MINDCLUSTER, "w1", "npu-exporter"),
+    ("w1/dl_log/volcano-scheduler/volcano-scheduler.log", L.VOLCANO, "w1", "volcano-scheduler"),
+    ("w1/process_log/rank_3/plog/plog-77_20250301000000000.log", L.PLOG, "w1", 77),
+    ("job/ascend/process_log/debug/device-0/device-10972_20230131024824126.log", L.CANN_DEVICE, "job/ascend", 10972),
+    ("w1/device_log/slog/dev-os-3/device-0/device-0_20230607152210099.log", L.DEVICE_OS, "w1", 0),
+    ("w1/device_log/slog/dev-os-3/debug/device-os/device-os_20230607152207758.log", L.DEVICE_OS, "w1", 3),
+    ("w1/device_log/slog/host/host_kernel.log", L.HOST_KERNEL, "w1", None),
+    ("w1/device_log/hisi_logs/device-1/20241204162140-590391000/log/kernel.log", L.HISI_DUMP, "w1", 1),
+    ("w1/device_log/hisi_logs/device-0/20230713162044-070000011/bbox/driver.txt", L.HISI_DUMP, "w1", 0),
+    ("job/ascend/environment_check/worker-0/npu_info_before.txt", L.NPU_INFO, "job/ascend", "before"),
+    ("job/ascend/environment_check/worker-0/npu_3_details.csv", L.ENV_TABLE, "job/ascend", None),
+    ("lcne_log/log_1_20250814013158.log", L.SWITCH, None, None),
+    ("lcne_log/pod0-l2plane3-sw07/log.log", L.SWITCH, None, "pod0-l2plane3-sw07"),
+    ("w1/vmcore-dmesg.txt", L.VMCORE, "w1", None),
+    ("kg/plog-10972_20230131024824126.log", L.PLOG, "kg", 10972),
 ])
 def test_files_are_recognised_by_name(rel: str, kind: str | None, worker: str | None, extra: Any) -> None:
     fk = classify(rel)
@@ -72,6 +90,26 @@ def test_files_are_recognised_by_name(rel: str, kind: str | None, worker: str | 
     assert fk is not None and fk.kind == kind and fk.worker == worker
     if extra is not None:
         assert extra in (fk.pid, fk.device, fk.tag)
+
+
+def test_the_reader_keeps_no_detection_or_diagnosis_of_its_own() -> None:
+    import ast
+
+    src = (Path(__file__).resolve().parents[1] / "opsbrain" / "bundle" / "reader.py").read_text()
+    mods = {n.module for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom) and n.module} | {
+        a.name for n in ast.walk(ast.parse(src)) if isinstance(n, ast.Import) for a in n.names}
+    assert not {m for m in mods if m.startswith(("opsbrain.detection", "opsbrain.diagnosis"))}
+
+
+def test_real_time_stamps_of_the_new_sources() -> None:
+    from opsbrain.bundle.reader import dir_stamp, klog_stamp
+
+    assert stamp("[2025-04-16-03:08:13.704312] [ascend] [drv_pcie] x", "slog") == \
+        datetime(2025, 4, 16, 3, 8, 13, 704312)
+    assert stamp("Jul 31 2025 18:36:19+08:00 Z3_22R_99_30 %%01DEVM/1/x", "iso") == datetime(2025, 7, 31, 18, 36, 19)
+    assert klog_stamp("E0111 03:29:15.700191       1 x.go:1] y", datetime(2025, 1, 20)) == \
+        datetime(2025, 1, 11, 3, 29, 15, 700191)
+    assert dir_stamp("20230713162044-070000011") == datetime(2023, 7, 13, 16, 20, 44) and dir_stamp("x") is None
 
 
 def test_time_stamps_of_every_layout() -> None:
@@ -217,8 +255,8 @@ def test_bundle_layout_written_at_run_time(stored_run: dict[str, Any]) -> None:
     assert "hcom init by file success" in text[0] and "device[3]" in text[0] and "rank[27]" in text[0]
     assert any("ErrCode=507053" in ln for ln in text)
     assert "507053" in (node / "rank-27.log").read_text()
-    assert "Ascend910-3" in (node / "mindx-dl" / "devicePlugin" / "devicePlugin.log").read_text()
-    assert "job train event crash" in (root / "cluster" / "mindx-dl" / "clusterd" / "clusterd.log").read_text()
+    assert "Ascend910-3" in (node / "dl_log" / "devicePlugin" / "devicePlugin.log").read_text()
+    assert "job train event crash" in (root / "cluster" / "dl_log" / "clusterd" / "clusterd.log").read_text()
     table = json.loads((root / "cluster" / "jobs" / "train" / "rank_table.json").read_text())
     assert int(table["server_count"]) == 14
     assert (node / "environment_check" / "npu_info_before.txt").exists()
@@ -230,7 +268,8 @@ def test_bundle_layout_written_at_run_time(stored_run: dict[str, Any]) -> None:
     crash = next(ln for ln in lines if ln.job and ln.job[1] == "crash")
     assert crash.t == pytest.approx(600.0) and crash.job[2]["node"] == "pod0/node35"
     # the noise incident's bundle holds the switch chips' logs
-    assert (stored_run["bundles"] / "i0002" / "switch" / "pod0-node26-l1sw0" / "logfile" / "log.log").exists()
+    assert (stored_run["bundles"] / "i0002" / "lcne_log" / "pod0-node26-l1sw0" / "log.log").exists()
+    assert not any(p.name in ("mindx-dl", "switch") for p in root.rglob("*"))  # the names ascend-fd looks for
 
 
 def test_run_time_bundles_parse_back_to_the_same_diagnoses(stored_run: dict[str, Any], engine: Any) -> None:

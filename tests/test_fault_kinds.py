@@ -42,7 +42,7 @@ TRAIN_NODES = [ids.node(0, n) for n in range(32, 46)]
 LINK_DOWN = r"UBSW/4/ALARM: WARN \[0x08520003,na,L2,na\] Assertion alarmID=0x08520003 port=UB0/0/(\d+)"
 LINK_UP = r"UBSW/6/ALARM: INFO \[0x08520003,na,L2,na\] Recovery alarmID=0x08520003 port=UB0/0/(\d+)"
 PLUGIN_DEVICE = r"device Ascend910-(\d) fault occurred, fault code \[([0-9A-F]{8})\], fault level (\w+)"
-PLUGIN_SWITCH = r"switch fault occurred, fault code \[0x08520003,na,L2,na\], port UB0/0/\d+, fault level (\w+)"
+PLUGIN_SWITCH = r"switch fault occurred, fault code \[0x08520003,,L2,na\], port UB0/0/\d+, fault level (\w+)"
 LLAMA3 = {c.name for c in get_profile("llama3").categories}
 DOWN_EVENTS = {"crash", "timeout", "instance_crash", "instance_down"}
 STALL_EVENTS = {"stalled", "instance_hang", "instance_stalled"}

@@ -52,7 +52,7 @@ def test_device_plugin_line_names_ascend910_device_code_and_handling_level() -> 
                      m.group(3))
     assert body and body.groups() == ("5", "occurred", "80E01801", "RestartBusiness")
     sw = fmt.device_plugin_switch_fault(DT, "0x08520003", "L2", 7, "NotHandle")
-    assert "[0x08520003,na,L2,na]" in sw and "UB0/0/7" in sw
+    assert "[0x08520003,,L2,na]" in sw and "UB0/0/7" in sw  # no fault id: an empty field, as kg-config spells it
     with pytest.raises(ValueError):
         fmt.device_plugin_fault(DT, 0, "80E01801", "Reboot")
 

@@ -194,8 +194,10 @@ def device_plugin_fault(dt: datetime, device: int, code: str | int, handling: st
 
 
 def device_plugin_switch_fault(dt: datetime, alarm_id: str, peer_type: str, port: int, handling: str,
-                               recovered: bool = False, fault_id: str = "na") -> str:
-    """The device plugin reporting a UB switch fault code ``[alarmId,faultId,peerType,na]`` on a port."""
+                               recovered: bool = False, fault_id: str = "") -> str:
+    """The device plugin reporting a UB switch fault code ``[alarmId,faultId,peerType,na]`` on a port; an alarm
+    without a fault id leaves the field empty, as the vendor's own patterns spell it (kg-config.json
+    Comp_Switch_L1_18..20: ``[0x08520003,,L2,na]``)."""
     if handling not in HANDLING_LEVELS:
         raise ValueError(f"unknown handling level {handling!r}")
     what = "recovered" if recovered else "occurred"

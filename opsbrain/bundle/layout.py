@@ -1,25 +1,38 @@
-"""The log-bundle layout (facts.md §7): where each kind of file lives, and how a reader recognises it by name.
+"""The log-bundle layout (facts.md §7, and the directory walk of Huawei's ascend-fd, described in the project notes):
+where each kind of file lives, and how a reader recognises it by name.
 
 One directory per worker (node), named by its host (``pod0-node35/``; a real collection may say ``worker-3/``)::
 
-    <worker>/messages                                   host syslog (no year in its time stamps)
+    <worker>/messages[*]                                host syslog (no year in its time stamps)
     <worker>/dmesg                                      ``dmesg -T`` kernel lines
-    <worker>/sysmonitor.log, crash/<ip>-<time>/vmcore-dmesg.txt   (read when present; the twin writes neither)
+    <worker>/sysmonitor.log, [crash/<ip>-<time>/]vmcore-dmesg.txt   (read when present; the twin writes neither)
     <worker>/rank-<r>.log                               training console of rank r (names with rank- / worker-)
-    <worker>/process_log/run/plog/plog-<pid>_<17 digits>.log      CANN process log, first line the HCCL init
-    <worker>/device_log/slog/dev-os-<N>/run/device-os/device-os_<17 digits>.log   device OS log of device N
+    <worker>/process_log/{run,debug}/plog/plog-<pid>_<stamp>.log    CANN process log, first line the HCCL init
+    <worker>/process_log/rank_<N>/.../plog-<pid>_<stamp>.log        (any plog below process_log is read)
+    <worker>/process_log/.../device-<N>/device-<pid>_<stamp>.log    CANN device-side log of a process
+    <worker>/device_log/slog/dev-os-<N>/{run,debug}/{device-os,event}/*.log   device OS log of device N
+    <worker>/device_log/slog/dev-os-<N>/device-<M>/device-<M>_<stamp>.log     device log of device M
+    <worker>/device_log/slog/host/host_kernel.log       the driver's host-side kernel log
     <worker>/device_log/hisi_logs/device-<N>/history.log          device exception history of device N
-    <worker>/environment_check/npu_info_before.txt, npu_info_after.txt   hccn_tool / npu-smi output
-    <worker>/mindx-dl/devicePlugin/devicePlugin.log     MindCluster device plugin (fault codes, levels)
-    <worker>/mindx-dl/noded/noded.log                   MindCluster node agent (heartbeats)
+    <worker>/device_log/hisi_logs/device-<N>/<stamp>/{log,bbox,kbox,mntn,...}/*   black-box dumps of device N
+    <worker>/environment_check/[<worker name>/]npu_info_{before,after}.txt   hccn_tool / npu-smi output
+    <worker>/environment_check/[<worker name>/]npu_*_details.csv, npu_smi_*_details.csv, host_metrics_*.json
+                                                        performance tables (recognised, not read as log lines)
+    <worker>/dl_log/devicePlugin/devicePlugin[*].log    MindCluster device plugin (fault codes, levels)
+    <worker>/dl_log/noded/noded[*].log                  MindCluster node agent (heartbeats)
+    <worker>/dl_log/npu-exporter/npu-exporter[*].log, dl_log/volcano-{scheduler,controller}/*.log,
+    <worker>/dl_log/ascend-docker-runtime/*.log         other MindCluster components
     <worker>/other/<source>.log                         any other log family of the twin (read as plain lines)
-    switch/<switch host>/logfile/log.log                UB switch chip log (L1 chips: ``pod0-node26-l1sw0``;
-                                                        L2 chips: ``pod0-l2plane0-sw00``)
-    cluster/mindx-dl/clusterd/clusterd.log              cluster-level job events (crash, hang, restart, ...)
+    lcne_log/<switch host>/log.log                      UB switch chip log (L1 chips: ``pod0-node26-l1sw0``;
+                                                        L2 chips: ``pod0-l2plane0-sw00``; real: log_1_<stamp>.log)
+    cluster/dl_log/clusterd/clusterd.log                cluster-level job events (crash, hang, restart, ...)
     cluster/jobs/<job or instance>/rank_table.json      HCCL rank table: where the job's ranks run
     bundle.json                                         manifest (written by the twin; never needed to read)
 
-Host-level directories are found below wrappers such as ``var/log`` (see :data:`WRAPPERS`).
+The twin writes this layout, so that ascend-fd reads its bundles as it reads a real job's (it looks for ``dl_log/``
+and ``lcne_log/``). Bundles of the layout's first version (``mindx-dl/`` for ``dl_log/``, ``switch/`` for
+``lcne_log/``) are still read. Host-level directories are found below wrappers such as ``var/log`` (see
+:data:`WRAPPERS`).
 """
 
 from __future__ import annotations
@@ -32,7 +45,9 @@ from faultlib.params import P, ParamGroup
 
 BUNDLE_FORMAT = "opsbrain-bundle/1"
 MANIFEST = "bundle.json"
-SWITCH_DIR = "switch"
+SWITCH_DIR = "lcne_log"
+OLD_SWITCH_DIR = "switch"
+DL_DIR = "dl_log"
 CLUSTER_DIR = "cluster"
 
 
@@ -57,29 +72,48 @@ class BundleParams(ParamGroup):
 MESSAGES, DMESG, VMCORE, SYSMON, TRAIN, PLOG = "messages", "dmesg", "vmcore_dmesg", "sysmonitor", "train", "plog"
 DEVICE_OS, HISTORY, NPU_INFO, DEVICE_PLUGIN, NODED = "device_os", "history", "npu_info", "device_plugin", "noded"
 SWITCH, CLUSTERD, RANK_TABLE, OTHER, MANIFEST_KIND = "switch", "clusterd", "rank_table", "other", "manifest"
+CANN_DEVICE, HOST_KERNEL, HISI_DUMP, MINDCLUSTER, VOLCANO = "cann_device", "host_kernel", "hisi_dump", "mindcluster", \
+    "volcano"
+ENV_TABLE = "env_table"
+"""Performance tables of environment_check (csv, json): recognised, not read as log lines."""
 
 SOURCE_OF_KIND = {MESSAGES: "syslog", DMESG: "syslog", VMCORE: "syslog", SYSMON: "syslog", TRAIN: "train",
                   PLOG: "plog", DEVICE_OS: "device_os", HISTORY: "device_os", NPU_INFO: "hccn",
-                  DEVICE_PLUGIN: "device_plugin", NODED: "device_plugin", SWITCH: "switch", CLUSTERD: "job"}
+                  DEVICE_PLUGIN: "device_plugin", NODED: "device_plugin", SWITCH: "switch", CLUSTERD: "job",
+                  CANN_DEVICE: "plog", HOST_KERNEL: "syslog", HISI_DUMP: "device_os", MINDCLUSTER: "device_plugin",
+                  VOLCANO: "job"}
 """The log family (LogLine.source) whose lines a file kind holds."""
 
 WRAPPERS = frozenset({"var", "log", "logs", "os", "os_log", "host_log", "console", "train_log", "training"})
 """Directory names that wrap host logs inside a worker directory (``worker-3/var/log/messages``)."""
 
-_PLOG = re.compile(r"(?:^|/)process_log/(?:(?:debug|run)/)?plog/plog-(\d+)_(\d+)\.log$")
-_DEV_OS = re.compile(r"(?:^|/)device_log/slog/dev-os-(\d+)/(?:debug|run)/device-os/device-os_(\d+)\.log$")
-_HISTORY = re.compile(r"(?:^|/)device_log/hisi_logs/device-(\d+)/history\.log$")
-_NPU_INFO = re.compile(r"(?:^|/)environment_check/npu_info_(before|after)\.txt$")
-_PLUGIN = re.compile(r"(?:^|/)mindx-dl/devicePlugin/devicePlugin[^/]*\.log$")
-_NODED = re.compile(r"(?:^|/)mindx-dl/noded/noded[^/]*\.log$")
-_CLUSTERD = re.compile(r"(?:^|/)mindx-dl/clusterd/clusterd[^/]*\.log$")
+_DL = r"(?:dl_log|mindx-dl)"
+_PLOG = re.compile(r"(?:^|/)plog-(\d+)_(\d+)\.log$")
+_CANN_DEVICE = re.compile(r"(?:^|/)process_log/(?:.+/)?device-(\d+)_(\d+)\.log$")
+_DEVICE_SIDE: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # kind, name pattern: group 1 the device, group 2 (dumps) the dump directory named by its time
+    (DEVICE_OS, re.compile(r"(?:^|/)slog/dev-os-(\d+)/(?:debug|run)/(?:device-os|event)/[^/]+\.log$")),
+    (DEVICE_OS, re.compile(r"(?:^|/)device-(\d+)/device-\1_\d+\.log$")),  # slog/dev-os-3/device-0/device-0_<stamp>
+    (HOST_KERNEL, re.compile(r"(?:^|/)slog/host/[^/]+\.log$")),
+    (HISTORY, re.compile(r"(?:^|/)hisi_logs/device-(\d+)/history\.log$")),
+    (HISI_DUMP, re.compile(r"(?:^|/)hisi_logs/device-(\d+)/(\d{14}-\d{6,9})/(?:.+/)?[^/]+\.(?:log|txt)$")),
+)
+"""Device-side files (device_log/): the device OS and device logs, the driver's host log, history and dumps."""
+_NPU_INFO = re.compile(r"(?:^|/)npu_info_([^/]+)\.txt$")
+_ENV_TABLE = re.compile(r"(?:^|/)environment_check/(?:[^/]+/)?"
+                        r"(?:npu_(?:smi_)?\d+_details\.csv|host_metrics_\d+\.json)$")
+_PLUGIN = re.compile(r"(?:^|/)" + _DL + r"/devicePlugin/devicePlugin[^/]*\.log$")
+_NODED = re.compile(r"(?:^|/)" + _DL + r"/noded/noded[^/]*\.log$")
+_MINDCLUSTER = re.compile(r"(?:^|/)" + _DL + r"/(npu-exporter|[^/]*docker-runtime[^/]*)/[^/]+\.log$")
+"""MindCluster components other than the device plugin and NodeD (hwlog lines)."""
+_VOLCANO = re.compile(r"(?:^|/)" + _DL + r"/(volcano-(?:scheduler|controller))/[^/]+\.log$")
+_CLUSTERD = re.compile(r"(?:^|/)" + _DL + r"/clusterd/clusterd[^/]*\.log$")
 _RANK_TABLE = re.compile(r"(?:^|/)(?:jobs/(.+)/)?(?:rank_table|hccl)\.json$")
-_SWITCH = re.compile(r"(?:^|/)" + SWITCH_DIR + r"/([^/]+)/(?:.+/)?[^/]+\.log$")
-_VMCORE = re.compile(r"(?:^|/)crash/([^/]+)/vmcore-dmesg\.txt$")
+_SWITCH = re.compile(r"(?:^|/)(?:lcne_log|switch)/(?:([^/]+)/)?(?:.+/)?"
+                     r"(?:[^/]*log\.log|log_\d+_\d{13,15}\.log)$")
+_VMCORE = re.compile(r"(?:^|/)(?:crash/([^/]+)/)?vmcore-dmesg\.txt$")
 _OTHER = re.compile(r"(?:^|/)other/([A-Za-z0-9_.-]+)\.log$")
 _TRAIN_NAME = re.compile(r"(rank-|worker-).*\.(txt|log)$")
-_ANCHORS = {PLOG: "process_log", DEVICE_OS: "device_log", HISTORY: "device_log", NPU_INFO: "environment_check",
-            DEVICE_PLUGIN: "mindx-dl", NODED: "mindx-dl", VMCORE: "crash", OTHER: "other"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,10 +134,23 @@ def _strip_wrappers(parts: list[str]) -> str:
     return "/".join(parts)
 
 
-def _worker_before(rel: str, anchor: str) -> str:
+def _worker_before(rel: str, anchor: str | tuple[str, ...]) -> str:
+    """The worker directory of ``rel``: what comes before the first anchor directory it has (of ``anchor``, in
+    order; the last occurrence of that name), wrappers skipped; the file's own directory when it has none."""
     parts = rel.split("/")
-    i = max(k for k, p in enumerate(parts) if p == anchor)
-    return _strip_wrappers(parts[:i])
+    for name in (anchor,) if isinstance(anchor, str) else anchor:
+        if name in parts[:-1]:
+            i = max(k for k, p in enumerate(parts[:-1]) if p == name)
+            return _strip_wrappers(parts[:i])
+    return _strip_wrappers(parts[:-1])
+
+
+_DEV_ANCHORS = ("device_log", "slog", "hisi_logs")
+_CANN_ANCHORS = ("process_log",)
+
+
+def _dl(rel: str) -> str:
+    return _worker_before(rel, ("dl_log", "mindx-dl"))
 
 
 def classify(rel: str) -> FileKind | None:
@@ -113,25 +160,36 @@ def classify(rel: str) -> FileKind | None:
     if rel == MANIFEST:
         return FileKind(MANIFEST_KIND)
     if m := _PLOG.search(rel):
-        return FileKind(PLOG, _worker_before(rel, "process_log"), pid=int(m.group(1)))
-    if m := _DEV_OS.search(rel):
-        return FileKind(DEVICE_OS, _worker_before(rel, "device_log"), device=int(m.group(1)))
-    if m := _HISTORY.search(rel):
-        return FileKind(HISTORY, _worker_before(rel, "device_log"), device=int(m.group(1)))
+        return FileKind(PLOG, _worker_before(rel, _CANN_ANCHORS), pid=int(m.group(1)))
+    if m := _CANN_DEVICE.search(rel):
+        return FileKind(CANN_DEVICE, _worker_before(rel, _CANN_ANCHORS), pid=int(m.group(1)))
+    for kind, rx in _DEVICE_SIDE:
+        if m := rx.search(rel):
+            dev = int(m.group(1)) if rx.groups else None
+            anchors = _DEV_ANCHORS + ((f"device-{dev}",) if dev is not None else ())
+            return FileKind(kind, _worker_before(rel, anchors), device=dev, tag=m.group(2) if rx.groups > 1 else None)
     if m := _NPU_INFO.search(rel):
         return FileKind(NPU_INFO, _worker_before(rel, "environment_check"), tag=m.group(1))
+    if _ENV_TABLE.search(rel):
+        return FileKind(ENV_TABLE, _worker_before(rel, "environment_check"))
     if _CLUSTERD.search(rel):
         return FileKind(CLUSTERD)
     if _PLUGIN.search(rel):
-        return FileKind(DEVICE_PLUGIN, _worker_before(rel, "mindx-dl"))
+        return FileKind(DEVICE_PLUGIN, _dl(rel))
     if _NODED.search(rel):
-        return FileKind(NODED, _worker_before(rel, "mindx-dl"))
+        return FileKind(NODED, _dl(rel))
+    if m := _MINDCLUSTER.search(rel):
+        return FileKind(MINDCLUSTER, _dl(rel), tag=m.group(1))
+    if m := _VOLCANO.search(rel):
+        return FileKind(VOLCANO, _dl(rel), tag=m.group(1))
     if m := _RANK_TABLE.search(rel):
         return FileKind(RANK_TABLE, tag=m.group(1) or (p.parent.name or "job"))
     if m := _SWITCH.search(rel):
         return FileKind(SWITCH, tag=m.group(1))
     if m := _VMCORE.search(rel):
-        return FileKind(VMCORE, _worker_before(rel, "crash"), tag=m.group(1))
+        worker = _worker_before(rel, "crash") if m.group(1) else (
+            _strip_wrappers(list(p.parent.parts)) if str(p.parent) != "." else "")
+        return FileKind(VMCORE, worker, tag=m.group(1))
     if m := _OTHER.search(rel):
         return FileKind(OTHER, _worker_before(rel, "other"), tag=m.group(1))
     host_dir = _strip_wrappers(list(p.parent.parts)) if str(p.parent) != "." else ""
@@ -172,19 +230,19 @@ def npu_info_path(worker: str, when: str) -> str:
 
 
 def plugin_path(worker: str) -> str:
-    return f"{worker}/mindx-dl/devicePlugin/devicePlugin.log"
+    return f"{worker}/{DL_DIR}/devicePlugin/devicePlugin.log"
 
 
 def noded_path(worker: str) -> str:
-    return f"{worker}/mindx-dl/noded/noded.log"
+    return f"{worker}/{DL_DIR}/noded/noded.log"
 
 
 def switch_path(host: str) -> str:
-    return f"{SWITCH_DIR}/{host}/logfile/log.log"
+    return f"{SWITCH_DIR}/{host}/log.log"
 
 
 def clusterd_path() -> str:
-    return f"{CLUSTER_DIR}/mindx-dl/clusterd/clusterd.log"
+    return f"{CLUSTER_DIR}/{DL_DIR}/clusterd/clusterd.log"
 
 
 def rank_table_path(name: str) -> str:

@@ -14,11 +14,10 @@ name (:func:`opsbrain.bundle.layout.classify`), parses their time stamps and tie
 - ``dmesg`` kernel lines already in ``messages``, and history records already in the device-os log, are read
   once (same second, same text).
 
-:func:`diagnose_bundle` turns the lines into signals with :func:`opsbrain.ingest.parse_line` (job
-events with ``parse_job_event`` and the rank tables' placement), replays them in time order through the same
-:class:`~opsbrain.detection.Detector` the live controller uses (its collect/re-diagnose timers run on the bundle's
-clock), diagnoses every incident with the same engine (metrics come from ``npu_info_after.txt``), and matches
-every line against the knowledge base and imported vendor knowledge.
+The reader only reads: lines (with time, origin, file and line), the rank table of the collective jobs' processes
+(:class:`opsbrain.ingest.ranks.RankCollector` over the plogs and ``npu_info`` files), placement (rank tables) and
+metrics (``npu_info_after.txt``); :func:`signals_of` turns lines into the ingestion layer's signals. Detection,
+diagnosis and knowledge matching of a bundle live in :mod:`opsbrain.bundle.diagnose`.
 
 Unknown files are skipped and listed; symbolic links, special files, binary files, files over the size limit
 and directories below the depth limit are refused and listed; malformed lines are counted. Nothing in a bundle
@@ -27,20 +26,20 @@ makes the reader raise, except a path that is not a readable directory.
 
 from __future__ import annotations
 
-import heapq
 import json
 import os
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from opsbrain.bundle import layout as L
-from opsbrain.ingest import MAX_LINE, Signal, parse_job_event, parse_line
 from opsbrain.errors import InputError
+from opsbrain.ingest import MAX_LINE, Signal, parse_job_event, parse_line
+from opsbrain.ingest.ranks import RankCollector, RankTable
 
 # ---- time stamps -----------------------------------------------------------------------------------------------
 _MON = {m: i + 1 for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
@@ -50,6 +49,13 @@ _TS_HWLOG = re.compile(r"(\d{4})/(\d\d)/(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}
 _TS_ISO = re.compile(r"(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,6}))?")
 _TS_SYSLOG = re.compile(r"^([A-Z][a-z]{2})\s+(\d{1,2}) (\d\d):(\d\d):(\d\d)\b")
 _TS_CTIME = re.compile(r"([A-Z][a-z]{2})\s+(\d{1,2}) (\d\d):(\d\d):(\d\d) (\d{4})")
+_TS_DASHED = re.compile(r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{6})\b")
+"""The driver's and the device history's ``[2025-04-16-03:08:13.704312]``."""
+_TS_LCNE = re.compile(r"^([A-Z][a-z]{2})\s+(\d{1,2}) (\d{4}) (\d\d):(\d\d):(\d\d)")
+"""The LCNE switch log's ``Jul 31 2025 18:36:19+08:00`` (the offset is dropped: naive, as logged)."""
+_TS_KLOG = re.compile(r"^[IWEF](\d\d)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{6})")
+"""klog (volcano): ``E0111 03:29:15.700191`` - no year."""
+_DIR_STAMP = re.compile(r"^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)-")
 _STAMP_SCAN = 96  # characters at the start of a line searched for its time stamp (not dates in the message)
 
 
@@ -72,14 +78,21 @@ def _ctime(m: re.Match[str]) -> datetime:
     return datetime(int(y), _MON[mon], int(d), int(h), int(mi), int(s))
 
 
+def _lcne(m: re.Match[str]) -> datetime:
+    mon, d, y, h, mi, s = m.groups()
+    return datetime(int(y), _MON[mon], int(d), int(h), int(mi), int(s))
+
+
 _PARSERS: dict[str, tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], datetime]], ...]] = {
-    "slog": ((_TS_SLOG, _slog), (_TS_ISO, _hw_or_iso), (_TS_HWLOG, _hw_or_iso)),
+    "slog": ((_TS_SLOG, _slog), (_TS_DASHED, _hw_or_iso), (_TS_ISO, _hw_or_iso), (_TS_HWLOG, _hw_or_iso)),
     "hwlog": ((_TS_HWLOG, _hw_or_iso), (_TS_ISO, _hw_or_iso), (_TS_SLOG, _slog)),
-    "iso": ((_TS_ISO, _hw_or_iso), (_TS_SLOG, _slog), (_TS_HWLOG, _hw_or_iso), (_TS_CTIME, _ctime)),
+    "iso": ((_TS_ISO, _hw_or_iso), (_TS_SLOG, _slog), (_TS_DASHED, _hw_or_iso), (_TS_HWLOG, _hw_or_iso),
+            (_TS_LCNE, _lcne), (_TS_CTIME, _ctime)),
     "ctime": ((_TS_CTIME, _ctime), (_TS_ISO, _hw_or_iso)),
 }
 _STYLE = {L.PLOG: "slog", L.DEVICE_OS: "slog", L.DEVICE_PLUGIN: "hwlog", L.NODED: "hwlog", L.CLUSTERD: "hwlog",
-          L.DMESG: "ctime", L.HISTORY: "iso", L.TRAIN: "iso", L.SWITCH: "iso", L.OTHER: "iso", L.SYSMON: "iso"}
+          L.DMESG: "ctime", L.HISTORY: "iso", L.TRAIN: "iso", L.SWITCH: "iso", L.OTHER: "iso", L.SYSMON: "iso",
+          L.CANN_DEVICE: "slog", L.HOST_KERNEL: "slog", L.HISI_DUMP: "iso", L.MINDCLUSTER: "hwlog"}
 
 
 def stamp(line: str, style: str) -> datetime | None:
@@ -94,21 +107,46 @@ def stamp(line: str, style: str) -> datetime | None:
     return None
 
 
+def _closest_year(ref: datetime, make: Callable[[int], datetime]) -> datetime | None:
+    best: datetime | None = None
+    for y in (ref.year - 1, ref.year, ref.year + 1):
+        try:
+            dt = make(y)
+        except (ValueError, KeyError):
+            continue
+        if best is None or abs(dt - ref) < abs(best - ref):
+            best = dt
+    return best
+
+
+def klog_stamp(line: str, ref: datetime) -> datetime | None:
+    """A klog stamp (``E0111 03:29:15.700191``, no year): the year that puts it closest to ``ref``."""
+    m = _TS_KLOG.match(line)
+    if not m:
+        return stamp(line, "iso")
+    mo, d, h, mi, s, us = (int(x) for x in m.groups())
+    return _closest_year(ref, lambda y: datetime(y, mo, d, h, mi, s, us))
+
+
+def dir_stamp(tag: str | None) -> datetime | None:
+    """The time in a black-box dump directory's name (``20230713162044-070000011``)."""
+    m = _DIR_STAMP.match(tag or "")
+    if not m:
+        return None
+    try:
+        y, mo, d, h, mi, sec = (int(x) for x in m.groups())
+        return datetime(y, mo, d, h, mi, sec)
+    except ValueError:
+        return None
+
+
 def syslog_stamp(line: str, ref: datetime) -> datetime | None:
     """A syslog time stamp (no year): the year that puts it closest to ``ref``; ISO stamps (rsyslog) too."""
     m = _TS_SYSLOG.match(line)
     if not m:
         return stamp(line, "iso")
     mon, d, h, mi, s = m.groups()
-    best: datetime | None = None
-    for y in (ref.year - 1, ref.year, ref.year + 1):
-        try:
-            dt = datetime(y, _MON[mon], int(d), int(h), int(mi), int(s))
-        except (ValueError, KeyError):
-            continue
-        if best is None or abs(dt - ref) < abs(best - ref):
-            best = dt
-    return best
+    return _closest_year(ref, lambda y: datetime(y, _MON[mon], int(d), int(h), int(mi), int(s)))
 
 
 # ---- what a bundle holds -------------------------------------------------------------------------------------------
@@ -283,6 +321,7 @@ class BundleRead:
     placement: dict[str, list[str]]
     metrics: dict[tuple[str, str], float]
     report: dict[str, Any]
+    ranks: RankTable = field(default_factory=lambda: RankTable([], {}))
 
 
 def read_bundle(path: str | Path, params: L.BundleParams | None = None) -> tuple[list[BundleLine], dict[str, Any]]:
@@ -389,7 +428,11 @@ class _Reader:
             k = f.kind.kind
             if k in (L.MANIFEST_KIND, L.RANK_TABLE):
                 continue
-            if k in (L.MESSAGES, L.SYSMON, L.VMCORE, L.NPU_INFO):  # syslog needs the year of the others
+            if k == L.ENV_TABLE:
+                self.skipped.append({"path": f.rel, "reason": "performance table (environment_check): recognised, "
+                                     "not read as log lines"})
+                continue
+            if k in (L.MESSAGES, L.SYSMON, L.VMCORE, L.NPU_INFO, L.VOLCANO):  # no year: it comes from the others
                 later.append(f)
                 continue
             seq = self._read_timed(f, seq)
@@ -402,7 +445,13 @@ class _Reader:
         for f in files:
             if f.kind.kind == L.RANK_TABLE:
                 self._rank_table(f)
-        return self._finish(ref)
+        ranks = RankCollector(self.scan.root.name)
+        for f in files:
+            if f.kind.kind in (L.PLOG, L.NPU_INFO):
+                ranks.feed_lines(f.lines, f.rel)
+        out = self._finish(ref)
+        out.ranks = ranks.table()
+        return out
 
     def _reference(self) -> datetime:
         """The bundle's typical time (median of the full time stamps): fixes syslog's missing year."""
@@ -421,10 +470,10 @@ class _Reader:
         node = self._node(f)
         origin: str | None = node
         source = L.SOURCE_OF_KIND.get(kind, f.kind.tag or "other")
-        if kind in (L.DEVICE_OS, L.HISTORY) and node is not None:
+        if kind in (L.DEVICE_OS, L.HISTORY, L.HISI_DUMP) and node is not None:
             origin = f"{node}/npu{f.kind.device}"
         elif kind == L.SWITCH:
-            origin = host_to_id(f.kind.tag or "") or f.kind.tag
+            origin = (host_to_id(f.kind.tag) or f.kind.tag) if f.kind.tag else None
         elif kind == L.CLUSTERD:
             origin = None
         if kind == L.OTHER:
@@ -436,7 +485,7 @@ class _Reader:
                 crash_dt = datetime.fromisoformat(f"{m[1]} {m[2]}")
             except ValueError:
                 crash_dt = None
-        last: datetime | None = None
+        last: datetime | None = dir_stamp(f.kind.tag) if kind == L.HISI_DUMP else None
         for i, raw in enumerate(f.lines, start=1):
             text = self.scan.clean(f, raw)
             if text is None:
@@ -445,6 +494,8 @@ class _Reader:
                 dt = crash_dt
             elif kind in (L.MESSAGES, L.SYSMON):
                 dt = syslog_stamp(text, ref or datetime(1970, 1, 1))
+            elif kind == L.VOLCANO:
+                dt = klog_stamp(text, ref or datetime(1970, 1, 1))
             else:
                 dt = stamp(text, style)
             if dt is None:
@@ -452,7 +503,7 @@ class _Reader:
                     self.scan.untimed[f.rel] += 1
                     continue
                 dt = last  # a continuation line (traceback, wrapped message) takes the time of the line before
-                if kind not in (L.TRAIN, L.PLOG, L.OTHER):
+                if kind not in (L.TRAIN, L.PLOG, L.OTHER, L.HISI_DUMP, L.CANN_DEVICE):
                     self.scan.untimed[f.rel] += 1
             last = dt
             level = m.group(1).upper() if (m := _LEVEL.match(text)) else None
@@ -563,7 +614,8 @@ class _Reader:
         lines.sort(key=lambda x: x.t)  # stable: the synthetic link records join the time-ordered lines
         report = {
             "bundle": str(self.scan.root),
-            "files": {"read": len(self.scan.files), "by_kind": dict(Counter(f.kind.kind for f in self.scan.files))},
+            "files": {"read": sum(1 for f in self.scan.files if f.kind.kind != L.ENV_TABLE),
+                      "by_kind": dict(Counter(f.kind.kind for f in self.scan.files if f.kind.kind != L.ENV_TABLE))},
             "skipped": self.skipped, "refused": self.scan.refused,
             "lines": {"read": len(lines), "malformed": sum(self.scan.malformed.values()),
                       "untimed": sum(self.scan.untimed.values()), "cut": sum(self.scan.cut.values()),
@@ -679,33 +731,7 @@ def _unqualify(value: Any, hosts: dict[str, str]) -> Any:
     return value
 
 
-# ---- diagnosis -------------------------------------------------------------------------------------------------------
-class _Clock:
-    """The bundle's clock for the detector's timers (collect, re-diagnose, re-check)."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self._q: list[tuple[float, int, Callable[[], None]]] = []
-        self._seq = 0
-
-    def schedule(self, delay: float, fn: Callable[[], None]) -> None:
-        self._seq += 1
-        heapq.heappush(self._q, (self.now + delay, self._seq, fn))
-
-    def run_before(self, t: float) -> None:
-        """Fire the timers due strictly before ``t`` (lines at a timer's own time arrive first, as in the sim)."""
-        while self._q and self._q[0][0] < t:
-            when, _s, fn = heapq.heappop(self._q)
-            self.now = when
-            fn()
-
-    def drain(self) -> None:
-        while self._q:
-            when, _s, fn = heapq.heappop(self._q)
-            self.now = max(self.now, when)
-            fn()
-
-
+# ---- signals (the ingestion layer) ----------------------------------------------------------------------------
 def signals_of(lines: Iterable[BundleLine], placement: dict[str, list[str]]) -> tuple[list[Signal], dict[int, int]]:
     """Signals of the lines in order, and signal (by id) -> index of its line."""
     sigs: list[Signal] = []
@@ -719,153 +745,3 @@ def signals_of(lines: Iterable[BundleLine], placement: dict[str, list[str]]) -> 
             where[id(s)] = k
             sigs.append(s)
     return sigs, where
-
-
-def detect(signals: list[Signal], engine: Any, placement: dict[str, list[str]],
-           metric: Callable[[str, str], float | None] | None) -> list[Any]:
-    """Replay time-ordered signals through the live controller's detector; diagnose as the controller does."""
-    from opsbrain.detection import Detector, DetectorParams, LinkHistory
-
-    clock = _Clock()
-    det: Any = None
-
-    def diagnose(inc: Any) -> None:
-        now = clock.now
-        d = engine.diagnose(inc, now, LinkHistory(det, now), metric)
-        d.at_s = now
-        inc.diagnoses.append(d)
-
-    det = Detector(DetectorParams(), lambda: clock.now, clock.schedule, diagnose, placement)
-    for s in signals:
-        clock.run_before(s.t)
-        clock.now = max(clock.now, s.t)
-        det.feed(s)
-    clock.drain()
-    return list(det.incidents)
-
-
-_QUIET = ("level:", "plugin_sw:", ":recover", "sw:up", "port:up", "hccn:up")
-
-
-def _evidence_lines(inc: Any, where: dict[int, int], lines: list[BundleLine], n: int = 8) -> list[dict[str, Any]]:
-    """The lines behind an incident's signals: one per signal kind first (errors first), then by time."""
-    picked: list[int] = []
-    kinds: set[str] = set()
-    ranked = sorted(inc.signals, key=lambda s: (-s.severity, s.t))
-    for s in ranked:
-        if any(q in s.kind for q in _QUIET) or s.kind in kinds:
-            continue
-        k = where.get(id(s))
-        if k is not None and k not in picked:
-            kinds.add(s.kind)
-            picked.append(k)
-    out = []
-    for k in sorted(picked[:n], key=lambda k: lines[k].t):
-        ln = lines[k]
-        out.append({"file": ln.file, "line": ln.line, "t": round(ln.t, 6), "text": ln.text[:300]})
-    return out
-
-
-def _knowledge(texts: list[str], matcher: Any) -> tuple[list[list[Any]], float]:
-    import time
-
-    t0 = time.perf_counter()
-    out = [matcher.match(t) for t in texts] if matcher is not None else [[] for _ in texts]
-    return out, time.perf_counter() - t0
-
-
-def _aggregate(hits: Iterable[tuple[int, list[Any]]], lines: list[BundleLine], top: int = 10) -> list[dict[str, Any]]:
-    seen: Counter[tuple[Any, ...]] = Counter()
-    info: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for k, matches in hits:
-        for m in matches:
-            key = (m.source, m.class_id, m.entry_id, m.code)
-            seen[key] += 1
-            if key not in info:
-                info[key] = {"source": m.source, "class": m.class_id, "entry": m.entry_id, "code": m.code,
-                             "handling": m.handling, "cause": m.cause, "suggestion": m.suggestion,
-                             "first": f"{lines[k].file}:{lines[k].line}"}
-    return [{**info[key], "lines": n} for key, n in seen.most_common(top)]
-
-
-def diagnose_bundle(path: str | Path, engine: Any, matcher: Any = None, params: L.BundleParams | None = None
-                    ) -> dict[str, Any]:
-    """Read, detect, diagnose, match: the report of ``opsbrain diagnose --bundle`` (see the module docstring)."""
-    import time
-
-    t0 = time.perf_counter()
-    r = scan_bundle(path, params)
-    t_read = time.perf_counter() - t0
-    lines = r.lines
-    sigs, where = signals_of(lines, r.placement)
-    metric = (lambda name, comp: r.metrics.get((name, comp))) if r.metrics else None
-    t1 = time.perf_counter()
-    incidents = detect(sigs, engine, r.placement, metric)
-    t_detect = time.perf_counter() - t1
-    texts = [ln.text for ln in lines]
-    hits, t_match = _knowledge(texts, matcher)
-    origin = datetime.fromisoformat(r.report["time_origin"])
-    names = {w["node"]: w["dir"] for w in r.report["workers"]}
-    out_incs = []
-    for inc in incidents:
-        d = inc.diagnosis
-        ev = _evidence_lines(inc, where, lines)
-        dd = d.as_dict() if d is not None else None
-        if dd is not None:
-            dd["evidence"] = list(dd["evidence"]) + [f"{e['file']}:{e['line']}: {e['text'][:160]}" for e in ev[:5]]
-        mine = sorted({where[id(s)] for s in inc.signals if id(s) in where})
-        out_incs.append({
-            "id": inc.id, "opened_at": (origin + timedelta(seconds=inc.opened_at)).isoformat(),
-            "opened_at_s": round(inc.opened_at, 6), "last_at_s": round(inc.last_at, 6),
-            "nodes": {n: names.get(n, n) for n in sorted(inc.nodes)}, "l2": sorted(inc.l2),
-            "signals": len(inc.signals), "errors": sum(1 for s in inc.signals if s.severity >= 2),
-            "kinds": dict(Counter(s.kind for s in inc.signals).most_common(12)),
-            "diagnosis": dd, "evidence_lines": ev,
-            "knowledge": _aggregate(((k, hits[k]) for k in mine), lines, top=5),
-        })
-    primary = max(out_incs, key=lambda i: (i["errors"], -i["opened_at_s"]), default=None)
-    report = dict(r.report)
-    report.update({
-        "signals": len(sigs),
-        "incidents": out_incs,
-        "primary": primary["id"] if primary else None,
-        "diagnosis": primary["diagnosis"] if primary else {
-            "fault_class": "unknown", "component": None, "confidence": 0.0, "runbook": None, "alternatives": [],
-            "evidence": [f"no known fault signal in {len(lines)} lines of the bundle; escalate"], "at_s": 0.0},
-        "knowledge": _aggregate(enumerate(hits), lines),
-        "knowledge_lines": sum(1 for h in hits if h),
-        "knowledge_lines_by_source": dict(Counter(src for h in hits for src in {m.source for m in h})),
-        "timing_s": {"read": round(t_read, 4), "detect_diagnose": round(t_detect, 4), "match": round(t_match, 4)},
-    })
-    return report
-
-
-def compare(report: dict[str, Any], expected: Iterable[tuple[float, str | None, str | None]], slack_s: float = 2.0
-            ) -> list[dict[str, Any]]:
-    """For each expected incident (opened at s, class, component) of the simulation, the bundle incident opened
-    within ``slack_s`` of it (the most signals among them) and whether class and component agree."""
-    out = []
-    incs = report.get("incidents", [])
-    for at, cls, comp in expected:
-        near = [i for i in incs if abs(i["opened_at_s"] - at) <= slack_s]
-        best = max(near, key=lambda i: i["signals"], default=None)
-        d = (best or {}).get("diagnosis") or {}
-        out.append({"at_s": at, "expected": [cls, comp], "got": [d.get("fault_class"), d.get("component")],
-                    "bundle_incident": best["id"] if best else None,
-                    "same": best is not None and d.get("fault_class") == cls and d.get("component") == comp})
-    return out
-
-
-def check_bundle(path: str | Path, engine: Any, matcher: Any = None, params: L.BundleParams | None = None
-                 ) -> dict[str, Any]:
-    """Round trip: diagnose a bundle the twin wrote and compare every controller incident its manifest records
-    (opened at, class, component in the simulation) with the bundle's own incidents (:func:`compare`). Incidents
-    a health sweep opened from metrics (not from log lines) are listed apart: a bundle cannot show them."""
-    rep = diagnose_bundle(path, engine, matcher, params)
-    sim = ((rep.get("manifest") or {}).get("incident") or {}).get("in_simulation") or {}
-    ctl = sim.get("controller_incidents", [])
-    expected = [(float(c["opened_at_s"]), (c.get("diagnosis") or {}).get("fault_class"),
-                 (c.get("diagnosis") or {}).get("component")) for c in ctl if c.get("diagnosis") and not c.get("sweep")]
-    rows = compare(rep, expected)
-    return {"bundle": str(path), "comparisons": rows, "same": all(r["same"] for r in rows), "report": rep,
-            "sweep_incidents": [c["id"] for c in ctl if c.get("sweep")]}

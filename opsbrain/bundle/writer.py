@@ -3,10 +3,11 @@
 The bundle holds the lines of the plant's telemetry hub (``sim.telemetry.logs``) in a time window, routed to the
 file that would hold them on a real cluster by the line's origin and source (see :mod:`opsbrain.bundle.layout`):
 a device-os line of ``pod0/node12/npu3`` goes to ``pod0-node12/device_log/slog/dev-os-3/...``, a syslog line of
-``pod0/node12`` to ``pod0-node12/messages`` (kernel lines also to ``dmesg``), a switch line of a chip to
-``switch/<chip host>/...``. Job events become cluster-level ``clusterd`` lines and the controller's placement
-becomes HCCL rank tables. ``environment_check`` holds hccn_tool / npu-smi output at the window start (before) and
-when the incident was diagnosed (after): link change records, link state, temperatures, HBM error counters.
+``pod0/node12`` to ``pod0-node12/messages`` (kernel lines also to ``dmesg``), a device-plugin line to
+``pod0-node12/dl_log/devicePlugin/devicePlugin.log``, a switch line of a chip to ``lcne_log/<chip host>/log.log``.
+Job events become cluster-level ``clusterd`` lines and the controller's placement becomes HCCL rank tables.
+``environment_check`` holds hccn_tool / npu-smi output at the window start (before) and when the incident was
+diagnosed (after): link change records, link state, temperatures, HBM error counters.
 
 Nothing in a bundle says whether a line came from an injected fault or background noise. The manifest
 (``bundle.json``) records where the bundle came from; a reader never needs it.

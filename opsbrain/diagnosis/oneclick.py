@@ -2,7 +2,11 @@
 file. The whole input is streamed through the ingestion layer; the answer names the class, its confidence, the
 root in the operator's own terms (host as written, device index), the evidence lines with file and line number,
 the vendor knowledge-graph entries that matched (mapped to a class by knowledge_base/vendor_map.yaml) and the
-runbook it would take. When nothing is known it abstains, with its best guess and the evidence."""
+runbook it would take. When nothing is known it abstains, with its best guess and the evidence.
+
+When processes of a collective job logged errors, the multi-rank root cluster (:mod:`.multirank`) names the root
+device(s) and the wait chain; it decides the root (and, from the root devices' own lines, the class) when the
+whole-input verdict abstains, blames the collective itself, or names no host."""
 
 from __future__ import annotations
 
@@ -14,8 +18,10 @@ from typing import IO, Any
 
 from opsbrain.diagnosis.engine import Engine
 from opsbrain.diagnosis.knowledge import load_vendor_rules, vendor_class
+from opsbrain.diagnosis.multirank import apply_root_cluster, multirank_verdict
 from opsbrain.errors import InputError
 from opsbrain.ingest import LineReader, Signal, ingest_path, parse_line
+from opsbrain.ingest.ranks import RankCollector, RankTable
 from opsbrain.ingest.text import read_small
 from opsbrain.ingest.where import user_terms
 from opsbrain.verdict import UNKNOWN, Diagnosis
@@ -71,8 +77,8 @@ def _evidence_lines(signals: list[Signal], d: Diagnosis) -> list[dict[str, Any]]
     return rows
 
 
-def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any], knowledge: _Knowledge | None
-                     ) -> dict[str, Any]:
+def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any], knowledge: _Knowledge | None,
+                     ranks: RankTable | None = None) -> dict[str, Any]:
     now = max((s.t for s in signals), default=0.0)
     vendor = knowledge.vendor_signals if knowledge else []
     sigs = signals + vendor
@@ -88,7 +94,11 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
     out["root"] = user_terms(d.component)
     ev = _evidence_lines(sigs, d)
     out["evidence_lines"] = ev
-    if not d.abstained and not ev:
+    mr = multirank_verdict(ranks, sigs, engine, now) if ranks is not None else None
+    if mr is not None:
+        out["root_cluster"] = mr
+        apply_root_cluster(out, mr, engine, MAX_EVIDENCE_LINES)
+    if out["fault_class"] != UNKNOWN and not out["evidence_lines"]:
         out["evidence"].append("no evidence line: the verdict rests on metrics or events only")
     notes = []
     if stats.get("lines_cut"):
@@ -99,12 +109,27 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
             "vendor_entries": [k for k in kn if k["source"] == "imported"], "limits": notes}
 
 
+class _Hooks:
+    """Every line to the knowledge matcher (when there is one) and to the multi-rank collector."""
+
+    def __init__(self, knowledge: _Knowledge | None, ranks: RankCollector) -> None:
+        self.knowledge = knowledge
+        self.ranks = ranks
+
+    def __call__(self, line: str, file: str | None, line_no: int, t: float) -> None:
+        if self.knowledge is not None:
+            self.knowledge(line, file, line_no, t)
+        self.ranks.feed(line, file, line_no)
+
+
 def diagnose_logs(path: str, engine: Engine, matcher: Any = None, stdin: IO[bytes] | None = None) -> dict[str, Any]:
     """``path`` is a file, a directory of logs, or ``-`` for stdin."""
     knowledge = _Knowledge(matcher) if matcher is not None else None
-    reader = LineReader(hook=knowledge)
+    root = Path(path)
+    ranks = RankCollector(root.name if path != "-" and root.is_dir() else "")
+    reader = LineReader(hook=_Hooks(knowledge, ranks))
     ingest_path(path, stdin, reader)
-    return diagnose_signals(engine, reader.signals, reader.stats.as_dict(), knowledge) | {"file": path}
+    return diagnose_signals(engine, reader.signals, reader.stats.as_dict(), knowledge, ranks.table()) | {"file": path}
 
 
 def diagnose_incident_file(path: str, engine: Engine, matcher: Any = None) -> dict[str, Any]:

@@ -34,7 +34,7 @@ MAX_SCAN_CHARS = 8192
 # tuples are searched in the lower-cased line, HCCL and runtime codes in the line as written.
 _DEVICE_RES = (re.compile(r"event[ _]id\s*[=:]\s*\[?0x([0-9a-f]{8,9})(?![0-9a-z])"),
                re.compile(r"fault code (?:\[([0-9a-f]{8,9})\]|0x([0-9a-f]{8,9})(?![0-9a-z]))"))
-_SWITCH_RE = re.compile(r"\[(0x[0-9a-f]{8}),([0-9a-z_]{1,16}),([0-9a-z_]{1,16}),[^\],\s]{1,16}\]")
+_SWITCH_RE = re.compile(r"\[(0x[0-9a-f]{8}),([0-9a-z_]{0,16}),([0-9a-z_]{1,16}),[^\],\s]{1,16}\]")
 _HCCL_RE = re.compile(r"E(?<![0-9A-Za-z]E)[IZEL]\d{4}(?![0-9A-Za-z])")
 _RUNTIME_RE = re.compile(r"50(?<![0-9A-Za-z.]50)\d{4}(?![0-9A-Za-z])")
 

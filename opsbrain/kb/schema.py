@@ -42,7 +42,7 @@ MetricOp = Literal[">", ">=", "<", "<=", "rate>", "increase>=", "peer_ratio>="]
 the median of the same metric on the component's peers (other ranks of the job)."""
 
 _HEX_DEVICE = re.compile(r"^(?:0[xX])?([0-9a-fA-F]{8,9})$")
-_SWITCH_TUPLE = re.compile(r"^\[\s*(0x[0-9a-fA-F]{8})\s*,\s*([0-9A-Za-z_]{1,16})\s*,\s*([0-9A-Za-z_]{1,16})\s*,"
+_SWITCH_TUPLE = re.compile(r"^\[\s*(0x[0-9a-fA-F]{8})\s*,\s*([0-9A-Za-z_]{0,16})\s*,\s*([0-9A-Za-z_]{1,16})\s*,"
                            r"\s*([^\],\s]{1,16})\s*\]$")
 _SWITCH_ALARM = re.compile(r"^0x[0-9a-fA-F]{8}$")
 _HCCL = re.compile(r"^(?:E[A-Z]\d{4}|E[1-9]\d{4}|ERR\d{5})$")
@@ -58,9 +58,10 @@ def norm_device_code(code: str) -> str:
 
 
 def switch_key(alarm: str, fault_id: str = "na", peer: str = "na", port: str = "na") -> str:
-    """Canonical (lower-case) UB switch fault key ``[0x08520003,na,l2,na]``; the port is not part of it."""
+    """Canonical (lower-case) UB switch fault key ``[0x08520003,na,l2,na]``; the port is not part of it. An empty
+    fault id (the real device-plugin spelling ``[0x08520003,,L2,na]``) is the same key as ``na``."""
     del port  # switch fault levels are per (alarm, fault id, peer type); the port only says where
-    return f"[{alarm.lower()},{fault_id.lower()},{peer.lower()},na]"
+    return f"[{alarm.lower()},{(fault_id or 'na').lower()},{peer.lower()},na]"
 
 
 def norm_switch_code(code: str) -> str:

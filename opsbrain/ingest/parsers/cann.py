@@ -18,6 +18,8 @@ RE_RT_FIELD = re.compile(r"(?:code|ret|result|retcode|errcode)\s*[:=]\s*([125]0\
 """``error code:507053``, ``retcode:507011``: a code right after its field name (the colon the general pattern
 refuses, so as not to read clock fields and ids)."""
 _RT_CONTEXT = re.compile(r"err|fail|ret|result|code|exception|abnormal", re.I)
+RE_PLOG_HEAD = re.compile(r"^\[\w+\s*\]\s*\w+\(\d+,[^)]*\):\S+\s*(?:\[[^\]]*\])*")
+"""A plog line's head ``[ERROR] HCCL(pid,proc):time [file.cc:line][tid]...``: its numbers (thread ids) are no codes."""
 TEXTS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"SilentCheck|silent[ _]check|npu_asd_detect", re.I), "sdc:silent_check"),
     (re.compile(r"ai ?core.*(?:exception|error|trap)|aicore_exception|aic(?:ore)? error|aivec.*(?:exception|error)|"
@@ -75,7 +77,8 @@ def parse(ctx: LineCtx) -> bool:
         ctx.add(f"err:{code}", comp, 2, device=dev)
         found = True
     if _RT_CONTEXT.search(text):
-        for code in dict.fromkeys(RE_RT.findall(text) + RE_RT_FIELD.findall(text)):
+        body = RE_PLOG_HEAD.sub("", text, count=1)
+        for code in dict.fromkeys(RE_RT.findall(body) + RE_RT_FIELD.findall(body)):
             ctx.add(f"rt:{code}", comp, 2, device=dev)
             found = True
     for rx, kind in TEXTS:

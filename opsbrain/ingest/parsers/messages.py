@@ -30,7 +30,8 @@ def catalog() -> tuple[re.Pattern[str] | None, dict[str, str]]:
     if not cats:
         return None, {}
     words = sorted(cats, key=len, reverse=True)
-    return re.compile("|".join(re.escape(w) for w in words), re.I), cats
+    # whole words only: "all reduce error" does not hold the documented "UCE error"
+    return re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(re.escape(w) for w in words) + r")(?![A-Za-z0-9])", re.I), cats
 
 
 def parse(ctx: LineCtx) -> bool:

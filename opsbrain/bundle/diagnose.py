@@ -1,0 +1,220 @@
+"""``opsbrain diagnose --bundle``: a bundle read by :mod:`opsbrain.bundle.reader` (files -> the ingestion layer's
+lines, signals and rank records), replayed in time order through the same detector the live controller uses (its
+collect/re-diagnose timers run on the bundle's clock), every incident diagnosed by the same engine (metrics from
+``npu_info_after.txt``), every line matched against the knowledge base and imported vendor knowledge, and the
+processes of collective jobs put through the multi-rank root cluster (:mod:`opsbrain.diagnosis.multirank`).
+
+This module wires reading, detection and diagnosis together, as the controller does live; the reader itself keeps
+no detection or diagnosis of its own, and detection and diagnosis do not import each other.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter
+from collections.abc import Callable, Iterable
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from opsbrain.bundle import layout as L
+from opsbrain.bundle.reader import BundleLine, scan_bundle, signals_of
+from opsbrain.diagnosis.multirank import apply_root_cluster, multirank_verdict
+from opsbrain.ingest import Signal
+from opsbrain.ingest.where import user_terms
+
+
+class _Clock:
+    """The bundle's clock for the detector's timers (collect, re-diagnose, re-check)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self._q: list[tuple[float, int, Callable[[], None]]] = []
+        self._seq = 0
+
+    def schedule(self, delay: float, fn: Callable[[], None]) -> None:
+        self._seq += 1
+        heapq.heappush(self._q, (self.now + delay, self._seq, fn))
+
+    def run_before(self, t: float) -> None:
+        """Fire the timers due strictly before ``t`` (lines at a timer's own time arrive first, as in the sim)."""
+        while self._q and self._q[0][0] < t:
+            when, _s, fn = heapq.heappop(self._q)
+            self.now = when
+            fn()
+
+    def drain(self) -> None:
+        while self._q:
+            when, _s, fn = heapq.heappop(self._q)
+            self.now = max(self.now, when)
+            fn()
+
+
+def detect(signals: list[Signal], engine: Any, placement: dict[str, list[str]],
+           metric: Callable[[str, str], float | None] | None) -> list[Any]:
+    """Replay time-ordered signals through the live controller's detector; diagnose as the controller does."""
+    from opsbrain.detection import Detector, DetectorParams, LinkHistory
+
+    clock = _Clock()
+    det: Any = None
+
+    def diagnose(inc: Any) -> None:
+        now = clock.now
+        d = engine.diagnose(inc, now, LinkHistory(det, now), metric)
+        d.at_s = now
+        inc.diagnoses.append(d)
+
+    det = Detector(DetectorParams(), lambda: clock.now, clock.schedule, diagnose, placement)
+    for s in signals:
+        clock.run_before(s.t)
+        clock.now = max(clock.now, s.t)
+        det.feed(s)
+    clock.drain()
+    return list(det.incidents)
+
+
+_QUIET = ("level:", "plugin_sw:", ":recover", "sw:up", "port:up", "hccn:up")
+
+
+def _evidence_lines(inc: Any, where: dict[int, int], lines: list[BundleLine], n: int = 8) -> list[dict[str, Any]]:
+    """The lines behind an incident's signals: one per signal kind first (errors first), then by time."""
+    picked: list[int] = []
+    kinds: set[str] = set()
+    ranked = sorted(inc.signals, key=lambda s: (-s.severity, s.t))
+    for s in ranked:
+        if any(q in s.kind for q in _QUIET) or s.kind in kinds:
+            continue
+        k = where.get(id(s))
+        if k is not None and k not in picked:
+            kinds.add(s.kind)
+            picked.append(k)
+    out = []
+    for k in sorted(picked[:n], key=lambda k: lines[k].t):
+        ln = lines[k]
+        out.append({"file": ln.file, "line": ln.line, "t": round(ln.t, 6), "text": ln.text[:300]})
+    return out
+
+
+def _knowledge(texts: list[str], matcher: Any) -> tuple[list[list[Any]], float]:
+    import time
+
+    t0 = time.perf_counter()
+    out = [matcher.match(t) for t in texts] if matcher is not None else [[] for _ in texts]
+    return out, time.perf_counter() - t0
+
+
+def _aggregate(hits: Iterable[tuple[int, list[Any]]], lines: list[BundleLine], top: int = 10) -> list[dict[str, Any]]:
+    seen: Counter[tuple[Any, ...]] = Counter()
+    info: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for k, matches in hits:
+        for m in matches:
+            key = (m.source, m.class_id, m.entry_id, m.code)
+            seen[key] += 1
+            if key not in info:
+                info[key] = {"source": m.source, "class": m.class_id, "entry": m.entry_id, "code": m.code,
+                             "handling": m.handling, "cause": m.cause, "suggestion": m.suggestion,
+                             "first": f"{lines[k].file}:{lines[k].line}"}
+    return [{**info[key], "lines": n} for key, n in seen.most_common(top)]
+
+
+def diagnose_bundle(path: str | Path, engine: Any, matcher: Any = None, params: L.BundleParams | None = None
+                    ) -> dict[str, Any]:
+    """Read, detect, diagnose, match: the report of ``opsbrain diagnose --bundle`` (see the module docstring)."""
+    import time
+
+    t0 = time.perf_counter()
+    r = scan_bundle(path, params)
+    t_read = time.perf_counter() - t0
+    lines = r.lines
+    sigs, where = signals_of(lines, r.placement)
+    metric = (lambda name, comp: r.metrics.get((name, comp))) if r.metrics else None
+    t1 = time.perf_counter()
+    incidents = detect(sigs, engine, r.placement, metric)
+    t_detect = time.perf_counter() - t1
+    texts = [ln.text for ln in lines]
+    hits, t_match = _knowledge(texts, matcher)
+    origin = datetime.fromisoformat(r.report["time_origin"])
+    names = {w["node"]: w["dir"] for w in r.report["workers"]}
+    out_incs = []
+    for inc in incidents:
+        d = inc.diagnosis
+        ev = _evidence_lines(inc, where, lines)
+        dd = d.as_dict() if d is not None else None
+        if dd is not None:
+            dd["evidence"] = list(dd["evidence"]) + [f"{e['file']}:{e['line']}: {e['text'][:160]}" for e in ev[:5]]
+        mine = sorted({where[id(s)] for s in inc.signals if id(s) in where})
+        out_incs.append({
+            "id": inc.id, "opened_at": (origin + timedelta(seconds=inc.opened_at)).isoformat(),
+            "opened_at_s": round(inc.opened_at, 6), "last_at_s": round(inc.last_at, 6),
+            "nodes": {n: names.get(n, n) for n in sorted(inc.nodes)}, "l2": sorted(inc.l2),
+            "signals": len(inc.signals), "errors": sum(1 for s in inc.signals if s.severity >= 2),
+            "kinds": dict(Counter(s.kind for s in inc.signals).most_common(12)),
+            "diagnosis": dd, "evidence_lines": ev,
+            "knowledge": _aggregate(((k, hits[k]) for k in mine), lines, top=5),
+        })
+    primary = max(out_incs, key=lambda i: (i["errors"], -i["opened_at_s"]), default=None)
+    diagnosis: dict[str, Any] = dict(primary["diagnosis"]) if primary and primary["diagnosis"] else {
+        "fault_class": "unknown", "component": None, "confidence": 0.0, "runbook": None, "alternatives": [],
+        "evidence": [f"no known fault signal in {len(lines)} lines of the bundle; escalate"], "at_s": 0.0}
+    diagnosis["evidence"] = list(diagnosis.get("evidence", []))
+    diagnosis["root"] = _in_user_terms(diagnosis.get("component"), r.report["workers"])
+    diagnosis["evidence_lines"] = primary["evidence_lines"] if primary else []
+    placed = [s.at(file=lines[where[id(s)]].file, line_no=lines[where[id(s)]].line) for s in sigs]
+    mr = multirank_verdict(r.ranks, placed, engine, max((s.t for s in sigs), default=0.0))
+    if mr is not None:
+        diagnosis["root_cluster"] = mr
+        apply_root_cluster(diagnosis, mr, engine)
+    report = dict(r.report)
+    report.update({
+        "signals": len(sigs),
+        "incidents": out_incs,
+        "primary": primary["id"] if primary else None,
+        "diagnosis": diagnosis,
+        "processes_of_collectives": len(r.ranks.processes),
+        "knowledge": _aggregate(enumerate(hits), lines),
+        "knowledge_lines": sum(1 for h in hits if h),
+        "knowledge_lines_by_source": dict(Counter(src for h in hits for src in {m.source for m in h})),
+        "timing_s": {"read": round(t_read, 4), "detect_diagnose": round(t_detect, 4), "match": round(t_match, 4)},
+    })
+    return report
+
+
+def compare(report: dict[str, Any], expected: Iterable[tuple[float, str | None, str | None]], slack_s: float = 2.0
+            ) -> list[dict[str, Any]]:
+    """For each expected incident (opened at s, class, component) of the simulation, the bundle incident opened
+    within ``slack_s`` of it (the most signals among them) and whether class and component agree."""
+    out = []
+    incs = report.get("incidents", [])
+    for at, cls, comp in expected:
+        near = [i for i in incs if abs(i["opened_at_s"] - at) <= slack_s]
+        best = max(near, key=lambda i: i["signals"], default=None)
+        d = (best or {}).get("diagnosis") or {}
+        out.append({"at_s": at, "expected": [cls, comp], "got": [d.get("fault_class"), d.get("component")],
+                    "bundle_incident": best["id"] if best else None,
+                    "same": best is not None and d.get("fault_class") == cls and d.get("component") == comp})
+    return out
+
+
+def check_bundle(path: str | Path, engine: Any, matcher: Any = None, params: L.BundleParams | None = None
+                 ) -> dict[str, Any]:
+    """Round trip: diagnose a bundle the twin wrote and compare every controller incident its manifest records
+    (opened at, class, component in the simulation) with the bundle's own incidents (:func:`compare`). Incidents
+    a health sweep opened from metrics (not from log lines) are listed apart: a bundle cannot show them."""
+    rep = diagnose_bundle(path, engine, matcher, params)
+    sim = ((rep.get("manifest") or {}).get("incident") or {}).get("in_simulation") or {}
+    ctl = sim.get("controller_incidents", [])
+    expected = [(float(c["opened_at_s"]), (c.get("diagnosis") or {}).get("fault_class"),
+                 (c.get("diagnosis") or {}).get("component")) for c in ctl if c.get("diagnosis") and not c.get("sweep")]
+    rows = compare(rep, expected)
+    return {"bundle": str(path), "comparisons": rows, "same": all(r["same"] for r in rows), "report": rep,
+            "sweep_incidents": [c["id"] for c in ctl if c.get("sweep")]}
+
+
+def _in_user_terms(comp: str | None, workers: list[dict[str, Any]]) -> dict[str, Any]:
+    """A component in the operator's terms: the worker directory's own name when the reader numbered it."""
+    out = user_terms(comp)
+    node = "/".join(comp.split("/")[:2]) if comp else None
+    for w in workers:
+        if w["node"] == node and w["named_by"] == "sorted order":
+            out["host"] = w["dir"]
+    return out

@@ -1,0 +1,372 @@
+"""Multi-rank root cause: from every process's identity and errors (:mod:`opsbrain.ingest.ranks`), the device(s)
+the others waited for and the wait chain, as Huawei's ascend-fd root-cluster analysis does (its checker order and
+result meanings are described in our own words in the project notes; this is our implementation).
+
+1. The erroring processes are ordered by their first error.
+2. The failure kind decides the wait edges, in ascend-fd's order of precedence: RDMA completion errors (``cqe``:
+   device -> the device at the address named), HCCL's exception-spreading line (``cluster``: the device named is the
+   root), transport set-up (``transport``: device -> the device at ``server/device``), then the timeouts of the
+   first erroring process: socket set-up (device -> the device holding the dest_ip address, or the physical
+   device on the same worker), notify wait (device -> the device holding the remote rank of that communicator;
+   ``local`` is a wait on itself), root-info exchange.
+3. Timing rules first: when every device of the communicator reported the timeout and they are spread over more
+   than the timeout (``HCCL_CONNECT_TIMEOUT``, 120 s by default; ``HCCL_EXEC_TIMEOUT``, 1800 s, for notify), the
+   last reporter came late and is the root; for notify, devices of the communicator that never reported are
+   the roots.
+4. Otherwise the wait graph: its terminal groups (a device that waits for nobody, a device waiting on itself, or
+   a cycle of devices waiting for each other) are the candidates; the one most erroring devices lead to is the
+   root (ties: the earliest error). A remote that resolves to no process is a dead end: the erroring device itself
+   is reported, with the remote's address, and whether its host is in the bundle at all (a remote that never
+   came up) or not (logs not collected).
+5. Without any wait edge the erroring devices are the possible roots, earliest first.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from opsbrain.ingest.ranks import LineRef, RankError, RankProcess, RankTable
+
+CONNECT_TIMEOUT_S = 120
+"""HCCL_CONNECT_TIMEOUT default (CANN HCCL environment variables reference; ascend-fd uses the same default)."""
+EXEC_TIMEOUT_S = 1800
+"""HCCL_EXEC_TIMEOUT default (same sources)."""
+WAIT_KINDS = ("socket", "notify", "rootinfo")
+KIND_WORDS = {"socket": "link set-up (socket) timeout", "notify": "notify wait timeout",
+              "transport": "transport init error", "cqe": "RDMA completion error (retransmission exceeded)",
+              "cluster": "HCCL exception-spreading log", "rootinfo": "root-info exchange timeout",
+              "ffts": "FFTS+ task failure", "normal": "socket receive failure"}
+
+
+@dataclass
+class RootCluster:
+    """The answer: root processes, the wait chain, what it rests on, and why."""
+
+    kind: str                               # the failure kind the roots were found from ("none" without errors)
+    roots: list[RankProcess]
+    chain: list[str]                        # names along the wait chain, the root last (a cycle repeats its entry)
+    cycle: bool = False
+    rule: str = ""                          # which rule decided (in words)
+    edges: list[tuple[str, str, LineRef]] = field(default_factory=list)   # waiter -> waited-for, the line
+    dead_ends: list[dict[str, Any]] = field(default_factory=list)         # remotes that resolve to no process
+    error_devices: list[RankProcess] = field(default_factory=list)
+    other_roots: list[list[str]] = field(default_factory=list)            # lesser terminal groups
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def evidence(self) -> list[LineRef]:
+        """The lines behind the answer: the roots' first errors, then every edge's line, deduplicated."""
+        out: list[LineRef] = []
+        for p in self.roots:
+            if p.first_error is not None:
+                out.append(p.first_error)
+        out += [ref for _a, _b, ref in self.edges]
+        out += [d["ref"] for d in self.dead_ends if d.get("ref") is not None]
+        seen: set[tuple[str | None, int]] = set()
+        uniq = []
+        for r in out:
+            if (r.file, r.line) not in seen:
+                seen.add((r.file, r.line))
+                uniq.append(r)
+        return uniq
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind, "what": KIND_WORDS.get(self.kind, self.kind), "rule": self.rule,
+            "roots": [{"host": p.worker, "device": p.device, "pid": p.pid, "name": p.name, "server": p.server,
+                       "device_ip": p.device_ip, "ranks": {k: r for k, (r, _n) in p.ranks.items()}}
+                      for p in self.roots],
+            "root": ", ".join(p.name for p in self.roots) or None,
+            "chain": " -> ".join(self.chain), "chain_nodes": self.chain, "cycle": self.cycle,
+            "waits": [{"waiter": a, "waits_for": b, "file": r.file, "line": r.line} for a, b, r in self.edges],
+            "dead_ends": [{k: v for k, v in d.items() if k != "ref"} | (
+                {"file": d["ref"].file, "line": d["ref"].line} if d.get("ref") else {}) for d in self.dead_ends],
+            "error_devices": [p.name for p in self.error_devices], "other_roots": self.other_roots,
+            "evidence_lines": [{"file": r.file, "line": r.line, "text": r.text[:300]} for r in self.evidence[:12]],
+            "notes": self.notes,
+        }
+
+
+class _Index:
+    """Ways a line names a device: its address, (server, device), (worker, device), rank of a communicator."""
+
+    def __init__(self, procs: list[RankProcess]) -> None:
+        self.by_ip = {p.device_ip: p for p in procs if p.device_ip}
+        self.by_server = {(p.server, p.device): p for p in procs if p.server and p.device is not None}
+        self.by_worker = {(p.worker, p.device): p for p in procs if p.device is not None}
+        self.by_rank: dict[tuple[str, int], RankProcess] = {}
+        self.size: dict[str, int] = {}
+        for p in procs:
+            for ident, (rank, n) in p.ranks.items():
+                self.by_rank.setdefault((ident, rank), p)
+                if n:
+                    self.size[ident] = max(self.size.get(ident, 0), n)
+        self.servers = {p.server for p in procs if p.server}
+
+    def biggest(self) -> str | None:
+        """The communicator with the most ranks (socket errors name none; ascend-fd places them there)."""
+        return max(self.size, key=lambda k: (self.size[k], k)) if self.size else None
+
+    def members(self, ident: str | None) -> list[RankProcess]:
+        return [p for (i, _r), p in self.by_rank.items() if i == ident]
+
+
+def _target(e: RankError, p: RankProcess, ix: _Index) -> RankProcess | None:
+    if e.kind in ("socket", "cqe") and e.remote_ip:
+        return ix.by_ip.get(e.remote_ip)
+    if e.kind == "socket" and e.remote_device is not None:
+        return ix.by_worker.get((p.worker, e.remote_device))
+    if e.kind in ("transport", "cluster") and e.remote_ip and e.remote_device is not None:
+        return ix.by_server.get((e.remote_ip, e.remote_device))
+    if e.kind == "notify":
+        if e.waits_on_self:
+            return p
+        group = e.group or next(iter(p.ranks), None)
+        if e.remote_rank is not None and group is not None:
+            return ix.by_rank.get((group, e.remote_rank))
+    return None
+
+
+def _remote_words(e: RankError) -> str | None:
+    if e.remote_ip and e.remote_device is not None:
+        return f"{e.remote_ip}/{e.remote_device}"
+    if e.remote_ip:
+        return e.remote_ip
+    if e.remote_rank is not None:
+        return f"rank {e.remote_rank}" + (f" of {e.group}" if e.group else "")
+    if e.remote_device is not None:
+        return f"device {e.remote_device}"
+    return None
+
+
+def _dead_end_why(e: RankError, ix: _Index) -> str:
+    """Why a remote resolves to no process, in words (a remote that never came up is said so)."""
+    if e.kind in ("transport", "cluster") and e.remote_ip in ix.servers:
+        return "its host is in the bundle but no process ran on that device: the remote never came up"
+    if e.kind in ("socket", "cqe") and e.remote_ip in ix.servers:
+        return "the address is a host's server address, not a device's: the remote device is not resolved"
+    if e.kind == "notify":
+        return "no process of that rank is in the bundle: the remote rank never came up or its logs are missing"
+    return "no process in the bundle has that address (its logs were not collected, or it never came up)"
+
+
+def _sccs(nodes: list[str], succ: dict[str, list[str]]) -> list[list[str]]:
+    """Strongly connected components (iterative Tarjan), in the order of ``nodes``."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on: set[str] = set()
+    stack: list[str] = []
+    out: list[list[str]] = []
+    counter = 0
+    for start in nodes:
+        if start in index:
+            continue
+        work = [(start, 0)]
+        while work:
+            v, i = work.pop()
+            if i == 0:
+                index[v] = low[v] = counter
+                counter += 1
+                stack.append(v)
+                on.add(v)
+            nxt = succ.get(v, [])
+            if i < len(nxt):
+                work.append((v, i + 1))
+                w = nxt[i]
+                if w not in index:
+                    work.append((w, 0))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            for w in nxt:
+                if w in on:
+                    low[v] = min(low[v], low[w])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                out.append(comp)
+    return out
+
+
+def _path(start: str, goal: set[str], succ: dict[str, list[str]]) -> list[str]:
+    """The shortest path from ``start`` to any node of ``goal`` (BFS), or [start]."""
+    prev: dict[str, str | None] = {start: None}
+    queue = [start]
+    for v in queue:
+        if v in goal:
+            path = [v]
+            while (u := prev[path[-1]]) is not None:
+                path.append(u)
+            return path[::-1]
+        for w in succ.get(v, []):
+            if w not in prev:
+                prev[w] = v
+                queue.append(w)
+    return [start]
+
+
+def _when(p: RankProcess) -> float:
+    return p.first_error_t if p.first_error_t is not None else float("inf")
+
+
+def analyse(table: RankTable) -> RootCluster:
+    """The root cluster of one job's processes (see the module docstring)."""
+    procs = table.processes
+    errs = sorted((p for p in procs if p.first_error is not None), key=_when)
+    if not errs:
+        return RootCluster("none", [], [], rule="no process logged an error", notes=list(table.notes))
+    ix = _Index(procs)
+    kinds = {e.kind for p in errs for e in p.errors}
+    if "cqe" in kinds:
+        return _graph(errs, ix, "cqe", table)
+    if "cluster" in kinds:
+        named = [t for p in errs for e in p.errors if e.kind == "cluster" and (t := _target(e, p, ix))]
+        if named:
+            roots = sorted(set(named), key=lambda p: (_when(p), p.name))
+            return RootCluster("cluster", roots, [p.name for p in roots], rule="HCCL's exception-spreading log names "
+                               "the root device", error_devices=errs, notes=list(table.notes))
+    if any(e.kind == "transport" and e.remote_ip and e.remote_device is not None for p in errs for e in p.errors):
+        return _graph(errs, ix, "transport", table)
+    first = errs[0]
+    waits = [e for e in first.errors if e.kind in WAIT_KINDS]
+    if waits:
+        kind = min(waits, key=lambda e: e.t).kind
+        timed = _timing(errs, ix, kind, first)
+        if timed is not None:
+            timed.notes += table.notes
+            return timed
+        return _graph(errs, ix, kind, table)
+    if "transport" in kinds:
+        return _graph(errs, ix, "transport", table)
+    if any(k in kinds for k in WAIT_KINDS):
+        quiet = [p for p in errs if not any(e.kind in WAIT_KINDS for e in p.errors)]
+        return RootCluster(first.errors[0].kind if first.errors else "error", quiet or [first], [],
+                           rule="the first error is not a timeout: the devices that logged errors but no timeout "
+                           "are the suspects", error_devices=errs, notes=list(table.notes))
+    return RootCluster(first.errors[0].kind if first.errors else "error", errs, [],
+                       rule="no process logged a wait with a remote: the devices that logged errors are the "
+                       "possible roots, earliest first", error_devices=errs, notes=list(table.notes))
+
+
+def _timing(errs: list[RankProcess], ix: _Index, kind: str, first: RankProcess) -> RootCluster | None:
+    """The timing rules of step 3, or None when they do not decide."""
+    group = next((e.group for e in first.errors if e.kind == kind and e.group), None) or ix.biggest()
+    members = ix.members(group)
+    if not members:
+        return None
+    reporters = [p for p in members if any(e.kind == kind for e in p.errors)]
+    if not reporters:
+        return None
+    if kind == "notify":
+        silent = [p for p in members if p not in reporters]
+        if silent:
+            return RootCluster(kind, sorted(silent, key=lambda p: p.name), [p.name for p in silent],
+                               rule=f"{len(reporters)} devices of {group} timed out waiting; the ones that reported "
+                               "no timeout are the roots", error_devices=errs)
+    if len(reporters) < len(members):
+        return None
+    times = [min(e.t for e in p.errors if e.kind == kind) for p in reporters]
+    spread = max(times) - min(times)
+    env = "HCCL_EXEC_TIMEOUT" if kind == "notify" else "HCCL_CONNECT_TIMEOUT"
+    limit = max((p.timeouts.get(env, 0) for p in members), default=0) or (
+        EXEC_TIMEOUT_S if kind == "notify" else CONNECT_TIMEOUT_S)
+    if spread > limit:
+        last = reporters[times.index(max(times))]
+        return RootCluster(kind, [last], [last.name], rule=f"every device of {group} reported the timeout, spread "
+                           f"over {spread:.0f} s > {env} {limit} s: the last reporter came late", error_devices=errs)
+    return None
+
+
+def _graph(errs: list[RankProcess], ix: _Index, kind: str, table: RankTable) -> RootCluster:
+    """Step 4: the wait graph of ``kind`` and its terminal groups."""
+    succ: dict[str, list[str]] = {}
+    edges: list[tuple[str, str, LineRef]] = []
+    dead: list[dict[str, Any]] = []
+    byname = {p.name: p for p in errs}
+    for p in errs:
+        for e in (x for x in p.errors if x.kind == kind):
+            t = _target(e, p, ix)
+            if t is not None:
+                byname.setdefault(t.name, t)
+                if t.name not in succ.setdefault(p.name, []):
+                    succ[p.name].append(t.name)
+                    edges.append((p.name, t.name, e.ref))
+            elif (words := _remote_words(e)) is not None and not any(d["waiter"] == p.name for d in dead):
+                dead.append({"waiter": p.name, "remote": words, "ref": e.ref, "why": _dead_end_why(e, ix)})
+    waiters = [p.name for p in errs if any(x.kind == kind for x in p.errors)]
+    if not edges:
+        roots = [byname[d["waiter"]] for d in dead][:1] or [byname[w] for w in waiters] or errs
+        chain = [roots[0].name, dead[0]["remote"]] if dead else []
+        return RootCluster(kind, roots, chain,
+                           rule=("the remote the erroring device waited for resolves to no process: the erroring "
+                                 "device is the root" if dead else "no wait relation could be resolved"),
+                           dead_ends=dead, error_devices=errs, notes=list(table.notes))
+    nodes = list(dict.fromkeys(waiters + [b for _a, b, _r in edges]))
+    comps = _sccs(nodes, succ)
+    comp_of = {v: i for i, c in enumerate(comps) for v in c}
+    terminal = [i for i, c in enumerate(comps)
+                if not any(comp_of[w] != i for v in c for w in succ.get(v, []))]
+    reach: Counter[int] = Counter()
+    for w in waiters:
+        seen = {w}
+        queue = [w]
+        for v in queue:
+            for x in succ.get(v, []):
+                if x not in seen:
+                    seen.add(x)
+                    queue.append(x)
+        for i in {comp_of[v] for v in seen} & set(terminal):
+            reach[i] += 1
+
+    def first_err(i: int) -> float:
+        return min(_when(byname[v]) for v in comps[i])
+
+    ranked = sorted(terminal, key=lambda i: (-reach[i], first_err(i)))
+    top = comps[ranked[0]]
+    cyc = len(top) > 1 or top[0] in succ.get(top[0], [])
+    roots = sorted((byname[v] for v in top), key=lambda p: (_when(p), p.name))
+    goal = set(top)
+    paths = [pth for w in waiters if w not in goal and (pth := _path(w, goal, succ))[-1] in goal]
+    # the longest chain into the root (ties: the earliest waiter); every waiter in the cycle: its earliest member
+    chain = max(paths, key=lambda pth: (len(pth), -_when(byname[pth[0]]))) if paths else [roots[0].name]
+    if cyc:
+        v = chain[-1]
+        loop = _path_in(v, goal, succ)
+        chain = chain[:-1] + loop
+    rule = {True: "devices waiting for each other (a cycle): the cycle is the root",
+            False: "the end of the wait chain waits for nobody: it is the root"}[cyc and len(top) > 1]
+    if cyc and len(top) == 1:
+        rule = "a device waits on itself while others wait on it: it is the root"
+    elif not cyc and any(d["waiter"] == top[0] for d in dead):
+        rule = "the end of the wait chain waits for a remote that resolves to no process: it is the root"
+        chain = chain + [next(d["remote"] for d in dead if d["waiter"] == top[0])]
+    others = [[v for v in comps[i]] for i in ranked[1:]]
+    notes = list(table.notes)
+    if others:
+        notes.append(f"{len(others)} other wait chain end(s), reached by fewer erroring devices: "
+                     + "; ".join(", ".join(o) for o in others[:5]))
+    return RootCluster(kind, roots, chain, cyc, rule, edges, dead, errs, others, notes)
+
+
+def _path_in(v: str, comp: set[str], succ: dict[str, list[str]]) -> list[str]:
+    """A walk from ``v`` around its cycle back to ``v``, inside ``comp``: [v, ..., v]."""
+    out = [v]
+    seen = {v}
+    cur = v
+    while True:
+        nxt = [w for w in succ.get(cur, []) if w in comp]
+        if not nxt:
+            return out
+        w = next((x for x in nxt if x == v), None) or next((x for x in nxt if x not in seen), nxt[0])
+        out.append(w)
+        if w == v or w in seen:
+            return out
+        seen.add(w)
+        cur = w

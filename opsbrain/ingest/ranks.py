@@ -1,0 +1,402 @@
+"""Who each process of a collective job is, and what it waited for: typed records from CANN process logs (plog).
+
+When a collective fails every rank logs errors. Telling the root from the ranks that only waited needs, per
+process, its identity (communicator identifier, rank, rank count, logical/physical device, server and device
+address) and its errors with the remote each one names. This module reads both from plog lines in their real
+format (``[LEVEL] MODULE(pid,proc):YYYY-MM-DD-HH:MM:SS.mmm.uuu [file.cc:line][tid]text``), keyed as Huawei's
+ascend-fd keys them (its root-cluster parser, read and described in our own words in the project notes): a process
+is ``(worker, pid)`` with the pid taken from the file name (``plog-<pid>_<stamp>.log``; the pid printed inside the
+lines is not the process's own in real bundles), and a device's address comes from ``deviceIp[...]`` or from the
+worker's ``hccn_tool -i N -ip -g`` output in ``npu_info_*.txt``.
+
+Error kinds (the texts HCCL prints; the CANN HCCL troubleshooting guide names them EI0006 / EI0002 / ...):
+
+- ``socket``: link set-up failures: the ``LINK_ERROR_INFO`` table rows ``| dest_ip(rank) | src_ip(rank) | Role |
+  Status |`` whose status is ``no connect`` / ``time out`` (the remote is the dest_ip column), "the connection
+  failure between this device and target device", "Wait links establish completed failed", "connected p2p
+  timeout ... remote physic id:N", "channel connect timeout";
+- ``transport``: ``Transport init error`` with ``remoteIpAddr[<server ip>/<device>]``;
+- ``notify``: ``TaskExceptionHandler`` ``taskType[Notify Wait]`` (EI0002) with ``remote rank:[N]`` and ``group:[...]``;
+- ``cqe``: RDMA completion errors ``cqe err status[12] ... ip:[IP]`` / ``cqe error status[12] ... remoteIP:[IP]``;
+- ``rootinfo``: root-info exchange timeouts (``topo exchange server|agent get socket timeout``);
+- ``cluster``: HCCL's exception-spreading line ``Cluster Exception Location[IP/ID]:[ip/dev]``;
+- ``ffts`` (``FFTS+ run failed``) and ``normal`` (``recv fail``, ``get rasocket timeout``, "Wait timeout for sockets
+  recv"): a failure without a remote.
+
+Not read (said, not silent): resumable-training resets (``attr init success`` more than once), the AI-CPU device log's
+notify relation, A5 (EID) addressing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import PurePosixPath
+
+RE_PLOG_LINE = re.compile(r"^\[(\w+)\s*\]\s*(\w+)\((\d+),[^)]*\):"
+                          r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{3})\.(\d{3})\s?(.*)$")
+RE_PLOG_FILE = re.compile(r"(?:^|/)plog-(\d+)_\d+\.log$")
+"""A process's plog: the pid in its name is the process's own (the pid printed in the lines may not be)."""
+_IP = r"\d{1,3}(?:\.\d{1,3}){3}"
+RE_LINK_ROW = re.compile(r"\|\s*(" + _IP + r")\((\d+)\)\s*\|\s*(" + _IP + r")\((\d+)\)\s*\|\s*(\w+)\s*\|"
+                         r"\s*([\w ]+?)\s*\|")
+RE_TRANSPORT_REMOTE = re.compile(r"remoteIpAddr\[(" + _IP + r")/(\d+)\]")
+RE_CQE = re.compile(r"cqe err(?:or)? status\[(\d+)\]", re.I)
+RE_CQE_IP = re.compile(r"(?:remoteIP|\bip):\[(" + _IP + r")\]")
+RE_CLUSTER = re.compile(r"Cluster Exception Location\[IP/ID\]:\[(" + _IP + r")/(\d+)\]")
+RE_EXC_TYPE = re.compile(r"ExceptionType:\[([^\]]*)\]")
+RE_REMOTE_RANK = re.compile(r"remote rank:\[(\d+|local)\]")
+RE_GROUP = re.compile(r"group:\[([^\]]+)\]")
+RE_TAG = re.compile(r"\btag\[([^\]]+)\]")
+RE_INDEX = re.compile(r"\bindex\[(\d+)\]")
+RE_P2P_REMOTE = re.compile(r"remote physic id:\s*\[?(\d+)")
+RE_TIMEOUT_ENV = re.compile(r"(HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT) set by \w+ to \[(\d+)\]")
+RE_TLS = re.compile(r"TLS SWITCH \((\d)\)")
+SOCKET_TEXTS = ("the connection failure", "Wait links establish completed failed", "channel connect timeout")
+NORMAL_TEXTS = ("Wait timeout for sockets recv", "get rasocket timeout", "recv fail")
+ROOTINFO_ROOT = ("topo exchange server get socket timeout", "GetRankBasicInfo from rank[")
+ROOTINFO_AGENT = ("topo exchange agent get socket timeout", "receive from fdhandle failed",
+                  "receive msg length from fdhandle failed")
+WRAPPERS = frozenset({"ascend", "log", "logs", "var", "os", "host_log", "fault_diag_data"})
+"""Directory names that only wrap a worker's logs (``<job>/ascend/process_log``): not the worker's name."""
+ANCHORS = ("process_log", "environment_check", "device_log")
+
+
+@dataclass(frozen=True, slots=True)
+class LineRef:
+    """Where a line was read: file (as given), 1-based line number, the text (cut)."""
+
+    file: str | None
+    line: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class RankError:
+    """One failure a process logged, with the remote it names when it names one."""
+
+    kind: str                    # socket | transport | notify | cqe | rootinfo | cluster | ffts | normal
+    t: float                     # seconds since the epoch (naive, as logged)
+    ref: LineRef
+    remote_ip: str | None = None       # a device address (socket, cqe) or a server address (transport, cluster)
+    remote_device: int | None = None   # the remote's device index (transport, cluster, p2p)
+    remote_rank: int | None = None     # the remote's rank in the communicator (notify, link table)
+    group: str | None = None           # the communicator identifier the error names
+    tag: str | None = None
+    index: int | None = None
+    waits_on_self: bool = False        # notify with remote rank "local": the main stream waits on its own sub-stream
+    detail: str | None = None          # the cause a cluster-exception line gives
+
+
+@dataclass
+class RankProcess:
+    """One process (one device) of a collective job as its plog shows it."""
+
+    worker: str                 # the host as the bundle names it (worker directory, or the server address)
+    pid: str
+    files: list[str] = field(default_factory=list)
+    ranks: dict[str, tuple[int, int | None]] = field(default_factory=dict)  # identifier -> (rank, rank count)
+    root_of: set[str] = field(default_factory=set)   # identifiers this process is the root rank of
+    logic_id: int | None = None
+    phy_id: int | None = None
+    server: str | None = None
+    device_ip: str | None = None
+    timeouts: dict[str, int] = field(default_factory=dict)
+    tls: str | None = None
+    first_t: float | None = None
+    first_error: LineRef | None = None
+    first_error_t: float | None = None
+    errors: list[RankError] = field(default_factory=list)
+    identity: LineRef | None = None
+
+    @property
+    def device(self) -> int | None:
+        """The device index (physical when known, else logical), as ascend-fd prints it."""
+        return self.phy_id if self.phy_id is not None else self.logic_id
+
+    @property
+    def name(self) -> str:
+        dev = f"device {self.device}" if self.device is not None else f"process {self.pid}"
+        return f"{self.worker} {dev}" if self.worker else dev
+
+
+@dataclass
+class RankTable:
+    """Every process seen, and what could not be read."""
+
+    processes: list[RankProcess]
+    device_ips: dict[str, dict[int, str]]  # worker -> device index -> address (npu_info)
+    notes: list[str] = field(default_factory=list)
+
+
+def _bracket(text: str, key: str) -> str | None:
+    """The text after ``key[`` up to the next ``]`` (ascend-fd's field spelling), None when absent or empty."""
+    i = text.find(key + "[")
+    if i < 0:
+        return None
+    j = text.find("]", i + len(key) + 1)
+    v = text[i + len(key) + 1: j if j >= 0 else None].strip()
+    return v or None
+
+
+def _int(v: str | None) -> int | None:
+    if v is None or not v.lstrip("-").isdigit():
+        return None
+    n = int(v)
+    return None if n < 0 or n >= 1 << 31 else n
+
+
+def _ip(v: str | None) -> str | None:
+    if not v:
+        return None
+    v = v.split("%", 1)[0].strip()
+    parts = v.split(".")
+    if len(parts) != 4 or not all(p.isdigit() and int(p) < 256 for p in parts) or v == "0.0.0.0":  # noqa: S104
+        return None
+    return v
+
+
+def host_root(file: str | None) -> tuple[str, str | None]:
+    """The worker directory a bundle-relative path belongs to (the directory holding ``process_log`` /
+    ``environment_check`` / ``device_log``, else the file's own directory; wrappers skipped; ``""`` = the root
+    given), and the name an ``environment_check/<name>/`` sub-directory gives it."""
+    if not file:
+        return "", None
+    parts = list(PurePosixPath(file).parts[:-1])
+    for a in ANCHORS:
+        if a in parts:
+            i = parts.index(a)
+            head = parts[:i]
+            while head and head[-1].lower() in WRAPPERS:
+                head.pop()
+            sub = parts[i + 1] if a == "environment_check" and i + 1 < len(parts) else None
+            return "/".join(head), sub
+    while parts and parts[-1].lower() in WRAPPERS:
+        parts.pop()
+    return "/".join(parts), None  # no known directory: the file's own directory is its worker
+
+
+class RankCollector:
+    """Fed line by line (any order of files); keeps per-process identity and errors.
+
+    ``worker`` names the host of a file; by default the directory :func:`host_root` finds (named after its single
+    ``environment_check/<name>/`` when it has one; ``root_name`` for the root given). A file not named
+    ``plog-<pid>_*.log`` (pasted text, stdin) gives only its HCCL lines, placed by the pid they print."""
+
+    def __init__(self, root_name: str = "") -> None:
+        self.root_name = root_name
+        self._alias: dict[str, set[str]] = {}
+        self.procs: dict[tuple[str, str], RankProcess] = {}
+        self.device_ips: dict[str, dict[int, str]] = {}
+        self._seen: set[int] = set()
+        self._ip_dev: dict[str, int | None] = {}
+        self._pending_notify: dict[tuple[str, str], dict[str, object]] = {}
+        self._resets: dict[tuple[str, str], int] = {}
+
+    # ---- feeding ---------------------------------------------------------------------------------------------
+    def feed(self, line: str, file: str | None, line_no: int, worker: str | None = None) -> None:
+        name = file or ""
+        if worker is None:
+            worker, sub = host_root(name)
+            if sub is not None:
+                self._alias.setdefault(worker, set()).add(sub)
+        if self.NPU_INFO_FILE.search(name):
+            self._npu_info(line, worker, name)
+            return
+        if not line.startswith("[") or "(" not in line[:40]:
+            return
+        m = RE_PLOG_LINE.match(line)
+        if m is None:
+            return
+        level, module, line_pid = m.group(1).upper(), m.group(2), m.group(3)
+        fm = RE_PLOG_FILE.search(name)
+        if fm is None and module != "HCCL":
+            return
+        pid = fm.group(1) if fm else line_pid
+        w = worker
+        try:
+            y, mo, d, h, mi, sec = (int(m.group(k)) for k in range(4, 10))
+            t = datetime(y, mo, d, h, mi, sec).timestamp() + int(m.group(10)) / 1e3 + int(m.group(11)) / 1e6
+        except ValueError:
+            return
+        body = m.group(12)
+        key = (w, pid)
+        # lines differing only in time stamp are one line (ascend-fd's rule: the text after the second '[')
+        dup = hash((w, pid, line.split("[", 2)[-1]))  # a hash, not the text: a 50 MB plog keeps 8 bytes a line
+        if dup in self._seen and "Net2PeerLink" not in line:
+            return
+        self._seen.add(dup)
+        proc = self.procs.get(key)
+        if proc is None:
+            proc = self.procs[key] = RankProcess(w, pid)
+        if name and name not in proc.files:
+            proc.files.append(name)
+        proc.first_t = t if proc.first_t is None else min(proc.first_t, t)
+        ref = LineRef(file, line_no, line[:400])
+        self._identity(proc, body, ref)
+        if level == "ERROR":
+            if proc.first_error_t is None or t < proc.first_error_t:
+                proc.first_error_t, proc.first_error = t, ref
+            if module == "HCCL":
+                self._error(proc, key, body, t, ref)
+
+    def feed_lines(self, lines: Iterable[str], file: str | None, worker: str | None = None) -> None:
+        for n, ln in enumerate(lines, 1):
+            self.feed(ln.rstrip("\r\n"), file, n, worker)
+
+    # ---- identity ---------------------------------------------------------------------------------------------
+    def _identity(self, p: RankProcess, body: str, ref: LineRef) -> None:
+        if "HcclGetRootInfo success" in body and (ident := _bracket(body, "identifier")):
+            p.root_of.add(ident)
+            return
+        if m := RE_TIMEOUT_ENV.search(body):
+            p.timeouts.setdefault(m.group(1), int(m.group(2)))
+            return
+        if m := RE_TLS.search(body):
+            p.tls = p.tls or m.group(1)
+        common = ("rankNum[" in body and "rank[" in body) or ("totalRanks[" in body and "serverId[" in body)
+        entry = "Entry-HcclCommInitRootInfo" in body
+        if not (common or entry):
+            return
+        ident = _bracket(body, "identifier")
+        if common and ident is None and "HcclCommInitRootInfo" in body:
+            ident = None  # ascend-fd: such a line has no communicator to place the rank in
+        elif ident is None:
+            ident = "identifier-NA"
+        rank = _int(_bracket(body, "rank"))
+        total = _int(_bracket(body, "rankNum") or _bracket(body, "ranks") or _bracket(body, "totalRanks"))
+        if ident is not None and rank is not None and ident not in p.ranks:
+            p.ranks[ident] = (rank, total)
+        logic = _int(_bracket(body, "device") or _bracket(body, "logicDevId") or _bracket(body, "deviceLogicId"))
+        phy = _int(_bracket(body, "phydevId") or _bracket(body, "devPhyId"))
+        p.logic_id = p.logic_id if p.logic_id is not None else logic
+        p.phy_id = p.phy_id if p.phy_id is not None else phy
+        p.device_ip = p.device_ip or _ip(_bracket(body, "deviceIp"))
+        p.server = p.server or _ip(_bracket(body, "server")) or _ip(_bracket(body, "serverId")) or \
+            _ip(_bracket(body, "host ip"))
+        p.identity = p.identity or ref
+
+    # ---- errors -----------------------------------------------------------------------------------------------
+    def _error(self, p: RankProcess, key: tuple[str, str], body: str, t: float, ref: LineRef) -> None:
+        add = p.errors.append
+        if m := RE_CQE.search(body):
+            if m.group(1) == "12":
+                ip = RE_CQE_IP.search(body)
+                add(RankError("cqe", t, ref, remote_ip=ip.group(1) if ip else None))
+            return
+        if m := RE_CLUSTER.search(body):
+            exc = RE_EXC_TYPE.search(body)
+            add(RankError("cluster", t, ref, remote_ip=m.group(1), remote_device=int(m.group(2)),
+                          detail=exc.group(1) if exc else None))
+            return
+        if any(k in body for k in ROOTINFO_ROOT) or any(k in body for k in ROOTINFO_AGENT):
+            add(RankError("rootinfo", t, ref, detail="root" if any(k in body for k in ROOTINFO_ROOT) else "agent",
+                          group=_bracket(body, "identifier")))
+            return
+        if "TaskExceptionHandler" in body:
+            self._notify(p, key, body, t, ref)
+            return
+        if "Transport init error" in body:
+            m = RE_TRANSPORT_REMOTE.search(body)
+            add(RankError("transport", t, ref, remote_ip=m.group(1) if m else None,
+                          remote_device=int(m.group(2)) if m else None, tag=_bracket(body, "tag")))
+            return
+        if m := RE_LINK_ROW.search(body):
+            dest, dest_rank, _src, _src_rank, _role, status = m.groups()
+            if status.strip().lower() in ("no connect", "time out", "timeout"):
+                add(RankError("socket", t, ref, remote_ip=dest, remote_rank=int(dest_rank)))
+            return
+        if "connected p2p timeout" in body and (m := RE_P2P_REMOTE.search(body)):
+            add(RankError("socket", t, ref, remote_device=int(m.group(1)), detail="p2p"))
+            return
+        if any(k in body for k in SOCKET_TEXTS):
+            add(RankError("socket", t, ref))
+            return
+        if "FFTS+ run failed" in body:
+            add(RankError("ffts", t, ref))
+            return
+        if any(k in body for k in NORMAL_TEXTS):
+            add(RankError("normal", t, ref))
+
+    def _notify(self, p: RankProcess, key: tuple[str, str], body: str, t: float, ref: LineRef) -> None:
+        """A notify-wait task exception spans lines (base information, para information, groupRank information):
+        one event per tag, the numeric remote preferred over ``local``."""
+        if "taskType[Notify Wait]" in body:
+            self._pending_notify[key] = {"t": t, "ref": ref, "tag": _bracket(body, "tag"),
+                                         "index": _int(_bracket(body, "index")), "rank": None, "local": False,
+                                         "group": None}
+            self._flush_notify(p, key)
+            return
+        ev = self._pending_notify.get(key)
+        if ev is None:
+            return
+        if m := RE_REMOTE_RANK.search(body):
+            if m.group(1) == "local":
+                ev["local"] = ev["rank"] is None
+            else:
+                ev["rank"], ev["local"] = int(m.group(1)), False
+        if m := RE_GROUP.search(body):
+            ev["group"] = m.group(1)
+        self._flush_notify(p, key)
+
+    def _flush_notify(self, p: RankProcess, key: tuple[str, str]) -> None:
+        ev = self._pending_notify[key]
+        new = RankError("notify", float(ev["t"]), ev["ref"], remote_rank=ev["rank"],  # type: ignore[arg-type]
+                        group=ev["group"], tag=ev["tag"], index=ev["index"],  # type: ignore[arg-type]
+                        waits_on_self=bool(ev["local"]))
+        for i, e in enumerate(p.errors):
+            if e.kind == "notify" and e.tag == new.tag:
+                p.errors[i] = new if (e.remote_rank is None or new.remote_rank is not None) else e
+                return
+        p.errors.append(new)
+
+    # ---- npu_info -----------------------------------------------------------------------------------------------
+    NPU_INFO_FILE = re.compile(r"(?:^|/)npu_info_[^/]*\.txt$")
+    HCCN_IP_CMD = re.compile(r"hccn_tool\s+-i\s+(\d+)\s+-ip\s+-g")
+    IPADDR = re.compile(r"^\s*ipaddr\s*:\s*(\d{1,3}(?:\.\d{1,3}){3})")
+    """``hccn_tool -i N -ip -g`` prints ``ipaddr:<device address>`` on a following line."""
+
+    def _npu_info(self, line: str, worker: str, file: str) -> None:
+        if m := self.HCCN_IP_CMD.search(line):
+            self._ip_dev[file] = int(m.group(1))
+            return
+        dev = self._ip_dev.get(file)
+        if dev is not None and (m := self.IPADDR.match(line)):
+            self.device_ips.setdefault(worker, {}).setdefault(dev, m.group(1))
+            self._ip_dev[file] = None
+
+    # ---- result -------------------------------------------------------------------------------------------------
+    def table(self) -> RankTable:
+        """The processes with an identity or an error; device addresses filled from npu_info; when two processes
+        claim one device of a worker, the one whose log starts later (the job that ran last) is kept."""
+        notes: list[str] = []
+        kept: dict[tuple[str, int | None, str], RankProcess] = {}
+        names = {w: (next(iter(a)) if len(a) == 1 else w) for w, a in self._alias.items()}
+
+        def shown(w: str) -> str:
+            return names.get(w, w) or self.root_name
+
+        for p in self.procs.values():
+            if not p.ranks and not p.errors and p.first_error is None:
+                continue
+            if p.device_ip is None and p.device is not None:
+                p.device_ip = self.device_ips.get(p.worker, {}).get(p.device)
+            p.worker = shown(p.worker) or p.server or ""  # pasted text names no worker: the server address does
+            slot = (p.worker, p.device, "" if p.device is not None else p.pid)
+            old = kept.get(slot)
+            if old is not None:
+                later = p if (p.first_t or 0) >= (old.first_t or 0) else old
+                notes.append(f"{p.worker} device {p.device}: processes {old.pid} and {p.pid} both ran on it; "
+                             f"the later one ({later.pid}) is read")
+                kept[slot] = later
+            else:
+                kept[slot] = p
+        procs = sorted(kept.values(), key=lambda p: (_natural(p.worker), p.device if p.device is not None else -1,
+                                                     p.pid))
+        return RankTable(procs, {shown(w): ips for w, ips in self.device_ips.items()}, notes)
+
+
+def _natural(s: str) -> list[tuple[int, int | str]]:
+    return [(0, int(x)) if x.isdigit() else (1, x) for x in re.split(r"(\d+)", s) if x]

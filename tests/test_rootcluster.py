@@ -1,0 +1,293 @@
+"""Multi-rank root cause (issue 14 item 6): plog identity and errors (opsbrain.ingest.ranks), the wait graph and its
+root (opsbrain.diagnosis.rootcluster), the verdict in the operator's terms (opsbrain.diagnosis.multirank).
+
+Synthetic lines below are in the real plog format (shapes copied from the public ascend-fd fixtures and test inputs,
+values changed), with free host names. Tests on ascend-fd's own fixtures skip when ../shared is absent.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from opsbrain.diagnosis.rootcluster import analyse
+from opsbrain.ingest.ranks import RankCollector, host_root
+
+FX = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "ascend-fd-fixtures"
+needs_fixtures = pytest.mark.skipif(not FX.is_dir(), reason="../shared/reference/ascend-fd-fixtures is absent")
+
+
+def ts(sec: float) -> str:
+    s = int(sec)
+    us = round((sec - s) * 1e6)
+    return f"2025-06-19-09:{s // 60:02d}:{s % 60:02d}.{us // 1000:03d}.{us % 1000:03d}"
+
+
+def setup(pid: int, t: float, rank: int, n: int, server: str, dev: int, dev_ip: str, ident: str = "grp") -> str:
+    return (f"[INFO] HCCL({pid},python3):{ts(t)} [topoinfo_detect.cc:506] [{pid}][HCCL_TRACE][Flat]SetupAgent "
+            f"rankNum[{n}], rank[{rank}], rootInfo identifier[{ident}], server[{server}%eth0], serverPort[60000]"
+            f"deviceType[2], logicDevId[{dev}], phydevId[{dev}], deviceIp[{dev_ip}]")
+
+
+def err(pid: int, t: float, text: str, where: str = "transport_manager.cc:777") -> str:
+    return f"[ERROR] HCCL(903,python3.8):{ts(t)} [{where}] [16542]{text}"  # the printed pid is not the process's
+
+
+def transport(remote_server: str, remote_dev: int) -> str:
+    return (f"[Create][DestLink]Transport init error! createLink para:rank[1]-localUserrank[1]-localIpAddr[], "
+            f"dst_rank[0]-remoteUserrank[0]-remoteIpAddr[{remote_server}/{remote_dev}], machineType[1], serverId[], "
+            f"linkMode[1], tag[AllGather_group_name_0]")
+
+
+def link_row(dest: str, dest_rank: int, src: str, src_rank: int, role: str = "client") -> str:
+    return f"  |  {dest}({dest_rank})   |   {src}({src_rank})   |  {role}  | no connect |   "
+
+
+def collect(files: dict[str, list[str]], root: str = "job") -> Any:
+    c = RankCollector(root)
+    for name, lines in files.items():
+        c.feed_lines(lines, name)
+    return c.table()
+
+
+HOSTS = [("ascend-a01", "192.168.0.1", "10.9.0.1"), ("ascend-a02", "192.168.0.2", "10.9.0.2"),
+         ("gpu-less-box", "192.168.0.3", "10.9.0.3"), ("node_17", "192.168.0.4", "10.9.0.4")]
+
+
+def chain_bundle(n: int) -> dict[str, list[str]]:
+    """``n`` hosts, device k on host k; host k>0 fails to set up its transport toward host k-1 (a wait chain)."""
+    files = {}
+    for k in range(n):
+        host, server, dip = HOSTS[k]
+        pid = 1000 + k
+        files[f"{host}/process_log/run/plog/plog-{pid}_20250619092715212.log"] = [
+            setup(pid, 10 + k, k, n, server, k, dip)]
+        errs = [err(pid, 100 + k, "[Recv][RaSocket]errNo[0x000000000500000d] recv fail, data[0x1], size[2239]",
+                    "adapter_hccp.cc:1357")]
+        if k > 0:
+            errs.append(err(pid, 100.5 + k, transport(HOSTS[k - 1][1], k - 1)))
+        files[f"{host}/process_log/debug/plog/plog-{pid}_20250619092939806.log"] = errs
+    return files
+
+
+# ---- identity and errors ----------------------------------------------------------------------------------------
+def test_identity_from_setup_lines_and_pid_from_the_file_name() -> None:
+    t = collect(chain_bundle(2))
+    procs = {p.name: p for p in t.processes}
+    a = procs["ascend-a01 device 0"]
+    assert a.pid == "1000" and a.server == "192.168.0.1" and a.device_ip == "10.9.0.1" and a.ranks == {"grp": (0, 2)}
+    b = procs["ascend-a02 device 1"]
+    assert [e.kind for e in b.errors] == ["normal", "transport"]
+    assert (b.errors[1].remote_ip, b.errors[1].remote_device) == ("192.168.0.1", 0)
+    assert b.errors[1].ref.file.endswith("plog-1001_20250619092939806.log") and b.errors[1].ref.line == 2
+
+
+def test_hcom_init_line_timeouts_and_device_address_from_npu_info() -> None:
+    c = RankCollector("w")
+    c.feed("[TRACE] HCCL(10972,python3):2023-01-31-02:48:31.222.202 [status:init] [hcom.cc:196][x][3]hcom init by "
+           "file success,take time [1174468]us, rankTablePath[/x.json], rankNum[8], rank[3],server[51.38.68.155], "
+           "device[3]", "host7/process_log/debug/plog/plog-10972_1.log", 1)
+    c.feed("[INFO] HCCL(10972,python3):2025-06-19-09:27:24.674.788 [externalinput.cc:407] [10972]HCCL_CONNECT_TIMEOUT "
+           "set by environment to [130]s", "host7/process_log/run/plog/plog-10972_2.log", 1)
+    c.feed_lines(["/usr/local/Ascend/driver/tools/hccn_tool -i 3 -ip -g", "ipaddr:10.10.0.13", "netmask:255.0.0.0"],
+                 "host7/environment_check/npu_info_before.txt")
+    (p,) = c.table().processes
+    assert (p.worker, p.device, p.ranks, p.server) == ("host7", 3, {"identifier-NA": (3, 8)}, "51.38.68.155")
+    assert p.timeouts == {"HCCL_CONNECT_TIMEOUT": 130} and p.device_ip == "10.10.0.13"
+
+
+def test_lines_differing_only_in_time_are_read_once_and_junk_is_ignored() -> None:
+    line = err(5, 1.0, "[Recv][RaSocket]errNo[0x000000000500000d] recv fail, data[0x1]", "adapter_hccp.cc:1357")
+    later = err(5, 2.0, "[Recv][RaSocket]errNo[0x000000000500000d] recv fail, data[0x1]", "adapter_hccp.cc:1357")
+    t = collect({"w/process_log/debug/plog/plog-5_1.log": [line, later, "garbage", "", "[ERROR] no module"]})
+    assert [e.kind for e in t.processes[0].errors] == ["normal"]
+
+
+def test_worker_of_a_path() -> None:
+    assert host_root("worker-3/process_log/debug/plog/plog-1_2.log") == ("worker-3", None)
+    assert host_root("job/ascend/process_log/run/plog/plog-1_2.log") == ("job", None)  # wrapper skipped
+    assert host_root("job/ascend/environment_check/worker-0/npu_info_after.txt") == ("job", "worker-0")
+    assert host_root("plog-1_2.log") == ("", None)
+    assert host_root("kg_parse/plog-1_2.log") == ("kg_parse", None)
+
+
+def test_the_environment_check_sub_directory_names_the_worker() -> None:
+    t = collect({"j/ascend/process_log/debug/plog/plog-7_1.log": [setup(7, 1, 0, 1, "1.1.1.1", 0, "2.2.2.2")],
+                 "j/ascend/environment_check/worker-5/npu_info_before.txt": ["Datetime x"]})
+    assert t.processes[0].worker == "worker-5"
+
+
+# ---- the wait graph ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_transport_chain_root_is_the_tail(n: int) -> None:
+    rc = analyse(collect(chain_bundle(n)))
+    assert rc.kind == "transport" and [p.name for p in rc.roots] == ["ascend-a01 device 0"]
+    assert rc.chain == [f"{HOSTS[k][0]} device {k}" for k in range(n - 1, -1, -1)] and not rc.cycle
+    assert len(rc.edges) == n - 1 and rc.evidence[0].file.startswith("ascend-a01/")
+
+
+def test_socket_mutual_wait_is_a_cycle_and_an_unknown_remote_a_dead_end() -> None:
+    files = {
+        "hA/process_log/run/plog/plog-1_1.log": [setup(1, 1, 0, 3, "192.168.1.1", 0, "10.1.0.1", "world")],
+        "hA/process_log/debug/plog/plog-1_2.log": [err(1, 50.2, link_row("10.1.0.2", 1, "10.1.0.1", 0, "server"),
+                                                       "comm_base.cc:1018")],
+        "hB/process_log/run/plog/plog-2_1.log": [setup(2, 1, 1, 3, "192.168.1.2", 0, "10.1.0.2", "world"),
+                                                 setup(2, 1, 1, 3, "192.168.1.2", 0, "10.1.0.2", "world")],
+        "hB/process_log/debug/plog/plog-2_2.log": [err(2, 50.0, link_row("10.1.0.1", 0, "10.1.0.2", 1),
+                                                       "comm_base.cc:1018")],
+        "hB/process_log/debug/plog/plog-3_2.log": [err(3, 50.1, link_row("3.0.0.0", 3, "10.1.0.3", 2),
+                                                       "comm_base.cc:1018")],
+        "hB/process_log/run/plog/plog-3_1.log": [setup(3, 1, 2, 3, "192.168.1.2", 1, "10.1.0.3", "world")],
+    }
+    rc = analyse(collect(files))
+    assert rc.kind == "socket" and rc.cycle
+    assert [p.name for p in rc.roots] == ["hB device 0", "hA device 0"]  # earliest error first
+    assert rc.chain == ["hB device 0", "hA device 0", "hB device 0"]
+    assert rc.other_roots == [["hB device 1"]]
+    assert rc.dead_ends == [{"waiter": "hB device 1", "remote": "3.0.0.0", "ref": rc.dead_ends[0]["ref"],
+                             "why": rc.dead_ends[0]["why"]}]
+    # the same bundle without hA: hB device 0's remote resolves to nothing, so it is its own root
+    alone = analyse(collect({k: v for k, v in files.items() if k.startswith("hB/")}))
+    assert [p.name for p in alone.roots] == ["hB device 0"] and alone.chain == ["hB device 0", "10.1.0.1"]
+
+
+def test_a_remote_whose_host_is_there_but_never_came_up_is_said_so() -> None:
+    files = chain_bundle(2)
+    files["ascend-a02/process_log/debug/plog/plog-1001_20250619092939806.log"] = [
+        err(1001, 101.5, transport("192.168.0.1", 5))]  # device 5 of the first host: no process ran there
+    rc = analyse(collect(files))
+    assert [p.name for p in rc.roots] == ["ascend-a02 device 1"]
+    assert "never came up" in rc.dead_ends[0]["why"] and rc.dead_ends[0]["remote"] == "192.168.0.1/5"
+
+
+def notify_lines(pid: int, t: float, remote: str, tag: str = "AllReduce_grp", index: int | None = None) -> list[str]:
+    idx = f", index[{index}]" if index is not None else ""
+    return [err(pid, t, f"[TaskExceptionHandler][Callback]Task run failed, base information is streamID:[3], "
+                        f"taskID[7], taskType[Notify Wait], tag[{tag}]{idx}.", "task_exception_handler.cc:452"),
+            err(pid, t, f"[TaskExceptionHandler][Callback]Task run failed, para information is notify id:[0x7], "
+                        f"stage:[ffffffff], remote rank:[{remote}].", "task_exception_handler.cc:454"),
+            err(pid, t, "[TaskExceptionHandler][Callback]Task run failed, groupRank information is group:[grp], "
+                        "user define information[rankSize:4].", "task_exception_handler.cc:456")]
+
+
+def notify_bundle(remotes: dict[int, str | None], times: dict[int, float] | None = None) -> dict[str, list[str]]:
+    files = {}
+    for r in range(4):
+        host = f"srv{r // 2}"
+        files[f"{host}/process_log/run/plog/plog-{50 + r}_1.log"] = [setup(50 + r, 1, r, 4, f"10.0.0.{r // 2 + 1}",
+                                                                           r % 2, f"10.8.0.{r}")]
+        if remotes.get(r) is not None:
+            files[f"{host}/process_log/debug/plog/plog-{50 + r}_2.log"] = notify_lines(
+                50 + r, (times or {}).get(r, 200 + r), str(remotes[r]))
+    return files
+
+
+def test_notify_timeout_ranks_that_never_reported_are_the_root() -> None:
+    rc = analyse(collect(notify_bundle({0: "3", 1: "3", 2: "3"})))
+    assert rc.kind == "notify" and [p.name for p in rc.roots] == ["srv1 device 1"]
+
+
+def test_notify_wait_chain_and_a_wait_on_itself() -> None:
+    rc = analyse(collect(notify_bundle({0: "1", 1: "2", 2: "3", 3: "local"})))
+    assert [p.name for p in rc.roots] == ["srv1 device 1"] and rc.cycle
+    assert rc.chain == ["srv0 device 0", "srv0 device 1", "srv1 device 0", "srv1 device 1", "srv1 device 1"]
+    assert "waits on itself" in rc.rule
+
+
+def test_all_reported_but_spread_over_the_exec_timeout_blames_the_late_one() -> None:
+    rc = analyse(collect(notify_bundle({0: "1", 1: "0", 2: "0", 3: "0"}, {0: 10, 1: 11, 2: 12, 3: 2000})))
+    assert [p.name for p in rc.roots] == ["srv1 device 1"] and "came late" in rc.rule
+
+
+def test_cqe_error_to_a_device_address() -> None:
+    files = notify_bundle({})
+    files["srv0/process_log/debug/plog/plog-50_2.log"] = [
+        err(50, 5, "[Heartbeat]cqe err status[12], time:[2023-07-04 22:15:59.095392], ip:[10.8.0.3]",
+            "heartbeat.cc:551")]
+    rc = analyse(collect(files))
+    assert rc.kind == "cqe" and [p.name for p in rc.roots] == ["srv1 device 1"]
+    assert rc.chain == ["srv0 device 0", "srv1 device 1"]
+
+
+def test_no_errors_no_roots() -> None:
+    rc = analyse(collect(notify_bundle({})))
+    assert rc.kind == "none" and rc.roots == []
+
+
+# ---- wired into diagnose --logs ------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def engine() -> Any:
+    from opsbrain.kb.training import load_engine
+
+    return load_engine()
+
+
+def write(root: Path, files: dict[str, list[str]]) -> None:
+    for rel, lines in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("\n".join(lines) + "\n")
+
+
+def test_diagnose_logs_names_the_root_device_the_chain_and_the_lines(tmp_path: Path, engine: Any) -> None:
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    write(tmp_path, chain_bundle(3))
+    d = diagnose_logs(str(tmp_path), engine)["diagnosis"]
+    assert d["fault_class"] != "unknown" and d["root"]["host"] == "ascend-a01" and d["root"]["device"] == 0
+    rc = d["root_cluster"]
+    assert rc["chain"] == "gpu-less-box device 2 -> ascend-a02 device 1 -> ascend-a01 device 0"
+    assert any(e["file"].startswith("gpu-less-box/") and e["line"] == 2 for e in d["evidence_lines"])
+    assert d["decided_by"].startswith("multi-rank root cluster")
+
+
+def test_pasted_plog_lines_on_stdin_are_placed_by_their_server(engine: Any) -> None:
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    lines = []
+    for k in range(3):
+        _h, server, dip = HOSTS[k]
+        lines.append(setup(700 + k, 10, k, 3, server, k, dip).replace("HCCL(903,", f"HCCL({700 + k},"))
+        if k:
+            lines.append(err(700 + k, 50 + k, transport(HOSTS[k - 1][1], k - 1)).replace("(903,", f"({700 + k},"))
+    d = diagnose_logs("-", engine, stdin=io.BytesIO("\n".join(lines).encode()))["diagnosis"]
+    assert d["root"]["name"] == "192.168.0.1 device 0"
+    assert d["root_cluster"]["chain"].startswith("192.168.0.3 device 2 -> ")
+
+
+# ---- ascend-fd's own fixtures ------------------------------------------------------------------------------------
+ROOT_RE = r"{w}\b.*?(device|dev|npu|chip|/)[-_ ]?0*{d}\b"
+
+
+@needs_fixtures
+@pytest.mark.parametrize(("case", "host", "device", "chain"), [
+    ("st_event_timeout_testcase", "worker-1", 0, "worker-1 device 0 -> worker-0 device 0 -> worker-1 device 0"),
+    ("st_event_timeout_testcase/worker-1", "worker-1", 0, "worker-1 device 0 -> 124.0.0.21"),
+    ("st_transport_init_testcase", "worker-0", 0, "worker-2 device 2 -> worker-1 device 1 -> worker-0 device 0"),
+    ("st_transport_init_testcase/worker-3", "worker-3", 2, ""),
+    ("st_testcase", "worker-0", 0, "worker-0 device 0 -> 51.38.68.155"),
+])
+def test_ascend_fd_fixtures_both_ways(case: str, host: str, device: int, chain: str, engine: Any) -> None:
+    from opsbrain.bundle import diagnose_bundle
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    for rep in (diagnose_bundle(FX / case, engine), diagnose_logs(str(FX / case), engine)):
+        d = rep["diagnosis"]
+        assert d["fault_class"] != "unknown"
+        assert (d["root"]["host"], d["root"]["device"]) == (host, device)
+        assert d["root_cluster"]["chain"] == chain
+        assert re.search(ROOT_RE.format(w=re.escape(host), d=device), json.dumps(d, indent=1))
+        assert d["evidence_lines"] and all(e["file"] and e["line"] for e in d["evidence_lines"])
+
+
+@needs_fixtures
+def test_ascend_fd_cycle_roots_are_both_devices(engine: Any) -> None:
+    from opsbrain.bundle import diagnose_bundle
+
+    rc = diagnose_bundle(FX / "st_event_timeout_testcase", engine)["diagnosis"]["root_cluster"]
+    assert rc["root"] == "worker-1 device 0, worker-0 device 0" and rc["cycle"] and rc["kind"] == "socket"
