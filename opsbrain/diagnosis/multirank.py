@@ -3,24 +3,23 @@ class chosen from the root devices' own evidence, in the operator's terms (host 
 
 The class: the diagnosis model on the signals of the root devices' own lines (their plogs, and lines of their host
 that name their device); when the model abstains there, the knowledge base's signature roles over those signals
-decide (a primary signature counts 3, a secondary 2, an ambiguous 1; knowledge_base/classes/*.yaml), and the
-answer says so. When the root waits for a remote that never came up, or whose logs are missing, the answer says
-that too.
+decide by the same role weights as the engine's vote (:mod:`opsbrain.diagnosis.vote`), here without its lead
+and minimum (the root cluster has already placed the failure; the class only names it), and the answer says
+so. When the root waits for a remote that never came up, or whose logs are missing, the answer says that too.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 from opsbrain.diagnosis.knowledge import default_table
 from opsbrain.diagnosis.rootcluster import KIND_WORDS, RootCluster, analyse
+from opsbrain.diagnosis.vote import VoteParams, scores
 from opsbrain.ingest import Signal
 from opsbrain.ingest.ranks import RankProcess, RankTable
 from opsbrain.ingest.where import user_terms
 from opsbrain.verdict import UNKNOWN
 
-ROLE_WEIGHT = {"primary": 3, "secondary": 2, "ambiguous": 1}
 DECIDING = frozenset({"socket", "transport", "notify", "cqe", "cluster", "rootinfo"})
 """Failure kinds whose wait relation locates a root (the others only list erroring devices)."""
 
@@ -36,14 +35,11 @@ def root_signals(rc: RootCluster, signals: list[Signal]) -> list[Signal]:
     return [s for s in signals if any(_own(p, s) for p in rc.roots)]
 
 
-def kb_vote(signals: list[Signal]) -> tuple[str | None, dict[str, int]]:
+def kb_vote(signals: list[Signal]) -> tuple[str | None, dict[str, float]]:
     """The class whose signatures the signals fit best by role weight (see the module docstring)."""
-    table = default_table()
-    score: Counter[str] = Counter()
-    for s in signals:
-        for cls_id, role in table.of(s.kind):
-            score[cls_id] += ROLE_WEIGHT.get(role, 0)
-    return (score.most_common(1)[0][0] if score else None), dict(score.most_common(4))
+    score = scores(default_table().features(signals), VoteParams())
+    top = sorted(score.items(), key=lambda kv: -kv[1])[:4]
+    return (top[0][0] if top else None), {c: round(v, 2) for c, v in top}
 
 
 def component_of(p: RankProcess) -> str:
