@@ -171,10 +171,18 @@ def test_per_axis_table_groups_fault_incidents_by_value() -> None:
             S(_case("a", "x"), {"noise": "x0.5"}, "b", 0.9, "b", False)]
     table = heldout_eval.per_axis(rows)
     noise = {r["value"]: r for r in table if r["axis"] == "noise"}
-    assert noise["x6"]["top1"] == 1.0 and noise["x0.5"]["top1"] == 0.0 and noise["x0.5"]["n"] == 1
+    assert noise["x6"]["top1"] == 1.0 and noise["x0.5"]["top1"] == 0.0 and noise["x0.5"]["runs"] == 1
     assert len(table) == sum(len(a.held_out) for a in heldout.AXES)
     worst = heldout_eval.hurts_most(table)
     assert worst is not None and worst["axis"] == "noise" and worst["worst_value"] == "x0.5"
+
+
+def test_per_axis_rows_weigh_each_run_once() -> None:
+    S = heldout_eval.Scored
+    split = [S(_case("a", "x", seed=1), {"noise": "x6"}, "b", 0.5, "b", False) for _ in range(5)]
+    rows = [*split, S(_case("a", "x", seed=2), {"noise": "x6"}, "a", 0.9, "a", True)]
+    row = next(r for r in heldout_eval.per_axis(rows) if r["value"] == "x6")
+    assert row["runs"] == 2 and row["n"] == 6 and row["top1"] == 0.5 and row["top1_per_incident"] == round(1 / 6, 4)
 
 
 def test_near_copy_needs_equal_discrete_features_and_the_same_label() -> None:

@@ -110,15 +110,17 @@ def final_moments(cases: list[case_lib.Case]) -> list[case_lib.Case]:
 
 
 def per_axis(rows: Sequence[Scored]) -> list[dict[str, Any]]:
-    """Fault-incident figures per held-out value of each axis."""
+    """Fault-incident figures per held-out value of each axis, each run weighted once (a run that splits into
+    many incidents would otherwise decide the row of every axis value it happened to draw); top-1 per incident
+    beside."""
     out = []
     for axis in heldout.AXES:
         for value in axis.held_out:
             sub = [r for r in rows if r.values.get(axis.name) == value]
-            s = score(sub)
-            out.append({"axis": axis.name, "value": value, "n": s["n"], "top1": s["top1"],
-                        "localization": s["localization"], "abstention": s["abstention"],
-                        "confident_wrong": s["confident_wrong"]})
+            s, w = score(sub), run_weighted(sub)
+            out.append({"axis": axis.name, "value": value, "n": s["n"], "runs": w["runs"], "top1": w["top1"],
+                        "localization": w["localization"], "abstention": w["abstention"],
+                        "confident_wrong": w["confident_wrong"], "top1_per_incident": s["top1"]})
     return out
 
 
