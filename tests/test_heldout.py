@@ -232,3 +232,18 @@ def test_kb_eval_json_has_the_headline_block(monkeypatch: pytest.MonkeyPatch, ru
     text = runner.invoke(cli, ["kb", "eval", "--runs-per-class", "1", "--noise-days", "0.02"])
     assert "near-copy rate" in text.output and "confusion" in text.output and "hurts most" in text.output
 
+
+
+def test_training_signatures_ride_with_the_saved_model(tmp_path: Any) -> None:
+    from opsbrain.diagnosis.model import DiagnosisModel
+    from opsbrain.kb.training import training_signatures
+
+    feats = [{"n:a": float(i % 3), "span_s": float(i)} for i in range(30)]
+    labels = [f"c{i % 3}" for i in range(30)]
+    model = DiagnosisModel.train(feats, labels, "h", groups=[f"run-{i // 3}" for i in range(30)])
+    model.arrays.update(nearcopy.signature_arrays(feats, labels, model.classes))
+    model.save(tmp_path / "m.npz")
+    loaded = DiagnosisModel.load(tmp_path / "m.npz", "h")
+    pairs = nearcopy.pairs_of(feats, labels)
+    assert training_signatures(loaded) == pairs and len(pairs) == 3
+    assert loaded.predict_one(feats[0]).argmax() == model.predict_one(feats[0]).argmax()
