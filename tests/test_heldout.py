@@ -45,6 +45,7 @@ def test_every_held_out_run_differs_from_training_on_every_axis() -> None:
     assert len(plan) == 2 * len(case_lib.KINDS) and len({a[0] for a, _v in plan}) == len(plan)
     for args, values in plan:
         w = args[-1]
+        assert w is not None
         assert set(values) == {a.name for a in heldout.AXES}
         assert w.pods == 2 and w.fault_params != train.fault_params
         placement = (w.inference_node[1], tuple(n for _p, n in w.training_nodes))
@@ -78,7 +79,12 @@ def _recorded(world: case_lib.World, topo: Topology, seconds: float = 900.0) -> 
     got: list[Any] = []
     ctl = case_lib.CollectedController(sim, case_lib.Recorder(), world, np.random.default_rng(3))
     feed = ctl.detector.feed
-    ctl.detector.feed = lambda s: (got.append(s), feed(s))[1]  # type: ignore[method-assign]
+
+    def record(sig: Signal) -> None:
+        got.append(sig)
+        feed(sig)
+
+    ctl.detector.feed = record  # type: ignore[method-assign]
     sim.run(seconds)
     return got
 

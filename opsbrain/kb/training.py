@@ -111,7 +111,7 @@ def training_signatures(model: DiagnosisModel, workers: int = 2, say: Say | None
     lib = training_library(per_kind, workers, None, text_per_class)
     arrays = nearcopy.signature_arrays(lib["features"], lib["labels"], model.classes)
     buf = io.BytesIO()
-    np.savez_compressed(buf, **arrays)
+    np.savez_compressed(buf, train_sig=arrays["train_sig"], train_sig_label=arrays["train_sig_label"])
     cache.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(cache, buf.getvalue(), mode=0o644)
     return nearcopy.pairs_of(lib["features"], lib["labels"])
