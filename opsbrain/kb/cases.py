@@ -5,14 +5,16 @@ concurrent second fault elsewhere), and lets the detector open incidents. Every 
 becomes a case: the features the engine would see then, labelled with the injected truth it matches (labelling is
 scoring, so it may read ground truth). Incidents that match no injected fault are background noise: self-healing
 flaps (labelled ``dirty_connector``, physically the same thing) and correctable-error bursts (``hbm_ce_storm``).
-Seeds for training and for evaluation come from disjoint ranges.
+Seeds for training and for evaluation come from disjoint ranges. A :class:`World` says how a run's pod is laid
+out and observed (pods, placement, noise, fault parameters, onset window, collection gaps, line format); the
+default is the training world, and :mod:`opsbrain.kb.heldout` draws evaluation worlds along axes training never saw.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -24,6 +26,7 @@ from faultlib.injection.selectors import TargetIndex
 from faultlib.injection.spec import FaultSpec
 from faultlib.params import apply_overrides
 from faultlib.simparams import SimParams
+from faultlib.telemetry import LogLine
 from faultlib.telemetry.noise import start_background_noise
 from faultlib.topology import Topology
 from faultlib.workloads.inference import InferenceService, paper_layout
@@ -31,8 +34,9 @@ from faultlib.workloads.training import TrainingJob
 from opsbrain.controller import Controller
 from opsbrain.detection import NO_HISTORY, Incident, LinkHistory
 from opsbrain.diagnosis.features import incident_features
-from opsbrain.verdict import Diagnosis
+from opsbrain.ingest.where import node_of
 from opsbrain.runner.scoring import match_incidents
+from opsbrain.verdict import Diagnosis
 
 TRAIN_SEEDS = range(0, 10_000)
 EVAL_SEEDS = range(1_000_000, 1_010_000)
@@ -67,28 +71,65 @@ class Recorder:
         return Diagnosis("recorded", None, 0.0, at_s=now)
 
 
-def build_world(seed: int, topo: Topology, noise_scale: float = 1.0) -> Simulation:
+ParamDraws = tuple[tuple[str, str, float, float], ...]  # (fault kind, parameter, low, high): drawn uniformly
+TRAIN_FAULT_PARAMS: ParamDraws = (("optical_degradation", "dbm_per_hour", 0.3, 3.0),)
+"""Fault parameters training draws; every other parameter stays at its faultlib default (faultlib/faults/params.py)."""
+INT_PARAMS = frozenset({"flaps", "rows_at_onset"})
+
+
+@dataclass(frozen=True)
+class World:
+    """How one case run's pod is built and observed. The defaults are the training world."""
+
+    pods: int = 1
+    inference_node: tuple[int, int] = (0, 0)  # (pod, first node) of the paper's 32-node inference layout
+    training_nodes: tuple[tuple[int, int], ...] = tuple((0, n) for n in range(32, 46))  # (pod, node) of the job
+    noise_scale: float = 1.0
+    onset_s: tuple[float, float] = (300.0, 900.0)
+    fault_params: ParamDraws = TRAIN_FAULT_PARAMS
+    drop_lines: float = 0.0  # share of log lines lost on the way to the collector
+    missing_hosts: float = 0.0  # share of the workload pods' nodes whose logs were not collected
+    line_format: str = "as_emitted"  # or a syslog-forwarded variant (see :func:`reformat`)
+
+    def training_node_ids(self) -> set[str]:
+        return {ids.node(p, n) for p, n in self.training_nodes}
+
+    def workload_pods(self) -> set[str]:
+        return {f"pod{p}" for p, _n in (self.inference_node, *self.training_nodes)}
+
+
+TRAIN_WORLD = World()
+
+
+def build_world(seed: int, topo: Topology, noise_scale: float = 1.0, world: World | None = None) -> Simulation:
+    w = world or replace(TRAIN_WORLD, noise_scale=noise_scale)
     params = SimParams()
-    if noise_scale != 1.0:
+    if w.noise_scale != 1.0:
         params = apply_overrides(params, {
-            "noise.flap_per_link_day": params.noise.flap_per_link_day * noise_scale,
-            "noise.hbm_ce_bursts_per_day": params.noise.hbm_ce_bursts_per_day * noise_scale})
+            "noise.flap_per_link_day": params.noise.flap_per_link_day * w.noise_scale,
+            "noise.hbm_ce_bursts_per_day": params.noise.hbm_ce_bursts_per_day * w.noise_scale})
     sim = Simulation(params, seed=seed, topology=topo)
-    pre, dec = paper_layout(topo)
+    pod, first = w.inference_node
+    pre, dec = paper_layout(topo, first_node=pod * topo.params.nodes_per_pod + first)
     sim.add_workload(InferenceService("serve", pre, dec))
-    sim.add_workload(TrainingJob("train", [ids.node(0, n) for n in range(32, 46)]))
+    sim.add_workload(TrainingJob("train", [ids.node(p, n) for p, n in w.training_nodes]))
     start_background_noise(sim)
     return sim
 
 
 NEEDS_TRAINING = ("silent_data_corruption",)  # only a training job's loss shows it
-TRAINING_NODES = {ids.node(0, n) for n in range(32, 46)}
+TRAINING_NODES = TRAIN_WORLD.training_node_ids()
 
 
-def _pick(index: TargetIndex, kind: str, rng: np.random.Generator, avoid: set[str]) -> str:
+def _pick(index: TargetIndex, kind: str, rng: np.random.Generator, avoid: set[str],
+          world: World = TRAIN_WORLD) -> str:
     cands = [c for t in CATALOG[kind].targets for c in index.candidates(t)]
+    if world.pods > 1:  # faults land in the pods that run the workloads
+        pods = world.workload_pods()
+        cands = [c for c in cands if c.pod in pods]
     if kind in NEEDS_TRAINING:
-        cands = [c for c in cands if c.node in TRAINING_NODES]
+        nodes = world.training_node_ids()
+        cands = [c for c in cands if c.node in nodes]
     for _ in range(50):
         c = cands[int(rng.integers(len(cands)))]
         node = c.node or c.id
@@ -97,10 +138,53 @@ def _pick(index: TargetIndex, kind: str, rng: np.random.Generator, avoid: set[st
     return cands[int(rng.integers(len(cands)))].id
 
 
-def _params_for(kind: str, rng: np.random.Generator) -> dict[str, Any]:
-    if kind == "optical_degradation":
-        return {"dbm_per_hour": float(rng.uniform(0.3, 3.0))}
-    return {}
+def _params_for(kind: str, rng: np.random.Generator, draws: ParamDraws = TRAIN_FAULT_PARAMS) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, name, lo, hi in draws:
+        if k == kind:
+            v = float(rng.uniform(lo, hi))
+            out[name] = int(round(v)) if name in INT_PARAMS else v
+    return out
+
+
+def reformat(text: str, t: float, origin: str, source: str, line_format: str) -> str:
+    """A line as a syslog forwarder writes it (RFC 3164 header: time, host, tag), a layout the ingestion layer
+    reads (opsbrain/ingest/where.py, docs/formats.md); ``as_emitted`` leaves it alone."""
+    if line_format == "as_emitted":
+        return text
+    node = node_of(origin)
+    host = node.replace("/", "-") if node else origin.split("/", 1)[0]
+    h, rem = divmod(int(t) % 86400, 3600)
+    stamp = f"Dec {1 + int(t) // 86400:2d} {h:02d}:{rem // 60:02d}:{rem % 60:02d}"
+    tag = "kernel" if source == "syslog" else source.replace("_", "-")
+    if line_format == "syslog":
+        return f"{stamp} {host} {tag}: {text}"
+    if line_format == "syslog_pri_year":
+        return f"<11>{stamp} 2026 {host} {tag}[{1000 + len(source)}]: {text}"
+    raise ValueError(f"unknown line format {line_format!r}")
+
+
+class CollectedController(Controller):
+    """The controller fed through a lossy collector: lines dropped, some hosts not collected, lines re-formatted.
+    Job events (the scheduler's) and on-demand metrics are not affected."""
+
+    def __init__(self, sim: Simulation, diagnoser: Any, world: World, rng: np.random.Generator) -> None:
+        self.world = world
+        self.gap_rng = rng
+        nodes = sorted(n for p in world.workload_pods() for n in sim.topology.nodes(int(p[3:])))
+        k = int(round(world.missing_hosts * len(nodes)))
+        self.missing = set(rng.choice(nodes, size=k, replace=False).tolist()) if k else set()
+        super().__init__(sim, diagnoser)
+
+    def _on_record(self, rec: Any) -> None:
+        if isinstance(rec, LogLine):
+            if self.world.drop_lines and self.gap_rng.random() < self.world.drop_lines:
+                return
+            if self.missing and node_of(rec.origin) in self.missing:
+                return
+            if self.world.line_format != "as_emitted":
+                rec = replace(rec, text=reformat(rec.text, rec.t, rec.origin, rec.source, self.world.line_format))
+        super()._on_record(rec)
 
 
 def text_view(sigs: list[Any], now: float) -> dict[str, float] | None:
@@ -111,22 +195,28 @@ def text_view(sigs: list[Any], now: float) -> dict[str, float] | None:
 
 
 def run_case(seed: int, kind: str, concurrent: bool = False, noise_scale: float = 1.0,
-             topo: Topology | None = None, keep_signals: bool = False, text_views: bool = False) -> list[Case]:
-    """One case run: inject ``kind`` (and maybe a concurrent second fault); return its labelled moments."""
-    topo = topo or Topology.build()
+             topo: Topology | None = None, keep_signals: bool = False, text_views: bool = False,
+             world: World | None = None) -> list[Case]:
+    """One case run: inject ``kind`` (and maybe a concurrent second fault); return its labelled moments.
+    ``world`` (default: the training world at ``noise_scale``) sets layout, parameters and collection."""
+    w = world or replace(TRAIN_WORLD, noise_scale=noise_scale)
+    topo = topo or Topology.build(pods=w.pods)
     rng = np.random.default_rng([seed, 7919])
-    sim = build_world(seed, topo, noise_scale)
+    sim = build_world(seed, topo, world=w)
     recorder = Recorder()
-    Controller(sim, recorder)  # subscribes itself to the telemetry
+    if w.drop_lines or w.missing_hosts or w.line_format != "as_emitted":
+        CollectedController(sim, recorder, w, np.random.default_rng([seed, 31337]))
+    else:
+        Controller(sim, recorder)  # subscribes itself to the telemetry
     index = TargetIndex(topo)
-    onset = float(rng.uniform(300, 900))
-    target = _pick(index, kind, rng, set())
-    specs = [FaultSpec(at_s=onset, kind=kind, target=target, params=_params_for(kind, rng))]
+    onset = float(rng.uniform(*w.onset_s))
+    target = _pick(index, kind, rng, set(), w)
+    specs = [FaultSpec(at_s=onset, kind=kind, target=target, params=_params_for(kind, rng, w.fault_params))]
     if concurrent:
         other = KINDS[int(rng.integers(len(KINDS)))]
         avoid = {ids.node_of(target) or target}
-        specs.append(FaultSpec(at_s=onset + float(rng.uniform(0, 20)), kind=other,
-                               target=_pick(index, other, rng, avoid), params=_params_for(other, rng)))
+        specs.append(FaultSpec(at_s=onset + float(rng.uniform(0, 20)), kind=other, target=_pick(
+            index, other, rng, avoid, w), params=_params_for(other, rng, w.fault_params)))
     truths = [sim.inject(s) for s in specs]
     horizon = onset + TAIL_S
     sim.run(horizon)
@@ -150,7 +240,8 @@ def run_case(seed: int, kind: str, concurrent: bool = False, noise_scale: float 
         out.append(Case(feats, label, comp, seed, inc.id, now, sigs if keep_signals else [], fid is not None))
         tv = text_view(sigs, now) if text_views else None
         if tv is not None:
-            out.append(Case(tv, label, comp, seed, inc.id, now, [], fid is not None, "text"))
+            lines = [x for x in sigs if not x.kind.startswith("job:")] if keep_signals else []
+            out.append(Case(tv, label, comp, seed, inc.id, now, lines, fid is not None, "text"))
     return out
 
 
@@ -163,31 +254,59 @@ def _noise_label(sigs: list[Any]) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _job(args: tuple[int, str, bool, float, bool, bool]) -> list[Case]:
-    seed, kind, conc, noise, keep, text = args
-    return run_case(seed, kind, conc, noise, topo=_shared_topology(), keep_signals=keep, text_views=text)
+RunArgs = tuple[int, str, bool, float, bool, bool, "World | None"]
 
 
-_TOPO: list[Topology] = []
+def _job(args: RunArgs) -> list[Case]:
+    seed, kind, conc, noise, keep, text, world = args
+    pods = world.pods if world else 1
+    return run_case(seed, kind, conc, noise, topo=_shared_topology(pods), keep_signals=keep, text_views=text,
+                    world=world)
 
 
-def _shared_topology() -> Topology:
-    if not _TOPO:
-        _TOPO.append(Topology.build())
-    return _TOPO[0]
+_TOPO: dict[int, Topology] = {}
+
+
+def _shared_topology(pods: int = 1) -> Topology:
+    if pods not in _TOPO:
+        _TOPO[pods] = Topology.build(pods=pods)
+    return _TOPO[pods]
 
 
 def plan_runs(seeds: Iterable[int], per_kind: int, concurrency: float, noise_scales: tuple[float, ...],
-              keep_signals: bool = False, text_views: bool = False) -> list[tuple[int, str, bool, float, bool, bool]]:
+              keep_signals: bool = False, text_views: bool = False) -> list[RunArgs]:
     """Balanced runs: ``per_kind`` runs of each kind, seeds drawn in order from ``seeds``."""
     it = iter(seeds)
-    runs = []
+    runs: list[RunArgs] = []
     for r in range(per_kind):
         for kind in KINDS:
             seed = next(it)
-            conc = (seed * 2654435761 % 1000) / 1000.0 < concurrency
-            runs.append((seed, kind, conc, noise_scales[r % len(noise_scales)], keep_signals, text_views))
+            runs.append((seed, kind, concurrent_run(seed, concurrency), noise_scales[r % len(noise_scales)],
+                         keep_signals, text_views, None))
     return runs
+
+
+def concurrent_run(seed: int, concurrency: float) -> bool:
+    """Whether run ``seed`` gets a concurrent second fault (a fixed hash of the seed, share ``concurrency``)."""
+    return (seed * 2654435761 % 1000) / 1000.0 < concurrency
+
+
+def run_all(runs: list[RunArgs], workers: int = 2,
+            progress: Callable[[int, int], None] | None = None) -> list[list[Case]]:
+    """The cases of each run, in run order (in ``workers`` processes when more than one)."""
+    out: list[list[Case]] = []
+    if workers <= 1:
+        for i, r in enumerate(runs):
+            out.append(_job(r))
+            if progress:
+                progress(i + 1, len(runs))
+        return out
+    with ProcessPoolExecutor(max_workers=workers) as ex:
+        for i, res in enumerate(ex.map(_job, runs, chunksize=2)):
+            out.append(res)
+            if progress:
+                progress(i + 1, len(runs))
+    return out
 
 
 def generate(seeds: Iterable[int], per_kind: int = 40, concurrency: float = 0.2,
@@ -195,17 +314,4 @@ def generate(seeds: Iterable[int], per_kind: int = 40, concurrency: float = 0.2,
              progress: Callable[[int, int], None] | None = None, keep_signals: bool = False,
              text_views: bool = False) -> list[Case]:
     runs = plan_runs(seeds, per_kind, concurrency, noise_scales, keep_signals, text_views)
-    cases: list[Case] = []
-    if workers <= 1:
-        for i, r in enumerate(runs):
-            cases.extend(_job(r))
-            if progress:
-                progress(i + 1, len(runs))
-        return cases
-    with ProcessPoolExecutor(max_workers=workers) as ex:
-        for i, res in enumerate(ex.map(_job, runs, chunksize=4)):
-            cases.extend(res)
-            if progress:
-                progress(i + 1, len(runs))
-    return cases
-
+    return [c for res in run_all(runs, workers, progress) for c in res]
