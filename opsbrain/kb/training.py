@@ -12,18 +12,17 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from faultlib.topology import Topology
-from opsbrain.controller import Controller
 from opsbrain.diagnosis.engine import DiagnosisParams, Engine
-from opsbrain.diagnosis.localize import RULES, localize
 from opsbrain.diagnosis.model import DiagnosisModel, ModelMismatch
-from opsbrain.verdict import UNKNOWN
-from opsbrain.kb import cases as case_lib
 from opsbrain.store import default_home
+from opsbrain.verdict import UNKNOWN
+
+if TYPE_CHECKING:  # the simulator (case generation, the controller) is imported by training and evaluation only
+    from opsbrain.kb import cases as case_lib
 
 Say = Callable[[str], None]
 FIRST_USE_PER_KIND = 12
@@ -55,13 +54,14 @@ def kb_hash() -> str:
 def train_model(per_kind: int = 30, workers: int = 2, seed: int = 0,
                 progress: Callable[[int, int], None] | None = None) -> DiagnosisModel:
     """Generate the case library from training seeds and fit the model on it."""
+    from opsbrain.kb import cases as case_lib
+
     t0 = time.perf_counter()
     cases = case_lib.generate(case_lib.TRAIN_SEEDS, per_kind=per_kind, workers=workers, progress=progress,
                               text_views=True)
     gen_s = time.perf_counter() - t0
     from opsbrain.diagnosis.knowledge import default_table
     from opsbrain.kb import textcases
-
     from opsbrain.kb.loader import load_kb
 
     texts = textcases.generate(default_table(), per_class=TEXT_CASES_PER_CLASS,
@@ -98,6 +98,10 @@ def load_engine(home: Path | None = None, say: Say | None = None, params: Diagno
 
 def noise_false_positives(engine: Engine, days: float = 1.0, seeds: tuple[int, ...] = (1_000_001,)) -> dict[str, Any]:
     """Incidents the engine would act on in noise-only pods (no fault injected): count per pod-day."""
+    from faultlib.topology import Topology
+    from opsbrain.controller import Controller
+    from opsbrain.kb import cases as case_lib
+
     topo = Topology.build()
     actionable = 0
     total = 0
@@ -120,6 +124,9 @@ def noise_false_positives(engine: Engine, days: float = 1.0, seeds: tuple[int, .
 def evaluate(engine: Engine, per_kind: int = 10, workers: int = 2, noise_days: float = 1.0,
              progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Held-out evaluation (DESIGN.md protocol): seeds disjoint from training, other noise levels, concurrency."""
+    from opsbrain.diagnosis.localize import RULES, localize
+    from opsbrain.kb import cases as case_lib
+
     t0 = time.perf_counter()
     cases = case_lib.generate(case_lib.EVAL_SEEDS, per_kind=per_kind, workers=workers, concurrency=0.3,
                               noise_scales=(0.5, 2.0, 5.0), progress=progress, keep_signals=True, text_views=True)

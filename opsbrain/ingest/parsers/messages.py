@@ -15,12 +15,13 @@ from opsbrain.ingest.parsers.ctx import LineCtx
 @lru_cache(maxsize=1)
 def catalog() -> tuple[re.Pattern[str] | None, dict[str, str]]:
     """(one regex of every documented message, lower-cased text -> category); read once (package data)."""
-    import yaml
+    from opsbrain.errors import InputError
+    from opsbrain.yamlio import read_yaml
 
     path = Path(str(resources.files("knowledge_base"))) / "codes.yaml"
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError):
+        doc = read_yaml(path) or {}
+    except InputError:
         return None, {}
     cats = {}
     for row in doc.get("messages", []) or []:
