@@ -10,19 +10,20 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
+from opsbrain.ingest.screen import Screened, screened
 
-RE_ECODE = re.compile(r"(?<![0-9A-Za-z])(E[A-HJ-Z]\d{4}|E[1-9]\d{4})(?![0-9A-Za-z])")
-RE_ERR = re.compile(r"(?<![0-9A-Za-z])(ERR\d{5})(?![0-9A-Za-z])")
-RE_RT = re.compile(r"(?<![0-9A-Za-z.:\-/_])([125]0\d{4})(?![0-9A-Za-z.:\-/_])")
-_RT_CONTEXT = re.compile(r"err|fail|ret|result|code|exception|abnormal", re.I)
-TEXTS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"ai ?core.*(?:exception|error|trap)|aicore_exception|aic(?:ore)? error|aivec.*(?:exception|error)|"
+RE_ECODE = screened(r"(?<![0-9A-Za-z])(E[A-HJ-Z]\d{4}|E[1-9]\d{4})(?![0-9A-Za-z])")
+RE_ERR = screened(r"(?<![0-9A-Za-z])(ERR\d{5})(?![0-9A-Za-z])")
+RE_RT = screened(r"(?<![0-9A-Za-z.:\-/_])([125]0\d{4})(?![0-9A-Za-z.:\-/_])")
+_RT_CONTEXT = screened(r"err|fail|ret|result|code|exception|abnormal", re.I)
+TEXTS: tuple[tuple[Screened, str], ...] = (
+    (screened(r"ai ?core.*(?:exception|error|trap)|aicore_exception|aic(?:ore)? error|aivec.*(?:exception|error)|"
                 r"kernel task happen error", re.I), "rt:aicore_exception"),
-    (re.compile(r"ai ?cpu.*(?:exception|error|time ?out)", re.I), "rt:aicpu_exception"),
-    (re.compile(r"fftsplus|ffts\+|ffts plus", re.I), "rt:ffts_exception"),
-    (re.compile(r"memory async copy failed|memcpy.*fail|Dma copy failed|DMA.*timeout", re.I), "rt:memcpy_failed"),
-    (re.compile(r"device.*(?:is )?(?:dead|lost|down)|(?:lost|no) heart ?beat|heart ?beat lost", re.I), "rt:device_lost"),
-    (re.compile(r"stream.*(?:sync|synchronize).*(?:fail|timeout)|rtStreamSynchronize|aclrtSynchronize\w*.*fail", re.I),
+    (screened(r"ai ?cpu.*(?:exception|error|time ?out)", re.I), "rt:aicpu_exception"),
+    (screened(r"fftsplus|ffts\+|ffts plus", re.I), "rt:ffts_exception"),
+    (screened(r"memory async copy failed|memcpy.*fail|Dma copy failed|DMA.*timeout", re.I), "rt:memcpy_failed"),
+    (screened(r"device.*(?:is )?(?:dead|lost|down)|(?:lost|no) heart ?beat|heart ?beat lost", re.I), "rt:device_lost"),
+    (screened(r"stream.*(?:sync|synchronize).*(?:fail|timeout)|rtStreamSynchronize|aclrtSynchronize\w*.*fail", re.I),
      "rt:sync_failed"),
 )
 
@@ -30,21 +31,19 @@ TEXTS: tuple[tuple[re.Pattern[str], str], ...] = (
 def parse(ctx: LineCtx) -> bool:
     text = ctx.text
     found = False
-    dev = ctx.device()
-    comp = ctx.npu(dev)
     for code in dict.fromkeys(RE_ECODE.findall(text)):
-        ctx.add(f"err:{code}", comp, 2, device=dev)
+        ctx.add(f"err:{code}", ctx.npu(), 2, device=ctx.device())
         found = True
     for code in dict.fromkeys(RE_ERR.findall(text)):
-        ctx.add(f"err:{code}", comp, 2, device=dev)
+        ctx.add(f"err:{code}", ctx.npu(), 2, device=ctx.device())
         found = True
     if _RT_CONTEXT.search(text):
         for code in dict.fromkeys(RE_RT.findall(text)):
-            ctx.add(f"rt:{code}", comp, 2, device=dev)
+            ctx.add(f"rt:{code}", ctx.npu(), 2, device=ctx.device())
             found = True
     for rx, kind in TEXTS:
         if rx.search(text) and (ctx.sev >= 1 or found):
-            ctx.add(kind, comp, max(ctx.sev, 1), device=dev)
+            ctx.add(kind, ctx.npu(), max(ctx.sev, 1), device=ctx.device())
             found = True
             break
     return found

@@ -10,10 +10,11 @@ from importlib import resources
 from pathlib import Path
 
 from opsbrain.ingest.parsers.ctx import LineCtx
+from opsbrain.ingest.screen import Screened, screened
 
 
 @lru_cache(maxsize=1)
-def catalog() -> tuple[re.Pattern[str] | None, dict[str, str]]:
+def catalog() -> tuple[Screened | None, dict[str, str]]:
     """(one regex of every documented message, lower-cased text -> category); read once (package data)."""
     from opsbrain.errors import InputError
     from opsbrain.yamlio import read_yaml
@@ -31,7 +32,7 @@ def catalog() -> tuple[re.Pattern[str] | None, dict[str, str]]:
     if not cats:
         return None, {}
     words = sorted(cats, key=len, reverse=True)
-    return re.compile("|".join(re.escape(w) for w in words), re.I), cats
+    return screened("|".join(re.escape(w) for w in words), re.I), cats
 
 
 def parse(ctx: LineCtx) -> bool:
