@@ -224,8 +224,10 @@ class Screen:
     (:func:`re2_superset`) or, where there is none, by the literals it needs. :meth:`possible` names the regexes
     that can match a line; the others cannot, and need not be run."""
 
-    def __init__(self, regexes: Sequence[re.Pattern[str]], extra: Sequence[str] = (), engine: str | None = None
-                 ) -> None:
+    def __init__(self, regexes: Sequence[re.Pattern[str]], extra: Sequence[str] = (), engine: str | None = None,
+                 checked_extra: bool = False) -> None:
+        """``extra``: whole patterns (RE2 syntax, used as given) reported by index in the same scan;
+        ``checked_extra``: they are known to be valid (built by :func:`literal_pattern`), skip the check."""
         self.regexes = list(regexes)
         use_re2 = (engine or ENGINE) == "re2" and _re2 is not None
         lits: dict[str, list[int]] = {}
@@ -244,10 +246,9 @@ class Screen:
         self._lits = sorted(lits)
         self._owners = [tuple(lits[k]) for k in self._lits] + [(i,) for _t, i in whole]
         self.always = frozenset(always)
-        self.extra = [p for p in extra if _re2_reads(f"(?i){p}")] if use_re2 else list(extra)
+        self.extra = [p for p in extra if checked_extra or _re2_reads(p)] if use_re2 else list(extra)
         self._n = len(self._owners)
-        pats = [f"(?i){literal_pattern(k)}" for k in self._lits] + [t for t, _i in whole] + \
-            [f"(?i){p}" for p in self.extra]
+        pats = [f"(?i){literal_pattern(k)}" for k in self._lits] + [t for t, _i in whole] + self.extra
         self.set = PatternSet(pats, engine=engine, checked=len(pats)) if len(self.extra) == len(extra) else \
             PatternSet([], engine="re")  # an extra pattern RE2 cannot read: no screen at all
 

@@ -65,7 +65,7 @@ def screened(pattern: str, flags: int = 0) -> Screened:
 
 def build(extra: list[str]) -> tuple[Screen, int]:
     """The screen of every regex registered so far (regexes registered later always run), with ``extra`` whole
-    patterns (case-insensitive, RE2 syntax) reported in the same scan; and how many regexes it covers."""
+    patterns (RE2 syntax) reported in the same scan; and how many regexes it covers."""
     regs = list(_REGISTRY)
     return Screen([r.rx for r in regs], extra=extra), len(regs)
 

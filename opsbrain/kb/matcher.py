@@ -20,11 +20,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from typing import Any
 
 from opsbrain.kb.importers import MAX_ANCHOR_CHARS, ImportedEntry, ImportedKnowledge
 from opsbrain.kb.loader import KnowledgeBase
 from opsbrain.kb.schema import FaultClass, switch_key
+from opsbrain.multiscan import Screen, literal_pattern
 
 MAX_SCAN_CHARS = 8192
 """Characters of a line that are scanned: rsyslog's default maximum message size is 8 KiB, so a longer
@@ -219,6 +221,7 @@ class SignatureMatcher:
         self.imported = imported or ImportedKnowledge()
         self._build_kb()
         self._build_imported()
+        self._build_screen()
         self._entries = dict(self.imported.entries)
 
     def imported_entry(self, entry_id: str) -> ImportedEntry | None:
@@ -254,7 +257,7 @@ class SignatureMatcher:
             for lit in gate:
                 gates.setdefault(lit, []).append(i)
         lits = sorted(gates)
-        self._gate_re = re.compile(_trie_regex(lits)) if lits else None
+        self._gate_words = lits
         self._gate_hits = {lit: tuple(sorted({i for k in range(1, len(lit) + 1) for i in gates.get(lit[:k], ())}))
                            for lit in lits}
         self._ungated = tuple(ungated)
@@ -274,8 +277,9 @@ class SignatureMatcher:
         for e in imp.entries.values():
             for g in e.groups:
                 groups_by_anchor.setdefault(_anchor(g), []).append((g, e))
+        self._groups_own = {a: tuple(v) for a, v in groups_by_anchor.items()}
         anchors = sorted(groups_by_anchor)
-        self._anchor_re = re.compile(_trie_regex(anchors)) if anchors else None
+        self._anchor_words = anchors
         # the regex returns the longest anchor at a position; every shorter anchor there is a prefix of it
         anchor_set = set(anchors)
         self._groups_at: dict[str, tuple[GroupHit, ...]] = {
@@ -284,6 +288,26 @@ class SignatureMatcher:
         self._entry_pattern_match = {e.id: _entry_match(e, imp.levels, None, None, "pattern")
                                      for e in imp.entries.values()}
         self._regexes = [(re.compile(e.regex), e) for e in imp.entries.values() if e.regex]
+
+    def _build_screen(self) -> None:
+        """One RE2 scan of an ASCII line (:mod:`opsbrain.multiscan`) says which code regexes, knowledge-base
+        patterns, imported regexes and anchors can occur in it; a line where none can costs that one scan."""
+        code_res = [re.compile(rx.pattern, re.IGNORECASE) for rx in (*_DEVICE_RES, _SWITCH_RE)] + \
+            [_HCCL_RE, _RUNTIME_RE]  # the first three are searched in the lower-cased line
+        self._n_codes = len(code_res)
+        self._n_kb = len(self._patterns)
+        regexes = code_res + [rx for rx, _m in self._patterns] + [rx for rx, _e in self._regexes]
+        self._screen_anchors = [a for a in self._groups_own if a.isascii()]  # others never occur in ASCII text
+        self._screen = Screen(regexes, extra=[literal_pattern(a) for a in self._screen_anchors], checked_extra=True)
+
+    # the trie regexes serve the lines the screen cannot tell about (not ASCII, no RE2): built on first need
+    @cached_property
+    def _gate_re(self) -> re.Pattern[str] | None:
+        return re.compile(_trie_regex(self._gate_words)) if self._gate_words else None
+
+    @cached_property
+    def _anchor_re(self) -> re.Pattern[str] | None:
+        return re.compile(_trie_regex(self._anchor_words)) if self._anchor_words else None
 
     # ---- matching -----------------------------------------------------------------------------------------------
     def match(self, line: Any) -> list[Match]:
@@ -297,6 +321,11 @@ class SignatureMatcher:
             return []
 
     def _match(self, text: str) -> list[Match]:
+        screened = self._screen.possible(text)
+        if screened is not None:
+            if not screened[0] and not screened[1]:
+                return []  # nothing can match: the one scan was all
+            return self._match_screened(text, *screened)
         out: list[Match] = []
         seen: set[tuple[str | None, str | None, str | None]] = set()
         entries: set[str] = set()
@@ -333,6 +362,54 @@ class SignatureMatcher:
                 pos = am.start() + 1
         for rx, e in self._regexes:
             if e.id not in entries and rx.search(text):
+                add(self._entry_pattern_match[e.id])
+        return out
+
+    def _match_screened(self, text: str, may: frozenset[int], anchors: frozenset[int]) -> list[Match]:
+        """:meth:`_match` on an ASCII line, running only what the screen says can match (same answers, in the
+        same order: the screen only leaves out what cannot match)."""
+        out: list[Match] = []
+        seen: set[tuple[str | None, str | None, str | None]] = set()
+        entries: set[str] = set()
+
+        def add(m: Match) -> None:
+            key = (m.class_id, m.entry_id, m.code)
+            if key not in seen:
+                seen.add(key)
+                out.append(m)
+                if m.entry_id:
+                    entries.add(m.entry_id)
+
+        nc, nk = self._n_codes, self._n_kb
+        kb_hit = False
+        if any(i in may for i in range(nc)):
+            for family, code in _codes(text, text.lower()):
+                keys = (code, code[1:].split(",", 1)[0]) if family == "switch" else (code,)
+                for k in keys:
+                    for m in self._kb_codes.get(k, ()):
+                        kb_hit = True
+                        add(m)
+                    for m in self._imp_codes.get(k, ()):
+                        add(m)
+        if not kb_hit:
+            for i in sorted(j - nc for j in may if nc <= j < nc + nk):
+                rx, m = self._patterns[i]
+                if rx.search(text):
+                    add(m)
+        if anchors:
+            at = []
+            for k in anchors:
+                a = self._screen_anchors[k]
+                pos = text.find(a)
+                while pos >= 0:
+                    at.append((pos, len(a), a))
+                    pos = text.find(a, pos + 1)
+            for _pos, _n, a in sorted(at):  # by position, shorter anchors first: the trie regex's order
+                for group, e in self._groups_own[a]:
+                    if e.id not in entries and _in_order(text, group):
+                        add(self._entry_pattern_match[e.id])
+        for j, (rx, e) in enumerate(self._regexes, nc + nk):
+            if j in may and e.id not in entries and rx.search(text):
                 add(self._entry_pattern_match[e.id])
         return out
 

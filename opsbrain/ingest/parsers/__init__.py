@@ -42,7 +42,7 @@ def gate() -> re.Pattern[str]:
 @lru_cache(maxsize=1)
 def _screen() -> tuple[Screen, int]:
     """One scan of a line: the gate (pattern 0 of the extras) and every registered parser regex's literals."""
-    return screen.build([gate().pattern])
+    return screen.build(["(?i)" + gate().pattern])
 
 
 def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: str | None = None,
