@@ -32,30 +32,68 @@ class Screened:
         self.id = len(_REGISTRY)
         _REGISTRY.append(self)
 
-    def _out(self, text: str) -> bool:
-        line, may, n = _LINE
-        return text is line and self.id < n and self.id not in may
-
+    # each method inlines the screen test (a call less per regex: the parsers run thousands a second)
     def search(self, text: str, *args: Any) -> re.Match[str] | None:
-        return None if self._out(text) else self.rx.search(text, *args)
+        line, may, n = _LINE
+        if text is line and self.id < n and self.id not in may:
+            return None
+        return self.rx.search(text, *args)
 
     def match(self, text: str, *args: Any) -> re.Match[str] | None:
-        return None if self._out(text) else self.rx.match(text, *args)
+        line, may, n = _LINE
+        if text is line and self.id < n and self.id not in may:
+            return None
+        return self.rx.match(text, *args)
 
     def fullmatch(self, text: str, *args: Any) -> re.Match[str] | None:
-        return None if self._out(text) else self.rx.fullmatch(text, *args)
+        line, may, n = _LINE
+        if text is line and self.id < n and self.id not in may:
+            return None
+        return self.rx.fullmatch(text, *args)
 
     def findall(self, text: str, *args: Any) -> list[Any]:
-        return [] if self._out(text) else self.rx.findall(text, *args)
+        line, may, n = _LINE
+        if text is line and self.id < n and self.id not in may:
+            return []
+        return self.rx.findall(text, *args)
 
     def finditer(self, text: str, *args: Any) -> Iterator[re.Match[str]]:
-        return iter(()) if self._out(text) else self.rx.finditer(text, *args)
+        line, may, n = _LINE
+        if text is line and self.id < n and self.id not in may:
+            return iter(())
+        return self.rx.finditer(text, *args)
 
     def __getattr__(self, name: str) -> Any:  # sub, split, groups ...: the regex itself
         return getattr(self.rx, name)
 
     def __repr__(self) -> str:
         return f"screened({self.rx!r})"
+
+
+class Group:
+    """Several screened regexes: :meth:`may` is False when the line screen rules out every one of them (then a
+    parser whose every signal needs one of them to match has nothing to find)."""
+
+    __slots__ = ("ids", "top")
+
+    def __init__(self, regexes: list[Screened]) -> None:
+        self.ids = frozenset(r.id for r in regexes)
+        self.top = max(self.ids, default=-1)
+
+    def may(self, text: str) -> bool:
+        line, may, n = _LINE
+        return not (text is line and self.top < n and self.ids.isdisjoint(may))
+
+
+def group_of(namespace: dict[str, Any]) -> Group:
+    """The group of every screened regex a module defines (also inside its tables of (regex, kind, ...) rows)."""
+    found: list[Screened] = []
+    for v in namespace.values():
+        if isinstance(v, Screened):
+            found.append(v)
+        elif isinstance(v, tuple):
+            found.extend(x for row in v if isinstance(row, tuple) for x in row if isinstance(x, Screened))
+    return Group(found)
 
 
 def screened(pattern: str, flags: int = 0) -> Screened:
@@ -76,4 +114,4 @@ def set_line(text: str, may: frozenset[int], covered: int) -> None:
     _LINE = (text, may, covered)
 
 
-__all__ = ["Screened", "build", "screened", "set_line"]
+__all__ = ["Group", "Screened", "build", "group_of", "screened", "set_line"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
-from opsbrain.ingest.screen import Screened, screened
+from opsbrain.ingest.screen import Screened, group_of, screened
 
 RE_ECODE = screened(r"(?<![0-9A-Za-z])(E[A-HJ-Z]\d{4}|E[1-9]\d{4})(?![0-9A-Za-z])")
 RE_ERR = screened(r"(?<![0-9A-Za-z])(ERR\d{5})(?![0-9A-Za-z])")
@@ -28,7 +28,12 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
 )
 
 
+_ANY = group_of(globals())
+
+
 def parse(ctx: LineCtx) -> bool:
+    if not _ANY.may(ctx.text):  # the line screen rules out every regex of this parser: no signal here
+        return False
     text = ctx.text
     found = False
     for code in dict.fromkeys(RE_ECODE.findall(text)):

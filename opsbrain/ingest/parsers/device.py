@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
-from opsbrain.ingest.screen import screened
+from opsbrain.ingest.screen import group_of, screened
 from opsbrain.ingest.where import RE_DIE, twin_node
 
 RE_EVENT = screened(r"event[_ ]?id\s*[=:]\s*\[?\s*0x([0-9a-f]{8})(?![0-9a-z])(?:.*?assertion=(occur|recover))?", re.I)
@@ -26,7 +26,12 @@ RE_L1_CHIP = screened(r"ub switch chip l1sw(\d+) not responding")
 RE_SMI_HEALTH = screened(r"^\|\s*(\d+)\s+\S*9\d0\S*\s*\|\s*(Warning|Alarm|Critical|Abnormal)\b", re.I)
 
 
+_ANY = group_of(globals())
+
+
 def parse(ctx: LineCtx) -> bool:
+    if not _ANY.may(ctx.text):  # the line screen rules out every regex of this parser: no signal here
+        return False
     text = ctx.text
     if m := RE_EVENT.search(text):
         code, state = m.group(1).upper(), (m.group(2) or "occur").lower()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
-from opsbrain.ingest.screen import Screened, screened
+from opsbrain.ingest.screen import Screened, group_of, screened
 
 RE_EXC = screened(r"(?:^|[\s:\]>|])((?:[A-Za-z_][\w]*\.)*([A-Z][A-Za-z0-9_]*(?:Error|Exception|Interrupt|Exit|Fault)))"
                     r"(?::|$)")
@@ -37,7 +37,12 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
 )
 
 
+_ANY = group_of(globals())
+
+
 def parse(ctx: LineCtx) -> bool:
+    if not _ANY.may(ctx.text) and "Traceback (most recent call last)" not in ctx.text:
+        return False  # the line screen rules out every regex of this parser
     text = ctx.text
     found = False
     for rx, kind in TEXTS:

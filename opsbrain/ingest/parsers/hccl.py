@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
-from opsbrain.ingest.screen import Screened, screened
+from opsbrain.ingest.screen import Screened, group_of, screened
 
 RE_EI = screened(r"(?<![0-9A-Za-z])(EI\d{4})(?![0-9A-Za-z])")
 RE_TWIN_REMOTE = screened(r"remote\[10\.(\d+)\.(\d+)\.(\d+)\]")
@@ -45,7 +45,12 @@ def _peer(ctx: LineCtx) -> str | None:
     return None
 
 
+_ANY = group_of(globals())
+
+
 def parse(ctx: LineCtx) -> bool:
+    if not _ANY.may(ctx.text):  # the line screen rules out every regex of this parser: no signal here
+        return False
     text = ctx.text
     if m := RE_LINK_ROW.search(text):
         dest, dest_rank, _src, _src_rank, _role, status = m.groups()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
-from opsbrain.ingest.screen import screened
+from opsbrain.ingest.screen import group_of, screened
 from opsbrain.ingest.where import twin_node
 
 RE_LINK_STAT = screened(r"\[devid (\d+)\]\s+\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s+LINK (UP|DOWN)")
@@ -23,7 +23,12 @@ def _port(ctx: LineCtx, devid: int) -> str | None:
     return ctx.npu(devid)
 
 
+_ANY = group_of(globals())
+
+
 def parse(ctx: LineCtx) -> bool:
+    if not _ANY.may(ctx.text):  # the line screen rules out every regex of this parser: no signal here
+        return False
     text = ctx.text
     if m := RE_LINK_STAT.search(text):
         devid, state = int(m.group(1)), m.group(2)

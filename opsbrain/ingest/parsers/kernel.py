@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
-from opsbrain.ingest.screen import Screened, screened
+from opsbrain.ingest.screen import Group, Screened, screened
 
 RE_DRV = screened(r"\[ascend\]\s*\[(?:ERROR|WARNING|WARN|ERR)\]\s*\[(drv_\w+|devdrv\w*|\w*drv\w*)\]", re.I)
 KINDS: tuple[tuple[Screened, str, int], ...] = (
@@ -51,7 +51,12 @@ def parse_driver(ctx: LineCtx) -> bool:
     return False
 
 
+_ANY = Group([row[0] for row in KINDS])
+
+
 def parse(ctx: LineCtx) -> bool:
+    if not _ANY.may(ctx.text):  # the line screen rules out every regex of this parser: no signal here
+        return False
     text = ctx.text
     for rx, kind, sev in KINDS:
         if rx.search(text):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
-from opsbrain.ingest.screen import screened
+from opsbrain.ingest.screen import group_of, screened
 from opsbrain.ingest.where import TWIN_HOST
 
 RE_SW_ALARM = screened(TWIN_HOST + r" UBSW/\d/ALARM: \w+ \[(0x[0-9a-f]{8}),(\w+),(\w+),(?:na)?\] (Assertion|Recovery) "
@@ -39,8 +39,13 @@ def _host_component(host: str) -> str:
     return host.replace("-", "/")
 
 
+_ANY = group_of(globals())
+
+
 def parse(ctx: LineCtx) -> bool:
     if ctx.host is None or not ctx.host.startswith("pod"):
+        return False
+    if not _ANY.may(ctx.text):  # the line screen rules out every regex of this parser: no signal here
         return False
     if m := RE_SW_ALARM.search(ctx.text):
         sw_host, _alarm, _fid, peer, state, port = m.groups()
