@@ -17,11 +17,11 @@ from opsbrain.ingest.screen import Screened, screened
 def catalog() -> tuple[Screened | None, dict[str, str]]:
     """(one regex of every documented message, lower-cased text -> category); read once (package data)."""
     from opsbrain.errors import InputError
-    from opsbrain.yamlio import read_yaml
+    from opsbrain.yamlio import read_package_yaml
 
     path = Path(str(resources.files("knowledge_base"))) / "codes.yaml"
     try:
-        doc = read_yaml(path) or {}
+        doc = read_package_yaml(path) or {}
     except InputError:
         return None, {}
     cats = {}
