@@ -18,7 +18,7 @@ Any input gets an answer and never an exception: bytes are decoded with replacem
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from functools import cached_property
 from typing import Any
@@ -26,7 +26,7 @@ from typing import Any
 from opsbrain.kb.importers import MAX_ANCHOR_CHARS, ImportedEntry, ImportedKnowledge
 from opsbrain.kb.loader import KnowledgeBase
 from opsbrain.kb.schema import FaultClass, switch_key
-from opsbrain.multiscan import Screen, literal_pattern
+from opsbrain.multiscan import Screen, literal_pattern, required_literals
 
 MAX_SCAN_CHARS = 8192
 """Characters of a line that are scanned: rsyslog's default maximum message size is 8 KiB, so a longer
@@ -164,40 +164,7 @@ def _anchor(group: tuple[str, ...]) -> str:
 def _pattern_gate(pattern: str) -> tuple[str, ...]:
     """Lower-case literals of which at least one occurs in any line the (case-insensitive) pattern matches;
     () when none can be derived (then the pattern is always searched)."""
-    try:
-        from re import _parser  # type: ignore[attr-defined]
-
-        return _seq_gate(list(_parser.parse(pattern, re.IGNORECASE)))
-    except Exception:  # noqa: BLE001 - an internal parser API: no gate is always correct
-        return ()
-
-
-def _seq_gate(items: list[Any]) -> tuple[str, ...]:
-    runs, cur = [], ""
-    options: list[tuple[str, ...]] = []
-    for op, av in items:
-        name = str(op)
-        if name == "LITERAL":
-            cur += chr(av)
-            continue
-        runs.append(cur)
-        cur = ""
-        if name == "BRANCH":
-            alts = [_seq_gate(list(a)) for a in av[1]]
-            if alts and all(alts):
-                options.append(tuple(x for a in alts for x in a))
-        elif name == "SUBPATTERN":
-            sub = _seq_gate(list(av[-1]))
-            if sub:
-                options.append(sub)
-    runs.append(cur)
-    longest = max(runs, key=len)
-    if longest:
-        options.append((longest,))
-    if not options:
-        return ()
-    best = max(options, key=lambda o: (min(len(x) for x in o), -len(o)))
-    return tuple(x.lower() for x in best)
+    return required_literals(pattern)
 
 
 def _in_order(text: str, subs: tuple[str, ...]) -> bool:
@@ -321,11 +288,10 @@ class SignatureMatcher:
             return []
 
     def _match(self, text: str) -> list[Match]:
-        screened = self._screen.possible(text)
-        if screened is not None:
-            if not screened[0] and not screened[1]:
-                return []  # nothing can match: the one scan was all
-            return self._match_screened(text, *screened)
+        screened = self._screen.possible(text)  # None: not ASCII (or no RE2), every regex runs
+        if screened is not None and not screened[0] and not screened[1]:
+            return []  # nothing can match: the one scan was all
+        may, anchors = screened if screened is not None else (None, None)
         out: list[Match] = []
         seen: set[tuple[str | None, str | None, str | None]] = set()
         entries: set[str] = set()
@@ -339,52 +305,11 @@ class SignatureMatcher:
                     entries.add(m.entry_id)
 
         low = text.lower()
-        kb_hit = False
-        for family, code in _codes(text, low):
-            keys = (code, code[1:].split(",", 1)[0]) if family == "switch" else (code,)  # + the bare alarm id
-            for k in keys:
-                for m in self._kb_codes.get(k, ()):
-                    kb_hit = True
-                    add(m)
-                for m in self._imp_codes.get(k, ()):
-                    add(m)
-        if not kb_hit:
-            for i in self._pattern_candidates(text, low):
-                rx, m = self._patterns[i]
-                if rx.search(text):
-                    add(m)
-        if self._anchor_re is not None:
-            pos = 0
-            while (am := self._anchor_re.search(text, pos)) is not None:
-                for group, e in self._groups_at[am.group()]:
-                    if e.id not in entries and _in_order(text, group):
-                        add(self._entry_pattern_match[e.id])
-                pos = am.start() + 1
-        for rx, e in self._regexes:
-            if e.id not in entries and rx.search(text):
-                add(self._entry_pattern_match[e.id])
-        return out
-
-    def _match_screened(self, text: str, may: frozenset[int], anchors: frozenset[int]) -> list[Match]:
-        """:meth:`_match` on an ASCII line, running only what the screen says can match (same answers, in the
-        same order: the screen only leaves out what cannot match)."""
-        out: list[Match] = []
-        seen: set[tuple[str | None, str | None, str | None]] = set()
-        entries: set[str] = set()
-
-        def add(m: Match) -> None:
-            key = (m.class_id, m.entry_id, m.code)
-            if key not in seen:
-                seen.add(key)
-                out.append(m)
-                if m.entry_id:
-                    entries.add(m.entry_id)
-
         nc, nk = self._n_codes, self._n_kb
         kb_hit = False
-        if any(i in may for i in range(nc)):
-            for family, code in _codes(text, text.lower()):
-                keys = (code, code[1:].split(",", 1)[0]) if family == "switch" else (code,)
+        if may is None or not may.isdisjoint(range(nc)):
+            for family, code in _codes(text, low):
+                keys = (code, code[1:].split(",", 1)[0]) if family == "switch" else (code,)  # + the bare alarm id
                 for k in keys:
                     for m in self._kb_codes.get(k, ()):
                         kb_hit = True
@@ -392,26 +317,40 @@ class SignatureMatcher:
                     for m in self._imp_codes.get(k, ()):
                         add(m)
         if not kb_hit:
-            for i in sorted(j - nc for j in may if nc <= j < nc + nk):
+            cands = self._pattern_candidates(text, low) if may is None else \
+                sorted(j - nc for j in may if nc <= j < nc + nk)
+            for i in cands:
                 rx, m = self._patterns[i]
                 if rx.search(text):
                     add(m)
-        if anchors:
-            at = []
-            for k in anchors:
-                a = self._screen_anchors[k]
-                pos = text.find(a)
-                while pos >= 0:
-                    at.append((pos, len(a), a))
-                    pos = text.find(a, pos + 1)
-            for _pos, _n, a in sorted(at):  # by position, shorter anchors first: the trie regex's order
-                for group, e in self._groups_own[a]:
-                    if e.id not in entries and _in_order(text, group):
-                        add(self._entry_pattern_match[e.id])
+        for group, e in (self._groups_by_trie(text) if anchors is None else self._groups_by_screen(text, anchors)):
+            if e.id not in entries and _in_order(text, group):
+                add(self._entry_pattern_match[e.id])
         for j, (rx, e) in enumerate(self._regexes, nc + nk):
-            if j in may and e.id not in entries and rx.search(text):
+            if (may is None or j in may) and e.id not in entries and rx.search(text):
                 add(self._entry_pattern_match[e.id])
         return out
+
+    def _groups_by_trie(self, text: str) -> Iterator[GroupHit]:
+        """The imported groups anchored in ``text``, by anchor position (the trie regex: any text)."""
+        if self._anchor_re is None:
+            return
+        pos = 0
+        while (am := self._anchor_re.search(text, pos)) is not None:
+            yield from self._groups_at[am.group()]
+            pos = am.start() + 1
+
+    def _groups_by_screen(self, text: str, anchors: frozenset[int]) -> Iterator[GroupHit]:
+        """The same for the anchors the screen found, in the same order: by position, shorter anchors first."""
+        at = []
+        for k in anchors:
+            a = self._screen_anchors[k]
+            pos = text.find(a)
+            while pos >= 0:
+                at.append((pos, len(a), a))
+                pos = text.find(a, pos + 1)
+        for _pos, _n, a in sorted(at):
+            yield from self._groups_own[a]
 
     def _pattern_candidates(self, text: str, low: str) -> list[int]:
         """Indices of the knowledge-base patterns that can match: those whose literal gate occurs in the line.
