@@ -65,6 +65,12 @@ class PatternSet:
         hits = self._set.Match(text)
         return sorted(hits) if hits else []
 
+    def hits(self, text: str) -> list[int] | None:
+        """:meth:`which` without sorting (None: cannot tell; an empty list or None from RE2: nothing found)."""
+        if self._set is None or not text.isascii():
+            return None
+        return self._set.Match(text) or []
+
 
 def literal_pattern(literal: str) -> str:
     """A pattern matching ``literal`` as written, in the syntax both RE2 and Python read."""
@@ -254,9 +260,11 @@ class Screen:
 
     def possible(self, text: str) -> tuple[frozenset[int], frozenset[int]] | None:
         """(regexes that can match, extra patterns found) for ``text``; None when the set cannot tell."""
-        hits = self.set.which(text)
+        hits = self.set.hits(text)
         if hits is None:
             return None
+        if not hits:
+            return self.always, _NONE
         n = self._n
         may = set(self.always)
         extra = []
@@ -266,6 +274,9 @@ class Screen:
             else:
                 extra.append(h - n)
         return frozenset(may), frozenset(extra)
+
+
+_NONE: frozenset[int] = frozenset()
 
 
 def _re2_reads(pattern: str) -> bool:
