@@ -43,7 +43,7 @@ class LineCtx:
     def device(self) -> int | None:
         if self._dev is False:
             self._dev = where.device_in(self.text)
-        return self._dev  # type: ignore[return-value]
+        return self._dev
 
 
 Parser = Callable[[LineCtx], bool]
