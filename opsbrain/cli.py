@@ -14,26 +14,34 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
-from pydantic import ValidationError
 
-from faultlib.params import ParamError, apply_overrides, iter_params
-from faultlib.simparams import SimParams
-from faultlib.state import UnknownComponent
 from opsbrain import __version__
 from opsbrain.errors import InputError
 
-# Errors that mean "the user gave bad input": exit 2 with one line on stderr.
+if TYPE_CHECKING:
+    from faultlib.simparams import SimParams
+
+# Errors that mean "the user gave bad input": exit 2 with one line on stderr. Library modules are imported by
+# the commands that need them (a short command does not pay for the simulator): faultlib's error types are
+# looked up once their module is loaded, which it must be for one of them to have been raised.
 _NO_ARGS: tuple[type[click.UsageError], ...] = tuple(
     c for c in (getattr(click.exceptions, "NoArgsIsHelpError", None),) if c is not None)
-BAD_INPUT: tuple[type[BaseException], ...] = (InputError, ParamError, UnknownComponent, ValueError)
+_LAZY_BAD_INPUT = (("faultlib.params", "ParamError"), ("faultlib.state", "UnknownComponent"))
+
+
+def bad_input_types() -> tuple[type[BaseException], ...]:
+    """InputError, faultlib's ParamError and UnknownComponent (when loaded) and ValueError."""
+    lazy = tuple(getattr(sys.modules[mod], name) for mod, name in _LAZY_BAD_INPUT if mod in sys.modules)
+    return (InputError, *lazy, ValueError)
 
 
 def _one_line(exc: BaseException) -> str:
     """A one-line message for an error, whatever shape its ``str()`` has."""
-    if isinstance(exc, ValidationError):
+    pydantic = sys.modules.get("pydantic")  # not loaded: exc cannot be one of its errors
+    if pydantic is not None and isinstance(exc, pydantic.ValidationError):
         err = exc.errors()[0]
         loc = ".".join(str(x) for x in err["loc"])
         msg = f"{loc}: {err['msg']}" if loc else err["msg"]
@@ -67,8 +75,8 @@ class _Root(click.Group):
         except BrokenPipeError:  # stdout closed early (``opsbrain params | head``): no traceback
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(1)
-        except BAD_INPUT as exc:
-            if os.environ.get("OPSBRAIN_DEBUG"):
+        except Exception as exc:
+            if not isinstance(exc, bad_input_types()) or os.environ.get("OPSBRAIN_DEBUG"):
                 raise
             _fail(_one_line(exc))
         # standalone_mode=False returns the exit code of ctx.exit()/--help/--version, or the command's
@@ -103,6 +111,9 @@ def parse_params(pairs: Sequence[str]) -> dict[str, Any]:
 
 def sim_params(pairs: Sequence[str]) -> SimParams:
     """Embedded defaults with ``--param`` overrides applied and validated."""
+    from faultlib.params import apply_overrides
+    from faultlib.simparams import SimParams
+
     params: SimParams = apply_overrides(SimParams(), parse_params(pairs))
     return params
 
@@ -213,6 +224,9 @@ def _print_topology(counts: dict[str, int], bandwidth: dict[str, float], graphml
 @json_option
 def params_cmd(params: tuple[str, ...], as_json: bool) -> None:
     """List every simulator parameter: path, value, unit and source."""
+    from faultlib.params import iter_params
+    from faultlib.simparams import SimParams
+
     prm = sim_params(params)
     overridden = set(parse_params(params))
     rows = []

@@ -50,3 +50,23 @@ def read_yaml(path: Path, error: type[InputError] = InputError, max_bytes: int =
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else None
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise error(f"not valid YAML: {problem}", file=str(path), path=where) from None
+
+
+_PACKAGE_DATA: dict[Path, tuple[tuple[int, int], Any]] = {}
+
+
+def read_package_yaml(path: Path) -> Any:
+    """:func:`read_yaml` of a package data file, parsed once per process while the file is unchanged (size and
+    modification time). Several modules read the same tables (knowledge_base/codes.yaml): the parsed document is
+    shared, so callers must not modify it."""
+    try:
+        st = path.stat()
+    except OSError:
+        return read_yaml(path)  # raises the usual one-line error
+    key = (st.st_size, st.st_mtime_ns)
+    hit = _PACKAGE_DATA.get(path)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    doc = read_yaml(path)
+    _PACKAGE_DATA[path] = (key, doc)
+    return doc

@@ -74,11 +74,11 @@ class KindTable:
 def documented_kinds() -> dict[str, dict[str, str]]:
     """signal kind -> {class: role} from the documented code and message table (knowledge_base/codes.yaml) and
     the reviewed category -> class table (knowledge_base/categories.yaml)."""
-    from opsbrain.yamlio import read_yaml
+    from opsbrain.yamlio import read_package_yaml
 
     base = Path(str(resources.files("knowledge_base")))
-    codes = read_yaml(base / "codes.yaml") or {}
-    cats = read_yaml(base / "categories.yaml") or {}
+    codes = read_package_yaml(base / "codes.yaml") or {}
+    cats = read_package_yaml(base / "categories.yaml") or {}
     out: dict[str, dict[str, str]] = {}
 
     def put(kinds: list[str], row: dict[str, Any]) -> None:

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import re
 
+from opsbrain.ingest.screen import screened
+
 TWIN_HOST = r"(pod\d+-node\d+(?:-l1sw\d+)?|pod\d+-l2plane\d+-sw\d+)"
-RE_TWIN_HOST = re.compile(TWIN_HOST)
+RE_TWIN_HOST = screened(TWIN_HOST)
 _MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
-RE_SYSLOG_HOST = re.compile(r"^(?:<\d+>)?(?:" + _MONTHS + r")\s+\d+\s+\d\d:\d\d:\d\d(?:\s+\d{4})?\s+([A-Za-z0-9][\w.\-]{0,62})\s+"
+RE_SYSLOG_HOST = screened(r"^(?:<\d+>)?(?:" + _MONTHS + r")\s+\d+\s+\d\d:\d\d:\d\d(?:\s+\d{4})?\s+([A-Za-z0-9][\w.\-]{0,62})\s+"
                             r"(?:kernel|[\w.\-/]+(?:\[\d+\])?):")
-RE_WORKER = re.compile(r"(?<![\w-])(worker[-_]?\d+|node[-_]\d+(?:[-_]\d+)*)(?![\w-])", re.I)
-RE_IP_FIELD = re.compile(r"(?:server\[|ip[=:]\s*|host[=:]\s*|serverId\[|hostname[=:]\s*)"
+RE_WORKER = screened(r"(?<![\w-])(worker[-_]?\d+|node[-_]\d+(?:[-_]\d+)*)(?![\w-])", re.I)
+RE_IP_FIELD = screened(r"(?:server\[|ip[=:]\s*|host[=:]\s*|serverId\[|hostname[=:]\s*)"
                          r"(\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w.\-]{0,62})")
 MAX_DEVICE = 63  # a node has at most 16 NPUs (32 dies); a bigger "device" number is another kind of id
 
@@ -30,8 +32,8 @@ _DEV_PATTERNS = [
     r"Ascend910[A-Z0-9]*-(\d+)\b", r"\bnpu[ _-]?(?:id[ =:]*)?(\d+)\b", r"\bNPU (\d+)\b", r"\bchip[ _]?(?:id[ =:]*)?(\d+)\b",
     r"\bcard[ _-]?(\d+)\b",
 ]
-RE_DEVICE = re.compile("|".join(f"(?:{p})" for p in _DEV_PATTERNS), re.I)
-RE_DIE = re.compile(r"\bdie[ _]?(?:id)?[ =:]*(\d)\b", re.I)
+RE_DEVICE = screened("|".join(f"(?:{p})" for p in _DEV_PATTERNS), re.I)
+RE_DIE = screened(r"\bdie[ _]?(?:id)?[ =:]*(\d)\b", re.I)
 
 
 def twin_node(host: str | None) -> str | None:

@@ -162,11 +162,28 @@ def validate_kb(path: str | Path | None = None) -> list[KnowledgeBaseError]:
 
 
 def load_kb(path: str | Path | None = None) -> KnowledgeBase:
-    """The validated knowledge base (default: the shipped classes); raises the first error found."""
+    """The validated knowledge base (default: the shipped classes); raises the first error found. The shipped one
+    is read once per process while its files are unchanged (name, size, modification time)."""
+    global _SHIPPED
+    key = _shipped_fingerprint() if path is None else None
+    if key is not None and _SHIPPED is not None and _SHIPPED[0] == key:
+        return _SHIPPED[1]
     errors, kb = _validate(path)
     if errors:
         raise errors[0]
+    if key is not None:
+        _SHIPPED = (key, kb)
     return kb
+
+
+_SHIPPED: tuple[tuple[tuple[str, int, int], ...], KnowledgeBase] | None = None
+
+
+def _shipped_fingerprint() -> tuple[tuple[str, int, int], ...] | None:
+    try:
+        return tuple((f.name, (st := f.stat()).st_size, st.st_mtime_ns) for f in knowledge_base.class_files())
+    except OSError:
+        return None
 
 
 # ---- what the CLI shows ---------------------------------------------------------------------------------------

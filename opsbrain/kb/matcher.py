@@ -18,13 +18,15 @@ Any input gets an answer and never an exception: bytes are decoded with replacem
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from typing import Any
 
 from opsbrain.kb.importers import MAX_ANCHOR_CHARS, ImportedEntry, ImportedKnowledge
 from opsbrain.kb.loader import KnowledgeBase
 from opsbrain.kb.schema import FaultClass, switch_key
+from opsbrain.multiscan import Screen, literal_pattern, required_literals
 
 MAX_SCAN_CHARS = 8192
 """Characters of a line that are scanned: rsyslog's default maximum message size is 8 KiB, so a longer
@@ -162,40 +164,7 @@ def _anchor(group: tuple[str, ...]) -> str:
 def _pattern_gate(pattern: str) -> tuple[str, ...]:
     """Lower-case literals of which at least one occurs in any line the (case-insensitive) pattern matches;
     () when none can be derived (then the pattern is always searched)."""
-    try:
-        from re import _parser  # type: ignore[attr-defined]
-
-        return _seq_gate(list(_parser.parse(pattern, re.IGNORECASE)))
-    except Exception:  # noqa: BLE001 - an internal parser API: no gate is always correct
-        return ()
-
-
-def _seq_gate(items: list[Any]) -> tuple[str, ...]:
-    runs, cur = [], ""
-    options: list[tuple[str, ...]] = []
-    for op, av in items:
-        name = str(op)
-        if name == "LITERAL":
-            cur += chr(av)
-            continue
-        runs.append(cur)
-        cur = ""
-        if name == "BRANCH":
-            alts = [_seq_gate(list(a)) for a in av[1]]
-            if alts and all(alts):
-                options.append(tuple(x for a in alts for x in a))
-        elif name == "SUBPATTERN":
-            sub = _seq_gate(list(av[-1]))
-            if sub:
-                options.append(sub)
-    runs.append(cur)
-    longest = max(runs, key=len)
-    if longest:
-        options.append((longest,))
-    if not options:
-        return ()
-    best = max(options, key=lambda o: (min(len(x) for x in o), -len(o)))
-    return tuple(x.lower() for x in best)
+    return required_literals(pattern)
 
 
 def _in_order(text: str, subs: tuple[str, ...]) -> bool:
@@ -219,6 +188,7 @@ class SignatureMatcher:
         self.imported = imported or ImportedKnowledge()
         self._build_kb()
         self._build_imported()
+        self._build_screen()
         self._entries = dict(self.imported.entries)
 
     def imported_entry(self, entry_id: str) -> ImportedEntry | None:
@@ -254,7 +224,7 @@ class SignatureMatcher:
             for lit in gate:
                 gates.setdefault(lit, []).append(i)
         lits = sorted(gates)
-        self._gate_re = re.compile(_trie_regex(lits)) if lits else None
+        self._gate_words = lits
         self._gate_hits = {lit: tuple(sorted({i for k in range(1, len(lit) + 1) for i in gates.get(lit[:k], ())}))
                            for lit in lits}
         self._ungated = tuple(ungated)
@@ -274,8 +244,9 @@ class SignatureMatcher:
         for e in imp.entries.values():
             for g in e.groups:
                 groups_by_anchor.setdefault(_anchor(g), []).append((g, e))
+        self._groups_own = {a: tuple(v) for a, v in groups_by_anchor.items()}
         anchors = sorted(groups_by_anchor)
-        self._anchor_re = re.compile(_trie_regex(anchors)) if anchors else None
+        self._anchor_words = anchors
         # the regex returns the longest anchor at a position; every shorter anchor there is a prefix of it
         anchor_set = set(anchors)
         self._groups_at: dict[str, tuple[GroupHit, ...]] = {
@@ -284,6 +255,26 @@ class SignatureMatcher:
         self._entry_pattern_match = {e.id: _entry_match(e, imp.levels, None, None, "pattern")
                                      for e in imp.entries.values()}
         self._regexes = [(re.compile(e.regex), e) for e in imp.entries.values() if e.regex]
+
+    def _build_screen(self) -> None:
+        """One RE2 scan of an ASCII line (:mod:`opsbrain.multiscan`) says which code regexes, knowledge-base
+        patterns, imported regexes and anchors can occur in it; a line where none can costs that one scan."""
+        code_res = [re.compile(rx.pattern, re.IGNORECASE) for rx in (*_DEVICE_RES, _SWITCH_RE)] + \
+            [_HCCL_RE, _RUNTIME_RE]  # the first three are searched in the lower-cased line
+        self._n_codes = len(code_res)
+        self._n_kb = len(self._patterns)
+        regexes = code_res + [rx for rx, _m in self._patterns] + [rx for rx, _e in self._regexes]
+        self._screen_anchors = [a for a in self._groups_own if a.isascii()]  # others never occur in ASCII text
+        self._screen = Screen(regexes, extra=[literal_pattern(a) for a in self._screen_anchors], checked_extra=True)
+
+    # the trie regexes serve the lines the screen cannot tell about (not ASCII, no RE2): built on first need
+    @cached_property
+    def _gate_re(self) -> re.Pattern[str] | None:
+        return re.compile(_trie_regex(self._gate_words)) if self._gate_words else None
+
+    @cached_property
+    def _anchor_re(self) -> re.Pattern[str] | None:
+        return re.compile(_trie_regex(self._anchor_words)) if self._anchor_words else None
 
     # ---- matching -----------------------------------------------------------------------------------------------
     def match(self, line: Any) -> list[Match]:
@@ -297,6 +288,10 @@ class SignatureMatcher:
             return []
 
     def _match(self, text: str) -> list[Match]:
+        screened = self._screen.possible(text)  # None: not ASCII (or no RE2), every regex runs
+        if screened is not None and not screened[0] and not screened[1]:
+            return []  # nothing can match: the one scan was all
+        may, anchors = screened if screened is not None else (None, None)
         out: list[Match] = []
         seen: set[tuple[str | None, str | None, str | None]] = set()
         entries: set[str] = set()
@@ -310,31 +305,52 @@ class SignatureMatcher:
                     entries.add(m.entry_id)
 
         low = text.lower()
+        nc, nk = self._n_codes, self._n_kb
         kb_hit = False
-        for family, code in _codes(text, low):
-            keys = (code, code[1:].split(",", 1)[0]) if family == "switch" else (code,)  # + the bare alarm id
-            for k in keys:
-                for m in self._kb_codes.get(k, ()):
-                    kb_hit = True
-                    add(m)
-                for m in self._imp_codes.get(k, ()):
-                    add(m)
+        if may is None or not may.isdisjoint(range(nc)):
+            for family, code in _codes(text, low):
+                keys = (code, code[1:].split(",", 1)[0]) if family == "switch" else (code,)  # + the bare alarm id
+                for k in keys:
+                    for m in self._kb_codes.get(k, ()):
+                        kb_hit = True
+                        add(m)
+                    for m in self._imp_codes.get(k, ()):
+                        add(m)
         if not kb_hit:
-            for i in self._pattern_candidates(text, low):
+            cands = self._pattern_candidates(text, low) if may is None else \
+                sorted(j - nc for j in may if nc <= j < nc + nk)
+            for i in cands:
                 rx, m = self._patterns[i]
                 if rx.search(text):
                     add(m)
-        if self._anchor_re is not None:
-            pos = 0
-            while (am := self._anchor_re.search(text, pos)) is not None:
-                for group, e in self._groups_at[am.group()]:
-                    if e.id not in entries and _in_order(text, group):
-                        add(self._entry_pattern_match[e.id])
-                pos = am.start() + 1
-        for rx, e in self._regexes:
-            if e.id not in entries and rx.search(text):
+        for group, e in (self._groups_by_trie(text) if anchors is None else self._groups_by_screen(text, anchors)):
+            if e.id not in entries and _in_order(text, group):
+                add(self._entry_pattern_match[e.id])
+        for j, (rx, e) in enumerate(self._regexes, nc + nk):
+            if (may is None or j in may) and e.id not in entries and rx.search(text):
                 add(self._entry_pattern_match[e.id])
         return out
+
+    def _groups_by_trie(self, text: str) -> Iterator[GroupHit]:
+        """The imported groups anchored in ``text``, by anchor position (the trie regex: any text)."""
+        if self._anchor_re is None:
+            return
+        pos = 0
+        while (am := self._anchor_re.search(text, pos)) is not None:
+            yield from self._groups_at[am.group()]
+            pos = am.start() + 1
+
+    def _groups_by_screen(self, text: str, anchors: frozenset[int]) -> Iterator[GroupHit]:
+        """The same for the anchors the screen found, in the same order: by position, shorter anchors first."""
+        at = []
+        for k in anchors:
+            a = self._screen_anchors[k]
+            pos = text.find(a)
+            while pos >= 0:
+                at.append((pos, len(a), a))
+                pos = text.find(a, pos + 1)
+        for _pos, _n, a in sorted(at):
+            yield from self._groups_own[a]
 
     def _pattern_candidates(self, text: str, low: str) -> list[int]:
         """Indices of the knowledge-base patterns that can match: those whose literal gate occurs in the line.

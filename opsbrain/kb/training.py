@@ -15,7 +15,6 @@ from typing import Any
 
 from opsbrain.diagnosis.engine import DiagnosisParams, Engine
 from opsbrain.diagnosis.model import DiagnosisModel, ModelMismatch
-from opsbrain.kb import cases as case_lib
 from opsbrain.store import default_home
 
 Say = Callable[[str], None]
@@ -49,6 +48,8 @@ def training_library(per_kind: int = 30, workers: int = 2, progress: Callable[[i
                      text_per_class: int = TEXT_CASES_PER_CLASS) -> dict[str, Any]:
     """The training set: twin case runs from training seeds (live and text views) and knowledge-base text cases,
     with one group per run (cross-validation folds never split a run) and the generation time."""
+    from opsbrain.kb import cases as case_lib  # the simulator: imported by training only, never by diagnosis
+
     t0 = time.perf_counter()
     cases = case_lib.generate(case_lib.TRAIN_SEEDS, per_kind=per_kind, workers=workers, progress=progress,
                               text_views=True)

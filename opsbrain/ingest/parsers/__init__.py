@@ -2,7 +2,9 @@
 
 Every parser is ``parse(ctx) -> bool``: it adds the signals it recognises to ``ctx`` and returns True when the line
 is fully explained (later parsers are skipped). The gate is one regular expression of the words every parser
-keys on: a line without any of them (most INFO lines of a real log) costs one scan.
+keys on: a line without any of them (most INFO lines of a real log) costs one scan. With RE2 (google-re2) that one
+scan also screens the parsers' own regexes (:mod:`opsbrain.ingest.screen`): on a line that passes the gate, only
+the regexes whose literals occur in it run.
 """
 
 from __future__ import annotations
@@ -10,10 +12,11 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from opsbrain.ingest import where
+from opsbrain.ingest import screen, where
 from opsbrain.ingest.parsers import cann, device, framework, hccl, hccn, kernel, messages, twin
 from opsbrain.ingest.parsers.ctx import MAX_LINE, LineCtx, Parser, level_of
 from opsbrain.ingest.signal import Signal
+from opsbrain.multiscan import Screen
 
 ORDER: tuple[Parser, ...] = (messages.parse, twin.parse, device.parse, hccn.parse, kernel.parse_driver, hccl.parse, cann.parse,
                              kernel.parse, framework.parse)
@@ -36,14 +39,28 @@ def gate() -> re.Pattern[str]:
     return re.compile(GATE.pattern + ("|" + rx.pattern if rx else ""), re.I) if rx else GATE
 
 
+@lru_cache(maxsize=1)
+def _screen() -> tuple[Screen, int]:
+    """One scan of a line: the gate (pattern 0 of the extras) and every registered parser regex's literals."""
+    return screen.build(["(?i)" + gate().pattern])
+
+
 def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: str | None = None,
                level: str | None = None) -> list[Signal]:
     """Signals in one log line (never raises). ``origin`` (a twin component id) places lines that name no host."""
     if not isinstance(text, str):
         return []
     text = text[:MAX_LINE]
-    if not gate().search(text):
-        return []
+    scr, covered = _screen()
+    seen = scr.possible(text)
+    if seen is None:  # not ASCII, or no RE2: the gate regex itself, and every parser regex runs
+        if not gate().search(text):
+            return []
+    else:
+        may, extra = seen
+        if not extra:  # the gate's pattern did not occur
+            return []
+        screen.set_line(text, may, covered)
     host = where.host_in(text)
     node = where.node_component(host)
     if origin and where.twin_node(host) is None and (own := where.node_of(origin)):

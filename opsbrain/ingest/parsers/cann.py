@@ -10,25 +10,26 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
+from opsbrain.ingest.screen import Screened, group_of, screened
 
-RE_ECODE = re.compile(r"(?<![0-9A-Za-z])(E[A-HJ-Z]\d{4}|E[1-9]\d{4})(?![0-9A-Za-z])")
-RE_ERR = re.compile(r"(?<![0-9A-Za-z])(ERR\d{5})(?![0-9A-Za-z])")
-RE_RT = re.compile(r"(?<![0-9A-Za-z.:\-/_])([125]0\d{4})(?![0-9A-Za-z:\-/_]|\.\d)")  # "= 507033." ends a sentence
-RE_RT_FIELD = re.compile(r"(?:code|ret|result|retcode|errcode)\s*[:=]\s*([125]0\d{4})(?!\d)", re.I)
+RE_ECODE = screened(r"(?<![0-9A-Za-z])(E[A-HJ-Z]\d{4}|E[1-9]\d{4})(?![0-9A-Za-z])")
+RE_ERR = screened(r"(?<![0-9A-Za-z])(ERR\d{5})(?![0-9A-Za-z])")
+RE_RT = screened(r"(?<![0-9A-Za-z.:\-/_])([125]0\d{4})(?![0-9A-Za-z:\-/_]|\.\d)")  # "= 507033." ends a sentence
+RE_RT_FIELD = screened(r"(?:code|ret|result|retcode|errcode)\s*[:=]\s*([125]0\d{4})(?!\d)", re.I)
 """``error code:507053``, ``retcode:507011``: a code right after its field name (the colon the general pattern
 refuses, so as not to read clock fields and ids)."""
-_RT_CONTEXT = re.compile(r"err|fail|ret|result|code|exception|abnormal", re.I)
+_RT_CONTEXT = screened(r"err|fail|ret|result|code|exception|abnormal", re.I)
 RE_PLOG_HEAD = re.compile(r"^\[\w+\s*\]\s*\w+\(\d+,[^)]*\):\S+\s*(?:\[[^\]]*\])*")
 """A plog line's head ``[ERROR] HCCL(pid,proc):time [file.cc:line][tid]...``: its numbers (thread ids) are no codes."""
-TEXTS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"SilentCheck|silent[ _]check|npu_asd_detect", re.I), "sdc:silent_check"),
-    (re.compile(r"ai ?core.*(?:exception|error|trap)|aicore_exception|aic(?:ore)? error|aivec.*(?:exception|error)|"
+TEXTS: tuple[tuple[Screened, str], ...] = (
+    (screened(r"SilentCheck|silent[ _]check|npu_asd_detect", re.I), "sdc:silent_check"),
+    (screened(r"ai ?core.*(?:exception|error|trap)|aicore_exception|aic(?:ore)? error|aivec.*(?:exception|error)|"
                 r"kernel task happen error", re.I), "rt:aicore_exception"),
-    (re.compile(r"ai ?cpu.*(?:exception|error|time ?out)", re.I), "rt:aicpu_exception"),
-    (re.compile(r"fftsplus|ffts\+|ffts plus", re.I), "rt:ffts_exception"),
-    (re.compile(r"memory async copy failed|memcpy.*fail|Dma copy failed|DMA.*timeout", re.I), "rt:memcpy_failed"),
-    (re.compile(r"device.*(?:is )?(?:dead|lost|down)|(?:lost|no) heart ?beat|heart ?beat lost", re.I), "rt:device_lost"),
-    (re.compile(r"stream.*(?:sync|synchronize).*(?:fail|timeout)|rtStreamSynchronize|aclrtSynchronize\w*.*fail", re.I),
+    (screened(r"ai ?cpu.*(?:exception|error|time ?out)", re.I), "rt:aicpu_exception"),
+    (screened(r"fftsplus|ffts\+|ffts plus", re.I), "rt:ffts_exception"),
+    (screened(r"memory async copy failed|memcpy.*fail|Dma copy failed|DMA.*timeout", re.I), "rt:memcpy_failed"),
+    (screened(r"device.*(?:is )?(?:dead|lost|down)|(?:lost|no) heart ?beat|heart ?beat lost", re.I), "rt:device_lost"),
+    (screened(r"stream.*(?:sync|synchronize).*(?:fail|timeout)|rtStreamSynchronize|aclrtSynchronize\w*.*fail", re.I),
      "rt:sync_failed"),
 )
 
@@ -40,14 +41,17 @@ TEXTS: tuple[tuple[re.Pattern[str], str], ...] = (
 # responses say neither. The runtime also prints its own verdict on the error class (``hardware local error`` /
 # ``software error`` / ``network link error`` ``, stream_id=``), the same sources; CANN's "AI Core hardware fault"
 # troubleshooting page names the 2-bit ECC text as the hardware case (confirmed by an ascend-dmi stress test).
-RE_ERRSTR = re.compile(r"errorStr:\s*(.{0,300})", re.I)
-AICORE_HW = re.compile(r"\becc\b|parity|\bcrc\b|SF MEM failure|multi-bit|2-?bits?\b", re.I)
-AICORE_SW = re.compile(r"out of range|overflow|underflow|misalign|not aligned|illegal|divide[- ]by[- ]zero|div0|"
+RE_ERRSTR = screened(r"errorStr:\s*(.{0,300})", re.I)
+AICORE_HW = screened(r"\becc\b|parity|\bcrc\b|SF MEM failure|multi-bit|2-?bits?\b", re.I)
+AICORE_SW = screened(r"out of range|overflow|underflow|misalign|not aligned|illegal|divide[- ]by[- ]zero|div0|"
                        r"inf/nan|nan/inf|negative|exceeds|wrap|incorrect|not supported|invalid|conflict|"
                        r"nesting times|payload undefine|unsorted|incorrectly sorted", re.I)
-RE_VERDICT = re.compile(r"\b(hardware local error|software error|network link error|mte error), stream_id=", re.I)
+RE_VERDICT = screened(r"\b(hardware local error|software error|network link error|mte error), stream_id=", re.I)
 VERDICT_KIND = {"hardware local error": "rt:aicore_hw", "software error": "rt:aicore_sw",
                 "network link error": "rt:aicore_link", "mte error": "rt:aicore_mte"}
+
+
+_ANY = group_of(globals())
 
 
 def aicore_detail(ctx: LineCtx) -> bool:
@@ -66,6 +70,8 @@ def aicore_detail(ctx: LineCtx) -> bool:
 
 
 def parse(ctx: LineCtx) -> bool:
+    if not _ANY.may(ctx.text):  # the line screen rules out every regex of this parser: no signal here
+        return False
     text = ctx.text
     found = aicore_detail(ctx)
     dev = ctx.device()

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from opsbrain.ingest import where
+from opsbrain.ingest.screen import screened
 from opsbrain.ingest.signal import SEV, Signal
 
 MAX_LINE = 4096  # characters of a line that are scanned; longer lines are cut (junk never costs more)
@@ -22,6 +23,7 @@ class LineCtx:
     sev: int
     out: list[Signal] = field(default_factory=list)
     _low: str | None = None
+    _dev: int | None | bool = False  # the device the text names, once looked up (False: not yet)
 
     @property
     def low(self) -> str:
@@ -35,17 +37,19 @@ class LineCtx:
                                self.text, peer, device))
 
     def npu(self, dev: int | None = None) -> str | None:
-        d = where.device_in(self.text) if dev is None else dev
+        d = self.device() if dev is None else dev
         return where.npu_component(self.node, d)
 
     def device(self) -> int | None:
-        return where.device_in(self.text)
+        if self._dev is False:
+            self._dev = where.device_in(self.text)
+        return self._dev
 
 
 Parser = Callable[[LineCtx], bool]
 
-_LEVEL = re.compile(r"^\s*\[?\s*(TRACE|DEBUG|INFO|EVENT|NOTICE|WARN(?:ING)?|ERROR|ERR|CRITICAL|FATAL)\s*\]?", re.I)
-_KLOG = re.compile(r"^\s*([EWIF])\d{4} \d\d:\d\d:\d\d")  # klog (Volcano, Kubernetes): E0111 03:29:15.700191
+_LEVEL = screened(r"^\s*\[?\s*(TRACE|DEBUG|INFO|EVENT|NOTICE|WARN(?:ING)?|ERROR|ERR|CRITICAL|FATAL)\s*\]?", re.I)
+_KLOG = screened(r"^\s*([EWIF])\d{4} \d\d:\d\d:\d\d")  # klog (Volcano, Kubernetes): E0111 03:29:15.700191
 
 
 def level_of(text: str, given: str | None) -> int:

@@ -9,23 +9,29 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
+from opsbrain.ingest.screen import group_of, screened
 from opsbrain.ingest.where import RE_DIE, twin_node
 
-RE_EVENT = re.compile(r"event[_ ]?id\s*[=:]\s*\[?\s*0x([0-9a-f]{8})(?![0-9a-z])(?:.*?assertion=(occur|recover))?", re.I)
-RE_PLUGIN = re.compile(r"Ascend910[A-Z0-9]*-(\d+) fault (occurred|recovered), fault code \[([0-9A-Fa-f]{8})\](?:, "
+RE_EVENT = screened(r"event[_ ]?id\s*[=:]\s*\[?\s*0x([0-9a-f]{8})(?![0-9a-z])(?:.*?assertion=(occur|recover))?", re.I)
+RE_PLUGIN = screened(r"Ascend910[A-Z0-9]*-(\d+) fault (occurred|recovered), fault code \[([0-9A-Fa-f]{8})\](?:, "
                        r"fault level (\w+))?")
-RE_FAULT_CODE = re.compile(r"fault ?code[s]?\s*[:=]?\s*\[?\s*(?:0x)?([0-9a-f]{8})(?![0-9a-z])", re.I)
-RE_SW_TUPLE = re.compile(r"\[(0x[0-9a-f]{8}),\s*(\w*),\s*(\w*),\s*(\w*)\]", re.I)
-RE_PLUGIN_SW = re.compile(r"switch fault (occurred|recovered), fault code \[(0x[0-9a-f]{8}),", re.I)
-RE_ALARM_ID = re.compile(r"alarmID=(0x[0-9a-f]{8})", re.I)
-RE_BMC = re.compile(r"\[device type: (\w+)\]-\[device id: (\d+)\]-\[error code: ([0-9A-Fa-f]{8})\]")
-RE_NODE_HB = re.compile(r"node (pod\d+-node\d+) heartbeat lost(, devices reported up)?")
-RE_DEV_HB = re.compile(r"device Ascend910[A-Z0-9]*-(\d+) heartbeat lost")
-RE_L1_CHIP = re.compile(r"ub switch chip l1sw(\d+) not responding")
-RE_SMI_HEALTH = re.compile(r"^\|\s*(\d+)\s+\S*9\d0\S*\s*\|\s*(Warning|Alarm|Critical|Abnormal)\b", re.I)
+RE_FAULT_CODE = screened(r"fault ?code[s]?\s*[:=]?\s*\[?\s*(?:0x)?([0-9a-f]{8})(?![0-9a-z])", re.I)
+RE_SW_TUPLE = screened(r"\[(0x[0-9a-f]{8}),\s*(\w*),\s*(\w*),\s*(\w*)\]", re.I)
+RE_PLUGIN_SW = screened(r"switch fault (occurred|recovered), fault code \[(0x[0-9a-f]{8}),", re.I)
+RE_ALARM_ID = screened(r"alarmID=(0x[0-9a-f]{8})", re.I)
+RE_BMC = screened(r"\[device type: (\w+)\]-\[device id: (\d+)\]-\[error code: ([0-9A-Fa-f]{8})\]")
+RE_NODE_HB = screened(r"node (pod\d+-node\d+) heartbeat lost(, devices reported up)?")
+RE_DEV_HB = screened(r"device Ascend910[A-Z0-9]*-(\d+) heartbeat lost")
+RE_L1_CHIP = screened(r"ub switch chip l1sw(\d+) not responding")
+RE_SMI_HEALTH = screened(r"^\|\s*(\d+)\s+\S*9\d0\S*\s*\|\s*(Warning|Alarm|Critical|Abnormal)\b", re.I)
+
+
+_ANY = group_of(globals())
 
 
 def parse(ctx: LineCtx) -> bool:
+    if not _ANY.may(ctx.text):  # the line screen rules out every regex of this parser: no signal here
+        return False
     text = ctx.text
     if m := RE_EVENT.search(text):
         code, state = m.group(1).upper(), (m.group(2) or "occur").lower()

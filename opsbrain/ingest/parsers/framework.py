@@ -7,10 +7,11 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
+from opsbrain.ingest.screen import Screened, group_of, screened
 
-RE_EXC = re.compile(r"(?:^|[\s:\]>|])((?:[A-Za-z_][\w]*\.)*([A-Z][A-Za-z0-9_]*(?:Error|Exception|Interrupt|Exit|Fault)))"
+RE_EXC = screened(r"(?:^|[\s:\]>|])((?:[A-Za-z_][\w]*\.)*([A-Z][A-Za-z0-9_]*(?:Error|Exception|Interrupt|Exit|Fault)))"
                     r"(?::|$)")
-CFG_ENV = re.compile(
+CFG_ENV = screened(
     r"No module named|cannot open shared object|libascend\w*\.so|set_env\.sh|LD_LIBRARY_PATH|"
     r"ASCEND_(?:HOME|TOOLKIT|OPP|RT_VISIBLE)\w*|command not found|Permission denied|No such file or "
     r"directory|environment variable|env(?:ironment)? (?:is )?not (?:set|found)|not found in the environment|"
@@ -21,26 +22,26 @@ CFG_ENV = re.compile(
 (HCCL's ``[EnvConfig]`` stage and ``set ... by HCCL_SOCKET_IFNAME`` lines, CANN's ``init env failed``), a port
 already taken (errno EADDRINUSE, "Address already in use"; HCCL's listen failure asks whether another process uses
 the port)."""
-TEXTS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"out of memory|OutOfMemory|\bOOM\b|memory (?:allocation|alloc) fail|fail(?:ed)? to (?:allocate|"
+TEXTS: tuple[tuple[Screened, str], ...] = (
+    (screened(r"out of memory|OutOfMemory|\bOOM\b|memory (?:allocation|alloc) fail|fail(?:ed)? to (?:allocate|"
                 r"malloc)|alloc(?:ate)? memory fail|aclrtMalloc\w* fail|Tried to allocate|memory is not enough|"
                 r"insufficient (?:device )?memory|not enough memory|EL0004|memory pool.*(?:full|exhaust)", re.I),
      "mem:oom"),
-    (re.compile(r"version.*(?:mismatch|not match|does not match|not compatible|incompatible|not supported)|"
+    (screened(r"version.*(?:mismatch|not match|does not match|not compatible|incompatible|not supported)|"
                 r"(?:mismatch|incompatible).*version|requires? .*version|version.*(?:too low|too old|lower than)", re.I),
      "cfg:version"),
     (CFG_ENV, "cfg:env"),
-    (re.compile(r"invalid device|device id.*(?:invalid|out of range|exceed)|(?:invalid|wrong) (?:rank|device)|"
+    (screened(r"invalid device|device id.*(?:invalid|out of range|exceed)|(?:invalid|wrong) (?:rank|device)|"
                 r"visible devices|set_device.*fail|SetDevice.*fail", re.I), "cfg:device"),
-    (re.compile(r"not supported|unsupported|not implemented|NotImplemented|is not support|no kernel|"
+    (screened(r"not supported|unsupported|not implemented|NotImplemented|is not support|no kernel|"
                 r"not registered|op type .* not", re.I), "op:unsupported"),
-    (re.compile(r"compile.*fail|fail.*compil|build graph fail|graph.*(?:build|compile).*fail|"
+    (screened(r"compile.*fail|fail.*compil|build graph fail|graph.*(?:build|compile).*fail|"
                 r"TBE.*fail|op_compile|CompileOp", re.I), "op:compile"),
-    (re.compile(r"aclnn\w*.*(?:fail|error)|(?:fail|error).*aclnn", re.I), "op:aclnn"),
-    (re.compile(r"\[ASSERT\].*Assertion|Assertion `.*' failed|Assertion `", re.I), "op:assert"),
-    (re.compile(r"loss is nan|nan loss|grad(?:ient)? norm is (?:inf|nan)|loss scale.*overflow", re.I), "train:nan"),
-    (re.compile(r"dataloader: read from storage timed out", re.I), "train:storage"),
-    (re.compile(r"\bdcmi\b|drvError|halGetDeviceInfo|driver.*(?:fail|error|not)|firmware.*(?:fail|error|mismatch)|"
+    (screened(r"aclnn\w*.*(?:fail|error)|(?:fail|error).*aclnn", re.I), "op:aclnn"),
+    (screened(r"\[ASSERT\].*Assertion|Assertion `.*' failed|Assertion `", re.I), "op:assert"),
+    (screened(r"loss is nan|nan loss|grad(?:ient)? norm is (?:inf|nan)|loss scale.*overflow", re.I), "train:nan"),
+    (screened(r"dataloader: read from storage timed out", re.I), "train:storage"),
+    (screened(r"\bdcmi\b|drvError|halGetDeviceInfo|driver.*(?:fail|error|not)|firmware.*(?:fail|error|mismatch)|"
                 r"dsmi_\w+ fail", re.I), "drv:api_error"),
 )
 
@@ -48,9 +49,12 @@ TEXTS: tuple[tuple[re.Pattern[str], str], ...] = (
 RE_WARNING = re.compile(r"^\s*(?:\[rank\d+\]:)?\[W[ \d]|\bWarning: (?!EZ|EE|EI|EL|EH|EJ)")
 """A warning as torch_npu / glog print it (``[W compiler_depend.ts:26] Warning: ...``): a kernel falling back to
 AI CPU or an unsupported dtype converted is a warning, not the cause of a failure."""
+_ANY = group_of(globals())
 
 
 def parse(ctx: LineCtx) -> bool:
+    if not _ANY.may(ctx.text) and "Traceback (most recent call last)" not in ctx.text:
+        return False  # the line screen rules out every regex of this parser
     text = ctx.text
     found = False
     warning = bool(RE_WARNING.search(text))

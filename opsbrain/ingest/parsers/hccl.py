@@ -10,29 +10,31 @@ import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.parsers.framework import CFG_ENV
+from opsbrain.ingest.screen import Screened, group_of, screened
 
-RE_EI = re.compile(r"(?<![0-9A-Za-z])(EI\d{4})(?![0-9A-Za-z])")
-RE_TWIN_REMOTE = re.compile(r"remote\[10\.(\d+)\.(\d+)\.(\d+)\]")
-RE_REMOTE = re.compile(r"(?:remote(?:_?ip|Ip|IpAddr)?|dest_?ip|peer(?:_?ip)?|dstIp)[\[=:\s(]+(\d{1,3}(?:\.\d{1,3}){3})", re.I)
-RE_LINK_ROW = re.compile(r"\|\s*(\d{1,3}(?:\.\d{1,3}){3})\((\d+)\)\s*\|\s*(\d{1,3}(?:\.\d{1,3}){3})\((\d+)\)\s*\|\s*"
+RE_EI = screened(r"(?<![0-9A-Za-z])(EI\d{4})(?![0-9A-Za-z])")
+RE_TWIN_REMOTE = screened(r"remote\[10\.(\d+)\.(\d+)\.(\d+)\]")
+RE_REMOTE = screened(r"(?:remote(?:_?ip|Ip|IpAddr)?|dest_?ip|peer(?:_?ip)?|dstIp)[\[=:\s(]+(\d{1,3}(?:\.\d{1,3}){3})", re.I)
+RE_LINK_ROW = screened(r"\|\s*(\d{1,3}(?:\.\d{1,3}){3})\((\d+)\)\s*\|\s*(\d{1,3}(?:\.\d{1,3}){3})\((\d+)\)\s*\|\s*"
                          r"(\w+)\s*\|\s*([\w ]+?)\s*\|")
-TEXTS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"notify ?wait (?:time ?out|timeout)|wait notify timeout|NotifyWait.*timeout|"
+TEXTS: tuple[tuple[Screened, str], ...] = (
+    (screened(r"notify ?wait (?:time ?out|timeout)|wait notify timeout|NotifyWait.*timeout|"
                 r"Task run failed.*notify|taskType\[Notify Wait\]", re.I), "hccl:notify_timeout"),
-    (re.compile(r"heart ?beat lost|lost heart ?beat|HeartBeat.*(?:lost|timeout|abnormal)", re.I), "hccl:heartbeat_lost"),
-    (re.compile(r"socket.*time ?out|get socket timeout|connect(?:ion)? time ?out|wait.*socket.*timeout|"
+    (screened(r"heart ?beat lost|lost heart ?beat|HeartBeat.*(?:lost|timeout|abnormal)", re.I), "hccl:heartbeat_lost"),
+    (screened(r"socket.*time ?out|get socket timeout|connect(?:ion)? time ?out|wait.*socket.*timeout|"
                 r"\[Get\]\[Socket\]|RaSocket|socket (?:connect|recv|send)? ?fail", re.I), "hccl:socket_error"),
-    (re.compile(r"transport.*init.*(?:fail|error)|create(?:d)? ?(?:commHD|transport|link).*fail|"
+    (screened(r"transport.*init.*(?:fail|error)|create(?:d)? ?(?:commHD|transport|link).*fail|"
                 r"LINK_ERROR_INFO|the connection failure between this device", re.I), "hccl:transport_init"),
-    (re.compile(r"\bcqe\b.*err|err.*\bcqe\b|retry ?cnt exceed|retransmi\w* (?:exceed|time ?out)|"
+    (screened(r"\bcqe\b.*err|err.*\bcqe\b|retry ?cnt exceed|retransmi\w* (?:exceed|time ?out)|"
                 r"RDMA.*(?:error|fail)|roce.*(?:error|fail)", re.I), "hccl:rdma_error"),
-    (re.compile(r"HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT|exec(?:ute)? ?timeout|execution timeout|"
+    (screened(r"HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT|exec(?:ute)? ?timeout|execution timeout|"
                 r"op ?timeout|collective.*time(?:d)? ?out|Watchdog caught collective operation timeout", re.I),
      "hccl:exec_timeout"),
-    (re.compile(r"rank ?table.*(?:fail|error|invalid|not)|(?:fail|error|invalid).*rank ?table|RANK_TABLE_FILE", re.I),
+    (screened(r"rank ?table.*(?:fail|error|invalid|not)|(?:fail|error|invalid).*rank ?table|RANK_TABLE_FILE", re.I),
      "cfg:ranktable"),
 )
-_HCCL_CONTEXT = re.compile(r"HCCL|hccl|hcom|Hccl|HCOM|collective|allreduce|all_reduce|allgather|broadcast", re.I)
+_OTHER_CODES = screened(r"E[A-HJ-Z]\d{4}|\b50\d{4}\b|ERR\d{5}")  # CANN / runtime codes: the cann parser's too
+_HCCL_CONTEXT = screened(r"HCCL|hccl|hcom|Hccl|HCOM|collective|allreduce|all_reduce|allgather|broadcast", re.I)
 
 
 def _peer(ctx: LineCtx) -> str | None:
@@ -44,7 +46,12 @@ def _peer(ctx: LineCtx) -> str | None:
     return None
 
 
+_ANY = group_of(globals())
+
+
 def parse(ctx: LineCtx) -> bool:
+    if not _ANY.may(ctx.text):  # the line screen rules out every regex of this parser: no signal here
+        return False
     text = ctx.text
     if m := RE_LINK_ROW.search(text):
         dest, dest_rank, _src, _src_rank, _role, status = m.groups()
@@ -69,4 +76,4 @@ def parse(ctx: LineCtx) -> bool:
             break
     if found and CFG_ENV.search(text):
         ctx.add("cfg:env", ctx.npu(), 2, device=ctx.device())  # an HCCL error that names its configuration cause
-    return found and not re.search(r"E[A-HJ-Z]\d{4}|\b50\d{4}\b|ERR\d{5}", text)
+    return found and not _OTHER_CODES.search(text)

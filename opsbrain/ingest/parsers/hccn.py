@@ -8,12 +8,13 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
+from opsbrain.ingest.screen import group_of, screened
 from opsbrain.ingest.where import twin_node
 
-RE_LINK_STAT = re.compile(r"\[devid (\d+)\]\s+\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s+LINK (UP|DOWN)")
-RE_LINK = re.compile(r"link status\s*:\s*(UP|DOWN)", re.I)
-RE_HEALTH = re.compile(r"net health status\s*:\s*(.+?)\s*$", re.I)
-RE_DASH_I = re.compile(r"-i\s+(\d+)")
+RE_LINK_STAT = screened(r"\[devid (\d+)\]\s+\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s+LINK (UP|DOWN)")
+RE_LINK = screened(r"link status\s*:\s*(UP|DOWN)", re.I)
+RE_HEALTH = screened(r"net health status\s*:\s*(.+?)\s*$", re.I)
+RE_DASH_I = screened(r"-i\s+(\d+)")
 
 
 def _port(ctx: LineCtx, devid: int) -> str | None:
@@ -22,7 +23,12 @@ def _port(ctx: LineCtx, devid: int) -> str | None:
     return ctx.npu(devid)
 
 
+_ANY = group_of(globals())
+
+
 def parse(ctx: LineCtx) -> bool:
+    if not _ANY.may(ctx.text):  # the line screen rules out every regex of this parser: no signal here
+        return False
     text = ctx.text
     if m := RE_LINK_STAT.search(text):
         devid, state = int(m.group(1)), m.group(2)

@@ -8,31 +8,32 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
+from opsbrain.ingest.screen import Group, Screened, screened
 
-RE_DRV = re.compile(r"\[ascend\]\s*\[(?:ERROR|WARNING|WARN|ERR)\]\s*\[(drv_\w+|devdrv\w*|\w*drv\w*)\]", re.I)
-KINDS: tuple[tuple[re.Pattern[str], str, int], ...] = (
-    (re.compile(r"Kernel panic|Fatal machine check|kernel BUG at|Oops:", re.I), "os:panic", 2),
-    (re.compile(r"soft lockup|hard LOCKUP|Watchdog detected (?:hard|soft|core) LOCKUP|rcu_sched detected stall|"
+RE_DRV = screened(r"\[ascend\]\s*\[(?:ERROR|WARNING|WARN|ERR)\]\s*\[(drv_\w+|devdrv\w*|\w*drv\w*)\]", re.I)
+KINDS: tuple[tuple[Screened, str, int], ...] = (
+    (screened(r"Kernel panic|Fatal machine check|kernel BUG at|Oops:", re.I), "os:panic", 2),
+    (screened(r"soft lockup|hard LOCKUP|Watchdog detected (?:hard|soft|core) LOCKUP|rcu_sched detected stall|"
                 r"rcu.*self-detected stall", re.I), "os:lockup", 2),
-    (re.compile(r"hung_task|blocked for more than \d+ seconds", re.I), "os:hung_task", 2),
-    (re.compile(r"PCIe Bus Error.*(?:Fatal|Uncorrected)|AER:.*(?:Uncorrected|Fatal)|pcie.*link down|"
+    (screened(r"hung_task|blocked for more than \d+ seconds", re.I), "os:hung_task", 2),
+    (screened(r"PCIe Bus Error.*(?:Fatal|Uncorrected)|AER:.*(?:Uncorrected|Fatal)|pcie.*link down|"
                 r"Surprise Down|pciehp.*Link Down", re.I), "os:pcie_fatal", 2),
-    (re.compile(r"PCIe Bus Error.*Corrected|AER:.*Corrected", re.I), "os:pcie_ce", 1),
-    (re.compile(r"multi[- ]?bit ecc|uncorrect\w* (?:ecc|memory|error)|\bUCE\b|UE memory|SEA exception|"
+    (screened(r"PCIe Bus Error.*Corrected|AER:.*Corrected", re.I), "os:pcie_ce", 1),
+    (screened(r"multi[- ]?bit ecc|uncorrect\w* (?:ecc|memory|error)|\bUCE\b|UE memory|SEA exception|"
                 r"memory_failure|Memory failure", re.I), "ecc:uce", 2),
-    (re.compile(r"single[- ]?bit ecc|(?<!un)correctable (?:ecc|memory)|\bCE memory", re.I), "ecc:ce", 1),
-    (re.compile(r"\[Hardware Error\]|Machine check events logged|EDAC", re.I), "os:hw_error", 1),
-    (re.compile(r"Out of memory: Kill|invoked oom-killer|oom-kill|Memory cgroup out of memory|"
+    (screened(r"single[- ]?bit ecc|(?<!un)correctable (?:ecc|memory)|\bCE memory", re.I), "ecc:ce", 1),
+    (screened(r"\[Hardware Error\]|Machine check events logged|EDAC", re.I), "os:hw_error", 1),
+    (screened(r"Out of memory: Kill|invoked oom-killer|oom-kill|Memory cgroup out of memory|"
                 r"page allocation failure", re.I), "os:oom_killer", 2),
-    (re.compile(r"qingtian|vpc interface .* link down|dpu card", re.I), "os:vpc_down", 2),
-    (re.compile(r"nfs: server .* not responding|storage .* timed out|EXT4-fs error|I/O error", re.I),
+    (screened(r"qingtian|vpc interface .* link down|dpu card", re.I), "os:vpc_down", 2),
+    (screened(r"nfs: server .* not responding|storage .* timed out|EXT4-fs error|I/O error", re.I),
      "os:storage", 2),
-    (re.compile(r"Segmentation fault|segfault at|core dumped", re.I), "os:segfault", 2),
+    (screened(r"Segmentation fault|segfault at|core dumped", re.I), "os:segfault", 2),
 )
-DRV_KINDS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"Heartbeat lost|heart beat lost|device .*(?:is )?dead|device.*abnormal", re.I), "drv:heartbeat_lost"),
-    (re.compile(r"Dma copy failed|DMA timeout|dma.*fail", re.I), "drv:dma_failed"),
-    (re.compile(r"link down|pcie.*(?:not ready|down)|hot ?reset|surprise", re.I), "drv:pcie_down"),
+DRV_KINDS: tuple[tuple[Screened, str], ...] = (
+    (screened(r"Heartbeat lost|heart beat lost|device .*(?:is )?dead|device.*abnormal", re.I), "drv:heartbeat_lost"),
+    (screened(r"Dma copy failed|DMA timeout|dma.*fail", re.I), "drv:dma_failed"),
+    (screened(r"link down|pcie.*(?:not ready|down)|hot ?reset|surprise", re.I), "drv:pcie_down"),
 )
 
 
@@ -50,7 +51,12 @@ def parse_driver(ctx: LineCtx) -> bool:
     return False
 
 
+_ANY = Group([row[0] for row in KINDS])
+
+
 def parse(ctx: LineCtx) -> bool:
+    if not _ANY.may(ctx.text):  # the line screen rules out every regex of this parser: no signal here
+        return False
     text = ctx.text
     for rx, kind, sev in KINDS:
         if rx.search(text):

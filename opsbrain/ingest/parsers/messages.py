@@ -10,17 +10,19 @@ from importlib import resources
 from pathlib import Path
 
 from opsbrain.ingest.parsers.ctx import LineCtx
+from opsbrain.ingest.screen import Screened, screened
 
 
 @lru_cache(maxsize=1)
-def catalog() -> tuple[re.Pattern[str] | None, dict[str, str]]:
+def catalog() -> tuple[Screened | None, dict[str, str]]:
     """(one regex of every documented message, lower-cased text -> category); read once (package data)."""
-    import yaml
+    from opsbrain.errors import InputError
+    from opsbrain.yamlio import read_package_yaml
 
     path = Path(str(resources.files("knowledge_base"))) / "codes.yaml"
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError):
+        doc = read_package_yaml(path) or {}
+    except InputError:
         return None, {}
     cats = {}
     for row in doc.get("messages", []) or []:
@@ -31,7 +33,7 @@ def catalog() -> tuple[re.Pattern[str] | None, dict[str, str]]:
         return None, {}
     words = sorted(cats, key=len, reverse=True)
     # whole words only: "all reduce error" does not hold the documented "UCE error"
-    return re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(re.escape(w) for w in words) + r")(?![A-Za-z0-9])", re.I), cats
+    return screened(r"(?<![A-Za-z0-9])(?:" + "|".join(re.escape(w) for w in words) + r")(?![A-Za-z0-9])", re.I), cats
 
 
 def parse(ctx: LineCtx) -> bool:

@@ -7,13 +7,14 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
+from opsbrain.ingest.screen import group_of, screened
 from opsbrain.ingest.where import TWIN_HOST
 
-RE_SW_ALARM = re.compile(TWIN_HOST + r" UBSW/\d/ALARM: \w+ \[(0x[0-9a-f]{8}),(\w+),(\w+),(?:na)?\] (Assertion|Recovery) "
+RE_SW_ALARM = screened(TWIN_HOST + r" UBSW/\d/ALARM: \w+ \[(0x[0-9a-f]{8}),(\w+),(\w+),(?:na)?\] (Assertion|Recovery) "
                          r"alarmID=\S+ port=UB0/0/(\d+)", re.I)
-RE_PORT_STATE = re.compile(TWIN_HOST + r" %%01IFNET/\d/linkDown_(active|clear)\(l\): .*?ifName=UB0/0/(\d+), "
+RE_PORT_STATE = screened(TWIN_HOST + r" %%01IFNET/\d/linkDown_(active|clear)\(l\): .*?ifName=UB0/0/(\d+), "
                            r"AdminStatus=\w+, OperStatus=(UP|DOWN)(?:, Reason=([^)]*))?")
-RE_LANES = re.compile(r"lanes degraded, (\d+)/(\d+) lanes up")
+RE_LANES = screened(r"lanes degraded, (\d+)/(\d+) lanes up")
 
 
 def l1_uplink(l1_host: str, port: int) -> str | None:
@@ -38,8 +39,13 @@ def _host_component(host: str) -> str:
     return host.replace("-", "/")
 
 
+_ANY = group_of(globals())
+
+
 def parse(ctx: LineCtx) -> bool:
     if ctx.host is None or not ctx.host.startswith("pod"):
+        return False
+    if not _ANY.may(ctx.text):  # the line screen rules out every regex of this parser: no signal here
         return False
     if m := RE_SW_ALARM.search(ctx.text):
         sw_host, _alarm, _fid, peer, state, port = m.groups()

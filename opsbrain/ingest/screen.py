@@ -1,0 +1,117 @@
+"""The line screen of the parsers: one multi-pattern scan of a line rules out most of their regexes.
+
+Every regex a parser (or :mod:`opsbrain.ingest.where`) runs on a line is made with :func:`screened`. Before the
+parsers see a line, :func:`opsbrain.ingest.parsers.parse_line` scans it once (:class:`opsbrain.multiscan.Screen`)
+and records which regexes can match it; a ruled-out regex then answers "no match" without running. Whether a
+regex can match is a property of the text alone, so the record is keyed by the very string object scanned: any
+other text (a part of the line, another thread's line) runs the regex as usual. On a line the screen cannot tell
+about (not ASCII, or no RE2), every regex runs: the answers are ``re``'s in every case.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from opsbrain.multiscan import Screen
+
+_REGISTRY: list[Screened] = []
+_LINE: tuple[str | None, frozenset[int], int] = (None, frozenset(), 0)
+
+
+class Screened:
+    """A compiled regex with ``re.Pattern``'s methods, skipped on a line the screen rules out."""
+
+    __slots__ = ("rx", "pattern", "flags", "id")
+
+    def __init__(self, rx: re.Pattern[str]) -> None:
+        self.rx = rx
+        self.pattern = rx.pattern
+        self.flags = rx.flags
+        self.id = len(_REGISTRY)
+        _REGISTRY.append(self)
+
+    # each method inlines the screen test (a call less per regex: the parsers run thousands a second)
+    def search(self, text: str, *args: Any) -> re.Match[str] | None:
+        line, may, n = _LINE
+        if text is line and self.id < n and self.id not in may:
+            return None
+        return self.rx.search(text, *args)
+
+    def match(self, text: str, *args: Any) -> re.Match[str] | None:
+        line, may, n = _LINE
+        if text is line and self.id < n and self.id not in may:
+            return None
+        return self.rx.match(text, *args)
+
+    def fullmatch(self, text: str, *args: Any) -> re.Match[str] | None:
+        line, may, n = _LINE
+        if text is line and self.id < n and self.id not in may:
+            return None
+        return self.rx.fullmatch(text, *args)
+
+    def findall(self, text: str, *args: Any) -> list[Any]:
+        line, may, n = _LINE
+        if text is line and self.id < n and self.id not in may:
+            return []
+        return self.rx.findall(text, *args)
+
+    def finditer(self, text: str, *args: Any) -> Iterator[re.Match[str]]:
+        line, may, n = _LINE
+        if text is line and self.id < n and self.id not in may:
+            return iter(())
+        return self.rx.finditer(text, *args)
+
+    def __getattr__(self, name: str) -> Any:  # sub, split, groups ...: the regex itself
+        return getattr(self.rx, name)
+
+    def __repr__(self) -> str:
+        return f"screened({self.rx!r})"
+
+
+class Group:
+    """Several screened regexes: :meth:`may` is False when the line screen rules out every one of them (then a
+    parser whose every signal needs one of them to match has nothing to find)."""
+
+    __slots__ = ("ids", "top")
+
+    def __init__(self, regexes: list[Screened]) -> None:
+        self.ids = frozenset(r.id for r in regexes)
+        self.top = max(self.ids, default=-1)
+
+    def may(self, text: str) -> bool:
+        line, may, n = _LINE
+        return not (text is line and self.top < n and self.ids.isdisjoint(may))
+
+
+def group_of(namespace: dict[str, Any]) -> Group:
+    """The group of every screened regex a module defines (also inside its tables of (regex, kind, ...) rows)."""
+    found: list[Screened] = []
+    for v in namespace.values():
+        if isinstance(v, Screened):
+            found.append(v)
+        elif isinstance(v, tuple):
+            found.extend(x for row in v if isinstance(row, tuple) for x in row if isinstance(x, Screened))
+    return Group(found)
+
+
+def screened(pattern: str, flags: int = 0) -> Screened:
+    """``re.compile(pattern, flags)``, registered with the line screen."""
+    return Screened(re.compile(pattern, flags))
+
+
+def build(extra: list[str]) -> tuple[Screen, int]:
+    """The screen of every regex registered so far (regexes registered later always run), with ``extra`` whole
+    patterns (RE2 syntax) reported in the same scan; and how many regexes it covers."""
+    regs = list(_REGISTRY)
+    return Screen([r.rx for r in regs], extra=extra), len(regs)
+
+
+def set_line(text: str, may: frozenset[int], covered: int) -> None:
+    """Record which screened regexes can match ``text`` (the first ``covered`` are known to the screen)."""
+    global _LINE
+    _LINE = (text, may, covered)
+
+
+__all__ = ["Group", "Screened", "build", "group_of", "screened", "set_line"]

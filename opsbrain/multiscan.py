@@ -1,0 +1,295 @@
+"""Many patterns, one scan of a line: google-re2's ``re2.Set`` when it is installed, Python's ``re`` otherwise.
+
+A :class:`PatternSet` is a screen in front of exact Python regexes. On an ASCII line, where RE2 and Python's ``re``
+agree (case folding, ``\\b``, ``\\d``, ``\\w``), one RE2 scan says which patterns occur, and only the Python regexes
+that can match are run. A non-ASCII line, or an install without RE2, gets ``None`` ("cannot tell"): the caller then
+runs every regex, exactly as without a screen. So the answer never depends on the engine, only the time does.
+
+:func:`required_literals` derives from a regex the literals of which one must occur in any line it matches: the
+screen for a regex RE2 cannot compile as written (look-behinds), or for many regexes at once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+try:  # the multi-pattern engine (the google-re2 dependency); without it every line takes the exact path
+    import re2 as _re2
+except ImportError:  # pragma: no cover - exercised by the fallback test through ENGINE
+    _re2 = None
+
+ENGINE = "re2" if _re2 is not None else "re"
+RE2_MAX_MEM = 64 << 20
+"""Bytes RE2 may use for one set's automaton: with ~2,000 literal patterns the DFA needs a few MB; past the budget
+RE2 would fall back to a slower engine, not fail."""
+
+
+class PatternSet:
+    """Which of several regexes (RE2 syntax, a subset of Python's) occur in a text, in one scan."""
+
+    def __init__(self, patterns: Sequence[str], ignore_case: bool = False, engine: str | None = None,
+                 checked: int = 0) -> None:
+        """``checked``: how many leading patterns are known to be valid RE2 (built by :func:`literal_pattern`);
+        the others are compiled alone first, so that one RE2 cannot read leaves the set off instead of printing."""
+        self.patterns = list(patterns)
+        self.ignore_case = ignore_case
+        self._set: Any = None
+        if (engine or ENGINE) == "re2" and _re2 is not None and self.patterns:
+            opts = _re2.Options()
+            opts.case_sensitive = not ignore_case
+            opts.max_mem = RE2_MAX_MEM
+            opts.log_errors = False
+            s = _re2.Set.SearchSet(opts)
+            try:
+                for p in self.patterns[checked:]:
+                    _re2.compile(p, opts)  # raises (quietly) on syntax RE2 lacks; Set.Add would log to stderr
+                for p in self.patterns:
+                    s.Add(p)
+                s.Compile()
+            except Exception:  # noqa: BLE001 - a pattern RE2 cannot read: no screen, every line takes the exact path
+                return
+            self._set = s
+
+    @property
+    def screening(self) -> bool:
+        """True when this set can screen lines (RE2 is there and the set is not empty)."""
+        return self._set is not None
+
+    def which(self, text: str) -> list[int] | None:
+        """Indices of the patterns found in an ASCII ``text`` (sorted; [] for none), or None when this set cannot
+        tell (no RE2, or ``text`` is not ASCII): the caller then checks every pattern itself."""
+        if self._set is None or not text.isascii():
+            return None
+        hits = self._set.Match(text)
+        return sorted(hits) if hits else []
+
+    def hits(self, text: str) -> list[int] | None:
+        """:meth:`which` without sorting (None: cannot tell; an empty list or None from RE2: nothing found)."""
+        if self._set is None or not text.isascii():
+            return None
+        return self._set.Match(text) or []
+
+
+def literal_pattern(literal: str) -> str:
+    """A pattern matching ``literal`` as written, in the syntax both RE2 and Python read."""
+    out = []
+    for c in literal:
+        if not c.isascii() or c.isalnum() or c in " _":
+            out.append(c)
+        elif c.isprintable():
+            out.append("\\" + c)
+        else:
+            out.append(f"\\x{ord(c):02x}")
+    return "".join(out)
+
+
+def required_literals(pattern: str) -> tuple[str, ...]:
+    """Lower-case literals of which at least one occurs in any line the pattern matches (as a case-insensitive
+    pattern, so also as a case-sensitive one); () when none can be derived (then the pattern is always run)."""
+    try:
+        from re import _parser  # type: ignore[attr-defined]
+
+        return _seq_literals(list(_parser.parse(pattern, re.IGNORECASE)))
+    except Exception:  # noqa: BLE001 - an internal parser API: no screen is always correct
+        return ()
+
+
+def _seq_literals(items: list[Any]) -> tuple[str, ...]:
+    runs, cur = [], ""
+    options: list[tuple[str, ...]] = []
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL":
+            cur += chr(av)
+            continue
+        runs.append(cur)
+        cur = ""
+        if name == "BRANCH":
+            alts = [_seq_literals(list(a)) for a in av[1]]
+            if alts and all(alts):
+                options.append(tuple(x for a in alts for x in a))
+        elif name == "SUBPATTERN":
+            sub = _seq_literals(list(av[-1]))
+            if sub:
+                options.append(sub)
+    runs.append(cur)
+    longest = max(runs, key=len)
+    if longest:
+        options.append((longest,))
+    if not options:
+        return ()
+    best = max(options, key=lambda o: (min(len(x) for x in o), -len(o)))
+    return tuple(x.lower() for x in best)
+
+
+_SPACE = "\\t\\n\\x0b\\x0c\\r \\x1c-\\x1f"  # Python's \\s on ASCII text (RE2's lacks \\v and \\x1c-\\x1f)
+_CATEGORY = {"CATEGORY_DIGIT": "\\d", "CATEGORY_NOT_DIGIT": "\\D", "CATEGORY_WORD": "\\w", "CATEGORY_NOT_WORD": "\\W",
+             "CATEGORY_SPACE": _SPACE, "CATEGORY_NOT_SPACE": "\\S"}
+_AT = {"AT_BEGINNING": "^", "AT_BEGINNING_STRING": "\\A", "AT_END": "(?:\\n|$)", "AT_END_STRING": "$",
+       "AT_BOUNDARY": "\\b", "AT_NON_BOUNDARY": "\\B"}
+_RE2_MAX_REPEAT = 1000
+
+
+class _Untranslatable(Exception):
+    pass
+
+
+def re2_superset(rx: re.Pattern[str]) -> str | None:
+    """An RE2 pattern matching every ASCII text ``rx`` matches (and maybe a few more): look-arounds are dropped,
+    ``\\s`` spelled out as Python reads it, ``$`` also before a newline; None when ``rx`` uses what RE2 lacks
+    (back-references, multi-line or verbose flags)."""
+    if rx.flags & (re.MULTILINE | re.VERBOSE | re.LOCALE):
+        return None
+    try:
+        from re import _parser  # type: ignore[attr-defined]
+
+        body = _emit(list(_parser.parse(rx.pattern, rx.flags)))
+    except (_Untranslatable, Exception):  # noqa: BLE001 - an internal parser API: no translation is always safe
+        return None
+    flags = ("i" if rx.flags & re.IGNORECASE else "") + ("s" if rx.flags & re.DOTALL else "")
+    return f"(?{flags}){body}" if flags else body
+
+
+def _char(c: int) -> str:
+    ch = chr(c)
+    if ch.isascii() and not ch.isalnum() and ch != "_" and ch != " ":
+        return f"\\x{c:02x}"
+    return ch
+
+
+def _emit(items: list[Any]) -> str:
+    out = []
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL":
+            out.append(_char(av))
+        elif name == "NOT_LITERAL":
+            out.append(f"[^{_char(av)}]")
+        elif name == "ANY":
+            out.append(".")
+        elif name == "IN":
+            out.append(_emit_class(av))
+        elif name == "BRANCH":
+            out.append("(?:" + "|".join(_emit(list(a)) for a in av[1]) + ")")
+        elif name == "SUBPATTERN":
+            _group, add, remove, sub = av
+            if (add | remove) & ~(re.IGNORECASE | re.DOTALL):
+                raise _Untranslatable(name)
+            on = ("i" if add & re.IGNORECASE else "") + ("s" if add & re.DOTALL else "")
+            off = ("i" if remove & re.IGNORECASE else "") + ("s" if remove & re.DOTALL else "")
+            fl = on + ("-" + off if off else "")
+            out.append(f"(?{fl}:" + _emit(list(sub)) + ")" if fl else "(?:" + _emit(list(sub)) + ")")
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            lo, hi, sub = av
+            if lo > _RE2_MAX_REPEAT or (hi != _parser_maxrepeat() and hi > _RE2_MAX_REPEAT):
+                raise _Untranslatable("repeat")
+            q = (("*" if lo == 0 else "+" if lo == 1 else f"{{{lo},}}") if hi == _parser_maxrepeat()
+                 else ("?" if (lo, hi) == (0, 1) else f"{{{lo}}}" if lo == hi else f"{{{lo},{hi}}}"))
+            out.append("(?:" + _emit(list(sub)) + ")" + q)
+        elif name == "ATOMIC_GROUP":
+            out.append("(?:" + _emit(list(av)) + ")")
+        elif name == "AT":
+            out.append(_AT[str(av)])
+        elif name in ("ASSERT", "ASSERT_NOT"):
+            continue  # a look-around only narrows a match: without it the pattern matches more
+        else:  # GROUPREF, GROUPREF_EXISTS, ...
+            raise _Untranslatable(name)
+    return "".join(out)
+
+
+def _emit_class(items: list[Any]) -> str:
+    neg, parts = False, []
+    for op, av in items:
+        name = str(op)
+        if name == "NEGATE":
+            neg = True
+        elif name == "LITERAL":
+            parts.append(_char(av))
+        elif name == "RANGE":
+            parts.append(f"{_char(av[0])}-{_char(av[1])}")
+        elif name == "CATEGORY":
+            cat = str(av)
+            if cat == "CATEGORY_NOT_SPACE" and (neg or len(items) > 1):
+                raise _Untranslatable(cat)  # RE2's \\S inside a class would differ on \\v
+            parts.append(_CATEGORY[cat])
+        else:
+            raise _Untranslatable(name)
+    return "[" + ("^" if neg else "") + "".join(parts) + "]"
+
+
+def _parser_maxrepeat() -> int:
+    from re import _constants  # type: ignore[attr-defined]
+
+    return int(_constants.MAXREPEAT)
+
+
+class Screen:
+    """Python regexes (``re.Pattern``) screened in one scan of a line: each by its RE2 translation
+    (:func:`re2_superset`) or, where there is none, by the literals it needs. :meth:`possible` names the regexes
+    that can match a line; the others cannot, and need not be run."""
+
+    def __init__(self, regexes: Sequence[re.Pattern[str]], extra: Sequence[str] = (), engine: str | None = None,
+                 checked_extra: bool = False) -> None:
+        """``extra``: whole patterns (RE2 syntax, used as given) reported by index in the same scan;
+        ``checked_extra``: they are known to be valid (built by :func:`literal_pattern`), skip the check."""
+        self.regexes = list(regexes)
+        use_re2 = (engine or ENGINE) == "re2" and _re2 is not None
+        lits: dict[str, list[int]] = {}
+        whole: list[tuple[str, int]] = []
+        always: list[int] = []
+        for i, rx in enumerate(self.regexes):
+            t = re2_superset(rx) if use_re2 else None
+            if t is not None and _re2_reads(t):
+                whole.append((t, i))
+                continue
+            need = required_literals(rx.pattern)
+            if not need or not all(x.isascii() for x in need):
+                always.append(i)  # nothing to screen on (or case folding beyond ASCII): always run
+            for lit in need:
+                lits.setdefault(lit, []).append(i)
+        self._lits = sorted(lits)
+        self._owners = [tuple(lits[k]) for k in self._lits] + [(i,) for _t, i in whole]
+        self.always = frozenset(always)
+        self.extra = [p for p in extra if checked_extra or _re2_reads(p)] if use_re2 else list(extra)
+        self._n = len(self._owners)
+        pats = [f"(?i){literal_pattern(k)}" for k in self._lits] + [t for t, _i in whole] + self.extra
+        self.set = PatternSet(pats, engine=engine, checked=len(pats)) if len(self.extra) == len(extra) else \
+            PatternSet([], engine="re")  # an extra pattern RE2 cannot read: no screen at all
+
+    def possible(self, text: str) -> tuple[frozenset[int], frozenset[int]] | None:
+        """(regexes that can match, extra patterns found) for ``text``; None when the set cannot tell."""
+        hits = self.set.hits(text)
+        if hits is None:
+            return None
+        if not hits:
+            return self.always, _NONE
+        n = self._n
+        may = set(self.always)
+        extra = []
+        for h in hits:
+            if h < n:
+                may.update(self._owners[h])
+            else:
+                extra.append(h - n)
+        return frozenset(may), frozenset(extra)
+
+
+_NONE: frozenset[int] = frozenset()
+
+
+def _re2_reads(pattern: str) -> bool:
+    """True when RE2 compiles ``pattern`` (quietly: RE2 reports nothing on stderr this way)."""
+    if _re2 is None:
+        return False
+    try:
+        opts = _re2.Options()
+        opts.log_errors = False
+        _re2.compile(pattern, opts)
+        return True
+    except Exception:  # noqa: BLE001 - any refusal means: not this way
+        return False
+
+
+__all__ = ["ENGINE", "PatternSet", "Screen", "literal_pattern", "re2_superset", "required_literals"]

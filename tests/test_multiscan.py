@@ -1,0 +1,156 @@
+"""The multi-pattern line screen (opsbrain/multiscan.py) changes time, never answers.
+
+- every RE2 translation matches wherever its Python regex does (ASCII text: real-log lines, twin lines, generated);
+- signals from the ingestion layer and knowledge matches are the same with the screen as on the exact path
+  (``re`` only), on the real-log corpus, twin log formats, vendor-fixture texts and non-ASCII lines;
+- a pattern RE2 cannot read turns the screen off quietly (nothing on stderr); without RE2 nothing is screened.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from opsbrain import multiscan
+from opsbrain.ingest import parsers, screen
+from opsbrain.kb import SignatureMatcher, import_faultcode, import_kg, load_imported, load_kb
+from opsbrain.multiscan import PatternSet, Screen, literal_pattern, re2_superset, required_literals
+
+pytestmark = pytest.mark.skipif(multiscan.ENGINE != "re2", reason="google-re2 is not installed: nothing is screened")
+
+ROOT = Path(__file__).resolve().parents[1]
+FIX = ROOT / "tests" / "fixtures" / "vendor_small"
+
+
+def corpus_lines() -> list[str]:
+    out = []
+    for f in sorted((ROOT / "tests" / "data" / "real_logs").glob("*.yaml")):
+        for e in yaml.safe_load(f.read_text(encoding="utf-8")):
+            out.extend(e["text"].splitlines())
+    return out
+
+
+def twin_lines() -> list[str]:
+    from datetime import datetime
+
+    from faultlib.telemetry import formats as fmt
+
+    dt = datetime(2025, 3, 1, 10, 0, 0)
+    lines = [fmt.train_step(dt, 5, 100, 1.5, 2.0, 1e5), fmt.device_os(dt, 3, "INFO", "dms heartbeat ok"),
+             fmt.syslog(dt, "pod0-node3", "watchdog: BUG: soft lockup - CPU#17 stuck for 22s!"),
+             fmt.switch_alarm(dt, "pod0-node4-l1sw2", "0x08520003", "L2", 5, text="uplink port link down"),
+             fmt.switch_port_state(dt, "pod0-l2plane3-sw07", 12, False, "PHY link down"),
+             fmt.plog_hcom_init(dt, 100, 101, 384, 7, fmt.host_ip("pod0/node7"), 3)]
+    for code in list(fmt.DEVICE_CODES)[:12]:
+        lines.append(fmt.device_os_event(dt, 2, code))
+        lines.append(fmt.device_plugin_fault(dt, 2, code, fmt.HANDLING_LEVELS[0]))
+    for code in list(fmt.RUNTIME_CODES)[:8]:
+        lines.append(fmt.plog_runtime_error(dt, 1, 2, code, 4))
+        lines.append(fmt.train_runtime_error(dt, 9, code))
+    for code in list(fmt.HCCL_CODES)[:8]:
+        lines.append(fmt.plog_hccl_error(dt, 1, 2, code, device=1, remote=fmt.host_ip("pod0/node9")))
+    return lines
+
+
+HAND = ["event_id=0x80E01801 device 3", "EVENT_ID:\v=0x80e01801", "fault code [80E01801] Ascend910-3",
+        "[0x08520003,na,L2,na] alarm", "ret=507053 failed", "EI0002 hccl timeout", "ErrCode=207018 fail",
+        "NPU out of memory. Tried to allocate 2 GiB", "KERNEL PANIC - not syncing", "\x1cheart beat lost\x1f",
+        "内存不足 device 0 out of memory", "Kernel panic ſ", "日志 EE9999 错误", "\u212aernel panic", ""]
+
+
+def sample_lines() -> list[str]:
+    return corpus_lines() + twin_lines() + HAND
+
+
+@pytest.fixture(scope="module")
+def lines() -> list[str]:
+    return sample_lines()
+
+
+def test_every_parser_regex_translation_is_a_superset(lines: list[str]) -> None:
+    parsers.gate()
+    regs = [r.rx for r in screen._REGISTRY]
+    assert len(regs) > 50
+    for rx in regs:
+        t = re2_superset(rx)
+        assert t is not None, rx.pattern
+        import re2
+
+        r2 = re2.compile(t)
+        for ln in lines:
+            if ln.isascii() and rx.search(ln):
+                assert r2.search(ln), (rx.pattern, ln)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("aeEIZLcdnpuvi0125789 \t\x0b\x1c:=[](),|-_./xXkKrRoO")), max_size=60))
+def test_translations_hold_on_generated_ascii(text: str) -> None:
+    import re2
+
+    for rx in [r.rx for r in screen._REGISTRY]:
+        if rx.search(text):
+            assert re2.compile(re2_superset(rx)).search(text), (rx.pattern, text)
+
+
+def _signals(lines: list[str]) -> list[list[str]]:
+    return [[repr(s) for s in parsers.parse_line(ln, 1.0)] for ln in lines]
+
+
+def test_parse_line_same_with_and_without_the_screen(lines: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    fast = _signals(lines)
+    _scr, covered = parsers._screen()
+    monkeypatch.setattr(parsers, "_screen", lambda: (Screen([], engine="re"), covered))
+    exact = _signals(lines)
+    assert fast == exact
+    assert sum(map(len, exact)) > 100  # the corpus does give signals: the comparison is not between empties
+
+
+def _matches(m: SignatureMatcher, lines: list[str]) -> list[list[dict[str, Any]]]:
+    return [[x.as_dict() for x in m.match(ln)] for ln in lines]
+
+
+def test_matcher_same_with_and_without_the_screen(tmp_path: Path) -> None:
+    import_kg(FIX / "kg_good.json", tmp_path)
+    import_faultcode(FIX / "faultcode_good.json", tmp_path)
+    imported = load_imported(tmp_path)
+    m = SignatureMatcher(load_kb(), imported)
+    lines = sample_lines()
+    for e in imported.entries.values():  # texts that do match the imported entries, as written and shouted
+        for g in e.groups:
+            lines += [" ... ".join(g), " ".join(g).upper(), "x" + "".join(g)]
+    fast = _matches(m, lines)
+    m._screen = Screen([], engine="re")  # the exact path: every regex, the trie regexes
+    exact = _matches(m, lines)
+    assert fast == exact
+    assert sum(1 for r in exact if any(x["source"] == "imported" for x in r)) > 5
+    assert sum(1 for r in exact if any(x["source"] == "kb" for x in r)) > 20
+
+
+def test_a_pattern_re2_cannot_read_leaves_the_set_off_quietly(capfd: pytest.CaptureFixture[str]) -> None:
+    assert not PatternSet(["(?<!a)b"]).screening
+    assert not PatternSet(["a", "b("]).screening
+    assert PatternSet(["a"]).screening
+    assert capfd.readouterr().err == ""
+
+
+def test_which_names_the_patterns_and_defers_on_non_ascii() -> None:
+    s = PatternSet([literal_pattern("a.b"), "(?i)hccl", "E[IZ][0-9]{4}"])
+    assert s.which("x a.b HCCL EI0002") == [0, 1, 2]
+    assert s.which("axb") == []
+    assert s.which("a.b é") is None  # RE2 and re may fold case differently beyond ASCII: the caller decides
+    assert PatternSet(["a"], engine="re").which("a") is None
+
+
+def test_literals_and_translations() -> None:
+    assert required_literals(r"Kernel panic|Oops:") == ("kernel panic", "oops:")
+    assert required_literals(r"\d+") == ()
+    for lit in ("a.b", "x\ty", "[0x", "(a|b)*", "ä€"):
+        assert re.fullmatch(literal_pattern(lit), lit)
+    assert re2_superset(re.compile(r"(a)\1")) is None  # a back-reference: RE2 has none
+    assert re2_superset(re.compile(r"(?<!x)ab\s$", re.I)) == r"(?i)ab[\t\n\x0b\x0c\r \x1c-\x1f](?:\n|$)"
