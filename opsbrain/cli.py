@@ -777,10 +777,23 @@ def sweep() -> None:
 @click.option("--at", "at_s", type=float, default=3600.0, show_default=True,
               help="Simulated seconds into the scenario (0 .. its duration); only that much is simulated.")
 @click.option("--seed", type=int, default=None, help="Override the scenario's seed.")
+@click.option("--source", "source", type=click.Choice(["twin", "prometheus", "commands"]), default="twin",
+              show_default=True, help="What to sweep: the twin's scenario, npu-exporter pages, or collected "
+              "npu-smi/hccn_tool outputs (docs/real-cluster.md).")
+@click.option("--url", "urls", multiple=True, metavar="URL", help="An exporter page (repeat for one per node), "
+              "e.g. http://HOST:8082/metrics (--source prometheus).")
+@click.option("--dir", "cmd_dir", default=None, metavar="DIR", help="Collected command outputs (--source commands).")
 @data_dir_option
 @json_option
-def sweep_once_cmd(scenario: str, at_s: float, seed: int | None, data_dir: Path | None, as_json: bool) -> None:
-    """One sweep of SCENARIO's pod at --at. Exit 0: no finding is Alarm or worse; 1: at least one is."""
+def sweep_once_cmd(scenario: str, at_s: float, seed: int | None, source: str, urls: tuple[str, ...],
+                   cmd_dir: str | None, data_dir: Path | None, as_json: bool) -> None:
+    """One sweep of SCENARIO's pod at --at, or of a real cluster's telemetry (--source). Exit 0: no finding is
+    Alarm or worse; 1: at least one is."""
+    if source != "twin":
+        _sweep_real_once(source, urls, cmd_dir, as_json)
+        return
+    if urls or cmd_dir:
+        raise InputError("--url/--dir need --source prometheus or commands", path="--source")
     from opsbrain.sweeps.once import sweep_once
 
     res = sweep_once(scenario, at_s, seed=seed, home=data_dir)
@@ -793,6 +806,21 @@ def sweep_once_cmd(scenario: str, at_s: float, seed: int | None, data_dir: Path 
         sys.exit(1)
 
 
+def _sweep_real_once(kind: str, urls: tuple[str, ...], cmd_dir: str | None, as_json: bool) -> None:
+    from opsbrain.sources import open_source, sweep_source
+    from opsbrain.sweeps.once import verdict
+
+    src = open_source(kind, urls, cmd_dir)
+    report = sweep_source(src)
+    data = {"source": src.name, "coverage": src.coverage(), "exit_code": verdict(report), **report.as_dict()}
+    if as_json:
+        _emit_json(data)
+    else:
+        _print_sweep(data)
+    if data["exit_code"]:
+        sys.exit(1)
+
+
 def _print_sweep(d: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -800,7 +828,8 @@ def _print_sweep(d: dict[str, Any]) -> None:
     console = Console()
     c = d["counts"]
     colour = {"OK": "green", "Warning": "yellow", "Alarm": "red", "Critical": "bold red"}
-    console.print(f"[bold]{d['scenario']}[/] seed {d['seed']} at t={d['at_s']:g} s: [{colour[d['severity']]}]"
+    where = f"{d['scenario']}[/] seed {d['seed']} at t={d['at_s']:g} s" if "scenario" in d else f"{d['source']}[/]"
+    console.print(f"[bold]{where}: [{colour[d['severity']]}]"
                   f"{d['severity']}[/]  ({c['Critical']} critical, {c['Alarm']} alarm, {c['Warning']} warning; "
                   f"{c['OK']:,} component-checks OK; {d['duration_ms']:.0f} ms)")
     if not d["findings"]:

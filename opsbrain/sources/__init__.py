@@ -1,0 +1,33 @@
+"""Telemetry sources for sweeps and the watch mode: the twin, npu-exporter pages (Prometheus), directories of
+collected ``npu-smi`` / ``hccn_tool`` outputs, and followed log directories. docs/real-cluster.md explains how
+to point opsbrain at a cluster."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from opsbrain.errors import InputError
+from opsbrain.sources.base import PrometheusSource, ReadingsSource, TelemetrySource, TwinSource, sweep_source
+
+SOURCE_KINDS = ("twin", "prometheus", "commands")
+
+
+def open_source(kind: str, urls: Sequence[str] = (), directory: str | None = None) -> ReadingsSource:
+    """A real source by its CLI name (``prometheus`` with URLs, ``commands`` with a directory)."""
+    if kind == "prometheus":
+        if directory:
+            raise InputError("--dir belongs to --source commands", path="--dir")
+        return PrometheusSource(list(urls))
+    if kind == "commands":
+        from opsbrain.sources.commands import CommandDirSource
+
+        if urls:
+            raise InputError("--url belongs to --source prometheus", path="--url")
+        if not directory:
+            raise InputError("--source commands needs --dir DIR", path="--dir")
+        return CommandDirSource(directory)
+    raise InputError(f"unknown source {kind!r} (known: {', '.join(SOURCE_KINDS)})", path="--source")
+
+
+__all__ = ["SOURCE_KINDS", "PrometheusSource", "ReadingsSource", "TelemetrySource", "TwinSource", "open_source",
+           "sweep_source"]
