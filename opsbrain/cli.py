@@ -886,6 +886,73 @@ def sweep_run_cmd(scenario: str, interval: str | None, cron: str | None, speed: 
                f"{len(summary['errors'])} errors")
 
 
+# ---- watch (issue 20) ---------------------------------------------------------------------------------
+@cli.command("watch")
+@click.option("--logs", "logs", required=True, metavar="DIR", help="A directory of logs to follow (DIR/<host>/... "
+              "names the host of lines that name none).")
+@click.option("--webhook", default=None, metavar="URL", help="POST each incident report as JSON to this URL.")
+@click.option("--max-runtime", "max_runtime", type=float, default=None, help="Stop after this many wall seconds.")
+@click.option("--poll", "poll_s", type=float, default=0.25, show_default=True, help="Seconds between polls.")
+@click.option("--from-start", is_flag=True, help="Read the files already there from their start (default: their end).")
+@data_dir_option
+@json_option
+def watch_cmd(logs: str, webhook: str | None, max_runtime: float | None, poll_s: float, from_start: bool,
+              data_dir: Path | None, as_json: bool) -> None:
+    """Follow log files, group signals into incidents, diagnose each and show the runbook it would run (a dry
+    run: advisory, nothing is executed). Stops on SIGINT/SIGTERM or --max-runtime."""
+    import signal
+    import threading
+
+    from opsbrain.kb.training import load_engine
+    from opsbrain.sources.watch import Watcher
+
+    if max_runtime is not None and not max_runtime > 0:
+        raise InputError(f"must be > 0, got {max_runtime:g}", path="--max-runtime")
+
+    def report(d: dict[str, Any]) -> None:
+        if as_json:
+            click.echo(json.dumps(d, default=str))
+            return
+        root = d.get("root") or {}
+        where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) or d["component"]
+        click.echo(f"{d['incident']}{' (update)' if d['update'] else ''} at +{d['reported_s']:.1f} s: "
+                   f"{d['fault_class']} at {where} (confidence {d['confidence']:.2f}, {d['signals']} signals)")
+        for e in d["evidence_lines"][:3]:
+            click.echo(f"  {e['file']}:{e['line']}: {e['text'][:140]}")
+        adv = d["advice"]
+        click.echo(f"  advised (dry run, not executed): {adv['runbook'] or '-'} {adv['title']}")
+        for st in adv["steps"]:
+            cond = f" when {st['when']}" if st.get("when") else ""
+            how = st["command"] or f"{st['action']} {st['target'] or '(target not in the logs)'}"
+            click.echo(f"    - {st['name']}: {how}{cond}")
+
+    watcher = Watcher(logs, load_engine(data_dir, say=lambda m: click.echo(m, err=True)), report, webhook=webhook,
+                      poll_s=poll_s, from_start=from_start)
+    stop = threading.Event()
+    why = {"by": "max-runtime"}
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        why["by"] = signal.Signals(signum).name
+        stop.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)} \
+        if threading.current_thread() is threading.main_thread() else {}
+    click.echo(f"opsbrain: watching {logs} (advisory: runbooks are shown as dry runs)", err=True)
+    try:
+        summary = watcher.run(stop, max_runtime)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    summary["stopped_by"] = why["by"]
+    if as_json:
+        click.echo(json.dumps({"summary": summary}, default=str))
+    else:
+        click.echo(f"stopped ({summary['stopped_by']}) after {summary['wall_s']:.1f} s: {summary['incidents']} "
+                   f"incidents from {summary['lines']} lines in {summary['files']} files"
+                   + (f"; {len(summary['webhook_errors'])} webhook errors" if summary["webhook_errors"] else ""),
+                   err=True)
+
+
 # ---- report (issue 8): add the 'report' command here --------------------------------------------------
 @cli.command("report")
 @click.argument("sources", nargs=-1, required=True, metavar="RUN_ID|JOURNAL_FILE...")
