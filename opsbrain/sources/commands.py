@@ -9,6 +9,7 @@ the same directory and the next sweep sees the change (windowed checks need two 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from opsbrain.errors import InputError
 from opsbrain.ingest.commands import CommandReadings, parse_command_outputs
@@ -20,6 +21,9 @@ from opsbrain.sources.readings import Readings
 
 COMMAND_COVERS = frozenset({"npu_temp", "hbm_ce", "hbm_rows", "dom_rx", "dom_tx", "dom_bias", "dom_snr",
                             "dom_spread", "dom_trend", "link_light", "link_downs"})
+if TYPE_CHECKING:
+    from faultlib.engine import Simulation
+
 MAX_FILE_BYTES = 16 << 20
 
 
@@ -90,3 +94,41 @@ class CommandDirSource(ReadingsSource):
             raise InputError("no npu-smi or hccn_tool output found (each file starts with its command line)",
                              file=str(self.root), path="--dir")
         return readings_of(parts, newest)
+
+
+# ---- the twin's nodes as collected command outputs -------------------------------------------------------------
+def render_twin_npu_smi(sim: Simulation, node: str, t: float | None = None) -> str:
+    """``npu-smi info`` and ``npu-smi info -i N -t ecc`` of a twin node at ``t``, in the tool's layout (MindCluster
+    docs faultdiag/user_guide/03_collecting_logs.md). Values the twin does not model print ``NA``, as the tool
+    prints values it cannot read; the health column is ``NA`` too (the twin prints no ground truth)."""
+    from faultlib.telemetry import formats as fmt
+
+    t = sim.now if t is None else float(t)
+    store = sim.telemetry.metrics
+    npus = sorted((n for n in sim.topology.by_kind.get("npu", ()) if n.startswith(node + "/")),
+                  key=fmt.device_index)
+    temps = store.read_many("npu_temp_c", npus, t)
+    bar = "+===========================+===============+====================================================+"
+    out = ["/usr/local/bin/npu-smi info",
+           "+------------------------------------------------------------------------------------------------+",
+           "| npu-smi 24.1.rc1                 Version: 24.1.rc1                                             |",
+           "+---------------------------+---------------+----------------------------------------------------+",
+           "| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|",
+           "| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |", bar]
+    for npu, temp in zip(npus, temps, strict=True):
+        k = fmt.device_index(npu)
+        tc = f"{temp:.0f}" if temp == temp else "NA"
+        out.append(f"| {k:<5} {'910C':<19} | {'NA':<13} | {'NA':<11} {tc:<17} {'NA':<21}|")
+        out.append(f"| {0:<25} | {'NA':<13} | {'NA':<11} {'NA':<17} {'NA':<21}|")
+        out.append(bar)
+    hbms = [n + "/hbm" for n in npus]
+    ce = store.read_many("hbm_ce_total", hbms, t, default=0.0)
+    rows = store.read_many("hbm_isolated_rows", hbms, t, default=0.0)
+    for npu, c, r in zip(npus, ce, rows, strict=True):
+        k = fmt.device_index(npu)
+        out += ["", f"/usr/local/bin/npu-smi info -i {k} -t ecc", f"        NPU ID                                   : {k}",
+                "        Chip Count                               : 1", "",
+                f"        HBM Single Bit Aggregate Total Err Cnt   : {c:.0f}",
+                "        HBM Single Bit Isolated Pages Count      : 0",
+                f"        HBM Double Bit Isolated Pages Count      : {r:.0f}"]
+    return "\n".join(out) + "\n"

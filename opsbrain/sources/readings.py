@@ -121,7 +121,7 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
     npus = tuple(sorted(cur.npu_temp_c.keys() | cur.npu_sample_t.keys()))
     hbms = tuple(sorted(cur.hbm_temp_c.keys() | cur.hbm_ce_total.keys() | cur.hbm_rows.keys()))
     modules = tuple(sorted(cur.optics))
-    lanes = max((len(v) for m in cur.optics.values() for v in m.values()), default=0)
+    lanes = max((len(v) for m in cur.optics.values() for v in m.values()), default=1)
     link_index: dict[str, int] = {}
     module_link = np.fromiter((link_index.setdefault(cur.module_link.get(m, m), len(link_index)) for m in modules),
                               dtype=np.int64, count=len(modules))
