@@ -844,7 +844,7 @@ def _print_sweep(d: dict[str, Any]) -> None:
 
 
 @sweep.command("run")
-@click.option("--scenario", required=True, help="Built-in scenario name or file: the live pod's world.")
+@click.option("--scenario", default=None, help="Built-in scenario name or file: the live pod's world (--source twin).")
 @click.option("--interval", default=None, help="Wall-clock interval, e.g. 30s, 5m, 1h (default: the stored "
               "schedule's trigger, else 5m).")
 @click.option("--cron", default=None, help="5-field crontab expression, UTC (e.g. '*/5 * * * *').")
@@ -853,15 +853,31 @@ def _print_sweep(d: dict[str, Any]) -> None:
               "(0: any free port, printed on stderr).")
 @click.option("--max-runtime", "max_runtime", type=float, default=None, help="Stop after this many wall seconds.")
 @click.option("--seed", type=int, default=None, help="Override the scenario's seed.")
+@click.option("--source", "source", type=click.Choice(["twin", "prometheus", "commands"]), default="twin",
+              show_default=True, help="Sweep the scenario's live pod, npu-exporter pages or collected outputs.")
+@click.option("--url", "urls", multiple=True, metavar="URL", help="An exporter page (--source prometheus; repeat).")
+@click.option("--dir", "cmd_dir", default=None, metavar="DIR", help="Collected command outputs (--source commands).")
+@click.option("--name", "name", default=None, help="The cluster's name for the schedule id (real sources).")
 @data_dir_option
 @json_option
-def sweep_run_cmd(scenario: str, interval: str | None, cron: str | None, speed: float, metrics_port: int | None,
-                  max_runtime: float | None, seed: int | None, data_dir: Path | None, as_json: bool) -> None:
-    """Scheduled sweeps of a live simulated pod until SIGINT/SIGTERM or --max-runtime (schedule kept in the run
-    store: a restart without --interval/--cron resumes it)."""
+def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, speed: float,
+                  metrics_port: int | None, max_runtime: float | None, seed: int | None, source: str,
+                  urls: tuple[str, ...], cmd_dir: str | None, name: str | None, data_dir: Path | None,
+                  as_json: bool) -> None:
+    """Scheduled sweeps of a live simulated pod (or of a real source) until SIGINT/SIGTERM or --max-runtime
+    (schedule kept in the run store: a restart without --interval/--cron resumes it)."""
     from opsbrain.service.scheduler import TriggerSpec, run_service
 
     trigger = TriggerSpec.from_options(interval, cron)
+    pod = None
+    if source != "twin":
+        from opsbrain.sources import open_source
+        from opsbrain.sources.service import SourcePod
+
+        pod = SourcePod(open_source(source, urls, cmd_dir), name=name or f"{source}-cluster")
+        scenario = pod.name
+    elif scenario is None:
+        raise InputError("give --scenario (the live pod's world) or --source prometheus|commands", path="--scenario")
 
     def on_start(svc: Any) -> None:
         url = f"; metrics {svc.server.url}" if svc.server is not None else ""
@@ -877,7 +893,7 @@ def sweep_run_cmd(scenario: str, interval: str | None, cron: str | None, speed: 
                    f"{c['Warning']} warning  ({d['duration_ms']:.0f} ms){pro}")
 
     summary = run_service(scenario, trigger, speed=speed, metrics_port=metrics_port, home=data_dir,
-                          max_runtime_s=max_runtime, seed=seed, on_sweep=on_sweep, on_start=on_start)
+                          max_runtime_s=max_runtime, seed=seed, on_sweep=on_sweep, on_start=on_start, pod=pod)
     if as_json:
         _emit_json(summary)
         return

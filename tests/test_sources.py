@@ -172,3 +172,38 @@ def test_bad_url_is_one_line_exit_2(tmp_path: Path, args: list[str], why: str) -
     res = CliRunner().invoke(cli, ["sweep", "once", "--source", "prometheus", *args],
                              env={"OPSBRAIN_HOME": str(tmp_path)})
     assert res.exit_code == 2 and why in res.stderr and "Traceback" not in res.output
+
+
+def test_sweep_service_on_a_real_source_uses_the_same_scheduler_store_and_metrics(tmp_path: Path) -> None:
+    import threading
+    import urllib.request
+
+    from opsbrain.service.scheduler import TriggerSpec, run_service
+    from opsbrain.sources.service import SourcePod
+    from opsbrain.store import RunStore
+
+    sim = small_pod()
+    static_faults(sim)
+    sim.run(T)
+    page = render_twin_page(sim)
+    stop = threading.Event()
+    seen: dict[str, object] = {}
+
+    def on_start(svc: object) -> None:
+        seen["url"] = svc.server.url  # type: ignore[attr-defined]
+
+    def on_sweep(d: dict) -> None:
+        seen.setdefault("sweeps", []).append(d)  # type: ignore[union-attr]
+        if len(seen["sweeps"]) >= 2:  # type: ignore[arg-type]
+            seen["metrics"] = urllib.request.urlopen(seen["url"], timeout=5).read().decode()
+            stop.set()
+
+    with PageServer(lambda: page) as srv:
+        pod = SourcePod(PrometheusSource([srv.url]), name="lab")
+        summary = run_service("lab", TriggerSpec("interval", "1.0"), metrics_port=0, home=tmp_path,
+                              max_runtime_s=30, on_sweep=on_sweep, on_start=on_start, stop=stop, pod=pod)
+    assert summary["sweeps"] >= 2 and not summary["errors"] and summary["schedule"]["id"] == "sweep-lab"
+    first = seen["sweeps"][0]  # type: ignore[index]
+    assert {f["check"] for f in first["findings"]} >= {"npu_temp", "heartbeat", "link_light"}
+    assert 'opsbrain_sweep_component_health{component="pod0/node0/npu3"} 2.0' in seen["metrics"]  # type: ignore[operator]
+    assert len(RunStore(tmp_path).list_sweeps()) >= 2
