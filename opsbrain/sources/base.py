@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
 from opsbrain.errors import InputError
-from opsbrain.sources.exporter import COVERS, parse_page
+from opsbrain.sources.exporter import COVERS, PageParser, parse_page
 from opsbrain.sources.readings import CollectionHistory, Readings, merge, snapshot_from
 from opsbrain.sweeps.params import SweepParams
 from opsbrain.sweeps.snapshot import Snapshot, SweepHistory, take_snapshot
@@ -109,6 +109,8 @@ class PrometheusSource(ReadingsSource):
         self.urls = list(urls)
         self.timeout_s = float(timeout_s)
         self.name = "prometheus " + " ".join(self.urls)
+        self.parsers: dict[str, PageParser] = {}
+        """One per URL: label sets parsed once, reused by every later collection."""
 
     def fetch(self, url: str) -> str:
         try:
@@ -128,7 +130,8 @@ class PrometheusSource(ReadingsSource):
         for url in self.urls:
             text = self.fetch(url)
             try:
-                parts.append(parse_page(text, default_host=urlsplit(url).hostname, now=time.time()))
+                parser = self.parsers.setdefault(url, PageParser())
+                parts.append(parse_page(text, default_host=urlsplit(url).hostname, now=time.time(), parser=parser))
             except ValueError as exc:
                 raise InputError(f"not a Prometheus text page: {exc}", file=url, path="--url") from None
         return merge(parts)

@@ -115,6 +115,8 @@ class PageParser:
 
     def __init__(self, max_cached: int = 1_000_000) -> None:
         self.labels: dict[str, dict[str, str]] = {}
+        self.ids: dict[tuple[str, str | None], tuple[str, tuple[str, str]]] = {}
+        """(label string, default host) -> (NPU id, (module id, link id)) of the series (see :func:`parse_page`)."""
         self.max_cached = max_cached
 
     def _labels(self, text: str) -> dict[str, str]:
@@ -127,6 +129,11 @@ class PageParser:
 
     def samples(self, text: str) -> Iterator[tuple[str, dict[str, str], float, float | None]]:
         """(name, labels, value, timestamp in s or None) of every sample of the page."""
+        for name, _key, labels, value, ts in self.keyed_samples(text):
+            yield name, labels, value, ts
+
+    def keyed_samples(self, text: str) -> Iterator[tuple[str, str | None, dict[str, str], float, float | None]]:
+        """As :meth:`samples`, with the raw label string of each sample (None where the library parsed the line)."""
         for n, raw in enumerate(text.splitlines(), 1):
             line = raw.strip()
             if not line or line[0] == "#":
@@ -135,19 +142,20 @@ class PageParser:
             try:
                 if brace > 0:
                     close = line.rindex("}")
-                    name, labels, rest = line[:brace], self._labels(line[brace:close + 1]), line[close + 1:].split()
+                    key = line[brace:close + 1]
+                    name, labels, rest = line[:brace], self._labels(key), line[close + 1:].split()
                 else:
                     name, *rest = line.split()
-                    labels = {}
+                    key, labels = "", {}
                 if not 1 <= len(rest) <= 2 or not _NAME.match(name):
                     raise ValueError(f"not a sample line: {line[:80]!r}")
                 value = float(rest[0])
                 ts = float(rest[1]) / 1000.0 if len(rest) == 2 else None
             except ValueError:
-                for got in _parse_with_prometheus_client(line):  # the library's own verdict (raises ValueError)
-                    yield got
+                for nm, lb, v, t in _parse_with_prometheus_client(line):  # the library's verdict (or ValueError)
+                    yield nm, None, lb, v, t
                 continue
-            yield name, labels, value, ts
+            yield name, key, labels, value, ts
 
 
 _NAME = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")
@@ -164,49 +172,69 @@ def _parse_with_prometheus_client(text: str) -> list[tuple[str, dict[str, str], 
     return out
 
 
+def _kind(name: str) -> tuple[str, str, int, bool]:
+    """What a metric feeds: ("chip", attribute, 0, _), ("power", field, lane, in dBm), ("crc", ...) or ("skip", ...)."""
+    if name in _CHIP_METRICS:
+        return "chip", _CHIP_METRICS[name], 0, False
+    if name == "npu_chip_info_crc_error_sum":
+        return "crc", "", 0, False
+    if m := _RE_POWER.match(name):
+        return "power", f"{m.group(2)}_dbm", int(m.group(3)), bool(m.group(1))
+    return "skip", "", 0, False
+
+
 def parse_page(text: str, default_host: str | None = None, now: float | None = None,
                parser: PageParser | None = None) -> Readings:
     """Readings of an exporter page. The collection time is the newest sample time stamp (else ``now``).
     Raises ValueError (with the parser's message) for text that is not the Prometheus text format."""
+    pp = parser or PageParser()
     r = Readings(0.0, covers=set(COVERS))
     newest = -math.inf
-    host_cache: dict[str | None, str | None] = {}
-    port_cache: dict[tuple[str | None, ...], tuple[str, str]] = {}
-    for name, labels, value, ts in (parser or PageParser()).samples(text):
+    kinds: dict[str, tuple[str, str, int, bool]] = {}
+    ids_cache = pp.ids
+    sample_t = r.npu_sample_t
+    for name, key, labels, value, ts in pp.keyed_samples(text):
         if ts is not None and ts > newest:
             newest = ts
-        inst = labels.get("instance") or labels.get("host") or default_host
-        if inst not in host_cache:
-            host_cache[inst] = _host(labels, default_host)
-        host = host_cache[inst]
-        if name in _CHIP_METRICS:
+        kind = kinds.get(name)
+        if kind is None:
+            kind = kinds[name] = _kind(name)
+        if kind[0] == "skip":
+            continue
+        ident = ids_cache.get((key, default_host)) if key is not None else None
+        if ident is None:
+            host = _host(labels, default_host)
             node = node_component(host)
             npu = f"{node}/npu{labels.get('id', '0')}" if node else f"npu{labels.get('id', '0')}"
-            attr = _CHIP_METRICS[name]
-            key = npu if attr == "npu_temp_c" else npu + "/hbm"
+            ident = (npu, port_ids(host, labels))
+            if key is not None and len(ids_cache) < pp.max_cached:
+                ids_cache[(key, default_host)] = ident
+        what, attr, lane, native = kind
+        if what == "chip":
+            npu = ident[0]
             d = getattr(r, attr)
-            d[key] = d.get(key, 0.0) + value if attr == "hbm_rows" else value
-            if ts is not None:
-                r.npu_sample_t[npu] = max(r.npu_sample_t.get(npu, -math.inf), ts)
+            if attr == "hbm_rows":
+                d[npu + "/hbm"] = d.get(npu + "/hbm", 0.0) + value
+            else:
+                d[npu if attr == "npu_temp_c" else npu + "/hbm"] = value
+            if ts is not None and ts > sample_t.get(npu, -math.inf):
+                sample_t[npu] = ts
             continue
-        m = _RE_POWER.match(name) if name.startswith("npu_chip_") else None
-        if m is None and name != "npu_chip_info_crc_error_sum":
-            continue
-        pkey = (host, labels.get("id"), labels.get("udie"), labels.get("port"))
-        ids = port_cache.get(pkey)
-        if ids is None:
-            ids = port_cache[pkey] = port_ids(host, labels)
-        module, link = ids
-        if m is None:
+        module, link = ident[1]
+        if what == "crc":
             r.link_crc_total[link] = r.link_crc_total.get(link, 0.0) + value
             continue
-        dbm = value if m.group(1) else (10.0 * math.log10(value) if value > 0 else NO_LIGHT_DBM)
-        lanes = r.optics.setdefault(module, {}).setdefault(f"{m.group(2)}_dbm", [])
-        lane = int(m.group(3))
+        dbm = value if native else (10.0 * math.log10(value) if value > 0 else NO_LIGHT_DBM)
+        fields = r.optics.get(module)
+        if fields is None:
+            fields = r.optics[module] = {}
+            r.module_link[module] = link
+        lanes = fields.get(attr)
+        if lanes is None:
+            lanes = fields[attr] = []
         while len(lanes) <= lane:
             lanes.append(math.nan)
         lanes[lane] = dbm
-        r.module_link[module] = link
     r.t = newest if math.isfinite(newest) else (now if now is not None else 0.0)
     return r
 
@@ -218,11 +246,12 @@ def _series(out: list[str], name: str, help_: str, rows: Iterator[tuple[str, flo
     out.extend(f"{name}{{{labels}}} {value!r} {ts}" for labels, value, ts in rows)
 
 
-def render_twin_page(sim: Simulation, t: float | None = None) -> str:
+def render_twin_page(sim: Simulation, t: float | None = None, optics: bool = True) -> str:
     """The twin's pod at ``t`` (default: now) as npu-exporter series: what its operator's exporters would publish.
 
     Read only from what an operator sees (the metric store and the DOM readings, as the twin's sweep reads them):
     chip series carry the time the chip was last read (``t`` minus its heartbeat age), the others ``t``.
+    ``optics=False`` leaves out the switch-port optical and CRC series (the NPUs' own series only).
     """
     from faultlib.telemetry import formats as fmt
 
@@ -245,6 +274,8 @@ def render_twin_page(sim: Simulation, t: float | None = None) -> str:
         vals = store.read_many(metric, comps, t, default=default)
         _series(out, name, f"the npu {name.removeprefix('npu_chip_info_').replace('_', ' ')}",
                 ((lab[i], float(v), chip_ms[i]) for i, v in enumerate(vals) if math.isfinite(v)))
+    if not optics:
+        return "\n".join(out) + "\n"
     reading = sim.dom.read(t)
     mods = sim.dom.modules
     mlab = [f'id="0",instance="{fmt.hostname(m)}",port="{fmt.switch_port(m)}",udie="0"' for m in mods]
