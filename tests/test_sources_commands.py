@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from opsbrain.cli import cli
 from opsbrain.ingest.commands import parse_command_outputs
-from opsbrain.sources.commands import CommandDirSource, render_twin_npu_smi
 from opsbrain.sources import sweep_source
+from opsbrain.sources.commands import CommandDirSource, render_twin_npu_smi
 from opsbrain.sweeps import SweepParams, run_sweep
 from tests.test_sources import T, small_pod, static_faults
 

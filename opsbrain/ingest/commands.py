@@ -10,6 +10,7 @@ Values the tool prints as ``NA`` or ``not supported`` are left out. See docs/rea
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from dataclasses import dataclass, field
@@ -83,10 +84,8 @@ def _optical(out: CommandReadings, dev: int, lines: list[str]) -> None:
             present = value.strip().lower() == "present"
             continue
         if key.lower() == "rx los flag":
-            try:
+            with contextlib.suppress(ValueError):
                 out.los_lanes[dev] = int(value, 16)
-            except ValueError:
-                pass
             continue
         lane = RE_LANE.match(key)
         num = _number(value)

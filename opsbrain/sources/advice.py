@@ -123,7 +123,8 @@ class TwinActuator:
         except (ValueError, KeyError) as exc:
             return {"status": "failed", "detail": str(exc)}
         result = self.sim.env.run(until=proc)
-        out = result.as_dict() if hasattr(result, "as_dict") else {"detail": repr(result)}
+        out: dict[str, Any] = result.as_dict() if result is not None and hasattr(result, "as_dict") else {
+            "detail": repr(result)}
         return {"status": out.get("status", "succeeded"), "detail": out}
 
 

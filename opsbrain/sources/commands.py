@@ -126,7 +126,8 @@ def render_twin_npu_smi(sim: Simulation, node: str, t: float | None = None) -> s
     rows = store.read_many("hbm_isolated_rows", hbms, t, default=0.0)
     for npu, c, r in zip(npus, ce, rows, strict=True):
         k = fmt.device_index(npu)
-        out += ["", f"/usr/local/bin/npu-smi info -i {k} -t ecc", f"        NPU ID                                   : {k}",
+        out += ["", f"/usr/local/bin/npu-smi info -i {k} -t ecc",
+                f"        NPU ID                                   : {k}",
                 "        Chip Count                               : 1", "",
                 f"        HBM Single Bit Aggregate Total Err Cnt   : {c:.0f}",
                 "        HBM Single Bit Isolated Pages Count      : 0",

@@ -44,7 +44,8 @@ class MetricRow(NamedTuple):
 
 
 METRIC_TABLE: tuple[MetricRow, ...] = (
-    MetricRow("npu_chip_info_temperature", "id", "degC", "NPU temperature", "npu_temp", SRC_GO + "collector_for_npu.go"),
+    MetricRow("npu_chip_info_temperature", "id", "degC", "NPU temperature", "npu_temp",
+              SRC_GO + "collector_for_npu.go"),
     MetricRow("npu_chip_info_hbm_temperature", "id", "degC", "HBM temperature", "hbm_temp",
               SRC_GO + "collector_for_hbm.go"),
     MetricRow("npu_chip_info_hbm_ecc_total_single_bit_error_cnt", "id", "errors (counter)",
@@ -134,7 +135,7 @@ class PageParser:
 
     def keyed_samples(self, text: str) -> Iterator[tuple[str, str | None, dict[str, str], float, float | None]]:
         """As :meth:`samples`, with the raw label string of each sample (None where the library parsed the line)."""
-        for n, raw in enumerate(text.splitlines(), 1):
+        for raw in text.splitlines():
             line = raw.strip()
             if not line or line[0] == "#":
                 continue
@@ -288,7 +289,7 @@ def render_twin_page(sim: Simulation, t: float | None = None, optics: bool = Tru
                     ((mlab[i], float(col[i]), ms) for i in range(len(mods))))
     links = sorted({lk for lk in sim.dom.link_of})
     crc = store.read_many("link_crc_total", links, t, default=0.0)
-    first = {}
+    first: dict[str, str] = {}
     for m, lk in zip(mods, sim.dom.link_of, strict=True):
         first.setdefault(lk, m)
     _series(out, "npu_chip_info_crc_error_sum", "number of crc check errors on ub port",

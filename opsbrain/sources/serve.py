@@ -40,7 +40,8 @@ class PageServer:
     @property
     def url(self) -> str:
         host, port = self.server.server_address[:2]
-        return f"http://{host}:{port}/metrics"
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        return f"http://{name}:{port}/metrics"
 
     def __enter__(self) -> PageServer:
         self.thread.start()
