@@ -207,3 +207,10 @@ def test_sweep_service_on_a_real_source_uses_the_same_scheduler_store_and_metric
     assert {f["check"] for f in first["findings"]} >= {"npu_temp", "heartbeat", "link_light"}
     assert 'opsbrain_sweep_component_health{component="pod0/node0/npu3"} 2.0' in seen["metrics"]  # type: ignore[operator]
     assert len(RunStore(tmp_path).list_sweeps()) >= 2
+
+
+def test_docs_list_every_metric_of_the_table() -> None:
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "real-cluster.md").read_text()
+    for row in METRIC_TABLE:
+        if row.metric.startswith("npu_"):
+            assert f"`{row.metric}`" in doc, row.metric
