@@ -910,10 +910,14 @@ def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, 
 @click.option("--max-runtime", "max_runtime", type=float, default=None, help="Stop after this many wall seconds.")
 @click.option("--poll", "poll_s", type=float, default=0.25, show_default=True, help="Seconds between polls.")
 @click.option("--from-start", is_flag=True, help="Read the files already there from their start (default: their end).")
+@click.option("--url", "urls", multiple=True, metavar="URL", help="Also sweep these npu-exporter pages and report "
+              "new Alarm-or-worse findings.")
+@click.option("--sweep-interval", "sweep_s", type=float, default=300.0, show_default=True,
+              help="Seconds between sweeps of --url.")
 @data_dir_option
 @json_option
 def watch_cmd(logs: str, webhook: str | None, max_runtime: float | None, poll_s: float, from_start: bool,
-              data_dir: Path | None, as_json: bool) -> None:
+              urls: tuple[str, ...], sweep_s: float, data_dir: Path | None, as_json: bool) -> None:
     """Follow log files, group signals into incidents, diagnose each and show the runbook it would run (a dry
     run: advisory, nothing is executed). Stops on SIGINT/SIGTERM or --max-runtime."""
     import signal
@@ -929,6 +933,11 @@ def watch_cmd(logs: str, webhook: str | None, max_runtime: float | None, poll_s:
         if as_json:
             click.echo(json.dumps(d, default=str))
             return
+        if "finding" in d:
+            f = d["finding"]
+            click.echo(f"sweep at +{d['reported_s']:.1f} s: {f['severity']} {f['check']} {f['component']}: "
+                       f"{f['evidence']}\n  advised (not executed): {f['suggested_action']}")
+            return
         root = d.get("root") or {}
         where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) or d["component"]
         click.echo(f"{d['incident']}{' (update)' if d['update'] else ''} at +{d['reported_s']:.1f} s: "
@@ -942,8 +951,13 @@ def watch_cmd(logs: str, webhook: str | None, max_runtime: float | None, poll_s:
             how = st["command"] or f"{st['action']} {st['target'] or '(target not in the logs)'}"
             click.echo(f"    - {st['name']}: {how}{cond}")
 
+    source = None
+    if urls:
+        from opsbrain.sources import open_source
+
+        source = open_source("prometheus", urls)
     watcher = Watcher(logs, load_engine(data_dir, say=lambda m: click.echo(m, err=True)), report, webhook=webhook,
-                      poll_s=poll_s, from_start=from_start)
+                      poll_s=poll_s, from_start=from_start, source=source, sweep_every_s=sweep_s)
     stop = threading.Event()
     why = {"by": "max-runtime"}
 

@@ -183,3 +183,25 @@ def test_advice_resolves_every_step_or_says_it_cannot(rb: str) -> None:
     assert adv["advisory"] and adv["steps"]
     for st in adv["steps"]:
         assert st["target"] is None or st["target"].startswith("worker-3"), st
+
+
+def test_watch_also_sweeps_an_exporter_and_reports_new_alarms_once(tmp_path: Path) -> None:
+    from opsbrain.sources.exporter import render_twin_page
+    from opsbrain.sources.serve import PageServer
+    from tests.test_sources import T, small_pod, static_faults
+
+    sim = small_pod()
+    static_faults(sim)
+    sim.run(T)
+    page = render_twin_page(sim)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    with PageServer(lambda: page) as srv:
+        proc = _start(tmp_path, logs, "--url", srv.url, "--sweep-interval", "0.5", "--max-runtime", "3")
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    rows = [json.loads(x) for x in out.strip().splitlines()]
+    summary = rows.pop()["summary"]
+    found = [(r["finding"]["component"], r["finding"]["check"]) for r in rows]
+    assert ("pod0/node0/npu3", "npu_temp") in found and len(found) == len(set(found))  # each reported once
+    assert summary["sweeps"] >= 2 and not summary["source_errors"] and all(r["advisory"] for r in rows)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from opsbrain.sweeps.params import SweepParams
-from opsbrain.sweeps.snapshot import Snapshot
+from opsbrain.sweeps.snapshot import Snapshot, confirm_range
 
 DOM_FIELDS = ("rx_dbm", "tx_dbm", "bias_ma", "snr_db")
 NAN = float("nan")
@@ -146,12 +146,7 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
 
     reading = _dom(cur, modules, lanes)
     earlier = [_dom(x, modules, lanes) for x in history.before(t, p.dom_confirm_reads - 1)]
-    hi, lo = {}, {}
-    for k, v in reading.items():
-        hi[k], lo[k] = v.copy(), v.copy()
-        for e in earlier:
-            np.fmax(hi[k], e[k], out=hi[k])
-            np.fmin(lo[k], e[k], out=lo[k])
+    hi, lo = confirm_range(reading, earlier)
     trend = [x for x in history.within(t - p.trend_window_s, t) if x.optics]
     trend_t = np.asarray([x.t for x in trend], dtype=float)
     trend_rx = (np.stack([_dom(x, modules, lanes)["rx_dbm"].astype(np.float32) for x in trend]) if trend

@@ -7,6 +7,10 @@ open incident of the same node that had a signal within the window; an error (or
 detector defines them) opens a new one. Each incident is reported when first diagnosed and again when its
 diagnosis changes. Reports go to a callback (the CLI prints them) and, with a webhook URL, are POSTed as JSON.
 Nothing is executed unless an actuator is given (:mod:`opsbrain.sources.advice`).
+
+With a telemetry source (``--url``), the watch also sweeps it every ``sweep_every_s`` and reports each new
+Alarm-or-worse finding (one report per component, check and severity) with its suggested action; a collection
+that fails is counted, and the next one is tried.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from opsbrain.errors import InputError
 from opsbrain.ingest import Signal
 from opsbrain.ingest.where import node_of
 from opsbrain.sources.advice import Actuator, advise, execute
+from opsbrain.sources.base import ReadingsSource
 from opsbrain.sources.follow import LogFollower
 
 Report = Callable[[dict[str, Any]], None]
@@ -83,7 +88,8 @@ class Watcher:
 
     def __init__(self, logs: str | Path, engine: Any, report: Report, webhook: str | None = None,
                  actuator: Actuator | None = None, poll_s: float = 0.25, from_start: bool = False,
-                 params: DetectorParams | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+                 params: DetectorParams | None = None, clock: Callable[[], float] = time.monotonic,
+                 source: ReadingsSource | None = None, sweep_every_s: float = 300.0) -> None:
         root = Path(logs)
         if root.is_symlink() or not root.is_dir():
             raise InputError("not a directory (watch follows a directory of logs)", file=str(logs), path="--logs")
@@ -101,6 +107,14 @@ class Watcher:
         self.clock = clock
         self.reports = 0
         self.webhook_errors: list[str] = []
+        if source is not None and not sweep_every_s > 0:
+            raise InputError(f"must be > 0, got {sweep_every_s}", path="--sweep-interval")
+        self.source = source
+        self.sweep_every_s = sweep_every_s
+        self._next_sweep = -float("inf")
+        self._seen_findings: set[tuple[str, str, str]] = set()
+        self.sweeps = 0
+        self.source_errors: list[str] = []
 
     def step(self) -> None:
         """One poll: new lines -> grouping -> diagnoses due -> reports."""
@@ -109,6 +123,31 @@ class Watcher:
             self.grouper.feed(sig, now)
         for inc in self.grouper.due(now):
             self._diagnose(inc, now)
+        if self.source is not None and now >= self._next_sweep:
+            self._next_sweep = now + self.sweep_every_s
+            self._sweep(now)
+
+    def _sweep(self, now: float) -> None:
+        from opsbrain.sources.base import sweep_source
+
+        assert self.source is not None
+        try:
+            report = sweep_source(self.source)
+        except InputError as exc:
+            self.source_errors.append(str(exc))
+            return
+        self.sweeps += 1
+        for f in report.at_least("Alarm"):
+            key = (f.component, f.check, f.severity)
+            if key in self._seen_findings:
+                continue
+            self._seen_findings.add(key)
+            data = {"finding": f.as_dict(), "source": self.source.name, "reported_s": round(now - self._t0, 3),
+                    "advisory": True}
+            self.reports += 1
+            self.report(data)
+            if self.webhook:
+                self._post(data)
 
     def _diagnose(self, inc: WatchIncident, now: float) -> None:
         from opsbrain.diagnosis.oneclick import diagnose_signals
@@ -141,7 +180,8 @@ class Watcher:
             with urllib.request.urlopen(req, timeout=5) as resp:  # noqa: S310 (http(s) checked)
                 resp.read(1024)
         except (urllib.error.URLError, OSError, ValueError) as exc:
-            self.webhook_errors.append(f"{data['incident']}: {getattr(exc, 'reason', exc)}")
+            what = data.get("incident") or data["finding"]["component"]
+            self.webhook_errors.append(f"{what}: {getattr(exc, 'reason', exc)}")
 
     def run(self, stop: threading.Event, max_runtime_s: float | None = None) -> dict[str, Any]:
         """Poll until ``stop`` is set or ``max_runtime_s`` wall seconds passed; a summary."""
@@ -153,6 +193,7 @@ class Watcher:
             stop.wait(self.poll_s)
         return {"incidents": len(self.grouper.incidents), "reports": self.reports, "lines": self.follower.lines,
                 "files": len(self.follower._tails), "wall_s": round(self.clock() - self._t0, 3),
-                "webhook_errors": self.webhook_errors[:20], "not_read": self.follower.stats.not_read[:20]}
+                "webhook_errors": self.webhook_errors[:20], "not_read": self.follower.stats.not_read[:20],
+                "sweeps": self.sweeps, "source_errors": self.source_errors[:20]}
 
     _t0 = 0.0
