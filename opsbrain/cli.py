@@ -790,6 +790,8 @@ def sweep_once_cmd(scenario: str, at_s: float, seed: int | None, source: str, ur
     """One sweep of SCENARIO's pod at --at, or of a real cluster's telemetry (--source). Exit 0: no finding is
     Alarm or worse; 1: at least one is."""
     if source != "twin":
+        if scenario != "noise-only-day" or at_s != 3600.0 or seed is not None:
+            raise InputError("--scenario, --at and --seed belong to --source twin", path="--source")
         _sweep_real_once(source, urls, cmd_dir, as_json)
         return
     if urls or cmd_dir:
@@ -873,6 +875,9 @@ def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, 
     if source != "twin":
         from opsbrain.sources import open_source
         from opsbrain.sources.service import SourcePod
+
+        if scenario is not None or speed != 1.0 or seed is not None:
+            raise InputError("--scenario, --speed and --seed belong to --source twin", path="--source")
 
         pod = SourcePod(open_source(source, urls, cmd_dir), name=name or f"{source}-cluster")
         scenario = pod.name

@@ -214,3 +214,11 @@ def test_docs_list_every_metric_of_the_table() -> None:
     for row in METRIC_TABLE:
         if row.metric.startswith("npu_"):
             assert f"`{row.metric}`" in doc, row.metric
+
+
+def test_twin_options_with_a_real_source_are_refused(tmp_path: Path) -> None:
+    for args in (["sweep", "once", "--source", "prometheus", "--url", "http://127.0.0.1:1/m", "--at", "60"],
+                 ["sweep", "run", "--source", "prometheus", "--url", "http://127.0.0.1:1/m", "--scenario", "x"],
+                 ["sweep", "once", "--url", "http://127.0.0.1:1/m"]):
+        res = CliRunner().invoke(cli, args, env={"OPSBRAIN_HOME": str(tmp_path)})
+        assert res.exit_code == 2 and ("belong to --source twin" in res.stderr or "need --source" in res.stderr), args
