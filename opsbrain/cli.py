@@ -777,11 +777,11 @@ def sweep() -> None:
 @click.option("--at", "at_s", type=float, default=3600.0, show_default=True,
               help="Simulated seconds into the scenario (0 .. its duration); only that much is simulated.")
 @click.option("--seed", type=int, default=None, help="Override the scenario's seed.")
-@click.option("--source", "source", type=click.Choice(["twin", "prometheus", "commands"]), default="twin",
-              show_default=True, help="What to sweep: the twin's scenario, npu-exporter pages, or collected "
-              "npu-smi/hccn_tool outputs (docs/real-cluster.md).")
+@click.option("--source", "source", type=click.Choice(["twin", "prometheus", "prometheus-api", "commands"]),
+              default="twin", show_default=True, help="What to sweep: the twin's scenario, npu-exporter pages, a "
+              "Prometheus server's query API, or collected npu-smi/hccn_tool outputs (docs/real-cluster.md).")
 @click.option("--url", "urls", multiple=True, metavar="URL", help="An exporter page (repeat for one per node), "
-              "e.g. http://HOST:8082/metrics (--source prometheus).")
+              "e.g. http://HOST:8082/metrics (--source prometheus), or the server (--source prometheus-api).")
 @click.option("--dir", "cmd_dir", default=None, metavar="DIR", help="Collected command outputs (--source commands).")
 @data_dir_option
 @json_option
@@ -855,8 +855,9 @@ def _print_sweep(d: dict[str, Any]) -> None:
               "(0: any free port, printed on stderr).")
 @click.option("--max-runtime", "max_runtime", type=float, default=None, help="Stop after this many wall seconds.")
 @click.option("--seed", type=int, default=None, help="Override the scenario's seed.")
-@click.option("--source", "source", type=click.Choice(["twin", "prometheus", "commands"]), default="twin",
-              show_default=True, help="Sweep the scenario's live pod, npu-exporter pages or collected outputs.")
+@click.option("--source", "source", type=click.Choice(["twin", "prometheus", "prometheus-api", "commands"]),
+              default="twin", show_default=True, help="Sweep the scenario's live pod, npu-exporter pages, a "
+              "Prometheus server's query API or collected outputs.")
 @click.option("--url", "urls", multiple=True, metavar="URL", help="An exporter page (--source prometheus; repeat).")
 @click.option("--dir", "cmd_dir", default=None, metavar="DIR", help="Collected command outputs (--source commands).")
 @click.option("--name", "name", default=None, help="The cluster's name for the schedule id (real sources).")

@@ -174,6 +174,14 @@ def test_bad_url_is_one_line_exit_2(tmp_path: Path, args: list[str], why: str) -
     assert res.exit_code == 2 and why in res.stderr and "Traceback" not in res.output
 
 
+@pytest.mark.parametrize("args, why", [(["--url", "http://127.0.0.1:1"], "cannot query"),
+                                       ([], "takes one --url")])
+def test_bad_query_api_is_one_line_exit_2(tmp_path: Path, args: list[str], why: str) -> None:
+    res = CliRunner().invoke(cli, ["sweep", "once", "--source", "prometheus-api", *args],
+                             env={"OPSBRAIN_HOME": str(tmp_path)})
+    assert res.exit_code == 2 and why in res.stderr and len(res.stderr.strip().splitlines()) == 1
+
+
 def test_sweep_service_on_a_real_source_uses_the_same_scheduler_store_and_metrics(tmp_path: Path) -> None:
     import threading
     import urllib.request
@@ -222,3 +230,75 @@ def test_twin_options_with_a_real_source_are_refused(tmp_path: Path) -> None:
                  ["sweep", "once", "--url", "http://127.0.0.1:1/m"]):
         res = CliRunner().invoke(cli, args, env={"OPSBRAIN_HOME": str(tmp_path)})
         assert res.exit_code == 2 and ("belong to --source twin" in res.stderr or "need --source" in res.stderr), args
+
+
+class _FakePrometheusAPI:
+    """A Prometheus server's instant-query API over the twin: the series of its npu-exporter page at time T."""
+
+    def __init__(self, sim: Simulation) -> None:
+        import re
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        from threading import Thread
+        from urllib.parse import parse_qs, urlsplit
+
+        epoch = sim.wallclock(0.0).timestamp()
+        outer = self
+        self.queries = 0
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802
+                q = parse_qs(urlsplit(self.path).query)
+                expr, t = q["query"][0], float(q["time"][0])
+                page = render_twin_page(sim, t - epoch)
+                result = []
+                if expr.startswith("timestamp("):
+                    want = expr[len("timestamp("):-1]
+                    result = [{"metric": lb, "value": [t, str(ts)]}
+                              for n, lb, _v, ts in PageParser().samples(page) if n == want]
+                else:
+                    rx = re.compile(expr.split('=~"', 1)[1].rsplit('"', 1)[0])
+                    result = [{"metric": {"__name__": n, **lb}, "value": [t, repr(v)]}
+                              for n, lb, v, _ts in PageParser().samples(page) if rx.fullmatch(n)]
+                body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": result}}).encode()
+                outer.queries += 1
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_prometheus_query_api_gives_history_at_the_first_sweep() -> None:
+    """One sweep through a Prometheus server's query API sees the windows and the trend at once, with the
+    twin's own findings on every covered check."""
+    from opsbrain.sources.promapi import PrometheusQuerySource
+
+    sim = small_pod(quiet=False, seed=4)
+    static_faults(sim)
+    hbm = sorted(sim.topology.by_kind["hbm"])[11]
+    sim.telemetry.metrics.add("hbm_ce_total", hbm, T - 300.0, 400.0)
+    decaying = sim.dom.modules_of(sorted(set(sim.dom.link_of))[9])[1]
+    sim.dom.set_decay(decaying, T - 2 * 3600.0, 2.0, lanes=[2])
+    sim.run(T)
+    api = _FakePrometheusAPI(sim)
+    try:
+        src = PrometheusQuerySource(api.url, clock=lambda: sim.wallclock(T).timestamp())
+        rep = sweep_source(src, P)
+    finally:
+        api.close()
+    twin = run_sweep(sim, params=P, checks=sorted(COVERS))
+    assert {"hbm_ce", "dom_trend", "heartbeat"} <= {f.check for f in twin.findings}
+    assert _keys(rep.findings) == _keys(twin.findings)
+    trend = [f.predicted_failure_s for f in rep.findings if f.check == "dom_trend"]
+    assert trend == pytest.approx([f.predicted_failure_s for f in twin.findings if f.check == "dom_trend"], rel=0.05)

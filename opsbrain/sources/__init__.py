@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from opsbrain.errors import InputError
 from opsbrain.sources.base import PrometheusSource, ReadingsSource, TelemetrySource, TwinSource, sweep_source
 
-SOURCE_KINDS = ("twin", "prometheus", "commands")
+SOURCE_KINDS = ("twin", "prometheus", "prometheus-api", "commands")
 
 
 def open_source(kind: str, urls: Sequence[str] = (), directory: str | None = None) -> ReadingsSource:
@@ -18,6 +18,15 @@ def open_source(kind: str, urls: Sequence[str] = (), directory: str | None = Non
         if directory:
             raise InputError("--dir belongs to --source commands", path="--dir")
         return PrometheusSource(list(urls))
+    if kind == "prometheus-api":
+        from opsbrain.sources.promapi import PrometheusQuerySource
+
+        if directory:
+            raise InputError("--dir belongs to --source commands", path="--dir")
+        if len(urls) != 1:
+            raise InputError("--source prometheus-api takes one --url (the server, e.g. http://prom:9090)",
+                             path="--url")
+        return PrometheusQuerySource(urls[0])
     if kind == "commands":
         from opsbrain.sources.commands import CommandDirSource
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from opsbrain.ingest.parsers.twin import l1_uplink, l2_downlink
@@ -189,12 +189,22 @@ def parse_page(text: str, default_host: str | None = None, now: float | None = N
     """Readings of an exporter page. The collection time is the newest sample time stamp (else ``now``).
     Raises ValueError (with the parser's message) for text that is not the Prometheus text format."""
     pp = parser or PageParser()
+    return readings_of_samples(pp.keyed_samples(text), default_host, now, pp)
+
+
+Sample = tuple[str, "str | None", dict[str, str], float, "float | None"]
+
+
+def readings_of_samples(samples: Iterable[Sample], default_host: str | None = None, now: float | None = None,
+                        parser: PageParser | None = None) -> Readings:
+    """Readings of (name, label string or None, labels, value, time stamp) samples, from a page or a query API."""
+    pp = parser or PageParser()
     r = Readings(0.0, covers=set(COVERS))
     newest = -math.inf
     kinds: dict[str, tuple[str, str, int, bool]] = {}
     ids_cache = pp.ids
     sample_t = r.npu_sample_t
-    for name, key, labels, value, ts in pp.keyed_samples(text):
+    for name, key, labels, value, ts in samples:
         if ts is not None and ts > newest:
             newest = ts
         kind = kinds.get(name)

@@ -14,7 +14,7 @@ the twin's sweep reads its own history.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -145,7 +145,8 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
                          for ln in links), dtype=float, count=len(links))
 
     reading = _dom(cur, modules, lanes)
-    earlier = [_dom(x, modules, lanes) for x in history.before(t, p.dom_confirm_reads - 1)]
+    earlier: list[Mapping[str, np.ndarray]] = [_dom(x, modules, lanes)
+                                               for x in history.before(t, p.dom_confirm_reads - 1)]
     hi, lo = confirm_range(reading, earlier)
     trend = [x for x in history.within(t - p.trend_window_s, t) if x.optics]
     trend_t = np.asarray([x.t for x in trend], dtype=float)
