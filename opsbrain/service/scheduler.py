@@ -243,15 +243,16 @@ def run_service(scenario: str, trigger: TriggerSpec | None = None, speed: float 
                 metrics_port: int | None = None, home: Path | None = None, max_runtime_s: float | None = None,
                 seed: int | None = None, on_sweep: SweepCallback | None = None,
                 on_start: Callable[[SweepService], None] | None = None,
-                stop: threading.Event | None = None) -> dict[str, Any]:
+                stop: threading.Event | None = None, pod: Any = None) -> dict[str, Any]:
     """Run the sweep service until SIGINT/SIGTERM, ``max_runtime_s`` wall seconds, or ``stop`` is set; return a
-    summary (schedule, sweeps, findings, proactive incidents, errors)."""
+    summary (schedule, sweeps, findings, proactive incidents, errors). ``pod``: sweep this instead of the
+    scenario's live pod (a real source, :class:`opsbrain.sources.service.SourcePod`)."""
     if max_runtime_s is not None and not max_runtime_s > 0:
         raise InputError(f"must be > 0, got {max_runtime_s:g}", path="--max-runtime")
     if metrics_port is not None and not 0 <= metrics_port <= 65535:
         raise InputError(f"must be a TCP port 0..65535, got {metrics_port}", path="--metrics-port")
     store = RunStore(home)
-    pod = LivePod.from_scenario(scenario, speed=speed, seed=seed, home=home)
+    pod = pod if pod is not None else LivePod.from_scenario(scenario, speed=speed, seed=seed, home=home)
     svc = SweepService(pod, store, trigger, on_sweep=on_sweep)
     stop = stop or threading.Event()
     reason = {"why": "max-runtime"}

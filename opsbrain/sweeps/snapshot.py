@@ -272,7 +272,8 @@ def _trend(sim: Simulation, t: float, p: SweepParams, reading: Reading, history:
     return times, stack, earlier
 
 
-def _confirm(reading: Reading, earlier: list[Reading]) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+def confirm_range(reading: Reading, earlier: list[Reading]) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """(highest, lowest) value per field and lane over this reading and the earlier ones (NaN where any is NaN)."""
     if not earlier:
         return dict(reading), dict(reading)
     hi, lo = {}, {}
@@ -316,7 +317,7 @@ def take_snapshot(sim: Simulation, t: float | None = None, params: SweepParams |
                                if x in npu_pos) for s in spares], dtype=bool)
 
     trend_t, trend_rx, earlier = _trend(sim, t, p, reading, history)
-    dom_hi, dom_lo = _confirm(reading, earlier)
+    dom_hi, dom_lo = confirm_range(reading, earlier)
     return Snapshot(
         t=t,
         windows={"hbm_ce": w_ce, "hbm_rows": t - t_rows, "link_down": w_down, "crc": w_crc, "fec": w_fec,

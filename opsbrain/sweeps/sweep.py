@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from opsbrain.sweeps.checks import CHECKS, LEVEL, SEVERITIES, Check, Finding, json_safe, worst
 from opsbrain.sweeps.params import SweepParams
 from opsbrain.sweeps.predict import check_dom_trend
-from opsbrain.sweeps.snapshot import SweepHistory, take_snapshot
+from opsbrain.sweeps.snapshot import Snapshot, SweepHistory, take_snapshot
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
@@ -63,6 +63,15 @@ def run_sweep(sim: Simulation, t: float | None = None, params: SweepParams | Non
     """
     start = time.perf_counter()
     p = params or SweepParams()
+    return sweep_snapshot(take_snapshot(sim, t, p, history), p, checks, start)
+
+
+def sweep_snapshot(snap: Snapshot, params: SweepParams | None = None, checks: Iterable[str] | None = None,
+                   started: float | None = None) -> SweepReport:
+    """Run every check (or the named ``checks``) on a snapshot from any telemetry source (``opsbrain.sources``);
+    ``started`` (a ``time.perf_counter()`` value) counts the collection into the duration."""
+    start = time.perf_counter() if started is None else started
+    p = params or SweepParams()
     selected = ALL_CHECKS
     if checks is not None:
         names = set(checks)
@@ -70,7 +79,6 @@ def run_sweep(sim: Simulation, t: float | None = None, params: SweepParams | Non
         if unknown:
             raise ValueError(f"unknown checks {sorted(unknown)} (known: {', '.join(CHECK_NAMES)})")
         selected = tuple(c for c in ALL_CHECKS if c.name in names)
-    snap = take_snapshot(sim, t, p, history)
     findings: list[Finding] = []
     checked: dict[str, int] = {}
     for c in selected:

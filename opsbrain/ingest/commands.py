@@ -1,0 +1,167 @@
+"""Collected command outputs -> readings and signals: ``npu-smi info`` (the device table), ``npu-smi info -i N -t
+ecc``, ``hccn_tool -i N -optical -g``, ``-link -g``, ``-link_stat -g`` and ``-net_health -g``.
+
+A collected file holds one or more commands, each as its command line (full path or not, ``$ `` / ``# `` prompt
+allowed) followed by its output, the way MindCluster's fault-diagnosis collection writes them (ascend-fd test
+fixture ``kg_parse/npu_info_before.txt``; layouts in MindCluster docs ``faultdiag/user_guide/03_collecting_logs.md``
+and ``devmanager/hccn/hccn_tool.go``, which splits ``-optical -g`` lines at ``:`` into ``Tx Power0 : 4.4035 mW``).
+Values the tool prints as ``NA`` or ``not supported`` are left out. See docs/real-cluster.md for the table.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from opsbrain.ingest.signal import Signal
+from opsbrain.ingest.where import node_component
+
+RE_COMMAND = re.compile(r"^\s*(?:[$#]\s*)?(?:\S*/)?(npu-smi|hccn_tool)\s+(.*?)\s*$")
+RE_DEV = re.compile(r"-i\s+(\d+)")
+RE_SMI_ROW = re.compile(r"^\|\s*(\d+)\s+(\S+)\s*\|\s*(\w+)\s*\|\s*(\S+)\s+(\S+)\s")
+RE_KV = re.compile(r"^\s*(?:\[devid \d+\])?\s*([A-Za-z][\w ()%/.-]*?)\s*:\s*(.*?)\s*$")
+RE_NUM_UNIT = re.compile(r"^(-?\d+(?:\.\d+)?)\s*([A-Za-z%]*)$")
+RE_LANE = re.compile(r"^(Tx Power|Rx Power|Tx Bias|Media SNR Lane)\s*(\d+)$", re.I)
+RE_LINK_RECORD = re.compile(r"\[devid (\d+)\]\s+(\w{3} \w{3}\s+\d+ [\d:]+ \d{4})\s+LINK (UP|DOWN)")
+RE_LINK_STATUS = re.compile(r"link status\s*:\s*(UP|DOWN)", re.I)
+RE_NET_HEALTH = re.compile(r"net health status\s*:\s*(.+?)\s*$", re.I)
+NO_LIGHT_DBM = -40.0
+"""A lane the module flags as loss of signal (``Rx Los Flag`` bit set) or reading 0 mW: no light."""
+
+
+@dataclass
+class CommandReadings:
+    """What a host's collected outputs say, per device index (as the tools number them)."""
+
+    host: str | None
+    npu_temp_c: dict[int, float] = field(default_factory=dict)
+    npu_health: dict[int, str] = field(default_factory=dict)
+    hbm_ce_total: dict[int, float] = field(default_factory=dict)
+    hbm_rows: dict[int, float] = field(default_factory=dict)
+    optics: dict[int, dict[str, list[float]]] = field(default_factory=dict)
+    los_lanes: dict[int, int] = field(default_factory=dict)
+    link_down: dict[int, bool] = field(default_factory=dict)
+    link_down_times: dict[int, list[float]] = field(default_factory=dict)
+    signals: list[Signal] = field(default_factory=list)
+    commands: int = 0
+
+
+def _number(text: str) -> tuple[float, str] | None:
+    m = RE_NUM_UNIT.match(text.strip())
+    return (float(m.group(1)), m.group(2)) if m else None
+
+
+def _sections(text: str) -> list[tuple[str, str, list[str]]]:
+    """(tool, arguments, output lines) per command of a collected file."""
+    out: list[tuple[str, str, list[str]]] = []
+    for line in text.splitlines():
+        if m := RE_COMMAND.match(line):
+            out.append((m.group(1), m.group(2), []))
+        elif out:
+            out[-1][2].append(line)
+    return out
+
+
+def _ctime(text: str) -> float | None:
+    try:
+        return datetime.strptime(" ".join(text.split()), "%a %b %d %H:%M:%S %Y").timestamp()
+    except ValueError:
+        return None
+
+
+def _optical(out: CommandReadings, dev: int, lines: list[str]) -> None:
+    fields: dict[str, list[float]] = {}
+    present = True
+    for line in lines:
+        m = RE_KV.match(line)
+        if not m:
+            continue
+        key, value = m.group(1).strip(), m.group(2)
+        if key.lower() == "present":
+            present = value.strip().lower() == "present"
+            continue
+        if key.lower() == "rx los flag":
+            with contextlib.suppress(ValueError):
+                out.los_lanes[dev] = int(value, 16)
+            continue
+        lane = RE_LANE.match(key)
+        num = _number(value)
+        if not lane or num is None:
+            continue
+        kind, k = lane.group(1).lower(), int(lane.group(2))
+        val, unit = num
+        if kind in ("tx power", "rx power"):
+            name = "tx_dbm" if kind == "tx power" else "rx_dbm"
+            val = 10.0 * math.log10(val) if unit.lower() == "mw" and val > 0 else (
+                NO_LIGHT_DBM if unit.lower() == "mw" else val)
+        else:
+            name = "bias_ma" if kind == "tx bias" else "snr_db"
+        lanes = fields.setdefault(name, [])
+        while len(lanes) <= k:
+            lanes.append(math.nan)
+        lanes[k] = val
+    if not present or not fields:
+        return
+    flags = out.los_lanes.get(dev, 0)
+    rx = fields.get("rx_dbm", [])
+    for k in range(len(rx)):
+        if flags >> k & 1:
+            rx[k] = NO_LIGHT_DBM
+    out.optics[dev] = fields
+
+
+def parse_command_outputs(text: str, host: str | None = None, file: str | None = None) -> CommandReadings:
+    """Readings and signals of one collected file (never raises: lines it does not know are skipped)."""
+    out = CommandReadings(host)
+    node = node_component(host)
+    for tool, args, lines in _sections(text):
+        out.commands += 1
+        d = RE_DEV.search(args)
+        dev = int(d.group(1)) if d else None
+        if tool == "npu-smi" and args.split()[:1] == ["info"] and dev is None and "-t" not in args:
+            for line in lines:
+                if m := RE_SMI_ROW.match(line):
+                    n = int(m.group(1))
+                    out.npu_health[n] = m.group(3)
+                    temp = _number(m.group(5))
+                    if temp is not None:
+                        out.npu_temp_c[n] = temp[0]
+            continue
+        if tool == "npu-smi" and "-t ecc" in args and dev is not None:
+            rows = 0.0
+            for line in lines:
+                m = RE_KV.match(line)
+                if not m or (num := _number(m.group(2))) is None:
+                    continue
+                key = m.group(1).lower()
+                if key == "hbm single bit aggregate total err cnt":
+                    out.hbm_ce_total[dev] = num[0]
+                elif key in ("hbm single bit isolated pages count", "hbm double bit isolated pages count"):
+                    rows += num[0]
+                    out.hbm_rows[dev] = rows
+            continue
+        if tool != "hccn_tool" or dev is None:
+            continue
+        comp = f"{node}/npu{dev}" if node else f"npu{dev}"
+        if "-optical" in args:
+            _optical(out, dev, lines)
+        elif "-link_stat" in args:
+            for line in lines:
+                if (m := RE_LINK_RECORD.search(line)) and m.group(3) == "DOWN" and (t := _ctime(m.group(2))):
+                    out.link_down_times.setdefault(dev, []).append(t)
+        elif "-link" in args:
+            for line in lines:
+                if m := RE_LINK_STATUS.search(line):
+                    down = m.group(1).upper() == "DOWN"
+                    out.link_down[dev] = down
+                    out.signals.append(Signal(0.0, "hccn:down" if down else "hccn:up", comp, host, 2 if down else 0,
+                                              line.strip(), device=dev, file=file))
+        elif "-net_health" in args:
+            for line in lines:
+                if (m := RE_NET_HEALTH.search(line)) and m.group(1).lower() not in ("success", "init"):
+                    out.signals.append(Signal(0.0, "hccn:net_health_fail", comp, host, 2, line.strip(), device=dev,
+                                              file=file))
+    return out

@@ -1,0 +1,42 @@
+"""Telemetry sources for sweeps and the watch mode: the twin, npu-exporter pages (Prometheus), directories of
+collected ``npu-smi`` / ``hccn_tool`` outputs, and followed log directories. docs/real-cluster.md explains how
+to point opsbrain at a cluster."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from opsbrain.errors import InputError
+from opsbrain.sources.base import PrometheusSource, ReadingsSource, TelemetrySource, TwinSource, sweep_source
+
+SOURCE_KINDS = ("twin", "prometheus", "prometheus-api", "commands")
+
+
+def open_source(kind: str, urls: Sequence[str] = (), directory: str | None = None) -> ReadingsSource:
+    """A real source by its CLI name (``prometheus`` with URLs, ``commands`` with a directory)."""
+    if kind == "prometheus":
+        if directory:
+            raise InputError("--dir belongs to --source commands", path="--dir")
+        return PrometheusSource(list(urls))
+    if kind == "prometheus-api":
+        from opsbrain.sources.promapi import PrometheusQuerySource
+
+        if directory:
+            raise InputError("--dir belongs to --source commands", path="--dir")
+        if len(urls) != 1:
+            raise InputError("--source prometheus-api takes one --url (the server, e.g. http://prom:9090)",
+                             path="--url")
+        return PrometheusQuerySource(urls[0])
+    if kind == "commands":
+        from opsbrain.sources.commands import CommandDirSource
+
+        if urls:
+            raise InputError("--url belongs to --source prometheus", path="--url")
+        if not directory:
+            raise InputError("--source commands needs --dir DIR", path="--dir")
+        return CommandDirSource(directory)
+    raise InputError(f"unknown source {kind!r} (known: {', '.join(SOURCE_KINDS)})", path="--source")
+
+
+__all__ = ["SOURCE_KINDS", "PrometheusSource", "ReadingsSource", "TelemetrySource", "TwinSource", "open_source",
+           "sweep_source"]

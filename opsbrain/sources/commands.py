@@ -1,0 +1,135 @@
+"""A directory of collected command outputs as a telemetry source (``--source commands --dir DIR``).
+
+Layout: ``DIR/<host>/<any file>`` (one sub-directory per host, its name the host as the ingestion layer writes
+it), or files directly in ``DIR`` for one unnamed host. Each file holds one or more command outputs (see
+:mod:`opsbrain.ingest.commands`). The collection time is the newest file's modification time: re-collect into
+the same directory and the next sweep sees the change (windowed checks need two collections).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from opsbrain.errors import InputError
+from opsbrain.ingest.commands import CommandReadings, parse_command_outputs
+from opsbrain.ingest.signal import Signal
+from opsbrain.ingest.text import TextStats, log_files
+from opsbrain.ingest.where import node_component
+from opsbrain.sources.base import ReadingsSource
+from opsbrain.sources.readings import Readings
+
+COMMAND_COVERS = frozenset({"npu_temp", "hbm_ce", "hbm_rows", "dom_rx", "dom_tx", "dom_bias", "dom_snr",
+                            "dom_spread", "dom_trend", "link_light", "link_downs"})
+if TYPE_CHECKING:
+    from faultlib.engine import Simulation
+
+MAX_FILE_BYTES = 16 << 20
+
+
+def readings_of(parts: list[CommandReadings], t: float) -> Readings:
+    """One collection from the parsed files of every host."""
+    r = Readings(t, covers=set(COMMAND_COVERS))
+    for c in parts:
+        node = node_component(c.host)
+
+        def npu(dev: int, node: str | None = node) -> str:
+            return f"{node}/npu{dev}" if node else f"npu{dev}"
+
+        for dev, v in c.npu_temp_c.items():
+            r.npu_temp_c[npu(dev)] = v
+        for dev, v in c.hbm_ce_total.items():
+            r.hbm_ce_total[npu(dev) + "/hbm"] = v
+        for dev, v in c.hbm_rows.items():
+            r.hbm_rows[npu(dev) + "/hbm"] = v
+        for dev, fields in c.optics.items():
+            link = npu(dev) + "/port"
+            r.optics[link + "/xcvr"] = fields
+            r.module_link[link + "/xcvr"] = link
+        for dev, times in c.link_down_times.items():
+            r.link_down_times.setdefault(npu(dev) + "/port", []).extend(times)
+        for dev, down in c.link_down.items():
+            r.link_oper_down[npu(dev) + "/port"] = down
+    return r
+
+
+class CommandDirSource(ReadingsSource):
+    """Collected ``npu-smi`` / ``hccn_tool`` outputs under a directory."""
+
+    def __init__(self, root: str | Path) -> None:
+        super().__init__()
+        self.root = Path(root)
+        if not self.root.is_dir():
+            raise InputError("not a directory", file=str(root), path="--dir")
+        self.name = f"commands {self.root}"
+        self.signals: list[Signal] = []
+        self.stats = TextStats()
+
+    def covers(self) -> frozenset[str]:
+        return COMMAND_COVERS
+
+    def collect(self) -> Readings:
+        parts = []
+        newest = 0.0
+        self.signals = []
+        self.stats = TextStats()
+        for path, rel in log_files(self.root, self.stats):
+            host = rel.split("/", 1)[0] if "/" in rel else None
+            try:
+                size = path.stat().st_size
+                if size > MAX_FILE_BYTES:
+                    self.stats.not_read.append(f"{rel}: {size} bytes, more than {MAX_FILE_BYTES}")
+                    continue
+                newest = max(newest, path.stat().st_mtime)
+                text = path.read_bytes().decode("utf-8", "replace")
+            except OSError as exc:
+                self.stats.not_read.append(f"{rel}: {exc.strerror or exc}")
+                continue
+            got = parse_command_outputs(text, host, rel)
+            if got.commands:
+                self.stats.files += 1
+                parts.append(got)
+                self.signals.extend(got.signals)
+        if not parts:
+            raise InputError("no npu-smi or hccn_tool output found (each file starts with its command line)",
+                             file=str(self.root), path="--dir")
+        return readings_of(parts, newest)
+
+
+# ---- the twin's nodes as collected command outputs -------------------------------------------------------------
+def render_twin_npu_smi(sim: Simulation, node: str, t: float | None = None) -> str:
+    """``npu-smi info`` and ``npu-smi info -i N -t ecc`` of a twin node at ``t``, in the tool's layout (MindCluster
+    docs faultdiag/user_guide/03_collecting_logs.md). Values the twin does not model print ``NA``, as the tool
+    prints values it cannot read; the health column is ``NA`` too (the twin prints no ground truth)."""
+    from faultlib.telemetry import formats as fmt
+
+    t = sim.now if t is None else float(t)
+    store = sim.telemetry.metrics
+    npus = sorted((n for n in sim.topology.by_kind.get("npu", ()) if n.startswith(node + "/")),
+                  key=fmt.device_index)
+    temps = store.read_many("npu_temp_c", npus, t)
+    bar = "+===========================+===============+====================================================+"
+    out = ["/usr/local/bin/npu-smi info",
+           "+------------------------------------------------------------------------------------------------+",
+           "| npu-smi 24.1.rc1                 Version: 24.1.rc1                                             |",
+           "+---------------------------+---------------+----------------------------------------------------+",
+           "| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|",
+           "| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |", bar]
+    for npu, temp in zip(npus, temps, strict=True):
+        k = fmt.device_index(npu)
+        tc = f"{temp:.0f}" if temp == temp else "NA"
+        out.append(f"| {k:<5} {'910C':<19} | {'NA':<13} | {'NA':<11} {tc:<17} {'NA':<21}|")
+        out.append(f"| {0:<25} | {'NA':<13} | {'NA':<11} {'NA':<17} {'NA':<21}|")
+        out.append(bar)
+    hbms = [n + "/hbm" for n in npus]
+    ce = store.read_many("hbm_ce_total", hbms, t, default=0.0)
+    rows = store.read_many("hbm_isolated_rows", hbms, t, default=0.0)
+    for npu, c, r in zip(npus, ce, rows, strict=True):
+        k = fmt.device_index(npu)
+        out += ["", f"/usr/local/bin/npu-smi info -i {k} -t ecc",
+                f"        NPU ID                                   : {k}",
+                "        Chip Count                               : 1", "",
+                f"        HBM Single Bit Aggregate Total Err Cnt   : {c:.0f}",
+                "        HBM Single Bit Isolated Pages Count      : 0",
+                f"        HBM Double Bit Isolated Pages Count      : {r:.0f}"]
+    return "\n".join(out) + "\n"

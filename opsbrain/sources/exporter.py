@@ -1,0 +1,308 @@
+"""MindCluster NPU exporter pages (Prometheus text format) -> :class:`~opsbrain.sources.readings.Readings`, and
+the twin's pod rendered as such a page (so the twin and a real cluster are read by the same parser).
+
+The page is parsed with prometheus_client's text parser (``text_string_to_metric_families``). Metric names and
+labels are npu-exporter's own (Ascend/mind-cluster ``component/npu-exporter/collector/metrics/*.go``; the
+page layout as in MindCluster's "Prometheus Metrics接口" reference, default port 8082). :data:`METRIC_TABLE`
+maps each one to the check it feeds; docs/real-cluster.md prints the table. A page may hold several nodes (a
+Prometheus ``/federate`` page adds an ``instance`` label per target); without one the URL's host names the node.
+
+Component ids follow the ingestion layer (``opsbrain.ingest.where``): ``<node>/npu<id>``, ``<node>/npu<id>/hbm``,
+and for an optical port ``<node>/npu<id>/udie<u>/port<p>`` (its module: ``.../xcvr``). The twin's optics sit in
+UB switch chips; its page publishes them in the same UB-port series with the switch chip as ``instance`` and the
+switch port as ``port`` (a twin convention, said in the docs), which the parser maps back to the twin's module
+and link ids through the ingestion layer's switch-port naming.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, NamedTuple
+
+from opsbrain.ingest.parsers.twin import l1_uplink, l2_downlink
+from opsbrain.ingest.where import node_component
+from opsbrain.sources.readings import Readings
+
+if TYPE_CHECKING:
+    from faultlib.engine import Simulation
+
+NO_LIGHT_DBM = -40.0
+"""A legacy power series of 0 mW (no light) in dBm: the floor modules report without light (SweepParams.los_below_dbm
+treats anything below -30 dBm as loss of signal)."""
+SRC_GO = "Ascend/mind-cluster component/npu-exporter/collector/metrics/"
+
+
+class MetricRow(NamedTuple):
+    metric: str
+    labels: str
+    unit: str
+    feeds: str
+    check: str
+    source: str
+
+
+METRIC_TABLE: tuple[MetricRow, ...] = (
+    MetricRow("npu_chip_info_temperature", "id", "degC", "NPU temperature", "npu_temp",
+              SRC_GO + "collector_for_npu.go"),
+    MetricRow("npu_chip_info_hbm_temperature", "id", "degC", "HBM temperature", "hbm_temp",
+              SRC_GO + "collector_for_hbm.go"),
+    MetricRow("npu_chip_info_hbm_ecc_total_single_bit_error_cnt", "id", "errors (counter)",
+              "correctable ECC errors: increase over the window", "hbm_ce", SRC_GO + "collector_for_hbm.go"),
+    MetricRow("npu_chip_info_hbm_ecc_single_bit_isolated_pages_cnt", "id", "pages",
+              "isolated HBM pages (summed with the double-bit ones) as isolated rows", "hbm_rows",
+              SRC_GO + "collector_for_hbm.go"),
+    MetricRow("npu_chip_info_hbm_ecc_double_bit_isolated_pages_cnt", "id", "pages", "as above", "hbm_rows",
+              SRC_GO + "collector_for_hbm.go"),
+    MetricRow("npu_chip_info_optical_rx_power_0..3", "id, udie, port", "dBm (hccn_tool 'RxPower LaneN(dBm)')",
+              "Rx power per lane (UB port); lanes below the LOS level are dark", "dom_rx, dom_spread, dom_trend, "
+              "link_light", SRC_GO + "collector_for_optical.go"),
+    MetricRow("npu_chip_info_optical_tx_power_0..3", "id, udie, port", "dBm", "Tx power per lane (UB port)", "dom_tx",
+              SRC_GO + "collector_for_optical.go"),
+    MetricRow("npu_chip_optical_rx_power_0..3", "id", "mW (hccn_tool -optical 'Rx PowerN', Telegraf example "
+              "0.7933)", "Rx power per lane (RoCE port), converted to dBm", "dom_rx, dom_spread, dom_trend, "
+              "link_light", SRC_GO + "collector_for_optical_legacy.go"),
+    MetricRow("npu_chip_optical_tx_power_0..3", "id", "mW", "Tx power per lane (RoCE port), to dBm", "dom_tx",
+              SRC_GO + "collector_for_optical_legacy.go"),
+    MetricRow("npu_chip_info_crc_error_sum", "id, udie, port", "errors (counter)", "CRC errors: increase over the "
+              "window", "link_crc", SRC_GO + "collector_for_ub.go"),
+    MetricRow("(sample time stamp of the chip's series)", "id", "ms", "age of the last successful read of the chip "
+              "(collection time - sample time)", "heartbeat", SRC_GO + "collector_for_npu.go (doUpdateMetric with "
+              "the chip's collection time stamp)"),
+)
+"""npu-exporter metric -> what it feeds. Checks with no exporter metric: dom_bias, dom_snr (no bias/SNR series:
+read them from ``hccn_tool -optical -g`` outputs), link_downs (the exporter's ``npu_chip_link_up_num`` counts
+link-ups per NPU, not downs per link: read ``-link_stat -g`` records), link_fec, straggler, spares."""
+
+COVERS = frozenset({"npu_temp", "hbm_temp", "hbm_ce", "hbm_rows", "dom_rx", "dom_tx", "dom_spread", "dom_trend",
+                    "link_light", "link_crc", "heartbeat"})
+
+_RE_POWER = re.compile(r"^npu_chip_(info_)?optical_(rx|tx)_power_(\d)$")
+_TWIN_SWITCH = re.compile(r"^(pod\d+-node\d+-l1sw\d+|pod\d+-l2plane\d+-sw\d+)$")
+_CHIP_METRICS = {"npu_chip_info_temperature": "npu_temp_c", "npu_chip_info_hbm_temperature": "hbm_temp_c",
+                 "npu_chip_info_hbm_ecc_total_single_bit_error_cnt": "hbm_ce_total",
+                 "npu_chip_info_hbm_ecc_single_bit_isolated_pages_cnt": "hbm_rows",
+                 "npu_chip_info_hbm_ecc_double_bit_isolated_pages_cnt": "hbm_rows"}
+
+
+def _host(labels: dict[str, str], default: str | None) -> str | None:
+    inst = labels.get("instance") or labels.get("host") or default
+    if inst and ":" in inst and not inst.startswith("["):
+        inst = inst.rsplit(":", 1)[0]
+    return inst or None
+
+
+def port_ids(host: str | None, labels: dict[str, str]) -> tuple[str, str]:
+    """(module id, link id) of an optical port series."""
+    port = labels.get("port")
+    if host and port is not None and port.isdigit() and _TWIN_SWITCH.match(host):
+        base = host.replace("-", "/")
+        link = l1_uplink(host, int(port)) if "-l1sw" in host else l2_downlink(host, int(port))
+        return f"{base}/osfp{int(port):02d}", link or base
+    node = node_component(host)
+    npu = f"{node}/npu{labels.get('id', '0')}" if node else f"npu{labels.get('id', '0')}"
+    link = npu + (f"/udie{labels['udie']}/port{port}" if port is not None else "/port")
+    return link + "/xcvr", link
+
+
+class PageParser:
+    """Parses exporter pages; keeps the label sets it has seen (a scheduled source re-reads the same series every
+    collection), so only new series cost a full parse.
+
+    Every label set and every line that is not a plain ``name{labels} value [timestamp]`` sample is parsed by
+    prometheus_client's ``text_string_to_metric_families``; the cache only remembers its answer per label string.
+    """
+
+    def __init__(self, max_cached: int = 1_000_000) -> None:
+        self.labels: dict[str, dict[str, str]] = {}
+        self.ids: dict[tuple[str, str | None], tuple[str, tuple[str, str]]] = {}
+        """(label string, default host) -> (NPU id, (module id, link id)) of the series (see :func:`parse_page`)."""
+        self.max_cached = max_cached
+
+    def _labels(self, text: str) -> dict[str, str]:
+        got = self.labels.get(text)
+        if got is None:
+            got = _parse_with_prometheus_client("x" + text + " 0")[0][1]
+            if len(self.labels) < self.max_cached:
+                self.labels[text] = got
+        return got
+
+    def samples(self, text: str) -> Iterator[tuple[str, dict[str, str], float, float | None]]:
+        """(name, labels, value, timestamp in s or None) of every sample of the page."""
+        for name, _key, labels, value, ts in self.keyed_samples(text):
+            yield name, labels, value, ts
+
+    def keyed_samples(self, text: str) -> Iterator[tuple[str, str | None, dict[str, str], float, float | None]]:
+        """As :meth:`samples`, with the raw label string of each sample (None where the library parsed the line)."""
+        for raw in text.splitlines():
+            line = raw.strip()
+            if not line or line[0] == "#":
+                continue
+            brace = line.find("{")
+            try:
+                if brace > 0:
+                    close = line.rindex("}")
+                    key = line[brace:close + 1]
+                    name, labels, rest = line[:brace], self._labels(key), line[close + 1:].split()
+                else:
+                    name, *rest = line.split()
+                    key, labels = "", {}
+                if not 1 <= len(rest) <= 2 or not _NAME.match(name):
+                    raise ValueError(f"not a sample line: {line[:80]!r}")
+                value = float(rest[0])
+                ts = float(rest[1]) / 1000.0 if len(rest) == 2 else None
+            except ValueError:
+                for nm, lb, v, t in _parse_with_prometheus_client(line):  # the library's verdict (or ValueError)
+                    yield nm, None, lb, v, t
+                continue
+            yield name, key, labels, value, ts
+
+
+_NAME = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")
+
+
+def _parse_with_prometheus_client(text: str) -> list[tuple[str, dict[str, str], float, float | None]]:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    out = []
+    for fam in text_string_to_metric_families(text + "\n"):
+        for smp in fam.samples:
+            ts = float(smp.timestamp) if smp.timestamp is not None else None
+            out.append((smp.name, dict(smp.labels), float(smp.value), ts))
+    return out
+
+
+def _kind(name: str) -> tuple[str, str, int, bool]:
+    """What a metric feeds: ("chip", attribute, 0, _), ("power", field, lane, in dBm), ("crc", ...) or ("skip", ...)."""
+    if name in _CHIP_METRICS:
+        return "chip", _CHIP_METRICS[name], 0, False
+    if name == "npu_chip_info_crc_error_sum":
+        return "crc", "", 0, False
+    if m := _RE_POWER.match(name):
+        return "power", f"{m.group(2)}_dbm", int(m.group(3)), bool(m.group(1))
+    return "skip", "", 0, False
+
+
+def parse_page(text: str, default_host: str | None = None, now: float | None = None,
+               parser: PageParser | None = None) -> Readings:
+    """Readings of an exporter page. The collection time is the newest sample time stamp (else ``now``).
+    Raises ValueError (with the parser's message) for text that is not the Prometheus text format."""
+    pp = parser or PageParser()
+    return readings_of_samples(pp.keyed_samples(text), default_host, now, pp)
+
+
+Sample = tuple[str, "str | None", dict[str, str], float, "float | None"]
+
+
+def readings_of_samples(samples: Iterable[Sample], default_host: str | None = None, now: float | None = None,
+                        parser: PageParser | None = None) -> Readings:
+    """Readings of (name, label string or None, labels, value, time stamp) samples, from a page or a query API."""
+    pp = parser or PageParser()
+    r = Readings(0.0, covers=set(COVERS))
+    newest = -math.inf
+    kinds: dict[str, tuple[str, str, int, bool]] = {}
+    ids_cache = pp.ids
+    sample_t = r.npu_sample_t
+    for name, key, labels, value, ts in samples:
+        if ts is not None and ts > newest:
+            newest = ts
+        kind = kinds.get(name)
+        if kind is None:
+            kind = kinds[name] = _kind(name)
+        if kind[0] == "skip":
+            continue
+        ident = ids_cache.get((key, default_host)) if key is not None else None
+        if ident is None:
+            host = _host(labels, default_host)
+            node = node_component(host)
+            npu = f"{node}/npu{labels.get('id', '0')}" if node else f"npu{labels.get('id', '0')}"
+            ident = (npu, port_ids(host, labels))
+            if key is not None and len(ids_cache) < pp.max_cached:
+                ids_cache[(key, default_host)] = ident
+        what, attr, lane, native = kind
+        if what == "chip":
+            npu = ident[0]
+            d = getattr(r, attr)
+            if attr == "hbm_rows":
+                d[npu + "/hbm"] = d.get(npu + "/hbm", 0.0) + value
+            else:
+                d[npu if attr == "npu_temp_c" else npu + "/hbm"] = value
+            if ts is not None and ts > sample_t.get(npu, -math.inf):
+                sample_t[npu] = ts
+            continue
+        module, link = ident[1]
+        if what == "crc":
+            r.link_crc_total[link] = r.link_crc_total.get(link, 0.0) + value
+            continue
+        dbm = value if native else (10.0 * math.log10(value) if value > 0 else NO_LIGHT_DBM)
+        fields = r.optics.get(module)
+        if fields is None:
+            fields = r.optics[module] = {}
+            r.module_link[module] = link
+        lanes = fields.get(attr)
+        if lanes is None:
+            lanes = fields[attr] = []
+        while len(lanes) <= lane:
+            lanes.append(math.nan)
+        lanes[lane] = dbm
+    r.t = newest if math.isfinite(newest) else (now if now is not None else 0.0)
+    return r
+
+
+# ---- the twin as an exporter page ----------------------------------------------------------------------------
+def _series(out: list[str], name: str, help_: str, rows: Iterator[tuple[str, float, int]]) -> None:
+    out.append(f"# HELP {name} {help_}")
+    out.append(f"# TYPE {name} gauge")
+    out.extend(f"{name}{{{labels}}} {value!r} {ts}" for labels, value, ts in rows)
+
+
+def render_twin_page(sim: Simulation, t: float | None = None, optics: bool = True) -> str:
+    """The twin's pod at ``t`` (default: now) as npu-exporter series: what its operator's exporters would publish.
+
+    Read only from what an operator sees (the metric store and the DOM readings, as the twin's sweep reads them):
+    chip series carry the time the chip was last read (``t`` minus its heartbeat age), the others ``t``.
+    ``optics=False`` leaves out the switch-port optical and CRC series (the NPUs' own series only).
+    """
+    from faultlib.telemetry import formats as fmt
+
+    t = sim.now if t is None else float(t)
+    store = sim.telemetry.metrics
+    npus = sorted(sim.topology.by_kind.get("npu", ()))
+    ms = int(round(sim.wallclock(t).timestamp() * 1000))
+    age = store.read_many("npu_heartbeat_age_s", npus, t)
+    chip_ms = [ms - int(round(a * 1000)) if math.isfinite(a) else ms for a in age]
+    lab = [f'id="{fmt.device_index(n)}",instance="{fmt.hostname(n)}"' for n in npus]
+    out = ["# HELP machine_npu_nums Amount of npu installed on the machine.", "# TYPE machine_npu_nums gauge"]
+    nodes = sorted({fmt.hostname(n) for n in npus})
+    out += [f'machine_npu_nums{{instance="{h}"}} {sum(1 for n in npus if fmt.hostname(n) == h)} {ms}' for h in nodes]
+    hbms = [n + "/hbm" for n in npus]
+    for name, metric, comps, default in (
+            ("npu_chip_info_temperature", "npu_temp_c", npus, math.nan),
+            ("npu_chip_info_hbm_temperature", "hbm_temp_c", hbms, math.nan),
+            ("npu_chip_info_hbm_ecc_total_single_bit_error_cnt", "hbm_ce_total", hbms, 0.0),
+            ("npu_chip_info_hbm_ecc_double_bit_isolated_pages_cnt", "hbm_isolated_rows", hbms, math.nan)):
+        vals = store.read_many(metric, comps, t, default=default)
+        _series(out, name, f"the npu {name.removeprefix('npu_chip_info_').replace('_', ' ')}",
+                ((lab[i], float(v), chip_ms[i]) for i, v in enumerate(vals) if math.isfinite(v)))
+    if not optics:
+        return "\n".join(out) + "\n"
+    reading = sim.dom.read(t)
+    mods = sim.dom.modules
+    mlab = [f'id="0",instance="{fmt.hostname(m)}",port="{fmt.switch_port(m)}",udie="0"' for m in mods]
+    for key, fld in (("rx", "rx_dbm"), ("tx", "tx_dbm")):
+        arr = reading[fld]
+        for lane in range(arr.shape[1]):
+            col = arr[:, lane]
+            _series(out, f"npu_chip_info_optical_{key}_power_{lane}",
+                    f"npu interface receive optical_{key}_power_{lane} on ub port",
+                    ((mlab[i], float(col[i]), ms) for i in range(len(mods))))
+    links = sorted({lk for lk in sim.dom.link_of})
+    crc = store.read_many("link_crc_total", links, t, default=0.0)
+    first: dict[str, str] = {}
+    for m, lk in zip(mods, sim.dom.link_of, strict=True):
+        first.setdefault(lk, m)
+    _series(out, "npu_chip_info_crc_error_sum", "number of crc check errors on ub port",
+            ((f'id="0",instance="{fmt.hostname(first[lk])}",port="{fmt.switch_port(first[lk])}",udie="0"',
+              float(crc[i]), ms) for i, lk in enumerate(links)))
+    return "\n".join(out) + "\n"

@@ -1,0 +1,110 @@
+"""A Prometheus server's HTTP API as a source (``--source prometheus-api --url http://PROM:9090``): the history
+a one-off sweep needs, read from the server's TSDB instead of kept by opsbrain.
+
+One sweep asks for every npu-exporter series of :data:`~opsbrain.sources.exporter.METRIC_TABLE` with instant
+queries (``GET /api/v1/query?query={__name__=~"..."}&time=T``, the Prometheus HTTP API) at the times the twin's
+cold sweep reads its own store: now, the windowed checks' window starts (10 min, 1 h) and the trend re-read points
+(every 20 min over 2 h), plus ``timestamp(npu_chip_info_temperature)`` for each chip's sample age. Each answer
+becomes one collection; the newest is swept with the others as its history, so windowed counts and the Rx trend
+are there at the first sweep.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+from opsbrain.errors import InputError
+from opsbrain.sources.base import ReadingsSource
+from opsbrain.sources.exporter import METRIC_TABLE, PageParser, Sample, readings_of_samples
+from opsbrain.sources.readings import CollectionHistory, Readings, snapshot_from
+from opsbrain.sweeps.params import SweepParams
+from opsbrain.sweeps.snapshot import Snapshot
+
+MAX_ANSWER_BYTES = 256 << 20
+
+
+def _names() -> list[str]:
+    out = []
+    for row in METRIC_TABLE:
+        if not row.metric.startswith("npu_"):
+            continue
+        if row.metric.endswith("_0..3"):
+            out += [row.metric[:-4] + str(k) for k in range(4)]
+        else:
+            out.append(row.metric)
+    return out
+
+
+SELECTOR = '{__name__=~"' + "|".join(_names()) + '"}'
+AGE_QUERY = "timestamp(npu_chip_info_temperature)"
+
+
+def read_times(t: float, p: SweepParams) -> list[float]:
+    """The times a sweep at ``t`` reads (oldest first): the trend re-read points and the window starts."""
+    n = p.trend_reread_points
+    return sorted({t - p.trend_window_s * k / (n - 1) for k in range(n)}
+                  | {t - p.hbm_ce_window_s, t - p.crc_window_s, t - p.hbm_rows_rate_window_s})
+
+
+class PrometheusQuerySource(ReadingsSource):
+    """Instant queries to a Prometheus server (see module docstring)."""
+
+    def __init__(self, base_url: str, timeout_s: float = 10.0, clock: Callable[[], float] = time.time) -> None:
+        super().__init__()
+        parts = urllib.parse.urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise InputError(f"not an http(s) URL: {base_url!r}", path="--url")
+        self.base = base_url.rstrip("/")
+        self.timeout_s = timeout_s
+        self.clock = clock
+        self.name = f"prometheus-api {self.base}"
+        self.parser = PageParser()
+
+    def query(self, expr: str, t: float) -> list[dict[str, Any]]:
+        """``data.result`` of an instant query at ``t`` (a vector)."""
+        url = f"{self.base}/api/v1/query?" + urllib.parse.urlencode({"query": expr, "time": f"{t:.3f}"})
+        try:
+            with urllib.request.urlopen(url, timeout=self.timeout_s) as resp:  # noqa: S310 (http(s) checked)
+                body = resp.read(MAX_ANSWER_BYTES + 1)
+        except urllib.error.HTTPError as exc:
+            raise InputError(f"HTTP {exc.code} {exc.reason}", file=self.base, path="--url") from None
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            raise InputError(f"cannot query: {getattr(exc, 'reason', exc)}", file=self.base, path="--url") from None
+        try:
+            data = json.loads(body)
+            if data.get("status") != "success" or data["data"]["resultType"] != "vector":
+                raise ValueError(data.get("error") or "not a vector")
+            result: list[dict[str, Any]] = data["data"]["result"]
+            return result
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise InputError(f"not a Prometheus query answer: {exc}", file=self.base, path="--url") from None
+
+    def readings_at(self, t: float) -> Readings:
+        samples: list[Sample] = []
+        for item in self.query(SELECTOR, t):
+            labels = {k: str(v) for k, v in item["metric"].items() if k != "__name__"}
+            samples.append((str(item["metric"]["__name__"]), None, labels, float(item["value"][1]), None))
+        r = readings_of_samples(samples, None, t, self.parser)
+        r.t = t
+        ages = readings_of_samples(
+            [("npu_chip_info_temperature", None, {k: str(v) for k, v in it["metric"].items()}, 0.0,
+              float(it["value"][1])) for it in self.query(AGE_QUERY, t)], None, t, self.parser)
+        r.npu_sample_t = ages.npu_sample_t
+        return r
+
+    def collect(self) -> Readings:
+        return self.readings_at(self.clock())
+
+    def snapshot(self, params: SweepParams) -> Snapshot:
+        t = self.clock()
+        self.history = CollectionHistory()
+        for x in read_times(t, params)[:-1]:
+            self.history.add(self.readings_at(x))
+        self.collections += 1
+        return snapshot_from(self.readings_at(t), self.history, params)

@@ -1,0 +1,185 @@
+"""One collection of a real cluster's telemetry in the sweep checks' terms, and the snapshot built from a series
+of them.
+
+Every real source (a Prometheus exporter page, a directory of collected command outputs) parses into
+:class:`Readings`: plain per-component values at the collection time. :class:`CollectionHistory` keeps the last
+collections; :func:`snapshot_from` turns the newest one and the kept ones into the same
+:class:`~opsbrain.sweeps.snapshot.Snapshot` the twin's sweep builds, so the same checks run on both.
+
+Windowed counts (correctable errors, CRC errors, isolated-row growth) are the counter increase since the oldest
+kept collection inside the window; ``Snapshot.windows`` says how many seconds that really covers (0 and no finding
+before a second collection). The trend fit and the lane confirmation read the kept optical readings exactly as
+the twin's sweep reads its own history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from opsbrain.sweeps.params import SweepParams
+from opsbrain.sweeps.snapshot import Snapshot, confirm_range
+
+DOM_FIELDS = ("rx_dbm", "tx_dbm", "bias_ma", "snr_db")
+NAN = float("nan")
+
+
+@dataclass
+class Readings:
+    """What one collection read, per component id (the ingestion layer's ids: ``pod0/node3/npu1``,
+    ``worker-2/npu5``); a value the source does not publish is simply absent."""
+
+    t: float
+    """Unix time of the collection (the exporter's sample time stamps, else the collection's own time)."""
+    npu_temp_c: dict[str, float] = field(default_factory=dict)
+    npu_sample_t: dict[str, float] = field(default_factory=dict)
+    """Unix time of each NPU's newest sample: its age is the age of the last successful read of the chip."""
+    hbm_temp_c: dict[str, float] = field(default_factory=dict)
+    hbm_ce_total: dict[str, float] = field(default_factory=dict)
+    """Correctable (single-bit) ECC errors, a counter."""
+    hbm_rows: dict[str, float] = field(default_factory=dict)
+    """Isolated HBM pages / rows."""
+    optics: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+    """module -> field (``rx_dbm``, ``tx_dbm``, ``bias_ma``, ``snr_db``) -> per-lane values."""
+    module_link: dict[str, str] = field(default_factory=dict)
+    link_crc_total: dict[str, float] = field(default_factory=dict)
+    link_down_times: dict[str, list[float]] = field(default_factory=dict)
+    """Unix times of the link-down records a link reports (``hccn_tool -link_stat -g``)."""
+    link_oper_down: dict[str, bool] = field(default_factory=dict)
+    covers: set[str] = field(default_factory=set)
+    """Checks the values read can feed (the rest have no data from this source)."""
+
+
+class CollectionHistory:
+    """The last collections of one source, oldest first, kept for ``max_age_s`` (the longest window)."""
+
+    def __init__(self, max_age_s: float = 86400.0) -> None:
+        self.max_age_s = float(max_age_s)
+        self.items: list[Readings] = []
+
+    def add(self, r: Readings) -> None:
+        """Keep ``r`` (a collection at the time of one kept replaces it; an older one is ignored)."""
+        if self.items and r.t < self.items[-1].t:
+            return
+        if self.items and r.t == self.items[-1].t:
+            self.items[-1] = r
+        else:
+            self.items.append(r)
+        cut = r.t - self.max_age_s
+        self.items = [x for x in self.items if x.t >= cut]
+
+    def oldest_within(self, t: float, window: float) -> Readings | None:
+        """The oldest kept collection in ``[t - window, t)``."""
+        for x in self.items:
+            if t - window - 1e-6 <= x.t < t:
+                return x
+        return None
+
+    def before(self, t: float, n: int) -> list[Readings]:
+        """Up to ``n`` collections just before ``t`` (oldest first)."""
+        if n <= 0:
+            return []
+        return [x for x in self.items if x.t < t][-n:]
+
+    def within(self, t0: float, t1: float) -> list[Readings]:
+        return [x for x in self.items if t0 - 1e-6 <= x.t <= t1]
+
+
+def _values(d: dict[str, float], ids: tuple[str, ...]) -> np.ndarray:
+    return np.fromiter((d.get(i, NAN) for i in ids), dtype=float, count=len(ids))
+
+
+def _increase(now: dict[str, float], then: dict[str, float] | None, ids: tuple[str, ...]) -> np.ndarray:
+    """Counter increase per id (NaN without an earlier value; a counter that went down restarted: its value)."""
+    cur = _values(now, ids)
+    if then is None:
+        return np.full(len(ids), NAN)
+    old = _values(then, ids)
+    inc = cur - old
+    return np.where(inc < 0, cur, inc)
+
+
+def _dom(r: Readings, modules: tuple[str, ...], lanes: int) -> dict[str, np.ndarray]:
+    out = {}
+    for f in DOM_FIELDS:
+        a = np.full((len(modules), lanes), NAN)
+        for i, m in enumerate(modules):
+            v = r.optics.get(m, {}).get(f)
+            if v:
+                a[i, : len(v)] = v[:lanes]
+        out[f] = a
+    return out
+
+
+def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> Snapshot:
+    """The snapshot of ``cur`` with the windows and trend read from ``history`` (``cur`` is added to it)."""
+    history.max_age_s = max(history.max_age_s, p.link_down_window_s, p.trend_window_s, p.hbm_rows_rate_window_s)
+    history.add(cur)
+    t = cur.t
+    npus = tuple(sorted(cur.npu_temp_c.keys() | cur.npu_sample_t.keys()))
+    hbms = tuple(sorted(cur.hbm_temp_c.keys() | cur.hbm_ce_total.keys() | cur.hbm_rows.keys()))
+    modules = tuple(sorted(cur.optics))
+    lanes = max((len(v) for m in cur.optics.values() for v in m.values()), default=1)
+    link_index: dict[str, int] = {}
+    module_link = np.fromiter((link_index.setdefault(cur.module_link.get(m, m), len(link_index)) for m in modules),
+                              dtype=np.int64, count=len(modules))
+    for ln in sorted(cur.link_crc_total.keys() | cur.link_down_times.keys() | cur.link_oper_down.keys()):
+        link_index.setdefault(ln, len(link_index))
+    links = tuple(link_index)
+
+    def windowed(attr: str, ids: tuple[str, ...], window: float) -> tuple[np.ndarray, float]:
+        then = history.oldest_within(t, window)
+        if then is None:
+            return np.full(len(ids), NAN), 0.0
+        return _increase(getattr(cur, attr), getattr(then, attr), ids), t - then.t
+
+    ce, w_ce = windowed("hbm_ce_total", hbms, p.hbm_ce_window_s)
+    crc, w_crc = windowed("link_crc_total", links, p.crc_window_s)
+    rows_then = history.oldest_within(t, p.hbm_rows_rate_window_s)
+    rows = _values(cur.hbm_rows, hbms)
+    rows_before = _values(rows_then.hbm_rows, hbms) if rows_then is not None else rows.copy()
+    w_rows = t - rows_then.t if rows_then is not None else 0.0
+    downs = np.fromiter((sum(1 for x in cur.link_down_times.get(ln, ()) if t - p.link_down_window_s <= x <= t)
+                         for ln in links), dtype=float, count=len(links))
+
+    reading = _dom(cur, modules, lanes)
+    earlier: list[Mapping[str, np.ndarray]] = [_dom(x, modules, lanes)
+                                               for x in history.before(t, p.dom_confirm_reads - 1)]
+    hi, lo = confirm_range(reading, earlier)
+    trend = [x for x in history.within(t - p.trend_window_s, t) if x.optics]
+    trend_t = np.asarray([x.t for x in trend], dtype=float)
+    trend_rx = (np.stack([_dom(x, modules, lanes)["rx_dbm"].astype(np.float32) for x in trend]) if trend
+                else np.empty((0, len(modules), lanes), dtype=np.float32))
+    age = np.fromiter((t - cur.npu_sample_t[n] if n in cur.npu_sample_t else NAN for n in npus), dtype=float,
+                      count=len(npus))
+    admin = np.zeros(len(links), dtype=bool)
+    return Snapshot(
+        t=t, windows={"hbm_ce": w_ce, "hbm_rows": w_rows, "link_down": p.link_down_window_s, "crc": w_crc,
+                      "fec": 0.0, "trend": float(trend_t.max() - trend_t.min()) if len(trend_t) else 0.0},
+        pods=(), modules=modules, module_link=module_link, dom=reading, trend_t=trend_t, trend_rx=trend_rx,
+        links=links, link_admin_down=admin, link_downs=downs, link_crc=crc, link_fec_per_s=np.zeros(len(links)),
+        line_bps=0.0, hbms=hbms, hbm_ce=ce, hbm_rows=rows, hbm_rows_before=rows_before,
+        hbm_temp_c=_values(cur.hbm_temp_c, hbms), npus=npus, npu_temp_c=_values(cur.npu_temp_c, npus),
+        heartbeat_age_s=age, jobs=(), spares=(), spare_usable=np.zeros(0, dtype=bool), dom_hi=hi, dom_lo=lo,
+        dark=reading["rx_dbm"] < p.los_below_dbm, module_admin_down=admin[module_link] if len(modules) else
+        np.zeros(0, dtype=bool))
+
+
+def merge(parts: Iterable[Readings], t: float | None = None) -> Readings:
+    """One collection from several (one exporter page per node, several command files)."""
+    out = Readings(0.0)
+    ts = []
+    for r in parts:
+        ts.append(r.t)
+        for name in ("npu_temp_c", "npu_sample_t", "hbm_temp_c", "hbm_ce_total", "hbm_rows", "module_link",
+                     "link_crc_total", "link_oper_down"):
+            getattr(out, name).update(getattr(r, name))
+        for m, fields in r.optics.items():
+            out.optics.setdefault(m, {}).update(fields)
+        for ln, times in r.link_down_times.items():
+            out.link_down_times.setdefault(ln, []).extend(times)
+        out.covers |= r.covers
+    out.t = t if t is not None else max(ts, default=0.0)
+    return out

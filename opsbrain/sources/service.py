@@ -1,0 +1,42 @@
+"""A real source behind the sweep service (``opsbrain sweep run --source prometheus --url ...``): the same
+apscheduler service, run-store schedule and Prometheus metrics as a live twin pod; only the pod is replaced by
+this adapter. A real cluster gets no proactive incidents from sweeps (nothing is drained automatically: alarms
+are reported, the operator acts)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from opsbrain.sources.base import ReadingsSource, sweep_source
+from opsbrain.sweeps.inrun import SweepTally
+from opsbrain.sweeps.params import SweepParams
+from opsbrain.sweeps.sweep import SweepReport
+
+
+class SourcePod:
+    """What :class:`~opsbrain.service.scheduler.SweepService` needs of a pod: a name, ``sweep()``, ``status()``."""
+
+    speed = 1.0
+
+    def __init__(self, source: ReadingsSource, params: SweepParams | None = None, name: str | None = None) -> None:
+        self.source = source
+        self.params = params or SweepParams()
+        self.name = name or "cluster"
+        self.tally = SweepTally()
+        self._lock = threading.Lock()
+
+    def sweep(self) -> tuple[SweepReport, list[Any]]:
+        """Collect from the source and sweep (no proactive incidents on a real cluster: the list is empty)."""
+        with self._lock:
+            report = sweep_source(self.source, self.params)
+            self.tally.add(report)
+            return report, []
+
+    def status(self) -> dict[str, Any]:
+        with self._lock:
+            t = self.tally
+            return {"scenario": self.name, "source": self.source.name, "seed": None, "speed": 1.0,
+                    "sim_time_s": t.last.t_s if t.last is not None else 0.0, "sweeps": t.sweeps,
+                    "findings": dict(t.findings), "alarmed_components": len(t.alarmed), "proactive": [],
+                    "incidents": 0, "coverage": self.source.coverage()}

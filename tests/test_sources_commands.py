@@ -1,0 +1,104 @@
+"""Collected command outputs (npu-smi, hccn_tool) in the layouts the vendor documents: parsed by the ingestion
+layer, swept like any source; the twin's nodes rendered in the same layout give the twin's own findings."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from opsbrain.cli import cli
+from opsbrain.ingest.commands import parse_command_outputs
+from opsbrain.sources import sweep_source
+from opsbrain.sources.commands import CommandDirSource, render_twin_npu_smi
+from opsbrain.sweeps import SweepParams, run_sweep
+from tests.test_sources import T, small_pod, static_faults
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "reference" / "ascend-fd-fixtures"
+FIXTURE = SHARED / "st_module_testcase" / "kg_parse" / "npu_info_before.txt"
+
+
+def _optical(dev: int, rx_mw: list[float], snr: list[float], los: int = 0) -> str:
+    """``hccn_tool -i N -optical -g`` in the tool's layout (keys as hccn_tool.go reads them)."""
+    lines = [f"/usr/local/Ascend/driver/tools/hccn_tool -i {dev} -optical -g", "optical info:",
+             "present              : present", "temperature          : 47 C", "Vcc                  : 3262.90 mV"]
+    for k, v in enumerate(rx_mw):
+        lines += [f"Tx Power{k}            : 1.4140 mW", f"Rx Power{k}            : {v:.4f} mW"]
+    lines += [f"Tx Bias{k}             : 7.9360 mA" for k in range(len(rx_mw))]
+    lines += [f"Rx Los Flag          : {los:#x}"]
+    lines += [f"Media SNR Lane{k}      : {v:.4f} dB" for k, v in enumerate(snr)]
+    return "\n".join(lines) + "\n"
+
+
+def _link_stat(dev: int, downs: list[float]) -> str:
+    ctime = time.ctime  # the tool prints C ctime stamps: 'Tue Aug  1 14:43:40 2022'
+    now = time.time()
+    out = [f"/usr/local/Ascend/driver/tools/hccn_tool -i {dev} -link_stat -g",
+           f"[devid {dev}]current time        : {ctime(now)}", f"[devid {dev}]link up count       : {len(downs)}",
+           f"[devid {dev}]link change records :"]
+    for ts in sorted(downs, reverse=True):
+        out += [f"[devid {dev}]    {ctime(ts + 1)}    LINK UP", f"[devid {dev}]    {ctime(ts)}    LINK DOWN"]
+    return "\n".join(out) + "\n"
+
+
+def test_collected_outputs_feed_the_checks(tmp_path: Path) -> None:
+    host = tmp_path / "worker-4"
+    host.mkdir()
+    now = time.time()
+    (host / "optical.txt").write_text(
+        _optical(0, [1.0, 0.08, 1.0, 1.0], [23.0, 23.0, 23.0, 23.0])       # lane 1 at -11 dBm: Rx alarm
+        + _optical(1, [1.0, 1.0, 1.0, 1.0], [23.0, 17.0, 23.0, 23.0])       # lane 1 SNR 17 dB: alarm
+        + _optical(2, [1.0, 1.0, 1.0, 1.0], [23.0] * 4, los=0xF))           # every lane LOS: link down
+    (host / "link_stat.txt").write_text(_link_stat(3, [now - 3600.0 * k for k in range(1, 6)])  # 5 downs in 24 h
+                                        + "/usr/local/Ascend/driver/tools/hccn_tool -i 4 -net_health -g\n"
+                                        "net health status: Receive timeout\n")
+    res = CliRunner().invoke(cli, ["sweep", "once", "--source", "commands", "--dir", str(tmp_path), "--json"],
+                             env={"OPSBRAIN_HOME": str(tmp_path / "home")})
+    assert res.exit_code == 1, res.output
+    got = {(f["component"], f["check"]): f["severity"] for f in json.loads(res.stdout)["findings"]}
+    assert got[("worker-4/npu0/port/xcvr", "dom_rx")] == "Alarm"
+    assert got[("worker-4/npu1/port/xcvr", "dom_snr")] == "Alarm"
+    assert got[("worker-4/npu2/port", "link_light")] == "Critical"
+    assert got[("worker-4/npu3/port", "link_downs")] == "Alarm"
+    src = CommandDirSource(tmp_path)
+    src.collect()
+    assert [(s.kind, s.component) for s in src.signals] == [("hccn:net_health_fail", "worker-4/npu4")]
+
+
+def test_twin_nodes_rendered_as_npu_smi_give_the_twins_findings(tmp_path: Path) -> None:
+    sim = small_pod()
+    static_faults(sim)
+    sim.run(T)
+    for node in sorted(sim.topology.by_kind["node"]):
+        d = tmp_path / node.replace("/", "-")
+        d.mkdir()
+        (d / "npu-smi.txt").write_text(render_twin_npu_smi(sim, node))
+    p = SweepParams()
+    rep = sweep_source(CommandDirSource(tmp_path), p)
+    twin = run_sweep(sim, params=p, checks=["npu_temp", "hbm_rows"])
+    mine = {(f.component, f.check, f.severity) for f in rep.findings if f.check in ("npu_temp", "hbm_rows")}
+    assert mine == {(f.component, f.check, f.severity) for f in twin.findings} and mine
+
+
+def test_bad_command_dir_is_one_line_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("nothing collected here\n")
+    for args, why in ((["--dir", str(tmp_path)], "no npu-smi or hccn_tool output"),
+                      (["--dir", str(tmp_path / "missing")], "not a directory"),
+                      ([], "needs --dir")):
+        res = CliRunner().invoke(cli, ["sweep", "once", "--source", "commands", *args],
+                                 env={"OPSBRAIN_HOME": str(tmp_path / "home")})
+        assert res.exit_code == 2 and why in res.stderr, res.output
+
+
+@pytest.mark.skipif(not FIXTURE.is_file(), reason="reference fixtures (../shared) not present")
+def test_vendor_collection_file_parses() -> None:
+    got = parse_command_outputs(FIXTURE.read_text(errors="replace"), "host-a")
+    assert got.commands >= 8
+    assert 0 not in got.optics  # "present : not present": no module readings
+    assert len(got.link_down_times[0]) == 1  # one LINK DOWN record in -link_stat -g
+    assert [(s.kind, s.component) for s in got.signals] == [("hccn:net_health_fail", "host-a/npu0")]
+    assert os.path.basename(FIXTURE) == "npu_info_before.txt"
