@@ -192,7 +192,9 @@ class Detector:
                 self._rediagnose(inc)
 
     def _open(self, sig: Signal) -> None:
-        inc = Incident(f"i{len(self.incidents) + 1:04d}", sig.t, sig.t)
+        # detected when the signal reaches the detector (its path's poll and shipping delay after its time stamp)
+        seen = max(sig.t, self._clock())
+        inc = Incident(f"i{len(self.incidents) + 1:04d}", seen, sig.t)
         self.incidents.append(inc)
         self._join(inc, sig, diagnose=False)
         self._pending.add(inc.id)
