@@ -99,3 +99,15 @@ class Durations:
     def phase(self, name: str, period_s: float) -> float:
         """The wait from an event to the next poll of a path polled every ``period_s`` (uniform phase)."""
         return float(self._rng(name).uniform(0.0, period_s)) if period_s > 0 else 0.0
+
+
+def at_medians(model: Any) -> Any:
+    """A copy of a parameter tree with every duration fixed at its median (p90 = median): a no-spread run, for
+    tests that check the arithmetic of a recovery path."""
+    update: dict[str, Any] = {}
+    for name, value in model:
+        if isinstance(value, Dist):
+            update[name] = Dist(median=value.median, p90=value.median)
+        elif isinstance(value, BaseModel):
+            update[name] = at_medians(value)
+    return model.model_copy(update=update)
