@@ -91,6 +91,7 @@ class Incident:
     comps: set[str] = field(default_factory=set)
     job_nodes: set[str] = field(default_factory=set)  # where the jobs named by its job events run
     closed: bool = False
+    detected_at: float | None = None  # when the detector opened it: the first signal's path delay + reorder_s later
 
     @property
     def diagnosis(self) -> Diagnosis | None:
@@ -228,9 +229,7 @@ class Detector:
                 self._rediagnose(inc)
 
     def _open(self, sig: Signal) -> None:
-        # detected when the signal reaches the detector (its path's poll and shipping delay after its time stamp)
-        seen = max(sig.t, self._clock())
-        inc = Incident(f"i{len(self.incidents) + 1:04d}", seen, sig.t)
+        inc = Incident(f"i{len(self.incidents) + 1:04d}", sig.t, sig.t, detected_at=max(sig.t, self._clock()))
         self.incidents.append(inc)
         self._join(inc, sig, diagnose=False)
         self._pending.add(inc.id)

@@ -241,7 +241,7 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
         keys = [k for inc in mine for k in ctl.handled.get(inc.id, [])]
         actions = [a for k in keys for a in orch.actions_for(k)]
         diag, diag_at = _final_diagnosis(primary) if primary else (None, None)
-        detected = primary.opened_at if primary else None
+        detected = (primary.opened_at if primary.detected_at is None else primary.detected_at) if primary else None
         manual = [orch.incident(k) for k in keys] if plan.policy == "manual" else []
         if manual:
             detected = manual[0].get("detected_at_s", detected)
