@@ -185,7 +185,7 @@ def test_npu_crash_and_restart_ems_faster_than_obs(topo1: Topology) -> None:
     ems_s, ems_acct = _crash_and_restart(topo1, "ems")
     obs_s, obs_acct = _crash_and_restart(topo1, "obs")
     p = InferenceParams()
-    assert 0 < ems_s < 10 * p.process_relaunch_s.p90 + p.ems_cold_start_s  # relaunch (a draw) + a share of 320 s
+    assert 0 < ems_s < 10 * p.process_relaunch_s.p90 + 3 * p.ems_cold_start_s.p90  # relaunch + a share of the load
     assert obs_s > 4 * ems_s
     assert obs_acct["lost_tokens"] > ems_acct["lost_tokens"] > 0
 

@@ -140,12 +140,16 @@ class InferenceParams(ParamGroup):
 
     # ---- failure handling and recovery ----------------------------------------------------------------
     hang_timeout_s: float = P(
-        360.0, "s", "a hung collective is declared failed after <= 6 min with a watchdog (facts.md §3)", gt=0)
+        360.0, "s", "a hung collective is declared failed after <= 6 min with a watchdog timeout (facts.md §3)", gt=0)
     process_relaunch_s: Dist = D(
         60.0, 120.0, "s", "assumed: container/process start + HCCL communicator init + graph warm-up of an EP "
         "instance; assumed p90 2 x median (start-up tail, BootSeer arXiv 2507.12619)")
-    obs_cold_start_s: float = P(2560.0, "s", "671 GB cold start from object storage, " + PAPER, gt=0)
-    ems_cold_start_s: float = P(320.0, "s", "671 GB cold start via the EMS memory pool, " + PAPER, gt=0)
+    obs_cold_start_s: Dist = D(
+        2560.0, 3840.0, "s", "671 GB cold start from object storage, " + PAPER + " (the median); assumed p90 1.5 x "
+        "median (shared storage bandwidth contention)")
+    ems_cold_start_s: Dist = D(
+        320.0, 480.0, "s", "671 GB cold start via the EMS memory pool, " + PAPER + " (the median); assumed p90 1.5 x "
+        "median (memory-pool contention)")
 
 
 # ---- the roofline ------------------------------------------------------------------------------------
@@ -683,8 +687,8 @@ class InferenceService(Workload):
         assert self.sim is not None
         per_node = self.roof.weights_per_npu_bytes(self._npus(inst)) * self.sim.topology.params.npus_per_node
         share = min(1.0, per_node / (self.p.total_params_b * self.p.bytes_per_param * 1e9))
-        base = self.p.ems_cold_start_s if source == "ems" else self.p.obs_cold_start_s
-        return base * share
+        name = "ems_cold_start_s" if source == "ems" else "obs_cold_start_s"
+        return self.sim.durations.draw(f"inference.{name}", getattr(self.p, name), share)
 
     def _relaunch_s(self) -> float:
         """One draw of the process relaunch stage (its own seeded stream)."""
