@@ -26,6 +26,9 @@ IGNORED = ("level:", "plugin_sw:", "sw:up", "port:up", "hccn:up", ":recover")
 
 
 class DetectorParams(ParamGroup):
+    """The detector: how long it holds, collects and groups signals (ops-brain design choices, not plant
+    durations)."""
+
     collect_s: float = P(2.0, "s", "reason: sympathetic signals arrive together: a crashed node's or failed switch's "
                          "link-downs in the same second, an HBM UCE's follow-on errors within faults."
                          "followon_delay_s (2 s, DESIGN principle 2); a self-healing flap re-locks within ~1 s", gt=0)

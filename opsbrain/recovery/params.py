@@ -141,10 +141,14 @@ class ManualParams(ParamGroup):
         "(cold start 2,560 s vs 320 s via EMS, facts.md §2)", pattern=r"^(ems|obs)$")
 
 
-def render_markdown(models: tuple[type[BaseModel], ...] = (RecoveryParams, ManualParams)) -> str:
-    """Markdown tables of the parameters (one per group), as in ``docs/recovery.md``."""
+def render_markdown(models: tuple[type[BaseModel], ...] | None = None) -> str:
+    """Markdown tables of the parameters (one per group), as in ``docs/recovery.md``: the orchestrator's, the
+    manual policy's and the detector's (its collection, reorder and grouping windows)."""
+    from opsbrain.detection.detector import DetectorParams
+
+    models = models or (RecoveryParams, ManualParams, DetectorParams)
     out: list[str] = []
-    for model, prefix in zip(models, ("recovery", "manual"), strict=False):
+    for model, prefix in zip(models, ("recovery", "manual", "detector"), strict=False):
         out.append(f"### `{prefix}`\n")
         doc = " ".join((model.__doc__ or "").split())
         if doc:
