@@ -140,3 +140,20 @@ def test_a_dist_rejects_p90_below_median_and_takes_a_number() -> None:
     with pytest.raises(ValueError):
         Dist(median=10.0, p90=5.0)
     assert Dist.model_validate(7) == Dist(median=7.0, p90=7.0)
+
+
+def test_the_journal_shows_each_training_jobs_hccl_launch_configuration() -> None:
+    from opsbrain import chaos
+    from opsbrain.kb.training import load_engine
+    from opsbrain.recovery.params import RecoveryParams
+    from opsbrain.runner.run import run_plan
+
+    rp = RecoveryParams()
+    for policy, want in (("auto", f"MaxCnt:{rp.hccl_retry_max_cnt},HoldTime:{round(rp.hccl_retry_hold_s * 1000)},"
+                                  f"IntervalTime:{round(rp.hccl_retry_interval_s * 1000)}"),
+                         ("manual", "MaxCnt:1,HoldTime:5000,IntervalTime:1000")):  # CANN defaults
+        plan = chaos.plan("hbm-uce-training", seed=3, policy=policy)
+        plan.scenario = plan.scenario.model_copy(update={"spec": plan.scenario.spec.model_copy(
+            update={"duration": 900})})
+        j = run_plan(plan, load_engine())
+        assert j["launch_config"]["train"]["HCCL_OP_RETRY_PARAMS"] == want, policy
