@@ -1,67 +1,128 @@
-"""Recovery targets of issue 6, measured: median over seeds of ttr per fault class under the auto policy, the manual
-policy's figures on the same seeds, impact reduction, and the share of incidents handled with no human step.
+"""Recovery targets, measured as distributions: p50 / p90 / p99 of ttd, ttdiag and ttr per built-in target
+scenario over N seeds (auto policy, the manual policy on the same seeds), and node-crash ttr against job size.
 
     .venv/bin/python benchmarks/recovery_targets.py [--seeds 20] [--workers 2] [--out docs/recovery-results.md]
 
-Every figure comes from chaos-run journals (opsbrain.runner.run.run_plan) of the built-in scenarios; both policies
-run the same seeds for the same simulated duration (3 h, so the manual policy's recovery fits in the window).
+Every figure comes from chaos-run journals (opsbrain.runner.run.run_plan). Per seed the fault's onset is drawn
+uniformly in [ONSET_S] and its target among the equivalent parts the scenario's workload uses (another node of the
+job, another uplink of one of its nodes, another HBM stack, another L2 chip); both policies see the same draws.
+The size sweep runs node-crash-training with the job alone on 112 / 384 / 2,688 / 9,504 NPUs (spares kept out of
+the job's placement).
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-SCENARIOS = {  # scenario -> (fault class, target ttr in s, impact measure)
-    "link-down-training": ("link_down", 10.0, "lost_npu_s"),
-    "link-down-inference": ("link_down", 10.0, "lost_tokens"),
-    "link-flap-training": ("link_flap", 10.0, "lost_npu_s"),
-    "hbm-uce-training": ("hbm_uce", 30.0, "lost_npu_s"),
+import numpy as np
+
+SCENARIOS = {  # scenario -> (fault class, target p90 ttr in s, impact measure)
+    "link-down-training": ("link_down", 30.0, "lost_npu_s"),
+    "link-down-inference": ("link_down", 30.0, "lost_tokens"),
+    "link-flap-training": ("link_flap", 30.0, "lost_npu_s"),
+    "hbm-uce-training": ("hbm_uce", 60.0, "lost_npu_s"),
     "l2-switch-failure": ("l2_switch_failure", 30.0, "lost_npu_s"),
     "node-crash-training": ("node_crash", 180.0, "lost_npu_s"),
 }
+SIZES = (14, 48, 336, 1188)  # nodes of 8 NPUs: 112 / 384 / 2,688 / 9,504 NPUs
+SIZE_TARGETS = {48: 180.0, 1188: 300.0}
 DURATION_S = 3 * 3600.0
+ONSET_S = (300.0, 1500.0)
+SIZED_DURATION_S = 3600.0  # the size sweep: the auto policy's node-crash recovery ends well within the hour
 
 
-def one(args: tuple[str, int, str]) -> dict[str, Any]:
+def _draw_fault(plan: Any, rng: np.random.Generator) -> None:
+    """Redraw the scenario fault's onset and target (same kind of part, on the workload it hits)."""
+    from faultlib import ids
+
+    topo = plan.topology
+    spec = next(iter(plan.timeline))
+    onset = float(rng.uniform(*ONSET_S))
+    tgt = spec.target
+    if "~" in tgt:  # an L1-L2 link of a node of the same workload
+        wl = next(n for n, nodes in plan.placements.items() if ids.node_of(tgt.split("~")[0]) in nodes)
+        node = str(rng.choice(plan.placements[wl]))
+        links = sorted(k for k, lk in topo.links.items() if lk.node == node and "~" in k and "l2plane" in k)
+        tgt = str(rng.choice(links))
+    elif "l2plane" in tgt:
+        tgt = str(rng.choice(sorted(c for c, k in topo.kind.items() if k == "l2" and ids.pod_of(c) == "pod0")))
+    else:
+        node = ids.node_of(tgt)
+        wl = next((n for n, nodes in plan.placements.items() if node in nodes), "train")  # sized: the job alone
+        new = str(rng.choice(plan.placements[wl]))
+        tgt = new + tgt[len(node):]
+        if "/npu" in tgt:
+            npu = int(rng.integers(0, topo.params.npus_per_node))
+            tgt = f"{new}/npu{npu}" + tgt.split("/npu", 1)[1][1:]
+    _set_fault(plan, spec, onset, tgt)
+
+
+def _set_fault(plan: Any, spec: Any, onset: float, target: str) -> None:
+    from dataclasses import replace
+
+    from faultlib.injection.spec import Timeline
+
+    plan.timeline = Timeline([replace(spec, at_s=onset, target=target), *list(plan.timeline)[1:]])
+
+
+def _sized(plan: Any, nodes: int) -> Any:
+    """node-crash-training with the training job alone on ``nodes`` nodes (spares outside the job)."""
+    from faultlib import ids
+    from faultlib.topology import Topology
+
+    per_pod, spares = plan.params.topology.nodes_per_pod, plan.scenario.spec.topology.spares
+    pods = -(-nodes // (per_pod - spares))
+    topo = Topology.build(plan.params.topology, pods)
+    free = [ids.node(p, n) for p in range(pods) for n in range(per_pod - spares)]
+    plan.topology = topo
+    plan.spares = [ids.node(p, n) for p in range(pods) for n in range(per_pod - spares, per_pod)]
+    plan.placements = {"train": free[:nodes]}
+    spec = plan.scenario.spec
+    plan.scenario = plan.scenario.model_copy(update={"spec": spec.model_copy(update={
+        "workloads": [w for w in spec.workloads if w.name == "train"],
+        "steady_state": spec.steady_state.model_copy(update={"probes": [
+            p for p in spec.steady_state.probes if p.workload == "train"]})})})
+    return plan
+
+
+def one(args: tuple[str, int, str, int | None]) -> dict[str, Any]:
     from opsbrain import chaos
     from opsbrain.kb.training import load_engine
     from opsbrain.runner.run import run_plan
 
-    name, seed, policy = args
+    name, seed, policy, nodes = args
     plan = chaos.plan(name, seed=seed, policy=policy)
     plan.scenario = plan.scenario.model_copy(update={"spec": plan.scenario.spec.model_copy(
-        update={"duration": DURATION_S})})
+        update={"duration": DURATION_S if nodes is None else SIZED_DURATION_S})})
+    if nodes is not None:
+        plan = _sized(plan, nodes)
+    _draw_fault(plan, np.random.default_rng([seed, 16]))
+    t0 = time.perf_counter()
     j = run_plan(plan, load_engine())
     f = next(i for i in j["incidents"] if i["injected"])
     measure = SCENARIOS[name][2]
     impact = sum(v.get(measure, 0.0) or 0.0 for v in f["impact"].values())
-    restarts = sum(1 for a in f["actions"] if a["action"] in ("restart_job", "restart_instance")
-                   and a["status"] == "succeeded")
-    return {"scenario": name, "seed": seed, "policy": policy, "ttr": f["ttr_s"], "correct": f["correct"],
-            "human": f.get("human_steps", 0), "impact": impact, "restarts": restarts}
+    return {"scenario": name, "seed": seed, "policy": policy, "nodes": nodes, "ttr": f["ttr_s"],
+            "ttd": f["ttd_s"], "ttdiag": f["ttdiag_s"], "correct": f["correct"], "human": f.get("human_steps", 0),
+            "impact": impact, "wall_s": time.perf_counter() - t0}
 
 
-def optical_pooled(rows: list[dict[str, Any]]) -> list[float]:
-    """Per seed: 1 - (auto link-down + auto link-flap impact) / (the manual policy's on the same seeds)."""
-    names = ("link-down-training", "link-flap-training")
-    by = {(r["scenario"], r["seed"], r["policy"]): r["impact"] for r in rows if r["scenario"] in names}
-    seeds = sorted({s for (_n, s, _p) in by})
-    out = []
-    for s in seeds:
-        auto = sum(by.get((n, s, "auto"), 0.0) for n in names)
-        man = sum(by.get((n, s, "manual"), 0.0) for n in names)
-        if man > 0:
-            out.append(1 - auto / man)
-    return out
+def q(xs: list[float], p: float) -> float | None:
+    return float(np.quantile(xs, p)) if xs else None
 
 
-def med(xs: list[float]) -> float | None:
-    return statistics.median(xs) if xs else None
+def fmt(x: float | None, nd: int = 1) -> str:
+    return "-" if x is None else f"{x:.{nd}f}"
+
+
+def dist(rows: list[dict[str, Any]], key: str) -> tuple[str, float | None, float | None]:
+    xs = [r[key] for r in rows if r[key] is not None]
+    p50, p90, p99 = q(xs, 0.5), q(xs, 0.9), q(xs, 0.99)
+    return f"{fmt(p50)} / {fmt(p90)} / {fmt(p99)}", p50, p90
 
 
 def main() -> int:
@@ -69,48 +130,57 @@ def main() -> int:
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--no-sizes", action="store_true", help="skip the node-crash job-size sweep")
     args = ap.parse_args()
-    jobs = [(n, 1000 + s, p) for n in SCENARIOS for s in range(args.seeds) for p in ("auto", "manual")]
+    seeds = [1000 + s for s in range(args.seeds)]
+    jobs: list[tuple[str, int, str, int | None]] = [
+        (n, s, p, None) for n in SCENARIOS for s in seeds for p in ("auto", "manual")]
+    if not args.no_sizes:
+        jobs += [("node-crash-training", s, "auto", k) for k in SIZES for s in seeds]
     t0 = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as ex:
-        rows = list(ex.map(one, jobs, chunksize=2))
+        rows = list(ex.map(one, jobs, chunksize=1))
     wall = time.perf_counter() - t0
     lines = [f"Measured by `python benchmarks/recovery_targets.py --seeds {args.seeds}` ({len(rows)} runs, "
-             f"{wall:.0f} s wall); seeds 1000..{1000 + args.seeds - 1}, both policies, {DURATION_S / 3600:.0f} h "
-             "simulated each.", "",
-             "| scenario | class | auto ttr median (s) | target (s) | auto ttr p90 (s) | manual ttr median (s) | "
-             "impact reduction median | min | job restarts (auto) | correct (auto) | no human step (auto) |",
+             f"{wall:.0f} s wall); seeds {seeds[0]}..{seeds[-1]}; per seed the fault's onset is drawn in "
+             f"[{ONSET_S[0]:.0f}, {ONSET_S[1]:.0f}] s and its target among equivalent parts of the workload it hits; "
+             f"{DURATION_S / 3600:.0f} h simulated each. Cells are p50 / p90 / p99 in seconds.", "",
+             "| scenario | class | auto ttd | auto ttdiag | auto ttr | ttr p90/p50 | target p90 (s) | p90 met | "
+             "manual ttr | correct (auto) | no human step (auto) |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
+    base = [r for r in rows if r["nodes"] is None]
     for name, (cls, target, _m) in SCENARIOS.items():
-        auto = [r for r in rows if r["scenario"] == name and r["policy"] == "auto"]
-        man = {r["seed"]: r for r in rows if r["scenario"] == name and r["policy"] == "manual"}
-        at = sorted(r["ttr"] for r in auto if r["ttr"] is not None)
-        mt = [r["ttr"] for r in man.values() if r["ttr"] is not None]
-        red = [1 - r["impact"] / man[r["seed"]]["impact"] for r in auto if man[r["seed"]]["impact"] > 0]
-        p90 = at[int(0.9 * (len(at) - 1))] if at else None
-        m = med(at)
-        lines.append(f"| {name} | {cls} | {m:.1f} {'PASS' if m is not None and m <= target else 'SHORT'} | "
-                     f"{target:.0f} | {p90:.1f} | {f'{med(mt):.0f}' if mt else 'not within 3 h'} | "
-                     f"{(med(red) or 0) * 100:.2f}% | {min(red or [0]) * 100:.2f}% | "
-                     f"{sum(r['restarts'] for r in auto)} | {sum(r['correct'] for r in auto)}/{len(auto)} | "
-                     f"{sum(r['human'] == 0 for r in auto)}/{len(auto)} |" if m is not None else
-                     f"| {name} | {cls} | none recovered | {target:.0f} | | | | | | | |")
-    pooled = optical_pooled(rows)
-    lines += ["", "Optical faults pooled (link down + link flap on training, same seeds; Huawei: -96%, target -98%): "
-              f"impact reduction 1 - sum(auto) / sum(manual) median {med(pooled) * 100:.2f}%, min "
-              f"{min(pooled) * 100:.2f}% {'PASS' if med(pooled) >= 0.98 else 'SHORT'}. The flap alone: the first "
-              "flap's stall (its dark time, rounded up to the 1 s HCCL re-execution grid) cannot be avoided, the "
-              "later ones hit a drained link; the manual policy pays every flap at the 5 s CANN HoldTime."
-              if pooled else "", ""]
-    auto_all = [r for r in rows if r["policy"] == "auto"]
-    lines += ["", f"Incidents handled with no human step (auto): {sum(r['human'] == 0 for r in auto_all)}/"
-              f"{len(auto_all)} = {sum(r['human'] == 0 for r in auto_all) / len(auto_all):.1%}."]
+        auto = [r for r in base if r["scenario"] == name and r["policy"] == "auto"]
+        man = [r for r in base if r["scenario"] == name and r["policy"] == "manual"]
+        ttd, _, _ = dist(auto, "ttd")
+        ttdiag, _, _ = dist(auto, "ttdiag")
+        ttr, p50, p90 = dist(auto, "ttr")
+        mttr, _, _ = dist(man, "ttr")
+        spread = f"{p90 / p50:.2f}" if p50 and p90 is not None else "-"
+        met = "yes" if p90 is not None and p90 <= target else "NO"
+        unrec = sum(r["ttr"] is None for r in auto)
+        lines.append(f"| {name} | {cls} | {ttd} | {ttdiag} | {ttr}{f' ({unrec} not recovered)' if unrec else ''} | "
+                     f"{spread} | {target:.0f} | {met} | {mttr} | {sum(r['correct'] for r in auto)}/{len(auto)} | "
+                     f"{sum(r['human'] == 0 for r in auto)}/{len(auto)} |")
+    sized = [r for r in rows if r["nodes"] is not None]
+    if sized:
+        lines += ["", "Node crash against job size (auto policy, the job alone, warm spares outside it):", "",
+                  "| NPUs | nodes | auto ttd | auto ttdiag | auto ttr | target p90 (s) | p90 met | wall s/run |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for k in SIZES:
+            rs = [r for r in sized if r["nodes"] == k]
+            ttr, _p50, p90 = dist(rs, "ttr")
+            tgt = SIZE_TARGETS.get(k)
+            met = "-" if tgt is None else ("yes" if p90 is not None and p90 <= tgt else "NO")
+            lines.append(f"| {k * 8:,} | {k} | {dist(rs, 'ttd')[0]} | {dist(rs, 'ttdiag')[0]} | {ttr} | "
+                         f"{'-' if tgt is None else f'{tgt:.0f}'} | {met} | "
+                         f"{np.mean([r['wall_s'] for r in rs]):.1f} |")
     text = "\n".join(lines)
     print(text)
     if args.out:
         from pathlib import Path
 
-        Path(args.out).write_text("# Recovery targets (issue 6)\n\n" + text + "\n")
+        Path(args.out).write_text("# Recovery results (issue 16: distributions)\n\n" + text + "\n")
     return 0
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import simpy
 
+from faultlib.durations import D, Dist
 from faultlib.health import Health
 from faultlib.params import P, ParamGroup
 
@@ -20,25 +21,41 @@ if TYPE_CHECKING:
     from faultlib.engine import Simulation
 
 REASON_CMD = "reason: one management-plane command acknowledged by the device agent; seconds, not minutes"
+SPREAD_CMD = "assumed p90 = 2.5-3 x median (a busy agent or a retried RPC)"
 
 
 class ControlParams(ParamGroup):
     """Control API action durations and failure probabilities."""
 
-    link_isolate_s: float = P(1.0, "s", REASON_CMD + " (port admin-down on the L1/L2 chip)", ge=0)
-    link_restore_s: float = P(2.0, "s", REASON_CMD + " (port admin-up + link training)", ge=0)
-    hbm_row_isolate_s: float = P(
-        2.0, "s", "reason: driver marks the faulty row/page unusable and remaps (cf. row remapping, facts.md §4)", ge=0)
+    link_isolate_s: Dist = D(1.0, 3.0, "s", REASON_CMD + " (port admin-down on the L1/L2 chip); " + SPREAD_CMD)
+    link_restore_s: Dist = D(2.0, 5.0, "s", REASON_CMD + " (port admin-up + link training); " + SPREAD_CMD)
+    hbm_row_isolate_s: Dist = D(
+        2.0, 5.0, "s", "reason: driver marks the faulty row/page unusable and remaps (cf. row remapping, facts.md §4); "
+        + SPREAD_CMD)
     hbm_rows_replace_threshold: int = P(64, "rows", "0x80E18402: isolated rows reached 64 => replace (facts.md §3)",
                                         ge=1)
     hbm_rows_warn_threshold: int = P(16, "rows", "0x80E18401: >= 16 isolated rows warning (facts.md §3)", ge=1)
-    chip_reset_s: float = P(150.0, "s", "MindCluster chip reset wait 150 s (facts.md §3)", ge=0)
-    node_cordon_s: float = P(1.0, "s", REASON_CMD + " (scheduler marks the node unschedulable)", ge=0)
-    node_reboot_s: float = P(
-        600.0, "s", "reason: server POST + OS boot + NPU driver load; ~10 min is typical for large AI servers", ge=0)
-    part_replacement_s: float = P(
-        4 * 3600.0, "s", "reason: a field replacement ticket (spare part on site, technician, re-test) ~ hours",
-        ge=0)
+    chip_reset_s: Dist = D(
+        60.0, 120.0, "s", "assumed: a hot reset of one NPU (driver unload, chip reset, firmware re-init) takes about "
+        "a minute; MindCluster waits at most chip_reset_wait_s for it, so the p90 sits below that wait")
+    chip_reset_wait_s: float = P(
+        150.0, "s", "MindCluster chip reset wait 150 s (facts.md §3): a reset not back by then has failed", gt=0)
+    node_cordon_s: Dist = D(1.0, 3.0, "s", REASON_CMD + " (scheduler marks the node unschedulable); " + SPREAD_CMD)
+    node_reboot_s: Dist = D(
+        600.0, 1200.0, "s", "reason: server POST + OS boot + NPU driver load; ~10 min is typical for large AI servers; "
+        "assumed p90 20 min (memory training and device enumeration of a fully populated server)")
+    part_replacement_s: Dist = D(
+        4 * 3600.0, 24 * 3600.0, "s", "reason: a field replacement ticket (spare part on site, technician, re-test) ~ "
+        "hours; assumed p90 a day (part not on site)")
+    optics_replacement_s: Dist = D(
+        86400.0, 4 * 86400.0, "s", "operators need days to replace failed optical links (arXiv 2305.13792, facts.md "
+        "§8): median 1 day, assumed p90 4 days (the days-long tail)")
+    restart_fail_after_s: Dist = D(
+        10.0, 30.0, "s", "reason: a failed process-level restart surfaces at its first collective (HCCL init); "
+        "bounded by the 30 s step-retry timeout (facts.md §3) at the p90")
+    job_restart_fail_after_s: Dist = D(
+        30.0, 90.0, "s", "reason: a failed job/instance restart surfaces during launch or communicator init, tens of "
+        "seconds in; assumed p90 3 x median")
     reroute_failure_prob: float = P(0.01, "probability", "assumed: route push rarely fails; retried by runbooks",
                                     ge=0, le=1)
     isolate_failure_prob: float = P(0.01, "probability", "assumed: a config command rarely fails", ge=0, le=1)
@@ -85,8 +102,13 @@ class ControlAPI:
         if kinds and kind not in kinds and not (kind == "link" and "link" in kinds):
             raise ControlError(f"{target!r} is a {kind}, expected {' or '.join(kinds)}")
 
+    def _draw(self, name: str) -> float:
+        """One draw of the control duration ``name`` (a :class:`Dist` field of ControlParams)."""
+        return self.sim.durations.draw(f"control.{name}", getattr(self.p, name))
+
     def _action(self, name: str, target: str, duration: float, fail_prob: float,
                 effect: Callable[[], dict[str, Any] | None]) -> simpy.Process:
+        """An action taking ``duration`` seconds (drawn by the caller) that fails with ``fail_prob``."""
         env = self.sim.env
 
         def run() -> Generator[simpy.Event, Any, ActionResult]:
@@ -98,15 +120,16 @@ class ControlAPI:
 
         return env.process(run())
 
-    def _wrap(self, name: str, target: str, fail_prob: float, fail_after_s: float,
+    def _wrap(self, name: str, target: str, fail_prob: float, fail_after: str,
               body: Callable[[], simpy.Event]) -> simpy.Process:
-        """An action whose duration is a workload's own process (restarts): fails after ``fail_after_s``."""
+        """An action whose duration is a workload's own process (restarts): a failed one ends after a draw of the
+        ControlParams duration ``fail_after``."""
         env = self.sim.env
 
         def run() -> Generator[simpy.Event, Any, ActionResult]:
             start = env.now
             if self._rng.random() < fail_prob:
-                yield env.timeout(fail_after_s)
+                yield env.timeout(self._draw(fail_after))
                 return self._done(name, target, "failed", start, {"reason": "action failed (injected probability)"})
             value = yield body()
             ok = value.get("ok", True) if isinstance(value, dict) else bool(value)
@@ -125,12 +148,12 @@ class ControlAPI:
     # ---- fabric -----------------------------------------------------------------------------------
     def isolate_link(self, link: str) -> simpy.Process:
         self._expect(link, "link")
-        return self._action("isolate_link", link, self.p.link_isolate_s, self.p.isolate_failure_prob,
+        return self._action("isolate_link", link, self._draw("link_isolate_s"), self.p.isolate_failure_prob,
                             lambda: self._set(link, Health.ISOLATED, "isolate_link"))
 
     def restore_link(self, link: str) -> simpy.Process:
         self._expect(link, "link")
-        return self._action("restore_link", link, self.p.link_restore_s, self.p.isolate_failure_prob,
+        return self._action("restore_link", link, self._draw("link_restore_s"), self.p.isolate_failure_prob,
                             lambda: self._set(link, Health.HEALTHY, "restore_link"))
 
     def reroute(self, nodes: list[str]) -> simpy.Process:
@@ -166,7 +189,7 @@ class ControlAPI:
             self.sim.telemetry.metric("hbm_isolated_rows", hbm, float(total))
             return {"isolated_rows": total, "replace": total >= self.p.hbm_rows_replace_threshold}
 
-        return self._action("isolate_hbm_rows", hbm, self.p.hbm_row_isolate_s, self.p.isolate_failure_prob, effect)
+        return self._action("isolate_hbm_rows", hbm, self._draw("hbm_row_isolate_s"), self.p.isolate_failure_prob, effect)
 
     def reset_chip(self, npu: str) -> simpy.Process:
         self._expect(npu, "npu")
@@ -175,8 +198,9 @@ class ControlAPI:
         def run() -> Generator[simpy.Event, Any, ActionResult]:
             start = env.now
             self._set(npu, Health.RESETTING, "reset_chip")
-            yield env.timeout(self.p.chip_reset_s)
-            if self._rng.random() < self.p.reset_failure_prob:
+            took = self._draw("chip_reset_s")
+            yield env.timeout(min(took, self.p.chip_reset_wait_s))
+            if self._rng.random() < self.p.reset_failure_prob or took > self.p.chip_reset_wait_s:
                 self._set(npu, Health.FAILED, "reset_chip failed")
                 return self._done("reset_chip", npu, "failed", start, {"reason": "chip did not come back"})
             self._set(npu, Health.HEALTHY, "reset_chip")
@@ -191,7 +215,7 @@ class ControlAPI:
     def isolate(self, component: str) -> simpy.Process:
         """Take a chip, node or switch out of service (SeparateNPU and its kin)."""
         self._expect(component)
-        return self._action("isolate", component, self.p.link_isolate_s, self.p.isolate_failure_prob,
+        return self._action("isolate", component, self._draw("link_isolate_s"), self.p.isolate_failure_prob,
                             lambda: self._set(component, Health.ISOLATED, "isolate"))
 
     def replace_part(self, component: str) -> simpy.Process:
@@ -206,17 +230,19 @@ class ControlAPI:
                     self.sim.dom.clear(component)
             return self._set(component, Health.HEALTHY, "replace_part")
 
-        return self._action("replace_part", component, self.p.part_replacement_s, 0.0, effect)
+        optics = component in self.sim.topology.links
+        took = self._draw("optics_replacement_s" if optics else "part_replacement_s")
+        return self._action("replace_part", component, took, 0.0, effect)
 
     # ---- nodes ------------------------------------------------------------------------------------
     def cordon(self, node: str) -> simpy.Process:
         self._expect(node, "node")
-        return self._action("cordon", node, self.p.node_cordon_s, self.p.isolate_failure_prob,
+        return self._action("cordon", node, self._draw("node_cordon_s"), self.p.isolate_failure_prob,
                             lambda: self._set(node, Health.CORDONED, "cordon"))
 
     def reboot_node(self, node: str) -> simpy.Process:
         self._expect(node, "node")
-        return self._action("reboot_node", node, self.p.node_reboot_s, self.p.reset_failure_prob,
+        return self._action("reboot_node", node, self._draw("node_reboot_s"), self.p.reset_failure_prob,
                             lambda: self._set(node, Health.HEALTHY, "reboot_node"))
 
     def set_spares(self, nodes: list[str]) -> None:
@@ -243,23 +269,23 @@ class ControlAPI:
         """Process-level online recovery in place (no job restart)."""
         w = self._workload(job)
         body = (lambda: w.recover_in_place(instance)) if instance else w.recover_in_place
-        return self._wrap("restart_process", instance or job, self.p.restart_failure_prob, 10.0, body)
+        return self._wrap("restart_process", instance or job, self.p.restart_failure_prob, "restart_fail_after_s", body)
 
     def restart_job(self, job: str, source: str = "persistent", replace: dict[str, str] | None = None,
                     scope: str = "job") -> simpy.Process:
         w = self._workload(job)
-        return self._wrap("restart_job", job, self.p.restart_failure_prob, 30.0,
+        return self._wrap("restart_job", job, self.p.restart_failure_prob, "job_restart_fail_after_s",
                           lambda: w.restart(source, replace, scope=scope))
 
     def restart_instance(self, service: str, instance: str, replace: dict[str, str] | None = None,
                          weights_from: str = "ems") -> simpy.Process:
         w = self._workload(service)
-        return self._wrap("restart_instance", instance, self.p.restart_failure_prob, 30.0,
+        return self._wrap("restart_instance", instance, self.p.restart_failure_prob, "job_restart_fail_after_s",
                           lambda: w.restart_instance(instance, replace, weights_from))
 
     def scale_instance(self, service: str, instance: str, nodes: list[str]) -> simpy.Process:
         w = self._workload(service)
-        return self._wrap("scale_instance", instance, self.p.restart_failure_prob, 30.0,
+        return self._wrap("scale_instance", instance, self.p.restart_failure_prob, "job_restart_fail_after_s",
                           lambda: w.scale_instance(instance, nodes))
 
     # ---- helpers ----------------------------------------------------------------------------------

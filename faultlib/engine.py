@@ -16,12 +16,14 @@ import numpy as np
 import simpy
 
 from faultlib.control import ControlAPI
+from faultlib.durations import Durations
 from faultlib.fabric import Fabric
 from faultlib.faults.base import ActiveFault, SpecLike
 from faultlib.faults.models import MODELS
 from faultlib.simparams import SimParams
 from faultlib.state import PlantState
 from faultlib.telemetry import TelemetryHub
+from faultlib.telemetry.delivery import Delivery
 from faultlib.telemetry.dom import DomModel
 from faultlib.topology import Topology
 from faultlib.trace import Trace
@@ -41,6 +43,7 @@ class Simulation:
         self.state = PlantState(self.topology, self.trace, self.clock)
         self.fabric = Fabric(self.topology, self.params.fabric, self.state)
         self.telemetry = TelemetryHub(self.clock)
+        self.telemetry.delivery = Delivery(self)  # detection paths: poll and shipping delays to subscribers
         self.workloads: dict[str, Workload] = {}
         self.control = ControlAPI(self)
         self.faults: list[ActiveFault] = []  # ground truth: for scoring only, never for diagnosis
@@ -56,6 +59,11 @@ class Simulation:
     def rng(self, stream: str) -> np.random.Generator:
         """An independent random stream for ``stream`` (same seed + name => same draws)."""
         return np.random.default_rng([self.seed, zlib.crc32(stream.encode())])
+
+    @cached_property
+    def durations(self) -> Durations:
+        """Seeded draws of every modelled duration (one random stream per duration name)."""
+        return Durations(self)
 
     @cached_property
     def dom(self) -> DomModel:

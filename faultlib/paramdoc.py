@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from faultlib.durations import Dist
 from faultlib.params import iter_params
 from faultlib.simparams import SimParams
 
@@ -36,6 +37,8 @@ def _cell(value: Any) -> str:
 
 
 def _fmt_default(value: Any) -> str:
+    if isinstance(value, Dist):
+        return _cell(str(value))
     if isinstance(value, str):
         return f"`{value}`" if value else '`""`'
     if isinstance(value, float):

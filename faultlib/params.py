@@ -54,13 +54,20 @@ def apply_overrides(model: ParamGroup, overrides: dict[str, Any]) -> Any:
         raise ParamError(loc, f"{err['msg'].removeprefix('Value error, ')}{detail}") from None
 
 
+def _is_leaf(model: type[BaseModel]) -> bool:
+    """A model rendered as one value (a duration distribution), not as a group of parameters."""
+    from faultlib.durations import Dist
+
+    return issubclass(model, Dist)
+
+
 def iter_params(model: type[BaseModel], prefix: str = "") -> list[tuple[str, Any, str, str, str]]:
     """Flatten a parameter model into rows (path, default, unit, source, description)."""
     rows: list[tuple[str, Any, str, str, str]] = []
     for name, field in model.model_fields.items():
         path = f"{prefix}{name}"
         ann = field.annotation
-        if isinstance(ann, type) and issubclass(ann, BaseModel):
+        if isinstance(ann, type) and issubclass(ann, BaseModel) and not _is_leaf(ann):
             rows.extend(iter_params(ann, path + "."))
             continue
         extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}

@@ -9,6 +9,7 @@ from faultlib.fabric import FabricParams
 from faultlib.faults.params import FaultParams
 from faultlib.injection.profiles import InjectionParams
 from faultlib.params import ParamGroup
+from faultlib.telemetry.delivery import DeliveryParams
 from faultlib.telemetry.noise import NoiseParams
 from faultlib.telemetry.params import TelemetryParams
 from faultlib.topology import TopologyParams
@@ -23,6 +24,7 @@ class SimParams(ParamGroup):
     inference: InferenceParams = Field(default_factory=InferenceParams)
     control: ControlParams = Field(default_factory=ControlParams)
     telemetry: TelemetryParams = Field(default_factory=TelemetryParams)
+    delivery: DeliveryParams = Field(default_factory=DeliveryParams)
     noise: NoiseParams = Field(default_factory=NoiseParams)
     faults: FaultParams = Field(default_factory=FaultParams)
     injection: InjectionParams = Field(default_factory=InjectionParams)

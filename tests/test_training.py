@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from faultlib.durations import Dist
 from faultlib.engine import Simulation
 from faultlib.health import Health
 from faultlib.topology import Topology
@@ -12,9 +13,17 @@ from faultlib.workloads.training import TrainingJob, TrainingParams
 HOUR = 3600.0
 
 
-def make(topo: Topology, n_nodes: int = 48, seed: int = 7) -> tuple[Simulation, TrainingJob]:
+def fixed(**over: object) -> TrainingParams:
+    """Training parameters with every stage duration fixed at its median (p90 = median): the mechanics tests below
+    check the arithmetic of a restart; the spread is checked in test_stage_durations_spread_per_seed."""
+    p = TrainingParams()
+    meds = {k: getattr(p, k).median for k, v in p if isinstance(v, Dist)}
+    return p.model_copy(update={k: Dist(median=m, p90=m) for k, m in meds.items()} | over)
+
+
+def make(topo: Topology, n_nodes: int = 48, seed: int = 7, **over: object) -> tuple[Simulation, TrainingJob]:
     sim = Simulation(seed=seed, topology=topo)
-    job = TrainingJob("llm", sim.topology.nodes()[:n_nodes])
+    job = TrainingJob("llm", sim.topology.nodes()[:n_nodes], fixed(**over))
     sim.add_workload(job)
     return sim, job
 
@@ -80,42 +89,55 @@ def test_step_time_rises_with_lane_loss_and_after_link_failure_and_reroute(topo1
     assert "timeout" not in kinds(sim)
 
 
-def test_dead_path_stalls_and_times_out_at_30_min(topo1: Topology) -> None:
+def test_dead_path_errors_after_maxcnt_reexecutions(topo1: Topology) -> None:
+    """CANN: a failed collective is re-executed at most MaxCnt times (HoldTime, then every IntervalTime); if the
+    path is still dead the error surfaces and the processes exit (no 30 min hang)."""
+    for max_cnt in (1, 4):
+        sim, job = make(topo1, n_nodes=16, op_retry_max_cnt=max_cnt)
+        p = job.p
+        sim.run(1000)
+        sim.state.set_health(uplink(sim, job.nodes[2]), Health.FAILED)
+        assert job.state == "stalled" and job.throughput_at(1000) == 0.0
+        last = 1000 + p.op_retry_hold_s + (max_cnt - 1) * p.op_retry_interval_s  # the last re-execution
+        sim.run(last - 0.01)
+        assert job.state == "stalled"
+        sim.run(last + 0.01)
+        assert job.state == "down"
+        lines = [ln for ln in sim.telemetry.logs if ln.source == "train"]
+        assert len(lines) == 1 and "EI0006" in lines[0].text and lines[0].origin in job.nodes
+        assert [e.kind for e in sim.telemetry.events][-1] == "crash"
+        assert job.accounting()["stalled_s"] == pytest.approx(last - 1000)
+
+
+def test_dead_path_with_a_hung_peer_still_waits_for_the_30_min_timeout(topo1: Topology) -> None:
     sim, job = make(topo1, n_nodes=16)
     sim.run(1000)
-    sim.state.set_health(uplink(sim, job.nodes[2]), Health.FAILED)
-    assert job.state == "stalled" and job.throughput_at(1000) == 0.0
+    job.fail(job.ranks[20], "hang", "aicore task stuck")  # a hang is not a path failure: no re-execution count
     sim.run(1000 + 1799)
-    assert job.state == "stalled"
-    # the step-time gauge shows the in-flight step growing
-    assert sim.telemetry.read("step_time_s", "llm") > 1799
+    assert job.state == "stalled" and sim.telemetry.read("step_time_s", "llm") > 1799
     sim.run(1000 + 1801)
     assert job.state == "down"
     timeout = [e for e in sim.telemetry.events if e.kind == "timeout"]
     assert len(timeout) == 1 and timeout[0].t == pytest.approx(1000 + 1800)
-    lines = [ln for ln in sim.telemetry.logs if ln.source == "train"]
-    assert len(lines) == 1 and "EI0002" in lines[0].text and lines[0].origin in job.nodes
-    acc = job.accounting()
-    assert acc["stalled_s"] == pytest.approx(1800) and acc["downtime_s"] == pytest.approx(1)
 
 
-def test_job_resumes_when_rerouted_before_the_timeout(topo1: Topology) -> None:
-    sim, job = make(topo1, n_nodes=16)
+def test_job_resumes_when_rerouted_before_the_retries_run_out(topo1: Topology) -> None:
+    sim, job = make(topo1, n_nodes=16, op_retry_max_cnt=10)
     base = job.step_time_s
     sim.run(1000)
     sim.state.set_health(uplink(sim, job.nodes[2]), Health.FAILED)
-    sim.run(1600.4)
+    sim.run(1008.4)
     sim.fabric.reroute(job.nodes[2])
-    assert job.state == "stalled"  # the next HCCL re-execution: 1000 + hold + k * interval >= 1600.4
-    sim.run(1600.99)
+    assert job.state == "stalled"  # the next HCCL re-execution: 1000 + hold + k * interval >= 1008.4
+    sim.run(1008.99)
     assert job.state == "stalled"
-    sim.run(1601.001)
+    sim.run(1009.001)
     assert job.state == "running"
     sim.run(4 * HOUR)
-    assert "timeout" not in kinds(sim) and job.state == "running"
+    assert "timeout" not in kinds(sim) and "crash" not in kinds(sim) and job.state == "running"
     assert kinds(sim)[:3] == ["started", "stalled", "resumed"]
-    assert job.accounting()["stalled_s"] == pytest.approx(601)
-    assert job.throughput_at(1600.9) == 0.0 and job.throughput_at(2000) == pytest.approx(1 / job.step_time_s)
+    assert job.accounting()["stalled_s"] == pytest.approx(9)
+    assert job.throughput_at(1008.9) == 0.0 and job.throughput_at(2000) == pytest.approx(1 / job.step_time_s)
     assert job.step_time_s > base
 
 
@@ -142,7 +164,8 @@ def test_crash_restart_from_memory_loses_far_less_than_from_persistent(topo1: To
     p = job_m.p
     # downtime is modelled: crash-to-restart wait + launch + HCCL init + checkpoint load
     shard_load = job_m._shard_b / (sim_m.params.fabric.npu_ub_gbytes_s * 1e9 * 0.97)
-    assert mem["downtime_s"] == pytest.approx(100 + p.launch_s + p.hccl_init_s + shard_load)
+    assert mem["downtime_s"] == pytest.approx(100 + p.launch_s.median + p.rank_table_s.median + p.hccl_init_s.median
+                                               + shard_load)
     assert per["downtime_s"] > mem["downtime_s"] + 30  # reading 9.4 TB from storage
     crash = [ln for ln in sim_m.telemetry.logs if ln.source == "train"]
     assert "507053" in crash[0].text and crash[0].origin == job_m.nodes[1]
@@ -161,7 +184,7 @@ def test_node_loss_stalls_peers_then_restart_onto_spare(topo1: Topology) -> None
     assert proc.value is True and job.state == "running"
     assert spare in job.nodes and bad not in job.nodes
     assert job.accounting()["restarts"] == 1
-    assert job.accounting()["downtime_s"] > job.p.replace_node_s
+    assert job.accounting()["downtime_s"] > job.p.replace_node_s.median
     # two adjacent nodes losing host memory destroy the in-memory replicas: fall back to persistent
     sim.state.set_health(job.nodes[0], Health.FAILED)
     sim.state.set_health(job.nodes[1], Health.FAILED)
@@ -217,7 +240,7 @@ def test_recover_in_place_redoes_only_the_current_step(topo1: Topology) -> None:
     assert proc.value is True and job.state == "running"
     acc = job.accounting()
     p = job.p
-    stages = p.stop_step_s + max(p.abort_tasks_s, p.memory_repair_s) + p.comm_resume_s  # repair during the abort
+    stages = p.stop_step_s.median + max(p.abort_tasks_s.median, p.memory_repair_s.median) + p.comm_resume_s.median
     assert stages <= acc["downtime_s"] < stages + 1.0  # + the optimizer shard reload from a peer
     sim.run(3200)
     assert job.accounting()["redone_steps"] < 1.0
@@ -231,13 +254,13 @@ def test_recover_in_place_redoes_only_the_current_step(topo1: Topology) -> None:
 
 def test_serial_online_recovery_takes_the_four_stages_one_after_another(topo1: Topology) -> None:
     sim = Simulation(seed=7, topology=topo1)
-    job = TrainingJob("llm", sim.topology.nodes()[:48], TrainingParams(repair_during_abort=False))
+    job = TrainingJob("llm", sim.topology.nodes()[:48], fixed(repair_during_abort=False))
     sim.add_workload(job)
     sim.run(3000)
     job.fail(job.ranks[5] + "/hbm", "crash", "device memory uncorrectable error, error code is 507054")
     sim.env.run(until=job.recover_in_place())
     p = job.p
-    serial = p.stop_step_s + p.abort_tasks_s + p.memory_repair_s + p.comm_resume_s
+    serial = sum(getattr(p, k).median for k in ('stop_step_s', 'abort_tasks_s', 'memory_repair_s', 'comm_resume_s'))
     assert serial <= job.accounting()["downtime_s"] < serial + 1.0
 
 
@@ -313,14 +336,14 @@ def test_a_controller_reacting_synchronously_to_events_can_restart(topo1: Topolo
     procs = []
 
     def on_record(rec: object) -> None:
-        if getattr(rec, "kind", None) == "timeout":
+        if getattr(rec, "kind", None) == "crash":
             procs.append(job.restart("memory"))
 
     sim.telemetry.subscribe(on_record, {"job"})
-    sim.state.set_health(uplink(sim, job.nodes[2]), Health.FAILED)
+    sim.state.set_health(uplink(sim, job.nodes[2]), Health.FAILED)  # retries run out: the job crashes
     sim.run(1800 + 300)
     assert len(procs) == 1 and procs[0].value is True and job.state == "running"
-    assert [k for k in kinds(sim) if k != "checkpoint"] == ["started", "stalled", "timeout", "restart", "resumed"]
+    assert [k for k in kinds(sim) if k != "checkpoint"] == ["started", "stalled", "crash", "restart", "resumed"]
 
 
 def test_a_drained_link_that_flaps_does_not_stall_the_job(topo1: Topology) -> None:
@@ -341,7 +364,8 @@ def test_a_drained_link_that_flaps_does_not_stall_the_job(topo1: Topology) -> No
 
 def test_hccl_retry_hold_and_interval_set_when_a_flapped_collective_resumes(topo1: Topology) -> None:
     sim = Simulation(seed=7, topology=topo1)
-    job = TrainingJob("llm", sim.topology.nodes()[:16], TrainingParams(op_retry_hold_s=1.0, op_retry_interval_s=1.0))
+    job = TrainingJob("llm", sim.topology.nodes()[:16], TrainingParams(op_retry_hold_s=1.0, op_retry_interval_s=1.0,
+                                                                       op_retry_max_cnt=10))
     sim.add_workload(job)
     sim.run(100)
     link = uplink(sim, job.nodes[2])
@@ -357,3 +381,23 @@ def test_hccl_retry_hold_and_interval_set_when_a_flapped_collective_resumes(topo
     assert job.state == "stalled"  # waits for the next re-execution instant
     sim.run(104.01)
     assert job.state == "running" and job.accounting()["stalled_s"] == pytest.approx(1.0 + 3.0)
+
+
+def test_stage_durations_spread_per_seed_and_grow_with_the_job(topo1: Topology) -> None:
+    """Restart stages are draws (different per seed, the same for the same seed); launch, rank table and HCCL init
+    grow with the job's size."""
+    def downtime(seed: int, n_nodes: int) -> float:
+        sim = Simulation(seed=seed, topology=topo1)
+        job = TrainingJob("llm", sim.topology.nodes()[:n_nodes])
+        sim.add_workload(job)
+        sim.run(100)
+        job.fail(job.ranks[3], "crash", "ACL stream synchronize failed, error code is 507053")
+        sim.env.run(until=job.restart("memory"))
+        return job.accounting()["downtime_s"]
+
+    small = [downtime(s, 8) for s in range(12)]
+    big = [downtime(s, 48) for s in range(12)]
+    assert len(set(small)) == len(small)  # no two seeds alike
+    assert downtime(3, 8) == small[3]  # deterministic per seed
+    assert max(small) / min(small) > 1.2  # spread across seeds
+    assert sorted(big)[6] > sorted(small)[6]  # median grows with the job (48 vs 8 nodes)

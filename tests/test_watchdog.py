@@ -92,7 +92,7 @@ def test_controller_revives_a_hung_job_that_nothing_else_handles(topo1: Topology
     ctl = Controller(sim, Blind(), orch)
     sim.run(500)
     job.fail(job.ranks[9], "hang", "host thread blocked")  # software hang: healthy hardware
-    sim.run(500 + orch.p.stuck_after_s + 1)
+    sim.run(500 + orch.p.stuck_after_s + 4 * sim.params.delivery.job_event_s.p90)  # + the stall event's path delay
     stuck = [i for i in ctl.incidents if i.id.startswith("w")]
     assert len(stuck) == 1 and stuck[0].diagnosis.fault_class == "workload_stuck"
     rec = orch.incident(stuck[0].id)

@@ -21,12 +21,22 @@ class TelemetryHub:
         self.logs: list[LogLine] = []
         self.events: list[JobEvent] = []
         self._subs: list[tuple[Subscriber, frozenset[str] | None]] = []
+        self.delivery: Any = None  # a faultlib.telemetry.delivery.Delivery: path delays to subscribers (None: at once)
 
     def subscribe(self, fn: Subscriber, sources: set[str] | None = None) -> None:
         """Call ``fn`` for each new record; ``sources`` filters log sources (``"job"`` selects job events)."""
         self._subs.append((fn, frozenset(sources) if sources else None))
 
     def _publish(self, rec: Record, source: str) -> None:
+        if self.delivery is not None and self._subs:
+            origin = rec.origin if isinstance(rec, LogLine) else rec.job
+            at = self.delivery.arrival(rec.t, origin, source)
+            if at > self._clock():
+                self.delivery.defer(at, lambda r: self._deliver(r, source), rec)
+                return
+        self._deliver(rec, source)
+
+    def _deliver(self, rec: Record, source: str) -> None:
         for fn, filt in self._subs:
             if filt is None or source in filt:
                 fn(rec)

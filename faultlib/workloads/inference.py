@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import simpy
 
 from faultlib import ids
+from faultlib.durations import D, Dist
 from faultlib.health import UP
 from faultlib.params import P, ParamGroup
 from faultlib.workloads.base import Workload, reinit_comm
@@ -139,12 +140,16 @@ class InferenceParams(ParamGroup):
 
     # ---- failure handling and recovery ----------------------------------------------------------------
     hang_timeout_s: float = P(
-        360.0, "s", "a hung collective is declared failed after <= 6 min with a watchdog (facts.md §3)", gt=0)
-    process_relaunch_s: float = P(
-        60.0, "s", "assumed: container/process start + HCCL communicator init + graph warm-up of an EP instance",
-        ge=0)
-    obs_cold_start_s: float = P(2560.0, "s", "671 GB cold start from object storage, " + PAPER, gt=0)
-    ems_cold_start_s: float = P(320.0, "s", "671 GB cold start via the EMS memory pool, " + PAPER, gt=0)
+        360.0, "s", "a hung collective is declared failed after <= 6 min with a watchdog timeout (facts.md §3)", gt=0)
+    process_relaunch_s: Dist = D(
+        60.0, 120.0, "s", "assumed: container/process start + HCCL communicator init + graph warm-up of an EP "
+        "instance; assumed p90 2 x median (start-up tail, BootSeer arXiv 2507.12619)")
+    obs_cold_start_s: Dist = D(
+        2560.0, 3840.0, "s", "671 GB cold start from object storage, " + PAPER + " (the median); assumed p90 1.5 x "
+        "median (shared storage bandwidth contention)")
+    ems_cold_start_s: Dist = D(
+        320.0, 480.0, "s", "671 GB cold start via the EMS memory pool, " + PAPER + " (the median); assumed p90 1.5 x "
+        "median (memory-pool contention)")
 
 
 # ---- the roofline ------------------------------------------------------------------------------------
@@ -682,8 +687,13 @@ class InferenceService(Workload):
         assert self.sim is not None
         per_node = self.roof.weights_per_npu_bytes(self._npus(inst)) * self.sim.topology.params.npus_per_node
         share = min(1.0, per_node / (self.p.total_params_b * self.p.bytes_per_param * 1e9))
-        base = self.p.ems_cold_start_s if source == "ems" else self.p.obs_cold_start_s
-        return base * share
+        name = "ems_cold_start_s" if source == "ems" else "obs_cold_start_s"
+        return self.sim.durations.draw(f"inference.{name}", getattr(self.p, name), share)
+
+    def _relaunch_s(self) -> float:
+        """One draw of the process relaunch stage (its own seeded stream)."""
+        assert self.sim is not None
+        return self.sim.durations.draw("inference.process_relaunch_s", self.p.process_relaunch_s)
 
     def _relaunch(self, inst: _Instance, stages: list[tuple[str, float]], action: str
                   ) -> Generator[simpy.Event, Any, dict[str, Any]]:
@@ -743,7 +753,7 @@ class InferenceService(Workload):
             if missing:
                 raise ValueError(f"{self._qual(inst)}: {sorted(missing)[0]} is not one of its nodes")
             self._place(inst, [replace.get(n, n) for n in inst.nodes])
-        stages = [("relaunch", self.p.process_relaunch_s), ("weights", self._weights_load_s(inst, weights_from))]
+        stages = [("relaunch", self._relaunch_s()), ("weights", self._weights_load_s(inst, weights_from))]
         return self.sim.env.process(self._relaunch(inst, stages, f"restart_instance({weights_from})"))
 
     def recover_in_place(self, instance: str) -> simpy.Process:
@@ -752,7 +762,8 @@ class InferenceService(Workload):
             raise RuntimeError(f"{self.name} is not attached to a simulation")
         inst = self._inst(instance)
         return self.sim.env.process(self._relaunch(
-            inst, [("recovery", online_recovery_stages_s(self.sim.params.training))], "recover_in_place"))
+            inst, [("recovery", online_recovery_stages_s(self.sim, self.sim.params.training, self._npus(inst)))],
+            "recover_in_place"))
 
     def scale_instance(self, instance: str, nodes: list[str]) -> simpy.Process:
         """Move the instance onto ``nodes`` (a new EP degree): relaunch and reload the re-sharded weights."""
@@ -762,7 +773,7 @@ class InferenceService(Workload):
         if not nodes:
             raise ValueError(f"{self._qual(inst)}: an instance needs at least one node")
         self._place(inst, list(nodes))
-        stages = [("relaunch", self.p.process_relaunch_s), ("weights", self._weights_load_s(inst, "ems"))]
+        stages = [("relaunch", self._relaunch_s()), ("weights", self._weights_load_s(inst, "ems"))]
         return self.sim.env.process(self._relaunch(inst, stages, "scale_instance"))
 
     # ---- histories and accounting -----------------------------------------------------------------------

@@ -37,6 +37,7 @@ from pydantic import model_validator
 
 from faultlib import ids
 from faultlib.health import UP
+from faultlib.durations import D, Dist, job_scale
 from faultlib.params import P, ParamGroup
 from faultlib.workloads.base import Workload, reinit_comm
 
@@ -125,25 +126,54 @@ class TrainingParams(ParamGroup):
         "re-execution; CANN default 5000 ms (HCCL_OP_RETRY_PARAMS, range 0-60,000 ms)", ge=0, le=60)
     op_retry_interval_s: float = P(
         1.0, "s", "HCCL operator retry IntervalTime: between two re-executions of the same collective; CANN "
-        "default 1000 ms (HCCL_OP_RETRY_PARAMS). MaxCnt is not modelled: a re-execution that finds the path still "
-        "dead is followed by another one interval later until hang_timeout_s", gt=0, le=60)
-    launch_s: float = P(
-        90.0, "s", "reason: process spawn, framework import, model build with a warm compile cache; keeps a restart "
-        "from memory within the < 10 min training restart of facts.md §1", ge=0)
-    hccl_init_s: float = P(30.0, "s", "reason: HCCL communicator and link set-up across the job's ranks", ge=0)
-    warm_attach_s: float = P(
-        30.0, "s", "reason: bind a warm standby worker (container up, framework imported, devices checked) to the "
-        "failed rank's slot in the rank table; warm standby recovers ~10x faster than requeueing (ByteRobust, "
-        "facts.md §5)", ge=0)
-    replace_node_s: float = P(
-        120.0, "s", "reason: schedule the job's pod onto a warm spare node (image cached, health checked)", ge=0)
-    stop_step_s: float = P(5.0, "s", "online recovery: stop the step (facts.md §3 HBM UCE online recovery)", ge=0)
-    abort_tasks_s: float = P(5.0, "s", "online recovery: abort device tasks (facts.md §3)", ge=0)
-    memory_repair_s: float = P(
-        10.0, "s", "online recovery: check the damaged memory and isolate the address (facts.md §3)", ge=0)
-    comm_resume_s: float = P(
-        10.0, "s", "online recovery: resume communication; the four steps sum to the 30 s process-level recovery of "
-        "facts.md §1", ge=0)
+        "default 1000 ms (HCCL_OP_RETRY_PARAMS)", gt=0, le=60)
+    op_retry_max_cnt: int = P(
+        1, "re-executions", "HCCL operator retry MaxCnt: a collective whose path failed is re-executed at most this "
+        "many times, then the error surfaces and the job goes down (the next rung: online recovery, process-level "
+        "then job-level restart); CANN default 1, range 1-10 (HCCL_OP_RETRY_PARAMS, facts.md §8)", ge=1, le=10)
+    scale_ref_npus: int = P(
+        384, "NPUs", "reason: the job size at which the medians of the size-dependent stages below are quoted (one "
+        "CloudMatrix384 pod)", ge=1)
+    launch_s: Dist = D(
+        90.0, 180.0, "s", "per node: process spawn, framework import, model build with a warm compile cache (reason; "
+        "keeps a restart from memory within the < 10 min training restart of facts.md §1). Assumed p90 2 x median: "
+        "start-up has a long tail from image loading and dependency installation (BootSeer, arXiv 2507.12619). The "
+        "job starts when its slowest node is up: the maximum of one draw per node, so launch grows with the node "
+        "count as BootSeer reports start-up overhead growing with job size")
+    rank_table_s: Dist = D(
+        5.0, 15.0, "s", "assumed: MindCluster writes the job's rank table (hccl.json: one entry per rank) once every "
+        "pod is scheduled and each pod reads it from its mounted ConfigMap; the median at scale_ref_npus grows "
+        "linearly with the rank count (rank_table_scale_exp)")
+    rank_table_scale_exp: float = P(
+        1.0, "exponent", "reason: the table has one entry per rank and is generated and distributed by one "
+        "controller: linear in the rank count", ge=0, le=2)
+    hccl_init_s: Dist = D(
+        30.0, 60.0, "s", "reason: HCCL communicator and link set-up across the job's ranks at scale_ref_npus; "
+        "assumed p90 2 x median. MindCluster: the time of every restart phase depends on parameter scale and "
+        "cluster size (MindCluster resumable-training performance description, dl_resume_005); communication "
+        "group set-up dominates restart downtime at 1,024 GPUs (TrainMover, arXiv 2412.12636)")
+    hccl_init_scale_exp: float = P(
+        0.5, "exponent", "assumed: each rank sets up links to its group peers (constant) behind a root-info exchange "
+        "and barrier over all ranks; growth between a tree barrier's O(log N) and a flat broadcast's O(N); taken "
+        "as sqrt(N), not fitted to any recovery figure", ge=0, le=2)
+    warm_attach_s: Dist = D(
+        30.0, 60.0, "s", "reason: bind a warm standby worker (container up, framework imported, devices checked) to "
+        "the failed rank's slot in the rank table; warm standby recovers ~10x faster than requeueing (ByteRobust, "
+        "facts.md §5); assumed p90 2 x median")
+    replace_node_s: Dist = D(
+        120.0, 300.0, "s", "reason: schedule the job's pod onto a spare node (image cached, health checked); assumed "
+        "p90 2.5 x median (scheduler queueing, image not cached)")
+    stop_step_s: Dist = D(
+        5.0, 10.0, "s", "online recovery: stop the step (facts.md §3 HBM UCE online recovery); reason: seconds; "
+        "assumed p90 2 x median")
+    abort_tasks_s: Dist = D(10.0, 20.0, "s", "online recovery: abort device tasks (facts.md §3); assumed")
+    memory_repair_s: Dist = D(
+        10.0, 20.0, "s", "online recovery: check the damaged memory and isolate the address (facts.md §3); assumed")
+    comm_resume_s: Dist = D(
+        15.0, 30.0, "s", "online recovery: resume communication (re-establish links) at scale_ref_npus, growing with "
+        "the rank count as hccl_init_s. Calibrated by hand (not fitted numerically): the four stage medians are "
+        "chosen so that the online recovery's fast cases are near Huawei's 'process-level recovery as low as 30 s' "
+        "(facts.md §1), read as a best case, not a median")
     repair_during_abort: bool = P(
         True, "flag", "reason: the damaged rank's address check reads only the driver's error record (address and "
         "row), so it runs while the ranks abort their device tasks: stop + max(abort, repair) + resume. false = the "
@@ -165,12 +195,19 @@ _COMPUTE_KINDS = frozenset({"node", "npu", "die", "hbm"})
 _EPS = 1e-9
 
 
-def online_recovery_stages_s(p: TrainingParams) -> float:
+def stage_s(sim: Simulation, p: TrainingParams, name: str, npus: int | None = None, exponent: float = 0.0) -> float:
+    """One draw of the training stage ``name`` (a Dist field of ``p``), its median scaled to ``npus`` ranks."""
+    scale = job_scale(npus, p.scale_ref_npus, exponent) if npus is not None else 1.0
+    return sim.durations.draw(f"training.{name}", getattr(p, name), scale)
+
+
+def online_recovery_stages_s(sim: Simulation, p: TrainingParams, npus: int) -> float:
     """Process-level online recovery without the state reload (facts.md §3): stop the step, abort device tasks
-    and repair the memory (at once when ``repair_during_abort``), resume communication. Inference instances run
-    the same CANN recovery (``InferenceService.recover_in_place``)."""
-    middle = max(p.abort_tasks_s, p.memory_repair_s) if p.repair_during_abort else p.abort_tasks_s + p.memory_repair_s
-    return p.stop_step_s + middle + p.comm_resume_s
+    and repair the memory (at once when ``repair_during_abort``), resume communication (growing with the ``npus``
+    ranks as HCCL init). Inference instances run the same CANN recovery (``InferenceService.recover_in_place``)."""
+    stop, abort, repair = (stage_s(sim, p, k) for k in ("stop_step_s", "abort_tasks_s", "memory_repair_s"))
+    middle = max(abort, repair) if p.repair_during_abort else abort + repair
+    return stop + middle + stage_s(sim, p, "comm_resume_s", npus, p.hccl_init_scale_exp)
 
 
 class TrainingJob(Workload):
@@ -512,6 +549,7 @@ class TrainingJob(Workload):
         g = self._gen["stall"]
         self._after(self.p.hang_timeout_s, self._on_hang_timer, g)
         self._resume_pending = True  # the first re-execution is tried whatever the path's state then
+        self._retries = 0  # re-executions that found the path still dead (MaxCnt bounds them)
         self._after(self.p.op_retry_hold_s, self._on_resume, self._gen["resume"])
         if announce:
             self._event("stalled")
@@ -550,6 +588,20 @@ class TrainingJob(Workload):
                   f"The Notify register has not received the Notify record from remote rank [{remote}]. "
                   f"timeout={self.p.hang_timeout_s:.0f}s")
         self._event("timeout", waited_s=round(waited, 6), rank=r)
+
+    def _retries_exhausted(self, cause: tuple[str, str, int]) -> None:
+        """MaxCnt re-executions found the path dead: the collective's error surfaces and the processes exit (the
+        job is down until online recovery or a restart brings it back)."""
+        self._advance()
+        _kind, cid, remote = cause
+        culprit = ids.node_of(cid) or self.nodes[0]
+        reporter = next((n for n in self.nodes if n != culprit), culprit)
+        r = self.nodes.index(reporter) * (len(self.ranks) // len(self.nodes))
+        self._counts["crashes"] += 1
+        self._go_down()
+        self._log(reporter, "ERROR", f"[rank{r}]: RuntimeError: EI0006: Getting socket times out. Reason: the link "
+                  f"between ranks could not be established (remote rank [{remote}])")
+        self._event("crash", rank=r, node=reporter)
 
     def _go_down(self) -> None:
         self._advance()
@@ -592,6 +644,14 @@ class TrainingJob(Workload):
         if cause is not None:
             if self._timer_expired:
                 self._timeout(cause)
+            elif cause[0] == "path":  # a failed link: the re-execution fails too and counts against MaxCnt
+                self._retries += 1
+                if self._retries >= self.p.op_retry_max_cnt:
+                    self._retries_exhausted(cause)
+                else:
+                    self._resume_pending = True
+                    self._bump("resume")
+                    self._after(self.p.op_retry_interval_s, self._on_resume, self._gen["resume"])
             return
         self._bump("stall")
         self._enter_running("resumed", after="retry", stalled_s=round(self._sim.now - self._stall_t, 6))
@@ -795,10 +855,7 @@ class TrainingJob(Workload):
             load_s = self._shard_b / (sim.params.fabric.npu_ub_gbytes_s * 1e9 * f) if f > 0 else 0.0
         else:
             load_s = self._ckpt_bytes() / (self._storage_gbytes_s() * 1e9)
-        if scope == "process":
-            dur = (p.warm_attach_s if replace else 0.0) + p.hccl_init_s + load_s
-        else:
-            dur = (p.replace_node_s if replace else 0.0) + p.launch_s + p.hccl_init_s + load_s
+        dur = self._restart_stages_s(scope, bool(replace)) + load_s
         self._event("restart", source=used, requested=source, from_step=step, replace=replace or None, scope=scope)
         g = self._gen["op"]
 
@@ -807,6 +864,18 @@ class TrainingJob(Workload):
             return self._finish(g, step, "restart", source=used, load_s=round(load_s, 6))
 
         return sim.env.process(proc())
+
+    def _restart_stages_s(self, scope: str, replaced: bool) -> float:
+        """Drawn restart stages besides the checkpoint load. Job level: node replacement (if any), launch (the
+        slowest of the job's nodes), rank-table distribution, HCCL init. Process level: a warm standby attaches
+        to the failed ranks' slots (the rank table is re-distributed) and the communicator re-forms."""
+        sim, p, n = self._sim, self.p, len(self.ranks)
+        table = stage_s(sim, p, "rank_table_s", n, p.rank_table_scale_exp)
+        hccl = stage_s(sim, p, "hccl_init_s", n, p.hccl_init_scale_exp)
+        if scope == "process":
+            return (stage_s(sim, p, "warm_attach_s") + table if replaced else 0.0) + hccl
+        launch = sim.durations.draw_max("training.launch_s", p.launch_s, len(self.nodes))
+        return (stage_s(sim, p, "replace_node_s") if replaced else 0.0) + launch + table + hccl
 
     def recover_in_place(self) -> simpy.Process:
         """Process-level online recovery (facts.md §3, HBM UCE): stop the step, abort device tasks, repair the
@@ -832,7 +901,7 @@ class TrainingJob(Workload):
         intra, coll = self._factors()
         f = coll if len(self.nodes) > 1 else intra
         load_s = self._shard_b / (sim.params.fabric.npu_ub_gbytes_s * 1e9 * f) if f > 0 else 0.0
-        dur = online_recovery_stages_s(p) + load_s
+        dur = online_recovery_stages_s(sim, p, len(self.ranks)) + load_s
         self._event("recovering")
         g = self._gen["op"]
         step = int(self._pos)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from typing import Any
+
 from pydantic import BaseModel
 
 from faultlib.params import P, ParamGroup, iter_params
@@ -85,6 +87,12 @@ class RecoveryParams(ParamGroup):
         "CANN default (training.op_retry_hold_s)", ge=0, le=60)
     hccl_retry_interval_s: float = P(
         1.0, "s", "HCCL_OP_RETRY_PARAMS IntervalTime: the CANN default 1000 ms, kept", gt=0, le=60)
+    hccl_retry_max_cnt: int = P(
+        10, "re-executions", "HCCL_OP_RETRY_PARAMS MaxCnt set explicitly to the CANN maximum 10 (default 1): with "
+        "HoldTime 1 s and IntervalTime 1 s the re-executions span 10 s, which covers the auto policy's link path "
+        "(delivery.switch_report_s + the detector's collect window + control.link_isolate_s + fabric."
+        "route_convergence_s, ~7 s at the medians); beyond it the job falls to the next rung (online recovery, "
+        "then process-level, then job-level restart)", ge=1, le=10)
 
     persistent_ckpt_interval_s: float = P(
         10800.0, "s", "reason: under the auto policy a failure restarts from the in-memory checkpoint (every step, "
@@ -98,7 +106,16 @@ class RecoveryParams(ParamGroup):
         """Training-job parameters the auto policy sets when it launches a job: its HCCL retry configuration and
         the persistent checkpoint interval."""
         return {"op_retry_hold_s": self.hccl_retry_hold_s, "op_retry_interval_s": self.hccl_retry_interval_s,
-                "ckpt_interval_s": self.persistent_ckpt_interval_s}
+                "op_retry_max_cnt": self.hccl_retry_max_cnt, "ckpt_interval_s": self.persistent_ckpt_interval_s}
+
+
+def hccl_launch_env(p: Any) -> dict[str, str]:
+    """The HCCL environment a training job with parameters ``p`` (TrainingParams) is launched with, as the
+    journal shows it (CANN names: HCCL_OP_RETRY_ENABLE, HCCL_OP_RETRY_PARAMS in ms)."""
+    return {"HCCL_OP_RETRY_ENABLE": "L0:0, L1:1, L2:1",
+            "HCCL_OP_RETRY_PARAMS": f"MaxCnt:{p.op_retry_max_cnt},HoldTime:{round(p.op_retry_hold_s * 1000)},"
+                                    f"IntervalTime:{round(p.op_retry_interval_s * 1000)}",
+            "HCCL_EXEC_TIMEOUT": f"{round(p.hang_timeout_s)}"}
 
 
 class ManualParams(ParamGroup):
@@ -124,10 +141,14 @@ class ManualParams(ParamGroup):
         "(cold start 2,560 s vs 320 s via EMS, facts.md §2)", pattern=r"^(ems|obs)$")
 
 
-def render_markdown(models: tuple[type[BaseModel], ...] = (RecoveryParams, ManualParams)) -> str:
-    """Markdown tables of the parameters (one per group), as in ``docs/recovery.md``."""
+def render_markdown(models: tuple[type[BaseModel], ...] | None = None) -> str:
+    """Markdown tables of the parameters (one per group), as in ``docs/recovery.md``: the orchestrator's, the
+    manual policy's and the detector's (its collection, reorder and grouping windows)."""
+    from opsbrain.detection.detector import DetectorParams
+
+    models = models or (RecoveryParams, ManualParams, DetectorParams)
     out: list[str] = []
-    for model, prefix in zip(models, ("recovery", "manual"), strict=False):
+    for model, prefix in zip(models, ("recovery", "manual", "detector"), strict=False):
         out.append(f"### `{prefix}`\n")
         doc = " ".join((model.__doc__ or "").split())
         if doc:

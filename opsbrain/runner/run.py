@@ -17,6 +17,7 @@ from faultlib.faults.base import ActiveFault
 from faultlib.injection.spec import FaultSpec
 from opsbrain.detection import Incident
 from opsbrain.diagnosis.engine import Engine
+from opsbrain.recovery.params import hccl_launch_env
 from opsbrain.recovery.schema import WORKLOAD_STUCK
 from opsbrain.runner import scoring
 from opsbrain.runner.monitor import Monitor, MonitorParams
@@ -98,6 +99,8 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
                          "baseline": mon.baseline, "deviation_s": mon.deviation_s,
                          "longest_deviation_s": mon.worst_streak_s, "tolerance_s": spec.steady_state.tolerance_s},
         "expectations": expectations,
+        "launch_config": {name: hccl_launch_env(w.p) for name, w in world.sim.workloads.items()
+                          if w.kind == "training"},  # the HCCL environment each training job was launched with
         "incidents": incidents,
         "workloads": [{"name": name, **acc} for name, acc in accounting_end.items()],
         "recovery": world.orchestrator.report(),
@@ -240,7 +243,7 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
         keys = [k for inc in mine for k in ctl.handled.get(inc.id, [])]
         actions = [a for k in keys for a in orch.actions_for(k)]
         diag, diag_at = _final_diagnosis(primary) if primary else (None, None)
-        detected = primary.opened_at if primary else None
+        detected = (primary.opened_at if primary.detected_at is None else primary.detected_at) if primary else None
         manual = [orch.incident(k) for k in keys] if plan.policy == "manual" else []
         if manual:
             detected = manual[0].get("detected_at_s", detected)
