@@ -66,8 +66,7 @@ def run(p: Plan, store: RunStore | None = None, out_dir: Path | None = None,
     engine = load_engine(home, say=say)
     run_id = None
     if store is not None:
-        run_id = store.new_run_id(p.scenario.metadata.name, p.seed)
-        store.start(run_id, p.scenario.metadata.name, p.seed, p.policy)
+        run_id = store.begin_run(p.scenario.metadata.name, p.seed, p.policy)
     journal = run_plan(p, engine, progress=progress, bundle_dir=bundle_dir)
     journal["run_id"] = run_id
     if store is not None and run_id is not None:

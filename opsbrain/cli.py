@@ -108,22 +108,22 @@ def sim_params(pairs: Sequence[str]) -> SimParams:
 
 
 def _emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, default=str))
+    from opsbrain.fsio import strict_json
+
+    click.echo(strict_json(data, indent=2, default=str))
 
 
-def _write_atomic(path: Path, write: Any, option: str) -> None:
-    """Write a file via a temporary file in the same directory and ``os.replace`` (no half-written file)."""
-    directory = path.parent
-    if not directory.is_dir():
-        raise InputError(f"directory {str(directory)!r} does not exist", path=option)
+def _write_atomic(path: Path, write: Any, option: str, force: bool = False) -> None:
+    """Write a file through the output policy and atomic writer of :mod:`opsbrain.fsio` (no half-written file)."""
     import io
 
-    from opsbrain.fsio import write_atomic
+    from opsbrain.fsio import check_target, write_atomic
 
+    check_target(path, option, force)
     buf = io.BytesIO()
     write(buf)
     try:
-        write_atomic(path, buf.getvalue())
+        write_atomic(path, buf.getvalue(), option=option, force=force)
     except OSError as exc:
         raise InputError(exc.strerror or str(exc), file=str(path), path=option) from None
 
@@ -132,6 +132,8 @@ param_option = click.option(
     "--param", "params", multiple=True, metavar="KEY=VALUE",
     help="Override a simulator parameter (see 'opsbrain params'), e.g. fabric.ub_link_gbytes_s=25.")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON only, on stdout.")
+force_option = click.option("--force", is_flag=True, help="Allow the output to replace an SQLite database (the run "
+                            "store) or the package's own data (never a link or a non-regular file).")
 
 
 @click.group(cls=_Root, context_settings={"help_option_names": ["-h", "--help"]})
@@ -145,9 +147,10 @@ def cli() -> None:
 @click.option("--pods", default=1, show_default=True, type=int, help="Number of superpods in the cluster.")
 @click.option("--export-graphml", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the component/link graph as GraphML to this file.")
+@force_option
 @param_option
 @json_option
-def topology(pods: int, export_graphml: Path | None, params: tuple[str, ...], as_json: bool) -> None:
+def topology(pods: int, export_graphml: Path | None, force: bool, params: tuple[str, ...], as_json: bool) -> None:
     """Build the superpod topology and print component counts and bandwidths."""
     from faultlib.topology import Topology
 
@@ -170,7 +173,7 @@ def topology(pods: int, export_graphml: Path | None, params: tuple[str, ...], as
         import networkx as nx
 
         graph = topo.graph()
-        _write_atomic(export_graphml, lambda fh: nx.write_graphml(graph, fh), "--export-graphml")
+        _write_atomic(export_graphml, lambda fh: nx.write_graphml(graph, fh), "--export-graphml", force)
     if as_json:
         _emit_json({**counts, "bandwidth": bandwidth,
                     "graphml": str(export_graphml) if export_graphml is not None else None})
@@ -553,18 +556,28 @@ def kb_import_cmd(fmt: str, path: str, data_dir: Path | None, as_json: bool) -> 
 @click.option("--runs-per-class", default=30, show_default=True, type=int, help="Case runs per fault class.")
 @click.option("--workers", default=2, show_default=True, type=int)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Where to write the model (default: the shipped model in the package).")
+              help="Where to write the model, a .npz name (its sidecar: the same name with .json; default: the "
+              "shipped model in the package).")
+@force_option
 @json_option
-def kb_train_cmd(runs_per_class: int, workers: int, out: Path | None, as_json: bool) -> None:
+def kb_train_cmd(runs_per_class: int, workers: int, out: Path | None, force: bool, as_json: bool) -> None:
     """Generate the case library (training seeds) and train the diagnosis model with its sidecar."""
+    from opsbrain.diagnosis.model import sidecar
+    from opsbrain.fsio import check_target
     from opsbrain.kb.training import shipped_model_path, train_model
 
-    if runs_per_class < 2 or workers < 1:
-        raise InputError("--runs-per-class must be >= 2 and --workers >= 1")
+    if not 2 <= runs_per_class <= 10_000 or not 1 <= workers <= 256:
+        raise InputError("--runs-per-class must be 2..10000 and --workers 1..256")
+    path = out or shipped_model_path()
+    force = force or out is None  # the default target is the shipped model: package data on purpose
+    if out is not None and out.suffix != ".npz":
+        raise InputError(f"give a model name ending in .npz (its sidecar is the .json beside it), got "
+                         f"{str(out)[:200]!r}", path="--out")
+    for target in (path, sidecar(path)):  # refuse before minutes of training, not after
+        check_target(target, "--out", force)
     model = train_model(per_kind=runs_per_class, workers=workers,
                         progress=None if as_json else _counter("case runs"))
-    path = out or shipped_model_path()
-    model.save(path)
+    model.save(path, force=force)
     meta = {k: v for k, v in model.meta.items() if k != "features"} | {"path": str(path)}
     if as_json:
         _emit_json(meta)
@@ -868,14 +881,16 @@ def sweep_run_cmd(scenario: str, interval: str | None, cron: str | None, speed: 
               help="A manual-policy journal of the same faults, shown beside this run's numbers.")
 @click.option("--campaign", is_flag=True, help="A campaign report even for one journal (several inputs imply it).")
 @click.option("--open", "open_it", is_flag=True, help="Open the written report in the default browser.")
+@force_option
 @data_dir_option
 @json_option
 def report_cmd(sources: tuple[str, ...], fmt: str | None, out: str, baseline: str | None, campaign: bool,
-               open_it: bool, data_dir: Path | None, as_json: bool) -> None:
+               open_it: bool, force: bool, data_dir: Path | None, as_json: bool) -> None:
     """Diagnosis report of a run (or a campaign of runs): HTML with plots, Markdown or JSON."""
     from opsbrain.report import make_report
 
-    res = make_report(list(sources), out, fmt=fmt, baseline=baseline, campaign=campaign, data_dir=data_dir)
+    res = make_report(list(sources), out, fmt=fmt, baseline=baseline, campaign=campaign, data_dir=data_dir,
+                      force=force)
     text = res.pop("text", None)
     if as_json:
         _emit_json(res)

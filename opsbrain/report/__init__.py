@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from opsbrain.errors import InputError
+from opsbrain.fsio import strict_json
 from opsbrain.report.build import build_run_report
 from opsbrain.report.output import as_journals, check_out_path, is_journal, load_source, write_atomic
 
@@ -42,7 +43,7 @@ def render_campaign_report(journals: list[dict[str, Any]], fmt: str, summary: di
 def render(model: dict[str, Any], fmt: str, series: dict[str, Any] | None = None) -> str:
     """A report model as html, md or json text."""
     if fmt == "json":
-        return json.dumps(model, indent=2, sort_keys=False, default=str) + "\n"
+        return strict_json(model, indent=2, sort_keys=False, default=str) + "\n"
     campaign = model.get("kind") == "campaign"
     if fmt == "md":
         from opsbrain.report import markdown
@@ -63,7 +64,7 @@ def guess_format(out: str, fmt: str | None) -> str:
 
 
 def make_report(sources: list[str], out: str, fmt: str | None = None, baseline: str | None = None,
-                campaign: bool = False, data_dir: Path | None = None) -> dict[str, Any]:
+                campaign: bool = False, data_dir: Path | None = None, force: bool = False) -> dict[str, Any]:
     """Build and write a report. ``sources``: run ids or journal files (several, a list of journals or a campaign
     summary make a campaign report). ``out`` ``-`` returns the text instead of writing it (not for html).
     Returns what was done: path, url, format, kind, bytes, incidents, and ``text`` for ``-``."""
@@ -77,7 +78,7 @@ def make_report(sources: list[str], out: str, fmt: str | None = None, baseline: 
         if fmt == "html":
             raise InputError("an HTML report needs a file: give --out FILE.html", path="--out")
     else:
-        path = check_out_path(out)
+        path = check_out_path(out, force=force)
     loaded = [(s, load_source(s, data_dir)) for s in sources]
     single = len(loaded) == 1 and is_journal(loaded[0][1]) and not campaign
     if single:
@@ -107,7 +108,7 @@ def make_report(sources: list[str], out: str, fmt: str | None = None, baseline: 
     if path is None:
         result["text"] = body
         return result
-    write_atomic(path, data)
+    write_atomic(path, data, force=force)
     result["path"] = str(path)
     result["url"] = path.resolve().as_uri()
     return result

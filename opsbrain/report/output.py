@@ -1,8 +1,8 @@
 """Where reports come from and where they go: journal sources (run id or file), output-path checks, atomic writes.
 
-Output paths are refused, with an :class:`~opsbrain.errors.InputError` (exit 2), when they contain a ``..``
-segment, end in a separator, name an existing directory, a symlink or anything but a regular file, or sit in a
-directory that does not exist. A report is written to a temporary file in the target's directory and moved into
+Output paths follow the output policy of :func:`opsbrain.fsio.check_target` (refused, exit 2: ``..`` segments,
+links, anything but a regular file, a missing directory, and without ``--force`` the run store or package data);
+a name ending in a separator is refused too. A report is written to a temporary file in the target's directory and moved into
 place with ``os.replace``, so a reader never sees half a report and a failed write leaves nothing behind.
 """
 
@@ -20,33 +20,18 @@ MAX_JOURNAL_BYTES = 512 * 1024 * 1024  # reason: a month-long campaign file is t
 OPTION = "--out"
 
 
-def check_out_path(out: str, option: str = OPTION) -> Path:
-    """The validated output path for ``out`` (see the module docstring for what is refused)."""
-    if not out or not out.strip():
-        raise InputError("empty output path", path=option)
-    if "\x00" in out:
-        raise InputError("output path contains a NUL byte", path=option)
+def check_out_path(out: str, option: str = OPTION, force: bool = False) -> Path:
+    """The validated output path for ``out`` (the output policy of :func:`opsbrain.fsio.check_target`; a name
+    ending in a separator is a directory)."""
     if out.endswith(("/", os.sep)):
-        raise InputError(f"{out!r} names a directory; give a file name", path=option)
-    path = Path(out)
-    if ".." in path.parts:
-        raise InputError(f"refusing {out!r}: '..' segments are not allowed in an output path", path=option)
-    if path.is_symlink():
-        raise InputError(f"refusing {out!r}: it is a symlink (write to the real path)", path=option)
-    if path.is_dir():
-        raise InputError(f"{out!r} is a directory; give a file name", path=option)
-    if path.exists() and not path.is_file():
-        raise InputError(f"refusing {out!r}: not a regular file", path=option)
-    parent = path.parent
-    if not parent.is_dir():
-        raise InputError(f"directory {str(parent)!r} does not exist", path=option)
-    return path
+        raise InputError(f"{out[:200]!r} names a directory; give a file name", path=option)
+    return fsio.check_target(out, option, force)
 
 
-def write_atomic(path: Path, data: bytes, option: str = OPTION) -> None:
+def write_atomic(path: Path, data: bytes, option: str = OPTION, force: bool = False) -> None:
     """Write ``data`` to ``path`` via a temporary file in the same directory and ``os.replace``."""
     try:
-        fsio.write_atomic(path, data)
+        fsio.write_atomic(path, data, option=option, force=force)
     except OSError as exc:
         raise InputError(exc.strerror or str(exc), file=str(path), path=option) from None
 
