@@ -171,33 +171,16 @@ def json_path(parts: tuple[Any, ...]) -> str:
 def read_json(path: str | Path, limit: int | None = None) -> Any:
     """Parse a JSON file; symlinks, non-files, oversized (> ``limit``, default MAX_IMPORT_BYTES), undecodable or
     malformed files raise KnowledgeBaseError naming the file (and the line and column of a syntax error)."""
-    p = Path(path)
-    file = str(p)
+    from opsbrain.yamlio import parse_json, read_bytes
+
     limit = MAX_IMPORT_BYTES if limit is None else limit
-    try:
-        if p.is_symlink():
-            raise KnowledgeBaseError("refusing to follow a symbolic link", file=file)
-        if not p.exists():
-            raise KnowledgeBaseError("no such file", file=file)
-        if not p.is_file():
-            raise KnowledgeBaseError("not a regular file", file=file)
-        size = p.stat().st_size
-        if size > limit:
-            raise KnowledgeBaseError(f"file is {size} bytes, more than the {limit} allowed", file=file)
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise KnowledgeBaseError(f"cannot read: {exc.strerror or exc}", file=file) from None
+    raw = read_bytes(path, KnowledgeBaseError, limit)
+    file = str(path)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise KnowledgeBaseError(f"not UTF-8 text (byte {exc.start})", file=file) from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise KnowledgeBaseError(f"not valid JSON: {exc.msg}", file=file,
-                                 path=f"line {exc.lineno}, column {exc.colno}") from None
-    except RecursionError:
-        raise KnowledgeBaseError("not valid JSON: nested too deeply", file=file) from None
+    return parse_json(text, file, KnowledgeBaseError)
 
 
 def _safe_name(name: str) -> str:

@@ -8,7 +8,6 @@ place with ``os.replace``, so a reader never sees half a report and a failed wri
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -37,19 +36,11 @@ def write_atomic(path: Path, data: bytes, option: str = OPTION, force: bool = Fa
 
 
 def read_json_file(path: Path) -> Any:
-    """A JSON file's content; bad files raise InputError naming the file."""
-    try:
-        size = path.stat().st_size
-        if size > MAX_JOURNAL_BYTES:
-            raise InputError(f"file is {size / 1e6:.0f} MB, more than a journal can be", file=str(path))
-        with path.open("rb") as fh:
-            return json.load(fh)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON (line {exc.lineno}: {exc.msg})", file=str(path)) from None
-    except UnicodeDecodeError:
-        raise InputError("not a text (JSON) file", file=str(path)) from None
-    except OSError as exc:
-        raise InputError(exc.strerror or str(exc), file=str(path)) from None
+    """A JSON file's content through the one input reader (:mod:`opsbrain.yamlio`); bad files raise InputError
+    naming the file."""
+    from opsbrain.yamlio import read_json
+
+    return read_json(path, InputError, MAX_JOURNAL_BYTES)
 
 
 def load_source(source: str, data_dir: Path | None = None) -> Any:
