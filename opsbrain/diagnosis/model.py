@@ -8,6 +8,7 @@ vocabulary and the trees are exported (:mod:`opsbrain.diagnosis.forest`).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -177,10 +178,8 @@ def load_pair(path: Path) -> tuple[bytes, dict[str, Any]]:
         return got
     got = _pair_ok(path, _staged(side))
     if got is not None:
-        try:
+        with contextlib.suppress(OSError):  # a read-only install still loads the pair
             os.replace(_staged(side), side)
-        except OSError:
-            pass
         return got
     got = _pair_ok(_staged(path), _staged(side))
     if got is not None:

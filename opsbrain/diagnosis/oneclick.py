@@ -6,7 +6,6 @@ runbook it would take. When nothing is known it abstains, with its best guess an
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from pathlib import Path

@@ -7,7 +7,6 @@ atomically.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 

@@ -1,8 +1,8 @@
 """Where reports come from and where they go: journal sources (run id or file), output-path checks, atomic writes.
 
-Output paths follow the output policy of :func:`opsbrain.fsio.check_target` (refused, exit 2: ``..`` segments,
-links, anything but a regular file, a missing directory, and without ``--force`` the run store or package data);
-a name ending in a separator is refused too. A report is written to a temporary file in the target's directory and moved into
+Output paths follow the output policy of :func:`opsbrain.fsio.check_target` (refused, exit 2: ``..``
+segments, links, anything but a regular file, a missing directory, and without ``--force`` the run store or
+package data); a name ending in a separator is refused too. A report is written to a temporary file in the target's directory and moved into
 place with ``os.replace``, so a reader never sees half a report and a failed write leaves nothing behind.
 """
 
