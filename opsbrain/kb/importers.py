@@ -31,6 +31,7 @@ from typing import Any
 from opsbrain.errors import KnowledgeBaseError
 from opsbrain.fsio import write_json_atomic
 from opsbrain.kb.schema import LEVELS, norm_device_code, norm_switch_code
+from opsbrain.kb.saferegex import regex_problem
 
 MAX_IMPORT_BYTES = 64 << 20
 """Refuse input files above 64 MB: the public knowledge graph is ~1.3 MB, so this is 50x headroom while a
@@ -58,7 +59,6 @@ LEVEL_KEYS: dict[str, str] = {
 
 _SEVERITY = {lvl: i for i, lvl in enumerate(LEVELS)}
 _DEVICE_ID = re.compile(r"^0[xX][0-9a-fA-F]{8,9}$")
-_NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*[+*}]\)\s*[+*{]")
 
 
 def default_data_dir() -> Path:
@@ -292,16 +292,13 @@ def _groups(spec: Any) -> tuple[tuple[str, ...], ...]:
 
 
 def _check_regex(rx: Any) -> str:
+    """The pattern when it is safe to search every log line with (:mod:`opsbrain.kb.saferegex`); else a
+    ValueError whose reason groups the refusals."""
     if not isinstance(rx, str) or not rx:
         raise ValueError("'regex' must be a non-empty string")
-    try:
-        compiled = re.compile(rx)
-    except re.error as exc:
-        raise ValueError("'regex' does not compile") from exc
-    if compiled.search(""):
-        raise ValueError("'regex' matches the empty line (it would match every line)")
-    if _NESTED_QUANTIFIER.search(rx):
-        raise ValueError("'regex' has a nested quantifier (risk of catastrophic backtracking)")
+    problem = regex_problem(rx)
+    if problem:
+        raise ValueError(f"'regex' {problem}")
     return rx
 
 
@@ -396,10 +393,11 @@ def _parse_saved(doc: Any, file: str) -> tuple[dict[str, str], list[ImportedEntr
     for i, e in enumerate(doc.get("entries", [])):
         try:
             entry = ImportedEntry.from_json(e)
-            if entry.regex is not None:
-                re.compile(entry.regex)
+            problem = regex_problem(entry.regex, probe=False) if entry.regex is not None else None
         except (KeyError, TypeError, AttributeError, ValueError, re.error):
             raise KnowledgeBaseError("malformed entry", file=file, path=json_path(("entries", i))) from None
+        if problem:
+            raise KnowledgeBaseError(f"regex {problem}", file=file, path=json_path(("entries", i, "regex")))
         entries.append(entry)
     return levels, entries, str(doc.get("source", file))
 
