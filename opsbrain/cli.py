@@ -43,7 +43,10 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
-    click.echo(f"opsbrain: error: {' '.join(message.split())}", err=True)
+    line = " ".join(message.split())
+    if len(line) > 1000:  # an error line never echoes kilobytes of input
+        line = f"{line[:1000]}... ({len(line) - 1000} more characters)"
+    click.echo(f"opsbrain: error: {line}", err=True)
     sys.exit(code)
 
 
