@@ -131,6 +131,22 @@ def _write_atomic(path: Path, write: Any, option: str, force: bool = False) -> N
         raise InputError(exc.strerror or str(exc), file=str(path), path=option) from None
 
 
+class _Finite(click.FloatRange):
+    """A float range that also refuses NaN (click's range lets NaN through: every comparison with it is false)."""
+
+    name = "finite float"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        rv = super().convert(value, param, ctx)
+        if rv != rv:  # NaN
+            self.fail(f"{str(value)[:40]!r} is not a number", param, ctx)
+        return rv
+
+
+SEED = click.IntRange(0, 2**63 - 1)  # the run store keeps seeds as SQLite INTEGER (signed 64 bits)
+MAX_SPEED = 1e6  # reason: a wall second is then 11.6 simulated days; the twin cannot simulate a pod that fast
+MAX_WALL_S = 10 * 365 * 86400.0  # reason: ten years; beyond it a wall-clock bound is no bound (and overflows)
+
 param_option = click.option(
     "--param", "params", multiple=True, metavar="KEY=VALUE",
     help="Override a simulator parameter (see 'opsbrain params'), e.g. fabric.ub_link_gbytes_s=25.")
@@ -312,7 +328,7 @@ def chaos_schema() -> None:
 
 @chaos.command("run")
 @click.argument("scenario")
-@click.option("--seed", type=int, default=None, help="Override the scenario's seed.")
+@click.option("--seed", type=SEED, default=None, help="Override the scenario's seed.")
 @click.option("--policy", type=click.Choice(["auto", "manual"]), default=None, help="Override the policy.")
 @click.option("--dry-run", is_flag=True, help="Validate and print the plan; run nothing.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -411,7 +427,7 @@ def _print_journal(j: dict[str, Any]) -> None:
 @click.option("--mapping", default=None, help="YAML or CSV mapping of descriptions to fault kinds.")
 @click.option("--run", "do_run", is_flag=True, help="Also run the replayed faults on a pod (journal like chaos run).")
 @click.option("--policy", type=click.Choice(["auto", "manual"]), default="auto", show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @data_dir_option
 @json_option
 def chaos_replay(trace: str, time_unit: str, mapping: str | None, do_run: bool, policy: str, seed: int,
@@ -450,7 +466,7 @@ def runs() -> None:
 
 
 @runs.command("list")
-@click.option("--limit", type=int, default=50, show_default=True)
+@click.option("--limit", type=click.IntRange(1, 1_000_000), default=50, show_default=True)
 @data_dir_option
 @json_option
 def runs_list(limit: int, data_dir: Path | None, as_json: bool) -> None:
@@ -600,9 +616,11 @@ BARS = {"top1_accuracy": 0.95, "macro_f1": 0.93, "localization_accuracy": 0.90}
 
 
 @kb.command("eval")
-@click.option("--runs-per-class", default=10, show_default=True, type=int, help="Held-out case runs per class.")
-@click.option("--noise-days", default=1.0, show_default=True, type=float, help="Noise-only pod-days for FPs.")
-@click.option("--workers", default=2, show_default=True, type=int)
+@click.option("--runs-per-class", default=10, show_default=True, type=click.IntRange(1, 10_000),
+              help="Held-out case runs per class.")
+@click.option("--noise-days", default=1.0, show_default=True, type=_Finite(0, 3650, min_open=True),
+              help="Noise-only pod-days for FPs.")
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 256))
 @click.option("--real", "real", default=None, metavar="DIR|FILE",
               help="Score the real-log corpus instead (tests/data/real_logs in a checkout); with --split.")
 @click.option("--split", type=click.Choice(["dev", "test", "all"]), default="dev", show_default=True,
@@ -790,9 +808,9 @@ def sweep() -> None:
 
 @sweep.command("once")
 @click.option("--scenario", default="noise-only-day", show_default=True, help="Built-in scenario name or file.")
-@click.option("--at", "at_s", type=float, default=3600.0, show_default=True,
+@click.option("--at", "at_s", type=_Finite(0), default=3600.0, show_default=True,
               help="Simulated seconds into the scenario (0 .. its duration); only that much is simulated.")
-@click.option("--seed", type=int, default=None, help="Override the scenario's seed.")
+@click.option("--seed", type=SEED, default=None, help="Override the scenario's seed.")
 @data_dir_option
 @json_option
 def sweep_once_cmd(scenario: str, at_s: float, seed: int | None, data_dir: Path | None, as_json: bool) -> None:
@@ -835,11 +853,13 @@ def _print_sweep(d: dict[str, Any]) -> None:
 @click.option("--interval", default=None, help="Wall-clock interval, e.g. 30s, 5m, 1h (default: the stored "
               "schedule's trigger, else 5m).")
 @click.option("--cron", default=None, help="5-field crontab expression, UTC (e.g. '*/5 * * * *').")
-@click.option("--speed", type=float, default=1.0, show_default=True, help="Simulated seconds per wall second.")
-@click.option("--metrics-port", type=int, default=None, help="Serve Prometheus metrics on 127.0.0.1:PORT "
+@click.option("--speed", type=_Finite(0, MAX_SPEED, min_open=True), default=1.0, show_default=True,
+              help="Simulated seconds per wall second.")
+@click.option("--metrics-port", type=click.IntRange(0, 65535), default=None, help="Serve Prometheus metrics on 127.0.0.1:PORT "
               "(0: any free port, printed on stderr).")
-@click.option("--max-runtime", "max_runtime", type=float, default=None, help="Stop after this many wall seconds.")
-@click.option("--seed", type=int, default=None, help="Override the scenario's seed.")
+@click.option("--max-runtime", "max_runtime", type=_Finite(0, MAX_WALL_S, min_open=True), default=None,
+              help="Stop after this many wall seconds.")
+@click.option("--seed", type=SEED, default=None, help="Override the scenario's seed.")
 @data_dir_option
 @json_option
 def sweep_run_cmd(scenario: str, interval: str | None, cron: str | None, speed: float, metrics_port: int | None,
@@ -986,7 +1006,7 @@ def runs_bundle(run_id: str, incident: str | None, out_dir: Path, scenario: str 
 # ---- campaign (issue 10): add 'chaos campaign' here ---------------------------------------------------
 @chaos.command("campaign")
 @click.option("--pods", default=1, show_default=True, type=click.IntRange(1, 64), help="Superpods in the cluster.")
-@click.option("--days", default=30.0, show_default=True, type=click.FloatRange(0, 90, min_open=True),
+@click.option("--days", default=30.0, show_default=True, type=_Finite(0, 90, min_open=True),
               help="Simulated days per run.")
 @click.option("--seeds", default=4, show_default=True, type=click.IntRange(1, 10_000), help="Seeds (runs per policy).")
 @click.option("--first-seed", default=0, show_default=True, type=click.IntRange(0), help="Seeds are FIRST..FIRST+K-1.")
