@@ -85,6 +85,9 @@ def replay(trace: str, time_unit: str = "s", mapping: str | None = None, seed: i
     path = Path(trace)
     if not path.exists():
         raise InputError("no such file", file=trace)
+    for f in (trace, mapping):  # the one input reader's checks first (regular file, size, depth, aliases)
+        if f is not None:
+            _precheck(f)
     try:
         rep = replay_trace(path, Topology.build(), np.random.default_rng(seed), time_unit=time_unit,
                            mapping=mapping)
@@ -94,6 +97,21 @@ def replay(trace: str, time_unit: str = "s", mapping: str | None = None, seed: i
     return {"trace": trace, "events": rep.events, "faults": rep.timeline.to_list(), "mapped": rep.mapped,
             "unmapped": rep.unmapped, "unmapped_total": sum(rep.unmapped.values()), "by_kind": rep.kinds,
             "node_map": rep.node_map, "orphan_ends": rep.orphan_ends, "open_faults": rep.open_faults}
+
+
+MAX_TRACE_BYTES = 64 << 20  # reason: the public InfiniteHBD trace is 0.3 MB; a year of a large cluster is tens of MB
+
+
+def _precheck(file: str) -> None:
+    """Refuse a trace or mapping file the one input reader would refuse, before faultlib parses it."""
+    from opsbrain.yamlio import decode, parse_json, parse_yaml, read_bytes
+
+    text = decode(read_bytes(file, ScenarioError, MAX_TRACE_BYTES), file, ScenarioError)
+    suffix = Path(file).suffix.lower()
+    if suffix == ".json":
+        parse_json(text, file, ScenarioError)
+    elif suffix in (".yaml", ".yml"):
+        parse_yaml(text, file, ScenarioError)
 
 
 def replay_plan(trace: str, time_unit: str = "s", mapping: str | None = None, seed: int = 0,
