@@ -74,6 +74,11 @@ class _Root(click.Group):
             if os.environ.get("OPSBRAIN_DEBUG"):
                 raise
             _fail(_one_line(exc))
+        except OSError as exc:  # a file the library did not expect to fail (name too long, disk full): one line
+            if os.environ.get("OPSBRAIN_DEBUG"):
+                raise
+            name = f"{str(exc.filename)[:300]}: " if exc.filename is not None else ""
+            _fail(f"{name}{exc.strerror or exc}")
         # standalone_mode=False returns the exit code of ctx.exit()/--help/--version, or the command's
         # return value (commands return None).
         code = rv if isinstance(rv, int) else 0

@@ -8,6 +8,7 @@ place with ``os.replace``, so a reader never sees half a report and a failed wri
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -85,3 +86,57 @@ def as_journals(data: Any, source: str = "input") -> list[dict[str, Any]]:
     if bad:
         raise InputError(f"item [{bad[0]}] is not a run journal (needs 'scenario' and 'incidents')", file=source)
     return list(items)
+
+
+_OBJ, _LIST, _STR = dict, list, str
+_TOP = {"steady_state": _OBJ, "recovery": _OBJ, "sweeps": _OBJ, "summary": _OBJ, "series": _OBJ,
+        "incidents": _LIST, "expectations": _LIST, "workloads": _LIST, "scenario": _STR, "policy": _STR,
+        "verdict": _STR, "description": _STR, "status": _STR, "abort_reason": _STR, "run_id": _STR}
+_INCIDENT = {"injected": _OBJ, "diagnosis": _OBJ, "impact": _OBJ, "actions": _LIST, "incident_ids": _LIST,
+             "affected_workloads": _LIST, "id": _STR, "runbook": _STR, "detected_by": _STR}
+_STEADY = ("before", "after", "baseline", "deviation_s", "longest_deviation_s")
+_NAMES = {dict: "an object", list: "a list", str: "a string"}
+
+
+def _number_ok(key: str, value: Any) -> bool:
+    if not (key.endswith("_s") or key in ("confidence", "seed")) or value is None:
+        return True
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _check_fields(obj: dict[str, Any], want: dict[str, type], file: str, where: str) -> None:
+    for key, typ in want.items():
+        v = obj.get(key)
+        if v is not None and not isinstance(v, typ):
+            raise InputError(f"must be {_NAMES[typ]} or null", file=file, path=f"{where}{key}")
+    for key, v in obj.items():
+        if not _number_ok(str(key), v):
+            raise InputError("must be a finite number or null", file=file, path=f"{where}{key}")
+
+
+def check_journal(j: dict[str, Any], file: str, where: str = "") -> None:
+    """Refuse a journal whose fields a report reads have the wrong type (file and JSON path in the error): an
+    object where an object is read, lists of objects, finite numbers for times and confidences."""
+    _check_fields(j, _TOP, file, where)
+    for name in ("incidents", "expectations", "workloads"):
+        for k, item in enumerate(j.get(name) or []):
+            if not isinstance(item, dict):
+                raise InputError("must be an object", file=file, path=f"{where}{name}[{k}]")
+    for k, inc in enumerate(j.get("incidents") or []):
+        at = f"{where}incidents[{k}]."
+        _check_fields(inc, _INCIDENT, file, at)
+        for sub in ("injected", "diagnosis"):
+            if isinstance(inc.get(sub), dict):
+                _check_fields(inc[sub], {"kind": _STR, "component": _STR, "fault_class": _STR}, file, f"{at}{sub}.")
+        for n, act in enumerate(inc.get("actions") or []):
+            if not isinstance(act, dict):
+                raise InputError("must be an object", file=file, path=f"{at}actions[{n}]")
+            _check_fields(act, {"action": _STR, "target": _STR, "status": _STR}, file, f"{at}actions[{n}].")
+    ss = j.get("steady_state") or {}
+    for key in _STEADY:
+        if ss.get(key) is not None and not isinstance(ss[key], dict):
+            raise InputError("must be an object or null", file=file, path=f"{where}steady_state.{key}")
+    for key in ("before", "after"):
+        for name, probe in (ss.get(key) or {}).items():
+            if not isinstance(probe, dict):
+                raise InputError("must be an object", file=file, path=f"{where}steady_state.{key}.{name}")
