@@ -12,7 +12,7 @@ from opsbrain.errors import InputError, ScenarioError
 from opsbrain.fsio import write_json_atomic
 from opsbrain.scenario.loader import builtin_dir, builtin_names, load_scenario, read_yaml, validate_files
 from opsbrain.scenario.plan import Plan, build_plan
-from opsbrain.scenario.schema import Scenario
+from opsbrain.scenario.schema import MAX_DURATION_S, Scenario
 from opsbrain.store import RunStore
 
 Say = Callable[[str], None]
@@ -124,6 +124,9 @@ def replay_plan(trace: str, time_unit: str = "s", mapping: str | None = None, se
     base = plan("noise-only-day", seed=seed, policy=policy)
     specs = [s for s in _timeline_from(rep)]
     end = max((s.at_s for s in specs), default=0.0) + tail_s
+    if not end <= MAX_DURATION_S:  # model_copy does not validate: the bound of Spec.duration is checked here
+        raise ScenarioError(f"the trace's last fault is at {end - tail_s:g} s; a replayed run lasts at most "
+                            f"{MAX_DURATION_S:g} s (90 days); use --time-unit or cut the trace", file=trace)
     sc = base.scenario.model_copy(update={"metadata": base.scenario.metadata.model_copy(update={
         "name": "replay", "description": f"fault trace {trace} replayed on one pod"}),
         "spec": base.scenario.spec.model_copy(update={"duration": end})})
