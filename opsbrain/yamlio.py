@@ -9,6 +9,7 @@ than :data:`MAX_NODES` nodes (a "billion laughs" bomb is a few hundred bytes tha
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import stat
@@ -189,14 +190,27 @@ def read_yaml(path: Path, error: type[InputError] = InputError, max_bytes: int =
 
 
 def parse_json(text: str | bytes, file: str, error: type[InputError] = InputError) -> Any:
-    """Parse JSON text under the depth limit (NaN and Infinity are not JSON: refused); errors name ``file``."""
+    """Parse JSON text under the depth limit; NaN and Infinity (not JSON), numbers beyond a float and integers
+    beyond 64 bits are refused; errors name ``file``."""
     file = file[:300]
 
     def no_constant(name: str) -> Any:
         raise ValueError(f"{name} is not JSON")
 
+    def bounded_int(digits: str) -> int:
+        v = int(digits)
+        if not -(2**63) <= v < 2**63:
+            raise ValueError(f"integer {digits[:30]}{'...' if len(digits) > 30 else ''} is out of range (64 bits)")
+        return v
+
+    def finite_float(digits: str) -> float:
+        v = float(digits)
+        if not math.isfinite(v):
+            raise ValueError(f"number {digits[:30]} is out of range")
+        return v
+
     try:
-        data = json.loads(text, parse_constant=no_constant)
+        data = json.loads(text, parse_constant=no_constant, parse_int=bounded_int, parse_float=finite_float)
     except json.JSONDecodeError as exc:
         raise error(f"not valid JSON: {exc.msg}", file=file, path=f"line {exc.lineno}, column {exc.colno}") from None
     except UnicodeDecodeError as exc:

@@ -427,3 +427,17 @@ def test_incident_files_with_non_string_fields_are_refused(tmp_path: Path) -> No
         f = tmp_path / f"{key}.json"
         f.write_text(json.dumps({"lines": [{"text": "hbm uce", key: {"x": [1]}}]}))
         refused(["diagnose", str(f)], tmp_path, f.name, f"lines[0].{key}")
+
+
+def test_numbers_beyond_a_float_or_64_bits_are_refused_by_the_reader(tmp_path: Path) -> None:
+    """Found by the fuzz run (seed 2): a 400-digit integer overflowed float() in diagnose and in replay."""
+    inc = tmp_path / "inc.json"
+    inc.write_text('{"lines": [{"t": ' + "9" * 400 + ', "text": "hbm uce"}]}')
+    refused(["diagnose", str(inc)], tmp_path, "inc.json", "out of range")
+    trace = tmp_path / "t.json"
+    trace.write_text('[{"node_id": "n", "event_time": ' + "9" * 400 + ', "event_type": "fault_start", '
+                     '"fault_type": {"Level": "x", "Class": "GPU", "Desc": "d"}}]')
+    refused(["chaos", "replay", str(trace)], tmp_path, "t.json", "out of range")
+    big = tmp_path / "f.json"
+    big.write_text("[1e400]")
+    refused(["report", str(big), "--out", "-"], tmp_path, "f.json", "out of range")
