@@ -76,6 +76,8 @@ def run_case(case: Case, home: Path, timeout: float = 30.0) -> Outcome:
         raise Hang
 
     old = signal.signal(signal.SIGALRM, on_alarm)
+    cwd = os.getcwd()
+    os.chdir(home)  # relative output names an option case makes (topology --export-graphml 0) land there
     signal.setitimer(signal.ITIMER_REAL, timeout)
     t0 = time.perf_counter()
     try:
@@ -86,6 +88,7 @@ def run_case(case: Case, home: Path, timeout: float = 30.0) -> Outcome:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+        os.chdir(cwd)
     took = time.perf_counter() - t0
     err = res.stderr
     if res.exception is not None and not isinstance(res.exception, SystemExit):

@@ -111,3 +111,44 @@ def test_kill_9_during_imports_leaves_loadable_imports(tmp_path: Path) -> None:
         for f in imports.glob("*.json"):
             json.loads(f.read_text())
         assert loaded.warnings == []
+
+
+POOL = """
+import os, sys, time
+from concurrent.futures import ProcessPoolExecutor
+from opsbrain.kb.cases import die_with_parent
+def work(x):
+    time.sleep(0.5)
+    return x
+if __name__ == "__main__":
+    with ProcessPoolExecutor(2, initializer=die_with_parent) as ex:
+        futures = [ex.submit(work, i) for i in range(2)]
+        print(" ".join(str(p) for p in ex._processes), flush=True)
+        list(ex.map(work, range(1000)))
+"""
+
+
+def test_kill_9_of_a_training_pool_leaves_no_orphaned_workers(tmp_path: Path) -> None:
+    """The case-run pool of kb train (opsbrain.kb.cases) dies with its parent."""
+    script = tmp_path / "pool.py"
+    script.write_text(POOL)
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    workers = [int(p) for p in proc.stdout.readline().split()]
+    assert len(workers) == 2
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(30)
+    deadline = time.monotonic() + 10
+    alive = workers
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.2)
+        alive = [p for p in workers if _running(p)]
+    assert alive == []
+
+
+def _running(pid: int) -> bool:
+    """Is ``pid`` a live (not zombie) process?"""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
