@@ -860,7 +860,8 @@ def _print_sweep(d: dict[str, Any]) -> None:
 @click.option("--cron", default=None, help="5-field crontab expression, UTC (e.g. '*/5 * * * *').")
 @click.option("--speed", type=_Finite(0, MAX_SPEED, min_open=True), default=1.0, show_default=True,
               help="Simulated seconds per wall second.")
-@click.option("--metrics-port", type=click.IntRange(0, 65535), default=None, help="Serve Prometheus metrics on 127.0.0.1:PORT "
+@click.option("--metrics-port", type=click.IntRange(0, 65535), default=None,
+              help="Serve Prometheus metrics on 127.0.0.1:PORT "
               "(0: any free port, printed on stderr).")
 @click.option("--max-runtime", "max_runtime", type=_Finite(0, MAX_WALL_S, min_open=True), default=None,
               help="Stop after this many wall seconds.")

@@ -6,7 +6,6 @@ Exit-code mapping (done in :mod:`opsbrain.cli`): :class:`InputError` and its sub
 
 from __future__ import annotations
 
-
 MAX_REASON_CHARS = 400  # reason: an error line names what is wrong; echoing kilobytes of input hides it
 MAX_FILE_CHARS = 300
 

@@ -16,16 +16,14 @@ pattern would hang every later ``diagnose``. A pattern is refused when
 
 from __future__ import annotations
 
+import importlib
 import re
 import signal
 import threading
 import time
 from typing import Any
 
-try:  # the parser of the re module (Python 3.11+: re._parser; before: sre_parse)
-    from re import _parser as sre_parse  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - older Pythons
-    import sre_parse  # type: ignore[no-redef]
+sre_parse: Any = importlib.import_module("re._parser")  # the re module's own parser (Python 3.11+)
 
 PROBE_CHARS = 4096  # the scan limit of a log line (opsbrain.ingest.parsers.ctx.MAX_LINE)
 PROBE_BUDGET_S = 0.05  # reason: a line costs ~10 us to parse; 50 ms per hostile line is already 5000x that

@@ -13,8 +13,7 @@ from typing import Any
 from opsbrain.errors import InputError
 from opsbrain.fsio import strict_json
 from opsbrain.report.build import build_run_report
-from opsbrain.report.output import (as_journals, check_journal, check_out_path, is_journal, load_source,
-                                     write_atomic)
+from opsbrain.report.output import as_journals, check_journal, check_out_path, is_journal, load_source, write_atomic
 
 FORMATS = ("html", "md", "json")
 SUFFIXES = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".json": "json"}

@@ -2,8 +2,9 @@
 
 Output paths follow the output policy of :func:`opsbrain.fsio.check_target` (refused, exit 2: ``..``
 segments, links, anything but a regular file, a missing directory, and without ``--force`` the run store or
-package data); a name ending in a separator is refused too. A report is written to a temporary file in the target's directory and moved into
-place with ``os.replace``, so a reader never sees half a report and a failed write leaves nothing behind.
+package data); a name ending in a separator is refused too. A report is written to a temporary file in the
+target's directory and moved into place with ``os.replace``, so a reader never sees half a report and a failed
+write leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -88,14 +89,17 @@ def as_journals(data: Any, source: str = "input") -> list[dict[str, Any]]:
     return list(items)
 
 
-_OBJ, _LIST, _STR = dict, list, str
-_TOP = {"steady_state": _OBJ, "recovery": _OBJ, "sweeps": _OBJ, "summary": _OBJ, "series": _OBJ,
+_OBJ: type = dict
+_LIST: type = list
+_STR: type = str
+_TOP: dict[str, type] = {"steady_state": _OBJ, "recovery": _OBJ, "sweeps": _OBJ, "summary": _OBJ, "series": _OBJ,
         "incidents": _LIST, "expectations": _LIST, "workloads": _LIST, "scenario": _STR, "policy": _STR,
         "verdict": _STR, "description": _STR, "status": _STR, "abort_reason": _STR, "run_id": _STR}
-_INCIDENT = {"injected": _OBJ, "diagnosis": _OBJ, "impact": _OBJ, "actions": _LIST, "incident_ids": _LIST,
-             "affected_workloads": _LIST, "id": _STR, "runbook": _STR, "detected_by": _STR}
+_INCIDENT: dict[str, type] = {"injected": _OBJ, "diagnosis": _OBJ, "impact": _OBJ, "actions": _LIST,
+                              "incident_ids": _LIST, "affected_workloads": _LIST, "id": _STR, "runbook": _STR,
+                              "detected_by": _STR}
 _STEADY = ("before", "after", "baseline", "deviation_s", "longest_deviation_s")
-_NAMES = {dict: "an object", list: "a list", str: "a string"}
+_NAMES: dict[type, str] = {dict: "an object", list: "a list", str: "a string"}
 
 
 def _number_ok(key: str, value: Any) -> bool:

@@ -214,7 +214,12 @@ class SweepService:
             job = self.scheduler.get_job(self.schedule_id)
             nxt = job.next_run_time if job is not None else None
             done = threading.Event()
-            threading.Thread(target=lambda: (self.scheduler.shutdown(wait=True), done.set()), daemon=True).start()
+
+            def shutdown() -> None:
+                self.scheduler.shutdown(wait=True)
+                done.set()
+
+            threading.Thread(target=shutdown, daemon=True).start()
             if not done.wait(STOP_WAIT_S):  # a sweep stuck in one long step: leave it to die with the process
                 with self._lock:
                     self.errors.append(f"a running sweep did not stop within {STOP_WAIT_S:g} s; abandoned")
