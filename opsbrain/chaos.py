@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -109,6 +110,12 @@ def _precheck(file: str) -> None:
     text = decode(read_bytes(file, ScenarioError, MAX_TRACE_BYTES), file, ScenarioError)
     suffix = Path(file).suffix.lower()
     if suffix == ".json":
+        try:
+            json.loads(text)
+        except json.JSONDecodeError:
+            return  # a syntax error: the trace reader names it ("bad JSON ...")
+        except (RecursionError, ValueError):
+            pass
         parse_json(text, file, ScenarioError)
     elif suffix in (".yaml", ".yml"):
         parse_yaml(text, file, ScenarioError)

@@ -178,6 +178,10 @@ def topology(pods: int, export_graphml: Path | None, force: bool, params: tuple[
     """Build the superpod topology and print component counts and bandwidths."""
     from faultlib.topology import Topology
 
+    if export_graphml is not None:  # the output policy before building anything
+        from opsbrain.fsio import check_target
+
+        check_target(export_graphml, "--export-graphml", force)
     prm = sim_params(params)
     max_pods = prm.topology.max_pods
     if not 1 <= pods <= max_pods:

@@ -81,10 +81,9 @@ def test_outputs_never_replace_the_run_store_links_devices_or_package_data(cmd: 
     link.symlink_to(tmp_path / "elsewhere.md")
     refused(args(str(link)), home, "symlink")
     refused(args("/dev/null"), home, "not a regular file")
-    if cmd == "report":  # (topology builds the graph first: the same policy, slower)
-        refused(args(str(tmp_path / ".." / "x.md")), home, "'..'")
-        refused(args(str(REPO / "knowledge_base" / "classes" / "x.md")), home, "inside the installed package")
-        refused(args(str(REPO / "opsbrain" / "cli.py")), home, "inside the installed package")
+    refused(args(str(tmp_path / ".." / "x.md")), home, "'..'")
+    refused(args(str(REPO / "knowledge_base" / "classes" / "x.md")), home, "inside the installed package")
+    refused(args(str(REPO / "opsbrain" / "cli.py")), home, "inside the installed package")
     assert store.read_bytes() == before and link.is_symlink() and not (tmp_path / "elsewhere.md").exists()
     code, out, _ = run(["runs", "list", "--json"], home)
     assert code == 0 and json.loads(out)["runs"]

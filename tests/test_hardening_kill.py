@@ -152,3 +152,31 @@ def _running(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except (OSError, IndexError):
         return False
+
+
+def test_kill_9_of_the_sweep_service_leaves_a_sound_store(tmp_path: Path) -> None:
+    """The service is killed while it sweeps (a huge speed keeps a sweep in flight): the store checks ok, the
+    stored sweeps read back, and the schedule is still there to resume."""
+    import sqlite3
+
+    from opsbrain.store import RunStore
+
+    env = os.environ | {"OPSBRAIN_HOME": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "opsbrain", "sweep", "run", "--scenario", "noise-only-day",
+                             "--interval", "1s", "--speed", "100000"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    swept = 0
+    while time.monotonic() < deadline and proc.poll() is None and not swept:
+        time.sleep(0.3)
+        try:
+            with sqlite3.connect(tmp_path / "runs.sqlite") as db:
+                swept = db.execute("SELECT COUNT(*) FROM sweeps").fetchone()[0]
+        except sqlite3.Error:
+            pass
+    time.sleep(random.Random(21).uniform(0.2, 2.0))
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(30)
+    store = RunStore(tmp_path)
+    assert swept and store.integrity_check() == "ok"
+    assert store.list_sweeps() and store.get_schedule("sweep-noise-only-day") is not None
