@@ -84,7 +84,7 @@ def decode(data: bytes, file: str, error: type[InputError] = InputError) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise error(f"not UTF-8 text (byte {exc.start}: {exc.reason})", file=file[:300]) from None
+        raise error(f"cannot read: not UTF-8 text (byte {exc.start}: {exc.reason})", file=file[:300]) from None
 
 
 def read_text(path: Path | str, error: type[InputError] = InputError, max_bytes: int = MAX_FILE_BYTES) -> str:

@@ -46,7 +46,7 @@ from opsbrain.sweeps.params import SweepParams
 
 _UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 _INTERVAL = re.compile(r"^\s*(\d{1,15}(?:\.\d{0,15})?|\.\d{1,15})\s*([smhd]?)\s*$", re.I)
-MIN_INTERVAL_S = 1.0  # reason: apscheduler counts misfire grace in whole seconds (min_misfire_grace_s)
+MIN_INTERVAL_S = 0.1  # reason: a sweep takes tens of ms; faster is no schedule (1e-6 s kept the scheduler busy)
 MAX_INTERVAL_S = 366 * 86400.0  # reason: a sweep a year apart is no schedule; beyond, datetimes overflow
 STOP_WAIT_S = 5.0  # a stop (SIGTERM) waits at most this long for a running sweep
 
@@ -71,6 +71,8 @@ def parse_interval(text: str) -> float:
     if not m:
         raise InputError(f"expected a duration like 30s, 5m, 1h or 300, got {text!r}", path="--interval")
     seconds = float(m.group(1)) * _UNITS[m.group(2).lower()]
+    if not seconds > 0:
+        raise InputError(f"must be > 0, got {text[:40]!r}", path="--interval")
     if not MIN_INTERVAL_S <= seconds <= MAX_INTERVAL_S:
         raise InputError(f"must be between {MIN_INTERVAL_S:g} s and {MAX_INTERVAL_S / 86400:g} days, got "
                          f"{text[:40]!r}", path="--interval")
@@ -208,15 +210,17 @@ class SweepService:
         """Stop scheduling, cancel the pod's catch-up simulation, wait for a running sweep (at most
         :data:`STOP_WAIT_S`), keep the next run time in the store, close the endpoint."""
         cancel = getattr(self.pod, "cancel", None)
-        if cancel is not None:
-            cancel.set()
         if self.scheduler.running:
+            if cancel is not None:
+                cancel.set()
             job = self.scheduler.get_job(self.schedule_id)
             nxt = job.next_run_time if job is not None else None
             done = threading.Event()
 
             def shutdown() -> None:
                 self.scheduler.shutdown(wait=True)
+                if cancel is not None:
+                    cancel.clear()  # the pod itself may be advanced again (the stop only ended the sweep)
                 done.set()
 
             threading.Thread(target=shutdown, daemon=True).start()
