@@ -11,7 +11,6 @@ from typing import Any
 
 from opsbrain.report import text
 
-
 _SPECIAL = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "\\[", "]": "\\]"})
 
 
