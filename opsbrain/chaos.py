@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 from opsbrain.fsio import write_json_atomic
 from opsbrain.scenario.loader import builtin_dir, builtin_names, load_scenario, read_yaml, validate_files
 from opsbrain.scenario.plan import Plan, build_plan
-from opsbrain.scenario.schema import Scenario
+from opsbrain.scenario.schema import MAX_DURATION_S, Scenario
 from opsbrain.store import RunStore
 
 Say = Callable[[str], None]
@@ -64,8 +65,7 @@ def run(p: Plan, store: RunStore | None = None, out_dir: Path | None = None,
     engine = load_engine(home, say=say)
     run_id = None
     if store is not None:
-        run_id = store.new_run_id(p.scenario.metadata.name, p.seed)
-        store.start(run_id, p.scenario.metadata.name, p.seed, p.policy)
+        run_id = store.begin_run(p.scenario.metadata.name, p.seed, p.policy)
     journal = run_plan(p, engine, progress=progress, bundle_dir=bundle_dir)
     journal["run_id"] = run_id
     if store is not None and run_id is not None:

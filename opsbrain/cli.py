@@ -51,7 +51,10 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
-    click.echo(f"opsbrain: error: {' '.join(message.split())}", err=True)
+    line = " ".join(message.split())
+    if len(line) > 1000:  # an error line never echoes kilobytes of input
+        line = f"{line[:1000]}... ({len(line) - 1000} more characters)"
+    click.echo(f"opsbrain: error: {line}", err=True)
     sys.exit(code)
 
 
@@ -79,6 +82,11 @@ class _Root(click.Group):
             if not isinstance(exc, bad_input_types()) or os.environ.get("OPSBRAIN_DEBUG"):
                 raise
             _fail(_one_line(exc))
+        except OSError as exc:  # a file the library did not expect to fail (name too long, disk full): one line
+            if os.environ.get("OPSBRAIN_DEBUG"):
+                raise
+            name = f"{str(exc.filename)[:300]}: " if exc.filename is not None else ""
+            _fail(f"{name}{exc.strerror or exc}")
         # standalone_mode=False returns the exit code of ctx.exit()/--help/--version, or the command's
         # return value (commands return None).
         code = rv if isinstance(rv, int) else 0
@@ -119,30 +127,48 @@ def sim_params(pairs: Sequence[str]) -> SimParams:
 
 
 def _emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, default=str))
+    from opsbrain.fsio import strict_json
+
+    click.echo(strict_json(data, indent=2, default=str))
 
 
-def _write_atomic(path: Path, write: Any, option: str) -> None:
-    """Write a file via a temporary file in the same directory and ``os.replace`` (no half-written file)."""
-    directory = path.parent
-    if not directory.is_dir():
-        raise InputError(f"directory {str(directory)!r} does not exist", path=option)
+def _write_atomic(path: Path, write: Any, option: str, force: bool = False) -> None:
+    """Write a file through the output policy and atomic writer of :mod:`opsbrain.fsio` (no half-written file)."""
     import io
 
-    from opsbrain.fsio import write_atomic
+    from opsbrain.fsio import check_target, write_atomic
 
+    check_target(path, option, force)
     buf = io.BytesIO()
     write(buf)
     try:
-        write_atomic(path, buf.getvalue())
+        write_atomic(path, buf.getvalue(), option=option, force=force)
     except OSError as exc:
         raise InputError(exc.strerror or str(exc), file=str(path), path=option) from None
 
+
+class _Finite(click.FloatRange):
+    """A float range that also refuses NaN (click's range lets NaN through: every comparison with it is false)."""
+
+    name = "finite float"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        rv = super().convert(value, param, ctx)
+        if rv != rv:  # NaN
+            self.fail(f"{str(value)[:40]!r} is not a number", param, ctx)
+        return rv
+
+
+SEED = click.IntRange(0, 2**63 - 1)  # the run store keeps seeds as SQLite INTEGER (signed 64 bits)
+MAX_SPEED = 1e6  # reason: a wall second is then 11.6 simulated days; the twin cannot simulate a pod that fast
+MAX_WALL_S = 10 * 365 * 86400.0  # reason: ten years; beyond it a wall-clock bound is no bound (and overflows)
 
 param_option = click.option(
     "--param", "params", multiple=True, metavar="KEY=VALUE",
     help="Override a simulator parameter (see 'opsbrain params'), e.g. fabric.ub_link_gbytes_s=25.")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON only, on stdout.")
+force_option = click.option("--force", is_flag=True, help="Allow the output to replace an SQLite database (the run "
+                            "store) or the package's own data (never a link or a non-regular file).")
 
 
 @click.group(cls=_Root, context_settings={"help_option_names": ["-h", "--help"]})
@@ -156,12 +182,17 @@ def cli() -> None:
 @click.option("--pods", default=1, show_default=True, type=int, help="Number of superpods in the cluster.")
 @click.option("--export-graphml", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the component/link graph as GraphML to this file.")
+@force_option
 @param_option
 @json_option
-def topology(pods: int, export_graphml: Path | None, params: tuple[str, ...], as_json: bool) -> None:
+def topology(pods: int, export_graphml: Path | None, force: bool, params: tuple[str, ...], as_json: bool) -> None:
     """Build the superpod topology and print component counts and bandwidths."""
     from faultlib.topology import Topology
 
+    if export_graphml is not None:  # the output policy before building anything
+        from opsbrain.fsio import check_target
+
+        check_target(export_graphml, "--export-graphml", force)
     prm = sim_params(params)
     max_pods = prm.topology.max_pods
     if not 1 <= pods <= max_pods:
@@ -181,7 +212,7 @@ def topology(pods: int, export_graphml: Path | None, params: tuple[str, ...], as
         import networkx as nx
 
         graph = topo.graph()
-        _write_atomic(export_graphml, lambda fh: nx.write_graphml(graph, fh), "--export-graphml")
+        _write_atomic(export_graphml, lambda fh: nx.write_graphml(graph, fh), "--export-graphml", force)
     if as_json:
         _emit_json({**counts, "bandwidth": bandwidth,
                     "graphml": str(export_graphml) if export_graphml is not None else None})
@@ -320,7 +351,7 @@ def chaos_schema() -> None:
 
 @chaos.command("run")
 @click.argument("scenario")
-@click.option("--seed", type=int, default=None, help="Override the scenario's seed.")
+@click.option("--seed", type=SEED, default=None, help="Override the scenario's seed.")
 @click.option("--policy", type=click.Choice(["auto", "manual"]), default=None, help="Override the policy.")
 @click.option("--dry-run", is_flag=True, help="Validate and print the plan; run nothing.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -419,13 +450,13 @@ def _print_journal(j: dict[str, Any]) -> None:
               help="Unit of the trace's times (the InfiniteHBD trace uses days).")
 @click.option("--mapping", default=None, help="YAML or CSV rules mapping trace rows to fault kinds, tried before "
               "the shipped table (opsbrain/scenario/replay_mapping.yaml).")
-@click.option("--pods", type=int, default=None, help="Pods to replay on (default: the fewest that hold every trace "
+@click.option("--pods", type=click.IntRange(1, 64), default=None, help="Pods to replay on (default: the fewest that hold every trace "
               "server on its own node).")
 @click.option("--fold", is_flag=True, help="Allow several trace servers on one node when --pods is too small.")
 @click.option("--noise", is_flag=True, help="Add the twin's background noise (off: the trace is the fault record).")
 @click.option("--run", "do_run", is_flag=True, help="Also run the replayed faults (journal in the run store).")
 @click.option("--policy", type=click.Choice(["auto", "manual"]), default="auto", show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @data_dir_option
 @json_option
 def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | None, fold: bool, noise: bool,
@@ -464,7 +495,7 @@ def runs() -> None:
 
 
 @runs.command("list")
-@click.option("--limit", type=int, default=50, show_default=True)
+@click.option("--limit", type=click.IntRange(1, 1_000_000), default=50, show_default=True)
 @data_dir_option
 @json_option
 def runs_list(limit: int, data_dir: Path | None, as_json: bool) -> None:
@@ -573,18 +604,28 @@ def kb_import_cmd(fmt: str, path: str, data_dir: Path | None, as_json: bool) -> 
 @click.option("--runs-per-class", default=30, show_default=True, type=int, help="Case runs per fault class.")
 @click.option("--workers", default=2, show_default=True, type=int)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Where to write the model (default: the shipped model in the package).")
+              help="Where to write the model, a .npz name (its sidecar: the same name with .json; default: the "
+              "shipped model in the package).")
+@force_option
 @json_option
-def kb_train_cmd(runs_per_class: int, workers: int, out: Path | None, as_json: bool) -> None:
+def kb_train_cmd(runs_per_class: int, workers: int, out: Path | None, force: bool, as_json: bool) -> None:
     """Generate the case library (training seeds) and train the diagnosis model with its sidecar."""
+    from opsbrain.diagnosis.model import sidecar
+    from opsbrain.fsio import check_target
     from opsbrain.kb.training import shipped_model_path, train_model
 
-    if runs_per_class < 2 or workers < 1:
-        raise InputError("--runs-per-class must be >= 2 and --workers >= 1")
+    if not 2 <= runs_per_class <= 10_000 or not 1 <= workers <= 256:
+        raise InputError("--runs-per-class must be 2..10000 and --workers 1..256")
+    path = out or shipped_model_path()
+    force = force or out is None  # the default target is the shipped model: package data on purpose
+    if out is not None and out.suffix != ".npz":
+        raise InputError(f"give a model name ending in .npz (its sidecar is the .json beside it), got "
+                         f"{str(out)[:200]!r}", path="--out")
+    for target in (path, sidecar(path)):  # refuse before minutes of training, not after
+        check_target(target, "--out", force)
     model = train_model(per_kind=runs_per_class, workers=workers,
                         progress=None if as_json else _counter("case runs"))
-    path = out or shipped_model_path()
-    model.save(path)
+    model.save(path, force=force)
     meta = {k: v for k, v in model.meta.items() if k != "features"} | {"path": str(path)}
     if as_json:
         _emit_json(meta)
@@ -601,10 +642,12 @@ def _counter(what: str) -> Any:
 
 
 @kb.command("eval")
-@click.option("--runs-per-class", default=8, show_default=True, type=int, help="Held-out case runs per class.")
-@click.option("--noise-days", default=1.0, show_default=True, type=float, help="Noise-only pod-days for FPs.")
+@click.option("--runs-per-class", default=8, show_default=True, type=click.IntRange(1, 10_000),
+              help="Held-out case runs per class.")
+@click.option("--noise-days", default=1.0, show_default=True, type=_Finite(0, 3650, min_open=True),
+              help="Noise-only pod-days for FPs.")
 @click.option("--quick", is_flag=True, help="A smaller run (3 runs per class, 0.25 noise-only pod-days).")
-@click.option("--workers", default=2, show_default=True, type=int)
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 256))
 @click.option("--real", "real", default=None, metavar="DIR|FILE",
               help="Score the real-log corpus instead (tests/data/real_logs in a checkout); with --split.")
 @click.option("--split", type=click.Choice(["dev", "test", "all"]), default="dev", show_default=True,
@@ -788,9 +831,9 @@ def sweep() -> None:
 
 @sweep.command("once")
 @click.option("--scenario", default="noise-only-day", show_default=True, help="Built-in scenario name or file.")
-@click.option("--at", "at_s", type=float, default=3600.0, show_default=True,
+@click.option("--at", "at_s", type=_Finite(0), default=3600.0, show_default=True,
               help="Simulated seconds into the scenario (0 .. its duration); only that much is simulated.")
-@click.option("--seed", type=int, default=None, help="Override the scenario's seed.")
+@click.option("--seed", type=SEED, default=None, help="Override the scenario's seed.")
 @click.option("--source", "source", type=click.Choice(["twin", "prometheus", "prometheus-api", "commands"]),
               default="twin", show_default=True, help="What to sweep: the twin's scenario, npu-exporter pages, a "
               "Prometheus server's query API, or collected npu-smi/hccn_tool outputs (docs/real-cluster.md).")
@@ -864,11 +907,14 @@ def _print_sweep(d: dict[str, Any]) -> None:
 @click.option("--interval", default=None, help="Wall-clock interval, e.g. 30s, 5m, 1h (default: the stored "
               "schedule's trigger, else 5m).")
 @click.option("--cron", default=None, help="5-field crontab expression, UTC (e.g. '*/5 * * * *').")
-@click.option("--speed", type=float, default=1.0, show_default=True, help="Simulated seconds per wall second.")
-@click.option("--metrics-port", type=int, default=None, help="Serve Prometheus metrics on 127.0.0.1:PORT "
+@click.option("--speed", type=_Finite(0, MAX_SPEED, min_open=True), default=1.0, show_default=True,
+              help="Simulated seconds per wall second.")
+@click.option("--metrics-port", type=click.IntRange(0, 65535), default=None,
+              help="Serve Prometheus metrics on 127.0.0.1:PORT "
               "(0: any free port, printed on stderr).")
-@click.option("--max-runtime", "max_runtime", type=float, default=None, help="Stop after this many wall seconds.")
-@click.option("--seed", type=int, default=None, help="Override the scenario's seed.")
+@click.option("--max-runtime", "max_runtime", type=_Finite(0, MAX_WALL_S, min_open=True), default=None,
+              help="Stop after this many wall seconds.")
+@click.option("--seed", type=SEED, default=None, help="Override the scenario's seed.")
 @click.option("--source", "source", type=click.Choice(["twin", "prometheus", "prometheus-api", "commands"]),
               default="twin", show_default=True, help="Sweep the scenario's live pod, npu-exporter pages, a "
               "Prometheus server's query API or collected outputs.")
@@ -927,12 +973,13 @@ def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, 
 @click.option("--logs", "logs", required=True, metavar="DIR", help="A directory of logs to follow (DIR/<host>/... "
               "names the host of lines that name none).")
 @click.option("--webhook", default=None, metavar="URL", help="POST each incident report as JSON to this URL.")
-@click.option("--max-runtime", "max_runtime", type=float, default=None, help="Stop after this many wall seconds.")
-@click.option("--poll", "poll_s", type=float, default=0.25, show_default=True, help="Seconds between polls.")
+@click.option("--max-runtime", "max_runtime", type=_Finite(0, MAX_WALL_S, min_open=True), default=None,
+              help="Stop after this many wall seconds.")
+@click.option("--poll", "poll_s", type=_Finite(0.01, 3600), default=0.25, show_default=True, help="Seconds between polls.")
 @click.option("--from-start", is_flag=True, help="Read the files already there from their start (default: their end).")
 @click.option("--url", "urls", multiple=True, metavar="URL", help="Also sweep these npu-exporter pages and report "
               "new Alarm-or-worse findings.")
-@click.option("--sweep-interval", "sweep_s", type=float, default=300.0, show_default=True,
+@click.option("--sweep-interval", "sweep_s", type=_Finite(0.1, 366 * 86400.0), default=300.0, show_default=True,
               help="Seconds between sweeps of --url.")
 @data_dir_option
 @json_option
@@ -1014,14 +1061,16 @@ def watch_cmd(logs: str, webhook: str | None, max_runtime: float | None, poll_s:
               help="A manual-policy journal of the same faults, shown beside this run's numbers.")
 @click.option("--campaign", is_flag=True, help="A campaign report even for one journal (several inputs imply it).")
 @click.option("--open", "open_it", is_flag=True, help="Open the written report in the default browser.")
+@force_option
 @data_dir_option
 @json_option
 def report_cmd(sources: tuple[str, ...], fmt: str | None, out: str, baseline: str | None, campaign: bool,
-               open_it: bool, data_dir: Path | None, as_json: bool) -> None:
+               open_it: bool, force: bool, data_dir: Path | None, as_json: bool) -> None:
     """Diagnosis report of a run (or a campaign of runs): HTML with plots, Markdown or JSON."""
     from opsbrain.report import make_report
 
-    res = make_report(list(sources), out, fmt=fmt, baseline=baseline, campaign=campaign, data_dir=data_dir)
+    res = make_report(list(sources), out, fmt=fmt, baseline=baseline, campaign=campaign, data_dir=data_dir,
+                      force=force)
     text = res.pop("text", None)
     if as_json:
         _emit_json(res)
@@ -1130,7 +1179,7 @@ def runs_bundle(run_id: str, incident: str | None, out_dir: Path, scenario: str 
 # ---- campaign (issue 10): add 'chaos campaign' here ---------------------------------------------------
 @chaos.command("campaign")
 @click.option("--pods", default=1, show_default=True, type=click.IntRange(1, 64), help="Superpods in the cluster.")
-@click.option("--days", default=30.0, show_default=True, type=click.FloatRange(0, 90, min_open=True),
+@click.option("--days", default=30.0, show_default=True, type=_Finite(0, 90, min_open=True),
               help="Simulated days per run.")
 @click.option("--seeds", default=4, show_default=True, type=click.IntRange(1, 10_000), help="Seeds (runs per policy).")
 @click.option("--first-seed", default=0, show_default=True, type=click.IntRange(0), help="Seeds are FIRST..FIRST+K-1.")

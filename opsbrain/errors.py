@@ -6,6 +6,14 @@ Exit-code mapping (done in :mod:`opsbrain.cli`): :class:`InputError` and its sub
 
 from __future__ import annotations
 
+MAX_REASON_CHARS = 400  # reason: an error line names what is wrong; echoing kilobytes of input hides it
+MAX_FILE_CHARS = 300
+
+
+def _cap(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, saying how much was cut."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text) - limit} more characters)"
+
 
 class OpsbrainError(Exception):
     """Base of every error opsbrain raises on purpose."""
@@ -18,9 +26,9 @@ class InputError(OpsbrainError):
     """
 
     def __init__(self, reason: str, file: str | None = None, path: str | None = None) -> None:
-        self.file = str(file) if file is not None else None
-        self.path = path
-        self.reason = " ".join(str(reason).split())  # one line, whatever the caller passed
+        self.file = _cap(str(file), MAX_FILE_CHARS) if file is not None else None
+        self.path = _cap(path, MAX_FILE_CHARS) if path is not None else None
+        self.reason = _cap(" ".join(str(reason).split()), MAX_REASON_CHARS)  # one line, whatever the caller passed
         super().__init__(self.reason)
 
     def __str__(self) -> str:

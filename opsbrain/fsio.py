@@ -1,22 +1,109 @@
-"""Writes that matter are atomic: a temporary file in the same directory, flushed, then ``os.replace``."""
+"""Writes that matter are atomic, and go through one output policy.
+
+:func:`check_target` is the policy: a target with a NUL byte or a ``..`` segment, a symbolic link, anything
+but a regular file (directory, device, FIFO, socket), a target in a missing directory, and -- unless ``force`` --
+an SQLite database (the run store), its ``-wal``/``-shm`` files, or a file inside the installed packages' own
+data (opsbrain, faultlib, knowledge_base, runbooks, scenarios) is refused with an
+:class:`~opsbrain.errors.InputError` naming the option. :func:`write_atomic` applies it, then writes a temporary
+file in the same directory, flushed, and moves it into place with ``os.replace``.
+"""
 
 from __future__ import annotations
 
 import json
+import math
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from opsbrain.errors import InputError
 
-def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Replace ``path`` with ``data`` in one step (readers see the old file or the new one, never half of it).
+SQLITE_MAGIC = b"SQLite format 3\x00"
+PACKAGES = ("opsbrain", "faultlib", "knowledge_base", "runbooks", "scenarios")
+
+
+def package_roots() -> list[Path]:
+    """The directories of the installed packages whose data a user output must not replace."""
+    import importlib.util
+
+    roots = []
+    for name in PACKAGES:
+        spec = importlib.util.find_spec(name)
+        for loc in (spec.submodule_search_locations or []) if spec else []:
+            roots.append(Path(loc).resolve())
+    return roots
+
+
+def _is_sqlite(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError:
+        return False
+
+
+def _is_store(path: Path) -> bool:
+    if _is_sqlite(path):
+        return True
+    for suffix in ("-wal", "-shm", "-journal"):
+        if path.name.endswith(suffix) and _is_sqlite(path.with_name(path.name[: -len(suffix)])):
+            return True
+    return False
+
+
+def check_target(path: Path | str, option: str | None = None, force: bool = False) -> Path:
+    """``path`` if the output policy (module docstring) lets a write replace it; else InputError naming
+    ``option``. ``force`` allows replacing a database or package data, never a link or a non-regular file."""
+    text = str(path)
+    shown = text if len(text) <= 200 else text[:200] + "..."
+    if not text.strip():
+        raise InputError("empty output path", path=option)
+    if "\x00" in text:
+        raise InputError("output path contains a NUL byte", path=option)
+    p = Path(text)
+    if ".." in p.parts:
+        raise InputError(f"refusing {shown!r}: '..' segments are not allowed in an output path", path=option)
+    try:
+        st = os.lstat(p)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise InputError(f"cannot check {shown!r}: {exc.strerror or exc}", path=option) from None
+    if st is not None:
+        if stat.S_ISLNK(st.st_mode):
+            raise InputError(f"refusing {shown!r}: it is a symlink (write to the real path)", path=option)
+        if stat.S_ISDIR(st.st_mode):
+            raise InputError(f"{shown!r} is a directory; give a file name", path=option)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"refusing {shown!r}: not a regular file (a device, FIFO or socket)", path=option)
+    if not p.parent.is_dir():
+        raise InputError(f"directory {str(p.parent)[:200]!r} does not exist", path=option)
+    if force:
+        return p
+    if st is not None and _is_store(p):
+        raise InputError(f"refusing {shown!r}: it is an SQLite database (the run store?); add --force to replace "
+                         "it", path=option)
+    real = p.parent.resolve() / p.name
+    for root in package_roots():
+        if real == root or root in real.parents:
+            raise InputError(f"refusing {shown!r}: it is inside the installed package {root.name!r}; add --force "
+                             "to replace its data", path=option)
+    return p
+
+
+def write_atomic(path: Path, data: bytes, mode: int | None = None, *, option: str | None = None,
+                 force: bool = False) -> None:
+    """Replace ``path`` with ``data`` in one step (readers see the old file or the new one, never half of it),
+    after :func:`check_target` (``force``: see there).
 
     ``mode`` defaults to the usual mode of a new file (0o666 minus the umask); OSError propagates to the caller,
     who knows which option or file to name in the error."""
+    check_target(path, option, force)
     tmp: str | None = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:100]}.", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -26,6 +113,7 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
             os.umask(umask)
             mode = 0o666 & ~umask
         os.chmod(tmp, mode)  # mkstemp makes 0600
+        check_target(path, option, force)  # again, just before the replace: the target may have changed meanwhile
         os.replace(tmp, path)
         tmp = None
     finally:
@@ -33,8 +121,24 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
             os.unlink(tmp)
 
 
-def write_json_atomic(path: Path, data: Any, **dump: Any) -> None:
-    """``data`` as JSON (indent 1, sorted keys unless told otherwise), written atomically; creates the folder."""
+def strict_json(data: Any, **dump: Any) -> str:
+    """JSON text with no NaN or Infinity (not JSON): non-finite floats become ``null``."""
+    return json.dumps(_finite(data), allow_nan=False, **dump)
+
+
+def _finite(x: Any) -> Any:
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    return x
+
+
+def write_json_atomic(path: Path, data: Any, *, force: bool = False, **dump: Any) -> None:
+    """``data`` as strict JSON (indent 1, sorted keys unless told otherwise), written atomically; creates the
+    folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
     opts = {"indent": 1, "sort_keys": True} | dump
-    write_atomic(path, json.dumps(data, **opts).encode("utf-8"))
+    write_atomic(path, strict_json(data, **opts).encode("utf-8"), force=force)

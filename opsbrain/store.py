@@ -16,6 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from opsbrain.errors import InputError
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     id TEXT PRIMARY KEY, scenario TEXT NOT NULL, seed INTEGER NOT NULL, policy TEXT NOT NULL,
@@ -39,6 +41,13 @@ CREATE TABLE IF NOT EXISTS sweep_schedules (
     created_at TEXT NOT NULL
 );
 """
+
+
+class StoreError(InputError):
+    """The run store cannot be opened or written (corrupt, not a database, full, locked); one line with a hint."""
+
+
+MAX_ID_TRIES = 1000  # reason: same scenario, seed and second; far more concurrent starts than a host can run
 
 
 def default_home() -> Path:
@@ -68,8 +77,15 @@ def _alive(pid: int | None) -> bool:
 class RunStore:
     def __init__(self, home: Path | None = None) -> None:
         self.home = Path(home) if home else default_home()
-        self.home.mkdir(parents=True, exist_ok=True)
         self.path = self.home / "runs.sqlite"
+        try:
+            self.home.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create the run store directory: {exc.strerror or exc}",
+                             file=str(self.home)) from None
+        if self.path.is_symlink() or (self.path.exists() and not self.path.is_file()):
+            raise StoreError("the run store is not a regular file; move it aside to start a new store",
+                             file=str(self.path))
         with self._db() as db:
             db.executescript(SCHEMA)
             stale = [r[0] for r in db.execute("SELECT id, pid FROM runs WHERE status='running'")
@@ -79,21 +95,65 @@ class RunStore:
 
     @contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=30)
+        """A connection in one transaction; SQLite failures other than a constraint become one StoreError line
+        with a recovery hint (a corrupt file, a full disk, a lock held too long)."""
+        try:
+            db = sqlite3.connect(self.path, timeout=30)
+        except sqlite3.Error as exc:
+            raise self._error(exc) from None
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             with db:
                 yield db
+        except sqlite3.IntegrityError:
+            raise
+        except sqlite3.Error as exc:
+            raise self._error(exc) from None
         finally:
             db.close()
 
+    def _error(self, exc: sqlite3.Error) -> StoreError:
+        msg = str(exc)
+        if "full" in msg:
+            hint = "free disk space and run the command again"
+        elif "locked" in msg or "busy" in msg:
+            hint = "another opsbrain process holds the store; wait for it or stop it"
+        else:
+            hint = (f"the file is damaged or not a run store: move it aside (mv {self.path} {self.path}.broken) "
+                    "to start a new store, or restore a backup")
+        return StoreError(f"run store error: {msg[:200]}; {hint}", file=str(self.path))
+
+    def integrity_check(self) -> str:
+        """SQLite's ``PRAGMA integrity_check`` (``"ok"`` for a sound store)."""
+        with self._db() as db:
+            return str(db.execute("PRAGMA integrity_check").fetchone()[0])
+
     def new_run_id(self, scenario: str, seed: int) -> str:
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-        base = f"{stamp}-{scenario}-s{seed}"
+        """A run id not yet in the store (only a guess under concurrency: :meth:`begin_run` allocates atomically)."""
+        base = self._id_base(scenario, seed)
         with self._db() as db:
             n = db.execute("SELECT COUNT(*) FROM runs WHERE id LIKE ?", (base + "%",)).fetchone()[0]
         return base if n == 0 else f"{base}-{n + 1}"
+
+    @staticmethod
+    def _id_base(scenario: str, seed: int) -> str:
+        return f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}-{scenario}-s{seed}"
+
+    def begin_run(self, scenario: str, seed: int, policy: str) -> str:
+        """Allocate a run id and insert the run as ``running`` in one step: the primary key decides, and a
+        conflict (another process took the id) retries with the next suffix."""
+        base = self._id_base(scenario, seed)
+        with self._db() as db:
+            n = db.execute("SELECT COUNT(*) FROM runs WHERE id LIKE ?", (base + "%",)).fetchone()[0]
+        for k in range(n, n + MAX_ID_TRIES):
+            run_id = base if k == 0 else f"{base}-{k + 1}"
+            try:
+                self.start(run_id, scenario, seed, policy)
+            except sqlite3.IntegrityError:
+                continue
+            return run_id
+        raise StoreError(f"no free run id for {base} after {MAX_ID_TRIES} tries", file=str(self.path))
 
     def start(self, run_id: str, scenario: str, seed: int, policy: str) -> None:
         with self._db() as db:

@@ -1,7 +1,18 @@
-"""Reading YAML files that users write: one clear error (file, line, reason) instead of a traceback."""
+"""The one input reader for files users give: YAML and JSON with one clear error (file, line, reason).
+
+Every read refuses a symbolic link and anything but a regular file (a FIFO would block, ``/dev/zero`` never
+ends), caps the size, decodes UTF-8 with a named error (byte offset), and refuses documents nested deeper than
+:data:`MAX_DEPTH`, YAML with more than :data:`MAX_ALIASES` aliases, and documents whose aliases expand to more
+than :data:`MAX_NODES` nodes (a "billion laughs" bomb is a few hundred bytes that expand to 10^9 nodes).
+"""
 
 from __future__ import annotations
 
+import json
+import math
+import os
+import re
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -11,7 +22,12 @@ import yaml
 from opsbrain.errors import InputError
 
 MAX_FILE_BYTES = 1 << 20
+MAX_DEPTH = 64  # reason: our deepest schema (scenario faults[].params) nests < 10; the C parser crashes at ~1e5
+MAX_ALIASES = 100  # reason: no shipped file uses anchors; a hand-written file might reuse a block a few times
+MAX_NODES = 1_000_000  # reason: 1 MB of YAML holds at most ~0.5 M scalars; more can only come from aliases
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C parser when libyaml is there: ~7x faster
+_LEAD = re.compile(r"^[ \t\-?:]*", re.M)
+_BRACKETS = re.compile(r"[^\[\]{}]+")
 
 
 def yaml_path(loc: Iterable[Any]) -> str:
@@ -27,29 +43,190 @@ def yaml_path(loc: Iterable[Any]) -> str:
     return out or "(top)"
 
 
-def read_yaml(path: Path, error: type[InputError] = InputError, max_bytes: int = MAX_FILE_BYTES) -> Any:
-    """Parse one YAML file; a link, an oversized, unreadable or malformed file raises ``error`` naming the file
-    (and the line and column of a syntax error)."""
+def read_bytes(path: Path | str, error: type[InputError] = InputError, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """A regular file's bytes (at most ``max_bytes``); links, FIFOs, devices, directories, missing, unreadable
+    and oversized files raise ``error`` naming the file."""
+    p = Path(path)
+    name = str(p)[:300]
     try:
-        if path.is_symlink():
-            raise error("refusing to follow a symbolic link", file=str(path))
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise error(f"file is {size} bytes, more than the {max_bytes} allowed", file=str(path))
-        text = path.read_text(encoding="utf-8")
+        if p.is_symlink():
+            raise error("refusing to follow a symbolic link", file=name)
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
     except FileNotFoundError:
-        raise error("no such file", file=str(path)) from None
+        raise error("no such file", file=name) from None
     except IsADirectoryError:
-        raise error("is a directory, not a YAML file", file=str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise error(f"cannot read: {exc}", file=str(path)) from None
+        raise error("is a directory, not a regular file", file=name) from None
+    except OSError as exc:
+        raise error(f"cannot read: {exc.strerror or exc}", file=name) from None
     try:
-        return yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise error("is a directory, not a regular file", file=name)
+        if not stat.S_ISREG(st.st_mode):
+            raise error("not a regular file (a device, FIFO or socket)", file=name)
+        if st.st_size > max_bytes:
+            raise error(f"file is {st.st_size} bytes, more than the {max_bytes} allowed", file=name)
+        with os.fdopen(fd, "rb", closefd=True) as fh:
+            fd = -1
+            data = fh.read(max_bytes + 1)
+    except OSError as exc:
+        raise error(f"cannot read: {exc.strerror or exc}", file=name) from None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    if len(data) > max_bytes:
+        raise error(f"file is more than the {max_bytes} bytes allowed", file=name)
+    return data
+
+
+def decode(data: bytes, file: str, error: type[InputError] = InputError) -> str:
+    """UTF-8 text, or ``error`` naming the byte offset of the first bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"cannot read: not UTF-8 text (byte {exc.start}: {exc.reason})", file=file[:300]) from None
+
+
+def read_text(path: Path | str, error: type[InputError] = InputError, max_bytes: int = MAX_FILE_BYTES) -> str:
+    return decode(read_bytes(path, error, max_bytes), str(path), error)
+
+
+def _risky(text: str) -> bool:
+    """Could the text hold aliases or nest deeper than MAX_DEPTH? (cheap; the event scan then decides)."""
+    if "&" in text:  # no anchor, no alias
+        return True
+    if max((len(m) for m in _LEAD.findall(text)), default=0) > MAX_DEPTH:
+        return True
+    depth = top = 0
+    for ch in _BRACKETS.sub("", text):
+        depth = depth + 1 if ch in "[{" else max(0, depth - 1)
+        top = max(top, depth)
+    return top > MAX_DEPTH
+
+
+def _scan_events(text: str, file: str, error: type[InputError]) -> int:
+    """Depth and alias count from the parser's events (no tree built); returns the alias count."""
+    depth = aliases = 0
+    for ev in yaml.parse(text, Loader=_LOADER):
+        if isinstance(ev, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise error(f"nested too deeply (more than {MAX_DEPTH} levels)", file=file, path=_where(ev))
+        elif isinstance(ev, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            depth -= 1
+        elif isinstance(ev, yaml.AliasEvent):
+            aliases += 1
+            if aliases > MAX_ALIASES:
+                raise error(f"more than {MAX_ALIASES} YAML aliases (*name); refusing a possible alias bomb",
+                            file=file, path=_where(ev))
+    return aliases
+
+
+def _where(ev: Any) -> str | None:
+    mark = getattr(ev, "start_mark", None)
+    return f"line {mark.line + 1}, column {mark.column + 1}" if mark else None
+
+
+def expanded_nodes(data: Any, limit: int = MAX_NODES) -> int:
+    """How many nodes ``data`` has with every shared (aliased) part counted each time it appears; stops counting
+    past ``limit``. Linear in the distinct nodes (sizes are memoised by identity)."""
+    memo: dict[int, int] = {}
+
+    def size(x: Any, depth: int) -> int:
+        if not isinstance(x, (dict, list)):
+            return 1
+        key = id(x)
+        if key in memo:
+            return memo[key]
+        if depth > MAX_DEPTH:
+            return limit + 1
+        memo[key] = limit + 1  # a cycle (a YAML alias to its own ancestor) counts as too large
+        items = x.items() if isinstance(x, dict) else enumerate(x)
+        total = 1
+        for k, v in items:
+            total += size(k, depth + 1) + size(v, depth + 1)
+            if total > limit:
+                break
+        memo[key] = total
+        return total
+
+    return size(data, 0)
+
+
+def too_deep(data: Any, max_depth: int = MAX_DEPTH) -> bool:
+    """Does ``data`` nest lists/dicts more than ``max_depth`` levels deep? (iterative: no recursion limit)"""
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        x, d = stack.pop()
+        if isinstance(x, (dict, list)):
+            if d >= max_depth:
+                return True
+            stack.extend((v, d + 1) for v in (x.values() if isinstance(x, dict) else x))
+    return False
+
+
+def parse_yaml(text: str, file: str, error: type[InputError] = InputError) -> Any:
+    """Parse YAML text under the depth and alias limits; errors name ``file`` and the line."""
+    file = file[:300]
+    try:
+        aliases = _scan_events(text, file, error) if _risky(text) else 0
+        data = yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else None
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise error(f"not valid YAML: {problem}", file=str(path), path=where) from None
+        raise error(f"not valid YAML: {str(problem)[:200]}", file=file, path=where) from None
+    except RecursionError:
+        raise error(f"nested too deeply (more than {MAX_DEPTH} levels)", file=file) from None
+    if aliases and expanded_nodes(data) > MAX_NODES:
+        raise error(f"its aliases expand to more than {MAX_NODES} nodes; refusing an alias bomb", file=file)
+    return data
+
+
+def read_yaml(path: Path, error: type[InputError] = InputError, max_bytes: int = MAX_FILE_BYTES) -> Any:
+    """Parse one YAML file; a link, a non-regular, oversized, unreadable, too deep or malformed file raises
+    ``error`` naming the file (and the line and column of a syntax error)."""
+    return parse_yaml(read_text(path, error, max_bytes), str(path), error)
+
+
+def parse_json(text: str | bytes, file: str, error: type[InputError] = InputError) -> Any:
+    """Parse JSON text under the depth limit; NaN and Infinity (not JSON), numbers beyond a float and integers
+    beyond 64 bits are refused; errors name ``file``."""
+    file = file[:300]
+
+    def no_constant(name: str) -> Any:
+        raise ValueError(f"{name} is not JSON")
+
+    def bounded_int(digits: str) -> int:
+        v = int(digits)
+        if not -(2**63) <= v < 2**63:
+            raise ValueError(f"integer {digits[:30]}{'...' if len(digits) > 30 else ''} is out of range (64 bits)")
+        return v
+
+    def finite_float(digits: str) -> float:
+        v = float(digits)
+        if not math.isfinite(v):
+            raise ValueError(f"number {digits[:30]} is out of range")
+        return v
+
+    try:
+        data = json.loads(text, parse_constant=no_constant, parse_int=bounded_int, parse_float=finite_float)
+    except json.JSONDecodeError as exc:
+        raise error(f"not valid JSON: {exc.msg}", file=file, path=f"line {exc.lineno}, column {exc.colno}") from None
+    except UnicodeDecodeError as exc:
+        raise error(f"not UTF-8 text (byte {exc.start}: {exc.reason})", file=file) from None
+    except RecursionError:
+        raise error(f"not valid JSON: nested too deeply (more than {MAX_DEPTH} levels)", file=file) from None
+    except ValueError as exc:
+        raise error(f"not valid JSON: {str(exc)[:200]}", file=file) from None
+    if too_deep(data):
+        raise error(f"not valid JSON: nested too deeply (more than {MAX_DEPTH} levels)", file=file)
+    return data
+
+
+def read_json(path: Path | str, error: type[InputError] = InputError, max_bytes: int = MAX_FILE_BYTES) -> Any:
+    """Parse one JSON file through :func:`read_bytes` and :func:`parse_json`."""
+    return parse_json(read_bytes(path, error, max_bytes), str(path), error)
 
 
 _PACKAGE_DATA: dict[Path, tuple[tuple[int, int], Any]] = {}

@@ -8,8 +8,11 @@ vocabulary and the trees are exported (:mod:`opsbrain.diagnosis.forest`).
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import io
 import json
+import os
 import platform
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -19,7 +22,8 @@ from typing import Any
 import numpy as np
 
 from opsbrain.diagnosis.forest import ArrayForest, export_forest
-from opsbrain.fsio import write_atomic
+from opsbrain.errors import InputError
+from opsbrain.fsio import check_target, write_atomic
 
 FORMAT = 2  # 2: arrays (npz) instead of a pickled scikit-learn pipeline
 
@@ -107,38 +111,82 @@ class DiagnosisModel:
             return 1.0
         return sum(1 for k in keys if k not in self.vocabulary) / len(keys)
 
-    def save(self, path: Path) -> None:
+    def save(self, path: Path, force: bool = False) -> None:
+        """Write the arrays and the sidecar as one unit (see :func:`save_pair`); ``force``: the output policy's
+        (replace package data, as for the shipped model)."""
         buf = io.BytesIO()
         np.savez_compressed(buf, **self.arrays)
         path.parent.mkdir(parents=True, exist_ok=True)
-        # the sidecar names the arrays' digest, so a kill between the two writes leaves a pair that refuses to load
-        import hashlib
-
         data = buf.getvalue()
         meta = {**self.meta, "arrays_sha256": hashlib.sha256(data).hexdigest()}
-        write_atomic(path, data, mode=0o644)
-        write_atomic(sidecar(path), json.dumps(meta, indent=1, sort_keys=True).encode(), mode=0o644)
+        save_pair(path, data, json.dumps(meta, indent=1, sort_keys=True).encode(), force=force)
         self.meta = meta
 
     @classmethod
     def load(cls, path: Path, kb_hash: str) -> DiagnosisModel:
-        import hashlib
-
-        side = sidecar(path)
-        if not path.exists() or not side.exists():
-            raise ModelMismatch(f"no model at {path}")
-        meta = json.loads(side.read_text())
+        data, meta = load_pair(path)
         want = {"format": FORMAT, "kb_hash": kb_hash}
         diff = {k: (meta.get(k), v) for k, v in want.items() if meta.get(k) != v}
         if diff:
             raise ModelMismatch("model sidecar does not match this install: " +
                                 ", ".join(f"{k} {a!r} != {b!r}" for k, (a, b) in sorted(diff.items())))
-        data = path.read_bytes()
-        if meta.get("arrays_sha256") != hashlib.sha256(data).hexdigest():
-            raise ModelMismatch(f"{path} does not match its sidecar (digest differs): an interrupted write?")
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
         return cls(arrays, meta)
+
+
+def _staged(path: Path) -> Path:
+    return path.with_name(f".{path.name}.new")
+
+
+def save_pair(path: Path, data: bytes, meta: bytes, force: bool = False) -> None:
+    """Model arrays and sidecar as one unit: both are first written (atomically) as staged ``.NAME.new`` files,
+    then moved into place arrays first, sidecar last. The sidecar names the arrays' digest, so at every moment one
+    matching pair exists -- the old pair, the staged pair, or the new arrays with the staged sidecar -- and
+    :func:`load_pair` finds it (and finishes an interrupted swap)."""
+    side = sidecar(path)
+    if side == path:
+        raise InputError(f"the model file {str(path)!r} would be its own sidecar: give a name ending in .npz",
+                         path="--out")
+    for target in (path, side):
+        check_target(target, "--out", force)
+    write_atomic(_staged(path), data, mode=0o644, option="--out", force=force)
+    write_atomic(_staged(side), meta, mode=0o644, option="--out", force=force)
+    os.replace(_staged(path), path)
+    os.replace(_staged(side), side)
+
+
+def _pair_ok(arrays: Path, side: Path) -> tuple[bytes, dict[str, Any]] | None:
+    try:
+        meta = json.loads(side.read_text())
+        data = arrays.read_bytes()
+    except (OSError, ValueError):
+        return None
+    if not isinstance(meta, dict) or meta.get("arrays_sha256") != hashlib.sha256(data).hexdigest():
+        return None
+    return data, meta
+
+
+def load_pair(path: Path) -> tuple[bytes, dict[str, Any]]:
+    """The arrays' bytes and the sidecar of the matching pair at ``path`` (see :func:`save_pair`); a swap
+    interrupted after the arrays moved is finished here when the directory is writable."""
+    side = sidecar(path)
+    if not path.exists() and not _staged(path).exists():
+        raise ModelMismatch(f"no model at {path}")
+    got = _pair_ok(path, side)
+    if got is not None:
+        return got
+    got = _pair_ok(path, _staged(side))
+    if got is not None:
+        with contextlib.suppress(OSError):  # a read-only install still loads the pair
+            os.replace(_staged(side), side)
+        return got
+    got = _pair_ok(_staged(path), _staged(side))
+    if got is not None:
+        return got
+    if not side.exists():
+        raise ModelMismatch(f"no model sidecar at {side}")
+    raise ModelMismatch(f"{path} does not match its sidecar (digest differs): an interrupted write?")
 
 
 def sidecar(path: Path) -> Path:

@@ -10,7 +10,6 @@ whole-input verdict abstains, blames the collective itself, or names no host."""
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from pathlib import Path
@@ -134,12 +133,9 @@ def diagnose_logs(path: str, engine: Engine, matcher: Any = None, stdin: IO[byte
 
 def diagnose_incident_file(path: str, engine: Engine, matcher: Any = None) -> dict[str, Any]:
     """An exported incident: JSON ``{"lines": [{"t", "origin", "source", "level", "text"} | "text", ...]}``."""
-    text = read_small(path)
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        msg = f"{exc.msg} (line {exc.lineno})" if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
-        raise InputError(f"not valid JSON: {msg}", file=path) from None
+    from opsbrain.yamlio import parse_json
+
+    data = parse_json(read_small(path), path)
     lines = data.get("lines") if isinstance(data, dict) else data
     if not isinstance(lines, list):
         raise InputError("expected an object with a 'lines' list", file=path, path="lines")

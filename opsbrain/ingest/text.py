@@ -166,22 +166,12 @@ MAX_DOCUMENT_BYTES = 64 << 20
 
 
 def read_small(path: str | Path) -> str:
-    """A small document's text (an exported incident), whatever its bytes; refuses links and huge files."""
+    """A small document's text (an exported incident), whatever its bytes; refuses links, non-regular files
+    (FIFOs, devices) and huge files (through the one input reader, :func:`opsbrain.yamlio.read_bytes`)."""
     from opsbrain.errors import InputError
+    from opsbrain.yamlio import read_bytes
 
-    p = Path(path)
-    if p.is_symlink():
-        raise InputError("refusing to follow a symbolic link", file=str(p))
-    try:
-        size = p.stat().st_size
-        if size > MAX_DOCUMENT_BYTES:
-            raise InputError(f"file is {size} bytes, more than the {MAX_DOCUMENT_BYTES} an incident file may be",
-                             file=str(p))
-        return p.read_bytes().decode("utf-8", errors="replace")
-    except FileNotFoundError:
-        raise InputError("no such file", file=str(p)) from None
-    except IsADirectoryError:
+    if Path(path).is_dir():
         raise InputError("is a directory (use --bundle for a log bundle, --logs for a folder of logs)",
-                         file=str(p)) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", file=str(p)) from None
+                         file=str(path))
+    return read_bytes(path, InputError, MAX_DOCUMENT_BYTES).decode("utf-8", errors="replace")

@@ -31,6 +31,7 @@ from typing import Any
 from opsbrain.errors import KnowledgeBaseError
 from opsbrain.fsio import write_json_atomic
 from opsbrain.kb.schema import LEVELS, norm_device_code, norm_switch_code
+from opsbrain.kb.saferegex import regex_problem
 
 MAX_IMPORT_BYTES = 64 << 20
 """Refuse input files above 64 MB: the public knowledge graph is ~1.3 MB, so this is 50x headroom while a
@@ -58,7 +59,6 @@ LEVEL_KEYS: dict[str, str] = {
 
 _SEVERITY = {lvl: i for i, lvl in enumerate(LEVELS)}
 _DEVICE_ID = re.compile(r"^0[xX][0-9a-fA-F]{8,9}$")
-_NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*[+*}]\)\s*[+*{]")
 
 
 def default_data_dir() -> Path:
@@ -171,33 +171,16 @@ def json_path(parts: tuple[Any, ...]) -> str:
 def read_json(path: str | Path, limit: int | None = None) -> Any:
     """Parse a JSON file; symlinks, non-files, oversized (> ``limit``, default MAX_IMPORT_BYTES), undecodable or
     malformed files raise KnowledgeBaseError naming the file (and the line and column of a syntax error)."""
-    p = Path(path)
-    file = str(p)
+    from opsbrain.yamlio import parse_json, read_bytes
+
     limit = MAX_IMPORT_BYTES if limit is None else limit
-    try:
-        if p.is_symlink():
-            raise KnowledgeBaseError("refusing to follow a symbolic link", file=file)
-        if not p.exists():
-            raise KnowledgeBaseError("no such file", file=file)
-        if not p.is_file():
-            raise KnowledgeBaseError("not a regular file", file=file)
-        size = p.stat().st_size
-        if size > limit:
-            raise KnowledgeBaseError(f"file is {size} bytes, more than the {limit} allowed", file=file)
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise KnowledgeBaseError(f"cannot read: {exc.strerror or exc}", file=file) from None
+    raw = read_bytes(path, KnowledgeBaseError, limit)
+    file = str(path)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise KnowledgeBaseError(f"not UTF-8 text (byte {exc.start})", file=file) from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise KnowledgeBaseError(f"not valid JSON: {exc.msg}", file=file,
-                                 path=f"line {exc.lineno}, column {exc.colno}") from None
-    except RecursionError:
-        raise KnowledgeBaseError("not valid JSON: nested too deeply", file=file) from None
+    return parse_json(text, file, KnowledgeBaseError)
 
 
 def _safe_name(name: str) -> str:
@@ -309,16 +292,13 @@ def _groups(spec: Any) -> tuple[tuple[str, ...], ...]:
 
 
 def _check_regex(rx: Any) -> str:
+    """The pattern when it is safe to search every log line with (:mod:`opsbrain.kb.saferegex`); else a
+    ValueError whose reason groups the refusals."""
     if not isinstance(rx, str) or not rx:
         raise ValueError("'regex' must be a non-empty string")
-    try:
-        compiled = re.compile(rx)
-    except re.error as exc:
-        raise ValueError("'regex' does not compile") from exc
-    if compiled.search(""):
-        raise ValueError("'regex' matches the empty line (it would match every line)")
-    if _NESTED_QUANTIFIER.search(rx):
-        raise ValueError("'regex' has a nested quantifier (risk of catastrophic backtracking)")
+    problem = regex_problem(rx)
+    if problem:
+        raise ValueError(f"'regex' {problem}")
     return rx
 
 
@@ -413,10 +393,11 @@ def _parse_saved(doc: Any, file: str) -> tuple[dict[str, str], list[ImportedEntr
     for i, e in enumerate(doc.get("entries", [])):
         try:
             entry = ImportedEntry.from_json(e)
-            if entry.regex is not None:
-                re.compile(entry.regex)
+            problem = regex_problem(entry.regex, probe=False) if entry.regex is not None else None
         except (KeyError, TypeError, AttributeError, ValueError, re.error):
             raise KnowledgeBaseError("malformed entry", file=file, path=json_path(("entries", i))) from None
+        if problem:
+            raise KnowledgeBaseError(f"regex {problem}", file=file, path=json_path(("entries", i, "regex")))
         entries.append(entry)
     return levels, entries, str(doc.get("source", file))
 

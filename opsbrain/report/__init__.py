@@ -7,13 +7,13 @@ atomically.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from opsbrain.errors import InputError
+from opsbrain.fsio import strict_json
 from opsbrain.report.build import build_run_report
-from opsbrain.report.output import as_journals, check_out_path, is_journal, load_source, write_atomic
+from opsbrain.report.output import as_journals, check_journal, check_out_path, is_journal, load_source, write_atomic
 
 FORMATS = ("html", "md", "json")
 SUFFIXES = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".json": "json"}
@@ -42,7 +42,7 @@ def render_campaign_report(journals: list[dict[str, Any]], fmt: str, summary: di
 def render(model: dict[str, Any], fmt: str, series: dict[str, Any] | None = None) -> str:
     """A report model as html, md or json text."""
     if fmt == "json":
-        return json.dumps(model, indent=2, sort_keys=False, default=str) + "\n"
+        return strict_json(model, indent=2, sort_keys=False, default=str) + "\n"
     campaign = model.get("kind") == "campaign"
     if fmt == "md":
         from opsbrain.report import markdown
@@ -63,7 +63,7 @@ def guess_format(out: str, fmt: str | None) -> str:
 
 
 def make_report(sources: list[str], out: str, fmt: str | None = None, baseline: str | None = None,
-                campaign: bool = False, data_dir: Path | None = None) -> dict[str, Any]:
+                campaign: bool = False, data_dir: Path | None = None, force: bool = False) -> dict[str, Any]:
     """Build and write a report. ``sources``: run ids or journal files (several, a list of journals or a campaign
     summary make a campaign report). ``out`` ``-`` returns the text instead of writing it (not for html).
     Returns what was done: path, url, format, kind, bytes, incidents, and ``text`` for ``-``."""
@@ -77,8 +77,22 @@ def make_report(sources: list[str], out: str, fmt: str | None = None, baseline: 
         if fmt == "html":
             raise InputError("an HTML report needs a file: give --out FILE.html", path="--out")
     else:
-        path = check_out_path(out)
+        path = check_out_path(out, force=force)
     loaded = [(s, load_source(s, data_dir)) for s in sources]
+    try:
+        return _build_and_write(loaded, path, fmt, baseline, campaign, data_dir, force)
+    except InputError:
+        raise
+    except (AttributeError, TypeError, KeyError, ValueError, IndexError, ZeroDivisionError, OverflowError,
+            RecursionError) as exc:  # a field of a type check_journal does not cover: still one line, the file
+        raise InputError(f"malformed journal: {type(exc).__name__}: {exc}", file=", ".join(sources)) from None
+
+
+def _build_and_write(loaded: list[tuple[str, Any]], path: Path | None, fmt: str, baseline: str | None,
+                     campaign: bool, data_dir: Path | None, force: bool) -> dict[str, Any]:
+    for s, data in loaded:
+        for k, j in enumerate(as_journals(data, s) if not is_journal(data) else [data]):
+            check_journal(j, s, "" if is_journal(data) else f"journals[{k}].")
     single = len(loaded) == 1 and is_journal(loaded[0][1]) and not campaign
     if single:
         journal = loaded[0][1]
@@ -87,6 +101,7 @@ def make_report(sources: list[str], out: str, fmt: str | None = None, baseline: 
             base = load_source(baseline, data_dir)
             if not is_journal(base):
                 raise InputError("the baseline must be one run journal", file=baseline)
+            check_journal(base, baseline)
         model = build_run_report(journal, baseline=base)
         body = render(model, fmt, journal.get("series"))
         incidents = len(model["incidents"])
@@ -107,7 +122,7 @@ def make_report(sources: list[str], out: str, fmt: str | None = None, baseline: 
     if path is None:
         result["text"] = body
         return result
-    write_atomic(path, data)
+    write_atomic(path, data, force=force)
     result["path"] = str(path)
     result["url"] = path.resolve().as_uri()
     return result

@@ -1,7 +1,8 @@
 """Render a report model as Markdown: the same facts as the HTML report, for a ticket or a chat message.
 
 Component ids go in code spans (a ``~`` between two of them would otherwise strike text through) and table cells
-escape ``|``.
+escape ``|``. Outside code spans ``&``, ``<`` and ``>`` become entities and ``[``/``]`` are backslash-escaped
+(:func:`escape_outside_code`), so nothing that came from a journal renders as HTML or a link.
 """
 
 from __future__ import annotations
@@ -9,6 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from opsbrain.report import text
+
+_SPECIAL = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "\\[", "]": "\\]"})
+
+
+def escape_outside_code(md: str) -> str:
+    """``md`` with HTML and link syntax escaped outside code spans (code spans show their text literally; ``_c``
+    keeps backticks out of their content, so the spans are exactly the odd segments between backticks)."""
+    parts = md.split("`")
+    return "`".join(p if k % 2 else p.translate(_SPECIAL) for k, p in enumerate(parts))
 
 
 def _c(x: Any) -> str:
@@ -72,7 +82,7 @@ def render_run(m: dict[str, Any]) -> str:
                          ["median ttr", text.seconds(s.get("median_ttr_s")), text.seconds(bs.get("median_ttr_s"))]])
     else:
         lines.append("_No manual baseline attached (`opsbrain report RUN --baseline MANUAL_JOURNAL`)._")
-    return "\n".join(lines) + "\n"
+    return escape_outside_code("\n".join(lines) + "\n")
 
 
 def _incident(inc: dict[str, Any], m: dict[str, Any]) -> list[str]:
@@ -168,4 +178,4 @@ def render_campaign(m: dict[str, Any]) -> str:
     lines += _table(["run", "scenario", "seed", "policy", "verdict", "faults", "correct", "median ttr"],
                     [[_c(r["run_id"] or "-"), r["scenario"], r["seed"], r["policy"], r["verdict"], r["faults"],
                       r["diagnosed_correctly"], text.seconds(r["median_ttr_s"])] for r in m["runs"]])
-    return "\n".join(lines) + "\n"
+    return escape_outside_code("\n".join(lines) + "\n")

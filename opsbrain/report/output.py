@@ -1,14 +1,15 @@
 """Where reports come from and where they go: journal sources (run id or file), output-path checks, atomic writes.
 
-Output paths are refused, with an :class:`~opsbrain.errors.InputError` (exit 2), when they contain a ``..``
-segment, end in a separator, name an existing directory, a symlink or anything but a regular file, or sit in a
-directory that does not exist. A report is written to a temporary file in the target's directory and moved into
-place with ``os.replace``, so a reader never sees half a report and a failed write leaves nothing behind.
+Output paths follow the output policy of :func:`opsbrain.fsio.check_target` (refused, exit 2: ``..``
+segments, links, anything but a regular file, a missing directory, and without ``--force`` the run store or
+package data); a name ending in a separator is refused too. A report is written to a temporary file in the
+target's directory and moved into place with ``os.replace``, so a reader never sees half a report and a failed
+write leaves nothing behind.
 """
 
 from __future__ import annotations
 
-import json
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -20,51 +21,28 @@ MAX_JOURNAL_BYTES = 512 * 1024 * 1024  # reason: a month-long campaign file is t
 OPTION = "--out"
 
 
-def check_out_path(out: str, option: str = OPTION) -> Path:
-    """The validated output path for ``out`` (see the module docstring for what is refused)."""
-    if not out or not out.strip():
-        raise InputError("empty output path", path=option)
-    if "\x00" in out:
-        raise InputError("output path contains a NUL byte", path=option)
+def check_out_path(out: str, option: str = OPTION, force: bool = False) -> Path:
+    """The validated output path for ``out`` (the output policy of :func:`opsbrain.fsio.check_target`; a name
+    ending in a separator is a directory)."""
     if out.endswith(("/", os.sep)):
-        raise InputError(f"{out!r} names a directory; give a file name", path=option)
-    path = Path(out)
-    if ".." in path.parts:
-        raise InputError(f"refusing {out!r}: '..' segments are not allowed in an output path", path=option)
-    if path.is_symlink():
-        raise InputError(f"refusing {out!r}: it is a symlink (write to the real path)", path=option)
-    if path.is_dir():
-        raise InputError(f"{out!r} is a directory; give a file name", path=option)
-    if path.exists() and not path.is_file():
-        raise InputError(f"refusing {out!r}: not a regular file", path=option)
-    parent = path.parent
-    if not parent.is_dir():
-        raise InputError(f"directory {str(parent)!r} does not exist", path=option)
-    return path
+        raise InputError(f"{out[:200]!r} names a directory; give a file name", path=option)
+    return fsio.check_target(out, option, force)
 
 
-def write_atomic(path: Path, data: bytes, option: str = OPTION) -> None:
+def write_atomic(path: Path, data: bytes, option: str = OPTION, force: bool = False) -> None:
     """Write ``data`` to ``path`` via a temporary file in the same directory and ``os.replace``."""
     try:
-        fsio.write_atomic(path, data)
+        fsio.write_atomic(path, data, option=option, force=force)
     except OSError as exc:
         raise InputError(exc.strerror or str(exc), file=str(path), path=option) from None
 
 
 def read_json_file(path: Path) -> Any:
-    """A JSON file's content; bad files raise InputError naming the file."""
-    try:
-        size = path.stat().st_size
-        if size > MAX_JOURNAL_BYTES:
-            raise InputError(f"file is {size / 1e6:.0f} MB, more than a journal can be", file=str(path))
-        with path.open("rb") as fh:
-            return json.load(fh)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON (line {exc.lineno}: {exc.msg})", file=str(path)) from None
-    except UnicodeDecodeError:
-        raise InputError("not a text (JSON) file", file=str(path)) from None
-    except OSError as exc:
-        raise InputError(exc.strerror or str(exc), file=str(path)) from None
+    """A JSON file's content through the one input reader (:mod:`opsbrain.yamlio`); bad files raise InputError
+    naming the file."""
+    from opsbrain.yamlio import read_json
+
+    return read_json(path, InputError, MAX_JOURNAL_BYTES)
 
 
 def load_source(source: str, data_dir: Path | None = None) -> Any:
@@ -109,3 +87,60 @@ def as_journals(data: Any, source: str = "input") -> list[dict[str, Any]]:
     if bad:
         raise InputError(f"item [{bad[0]}] is not a run journal (needs 'scenario' and 'incidents')", file=source)
     return list(items)
+
+
+_OBJ: type = dict
+_LIST: type = list
+_STR: type = str
+_TOP: dict[str, type] = {"steady_state": _OBJ, "recovery": _OBJ, "sweeps": _OBJ, "summary": _OBJ, "series": _OBJ,
+        "incidents": _LIST, "expectations": _LIST, "workloads": _LIST, "scenario": _STR, "policy": _STR,
+        "verdict": _STR, "description": _STR, "status": _STR, "abort_reason": _STR, "run_id": _STR}
+_INCIDENT: dict[str, type] = {"injected": _OBJ, "diagnosis": _OBJ, "impact": _OBJ, "actions": _LIST,
+                              "incident_ids": _LIST, "affected_workloads": _LIST, "id": _STR, "runbook": _STR,
+                              "detected_by": _STR}
+_STEADY = ("before", "after", "baseline", "deviation_s", "longest_deviation_s")
+_NAMES: dict[type, str] = {dict: "an object", list: "a list", str: "a string"}
+
+
+def _number_ok(key: str, value: Any) -> bool:
+    if not (key.endswith("_s") or key in ("confidence", "seed")) or value is None:
+        return True
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _check_fields(obj: dict[str, Any], want: dict[str, type], file: str, where: str) -> None:
+    for key, typ in want.items():
+        v = obj.get(key)
+        if v is not None and not isinstance(v, typ):
+            raise InputError(f"must be {_NAMES[typ]} or null", file=file, path=f"{where}{key}")
+    for key, v in obj.items():
+        if not _number_ok(str(key), v):
+            raise InputError("must be a finite number or null", file=file, path=f"{where}{key}")
+
+
+def check_journal(j: dict[str, Any], file: str, where: str = "") -> None:
+    """Refuse a journal whose fields a report reads have the wrong type (file and JSON path in the error): an
+    object where an object is read, lists of objects, finite numbers for times and confidences."""
+    _check_fields(j, _TOP, file, where)
+    for name in ("incidents", "expectations", "workloads"):
+        for k, item in enumerate(j.get(name) or []):
+            if not isinstance(item, dict):
+                raise InputError("must be an object", file=file, path=f"{where}{name}[{k}]")
+    for k, inc in enumerate(j.get("incidents") or []):
+        at = f"{where}incidents[{k}]."
+        _check_fields(inc, _INCIDENT, file, at)
+        for sub in ("injected", "diagnosis"):
+            if isinstance(inc.get(sub), dict):
+                _check_fields(inc[sub], {"kind": _STR, "component": _STR, "fault_class": _STR}, file, f"{at}{sub}.")
+        for n, act in enumerate(inc.get("actions") or []):
+            if not isinstance(act, dict):
+                raise InputError("must be an object", file=file, path=f"{at}actions[{n}]")
+            _check_fields(act, {"action": _STR, "target": _STR, "status": _STR}, file, f"{at}actions[{n}].")
+    ss = j.get("steady_state") or {}
+    for key in _STEADY:
+        if ss.get(key) is not None and not isinstance(ss[key], dict):
+            raise InputError("must be an object or null", file=file, path=f"{where}steady_state.{key}")
+    for key in ("before", "after"):
+        for name, probe in (ss.get(key) or {}).items():
+            if not isinstance(probe, dict):
+                raise InputError("must be an object", file=file, path=f"{where}steady_state.{key}.{name}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,7 @@ def scenario_errors(data: Any, file: str) -> list[ScenarioError]:
 def _message(err: Any) -> str:
     msg = str(err["msg"]).removeprefix("Value error, ")
     if err["type"] in ("literal_error", "enum") and "kind" in [str(x) for x in err["loc"]][-1:]:
-        return f"{msg} (got {err.get('input')!r})"
+        return f"{msg} (got {str(repr(err.get('input')))[:80]})"
     if err["type"] == "extra_forbidden":
         return "unknown field"
     return msg
@@ -61,11 +62,15 @@ def resolve(name_or_path: str) -> Path:
     p = Path(name_or_path)
     if p.suffix in (".yaml", ".yml") or p.exists():
         return p
+    shown = name_or_path[:100]
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,99}", name_or_path):  # a built-in name: no '/', no '..'
+        raise ScenarioError(f"no such file, and {shown!r} is not a built-in scenario name (lower-case letters, "
+                            "digits, dashes; see 'opsbrain chaos list')", file=shown)
     candidate = builtin_dir() / f"{name_or_path}.yaml"
     if candidate.exists():
         return candidate
-    raise ScenarioError(f"no built-in scenario named {name_or_path!r} and no such file "
-                        f"(see 'opsbrain chaos list')", file=name_or_path)
+    raise ScenarioError(f"no built-in scenario named {shown!r} and no such file "
+                        f"(see 'opsbrain chaos list')", file=shown)
 
 
 def load_scenario(name_or_path: str) -> tuple[Scenario, Path]:

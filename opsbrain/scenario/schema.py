@@ -7,12 +7,18 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from faultlib.faults.catalog import CATALOG
+from faultlib.topology import TopologyParams
+
+MAX_DURATION_S = 90 * 86400  # reason: the longest campaign run (chaos campaign --days is at most 90)
+MAX_SEED = 2**63 - 1  # reason: the run store keeps seeds as SQLite INTEGER (signed 64 bits)
+NODES_PER_POD = TopologyParams().nodes_per_pod
+MAX_SWEEPS = 30_000  # reason: the default 300 s interval over the longest run (90 days) is 25,920 sweeps
 
 FaultKindName = Literal[tuple(sorted(CATALOG))]  # type: ignore[valid-type]
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)  # .inf/.nan are not numbers here
 
 
 class Metadata(Strict):
@@ -23,14 +29,17 @@ class Metadata(Strict):
 
 class TopologySpec(Strict):
     pods: int = Field(1, ge=1, le=64)
-    spares: int = Field(2, ge=0, description="warm spare nodes per pod, taken from the highest node numbers")
+    spares: int = Field(2, ge=0, le=NODES_PER_POD,
+                        description="warm spare nodes per pod, taken from the highest node numbers")
 
 
 class WorkloadSpec(Strict):
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     kind: Literal["training", "inference"]
-    first_node: int = Field(0, ge=0, description="index of the first node the workload is placed on")
-    nodes: int | None = Field(None, ge=1, description="node count (training); inference uses the paper's 32")
+    first_node: int = Field(0, ge=0, le=64 * NODES_PER_POD,
+                            description="index of the first node the workload is placed on")
+    nodes: int | None = Field(None, ge=1, le=64 * NODES_PER_POD,
+                              description="node count (training); inference uses the paper's 32")
     params: dict[str, Any] = Field(default_factory=dict, description="overrides of training/inference parameters")
 
 
@@ -66,14 +75,14 @@ class Selector(Strict):
 
 
 class FaultItem(Strict):
-    at: float = Field(ge=0, description="seconds from the start of the run")
+    at: float = Field(ge=0, le=MAX_DURATION_S, description="seconds from the start of the run")
     kind: FaultKindName
     target: str | None = None
     selector: Selector | None = None
     mode: Literal["one", "all", "fixed", "fixed-percent", "random-max-percent"] = "one"
     value: float | None = None
     params: dict[str, Any] = Field(default_factory=dict)
-    duration: float | None = Field(None, gt=0)
+    duration: float | None = Field(None, gt=0, le=MAX_DURATION_S)
 
     @model_validator(mode="after")
     def _target_or_selector(self) -> FaultItem:
@@ -116,8 +125,8 @@ class SweepSpec(Strict):
 
 
 class Spec(Strict):
-    duration: float = Field(3600.0, gt=0, le=90 * 86400, description="simulated seconds")
-    seed: int = Field(0, ge=0)
+    duration: float = Field(3600.0, gt=0, le=MAX_DURATION_S, description="simulated seconds")
+    seed: int = Field(0, ge=0, le=MAX_SEED)
     policy: Literal["auto", "manual"] = "auto"
     topology: TopologySpec = Field(default_factory=TopologySpec)
     workloads: list[WorkloadSpec] = Field(default_factory=list)
@@ -140,6 +149,10 @@ class Spec(Strict):
         for e in self.expectations:
             if e.fault >= len(self.faults):
                 raise ValueError(f"expectation refers to faults[{e.fault}], which does not exist")
+        if self.sweeps.enabled and self.sweeps.interval is not None and \
+                self.duration / self.sweeps.interval > MAX_SWEEPS:
+            raise ValueError(f"sweeps.interval {self.sweeps.interval:g} s gives more than {MAX_SWEEPS} sweeps in "
+                             f"{self.duration:g} s")
         return self
 
 

@@ -44,6 +44,7 @@ class LivePod:
         self.seed = seed
         self._clock = clock
         self._lock = threading.Lock()
+        self.cancel = threading.Event()  # set by the service's stop: the catch-up simulation ends at its next step
         self._wall0 = clock()
         self._sim0 = world.sim.now
         self._history = SweepHistory(self.params.trend_window_s)
@@ -75,10 +76,13 @@ class LivePod:
         return self._sim0 + (self._clock() - self._wall0) * self.speed
 
     def _advance(self) -> float:
+        """Simulate up to the wall clock in steps of ``params.interval_s`` simulated seconds, so that a stop
+        (:attr:`cancel`) takes effect within one step however far behind a high ``speed`` left the pod."""
         sim = self.world.sim
         target = self.sim_target
-        if target > sim.now:
-            sim.run(target)
+        step = max(1.0, self.params.interval_s)
+        while sim.now < target and not self.cancel.is_set():
+            sim.run(min(target, sim.now + step))
         return sim.now
 
     def advance(self) -> float:

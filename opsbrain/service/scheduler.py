@@ -45,7 +45,10 @@ from opsbrain.store import RunStore
 from opsbrain.sweeps.params import SweepParams
 
 _UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
-_INTERVAL = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([smhd]?)\s*$", re.I)
+_INTERVAL = re.compile(r"^\s*(\d{1,15}(?:\.\d{0,15})?|\.\d{1,15})\s*([smhd]?)\s*$", re.I)
+MIN_INTERVAL_S = 0.1  # reason: a sweep takes tens of ms; faster is no schedule (1e-6 s kept the scheduler busy)
+MAX_INTERVAL_S = 366 * 86400.0  # reason: a sweep a year apart is no schedule; beyond, datetimes overflow
+STOP_WAIT_S = 5.0  # a stop (SIGTERM) waits at most this long for a running sweep
 
 
 class ServiceParams(ParamGroup):
@@ -69,7 +72,10 @@ def parse_interval(text: str) -> float:
         raise InputError(f"expected a duration like 30s, 5m, 1h or 300, got {text!r}", path="--interval")
     seconds = float(m.group(1)) * _UNITS[m.group(2).lower()]
     if not seconds > 0:
-        raise InputError(f"must be > 0, got {text!r}", path="--interval")
+        raise InputError(f"must be > 0, got {text[:40]!r}", path="--interval")
+    if not MIN_INTERVAL_S <= seconds <= MAX_INTERVAL_S:
+        raise InputError(f"must be between {MIN_INTERVAL_S:g} s and {MAX_INTERVAL_S / 86400:g} days, got "
+                         f"{text[:40]!r}", path="--interval")
     return seconds
 
 
@@ -201,11 +207,26 @@ class SweepService:
         self.scheduler.start()
 
     def stop(self) -> None:
-        """Stop scheduling, wait for a running sweep, keep the next run time in the store, close the endpoint."""
+        """Stop scheduling, cancel the pod's catch-up simulation, wait for a running sweep (at most
+        :data:`STOP_WAIT_S`), keep the next run time in the store, close the endpoint."""
+        cancel = getattr(self.pod, "cancel", None)
         if self.scheduler.running:
+            if cancel is not None:
+                cancel.set()
             job = self.scheduler.get_job(self.schedule_id)
             nxt = job.next_run_time if job is not None else None
-            self.scheduler.shutdown(wait=True)
+            done = threading.Event()
+
+            def shutdown() -> None:
+                self.scheduler.shutdown(wait=True)
+                if cancel is not None:
+                    cancel.clear()  # the pod itself may be advanced again (the stop only ended the sweep)
+                done.set()
+
+            threading.Thread(target=shutdown, daemon=True).start()
+            if not done.wait(STOP_WAIT_S):  # a sweep stuck in one long step: leave it to die with the process
+                with self._lock:
+                    self.errors.append(f"a running sweep did not stop within {STOP_WAIT_S:g} s; abandoned")
             self.store.update_schedule_runs(self.schedule_id, None, _iso(nxt))
         if self.server is not None:
             self.server.close()
@@ -247,8 +268,8 @@ def run_service(scenario: str, trigger: TriggerSpec | None = None, speed: float 
     """Run the sweep service until SIGINT/SIGTERM, ``max_runtime_s`` wall seconds, or ``stop`` is set; return a
     summary (schedule, sweeps, findings, proactive incidents, errors). ``pod``: sweep this instead of the
     scenario's live pod (a real source, :class:`opsbrain.sources.service.SourcePod`)."""
-    if max_runtime_s is not None and not max_runtime_s > 0:
-        raise InputError(f"must be > 0, got {max_runtime_s:g}", path="--max-runtime")
+    if max_runtime_s is not None and not 0 < max_runtime_s <= threading.TIMEOUT_MAX:
+        raise InputError(f"must be > 0 and finite, got {max_runtime_s:g}", path="--max-runtime")
     if metrics_port is not None and not 0 <= metrics_port <= 65535:
         raise InputError(f"must be a TCP port 0..65535, got {metrics_port}", path="--metrics-port")
     store = RunStore(home)
