@@ -79,14 +79,14 @@ class _Root(click.Group):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(1)
         except Exception as exc:
-            if not isinstance(exc, bad_input_types()) or os.environ.get("OPSBRAIN_DEBUG"):
-                raise
-            _fail(_one_line(exc))
-        except OSError as exc:  # a file the library did not expect to fail (name too long, disk full): one line
             if os.environ.get("OPSBRAIN_DEBUG"):
                 raise
-            name = f"{str(exc.filename)[:300]}: " if exc.filename is not None else ""
-            _fail(f"{name}{exc.strerror or exc}")
+            if isinstance(exc, OSError):  # a file the library did not expect to fail (name too long, disk full)
+                name = f"{str(exc.filename)[:300]}: " if exc.filename is not None else ""
+                _fail(f"{name}{exc.strerror or exc}")
+            if not isinstance(exc, bad_input_types()):
+                raise
+            _fail(_one_line(exc))
         # standalone_mode=False returns the exit code of ctx.exit()/--help/--version, or the command's
         # return value (commands return None).
         code = rv if isinstance(rv, int) else 0

@@ -54,9 +54,35 @@ def _wrap(exc: FaultPlanError, trace: str) -> ScenarioError:
     return ScenarioError(exc.reason, file=trace, path=path)
 
 
+MAX_TRACE_BYTES = 64 << 20  # reason: the public InfiniteHBD trace is 0.3 MB; a year of a large cluster is tens of MB
+
+
+def precheck(file: str) -> None:
+    """Refuse a trace or mapping file the one input reader would refuse (not a regular file, too large, not UTF-8,
+    nested too deeply, YAML alias bombs, numbers beyond a float or 64 bits) before faultlib parses it; a plain
+    syntax error is left to the trace reader, which names where it is."""
+    import json
+
+    from opsbrain.yamlio import decode, parse_json, parse_yaml, read_bytes
+
+    text = decode(read_bytes(file, ScenarioError, MAX_TRACE_BYTES), file, ScenarioError)
+    suffix = Path(file).suffix.lower()
+    if suffix == ".json":
+        try:
+            json.loads(text)
+        except json.JSONDecodeError:
+            return
+        except (RecursionError, ValueError):
+            pass
+        parse_json(text, file, ScenarioError)
+    elif suffix in (".yaml", ".yml"):
+        parse_yaml(text, file, ScenarioError)
+
+
 def read(trace: str, time_unit: str) -> TraceTable:
     if not Path(trace).is_file():
         raise InputError("no such file", file=trace)
+    precheck(trace)
     try:
         return read_trace(trace, time_unit=time_unit)
     except FaultPlanError as exc:
@@ -87,6 +113,8 @@ def map_trace(tt: TraceTable, trace: str, *, mapping: str | None, pods: int | No
     if servers > len(train) and not fold:
         raise ScenarioError(f"the trace names {servers} servers, {n_pods} pod(s) hold {len(train)} job nodes: use "
                             f"--pods {pods_needed(servers, params)} or --fold", file=trace)
+    if mapping is not None:
+        precheck(mapping)
     try:
         rep = replay_table(tt, topo, np.random.default_rng([seed, 3]), mapping=mapping, table=MAPPING_TABLE,
                            nodes=train, fold=fold)
