@@ -29,8 +29,8 @@ TEXTS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"compile.*fail|fail.*compil|build graph fail|graph.*(?:build|compile).*fail|"
                 r"TBE.*fail|op_compile|CompileOp", re.I), "op:compile"),
     (re.compile(r"aclnn\w*.*(?:fail|error)|(?:fail|error).*aclnn", re.I), "op:aclnn"),
-    (re.compile(r"loss is nan|nan loss|grad(?:ient)? norm is (?:inf|nan)|loss scale.*overflow", re.I), "train:nan"),
-    (re.compile(r"dataloader: read from storage timed out", re.I), "train:storage"),
+    (re.compile(r"loss is nan|nan loss|grad(?:ient)? norm is (?:inf|nan)|loss scale.*overflow|"
+                r"found NaN in local grad norm", re.I), "train:nan"),
     (re.compile(r"\bdcmi\b|drvError|halGetDeviceInfo|driver.*(?:fail|error|not)|firmware.*(?:fail|error|mismatch)|"
                 r"dsmi_\w+ fail", re.I), "drv:api_error"),
 )
