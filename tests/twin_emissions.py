@@ -53,20 +53,22 @@ def _world(seed: int, noise: bool) -> Simulation:
     return sim
 
 
-def target_for(kind: str, seed: int = 0) -> str:
-    """A target of ``kind`` inside the training job's nodes when the kind allows (so the job sees it)."""
+def target_for(kind: str, seed: int = 0, where: str = "training") -> str:
+    """A target of ``kind`` inside the training job's nodes (``where="inference"``: the serving nodes 0-31) when the
+    kind allows, so that workload sees it."""
     index = TargetIndex(topology())
     cands = [c for t in CATALOG[kind].targets for c in index.candidates(t)]
-    inside = [c for c in cands if c.node in set(TRAINING_NODES)] or cands
+    nodes = set(TRAINING_NODES) if where == "training" else {ids.node(0, n) for n in range(32)}
+    inside = [c for c in cands if c.node in nodes] or cands
     rng = np.random.default_rng([seed, 17])
     return inside[int(rng.integers(len(inside)))].id
 
 
 def emit(kind: str, seed: int = 0, noise: bool = False, params: dict[str, Any] | None = None,
-         duration_s: float | None = None) -> Emission:
+         duration_s: float | None = None, where: str = "training") -> Emission:
     """What ``kind`` shows from onset on (lines and job events after the onset; the fault alone when no noise)."""
     sim = _world(seed, noise)
-    target = target_for(kind, seed)
+    target = target_for(kind, seed, where)
     spec = FaultSpec(at_s=ONSET_S, kind=kind, target=target, params=params or {}, duration_s=duration_s)
     sim.inject(spec)
     sim.run(ONSET_S + RUN_AFTER_S)
@@ -99,8 +101,10 @@ def exclusive_kinds(seed: int = 0) -> dict[str, set[str]]:
     """Per fault kind, the signal kinds no other fault kind and no background noise shows."""
     per: dict[str, set[str]] = {}
     for kind in sorted(CATALOG):
-        e = emit(kind, seed)
-        per[kind] = {k for k in signal_kinds(e.lines, e.events) if not k.startswith(IGNORED_KINDS)}
+        per[kind] = set()
+        for where in ("training", "inference"):
+            e = emit(kind, seed, where=where)
+            per[kind] |= {k for k in signal_kinds(e.lines, e.events) if not k.startswith(IGNORED_KINDS)}
     background = signal_kinds(noise_lines(seed))
     owners: dict[str, set[str]] = defaultdict(set)
     for kind, ks in per.items():
