@@ -49,6 +49,7 @@ import simpy
 from faultlib import ids
 from faultlib.health import UP
 from faultlib.params import P, ParamGroup
+from faultlib.telemetry import formats as fmt
 from faultlib.workloads.base import Workload, reinit_comm
 from faultlib.workloads.training import online_recovery_stages_s
 
@@ -633,15 +634,31 @@ class InferenceService(Workload):
             self._node_bw.pop(node, None)
             if (self.sim.topology.kind.get(component) in _DEVICE_KINDS and new not in UP and old in UP
                     and owner.state == "running"):
-                self._hang(owner, f"{component} {new}")  # trace only: the event carries no plant state
+                self._hang(owner, f"{component} {new}", node)  # trace only: the event carries no plant state
         self._update()
 
-    def _hang(self, inst: _Instance, reason: str) -> None:
+    def _hang(self, inst: _Instance, reason: str, node: str | None = None) -> None:
         self._set_state(inst, "hung", reason)
         inst.gen += 1
         self._event(inst, "instance_hang")  # a hang is silent: no reason a framework could print
         assert self.sim is not None
         self.sim.env.process(self._watch(inst, inst.gen, None))
+        if node is not None:
+            self.sim.env.process(self._peer_report(inst, inst.gen, node))
+
+    def _peer_report(self, inst: _Instance, gen: int, node: str) -> Generator[simpy.Event, Any, None]:
+        """The instance's other nodes report their notify-wait timeout naming the hung node: the same plog lines a
+        training job's peers print, for every hang cause."""
+        assert self.sim is not None
+        sim = self.sim
+        yield sim.env.timeout(sim.params.faults.peer_timeout_report_s)
+        if inst.gen != gen or inst.state != "hung":
+            return
+        for peer in [n for n in inst.nodes if n != node][:3]:
+            npu = sim.topology.npus_of(peer)[0]
+            pid = fmt.pid_of(npu)
+            sim.telemetry.log(peer, "plog", "ERROR", fmt.plog_notify_wait(sim.wallclock(), pid, pid + 1,
+                                                                            fmt.host_ip(node)))
 
     def fail(self, component: str, mode: Literal["crash", "hang"], reason: str) -> str | None:
         """A fault hits ``component``: its instance goes down (crash) or stalls (hang). Returns the instance."""
@@ -657,7 +674,7 @@ class InferenceService(Workload):
                 self._event(inst, "instance_crash", **where)
         elif mode == "hang":
             if inst.state == "running":
-                self._hang(inst, reason)
+                self._hang(inst, reason, ids.node_of(component))
             elif inst.state == "restarting":
                 inst.gen += 1
                 self._set_state(inst, "down", reason)
