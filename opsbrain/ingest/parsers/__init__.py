@@ -1,7 +1,9 @@
 """One small parser per source; :func:`parse_line` runs them in order on a line that passes the gate.
 
 Every parser is ``parse(ctx) -> bool``: it adds the signals it recognises to ``ctx`` and returns True when the line
-is fully explained (later parsers are skipped). The gate is one regular expression of the words every parser
+is fully explained (later parsers are skipped). The twin's switch lines (hosts naming its own parts) come first: they
+are fully explained by the link they name, and a generic link-down message on them would anchor an incident on the
+switch alone. The gate is one regular expression of the words every parser
 keys on: a line without any of them (most INFO lines of a real log) costs one scan.
 """
 
@@ -15,7 +17,7 @@ from opsbrain.ingest.parsers import cann, device, framework, hccl, hccn, kernel,
 from opsbrain.ingest.parsers.ctx import MAX_LINE, LineCtx, Parser, level_of
 from opsbrain.ingest.signal import Signal
 
-ORDER: tuple[Parser, ...] = (messages.parse, twin.parse, device.parse, hccn.parse, kernel.parse_driver, hccl.parse, cann.parse,
+ORDER: tuple[Parser, ...] = (twin.parse, messages.parse, device.parse, hccn.parse, kernel.parse_driver, hccl.parse, cann.parse,
                              kernel.parse, framework.parse)
 
 GATE = re.compile(
