@@ -10,6 +10,7 @@ keys on: a line without any of them (most INFO lines of a real log) costs one sc
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import lru_cache
 
 from opsbrain.ingest import where
@@ -55,6 +56,9 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
         if parse(ctx):
             break
     del source  # the line itself says what it is; the source name only helps a human reading the journal
+    peer = next((s.peer for s in ctx.out if s.peer), None)
+    if peer is not None:  # the remote a line names belongs to every signal of that line
+        ctx.out = [s if s.peer else replace(s, peer=peer) for s in ctx.out]
     return ctx.out
 
 __all__ = ["MAX_LINE", "LineCtx", "Signal", "parse_line"]
