@@ -56,8 +56,8 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
         if parse(ctx):
             break
     del source  # the line itself says what it is; the source name only helps a human reading the journal
-    peer = next((s.peer for s in ctx.out if s.peer), None)
-    if peer is not None:  # the remote a line names belongs to every signal of that line
+    peer = next((s.peer for s in ctx.out if s.peer and s.peer.startswith("pod")), None)
+    if peer is not None:  # the twin node a line names as its remote belongs to every signal of that line
         ctx.out = [s if s.peer else replace(s, peer=peer) for s in ctx.out]
     return ctx.out
 
