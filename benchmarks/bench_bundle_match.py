@@ -92,7 +92,7 @@ def pad(bundle: Path, total: int, seed: int) -> int:
             line = fmt.device_os(dt, dev, "INFO", f"dmp heartbeat ok, aicore util {rng.randrange(100)}%",
                                  where="dms_main.c:212")
             if rng.random() < 0.002:
-                line = fmt.device_os_event(dt, dev, fmt.HBM_CE_CODE, "hbm correctable ecc errors corrected, burst=1")
+                line = fmt.device_os_event(dt, dev, fmt.HBM_CE_CODE)
         elif k < 9:
             path = w / "mindx-dl" / "devicePlugin" / "devicePlugin.log"
             line = fmt.device_plugin(dt, "INFO", f"device Ascend910-{dev} health check ok", where="device/ascend.go:77")

@@ -61,14 +61,13 @@ def make_lines(n: int, seed: int) -> list[str]:
         if k == 2:
             return fmt.plog_runtime_error(dt, 12345, 12346, rng.choice(list(fmt.RUNTIME_CODES)), dev)
         if k == 3:
-            return fmt.plog_hccl_error(dt, 12345, 12346, rng.choice(list(fmt.HCCL_CODES)), device=dev,
-                                       remote=fmt.host_ip(f"pod0/node{rng.randrange(48)}"))
+            return fmt.plog_notify_wait(dt, 12345, 12346, fmt.host_ip(f"pod0/node{rng.randrange(48)}"))
         if k == 4:
             return fmt.switch_alarm(dt, f"pod0-node{rng.randrange(48)}-l1sw{rng.randrange(7)}", "0x08520003", "L2",
-                                    rng.randrange(16), text="uplink port link down")
+                                    rng.randrange(16))
         if k == 5:
             return fmt.switch_port_state(dt, f"pod0-l2plane{rng.randrange(7)}-sw{rng.randrange(16):02d}",
-                                         rng.randrange(48), False, "PHY link down")
+                                         rng.randrange(48), False)
         if k == 6:
             return fmt.train_runtime_error(dt, rng.randrange(384), rng.choice(list(fmt.RUNTIME_CODES)))
         return fmt.syslog(dt, f"pod0-node{rng.randrange(48)}", "watchdog: BUG: soft lockup - CPU#17 stuck for 22s!")

@@ -245,8 +245,8 @@ def test_bundle_layout_written_at_run_time(stored_run: dict[str, Any]) -> None:
     node = root / "pod0-node35"
     devos = list((node / "device_log" / "slog" / "dev-os-3" / "run" / "device-os").iterdir())
     assert len(devos) == 1 and re.fullmatch(r"device-os_\d{17}\.log", devos[0].name)
-    assert "event_id=0x80e01801" in devos[0].read_text()
-    assert "event_id=0x80e01801" in (node / "device_log" / "hisi_logs" / "device-3" / "history.log").read_text()
+    assert "Event id=0x80e01801" in devos[0].read_text()
+    assert "Event id=0x80e01801" in (node / "device_log" / "hisi_logs" / "device-3" / "history.log").read_text()
     plogs = {p.name.split("_")[0]: p for p in (node / "process_log" / "run" / "plog").iterdir()}
     assert len(plogs) == 8  # one process per NPU of the training job on the node
     from faultlib.telemetry import formats as fmt

@@ -42,7 +42,7 @@ TRAIN_NODES = [ids.node(0, n) for n in range(32, 46)]
 LINK_DOWN = r"UBSW/4/ALARM: WARN \[0x08520003,na,L2,na\] Assertion alarmID=0x08520003 port=UB0/0/(\d+)"
 LINK_UP = r"UBSW/6/ALARM: INFO \[0x08520003,na,L2,na\] Recovery alarmID=0x08520003 port=UB0/0/(\d+)"
 PLUGIN_DEVICE = r"device Ascend910-(\d) fault occurred, fault code \[([0-9A-F]{8})\], fault level (\w+)"
-PLUGIN_SWITCH = r"switch fault occurred, fault code \[0x08520003,,L2,na\], port UB0/0/\d+, fault level (\w+)"
+PLUGIN_SWITCH = r"switch subscribe got fault:.*AssembledFaultCode:\"\[0x08520003,,L2,na\]\".*Assertion:0x1"
 LLAMA3 = {c.name for c in get_profile("llama3").categories}
 DOWN_EVENTS = {"crash", "timeout", "instance_crash", "instance_down"}
 STALL_EVENTS = {"stalled", "instance_hang", "instance_stalled"}
@@ -106,8 +106,8 @@ def plant(topo: Topology, seed: int = 5, noise: bool = False) -> Plant:
 def check_catalogue(p: Plant, kind: str, since: float = T0, until: float = float("inf")) -> None:
     """(e) The catalogue entry agrees with the model and with what the plant showed since ``since``.
 
-    Device-plugin lines for a device fault code carry exactly the catalogue's handling level; switch-fault lines
-    (reported at once, before any escalation) never carry a higher level than the catalogue's. A kind that
+    Device-plugin lines for a device fault code carry exactly the catalogue's handling level (switch-fault lines
+    carry the fault tuple only, as the real plugin prints them: their level is looked up, not printed). A kind that
     interrupts jobs counts in a Llama 3 root-cause category and cost a workload work (a stall, hang or crash);
     a kind that does not counts in no category and took no workload down.
     """
@@ -118,9 +118,6 @@ def check_catalogue(p: Plant, kind: str, since: float = T0, until: float = float
     dev_levels = {m.group(3) for ln in p.logs(PLUGIN_DEVICE, source="device_plugin", since=since)
                   if (m := re.search(PLUGIN_DEVICE, ln.text))}
     assert dev_levels <= {meta.level}, f"{kind}: plugin reported {dev_levels}, catalogue says {meta.level}"
-    sw_levels = {m.group(1) for ln in p.logs(PLUGIN_SWITCH, source="device_plugin", since=since)
-                 if (m := re.search(PLUGIN_SWITCH, ln.text))}
-    assert all(HANDLING_LEVELS.index(lv) <= HANDLING_LEVELS.index(meta.level) for lv in sw_levels)
     seen = p.event_kinds(since, until)
     if meta.interrupts:
         assert seen & (DOWN_EVENTS | STALL_EVENTS), f"{kind} interrupts jobs but no workload noticed"
@@ -148,14 +145,11 @@ def test_hbm_ce_storm_counter_slope_warnings_and_no_impact(topo1: Topology) -> N
     assert m.slope("hbm_ce_total", hbm, p.sim.now) == pytest.approx(base)  # back to the benign background
     grown = (p.sim.telemetry.read("hbm_ce_total", hbm) or 0) - (p.sim.telemetry.read("hbm_ce_total", hbm, T0) or 0)
     assert grown >= rate * dur
-    # (a) periodic device warnings with the CE logging code and a rising count, on the NPU's device log
-    warn = p.logs(r"event_id=0x80e01805, assertion=occur.*ce_count=(\d+)", source="device_os", origin=npu,
-                  until=T0 + dur)
-    counts = [int(re.search(r"ce_count=(\d+)", ln.text).group(1)) for ln in warn]  # type: ignore[union-attr]
-    assert len(counts) >= 5 and counts == sorted(counts) and counts[0] > 0
-    assert all(ln.level == "WARNING" for ln in warn)
-    assert counts[-1] - counts[0] >= rate * dur * 0.7
-    assert not p.logs(r"event_id=0x80e01801")  # a precursor: no uncorrectable error yet
+    # (a) periodic device warnings with the CE logging code on the NPU's device log: the same line a background
+    # burst prints (the count is in the counter, not in the line)
+    warn = p.logs(r"Event id=0x80e01805, assertion=occur$", source="device_os", origin=npu, until=T0 + dur)
+    assert len(warn) >= 5 and all(ln.level == "WARNING" for ln in warn)
+    assert not p.logs(r"Event id=0x80e01801")  # a precursor: no uncorrectable error yet
     # (c) no impact; (d) heals by itself: nothing unhealthy, the storm ended
     assert p.job.state == "running" and all(v["up"] for v in p.inf.instances().values())
     assert p.inf.throughput_at(p.sim.now) == pytest.approx(p.inf.throughput_at(T0 - 1))
@@ -171,15 +165,14 @@ def test_hbm_uce_code_followon_errors_and_training_crash(topo1: Topology) -> Non
     f = p.inject("hbm_uce", hbm)
     p.run(T0 + 120)
     # (a) the device log holds the UCE code; the node's device plugin relays it with its handling level
-    (uce,) = p.logs(r"event_id=0x80e01801, assertion=occur", source="device_os", origin=npu)
-    assert uce.t == T0 and uce.level == "ERROR" and "uncorrectable" in uce.text
+    (uce,) = p.logs(r"Event id=0x80e01801, assertion=occur", source="device_os", origin=npu)
+    assert uce.t == T0 and uce.level == "ERROR" and uce.text.endswith("Event id=0x80e01801, assertion=occur")
     (plug,) = p.logs(r"Ascend910-2 fault occurred, fault code \[80E01801\]", source="device_plugin", origin=node)
     assert f"fault level {CATALOG['hbm_uce'].level}" in plug.text
     assert p.logs(r"ErrCode=507053", source="plog", origin=node)
-    # (b) follow-on AICore / runtime errors within seconds, on the same device
-    follow = p.logs(r"event_id=0x80c98000", source="device_os", origin=npu) + p.logs(
-        r"ErrCode=507015", source="plog", origin=node)
-    assert len(follow) == 2 and all(T0 < ln.t <= T0 + 10 for ln in follow)
+    # (b) no follow-on device codes: the knowledge graph documents none for 0x80E01801
+    assert not p.logs(r"Event id=0x80c98000|ErrCode=507015")
+    assert p.logs(r"\[rank\d+\]: RuntimeError: InnerRun: NPU error, error code is 507053", source="train", origin=node)
     # (c) the rank's process dies: the training job crashes at once; inference does not notice
     (crash,) = p.events("crash", job="train")
     assert crash.t == T0 and crash.detail["node"] == node
@@ -195,7 +188,7 @@ def test_hbm_uce_in_a_prefill_instance_takes_that_instance_down(topo1: Topology)
     hbm = "pod0/node4/npu6/hbm"  # prefill2
     p.inject("hbm_uce", hbm)
     p.run(T0 + 60)
-    assert p.logs(r"event_id=0x80e01801", origin="pod0/node4/npu6")
+    assert p.logs(r"Event id=0x80e01801", origin="pod0/node4/npu6")
     inst = p.inst(hbm)
     assert inst["role"] == "prefill" and inst["state"] == "down" and not inst["up"]
     assert p.events("instance_crash", job="inf")[0].detail["instance"] == p.inf.instance_of(hbm)
@@ -210,14 +203,15 @@ def test_hbm_row_exhaustion_rows_climb_warn_at_16_separate_at_64(topo1: Topology
     p.run(T0 + 40 * 3600)
     series = [v for _t, v, _s in p.sim.telemetry.metrics.series("hbm_isolated_rows", hbm)]
     assert series == sorted(series) and series[0] == 11 and series[-1] == ctrl.hbm_rows_replace_threshold
-    (warn,) = p.logs(r"event_id=0x80e18401", source="device_os", origin=npu)
-    (sep,) = p.logs(r"event_id=0x80e18402", source="device_os", origin=npu)
-    assert f"reached {ctrl.hbm_rows_warn_threshold}" in warn.text and "reached 64" in sep.text
+    (warn,) = p.logs(r"Event id=0x80e18401", source="device_os", origin=npu)
+    (sep,) = p.logs(r"Event id=0x80e18402", source="device_os", origin=npu)
     assert T0 < warn.t < sep.t
+    rows_at_warn = p.sim.telemetry.read("hbm_isolated_rows", hbm, warn.t)
+    assert rows_at_warn == ctrl.hbm_rows_warn_threshold  # the counter says how many; the line only the code
     (plug,) = p.logs(r"fault code \[80E18402\]", source="device_plugin", origin="pod0/node40")
     assert f"fault level {CATALOG['hbm_row_exhaustion'].level}" in plug.text
     # each new isolated row is one more multi-bit error report on the device log
-    assert len(p.logs(r"event_id=0x80e01801.*row isolated", origin=npu)) == 64 - 10
+    assert len(p.logs(r"Event id=0x80e01801", origin=npu)) == 64 - 10
     # (c) the job runs while rows accumulate and stops only when the chip is separated
     stops = p.events(job="train")
     assert [e for e in stops if e.kind in DOWN_EVENTS | STALL_EVENTS][0].t == pytest.approx(sep.t)
@@ -238,8 +232,8 @@ def test_hbm_overtemp_temperature_rises_alarm_then_fatal_stop(topo1: Topology) -
     assert t60 is not None and fp.hbm_temp_nominal_c < t60 < fp.hbm_temp_alarm_c
     assert tel.metrics.slope("hbm_temp_c", hbm, p.sim.now) > 0  # rising
     p.run(T0 + 2 * fp.overtemp_ramp_s)
-    (alarm,) = p.logs(r"event_id=0x80e00209", source="device_os", origin=npu)
-    (fatal,) = p.logs(r"event_id=0x80e0020b", source="device_os", origin=npu)
+    (alarm,) = p.logs(r"Event id=0x80e00209", source="device_os", origin=npu)
+    (fatal,) = p.logs(r"Event id=0x80e0020b", source="device_os", origin=npu)
     assert T0 < alarm.t < fatal.t and alarm.level == "WARNING" and fatal.level == "ERROR"
     assert tel.read("hbm_temp_c", hbm, alarm.t) == pytest.approx(fp.hbm_temp_alarm_c)
     assert tel.read("hbm_temp_c", hbm, fatal.t) == pytest.approx(fp.hbm_temp_fatal_c)
@@ -288,8 +282,10 @@ def test_optical_degradation_rx_decays_lanes_drop_then_link_dies(topo1: Topology
                 rx = dom.read_module(mod)["rx_dbm"]
                 assert (rx == tp.dom_los_dbm).sum() == n and (rx > tp.dom_rx_alarm_dbm - 5).sum() == lk.lanes - n
     assert [n for _t, n, _s in lanes_seen] == list(range(1, lk.lanes))
-    lane_lines = p.logs(r"lanes degraded, (\d)/(\d) lanes up", source="switch", origin=lk.a)
-    assert [re.search(r"(\d)/\d lanes", ln.text).group(1) for ln in lane_lines] == ["3", "2", "1"]  # type: ignore
+    # the L1 chip raises the lanes-reduced alarm (SwitchFaultCode.json [0x00f10509,...,L2,na]): to 4, then to 2
+    lane_lines = p.logs(r"\[0x00f10509,(\d+),L2,na\] Assertion", source="switch", origin=lk.a)
+    assert [re.search(r"0x00f10509,(\d+)", ln.text).group(1) for ln in lane_lines] == ["132333", "132332",  # type: ignore
+                                                                                      "132332"]
     t_lane = lane_lines[0].t
     # the first lane drops when the decayed Rx power reaches the lane-drop level
     assert rx_start.min() - rate * (t_lane - T0) / 3600 == pytest.approx(fp.lane_drop_rx_dbm, abs=0.5)
@@ -297,7 +293,7 @@ def test_optical_degradation_rx_decays_lanes_drop_then_link_dies(topo1: Topology
     assert nominal < steps[0] <= steps[-1] < 1.2 * nominal  # sub-healthy: slower, still running
     # (b) link down: the L1 chip's uplink alarm, the L2 chip's port state, the device plugin relay
     (down,) = p.logs(LINK_DOWN, source="switch", origin=lk.a)
-    assert down.t > lane_lines[-1].t and "loss of signal" in down.text
+    assert down.t > lane_lines[-1].t and down.text.endswith("port=UB0/0/9")  # no cause text
     assert rx_start.min() - rate * (down.t - T0) / 3600 == pytest.approx(fp.link_down_rx_dbm, abs=0.5)
     assert p.logs(r"linkDown_active.*ifName=UB0/0/40,", source="switch", origin=lk.b)
     assert p.logs(PLUGIN_SWITCH, source="device_plugin", origin=node)
@@ -330,7 +326,7 @@ def test_link_flap_repeated_down_up_crc_bursts_and_retried_stalls(topo1: Topolog
     assert len(p.logs(r"linkDown_(active|clear)", origin=lk.b)) == 2 * flaps  # the L2 end sees the same
     tel = p.sim.telemetry
     assert tel.read("link_down_total", link) == flaps
-    assert (tel.read("link_crc_total", link) or 0) >= flaps * p.sim.params.faults.crc_burst
+    assert (tel.read("link_crc_total", link) or 0) > 0  # exponential bursts, mean faults.crc_burst per flap
     # (c) each flap stalls the job's collectives (a flap inside a retry window extends that stall); the HCCL
     # retry resumes it: work redone, no crash
     stalls = p.events("stalled", job="train")
@@ -347,10 +343,10 @@ def test_link_down_alarms_and_training_times_out_without_reroute(topo1: Topology
     p = plant(topo1)
     link = "pod0/node43/l1sw6~pod0/l2plane6/sw15"
     lk = p.sim.topology.links[link]
-    f = p.inject("link_down", link, params={"cause": "loss of signal"})
+    f = p.inject("link_down", link)
     p.run(T0 + 1800 + 300)
     (alarm,) = p.logs(LINK_DOWN, source="switch", origin=lk.a)
-    assert alarm.t == T0 and "peer=pod0-l2plane6-sw15" in alarm.text and "port=UB0/0/15" in alarm.text
+    assert alarm.t == T0 and alarm.text.endswith("port=UB0/0/15")
     (port,) = p.logs(r"linkDown_active.*ifName=UB0/0/43,.*OperStatus=DOWN", source="switch", origin=lk.b)
     (plug,) = p.logs(PLUGIN_SWITCH, source="device_plugin", origin="pod0/node43")
     assert port.t == plug.t == T0
@@ -361,6 +357,8 @@ def test_link_down_alarms_and_training_times_out_without_reroute(topo1: Topology
     (crash,) = p.events("crash", job="train")
     assert stall.t == T0 and crash.t == pytest.approx(T0 + p.job.p.op_retry_hold_s)
     assert p.logs(r"EI0006", source="train") and not p.events("timeout", job="train")
+    # the peers' plog reports the wait for the stalled node (the same lines for every stall cause)
+    assert p.logs(r"taskType\[Notify Wait\], remote\[" + re.escape(fmt.host_ip("pod0/node43")) + r"\]", source="plog")
     assert all(v["up"] for v in p.inf.instances().values())
     # (d) stays down
     assert ended(p, f) and p.sim.state.health(link) == Health.FAILED
@@ -401,13 +399,13 @@ def test_l1_switch_failure_16_uplinks_down_devices_report_ub_port_down(topo1: To
     sw, node = "pod0/node42/l1sw1", "pod0/node42"
     f = p.inject("l1_switch_failure", sw)
     p.run(T0 + 1800 + 300)
-    assert p.logs(r"ub switch chip l1sw1 not responding", source="syslog", origin=node)
-    alarms = p.logs(LINK_DOWN, source="switch", origin=sw, until=T0)
-    assert len(alarms) == 16 and {re.search(LINK_DOWN, ln.text).group(1) for ln in alarms} == {  # type: ignore
-        str(k) for k in range(16)}
+    (fe,) = p.logs(r'AssembledFaultCode:"\[0x00f103b0,155907,na,na\]".*SwitchChipId:0x1,', source="device_plugin",
+                   origin=node)
+    assert fe.t == T0
+    assert not p.logs(LINK_DOWN, source="switch", origin=sw)  # a dead chip logs nothing
     l2_ports = p.logs(r"linkDown_active.*ifName=UB0/0/42,", source="switch", until=T0)
     assert {ln.origin for ln in l2_ports} == {ids.l2(0, 1, k) for k in range(16)}  # all on plane 1
-    dev = p.logs(r"event_id=0x81b18603", source="device_os", until=T0)
+    dev = p.logs(r"Event id=0x81b18603", source="device_os", until=T0)
     assert {ln.origin for ln in dev} == set(p.sim.topology.npus_of(node))
     # (c) the node's dies lose a plane; without re-route the job's collectives stall, the re-execution fails and
     # the error surfaces (MaxCnt 1)
@@ -422,12 +420,11 @@ def test_l2_switch_failure_48_link_downs_on_one_plane_stall_every_workload(topo1
     sw = "pod0/l2plane3/sw04"
     f = p.inject("l2_switch_failure", sw)
     p.run(T0 + 1800 + 300)
-    alarms = p.logs(LINK_DOWN + r" peer=pod0-l2plane3-sw04", source="switch", until=T0)
+    alarms = p.logs(LINK_DOWN, source="switch", until=T0)
     assert len(alarms) == 48
     assert {ln.origin for ln in alarms} == {ids.l1(0, n, 3) for n in range(48)}  # L1 chip 3 of every node
-    assert all("port=UB0/0/4 " in ln.text for ln in alarms)
-    ports = p.logs(r"linkDown_active", source="switch", origin=sw, until=T0)
-    assert sorted(int(re.search(r"UB0/0/(\d+)", ln.text).group(1)) for ln in ports) == list(range(48))  # type: ignore
+    assert all(ln.text.endswith("port=UB0/0/4") for ln in alarms)
+    assert not p.logs(r"linkDown_active", source="switch", origin=sw)  # the dead L2 chip logs nothing
     assert len(p.logs(PLUGIN_SWITCH, source="device_plugin", until=T0)) == 48
     # (c) every node lost one of its 112 uplinks; with static hashing every collective stalls, the re-execution
     # fails and the job goes down (MaxCnt 1)
@@ -446,9 +443,9 @@ def test_aicore_hang_ts_heartbeat_error_then_runtime_timeout_instance_hangs(topo
     f = p.inject("aicore_hang", die)
     hang_s = p.inf.p.hang_timeout_s
     p.run(T0 + hang_s + 60)
-    (ts,) = p.logs(r"event_id=0x80fa4e00", source="device_os", origin=npu)
-    assert ts.t == T0 and "die 1" in ts.text
-    (rt,) = p.logs(r"ErrCode=507034", source="plog", origin="pod0/node9")
+    (ts,) = p.logs(r"Event id=0x80fa4e00", source="device_os", origin=npu)
+    assert ts.t == T0 and "die" not in ts.text
+    (rt,) = p.logs(r"rtStreamSynchronize:ErrCode=507010$", source="plog", origin="pod0/node9")
     assert rt.t == pytest.approx(T0 + p.sim.params.faults.peer_timeout_report_s)
     # (c) the instance hangs at once and is declared down after the hang timeout
     q = p.inf.instance_of(die)
@@ -465,8 +462,10 @@ def test_npu_off_bus_pcie_fatal_heartbeat_lost_decode_down(topo1: Topology) -> N
     npu, node = "pod0/node25/npu1", "pod0/node25"  # decode
     f = p.inject("npu_off_bus", npu)
     p.run(T0 + 120)
-    (pcie,) = p.logs(r"PCIe Bus Error: severity=Uncorrected \(Fatal\)", source="syslog", origin=node)
-    (hb,) = p.logs(r"device Ascend910-1 heartbeat lost", source="device_plugin", origin=node)
+    (pcie,) = p.logs(r"PCIe Bus Error: severity=Uncorrected \(Fatal\), type=[\w ]+ Layer, \(Receiver ID\)$",
+                     source="syslog", origin=node)
+    (hb,) = p.logs(r"\[drv_soft_fault\] \[heart_beat_judge 318\] .*Heartbeat lost! \(device=1;", source="syslog",
+                   origin=node)
     assert pcie.t == T0 and T0 < hb.t <= T0 + 10
     assert (p.sim.telemetry.read("npu_heartbeat_age_s", npu) or 0) >= 100  # the NPU stopped beating
     # (c) the single decode instance is lost: the service serves nothing
@@ -485,14 +484,17 @@ def test_npu_fail_slow_raises_step_time_by_about_the_factor_then_recovers(topo1:
     fs = [p.inject("npu_fail_slow", npu, params={"factor": factor}, duration=dur),
           p.inject("npu_fail_slow", dec_npu, params={"factor": factor}, duration=dur)]
     p.run(T0 + dur / 2)
-    (warn,) = p.logs(r"event_id=0x80e20207", source="device_os", origin=npu)
-    assert warn.level == "WARNING" and "frequency reduced" in warn.text
+    (warn,) = p.logs(r"Event id=0x80e20207", source="device_os", origin=npu)
+    assert warn.level == "WARNING" and warn.text.endswith("Event id=0x80e20207, assertion=occur")
     fp = p.sim.params.faults
     assert p.sim.telemetry.read("npu_temp_c", npu) == fp.npu_temp_throttle_c
     slow = p.job.step_time_s
     # the straggler sets the pace of every synchronous step: compute x factor, communication unchanged
     assert 1 + 0.8 * (factor - 1) < slow / nominal <= factor
     assert p.sim.telemetry.read("rank_step_time_s", npu) == pytest.approx(slow)
+    # every rank publishes its step time: the healthy ones are faster than the straggler
+    healthy = [p.sim.telemetry.read("rank_step_time_s", r) for r in p.job.ranks if r != npu]
+    assert all(h is not None and h < slow for h in healthy)
     assert p.sim.telemetry.read("step_time_s", "train") == pytest.approx(slow)
     assert p.inf.tpot_at(p.sim.now) > 1.2 * tpot0  # the slowed decode NPU drags the instance's TPOT
     assert p.job.state == "running" and all(v["up"] for v in p.inf.instances().values())
@@ -513,17 +515,16 @@ def test_node_crash_panic_112_uplinks_down_heartbeat_lost_job_crash(topo1: Topol
     p.run(T0 + 300)
     (panic,) = p.logs(r"Kernel panic - not syncing", source="syslog", origin=node)
     assert panic.t == T0
-    # (b) every uplink of the node's 7 L1 chips reports link down: 112 alarms, 16 per plane, at once
-    alarms = p.logs(LINK_DOWN, source="switch", until=T0)
-    assert len(alarms) == 112 and {ln.origin for ln in alarms} == {ids.l1(0, 35, i) for i in range(7)}
+    # (b) every L2 chip reports its port toward the node down: 112 port states at once; the node's own L1 chips
+    # and device plugin are on the dead board and log nothing
+    assert not p.logs(LINK_DOWN, source="switch", until=T0)
     l2 = p.logs(r"linkDown_active.*ifName=UB0/0/35,", source="switch", until=T0)
     assert len(l2) == 112 and len({ln.origin for ln in l2}) == 112  # one port on each of the 112 L2 chips
-    assert len(p.logs(PLUGIN_SWITCH, source="device_plugin", origin=node, until=T0)) == 112
-    (hb,) = p.logs(r"node pod0-node35 heartbeat lost$", source="device_plugin", origin=node)
-    assert hb.t == pytest.approx(T0 + p.sim.params.faults.node_agent_heartbeat_s)
-    # (c) the job crashes at once
-    (crash,) = p.events("crash", job="train")
-    assert crash.t == T0 and crash.detail["node"] == node and p.job.state == "down"
+    assert not p.logs(r".", origin=node, since=T0 + 1)  # nothing more from the dead host
+    # (c) the ranks die silently: the job stalls and the peers report the wait for the node
+    assert p.events("stalled", job="train")[0].t == T0 and not p.events("crash", job="train")
+    peers = p.logs(r"taskType\[Notify Wait\], remote\[" + re.escape(fmt.host_ip(node)) + r"\]", source="plog")
+    assert peers and node not in {ln.origin for ln in peers}
     assert all(v["up"] for v in p.inf.instances().values())
     assert ended(p, f) and p.sim.state.health(node) == Health.FAILED
     check_catalogue(p, "node_crash")
@@ -535,9 +536,9 @@ def test_node_hang_soft_lockup_heartbeat_lost_devices_up_decode_hangs(topo1: Top
     f = p.inject("node_hang", node)
     hang_s = p.inf.p.hang_timeout_s
     p.run(T0 + hang_s + 60)
-    (lock,) = p.logs(r"soft lockup - CPU#\d+ stuck", source="syslog", origin=node)
-    (hb,) = p.logs(r"node pod0-node28 heartbeat lost, devices reported up", source="device_plugin", origin=node)
-    assert lock.t == T0 and hb.t == pytest.approx(T0 + p.sim.params.faults.node_agent_heartbeat_s)
+    (lock,) = p.logs(r"watchdog: BUG: soft lockup - CPU#\d+ stuck for \d+s! \[python3:\d+\]", source="syslog",
+                     origin=node)
+    assert lock.t == T0
     assert not p.logs(LINK_DOWN) and not p.logs(r"event_id=")  # no link or device fault: only the host hangs
     # (c) the decode instance hangs (the service stops serving) and is declared down after the hang timeout
     assert p.inf.throughput_at(T0) == 0.0 < p.inf.throughput_at(T0 - 1)
@@ -552,9 +553,10 @@ def test_qingtian_failure_vpc_and_storage_lost_training_hangs(topo1: Topology) -
     card, node = "pod0/node37/qingtian", "pod0/node37"
     f = p.inject("qingtian_failure", card)
     p.run(T0 + 1800 + 300)
-    (vpc,) = p.logs(r"vpc interface eth0 link down", source="syslog", origin=node)
-    (nfs,) = p.logs(r"nfs: server \S+ not responding", source="syslog", origin=node)
-    assert vpc.t == nfs.t == T0 and nfs.level == "WARNING"
+    (nfs,) = p.logs(r"nfs: server \S+ not responding, still trying", source="syslog", origin=node)
+    (hung,) = p.logs(r"INFO: task python3:\d+ blocked for more than 120 seconds\.", source="syslog", origin=node)
+    assert nfs.t == T0 and nfs.level == "WARNING" and hung.t == pytest.approx(T0 + 120)
+    assert not p.logs(r"qingtian|dpu card|vpc interface", origin=node)  # no undocumented card text
     # (c) the rank waiting on storage hangs: the job's collectives stall, then time out
     assert p.events("stalled", job="train")[0].t == T0
     assert p.events("timeout", job="train")[0].t == pytest.approx(T0 + p.job.p.hang_timeout_s)
@@ -570,10 +572,12 @@ def test_roce_port_down_code_hccn_record_cqe_error_prefill_hangs(topo1: Topology
     f = p.inject("roce_port_down", port)
     hang_s = p.inf.p.hang_timeout_s
     p.run(T0 + hang_s + 60)
-    (code,) = p.logs(r"event_id=0x81078603", source="device_os", origin=npu)
+    (code,) = p.logs(r"Event id=0x81078603", source="device_os", origin=npu)
     (hccn,) = p.logs(rf"\[devid {3 * 2 + 1}\].*LINK DOWN", source="hccn", origin=node)
-    (cqe,) = p.logs(r"ErrorCode\[EI0013\]", source="plog", origin=node)
-    assert code.t == hccn.t == T0 and cqe.t == pytest.approx(T0 + p.sim.params.faults.peer_timeout_report_s)
+    cqe = p.logs(r"\[Heartbeat\]cqe err status\[12\]", source="plog")
+    assert len({ln.origin for ln in cqe}) == 2 and node in {ln.origin for ln in cqe}  # both ends report
+    assert code.t == hccn.t == T0 and all(ln.t == pytest.approx(T0 + p.sim.params.faults.peer_timeout_report_s)
+                                          for ln in cqe)
     # (c) the prefill instance's KV hand-over blocks: it hangs, then is declared down
     assert p.inst(port)["role"] == "prefill" and p.inst(port)["state"] == "down" and p.others_up(port)
     assert p.job.state == "running"
@@ -586,11 +590,11 @@ def test_collective_timeout_sw_peers_report_ei0002_hardware_healthy(topo1: Topol
     node = "pod0/node38"
     f = p.inject("collective_timeout_sw", node)
     p.run(T0 + 1800 + 300)
-    peers = p.logs(r"ErrorCode\[EI0002\].*remote\[" + re.escape(fmt.host_ip(node)) + r"\]", source="plog")
+    peers = p.logs(r"taskType\[Notify Wait\], remote\[" + re.escape(fmt.host_ip(node)) + r"\]", source="plog")
     assert len(peers) >= 3 and node not in {ln.origin for ln in peers}
     assert {ln.origin for ln in peers} <= set(TRAIN_NODES)
     assert all(ln.t == pytest.approx(T0 + p.sim.params.faults.peer_timeout_report_s) for ln in peers)
-    assert p.logs(r"ErrorCode\[EI9999\]", source="plog", origin=node)
+    assert not p.logs(r".", origin=node)  # the stuck rank prints nothing
     # no hardware signal at all: no device codes, no link or switch alarms, nothing unhealthy
     assert not p.logs(r"event_id=|UBSW/|linkDown_|Ascend910-\d fault")
     assert not p.sim.state.unhealthy()
@@ -606,7 +610,8 @@ def test_silent_data_corruption_nan_loss_line_and_crash_without_hardware_codes(t
     npu, node = "pod0/node39/npu0", "pod0/node39"
     f = p.inject("silent_data_corruption", npu, params={"detect_delay_s": 90.0})
     p.run(T0 + 600)
-    nan = p.logs(r"loss is nan", source="train", origin=node)
+    nan = p.logs(r"\[rank\d+\]: AssertionError: Rank \d+: found NaN in local grad norm in backward pass before "
+                 r"data-parallel communication collective\. Device: 0, node: pod0-node39$", source="train", origin=node)
     assert nan and nan[0].t == pytest.approx(T0 + 90.0)
     (crash,) = p.events("crash", job="train")
     assert crash.t == pytest.approx(T0 + 90.0) and p.job.state == "down"

@@ -275,7 +275,7 @@ def test_real_imports_explain_rendered_lines(real_matcher: SignatureMatcher) -> 
     m = real_matcher
     hit = entry_matches(m, fmt.device_os_event(DT, 3, "80E01801"))["0x80E01801"]
     assert "ECC" in hit.cause and hit.handling == "RestartBusiness" and hit.suggestion
-    notify = entry_matches(m, fmt.train_hccl_error(DT, 4, "allreduce", "EI0002"))
+    notify = entry_matches(m, fmt.train_hccl_error(DT, 4, "EI0002", remote=3))
     assert any("notify" in x.cause.lower() for x in notify.values())  # type: ignore[attr-defined]
     assert entry_matches(m, fmt.device_os_event(DT, 1, "81078603"))["0x81078603"].handling == "NotHandle"
 

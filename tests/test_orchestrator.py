@@ -290,11 +290,11 @@ def test_dry_run_plans_but_changes_nothing(topo1: Topology, rbs: RunbookSet) -> 
     sim, job = training(topo1)
     node = job.nodes[4]
     sim.inject(FaultSpec(at_s=100, kind="node_crash", target=node))
-    sim.run(110)
+    sim.run(100 + job.p.hang_timeout_s + 10)  # the dead host's ranks leave the job stalled, then timed out
     before = (sim.state.unhealthy(), list(sim.control.spares), job.state, list(job.nodes))
     orch = Orchestrator(sim, rbs, dry_run=True)
     proc = orch.handle("d", diag("node_crash", node))
-    sim.run(2000)
+    sim.run(sim.now + 2000)
     assert (sim.state.unhealthy(), list(sim.control.spares), job.state, list(job.nodes)) == before
     inc = proc.value
     assert inc["outcome"] == "planned"

@@ -18,7 +18,8 @@ Gen = Generator[simpy.Event, Any, None]
 
 # ---- HBM ------------------------------------------------------------------------------------------
 class HbmCeStorm(FaultModel):
-    """Correctable-error storm: CE counter climbs fast, periodic device warnings; heals by itself."""
+    """Correctable-error storm: CE counter climbs fast, periodic device reports; heals by itself. The reports are
+    the same line background bursts print (``Event id=0x80e01805``): only their rate tells a storm."""
 
     kind = "hbm_ce_storm"
 
@@ -33,29 +34,25 @@ class HbmCeStorm(FaultModel):
         for _ in range(n_reports):
             # the device reports once errors have accumulated (a report at onset would read ce_count=0)
             yield self.wait(dur / n_reports)
-            total = hub.read("hbm_ce_total", self.target, default=0.0) or 0.0
-            self.emit.device_event(npu, fmt.HBM_CE_CODE, f"hbm correctable ecc errors, ce_count={int(total)}",
-                                   level="WARNING")
+            self.emit.device_event(npu, fmt.HBM_CE_CODE)
         hub.metrics.add("hbm_ce_total", self.target, self.sim.now, 0.0, slope=base_slope)
         self.end()
 
 
 class HbmUce(FaultModel):
-    """Uncorrectable multi-bit ECC error: the rank's process dies; follow-on AICore/bus errors within seconds."""
+    """Uncorrectable multi-bit ECC error: the rank's process dies with the runtime's memory-UCE code. No follow-on
+    device codes: the knowledge graph documents none for 0x80E01801 (its rule list is empty)."""
 
     kind = "hbm_uce"
 
     def run(self) -> Gen:
         npu = ids.npu_of(self.target) or self.target
-        addr = int(self.rng.integers(0, 2**31))
-        self.emit.device_event(npu, "80E01801", f"hbm multi-bit ecc error, uncorrectable, addr=0x{addr:08x}")
+        self.emit.device_event(npu, "80E01801")
         self.emit.plugin(npu, "80E01801", "RestartBusiness")
         self.sim.telemetry.count("hbm_uce_total", self.target)
-        self.hit(npu, "crash", "NPU error, error code is 507053")
-        self.emit.plog_runtime(npu, 507053, "the error from device(chipId, dieId)")
-        yield self.wait(self.p.followon_delay_s)
-        self.emit.device_event(npu, "80C98000", "aicore instruction data verify failed")
-        self.emit.plog_runtime(npu, 507015)
+        self.emit.plog_runtime(npu, 507053)
+        self.hit(npu, "crash", "RuntimeError: InnerRun: NPU error, error code is 507053")
+        yield self.wait(0)
         self.end()
 
 
@@ -73,16 +70,15 @@ class HbmRowExhaustion(FaultModel):
         while rows < ctrl.hbm_rows_replace_threshold:
             rows += 1
             self.sim.telemetry.metric("hbm_isolated_rows", self.target, float(rows))
-            self.emit.device_event(npu, "80E01801", f"hbm multi-bit ecc error, row isolated, isolated_rows={rows}",
-                                   level="WARNING")
+            self.emit.device_event(npu, "80E01801", level="WARNING")
             if rows >= ctrl.hbm_rows_warn_threshold and not warned:
                 warned = True
-                self.emit.device_event(npu, "80E18401", f"hbm isolated rows reached {rows}", level="WARNING")
+                self.emit.device_event(npu, "80E18401")
             yield self.wait(self.rng.exponential(self.p.rows_growth_interval_s))
-        self.emit.device_event(npu, "80E18402", f"hbm isolated rows reached {rows}, replace the device")
+        self.emit.device_event(npu, "80E18402")
         self.emit.plugin(npu, "80E18402", "SeparateNPU")
         self.set_health(npu, Health.FAILED)
-        self.hit(npu, "crash", "NPU error, error code is 507053")
+        self.hit(npu, "crash", "RuntimeError: InnerRun: NPU error, error code is 507053")
         self.end()
 
 
@@ -97,14 +93,15 @@ class HbmOvertemp(FaultModel):
         slope = (p.hbm_temp_fatal_c - p.hbm_temp_nominal_c) / p.overtemp_ramp_s
         self.sim.telemetry.metric("hbm_temp_c", self.target, p.hbm_temp_nominal_c, slope=slope)
         yield self.wait((p.hbm_temp_alarm_c - p.hbm_temp_nominal_c) / slope)
-        self.emit.device_event(npu, "80E00209", f"hbm temperature {p.hbm_temp_alarm_c:.0f}C over alarm threshold",
-                               level="WARNING")
+        self.emit.device_event(npu, "80E00209")
         yield self.wait((p.hbm_temp_fatal_c - p.hbm_temp_alarm_c) / slope)
         self.sim.telemetry.metric("hbm_temp_c", self.target, p.hbm_temp_fatal_c)
-        self.emit.device_event(npu, "80E0020B", f"hbm temperature {p.hbm_temp_fatal_c:.0f}C fatal, device stopped")
+        self.emit.device_event(npu, "80E0020B")
         self.emit.plugin(npu, "80E0020B", "SeparateNPU")
         self.set_health(npu, Health.FAILED)
-        self.hit(npu, "crash", "NPU error, error code is 507010")
+        self.hit(npu, "crash", "RuntimeError: InnerRun: NPU error, error code is 507010")
+        yield self.wait(self.p.npu_heartbeat_s * 3)
+        self.emit.heartbeat_lost(npu)
         self.end()
 
 
@@ -119,18 +116,22 @@ class _LinkFault(FaultModel):
         a, b = self.link_ends()
         return ids.index(b, "sw") if end == a else ids.index(a, "node")
 
-    def down(self, reason: str) -> None:
+    def down(self) -> None:
         self.set_health(self.target, Health.FAILED)
         self.sim.telemetry.count("link_down_total", self.target)
-        self.emit.link_state(self.target, up=False, reason=reason)
+        self.emit.link_state(self.target, up=False)
 
     def up(self) -> None:
         if self.sim.state.health(self.target) == Health.FAILED:
             self.set_health(self.target, Health.HEALTHY)
             self.emit.link_state(self.target, up=True)
 
-    def crc_burst(self) -> None:
-        self.sim.telemetry.count("link_crc_total", self.target, float(self.p.crc_burst))
+    def crc_burst(self, mean: float | None = None) -> None:
+        """CRC errors counted around one down: exponential, mean ``faults.crc_burst`` (a hard flap) or the
+        background flap's mean (a dirty end-face is the same physics as a background flap)."""
+        m = self.p.crc_burst if mean is None else mean
+        if m > 0:
+            self.sim.telemetry.count("link_crc_total", self.target, float(math.ceil(self.rng.exponential(m))))
 
 
 class OpticalDegradation(_LinkFault):
@@ -155,12 +156,14 @@ class OpticalDegradation(_LinkFault):
         for k in range(1, lanes):
             self.sim.state.set_lanes_down(self.target, k, cause=f"fault:{self.truth.id}")
             a, _ = self.link_ends()
-            self.sim.telemetry.log(a, "switch", "WARN", fmt.switch_port_state(
-                self.sim.wallclock(), fmt.hostname(a), self.port_of(a), True,
-                f"lanes degraded, {lanes - k}/{lanes} lanes up"))
+            if k == 1 or lanes - k <= lanes // 2:
+                # SwitchFaultCode.json NotHandle [0x00f10509,132333|132332,L2,na]: port lanes reduced (to 4, then
+                # to 2 or 1; kg-config.json Comp_Switch_L1_23/26); the lane count is not in the line
+                self.emit.switch_alarm(a, "0x00f10509", "L2", self.port_of(a),
+                                       fault_id="132333" if k == 1 else "132332")
             # lanes - 1 drops, evenly spaced, so the link dies when Rx reaches link_down_rx_dbm
             yield self.wait((hours_to_down - hours_to_lane) * 3600 / max(1, lanes - 1))
-        self.down("loss of signal")
+        self.down()
         self.end()
 
 
@@ -177,7 +180,7 @@ class LinkFlap(_LinkFault):
             if self.sim.state.health(self.target) == Health.ISOLATED:
                 break
             self.crc_burst()
-            self.down("link flap")
+            self.down()
             yield self.wait(self.rng.exponential(self.p.flap_down_s))
             self.up()
             n += 1
@@ -190,7 +193,7 @@ class LinkDown(_LinkFault):
 
     def run(self) -> Gen:
         self.crc_burst()
-        self.down(str(self.param("cause", "loss of signal")))
+        self.down()
         if (yield from self.heal_after_duration()):
             self.up()
         self.end()
@@ -202,8 +205,8 @@ class DirtyConnector(_LinkFault):
     kind = "dirty_connector"
 
     def run(self) -> Gen:
-        self.crc_burst()
-        self.down("signal lost")
+        self.crc_burst(self.sim.params.noise.flap_crc_burst_mean)
+        self.down()
         yield self.wait(self.rng.exponential(self.p.dirty_flap_down_s))
         self.up()
         self.end()
@@ -211,7 +214,10 @@ class DirtyConnector(_LinkFault):
 
 # ---- switches ---------------------------------------------------------------------------------------
 class L1SwitchFailure(FaultModel):
-    """An on-board L1 chip dies: its 16 uplinks and the dies' links to it go down."""
+    """An on-board L1 chip dies: its 16 uplinks and the dies' links to it go down. The dead chip logs nothing; the
+    L2 chips log their ports down, the node's device plugin relays the forwarding-engine failure tuple
+    ``[0x00f103b0,155907,na,na]`` (SwitchFaultCode.json SeparateFaultCodes, kg-config.json Comp_Switch_L1_01) naming
+    the chip, and each NPU's device OS reports its UB port down (0x81B18603, NotHandle)."""
 
     kind = "l1_switch_failure"
 
@@ -219,19 +225,19 @@ class L1SwitchFailure(FaultModel):
         sw = self.target
         node = ids.node_of(sw) or ""
         self.set_health(sw, Health.FAILED)
-        self.emit.syslog(node, f"ub switch chip l1sw{ids.index(sw, 'l1sw')} not responding, chip fault")
+        self.emit.plugin_switch(node, "0x00f103b0", "155907", "na", "SeparateNPU", chip=ids.index(sw, "l1sw"))
         for lid in self.sim.topology.links_of[sw]:
             if self.sim.topology.links[lid].kind == "ub_optical":
-                self.emit.link_state(lid, up=False, reason="switch chip fault")
+                self.emit.link_state(lid, up=False, l1_alive=False)
         for npu in self.sim.topology.npus_of(node):
-            self.emit.device_event(npu, "81B18603", f"ub_port link status up->down, l1sw{ids.index(sw, 'l1sw')}")
+            self.emit.device_event(npu, "81B18603")
         if (yield from self.heal_after_duration()):
             self.set_health(sw, Health.HEALTHY)
         self.end()
 
 
 class L2SwitchFailure(FaultModel):
-    """An L2 chip dies: 48 links of its plane go down at once."""
+    """An L2 chip dies: 48 links of its plane go down at once; only the L1 ends (and their nodes' plugins) log."""
 
     kind = "l2_switch_failure"
 
@@ -240,7 +246,7 @@ class L2SwitchFailure(FaultModel):
         self.set_health(sw, Health.FAILED)
         for lid in self.sim.topology.links_of[sw]:
             if self.sim.topology.links[lid].kind == "ub_optical":
-                self.emit.link_state(lid, up=False, reason="peer switch chip not responding")
+                self.emit.link_state(lid, up=False, l2_alive=False)
         if (yield from self.heal_after_duration()):
             self.set_health(sw, Health.HEALTHY)
         self.end()
@@ -248,33 +254,39 @@ class L2SwitchFailure(FaultModel):
 
 # ---- NPUs ----------------------------------------------------------------------------------------------
 class AicoreHang(FaultModel):
+    """A die's AI cores hang: the device OS reports the task scheduler's heartbeat error (0x80FA4E00, RestartNPU,
+    kg-config.json); the rank stalls silently (peers report the wait, see the workloads); the runtime of the rank
+    reports the lost TS heartbeat (507010, ACL_ERROR_RT_LOST_HEARTBEAT; kg-config.json links 0x80FA4E00 to the
+    plog's 'Device lost heartbeat')."""
+
     kind = "aicore_hang"
 
     def run(self) -> Gen:
         die = self.target
         npu = ids.npu_of(die) or die
         self.set_health(die, Health.FAILED)
-        self.hit(die, "hang", "HCCL error EI0002: notify wait timeout")
-        self.emit.device_event(npu, "80FA4E00", f"ts heartbeat error, die {ids.index(die, 'die')} task scheduler "
-                               "not responding")
+        self.hit(die, "hang", "")
+        self.emit.device_event(npu, "80FA4E00")
         yield self.wait(self.p.peer_timeout_report_s)
-        self.emit.plog_runtime(npu, 507034)
+        self.emit.plog_runtime(npu, 507010)
         self.end()
 
 
 class NpuOffBus(FaultModel):
+    """The chip leaves the PCIe bus: a fatal AER report on the host, the rank dies with 507010, and the driver
+    reports the device's heartbeat lost (0x40F84E00) after three missed beats."""
+
     kind = "npu_off_bus"
 
     def run(self) -> Gen:
         npu = self.target
         node = ids.node_of(npu) or ""
         self.set_health(npu, Health.FAILED)
-        self.hit(npu, "crash", "NPU error, error code is 507010")
-        self.emit.syslog(node, f"pcieport 0000:{0x80 + ids.index(npu, 'npu'):02x}:00.0: PCIe Bus Error: "
-                         "severity=Uncorrected (Fatal), link down")
+        self.hit(npu, "crash", "RuntimeError: InnerRun: NPU error, error code is 507010")
+        self.emit.kernel(node, fmt.pcie_aer(f"0000:{0x80 + ids.index(npu, 'npu'):02x}:00.0", 2,
+                                            int(self.rng.integers(0, 3))))
         yield self.wait(self.p.npu_heartbeat_s * 3)
-        self.emit.node_agent(node, f"device Ascend910-{ids.index(npu, 'npu')} heartbeat lost, device "
-                             "disconnected")
+        self.emit.heartbeat_lost(npu)
         self.end()
 
 
@@ -285,8 +297,7 @@ class NpuFailSlow(FaultModel):
         npu = self.target
         factor = float(self.param("factor", self.p.fail_slow_factor))
         self.sim.telemetry.metric("npu_temp_c", npu, self.p.npu_temp_throttle_c)
-        self.emit.device_event(npu, "80E20207", f"soc temperature {self.p.npu_temp_throttle_c:.0f}C, frequency "
-                               "reduced", level="WARNING")
+        self.emit.device_event(npu, "80E20207")
         for w in self.workloads_on(npu):
             if hasattr(w, "set_slowdown"):
                 w.set_slowdown(npu, factor)
@@ -300,46 +311,55 @@ class NpuFailSlow(FaultModel):
 
 # ---- nodes ---------------------------------------------------------------------------------------------
 class NodeCrash(FaultModel):
+    """Kernel panic: the host stops. Its ranks die silently (peers wait, see the workloads); the L2 chips log
+    their ports toward the node down (the node's own L1 chips and plugin are on the dead board); the panic text
+    itself is the kernel's (kg-config.json Comp_OS_HW_Mem_02; read from vmcore-dmesg after the reboot)."""
+
     kind = "node_crash"
 
     def run(self) -> Gen:
         node = self.target
-        cause = str(self.param("cause", "Kernel panic - not syncing: Fatal hardware error"))
-        self.emit.syslog(node, cause)
+        cause = str(self.param("cause", "Kernel panic - not syncing: Fatal machine check"))
+        self.emit.kernel(node, cause)
         self.set_health(node, Health.FAILED)
-        self.hit(node, "crash", "HCCL error EI0006: get socket timeout")
-        # the node's L1 chips' uplinks go dark with it: every L2 chip reports its port toward the node down
         for plane in range(self.sim.topology.params.l2_planes):
             for lid in self.sim.topology.uplinks[(node, plane)]:
-                self.emit.link_state(lid, up=False, reason="peer down")
-        yield self.wait(self.p.node_agent_heartbeat_s)
-        self.emit.node_agent(node, f"node {fmt.hostname(node)} heartbeat lost")
+                self.emit.link_state(lid, up=False, l1_alive=False)
+        yield self.wait(0)
         self.end()
 
 
 class NodeHang(FaultModel):
+    """The host hangs (soft lockup): the kernel's watchdog line, the ranks stall silently, heartbeats stop."""
+
     kind = "node_hang"
 
     def run(self) -> Gen:
         node = self.target
         self.set_health(node, Health.FAILED)
-        self.hit(node, "hang", "HCCL error EI0002: notify wait timeout")
-        self.emit.syslog(node, "watchdog: BUG: soft lockup - CPU#17 stuck for 22s!")
-        yield self.wait(self.p.node_agent_heartbeat_s)
-        self.emit.node_agent(node, f"node {fmt.hostname(node)} heartbeat lost, devices reported up")
+        self.hit(node, "hang", "")
+        cpu = int(self.rng.integers(0, 192))
+        secs = int(self.rng.integers(22, 27))
+        self.emit.kernel(node, fmt.soft_lockup(cpu, secs, "python3", fmt.pid_of(node)))
+        yield self.wait(0)
         self.end()
 
 
 class QingtianFailure(FaultModel):
+    """The Qingtian card fails: the node loses its VPC plane and storage path. What shows is the kernel's NFS and
+    hung-task lines (no documented Qingtian-specific code was found); the ranks block in I/O."""
+
     kind = "qingtian_failure"
 
     def run(self) -> Gen:
         card = self.target
         node = ids.node_of(card) or ""
         self.set_health(card, Health.FAILED)
-        self.emit.syslog(node, "qingtian: dpu card heartbeat lost, vpc interface eth0 link down")
-        self.emit.syslog(node, "nfs: server storage.vpc not responding, still trying", level="WARNING")
-        self.hit(node, "hang", "dataloader: read from storage timed out")
+        self.emit.kernel(node, fmt.nfs_not_responding("storage.vpc"), level="WARNING")
+        self.hit(node, "hang", "")
+        yield self.wait(120.0)  # kernel/hung_task.c default hung_task_timeout_secs
+        if self.sim.state.health(card) == Health.FAILED:
+            self.emit.kernel(node, fmt.hung_task("python3", fmt.pid_of(node)))
         if (yield from self.heal_after_duration()):
             self.set_health(card, Health.HEALTHY)
         self.end()
@@ -347,20 +367,26 @@ class QingtianFailure(FaultModel):
 
 # ---- RDMA and software -----------------------------------------------------------------------------------
 class RocePortDown(FaultModel):
+    """A die's RoCE port goes down: the device OS reports 0x81078603, hccn_tool records LINK DOWN, and once RDMA
+    retransmissions run out HCCL on both ends reports the error CQE (kg-config.json AISW_CANN_HCCL_029)."""
+
     kind = "roce_port_down"
 
     def run(self) -> Gen:
         port = self.target
         npu = ids.npu_of(port) or port
+        node = ids.node_of(port) or ""
         self.set_health(port, Health.FAILED)
-        self.emit.device_event(npu, "81078603",
-                               f"network port link status up->down, roce port {ids.index(port, 'roce')}")
+        self.emit.device_event(npu, "81078603")
         self.emit.hccn_link(port, up=False)
         for w in self.workloads_on(npu):
             if w.kind == "inference":
-                w.fail(npu, "hang", "HCCL error EI0013: roce error cqe")  # type: ignore[attr-defined]
+                w.fail(npu, "hang", "")  # type: ignore[attr-defined]
         yield self.wait(self.p.peer_timeout_report_s)
-        self.emit.plog_hccl(npu, "EI0013")
+        peers = [n for w in self.workloads_on(npu) for n in w.nodes if n != node][:1]
+        for peer in peers:
+            self.emit.plog_cqe(npu, peer)
+            self.emit.plog_cqe(self.sim.topology.npus_of(peer)[0], node)
         if (yield from self.heal_after_duration()):
             self.set_health(port, Health.HEALTHY)
             self.emit.hccn_link(port, up=True)
@@ -368,7 +394,8 @@ class RocePortDown(FaultModel):
 
 
 class CollectiveTimeoutSw(FaultModel):
-    """A software bug leaves one rank stuck; peers time out waiting; the hardware is healthy."""
+    """A software bug leaves one rank stuck; the hardware is healthy. Nothing is printed by the fault: peers report
+    the wait as for any stall (the workloads), and the stuck rank prints nothing."""
 
     kind = "collective_timeout_sw"
 
@@ -376,18 +403,16 @@ class CollectiveTimeoutSw(FaultModel):
         node = self.target
         npus = self.sim.topology.npus_of(node)
         stuck = npus[int(self.rng.integers(0, len(npus)))]
-        self.hit(stuck, "hang", "HCCL error EI0002: notify wait timeout")
-        yield self.wait(self.p.peer_timeout_report_s)
-        for w in self.workloads_on(node):
-            for other in w.nodes[:4]:
-                if other != node:
-                    peer = self.sim.topology.npus_of(other)[0]
-                    self.emit.plog_hccl(peer, "EI0002", remote=fmt.host_ip(node))
-        self.emit.plog_hccl(stuck, "EI9999", "collective operator not launched, host thread blocked")
+        self.hit(stuck, "hang", "")
+        yield self.wait(0)
         self.end()
 
 
 class SilentDataCorruption(FaultModel):
+    """Wrong results from a chip: no hardware code exists for it (facts.md §4). After a few steps its gradients
+    turn NaN and Megatron's gradient check stops the job with its own assertion text, naming the rank, device and
+    host whose local gradient norm was NaN (megatron/core/distributed/param_and_grad_buffer.py, ``check_for_nan_in_grad``)."""
+
     kind = "silent_data_corruption"
 
     def run(self) -> Gen:
@@ -396,9 +421,11 @@ class SilentDataCorruption(FaultModel):
         yield self.wait(self.param("detect_delay_s", self.p.sdc_detect_delay_s))
         for w in self.workloads_on(npu):
             if w.kind == "training":
-                self.emit.train(node, f"loss is nan, grad norm is inf on device[{ids.index(npu, 'npu')}]; "
-                                "stopping training")
-                w.fail(npu, "crash", "loss is nan, grad norm is inf")  # type: ignore[attr-defined]
+                ranks = getattr(w, "ranks", [])
+                r = ranks.index(npu) if npu in ranks else 0
+                w.fail(npu, "crash", f"AssertionError: Rank {r}: found NaN in local grad norm in backward pass "  # type: ignore[attr-defined]
+                       f"before data-parallel communication collective. Device: {fmt.device_index(npu)}, node: "
+                       f"{fmt.hostname(node)}")
         self.end()
 
 

@@ -10,10 +10,9 @@ A = "assumed; "
 class FaultParams(ParamGroup):
     ce_storm_duration_s: float = P(1800.0, "s", A + "CE storms before a UCE last tens of minutes", gt=0)
     ce_storm_rate_per_s: float = P(0.5, "errors/s", A + "well above the benign background CE rate", gt=0)
-    followon_delay_s: float = P(
-        2.0, "s", "DESIGN principle 2: an HBM UCE brings follow-on AICore/bus errors within seconds", ge=0)
     peer_timeout_report_s: float = P(
-        30.0, "s", "HCCL notify-wait/exec timeout seen by peers; step-retry timeout 30 s (facts.md §3)", ge=0)
+        30.0, "s", "when a stalled job's peers report their notify-wait timeout (plog) and RDMA ends their CQE error, "
+        "for every stall cause alike; step-retry timeout 30 s (facts.md §3)", ge=0)
     rows_at_onset: int = P(40, "rows", A + "a chip that exhausts rows has been accumulating them for a while", ge=0)
     rows_growth_interval_s: float = P(
         600.0, "s", A + "one more multi-bit row every ~10 min once a stack is failing", gt=0)
@@ -33,12 +32,13 @@ class FaultParams(ParamGroup):
     flap_gap_s: float = P(40.0, "s", A + "mean time between flaps in a burst", gt=0)
     flap_down_s: float = P(1.5, "s", A + "mean time a flapping link stays down", gt=0)
     dirty_flap_down_s: float = P(0.5, "s", A + "a dirty end-face flap re-locks within about a second", gt=0)
-    crc_burst: float = P(5000.0, "errors", A + "CRC errors counted around one flap", ge=0)
+    crc_burst: float = P(5000.0, "errors", A + "mean CRC errors counted around one hard flap (link_flap, link_down; "
+                         "exponential); a dirty connector draws from the background flap's mean instead", ge=0)
     fail_slow_factor: float = P(1.4, "x", A + "thermal throttling slows a chip by tens of percent (Alibaba fail-slow)",
                                 gt=1)
     fail_slow_duration_s: float = P(600.0, "s", "compute fail-slow lasts ~10 min (Alibaba ATC'25, facts.md §4)", gt=0)
     npu_temp_throttle_c: float = P(95.0, "degC", A + "SoC non-fatal high-temperature alarm level (0x80E20207)", gt=0)
     sdc_detect_delay_s: float = P(
         120.0, "s", A + "a loss spike/NaN shows in the training log a few steps after corruption starts", ge=0)
-    node_agent_heartbeat_s: float = P(60.0, "s", "node agent polls the BMC every 60 s (facts.md §3)", gt=0)
-    npu_heartbeat_s: float = P(2.5, "s", "each NPU pings its gateway every 2.5 s (facts.md §3)", gt=0)
+    npu_heartbeat_s: float = P(2.5, "s", "each NPU pings its gateway every 2.5 s (facts.md §3); the host driver reports "
+                               "a stopped device's heartbeat lost after three missed beats", gt=0)

@@ -21,11 +21,13 @@ class Emitter:
         self.sim = sim
         self.hub = sim.telemetry
 
-    def device_event(self, npu: str, code: str, text: str | None = None, level: str | None = None,
-                     recovered: bool = False) -> None:
-        """A device (NPU OS) fault event carrying ``event_id=0x<code>``, in the NPU's device log."""
-        line = fmt.device_os_event(self.sim.wallclock(), fmt.device_index(npu), code, text,
-                                   assertion=not recovered, level=level)
+    def _pid(self, npu: str) -> tuple[int, int]:
+        return fmt.pid_of(npu), fmt.pid_of(npu) + 1
+
+    def device_event(self, npu: str, code: str, level: str | None = None, recovered: bool = False) -> None:
+        """A device (NPU OS) fault event carrying ``Event id=0x<code>``, in the NPU's device log."""
+        line = fmt.device_os_event(self.sim.wallclock(), fmt.device_index(npu), code, assertion=not recovered,
+                                   level=level)
         self.hub.log(npu, "device_os", line.split("]", 1)[0].lstrip("["), line)
 
     def plugin(self, npu: str, code: str, handling: str) -> None:
@@ -33,51 +35,70 @@ class Emitter:
         line = fmt.device_plugin_fault(self.sim.wallclock(), fmt.device_index(npu), code, handling)
         self.hub.log(ids.node_of(npu) or npu, "device_plugin", "WARN", line)
 
-    def node_agent(self, node: str, text: str, level: str = "ERROR") -> None:
-        line = fmt.device_plugin(self.sim.wallclock(), level, text, where="nodeagent/heartbeat.go:96")
-        self.hub.log(node, "device_plugin", level, line)
+    def plugin_switch(self, node: str, alarm: str, fault_id: str, peer: str, handling: str, chip: int,
+                      port: int = 0) -> None:
+        """The node's device plugin relaying a switch fault tuple of one of its L1 chips."""
+        line = fmt.device_plugin_switch_fault(self.sim.wallclock(), alarm, peer, port, handling, fault_id=fault_id,
+                                              chip=chip)
+        self.hub.log(node, "device_plugin", "WARN", line)
 
-    def switch_alarm(self, switch: str, alarm: str, peer: str, port: int, text: str = "",
-                     active: bool = True) -> None:
-        line = fmt.switch_alarm(self.sim.wallclock(), fmt.hostname(switch), alarm, peer, port, active, text)
+    def switch_alarm(self, switch: str, alarm: str, peer: str, port: int, active: bool = True,
+                     fault_id: str = "na") -> None:
+        line = fmt.switch_alarm(self.sim.wallclock(), fmt.hostname(switch), alarm, peer, port, active, fault_id)
         self.hub.log(switch, "switch", "WARN" if active else "INFO", line)
-
-    def port_state(self, switch: str, port: int, up: bool, reason: str = "") -> None:
-        line = fmt.switch_port_state(self.sim.wallclock(), fmt.hostname(switch), port, up, reason)
-        self.hub.log(switch, "switch", "INFO" if up else "ERROR", line)
 
     def syslog(self, node: str, text: str, level: str = "ERROR") -> None:
         self.hub.log(node, "syslog", level, fmt.syslog(self.sim.wallclock(), fmt.hostname(node), text))
 
-    def plog_runtime(self, npu: str, code: int, detail: str = "") -> None:
-        line = fmt.plog_runtime_error(self.sim.wallclock(), fmt.pid_of(npu), fmt.pid_of(npu) + 1,
-                                      code, fmt.device_index(npu), detail)
+    def kernel(self, node: str, text: str, level: str = "ERROR") -> None:
+        """A kernel line in the node's messages, with the uptime stamp the kernel prints."""
+        line = fmt.syslog(self.sim.wallclock(), fmt.hostname(node), text, uptime_s=self.sim.now + 1200.0)
+        self.hub.log(node, "syslog", level, line)
+
+    def heartbeat_lost(self, npu: str) -> None:
+        """The host driver's ``Heartbeat lost!`` for a device that stopped beating (0x40F84E00)."""
+        node = ids.node_of(npu) or npu
+        self.kernel(node, fmt.driver_heartbeat_lost(fmt.device_index(npu), 1000 + int(self.sim.now) % 9000, 4))
+
+    def plog_runtime(self, npu: str, code: int) -> None:
+        pid, tid = self._pid(npu)
+        line = fmt.plog_runtime_error(self.sim.wallclock(), pid, tid, code, fmt.device_index(npu))
         self.hub.log(ids.node_of(npu) or npu, "plog", "ERROR", line)
 
-    def plog_hccl(self, npu: str, code: str, detail: str = "", remote: str | None = None) -> None:
-        line = fmt.plog_hccl_error(self.sim.wallclock(), fmt.pid_of(npu), fmt.pid_of(npu) + 1, code, detail,
-                                   device=fmt.device_index(npu), remote=remote)
+    def plog_notify_wait(self, npu: str, remote_node: str) -> None:
+        """A peer's HCCL notify-wait timeout naming the node it waited for."""
+        pid, tid = self._pid(npu)
+        line = fmt.plog_notify_wait(self.sim.wallclock(), pid, tid, fmt.host_ip(remote_node))
+        self.hub.log(ids.node_of(npu) or npu, "plog", "ERROR", line)
+
+    def plog_cqe(self, npu: str, peer_node: str) -> None:
+        """HCCL's RDMA completion error on ``npu``'s process toward ``peer_node`` (retransmissions exceeded)."""
+        pid, tid = self._pid(npu)
+        line = fmt.plog_cqe_error(self.sim.wallclock(), pid, tid, fmt.host_ip(peer_node))
         self.hub.log(ids.node_of(npu) or npu, "plog", "ERROR", line)
 
     def train(self, node: str, text: str, level: str = "ERROR", rank: int | None = None) -> None:
         self.hub.log(node, "train", level, fmt.train_line(self.sim.wallclock(), level, text, rank))
 
-    def link_state(self, link_id: str, up: bool, reason: str = "") -> None:
+    def link_state(self, link_id: str, up: bool, l1_alive: bool = True, l2_alive: bool = True) -> None:
         """What an L1-L2 link going down (or up) shows, whatever the cause: the L1 chip's uplink alarm toward the
-        L2 chip, the L2 chip's port state, and the node's device plugin relaying the switch fault code."""
+        L2 chip, the L2 chip's port state, and the node's device plugin relaying the switch fault tuple. The same
+        text for a background flap and for any fault; a dead end (a failed chip, a crashed node's board) logs
+        nothing, so ``l1_alive`` / ``l2_alive`` say which ends can still write."""
         lk = self.sim.topology.links[link_id]
         dt = self.sim.wallclock()
         l1_port, l2_port = ids.index(lk.b, "sw"), ids.index(lk.a, "node")
         l1_host, l2_host = fmt.hostname(lk.a), fmt.hostname(lk.b)
-        why = f" {reason}" if reason and not up else ""
-        self.hub.log(lk.a, "switch", "INFO" if up else "WARN",
-                     fmt.switch_alarm(dt, l1_host, "0x08520003", "L2", l1_port, active=not up,
-                                      text=f"peer={l2_host}" + ("" if up else " uplink port link down" + why)))
-        self.hub.log(lk.b, "switch", "INFO" if up else "ERROR",
-                     fmt.switch_port_state(dt, l2_host, l2_port, up, "" if up else "PHY link down"))
+        if l1_alive:
+            self.hub.log(lk.a, "switch", "INFO" if up else "WARN",
+                         fmt.switch_alarm(dt, l1_host, "0x08520003", "L2", l1_port, active=not up))
+        if l2_alive:
+            self.hub.log(lk.b, "switch", "INFO" if up else "ERROR", fmt.switch_port_state(dt, l2_host, l2_port, up))
         node = lk.node or ids.node_of(lk.a) or lk.a
-        self.hub.log(node, "device_plugin", "INFO" if up else "WARN",
-                     fmt.device_plugin_switch_fault(dt, "0x08520003", "L2", l1_port, "NotHandle", recovered=up))
+        if l1_alive:
+            self.hub.log(node, "device_plugin", "INFO" if up else "WARN",
+                         fmt.device_plugin_switch_fault(dt, "0x08520003", "L2", l1_port, "NotHandle", recovered=up,
+                                                        chip=ids.index(lk.a, "l1sw")))
 
     def hccn_link(self, port: str, up: bool) -> None:
         """A RoCE port's link change record as ``hccn_tool -link_stat`` shows it."""

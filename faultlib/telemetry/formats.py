@@ -6,8 +6,9 @@ the origin a caller should give (the component whose log bundle holds the line) 
 
 - ``device_os`` (origin: the NPU): slog device-os,
   ``[ERROR] DRV(pid,proc):YYYY-MM-DD-HH:MM:SS.mmm.uuu [file.c:line][devN]text`` with ``event_id=0x<code>``;
-- ``device_plugin`` (the node): MindCluster hwlog, ``[WARN ] YYYY/MM/DD HH:MM:SS.uuuuuu 1  file.go:line  text``
-  naming ``Ascend910-<n>``, the fault code and the handling level;
+- ``device_plugin`` (the node): MindCluster hwlog, ``[WARN]     YYYY/MM/DD HH:MM:SS.uuuuuu 17  file.go:line  text``:
+  switch faults in the real ``switch subscribe got fault:...`` layout; NPU faults as ``Ascend910-<n>``, the fault
+  code and the handling level (codes and levels sourced, that line's layout not verified against a real sample);
 - ``syslog`` (the node): ``Mon DD HH:MM:SS host kernel: text`` (no year); ``dmesg -T``: ``[Sat Mar  1 ...] text``;
 - ``plog`` (the node): CANN ``[LEVEL] MODULE(pid,python):YYYY-MM-DD-HH:MM:SS.mmm.uuu [file.cc:line][tid]text``;
 - ``train`` (the node): training console lines (rank prefix, iteration lines, RuntimeError lines);
@@ -28,48 +29,50 @@ from datetime import datetime
 
 from faultlib import ids
 
-# ---- code tables (descriptions written for this project) ------------------------------------------------
+# ---- code tables (every row from a documented source) ----------------------------------------------------
+KG = "MindCluster fault knowledge graph kg-config.json entry 0x{} (cause_en) and faultCode.json level list"
 DEVICE_CODES: dict[str, tuple[str, str]] = {
-    "80E01805": ("minor", "hbm correctable ecc errors corrected, logging threshold reached"),
-    "80E01801": ("critical", "hbm multi-bit ecc error, address isolation failed"),
-    "80E18401": ("major", "hbm isolated rows reached warning level"),
-    "80E18402": ("critical", "hbm isolated rows reached replacement level"),
-    "80E00209": ("major", "hbm temperature over alarm level"),
-    "80E0020B": ("critical", "hbm temperature fatal, device protection triggered"),
-    "81078603": ("major", "network port link status changed up->down"),
-    "81078605": ("minor", "network port partial lane failure"),
-    "81B18603": ("major", "ub port link status changed up->down"),
-    "81B18605": ("minor", "ub port partial lane failure"),
-    "8C1F8608": ("major", "rdma completion queue error (cqe)"),
+    "80E01805": ("NotHandle", "HBM correctable ECC report (meaning assumed, see HBM_CE_CODE)"),
+    "80E01801": ("RestartBusiness", "Multi-bit ECC errors when accessing the HBM"),
+    "80E18401": ("NotHandle", "multi-bit ECC isolation lines of the HBM reach or exceed 16"),
+    "80E18402": ("SeparateNPU", "multi-bit ECC isolation lines of the HBM reach 64"),
+    "80E00209": ("NotHandle", "HBM high temperature alarm"),
+    "80E0020B": ("SeparateNPU", "Fatal high temperature of HBM"),
+    "80E20207": ("SubHealth", "Non-fatal SoC high temperature alarm (excluding DDR/HBM chips)"),
+    "80FA4E00": ("RestartNPU", "TS heartbeat error"),
+    "81078603": ("NotHandle", "Network port link status change (Up >Down)"),
+    "81B18603": ("NotHandle", "The UB_PORT link status changes from Up to Down"),
 }
-"""Device fault code -> (severity, short description) for the codes the simulator emits."""
+"""Device fault code -> (MindCluster handling level, cause as the knowledge graph words it). Source of each row:
+/work/shared/reference/vendor kg-config.json entry ``0x<code>`` (cause_en) and faultCode.json (level); 80E01805
+has a level but no knowledge-graph entry. Only the codes the twin emits are listed."""
 
 HBM_CE_CODE = "80E01805"
 """Benign HBM correctable-error report. Assumed meaning: HBM node type (0x70) memory sensor, event state 5,
 i.e. the IPMI memory-sensor offset "correctable ECC logging limit reached"; MindCluster's faultCode.json lists
-it as NotHandle."""
+it as NotHandle; the knowledge graph has no entry for it."""
 
 RUNTIME_CODES: dict[int, str] = {
-    507010: "device lost heartbeat",
-    507015: "aicore exception",
-    507018: "aicpu exception",
-    507034: "vector core execution timeout",
-    507048: "ffts+ task timeout",
-    507053: "device memory uncorrectable ecc error (hbm uce)",
-    507054: "device memory uncorrectable ecc error (hbm uce), multiple addresses",
+    507010: "ACL_ERROR_RT_LOST_HEARTBEAT",
+    507053: "ACL_ERROR_RT_DEVICE_MEM_ERROR",
+    507054: "ACL_ERROR_RT_HBM_MULTI_BIT_ECC_ERROR",
 }
-"""CANN runtime return codes (facts.md §3) -> what the runtime says about them."""
+"""CANN runtime return codes the twin prints -> their AscendCL names (CANN aclError reference; knowledge_base/
+codes.yaml acl_runtime rows). The runtime prints the number (``ErrCode=507053``); torch_npu prints
+``NPU error, error code is 507053`` (kg-config.json AISW_PyTorch_Train_01)."""
 
 HCCL_CODES: dict[str, str] = {
-    "EI0002": "notify wait timeout: the notify register got no record from the remote rank",
-    "EI0006": "get socket timeout: the socket to the remote rank was not set up in time",
-    "EI0013": "roce error cqe: retransmissions exceeded, the peer is unreachable",
-    "EI9999": "inner error",
-    "EZ9999": "inner error",
-    "EE9999": "inner error",
-    "EL0004": "memory allocation failed",
+    "EI0002": "The wait execution of the Notify register times out. Reason: The Notify register has not received "
+              "the Notify record from remote rank: [{remote}]. base information: [{base}]. task information: "
+              "[{task}]. group information: [{group}]",
+    "EI0006": "Getting socket times out. Reason: {reason}",
+    "EI0013": "An error CQE occurred during operator execution. Local information: server {server}, device ID "
+              "{device}, device IP {ip}. Peer information: server {peer_server}, device ID {peer_device}, device "
+              "IP {peer_ip}.",
 }
-"""HCCL / CANN error-message codes (facts.md §3) -> their message."""
+"""HCCL error-message templates (CANN error-code reference: EI0002 Communication_Error_Timeout, EI0006
+Communication_Error_Get_Socket, EI0013 Execution_Error_ROCE_CQE; hiascend.com maintenref troubleshooting pages and
+the hcomm error_codes list; kg-config.json AISW_CANN_ERRMSG_Custom_03 for EI0002's required substrings)."""
 
 HANDLING_LEVELS = ("NotHandle", "SubHealth", "RestartRequest", "RestartBusiness", "FreeRestartNPU",
                    "RestartNPU", "PreSeparateNPU", "SeparateNPU", "ManuallySeparateNPU")
@@ -164,27 +167,31 @@ def device_os(dt: datetime, device: int, level: str, text: str, pid: int = 1187,
     return f"[{level}] DRV({pid},{proc}):{_slog_ts(dt)} [{where}][dev{device}]{text}"
 
 
-def device_os_event(dt: datetime, device: int, code: str | int, text: str | None = None, assertion: bool = True,
+def device_os_event(dt: datetime, device: int, code: str | int, assertion: bool = True,
                     level: str | None = None) -> str:
-    """A device fault event: ``event_id=0x<code>``, assertion (occur/recover), severity, description."""
+    """A device fault event: ``Event id=0x<code>`` (the substring the vendor knowledge graph keys on for every
+    device code, kg-config.json NPU_OS entries) and whether it occurs or recovers. No description: the code is what
+    the device reports; what it means is in the fault-level file and the knowledge graph, not in the line."""
     c = norm_code(code)
-    sev, desc = DEVICE_CODES.get(c, ("major", "device fault event"))
+    handling = DEVICE_CODES.get(c, ("NotHandle", ""))[0]
     if level is None:
-        level = "INFO" if not assertion else ("WARNING" if sev == "minor" else "ERROR")
-    state = "occur" if assertion else "recover"
-    return device_os(dt, device, level, f"fault event: event_id=0x{c.lower()}, assertion={state}, "
-                                        f"severity={sev}, dev_id={device}, {text or desc}")
+        level = "INFO" if not assertion else ("WARNING" if handling in ("NotHandle", "SubHealth") else "ERROR")
+    return device_os(dt, device, level, f"Event id=0x{c.lower()}, assertion={'occur' if assertion else 'recover'}")
 
 
 # ---- device plugin / node agent (MindCluster hwlog) -------------------------------------------------------
 def device_plugin(dt: datetime, level: str, text: str, where: str = "device/devicefault.go:312",
                   goroutine: int = 1) -> str:
-    """A device-plugin or node-agent log line (hwlog layout)."""
-    return f"[{level.upper():<5}] {dt:%Y/%m/%d %H:%M:%S}.{dt.microsecond:06d} {goroutine:<7d} {where}    {text}"
+    """A device-plugin or node-agent log line (MindCluster hwlog layout: ``[WARN]     2024/01/10 03:30:38.643330 17
+    deviceswitch/ascend_switch.go:190    text``, ascend-fd fixtures dl_log/devicePlugin)."""
+    tag = f"[{level.upper()}]"
+    return f"{tag:<11}{dt:%Y/%m/%d %H:%M:%S}.{dt.microsecond:06d} {goroutine:<7d} {where}    {text}"
 
 
 def device_plugin_fault(dt: datetime, device: int, code: str | int, handling: str, recovered: bool = False) -> str:
-    """The device plugin reporting a device fault code and its handling level for ``Ascend910-<device>``."""
+    """The device plugin reporting a device fault code and its handling level for ``Ascend910-<device>``. The code and
+    level pairs are MindCluster's (faultCode.json); the line's layout is the twin's (no real sample in the
+    reference set)."""
     if handling not in HANDLING_LEVELS:
         raise ValueError(f"unknown handling level {handling!r}")
     what = "recovered" if recovered else "occurred"
@@ -194,16 +201,22 @@ def device_plugin_fault(dt: datetime, device: int, code: str | int, handling: st
 
 
 def device_plugin_switch_fault(dt: datetime, alarm_id: str, peer_type: str, port: int, handling: str,
-                               recovered: bool = False, fault_id: str = "") -> str:
-    """The device plugin reporting a UB switch fault code ``[alarmId,faultId,peerType,na]`` on a port; an alarm
-    without a fault id leaves the field empty, as the vendor's own patterns spell it (kg-config.json
-    Comp_Switch_L1_18..20: ``[0x08520003,,L2,na]``)."""
+                               recovered: bool = False, fault_id: str = "", chip: int = 0) -> str:
+    """The device plugin relaying a UB switch fault ``[alarmId,faultId,peerType,na]`` in the layout of
+    ``deviceswitch/ascend_switch.go`` (ascend-fd fixtures dl_log/devicePlugin/devicePlugin.log); an alarm without a
+    fault id leaves the field empty, as the vendor's own patterns spell it (kg-config.json Comp_Switch_L1_18..20:
+    ``[0x08520003,,L2,na]``). ``handling`` is checked against the levels (the plugin looks it up in
+    SwitchFaultCode.json; the line does not print it)."""
     if handling not in HANDLING_LEVELS:
         raise ValueError(f"unknown handling level {handling!r}")
-    what = "recovered" if recovered else "occurred"
-    return device_plugin(dt, "INFO" if recovered else "WARN",
-                         f"switch fault {what}, fault code [{alarm_id.lower()},{fault_id},{peer_type},na], "
-                         f"port {port_name(port)}, fault level {handling}", where="device/switchfault.go:187")
+    a = alarm_id.lower()
+    code = f"[{a},{fault_id},{peer_type},na]"
+    fid = int(a, 16)
+    event = (f"deviceswitch.SwitchFaultEvent{{EventType:0x4, FaultID:{fid:#x}, AssembledFaultCode:\"{code}\", "
+             f"PeerPortDevice:0x0, PeerPortId:0x0, SwitchChipId:{chip:#x}, SwitchPortId:{port:#x}, Severity:0x0, "
+             f"Assertion:{0 if recovered else 1:#x}}}")
+    return device_plugin(dt, "INFO" if recovered else "WARN", f"switch subscribe got fault:{event}, faultCode:{code}",
+                         where="deviceswitch/ascend_switch.go:190", goroutine=17)
 
 
 # ---- host OS ---------------------------------------------------------------------------------------------
@@ -220,6 +233,41 @@ def dmesg_t(dt: datetime, text: str) -> str:
     return f"[{_ctime(dt)}] {text}"
 
 
+AER_SEVERITY = ("Corrected", "Uncorrected (Non-Fatal)", "Uncorrected (Fatal)")
+AER_LAYER = ("Physical Layer", "Data Link Layer", "Transaction Layer")
+
+
+def pcie_aer(bdf: str, severity: int, layer: int) -> str:
+    """A PCIe AER report as the kernel prints it (drivers/pci/pcie/aer.c: ``%s: PCIe Bus Error: severity=%s,
+    type=%s, (%s)``; kg-config.json Comp_OS_HW_PCIE_01/02 key on ``PCIe Bus Error:`` + ``severity=...``)."""
+    return (f"pcieport {bdf}: PCIe Bus Error: severity={AER_SEVERITY[severity]}, type={AER_LAYER[layer]}, "
+            f"(Receiver ID)")
+
+
+def driver_heartbeat_lost(device: int, count: int, lost: int, worker: str = "kworker/5:1H", pid: int = 39365) -> str:
+    """The Ascend driver reporting a device's lost heartbeat (0x40F84E00, RestartNPU): the layout of ascend-fd's
+    fixture st_module_testcase/kg_parse/messages_0x40F84E00 and kg-config.json 0x40F84E00."""
+    return (f"[ascend] [ERROR] [drv_soft_fault] [heart_beat_judge 318] <{worker}:{pid}> Heartbeat lost! "
+            f"(device={device}; old_count={count}; new_count={count}; lost_count={lost}; total_lost_count={lost}; "
+            f"total_10s_count=0; total_15s_count 0).")
+
+
+def soft_lockup(cpu: int, seconds: int, comm: str, pid: int) -> str:
+    """kernel/watchdog.c: ``watchdog: BUG: soft lockup - CPU#%d stuck for %us! [%s:%d]``."""
+    return f"watchdog: BUG: soft lockup - CPU#{cpu} stuck for {seconds}s! [{comm}:{pid}]"
+
+
+def hung_task(comm: str, pid: int, seconds: int = 120) -> str:
+    """kernel/hung_task.c: ``INFO: task %s:%d blocked for more than %ld seconds.`` (kg-config.json
+    Comp_OS_Kernel_CPU_12 keys on ``blocked for more than``)."""
+    return f"INFO: task {comm}:{pid} blocked for more than {seconds} seconds."
+
+
+def nfs_not_responding(server: str) -> str:
+    """fs/nfs: ``nfs: server %s not responding, still trying``."""
+    return f"nfs: server {server} not responding, still trying"
+
+
 # ---- CANN process log (plog) -----------------------------------------------------------------------------
 def plog(dt: datetime, level: str, module: str, pid: int, tid: int, where: str, text: str,
          process: str = "python") -> str:
@@ -234,27 +282,28 @@ def plog_hcom_init(dt: datetime, pid: int, tid: int, rank_num: int, rank: int, s
                 f"rank[{rank}], server[{server_ip}], device[{device}]")
 
 
-def plog_runtime_error(dt: datetime, pid: int, tid: int, code: int, device: int, detail: str = "") -> str:
-    """A runtime (RUNTIME module) error carrying a return code such as 507053."""
-    desc = RUNTIME_CODES.get(code, "runtime error")
-    tail = f", {detail}" if detail else ""
-    return plog(dt, "ERROR", "RUNTIME", pid, tid, "stream.cc:1044",
-                f"Stream synchronize failed, device_id={device}, retCode={code:#x}, ErrCode={code}, "
-                f"desc=[{desc}]{tail}")
+def plog_runtime_error(dt: datetime, pid: int, tid: int, code: int, device: int) -> str:
+    """A runtime error in the layout of the ascend-fd plog fixtures and kg-config.json AISW_CANN_Runtime_061:
+    ``[api_c.cc:NNNN]TID rtStreamSynchronize:ErrCode=<code>, desc=[...], InnerCode=0x...``, without the ``desc`` and
+    ``InnerCode`` fields (the reference set shows their text for other codes only); the device id is the process's."""
+    del device  # the plog file is per process; the device shows in its hcom init line, not here
+    return plog(dt, "ERROR", "RUNTIME", pid, tid, "api_c.cc:3783", f"{tid}rtStreamSynchronize:ErrCode={code}")
 
 
-def plog_hccl_error(dt: datetime, pid: int, tid: int, code: str, detail: str = "", device: int | None = None,
-                    remote: str | None = None) -> str:
-    """An HCCL error (EI0002 notify wait timeout, EI0006 socket timeout, EI0013 RoCE CQE, EI9999 ...)."""
-    msg = HCCL_CODES.get(code, "error")
-    parts = [f"ErrorCode[{code}] {msg}"]
-    if remote:
-        parts.append(f"remote[{remote}]")
-    if device is not None:
-        parts.append(f"device[{device}]")
-    if detail:
-        parts.append(detail)
-    return plog(dt, "ERROR", "HCCL", pid, tid, "task_exception_handler.cc:812", ", ".join(parts))
+def plog_notify_wait(dt: datetime, pid: int, tid: int, remote_ip: str, stream: int = 3, task: int = 50) -> str:
+    """HCCL's task exception callback on a notify-wait timeout (kg-config.json AISW_CANN_HCCL_027: ``[TaskExceptionHandler]
+    [Callback]Task run failed, base information is streamID ... taskID ... taskType[Notify Wait]``), naming the
+    remote whose record never came."""
+    return plog(dt, "ERROR", "HCCL", pid, tid, "task_exception_handler.cc:812",
+                f"[TaskExceptionHandler][Callback]Task run failed, base information is streamID:[{stream}], "
+                f"taskID[{task}], taskType[Notify Wait], remote[{remote_ip}]")
+
+
+def plog_cqe_error(dt: datetime, pid: int, tid: int, peer_ip: str) -> str:
+    """HCCL's heartbeat reporting an RDMA completion error (retransmissions exceeded), as in the ascend-fd plog
+    fixture and kg-config.json AISW_CANN_HCCL_029: ``[Heartbeat]cqe err status[12], time:[...], ip:[peer]``."""
+    return plog(dt, "ERROR", "HCCL", pid, tid, "heartbeat.cc:551",
+                f"[Heartbeat]cqe err status[12], time:[{dt:%Y-%m-%d %H:%M:%S}.{dt.microsecond:06d}], ip:[{peer_ip}]")
 
 
 # ---- training console -------------------------------------------------------------------------------------
@@ -272,43 +321,48 @@ def train_step(dt: datetime, step: int, total_steps: int, step_time_s: float, lo
                                   f"{tokens_per_s:.1f}")
 
 
-def train_hccl_error(dt: datetime, rank: int, op: str, code: str, detail: str = "") -> str:
-    """A collective failing in the framework: ``RuntimeError: <op> ... [ERROR] HCCL error in ... EI0002: ...``."""
-    tail = f" {detail}" if detail else ""
-    return train_line(dt, "ERROR", f"RuntimeError: {op}: torch_npu/csrc/distributed/ProcessGroupHCCL.cpp:1834 "
-                                   f"[ERROR] HCCL error in: {op}, {code}: {HCCL_CODES.get(code, 'error')}.{tail}",
-                      rank)
+def hccl_message(code: str, **fields: object) -> str:
+    """``<code>: <documented template>`` with the fields filled (``[]`` for the ones not given)."""
+    class _Blank(dict):  # type: ignore[type-arg]
+        def __missing__(self, key: str) -> str:
+            return ""
+    return f"{code}: " + HCCL_CODES[code].format_map(_Blank(fields))
 
 
-def train_runtime_error(dt: datetime, rank: int, code: int, detail: str = "") -> str:
-    """A device error surfacing in the framework: ``NPU error, error code is 507053``."""
-    tail = f" {detail}" if detail else ""
-    return train_line(dt, "ERROR", f"RuntimeError: InnerRun: NPU error, error code is {code} "
-                                   f"[{RUNTIME_CODES.get(code, 'runtime error')}].{tail}", rank)
+def train_hccl_error(dt: datetime, rank: int, code: str, **fields: object) -> str:
+    """A collective failing in the framework: ``[rankR]: RuntimeError: EI0002: The wait execution ...``."""
+    return train_line(dt, "ERROR", f"RuntimeError: {hccl_message(code, **fields)}", rank)
+
+
+def train_runtime_error(dt: datetime, rank: int, code: int) -> str:
+    """A device error surfacing in torch_npu: ``InnerRun ... NPU error, error code is 507053`` (kg-config.json
+    AISW_PyTorch_Train_01 keys on ``InnerRun``, ``NPU error``, ``error code is``)."""
+    return train_line(dt, "ERROR", f"RuntimeError: InnerRun: NPU error, error code is {code}", rank)
 
 
 # ---- UB switches --------------------------------------------------------------------------------------------
 def switch_alarm(dt: datetime, host: str, alarm_id: str, peer_type: str, port: int, active: bool = True,
-                 text: str = "", fault_id: str = "na") -> str:
+                 fault_id: str = "na") -> str:
     """A UB switch alarm: ``WARN [0x08520003,na,L2,na] Assertion alarmID=0x08520003 port=UB0/0/7 ...``.
 
     ``peer_type`` is the far side of the port (``L2`` for an L1 uplink, ``L1`` for an L2 downlink, ``npu``,
-    ``cpu``); ``active=False`` renders the recovery of the same alarm.
+    ``cpu``); ``active=False`` renders the recovery of the same alarm. Sourced substrings: ``WARN``, the tuple,
+    ``Assertion``, ``alarmID=0x...`` (kg-config.json Comp_Switch_L1_*, SwitchFaultCode.json); the ``UBSW/n/ALARM``
+    tag and ``port=`` field are the twin's layout. No cause text: a real alarm looks the same whatever the cause.
     """
     a = alarm_id.lower()
     level, state = ("WARN", "Assertion") if active else ("INFO", "Recovery")
-    tail = f" {text}" if text else ""
     return (f"{_ms(dt)} {host} UBSW/{'4' if active else '6'}/ALARM: {level} [{a},{fault_id},{peer_type},na] {state} "
-            f"alarmID={a} port={port_name(port)}{tail}")
+            f"alarmID={a} port={port_name(port)}")
 
 
-def switch_port_state(dt: datetime, host: str, port: int, up: bool, reason: str = "") -> str:
-    """An interface state change in switch-OS style (``linkDown_active`` / ``linkDown_clear``)."""
+def switch_port_state(dt: datetime, host: str, port: int, up: bool) -> str:
+    """An interface state change in switch-OS style (``linkDown_active`` / ``linkDown_clear``), the same text for
+    every cause (no source for a cause field was found; none is printed)."""
     event = "linkDown_clear" if up else "linkDown_active"
     oper = "UP" if up else "DOWN"
-    why = f", Reason={reason}" if reason else ""
     return (f"{_ms(dt)} {host} %%01IFNET/{'4' if up else '2'}/{event}(l): The interface status changes. "
-            f"(ifName={port_name(port)}, AdminStatus=UP, OperStatus={oper}{why})")
+            f"(ifName={port_name(port)}, AdminStatus=UP, OperStatus={oper})")
 
 
 def switch_transceiver(dt: datetime, host: str, port: int, lane: int, rx_dbm: float, tx_dbm: float,

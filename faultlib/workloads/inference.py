@@ -50,6 +50,7 @@ from faultlib import ids
 from faultlib.durations import D, Dist
 from faultlib.health import UP
 from faultlib.params import P, ParamGroup
+from faultlib.telemetry import formats as fmt
 from faultlib.workloads.base import Workload, reinit_comm
 from faultlib.workloads.training import online_recovery_stages_s
 
@@ -352,7 +353,7 @@ class InferenceService(Workload):
         self.demand_req_s = self.p.load_factor * self.capacity_req_s
         for inst in self._insts.values():
             if not self._hardware_ok(inst):
-                self._hang(inst, "device out of service at start")
+                self._hang(inst, "device out of service at start")  # the reason goes to the trace only
         self._update()
 
     def _check_nodes(self, inst: str, nodes: list[str]) -> None:
@@ -539,7 +540,7 @@ class InferenceService(Workload):
                     cap_tok.get(i.name, 1.0) <= 0 or dcap.get(i.name, (1.0, 1.0))[0] <= 0)
                 if blocked and i.blocked_since is None:
                     i.blocked_since = sim.now
-                    self._event(i, "instance_stalled", reason="collective path unusable")
+                    self._event(i, "instance_stalled")
                     sim.env.process(self._watch(i, i.gen, sim.now))
                 elif not blocked and i.blocked_since is not None:
                     i.blocked_since = None
@@ -619,7 +620,7 @@ class InferenceService(Workload):
         if (since is None and inst.state == "hung") or (
                 since is not None and inst.state == "running" and inst.blocked_since == since):
             self._set_state(inst, "down", "collective timeout")
-            self._event(inst, "instance_down", reason="collective timeout after hang")
+            self._event(inst, "instance_down")
             self._update()
 
     # ---- plant and fault inputs ----------------------------------------------------------------------
@@ -638,15 +639,31 @@ class InferenceService(Workload):
             self._node_bw.pop(node, None)
             if (self.sim.topology.kind.get(component) in _DEVICE_KINDS and new not in UP and old in UP
                     and owner.state == "running"):
-                self._hang(owner, f"{component} {new}")
+                self._hang(owner, f"{component} {new}", node)  # trace only: the event carries no plant state
         self._update()
 
-    def _hang(self, inst: _Instance, reason: str) -> None:
+    def _hang(self, inst: _Instance, reason: str, node: str | None = None) -> None:
         self._set_state(inst, "hung", reason)
         inst.gen += 1
-        self._event(inst, "instance_hang", reason=reason)
+        self._event(inst, "instance_hang")  # a hang is silent: no reason a framework could print
         assert self.sim is not None
         self.sim.env.process(self._watch(inst, inst.gen, None))
+        if node is not None:
+            self.sim.env.process(self._peer_report(inst, inst.gen, node))
+
+    def _peer_report(self, inst: _Instance, gen: int, node: str) -> Generator[simpy.Event, Any, None]:
+        """The instance's other nodes report their notify-wait timeout naming the hung node: the same plog lines a
+        training job's peers print, for every hang cause."""
+        assert self.sim is not None
+        sim = self.sim
+        yield sim.env.timeout(sim.params.faults.peer_timeout_report_s)
+        if inst.gen != gen or inst.state != "hung":
+            return
+        for peer in [n for n in inst.nodes if n != node][:3]:
+            npu = sim.topology.npus_of(peer)[0]
+            pid = fmt.pid_of(npu)
+            sim.telemetry.log(peer, "plog", "ERROR", fmt.plog_notify_wait(sim.wallclock(), pid, pid + 1,
+                                                                            fmt.host_ip(node)))
 
     def fail(self, component: str, mode: Literal["crash", "hang"], reason: str) -> str | None:
         """A fault hits ``component``: its instance goes down (crash) or stalls (hang). Returns the instance."""
@@ -654,22 +671,34 @@ class InferenceService(Workload):
         if q is None or self.sim is None:
             return None
         inst = self._inst(q)
+        where = self._crash_detail(component, reason)
         if mode == "crash":
             if inst.state != "down":
                 inst.gen += 1
                 self._set_state(inst, "down", reason)
-                self._event(inst, "instance_crash", reason=reason, component=component)
+                self._event(inst, "instance_crash", **where)
         elif mode == "hang":
             if inst.state == "running":
-                self._hang(inst, reason)
+                self._hang(inst, reason, ids.node_of(component))
             elif inst.state == "restarting":
                 inst.gen += 1
                 self._set_state(inst, "down", reason)
-                self._event(inst, "instance_crash", reason=reason, component=component)
+                self._event(inst, "instance_crash", **where)
         else:
             raise ValueError(f"fail mode must be 'crash' or 'hang', got {mode!r}")
         self._update()
         return q
+
+    def _crash_detail(self, component: str, reason: str) -> dict[str, Any]:
+        """What a scheduler knows of an exited rank: its node, its device index (when one device), and the text the
+        framework printed; never the plant component id or its health."""
+        detail: dict[str, Any] = {"node": ids.node_of(component)}
+        npu = ids.npu_of(component)
+        if npu is not None:
+            detail["device"] = ids.index(npu, "npu")
+        if reason:
+            detail["reason"] = reason
+        return detail
 
     def set_slowdown(self, npu: str, factor: float) -> None:
         """A fail-slow NPU: its instance's compute and HBM time is multiplied by ``factor`` (1.0 clears)."""
@@ -714,7 +743,7 @@ class InferenceService(Workload):
             if not self._hardware_ok(inst):
                 inst.gen += 1
                 self._set_state(inst, "down", f"{action}: device unusable")
-                self._event(inst, "instance_restart_failed", action=action, reason="device unusable")
+                self._event(inst, "instance_restart_failed", action=action)
                 self._update()
                 return {**out, "ok": False, "reason": "device unusable", "duration_s": env.now - start}
         reinit_comm(self.sim, inst.nodes)

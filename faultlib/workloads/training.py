@@ -23,8 +23,10 @@ factor is 0. Both kill the processes, so every hang cause is cleared.
 Telemetry: job events (started, stalled, resumed, timeout, crash, restart, restart_failed, recovering,
 recover_failed, checkpoint, checkpoint_failed); metrics ``step_time_s`` (component = job; the modelled step time
 while running, the age of the in-flight step with slope 1 while stalled, 0 while no step is in flight),
-``train_steps_per_s`` (component = job) and ``rank_step_time_s`` (component = NPU, for slowed ranks); console
-lines (source ``train``) on crash, timeout and failed restarts.
+``train_steps_per_s`` (component = job) and ``rank_step_time_s`` (component = NPU, for every rank of the job,
+healthy or slowed); console lines (source ``train``) on crash, timeout and failed restarts, and the peers' HCCL
+notify-wait reports (source ``plog``) for every stall, whatever its cause. Events and lines carry only what a
+scheduler or the framework knows (rank, node, exit text), never a plant component id or health state.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from faultlib import ids
 from faultlib.health import UP
 from faultlib.durations import D, Dist, job_scale
 from faultlib.params import P, ParamGroup
+from faultlib.telemetry import formats as fmt
 from faultlib.workloads.base import Workload, reinit_comm
 
 if TYPE_CHECKING:
@@ -500,10 +503,11 @@ class TrainingJob(Workload):
         self._sim.telemetry.log(node, "train", level, f"[{ts}] {text}")
 
     def _publish_ranks(self, over: float) -> None:
+        """Per-rank step time for every rank (a slowed rank's is longer; the series exist for all ranks)."""
         tel = self._sim.telemetry
         base = self._compute_s()
-        for npu, f in self._slow.items():
-            tel.metric("rank_step_time_s", npu, base * f + over)
+        for npu in self.ranks:
+            tel.metric("rank_step_time_s", npu, base * self._slow.get(npu, 1.0) + over)
 
     def _bump(self, *names: str) -> None:
         for n in names:
@@ -551,8 +555,25 @@ class TrainingJob(Workload):
         self._resume_pending = True  # the first re-execution is tried whatever the path's state then
         self._retries = 0  # re-executions that found the path still dead (MaxCnt bounds them)
         self._after(self.p.op_retry_hold_s, self._on_resume, self._gen["resume"])
+        self._after(self._sim.params.faults.peer_timeout_report_s, self._on_peer_report, g)
         if announce:
             self._event("stalled")
+
+    def _on_peer_report(self, g: int) -> None:
+        """Peers of a stall report their notify-wait timeout in their plog, naming the node they wait for: the
+        same lines for every cause (a hung or dead rank, a dead path), as HCCL does not know the cause."""
+        if g != self._gen["stall"] or self.state != "stalled":
+            return
+        cause = self._assess()[0]
+        if cause is None:
+            return
+        waited = ids.node_of(cause[1]) or self.nodes[0]
+        sim = self._sim
+        for peer in [n for n in self.nodes if n != waited][:3]:
+            npu = sim.topology.npus_of(peer)[0]
+            pid = fmt.pid_of(npu)
+            sim.telemetry.log(peer, "plog", "ERROR", fmt.plog_notify_wait(sim.wallclock(), pid, pid + 1,
+                                                                            fmt.host_ip(waited)))
 
     def _next_attempt_s(self) -> float:
         """Delay to the next HCCL re-execution instant: ``stall + hold + k * interval``, the first not in the past."""
@@ -583,10 +604,9 @@ class TrainingJob(Workload):
             r = (remote + 1) % len(self.ranks)
         waited = self._sim.now - self._stall_t
         self._go_down()
-        self._log(reporter, "ERROR",
-                  f"[rank{r}]: RuntimeError: EI0002: The wait execution of the Notify register times out. Reason: "
-                  f"The Notify register has not received the Notify record from remote rank [{remote}]. "
-                  f"timeout={self.p.hang_timeout_s:.0f}s")
+        self._log(reporter, "ERROR", f"[rank{r}]: RuntimeError: " + fmt.hccl_message(
+            "EI0002", remote=remote, base=f"streamID:3, taskID:50, taskType:Notify Wait, rank:{r}",
+            task="notify wait", group=f"rankSize:{len(self.ranks)}"))
         self._event("timeout", waited_s=round(waited, 6), rank=r)
 
     def _retries_exhausted(self, cause: tuple[str, str, int]) -> None:
@@ -686,7 +706,7 @@ class TrainingJob(Workload):
         self._ckpt_pending = False
         if not self._storage_ok():
             self._schedule_ckpt()
-            self._log(self.nodes[0], "ERROR", "[rank0]: OSError: checkpoint save failed: storage path unavailable")
+            self._log(self.nodes[0], "ERROR", "[rank0]: OSError: [Errno 5] Input/output error")
             self._event("checkpoint_failed", source="persistent")
             return
         write_s = self._ckpt_bytes() / (self._storage_gbytes_s() * 1e9)
@@ -749,8 +769,9 @@ class TrainingJob(Workload):
     def fail(self, component: str, mode: Literal["crash", "hang"], reason: str) -> bool:
         """A rank on ``component`` (NPU, die, HBM or node of the job) crashes or hangs; False if not in the job.
 
-        ``reason`` is the error text the rank prints (it appears in the training console log); pass what an
-        operator would see, e.g. ``"ACL stream synchronize failed, error code is 507053"``.
+        ``reason`` is the exception line the rank prints (it appears in the training console log), as the framework
+        prints it, e.g. ``"RuntimeError: InnerRun: NPU error, error code is 507053"``; empty when the rank dies or
+        hangs without printing (a hang is silent).
         """
         if mode not in ("crash", "hang"):
             raise ValueError(f"mode must be 'crash' or 'hang', got {mode!r}")
@@ -768,7 +789,8 @@ class TrainingJob(Workload):
         r = self._rank_for(component)
         self._counts["crashes"] += 1
         self._go_down()
-        self._log(nd, "ERROR", f"[rank{r}]: RuntimeError: {reason}")
+        if reason:
+            self._log(nd, "ERROR", f"[rank{r}]: {reason}")
         self._event("crash", rank=r, node=nd)
         return True
 
@@ -783,15 +805,14 @@ class TrainingJob(Workload):
             raise ValueError(f"{npu_id!r} is not an NPU of training job {self.name!r}")
         if factor < 1.0:
             raise ValueError(f"slowdown factor must be >= 1, got {factor}")
-        cleared = factor == 1.0 and self._slow.pop(npu_id, None) is not None
-        if factor > 1.0:
+        if factor == 1.0:
+            self._slow.pop(npu_id, None)
+        else:
             self._slow[npu_id] = factor
         self._refresh()
         cause, _s, over = self._assess()
         if cause is None:
             self._publish_ranks(over)
-            if cleared:
-                self._sim.telemetry.metric("rank_step_time_s", npu_id, self._compute_s() + over)
 
     # ---- control actions ----------------------------------------------------------------------
     def _reinit_comm(self) -> None:
@@ -891,8 +912,7 @@ class TrainingJob(Workload):
             return self._done(False)
         self._advance()
         if self._nodes_lost or self._dead:
-            why = "host memory lost" if self._nodes_lost else "device out of service"
-            self._event("recover_failed", reason=why)
+            self._event("recover_failed")  # the recovery cannot start; what is gone is the plant's, not the event's
             return self._done(False)
         self._kill()
         self._pos = float(math.floor(self._pos + _EPS))
@@ -920,15 +940,25 @@ class TrainingJob(Workload):
         fail_kind = "restart_failed" if how == "restart" else "recover_failed"
         if self._dead:
             cid = next(iter(self._dead))
+            nd = ids.node_of(cid) or self.nodes[0]
+            r = self._rank_for(cid)
             self._go_down()
-            self._event(fail_kind, reason="device out of service", component=cid)
+            if self._sim.topology.kind.get(cid) != "node" and self._sim.state.is_up(nd):
+                # torch_npu's device set-up failure (ascend-fd rank-log fixture; 507033 ACL_ERROR_RT_DEV_SETUP_ERROR);
+                # a rank on a dead host prints nothing
+                self._log(nd, "ERROR", f"[rank{r}]: RuntimeError: Initialize :torch_npu/csrc/core/npu/sys_ctrl/"
+                          "npu_sys_ctrl.cpp:133 NPU error, error code is 507033")
+            self._event(fail_kind, rank=r, node=nd)
             return False
         intra, coll = self._factors()
         if intra <= 0 or coll <= 0:
             self._go_down()
-            self._log(self.nodes[0], "ERROR", "[rank0]: RuntimeError: EI0006: Getting socket times out. Reason: "
-                      "the link between ranks could not be established")
-            self._event(fail_kind, reason="communicator init failed")
+            d0 = self._sim.topology.npus_of(self.nodes[0])[0]
+            self._log(self.nodes[0], "ERROR", "[rank0]: RuntimeError: " + fmt.hccl_message(
+                "EI0006", reason=f"This node (server {fmt.host_ip(self.nodes[0])}, device ID "
+                f"{fmt.device_index(d0)}) detects that srcRank (0) fails to connect to dstRank "
+                f"({len(self.ranks) // len(self.nodes)})"))
+            self._event(fail_kind, rank=0, node=self.nodes[0])
             return False
         self._pos = float(step)
         self._run_base = step

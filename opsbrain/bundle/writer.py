@@ -309,14 +309,18 @@ def npu_info(sim: Simulation, node: str, t: float, records: list[tuple[float, in
 
 
 def _health(device_lines: list[LogLine]) -> dict[int, str]:
-    """npu-smi health per device: Critical / Alarm while a critical / major device event is active."""
+    """npu-smi health per device while a device event is active: Critical for a code whose MindCluster level acts
+    on the business or the chip, Alarm for a NotHandle / SubHealth code (the benign CE report excepted)."""
     active: dict[tuple[int, str], str] = {}
-    rx = re.compile(r"\[dev(\d+)\].*event_id=0x([0-9a-f]{8}), assertion=(occur|recover), severity=(\w+)")
+    rx = re.compile(r"\[dev(\d+)\].*event[_ ]id=0x([0-9a-f]{8}), assertion=(occur|recover)", re.I)
     for ln in device_lines:
         if m := rx.search(ln.text):
             key = (int(m.group(1)), m.group(2))
+            code = m.group(2).upper()
+            level = fmt.DEVICE_CODES.get(code, ("NotHandle", ""))[0]
+            sev = "" if code == fmt.HBM_CE_CODE else "major" if level in ("NotHandle", "SubHealth") else "critical"
             if m.group(3) == "occur":
-                active[key] = m.group(4)
+                active[key] = sev
             else:
                 active.pop(key, None)
     out: dict[int, str] = {}

@@ -30,8 +30,8 @@ class DetectorParams(ParamGroup):
     durations)."""
 
     collect_s: float = P(2.0, "s", "reason: sympathetic signals arrive together: a crashed node's or failed switch's "
-                         "link-downs in the same second, an HBM UCE's follow-on errors within faults."
-                         "followon_delay_s (2 s, DESIGN principle 2); a self-healing flap re-locks within ~1 s", gt=0)
+                         "link-downs in the same second, an HBM UCE's device, plugin and runtime lines within "
+                         "seconds (DESIGN principle 2); a self-healing flap re-locks within ~1 s", gt=0)
     rediagnose_settle_s: float = P(1.0, "s", "reason: let a burst of new signals land before diagnosing again", ge=0)
     horizon_s: float = P(3600.0, "s", "reason: job events (hang timeouts at 30 min, facts.md §3) and repeats on the "
                          "same part (a link flapping again) within an hour belong to the same incident", gt=0)

@@ -82,7 +82,19 @@ def _metric_features(f: dict[str, float], npus: Counter[str], links: set[str], m
     rows_v = [r for r in rows if r is not None]
     if rows_v:
         f["isolated_rows"] = max(rows_v)
-    slow = [metric("rank_step_time_s", n) for n in npus]
-    slow_v = [x for x in slow if x is not None and x > 0]
-    if slow_v:
-        f["has_rank_step_time"] = 1.0
+    ratios = [r for n in npus if (r := _rank_slowdown(n, metric)) is not None]
+    if ratios:
+        f["rank_slowdown"] = max(ratios)
+
+
+def _rank_slowdown(npu: str, metric: MetricReader) -> float | None:
+    """The NPU's rank step time over the median of its node's ranks (every rank publishes one), or None."""
+    own = metric("rank_step_time_s", npu)
+    node = node_id(npu)
+    if own is None or own <= 0 or node is None:
+        return None
+    peers = [v for k in range(16) if (v := metric("rank_step_time_s", f"{node}/npu{k}")) is not None and v > 0]
+    if len(peers) < 2:
+        return None
+    peers.sort()
+    return own / peers[len(peers) // 2]

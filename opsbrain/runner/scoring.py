@@ -78,12 +78,14 @@ def blast_radius(kind: str, target: str, placements: dict[str, list[str]]) -> li
 
 
 def localized(kind: str, target: str, component: str | None) -> bool:
-    """Whether a diagnosed component names the injected root: the target itself, or for an HBM fault its NPU."""
+    """Whether a diagnosed component names the injected root: the target itself, or for an HBM fault or an AI Core
+    hang its NPU (no documented line names the die: 0x80FA4E00 is reported per device, and RestartNPU resets the
+    chip)."""
     if component is None:
         return False
     if component == target:
         return True
-    return kind.startswith("hbm_") and ids.npu_of(target) == component
+    return (kind.startswith("hbm_") or kind == "aicore_hang") and ids.npu_of(target) == component
 
 
 def finite(x: float | None) -> float | None:

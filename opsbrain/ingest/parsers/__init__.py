@@ -1,8 +1,9 @@
 """One small parser per source; :func:`parse_line` runs them in order on a line that passes the gate.
 
 Every parser is ``parse(ctx) -> bool``: it adds the signals it recognises to ``ctx`` and returns True when the line
-is fully explained (later parsers are skipped). The gate is one regular expression of the words every parser
-keys on: a line without any of them (most INFO lines of a real log) costs one scan. With RE2 (google-re2) that one
+is fully explained (later parsers are skipped). The twin's switch lines (hosts naming its own parts) come first: they
+are fully explained by the link they name, and a generic link-down message on them would anchor an incident on the
+switch alone. The gate is one regular expression of the words every parser keys on: a line without any of them (most INFO lines of a real log) costs one scan. With RE2 (google-re2) that one
 scan also screens the parsers' own regexes (:mod:`opsbrain.ingest.screen`): on a line that passes the gate, only
 the regexes whose literals occur in it run.
 """
@@ -10,6 +11,7 @@ the regexes whose literals occur in it run.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import lru_cache
 
 from opsbrain.ingest import screen, where
@@ -18,7 +20,7 @@ from opsbrain.ingest.parsers.ctx import MAX_LINE, LineCtx, Parser, level_of
 from opsbrain.ingest.signal import Signal
 from opsbrain.multiscan import Screen
 
-ORDER: tuple[Parser, ...] = (messages.parse, twin.parse, device.parse, hccn.parse, kernel.parse_driver, hccl.parse, cann.parse,
+ORDER: tuple[Parser, ...] = (twin.parse, messages.parse, device.parse, hccn.parse, kernel.parse_driver, hccl.parse, cann.parse,
                              kernel.parse, framework.parse)
 
 GATE = re.compile(
@@ -70,6 +72,9 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
         if parse(ctx):
             break
     del source  # the line itself says what it is; the source name only helps a human reading the journal
+    peer = next((s.peer for s in ctx.out if s.peer and s.peer.startswith("pod")), None)
+    if peer is not None:  # the twin node a line names as its remote belongs to every signal of that line
+        ctx.out = [s if s.peer else replace(s, peer=peer) for s in ctx.out]
     return ctx.out
 
 __all__ = ["MAX_LINE", "LineCtx", "Signal", "parse_line"]

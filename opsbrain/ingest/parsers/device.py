@@ -10,7 +10,7 @@ import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.screen import group_of, screened
-from opsbrain.ingest.where import RE_DIE, twin_node
+from opsbrain.ingest.where import RE_DIE
 
 RE_EVENT = screened(r"event[_ ]?id\s*[=:]\s*\[?\s*0x([0-9a-f]{8})(?![0-9a-z])(?:.*?assertion=(occur|recover))?", re.I)
 RE_PLUGIN = screened(r"Ascend910[A-Z0-9]*-(\d+) fault (occurred|recovered), fault code \[([0-9A-Fa-f]{8})\](?:, "
@@ -20,9 +20,6 @@ RE_SW_TUPLE = screened(r"\[(0x[0-9a-f]{8}),\s*(\w*),\s*(\w*),\s*(\w*)\]", re.I)
 RE_PLUGIN_SW = screened(r"switch fault (occurred|recovered), fault code \[(0x[0-9a-f]{8}),", re.I)
 RE_ALARM_ID = screened(r"alarmID=(0x[0-9a-f]{8})", re.I)
 RE_BMC = screened(r"\[device type: (\w+)\]-\[device id: (\d+)\]-\[error code: ([0-9A-Fa-f]{8})\]")
-RE_NODE_HB = screened(r"node (pod\d+-node\d+) heartbeat lost(, devices reported up)?")
-RE_DEV_HB = screened(r"device Ascend910[A-Z0-9]*-(\d+) heartbeat lost")
-RE_L1_CHIP = screened(r"ub switch chip l1sw(\d+) not responding")
 RE_SMI_HEALTH = screened(r"^\|\s*(\d+)\s+\S*9\d0\S*\s*\|\s*(Warning|Alarm|Critical|Abnormal)\b", re.I)
 
 
@@ -48,16 +45,6 @@ def parse(ctx: LineCtx) -> bool:
         return True
     if m := RE_PLUGIN_SW.search(text):
         ctx.add("plugin_sw:down" if m.group(1) == "occurred" else "plugin_sw:up", None, 0)  # names no plane
-        return True
-    if m := RE_NODE_HB.search(text):
-        ctx.add("agent:node_hb_devup" if m.group(2) else "agent:node_hb", twin_node(m.group(1)), 2)
-        return True
-    if m := RE_DEV_HB.search(text):
-        dev = int(m.group(1))
-        ctx.add("agent:dev_hb", ctx.npu(dev), 2, device=dev)
-        return True
-    if m := RE_L1_CHIP.search(text):
-        ctx.add("os:l1_fault", f"{ctx.node}/l1sw{m.group(1)}" if ctx.node else None, 2)
         return True
     if m := RE_BMC.search(text):
         ctx.add(f"bmc:{m.group(3).upper()}", ctx.node, 2)

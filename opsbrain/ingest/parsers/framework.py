@@ -39,8 +39,8 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
                 r"TBE.*fail|op_compile|CompileOp", re.I), "op:compile"),
     (screened(r"aclnn\w*.*(?:fail|error)|(?:fail|error).*aclnn", re.I), "op:aclnn"),
     (screened(r"\[ASSERT\].*Assertion|Assertion `.*' failed|Assertion `", re.I), "op:assert"),
-    (screened(r"loss is nan|nan loss|grad(?:ient)? norm is (?:inf|nan)|loss scale.*overflow", re.I), "train:nan"),
-    (screened(r"dataloader: read from storage timed out", re.I), "train:storage"),
+    (screened(r"loss is nan|nan loss|grad(?:ient)? norm is (?:inf|nan)|loss scale.*overflow|"
+              r"found NaN in local grad norm", re.I), "train:nan"),
     (screened(r"\bdcmi\b|drvError|halGetDeviceInfo|driver.*(?:fail|error|not)|firmware.*(?:fail|error|mismatch)|"
                 r"dsmi_\w+ fail", re.I), "drv:api_error"),
 )

@@ -72,6 +72,8 @@ def parse(ctx: LineCtx) -> bool:
             if kind == "hccl:heartbeat_lost" and "drv_" in text:
                 continue  # the driver's device heartbeat (kernel parser), not HCCL's
             ctx.add(kind, ctx.npu(), max(ctx.sev, 1), peer=peer, device=ctx.device())
+            if kind == "hccl:notify_timeout" and not codes and peer and peer.startswith("pod"):
+                ctx.add("hccl:remote", peer, 1, peer=peer)  # the remote the wait names, as for an EI code
             found = True
             break
     if found and CFG_ENV.search(text):

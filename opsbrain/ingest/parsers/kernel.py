@@ -25,7 +25,6 @@ KINDS: tuple[tuple[Screened, str, int], ...] = (
     (screened(r"\[Hardware Error\]|Machine check events logged|EDAC", re.I), "os:hw_error", 1),
     (screened(r"Out of memory: Kill|invoked oom-killer|oom-kill|Memory cgroup out of memory|"
                 r"page allocation failure", re.I), "os:oom_killer", 2),
-    (screened(r"qingtian|vpc interface .* link down|dpu card", re.I), "os:vpc_down", 2),
     (screened(r"nfs: server .* not responding|storage .* timed out|EXT4-fs error|I/O error", re.I),
      "os:storage", 2),
     (screened(r"Segmentation fault|segfault at|core dumped", re.I), "os:segfault", 2),

@@ -14,7 +14,7 @@ RE_SW_ALARM = screened(TWIN_HOST + r" UBSW/\d/ALARM: \w+ \[(0x[0-9a-f]{8}),(\w+)
                          r"alarmID=\S+ port=UB0/0/(\d+)", re.I)
 RE_PORT_STATE = screened(TWIN_HOST + r" %%01IFNET/\d/linkDown_(active|clear)\(l\): .*?ifName=UB0/0/(\d+), "
                            r"AdminStatus=\w+, OperStatus=(UP|DOWN)(?:, Reason=([^)]*))?")
-RE_LANES = screened(r"lanes degraded, (\d+)/(\d+) lanes up")
+LANES_ALARM = "0x00f10509"  # port lanes reduced (SwitchFaultCode.json NotHandle; kg-config.json Comp_Switch_L1_23/26)
 
 
 def l1_uplink(l1_host: str, port: int) -> str | None:
@@ -48,17 +48,18 @@ def parse(ctx: LineCtx) -> bool:
     if not _ANY.may(ctx.text):  # the line screen rules out every regex of this parser: no signal here
         return False
     if m := RE_SW_ALARM.search(ctx.text):
-        sw_host, _alarm, _fid, peer, state, port = m.groups()
+        sw_host, alarm, _fid, peer, state, port = m.groups()
         down = state.lower() == "assertion"
         comp = l1_uplink(sw_host, int(port)) if peer.upper() == "L2" else l2_downlink(sw_host, int(port))
+        if alarm.lower() == LANES_ALARM:
+            if down:
+                ctx.add("sw:lanes", comp or _host_component(sw_host), 1)
+            return True
         ctx.add("sw:down" if down else "sw:up", comp or _host_component(sw_host), 2 if down else 0)
         return True
     if m := RE_PORT_STATE.search(ctx.text):
-        sw_host, _ev, port, oper, reason = m.groups()
+        sw_host, _ev, port, oper, _reason = m.groups()
         comp = l2_downlink(sw_host, int(port)) if "l2plane" in sw_host else l1_uplink(sw_host, int(port))
-        if reason and RE_LANES.search(reason):
-            ctx.add("sw:lanes", comp, 1)
-        else:
-            ctx.add("port:down" if oper == "DOWN" else "port:up", comp, 2 if oper == "DOWN" else 0)
+        ctx.add("port:down" if oper == "DOWN" else "port:up", comp, 2 if oper == "DOWN" else 0)
         return True
     return False
