@@ -79,6 +79,7 @@ class Controller:
         self.handled: dict[str, list[str]] = {}  # incident id -> responder keys (one per acted-on diagnosis)
         self.handled_classes: dict[str, list[str]] = {}  # incident id -> the class each response acted on
         self.handled_roots: dict[str, list[str | None]] = {}  # incident id -> the root each response acted on
+        self.handled_conf: dict[str, list[float]] = {}  # incident id -> the confidence each response acted on
         self.responding: dict[tuple[str, str | None], tuple[str, float]] = {}  # (class, root) -> (incident, since)
         self.duplicates: dict[str, str] = {}  # incident id -> the incident whose response covers it
         self.once = getattr(self.responder, "policy", "auto") == "manual"  # a person handles an incident once
@@ -156,13 +157,17 @@ class Controller:
         d.at_s = now
         prev = inc.diagnosis
         inc.diagnoses.append(d)
-        if prev is not None and (prev.fault_class, prev.component) == (d.fault_class, d.component):
-            return
         keys = self.handled.setdefault(inc.id, [])
         classes = self.handled_classes.setdefault(inc.id, [])
         roots = self.handled_roots.setdefault(inc.id, [])
-        if keys and (self.once or d.abstained or (d.fault_class == classes[-1] and
-                                                  (roots[-1] is not None or d.component is None))):
+        confs = self.handled_conf.setdefault(inc.id, [])
+        bar = getattr(getattr(self.responder, "p", None), "min_confidence", None)
+        firmed = (bool(keys) and not self.once and not d.abstained and bar is not None and confs[-1] < bar
+                  <= d.confidence)  # the response so far was a page for want of confidence; now it is firm
+        if prev is not None and (prev.fault_class, prev.component) == (d.fault_class, d.component) and not firmed:
+            return
+        if keys and not firmed and (self.once or d.abstained or (d.fault_class == classes[-1] and
+                                                                 (roots[-1] is not None or d.component is None))):
             # a person acts once; a later "unknown" or a refined component does not start a second response,
             # but a diagnosis that now names the root does when the first response had none to act on
             return
@@ -177,6 +182,7 @@ class Controller:
         keys.append(key)
         classes.append(d.fault_class)
         roots.append(d.component)
+        confs.append(d.confidence)
         self.responder.handle(key, LatestDiagnosis(inc) if self.once else d)  # type: ignore[arg-type]
 
     @property

@@ -357,8 +357,6 @@ def test_link_down_alarms_and_training_times_out_without_reroute(topo1: Topology
     (crash,) = p.events("crash", job="train")
     assert stall.t == T0 and crash.t == pytest.approx(T0 + p.job.p.op_retry_hold_s)
     assert p.logs(r"EI0006", source="train") and not p.events("timeout", job="train")
-    # the peers' plog reports the wait for the stalled node (the same lines for every stall cause)
-    assert p.logs(r"taskType\[Notify Wait\], remote\[" + re.escape(fmt.host_ip("pod0/node43")) + r"\]", source="plog")
     assert all(v["up"] for v in p.inf.instances().values())
     # (d) stays down
     assert ended(p, f) and p.sim.state.health(link) == Health.FAILED

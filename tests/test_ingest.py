@@ -96,3 +96,18 @@ def test_junk_never_raises() -> None:
     assert stats.lines >= 1 and isinstance(sigs, list)
     assert parse_line(None) == []  # type: ignore[arg-type]
     assert io is not None
+
+
+def test_a_port_that_relocks_within_seconds_is_a_flap_not_a_port_down() -> None:
+    from opsbrain.ingest import ingest_text
+
+    records = ("[devid 0]link change records :\n"
+               "[devid 0]    Sun Oct  5 10:13:51 2025    LINK UP\n"
+               "[devid 0]    Sun Oct  5 10:13:50 2025    LINK DOWN\n")  # newest first, as hccn_tool lists them
+    sigs, _ = ingest_text(records)
+    flaps = [s for s in sigs if s.kind == "hccn:flap"]
+    assert len(flaps) == 1 and flaps[0].line_no == 3 and flaps[0].device == 0
+    stays = ("[devid 0]    Sun Oct  5 12:00:00 2025    LINK UP\n"
+             "[devid 0]    Sun Oct  5 10:13:50 2025    LINK DOWN\n")  # back after a repair, hours later
+    sigs, _ = ingest_text(stays)
+    assert not [s for s in sigs if s.kind == "hccn:flap"]

@@ -44,8 +44,8 @@ def twin_lines() -> list[str]:
     dt = datetime(2025, 3, 1, 10, 0, 0)
     lines = [fmt.train_step(dt, 5, 100, 1.5, 2.0, 1e5), fmt.device_os(dt, 3, "INFO", "dms heartbeat ok"),
              fmt.syslog(dt, "pod0-node3", "watchdog: BUG: soft lockup - CPU#17 stuck for 22s!"),
-             fmt.switch_alarm(dt, "pod0-node4-l1sw2", "0x08520003", "L2", 5, text="uplink port link down"),
-             fmt.switch_port_state(dt, "pod0-l2plane3-sw07", 12, False, "PHY link down"),
+             fmt.switch_alarm(dt, "pod0-node4-l1sw2", "0x08520003", "L2", 5),
+             fmt.switch_port_state(dt, "pod0-l2plane3-sw07", 12, False),
              fmt.plog_hcom_init(dt, 100, 101, 384, 7, fmt.host_ip("pod0/node7"), 3)]
     for code in list(fmt.DEVICE_CODES)[:12]:
         lines.append(fmt.device_os_event(dt, 2, code))
@@ -54,7 +54,9 @@ def twin_lines() -> list[str]:
         lines.append(fmt.plog_runtime_error(dt, 1, 2, code, 4))
         lines.append(fmt.train_runtime_error(dt, 9, code))
     for code in list(fmt.HCCL_CODES)[:8]:
-        lines.append(fmt.plog_hccl_error(dt, 1, 2, code, device=1, remote=fmt.host_ip("pod0/node9")))
+        lines.append(fmt.hccl_message(code, reason="remote rank [3]"))
+    lines.append(fmt.plog_notify_wait(dt, 1, 2, fmt.host_ip("pod0/node9")))
+    lines.append(fmt.plog_cqe_error(dt, 1, 2, fmt.host_ip("pod0/node9")))
     return lines
 
 

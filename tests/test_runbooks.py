@@ -169,3 +169,14 @@ def test_spare_policy_covers_the_p99_of_simultaneous_losses() -> None:
 def test_docs_recovery_md_lists_the_current_parameters() -> None:
     assert doc_block(DOC_PATH.read_text(encoding="utf-8")) == render_markdown(), \
         "docs/recovery.md is stale: run python -m opsbrain.recovery.params"
+
+
+def test_link_classes_pool_their_confidence_other_classes_do_not() -> None:
+    from opsbrain.recovery.orchestrator import same_part_confidence
+    from opsbrain.verdict import Diagnosis
+
+    link = Diagnosis("link_down", "pod0/node3/l1sw2~pod0/l2plane2/sw05", 0.45, [], 0.0, "rb-link-down",
+                     [("optical_degradation", 0.2), ("dirty_connector", 0.1), ("hbm_uce", 0.1)])
+    assert abs(same_part_confidence(link) - 0.75) < 1e-9  # the same link whatever the cause: act on it
+    hbm = Diagnosis("hbm_uce", "pod0/node3/npu1/hbm", 0.45, [], 0.0, "rb-hbm-uce", [("hbm_ce_storm", 0.3)])
+    assert same_part_confidence(hbm) == 0.45

@@ -619,8 +619,10 @@ class TrainingJob(Workload):
         r = self.nodes.index(reporter) * (len(self.ranks) // len(self.nodes))
         self._counts["crashes"] += 1
         self._go_down()
-        self._log(reporter, "ERROR", f"[rank{r}]: RuntimeError: EI0006: Getting socket times out. Reason: the link "
-                  f"between ranks could not be established (remote rank [{remote}])")
+        dev = self._sim.topology.npus_of(reporter)[0]
+        self._log(reporter, "ERROR", f"[rank{r}]: RuntimeError: " + fmt.hccl_message(
+            "EI0006", reason=f"This node (server {fmt.host_ip(reporter)}, device ID {fmt.device_index(dev)}) "
+            f"detects that srcRank ({r}) fails to connect to dstRank ({remote})"))
         self._event("crash", rank=r, node=reporter)
 
     def _go_down(self) -> None:

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from opsbrain.ingest.derive import port_flaps
 from opsbrain.ingest.parsers import MAX_LINE, parse_line
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.timestamps import parse_time
@@ -79,6 +80,7 @@ class LineReader:
 
     def feed(self, lines: Iterable[str], file: str | None = None) -> None:
         self.stats.files += 1
+        first = len(self.signals)
         for n, raw in enumerate(lines, 1):
             self.stats.lines += 1
             if len(raw) > MAX_LINE:
@@ -92,6 +94,7 @@ class LineReader:
                 self.hook(line, file, n, self._last)
             for s in parse_line(line, self._last):
                 self.signals.append(s.at(line_no=n, file=file))
+        self.signals.extend(port_flaps(self.signals[first:]))  # what only a run of one file's lines shows
         self.stats.signals = len(self.signals)
 
     def feed_stream(self, stream: IO[bytes], file: str | None = None) -> None:

@@ -40,6 +40,20 @@ _STEP_GAP_S = 1.0
 simulated instant) after the last one ends, so 1 s covers the gap between steps with room to spare."""
 
 
+LINK_CLASSES = frozenset({"link_down", "link_flap", "optical_degradation", "dirty_connector"})
+"""Classes whose root is the same optical link and whose runbooks all begin by taking that link out of traffic
+(re-route, drain or isolate: reversible, no capacity a job needs)."""
+
+
+def same_part_confidence(diag: Diagnosis) -> float:
+    """How sure the diagnosis is of the part rather than the cause: for a link class, the summed probability of
+    every link class (the component is the same link, and every link runbook first takes it out of traffic, so
+    uncertainty between them need not wait for a person); for any other class, its own confidence."""
+    if diag.fault_class not in LINK_CLASSES:
+        return diag.confidence
+    return diag.confidence + sum(p for c, p in diag.alternatives if c in LINK_CLASSES and c != diag.fault_class)
+
+
 @dataclass
 class StepsResult:
     status: Literal["ok", "failed", "held", "stopped"]
@@ -194,7 +208,9 @@ class Orchestrator:
         if diag.abstained or diag.component is None:
             return None, "the diagnosis abstained (unknown class or no component)"
         if diag.confidence < self.p.min_confidence:
-            return None, f"confidence {diag.confidence:.2f} < {self.p.min_confidence:.2f}"
+            part = same_part_confidence(diag)
+            if part < self.p.min_confidence:
+                return None, f"confidence {diag.confidence:.2f} < {self.p.min_confidence:.2f}"
         if not self.dry_run:
             self.guardrails.note_incident(diag.component, cls, now)
         seen = self.guardrails.count(diag.component, now) + (1 if self.dry_run else 0)

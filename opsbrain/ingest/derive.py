@@ -1,0 +1,39 @@
+"""Signals that only a run of lines shows: a port whose link went down and came back up within seconds flapped.
+
+``hccn_tool -i N -link_stat -g`` lists a port's link change records (newest first); a LINK DOWN followed by a LINK UP
+of the same port a few seconds later is a flap (the port re-locked by itself), not a port that stays down. The
+derived ``hccn:flap`` signal carries the DOWN record's line."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import replace
+
+from opsbrain.ingest.signal import Signal
+from opsbrain.ingest.timestamps import parse_time
+
+FLAP_RELOCK_S = 60.0
+"""Reason: a port that re-locks by itself does so within seconds (the HCCL fault-diagnosis guide's ERROR CQE case:
+DOWN at 10:13:50, UP at 10:13:51); a port brought back by a repair or a reset takes minutes or more."""
+
+
+def port_flaps(signals: list[Signal]) -> list[Signal]:
+    """One ``hccn:flap`` per LINK DOWN record followed, on the same port, by a LINK UP within FLAP_RELOCK_S."""
+    by_port: dict[str | None, list[Signal]] = defaultdict(list)
+    for s in signals:
+        if s.kind in ("hccn:down", "hccn:up") and s.component:
+            by_port[s.component].append(s)
+    out = []
+    for seq in by_port.values():
+        timed = sorted(((_when(s), s) for s in seq), key=lambda x: x[0])
+        for (t_down, down), (t_up, nxt) in zip(timed, timed[1:], strict=False):
+            if down.kind == "hccn:down" and nxt.kind == "hccn:up" and 0 < t_up - t_down <= FLAP_RELOCK_S:
+                out.append(replace(down, kind="hccn:flap"))
+    return out
+
+
+def _when(s: Signal) -> float:
+    """The record's own time stamp (link change records are listed newest first, so the reader's running clock,
+    which never goes back, cannot order them), else the signal's time."""
+    t = parse_time(s.text)
+    return t if t is not None else s.t
