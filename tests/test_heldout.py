@@ -155,7 +155,7 @@ def test_localization_follows_the_predicted_class_and_skips_cases_without_target
     no_target = heldout_eval.score_case(_engine({"link_down": 0.9, "node_crash": 0.1}), _case("link_down", None), {})
     assert no_target.located is None
     s = heldout_eval.score([right, wrong, no_target])
-    assert s["localization_n"] == 2 and s["localization"] == 0.5 and s["n"] == 3
+    assert s["with_target_n"] == 2 and s["localization"] == 0.5 and s["n"] == 3
 
 
 def test_scores_confident_wrong_abstention_and_macro_f1() -> None:

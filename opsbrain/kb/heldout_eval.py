@@ -43,14 +43,14 @@ class Scored:
 def score(rows: Sequence[Scored]) -> dict[str, Any]:
     """Top-1, macro-F1, localization, confident-wrong and abstention of ``rows``."""
     if not rows:
-        return {"n": 0, "top1": None, "macro_f1": None, "localization": None, "localization_n": 0,
+        return {"n": 0, "top1": None, "macro_f1": None, "localization": None, "with_target_n": 0,
                 "confident_wrong": None, "abstention": None, "accuracy_with_abstention": None}
     y = [r.case.label for r in rows]
     p = [r.top1 for r in rows]
     loc = [r.located for r in rows if r.located is not None]
     return {"n": len(rows), "top1": _r(np.mean([a == b for a, b in zip(y, p, strict=True)])),
             "macro_f1": _r(macro_f1(y, p)), "localization": _r(np.mean(loc)) if loc else None,
-            "localization_n": len(loc),
+            "with_target_n": len(loc),
             "confident_wrong": _r(np.mean([r.top1 != r.case.label and r.confidence >= CONFIDENT for r in rows])),
             "abstention": _r(np.mean([r.answer == UNKNOWN for r in rows])),
             "accuracy_with_abstention": _r(np.mean([r.answer == r.case.label for r in rows]))}

@@ -33,7 +33,7 @@ def print_report(res: dict[str, Any], echo: Echo) -> None:
     echo(f"near-copy rate (fault incidents whose discrete features equal a training case's, same label): "
          f"{_f(res['near_copy_rate'])}")
     echo(f"FAULT incidents {f['n']}: top-1 {_f(f['top1'])}, macro-F1 {_f(f['macro_f1'])}, localization "
-         f"{_f(f['localization'])} (predicted class's rule, {f['localization_n']} with a target), confident-wrong "
+         f"{_f(f['localization'])} (predicted class's rule, {f['with_target_n']} with a target), confident-wrong "
          f"{_f(f['confident_wrong'])} (wrong at >= {proto['confident_at']}), abstention {_f(f['abstention'])}, "
          f"accuracy with abstention {_f(f['accuracy_with_abstention'])}")
     echo(f"  per run ({pr['runs']} runs, each weighted once): top-1 {_f(pr['top1'])}, localization "
