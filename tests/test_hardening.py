@@ -39,7 +39,7 @@ def run(args: list[str], home: Path, timeout: float = 60.0) -> tuple[int, str, s
     return res.exit_code, res.stdout, res.stderr
 
 
-def refused(args: list[str], home: Path, *needles: str) -> str:
+def check_refused(args: list[str], home: Path, *needles: str) -> str:
     """Assert exit 2 with one stderr line containing every needle; return the line."""
     code, _out, err = run(args, home)
     lines = [x for x in err.splitlines() if x.strip()]
@@ -76,14 +76,14 @@ def test_outputs_never_replace_the_run_store_links_devices_or_package_data(cmd: 
         return ["topology", "--export-graphml", target]
 
     opt = "--out" if cmd == "report" else "--export-graphml"
-    refused(args(str(store)), home, opt, "SQLite database")
+    check_refused(args(str(store)), home, opt, "SQLite database")
     link = tmp_path / "link.md"
     link.symlink_to(tmp_path / "elsewhere.md")
-    refused(args(str(link)), home, "symlink")
-    refused(args("/dev/null"), home, "not a regular file")
-    refused(args(str(tmp_path / ".." / "x.md")), home, "'..'")
-    refused(args(str(REPO / "knowledge_base" / "classes" / "x.md")), home, "inside the installed package")
-    refused(args(str(REPO / "opsbrain" / "cli.py")), home, "inside the installed package")
+    check_refused(args(str(link)), home, "symlink")
+    check_refused(args("/dev/null"), home, "not a regular file")
+    check_refused(args(str(tmp_path / ".." / "x.md")), home, "'..'")
+    check_refused(args(str(REPO / "knowledge_base" / "classes" / "x.md")), home, "inside the installed package")
+    check_refused(args(str(REPO / "opsbrain" / "cli.py")), home, "inside the installed package")
     assert store.read_bytes() == before and link.is_symlink() and not (tmp_path / "elsewhere.md").exists()
     code, out, _ = run(["runs", "list", "--json"], home)
     assert code == 0 and json.loads(out)["runs"]
@@ -91,7 +91,7 @@ def test_outputs_never_replace_the_run_store_links_devices_or_package_data(cmd: 
     copy = tmp_path / "copy.sqlite"
     copy.write_bytes(before)
     assert run([*args(str(copy)), "--force"], home)[0] == 0 and not copy.read_bytes().startswith(b"SQLite")
-    refused([*args(str(link)), "--force"], home, "symlink")
+    check_refused([*args(str(link)), "--force"], home, "symlink")
 
 
 def test_fsio_refuses_non_regular_targets_before_writing(tmp_path: Path) -> None:
@@ -145,8 +145,8 @@ def test_model_and_sidecar_stay_a_pair_whatever_step_is_interrupted(tmp_path: Pa
 
 
 def test_kb_train_refuses_an_out_that_would_be_its_own_sidecar(tmp_path: Path) -> None:
-    refused(["kb", "train", "--out", str(tmp_path / "model.json")], tmp_path, "--out", ".npz")
-    refused(["kb", "train", "--out", str(REPO / "knowledge_base" / "model" / "other.npz")], tmp_path,
+    check_refused(["kb", "train", "--out", str(tmp_path / "model.json")], tmp_path, "--out", ".npz")
+    check_refused(["kb", "train", "--out", str(REPO / "knowledge_base" / "model" / "other.npz")], tmp_path,
             "inside the installed package")
 
 
@@ -182,13 +182,13 @@ def test_two_concurrent_chaos_runs_of_the_same_seed_are_both_stored(tmp_path: Pa
 
 def test_a_corrupt_store_gives_one_line_and_a_recovery_hint(tmp_path: Path) -> None:
     (tmp_path / "runs.sqlite").write_bytes(b"this is not a database" * 100)
-    line = refused(["runs", "list"], tmp_path, "runs.sqlite", "move it aside")
+    line = check_refused(["runs", "list"], tmp_path, "runs.sqlite", "move it aside")
     assert len(line) < 500
 
 
 def test_a_store_that_is_a_directory_is_refused(tmp_path: Path) -> None:
     (tmp_path / "runs.sqlite").mkdir()
-    refused(["runs", "list"], tmp_path, "not a regular file")
+    check_refused(["runs", "list"], tmp_path, "not a regular file")
 
 
 def test_run_store_errors_from_sqlite_are_one_line(tmp_path: Path) -> None:
@@ -248,7 +248,7 @@ def test_scenario_bounds_refuse_values_that_hang(cmd: list[str], tmp_path: Path)
                          ({"sweeps": {"enabled": True, "interval": 1e-6}}, "sweeps"),
                          ({"seed": 2**63}, "seed"), ({"duration": float("inf")}, "duration")]:
         f.write_text(yaml.safe_dump(_scenario(**spec)))
-        refused([cmd[0], cmd[1], str(f), *cmd[2:]], tmp_path, str(f), needle)
+        check_refused([cmd[0], cmd[1], str(f), *cmd[2:]], tmp_path, str(f), needle)
 
 
 def test_alias_bombs_are_refused_everywhere(tmp_path: Path) -> None:
@@ -256,7 +256,7 @@ def test_alias_bombs_are_refused_everywhere(tmp_path: Path) -> None:
     bombed = doc.replace("spec:\n", "bomb: &x0 [1]\n" + BOMB.replace("a: &a", "zz: &a") + "spec:\n", 1)
     f = tmp_path / "s.yaml"
     f.write_text(bombed)
-    refused(["chaos", "validate", str(f)], tmp_path, str(f), "alias")
+    check_refused(["chaos", "validate", str(f)], tmp_path, str(f), "alias")
     kb = tmp_path / "kb"
     kb.mkdir()
     for c in (REPO / "knowledge_base" / "classes").glob("*.yaml"):
@@ -272,7 +272,7 @@ def test_bomb_inside_fault_params_is_refused(tmp_path: Path) -> None:
         f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 10)}]" for i in range(1, 9)]
     f = tmp_path / "s.yaml"
     f.write_text("\n".join(lines) + "\n" + text.replace("  faults:\n  - ", "  faults:\n  - params: *l8\n    ", 1))
-    refused(["chaos", "run", str(f), "--dry-run"], tmp_path, str(f))
+    check_refused(["chaos", "run", str(f), "--dry-run"], tmp_path, str(f))
 
 
 def test_deep_nesting_is_refused_not_a_crash(tmp_path: Path) -> None:
@@ -280,21 +280,21 @@ def test_deep_nesting_is_refused_not_a_crash(tmp_path: Path) -> None:
             " " * (2 * i + 2) + f"k{i}:\n" for i in range(200)))]:
         f = tmp_path / name
         f.write_text(text)
-        refused(["chaos", "validate", str(f)], tmp_path, name, "nest")
+        check_refused(["chaos", "validate", str(f)], tmp_path, name, "nest")
     j = tmp_path / "deep.json"
     j.write_text('{"lines": ' + "[" * 100_000 + "]" * 100_000 + "}")
-    refused(["diagnose", str(j)], tmp_path, "deep.json", "nested too deeply")
-    refused(["report", str(j), "--out", "-"], tmp_path, "deep.json", "nested too deeply")
+    check_refused(["diagnose", str(j)], tmp_path, "deep.json", "nested too deeply")
+    check_refused(["report", str(j), "--out", "-"], tmp_path, "deep.json", "nested too deeply")
 
 
 def test_fifos_and_devices_are_refused_not_read(tmp_path: Path) -> None:
     fifo = tmp_path / "fifo.yaml"
     os.mkfifo(fifo)
-    refused(["chaos", "validate", str(fifo)], tmp_path, "not a regular file")
-    refused(["chaos", "validate", "/dev/zero"], tmp_path, "/dev/zero", "not a regular file")
-    refused(["diagnose", "/dev/zero"], tmp_path, "/dev/zero", "not a regular file")
-    refused(["report", "/dev/zero", "--out", "-"], tmp_path, "not a regular file")
-    refused(["kb", "import", "mindcluster-kg", str(fifo)], tmp_path, "not a regular file")
+    check_refused(["chaos", "validate", str(fifo)], tmp_path, "not a regular file")
+    check_refused(["chaos", "validate", "/dev/zero"], tmp_path, "/dev/zero", "not a regular file")
+    check_refused(["diagnose", "/dev/zero"], tmp_path, "/dev/zero", "not a regular file")
+    check_refused(["report", "/dev/zero", "--out", "-"], tmp_path, "not a regular file")
+    check_refused(["kb", "import", "mindcluster-kg", str(fifo)], tmp_path, "not a regular file")
 
 
 # ---- replay and the sweep service ---------------------------------------------------------------------------------
@@ -303,7 +303,7 @@ def test_replay_run_refuses_a_fault_beyond_the_longest_run(tmp_path: Path) -> No
     trace.write_text(json.dumps([{"node_id": "n1", "event_time": 1e30, "event_type": "fault_start",
                                   "fault_type": {"Level": "Hardware Failure", "Class": "GPU",
                                                  "Desc": "GPU DBE(Double Bit ECC) > Threshold"}}]))
-    refused(["chaos", "replay", str(trace), "--run"], tmp_path, "t.json", "beyond the replay bound")
+    check_refused(["chaos", "replay", str(trace), "--run"], tmp_path, "t.json", "beyond the replay bound")
 
 
 def test_sweep_service_stops_within_5_s_of_sigterm_at_a_huge_speed(tmp_path: Path) -> None:
@@ -354,15 +354,15 @@ def test_sweep_service_honours_max_runtime_at_a_huge_speed(tmp_path: Path) -> No
     (["chaos", "run", "../scenarios/hbm-uce-training"], "built-in scenario name"),
 ])
 def test_option_values_out_of_bounds_are_one_line(args: list[str], needle: str, tmp_path: Path) -> None:
-    refused(args, tmp_path, needle)
+    check_refused(args, tmp_path, needle)
 
 
 def test_error_lines_cap_the_echoed_value(tmp_path: Path) -> None:
-    line = refused(["chaos", "run", "x" * 46_000], tmp_path)
+    line = check_refused(["chaos", "run", "x" * 46_000], tmp_path)
     assert len(line) < 1200
     f = tmp_path / "s.yaml"
     f.write_text(yaml.safe_dump(_scenario(faults=[{"at": 1, "kind": "y" * 46_000, "target": "node0"}])))
-    assert len(refused(["chaos", "validate", str(f)], tmp_path, str(f))) < 1200
+    assert len(check_refused(["chaos", "validate", str(f)], tmp_path, str(f))) < 1200
 
 
 # ---- reports ------------------------------------------------------------------------------------------------------
@@ -388,7 +388,7 @@ def test_malformed_journals_are_one_line_naming_the_path(damage: Any, where: str
     f = tmp_path / "j.json"
     f.write_text(json.dumps(j))
     for out in ("-", str(tmp_path / "r.html")):
-        refused(["report", str(f), "--out", out] + (["--format", "md"] if out == "-" else []), tmp_path,
+        check_refused(["report", str(f), "--out", out] + (["--format", "md"] if out == "-" else []), tmp_path,
                 "j.json", where)
 
 
@@ -418,25 +418,25 @@ def test_json_output_is_strict() -> None:
 def test_journal_with_nan_is_refused(journal_file: Path, tmp_path: Path) -> None:
     f = tmp_path / "j.json"
     f.write_text(journal_file.read_text().replace('"seed": ', '"seed": NaN, "x": ', 1))
-    refused(["report", str(f), "--out", "-"], tmp_path, "j.json", "NaN")
+    check_refused(["report", str(f), "--out", "-"], tmp_path, "j.json", "NaN")
 
 
 def test_incident_files_with_non_string_fields_are_refused(tmp_path: Path) -> None:
     for key in ("level", "origin", "source"):
         f = tmp_path / f"{key}.json"
         f.write_text(json.dumps({"lines": [{"text": "hbm uce", key: {"x": [1]}}]}))
-        refused(["diagnose", str(f)], tmp_path, f.name, f"lines[0].{key}")
+        check_refused(["diagnose", str(f)], tmp_path, f.name, f"lines[0].{key}")
 
 
 def test_numbers_beyond_a_float_or_64_bits_are_refused_by_the_reader(tmp_path: Path) -> None:
     """Found by the fuzz run (seed 2): a 400-digit integer overflowed float() in diagnose and in replay."""
     inc = tmp_path / "inc.json"
     inc.write_text('{"lines": [{"t": ' + "9" * 400 + ', "text": "hbm uce"}]}')
-    refused(["diagnose", str(inc)], tmp_path, "inc.json", "out of range")
+    check_refused(["diagnose", str(inc)], tmp_path, "inc.json", "out of range")
     trace = tmp_path / "t.json"
     trace.write_text('[{"node_id": "n", "event_time": ' + "9" * 400 + ', "event_type": "fault_start", '
                      '"fault_type": {"Level": "x", "Class": "GPU", "Desc": "d"}}]')
-    refused(["chaos", "replay", str(trace)], tmp_path, "t.json", "out of range")
+    check_refused(["chaos", "replay", str(trace)], tmp_path, "t.json", "out of range")
     big = tmp_path / "f.json"
     big.write_text("[1e400]")
-    refused(["report", str(big), "--out", "-"], tmp_path, "f.json", "out of range")
+    check_refused(["report", str(big), "--out", "-"], tmp_path, "f.json", "out of range")

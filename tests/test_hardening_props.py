@@ -30,7 +30,7 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return w
 
 
-def _check(case: fuzz_cli.Case, work: Path) -> None:
+def check_outcome(case: fuzz_cli.Case, work: Path) -> None:
     out = fuzz_cli.run_case(case, work / "home", TIME_BOUND_S)
     assert out.status in ("ok", "refused"), (out.status, case.args[:4], out.stderr[-500:], out.detail[-1500:])
 
@@ -45,7 +45,7 @@ def test_mutated_inputs_give_exit_0_or_one_line(kind: str, work: Path) -> None:
     def prop(seed: int) -> None:
         counter["n"] += 1
         case = fuzz_cli.make_case(fuzz_cli.KINDS[kind], work, random.Random(seed), counter["n"] + 10_000 * len(kind))
-        _check(case, work)
+        check_outcome(case, work)
 
     prop()
 
