@@ -126,3 +126,14 @@ def test_array_forest_equals_the_fitted_pipeline() -> None:
     want = m.pipeline.predict_proba(feats)
     got = m.predict_proba(feats)
     assert np.allclose(want, got, atol=1e-6)
+
+
+def test_link_evidence_names_tied_chips_in_a_fixed_order() -> None:
+    """Two L2 chips tie: the sentence names the first in sorted order (not whatever set order the hash seed gives)."""
+    from opsbrain.diagnosis.engine import evidence
+    from opsbrain.ingest import NO_HISTORY, Signal
+
+    links = ["pod0/node3/l1sw2~pod0/l2plane2/sw09", "pod0/node3/l1sw1~pod0/l2plane1/sw04"]
+    sigs = [Signal(0.0, "sw:down", ln, None, 2, "x") for ln in links]
+    line = next(e for e in evidence(sigs, NO_HISTORY) if "links down" in e)
+    assert "1 share L2 chip pod0/l2plane1/sw04" in line

@@ -68,8 +68,8 @@ def evidence(signals: list[Signal], history: LinkRecords) -> list[str]:
         out.append(f"{n} x {describe_kind(kind)}{at}")
     down = {ln for s in signals if s.kind in DOWN and (ln := link_of(s))}
     if len(down) > 1:
-        l2 = Counter(l2_of_link(ln) for ln in down).most_common(1)[0]
-        nd = Counter(node_id(ln) for ln in down).most_common(1)[0]
+        l2 = Counter(l2_of_link(ln) for ln in sorted(down)).most_common(1)[0]  # ties: the first in order
+        nd = Counter(node_id(ln) for ln in sorted(down)).most_common(1)[0]
         out.append(f"{len(down)} links down: {l2[1]} share L2 chip {l2[0]}, {nd[1]} belong to {nd[0]}")
     for ln in sorted(down)[:3]:
         n = history.flaps(ln)
