@@ -16,8 +16,8 @@ from opsbrain.detection import Detector, DetectorParams, Incident, LinkHistory
 from opsbrain.detection.detector import anchors
 from opsbrain.detection.watchdog import ProgressWatchdog
 from opsbrain.ingest import Signal, parse_job_event, parse_line
-from opsbrain.verdict import Diagnosis
 from opsbrain.recovery.schema import WORKLOAD_STUCK
+from opsbrain.verdict import Diagnosis
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation

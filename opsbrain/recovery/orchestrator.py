@@ -20,7 +20,7 @@ import simpy
 
 from faultlib.control import ActionResult
 from faultlib.health import Health
-from opsbrain.verdict import Diagnosis
+from opsbrain.diagnosis.localize import RULES as LOCALIZATION_RULES
 from opsbrain.recovery.actions import Call, Executor
 from opsbrain.recovery.guardrails import Guardrails
 from opsbrain.recovery.loader import RunbookSet, load_runbooks
@@ -29,6 +29,7 @@ from opsbrain.recovery.params import ManualParams, RecoveryParams
 from opsbrain.recovery.record import IncidentRecord
 from opsbrain.recovery.schema import TARGETS, UNKNOWN_CLASS, WORKLOAD_STUCK, Runbook, Step
 from opsbrain.recovery.targets import Context, TargetError, conditions_hold
+from opsbrain.verdict import Diagnosis
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
@@ -40,9 +41,9 @@ _STEP_GAP_S = 1.0
 simulated instant) after the last one ends, so 1 s covers the gap between steps with room to spare."""
 
 
-LINK_CLASSES = frozenset({"link_down", "link_flap", "optical_degradation", "dirty_connector"})
-"""Classes whose root is the same optical link and whose runbooks all begin by taking that link out of traffic
-(re-route, drain or isolate: reversible, no capacity a job needs)."""
+LINK_CLASSES = frozenset(c for c, rule in LOCALIZATION_RULES.items() if rule == "link")
+"""Classes localized to a link (the diagnosis' own localization table); their runbooks all begin by taking that
+link out of traffic (re-route, drain or isolate: reversible, no capacity a job needs)."""
 
 
 def same_part_confidence(diag: Diagnosis) -> float:
