@@ -83,7 +83,7 @@ def test_outputs_never_replace_the_run_store_links_devices_or_package_data(cmd: 
     check_refused(args("/dev/null"), home, "not a regular file")
     check_refused(args(str(tmp_path / ".." / "x.md")), home, "'..'")
     check_refused(args(str(REPO / "knowledge_base" / "classes" / "x.md")), home, "inside the installed package")
-    check_refused(args(str(REPO / "opsbrain" / "cli.py")), home, "inside the installed package")
+    check_refused(args(str(REPO / "opsbrain" / "cli" / "base.py")), home, "inside the installed package")
     assert store.read_bytes() == before and link.is_symlink() and not (tmp_path / "elsewhere.md").exists()
     code, out, _ = run(["runs", "list", "--json"], home)
     assert code == 0 and json.loads(out)["runs"]

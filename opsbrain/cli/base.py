@@ -1,0 +1,187 @@
+"""The root group, its error mapping and the options and helpers every command module shares."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import click
+
+from opsbrain import __version__
+from opsbrain.errors import InputError
+
+if TYPE_CHECKING:
+    from faultlib.simparams import SimParams
+
+# Errors that mean "the user gave bad input": exit 2 with one line on stderr. Library modules are imported by
+# the commands that need them (a short command does not pay for the simulator): faultlib's error types are
+# looked up once their module is loaded, which it must be for one of them to have been raised.
+_NO_ARGS: tuple[type[click.UsageError], ...] = tuple(
+    c for c in (getattr(click.exceptions, "NoArgsIsHelpError", None),) if c is not None)
+_LAZY_BAD_INPUT = (("faultlib.params", "ParamError"), ("faultlib.state", "UnknownComponent"))
+
+
+def bad_input_types() -> tuple[type[BaseException], ...]:
+    """InputError, faultlib's ParamError and UnknownComponent (when loaded) and ValueError."""
+    lazy = tuple(getattr(sys.modules[mod], name) for mod, name in _LAZY_BAD_INPUT if mod in sys.modules)
+    return (InputError, *lazy, ValueError)
+
+
+def _one_line(exc: BaseException) -> str:
+    """A one-line message for an error, whatever shape its ``str()`` has."""
+    pydantic = sys.modules.get("pydantic")  # not loaded: exc cannot be one of its errors
+    if pydantic is not None and isinstance(exc, pydantic.ValidationError):
+        err = exc.errors()[0]
+        loc = ".".join(str(x) for x in err["loc"])
+        msg = f"{loc}: {err['msg']}" if loc else err["msg"]
+    else:
+        msg = str(exc) or type(exc).__name__
+    return " ".join(msg.split())
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    line = " ".join(message.split())
+    if len(line) > 1000:  # an error line never echoes kilobytes of input
+        line = f"{line[:1000]}... ({len(line) - 1000} more characters)"
+    click.echo(f"opsbrain: error: {line}", err=True)
+    sys.exit(code)
+
+
+class _Root(click.Group):
+    """The root group: runs a command and maps expected errors to exit codes (see module docstring)."""
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True, **extra: Any) -> Any:
+        try:
+            rv = super().main(args, prog_name or "opsbrain", complete_var, standalone_mode=False, **extra)
+        except _NO_ARGS as exc:  # bare ``opsbrain``: show the help (click >= 8.2 raises for it)
+            click.echo(exc.format_message(), err=True)
+            sys.exit(2)
+        except click.UsageError as exc:
+            hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+            _fail(exc.format_message() + hint, exc.exit_code)
+        except click.ClickException as exc:
+            _fail(exc.format_message(), exc.exit_code)
+        except click.Abort:
+            _fail("aborted", 130)
+        except BrokenPipeError:  # stdout closed early (``opsbrain params | head``): no traceback
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(1)
+        except Exception as exc:
+            if os.environ.get("OPSBRAIN_DEBUG"):
+                raise
+            if isinstance(exc, OSError):  # a file the library did not expect to fail (name too long, disk full)
+                name = f"{str(exc.filename)[:300]}: " if exc.filename is not None else ""
+                _fail(f"{name}{exc.strerror or exc}")
+            if not isinstance(exc, bad_input_types()):
+                raise
+            _fail(_one_line(exc))
+        # standalone_mode=False returns the exit code of ctx.exit()/--help/--version, or the command's
+        # return value (commands return None).
+        code = rv if isinstance(rv, int) else 0
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+def parse_params(pairs: Sequence[str]) -> dict[str, Any]:
+    """``["fabric.ub_link_gbytes_s=25"]`` -> ``{"fabric.ub_link_gbytes_s": "25"}`` (pydantic converts the value).
+
+    A value starting with ``[`` or ``{`` is read as JSON (lists, tables).
+    """
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise InputError(f"expected KEY=VALUE, got {pair!r}", path="--param")
+        value = value.strip()
+        if value and value[0] in "[{":
+            try:
+                out[key] = json.loads(value)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{key}: not valid JSON: {exc.msg}", path="--param") from None
+        else:
+            out[key] = value
+    return out
+
+
+def sim_params(pairs: Sequence[str]) -> SimParams:
+    """Embedded defaults with ``--param`` overrides applied and validated."""
+    from faultlib.params import apply_overrides
+    from faultlib.simparams import SimParams
+
+    params: SimParams = apply_overrides(SimParams(), parse_params(pairs))
+    return params
+
+
+def _emit_json(data: Any) -> None:
+    from opsbrain.fsio import strict_json
+
+    click.echo(strict_json(data, indent=2, default=str))
+
+
+def _write_atomic(path: Path, write: Any, option: str, force: bool = False) -> None:
+    """Write a file through the output policy and atomic writer of :mod:`opsbrain.fsio` (no half-written file)."""
+    import io
+
+    from opsbrain.fsio import check_target, write_atomic
+
+    check_target(path, option, force)
+    buf = io.BytesIO()
+    write(buf)
+    try:
+        write_atomic(path, buf.getvalue(), option=option, force=force)
+    except OSError as exc:
+        raise InputError(exc.strerror or str(exc), file=str(path), path=option) from None
+
+
+class _Finite(click.FloatRange):
+    """A float range that also refuses NaN (click's range lets NaN through: every comparison with it is false)."""
+
+    name = "finite float"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        rv = super().convert(value, param, ctx)
+        if rv != rv:  # NaN
+            self.fail(f"{str(value)[:40]!r} is not a number", param, ctx)
+        return rv
+
+
+SEED = click.IntRange(0, 2**63 - 1)  # the run store keeps seeds as SQLite INTEGER (signed 64 bits)
+MAX_SPEED = 1e6  # reason: a wall second is then 11.6 simulated days; the twin cannot simulate a pod that fast
+MAX_WALL_S = 10 * 365 * 86400.0  # reason: ten years; beyond it a wall-clock bound is no bound (and overflows)
+
+param_option = click.option(
+    "--param", "params", multiple=True, metavar="KEY=VALUE",
+    help="Override a simulator parameter (see 'opsbrain params'), e.g. fabric.ub_link_gbytes_s=25.")
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON only, on stdout.")
+force_option = click.option("--force", is_flag=True, help="Allow the output to replace an SQLite database (the run "
+                            "store) or the package's own data (never a link or a non-regular file).")
+
+
+@click.group(cls=_Root, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="opsbrain", message="%(prog)s %(version)s")
+def cli() -> None:
+    """Fault injection and operations automation for a simulated CloudMatrix384-class superpod."""
+
+
+def _store(data_dir: Path | None) -> Any:
+    from opsbrain.store import RunStore
+
+    return RunStore(data_dir)
+
+
+data_dir_option = click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                               envvar="OPSBRAIN_HOME", help="Run store and caches (default: $OPSBRAIN_HOME or "
+                               "~/.local/share/opsbrain).")
+
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console-script entry point (``opsbrain``, ``python -m opsbrain``); exits with the command's code."""
+    cli.main(args=list(argv) if argv is not None else None, prog_name="opsbrain")

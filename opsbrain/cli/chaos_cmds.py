@@ -1,0 +1,356 @@
+"""``opsbrain chaos``: list, validate, schema, run, replay, campaign."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from opsbrain.cli.base import (
+    SEED,
+    _emit_json,
+    _Finite,
+    _store,
+    cli,
+    data_dir_option,
+    json_option,
+    param_option,
+    parse_params,
+    sim_params,
+)
+from opsbrain.errors import InputError
+
+
+@cli.group()
+def chaos() -> None:
+    """Chaos scenarios: list, validate, schema, run, replay."""
+
+
+@chaos.command("list")
+@json_option
+def chaos_list(as_json: bool) -> None:
+    """List the built-in scenarios."""
+    from opsbrain import chaos as lib
+
+    rows = lib.list_scenarios()
+    if as_json:
+        _emit_json({"scenarios": rows})
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"Built-in scenarios ({len(rows)})")
+    table.add_column("name", no_wrap=True)
+    table.add_column("policy")
+    table.add_column("description", overflow="fold")
+    for r in rows:
+        table.add_row(r["name"], r["policy"], r["description"])
+    Console().print(table)
+
+
+@chaos.command("validate")
+@click.argument("files", nargs=-1, required=True)
+@json_option
+def chaos_validate(files: tuple[str, ...], as_json: bool) -> None:
+    """Validate scenario files (names of built-ins work too); every error with file, YAML path and reason."""
+    from opsbrain import chaos as lib
+
+    errors = lib.validate(list(files))
+    if as_json:
+        _emit_json({"valid": not errors, "errors": errors, "files": list(files)})
+    elif not errors:
+        click.echo(f"{len(files)} scenario file(s) valid")
+    for e in errors if not as_json else []:
+        click.echo(f"opsbrain: error: {e}", err=True)
+    if errors:
+        sys.exit(2)
+
+
+@chaos.command("schema")
+def chaos_schema() -> None:
+    """Print the JSON Schema of scenario files (for editors)."""
+    from opsbrain import chaos as lib
+
+    _emit_json(lib.schema())
+
+
+@chaos.command("run")
+@click.argument("scenario")
+@click.option("--seed", type=SEED, default=None, help="Override the scenario's seed.")
+@click.option("--policy", type=click.Choice(["auto", "manual"]), default=None, help="Override the policy.")
+@click.option("--dry-run", is_flag=True, help="Validate and print the plan; run nothing.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Also write the journal as JSON into this directory.")
+@data_dir_option
+@json_option
+def chaos_run(scenario: str, seed: int | None, policy: str | None, dry_run: bool, out_dir: Path | None,
+              data_dir: Path | None, as_json: bool) -> None:
+    """Run a scenario (built-in name or file): inject, detect, diagnose, recover, score, journal."""
+    from opsbrain import chaos as lib
+
+    plan = lib.plan(scenario, seed=seed, policy=policy)
+    if dry_run:
+        desc = lib.dry_run(plan)
+        if as_json:
+            _emit_json(desc)
+        else:
+            _print_plan(desc)
+        return
+    store = _store(data_dir)
+    journal = _run_with_progress(lib, plan, store, out_dir, data_dir, quiet=as_json)
+    if as_json:
+        _emit_json(journal)
+    else:
+        _print_journal(journal)
+    if journal["verdict"] != "passed":
+        sys.exit(1)
+
+
+def _run_with_progress(lib: Any, plan: Any, store: Any, out_dir: Path | None, data_dir: Path | None,
+                       quiet: bool) -> dict[str, Any]:
+    def say(msg: str) -> None:
+        click.echo(msg, err=True)
+
+    if quiet or not sys.stderr.isatty():
+        return dict(lib.run(plan, store, out_dir, say=say, home=data_dir))
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[sim]}"),
+                  TimeElapsedColumn(), transient=True) as bar:
+        task = bar.add_task(plan.scenario.metadata.name, total=plan.scenario.spec.duration, sim="")
+
+        def progress(now: float, total: float) -> None:
+            bar.update(task, completed=now, sim=f"sim {now:,.0f}/{total:,.0f} s")
+
+        return dict(lib.run(plan, store, out_dir, progress=progress, say=say, home=data_dir))
+
+
+def _print_plan(desc: dict[str, Any]) -> None:
+    click.echo(f"scenario {desc['scenario']} (seed {desc['seed']}, policy {desc['policy']}, "
+               f"{desc['duration_s']:.0f} s, {desc['pods']} pod(s)) -- dry run, nothing executed")
+    for w in desc["workloads"]:
+        click.echo(f"  workload {w['name']} ({w['kind']}): {w['nodes']} nodes {w['first']} .. {w['last']}")
+    click.echo(f"  spares: {', '.join(desc['spares']) or 'none'}")
+    for f in desc["faults"]:
+        rbs = ", ".join(f.get("eligible_runbooks", [])) or "none"
+        click.echo(f"  t={f['at_s']:>9.1f}s  {f['kind']:<24} {f['target']}  runbooks: {rbs}")
+
+
+def _num(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1f}"
+
+
+def _print_journal(j: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    s = j["summary"]
+    colour = {"passed": "green", "failed": "red", "aborted": "yellow"}.get(j["verdict"], "white")
+    console.print(f"[bold]{j['scenario']}[/] seed {j['seed']} policy {j['policy']}: "
+                  f"[bold {colour}]{j['verdict'].upper()}[/]" + (f" ({j['abort_reason']})" if j.get(
+                      "abort_reason") else "") + (f"  run id {j['run_id']}" if j.get("run_id") else ""))
+    table = Table()
+    for col in ("fault", "component", "diagnosis", "conf", "ttd s", "ttdiag s", "ttr s", "ok"):
+        table.add_column(col)
+    for i in j["incidents"]:
+        inj = i["injected"]
+        d = i["diagnosis"] or {}
+        table.add_row(inj["kind"] if inj else "(noise)", inj["component"] if inj else str(d.get("component")),
+                      str(d.get("fault_class", "-")), f"{d.get('confidence', 0):.2f}" if d else "-",
+                      _num(i["ttd_s"]), _num(i["ttdiag_s"]), _num(i["ttr_s"]),
+                      "yes" if i["correct"] else ("FP" if i.get("false_positive") else "no"))
+    console.print(table)
+    console.print(f"{s['incidents']} faults, {s['diagnosed_correctly']} diagnosed correctly, {s['recovered']} "
+                  f"recovered, {s['false_positives']} false positives; steady state deviated: "
+                  f"{j['steady_state']['deviated']}")
+    for e in j.get("expectations", []):
+        if not e["met"]:
+            console.print(f"  expectation on faults[{e['fault']}] not met: {'; '.join(e['problems'])}")
+
+
+@chaos.command("replay")
+@click.argument("trace")
+@click.option("--time-unit", type=click.Choice(["s", "min", "h", "days"]), default="s", show_default=True,
+              help="Unit of the trace's times (the InfiniteHBD trace uses days).")
+@click.option("--mapping", default=None, help="YAML or CSV rules mapping trace rows to fault kinds, tried before "
+              "the shipped table (opsbrain/scenario/replay_mapping.yaml).")
+@click.option("--pods", type=click.IntRange(1, 64), default=None, help="Pods to replay on (default: the fewest that hold every trace "
+              "server on its own node).")
+@click.option("--fold", is_flag=True, help="Allow several trace servers on one node when --pods is too small.")
+@click.option("--noise", is_flag=True, help="Add the twin's background noise (off: the trace is the fault record).")
+@click.option("--run", "do_run", is_flag=True, help="Also run the replayed faults (journal in the run store).")
+@click.option("--policy", type=click.Choice(["auto", "manual"]), default="auto", show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
+@data_dir_option
+@json_option
+def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | None, fold: bool, noise: bool,
+                 do_run: bool, policy: str, seed: int, data_dir: Path | None, as_json: bool) -> None:
+    """Map a fault event trace (JSON or CSV) onto pods: what mapped, what did not, the trace's statistics;
+    --run runs it and prints ETTR and interruptions per node-day beside the trace's."""
+    import time
+
+    from opsbrain.scenario import replay as rp
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    plan, rep = rp.replay_plan(trace, time_unit=time_unit, mapping=mapping, seed=seed, policy=policy, pods=pods,
+                               fold=fold, noise=noise)
+    out = rp.summary(rep, plan)
+    out["notes"] = rp.notes(rep)
+    journal = None
+    if do_run:
+        from opsbrain import chaos as lib
+
+        journal = _run_with_progress(lib, plan, _store(data_dir), None, data_dir, quiet=as_json)
+        out["run"] = rp.replay_statistics(plan, rep, journal) | {"run_id": journal.get("run_id")}
+    out["wall_s"] = round(time.perf_counter() - t0, 3)
+    out["cpu_s"] = round(time.process_time() - c0, 3)  # the wall time also counts other programs' use of the cores
+    if as_json:
+        _emit_json(out | ({"journal": journal} if journal is not None else {}))
+    else:
+        click.echo("\n".join(rp.summary_lines(out)))
+    if journal is not None and journal["verdict"] != "passed":
+        sys.exit(1)
+
+
+@chaos.command("campaign")
+@click.option("--pods", default=1, show_default=True, type=click.IntRange(1, 64), help="Superpods in the cluster.")
+@click.option("--days", default=30.0, show_default=True, type=_Finite(0, 90, min_open=True),
+              help="Simulated days per run.")
+@click.option("--seeds", default=4, show_default=True, type=click.IntRange(1, 10_000), help="Seeds (runs per policy).")
+@click.option("--first-seed", default=0, show_default=True, type=click.IntRange(0), help="Seeds are FIRST..FIRST+K-1.")
+@click.option("--profile", default="llama3", show_default=True, help="Random fault profile.")
+@click.option("--policy", type=click.Choice(["auto", "manual", "both"]), default="auto", show_default=True,
+              help="Recovery policy; 'both' runs auto and manual on the same seeds and compares them.")
+@click.option("--layout", type=click.Choice(["auto", "mixed", "cluster"]), default="auto", show_default=True,
+              help="mixed: inference + training on one pod; cluster: one training job across all pods.")
+@click.option("--spares-per-pod", default=2, show_default=True, type=click.IntRange(0, 16))
+@click.option("--bursty", is_flag=True, help="Bursty interruption arrivals.")
+@click.option("--lemons", is_flag=True, help="Lemon nodes carry a share of node faults.")
+@click.option("--sweeps/--no-sweeps", default=False, show_default=True, help="In-run health sweeps.")
+@click.option("--noise/--no-noise", default=True, show_default=True, help="Background noise in every pod.")
+@click.option("--cheap-noise", is_flag=True, help="Re-draw chip temperatures every 48 h instead of 12 h (a third "
+              "of the cost at 27 pods; all noise stays on in every pod).")
+@click.option("--workers", default=None, type=click.IntRange(1), help="Parallel runs (default: CPUs, at most runs).")
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True)
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Dask scheduler address (default with --executor dask: a local cluster of --workers processes).")
+@click.option("--no-journals", is_flag=True, help="Store only each run's compact record, not its full journal.")
+@param_option
+@data_dir_option
+@json_option
+def chaos_campaign(pods: int, days: float, seeds: int, first_seed: int, profile: str, policy: str, layout: str,
+                   spares_per_pod: int, bursty: bool, lemons: bool, sweeps: bool, noise: bool, cheap_noise: bool,
+                   workers: int | None,
+                   executor: str, scheduler: str | None, no_journals: bool, params: tuple[str, ...],
+                   data_dir: Path | None, as_json: bool) -> None:
+    """Monte Carlo campaign: K seeds (x policies) of a cluster under a fault profile; resumable; summary."""
+    from opsbrain.campaign.runner import Options, default_workers, run_campaign
+    from opsbrain.campaign.spec import CampaignSpec
+
+    if scheduler and executor != "dask":
+        raise InputError("--scheduler needs --executor dask", path="--scheduler")
+    policies = ("auto", "manual") if policy == "both" else (policy,)
+    spec = CampaignSpec(pods=pods, days=days, seeds=seeds, first_seed=first_seed, profile=profile,
+                        policies=policies, layout=layout, spares_per_pod=spares_per_pod, bursty=bursty,
+                        lemons=lemons, sweeps=sweeps, noise=noise, cheap_noise=cheap_noise,
+                        params=parse_params(params))
+    sim_params(params)  # validate --param overrides now (exit 2 on a bad one)
+    opts = Options(workers=workers or default_workers(seeds * len(policies)), executor=executor,
+                   scheduler=scheduler, keep_journals=not no_journals)
+
+    def say(msg: str) -> None:
+        click.echo(msg, err=True)
+
+    store = _store(data_dir)
+    if as_json or not sys.stderr.isatty():
+        out = run_campaign(spec, store, opts, home=data_dir, say=say)
+    else:
+        out = _campaign_with_progress(run_campaign, spec, store, opts, data_dir, say)
+    if as_json:
+        _emit_json(out)
+    else:
+        _print_campaign(out)
+    if not out["complete"]:
+        click.echo(f"opsbrain: campaign interrupted after {out['runs']['finished']} of {out['runs']['total']} runs; "
+                   "run the same command again to resume", err=True)
+        sys.exit(130)
+
+
+def _campaign_with_progress(run: Any, spec: Any, store: Any, opts: Any, data_dir: Path | None,
+                            say: Any) -> dict[str, Any]:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    # no refresh thread (auto_refresh=False): worker processes are forked while the bar is up
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[info]}"), TimeElapsedColumn(), transient=True,
+                  auto_refresh=False) as bar:
+        task = bar.add_task(spec.campaign_id, total=None, info="")
+
+        def progress(done: int, total: int, rec: dict[str, Any] | None) -> None:
+            info = f"seed {rec['seed']} {rec['policy']} done in {rec.get('wall_s', 0):.0f} s" if rec else ""
+            bar.update(task, completed=done, total=total, info=info)
+            bar.refresh()
+
+        def sim_progress(seed: int, policy: str, now: float, total: float) -> None:
+            bar.update(task, info=f"seed {seed} {policy}: day {now / 86400:.1f}/{total / 86400:g}")
+            bar.refresh()
+
+        return dict(run(spec, store, opts, home=data_dir, progress=progress, say=say, sim_progress=sim_progress))
+
+
+def _print_campaign(out: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console()
+    sp, runs, ex = out["spec"], out["runs"], out["execution"]
+    con.print(f"[bold]{out['campaign']}[/]: {sp['pods']} pod(s) = {out['npus']:,} NPUs, {sp['days']:g} days, "
+              f"profile {sp['profile']}; {runs['finished']}/{runs['total']} runs ({runs['reused']} reused), "
+              f"{ex['wall_s']:.1f} s wall on {ex['workers']} {ex['executor']} worker(s)")
+    jobs = Table(title="jobs (mean over seeds; min-max)")
+    for col in ("policy", "job", "ETTR", "goodput", "downtime s", "stalled s", "ckpt stall s", "restarts"):
+        jobs.add_column(col)
+    for pol, s in out["by_policy"].items():
+        for name, j in s["jobs"].items():
+            e, g = j.get("ettr") or {}, j["goodput"]
+            jobs.add_row(pol, name, _rng(e), _rng(g), _num(j.get("downtime_s")), _num(j.get("stalled_s")),
+                         _num(j.get("ckpt_stall_s")), _num(j.get("restarts")))
+    con.print(jobs)
+    for pol, s in out["by_policy"].items():
+        it, dg = s["interruptions"], s["diagnosis"]
+        cats = ", ".join(f"{c} {v['count']}" for c, v in it["by_category"].items())
+        con.print(f"[bold]{pol}[/]: {it['total']} interruptions ({it['per_run']} per run, expected "
+                  f"{it['expected_per_run']}): {cats or 'none'}; {it['background_faults']} background faults")
+        con.print(f"  diagnosis: {dg['correct']}/{dg['faults']} correct ({dg['accuracy']}), {dg['noise_incidents']} "
+                  f"noise incidents, {dg['false_positives']} acted on; hands-off share "
+                  f"{s['recovery']['handled_without_human']}; spare swaps {s['spares']['swaps']}, runs out of "
+                  f"spares {s['spares']['runs_exhausted']}")
+        ttr = Table(title=f"{pol}: time to recover by fault class (s)")
+        for col in ("class", "n", "recovered", "p50", "p90", "max", "ttd p50", "ttdiag p50"):
+            ttr.add_column(col)
+        for k, v in s["ttr_by_class"].items():
+            d = v["ttr_s"]
+            ttr.add_row(k, str(v["n"]), str(v["recovered"]), _num(d["p50"]), _num(d["p90"]), _num(d["max"]),
+                        _num(v["ttd_s_p50"]), _num(v["ttdiag_s_p50"]))
+        con.print(ttr)
+    cmp_ = out.get("auto_vs_manual")
+    if cmp_:
+        for name, j in cmp_["jobs"].items():
+            if "ettr_auto" in j:
+                con.print(f"auto vs manual, {name}: ETTR {j['ettr_auto']} vs {j['ettr_manual']} (gain "
+                          f"{j['ettr_gain']}), lost NPU-s reduced by {j['lost_npu_s_reduction']}")
+            else:
+                con.print(f"auto vs manual, {name}: lost tokens reduced by {j['lost_tokens_reduction']}, SLO "
+                          f"violation {j['slo_violation_s_auto']} s vs {j['slo_violation_s_manual']} s")
+        t = cmp_["ttr_s"]
+        con.print(f"auto vs manual, ttr on the same {t['pairs']} faults: median {t['auto']['p50']} s vs "
+                  f"{t['manual']['p50']} s")
+
+
+def _rng(d: dict[str, Any]) -> str:
+    if not d or d.get("mean") is None:
+        return "-"
+    return f"{d['mean']:.4f} ({d['min']:.4f}-{d['max']:.4f})"

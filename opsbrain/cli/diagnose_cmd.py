@@ -1,0 +1,112 @@
+"""``opsbrain diagnose``: an incident file, logs (file, directory or stdin) or a bundle."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from opsbrain.cli.base import _emit_json, cli, data_dir_option, json_option
+from opsbrain.cli.kb_cmds import _matcher
+from opsbrain.errors import InputError
+
+
+# ---- diagnose (issue 5) ---------------------------------------------------------------------------------
+@cli.command()
+@click.argument("incident_file", required=False)
+@click.option("--logs", "logs", default=None, metavar="FILE|DIR|-",
+              help="Diagnose raw log text: a file, a directory of logs, or - for stdin (paste, then Ctrl-D).")
+@click.option("--bundle", "bundle", default=None, metavar="DIR",
+              help="Diagnose a log bundle directory in the Ascend layout (simulated or collected; issue 9).")
+@data_dir_option
+@json_option
+def diagnose(incident_file: str | None, logs: str | None, bundle: str | None, data_dir: Path | None,
+             as_json: bool) -> None:
+    """Diagnose an exported incident file, raw logs or a log bundle: class, component, confidence, evidence."""
+    from opsbrain.diagnosis import oneclick
+    from opsbrain.kb.training import load_engine
+
+    if sum(x is not None for x in (incident_file, logs, bundle)) != 1:
+        raise InputError("give exactly one of INCIDENT_FILE, --logs FILE or --bundle DIR")
+    engine = load_engine(data_dir, say=lambda m: click.echo(m, err=True))
+    matcher = _matcher(data_dir)
+    if bundle is not None:
+        _diagnose_bundle(bundle, engine, matcher, as_json)
+        return
+    res = (oneclick.diagnose_logs(logs, engine, matcher) if logs is not None
+           else oneclick.diagnose_incident_file(str(incident_file), engine, matcher))
+    if as_json:
+        _emit_json(res)
+        return
+    d = res["diagnosis"]
+    root = d.get("root") or {}
+    where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) or root.get(
+        "name") or d["component"]
+    click.echo(f"diagnosis: {d['fault_class']} at {where} (confidence {d['confidence']:.2f})"
+               + (f", runbook {d['runbook']}" if d.get("runbook") else ""))
+    for ev in d["evidence"]:
+        click.echo(f"  - {ev}")
+    _echo_root_cluster(d)
+    for e in d.get("evidence_lines", [])[:8]:
+        click.echo(f"  {e['file']}:{e['line']}: {e['text'][:150]}")
+    for k in res.get("vendor_entries", [])[:3]:
+        click.echo(f"  vendor: {k['entry']} -> {k['class'] or 'no class'}: {k['cause']}")
+    for k in [k for k in res["knowledge"] if k["source"] != "imported"][:3]:
+        click.echo(f"  kb: {k['code'] or k['entry']} [{k['handling']}] {k['cause']}")
+    for note in res.get("limits", []):
+        click.echo(f"  note: {note}")
+
+
+def _echo_root_cluster(d: dict[str, Any]) -> None:
+    """The multi-rank root cluster of a diagnosis: root devices, wait chain, dead ends (issue 14)."""
+    rc = d.get("root_cluster")
+    if not rc or not rc.get("root"):
+        return
+    click.echo(f"  root cluster ({rc['what']}): root {rc['root']}" + (f"; chain {rc['chain']}" if rc["chain"] else ""))
+    click.echo(f"    rule: {rc['rule']}" + (f"; class from {rc['class_from']}" if rc.get("class_from") else ""))
+    for x in rc.get("dead_ends", [])[:3]:
+        click.echo(f"    {x['waiter']} waited for {x['remote']}: {x['why']}")
+
+
+# ---- bundles (issue 9): add 'runs bundle' / 'diagnose --bundle' support here --------------------------
+def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool) -> None:
+    """``diagnose --bundle DIR``: every incident of the bundle, the primary one's diagnosis, what the knowledge
+    base and imported vendor knowledge matched, and what was skipped or refused."""
+    from opsbrain.bundle import diagnose_bundle
+
+    res = diagnose_bundle(bundle, engine, matcher)
+    if as_json:
+        _emit_json(res)
+        return
+    ln = res["lines"]
+    click.echo(f"bundle {bundle}: {res['files']['read']} files read, {len(res['skipped'])} skipped, "
+               f"{len(res['refused'])} refused; {ln['read']} lines ({ln['malformed']} malformed, {ln['untimed']} "
+               f"without a time stamp); {len(res['workers'])} workers; {res['signals']} signals; "
+               f"{len(res['incidents'])} incidents")
+    for w in res["workers"]:
+        click.echo(f"  worker {w['dir']} -> {w['node']} ({w['named_by']})")
+    for x in res["skipped"][:10]:
+        click.echo(f"  skipped {x['path']}: {x['reason']}")
+    for x in res["refused"][:10]:
+        click.echo(f"  refused {x['path']}: {x['reason']}")
+    for inc in res["incidents"]:
+        d = inc["diagnosis"] or {}
+        where = ", ".join(f"{n} ({real})" if real != n else n for n, real in inc["nodes"].items()) or "-"
+        click.echo(f"incident {inc['id']} opened {inc['opened_at']} on {where}: {d.get('fault_class')} at "
+                   f"{d.get('component')} (confidence {d.get('confidence', 0):.2f})"
+                   + (f", runbook {d['runbook']}" if d.get("runbook") else ""))
+        for ev in d.get("evidence", []):
+            click.echo(f"  - {ev}")
+    d = res["diagnosis"]
+    root = d.get("root") or {}
+    where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) or root.get(
+        "name") or d["component"]
+    click.echo(f"diagnosis: {d['fault_class']} at {where} (confidence {d['confidence']:.2f})"
+               + (f", runbook {d['runbook']}" if d.get("runbook") else "")
+               + (f", incident {res['primary']}" if res.get("primary") and not d.get("decided_by") else ""))
+    _echo_root_cluster(d)
+    for k in res["knowledge"][:8]:
+        who = "vendor" if k["source"] == "imported" else "kb"
+        click.echo(f"  {who}: {k['code'] or k['entry']} [{k['handling']}] x{k['lines']} (first {k['first']}) "
+                   f"{k['cause']} -> {k['suggestion']}")

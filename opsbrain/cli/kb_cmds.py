@@ -1,0 +1,206 @@
+"""``opsbrain kb``: list, show, validate, import, train, eval."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from opsbrain.cli.base import _emit_json, _Finite, cli, data_dir_option, force_option, json_option
+from opsbrain.errors import InputError
+
+
+# ---- knowledge base (issue 5) --------------------------------------------------------------------------
+@cli.group()
+def kb() -> None:
+    """The fault knowledge base: classes, vendor imports, the diagnosis model (train, eval)."""
+
+
+@kb.command("list")
+@json_option
+def kb_list_cmd(as_json: bool) -> None:
+    """List the fault classes."""
+    from opsbrain.kb import kb_list
+
+    rows = kb_list()
+    if as_json:
+        _emit_json({"classes": rows})
+        return
+    for r in rows:
+        click.echo(f"{r.get('id', ''):<24} {r.get('level', r.get('handling', '')):<16} {r.get('title', '')}")
+
+
+@kb.command("show")
+@click.argument("class_id")
+@json_option
+def kb_show_cmd(class_id: str, as_json: bool) -> None:
+    """Show one fault class."""
+    from opsbrain.kb import kb_show
+
+    data = kb_show(class_id)
+    if as_json:
+        _emit_json(data)
+        return
+    import yaml
+
+    click.echo(yaml.safe_dump(data, sort_keys=False, width=110).rstrip())
+
+
+@kb.command("validate")
+@click.argument("path", required=False)
+@json_option
+def kb_validate_cmd(path: str | None, as_json: bool) -> None:
+    """Validate the knowledge base (or the classes at PATH); every error with file and path."""
+    from opsbrain.kb import validate_kb
+
+    errors = [str(e) for e in validate_kb(path)]
+    if as_json:
+        _emit_json({"valid": not errors, "errors": errors})
+    elif not errors:
+        click.echo("knowledge base valid")
+    for e in errors if not as_json else []:
+        click.echo(f"opsbrain: error: {e}", err=True)
+    if errors:
+        sys.exit(2)
+
+
+@kb.command("import")
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(["mindcluster-faultcode", "mindcluster-kg"]))
+@click.argument("path")
+@data_dir_option
+@json_option
+def kb_import_cmd(fmt: str, path: str, data_dir: Path | None, as_json: bool) -> None:
+    """Import vendor knowledge (MindCluster fault-level file or fault knowledge graph)."""
+    from opsbrain.kb import kb_import
+
+    rep = kb_import(fmt, path, data_dir=(data_dir / "kb_imports") if data_dir else None)
+    if as_json:
+        _emit_json(rep)
+        return
+    click.echo(f"{path}: {rep.get('imported')} imported, {rep.get('refused')} refused")
+    for reason, n in (rep.get("refused_reasons") or {}).items():
+        click.echo(f"  refused {n}: {reason}")
+
+
+@kb.command("train")
+@click.option("--runs-per-class", default=30, show_default=True, type=int, help="Case runs per fault class.")
+@click.option("--workers", default=2, show_default=True, type=int)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where to write the model, a .npz name (its sidecar: the same name with .json; default: the "
+              "shipped model in the package).")
+@force_option
+@json_option
+def kb_train_cmd(runs_per_class: int, workers: int, out: Path | None, force: bool, as_json: bool) -> None:
+    """Generate the case library (training seeds) and train the diagnosis model with its sidecar."""
+    from opsbrain.diagnosis.model import sidecar
+    from opsbrain.fsio import check_target
+    from opsbrain.kb.training import shipped_model_path, train_model
+
+    if not 2 <= runs_per_class <= 10_000 or not 1 <= workers <= 256:
+        raise InputError("--runs-per-class must be 2..10000 and --workers 1..256")
+    path = out or shipped_model_path()
+    force = force or out is None  # the default target is the shipped model: package data on purpose
+    if out is not None and out.suffix != ".npz":
+        raise InputError(f"give a model name ending in .npz (its sidecar is the .json beside it), got "
+                         f"{str(out)[:200]!r}", path="--out")
+    for target in (path, sidecar(path)):  # refuse before minutes of training, not after
+        check_target(target, "--out", force)
+    model = train_model(per_kind=runs_per_class, workers=workers,
+                        progress=None if as_json else _counter("case runs"))
+    model.save(path, force=force)
+    meta = {k: v for k, v in model.meta.items() if k != "features"} | {"path": str(path)}
+    if as_json:
+        _emit_json(meta)
+        return
+    click.echo(f"trained on {meta['cases']} cases, cross-validated accuracy {meta['cv_accuracy']}; wrote {path}")
+
+
+def _counter(what: str) -> Any:
+    def progress(done: int, total: int) -> None:
+        if sys.stderr.isatty():
+            click.echo(f"\r{what}: {done}/{total}", err=True, nl=done == total)
+
+    return progress
+
+
+@kb.command("eval")
+@click.option("--runs-per-class", default=8, show_default=True, type=click.IntRange(1, 10_000),
+              help="Held-out case runs per class.")
+@click.option("--noise-days", default=1.0, show_default=True, type=_Finite(0, 3650, min_open=True),
+              help="Noise-only pod-days for FPs.")
+@click.option("--quick", is_flag=True, help="A smaller run (3 runs per class, 0.25 noise-only pod-days).")
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 256))
+@click.option("--real", "real", default=None, metavar="DIR|FILE",
+              help="Score the real-log corpus instead (tests/data/real_logs in a checkout); with --split.")
+@click.option("--split", type=click.Choice(["dev", "test", "all"]), default="dev", show_default=True,
+              help="Which part of the real-log corpus to score (the test part only when the work is done).")
+@data_dir_option
+@json_option
+def kb_eval_cmd(runs_per_class: int, noise_days: float, quick: bool, workers: int, real: str | None, split: str,
+                data_dir: Path | None, as_json: bool) -> None:
+    """Evaluate the diagnosis on held-out worlds (axes training never saw); exit 1 below the bar (near-copy
+    <= .20, fault-only top-1 .93, macro-F1 .90, localization .90, confident-wrong <= 2%).
+    With --real: agreement on real log excerpts (exit 1 below 85% agreement or above 3% confident-wrong)."""
+    from opsbrain.kb.heldout_eval import evaluate_heldout, shortfalls
+    from opsbrain.kb.heldout_report import print_report
+    from opsbrain.kb.training import load_engine
+
+    if real is not None:
+        _kb_eval_real(real, split, data_dir, as_json)
+        return
+    if quick:
+        runs_per_class, noise_days = 3, 0.25
+    if runs_per_class < 1 or noise_days <= 0 or workers < 1:
+        raise InputError("--runs-per-class must be >= 1, --noise-days > 0 and --workers >= 1")
+    engine = load_engine(data_dir, say=lambda m: click.echo(m, err=True))
+    res = evaluate_heldout(engine, per_kind=runs_per_class, workers=workers, noise_days=noise_days,
+                           progress=None if as_json else _counter("held-out runs"),
+                           say=lambda m: click.echo(m, err=True), home=data_dir)
+    short = shortfalls(res)
+    res["passed"] = not short
+    res["short"] = short
+    if as_json:
+        _emit_json(res)
+    else:
+        print_report(res, click.echo)
+    if short:
+        sys.exit(1)
+
+
+def _matcher(data_dir: Path | None) -> Any:
+    """The knowledge matcher with whatever vendor knowledge was imported (an unreadable import is skipped)."""
+    from opsbrain.kb import SignatureMatcher, load_imported, load_kb
+
+    try:
+        imported = load_imported((data_dir / "kb_imports") if data_dir else None, strict=False)
+    except InputError:
+        imported = None
+    return SignatureMatcher(load_kb(), imported)
+
+
+def _kb_eval_real(real: str, split: str, data_dir: Path | None, as_json: bool) -> None:
+    from opsbrain.kb.realeval import evaluate_real
+    from opsbrain.kb.training import load_engine
+
+    root = Path(real)
+    if not root.exists():
+        raise InputError("no such file or directory", file=real)
+    engine = load_engine(data_dir, say=lambda m: click.echo(m, err=True))
+    res = evaluate_real(engine, _matcher(data_dir), root, split=split)
+    head = res["firm_or_likely"]
+    ok = (head.get("agreement") or 0) >= 0.85 and head.get("confident_wrong", 1) <= 0.03
+    if as_json:
+        _emit_json(res)
+    else:
+        for name in ("firm_or_likely", "all", "symptom_only"):
+            b = res[name]
+            click.echo(f"{name}: n {b['n']}, agreement {b.get('agreement')}, abstention {b.get('abstention')}, "
+                       f"confident-wrong {b.get('confident_wrong')}, evidence cited {b.get('evidence_cited')}, "
+                       f"root device {b.get('root_device')}, traps right {b.get('traps_right')}")
+        click.echo(f"{'class':24} {'n':>3} {'right':>5} {'unknown':>7}  wrong")
+        for c, v in res["per_class"].items():
+            click.echo(f"{c:24} {v['n']:>3} {v['right']:>5} {v['unknown']:>7}  {v['wrong'] or ''}")
+    if not ok:
+        raise SystemExit(1)

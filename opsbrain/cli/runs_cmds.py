@@ -1,0 +1,90 @@
+"""``opsbrain runs``: list, show, bundle."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from opsbrain.cli.base import _emit_json, _store, cli, data_dir_option, json_option
+from opsbrain.cli.chaos_cmds import _print_journal
+from opsbrain.errors import InputError
+
+
+# ---- runs ---------------------------------------------------------------------------------------------
+@cli.group()
+def runs() -> None:
+    """The run store: past runs and their journals."""
+
+
+@runs.command("list")
+@click.option("--limit", type=click.IntRange(1, 1_000_000), default=50, show_default=True)
+@data_dir_option
+@json_option
+def runs_list(limit: int, data_dir: Path | None, as_json: bool) -> None:
+    """List stored runs, newest first."""
+    rows = _store(data_dir).list_runs(limit)
+    if as_json:
+        _emit_json({"runs": rows})
+        return
+    for r in rows:
+        click.echo(f"{r['id']:<48} {r['status']:<11} {str(r['verdict']):<8} {r['policy']:<6} {r['started_at']}")
+
+
+@runs.command("show")
+@click.argument("run_id")
+@data_dir_option
+@json_option
+def runs_show(run_id: str, data_dir: Path | None, as_json: bool) -> None:
+    """Show one run's journal."""
+    store = _store(data_dir)
+    row = store.get_run(run_id)
+    if row is None:
+        raise InputError(f"no run {run_id!r} in the run store (see 'opsbrain runs list')")
+    journal = store.get_journal(run_id)
+    if as_json:
+        _emit_json(journal if journal is not None else row)
+        return
+    if journal is None:
+        click.echo(f"{run_id}: {row['status']} (no journal: the run did not finish)")
+        return
+    _print_journal(journal)
+
+
+@runs.command("bundle")
+@click.argument("run_id")
+@click.option("--incident", default=None, help="Only this journal incident (default: every incident).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Write each bundle into OUT/<incident id>/.")
+@click.option("--scenario", default=None, help="The scenario file the run used, if it was not a built-in.")
+@data_dir_option
+@json_option
+def runs_bundle(run_id: str, incident: str | None, out_dir: Path, scenario: str | None, data_dir: Path | None,
+                as_json: bool) -> None:
+    """Write log bundles of a stored run's incidents: re-runs the scenario with the run's seed and policy (runs
+    are deterministic; the store keeps journals, not logs) and exits 1 if the re-run differs from the journal."""
+    from opsbrain.bundle import regenerate
+
+    store = _store(data_dir)
+    if store.get_run(run_id) is None:
+        raise InputError(f"no run {run_id!r} in the run store (see 'opsbrain runs list')")
+    journal = store.get_journal(run_id)
+    if journal is None:
+        raise InputError(f"run {run_id!r} did not finish: it has no journal to re-run")
+    rep = regenerate(journal, out_dir, incident=incident, scenario=scenario, home=data_dir)
+    if as_json:
+        _emit_json(rep)
+    else:
+        click.echo(f"re-ran {rep['scenario']} seed {rep['seed']} policy {rep['policy']}: "
+                   + ("reproduced the stored journal" if rep["reproduced"] else "DIFFERS from the stored journal"))
+        for diff in rep["differences"]:
+            click.echo(f"  {diff}")
+        for b in rep["bundles"]:
+            click.echo(f"  {b['incident']}: " + (f"error: {b['error']}" if "error" in b else
+                                                 f"{b['path']} ({b['files']} files, {b['lines']} lines)"))
+    if not rep["reproduced"]:
+        sys.exit(1)
+
+
+# ---- campaign (issue 10): add 'chaos campaign' here ---------------------------------------------------

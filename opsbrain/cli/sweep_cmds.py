@@ -1,0 +1,240 @@
+"""``opsbrain sweep`` (once, run) and ``opsbrain watch``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from opsbrain.cli.base import MAX_SPEED, MAX_WALL_S, SEED, _emit_json, _Finite, cli, data_dir_option, json_option
+from opsbrain.errors import InputError
+
+
+# ---- sweep (issue 7): add the 'sweep' group here ------------------------------------------------------
+@cli.group()
+def sweep() -> None:
+    """Health sweeps: one sweep at a point of a scenario, or a scheduled service with Prometheus metrics."""
+
+
+@sweep.command("once")
+@click.option("--scenario", default="noise-only-day", show_default=True, help="Built-in scenario name or file.")
+@click.option("--at", "at_s", type=_Finite(0), default=3600.0, show_default=True,
+              help="Simulated seconds into the scenario (0 .. its duration); only that much is simulated.")
+@click.option("--seed", type=SEED, default=None, help="Override the scenario's seed.")
+@click.option("--source", "source", type=click.Choice(["twin", "prometheus", "prometheus-api", "commands"]),
+              default="twin", show_default=True, help="What to sweep: the twin's scenario, npu-exporter pages, a "
+              "Prometheus server's query API, or collected npu-smi/hccn_tool outputs (docs/real-cluster.md).")
+@click.option("--url", "urls", multiple=True, metavar="URL", help="An exporter page (repeat for one per node), "
+              "e.g. http://HOST:8082/metrics (--source prometheus), or the server (--source prometheus-api).")
+@click.option("--dir", "cmd_dir", default=None, metavar="DIR", help="Collected command outputs (--source commands).")
+@data_dir_option
+@json_option
+def sweep_once_cmd(scenario: str, at_s: float, seed: int | None, source: str, urls: tuple[str, ...],
+                   cmd_dir: str | None, data_dir: Path | None, as_json: bool) -> None:
+    """One sweep of SCENARIO's pod at --at, or of a real cluster's telemetry (--source). Exit 0: no finding is
+    Alarm or worse; 1: at least one is."""
+    if source != "twin":
+        if scenario != "noise-only-day" or at_s != 3600.0 or seed is not None:
+            raise InputError("--scenario, --at and --seed belong to --source twin", path="--source")
+        _sweep_real_once(source, urls, cmd_dir, as_json)
+        return
+    if urls or cmd_dir:
+        raise InputError("--url/--dir need --source prometheus or commands", path="--source")
+    from opsbrain.sweeps.once import sweep_once
+
+    res = sweep_once(scenario, at_s, seed=seed, home=data_dir)
+    data = res.as_dict()
+    if as_json:
+        _emit_json(data)
+    else:
+        _print_sweep(data)
+    if res.failed:
+        sys.exit(1)
+
+
+def _sweep_real_once(kind: str, urls: tuple[str, ...], cmd_dir: str | None, as_json: bool) -> None:
+    from opsbrain.sources import open_source, sweep_source
+    from opsbrain.sweeps.once import verdict
+
+    src = open_source(kind, urls, cmd_dir)
+    report = sweep_source(src)
+    data = {"source": src.name, "coverage": src.coverage(), "exit_code": verdict(report), **report.as_dict()}
+    if as_json:
+        _emit_json(data)
+    else:
+        _print_sweep(data)
+    if data["exit_code"]:
+        sys.exit(1)
+
+
+def _print_sweep(d: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    c = d["counts"]
+    colour = {"OK": "green", "Warning": "yellow", "Alarm": "red", "Critical": "bold red"}
+    where = f"{d['scenario']}[/] seed {d['seed']} at t={d['at_s']:g} s" if "scenario" in d else f"{d['source']}[/]"
+    console.print(f"[bold]{where}: [{colour[d['severity']]}]"
+                  f"{d['severity']}[/]  ({c['Critical']} critical, {c['Alarm']} alarm, {c['Warning']} warning; "
+                  f"{c['OK']:,} component-checks OK; {d['duration_ms']:.0f} ms)")
+    if not d["findings"]:
+        return
+    table = Table(show_lines=False)
+    for col in ("severity", "check", "component", "evidence", "suggested action"):
+        table.add_column(col, overflow="fold")
+    for f in d["findings"]:
+        table.add_row(f"[{colour[f['severity']]}]{f['severity']}[/]", f["check"], f["component"], f["evidence"],
+                      f["suggested_action"])
+    console.print(table)
+
+
+@sweep.command("run")
+@click.option("--scenario", default=None, help="Built-in scenario name or file: the live pod's world (--source twin).")
+@click.option("--interval", default=None, help="Wall-clock interval, e.g. 30s, 5m, 1h (default: the stored "
+              "schedule's trigger, else 5m).")
+@click.option("--cron", default=None, help="5-field crontab expression, UTC (e.g. '*/5 * * * *').")
+@click.option("--speed", type=_Finite(0, MAX_SPEED, min_open=True), default=1.0, show_default=True,
+              help="Simulated seconds per wall second.")
+@click.option("--metrics-port", type=click.IntRange(0, 65535), default=None,
+              help="Serve Prometheus metrics on 127.0.0.1:PORT "
+              "(0: any free port, printed on stderr).")
+@click.option("--max-runtime", "max_runtime", type=_Finite(0, MAX_WALL_S, min_open=True), default=None,
+              help="Stop after this many wall seconds.")
+@click.option("--seed", type=SEED, default=None, help="Override the scenario's seed.")
+@click.option("--source", "source", type=click.Choice(["twin", "prometheus", "prometheus-api", "commands"]),
+              default="twin", show_default=True, help="Sweep the scenario's live pod, npu-exporter pages, a "
+              "Prometheus server's query API or collected outputs.")
+@click.option("--url", "urls", multiple=True, metavar="URL", help="An exporter page (--source prometheus; repeat).")
+@click.option("--dir", "cmd_dir", default=None, metavar="DIR", help="Collected command outputs (--source commands).")
+@click.option("--name", "name", default=None, help="The cluster's name for the schedule id (real sources).")
+@data_dir_option
+@json_option
+def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, speed: float,
+                  metrics_port: int | None, max_runtime: float | None, seed: int | None, source: str,
+                  urls: tuple[str, ...], cmd_dir: str | None, name: str | None, data_dir: Path | None,
+                  as_json: bool) -> None:
+    """Scheduled sweeps of a live simulated pod (or of a real source) until SIGINT/SIGTERM or --max-runtime
+    (schedule kept in the run store: a restart without --interval/--cron resumes it)."""
+    from opsbrain.service.scheduler import TriggerSpec, run_service
+
+    trigger = TriggerSpec.from_options(interval, cron)
+    pod = None
+    if source != "twin":
+        from opsbrain.sources import open_source
+        from opsbrain.sources.service import SourcePod
+
+        if scenario is not None or speed != 1.0 or seed is not None:
+            raise InputError("--scenario, --speed and --seed belong to --source twin", path="--source")
+
+        pod = SourcePod(open_source(source, urls, cmd_dir), name=name or f"{source}-cluster")
+        scenario = pod.name
+    elif scenario is None:
+        raise InputError("give --scenario (the live pod's world) or --source prometheus|commands", path="--scenario")
+
+    def on_start(svc: Any) -> None:
+        url = f"; metrics {svc.server.url}" if svc.server is not None else ""
+        click.echo(f"opsbrain: sweeping {svc.pod.name} {svc.trigger}, speed {svc.pod.speed:g}x; schedule "
+                   f"{svc.schedule_id} in {svc.store.path}{url}", err=True)
+
+    def on_sweep(d: dict[str, Any]) -> None:
+        if as_json:
+            return
+        c = d["counts"]
+        pro = "".join(f"; proactive {i['id']}: drain {i['component']}" for i in d["proactive_new"])
+        click.echo(f"t={d['t_s']:>10.0f} s  {d['severity']:<8} {c['Critical']} critical, {c['Alarm']} alarm, "
+                   f"{c['Warning']} warning  ({d['duration_ms']:.0f} ms){pro}")
+
+    summary = run_service(scenario, trigger, speed=speed, metrics_port=metrics_port, home=data_dir,
+                          max_runtime_s=max_runtime, seed=seed, on_sweep=on_sweep, on_start=on_start, pod=pod)
+    if as_json:
+        _emit_json(summary)
+        return
+    click.echo(f"stopped ({summary['stopped_by']}) after {summary['wall_s']:.1f} s: {summary['sweeps']} sweeps to "
+               f"t={summary['sim_time_s']:.0f} s, {len(summary['proactive'])} proactive incidents, "
+               f"{len(summary['errors'])} errors")
+
+
+# ---- watch (issue 20) ---------------------------------------------------------------------------------
+@cli.command("watch")
+@click.option("--logs", "logs", required=True, metavar="DIR", help="A directory of logs to follow (DIR/<host>/... "
+              "names the host of lines that name none).")
+@click.option("--webhook", default=None, metavar="URL", help="POST each incident report as JSON to this URL.")
+@click.option("--max-runtime", "max_runtime", type=_Finite(0, MAX_WALL_S, min_open=True), default=None,
+              help="Stop after this many wall seconds.")
+@click.option("--poll", "poll_s", type=_Finite(0.01, 3600), default=0.25, show_default=True, help="Seconds between polls.")
+@click.option("--from-start", is_flag=True, help="Read the files already there from their start (default: their end).")
+@click.option("--url", "urls", multiple=True, metavar="URL", help="Also sweep these npu-exporter pages and report "
+              "new Alarm-or-worse findings.")
+@click.option("--sweep-interval", "sweep_s", type=_Finite(0.1, 366 * 86400.0), default=300.0, show_default=True,
+              help="Seconds between sweeps of --url.")
+@data_dir_option
+@json_option
+def watch_cmd(logs: str, webhook: str | None, max_runtime: float | None, poll_s: float, from_start: bool,
+              urls: tuple[str, ...], sweep_s: float, data_dir: Path | None, as_json: bool) -> None:
+    """Follow log files, group signals into incidents, diagnose each and show the runbook it would run (a dry
+    run: advisory, nothing is executed). Stops on SIGINT/SIGTERM or --max-runtime."""
+    import signal
+    import threading
+
+    from opsbrain.kb.training import load_engine
+    from opsbrain.sources.watch import Watcher
+
+    if max_runtime is not None and not max_runtime > 0:
+        raise InputError(f"must be > 0, got {max_runtime:g}", path="--max-runtime")
+
+    def report(d: dict[str, Any]) -> None:
+        if as_json:
+            click.echo(json.dumps(d, default=str))
+            return
+        if "finding" in d:
+            f = d["finding"]
+            click.echo(f"sweep at +{d['reported_s']:.1f} s: {f['severity']} {f['check']} {f['component']}: "
+                       f"{f['evidence']}\n  advised (not executed): {f['suggested_action']}")
+            return
+        root = d.get("root") or {}
+        where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) or d["component"]
+        click.echo(f"{d['incident']}{' (update)' if d['update'] else ''} at +{d['reported_s']:.1f} s: "
+                   f"{d['fault_class']} at {where} (confidence {d['confidence']:.2f}, {d['signals']} signals)")
+        for e in d["evidence_lines"][:3]:
+            click.echo(f"  {e['file']}:{e['line']}: {e['text'][:140]}")
+        adv = d["advice"]
+        click.echo(f"  advised (dry run, not executed): {adv['runbook'] or '-'} {adv['title']}")
+        for st in adv["steps"]:
+            cond = f" when {st['when']}" if st.get("when") else ""
+            how = st["command"] or f"{st['action']} {st['target'] or '(target not in the logs)'}"
+            click.echo(f"    - {st['name']}: {how}{cond}")
+
+    source = None
+    if urls:
+        from opsbrain.sources import open_source
+
+        source = open_source("prometheus", urls)
+    watcher = Watcher(logs, load_engine(data_dir, say=lambda m: click.echo(m, err=True)), report, webhook=webhook,
+                      poll_s=poll_s, from_start=from_start, source=source, sweep_every_s=sweep_s)
+    stop = threading.Event()
+    why = {"by": "max-runtime"}
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        why["by"] = signal.Signals(signum).name
+        stop.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)} \
+        if threading.current_thread() is threading.main_thread() else {}
+    click.echo(f"opsbrain: watching {logs} (advisory: runbooks are shown as dry runs)", err=True)
+    try:
+        summary = watcher.run(stop, max_runtime)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    summary["stopped_by"] = why["by"]
+    if as_json:
+        click.echo(json.dumps({"summary": summary}, default=str))
+    else:
+        click.echo(f"stopped ({summary['stopped_by']}) after {summary['wall_s']:.1f} s: {summary['incidents']} "
+                   f"incidents from {summary['lines']} lines in {summary['files']} files"
+                   + (f"; {len(summary['webhook_errors'])} webhook errors" if summary["webhook_errors"] else ""),
+                   err=True)
