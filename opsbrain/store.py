@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -74,6 +75,24 @@ def _alive(pid: int | None) -> bool:
     return True
 
 
+WAL_RETRY_S = 30.0  # reason: the same bound as the connection's busy timeout
+
+
+def _enter_wal(db: sqlite3.Connection) -> None:
+    """Switch a connection to WAL. On a new store two processes can race for it, and SQLite answers the loser
+    "database is locked" at once (the busy handler is not used for a journal-mode change): retry until the
+    bound, then let the error through."""
+    deadline = time.monotonic() + WAL_RETRY_S
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
 class RunStore:
     def __init__(self, home: Path | None = None) -> None:
         self.home = Path(home) if home else default_home()
@@ -102,7 +121,7 @@ class RunStore:
         except sqlite3.Error as exc:
             raise self._error(exc) from None
         try:
-            db.execute("PRAGMA journal_mode=WAL")
+            _enter_wal(db)
             db.execute("PRAGMA synchronous=NORMAL")
             with db:
                 yield db
