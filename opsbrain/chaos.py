@@ -66,7 +66,12 @@ def run(p: Plan, store: RunStore | None = None, out_dir: Path | None = None,
     run_id = None
     if store is not None:
         run_id = store.begin_run(p.scenario.metadata.name, p.seed, p.policy)
-    journal = run_plan(p, engine, progress=progress, bundle_dir=bundle_dir)
+    try:
+        journal = run_plan(p, engine, progress=progress, bundle_dir=bundle_dir)
+    except KeyboardInterrupt:  # stopped before the simulation ran (run_plan journals a stop once it runs)
+        if store is not None and run_id is not None:
+            store.mark_interrupted(run_id)
+        raise
     journal["run_id"] = run_id
     if store is not None and run_id is not None:
         store.finish(run_id, journal)

@@ -193,8 +193,15 @@ class RunStore:
                     db.execute("INSERT OR REPLACE INTO actions VALUES (?,?,?,?,?,?,?,?)",
                                (run_id, inc["id"], seq, act.get("action"), act.get("target"), act.get("status"),
                                 act.get("start_s"), act.get("end_s")))
-            db.execute("UPDATE runs SET status='finished', verdict=?, finished_at=?, journal=? WHERE id=?",
-                       (journal.get("verdict"), _now(), json.dumps(journal, sort_keys=True), run_id))
+            status = "interrupted" if journal.get("status") == "interrupted" else "finished"
+            db.execute("UPDATE runs SET status=?, verdict=?, finished_at=?, journal=? WHERE id=?",
+                       (status, journal.get("verdict"), _now(), json.dumps(journal, sort_keys=True), run_id))
+
+    def mark_interrupted(self, run_id: str) -> None:
+        """A run stopped before it had a journal: ``interrupted``, verdict ``aborted`` (as a dead run's would be)."""
+        with self._db() as db:
+            db.execute("UPDATE runs SET status='interrupted', verdict='aborted', finished_at=? WHERE id=? "
+                       "AND status='running'", (_now(), run_id))
 
     _COLS = ("id", "scenario", "seed", "policy", "status", "verdict", "started_at", "finished_at")
 

@@ -116,12 +116,12 @@ def test_kill_9_during_imports_leaves_loadable_imports(tmp_path: Path) -> None:
 POOL = """
 import os, sys, time
 from concurrent.futures import ProcessPoolExecutor
-from opsbrain.kb.cases import die_with_parent
+from opsbrain.workers import init_worker
 def work(x):
     time.sleep(0.5)
     return x
 if __name__ == "__main__":
-    with ProcessPoolExecutor(2, initializer=die_with_parent) as ex:
+    with ProcessPoolExecutor(2, initializer=init_worker) as ex:
         futures = [ex.submit(work, i) for i in range(2)]
         print(" ".join(str(p) for p in ex._processes), flush=True)
         list(ex.map(work, range(1000)))

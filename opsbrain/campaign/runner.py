@@ -31,6 +31,7 @@ from opsbrain.campaign.spec import CampaignSpec, campaign_plan, sim_params
 from opsbrain.campaign.summary import seed_record, summarize
 from opsbrain.diagnosis.engine import Engine
 from opsbrain.store import RunStore
+from opsbrain.workers import init_worker
 
 Say = Callable[[str], None]
 Progress = Callable[[int, int, "dict[str, Any] | None"], None]
@@ -229,9 +230,12 @@ def run_campaign(spec: CampaignSpec, store: RunStore | None = None, options: Opt
     return out
 
 
+STOP_JOIN_S = 2.0  # reason: a killed worker is reaped at once; the bound keeps a stop under the 5 s promise
+
+
 def _run_pool(spec_json: str, todo: list[tuple[int, str]], home: str | None, workers: int,
               finish: Callable[[dict[str, Any]], None]) -> None:
-    ex = ProcessPoolExecutor(max_workers=workers)
+    ex = ProcessPoolExecutor(max_workers=workers, initializer=init_worker)
     try:
         pending: set[Future[dict[str, Any]]] = {ex.submit(run_task, spec_json, s, p, home) for s, p in todo}
         while pending:
@@ -240,9 +244,11 @@ def _run_pool(spec_json: str, todo: list[tuple[int, str]], home: str | None, wor
                 finish(f.result())
     except BaseException:
         # interrupted: stop the runs in flight now (they run again on resume) rather than wait for them
-        procs = getattr(ex, "_processes", None) or {}
-        for proc in list(procs.values()):
-            proc.terminate()
+        procs = list((getattr(ex, "_processes", None) or {}).values())
+        for proc in procs:
+            proc.kill()
+        for proc in procs:
+            proc.join(STOP_JOIN_S)
         ex.shutdown(wait=False, cancel_futures=True)
         raise
     ex.shutdown(wait=True)

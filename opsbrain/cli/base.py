@@ -51,11 +51,46 @@ def _fail(message: str, code: int = 2) -> NoReturn:
     sys.exit(code)
 
 
+_TERMINATED: dict[str, bool] = {"by_sigterm": False}
+
+
+def _on_sigterm(_signum: int, _frame: Any) -> None:
+    """SIGTERM stops a command the way Ctrl-C does (runs record themselves as interrupted, campaigns stop their
+    workers and keep what finished); a second SIGTERM during that clean-up is ignored so it cannot cut a write."""
+    if _TERMINATED["by_sigterm"]:
+        return
+    _TERMINATED["by_sigterm"] = True
+    raise KeyboardInterrupt
+
+
+def _stop_on_sigterm() -> Any:
+    """Install :func:`_on_sigterm` (main thread only; commands with their own stop logic replace it); return the
+    handler it replaced (``None`` when not installed)."""
+    import signal
+    import threading
+
+    _TERMINATED["by_sigterm"] = False
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _on_sigterm)
+
+
 class _Root(click.Group):
     """The root group: runs a command and maps expected errors to exit codes (see module docstring)."""
 
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True, **extra: Any) -> Any:
+        previous = _stop_on_sigterm()
+        try:
+            return self._main(args, prog_name, complete_var, standalone_mode, **extra)
+        finally:
+            if previous is not None:
+                import signal
+
+                signal.signal(signal.SIGTERM, previous)
+
+    def _main(self, args: Sequence[str] | None, prog_name: str | None, complete_var: str | None,
+              standalone_mode: bool, **extra: Any) -> Any:
         try:
             rv = super().main(args, prog_name or "opsbrain", complete_var, standalone_mode=False, **extra)
         except _NO_ARGS as exc:  # bare ``opsbrain``: show the help (click >= 8.2 raises for it)
@@ -67,6 +102,8 @@ class _Root(click.Group):
         except click.ClickException as exc:
             _fail(exc.format_message(), exc.exit_code)
         except click.Abort:
+            if _TERMINATED["by_sigterm"]:
+                _fail("stopped by SIGTERM", 143)
             _fail("aborted", 130)
         except BrokenPipeError:  # stdout closed early (``opsbrain params | head``): no traceback
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -83,6 +120,8 @@ class _Root(click.Group):
         # standalone_mode=False returns the exit code of ctx.exit()/--help/--version, or the command's
         # return value (commands return None).
         code = rv if isinstance(rv, int) else 0
+        if _TERMINATED["by_sigterm"] and code == 0:
+            code = 143  # the command stopped early and said so; the exit code says why
         if standalone_mode:
             sys.exit(code)
         return code

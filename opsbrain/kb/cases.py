@@ -37,6 +37,7 @@ from opsbrain.diagnosis.features import incident_features
 from opsbrain.ingest.where import node_of
 from opsbrain.runner.scoring import match_incidents
 from opsbrain.verdict import Diagnosis
+from opsbrain.workers import init_worker
 
 TRAIN_SEEDS = range(0, 10_000)
 EVAL_SEEDS = range(1_000_000, 1_010_000)
@@ -301,7 +302,7 @@ def run_all(runs: list[RunArgs], workers: int = 2,
             if progress:
                 progress(i + 1, len(runs))
         return out
-    with ProcessPoolExecutor(max_workers=workers, initializer=die_with_parent) as ex:
+    with ProcessPoolExecutor(max_workers=workers, initializer=init_worker) as ex:
         for i, res in enumerate(ex.map(_job, runs, chunksize=2)):
             out.append(res)
             if progress:
@@ -317,17 +318,3 @@ def generate(seeds: Iterable[int], per_kind: int = 40, concurrency: float = 0.2,
     return [c for res in run_all(runs, workers, progress) for c in res]
 
 
-def die_with_parent() -> None:
-    """Worker initializer: on Linux, ask the kernel to SIGKILL this worker when its parent dies, so a killed
-    ``kb train`` leaves no orphaned workers (elsewhere a no-op)."""
-    import ctypes
-    import signal as _signal
-    import sys as _sys
-
-    if not _sys.platform.startswith("linux"):
-        return
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, int(_signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
