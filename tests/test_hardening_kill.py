@@ -1,8 +1,9 @@
 """kill -9 at random moments of a run, a model save and a vendor import (issue 18): no finished run lost, model
 and sidecar always a matching pair, imports always loadable, the store's integrity_check ok.
 
-A few moments each by default; ``OPSBRAIN_KILL_MOMENTS=50`` runs 50 per kind. The model case kills a process that
-saves models in a loop (a real ``kb train`` takes minutes before its save; the save is what a kill can break).
+A few moments each by default; ``OPSBRAIN_KILL_MOMENTS=50`` runs 50 per kind. Models: a process that saves models in
+a loop (the save is what a kill can break) and the real ``kb train`` at its smallest size, killed at moments
+drawn over its whole measured length.
 """
 
 from __future__ import annotations
@@ -180,3 +181,36 @@ def test_kill_9_of_the_sweep_service_leaves_a_sound_store(tmp_path: Path) -> Non
     store = RunStore(tmp_path)
     assert swept and store.integrity_check() == "ok"
     assert store.list_sweeps() and store.get_schedule("sweep-noise-only-day") is not None
+
+
+def test_kill_9_of_kb_train_keeps_a_matching_model_pair(tmp_path: Path) -> None:
+    """The real ``kb train`` (smallest size), killed at random moments of its whole length: the model written by
+    the first, complete training stays a matching pair after every kill (the old pair or a new one), and a
+    training after the kills still succeeds (no damaged case cache)."""
+    import io
+
+    import numpy as np
+
+    from opsbrain.diagnosis.model import DiagnosisModel, load_pair
+
+    out = tmp_path / "m.npz"
+    env = os.environ | {"OPSBRAIN_HOME": str(tmp_path / "home")}
+    cmd = [sys.executable, "-m", "opsbrain", "kb", "train", "--runs-per-class", "2", "--workers", "2",
+           "--out", str(out), "--force"]
+    t0 = time.monotonic()
+    subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=1800)
+    length = time.monotonic() - t0
+
+    def check_pair() -> None:
+        data, meta = load_pair(out)  # raises when the arrays do not match the sidecar's digest
+        with np.load(io.BytesIO(data)) as z:
+            assert meta["cases"] > 0 and len(z.files) > 0
+        DiagnosisModel.load(out, meta["kb_hash"])  # and it loads as a model
+
+    check_pair()
+    rng = random.Random(21)
+    for _ in range(MOMENTS):
+        _kill_at(cmd, rng.uniform(0.2, 1.05) * length, env)
+        check_pair()
+    subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=1800)
+    check_pair()
