@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 import simpy
 
+from faultlib.ems import EmsPool
 from faultlib.workloads.inference import InferenceService, _Instance
 
 Role = Literal["prefill", "decode"]
@@ -40,6 +41,8 @@ class ElasticInferenceService(InferenceService):
             seen.update(ns)
             self._insts[f"decode{k}"] = _Instance(f"decode{k}", "decode", list(ns))
         self.nodes = [n for i in self._insts.values() for n in i.nodes]
+        self.ems: EmsPool | None = None  # with tenants: weights are read from this pool under ``namespace``
+        self.namespace: str = name
         self._serial = {"prefill": len(self._role("prefill")), "decode": len(self._role("decode"))}
         self._npu_s = {"allocated": 0.0, "serving": 0.0, "decode_allocated": 0.0}
         self._npu_t = 0.0
@@ -100,6 +103,12 @@ class ElasticInferenceService(InferenceService):
             elif t1 > s.t:
                 out.append((s.t, t1))
         return out
+
+    def _weights_load_s(self, inst: _Instance, source: str) -> float:
+        """As the base service; a load from the EMS pool reads the model's weights in the service's namespace."""
+        if source == "ems" and self.ems is not None and self.sim is not None:
+            self.ems.read(self.sim.now, self.namespace, self.namespace, f"weights/{self.name}")
+        return super()._weights_load_s(inst, source)
 
     # ---- control actions --------------------------------------------------------------------------
     def add_instance(self, role: Role, nodes: list[str], weights_from: Literal["ems", "obs"] = "ems"
