@@ -72,6 +72,7 @@ class SwitchRecord:
     failed: str | None = None
     skipped: str | None = None  # the rule found the group already in its target role
     node_role: dict[str, str] = field(default_factory=dict)  # node -> role it switched into
+    stages: dict[str, float] = field(default_factory=dict)  # stage -> seconds (the group's critical path)
 
     def node_switch_s(self) -> dict[str, float]:
         return {n: t - self.start_s for n, t in self.node_end_s.items()}
@@ -138,16 +139,19 @@ class ScheduleRunner:
         if not quals or rec.group in self.jobs:
             rec.skipped = "the group is not serving"
             return
-        waits = [max(drain_s(sim, self.svc, q) for q in quals)]
-        yield sim.env.timeout(waits[0])
+        rec.stages["drain"] = max(drain_s(sim, self.svc, q) for q in quals)
+        yield sim.env.timeout(rec.stages["drain"])
         nodes: list[str] = []
         for q in quals:
             nodes += self.svc.retire_instance(q)
         self.owned[rec.group] = []
-        yield sim.env.timeout(stop_s(sim, len(nodes)))
+        rec.stages["stop"] = stop_s(sim, len(nodes))
+        yield sim.env.timeout(rec.stages["stop"])
         job, proc = start_training(sim, f"train-{rec.group}-{rec.index}", nodes)
         self.jobs[rec.group] = job
+        t0 = sim.now
         ok = yield proc
+        rec.stages["training_start"] = sim.now - t0
         while not ok and rec.attempts < MAX_START_ATTEMPTS:
             rec.attempts += 1
             swap = self._swap(job.nodes, rec)
@@ -175,6 +179,7 @@ class ScheduleRunner:
             hb["why_late"] = (f"checkpoint write {hb['checkpoint_s']:.0f} s + stop {hb['stop_s']:.0f} s > "
                               f"deadline {self.plan.handback_deadline_s:.0f} s")
         rec.handback = hb
+        rec.stages.update(checkpoint=hb["checkpoint_s"], stop=hb["stop_s"])
         original = self._groups[rec.group].nodes
         back = dict(zip(original, freed, strict=False))  # a spare that replaced a node keeps its slot
         layout = [(r, [back.get(n, n) for n in ns]) for r, ns in self.layout[rec.group]]
@@ -189,6 +194,9 @@ class ScheduleRunner:
             current = list(nodes)
             qual, proc = self.svc.add_instance(role, current)
             out = yield proc
+            for stage in ("relaunch_s", "weights_s"):
+                key = f"{role}_{stage[:-2]}"
+                rec.stages[key] = max(rec.stages.get(key, 0.0), float(out.get(stage, 0.0)))
             while not out.get("ok") and rec.attempts < MAX_START_ATTEMPTS:
                 rec.attempts += 1
                 swap = self._swap(current, rec)
@@ -234,7 +242,11 @@ def switch_stats(records: list[SwitchRecord]) -> dict[str, Any]:
             by[r.to].append(s)
             by_role.setdefault(f"to {r.node_role.get(n, r.to)}", []).append(s)
     hbs = [r.handback for r in records if r.handback]
-    return {"node_switch_s": by, "node_switch_s_by_role": by_role, "handbacks": len(hbs),
+    stages: dict[str, list[float]] = {}
+    for r in records:
+        for k, v in r.stages.items():
+            stages.setdefault(f"to {r.to}: {k}", []).append(v)
+    return {"node_switch_s": by, "stages_s": stages, "node_switch_s_by_role": by_role, "handbacks": len(hbs),
             "handbacks_on_time": sum(bool(h["on_time"]) for h in hbs),
             "failed": [r.failed for r in records if r.failed], "skipped": sum(r.skipped is not None for r in records),
             "attempts": sum(r.attempts for r in records)}
