@@ -90,3 +90,22 @@ def test_ems_namespaces_refuse_other_tenants() -> None:
     with pytest.raises(NamespaceError):
         pool.read(0.0, "a", "b", "weights/x")
     assert pool.reads_of("b") == 0
+
+
+def test_run_store_view_per_tenant(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from opsbrain.ops.tenants import TenantStoreView
+    from opsbrain.store import RunStore
+
+    store = RunStore(tmp_path)
+    sim, _orch, guard, _ems = build(0)
+    inc = [{"id": "i1", "injected": {"kind": "node_crash", "component": "pod0/node3"}, "diagnosis": None},
+           {"id": "i2", "injected": {"kind": "node_crash", "component": "pod0/node30"}, "diagnosis": None}]
+    both = store.begin_run("shared", 0, "auto")
+    store.finish(both, {"verdict": "passed", "tenants": ["a", "b"], "incidents": inc})
+    only_b = store.begin_run("b-only", 0, "auto")
+    store.finish(only_b, {"verdict": "passed", "tenants": ["b"], "incidents": inc[1:]})
+    view = TenantStoreView(store, "a", lambda c: guard.map.tenant_of(c) == "a")
+    assert [r["id"] for r in view.list_runs()] == [both]
+    j = view.get_journal(both)
+    assert j is not None and [i["id"] for i in j["incidents"]] == ["i1"]
+    assert view.get_journal(only_b) is None

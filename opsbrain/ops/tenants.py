@@ -206,5 +206,5 @@ class TenantStoreView:
 
     def _mine(self, incident: dict[str, Any]) -> bool:
         comp = ((incident.get("diagnosis") or {}).get("component") or
-                (incident.get("injected") or {}).get("target"))
+                (incident.get("injected") or {}).get("component"))
         return bool(comp) and bool(self.owns(comp))
