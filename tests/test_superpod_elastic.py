@@ -46,7 +46,8 @@ def test_add_and_retire_instances_cost_modelled_time() -> None:
     assert not svc.instances()[qual]["up"]
     sim.run(3000.0)
     out = proc.value
-    assert out["ok"] and out["relaunch_s"] > 0 and out["weights_s"] > 0  # relaunch + HCCL init, EMS weights
+    assert out is not None and out["ok"]
+    assert out["relaunch_s"] > 0 and out["weights_s"] > 0  # relaunch + HCCL init, then the EMS weights
     assert svc.instances()[qual]["up"]
     assert svc.retire_instance(qual) == free
     assert qual not in svc.instances()

@@ -3,6 +3,8 @@ a component of tenant b -- a property over random campaigns, including diagnoses
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -92,7 +94,7 @@ def test_ems_namespaces_refuse_other_tenants() -> None:
     assert pool.reads_of("b") == 0
 
 
-def test_run_store_view_per_tenant(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_run_store_view_per_tenant(tmp_path: Path) -> None:
     from opsbrain.ops.tenants import TenantStoreView
     from opsbrain.store import RunStore
 

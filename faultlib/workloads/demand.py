@@ -93,7 +93,7 @@ def demand_curve(peak_tokens_s: float, duration_s: float, params: DemandParams, 
 def curve_for(sim: Simulation, peak_tokens_s: float, duration_s: float, start_hour: float = 0.0,
               params: DemandParams | None = None) -> DemandCurve:
     """The seeded curve of a run (random stream ``demand``; burst durations from the ``demand.burst_s`` stream)."""
-    p = params or sim.params.demand  # type: ignore[attr-defined]
+    p = params or sim.params.demand
     return demand_curve(peak_tokens_s, duration_s, p, sim.rng("demand"), start_hour,
                         lambda: sim.durations.draw("demand.burst_s", p.burst_s))
 

@@ -47,7 +47,7 @@ class SwitchParams(ParamGroup):
 
 def drain_s(sim: Simulation, svc: ElasticInferenceService, instance: str) -> float:
     """How long the in-flight sequences of ``instance`` take to finish (bounded by the drain timeout)."""
-    p: SwitchParams = sim.params.switch  # type: ignore[attr-defined]
+    p: SwitchParams = sim.params.switch
     tpot = svc.tpot_at(sim.now)
     if not tpot < float("inf"):
         return 0.0  # nothing decodes: nothing to wait for
@@ -58,7 +58,7 @@ def drain_s(sim: Simulation, svc: ElasticInferenceService, instance: str) -> flo
 
 def stop_s(sim: Simulation, nodes: int) -> float:
     """The serving or training processes of ``nodes`` nodes exit: the slowest node's draw."""
-    p: SwitchParams = sim.params.switch  # type: ignore[attr-defined]
+    p: SwitchParams = sim.params.switch
     return sim.durations.draw_max("switch.process_stop_s", p.process_stop_s, nodes)
 
 

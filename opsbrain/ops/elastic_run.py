@@ -114,23 +114,23 @@ def run_elastic(setup: ElasticSetup, policy: Policy, seed: int,
     ap = params or AutoscalerParams()
     sim = Simulation(ops_params(setup.params), seed=seed, pods=setup.pods)
     ip = sim.params.inference
-    npn = sim.topology.params.npus_per_node
     dec_n, pre_n = ip.decode_nodes, ip.prefill_nodes_per_instance
     all_nodes = sim.topology.nodes()
-    spares = [n for pod in range(setup.pods) for n in
-              [ids.node(pod, sim.topology.params.nodes_per_pod - 1 - k) for k in range(setup.spare_nodes // setup.pods)]]
+    last = sim.topology.params.nodes_per_pod - 1
+    spares = [ids.node(pod, last - k) for pod in range(setup.pods) for k in range(setup.spare_nodes // setup.pods)]
     usable = [n for n in all_nodes if n not in spares]
     curve = curve_for(sim, setup.peak_tokens_per_s, setup.duration_s, setup.start_hour)
     probe = ElasticInferenceService("probe", [usable[:pre_n]], usable[pre_n:pre_n + dec_n], ip)
     probe_sim = Simulation(sim.params, seed=seed, pods=setup.pods)
     probe_sim.add_workload(probe)
     sizing = Autoscaler(probe_sim, probe, setup.budget_npus, usable, ap)
+    counts: dict[str, int]
     if policy == "static-paper":
         counts = {"decode": 1, "prefill": ip.prefill_instances}
     elif policy == "static-peak":
-        counts = sizing.wanted(curve.peak / ip.output_tokens)
+        counts = {str(k): v for k, v in sizing.wanted(curve.peak / ip.output_tokens).items()}
     else:
-        counts = sizing.wanted(curve.at(0.0) / ip.output_tokens)
+        counts = {str(k): v for k, v in sizing.wanted(curve.at(0.0) / ip.output_tokens).items()}
     pre, dec = _layout(sim, counts, dec_n, pre_n, usable)
     svc = ElasticInferenceService("serve", pre, dec[0], ip, extra_decode=dec[1:])  # the run opens warm
     sim.add_workload(svc)

@@ -14,8 +14,8 @@ from faultlib import ids
 from faultlib.engine import Simulation
 from faultlib.workloads.demand import curve_for, drive_demand
 from faultlib.workloads.elastic import ElasticInferenceService
+from opsbrain.ops.schedule import Group, MidSwitchFault, Rule, SchedulePlan, ScheduleRunner, switch_stats
 from opsbrain.ops.setup import ops_params
-from opsbrain.ops.schedule import Group, MidSwitchFault, Rule, ScheduleRunner, SchedulePlan, switch_stats
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,8 @@ def run_schedule(setup: ScheduleSetup, seed: int) -> dict[str, Any]:
     runner.start(setup.duration_s)
     sim.run(setup.duration_s)
     stats = switch_stats(runner.records)
-    stats.update(seed=seed, switches=len(runner.records), skipped=len(runner.skipped), slo_attainment=svc.slo_attainment(),
+    stats.update(seed=seed, switches=len(runner.records), skipped=len(runner.skipped),
+                 slo_attainment=svc.slo_attainment(),
                  replaced=[r.replaced for r in runner.records if r.replaced],
                  handback_detail=[r.handback for r in runner.records if r.handback],
                  training={h["job"]: h["trained"] for h in stats_handbacks(runner)})

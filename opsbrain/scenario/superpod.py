@@ -30,6 +30,13 @@ class ElasticFault(_Strict):
     role: Literal["decode", "prefill"] = Field("decode", description="a node of the first such instance crashes")
 
 
+PolicyName = Literal["autoscale", "static-peak", "static-paper"]
+
+
+def _all_policies() -> list[PolicyName]:
+    return ["autoscale", "static-peak", "static-paper"]
+
+
 class ElasticBlock(_Strict):
     duration: float = Field(DAY_S, gt=0, le=MAX_RUN_S)
     pods: int = Field(2, ge=1, le=8)
@@ -38,8 +45,7 @@ class ElasticBlock(_Strict):
     budget_npus: int = Field(736, ge=16, description="NPUs the service may hold at most")
     spare_nodes: int = Field(4, ge=0, le=64)
     faults: list[ElasticFault] = Field(default_factory=list)
-    policies: list[Literal["autoscale", "static-peak", "static-paper"]] = Field(
-        default_factory=lambda: ["autoscale", "static-peak", "static-paper"])
+    policies: list[PolicyName] = Field(default_factory=_all_policies)
     params: dict[str, Any] = Field(default_factory=dict, description="dotted parameter overrides "
                                    "(demand.trough_ratio: 0.4)")
 
