@@ -111,3 +111,21 @@ def test_run_store_view_per_tenant(tmp_path: Path) -> None:
     j = view.get_journal(both)
     assert j is not None and [i["id"] for i in j["incidents"]] == ["i1"]
     assert view.get_journal(only_b) is None
+
+
+def test_blast_radius_is_counted_per_tenant() -> None:
+    """Isolations are bounded by the share of the tenant's own slice, not the pod's."""
+    from faultlib.health import Health
+
+    sim, _orch, guard, _ems = build(0)
+    guard.open("i1", "a")
+    share = guard.p.max_isolated_node_share
+    a_nodes = sorted(guard.map.tenants["a"].nodes, key=lambda n: int(n.rsplit("node", 1)[1]))
+    allowed = int(share * len(a_nodes))  # isolating one more would exceed the share of a's 22 nodes
+    for n in a_nodes[:allowed]:
+        sim.state.set_health(n, Health.ISOLATED, "test")
+    why = guard.refuse("i1", "isolate", [a_nodes[allowed]])
+    assert why is not None and "tenant blast radius" in why
+    guard.open("i2", "b")
+    assert guard.refuse("i2", "isolate", ["pod0/node30"]) is None  # b's slice is untouched
+    assert guard.map.out_of_service("b") == set()
