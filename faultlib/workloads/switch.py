@@ -40,6 +40,9 @@ class SwitchParams(ParamGroup):
     drain_timeout_s: float = P(
         120.0, "s", "reason: a configured drain timeout: the scheduler waits at most 2 min for in-flight sequences "
         "(a 2K-token output at <= 50 ms TPOT needs ~100 s) and re-queues what is left", gt=0)
+    node_health_poll_s: float = P(
+        60.0, "s", "reason: the switch controller learns that a node died from the node agent, which reports node "
+        "faults about every 60 s (NodeD, facts.md §3, §8); a start on a dead node is then abandoned and retried", gt=0)
     process_stop_s: Dist = D(
         5.0, 15.0, "s", "reason: SIGTERM, process exit and release of the NPU memory/contexts take seconds; assumed "
         "p90 3 x median (a process that must be killed after a grace period)")

@@ -10,7 +10,7 @@ nodes within ``handback_deadline_s`` of the rule firing, and if not, why.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -150,14 +150,15 @@ class ScheduleRunner:
         job, proc = start_training(sim, f"train-{rec.group}-{rec.index}", nodes)
         self.jobs[rec.group] = job
         t0 = sim.now
-        ok = yield proc
-        rec.stages["training_start"] = sim.now - t0
+        ok = yield from self._done_or_dead(proc, lambda: job.nodes)
         while not ok and rec.attempts < MAX_START_ATTEMPTS:
             rec.attempts += 1
             swap = self._swap(job.nodes, rec)
             if swap is None:
                 break
-            ok = yield job.restart("persistent", replace=swap or None)
+            t0 = sim.now
+            ok = yield from self._done_or_dead(job.restart("persistent", replace=swap or None), lambda: job.nodes)
+        rec.stages["training_start"] = sim.now - t0  # the attempt that ended the switch
         if not ok:
             rec.failed = "training did not start"
             return
@@ -193,19 +194,19 @@ class ScheduleRunner:
         def run() -> Generator[Any, Any, None]:
             current = list(nodes)
             qual, proc = self.svc.add_instance(role, current)
-            out = yield proc
-            for stage in ("relaunch_s", "weights_s"):
-                key = f"{role}_{stage[:-2]}"
-                rec.stages[key] = max(rec.stages.get(key, 0.0), float(out.get(stage, 0.0)))
+            out = (yield from self._done_or_dead(proc, lambda: current)) or {}
             while not out.get("ok") and rec.attempts < MAX_START_ATTEMPTS:
                 rec.attempts += 1
                 swap = self._swap(current, rec)
                 if swap is None:
                     break
-                self.svc.retire_instance(qual)
+                self.svc.retire_instance(qual)  # an unfinished start ends as interrupted
                 current = [swap.get(n, n) for n in current]
                 qual, proc = self.svc.add_instance(role, current)
-                out = yield proc
+                out = (yield from self._done_or_dead(proc, lambda: current)) or {}
+            for stage in ("relaunch_s", "weights_s"):  # of the attempt that ended the switch
+                key = f"{role}_{stage[:-2]}"
+                rec.stages[key] = max(rec.stages.get(key, 0.0), float(out.get(stage, 0.0)))
             if not out.get("ok"):
                 rec.failed = f"{role} instance did not start"
                 return
@@ -216,13 +217,28 @@ class ScheduleRunner:
 
         return sim.env.process(run())
 
+    def _healthy(self, node: str) -> bool:
+        st, topo = self.sim.state, self.sim.topology
+        return st.is_up(node) and all(st.is_up(c) for c in topo.descendants(node)
+                                      if topo.kind.get(c) in ("npu", "die", "hbm"))
+
+    def _done_or_dead(self, proc: Any, nodes: Callable[[], list[str]]) -> Generator[Any, Any, Any]:
+        """Wait for a start; every ``switch.node_health_poll_s`` look at its nodes, and give up (None) as soon as
+        one looks dead -- the caller retries on spares instead of waiting for the start to fail."""
+        poll = self.sim.params.switch.node_health_poll_s
+        while True:
+            yield self.sim.env.any_of([proc, self.sim.env.timeout(poll)])
+            if proc.triggered:
+                return proc.value
+            if not all(self._healthy(n) for n in nodes()):
+                return None
+
     def _swap(self, nodes: list[str], rec: SwitchRecord) -> dict[str, str] | None:
         """Spares for the nodes that look unhealthy (same pod); None if a spare is missing."""
         st = self.sim.state
         swap: dict[str, str] = {}
         for n in nodes:
-            if st.is_up(n) and all(st.is_up(c) for c in self.sim.topology.descendants(n)
-                                   if self.sim.topology.kind.get(c) in ("npu", "die", "hbm")):
+            if self._healthy(n):
                 continue
             cand = next((s for s in self.spares if ids.pod_of(s) == ids.pod_of(n) and st.is_up(s)), None)
             if cand is None:
