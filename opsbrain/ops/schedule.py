@@ -203,7 +203,7 @@ class ScheduleRunner:
                 self.svc.retire_instance(qual)  # an unfinished start ends as interrupted
                 current = [swap.get(n, n) for n in current]
                 qual, proc = self.svc.add_instance(role, current)
-                out = (yield from self._done_or_dead(proc, lambda: current)) or {}
+                out = (yield from self._done_or_dead(proc, lambda c=current: c)) or {}  # type: ignore[misc]
             for stage in ("relaunch_s", "weights_s"):  # of the attempt that ended the switch
                 key = f"{role}_{stage[:-2]}"
                 rec.stages[key] = max(rec.stages.get(key, 0.0), float(out.get(stage, 0.0)))

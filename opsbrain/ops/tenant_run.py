@@ -26,6 +26,9 @@ from opsbrain.verdict import Diagnosis
 
 TENANT_NODES = {"a": range(0, 22), "b": range(22, 44)}
 SPARES = range(44, 48)
+DETECT_S = 30.0
+"""reason: the campaign hands recovery each incident 30 s after the fault's onset, the upper end of ByteRobust's
+10-30 s detection (facts.md §5); the property does not depend on it."""
 WATCH_ACTIONS = frozenset({"none", "notify", "wait", "page", "escalate", "guardrail", "approval"})
 """Log entries that do nothing to a component (watching, paging a person, the guard's own refusals)."""
 
@@ -59,9 +62,10 @@ def build(seed: int, guarded: bool = True) -> tuple[Simulation, Orchestrator, Te
     return sim, orch, guard, ems
 
 
-def run_campaign(items: list[CampaignItem], seed: int = 0, detect_s: float = 30.0, guarded: bool = True,
+def run_campaign(items: list[CampaignItem], seed: int = 0, detect_s: float = DETECT_S, guarded: bool = True,
                  horizon_s: float = 3600.0) -> dict[str, Any]:
-    """Run the campaign; returns per-tenant counts (see the module docstring)."""
+    """Run the campaign, then ``horizon_s`` past its last fault (room for the runbooks' repairs); returns per-tenant
+    counts (see the module docstring)."""
     sim, orch, guard, ems = build(seed, guarded)
     before = {t: guard.map.out_of_service(t) for t in TENANT_NODES}
     b_nodes = set(guard.map.tenants["b"].nodes)
