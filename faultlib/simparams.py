@@ -13,7 +13,9 @@ from faultlib.telemetry.delivery import DeliveryParams
 from faultlib.telemetry.noise import NoiseParams
 from faultlib.telemetry.params import TelemetryParams
 from faultlib.topology import TopologyParams
+from faultlib.workloads.demand import DemandParams
 from faultlib.workloads.inference import InferenceParams
+from faultlib.workloads.switch import SwitchParams
 from faultlib.workloads.training import TrainingParams
 
 
@@ -22,6 +24,8 @@ class SimParams(ParamGroup):
     fabric: FabricParams = Field(default_factory=FabricParams)
     training: TrainingParams = Field(default_factory=TrainingParams)
     inference: InferenceParams = Field(default_factory=InferenceParams)
+    demand: DemandParams = Field(default_factory=DemandParams)
+    switch: SwitchParams = Field(default_factory=SwitchParams)
     control: ControlParams = Field(default_factory=ControlParams)
     telemetry: TelemetryParams = Field(default_factory=TelemetryParams)
     delivery: DeliveryParams = Field(default_factory=DeliveryParams)

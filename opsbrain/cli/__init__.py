@@ -18,6 +18,7 @@ from opsbrain.cli import (  # noqa: F401  (imported to register their commands)
     report_cmd,
     runbooks_cmds,
     runs_cmds,
+    superpod_cmds,
     sweep_cmds,
     topology_cmds,
 )

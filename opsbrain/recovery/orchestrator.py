@@ -78,6 +78,8 @@ class Orchestrator:
         self.records: dict[str, IncidentRecord] = {}
         self.exec = Executor(sim)
         self._manual = ManualPolicy(sim, manual_params, self.records) if policy == "manual" else None
+        self.scope: Any = None
+        """Tenant scope guard (:class:`opsbrain.ops.tenants.TenantGuard`); None = one tenant, no scope check."""
 
     # ---- public API ----------------------------------------------------------------------------------------
     def handle(self, incident_id: str, diagnosis: Diagnosis) -> simpy.Process:
@@ -88,6 +90,8 @@ class Orchestrator:
             return self._manual.handle(incident_id, diagnosis)
         rec = IncidentRecord(incident_id, self.policy, self.dry_run, self.sim.now, diagnosis.as_dict())
         self.records[incident_id] = rec
+        if self.scope is not None:  # tenant scope: the incident's tenant, before any step
+            rec.extra["tenant"] = self.scope.incident_tenant(incident_id, diagnosis)
         return self.sim.env.process(self._run(rec, diagnosis))
 
     def actions_for(self, incident_id: str) -> list[dict[str, Any]]:
@@ -296,6 +300,11 @@ class Orchestrator:
             rec.log(step.action, expr or "-", "failed", now, now, kind=kind, rung=rung, step=path, reason=str(exc))
             return StepsResult("failed", f"{path}: {exc}")
         label = ",".join(targets) if len(targets) <= 3 else f"{len(targets)} targets"
+        out_of_scope = self.scope.refuse(rec.id, step.action, targets) if self.scope is not None else None
+        if out_of_scope:  # tenant scope guard: no action on another tenant's components
+            rec.log("guardrail", label, "skipped", now, now, kind="guardrail", rung=rung, step=path, rule="tenant",
+                    refused=step.action, reason=out_of_scope)
+            return StepsResult("held", out_of_scope)
         cannot = self.exec.unsupported(step, ctx)
         if cannot:
             rec.log(step.action, label, "failed", now, now, kind=kind, rung=rung, step=path, reason=cannot)
@@ -347,6 +356,8 @@ class Orchestrator:
 
     def _after_success(self, rec: IncidentRecord, action: str, target: str, res: ActionResult) -> None:
         now = self.sim.now
+        if self.scope is not None:
+            self.scope.note(rec.id, action, target, res)
         if action in ("isolate", "isolate_link", "cordon"):
             rec.follow_up("isolated", target, now, action=action)
         elif action == "replace_part":

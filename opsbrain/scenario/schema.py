@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from faultlib.faults.catalog import CATALOG
 from faultlib.topology import TopologyParams
+from opsbrain.scenario.superpod import SuperpodSpec
 
 MAX_DURATION_S = 90 * 86400  # reason: the longest campaign run (chaos campaign --days is at most 90)
 MAX_SEED = 2**63 - 1  # reason: the run store keeps seeds as SQLite INTEGER (signed 64 bits)
@@ -137,6 +138,7 @@ class Spec(Strict):
     guards: list[Guard] = Field(default_factory=list)
     expectations: list[Expectation] = Field(default_factory=list)
     sweeps: SweepSpec = Field(default_factory=SweepSpec)
+    superpod: SuperpodSpec | None = Field(None, description="superpod operations (opsbrain superpod run)")
 
     @model_validator(mode="after")
     def _references(self) -> Spec:

@@ -1,0 +1,156 @@
+"""An inference service whose prefill and decode pools grow and shrink: instances are added and retired at run time.
+
+The serving physics is :class:`faultlib.workloads.inference.InferenceService` unchanged (roofline, router, TPOT and
+TTFT, life cycle); this subclass adds the two control actions an elastic scheduler has:
+
+* :meth:`ElasticInferenceService.add_instance` places a new prefill or decode instance on free nodes and starts it:
+  process launch + HCCL init (``inference.process_relaunch_s``) and the weights of its EP shard from the EMS pool
+  or object storage (``inference.ems_cold_start_s`` / ``obs_cold_start_s`` x the node's share of 671 GB), the same
+  draws as a restart. It serves once both stages are done; the router then rebalances by capacity.
+* :meth:`ElasticInferenceService.retire_instance` drains an instance out of the router at once (fluid model: its
+  in-flight sequences are not modelled) and frees its nodes.
+
+It also keeps the NPU accounting an autoscaler is judged on: NPU-seconds allocated, NPU-seconds of instances that
+serve, and (with :meth:`slo_attainment`) the share of time the SLO held.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import simpy
+
+from faultlib.ems import EmsPool
+from faultlib.workloads.inference import InferenceService, _Instance
+
+Role = Literal["prefill", "decode"]
+
+
+class ElasticInferenceService(InferenceService):
+    """An :class:`InferenceService` with :meth:`add_instance` / :meth:`retire_instance` and NPU accounting."""
+
+    kind = "inference"
+
+    def __init__(self, name: str, prefill_nodes: list[list[str]], decode_nodes: list[str],
+                 params: Any = None, extra_decode: list[list[str]] | None = None) -> None:
+        super().__init__(name, prefill_nodes, decode_nodes, params)
+        seen = set(self.nodes)
+        for k, ns in enumerate(extra_decode or [], start=1):  # more decode instances, running from the start
+            if not ns or seen.intersection(ns) or len(set(ns)) != len(ns):
+                raise ValueError(f"{name}/decode{k}: needs its own distinct nodes")
+            seen.update(ns)
+            self._insts[f"decode{k}"] = _Instance(f"decode{k}", "decode", list(ns))
+        self.nodes = [n for i in self._insts.values() for n in i.nodes]
+        self.ems: EmsPool | None = None  # with tenants: weights are read from this pool under ``namespace``
+        self.namespace: str = name
+        self._serial = {"prefill": len(self._role("prefill")), "decode": len(self._role("decode"))}
+        self._npu_s = {"allocated": 0.0, "serving": 0.0, "decode_allocated": 0.0}
+        self._npu_t = 0.0
+
+    # ---- accounting -------------------------------------------------------------------------------
+    def _npu_advance(self) -> None:
+        if self.sim is None:
+            return
+        now = self.sim.now
+        dt = now - self._npu_t
+        if dt > 0 and self._hist:
+            last = self._hist[-1]
+            npn = self.sim.topology.params.npus_per_node
+            self._npu_s["allocated"] += dt * npn * len(self.nodes)
+            self._npu_s["decode_allocated"] += dt * npn * sum(len(i.nodes) for i in self._role("decode"))
+            self._npu_s["serving"] += dt * npn * sum(len(i.nodes) for i in self._insts.values()
+                                                     if last.inst_up.get(i.name))
+        self._npu_t = now
+
+    def _update(self) -> None:
+        self._npu_advance()
+        super()._update()
+
+    def npu_seconds(self) -> dict[str, float]:
+        """NPU-seconds allocated to the service's instances, and of those, instances that served."""
+        self._npu_advance()
+        return dict(self._npu_s)
+
+    def allocated_npus(self, role: Role | None = None) -> int:
+        assert self.sim is not None
+        npn = self.sim.topology.params.npus_per_node
+        return sum(len(i.nodes) * npn for i in self._insts.values() if role is None or i.role == role)
+
+    def slo_attainment(self, until: float | None = None) -> float:
+        """Share of time from 0 to ``until`` (default now) with the SLO met (no shed demand, TPOT and TTFT bounds)."""
+        assert self.sim is not None
+        end = self.sim.now if until is None else until
+        if end <= 0:
+            return 1.0
+        bad = 0.0
+        for k, s in enumerate(self._hist):
+            t1 = self._hist[k + 1].t if k + 1 < len(self._hist) else end
+            t0, t1 = min(s.t, end), min(t1, end)
+            if s.violating:
+                bad += t1 - t0
+        return 1.0 - bad / end
+
+    def violations(self) -> list[tuple[float, float]]:
+        """The intervals (start, end) with the SLO violated, merged."""
+        assert self.sim is not None
+        out: list[tuple[float, float]] = []
+        for k, s in enumerate(self._hist):
+            if not s.violating:
+                continue
+            t1 = self._hist[k + 1].t if k + 1 < len(self._hist) else self.sim.now
+            if out and abs(out[-1][1] - s.t) < 1e-9:
+                out[-1] = (out[-1][0], t1)
+            elif t1 > s.t:
+                out.append((s.t, t1))
+        return out
+
+    def _weights_load_s(self, inst: _Instance, source: str) -> float:
+        """As the base service; a load from the EMS pool reads the model's weights in the service's namespace."""
+        if source == "ems" and self.ems is not None and self.sim is not None:
+            self.ems.read(self.sim.now, self.namespace, self.namespace, f"weights/{self.name}")
+        return super()._weights_load_s(inst, source)
+
+    # ---- control actions --------------------------------------------------------------------------
+    def add_instance(self, role: Role, nodes: list[str], weights_from: Literal["ems", "obs"] = "ems"
+                     ) -> tuple[str, simpy.Process]:
+        """Place a new ``role`` instance on ``nodes`` and start it; returns (qualified name, start process)."""
+        if self.sim is None:
+            raise RuntimeError(f"{self.name} is not attached to a simulation")
+        if role not in ("prefill", "decode"):
+            raise ValueError(f"role must be 'prefill' or 'decode', got {role!r}")
+        if weights_from not in ("ems", "obs"):
+            raise ValueError(f"weights_from must be 'ems' or 'obs', got {weights_from!r}")
+        if not nodes:
+            raise ValueError(f"{self.name}: an instance needs at least one node")
+        name = f"{role}{self._serial[role]}"
+        self._serial[role] += 1
+        inst = _Instance(name, role, [], state="down", reason="new")
+        self._insts[name] = inst
+        try:
+            self._place(inst, list(nodes))
+        except ValueError:
+            del self._insts[name]
+            self.nodes = [n for i in self._insts.values() for n in i.nodes]
+            raise
+        stages = [("relaunch", self._relaunch_s()), ("weights", self._weights_load_s(inst, weights_from))]
+        return self._qual(inst), self.sim.env.process(self._relaunch(inst, stages, f"add_instance({weights_from})"))
+
+    def retire_instance(self, instance: str) -> list[str]:
+        """Take an instance out of service and free its nodes; returns them. The last of a role cannot go."""
+        if self.sim is None:
+            raise RuntimeError(f"{self.name} is not attached to a simulation")
+        inst = self._inst(instance)
+        if len(self._role(inst.role)) <= 1:
+            raise ValueError(f"{self._qual(inst)}: the last {inst.role} instance cannot be retired")
+        self._npu_advance()
+        inst.gen += 1  # a start under way ends as interrupted
+        freed = list(inst.nodes)
+        for n in freed:
+            self._node_bw.pop(n, None)
+        self._set_state(inst, "down", "retired")
+        self._event(inst, "instance_retired", nodes=freed)
+        del self._insts[inst.name]
+        self.nodes = [n for i in self._insts.values() for n in i.nodes]
+        self.sim.trace.record(self.sim.now, "placement", self._qual(inst), nodes=[])
+        self._update()
+        return freed

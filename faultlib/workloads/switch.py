@@ -1,0 +1,113 @@
+"""Switching nodes between inference and training: the stages and their modelled durations.
+
+Inference -> training (dusk), per group of nodes:
+
+1. **drain**: the router stops admitting to the instance; its in-flight sequences finish. The longest has up to a
+   whole output left: ``output_tokens x TPOT`` of the moment (the twin's own TPOT), bounded by
+   ``switch.drain_timeout_s`` (after which the rest is re-queued elsewhere). The instance is then retired.
+2. **stop**: the serving processes exit and free HBM (``switch.process_stop_s``, the slowest of the nodes).
+3. **start training**: a :class:`TrainingJob` on the nodes restarts from its persistent checkpoint with the job's
+   own restart model (launch = slowest node, rank table, HCCL init, checkpoint load over the storage path).
+
+Training -> inference (dawn):
+
+1. **checkpoint**: the job writes a persistent checkpoint (its state bytes over the storage path, the job's own
+   write model) and stops (``switch.process_stop_s``); the job leaves the nodes.
+2. **start serving**: each instance of the plan starts on its nodes
+   (:meth:`ElasticInferenceService.add_instance`: relaunch + HCCL init + EP-shard weights from the EMS pool).
+
+A node's switch time runs from the moment it stops useful work in its old role (drain start / checkpoint start)
+to the moment it works in the new one (instance up / job running).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+from faultlib.durations import D, Dist
+from faultlib.params import P, ParamGroup
+from faultlib.workloads.training import TrainingJob, TrainingParams
+
+if TYPE_CHECKING:
+    from faultlib.engine import Simulation
+    from faultlib.workloads.elastic import ElasticInferenceService
+
+
+class SwitchParams(ParamGroup):
+    """Durations of an inference <-> training switch besides those the workloads already model."""
+
+    drain_timeout_s: float = P(
+        120.0, "s", "reason: a configured drain timeout: the scheduler waits at most 2 min for in-flight sequences "
+        "(a 2K-token output at <= 50 ms TPOT needs ~100 s) and re-queues what is left", gt=0)
+    node_health_poll_s: float = P(
+        60.0, "s", "reason: the switch controller learns that a node died from the node agent, which reports node "
+        "faults about every 60 s (NodeD, facts.md §3, §8); a start on a dead node is then abandoned and retried", gt=0)
+    process_stop_s: Dist = D(
+        5.0, 15.0, "s", "reason: SIGTERM, process exit and release of the NPU memory/contexts take seconds; assumed "
+        "p90 3 x median (a process that must be killed after a grace period)")
+
+
+def drain_s(sim: Simulation, svc: ElasticInferenceService, instance: str) -> float:
+    """How long the in-flight sequences of ``instance`` take to finish (bounded by the drain timeout)."""
+    p: SwitchParams = sim.params.switch
+    tpot = svc.tpot_at(sim.now)
+    if not tpot < float("inf"):
+        return 0.0  # nothing decodes: nothing to wait for
+    role = svc.instances()[svc._qual(svc._inst(instance))]["role"]
+    per_token = tpot if role == "decode" else 0.0  # a prefill instance hands its prompts over within a batch
+    return min(svc.p.output_tokens * per_token, p.drain_timeout_s)
+
+
+def stop_s(sim: Simulation, nodes: int) -> float:
+    """The serving or training processes of ``nodes`` nodes exit: the slowest node's draw."""
+    p: SwitchParams = sim.params.switch
+    return sim.durations.draw_max("switch.process_stop_s", p.process_stop_s, nodes)
+
+
+def start_training(sim: Simulation, name: str, nodes: list[str], params: TrainingParams | None = None
+                   ) -> tuple[TrainingJob, Any]:
+    """Place a training job on ``nodes`` and restart it from its persistent checkpoint (the job's restart model);
+    returns (job, process whose value is True once it runs)."""
+    job = TrainingJob(name, nodes, params)
+    sim.add_workload(job)
+    return job, job.restart("persistent")
+
+
+def checkpoint_write_s(job: TrainingJob) -> float:
+    """Seconds to write the job's persistent checkpoint over its storage path (the job's own write model)."""
+    return job._ckpt_bytes() / (job._storage_gbytes_s() * 1e9)
+
+
+def hand_back(sim: Simulation, job: TrainingJob) -> Generator[Any, Any, dict[str, Any]]:
+    """Checkpoint (if the job runs), stop, and take the job off its nodes. Value: stage durations and whether a
+    checkpoint was written (a job that is down or restarting has nothing newer to save)."""
+    start = sim.now
+    out: dict[str, Any] = {"job": job.name, "nodes": list(job.nodes)}
+    acc = job.accounting()
+    out["trained"] = {k: acc[k] for k in ("useful_steps", "ettr", "state")}
+    if job.state in ("running", "checkpointing", "stalled") and all(
+            sim.state.is_up(f"{n}/qingtian") for n in job.nodes):
+        write = checkpoint_write_s(job)
+        yield sim.env.timeout(write)
+        out["checkpoint_s"] = write
+    else:
+        out["checkpoint_s"] = 0.0
+        out["no_checkpoint"] = f"job {job.state}" if job.state not in ("running", "checkpointing", "stalled") \
+            else "storage path down"
+    stop = stop_s(sim, len(job.nodes))
+    yield sim.env.timeout(stop)
+    out["stop_s"] = stop
+    detach(sim, job)
+    out["duration_s"] = sim.now - start
+    return out
+
+
+def detach(sim: Simulation, job: TrainingJob) -> None:
+    """Take a stopped job out of the simulation: its timers die, it no longer hears plant changes, nodes free."""
+    job._kill()
+    job._set("down", 0.0)
+    sim.workloads.pop(job.name, None)
+    listeners = sim.state._listeners
+    if job.on_plant_change in listeners:
+        listeners.remove(job.on_plant_change)

@@ -1,0 +1,97 @@
+"""``opsbrain superpod``: run a scenario's superpod-operations block (elastic serving, day/night, tenants)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from opsbrain.cli.base import _emit_json, cli, json_option
+from opsbrain.errors import InputError
+
+
+def _floats(text: str | None, option: str) -> list[float] | None:
+    if not text:
+        return None
+    try:
+        vals = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise InputError(f"expected comma-separated numbers, got {text!r}", path=option) from None
+    if not vals or any(not (0 < v <= 10) for v in vals):
+        raise InputError(f"each value must be in (0, 10], got {text!r}", path=option)
+    return vals
+
+
+def _ints(text: str | None, option: str) -> list[int] | None:
+    if not text:
+        return None
+    try:
+        vals = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise InputError(f"expected comma-separated integers, got {text!r}", path=option) from None
+    if not vals or any(not (0 <= v <= 50) for v in vals):
+        raise InputError(f"each value must be in 0-50, got {text!r}", path=option)
+    return vals
+
+
+@cli.group()
+def superpod() -> None:
+    """Superpod operations beyond repair: autoscaling, day/night switches, tenant slices."""
+
+
+@superpod.command("run")
+@click.argument("scenario")
+@click.option("--seed", type=click.IntRange(0, 2**31), default=None, help="first seed (default: the scenario's)")
+@click.option("--seeds", type=click.IntRange(1, 100), default=None, help="seeds per experiment")
+@click.option("--demand-scale", default=None, help="campaign: peak demand multipliers, e.g. 0.8,1,1.2")
+@click.option("--tenant-faults", default=None, help="campaign: random faults on tenant a per seed, e.g. 2,5")
+@json_option
+def superpod_run(scenario: str, seed: int | None, seeds: int | None, demand_scale: str | None,
+                 tenant_faults: str | None, as_json: bool) -> None:
+    """Run the spec.superpod block of SCENARIO; print p50/p90 over seeds."""
+    from opsbrain.ops.scenario_run import run_superpod
+    from opsbrain.scenario.loader import load_scenario
+
+    sc, path = load_scenario(scenario)
+    sp = sc.spec.superpod
+    if sp is None:
+        raise InputError("the scenario has no spec.superpod block", file=str(path), path="spec.superpod")
+    if seeds is not None:
+        sp = sp.model_copy(update={"seeds": seeds})
+    out = run_superpod(sp, sc.spec.seed if seed is None else seed, _floats(demand_scale, "--demand-scale"),
+                       _ints(tenant_faults, "--tenant-faults"))
+    out = {"scenario": sc.metadata.name, **out}
+    if as_json:
+        _emit_json(out)
+        return
+    _print(out)
+
+
+def _fmt(p: dict[str, Any], unit: str = "", digits: int = 0) -> str:
+    if not p.get("n"):
+        return "-"
+    return f"p50 {p['p50']:.{digits}f}{unit} p90 {p['p90']:.{digits}f}{unit} (n {p['n']})"
+
+
+def _print(out: dict[str, Any]) -> None:
+    click.echo(f"{out['scenario']}: seeds {out['seeds'][0]}..{out['seeds'][-1]}")
+    for e in out.get("elastic", []):
+        click.echo(f"elastic, demand x{e['demand_scale']:g} (peak {e['peak_tokens_per_s']:,.0f} tok/s); decode at the "
+                   f"TPOT bound {e['decode_tokens_per_s_per_npu_at_slo_bound']:.1f} tok/s/NPU")
+        for pol in ("autoscale", "static-peak", "static-paper"):
+            if pol in e:
+                m = e[pol]
+                click.echo(f"  {pol:13s} SLO {_fmt(m['slo_attainment'], '', 4)}; time to SLO after fault "
+                           f"{_fmt(m['time_to_slo_after_fault_s'], ' s')}; tok/s/NPU {_fmt(m['tokens_per_s_per_npu'])}"
+                           f"; NPU-h {_fmt(m['npu_hours_allocated'])}; idle NPU-h {_fmt(m['npu_hours_idle'])}")
+    for s in out.get("schedule", []):
+        click.echo(f"schedule, demand x{s['demand_scale']:g}: per-node switch {_fmt(s['node_switch_s'], ' s')}; "
+                   f"to training {_fmt(s['to_training_s'], ' s')}; to inference {_fmt(s['to_inference_s'], ' s')}")
+        click.echo(f"  hand-backs on time {s['handbacks_on_time']}/{s['handbacks']}; retries {s['retries']}; "
+                   f"failed switches {len(s['failed_switches'])}; SLO {_fmt(s['slo_attainment'], '', 4)}")
+        if s["late"]:
+            click.echo(f"  late hand-back: {s['late'][0]}")
+    for t in out.get("tenants", []):
+        click.echo(f"tenants, {t['random_faults']} random faults/seed: {t['incidents']} incidents on a; actions on a "
+                   f"{t['actions_on_a']}, on b {t['actions_on_b']}; EMS reads of b {t['ems_reads_b']}; b out of "
+                   f"service {t['blast_b']}; scope refusals {t['refusals']}")

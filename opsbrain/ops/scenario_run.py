@@ -1,0 +1,119 @@
+"""Run a scenario's ``spec.superpod`` block over seeds, optionally over a grid of demand scales and tenant fault
+counts (the campaign option); summarise each experiment as p50/p90 over seeds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from faultlib import ids
+from opsbrain.ops.elastic_run import ElasticSetup, run_elastic
+from opsbrain.ops.schedule import MidSwitchFault
+from opsbrain.ops.schedule_run import ScheduleSetup, run_schedule
+from opsbrain.ops.tenant_run import TENANT_NODES, CampaignItem, run_campaign
+from opsbrain.scenario.superpod import ElasticBlock, ScheduleBlock, SuperpodSpec, TenantsBlock
+
+RANDOM_KINDS = ("node_crash", "hbm_uce", "npu_off_bus", "node_hang")
+
+
+def _pct(vals: list[float]) -> dict[str, float | None]:
+    if not vals:
+        return {"n": 0, "p50": None, "p90": None, "min": None, "max": None}
+    a = np.asarray(vals, dtype=float)
+    return {"n": len(a), "p50": float(np.percentile(a, 50)), "p90": float(np.percentile(a, 90)),
+            "min": float(a.min()), "max": float(a.max())}
+
+
+def elastic_setup(b: ElasticBlock, demand_scale: float = 1.0) -> ElasticSetup:
+    return ElasticSetup(duration_s=b.duration, pods=b.pods, peak_tokens_per_s=b.peak_tokens_per_s * demand_scale,
+                        budget_npus=b.budget_npus, start_hour=b.start_hour,
+                        faults=tuple((f.at, f.role) for f in b.faults), spare_nodes=b.spare_nodes,
+                        params=dict(b.params))
+
+
+def run_elastic_block(b: ElasticBlock, seeds: list[int], demand_scale: float = 1.0) -> dict[str, Any]:
+    setup = elastic_setup(b, demand_scale)
+    out: dict[str, Any] = {"demand_scale": demand_scale, "peak_tokens_per_s": setup.peak_tokens_per_s}
+    for policy in b.policies:
+        rows = [run_elastic(setup, policy, s) for s in seeds]
+        out[policy] = {
+            "slo_attainment": _pct([r["slo_attainment"] for r in rows]),
+            "time_to_slo_after_fault_s": _pct([t for r in rows for t in r["time_to_slo_after_fault_s"]]),
+            "tokens_per_s_per_npu": _pct([r["tokens_per_s_per_npu"] for r in rows]),
+            "npu_hours_allocated": _pct([r["npu_hours_allocated"] for r in rows]),
+            "npu_hours_idle": _pct([r["npu_hours_idle"] for r in rows]),
+        }
+        out["decode_tokens_per_s_per_npu_at_slo_bound"] = rows[0]["decode_tokens_per_s_per_npu_at_slo_bound"]
+    return out
+
+
+def run_schedule_block(b: ScheduleBlock, seeds: list[int], demand_scale: float = 1.0) -> dict[str, Any]:
+    setup = ScheduleSetup(duration_s=b.duration, dusk=b.dusk, dawn=b.dawn, peak_load=b.peak_load * demand_scale,
+                          handback_deadline_s=b.handback_deadline_s,
+                          faults=tuple(MidSwitchFault(f.switch, f.after, f.node, f.kind) for f in b.faults),
+                          params=dict(b.params))
+    rows = [run_schedule(setup, s) for s in seeds]
+    every = [v for r in rows for d in ("training", "inference") for v in r["node_switch_s"][d]]
+    return {"demand_scale": demand_scale,
+            "node_switch_s": _pct(every),
+            "to_training_s": _pct([v for r in rows for v in r["node_switch_s"]["training"]]),
+            "to_inference_s": _pct([v for r in rows for v in r["node_switch_s"]["inference"]]),
+            "handbacks_on_time": sum(r["handbacks_on_time"] for r in rows),
+            "handbacks": sum(r["handbacks"] for r in rows),
+            "late": [h["why_late"] for r in rows for h in r["handback_detail"] if not h["on_time"]],
+            "failed_switches": [f for r in rows for f in r["failed"]],
+            "retries": sum(r["attempts"] for r in rows),
+            "slo_attainment": _pct([r["slo_attainment"] for r in rows])}
+
+
+def random_items(seed: int, n: int, wrong_share: float) -> list[CampaignItem]:
+    """``n`` random faults on tenant a's slice; a share of them diagnosed on the same part of a node of b."""
+    rng = np.random.default_rng([seed, 21])
+    out = []
+    for _ in range(n):
+        kind = str(rng.choice(RANDOM_KINDS))
+        node = ids.node(0, int(rng.choice(list(TENANT_NODES["a"]))))
+        npu = int(rng.integers(0, 8))
+        comp = {"hbm_uce": f"{node}/npu{npu}/hbm", "npu_off_bus": f"{node}/npu{npu}"}.get(kind, node)
+        diag = comp
+        if rng.random() < wrong_share:
+            other = ids.node(0, int(rng.choice(list(TENANT_NODES["b"]))))
+            diag = comp.replace(node, other, 1)
+        out.append(CampaignItem(float(rng.uniform(0, 1800)), kind, comp, diag))
+    return out
+
+
+def run_tenants_block(b: TenantsBlock, seeds: list[int], random_faults: int | None = None) -> dict[str, Any]:
+    n = b.random_faults if random_faults is None else random_faults
+    totals = {"actions_on_b": 0, "ems_reads_b": 0, "blast_b": 0, "actions_on_a": 0, "refusals": 0, "incidents": 0}
+    for s in seeds:
+        items = [CampaignItem(i.at, i.kind, i.target, i.diagnosed or i.target) for i in b.campaign]
+        items += random_items(s, n, b.wrong_share)
+        if not items:
+            continue
+        r = run_campaign(items, s)
+        totals["actions_on_b"] += len(r["actions_on_b"])
+        totals["ems_reads_b"] += r["ems_reads"]["b"]
+        totals["blast_b"] += r["blast_b"]
+        totals["actions_on_a"] += r["actions"]["a"]
+        totals["refusals"] += len(r["refusals"])
+        totals["incidents"] += r["incidents"]
+    return {"random_faults": n, **totals}
+
+
+def run_superpod(sp: SuperpodSpec, seed: int, demand_scales: list[float] | None = None,
+                 tenant_faults: list[int] | None = None) -> dict[str, Any]:
+    """Every experiment of the block over ``sp.seeds`` seeds from ``seed``; a grid over the campaign options."""
+    seeds = list(range(seed, seed + sp.seeds))
+    out: dict[str, Any] = {"seeds": seeds}
+    scales = demand_scales or [1.0]
+    if sp.elastic is not None:
+        out["elastic"] = [run_elastic_block(sp.elastic, seeds, k) for k in scales]
+    if sp.schedule is not None:
+        out["schedule"] = [run_schedule_block(sp.schedule, seeds, k) for k in scales]
+    if sp.tenants is not None:
+        counts: list[int | None] = list(tenant_faults) if tenant_faults else [None]
+        out["tenants"] = [run_tenants_block(sp.tenants, seeds, c) for c in counts]
+    return out
+

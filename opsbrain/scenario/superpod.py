@@ -1,0 +1,96 @@
+"""The ``spec.superpod`` block of a scenario: superpod operations beyond repair (issue 21).
+
+Three optional experiments, run by ``opsbrain superpod run`` (the chaos runner ignores this block):
+
+* ``elastic`` -- a day of diurnal demand with bursts, decode/prefill node crashes, the autoscaler compared with
+  static layouts on the same seeds;
+* ``schedule`` -- a day/night plan (cron expressions) switching a node group between inference and training, with
+  faults injected mid-switch;
+* ``tenants`` -- two tenants on one pod and a fault campaign on tenant ``a`` (scripted items or random ones).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from opsbrain.ops.cron import Cron, CronError
+
+DAY_S = 86400.0
+MAX_RUN_S = 7 * DAY_S  # reason: a superpod-operations run covers days; a week bounds one seed's cost
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+class ElasticFault(_Strict):
+    at: float = Field(ge=0, le=MAX_RUN_S, description="seconds from the start of the run")
+    role: Literal["decode", "prefill"] = Field("decode", description="a node of the first such instance crashes")
+
+
+PolicyName = Literal["autoscale", "static-peak", "static-paper"]
+
+
+def _all_policies() -> list[PolicyName]:
+    return ["autoscale", "static-peak", "static-paper"]
+
+
+class ElasticBlock(_Strict):
+    duration: float = Field(DAY_S, gt=0, le=MAX_RUN_S)
+    pods: int = Field(2, ge=1, le=8)
+    start_hour: float = Field(0.0, ge=0, lt=24, description="hour of the day the run starts at")
+    peak_tokens_per_s: float = Field(180000.0, gt=0, description="decode tokens/s at the daily peak (no burst)")
+    budget_npus: int = Field(736, ge=16, description="NPUs the service may hold at most")
+    spare_nodes: int = Field(4, ge=0, le=64)
+    faults: list[ElasticFault] = Field(default_factory=list)
+    policies: list[PolicyName] = Field(default_factory=_all_policies)
+    params: dict[str, Any] = Field(default_factory=dict, description="dotted parameter overrides "
+                                   "(demand.trough_ratio: 0.4)")
+
+
+class SwitchFault(_Strict):
+    switch: int = Field(ge=0, description="index of the switch it hits (in firing order)")
+    after: float = Field(ge=0, le=DAY_S, description="seconds after the switch starts")
+    node: int = Field(0, ge=0, description="index into the group's nodes")
+    kind: Literal["node_crash", "node_hang", "npu_off_bus"] = "node_crash"
+
+
+class ScheduleBlock(_Strict):
+    dusk: str = Field("0 22 * * *", description="cron: the flexible group switches to training")
+    dawn: str = Field("0 6 * * *", description="cron: the flexible group switches back to inference")
+    duration: float = Field(DAY_S + 7 * 3600.0, gt=0, le=MAX_RUN_S)
+    peak_load: float = Field(0.7, gt=0, le=1.5, description="demand peak / day layout decode capacity at the SLO")
+    handback_deadline_s: float = Field(120.0, gt=0, description="training must free its nodes this soon")
+    faults: list[SwitchFault] = Field(default_factory=list)
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("dusk", "dawn")
+    @classmethod
+    def _cron(cls, v: str) -> str:
+        try:
+            Cron.parse(v)
+        except CronError as exc:
+            raise ValueError(f"bad cron expression: {exc}") from None
+        return v
+
+
+class TenantItem(_Strict):
+    at: float = Field(ge=0, le=DAY_S)
+    kind: Literal["node_crash", "node_hang", "hbm_uce", "npu_off_bus", "aicore_hang", "link_down"]
+    target: str = Field(description="a component of tenant a (nodes 0-21 of pod 0)")
+    diagnosed: str | None = Field(None, description="the component the diagnosis names (default: the target)")
+
+
+class TenantsBlock(_Strict):
+    campaign: list[TenantItem] = Field(default_factory=list)
+    random_faults: int = Field(0, ge=0, le=50, description="add this many random faults on tenant a per seed")
+    wrong_share: float = Field(0.3, ge=0, le=1, description="share of random faults diagnosed on tenant b's part")
+
+
+class SuperpodSpec(_Strict):
+    seeds: int = Field(3, ge=1, le=100, description="seeds per experiment (seed, seed + 1, ...)")
+    elastic: ElasticBlock | None = None
+    schedule: ScheduleBlock | None = None
+    tenants: TenantsBlock | None = None

@@ -1,0 +1,131 @@
+"""Tenant slices (issue 21): a fault campaign on tenant a never acts on, reads the cache of, or takes out of service
+a component of tenant b -- a property over random campaigns, including diagnoses that wrongly name b's parts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from faultlib import ids
+from faultlib.ems import EmsPool, NamespaceError
+from opsbrain.ops.tenant_run import TENANT_NODES, CampaignItem, build, run_campaign
+from opsbrain.ops.tenants import PROVIDER
+
+KINDS = ("node_crash", "hbm_uce", "npu_off_bus", "aicore_hang", "link_down", "node_hang")
+
+
+def _component(kind: str, node: str, npu: int, die: int, plane: int) -> str:
+    if kind in ("node_crash", "node_hang"):
+        return node
+    if kind == "hbm_uce":
+        return f"{node}/npu{npu}/hbm"
+    if kind == "npu_off_bus":
+        return f"{node}/npu{npu}"
+    if kind == "aicore_hang":
+        return f"{node}/npu{npu}/die{die}"
+    return f"{node}/l1sw{plane}~pod0/l2plane{plane}/sw{npu:02d}"  # link_down: an L1-L2 link of the node
+
+
+@st.composite
+def campaign_items(draw: st.DrawFn) -> CampaignItem:
+    kind = draw(st.sampled_from(KINDS))
+    a_node = ids.node(0, draw(st.sampled_from(list(TENANT_NODES["a"]))))
+    npu, die, plane = draw(st.integers(0, 7)), draw(st.integers(0, 1)), draw(st.integers(0, 6))
+    target = _component(kind, a_node, npu, die, plane)
+    wrong = draw(st.booleans())
+    diag = (_component(kind, ids.node(0, draw(st.sampled_from(list(TENANT_NODES["b"])))), npu, die, plane)
+            if wrong else target)
+    return CampaignItem(draw(st.floats(0, 1800).map(round)), kind, target, diag)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(items=st.lists(campaign_items(), min_size=1, max_size=4), seed=st.integers(0, 1000))
+def test_campaign_on_a_never_touches_b(items: list[CampaignItem], seed: int) -> None:
+    r = run_campaign(items, seed, horizon_s=1800.0)
+    assert r["actions_on_b"] == []
+    assert r["ems_reads"]["b"] == 0
+    assert r["blast_b"] == 0
+    wrong = [i for i in items if ids.node_of(i.diagnosed) != ids.node_of(i.target)]
+    if wrong:  # a diagnosis naming b's part is refused by the scope guard, not silently dropped
+        assert any("tenant scope" in x["reason"] for x in r["refusals"])
+
+
+def test_without_the_guard_a_wrong_diagnosis_acts_on_b() -> None:
+    """The property above can fail: the same campaign without the scope guard acts on b and reads b's cache."""
+    items = [CampaignItem(100.0, "node_crash", "pod0/node12", "pod0/node30")]
+    off = run_campaign(items, 0, guarded=False)
+    on = run_campaign(items, 0, guarded=True)
+    assert off["actions_on_b"] and off["ems_reads"]["b"] > 0
+    assert on["actions_on_b"] == [] and on["ems_reads"]["b"] == 0
+    assert on["outcomes"]["inc000"] == "held_by_guardrail"
+
+
+def test_a_right_diagnosis_is_repaired_inside_a() -> None:
+    r = run_campaign([CampaignItem(100.0, "node_crash", "pod0/node12", "pod0/node12")], 0)
+    assert r["outcomes"]["inc000"] == "completed"
+    assert r["actions"]["a"] > 0 and r["actions"]["b"] == 0
+    assert r["ems_reads"]["a"] >= 1  # the instance restarted with its weights from a's namespace
+
+
+def test_ownership_and_spare_rule() -> None:
+    sim, _orch, guard, _ems = build(0)
+    m = guard.map
+    assert m.tenant_of("pod0/node3/npu2/hbm") == "a"
+    assert m.tenant_of("pod0/node30/l1sw1~pod0/l2plane1/sw03") == "b"  # a link belongs to its L1 end's node
+    assert m.tenant_of("pod0/l2plane1/sw03") == PROVIDER  # the shared L2 fabric
+    assert m.tenant_of("serve-b/decode0") == "b"
+    assert m.spare_quota("a") == 2 and m.spare_quota("b") == 2  # ceil(4 spares x 1/2)
+    guard.open("i1", "a")
+    m.give_spare("a", "pod0/node44")
+    m.give_spare("a", "pod0/node45")
+    assert "spare quota" in (guard.refuse("i1", "swap_spare", ["pod0/node3"]) or "")
+    assert m.tenant_of("pod0/node44") == "a"
+
+
+def test_ems_namespaces_refuse_other_tenants() -> None:
+    pool = EmsPool()
+    pool.put("a", "weights/x", 1.0)
+    assert pool.read(0.0, "a", "a", "weights/x") == 1.0
+    with pytest.raises(NamespaceError):
+        pool.read(0.0, "a", "b", "weights/x")
+    assert pool.reads_of("b") == 0
+
+
+def test_run_store_view_per_tenant(tmp_path: Path) -> None:
+    from opsbrain.ops.tenants import TenantStoreView
+    from opsbrain.store import RunStore
+
+    store = RunStore(tmp_path)
+    sim, _orch, guard, _ems = build(0)
+    inc = [{"id": "i1", "injected": {"kind": "node_crash", "component": "pod0/node3"}, "diagnosis": None},
+           {"id": "i2", "injected": {"kind": "node_crash", "component": "pod0/node30"}, "diagnosis": None}]
+    both = store.begin_run("shared", 0, "auto")
+    store.finish(both, {"verdict": "passed", "tenants": ["a", "b"], "incidents": inc})
+    only_b = store.begin_run("b-only", 0, "auto")
+    store.finish(only_b, {"verdict": "passed", "tenants": ["b"], "incidents": inc[1:]})
+    view = TenantStoreView(store, "a", lambda c: guard.map.tenant_of(c) == "a")
+    assert [r["id"] for r in view.list_runs()] == [both]
+    j = view.get_journal(both)
+    assert j is not None and [i["id"] for i in j["incidents"]] == ["i1"]
+    assert view.get_journal(only_b) is None
+
+
+def test_blast_radius_is_counted_per_tenant() -> None:
+    """Isolations are bounded by the share of the tenant's own slice, not the pod's."""
+    from faultlib.health import Health
+
+    sim, _orch, guard, _ems = build(0)
+    guard.open("i1", "a")
+    share = guard.p.max_isolated_node_share
+    a_nodes = sorted(guard.map.tenants["a"].nodes, key=lambda n: int(n.rsplit("node", 1)[1]))
+    allowed = int(share * len(a_nodes))  # isolating one more would exceed the share of a's 22 nodes
+    for n in a_nodes[:allowed]:
+        sim.state.set_health(n, Health.ISOLATED, "test")
+    why = guard.refuse("i1", "isolate", [a_nodes[allowed]])
+    assert why is not None and "tenant blast radius" in why
+    guard.open("i2", "b")
+    assert guard.refuse("i2", "isolate", ["pod0/node30"]) is None  # b's slice is untouched
+    assert guard.map.out_of_service("b") == set()
