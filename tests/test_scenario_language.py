@@ -226,7 +226,7 @@ def test_a_symptom_is_scored_with_its_cause_not_as_a_miss() -> None:
 def test_run_level_expectations_are_checked_with_a_verdict() -> None:
     fault = {"at": 600, "kind": "link_down", "target": LINK}
     ok = run_journal(with_faults(fault, duration=1800, expectations=[
-        {"false_alarms_max": 5}, {"degraded_operation": {"workload": "train", "max_down_s": 120, "min_share": 0.9}},
+        {"false_alarms_max": 0}, {"degraded_operation": {"workload": "train", "max_down_s": 120, "min_share": 0.9}},
         {"report_contains": ["Isolate the link"]}, {"fault": 0, "actions_any": ["isolate_link"]}]))
     assert ok["verdict"] == "passed", ok["expectations"]
     assert [e["met"] for e in ok["expectations"]] == [True] * 4

@@ -215,7 +215,8 @@ class Expectation(Strict):
 
     @model_validator(mode="after")
     def _scope(self) -> Expectation:
-        given = {k for k in (*PER_FAULT, *RUN_LEVEL, "actions_any") if getattr(self, k) not in (None, False)}
+        given = {k for k in (*PER_FAULT, *RUN_LEVEL, "actions_any") if getattr(self, k) is not None
+                 and getattr(self, k) is not False}  # false_alarms_max: 0 is given
         if self.fault is None and given & set(PER_FAULT):
             raise ValueError(f"{', '.join(sorted(given & set(PER_FAULT)))} need 'fault' (the index of a fault)")
         if self.fault is not None and given & set(RUN_LEVEL):
