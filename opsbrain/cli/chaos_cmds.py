@@ -169,7 +169,8 @@ def _print_journal(j: dict[str, Any]) -> None:
                   f"{j['steady_state']['deviated']}")
     for e in j.get("expectations", []):
         if not e["met"]:
-            console.print(f"  expectation on faults[{e['fault']}] not met: {'; '.join(e['problems'])}")
+            what = f"faults[{e['fault']}]" if e.get("fault") is not None else e.get("check", "the run")
+            console.print(f"  expectation on {what} not met: {'; '.join(e['problems'])}")
 
 
 @chaos.command("replay")
