@@ -34,9 +34,10 @@ def mark_symptoms(plan: Plan, incidents: list[dict[str, Any]], fault_index: dict
     for fid, k in fault_index.items():
         by_index.setdefault(k, []).append(fid)
     for entry in incidents:
-        k = fault_index.get(entry["id"]) if entry["injected"] is not None else None
-        if k is not None and faults[k].symptom_of is not None:
-            entry["symptom_of"] = sorted(by_index.get(faults[k].symptom_of, []))
+        idx = fault_index.get(entry["id"]) if entry["injected"] is not None else None
+        cause = faults[idx].symptom_of if idx is not None else None
+        if cause is not None:
+            entry["symptom_of"] = sorted(by_index.get(cause, []))
 
 
 def check_expectations(plan: Plan, incidents: list[dict[str, Any]], fault_index: dict[str, int],

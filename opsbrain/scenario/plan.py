@@ -114,8 +114,9 @@ def build_plan(sc: Scenario, file: str, seed: int | None = None, policy: str | N
             it["at"] = 0.0  # an event trigger: the time is known when the event happens
     try:
         timeline = plan_scripted(index, items, np.random.default_rng([seed, 1]), where="spec.faults")
-        triggers = {i: f.trigger for i, f in enumerate(spec.faults) if f.trigger is not None}
-        triggered = [TriggeredFault(s, triggers[i], i) for s in timeline if (i := origin_index(s)) in triggers]
+        triggers = {k: t for k, f in enumerate(spec.faults) if (t := f.trigger) is not None}
+        triggered = [TriggeredFault(s, triggers[k], k) for s in timeline
+                     if (k := origin_index(s)) is not None and k in triggers]
         timeline = Timeline(s for s in timeline if origin_index(s) not in triggers)
         if spec.random is not None:
             drawn = draw_timeline(spec.random.profile, topo, spec.duration / 86400.0,
@@ -127,10 +128,10 @@ def build_plan(sc: Scenario, file: str, seed: int | None = None, policy: str | N
         path, _, reason = str(exc).strip("'\"").partition(": ")
         raise ScenarioError(reason or path, file=file, path=path if reason else None) from None
     taken = set(spec.initial_state.spares_taken)
-    for i, n in enumerate(spec.initial_state.spares_taken):
-        if n not in spares:
-            raise ScenarioError(f"{n!r} is not one of the warm spares ({', '.join(spares) or 'none'})", file=file,
-                                path=f"spec.initial_state.spares_taken[{i}]")
+    for k, taken_node in enumerate(spec.initial_state.spares_taken):
+        if taken_node not in spares:
+            raise ScenarioError(f"{taken_node!r} is not one of the warm spares ({', '.join(spares) or 'none'})",
+                                file=file, path=f"spec.initial_state.spares_taken[{k}]")
     if spec.noise_scale != 1.0:
         params = params.model_copy(update={"noise": scaled_noise(params.noise, spec.noise_scale)})
     return Plan(sc, seed, policy or spec.policy, topo, params, placements, [n for n in spares if n not in taken],

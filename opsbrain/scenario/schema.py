@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
@@ -144,9 +144,9 @@ def _fault_item(kind: str) -> type[_FaultItemBase]:
     """The fault item of one kind: its own ``params`` model (unknown keys, out-of-range values refused)."""
     pm = params_model(kind)
     name = "".join(w.title() for w in kind.split("_")) + "Fault"
-    model: type[_FaultItemBase] = create_model(  # type: ignore[call-overload]
+    model: type[_FaultItemBase] = create_model(
         name, __base__=_FaultItemBase, __doc__=f"A {kind} fault: {CATALOG[kind].summary}.",
-        kind=(Literal[kind], ...), params=(pm, Field(default_factory=pm)))
+        kind=(Literal[kind], ...), params=(pm, Field(default_factory=pm)))  # type: ignore[arg-type]
     return model
 
 
@@ -158,7 +158,10 @@ class AnyKindFault(_FaultItemBase):
 
 
 FAULT_ITEMS: dict[str, type[_FaultItemBase]] = {k: _fault_item(k) for k in sorted(CATALOG)}
-FaultItem = Annotated[Union[tuple(FAULT_ITEMS.values())], Field(discriminator="kind")]  # type: ignore[valid-type]  # noqa: UP007
+if TYPE_CHECKING:
+    FaultItem = _FaultItemBase
+else:
+    FaultItem = Annotated[Union[tuple(FAULT_ITEMS.values())], Field(discriminator="kind")]  # noqa: UP007
 """One scripted fault; the ``kind`` selects its params model (:mod:`opsbrain.scenario.fault_params`)."""
 
 
