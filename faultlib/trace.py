@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,11 +25,18 @@ class Trace:
 
     def __init__(self) -> None:
         self.events: list[TraceEvent] = []
+        self._listeners: list[Callable[[TraceEvent], None]] = []
 
     def record(self, t: float, kind: str, subject: str, /, **detail: Any) -> TraceEvent:
         ev = TraceEvent(t, kind, subject, detail)
         self.events.append(ev)
+        for fn in self._listeners:
+            fn(ev)
         return ev
+
+    def subscribe(self, listener: Callable[[TraceEvent], None]) -> None:
+        """Call ``listener`` with every event recorded from now on (an injector waiting for an event)."""
+        self._listeners.append(listener)
 
     def __len__(self) -> int:
         return len(self.events)

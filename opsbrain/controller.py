@@ -75,6 +75,8 @@ class Controller:
                 self.placement[inst] = list(info["nodes"])
         self.detector = Detector(params or DetectorParams(), sim.clock, self._schedule, self._diagnose,
                                  self.placement)
+        if hasattr(self.responder, "link_records"):  # runbooks count a link's downs from the same records
+            self.responder.link_records = lambda: LinkHistory(self.detector, self.sim.now)
         self.diagnosis_ms: list[float] = []
         self.handled: dict[str, list[str]] = {}  # incident id -> responder keys (one per acted-on diagnosis)
         self.handled_classes: dict[str, list[str]] = {}  # incident id -> the class each response acted on

@@ -714,6 +714,7 @@ class TrainingJob(Workload):
         write_s = self._ckpt_bytes() / (self._storage_gbytes_s() * 1e9)
         self._bump("write")
         self._set("checkpointing", 0.0)
+        self._sim.trace.record(self._sim.now, "job_checkpoint_start", self.name, step=int(self._pos))
         self._after(write_s, self._on_written, self._gen["write"], int(self._pos), write_s)
 
     def _on_written(self, g: int, step: int, write_s: float) -> None:

@@ -135,7 +135,8 @@ def _print_plan(desc: dict[str, Any]) -> None:
     click.echo(f"  spares: {', '.join(desc['spares']) or 'none'}")
     for f in desc["faults"]:
         rbs = ", ".join(f.get("eligible_runbooks", [])) or "none"
-        click.echo(f"  t={f['at_s']:>9.1f}s  {f['kind']:<24} {f['target']}  runbooks: {rbs}")
+        at = f"t={f['at_s']:>9.1f}s" if "at_s" in f else f"{f['at']['event']}+{f['at'].get('after_s', 0):g}s"
+        click.echo(f"  {at}  {f['kind']:<24} {f['target']}  runbooks: {rbs}")
 
 
 def _num(v: float | None) -> str:
@@ -168,7 +169,8 @@ def _print_journal(j: dict[str, Any]) -> None:
                   f"{j['steady_state']['deviated']}")
     for e in j.get("expectations", []):
         if not e["met"]:
-            console.print(f"  expectation on faults[{e['fault']}] not met: {'; '.join(e['problems'])}")
+            what = f"faults[{e['fault']}]" if e.get("fault") is not None else e.get("check", "the run")
+            console.print(f"  expectation on {what} not met: {'; '.join(e['problems'])}")
 
 
 @chaos.command("replay")

@@ -214,9 +214,12 @@ class Executor:
 
     # ---- book-keeping actions -------------------------------------------------------------------------------
     def _swap_spare(self, node: str, ctx: Context, rec: IncidentRecord) -> simpy.Process:
-        """Take the first healthy warm spare of the node's pod (self-check may fail: try again)."""
+        """Take the first healthy warm spare of the node's pod (self-check may fail: try again); a spare this
+        incident already took (an earlier rung) is used again rather than a second one."""
         c, st, now = self.sim.control, self.sim.state, self.sim.now
         pod = ids.pod_of(node)
+        if ctx.spare is not None and st.health(ctx.spare) == Health.HEALTHY:  # a later rung: the spare already taken
+            return self._instant("swap_spare", node, "succeeded", spare=ctx.spare, reused=True)
         while True:
             cands = [n for n in c.spares if ids.pod_of(n) == pod]
             if not cands:

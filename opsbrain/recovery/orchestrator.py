@@ -12,7 +12,7 @@ What the orchestrator may read: the diagnosis, the topology, visible component h
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -21,6 +21,7 @@ import simpy
 from faultlib.control import ActionResult
 from faultlib.health import Health
 from opsbrain.diagnosis.localize import RULES as LOCALIZATION_RULES
+from opsbrain.ingest.history import LinkRecords
 from opsbrain.recovery.actions import Call, Executor
 from opsbrain.recovery.guardrails import Guardrails
 from opsbrain.recovery.loader import RunbookSet, load_runbooks
@@ -77,6 +78,8 @@ class Orchestrator:
         self.dry_run = dry_run
         self.records: dict[str, IncidentRecord] = {}
         self.exec = Executor(sim)
+        self.link_records: Callable[[], LinkRecords] | None = None
+        """The operator's link records now (the controller sets them from its detector)."""
         self._manual = ManualPolicy(sim, manual_params, self.records) if policy == "manual" else None
         self.scope: Any = None
         """Tenant scope guard (:class:`opsbrain.ops.tenants.TenantGuard`); None = one tenant, no scope check."""
@@ -159,6 +162,7 @@ class Orchestrator:
         if stuck and diag.component in self.sim.workloads:
             ctx.workloads = [(diag.component, None)]
         ctx.vars["rng"] = self.sim.rng(f"recovery/{rec.id}")
+        ctx.link_downs = self._link_downs
         rec.extra["affected_workloads"] = [q or n for n, q in ctx.workloads]
         if stuck:
             found = self.runbooks.for_class(WORKLOAD_STUCK)
@@ -205,6 +209,12 @@ class Orchestrator:
             rec.outcome = "completed"
         if rb.followup and not self.dry_run and result.status == "ok" and rec.rung != "wait_for_repair":
             self.sim.env.process(self._followup(rec, ctx, rb))  # after wait_for_repair the repair is done
+
+    def _link_downs(self, link: str) -> int:
+        """A link's downs in 24 h: the operator's link records, and at least the incidents opened on it (each
+        began with the link going down)."""
+        seen = self.link_records().flaps(link) if self.link_records is not None else 0
+        return max(seen, self.guardrails.count(link, self.sim.now, within_s=self.p.repeat_window_s))
 
     def _choose(self, rec: IncidentRecord, diag: Diagnosis, ctx: Context) -> tuple[Runbook | None, str]:
         """The runbook for this diagnosis after the confidence, lemon and repeat rules; or why there is none."""

@@ -7,6 +7,7 @@ ground truth (``sim.faults``) nor the trace.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,8 @@ class Context:
     spare: str | None = None
     vars: dict[str, Any] = field(default_factory=dict)
     workloads: list[tuple[str, str | None]] = field(default_factory=list)
+    link_downs: Callable[[str], int] | None = None
+    """How often a link went down in the last 24 h, as the operator's link records say (None: not known)."""
 
     def __post_init__(self) -> None:
         self.workloads = self._affected_workloads()
@@ -189,6 +192,15 @@ def conditions_hold(cond: Any, ctx: Context) -> tuple[bool, str]:
         rows = max(ctx.sim.control.isolated_rows.get(hbm, 0), int(seen))
         if rows < cond.isolated_rows_at_least:
             return False, f"{rows} HBM rows isolated (< {cond.isolated_rows_at_least})"
+    if cond.link_downs_at_least is not None or cond.link_downs_below is not None:
+        link = ctx.component
+        if link is None or link not in ctx.sim.topology.links:
+            return False, "the diagnosis names no link"
+        n = ctx.link_downs(link) if ctx.link_downs is not None else 0
+        if cond.link_downs_at_least is not None and n < cond.link_downs_at_least:
+            return False, f"the link went down {n} times in 24 h (< {cond.link_downs_at_least})"
+        if cond.link_downs_below is not None and n >= cond.link_downs_below:
+            return False, f"the link went down {n} times in 24 h (>= {cond.link_downs_below})"
     if cond.link_down is not None:
         link = ctx.component
         if link is None or link not in ctx.sim.topology.links:

@@ -37,6 +37,11 @@ def _table(head: list[str], rows: list[list[Any]]) -> list[str]:
     return out
 
 
+def _expectation_label(e: dict[str, Any]) -> str:
+    """What an expectation checked: its fault (``faults[2]``) or, run-level, the checks it made."""
+    return f"faults[{e['fault']}]" if e.get("fault") is not None else str(e.get("check") or "run")
+
+
 def render_run(m: dict[str, Any]) -> str:
     r, s = m["run"], m["summary"]
     lines = [f"# {r['scenario']}: {str(r['verdict']).upper()}", ""]
@@ -54,7 +59,7 @@ def render_run(m: dict[str, Any]) -> str:
     unmet = [e for e in m["expectations"] if not e.get("met")]
     if m["expectations"]:
         lines += ["", "Expectations: " + ("all met" if not unmet else "; ".join(
-            f"faults[{e['fault']}] not met ({'; '.join(e['problems'])})" for e in unmet))]
+            f"{_expectation_label(e)} not met ({'; '.join(e['problems'])})" for e in unmet))]
     for inc in (i for i in m["incidents"] if i["detailed"]):
         lines += ["", *_incident(inc, m)]
     rest = [i for i in m["incidents"] if not i["detailed"]]

@@ -14,20 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from faultlib.faults.base import ActiveFault
-from faultlib.injection.spec import FaultSpec
 from opsbrain.detection import Incident
 from opsbrain.diagnosis.engine import Engine
 from opsbrain.recovery.params import hccl_launch_env
 from opsbrain.recovery.schema import WORKLOAD_STUCK
 from opsbrain.runner import scoring
+from opsbrain.runner.expectations import acted, check_expectations, check_report, mark_symptoms
 from opsbrain.runner.monitor import Monitor, MonitorParams
 from opsbrain.runner.world import World, build_world
 from opsbrain.scenario.plan import Plan
 
 NO_ACTION_CLASSES = ("dirty_connector", "hbm_ce_storm", "unknown")
-# A response that only watches or shifts traffic does not count as acting on an incident; anything that takes a part
-# out of service, restarts work or hands a person work (ticket, page) does, and on noise that is a false positive.
-PASSIVE_ACTIONS = ("none", "wait", "reroute", "drain_link", "undrain_link")  # routing: no capacity lost
 Progress = Callable[[float, float], None]
 
 
@@ -47,14 +44,14 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
     """Run a plan to its end (or abort) and return the journal. With ``bundle_dir``, also write a log bundle per
     journal incident into ``bundle_dir/<incident id>/`` (issue 9; listed under the journal's ``bundles``)."""
     wall0 = time.perf_counter()
-    world = build_world(plan, engine, dry_run=dry_run)
+    snaps: dict[float, dict[str, dict[str, Any]]] = {}
+    world = build_world(plan, engine, dry_run=dry_run, on_inject=lambda s: _snapshot_at(world, s.at_s, snaps))
     sim = world.sim
     spec = plan.scenario.spec
     mon_params = (MonitorParams() if plan.monitor_interval_s is None
                   else MonitorParams(probe_interval_s=plan.monitor_interval_s))
     mon = Monitor(sim, spec.steady_state.probes, spec.guards, spec.steady_state.tolerance_s, params=mon_params)
     abort = mon.start()
-    snaps: dict[float, dict[str, dict[str, Any]]] = {}
     for t in sorted({s.at_s for s in plan.timeline}):
         _snapshot_at(world, t, snaps)
     first_fault = min((s.at_s for s in plan.timeline), default=spec.duration)
@@ -80,16 +77,20 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
     end = sim.now
     accounting_end = {name: w.accounting() for name, w in sim.workloads.items()}
     steady_after = mon.snapshot(end)
-    incidents = score(world, plan, snaps, end, accounting_end, mon.baseline_at_s_rate())
+    nominal = mon.baseline_at_s_rate()
+    incidents = score(world, plan, snaps, end, accounting_end, nominal)
+    fault_index = world.triggers.fault_index if world.triggers else {}
+    mark_symptoms(plan, incidents, fault_index)
     deviated = mon.deviated() or not all(v["ok"] for v in steady_after.values())
-    expectations = check_expectations(plan, incidents)
+    expectations = check_expectations(plan, incidents, fault_index,
+                                      {name: _series(w) for name, w in sim.workloads.items()}, nominal, end)
     if status != "finished":
         verdict = "aborted"
     elif deviated or not all(e["met"] for e in expectations):
         verdict = "failed"
     else:
         verdict = "passed"
-    faults = [i for i in incidents if i["injected"] is not None]
+    faults = [i for i in incidents if i["injected"] is not None and not i.get("symptom_of")]  # symptoms: with cause
     journal = {
         "scenario": plan.scenario.metadata.name, "description": plan.scenario.metadata.description,
         "seed": plan.seed, "policy": plan.policy, "verdict": verdict, "status": status,
@@ -107,8 +108,15 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
         "sweeps": world.sweeper.report(world.orchestrator.actions_for) if world.sweeper else {"enabled": False},
         "summary": summarize(incidents, faults, world, time.perf_counter() - wall0),
         "series": journal_series(world, incidents),
+        "triggers": world.triggers.report() if world.triggers else [],
     }
     out = dict(_clean(journal))
+    if any("pending" in e for e in expectations):
+        from opsbrain.report import render_run_report
+
+        check_report(out["expectations"], lambda: render_run_report(out, "md"))
+        if out["verdict"] == "passed" and not all(e["met"] for e in out["expectations"]):
+            out["verdict"] = "failed"
     if bundle_dir is not None:
         from opsbrain.bundle.writer import write_run_bundles
 
@@ -283,7 +291,7 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
                     "recovered_at_s": None, "ttd_s": None, "ttdiag_s": None, "ttr_s": None, "correct": False,
                     "class_correct": False, "localized": False,
                     "false_positive": (d is None or d.fault_class != WORKLOAD_STUCK) and (
-                        _acted(actions) or (d is not None and d.fault_class not in NO_ACTION_CLASSES)),
+                        acted(actions) or (d is not None and d.fault_class not in NO_ACTION_CLASSES)),
                     "impact": {}})
     return out
 
@@ -307,12 +315,6 @@ def _lead_time(sim: Any, f: ActiveFault, detected: float | None, swept: bool) ->
             "lead_time_s": lead}
 
 
-def _acted(actions: list[dict[str, Any]]) -> bool:
-    """Whether a response did something to the plant or paged a person (not just watched)."""
-    return any(a.get("kind") == "step" and a.get("action") not in PASSIVE_ACTIONS and a.get("status") != "skipped"
-               for a in actions)
-
-
 def _began(sim: Any, f: ActiveFault) -> bool:
     return any(e.kind == "fault" and e.detail.get("id") == f.id for e in sim.trace.of_kind("fault"))
 
@@ -328,36 +330,6 @@ def _ttr(f: ActiveFault, affected: list[str], series: dict[str, scoring.Series],
     if f.ended_at_s is not None:
         return f.ended_at_s - f.at_s
     return None
-
-
-def check_expectations(plan: Plan, incidents: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    out = []
-    by_origin: dict[int, list[FaultSpec]] = {}
-    for s in plan.timeline:
-        if s.origin.startswith("spec.faults["):
-            by_origin.setdefault(int(s.origin.split("[")[1].split("]")[0]), []).append(s)
-    for e in plan.scenario.spec.expectations:
-        specs = by_origin.get(e.fault, [])
-        entries = [i for i in incidents if i["injected"] and any(
-            i["injected"]["component"] == s.target and abs(i["injected"]["at_s"] - s.at_s) < 1e-6 for s in specs)]
-        problems: list[str] = []
-        if not entries:
-            problems.append("fault never started")
-        for i in entries:
-            d = i["diagnosis"] or {}
-            if e.diagnosis is not None:
-                want = "none" if e.diagnosis == "none" else e.diagnosis
-                got = d.get("fault_class") or "none"
-                if got != want:
-                    problems.append(f"diagnosed {got}, expected {want}")
-            if e.component is not None and d.get("component") != e.component:
-                problems.append(f"localized to {d.get('component')}, expected {e.component}")
-            if e.ttr_max_s is not None and (i["ttr_s"] is None or i["ttr_s"] > e.ttr_max_s):
-                problems.append(f"ttr {i['ttr_s']} s exceeds {e.ttr_max_s} s")
-            if e.no_action and _acted(i["actions"]):
-                problems.append("actions were taken where none were expected")
-        out.append({"fault": e.fault, "met": not problems, "problems": problems})
-    return out
 
 
 def summarize(incidents: list[dict[str, Any]], faults: list[dict[str, Any]], world: World,

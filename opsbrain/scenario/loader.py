@@ -9,8 +9,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from faultlib.faults.catalog import CATALOG
 from opsbrain.errors import ScenarioError
-from opsbrain.scenario.schema import Scenario
+from opsbrain.scenario.schema import AnyKindFault, Scenario
 from opsbrain.yamlio import read_yaml as _read_yaml
 from opsbrain.yamlio import yaml_path
 
@@ -36,8 +37,63 @@ def scenario_errors(data: Any, file: str) -> list[ScenarioError]:
     try:
         Scenario.model_validate(data)
     except ValidationError as exc:
-        return [ScenarioError(_message(e), file=file, path=yaml_path(tuple(e["loc"]))) for e in exc.errors()]
-    return []
+        found = [e for e in exc.errors() if not _other_branch(e)]
+    else:
+        return []
+    for e in list(found):  # an unknown fault kind: the item's other fields are still checked
+        if e["type"] in ("union_tag_invalid", "union_tag_not_found") and isinstance(e.get("input"), dict):
+            try:
+                AnyKindFault.model_validate(e["input"])
+            except ValidationError as inner:
+                found += [{**x, "loc": (*e["loc"], *x["loc"])} for x in inner.errors()
+                          if not _other_branch(x) and x["loc"][:1] != ("kind",)]
+    return [ScenarioError(msg, file=file, path=yaml_path(loc)) for msg, loc in map(_located, found)]
+
+
+_INNER_PATH = re.compile(r"^((?:faults|workloads|expectations)\[\d+\][\w.\[\]]*): (.*)$", re.S)
+
+
+def _located(err: Any) -> tuple[str, tuple[Any, ...]]:
+    """(message, YAML location) of one pydantic error: the fault-kind tag pydantic puts in the location of a
+    discriminated union is dropped; a spec-level check that names its item (``faults[2].at: ...``) gets that path."""
+    loc = list(err["loc"])
+    for k in range(len(loc) - 2, -1, -1):  # spec.faults[3].<kind tag>.params -> spec.faults[3].params
+        if loc[k] == "faults" and k + 2 < len(loc) and isinstance(loc[k + 1], int) and loc[k + 2] in CATALOG:
+            del loc[k + 2]
+    for k in range(len(loc) - 1):  # at.float / at.EventTrigger: the union member is no part of the YAML path
+        if loc[k + 1] in _UNIONS.get(str(loc[k]), ()):
+            del loc[k + 1]
+            break
+    msg = _message(err)
+    if err["type"] == "union_tag_invalid":
+        loc.append("kind")
+        msg = f"unknown fault kind {err.get('input', {}).get('kind')!r} (known: {', '.join(sorted(CATALOG))})" \
+            if isinstance(err.get("input"), dict) else msg
+    elif err["type"] == "union_tag_not_found":
+        loc.append("kind")
+        msg = "missing (the fault kind)"
+    m = _INNER_PATH.match(msg)
+    if m and loc and loc[-1] == "spec":
+        loc += [part for part in re.split(r"\.|\[(\d+)\]", m.group(1)) if part]
+        loc = [int(x) if isinstance(x, str) and x.isdigit() else x for x in loc]
+        msg = m.group(2)
+    return msg, tuple(loc)
+
+
+_UNIONS = {"at": ("float", "EventTrigger"), "noise": ("bool", "NoiseSpec")}
+"""Fields that take a scalar or a mapping: pydantic names the union member in an error's location."""
+
+
+def _other_branch(err: Any) -> bool:
+    """An error of the union member a field's value is not meant as (a number or a trigger, true or a scale)."""
+    loc = [str(x) for x in err["loc"]]
+    for k in range(len(loc) - 1):
+        scalar, model = _UNIONS.get(loc[k], ("", ""))
+        if loc[k + 1] == scalar:
+            return isinstance(err.get("input"), dict)
+        if loc[k + 1] == model:
+            return err["type"] == "model_type"
+    return False
 
 
 def _message(err: Any) -> str:
@@ -46,6 +102,9 @@ def _message(err: Any) -> str:
         return f"{msg} (got {str(repr(err.get('input')))[:80]})"
     if err["type"] == "extra_forbidden":
         return "unknown field"
+    if err["type"] in ("greater_than", "greater_than_equal", "less_than", "less_than_equal", "int_from_float",
+                       "int_parsing", "float_parsing", "finite_number"):
+        return f"{msg} (got {str(repr(err.get('input')))[:40]})"
     return msg
 
 

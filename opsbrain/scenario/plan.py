@@ -8,12 +8,22 @@ from typing import Any
 from faultlib import ids
 from faultlib.injection.profiles import draw_timeline
 from faultlib.injection.selectors import TargetIndex, plan_scripted
-from faultlib.injection.spec import FaultPlanError, Timeline
+from faultlib.injection.spec import FaultPlanError, FaultSpec, Timeline
 from faultlib.params import ParamError, ParamGroup, apply_overrides
 from faultlib.simparams import SimParams
 from faultlib.topology import Topology
 from opsbrain.errors import ScenarioError
-from opsbrain.scenario.schema import Scenario
+from opsbrain.scenario.schema import EventTrigger, Scenario
+
+
+@dataclass(frozen=True)
+class TriggeredFault:
+    """A resolved fault (target known) that starts ``trigger.after_s`` after its trigger event."""
+
+    spec: FaultSpec
+    trigger: EventTrigger
+    index: int
+    """Its index in the scenario's ``faults``."""
 
 
 @dataclass
@@ -29,6 +39,10 @@ class Plan:
     workload_params: dict[str, ParamGroup] = field(default_factory=dict)
     monitor_interval_s: float | None = None
     """How often probes and guards are checked (None: MonitorParams' default); trace replays size it to the trace."""
+    triggered: list[TriggeredFault] = field(default_factory=list)
+    """Faults started by an event (scenario ``at: {event: ...}``); their specs carry ``at_s`` 0 until they fire."""
+    initial_state: list[dict[str, Any]] = field(default_factory=list)
+    """Component states the run starts in (checked against the topology): ``{id, health, lanes_down, rx_dbm}``."""
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -39,7 +53,10 @@ class Plan:
                           for w in self.scenario.spec.workloads],
             "spares": self.spares,
             "faults": [{"at_s": s.at_s, "kind": s.kind, "target": s.target, "duration_s": s.duration_s,
-                        "source": s.source} for s in self.timeline],
+                        "source": s.source} for s in self.timeline] + [
+                {"at": t.trigger.model_dump(exclude_none=True), "kind": t.spec.kind, "target": t.spec.target,
+                 "duration_s": t.spec.duration_s, "source": t.spec.source} for t in self.triggered],
+            "initial_state": self.initial_state,
         }
 
 
@@ -89,12 +106,18 @@ def build_plan(sc: Scenario, file: str, seed: int | None = None, policy: str | N
             used[n] = w.name
         placements[w.name] = nodes
     index = TargetIndex(topo)
-    items = [f.model_dump(exclude_none=True) for f in spec.faults]
+    items = [f.model_dump(exclude_none=True, exclude={"symptom_of"}) for f in spec.faults]
     for it in items:
         if "selector" in it:
             it["selector"] = {k: v for k, v in it["selector"].items() if v is not None}
+        if isinstance(it["at"], dict):
+            it["at"] = 0.0  # an event trigger: the time is known when the event happens
     try:
         timeline = plan_scripted(index, items, np.random.default_rng([seed, 1]), where="spec.faults")
+        triggers = {k: t for k, f in enumerate(spec.faults) if (t := f.trigger) is not None}
+        triggered = [TriggeredFault(s, triggers[k], k) for s in timeline
+                     if (k := origin_index(s)) is not None and k in triggers]
+        timeline = Timeline(s for s in timeline if origin_index(s) not in triggers)
         if spec.random is not None:
             drawn = draw_timeline(spec.random.profile, topo, spec.duration / 86400.0,
                                   np.random.default_rng([seed, 2]), bursty=spec.random.bursty,
@@ -104,7 +127,55 @@ def build_plan(sc: Scenario, file: str, seed: int | None = None, policy: str | N
     except (FaultPlanError, KeyError, ValueError) as exc:
         path, _, reason = str(exc).strip("'\"").partition(": ")
         raise ScenarioError(reason or path, file=file, path=path if reason else None) from None
-    return Plan(sc, seed, policy or spec.policy, topo, params, placements, spares, timeline, workload_params)
+    taken = set(spec.initial_state.spares_taken)
+    for k, taken_node in enumerate(spec.initial_state.spares_taken):
+        if taken_node not in spares:
+            raise ScenarioError(f"{taken_node!r} is not one of the warm spares ({', '.join(spares) or 'none'})",
+                                file=file, path=f"spec.initial_state.spares_taken[{k}]")
+    if spec.noise_scale != 1.0:
+        params = params.model_copy(update={"noise": scaled_noise(params.noise, spec.noise_scale)})
+    return Plan(sc, seed, policy or spec.policy, topo, params, placements, [n for n in spares if n not in taken],
+                timeline, workload_params, triggered=triggered,
+                initial_state=initial_states(sc, topo, file))
+
+
+NOISE_RATES = ("hbm_ce_per_day", "hbm_ce_bursts_per_day", "flap_per_link_day", "crc_per_link_day")
+"""The background-noise event rates a scenario's ``noise: {scale: x}`` multiplies."""
+
+
+def scaled_noise(noise: Any, scale: float) -> Any:
+    return noise.model_copy(update={k: getattr(noise, k) * scale for k in NOISE_RATES})
+
+
+def origin_index(spec: FaultSpec) -> int | None:
+    """The index in the scenario's ``faults`` a scripted spec came from (origin ``spec.faults[3]``)."""
+    if not spec.origin.startswith("spec.faults["):
+        return None
+    return int(spec.origin.split("[", 1)[1].split("]", 1)[0])
+
+
+def initial_states(sc: Scenario, topo: Topology, file: str) -> list[dict[str, Any]]:
+    """The scenario's starting component states, each checked against the topology (what the id names)."""
+    out = []
+    for i, c in enumerate(sc.spec.initial_state.components):
+        where = f"spec.initial_state.components[{i}]"
+        module = any(c.id in lk.modules for lk in topo.links.values()) if c.rx_dbm is not None else False
+        is_link = c.id in topo.links
+        if not (is_link or module or topo.exists(c.id)):
+            raise ScenarioError(f"no component, link or optical module {c.id!r}", file=file, path=f"{where}.id")
+        if c.lanes_down is not None:
+            if not is_link:
+                raise ScenarioError("lanes_down applies to a link", file=file, path=f"{where}.lanes_down")
+            if c.lanes_down > topo.links[c.id].lanes:
+                raise ScenarioError(f"the link has {topo.links[c.id].lanes} lanes", file=file,
+                                    path=f"{where}.lanes_down")
+        if c.rx_dbm is not None and not (module or (is_link and topo.links[c.id].modules)):
+            raise ScenarioError("rx_dbm applies to an optical link or module", file=file, path=f"{where}.rx_dbm")
+        if c.health is not None and module:
+            raise ScenarioError("an optical module has no health of its own (give its link)", file=file,
+                                path=f"{where}.health")
+        out.append(c.model_dump(exclude_none=True))
+    return out
 
 
 def plan_errors(sc: Scenario, file: str) -> list[ScenarioError]:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
 from faultlib.faults.catalog import CATALOG
 from faultlib.topology import TopologyParams
+from opsbrain.recovery.schema import ACTIONS
+from opsbrain.scenario.fault_params import params_model
 from opsbrain.scenario.superpod import SuperpodSpec
 
 MAX_DURATION_S = 90 * 86400  # reason: the longest campaign run (chaos campaign --days is at most 90)
@@ -67,29 +69,101 @@ class SteadyState(Strict):
                                "steady state counts as deviated (recovery time allowance)")
 
 
+Pick = int | str | list[int | str]
+"""A selector value: an index, a name ("node3", "pod0/node3") or a list of them (see faultlib.injection.selectors)."""
+
+
 class Selector(Strict):
-    kind: str | None = None
-    node: str | None = None
-    rack: str | None = None
-    plane: int | None = None
-    pod: int | None = None
+    kind: str | list[str] | None = None
+    node: Pick | None = None
+    rack: Pick | None = None
+    plane: int | list[int] | None = None
+    pod: Pick | None = None
 
 
-class FaultItem(Strict):
-    at: float = Field(ge=0, le=MAX_DURATION_S, description="seconds from the start of the run")
-    kind: FaultKindName
+JOB_EVENTS = ("checkpoint_write_start", "checkpoint_write_end", "recovery_start", "job_stalled", "job_down")
+"""Training-job events a fault can wait for (the twin's event trace: a persistent checkpoint write begins or
+ends, a restart or in-place recovery begins, the job stalls, the job goes down)."""
+EVENTS = (*JOB_EVENTS, "fault_start")
+
+
+class EventTrigger(Strict):
+    """Start a fault ``after_s`` seconds after the ``occurrence``-th ``event`` (instead of at a fixed time)."""
+
+    event: Literal[EVENTS]  # type: ignore[valid-type]
+    after_s: float = Field(0.0, ge=0, le=MAX_DURATION_S, description="delay after the event")
+    workload: str | None = Field(None, description="the training job whose event counts (default: any)")
+    fault: int | None = Field(None, ge=0, description="fault_start: index (in faults) of the fault whose start "
+                              "counts")
+    occurrence: int = Field(1, ge=1, le=100_000, description="which occurrence of the event (1: the first)")
+
+    @model_validator(mode="after")
+    def _fault_for_fault_start(self) -> EventTrigger:
+        if (self.event == "fault_start") != (self.fault is not None):
+            raise ValueError("fault_start needs 'fault' (the index of the other fault); other events take none")
+        if self.event == "fault_start" and self.workload is not None:
+            raise ValueError("fault_start takes no workload")
+        return self
+
+
+class _FaultItemBase(Strict):
+    at: float | EventTrigger = Field(description="seconds from the start of the run, or an event trigger")
     target: str | None = None
     selector: Selector | None = None
     mode: Literal["one", "all", "fixed", "fixed-percent", "random-max-percent"] = "one"
-    value: float | None = None
-    params: dict[str, Any] = Field(default_factory=dict)
+    value: int | float | None = Field(None, description="fixed: a count >= 1; the percent modes: a percentage")
     duration: float | None = Field(None, gt=0, le=MAX_DURATION_S)
+    symptom_of: int | None = Field(None, ge=0, description="index (in faults) of the fault this one is a symptom "
+                                   "of: scored with it, not as a fault of its own")
+
+    @field_validator("at")
+    @classmethod
+    def _at_in_run(cls, v: float | EventTrigger) -> float | EventTrigger:
+        if isinstance(v, float | int) and not 0 <= v <= MAX_DURATION_S:
+            raise ValueError(f"must be between 0 and {MAX_DURATION_S:g} seconds")
+        return v
 
     @model_validator(mode="after")
-    def _target_or_selector(self) -> FaultItem:
+    def _target_or_selector(self) -> _FaultItemBase:
         if (self.target is None) == (self.selector is None):
             raise ValueError("give exactly one of target or selector")
+        v = self.value
+        if self.mode == "fixed" and not (isinstance(v, int) and v >= 1):
+            raise ValueError(f"mode fixed needs an integer value >= 1, got {v!r}")
+        if self.mode in ("fixed-percent", "random-max-percent") and not (v is not None and 0 < v <= 100):
+            raise ValueError(f"mode {self.mode} needs a percentage value in (0, 100], got {v!r}")
+        if self.mode in ("one", "all") and v is not None:
+            raise ValueError(f"mode {self.mode} takes no value")
         return self
+
+    @property
+    def trigger(self) -> EventTrigger | None:
+        return self.at if isinstance(self.at, EventTrigger) else None
+
+
+def _fault_item(kind: str) -> type[_FaultItemBase]:
+    """The fault item of one kind: its own ``params`` model (unknown keys, out-of-range values refused)."""
+    pm = params_model(kind)
+    name = "".join(w.title() for w in kind.split("_")) + "Fault"
+    model: type[_FaultItemBase] = create_model(
+        name, __base__=_FaultItemBase, __doc__=f"A {kind} fault: {CATALOG[kind].summary}.",
+        kind=(Literal[kind], ...), params=(pm, Field(default_factory=pm)))  # type: ignore[arg-type]
+    return model
+
+
+class AnyKindFault(_FaultItemBase):
+    """A fault item of an unknown kind, checked for everything but its kind and params (to report all errors)."""
+
+    kind: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+FAULT_ITEMS: dict[str, type[_FaultItemBase]] = {k: _fault_item(k) for k in sorted(CATALOG)}
+if TYPE_CHECKING:
+    FaultItem = _FaultItemBase
+else:
+    FaultItem = Annotated[Union[tuple(FAULT_ITEMS.values())], Field(discriminator="kind")]  # noqa: UP007
+"""One scripted fault; the ``kind`` selects its params model (:mod:`opsbrain.scenario.fault_params`)."""
 
 
 class RandomFaults(Strict):
@@ -106,14 +180,81 @@ class Guard(Strict):
     max: float = Field(ge=0)
 
 
-class Expectation(Strict):
-    """What the fault with index ``fault`` (in ``faults``) should get."""
+class DegradedOperation(Strict):
+    """The workload keeps working, if degraded (fewer replicas, a smaller instance), rather than waiting down."""
 
-    fault: int = Field(ge=0)
+    workload: str
+    max_down_s: float | None = Field(None, ge=0, description="longest stretch the workload may do no work at all")
+    min_share: float | None = Field(None, gt=0, le=1, description="at the end of the run it works at least at this "
+                                    "share of its fault-free rate")
+
+    @model_validator(mode="after")
+    def _something(self) -> DegradedOperation:
+        if self.max_down_s is None and self.min_share is None:
+            raise ValueError("give max_down_s, min_share or both")
+        return self
+
+
+PER_FAULT = ("diagnosis", "component", "ttr_max_s", "no_action")
+RUN_LEVEL = ("false_alarms_max", "degraded_operation", "report_contains")
+
+
+class Expectation(Strict):
+    """What the fault with index ``fault`` (in ``faults``) should get; without ``fault``, what the whole run should
+    show (false alarms, degraded operation, report content). ``actions_any`` fits both: the fault's response (or
+    any response) completed at least one of these actions. Checked at the end of the run; any unmet expectation
+    fails the verdict."""
+
+    fault: int | None = Field(None, ge=0)
     diagnosis: FaultKindName | Literal["none"] | None = None
     component: str | None = None
     ttr_max_s: float | None = Field(None, ge=0)
     no_action: bool = False
+    actions_any: list[Literal[tuple(ACTIONS)]] | None = Field(  # type: ignore[valid-type]
+        None, min_length=1, description="at least one of these runbook actions succeeded")
+    false_alarms_max: int | None = Field(None, ge=0, description="at most this many false-positive incidents")
+    degraded_operation: DegradedOperation | None = None
+    report_contains: list[Annotated[str, Field(min_length=1)]] | None = Field(
+        None, min_length=1, description="texts the run's Markdown report must contain (case-insensitive)")
+
+    @model_validator(mode="after")
+    def _scope(self) -> Expectation:
+        given = {k for k in (*PER_FAULT, *RUN_LEVEL, "actions_any") if getattr(self, k) is not None
+                 and getattr(self, k) is not False}  # false_alarms_max: 0 is given
+        if self.fault is None and given & set(PER_FAULT):
+            raise ValueError(f"{', '.join(sorted(given & set(PER_FAULT)))} need 'fault' (the index of a fault)")
+        if self.fault is not None and given & set(RUN_LEVEL):
+            raise ValueError(f"{', '.join(sorted(given & set(RUN_LEVEL)))} apply to the whole run: give no 'fault'")
+        if self.fault is None and not given:
+            raise ValueError("an expectation without 'fault' needs one of: actions_any, " + ", ".join(RUN_LEVEL))
+        return self
+
+
+class NoiseSpec(Strict):
+    scale: float = Field(1.0, ge=0, le=100, description="multiplies the rates of background noise events (benign "
+                         "CE counts and bursts, self-healing flaps, CRC errors); 0: no noise events")
+
+
+class ComponentState(Strict):
+    """The state a component starts the run in (a part already sick, out of service or ageing)."""
+
+    id: str = Field(min_length=1, description="component, link or optical-module id")
+    health: Literal["degraded", "failed", "isolated", "cordoned"] | None = None
+    lanes_down: int | None = Field(None, ge=1, le=64, description="a link: lanes already lost")
+    rx_dbm: float | None = Field(None, ge=-40, le=10, description="a link or optical module: Rx power every lane "
+                                 "of it (each module of a link) reads at the start, in dBm (healthy ~-2)")
+
+    @model_validator(mode="after")
+    def _something(self) -> ComponentState:
+        if self.health is None and self.lanes_down is None and self.rx_dbm is None:
+            raise ValueError("give health, lanes_down or rx_dbm")
+        return self
+
+
+class InitialState(Strict):
+    spares_taken: list[str] = Field(default_factory=list, description="warm spares already in use at the start "
+                                    "(removed from the pool)")
+    components: list[ComponentState] = Field(default_factory=list)
 
 
 class SweepSpec(Strict):
@@ -134,7 +275,8 @@ class Spec(Strict):
     steady_state: SteadyState = Field(default_factory=SteadyState)
     faults: list[FaultItem] = Field(default_factory=list)
     random: RandomFaults | None = None
-    noise: bool = True
+    noise: bool | NoiseSpec = Field(True, description="background noise: true, false, or {scale: x}")
+    initial_state: InitialState = Field(default_factory=InitialState)
     guards: list[Guard] = Field(default_factory=list)
     expectations: list[Expectation] = Field(default_factory=list)
     sweeps: SweepSpec = Field(default_factory=SweepSpec)
@@ -149,13 +291,49 @@ class Spec(Strict):
             if p.workload is not None and p.workload not in names:
                 raise ValueError(f"probe {p.name!r} names unknown workload {p.workload!r}")
         for e in self.expectations:
-            if e.fault >= len(self.faults):
+            if e.fault is not None and e.fault >= len(self.faults):
                 raise ValueError(f"expectation refers to faults[{e.fault}], which does not exist")
+            if e.degraded_operation is not None and e.degraded_operation.workload not in names:
+                raise ValueError(f"degraded_operation names unknown workload {e.degraded_operation.workload!r}")
+        _check_fault_links(self.faults, {w.name: w.kind for w in self.workloads})
         if self.sweeps.enabled and self.sweeps.interval is not None and \
                 self.duration / self.sweeps.interval > MAX_SWEEPS:
             raise ValueError(f"sweeps.interval {self.sweeps.interval:g} s gives more than {MAX_SWEEPS} sweeps in "
                              f"{self.duration:g} s")
         return self
+
+
+    @property
+    def noise_scale(self) -> float:
+        """0 (no noise), 1 (the default rates) or the scale given."""
+        if isinstance(self.noise, NoiseSpec):
+            return self.noise.scale
+        return 1.0 if self.noise else 0.0
+
+
+def _check_fault_links(faults: list[Any], workloads: dict[str, str]) -> None:
+    """Event triggers name existing training jobs and faults; ``symptom_of`` and ``fault_start`` form no cycle."""
+    n = len(faults)
+    after: dict[int, int] = {}
+    for i, f in enumerate(faults):
+        t = f.trigger
+        if t is not None and t.workload is not None and workloads.get(t.workload) != "training":
+            raise ValueError(f"faults[{i}].at: {t.workload!r} is not a training workload of this scenario")
+        if t is not None and t.fault is not None:
+            if t.fault >= n or t.fault == i:
+                raise ValueError(f"faults[{i}].at.fault: must be the index of another fault (0..{n - 1})")
+            after[i] = t.fault
+        if f.symptom_of is not None and (f.symptom_of >= n or f.symptom_of == i):
+            raise ValueError(f"faults[{i}].symptom_of: must be the index of another fault (0..{n - 1})")
+    for links, what in ((after, "at.fault"), ({i: f.symptom_of for i, f in enumerate(faults)
+                                               if f.symptom_of is not None}, "symptom_of")):
+        for start in links:
+            seen, k = {start}, start
+            while k in links:
+                k = links[k]
+                if k in seen:
+                    raise ValueError(f"faults[{start}].{what}: the faults refer to each other in a cycle")
+                seen.add(k)
 
 
 class Scenario(Strict):
