@@ -96,7 +96,7 @@ def test_the_clock_axis_is_held_out_and_shifts_time_stamps_per_host(topo1: Topol
     offsets = {ctl.clock_offset(f"pod0/node{n}") for n in range(40)} | {ctl.clock_offset("pod0/l2plane1/sw02")}
     assert len(offsets) == 41 and all(abs(x) <= 5.0 for x in offsets)
     seen: list[Signal] = []
-    ctl.detector.feed = seen.append  # type: ignore[method-assign]
+    ctl.detector.feed = seen.append  # type: ignore[method-assign,assignment]
     from faultlib.telemetry import LogLine
 
     ctl._on_record(LogLine(1000.0, "pod0/node3", "syslog", "error",
