@@ -43,8 +43,8 @@ AXES: tuple[Axis, ...] = (
     Axis("format", "line layout (variants the ingestion layer reads: docs/formats.md)",
          ("as emitted",), ("syslog", "syslog <PRI> + year")),
     Axis("clock", "host clocks: a line carries the time stamp of the host that wrote it",
-         ("synchronized",), ("NTP on a congested network: every host within 0.1 s",
-                             "10% of hosts unsynchronized for a day: within 7 s")),
+         ("synchronized",), ("every host within 0.1 s (congested NTP)",
+                             "10% of hosts within 7 s (NTP lost 1 day)")),
 )
 
 _DEFAULT_OF = {("hbm_ce_storm", "rate_per_s"): "ce_storm_rate_per_s", ("hbm_row_exhaustion", "rows_at_onset"):
@@ -86,10 +86,10 @@ _FORMAT = {"as emitted": "as_emitted", "syslog": "syslog", "syslog <PRI> + year"
 _CLOCK = {  # value -> (offset bound s, share of hosts skewed)
     "synchronized": (0.0, 0.0),
     # Wikipedia, Network Time Protocol: "Asymmetric routes and network congestion can cause errors of 100 ms or more"
-    "NTP on a congested network: every host within 0.1 s": (0.1, 1.0),
+    "every host within 0.1 s (congested NTP)": (0.1, 1.0),
     # Mills, Computer Network Time Synchronization (2nd ed.), ch. 'Clock discipline': a survey of ~20,000 NTP hosts
     # found a median oscillator frequency error of 78 ppm, almost 7 s a day for a host whose NTP stopped
-    "10% of hosts unsynchronized for a day: within 7 s": (7.0, 0.1),
+    "10% of hosts within 7 s (NTP lost 1 day)": (7.0, 0.1),
 }
 
 
