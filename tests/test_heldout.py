@@ -189,6 +189,18 @@ def test_per_axis_rows_weigh_each_run_once() -> None:
     rows = [*split, S(_case("a", "x", seed=2), {"noise": "x6"}, "a", 0.9, "a", True)]
     row = next(r for r in heldout_eval.per_axis(rows) if r["value"] == "x6")
     assert row["runs"] == 2 and row["n"] == 6 and row["top1"] == 0.5 and row["top1_per_incident"] == round(1 / 6, 4)
+    assert row["near_copy"] is None  # no training signatures given
+
+
+def test_per_axis_rows_carry_each_values_near_copy_rate() -> None:
+    S = heldout_eval.Scored
+    seen, new = _case("a", "x", seed=1), _case("a", "x", seed=2)
+    new.features = {**new.features, "n:sw:down": 9.0}
+    pairs = nearcopy.pairs_of([seen.features], ["a"])
+    rows = [S(seen, {"noise": "x6"}, "a", 0.9, "a", True), S(new, {"noise": "x6"}, "a", 0.9, "a", True),
+            S(_case("a", "x", seed=3), {"noise": "x0.5"}, "a", 0.9, "a", True)]
+    by = {r["value"]: r for r in heldout_eval.per_axis(rows, pairs) if r["axis"] == "noise"}
+    assert by["x6"]["near_copy"] == 0.5 and by["x0.5"]["near_copy"] == 1.0
 
 
 def test_near_copy_needs_equal_discrete_features_and_the_same_label() -> None:

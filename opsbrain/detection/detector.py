@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from faultlib.params import P, ParamGroup
-from opsbrain.ingest import Signal, dark_links
+from opsbrain.ingest import DOWN, Signal, dark_links
 from opsbrain.verdict import Diagnosis
 
 TIME_RESOLUTION_S = 1e-3  # log time stamps carry milliseconds: windows compare at that resolution, so an
@@ -125,6 +125,20 @@ def anchors(sig: Signal, placement: dict[str, list[str]] | None = None) -> tuple
     return nodes, l2
 
 
+def _same_event(sig: Signal, inc: Incident) -> bool:
+    """A link-down reported by one end (``sw:down`` from the L1 side, ``port:down`` from the L2 side) is the same
+    kind of event as the other end's report of that link: with one end's line lost, the link going down again
+    must still join the incident that holds its first down."""
+    return sig.kind in DOWN and bool(inc.kinds & set(DOWN))
+
+
+def _seen_down(inc: Incident, sig: Signal) -> bool:
+    """Whether ``sig`` is a link going down again: the incident already holds a down of that link more than a
+    second earlier (the other end's report of the same down comes within the second)."""
+    return sig.kind in DOWN and any(s.kind in DOWN and s.component == sig.component and sig.t - s.t > 1.0
+                                    for s in inc.signals)
+
+
 class Detector:
     def __init__(self, params: DetectorParams, clock: Callable[[], float],
                  schedule: Callable[[float, Callable[[], None]], None],
@@ -164,7 +178,7 @@ class Detector:
         if any(tag in sig.kind for tag in IGNORED):
             self._attach_quietly(sig)
             return
-        if sig.kind in ("sw:down", "port:down") and sig.component and "~" in sig.component:
+        if sig.kind in DOWN and sig.component and "~" in sig.component:
             hist = self.link_downs[sig.component]
             if not hist or sig.t - hist[-1] > 1.0:  # one physical event shows at both ends
                 hist.append(sig.t)
@@ -174,7 +188,8 @@ class Detector:
             self.link_lanes[sig.component] = sig.t
         inc = self._find(sig)
         if inc is not None:
-            repeat = sig.kind == "sw:down" and sig.component is not None and sig.kind in inc.kinds
+            repeat = sig.component is not None and (
+                (sig.kind == "sw:down" and sig.kind in inc.kinds) or _seen_down(inc, sig))
             self._join(inc, sig)
             if repeat:
                 self._rediagnose(inc)  # the same link down again: a flap count changed
@@ -206,7 +221,7 @@ class Detector:
                 if nodes & inc.nodes or (not inc.nodes and sig.t - inc.last_at <= self.p.l2_join_s):
                     return inc
                 continue
-            if sig.component in inc.comps and (sig.severity < 2 or sig.kind in inc.kinds):
+            if sig.component in inc.comps and (sig.severity < 2 or sig.kind in inc.kinds or _same_event(sig, inc)):
                 return inc
             if sig.component is not None and "~" in sig.component:
                 # another link joins only in the same second as the incident began: one event (a node, an L1
@@ -248,7 +263,10 @@ class Detector:
         if sig.component:
             inc.comps.add(sig.component)
         inc.signals.append(sig)
-        inc.last_at = sig.t
+        if not (sig.component in self.placement and inc.nodes):
+            # a job event on an incident that already holds hardware says the job stalled, not that the hardware
+            # is still reporting: it does not extend the window in which new hardware errors join
+            inc.last_at = sig.t
         new = sig.kind not in inc.kinds
         inc.kinds.add(sig.kind)
         if diagnose and new:

@@ -91,6 +91,13 @@ class World:
     drop_lines: float = 0.0  # share of log lines lost on the way to the collector
     missing_hosts: float = 0.0  # share of the workload pods' nodes whose logs were not collected
     line_format: str = "as_emitted"  # or a syslog-forwarded variant (see :func:`reformat`)
+    clock_skew_s: float = 0.0  # a skewed host's clock is off by uniform(-x, x) seconds (its lines' time stamps)
+    skewed_hosts: float = 0.0  # share of hosts (nodes, L2 switch chips) whose clocks are skewed
+
+    def collected_as_emitted(self) -> bool:
+        """Whether every line reaches the collector as printed, on time-synchronized hosts."""
+        return not (self.drop_lines or self.missing_hosts or self.line_format != "as_emitted"
+                    or (self.clock_skew_s and self.skewed_hosts))
 
     def training_node_ids(self) -> set[str]:
         return {ids.node(p, n) for p, n in self.training_nodes}
@@ -166,8 +173,9 @@ def reformat(text: str, t: float, origin: str, source: str, line_format: str) ->
 
 
 class CollectedController(Controller):
-    """The controller fed through a lossy collector: lines dropped, some hosts not collected, lines re-formatted.
-    Job events (the scheduler's) and on-demand metrics are not affected."""
+    """The controller fed through a lossy collector: lines dropped, some hosts not collected, host clocks skewed
+    (a line carries its host's time stamp), lines re-formatted. Job events (the scheduler's) and on-demand metrics
+    are not affected."""
 
     def __init__(self, sim: Simulation, diagnoser: Any, world: World, rng: np.random.Generator) -> None:
         self.world = world
@@ -175,7 +183,19 @@ class CollectedController(Controller):
         nodes = sorted(n for p in world.workload_pods() for n in sim.topology.nodes(int(p[3:])))
         k = int(round(world.missing_hosts * len(nodes)))
         self.missing = set(rng.choice(nodes, size=k, replace=False).tolist()) if k else set()
+        self.offsets: dict[str, float] = {}  # host -> its clock's offset, drawn when the host first logs
+        self.skew_rng = np.random.default_rng(rng.integers(2**32))
         super().__init__(sim, diagnoser)
+
+    def clock_offset(self, origin: str) -> float:
+        """The offset of the clock of the host that wrote ``origin``'s log (a node; an L2 switch chip is its own
+        host): 0 on synchronized hosts."""
+        host = node_of(origin) or origin
+        if host not in self.offsets:
+            w = self.world
+            skewed = w.clock_skew_s > 0 and self.skew_rng.random() < w.skewed_hosts
+            self.offsets[host] = float(self.skew_rng.uniform(-w.clock_skew_s, w.clock_skew_s)) if skewed else 0.0
+        return self.offsets[host]
 
     def _on_record(self, rec: Any) -> None:
         if isinstance(rec, LogLine):
@@ -183,6 +203,8 @@ class CollectedController(Controller):
                 return
             if self.missing and node_of(rec.origin) in self.missing:
                 return
+            if self.world.clock_skew_s and self.world.skewed_hosts:
+                rec = replace(rec, t=max(0.0, rec.t + self.clock_offset(rec.origin)))
             if self.world.line_format != "as_emitted":
                 rec = replace(rec, text=reformat(rec.text, rec.t, rec.origin, rec.source, self.world.line_format))
         super()._on_record(rec)
@@ -205,7 +227,7 @@ def run_case(seed: int, kind: str, concurrent: bool = False, noise_scale: float 
     rng = np.random.default_rng([seed, 7919])
     sim = build_world(seed, topo, world=w)
     recorder = Recorder()
-    if w.drop_lines or w.missing_hosts or w.line_format != "as_emitted":
+    if not w.collected_as_emitted():
         CollectedController(sim, recorder, w, np.random.default_rng([seed, 31337]))
     else:
         Controller(sim, recorder)  # subscribes itself to the telemetry

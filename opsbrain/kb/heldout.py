@@ -1,9 +1,9 @@
 """The held-out protocol's axes: what the generator varies, which values training saw, which only evaluation sees.
 
 Training runs the one world :data:`opsbrain.kb.cases.TRAIN_WORLD` (one pod, fixed placement, default fault
-parameters, onset 300-900 s, noise x1 or x3, complete collection, lines as emitted). Every held-out run takes a
-held-out value on *every* axis at once (drawn per run from its seed), so no evaluation incident comes from a world
-training saw; the per-axis table then groups the scored incidents by each axis's value.
+parameters, onset 300-900 s, noise x1 or x3, complete collection, lines as emitted, synchronized host clocks). Every
+held-out run takes a held-out value on *every* axis at once (drawn per run from its seed), so no evaluation incident
+comes from a world training saw; the per-axis table then groups the scored incidents by each axis's value.
 """
 
 from __future__ import annotations
@@ -42,6 +42,9 @@ AXES: tuple[Axis, ...] = (
          ("complete",), ("5% of lines dropped", "20% of lines dropped", "25% of hosts not collected")),
     Axis("format", "line layout (variants the ingestion layer reads: docs/formats.md)",
          ("as emitted",), ("syslog", "syslog <PRI> + year")),
+    Axis("clock", "host clocks: a line carries the time stamp of the host that wrote it",
+         ("synchronized",), ("every host within 0.1 s (congested NTP)",
+                             "10% of hosts within 7 s (NTP lost 1 day)")),
 )
 
 _DEFAULT_OF = {("hbm_ce_storm", "rate_per_s"): "ce_storm_rate_per_s", ("hbm_row_exhaustion", "rows_at_onset"):
@@ -80,6 +83,14 @@ _NOISE = {"x0.5": 0.5, "x1": 1.0, "x3": 3.0, "x6": 6.0}
 _COLLECTION = {"complete": (0.0, 0.0), "5% of lines dropped": (0.05, 0.0), "20% of lines dropped": (0.2, 0.0),
                "25% of hosts not collected": (0.0, 0.25)}
 _FORMAT = {"as emitted": "as_emitted", "syslog": "syslog", "syslog <PRI> + year": "syslog_pri_year"}
+_CLOCK = {  # value -> (offset bound s, share of hosts skewed)
+    "synchronized": (0.0, 0.0),
+    # Wikipedia, Network Time Protocol: "Asymmetric routes and network congestion can cause errors of 100 ms or more"
+    "every host within 0.1 s (congested NTP)": (0.1, 1.0),
+    # Mills, Computer Network Time Synchronization (2nd ed.), ch. 'Clock discipline': a survey of ~20,000 NTP hosts
+    # found a median oscillator frequency error of 78 ppm, almost 7 s a day for a host whose NTP stopped
+    "10% of hosts within 7 s (NTP lost 1 day)": (7.0, 0.1),
+}
 
 
 def world_for(values: dict[str, str]) -> World:
@@ -88,11 +99,12 @@ def world_for(values: dict[str, str]) -> World:
     first, train_nodes = _PLACEMENT[v["placement"]]
     pods, inf_pod, train_pod = _PODS[v["pods"]]
     drop, missing = _COLLECTION[v["collection"]]
+    skew, skewed = _CLOCK[v["clock"]]
     params = case_lib.TRAIN_FAULT_PARAMS if v["fault_params"] == "training draws" else FAULT_PARAMS[v["fault_params"]]
     return replace(case_lib.TRAIN_WORLD, pods=pods, inference_node=(inf_pod, first),
                    training_nodes=tuple((train_pod, n) for n in train_nodes), noise_scale=_NOISE[v["noise"]],
                    onset_s=_ONSET[v["onset"]], fault_params=params, drop_lines=drop, missing_hosts=missing,
-                   line_format=_FORMAT[v["format"]])
+                   line_format=_FORMAT[v["format"]], clock_skew_s=skew, skewed_hosts=skewed)
 
 
 def draw_values(seed: int) -> dict[str, str]:

@@ -109,18 +109,22 @@ def final_moments(cases: list[case_lib.Case]) -> list[case_lib.Case]:
     return list(last.values())
 
 
-def per_axis(rows: Sequence[Scored]) -> list[dict[str, Any]]:
+def per_axis(rows: Sequence[Scored], train_pairs: set[tuple[int, str]] | None = None) -> list[dict[str, Any]]:
     """Fault-incident figures per held-out value of each axis, each run weighted once (a run that splits into
     many incidents would otherwise decide the row of every axis value it happened to draw); top-1 per incident
-    beside."""
+    beside, and, given the training library's signatures, the value's near-copy rate per incident (which axes
+    change what an incident looks like)."""
     out = []
     for axis in heldout.AXES:
         for value in axis.held_out:
             sub = [r for r in rows if r.values.get(axis.name) == value]
             s, w = score(sub), run_weighted(sub)
+            near = None if train_pairs is None else nearcopy.near_copy_rate(
+                [r.case.features for r in sub], [r.case.label for r in sub], train_pairs)
             out.append({"axis": axis.name, "value": value, "n": s["n"], "runs": w["runs"], "top1": w["top1"],
                         "localization": w["localization"], "abstention": w["abstention"],
-                        "confident_wrong": w["confident_wrong"], "top1_per_incident": s["top1"]})
+                        "confident_wrong": w["confident_wrong"], "top1_per_incident": s["top1"],
+                        "near_copy": None if near is None else _r(near)})
     return out
 
 
@@ -195,7 +199,7 @@ def evaluate_heldout(engine: Engine, per_kind: int = 10, workers: int = 2, noise
     train_pairs = training_signatures(engine, workers, say, home)
     sig_s = time.perf_counter() - t2
     near = nearcopy.near_copy_rate([r.case.features for r in faults], [r.case.label for r in faults], train_pairs)
-    table = per_axis(faults)
+    table = per_axis(faults, train_pairs)
     meta = engine.model.meta
     return {
         "near_copy_rate": round(near, 4) if near is not None else None,

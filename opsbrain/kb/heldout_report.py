@@ -51,13 +51,13 @@ def print_report(res: dict[str, Any], echo: Echo) -> None:
     for a in proto["axes"]:
         echo(f"  {a['axis']:<13} {' | '.join(a['training'])} -> {' | '.join(a['held_out'])}")
     echo("")
-    echo("per axis value (fault incidents; each run weighted once, top-1 per incident last):")
+    echo("per axis value (fault incidents; each run weighted once; top-1 and near-copy per incident last):")
     echo(f"{'axis':<13} {'held-out value':<40} {'n':>5} {'runs':>5} {'top-1':>6} {'loc':>6} {'abst':>6} "
-         f"{'c-wrong':>7} {'inc-top1':>8}")
+         f"{'c-wrong':>7} {'inc-top1':>8} {'near':>6}")
     for r in res["per_axis"]:
         echo(f"{r['axis']:<13} {r['value']:<40} {r['n']:>5} {r['runs']:>5} {_f(r['top1']):>6} "
              f"{_f(r['localization']):>6} {_f(r['abstention']):>6} {_f(r['confident_wrong']):>7} "
-             f"{_f(r['top1_per_incident']):>8}")
+             f"{_f(r['top1_per_incident']):>8} {_f(r.get('near_copy')):>6}")
     h = res.get("hurts_most")
     if h:
         echo(f"hurts most: {h['axis']} (top-1 spread {h['top1_spread']:.3f}; worst {h['worst_value']!r} at "

@@ -125,11 +125,23 @@ def related(target: str, scope: set[str]) -> bool:
     return False
 
 
+def inside(part: str, whole: str) -> bool:
+    """Whether component ``part`` lies inside ``whole`` (a link or device of a node, the HBM stack of an NPU)."""
+    return part.startswith(whole + "/") or part.startswith(whole + "~")
+
+
+def most_specific(components: set[str]) -> set[str]:
+    """The components no other named component lies inside: a node drops out when one of its links or devices is
+    named, as an operator reads a node-level report sent alongside a link-down as that link's, not the node's."""
+    return {c for c in components if not any(o != c and inside(o, c) for o in components)}
+
+
 def about(target: str, components: set[str]) -> bool:
-    """Whether an incident whose signals name ``components`` is about the injected ``target``: a signal names the
-    target, a part of it (a link of a crashed node), a whole that holds it (the NPU of an HBM stack, the node of
-    a Qingtian card), or a link of a failed L2 chip."""
-    for c in components:
+    """Whether an incident whose signals name ``components`` is about the injected ``target``: its most specific
+    components (:func:`most_specific`) name the target, a part of it (a link of a crashed node), a whole that holds
+    it (the NPU of an HBM stack, the node of a Qingtian card), or a link of a failed L2 chip. A flap on another link
+    of the fault's node is not about the fault merely because the node's switch-fault line names the node."""
+    for c in most_specific(components):
         if c == target or c.startswith(target + "/") or c.startswith(target + "~") or target.startswith(c + "/"):
             return True
         if "~" in c and (c.endswith("~" + target) or "~" in target and c == target):
