@@ -223,12 +223,13 @@ class ControlAPI:
         self._expect(component)
 
         def effect() -> dict[str, Any]:
+            ended = self.sim.end_faults_of(component, "replace_part")  # the new part does not carry the old faults
             self.isolated_rows.pop(component, None)
             if component in self.sim.topology.links:  # a new module/fibre: all lanes back, optics as new
                 self.sim.state.set_lanes_down(component, 0, cause="replace_part")
                 if "dom" in self.sim.__dict__:  # only when the optics model was built (cached property)
                     self.sim.dom.clear(component)
-            return self._set(component, Health.HEALTHY, "replace_part")
+            return self._set(component, Health.HEALTHY, "replace_part") | ({"faults_ended": ended} if ended else {})
 
         optics = component in self.sim.topology.links
         took = self._draw("optics_replacement_s" if optics else "part_replacement_s")

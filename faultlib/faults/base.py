@@ -101,9 +101,19 @@ class FaultModel:
         for w in self.workloads_on(component):
             w.fail(component, mode, reason)  # type: ignore[attr-defined]
 
-    def end(self) -> None:
+    def end(self, cause: str | None = None) -> None:
         self.truth.ended_at_s = self.sim.now
-        self.sim.trace.record(self.sim.now, "fault_end", self.target, id=self.truth.id, kind=self.kind)
+        extra = {"cause": cause} if cause else {}
+        self.sim.trace.record(self.sim.now, "fault_end", self.target, id=self.truth.id, kind=self.kind, **extra)
+
+    def on_replaced(self) -> None:
+        """The part was replaced mid-fault (its process is interrupted): undo what the model did to workloads.
+        Health, lanes and optics are reset by the replacement itself; models with other effects override this."""
+
+    def covers(self, component: str) -> bool:
+        """Whether replacing ``component`` replaces this fault's target (the target itself or a part of it)."""
+        t = self.target
+        return t == component or t.startswith(component + "/")
 
     def heal_after_duration(self) -> Generator[simpy.Event, Any, bool]:
         """Wait out ``duration_s`` if the spec has one; True when the fault should heal now."""

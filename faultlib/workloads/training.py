@@ -765,8 +765,21 @@ class TrainingJob(Workload):
                     self._nodes_lost.add(component)  # host memory (in-memory checkpoint replicas) is gone
         elif kind == "roce":
             (self._roce_down.discard if new in UP else self._roce_down.add)(component)
+        elif kind == "qingtian" and new not in UP and self.state == "checkpointing":
+            self._write_failed(nd or self.nodes[0])
         self._fabric_changed(nd)
         self._refresh()
+
+    def _write_failed(self, node: str) -> None:
+        """The storage path of a writing node went away mid-write (its Qingtian card carries the VPC plane and the
+        storage client): the write fails with the I/O error the storage client returns and is retried after the
+        next interval; training goes on from the in-memory copy."""
+        self._advance()
+        self._bump("write")
+        self._log(node, "ERROR", "[rank0]: OSError: [Errno 5] Input/output error")
+        self._event("checkpoint_failed", source="persistent", node=node)
+        self._schedule_ckpt()
+        self._enter_running(None)
 
     def fail(self, component: str, mode: Literal["crash", "hang"], reason: str) -> bool:
         """A rank on ``component`` (NPU, die, HBM or node of the job) crashes or hangs; False if not in the job.
@@ -905,17 +918,20 @@ class TrainingJob(Workload):
         memory (during the abort when ``repair_during_abort``), resume communication (re-routing dead paths),
         reload the affected optimizer shard from a peer replica and redo the current step. Fails (value False, at
         once) if a job node lost its host memory or a job device is out of service; the process's value is True
-        once the job runs again.
+        once the job runs again. During a persistent write the write aborts (retried once the job runs again) and
+        the in-memory copy is what the recovery reloads.
         """
         sim, p = self._sim, self.p
         if self.state == "running":
             return self._done(True)
-        if self.state not in ("down", "stalled"):
+        if self.state not in ("down", "stalled", "checkpointing"):
             return self._done(False)
         self._advance()
         if self._nodes_lost or self._dead:
             self._event("recover_failed")  # the recovery cannot start; what is gone is the plant's, not the event's
             return self._done(False)
+        if self.state == "checkpointing":  # the write aborts (retried when the job runs again); memory copy kept
+            self._event("checkpoint_aborted", source="persistent", kept="memory")
         self._kill()
         self._pos = float(math.floor(self._pos + _EPS))
         self._set("recovering", 0.0)
