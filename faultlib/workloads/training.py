@@ -226,6 +226,7 @@ class TrainingJob(Workload):
         self.p = params or TrainingParams()
         self.state: JobState = "new"
         self._watched_cache: dict[str, list[tuple[str, str]]] = {}
+        self._published: dict[str, float] = {}  # last rank_step_time_s written per NPU
 
     # ---- set-up -------------------------------------------------------------------------------
     def attach(self, sim: Simulation) -> None:
@@ -506,8 +507,12 @@ class TrainingJob(Workload):
         """Per-rank step time for every rank (a slowed rank's is longer; the series exist for all ranks)."""
         tel = self._sim.telemetry
         base = self._compute_s()
+        last = self._published
         for npu in self.ranks:
-            tel.metric("rank_step_time_s", npu, base * self._slow.get(npu, 1.0) + over)
+            v = base * self._slow.get(npu, 1.0) + over
+            if last.get(npu) != v:  # an unchanged constant series needs no new segment
+                tel.metric("rank_step_time_s", npu, v)
+                last[npu] = v
 
     def _bump(self, *names: str) -> None:
         for n in names:

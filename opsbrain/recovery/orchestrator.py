@@ -76,6 +76,8 @@ class Orchestrator:
         self.policy = policy
         self.dry_run = dry_run
         self.records: dict[str, IncidentRecord] = {}
+        self._open: list[IncidentRecord] = []  # see _unfinished
+        self._scanned = 0
         self.exec = Executor(sim)
         self._manual = ManualPolicy(sim, manual_params, self.records) if policy == "manual" else None
 
@@ -94,13 +96,19 @@ class Orchestrator:
         """The incident's action log (complete at any moment; actions under way end now, ``in_flight``)."""
         return self.records[incident_id].actions_view(self.sim.now)
 
+    def _unfinished(self) -> list[IncidentRecord]:
+        """The records not finished yet (kept incrementally: a year-long replay holds thousands of records)."""
+        if len(self.records) != self._scanned:
+            self._open += list(self.records.values())[self._scanned:]
+            self._scanned = len(self.records)
+        self._open = [r for r in self._open if r.finished_at_s is None]
+        return self._open
+
     def busy_with(self, workload: str) -> bool:
         """Whether a response is acting on ``workload`` now: an unfinished incident that affects it has a
         non-watching action under way, or ended one within a retry back-off (the gap before its next step)."""
         now = self.sim.now
-        for rec in self.records.values():
-            if rec.finished_at_s is not None:
-                continue
+        for rec in self._unfinished():
             mine = rec.extra.get("affected_workloads", [])
             if not any(w == workload or w.startswith(workload + "/") for w in mine):
                 continue
