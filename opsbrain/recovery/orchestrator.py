@@ -92,6 +92,11 @@ class Orchestrator:
         self.records[incident_id] = rec
         return self.sim.env.process(self._run(rec, diagnosis))
 
+    def is_open(self, incident_id: str) -> bool:
+        """Whether the response is under way: its runbook, or the background repair after it (a replacement)."""
+        rec = self.records.get(incident_id)
+        return rec is not None and (rec.finished_at_s is None or rec.extra.get("followup_running", False))
+
     def actions_for(self, incident_id: str) -> list[dict[str, Any]]:
         """The incident's action log (complete at any moment; actions under way end now, ``in_flight``)."""
         return self.records[incident_id].actions_view(self.sim.now)
@@ -366,5 +371,9 @@ class Orchestrator:
 
     def _followup(self, rec: IncidentRecord, ctx: Context, rb: Runbook) -> Gen:
         """Background repairs after the incident is handled; a failure ends the chain (the ticket stays open)."""
-        res = yield from self._steps(rec, ctx, list(rb.followup), "followup", "followup", kind="followup")
+        rec.extra["followup_running"] = True
+        try:
+            res = yield from self._steps(rec, ctx, list(rb.followup), "followup", "followup", kind="followup")
+        finally:
+            rec.extra["followup_running"] = False
         rec.extra["followup_status"] = res.status
