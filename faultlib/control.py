@@ -121,9 +121,10 @@ class ControlAPI:
         return env.process(run())
 
     def _wrap(self, name: str, target: str, fail_prob: float, fail_after: str,
-              body: Callable[[], simpy.Event]) -> simpy.Process:
+              body: Callable[[], simpy.Event], describe: Callable[[], dict[str, Any]] | None = None) -> simpy.Process:
         """An action whose duration is a workload's own process (restarts): a failed one ends after a draw of the
-        ControlParams duration ``fail_after``."""
+        ControlParams duration ``fail_after``. ``describe`` adds what the workload reports of the attempt (the
+        checkpoint a restart loaded) to the result's detail."""
         env = self.sim.env
 
         def run() -> Generator[simpy.Event, Any, ActionResult]:
@@ -133,7 +134,7 @@ class ControlAPI:
                 return self._done(name, target, "failed", start, {"reason": "action failed (injected probability)"})
             value = yield body()
             ok = value.get("ok", True) if isinstance(value, dict) else bool(value)
-            detail = dict(value) if isinstance(value, dict) else {}
+            detail = (dict(value) if isinstance(value, dict) else {}) | (describe() if describe else {})
             if not ok:
                 detail.setdefault("reason", "the workload did not come back")
             return self._done(name, target, "succeeded" if ok else "failed", start, detail)
@@ -276,7 +277,13 @@ class ControlAPI:
                     scope: str = "job") -> simpy.Process:
         w = self._workload(job)
         return self._wrap("restart_job", job, self.p.restart_failure_prob, "job_restart_fail_after_s",
-                          lambda: w.restart(source, replace, scope=scope))
+                          lambda: w.restart(source, replace, scope=scope), lambda: _restart_detail(w))
+
+    def scale_in_job(self, job: str, drop: list[str]) -> simpy.Process:
+        """Restart a training job from memory without ``drop`` (fewer data-parallel replicas)."""
+        w = self._workload(job)
+        return self._wrap("scale_in", job, self.p.restart_failure_prob, "job_restart_fail_after_s",
+                          lambda: w.restart("memory", drop=list(drop)), lambda: _restart_detail(w))
 
     def restart_instance(self, service: str, instance: str, replace: dict[str, str] | None = None,
                          weights_from: str = "ems") -> simpy.Process:
@@ -293,3 +300,10 @@ class ControlAPI:
     def _set(self, component: str, health: Health, cause: str) -> dict[str, Any]:
         self.sim.state.set_health(component, health, cause)
         return {"health": str(health)}
+
+
+def _restart_detail(w: Any) -> dict[str, Any]:
+    """What a training job says of its last restart: the checkpoint it loaded (``memory`` or ``persistent``, and
+    the step), the nodes it gave up and the nodes it runs on now."""
+    last = getattr(w, "last_restart", None)
+    return {"checkpoint": dict(last), "nodes": len(w.nodes)} if last else {}

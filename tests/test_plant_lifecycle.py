@@ -89,3 +89,30 @@ def test_in_place_recovery_during_a_write_aborts_it_and_keeps_the_memory_copy(to
     ev = [e for e in sim.telemetry.events if e.kind == "checkpoint_aborted"]
     assert ev and ev[0].detail.get("kept") == "memory"
     assert job.last_persistent_step >= before  # the aborted write is retried later
+
+
+def test_a_training_job_scales_in_onto_its_healthy_nodes(topo1: Topology) -> None:
+    sim, job = _job(topo1)
+    sim.run(T0)
+    nominal = job.step_time_s
+    dead = job.nodes[3]
+    sim.state.set_health(dead, Health.FAILED, cause="test")
+    sim.run(sim.now + 60)
+    assert job.state != "running"
+    proc = sim.control.scale_in_job("llm", [dead])
+    sim.run(sim.now + 1800)
+    assert proc.value.status == "succeeded"
+    assert job.state in ("running", "checkpointing") and dead not in job.nodes and len(job.nodes) == 7
+    acc = job.accounting()
+    assert acc["scale_ins"] == 1 and acc["nodes"] == 7
+    # one data-parallel replica fewer (TP x PP = 8 ranks = one node): the same global batch on 7/8 of the NPUs
+    assert job.nominal_step_time_s > nominal
+    ev = next(e for e in sim.telemetry.events if e.kind == "restart" and e.detail.get("dropped"))
+    assert ev.detail["dropped"] == [dead] and ev.detail["source"] == "memory"
+
+
+def test_scale_in_refuses_to_drop_every_node(topo1: Topology) -> None:
+    sim, job = _job(topo1)
+    sim.run(T0)
+    with pytest.raises(ValueError, match="no node"):
+        job.restart("memory", drop=list(job.nodes))

@@ -227,6 +227,7 @@ class TrainingJob(Workload):
         self.state: JobState = "new"
         self._watched_cache: dict[str, list[tuple[str, str]]] = {}
         self._published: dict[str, float] = {}  # last rank_step_time_s written per NPU
+        self.last_restart: dict[str, Any] | None = None  # the checkpoint the last restart loaded (journal detail)
 
     # ---- set-up -------------------------------------------------------------------------------
     def attach(self, sim: Simulation) -> None:
@@ -254,7 +255,7 @@ class TrainingJob(Workload):
         self._stall_t = 0.0
         self._stall_frac = 0.0
         self._counts = {"crashes": 0, "timeouts": 0, "restarts": 0, "in_place_recoveries": 0,
-                        "persistent_ckpts": 0, "stalls": 0}
+                        "persistent_ckpts": 0, "stalls": 0, "scale_ins": 0}
         self._place(self.nodes)
         self._enter_running("started", nodes=len(self.nodes), npus=len(self.ranks))
         self._schedule_ckpt()
@@ -855,8 +856,11 @@ class TrainingJob(Workload):
         return self._sim.env.process(proc())
 
     def restart(self, source: Literal["memory", "persistent"] = "memory",
-                replace: dict[str, str] | None = None, scope: Literal["job", "process"] = "job") -> simpy.Process:
-        """Restart the job from a checkpoint, optionally swapping nodes for spares (``{old: new}``).
+                replace: dict[str, str] | None = None, scope: Literal["job", "process"] = "job",
+                drop: list[str] | None = None) -> simpy.Process:
+        """Restart the job from a checkpoint, optionally swapping nodes for spares (``{old: new}``) or scaling in
+        (``drop``: the job restarts without those nodes; with TP x PP ranks = one node's NPUs, each node dropped
+        is one data-parallel replica fewer; the global batch stays, so each step takes longer).
 
         Downtime = node replacement (if any) + process launch + HCCL init + checkpoint load (peer memory over UB,
         or the persistent checkpoint over the storage path); work since that checkpoint is redone. If every
@@ -878,16 +882,22 @@ class TrainingJob(Workload):
                 raise ValueError(f"replace: {old!r} is not a node of training job {self.name!r}")
             if sim.topology.kind.get(new) != "node" or new in self._node_set:
                 raise ValueError(f"replace: {new!r} is not a free node")
+        dropped = [n for n in dict.fromkeys(drop or [])]
+        for n in dropped:
+            if n not in self._node_set:
+                raise ValueError(f"drop: {n!r} is not a node of training job {self.name!r}")
+        if dropped and len(dropped) >= len(self.nodes):
+            raise ValueError(f"drop: no node of training job {self.name!r} would be left")
         self._kill()
         used = source
         if source == "memory" and not self._memory_ok():
             used = "persistent"
         step = self.last_memory_step if used == "memory" else self._last_persistent
         step = min(step, int(math.floor(self._pos + _EPS)))
-        if replace:
-            self._place([replace.get(n, n) for n in self.nodes])
-        else:
-            self._place(self.nodes)
+        kept = [replace.get(n, n) for n in self.nodes if n not in dropped]
+        if dropped:
+            self._counts["scale_ins"] += 1
+        self._place(kept)
         self._set("restarting", 0.0)
         self._reinit_comm()
         if used == "memory":
@@ -897,7 +907,10 @@ class TrainingJob(Workload):
         else:
             load_s = self._ckpt_bytes() / (self._storage_gbytes_s() * 1e9)
         dur = self._restart_stages_s(scope, bool(replace)) + load_s
-        self._event("restart", source=used, requested=source, from_step=step, replace=replace or None, scope=scope)
+        self.last_restart = {"source": used, "requested": source, "step": step, **({"dropped": dropped} if dropped
+                                                                                     else {})}
+        self._event("restart", source=used, requested=source, from_step=step, replace=replace or None, scope=scope,
+                    **({"dropped": dropped, "replicas": len(self.nodes)} if dropped else {}))
         g = self._gen["op"]
 
         def proc() -> Any:

@@ -61,6 +61,9 @@ class StepsResult:
     reason: str = ""
 
 
+_ACTING_KINDS = ("step", "retry", "rollback", "approval")  # a response waiting for a person's approval is busy
+
+
 class Orchestrator:
     """Runs runbooks for diagnosed incidents (``policy="auto"``) or the status-quo model (``"manual"``)."""
 
@@ -78,7 +81,7 @@ class Orchestrator:
         self.records: dict[str, IncidentRecord] = {}
         self._open: list[IncidentRecord] = []  # see _unfinished
         self._scanned = 0
-        self.exec = Executor(sim)
+        self.exec = Executor(sim, self.p.training_scale_in_max_share)
         self._manual = ManualPolicy(sim, manual_params, self.records) if policy == "manual" else None
 
     # ---- public API ----------------------------------------------------------------------------------------
@@ -117,7 +120,7 @@ class Orchestrator:
             mine = rec.extra.get("affected_workloads", [])
             if not any(w == workload or w.startswith(workload + "/") for w in mine):
                 continue
-            acting = next((a for a in reversed(rec.actions) if a["kind"] in ("step", "retry", "rollback")
+            acting = next((a for a in reversed(rec.actions) if a["kind"] in _ACTING_KINDS
                            and a["action"] not in _WATCH_ACTIONS
                            and (a["end_s"] is None or a["status"] != "skipped")), None)  # under way or done
             if acting is not None and (acting["end_s"] is None
