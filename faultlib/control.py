@@ -92,6 +92,7 @@ class ControlAPI:
         self._rng = sim.rng("control")
         self.spares: list[str] = []
         self.isolated_rows: dict[str, int] = {}
+        self.repair_until: dict[str, float] = {}  # part -> when its hardware repair is done (trace repair times)
 
     # ---- plumbing -------------------------------------------------------------------------------
     def _expect(self, target: str, *kinds: str) -> None:
@@ -243,9 +244,20 @@ class ControlAPI:
                             lambda: self._set(node, Health.CORDONED, "cordon"))
 
     def reboot_node(self, node: str) -> simpy.Process:
+        """Reboot a host; one whose hardware is under repair boots once the repair is done."""
         self._expect(node, "node")
-        return self._action("reboot_node", node, self._draw("node_reboot_s"), self.p.reset_failure_prob,
-                            lambda: self._set(node, Health.HEALTHY, "reboot_node"))
+        return self._action("reboot_node", node, self.repair_left_s(node) + self._draw("node_reboot_s"),
+                            self.p.reset_failure_prob, lambda: self._set(node, Health.HEALTHY, "reboot_node"))
+
+    def hold_for_repair(self, part: str, until: float) -> None:
+        """The part's hardware is under repair until ``until`` (simulated s): nothing brings it back sooner."""
+        self.repair_until[part] = max(until, self.repair_until.get(part, until))
+
+    def release_repair(self, part: str) -> None:
+        self.repair_until.pop(part, None)
+
+    def repair_left_s(self, part: str) -> float:
+        return max(0.0, self.repair_until.get(part, 0.0) - self.sim.now)
 
     def set_spares(self, nodes: list[str]) -> None:
         for n in nodes:

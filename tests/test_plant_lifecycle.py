@@ -116,3 +116,28 @@ def test_scale_in_refuses_to_drop_every_node(topo1: Topology) -> None:
     sim.run(T0)
     with pytest.raises(ValueError, match="no node"):
         job.restart("memory", drop=list(job.nodes))
+
+
+def test_a_trace_repair_time_holds_a_crashed_node_down(topo1: Topology) -> None:
+    sim = Simulation(seed=5, topology=topo1)
+    node, repair = "pod0/node7", 36 * 3600.0
+    f = sim.inject(FaultSpec(at_s=100.0, kind="node_crash", target=node, params={}, duration_s=repair))
+    sim.run(200.0)
+    assert sim.state.health(node) == Health.FAILED
+    boot = sim.control.reboot_node(node)  # the host cannot boot before its hardware is repaired
+    sim.run(100.0 + repair - 60)
+    assert not boot.triggered and sim.state.health(node) == Health.FAILED and f.ended_at_s is None
+    sim.run(100.0 + repair + 3 * 3600)
+    assert boot.value.status in ("succeeded", "failed") and boot.value.end_s >= 100.0 + repair
+    assert f.ended_at_s == pytest.approx(100.0 + repair)
+    assert sim.state.health(node) == Health.HEALTHY or boot.value.status == "failed"
+
+
+def test_an_untouched_crashed_node_returns_after_its_repair_time(topo1: Topology) -> None:
+    sim = Simulation(seed=5, topology=topo1)
+    node = "pod0/node8"
+    sim.inject(FaultSpec(at_s=10.0, kind="node_hang", target=node, params={}, duration_s=7200.0))
+    sim.run(7000.0)
+    assert sim.state.health(node) == Health.FAILED
+    sim.run(7300.0)
+    assert sim.state.health(node) == Health.HEALTHY

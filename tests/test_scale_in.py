@@ -66,3 +66,24 @@ def test_scale_in_refused_by_policy_is_said(tmp_path: Path) -> None:
     sim.workloads["train"] = type("W", (), {"kind": "training"})()  # type: ignore[assignment]
     why = ex.unsupported(Step(action="scale_instance", target="affected_workloads"), Ctx())  # type: ignore[arg-type]
     assert why is not None and "not allowed by the policy" in why
+
+
+def test_a_node_taken_out_returns_to_the_pool_once_back_in_service() -> None:
+    from faultlib.control import ActionResult
+    from faultlib.engine import Simulation
+    from faultlib.health import Health
+    from opsbrain.recovery.orchestrator import Orchestrator
+    from opsbrain.recovery.record import IncidentRecord
+
+    sim = Simulation(seed=1)
+    orch = Orchestrator(sim)
+    node = "pod0/node9"
+    rec = IncidentRecord("i1", "auto", False, 0.0, None)
+    orch.records["i1"] = rec
+    sim.state.set_health(node, Health.FAILED, cause="test")
+    orch._after_success(rec, "isolate", node, ActionResult("isolate", node, "succeeded", 0.0, 1.0))
+    sim.state.set_health(node, Health.ISOLATED, cause="isolate")
+    assert node not in sim.control.spares
+    sim.state.set_health(node, Health.HEALTHY, cause="reboot_node")  # e.g. a reboot that outlasted its step
+    assert sim.control.spares == [node]
+    assert rec.follow_ups[-1]["type"] == "returned_to_spares"

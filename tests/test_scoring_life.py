@@ -46,3 +46,18 @@ def test_ttr_goes_only_to_workloads_on_the_part_at_the_time(topo1: Topology) -> 
     assert scoring.nodes_during(job, 0.0, 50.0) == set(nodes[:4])
     assert scoring.nodes_during(job, 150.0, 200.0) == set(nodes[1:5])
     assert scoring.nodes_during(job, 50.0, 150.0) == set(nodes[:5])
+
+
+def test_a_scaled_in_job_is_measured_against_its_placements_nominal_rate(topo1: Topology) -> None:
+    sim = Simulation(seed=1, topology=topo1)
+    nodes = sim.topology.nodes()
+    job = TrainingJob("llm", nodes[:8])
+    sim.add_workload(job)
+    full = 1.0 / job.nominal_step_time_s
+    sim.run(100.0)
+    job.restart("memory", drop=[nodes[7]])
+    sim.run(2000.0)
+    seven = scoring.nominal_at(job, 1000.0, full)
+    assert seven is not None and seven < full
+    assert scoring.nominal_at(job, 50.0, full) == full
+    assert scoring.nominal_at(type("W", (), {})(), 50.0, 3.0) == 3.0  # no history: the run's baseline

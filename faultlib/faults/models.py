@@ -332,6 +332,7 @@ class NodeCrash(FaultModel):
             for lid in self.sim.topology.uplinks[(node, plane)]:
                 self.emit.link_state(lid, up=False, l1_alive=False)
         yield self.wait(0)
+        yield from self.repair_for_duration(node)
         self.end()
 
 
@@ -348,6 +349,7 @@ class NodeHang(FaultModel):
         secs = int(self.rng.integers(22, 27))
         self.emit.kernel(node, fmt.soft_lockup(cpu, secs, "python3", fmt.pid_of(node)))
         yield self.wait(0)
+        yield from self.repair_for_duration(node)
         self.end()
 
 

@@ -228,6 +228,7 @@ class TrainingJob(Workload):
         self._watched_cache: dict[str, list[tuple[str, str]]] = {}
         self._published: dict[str, float] = {}  # last rank_step_time_s written per NPU
         self.last_restart: dict[str, Any] | None = None  # the checkpoint the last restart loaded (journal detail)
+        self.nominal_rates: list[tuple[float, float]] = []  # (since t, fault-free steps/s of the placement then)
 
     # ---- set-up -------------------------------------------------------------------------------
     def attach(self, sim: Simulation) -> None:
@@ -273,6 +274,7 @@ class TrainingJob(Workload):
         self._shard_b = self.p.total_params_b * 1e9 * self.p.state_bytes_per_param / len(self.ranks)
         healthy_coll = 1 - self._sim.params.fabric.inter_node_overhead if len(nodes) > 1 else 1.0
         self._nominal_s = self._compute_s() + self._overhead_s(1.0, healthy_coll)
+        self.nominal_rates.append((self._sim.now, 1.0 / self._nominal_s))
         self._slow = {k: v for k, v in self._slow.items() if k in self._rank_of}
         self._nodes_lost &= self._node_set
         self._dead = {}

@@ -81,6 +81,9 @@ class Orchestrator:
         self.records: dict[str, IncidentRecord] = {}
         self._open: list[IncidentRecord] = []  # see _unfinished
         self._scanned = 0
+        self._taken_out: dict[str, IncidentRecord] = {}  # nodes a response took out of service, until they return
+        if policy == "auto" and not dry_run:
+            sim.state.subscribe(self._on_plant_change)
         self.exec = Executor(sim, self.p.training_scale_in_max_share)
         self._manual = ManualPolicy(sim, manual_params, self.records) if policy == "manual" else None
 
@@ -103,6 +106,21 @@ class Orchestrator:
     def actions_for(self, incident_id: str) -> list[dict[str, Any]]:
         """The incident's action log (complete at any moment; actions under way end now, ``in_flight``)."""
         return self.records[incident_id].actions_view(self.sim.now)
+
+    def _on_plant_change(self, component: str, old: str, new: str) -> None:
+        """A node a response took out of service is back (repaired, rebooted, replaced) and runs no workload: it
+        rejoins the warm-spare pool, whether or not the response's own follow-up got that far (a reboot that
+        outlasted its step timeout still completes)."""
+        rec = self._taken_out.get(component)
+        if rec is None or new != Health.HEALTHY:
+            return
+        c = self.sim.control
+        if component in c.spares or any(component in w.nodes for w in self.sim.workloads.values()):
+            del self._taken_out[component]
+            return
+        del self._taken_out[component]
+        c.spares.append(component)
+        rec.follow_up("returned_to_spares", component, self.sim.now, spares=len(c.spares), how="back in service")
 
     def _unfinished(self) -> list[IncidentRecord]:
         """The records not finished yet (kept incrementally: a year-long replay holds thousands of records)."""
@@ -365,6 +383,8 @@ class Orchestrator:
         now = self.sim.now
         if action in ("isolate", "isolate_link", "cordon"):
             rec.follow_up("isolated", target, now, action=action)
+            if self.sim.topology.kind.get(target) == "node":
+                self._taken_out[target] = rec
         elif action == "replace_part":
             for r in self.records.values():
                 r.close_tickets(target, now)

@@ -253,7 +253,9 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
                                                                       if a.get("start_s") is not None], end)
         affected = scoring.blast_radius(f.kind, f.target, _placed(sim, f.at_s, window_end))
         nxt = next((t for t in onsets if t > f.at_s), end)
-        ttr = scoring.credited_ttr(_ttr(f, affected, series, actions, end, nominal or {}, window_end), detected)
+        bars = {w: b for w in affected if (b := scoring.nominal_at(sim.workloads[w], f.at_s, (nominal or {}).get(w)))
+                is not None}
+        ttr = scoring.credited_ttr(_ttr(f, affected, series, actions, end, bars, window_end), detected)
         runbooks = [orch.incident(k).get("runbook") for k in keys]
         cls = diag["fault_class"] if diag else None
         comp = diag["component"] if diag else None
@@ -283,8 +285,9 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
                     "diagnosis": d.as_dict() if d else None, "runbook": None, "actions": actions,
                     "recovered_at_s": None, "ttd_s": None, "ttdiag_s": None, "ttr_s": None, "correct": False,
                     "class_correct": False, "localized": False,
-                    "false_positive": (d is None or d.fault_class != WORKLOAD_STUCK) and (
-                        _acted(actions) or (d is not None and d.fault_class not in NO_ACTION_CLASSES)),
+                    "false_positive": inc.id not in ctl.duplicates and (d is None or d.fault_class != WORKLOAD_STUCK)
+                    and (_acted(actions) or (d is not None and d.fault_class not in NO_ACTION_CLASSES)),
+                    "joined": ctl.duplicates.get(inc.id),  # the incident whose response covered it (same part)
                     "impact": {}})
     return out
 

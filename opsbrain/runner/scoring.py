@@ -168,3 +168,13 @@ def fault_window_end(onset: float, ended: float | None, action_starts: list[floa
     action its incidents took, whichever is later, plus one recovery window."""
     last = max([end if ended is None else ended, onset, *action_starts])
     return min(end, last + window)
+
+
+def nominal_at(workload: Any, t: float, default: float | None) -> float | None:
+    """The workload's fault-free rate for the placement it had at ``t`` (a training job scaled in runs fewer
+    replicas: its bar is that placement's); ``default`` (the run's baseline) when it keeps no such history."""
+    hist = getattr(workload, "nominal_rates", None)
+    if not hist:
+        return default
+    i = bisect_right([h[0] for h in hist], t) - 1
+    return hist[max(i, 0)][1] if default is None else min(default, hist[max(i, 0)][1])
