@@ -51,12 +51,18 @@ def _incident(ctl: Controller, iid: str, t: float) -> Incident:
     return inc
 
 
-def test_a_second_incident_on_a_part_under_response_joins_the_first(topo1: Topology) -> None:
-    sim = Simulation(seed=1, topology=topo1)
+def _first(topo: Topology, cls: str) -> tuple[Simulation, Said, Responder, Controller]:
+    """A controller whose first incident (diagnosed ``cls`` on LINK) got a response."""
+    sim = Simulation(seed=1, topology=topo)
     said, resp = Said(), Responder()
     ctl = Controller(sim, said, resp)
-    said.next = Diagnosis("link_flap", LINK, 0.9)
+    said.next = Diagnosis(cls, LINK, 0.9)
     ctl._diagnose(_incident(ctl, "i1", 0.0))
+    return sim, said, resp, ctl
+
+
+def test_a_second_incident_on_a_part_under_response_joins_the_first(topo1: Topology) -> None:
+    sim, said, resp, ctl = _first(topo1, "link_flap")
     sim.run(DUPLICATE_WINDOW_S * 3)  # past the duplicate window: only the open response can join them
     said.next = Diagnosis("optical_degradation", LINK, 0.9)  # another class on the same part
     ctl._diagnose(_incident(ctl, "i2", sim.now))
@@ -64,11 +70,7 @@ def test_a_second_incident_on_a_part_under_response_joins_the_first(topo1: Topol
 
 
 def test_an_isolated_part_keeps_its_incident_after_the_response_ended(topo1: Topology) -> None:
-    sim = Simulation(seed=1, topology=topo1)
-    said, resp = Said(), Responder()
-    ctl = Controller(sim, said, resp)
-    said.next = Diagnosis("link_down", LINK, 0.9)
-    ctl._diagnose(_incident(ctl, "i1", 0.0))
+    sim, _said, resp, ctl = _first(topo1, "link_down")
     sim.state.set_health(LINK, Health.ISOLATED, cause="isolate_link")
     resp.open.clear()  # the runbook finished; the link waits for its replacement
     sim.run(DUPLICATE_WINDOW_S * 3)
