@@ -4,6 +4,12 @@ Times follow DESIGN.md: ttd = detection - onset, ttdiag = diagnosis - onset, ttr
 (after the workloads first fell below 95% of their pre-fault rate) in which they run at >= 95% again, - onset;
 0 when they never fell below 95%. A fault that touches no workload gets ttr from its component's return to
 service (the end of the incident's last successful action, or the fault's own end when it healed by itself).
+
+Issue 17: an incident belongs to a fault while the fault lives (onset to its end, plus the matching horizon), so a
+slow decay flagged days before it fails is credited; ttr is charged only to the workloads placed on the fault's
+part during its window and to a dip that begins inside that window (:func:`fault_window_end`), measured against the
+fault-free rate of the placement the workload had then (:func:`nominal_at`); an undetected fault is unrecovered
+(:func:`credited_ttr`).
 """
 
 from __future__ import annotations
