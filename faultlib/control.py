@@ -92,6 +92,7 @@ class ControlAPI:
         self._rng = sim.rng("control")
         self.spares: list[str] = []
         self.isolated_rows: dict[str, int] = {}
+        self.repair_until: dict[str, float] = {}  # part -> when its hardware repair is done (trace repair times)
 
     # ---- plumbing -------------------------------------------------------------------------------
     def _expect(self, target: str, *kinds: str) -> None:
@@ -121,9 +122,10 @@ class ControlAPI:
         return env.process(run())
 
     def _wrap(self, name: str, target: str, fail_prob: float, fail_after: str,
-              body: Callable[[], simpy.Event]) -> simpy.Process:
+              body: Callable[[], simpy.Event], describe: Callable[[], dict[str, Any]] | None = None) -> simpy.Process:
         """An action whose duration is a workload's own process (restarts): a failed one ends after a draw of the
-        ControlParams duration ``fail_after``."""
+        ControlParams duration ``fail_after``. ``describe`` adds what the workload reports of the attempt (the
+        checkpoint a restart loaded) to the result's detail."""
         env = self.sim.env
 
         def run() -> Generator[simpy.Event, Any, ActionResult]:
@@ -133,7 +135,7 @@ class ControlAPI:
                 return self._done(name, target, "failed", start, {"reason": "action failed (injected probability)"})
             value = yield body()
             ok = value.get("ok", True) if isinstance(value, dict) else bool(value)
-            detail = dict(value) if isinstance(value, dict) else {}
+            detail = (dict(value) if isinstance(value, dict) else {}) | (describe() if describe else {})
             if not ok:
                 detail.setdefault("reason", "the workload did not come back")
             return self._done(name, target, "succeeded" if ok else "failed", start, detail)
@@ -223,12 +225,13 @@ class ControlAPI:
         self._expect(component)
 
         def effect() -> dict[str, Any]:
+            ended = self.sim.end_faults_of(component, "replace_part")  # the new part does not carry the old faults
             self.isolated_rows.pop(component, None)
             if component in self.sim.topology.links:  # a new module/fibre: all lanes back, optics as new
                 self.sim.state.set_lanes_down(component, 0, cause="replace_part")
                 if "dom" in self.sim.__dict__:  # only when the optics model was built (cached property)
                     self.sim.dom.clear(component)
-            return self._set(component, Health.HEALTHY, "replace_part")
+            return self._set(component, Health.HEALTHY, "replace_part") | ({"faults_ended": ended} if ended else {})
 
         optics = component in self.sim.topology.links
         took = self._draw("optics_replacement_s" if optics else "part_replacement_s")
@@ -241,9 +244,20 @@ class ControlAPI:
                             lambda: self._set(node, Health.CORDONED, "cordon"))
 
     def reboot_node(self, node: str) -> simpy.Process:
+        """Reboot a host; one whose hardware is under repair boots once the repair is done."""
         self._expect(node, "node")
-        return self._action("reboot_node", node, self._draw("node_reboot_s"), self.p.reset_failure_prob,
-                            lambda: self._set(node, Health.HEALTHY, "reboot_node"))
+        return self._action("reboot_node", node, self.repair_left_s(node) + self._draw("node_reboot_s"),
+                            self.p.reset_failure_prob, lambda: self._set(node, Health.HEALTHY, "reboot_node"))
+
+    def hold_for_repair(self, part: str, until: float) -> None:
+        """The part's hardware is under repair until ``until`` (simulated s): nothing brings it back sooner."""
+        self.repair_until[part] = max(until, self.repair_until.get(part, until))
+
+    def release_repair(self, part: str) -> None:
+        self.repair_until.pop(part, None)
+
+    def repair_left_s(self, part: str) -> float:
+        return max(0.0, self.repair_until.get(part, 0.0) - self.sim.now)
 
     def set_spares(self, nodes: list[str]) -> None:
         for n in nodes:
@@ -275,7 +289,13 @@ class ControlAPI:
                     scope: str = "job") -> simpy.Process:
         w = self._workload(job)
         return self._wrap("restart_job", job, self.p.restart_failure_prob, "job_restart_fail_after_s",
-                          lambda: w.restart(source, replace, scope=scope))
+                          lambda: w.restart(source, replace, scope=scope), lambda: _restart_detail(w))
+
+    def scale_in_job(self, job: str, drop: list[str]) -> simpy.Process:
+        """Restart a training job from memory without ``drop`` (fewer data-parallel replicas)."""
+        w = self._workload(job)
+        return self._wrap("scale_in", job, self.p.restart_failure_prob, "job_restart_fail_after_s",
+                          lambda: w.restart("memory", drop=list(drop)), lambda: _restart_detail(w))
 
     def restart_instance(self, service: str, instance: str, replace: dict[str, str] | None = None,
                          weights_from: str = "ems") -> simpy.Process:
@@ -292,3 +312,10 @@ class ControlAPI:
     def _set(self, component: str, health: Health, cause: str) -> dict[str, Any]:
         self.sim.state.set_health(component, health, cause)
         return {"health": str(health)}
+
+
+def _restart_detail(w: Any) -> dict[str, Any]:
+    """What a training job says of its last restart: the checkpoint it loaded (``memory`` or ``persistent``, and
+    the step), the nodes it gave up and the nodes it runs on now."""
+    last = getattr(w, "last_restart", None)
+    return {"checkpoint": dict(last), "nodes": len(w.nodes)} if last else {}

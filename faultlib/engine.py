@@ -18,7 +18,7 @@ import simpy
 from faultlib.control import ControlAPI
 from faultlib.durations import Durations
 from faultlib.fabric import Fabric
-from faultlib.faults.base import ActiveFault, SpecLike
+from faultlib.faults.base import ActiveFault, FaultModel, SpecLike
 from faultlib.faults.models import MODELS
 from faultlib.simparams import SimParams
 from faultlib.state import PlantState
@@ -47,6 +47,7 @@ class Simulation:
         self.workloads: dict[str, Workload] = {}
         self.control = ControlAPI(self)
         self.faults: list[ActiveFault] = []  # ground truth: for scoring only, never for diagnosis
+        self._acting: dict[str, tuple[FaultModel, simpy.Process]] = {}  # faults begun and not yet over
         self._epoch = datetime.fromisoformat(self.params.telemetry.epoch)
 
     def clock(self) -> float:
@@ -98,10 +99,27 @@ class Simulation:
             yield self.env.timeout(max(0.0, spec.at_s - self.now))
             model.truth.at_s = self.now
             self.trace.record(self.now, "fault", spec.target, id=fault_id, kind=spec.kind)
-            yield from model.run()
+            self._acting[fault_id] = (model, proc)
+            try:
+                yield from model.run()
+            except simpy.Interrupt as stop:
+                model.on_replaced()
+                if model.truth.ended_at_s is None:
+                    model.end(cause=str(stop.cause))
+            finally:
+                self._acting.pop(fault_id, None)
 
-        self.env.process(start())
+        proc = self.env.process(start())
         return model.truth
+
+    def end_faults_of(self, component: str, cause: str) -> list[str]:
+        """A part was replaced: every fault acting on it or on a part of it ends now (ids returned)."""
+        hit = [fid for fid, (model, _p) in self._acting.items() if model.covers(component)]
+        for fid in hit:
+            model, proc = self._acting.pop(fid)
+            if proc.is_alive:
+                proc.interrupt(cause)
+        return hit
 
     def run(self, until: float) -> None:
         if until < self.now:

@@ -188,7 +188,11 @@ class Topology:
         return allnodes if pod is None else [x for x in allnodes if x.startswith(f"pod{pod}/")]
 
     def npus_of(self, node: str) -> list[str]:
-        return [c for c in self.children.get(node, []) if self.kind[c] == "npu"]
+        """The NPUs of ``node`` (a fresh list; derived once per node: restarts of a 2,000-rank job ask often)."""
+        cache = self.__dict__.setdefault("_npus_cache", {})
+        if node not in cache:
+            cache[node] = [c for c in self.children.get(node, []) if self.kind[c] == "npu"]
+        return list(cache[node])
 
     def descendants(self, cid: str) -> list[str]:
         out, stack = [], [cid]

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import simpy
 
+from faultlib.health import Health
 from faultlib.telemetry import JobEvent, LogLine
 from opsbrain.detection import Detector, DetectorParams, Incident, LinkHistory
 from opsbrain.detection.detector import anchors
@@ -84,6 +85,7 @@ class Controller:
         self.handled_conf: dict[str, list[float]] = {}  # incident id -> the confidence each response acted on
         self.responding: dict[tuple[str, str | None], tuple[str, float]] = {}  # (class, root) -> (incident, since)
         self.duplicates: dict[str, str] = {}  # incident id -> the incident whose response covers it
+        self.part_owner: dict[str, tuple[str, str]] = {}  # part -> (incident, responder key) that holds it
         self.once = getattr(self.responder, "policy", "auto") == "manual"  # a person handles an incident once
         self.adopted: set[str] = set()  # incidents opened outside the detector (health sweeps, issue 7)
         self.watchdog: ProgressWatchdog | None = None
@@ -178,14 +180,36 @@ class Controller:
         if not d.abstained and first is not None and first[0] != inc.id and now - first[1] <= DUPLICATE_WINDOW_S:
             self.duplicates[inc.id] = first[0]  # another incident's response already covers this root cause
             return
+        owner = None if d.abstained or d.component is None else self.open_owner(d.component)
+        if owner is not None and owner != inc.id:
+            self.duplicates[inc.id] = owner  # one open incident per part: this one joins it
+            return
         if not d.abstained:
             self.responding[same] = (inc.id, now)
         key = inc.id if not keys else f"{inc.id}.{len(keys) + 1}"
+        if not d.abstained and d.component is not None:
+            self.part_owner[d.component] = (inc.id, key)
         keys.append(key)
         classes.append(d.fault_class)
         roots.append(d.component)
         confs.append(d.confidence)
         self.responder.handle(key, LatestDiagnosis(inc) if self.once else d)  # type: ignore[arg-type]
+
+    def open_owner(self, component: str) -> str | None:
+        """The incident that holds ``component`` or a whole it belongs to (its node, its NPU) while that part's
+        response is under way (runbook or background repair) or the part is out of service by our hand (isolated,
+        cordoned); None when no incident holds it."""
+        segs = component.split("/")
+        for part in [component] + ["/".join(segs[:k]) for k in range(len(segs) - 1, 1, -1)]:
+            owner = self.part_owner.get(part)
+            if owner is None:
+                continue
+            is_open = getattr(self.responder, "is_open", None)
+            held = self.sim.state.health(part) in (Health.ISOLATED, Health.CORDONED)
+            if held or (is_open is not None and is_open(owner[1])):
+                return owner[0]
+            del self.part_owner[part]
+        return None
 
     @property
     def incidents(self) -> list[Incident]:

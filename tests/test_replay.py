@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from faultlib.faults.catalog import CATALOG
 from faultlib.faults.models import MODELS
-from faultlib.injection.replay import DURATION_KINDS, load_mapping, replay_trace
+from faultlib.injection.replay import DURATION_KINDS, REPAIR_KINDS, load_mapping, replay_trace
 from faultlib.injection.spec import FaultPlanError
 from faultlib.injection.trace_table import read_trace
 from faultlib.topology import Topology
@@ -132,6 +132,8 @@ def test_duration_kinds_are_the_models_that_wait_out_duration_s() -> None:
     src = {k: inspect.getsource(m.run) for k, m in MODELS.items()}
     uses = {k for k, text in src.items() if "duration_s" in text or "heal_after_duration" in text}
     assert uses == DURATION_KINDS
+    repairs = {k for k, text in src.items() if "repair_for_duration" in text}
+    assert repairs == REPAIR_KINDS and not repairs & DURATION_KINDS
 
 
 def test_trace_durations_reach_the_fault_specs(tmp_path: Path) -> None:
@@ -141,9 +143,10 @@ def test_trace_durations_reach_the_fault_specs(tmp_path: Path) -> None:
                          ev("b", 2.0, "fault_end", "", "Power Supply", "Power Supply Failure detected")])
     _plan, rep = rp.replay_plan(str(p), time_unit="h")
     roce = next(s for s in rep.timeline if s.kind == "roce_port_down")
-    assert roce.duration_s == 2.5 * 3600 and rep.durations_used == 1
-    assert rep.durations_not_modelled == {"node_crash": 1}
-    assert any("1 trace duration(s) not applied" in n for n in rp.notes(rep))
+    crash = next(s for s in rep.timeline if s.kind == "node_crash")  # a repair time (REPAIR_KINDS)
+    assert roce.duration_s == 2.5 * 3600 and crash.duration_s == 3600 and rep.durations_used == 2
+    assert rep.durations_not_modelled == {}
+    assert not any("not applied" in n for n in rp.notes(rep))
 
 
 # ---- placement, guards, plan -----------------------------------------------------------------------------------

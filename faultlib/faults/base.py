@@ -101,9 +101,32 @@ class FaultModel:
         for w in self.workloads_on(component):
             w.fail(component, mode, reason)  # type: ignore[attr-defined]
 
-    def end(self) -> None:
+    def end(self, cause: str | None = None) -> None:
         self.truth.ended_at_s = self.sim.now
-        self.sim.trace.record(self.sim.now, "fault_end", self.target, id=self.truth.id, kind=self.kind)
+        extra = {"cause": cause} if cause else {}
+        self.sim.trace.record(self.sim.now, "fault_end", self.target, id=self.truth.id, kind=self.kind, **extra)
+
+    def on_replaced(self) -> None:
+        """The part was replaced mid-fault (its process is interrupted): undo what the model did to workloads.
+        Health, lanes and optics are reset by the replacement itself; models with other effects override this."""
+
+    def covers(self, component: str) -> bool:
+        """Whether replacing ``component`` replaces this fault's target (the target itself or a part of it)."""
+        t = self.target
+        return t == component or t.startswith(component + "/")
+
+    def repair_for_duration(self, part: str) -> Generator[simpy.Event, Any, None]:
+        """A spec ``duration_s`` here is a repair time (a trace's): ``part`` cannot be brought back before it
+        has passed (a reboot waits for the repair), and is back in service as repaired then, unless an operator
+        has taken it out of service meanwhile. Without a duration the part stays down until recovered."""
+        if self.spec.duration_s is None:
+            return
+        until = self.sim.now + self.spec.duration_s
+        self.sim.control.hold_for_repair(part, until)
+        yield self.wait(self.spec.duration_s)
+        self.sim.control.release_repair(part)
+        if self.sim.state.health(part) == Health.FAILED:
+            self.sim.state.set_health(part, Health.HEALTHY, cause=f"repaired:{self.truth.id}")
 
     def heal_after_duration(self) -> Generator[simpy.Event, Any, bool]:
         """Wait out ``duration_s`` if the spec has one; True when the fault should heal now."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Generator
 from typing import Any
@@ -302,11 +303,16 @@ class NpuFailSlow(FaultModel):
             if hasattr(w, "set_slowdown"):
                 w.set_slowdown(npu, factor)
         yield self.wait(self.spec.duration_s or self.p.fail_slow_duration_s)
+        self.on_replaced()
+        self.end()
+
+    def on_replaced(self) -> None:
+        npu = self.target
         for w in self.workloads_on(npu):
             if hasattr(w, "set_slowdown"):
-                w.set_slowdown(npu, 1.0)
+                with contextlib.suppress(ValueError):  # the job moved off this NPU meanwhile
+                    w.set_slowdown(npu, 1.0)
         self.sim.telemetry.metric("npu_temp_c", npu, self.sim.params.noise.npu_temp_mean_c)
-        self.end()
 
 
 # ---- nodes ---------------------------------------------------------------------------------------------
@@ -326,6 +332,7 @@ class NodeCrash(FaultModel):
             for lid in self.sim.topology.uplinks[(node, plane)]:
                 self.emit.link_state(lid, up=False, l1_alive=False)
         yield self.wait(0)
+        yield from self.repair_for_duration(node)
         self.end()
 
 
@@ -342,6 +349,7 @@ class NodeHang(FaultModel):
         secs = int(self.rng.integers(22, 27))
         self.emit.kernel(node, fmt.soft_lockup(cpu, secs, "python3", fmt.pid_of(node)))
         yield self.wait(0)
+        yield from self.repair_for_duration(node)
         self.end()
 
 

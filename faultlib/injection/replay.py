@@ -65,6 +65,9 @@ DURATION_KINDS: frozenset[str] = frozenset({
     "hbm_ce_storm", "link_flap", "link_down", "l1_switch_failure", "l2_switch_failure", "npu_fail_slow",
     "qingtian_failure", "roce_port_down"})
 """Kinds whose model ends (heals) after the spec's ``duration_s`` (checked against the models by a test)."""
+REPAIR_KINDS: frozenset[str] = frozenset({"node_crash", "node_hang"})
+"""Kinds whose ``duration_s`` is a repair time: the host cannot come back before it (a reboot waits for the
+repair), and is back in service after it (``FaultModel.repair_for_duration``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,7 +287,7 @@ def replay_table(tt: TraceTable, topology: Topology, rng: np.random.Generator, *
         by_rule[rule.origin] += 1
         by_basis[rule.basis] += 1
         if f.duration_s is not None:
-            if rule.kind in DURATION_KINDS:
+            if rule.kind in DURATION_KINDS or rule.kind in REPAIR_KINDS:
                 used += 1
             else:
                 ignored[rule.kind] += 1

@@ -32,8 +32,25 @@ class Workload(ABC):
 
     def __init__(self, name: str, nodes: list[str]) -> None:
         self.name = name
-        self.nodes = list(nodes)
         self.sim: Simulation | None = None
+        self.placements: list[tuple[float, frozenset[str]]] = []  # (since t, nodes): every placement it had
+        self.nodes = list(nodes)
+
+    @property
+    def nodes(self) -> list[str]:
+        """The nodes the workload runs on now; every assignment is kept in :attr:`placements`."""
+        return self._nodes
+
+    @nodes.setter
+    def nodes(self, nodes: list[str]) -> None:
+        self._nodes = list(nodes)
+        t = self.sim.now if self.sim is not None else 0.0
+        placed = frozenset(self._nodes)
+        if self.placements and self.placements[-1][1] == placed:
+            return
+        if self.placements and self.placements[-1][0] == t:
+            self.placements.pop()
+        self.placements.append((t, placed))
 
     def attach(self, sim: Simulation) -> None:
         """Called once by :meth:`Simulation.add_workload`; start processes and subscribe here."""

@@ -226,6 +226,9 @@ class TrainingJob(Workload):
         self.p = params or TrainingParams()
         self.state: JobState = "new"
         self._watched_cache: dict[str, list[tuple[str, str]]] = {}
+        self._published: dict[str, float] = {}  # last rank_step_time_s written per NPU
+        self.last_restart: dict[str, Any] | None = None  # the checkpoint the last restart loaded (journal detail)
+        self.nominal_rates: list[tuple[float, float]] = []  # (since t, fault-free steps/s of the placement then)
 
     # ---- set-up -------------------------------------------------------------------------------
     def attach(self, sim: Simulation) -> None:
@@ -253,7 +256,7 @@ class TrainingJob(Workload):
         self._stall_t = 0.0
         self._stall_frac = 0.0
         self._counts = {"crashes": 0, "timeouts": 0, "restarts": 0, "in_place_recoveries": 0,
-                        "persistent_ckpts": 0, "stalls": 0}
+                        "persistent_ckpts": 0, "stalls": 0, "scale_ins": 0}
         self._place(self.nodes)
         self._enter_running("started", nodes=len(self.nodes), npus=len(self.ranks))
         self._schedule_ckpt()
@@ -271,6 +274,7 @@ class TrainingJob(Workload):
         self._shard_b = self.p.total_params_b * 1e9 * self.p.state_bytes_per_param / len(self.ranks)
         healthy_coll = 1 - self._sim.params.fabric.inter_node_overhead if len(nodes) > 1 else 1.0
         self._nominal_s = self._compute_s() + self._overhead_s(1.0, healthy_coll)
+        self.nominal_rates.append((self._sim.now, 1.0 / self._nominal_s))
         self._slow = {k: v for k, v in self._slow.items() if k in self._rank_of}
         self._nodes_lost &= self._node_set
         self._dead = {}
@@ -506,8 +510,12 @@ class TrainingJob(Workload):
         """Per-rank step time for every rank (a slowed rank's is longer; the series exist for all ranks)."""
         tel = self._sim.telemetry
         base = self._compute_s()
+        last = self._published
         for npu in self.ranks:
-            tel.metric("rank_step_time_s", npu, base * self._slow.get(npu, 1.0) + over)
+            v = base * self._slow.get(npu, 1.0) + over
+            if last.get(npu) != v:  # an unchanged constant series needs no new segment
+                tel.metric("rank_step_time_s", npu, v)
+                last[npu] = v
 
     def _bump(self, *names: str) -> None:
         for n in names:
@@ -766,8 +774,21 @@ class TrainingJob(Workload):
                     self._nodes_lost.add(component)  # host memory (in-memory checkpoint replicas) is gone
         elif kind == "roce":
             (self._roce_down.discard if new in UP else self._roce_down.add)(component)
+        elif kind == "qingtian" and new not in UP and self.state == "checkpointing":
+            self._write_failed(nd or self.nodes[0])
         self._fabric_changed(nd)
         self._refresh()
+
+    def _write_failed(self, node: str) -> None:
+        """The storage path of a writing node went away mid-write (its Qingtian card carries the VPC plane and the
+        storage client): the write fails with the I/O error the storage client returns and is retried after the
+        next interval; training goes on from the in-memory copy."""
+        self._advance()
+        self._bump("write")
+        self._log(node, "ERROR", "[rank0]: OSError: [Errno 5] Input/output error")
+        self._event("checkpoint_failed", source="persistent", node=node)
+        self._schedule_ckpt()
+        self._enter_running(None)
 
     def fail(self, component: str, mode: Literal["crash", "hang"], reason: str) -> bool:
         """A rank on ``component`` (NPU, die, HBM or node of the job) crashes or hangs; False if not in the job.
@@ -838,8 +859,11 @@ class TrainingJob(Workload):
         return self._sim.env.process(proc())
 
     def restart(self, source: Literal["memory", "persistent"] = "memory",
-                replace: dict[str, str] | None = None, scope: Literal["job", "process"] = "job") -> simpy.Process:
-        """Restart the job from a checkpoint, optionally swapping nodes for spares (``{old: new}``).
+                replace: dict[str, str] | None = None, scope: Literal["job", "process"] = "job",
+                drop: list[str] | None = None) -> simpy.Process:
+        """Restart the job from a checkpoint, optionally swapping nodes for spares (``{old: new}``) or scaling in
+        (``drop``: the job restarts without those nodes; with TP x PP ranks = one node's NPUs, each node dropped
+        is one data-parallel replica fewer; the global batch stays, so each step takes longer).
 
         Downtime = node replacement (if any) + process launch + HCCL init + checkpoint load (peer memory over UB,
         or the persistent checkpoint over the storage path); work since that checkpoint is redone. If every
@@ -861,16 +885,22 @@ class TrainingJob(Workload):
                 raise ValueError(f"replace: {old!r} is not a node of training job {self.name!r}")
             if sim.topology.kind.get(new) != "node" or new in self._node_set:
                 raise ValueError(f"replace: {new!r} is not a free node")
+        dropped = [n for n in dict.fromkeys(drop or [])]
+        for n in dropped:
+            if n not in self._node_set:
+                raise ValueError(f"drop: {n!r} is not a node of training job {self.name!r}")
+        if dropped and len(dropped) >= len(self.nodes):
+            raise ValueError(f"drop: no node of training job {self.name!r} would be left")
         self._kill()
         used = source
         if source == "memory" and not self._memory_ok():
             used = "persistent"
         step = self.last_memory_step if used == "memory" else self._last_persistent
         step = min(step, int(math.floor(self._pos + _EPS)))
-        if replace:
-            self._place([replace.get(n, n) for n in self.nodes])
-        else:
-            self._place(self.nodes)
+        kept = [replace.get(n, n) for n in self.nodes if n not in dropped]
+        if dropped:
+            self._counts["scale_ins"] += 1
+        self._place(kept)
         self._set("restarting", 0.0)
         self._reinit_comm()
         if used == "memory":
@@ -880,7 +910,10 @@ class TrainingJob(Workload):
         else:
             load_s = self._ckpt_bytes() / (self._storage_gbytes_s() * 1e9)
         dur = self._restart_stages_s(scope, bool(replace)) + load_s
-        self._event("restart", source=used, requested=source, from_step=step, replace=replace or None, scope=scope)
+        self.last_restart = {"source": used, "requested": source, "step": step, **({"dropped": dropped} if dropped
+                                                                                     else {})}
+        self._event("restart", source=used, requested=source, from_step=step, replace=replace or None, scope=scope,
+                    **({"dropped": dropped, "replicas": len(self.nodes)} if dropped else {}))
         g = self._gen["op"]
 
         def proc() -> Any:
@@ -906,17 +939,20 @@ class TrainingJob(Workload):
         memory (during the abort when ``repair_during_abort``), resume communication (re-routing dead paths),
         reload the affected optimizer shard from a peer replica and redo the current step. Fails (value False, at
         once) if a job node lost its host memory or a job device is out of service; the process's value is True
-        once the job runs again.
+        once the job runs again. During a persistent write the write aborts (retried once the job runs again) and
+        the in-memory copy is what the recovery reloads.
         """
         sim, p = self._sim, self.p
         if self.state == "running":
             return self._done(True)
-        if self.state not in ("down", "stalled"):
+        if self.state not in ("down", "stalled", "checkpointing"):
             return self._done(False)
         self._advance()
         if self._nodes_lost or self._dead:
             self._event("recover_failed")  # the recovery cannot start; what is gone is the plant's, not the event's
             return self._done(False)
+        if self.state == "checkpointing":  # the write aborts (retried when the job runs again); memory copy kept
+            self._event("checkpoint_aborted", source="persistent", kept="memory")
         self._kill()
         self._pos = float(math.floor(self._pos + _EPS))
         self._set("recovering", 0.0)

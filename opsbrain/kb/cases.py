@@ -247,7 +247,7 @@ def run_case(seed: int, kind: str, concurrent: bool = False, noise_scale: float 
         sim.run(min(SLOW_KINDS_MAX_S, sim.now + 3600.0))
     ends = [t.ended_at_s or sim.now for t in truths]
     sim.run(max(sim.now, max(ends) + TAIL_S))
-    faults = [(t.id, t.kind, t.target, t.at_s) for t in truths]
+    faults = [(t.id, t.kind, t.target, t.at_s, t.at_s) for t in truths]  # life = onset: the horizon from onset
     by_id = {t.id: t for t in truths}
     out = []
     for inc, now, feats, sigs in recorder.moments:

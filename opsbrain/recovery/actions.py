@@ -30,8 +30,9 @@ _RESTARTS = ("restart_job", "restart_instance")
 
 
 class Executor:
-    def __init__(self, sim: Simulation) -> None:
+    def __init__(self, sim: Simulation, scale_in_max_share: float = 0.0) -> None:
         self.sim = sim
+        self.scale_in_max_share = scale_in_max_share  # of a training job's launch nodes (RecoveryParams)
         self._restarting: dict[str, simpy.Event] = {}  # workload label -> ends with its restart under way
 
     def _one_restart_at_a_time(self, action: str, label: str, running: Callable[[], bool],
@@ -162,10 +163,29 @@ class Executor:
 
     def unsupported(self, step: Step, ctx: Context) -> str | None:
         """Why the step cannot do anything useful for the affected workloads (checked before an approval)."""
-        if step.action == "scale_instance" and ctx.workloads and all(
+        if step.action == "scale_instance" and ctx.workloads and self.scale_in_max_share <= 0 and all(
                 self.sim.workloads[name].kind == "training" for name, _q in ctx.workloads):
-            return "a training job cannot scale in (not supported by the plant)"
+            return "training scale-in is not allowed by the policy (recovery.training_scale_in_max_share = 0)"
         return None
+
+    def _out_of_service(self, nodes: list[str]) -> set[str]:
+        """Nodes whose host or an NPU is out of service now (a synchronous job cannot run with them)."""
+        st, topo = self.sim.state, self.sim.topology
+        return {n for n in nodes if not st.is_up(n) or any(not st.is_up(d) for d in topo.npus_of(n))}
+
+    def _scale_in_training(self, name: str, params: Any, ctx: Context) -> simpy.Process:
+        """Scale a training job in: drop the step's nodes and every other job node out of service now, within the
+        policy's share of the job's launch nodes."""
+        w = self.sim.workloads[name]
+        launch = len(w.placements[0][1]) if getattr(w, "placements", None) else len(w.nodes)
+        drop = sorted((set(ctx.resolve(params.drop)) | self._out_of_service(list(w.nodes))) & set(w.nodes))
+        if not drop:
+            return self._instant("scale_instance", name, "failed", retryable=False, reason="no node to give up")
+        if launch - (len(w.nodes) - len(drop)) > self.scale_in_max_share * launch:
+            return self._instant("scale_instance", name, "failed", retryable=False,
+                                 reason=f"scaling in to {len(w.nodes) - len(drop)} of {launch} launch nodes exceeds "
+                                 f"the policy's {self.scale_in_max_share:.0%}", nodes=len(w.nodes))
+        return self.sim.control.scale_in_job(name, drop)
 
     # ---- workloads -----------------------------------------------------------------------------------------
     def _replace(self, mapping: dict[str, str], ctx: Context, current: list[str]) -> dict[str, str]:
@@ -191,8 +211,14 @@ class Executor:
                 scope = getattr(params, "scope", "job")
                 return label, lambda: self._one_restart_at_a_time(a, label, job_runs, lambda: c.restart_job(
                     name, src, self._replace(params.replace, ctx, list(w.nodes)), scope))
+            if a == "scale_instance":
+                def shed() -> bool:  # the restart under way (another incident's) already left these nodes out
+                    return job_runs() and not set(ctx.resolve(params.drop)) & set(w.nodes)
+
+                return label, lambda: self._one_restart_at_a_time(
+                    a, label, shed, lambda: self._scale_in_training(name, params, ctx))
             return label, lambda: self._instant(a, label, "failed", retryable=False,
-                                                reason="a training job cannot scale in (not supported by the plant)")
+                                                reason=f"{a} does not apply to a training job")
         assert inst is not None
         nodes = lambda: list(w.instances()[inst]["nodes"])  # type: ignore[attr-defined]  # noqa: E731
         instance_up = partial(ctx.workload_runs, name, inst)

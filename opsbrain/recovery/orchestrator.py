@@ -62,6 +62,9 @@ class StepsResult:
     reason: str = ""
 
 
+_ACTING_KINDS = ("step", "retry", "rollback", "approval")  # a response waiting for a person's approval is busy
+
+
 class Orchestrator:
     """Runs runbooks for diagnosed incidents (``policy="auto"``) or the status-quo model (``"manual"``)."""
 
@@ -77,7 +80,12 @@ class Orchestrator:
         self.policy = policy
         self.dry_run = dry_run
         self.records: dict[str, IncidentRecord] = {}
-        self.exec = Executor(sim)
+        self._open: list[IncidentRecord] = []  # see _unfinished
+        self._scanned = 0
+        self._taken_out: dict[str, IncidentRecord] = {}  # nodes a response took out of service, until they return
+        if policy == "auto" and not dry_run:
+            sim.state.subscribe(self._on_plant_change)
+        self.exec = Executor(sim, self.p.training_scale_in_max_share)
         self.link_records: Callable[[], LinkRecords] | None = None
         """The operator's link records now (the controller sets them from its detector)."""
         self._manual = ManualPolicy(sim, manual_params, self.records) if policy == "manual" else None
@@ -97,21 +105,47 @@ class Orchestrator:
             rec.extra["tenant"] = self.scope.incident_tenant(incident_id, diagnosis)
         return self.sim.env.process(self._run(rec, diagnosis))
 
+    def is_open(self, incident_id: str) -> bool:
+        """Whether the response is under way: its runbook, or the background repair after it (a replacement)."""
+        rec = self.records.get(incident_id)
+        return rec is not None and (rec.finished_at_s is None or rec.extra.get("followup_running", False))
+
     def actions_for(self, incident_id: str) -> list[dict[str, Any]]:
         """The incident's action log (complete at any moment; actions under way end now, ``in_flight``)."""
         return self.records[incident_id].actions_view(self.sim.now)
+
+    def _on_plant_change(self, component: str, old: str, new: str) -> None:
+        """A node a response took out of service is back (repaired, rebooted, replaced) and runs no workload: it
+        rejoins the warm-spare pool, whether or not the response's own follow-up got that far (a reboot that
+        outlasted its step timeout still completes)."""
+        rec = self._taken_out.get(component)
+        if rec is None or new != Health.HEALTHY:
+            return
+        c = self.sim.control
+        if component in c.spares or any(component in w.nodes for w in self.sim.workloads.values()):
+            del self._taken_out[component]
+            return
+        del self._taken_out[component]
+        c.spares.append(component)
+        rec.follow_up("returned_to_spares", component, self.sim.now, spares=len(c.spares), how="back in service")
+
+    def _unfinished(self) -> list[IncidentRecord]:
+        """The records not finished yet (kept incrementally: a year-long replay holds thousands of records)."""
+        if len(self.records) != self._scanned:
+            self._open += list(self.records.values())[self._scanned:]
+            self._scanned = len(self.records)
+        self._open = [r for r in self._open if r.finished_at_s is None]
+        return self._open
 
     def busy_with(self, workload: str) -> bool:
         """Whether a response is acting on ``workload`` now: an unfinished incident that affects it has a
         non-watching action under way, or ended one within a retry back-off (the gap before its next step)."""
         now = self.sim.now
-        for rec in self.records.values():
-            if rec.finished_at_s is not None:
-                continue
+        for rec in self._unfinished():
             mine = rec.extra.get("affected_workloads", [])
             if not any(w == workload or w.startswith(workload + "/") for w in mine):
                 continue
-            acting = next((a for a in reversed(rec.actions) if a["kind"] in ("step", "retry", "rollback")
+            acting = next((a for a in reversed(rec.actions) if a["kind"] in _ACTING_KINDS
                            and a["action"] not in _WATCH_ACTIONS
                            and (a["end_s"] is None or a["status"] != "skipped")), None)  # under way or done
             if acting is not None and (acting["end_s"] is None
@@ -370,6 +404,8 @@ class Orchestrator:
             self.scope.note(rec.id, action, target, res)
         if action in ("isolate", "isolate_link", "cordon"):
             rec.follow_up("isolated", target, now, action=action)
+            if self.sim.topology.kind.get(target) == "node":
+                self._taken_out[target] = rec
         elif action == "replace_part":
             for r in self.records.values():
                 r.close_tickets(target, now)
@@ -379,5 +415,9 @@ class Orchestrator:
 
     def _followup(self, rec: IncidentRecord, ctx: Context, rb: Runbook) -> Gen:
         """Background repairs after the incident is handled; a failure ends the chain (the ticket stays open)."""
-        res = yield from self._steps(rec, ctx, list(rb.followup), "followup", "followup", kind="followup")
+        rec.extra["followup_running"] = True
+        try:
+            res = yield from self._steps(rec, ctx, list(rb.followup), "followup", "followup", kind="followup")
+        finally:
+            rec.extra["followup_running"] = False
         rec.extra["followup_status"] = res.status

@@ -23,6 +23,10 @@ RATE = "one unexpected interruption per ~5.5 days on 384 accelerators (Llama 3, 
 class RecoveryParams(ParamGroup):
     """Runbook execution and guardrails of the automated (``auto``) policy."""
 
+    training_scale_in_max_share: float = P(
+        0.1, "fraction of a training job's launch nodes", "assumed: a job may shed up to a tenth of its data-parallel "
+        "replicas (same global batch, ~10% slower steps) rather than wait down for a repair when no warm spare is "
+        "left; beyond that a person re-plans the job. 0 forbids scale-in", ge=0, lt=1)
     min_confidence: float = P(
         0.5, "probability", "reason: below even odds an automated action on the wrong part costs more than a page; "
         "such diagnoses go to a human", ge=0, le=1)

@@ -253,7 +253,40 @@ def _followups(inc: dict[str, Any], actions: list[dict[str, Any]], recovery: dic
     pending = [{"action": a.get("action"), "target": a.get("target")} for a in actions
                if (a.get("detail") or {}).get("in_flight")]
     return {"tickets": _unique(tickets), "isolated": isolated, "spares_used": [s for s in spares_used if s],
-            "spares_left": list(recovery.get("spares_left", [])), "pending": _unique(pending)}
+            "spares_left": list(recovery.get("spares_left", [])), "pending": _unique(pending),
+            **spare_moments(actions), "rungs": rungs_tried(actions), "checkpoints": checkpoints_used(actions)}
+
+
+def spare_moments(actions: list[dict[str, Any]]) -> dict[str, Any]:
+    """The spare pool as the incident's own actions saw it: (time, spares left, action) at each swap or return,
+    and whether a swap found none left (not the end-of-run count)."""
+    counts = []
+    for a in actions:
+        d = a.get("detail") or {}
+        n = d.get("spares_left", d.get("spares")) if a.get("action") in ("swap_spare", "add_spare") else None
+        if n is not None:
+            counts.append({"t_s": a.get("start_s"), "spares_left": n, "action": a.get("action"),
+                           "status": a.get("status")})
+    exhausted = any(a.get("action") == "swap_spare" and a.get("status") == "failed"
+                    and (a.get("detail") or {}).get("spares_left") == 0 for a in actions)
+    return {"spare_counts": counts, "spares_exhausted": exhausted}
+
+
+def rungs_tried(actions: list[dict[str, Any]]) -> list[str]:
+    """Every rung of the recovery ladder the response tried, in order (``human`` when it ran out)."""
+    out: list[str] = []
+    for a in actions:
+        r = (a.get("detail") or {}).get("to_rung") if a.get("kind") == "escalation" else a.get("rung")
+        if r and r != "followup" and (not out or out[-1] != r):
+            out.append(str(r))
+    return out
+
+
+def checkpoints_used(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The checkpoint each restart of the response loaded (source and step), from the workload's own report."""
+    return [{"t_s": a.get("end_s"), "action": a.get("action"), **(a.get("detail") or {})["checkpoint"]}
+            for a in actions if isinstance((a.get("detail") or {}).get("checkpoint"), dict)
+            and a.get("status") == "succeeded"]
 
 
 def _unique(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -72,9 +72,12 @@ def render_run(m: dict[str, Any]) -> str:
                           _c((i["diagnosis"] or {}).get("component", "-")),
                           "; ".join(a["words"] for a in i["actions"]) or "none"] for i in rest])
     rec = m["recovery"]
+    gone = rec.get("spares_exhausted") or []
     lines += ["", "## State after the run", "",
               f"- spare nodes left: {len(rec['spares_left'])}"
               + (f" ({', '.join(_c(x) for x in rec['spares_left'])})" if rec["spares_left"] else ""),
+              f"- spares ran out: {len(gone)} time(s)" + (f", first at {text.at(gone[0].get('at_s'), None)}"
+                                                          if gone else ""),
               f"- isolated parts: {', '.join(_c(x) for x in rec['isolated']) or 'none'}",
               f"- open tickets: {len(rec['open_tickets'])}"]
     b = m.get("baseline")
@@ -131,7 +134,15 @@ def _incident(inc: dict[str, Any], m: dict[str, Any]) -> list[str]:
     out += [f"- isolated until repaired: {_c(c)}" for c in f["isolated"]]
     out += [f"- in flight: {p['action'].replace('_', ' ')} {_c(p['target'])}" for p in f["pending"]]
     out += [f"- spare used: {_c(x)}" for x in f["spares_used"]]
-    out.append(f"- spare nodes left in the pool: {len(f['spares_left'])}")
+    if f.get("rungs"):
+        out.append(f"- rungs tried, in order: {', '.join(f['rungs'])}")
+    out += [f"- restart from the {c.get('source')} checkpoint (step {c.get('step')})"
+            + (f", {len(c['dropped'])} node(s) given up (scaled in)" if c.get("dropped") else "")
+            for c in f.get("checkpoints", [])]
+    out += [f"- {text.at(c['t_s'], None)}: {c['spares_left']} spare node(s) left ({c['action'].replace('_', ' ')}, "
+            f"{c['status']})" for c in f.get("spare_counts", [])]
+    if f.get("spares_exhausted"):
+        out.append("- spares ran out: no warm spare was left in the pod when this incident needed one")
     out += ["", "### Manual baseline", ""]
     b = inc.get("baseline")
     if b:

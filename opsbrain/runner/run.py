@@ -235,14 +235,13 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
           accounting_end: dict[str, dict[str, Any]], nominal: dict[str, float] | None = None) -> list[dict[str, Any]]:
     """One journal entry per injected fault that began, plus one per incident that matches none."""
     sim, ctl, orch = world.sim, world.controller, world.orchestrator
-    truths: list[ActiveFault] = [f for f in sim.faults if f.at_s <= end and _began(sim, f)]
-    faults = [(f.id, f.kind, f.target, f.at_s) for f in truths]
+    began = {e.detail.get("id") for e in sim.trace.of_kind("fault")}
+    truths: list[ActiveFault] = [f for f in sim.faults if f.at_s <= end and f.id in began]
+    faults = [(f.id, f.kind, f.target, f.at_s, f.ended_at_s) for f in truths]
     incs = {i.id: i for i in ctl.incidents}
     matched = scoring.match_incidents(faults, [(i.id, i.opened_at, i.components) for i in ctl.incidents],
                                       horizon_s=24 * 3600.0)
     onsets = sorted({f.at_s for f in truths})
-    # where each workload ran at any time of the run: its planned nodes and the spares swapped in since
-    placements = {name: sorted(set(plan.placements.get(name, [])) | set(w.nodes)) for name, w in sim.workloads.items()}
     series = {name: _series(w) for name, w in sim.workloads.items()}
     out: list[dict[str, Any]] = []
     for f in truths:
@@ -258,9 +257,13 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
             diag_at = manual[0].get("diagnosed_at_s", diag_at)
             if diag is not None and diag_at is not None:
                 diag = diag | {"at_s": diag_at}
-        affected = scoring.blast_radius(f.kind, f.target, placements)
+        window_end = scoring.fault_window_end(f.at_s, f.ended_at_s, [a["start_s"] for a in actions
+                                                                      if a.get("start_s") is not None], end)
+        affected = scoring.blast_radius(f.kind, f.target, _placed(sim, f.at_s, window_end))
         nxt = next((t for t in onsets if t > f.at_s), end)
-        ttr = _ttr(f, affected, series, actions, end, nominal or {})
+        bars = {w: b for w in affected if (b := scoring.nominal_at(sim.workloads[w], f.at_s, (nominal or {}).get(w)))
+                is not None}
+        ttr = scoring.credited_ttr(_ttr(f, affected, series, actions, end, bars, window_end), detected)
         runbooks = [orch.incident(k).get("runbook") for k in keys]
         cls = diag["fault_class"] if diag else None
         comp = diag["component"] if diag else None
@@ -290,8 +293,9 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
                     "diagnosis": d.as_dict() if d else None, "runbook": None, "actions": actions,
                     "recovered_at_s": None, "ttd_s": None, "ttdiag_s": None, "ttr_s": None, "correct": False,
                     "class_correct": False, "localized": False,
-                    "false_positive": (d is None or d.fault_class != WORKLOAD_STUCK) and (
-                        acted(actions) or (d is not None and d.fault_class not in NO_ACTION_CLASSES)),
+                    "false_positive": inc.id not in ctl.duplicates and (d is None or d.fault_class != WORKLOAD_STUCK)
+                    and (acted(actions) or (d is not None and d.fault_class not in NO_ACTION_CLASSES)),
+                    "joined": ctl.duplicates.get(inc.id),  # the incident whose response covered it (same part)
                     "impact": {}})
     return out
 
@@ -315,14 +319,17 @@ def _lead_time(sim: Any, f: ActiveFault, detected: float | None, swept: bool) ->
             "lead_time_s": lead}
 
 
-def _began(sim: Any, f: ActiveFault) -> bool:
-    return any(e.kind == "fault" and e.detail.get("id") == f.id for e in sim.trace.of_kind("fault"))
+def _placed(sim: Any, start: float, end: float) -> dict[str, list[str]]:
+    """Where each workload ran during a fault's window (its placement history: spares swapped in count from the
+    moment they joined)."""
+    return {name: sorted(scoring.nodes_during(w, start, end)) for name, w in sim.workloads.items()}
 
 
 def _ttr(f: ActiveFault, affected: list[str], series: dict[str, scoring.Series], actions: list[dict[str, Any]],
-         end: float, nominal: dict[str, float]) -> float | None:
+         end: float, nominal: dict[str, float], dip_by: float | None = None) -> float | None:
     if affected:
-        ttrs = [scoring.time_to_recover(series[w], f.at_s, end, nominal=nominal.get(w)) for w in affected]
+        ttrs = [scoring.time_to_recover(series[w], f.at_s, end, nominal=nominal.get(w), dip_by=dip_by)
+                for w in affected]
         return None if any(t is None for t in ttrs) else max(t for t in ttrs if t is not None)
     done = [a["end_s"] for a in actions if a.get("status") == "succeeded" and a.get("end_s") is not None]
     if done:

@@ -4,12 +4,19 @@ Times follow DESIGN.md: ttd = detection - onset, ttdiag = diagnosis - onset, ttr
 (after the workloads first fell below 95% of their pre-fault rate) in which they run at >= 95% again, - onset;
 0 when they never fell below 95%. A fault that touches no workload gets ttr from its component's return to
 service (the end of the incident's last successful action, or the fault's own end when it healed by itself).
+
+Issue 17: an incident belongs to a fault while the fault lives (onset to its end, plus the matching horizon), so a
+slow decay flagged days before it fails is credited; ttr is charged only to the workloads placed on the fault's
+part during its window and to a dip that begins inside that window (:func:`fault_window_end`), measured against the
+fault-free rate of the placement the workload had then (:func:`nominal_at`); an undetected fault is unrecovered
+(:func:`credited_ttr`).
 """
 
 from __future__ import annotations
 
 import math
 from bisect import bisect_right
+from typing import Any
 
 from faultlib import ids
 
@@ -25,10 +32,12 @@ def rate_at(series: Series, t: float) -> float:
 
 
 def time_to_recover(series: Series, onset: float, end: float, share: float = RECOVERY_SHARE,
-                    window: float = RECOVERY_WINDOW_S, nominal: float | None = None) -> float | None:
+                    window: float = RECOVERY_WINDOW_S, nominal: float | None = None,
+                    dip_by: float | None = None) -> float | None:
     """Seconds from ``onset`` to the start of the first ``window`` at >= ``share`` of the pre-fault rate after the
-    first dip; 0.0 if no dip before ``end``; None if no recovery before ``end``. When an earlier fault had already
-    pulled the rate below ``share`` of ``nominal``, recovery is measured against ``nominal`` instead."""
+    first dip; 0.0 if no dip before ``end`` (or before ``dip_by``: a dip that begins after the fault's window is
+    another cause's); None if no recovery before ``end``. When an earlier fault had already pulled the rate below
+    ``share`` of ``nominal``, recovery is measured against ``nominal`` instead."""
     pre = rate_at(series, onset - 1e-6)
     if nominal is not None and pre < share * nominal:
         pre = nominal
@@ -38,7 +47,7 @@ def time_to_recover(series: Series, onset: float, end: float, share: float = REC
     points = [(t, r) for t, r in series if onset < t <= end]
     timeline = [(onset, rate_at(series, onset))] + points
     dip = next((t for t, r in timeline if r < bar), None)
-    if dip is None:
+    if dip is None or (dip_by is not None and dip > dip_by):
         return 0.0
     good_since: float | None = None
     for t, r in timeline:
@@ -92,16 +101,21 @@ def finite(x: float | None) -> float | None:
     return None if x is None or not math.isfinite(x) else round(float(x), 3)
 
 
-def match_incidents(faults: list[tuple[str, str, str, float]],
-                    incidents: list[tuple[str, float, set[str]]], horizon_s: float) -> dict[str, str]:
-    """Assign each incident (id, opened_at, components) to the injected fault (id, kind, target, onset)
-    nearest before it, at most ``horizon_s`` earlier, that it is :func:`about`. Returns incident id -> fault id;
-    unmatched incidents are noise or false positives."""
+FaultLife = tuple[str, str, str, float, float | None]  # (id, kind, target, onset, end or None while it lasts)
+
+
+def match_incidents(faults: list[FaultLife], incidents: list[tuple[str, float, set[str]]],
+                    horizon_s: float) -> dict[str, str]:
+    """Assign each incident (id, opened_at, components) to the injected fault (id, kind, target, onset, end)
+    nearest before it that it is :func:`about` and that was alive then: the fault follows its whole life (a slow
+    decay flagged days before its failure is credited), plus ``horizon_s`` after its end (or after its onset when
+    it ended at once: late detection of a crash). Returns incident id -> fault id; unmatched incidents are noise
+    or false positives."""
     out: dict[str, str] = {}
     for inc_id, opened, components in incidents:
         best: tuple[float, str] | None = None
-        for fid, _kind, target, onset in faults:
-            if onset > opened + 1e-9 or opened - onset > horizon_s:
+        for fid, _kind, target, onset, ended in faults:
+            if onset > opened + 1e-9 or opened > (math.inf if ended is None else ended) + horizon_s:
                 continue
             if not about(target, components):
                 continue
@@ -147,3 +161,38 @@ def about(target: str, components: set[str]) -> bool:
         if "~" in c and (c.endswith("~" + target) or "~" in target and c == target):
             return True
     return False
+
+
+def credited_ttr(ttr: float | None, detected_at: float | None) -> float | None:
+    """The ttr a fault is credited with: none when nothing detected it (an undetected fault is unrecovered, even
+    if its part came back by itself)."""
+    return None if detected_at is None else ttr
+
+
+def nodes_during(workload: Any, start: float, end: float) -> set[str]:
+    """The nodes ``workload`` ran on at any time in [start, end] (from its placement history)."""
+    out: set[str] = set()
+    hist = list(getattr(workload, "placements", [])) or [(0.0, frozenset(workload.nodes))]
+    for k, (since, nodes) in enumerate(hist):
+        until = hist[k + 1][0] if k + 1 < len(hist) else math.inf
+        if since <= end and until > start:
+            out |= nodes
+    return out
+
+
+def fault_window_end(onset: float, ended: float | None, action_starts: list[float], end: float,
+                     window: float = RECOVERY_WINDOW_S) -> float:
+    """The last moment a dip can be this fault's: its end (the run's end while it lasts) or the start of the last
+    action its incidents took, whichever is later, plus one recovery window."""
+    last = max([end if ended is None else ended, onset, *action_starts])
+    return min(end, last + window)
+
+
+def nominal_at(workload: Any, t: float, default: float | None) -> float | None:
+    """The workload's fault-free rate for the placement it had at ``t`` (a training job scaled in runs fewer
+    replicas: its bar is that placement's); ``default`` (the run's baseline) when it keeps no such history."""
+    hist = getattr(workload, "nominal_rates", None)
+    if not hist:
+        return default
+    i = bisect_right([h[0] for h in hist], t) - 1
+    return hist[max(i, 0)][1] if default is None else min(default, hist[max(i, 0)][1])
