@@ -249,8 +249,10 @@ class Executor:
         while True:
             cands = [n for n in c.spares if ids.pod_of(n) == pod]
             if not cands:
-                rec.follow_up("spares_exhausted", node, now, pod=pod,
-                              note="no warm spare left: escalating (scale-in or wait for repair)")
+                if not any(f["type"] == "spares_exhausted" and f.get("pod") == pod for f in rec.follow_ups):
+                    # once per incident and pod: a later rung finding the pool still empty is the same shortage
+                    rec.follow_up("spares_exhausted", node, now, pod=pod,
+                                  note="no warm spare left: escalating (scale-in or wait for repair)")
                 return self._instant("swap_spare", node, "failed", retryable=False,
                                      reason=f"no warm spare left in {pod}", spares_left=0)
             spare = cands[0]
