@@ -26,7 +26,7 @@ def test_a_flap_on_another_link_of_the_faults_node_is_not_about_the_fault() -> N
     assert most_specific(flap) == {OTHER_LINK, "serve/decode0"}
     assert not about(HBM, flap)
     assert not about(TARGET_LINK, flap)
-    assert match_incidents([("f1", "hbm_row_exhaustion", HBM, 100.0)], [("i1", 500.0, flap)], 3600.0) == {}
+    assert match_incidents([("f1", "hbm_row_exhaustion", HBM, 100.0, None)], [("i1", 500.0, flap)], 3600.0) == {}
 
 
 def test_the_fault_is_still_found_through_its_own_part_or_the_whole_that_holds_it() -> None:
