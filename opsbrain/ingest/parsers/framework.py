@@ -29,10 +29,11 @@ written for (vllm-ascend#340: ``module 'torch_npu' has no attribute '_npu_flash_
 maintainer as 'install the wrong pytorch version')."""
 # Memory texts beyond the allocators' "out of memory": vLLM's start-up check when the weights leave no room for
 # the KV cache ("Available KV cache memory: -0.87 GiB", vllm-ascend#9372; "No available memory for the cache
-# blocks", vllm-ascend#5707) and MindSpore's allocator ("... is more than total mem size", mindone#820).
+# blocks", vllm-ascend#5707), MindSpore's allocator ("... is more than total mem size", mindone#820) and the
+# runtime's own allocation failure under EL0004 ("Call rtMalloc fail, ... device_id:0", Helios#62).
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"out of memory|OutOfMemory|\bOOM\b|memory (?:allocation|alloc) fail|fail(?:ed)? to (?:allocate|"
-                r"malloc)|alloc(?:ate)? memory fail|aclrtMalloc\w* fail|Tried to allocate|memory is not enough|"
+                r"malloc)|alloc(?:ate)? memory fail|(?:acl)?rtMalloc\w* fail|Tried to allocate|memory is not enough|"
                 r"insufficient (?:device )?memory|not enough memory|EL0004|memory pool.*(?:full|exhaust)|"
                 r"is more than total mem size|Available KV cache memory: -\d|No available memory for the cache blocks",
                 re.I),

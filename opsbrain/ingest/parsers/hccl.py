@@ -35,7 +35,8 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
      "cfg:ranktable"),
 )
 RE_ROOT_RANK = screened(r"Cluster Exception Location\[IP/ID\]:\[(\d{1,3}(?:\.\d{1,3}){3})/(\d+)\]|"
-                        r"serverId\[(\d{1,3}(?:\.\d{1,3}){3})\], deviceId\[(\d+)\], (?:Heartbeat Lost|Stuck|Error cqe) Occurred")
+                        r"serverId\[(\d{1,3}(?:\.\d{1,3}){3})\], deviceId\[(\d+)\], "
+                        r"(?:Heartbeat Lost|Stuck|Error cqe) Occurred")
 """HCCL's own root of a cluster failure: the rank its heartbeat broadcast blames, as the error log prints it
 (``Cluster Exception Location[IP/ID]:[90.90.92.240/1] ... ExceptionType:[Heartbeat Lost Occurred]``) or the
 EI0002 text's abnormal-device list (``serverId[192.168.100.111], deviceId[4], Heartbeat Lost Occurred``). CANN HCCL
