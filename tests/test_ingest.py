@@ -26,6 +26,42 @@ REAL = [
     ("[ERROR] aclrtSynchronizeStream(stream) failed: 507015", "rt:507015", None),
     ("[  293.039556] NMI watchdog: Watchdog detected hard LOCKUP on cpu 34", "os:lockup", None),
     ("[devid 3]    Mon Jan  1 10:00:00 2024    LINK DOWN", "hccn:down", 3),
+    # second round (issue 14), each copied from the source named
+    # vllm-ascend#9372: the weights leave no room for the KV cache
+    ("Available KV cache memory: -0.87 GiB", "mem:oom", None),
+    # mindone#820: MindSpore's allocator cannot grow past the device memory
+    ("[ERROR] PRE_ACT(145615,fffbdf67f120,python):2025-01-12-09:48:13.703.514 [mindspore/ccsrc/backend/common/"
+     "mem_reuse/mem_dynamic_allocator.cc:392] AddMemBlockAndMemBufByEagerFree] TotalUsedMemStatistics : 24725382656 "
+     "plus TotalUsedByEventMemStatistics : 0 and plus alloc size : 100555779072 is more than total mem size : "
+     "61079552000.",
+     "msg:memory_exhausted", None),
+    # vllm-ascend#340: an Ascend module without the API its caller expects (a version mismatch)
+    ("AttributeError: module 'torch_npu' has no attribute '_npu_flash_attention'", "cfg:version", None),
+    # cann-container-image#46: DCMI refuses a device another container holds
+    ("dcmi model initialized failed, because the device is used. ret is -8020", "cfg:device", None),
+    # Ascend/pytorch#7: CANN's own environment error behind an EH9999
+    ("EH9999  [Init][Env]init env failed![FUNC:ReportInnerError][FILE:log_inner.cpp][LINE:145]", "cfg:env", None),
+    # vllm-ascend#4284: E30006, the operator package fails verification
+    ("E30006: 2025-11-19-11:14:58.516.606 Failed to verify the OPP", "err:E30006", None),
+    # lmdeploy#3354: the FFTS+ form of a notify-wait timeout
+    ("        The error from device(chipId:5, dieId:0), serial number is 17, hccl fftsplus task timeout occurred "
+     "during task execution, stream_id:7, sq_id:7, task_id:9865, stuck notify num:3, timeout:1836.[FUNC:ProcessStars"
+     "HcclFftsPlusTimeoutErrorInfo][FILE:device_error_proc.cc][LINE:1657]", "hccl:notify_timeout", 5),
+    # HCCL user guide hcclug_000031: the abnormal device EI0002 names
+    ("serverId[192.168.100.111], deviceId[4], Heartbeat Lost Occurred, Possible Reason: 1. Process has exited, "
+     "2. Network Disconnected", "hccl:remote", 4),
+    # hicann/driver Ascend 950 HCCN tool reference: the link_stat history table
+    ("|  0  |  0   |  4   |  LINK_DOWN  | Mon Feb 9 21:45:47 2026 |", "hccn:down", 0),
+    # Helios#62: the runtime's own allocation failure under EL0004, with the device it failed on
+    ("ERROR 04-09 21:56:46 [diffusion_engine.py:82]         Call rtMalloc fail, purpose: page caching, type = 2, "
+     "size:3221291008, device_id:0[FUNC:Alloc][FILE:device_allocator.cc][LINE:72]", "mem:oom", 0),
+    # hiascend 'AI Core hardware fault' page: the chip field printed in bold (**chipId**:2)
+    ("[ERROR] RUNTIME(377228,ascend-dmi):2024-04-02-15:49:01.883.834 [device_error_proc.cc:1164] 377265 "
+     "ProcessStarsCoreErrorInfo:The error from device(**chipId**:2, dield:0), serial number is 4, there is an fftsplus "
+     "aivector error exception, core id is 34, error code = 0", "rt:aicore_exception", 2),
+    # Huawei black-box log guide EDOC1100164868: history.log device heartbeat lost
+    ("[2020-02-27-19:18:46.142527] system exception code [0x68020002]: ModuleName [DRIVER], ExceptionReason "
+     "[DEVICE_HBL_EXCEPTION], TimeStamp [20200227191842-300803183].", "msg:device_lost", None),
 ]
 
 

@@ -29,9 +29,12 @@ _DEV_PATTERNS = [
     r"\[devid (\d+)\]", r"\bdevid[ =:]\s*(\d+)",
     r"\[dev(\d+)\]", r"\bdev(\d+)\b",
     r"\bdevice\s*\[(\d+)\]", r"\bdevice[=:]\s*(\d+)\b", r"\bdevice[ -](\d+)\b", r"\bdevice\((\d+)\)",
-    r"Ascend910[A-Z0-9]*-(\d+)\b", r"\bnpu[ _-]?(?:id[ =:]*)?(\d+)\b", r"\bNPU (\d+)\b", r"\bchip[ _]?(?:id[ =:]*)?(\d+)\b",
+    r"Ascend910[A-Z0-9]*-(\d+)\b", r"\bnpu[ _-]?(?:id[ =:]*)?(\d+)\b", r"\bNPU (\d+)\b",
+    r"\bchip[ _]?(?:id\**[ =:]*)?(\d+)\b",
     r"\bcard[ _-]?(\d+)\b",
 ]
+"""Device fields as lines write them; ``chipId**:2`` is the runtime's ``chipId:2`` as vendor pages print it in bold
+(hiascend troubleshooting pages render the field as ``**chipId**``)."""
 RE_DEVICE = screened("|".join(f"(?:{p})" for p in _DEV_PATTERNS), re.I)
 RE_DIE = screened(r"\bdie[ _]?(?:id)?[ =:]*(\d)\b", re.I)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
+from opsbrain.ingest.parsers.framework import CFG_ENV
 from opsbrain.ingest.screen import Screened, group_of, screened
 
 RE_ECODE = screened(r"(?<![0-9A-Za-z])(E[A-HJ-Z]\d{4}|E[1-9]\d{4})(?![0-9A-Za-z])")
@@ -92,4 +93,6 @@ def parse(ctx: LineCtx) -> bool:
             ctx.add(kind, comp, max(ctx.sev, 1), device=dev)
             found = True
             break
+    if found and CFG_ENV.search(text):
+        ctx.add("cfg:env", comp, 2, device=dev)  # a CANN error that names its environment cause ("init env failed")
     return found

@@ -22,21 +22,34 @@ CFG_ENV = screened(
 (HCCL's ``[EnvConfig]`` stage and ``set ... by HCCL_SOCKET_IFNAME`` lines, CANN's ``init env failed``), a port
 already taken (errno EADDRINUSE, "Address already in use"; HCCL's listen failure asks whether another process uses
 the port)."""
+RE_VENDOR_ATTR = screened(r"module '(?:torch_npu|mindspore|mindie\w*|vllm_ascend|acl|te|tbe)(?:\.\w+)*' has no "
+                          r"attribute")
+"""An Ascend package that lacks an API its caller expects: the installed version is not the one the caller was
+written for (vllm-ascend#340: ``module 'torch_npu' has no attribute '_npu_flash_attention'``, closed by the
+maintainer as 'install the wrong pytorch version')."""
+# Memory texts beyond the allocators' "out of memory": vLLM's start-up check when the weights leave no room for
+# the KV cache ("Available KV cache memory: -0.87 GiB", vllm-ascend#9372; "No available memory for the cache
+# blocks", vllm-ascend#5707), MindSpore's allocator ("... is more than total mem size", mindone#820) and the
+# runtime's own allocation failure under EL0004 ("Call rtMalloc fail, ... device_id:0", Helios#62).
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"out of memory|OutOfMemory|\bOOM\b|memory (?:allocation|alloc) fail|fail(?:ed)? to (?:allocate|"
-                r"malloc)|alloc(?:ate)? memory fail|aclrtMalloc\w* fail|Tried to allocate|memory is not enough|"
-                r"insufficient (?:device )?memory|not enough memory|EL0004|memory pool.*(?:full|exhaust)", re.I),
+                r"malloc)|alloc(?:ate)? memory fail|(?:acl)?rtMalloc\w* fail|Tried to allocate|memory is not enough|"
+                r"insufficient (?:device )?memory|not enough memory|EL0004|memory pool.*(?:full|exhaust)|"
+                r"is more than total mem size|Available KV cache memory: -\d|No available memory for the cache blocks",
+                re.I),
      "mem:oom"),
+    (RE_VENDOR_ATTR, "cfg:version"),
     (screened(r"version.*(?:mismatch|not match|does not match|not compatible|incompatible|not supported)|"
                 r"(?:mismatch|incompatible).*version|requires? .*version|version.*(?:too low|too old|lower than)", re.I),
      "cfg:version"),
     (CFG_ENV, "cfg:env"),
     (screened(r"invalid device|device id.*(?:invalid|out of range|exceed)|(?:invalid|wrong) (?:rank|device)|"
-                r"visible devices|set_device.*fail|SetDevice.*fail", re.I), "cfg:device"),
+                r"visible devices|set_device.*fail|SetDevice.*fail|because the device is (?:already )?(?:used|"
+                r"occupied|in use)|dcmi module initiali[sz]e failed\. ret is -8005", re.I), "cfg:device"),
     (screened(r"not supported|unsupported|not implemented|NotImplemented|is not support|no kernel|"
                 r"not registered|op type .* not", re.I), "op:unsupported"),
-    (screened(r"compile.*fail|fail.*compil|build graph fail|graph.*(?:build|compile).*fail|"
-                r"TBE.*fail|op_compile|CompileOp", re.I), "op:compile"),
+    (screened(r"\bcompil(?:e|ed|ing|ation)\b.*fail|fail.*\bcompil(?:e|ed|ing|ation)\b|build graph fail|"
+                r"graph.*(?:build|compile).*fail|TBE.*fail|op_compile|CompileOp", re.I), "op:compile"),
     (screened(r"aclnn\w*.*(?:fail|error)|(?:fail|error).*aclnn", re.I), "op:aclnn"),
     (screened(r"\[ASSERT\].*Assertion|Assertion `.*' failed|Assertion `", re.I), "op:assert"),
     (screened(r"loss is nan|nan loss|grad(?:ient)? norm is (?:inf|nan)|loss scale.*overflow|"
@@ -68,7 +81,7 @@ def parse(ctx: LineCtx) -> bool:
             break
     if m := RE_EXC.search(text):
         name = m.group(2)
-        if name not in ("StopIteration",):
+        if name not in ("StopIteration",) and not (name == "AttributeError" and RE_VENDOR_ATTR.search(text)):
             ctx.add(f"py:{name}", ctx.node, 2)
             found = True
     elif "Traceback (most recent call last)" in text:

@@ -19,20 +19,29 @@ RE_LINK_ROW = screened(r"\|\s*(\d{1,3}(?:\.\d{1,3}){3})\((\d+)\)\s*\|\s*(\d{1,3}
                          r"(\w+)\s*\|\s*([\w ]+?)\s*\|")
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"notify ?wait (?:time ?out|timeout)|wait notify timeout|NotifyWait.*timeout|"
-                r"Task run failed.*notify|taskType\[Notify Wait\]", re.I), "hccl:notify_timeout"),
+                r"Task run failed.*notify|taskType\[Notify Wait\]|fftsplus task timeout.*stuck notify", re.I),
+     "hccl:notify_timeout"),  # the FFTS+ form: "hccl fftsplus task timeout ... stuck notify num:3" (lmdeploy#3354)
     (screened(r"heart ?beat lost|lost heart ?beat|HeartBeat.*(?:lost|timeout|abnormal)", re.I), "hccl:heartbeat_lost"),
     (screened(r"socket.*time ?out|get socket timeout|connect(?:ion)? time ?out|wait.*socket.*timeout|"
                 r"\[Get\]\[Socket\]|RaSocket|socket (?:connect|recv|send)? ?fail", re.I), "hccl:socket_error"),
     (screened(r"transport.*init.*(?:fail|error)|create(?:d)? ?(?:commHD|transport|link).*fail|"
                 r"LINK_ERROR_INFO|the connection failure between this device", re.I), "hccl:transport_init"),
     (screened(r"\bcqe\b.*err|err.*\bcqe\b|retry ?cnt exceed|retransmi\w* (?:exceed|time ?out)|"
-                r"RDMA.*(?:error|fail)|roce.*(?:error|fail)", re.I), "hccl:rdma_error"),
+                r"\bRDMA\b.*(?:error|fail)|\broce\b.*(?:error|fail)", re.I), "hccl:rdma_error"),  # words: not "pROCEss"
     (screened(r"HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT|exec(?:ute)? ?timeout|execution timeout|"
                 r"op ?timeout|collective.*time(?:d)? ?out|Watchdog caught collective operation timeout", re.I),
      "hccl:exec_timeout"),
     (screened(r"rank ?table.*(?:fail|error|invalid|not)|(?:fail|error|invalid).*rank ?table|RANK_TABLE_FILE", re.I),
      "cfg:ranktable"),
 )
+RE_ROOT_RANK = screened(r"Cluster Exception Location\[IP/ID\]:\[(\d{1,3}(?:\.\d{1,3}){3})/(\d+)\]|"
+                        r"serverId\[(\d{1,3}(?:\.\d{1,3}){3})\], deviceId\[(\d+)\], "
+                        r"(?:Heartbeat Lost|Stuck|Error cqe) Occurred")
+"""HCCL's own root of a cluster failure: the rank its heartbeat broadcast blames, as the error log prints it
+(``Cluster Exception Location[IP/ID]:[90.90.92.240/1] ... ExceptionType:[Heartbeat Lost Occurred]``) or the
+EI0002 text's abnormal-device list (``serverId[192.168.100.111], deviceId[4], Heartbeat Lost Occurred``). CANN HCCL
+user guide, fault-detection chapter (hcclug_000055) and EI0002 chapter (hcclug_000031): the root becomes the
+``hccl:remote`` the collective waited for, on that server's device."""
 _OTHER_CODES = screened(r"E[A-HJ-Z]\d{4}|\b50\d{4}\b|ERR\d{5}")  # CANN / runtime codes: the cann parser's too
 _HCCL_CONTEXT = screened(r"HCCL|hccl|hcom|Hccl|HCOM|collective|allreduce|all_reduce|allgather|broadcast", re.I)
 
@@ -59,6 +68,10 @@ def parse(ctx: LineCtx) -> bool:
             ctx.add("hccl:no_connect", ctx.npu(), 2, peer=f"{dest}({dest_rank})", device=ctx.device())
         return True
     found = False
+    if m := RE_ROOT_RANK.search(text):
+        ip, dev = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        ctx.add("hccl:remote", f"{ip}/npu{dev}", 1, peer=ip, device=int(dev))
+        found = True
     peer = _peer(ctx)
     codes = list(dict.fromkeys(RE_EI.findall(text)))
     for code in codes:

@@ -1,4 +1,5 @@
-"""``hccn_tool`` outputs: ``-link_stat -g`` history lines (``[devid 3]    Mon Jan  1 ... 2024    LINK DOWN``), ``-link
+"""``hccn_tool`` outputs: ``-link_stat -g`` history lines (``[devid 3]    Mon Jan  1 ... 2024    LINK DOWN``; the Ascend
+950 table form ``| NPU | UDie | Port | LINK_DOWN | time |``), ``-link
 -g`` (``link status: DOWN``), ``-net_health -g`` (``net health status: Receive timeout``) and the like.
 
 In the twin, hccn devid counts the dies' RoCE ports (two per NPU); on a real host the devid is the NPU index."""
@@ -12,6 +13,10 @@ from opsbrain.ingest.screen import group_of, screened
 from opsbrain.ingest.where import twin_node
 
 RE_LINK_STAT = screened(r"\[devid (\d+)\]\s+\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s+LINK (UP|DOWN)")
+RE_LINK_TABLE = screened(r"^\s*\|\s*(\d+)\s*\|\s*\d+\s*\|\s*\d+\s*\|\s*LINK_(UP|DOWN)\s*\|")
+"""The Ascend 950 ``hccn_tool -g -link_stat`` history table row ``|  0  |  0   |  4   |  LINK_DOWN  | Mon Feb 9 ...|``
+(NPU, UDie, Port, Link_Status, Time_Stamp; hicann/driver docs, Ascend_950_HCCN_Tool 'querying the historical link
+up and down status of a port')."""
 RE_LINK = screened(r"link status\s*:\s*(UP|DOWN)", re.I)
 RE_HEALTH = screened(r"net health status\s*:\s*(.+?)\s*$", re.I)
 RE_DASH_I = screened(r"-i\s+(\d+)")
@@ -34,6 +39,10 @@ def parse(ctx: LineCtx) -> bool:
         devid, state = int(m.group(1)), m.group(2)
         ctx.add("hccn:down" if state == "DOWN" else "hccn:up", _port(ctx, devid), 2 if state == "DOWN" else 0,
                 device=devid)
+        return True
+    if m := RE_LINK_TABLE.search(text):
+        npu, state = int(m.group(1)), m.group(2)
+        ctx.add("hccn:down" if state == "DOWN" else "hccn:up", ctx.npu(npu), 2 if state == "DOWN" else 0, device=npu)
         return True
     if m := RE_LINK.search(text):
         dev = int(d.group(1)) if (d := RE_DASH_I.search(text)) else ctx.device()
