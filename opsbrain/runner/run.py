@@ -47,6 +47,7 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
     """Run a plan to its end (or abort) and return the journal. With ``bundle_dir``, also write a log bundle per
     journal incident into ``bundle_dir/<incident id>/`` (issue 9; listed under the journal's ``bundles``)."""
     wall0 = time.perf_counter()
+    started_at = _utc_now()
     world = build_world(plan, engine, dry_run=dry_run)
     sim = world.sim
     spec = plan.scenario.spec
@@ -91,6 +92,7 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
         verdict = "passed"
     faults = [i for i in incidents if i["injected"] is not None]
     journal = {
+        **journal_header(plan, started_at, world.sim.params.telemetry.epoch),
         "scenario": plan.scenario.metadata.name, "description": plan.scenario.metadata.description,
         "seed": plan.seed, "policy": plan.policy, "verdict": verdict, "status": status,
         "abort_reason": mon.aborted or ("interrupted by the operator" if status == "interrupted" else None),
@@ -114,6 +116,24 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
 
         out["bundles"] = write_run_bundles(world, out, bundle_dir)
     return out
+
+
+def _utc_now() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def journal_header(plan: Plan, started_at: str, sim_epoch: str) -> dict[str, Any]:
+    """What makes a journal self-describing (its JSON Schema: :mod:`opsbrain.runner.journal_schema`): the schema
+    version, the tool that wrote it, the run's wall-clock start and end (UTC), the simulated clock's time at t=0
+    (the time the twin's logs print, for matching a timeline to log lines) and the scenario it ran, embedded."""
+    from opsbrain import __version__
+    from opsbrain.runner.journal_schema import SCHEMA_VERSION
+
+    return {"schema_version": SCHEMA_VERSION, "tool": {"name": "opsbrain", "version": __version__},
+            "started_at": started_at, "finished_at": _utc_now(), "sim_epoch": sim_epoch,
+            "scenario_definition": plan.scenario.model_dump(mode="json")}
 
 
 SERIES_MAX_POINTS = 2000  # per workload: keeps a week-long journal small (reason: report plots, not analysis)
