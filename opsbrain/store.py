@@ -14,6 +14,7 @@ leaves a consistent store: its row stays ``running`` until a later open notices 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import time
@@ -69,6 +70,7 @@ class StoreError(InputError):
     """The run store cannot be opened or written (corrupt, not a database, full, locked); one line with a hint."""
 
 
+log = logging.getLogger(__name__)
 MAX_ID_TRIES = 1000  # reason: same scenario, seed and second; far more concurrent starts than a host can run
 
 
@@ -130,6 +132,7 @@ class RunStore:
             db.executescript(SCHEMA)
             if db.execute("PRAGMA user_version").fetchone()[0] < STORE_VERSION:
                 self._migrate(db)
+                log.info("run store at schema version", extra={"path": str(self.path), "version": STORE_VERSION})
             stale = [r[0] for r in db.execute("SELECT id, pid FROM runs WHERE status='running'")
                      if not _alive(r[1])]
             for rid in stale:

@@ -9,6 +9,7 @@ another model format), it trains a smaller model on first use, caches it and say
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from importlib import resources
@@ -19,6 +20,7 @@ from opsbrain.diagnosis.engine import DiagnosisParams, Engine
 from opsbrain.diagnosis.model import DiagnosisModel, ModelMismatch
 from opsbrain.store import default_home
 
+log = logging.getLogger(__name__)
 Say = Callable[[str], None]
 FIRST_USE_PER_KIND = 12
 TEXT_CASES_PER_CLASS = 150
@@ -145,18 +147,23 @@ def load_engine(home: Path | None = None, say: Say | None = None, params: Diagno
     """The engine with ``model`` (only that file), else the trained model in the data directory, the shipped model,
     a cached one, or one trained now (announced through ``say``)."""
     if model is not None:
-        return Engine(load_model_file(Path(model)), params)
+        engine = Engine(load_model_file(Path(model)), params)
+        log.info("diagnosis model loaded", extra={"path": str(model), "given": True})
+        return engine
     h = kb_hash()
     reasons = []
     trained = trained_model_path(home)
     candidates = ([trained] if trained.exists() else []) + [shipped_model_path(), cached_model_path(home)]
     for path in candidates:
         try:
-            return Engine(DiagnosisModel.load(path, h), params)
+            engine = Engine(DiagnosisModel.load(path, h), params)
+            log.info("diagnosis model loaded", extra={"path": str(path)})
+            return engine
         except ModelMismatch as exc:
             reasons.append(str(exc))
         except Exception as exc:  # an unreadable file is a cache miss, not a crash
             reasons.append(f"{path}: {type(exc).__name__}: {exc}")
+    log.warning("no usable diagnosis model; training one", extra={"reasons": reasons})
     if say:
         say(f"opsbrain: no usable diagnosis model ({reasons[0]}); training one now on "
             f"{FIRST_USE_PER_KIND} case runs per fault class (once; cached in {cached_model_path(home).parent})")
