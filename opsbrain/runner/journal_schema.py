@@ -49,6 +49,10 @@ _INCIDENT = _obj({
     "correct": {"type": "boolean"}, "class_correct": {"type": "boolean"}, "localized": {"type": "boolean"},
     "false_positive": {"type": "boolean"}, "human_steps": {"type": "integer", "minimum": 0},
     "impact": _OBJ, "detected_by": _OPT_STR, "lead_time_s": _OPT_NUM, "link_down_at_s": _OPT_NUM,
+    "signals": {"type": "array", "items": _obj({"t_s": _NUM, "host": _OPT_STR, "severity": {"enum": [0, 1, 2]},
+                                                "kinds": {"type": "array", "items": {"type": "string"}},
+                                                "text": {"type": "string"}}, ["t_s", "text"])},
+    "signals_total": {"type": "integer", "minimum": 0},
 }, ["id", "injected", "detected_at_s", "diagnosis", "actions", "ttd_s", "ttdiag_s", "ttr_s", "correct"])
 
 _ISO = {"type": "string", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d"}

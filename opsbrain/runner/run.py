@@ -290,6 +290,7 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
             "correct": cls == f.kind and scoring.localized(f.kind, f.target, comp),
             "human_steps": sum(orch.incident(k).get("human_steps", 0) for k in keys),
             "impact": _impact(snaps.get(f.at_s), snaps.get(nxt, accounting_end), affected),
+            **signal_lines([sg for inc in mine for sg in inc.signals]),
         })
         out[-1].update(_lead_time(sim, f, detected, primary is not None and primary.id in ctl.adopted))
     for inc in ctl.incidents:
@@ -304,8 +305,36 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
                     "class_correct": False, "localized": False,
                     "false_positive": (d is None or d.fault_class != WORKLOAD_STUCK) and (
                         _acted(actions) or (d is not None and d.fault_class not in NO_ACTION_CLASSES)),
-                    "impact": {}})
+                    "impact": {}, **signal_lines(inc.signals)})
     return out
+
+
+MAX_SIGNAL_LINES = 12  # per incident (reason: the evidence a report quotes; a week-long journal stays small)
+
+
+def signal_lines(signals: list[Any]) -> dict[str, Any]:
+    """The log lines behind an incident's signals, for reports' timelines and evidence: at most
+    :data:`MAX_SIGNAL_LINES` distinct lines -- the first line of each signal kind, then the earliest others -- in
+    time order (``t_s``, ``host``, ``severity``, the ``kinds`` the line gave, its ``text`` as the device or program
+    printed it), and ``signals_total``, the count of all signals. One line per kind first, so a burst of one kind
+    (forty switch ports reporting a dead node) does not hide the line that names the cause."""
+    lines: dict[tuple[float, str | None, str], dict[str, Any]] = {}
+    for sg in sorted(signals, key=lambda x: x.t):
+        entry = lines.setdefault((sg.t, sg.host, sg.text), {"t_s": sg.t, "host": sg.host, "severity": sg.severity,
+                                                             "kinds": [], "text": sg.text})
+        entry["severity"] = max(entry["severity"], sg.severity)
+        if sg.kind not in entry["kinds"]:
+            entry["kinds"].append(sg.kind)
+    order = list(lines.values())
+    keep: list[int] = []
+    seen: set[str] = set()
+    for k, e in enumerate(order):  # the first line of each kind
+        if len(keep) < MAX_SIGNAL_LINES and not seen.issuperset(e["kinds"]):
+            keep.append(k)
+            seen.update(e["kinds"])
+    rest = [k for k in range(len(order)) if k not in set(keep)]
+    keep += rest[:MAX_SIGNAL_LINES - len(keep)]
+    return {"signals": [order[k] for k in sorted(keep)], "signals_total": len(signals)}
 
 
 def _link_down_at(sim: Any, f: ActiveFault) -> float | None:
