@@ -108,7 +108,19 @@ def configure(level: int, json_lines: bool = False, stream: TextIO | None = None
 
 
 def for_service() -> logging.Logger:
-    """JSON lines for a long-running service, at INFO unless a level was chosen (see module docstring)."""
+    """JSON lines for a long-running service, at INFO unless a level was chosen (see module docstring); the
+    scheduler library's own records (apscheduler: a skipped run, a job error) go the same way, at WARNING or
+    above."""
     logger = logging.getLogger(ROOT)
     level = logger.level if _State.explicit and logger.level else logging.INFO
-    return configure(level, json_lines=True)
+    out = configure(level, json_lines=True)
+    lib = logging.getLogger("apscheduler")
+    for h in [h for h in lib.handlers if getattr(h, "_opsbrain", False)]:
+        lib.removeHandler(h)
+    handler = _Stderr()
+    handler._opsbrain = True  # type: ignore[attr-defined]
+    handler.setFormatter(JsonLines())
+    lib.addHandler(handler)
+    lib.setLevel(max(level, logging.WARNING))
+    lib.propagate = False
+    return out

@@ -167,10 +167,13 @@ def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, 
     elif scenario is None:
         raise InputError("give --scenario (the live pod's world) or --source prometheus|commands", path="--scenario")
 
-    def on_start(svc: Any) -> None:
-        url = f"; metrics {svc.server.url}" if svc.server is not None else ""
-        click.echo(f"opsbrain: sweeping {svc.pod.name} {svc.trigger}, speed {svc.pod.speed:g}x; schedule "
-                   f"{svc.schedule_id} in {svc.store.path}{url}", err=True)
+    def on_start(svc: Any) -> None:  # stderr carries JSON lines only: the start is one of them
+        import logging
+
+        logging.getLogger("opsbrain.service").info(
+            f"sweeping {svc.pod.name} {svc.trigger}, speed {svc.pod.speed:g}x", extra={
+                "schedule": svc.schedule_id, "store": str(svc.store.path),
+                "metrics_url": svc.server.url if svc.server is not None else None})
 
     def on_sweep(d: dict[str, Any]) -> None:
         if as_json:
