@@ -299,24 +299,26 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
         d = inc.diagnosis
         keys = ctl.handled.get(inc.id, [])
         actions = [a for k in keys for a in orch.actions_for(k)]
+        fp = (d is None or d.fault_class != WORKLOAD_STUCK) and (
+            _acted(actions) or (d is not None and d.fault_class not in NO_ACTION_CLASSES))
         out.append({"id": inc.id, "injected": None, "incident_ids": [inc.id], "detected_at_s": inc.opened_at,
                     "diagnosis": d.as_dict() if d else None, "runbook": None, "actions": actions,
                     "recovered_at_s": None, "ttd_s": None, "ttdiag_s": None, "ttr_s": None, "correct": False,
-                    "class_correct": False, "localized": False,
-                    "false_positive": (d is None or d.fault_class != WORKLOAD_STUCK) and (
-                        _acted(actions) or (d is not None and d.fault_class not in NO_ACTION_CLASSES)),
-                    "impact": {}, **signal_lines(inc.signals)})
+                    "class_correct": False, "localized": False, "false_positive": fp, "impact": {},
+                    **signal_lines(inc.signals, MAX_SIGNAL_LINES if fp else MAX_NOISE_SIGNAL_LINES)})
     return out
 
 
 MAX_SIGNAL_LINES = 12  # per incident (reason: the evidence a report quotes; a week-long journal stays small)
+MAX_NOISE_SIGNAL_LINES = 3  # reason: background events are counted, not investigated; a month of them stays small
 
 
-def signal_lines(signals: list[Any]) -> dict[str, Any]:
-    """The log lines behind an incident's signals, for reports' timelines and evidence: at most
-    :data:`MAX_SIGNAL_LINES` distinct lines -- the first line of each signal kind, then the earliest others -- in
-    time order (``t_s``, ``host``, ``severity``, the ``kinds`` the line gave, its ``text`` as the device or program
-    printed it), and ``signals_total``, the count of all signals. One line per kind first, so a burst of one kind
+def signal_lines(signals: list[Any], limit: int = MAX_SIGNAL_LINES) -> dict[str, Any]:
+    """The log lines behind an incident's signals, for reports' timelines and evidence: at most ``limit``
+    (:data:`MAX_SIGNAL_LINES`; :data:`MAX_NOISE_SIGNAL_LINES` for background events not acted on) distinct lines
+    -- the first line of each signal kind, then the earliest others -- in time order (``t_s``, ``host``,
+    ``severity``, the ``kinds`` the line gave, its ``text`` as the device or program printed it), and
+    ``signals_total``, the count of all signals. One line per kind first, so a burst of one kind
     (forty switch ports reporting a dead node) does not hide the line that names the cause."""
     lines: dict[tuple[float, str | None, str], dict[str, Any]] = {}
     for sg in sorted(signals, key=lambda x: x.t):
@@ -329,11 +331,12 @@ def signal_lines(signals: list[Any]) -> dict[str, Any]:
     keep: list[int] = []
     seen: set[str] = set()
     for k, e in enumerate(order):  # the first line of each kind
-        if len(keep) < MAX_SIGNAL_LINES and not seen.issuperset(e["kinds"]):
+        if len(keep) < limit and not seen.issuperset(e["kinds"]):
             keep.append(k)
             seen.update(e["kinds"])
-    rest = [k for k in range(len(order)) if k not in set(keep)]
-    keep += rest[:MAX_SIGNAL_LINES - len(keep)]
+    chosen = set(keep)
+    rest = [k for k in range(len(order)) if k not in chosen]
+    keep += rest[:limit - len(keep)]
     return {"signals": [order[k] for k in sorted(keep)], "signals_total": len(signals)}
 
 
