@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import json
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,10 +11,11 @@ from typing import Any
 from opsbrain.fsio import write_json_atomic
 from opsbrain.scenario.loader import builtin_dir, builtin_names, load_scenario, read_yaml, validate_files
 from opsbrain.scenario.plan import Plan, build_plan
-from opsbrain.scenario.schema import MAX_DURATION_S, Scenario
+from opsbrain.scenario.schema import Scenario
 from opsbrain.store import RunStore
 
 Say = Callable[[str], None]
+log = logging.getLogger(__name__)
 
 
 def list_scenarios() -> list[dict[str, Any]]:
@@ -66,6 +67,8 @@ def run(p: Plan, store: RunStore | None = None, out_dir: Path | None = None,
     run_id = None
     if store is not None:
         run_id = store.begin_run(p.scenario.metadata.name, p.seed, p.policy)
+    log.info("run started", extra={"run_id": run_id, "scenario": p.scenario.metadata.name, "seed": p.seed,
+                                   "policy": p.policy})
     try:
         journal = run_plan(p, engine, progress=progress, bundle_dir=bundle_dir)
     except KeyboardInterrupt:  # stopped before the simulation ran (run_plan journals a stop once it runs)
@@ -73,6 +76,9 @@ def run(p: Plan, store: RunStore | None = None, out_dir: Path | None = None,
             store.mark_interrupted(run_id)
         raise
     journal["run_id"] = run_id
+    log.info("run finished", extra={"run_id": run_id, "verdict": journal["verdict"],
+                                    "faults": journal["summary"]["incidents"],
+                                    "wall_s": round(journal["summary"]["wall_s"], 3)})
     if store is not None and run_id is not None:
         store.finish(run_id, journal)
     if out_dir is not None:

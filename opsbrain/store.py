@@ -1,4 +1,10 @@
-"""The run store: SQLite in WAL mode holding runs, incidents, actions and whole journals.
+"""The run store: SQLite in WAL mode holding runs, incidents, actions, whole journals and campaigns.
+
+Campaigns (``opsbrain chaos campaign``) live beside their runs: ``campaigns`` (id, spec, the last summary),
+``campaign_runs`` (one compact record per seed and policy, the resume marker) and ``runs.campaign_id`` (which
+campaign a run belongs to). Stores written before campaigns had a ``runs.campaign_id`` column are migrated in
+place when opened (``PRAGMA user_version`` 0 -> :data:`STORE_VERSION`; the column added, filled from
+``campaign_runs``), under one immediate transaction so two processes opening an old store do not race.
 
 A run is inserted as ``running`` when it starts and completed in one transaction when it ends, so a killed run
 leaves a consistent store: its row stays ``running`` until a later open notices its process is gone and marks it
@@ -8,6 +14,7 @@ leaves a consistent store: its row stays ``running`` until a later open notices 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import time
@@ -41,13 +48,29 @@ CREATE TABLE IF NOT EXISTS sweep_schedules (
     id TEXT PRIMARY KEY, scenario TEXT NOT NULL, trigger TEXT NOT NULL, next_run TEXT, last_run TEXT,
     created_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS campaigns (
+    id TEXT PRIMARY KEY, spec TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS campaign_runs (
+    campaign_id TEXT NOT NULL, seed INTEGER NOT NULL, policy TEXT NOT NULL, run_id TEXT, record TEXT NOT NULL,
+    finished_at TEXT NOT NULL, PRIMARY KEY (campaign_id, seed, policy)
+);
 """
+STORE_VERSION = 2  # 1 (implicit, user_version 0); 2: runs.campaign_id, campaigns.summary, incidents.false_positive
+MIGRATIONS = (
+    ("runs", "campaign_id", "ALTER TABLE runs ADD COLUMN campaign_id TEXT",
+     "UPDATE runs SET campaign_id = (SELECT r.campaign_id FROM campaign_runs r WHERE r.run_id = runs.id) "
+     "WHERE campaign_id IS NULL"),
+    ("campaigns", "summary", "ALTER TABLE campaigns ADD COLUMN summary TEXT", None),
+    ("incidents", "false_positive", "ALTER TABLE incidents ADD COLUMN false_positive INTEGER", None),
+)
 
 
 class StoreError(InputError):
     """The run store cannot be opened or written (corrupt, not a database, full, locked); one line with a hint."""
 
 
+log = logging.getLogger(__name__)
 MAX_ID_TRIES = 1000  # reason: same scenario, seed and second; far more concurrent starts than a host can run
 
 
@@ -107,10 +130,25 @@ class RunStore:
                              file=str(self.path))
         with self._db() as db:
             db.executescript(SCHEMA)
+            if db.execute("PRAGMA user_version").fetchone()[0] < STORE_VERSION:
+                self._migrate(db)
+                log.info("run store at schema version", extra={"path": str(self.path), "version": STORE_VERSION})
             stale = [r[0] for r in db.execute("SELECT id, pid FROM runs WHERE status='running'")
                      if not _alive(r[1])]
             for rid in stale:
                 db.execute("UPDATE runs SET status='interrupted', verdict='aborted' WHERE id=?", (rid,))
+
+    @staticmethod
+    def _migrate(db: sqlite3.Connection) -> None:
+        """Bring an older store to :data:`STORE_VERSION` (see module docstring); idempotent."""
+        db.execute("BEGIN IMMEDIATE")  # one migrating process at a time; the others see the result
+        for table, column, alter, fill in MIGRATIONS:
+            have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+            if column not in have:
+                db.execute(alter)
+            if fill:
+                db.execute(fill)
+        db.execute(f"PRAGMA user_version={STORE_VERSION}")
 
     @contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
@@ -159,7 +197,7 @@ class RunStore:
     def _id_base(scenario: str, seed: int) -> str:
         return f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}-{scenario}-s{seed}"
 
-    def begin_run(self, scenario: str, seed: int, policy: str) -> str:
+    def begin_run(self, scenario: str, seed: int, policy: str, campaign_id: str | None = None) -> str:
         """Allocate a run id and insert the run as ``running`` in one step: the primary key decides, and a
         conflict (another process took the id) retries with the next suffix."""
         base = self._id_base(scenario, seed)
@@ -168,16 +206,17 @@ class RunStore:
         for k in range(n, n + MAX_ID_TRIES):
             run_id = base if k == 0 else f"{base}-{k + 1}"
             try:
-                self.start(run_id, scenario, seed, policy)
+                self.start(run_id, scenario, seed, policy, campaign_id)
             except sqlite3.IntegrityError:
                 continue
             return run_id
         raise StoreError(f"no free run id for {base} after {MAX_ID_TRIES} tries", file=str(self.path))
 
-    def start(self, run_id: str, scenario: str, seed: int, policy: str) -> None:
+    def start(self, run_id: str, scenario: str, seed: int, policy: str, campaign_id: str | None = None) -> None:
         with self._db() as db:
-            db.execute("INSERT INTO runs (id, scenario, seed, policy, status, pid, started_at) "
-                       "VALUES (?, ?, ?, ?, 'running', ?, ?)", (run_id, scenario, seed, policy, os.getpid(), _now()))
+            db.execute("INSERT INTO runs (id, scenario, seed, policy, status, pid, started_at, campaign_id) "
+                       "VALUES (?, ?, ?, ?, 'running', ?, ?, ?)",
+                       (run_id, scenario, seed, policy, os.getpid(), _now(), campaign_id))
 
     def finish(self, run_id: str, journal: dict[str, Any]) -> None:
         """Store the complete journal, its incidents and actions, in one transaction."""
@@ -185,10 +224,12 @@ class RunStore:
             for inc in journal.get("incidents", []):
                 diag = inc.get("diagnosis") or {}
                 inj = inc.get("injected") or {}
-                db.execute("INSERT OR REPLACE INTO incidents VALUES (?,?,?,?,?,?,?,?,?,?)",
+                db.execute("INSERT OR REPLACE INTO incidents (run_id, id, kind, component, at_s, diagnosis, correct, "
+                           "ttd_s, ttdiag_s, ttr_s, false_positive) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                            (run_id, inc["id"], inj.get("kind"), inj.get("component"), inj.get("at_s"),
                             diag.get("fault_class"), int(bool(inc.get("correct"))), inc.get("ttd_s"),
-                            inc.get("ttdiag_s"), inc.get("ttr_s")))
+                            inc.get("ttdiag_s"), inc.get("ttr_s"),
+                            None if inj else int(bool(inc.get("false_positive")))))
                 for seq, act in enumerate(inc.get("actions", [])):
                     db.execute("INSERT OR REPLACE INTO actions VALUES (?,?,?,?,?,?,?,?)",
                                (run_id, inc["id"], seq, act.get("action"), act.get("target"), act.get("status"),
@@ -203,12 +244,14 @@ class RunStore:
             db.execute("UPDATE runs SET status='interrupted', verdict='aborted', finished_at=? WHERE id=? "
                        "AND status='running'", (_now(), run_id))
 
-    _COLS = ("id", "scenario", "seed", "policy", "status", "verdict", "started_at", "finished_at")
+    _COLS = ("id", "scenario", "seed", "policy", "status", "verdict", "started_at", "finished_at", "campaign_id")
 
-    def list_runs(self, limit: int = 50) -> list[dict[str, Any]]:
+    def list_runs(self, limit: int = 50, campaign: str | None = None) -> list[dict[str, Any]]:
+        """Stored runs, newest first; ``campaign``: only that campaign's runs."""
+        where, args = ("WHERE campaign_id=?", [campaign]) if campaign is not None else ("", [])
         with self._db() as db:
-            rows = db.execute(f"SELECT {', '.join(self._COLS)} FROM runs ORDER BY started_at DESC, id DESC LIMIT ?",
-                              (limit,)).fetchall()
+            rows = db.execute(f"SELECT {', '.join(self._COLS)} FROM runs {where} "
+                              "ORDER BY started_at DESC, id DESC LIMIT ?", (*args, limit)).fetchall()
         return [dict(zip(self._COLS, r, strict=True)) for r in rows]
 
     def get_journal(self, run_id: str) -> dict[str, Any] | None:
@@ -278,3 +321,84 @@ class RunStore:
     def delete_schedule(self, schedule_id: str) -> bool:
         with self._db() as db:
             return db.execute("DELETE FROM sweep_schedules WHERE id=?", (schedule_id,)).rowcount > 0
+
+    # ---- campaigns (issue 10; stored with their runs since issue 19) -------------------------------------------
+    def register_campaign(self, campaign_id: str, spec: dict[str, Any]) -> None:
+        now = _now()
+        with self._db() as db:
+            db.execute("INSERT INTO campaigns (id, spec, created_at, updated_at) VALUES (?, ?, ?, ?) "
+                       "ON CONFLICT(id) DO UPDATE SET updated_at=excluded.updated_at",
+                       (campaign_id, json.dumps(spec, sort_keys=True), now, now))
+
+    def save_campaign_summary(self, campaign_id: str, summary: dict[str, Any]) -> None:
+        """Keep the campaign's last summary (what ``chaos campaign --json`` printed) for ``report CAMPAIGN_ID``."""
+        with self._db() as db:
+            db.execute("UPDATE campaigns SET summary=?, updated_at=? WHERE id=?",
+                       (json.dumps(summary, sort_keys=True, default=str), _now(), campaign_id))
+
+    def campaign_records(self, campaign_id: str) -> dict[tuple[int, str], dict[str, Any]]:
+        """The finished runs' compact records by (seed, policy)."""
+        with self._db() as db:
+            rows = db.execute("SELECT seed, policy, record FROM campaign_runs WHERE campaign_id=?",
+                              (campaign_id,)).fetchall()
+        return {(int(s), str(p)): json.loads(r) for s, p, r in rows}
+
+    def save_campaign_run(self, campaign_id: str, record: dict[str, Any], journal: dict[str, Any] | None,
+                          scenario: str) -> str | None:
+        """One finished campaign run: its journal as a run of the campaign (when kept), then its record (the
+        resume marker, written last). Returns the run id (None without a journal)."""
+        run_id = None
+        if journal is not None:
+            run_id = self.begin_run(scenario, record["seed"], record["policy"], campaign_id=campaign_id)
+            self.finish(run_id, dict(journal, run_id=run_id, campaign_id=campaign_id))
+        record["run_id"] = run_id
+        with self._db() as db:
+            db.execute("INSERT OR REPLACE INTO campaign_runs VALUES (?, ?, ?, ?, ?, ?)",
+                       (campaign_id, record["seed"], record["policy"], run_id, json.dumps(record, sort_keys=True),
+                        _now()))
+        return run_id
+
+    def get_campaign(self, campaign_id: str) -> dict[str, Any] | None:
+        """A campaign: spec, last summary (or None), its run ids in (seed, policy) order."""
+        with self._db() as db:
+            row = db.execute("SELECT id, spec, summary, created_at, updated_at FROM campaigns WHERE id=?",
+                             (campaign_id,)).fetchone()
+            if row is None:
+                return None
+            runs = db.execute("SELECT run_id FROM campaign_runs WHERE campaign_id=? ORDER BY seed, policy",
+                              (campaign_id,)).fetchall()
+        return {"id": row[0], "spec": json.loads(row[1]), "summary": json.loads(row[2]) if row[2] else None,
+                "created_at": row[3], "updated_at": row[4], "run_ids": [r[0] for r in runs if r[0]],
+                "runs": len(runs)}
+
+    def list_campaigns(self) -> list[dict[str, Any]]:
+        with self._db() as db:
+            rows = db.execute("SELECT c.id, c.spec, c.updated_at, COUNT(r.seed) FROM campaigns c LEFT JOIN "
+                              "campaign_runs r ON r.campaign_id = c.id GROUP BY c.id ORDER BY c.updated_at DESC"
+                              ).fetchall()
+        return [{"id": i, "spec": json.loads(s), "updated_at": u, "runs": n} for i, s, u, n in rows]
+
+    # ---- figures for the metrics endpoint (opsbrain.service.metrics.RunStoreCollector) --------------------------
+    def run_figures(self) -> dict[str, Any]:
+        """Counts over the stored runs for Prometheus: runs by (status, verdict, policy), faults by diagnosis
+        outcome, noise incidents by whether they were false positives, final diagnoses by class, (count, sum) of time to
+        recover by injected class, campaigns, and the Unix time the last run finished. A noise incident is
+        ``false_positive`` as its journal scored it ("unknown" for runs stored before the column existed)."""
+        with self._db() as db:
+            runs = {(s, v or "none", p): n for s, v, p, n in db.execute(
+                "SELECT status, verdict, policy, COUNT(*) FROM runs GROUP BY status, verdict, policy")}
+            faults = {(o,): n for o, n in db.execute(
+                "SELECT CASE WHEN correct=1 THEN 'diagnosed_correctly' WHEN diagnosis IS NULL THEN 'missed' "
+                "ELSE 'misdiagnosed' END AS o, COUNT(*) FROM incidents WHERE kind IS NOT NULL GROUP BY o")}
+            noise = {("true" if fp else "false" if fp is not None else "unknown",): n for fp, n in db.execute(
+                "SELECT false_positive, COUNT(*) FROM incidents WHERE kind IS NULL GROUP BY false_positive")}
+            diagnoses = {(c,): n for c, n in db.execute(
+                "SELECT diagnosis, COUNT(*) FROM incidents WHERE diagnosis IS NOT NULL GROUP BY diagnosis")}
+            ttr = {(k,): (n, s) for k, n, s in db.execute(
+                "SELECT kind, COUNT(*), SUM(ttr_s) FROM incidents WHERE kind IS NOT NULL AND ttr_s IS NOT NULL "
+                "GROUP BY kind")}
+            campaigns = db.execute("SELECT COUNT(*) FROM campaigns").fetchone()[0]
+            last = db.execute("SELECT MAX(finished_at) FROM runs WHERE finished_at IS NOT NULL").fetchone()[0]
+        last_ts = datetime.fromisoformat(last).timestamp() if last else None
+        return {"runs": runs, "faults": faults, "noise": noise, "diagnoses": diagnoses, "ttr": ttr,
+                "campaigns": campaigns, "last_finished": last_ts}

@@ -234,7 +234,7 @@ def test_json_report_is_the_facts(journal: dict[str, Any], journal_file: Path, t
     res = CliRunner().invoke(cli, ["report", str(journal_file), "--format", "json", "--out", "-"])
     assert res.exit_code == 0, res.output
     model = json.loads(res.stdout)
-    assert model["kind"] == "run" and model["report_version"] == 1
+    assert model["kind"] == "run" and model["report_version"] == 2
     got = {i["id"]: i for i in model["incidents"]}
     for f in journal["incidents"]:
         g = got[f["id"]]

@@ -70,7 +70,9 @@ def test_sweep_run_json_summary_and_results_in_the_run_store(runner: CliRunner, 
     data = json.loads(out)
     assert data["stopped_by"] == "max-runtime" and data["sweeps"] >= 1 and not data["errors"]
     assert data["schedule"] == {"id": "sweep-noise-only-day", "trigger": "interval:0.5", "description": "every 0.5 s"}
-    assert "sweeping noise-only-day every 0.5 s" in err
+    started = [json.loads(x) for x in err.splitlines() if x.startswith("{") and "sweeping" in x]
+    assert started and started[0]["msg"] == "sweeping noise-only-day every 0.5 s, speed 600x"
+    assert started[0]["schedule"] == "sweep-noise-only-day"
     stored = RunStore(tmp_path).list_sweeps()
     assert len(stored) == data["sweeps"] and {r["source"] for r in stored} == {"service"}
 

@@ -3,8 +3,9 @@
 Each run is the chaos runner's ``run_plan`` on a campaign plan (faults, noise, detector, diagnosis, runbooks), so a
 campaign's figures are the same measurements ``chaos run`` makes. Runs execute in worker processes
 (``concurrent.futures``) or on a Dask cluster (:mod:`opsbrain.campaign.dask_exec`); only the parent writes the
-store: each finished run's journal goes into the run store (``runs`` table) and its compact record into the
-``campaign_runs`` table of the same SQLite file, keyed by (campaign id, seed, policy). A campaign started again
+store: each finished run's journal goes into the run store (``runs`` table, tagged with the campaign id) and its
+compact record into the ``campaign_runs`` table of the same SQLite file, keyed by (campaign id, seed, policy); the
+last summary is kept in ``campaigns`` (``opsbrain report CAMPAIGN_ID``). A campaign started again
 with the same set-up (after a kill, or with more seeds) reuses the finished runs and runs only the missing ones.
 
 Each worker process loads the diagnosis engine and builds the topology once (cached per process) and reuses them
@@ -13,15 +14,11 @@ for every run it is given; nothing a run changes lives in them.
 
 from __future__ import annotations
 
-import json
 import os
-import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -36,17 +33,6 @@ from opsbrain.workers import init_worker
 Say = Callable[[str], None]
 Progress = Callable[[int, int, "dict[str, Any] | None"], None]
 """``progress(done, total, record_just_finished_or_None)``."""
-
-CAMPAIGN_SCHEMA = """
-CREATE TABLE IF NOT EXISTS campaigns (
-    id TEXT PRIMARY KEY, spec TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS campaign_runs (
-    campaign_id TEXT NOT NULL, seed INTEGER NOT NULL, policy TEXT NOT NULL, run_id TEXT, record TEXT NOT NULL,
-    finished_at TEXT NOT NULL, PRIMARY KEY (campaign_id, seed, policy)
-);
-"""
-
 
 # ---- worker side ---------------------------------------------------------------------------------------------
 # Per-process caches of read-only objects (the diagnosis engine, the topology): loaded once per worker, never
@@ -90,63 +76,25 @@ def run_task_packed(args: tuple[str, int, str, str | None]) -> dict[str, Any]:
 
 # ---- store -----------------------------------------------------------------------------------------------------
 class CampaignStore:
-    """The ``campaigns`` / ``campaign_runs`` tables next to the run store's tables (same SQLite file)."""
+    """A campaign's view of the run store (its ``campaigns`` / ``campaign_runs`` tables, :mod:`opsbrain.store`)."""
 
     def __init__(self, runs: RunStore) -> None:
         self.runs = runs
         self.path = runs.path
-        with self._db() as db:
-            db.executescript(CAMPAIGN_SCHEMA)
-
-    @contextmanager
-    def _db(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=30)
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            with db:
-                yield db
-        finally:
-            db.close()
 
     def register(self, spec: CampaignSpec) -> None:
-        now = _now()
-        with self._db() as db:
-            db.execute("INSERT INTO campaigns (id, spec, created_at, updated_at) VALUES (?, ?, ?, ?) "
-                       "ON CONFLICT(id) DO UPDATE SET updated_at=excluded.updated_at",
-                       (spec.campaign_id, json.dumps(spec.identity(), sort_keys=True), now, now))
+        self.runs.register_campaign(spec.campaign_id, spec.identity())
 
     def finished(self, campaign_id: str) -> dict[tuple[int, str], dict[str, Any]]:
-        with self._db() as db:
-            rows = db.execute("SELECT seed, policy, record FROM campaign_runs WHERE campaign_id=?",
-                              (campaign_id,)).fetchall()
-        return {(int(s), str(p)): json.loads(r) for s, p, r in rows}
+        return self.runs.campaign_records(campaign_id)
 
     def save(self, spec: CampaignSpec, result: dict[str, Any], keep_journal: bool = True) -> str | None:
         """Store one finished run: its journal in the run store, then its record (the resume marker)."""
-        rec, journal = result["record"], result.get("journal")
-        run_id = None
-        if keep_journal and journal is not None:
-            run_id = self.runs.new_run_id(spec.name, rec["seed"])
-            self.runs.start(run_id, spec.name, rec["seed"], rec["policy"])
-            journal = dict(journal, run_id=run_id, campaign_id=spec.campaign_id)
-            self.runs.finish(run_id, journal)
-        rec["run_id"] = run_id
-        with self._db() as db:
-            db.execute("INSERT OR REPLACE INTO campaign_runs VALUES (?, ?, ?, ?, ?, ?)",
-                       (spec.campaign_id, rec["seed"], rec["policy"], run_id, json.dumps(rec, sort_keys=True),
-                        _now()))
-        return run_id
+        journal = result.get("journal") if keep_journal else None
+        return self.runs.save_campaign_run(spec.campaign_id, result["record"], journal, spec.name)
 
     def campaigns(self) -> list[dict[str, Any]]:
-        with self._db() as db:
-            rows = db.execute("SELECT c.id, c.spec, c.updated_at, COUNT(r.seed) FROM campaigns c LEFT JOIN "
-                              "campaign_runs r ON r.campaign_id = c.id GROUP BY c.id ORDER BY c.updated_at DESC"
-                              ).fetchall()
-        return [{"id": i, "spec": json.loads(s), "updated_at": u, "runs": n} for i, s, u, n in rows]
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+        return self.runs.list_campaigns()
 
 
 # ---- the campaign ------------------------------------------------------------------------------------------------
@@ -227,6 +175,8 @@ def run_campaign(spec: CampaignSpec, store: RunStore | None = None, options: Opt
                         "wall_s": round(time.perf_counter() - t0, 3),
                         "run_wall_s": round(sum(float(r.get("wall_s") or 0.0) for r in ordered
                                                 if (r["seed"], r["policy"]) not in done), 3)}
+    if store is not None:
+        store.save_campaign_summary(spec.campaign_id, out)  # for 'opsbrain report CAMPAIGN_ID'
     return out
 
 

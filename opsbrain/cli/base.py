@@ -205,8 +205,15 @@ force_option = click.option("--force", is_flag=True, help="Allow the output to r
 
 @click.group(cls=_Root, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="opsbrain", message="%(prog)s %(version)s")
-def cli() -> None:
-    """Fault injection and operations automation for a simulated CloudMatrix384-class superpod."""
+@click.option("-v", "--verbose", count=True, help="More log detail on stderr (-v info, -vv debug).")
+@click.option("-q", "--quiet", count=True, help="Less log detail on stderr (-q errors only, -qq critical only).")
+def cli(verbose: int, quiet: int) -> None:
+    """Fault injection and operations automation for a simulated CloudMatrix384-class superpod.
+
+    Logs go to stderr at WARNING (OPSBRAIN_LOG_LEVEL sets another level; -v/-q win over it)."""
+    from opsbrain.logs import configure, level_from
+
+    configure(level_from(verbose, quiet))
 
 
 def _store(data_dir: Path | None) -> Any:

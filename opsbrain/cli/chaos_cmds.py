@@ -69,8 +69,15 @@ def chaos_validate(files: tuple[str, ...], as_json: bool) -> None:
 
 
 @chaos.command("schema")
-def chaos_schema() -> None:
-    """Print the JSON Schema of scenario files (for editors)."""
+@click.option("--journal", is_flag=True, help="The JSON Schema of run journals instead (what 'chaos run --json' "
+              "prints and the run store keeps).")
+def chaos_schema(journal: bool) -> None:
+    """Print the JSON Schema of scenario files (for editors), or of run journals (--journal)."""
+    if journal:
+        from opsbrain.runner.journal_schema import journal_schema
+
+        _emit_json(journal_schema())
+        return
     from opsbrain import chaos as lib
 
     _emit_json(lib.schema())

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from opsbrain.cli.base import _emit_json, cli, data_dir_option, json_option
-from opsbrain.cli.kb_cmds import _matcher
+from opsbrain.cli.kb_cmds import _matcher, model_option
 from opsbrain.errors import InputError
 
 
@@ -19,17 +19,18 @@ from opsbrain.errors import InputError
               help="Diagnose raw log text: a file, a directory of logs, or - for stdin (paste, then Ctrl-D).")
 @click.option("--bundle", "bundle", default=None, metavar="DIR",
               help="Diagnose a log bundle directory in the Ascend layout (simulated or collected; issue 9).")
+@model_option
 @data_dir_option
 @json_option
-def diagnose(incident_file: str | None, logs: str | None, bundle: str | None, data_dir: Path | None,
-             as_json: bool) -> None:
+def diagnose(incident_file: str | None, logs: str | None, bundle: str | None, model: Path | None,
+             data_dir: Path | None, as_json: bool) -> None:
     """Diagnose an exported incident file, raw logs or a log bundle: class, component, confidence, evidence."""
     from opsbrain.diagnosis import oneclick
     from opsbrain.kb.training import load_engine
 
     if sum(x is not None for x in (incident_file, logs, bundle)) != 1:
         raise InputError("give exactly one of INCIDENT_FILE, --logs FILE or --bundle DIR")
-    engine = load_engine(data_dir, say=lambda m: click.echo(m, err=True))
+    engine = load_engine(data_dir, say=lambda m: click.echo(m, err=True), model=model)
     matcher = _matcher(data_dir)
     if bundle is not None:
         _diagnose_bundle(bundle, engine, matcher, as_json)

@@ -11,6 +11,10 @@ import click
 from opsbrain.cli.base import _emit_json, _Finite, cli, data_dir_option, force_option, json_option
 from opsbrain.errors import InputError
 
+model_option = click.option(
+    "--model", "model", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE.npz",
+    help="Use this model file (with its .json sidecar, checked as a pair) instead of the trained or shipped one.")
+
 
 # ---- knowledge base (issue 5) --------------------------------------------------------------------------
 @cli.group()
@@ -88,23 +92,31 @@ def kb_import_cmd(fmt: str, path: str, data_dir: Path | None, as_json: bool) -> 
 @click.option("--runs-per-class", default=30, show_default=True, type=int, help="Case runs per fault class.")
 @click.option("--workers", default=2, show_default=True, type=int)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Where to write the model, a .npz name (its sidecar: the same name with .json; default: the "
-              "shipped model in the package).")
+              help="Where to write the model, a .npz name (its sidecar: the same name with .json; default: "
+              "DATA_DIR/models/diagnosis.npz, which diagnosis then prefers; the shipped model is replaced only "
+              "when named here with --force).")
+@data_dir_option
 @force_option
 @json_option
-def kb_train_cmd(runs_per_class: int, workers: int, out: Path | None, force: bool, as_json: bool) -> None:
+def kb_train_cmd(runs_per_class: int, workers: int, out: Path | None, data_dir: Path | None, force: bool,
+                 as_json: bool) -> None:
     """Generate the case library (training seeds) and train the diagnosis model with its sidecar."""
     from opsbrain.diagnosis.model import sidecar
     from opsbrain.fsio import check_target
-    from opsbrain.kb.training import shipped_model_path, train_model
+    from opsbrain.kb.training import train_model, trained_model_path
 
     if not 2 <= runs_per_class <= 10_000 or not 1 <= workers <= 256:
         raise InputError("--runs-per-class must be 2..10000 and --workers 1..256")
-    path = out or shipped_model_path()
-    force = force or out is None  # the default target is the shipped model: package data on purpose
-    if out is not None and out.suffix != ".npz":
+    path = out or trained_model_path(data_dir)
+    if path.suffix != ".npz":
         raise InputError(f"give a model name ending in .npz (its sidecar is the .json beside it), got "
-                         f"{str(out)[:200]!r}", path="--out")
+                         f"{str(path)[:200]!r}", path="--out")
+    if out is None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"cannot create the models directory: {exc.strerror or exc}",
+                             file=str(path.parent)) from None
     for target in (path, sidecar(path)):  # refuse before minutes of training, not after
         check_target(target, "--out", force)
     model = train_model(per_kind=runs_per_class, workers=workers,
@@ -136,10 +148,11 @@ def _counter(what: str) -> Any:
               help="Score the real-log corpus instead (tests/data/real_logs in a checkout); with --split.")
 @click.option("--split", type=click.Choice(["dev", "test", "all"]), default="dev", show_default=True,
               help="Which part of the real-log corpus to score (the test part only when the work is done).")
+@model_option
 @data_dir_option
 @json_option
 def kb_eval_cmd(runs_per_class: int, noise_days: float, quick: bool, workers: int, real: str | None, split: str,
-                data_dir: Path | None, as_json: bool) -> None:
+                model: Path | None, data_dir: Path | None, as_json: bool) -> None:
     """Evaluate the diagnosis on held-out worlds (axes training never saw); exit 1 below the bar (near-copy
     <= .20, fault-only top-1 .93, macro-F1 .90, localization .90, confident-wrong <= 2%).
     With --real: agreement on real log excerpts (exit 1 below 85% agreement or above 3% confident-wrong)."""
@@ -148,13 +161,13 @@ def kb_eval_cmd(runs_per_class: int, noise_days: float, quick: bool, workers: in
     from opsbrain.kb.training import load_engine
 
     if real is not None:
-        _kb_eval_real(real, split, data_dir, as_json)
+        _kb_eval_real(real, split, data_dir, as_json, model)
         return
     if quick:
         runs_per_class, noise_days = 3, 0.25
     if runs_per_class < 1 or noise_days <= 0 or workers < 1:
         raise InputError("--runs-per-class must be >= 1, --noise-days > 0 and --workers >= 1")
-    engine = load_engine(data_dir, say=lambda m: click.echo(m, err=True))
+    engine = load_engine(data_dir, say=lambda m: click.echo(m, err=True), model=model)
     res = evaluate_heldout(engine, per_kind=runs_per_class, workers=workers, noise_days=noise_days,
                            progress=None if as_json else _counter("held-out runs"),
                            say=lambda m: click.echo(m, err=True), home=data_dir)
@@ -180,14 +193,14 @@ def _matcher(data_dir: Path | None) -> Any:
     return SignatureMatcher(load_kb(), imported)
 
 
-def _kb_eval_real(real: str, split: str, data_dir: Path | None, as_json: bool) -> None:
+def _kb_eval_real(real: str, split: str, data_dir: Path | None, as_json: bool, model: Path | None = None) -> None:
     from opsbrain.kb.realeval import evaluate_real
     from opsbrain.kb.training import load_engine
 
     root = Path(real)
     if not root.exists():
         raise InputError("no such file or directory", file=real)
-    engine = load_engine(data_dir, say=lambda m: click.echo(m, err=True))
+    engine = load_engine(data_dir, say=lambda m: click.echo(m, err=True), model=model)
     res = evaluate_real(engine, _matcher(data_dir), root, split=split)
     head = res["firm_or_likely"]
     ok = (head.get("agreement") or 0) >= 0.85 and head.get("confident_wrong", 1) <= 0.03

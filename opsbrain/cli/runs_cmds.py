@@ -20,16 +20,22 @@ def runs() -> None:
 
 @runs.command("list")
 @click.option("--limit", type=click.IntRange(1, 1_000_000), default=50, show_default=True)
+@click.option("--campaign", "campaign", default=None, metavar="CAMPAIGN_ID",
+              help="Only the runs of this campaign (ids: 'opsbrain chaos campaign' prints them).")
 @data_dir_option
 @json_option
-def runs_list(limit: int, data_dir: Path | None, as_json: bool) -> None:
-    """List stored runs, newest first."""
-    rows = _store(data_dir).list_runs(limit)
+def runs_list(limit: int, campaign: str | None, data_dir: Path | None, as_json: bool) -> None:
+    """List stored runs, newest first, with the campaign each belongs to."""
+    store = _store(data_dir)
+    if campaign is not None and store.get_campaign(campaign) is None:
+        raise InputError(f"no campaign {campaign!r} in the run store {store.path}", path="--campaign")
+    rows = store.list_runs(limit, campaign=campaign)
     if as_json:
         _emit_json({"runs": rows})
         return
     for r in rows:
-        click.echo(f"{r['id']:<48} {r['status']:<11} {str(r['verdict']):<8} {r['policy']:<6} {r['started_at']}")
+        click.echo(f"{r['id']:<48} {r['status']:<11} {str(r['verdict']):<8} {r['policy']:<6} {r['started_at']}"
+                   + (f"  campaign {r['campaign_id']}" if r.get("campaign_id") else ""))
 
 
 @runs.command("show")

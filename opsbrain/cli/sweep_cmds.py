@@ -12,6 +12,31 @@ import click
 from opsbrain.cli.base import MAX_SPEED, MAX_WALL_S, SEED, _emit_json, _Finite, cli, data_dir_option, json_option
 from opsbrain.errors import InputError
 
+bind_option = click.option(
+    "--bind", default="127.0.0.1", show_default=True, metavar="ADDRESS",
+    help="Address the metrics endpoint listens on (0.0.0.0: every interface; mind who can reach it).")
+
+
+def webhook_format_option(default: str) -> Any:
+    return click.option("--webhook-format", type=click.Choice(["opsbrain", "alertmanager"]), default=default,
+                        show_default=True, help="Webhook body: opsbrain's own report JSON, or an Alertmanager "
+                        "webhook notification (version 4) for receivers written for Alertmanager.")
+
+
+def _serve_metrics(registry: Any, port: int | None, bind: str) -> Any:
+    """The metrics endpoint on ``bind:port`` (None: no endpoint); its URL on stderr."""
+    if port is None:
+        return None
+    from opsbrain.service.metrics import serve
+
+    try:
+        server = serve(registry, port, bind)
+    except OSError as exc:
+        raise InputError(f"cannot serve metrics on {bind}:{port}: {exc.strerror or exc}", path="--metrics-port") \
+            from None
+    click.echo(f"opsbrain: metrics on {server.url}", err=True)
+    return server
+
 
 # ---- sweep (issue 7): add the 'sweep' group here ------------------------------------------------------
 @cli.group()
@@ -100,8 +125,9 @@ def _print_sweep(d: dict[str, Any]) -> None:
 @click.option("--speed", type=_Finite(0, MAX_SPEED, min_open=True), default=1.0, show_default=True,
               help="Simulated seconds per wall second.")
 @click.option("--metrics-port", type=click.IntRange(0, 65535), default=None,
-              help="Serve Prometheus metrics on 127.0.0.1:PORT "
+              help="Serve Prometheus metrics (sweeps and the run store's runs) on BIND:PORT "
               "(0: any free port, printed on stderr).")
+@bind_option
 @click.option("--max-runtime", "max_runtime", type=_Finite(0, MAX_WALL_S, min_open=True), default=None,
               help="Stop after this many wall seconds.")
 @click.option("--seed", type=SEED, default=None, help="Override the scenario's seed.")
@@ -111,15 +137,21 @@ def _print_sweep(d: dict[str, Any]) -> None:
 @click.option("--url", "urls", multiple=True, metavar="URL", help="An exporter page (--source prometheus; repeat).")
 @click.option("--dir", "cmd_dir", default=None, metavar="DIR", help="Collected command outputs (--source commands).")
 @click.option("--name", "name", default=None, help="The cluster's name for the schedule id (real sources).")
+@click.option("--webhook", default=None, metavar="URL", help="POST each new Alarm-or-worse finding to this URL.")
+@webhook_format_option("alertmanager")
 @data_dir_option
 @json_option
 def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, speed: float,
-                  metrics_port: int | None, max_runtime: float | None, seed: int | None, source: str,
-                  urls: tuple[str, ...], cmd_dir: str | None, name: str | None, data_dir: Path | None,
-                  as_json: bool) -> None:
+                  metrics_port: int | None, bind: str, max_runtime: float | None, seed: int | None, source: str,
+                  urls: tuple[str, ...], cmd_dir: str | None, name: str | None, webhook: str | None,
+                  webhook_format: str, data_dir: Path | None, as_json: bool) -> None:
     """Scheduled sweeps of a live simulated pod (or of a real source) until SIGINT/SIGTERM or --max-runtime
-    (schedule kept in the run store: a restart without --interval/--cron resumes it)."""
+    (schedule kept in the run store: a restart without --interval/--cron resumes it). Logs JSON lines on stderr
+    (INFO unless -v/-q or OPSBRAIN_LOG_LEVEL choose)."""
+    from opsbrain.logs import for_service
     from opsbrain.service.scheduler import TriggerSpec, run_service
+
+    for_service()
 
     trigger = TriggerSpec.from_options(interval, cron)
     pod = None
@@ -135,10 +167,13 @@ def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, 
     elif scenario is None:
         raise InputError("give --scenario (the live pod's world) or --source prometheus|commands", path="--scenario")
 
-    def on_start(svc: Any) -> None:
-        url = f"; metrics {svc.server.url}" if svc.server is not None else ""
-        click.echo(f"opsbrain: sweeping {svc.pod.name} {svc.trigger}, speed {svc.pod.speed:g}x; schedule "
-                   f"{svc.schedule_id} in {svc.store.path}{url}", err=True)
+    def on_start(svc: Any) -> None:  # stderr carries JSON lines only: the start is one of them
+        import logging
+
+        logging.getLogger("opsbrain.service").info(
+            f"sweeping {svc.pod.name} {svc.trigger}, speed {svc.pod.speed:g}x", extra={
+                "schedule": svc.schedule_id, "store": str(svc.store.path),
+                "metrics_url": svc.server.url if svc.server is not None else None})
 
     def on_sweep(d: dict[str, Any]) -> None:
         if as_json:
@@ -149,7 +184,8 @@ def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, 
                    f"{c['Warning']} warning  ({d['duration_ms']:.0f} ms){pro}")
 
     summary = run_service(scenario, trigger, speed=speed, metrics_port=metrics_port, home=data_dir,
-                          max_runtime_s=max_runtime, seed=seed, on_sweep=on_sweep, on_start=on_start, pod=pod)
+                          max_runtime_s=max_runtime, seed=seed, on_sweep=on_sweep, on_start=on_start, pod=pod,
+                          bind=bind, webhook=webhook, webhook_format=webhook_format)
     if as_json:
         _emit_json(summary)
         return
@@ -163,6 +199,11 @@ def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, 
 @click.option("--logs", "logs", required=True, metavar="DIR", help="A directory of logs to follow (DIR/<host>/... "
               "names the host of lines that name none).")
 @click.option("--webhook", default=None, metavar="URL", help="POST each incident report as JSON to this URL.")
+@webhook_format_option("opsbrain")
+@click.option("--metrics-port", type=click.IntRange(0, 65535), default=None,
+              help="Serve Prometheus metrics of the diagnoses made (and webhook posts) on BIND:PORT "
+              "(0: any free port).")
+@bind_option
 @click.option("--max-runtime", "max_runtime", type=_Finite(0, MAX_WALL_S, min_open=True), default=None,
               help="Stop after this many wall seconds.")
 @click.option("--poll", "poll_s", type=_Finite(0.01, 3600), default=0.25, show_default=True, help="Seconds between polls.")
@@ -173,8 +214,9 @@ def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, 
               help="Seconds between sweeps of --url.")
 @data_dir_option
 @json_option
-def watch_cmd(logs: str, webhook: str | None, max_runtime: float | None, poll_s: float, from_start: bool,
-              urls: tuple[str, ...], sweep_s: float, data_dir: Path | None, as_json: bool) -> None:
+def watch_cmd(logs: str, webhook: str | None, webhook_format: str, metrics_port: int | None, bind: str,
+              max_runtime: float | None, poll_s: float, from_start: bool, urls: tuple[str, ...], sweep_s: float,
+              data_dir: Path | None, as_json: bool) -> None:
     """Follow log files, group signals into incidents, diagnose each and show the runbook it would run (a dry
     run: advisory, nothing is executed). Stops on SIGINT/SIGTERM or --max-runtime."""
     import signal
@@ -213,8 +255,13 @@ def watch_cmd(logs: str, webhook: str | None, max_runtime: float | None, poll_s:
         from opsbrain.sources import open_source
 
         source = open_source("prometheus", urls)
+    from opsbrain.service.metrics import DiagnosisMetrics
+
+    metrics = DiagnosisMetrics()
     watcher = Watcher(logs, load_engine(data_dir, say=lambda m: click.echo(m, err=True)), report, webhook=webhook,
-                      poll_s=poll_s, from_start=from_start, source=source, sweep_every_s=sweep_s)
+                      poll_s=poll_s, from_start=from_start, source=source, sweep_every_s=sweep_s,
+                      webhook_format=webhook_format, metrics=metrics)
+    server = _serve_metrics(metrics.registry, metrics_port, bind)
     stop = threading.Event()
     why = {"by": "max-runtime"}
 
@@ -230,6 +277,8 @@ def watch_cmd(logs: str, webhook: str | None, max_runtime: float | None, poll_s:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        if server is not None:
+            server.close()
     summary["stopped_by"] = why["by"]
     if as_json:
         click.echo(json.dumps({"summary": summary}, default=str))

@@ -1,12 +1,15 @@
 """Train, persist and load the diagnosis model (its held-out evaluation: :mod:`opsbrain.kb.heldout_eval`).
 
-The model that ``opsbrain kb train`` builds ships in the package (``knowledge_base/model``) with its sidecar. When
-the sidecar does not match this install (another scikit-learn, an edited knowledge base), the engine trains a
-smaller model on first use, caches it in the data directory and says so once.
+A model ships in the package (``knowledge_base/model``) with its sidecar and is never written by default:
+``opsbrain kb train`` writes ``$OPSBRAIN_HOME/models/diagnosis.npz``, which the engine then prefers. The engine
+takes, in order: an explicit ``--model`` file, the trained model in the data directory, the shipped model, a
+first-use model cached in the data directory. When no sidecar matches this install (an edited knowledge base,
+another model format), it trains a smaller model on first use, caches it and says so once.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from importlib import resources
@@ -17,6 +20,7 @@ from opsbrain.diagnosis.engine import DiagnosisParams, Engine
 from opsbrain.diagnosis.model import DiagnosisModel, ModelMismatch
 from opsbrain.store import default_home
 
+log = logging.getLogger(__name__)
 Say = Callable[[str], None]
 FIRST_USE_PER_KIND = 12
 TEXT_CASES_PER_CLASS = 150
@@ -24,6 +28,11 @@ TEXT_CASES_PER_CLASS = 150
 
 def shipped_model_path() -> Path:
     return Path(str(resources.files("knowledge_base"))) / "model" / "diagnosis.npz"
+
+
+def trained_model_path(home: Path | None = None) -> Path:
+    """Where ``opsbrain kb train`` writes by default (the shipped model stays read-only)."""
+    return (home or default_home()) / "models" / "diagnosis.npz"
 
 
 def cached_model_path(home: Path | None = None) -> Path:
@@ -118,20 +127,46 @@ def training_signatures(model: DiagnosisModel, workers: int = 2, say: Say | None
     return nearcopy.pairs_of(lib["features"], lib["labels"])
 
 
-def load_engine(home: Path | None = None, say: Say | None = None, params: DiagnosisParams | None = None) -> Engine:
-    """The engine with the shipped model, else a cached one, else one trained now (announced through ``say``)."""
+def load_model_file(path: Path) -> DiagnosisModel:
+    """An explicit model file and its sidecar, checked as a pair (digest) and against this install; bad: InputError."""
+    from opsbrain.errors import InputError
+
+    if path.suffix != ".npz":
+        raise InputError("give a model file ending in .npz (its sidecar is the .json beside it)", file=str(path),
+                         path="--model")
+    try:
+        return DiagnosisModel.load(path, kb_hash())
+    except ModelMismatch as exc:
+        raise InputError(str(exc), file=str(path), path="--model") from None
+    except Exception as exc:  # noqa: BLE001 - an unreadable file is bad input, one line
+        raise InputError(f"not a readable model: {type(exc).__name__}: {exc}", file=str(path), path="--model") from None
+
+
+def load_engine(home: Path | None = None, say: Say | None = None, params: DiagnosisParams | None = None,
+                model: Path | None = None) -> Engine:
+    """The engine with ``model`` (only that file), else the trained model in the data directory, the shipped model,
+    a cached one, or one trained now (announced through ``say``)."""
+    if model is not None:
+        engine = Engine(load_model_file(Path(model)), params)
+        log.info("diagnosis model loaded", extra={"path": str(model), "given": True})
+        return engine
     h = kb_hash()
     reasons = []
-    for path in (shipped_model_path(), cached_model_path(home)):
+    trained = trained_model_path(home)
+    candidates = ([trained] if trained.exists() else []) + [shipped_model_path(), cached_model_path(home)]
+    for path in candidates:
         try:
-            return Engine(DiagnosisModel.load(path, h), params)
+            engine = Engine(DiagnosisModel.load(path, h), params)
+            log.info("diagnosis model loaded", extra={"path": str(path)})
+            return engine
         except ModelMismatch as exc:
             reasons.append(str(exc))
         except Exception as exc:  # an unreadable file is a cache miss, not a crash
             reasons.append(f"{path}: {type(exc).__name__}: {exc}")
+    log.warning("no usable diagnosis model; training one", extra={"reasons": reasons})
     if say:
         say(f"opsbrain: no usable diagnosis model ({reasons[0]}); training one now on "
             f"{FIRST_USE_PER_KIND} case runs per fault class (once; cached in {cached_model_path(home).parent})")
-    model = train_model(per_kind=FIRST_USE_PER_KIND)
-    model.save(cached_model_path(home))
-    return Engine(model, params)
+    fresh = train_model(per_kind=FIRST_USE_PER_KIND)
+    fresh.save(cached_model_path(home))
+    return Engine(fresh, params)

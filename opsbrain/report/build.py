@@ -1,8 +1,9 @@
 """Journal -> report model: the facts of a run, ready for the HTML, Markdown and JSON renderers.
 
-The model is plain JSON-able data (``report_version`` 1, described in docs/reports.md). Every number in it is
-the journal's own (ttd/ttdiag/ttr, confidence, action counts, impact) or derived from it in one stated step (the
-dip of a workload's rate, read from the journal's ``series``). Nothing here reads the simulator.
+The model is plain JSON-able data (``report_version`` 2, described in docs/reports.md; 2 added severity, the
+merged timeline with clock times, evidence lines and next steps: :mod:`opsbrain.report.postmortem`). Every number
+in it is the journal's own (ttd/ttdiag/ttr, confidence, action counts, impact) or derived from it in one stated
+step (the dip of a workload's rate, read from the journal's ``series``). Nothing here reads the simulator.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from bisect import bisect_right
 from collections import Counter
 from typing import Any
 
-from opsbrain.report import text
+from opsbrain.report import postmortem, text
 
-REPORT_VERSION = 1
+REPORT_VERSION = 2
 RECOVERY_SHARE = 0.95  # DESIGN.md: recovered = back at >= 95% of the pre-fault rate
 # Incidents shown in full with plots (about a second of rendering each); the rest go into a table.
 # reason: a week-long run has hundreds of incidents; a report must stay quick to make and to read.
@@ -51,7 +52,8 @@ def build_run_report(journal: dict[str, Any], baseline: dict[str, Any] | None = 
     recovery = journal.get("recovery") or {}
     end = journal.get("ended_at_s") or journal.get("duration_s")
     base_incs = _baseline_faults(baseline)
-    models = [_incident(i, k, series, recovery, words, end, base_incs) for k, i in enumerate(incs)]
+    epoch = journal.get("sim_epoch")
+    models = [_incident(i, k, series, recovery, words, end, base_incs, epoch) for k, i in enumerate(incs)]
     detailed = ([m for m in models if m["category"] == "fault"][:MAX_DETAILED_FAULTS]
                 + [m for m in models if m["category"] == "false_positive"][:MAX_DETAILED_FALSE_POSITIVES])
     for m in detailed:
@@ -61,7 +63,13 @@ def build_run_report(journal: dict[str, Any], baseline: dict[str, Any] | None = 
     return {
         "kind": "run", "report_version": REPORT_VERSION,
         "run": {k: journal.get(k) for k in ("run_id", "scenario", "description", "seed", "policy", "verdict",
-                                             "status", "abort_reason", "duration_s", "ended_at_s")},
+                                             "status", "abort_reason", "duration_s", "ended_at_s", "started_at",
+                                             "finished_at", "sim_epoch", "campaign_id")}
+        | {"tool": journal.get("tool") or {}, "schema_version": journal.get("schema_version"),
+           "sim_start": postmortem.clock(epoch, 0.0),
+           "sim_end": postmortem.clock(epoch, journal.get("ended_at_s") or journal.get("duration_s"))},
+        "severity": postmortem.run_severity(models),
+        "timeline": postmortem.run_timeline(models, epoch),
         "headline": _headline(journal, faults),
         "summary": summary,
         "steady_state": _steady(journal.get("steady_state") or {}),
@@ -83,7 +91,7 @@ def build_run_report(journal: dict[str, Any], baseline: dict[str, Any] | None = 
 # ---- one incident ------------------------------------------------------------------------------------
 def _incident(inc: dict[str, Any], index: int, series: dict[str, Any], recovery: dict[str, Any],
               words: dict[str, dict[str, str]], end: float | None,
-              base_incs: list[dict[str, Any]]) -> dict[str, Any]:
+              base_incs: list[dict[str, Any]], epoch: str | None = None) -> dict[str, Any]:
     inj = inc.get("injected")
     diag = inc.get("diagnosis")
     actions = list(inc.get("actions") or [])
@@ -127,8 +135,14 @@ def _incident(inc: dict[str, Any], index: int, series: dict[str, Any], recovery:
         "followups": _followups(inc, actions, recovery),
         "components": _components(inc, actions),
         "timeline": _timeline(inc, actions, t0),
+        "severity": postmortem.incident_severity(inc, category),
+        "detected_by": inc.get("detected_by"),
+        "onset_clock": postmortem.clock(epoch, onset),
+        "detected_clock": postmortem.clock(epoch, inc.get("detected_at_s")),
+        "signals": postmortem.signal_rows(inc, epoch, t0), "signals_total": inc.get("signals_total"),
     }
     model["baseline"] = _match_baseline(inc, base_incs) if category == "fault" else None
+    model["next_steps"] = postmortem.next_steps(model)
     return model
 
 

@@ -18,7 +18,7 @@ def environment() -> Environment:
                       autoescape=select_autoescape(default=True, default_for_string=True),
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters.update(seconds=text.seconds, human=text.human, both=text.both, conf=text.conf, pct=text.pct,
-                       num=text.num, rel=text.rel, short=plots.short)
+                       num=text.num, rel=text.rel, short=plots.short, utc=text.utc)
     env.globals.update(diff=text.diff, lower=text.lower, version=__version__)
     env.filters["impact_label"] = text.impact_label
     return env

@@ -44,13 +44,19 @@ def _expectation_label(e: dict[str, Any]) -> str:
 
 def render_run(m: dict[str, Any]) -> str:
     r, s = m["run"], m["summary"]
-    lines = [f"# {r['scenario']}: {str(r['verdict']).upper()}", ""]
+    sev = f" (severity {m['severity']})" if m.get("severity") else ""
+    lines = [f"# {r['scenario']}: {str(r['verdict']).upper()}{sev}", ""]
     if r.get("description"):
         lines += [f"_{r['description']}_", ""]
     lines += [f"run {_c(r.get('run_id') or '(not stored)')} · seed {r.get('seed')} · policy {r.get('policy')} · "
               f"{text.human(r.get('duration_s'))} simulated" + (f" · aborted: {r['abort_reason']}"
-                                                                 if r.get("abort_reason") else ""), "",
-              m["headline"], "", "## Summary", ""]
+                                                                 if r.get("abort_reason") else ""), ""]
+    clocks = ([f"simulated clock {r['sim_start']} → {r['sim_end']}"] if r.get("sim_start") else []) + (
+        [f"ran {text.utc(r['started_at'])} → {text.utc(r['finished_at'])} UTC"] if r.get("started_at") else []) + (
+        [f"opsbrain {r['tool']['version']}"] if (r.get("tool") or {}).get("version") else [])
+    if clocks:
+        lines += [" · ".join(clocks), ""]
+    lines += [m["headline"], "", "## Summary", ""]
     lines += _table(["faults", "detected", "diagnosed correctly", "recovered", "median ttr", "false positives",
                      "actions", "steady state deviated"],
                     [[s.get("incidents"), s.get("detected"), s.get("diagnosed_correctly"), s.get("recovered"),
@@ -60,6 +66,7 @@ def render_run(m: dict[str, Any]) -> str:
     if m["expectations"]:
         lines += ["", "Expectations: " + ("all met" if not unmet else "; ".join(
             f"{_expectation_label(e)} not met ({'; '.join(e['problems'])})" for e in unmet))]
+    lines += ["", *_timeline(m.get("timeline") or {})]
     for inc in (i for i in m["incidents"] if i["detailed"]):
         lines += ["", *_incident(inc, m)]
     rest = [i for i in m["incidents"] if not i["detailed"]]
@@ -93,14 +100,32 @@ def render_run(m: dict[str, Any]) -> str:
     return escape_outside_code("\n".join(lines) + "\n")
 
 
+def _timeline(tl: dict[str, Any]) -> list[str]:
+    events = tl.get("events") or []
+    out = ["## Timeline", ""]
+    if not events:
+        return [*out, "_No fault and no false positive: nothing to put on a timeline._"]
+    out += _table(["clock", "t", "incident", "event", "what happened", "result"],
+                  [[e["clock"] or "-", f"{e['t_s']:.1f} s", _c(e["incident"]), e["what"],
+                    (_c(f"{e['host'] + ': ' if e['host'] else ''}{e['label']}") if e["what"] == "signal"
+                     else e["label"]), e["result"] or ""]
+                   for e in events])
+    if tl.get("total", 0) > len(events):
+        out += ["", f"_The first {len(events)} of {tl['total']} events._"]
+    return out
+
+
 def _incident(inc: dict[str, Any], m: dict[str, Any]) -> list[str]:
     d = inc["diagnosis"] or {}
     g = inc["grading"]
     verdict = ("diagnosis correct" if g.get("correct") else "diagnosis wrong") if g["graded"] else "false positive"
-    out = [f"## {inc['title']} ({verdict})", ""]
+    sv = inc.get("severity") or {}
+    out = [f"## {inc['title']} ({verdict}{', ' + sv['level'] if sv else ''})", ""]
     out.append(f"incident {_c(inc['id'])}" + (f" · onset t={inc['onset_s']:.1f} s" if inc["onset_s"] is not None
-                                               else "") + (f" · runbook {_c(inc['runbook'])}" if inc["runbook"]
-                                                           else "") + f" · {g['words']}")
+                                               else "") + (f" ({inc['onset_clock']})" if inc.get("onset_clock")
+                                                           else "")
+               + (f" · runbook {_c(inc['runbook'])}" if inc["runbook"] else "") + f" · {g['words']}"
+               + (f" · severity {sv['level']}: {sv['basis']}" if sv else ""))
     out += ["", f"- **Time to detect:** {text.seconds(inc['ttd_s'])}"
             + (f" (lead time {text.human(inc['lead_time_s'])})" if inc["lead_time_s"] else ""),
             f"- **Time to diagnose:** {text.seconds(inc['ttdiag_s'])}",
@@ -127,6 +152,14 @@ def _incident(inc: dict[str, Any], m: dict[str, Any]) -> list[str]:
     else:
         out.append("No action was taken.")
     out += ["", "### Impact", ""] + ([f"- {w}" for w in inc["impact_words"]] or ["No workload impact recorded."])
+    sig = inc.get("signals") or []
+    out += ["", f"### Evidence lines ({len(sig)})", ""]
+    if sig:
+        out += _table(["clock", "after onset", "host", "log line"],
+                      [[x["clock"] or "-", text.rel(x["rel_s"]), _c(x["host"] or "-"), _c(x["text"])] for x in sig])
+    else:
+        out.append("_The journal holds no signal lines for this incident._")
+    out += ["", "### What to do next", "", *[f"{k}. {n}" for k, n in enumerate(inc.get("next_steps") or [], 1)]]
     f = inc["followups"]
     out += ["", "### Follow-ups", ""]
     out += [f"- ticket ({t.get('kind') or 'ticket'}) for {_c(t.get('component'))}"

@@ -46,10 +46,15 @@ def read_json_file(path: Path) -> Any:
 
 
 def load_source(source: str, data_dir: Path | None = None) -> Any:
-    """A journal (dict), a list of journals, or a campaign summary from a file path or a run id in the run store."""
+    """A journal (dict), a list of journals, or a campaign summary with its ``journals``, from a file path, a run
+    id or a campaign id in the run store. A campaign's own ``--json`` summary (no journals in it) takes its
+    journals from the run store."""
     path = Path(source)
     if path.is_file():
-        return read_json_file(path)
+        data = read_json_file(path)
+        if _is_bare_campaign_summary(data):
+            return campaign_source(str(data["campaign"]), data_dir, summary=data, file=source)
+        return data
     if path.exists():
         raise InputError("not a regular file", file=source)
     if "/" in source or os.sep in source or source.endswith(".json"):
@@ -58,13 +63,39 @@ def load_source(source: str, data_dir: Path | None = None) -> Any:
 
     store = RunStore(data_dir)
     if store.get_run(source) is None:
-        raise InputError(f"no run {source!r} in the run store and no such file (see 'opsbrain runs list')")
+        if store.get_campaign(source) is not None:
+            return campaign_source(source, data_dir)
+        raise InputError(f"no run or campaign {source!r} in the run store and no such file "
+                         "(see 'opsbrain runs list')")
     journal = store.get_journal(source)
     if journal is None:
         raise InputError(f"run {source!r} has no journal (it did not finish)")
     if not journal.get("run_id"):
         journal["run_id"] = source
     return journal
+
+
+def _is_bare_campaign_summary(data: Any) -> bool:
+    return (isinstance(data, dict) and isinstance(data.get("campaign"), str) and "by_policy" in data
+            and not isinstance(data.get("journals"), list))
+
+
+def campaign_source(campaign_id: str, data_dir: Path | None = None, summary: dict[str, Any] | None = None,
+                    file: str | None = None) -> dict[str, Any]:
+    """A stored campaign as a report source: its summary (the given one, else the stored one) and its journals."""
+    from opsbrain.store import RunStore
+
+    store = RunStore(data_dir)
+    camp = store.get_campaign(campaign_id)
+    if camp is None:
+        raise InputError(f"campaign {campaign_id!r} is not in the run store {store.path} (give --data-dir, or the "
+                         "journals)", file=file)
+    journals = [j for j in (store.get_journal(r) for r in camp["run_ids"]) if j is not None]
+    if not journals:
+        raise InputError(f"campaign {campaign_id!r} kept no journals (it ran with --no-journals)", file=file)
+    out = dict(summary or camp["summary"] or {"campaign": campaign_id, "spec": camp["spec"]})
+    out["journals"] = journals
+    return out
 
 
 def is_journal(data: Any) -> bool:

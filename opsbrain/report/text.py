@@ -148,3 +148,13 @@ def diff(ours: Any, theirs: Any, unit: str = " s") -> str:
     d = ours - theirs
     body = f"{d:+,.0f}" if abs(d) >= 1000 else f"{d:+.1f}"
     return f"{body}{unit}"
+
+
+def utc(iso: Any) -> str:
+    """An ISO UTC time as ``YYYY-MM-DD HH:MM:SS`` ("-" when absent or unreadable)."""
+    from datetime import UTC, datetime
+
+    try:
+        return datetime.fromisoformat(str(iso)).astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return "-"

@@ -44,6 +44,7 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
     """Run a plan to its end (or abort) and return the journal. With ``bundle_dir``, also write a log bundle per
     journal incident into ``bundle_dir/<incident id>/`` (issue 9; listed under the journal's ``bundles``)."""
     wall0 = time.perf_counter()
+    started_at = _utc_now()
     snaps: dict[float, dict[str, dict[str, Any]]] = {}
     world = build_world(plan, engine, dry_run=dry_run, on_inject=lambda s: _snapshot_at(world, s.at_s, snaps))
     sim = world.sim
@@ -92,6 +93,7 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
         verdict = "passed"
     faults = [i for i in incidents if i["injected"] is not None and not i.get("symptom_of")]  # symptoms: with cause
     journal = {
+        **journal_header(plan, started_at, world.sim.params.telemetry.epoch),
         "scenario": plan.scenario.metadata.name, "description": plan.scenario.metadata.description,
         "seed": plan.seed, "policy": plan.policy, "verdict": verdict, "status": status,
         "abort_reason": mon.aborted or ("interrupted by the operator" if status == "interrupted" else None),
@@ -122,6 +124,24 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
 
         out["bundles"] = write_run_bundles(world, out, bundle_dir)
     return out
+
+
+def _utc_now() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def journal_header(plan: Plan, started_at: str, sim_epoch: str) -> dict[str, Any]:
+    """What makes a journal self-describing (its JSON Schema: :mod:`opsbrain.runner.journal_schema`): the schema
+    version, the tool that wrote it, the run's wall-clock start and end (UTC), the simulated clock's time at t=0
+    (the time the twin's logs print, for matching a timeline to log lines) and the scenario it ran, embedded."""
+    from opsbrain import __version__
+    from opsbrain.runner.journal_schema import SCHEMA_VERSION
+
+    return {"schema_version": SCHEMA_VERSION, "tool": {"name": "opsbrain", "version": __version__},
+            "started_at": started_at, "finished_at": _utc_now(), "sim_epoch": sim_epoch,
+            "scenario_definition": plan.scenario.model_dump(mode="json")}
 
 
 SERIES_MAX_POINTS = 2000  # per workload: keeps a week-long journal small (reason: report plots, not analysis)
@@ -281,6 +301,7 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
             "correct": cls == f.kind and scoring.localized(f.kind, f.target, comp),
             "human_steps": sum(orch.incident(k).get("human_steps", 0) for k in keys),
             "impact": _impact(snaps.get(f.at_s), snaps.get(nxt, accounting_end), affected),
+            **signal_lines([sg for inc in mine for sg in inc.signals]),
         })
         out[-1].update(_lead_time(sim, f, detected, primary is not None and primary.id in ctl.adopted))
     for inc in ctl.incidents:
@@ -289,15 +310,46 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
         d = inc.diagnosis
         keys = ctl.handled.get(inc.id, [])
         actions = [a for k in keys for a in orch.actions_for(k)]
+        fp = inc.id not in ctl.duplicates and (d is None or d.fault_class != WORKLOAD_STUCK) and (
+            acted(actions) or (d is not None and d.fault_class not in NO_ACTION_CLASSES))
         out.append({"id": inc.id, "injected": None, "incident_ids": [inc.id], "detected_at_s": inc.opened_at,
                     "diagnosis": d.as_dict() if d else None, "runbook": None, "actions": actions,
                     "recovered_at_s": None, "ttd_s": None, "ttdiag_s": None, "ttr_s": None, "correct": False,
                     "class_correct": False, "localized": False,
-                    "false_positive": inc.id not in ctl.duplicates and (d is None or d.fault_class != WORKLOAD_STUCK)
-                    and (acted(actions) or (d is not None and d.fault_class not in NO_ACTION_CLASSES)),
-                    "joined": ctl.duplicates.get(inc.id),  # the incident whose response covered it (same part)
-                    "impact": {}})
+                    "false_positive": fp, "joined": ctl.duplicates.get(inc.id),  # the incident that covered it
+                    "impact": {}, **signal_lines(inc.signals, MAX_SIGNAL_LINES if fp else MAX_NOISE_SIGNAL_LINES)})
     return out
+
+
+MAX_SIGNAL_LINES = 12  # per incident (reason: the evidence a report quotes; a week-long journal stays small)
+MAX_NOISE_SIGNAL_LINES = 3  # reason: background events are counted, not investigated; a month of them stays small
+
+
+def signal_lines(signals: list[Any], limit: int = MAX_SIGNAL_LINES) -> dict[str, Any]:
+    """The log lines behind an incident's signals, for reports' timelines and evidence: at most ``limit``
+    (:data:`MAX_SIGNAL_LINES`; :data:`MAX_NOISE_SIGNAL_LINES` for background events not acted on) distinct lines
+    -- the first line of each signal kind, then the earliest others -- in time order (``t_s``, ``host``,
+    ``severity``, the ``kinds`` the line gave, its ``text`` as the device or program printed it), and
+    ``signals_total``, the count of all signals. One line per kind first, so a burst of one kind
+    (forty switch ports reporting a dead node) does not hide the line that names the cause."""
+    lines: dict[tuple[float, str | None, str], dict[str, Any]] = {}
+    for sg in sorted(signals, key=lambda x: x.t):
+        entry = lines.setdefault((sg.t, sg.host, sg.text), {"t_s": sg.t, "host": sg.host, "severity": sg.severity,
+                                                             "kinds": [], "text": sg.text})
+        entry["severity"] = max(entry["severity"], sg.severity)
+        if sg.kind not in entry["kinds"]:
+            entry["kinds"].append(sg.kind)
+    order = list(lines.values())
+    keep: list[int] = []
+    seen: set[str] = set()
+    for k, e in enumerate(order):  # the first line of each kind
+        if len(keep) < limit and not seen.issuperset(e["kinds"]):
+            keep.append(k)
+            seen.update(e["kinds"])
+    chosen = set(keep)
+    rest = [k for k in range(len(order)) if k not in chosen]
+    keep += rest[:limit - len(keep)]
+    return {"signals": [order[k] for k in sorted(keep)], "signals_total": len(signals)}
 
 
 def _link_down_at(sim: Any, f: ActiveFault) -> float | None:

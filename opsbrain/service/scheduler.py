@@ -20,6 +20,7 @@ The only module that imports apscheduler (a test enforces it).
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 import signal
@@ -40,10 +41,11 @@ from apscheduler.triggers.interval import IntervalTrigger
 from faultlib.params import P, ParamGroup
 from opsbrain.errors import InputError
 from opsbrain.service.live import LivePod
-from opsbrain.service.metrics import MetricsServer, SweepMetrics
+from opsbrain.service.metrics import DEFAULT_BIND, MetricsServer, RunStoreCollector, SweepMetrics
 from opsbrain.store import RunStore
 from opsbrain.sweeps.params import SweepParams
 
+log = logging.getLogger(__name__)
 _UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 _INTERVAL = re.compile(r"^\s*(\d{1,15}(?:\.\d{0,15})?|\.\d{1,15})\s*([smhd]?)\s*$", re.I)
 MIN_INTERVAL_S = 0.1  # reason: a sweep takes tens of ms; faster is no schedule (1e-6 s kept the scheduler busy)
@@ -154,7 +156,16 @@ class SweepService:
 
     def __init__(self, pod: LivePod, store: RunStore, trigger: TriggerSpec | None = None,
                  metrics: SweepMetrics | None = None, params: ServiceParams | None = None,
-                 on_sweep: SweepCallback | None = None, schedule_id: str | None = None) -> None:
+                 on_sweep: SweepCallback | None = None, schedule_id: str | None = None,
+                 webhook: str | None = None, webhook_format: str = "alertmanager") -> None:
+        from opsbrain.service.alerts import FORMATS, check_url
+
+        check_url(webhook)
+        if webhook_format not in FORMATS:
+            raise InputError(f"unknown webhook format {webhook_format!r}", path="--webhook-format")
+        self.webhook, self.webhook_format = webhook, webhook_format
+        self._alerted: set[tuple[str, str, str]] = set()
+        self.webhook_errors: list[str] = []
         self.pod = pod
         self.store = store
         self.metrics = metrics or SweepMetrics()
@@ -176,6 +187,7 @@ class SweepService:
         with self._lock:
             self.skipped += 1
         self.metrics.skipped.inc()
+        log.warning("scheduled sweep skipped", extra={"schedule": self.schedule_id, "event": event.code})
 
     def _restore(self, trigger: TriggerSpec | None) -> tuple[TriggerSpec, datetime | None]:
         """The trigger to use and a stored next run to resume at (see module docstring)."""
@@ -189,14 +201,18 @@ class SweepService:
         return trigger, resume
 
     # ---- lifecycle ---------------------------------------------------------------------------------------
-    def start(self, metrics_port: int | None = None) -> None:
-        """Start the metrics endpoint (``metrics_port``; 0 = any free port) and the scheduler."""
+    def start(self, metrics_port: int | None = None, bind: str = DEFAULT_BIND) -> None:
+        """Start the metrics endpoint (``metrics_port`` on ``bind``; 0 = any free port) and the scheduler. The
+        endpoint serves the sweep metrics and the run store's figures (:class:`RunStoreCollector`)."""
         if metrics_port is not None:
+            self.metrics.registry.register(RunStoreCollector(self.store))
             try:
-                self.server = self.metrics.serve(metrics_port)
-            except OSError as exc:
-                raise InputError(f"cannot serve metrics on 127.0.0.1:{metrics_port}: {exc.strerror or exc}",
+                self.server = self.metrics.serve(metrics_port, bind)
+            except (OSError, ValueError) as exc:
+                why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+                raise InputError(f"cannot serve metrics on {bind}:{metrics_port}: {why}",
                                  path="--metrics-port") from None
+            log.info("metrics endpoint up", extra={"url": self.server.url})
         now = datetime.now(UTC)
         first = self._resume_at if self._resume_at is not None and self._resume_at > now else now
         grace = max(self.p.min_misfire_grace_s, self.p.misfire_grace_share * self.trigger.period_s(now))
@@ -252,19 +268,41 @@ class SweepService:
             self.metrics.observe(report, len(new))
             nxt = self._next_trigger.get_next_fire_time(started, datetime.now(UTC))
             self.store.update_schedule_runs(self.schedule_id, _iso(started), _iso(nxt))
+            log.info("sweep", extra={"schedule": self.schedule_id, "t_s": report.t_s, "severity": report.severity,
+                                     "counts": report.counts, "duration_ms": round(report.duration_ms, 3),
+                                     "proactive": [i.id for i in new]})
+            if self.webhook:
+                self._alert(data)
             if self.on_sweep is not None:
                 self.on_sweep(data | {"proactive_new": [i.as_dict() for i in new]})
         except Exception as exc:  # a failed sweep must not kill the service; it is counted and reported
             self.metrics.errors.inc()
+            log.error("sweep failed", extra={"schedule": self.schedule_id, "error": f"{type(exc).__name__}: {exc}"})
             with self._lock:
                 self.errors.append(f"{type(exc).__name__}: {exc}")
+
+    def _alert(self, data: dict[str, Any]) -> None:
+        """POST each new Alarm-or-worse finding (one per component, check and severity) to the webhook."""
+        from opsbrain.service.alerts import body_for, post_json
+
+        for f in data["findings"]:
+            key = (f["component"], f["check"], f["severity"])
+            if f["severity"] not in ("Alarm", "Critical") or key in self._alerted:
+                continue
+            self._alerted.add(key)
+            failed = post_json(str(self.webhook), body_for({"finding": f, "source": self.pod.name},
+                                                           self.webhook_format))
+            if failed is not None:
+                with self._lock:
+                    self.webhook_errors.append(f"{f['component']}: {failed}")
 
 
 def run_service(scenario: str, trigger: TriggerSpec | None = None, speed: float = 1.0,
                 metrics_port: int | None = None, home: Path | None = None, max_runtime_s: float | None = None,
                 seed: int | None = None, on_sweep: SweepCallback | None = None,
                 on_start: Callable[[SweepService], None] | None = None,
-                stop: threading.Event | None = None, pod: Any = None) -> dict[str, Any]:
+                stop: threading.Event | None = None, pod: Any = None, bind: str = DEFAULT_BIND,
+                webhook: str | None = None, webhook_format: str = "alertmanager") -> dict[str, Any]:
     """Run the sweep service until SIGINT/SIGTERM, ``max_runtime_s`` wall seconds, or ``stop`` is set; return a
     summary (schedule, sweeps, findings, proactive incidents, errors). ``pod``: sweep this instead of the
     scenario's live pod (a real source, :class:`opsbrain.sources.service.SourcePod`)."""
@@ -274,7 +312,7 @@ def run_service(scenario: str, trigger: TriggerSpec | None = None, speed: float 
         raise InputError(f"must be a TCP port 0..65535, got {metrics_port}", path="--metrics-port")
     store = RunStore(home)
     pod = pod if pod is not None else LivePod.from_scenario(scenario, speed=speed, seed=seed, home=home)
-    svc = SweepService(pod, store, trigger, on_sweep=on_sweep)
+    svc = SweepService(pod, store, trigger, on_sweep=on_sweep, webhook=webhook, webhook_format=webhook_format)
     stop = stop or threading.Event()
     reason = {"why": "max-runtime"}
     previous: dict[signal.Signals, Any] = {}
@@ -289,8 +327,10 @@ def run_service(scenario: str, trigger: TriggerSpec | None = None, speed: float 
     wall0 = time.monotonic()
     url = None
     try:
-        svc.start(metrics_port)
+        svc.start(metrics_port, bind)
         url = svc.server.url if svc.server is not None else None
+        log.info("sweep service started", extra={"schedule": svc.schedule_id, "trigger": svc.trigger.encode(),
+                                                 "metrics_url": url})
         if on_start is not None:
             on_start(svc)
         stop.wait(timeout=max_runtime_s)
@@ -301,6 +341,9 @@ def run_service(scenario: str, trigger: TriggerSpec | None = None, speed: float 
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     status = pod.status()
+    log.info("sweep service stopped", extra={"schedule": svc.schedule_id, "stopped_by": reason["why"],
+                                             "sweeps": status.get("sweeps"), "errors": len(svc.errors)})
     return {"schedule": {"id": svc.schedule_id, "trigger": svc.trigger.encode(), "description": str(svc.trigger)},
             "jobs": svc.jobs(), "stopped_by": reason["why"], "wall_s": round(time.monotonic() - wall0, 3),
-            **status, "skipped_runs": svc.skipped, "errors": list(svc.errors), "metrics_url": url}
+            **status, "skipped_runs": svc.skipped, "errors": list(svc.errors), "metrics_url": url,
+            "webhook_errors": svc.webhook_errors[:20]}

@@ -15,15 +15,12 @@ that fails is counted, and the next one is tried.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from opsbrain.detection.detector import ACTIONABLE_WARNINGS, IGNORED, DetectorParams
 from opsbrain.errors import InputError
@@ -32,6 +29,9 @@ from opsbrain.ingest.where import node_of
 from opsbrain.sources.advice import Actuator, advise, execute
 from opsbrain.sources.base import ReadingsSource
 from opsbrain.sources.follow import LogFollower
+
+if TYPE_CHECKING:
+    from opsbrain.service.metrics import DiagnosisMetrics
 
 Report = Callable[[dict[str, Any]], None]
 
@@ -89,12 +89,18 @@ class Watcher:
     def __init__(self, logs: str | Path, engine: Any, report: Report, webhook: str | None = None,
                  actuator: Actuator | None = None, poll_s: float = 0.25, from_start: bool = False,
                  params: DetectorParams | None = None, clock: Callable[[], float] = time.monotonic,
-                 source: ReadingsSource | None = None, sweep_every_s: float = 300.0) -> None:
+                 source: ReadingsSource | None = None, sweep_every_s: float = 300.0,
+                 webhook_format: str = "opsbrain", metrics: DiagnosisMetrics | None = None) -> None:
+        from opsbrain.service.alerts import FORMATS, check_url
+
         root = Path(logs)
         if root.is_symlink() or not root.is_dir():
             raise InputError("not a directory (watch follows a directory of logs)", file=str(logs), path="--logs")
-        if webhook is not None and not webhook.startswith(("http://", "https://")):
-            raise InputError(f"not an http(s) URL: {webhook!r}", path="--webhook")
+        check_url(webhook)
+        if webhook_format not in FORMATS:
+            raise InputError(f"unknown webhook format {webhook_format!r}", path="--webhook-format")
+        self.webhook_format = webhook_format
+        self.metrics = metrics
         if not poll_s > 0:
             raise InputError(f"must be > 0, got {poll_s}", path="--poll")
         self.follower = LogFollower(root, from_start)
@@ -153,8 +159,11 @@ class Watcher:
         from opsbrain.diagnosis.oneclick import diagnose_signals
 
         inc.diagnosed_kinds = frozenset(inc.kinds)
+        t0 = time.perf_counter()
         res = diagnose_signals(self.engine, list(inc.signals), {"lines": len(inc.signals)}, None)
         d = res["diagnosis"]
+        if self.metrics is not None:
+            self.metrics.observe(d["fault_class"], float(d["confidence"]), time.perf_counter() - t0, "watch")
         verdict = (d["fault_class"], d.get("component"))
         if verdict == inc.reported:
             return
@@ -174,14 +183,15 @@ class Watcher:
             self._post(data)
 
     def _post(self, data: dict[str, Any]) -> None:
-        req = urllib.request.Request(self.webhook or "", data=json.dumps(data, default=str).encode(),
-                                     headers={"Content-Type": "application/json"}, method="POST")
-        try:
-            with urllib.request.urlopen(req, timeout=5) as resp:  # noqa: S310 (http(s) checked)
-                resp.read(1024)
-        except (urllib.error.URLError, OSError, ValueError) as exc:
+        """POST one report (as itself, or as an Alertmanager notification: :mod:`opsbrain.service.alerts`)."""
+        from opsbrain.service.alerts import body_for, post_json
+
+        failed = post_json(self.webhook or "", body_for(data, self.webhook_format))
+        if self.metrics is not None:
+            self.metrics.webhook(self.webhook_format, failed is None)
+        if failed is not None:
             what = data.get("incident") or data["finding"]["component"]
-            self.webhook_errors.append(f"{what}: {getattr(exc, 'reason', exc)}")
+            self.webhook_errors.append(f"{what}: {failed}")
 
     def run(self, stop: threading.Event, max_runtime_s: float | None = None) -> dict[str, Any]:
         """Poll until ``stop`` is set or ``max_runtime_s`` wall seconds passed; a summary."""

@@ -1,0 +1,96 @@
+"""The JSON Schema of a run journal (``opsbrain chaos schema --journal``), version :data:`SCHEMA_VERSION`.
+
+Written by hand from the journal :func:`opsbrain.runner.run.run_plan` builds, and checked against every built-in
+scenario's journal in the tests. It pins what readers rely on (the keys reports, the run store and bundles read,
+with their types) and stays open where the journal grows: objects allow further properties (checkpoint, spare and
+rung records, per-fault parameters, recovery details), so a new field is no schema break; a changed meaning or type
+of an existing field is, and bumps :data:`SCHEMA_VERSION`. The embedded scenario is checked only as an object here
+(its own schema: ``opsbrain chaos schema``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SCHEMA_VERSION = 1
+SCHEMA_ID = "https://opsbrain.invalid/schemas/journal-v1.json"  # an identifier, not a download address
+
+_NUM = {"type": "number"}
+_OPT_NUM = {"type": ["number", "null"]}
+_OPT_STR = {"type": ["string", "null"]}
+_OBJ = {"type": "object"}
+
+
+def _obj(props: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
+    return {"type": "object", "properties": props, "required": required or [], "additionalProperties": True}
+
+
+_ACTION = _obj({
+    "action": {"type": "string"}, "target": _OPT_STR, "status": {"type": "string"}, "kind": _OPT_STR,
+    "start_s": _OPT_NUM, "end_s": _OPT_NUM, "rung": {}, "step": {}, "detail": {"type": ["object", "null"]},
+}, ["action", "status"])
+
+_DIAGNOSIS = _obj({
+    "fault_class": {"type": "string"}, "component": _OPT_STR, "confidence": {"type": "number", "minimum": 0,
+                                                                           "maximum": 1},
+    "evidence": {"type": "array", "items": {"type": "string"}}, "runbook": _OPT_STR, "at_s": _OPT_NUM,
+    "alternatives": {"type": "array"},
+}, ["fault_class", "confidence"])
+
+_INCIDENT = _obj({
+    "id": {"type": "string"},
+    "injected": {"oneOf": [{"type": "null"}, _obj({"kind": {"type": "string"}, "component": {"type": "string"},
+                                                   "at_s": _NUM, "params": _OBJ}, ["kind", "component", "at_s"])]},
+    "incident_ids": {"type": "array", "items": {"type": "string"}},
+    "detected_at_s": _OPT_NUM, "diagnosis": {"oneOf": [{"type": "null"}, _DIAGNOSIS]},
+    "runbook": _OPT_STR, "actions": {"type": "array", "items": _ACTION},
+    "affected_workloads": {"type": "array", "items": {"type": "string"}},
+    "recovered_at_s": _OPT_NUM, "ttd_s": _OPT_NUM, "ttdiag_s": _OPT_NUM, "ttr_s": _OPT_NUM,
+    "correct": {"type": "boolean"}, "class_correct": {"type": "boolean"}, "localized": {"type": "boolean"},
+    "false_positive": {"type": "boolean"}, "human_steps": {"type": "integer", "minimum": 0},
+    "impact": _OBJ, "detected_by": _OPT_STR, "lead_time_s": _OPT_NUM, "link_down_at_s": _OPT_NUM,
+    "signals": {"type": "array", "items": _obj({"t_s": _NUM, "host": _OPT_STR, "severity": {"enum": [0, 1, 2]},
+                                                "kinds": {"type": "array", "items": {"type": "string"}},
+                                                "text": {"type": "string"}}, ["t_s", "text"])},
+    "signals_total": {"type": "integer", "minimum": 0},
+}, ["id", "injected", "detected_at_s", "diagnosis", "actions", "ttd_s", "ttdiag_s", "ttr_s", "correct"])
+
+_ISO = {"type": "string", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d"}
+
+
+def journal_schema() -> dict[str, Any]:
+    """The journal's JSON Schema (draft 2020-12)."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID,
+        "title": "opsbrain run journal",
+        "description": "One chaos run: what was injected, detected, diagnosed and done, scored against the "
+                       "injected truth. Times ending in _s are simulated seconds from the run's start; started_at "
+                       "and finished_at are the run's wall-clock (UTC); sim_epoch is the simulated clock at t=0.",
+        **_obj({
+            "schema_version": {"const": SCHEMA_VERSION},
+            "tool": _obj({"name": {"const": "opsbrain"}, "version": {"type": "string"}}, ["name", "version"]),
+            "started_at": _ISO, "finished_at": _ISO, "sim_epoch": _ISO,
+            "scenario_definition": _obj({"metadata": _OBJ, "spec": _OBJ}, ["metadata", "spec"]),
+            "scenario": {"type": "string"}, "description": _OPT_STR, "seed": {"type": "integer", "minimum": 0},
+            "policy": {"enum": ["auto", "manual"]}, "verdict": {"enum": ["passed", "failed", "aborted"]},
+            "status": {"enum": ["finished", "aborted", "interrupted"]}, "abort_reason": _OPT_STR,
+            "duration_s": _NUM, "ended_at_s": _NUM, "run_id": _OPT_STR, "campaign_id": _OPT_STR,
+            "steady_state": _obj({"before": _OBJ, "after": _OBJ, "deviated": {"type": "boolean"},
+                                  "tolerance_s": _OPT_NUM}, ["before", "after", "deviated"]),
+            "expectations": {"type": "array", "items": _obj({"fault": {"type": "integer"},
+                                                             "met": {"type": "boolean"},
+                                                             "problems": {"type": "array",
+                                                                          "items": {"type": "string"}}},
+                                                            ["fault", "met", "problems"])},
+            "launch_config": _OBJ,
+            "incidents": {"type": "array", "items": _INCIDENT},
+            "workloads": {"type": "array", "items": _obj({"name": {"type": "string"}, "kind": {"type": "string"}},
+                                                         ["name"])},
+            "recovery": _OBJ, "sweeps": _OBJ,
+            "summary": _obj({"incidents": {"type": "integer"}, "diagnosed_correctly": {"type": "integer"},
+                             "recovered": {"type": "integer"}, "false_positives": {"type": "integer"},
+                             "wall_s": _NUM}, ["incidents", "diagnosed_correctly", "recovered", "false_positives"]),
+            "series": _OBJ, "bundles": {"type": "array"},
+        }, ["schema_version", "tool", "started_at", "finished_at", "scenario", "scenario_definition", "seed",
+            "policy", "verdict", "status", "duration_s", "steady_state", "incidents", "workloads", "summary"]),
+    }
