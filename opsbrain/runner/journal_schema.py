@@ -77,7 +77,8 @@ def journal_schema() -> dict[str, Any]:
             "duration_s": _NUM, "ended_at_s": _NUM, "run_id": _OPT_STR, "campaign_id": _OPT_STR,
             "steady_state": _obj({"before": _OBJ, "after": _OBJ, "deviated": {"type": "boolean"},
                                   "tolerance_s": _OPT_NUM}, ["before", "after", "deviated"]),
-            "expectations": {"type": "array", "items": _obj({"fault": {"type": "integer"},
+            "expectations": {"type": "array", "items": _obj({"fault": {"type": ["integer", "null"]},  # null: run-level
+                                                             "check": {"type": ["string", "null"]},
                                                              "met": {"type": "boolean"},
                                                              "problems": {"type": "array",
                                                                           "items": {"type": "string"}}},
