@@ -14,6 +14,7 @@ fault-free rate of the placement the workload had then (:func:`nominal_at`); an 
 
 from __future__ import annotations
 
+import bisect
 import math
 from bisect import bisect_right
 from typing import Any
@@ -112,12 +113,15 @@ def match_incidents(faults: list[FaultLife], incidents: list[tuple[str, float, s
     it ended at once: late detection of a crash). Returns incident id -> fault id; unmatched incidents are noise
     or false positives."""
     out: dict[str, str] = {}
+    by_onset = sorted(faults, key=lambda f: f[3])
+    onsets = [f[3] for f in by_onset]
     for inc_id, opened, components in incidents:
         best: tuple[float, str] | None = None
-        for fid, _kind, target, onset, ended in faults:
-            if onset > opened + 1e-9 or opened > (math.inf if ended is None else ended) + horizon_s:
+        specific = most_specific(components)  # once per incident: it is quadratic in the components named
+        for fid, _kind, target, onset, ended in by_onset[:bisect.bisect_right(onsets, opened + 1e-9)]:
+            if opened > (math.inf if ended is None else ended) + horizon_s:
                 continue
-            if not about(target, components):
+            if not names_target(target, specific):
                 continue
             key = (opened - onset, fid)
             if best is None or key < best:
@@ -155,7 +159,12 @@ def about(target: str, components: set[str]) -> bool:
     components (:func:`most_specific`) name the target, a part of it (a link of a crashed node), a whole that holds
     it (the NPU of an HBM stack, the node of a Qingtian card), or a link of a failed L2 chip. A flap on another link
     of the fault's node is not about the fault merely because the node's switch-fault line names the node."""
-    for c in most_specific(components):
+    return names_target(target, most_specific(components))
+
+
+def names_target(target: str, specific: set[str]) -> bool:
+    """:func:`about` on components already reduced by :func:`most_specific`."""
+    for c in specific:
         if c == target or c.startswith(target + "/") or c.startswith(target + "~") or target.startswith(c + "/"):
             return True
         if "~" in c and (c.endswith("~" + target) or "~" in target and c == target):
