@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from opsbrain import __version__
 from opsbrain.errors import InputError
 
 if TYPE_CHECKING:
@@ -164,8 +163,19 @@ force_option = click.option("--force", is_flag=True, help="Allow the output to r
                             "store) or the package's own data (never a link or a non-regular file).")
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``--version``: the installed version, looked up only when asked for."""
+    if not value or ctx.resilient_parsing:
+        return
+    from opsbrain import __version__
+
+    click.echo(f"opsbrain {__version__}")
+    ctx.exit(0)
+
+
 @click.group(cls=_Root, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "--version", prog_name="opsbrain", message="%(prog)s %(version)s")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version and exit.")
 def cli() -> None:
     """Fault injection and operations automation for a simulated CloudMatrix384-class superpod."""
 

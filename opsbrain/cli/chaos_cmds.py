@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from opsbrain.cli.base import (
     parse_params,
     sim_params,
 )
+from opsbrain.cli.output import Table, emit, output_option, resolve_format
 from opsbrain.errors import InputError
 
 
@@ -29,25 +31,19 @@ def chaos() -> None:
 
 
 @chaos.command("list")
+@output_option
 @json_option
-def chaos_list(as_json: bool) -> None:
+def chaos_list(output: str | None, as_json: bool) -> None:
     """List the built-in scenarios."""
     from opsbrain import chaos as lib
 
+    fmt = resolve_format(output, as_json)
     rows = lib.list_scenarios()
-    if as_json:
-        _emit_json({"scenarios": rows})
-        return
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=f"Built-in scenarios ({len(rows)})")
-    table.add_column("name", no_wrap=True)
-    table.add_column("policy")
-    table.add_column("description", overflow="fold")
+    table = Table.of(["name", "policy", "duration s", "description"], title=f"Built-in scenarios ({len(rows)})",
+                     wrap=["description"], right=["duration s"])
     for r in rows:
-        table.add_row(r["name"], r["policy"], r["description"])
-    Console().print(table)
+        table.add(r["name"], r["policy"], f"{r['duration_s']:g}", " ".join(str(r["description"]).split()))
+    emit(table, fmt, {"scenarios": rows})
 
 
 @chaos.command("validate")
@@ -83,12 +79,18 @@ def chaos_schema() -> None:
 @click.option("--dry-run", is_flag=True, help="Validate and print the plan; run nothing.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Also write the journal as JSON into this directory.")
+@click.option("--all", "show_all", is_flag=True, help="List every noise incident (default: the ignored ones are "
+              "one summary row; false positives are always listed).")
 @data_dir_option
+@output_option
 @json_option
 def chaos_run(scenario: str, seed: int | None, policy: str | None, dry_run: bool, out_dir: Path | None,
-              data_dir: Path | None, as_json: bool) -> None:
+              show_all: bool, data_dir: Path | None, output: str | None, as_json: bool) -> None:
     """Run a scenario (built-in name or file): inject, detect, diagnose, recover, score, journal."""
     from opsbrain import chaos as lib
+
+    fmt = resolve_format(output, as_json)
+    as_json = fmt == "json"
 
     plan = lib.plan(scenario, seed=seed, policy=policy)
     if dry_run:
@@ -103,7 +105,7 @@ def chaos_run(scenario: str, seed: int | None, policy: str | None, dry_run: bool
     if as_json:
         _emit_json(journal)
     else:
-        _print_journal(journal)
+        _print_journal(journal, fmt, show_all)
     if journal["verdict"] != "passed":
         sys.exit(1)
 
@@ -142,33 +144,68 @@ def _num(v: float | None) -> str:
     return "-" if v is None else f"{v:.1f}"
 
 
-def _print_journal(j: dict[str, Any]) -> None:
-    from rich.console import Console
-    from rich.table import Table
+def journal_tables(j: dict[str, Any], show_all: bool = False) -> list[Table]:
+    """The tables of a run journal: incidents (ignored noise collapsed into one row unless ``show_all``; a false
+    positive is always its own row, named by class and component) and the steady-state probes."""
+    from opsbrain.verdict import TONE_STYLE, incident_outcome, probe_outcome
 
-    console = Console()
-    s = j["summary"]
-    colour = {"passed": "green", "failed": "red", "aborted": "yellow"}.get(j["verdict"], "white")
-    console.print(f"[bold]{j['scenario']}[/] seed {j['seed']} policy {j['policy']}: "
-                  f"[bold {colour}]{j['verdict'].upper()}[/]" + (f" ({j['abort_reason']})" if j.get(
-                      "abort_reason") else "") + (f"  run id {j['run_id']}" if j.get("run_id") else ""))
-    table = Table()
-    for col in ("fault", "component", "diagnosis", "conf", "ttd s", "ttdiag s", "ttr s", "ok"):
-        table.add_column(col)
+    inc = Table.of(["fault", "component", "diagnosis", "conf", "ttd s", "ttdiag s", "ttr s", "outcome"],
+                   title="incidents", wrap=["component", "diagnosis"], right=["conf", "ttd s", "ttdiag s", "ttr s"])
+    ignored = []
     for i in j["incidents"]:
-        inj = i["injected"]
-        d = i["diagnosis"] or {}
-        table.add_row(inj["kind"] if inj else "(noise)", inj["component"] if inj else str(d.get("component")),
-                      str(d.get("fault_class", "-")), f"{d.get('confidence', 0):.2f}" if d else "-",
-                      _num(i["ttd_s"]), _num(i["ttdiag_s"]), _num(i["ttr_s"]),
-                      "yes" if i["correct"] else ("FP" if i.get("false_positive") else "no"))
-    console.print(table)
-    console.print(f"{s['incidents']} faults, {s['diagnosed_correctly']} diagnosed correctly, {s['recovered']} "
-                  f"recovered, {s['false_positives']} false positives; steady state deviated: "
-                  f"{j['steady_state']['deviated']}")
+        inj, d = i["injected"], i["diagnosis"] or {}
+        word, tone = incident_outcome(i)
+        if not inj and word == "ignored" and not show_all:
+            ignored.append(i)
+            continue
+        inc.add(inj["kind"] if inj else "(noise)", inj["component"] if inj else d.get("component"),
+                d.get("fault_class", "-"), f"{d['confidence']:.2f}" if d else "-", _num(i["ttd_s"]),
+                _num(i["ttdiag_s"]), _num(i["ttr_s"]), word,
+                styles=[None] * 7 + [TONE_STYLE[tone]])
+    if ignored:
+        classes = Counter(str((i["diagnosis"] or {}).get("fault_class", "-")) for i in ignored)
+        top = ", ".join(f"{c} {n}" for c, n in classes.most_common(3)) + (", ..." if len(classes) > 3 else "")
+        inc.add("(noise)", f"{len(ignored)} incidents", top, "-", "-", "-", "-", "ignored",
+                styles=[None] * 7 + [TONE_STYLE["ok"]])
+        inc.note(f"{len(ignored)} noise incidents that opsbrain rightly left alone are one row; --all lists each")
+    ss = j.get("steady_state") or {}
+    probes = Table.of(["probe", "baseline", "before", "after", "longest deviation s", "outcome"],
+                      title=f"steady state (tolerance {ss.get('tolerance_s', 0):g} s)",
+                      right=["baseline", "before", "after", "longest deviation s"])
+    for name, base in (ss.get("baseline") or {}).items():
+        before, after = (ss.get("before") or {}).get(name, {}), (ss.get("after") or {}).get(name, {})
+        longest = (ss.get("longest_deviation_s") or {}).get(name)
+        word, tone = probe_outcome(longest, ss.get("tolerance_s"), after.get("ok"))
+        probes.add(name, f"{base:g}", before.get("value"), after.get("value"), _num(longest), word,
+                   styles=[None] * 5 + [TONE_STYLE[tone]])
+    return [inc, probes]
+
+
+def _print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False) -> None:
+    from opsbrain.cli.output import colour_enabled, paint
+    from opsbrain.verdict import TONE_STYLE, run_outcome
+
+    tables = journal_tables(j, show_all)
+    if fmt == "plain":
+        click.echo(tables[0].plain())
+        return
+    s = j["summary"]
+    word, tone = run_outcome(j["verdict"])
+    click.echo(f"{paint(j['scenario'], 'bold', colour_enabled())} seed {j['seed']} policy {j['policy']}: "
+               f"{paint(word.upper(), TONE_STYLE[tone], colour_enabled())}"
+               + (f" ({j['abort_reason']})" if j.get("abort_reason") else "")
+               + (f"  run id {j['run_id']}" if j.get("run_id") else ""))
+    for t in tables:
+        click.echo(t.render(fmt))
+    fps = [i for i in j["incidents"] if i.get("false_positive")]
+    named = "; ".join(f"{(i['diagnosis'] or {}).get('fault_class')} at {(i['diagnosis'] or {}).get('component')}"
+                      for i in fps[:3])
+    click.echo(f"{s['incidents']} faults, {s['diagnosed_correctly']} diagnosed correctly, {s['recovered']} "
+               f"recovered, {s['false_positives']} false positives" + (f" ({named})" if named else "")
+               + f"; steady state {'DEVIATED' if j['steady_state']['deviated'] else 'held'}")
     for e in j.get("expectations", []):
         if not e["met"]:
-            console.print(f"  expectation on faults[{e['fault']}] not met: {'; '.join(e['problems'])}")
+            click.echo(f"  expectation on faults[{e['fault']}] not met: {'; '.join(e['problems'])}")
 
 
 @chaos.command("replay")
