@@ -99,7 +99,8 @@ class Table:
         body = self._grid(width, colour)
         if body is None:
             body = self._blocks(width, colour)
-        return "\n".join(head + body + self.notes)
+        notes = [ln for n in self.notes for ln in _wrap(n, width)]
+        return "\n".join(head + body + notes)
 
     def plain(self) -> str:
         lines = ["\t".join(c.name for c in self.columns)]

@@ -9,6 +9,7 @@ import click
 
 from opsbrain.cli.base import _emit_json, _store, cli, data_dir_option, json_option
 from opsbrain.cli.chaos_cmds import _print_journal
+from opsbrain.cli.output import Table, emit, output_option, resolve_format
 from opsbrain.errors import InputError
 
 
@@ -21,23 +22,32 @@ def runs() -> None:
 @runs.command("list")
 @click.option("--limit", type=click.IntRange(1, 1_000_000), default=50, show_default=True)
 @data_dir_option
+@output_option
 @json_option
-def runs_list(limit: int, data_dir: Path | None, as_json: bool) -> None:
+def runs_list(limit: int, data_dir: Path | None, output: str | None, as_json: bool) -> None:
     """List stored runs, newest first."""
+    from opsbrain.verdict import TONE_STYLE, run_outcome
+
+    fmt = resolve_format(output, as_json)
     rows = _store(data_dir).list_runs(limit)
-    if as_json:
-        _emit_json({"runs": rows})
-        return
+    table = Table.of(["run id", "status", "verdict", "policy", "started"], title=f"runs ({len(rows)}, newest first)")
     for r in rows:
-        click.echo(f"{r['id']:<48} {r['status']:<11} {str(r['verdict']):<8} {r['policy']:<6} {r['started_at']}")
+        word, tone = run_outcome(r["verdict"]) if r["verdict"] else ("-", "neutral")
+        table.add(r["id"], r["status"], word, r["policy"], r["started_at"], styles=[None, None, TONE_STYLE[tone],
+                                                                                      None, None])
+    emit(table, fmt, {"runs": rows})
 
 
 @runs.command("show")
 @click.argument("run_id")
+@click.option("--all", "show_all", is_flag=True, help="List every noise incident (default: ignored ones are one row).")
 @data_dir_option
+@output_option
 @json_option
-def runs_show(run_id: str, data_dir: Path | None, as_json: bool) -> None:
+def runs_show(run_id: str, show_all: bool, data_dir: Path | None, output: str | None, as_json: bool) -> None:
     """Show one run's journal."""
+    fmt = resolve_format(output, as_json)
+    as_json = fmt == "json"
     store = _store(data_dir)
     row = store.get_run(run_id)
     if row is None:
@@ -49,7 +59,7 @@ def runs_show(run_id: str, data_dir: Path | None, as_json: bool) -> None:
     if journal is None:
         click.echo(f"{run_id}: {row['status']} (no journal: the run did not finish)")
         return
-    _print_journal(journal)
+    _print_journal(journal, fmt, show_all)
 
 
 @runs.command("bundle")

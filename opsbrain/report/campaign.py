@@ -19,6 +19,7 @@ from markupsafe import Markup
 from matplotlib import __version__ as mpl_version
 from matplotlib.colors import LinearSegmentedColormap
 
+from opsbrain import stats
 from opsbrain.report import plots
 from opsbrain.report.build import REPORT_VERSION
 
@@ -26,10 +27,9 @@ NONE = "(none)"
 
 
 def _q(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    v = sorted(values)
-    return v[min(len(v) - 1, int(round(q * (len(v) - 1))))]
+    """The one quantile of every summary (:func:`opsbrain.stats.quantile`), so the HTML, Markdown and CLI
+    summaries of a campaign print the same figures."""
+    return stats.quantile(values, q)
 
 
 def _stats(values: list[float]) -> dict[str, Any]:
