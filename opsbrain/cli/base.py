@@ -151,6 +151,29 @@ class _Finite(click.FloatRange):
         return rv
 
 
+class LazyChoice(click.Choice):
+    """A choice whose values are looked up when first needed (``--help`` of that command, or parsing it), so that
+    listing them costs nothing at start-up. ``load`` returns the values."""
+
+    def __init__(self, load: Any, case_sensitive: bool = True) -> None:
+        self._load = load
+        self._values: tuple[str, ...] | None = None
+        self.case_sensitive = case_sensitive
+
+    @property  # type: ignore[override]
+    def choices(self) -> tuple[str, ...]:
+        if self._values is None:
+            self._values = tuple(self._load())
+        return self._values
+
+
+def fault_profiles() -> list[str]:
+    """The random fault profiles of faultlib.injection (``--profile`` of ``chaos campaign``)."""
+    from faultlib.injection.profiles import PROFILES
+
+    return sorted(PROFILES)
+
+
 SEED = click.IntRange(0, 2**63 - 1)  # the run store keeps seeds as SQLite INTEGER (signed 64 bits)
 MAX_SPEED = 1e6  # reason: a wall second is then 11.6 simulated days; the twin cannot simulate a pod that fast
 MAX_WALL_S = 10 * 365 * 86400.0  # reason: ten years; beyond it a wall-clock bound is no bound (and overflows)

@@ -11,11 +11,13 @@ import click
 
 from opsbrain.cli.base import (
     SEED,
+    LazyChoice,
     _emit_json,
     _Finite,
     _store,
     cli,
     data_dir_option,
+    fault_profiles,
     json_option,
     param_option,
     parse_params,
@@ -258,7 +260,8 @@ def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | No
               help="Simulated days per run.")
 @click.option("--seeds", default=4, show_default=True, type=click.IntRange(1, 10_000), help="Seeds (runs per policy).")
 @click.option("--first-seed", default=0, show_default=True, type=click.IntRange(0), help="Seeds are FIRST..FIRST+K-1.")
-@click.option("--profile", default="llama3", show_default=True, help="Random fault profile.")
+@click.option("--profile", default="llama3", show_default=True, type=LazyChoice(fault_profiles),
+              help="Random fault profile (faultlib/injection/profiles.py; docs/parameters.md).")
 @click.option("--policy", type=click.Choice(["auto", "manual", "both"]), default="auto", show_default=True,
               help="Recovery policy; 'both' runs auto and manual on the same seeds and compares them.")
 @click.option("--layout", type=click.Choice(["auto", "mixed", "cluster"]), default="auto", show_default=True,
@@ -277,13 +280,16 @@ def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | No
 @click.option("--no-journals", is_flag=True, help="Store only each run's compact record, not its full journal.")
 @param_option
 @data_dir_option
+@output_option
 @json_option
 def chaos_campaign(pods: int, days: float, seeds: int, first_seed: int, profile: str, policy: str, layout: str,
                    spares_per_pod: int, bursty: bool, lemons: bool, sweeps: bool, noise: bool, cheap_noise: bool,
                    workers: int | None,
                    executor: str, scheduler: str | None, no_journals: bool, params: tuple[str, ...],
-                   data_dir: Path | None, as_json: bool) -> None:
+                   data_dir: Path | None, output: str | None, as_json: bool) -> None:
     """Monte Carlo campaign: K seeds (x policies) of a cluster under a fault profile; resumable; summary."""
+    fmt = resolve_format(output, as_json)
+    as_json = fmt == "json"
     from opsbrain.campaign.runner import Options, default_workers, run_campaign
     from opsbrain.campaign.spec import CampaignSpec
 
@@ -309,7 +315,7 @@ def chaos_campaign(pods: int, days: float, seeds: int, first_seed: int, profile:
     if as_json:
         _emit_json(out)
     else:
-        _print_campaign(out)
+        _print_campaign(out, fmt)
     if not out["complete"]:
         click.echo(f"opsbrain: campaign interrupted after {out['runs']['finished']} of {out['runs']['total']} runs; "
                    "run the same command again to resume", err=True)
@@ -338,53 +344,69 @@ def _campaign_with_progress(run: Any, spec: Any, store: Any, opts: Any, data_dir
         return dict(run(spec, store, opts, home=data_dir, progress=progress, say=say, sim_progress=sim_progress))
 
 
-def _print_campaign(out: dict[str, Any]) -> None:
-    from rich.console import Console
-    from rich.table import Table
+def campaign_tables(out: dict[str, Any]) -> list[Table]:
+    """The jobs table (ETTR coloured against the stated bar, opsbrain.verdict.ETTR_BAR) and one time-to-recover
+    table per policy; the quantiles are opsbrain.stats' (the campaign report prints the same)."""
+    from opsbrain.verdict import ETTR_BAR, TONE_STYLE, ettr_outcome
 
-    con = Console()
-    sp, runs, ex = out["spec"], out["runs"], out["execution"]
-    con.print(f"[bold]{out['campaign']}[/]: {sp['pods']} pod(s) = {out['npus']:,} NPUs, {sp['days']:g} days, "
-              f"profile {sp['profile']}; {runs['finished']}/{runs['total']} runs ({runs['reused']} reused), "
-              f"{ex['wall_s']:.1f} s wall on {ex['workers']} {ex['executor']} worker(s)")
-    jobs = Table(title="jobs (mean over seeds; min-max)")
-    for col in ("policy", "job", "ETTR", "goodput", "downtime s", "stalled s", "ckpt stall s", "restarts"):
-        jobs.add_column(col)
+    jobs = Table.of(["policy", "job", "ETTR", "goodput", "downtime s", "stalled s", "ckpt stall s", "restarts"],
+                    title="jobs (mean over seeds; min-max)", wrap=["ETTR", "goodput"],
+                    right=["downtime s", "stalled s", "ckpt stall s", "restarts"])
     for pol, s in out["by_policy"].items():
         for name, j in s["jobs"].items():
             e, g = j.get("ettr") or {}, j["goodput"]
-            jobs.add_row(pol, name, _rng(e), _rng(g), _num(j.get("downtime_s")), _num(j.get("stalled_s")),
-                         _num(j.get("ckpt_stall_s")), _num(j.get("restarts")))
-    con.print(jobs)
+            tone = ettr_outcome(e.get("mean"))[1] if e else "neutral"
+            jobs.add(pol, name, _rng(e), _rng(g), _num(j.get("downtime_s")), _num(j.get("stalled_s")),
+                     _num(j.get("ckpt_stall_s")), _num(j.get("restarts")),
+                     styles=[None, None, TONE_STYLE[tone]] + [None] * 5)
+    jobs.note(f"ETTR bar {ETTR_BAR:.2f} (Llama 3 405B kept > 90% effective training time, arXiv 2407.21783): "
+              "green at or above it, yellow 0.85-0.90, red below")
+    tables = [jobs]
     for pol, s in out["by_policy"].items():
-        it, dg = s["interruptions"], s["diagnosis"]
-        cats = ", ".join(f"{c} {v['count']}" for c, v in it["by_category"].items())
-        con.print(f"[bold]{pol}[/]: {it['total']} interruptions ({it['per_run']} per run, expected "
-                  f"{it['expected_per_run']}): {cats or 'none'}; {it['background_faults']} background faults")
-        con.print(f"  diagnosis: {dg['correct']}/{dg['faults']} correct ({dg['accuracy']}), {dg['noise_incidents']} "
-                  f"noise incidents, {dg['false_positives']} acted on; hands-off share "
-                  f"{s['recovery']['handled_without_human']}; spare swaps {s['spares']['swaps']}, runs out of "
-                  f"spares {s['spares']['runs_exhausted']}")
-        ttr = Table(title=f"{pol}: time to recover by fault class (s)")
-        for col in ("class", "n", "recovered", "p50", "p90", "max", "ttd p50", "ttdiag p50"):
-            ttr.add_column(col)
+        ttr = Table.of(["class", "n", "recovered", "p50", "p90", "max", "ttd p50", "ttdiag p50"],
+                       title=f"{pol}: time to recover by fault class (s; quantiles: numpy linear)",
+                       right=["n", "recovered", "p50", "p90", "max", "ttd p50", "ttdiag p50"])
         for k, v in s["ttr_by_class"].items():
             d = v["ttr_s"]
-            ttr.add_row(k, str(v["n"]), str(v["recovered"]), _num(d["p50"]), _num(d["p90"]), _num(d["max"]),
-                        _num(v["ttd_s_p50"]), _num(v["ttdiag_s_p50"]))
-        con.print(ttr)
+            ttr.add(k, v["n"], v["recovered"], _num(d["p50"]), _num(d["p90"]), _num(d["max"]), _num(v["ttd_s_p50"]),
+                    _num(v["ttdiag_s_p50"]))
+        tables.append(ttr)
+    return tables
+
+
+def _print_campaign(out: dict[str, Any], fmt: str = "table") -> None:
+    tables = campaign_tables(out)
+    if fmt == "plain":
+        for t in tables:
+            click.echo(t.plain())
+        return
+    sp, runs, ex = out["spec"], out["runs"], out["execution"]
+    click.echo(f"{out['campaign']}: {sp['pods']} pod(s) = {out['npus']:,} NPUs, {sp['days']:g} days, "
+               f"profile {sp['profile']}; {runs['finished']}/{runs['total']} runs ({runs['reused']} reused), "
+               f"{ex['wall_s']:.1f} s wall on {ex['workers']} {ex['executor']} worker(s)")
+    click.echo(tables[0].render(fmt))
+    for (pol, s), ttr in zip(out["by_policy"].items(), tables[1:], strict=True):
+        it, dg = s["interruptions"], s["diagnosis"]
+        cats = ", ".join(f"{c} {v['count']}" for c, v in it["by_category"].items())
+        click.echo(f"{pol}: {it['total']} interruptions ({it['per_run']} per run, expected "
+                   f"{it['expected_per_run']}): {cats or 'none'}; {it['background_faults']} background faults")
+        click.echo(f"  diagnosis: {dg['correct']}/{dg['faults']} correct ({dg['accuracy']}), {dg['noise_incidents']} "
+                   f"noise incidents, {dg['false_positives']} acted on (false positives); hands-off share "
+                   f"{s['recovery']['handled_without_human']}; spare swaps {s['spares']['swaps']}, runs out of "
+                   f"spares {s['spares']['runs_exhausted']}")
+        click.echo(ttr.render(fmt))
     cmp_ = out.get("auto_vs_manual")
     if cmp_:
         for name, j in cmp_["jobs"].items():
             if "ettr_auto" in j:
-                con.print(f"auto vs manual, {name}: ETTR {j['ettr_auto']} vs {j['ettr_manual']} (gain "
-                          f"{j['ettr_gain']}), lost NPU-s reduced by {j['lost_npu_s_reduction']}")
+                click.echo(f"auto vs manual, {name}: ETTR {j['ettr_auto']} vs {j['ettr_manual']} (gain "
+                           f"{j['ettr_gain']}), lost NPU-s reduced by {j['lost_npu_s_reduction']}")
             else:
-                con.print(f"auto vs manual, {name}: lost tokens reduced by {j['lost_tokens_reduction']}, SLO "
-                          f"violation {j['slo_violation_s_auto']} s vs {j['slo_violation_s_manual']} s")
+                click.echo(f"auto vs manual, {name}: lost tokens reduced by {j['lost_tokens_reduction']}, SLO "
+                           f"violation {j['slo_violation_s_auto']} s vs {j['slo_violation_s_manual']} s")
         t = cmp_["ttr_s"]
-        con.print(f"auto vs manual, ttr on the same {t['pairs']} faults: median {t['auto']['p50']} s vs "
-                  f"{t['manual']['p50']} s")
+        click.echo(f"auto vs manual, ttr on the same {t['pairs']} faults: median {t['auto']['p50']} s vs "
+                   f"{t['manual']['p50']} s")
 
 
 def _rng(d: dict[str, Any]) -> str:

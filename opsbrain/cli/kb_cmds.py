@@ -74,7 +74,9 @@ def kb_validate_cmd(path: str | None, as_json: bool) -> None:
 @data_dir_option
 @json_option
 def kb_import_cmd(fmt: str, path: str, data_dir: Path | None, as_json: bool) -> None:
-    """Import vendor knowledge (MindCluster fault-level file or fault knowledge graph)."""
+    """Import vendor knowledge from PATH. FORMAT is mindcluster-faultcode (MindCluster's faultCode.json: fault codes
+    and their handling levels) or mindcluster-kg (its kg-config.json: the fault knowledge graph of causes and
+    suggestions). Imports go to $OPSBRAIN_HOME/kb_imports and are matched by diagnose."""
     from opsbrain.kb import kb_import
 
     rep = kb_import(fmt, path, data_dir=(data_dir / "kb_imports") if data_dir else None)

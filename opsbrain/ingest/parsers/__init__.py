@@ -18,7 +18,7 @@ from opsbrain.ingest import screen, where
 from opsbrain.ingest.parsers import cann, device, framework, hccl, hccn, kernel, messages, twin
 from opsbrain.ingest.parsers.ctx import MAX_LINE, LineCtx, Parser, level_of
 from opsbrain.ingest.signal import Signal
-from opsbrain.multiscan import Screen
+from opsbrain.multiscan import Screen, re2_superset
 
 ORDER: tuple[Parser, ...] = (twin.parse, messages.parse, device.parse, hccn.parse, kernel.parse_driver, hccl.parse, cann.parse,
                              kernel.parse, framework.parse)
@@ -43,8 +43,15 @@ def gate() -> re.Pattern[str]:
 
 @lru_cache(maxsize=1)
 def _screen() -> tuple[Screen, int]:
-    """One scan of a line: the gate (pattern 0 of the extras) and every registered parser regex's literals."""
-    return screen.build(["(?i)" + gate().pattern])
+    """One scan of a line: the gate (pattern 0 of the extras) and every registered parser regex's literals.
+
+    The gate holds look-behinds (documented messages) that RE2 cannot read, so the screen carries its RE2
+    superset (:func:`opsbrain.multiscan.re2_superset`: look-arounds dropped) and :func:`parse_line` confirms a hit
+    with the exact gate: the answer is the exact gate's on every line, and the one RE2 scan still rules out the
+    lines without any gate word (most of a real log) and the parser regexes that cannot match."""
+    g = gate()
+    superset = re2_superset(g)
+    return screen.build([superset if superset is not None else "(?i)" + g.pattern])
 
 
 def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: str | None = None,
@@ -60,7 +67,7 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
             return []
     else:
         may, extra = seen
-        if not extra:  # the gate's pattern did not occur
+        if not extra or not gate().search(text):  # the gate's superset did not occur, or the exact gate says no
             return []
         screen.set_line(text, may, covered)
     host = where.host_in(text)
