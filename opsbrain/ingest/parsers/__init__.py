@@ -43,15 +43,19 @@ def gate() -> re.Pattern[str]:
 
 @lru_cache(maxsize=1)
 def _screen() -> tuple[Screen, int]:
-    """One scan of a line: the gate (pattern 0 of the extras) and every registered parser regex's literals.
+    """One scan of a line: the gate's words (extra 0), the documented messages (extra 1) and every registered
+    parser regex's literals.
 
-    The gate holds look-behinds (documented messages) that RE2 cannot read, so the screen carries its RE2
-    superset (:func:`opsbrain.multiscan.re2_superset`: look-arounds dropped) and :func:`parse_line` confirms a hit
-    with the exact gate: the answer is the exact gate's on every line, and the one RE2 scan still rules out the
-    lines without any gate word (most of a real log) and the parser regexes that cannot match."""
-    g = gate()
-    superset = re2_superset(g)
-    return screen.build([superset if superset is not None else "(?i)" + g.pattern])
+    RE2 reads :data:`GATE` as written (on ASCII text it agrees with ``re``); the documented messages carry
+    look-behinds RE2 cannot read, so the screen holds their RE2 superset (:func:`opsbrain.multiscan.re2_superset`:
+    look-arounds dropped) and :func:`parse_line` confirms a line that only that superset found with the exact gate.
+    So the answer is the exact gate's on every line, and one RE2 scan rules out the lines without any gate word
+    (most of a real log) and the parser regexes that cannot match."""
+    extras = [re2_superset(GATE) or "(?i)" + GATE.pattern]
+    rx = messages.catalog()[0]
+    if rx is not None:
+        extras.append(re2_superset(rx.rx) or "(?i)" + rx.pattern)
+    return screen.build(extras)
 
 
 def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: str | None = None,
@@ -67,8 +71,8 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
             return []
     else:
         may, extra = seen
-        if not extra or not gate().search(text):  # the gate's superset did not occur, or the exact gate says no
-            return []
+        if 0 not in extra and (not extra or not gate().search(text)):  # no gate word; a documented message's
+            return []                                                   # superset alone: the exact gate decides
         screen.set_line(text, may, covered)
     host = where.host_in(text)
     node = where.node_component(host)
