@@ -9,14 +9,15 @@ position ``q * (n - 1)`` of the sorted sample, interpolated linearly between its
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 
-METHOD = "linear"
+METHOD: Literal["linear"] = "linear"
 
 
-def _values(xs: Iterable[float | None]) -> np.ndarray:
+def _values(xs: Iterable[float | None]) -> npt.NDArray[np.float64]:
     return np.asarray([float(x) for x in xs if x is not None], dtype=float)
 
 

@@ -160,8 +160,8 @@ class LazyChoice(click.Choice):
         self._values: tuple[str, ...] | None = None
         self.case_sensitive = case_sensitive
 
-    @property  # type: ignore[override]
-    def choices(self) -> tuple[str, ...]:
+    @property
+    def choices(self) -> tuple[str, ...]:  # type: ignore[override]  # read-only on purpose: filled on first use
         if self._values is None:
             self._values = tuple(self._load())
         return self._values
