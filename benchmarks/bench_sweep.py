@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import time
 from collections import Counter
 from typing import Any
@@ -33,6 +32,7 @@ from faultlib.injection.spec import FaultSpec
 from faultlib.telemetry.noise import start_background_noise
 from faultlib.workloads.inference import InferenceService, paper_layout
 from faultlib.workloads.training import TrainingJob
+from opsbrain import stats
 from opsbrain.sweeps import SweepHistory, SweepParams, run_sweep
 
 GOAL_MS = 50.0
@@ -66,8 +66,8 @@ def time_sweeps(seed: int, n: int) -> dict[str, Any]:
         run_sweep(sim, params=p)
         cold.append((time.perf_counter() - t0) * 1e3)
     return {"modules": rep.checked["dom_rx"], "links": rep.checked["link_light"], "sweeps": n,
-            "steady_ms_min": min(steady), "steady_ms_median": statistics.median(steady),
-            "cold_ms_min": min(cold), "cold_ms_median": statistics.median(cold), "findings_last": findings}
+            "steady_ms_min": min(steady), "steady_ms_median": stats.median(steady),
+            "cold_ms_min": min(cold), "cold_ms_median": stats.median(cold), "findings_last": findings}
 
 
 def degrading_optics(seed: int, p: SweepParams) -> dict[str, Any]:
@@ -136,7 +136,7 @@ def main() -> None:
         out["degrading_optics"] = {
             "seeds": a.seeds, "caught_10min": sum(r["caught"] for r in deg),
             "caught_fraction": sum(r["caught"] for r in deg) / a.seeds,
-            "median_alarm_lead_min": statistics.median([r["lead_min"].get("alarm", 0.0) for r in deg]),
+            "median_alarm_lead_min": stats.median([r["lead_min"].get("alarm", 0.0) for r in deg]),
             "min_alarm_lead_min": min(r["lead_min"].get("alarm", 0.0) for r in deg), "runs": deg}
         out["noise_only"] = {
             "pod_days": a.seeds, "alarmed_components": sum(r["alarmed_components"] for r in noise),

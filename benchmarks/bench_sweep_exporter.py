@@ -21,13 +21,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import time
 from typing import Any
 
 from faultlib.engine import Simulation
 from faultlib.simparams import SimParams
 from faultlib.telemetry.noise import start_background_noise
+from opsbrain import stats
 from opsbrain.sources import PrometheusSource, sweep_source
 from opsbrain.sources.exporter import render_twin_page
 from opsbrain.sources.serve import PageServer
@@ -49,7 +49,7 @@ def bench_page(page: str, sweeps: int) -> dict[str, Any]:
             rep = sweep_source(src, p)
             times.append((time.perf_counter() - t0) * 1e3)
     return {"page_bytes": len(page), "samples": sum(1 for ln in page.splitlines() if ln and ln[0] != "#"),
-            "cold_ms": round(cold, 1), "steady_median_ms": round(statistics.median(times), 1),
+            "cold_ms": round(cold, 1), "steady_median_ms": round(stats.median(times), 1),
             "steady_max_ms": round(max(times), 1), "findings": len(rep.findings), "first_findings": len(first.findings),
             "checked": sum(rep.checked.values())}
 

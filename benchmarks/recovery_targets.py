@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from opsbrain import stats
+
 SCENARIOS = {  # scenario -> (fault class, target p90 ttr in s, impact measure)
     "link-down-training": ("link_down", 30.0, "lost_npu_s"),
     "link-down-inference": ("link_down", 30.0, "lost_tokens"),
@@ -112,7 +114,7 @@ def one(args: tuple[str, int, str, int | None]) -> dict[str, Any]:
 
 
 def q(xs: list[float], p: float) -> float | None:
-    return float(np.quantile(xs, p)) if xs else None
+    return stats.quantile(xs, p)  # the one quantile of every summary (numpy's linear method)
 
 
 def fmt(x: float | None, nd: int = 1) -> str:

@@ -13,12 +13,15 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-import networkx as nx
 from pydantic import model_validator
 
 from faultlib import ids
 from faultlib.params import P, ParamGroup
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 SRC_PAPER = "arXiv 2506.12708 (Serving LLMs on Huawei CloudMatrix384) §3, facts.md §2"
 
@@ -228,7 +231,10 @@ class Topology:
         }
 
     def graph(self) -> nx.Graph:
-        """A networkx graph: components as nodes (attr ``kind``), containment and link edges (attr ``kind``)."""
+        """A networkx graph: components as nodes (attr ``kind``), containment and link edges (attr ``kind``).
+        networkx is imported here, on demand: a run never needs the graph."""
+        import networkx as nx
+
         g = nx.Graph()
         g.add_nodes_from((c, {"kind": k}) for c, k in self.kind.items() if k != "optical_module")
         g.add_edges_from((c, par, {"kind": "contains"}) for c, par in self.parent.items()

@@ -6,19 +6,21 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from opsbrain.fsio import write_json_atomic
-from opsbrain.scenario.loader import builtin_dir, builtin_names, load_scenario, read_yaml, validate_files
-from opsbrain.scenario.plan import Plan, build_plan
-from opsbrain.scenario.schema import Scenario
-from opsbrain.store import RunStore
+from opsbrain.scenario.builtin import builtin_dir, builtin_names, read_yaml
+
+if TYPE_CHECKING:  # the schema, the planner and the store are imported by the functions that need them
+    from opsbrain.scenario.plan import Plan
+    from opsbrain.store import RunStore
 
 Say = Callable[[str], None]
 log = logging.getLogger(__name__)
 
 
 def list_scenarios() -> list[dict[str, Any]]:
+    """Name, description, tags, policy and duration of every built-in scenario (read as YAML, not validated:
+    ``chaos list`` answers without building the schema or the simulator)."""
     out = []
     for name in builtin_names():
         data = read_yaml(builtin_dir() / f"{name}.yaml")
@@ -31,14 +33,21 @@ def list_scenarios() -> list[dict[str, Any]]:
 
 def validate(paths: list[str]) -> list[str]:
     """One line per error ("FILE: PATH: reason"); empty when all files are valid."""
+    from opsbrain.scenario.loader import validate_files
+
     return [str(e) for e in validate_files(paths)]
 
 
 def schema() -> dict[str, Any]:
+    from opsbrain.scenario.schema import Scenario
+
     return Scenario.model_json_schema()
 
 
 def plan(name_or_path: str, seed: int | None = None, policy: str | None = None) -> Plan:
+    from opsbrain.scenario.loader import load_scenario
+    from opsbrain.scenario.plan import build_plan
+
     sc, path = load_scenario(name_or_path)
     return build_plan(sc, str(path), seed=seed, policy=policy)
 
@@ -60,6 +69,7 @@ def run(p: Plan, store: RunStore | None = None, out_dir: Path | None = None,
         home: Path | None = None, bundle_dir: Path | None = None) -> dict[str, Any]:
     """Run a plan, store its journal (run store and, with ``out_dir``, a JSON file); return the journal.
     With ``bundle_dir``, a log bundle per incident is written into ``bundle_dir/<incident id>/`` (issue 9)."""
+    from opsbrain.fsio import write_json_atomic
     from opsbrain.kb.training import load_engine
     from opsbrain.runner.run import run_plan
 

@@ -30,3 +30,67 @@ class Diagnosis:
         d["alternatives"] = [[c, round(p, 4)] for c, p in self.alternatives]
         d["confidence"] = round(self.confidence, 4)
         return d
+
+
+# ---- one outcome vocabulary for the CLI, Markdown, HTML and campaign summaries ---------------------------------
+# Each function returns (word, tone); tone is one of TONES and picks the colour (green / red / yellow / none).
+TONES = ("ok", "bad", "warn", "neutral")
+
+ETTR_BAR = 0.90
+"""ETTR at or above which a training run reads as healthy. Source: Llama 3 405B kept > 90% effective training time
+over 54 days on 16,384 H100 with 466 interruptions (Llama 3 paper, arXiv 2407.21783)."""
+ETTR_WARN = 0.85
+"""Below this the run reads as bad; between it and :data:`ETTR_BAR` as a warning. Source: ETTR of the largest jobs
+on Meta's research clusters was 0.85-0.9 (arXiv 2410.21680)."""
+
+
+def probe_outcome(longest_deviation_s: float | None, tolerance_s: float | None, ok_after: bool | None) -> tuple[
+        str, str]:
+    """A steady-state probe: ``ok`` only when it never stayed out of band longer than the tolerance AND is back in
+    band at the end; else ``deviated`` (longer than the tolerance) or ``not recovered`` (out of band at the end)."""
+    if longest_deviation_s is not None and tolerance_s is not None and longest_deviation_s > tolerance_s:
+        return "deviated", "bad"
+    if ok_after is False:
+        return "not recovered", "bad"
+    return "ok", "ok"
+
+
+def incident_outcome(inc: dict[str, Any]) -> tuple[str, str]:
+    """A journal incident. An injected fault: ``correct``, ``wrong component``, ``wrong class``, ``abstained`` or
+    ``missed`` (never diagnosed). A noise incident: ``ignored`` (nothing that costs capacity was done) or
+    ``acted: false positive``."""
+    d = inc.get("diagnosis") or {}
+    if not inc.get("injected"):
+        return ("acted: false positive", "bad") if inc.get("false_positive") else ("ignored", "ok")
+    if inc.get("correct"):
+        return "correct", "ok"
+    if not d:
+        return "missed", "bad"
+    if d.get("fault_class") == UNKNOWN:
+        return "abstained", "warn"
+    if d.get("fault_class") == inc["injected"].get("kind"):
+        return "wrong component", "bad"
+    return "wrong class", "bad"
+
+
+def ettr_outcome(ettr: float | None) -> tuple[str, str]:
+    """ETTR against :data:`ETTR_BAR`: ``>= 0.90`` ok, ``0.85-0.90`` warn, below bad (``-`` when there is none)."""
+    if ettr is None:
+        return "-", "neutral"
+    tone = "ok" if ettr >= ETTR_BAR else "warn" if ettr >= ETTR_WARN else "bad"
+    return f"{ettr:.3f}", tone
+
+
+def run_outcome(verdict: str | None, ettr: float | None = None) -> tuple[str, str]:
+    """A run's verdict, and its ETTR when it trained: ``passed`` is only ``ok`` when the ETTR (if any) meets the
+    bar; ``passed, ETTR below 0.90`` otherwise. ``failed`` is bad; ``aborted`` and an unfinished run warn."""
+    v = str(verdict or "unfinished")
+    if v == "passed":
+        if ettr is not None and ettr < ETTR_BAR:
+            return f"passed, ETTR below {ETTR_BAR:.2f}", "warn" if ettr >= ETTR_WARN else "bad"
+        return "passed", "ok"
+    return v, "bad" if v == "failed" else "warn"
+
+
+TONE_STYLE = {"ok": "green", "bad": "red", "warn": "yellow", "neutral": None}
+"""The terminal colour of each tone (opsbrain.cli.output); the HTML report uses its CSS classes ok / bad / warn."""

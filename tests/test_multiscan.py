@@ -107,6 +107,7 @@ def _signals(lines: list[str]) -> list[list[str]]:
 def test_parse_line_same_with_and_without_the_screen(lines: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     fast = _signals(lines)
     _scr, covered = parsers._screen()
+    assert _scr.set.screening  # the screen is on (the gate's look-behinds once left it off for every line)
     monkeypatch.setattr(parsers, "_screen", lambda: (Screen([], engine="re"), covered))
     exact = _signals(lines)
     assert fast == exact

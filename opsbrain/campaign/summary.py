@@ -15,6 +15,7 @@ from typing import Any
 
 from faultlib.injection.profiles import get_profile
 from faultlib.injection.spec import Timeline
+from opsbrain import stats
 from opsbrain.campaign.spec import CampaignSpec, sim_params
 
 BACKGROUND = "none"  # FaultSpec.category of non-interrupting background faults
@@ -74,24 +75,13 @@ def _workload(w: dict[str, Any]) -> dict[str, Any]:
 
 # ---- statistics ----------------------------------------------------------------------------------------------
 def quantile(xs: list[float], q: float) -> float | None:
-    """Linear-interpolation quantile (numpy's default), None for no data."""
-    if not xs:
-        return None
-    s = sorted(xs)
-    pos = q * (len(s) - 1)
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(s) - 1)
-    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+    """The one quantile of every summary (:func:`opsbrain.stats.quantile`: numpy's linear method)."""
+    return stats.quantile(xs, q)
 
 
 def dist(xs: Iterable[float | None]) -> dict[str, Any]:
-    v = [float(x) for x in xs if x is not None]
-    if not v:
-        return {"n": 0, "mean": None, "sd": None, "min": None, "p50": None, "p90": None, "max": None}
-    mean = sum(v) / len(v)
-    sd = math.sqrt(sum((x - mean) ** 2 for x in v) / (len(v) - 1)) if len(v) > 1 else 0.0
-    return {"n": len(v), "mean": _r(mean), "sd": _r(sd), "min": _r(min(v)), "p50": _r(quantile(v, 0.5)),
-            "p90": _r(quantile(v, 0.9)), "max": _r(max(v))}
+    d = stats.summary(xs)
+    return {k: (v if k == "n" else _r(v)) for k, v in d.items()}
 
 
 def _mean(xs: Iterable[float | None]) -> float | None:

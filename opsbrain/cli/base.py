@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from opsbrain import __version__
 from opsbrain.errors import InputError
 
 if TYPE_CHECKING:
@@ -191,6 +190,29 @@ class _Finite(click.FloatRange):
         return rv
 
 
+class LazyChoice(click.Choice):
+    """A choice whose values are looked up when first needed (``--help`` of that command, or parsing it), so that
+    listing them costs nothing at start-up. ``load`` returns the values."""
+
+    def __init__(self, load: Any, case_sensitive: bool = True) -> None:
+        self._load = load
+        self._values: tuple[str, ...] | None = None
+        self.case_sensitive = case_sensitive
+
+    @property
+    def choices(self) -> tuple[str, ...]:  # type: ignore[override]  # read-only on purpose: filled on first use
+        if self._values is None:
+            self._values = tuple(self._load())
+        return self._values
+
+
+def fault_profiles() -> list[str]:
+    """The random fault profiles of faultlib.injection (``--profile`` of ``chaos campaign``)."""
+    from faultlib.injection.profiles import PROFILES
+
+    return sorted(PROFILES)
+
+
 SEED = click.IntRange(0, 2**63 - 1)  # the run store keeps seeds as SQLite INTEGER (signed 64 bits)
 MAX_SPEED = 1e6  # reason: a wall second is then 11.6 simulated days; the twin cannot simulate a pod that fast
 MAX_WALL_S = 10 * 365 * 86400.0  # reason: ten years; beyond it a wall-clock bound is no bound (and overflows)
@@ -203,8 +225,19 @@ force_option = click.option("--force", is_flag=True, help="Allow the output to r
                             "store) or the package's own data (never a link or a non-regular file).")
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``--version``: the installed version, looked up only when asked for."""
+    if not value or ctx.resilient_parsing:
+        return
+    from opsbrain import __version__
+
+    click.echo(f"opsbrain {__version__}")
+    ctx.exit(0)
+
+
 @click.group(cls=_Root, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "--version", prog_name="opsbrain", message="%(prog)s %(version)s")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version and exit.")
 @click.option("-v", "--verbose", count=True, help="More log detail on stderr (-v info, -vv debug).")
 @click.option("-q", "--quiet", count=True, help="Less log detail on stderr (-q errors only, -qq critical only).")
 def cli(verbose: int, quiet: int) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -10,16 +11,19 @@ import click
 
 from opsbrain.cli.base import (
     SEED,
+    LazyChoice,
     _emit_json,
     _Finite,
     _store,
     cli,
     data_dir_option,
+    fault_profiles,
     json_option,
     param_option,
     parse_params,
     sim_params,
 )
+from opsbrain.cli.output import Table, emit, output_option, resolve_format
 from opsbrain.errors import InputError
 
 
@@ -29,25 +33,19 @@ def chaos() -> None:
 
 
 @chaos.command("list")
+@output_option
 @json_option
-def chaos_list(as_json: bool) -> None:
+def chaos_list(output: str | None, as_json: bool) -> None:
     """List the built-in scenarios."""
     from opsbrain import chaos as lib
 
+    fmt = resolve_format(output, as_json)
     rows = lib.list_scenarios()
-    if as_json:
-        _emit_json({"scenarios": rows})
-        return
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=f"Built-in scenarios ({len(rows)})")
-    table.add_column("name", no_wrap=True)
-    table.add_column("policy")
-    table.add_column("description", overflow="fold")
+    table = Table.of(["name", "policy", "duration s", "description"], title=f"Built-in scenarios ({len(rows)})",
+                     wrap=["description"], right=["duration s"])
     for r in rows:
-        table.add_row(r["name"], r["policy"], r["description"])
-    Console().print(table)
+        table.add(r["name"], r["policy"], f"{r['duration_s']:g}", " ".join(str(r["description"]).split()))
+    emit(table, fmt, {"scenarios": rows})
 
 
 @chaos.command("validate")
@@ -90,12 +88,18 @@ def chaos_schema(journal: bool) -> None:
 @click.option("--dry-run", is_flag=True, help="Validate and print the plan; run nothing.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Also write the journal as JSON into this directory.")
+@click.option("--all", "show_all", is_flag=True, help="List every noise incident (default: the ignored ones are "
+              "one summary row; false positives are always listed).")
 @data_dir_option
+@output_option
 @json_option
 def chaos_run(scenario: str, seed: int | None, policy: str | None, dry_run: bool, out_dir: Path | None,
-              data_dir: Path | None, as_json: bool) -> None:
+              show_all: bool, data_dir: Path | None, output: str | None, as_json: bool) -> None:
     """Run a scenario (built-in name or file): inject, detect, diagnose, recover, score, journal."""
     from opsbrain import chaos as lib
+
+    fmt = resolve_format(output, as_json)
+    as_json = fmt == "json"
 
     plan = lib.plan(scenario, seed=seed, policy=policy)
     if dry_run:
@@ -110,7 +114,7 @@ def chaos_run(scenario: str, seed: int | None, policy: str | None, dry_run: bool
     if as_json:
         _emit_json(journal)
     else:
-        _print_journal(journal)
+        _print_journal(journal, fmt, show_all)
     if journal["verdict"] != "passed":
         sys.exit(1)
 
@@ -150,34 +154,69 @@ def _num(v: float | None) -> str:
     return "-" if v is None else f"{v:.1f}"
 
 
-def _print_journal(j: dict[str, Any]) -> None:
-    from rich.console import Console
-    from rich.table import Table
+def journal_tables(j: dict[str, Any], show_all: bool = False) -> list[Table]:
+    """The tables of a run journal: incidents (ignored noise collapsed into one row unless ``show_all``; a false
+    positive is always its own row, named by class and component) and the steady-state probes."""
+    from opsbrain.verdict import TONE_STYLE, incident_outcome, probe_outcome
 
-    console = Console()
-    s = j["summary"]
-    colour = {"passed": "green", "failed": "red", "aborted": "yellow"}.get(j["verdict"], "white")
-    console.print(f"[bold]{j['scenario']}[/] seed {j['seed']} policy {j['policy']}: "
-                  f"[bold {colour}]{j['verdict'].upper()}[/]" + (f" ({j['abort_reason']})" if j.get(
-                      "abort_reason") else "") + (f"  run id {j['run_id']}" if j.get("run_id") else ""))
-    table = Table()
-    for col in ("fault", "component", "diagnosis", "conf", "ttd s", "ttdiag s", "ttr s", "ok"):
-        table.add_column(col)
+    inc = Table.of(["fault", "component", "diagnosis", "conf", "ttd s", "ttdiag s", "ttr s", "outcome"],
+                   title="incidents", wrap=["component", "diagnosis"], right=["conf", "ttd s", "ttdiag s", "ttr s"])
+    ignored = []
     for i in j["incidents"]:
-        inj = i["injected"]
-        d = i["diagnosis"] or {}
-        table.add_row(inj["kind"] if inj else "(noise)", inj["component"] if inj else str(d.get("component")),
-                      str(d.get("fault_class", "-")), f"{d.get('confidence', 0):.2f}" if d else "-",
-                      _num(i["ttd_s"]), _num(i["ttdiag_s"]), _num(i["ttr_s"]),
-                      "yes" if i["correct"] else ("FP" if i.get("false_positive") else "no"))
-    console.print(table)
-    console.print(f"{s['incidents']} faults, {s['diagnosed_correctly']} diagnosed correctly, {s['recovered']} "
-                  f"recovered, {s['false_positives']} false positives; steady state deviated: "
-                  f"{j['steady_state']['deviated']}")
+        inj, d = i["injected"], i["diagnosis"] or {}
+        word, tone = incident_outcome(i)
+        if not inj and word == "ignored" and not show_all:
+            ignored.append(i)
+            continue
+        inc.add(inj["kind"] if inj else "(noise)", inj["component"] if inj else d.get("component"),
+                d.get("fault_class", "-"), f"{d['confidence']:.2f}" if d else "-", _num(i["ttd_s"]),
+                _num(i["ttdiag_s"]), _num(i["ttr_s"]), word,
+                styles=[None] * 7 + [TONE_STYLE[tone]])
+    if ignored:
+        classes = Counter(str((i["diagnosis"] or {}).get("fault_class", "-")) for i in ignored)
+        top = ", ".join(f"{c} {n}" for c, n in classes.most_common(3)) + (", ..." if len(classes) > 3 else "")
+        inc.add("(noise)", f"{len(ignored)} incidents", top, "-", "-", "-", "-", "ignored",
+                styles=[None] * 7 + [TONE_STYLE["ok"]])
+        inc.note(f"{len(ignored)} noise incidents that opsbrain rightly left alone are one row; --all lists each")
+    ss = j.get("steady_state") or {}
+    probes = Table.of(["probe", "baseline", "before", "after", "longest deviation s", "outcome"],
+                      title=f"steady state (tolerance {ss.get('tolerance_s', 0):g} s)",
+                      right=["baseline", "before", "after", "longest deviation s"])
+    for name, base in (ss.get("baseline") or {}).items():
+        before, after = (ss.get("before") or {}).get(name, {}), (ss.get("after") or {}).get(name, {})
+        longest = (ss.get("longest_deviation_s") or {}).get(name)
+        word, tone = probe_outcome(longest, ss.get("tolerance_s"), after.get("ok"))
+        probes.add(name, f"{base:g}", before.get("value"), after.get("value"), _num(longest), word,
+                   styles=[None] * 5 + [TONE_STYLE[tone]])
+    return [inc, probes]
+
+
+def _print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False) -> None:
+    from opsbrain.cli.output import colour_enabled, paint
+    from opsbrain.verdict import TONE_STYLE, run_outcome
+
+    tables = journal_tables(j, show_all)
+    if fmt == "plain":
+        click.echo(tables[0].plain())
+        return
+    s = j["summary"]
+    word, tone = run_outcome(j["verdict"])
+    click.echo(f"{paint(j['scenario'], 'bold', colour_enabled())} seed {j['seed']} policy {j['policy']}: "
+               f"{paint(word.upper(), TONE_STYLE[tone], colour_enabled())}"
+               + (f" ({j['abort_reason']})" if j.get("abort_reason") else "")
+               + (f"  run id {j['run_id']}" if j.get("run_id") else ""))
+    for t in tables:
+        click.echo(t.render(fmt))
+    fps = [i for i in j["incidents"] if i.get("false_positive")]
+    named = "; ".join(f"{(i['diagnosis'] or {}).get('fault_class')} at {(i['diagnosis'] or {}).get('component')}"
+                      for i in fps[:3])
+    click.echo(f"{s['incidents']} faults, {s['diagnosed_correctly']} diagnosed correctly, {s['recovered']} "
+               f"recovered, {s['false_positives']} false positives" + (f" ({named})" if named else "")
+               + f"; steady state {'DEVIATED' if j['steady_state']['deviated'] else 'held'}")
     for e in j.get("expectations", []):
         if not e["met"]:
             what = f"faults[{e['fault']}]" if e.get("fault") is not None else e.get("check", "the run")
-            console.print(f"  expectation on {what} not met: {'; '.join(e['problems'])}")
+            click.echo(f"  expectation on {what} not met: {'; '.join(e['problems'])}")
 
 
 @chaos.command("replay")
@@ -230,7 +269,8 @@ def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | No
               help="Simulated days per run.")
 @click.option("--seeds", default=4, show_default=True, type=click.IntRange(1, 10_000), help="Seeds (runs per policy).")
 @click.option("--first-seed", default=0, show_default=True, type=click.IntRange(0), help="Seeds are FIRST..FIRST+K-1.")
-@click.option("--profile", default="llama3", show_default=True, help="Random fault profile.")
+@click.option("--profile", default="llama3", show_default=True, type=LazyChoice(fault_profiles),
+              help="Random fault profile (faultlib/injection/profiles.py; docs/parameters.md).")
 @click.option("--policy", type=click.Choice(["auto", "manual", "both"]), default="auto", show_default=True,
               help="Recovery policy; 'both' runs auto and manual on the same seeds and compares them.")
 @click.option("--layout", type=click.Choice(["auto", "mixed", "cluster"]), default="auto", show_default=True,
@@ -249,13 +289,16 @@ def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | No
 @click.option("--no-journals", is_flag=True, help="Store only each run's compact record, not its full journal.")
 @param_option
 @data_dir_option
+@output_option
 @json_option
 def chaos_campaign(pods: int, days: float, seeds: int, first_seed: int, profile: str, policy: str, layout: str,
                    spares_per_pod: int, bursty: bool, lemons: bool, sweeps: bool, noise: bool, cheap_noise: bool,
                    workers: int | None,
                    executor: str, scheduler: str | None, no_journals: bool, params: tuple[str, ...],
-                   data_dir: Path | None, as_json: bool) -> None:
+                   data_dir: Path | None, output: str | None, as_json: bool) -> None:
     """Monte Carlo campaign: K seeds (x policies) of a cluster under a fault profile; resumable; summary."""
+    fmt = resolve_format(output, as_json)
+    as_json = fmt == "json"
     from opsbrain.campaign.runner import Options, default_workers, run_campaign
     from opsbrain.campaign.spec import CampaignSpec
 
@@ -281,7 +324,7 @@ def chaos_campaign(pods: int, days: float, seeds: int, first_seed: int, profile:
     if as_json:
         _emit_json(out)
     else:
-        _print_campaign(out)
+        _print_campaign(out, fmt)
     if not out["complete"]:
         click.echo(f"opsbrain: campaign interrupted after {out['runs']['finished']} of {out['runs']['total']} runs; "
                    "run the same command again to resume", err=True)
@@ -310,53 +353,69 @@ def _campaign_with_progress(run: Any, spec: Any, store: Any, opts: Any, data_dir
         return dict(run(spec, store, opts, home=data_dir, progress=progress, say=say, sim_progress=sim_progress))
 
 
-def _print_campaign(out: dict[str, Any]) -> None:
-    from rich.console import Console
-    from rich.table import Table
+def campaign_tables(out: dict[str, Any]) -> list[Table]:
+    """The jobs table (ETTR coloured against the stated bar, opsbrain.verdict.ETTR_BAR) and one time-to-recover
+    table per policy; the quantiles are opsbrain.stats' (the campaign report prints the same)."""
+    from opsbrain.verdict import ETTR_BAR, TONE_STYLE, ettr_outcome
 
-    con = Console()
-    sp, runs, ex = out["spec"], out["runs"], out["execution"]
-    con.print(f"[bold]{out['campaign']}[/]: {sp['pods']} pod(s) = {out['npus']:,} NPUs, {sp['days']:g} days, "
-              f"profile {sp['profile']}; {runs['finished']}/{runs['total']} runs ({runs['reused']} reused), "
-              f"{ex['wall_s']:.1f} s wall on {ex['workers']} {ex['executor']} worker(s)")
-    jobs = Table(title="jobs (mean over seeds; min-max)")
-    for col in ("policy", "job", "ETTR", "goodput", "downtime s", "stalled s", "ckpt stall s", "restarts"):
-        jobs.add_column(col)
+    jobs = Table.of(["policy", "job", "ETTR", "goodput", "downtime s", "stalled s", "ckpt stall s", "restarts"],
+                    title="jobs (mean over seeds; min-max)", wrap=["ETTR", "goodput"],
+                    right=["downtime s", "stalled s", "ckpt stall s", "restarts"])
     for pol, s in out["by_policy"].items():
         for name, j in s["jobs"].items():
             e, g = j.get("ettr") or {}, j["goodput"]
-            jobs.add_row(pol, name, _rng(e), _rng(g), _num(j.get("downtime_s")), _num(j.get("stalled_s")),
-                         _num(j.get("ckpt_stall_s")), _num(j.get("restarts")))
-    con.print(jobs)
+            tone = ettr_outcome(e.get("mean"))[1] if e else "neutral"
+            jobs.add(pol, name, _rng(e), _rng(g), _num(j.get("downtime_s")), _num(j.get("stalled_s")),
+                     _num(j.get("ckpt_stall_s")), _num(j.get("restarts")),
+                     styles=[None, None, TONE_STYLE[tone]] + [None] * 5)
+    jobs.note(f"ETTR bar {ETTR_BAR:.2f} (Llama 3 405B kept > 90% effective training time, arXiv 2407.21783): "
+              "green at or above it, yellow 0.85-0.90, red below")
+    tables = [jobs]
     for pol, s in out["by_policy"].items():
-        it, dg = s["interruptions"], s["diagnosis"]
-        cats = ", ".join(f"{c} {v['count']}" for c, v in it["by_category"].items())
-        con.print(f"[bold]{pol}[/]: {it['total']} interruptions ({it['per_run']} per run, expected "
-                  f"{it['expected_per_run']}): {cats or 'none'}; {it['background_faults']} background faults")
-        con.print(f"  diagnosis: {dg['correct']}/{dg['faults']} correct ({dg['accuracy']}), {dg['noise_incidents']} "
-                  f"noise incidents, {dg['false_positives']} acted on; hands-off share "
-                  f"{s['recovery']['handled_without_human']}; spare swaps {s['spares']['swaps']}, runs out of "
-                  f"spares {s['spares']['runs_exhausted']}")
-        ttr = Table(title=f"{pol}: time to recover by fault class (s)")
-        for col in ("class", "n", "recovered", "p50", "p90", "max", "ttd p50", "ttdiag p50"):
-            ttr.add_column(col)
+        ttr = Table.of(["class", "n", "recovered", "p50", "p90", "max", "ttd p50", "ttdiag p50"],
+                       title=f"{pol}: time to recover by fault class (s; quantiles: numpy linear)",
+                       right=["n", "recovered", "p50", "p90", "max", "ttd p50", "ttdiag p50"])
         for k, v in s["ttr_by_class"].items():
             d = v["ttr_s"]
-            ttr.add_row(k, str(v["n"]), str(v["recovered"]), _num(d["p50"]), _num(d["p90"]), _num(d["max"]),
-                        _num(v["ttd_s_p50"]), _num(v["ttdiag_s_p50"]))
-        con.print(ttr)
+            ttr.add(k, v["n"], v["recovered"], _num(d["p50"]), _num(d["p90"]), _num(d["max"]), _num(v["ttd_s_p50"]),
+                    _num(v["ttdiag_s_p50"]))
+        tables.append(ttr)
+    return tables
+
+
+def _print_campaign(out: dict[str, Any], fmt: str = "table") -> None:
+    tables = campaign_tables(out)
+    if fmt == "plain":
+        for t in tables:
+            click.echo(t.plain())
+        return
+    sp, runs, ex = out["spec"], out["runs"], out["execution"]
+    click.echo(f"{out['campaign']}: {sp['pods']} pod(s) = {out['npus']:,} NPUs, {sp['days']:g} days, "
+               f"profile {sp['profile']}; {runs['finished']}/{runs['total']} runs ({runs['reused']} reused), "
+               f"{ex['wall_s']:.1f} s wall on {ex['workers']} {ex['executor']} worker(s)")
+    click.echo(tables[0].render(fmt))
+    for (pol, s), ttr in zip(out["by_policy"].items(), tables[1:], strict=True):
+        it, dg = s["interruptions"], s["diagnosis"]
+        cats = ", ".join(f"{c} {v['count']}" for c, v in it["by_category"].items())
+        click.echo(f"{pol}: {it['total']} interruptions ({it['per_run']} per run, expected "
+                   f"{it['expected_per_run']}): {cats or 'none'}; {it['background_faults']} background faults")
+        click.echo(f"  diagnosis: {dg['correct']}/{dg['faults']} correct ({dg['accuracy']}), {dg['noise_incidents']} "
+                   f"noise incidents, {dg['false_positives']} acted on (false positives); hands-off share "
+                   f"{s['recovery']['handled_without_human']}; spare swaps {s['spares']['swaps']}, runs out of "
+                   f"spares {s['spares']['runs_exhausted']}")
+        click.echo(ttr.render(fmt))
     cmp_ = out.get("auto_vs_manual")
     if cmp_:
         for name, j in cmp_["jobs"].items():
             if "ettr_auto" in j:
-                con.print(f"auto vs manual, {name}: ETTR {j['ettr_auto']} vs {j['ettr_manual']} (gain "
-                          f"{j['ettr_gain']}), lost NPU-s reduced by {j['lost_npu_s_reduction']}")
+                click.echo(f"auto vs manual, {name}: ETTR {j['ettr_auto']} vs {j['ettr_manual']} (gain "
+                           f"{j['ettr_gain']}), lost NPU-s reduced by {j['lost_npu_s_reduction']}")
             else:
-                con.print(f"auto vs manual, {name}: lost tokens reduced by {j['lost_tokens_reduction']}, SLO "
-                          f"violation {j['slo_violation_s_auto']} s vs {j['slo_violation_s_manual']} s")
+                click.echo(f"auto vs manual, {name}: lost tokens reduced by {j['lost_tokens_reduction']}, SLO "
+                           f"violation {j['slo_violation_s_auto']} s vs {j['slo_violation_s_manual']} s")
         t = cmp_["ttr_s"]
-        con.print(f"auto vs manual, ttr on the same {t['pairs']} faults: median {t['auto']['p50']} s vs "
-                  f"{t['manual']['p50']} s")
+        click.echo(f"auto vs manual, ttr on the same {t['pairs']} faults: median {t['auto']['p50']} s vs "
+                   f"{t['manual']['p50']} s")
 
 
 def _rng(d: dict[str, Any]) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from opsbrain.cli.base import _emit_json, _Finite, cli, data_dir_option, force_option, json_option
+from opsbrain.cli.output import Table, emit, output_option, resolve_format
 from opsbrain.errors import InputError
 
 model_option = click.option(
@@ -23,17 +24,18 @@ def kb() -> None:
 
 
 @kb.command("list")
+@output_option
 @json_option
-def kb_list_cmd(as_json: bool) -> None:
+def kb_list_cmd(output: str | None, as_json: bool) -> None:
     """List the fault classes."""
     from opsbrain.kb import kb_list
 
+    fmt = resolve_format(output, as_json)
     rows = kb_list()
-    if as_json:
-        _emit_json({"classes": rows})
-        return
+    table = Table.of(["class", "handling", "runbook", "title"], title=f"fault classes ({len(rows)})", wrap=["title"])
     for r in rows:
-        click.echo(f"{r.get('id', ''):<24} {r.get('level', r.get('handling', '')):<16} {r.get('title', '')}")
+        table.add(r.get("id"), r.get("handling"), r.get("runbook"), r.get("title"))
+    emit(table, fmt, {"classes": rows})
 
 
 @kb.command("show")
@@ -49,7 +51,7 @@ def kb_show_cmd(class_id: str, as_json: bool) -> None:
         return
     import yaml
 
-    click.echo(yaml.safe_dump(data, sort_keys=False, width=110).rstrip())
+    click.echo(yaml.safe_dump(data, sort_keys=False, width=110, allow_unicode=True).rstrip())
 
 
 @kb.command("validate")
@@ -76,7 +78,9 @@ def kb_validate_cmd(path: str | None, as_json: bool) -> None:
 @data_dir_option
 @json_option
 def kb_import_cmd(fmt: str, path: str, data_dir: Path | None, as_json: bool) -> None:
-    """Import vendor knowledge (MindCluster fault-level file or fault knowledge graph)."""
+    """Import vendor knowledge from PATH. FORMAT is mindcluster-faultcode (MindCluster's faultCode.json: fault codes
+    and their handling levels) or mindcluster-kg (its kg-config.json: the fault knowledge graph of causes and
+    suggestions). Imports go to $OPSBRAIN_HOME/kb_imports and are matched by diagnose."""
     from opsbrain.kb import kb_import
 
     rep = kb_import(fmt, path, data_dir=(data_dir / "kb_imports") if data_dir else None)

@@ -7,6 +7,7 @@ import sys
 import click
 
 from opsbrain.cli.base import _emit_json, cli, json_option
+from opsbrain.cli.output import Table, emit, output_option, resolve_format
 
 
 # ---- runbooks (issue 6) ---------------------------------------------------------------------------------
@@ -16,17 +17,19 @@ def runbooks() -> None:
 
 
 @runbooks.command("list")
+@output_option
 @json_option
-def runbooks_list(as_json: bool) -> None:
+def runbooks_list(output: str | None, as_json: bool) -> None:
     """List the runbooks."""
     from opsbrain.recovery.loader import list_runbooks
 
+    fmt = resolve_format(output, as_json)
     data = list_runbooks()
-    if as_json:
-        _emit_json(data)
-        return
-    for rb in data.get("runbooks", []):
-        click.echo(f"{rb.get('id', ''):<28} {', '.join(rb.get('applies_to', []))}")
+    rbs = data.get("runbooks", [])
+    table = Table.of(["runbook", "applies to"], title=f"runbooks ({len(rbs)})", wrap=["applies to"])
+    for rb in rbs:
+        table.add(rb.get("id", ""), ", ".join(rb.get("applies_to", [])))
+    emit(table, fmt, data)
 
 
 @runbooks.command("show")
@@ -42,7 +45,7 @@ def runbooks_show(runbook_id: str, as_json: bool) -> None:
         return
     import yaml
 
-    click.echo(yaml.safe_dump(data, sort_keys=False, width=110).rstrip())
+    click.echo(yaml.safe_dump(data, sort_keys=False, width=110, allow_unicode=True).rstrip())
 
 
 @runbooks.command("validate")

@@ -9,6 +9,7 @@ import click
 
 from opsbrain.cli.base import _emit_json, _store, cli, data_dir_option, json_option
 from opsbrain.cli.chaos_cmds import _print_journal
+from opsbrain.cli.output import Table, emit, output_option, resolve_format
 from opsbrain.errors import InputError
 
 
@@ -23,27 +24,36 @@ def runs() -> None:
 @click.option("--campaign", "campaign", default=None, metavar="CAMPAIGN_ID",
               help="Only the runs of this campaign (ids: 'opsbrain chaos campaign' prints them).")
 @data_dir_option
+@output_option
 @json_option
-def runs_list(limit: int, campaign: str | None, data_dir: Path | None, as_json: bool) -> None:
+def runs_list(limit: int, campaign: str | None, data_dir: Path | None, output: str | None, as_json: bool) -> None:
     """List stored runs, newest first, with the campaign each belongs to."""
+    from opsbrain.verdict import TONE_STYLE, run_outcome
+
+    fmt = resolve_format(output, as_json)
     store = _store(data_dir)
     if campaign is not None and store.get_campaign(campaign) is None:
         raise InputError(f"no campaign {campaign!r} in the run store {store.path}", path="--campaign")
     rows = store.list_runs(limit, campaign=campaign)
-    if as_json:
-        _emit_json({"runs": rows})
-        return
+    table = Table.of(["run id", "status", "verdict", "policy", "started", "campaign"],
+                     title=f"runs ({len(rows)}, newest first)")
     for r in rows:
-        click.echo(f"{r['id']:<48} {r['status']:<11} {str(r['verdict']):<8} {r['policy']:<6} {r['started_at']}"
-                   + (f"  campaign {r['campaign_id']}" if r.get("campaign_id") else ""))
+        word, tone = run_outcome(r["verdict"]) if r["verdict"] else ("-", "neutral")
+        table.add(r["id"], r["status"], word, r["policy"], r["started_at"], r.get("campaign_id") or "-",
+                  styles=[None, None, TONE_STYLE[tone], None, None, None])
+    emit(table, fmt, {"runs": rows})
 
 
 @runs.command("show")
 @click.argument("run_id")
+@click.option("--all", "show_all", is_flag=True, help="List every noise incident (default: ignored ones are one row).")
 @data_dir_option
+@output_option
 @json_option
-def runs_show(run_id: str, data_dir: Path | None, as_json: bool) -> None:
+def runs_show(run_id: str, show_all: bool, data_dir: Path | None, output: str | None, as_json: bool) -> None:
     """Show one run's journal."""
+    fmt = resolve_format(output, as_json)
+    as_json = fmt == "json"
     store = _store(data_dir)
     row = store.get_run(run_id)
     if row is None:
@@ -55,7 +65,7 @@ def runs_show(run_id: str, data_dir: Path | None, as_json: bool) -> None:
     if journal is None:
         click.echo(f"{run_id}: {row['status']} (no journal: the run did not finish)")
         return
-    _print_journal(journal)
+    _print_journal(journal, fmt, show_all)
 
 
 @runs.command("bundle")

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from opsbrain.cli.base import MAX_SPEED, MAX_WALL_S, SEED, _emit_json, _Finite, cli, data_dir_option, json_option
+from opsbrain.cli.output import Table, output_option, resolve_format
 from opsbrain.errors import InputError
 
 bind_option = click.option(
@@ -56,15 +57,18 @@ def sweep() -> None:
               "e.g. http://HOST:8082/metrics (--source prometheus), or the server (--source prometheus-api).")
 @click.option("--dir", "cmd_dir", default=None, metavar="DIR", help="Collected command outputs (--source commands).")
 @data_dir_option
+@output_option
 @json_option
 def sweep_once_cmd(scenario: str, at_s: float, seed: int | None, source: str, urls: tuple[str, ...],
-                   cmd_dir: str | None, data_dir: Path | None, as_json: bool) -> None:
+                   cmd_dir: str | None, data_dir: Path | None, output: str | None, as_json: bool) -> None:
     """One sweep of SCENARIO's pod at --at, or of a real cluster's telemetry (--source). Exit 0: no finding is
     Alarm or worse; 1: at least one is."""
+    fmt = resolve_format(output, as_json)
+    as_json = fmt == "json"
     if source != "twin":
         if scenario != "noise-only-day" or at_s != 3600.0 or seed is not None:
             raise InputError("--scenario, --at and --seed belong to --source twin", path="--source")
-        _sweep_real_once(source, urls, cmd_dir, as_json)
+        _sweep_real_once(source, urls, cmd_dir, fmt)
         return
     if urls or cmd_dir:
         raise InputError("--url/--dir need --source prometheus or commands", path="--source")
@@ -75,46 +79,53 @@ def sweep_once_cmd(scenario: str, at_s: float, seed: int | None, source: str, ur
     if as_json:
         _emit_json(data)
     else:
-        _print_sweep(data)
+        _print_sweep(data, fmt)
     if res.failed:
         sys.exit(1)
 
 
-def _sweep_real_once(kind: str, urls: tuple[str, ...], cmd_dir: str | None, as_json: bool) -> None:
+def _sweep_real_once(kind: str, urls: tuple[str, ...], cmd_dir: str | None, fmt: str) -> None:
     from opsbrain.sources import open_source, sweep_source
     from opsbrain.sweeps.once import verdict
 
     src = open_source(kind, urls, cmd_dir)
     report = sweep_source(src)
     data = {"source": src.name, "coverage": src.coverage(), "exit_code": verdict(report), **report.as_dict()}
-    if as_json:
+    if fmt == "json":
         _emit_json(data)
     else:
-        _print_sweep(data)
+        _print_sweep(data, fmt)
     if data["exit_code"]:
         sys.exit(1)
 
 
-def _print_sweep(d: dict[str, Any]) -> None:
-    from rich.console import Console
-    from rich.table import Table
+def sweep_table(d: dict[str, Any]) -> Table:
+    """The findings of one sweep (component ids whole; evidence and advice wrap at spaces)."""
+    tone = {"OK": "green", "Warning": "yellow", "Alarm": "red", "Critical": "bold red"}
+    table = Table.of(["severity", "check", "component", "evidence", "suggested action"], title="findings",
+                     wrap=["component", "evidence", "suggested action"])
+    for f in d["findings"]:
+        table.add(f["severity"], f["check"], f["component"], f["evidence"], f["suggested_action"],
+                  styles=[tone.get(f["severity"]), None, None, None, None])
+    return table
 
-    console = Console()
+
+def _print_sweep(d: dict[str, Any], fmt: str = "table") -> None:
+    from opsbrain.cli.output import colour_enabled, paint
+
+    table = sweep_table(d)
+    if fmt == "plain":
+        click.echo(table.plain())
+        return
     c = d["counts"]
     colour = {"OK": "green", "Warning": "yellow", "Alarm": "red", "Critical": "bold red"}
-    where = f"{d['scenario']}[/] seed {d['seed']} at t={d['at_s']:g} s" if "scenario" in d else f"{d['source']}[/]"
-    console.print(f"[bold]{where}: [{colour[d['severity']]}]"
-                  f"{d['severity']}[/]  ({c['Critical']} critical, {c['Alarm']} alarm, {c['Warning']} warning; "
-                  f"{c['OK']:,} component-checks OK; {d['duration_ms']:.0f} ms)")
-    if not d["findings"]:
-        return
-    table = Table(show_lines=False)
-    for col in ("severity", "check", "component", "evidence", "suggested action"):
-        table.add_column(col, overflow="fold")
-    for f in d["findings"]:
-        table.add_row(f"[{colour[f['severity']]}]{f['severity']}[/]", f["check"], f["component"], f["evidence"],
-                      f["suggested_action"])
-    console.print(table)
+    where = f"{d['scenario']} seed {d['seed']} at t={d['at_s']:g} s" if "scenario" in d else f"{d['source']}"
+    on = colour_enabled()
+    click.echo(f"{paint(where, 'bold', on)}: {paint(d['severity'], colour[d['severity']], on)}  "
+               f"({c['Critical']} critical, {c['Alarm']} alarm, {c['Warning']} warning; "
+               f"{c['OK']:,} component-checks OK; {d['duration_ms']:.0f} ms)")
+    if d["findings"]:
+        click.echo(table.render(fmt))
 
 
 @sweep.command("run")

@@ -17,6 +17,7 @@ from opsbrain.cli.base import (
     parse_params,
     sim_params,
 )
+from opsbrain.cli.output import Table, emit, output_option, resolve_format
 from opsbrain.errors import InputError
 
 
@@ -27,10 +28,15 @@ from opsbrain.errors import InputError
               help="Write the component/link graph as GraphML to this file.")
 @force_option
 @param_option
+@output_option
 @json_option
-def topology(pods: int, export_graphml: Path | None, force: bool, params: tuple[str, ...], as_json: bool) -> None:
+def topology(pods: int, export_graphml: Path | None, force: bool, params: tuple[str, ...], output: str | None,
+             as_json: bool) -> None:
     """Build the superpod topology and print component counts and bandwidths."""
     from faultlib.topology import Topology
+
+    fmt = resolve_format(output, as_json)
+    as_json = fmt == "json"
 
     if export_graphml is not None:  # the output policy before building anything
         from opsbrain.fsio import check_target
@@ -60,23 +66,18 @@ def topology(pods: int, export_graphml: Path | None, force: bool, params: tuple[
         _emit_json({**counts, "bandwidth": bandwidth,
                     "graphml": str(export_graphml) if export_graphml is not None else None})
         return
-    _print_topology(counts, bandwidth, export_graphml)
+    for t in _topology_tables(counts, bandwidth):
+        click.echo(t.render(fmt))
+    if export_graphml is not None and fmt == "table":
+        click.echo(f"graph written to {export_graphml}")
 
 
-def _print_topology(counts: dict[str, int], bandwidth: dict[str, float], graphml: Path | None) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console()
-    table = Table(title=f"Superpod topology ({counts['pods']} pod{'s' if counts['pods'] != 1 else ''})")
-    table.add_column("component")
-    table.add_column("count", justify="right")
+def _topology_tables(counts: dict[str, int], bandwidth: dict[str, float]) -> list[Table]:
+    table = Table.of(["component", "count"], title=f"Superpod topology ({counts['pods']} pod"
+                     f"{'s' if counts['pods'] != 1 else ''})", right=["count"])
     for key, value in counts.items():
-        table.add_row(key.replace("_", " "), f"{value:,}")
-    console.print(table)
-    bw = Table(title="Bandwidth")
-    bw.add_column("path")
-    bw.add_column("value", justify="right")
+        table.add(key.replace("_", " "), f"{value:,}")
+    bw = Table.of(["path", "value"], title="Bandwidth", right=["value"])
     labels = {
         "npu_ub_gbytes_s": ("UB per NPU (unidirectional)", "GB/s"),
         "l1_l2_link_gbytes_s": ("UB per L1-L2 link", "GB/s"),
@@ -86,42 +87,44 @@ def _print_topology(counts: dict[str, int], bandwidth: dict[str, float], graphml
     }
     for key, rate in bandwidth.items():
         label, unit = labels.get(key, (key, ""))
-        bw.add_row(label, f"{rate:g} {unit}")
-    console.print(bw)
-    if graphml is not None:
-        console.print(f"graph written to {graphml}")
+        bw.add(label, f"{rate:g} {unit}")
+    return [table, bw]
 
 
 # ---- params -----------------------------------------------------------------------------------------
 @cli.command("params")
+@click.argument("pattern", required=False)
+@click.option("--sources", is_flag=True, help="Also print each parameter's source (long: one paragraph each).")
 @param_option
+@output_option
 @json_option
-def params_cmd(params: tuple[str, ...], as_json: bool) -> None:
-    """List every simulator parameter: path, value, unit and source."""
+def params_cmd(pattern: str | None, sources: bool, params: tuple[str, ...], output: str | None, as_json: bool) -> None:
+    """List the simulator parameters: path, value and unit (with --sources, where each number comes from).
+    PATTERN keeps the paths containing it (``fabric.``) or matching it as a glob (``*timeout*``)."""
+    import fnmatch
+
     from faultlib.params import iter_params
     from faultlib.simparams import SimParams
 
+    fmt = resolve_format(output, as_json)
     prm = sim_params(params)
     overridden = set(parse_params(params))
     rows = []
     for path, default, unit, source, description in iter_params(SimParams):
+        if pattern and pattern not in path and not fnmatch.fnmatchcase(path, pattern):
+            continue
         value: Any = prm
         for part in path.split("."):
             value = getattr(value, part)
         rows.append({"path": path, "value": value, "default": default, "unit": unit,
                      "source": "override (--param)" if path in overridden else source,
                      "description": description})
-    if as_json:
-        _emit_json({"parameters": rows})
-        return
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=f"Simulator parameters ({len(rows)})")
-    table.add_column("parameter", no_wrap=True)
-    table.add_column("value", max_width=24, overflow="fold")
-    table.add_column("unit", max_width=14)
-    table.add_column("source", overflow="fold")
+    if pattern and not rows:
+        raise InputError(f"no parameter path contains or matches {pattern!r} (see 'opsbrain params')")
+    cols = ["parameter", "value", "unit"] + (["source"] if sources else [])
+    table = Table.of(cols, title=f"Simulator parameters ({len(rows)})", wrap=["value", "unit", "source"])
     for row in rows:
-        table.add_row(row["path"], str(row["value"]), row["unit"], row["source"])
-    Console().print(table)
+        table.add(row["path"], str(row["value"]), row["unit"], *([row["source"]] if sources else []))
+    if not sources and fmt == "table":
+        table.note("sources: --sources, or docs/parameters.md; one group: opsbrain params fabric.")
+    emit(table, fmt, {"parameters": rows})

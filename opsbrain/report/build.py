@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any
 
 from opsbrain.report import postmortem, text
+from opsbrain.verdict import probe_outcome
 
 REPORT_VERSION = 2
 RECOVERY_SHARE = 0.95  # DESIGN.md: recovered = back at >= 95% of the pre-fault rate
@@ -386,9 +387,11 @@ def _steady(ss: dict[str, Any]) -> dict[str, Any]:
     probes = []
     for name in sorted(set(before) | set(after)):
         b, a = before.get(name) or {}, after.get(name) or {}
+        longest = (ss.get("longest_deviation_s") or {}).get(name)
+        outcome, tone = probe_outcome(longest, ss.get("tolerance_s"), a.get("ok"))  # the CLI's words
         probes.append({"name": name, "baseline": (ss.get("baseline") or {}).get(name), "before": b.get("value"),
-                       "after": a.get("value"), "ok": a.get("ok"),
-                       "longest_deviation_s": (ss.get("longest_deviation_s") or {}).get(name)})
+                       "after": a.get("value"), "ok": tone == "ok", "outcome": outcome, "tone": tone,
+                       "longest_deviation_s": longest})
     return {"deviated": ss.get("deviated"), "tolerance_s": ss.get("tolerance_s"), "probes": probes}
 
 

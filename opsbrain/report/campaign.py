@@ -19,17 +19,18 @@ from markupsafe import Markup
 from matplotlib import __version__ as mpl_version
 from matplotlib.colors import LinearSegmentedColormap
 
+from opsbrain import stats
 from opsbrain.report import plots
 from opsbrain.report.build import REPORT_VERSION
+from opsbrain.verdict import ettr_outcome, run_outcome
 
 NONE = "(none)"
 
 
 def _q(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    v = sorted(values)
-    return v[min(len(v) - 1, int(round(q * (len(v) - 1))))]
+    """The one quantile of every summary (:func:`opsbrain.stats.quantile`), so the HTML, Markdown and CLI
+    summaries of a campaign print the same figures."""
+    return stats.quantile(values, q)
 
 
 def _stats(values: list[float]) -> dict[str, Any]:
@@ -87,13 +88,16 @@ def build_campaign_report(journals: list[dict[str, Any]], summary: dict[str, Any
 def _run_row(j: dict[str, Any]) -> dict[str, Any]:
     s = j.get("summary") or {}
     eff = _efficiency([j])
-    return {"run_id": j.get("run_id"), "scenario": j.get("scenario"), "seed": j.get("seed"),
+    row = {"run_id": j.get("run_id"), "scenario": j.get("scenario"), "seed": j.get("seed"),
             "policy": j.get("policy"), "verdict": j.get("verdict"), "faults": s.get("incidents"),
             "diagnosed_correctly": s.get("diagnosed_correctly"), "recovered": s.get("recovered"),
             "median_ttr_s": s.get("median_ttr_s"), "false_positives": s.get("false_positives"),
             "ettr": eff["by_policy"].get(str(j.get("policy", "auto")), {}).get("ettr"),
             "training_goodput": eff["by_policy"].get(str(j.get("policy", "auto")), {}).get("training_goodput"),
             "inference_goodput": eff["by_policy"].get(str(j.get("policy", "auto")), {}).get("inference_goodput")}
+    row["outcome"], row["tone"] = run_outcome(row["verdict"], row["ettr"])  # the CLI's words and colours
+    row["ettr_tone"] = ettr_outcome(row["ettr"])[1]
+    return row
 
 
 def _efficiency(journals: list[dict[str, Any]]) -> dict[str, Any]:

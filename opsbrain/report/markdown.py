@@ -225,6 +225,6 @@ def render_campaign(m: dict[str, Any]) -> str:
         lines.append("_No manual-policy runs in this campaign._")
     lines += ["", "## Runs", ""]
     lines += _table(["run", "scenario", "seed", "policy", "verdict", "faults", "correct", "median ttr"],
-                    [[_c(r["run_id"] or "-"), r["scenario"], r["seed"], r["policy"], r["verdict"], r["faults"],
+                    [[_c(r["run_id"] or "-"), r["scenario"], r["seed"], r["policy"], r["outcome"], r["faults"],
                       r["diagnosed_correctly"], text.seconds(r["median_ttr_s"])] for r in m["runs"]])
     return escape_outside_code("\n".join(lines) + "\n")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -11,16 +10,9 @@ from pydantic import ValidationError
 
 from faultlib.faults.catalog import CATALOG
 from opsbrain.errors import ScenarioError
+from opsbrain.scenario.builtin import builtin_dir, read_yaml
 from opsbrain.scenario.schema import AnyKindFault, Scenario
-from opsbrain.yamlio import read_yaml as _read_yaml
 from opsbrain.yamlio import yaml_path
-
-MAX_FILE_BYTES = 1 << 20
-
-
-def read_yaml(path: Path, error: type[ScenarioError] = ScenarioError) -> Any:
-    """Parse one scenario file (errors are :class:`ScenarioError`)."""
-    return _read_yaml(path, error, MAX_FILE_BYTES)
 
 
 def parse_scenario(data: Any, file: str) -> Scenario:
@@ -106,14 +98,6 @@ def _message(err: Any) -> str:
                        "int_parsing", "float_parsing", "finite_number"):
         return f"{msg} (got {str(repr(err.get('input')))[:40]})"
     return msg
-
-
-def builtin_dir() -> Path:
-    return Path(str(resources.files("scenarios")))
-
-
-def builtin_names() -> list[str]:
-    return sorted(p.stem for p in builtin_dir().glob("*.yaml"))
 
 
 def resolve(name_or_path: str) -> Path:

@@ -18,7 +18,7 @@ from opsbrain.ingest import screen, where
 from opsbrain.ingest.parsers import cann, device, framework, hccl, hccn, kernel, messages, twin
 from opsbrain.ingest.parsers.ctx import MAX_LINE, LineCtx, Parser, level_of
 from opsbrain.ingest.signal import Signal
-from opsbrain.multiscan import Screen
+from opsbrain.multiscan import Screen, re2_superset
 
 ORDER: tuple[Parser, ...] = (twin.parse, messages.parse, device.parse, hccn.parse, kernel.parse_driver, hccl.parse, cann.parse,
                              kernel.parse, framework.parse)
@@ -43,8 +43,19 @@ def gate() -> re.Pattern[str]:
 
 @lru_cache(maxsize=1)
 def _screen() -> tuple[Screen, int]:
-    """One scan of a line: the gate (pattern 0 of the extras) and every registered parser regex's literals."""
-    return screen.build(["(?i)" + gate().pattern])
+    """One scan of a line: the gate's words (extra 0), the documented messages (extra 1) and every registered
+    parser regex's literals.
+
+    RE2 reads :data:`GATE` as written (on ASCII text it agrees with ``re``); the documented messages carry
+    look-behinds RE2 cannot read, so the screen holds their RE2 superset (:func:`opsbrain.multiscan.re2_superset`:
+    look-arounds dropped) and :func:`parse_line` confirms a line that only that superset found with the exact gate.
+    So the answer is the exact gate's on every line, and one RE2 scan rules out the lines without any gate word
+    (most of a real log) and the parser regexes that cannot match."""
+    extras = [re2_superset(GATE) or "(?i)" + GATE.pattern]
+    rx = messages.catalog()[0]
+    if rx is not None:
+        extras.append(re2_superset(rx.rx) or "(?i)" + rx.pattern)
+    return screen.build(extras)
 
 
 def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: str | None = None,
@@ -60,8 +71,8 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
             return []
     else:
         may, extra = seen
-        if not extra:  # the gate's pattern did not occur
-            return []
+        if 0 not in extra and (not extra or not gate().search(text)):  # no gate word; a documented message's
+            return []                                                   # superset alone: the exact gate decides
         screen.set_line(text, may, covered)
     host = where.host_in(text)
     node = where.node_component(host)

@@ -1,0 +1,62 @@
+"""One statistics module (issue 19): the CLI campaign summary and the HTML/Markdown campaign report of the same
+runs print the same quantiles, and they are numpy's linear ones."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from opsbrain import stats
+from opsbrain.campaign.spec import CampaignSpec
+from opsbrain.campaign.summary import seed_record, summarize
+from opsbrain.cli.chaos_cmds import campaign_tables
+from opsbrain.report import build_campaign_report, render_campaign_report
+
+TTRS = {"hbm_uce": [225.1, 12.0, 480.5, 208.1, 90.0, 301.7], "link_down": [3.2, 4.9, 2.0, 7.5, 3.3, 5.0]}
+
+
+def _journal(seed: int) -> dict[str, Any]:
+    incs = [{"id": f"f{k}", "injected": {"kind": kind, "component": f"pod0/node{seed}", "at_s": 100.0 * k},
+             "diagnosis": {"fault_class": kind, "component": f"pod0/node{seed}"}, "ttd_s": 1.0 + seed,
+             "ttdiag_s": 2.0 + seed, "ttr_s": TTRS[kind][seed], "correct": True, "class_correct": True,
+             "localized": True, "runbook": None, "human_steps": 0, "actions": [], "impact": {}}
+            for k, kind in enumerate(TTRS)]
+    return {"run_id": f"run-{seed}", "scenario": "campaign", "seed": seed, "policy": "auto", "verdict": "passed",
+            "status": "finished", "duration_s": 1000.0, "incidents": incs, "recovery": {}, "summary": {"events": 1},
+            "workloads": [{"name": "train", "kind": "training", "ettr": 0.9, "npus": 8, "elapsed_s": 1000.0,
+                           "useful_s": 900.0, "useful_steps": 90.0, "nominal_step_time_s": 10.0}]}
+
+
+def test_cli_and_html_campaign_summaries_print_the_same_quantiles() -> None:
+    journals = [_journal(s) for s in range(6)]
+    cli_out = summarize(CampaignSpec(pods=1, days=1, seeds=6), [seed_record(j) for j in journals])
+    report = build_campaign_report(journals)
+    html = render_campaign_report(journals, "html")
+    md = render_campaign_report(journals, "md")
+    cli_text = "\n".join(t.render("plain") for t in campaign_tables(cli_out))
+    for kind, values in TTRS.items():
+        want50, want90 = np.quantile(values, 0.5), np.quantile(values, 0.9)  # numpy's default: linear
+        cli = cli_out["by_policy"]["auto"]["ttr_by_class"][kind]["ttr_s"]
+        rep = report["per_class"][kind]["ttr"]["auto"]
+        assert cli["p50"] == pytest.approx(want50) and rep["median"] == pytest.approx(want50)
+        assert cli["p90"] == pytest.approx(want90) and rep["p90"] == pytest.approx(want90)
+        row = next(ln for ln in cli_text.splitlines() if ln.startswith(kind + "\t")).split("\t")
+        for q in (want50, want90):
+            shown = f"{q:.1f}"
+            assert shown in row, (kind, shown, row)
+            assert re.search(rf">{re.escape(shown)} s<", html), (kind, shown)
+            assert f"{shown} s" in md, (kind, shown)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.floats(0, 1e6, allow_nan=False), min_size=1, max_size=40), st.floats(0, 1))
+def test_quantile_is_numpys_linear(xs: list[float], q: float) -> None:
+    assert stats.quantile(xs, q) == pytest.approx(float(np.quantile(xs, q, method="linear")))
+    assert stats.quantile([], q) is None and stats.summary([])["p50"] is None
+    s = stats.summary(xs + [None])  # None values are left out
+    assert s["n"] == len(xs) and s["min"] <= s["p50"] <= s["p90"] <= s["max"]
