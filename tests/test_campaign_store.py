@@ -89,8 +89,9 @@ def test_runs_list_shows_campaign_membership(campaign: tuple[Path, dict]) -> Non
     assert code == 0, err
     runs = json.loads(text)["runs"]
     assert len(runs) == 2 and {r["campaign_id"] for r in runs} == {cid}
-    code, text, _ = _run(["runs", "list"], home)
-    assert code == 0 and text.count(f"campaign {cid}") == 2
+    code, text, _ = _run(["runs", "list", "--output", "plain"], home)
+    rows = [line.split("\t") for line in text.splitlines()[1:]]  # tab-separated, after the header
+    assert code == 0 and len(rows) == 2 and all(r[-1] == cid for r in rows)
     code, _, err = _run(["runs", "list", "--campaign", "no-such"], home)
     assert code == 2 and "no campaign 'no-such'" in err
 

@@ -15,7 +15,8 @@ from click.testing import CliRunner
 from opsbrain import __version__
 from opsbrain.cli import cli
 from opsbrain.runner.journal_schema import SCHEMA_VERSION, journal_schema
-from opsbrain.scenario.loader import builtin_names, load_scenario
+from opsbrain.scenario.builtin import builtin_names
+from opsbrain.scenario.loader import load_scenario
 from opsbrain.scenario.plan import build_plan
 
 LONGEST_S = 86400.0  # reason: test time; a longer built-in (the week) runs its first day, same journal structure
