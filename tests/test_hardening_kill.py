@@ -122,7 +122,7 @@ def work(x):
     time.sleep(0.5)
     return x
 if __name__ == "__main__":
-    with ProcessPoolExecutor(2, initializer=init_worker) as ex:
+    with ProcessPoolExecutor(2, initializer=init_worker, initargs=(os.getpid(),)) as ex:
         futures = [ex.submit(work, i) for i in range(2)]
         print(" ".join(str(p) for p in ex._processes), flush=True)
         list(ex.map(work, range(1000)))

@@ -185,7 +185,7 @@ STOP_JOIN_S = 2.0  # reason: a killed worker is reaped at once; the bound keeps 
 
 def _run_pool(spec_json: str, todo: list[tuple[int, str]], home: str | None, workers: int,
               finish: Callable[[dict[str, Any]], None]) -> None:
-    ex = ProcessPoolExecutor(max_workers=workers, initializer=init_worker)
+    ex = ProcessPoolExecutor(max_workers=workers, initializer=init_worker, initargs=(os.getpid(),))
     try:
         pending: set[Future[dict[str, Any]]] = {ex.submit(run_task, spec_json, s, p, home) for s, p in todo}
         while pending:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 from collections.abc import Generator
@@ -115,7 +116,7 @@ def _run_packed(args: tuple[float, float, float, int]) -> dict[str, Any]:
 def _map(tasks: list[tuple[float, float, float, int]], workers: int) -> list[dict[str, Any]]:
     if workers <= 1:
         return [_run_packed(t) for t in tasks]
-    with ProcessPoolExecutor(max_workers=workers, initializer=init_worker) as ex:
+    with ProcessPoolExecutor(max_workers=workers, initializer=init_worker, initargs=(os.getpid(),)) as ex:
         return list(ex.map(_run_packed, tasks))
 
 

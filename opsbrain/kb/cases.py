@@ -12,6 +12,7 @@ default is the training world, and :mod:`opsbrain.kb.heldout` draws evaluation w
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -324,7 +325,7 @@ def run_all(runs: list[RunArgs], workers: int = 2,
             if progress:
                 progress(i + 1, len(runs))
         return out
-    with ProcessPoolExecutor(max_workers=workers, initializer=init_worker) as ex:
+    with ProcessPoolExecutor(max_workers=workers, initializer=init_worker, initargs=(os.getpid(),)) as ex:
         for i, res in enumerate(ex.map(_job, runs, chunksize=2)):
             out.append(res)
             if progress:
