@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from faultlib.durations import D, Dist
 from faultlib.params import P, ParamGroup, iter_params
 
 NVS = "NVIDIA NVSentinel circuit breaker pattern (facts.md §6)"
@@ -141,14 +142,45 @@ class ManualParams(ParamGroup):
         "(cold start 2,560 s vs 320 s via EMS, facts.md §2)", pattern=r"^(ems|obs)$")
 
 
+MC = "MindCluster 7.3 cluster scheduling user guide"
+
+
+class VendorParams(ParamGroup):
+    """The ``vendor-default`` policy: what an Ascend cluster does out of the box with MindCluster's default fault
+    handling (job-level rescheduling from the last persistent checkpoint, CANN's default HCCL retry), no people."""
+
+    fault_report_s: Dist = D(
+        5.0, 15.0, "s", "reason: a device or switch fault code travels Ascend Device Plugin (polls every 1 s, "
+        "facts.md §3) -> ClusterD (ConfigMap or gRPC) -> Volcano, which deletes the job's pods: job-level "
+        "rescheduling 'stops all pods each time a fault occurs' and is 'used by default' (" + MC + ", dl_resume_023). "
+        "Assumed median 5 s, p90 15 s (a ConfigMap update in a large cluster has an 'uncontrollable' delay, same page)")
+    heartbeat_lost_s: float = P(
+        30.0, "s", "HCCL declares 'Heartbeat Lost' when no heartbeat arrives from a remote for 30 s (CANN HCCL docs, "
+        "facts.md §8): the earliest a crashed or hung host is known to be gone", ge=0)
+    node_lost_s: Dist = D(
+        30.0, 150.0, "s", "reason: after the heartbeat loss, until ClusterD marks the node faulty and Volcano "
+        "reschedules: the node is treated as lost after 3 missed heartbeat intervals of NodeD's ~60 s reports "
+        "(facts.md §8), so heartbeat_lost_s + this has its p90 at the 3 x 60 s bound; median 30 s assumed "
+        "(half a report interval)")
+    retry_delay_s: float = P(
+        30.0, "s", "reason: a rescheduled job that failed to come up is re-submitted after MindCluster's 30 s "
+        "step-retry timeout (facts.md §3)", ge=0)
+    retries: int = P(
+        3, "retries", "reason: MindCluster's example job YAML sets fault-retry-times 3 (" + MC + ", OME "
+        "instance rescheduling); after that the job waits for a person", ge=0)
+    weights_from: str = P(
+        "obs", "source", "reason: an inference instance rescheduled by MindCluster reloads weights from object "
+        "storage (no EMS memory pool out of the box, facts.md §2)", pattern=r"^(ems|obs)$")
+
+
 def render_markdown(models: tuple[type[BaseModel], ...] | None = None) -> str:
     """Markdown tables of the parameters (one per group), as in ``docs/recovery.md``: the orchestrator's, the
     manual policy's and the detector's (its collection, reorder and grouping windows)."""
     from opsbrain.detection.detector import DetectorParams
 
-    models = models or (RecoveryParams, ManualParams, DetectorParams)
+    models = models or (RecoveryParams, ManualParams, VendorParams, DetectorParams)
     out: list[str] = []
-    for model, prefix in zip(models, ("recovery", "manual", "detector"), strict=False):
+    for model, prefix in zip(models, ("recovery", "manual", "vendor", "detector"), strict=False):
         out.append(f"### `{prefix}`\n")
         doc = " ".join((model.__doc__ or "").split())
         if doc:
@@ -157,8 +189,8 @@ def render_markdown(models: tuple[type[BaseModel], ...] | None = None) -> str:
         out.append("| --- | --- | --- | --- |")
         for path, default, unit, source, _desc in iter_params(model, prefix + "."):
             cell = " ".join(str(source).split()).replace("|", "\\|")
-            value = f"{default:g}" if isinstance(default, float) else f"`{default}`" if isinstance(default, str) \
-                else str(default)
+            value = (f"{default:g}" if isinstance(default, float) else f"`{default}`" if isinstance(default, str)
+                     else str(default))
             out.append(f"| `{path}` | {value} | {unit} | {cell} |")
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
