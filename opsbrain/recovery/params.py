@@ -87,13 +87,14 @@ class RecoveryParams(ParamGroup):
         "every hccl_retry_interval_s from 1 s on catch the path as soon as it is back. The manual policy keeps the "
         "CANN default (training.op_retry_hold_s)", ge=0, le=60)
     hccl_retry_interval_s: float = P(
-        1.0, "s", "HCCL_OP_RETRY_PARAMS IntervalTime: the CANN default 1000 ms, kept", gt=0, le=60)
+        2.0, "s", "reason: HCCL_OP_RETRY_PARAMS IntervalTime 2000 ms (CANN default 1000 ms): with MaxCnt 10 the "
+        "re-executions then span HoldTime + 9 x 2 s = 19 s, above the p99 of the auto policy's re-route path "
+        "(detector.reorder_s 3 s + detector.collect_s 2 s + control.route_push_s, p99 ~7 s + fabric."
+        "route_convergence_s 3 s: ~15 s); at 1000 ms they would end at 10 s, below that path's p75", gt=0, le=60)
     hccl_retry_max_cnt: int = P(
-        10, "re-executions", "HCCL_OP_RETRY_PARAMS MaxCnt set explicitly to the CANN maximum 10 (default 1): with "
-        "HoldTime 1 s and IntervalTime 1 s the re-executions span 10 s, which covers the auto policy's link path "
-        "(delivery.switch_report_s + the detector's collect window + control.link_isolate_s + fabric."
-        "route_convergence_s, ~7 s at the medians); beyond it the job falls to the next rung (online recovery, "
-        "then process-level, then job-level restart)", ge=1, le=10)
+        10, "re-executions", "HCCL_OP_RETRY_PARAMS MaxCnt set explicitly to the CANN maximum 10 (default 1), so "
+        "the re-executions outlast the re-route (see hccl_retry_interval_s); beyond them the job falls to the next "
+        "rung (online recovery, then process-level, then job-level restart)", ge=1, le=10)
 
     persistent_ckpt_interval_s: float = P(
         10800.0, "s", "reason: under the auto policy a failure restarts from the in-memory checkpoint (every step, "
