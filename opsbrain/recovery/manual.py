@@ -134,6 +134,10 @@ class ManualPolicy:
         """Seconds of a person's log triage across nodes."""
         return self._lognormal(rng, self.p.diagnosis_median_s, self.p.diagnosis_sigma)
 
+    def _retry_delay_s(self, rng: np.random.Generator) -> float:
+        """Seconds before a person re-runs a failed command (one draw per incident, its own stream)."""
+        return self._lognormal(rng, self.p.retry_delay_median_s, self.p.retry_delay_sigma)
+
     def _stall_timeouts(self, ctx: Context) -> list[float]:
         """The collective timeouts of the affected workloads that are stalled now (a hang raises no alert)."""
         timeouts = []
@@ -169,7 +173,7 @@ class ManualPolicy:
         if not calls:
             return True
         ok, _reason = yield from self.exec.attempts(
-            rec, step.action, calls, retries=self.p.retries, backoff_s=self.p.retry_delay_s,
+            rec, step.action, calls, retries=self.p.retries, backoff_s=self._retry_delay_s(self.sim.rng(f"{self.name}-retry/{rec.id}")),
             timeout_s=30 * 86400.0, kind="step", rung=self.name, path=None)
         return ok
 

@@ -71,8 +71,8 @@ class RecoveryParams(ParamGroup):
         0.99, "probability", "warm spares sized to the p99 of simultaneous failures (ByteRobust, facts.md §5)",
         gt=0, lt=1)
     spare_repair_s: float = P(
-        14400.0, "s", "reason: a node that left service returns after a field repair, as control.part_replacement_s "
-        "(4 h)", gt=0)
+        14400.0, "s", "reason: a planning figure for spare sizing: a node that left service returns after a field "
+        "repair, the median of control.part_replacement_s (4 h)", gt=0)
     stuck_after_s: float = P(
         60.0, "s", "progress watchdog: a training job stalled or down this long with no restart or recovery under "
         "way is restarted whatever the diagnosis said; MindCluster's RestartRequest reschedules what has not "
@@ -135,8 +135,9 @@ class ManualParams(ParamGroup):
         1200.0, "s", "reason: manual log triage across nodes; the article's tooled target is network-fault "
         "diagnosis in < 10 min (facts.md §1), so the status quo median is set at twice that", gt=0)
     diagnosis_sigma: float = P(0.8, "log-space s.d.", "assumed: long tail of hard cases (p90 ~ 2.8 x median)", ge=0)
-    retry_delay_s: float = P(
-        300.0, "s", "reason: a person re-runs a failed command after looking at why it failed", ge=0)
+    retry_delay_median_s: float = P(
+        300.0, "s", "reason: a person re-runs a failed command after looking at why it failed (~5 min median)", ge=0)
+    retry_delay_sigma: float = P(0.6, "log-space s.d.", "assumed: as page_response_sigma (p90 ~ 2.2 x median)", ge=0)
     retries: int = P(2, "retries", "reason: after two failed attempts a person escalates to the next team", ge=0)
     weights_from: str = P(
         "obs", "source", "reason: without the EMS memory pool an instance reloads weights from object storage "
@@ -156,8 +157,8 @@ class VendorParams(ParamGroup):
         "rescheduling 'stops all pods each time a fault occurs' and is 'used by default' (" + MC + ", dl_resume_023). "
         "Assumed median 5 s, p90 15 s (a ConfigMap update in a large cluster has an 'uncontrollable' delay, same page)")
     heartbeat_lost_s: float = P(
-        30.0, "s", "HCCL declares 'Heartbeat Lost' when no heartbeat arrives from a remote for 30 s (CANN HCCL docs, "
-        "facts.md §8): the earliest a crashed or hung host is known to be gone", ge=0)
+        30.0, "s", "HCCL's heartbeat timeout: it declares 'Heartbeat Lost' when no heartbeat arrives from a remote for "
+        "30 s (CANN HCCL docs, facts.md §8): the earliest a crashed or hung host is known to be gone", ge=0)
     node_lost_s: Dist = D(
         30.0, 150.0, "s", "reason: after the heartbeat loss, until ClusterD marks the node faulty and Volcano "
         "reschedules: the node is treated as lost after 3 missed heartbeat intervals of NodeD's ~60 s reports "

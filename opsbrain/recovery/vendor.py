@@ -48,6 +48,9 @@ class VendorDefaultPolicy(ManualPolicy):
     def _triage_s(self, rng: np.random.Generator) -> float:
         return 0.0  # the fault code's handling level decides; nobody reads logs
 
+    def _retry_delay_s(self, rng: np.random.Generator) -> float:
+        return float(self.p.retry_delay_s)  # MindCluster's configured step-retry timeout
+
     def _detection(self, ctx: Context, rng: np.random.Generator, cls: str) -> tuple[float, str]:
         """Seconds until ClusterD acts: the node-loss path for a crashed host, the collective timeout for a
         code-less hang, else the fault-code report path."""
