@@ -18,6 +18,7 @@ import argparse
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -139,15 +140,20 @@ def cut(base: float | None, auto: float | None) -> str:
     return "-" if base is None or auto is None or base <= 0 else f"{(auto - base) / base:+.0%}"
 
 
+def per_scenario(base: list[dict[str, Any]]) -> Iterator[tuple[str, str, float, dict[str, list[dict[str, Any]]]]]:
+    """(scenario, class, target p90, runs by policy) of every scenario the auto policy ran."""
+    for name, (cls, target, _m) in SCENARIOS.items():
+        rows = {p: [r for r in base if r["scenario"] == name and r["policy"] == p] for p in POLICIES}
+        if rows["auto"]:
+            yield name, cls, target, rows
+
+
 def scenario_table(base: list[dict[str, Any]]) -> list[str]:
     lines = ["| scenario | class | auto ttd | auto ttdiag | auto ttr | ttr p90/p50 | target p90 (s) | p90 met | "
              "vendor-default ttr | manual ttr | correct (auto) | no human step (auto) |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for name, (cls, target, _m) in SCENARIOS.items():
-        rows = {p: [r for r in base if r["scenario"] == name and r["policy"] == p] for p in POLICIES}
+    for name, cls, target, rows in per_scenario(base):
         auto = rows["auto"]
-        if not auto:
-            continue
         ttr, p50, p90 = dist(auto, "ttr")
         spread = f"{p90 / p50:.2f}" if p50 and p90 is not None else "-"
         met = "yes" if p90 is not None and p90 <= target else "NO"
@@ -163,10 +169,7 @@ def reduction_table(base: list[dict[str, Any]]) -> list[str]:
     lines = ["| scenario | auto p90 ttr (s) | vendor-default p90 | manual p90 | Huawei's figure | p90 ttr vs "
              "vendor-default | vs manual | impact vs vendor-default | impact vs manual |",
              "|---|---|---|---|---|---|---|---|---|"]
-    for name, (cls, _target, measure) in SCENARIOS.items():
-        rows = {p: [r for r in base if r["scenario"] == name and r["policy"] == p] for p in POLICIES}
-        if not rows["auto"]:
-            continue
+    for name, cls, _target, rows in per_scenario(base):
         p90 = {p: dist(rows[p], "ttr")[2] for p in POLICIES}
         imp = {p: float(np.mean([r["impact"] for r in rows[p]])) if rows[p] else None for p in POLICIES}
         lines.append(f"| {name} | {fmt(p90['auto'])} | {fmt(p90['vendor-default'])} | {fmt(p90['manual'])} | "
