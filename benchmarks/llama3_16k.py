@@ -120,7 +120,7 @@ def main() -> int:
     storage = {"training.storage_aggregate_gbytes_s": 2000.0}
     w_llama = ettr("vendor-default", storage, 200)["w"]
     yd = {**storage, "training.ckpt_interval_s": round(young_daly(w_llama))}
-    rows.append(("+ Llama 3's storage: 2 TB/s sustained (Llama 3 paper, Tectonic)", storage))
+    rows.append(("+ Llama 3's storage: 2 TB/s sustained (Llama 3 paper arXiv 2407.21783, Tectonic)", storage))
     rows.append((f"+ checkpoint every sqrt(2 M w) = {yd['training.ckpt_interval_s']} s (Young/Daly, M = 54 d / 419)",
                  yd))
     fit = dict(yd)

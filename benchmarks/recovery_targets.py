@@ -38,8 +38,8 @@ SCENARIOS = {  # scenario -> (fault class, target p90 ttr in s, impact measure)
 }
 SIZES = (14, 48, 336, 1188)  # nodes of 8 NPUs: 112 / 384 / 2,688 / 9,504 NPUs
 SIZE_TARGETS = {48: 180.0, 1188: 300.0}
-SIZE_BASELINES = (48,)
-"""Job sizes at which the baselines run too (the 384-NPU pod; at 9,504 NPUs a run costs ~1 CPU-minute)."""
+SIZE_BASELINES = (48, 1188)
+"""Job sizes at which the baselines run too (the two sizes with a target)."""
 DURATION_S = 3 * 3600.0
 ONSET_S = (300.0, 1500.0)
 SIZED_DURATION_S = 3600.0  # the size sweep: the auto policy's node-crash recovery ends well within the hour
@@ -212,17 +212,20 @@ def main() -> int:
     ap.add_argument("--only", default=None, help="one scenario (a quick look; no size sweep)")
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--no-sizes", action="store_true", help="skip the node-crash job-size sweep")
+    ap.add_argument("--sizes-only", action="store_true", help="only the job-size sweep")
+    ap.add_argument("--sizes", default=",".join(str(k) for k in SIZES), help="job sizes in nodes (comma-separated)")
     args = ap.parse_args()
     seeds = [1000 + s for s in range(args.seeds)]
     pols = [p for p in args.policies.split(",") if p]
     names = [args.only] if args.only else list(SCENARIOS)
     base_seeds = seeds[:args.baseline_seeds or len(seeds)]
-    jobs: list[tuple[str, int, str, int | None]] = [
+    jobs: list[tuple[str, int, str, int | None]] = [] if args.sizes_only else [
         (n, s, p, None) for n in names for p in pols for s in (seeds if p == "auto" else base_seeds)]
+    sizes = [int(k) for k in args.sizes.split(",") if k]
     size_seeds = seeds[:args.size_seeds]
     size_base = size_seeds[:args.size_baseline_seeds or len(size_seeds)]
     if not args.no_sizes and not args.only:
-        jobs += [("node-crash-training", s, p, k) for k in SIZES for p in pols
+        jobs += [("node-crash-training", s, p, k) for k in sizes for p in pols
                  for s in (size_seeds if p == "auto" else size_base if k in SIZE_BASELINES else [])]
     jobs.sort(key=lambda j: -(j[3] or 0))  # the slowest (largest) runs first: the pool ends together
     t0 = time.perf_counter()
@@ -232,8 +235,11 @@ def main() -> int:
     base = [r for r in rows if r["nodes"] is None]
     sized = [r for r in rows if r["nodes"] is not None]
     cmd = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items()
-                   if k in ("seeds", "baseline_seeds", "size_seeds", "size_baseline_seeds") and v is not None)
-    lines = [f"Measured by `python benchmarks/recovery_targets.py {cmd}` ({len(rows)} runs, {wall:.0f} s wall on "
+                   if k in ("seeds", "baseline_seeds", "size_seeds", "size_baseline_seeds", "sizes") and v is not None
+                   and (k in ("seeds", "baseline_seeds") or not args.no_sizes)
+                   and (k not in ("seeds", "baseline_seeds") or not args.sizes_only))
+    cmd += " --no-sizes" if args.no_sizes else " --sizes-only" if args.sizes_only else ""
+    lines = [] if args.sizes_only else [f"Measured by `python benchmarks/recovery_targets.py {cmd}` ({len(rows)} runs, {wall:.0f} s wall on "
              f"{args.workers} workers); seeds {seeds[0]}..{seeds[-1]} (auto), {base_seeds[0]}..{base_seeds[-1]} "
              f"(baselines); per seed the fault's onset is "
              f"drawn in [{ONSET_S[0]:.0f}, {ONSET_S[1]:.0f}] s and its target among equivalent parts of the workload "
@@ -241,7 +247,8 @@ def main() -> int:
              "p50 / p90 / p99 in seconds.", "", *scenario_table(base), "",
              "Reductions of the auto policy against both baselines (negative = less):", "", *reduction_table(base)]
     if sized:
-        lines += ["", f"Node crash against job size (the job alone, warm spares outside it; seeds "
+        lines += ["", f"Measured by `python benchmarks/recovery_targets.py {cmd}` ({len(rows)} runs, {wall:.0f} s "
+                  f"wall on {args.workers} workers). Node crash against job size (the job alone, warm spares outside it; seeds "
                   f"{size_seeds[0]}..{size_seeds[-1]} (auto), {size_base[0]}..{size_base[-1]} (baselines, at the "
                   "sizes with a target)):", "",
                   *size_table(sized)]
