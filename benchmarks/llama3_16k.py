@@ -117,13 +117,13 @@ def main() -> int:
     ap.add_argument("--draws", type=int, default=4000)
     args = ap.parse_args()
     rows: list[tuple[str, dict[str, Any]]] = [("shipped defaults (hourly checkpoint, 200 GB/s storage)", {})]
-    storage = {"training.storage_aggregate_gbytes_s": 2000.0}
+    storage: dict[str, Any] = {"training.storage_aggregate_gbytes_s": 2000.0}
     w_llama = ettr("vendor-default", storage, 200)["w"]
-    yd = {**storage, "training.ckpt_interval_s": round(young_daly(w_llama))}
+    yd: dict[str, Any] = {**storage, "training.ckpt_interval_s": round(young_daly(w_llama))}
     rows.append(("+ Llama 3's storage: 2 TB/s sustained (Llama 3 paper arXiv 2407.21783, Tectonic)", storage))
     rows.append((f"+ checkpoint every sqrt(2 M w) = {yd['training.ckpt_interval_s']} s (Young/Daly, M = 54 d / 419)",
                  yd))
-    fit = dict(yd)
+    fit: dict[str, Any] = dict(yd)
     for label, key, lo, hi, make in FITS:  # fitted one after the other, each only if still short of the target
         if ettr("vendor-default", fit, 300)["ettr"] >= TARGET:
             break

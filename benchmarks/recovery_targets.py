@@ -17,8 +17,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -161,7 +161,8 @@ def scenario_table(base: list[dict[str, Any]]) -> list[str]:
         lines.append(f"| {name} | {cls} | {dist(auto, 'ttd')[0]} | {dist(auto, 'ttdiag')[0]} | {ttr}"
                      f"{f' ({unrec} not recovered)' if unrec else ''} | {spread} | {target:.0f} | {met} | "
                      f"{dist(rows['vendor-default'], 'ttr')[0]} | {dist(rows['manual'], 'ttr')[0]} | "
-                     f"{sum(r['correct'] for r in auto)}/{len(auto)} | {sum(r['human'] == 0 for r in auto)}/{len(auto)} |")
+                     f"{sum(r['correct'] for r in auto)}/{len(auto)} | "
+                     f"{sum(r['human'] == 0 for r in auto)}/{len(auto)} |")
     return lines
 
 
@@ -239,7 +240,8 @@ def main() -> int:
                    and (k in ("seeds", "baseline_seeds") or not args.no_sizes)
                    and (k not in ("seeds", "baseline_seeds") or not args.sizes_only))
     cmd += " --no-sizes" if args.no_sizes else " --sizes-only" if args.sizes_only else ""
-    lines = [] if args.sizes_only else [f"Measured by `python benchmarks/recovery_targets.py {cmd}` ({len(rows)} runs, {wall:.0f} s wall on "
+    lines = [] if args.sizes_only else [
+             f"Measured by `python benchmarks/recovery_targets.py {cmd}` ({len(rows)} runs, {wall:.0f} s wall on "
              f"{args.workers} workers); seeds {seeds[0]}..{seeds[-1]} (auto), {base_seeds[0]}..{base_seeds[-1]} "
              f"(baselines); per seed the fault's onset is "
              f"drawn in [{ONSET_S[0]:.0f}, {ONSET_S[1]:.0f}] s and its target among equivalent parts of the workload "
@@ -248,7 +250,8 @@ def main() -> int:
              "Reductions of the auto policy against both baselines (negative = less):", "", *reduction_table(base)]
     if sized:
         lines += ["", f"Measured by `python benchmarks/recovery_targets.py {cmd}` ({len(rows)} runs, {wall:.0f} s "
-                  f"wall on {args.workers} workers). Node crash against job size (the job alone, warm spares outside it; seeds "
+                  f"wall on {args.workers} workers). Node crash against job size (the job alone, warm spares "
+                  f"outside it; seeds "
                   f"{size_seeds[0]}..{size_seeds[-1]} (auto), {size_base[0]}..{size_base[-1]} (baselines, at the "
                   "sizes with a target)):", "",
                   *size_table(sized)]

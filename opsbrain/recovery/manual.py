@@ -76,7 +76,7 @@ class ManualPolicy:
     def __init__(self, sim: Simulation, params: Any = None,
                  records: dict[str, IncidentRecord] | None = None) -> None:
         self.sim = sim
-        self.p = params or ManualParams()
+        self.p: Any = params or ManualParams()
         self.records = records if records is not None else {}
         self.exec = Executor(sim)
 
@@ -173,7 +173,8 @@ class ManualPolicy:
         if not calls:
             return True
         ok, _reason = yield from self.exec.attempts(
-            rec, step.action, calls, retries=self.p.retries, backoff_s=self._retry_delay_s(self.sim.rng(f"{self.name}-retry/{rec.id}")),
+            rec, step.action, calls, retries=self.p.retries,
+            backoff_s=self._retry_delay_s(self.sim.rng(f"{self.name}-retry/{rec.id}")),
             timeout_s=30 * 86400.0, kind="step", rung=self.name, path=None)
         return ok
 

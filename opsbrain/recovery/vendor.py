@@ -3,9 +3,9 @@
 What MindCluster does with its defaults (parameters: :class:`~opsbrain.recovery.params.VendorParams`):
 
 1. Detection by machine, no person: a device or switch fault code reaches ClusterD after
-   ``fault_report_s``; a crashed host (no code) is declared lost after ``heartbeat_lost_s + node_lost_s``; a hang that reports
-   no code waits for the collective timeout (``HCCL_EXEC_TIMEOUT``, the workload's ``hang_timeout_s``, 1800 s
-   by default).
+   ``fault_report_s``; a crashed host (no code) is declared lost after ``heartbeat_lost_s + node_lost_s``; a
+   hang that reports no code waits for the collective timeout (``HCCL_EXEC_TIMEOUT``, the workload's
+   ``hang_timeout_s``, 1800 s by default).
 2. No diagnosis step: the fault code's handling level decides (the diagnosis' class stands in for that table).
 3. Job-level rescheduling, the default mode: every pod of the job is stopped and the job restarts from its last
    *persistent* checkpoint, a node that left service swapped for a free one; CANN's default HCCL operator retry
