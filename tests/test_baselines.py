@@ -80,3 +80,22 @@ def test_every_policy_is_accepted_and_a_wrong_one_refused(topo1: Topology) -> No
         assert Orchestrator(sim, rbs, policy=p).policy == p  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="vendor-default"):
         Orchestrator(sim, rbs, policy="vendor")  # type: ignore[arg-type]
+
+
+def test_a_campaign_compares_the_auto_policy_with_each_baseline_on_the_same_seeds() -> None:
+    from opsbrain.campaign.summary import compare
+
+    def rec(seed: int, policy: str, ettr: float, lost: float, ttr: float) -> dict[str, object]:
+        return {"seed": seed, "policy": policy,
+                "workloads": [{"name": "train", "kind": "training", "ettr": ettr, "lost_npu_s": lost}],
+                "faults": [{"kind": "node_crash", "component": "pod0/node3", "at_s": 100.0, "ttr_s": ttr}]}
+
+    auto = [rec(1, "auto", 0.97, 100.0, 60.0), rec(2, "auto", 0.95, 300.0, 90.0)]
+    vendor = [rec(1, "vendor-default", 0.90, 1000.0, 600.0), rec(3, "vendor-default", 0.5, 1.0, 1.0)]
+    out = compare(auto, vendor, "vendor-default")
+    assert out["seeds"] == [1]  # only the seeds both ran
+    job = out["jobs"]["train"]
+    assert job["ettr_auto"] == pytest.approx(0.97) and job["ettr_vendor-default"] == pytest.approx(0.90)
+    assert job["per_seed"] == [{"seed": 1, "auto": 0.97, "vendor-default": 0.90}]
+    assert job["lost_npu_s_reduction"] == pytest.approx(0.9)
+    assert out["ttr_s"]["pairs"] == 1 and out["ttr_s"]["median_reduction"] == pytest.approx(0.9)
