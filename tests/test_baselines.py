@@ -99,3 +99,27 @@ def test_a_campaign_compares_the_auto_policy_with_each_baseline_on_the_same_seed
     assert job["per_seed"] == [{"seed": 1, "auto": 0.97, "vendor-default": 0.90}]
     assert job["lost_npu_s_reduction"] == pytest.approx(0.9)
     assert out["ttr_s"]["pairs"] == 1 and out["ttr_s"]["median_reduction"] == pytest.approx(0.9)
+
+
+def test_vendor_default_leaves_a_flap_the_job_rode_out_as_a_report(topo1: Topology) -> None:
+    sim, job = job_sim(topo1)
+    link = sim.fabric.node_uplinks(job.nodes[2])[9]
+    sim.inject(FaultSpec(at_s=100, kind="link_flap", target=link, params={"flaps": 2}))
+    sim.run(100.5)
+    proc = VendorDefaultPolicy(sim).handle("f", {"fault_class": "link_flap", "component": link})
+    sim.env.run(until=proc)
+    inc = proc.value
+    assert job.state == "running" and job.accounting()["restarts"] == 0  # CANN's operator retry resumed it
+    assert [a["action"] for a in inc["actions"] if a["kind"] == "step"] == []  # no ticket, no restart
+    assert inc["human_steps"] == 0
+
+
+def test_vendor_default_reschedules_a_job_a_dark_link_took_down(topo1: Topology) -> None:
+    sim, job = job_sim(topo1)
+    link = sim.fabric.node_uplinks(job.nodes[2])[9]
+    sim.inject(FaultSpec(at_s=100, kind="link_down", target=link))
+    sim.run(101)
+    proc = VendorDefaultPolicy(sim).handle("d", {"fault_class": "link_down", "component": link})
+    sim.run(20000)
+    acts = [a["action"] for a in proc.value["actions"] if a["kind"] == "step"]
+    assert "restart_job" in acts and job.state == "running" and job.accounting()["restarts"] == 1

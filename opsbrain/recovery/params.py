@@ -164,6 +164,10 @@ class VendorParams(ParamGroup):
         "reschedules: the node is treated as lost after 3 missed heartbeat intervals of NodeD's ~60 s reports "
         "(facts.md §8), so heartbeat_lost_s + this has its p90 at the 3 x 60 s bound; median 30 s assumed "
         "(half a report interval)")
+    job_watch_s: float = P(
+        1.0, "s", "reason: after a link-level fault code MindCluster waits for the job's own outcome (a link down "
+        "<= 20 s is only reported, facts.md §3); the scheduler sees a pod exit at its next poll, as the device "
+        "plugin's 1 s poll period", gt=0)
     retry_delay_s: float = P(
         30.0, "s", "reason: a rescheduled job that failed to come up is re-submitted after MindCluster's 30 s "
         "step-retry timeout (facts.md §3)", ge=0)
