@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pods", type=int, default=27)
     ap.add_argument("--days", type=float, default=7.0)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--policy", choices=["auto", "manual"], default="auto")
+    ap.add_argument("--policy", choices=["auto", "manual", "vendor-default"], default="auto")
     ap.add_argument("--noise", choices=["cheap", "full"], default="cheap")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)

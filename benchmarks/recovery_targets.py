@@ -1,7 +1,9 @@
 """Recovery targets, measured as distributions: p50 / p90 / p99 of ttd, ttdiag and ttr per built-in target
-scenario over N seeds (auto policy, the manual policy on the same seeds), and node-crash ttr against job size.
+scenario over N seeds for the auto policy and the two baselines on the same seeds (``vendor-default``:
+MindCluster's out-of-the-box handling; ``manual``: a person with a pager), and node-crash ttr against job size.
 
-    .venv/bin/python benchmarks/recovery_targets.py [--seeds 20] [--workers 2] [--out docs/recovery-results.md]
+    .venv/bin/python benchmarks/recovery_targets.py [--seeds 20] [--size-seeds 10] [--workers 2]
+        [--out docs/recovery-results.md] [--only SCENARIO] [--no-sizes]
 
 Every figure comes from chaos-run journals (opsbrain.runner.run.run_plan). Per seed the fault's onset is drawn
 uniformly in [ONSET_S] and its target among the equivalent parts the scenario's workload uses (another node of the
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -22,6 +25,11 @@ import numpy as np
 
 from opsbrain import stats
 
+POLICIES = ("auto", "vendor-default", "manual")
+BASELINES = POLICIES[1:]
+HUAWEI = {  # fault class -> Huawei's published recovery figure (facts.md §1, §8; secondary source: press)
+    "link_down": "~30 s (link faults)", "link_flap": "~30 s (link faults)", "l2_switch_failure": "~30 s (link faults)",
+    "hbm_uce": "~60 s (HBM multi-bit ECC)", "node_crash": "< 10 min (training restart)"}
 SCENARIOS = {  # scenario -> (fault class, target p90 ttr in s, impact measure)
     "link-down-training": ("link_down", 30.0, "lost_npu_s"),
     "link-down-inference": ("link_down", 30.0, "lost_tokens"),
@@ -32,6 +40,8 @@ SCENARIOS = {  # scenario -> (fault class, target p90 ttr in s, impact measure)
 }
 SIZES = (14, 48, 336, 1188)  # nodes of 8 NPUs: 112 / 384 / 2,688 / 9,504 NPUs
 SIZE_TARGETS = {48: 180.0, 1188: 300.0}
+SIZE_BASELINES = (48, 1188)
+"""Job sizes at which the baselines run too (the two sizes with a target)."""
 DURATION_S = 3 * 3600.0
 ONSET_S = (300.0, 1500.0)
 SIZED_DURATION_S = 3600.0  # the size sweep: the auto policy's node-crash recovery ends well within the hour
@@ -127,56 +137,126 @@ def dist(rows: list[dict[str, Any]], key: str) -> tuple[str, float | None, float
     return f"{fmt(p50)} / {fmt(p90)} / {fmt(p99)}", p50, p90
 
 
+def cut(base: float | None, auto: float | None) -> str:
+    """The reduction of ``auto`` against ``base`` (a share, e.g. -96%)."""
+    return "-" if base is None or auto is None or base <= 0 else f"{(auto - base) / base:+.0%}"
+
+
+def per_scenario(base: list[dict[str, Any]]) -> Iterator[tuple[str, str, float, dict[str, list[dict[str, Any]]]]]:
+    """(scenario, class, target p90, runs by policy) of every scenario the auto policy ran."""
+    for name, (cls, target, _m) in SCENARIOS.items():
+        rows = {p: [r for r in base if r["scenario"] == name and r["policy"] == p] for p in POLICIES}
+        if rows["auto"]:
+            yield name, cls, target, rows
+
+
+def scenario_table(base: list[dict[str, Any]]) -> list[str]:
+    lines = ["| scenario | class | auto ttd | auto ttdiag | auto ttr | ttr p90/p50 | target p90 (s) | p90 met | "
+             "vendor-default ttr | manual ttr | correct (auto) | no human step (auto) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name, cls, target, rows in per_scenario(base):
+        auto = rows["auto"]
+        ttr, p50, p90 = dist(auto, "ttr")
+        spread = f"{p90 / p50:.2f}" if p50 and p90 is not None else "-"
+        met = "yes" if p90 is not None and p90 <= target else "NO"
+        unrec = sum(r["ttr"] is None for r in auto)
+        lines.append(f"| {name} | {cls} | {dist(auto, 'ttd')[0]} | {dist(auto, 'ttdiag')[0]} | {ttr}"
+                     f"{f' ({unrec} not recovered)' if unrec else ''} | {spread} | {target:.0f} | {met} | "
+                     f"{dist(rows['vendor-default'], 'ttr')[0]} | {dist(rows['manual'], 'ttr')[0]} | "
+                     f"{sum(r['correct'] for r in auto)}/{len(auto)} | "
+                     f"{sum(r['human'] == 0 for r in auto)}/{len(auto)} |")
+    return lines
+
+
+def reduction_table(base: list[dict[str, Any]]) -> list[str]:
+    lines = ["| scenario | auto p90 ttr (s) | vendor-default p90 | manual p90 | Huawei's figure | p90 ttr vs "
+             "vendor-default | vs manual | impact vs vendor-default | impact vs manual |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for name, cls, _target, rows in per_scenario(base):
+        p90 = {p: dist(rows[p], "ttr")[2] for p in POLICIES}
+        imp = {p: float(np.mean([r["impact"] for r in rows[p]])) if rows[p] else None for p in POLICIES}
+        lines.append(f"| {name} | {fmt(p90['auto'])} | {fmt(p90['vendor-default'])} | {fmt(p90['manual'])} | "
+                     f"{HUAWEI.get(cls, '-')} | {cut(p90['vendor-default'], p90['auto'])} | "
+                     f"{cut(p90['manual'], p90['auto'])} | {cut(imp['vendor-default'], imp['auto'])} | "
+                     f"{cut(imp['manual'], imp['auto'])} |")
+    lines += ["", "Impact = mean over seeds of the incident's " + ", ".join(sorted({m for _c, _t, m in
+              SCENARIOS.values()})) + " (training: NPU-seconds lost; inference: tokens lost)."]
+    return lines
+
+
+def size_table(sized: list[dict[str, Any]]) -> list[str]:
+    lines = ["| NPUs | nodes | auto ttd | auto ttdiag | auto ttr | target p90 (s) | p90 met | vendor-default ttr | "
+             "manual ttr | wall s/run (auto) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for k in SIZES:
+        rs = [r for r in sized if r["nodes"] == k and r["policy"] == "auto"]
+        if not rs:
+            continue
+        ttr, _p50, p90 = dist(rs, "ttr")
+        tgt = SIZE_TARGETS.get(k)
+        met = "-" if tgt is None else ("yes" if p90 is not None and p90 <= tgt else "NO")
+        others = [dist([r for r in sized if r["nodes"] == k and r["policy"] == b], "ttr")[0]
+                  if any(r["nodes"] == k and r["policy"] == b for r in sized) else "-" for b in BASELINES]
+        lines.append(f"| {k * 8:,} | {k} | {dist(rs, 'ttd')[0]} | {dist(rs, 'ttdiag')[0]} | {ttr} | "
+                     f"{'-' if tgt is None else f'{tgt:.0f}'} | {met} | {others[0]} | {others[1]} | "
+                     f"{np.mean([r['wall_s'] for r in rs]):.1f} |")
+    return lines
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--seeds", type=int, default=20)
+    ap.add_argument("--baseline-seeds", type=int, default=None,
+                    help="seeds of the baselines (the first K of --seeds; default all)")
+    ap.add_argument("--size-seeds", type=int, default=10, help="seeds per job size (the 9,504-NPU runs are slow)")
+    ap.add_argument("--size-baseline-seeds", type=int, default=None, help="seeds of the baselines per job size")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--only", default=None, help="one scenario (a quick look; no size sweep)")
+    ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--no-sizes", action="store_true", help="skip the node-crash job-size sweep")
+    ap.add_argument("--sizes-only", action="store_true", help="only the job-size sweep")
+    ap.add_argument("--sizes", default=",".join(str(k) for k in SIZES), help="job sizes in nodes (comma-separated)")
     args = ap.parse_args()
     seeds = [1000 + s for s in range(args.seeds)]
-    jobs: list[tuple[str, int, str, int | None]] = [
-        (n, s, p, None) for n in SCENARIOS for s in seeds for p in ("auto", "manual")]
-    if not args.no_sizes:
-        jobs += [("node-crash-training", s, "auto", k) for k in SIZES for s in seeds]
+    pols = [p for p in args.policies.split(",") if p]
+    names = [args.only] if args.only else list(SCENARIOS)
+    base_seeds = seeds[:args.baseline_seeds or len(seeds)]
+    jobs: list[tuple[str, int, str, int | None]] = [] if args.sizes_only else [
+        (n, s, p, None) for n in names for p in pols for s in (seeds if p == "auto" else base_seeds)]
+    sizes = [int(k) for k in args.sizes.split(",") if k]
+    size_seeds = seeds[:args.size_seeds]
+    size_base = size_seeds[:args.size_baseline_seeds or len(size_seeds)]
+    if not args.no_sizes and not args.only:
+        jobs += [("node-crash-training", s, p, k) for k in sizes for p in pols
+                 for s in (size_seeds if p == "auto" else size_base if k in SIZE_BASELINES else [])]
+    jobs.sort(key=lambda j: -(j[3] or 0))  # the slowest (largest) runs first: the pool ends together
     t0 = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as ex:
         rows = list(ex.map(one, jobs, chunksize=1))
     wall = time.perf_counter() - t0
-    lines = [f"Measured by `python benchmarks/recovery_targets.py --seeds {args.seeds}` ({len(rows)} runs, "
-             f"{wall:.0f} s wall); seeds {seeds[0]}..{seeds[-1]}; per seed the fault's onset is drawn in "
-             f"[{ONSET_S[0]:.0f}, {ONSET_S[1]:.0f}] s and its target among equivalent parts of the workload it hits; "
-             f"{DURATION_S / 3600:.0f} h simulated each. Cells are p50 / p90 / p99 in seconds.", "",
-             "| scenario | class | auto ttd | auto ttdiag | auto ttr | ttr p90/p50 | target p90 (s) | p90 met | "
-             "manual ttr | correct (auto) | no human step (auto) |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
     base = [r for r in rows if r["nodes"] is None]
-    for name, (cls, target, _m) in SCENARIOS.items():
-        auto = [r for r in base if r["scenario"] == name and r["policy"] == "auto"]
-        man = [r for r in base if r["scenario"] == name and r["policy"] == "manual"]
-        ttd, _, _ = dist(auto, "ttd")
-        ttdiag, _, _ = dist(auto, "ttdiag")
-        ttr, p50, p90 = dist(auto, "ttr")
-        mttr, _, _ = dist(man, "ttr")
-        spread = f"{p90 / p50:.2f}" if p50 and p90 is not None else "-"
-        met = "yes" if p90 is not None and p90 <= target else "NO"
-        unrec = sum(r["ttr"] is None for r in auto)
-        lines.append(f"| {name} | {cls} | {ttd} | {ttdiag} | {ttr}{f' ({unrec} not recovered)' if unrec else ''} | "
-                     f"{spread} | {target:.0f} | {met} | {mttr} | {sum(r['correct'] for r in auto)}/{len(auto)} | "
-                     f"{sum(r['human'] == 0 for r in auto)}/{len(auto)} |")
     sized = [r for r in rows if r["nodes"] is not None]
+    cmd = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items()
+                   if k in ("seeds", "baseline_seeds", "size_seeds", "size_baseline_seeds", "sizes") and v is not None
+                   and (k in ("seeds", "baseline_seeds") or not args.no_sizes)
+                   and (k not in ("seeds", "baseline_seeds") or not args.sizes_only))
+    cmd += " --no-sizes" if args.no_sizes else " --sizes-only" if args.sizes_only else ""
+    lines = [] if args.sizes_only else [
+             f"Measured by `python benchmarks/recovery_targets.py {cmd}` ({len(rows)} runs, {wall:.0f} s wall on "
+             f"{args.workers} workers); seeds {seeds[0]}..{seeds[-1]} (auto), {base_seeds[0]}..{base_seeds[-1]} "
+             f"(baselines); per seed the fault's onset is "
+             f"drawn in [{ONSET_S[0]:.0f}, {ONSET_S[1]:.0f}] s and its target among equivalent parts of the workload "
+             f"it hits; {DURATION_S / 3600:.0f} h simulated each; every policy sees the same draws. Cells are "
+             "p50 / p90 / p99 in seconds.", "", *scenario_table(base), "",
+             "Reductions of the auto policy against both baselines (negative = less):", "", *reduction_table(base)]
     if sized:
-        lines += ["", "Node crash against job size (auto policy, the job alone, warm spares outside it):", "",
-                  "| NPUs | nodes | auto ttd | auto ttdiag | auto ttr | target p90 (s) | p90 met | wall s/run |",
-                  "|---|---|---|---|---|---|---|---|"]
-        for k in SIZES:
-            rs = [r for r in sized if r["nodes"] == k]
-            ttr, _p50, p90 = dist(rs, "ttr")
-            tgt = SIZE_TARGETS.get(k)
-            met = "-" if tgt is None else ("yes" if p90 is not None and p90 <= tgt else "NO")
-            lines.append(f"| {k * 8:,} | {k} | {dist(rs, 'ttd')[0]} | {dist(rs, 'ttdiag')[0]} | {ttr} | "
-                         f"{'-' if tgt is None else f'{tgt:.0f}'} | {met} | "
-                         f"{np.mean([r['wall_s'] for r in rs]):.1f} |")
+        lines += ["", f"Measured by `python benchmarks/recovery_targets.py {cmd}` ({len(rows)} runs, {wall:.0f} s "
+                  f"wall on {args.workers} workers). Node crash against job size (the job alone, warm spares "
+                  f"outside it; seeds "
+                  f"{size_seeds[0]}..{size_seeds[-1]} (auto), {size_base[0]}..{size_base[-1]} (baselines, at the "
+                  "sizes with a target)):", "",
+                  *size_table(sized)]
     text = "\n".join(lines)
     print(text)
     if args.out:

@@ -28,6 +28,9 @@ class ControlParams(ParamGroup):
     """Control API action durations and failure probabilities."""
 
     link_isolate_s: Dist = D(1.0, 3.0, "s", REASON_CMD + " (port admin-down on the L1/L2 chip); " + SPREAD_CMD)
+    route_push_s: Dist = D(
+        1.0, 3.0, "s", REASON_CMD + " (new UB route tables pushed to the node's L1 chips, before the route "
+        "convergence wait fabric.route_convergence_s); " + SPREAD_CMD)
     link_restore_s: Dist = D(2.0, 5.0, "s", REASON_CMD + " (port admin-up + link training); " + SPREAD_CMD)
     hbm_row_isolate_s: Dist = D(
         2.0, 5.0, "s", "reason: driver marks the faulty row/page unusable and remaps (cf. row remapping, facts.md §4); "
@@ -158,8 +161,12 @@ class ControlAPI:
         return self._action("restore_link", link, self._draw("link_restore_s"), self.p.isolate_failure_prob,
                             lambda: self._set(link, Health.HEALTHY, "restore_link"))
 
+    def _route_change_s(self) -> float:
+        """A route change: push the new tables (drawn), then MindCluster's route convergence wait (configured)."""
+        return self._draw("route_push_s") + self.sim.params.fabric.route_convergence_s
+
     def reroute(self, nodes: list[str]) -> simpy.Process:
-        """Re-route the UB traffic of ``nodes`` around unusable uplinks (route convergence time)."""
+        """Re-route the UB traffic of ``nodes`` around unusable uplinks (route push, then the convergence wait)."""
         for n in nodes:
             self._expect(n, "node")
 
@@ -167,18 +174,18 @@ class ControlAPI:
             return {"usable": {n: round(self.sim.fabric.reroute(n), 4) for n in nodes}}
 
         return self._action("reroute", ",".join(nodes) if len(nodes) <= 3 else f"{len(nodes)} nodes",
-                            self.sim.params.fabric.route_convergence_s, self.p.reroute_failure_prob, effect)
+                            self._route_change_s(), self.p.reroute_failure_prob, effect)
 
     def drain_link(self, link: str) -> simpy.Process:
-        """Route traffic around an in-service link (link-flap damping; route convergence time)."""
+        """Route traffic around an in-service link (link-flap damping; route push and convergence wait)."""
         self._expect(link, "link")
-        return self._action("drain_link", link, self.sim.params.fabric.route_convergence_s,
+        return self._action("drain_link", link, self._route_change_s(),
                             self.p.reroute_failure_prob, lambda: {"usable": round(self.sim.fabric.drain(link), 4)})
 
     def undrain_link(self, link: str) -> simpy.Process:
-        """End a drain: traffic goes back onto the link if it is usable now (route convergence time)."""
+        """End a drain: traffic goes back onto the link if it is usable now (route push and convergence wait)."""
         self._expect(link, "link")
-        return self._action("undrain_link", link, self.sim.params.fabric.route_convergence_s,
+        return self._action("undrain_link", link, self._route_change_s(),
                             self.p.reroute_failure_prob, lambda: {"usable": round(self.sim.fabric.undrain(link), 4)})
 
     # ---- chips and memory -------------------------------------------------------------------------

@@ -86,7 +86,8 @@ class Controller:
         self.responding: dict[tuple[str, str | None], tuple[str, float]] = {}  # (class, root) -> (incident, since)
         self.duplicates: dict[str, str] = {}  # incident id -> the incident whose response covers it
         self.part_owner: dict[str, tuple[str, str]] = {}  # part -> (incident, responder key) that holds it
-        self.once = getattr(self.responder, "policy", "auto") == "manual"  # a person handles an incident once
+        # a baseline (a person, or the vendor's fault-code handling) acts on an incident once
+        self.once = getattr(self.responder, "policy", "auto") in ("manual", "vendor-default")
         self.adopted: set[str] = set()  # incidents opened outside the detector (health sweeps, issue 7)
         self.watchdog: ProgressWatchdog | None = None
         rp = getattr(self.responder, "p", None)

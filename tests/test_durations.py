@@ -33,6 +33,8 @@ ACTION_CODE = ("faultlib/control.py", "faultlib/workloads/training.py", "faultli
                "faultlib/workloads/base.py", "faultlib/telemetry/delivery.py", "opsbrain/detection/detector.py",
                "opsbrain/detection/watchdog.py", "opsbrain/controller.py",
                *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "opsbrain" / "recovery").glob("*.py")))
+SETTING_SOURCES = ("reason:", "facts.md", "mindcluster", "cann", "arxiv", "nvsentinel")
+"""How the source of one of the controller's own settings shows it was chosen for a reason or taken from a citation."""
 DELAY_CALLS = {"timeout", "_after", "_schedule", "_action", "_wrap", "defer"}
 
 
@@ -157,3 +159,40 @@ def test_the_journal_shows_each_training_jobs_hccl_launch_configuration() -> Non
             update={"duration": 900})})
         j = run_plan(plan, load_engine())
         assert j["launch_config"]["train"]["HCCL_OP_RETRY_PARAMS"] == want, policy
+
+
+def controller_duration_problems() -> list[str]:
+    """Unsourced durations of the controller's parameter groups. The auto policy's and the detector's fixed
+    durations are its own settings (windows, holds, waits): each needs a reason or a citation. The baselines model
+    people and another vendor's software: each duration is a sourced distribution (a Dist, or a ``*_median_s``
+    with a sibling ``*_sigma`` > 0) or a configured value of that software."""
+    from opsbrain.detection.detector import DetectorParams
+    from opsbrain.recovery.params import ManualParams, RecoveryParams, VendorParams
+
+    bad: list[str] = []
+    for model, prefix in ((RecoveryParams, "recovery"), (ManualParams, "manual"), (VendorParams, "vendor"),
+                          (DetectorParams, "detector")):
+        rows = {p: (d, u, s) for p, d, u, s, _ in iter_params(model, prefix + ".")}
+        for path, (default, unit, source) in rows.items():
+            if unit != "s":
+                continue
+            sigma = rows.get(path.removesuffix("_median_s") + "_sigma") if path.endswith("_median_s") else None
+            if not source.strip():
+                bad.append(f"{path}: no source")
+            elif isinstance(default, Dist):
+                if not default.p90 > default.median > 0:
+                    bad.append(f"{path}: no spread ({default})")
+            elif sigma is not None:
+                if not (sigma[0] > 0 and sigma[2].strip()):
+                    bad.append(f"{path}: its spread {path.removesuffix('_median_s')}_sigma is 0 or unsourced")
+            elif prefix in ("recovery", "detector") and "approval" not in path:
+                if not any(w in source.lower() for w in SETTING_SOURCES):
+                    bad.append(f"{path}: a setting of {default} s with neither a reason nor a citation")
+            elif not any(w in source.lower() for w in CONFIGURED):
+                bad.append(f"{path}: a fixed {default} s whose source does not say it is a configured value")
+    return bad
+
+
+def test_every_controller_duration_is_a_sourced_distribution_or_a_configured_value() -> None:
+    bad = controller_duration_problems()
+    assert not bad, bad

@@ -28,6 +28,8 @@ VARIANTS: dict[str, tuple[list[str], int]] = {
     "opsbrain chaos run node-crash-training": (["chaos", "run", "node-crash-training"], 0),
     "opsbrain chaos run link-down-training --policy manual --json > manual.json":
         (["chaos", "run", "link-down-training", "--policy", "manual", "--json"], 1),
+    "opsbrain chaos run link-down-training --policy vendor-default --json > vendor.json":
+        (["chaos", "run", "link-down-training", "--policy", "vendor-default", "--json"], 1),
     "opsbrain chaos run my-scenario.yaml --dry-run": (["chaos", "run", "{scenario}", "--dry-run"], 0),
     "opsbrain chaos validate scenarios/*.yaml": (["chaos", "validate", "{builtin_scenarios}"], 0),
     "opsbrain chaos schema > scenario.schema.json": (["chaos", "schema"], 0),

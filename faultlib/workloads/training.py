@@ -213,6 +213,19 @@ def online_recovery_stages_s(sim: Simulation, p: TrainingParams, npus: int) -> f
     return stop + middle + stage_s(sim, p, "comm_resume_s", npus, p.hccl_init_scale_exp)
 
 
+def restart_stages_s(sim: Simulation, p: TrainingParams, ranks: int, nodes: int, scope: str, replaced: bool) -> float:
+    """Drawn restart stages of a job of ``ranks`` ranks on ``nodes`` nodes, besides the checkpoint load. Job level:
+    node replacement (if any), launch (the slowest of the job's nodes), rank-table distribution, HCCL init. Process
+    level: a warm standby attaches to the failed ranks' slots (the rank table is re-distributed) and the
+    communicator re-forms."""
+    table = stage_s(sim, p, "rank_table_s", ranks, p.rank_table_scale_exp)
+    hccl = stage_s(sim, p, "hccl_init_s", ranks, p.hccl_init_scale_exp)
+    if scope == "process":
+        return (stage_s(sim, p, "warm_attach_s") + table if replaced else 0.0) + hccl
+    launch = sim.durations.draw_max("training.launch_s", p.launch_s, nodes)
+    return (stage_s(sim, p, "replace_node_s") if replaced else 0.0) + launch + table + hccl
+
+
 class TrainingJob(Workload):
     """A synchronous LLM training job; see the module docstring for the model."""
 
@@ -923,16 +936,7 @@ class TrainingJob(Workload):
         return sim.env.process(proc())
 
     def _restart_stages_s(self, scope: str, replaced: bool) -> float:
-        """Drawn restart stages besides the checkpoint load. Job level: node replacement (if any), launch (the
-        slowest of the job's nodes), rank-table distribution, HCCL init. Process level: a warm standby attaches
-        to the failed ranks' slots (the rank table is re-distributed) and the communicator re-forms."""
-        sim, p, n = self._sim, self.p, len(self.ranks)
-        table = stage_s(sim, p, "rank_table_s", n, p.rank_table_scale_exp)
-        hccl = stage_s(sim, p, "hccl_init_s", n, p.hccl_init_scale_exp)
-        if scope == "process":
-            return (stage_s(sim, p, "warm_attach_s") + table if replaced else 0.0) + hccl
-        launch = sim.durations.draw_max("training.launch_s", p.launch_s, len(self.nodes))
-        return (stage_s(sim, p, "replace_node_s") if replaced else 0.0) + launch + table + hccl
+        return restart_stages_s(self._sim, self.p, len(self.ranks), len(self.nodes), scope, replaced)
 
     def recover_in_place(self) -> simpy.Process:
         """Process-level online recovery (facts.md §3, HBM UCE): stop the step, abort device tasks, repair the

@@ -170,8 +170,9 @@ def _ttr_by_class(faults: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 # ---- auto versus manual ----------------------------------------------------------------------------------------
-def compare(auto: list[dict[str, Any]], manual: list[dict[str, Any]]) -> dict[str, Any]:
-    """Paired comparison on the seeds both policies ran (same fault timelines)."""
+def compare(auto: list[dict[str, Any]], manual: list[dict[str, Any]], base: str = "manual") -> dict[str, Any]:
+    """Paired comparison on the seeds both policies ran (same fault timelines); ``manual`` holds the records of
+    the baseline ``base`` (``manual`` or ``vendor-default``), whose name the keys carry."""
     a_by, m_by = {r["seed"]: r for r in auto}, {r["seed"]: r for r in manual}
     seeds = sorted(set(a_by) & set(m_by))
     out: dict[str, Any] = {"seeds": seeds, "jobs": {}}
@@ -184,20 +185,20 @@ def compare(auto: list[dict[str, Any]], manual: list[dict[str, Any]]) -> dict[st
         if pairs[0][0].get("kind") == "training":
             ea, em = [a["ettr"] for a, _ in pairs], [m["ettr"] for _, m in pairs]
             la, lm = sum(a["lost_npu_s"] for a, _ in pairs), sum(m["lost_npu_s"] for _, m in pairs)
-            out["jobs"][name] = {"ettr_auto": _mean(ea), "ettr_manual": _mean(em),
+            out["jobs"][name] = {"ettr_auto": _mean(ea), f"ettr_{base}": _mean(em),
                                  "ettr_gain": _mean(a - m for a, m in zip(ea, em, strict=True)),
-                                 "per_seed": [{"seed": s, "auto": a, "manual": m}
+                                 "per_seed": [{"seed": s, "auto": a, base: m}
                                               for s, a, m in zip(seeds, ea, em, strict=True)],
-                                 "lost_npu_s_auto": _r(la), "lost_npu_s_manual": _r(lm),
+                                 "lost_npu_s_auto": _r(la), f"lost_npu_s_{base}": _r(lm),
                                  "lost_npu_s_reduction": _r(1 - la / lm, 4) if lm > 0 else None}
         else:
             la = sum(float(a.get("lost_tokens") or 0) for a, _ in pairs)
             lm = sum(float(m.get("lost_tokens") or 0) for _, m in pairs)
             sa = sum(float(a.get("slo_violation_s") or 0) for a, _ in pairs)
             sm = sum(float(m.get("slo_violation_s") or 0) for _, m in pairs)
-            out["jobs"][name] = {"lost_tokens_auto": _r(la), "lost_tokens_manual": _r(lm),
+            out["jobs"][name] = {"lost_tokens_auto": _r(la), f"lost_tokens_{base}": _r(lm),
                                  "lost_tokens_reduction": _r(1 - la / lm, 4) if lm > 0 else None,
-                                 "slo_violation_s_auto": _r(sa), "slo_violation_s_manual": _r(sm)}
+                                 "slo_violation_s_auto": _r(sa), f"slo_violation_s_{base}": _r(sm)}
     ta, tm = [], []
     for s in seeds:
         mf = {(f["kind"], f["component"], f["at_s"]): f for f in m_by[s]["faults"]}
@@ -206,7 +207,7 @@ def compare(auto: list[dict[str, Any]], manual: list[dict[str, Any]]) -> dict[st
             if g is not None and f["ttr_s"] is not None and g["ttr_s"] is not None:
                 ta.append(f["ttr_s"])
                 tm.append(g["ttr_s"])
-    out["ttr_s"] = {"pairs": len(ta), "auto": dist(ta), "manual": dist(tm),
+    out["ttr_s"] = {"pairs": len(ta), "auto": dist(ta), base: dist(tm),
                     "median_reduction": _r(1 - quantile(ta, 0.5) / quantile(tm, 0.5), 4)  # type: ignore[operator]
                     if ta and (quantile(tm, 0.5) or 0) > 0 else None}
     return out
@@ -223,7 +224,8 @@ def summarize(spec: CampaignSpec, records: list[dict[str, Any]]) -> dict[str, An
                  for p in spec.policies if any(r["policy"] == p for r in records)}
     out: dict[str, Any] = {"campaign": spec.campaign_id, "spec": spec.model_dump(mode="json"), "npus": npus,
                            "by_policy": by_policy}
-    if "auto" in by_policy and "manual" in by_policy:
-        out["auto_vs_manual"] = compare([r for r in records if r["policy"] == "auto"],
-                                        [r for r in records if r["policy"] == "manual"])
+    for base in ("manual", "vendor-default"):
+        if "auto" in by_policy and base in by_policy:
+            out[f"auto_vs_{base}"] = compare([r for r in records if r["policy"] == "auto"],
+                                             [r for r in records if r["policy"] == base], base)
     return out

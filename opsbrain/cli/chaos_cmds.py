@@ -84,7 +84,8 @@ def chaos_schema(journal: bool) -> None:
 @chaos.command("run")
 @click.argument("scenario")
 @click.option("--seed", type=SEED, default=None, help="Override the scenario's seed.")
-@click.option("--policy", type=click.Choice(["auto", "manual"]), default=None, help="Override the policy.")
+@click.option("--policy", type=click.Choice(["auto", "manual", "vendor-default"]), default=None,
+              help="Override the policy (vendor-default: MindCluster's out-of-the-box fault handling).")
 @click.option("--dry-run", is_flag=True, help="Validate and print the plan; run nothing.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Also write the journal as JSON into this directory.")
@@ -271,8 +272,9 @@ def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | No
 @click.option("--first-seed", default=0, show_default=True, type=click.IntRange(0), help="Seeds are FIRST..FIRST+K-1.")
 @click.option("--profile", default="llama3", show_default=True, type=LazyChoice(fault_profiles),
               help="Random fault profile (faultlib/injection/profiles.py; docs/parameters.md).")
-@click.option("--policy", type=click.Choice(["auto", "manual", "both"]), default="auto", show_default=True,
-              help="Recovery policy; 'both' runs auto and manual on the same seeds and compares them.")
+@click.option("--policy", type=click.Choice(["auto", "manual", "vendor-default", "both", "all"]), default="auto",
+              show_default=True, help="Recovery policy; 'both' runs auto and manual on the same seeds and compares "
+              "them, 'all' runs auto, vendor-default and manual.")
 @click.option("--layout", type=click.Choice(["auto", "mixed", "cluster"]), default="auto", show_default=True,
               help="mixed: inference + training on one pod; cluster: one training job across all pods.")
 @click.option("--spares-per-pod", default=2, show_default=True, type=click.IntRange(0, 16))
@@ -304,7 +306,7 @@ def chaos_campaign(pods: int, days: float, seeds: int, first_seed: int, profile:
 
     if scheduler and executor != "dask":
         raise InputError("--scheduler needs --executor dask", path="--scheduler")
-    policies = ("auto", "manual") if policy == "both" else (policy,)
+    policies = {"both": ("auto", "manual"), "all": ("auto", "vendor-default", "manual")}.get(policy, (policy,))
     spec = CampaignSpec(pods=pods, days=days, seeds=seeds, first_seed=first_seed, profile=profile,
                         policies=policies, layout=layout, spares_per_pod=spares_per_pod, bursty=bursty,
                         lemons=lemons, sweeps=sweeps, noise=noise, cheap_noise=cheap_noise,

@@ -44,7 +44,8 @@ class DetectorParams(ParamGroup):
                          "later link-downs that merely share the chip belong to other incidents", ge=0)
     burst_count: int = P(3, "reports", "assumed: three correctable-error reports from one HBM stack within the burst "
                          "window is a storm (background is ~19 reports/day/pod, telemetry noise params)", ge=1)
-    burst_window_s: float = P(3600.0, "s", "assumed: window for the correctable-error burst rule", gt=0)
+    burst_window_s: float = P(3600.0, "s", "reason: correctable-error reports of one stack within an hour point to "
+                              "one failing stack (MindCluster counts repeats over 24 h, facts.md §3); assumed", gt=0)
     flap_window_s: float = P(86400.0, "s", "MindCluster counts link-downs over 24 h (facts.md §3)", gt=0)
     reorder_s: float = P(
         3.0, "s", "reason: records reach the detector out of order (each detection path has its own poll and "

@@ -66,10 +66,17 @@ def _field(obj: Any, name: str) -> Any:
 
 
 class ManualPolicy:
-    def __init__(self, sim: Simulation, params: ManualParams | None = None,
+    """A person with a pager (see the module docstring); :class:`~opsbrain.recovery.vendor.VendorDefaultPolicy`
+    reuses the repair ladder with machine detection and no people."""
+
+    name = "manual"
+    person = True
+    """Whether a person does the steps (each counts as a human step)."""
+
+    def __init__(self, sim: Simulation, params: Any = None,
                  records: dict[str, IncidentRecord] | None = None) -> None:
         self.sim = sim
-        self.p = params or ManualParams()
+        self.p: Any = params or ManualParams()
         self.records = records if records is not None else {}
         self.exec = Executor(sim)
 
@@ -78,7 +85,7 @@ class ManualPolicy:
             raise ValueError(f"incident {incident_id!r} is already being handled")
         cls = str(_field(diagnosis_like, "fault_class") or "unknown")
         comp = _field(diagnosis_like, "component")
-        rec = IncidentRecord(incident_id, "manual", False, self.sim.now, {"fault_class": cls, "component": comp})
+        rec = IncidentRecord(incident_id, self.name, False, self.sim.now, {"fault_class": cls, "component": comp})
         self.records[incident_id] = rec
         return self.sim.env.process(self._run(rec, cls, comp, diagnosis_like))
 
@@ -99,15 +106,15 @@ class ManualPolicy:
         rng = self.sim.rng(f"manual/{rec.id}")
         yield env.timeout(0)  # let the fault's own same-instant effects land first
         ctx = self._context(rec, comp, rng)
-        detect, via = self._detection(ctx, rng)
-        entry = rec.begin("detect", comp or "-", env.now, kind="manual")
+        detect, via = self._detection(ctx, rng, cls)
+        entry = rec.begin("detect", comp or "-", env.now, kind=self.name)
         yield env.timeout(detect)
         rec.end(entry, "succeeded", env.now, via=via)
         rec.extra["detected_at_s"] = env.now
         if via == "person":
             rec.human_steps += 1
-        delay = self._lognormal(rng, self.p.diagnosis_median_s, self.p.diagnosis_sigma)
-        entry = rec.begin("diagnose", comp or "-", env.now, kind="manual")
+        delay = self._triage_s(rng)
+        entry = rec.begin("diagnose", comp or "-", env.now, kind=self.name)
         yield env.timeout(delay)
         cls_now = str(_field(diagnosis_like, "fault_class") or "unknown")  # what the evidence shows by now
         comp_now = _field(diagnosis_like, "component")
@@ -117,14 +124,22 @@ class ManualPolicy:
             ctx = self._context(rec, comp, rng)
         rec.end(entry, "succeeded", env.now, fault_class=cls)
         rec.extra["diagnosed_at_s"] = env.now
-        rec.human_steps += 1
+        rec.human_steps += int(self.person)
         ok = yield from self._repair(rec, ctx, cls)
         rec.outcome = "completed" if ok else "unresolved"
         rec.finished_at_s = env.now
         return rec.as_dict(env.now)
 
-    def _detection(self, ctx: Context, rng: np.random.Generator) -> tuple[float, str]:
-        """Seconds until the incident is noticed, and by what (``collective_timeout`` or ``person``)."""
+    def _triage_s(self, rng: np.random.Generator) -> float:
+        """Seconds of a person's log triage across nodes."""
+        return self._lognormal(rng, self.p.diagnosis_median_s, self.p.diagnosis_sigma)
+
+    def _retry_delay_s(self, rng: np.random.Generator) -> float:
+        """Seconds before a person re-runs a failed command (one draw per incident, its own stream)."""
+        return self._lognormal(rng, self.p.retry_delay_median_s, self.p.retry_delay_sigma)
+
+    def _stall_timeouts(self, ctx: Context) -> list[float]:
+        """The collective timeouts of the affected workloads that are stalled now (a hang raises no alert)."""
         timeouts = []
         for name, inst in ctx.workloads:
             w = self.sim.workloads[name]
@@ -134,6 +149,11 @@ class ManualPolicy:
                 and not w.instances()[inst]["up"])  # type: ignore[attr-defined]
             if stalled:
                 timeouts.append(float(w.p.hang_timeout_s))  # type: ignore[attr-defined]
+        return timeouts
+
+    def _detection(self, ctx: Context, rng: np.random.Generator, cls: str) -> tuple[float, str]:
+        """Seconds until the incident is noticed, and by what (``collective_timeout`` or ``person``)."""
+        timeouts = self._stall_timeouts(ctx)
         if timeouts:
             notice = self._lognormal(rng, self.p.hang_notice_median_s, self.p.hang_notice_sigma)
             t = min(timeouts)
@@ -142,19 +162,20 @@ class ManualPolicy:
 
     # ---- repair --------------------------------------------------------------------------------------------
     def _do(self, rec: IncidentRecord, ctx: Context, step: Step) -> Gen:
-        rec.human_steps += 1
+        rec.human_steps += int(self.person or step.action in ("ticket", "replace_part"))
         try:
             calls = self.exec.calls(step, ctx, rec)
         except TargetError as exc:
             now = self.sim.now
-            rec.log(step.action, step.target_expr or "-", "failed", now, now, kind="step", rung="manual",
+            rec.log(step.action, step.target_expr or "-", "failed", now, now, kind="step", rung=self.name,
                     reason=str(exc))
             return False
         if not calls:
             return True
         ok, _reason = yield from self.exec.attempts(
-            rec, step.action, calls, retries=self.p.retries, backoff_s=self.p.retry_delay_s,
-            timeout_s=30 * 86400.0, kind="step", rung="manual", path=None)
+            rec, step.action, calls, retries=self.p.retries,
+            backoff_s=self._retry_delay_s(self.sim.rng(f"{self.name}-retry/{rec.id}")),
+            timeout_s=30 * 86400.0, kind="step", rung=self.name, path=None)
         return ok
 
     def _restart(self, replace: bool) -> Step:

@@ -26,10 +26,11 @@ from opsbrain.recovery.actions import Call, Executor
 from opsbrain.recovery.guardrails import Guardrails
 from opsbrain.recovery.loader import RunbookSet, load_runbooks
 from opsbrain.recovery.manual import ManualPolicy
-from opsbrain.recovery.params import ManualParams, RecoveryParams
+from opsbrain.recovery.params import ManualParams, RecoveryParams, VendorParams
 from opsbrain.recovery.record import IncidentRecord
 from opsbrain.recovery.schema import TARGETS, UNKNOWN_CLASS, WORKLOAD_STUCK, Runbook, Step
 from opsbrain.recovery.targets import Context, TargetError, conditions_hold
+from opsbrain.recovery.vendor import VendorDefaultPolicy
 from opsbrain.verdict import Diagnosis
 
 if TYPE_CHECKING:
@@ -37,6 +38,11 @@ if TYPE_CHECKING:
 
 Gen = Generator[simpy.Event, Any, Any]
 _WATCH_ACTIONS = frozenset({"none", "notify", "wait", "ticket"})
+POLICIES = ("auto", "manual", "vendor-default")
+"""Recovery policies: opsbrain's runbooks, a person with a pager, MindCluster's out-of-the-box handling."""
+BASELINES = POLICIES[1:]
+"""The policies that act once per incident on the diagnosis as it stands (no runbook ladder, no watchdog)."""
+Policy = Literal["auto", "manual", "vendor-default"]
 _STEP_GAP_S = 1.0
 """Margin over the retry back-off in :meth:`Orchestrator.busy_with`: a runbook starts its next step at once (same
 simulated instant) after the last one ends, so 1 s covers the gap between steps with room to spare."""
@@ -66,13 +72,15 @@ _ACTING_KINDS = ("step", "retry", "rollback", "approval")  # a response waiting 
 
 
 class Orchestrator:
-    """Runs runbooks for diagnosed incidents (``policy="auto"``) or the status-quo model (``"manual"``)."""
+    """Runs runbooks for diagnosed incidents (``policy="auto"``) or a baseline: the status-quo model
+    (``"manual"``) or MindCluster's default handling (``"vendor-default"``)."""
 
     def __init__(self, sim: Simulation, runbooks: RunbookSet | None = None, guardrails: Guardrails | None = None,
-                 policy: Literal["auto", "manual"] = "auto", dry_run: bool = False,
-                 params: RecoveryParams | None = None, manual_params: ManualParams | None = None) -> None:
-        if policy not in ("auto", "manual"):
-            raise ValueError(f"policy must be 'auto' or 'manual', got {policy!r}")
+                 policy: Policy = "auto", dry_run: bool = False,
+                 params: RecoveryParams | None = None, manual_params: ManualParams | None = None,
+                 vendor_params: VendorParams | None = None) -> None:
+        if policy not in POLICIES:
+            raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
         self.sim = sim
         self.runbooks = runbooks if runbooks is not None else load_runbooks()
         self.guardrails = guardrails or Guardrails(params)
@@ -88,7 +96,9 @@ class Orchestrator:
         self.exec = Executor(sim, self.p.training_scale_in_max_share)
         self.link_records: Callable[[], LinkRecords] | None = None
         """The operator's link records now (the controller sets them from its detector)."""
-        self._manual = ManualPolicy(sim, manual_params, self.records) if policy == "manual" else None
+        self._manual: ManualPolicy | None = (
+            ManualPolicy(sim, manual_params, self.records) if policy == "manual" else
+            VendorDefaultPolicy(sim, vendor_params, self.records) if policy == "vendor-default" else None)
         self.scope: Any = None
         """Tenant scope guard (:class:`opsbrain.ops.tenants.TenantGuard`); None = one tenant, no scope check."""
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from faultlib.durations import D, Dist
 from faultlib.params import P, ParamGroup, iter_params
 
 NVS = "NVIDIA NVSentinel circuit breaker pattern (facts.md §6)"
@@ -74,8 +75,8 @@ class RecoveryParams(ParamGroup):
         0.99, "probability", "warm spares sized to the p99 of simultaneous failures (ByteRobust, facts.md §5)",
         gt=0, lt=1)
     spare_repair_s: float = P(
-        14400.0, "s", "reason: a node that left service returns after a field repair, as control.part_replacement_s "
-        "(4 h)", gt=0)
+        14400.0, "s", "reason: a planning figure for spare sizing: a node that left service returns after a field "
+        "repair, the median of control.part_replacement_s (4 h)", gt=0)
     stuck_after_s: float = P(
         60.0, "s", "progress watchdog: a training job stalled or down this long with no restart or recovery under "
         "way is restarted whatever the diagnosis said; MindCluster's RestartRequest reschedules what has not "
@@ -90,13 +91,14 @@ class RecoveryParams(ParamGroup):
         "every hccl_retry_interval_s from 1 s on catch the path as soon as it is back. The manual policy keeps the "
         "CANN default (training.op_retry_hold_s)", ge=0, le=60)
     hccl_retry_interval_s: float = P(
-        1.0, "s", "HCCL_OP_RETRY_PARAMS IntervalTime: the CANN default 1000 ms, kept", gt=0, le=60)
+        2.0, "s", "reason: HCCL_OP_RETRY_PARAMS IntervalTime 2000 ms (CANN default 1000 ms): with MaxCnt 10 the "
+        "re-executions then span HoldTime + 9 x 2 s = 19 s, above the p99 of the auto policy's re-route path "
+        "(detector.reorder_s 3 s + detector.collect_s 2 s + control.route_push_s, p99 ~7 s + fabric."
+        "route_convergence_s 3 s: ~15 s); at 1000 ms they would end at 10 s, below that path's p75", gt=0, le=60)
     hccl_retry_max_cnt: int = P(
-        10, "re-executions", "HCCL_OP_RETRY_PARAMS MaxCnt set explicitly to the CANN maximum 10 (default 1): with "
-        "HoldTime 1 s and IntervalTime 1 s the re-executions span 10 s, which covers the auto policy's link path "
-        "(delivery.switch_report_s + the detector's collect window + control.link_isolate_s + fabric."
-        "route_convergence_s, ~7 s at the medians); beyond it the job falls to the next rung (online recovery, "
-        "then process-level, then job-level restart)", ge=1, le=10)
+        10, "re-executions", "HCCL_OP_RETRY_PARAMS MaxCnt set explicitly to the CANN maximum 10 (default 1), so "
+        "the re-executions outlast the re-route (see hccl_retry_interval_s); beyond them the job falls to the next "
+        "rung (online recovery, then process-level, then job-level restart)", ge=1, le=10)
 
     persistent_ckpt_interval_s: float = P(
         10800.0, "s", "reason: under the auto policy a failure restarts from the in-memory checkpoint (every step, "
@@ -137,12 +139,48 @@ class ManualParams(ParamGroup):
         1200.0, "s", "reason: manual log triage across nodes; the article's tooled target is network-fault "
         "diagnosis in < 10 min (facts.md §1), so the status quo median is set at twice that", gt=0)
     diagnosis_sigma: float = P(0.8, "log-space s.d.", "assumed: long tail of hard cases (p90 ~ 2.8 x median)", ge=0)
-    retry_delay_s: float = P(
-        300.0, "s", "reason: a person re-runs a failed command after looking at why it failed", ge=0)
+    retry_delay_median_s: float = P(
+        300.0, "s", "reason: a person re-runs a failed command after looking at why it failed (~5 min median)", ge=0)
+    retry_delay_sigma: float = P(0.6, "log-space s.d.", "assumed: as page_response_sigma (p90 ~ 2.2 x median)", ge=0)
     retries: int = P(2, "retries", "reason: after two failed attempts a person escalates to the next team", ge=0)
     weights_from: str = P(
         "obs", "source", "reason: without the EMS memory pool an instance reloads weights from object storage "
         "(cold start 2,560 s vs 320 s via EMS, facts.md §2)", pattern=r"^(ems|obs)$")
+
+
+MC = "MindCluster 7.3 cluster scheduling user guide"
+
+
+class VendorParams(ParamGroup):
+    """The ``vendor-default`` policy: what an Ascend cluster does out of the box with MindCluster's default fault
+    handling (job-level rescheduling from the last persistent checkpoint, CANN's default HCCL retry), no people."""
+
+    fault_report_s: Dist = D(
+        5.0, 15.0, "s", "reason: a device or switch fault code travels Ascend Device Plugin (polls every 1 s, "
+        "facts.md §3) -> ClusterD (ConfigMap or gRPC) -> Volcano, which deletes the job's pods: job-level "
+        "rescheduling 'stops all pods each time a fault occurs' and is 'used by default' (" + MC + ", dl_resume_023). "
+        "Assumed median 5 s, p90 15 s (a ConfigMap update in a large cluster has an 'uncontrollable' delay, same page)")
+    heartbeat_lost_s: float = P(
+        30.0, "s", "HCCL's heartbeat timeout: it declares 'Heartbeat Lost' when no heartbeat arrives from a remote for "
+        "30 s (CANN HCCL docs, facts.md §8): the earliest a crashed or hung host is known to be gone", ge=0)
+    node_lost_s: Dist = D(
+        30.0, 150.0, "s", "reason: after the heartbeat loss, until ClusterD marks the node faulty and Volcano "
+        "reschedules: the node is treated as lost after 3 missed heartbeat intervals of NodeD's ~60 s reports "
+        "(facts.md §8), so heartbeat_lost_s + this has its p90 at the 3 x 60 s bound; median 30 s assumed "
+        "(half a report interval)")
+    job_watch_s: float = P(
+        1.0, "s", "reason: after a link-level fault code MindCluster waits for the job's own outcome (a link down "
+        "<= 20 s is only reported, facts.md §3); the scheduler sees a pod exit at its next poll, as the device "
+        "plugin's 1 s poll period", gt=0)
+    retry_delay_s: float = P(
+        30.0, "s", "reason: a rescheduled job that failed to come up is re-submitted after MindCluster's 30 s "
+        "step-retry timeout (facts.md §3)", ge=0)
+    retries: int = P(
+        3, "retries", "reason: MindCluster's example job YAML sets fault-retry-times 3 (" + MC + ", OME "
+        "instance rescheduling); after that the job waits for a person", ge=0)
+    weights_from: str = P(
+        "obs", "source", "reason: an inference instance rescheduled by MindCluster reloads weights from object "
+        "storage (no EMS memory pool out of the box, facts.md §2)", pattern=r"^(ems|obs)$")
 
 
 def render_markdown(models: tuple[type[BaseModel], ...] | None = None) -> str:
@@ -150,9 +188,9 @@ def render_markdown(models: tuple[type[BaseModel], ...] | None = None) -> str:
     manual policy's and the detector's (its collection, reorder and grouping windows)."""
     from opsbrain.detection.detector import DetectorParams
 
-    models = models or (RecoveryParams, ManualParams, DetectorParams)
+    models = models or (RecoveryParams, ManualParams, VendorParams, DetectorParams)
     out: list[str] = []
-    for model, prefix in zip(models, ("recovery", "manual", "detector"), strict=False):
+    for model, prefix in zip(models, ("recovery", "manual", "vendor", "detector"), strict=False):
         out.append(f"### `{prefix}`\n")
         doc = " ".join((model.__doc__ or "").split())
         if doc:
@@ -161,8 +199,8 @@ def render_markdown(models: tuple[type[BaseModel], ...] | None = None) -> str:
         out.append("| --- | --- | --- | --- |")
         for path, default, unit, source, _desc in iter_params(model, prefix + "."):
             cell = " ".join(str(source).split()).replace("|", "\\|")
-            value = f"{default:g}" if isinstance(default, float) else f"`{default}`" if isinstance(default, str) \
-                else str(default)
+            value = (f"{default:g}" if isinstance(default, float) else f"`{default}`" if isinstance(default, str)
+                     else str(default))
             out.append(f"| `{path}` | {value} | {unit} | {cell} |")
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"

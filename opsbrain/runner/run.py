@@ -271,7 +271,7 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
         actions = [a for k in keys for a in orch.actions_for(k)]
         diag, diag_at = _final_diagnosis(primary) if primary else (None, None)
         detected = (primary.opened_at if primary.detected_at is None else primary.detected_at) if primary else None
-        manual = [orch.incident(k) for k in keys] if plan.policy == "manual" else []
+        manual = [orch.incident(k) for k in keys] if plan.policy in ("manual", "vendor-default") else []
         if manual:
             detected = manual[0].get("detected_at_s", detected)
             diag_at = manual[0].get("diagnosed_at_s", diag_at)

@@ -269,7 +269,7 @@ class SweepSpec(Strict):
 class Spec(Strict):
     duration: float = Field(3600.0, gt=0, le=MAX_DURATION_S, description="simulated seconds")
     seed: int = Field(0, ge=0, le=MAX_SEED)
-    policy: Literal["auto", "manual"] = "auto"
+    policy: Literal["auto", "manual", "vendor-default"] = "auto"
     topology: TopologySpec = Field(default_factory=TopologySpec)
     workloads: list[WorkloadSpec] = Field(default_factory=list)
     steady_state: SteadyState = Field(default_factory=SteadyState)

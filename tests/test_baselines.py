@@ -1,0 +1,125 @@
+"""The two baselines beside the auto policy: ``manual`` (a person with a pager) and ``vendor-default``
+(MindCluster's out-of-the-box handling: machine detection, job-level reschedule from the persistent checkpoint)."""
+
+from __future__ import annotations
+
+import pytest
+
+from faultlib.durations import Dist, at_medians
+from faultlib.engine import Simulation
+from faultlib.injection.spec import FaultSpec
+from faultlib.simparams import SimParams
+from faultlib.topology import Topology
+from faultlib.workloads.training import TrainingJob
+from opsbrain.recovery import Orchestrator
+from opsbrain.recovery.loader import load_runbooks
+from opsbrain.recovery.orchestrator import POLICIES
+from opsbrain.recovery.params import VendorParams
+from opsbrain.recovery.vendor import VendorDefaultPolicy
+from opsbrain.verdict import Diagnosis
+
+
+def job_sim(topo: Topology, seed: int = 1) -> tuple[Simulation, TrainingJob]:
+    """A training job launched with the CANN defaults (as a baseline launches it), stages at their medians."""
+    sim = Simulation(params=at_medians(SimParams()), seed=seed, topology=topo)
+    nodes = sim.topology.nodes()
+    job = TrainingJob("llm", nodes[:8], sim.params.training)
+    sim.add_workload(job)
+    sim.control.set_spares(nodes[-2:])
+    return sim, job
+
+
+def test_vendor_default_detects_a_crashed_host_by_heartbeat_and_reschedules_the_whole_job(topo1: Topology) -> None:
+    sim, job = job_sim(topo1)
+    node = job.nodes[4]
+    sim.inject(FaultSpec(at_s=100, kind="node_crash", target=node))
+    sim.run(100)
+    fixed = VendorParams(node_lost_s=Dist(median=40.0, p90=40.0))
+    policy = VendorDefaultPolicy(sim, fixed)
+    proc = policy.handle("v", Diagnosis("node_crash", node, 0.9))
+    sim.run(20000)
+    inc = proc.value
+    assert inc["policy"] == "vendor-default" and inc["outcome"] == "completed"
+    detect = inc["actions"][0]
+    assert detect["detail"]["via"] == "node_heartbeat"
+    assert inc["detected_at_s"] == pytest.approx(100 + fixed.heartbeat_lost_s + 40.0)
+    assert inc["diagnosed_at_s"] == inc["detected_at_s"]  # no person triages: the fault's level decides
+    restart = next(a for a in inc["actions"] if a["action"] == "restart_job")
+    assert restart["status"] == "succeeded" and job.state == "running" and node not in job.nodes
+    assert restart["detail"] == {} and restart["end_s"] - restart["start_s"] > 200  # a full job launch
+    # only the field repair of the dead host is a person's work
+    people = [a["action"] for a in inc["actions"] if a["action"] in ("ticket", "replace_part")]
+    assert inc["human_steps"] == len(people)
+
+
+def test_vendor_default_acts_on_a_fault_code_in_seconds_and_never_on_a_hang_before_the_timeout(
+        topo1: Topology) -> None:
+    sim, job = job_sim(topo1, seed=3)
+    hbm = sim.topology.npus_of(job.nodes[2])[0] + "/hbm"
+    policy = VendorDefaultPolicy(sim)
+    proc = policy.handle("h", {"fault_class": "hbm_uce", "component": hbm})
+    sim.run(50)
+    assert proc.value["actions"][0]["detail"]["via"] == "fault_code"
+    assert proc.value["detected_at_s"] < 60  # the fault-code path, p99 well under a minute
+
+    sim2, job2 = job_sim(topo1, seed=3)
+    sim2.run(10)
+    sim2.inject(FaultSpec(at_s=10, kind="collective_timeout_sw", target=job2.nodes[1]))
+    sim2.run(20)
+    assert job2.state == "stalled"
+    proc2 = VendorDefaultPolicy(sim2).handle("c", {"fault_class": "collective_timeout_sw", "component": job2.nodes[1]})
+    sim2.run(4000)
+    assert proc2.value["actions"][0]["detail"]["via"] == "collective_timeout"
+    assert proc2.value["detected_at_s"] - 20 == pytest.approx(job2.p.hang_timeout_s)
+
+
+def test_every_policy_is_accepted_and_a_wrong_one_refused(topo1: Topology) -> None:
+    sim, _job = job_sim(topo1)
+    rbs = load_runbooks()
+    for p in POLICIES:
+        assert Orchestrator(sim, rbs, policy=p).policy == p  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="vendor-default"):
+        Orchestrator(sim, rbs, policy="vendor")  # type: ignore[arg-type]
+
+
+def test_a_campaign_compares_the_auto_policy_with_each_baseline_on_the_same_seeds() -> None:
+    from opsbrain.campaign.summary import compare
+
+    def rec(seed: int, policy: str, ettr: float, lost: float, ttr: float) -> dict[str, object]:
+        return {"seed": seed, "policy": policy,
+                "workloads": [{"name": "train", "kind": "training", "ettr": ettr, "lost_npu_s": lost}],
+                "faults": [{"kind": "node_crash", "component": "pod0/node3", "at_s": 100.0, "ttr_s": ttr}]}
+
+    auto = [rec(1, "auto", 0.97, 100.0, 60.0), rec(2, "auto", 0.95, 300.0, 90.0)]
+    vendor = [rec(1, "vendor-default", 0.90, 1000.0, 600.0), rec(3, "vendor-default", 0.5, 1.0, 1.0)]
+    out = compare(auto, vendor, "vendor-default")
+    assert out["seeds"] == [1]  # only the seeds both ran
+    job = out["jobs"]["train"]
+    assert job["ettr_auto"] == pytest.approx(0.97) and job["ettr_vendor-default"] == pytest.approx(0.90)
+    assert job["per_seed"] == [{"seed": 1, "auto": 0.97, "vendor-default": 0.90}]
+    assert job["lost_npu_s_reduction"] == pytest.approx(0.9)
+    assert out["ttr_s"]["pairs"] == 1 and out["ttr_s"]["median_reduction"] == pytest.approx(0.9)
+
+
+def test_vendor_default_leaves_a_flap_the_job_rode_out_as_a_report(topo1: Topology) -> None:
+    sim, job = job_sim(topo1)
+    link = sim.fabric.node_uplinks(job.nodes[2])[9]
+    sim.inject(FaultSpec(at_s=100, kind="link_flap", target=link, params={"flaps": 2}))
+    sim.run(100.5)
+    proc = VendorDefaultPolicy(sim).handle("f", {"fault_class": "link_flap", "component": link})
+    sim.env.run(until=proc)
+    inc = proc.value
+    assert job.state == "running" and job.accounting()["restarts"] == 0  # CANN's operator retry resumed it
+    assert [a["action"] for a in inc["actions"] if a["kind"] == "step"] == []  # no ticket, no restart
+    assert inc["human_steps"] == 0
+
+
+def test_vendor_default_reschedules_a_job_a_dark_link_took_down(topo1: Topology) -> None:
+    sim, job = job_sim(topo1)
+    link = sim.fabric.node_uplinks(job.nodes[2])[9]
+    sim.inject(FaultSpec(at_s=100, kind="link_down", target=link))
+    sim.run(101)
+    proc = VendorDefaultPolicy(sim).handle("d", {"fault_class": "link_down", "component": link})
+    sim.run(20000)
+    acts = [a["action"] for a in proc.value["actions"] if a["kind"] == "step"]
+    assert "restart_job" in acts and job.state == "running" and job.accounting()["restarts"] == 1
