@@ -46,7 +46,8 @@ def test_vendor_default_detects_a_crashed_host_by_heartbeat_and_reschedules_the_
     assert inc["diagnosed_at_s"] == inc["detected_at_s"]  # no person triages: the fault's level decides
     restart = next(a for a in inc["actions"] if a["action"] == "restart_job")
     assert restart["status"] == "succeeded" and job.state == "running" and node not in job.nodes
-    assert restart["detail"] == {} and restart["end_s"] - restart["start_s"] > 200  # a full job launch
+    assert restart["detail"]["checkpoint"]["source"] == "persistent"  # the job-level reschedule: last saved step
+    assert restart["end_s"] - restart["start_s"] > 200  # a full job launch
     # only the field repair of the dead host is a person's work
     people = [a["action"] for a in inc["actions"] if a["action"] in ("ticket", "replace_part")]
     assert inc["human_steps"] == len(people)
