@@ -54,7 +54,7 @@ def _ids_whole(table: Table, text: str) -> None:
         assert any(x in ln for ln in lines), f"{x} is cut or split in:\n{text}"
 
 
-def _check(table: Table) -> None:
+def check_ids_whole(table: Table) -> None:
     assert any(ID.search(c) for r in table.rows for c in r), "the table must show component ids"
     for w in WIDTHS:
         text = table.render("table", width=w, colour=False)
@@ -69,8 +69,8 @@ def _check(table: Table) -> None:
 def test_journal_and_sweep_tables_keep_ids_whole_at_every_width(journal: dict[str, Any],
                                                                   sweep_data: dict[str, Any]) -> None:
     incidents, _probes = journal_tables(journal, show_all=True)
-    _check(incidents)
-    _check(sweep_table(sweep_data))
+    check_ids_whole(incidents)
+    check_ids_whole(sweep_table(sweep_data))
 
 
 def test_table_fits_or_falls_back_to_blocks() -> None:
