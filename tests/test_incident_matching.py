@@ -13,7 +13,7 @@ from opsbrain.detection import Detector, DetectorParams, Incident
 from opsbrain.ingest import Signal
 from opsbrain.kb import cases as case_lib
 from opsbrain.kb import heldout
-from opsbrain.runner.scoring import about, match_incidents, most_specific
+from opsbrain.runner.scoring import about, inside, match_incidents, most_specific
 
 NODE = "pod1/node34"
 HBM = f"{NODE}/npu3/hbm"
@@ -102,3 +102,46 @@ def test_the_clock_axis_is_held_out_and_shifts_time_stamps_per_host(topo1: Topol
     ctl._on_record(LogLine(1000.0, "pod0/node3", "syslog", "error",
                            "pod0-node3 kernel: Kernel panic - not syncing: Fatal exception"))
     assert seen and all(s.t == 1000.0 + b for s in seen)
+
+
+def _brute_most_specific(components: set[str]) -> set[str]:
+    return {c for c in components if not any(o != c and inside(o, c) for o in components)}
+
+
+def _brute_match(faults: list, incidents: list, horizon_s: float) -> dict[str, str]:
+    """The definition, scanning every fault for every incident (the reference for the indexed search)."""
+    from opsbrain.runner.scoring import names_target
+
+    out = {}
+    for inc_id, opened, comps in incidents:
+        spec = _brute_most_specific(comps)
+        best = None
+        for fid, _k, target, onset, ended in faults:
+            if onset > opened + 1e-9 or opened > (float("inf") if ended is None else ended) + horizon_s:
+                continue
+            if names_target(target, spec) and (best is None or (opened - onset, fid) < best):
+                best = (opened - onset, fid)
+        if best is not None:
+            out[inc_id] = best[1]
+    return out
+
+
+def test_indexed_matching_equals_the_scan_of_every_fault() -> None:
+    """Random parts of a small pod (nodes, NPUs, HBM stacks, links both ways, L2 chips): the indexed search finds
+    exactly what scanning every fault finds, and most_specific equals its quadratic definition."""
+    import random
+
+    rng = random.Random(15)
+    nodes = [f"pod0/node{i}" for i in range(3)]
+    parts = nodes + [f"{n}/npu{k}" for n in nodes for k in range(2)] + [f"{n}/npu0/hbm1" for n in nodes]
+    chips = [f"pod0/l2plane{k}/sw0{k}" for k in range(2)]
+    links = [f"{n}/l1sw0~{c}/osfp{j}" for n in nodes for c in chips for j in range(2)] + [f"{n}~{c}" for n in nodes
+                                                                                           for c in chips]
+    names = parts + chips + links
+    for _ in range(300):
+        faults = [(f"f{k}", "x", rng.choice(names), rng.uniform(0, 100), rng.choice([None, rng.uniform(100, 200)]))
+                  for k in range(rng.randint(0, 6))]
+        incidents = [(f"i{k}", rng.uniform(0, 300), set(rng.sample(names, rng.randint(1, 5)))) for k in range(4)]
+        for _id, _t, comps in incidents:
+            assert most_specific(comps) == _brute_most_specific(comps)
+        assert match_incidents(faults, incidents, 50.0) == _brute_match(faults, incidents, 50.0)

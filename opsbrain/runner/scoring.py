@@ -113,13 +113,17 @@ def match_incidents(faults: list[FaultLife], incidents: list[tuple[str, float, s
     it ended at once: late detection of a crash). Returns incident id -> fault id; unmatched incidents are noise
     or false positives."""
     out: dict[str, str] = {}
-    by_onset = sorted(faults, key=lambda f: f[3])
-    onsets = [f[3] for f in by_onset]
+    by_target: dict[str, list[FaultLife]] = {}  # a fault under its target ...
+    by_part: dict[str, list[FaultLife]] = {}  # ... and under every whole that holds it ("pod0/node3" of an NPU)
+    for f in faults:
+        by_target.setdefault(f[2], []).append(f)
+        for whole in _wholes(f[2], "/"):
+            by_part.setdefault(whole, []).append(f)
     for inc_id, opened, components in incidents:
         best: tuple[float, str] | None = None
-        specific = most_specific(components)  # once per incident: it is quadratic in the components named
-        for fid, _kind, target, onset, ended in by_onset[:bisect.bisect_right(onsets, opened + 1e-9)]:
-            if opened > (math.inf if ended is None else ended) + horizon_s:
+        specific = most_specific(components)  # once per incident
+        for fid, _kind, target, onset, ended in _candidates(specific, by_target, by_part):
+            if onset > opened + 1e-9 or opened > (math.inf if ended is None else ended) + horizon_s:
                 continue
             if not names_target(target, specific):
                 continue
@@ -129,6 +133,27 @@ def match_incidents(faults: list[FaultLife], incidents: list[tuple[str, float, s
         if best is not None:
             out[inc_id] = best[1]
     return out
+
+
+def _wholes(name: str, seps: str) -> list[str]:
+    """The prefixes of ``name`` that end before one of ``seps`` ("pod0" and "pod0/node3" of "pod0/node3/npu1")."""
+    return [name[:i] for i, ch in enumerate(name) if ch in seps]
+
+
+def _candidates(specific: set[str], by_target: dict[str, list[FaultLife]],
+                by_part: dict[str, list[FaultLife]]) -> list[FaultLife]:
+    """Every fault :func:`names_target` can accept for these components (a superset, checked by it after): the
+    target is a component, a whole holding one (prefix before "/" or "~"), a link end after "~", or lies inside
+    one. An index instead of a scan of every fault: a year-long replay has thousands of incidents and faults."""
+    seen: dict[str, FaultLife] = {}
+    for c in specific:
+        keys = [c, *_wholes(c, "/~"), *(c[i + 1:] for i, ch in enumerate(c) if ch == "~")]
+        for k in keys:
+            for f in by_target.get(k, ()):
+                seen[f[0]] = f
+        for f in by_part.get(c, ()):
+            seen[f[0]] = f
+    return list(seen.values())
 
 
 def related(target: str, scope: set[str]) -> bool:
@@ -151,7 +176,16 @@ def inside(part: str, whole: str) -> bool:
 def most_specific(components: set[str]) -> set[str]:
     """The components no other named component lies inside: a node drops out when one of its links or devices is
     named, as an operator reads a node-level report sent alongside a link-down as that link's, not the node's."""
-    return {c for c in components if not any(o != c and inside(o, c) for o in components)}
+    ordered = sorted(components)
+
+    def holds_another(c: str) -> bool:
+        for sep in "/~":
+            i = bisect.bisect_left(ordered, c + sep)  # names inside c sort right after c + sep
+            if i < len(ordered) and ordered[i].startswith(c + sep):
+                return True
+        return False
+
+    return {c for c in components if not holds_another(c)}
 
 
 def about(target: str, components: set[str]) -> bool:
