@@ -233,6 +233,16 @@ def test_saferegex_accepts_the_vendor_patterns() -> None:
     assert "nested" in str(regex_problem(r"(a+)+b")) and "look-around" in str(regex_problem(r"(?=a)b"))
 
 
+def test_saferegex_times_polynomial_backtracking_in_cpu_time() -> None:
+    """``.*a.*b`` passes the structural checks; the probe (CPU time, so machine load cannot refuse safe ones)
+    catches it in bounded time."""
+    from opsbrain.kb.saferegex import regex_problem
+
+    t0 = time.thread_time()
+    assert "too slow" in str(regex_problem(r".*a.*b"))
+    assert time.thread_time() - t0 < 2.0
+
+
 # ---- the one input reader: YAML bombs, depth, non-regular files ---------------------------------------------------
 def _scenario(**spec: Any) -> dict[str, Any]:
     doc = yaml.safe_load((REPO / "scenarios" / "hbm-uce-training.yaml").read_text())

@@ -10,7 +10,7 @@ pattern would hang every later ``diagnose``. A pattern is refused when
   such as ``(\\w+\\s?)+$`` or ``(a|aa)+$`` backtrack exponentially;
 - searching a few hostile lines of :data:`PROBE_CHARS` characters (one character repeated, then a character the
   pattern cannot end on) takes longer than :data:`PROBE_BUDGET_S`: polynomial backtracking such as ``.*a.*b``
-  (seconds per line) is caught here. The probe is interrupted by a timer (``re`` checks signals), so it never
+  (seconds per line) is caught here. The probe is interrupted by a CPU-time timer (``re`` checks signals), so it never
   hangs; off the main thread no timer can be set and a pattern with more than one unbounded repeat is refused.
 """
 
@@ -72,25 +72,28 @@ def _probe_lines(rx: str) -> list[str]:
 
 
 def _probe(compiled: re.Pattern[str], rx: str) -> str | None:
-    """Time the search on hostile lines under a timer; a reason when it is too slow."""
+    """Time the search on hostile lines under a timer; a reason when it is too slow.
+
+    Both the budget and the timer count this process's CPU time (``thread_time``, ``ITIMER_VIRTUAL``), not wall
+    time: on a loaded machine a safe pattern would otherwise be refused because other processes had the CPU."""
     def on_alarm(_signum: int, _frame: Any) -> None:
         raise _ProbeTimeout
 
-    previous = signal.signal(signal.SIGALRM, on_alarm)
+    previous = signal.signal(signal.SIGVTALRM, on_alarm)
     try:
         for line in _probe_lines(rx):
-            t0 = time.perf_counter()
-            signal.setitimer(signal.ITIMER_REAL, PROBE_BUDGET_S * 4)
+            t0 = time.thread_time()
+            signal.setitimer(signal.ITIMER_VIRTUAL, PROBE_BUDGET_S * 4)
             try:
                 compiled.search(line)
             except _ProbeTimeout:
                 return _SLOW
             finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-            if time.perf_counter() - t0 > PROBE_BUDGET_S:
+                signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+            if time.thread_time() - t0 > PROBE_BUDGET_S:
                 return _SLOW
     finally:
-        signal.signal(signal.SIGALRM, previous)
+        signal.signal(signal.SIGVTALRM, previous)
     return None
 
 
