@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from functools import lru_cache
@@ -183,7 +183,7 @@ def run_campaign(spec: CampaignSpec, store: RunStore | None = None, options: Opt
 STOP_JOIN_S = 2.0  # reason: a killed worker is reaped at once; the bound keeps a stop under the 5 s promise
 
 
-def _run_pool(spec_json: str, todo: list[tuple[int, str]], home: str | None, workers: int,
+def _run_pool(spec_json: str, todo: Sequence[tuple[int, str]], home: str | None, workers: int,
               finish: Callable[[dict[str, Any]], None]) -> None:
     ex = ProcessPoolExecutor(max_workers=workers, initializer=init_worker, initargs=(os.getpid(),))
     try:

@@ -178,15 +178,14 @@ def compare(auto: list[dict[str, Any]], manual: list[dict[str, Any]], base: str 
     out: dict[str, Any] = {"seeds": seeds, "jobs": {}}
     names = sorted({w["name"] for s in seeds for w in a_by[s]["workloads"]})
     for name in names:
-        pairs = [(_w(a_by[s], name), _w(m_by[s], name)) for s in seeds]
-        pairs = [(a, m) for a, m in pairs if a and m]
+        pairs = [(a, m) for s in seeds if (a := _w(a_by[s], name)) and (m := _w(m_by[s], name))]
         if not pairs:
             continue
         if pairs[0][0].get("kind") == "training":
             ea, em = [a["ettr"] for a, _ in pairs], [m["ettr"] for _, m in pairs]
             la, lm = sum(a["lost_npu_s"] for a, _ in pairs), sum(m["lost_npu_s"] for _, m in pairs)
             out["jobs"][name] = {"ettr_auto": _mean(ea), f"ettr_{base}": _mean(em),
-                                 "ettr_gain": _mean(a - m for a, m in zip(ea, em, strict=True)),
+                                 "ettr_gain": _mean([a - m for a, m in zip(ea, em, strict=True)]),
                                  "per_seed": [{"seed": s, "auto": a, base: m}
                                               for s, a, m in zip(seeds, ea, em, strict=True)],
                                  "lost_npu_s_auto": _r(la), f"lost_npu_s_{base}": _r(lm),

@@ -144,9 +144,9 @@ def young_daly_sweep(mtbf_s: float, factors: list[float], days: float, seeds: li
     m_meas = elapsed / fails
     c_meas = float(np.mean([p["w_s"] for p in points]))
     t_yd = math.sqrt(2 * m_meas * c_meas)
-    d = np.array([p["interval_s"] for p in points])
+    ivs = np.array([p["interval_s"] for p in points])
     loss = np.array([1 - p["ettr"] for p in points])
-    a_mat = np.column_stack([np.ones_like(d), 1 / d, d])
+    a_mat = np.column_stack([np.ones_like(ivs), 1 / ivs, ivs])
     (a, b, c), *_ = np.linalg.lstsq(a_mat, loss, rcond=None)
     fitted = math.sqrt(b / c) if b > 0 and c > 0 else math.nan
     best = points[int(np.argmax([p["ettr"] for p in points]))]

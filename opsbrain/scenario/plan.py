@@ -95,15 +95,15 @@ def build_plan(sc: Scenario, file: str, seed: int | None = None, policy: str | N
             count = ip.prefill_instances * ip.prefill_nodes_per_instance + ip.decode_nodes  # type: ignore[attr-defined]
         else:
             count = w.nodes or 8
-        nodes = [ids.node(n // per_pod, n % per_pod) for n in range(w.first_node, w.first_node + count)]
-        for n in nodes:
-            if not topo.exists(n):
-                raise ScenarioError(f"needs {count} nodes from index {w.first_node}; {n} does not exist",
+        nodes = [ids.node(k // per_pod, k % per_pod) for k in range(w.first_node, w.first_node + count)]
+        for node in nodes:
+            if not topo.exists(node):
+                raise ScenarioError(f"needs {count} nodes from index {w.first_node}; {node} does not exist",
                                     file=file, path=f"spec.workloads[{i}]")
-            if n in used:
-                raise ScenarioError(f"node {n} is already used by {used[n]}", file=file,
+            if node in used:
+                raise ScenarioError(f"node {node} is already used by {used[node]}", file=file,
                                     path=f"spec.workloads[{i}]")
-            used[n] = w.name
+            used[node] = w.name
         placements[w.name] = nodes
     index = TargetIndex(topo)
     items = [f.model_dump(exclude_none=True, exclude={"symptom_of"}) for f in spec.faults]

@@ -174,7 +174,7 @@ def check_link_light(s: Snapshot, p: SweepParams) -> list[Finding]:
     mods = np.bincount(s.module_link, minlength=nl)
     any_dark = row_reduce(np.logical_or, dark)
     lost = np.zeros(nl, dtype=np.int64)
-    mods_dark = np.zeros(nl)
+    mods_dark: np.ndarray = np.zeros(nl)
     if any_dark.any():
         rows = np.flatnonzero(any_dark)
         mods_dark = np.bincount(s.module_link[rows], weights=dark[rows].all(axis=1), minlength=nl)
