@@ -65,7 +65,7 @@ def test_without_the_guard_a_wrong_diagnosis_acts_on_b() -> None:
     assert off["actions_on_b"] and off["ems_reads"]["b"] > 0
     assert on["actions_on_b"] == [] and on["ems_reads"]["b"] == 0
     (inc,) = on["incident_log"]
-    assert inc["outcome"] == "held_by_guardrail" and inc["tenant"] == "a"  # the tenant of the telemetry, not the verdict
+    assert inc["outcome"] == "held_by_guardrail" and inc["tenant"] == "a"  # the telemetry's tenant, not the verdict's
     assert inc["diagnosis"]["component"] == "pod0/node30"
 
 

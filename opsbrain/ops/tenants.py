@@ -16,8 +16,8 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from faultlib import ids
@@ -132,7 +132,7 @@ class TenantGuard:
         """The tenant whose telemetry names ``components``: the one tenant owning all of them that a tenant owns;
         :data:`PROVIDER` when they span tenants or only the shared fabric (every step on a tenant's part is then
         refused: no tenant's incident may act on another's)."""
-        owners = {self.map.tenant_of(c) for c in components} - {None, PROVIDER}
+        owners = {o for c in components if (o := self.map.tenant_of(c)) is not None and o != PROVIDER}
         return owners.pop() if len(owners) == 1 else PROVIDER
 
     def incident_tenant(self, incident_id: str, diagnosis: Diagnosis) -> str | None:
