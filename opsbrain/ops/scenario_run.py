@@ -52,7 +52,7 @@ def run_schedule_block(b: ScheduleBlock, seeds: list[int], demand_scale: float =
     setup = ScheduleSetup(duration_s=b.duration, dusk=b.dusk, dawn=b.dawn, peak_load=b.peak_load * demand_scale,
                           handback_deadline_s=b.handback_deadline_s,
                           faults=tuple(MidSwitchFault(f.switch, f.after, f.node, f.kind) for f in b.faults),
-                          params=dict(b.params))
+                          params=dict(b.params), handback_checkpoint=b.handback_checkpoint)
     rows = [run_schedule(setup, s) for s in seeds]
     every = [v for r in rows for d in ("training", "inference") for v in r["node_switch_s"][d]]
     return {"demand_scale": demand_scale,

@@ -65,6 +65,9 @@ class ScheduleBlock(_Strict):
     handback_deadline_s: float = Field(120.0, gt=0, description="training must free its nodes this soon")
     faults: list[SwitchFault] = Field(default_factory=list)
     params: dict[str, Any] = Field(default_factory=dict)
+    handback_checkpoint: Literal["storage", "memory"] = Field(
+        "storage", description="storage: the job writes its checkpoint to storage before it frees its nodes; memory: "
+        "MindIO ACP, the step's in-memory checkpoint, persisted to storage after the hand-back")
 
     @field_validator("dusk", "dawn")
     @classmethod
