@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -47,8 +48,8 @@ def source_kind(text: str) -> str:
     """What a parameter's source text rests on: cited (a paper, facts.md, vendor docs), reason, assumed -- all
     that apply, so a median from a paper with an assumed spread reads cited+assumed."""
     low = text.lower()
-    kinds = [k for k, words in (("cited", ("arxiv", "facts.md", "paper", "cann", "mindcluster", "sosp")),
-                                ("reason", ("reason",)), ("assumed", ("assumed",))) if any(w in low for w in words)]
+    kinds = [k for k, pattern in (("cited", r"arxiv|facts\.md|paper|cann|mindcluster|sosp"), ("reason", r"\breason\b"),
+                                  ("assumed", r"\bassumed\b")) if re.search(pattern, low)]
     return "+".join(kinds) or "definition"
 
 

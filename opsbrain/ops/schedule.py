@@ -178,7 +178,8 @@ class ScheduleRunner:
         hb = yield from hand_back(sim, job, self.plan.handback_checkpoint)
         hb["on_time"] = hb["duration_s"] <= self.plan.handback_deadline_s
         if not hb["on_time"]:
-            hb["why_late"] = (f"checkpoint write {hb['checkpoint_s']:.0f} s + stop {hb['stop_s']:.0f} s > "
+            ckpt = "wait for the step's memory checkpoint" if hb["checkpoint_to"] == "memory" else "checkpoint write"
+            hb["why_late"] = (f"{ckpt} {hb['checkpoint_s']:.0f} s + stop {hb['stop_s']:.0f} s > "
                               f"deadline {self.plan.handback_deadline_s:.0f} s")
         rec.handback = hb
         rec.stages.update(checkpoint=hb["checkpoint_s"], stop=hb["stop_s"])
