@@ -129,6 +129,14 @@ def test_run_store_view_per_tenant(tmp_path: Path) -> None:
     j = view.get_journal(both)
     assert j is not None and [i["id"] for i in j["incidents"]] == ["i1"]
     assert view.get_journal(only_b) is None
+    # an incident tagged with its tenant (a superpod journal) is that tenant's, whatever part its verdict names
+    tagged = [{"id": "i3", "tenant": "a", "injected": None,
+               "diagnosis": {"fault_class": "node_crash", "component": "pod0/node30"}}]
+    run = store.begin_run("tagged", 0, "auto")
+    store.finish(run, {"verdict": "passed", "tenants": ["a", "b"], "incidents": tagged})
+    b_view = TenantStoreView(store, "b", lambda c: guard.map.tenant_of(c) == "b")
+    assert (b_view.get_journal(run) or {})["incidents"] == []
+    assert [i["id"] for i in (view.get_journal(run) or {})["incidents"]] == ["i3"]
 
 
 def test_blast_radius_is_counted_per_tenant() -> None:

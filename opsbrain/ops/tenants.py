@@ -220,6 +220,8 @@ class TenantStoreView:
         return {**j, "incidents": mine, "tenant_view": self.tenant}
 
     def _mine(self, incident: dict[str, Any]) -> bool:
+        if incident.get("tenant"):  # the tenant whose telemetry raised it (a superpod journal says so)
+            return bool(incident["tenant"] == self.tenant)
         comp = ((incident.get("diagnosis") or {}).get("component") or
                 (incident.get("injected") or {}).get("component"))
         return bool(comp) and bool(self.owns(comp))
