@@ -1,6 +1,7 @@
 """The ``spec.superpod`` block of a scenario: superpod operations beyond repair (issue 21).
 
-Three optional experiments, run by ``opsbrain superpod run`` (the chaos runner ignores this block):
+Three optional experiments, run by ``opsbrain superpod run`` and by ``opsbrain chaos run`` (scored against issue
+21's bounds and journaled with the run, :mod:`opsbrain.ops.superpod_journal`):
 
 * ``elastic`` -- a day of diurnal demand with bursts, decode/prefill node crashes, the autoscaler compared with
   static layouts on the same seeds;
