@@ -85,6 +85,8 @@ def run(p: Plan, store: RunStore | None = None, out_dir: Path | None = None,
         if store is not None and run_id is not None:
             store.mark_interrupted(run_id)
         raise
+    if p.scenario.spec.superpod is not None:
+        journal = run_superpod_block(p, journal, say)
     journal["run_id"] = run_id
     log.info("run finished", extra={"run_id": run_id, "verdict": journal["verdict"],
                                     "faults": journal["summary"]["incidents"],
@@ -94,3 +96,19 @@ def run(p: Plan, store: RunStore | None = None, out_dir: Path | None = None,
     if out_dir is not None:
         write_json_atomic(out_dir / f"{run_id or p.scenario.metadata.name}.json", journal)
     return journal
+
+
+def run_superpod_block(p: Plan, journal: dict[str, Any], say: Say | None = None) -> dict[str, Any]:
+    """Run the scenario's ``spec.superpod`` block (elastic serving, day/night switches, tenant campaigns) over its
+    seeds from the plan's seed, and score and journal it with the run (:mod:`opsbrain.ops.superpod_journal`)."""
+    from opsbrain.ops.scenario_run import run_superpod
+    from opsbrain.ops.superpod_journal import attach
+    from opsbrain.runner.run import _clean
+
+    sp = p.scenario.spec.superpod
+    assert sp is not None
+    parts = [k for k in ("elastic", "schedule", "tenants") if getattr(sp, k) is not None]
+    if say:
+        say(f"superpod block: {', '.join(parts) or 'nothing'} over {sp.seeds} seed(s) from seed {p.seed}")
+    out = _clean(run_superpod(sp, p.seed))
+    return attach(journal, out)

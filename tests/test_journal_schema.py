@@ -34,6 +34,9 @@ def _journal(name: str) -> dict[str, Any]:
     sc, path = load_scenario(name)
     if sc.spec.duration > LONGEST_S:
         sc = sc.model_copy(update={"spec": sc.spec.model_copy(update={"duration": LONGEST_S})})
+    if sc.spec.superpod is not None:  # reason: test time; the superpod block's journal has the same shape per seed
+        sp = sc.spec.superpod.model_copy(update={"seeds": 1})
+        sc = sc.model_copy(update={"spec": sc.spec.model_copy(update={"superpod": sp})})
     return json.loads(json.dumps(chaos.run(build_plan(sc, str(path)))))  # as stored: plain JSON
 
 

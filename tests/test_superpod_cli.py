@@ -21,7 +21,8 @@ def _run(*args: str) -> tuple[int, str, str]:
 
 
 def test_tenant_scenario_json() -> None:
-    code, out, _err = _run("superpod", "run", "tenant-slices", "--seeds", "1", "--tenant-faults", "0,2", "--json")
+    code, out, _err = _run("superpod", "run", "tenant-slices", "--seeds", "1", "--tenant-faults", "0,2", "--json",
+                           "--no-store")
     assert code == 0
     data = json.loads(out)
     assert [t["random_faults"] for t in data["tenants"]] == [0, 2]
@@ -31,7 +32,7 @@ def test_tenant_scenario_json() -> None:
 
 
 def test_schedule_scenario_text() -> None:
-    code, out, _err = _run("superpod", "run", "day-night-switch", "--seeds", "1")
+    code, out, _err = _run("superpod", "run", "day-night-switch", "--seeds", "1", "--no-store")
     assert code == 0
     assert "per-node switch p50" in out and "hand-backs on time" in out
 

@@ -63,3 +63,34 @@ def test_a_node_crash_mid_switch_recovers_on_a_spare() -> None:
     assert min(r["node_switch_s"]["training"]) > 100.0 and min(r["node_switch_s"]["inference"]) > 100.0
     crashed = [old for swap in r["replaced"] for old in swap]
     assert len(set(crashed)) == 2  # each switch lost its own node (at dawn: the spare that took node 27's slot)
+
+
+def test_a_memory_hand_back_stops_at_the_step_and_persists_afterwards(plain: dict) -> None:
+    """MindIO ACP (checkpoint to the server's memory, persisted asynchronously): the job leaves at its next step
+    boundary instead of after the storage write; the write is recorded as running after the hand-back."""
+    mem = run_schedule(ScheduleSetup(handback_checkpoint="memory"), 2)
+    hb_s, hb_m = plain["handback_detail"][0], mem["handback_detail"][0]
+    assert hb_s["checkpoint_to"] == "storage" and "persist_async_s" not in hb_s
+    assert hb_m["checkpoint_to"] == "memory" and hb_m["persist_async_s"] == pytest.approx(hb_s["checkpoint_s"])
+    assert 0.0 <= hb_m["checkpoint_s"] < hb_s["checkpoint_s"]
+    assert hb_m["duration_s"] < hb_s["duration_s"]
+    assert mem["failed"] == [] and mem["handbacks_on_time"] == 1
+    # the dusk switch is the same on both (same seed, nothing before dawn differs)
+    assert sorted(mem["node_switch_s"]["training"]) == sorted(plain["node_switch_s"]["training"])
+
+
+def test_the_wait_for_the_step_boundary_is_within_one_step() -> None:
+    from faultlib import ids
+    from faultlib.engine import Simulation
+    from faultlib.workloads.switch import to_step_boundary_s
+    from faultlib.workloads.training import TrainingJob
+
+    sim = Simulation(seed=1, pods=1)
+    job = TrainingJob("t", [ids.node(0, i) for i in range(4)])
+    sim.add_workload(job)
+    sim.run(1000.0)
+    assert job.state == "running" and job._step_s > 0
+    wait = to_step_boundary_s(job)
+    assert 0.0 <= wait <= job._step_s
+    sim.run(sim.now + wait)
+    assert to_step_boundary_s(job) in (0.0, pytest.approx(job._step_s))  # at a boundary

@@ -12,7 +12,11 @@ Inference -> training (dusk), per group of nodes:
 Training -> inference (dawn):
 
 1. **checkpoint**: the job writes a persistent checkpoint (its state bytes over the storage path, the job's own
-   write model) and stops (``switch.process_stop_s``); the job leaves the nodes.
+   write model) and stops (``switch.process_stop_s``); the job leaves the nodes. With ``checkpoint="memory"``
+   (Huawei MindCluster MindIO ACP: a checkpoint goes to the training server's memory in seconds and is persisted to
+   storage asynchronously, in minutes -- hiascend.com MindCluster docs, "MindIO ACP" product description) the job
+   stops at the next step boundary, where its per-step in-memory checkpoint is taken (the twin's training model,
+   ``training.mem_ckpt_every_steps``), and the write to storage runs after the job left (recorded, not waited for).
 2. **start serving**: each instance of the plan starts on its nodes
    (:meth:`ElasticInferenceService.add_instance`: relaunch + HCCL init + EP-shard weights from the EMS pool).
 
@@ -22,8 +26,9 @@ to the moment it works in the new one (instance up / job running).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from faultlib.durations import D, Dist
 from faultlib.params import P, ParamGroup
@@ -79,14 +84,29 @@ def checkpoint_write_s(job: TrainingJob) -> float:
     return job._ckpt_bytes() / (job._storage_gbytes_s() * 1e9)
 
 
-def hand_back(sim: Simulation, job: TrainingJob) -> Generator[Any, Any, dict[str, Any]]:
+def to_step_boundary_s(job: TrainingJob) -> float:
+    """Seconds until a running job ends its current step (where its in-memory checkpoint is taken); 0 otherwise."""
+    if job.state != "running" or job._step_s <= 0:
+        return 0.0
+    job._advance()
+    return max(0.0, (math.ceil(job._pos - 1e-9) - job._pos) * job._step_s)
+
+
+def hand_back(sim: Simulation, job: TrainingJob, checkpoint: Literal["storage", "memory"] = "storage"
+              ) -> Generator[Any, Any, dict[str, Any]]:
     """Checkpoint (if the job runs), stop, and take the job off its nodes. Value: stage durations and whether a
-    checkpoint was written (a job that is down or restarting has nothing newer to save)."""
+    checkpoint was written (a job that is down or restarting has nothing newer to save). ``checkpoint="memory"``:
+    see the module docstring (the storage write, ``persist_async_s``, continues after the hand-back)."""
     start = sim.now
-    out: dict[str, Any] = {"job": job.name, "nodes": list(job.nodes)}
+    out: dict[str, Any] = {"job": job.name, "nodes": list(job.nodes), "checkpoint_to": checkpoint}
     acc = job.accounting()
     out["trained"] = {k: acc[k] for k in ("useful_steps", "ettr", "state")}
-    if job.state in ("running", "checkpointing", "stalled") and all(
+    if checkpoint == "memory" and job.state == "running":
+        wait = to_step_boundary_s(job)
+        yield sim.env.timeout(wait)
+        out["checkpoint_s"] = wait
+        out["persist_async_s"] = checkpoint_write_s(job)
+    elif job.state in ("running", "checkpointing", "stalled") and all(
             sim.state.is_up(f"{n}/qingtian") for n in job.nodes):
         write = checkpoint_write_s(job)
         yield sim.env.timeout(write)

@@ -214,6 +214,10 @@ def _print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False
     click.echo(f"{s['incidents']} faults, {s['diagnosed_correctly']} diagnosed correctly, {s['recovered']} "
                f"recovered, {s['false_positives']} false positives" + (f" ({named})" if named else "")
                + f"; steady state {'DEVIATED' if j['steady_state']['deviated'] else 'held'}")
+    if j.get("superpod"):  # the scenario's superpod block ran with the chaos run (issue 21)
+        from opsbrain.cli.superpod_cmds import print_block
+
+        print_block(j["superpod"])
     for e in j.get("expectations", []):
         if not e["met"]:
             what = f"faults[{e['fault']}]" if e.get("fault") is not None else e.get("check", "the run")

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
 
-from opsbrain.cli.base import _emit_json, cli, json_option
+from opsbrain.cli.base import _emit_json, _store, cli, data_dir_option, json_option
 from opsbrain.errors import InputError
 
 
@@ -45,11 +46,16 @@ def superpod() -> None:
 @click.option("--seeds", type=click.IntRange(1, 100), default=None, help="seeds per experiment")
 @click.option("--demand-scale", default=None, help="campaign: peak demand multipliers, e.g. 0.8,1,1.2")
 @click.option("--tenant-faults", default=None, help="campaign: random faults on tenant a per seed, e.g. 2,5")
+@click.option("--no-store", is_flag=True, help="Do not keep the run in the run store.")
+@data_dir_option
 @json_option
 def superpod_run(scenario: str, seed: int | None, seeds: int | None, demand_scale: str | None,
-                 tenant_faults: str | None, as_json: bool) -> None:
-    """Run the spec.superpod block of SCENARIO; print p50/p90 over seeds."""
+                 tenant_faults: str | None, no_store: bool, data_dir: Path | None, as_json: bool) -> None:
+    """Run the spec.superpod block of SCENARIO; print p50/p90 over seeds; keep the scored journal in the run store
+    (``runs list``, ``report RUN_ID``: a page per tenant)."""
     from opsbrain.ops.scenario_run import run_superpod
+    from opsbrain.ops.superpod_journal import superpod_only_journal
+    from opsbrain.runner.run import _clean, _utc_now
     from opsbrain.scenario.loader import load_scenario
 
     sc, path = load_scenario(scenario)
@@ -58,9 +64,23 @@ def superpod_run(scenario: str, seed: int | None, seeds: int | None, demand_scal
         raise InputError("the scenario has no spec.superpod block", file=str(path), path="spec.superpod")
     if seeds is not None:
         sp = sp.model_copy(update={"seeds": seeds})
-    out = run_superpod(sp, sc.spec.seed if seed is None else seed, _floats(demand_scale, "--demand-scale"),
-                       _ints(tenant_faults, "--tenant-faults"))
-    out = {"scenario": sc.metadata.name, **out}
+    first = sc.spec.seed if seed is None else seed
+    store = None if no_store else _store(data_dir)
+    run_id = store.begin_run(sc.metadata.name, first, "auto") if store is not None else None
+    started = _utc_now()
+    try:
+        out = run_superpod(sp, first, _floats(demand_scale, "--demand-scale"), _ints(tenant_faults, "--tenant-faults"))
+    except BaseException:
+        if store is not None and run_id is not None:
+            store.mark_interrupted(run_id)
+        raise
+    journal = superpod_only_journal(sc.model_copy(update={"spec": sc.spec.model_copy(update={"superpod": sp})}),
+                                    first, dict(_clean(out)), started)
+    journal["run_id"] = run_id
+    if store is not None and run_id is not None:
+        store.finish(run_id, journal)
+    out = {"scenario": sc.metadata.name, "run_id": run_id, "verdict": journal["verdict"],
+           "expectations": journal["expectations"], **out}
     if as_json:
         _emit_json(out)
         return
@@ -75,6 +95,13 @@ def _fmt(p: dict[str, Any], unit: str = "", digits: int = 0) -> str:
 
 def _print(out: dict[str, Any]) -> None:
     click.echo(f"{out['scenario']}: seeds {out['seeds'][0]}..{out['seeds'][-1]}")
+    print_block(out)
+    if "verdict" in out:
+        click.echo(f"verdict {out['verdict'].upper()}" + (f"  run id {out['run_id']}" if out.get("run_id") else ""))
+
+
+def print_block(out: dict[str, Any]) -> None:
+    """The block's figures (also under ``chaos run``) and each bound not met."""
     for e in out.get("elastic", []):
         click.echo(f"elastic, demand x{e['demand_scale']:g} (peak {e['peak_tokens_per_s']:,.0f} tok/s); decode at the "
                    f"TPOT bound {e['decode_tokens_per_s_per_npu_at_slo_bound']:.1f} tok/s/NPU")
@@ -95,3 +122,6 @@ def _print(out: dict[str, Any]) -> None:
         click.echo(f"tenants, {t['random_faults']} random faults/seed: {t['incidents']} incidents on a; actions on a "
                    f"{t['actions_on_a']}, on b {t['actions_on_b']}; EMS reads of b {t['ems_reads_b']}; b out of "
                    f"service {t['blast_b']}; scope refusals {t['refusals']}")
+    for e in out.get("expectations", []):
+        if not e["met"] and str(e.get("check", "")).startswith("superpod."):
+            click.echo(f"  not met: {'; '.join(e['problems'])}")

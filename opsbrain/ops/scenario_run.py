@@ -52,7 +52,7 @@ def run_schedule_block(b: ScheduleBlock, seeds: list[int], demand_scale: float =
     setup = ScheduleSetup(duration_s=b.duration, dusk=b.dusk, dawn=b.dawn, peak_load=b.peak_load * demand_scale,
                           handback_deadline_s=b.handback_deadline_s,
                           faults=tuple(MidSwitchFault(f.switch, f.after, f.node, f.kind) for f in b.faults),
-                          params=dict(b.params))
+                          params=dict(b.params), handback_checkpoint=b.handback_checkpoint)
     rows = [run_schedule(setup, s) for s in seeds]
     every = [v for r in rows for d in ("training", "inference") for v in r["node_switch_s"][d]]
     return {"demand_scale": demand_scale,
@@ -87,6 +87,7 @@ def random_items(seed: int, n: int, wrong_share: float) -> list[CampaignItem]:
 def run_tenants_block(b: TenantsBlock, seeds: list[int], random_faults: int | None = None) -> dict[str, Any]:
     n = b.random_faults if random_faults is None else random_faults
     totals = {"actions_on_b": 0, "ems_reads_b": 0, "blast_b": 0, "actions_on_a": 0, "refusals": 0, "incidents": 0}
+    runs: list[dict[str, Any]] = []
     for s in seeds:
         items = [CampaignItem(i.at, i.kind, i.target, i.diagnosed or i.target) for i in b.campaign]
         items += random_items(s, n, b.wrong_share)
@@ -99,7 +100,9 @@ def run_tenants_block(b: TenantsBlock, seeds: list[int], random_faults: int | No
         totals["actions_on_a"] += r["actions"]["a"]
         totals["refusals"] += len(r["refusals"])
         totals["incidents"] += r["incidents"]
-    return {"random_faults": n, **totals}
+        runs.append({"seed": s, **{k: r[k] for k in ("faults", "incident_log", "slo_attainment", "out_of_service",
+                                                      "ems_reads", "actions", "refusals")}})
+    return {"random_faults": n, **totals, "runs": runs}
 
 
 def run_superpod(sp: SuperpodSpec, seed: int, demand_scales: list[float] | None = None,

@@ -57,6 +57,7 @@ class SchedulePlan:
     spares: tuple[str, ...] = ()
     handback_deadline_s: float = 120.0
     faults: tuple[MidSwitchFault, ...] = ()
+    handback_checkpoint: Literal["storage", "memory"] = "storage"  # memory: MindIO ACP (faultlib.workloads.switch)
 
 
 @dataclass
@@ -174,10 +175,11 @@ class ScheduleRunner:
             rec.skipped = "the group is not training"
             return
         freed = list(job.nodes)
-        hb = yield from hand_back(sim, job)
+        hb = yield from hand_back(sim, job, self.plan.handback_checkpoint)
         hb["on_time"] = hb["duration_s"] <= self.plan.handback_deadline_s
         if not hb["on_time"]:
-            hb["why_late"] = (f"checkpoint write {hb['checkpoint_s']:.0f} s + stop {hb['stop_s']:.0f} s > "
+            ckpt = "wait for the step's memory checkpoint" if hb["checkpoint_to"] == "memory" else "checkpoint write"
+            hb["why_late"] = (f"{ckpt} {hb['checkpoint_s']:.0f} s + stop {hb['stop_s']:.0f} s > "
                               f"deadline {self.plan.handback_deadline_s:.0f} s")
         rec.handback = hb
         rec.stages.update(checkpoint=hb["checkpoint_s"], stop=hb["stop_s"])

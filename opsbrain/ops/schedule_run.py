@@ -8,7 +8,7 @@ diurnal curve, its peak at ``peak_load`` of the day layout's decode capacity at 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from faultlib import ids
 from faultlib.engine import Simulation
@@ -27,6 +27,7 @@ class ScheduleSetup:
     handback_deadline_s: float = 120.0
     faults: tuple[MidSwitchFault, ...] = ()
     params: dict[str, Any] = field(default_factory=dict)
+    handback_checkpoint: Literal["storage", "memory"] = "storage"
 
 
 def default_plan(sim: Simulation, setup: ScheduleSetup) -> tuple[list[Group], list[str]]:
@@ -58,7 +59,7 @@ def run_schedule(setup: ScheduleSetup, seed: int) -> dict[str, Any]:
     curve = curve_for(sim, setup.peak_load * cap, setup.duration_s)
     sim.env.process(drive_demand(sim, svc, curve))
     plan = SchedulePlan(tuple(groups), (Rule(setup.dusk, "flex", "training"), Rule(setup.dawn, "flex", "inference")),
-                        tuple(spares), setup.handback_deadline_s, setup.faults)
+                        tuple(spares), setup.handback_deadline_s, setup.faults, setup.handback_checkpoint)
     runner = ScheduleRunner(sim, svc, plan)
     runner.start(setup.duration_s)
     sim.run(setup.duration_s)

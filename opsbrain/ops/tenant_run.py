@@ -2,16 +2,23 @@
 
 Tenant ``a``: an inference service on nodes 0-21 (one prefill instance of 2 nodes, one decode instance of 20);
 tenant ``b``: the same on nodes 22-43; nodes 44-47 are the shared spare pool. Each service reads its weights from
-the EMS pool under its own namespace. Each campaign item injects a fault into ``a``'s slice and, after
-``detect_s``, hands the recovery orchestrator a diagnosis of it -- the class of the injected kind on the component
-the item names, which may be wrong (``diagnosed`` can name a component of ``b``: a localisation error across the
-boundary). The incident is ``a``'s (``a``'s telemetry raised it). The report counts, per tenant, the actions that
-ran on its components, its EMS namespace reads and its components taken out of service.
+the EMS pool under its own namespace. Each campaign item injects a fault into ``a``'s slice; the controller runs the
+real path -- the twin's telemetry -> signals -> detector -> diagnosis engine -> recovery orchestrator -- and the
+incident belongs to the tenant whose telemetry raised it (:meth:`TenantGuard.telemetry_tenant`).
+
+A localisation error across the boundary is an explicit test device: an item whose ``diagnosed`` names another node
+than its target moves the engine's own verdict on the target's node to the same part of that node
+(:class:`CrossTenantError`); class, confidence and evidence stay the engine's. The report counts, per tenant, the
+actions that ran on its components, its EMS namespace reads, its components taken out of service, its incidents
+and the SLO attainment of its service.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from faultlib import ids
@@ -19,6 +26,8 @@ from faultlib.ems import EmsPool
 from faultlib.engine import Simulation
 from faultlib.injection.spec import FaultSpec
 from faultlib.workloads.elastic import ElasticInferenceService
+from opsbrain.controller import Controller, Diagnoser
+from opsbrain.detection import Incident, LinkHistory
 from opsbrain.ops.setup import ops_params
 from opsbrain.ops.tenants import Tenant, TenantGuard, TenantMap
 from opsbrain.recovery.orchestrator import Orchestrator
@@ -26,9 +35,6 @@ from opsbrain.verdict import Diagnosis
 
 TENANT_NODES = {"a": range(0, 22), "b": range(22, 44)}
 SPARES = range(44, 48)
-DETECT_S = 30.0
-"""reason: the campaign hands recovery each incident 30 s after the fault's onset, the upper end of ByteRobust's
-10-30 s detection (facts.md §5); the property does not depend on it."""
 WATCH_ACTIONS = frozenset({"none", "notify", "wait", "page", "escalate", "guardrail", "approval"})
 """Log entries that do nothing to a component (watching, paging a person, the guard's own refusals)."""
 
@@ -36,12 +42,38 @@ WATCH_ACTIONS = frozenset({"none", "notify", "wait", "page", "escalate", "guardr
 @dataclass(frozen=True)
 class CampaignItem:
     at_s: float
-    kind: str  # a fault kind of the catalog (also the diagnosed class)
+    kind: str  # a fault kind of the catalog
     target: str  # where the fault is injected (in tenant a's slice)
-    diagnosed: str  # the component the diagnosis names (a's, or wrongly b's)
+    diagnosed: str  # the target, or the same part on another node: a localisation error on the engine's verdict
 
 
-def build(seed: int, guarded: bool = True) -> tuple[Simulation, Orchestrator, TenantGuard, EmsPool]:
+@lru_cache(maxsize=2)
+def _engine(home: str | None) -> Any:
+    from opsbrain.kb.training import load_engine
+
+    return load_engine(Path(home) if home else None)
+
+
+class CrossTenantError:
+    """The diagnosis engine, with its verdicts on the nodes of ``moves`` moved to the same part of another node
+    (``{a's node: b's node}``): a localisation error across the tenant boundary, applied to the engine's output."""
+
+    def __init__(self, engine: Diagnoser, moves: dict[str, str]) -> None:
+        self.engine, self.moves = engine, moves
+
+    def diagnose(self, incident: Incident, now: float, history: LinkHistory,
+                 metric: Callable[[str, str], float | None]) -> Diagnosis:
+        d = self.engine.diagnose(incident, now, history, metric)
+        node = ids.node_of(d.component) if d.component else None
+        if node in self.moves:
+            assert d.component is not None and node is not None
+            d = replace(d, component=self.moves[node] + d.component[len(node):])
+        return d
+
+
+def build(seed: int, guarded: bool = True, engine: Diagnoser | None = None, home: str | None = None
+          ) -> tuple[Simulation, Orchestrator, TenantGuard, EmsPool, Controller]:
+    """The two-tenant pod with the controller wired in (``engine``: default the trained/shipped model)."""
     sim = Simulation(ops_params(tight_slo=False), seed=seed, pods=1)
     ems = EmsPool()
     tenants = {}
@@ -59,40 +91,55 @@ def build(seed: int, guarded: bool = True) -> tuple[Simulation, Orchestrator, Te
     orch = Orchestrator(sim, policy="auto")
     if guarded:
         orch.scope = guard
-    return sim, orch, guard, ems
+    ctl = Controller(sim, engine if engine is not None else _engine(home), orch)
+
+    def origin(key: str) -> set[str]:
+        for inc in ctl.incidents:
+            if key in ctl.handled.get(inc.id, []):
+                return inc.nodes | inc.components
+        return set()
+
+    guard.origin = origin
+    return sim, orch, guard, ems, ctl
 
 
-def run_campaign(items: list[CampaignItem], seed: int = 0, detect_s: float = DETECT_S, guarded: bool = True,
-                 horizon_s: float = 3600.0) -> dict[str, Any]:
+def run_campaign(items: list[CampaignItem], seed: int = 0, guarded: bool = True, horizon_s: float = 3600.0,
+                 engine: Diagnoser | None = None, home: str | None = None) -> dict[str, Any]:
     """Run the campaign, then ``horizon_s`` past its last fault (room for the runbooks' repairs); returns per-tenant
-    counts (see the module docstring)."""
-    sim, orch, guard, ems = build(seed, guarded)
+    counts and the incident log (see the module docstring)."""
+    moves = {ids.node_of(i.target): ids.node_of(i.diagnosed) for i in items
+             if ids.node_of(i.diagnosed) != ids.node_of(i.target)}
+    base = engine if engine is not None else _engine(home)
+    sim, orch, guard, ems, ctl = build(seed, guarded, CrossTenantError(base, moves) if moves else base, home)  # type: ignore[arg-type]
     before = {t: guard.map.out_of_service(t) for t in TENANT_NODES}
     b_nodes = set(guard.map.tenants["b"].nodes)
-
-    def respond(k: int, item: CampaignItem) -> Any:
-        yield sim.env.timeout(item.at_s + detect_s)
-        iid = f"inc{k:03d}"
-        guard.open(iid, "a")
-        yield orch.handle(iid, Diagnosis(item.kind, item.diagnosed, 0.95, at_s=sim.now))
-
-    for k, item in enumerate(items):
+    for item in items:
         sim.inject(FaultSpec(at_s=item.at_s, kind=item.kind, target=item.target))
-        sim.env.process(respond(k, item))
     end = max([i.at_s for i in items], default=0.0) + horizon_s
     sim.run(end)
     acted: dict[str, list[tuple[str, str]]] = {"a": [], "b": [], "provider": [], "other": []}
-    for rec in orch.records.values():
+    log: list[dict[str, Any]] = []
+    for key, rec in orch.records.items():
+        done = []
         for a in rec.actions:
             if a["action"] in WATCH_ACTIONS or a["status"] == "skipped" or a.get("kind") == "guardrail":
                 continue
+            done.append(a)
             for target in str(a["target"]).split(","):
                 owner = guard.map.tenant_of(target) if target not in ("-", "") else None
-                key = "b" if owner == "b" or target in b_nodes else (owner if owner in acted else "other")
-                acted[key].append((a["action"], target))
+                k = "b" if owner == "b" or target in b_nodes else (owner if owner in acted else "other")
+                acted[k].append((a["action"], target))
+        log.append({"id": key, "tenant": guard.incidents.get(key), "started_at_s": rec.started_at_s,
+                    "diagnosis": rec.diagnosis, "outcome": rec.outcome, "actions": rec.actions_view(sim.now),
+                    "acted": len(done), "refused": [r for r in guard.refusals if r["incident"] == key]})
     out_b = guard.map.out_of_service("b") - before["b"]
+    svc = {t: sim.workloads[f"serve-{t}"] for t in TENANT_NODES}
     return {"actions": {k: len(v) for k, v in acted.items()}, "actions_on_b": acted["b"],
             "ems_reads": {t: ems.reads_of(t) for t in TENANT_NODES},
-            "blast_b": len(out_b), "out_of_service_a": len(guard.map.out_of_service("a")),
+            "blast_b": len(out_b), "out_of_service": {t: sorted(guard.map.out_of_service(t)) for t in TENANT_NODES},
+            "out_of_service_a": len(guard.map.out_of_service("a")),
             "refusals": list(guard.refusals), "incidents": len(orch.records),
-            "outcomes": {iid: r.outcome for iid, r in orch.records.items()}}
+            "detected": len(ctl.incidents), "outcomes": {iid: r.outcome for iid, r in orch.records.items()},
+            "incident_log": log, "faults": [{"kind": i.kind, "component": i.target, "at_s": i.at_s,
+                                             "diagnosed_as": i.diagnosed} for i in items],
+            "slo_attainment": {t: s.slo_attainment() for t, s in svc.items()}}  # type: ignore[attr-defined]

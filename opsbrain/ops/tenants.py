@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -119,12 +120,26 @@ class TenantGuard:
         self.incidents: dict[str, str] = {}  # incident id -> tenant
         self.refusals: list[dict[str, Any]] = []
         self.acted: list[tuple[str, str, str]] = []  # (tenant of the incident, action, target) that ran
+        self.origin: Callable[[str], Iterable[str]] | None = None
+        """Where the telemetry that raised an incident came from (its signals' nodes and components), by responder
+        key; set by the controller wiring (:func:`opsbrain.ops.tenant_run.build`)."""
 
     def open(self, incident_id: str, tenant: str) -> None:
         """The incident was raised by ``tenant``'s telemetry (its detector's scope)."""
         self.incidents[incident_id] = tenant
 
+    def telemetry_tenant(self, components: Iterable[str]) -> str:
+        """The tenant whose telemetry names ``components``: the one tenant owning all of them that a tenant owns;
+        :data:`PROVIDER` when they span tenants or only the shared fabric (every step on a tenant's part is then
+        refused: no tenant's incident may act on another's)."""
+        owners = {o for c in components if (o := self.map.tenant_of(c)) is not None and o != PROVIDER}
+        return owners.pop() if len(owners) == 1 else PROVIDER
+
     def incident_tenant(self, incident_id: str, diagnosis: Diagnosis) -> str | None:
+        if incident_id not in self.incidents and self.origin is not None:
+            comps = list(self.origin(incident_id))
+            if comps:
+                self.incidents[incident_id] = self.telemetry_tenant(comps)
         if incident_id not in self.incidents and diagnosis.component:
             self.incidents[incident_id] = self.map.tenant_of(diagnosis.component) or PROVIDER
         return self.incidents.get(incident_id)
@@ -205,6 +220,8 @@ class TenantStoreView:
         return {**j, "incidents": mine, "tenant_view": self.tenant}
 
     def _mine(self, incident: dict[str, Any]) -> bool:
+        if incident.get("tenant"):  # the tenant whose telemetry raised it (a superpod journal says so)
+            return bool(incident["tenant"] == self.tenant)
         comp = ((incident.get("diagnosis") or {}).get("component") or
                 (incident.get("injected") or {}).get("component"))
         return bool(comp) and bool(self.owns(comp))

@@ -44,6 +44,10 @@ def render(model: dict[str, Any], fmt: str, series: dict[str, Any] | None = None
     if fmt == "json":
         return strict_json(model, indent=2, sort_keys=False, default=str) + "\n"
     campaign = model.get("kind") == "campaign"
+    if model.get("kind") == "superpod" and fmt in ("md", "html"):  # issue 21: bounds, figures, a page per tenant
+        from opsbrain.report import superpod
+
+        return superpod.render_md(model) if fmt == "md" else superpod.render_html(model)
     if fmt == "md":
         from opsbrain.report import markdown
 
@@ -102,9 +106,15 @@ def _build_and_write(loaded: list[tuple[str, Any]], path: Path | None, fmt: str,
             if not is_journal(base):
                 raise InputError("the baseline must be one run journal", file=baseline)
             check_journal(base, baseline)
-        model = build_run_report(journal, baseline=base)
+        from opsbrain.report.superpod import build_superpod_report, is_superpod
+
+        if is_superpod(journal) and base is None:
+            model = build_superpod_report(journal)
+            incidents = len(journal["incidents"])
+        else:
+            model = build_run_report(journal, baseline=base)
+            incidents = len(model["incidents"])
         body = render(model, fmt, journal.get("series"))
-        incidents = len(model["incidents"])
     else:
         if baseline is not None:
             raise InputError("--baseline applies to one run; put manual runs into the campaign instead")

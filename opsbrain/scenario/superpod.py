@@ -1,6 +1,7 @@
 """The ``spec.superpod`` block of a scenario: superpod operations beyond repair (issue 21).
 
-Three optional experiments, run by ``opsbrain superpod run`` (the chaos runner ignores this block):
+Three optional experiments, run by ``opsbrain superpod run`` and by ``opsbrain chaos run`` (scored against issue
+21's bounds and journaled with the run, :mod:`opsbrain.ops.superpod_journal`):
 
 * ``elastic`` -- a day of diurnal demand with bursts, decode/prefill node crashes, the autoscaler compared with
   static layouts on the same seeds;
@@ -65,6 +66,9 @@ class ScheduleBlock(_Strict):
     handback_deadline_s: float = Field(120.0, gt=0, description="training must free its nodes this soon")
     faults: list[SwitchFault] = Field(default_factory=list)
     params: dict[str, Any] = Field(default_factory=dict)
+    handback_checkpoint: Literal["storage", "memory"] = Field(
+        "storage", description="storage: the job writes its checkpoint to storage before it frees its nodes; memory: "
+        "MindIO ACP, the step's in-memory checkpoint, persisted to storage after the hand-back")
 
     @field_validator("dusk", "dawn")
     @classmethod
