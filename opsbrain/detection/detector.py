@@ -22,7 +22,7 @@ TIME_RESOLUTION_S = 1e-3  # log time stamps carry milliseconds: windows compare 
 # incident read back from a log bundle groups exactly as it did live
 ACTIONABLE_WARNINGS = ("sw:lanes", "dev:80E20207", "dev:80E18401", "dev:80E00209", "dev:81B18605", "dev:81078605")
 BURST_KINDS = ("dev:80E01805",)
-IGNORED = ("level:", "plugin_sw:", "sw:up", "port:up", "hccn:up", ":recover")
+IGNORED = ("level:", "plugin_sw:", "sw:up", "port:up", "hccn:up", ":recover", "hccn:tls_")  # tls_: states
 
 
 class DetectorParams(ParamGroup):

@@ -22,10 +22,13 @@ from opsbrain.errors import InputError
 from opsbrain.ingest import LineReader, Signal, ingest_path, parse_line
 from opsbrain.ingest.ranks import RankCollector, RankTable
 from opsbrain.ingest.text import read_small
-from opsbrain.ingest.where import user_terms
+from opsbrain.ingest.where import device_in, user_terms
 from opsbrain.verdict import UNKNOWN, Diagnosis
 
 MAX_EVIDENCE_LINES = 12
+DEVICE_SCAN_LINES = 5_000
+"""Lines whose device fields are counted for a root that no signal placed: a pasted excerpt whole, the head of a
+large log (a fault at the end of a large log is placed by its own signals)."""
 
 
 class _Knowledge:
@@ -109,16 +112,39 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
 
 
 class _Hooks:
-    """Every line to the knowledge matcher (when there is one) and to the multi-rank collector."""
+    """Every line to the knowledge matcher (when there is one) and to the multi-rank collector; the devices the
+    first :data:`DEVICE_SCAN_LINES` lines name, for a root that no signal placed."""
 
     def __init__(self, knowledge: _Knowledge | None, ranks: RankCollector) -> None:
         self.knowledge = knowledge
         self.ranks = ranks
+        self.devices: Counter[int] = Counter()
+        self.scanned = 0
 
     def __call__(self, line: str, file: str | None, line_no: int, t: float) -> None:
         if self.knowledge is not None:
             self.knowledge(line, file, line_no, t)
         self.ranks.feed(line, file, line_no)
+        if self.scanned < DEVICE_SCAN_LINES:
+            self.scanned += 1
+            if (dev := device_in(line)) is not None:
+                self.devices[dev] += 1
+
+    def named_device(self) -> int | None:
+        """The one device the input names (or names at least twice as often as any other), else None."""
+        top = self.devices.most_common(2)
+        if not top or (len(top) > 1 and top[0][1] < 2 * top[1][1]):
+            return None
+        return top[0][0]
+
+
+def _root_from_text(out: dict[str, Any], dev: int | None) -> None:
+    """A verdict (or an abstention) that no signal placed on a device: the device the input itself names."""
+    root = out.get("root") or {"component": None, "host": None}
+    if dev is None or root.get("device") is not None:
+        return
+    out["root"] = {**root, "device": dev}
+    out["evidence"].append(f"device {dev}: the one device the input names (no signal placed the fault on a device)")
 
 
 def diagnose_logs(path: str, engine: Engine, matcher: Any = None, stdin: IO[bytes] | None = None) -> dict[str, Any]:
@@ -126,9 +152,12 @@ def diagnose_logs(path: str, engine: Engine, matcher: Any = None, stdin: IO[byte
     knowledge = _Knowledge(matcher) if matcher is not None else None
     root = Path(path)
     ranks = RankCollector(root.name if path != "-" and root.is_dir() else "")
-    reader = LineReader(hook=_Hooks(knowledge, ranks))
+    hooks = _Hooks(knowledge, ranks)
+    reader = LineReader(hook=hooks)
     ingest_path(path, stdin, reader)
-    return diagnose_signals(engine, reader.signals, reader.stats.as_dict(), knowledge, ranks.table()) | {"file": path}
+    res = diagnose_signals(engine, reader.signals, reader.stats.as_dict(), knowledge, ranks.table())
+    _root_from_text(res["diagnosis"], hooks.named_device())
+    return res | {"file": path}
 
 
 def diagnose_incident_file(path: str, engine: Engine, matcher: Any = None) -> dict[str, Any]:

@@ -2,7 +2,12 @@
 
 ``hccn_tool -i N -link_stat -g`` lists a port's link change records (newest first); a LINK DOWN followed by a LINK UP
 of the same port a few seconds later is a flap (the port re-locked by itself), not a port that stays down. The
-derived ``hccn:flap`` signal carries the DOWN record's line."""
+derived ``hccn:flap`` signal carries the DOWN record's line.
+
+Devices whose TLS switches differ (one ``hccn:tls_on``, another ``hccn:tls_off``) cannot set up sockets with each
+other: the derived ``cfg:tls_mismatch`` carries the first disabled device's line (HCCL fault-diagnosis guide, link
+set-up timeout EI0006: 'if the two ends' TLS switches differ, socket creation fails verification and both ends time
+out'; EI0016 is the same check at communicator set-up)."""
 
 from __future__ import annotations
 
@@ -37,3 +42,14 @@ def _when(s: Signal) -> float:
     which never goes back, cannot order them), else the signal's time."""
     t = parse_time(s.text)
     return t if t is not None else s.t
+
+
+TLS_STATES = ("hccn:tls_on", "hccn:tls_off")
+"""A device's TLS switch is a state, not a fault: the reader keeps these apart and tells only a mismatch."""
+
+
+def tls_mismatch(signals: list[Signal]) -> list[Signal]:
+    """One ``cfg:tls_mismatch`` when some devices have TLS on and others off."""
+    on = [s for s in signals if s.kind == "hccn:tls_on"]
+    off = [s for s in signals if s.kind == "hccn:tls_off"]
+    return [replace(off[0], kind="cfg:tls_mismatch", severity=2)] if on and off else []

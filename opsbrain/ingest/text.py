@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from opsbrain.ingest.derive import port_flaps
+from opsbrain.ingest.derive import TLS_STATES, port_flaps, tls_mismatch
 from opsbrain.ingest.parsers import MAX_LINE, parse_line
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.timestamps import parse_time
@@ -77,6 +77,8 @@ class LineReader:
         self.signals: list[Signal] = []
         self._t0: float | None = None
         self._last = 0.0
+        self._tls: dict[str, Signal] = {}  # the first TLS switch on / off seen (any file): states, not faults
+        self._tls_told = False
 
     def feed(self, lines: Iterable[str], file: str | None = None) -> None:
         self.stats.files += 1
@@ -93,8 +95,14 @@ class LineReader:
             if self.hook is not None:
                 self.hook(line, file, n, self._last)
             for s in parse_line(line, self._last):
-                self.signals.append(s.at(line_no=n, file=file))
+                if s.kind in TLS_STATES:
+                    self._tls.setdefault(s.kind, s.at(line_no=n, file=file))  # the first of each state is enough
+                else:
+                    self.signals.append(s.at(line_no=n, file=file))
         self.signals.extend(port_flaps(self.signals[first:]))  # what only a run of one file's lines shows
+        if not self._tls_told and (told := tls_mismatch(list(self._tls.values()))):  # devices' switches sit in their own files
+            self.signals.extend(told)
+            self._tls_told = True
         self.stats.signals = len(self.signals)
 
     def feed_stream(self, stream: IO[bytes], file: str | None = None) -> None:

@@ -30,7 +30,7 @@ GATE = re.compile(
     r"segmentation|core dump|nan\b|\bE[A-Z0-9]\d{4}\b|\b[125]0\d{4}\b|ERR\d{5}|\bdown\b|assertion|degraded|"
     r"lanes|qingtian|dpu|storage|critical|fatal|warn|overtemp|temperature|throttl|aer|pcie|mce|uce|retry|"
     r"refused|reset|isolat|unhealthy|sdc|loss is|notify|socket|transport|cqe|rdma|roce|hccl|ranktable|"
-    r"rank_table|malloc|alloc|kv cache memory: -",
+    r"rank_table|malloc|alloc|kv cache memory: -|tls switch",
     re.I)
 
 

@@ -15,13 +15,16 @@ CFG_ENV = screened(
     r"No module named|cannot open shared object|libascend\w*\.so|set_env\.sh|LD_LIBRARY_PATH|"
     r"ASCEND_(?:HOME|TOOLKIT|OPP|RT_VISIBLE)\w*|command not found|Permission denied|No such file or "
     r"directory|environment variable|env(?:ironment)? (?:is )?not (?:set|found)|not found in the environment|"
-    r"undefined symbol|init env failed|\[EnvConfig\]|\bby (?:HCCL|HCCN|ASCEND)_[A-Z_]+|"
+    r"undefined symbol|init env failed|\[EnvConfig\]|\bby (?:HCCL|HCCN|ASCEND)_[A-Z_]+|AclSetCompileopt|"
     r"address already in use|port is (?:been )?(?:using|used|in use|occupied)|port .{0,40}(?:in use|occupied)",
     re.I)
 """Configuration and environment texts: libraries and paths not found, environment variables a program names
 (HCCL's ``[EnvConfig]`` stage and ``set ... by HCCL_SOCKET_IFNAME`` lines, CANN's ``init env failed``), a port
 already taken (errno EADDRINUSE, "Address already in use"; HCCL's listen failure asks whether another process uses
-the port)."""
+the port), and torch_npu's compile options set when a device is first set up (``torch.npu.set_device`` ->
+``SetPrecisionMode ... AclSetCompileopt(aclCompileOpt::ACL_PRECISION_MODE ...)``, the stack of vllm-ascend#2244),
+before any operator runs: their failure is the CANN op compiler's environment (vllm-ascend#2210, the maintainer:
+"pin numpy < 2.0 with CANN 8.2.1")."""
 RE_VENDOR_ATTR = screened(r"module '(?:torch_npu|mindspore|mindie\w*|vllm_ascend|acl|te|tbe)(?:\.\w+)*' has no "
                           r"attribute")
 """An Ascend package that lacks an API its caller expects: the installed version is not the one the caller was
@@ -31,6 +34,9 @@ maintainer as 'install the wrong pytorch version')."""
 # the KV cache ("Available KV cache memory: -0.87 GiB", vllm-ascend#9372; "No available memory for the cache
 # blocks", vllm-ascend#5707), MindSpore's allocator ("... is more than total mem size", mindone#820) and the
 # runtime's own allocation failure under EL0004 ("Call rtMalloc fail, ... device_id:0", Helios#62).
+# Versions: CANN's E40002 "Unsupported Python version: ..." (hicann/runtime error_code_ref, TEfusion errors).
+# Devices: a process that cannot count its NPUs runs where none is mounted or visible ("get device count of NPU
+# failed", drvGetDevNum, on a MindCluster head node: resumable-training CLI guide), not on a lost device.
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"out of memory|OutOfMemory|\bOOM\b|memory (?:allocation|alloc) fail|fail(?:ed)? to (?:allocate|"
                 r"malloc)|alloc(?:ate)? memory fail|(?:acl)?rtMalloc\w* fail|Tried to allocate|memory is not enough|"
@@ -40,12 +46,14 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
      "mem:oom"),
     (RE_VENDOR_ATTR, "cfg:version"),
     (screened(r"version.*(?:mismatch|not match|does not match|not compatible|incompatible|not supported)|"
-                r"(?:mismatch|incompatible).*version|requires? .*version|version.*(?:too low|too old|lower than)", re.I),
+                r"(?:mismatch|incompatible).*version|requires? .*version|version.*(?:too low|too old|lower than)|"
+                r"unsupported \w+ version", re.I),
      "cfg:version"),
     (CFG_ENV, "cfg:env"),
     (screened(r"invalid device|device id.*(?:invalid|out of range|exceed)|(?:invalid|wrong) (?:rank|device)|"
                 r"visible devices|set_device.*fail|SetDevice.*fail|because the device is (?:already )?(?:used|"
-                r"occupied|in use)|dcmi module initiali[sz]e failed\. ret is -8005", re.I), "cfg:device"),
+                r"occupied|in use)|dcmi module initiali[sz]e failed\. ret is -8005|get device count(?: of NPU)? failed",
+                re.I), "cfg:device"),
     (screened(r"not supported|unsupported|not implemented|NotImplemented|is not support|no kernel|"
                 r"not registered|op type .* not", re.I), "op:unsupported"),
     (screened(r"\bcompil(?:e|ed|ing|ation)\b.*fail|fail.*\bcompil(?:e|ed|ing|ation)\b|build graph fail|"
@@ -61,7 +69,9 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
 
 RE_WARNING = re.compile(r"^\s*(?:\[rank\d+\]:)?\[W[ \d]|\bWarning: (?!EZ|EE|EI|EL|EH|EJ)")
 """A warning as torch_npu / glog print it (``[W compiler_depend.ts:26] Warning: ...``): a kernel falling back to
-AI CPU or an unsupported dtype converted is a warning, not the cause of a failure."""
+AI CPU or an unsupported dtype converted is a warning, not the cause of a failure. A version mismatch is still one
+when printed as a warning (Paddle-Lite's ``[W ...] CANN version mismatch. The build version is 5.1.0, but the
+current environment version is 5.1.2``, Paddle-Lite#10514: the cause of the failed inference)."""
 _ANY = group_of(globals())
 
 
@@ -72,7 +82,7 @@ def parse(ctx: LineCtx) -> bool:
     found = False
     warning = bool(RE_WARNING.search(text))
     for rx, kind in TEXTS:
-        if warning and kind.startswith(("op:", "cfg:version")):
+        if warning and kind.startswith("op:"):
             continue
         if rx.search(text):
             dev = ctx.device()

@@ -20,6 +20,14 @@ up and down status of a port')."""
 RE_LINK = screened(r"link status\s*:\s*(UP|DOWN)", re.I)
 RE_HEALTH = screened(r"net health status\s*:\s*(.+?)\s*$", re.I)
 RE_DASH_I = screened(r"-i\s+(\d+)")
+RE_SET_DOWN = screened(r"hccn_tool\s.*-link\s+-s\s+down\b")
+"""An operator's own command that disables the port (``hccn_tool -i N -link -s down``; the MindCluster elastic-training
+guide builds its network fault this way): a port down on purpose is a configuration act, not a failed link."""
+RE_TLS = screened(r"TLS SWITCH \((\d)\)|tls switch\[(\d)\]", re.I)
+"""A device's TLS switch as HCCP's run log (``rs_ssl_init(1529) : TLS SWITCH (1)``) and ``hccn_tool -i N -tls -g``
+(``dev_id:0, tls switch[0](0:disable, 1:enable)``) print it; two ends whose switches differ cannot set up their
+sockets (HCCL fault-diagnosis guide, link set-up timeout EI0006, check 1 of the network step; EI0016)."""
+RE_DEV_ID = screened(r"dev_id:\s*(\d+)|device-(\d+)")
 
 
 def _port(ctx: LineCtx, devid: int) -> str | None:
@@ -35,6 +43,14 @@ def parse(ctx: LineCtx) -> bool:
     if not _ANY.may(ctx.text):  # the line screen rules out every regex of this parser: no signal here
         return False
     text = ctx.text
+    if RE_SET_DOWN.search(text):
+        dev = int(d.group(1)) if (d := RE_DASH_I.search(text)) else None
+        ctx.add("cfg:manual_down", ctx.npu(dev) if dev is not None else None, 2, device=dev)
+        return True
+    if m := RE_TLS.search(text):
+        dev = int(next(g for g in d.groups() if g)) if (d := RE_DEV_ID.search(text)) else ctx.device()
+        ctx.add("hccn:tls_on" if (m.group(1) or m.group(2)) == "1" else "hccn:tls_off", ctx.npu(dev), 0, device=dev)
+        return True
     if m := RE_LINK_STAT.search(text):
         devid, state = int(m.group(1)), m.group(2)
         ctx.add("hccn:down" if state == "DOWN" else "hccn:up", _port(ctx, devid), 2 if state == "DOWN" else 0,
