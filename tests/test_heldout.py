@@ -51,7 +51,8 @@ def test_every_held_out_run_differs_from_training_on_every_axis() -> None:
         placement = (w.inference_node[1], tuple(n for _p, n in w.training_nodes))
         assert placement != (train.inference_node[1], tuple(n for _p, n in train.training_nodes))
         assert w.onset_s[0] > train.onset_s[1] and w.noise_scale not in (1.0, 3.0)
-        assert (w.drop_lines, w.missing_hosts) != (0.0, 0.0) and w.line_format != train.line_format
+        assert (w.drop_lines, w.missing_hosts, w.missing_sources) != (0.0, 0.0, ())
+        assert w.line_format != train.line_format
         assert args[0] in case_lib.EVAL_SEEDS
     assert heldout.plan_heldout(2) == plan  # fixed by the seeds
 
@@ -71,11 +72,12 @@ def test_fault_parameters_are_drawn_from_the_world() -> None:
     assert 0.3 <= case_lib._params_for("optical_degradation", rng)["dbm_per_hour"] <= 3.0
 
 
-def _recorded(world: case_lib.World, topo: Topology, seconds: float = 900.0) -> list[Any]:
+def _recorded(world: case_lib.World, topo: Topology, seconds: float = 900.0, kind: str = "node_crash",
+              target: str = "pod0/node40") -> list[Any]:
     from faultlib.injection.spec import FaultSpec
 
     sim = case_lib.build_world(11, topo, world=world)
-    sim.inject(FaultSpec(at_s=100.0, kind="node_crash", target="pod0/node40"))
+    sim.inject(FaultSpec(at_s=100.0, kind=kind, target=target))
     got: list[Any] = []
     ctl = case_lib.CollectedController(sim, case_lib.Recorder(), world, np.random.default_rng(3))
     feed = ctl.detector.feed
@@ -98,6 +100,27 @@ def test_collection_gaps_drop_lines_and_hosts(topo1: Topology) -> None:
     sim = case_lib.build_world(11, topo1, world=w)
     ctl = case_lib.CollectedController(sim, case_lib.Recorder(), w, np.random.default_rng(3))
     assert len(ctl.missing) == 24 and all(n.startswith("pod0/node") for n in ctl.missing)
+
+
+def test_a_collection_can_lack_a_whole_source(topo1: Topology) -> None:
+    """A crashed node shows through the L2 chips' port-downs, a failed L2 chip through its peers' L1 ends and their
+    device plugins' switch-fault lines; a collection without the communication racks' switch logs, or without a
+    device plugin, lacks exactly those."""
+    def l2(s: Signal) -> bool:
+        return bool(s.host) and "/l2plane" in s.host and "/node" not in s.host
+
+    crash = _recorded(case_lib.TRAIN_WORLD, topo1)
+    assert any(l2(s) for s in crash)
+    no_l2 = _recorded(replace(case_lib.TRAIN_WORLD, missing_sources=("l2_switch",)), topo1)
+    assert no_l2 and not any(l2(s) for s in no_l2)
+    assert {s.kind for s in no_l2} == {s.kind for s in crash if not l2(s)}
+    chip = ("l2_switch_failure", "pod0/l2plane3/sw09")
+    full = _recorded(case_lib.TRAIN_WORLD, topo1, 900.0, *chip)
+    assert any(s.kind.startswith("swfault:") for s in full)
+    no_plugin = _recorded(replace(case_lib.TRAIN_WORLD, missing_sources=("device_plugin",)), topo1, 900.0, *chip)
+    assert no_plugin and not any(s.kind.startswith("swfault:") for s in no_plugin)
+    values = {v["collection"] for _a, v in heldout.plan_heldout(4)}
+    assert {"L2 switch logs not collected", "no device-plugin log"} <= values
 
 
 @pytest.mark.parametrize("fmt", ["syslog", "syslog_pri_year"])

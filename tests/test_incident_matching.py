@@ -38,15 +38,48 @@ def test_the_fault_is_still_found_through_its_own_part_or_the_whole_that_holds_i
     assert about(HBM, {f"{NODE}/npu3", OTHER_LINK, NODE})  # a flap joined the HBM fault's incident: still about it
 
 
-def _detector() -> tuple[Detector, list[Incident]]:
-    clock = [0.0]
-    timers: list[tuple[float, Any]] = []
+class _Arrival:
+    """The detector's clock: the moment a signal reaches it (its time stamp plus ``delay`` unless told)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _detector(reorder_s: float = 0.0, placement: dict[str, list[str]] | None = None
+              ) -> tuple[Detector, list[Incident]]:
+    clock = _Arrival()
+    timers: list[tuple[float, int, Any]] = []
 
     def schedule(delay: float, fn: Any) -> None:
-        timers.append((clock[0] + delay, fn))
+        timers.append((clock.now + delay, len(timers), fn))
 
     diagnosed: list[Incident] = []
-    det = Detector(DetectorParams(reorder_s=0.0), lambda: clock[0], schedule, diagnosed.append)
+    det = Detector(DetectorParams(reorder_s=reorder_s), clock, schedule, diagnosed.append, placement)
+    raw_feed = det.feed
+
+    def feed(sig: Signal, arrives: float | None = None) -> None:
+        """Deliver ``sig`` at ``arrives`` (default: its stamp), running the timers due before then."""
+        at = sig.t if arrives is None else arrives
+        while timers and min(timers)[0] <= at:
+            due = min(timers)
+            timers.remove(due)
+            clock.now = max(clock.now, due[0])
+            due[2]()
+        clock.now = max(clock.now, at)
+        raw_feed(sig)
+
+    def drain() -> None:
+        while timers:
+            due = min(timers)
+            timers.remove(due)
+            clock.now = max(clock.now, due[0])
+            due[2]()
+
+    det.feed = feed  # type: ignore[method-assign,assignment]
+    det.drain = drain  # type: ignore[attr-defined]
     return det, diagnosed
 
 
@@ -72,14 +105,56 @@ def test_another_link_going_down_later_is_still_its_own_incident() -> None:
 
 
 def test_a_job_event_does_not_stretch_a_hardware_incidents_window_for_new_errors() -> None:
-    placement = {"serve/decode0": [NODE]}
-    clock = [0.0]
-    det = Detector(DetectorParams(reorder_s=0.0), lambda: clock[0], lambda d, f: None, lambda i: None, placement)
+    det, _ = _detector(placement={"serve/decode0": [NODE]})
     det.feed(_down(100.0, "sw:down", OTHER_LINK))
     det.feed(Signal(700.0, "job:instance_hang", "serve/decode0", None, 2, "instance hang"))
     det.feed(Signal(700.5, "dev:80E18402", f"{NODE}/npu3", f"{NODE}/npu3", 2, "device fault"))
     assert len(det.incidents) == 2  # the job event joins the flap's incident; the device error opens its own
     assert [s.kind for s in det.incidents[1].signals] == ["dev:80E18402"]
+
+
+def _l2_port_down(t: float, node: int, chip: str = "pod1/l2plane3/sw09") -> Signal:
+    link = f"pod1/node{node}/l1sw3~{chip}"
+    return Signal(t, "port:down", link, chip, 2, f"port down {link}")
+
+
+def _node_down(t: float, node: int, plane: int) -> Signal:
+    link = f"pod1/node{node}/l1sw{plane}~pod1/l2plane{plane}/sw09"
+    return Signal(t, "sw:down", link, f"pod1/node{node}/l1sw{plane}", 2, f"sw down {link}")
+
+
+def test_a_host_whose_clock_is_ahead_is_moved_onto_the_collectors_clock() -> None:
+    """A crashed node's links seen from the L2 side: one L2 chip's clock is 6 s ahead. Its line reaches the detector
+    before its own stamp, which proves the lead: it joins the event's incident instead of opening its own."""
+    det, _ = _detector(reorder_s=3.0)
+    for plane in range(6):
+        det.feed(_l2_port_down(100.0, 34, f"pod1/l2plane{plane}/sw09"), arrives=100.4)
+    det.feed(_l2_port_down(106.0, 34, "pod1/l2plane6/sw09"), arrives=100.6)
+    det.drain()
+    assert len(det.incidents) == 1 and len(det.incidents[0].signals) == 7
+    assert det.clock_lead["pod1/l2plane6/sw09"] > 5.0 and det.clock_lead["pod1/l2plane0/sw09"] < 0
+
+
+def test_a_first_line_from_a_clock_that_is_behind_does_not_split_the_event() -> None:
+    """An L2 chip's failure seen by its peers: one node's clock is 5 s behind, so its line is processed first and
+    opens the incident at its early stamp; the event lies between that stamp and the line's arrival, so the peers'
+    lines of the same second still join."""
+    det, _ = _detector(reorder_s=3.0)
+    det.feed(_node_down(95.0, 3, 3), arrives=100.5)
+    for node in range(4, 12):
+        det.feed(_node_down(100.0, node, 3), arrives=100.8)
+    det.drain()
+    assert len(det.incidents) == 1 and len(det.incidents[0].signals) == 9
+
+
+def test_synchronized_stamps_are_kept_and_a_later_link_down_is_its_own_incident() -> None:
+    det, _ = _detector(reorder_s=3.0)
+    det.feed(_node_down(100.0, 3, 3), arrives=100.5)
+    det.feed(_node_down(100.0, 4, 3), arrives=101.7)
+    det.feed(_node_down(108.0, 5, 3), arrives=108.4)  # the same chip, 8 s later: another event
+    det.drain()
+    assert [len(i.signals) for i in det.incidents] == [2, 1]
+    assert [s.t for i in det.incidents for s in i.signals] == [100.0, 100.0, 108.0]
 
 
 def test_the_clock_axis_is_held_out_and_shifts_time_stamps_per_host(topo1: Topology) -> None:

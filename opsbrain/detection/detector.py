@@ -4,7 +4,9 @@ Error-level signals open or join incidents; warnings join an open incident, and 
 actionable on their own (lanes lost, temperature alarms, isolated-row warnings) or come as a burst (correctable
 errors above a rate). A signal joins an open incident when it shares a node or an L2 chip with it, within the
 incident's horizon. Every incident gets a first diagnosis ``collect_s`` after it opens (sympathetic signals arrive
-within seconds) and another whenever a signal kind it had not seen arrives.
+within seconds) and another whenever a signal kind it had not seen arrives. Host clocks are read from the data: a
+host whose lines arrive before their own stamps is ahead and its stamps are moved back; an incident's opening event
+lies between its first stamp and that line's arrival (a clock that is behind looks like a late line).
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ from __future__ import annotations
 import heapq
 from collections import defaultdict, deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from faultlib.params import P, ParamGroup
 from opsbrain.ingest import DOWN, Signal, dark_links
+from opsbrain.ingest.where import node_of
 from opsbrain.verdict import Diagnosis
 
 TIME_RESOLUTION_S = 1e-3  # log time stamps carry milliseconds: windows compare at that resolution, so an
@@ -53,6 +56,10 @@ class DetectorParams(ParamGroup):
         "time-stamp order (event-time processing with a watermark), which covers ~95% of switch reports "
         "(delivery.switch_report_s: median 0.5 s, p90 2 s); later stragglers are processed when they arrive. "
         "0 = process on arrival", ge=0)
+    clock_tolerance_s: float = P(
+        0.128, "s", "ntpd's step threshold (ntpd(8), option -x: the clock is stepped when its offset exceeds 128 ms, "
+        "slewed below): a host under NTP keeps its clock within it, so a line stamped more than this after it reached "
+        "the collector proves that its host's clock is ahead (a line cannot arrive before it is written)", ge=0)
 
 
 def _tie_order(sig: Signal) -> int:
@@ -96,10 +103,19 @@ class Incident:
     job_nodes: set[str] = field(default_factory=set)  # where the jobs named by its job events run
     closed: bool = False
     detected_at: float | None = None  # when the detector opened it: the first signal's path delay + reorder_s later
+    # the latest moment its first signal can have happened: when it reached the detector (None: at ``opened_at``)
+    event_until: float | None = None
 
     @property
     def diagnosis(self) -> Diagnosis | None:
         return self.diagnoses[-1] if self.diagnoses else None
+
+    @property
+    def event_end(self) -> float:
+        """The latest moment the event that opened it can have happened: a line is written no later than it arrives,
+        and no earlier than its stamp unless its host's clock is ahead (moved back on intake), so the opening event
+        lies between ``opened_at`` and this; same-event joins are counted from it."""
+        return self.opened_at if self.event_until is None else max(self.opened_at, self.event_until)
 
     @property
     def scope(self) -> set[str]:
@@ -124,6 +140,12 @@ def anchors(sig: Signal, placement: dict[str, list[str]] | None = None) -> tuple
             elif len(segs) >= 3 and segs[1].startswith("l2plane"):
                 l2.add("/".join(segs[:3]))
     return nodes, l2
+
+
+def _clock_host(written_by: str) -> str:
+    """The host whose clock stamped a line: a node's logs (its L1 chips', devices') share the node's clock; an L2
+    switch chip keeps its own."""
+    return node_of(written_by) or written_by
 
 
 def _same_event(sig: Signal, inc: Incident) -> bool:
@@ -154,18 +176,51 @@ class Detector:
         self.link_downs: dict[str, deque[float]] = defaultdict(deque)  # operator-visible flap history
         self.link_lanes: dict[str, float] = {}  # link -> last time it reported lanes lost
         self._pending: set[str] = set()
-        self._held: list[tuple[float, int, int, Signal]] = []  # (time stamp, tie order, arrival, signal) heap
+        # (time stamp, tie order, arrival order, signal, arrival time) heap
+        self._held: list[tuple[float, int, int, Signal, float]] = []
         self._arrivals = 0
+        self.clock_lead: dict[str, float] = {}  # host -> max(time stamp - arrival) over its lines: its clock's lead
+
+    # ---- host clocks ---------------------------------------------------------------------------------
+    def _on_collector_clock(self, sig: Signal) -> Signal:
+        """The signal with its time stamp moved onto the collector's clock when its host's clock is provably ahead.
+
+        A line reaches the collector after it is written, so (time stamp - arrival) is the host's clock offset minus
+        the line's path delay: its maximum over the host's lines is a lower bound on the offset that tightens with
+        every line (the minimum-delay sample of NTP's clock filter, Mills). When that bound exceeds the NTP step
+        threshold the host's clock is ahead and its stamps are moved back by it; otherwise stamps are kept as
+        written (synchronized hosts, and every replayed bundle, where arrival is the stamp). A clock that is
+        behind cannot be told from a late line this way: an incident's event is taken to lie anywhere between its
+        first line's stamp and its arrival (:attr:`Incident.event_end`)."""
+        written_by = sig.host or sig.component
+        if written_by is None or sig.component in self.placement:
+            return sig
+        host = _clock_host(written_by)
+        lead = max(self.clock_lead.get(host, -float("inf")), sig.t - self._clock())
+        self.clock_lead[host] = lead
+        return replace(sig, t=sig.t - lead) if lead > self.p.clock_tolerance_s else sig
+
+    def _earliest(self, sig: Signal) -> float:
+        """The earliest moment ``sig`` can have happened. A stamp moved back by its host's lead is the latest
+        moment (the lead is a lower bound on the offset); the earliest is one reorder window before it, the path
+        delay the collector allows a line. Other stamps are taken as written."""
+        written_by = sig.host or sig.component
+        if written_by is None or self.clock_lead.get(_clock_host(written_by), 0.0) <= self.p.clock_tolerance_s:
+            return sig.t
+        return sig.t - self.p.reorder_s
 
     # ---- intake ----------------------------------------------------------------------------------------
     def feed(self, sig: Signal) -> None:
         """Take a signal as it arrives; it is processed once ``reorder_s`` has passed since its time stamp, in
-        time-stamp order (at once when that moment has passed, or on arrival when the window is 0)."""
+        time-stamp order (at once when that moment has passed, or on arrival when the window is 0). A host whose
+        clock is provably ahead has its stamps moved onto the collector's clock first."""
+        arrived = self._clock()
+        sig = self._on_collector_clock(sig)
         if self.p.reorder_s <= 0:
-            self._process(sig)
+            self._process(sig, arrived)
             return
         self._arrivals += 1
-        heapq.heappush(self._held, (sig.t, _tie_order(sig), self._arrivals, sig))
+        heapq.heappush(self._held, (sig.t, _tie_order(sig), self._arrivals, sig, arrived))
         # a late signal is released at once, but after the other signals of its record have been fed
         self._schedule(max(0.0, sig.t + self.p.reorder_s - self._clock()), self._release)
 
@@ -173,9 +228,10 @@ class Detector:
         """Process every held signal whose window has passed, oldest time stamp first."""
         now = self._clock()
         while self._held and self._held[0][0] + self.p.reorder_s <= now + TIME_RESOLUTION_S:
-            self._process(heapq.heappop(self._held)[3])
+            _t, _tie, _n, sig, arrived = heapq.heappop(self._held)
+            self._process(sig, arrived)
 
-    def _process(self, sig: Signal) -> None:
+    def _process(self, sig: Signal, arrived: float) -> None:
         if any(tag in sig.kind for tag in IGNORED):
             self._attach_quietly(sig)
             return
@@ -196,7 +252,7 @@ class Detector:
                 self._rediagnose(inc)  # the same link down again: a flap count changed
             return
         if sig.severity >= 2 or sig.kind in ACTIONABLE_WARNINGS or self._burst_rule(sig):
-            self._open(sig)
+            self._open(sig, arrived)
 
     def _burst_rule(self, sig: Signal) -> bool:
         if sig.kind not in BURST_KINDS or not sig.component:
@@ -227,12 +283,12 @@ class Detector:
             if sig.component is not None and "~" in sig.component:
                 # another link joins only in the same second as the incident began: one event (a node, an L1
                 # or an L2 chip) darkening many links; a link failing later is its own incident
-                if sig.t - inc.opened_at <= self.p.l2_join_s and (
+                if self._earliest(sig) - inc.event_end <= self.p.l2_join_s and (
                         nodes & inc.nodes or l2 & inc.l2 or (not inc.nodes and nodes & inc.job_nodes)):
                     return inc
                 continue
             if sig.t - inc.last_at <= self.p.group_window_s and (
-                    nodes & inc.nodes or (l2 & inc.l2 and sig.t - inc.opened_at <= self.p.l2_join_s)
+                    nodes & inc.nodes or (l2 & inc.l2 and self._earliest(sig) - inc.event_end <= self.p.l2_join_s)
                     or (not inc.nodes and nodes & inc.job_nodes)):  # the hardware behind a job-only incident
                 return inc
         return None
@@ -247,8 +303,9 @@ class Detector:
                 inc.kinds.add(sig.kind)
                 self._rediagnose(inc)
 
-    def _open(self, sig: Signal) -> None:
-        inc = Incident(f"i{len(self.incidents) + 1:04d}", sig.t, sig.t, detected_at=max(sig.t, self._clock()))
+    def _open(self, sig: Signal, arrived: float | None = None) -> None:
+        inc = Incident(f"i{len(self.incidents) + 1:04d}", sig.t, sig.t, detected_at=max(sig.t, self._clock()),
+                       event_until=arrived if arrived is not None and arrived > sig.t else None)
         self.incidents.append(inc)
         self._join(inc, sig, diagnose=False)
         self._pending.add(inc.id)

@@ -91,13 +91,14 @@ class World:
     fault_params: ParamDraws = TRAIN_FAULT_PARAMS
     drop_lines: float = 0.0  # share of log lines lost on the way to the collector
     missing_hosts: float = 0.0  # share of the workload pods' nodes whose logs were not collected
+    missing_sources: tuple[str, ...] = ()  # log sources not collected at all (see :data:`UNCOLLECTED`)
     line_format: str = "as_emitted"  # or a syslog-forwarded variant (see :func:`reformat`)
     clock_skew_s: float = 0.0  # a skewed host's clock is off by uniform(-x, x) seconds (its lines' time stamps)
     skewed_hosts: float = 0.0  # share of hosts (nodes, L2 switch chips) whose clocks are skewed
 
     def collected_as_emitted(self) -> bool:
         """Whether every line reaches the collector as printed, on time-synchronized hosts."""
-        return not (self.drop_lines or self.missing_hosts or self.line_format != "as_emitted"
+        return not (self.drop_lines or self.missing_hosts or self.missing_sources or self.line_format != "as_emitted"
                     or (self.clock_skew_s and self.skewed_hosts))
 
     def training_node_ids(self) -> set[str]:
@@ -173,10 +174,21 @@ def reformat(text: str, t: float, origin: str, source: str, line_format: str) ->
     raise ValueError(f"unknown line format {line_format!r}")
 
 
+UNCOLLECTED = {
+    # the L2 chips sit in the four communication racks (facts.md: 16 racks, 12 compute + 4 communication): separate
+    # switches whose logs the network team keeps; a compute-side collection holds the nodes' host, device, plugin
+    # and on-board L1 chips' (LCNE) logs only
+    "l2_switch": lambda rec: rec.source == "switch" and node_of(rec.origin) is None,
+    # a cluster without MindCluster's device plugin (plain containers with torch_npu): no plugin log at all
+    "device_plugin": lambda rec: rec.source == "device_plugin",
+}
+"""Log sources a collection can lack entirely, each a test on the emitted record (origin and source only)."""
+
+
 class CollectedController(Controller):
-    """The controller fed through a lossy collector: lines dropped, some hosts not collected, host clocks skewed
-    (a line carries its host's time stamp), lines re-formatted. Job events (the scheduler's) and on-demand metrics
-    are not affected."""
+    """The controller fed through a lossy collector: lines dropped, some hosts or sources not collected, host clocks
+    skewed (a line carries its host's time stamp), lines re-formatted. Job events (the scheduler's) and on-demand
+    metrics are not affected."""
 
     def __init__(self, sim: Simulation, diagnoser: Any, world: World, rng: np.random.Generator) -> None:
         self.world = world
@@ -203,6 +215,8 @@ class CollectedController(Controller):
             if self.world.drop_lines and self.gap_rng.random() < self.world.drop_lines:
                 return
             if self.missing and node_of(rec.origin) in self.missing:
+                return
+            if any(UNCOLLECTED[name](rec) for name in self.world.missing_sources):
                 return
             if self.world.clock_skew_s and self.world.skewed_hosts:
                 rec = replace(rec, t=max(0.0, rec.t + self.clock_offset(rec.origin)))

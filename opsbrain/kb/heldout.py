@@ -39,7 +39,8 @@ AXES: tuple[Axis, ...] = (
     Axis("noise", "background noise rate (flaps, correctable-error bursts) times the default",
          ("x1", "x3"), ("x0.5", "x6")),
     Axis("collection", "what reaches the collector",
-         ("complete",), ("5% of lines dropped", "20% of lines dropped", "25% of hosts not collected")),
+         ("complete",), ("5% of lines dropped", "20% of lines dropped", "25% of hosts not collected",
+                         "L2 switch logs not collected", "no device-plugin log")),
     Axis("format", "line layout (variants the ingestion layer reads: docs/formats.md)",
          ("as emitted",), ("syslog", "syslog <PRI> + year")),
     Axis("clock", "host clocks: a line carries the time stamp of the host that wrote it",
@@ -80,8 +81,11 @@ _PODS = {"1 pod": (1, 0, 0), "2 pods, both workloads in pod 1": (2, 1, 1),
          "2 pods, inference pod 0, training pod 1": (2, 0, 1)}  # value -> (pods, inference pod, training pod)
 _ONSET = {"300-900 s": (300.0, 900.0), "1800-3600 s": (1800.0, 3600.0), "5400-7200 s": (5400.0, 7200.0)}
 _NOISE = {"x0.5": 0.5, "x1": 1.0, "x3": 3.0, "x6": 6.0}
-_COLLECTION = {"complete": (0.0, 0.0), "5% of lines dropped": (0.05, 0.0), "20% of lines dropped": (0.2, 0.0),
-               "25% of hosts not collected": (0.0, 0.25)}
+_COLLECTION: dict[str, tuple[float, float, tuple[str, ...]]] = {  # value -> (lines dropped, hosts missing, sources)
+    "complete": (0.0, 0.0, ()), "5% of lines dropped": (0.05, 0.0, ()), "20% of lines dropped": (0.2, 0.0, ()),
+    "25% of hosts not collected": (0.0, 0.25, ()),
+    "L2 switch logs not collected": (0.0, 0.0, ("l2_switch",)),  # cases.UNCOLLECTED: the reason of each source
+    "no device-plugin log": (0.0, 0.0, ("device_plugin",))}
 _FORMAT = {"as emitted": "as_emitted", "syslog": "syslog", "syslog <PRI> + year": "syslog_pri_year"}
 _CLOCK = {  # value -> (offset bound s, share of hosts skewed)
     "synchronized": (0.0, 0.0),
@@ -98,12 +102,13 @@ def world_for(values: dict[str, str]) -> World:
     v = {a.name: values.get(a.name, a.training[0]) for a in AXES}
     first, train_nodes = _PLACEMENT[v["placement"]]
     pods, inf_pod, train_pod = _PODS[v["pods"]]
-    drop, missing = _COLLECTION[v["collection"]]
+    drop, missing, sources = _COLLECTION[v["collection"]]
     skew, skewed = _CLOCK[v["clock"]]
     params = case_lib.TRAIN_FAULT_PARAMS if v["fault_params"] == "training draws" else FAULT_PARAMS[v["fault_params"]]
     return replace(case_lib.TRAIN_WORLD, pods=pods, inference_node=(inf_pod, first),
                    training_nodes=tuple((train_pod, n) for n in train_nodes), noise_scale=_NOISE[v["noise"]],
                    onset_s=_ONSET[v["onset"]], fault_params=params, drop_lines=drop, missing_hosts=missing,
+                   missing_sources=sources,
                    line_format=_FORMAT[v["format"]], clock_skew_s=skew, skewed_hosts=skewed)
 
 
