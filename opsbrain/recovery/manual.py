@@ -31,7 +31,7 @@ from opsbrain.recovery.actions import Executor
 from opsbrain.recovery.params import ManualParams
 from opsbrain.recovery.record import IncidentRecord
 from opsbrain.recovery.schema import Step
-from opsbrain.recovery.targets import Context, TargetError
+from opsbrain.recovery.targets import Context, TargetError, out_of_service
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
@@ -184,6 +184,34 @@ class ManualPolicy:
             params["replace"] = {"node_of(component)": "spare"}
         return _step("restart_job", "affected_workloads", params)
 
+    def _restart_job(self, rec: IncidentRecord, ctx: Context, replace: bool) -> Gen:
+        """Restart the affected workloads from the persistent checkpoint, first swapping every other node of an
+        affected training job that has a device out of service (:meth:`_swap_dead_nodes`)."""
+        yield from self._swap_dead_nodes(rec, ctx, skip=ctx.node() if replace else None)
+        return (yield from self._do(rec, ctx, self._restart(replace)))
+
+    def _swap_dead_nodes(self, rec: IncidentRecord, ctx: Context, skip: str | None) -> Gen:
+        """Take a warm spare of its pod for every node of an affected training job whose host or a compute device
+        is out of service as the plant shows it (device plugin, NodeD), besides ``skip`` (the node the restart
+        replaces anyway). MindCluster reschedules a job away from nodes marked faulty (Volcano isolates the faulty
+        resources, facts.md §3); a person restarting a job leaves out what is dead. The swaps are handed to the
+        restart through ``ctx.vars["replace_nodes"]``; a node with no spare left in its pod stays (the restart
+        then fails on it, as before, until its repair)."""
+        swaps: dict[str, str] = {}
+        for name, _inst in ctx.workloads:
+            w = self.sim.workloads[name]
+            if w.kind != "training":
+                continue
+            for node in list(w.nodes):
+                if node == skip or node in swaps or not out_of_service(self.sim, node):
+                    continue
+                sub = Context(self.sim, node)
+                sub.vars["rng"] = ctx.vars["rng"]
+                ok = yield from self._do(rec, sub, _step("swap_spare", "node_of(component)"))
+                if ok and sub.spare is not None:
+                    swaps[node] = sub.spare
+        ctx.vars["replace_nodes"] = swaps
+
     def _repair(self, rec: IncidentRecord, ctx: Context, cls: str) -> Gen:
         part = REPAIR_BY_TICKET.get(cls)
         inline_fix = cls in REPLACE_NODE and bool(ctx.workloads) and not ctx.spares_in_pod()
@@ -196,16 +224,16 @@ class ManualPolicy:
         if all(ctx.workload_runs(name, inst) for name, inst in ctx.workloads):
             return True  # nothing to restart: the work came back by itself (e.g. a collective retry after a flap)
         if cls in RESTART_IN_PLACE:
-            return (yield from self._do(rec, ctx, self._restart(replace=False)))
+            return (yield from self._restart_job(rec, ctx, replace=False))
         if cls in REPLACE_NODE:
             if ctx.spares_in_pod():
                 ok = yield from self._do(rec, ctx, _step("swap_spare", "node_of(component)"))
                 if ok:
-                    return (yield from self._do(rec, ctx, self._restart(replace=True)))
+                    return (yield from self._restart_job(rec, ctx, replace=True))
             fix = (_step("reboot_node", "node_of(component)") if cls in NODE_LEVEL else
                    _step("replace_part", part or "npu_of(component)"))
             ok = yield from self._do(rec, ctx, fix)
-            return ok and (yield from self._do(rec, ctx, self._restart(replace=False)))
+            return ok and (yield from self._restart_job(rec, ctx, replace=False))
         return True  # watch-only classes: the ticket is the response
 
     def _replace_later(self, rec: IncidentRecord, ctx: Context, part: str) -> Gen:
