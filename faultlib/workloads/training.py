@@ -54,6 +54,12 @@ MODEL_WHY = (", a DeepSeek-V3-class MoE: the model family CloudMatrix384 serves 
              "all-to-all loads the UB fabric across nodes")
 
 
+REFORM_GROWTH = (
+    "assumed: the replaced ranks' links go to a fixed set of TP/EP/PP/DP peers (constant in the job size) behind one "
+    "job-wide barrier; taken as (ranks / scale_ref_npus) ** 0.25, between a tree barrier's log N and the full set-up's "
+    "sqrt(N) (hccl_init_scale_exp); not fitted to any recovery figure")
+
+
 class TrainingParams(ParamGroup):
     """Training job parameters (model, parallelism, checkpoints, recovery)."""
 
@@ -172,10 +178,7 @@ class TrainingParams(ParamGroup):
         "total downtime at 1,024 GPUs; MindCluster: the new HCCL link set-up of process-level rescheduling "
         "'significantly shortens' link set-up, dl_resume_025), at scale_ref_npus. Assumed median 10 s (half of "
         "TrainMover's whole downtime), p90 2 x median")
-    comm_reform_scale_exp: float = P(
-        0.25, "exponent", "assumed: the replaced ranks' links go to a fixed set of TP/EP/PP/DP peers (constant in the "
-        "job size) behind one job-wide barrier; taken as (ranks / scale_ref_npus) ** 0.25, between a tree barrier's "
-        "log N and the full set-up's sqrt(N) (hccl_init_scale_exp); not fitted to any recovery figure", ge=0, le=2)
+    comm_reform_scale_exp: float = P(0.25, "exponent", REFORM_GROWTH, ge=0, le=2)
     warm_attach_s: Dist = D(
         30.0, 60.0, "s", "reason: bind a warm standby worker (container up, framework imported, devices checked) to "
         "the failed rank's slot in the rank table; warm standby recovers ~10x faster than requeueing (ByteRobust, "
