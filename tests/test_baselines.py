@@ -148,3 +148,7 @@ def test_a_baseline_restart_swaps_every_job_node_with_a_dead_device_not_only_the
     swaps = [a for a in inc["actions"] if a["action"] == "swap_spare" and a["status"] == "succeeded"]
     assert {a["target"] for a in swaps} == {crashed, dead_npu_node}
     assert not [a for a in inc["actions"] if a["action"] == "restart_job" and a["status"] == "failed"]
+    # the crashed host, replaced by its ticket, is a free node again (the one with the dead NPU is not repaired)
+    assert crashed in sim.control.spares and dead_npu_node not in sim.control.spares
+    later = policy.records["b"].as_dict(sim.now)["follow_ups"]
+    assert [f["component"] for f in later if f["type"] == "returned_to_spares"] == [crashed]

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import simpy
 
+from faultlib import ids
+from faultlib.health import Health
 from opsbrain.recovery.actions import Executor
 from opsbrain.recovery.params import ManualParams
 from opsbrain.recovery.record import IncidentRecord
@@ -79,6 +81,25 @@ class ManualPolicy:
         self.p: Any = params or ManualParams()
         self.records = records if records is not None else {}
         self.exec = Executor(sim)
+        self._swapped_out: dict[str, IncidentRecord] = {}  # nodes a restart left out, until they are back
+        sim.state.subscribe(self._on_plant_change)
+
+    def _on_plant_change(self, component: str, old: Health, new: Health) -> None:
+        """A node a restart swapped out is free again once it and its devices are back in service (repaired,
+        rebooted) and it runs no workload: it rejoins the pool of free nodes of its pod. A scheduler sees a
+        repaired node as schedulable again (Volcano schedules onto any healthy node); a person uses it too."""
+        if new != Health.HEALTHY:
+            return
+        node = component if component in self._swapped_out else ids.node_of(component)
+        rec = self._swapped_out.get(node) if node is not None else None
+        if node is None or rec is None or out_of_service(self.sim, node):
+            return
+        del self._swapped_out[node]
+        c = self.sim.control
+        if node in c.spares or any(node in w.nodes for w in self.sim.workloads.values()):
+            return
+        c.spares.append(node)
+        rec.follow_up("returned_to_spares", node, self.sim.now, spares=len(c.spares), how="back in service")
 
     def handle(self, incident_id: str, diagnosis_like: Any) -> simpy.Process:
         if incident_id in self.records:
@@ -176,6 +197,9 @@ class ManualPolicy:
             rec, step.action, calls, retries=self.p.retries,
             backoff_s=self._retry_delay_s(self.sim.rng(f"{self.name}-retry/{rec.id}")),
             timeout_s=30 * 86400.0, kind="step", rung=self.name, path=None)
+        if ok and step.action == "swap_spare":
+            for node, _call in calls:
+                self._swapped_out[node] = rec
         return ok
 
     def _restart(self, replace: bool) -> Step:
