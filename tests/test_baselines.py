@@ -152,3 +152,26 @@ def test_a_baseline_restart_swaps_every_job_node_with_a_dead_device_not_only_the
     assert crashed in sim.control.spares and dead_npu_node not in sim.control.spares
     later = policy.records["b"].as_dict(sim.now)["follow_ups"]
     assert [f["component"] for f in later if f["type"] == "returned_to_spares"] == [crashed]
+
+
+@pytest.mark.parametrize("policy_name", ["vendor-default", "manual"])
+def test_a_baseline_restarts_a_job_a_connector_flap_took_down(topo1: Topology, policy_name: str) -> None:
+    """A dirty-connector flap longer than CANN's default retry (HoldTime 5 s, MaxCnt 1) crashes the job; the class
+    itself needs no repair, but the crashed job is rescheduled (MindCluster) or restarted by the person paged."""
+    from faultlib.health import Health
+    from opsbrain.recovery.manual import ManualPolicy
+
+    sim, job = job_sim(topo1, seed=4)
+    link = sim.fabric.node_uplinks(job.nodes[2])[9]
+    sim.run(100)
+    sim.state.set_health(link, Health.FAILED)
+    sim.run(108)
+    sim.state.set_health(link, Health.HEALTHY)  # back after the one re-execution at 105 found it dark
+    assert job.state == "down"
+    policy = VendorDefaultPolicy(sim) if policy_name == "vendor-default" else ManualPolicy(sim)
+    proc = policy.handle("d", {"fault_class": "dirty_connector", "component": link})
+    sim.run(30000)
+    inc = proc.value
+    assert inc["outcome"] == "completed" and job.state in ("running", "checkpointing")
+    assert job.accounting()["restarts"] == 1
+    assert [a["action"] for a in inc["actions"] if a["action"] == "restart_job"] == ["restart_job"]

@@ -258,6 +258,10 @@ class ManualPolicy:
                    _step("replace_part", part or "npu_of(component)"))
             ok = yield from self._do(rec, ctx, fix)
             return ok and (yield from self._restart_job(rec, ctx, replace=False))
+        if any(self.sim.workloads[n].kind == "training" and not ctx.workload_runs(n, i) for n, i in ctx.workloads):
+            # a watch-only class whose job went down anyway (e.g. a connector flap longer than the collective
+            # retry): the job's failed pods are rescheduled (MindCluster), the failed job pages a person
+            return (yield from self._restart_job(rec, ctx, replace=False))
         return True  # watch-only classes: the ticket is the response
 
     def _replace_later(self, rec: IncidentRecord, ctx: Context, part: str) -> Gen:
