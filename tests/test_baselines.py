@@ -124,3 +124,54 @@ def test_vendor_default_reschedules_a_job_a_dark_link_took_down(topo1: Topology)
     sim.run(20000)
     acts = [a["action"] for a in proc.value["actions"] if a["kind"] == "step"]
     assert "restart_job" in acts and job.state == "running" and job.accounting()["restarts"] == 1
+
+
+@pytest.mark.parametrize("policy_name", ["vendor-default", "manual"])
+def test_a_baseline_restart_swaps_every_job_node_with_a_dead_device_not_only_the_diagnosed_one(
+        topo1: Topology, policy_name: str) -> None:
+    """A device an earlier fault left dead (its part waiting for repair) does not fail every later restart: the
+    baseline's reschedule leaves out every node marked faulty, as MindCluster's does (and a person's)."""
+    from opsbrain.recovery.manual import ManualPolicy
+
+    sim, job = job_sim(topo1, seed=5)
+    dead_npu_node, crashed = job.nodes[2], job.nodes[4]
+    sim.inject(FaultSpec(at_s=50, kind="npu_off_bus", target=sim.topology.npus_of(dead_npu_node)[1]))
+    sim.inject(FaultSpec(at_s=100, kind="node_crash", target=crashed))
+    sim.run(100)
+    policy = VendorDefaultPolicy(sim) if policy_name == "vendor-default" else ManualPolicy(sim)
+    proc = policy.handle("b", Diagnosis("node_crash", crashed, 0.9))
+    sim.run(30000)
+    inc = proc.value
+    assert inc["outcome"] == "completed", inc["actions"]
+    assert job.state in ("running", "checkpointing")
+    assert crashed not in job.nodes and dead_npu_node not in job.nodes
+    swaps = [a for a in inc["actions"] if a["action"] == "swap_spare" and a["status"] == "succeeded"]
+    assert {a["target"] for a in swaps} == {crashed, dead_npu_node}
+    assert not [a for a in inc["actions"] if a["action"] == "restart_job" and a["status"] == "failed"]
+    # the crashed host, replaced by its ticket, is a free node again (the one with the dead NPU is not repaired)
+    assert crashed in sim.control.spares and dead_npu_node not in sim.control.spares
+    later = policy.records["b"].as_dict(sim.now)["follow_ups"]
+    assert [f["component"] for f in later if f["type"] == "returned_to_spares"] == [crashed]
+
+
+@pytest.mark.parametrize("policy_name", ["vendor-default", "manual"])
+def test_a_baseline_restarts_a_job_a_connector_flap_took_down(topo1: Topology, policy_name: str) -> None:
+    """A dirty-connector flap longer than CANN's default retry (HoldTime 5 s, MaxCnt 1) crashes the job; the class
+    itself needs no repair, but the crashed job is rescheduled (MindCluster) or restarted by the person paged."""
+    from faultlib.health import Health
+    from opsbrain.recovery.manual import ManualPolicy
+
+    sim, job = job_sim(topo1, seed=4)
+    link = sim.fabric.node_uplinks(job.nodes[2])[9]
+    sim.run(100)
+    sim.state.set_health(link, Health.FAILED)
+    sim.run(108)
+    sim.state.set_health(link, Health.HEALTHY)  # back after the one re-execution at 105 found it dark
+    assert job.state == "down"
+    policy = VendorDefaultPolicy(sim) if policy_name == "vendor-default" else ManualPolicy(sim)
+    proc = policy.handle("d", {"fault_class": "dirty_connector", "component": link})
+    sim.run(30000)
+    inc = proc.value
+    assert inc["outcome"] == "completed" and job.state in ("running", "checkpointing")
+    assert job.accounting()["restarts"] == 1
+    assert [a["action"] for a in inc["actions"] if a["action"] == "restart_job"] == ["restart_job"]

@@ -141,7 +141,8 @@ def test_node_crash_swaps_in_a_warm_spare_and_restarts_from_memory(topo1: Topolo
     sim.run(700)
     assert job.state == "running" and node not in job.nodes and spares[0] in job.nodes
     p = job.p
-    expected = p.warm_attach_s.median + p.rank_table_s.median * (64 / 384) + p.hccl_init_s.median * (64 / 384) ** 0.5
+    expected = (p.warm_attach_s.median + p.rank_table_read_s.median  # process-level: table re-read, delta re-form
+                + p.comm_reform_s.median * (64 / 384) ** p.comm_reform_scale_exp)
     assert expected <= resumed_at(job, 100) - 110 <= expected + sim.params.control.link_isolate_s.median + 5
     assert job.accounting()["restarts"] == 1
     used = [f for f in orch.follow_ups("crash") if f["type"] == "spare_used"]
@@ -324,10 +325,10 @@ def test_action_log_is_complete_while_an_action_runs(topo1: Topology, rbs: Runbo
     sim.run(110)
     orch = Orchestrator(sim, rbs)
     orch.handle("x", diag("node_crash", node))
-    sim.run(150)  # the restart is under way
+    sim.run(125)  # the restart is under way
     last = orch.actions_for("x")[-1]
     assert last["action"] == "restart_job" and last["status"] == "skipped" and last["detail"]["in_flight"]
-    assert last["end_s"] == 150.0
+    assert last["end_s"] == 125.0
 
 
 @pytest.mark.parametrize("name", sorted(CATALOG))

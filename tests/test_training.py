@@ -401,3 +401,25 @@ def test_stage_durations_spread_per_seed_and_grow_with_the_job(topo1: Topology) 
     assert downtime(3, 8) == small[3]  # deterministic per seed
     assert max(small) / min(small) > 1.2  # spread across seeds
     assert sorted(big)[6] > sorted(small)[6]  # median grows with the job (48 vs 8 nodes)
+
+
+def test_stall_resume_cycles_add_no_per_rank_segments_when_step_times_are_unchanged(topo1: Topology) -> None:
+    """Memory at scale (issue 16): every resume re-publishes the rank step times; an unchanged value must not add a
+    segment to each rank's series, or a 9,936-rank job grows by GBs per simulated day (27 pods: ~2.4 GB/day before
+    commit 6336302, ~0.07 GB/day after; docs/recovery-results.md)."""
+    sim = Simulation(seed=7, topology=topo1)
+    job = TrainingJob("llm", sim.topology.nodes()[:16], TrainingParams(op_retry_hold_s=1.0, op_retry_interval_s=1.0,
+                                                                       op_retry_max_cnt=10))
+    sim.add_workload(job)
+    sim.run(100)
+    healthy = job.ranks[40]
+    before = len(sim.telemetry.metrics.series("rank_step_time_s", healthy))
+    link = uplink(sim, job.nodes[2])
+    for k in range(30):  # 30 flaps the operator retry rides out
+        t = 100 + 10 * k
+        sim.state.set_health(link, Health.FAILED)
+        sim.run(t + 0.5)
+        sim.state.set_health(link, Health.HEALTHY)
+        sim.run(t + 10)
+    assert job.accounting()["stalls"] >= 30 and job.state == "running"
+    assert len(sim.telemetry.metrics.series("rank_step_time_s", healthy)) <= before + 2

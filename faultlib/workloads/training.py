@@ -54,6 +54,12 @@ MODEL_WHY = (", a DeepSeek-V3-class MoE: the model family CloudMatrix384 serves 
              "all-to-all loads the UB fabric across nodes")
 
 
+REFORM_GROWTH = (
+    "assumed: the replaced ranks' links go to a fixed set of TP/EP/PP/DP peers (constant in the job size) behind one "
+    "job-wide barrier; taken as (ranks / scale_ref_npus) ** 0.25, between a tree barrier's log N and the full set-up's "
+    "sqrt(N) (hccl_init_scale_exp); not fitted to any recovery figure")
+
+
 class TrainingParams(ParamGroup):
     """Training job parameters (model, parallelism, checkpoints, recovery)."""
 
@@ -159,6 +165,20 @@ class TrainingParams(ParamGroup):
         0.5, "exponent", "assumed: each rank sets up links to its group peers (constant) behind a root-info exchange "
         "and barrier over all ranks; growth between a tree barrier's O(log N) and a flat broadcast's O(N); taken "
         "as sqrt(N), not fitted to any recovery figure", ge=0, le=2)
+    rank_table_read_s: Dist = D(
+        1.0, 3.0, "s", "process-level reschedule: MindCluster's process-level rescheduling needs the rank table "
+        "mounted from shared storage, not a ConfigMap (MindCluster 7.3 scheduling guide, dl_resume_025; Ascend Operator "
+        "writes hccl.json once to the shared directory, hccl.json file description): every pod re-reads one file in "
+        "parallel, and the stage ends when the slowest of the job's pods has it (the maximum of one draw per node, so "
+        "it grows with the node count through the tail). Assumed per-pod read median 1 s, p90 3 s (a small file from "
+        "the shared file system; metadata-server queueing)")
+    comm_reform_s: Dist = D(
+        10.0, 20.0, "s", "process-level reschedule: the surviving ranks keep their HCCL links and only the replaced "
+        "ranks' links are set up (delta-based communication group set-up: TrainMover, arXiv 2412.12636, ~20 s of "
+        "total downtime at 1,024 GPUs; MindCluster: the new HCCL link set-up of process-level rescheduling "
+        "'significantly shortens' link set-up, dl_resume_025), at scale_ref_npus. Assumed median 10 s (half of "
+        "TrainMover's whole downtime), p90 2 x median")
+    comm_reform_scale_exp: float = P(0.25, "exponent", REFORM_GROWTH, ge=0, le=2)
     warm_attach_s: Dist = D(
         30.0, 60.0, "s", "reason: bind a warm standby worker (container up, framework imported, devices checked) to "
         "the failed rank's slot in the rank table; warm standby recovers ~10x faster than requeueing (ByteRobust, "
@@ -216,12 +236,16 @@ def online_recovery_stages_s(sim: Simulation, p: TrainingParams, npus: int) -> f
 def restart_stages_s(sim: Simulation, p: TrainingParams, ranks: int, nodes: int, scope: str, replaced: bool) -> float:
     """Drawn restart stages of a job of ``ranks`` ranks on ``nodes`` nodes, besides the checkpoint load. Job level:
     node replacement (if any), launch (the slowest of the job's nodes), rank-table distribution, HCCL init. Process
-    level: a warm standby attaches to the failed ranks' slots (the rank table is re-distributed) and the
-    communicator re-forms."""
+    level: a warm standby attaches to the failed ranks' slots, every pod re-reads the rank table from shared storage
+    (the slowest pod ends the stage) and the communicator re-forms by delta (only the replaced ranks' links)."""
+    if scope == "process":
+        comm = stage_s(sim, p, "comm_reform_s", ranks, p.comm_reform_scale_exp)
+        if not replaced:
+            return comm
+        table = sim.durations.draw_max("training.rank_table_read_s", p.rank_table_read_s, nodes)
+        return stage_s(sim, p, "warm_attach_s") + table + comm
     table = stage_s(sim, p, "rank_table_s", ranks, p.rank_table_scale_exp)
     hccl = stage_s(sim, p, "hccl_init_s", ranks, p.hccl_init_scale_exp)
-    if scope == "process":
-        return (stage_s(sim, p, "warm_attach_s") + table if replaced else 0.0) + hccl
     launch = sim.durations.draw_max("training.launch_s", p.launch_s, nodes)
     return (stage_s(sim, p, "replace_node_s") if replaced else 0.0) + launch + table + hccl
 

@@ -20,7 +20,7 @@ from faultlib.control import ActionResult
 from faultlib.health import Health
 from opsbrain.recovery.record import IncidentRecord
 from opsbrain.recovery.schema import TARGETS, Step
-from opsbrain.recovery.targets import Context, TargetError
+from opsbrain.recovery.targets import Context, TargetError, out_of_service
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
@@ -169,9 +169,8 @@ class Executor:
         return None
 
     def _out_of_service(self, nodes: list[str]) -> set[str]:
-        """Nodes whose host or an NPU is out of service now (a synchronous job cannot run with them)."""
-        st, topo = self.sim.state, self.sim.topology
-        return {n for n in nodes if not st.is_up(n) or any(not st.is_up(d) for d in topo.npus_of(n))}
+        """Nodes whose host or a compute device is out of service now (a synchronous job cannot run with them)."""
+        return {n for n in nodes if out_of_service(self.sim, n)}
 
     def _scale_in_training(self, name: str, params: Any, ctx: Context) -> simpy.Process:
         """Scale a training job in: drop the step's nodes and every other job node out of service now, within the
@@ -189,11 +188,14 @@ class Executor:
 
     # ---- workloads -----------------------------------------------------------------------------------------
     def _replace(self, mapping: dict[str, str], ctx: Context, current: list[str]) -> dict[str, str]:
-        """Resolve a ``replace`` mapping; drop pairs already applied (the old node left the placement)."""
-        out = {}
-        for k, v in mapping.items():
-            old, new = ctx.resolve_one(k), ctx.resolve_one(v)
-            if old in current and new not in current:
+        """Resolve a ``replace`` mapping, plus the node swaps a policy took before the restart
+        (``ctx.vars["replace_nodes"]``, concrete ids); drop pairs already applied (the old node left the
+        placement)."""
+        pairs = [(ctx.resolve_one(k), ctx.resolve_one(v)) for k, v in mapping.items()]
+        pairs += list(ctx.vars.get("replace_nodes", {}).items())
+        out: dict[str, str] = {}
+        for old, new in pairs:
+            if old in current and new not in current and old not in out and new not in out.values():
                 out[old] = new
         return out
 

@@ -27,11 +27,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import simpy
 
+from faultlib import ids
+from faultlib.health import Health
 from opsbrain.recovery.actions import Executor
 from opsbrain.recovery.params import ManualParams
 from opsbrain.recovery.record import IncidentRecord
 from opsbrain.recovery.schema import Step
-from opsbrain.recovery.targets import Context, TargetError
+from opsbrain.recovery.targets import Context, TargetError, out_of_service
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
@@ -79,6 +81,25 @@ class ManualPolicy:
         self.p: Any = params or ManualParams()
         self.records = records if records is not None else {}
         self.exec = Executor(sim)
+        self._swapped_out: dict[str, IncidentRecord] = {}  # nodes a restart left out, until they are back
+        sim.state.subscribe(self._on_plant_change)
+
+    def _on_plant_change(self, component: str, old: Health, new: Health) -> None:
+        """A node a restart swapped out is free again once it and its devices are back in service (repaired,
+        rebooted) and it runs no workload: it rejoins the pool of free nodes of its pod. A scheduler sees a
+        repaired node as schedulable again (Volcano schedules onto any healthy node); a person uses it too."""
+        if new != Health.HEALTHY:
+            return
+        node = component if component in self._swapped_out else ids.node_of(component)
+        rec = self._swapped_out.get(node) if node is not None else None
+        if node is None or rec is None or out_of_service(self.sim, node):
+            return
+        del self._swapped_out[node]
+        c = self.sim.control
+        if node in c.spares or any(node in w.nodes for w in self.sim.workloads.values()):
+            return
+        c.spares.append(node)
+        rec.follow_up("returned_to_spares", node, self.sim.now, spares=len(c.spares), how="back in service")
 
     def handle(self, incident_id: str, diagnosis_like: Any) -> simpy.Process:
         if incident_id in self.records:
@@ -176,6 +197,9 @@ class ManualPolicy:
             rec, step.action, calls, retries=self.p.retries,
             backoff_s=self._retry_delay_s(self.sim.rng(f"{self.name}-retry/{rec.id}")),
             timeout_s=30 * 86400.0, kind="step", rung=self.name, path=None)
+        if ok and step.action == "swap_spare":
+            for node, _call in calls:
+                self._swapped_out[node] = rec
         return ok
 
     def _restart(self, replace: bool) -> Step:
@@ -183,6 +207,34 @@ class ManualPolicy:
         if replace:
             params["replace"] = {"node_of(component)": "spare"}
         return _step("restart_job", "affected_workloads", params)
+
+    def _restart_job(self, rec: IncidentRecord, ctx: Context, replace: bool) -> Gen:
+        """Restart the affected workloads from the persistent checkpoint, first swapping every other node of an
+        affected training job that has a device out of service (:meth:`_swap_dead_nodes`)."""
+        yield from self._swap_dead_nodes(rec, ctx, skip=ctx.node() if replace else None)
+        return (yield from self._do(rec, ctx, self._restart(replace)))
+
+    def _swap_dead_nodes(self, rec: IncidentRecord, ctx: Context, skip: str | None) -> Gen:
+        """Take a warm spare of its pod for every node of an affected training job whose host or a compute device
+        is out of service as the plant shows it (device plugin, NodeD), besides ``skip`` (the node the restart
+        replaces anyway). MindCluster reschedules a job away from nodes marked faulty (Volcano isolates the faulty
+        resources, facts.md §3); a person restarting a job leaves out what is dead. The swaps are handed to the
+        restart through ``ctx.vars["replace_nodes"]``; a node with no spare left in its pod stays (the restart
+        then fails on it, as before, until its repair)."""
+        swaps: dict[str, str] = {}
+        for name, _inst in ctx.workloads:
+            w = self.sim.workloads[name]
+            if w.kind != "training":
+                continue
+            for node in list(w.nodes):
+                if node == skip or node in swaps or not out_of_service(self.sim, node):
+                    continue
+                sub = Context(self.sim, node)
+                sub.vars["rng"] = ctx.vars["rng"]
+                ok = yield from self._do(rec, sub, _step("swap_spare", "node_of(component)"))
+                if ok and sub.spare is not None:
+                    swaps[node] = sub.spare
+        ctx.vars["replace_nodes"] = swaps
 
     def _repair(self, rec: IncidentRecord, ctx: Context, cls: str) -> Gen:
         part = REPAIR_BY_TICKET.get(cls)
@@ -196,16 +248,20 @@ class ManualPolicy:
         if all(ctx.workload_runs(name, inst) for name, inst in ctx.workloads):
             return True  # nothing to restart: the work came back by itself (e.g. a collective retry after a flap)
         if cls in RESTART_IN_PLACE:
-            return (yield from self._do(rec, ctx, self._restart(replace=False)))
+            return (yield from self._restart_job(rec, ctx, replace=False))
         if cls in REPLACE_NODE:
             if ctx.spares_in_pod():
                 ok = yield from self._do(rec, ctx, _step("swap_spare", "node_of(component)"))
                 if ok:
-                    return (yield from self._do(rec, ctx, self._restart(replace=True)))
+                    return (yield from self._restart_job(rec, ctx, replace=True))
             fix = (_step("reboot_node", "node_of(component)") if cls in NODE_LEVEL else
                    _step("replace_part", part or "npu_of(component)"))
             ok = yield from self._do(rec, ctx, fix)
-            return ok and (yield from self._do(rec, ctx, self._restart(replace=False)))
+            return ok and (yield from self._restart_job(rec, ctx, replace=False))
+        if any(self.sim.workloads[n].kind == "training" and not ctx.workload_runs(n, i) for n, i in ctx.workloads):
+            # a watch-only class whose job went down anyway (e.g. a connector flap longer than the collective
+            # retry): the job's failed pods are rescheduled (MindCluster), the failed job pages a person
+            return (yield from self._restart_job(rec, ctx, replace=False))
         return True  # watch-only classes: the ticket is the response
 
     def _replace_later(self, rec: IncidentRecord, ctx: Context, part: str) -> Gen:

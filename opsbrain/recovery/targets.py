@@ -160,6 +160,21 @@ class Context:
                 if (pod is None or ids.pod_of(n) == pod) and self.sim.state.health(n) == Health.HEALTHY]
 
 
+COMPUTE_KINDS = frozenset({"npu", "die", "hbm"})
+"""Devices whose loss kills a training rank on the node (a synchronous job cannot run with them)."""
+
+
+def out_of_service(sim: Simulation, node: str) -> bool:
+    """Whether a node's host or one of its compute devices is out of service as the plant shows it."""
+    st, topo = sim.state, sim.topology
+    if not st.is_up(node):
+        return True
+    for npu in topo.npus_of(node):
+        if not st.is_up(npu) or any(not st.is_up(d) for d in topo.descendants(npu) if topo.kind.get(d) in COMPUTE_KINDS):
+            return True
+    return False
+
+
 def conditions_hold(cond: Any, ctx: Context) -> tuple[bool, str]:
     """Whether every condition of a :class:`~opsbrain.recovery.schema.Conditions` holds, and why not."""
     if cond is None:

@@ -42,11 +42,11 @@ stalled collective after ``HCCL_EXEC_TIMEOUT``)."""
 
 
 LINK_LEVEL = frozenset({"link_flap", "link_down", "l1_switch_failure", "l2_switch_failure", "roce_port_down",
-                        "optical_degradation"})
+                        "optical_degradation", "dirty_connector"})
 """Link-level fault codes (0x81078603 port Up->Down and kin): only reported at first (a link down <= 20 s is
 NotHandle, facts.md §3); the job's own outcome decides: it resumes (CANN's operator retry) or fails and is
 rescheduled."""
-REPORT_ONLY = frozenset({"link_flap", "optical_degradation"})
+REPORT_ONLY = frozenset({"link_flap", "optical_degradation", "dirty_connector"})
 """Link-level classes that stay reported only (no ticket, no restart) when the job came back by itself."""
 
 

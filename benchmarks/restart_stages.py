@@ -1,0 +1,84 @@
+"""Where a training restart's time goes, by job size: p50 / p90 of each drawn stage of a process-level reschedule
+(the auto policy's node-crash rung) and of a job-level restart (the vendor-default and manual policies'), from the
+simulator's own stage functions and parameters (``faultlib.workloads.training.restart_stages_s``).
+
+    .venv/bin/python benchmarks/restart_stages.py [--draws 2000] [--sizes 14,48,336,1188]
+
+Each draw is one seed's stage durations (the same named streams a run draws from); the checkpoint load, the
+detection path and the control actions around the restart are not included (see docs/recovery-results.md for
+whole-incident ttr from chaos runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from faultlib.durations import Durations
+from faultlib.workloads.training import TrainingParams, restart_stages_s, stage_s
+
+
+@dataclass
+class _Seeded:
+    """The part of a simulation that stage draws read: its seed and its duration streams."""
+
+    seed: int
+
+    def __post_init__(self) -> None:
+        self.durations = Durations(self)  # type: ignore[arg-type]
+
+
+def process_stages(seed: int, p: TrainingParams, ranks: int, nodes: int) -> dict[str, float]:
+    sim = _Seeded(seed)
+    stages = {"warm_attach": stage_s(sim, p, "warm_attach_s"),  # type: ignore[arg-type]
+              "rank_table_read": sim.durations.draw_max("training.rank_table_read_s", p.rank_table_read_s, nodes),
+              "comm_reform": stage_s(sim, p, "comm_reform_s", ranks, p.comm_reform_scale_exp)}  # type: ignore[arg-type]
+    total = restart_stages_s(_Seeded(seed), p, ranks, nodes, "process", True)  # type: ignore[arg-type]
+    assert abs(total - sum(stages.values())) < 1e-9, "stage breakdown out of step with restart_stages_s"
+    return {**stages, "total": total}
+
+
+def job_stages(seed: int, p: TrainingParams, ranks: int, nodes: int) -> dict[str, float]:
+    sim = _Seeded(seed)
+    stages = {"replace_node": stage_s(sim, p, "replace_node_s"),  # type: ignore[arg-type]
+              "launch": sim.durations.draw_max("training.launch_s", p.launch_s, nodes),
+              "rank_table": stage_s(sim, p, "rank_table_s", ranks, p.rank_table_scale_exp),  # type: ignore[arg-type]
+              "hccl_init": stage_s(sim, p, "hccl_init_s", ranks, p.hccl_init_scale_exp)}  # type: ignore[arg-type]
+    total = restart_stages_s(_Seeded(seed), p, ranks, nodes, "job", True)  # type: ignore[arg-type]
+    assert abs(total - sum(stages.values())) < 1e-9, "stage breakdown out of step with restart_stages_s"
+    return {**stages, "total": total}
+
+
+def table(title: str, fn: object, sizes: list[int], draws: int, p: TrainingParams) -> list[str]:
+    rows: list[str] = []
+    for nodes in sizes:
+        ranks = nodes * 8
+        got = [fn(seed, p, ranks, nodes) for seed in range(draws)]  # type: ignore[operator]
+        names = list(got[0])
+        if not rows:
+            rows = [f"{title} (p50 / p90 s over {draws} draws):", "",
+                    "| NPUs | " + " | ".join(names) + " |", "|---:|" + "---:|" * len(names)]
+        cells = [f"{np.percentile([g[n] for g in got], 50):.1f} / {np.percentile([g[n] for g in got], 90):.1f}"
+                 for n in names]
+        rows.append(f"| {ranks:,} | " + " | ".join(cells) + " |")
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--draws", type=int, default=2000)
+    ap.add_argument("--sizes", default="14,48,336,1188", help="job sizes in nodes of 8 NPUs")
+    args = ap.parse_args(argv)
+    sizes = [int(k) for k in args.sizes.split(",") if k]
+    p = TrainingParams()
+    lines = table("Process-level reschedule onto a warm spare (auto)", process_stages, sizes, args.draws, p)
+    lines += ["", *table("Job-level restart with one node replaced (baselines)", job_stages, sizes, args.draws, p)]
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
