@@ -8,30 +8,31 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from faultlib.params import P, ParamGroup
-from faultlib.telemetry import formats as fmt
 from opsbrain.diagnosis.features import DOWN, incident_features, l2_of_link, link_of, node_id
+from opsbrain.diagnosis.knowledge import default_params
 from opsbrain.diagnosis.localize import RULES, localize
 from opsbrain.diagnosis.model import DiagnosisModel
-from opsbrain.diagnosis.vote import VoteParams, vote
+from opsbrain.diagnosis.vote import vote
 from opsbrain.ingest import NO_HISTORY, LinkRecords, Signal
 from opsbrain.verdict import UNKNOWN, Diagnosis
+
+if TYPE_CHECKING:
+    from opsbrain.diagnosis.params import DiagnosisParams
+
+
+def __getattr__(name: str) -> Any:
+    """``DiagnosisParams``, imported on first use (it needs pydantic; a diagnosis reads the compiled defaults)."""
+    if name == "DiagnosisParams":
+        from opsbrain.diagnosis.params import DiagnosisParams
+
+        return DiagnosisParams
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class HasSignals(Protocol):
     signals: list[Signal]
-
-
-class DiagnosisParams(ParamGroup):
-    min_confidence: float = P(0.4, "probability", "fitted on the development split of the real-log corpus (issue 14): "
-                              "with 23 classes a top class at 0.4-0.5 is still several times likelier than the next; "
-                              "0.5 abstained on most real excerpts; below the bar escalate (an unknown beats a "
-                              "confident wrong answer)", ge=0, le=1)
-    max_novelty: float = P(0.5, "share", "reason: when most signal kinds were never seen in training the model is "
-                           "out of its distribution", ge=0, le=1)
-    vote: VoteParams = VoteParams()
 
 
 def runbook_id(fault_class: str) -> str:
@@ -39,6 +40,8 @@ def runbook_id(fault_class: str) -> str:
 
 
 def describe_kind(kind: str) -> str:
+    from faultlib.telemetry import formats as fmt  # the code tables: only when evidence is worded
+
     fam, _, code = kind.partition(":")
     code = code.split(":")[0]
     if fam in ("dev", "plugin"):
@@ -84,7 +87,7 @@ class Engine:
     def __init__(self, model: DiagnosisModel, params: DiagnosisParams | None = None,
                  runbooks: Callable[[str], str | None] | None = None) -> None:
         self.model = model
-        self.p = params or DiagnosisParams()
+        self.p = params if params is not None else default_params()
         self._runbook = runbooks or runbook_id
 
     def diagnose(self, incident: HasSignals, now: float, history: LinkRecords,
