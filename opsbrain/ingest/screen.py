@@ -74,9 +74,10 @@ class Group:
     """Several screened regexes: :meth:`may` is False when the line screen rules out every one of them (then a
     parser whose every signal needs one of them to match has nothing to find)."""
 
-    __slots__ = ("ids", "top")
+    __slots__ = ("ids", "top", "regexes")
 
     def __init__(self, regexes: list[Screened]) -> None:
+        self.regexes = tuple(regexes)
         self.ids = frozenset(r.id for r in regexes)
         self.top = max(self.ids, default=-1)
 

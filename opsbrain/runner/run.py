@@ -121,7 +121,6 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
             out["verdict"] = "failed"
     if bundle_dir is not None:
         from opsbrain.bundle.writer import write_run_bundles
-
         from opsbrain.runner.evidence import locate_run_evidence
 
         out["bundles"] = write_run_bundles(world, out, bundle_dir)
