@@ -81,6 +81,25 @@ def evidence(signals: list[Signal], history: LinkRecords) -> list[str]:
     return out
 
 
+ALTERNATIVES = 4  # the answer and up to three alternatives are read off the ranking
+MIN_ALTERNATIVE = 0.01  # an alternative below this probability is not listed
+
+
+def ranked(probs: list[float]) -> list[int]:
+    """Class indices by falling probability, as numpy's ``argsort()[::-1]`` orders them (the order the model's
+    answers were validated with) wherever the answer reads them: the first place, and the next three places that
+    hold more than :data:`MIN_ALTERNATIVE`. Distinct values sort one way only; where a value read there is shared,
+    numpy's own (unstable) sort is asked, so ties break as they always did."""
+    order = sorted(range(len(probs)), key=probs.__getitem__, reverse=True)
+    for k, i in enumerate(order[:ALTERNATIVES]):
+        v = probs[i]
+        if (k == 0 or v > MIN_ALTERNATIVE) and probs.count(v) > 1:
+            import numpy as np
+
+            return [int(j) for j in np.asarray(probs, dtype=np.float64).argsort()[::-1]]
+    return order
+
+
 class Engine:
     """Diagnoses incidents with a trained :class:`DiagnosisModel`."""
 
@@ -102,10 +121,10 @@ class Engine:
 
     def decide(self, feats: dict[str, float], signals: list[Signal], now: float,
                history: LinkRecords = NO_HISTORY) -> Diagnosis:
-        probs = self.model.predict_proba([feats])[0]
-        order = probs.argsort()[::-1]
+        probs = self.model.proba_one(feats)
+        order = ranked(probs)
         best, conf = self.model.classes[order[0]], float(probs[order[0]])
-        alts = [(self.model.classes[i], float(probs[i])) for i in order[1:4] if probs[i] > 0.01]
+        alts = [(self.model.classes[i], float(probs[i])) for i in order[1:ALTERNATIVES] if probs[i] > MIN_ALTERNATIVE]
         ev = evidence(signals, history)
         novelty = self.model.novelty(feats)
         named = any(k.startswith("kb:") and k.endswith((":primary", ":secondary")) for k in feats)

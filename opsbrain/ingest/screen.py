@@ -105,8 +105,10 @@ def screened(pattern: str, flags: int = 0) -> Screened:
 def build(extra: list[str]) -> tuple[Screen, int]:
     """The screen of every regex registered so far (regexes registered later always run), with ``extra`` whole
     patterns (RE2 syntax) reported in the same scan; and how many regexes it covers."""
+    from opsbrain.kb.compiled import screen_memo
+
     regs = list(_REGISTRY)
-    return Screen([r.rx for r in regs], extra=extra), len(regs)
+    return Screen([r.rx for r in regs], extra=extra, memo=screen_memo), len(regs)
 
 
 def set_line(text: str, may: frozenset[int], covered: int) -> None:

@@ -8,6 +8,7 @@ hash of every file of ``knowledge_base/`` (the model excepted) and of the source
 (:data:`SOURCES`): any edit of the knowledge base or of that code makes the key differ, and the next process
 compiles again and replaces the file atomically. A cache that cannot be read or written is no error: the
 knowledge base is then compiled in memory (and an invalid knowledge base raises its usual one-line error).
+The plans of the line screens (which regex RE2 screens how) are kept beside it (:func:`screen_memo`).
 
 A parity test checks that the compiled form equals what the pydantic-loaded knowledge base gives.
 """
@@ -177,4 +178,17 @@ def compiled_kb(home: Path | None = None) -> CompiledKB:
     return _load(content_key(), cache_path(home))
 
 
-__all__ = ["CompiledKB", "cache_path", "compile_kb", "compiled_kb", "content_key"]
+def screen_memo(key: str, compute: Any, home: Path | None = None) -> dict[str, Any]:
+    """A line screen's plan (:class:`opsbrain.multiscan.Screen`) from ``$OPSBRAIN_HOME/cache/screen-<key>.json``,
+    else computed and written there (atomically; an unwritable cache is no error). The key names everything the
+    plan depends on, so a stale file is never read."""
+    path = cache_path(home).with_name(f"screen-{key[:32]}.json")
+    doc = _read(path, key)
+    if doc is not None and isinstance(doc.get("plan"), dict):
+        return dict(doc["plan"])
+    plan = compute()
+    _write(path, {"format": FORMAT, "key": key, "plan": plan})
+    return plan
+
+
+__all__ = ["CompiledKB", "cache_path", "compile_kb", "compiled_kb", "content_key", "screen_memo"]

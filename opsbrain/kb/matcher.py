@@ -269,7 +269,10 @@ class SignatureMatcher:
         self._n_kb = len(self._patterns)
         regexes = code_res + [rx for rx, _m in self._patterns] + [rx for rx, _e in self._regexes]
         self._screen_anchors = [a for a in self._groups_own if a.isascii()]  # others never occur in ASCII text
-        self._screen = Screen(regexes, extra=[literal_pattern(a) for a in self._screen_anchors], checked_extra=True)
+        from opsbrain.kb.compiled import screen_memo
+
+        self._screen = Screen(regexes, extra=[literal_pattern(a) for a in self._screen_anchors], checked_extra=True,
+                              memo=screen_memo)
 
     # the trie regexes serve the lines the screen cannot tell about (not ASCII, no RE2): built on first need
     @cached_property
