@@ -1,5 +1,5 @@
 """The compiled knowledge base (opsbrain.kb.compiled) equals what the pydantic-loaded knowledge base gives, is
-rebuilt when its key changes, and a diagnosis imports neither pydantic nor the YAML loader."""
+rebuilt when its key changes, and a diagnosis imports neither pydantic, PyYAML nor numpy."""
 
 from __future__ import annotations
 
@@ -117,16 +117,17 @@ def test_an_unwritable_cache_is_compiled_in_memory(tmp_path: Path) -> None:
     assert compiled.compiled_kb(home).kb_hash == kb_hash()
 
 
-def test_a_logs_diagnosis_imports_no_pydantic_yaml_or_simulator(tmp_path: Path) -> None:
+def test_a_logs_diagnosis_imports_no_pydantic_yaml_numpy_or_simulator(tmp_path: Path) -> None:
     code = ("import sys, io\n"
             "from opsbrain.cli import main\n"
             "sys.stdin = io.TextIOWrapper(io.BytesIO(b'[ERROR] RUNTIME(1,python):2024-03-11-02:22:34.958.800 "
             "rtKernelLaunch failed: 507053\\n'))\n"
             "try:\n    main(['diagnose', '--logs', '-'])\nexcept SystemExit:\n    pass\n"
-            "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'yaml', 'sklearn', 'scipy') "
+            "top = ('pydantic', 'yaml', 'numpy', 'sklearn', 'scipy')\n"
+            "bad = sorted(m for m in sys.modules if m.split('.')[0] in top "
             "or m in ('faultlib.params', 'opsbrain.kb.loader', 'opsbrain.kb.schema'))\n"
             "print('IMPORTED', bad)\n")
     env = {"OPSBRAIN_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)  # compiles
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False).stdout
-    assert "IMPORTED []" in out, out
+    assert "diagnosis:" in out and "IMPORTED []" in out, out
