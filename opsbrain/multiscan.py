@@ -12,7 +12,8 @@ screen for a regex RE2 cannot compile as written (look-behinds), or for many reg
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 try:  # the multi-pattern engine (the google-re2 dependency); without it every line takes the exact path
@@ -231,28 +232,25 @@ class Screen:
     that can match a line; the others cannot, and need not be run."""
 
     def __init__(self, regexes: Sequence[re.Pattern[str]], extra: Sequence[str] = (), engine: str | None = None,
-                 checked_extra: bool = False) -> None:
+                 checked_extra: bool = False, memo: Memo | None = None) -> None:
         """``extra``: whole patterns (RE2 syntax, used as given) reported by index in the same scan;
-        ``checked_extra``: they are known to be valid (built by :func:`literal_pattern`), skip the check."""
+        ``checked_extra``: they are known to be valid (built by :func:`literal_pattern`), skip the check;
+        ``memo(key, compute)``: a store of the screen's plan (which regex is screened how) by a key of everything
+        it depends on (:func:`plan_key`), so a new process need not translate every regex again."""
         self.regexes = list(regexes)
         use_re2 = (engine or ENGINE) == "re2" and _re2 is not None
-        lits: dict[str, list[int]] = {}
-        whole: list[tuple[str, int]] = []
-        always: list[int] = []
-        for i, rx in enumerate(self.regexes):
-            t = re2_superset(rx) if use_re2 else None
-            if t is not None and _re2_reads(t):
-                whole.append((t, i))
-                continue
-            need = required_literals(rx.pattern)
-            if not need or not all(x.isascii() for x in need):
-                always.append(i)  # nothing to screen on (or case folding beyond ASCII): always run
-            for lit in need:
-                lits.setdefault(lit, []).append(i)
+
+        def compute() -> dict[str, Any]:
+            return _plan(self.regexes, extra, use_re2, checked_extra)
+
+        plan = memo(plan_key(self.regexes, extra, use_re2, checked_extra), compute) if memo and use_re2 \
+            else compute()
+        lits: dict[str, list[int]] = plan["lits"]
+        whole: list[tuple[str, int]] = [(t, i) for t, i in plan["whole"]]
         self._lits = sorted(lits)
         self._owners = [tuple(lits[k]) for k in self._lits] + [(i,) for _t, i in whole]
-        self.always = frozenset(always)
-        self.extra = [p for p in extra if checked_extra or _re2_reads(p)] if use_re2 else list(extra)
+        self.always = frozenset(plan["always"])
+        self.extra = list(plan["extra"])
         self._n = len(self._owners)
         pats = [f"(?i){literal_pattern(k)}" for k in self._lits] + [t for t, _i in whole] + self.extra
         self.set = PatternSet(pats, engine=engine, checked=len(pats)) if len(self.extra) == len(extra) else \
@@ -277,6 +275,48 @@ class Screen:
 
 
 _NONE: frozenset[int] = frozenset()
+
+Memo = Callable[[str, Callable[[], dict[str, Any]]], dict[str, Any]]
+
+
+def _plan(regexes: Sequence[re.Pattern[str]], extra: Sequence[str], use_re2: bool, checked_extra: bool
+          ) -> dict[str, Any]:
+    """How each regex is screened (plain data): its RE2 translation (``whole``), else the literals it needs
+    (``lits``), else always run (``always``); and the ``extra`` patterns RE2 reads."""
+    lits: dict[str, list[int]] = {}
+    whole: list[list[Any]] = []
+    always: list[int] = []
+    for i, rx in enumerate(regexes):
+        t = re2_superset(rx) if use_re2 else None
+        if t is not None and _re2_reads(t):
+            whole.append([t, i])
+            continue
+        need = required_literals(rx.pattern)
+        if not need or not all(x.isascii() for x in need):
+            always.append(i)  # nothing to screen on (or case folding beyond ASCII): always run
+        for lit in need:
+            lits.setdefault(lit, []).append(i)
+    kept = [p for p in extra if checked_extra or _re2_reads(p)] if use_re2 else list(extra)
+    return {"lits": lits, "whole": whole, "always": always, "extra": kept}
+
+
+def plan_key(regexes: Sequence[re.Pattern[str]], extra: Sequence[str], use_re2: bool, checked_extra: bool) -> str:
+    """sha256 of what a screen's plan depends on: the regexes and flags, the extra patterns, this module's code
+    and the RE2 library (its file's size and time)."""
+    import hashlib
+    import json
+    import os
+
+    lib = getattr(getattr(_re2, "_re2", None), "__file__", None) if _re2 is not None else None
+    try:
+        st = os.stat(lib) if lib else None
+        lib_id = [lib, st.st_size, st.st_mtime_ns] if st else None
+    except OSError:
+        lib_id = None
+    h = hashlib.sha256(Path(__file__).read_bytes())
+    h.update(json.dumps([[rx.pattern, rx.flags] for rx in regexes] + [list(extra), use_re2, checked_extra, lib_id],
+                        ensure_ascii=True).encode())
+    return h.hexdigest()
 
 
 def _re2_reads(pattern: str) -> bool:

@@ -188,13 +188,15 @@ def kb_eval_cmd(runs_per_class: int, noise_days: float, quick: bool, workers: in
 
 def _matcher(data_dir: Path | None) -> Any:
     """The knowledge matcher with whatever vendor knowledge was imported (an unreadable import is skipped)."""
-    from opsbrain.kb import SignatureMatcher, load_imported, load_kb
+    from opsbrain.kb.compiled import compiled_kb
+    from opsbrain.kb.importers import load_imported
+    from opsbrain.kb.matcher import SignatureMatcher
 
     try:
         imported = load_imported((data_dir / "kb_imports") if data_dir else None, strict=False)
     except InputError:
         imported = None
-    return SignatureMatcher(load_kb(), imported)
+    return SignatureMatcher(compiled_kb(data_dir), imported)
 
 
 def _kb_eval_real(real: str, split: str, data_dir: Path | None, as_json: bool, model: Path | None = None) -> None:

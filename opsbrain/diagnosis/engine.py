@@ -8,30 +8,31 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from faultlib.params import P, ParamGroup
-from faultlib.telemetry import formats as fmt
 from opsbrain.diagnosis.features import DOWN, incident_features, l2_of_link, link_of, node_id
+from opsbrain.diagnosis.knowledge import default_params
 from opsbrain.diagnosis.localize import RULES, localize
 from opsbrain.diagnosis.model import DiagnosisModel
-from opsbrain.diagnosis.vote import VoteParams, vote
+from opsbrain.diagnosis.vote import vote
 from opsbrain.ingest import NO_HISTORY, LinkRecords, Signal
 from opsbrain.verdict import UNKNOWN, Diagnosis
+
+if TYPE_CHECKING:
+    from opsbrain.diagnosis.params import DiagnosisParams
+
+
+def __getattr__(name: str) -> Any:
+    """``DiagnosisParams``, imported on first use (it needs pydantic; a diagnosis reads the compiled defaults)."""
+    if name == "DiagnosisParams":
+        from opsbrain.diagnosis.params import DiagnosisParams
+
+        return DiagnosisParams
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class HasSignals(Protocol):
     signals: list[Signal]
-
-
-class DiagnosisParams(ParamGroup):
-    min_confidence: float = P(0.4, "probability", "fitted on the development split of the real-log corpus (issue 14): "
-                              "with 23 classes a top class at 0.4-0.5 is still several times likelier than the next; "
-                              "0.5 abstained on most real excerpts; below the bar escalate (an unknown beats a "
-                              "confident wrong answer)", ge=0, le=1)
-    max_novelty: float = P(0.5, "share", "reason: when most signal kinds were never seen in training the model is "
-                           "out of its distribution", ge=0, le=1)
-    vote: VoteParams = VoteParams()
 
 
 def runbook_id(fault_class: str) -> str:
@@ -39,6 +40,8 @@ def runbook_id(fault_class: str) -> str:
 
 
 def describe_kind(kind: str) -> str:
+    from faultlib.telemetry import formats as fmt  # the code tables: only when evidence is worded
+
     fam, _, code = kind.partition(":")
     code = code.split(":")[0]
     if fam in ("dev", "plugin"):
@@ -78,13 +81,32 @@ def evidence(signals: list[Signal], history: LinkRecords) -> list[str]:
     return out
 
 
+ALTERNATIVES = 4  # the answer and up to three alternatives are read off the ranking
+MIN_ALTERNATIVE = 0.01  # an alternative below this probability is not listed
+
+
+def ranked(probs: list[float]) -> list[int]:
+    """Class indices by falling probability, as numpy's ``argsort()[::-1]`` orders them (the order the model's
+    answers were validated with) wherever the answer reads them: the first place, and the next three places that
+    hold more than :data:`MIN_ALTERNATIVE`. Distinct values sort one way only; where a value read there is shared,
+    numpy's own (unstable) sort is asked, so ties break as they always did."""
+    order = sorted(range(len(probs)), key=probs.__getitem__, reverse=True)
+    for k, i in enumerate(order[:ALTERNATIVES]):
+        v = probs[i]
+        if (k == 0 or v > MIN_ALTERNATIVE) and probs.count(v) > 1:
+            import numpy as np
+
+            return [int(j) for j in np.asarray(probs, dtype=np.float64).argsort()[::-1]]
+    return order
+
+
 class Engine:
     """Diagnoses incidents with a trained :class:`DiagnosisModel`."""
 
     def __init__(self, model: DiagnosisModel, params: DiagnosisParams | None = None,
                  runbooks: Callable[[str], str | None] | None = None) -> None:
         self.model = model
-        self.p = params or DiagnosisParams()
+        self.p = params if params is not None else default_params()
         self._runbook = runbooks or runbook_id
 
     def diagnose(self, incident: HasSignals, now: float, history: LinkRecords,
@@ -99,10 +121,10 @@ class Engine:
 
     def decide(self, feats: dict[str, float], signals: list[Signal], now: float,
                history: LinkRecords = NO_HISTORY) -> Diagnosis:
-        probs = self.model.predict_proba([feats])[0]
-        order = probs.argsort()[::-1]
+        probs = self.model.proba_one(feats)
+        order = ranked(probs)
         best, conf = self.model.classes[order[0]], float(probs[order[0]])
-        alts = [(self.model.classes[i], float(probs[i])) for i in order[1:4] if probs[i] > 0.01]
+        alts = [(self.model.classes[i], float(probs[i])) for i in order[1:ALTERNATIVES] if probs[i] > MIN_ALTERNATIVE]
         ev = evidence(signals, history)
         novelty = self.model.novelty(feats)
         named = any(k.startswith("kb:") and k.endswith((":primary", ":secondary")) for k in feats)

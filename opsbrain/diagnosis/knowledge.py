@@ -101,10 +101,18 @@ def documented_kinds() -> dict[str, dict[str, str]]:
 
 @lru_cache(maxsize=1)
 def default_table() -> KindTable:
-    """The kind table of the shipped knowledge base (read once; the knowledge base is immutable package data)."""
-    from opsbrain.kb.loader import load_kb
+    """The kind table of the shipped knowledge base (read once; the knowledge base is immutable package data),
+    from its compiled form (:mod:`opsbrain.kb.compiled`: equal to ``KindTable.from_kb(load_kb())``)."""
+    from opsbrain.kb.compiled import compiled_kb
 
-    return KindTable.from_kb(load_kb())
+    return KindTable({k: list(v) for k, v in compiled_kb().kind_roles.items()})
+
+
+def default_params() -> Any:
+    """The defaults of :class:`opsbrain.diagnosis.params.DiagnosisParams` as plain attributes (compiled once)."""
+    from opsbrain.kb.compiled import compiled_kb
+
+    return compiled_kb().diagnosis_params
 
 
 @dataclass(frozen=True)
@@ -126,12 +134,24 @@ def vendor_map_path() -> Path:
     return Path(str(resources.files("knowledge_base"))) / "vendor_map.yaml"
 
 
-def load_vendor_rules(path: Path | None = None) -> list[VendorRule]:
+def raw_vendor_rules(path: Path | None = None) -> list[dict[str, Any]]:
+    """The rules of the vendor map as written (``class``, ``id``, ``cause``, ``category``)."""
     from opsbrain.yamlio import read_yaml
 
     doc = read_yaml(path or vendor_map_path())
+    return [dict(r) for r in doc.get("rules", [])] if isinstance(doc, dict) else []
+
+
+def load_vendor_rules(path: Path | None = None) -> list[VendorRule]:
+    """The vendor map's rules (default: the shipped map, from the compiled knowledge base)."""
+    if path is None:
+        from opsbrain.kb.compiled import compiled_kb
+
+        rows = compiled_kb().vendor_rules
+    else:
+        rows = raw_vendor_rules(path)
     out = []
-    for r in doc.get("rules", []) if isinstance(doc, dict) else []:
+    for r in rows:
         out.append(VendorRule(str(r["class"]), re.compile(r["id"]) if r.get("id") else None,
                               re.compile(r["cause"], re.I) if r.get("cause") else None, r.get("category")))
     return out

@@ -1,5 +1,6 @@
 """The diagnosis model: a random forest over incident features, fitted with scikit-learn (``kb train``) and
-served from plain arrays (``.npz``) with a JSON sidecar, so that diagnosis imports neither scikit-learn nor scipy.
+served from plain arrays (``.npz``) with a JSON sidecar, so that diagnosis imports neither scikit-learn nor scipy,
+nor numpy (the arrays are read by :mod:`.npzplain` and walked in plain Python; numpy serves training and tests).
 
 Loading refuses a model whose sidecar does not match this install (format, knowledge-base hash): the caller then
 retrains and says so once. The fitted pipeline is DictVectorizer -> RandomForestClassifier; the vectorizer's
@@ -17,13 +18,14 @@ import platform
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from opsbrain.diagnosis.forest import ArrayForest, export_forest
 from opsbrain.errors import InputError
 from opsbrain.fsio import check_target, write_atomic
+
+if TYPE_CHECKING:
+    import numpy as np
 
 FORMAT = 2  # 2: arrays (npz) instead of a pickled scikit-learn pipeline
 
@@ -46,6 +48,8 @@ def make_pipeline(seed: int = 0) -> Any:
 
 
 def versions() -> dict[str, str]:
+    import numpy as np
+
     return {"numpy": np.__version__, "python": platform.python_version()}
 
 
@@ -96,10 +100,16 @@ class DiagnosisModel:
     def _row(self, feats: dict[str, float]) -> dict[int, float]:
         return {j: v for k, v in feats.items() if (j := self._index.get(k)) is not None}
 
+    def proba_one(self, feats: dict[str, float]) -> list[float]:
+        """Class probabilities of one incident (in the order of :attr:`classes`), in plain Python."""
+        return self.forest.proba(self._row(feats))
+
     def predict_one(self, feats: dict[str, float]) -> np.ndarray:
         return self.forest.predict_one(self._row(feats))
 
     def predict_proba(self, features: list[dict[str, float]]) -> np.ndarray:
+        import numpy as np
+
         if not features:
             return np.zeros((0, len(self.classes)))
         return np.vstack([self.predict_one(f) for f in features])
@@ -114,8 +124,10 @@ class DiagnosisModel:
     def save(self, path: Path, force: bool = False) -> None:
         """Write the arrays and the sidecar as one unit (see :func:`save_pair`); ``force``: the output policy's
         (replace package data, as for the shipped model)."""
+        import numpy as np
+
         buf = io.BytesIO()
-        np.savez_compressed(buf, **self.arrays)
+        np.savez_compressed(buf, **{k: _as_numpy(v) for k, v in self.arrays.items()})
         path.parent.mkdir(parents=True, exist_ok=True)
         data = buf.getvalue()
         meta = {**self.meta, "arrays_sha256": hashlib.sha256(data).hexdigest()}
@@ -130,9 +142,27 @@ class DiagnosisModel:
         if diff:
             raise ModelMismatch("model sidecar does not match this install: " +
                                 ", ".join(f"{k} {a!r} != {b!r}" for k, (a, b) in sorted(diff.items())))
-        with np.load(io.BytesIO(data), allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
+        from opsbrain.diagnosis.npzplain import NotPlain, load_npz
+
+        try:
+            arrays: dict[str, Any] = dict(load_npz(data))
+        except NotPlain:  # a layout the plain reader does not handle: numpy reads it
+            import numpy as np
+
+            with np.load(io.BytesIO(data), allow_pickle=False) as z:
+                arrays = {k: z[k] for k in z.files}
         return cls(arrays, meta)
+
+
+def _as_numpy(v: Any) -> Any:
+    """An array of :mod:`.npzplain` (a loaded model re-saved) as numpy's; numpy arrays as they are."""
+    from opsbrain.diagnosis.npzplain import PlainArray
+
+    if isinstance(v, PlainArray):
+        import numpy as np
+
+        return np.frombuffer(v.data.tobytes(), dtype=np.dtype(v.data.typecode)).reshape(v.shape)
+    return v
 
 
 def _staged(path: Path) -> Path:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from opsbrain.diagnosis.knowledge import default_table
+from opsbrain.diagnosis.knowledge import default_params, default_table
 from opsbrain.diagnosis.rootcluster import KIND_WORDS, RootCluster, analyse
-from opsbrain.diagnosis.vote import VoteParams, scores
+from opsbrain.diagnosis.vote import scores
 from opsbrain.ingest import Signal
 from opsbrain.ingest.ranks import RankProcess, RankTable
 from opsbrain.ingest.where import user_terms
@@ -37,7 +37,7 @@ def root_signals(rc: RootCluster, signals: list[Signal]) -> list[Signal]:
 
 def kb_vote(signals: list[Signal]) -> tuple[str | None, dict[str, float]]:
     """The class whose signatures the signals fit best by role weight (see the module docstring)."""
-    score = scores(default_table().features(signals), VoteParams())
+    score = scores(default_table().features(signals), default_params().vote)
     top = sorted(score.items(), key=lambda kv: -kv[1])[:4]
     return (top[0][0] if top else None), {c: round(v, 2) for c, v in top}
 

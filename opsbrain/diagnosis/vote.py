@@ -9,21 +9,19 @@ signatures and does not weigh context the way the model does."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from faultlib.params import P, ParamGroup
+if TYPE_CHECKING:
+    from opsbrain.diagnosis.params import VoteParams
 
 
-class VoteParams(ParamGroup):
-    primary: float = P(1.0, "weight", "reason: a primary signature names the fault (the unit of the vote)", gt=0)
-    secondary: float = P(0.4, "weight", "reason: a supporting signature counts less than half of a naming one, "
-                         "so two distinct supporting kinds are needed to outweigh one naming kind", ge=0)
-    ambiguous: float = P(0.1, "weight", "reason: a code printed for many causes (EZ9999, EI9999) barely counts",
-                         ge=0)
-    min_score: float = P(0.4, "score", "reason: one primary line (features are log(1 + count): 0.69) or two "
-                         "supporting lines (0.4 x log 3 = 0.44), never one supporting line alone (0.28)", ge=0)
-    lead: float = P(2.0, "ratio", "reason: the leader must outweigh the runner-up two to one", ge=1)
-    max_confidence: float = P(0.75, "probability", "reason: a vote is never a confident answer (stays below the 0.8 "
-                              "confident-wrong bar of the real-log evaluation)", ge=0, lt=0.8)
+def __getattr__(name: str) -> Any:
+    """``VoteParams``, imported on first use (it needs pydantic; a diagnosis reads the compiled defaults)."""
+    if name == "VoteParams":
+        from opsbrain.diagnosis.params import VoteParams
+
+        return VoteParams
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)

@@ -194,15 +194,21 @@ class RankCollector:
         self._ip_dev: dict[str, int | None] = {}
         self._pending_notify: dict[tuple[str, str], dict[str, object]] = {}
         self._resets: dict[tuple[str, str], int] = {}
+        self._files: dict[str, tuple[tuple[str, str | None], bool, re.Match[str] | None]] = {}
+        self._seconds: dict[tuple[str, ...], float] = {}  # a time stamp's second -> epoch seconds (local time)
 
     # ---- feeding ---------------------------------------------------------------------------------------------
     def feed(self, line: str, file: str | None, line_no: int, worker: str | None = None) -> None:
         name = file or ""
+        info = self._files.get(name)
+        if info is None:  # what the file's name says, once per file (a plog has thousands of lines)
+            info = self._files[name] = (host_root(name), bool(self.NPU_INFO_FILE.search(name)),
+                                        RE_PLOG_FILE.search(name))
         if worker is None:
-            worker, sub = host_root(name)
+            worker, sub = info[0]
             if sub is not None:
                 self._alias.setdefault(worker, set()).add(sub)
-        if self.NPU_INFO_FILE.search(name):
+        if info[1]:
             self._npu_info(line, worker, name)
             return
         if not line.startswith("[") or "(" not in line[:40]:
@@ -211,16 +217,21 @@ class RankCollector:
         if m is None:
             return
         level, module, line_pid = m.group(1).upper(), m.group(2), m.group(3)
-        fm = RE_PLOG_FILE.search(name)
+        fm = info[2]
         if fm is None and module != "HCCL":
             return
         pid = fm.group(1) if fm else line_pid
         w = worker
-        try:
-            y, mo, d, h, mi, sec = (int(m.group(k)) for k in range(4, 10))
-            t = datetime(y, mo, d, h, mi, sec).timestamp() + int(m.group(10)) / 1e3 + int(m.group(11)) / 1e6
-        except ValueError:
-            return
+        second = m.group(4, 5, 6, 7, 8, 9)
+        base = self._seconds.get(second)
+        if base is None:
+            try:
+                y, mo, d, h, mi, sec = (int(x) for x in second)
+                base = datetime(y, mo, d, h, mi, sec).timestamp()
+            except ValueError:
+                return
+            self._seconds[second] = base
+        t = base + int(m.group(10)) / 1e3 + int(m.group(11)) / 1e6
         body = m.group(12)
         key = (w, pid)
         # lines differing only in time stamp are one line (ascend-fd's rule: the text after the second '[')

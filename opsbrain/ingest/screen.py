@@ -74,9 +74,10 @@ class Group:
     """Several screened regexes: :meth:`may` is False when the line screen rules out every one of them (then a
     parser whose every signal needs one of them to match has nothing to find)."""
 
-    __slots__ = ("ids", "top")
+    __slots__ = ("ids", "top", "regexes")
 
     def __init__(self, regexes: list[Screened]) -> None:
+        self.regexes = tuple(regexes)
         self.ids = frozenset(r.id for r in regexes)
         self.top = max(self.ids, default=-1)
 
@@ -104,8 +105,10 @@ def screened(pattern: str, flags: int = 0) -> Screened:
 def build(extra: list[str]) -> tuple[Screen, int]:
     """The screen of every regex registered so far (regexes registered later always run), with ``extra`` whole
     patterns (RE2 syntax) reported in the same scan; and how many regexes it covers."""
+    from opsbrain.kb.compiled import screen_memo
+
     regs = list(_REGISTRY)
-    return Screen([r.rx for r in regs], extra=extra), len(regs)
+    return Screen([r.rx for r in regs], extra=extra, memo=screen_memo), len(regs)
 
 
 def set_line(text: str, may: frozenset[int], covered: int) -> None:

@@ -30,7 +30,7 @@ from typing import Any
 
 from opsbrain.errors import KnowledgeBaseError
 from opsbrain.fsio import write_json_atomic
-from opsbrain.kb.schema import LEVELS, norm_device_code, norm_switch_code
+from opsbrain.kb.codenorm import LEVELS, norm_device_code, norm_switch_code
 from opsbrain.kb.saferegex import regex_problem
 
 MAX_IMPORT_BYTES = 64 << 20

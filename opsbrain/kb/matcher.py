@@ -21,11 +21,10 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from opsbrain.kb.codenorm import switch_key
 from opsbrain.kb.importers import MAX_ANCHOR_CHARS, ImportedEntry, ImportedKnowledge
-from opsbrain.kb.loader import KnowledgeBase
-from opsbrain.kb.schema import FaultClass, switch_key
 from opsbrain.multiscan import Screen, literal_pattern, required_literals
 
 MAX_SCAN_CHARS = 8192
@@ -99,6 +98,10 @@ class Match:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+if TYPE_CHECKING:
+    from opsbrain.kb.schema import FaultClass
 
 
 def _kb_match(fc: FaultClass, family: str | None, code: str | None, meaning: str, role: str, exclusive: bool,
@@ -181,9 +184,10 @@ GroupHit = tuple[tuple[str, ...], ImportedEntry]
 
 
 class SignatureMatcher:
-    """Precompiled matcher over a knowledge base and (optionally) imported vendor knowledge."""
+    """Precompiled matcher over a knowledge base (loaded, or compiled: :mod:`opsbrain.kb.compiled`; only the
+    classes' attributes are read) and (optionally) imported vendor knowledge."""
 
-    def __init__(self, kb: KnowledgeBase, imported: ImportedKnowledge | None = None) -> None:
+    def __init__(self, kb: Iterable[Any], imported: ImportedKnowledge | None = None) -> None:
         self.kb = kb
         self.imported = imported or ImportedKnowledge()
         self._build_kb()
@@ -265,7 +269,10 @@ class SignatureMatcher:
         self._n_kb = len(self._patterns)
         regexes = code_res + [rx for rx, _m in self._patterns] + [rx for rx, _e in self._regexes]
         self._screen_anchors = [a for a in self._groups_own if a.isascii()]  # others never occur in ASCII text
-        self._screen = Screen(regexes, extra=[literal_pattern(a) for a in self._screen_anchors], checked_extra=True)
+        from opsbrain.kb.compiled import screen_memo
+
+        self._screen = Screen(regexes, extra=[literal_pattern(a) for a in self._screen_anchors], checked_extra=True,
+                              memo=screen_memo)
 
     # the trie regexes serve the lines the screen cannot tell about (not ASCII, no RE2): built on first need
     @cached_property

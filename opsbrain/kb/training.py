@@ -14,11 +14,14 @@ import time
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from opsbrain.diagnosis.engine import DiagnosisParams, Engine
+from opsbrain.diagnosis.engine import Engine
 from opsbrain.diagnosis.model import DiagnosisModel, ModelMismatch
 from opsbrain.store import default_home
+
+if TYPE_CHECKING:
+    from opsbrain.diagnosis.params import DiagnosisParams
 
 log = logging.getLogger(__name__)
 Say = Callable[[str], None]
@@ -150,7 +153,9 @@ def load_engine(home: Path | None = None, say: Say | None = None, params: Diagno
         engine = Engine(load_model_file(Path(model)), params)
         log.info("diagnosis model loaded", extra={"path": str(model), "given": True})
         return engine
-    h = kb_hash()
+    from opsbrain.kb.compiled import compiled_kb
+
+    h = compiled_kb(home).kb_hash  # = kb_hash(), compiled once (no pydantic at diagnosis time)
     reasons = []
     trained = trained_model_path(home)
     candidates = ([trained] if trained.exists() else []) + [shipped_model_path(), cached_model_path(home)]

@@ -325,14 +325,27 @@ def _components(inc: dict[str, Any], actions: list[dict[str, Any]]) -> dict[str,
     return {"injected": inj, "diagnosed": diag, "isolated": isolated, "spares": spares}
 
 
+def _time_lost_words(v: dict[str, Any]) -> str:
+    """Where a training job's time went, from the journal's own accounting: down (not running: restarting,
+    recovering, waiting for parts), stalled (running but making no step: a hung collective until its timeout)
+    and checkpoint stalls; a journal that does not record the stall says so rather than leave it out."""
+    parts = [f"{text.human(v.get('downtime_s'))} down"]
+    if "stalled_s" in v:
+        parts.append(f"{text.human(v.get('stalled_s'))} stalled (up, no step made)")
+    else:
+        parts.append("stall time not recorded in this journal")
+    if v.get("ckpt_stall_s"):
+        parts.append(f"{text.human(v.get('ckpt_stall_s'))} in checkpoint stalls")
+    return ", ".join(parts)
+
+
 def _impact_words(impact: dict[str, Any]) -> list[str]:
     out = []
     for w, v in sorted(impact.items()):
         if "lost_npu_s" in v:
             out.append(f"{w}: {text.num(v.get('lost_npu_s'), 'NPU-seconds')} lost "
                        f"({text.num((v.get('lost_npu_s') or 0) / 3600, 'NPU-hours', 2)}), "
-                       f"{text.num(v.get('redone_steps'), 'steps', 2)} redone, "
-                       f"{text.human(v.get('downtime_s'))} down")
+                       f"{text.num(v.get('redone_steps'), 'steps', 2)} redone, " + _time_lost_words(v))
         else:
             out.append(f"{w}: {text.num(v.get('lost_tokens'), 'tokens')} lost, "
                        f"{text.human(v.get('slo_violation_s'))} in SLO violation")
@@ -358,8 +371,7 @@ def _dip(entry: dict[str, Any] | None, name: str, t0: float | None, recovered: f
     if entry.get("kind") == "inference" and len(entry.get("fields", [])) > 2:
         vals = [p[2] for p in entry["points"] if t0 - 1e-6 <= p[0] <= stop and p[2] is not None]
         tpot = max(vals) if vals else None
-    metric, unit = (("step rate", "steps/s") if entry.get("kind") == "training"
-                    else ("decode throughput", "tokens/s"))
+    metric, unit = text.rate_unit(entry.get("kind"))
     return {"workload": name, "kind": entry.get("kind"), "metric": metric, "unit": unit, "pre_rate": pre,
             "min_rate": low, "min_share": low / pre if pre else None, "worst_tpot_ms": tpot,
             "stalled": low == 0.0}

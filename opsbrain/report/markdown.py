@@ -156,7 +156,8 @@ def _incident(inc: dict[str, Any], m: dict[str, Any]) -> list[str]:
     out += ["", f"### Evidence lines ({len(sig)})", ""]
     if sig:
         out += _table(["clock", "after onset", "host", "log line"],
-                      [[x["clock"] or "-", text.rel(x["rel_s"]), _c(x["host"] or "-"), _c(x["text"])] for x in sig])
+                      [[x["clock"] or "-", text.rel(x["rel_s"]), _c(x["host"] or "-"),
+                        _c(x["text"]) + (f" ({_c(x['at'])})" if x.get("at") else "")] for x in sig])
     else:
         out.append("_The journal holds no signal lines for this incident._")
     out += ["", "### What to do next", "", *[f"{k}. {n}" for k, n in enumerate(inc.get("next_steps") or [], 1)]]

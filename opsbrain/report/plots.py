@@ -21,6 +21,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
+from opsbrain.report.text import rate_unit  # noqa: E402
+
 COLORS = {"onset": "#c0392b", "detected": "#e67e22", "diagnosed": "#8e44ad", "recovered": "#27ae60",
           "succeeded": "#2e86c1", "failed": "#c0392b", "skipped": "#aab7b8", "rate": "#1f4e79",
           "tpot": "#7d3c98", "bar": "#7f8c8d", "fault": "#c0392b", "injected": "#e67e22", "isolated": "#7f8c8d",
@@ -160,7 +162,8 @@ def workload_svg(entry: dict[str, Any], inc: dict[str, Any], name: str, end_s: f
         fig = _figure(9.0, 2.2 if n == 1 else 3.4)
         axes = fig.subplots(n, 1, sharex=True, squeeze=False)[:, 0]
         x, y = steps(1)
-        mul, ylabel = (3600.0, "steps / hour") if training else (1e-3, "decode k tokens/s")
+        metric, unit_words = rate_unit(entry.get("kind"))
+        mul, ylabel = 1.0, f"{metric}, {unit_words}"  # the unit of the table under the plot
         y = [v * mul for v in y]
         ax = axes[0]
         ax.step(x, y, where="post", color=COLORS["rate"], linewidth=1.4, label=name)

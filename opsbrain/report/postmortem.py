@@ -48,11 +48,17 @@ def incident_severity(inc: dict[str, Any], category: str) -> dict[str, Any]:
 
 
 def signal_rows(inc: dict[str, Any], epoch: str | None, t0: float | None) -> list[dict[str, Any]]:
-    """The incident's evidence lines (journal ``signals``) with clock time and time after onset."""
+    """The incident's evidence lines (journal ``signals``) with clock time, time after onset and where the line is
+    in the run's bundle (``at``: ``file:line``, when the run wrote bundles)."""
     return [{"t_s": s.get("t_s"), "clock": clock(epoch, s.get("t_s")),
              "rel_s": None if t0 is None or s.get("t_s") is None else s["t_s"] - t0,
              "host": s.get("host"), "kinds": list(s.get("kinds") or []), "severity": s.get("severity"),
-             "text": str(s.get("text", ""))} for s in inc.get("signals") or []]
+             "text": str(s.get("text", "")), "at": evidence_at(s)} for s in inc.get("signals") or []]
+
+
+def evidence_at(signal: dict[str, Any]) -> str | None:
+    """``file:line`` of an evidence line in the run's bundle (journal ``file``/``line``), None when not located."""
+    return f"{signal['file']}:{signal['line']}" if signal.get("file") and signal.get("line") else None
 
 
 def next_steps(model: dict[str, Any]) -> list[str]:

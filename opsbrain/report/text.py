@@ -24,7 +24,18 @@ ACTION_WORDS = {
 }
 
 
+RATE_UNITS = {"training": ("step rate", "steps/s"), "inference": ("decode throughput", "tokens/s")}
+"""A workload's main rate as the journal records it (kind -> metric, unit): the incident plot's axis and the table
+under it both use these, so the two never show different units."""
+
+
+def rate_unit(kind: Any) -> tuple[str, str]:
+    """(metric, unit) of a workload kind's main rate (:data:`RATE_UNITS`; anything but training is inference)."""
+    return RATE_UNITS["training" if kind == "training" else "inference"]
+
+
 IMPACT_WORDS = {"lost_npu_s": "NPU-seconds lost", "redone_steps": "steps redone", "downtime_s": "seconds down",
+                "stalled_s": "seconds stalled (up, no step made)", "ckpt_stall_s": "seconds in checkpoint stalls",
                 "lost_tokens": "tokens lost", "slo_violation_s": "seconds in SLO violation"}
 
 

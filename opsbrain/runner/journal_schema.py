@@ -51,7 +51,8 @@ _INCIDENT = _obj({
     "impact": _OBJ, "detected_by": _OPT_STR, "lead_time_s": _OPT_NUM, "link_down_at_s": _OPT_NUM,
     "signals": {"type": "array", "items": _obj({"t_s": _NUM, "host": _OPT_STR, "severity": {"enum": [0, 1, 2]},
                                                 "kinds": {"type": "array", "items": {"type": "string"}},
-                                                "text": {"type": "string"}}, ["t_s", "text"])},
+                                                "text": {"type": "string"}, "file": _OPT_STR,
+                                                "line": {"type": "integer", "minimum": 1}}, ["t_s", "text"])},
     "signals_total": {"type": "integer", "minimum": 0},
 }, ["id", "injected", "detected_at_s", "diagnosis", "actions", "ttd_s", "ttdiag_s", "ttr_s", "correct"])
 

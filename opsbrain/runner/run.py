@@ -121,8 +121,10 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
             out["verdict"] = "failed"
     if bundle_dir is not None:
         from opsbrain.bundle.writer import write_run_bundles
+        from opsbrain.runner.evidence import locate_run_evidence
 
         out["bundles"] = write_run_bundles(world, out, bundle_dir)
+        locate_run_evidence(out)  # the evidence lines as file:line of the bundles just written
     return out
 
 
@@ -236,7 +238,9 @@ def _impact(before: dict[str, Any] | None, after: dict[str, Any], names: list[st
         if a.get("kind") == "training":
             out[n] = {"lost_npu_s": a.get("lost_npu_s", 0.0) - b.get("lost_npu_s", 0.0),
                       "redone_steps": a.get("redone_steps", 0.0) - b.get("redone_steps", 0.0),
-                      "downtime_s": a.get("downtime_s", 0.0) - b.get("downtime_s", 0.0)}
+                      "downtime_s": a.get("downtime_s", 0.0) - b.get("downtime_s", 0.0),
+                      "stalled_s": a.get("stalled_s", 0.0) - b.get("stalled_s", 0.0),
+                      "ckpt_stall_s": a.get("ckpt_stall_s", 0.0) - b.get("ckpt_stall_s", 0.0)}
         else:
             out[n] = {"lost_tokens": a.get("lost_tokens", 0.0) - b.get("lost_tokens", 0.0),
                       "slo_violation_s": a.get("slo_violation_s", 0.0) - b.get("slo_violation_s", 0.0)}

@@ -58,6 +58,26 @@ def _screen() -> tuple[Screen, int]:
     return screen.build(extras)
 
 
+@lru_cache(maxsize=1)
+def _every_parser() -> screen.Group:
+    """Every regex a parser keys on (each parser returns at once when the screen rules out all of its own)."""
+    rx = messages.catalog()[0]
+    return screen.Group(sorted({r for g in (twin._ANY, device._ANY, hccn._ANY, kernel._ANY, hccl._ANY, cann._ANY,
+                                            framework._ANY) for r in g.regexes}
+                               | {kernel.RE_DRV, *(row[0] for row in kernel.DRV_KINDS)}
+                               | ({rx} if rx is not None else set()), key=lambda r: r.id))
+
+
+def _parsers_may(text: str) -> bool:
+    """False when no parser can add a signal to the screened line ``text``: all their regexes are ruled out and
+    neither of the two literal tests of the parsers holds (kernel: ``[ascend]`` with ``[error]``; framework: a
+    traceback's first line)."""
+    if _every_parser().may(text):
+        return True
+    low = text.lower()
+    return ("[ascend]" in low and "[error]" in low) or "Traceback (most recent call last)" in text
+
+
 def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: str | None = None,
                level: str | None = None) -> list[Signal]:
     """Signals in one log line (never raises). ``origin`` (a twin component id) places lines that name no host."""
@@ -74,6 +94,8 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
         if 0 not in extra and (not extra or not gate().search(text)):  # no gate word; a documented message's
             return []                                                   # superset alone: the exact gate decides
         screen.set_line(text, may, covered)
+        if not _parsers_may(text):
+            return []  # a gate word, but every parser's regexes are ruled out: no parser can find a signal
     host = where.host_in(text)
     node = where.node_component(host)
     if origin and where.twin_node(host) is None and (own := where.node_of(origin)):

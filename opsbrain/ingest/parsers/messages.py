@@ -6,29 +6,34 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from importlib import resources
-from pathlib import Path
+from typing import Any
 
 from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.screen import Screened, screened
 
 
-@lru_cache(maxsize=1)
-def catalog() -> tuple[Screened | None, dict[str, str]]:
-    """(one regex of every documented message, lower-cased text -> category); read once (package data)."""
-    from opsbrain.errors import InputError
-    from opsbrain.yamlio import read_package_yaml
-
-    path = Path(str(resources.files("knowledge_base"))) / "codes.yaml"
-    try:
-        doc = read_package_yaml(path) or {}
-    except InputError:
-        return None, {}
+def messages_of(doc: Any) -> dict[str, str]:
+    """Lower-cased text -> category of the documented messages of a codes.yaml document (informational ones and
+    texts under 6 characters left out)."""
     cats = {}
-    for row in doc.get("messages", []) or []:
+    for row in (doc.get("messages", []) if isinstance(doc, dict) else []) or []:
         text, cat = str(row.get("text", "")).strip(), row.get("category")
         if len(text) >= 6 and cat and cat != "informational":
             cats[text.lower()] = str(cat)
+    return cats
+
+
+@lru_cache(maxsize=1)
+def catalog() -> tuple[Screened | None, dict[str, str]]:
+    """(one regex of every documented message, lower-cased text -> category); read once (package data), from the
+    compiled knowledge base (:mod:`opsbrain.kb.compiled`; an unreadable codes.yaml gives no messages)."""
+    from opsbrain.errors import InputError
+    from opsbrain.kb.compiled import compiled_kb
+
+    try:
+        cats = compiled_kb().messages
+    except InputError:
+        return None, {}
     if not cats:
         return None, {}
     words = sorted(cats, key=len, reverse=True)

@@ -1,0 +1,194 @@
+"""The knowledge base compiled once into plain data, so that diagnosis starts without pydantic or YAML.
+
+Everything diagnosis takes from ``knowledge_base/`` -- the validated classes (as plain dicts), the kind table of
+features, the knowledge-base hash a model is checked against, the documented messages, the vendor map's rules --
+and the diagnosis parameters' defaults are computed from the validated knowledge base (:mod:`opsbrain.kb.loader`,
+pydantic) and written as one JSON file, ``$OPSBRAIN_HOME/cache/kb-compiled.json``. The file is keyed by a content
+hash of every file of ``knowledge_base/`` (the model excepted) and of the source files that shape its content
+(:data:`SOURCES`): any edit of the knowledge base or of that code makes the key differ, and the next process
+compiles again and replaces the file atomically. A cache that cannot be read or written is no error: the
+knowledge base is then compiled in memory (and an invalid knowledge base raises its usual one-line error).
+The plans of the line screens (which regex RE2 screens how) are kept beside it (:func:`screen_memo`).
+
+A parity test checks that the compiled form equals what the pydantic-loaded knowledge base gives.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from functools import lru_cache
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+FORMAT = 1
+CACHE_NAME = "kb-compiled.json"
+_PKG = Path(__file__).resolve().parents[1]  # opsbrain/
+SOURCES = ("kb/compiled.py", "kb/loader.py", "kb/schema.py", "kb/codenorm.py", "kb/training.py",
+           "diagnosis/knowledge.py", "diagnosis/params.py", "ingest/parsers/messages.py")
+"""Source files (under opsbrain/) whose code decides the compiled content; faultlib's fault catalogue too (the
+loader checks the classes against it)."""
+
+
+def _kb_dir() -> Path:
+    import knowledge_base
+
+    return knowledge_base.package_dir()
+
+
+def _catalog_source() -> Path:
+    import faultlib
+
+    return Path(faultlib.__file__).resolve().parent / "faults" / "catalog.py"
+
+
+@lru_cache(maxsize=1)
+def content_key() -> str:
+    """Once per process (the knowledge base is package data): sha256 over the knowledge base's files (names and
+    bytes, the model directory excepted) and :data:`SOURCES`."""
+    h = hashlib.sha256(f"format {FORMAT}\n".encode())
+    base = _kb_dir()
+    files: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames[:] = sorted(d for d in dirnames if d not in ("model", "__pycache__"))
+        files.extend(Path(dirpath) / f for f in sorted(filenames) if not f.endswith((".pyc", ".pyo")))
+    files += [_PKG / s for s in SOURCES] + [_catalog_source()]
+    for f in files:
+        h.update(str(f.relative_to(base) if f.is_relative_to(base) else f.name).encode() + b"\0")
+        try:
+            h.update(f.read_bytes())
+        except OSError:
+            h.update(b"<missing>")
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def compile_kb() -> dict[str, Any]:
+    """The plain form, computed from the validated (pydantic) knowledge base: the slow path, run once per key."""
+    from opsbrain.diagnosis.knowledge import KindTable, raw_vendor_rules
+    from opsbrain.diagnosis.params import DiagnosisParams
+    from opsbrain.ingest.parsers.messages import messages_of
+    from opsbrain.kb.loader import load_kb
+    from opsbrain.kb.training import kb_hash
+    from opsbrain.yamlio import read_package_yaml
+
+    kb = load_kb()
+    codes = _kb_dir() / "codes.yaml"
+    return {
+        "format": FORMAT,
+        "kb_hash": kb_hash(),
+        "classes": [c.model_dump(mode="json") for c in kb],
+        "kind_roles": {k: [list(x) for x in v] for k, v in KindTable.from_kb(kb).roles.items()},
+        "messages": messages_of(read_package_yaml(codes) if codes.exists() else {}),
+        "vendor_rules": raw_vendor_rules(),
+        "diagnosis_params": DiagnosisParams().model_dump(mode="json"),
+    }
+
+
+def cache_path(home: Path | None = None) -> Path:
+    from opsbrain.store import default_home
+
+    return (home or default_home()) / "cache" / CACHE_NAME
+
+
+def _read(path: Path, key: str) -> dict[str, Any] | None:
+    try:
+        doc = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) and doc.get("key") == key and doc.get("format") == FORMAT else None
+
+
+def _write(path: Path, doc: dict[str, Any]) -> None:
+    from opsbrain.errors import InputError
+    from opsbrain.fsio import write_atomic
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, json.dumps(doc, sort_keys=True, separators=(",", ":")).encode(), option="cache")
+    except (OSError, InputError) as exc:  # a read-only data directory: compiled in memory each time
+        log.warning("knowledge-base cache not written", extra={"path": str(path), "reason": str(exc)})
+
+
+class CompiledKB:
+    """The compiled knowledge base: iterable of plain classes (the attributes the matcher reads), the kind roles,
+    the knowledge-base hash, the documented messages, the vendor rules and the diagnosis parameters' defaults."""
+
+    def __init__(self, doc: dict[str, Any]) -> None:
+        self.doc = doc
+        self.kb_hash: str = doc["kb_hash"]
+        self.classes = {c["id"]: plain(c) for c in doc["classes"]}
+        self.kind_roles: dict[str, list[tuple[str, str]]] = {k: [(a, b) for a, b in v]
+                                                             for k, v in doc["kind_roles"].items()}
+        self.messages: dict[str, str] = dict(doc["messages"])
+        self.vendor_rules: list[dict[str, Any]] = list(doc["vendor_rules"])
+        self.diagnosis_params = _namespace(doc["diagnosis_params"])
+
+    def __iter__(self) -> Any:
+        return iter(self.classes.values())
+
+    def __len__(self) -> int:
+        return len(self.classes)
+
+    def __contains__(self, class_id: object) -> bool:
+        return class_id in self.classes
+
+    def ids(self) -> list[str]:
+        return list(self.classes)
+
+
+_CODE_FAMILIES = (("device", "device_codes"), ("switch", "switch_alarms"), ("hccl", "hccl_codes"),
+                  ("runtime", "runtime_codes"))
+
+
+class PlainSignatures(SimpleNamespace):
+    def codes(self) -> list[tuple[str, Any]]:
+        """(code family, signature) for every code, as :meth:`opsbrain.kb.schema.Signatures.codes` orders them."""
+        return [(family, s) for family, name in _CODE_FAMILIES for s in getattr(self, name)]
+
+
+def plain(cls_doc: dict[str, Any]) -> SimpleNamespace:
+    """A class's dumped dict as attributes (``fc.signatures.log_patterns[0].pattern``)."""
+    out = _namespace({k: v for k, v in cls_doc.items() if k != "signatures"})
+    sig = {k: [_namespace(x) for x in v] for k, v in cls_doc["signatures"].items()}
+    out.signatures = PlainSignatures(**sig)
+    return out
+
+
+def _namespace(d: dict[str, Any]) -> SimpleNamespace:
+    return SimpleNamespace(**{k: _namespace(v) if isinstance(v, dict) else v for k, v in d.items()})
+
+
+@lru_cache(maxsize=4)
+def _load(key: str, path: Path) -> CompiledKB:
+    doc = _read(path, key)
+    if doc is None:
+        doc = compile_kb() | {"key": key}
+        _write(path, doc)
+    return CompiledKB(doc)
+
+
+def compiled_kb(home: Path | None = None) -> CompiledKB:
+    """The compiled knowledge base of this install (from the cache when its key matches, else compiled now)."""
+    return _load(content_key(), cache_path(home))
+
+
+def screen_memo(key: str, compute: Any, home: Path | None = None) -> dict[str, Any]:
+    """A line screen's plan (:class:`opsbrain.multiscan.Screen`) from ``$OPSBRAIN_HOME/cache/screen-<key>.json``,
+    else computed and written there (atomically; an unwritable cache is no error). The key names everything the
+    plan depends on, so a stale file is never read."""
+    path = cache_path(home).with_name(f"screen-{key[:32]}.json")
+    doc = _read(path, key)
+    if doc is not None and isinstance(doc.get("plan"), dict):
+        return dict(doc["plan"])
+    plan = compute()
+    _write(path, {"format": FORMAT, "key": key, "plan": plan})
+    return plan
+
+
+__all__ = ["CompiledKB", "cache_path", "compile_kb", "compiled_kb", "content_key", "screen_memo"]

@@ -1,0 +1,73 @@
+"""The model served without numpy: the plain .npz reader gives numpy's arrays, the plain forest gives numpy's
+probabilities bit for bit, and the ranking breaks ties as numpy's argsort (that a diagnosis imports no numpy:
+tests/test_kb_compiled.py)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from opsbrain.diagnosis.engine import ranked
+from opsbrain.diagnosis.forest import ArrayForest, f32
+from opsbrain.diagnosis.npzplain import load_npz
+from opsbrain.kb.training import shipped_model_path
+
+LEAF = -1
+
+
+def _numpy_arrays() -> dict[str, np.ndarray]:
+    with np.load(shipped_model_path(), allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}
+
+
+def test_the_plain_reader_reads_what_numpy_reads() -> None:
+    want = _numpy_arrays()
+    got = load_npz(shipped_model_path().read_bytes())
+    assert set(got) == set(want)
+    for k, a in want.items():
+        assert got[k].shape == a.shape
+        assert got[k].tolist() == a.ravel().tolist(), k
+
+
+def _numpy_proba(arrays: dict[str, np.ndarray], row: dict[int, float]) -> np.ndarray:
+    """The numpy walk this module replaced (float32 features, mean of the float32 leaf rows)."""
+    feature, threshold = arrays["feature"].tolist(), arrays["threshold"].tolist()
+    left, right = arrays["left"].tolist(), arrays["right"].tolist()
+    leaves = []
+    for node in arrays["roots"].tolist():
+        while left[node] != LEAF:
+            node = left[node] if float(np.float32(row.get(feature[node], 0.0))) <= threshold[node] else right[node]
+        leaves.append(node)
+    return np.asarray(arrays["value"][leaves].mean(axis=0), dtype=np.float64)
+
+
+def test_plain_probabilities_equal_numpys_bit_for_bit() -> None:
+    arrays = _numpy_arrays()
+    plain = ArrayForest(load_npz(shipped_model_path().read_bytes()))
+    from_numpy = ArrayForest(arrays)
+    rng = random.Random(7)
+    n_feat = int(arrays["feature"].max()) + 1
+    for _ in range(400):
+        row = {rng.randrange(n_feat): rng.choice([0.0, 0.5, 0.6931471805599453, 1.0986122886681098,
+                                                  rng.uniform(0, 6), rng.uniform(-1e3, 1e3)])
+               for _ in range(rng.randrange(1, 40))}
+        want = _numpy_proba(arrays, row).tolist()
+        assert plain.proba(row) == want
+        assert from_numpy.proba(row) == want
+
+
+def test_float32_rounding_is_numpys() -> None:
+    with np.errstate(over="ignore"):
+        for x in (0.1, 1 / 3, 2.0 ** -149, 3.4028235e38, 3.5e38, -3.5e38, 1e300, -0.0, 7.0):
+            assert f32(x) == float(np.float32(x))
+
+
+def test_the_ranking_is_numpys_where_the_answer_reads_it() -> None:
+    rng = random.Random(3)
+    for _ in range(3000):
+        probs = [rng.choice([0.0, 0.005, 0.025, 0.05, 0.1, 0.2, 0.3, 0.45]) for _ in range(23)]
+        want = [int(i) for i in np.asarray(probs).argsort()[::-1]]
+        got = ranked(probs)
+        assert got[0] == want[0]
+        assert [i for i in got[1:4] if probs[i] > 0.01] == [i for i in want[1:4] if probs[i] > 0.01]
