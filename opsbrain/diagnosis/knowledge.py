@@ -109,7 +109,7 @@ def default_table() -> KindTable:
 
 @dataclass(frozen=True)
 class VendorRule:
-    cls: str
+    cls: str | None  # None: the entries it matches decide no class (advice only)
     id_rx: re.Pattern[str] | None
     cause_rx: re.Pattern[str] | None
     category: str | None
@@ -132,12 +132,13 @@ def load_vendor_rules(path: Path | None = None) -> list[VendorRule]:
     doc = read_yaml(path or vendor_map_path())
     out = []
     for r in doc.get("rules", []) if isinstance(doc, dict) else []:
-        out.append(VendorRule(str(r["class"]), re.compile(r["id"]) if r.get("id") else None,
+        out.append(VendorRule(None if r.get("class") is None else str(r["class"]), re.compile(r["id"]) if r.get("id") else None,
                               re.compile(r["cause"], re.I) if r.get("cause") else None, r.get("category")))
     return out
 
 
 def vendor_class(entry: Any, rules: list[VendorRule]) -> str | None:
+    """The class of the first rule that applies (None: no rule, or a rule that maps to no class)."""
     for r in rules:
         if r.applies(entry):
             return r.cls
