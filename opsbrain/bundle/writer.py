@@ -31,8 +31,8 @@ from faultlib import ids
 from faultlib.telemetry import formats as fmt
 from faultlib.telemetry.records import JobEvent, LogLine
 from opsbrain.bundle import layout as L
-from opsbrain.ingest import parse_line
 from opsbrain.errors import InputError
+from opsbrain.ingest import parse_line
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation

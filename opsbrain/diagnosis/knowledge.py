@@ -132,7 +132,8 @@ def load_vendor_rules(path: Path | None = None) -> list[VendorRule]:
     doc = read_yaml(path or vendor_map_path())
     out = []
     for r in doc.get("rules", []) if isinstance(doc, dict) else []:
-        out.append(VendorRule(None if r.get("class") is None else str(r["class"]), re.compile(r["id"]) if r.get("id") else None,
+        cls = None if r.get("class") is None else str(r["class"])
+        out.append(VendorRule(cls, re.compile(r["id"]) if r.get("id") else None,
                               re.compile(r["cause"], re.I) if r.get("cause") else None, r.get("category")))
     return out
 
