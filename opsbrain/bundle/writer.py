@@ -268,6 +268,10 @@ def _num(v: float | None, digits: int = 1) -> str:
 
 HCCN_TOOL = "/usr/local/Ascend/driver/tools/hccn_tool"
 NPU_SMI = "/usr/local/bin/npu-smi"
+NPU_SMI_VERSION_ROW = "npu-smi 24.1.rc1                 Version: 24.1.rc1"
+"""The first row of the ``npu-smi info`` table (as opsbrain.sources.commands renders the tool; MindCluster docs
+faultdiag/user_guide/03_collecting_logs.md). ascend-fd takes an ``npu-smi info`` output without it for a failed
+command and reports the NPU driver as missing (Comp_Network_Custom_06, npu_info_parser.NpuSmiInfoParser)."""
 """The commands as a real collection prints them in npu_info_*.txt: full path, output, a blank line; the file opens
 with ``Datetime: <local time with microseconds>`` (ascend-fd's fixtures, st_testcase/.../environment_check/worker-0/
 npu_info_after.txt and st_module_testcase/kg_parse/npu_info_before.txt)."""
@@ -293,7 +297,8 @@ def npu_info(sim: Simulation, node: str, t: float, records: list[tuple[float, in
         out += fmt.hccn_link_stat(now, devid, changes) + [""]
     health = _health(device_lines)
     read = sim.telemetry.metrics.read
-    out += [NPU_SMI + " info", "+" + "-" * 27 + "+" + "-" * 15 + "+" + "-" * 52 + "+",
+    out += [NPU_SMI + " info", "+" + "-" * 96 + "+", f"| {NPU_SMI_VERSION_ROW:<94} |",
+            "+" + "-" * 27 + "+" + "-" * 15 + "+" + "-" * 52 + "+",
             "| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page) |",
             "| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)         |",
             "+" + "=" * 27 + "+" + "=" * 15 + "+" + "=" * 52 + "+"]
