@@ -192,6 +192,32 @@ def row_for(name: str, path: Path, engine: Any, matcher: Any, exe: Path, work: P
     return row
 
 
+def print_table(rows: list[dict[str, Any]], n_scenarios: int, wall: float | None) -> None:
+    """The markdown table and the summary line."""
+    agree = sum(1 for r in rows if r["same_root"] is True)
+    differ = sum(1 for r in rows if r["same_root"] is False)
+    rt = sum(1 for r in rows if r["roundtrip_same"])
+    print("| scenario | incident | injected | opsbrain (bundle) | ascend-fd root cluster (code: roots) | ascend-fd "
+          "knowledge graph, first fault | same root | round trip |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        if "as" in r:
+            theirs, kg, same = f"as {r['as']} (the same noise bundle)", "-", "-"
+        elif "ascend_fd_error" in r:
+            theirs, kg, same = f"error: {r['ascend_fd_error']}", "-", "-"
+        else:
+            theirs = r["ascend_fd_root"] if r["ascend_fd_basis"] == "root cluster" else "no root"
+            kg, same = r["ascend_fd_kg"], {True: "yes", False: "NO", None: "-"}[r["same_root"]]
+            if r["same_root"] and r["ascend_fd_roots"] > 1:
+                same += f" (1 of {r['ascend_fd_roots']})"
+        print(f"| {r['scenario']} | {r['incident']} | {r['injected']} | {r['opsbrain']} | {theirs} | {kg} | {same} | "
+              f"{'yes' if r['roundtrip_same'] else 'NO'} |")
+    repeats = sum(1 for r in rows if "as" in r)
+    print(f"\n{len(rows)} bundles of {n_scenarios} scenarios ({repeats} repeats of a noise bundle not run again): "
+          f"roots agree on {agree}, differ on {differ}, not comparable on {len(rows) - agree - differ - repeats}; "
+          f"round trip holds on {rt}" + (f"; wall {wall:.0f} s" if wall is not None else ""))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("scenarios", nargs="*")
@@ -201,7 +227,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="use bundles exported before (DIR/<scenario>/<incident>/) instead of running the scenarios")
     ap.add_argument("--vendor", type=Path, default=VENDOR if VENDOR.exists() else None)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--max-bundles", type=int, default=None,
+                    help="compare at most this many bundles per scenario (a simulated week has hundreds)")
+    ap.add_argument("--table", type=Path, default=None, help="print the table of a rows.jsonl written before, only")
     args = ap.parse_args(argv)
+    if args.table is not None:
+        rows = [json.loads(ln) for ln in args.table.read_text(encoding="utf-8").splitlines() if ln.strip()]
+        print_table(rows, len({r["scenario"] for r in rows}), None)
+        return 0
     exe = find_ascend_fd(args.ascend_fd)
     if exe is None:
         print("ascend-fd not found: pass --ascend-fd PATH or set ASCEND_FD (build it as docs/bundles.md says)",
@@ -225,9 +258,12 @@ def main(argv: list[str] | None = None) -> int:
         matcher = matcher_for(args.vendor, kb_dir)
         seen_noise: dict[str, str] = {}
         for name in names:
-            for path in bundles_of(name, engine, out / "bundles", args.reuse):
+            for path in bundles_of(name, engine, out / "bundles", args.reuse)[:args.max_bundles]:
                 row = row_for(name, path, engine, matcher, exe, out / "ascend-fd", seen_noise)
                 rows.append(row)
+                if args.out is not None:  # rows as they come, so that a long run can be read while it goes
+                    with (args.out / "rows.jsonl").open("a", encoding="utf-8") as fh:
+                        fh.write(json.dumps(row) + "\n")
                 print(f"{name} {path.name}: {row.get('ascend_fd_root', row.get('ascend_fd_error', row.get('as')))}",
                       file=sys.stderr, flush=True)
     wall = time.perf_counter() - t0
@@ -239,25 +275,7 @@ def main(argv: list[str] | None = None) -> int:
                           "noise_repeats": sum(1 for r in rows if "as" in r),
                           "bundles": len(rows), "wall_s": round(wall, 1)}, indent=1))
         return 0
-    print("| scenario | incident | injected | opsbrain (bundle) | ascend-fd root cluster | ascend-fd knowledge graph, "
-          "first fault | same root | round trip |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    for r in rows:
-        if "as" in r:
-            theirs, kg, same = f"as {r['as']} (the same noise bundle)", "-", "-"
-        elif "ascend_fd_error" in r:
-            theirs, kg, same = f"error: {r['ascend_fd_error']}", "-", "-"
-        else:
-            theirs = r["ascend_fd_root"] + ("" if r["ascend_fd_basis"] == "root cluster" else " (no root)")
-            kg, same = r["ascend_fd_kg"], {True: "yes", False: "NO", None: "-"}[r["same_root"]]
-            if r["same_root"] and r["ascend_fd_roots"] > 1:
-                same += f" (1 of {r['ascend_fd_roots']})"
-        print(f"| {r['scenario']} | {r['incident']} | {r['injected']} | {r['opsbrain']} | {theirs} | {kg} | {same} | "
-              f"{'yes' if r['roundtrip_same'] else 'NO'} |")
-    repeats = sum(1 for r in rows if "as" in r)
-    print(f"\n{len(rows)} bundles of {len(names)} scenarios ({repeats} repeats of a noise bundle not run again): "
-          f"roots agree on {agree}, differ on {differ}, not comparable on {len(rows) - agree - differ - repeats}; "
-          f"round trip holds on {rt}; wall {wall:.0f} s")
+    print_table(rows, len(names), wall)
     return 0
 
 
