@@ -114,9 +114,11 @@ def afd_roots(report: dict[str, Any]) -> tuple[str, list[tuple[str, int | None]]
     faults = (report.get("Knowledge_Graph") or {}).get("fault") or []
     for f in faults:
         found = []
-        for host, events in (f.get("event_attr") or {}).items():
+        for where, events in (f.get("event_attr") or {}).items():
+            m = AFD_DEVICE.match(str(where))  # "pod0-node7 device-4" or a bare host
+            host, named = (m["host"], m["dev"]) if m else (str(where), "Unknown")
             for e in events or [{}]:
-                dev = str(e.get("source_device", "Unknown"))
+                dev = named if named.isdigit() else str(e.get("source_device", "Unknown"))
                 found.append((host, int(dev) if dev.isdigit() else None))
         if found:
             where = ", ".join(f.get("fault_source") or [])
@@ -192,6 +194,21 @@ def row_for(name: str, path: Path, engine: Any, matcher: Any, exe: Path, work: P
     return row
 
 
+def rescored(row: dict[str, Any], out: Path) -> dict[str, Any]:
+    """A row written before, compared again from ascend-fd's report saved under ``out`` (when it is there)."""
+    report_file = out / "ascend-fd" / row["scenario"] / row["incident"] / "diag" / "fault_diag_result" / \
+        "diag_report.json"
+    if "as" in row or "ascend_fd_error" in row or not report_file.exists():
+        return row
+    m = re.match(r"^\S+ @ (?P<host>\S+)(?: device (?P<dev>\d+))?$", row["opsbrain"])
+    ours = {"host": None if not m or m["host"] == "-" else m["host"],
+            "device": int(m["dev"]) if m and m["dev"] else None}
+    afd = json.loads(report_file.read_text())
+    basis, roots, summary = afd_roots(afd)
+    return {**row, "ascend_fd_basis": basis, "ascend_fd_root": summary, "ascend_fd_kg": kg_top(afd),
+            "same_root": same_root(ours, roots), "ascend_fd_roots": len(roots)}
+
+
 def print_table(rows: list[dict[str, Any]], n_scenarios: int, wall: float | None) -> None:
     """The markdown table and the summary line."""
     agree = sum(1 for r in rows if r["same_root"] is True)
@@ -229,10 +246,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--max-bundles", type=int, default=None,
                     help="compare at most this many bundles per scenario (a simulated week has hundreds)")
-    ap.add_argument("--table", type=Path, default=None, help="print the table of a rows.jsonl written before, only")
+    ap.add_argument("--table", type=Path, nargs="+", default=None,
+                    help="only print the table of rows.jsonl files written before (re-reading ascend-fd's saved "
+                         "reports beside them)")
     args = ap.parse_args(argv)
     if args.table is not None:
-        rows = [json.loads(ln) for ln in args.table.read_text(encoding="utf-8").splitlines() if ln.strip()]
+        rows = [rescored(json.loads(ln), f.parent) for f in args.table
+                for ln in f.read_text(encoding="utf-8").splitlines() if ln.strip()]
         print_table(rows, len({r["scenario"] for r in rows}), None)
         return 0
     exe = find_ascend_fd(args.ascend_fd)
