@@ -259,6 +259,15 @@ def test_bundle_layout_written_at_run_time(stored_run: dict[str, Any]) -> None:
     assert "job train event crash" in (root / "cluster" / "dl_log" / "clusterd" / "clusterd.log").read_text()
     table = json.loads((root / "cluster" / "jobs" / "train" / "rank_table.json").read_text())
     assert int(table["server_count"]) == 14
+    info = (node / "environment_check" / "npu_info_after.txt").read_text().splitlines()
+    assert re.fullmatch(r"Datetime: \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}", info[0])  # as real collections open
+    # ascend-fd cuts the file into one snippet per command at the command's path prefix ("/usr/local"; its
+    # npu_info_parser COMMAND_PREFIX_SET): every hccn_tool / npu-smi command must start a snippet
+    cmds = [ln for ln in info if ("hccn_tool" in ln or "npu-smi" in ln) and not ln.startswith(("|", "+"))]
+    assert cmds and all(ln.startswith(("/usr/local/Ascend/driver/tools/hccn_tool -i ", "/usr/local/bin/npu-smi info"))
+                        for ln in cmds)
+    assert all(info[i - 1] == "" for i, ln in enumerate(info) if ln in cmds and i > 1)
+    assert any(ln.startswith("| npu-smi ") and "Version: " in ln for ln in info)  # ascend-fd's NpuSmiInfoParser
     assert (node / "environment_check" / "npu_info_before.txt").exists()
     # time stamps consistent across files: the process logs' span covers every other line
     lines, rep = read_bundle(root)

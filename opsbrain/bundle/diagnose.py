@@ -103,6 +103,11 @@ def _knowledge(texts: list[str], matcher: Any) -> tuple[list[list[Any]], float]:
     return out, time.perf_counter() - t0
 
 
+KNOWLEDGE_TOP = 50
+"""Distinct explanations (source, class, entry, code) the bundle's report lists, most lines first (a bundle of many
+sources matches dozens of vendor entries; ascend-fd's st_testcase alone 30)."""
+
+
 def _aggregate(hits: Iterable[tuple[int, list[Any]]], lines: list[BundleLine], top: int = 10) -> list[dict[str, Any]]:
     seen: Counter[tuple[Any, ...]] = Counter()
     info: dict[tuple[Any, ...], dict[str, Any]] = {}
@@ -153,6 +158,9 @@ def diagnose_bundle(path: str | Path, engine: Any, matcher: Any = None, params: 
             "knowledge": _aggregate(((k, hits[k]) for k in mine), lines, top=5),
         })
     primary = max(out_incs, key=lambda i: (i["errors"], -i["opened_at_s"]), default=None)
+    documented = _clearest_documented(incidents, out_incs, engine) if primary and _abstained(primary) else None
+    if documented is not None:
+        primary = documented
     diagnosis: dict[str, Any] = dict(primary["diagnosis"]) if primary and primary["diagnosis"] else {
         "fault_class": "unknown", "component": None, "confidence": 0.0, "runbook": None, "alternatives": [],
         "evidence": [f"no known fault signal in {len(lines)} lines of the bundle; escalate"], "at_s": 0.0}
@@ -171,12 +179,43 @@ def diagnose_bundle(path: str | Path, engine: Any, matcher: Any = None, params: 
         "primary": primary["id"] if primary else None,
         "diagnosis": diagnosis,
         "processes_of_collectives": len(r.ranks.processes),
-        "knowledge": _aggregate(enumerate(hits), lines),
+        "knowledge": _aggregate(enumerate(hits), lines, top=KNOWLEDGE_TOP),
         "knowledge_lines": sum(1 for h in hits if h),
         "knowledge_lines_by_source": dict(Counter(src for h in hits for src in {m.source for m in h})),
         "timing_s": {"read": round(t_read, 4), "detect_diagnose": round(t_detect, 4), "match": round(t_match, 4)},
     })
     return report
+
+
+def _abstained(inc: dict[str, Any]) -> bool:
+    return (inc.get("diagnosis") or {}).get("fault_class", "unknown") == "unknown"
+
+
+def _clearest_documented(incidents: list[Any], out_incs: list[dict[str, Any]], engine: Any) -> dict[str, Any] | None:
+    """Where the incident with the most errors abstains: the incident whose own signals the knowledge base's
+    documented signatures name most clearly (the engine's vote, with its lead and minimum; largest score first) and
+    whose diagnosis is that class, so that the bundle's verdict rests on documented codes, not on the model alone
+    (a bundle of unrelated sources, like ascend-fd's per-source test inputs, holds many incidents)."""
+    from opsbrain.diagnosis.multirank import clear_vote
+
+    classes = list(getattr(getattr(engine, "model", None), "classes", None) or [])
+    best: tuple[float, dict[str, Any]] | None = None
+    for inc, row in zip(incidents, out_incs, strict=True):
+        errs = [s for s in inc.signals if s.severity >= 2]
+        v = clear_vote(errs, classes) if errs and classes else None
+        if v is None or (row.get("diagnosis") or {}).get("fault_class") != v[0]:
+            continue
+        score = v[2].get(v[0], 0.0)
+        if best is None or score > best[0]:
+            best = (score, row)
+    if best is None:
+        return None
+    row = best[1]
+    d = dict(row["diagnosis"])
+    d["evidence"] = list(d.get("evidence", [])) + [
+        f"the incident with the most error lines abstained; of the bundle's {len(out_incs)} incidents this one's "
+        f"documented signatures name its class most clearly (vote {best[0]:.2f})"]
+    return {**row, "diagnosis": d}
 
 
 def compare(report: dict[str, Any], expected: Iterable[tuple[float, str | None, str | None]], slack_s: float = 2.0

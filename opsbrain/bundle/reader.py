@@ -182,7 +182,7 @@ _INIT = re.compile(r"hcom init by file success.*?rankNum\[(\d+)\], rank\[(\d+)\]
                    r"device\[(\d+)\]")
 _JOB_EVENT = re.compile(r"job (\S+) event (\w+)(?: (\{.*\}))?\s*$")
 _HCCN_REC = re.compile(r"\[devid (\d+)\]\s+\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s+LINK (UP|DOWN)")
-_LINK_CMD = re.compile(r"^\$ hccn_tool -i (\d+) -link -g")
+_LINK_CMD = re.compile(r"^(?:\$ |\S*/)?hccn_tool -i (\d+) -link -g")
 _LINK_STATE = re.compile(r"^link status: (\w+)")
 _KV = re.compile(r"^([A-Za-z][A-Za-z ()]+?)\s*:\s*(\S+)")
 _SMI_ROW = re.compile(r"^\|\s*(\d+)\s+\S+\s*\|\s*\S+\s*\|\s*\S+\s+([\d.]+)\s")

@@ -31,8 +31,8 @@ from faultlib import ids
 from faultlib.telemetry import formats as fmt
 from faultlib.telemetry.records import JobEvent, LogLine
 from opsbrain.bundle import layout as L
-from opsbrain.ingest import parse_line
 from opsbrain.errors import InputError
+from opsbrain.ingest import parse_line
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
@@ -266,6 +266,17 @@ def _num(v: float | None, digits: int = 1) -> str:
     return "NA" if v is None else f"{v:.{digits}f}"
 
 
+HCCN_TOOL = "/usr/local/Ascend/driver/tools/hccn_tool"
+NPU_SMI = "/usr/local/bin/npu-smi"
+NPU_SMI_VERSION_ROW = "npu-smi 24.1.rc1                 Version: 24.1.rc1"
+"""The first row of the ``npu-smi info`` table (as opsbrain.sources.commands renders the tool; MindCluster docs
+faultdiag/user_guide/03_collecting_logs.md). ascend-fd takes an ``npu-smi info`` output without it for a failed
+command and reports the NPU driver as missing (Comp_Network_Custom_06, npu_info_parser.NpuSmiInfoParser)."""
+"""The commands as a real collection prints them in npu_info_*.txt: full path, output, a blank line; the file opens
+with ``Datetime: <local time with microseconds>`` (ascend-fd's fixtures, st_testcase/.../environment_check/worker-0/
+npu_info_after.txt and st_module_testcase/kg_parse/npu_info_before.txt)."""
+
+
 def npu_info(sim: Simulation, node: str, t: float, records: list[tuple[float, int, bool]],
              device_lines: list[LogLine]) -> str:
     """``environment_check/npu_info_*.txt`` of ``node`` at time ``t``: for every RoCE port ``hccn_tool -link -g``
@@ -277,15 +288,17 @@ def npu_info(sim: Simulation, node: str, t: float, records: list[tuple[float, in
     by_dev: dict[int, list[tuple[datetime, bool]]] = defaultdict(list)
     for rt, devid, up in records:
         by_dev[devid].append((sim.wallclock(rt), up))
-    out = [f"# collected {now:%Y-%m-%d %H:%M:%S} on {host_of(node)}"]
+    out = [f"Datetime: {now:%Y-%m-%d %H:%M:%S.%f}", ""]
     for devid in range(len(npus) * dies):
         changes = by_dev.get(devid, [])
         state = "UP" if not changes or max(changes, key=lambda c: c[0])[1] else "DOWN"
-        out += [f"$ hccn_tool -i {devid} -link -g", f"link status: {state}", f"$ hccn_tool -i {devid} -link_stat -g"]
-        out += fmt.hccn_link_stat(now, devid, changes)
+        out += [f"{HCCN_TOOL} -i {devid} -link -g", f"link status: {state}", "",
+                f"{HCCN_TOOL} -i {devid} -link_stat -g"]
+        out += fmt.hccn_link_stat(now, devid, changes) + [""]
     health = _health(device_lines)
     read = sim.telemetry.metrics.read
-    out += ["$ npu-smi info", "+" + "-" * 27 + "+" + "-" * 15 + "+" + "-" * 52 + "+",
+    out += [NPU_SMI + " info", "+" + "-" * 96 + "+", f"| {NPU_SMI_VERSION_ROW:<94} |",
+            "+" + "-" * 27 + "+" + "-" * 15 + "+" + "-" * 52 + "+",
             "| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page) |",
             "| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)         |",
             "+" + "=" * 27 + "+" + "=" * 15 + "+" + "=" * 52 + "+"]
@@ -299,10 +312,10 @@ def npu_info(sim: Simulation, node: str, t: float, records: list[tuple[float, in
     for npu in npus:
         k = fmt.device_index(npu)
         hbm = f"{npu}/hbm"
-        out += [f"$ npu-smi info -t temp -i {k} -c 0", f"NPU ID                         : {k}",
+        out += ["", f"{NPU_SMI} info -t temp -i {k} -c 0", f"NPU ID                         : {k}",
                 f"NPU Temperature (C)            : {_num(read('npu_temp_c', npu, t))}",
                 f"HBM Temperature (C)            : {_num(read('hbm_temp_c', hbm, t))}",
-                f"$ npu-smi info -t ecc -i {k} -c 0", f"NPU ID                         : {k}",
+                "", f"{NPU_SMI} info -t ecc -i {k} -c 0", f"NPU ID                         : {k}",
                 f"HBM Single Bit Error Count     : {_num(read('hbm_ce_total', hbm, t), 0)}",
                 f"HBM Double Bit Isolated Pages Count : {_num(read('hbm_isolated_rows', hbm, t), 0)}"]
     return "\n".join(out) + "\n"

@@ -117,7 +117,7 @@ def default_params() -> Any:
 
 @dataclass(frozen=True)
 class VendorRule:
-    cls: str
+    cls: str | None  # None: the entries it matches decide no class (advice only)
     id_rx: re.Pattern[str] | None
     cause_rx: re.Pattern[str] | None
     category: str | None
@@ -152,12 +152,14 @@ def load_vendor_rules(path: Path | None = None) -> list[VendorRule]:
         rows = raw_vendor_rules(path)
     out = []
     for r in rows:
-        out.append(VendorRule(str(r["class"]), re.compile(r["id"]) if r.get("id") else None,
+        cls = None if r.get("class") is None else str(r["class"])
+        out.append(VendorRule(cls, re.compile(r["id"]) if r.get("id") else None,
                               re.compile(r["cause"], re.I) if r.get("cause") else None, r.get("category")))
     return out
 
 
 def vendor_class(entry: Any, rules: list[VendorRule]) -> str | None:
+    """The class of the first rule that applies (None: no rule, or a rule that maps to no class)."""
     for r in rules:
         if r.applies(entry):
             return r.cls

@@ -1,11 +1,22 @@
 """The multi-rank verdict: the root cluster (:mod:`opsbrain.diagnosis.rootcluster`) of a job's processes, with a
 class chosen from the root devices' own evidence, in the operator's terms (host as written, device index).
 
-The class: the diagnosis model on the signals of the root devices' own lines (their plogs, and lines of their host
-that name their device); when the model abstains there, the knowledge base's signature roles over those signals
-decide by the same role weights as the engine's vote (:mod:`opsbrain.diagnosis.vote`), here without its lead
-and minimum (the root cluster has already placed the failure; the class only names it), and the answer says
-so. When the root waits for a remote that never came up, or whose logs are missing, the answer says that too.
+The class is decided by documented rules first, so that retraining the model cannot flip it:
+
+1. the knowledge base's vote over the root devices' own error signals (their plogs, and the lines of their host
+   that name their device; imported vendor entries mapped by knowledge_base/vendor_map.yaml count as that class's
+   primary signature) with the engine's own lead and minimum (:mod:`opsbrain.diagnosis.vote`);
+2. else, when no signature of another class's naming (primary) role is on those lines or the kind's class leads
+   their vote (without the lead), the class the root cluster's own failure kind documents (:data:`KIND_CLASS`: a
+   collective set-up or wait failure whose root shows nothing else is a peer that did not arrive, software; RDMA
+   retransmissions exceeded are the RoCE port's);
+3. else the diagnosis model on those signals, when it does not abstain;
+4. else the vote without its lead and minimum (the root cluster has already placed the failure; the class only
+   names it).
+
+The confidence is the vote's own (never above its cap) where the vote decides, else the model's probability for
+the class; the answer says which rule decided. When the root waits for a remote that never came up, or whose logs
+are missing, the answer says that too.
 """
 
 from __future__ import annotations
@@ -14,32 +25,88 @@ from typing import Any
 
 from opsbrain.diagnosis.knowledge import default_params, default_table
 from opsbrain.diagnosis.rootcluster import KIND_WORDS, RootCluster, analyse
-from opsbrain.diagnosis.vote import scores
+from opsbrain.diagnosis.vote import scores, vote
 from opsbrain.ingest import Signal
-from opsbrain.ingest.ranks import RankProcess, RankTable
+from opsbrain.ingest.ranks import RankProcess, RankTable, host_root
 from opsbrain.ingest.where import user_terms
 from opsbrain.verdict import UNKNOWN
+
+ERROR = 2
+"""Signal severity of an error line: rules 1 and 2 weigh the root devices' error lines only (an INFO line such as
+``HCCL_CONNECT_TIMEOUT set by environment to [130]s`` names a setting, not a failure)."""
+
+DOCUMENTED = ("the knowledge base's documented signatures", "the root cluster's failure kind")
+"""How rules 1 and 2 say they decided (a class from documents, not from the model)."""
+CONFIDENT = 0.8
+"""A whole-input verdict at or above this confidence keeps its class against a documented root-cluster class (the
+confident-wrong bar of the real-log evaluation, issue 14); below it the documented class of the root decides."""
 
 DECIDING = frozenset({"socket", "transport", "notify", "cqe", "cluster", "rootinfo"})
 """Failure kinds whose wait relation locates a root (the others only list erroring devices)."""
 
 
-def _own(p: RankProcess, s: Signal) -> bool:
+KIND_CLASS = {
+    "socket": ("collective_timeout_sw", "ascend-fd root-cluster codes 107/108 and kg-config.json AISW_CANN_HCCL_017 "
+               "(socket link set-up failed: the peer did not load the operator, exited, started late or loaded a "
+               "different one; vendor class Software/Hardware, hardware only with a port or link error)"),
+    "transport": ("collective_timeout_sw", "ascend-fd root-cluster codes 132/133 and kg-config.json AISW_CANN_HCCL_018 "
+                  "(transport set-up: the peer's socket receive failed because it reported an error and exited; "
+                  "vendor class Software)"),
+    "notify": ("collective_timeout_sw", "ascend-fd root-cluster codes 109-112/122-125 and kg-config.json "
+               "AISW_CANN_HCCL_027 (notify wait timeout: a peer never reached the collective)"),
+    "rootinfo": ("collective_timeout_sw", "ascend-fd root-cluster codes 117-119 (root-info exchange timeout: the "
+                 "root rank did not take the connections in time)"),
+    "cqe": ("roce_port_down", "ascend-fd root-cluster code 116 and kg-config.json AISW_CANN_HCCL_029 (RoCE "
+            "retransmissions exceeded, ERROR CQE, on the root; HCCL EI0013; knowledge_base roce_port_down)"),
+}
+"""Failure kind of the root cluster -> (class, the documents behind it), used where the root's own lines name no
+other class (rule 2 of the module docstring)."""
+
+
+def _own(p: RankProcess, s: Signal, nodes: set[str]) -> bool:
     if s.file is not None and s.file in p.files:
         return True
-    return s.device is not None and s.device == p.device and s.host == p.worker
+    if s.device is None or s.device != p.device:
+        return False
+    if s.host is not None:
+        return s.host == p.worker or s.host in nodes
+    return s.file is not None and host_root(s.file)[0] in nodes  # no host named: the same worker directory
+
+
+def _nodes_of(p: RankProcess, signals: list[Signal]) -> set[str]:
+    """The host ids the signals of the process's own files carry (a bundle reader names hosts its own way), and
+    the worker directories of those files (for lines that name no host)."""
+    files = set(p.files)
+    return {s.host for s in signals if s.file in files and s.host} | {host_root(f)[0] for f in files}
 
 
 def root_signals(rc: RootCluster, signals: list[Signal]) -> list[Signal]:
     """The signals of the root devices' own lines."""
-    return [s for s in signals if any(_own(p, s) for p in rc.roots)]
+    nodes = {p.name: _nodes_of(p, signals) for p in rc.roots}
+    return [s for s in signals if any(_own(p, s, nodes[p.name]) for p in rc.roots)]
 
 
 def kb_vote(signals: list[Signal]) -> tuple[str | None, dict[str, float]]:
-    """The class whose signatures the signals fit best by role weight (see the module docstring)."""
+    """The class whose signatures the signals fit best by role weight (rule 4 of the module docstring)."""
     score = scores(default_table().features(signals), default_params().vote)
     top = sorted(score.items(), key=lambda kv: -kv[1])[:4]
     return (top[0][0] if top else None), {c: round(v, 2) for c, v in top}
+
+
+def clear_vote(signals: list[Signal], classes: list[str]) -> tuple[str, float, dict[str, float]] | None:
+    """The vote's clear leader with the engine's lead and minimum (rule 1): (class, confidence, top scores)."""
+    feats = default_table().features(signals)
+    v = vote(feats, default_params().vote, classes)
+    if v is None:
+        return None
+    top = sorted(scores(feats, default_params().vote).items(), key=lambda kv: -kv[1])[:4]
+    return v.leader, v.confidence, {c: round(x, 2) for c, x in top}
+
+
+def naming_classes(signals: list[Signal]) -> set[str]:
+    """Classes for which some signal is a naming (primary) signature."""
+    table = default_table()
+    return {c for s in signals for c, role in table.of(s.kind) if role == "primary"}
 
 
 def component_of(p: RankProcess) -> str:
@@ -54,36 +121,63 @@ def multirank_verdict(table: RankTable, signals: list[Signal], engine: Any, now:
         return None
     rc = analyse(table)
     out = rc.as_dict()
-    out["decides"] = rc.kind in DECIDING and bool(rc.roots)
+    out["decides"] = rc.kind in DECIDING and bool(rc.roots) and len(rc.roots) <= max(2, len(table.processes) // 2)
+    if rc.roots and not out["decides"] and rc.kind in DECIDING:
+        out["not_deciding"] = (f"{len(rc.roots)} of the job's {len(table.processes)} processes are roots by the rule: "
+                               f"that is most of the job, not a place")
     if not rc.roots:
         return out
     own = root_signals(rc, signals)
-    cls, conf, how = UNKNOWN, 0.0, ""
-    probs: dict[str, float] = {}
-    if own and engine is not None:
-        d = engine.diagnose_signals(own, now)
-        probs = dict(d.alternatives)
-        if not d.abstained:
-            cls, conf, how = d.fault_class, d.confidence, "the diagnosis model on the root devices' own lines"
-        else:
-            best = (d.alternatives or [(UNKNOWN, 0.0)])[0]
-            how = f"the model abstained on the root devices' lines (best guess {best[0]} at {best[1]:.0%}); "
-    if cls == UNKNOWN:
-        waiters = [s for s in signals if any(_own(p, s) for p in rc.error_devices)]
-        voted, score = kb_vote(own) if own else (None, {})
-        if voted is None:
-            voted, score = kb_vote(waiters)
-        if voted is not None:
-            cls = voted
-            conf = probs.get(voted, 0.0)  # the model's own probability for it: no confidence is made up
-            how += f"knowledge-base signature roles over their signals (weights {score}); confidence is the " \
-                   f"model's probability for {voted}"
+    cls, conf, how = decide_class(rc, own, signals, engine, now)
     out["fault_class"] = cls
     out["confidence"] = conf
-    out["class_from"] = how or "no signal of the root devices is known"
+    out["class_from"] = how
+    out["documented"] = how.startswith(DOCUMENTED)
     out["component"] = component_of(rc.roots[0])
     out["summary"] = summary(rc)
     return out
+
+
+def decide_class(rc: RootCluster, own: list[Signal], signals: list[Signal], engine: Any, now: float
+                 ) -> tuple[str, float, str]:
+    """(class, confidence, which rule decided) for the root cluster (the module docstring's rules 1-4)."""
+    classes = list(getattr(getattr(engine, "model", None), "classes", None) or
+                   sorted({c for k in default_table().roles.values() for c, _r in k}))
+    probs: dict[str, float] = {}
+    d = engine.diagnose_signals(own, now) if own and engine is not None else None
+    if d is not None:
+        probs = dict(d.alternatives)
+        if not d.abstained:
+            probs.setdefault(d.fault_class, d.confidence)
+    errs = [s for s in own if s.severity >= ERROR]
+    voted = clear_vote(errs, classes) if errs else None
+    if voted is not None:
+        cls, conf, score = voted
+        return cls, conf, (f"{DOCUMENTED[0]} on the root devices' own error lines (vote "
+                           f"{score}, with the engine's lead and minimum; confidence the vote's own)")
+    kind = KIND_CLASS.get(rc.kind)
+    leader, score = kb_vote(errs)
+    if kind is not None and (not (naming_classes(errs) - {kind[0]}) or leader == kind[0]):
+        why = ("no other class named" if not (naming_classes(errs) - {kind[0]})
+               else f"its class leading the documented signatures {score}")
+        return kind[0], probs.get(kind[0], 0.0), (
+            f"{DOCUMENTED[1]} ({KIND_WORDS.get(rc.kind, rc.kind)}), {why} on the root devices' own "
+            f"error lines: {kind[1]}; confidence is the model's probability for {kind[0]}")
+    if d is not None and not d.abstained:
+        return d.fault_class, d.confidence, "the diagnosis model on the root devices' own lines"
+    how = ""
+    if d is not None:
+        best = (d.alternatives or [(UNKNOWN, 0.0)])[0]
+        how = f"the model abstained on the root devices' lines (best guess {best[0]} at {best[1]:.0%}); "
+    waiters = [s for s in signals if any(_own(p, s, set()) for p in rc.error_devices)]
+    voted_any, score_any = kb_vote(own) if own else (None, {})
+    if voted_any is None:
+        voted_any, score_any = kb_vote(waiters)
+    if voted_any is None:
+        return UNKNOWN, 0.0, how + "no signal of the root devices is known"
+    return voted_any, probs.get(voted_any, 0.0), how + (
+        f"knowledge-base signature roles over their signals (weights {score_any}); confidence is the model's "
+        f"probability for {voted_any}")
 
 
 def summary(rc: RootCluster) -> str:
@@ -109,12 +203,15 @@ def _runbook(engine: Any, cls: str) -> str | None:
 def apply_root_cluster(out: dict[str, Any], mr: dict[str, Any], engine: Any, max_lines: int = 12) -> None:
     """Let the root cluster decide a verdict (``Diagnosis.as_dict()`` plus ``root`` and ``evidence_lines``) where
     the verdict cannot place the failure: it abstained, blamed the collective itself, or names no host (then its
-    class stands and the root cluster gives the host)."""
+    class stands and the root cluster gives the host); and where the root's class was decided by documented rules
+    and the verdict, of another class, is below :data:`CONFIDENT`."""
     own = out.get("root") or user_terms(out.get("component"))
     if not (mr.get("decides") and mr.get("fault_class", UNKNOWN) != UNKNOWN):
         return
     roots = mr["roots"]
-    if out.get("fault_class") not in (UNKNOWN, "collective_timeout_sw"):
+    overrule = mr.get("documented") and mr["fault_class"] != out.get("fault_class") and \
+        float(out.get("confidence") or 0.0) < CONFIDENT
+    if out.get("fault_class") not in (UNKNOWN, "collective_timeout_sw") and not overrule:
         if own.get("host") is None and own.get("device") in (None, roots[0]["device"]):
             # the verdict's class stands; the root cluster says which host its device is on
             out["root"] = {"component": mr["component"], "host": roots[0]["host"] or None, "device": roots[0]["device"],

@@ -58,8 +58,12 @@ class _Knowledge:
                 self.vendor_signals.append(Signal(t, f"vendor:{mapped}", None, None, 2, line[:300],
                                                   line_no=line_no, file=file))
 
-    def report(self) -> list[dict[str, Any]]:
-        return [{**self.info[k], "lines": n} for k, n in self.seen.most_common(10)]
+    def report(self, top: int = 10) -> list[dict[str, Any]]:
+        return [{**self.info[k], "lines": n} for k, n in self.seen.most_common(top)]
+
+    def vendor_report(self, top: int = 50) -> list[dict[str, Any]]:
+        """The imported vendor entries that matched (all of them up to ``top``, most lines first)."""
+        return [{**self.info[k], "lines": n} for k, n in self.seen.most_common() if k[0] == "imported"][:top]
 
 
 def _evidence_lines(signals: list[Signal], d: Diagnosis) -> list[dict[str, Any]]:
@@ -108,7 +112,7 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
     if stats.get("not_read"):
         notes.append("not read: " + "; ".join(stats["not_read"][:5]))
     return {"diagnosis": out, "input": stats, "knowledge": kn,
-            "vendor_entries": [k for k in kn if k["source"] == "imported"], "limits": notes}
+            "vendor_entries": knowledge.vendor_report() if knowledge else [], "limits": notes}
 
 
 class _Hooks:
