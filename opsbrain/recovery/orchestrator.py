@@ -93,7 +93,7 @@ class Orchestrator:
         self._taken_out: dict[str, IncidentRecord] = {}  # nodes a response took out of service, until they return
         if policy == "auto" and not dry_run:
             sim.state.subscribe(self._on_plant_change)
-        self.exec = Executor(sim, self.p.training_scale_in_max_share)
+        self.exec = Executor(sim, self.p.training_scale_in_max_share, self.p.step_timeout_s)
         self.link_records: Callable[[], LinkRecords] | None = None
         """The operator's link records now (the controller sets them from its detector)."""
         self._manual: ManualPolicy | None = (
@@ -136,8 +136,7 @@ class Orchestrator:
             del self._taken_out[component]
             return
         del self._taken_out[component]
-        c.spares.append(component)
-        rec.follow_up("returned_to_spares", component, self.sim.now, spares=len(c.spares), how="back in service")
+        self.exec.return_spare(component, rec, how="back in service")  # a response waiting for a spare takes it
 
     def _unfinished(self) -> list[IncidentRecord]:
         """The records not finished yet (kept incrementally: a year-long replay holds thousands of records)."""
