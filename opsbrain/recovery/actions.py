@@ -334,17 +334,19 @@ class Executor:
                                     {"spare": ctx.spare, "reused": True, "reason": "a spare this response took"})
             fixing = repair()
             while True:
-                spare = next((n for n in c.spares if ids.pod_of(n) == pod), None)
-                waited_for = spare is None
-                if spare is None:
+                found = next((n for n in c.spares if ids.pod_of(n) == pod), None)
+                waited_for = found is None
+                if found is None:
                     ev = env.event()
                     self._spare_waiters.append(SpareWaiter(pod, env.now + timeout_s, rec, ev))
                     yield fixing | ev
                     if not ev.triggered:  # the repair ended first: its own result
                         self._spare_waiters = [w for w in self._spare_waiters if w.event is not ev]
-                        return fixing.value
-                    spare = ev.value
+                        done: ActionResult = fixing.value
+                        return done
+                    spare = str(ev.value)
                 else:
+                    spare = found
                     c.spares.remove(spare)
                 if st.health(spare) != Health.HEALTHY:
                     rec.follow_up("spare_unusable", spare, env.now, health=str(st.health(spare)))
