@@ -342,7 +342,8 @@ class Executor:
                     yield fixing | ev
                     if not ev.triggered:  # the repair ended first: its own result
                         self._spare_waiters = [w for w in self._spare_waiters if w.event is not ev]
-                        done: ActionResult = fixing.value
+                        done = fixing.value
+                        assert isinstance(done, ActionResult)  # the control API's processes end with one
                         return done
                     spare = str(ev.value)
                 else:
