@@ -99,3 +99,59 @@ def test_a_spare_returning_with_nobody_waiting_stays_in_the_pool(topo1: Topology
     rec = IncidentRecord("x", "auto", False, 0.0, None)
     assert orch.exec.return_spare(spare, rec) is None
     assert sim.control.spares == [spare] and rec.follow_ups[-1]["type"] == "returned_to_spares"
+
+
+def test_a_spare_a_failed_response_took_but_never_used_goes_back_to_the_pool(topo1: Topology) -> None:
+    """Every restart fails (restart_failure_prob 1): the spare the ladder took is not lost to the pool."""
+    params = at_medians(SimParams())
+    params = params.model_copy(update={"control": params.control.model_copy(update={"restart_failure_prob": 1.0})})
+    sim = Simulation(params=params, seed=2, topology=topo1)
+    nodes = sim.topology.nodes()
+    job = TrainingJob("llm", nodes[:8], sim.params.training.model_copy(update=NO_SCALE_IN.job_launch_overrides()))
+    sim.add_workload(job)
+    spare = nodes[-1]
+    sim.control.set_spares([spare])
+    sim.inject(FaultSpec(at_s=100, kind="node_crash", target=job.nodes[3]))
+    orch = Orchestrator(sim, load_runbooks(), params=NO_SCALE_IN)
+    sim.run(110)
+    orch.handle("crash", Diagnosis("node_crash", job.nodes[3], 0.95))
+    sim.run(6 * 3600)
+    inc = orch.incident("crash")
+    assert inc["outcome"] == "escalated_to_human" and spare not in job.nodes
+    assert spare in sim.control.spares
+    back = [f for f in orch.follow_ups("crash") if f["type"] == "returned_to_spares" and f["component"] == spare]
+    assert back and back[0]["how"] == "taken but not used by the response"
+
+
+def test_a_node_whose_chip_was_isolated_rejoins_the_pool_once_the_chip_is_back(topo1: Topology) -> None:
+    """An AI Core hang with a 2 h repair: the job moves to the spare; the follow-up chip reset outlasts its step
+    timeout, yet once the reset completes the node (no workload on it) is back in the pool."""
+    sim, job, spare = _world(topo1)
+    node = job.nodes[4]
+    die = f"{sim.topology.npus_of(node)[6]}/die1"
+    sim.inject(FaultSpec(at_s=100, kind="aicore_hang", target=die, duration_s=7200.0))
+    orch = Orchestrator(sim, load_runbooks(), params=NO_SCALE_IN)
+    sim.run(102)
+    orch.handle("hang", Diagnosis("aicore_hang", die, 0.95))
+    sim.run(3600)
+    assert spare in job.nodes and node not in job.nodes and node not in sim.control.spares
+    sim.run(100 + 7200 + 3600)
+    assert sim.state.health(die) == Health.HEALTHY and node in sim.control.spares
+    back = [f for f in orch.follow_ups("hang") if f["type"] == "returned_to_spares" and f["component"] == node]
+    assert back and back[0]["how"] == "back in service"
+
+
+def test_the_built_in_scenario_meets_its_expectations() -> None:
+    """Built-in spare-returns-during-repair-wait: the third crash takes the first crashed node when it is back, the
+    job ran scaled in meanwhile; the run's expectations (report text included) are met."""
+    from opsbrain import chaos
+    from opsbrain.scenario.loader import load_scenario
+    from opsbrain.scenario.plan import build_plan
+
+    sc, path = load_scenario("spare-returns-during-repair-wait")
+    j = chaos.run(build_plan(sc, str(path)))
+    assert j["verdict"] == "passed", j["expectations"]
+    third = next(i for i in j["incidents"] if (i["injected"] or {}).get("component") == "pod0/node42")
+    took = [a for a in third["actions"] if (a.get("detail") or {}).get("took_returning_spare")]
+    assert took and took[0]["detail"]["spare"] == "pod0/node38"
+    assert j["summary"]["recovered_degraded"] == 1

@@ -322,16 +322,21 @@ class Executor:
                          rec: IncidentRecord, timeout_s: float) -> simpy.Process:
         """A repair step with ``take_returning_spare``: the repair starts; if a warm spare is (or comes) back in the
         node's pod before it ends, the response takes that spare and the step ends at once (the repair goes on in
-        the background; once it is done the node rejoins the pool). Else the repair's own result."""
+        the background; once it is done the node rejoins the pool). Else the repair's own result. Only while an
+        affected workload still runs on the node (else only its repair is waited for); a free spare the response
+        already holds is used at once."""
         env, c, st = self.sim.env, self.sim.control, self.sim.state
         node = ids.node_of(target) or target
         pod = ids.pod_of(node) or ""
 
         def run() -> Generator[simpy.Event, Any, ActionResult]:
             start = env.now
-            if ctx.spare is not None and st.health(ctx.spare) == Health.HEALTHY:
+            placed = {n for name, _q in ctx.workloads for n in self.sim.workloads[name].nodes}
+            if node not in placed:  # the workloads left the node already: only its repair is left to wait for
+                return (yield repair())
+            if ctx.spare is not None and ctx.spare not in placed and st.health(ctx.spare) == Health.HEALTHY:
                 return ActionResult(action, target, "succeeded", float(start), float(start),
-                                    {"spare": ctx.spare, "reused": True, "reason": "a spare this response took"})
+                                    {"spare": ctx.spare, "reused": True, "reason": "a free spare this response took"})
             fixing = repair()
             while True:
                 found = next((n for n in c.spares if ids.pod_of(n) == pod), None)
