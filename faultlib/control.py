@@ -206,6 +206,9 @@ class ControlAPI:
 
         def run() -> Generator[simpy.Event, Any, ActionResult]:
             start = env.now
+            held = self.repair_left_s(npu)  # a chip under repair (a trace's repair time) resets once it is done
+            if held > 0:
+                yield env.timeout(held)
             self._set(npu, Health.RESETTING, "reset_chip")
             took = self._draw("chip_reset_s")
             yield env.timeout(min(took, self.p.chip_reset_wait_s))
@@ -242,7 +245,10 @@ class ControlAPI:
 
         optics = component in self.sim.topology.links
         took = self._draw("optics_replacement_s" if optics else "part_replacement_s")
-        return self._action("replace_part", component, took, 0.0, effect)
+        # a part under repair (a trace's repair time) is back no sooner than that repair: the trace's outage
+        # already holds the replacement, so the longer of the two, not their sum
+        return self._action("replace_part", component, max(took, self.repair_left_s(component, inside=True)), 0.0,
+                            effect)
 
     # ---- nodes ------------------------------------------------------------------------------------
     def cordon(self, node: str) -> simpy.Process:
@@ -263,8 +269,13 @@ class ControlAPI:
     def release_repair(self, part: str) -> None:
         self.repair_until.pop(part, None)
 
-    def repair_left_s(self, part: str) -> float:
-        return max(0.0, self.repair_until.get(part, 0.0) - self.sim.now)
+    def repair_left_s(self, part: str, inside: bool = False) -> float:
+        """Seconds until ``part``'s hardware repair is done (0 when none); ``inside``: also the repairs of the parts
+        it holds (a replacement of a node replaces its chips)."""
+        until = self.repair_until.get(part, 0.0)
+        if inside and self.repair_until:
+            until = max([until, *(u for p, u in self.repair_until.items() if p.startswith(part + "/"))])
+        return max(0.0, until - self.sim.now)
 
     def set_spares(self, nodes: list[str]) -> None:
         for n in nodes:

@@ -87,3 +87,44 @@ def test_a_node_taken_out_returns_to_the_pool_once_back_in_service() -> None:
     sim.state.set_health(node, Health.HEALTHY, cause="reboot_node")  # e.g. a reboot that outlasted its step
     assert sim.control.spares == [node]
     assert rec.follow_ups[-1]["type"] == "returned_to_spares"
+
+
+# ---- degraded operation (issue 17): a scaled-in job runs slower; journal, report and scoring say so -------------
+def test_the_journal_records_degraded_operation_since_when_and_at_what_share(journal: dict[str, Any]) -> None:
+    inc = _crash(journal)
+    train = next(w for w in journal["workloads"] if w["name"] == "train")
+    deg = train["degraded"]
+    assert deg is not None and (deg["nodes"], deg["launch_nodes"]) == (13, 14) and train["launch_nodes"] == 14
+    scale = [a for a in inc["actions"] if a["action"] == "scale_instance" and a["status"] == "succeeded"][-1]
+    assert scale["start_s"] <= deg["since_s"] <= scale["end_s"]  # the scale-in restart placed it on 13 nodes
+    # one data-parallel replica fewer, same global batch: below full throughput, above 13/14 of it (comms shrink)
+    assert 0.85 < deg["throughput_share"] < 1.0
+    ended = journal["ended_at_s"]
+    assert 0 < train["degraded_s"] <= ended - deg["since_s"]
+    assert train["degraded_loss_s"] == pytest.approx(train["degraded_s"] * (1 - deg["throughput_share"]), rel=1e-4)
+
+
+def test_scoring_counts_a_recovery_in_degraded_operation(journal: dict[str, Any]) -> None:
+    from opsbrain.campaign.summary import seed_record
+
+    inc = _crash(journal)
+    assert inc["ttr_s"] is not None  # recovered, against the 13-node placement's rate ...
+    assert [d["workload"] for d in inc["degraded"]] == ["train"]  # ... and said to be degraded
+    assert inc["degraded"][0]["throughput_share"] < 1.0
+    assert journal["summary"]["recovered_degraded"] == 1
+    assert [w["workload"] for w in journal["summary"]["degraded_workloads"]] == ["train"]
+    train = next(w for w in journal["workloads"] if w["name"] == "train")
+    rec = next(w for w in seed_record(journal)["workloads"] if w["name"] == "train")
+    el = train["elapsed_s"]
+    assert rec["goodput"] == pytest.approx(train["useful_steps"] * train["launch_nominal_step_time_s"] / el, abs=1e-3)
+    assert train["launch_nominal_step_time_s"] < train["nominal_step_time_s"]  # goodput counts the slower steps
+
+
+def test_the_report_states_degraded_operation(journal: dict[str, Any]) -> None:
+    md = render_run(build_run_report(journal))
+    assert "recovered in degraded operation: train on 13 of 14 launch nodes since t=" in md
+    assert "- degraded operation: train on 13 of 14 launch nodes" in md
+    from opsbrain.report import render_run_report
+
+    html = render_run_report(journal, "html")
+    assert "degraded: 13 of 14 launch nodes" in html

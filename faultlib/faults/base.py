@@ -115,16 +115,19 @@ class FaultModel:
         t = self.target
         return t == component or t.startswith(component + "/")
 
-    def repair_for_duration(self, part: str) -> Generator[simpy.Event, Any, None]:
-        """A spec ``duration_s`` here is a repair time (a trace's): ``part`` cannot be brought back before it
-        has passed (a reboot waits for the repair), and is back in service as repaired then, unless an operator
-        has taken it out of service meanwhile. Without a duration the part stays down until recovered."""
+    def repair_for_duration(self, part: str, held: str | None = None) -> Generator[simpy.Event, Any, None]:
+        """A spec ``duration_s`` here is a repair time (a trace's), counted from the fault's onset: the part under
+        repair (``held``, default ``part``: for an AI Core hang the NPU is repaired, the die is what failed)
+        cannot be brought back before it has passed (a reboot, chip reset or replacement waits for the repair),
+        and ``part`` is back in service as repaired then, unless an operator has taken it out of service meanwhile.
+        Without a duration the part stays down until recovered."""
         if self.spec.duration_s is None:
             return
-        until = self.sim.now + self.spec.duration_s
-        self.sim.control.hold_for_repair(part, until)
-        yield self.wait(self.spec.duration_s)
-        self.sim.control.release_repair(part)
+        held = held or part
+        until = self.truth.at_s + self.spec.duration_s
+        self.sim.control.hold_for_repair(held, until)
+        yield self.wait(until - self.sim.now)
+        self.sim.control.release_repair(held)
         if self.sim.state.health(part) == Health.FAILED:
             self.sim.state.set_health(part, Health.HEALTHY, cause=f"repaired:{self.truth.id}")
 

@@ -80,6 +80,7 @@ class HbmRowExhaustion(FaultModel):
         self.emit.plugin(npu, "80E18402", "SeparateNPU")
         self.set_health(npu, Health.FAILED)
         self.hit(npu, "crash", "RuntimeError: InnerRun: NPU error, error code is 507053")
+        yield from self.repair_for_duration(npu)
         self.end()
 
 
@@ -103,6 +104,7 @@ class HbmOvertemp(FaultModel):
         self.hit(npu, "crash", "RuntimeError: InnerRun: NPU error, error code is 507010")
         yield self.wait(self.p.npu_heartbeat_s * 3)
         self.emit.heartbeat_lost(npu)
+        yield from self.repair_for_duration(npu)
         self.end()
 
 
@@ -270,6 +272,7 @@ class AicoreHang(FaultModel):
         self.emit.device_event(npu, "80FA4E00")
         yield self.wait(self.p.peer_timeout_report_s)
         self.emit.plog_runtime(npu, 507010)
+        yield from self.repair_for_duration(die, held=npu)  # the chip is repaired (RestartNPU resets the chip)
         self.end()
 
 
@@ -288,6 +291,7 @@ class NpuOffBus(FaultModel):
                                             int(self.rng.integers(0, 3))))
         yield self.wait(self.p.npu_heartbeat_s * 3)
         self.emit.heartbeat_lost(npu)
+        yield from self.repair_for_duration(npu)
         self.end()
 
 

@@ -65,9 +65,11 @@ DURATION_KINDS: frozenset[str] = frozenset({
     "hbm_ce_storm", "link_flap", "link_down", "l1_switch_failure", "l2_switch_failure", "npu_fail_slow",
     "qingtian_failure", "roce_port_down"})
 """Kinds whose model ends (heals) after the spec's ``duration_s`` (checked against the models by a test)."""
-REPAIR_KINDS: frozenset[str] = frozenset({"node_crash", "node_hang"})
-"""Kinds whose ``duration_s`` is a repair time: the host cannot come back before it (a reboot waits for the
-repair), and is back in service after it (``FaultModel.repair_for_duration``)."""
+REPAIR_KINDS: frozenset[str] = frozenset({"node_crash", "node_hang", "hbm_row_exhaustion", "hbm_overtemp",
+                                         "aicore_hang", "npu_off_bus"})
+"""Kinds whose ``duration_s`` is a repair time counted from onset: the host or the chip cannot come back before it
+(a reboot or chip reset waits for the repair, a replacement ends no sooner), and is back in service after it
+(``FaultModel.repair_for_duration``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -294,6 +294,10 @@ class TrainingJob(Workload):
         self._stall_frac = 0.0
         self._counts = {"crashes": 0, "timeouts": 0, "restarts": 0, "in_place_recoveries": 0,
                         "persistent_ckpts": 0, "stalls": 0, "scale_ins": 0}
+        self._launch_nodes = len(self.nodes)
+        self._launch_nominal_s = 0.0  # set by the first placement
+        self._degraded_since: float | None = None  # placed on fewer nodes than launched since then
+        self._degraded_s = self._degraded_loss_s = 0.0
         self._place(self.nodes)
         self._enter_running("started", nodes=len(self.nodes), npus=len(self.ranks))
         self._schedule_ckpt()
@@ -312,6 +316,12 @@ class TrainingJob(Workload):
         healthy_coll = 1 - self._sim.params.fabric.inter_node_overhead if len(nodes) > 1 else 1.0
         self._nominal_s = self._compute_s() + self._overhead_s(1.0, healthy_coll)
         self.nominal_rates.append((self._sim.now, 1.0 / self._nominal_s))
+        if not self._launch_nominal_s:
+            self._launch_nominal_s = self._nominal_s
+        if len(nodes) >= self._launch_nodes:
+            self._degraded_since = None
+        elif self._degraded_since is None:  # scaled in: fewer data-parallel replicas from now on
+            self._degraded_since = self._sim.now
         self._slow = {k: v for k, v in self._slow.items() if k in self._rank_of}
         self._nodes_lost &= self._node_set
         self._dead = {}
@@ -499,6 +509,9 @@ class TrainingJob(Workload):
             self._useful_s += dt - redo_t
             self._running_s += dt
             self._slow_loss_s += max(0.0, dt - steps * self._nominal_s)
+            if self._degraded_since is not None:  # running scaled in: the launch placement's throughput lost
+                self._degraded_s += dt
+                self._degraded_loss_s += dt * max(0.0, 1.0 - self._launch_nominal_s / self._nominal_s)
             self._processed += steps
             self._pos += steps
             if abs(self._pos - round(self._pos)) < 1e-7:
@@ -1050,6 +1063,14 @@ class TrainingJob(Workload):
         """Fault-free step time of this placement."""
         return self._nominal_s
 
+    def degraded(self) -> dict[str, Any] | None:
+        """Degraded operation now: the job runs on fewer nodes than it was launched on (scaled in), since when, on
+        how many nodes, and its fault-free throughput as a share of the launch placement's; None at full size."""
+        if self._degraded_since is None:
+            return None
+        return {"since_s": self._degraded_since, "nodes": len(self.nodes), "launch_nodes": self._launch_nodes,
+                "throughput_share": self._launch_nominal_s / self._nominal_s}
+
     def throughput_at(self, t: float) -> float:
         i = bisect_right(self._times, t) - 1
         return self._rates[i] if i >= 0 else 0.0
@@ -1075,4 +1096,6 @@ class TrainingJob(Workload):
             "ettr": self._useful_s / elapsed if elapsed > 0 else 1.0,
             "lost_npu_s": lost_s * n, "last_persistent_ckpt_step": self._last_persistent,
             "last_memory_ckpt_step": self.last_memory_step, **self._counts,
+            "launch_nodes": self._launch_nodes, "launch_nominal_step_time_s": self._launch_nominal_s,
+            "degraded": self.degraded(), "degraded_s": self._degraded_s, "degraded_loss_s": self._degraded_loss_s,
         }

@@ -41,6 +41,7 @@ def seed_record(journal: dict[str, Any], timeline: Timeline | None = None, spare
             "diagnosis": d.get("fault_class"), "correct": bool(i.get("correct")),
             "class_correct": bool(i.get("class_correct")), "localized": bool(i.get("localized")),
             "runbook": i.get("runbook"), "human_steps": int(i.get("human_steps") or 0),
+            "degraded": bool(i.get("degraded")),  # its recovery left a job scaled in (degraded operation)
             "affected": list(i.get("affected_workloads") or []), "impact": i.get("impact") or {}})
     noise = [i for i in journal.get("incidents", []) if not i.get("injected")]
     swaps = sum(1 for i in journal.get("incidents", []) for a in i.get("actions", [])
@@ -64,7 +65,8 @@ def _workload(w: dict[str, Any]) -> dict[str, Any]:
     out = {k: v for k, v in w.items() if not isinstance(v, dict | list)}
     if w.get("kind") == "training":
         el = float(w.get("elapsed_s") or 0.0)
-        nominal = float(w.get("nominal_step_time_s") or 0.0)
+        # the launch placement's step time: a job that scaled in (fewer replicas, slower steps) counts it
+        nominal = float(w.get("launch_nominal_step_time_s") or w.get("nominal_step_time_s") or 0.0)
         out["goodput"] = _r(float(w.get("useful_steps") or 0.0) * nominal / el) if el > 0 else None
         out["goodput_steps_per_s"] = _r(float(w.get("useful_steps") or 0.0) / el) if el > 0 else None
     else:
@@ -146,6 +148,7 @@ def _jobs(records: list[dict[str, Any]]) -> dict[str, Any]:
                          "ettr": dist(w.get("ettr") for w in ws), "goodput": dist(w.get("goodput") for w in ws),
                          **{k: _mean(w.get(k) for w in ws) for k in (
                              "downtime_s", "stalled_s", "redone_s", "ckpt_stall_s", "slowdown_loss_s",
+                             "degraded_s", "degraded_loss_s", "scale_ins",
                              "lost_npu_s", "restarts", "in_place_recoveries", "crashes", "timeouts", "stalls")},
                          # 1 - ETTR = (downtime + stalled + checkpoint stalls + redone work) / elapsed
                          "loss_share": {k.removesuffix("_s"): _mean(

@@ -10,6 +10,7 @@ refused command (unknown target, invalid transition) comes back as a failed resu
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -29,11 +30,24 @@ Call = tuple[str, Callable[[], simpy.Process]]
 _RESTARTS = ("restart_job", "restart_instance")
 
 
+@dataclass
+class SpareWaiter:
+    """A repair step waiting for a warm spare to return to ``pod`` (``take_returning_spare``), until ``until``."""
+
+    pod: str
+    until: float
+    rec: IncidentRecord
+    event: simpy.Event
+
+
 class Executor:
-    def __init__(self, sim: Simulation, scale_in_max_share: float = 0.0) -> None:
+    def __init__(self, sim: Simulation, scale_in_max_share: float = 0.0, step_timeout_s: float = 1800.0) -> None:
         self.sim = sim
         self.scale_in_max_share = scale_in_max_share  # of a training job's launch nodes (RecoveryParams)
+        self.step_timeout_s = step_timeout_s  # a step's attempt ends then (RecoveryParams.step_timeout_s)
         self._restarting: dict[str, simpy.Event] = {}  # workload label -> ends with its restart under way
+        self._spare_waiters: list[SpareWaiter] = []  # first come, first served
+        self._returned_at: dict[str, float] = {}  # node -> when it last rejoined the pool
 
     def _one_restart_at_a_time(self, action: str, label: str, running: Callable[[], bool],
                                factory: Callable[[], simpy.Process]) -> simpy.Process:
@@ -146,6 +160,9 @@ class Executor:
         }
         if a in simple:
             fn = simple[a]
+            if getattr(params, "take_returning_spare", False) and ctx.workloads:
+                timeout = step.timeout_s or self.step_timeout_s
+                return [(t, partial(self._repair_or_spare, a, t, partial(fn, t), ctx, rec, timeout)) for t in targets]
             return [(t, partial(fn, t)) for t in targets]
         if a == "isolate_hbm_rows":
             return [(t, partial(c.isolate_hbm_rows, t, params.rows)) for t in targets]
@@ -274,16 +291,98 @@ class Executor:
             return self._instant("swap_spare", node, "succeeded", spare=spare, spares_left=left)
 
     def _add_spare(self, node: str, ctx: Context, rec: IncidentRecord) -> simpy.Process:
-        c = self.sim.control
         if not ctx.node_healthy(node):
             return self._instant("add_spare", node, "failed", retryable=False,
                                  reason="the node or one of its devices is not healthy")
         if any(node in w.nodes for w in self.sim.workloads.values()):
             return self._instant("add_spare", node, "failed", retryable=False, reason="the node runs a workload")
+        taken_by = self.return_spare(node, rec)
+        return self._instant("add_spare", node, "succeeded", spares=len(self.sim.control.spares),
+                             **({"taken_by": taken_by} if taken_by else {}))
+
+    # ---- spares returning to the pool ------------------------------------------------------------------------
+    def return_spare(self, node: str, rec: IncidentRecord, **detail: Any) -> str | None:
+        """Put a node back into the warm-spare pool (journal: ``returned_to_spares`` on ``rec``); a repair step
+        already waiting for a spare of that pod takes it at once, the first waiter first. Returns the incident
+        that took it, if one did."""
+        c, now = self.sim.control, self.sim.now
         if node not in c.spares:
             c.spares.append(node)
-        rec.follow_up("returned_to_spares", node, self.sim.now, spares=len(c.spares))
-        return self._instant("add_spare", node, "succeeded", spares=len(c.spares))
+        self._returned_at[node] = now
+        pod = ids.pod_of(node)
+        self._spare_waiters = [w for w in self._spare_waiters if not w.event.triggered and w.until >= now]
+        waiter = next((w for w in self._spare_waiters if w.pod == pod), None)
+        if waiter is not None:
+            self._spare_waiters.remove(waiter)
+            c.spares.remove(node)
+            waiter.event.succeed(node)
+        rec.follow_up("returned_to_spares", node, now, spares=len(c.spares), **detail,
+                      **({"taken_by": waiter.rec.id} if waiter is not None else {}))
+        return waiter.rec.id if waiter is not None else None
+
+    def _repair_or_spare(self, action: str, target: str, repair: Callable[[], simpy.Process], ctx: Context,
+                         rec: IncidentRecord, timeout_s: float) -> simpy.Process:
+        """A repair step with ``take_returning_spare``: the repair starts; if a warm spare is (or comes) back in the
+        node's pod before it ends, the response takes that spare and the step ends at once (the repair goes on in
+        the background; once it is done the node rejoins the pool). Else the repair's own result. Only while an
+        affected workload still runs on the node (else only its repair is waited for); a free spare the response
+        already holds is used at once."""
+        env, c, st = self.sim.env, self.sim.control, self.sim.state
+        node = ids.node_of(target) or target
+        pod = ids.pod_of(node) or ""
+
+        def run() -> Generator[simpy.Event, Any, ActionResult]:
+            start = env.now
+            placed = {n for name, _q in ctx.workloads for n in self.sim.workloads[name].nodes}
+            if node not in placed:  # the workloads left the node already: only its repair is left to wait for
+                return (yield repair())
+            if ctx.spare is not None and ctx.spare not in placed and st.health(ctx.spare) == Health.HEALTHY:
+                return ActionResult(action, target, "succeeded", float(start), float(start),
+                                    {"spare": ctx.spare, "reused": True, "reason": "a free spare this response took"})
+            fixing = repair()
+            while True:
+                found = next((n for n in c.spares if ids.pod_of(n) == pod), None)
+                waited_for = found is None
+                if found is None:
+                    ev = env.event()
+                    self._spare_waiters.append(SpareWaiter(pod, env.now + timeout_s, rec, ev))
+                    yield fixing | ev
+                    if not ev.triggered:  # the repair ended first: its own result
+                        self._spare_waiters = [w for w in self._spare_waiters if w.event is not ev]
+                        done = fixing.value
+                        assert isinstance(done, ActionResult)  # the control API's processes end with one
+                        return done
+                    spare = str(ev.value)
+                else:
+                    spare = found
+                    c.spares.remove(spare)
+                if st.health(spare) != Health.HEALTHY:
+                    rec.follow_up("spare_unusable", spare, env.now, health=str(st.health(spare)))
+                    continue
+                if ctx.vars["rng"].random() < c.p.spare_failure_prob:
+                    rec.follow_up("ticket", spare, env.now, kind="inspect", opened_at_s=env.now, closed_at_s=None,
+                                  reason="warm spare failed its self-check")
+                    continue
+                ctx.spare = spare
+                left = len([n for n in c.spares if ids.pod_of(n) == pod])
+                rec.follow_up("spare_used", spare, env.now, replaces=node, spares_left=left, returned=waited_for,
+                              note=f"a warm spare {'returned to the pool' if waited_for else 'was in the pool'} while "
+                                   f"the response waited for the {action} of {target}: taken; the repair goes on")
+                env.process(self._rejoin_after(fixing, node, ctx, rec, start))
+                return ActionResult(action, target, "succeeded", float(start), float(env.now),
+                                    {"spare": spare, "took_returning_spare": True, "spares_left": left,
+                                     "waited_s": round(env.now - start, 3), "repair": "goes on in the background"})
+
+        return env.process(run())
+
+    def _rejoin_after(self, repair: simpy.Process, node: str, ctx: Context, rec: IncidentRecord,
+                      since: float) -> Generator[simpy.Event, Any, None]:
+        """Once a repair a spare overtook is done, the repaired node rejoins the pool (when healthy and idle, and
+        not already returned meanwhile, e.g. by the orchestrator when an isolated node came back)."""
+        yield repair
+        if (self._returned_at.get(node, -1.0) < since and ctx.node_healthy(node)
+                and not any(node in w.nodes for w in self.sim.workloads.values())):
+            self.return_spare(node, rec, how="repaired after a spare was taken")
 
     def _ticket(self, target: str, kind: str, reason: str, rec: IncidentRecord) -> simpy.Process:
         now = self.sim.now

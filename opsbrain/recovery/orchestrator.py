@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import simpy
 
+from faultlib import ids
 from faultlib.control import ActionResult
 from faultlib.health import Health
 from opsbrain.diagnosis.localize import RULES as LOCALIZATION_RULES
@@ -91,9 +92,10 @@ class Orchestrator:
         self._open: list[IncidentRecord] = []  # see _unfinished
         self._scanned = 0
         self._taken_out: dict[str, IncidentRecord] = {}  # nodes a response took out of service, until they return
+        self._contexts: dict[str, Context] = {}  # the target context of each response under way
         if policy == "auto" and not dry_run:
             sim.state.subscribe(self._on_plant_change)
-        self.exec = Executor(sim, self.p.training_scale_in_max_share)
+        self.exec = Executor(sim, self.p.training_scale_in_max_share, self.p.step_timeout_s)
         self.link_records: Callable[[], LinkRecords] | None = None
         """The operator's link records now (the controller sets them from its detector)."""
         self._manual: ManualPolicy | None = (
@@ -125,19 +127,29 @@ class Orchestrator:
         return self.records[incident_id].actions_view(self.sim.now)
 
     def _on_plant_change(self, component: str, old: str, new: str) -> None:
-        """A node a response took out of service is back (repaired, rebooted, replaced) and runs no workload: it
-        rejoins the warm-spare pool, whether or not the response's own follow-up got that far (a reboot that
-        outlasted its step timeout still completes)."""
-        rec = self._taken_out.get(component)
-        if rec is None or new != Health.HEALTHY:
+        """A node a response took out of service (the node, or one of its chips) is back (repaired, rebooted,
+        replaced, reset: the host and every chip up) and runs no workload: it rejoins the warm-spare pool, whether
+        or not the response's own follow-up got that far (a reboot or chip reset that outlasted its step timeout
+        still completes)."""
+        if new != Health.HEALTHY or not self._taken_out:
             return
+        node = component if component in self._taken_out else ids.node_of(component)
+        rec = self._taken_out.get(node) if node is not None else None
+        if rec is None or node is None or not self._node_back(node):
+            return
+        component = node
         c = self.sim.control
         if component in c.spares or any(component in w.nodes for w in self.sim.workloads.values()):
             del self._taken_out[component]
             return
         del self._taken_out[component]
-        c.spares.append(component)
-        rec.follow_up("returned_to_spares", component, self.sim.now, spares=len(c.spares), how="back in service")
+        self.exec.return_spare(component, rec, how="back in service")  # a response waiting for a spare takes it
+
+    def _node_back(self, node: str) -> bool:
+        """The host and every chip of the node are in service (what the device plugins report)."""
+        st, topo = self.sim.state, self.sim.topology
+        return st.is_up(node) and all(st.is_up(c) for c in topo.descendants(node)
+                                      if topo.kind.get(c) in ("npu", "die", "hbm", "l1"))
 
     def _unfinished(self) -> list[IncidentRecord]:
         """The records not finished yet (kept incrementally: a year-long replay holds thousands of records)."""
@@ -197,12 +209,25 @@ class Orchestrator:
             rec.outcome = "error"
             rec.log("orchestrator", rec.id, "failed", self.sim.now, self.sim.now, kind="error",
                     reason=f"{type(exc).__name__}: {exc}")
+        self._give_back_unused_spare(rec)
         rec.finished_at_s = self.sim.now
         return rec.as_dict(self.sim.now)
+
+    def _give_back_unused_spare(self, rec: IncidentRecord) -> None:
+        """A spare the response took but no workload runs on when it ends (its restart failed, the ladder went on
+        to a person) goes back to the pool, where the next response (or one waiting for a spare) takes it."""
+        ctx = self._contexts.pop(rec.id, None)
+        spare = ctx.spare if ctx is not None else None
+        if ctx is None or spare is None or self.dry_run or spare in self.sim.control.spares:
+            return
+        if any(spare in w.nodes for w in self.sim.workloads.values()) or not ctx.node_healthy(spare):
+            return
+        self.exec.return_spare(spare, rec, how="taken but not used by the response")
 
     def _respond(self, rec: IncidentRecord, diag: Diagnosis) -> Gen:
         stuck = diag.fault_class == WORKLOAD_STUCK  # the progress watchdog names a workload, not a part
         ctx = Context(self.sim, None if stuck else diag.component)
+        self._contexts[rec.id] = ctx
         if stuck and diag.component in self.sim.workloads:
             ctx.workloads = [(diag.component, None)]
         ctx.vars["rng"] = self.sim.rng(f"recovery/{rec.id}")
@@ -414,8 +439,11 @@ class Orchestrator:
             self.scope.note(rec.id, action, target, res)
         if action in ("isolate", "isolate_link", "cordon"):
             rec.follow_up("isolated", target, now, action=action)
-            if self.sim.topology.kind.get(target) == "node":
+            kind = self.sim.topology.kind.get(target)
+            if kind == "node":
                 self._taken_out[target] = rec
+            elif kind in ("npu", "die", "hbm") and (node := ids.node_of(target)) is not None:
+                self._taken_out.setdefault(node, rec)  # the node leaves its jobs; back once the chip is
         elif action == "replace_part":
             for r in self.records.values():
                 r.close_tickets(target, now)

@@ -86,6 +86,13 @@ class RestartInstanceParams(_Params):
     weights_from: Literal["ems", "obs"] = "ems"
 
 
+class RepairParams(_Params):
+    take_returning_spare: bool = Field(
+        False, description="while this repair is under way, take the first warm spare that returns to the node's "
+        "pod instead (binds the target `spare`; the repair goes on in the background and the node rejoins the pool "
+        "once back); the step then ends at once")
+
+
 class ScaleParams(_Params):
     drop: str = Field("node_of(component)", description="node expression: the node(s) the instance gives up")
 
@@ -120,13 +127,13 @@ ACTIONS: dict[str, ActionDef] = {
                          "re-route the UB traffic of nodes around unusable uplinks"),
     "isolate_hbm_rows": ActionDef(frozenset({"hbm", "component"}), "hbm_of(component)", RowsParams, False,
                                   "isolate (remap) faulty HBM rows"),
-    "reset_chip": ActionDef(frozenset({"npu"}), "npu_of(component)", NoParams, False, "reset an NPU"),
+    "reset_chip": ActionDef(frozenset({"npu"}), "npu_of(component)", RepairParams, False, "reset an NPU"),
     "isolate": ActionDef(_ANY_PART, "diagnosis.component", NoParams, True,
                          "take a chip, node, switch or port out of service"),
-    "replace_part": ActionDef(_ANY_PART, "diagnosis.component", NoParams, False,
+    "replace_part": ActionDef(_ANY_PART, "diagnosis.component", RepairParams, False,
                               "field replacement of a part (hours)"),
     "cordon": ActionDef(frozenset({"node"}), "node_of(component)", NoParams, True, "no new work on a node"),
-    "reboot_node": ActionDef(frozenset({"node"}), "node_of(component)", NoParams, False, "reboot a node"),
+    "reboot_node": ActionDef(frozenset({"node"}), "node_of(component)", RepairParams, False, "reboot a node"),
     "restart_process": ActionDef(frozenset({"workloads"}), "affected_workloads", NoParams, False,
                                  "process-level online recovery in place"),
     "restart_job": ActionDef(frozenset({"workloads"}), "affected_workloads", RestartJobParams, False,
@@ -162,6 +169,8 @@ class Conditions(Strict):
     workload_kind: Literal["training", "inference"] | None = Field(None, description="an affected workload's kind")
     component_kind: list[str] | None = Field(None, description="topology kind of the component (link, hbm, ...)")
     spares_available: bool | None = Field(None, description="a warm spare is left in the component's pod")
+    spare_taken: bool | None = Field(None, description="this response holds a warm spare (taken by swap_spare or "
+                                     "by a repair step's take_returning_spare)")
     node_healthy: bool | None = Field(None, description="the component's node and all its devices are up")
     isolated_rows_at_least: int | None = Field(None, ge=1, description="HBM rows isolated so far on the NPU")
     link_down: bool | None = Field(None, description="the diagnosed link is down right now (its port reports no "

@@ -191,6 +191,8 @@ def conditions_hold(cond: Any, ctx: Context) -> tuple[bool, str]:
         return False, f"component is a {ctx.kind}"
     if cond.spares_available is not None and bool(ctx.spares_in_pod()) != cond.spares_available:
         return False, "spares_available is " + str(bool(ctx.spares_in_pod())).lower()
+    if cond.spare_taken is not None and (ctx.spare is not None) != cond.spare_taken:
+        return False, "spare_taken is " + str(ctx.spare is not None).lower()
     if cond.node_healthy is not None:
         try:
             ok = ctx.node_healthy(ctx.node())

@@ -263,13 +263,16 @@ def _followups(inc: dict[str, Any], actions: list[dict[str, Any]], recovery: dic
                    for a in actions if a.get("action") == "ticket" and a.get("status") == "succeeded"]
     touched = {a.get("target") for a in actions if a.get("status") == "succeeded"}
     isolated = [c for c in recovery.get("isolated", []) if c in touched]
-    spares_used = [(a.get("detail") or {}).get("spare") for a in actions
-                   if a.get("action") == "swap_spare" and a.get("status") == "succeeded"]
+    spares_used = [(a.get("detail") or {}).get("spare") for a in actions if a.get("status") == "succeeded" and (
+        a.get("action") == "swap_spare" or (a.get("detail") or {}).get("took_returning_spare"))]
     pending = [{"action": a.get("action"), "target": a.get("target")} for a in actions
                if (a.get("detail") or {}).get("in_flight")]
     return {"tickets": _unique(tickets), "isolated": isolated, "spares_used": [s for s in spares_used if s],
             "spares_left": list(recovery.get("spares_left", [])), "pending": _unique(pending),
-            **spare_moments(actions), "rungs": rungs_tried(actions), "checkpoints": checkpoints_used(actions)}
+            **spare_moments(actions), "rungs": rungs_tried(actions), "checkpoints": checkpoints_used(actions),
+            "returning_spares": [{"spare": d.get("spare"), "t_s": a.get("end_s"), "action": a.get("action")}
+                                 for a in actions if (d := a.get("detail") or {}).get("took_returning_spare")],
+            "degraded": list(inc.get("degraded") or [])}
 
 
 def spare_moments(actions: list[dict[str, Any]]) -> dict[str, Any]:
@@ -278,7 +281,8 @@ def spare_moments(actions: list[dict[str, Any]]) -> dict[str, Any]:
     counts = []
     for a in actions:
         d = a.get("detail") or {}
-        n = d.get("spares_left", d.get("spares")) if a.get("action") in ("swap_spare", "add_spare") else None
+        n = d.get("spares_left", d.get("spares")) if a.get("action") in ("swap_spare", "add_spare") or d.get(
+            "took_returning_spare") else None
         if n is not None:
             counts.append({"t_s": a.get("start_s"), "spares_left": n, "action": a.get("action"),
                            "status": a.get("status")})
@@ -410,7 +414,8 @@ def _steady(ss: dict[str, Any]) -> dict[str, Any]:
 def _workload(w: dict[str, Any]) -> dict[str, Any]:
     if w.get("kind") == "training":
         keys = ("ettr", "useful_steps", "redone_steps", "downtime_s", "stalled_s", "lost_npu_s", "restarts",
-                "in_place_recoveries", "crashes", "npus", "nodes", "state")
+                "in_place_recoveries", "crashes", "npus", "nodes", "state", "launch_nodes", "scale_ins", "degraded",
+                "degraded_s", "degraded_loss_s")
     else:
         keys = ("tokens_served", "lost_tokens", "slo_violation_s", "mean_tpot_ms", "demand_tokens_per_s")
     return {"name": w.get("name"), "kind": w.get("kind"), **{k: w.get(k) for k in keys if k in w}}

@@ -5,8 +5,8 @@ Input is a list of journals (or a campaign summary holding them under ``journals
 :func:`opsbrain.report.output.as_journals`). Definitions: a *fault* is a journal incident with an injected truth;
 *top-1 accuracy* counts a fault whose diagnosed class equals the injected kind; *correct* also needs the component;
 *abstained* means the diagnosis said ``unknown`` or nothing; ETTR is the training job's own figure (useful time /
-elapsed); training goodput = useful steps x nominal step time / elapsed (slowdowns count against it); inference
-goodput = tokens served / (served + lost).
+elapsed); training goodput = useful steps x the launch placement's nominal step time / elapsed (slowdowns and
+scale-ins count against it); inference goodput = tokens served / (served + lost).
 """
 
 from __future__ import annotations
@@ -109,7 +109,8 @@ def _efficiency(journals: list[dict[str, Any]]) -> dict[str, Any]:
             if w.get("kind") == "training" and w.get("elapsed_s"):
                 acc[p]["elapsed"] += w["elapsed_s"]
                 acc[p]["useful"] += w.get("useful_s") or 0.0
-                acc[p]["nominal"] += (w.get("useful_steps") or 0.0) * (w.get("nominal_step_time_s") or 0.0)
+                step_s = w.get("launch_nominal_step_time_s") or w.get("nominal_step_time_s") or 0.0  # scale-in counts
+                acc[p]["nominal"] += (w.get("useful_steps") or 0.0) * step_s
                 acc[p]["lost_npu_s"] += w.get("lost_npu_s") or 0.0
             elif w.get("kind") == "inference":
                 acc[p]["served"] += w.get("tokens_served") or 0.0

@@ -42,6 +42,12 @@ def _expectation_label(e: dict[str, Any]) -> str:
     return f"faults[{e['fault']}]" if e.get("fault") is not None else str(e.get("check") or "run")
 
 
+def degraded_words(d: dict[str, Any]) -> str:
+    """``train on 13 of 14 launch nodes since t=... s, 93% of its launch throughput`` (a scaled-in job)."""
+    return (f"{d.get('workload')} on {d.get('nodes')} of {d.get('launch_nodes')} launch nodes since "
+            f"{text.at(d.get('since_s'), None)}, {text.pct(d.get('throughput_share'))} of its launch throughput")
+
+
 def render_run(m: dict[str, Any]) -> str:
     r, s = m["run"], m["summary"]
     sev = f" (severity {m['severity']})" if m.get("severity") else ""
@@ -85,6 +91,8 @@ def render_run(m: dict[str, Any]) -> str:
               + (f" ({', '.join(_c(x) for x in rec['spares_left'])})" if rec["spares_left"] else ""),
               f"- spares ran out: {len(gone)} time(s)" + (f", first at {text.at(gone[0].get('at_s'), None)}"
                                                           if gone else ""),
+              "- degraded operation: " + ("; ".join(degraded_words(w["degraded"] | {"workload": w["name"]})
+                                                    for w in m.get("workloads", []) if w.get("degraded")) or "none"),
               f"- isolated parts: {', '.join(_c(x) for x in rec['isolated']) or 'none'}",
               f"- open tickets: {len(rec['open_tickets'])}"]
     b = m.get("baseline")
@@ -177,6 +185,9 @@ def _incident(inc: dict[str, Any], m: dict[str, Any]) -> list[str]:
             f"{c['status']})" for c in f.get("spare_counts", [])]
     if f.get("spares_exhausted"):
         out.append("- spares ran out: no warm spare was left in the pod when this incident needed one")
+    out += [f"- a spare returned to the pool while the {r['action'].replace('_', ' ')} waited for its repair: "
+            f"{_c(r['spare'])} taken at {text.at(r['t_s'], None)}" for r in f.get("returning_spares", [])]
+    out += [f"- recovered in degraded operation: {degraded_words(d)}" for d in f.get("degraded", [])]
     out += ["", "### Manual baseline", ""]
     b = inc.get("baseline")
     if b:

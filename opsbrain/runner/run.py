@@ -287,7 +287,9 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
         nxt = next((t for t in onsets if t > f.at_s), end)
         bars = {w: b for w in affected if (b := scoring.nominal_at(sim.workloads[w], f.at_s, (nominal or {}).get(w)))
                 is not None}
-        ttr = scoring.credited_ttr(_ttr(f, affected, series, actions, end, bars, window_end), detected)
+        degraded = scoring.degraded_after(actions, sim.workloads)
+        ttr = scoring.credited_ttr(_ttr(f, affected, series, actions, end, bars, window_end,
+                                        {d["workload"]: d["rate"] for d in degraded}), detected)
         runbooks = [orch.incident(k).get("runbook") for k in keys]
         cls = diag["fault_class"] if diag else None
         comp = diag["component"] if diag else None
@@ -303,6 +305,7 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
             "ttr_s": ttr, "class_correct": cls == f.kind,
             "localized": scoring.localized(f.kind, f.target, comp),
             "correct": cls == f.kind and scoring.localized(f.kind, f.target, comp),
+            "degraded": [{k: v for k, v in d.items() if k != "rate"} for d in degraded],  # recovered scaled in
             "human_steps": sum(orch.incident(k).get("human_steps", 0) for k in keys),
             "impact": _impact(snaps.get(f.at_s), snaps.get(nxt, accounting_end), affected),
             **signal_lines([sg for inc in mine for sg in inc.signals]),
@@ -382,10 +385,11 @@ def _placed(sim: Any, start: float, end: float) -> dict[str, list[str]]:
 
 
 def _ttr(f: ActiveFault, affected: list[str], series: dict[str, scoring.Series], actions: list[dict[str, Any]],
-         end: float, nominal: dict[str, float], dip_by: float | None = None) -> float | None:
+         end: float, nominal: dict[str, float], dip_by: float | None = None,
+         degraded: dict[str, float] | None = None) -> float | None:
     if affected:
-        ttrs = [scoring.time_to_recover(series[w], f.at_s, end, nominal=nominal.get(w), dip_by=dip_by)
-                for w in affected]
+        ttrs = [scoring.time_to_recover(series[w], f.at_s, end, nominal=nominal.get(w), dip_by=dip_by,
+                                        degraded_rate=(degraded or {}).get(w)) for w in affected]
         return None if any(t is None for t in ttrs) else max(t for t in ttrs if t is not None)
     done = [a["end_s"] for a in actions if a.get("status") == "succeeded" and a.get("end_s") is not None]
     if done:
@@ -405,6 +409,9 @@ def summarize(incidents: list[dict[str, Any]], faults: list[dict[str, Any]], wor
         "diagnosed_correctly": sum(bool(i["correct"]) for i in faults),
         "class_correct": sum(bool(i["class_correct"]) for i in faults),
         "recovered": sum(i["ttr_s"] is not None for i in faults),
+        "recovered_degraded": sum(i["ttr_s"] is not None and bool(i.get("degraded")) for i in faults),
+        "degraded_workloads": [{"workload": name, **d} for name, w in world.sim.workloads.items()
+                               if (d := getattr(w, "degraded", lambda: None)()) is not None],
         "handled_without_human": sum(i.get("human_steps", 0) == 0 for i in faults),
         "false_positives": len(fps), "noise_incidents": sum(i["injected"] is None for i in incidents),
         "median_ttr_s": sorted(ttrs)[len(ttrs) // 2] if ttrs else None,

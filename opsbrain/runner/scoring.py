@@ -9,7 +9,9 @@ Issue 17: an incident belongs to a fault while the fault lives (onset to its end
 slow decay flagged days before it fails is credited; ttr is charged only to the workloads placed on the fault's
 part during its window and to a dip that begins inside that window (:func:`fault_window_end`), measured against the
 fault-free rate of the placement the workload had then (:func:`nominal_at`); an undetected fault is unrecovered
-(:func:`credited_ttr`).
+(:func:`credited_ttr`). A fault whose response scaled a training job in is recovered once the job runs at the
+smaller placement's rate, and said to be recovered in degraded operation (:func:`degraded_after`: since when, the
+throughput share of the launch placement).
 """
 
 from __future__ import annotations
@@ -34,14 +36,18 @@ def rate_at(series: Series, t: float) -> float:
 
 def time_to_recover(series: Series, onset: float, end: float, share: float = RECOVERY_SHARE,
                     window: float = RECOVERY_WINDOW_S, nominal: float | None = None,
-                    dip_by: float | None = None) -> float | None:
+                    dip_by: float | None = None, degraded_rate: float | None = None) -> float | None:
     """Seconds from ``onset`` to the start of the first ``window`` at >= ``share`` of the pre-fault rate after the
     first dip; 0.0 if no dip before ``end`` (or before ``dip_by``: a dip that begins after the fault's window is
     another cause's); None if no recovery before ``end``. When an earlier fault had already pulled the rate below
-    ``share`` of ``nominal``, recovery is measured against ``nominal`` instead."""
+    ``share`` of ``nominal``, recovery is measured against ``nominal`` instead. ``degraded_rate``: the fault's
+    response scaled the job in; it has recovered (in degraded operation, said apart) once it runs at ``share`` of
+    that smaller placement's fault-free rate."""
     pre = rate_at(series, onset - 1e-6)
     if nominal is not None and pre < share * nominal:
         pre = nominal
+    if degraded_rate is not None:
+        pre = min(pre, degraded_rate)
     if pre <= 0:
         return 0.0
     bar = share * pre
@@ -239,3 +245,25 @@ def nominal_at(workload: Any, t: float, default: float | None) -> float | None:
         return default
     i = bisect_right([h[0] for h in hist], t) - 1
     return hist[max(i, 0)][1] if default is None else min(default, hist[max(i, 0)][1])
+
+
+def degraded_after(actions: list[dict[str, Any]], workloads: dict[str, Any]) -> list[dict[str, Any]]:
+    """The training jobs a fault's response scaled in (its successful ``scale_instance`` actions), each with the
+    degraded operation that began then: since when (the scale-in restart), on how many of its launch nodes, and
+    the placement's fault-free throughput (``rate``, steps/s) and its share of the launch placement's (the job's
+    nominal-rate history). The ttr of such a fault is measured against the smaller placement
+    (:func:`time_to_recover`'s ``degraded_rate``); this says what that recovery left behind."""
+    out: dict[str, dict[str, Any]] = {}
+    for a in actions:
+        w = workloads.get(str(a.get("target")))
+        if a.get("action") != "scale_instance" or a.get("status") != "succeeded" or w is None:
+            continue
+        hist = getattr(w, "nominal_rates", None)
+        if w.kind != "training" or not hist or a.get("end_s") is None:
+            continue
+        i = max(bisect_right([h[0] for h in hist], a["end_s"]) - 1, 0)
+        since, rate = hist[i]
+        nodes = (a.get("detail") or {}).get("nodes") or len(w.placements[-1][1])
+        out[a["target"]] = {"workload": a["target"], "since_s": since, "nodes": nodes, "rate": rate,
+                            "launch_nodes": len(w.placements[0][1]), "throughput_share": rate / hist[0][1]}
+    return list(out.values())
