@@ -314,7 +314,9 @@ def plan_key(regexes: Sequence[re.Pattern[str]], extra: Sequence[str], use_re2: 
     except OSError:
         lib_id = None
     h = hashlib.sha256(Path(__file__).read_bytes())
-    h.update(json.dumps([[rx.pattern, rx.flags] for rx in regexes] + [list(extra), use_re2, checked_extra, lib_id],
+    # a regex compiled on first use (opsbrain.ingest.screen.Screened) is keyed by what it is made of, uncompiled
+    parts = [list(getattr(rx, "key", None) or (rx.pattern, rx.flags)) for rx in regexes]
+    h.update(json.dumps(parts + [list(extra), use_re2, checked_extra, lib_id],
                         ensure_ascii=True).encode())
     return h.hexdigest()
 

@@ -21,47 +21,59 @@ _LINE: tuple[str | None, frozenset[int], int] = (None, frozenset(), 0)
 
 
 class Screened:
-    """A compiled regex with ``re.Pattern``'s methods, skipped on a line the screen rules out."""
+    """A regex with ``re.Pattern``'s methods, skipped on a line the screen rules out. It is compiled on first use:
+    a short diagnosis runs few of the parsers' regexes, and compiling all of them cost a third of its start-up."""
 
-    __slots__ = ("rx", "pattern", "flags", "id")
+    __slots__ = ("_rx", "pattern", "_flags", "id", "key")
 
-    def __init__(self, rx: re.Pattern[str]) -> None:
-        self.rx = rx
-        self.pattern = rx.pattern
-        self.flags = rx.flags
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._rx: re.Pattern[str] | None = None
+        self.pattern = pattern
+        self._flags = flags
+        self.key = (pattern, flags)  # what the compiled regex is made of (the screen plan's cache key)
         self.id = len(_REGISTRY)
         _REGISTRY.append(self)
+
+    @property
+    def rx(self) -> re.Pattern[str]:
+        if self._rx is None:
+            self._rx = re.compile(self.pattern, self._flags)
+        return self._rx
+
+    @property
+    def flags(self) -> int:
+        return self.rx.flags
 
     # each method inlines the screen test (a call less per regex: the parsers run thousands a second)
     def search(self, text: str, *args: Any) -> re.Match[str] | None:
         line, may, n = _LINE
         if text is line and self.id < n and self.id not in may:
             return None
-        return self.rx.search(text, *args)
+        return (self._rx or self.rx).search(text, *args)
 
     def match(self, text: str, *args: Any) -> re.Match[str] | None:
         line, may, n = _LINE
         if text is line and self.id < n and self.id not in may:
             return None
-        return self.rx.match(text, *args)
+        return (self._rx or self.rx).match(text, *args)
 
     def fullmatch(self, text: str, *args: Any) -> re.Match[str] | None:
         line, may, n = _LINE
         if text is line and self.id < n and self.id not in may:
             return None
-        return self.rx.fullmatch(text, *args)
+        return (self._rx or self.rx).fullmatch(text, *args)
 
     def findall(self, text: str, *args: Any) -> list[Any]:
         line, may, n = _LINE
         if text is line and self.id < n and self.id not in may:
             return []
-        return self.rx.findall(text, *args)
+        return (self._rx or self.rx).findall(text, *args)
 
     def finditer(self, text: str, *args: Any) -> Iterator[re.Match[str]]:
         line, may, n = _LINE
         if text is line and self.id < n and self.id not in may:
             return iter(())
-        return self.rx.finditer(text, *args)
+        return (self._rx or self.rx).finditer(text, *args)
 
     def __getattr__(self, name: str) -> Any:  # sub, split, groups ...: the regex itself
         return getattr(self.rx, name)
@@ -98,8 +110,8 @@ def group_of(namespace: dict[str, Any]) -> Group:
 
 
 def screened(pattern: str, flags: int = 0) -> Screened:
-    """``re.compile(pattern, flags)``, registered with the line screen."""
-    return Screened(re.compile(pattern, flags))
+    """``re.compile(pattern, flags)`` (on first use), registered with the line screen."""
+    return Screened(pattern, flags)
 
 
 def build(extra: list[str]) -> tuple[Screen, int]:
@@ -108,7 +120,7 @@ def build(extra: list[str]) -> tuple[Screen, int]:
     from opsbrain.kb.compiled import screen_memo
 
     regs = list(_REGISTRY)
-    return Screen([r.rx for r in regs], extra=extra, memo=screen_memo), len(regs)
+    return Screen(regs, extra=extra, memo=screen_memo), len(regs)  # type: ignore[arg-type]
 
 
 def set_line(text: str, may: frozenset[int], covered: int) -> None:
