@@ -313,6 +313,29 @@ def test_round_trip_of_fault_bundles(scenario: str, tmp_path: Path, engine: Any,
         assert chk["same"], chk["comparisons"]
 
 
+def test_a_panic_is_left_where_kdump_leaves_it(tmp_path: Path, engine: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A node crash's panic line is in ``crash/<ip>-<time>/vmcore-dmesg.txt`` (where kdump writes it and ascend-fd's
+    host-OS parser looks), never in ``messages`` or ``dmesg``; the bundle still diagnoses to the same crash."""
+    import opsbrain.runner.run as rr
+    from opsbrain import chaos
+
+    worlds: list[Any] = []
+    build = rr.build_world
+    monkeypatch.setattr(rr, "build_world", lambda *a, **k: worlds.append(build(*a, **k)) or worlds[-1])
+    journal = rr.run_plan(chaos.plan("node-crash-inference"), engine)
+    entry = next(i for i in journal["incidents"] if i["injected"] and i["injected"]["kind"] == "node_crash")
+    write_incident_bundle(worlds[0], entry, tmp_path / "b")
+    dumps = sorted((tmp_path / "b").glob("*/crash/*/vmcore-dmesg.txt"))
+    assert len(dumps) == 1, dumps
+    assert re.fullmatch(r"\d+\.\d+\.\d+\.\d+-\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d", dumps[0].parent.name)
+    assert "Kernel panic - not syncing" in dumps[0].read_text()
+    for f in (tmp_path / "b").glob("*/*"):
+        if f.name in ("messages", "dmesg"):
+            assert "Kernel panic" not in f.read_text(), f
+    chk = check_bundle(tmp_path / "b", engine)
+    assert chk["same"], chk["comparisons"]
+
+
 def test_write_refuses_a_non_empty_directory(stored_run: dict[str, Any]) -> None:
     from faultlib.engine import Simulation
     from opsbrain.bundle import write_bundle

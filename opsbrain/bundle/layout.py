@@ -5,7 +5,8 @@ One directory per worker (node), named by its host (``pod0-node35/``; a real col
 
     <worker>/messages[*]                                host syslog (no year in its time stamps)
     <worker>/dmesg                                      ``dmesg -T`` kernel lines
-    <worker>/sysmonitor.log, [crash/<ip>-<time>/]vmcore-dmesg.txt   (read when present; the twin writes neither)
+    <worker>/sysmonitor.log, [crash/<ip>-<time>/]vmcore-dmesg.txt   (read when present; the twin writes a panic to
+                                                        the latter, as kdump does)
     <worker>/rank-<r>.log                               training console of rank r (names with rank- / worker-)
     <worker>/process_log/{run,debug}/plog/plog-<pid>_<stamp>.log    CANN process log, first line the HCCL init
     <worker>/process_log/rank_<N>/.../plog-<pid>_<stamp>.log        (any plog below process_log is read)
@@ -58,8 +59,8 @@ class BundleParams(ParamGroup):
                                "the recovery, enough for the follow-on and recovery lines of every built-in fault",
                                ge=0)
     max_depth: int = P(10, "levels", "ascend-fd walks a bundle up to 10 directory levels (facts.md §7)", ge=1)
-    max_file_bytes: int = P(64 << 20, "bytes", "reason: as diagnose --logs (ingest.text.MAX_DOCUMENT_BYTES); a bigger file "
-                            "is an archive or a disk image by mistake, refused instead of filling memory", ge=1)
+    max_file_bytes: int = P(64 << 20, "bytes", "reason: as diagnose --logs (ingest.text.MAX_DOCUMENT_BYTES); a bigger "
+                            "file is an archive or a disk image by mistake, refused instead of filling memory", ge=1)
     max_files: int = P(20_000, "files", "reason: a 48-node bundle holds ~2,000 files; 10x headroom, then stop walking",
                        ge=1)
     max_train_logs: int = P(20, "files", "ascend-fd reads at most 20 training console logs (facts.md §7); per worker",

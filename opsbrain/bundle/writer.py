@@ -3,7 +3,8 @@
 The bundle holds the lines of the plant's telemetry hub (``sim.telemetry.logs``) in a time window, routed to the
 file that would hold them on a real cluster by the line's origin and source (see :mod:`opsbrain.bundle.layout`):
 a device-os line of ``pod0/node12/npu3`` goes to ``pod0-node12/device_log/slog/dev-os-3/...``, a syslog line of
-``pod0/node12`` to ``pod0-node12/messages`` (kernel lines also to ``dmesg``), a device-plugin line to
+``pod0/node12`` to ``pod0-node12/messages`` (kernel lines also to ``dmesg``; a panic only to kdump's
+``crash/<ip>-<time>/vmcore-dmesg.txt``), a device-plugin line to
 ``pod0-node12/dl_log/devicePlugin/devicePlugin.log``, a switch line of a chip to ``lcne_log/<chip host>/log.log``.
 Job events become cluster-level ``clusterd`` lines and the controller's placement becomes HCCL rank tables.
 ``environment_check`` holds hccn_tool / npu-smi output at the window start (before) and when the incident was
@@ -45,6 +46,7 @@ _DEVICE_IN_TEXT = re.compile(r"device_id=(\d+)|device\[(\d+)\]")
 _HCCN_REC = re.compile(r"\[devid (\d+)\]\s+.*LINK (UP|DOWN)")
 _NODE_IN = re.compile(r"pod\d+/node\d+")
 _SEVERITY = re.compile(r"severity=(\w+)")
+_PANIC = re.compile(r"Kernel panic - not syncing")
 
 
 def _in_window(items: Sequence[Any], start: float, end: float) -> Sequence[Any]:
@@ -52,6 +54,15 @@ def _in_window(items: Sequence[Any], start: float, end: float) -> Sequence[Any]:
     lo = bisect_left(items, start, key=lambda r: r.t)
     hi = bisect_right(items, end, key=lambda r: r.t)
     return items[lo:hi]
+
+
+def crash_dump_path(worker: str, node: str, when: datetime) -> str:
+    """Where kdump leaves a panicked host's kernel ring buffer: ``crash/<ip>-<YYYY-MM-DD-HH:MM:SS>/vmcore-dmesg.txt``
+    (kexec-tools' default ``/var/crash/%HOST-%DATE``; ascend-fd's host-OS parser takes the fault time from that
+    directory name). The panic never reaches ``messages`` or ``dmesg``: the host stops before syslog writes it and
+    the ring buffer is gone after the reboot. The directory is stamped at the panic (the capture kernel's few
+    seconds of boot are not modelled)."""
+    return f"{worker}/crash/{fmt.host_ip(node)}-{when:%Y-%m-%d-%H:%M:%S}/vmcore-dmesg.txt"
 
 
 def host_of(cid: str) -> str:
@@ -150,8 +161,11 @@ class _Export:
             w = host_of(node)
             self.lines_out += 1
             if ln.source == "syslog":
-                self.files.add(f"{w}/messages", ln.text)
                 head, sep, body = ln.text.partition(" kernel: ")
+                if sep and _PANIC.search(body):
+                    self.files.add(crash_dump_path(w, node, self.sim.wallclock(ln.t)), body)
+                    continue
+                self.files.add(f"{w}/messages", ln.text)
                 if sep:
                     self.files.add(f"{w}/dmesg", fmt.dmesg_t(self.sim.wallclock(ln.t), body))
             elif ln.source == "device_os":
