@@ -178,8 +178,8 @@ def policy_summary(records: list[dict[str, Any]], npus: int | None = None, days:
 
 
 TRAINING_MEANS = ("downtime_s", "stalled_s", "redone_s", "ckpt_stall_s", "slowdown_loss_s", "degraded_s",
-                  "degraded_loss_s", "scale_ins", "lost_npu_s", "restarts", "in_place_recoveries", "crashes",
-                  "timeouts", "stalls")
+                  "degraded_loss_s", "scale_ins", "scale_outs", "lost_npu_s", "restarts", "in_place_recoveries",
+                  "crashes", "timeouts", "stalls")
 SERVING_MEANS = ("tokens_served", "lost_tokens", "slo_violation_s", "mean_tpot_ms")
 LOSS_SHARES = ("downtime_s", "stalled_s", "ckpt_stall_s", "redone_s")  # 1 - ETTR = their sum / elapsed
 
