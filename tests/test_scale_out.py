@@ -112,3 +112,29 @@ def test_the_spare_pool_is_journaled_at_the_scale_out(journal: dict[str, Any]) -
 def test_the_built_in_scenario_meets_its_expectations(journal: dict[str, Any]) -> None:
     assert journal["exit_code"] == 0 and journal["verdict"] == "passed"
     assert all(e["met"] for e in journal["expectations"])
+
+
+def test_a_failed_scale_out_gives_the_node_back_and_the_next_return_tries_again(topo1: Topology) -> None:
+    from opsbrain.recovery.orchestrator import Orchestrator
+    from opsbrain.recovery.record import IncidentRecord
+
+    sim, job, dead, _s = _scaled_in(topo1)
+    orch = Orchestrator(sim)
+    rec = IncidentRecord("i1", "auto", False, sim.now, None)
+    orch.records["i1"] = rec
+    sim.control.p = sim.control.p.model_copy(update={"restart_failure_prob": 1.0, "spare_failure_prob": 0.0})
+    orch.scale_out.note_scale_in("llm", rec)  # the pool is empty: nothing to do yet
+    sim.run(sim.now + 60)
+    assert not [a for a in rec.actions if a["action"] == "scale_out"]
+    sim.state.set_health(dead, Health.HEALTHY, cause="repaired")
+    orch.exec.return_spare(dead, rec, how="back in service")  # the node rejoins the pool: the rescale starts
+    sim.run(sim.now + 600)
+    failed = [a for a in rec.actions if a["action"] == "scale_out"]
+    assert [a["status"] for a in failed] == ["failed"] and failed[0]["rung"] == "scale_out"
+    assert len(job.nodes) == 7 and job.degraded() is not None  # still scaled in ...
+    assert sim.control.spares == [dead]  # ... and the node is back in the pool
+    sim.control.p = sim.control.p.model_copy(update={"restart_failure_prob": 0.0})
+    orch.scale_out.try_all()  # e.g. the next response ending
+    sim.run(sim.now + 600)
+    assert [a["status"] for a in rec.actions if a["action"] == "scale_out"] == ["failed", "succeeded"]
+    assert len(job.nodes) == 8 and job.degraded() is None and sim.control.spares == []
