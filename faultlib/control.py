@@ -315,6 +315,14 @@ class ControlAPI:
         return self._wrap("scale_in", job, self.p.restart_failure_prob, "job_restart_fail_after_s",
                           lambda: w.restart("memory", drop=list(drop)), lambda: _restart_detail(w))
 
+    def scale_out_job(self, job: str, add: list[str]) -> simpy.Process:
+        """Scale a scaled-in training job back out onto the free nodes ``add``: a process-level rescale (the
+        running ranks keep their processes; the new ranks attach as warm standbys, load their state from the
+        peers' in-memory checkpoint, and the communicator re-forms)."""
+        w = self._workload(job)
+        return self._wrap("scale_out", job, self.p.restart_failure_prob, "job_restart_fail_after_s",
+                          lambda: w.restart("memory", scope="process", add=list(add)), lambda: _restart_detail(w))
+
     def restart_instance(self, service: str, instance: str, replace: dict[str, str] | None = None,
                          weights_from: str = "ems") -> simpy.Process:
         w = self._workload(service)

@@ -123,7 +123,7 @@ def test_a_logs_diagnosis_imports_no_pydantic_yaml_numpy_or_simulator(tmp_path: 
             "sys.stdin = io.TextIOWrapper(io.BytesIO(b'[ERROR] RUNTIME(1,python):2024-03-11-02:22:34.958.800 "
             "rtKernelLaunch failed: 507053\\n'))\n"
             "try:\n    main(['diagnose', '--logs', '-'])\nexcept SystemExit:\n    pass\n"
-            "top = ('pydantic', 'yaml', 'numpy', 'sklearn', 'scipy')\n"
+            "top = ('pydantic', 'yaml', 'numpy', 'pandas', 'sklearn', 'scipy')\n"
             "bad = sorted(m for m in sys.modules if m.split('.')[0] in top "
             "or m in ('faultlib.params', 'opsbrain.kb.loader', 'opsbrain.kb.schema'))\n"
             "print('IMPORTED', bad)\n")

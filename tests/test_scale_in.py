@@ -20,7 +20,10 @@ def journal(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     import json
 
     tmp = tmp_path_factory.mktemp("scale-in")
-    path = scenario_file(tmp, "node-crash-training", **{"spec.topology.spares": 0})
+    # the crashed node stays down for the run (a 10 h repair): the job runs scaled in to the end (a node back in
+    # the pool would scale it back out: tests/test_scale_out.py)
+    path = scenario_file(tmp, "node-crash-training", **{"spec.topology.spares": 0, "spec.faults": [
+        {"at": 600, "kind": "node_crash", "target": "pod0/node38", "duration": 36000}]})
     code, out, err = run(CliRunner(), "chaos", "run", str(path), "--json", home=tmp)
     assert "Traceback" not in err
     return json.loads(out)

@@ -293,7 +293,7 @@ class TrainingJob(Workload):
         self._stall_t = 0.0
         self._stall_frac = 0.0
         self._counts = {"crashes": 0, "timeouts": 0, "restarts": 0, "in_place_recoveries": 0,
-                        "persistent_ckpts": 0, "stalls": 0, "scale_ins": 0}
+                        "persistent_ckpts": 0, "stalls": 0, "scale_ins": 0, "scale_outs": 0}
         self._launch_nodes = len(self.nodes)
         self._launch_nominal_s = 0.0  # set by the first placement
         self._degraded_since: float | None = None  # placed on fewer nodes than launched since then
@@ -910,7 +910,7 @@ class TrainingJob(Workload):
 
     def restart(self, source: Literal["memory", "persistent"] = "memory",
                 replace: dict[str, str] | None = None, scope: Literal["job", "process"] = "job",
-                drop: list[str] | None = None) -> simpy.Process:
+                drop: list[str] | None = None, add: list[str] | None = None) -> simpy.Process:
         """Restart the job from a checkpoint, optionally swapping nodes for spares (``{old: new}``) or scaling in
         (``drop``: the job restarts without those nodes; with TP x PP ranks = one node's NPUs, each node dropped
         is one data-parallel replica fewer; the global batch stays, so each step takes longer).
@@ -923,6 +923,10 @@ class TrainingJob(Workload):
         ``scope="process"`` is a process-level reschedule: the surviving ranks keep their processes and only
         re-form the communicator; the replaced nodes' ranks start on warm standbys (``warm_attach_s`` instead of
         node replacement + process launch).
+
+        ``add`` scales the job back out (after a scale-in): the free nodes join as data-parallel replicas again,
+        their ranks starting like replaced ones (a warm standby at process scope) and loading their state from
+        the checkpoint; at its launch size the job leaves degraded operation.
         """
         if scope not in ("job", "process"):
             raise ValueError(f"scope must be 'job' or 'process', got {scope!r}")
@@ -941,15 +945,21 @@ class TrainingJob(Workload):
                 raise ValueError(f"drop: {n!r} is not a node of training job {self.name!r}")
         if dropped and len(dropped) >= len(self.nodes):
             raise ValueError(f"drop: no node of training job {self.name!r} would be left")
+        added = [n for n in dict.fromkeys(add or [])]
+        for n in added:
+            if sim.topology.kind.get(n) != "node" or n in self._node_set or n in replace.values():
+                raise ValueError(f"add: {n!r} is not a free node")
         self._kill()
         used = source
         if source == "memory" and not self._memory_ok():
             used = "persistent"
         step = self.last_memory_step if used == "memory" else self._last_persistent
         step = min(step, int(math.floor(self._pos + _EPS)))
-        kept = [replace.get(n, n) for n in self.nodes if n not in dropped]
+        kept = [replace.get(n, n) for n in self.nodes if n not in dropped] + added
         if dropped:
             self._counts["scale_ins"] += 1
+        if added:
+            self._counts["scale_outs"] += 1
         self._place(kept)
         self._set("restarting", 0.0)
         self._reinit_comm()
@@ -959,11 +969,13 @@ class TrainingJob(Workload):
             load_s = self._shard_b / (sim.params.fabric.npu_ub_gbytes_s * 1e9 * f) if f > 0 else 0.0
         else:
             load_s = self._ckpt_bytes() / (self._storage_gbytes_s() * 1e9)
-        dur = self._restart_stages_s(scope, bool(replace)) + load_s
+        dur = self._restart_stages_s(scope, bool(replace) or bool(added)) + load_s
         self.last_restart = {"source": used, "requested": source, "step": step, **({"dropped": dropped} if dropped
-                                                                                     else {})}
+                                                                                     else {}),
+                             **({"added": added} if added else {})}
         self._event("restart", source=used, requested=source, from_step=step, replace=replace or None, scope=scope,
-                    **({"dropped": dropped, "replicas": len(self.nodes)} if dropped else {}))
+                    **({"dropped": dropped, "replicas": len(self.nodes)} if dropped else {}),
+                    **({"added": added, "replicas": len(self.nodes)} if added else {}))
         g = self._gen["op"]
 
         def proc() -> Any:

@@ -9,14 +9,17 @@ comparison on the same seeds (the same fault timelines): ETTR difference, lost N
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from faultlib.injection.profiles import get_profile
 from faultlib.injection.spec import Timeline
 from opsbrain import stats
 from opsbrain.campaign.spec import CampaignSpec, sim_params
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 BACKGROUND = "none"  # FaultSpec.category of non-interrupting background faults
 
@@ -76,6 +79,9 @@ def _workload(w: dict[str, Any]) -> dict[str, Any]:
 
 
 # ---- statistics ----------------------------------------------------------------------------------------------
+QUANTILES = (0.5, 0.9)  # the quantiles of every distribution a summary keeps (keys p50, p90)
+
+
 def quantile(xs: list[float], q: float) -> float | None:
     """The one quantile of every summary (:func:`opsbrain.stats.quantile`: numpy's linear method)."""
     return stats.quantile(xs, q)
@@ -89,6 +95,46 @@ def dist(xs: Iterable[float | None]) -> dict[str, Any]:
 def _mean(xs: Iterable[float | None]) -> float | None:
     v = [float(x) for x in xs if x is not None]
     return _r(sum(v) / len(v)) if v else None
+
+
+def frame(rows: list[dict[str, Any]], columns: list[str], numeric: Iterable[str] = ()) -> pd.DataFrame:
+    """The rows as a DataFrame of ``columns`` (a key a row lacks is NaN); ``numeric`` columns as floats (None and
+    anything not a number become NaN, i.e. left out of every figure, as :func:`opsbrain.stats.summary` does)."""
+    import pandas as pd
+
+    df = pd.DataFrame.from_records(rows, columns=columns)
+    for c in numeric:
+        df[c] = pd.to_numeric(df[c], errors="coerce").astype(float)
+    return df
+
+
+def dist_table(df: pd.DataFrame, by: str, col: str) -> pd.DataFrame:
+    """Per value of ``by`` (sorted): n, mean, sd, min, p50, p90, max of ``col``, NaN left out -- each group's
+    figures are :func:`opsbrain.stats.summary`'s, the one definition of every summary."""
+    import pandas as pd
+
+    keys = list(stats.summary([], QUANTILES))
+    rows = {k: stats.summary(g.dropna().tolist(), QUANTILES) for k, g in df.groupby(by, sort=True)[col]}
+    return pd.DataFrame.from_dict(rows, orient="index", columns=keys) if rows else pd.DataFrame(columns=keys)
+
+
+def dist_row(row: Any) -> dict[str, Any]:
+    """One row of :func:`dist_table` as the summary's distribution dict (rounded as :func:`dist` rounds)."""
+    return {k: (int(v) if k == "n" else _nan_none(v)) for k, v in row.items()}
+
+
+def group_means(df: pd.DataFrame, by: str, cols: Iterable[str]) -> pd.DataFrame:
+    """Per value of ``by`` (sorted): the mean of each of ``cols`` over its rows that have a value (NaN if none),
+    summed in row order as :func:`_mean` does."""
+    def mean(s: pd.Series) -> float:
+        v = s.dropna().tolist()
+        return sum(v) / len(v) if v else math.nan
+
+    return df.groupby(by, sort=True)[list(cols)].agg(mean)
+
+
+def _nan_none(x: Any, nd: int = 6) -> float | None:
+    return None if x is None or x != x else _r(float(x), nd)
 
 
 # ---- per policy ------------------------------------------------------------------------------------------------
@@ -110,10 +156,6 @@ def policy_summary(records: list[dict[str, Any]], npus: int | None = None, days:
     out["jobs"] = _jobs(records)
     out["ttr_by_class"] = _ttr_by_class(faults)
     det = [f for f in faults if f["ttd_s"] is not None]
-    per_class: dict[str, dict[str, int]] = defaultdict(lambda: {"n": 0, "correct": 0})
-    for f in faults:
-        per_class[f["kind"]]["n"] += 1
-        per_class[f["kind"]]["correct"] += int(f["correct"])
     noise = sum(r["noise_incidents"] for r in records)
     fps = sum(r["false_positives"] for r in records)
     out["diagnosis"] = {
@@ -121,7 +163,7 @@ def policy_summary(records: list[dict[str, Any]], npus: int | None = None, days:
         "accuracy": _r(sum(f["correct"] for f in faults) / len(faults), 4) if faults else None,
         "class_accuracy": _r(sum(f["class_correct"] for f in faults) / len(faults), 4) if faults else None,
         "interruption_accuracy": _r(sum(f["correct"] for f in inter) / len(inter), 4) if inter else None,
-        "by_class": dict(sorted(per_class.items())),
+        "by_class": _diagnosis_by_class(faults),
         "noise_incidents": noise, "false_positives": fps, "false_positives_per_run": _r(fps / n) if n else None}
     out["recovery"] = {
         "handled_without_human": _r(sum(f["human_steps"] == 0 for f in faults) / len(faults), 4) if faults else None,
@@ -135,88 +177,107 @@ def policy_summary(records: list[dict[str, Any]], npus: int | None = None, days:
     return out
 
 
+TRAINING_MEANS = ("downtime_s", "stalled_s", "redone_s", "ckpt_stall_s", "slowdown_loss_s", "degraded_s",
+                  "degraded_loss_s", "scale_ins", "scale_outs", "lost_npu_s", "restarts", "in_place_recoveries",
+                  "crashes", "timeouts", "stalls")
+SERVING_MEANS = ("tokens_served", "lost_tokens", "slo_violation_s", "mean_tpot_ms")
+LOSS_SHARES = ("downtime_s", "stalled_s", "ckpt_stall_s", "redone_s")  # 1 - ETTR = their sum / elapsed
+
+
+def _diagnosis_by_class(faults: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Faults and correct diagnoses per fault class."""
+    if not faults:
+        return {}
+    df = frame(faults, ["kind", "correct"])
+    t = df.assign(correct=df["correct"].astype(bool)).groupby("kind", sort=True).agg(
+        n=("kind", "size"), correct=("correct", "sum"))
+    return {str(k): {"n": int(r["n"]), "correct": int(r["correct"])} for k, r in t.iterrows()}
+
+
 def _jobs(records: list[dict[str, Any]]) -> dict[str, Any]:
-    by_name: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for r in records:
-        for w in r["workloads"]:
-            by_name[w["name"]].append(w)
+    """Per job over the runs (a table of one row per run and job, grouped by job): ETTR and goodput
+    distributions, the mean of each loss and count, and the loss shares of elapsed time."""
+    rows = [w for r in records for w in r["workloads"]]
+    if not rows:
+        return {}
+    numeric = ("ettr", "goodput", "elapsed_s", *TRAINING_MEANS, *SERVING_MEANS)
+    df = frame(rows, ["name", "kind", "npus", *numeric], numeric)
+    for k in LOSS_SHARES:  # a run without elapsed time has no share
+        df[f"share_{k}"] = (df[k].fillna(0.0) / df["elapsed_s"]).where(df["elapsed_s"] > 0)
+    first = df.groupby("name", sort=True)[["kind", "npus"]].first()
+    means = group_means(df, "name", [*TRAINING_MEANS, *SERVING_MEANS, *(f"share_{k}" for k in LOSS_SHARES)])
+    ettr, goodput = dist_table(df, "name", "ettr"), dist_table(df, "name", "goodput")
     out: dict[str, Any] = {}
-    for name, ws in sorted(by_name.items()):
-        kind = ws[0].get("kind")
+    for name, head in first.iterrows():
+        kind, m = head["kind"], means.loc[name]
         if kind == "training":
-            out[name] = {"kind": kind, "npus": ws[0].get("npus"),
-                         "ettr": dist(w.get("ettr") for w in ws), "goodput": dist(w.get("goodput") for w in ws),
-                         **{k: _mean(w.get(k) for w in ws) for k in (
-                             "downtime_s", "stalled_s", "redone_s", "ckpt_stall_s", "slowdown_loss_s",
-                             "degraded_s", "degraded_loss_s", "scale_ins",
-                             "lost_npu_s", "restarts", "in_place_recoveries", "crashes", "timeouts", "stalls")},
-                         # 1 - ETTR = (downtime + stalled + checkpoint stalls + redone work) / elapsed
-                         "loss_share": {k.removesuffix("_s"): _mean(
-                             float(w.get(k) or 0.0) / float(w["elapsed_s"]) for w in ws if w.get("elapsed_s"))
-                             for k in ("downtime_s", "stalled_s", "ckpt_stall_s", "redone_s")}}
+            npus = head["npus"]
+            out[str(name)] = {"kind": kind, "npus": None if npus != npus else int(npus),
+                              "ettr": dist_row(ettr.loc[name]), "goodput": dist_row(goodput.loc[name]),
+                              **{k: _nan_none(m[k]) for k in TRAINING_MEANS},
+                              "loss_share": {k.removesuffix("_s"): _nan_none(m[f"share_{k}"]) for k in LOSS_SHARES}}
         else:
-            out[name] = {"kind": kind, "goodput": dist(w.get("goodput") for w in ws),
-                         **{k: _mean(w.get(k) for w in ws) for k in (
-                             "tokens_served", "lost_tokens", "slo_violation_s", "mean_tpot_ms")}}
+            out[str(name)] = {"kind": kind, "goodput": dist_row(goodput.loc[name]),
+                              **{k: _nan_none(m[k]) for k in SERVING_MEANS}}
     return out
 
 
 def _ttr_by_class(faults: list[dict[str, Any]]) -> dict[str, Any]:
-    by: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for f in faults:
-        by[f["kind"]].append(f)
-    return {k: {"n": len(fs), "recovered": sum(f["ttr_s"] is not None for f in fs),
-                "ttr_s": dist(f["ttr_s"] for f in fs), "ttd_s_p50": _r(quantile(
-                    [f["ttd_s"] for f in fs if f["ttd_s"] is not None], 0.5)),
-                "ttdiag_s_p50": _r(quantile([f["ttdiag_s"] for f in fs if f["ttdiag_s"] is not None], 0.5))}
-            for k, fs in sorted(by.items())}
+    """Per fault class (a table of one row per fault, grouped by kind): faults, recovered, the ttr distribution
+    and the median ttd and ttdiag."""
+    if not faults:
+        return {}
+    df = frame(faults, ["kind", "ttd_s", "ttdiag_s", "ttr_s"], ("ttd_s", "ttdiag_s", "ttr_s"))
+    g = df.groupby("kind", sort=True)
+    counts = g.agg(n=("kind", "size"), recovered=("ttr_s", "count"))
+    med = g[["ttd_s", "ttdiag_s"]].agg(lambda x: stats.quantile(x.dropna().tolist(), 0.5))
+    ttr = dist_table(df, "kind", "ttr_s")
+    return {str(k): {"n": int(c["n"]), "recovered": int(c["recovered"]), "ttr_s": dist_row(ttr.loc[k]),
+                     "ttd_s_p50": _nan_none(med.loc[k, "ttd_s"]), "ttdiag_s_p50": _nan_none(med.loc[k, "ttdiag_s"])}
+            for k, c in counts.iterrows()}
 
 
 # ---- auto versus manual ----------------------------------------------------------------------------------------
 def compare(auto: list[dict[str, Any]], manual: list[dict[str, Any]], base: str = "manual") -> dict[str, Any]:
     """Paired comparison on the seeds both policies ran (same fault timelines); ``manual`` holds the records of
-    the baseline ``base`` (``manual`` or ``vendor-default``), whose name the keys carry."""
-    a_by, m_by = {r["seed"]: r for r in auto}, {r["seed"]: r for r in manual}
-    seeds = sorted(set(a_by) & set(m_by))
+    the baseline ``base`` (``manual`` or ``vendor-default``), whose name the keys carry. Jobs are paired by (seed,
+    job), faults by (seed, kind, component, onset): a join of the two policies' tables."""
+    seeds = sorted({r["seed"] for r in auto} & {r["seed"] for r in manual})
     out: dict[str, Any] = {"seeds": seeds, "jobs": {}}
-    names = sorted({w["name"] for s in seeds for w in a_by[s]["workloads"]})
-    for name in names:
-        pairs = [(a, m) for s in seeds if (a := _w(a_by[s], name)) and (m := _w(m_by[s], name))]
-        if not pairs:
-            continue
-        if pairs[0][0].get("kind") == "training":
-            ea, em = [a["ettr"] for a, _ in pairs], [m["ettr"] for _, m in pairs]
-            la, lm = sum(a["lost_npu_s"] for a, _ in pairs), sum(m["lost_npu_s"] for _, m in pairs)
-            out["jobs"][name] = {"ettr_auto": _mean(ea), f"ettr_{base}": _mean(em),
-                                 "ettr_gain": _mean([a - m for a, m in zip(ea, em, strict=True)]),
-                                 "per_seed": [{"seed": s, "auto": a, base: m}
-                                              for s, a, m in zip(seeds, ea, em, strict=True)],
-                                 "lost_npu_s_auto": _r(la), f"lost_npu_s_{base}": _r(lm),
-                                 "lost_npu_s_reduction": _r(1 - la / lm, 4) if lm > 0 else None}
+    cols = ["seed", "name", "kind", "ettr", "lost_npu_s", "lost_tokens", "slo_violation_s"]
+    numeric = ("ettr", "lost_npu_s", "lost_tokens", "slo_violation_s")
+    jobs = frame([{**w, "seed": r["seed"]} for r in auto for w in r["workloads"]], cols, numeric).merge(
+        frame([{**w, "seed": r["seed"]} for r in manual for w in r["workloads"]], cols, numeric),
+        on=["seed", "name"], suffixes=("_a", "_m"), sort=True)
+    for name, p in jobs.groupby("name", sort=True):
+        p = p.sort_values("seed", kind="stable")
+        if p["kind_a"].iloc[0] == "training":
+            la, lm = sum(p["lost_npu_s_a"].tolist()), sum(p["lost_npu_s_m"].tolist())
+            out["jobs"][str(name)] = {
+                "ettr_auto": _mean(p["ettr_a"].tolist()), f"ettr_{base}": _mean(p["ettr_m"].tolist()),
+                "ettr_gain": _mean((p["ettr_a"] - p["ettr_m"]).tolist()),
+                "per_seed": [{"seed": int(s_), "auto": float(a), base: float(m)}
+                             for s_, a, m in zip(p["seed"], p["ettr_a"], p["ettr_m"], strict=True)],
+                "lost_npu_s_auto": _r(la), f"lost_npu_s_{base}": _r(lm),
+                "lost_npu_s_reduction": _r(1 - la / lm, 4) if lm > 0 else None}
         else:
-            la = sum(float(a.get("lost_tokens") or 0) for a, _ in pairs)
-            lm = sum(float(m.get("lost_tokens") or 0) for _, m in pairs)
-            sa = sum(float(a.get("slo_violation_s") or 0) for a, _ in pairs)
-            sm = sum(float(m.get("slo_violation_s") or 0) for _, m in pairs)
-            out["jobs"][name] = {"lost_tokens_auto": _r(la), f"lost_tokens_{base}": _r(lm),
-                                 "lost_tokens_reduction": _r(1 - la / lm, 4) if lm > 0 else None,
-                                 "slo_violation_s_auto": _r(sa), f"slo_violation_s_{base}": _r(sm)}
-    ta, tm = [], []
-    for s in seeds:
-        mf = {(f["kind"], f["component"], f["at_s"]): f for f in m_by[s]["faults"]}
-        for f in a_by[s]["faults"]:
-            g = mf.get((f["kind"], f["component"], f["at_s"]))
-            if g is not None and f["ttr_s"] is not None and g["ttr_s"] is not None:
-                ta.append(f["ttr_s"])
-                tm.append(g["ttr_s"])
+            la, lm = sum(p["lost_tokens_a"].fillna(0).tolist()), sum(p["lost_tokens_m"].fillna(0).tolist())
+            sa, sm = sum(p["slo_violation_s_a"].fillna(0).tolist()), sum(p["slo_violation_s_m"].fillna(0).tolist())
+            out["jobs"][str(name)] = {"lost_tokens_auto": _r(la), f"lost_tokens_{base}": _r(lm),
+                                      "lost_tokens_reduction": _r(1 - la / lm, 4) if lm > 0 else None,
+                                      "slo_violation_s_auto": _r(sa), f"slo_violation_s_{base}": _r(sm)}
+    fcols = ["seed", "kind", "component", "at_s", "ttr_s"]
+    fa = frame([{**f, "seed": r["seed"]} for r in auto for f in r["faults"]], fcols, ("ttr_s",))
+    fm = frame([{**f, "seed": r["seed"]} for r in manual for f in r["faults"]], fcols, ("ttr_s",))
+    fm = fm.drop_duplicates(["seed", "kind", "component", "at_s"], keep="last")  # one fault per key, as a dict
+    both = fa.merge(fm, on=["seed", "kind", "component", "at_s"], how="inner", suffixes=("_a", "_m"), sort=False)
+    both = both[both["seed"].isin(seeds)].dropna(subset=["ttr_s_a", "ttr_s_m"])
+    both = both.sort_values("seed", kind="stable")  # seed order, each seed's faults in the auto run's order
+    ta, tm = both["ttr_s_a"].tolist(), both["ttr_s_m"].tolist()
     out["ttr_s"] = {"pairs": len(ta), "auto": dist(ta), base: dist(tm),
                     "median_reduction": _r(1 - quantile(ta, 0.5) / quantile(tm, 0.5), 4)  # type: ignore[operator]
                     if ta and (quantile(tm, 0.5) or 0) > 0 else None}
     return out
-
-
-def _w(rec: dict[str, Any], name: str) -> dict[str, Any] | None:
-    return next((w for w in rec["workloads"] if w["name"] == name), None)
 
 
 def summarize(spec: CampaignSpec, records: list[dict[str, Any]]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,6 +24,9 @@ from opsbrain.diagnosis.localize import RULES, localize
 from opsbrain.kb import cases as case_lib
 from opsbrain.kb import heldout, nearcopy
 from opsbrain.verdict import UNKNOWN
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 CONFIDENT = 0.8
 BENIGN = ("dirty_connector", "hbm_ce_storm")
@@ -109,45 +112,80 @@ def final_moments(cases: list[case_lib.Case]) -> list[case_lib.Case]:
     return list(last.values())
 
 
+def incident_table(rows: Sequence[Scored]) -> pd.DataFrame:
+    """One row per scored incident: its run, whether top-1 was right, localized (NaN: no target), abstained,
+    confidently wrong, and its held-out value on each axis."""
+    import pandas as pd
+
+    return pd.DataFrame({
+        "run": [r.case.run_seed for r in rows],
+        "top1": [r.top1 == r.case.label for r in rows],
+        "localization": [np.nan if r.located is None else float(r.located) for r in rows],
+        "abstention": [r.answer == UNKNOWN for r in rows],
+        "confident_wrong": [r.top1 != r.case.label and r.confidence >= CONFIDENT for r in rows],
+        **{axis.name: [r.values.get(axis.name) for r in rows] for axis in heldout.AXES}})
+
+
+_RUN_WEIGHTED = ("top1", "localization", "abstention", "confident_wrong")
+
+
 def per_axis(rows: Sequence[Scored], train_pairs: set[tuple[int, str]] | None = None) -> list[dict[str, Any]]:
     """Fault-incident figures per held-out value of each axis, each run weighted once (a run that splits into
     many incidents would otherwise decide the row of every axis value it happened to draw); top-1 per incident
     beside, and, given the training library's signatures, the value's near-copy rate per incident (which axes
-    change what an incident looks like)."""
+    change what an incident looks like). A table of incidents grouped by (value, run), then by value."""
+    df = incident_table(rows)
     out = []
     for axis in heldout.AXES:
+        per_run = df.groupby([axis.name, "run"], sort=True)[list(_RUN_WEIGHTED)].mean()
+        by_value = per_run.groupby(level=0).mean()
+        runs = per_run.groupby(level=0).size()
+        per_incident = df.groupby(axis.name, sort=True)["top1"].agg(["size", "mean"])
         for value in axis.held_out:
-            sub = [r for r in rows if r.values.get(axis.name) == value]
-            s, w = score(sub), run_weighted(sub)
-            near = None if train_pairs is None else nearcopy.near_copy_rate(
-                [r.case.features for r in sub], [r.case.label for r in sub], train_pairs)
-            out.append({"axis": axis.name, "value": value, "n": s["n"], "runs": w["runs"], "top1": w["top1"],
-                        "localization": w["localization"], "abstention": w["abstention"],
-                        "confident_wrong": w["confident_wrong"], "top1_per_incident": s["top1"],
+            has = value in per_incident.index
+            w = by_value.loc[value] if has else None
+            near = None
+            if train_pairs is not None:
+                sub = [rows[int(i)] for i in np.flatnonzero((df[axis.name] == value).to_numpy())]
+                near = nearcopy.near_copy_rate([r.case.features for r in sub], [r.case.label for r in sub],
+                                               train_pairs)
+            out.append({"axis": axis.name, "value": value, "n": int(per_incident.loc[value, "size"]) if has else 0,
+                        "runs": int(runs.loc[value]) if has else 0,
+                        **{k: _r_or_none(None if w is None else w[k]) for k in _RUN_WEIGHTED},
+                        "top1_per_incident": _r_or_none(per_incident.loc[value, "mean"]) if has else None,
                         "near_copy": None if near is None else _r(near)})
     return out
 
 
+def _r_or_none(x: Any) -> float | None:
+    return None if x is None or x != x else _r(x)
+
+
 def hurts_most(table: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The axis whose values spread top-1 the most, and its worst value."""
-    spread: dict[str, tuple[float, dict[str, Any]]] = {}
-    for axis in {r["axis"] for r in table}:
-        vals = [r for r in table if r["axis"] == axis and r["top1"] is not None]
-        if len(vals) < 2:
-            continue
-        worst = min(vals, key=lambda r: r["top1"])
-        spread[axis] = (max(r["top1"] for r in vals) - worst["top1"], worst)
-    if not spread:
+    """The axis whose values spread top-1 the most, and its worst value (of the per-axis table)."""
+    import pandas as pd
+
+    t = pd.DataFrame(table, columns=["axis", "value", "top1"]).dropna(subset=["top1"])
+    t = t[t.groupby("axis")["top1"].transform("size") >= 2]
+    if t.empty:
         return None
-    axis, (gap, worst) = max(spread.items(), key=lambda kv: kv[1][0])
-    return {"axis": axis, "top1_spread": round(gap, 4), "worst_value": worst["value"], "worst_top1": worst["top1"]}
+    g = t.groupby("axis", sort=True)["top1"]
+    spread = (g.max() - g.min()).sort_values(ascending=False, kind="stable")
+    axis = str(spread.index[0])
+    worst = t.loc[t.loc[t["axis"] == axis, "top1"].idxmin()]
+    return {"axis": axis, "top1_spread": round(float(spread.iloc[0]), 4), "worst_value": str(worst["value"]),
+            "worst_top1": float(worst["top1"])}
 
 
 def confusion(rows: Sequence[Scored]) -> dict[str, dict[str, int]]:
-    conf: dict[str, Counter[str]] = {}
-    for r in rows:
-        conf.setdefault(r.case.label, Counter())[r.top1] += 1
-    return {a: dict(sorted(v.items())) for a, v in sorted(conf.items())}
+    """Injected class x top-1 counts (only the pairs that occur), rows and columns sorted."""
+    import pandas as pd
+
+    if not rows:
+        return {}
+    t = pd.crosstab(pd.Series([r.case.label for r in rows], name="label"),
+                    pd.Series([r.top1 for r in rows], name="top1"))
+    return {str(a): {str(b): int(n) for b, n in row.items() if n} for a, row in t.iterrows()}
 
 
 def noise_false_positives(engine: Engine, days: float = 1.0, seeds: tuple[int, ...] = (1_000_001,)) -> dict[str, Any]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -107,12 +106,24 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
                                f"{sum(1 for r in rs if r['trap'])}"}
 
     firm = [r for r in rows if r["confidence_label"] in ("firm", "likely")]
-    per_class: dict[str, Counter[str]] = defaultdict(Counter)
-    for r in rows:
-        per_class[r["label"]][r["predicted"]] += 1
     return {"firm_or_likely": block(firm), "all": block(rows),
             "symptom_only": block([r for r in rows if r["confidence_label"] == "symptom"]),
-            "per_class": {c: {"n": sum(v.values()), "right": v.get("unknown" if c == "other" else c, 0),
-                              "unknown": v.get("unknown", 0),
-                              "wrong": dict((k, n) for k, n in v.items() if k not in (c, "unknown", "other"))}
-                          for c, v in sorted(per_class.items())}}
+            "per_class": per_class_table(rows)}
+
+
+def per_class_table(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per label: excerpts, right answers (an abstention for ``other``), abstentions, and the wrong classes named
+    with their counts (in the order they first occur). A (label, predicted) count table."""
+    import pandas as pd
+
+    if not rows:
+        return {}
+    counts = pd.DataFrame(rows, columns=["label", "predicted"]).groupby(
+        ["label", "predicted"], sort=False).size()
+    out: dict[str, dict[str, Any]] = {}
+    for c in sorted(counts.index.get_level_values("label").unique()):
+        v = counts.loc[c]
+        right = "unknown" if c == "other" else c
+        out[str(c)] = {"n": int(v.sum()), "right": int(v.get(right, 0)), "unknown": int(v.get("unknown", 0)),
+                       "wrong": {str(k): int(n) for k, n in v.items() if k not in (c, "unknown", "other")}}
+    return out

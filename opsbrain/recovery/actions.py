@@ -48,6 +48,7 @@ class Executor:
         self._restarting: dict[str, simpy.Event] = {}  # workload label -> ends with its restart under way
         self._spare_waiters: list[SpareWaiter] = []  # first come, first served
         self._returned_at: dict[str, float] = {}  # node -> when it last rejoined the pool
+        self.on_returned: Callable[[str], None] | None = None  # a node stayed in the pool (no waiter took it)
 
     def _one_restart_at_a_time(self, action: str, label: str, running: Callable[[], bool],
                                factory: Callable[[], simpy.Process]) -> simpy.Process:
@@ -318,6 +319,8 @@ class Executor:
             waiter.event.succeed(node)
         rec.follow_up("returned_to_spares", node, now, spares=len(c.spares), **detail,
                       **({"taken_by": waiter.rec.id} if waiter is not None else {}))
+        if waiter is None and self.on_returned is not None:
+            self.on_returned(node)  # a scaled-in job may scale back out onto it
         return waiter.rec.id if waiter is not None else None
 
     def _repair_or_spare(self, action: str, target: str, repair: Callable[[], simpy.Process], ctx: Context,

@@ -29,6 +29,7 @@ from opsbrain.recovery.loader import RunbookSet, load_runbooks
 from opsbrain.recovery.manual import ManualPolicy
 from opsbrain.recovery.params import ManualParams, RecoveryParams, VendorParams
 from opsbrain.recovery.record import IncidentRecord
+from opsbrain.recovery.scaleout import ScaleOut
 from opsbrain.recovery.schema import TARGETS, UNKNOWN_CLASS, WORKLOAD_STUCK, Runbook, Step
 from opsbrain.recovery.targets import Context, TargetError, conditions_hold
 from opsbrain.recovery.vendor import VendorDefaultPolicy
@@ -96,6 +97,9 @@ class Orchestrator:
         if policy == "auto" and not dry_run:
             sim.state.subscribe(self._on_plant_change)
         self.exec = Executor(sim, self.p.training_scale_in_max_share, self.p.step_timeout_s)
+        self.scale_out = ScaleOut(self)
+        if policy == "auto" and not dry_run:
+            self.exec.on_returned = lambda _node: self.scale_out.try_all()
         self.link_records: Callable[[], LinkRecords] | None = None
         """The operator's link records now (the controller sets them from its detector)."""
         self._manual: ManualPolicy | None = (
@@ -211,6 +215,8 @@ class Orchestrator:
                     reason=f"{type(exc).__name__}: {exc}")
         self._give_back_unused_spare(rec)
         rec.finished_at_s = self.sim.now
+        if self.scale_out.scaled_in and not self.dry_run:
+            self.scale_out.try_all()  # a job this response was busy with may scale back out now
         return rec.as_dict(self.sim.now)
 
     def _give_back_unused_spare(self, rec: IncidentRecord) -> None:
@@ -444,6 +450,9 @@ class Orchestrator:
                 self._taken_out[target] = rec
             elif kind in ("npu", "die", "hbm") and (node := ids.node_of(target)) is not None:
                 self._taken_out.setdefault(node, rec)  # the node leaves its jobs; back once the chip is
+        elif (action == "scale_instance" and not self.dry_run
+              and getattr(self.sim.workloads.get(target), "kind", None) == "training"):
+            self.scale_out.note_scale_in(target, rec)  # back out once a node returns to the pool
         elif action == "replace_part":
             for r in self.records.values():
                 r.close_tickets(target, now)

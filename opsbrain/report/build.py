@@ -272,7 +272,18 @@ def _followups(inc: dict[str, Any], actions: list[dict[str, Any]], recovery: dic
             **spare_moments(actions), "rungs": rungs_tried(actions), "checkpoints": checkpoints_used(actions),
             "returning_spares": [{"spare": d.get("spare"), "t_s": a.get("end_s"), "action": a.get("action")}
                                  for a in actions if (d := a.get("detail") or {}).get("took_returning_spare")],
-            "degraded": list(inc.get("degraded") or [])}
+            "degraded": list(inc.get("degraded") or []), "scale_outs": scale_outs(actions)}
+
+
+def scale_outs(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rescales back towards a job's launch size after its scale-in (:mod:`opsbrain.recovery.scaleout`)."""
+    return [{"workload": a.get("target"), "t_s": a.get("end_s"), "status": a.get("status"),
+             "nodes": d.get("nodes"), "launch_nodes": d.get("launch_nodes"), "added": d.get("add") or [],
+             "reason": d.get("reason")} for a in actions if a.get("action") == "scale_out"
+            and not (d := a.get("detail") or {}).get("in_flight")]
+
+
+_POOL_ACTIONS = ("swap_spare", "add_spare", "scale_out")  # actions that take from or give to the spare pool
 
 
 def spare_moments(actions: list[dict[str, Any]]) -> dict[str, Any]:
@@ -281,7 +292,7 @@ def spare_moments(actions: list[dict[str, Any]]) -> dict[str, Any]:
     counts = []
     for a in actions:
         d = a.get("detail") or {}
-        n = d.get("spares_left", d.get("spares")) if a.get("action") in ("swap_spare", "add_spare") or d.get(
+        n = d.get("spares_left", d.get("spares")) if a.get("action") in _POOL_ACTIONS or d.get(
             "took_returning_spare") else None
         if n is not None:
             counts.append({"t_s": a.get("start_s"), "spares_left": n, "action": a.get("action"),

@@ -42,6 +42,14 @@ def _expectation_label(e: dict[str, Any]) -> str:
     return f"faults[{e['fault']}]" if e.get("fault") is not None else str(e.get("check") or "run")
 
 
+def _scale_out_words(s: dict[str, Any]) -> str:
+    if s["status"] != "succeeded":
+        return (f"- scaling {s['workload']} back out failed at {text.at(s['t_s'], None)}: {s.get('reason')}; it "
+                "runs scaled in")
+    return (f"- scaled {s['workload']} back out to {s['nodes']} of {s['launch_nodes']} launch nodes at "
+            f"{text.at(s['t_s'], None)} ({len(s['added'])} node(s) back in the pool taken)")
+
+
 def degraded_words(d: dict[str, Any]) -> str:
     """``train on 13 of 14 launch nodes since t=... s, 93% of its launch throughput`` (a scaled-in job)."""
     return (f"{d.get('workload')} on {d.get('nodes')} of {d.get('launch_nodes')} launch nodes since "
@@ -180,6 +188,7 @@ def _incident(inc: dict[str, Any], m: dict[str, Any]) -> list[str]:
         out.append(f"- rungs tried, in order: {', '.join(f['rungs'])}")
     out += [f"- restart from the {c.get('source')} checkpoint (step {c.get('step')})"
             + (f", {len(c['dropped'])} node(s) given up (scaled in)" if c.get("dropped") else "")
+            + (f", {len(c['added'])} node(s) added (scaled back out)" if c.get("added") else "")
             for c in f.get("checkpoints", [])]
     out += [f"- {text.at(c['t_s'], None)}: {c['spares_left']} spare node(s) left ({c['action'].replace('_', ' ')}, "
             f"{c['status']})" for c in f.get("spare_counts", [])]
@@ -188,6 +197,7 @@ def _incident(inc: dict[str, Any], m: dict[str, Any]) -> list[str]:
     out += [f"- a spare returned to the pool while the {r['action'].replace('_', ' ')} waited for its repair: "
             f"{_c(r['spare'])} taken at {text.at(r['t_s'], None)}" for r in f.get("returning_spares", [])]
     out += [f"- recovered in degraded operation: {degraded_words(d)}" for d in f.get("degraded", [])]
+    out += [_scale_out_words(s) for s in f.get("scale_outs", [])]
     out += ["", "### Manual baseline", ""]
     b = inc.get("baseline")
     if b:

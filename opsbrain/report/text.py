@@ -18,6 +18,7 @@ ACTION_WORDS = {
     "replace_part": "replace the part", "cordon": "cordon the node", "reboot_node": "reboot the node",
     "restart_process": "restart the failed processes in place", "restart_job": "restart the job",
     "restart_instance": "restart the instance", "scale_instance": "scale the instance in",
+    "scale_out": "scale the job back out",
     "swap_spare": "swap in a spare node", "add_spare": "return the node to the spare pool", "ticket": "open a ticket",
     "wait": "wait", "notify": "notify", "none": "no action (watch)", "detect": "a person notices",
     "diagnose": "a person diagnoses", "escalate": "escalate", "guardrail": "guardrail stops automation",
