@@ -26,7 +26,8 @@ def _ttr_by_class_loops(faults: list[dict[str, Any]]) -> dict[str, Any]:
     for f in faults:
         by[f["kind"]].append(f)
     return {k: {"n": len(fs), "recovered": sum(f["ttr_s"] is not None for f in fs),
-                "ttr_s": summary.dist(f["ttr_s"] for f in fs), "ttd_s_p50": summary._r(summary.quantile(
+                "ttr_s": summary.dist(f["ttr_s"] for f in fs), "ttd_s": summary.dist(f["ttd_s"] for f in fs),
+                "ttdiag_s": summary.dist(f["ttdiag_s"] for f in fs), "ttd_s_p50": summary._r(summary.quantile(
                     [f["ttd_s"] for f in fs if f["ttd_s"] is not None], 0.5)),
                 "ttdiag_s_p50": summary._r(summary.quantile([f["ttdiag_s"] for f in fs if f["ttdiag_s"] is not None],
                                                             0.5))}

@@ -79,7 +79,7 @@ def _workload(w: dict[str, Any]) -> dict[str, Any]:
 
 
 # ---- statistics ----------------------------------------------------------------------------------------------
-QUANTILES = (0.5, 0.9)  # the quantiles of every distribution a summary keeps (keys p50, p90)
+QUANTILES = (0.5, 0.9, 0.99)  # the quantiles of every distribution a summary keeps (keys p50, p90, p99)
 
 
 def quantile(xs: list[float], q: float) -> float | None:
@@ -88,7 +88,7 @@ def quantile(xs: list[float], q: float) -> float | None:
 
 
 def dist(xs: Iterable[float | None]) -> dict[str, Any]:
-    d = stats.summary(xs)
+    d = stats.summary(xs, QUANTILES)
     return {k: (v if k == "n" else _r(v)) for k, v in d.items()}
 
 
@@ -109,7 +109,7 @@ def frame(rows: list[dict[str, Any]], columns: list[str], numeric: Iterable[str]
 
 
 def dist_table(df: pd.DataFrame, by: str, col: str) -> pd.DataFrame:
-    """Per value of ``by`` (sorted): n, mean, sd, min, p50, p90, max of ``col``, NaN left out -- each group's
+    """Per value of ``by`` (sorted): n, mean, sd, min, p50, p90, p99, max of ``col``, NaN left out -- each group's
     figures are :func:`opsbrain.stats.summary`'s, the one definition of every summary."""
     import pandas as pd
 
@@ -223,16 +223,17 @@ def _jobs(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _ttr_by_class(faults: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per fault class (a table of one row per fault, grouped by kind): faults, recovered, the ttr distribution
-    and the median ttd and ttdiag."""
+    """Per fault class (a table of one row per fault, grouped by kind): faults, recovered, and the distributions
+    of ttr, ttd and ttdiag (the medians of the last two also under their old keys ``ttd_s_p50``, ``ttdiag_s_p50``)."""
     if not faults:
         return {}
     df = frame(faults, ["kind", "ttd_s", "ttdiag_s", "ttr_s"], ("ttd_s", "ttdiag_s", "ttr_s"))
     g = df.groupby("kind", sort=True)
     counts = g.agg(n=("kind", "size"), recovered=("ttr_s", "count"))
     med = g[["ttd_s", "ttdiag_s"]].agg(lambda x: stats.quantile(x.dropna().tolist(), 0.5))
-    ttr = dist_table(df, "kind", "ttr_s")
+    ttr, ttd, ttdiag = (dist_table(df, "kind", c) for c in ("ttr_s", "ttd_s", "ttdiag_s"))
     return {str(k): {"n": int(c["n"]), "recovered": int(c["recovered"]), "ttr_s": dist_row(ttr.loc[k]),
+                     "ttd_s": dist_row(ttd.loc[k]), "ttdiag_s": dist_row(ttdiag.loc[k]),
                      "ttd_s_p50": _nan_none(med.loc[k, "ttd_s"]), "ttdiag_s_p50": _nan_none(med.loc[k, "ttdiag_s"])}
             for k, c in counts.iterrows()}
 

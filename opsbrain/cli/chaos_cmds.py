@@ -378,13 +378,14 @@ def campaign_tables(out: dict[str, Any]) -> list[Table]:
               "green at or above it, yellow 0.85-0.90, red below")
     tables = [jobs]
     for pol, s in out["by_policy"].items():
-        ttr = Table.of(["class", "n", "recovered", "p50", "p90", "max", "ttd p50", "ttdiag p50"],
-                       title=f"{pol}: time to recover by fault class (s; quantiles: numpy linear)",
-                       right=["n", "recovered", "p50", "p90", "max", "ttd p50", "ttdiag p50"])
+        cols = ["n", "recovered", "ttr p50", "ttr p90", "ttr p99", "ttd p50", "ttd p90", "ttd p99", "ttdiag p50",
+                "ttdiag p90", "ttdiag p99"]
+        ttr = Table.of(["class", *cols], title=f"{pol}: time to recover, detect and diagnose by fault class (s; "
+                       "quantiles: numpy linear)", right=cols)
         for k, v in s["ttr_by_class"].items():
-            d = v["ttr_s"]
-            ttr.add(k, v["n"], v["recovered"], _num(d["p50"]), _num(d["p90"]), _num(d["max"]), _num(v["ttd_s_p50"]),
-                    _num(v["ttdiag_s_p50"]))
+            d = v["ttr_s"]  # a summary from before the ttd/ttdiag distributions has their medians only
+            dd, dg = v.get("ttd_s") or {"p50": v.get("ttd_s_p50")}, v.get("ttdiag_s") or {"p50": v.get("ttdiag_s_p50")}
+            ttr.add(k, v["n"], v["recovered"], *(_num(x.get(q)) for x in (d, dd, dg) for q in ("p50", "p90", "p99")))
         tables.append(ttr)
     return tables
 
