@@ -85,3 +85,22 @@ def test_a_port_that_stays_down_is_still_down() -> None:
     ])
     found = kinds(text)
     assert "hccn:down" in found and "hccn:flap" not in found
+
+
+@pytest.mark.parametrize(("line", "kind"), [
+    # torch_npu prints its description of the runtime code after ERR00100 (NPUErrorCodes.h), also when the excerpt
+    # lost the line with the code itself (vllm-ascend#10720, Ascend/pytorch#66, #48)
+    ("(Worker_TP3 pid=26762) ERROR 06-23 17:20:43 [multiproc_executor.py:962] [Error]: The aicpu execution is "
+     "abnormal. ", "msg:aicpu_error"),
+    ("[Error]: The vector core execution is abnormal.", "msg:aicore_error"),
+    ("[Error]: In the specified timeout waiting event, all tasks in the specified stream are not completed.",
+     "msg:timeout"),
+    # the DSMI query that cannot count the devices (lmdeploy#2585): no NPU visible where the process runs
+    ("[ERROR] IDEDD(1,python3.10):2024-10-14-07:24:13.097.930 [adx_dsmi.cpp:54][tid:201]>>> Get physical device "
+     "number failed, err: 87", "cfg:device"),
+    # the aclnn base's HCCL resource call (vllm-ascend#5461)
+    ("        Nnopbase fails to invoke the HcclAllocComResourceByTiling function of the hccl module. ret = 4, comm = "
+     "0xfffcc6ed27a0.", "hcclret:4"),
+])
+def test_torch_npu_descriptions_and_device_queries(line: str, kind: str) -> None:
+    assert kind in kinds(line)

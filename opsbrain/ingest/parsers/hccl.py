@@ -44,11 +44,12 @@ user guide, fault-detection chapter (hcclug_000055) and EI0002 chapter (hcclug_0
 ``hccl:remote`` the collective waited for, on that server's device."""
 RE_HCCL_RET = screened(r"(?:HCCL|OPS) function error: \W*(?:hccl|Hccl|HCCL)\w*.*?error code is (\d{1,4})\b|"
                        r"\bHccl\w+ fail\w*, error:(\d{1,4})\b|\bhcclRet -> (\d{1,4})\b|"
-                       r"\bfail(?:ed)?[.,]? ret\[(\d{1,4})\]")
+                       r"\bfail(?:ed)?[.,]? ret\[(\d{1,4})\]|function of the hccl module\. ret = (\d{1,4})\b")
 """An HCCL API's return code (HcclResult, hicann/hcomm include/hccl/hccl_types.h): torch_npu's ``HCCL function
 error: hcclCommInitRootInfoConfig(...), error code is 1`` and ``OPS function error: HcclAllreduce, error code is 6``,
 MindIE's ``HcclCommInitRootInfo fail, error:2``, HCCL's own ``call trace: hcclRet -> 4`` and ``... is failed.
-ret[9]``; the kind ``hcclret:N`` takes its roles from knowledge_base/codes.yaml ``hccl_results``."""
+ret[9]``, and the aclnn base's ``Nnopbase fails to invoke the HcclAllocComResourceByTiling function of the hccl
+module. ret = 4``; the kind ``hcclret:N`` takes its roles from knowledge_base/codes.yaml ``hccl_results``."""
 _OTHER_CODES = screened(r"E[A-HJ-Z]\d{4}|\b50\d{4}\b|ERR\d{5}")  # CANN / runtime codes: the cann parser's too
 _HCCL_CONTEXT = screened(r"HCCL|hccl|hcom|Hccl|HCOM|collective|allreduce|all_reduce|allgather|broadcast", re.I)
 
