@@ -104,3 +104,20 @@ def test_a_port_that_stays_down_is_still_down() -> None:
 ])
 def test_torch_npu_descriptions_and_device_queries(line: str, kind: str) -> None:
     assert kind in kinds(line)
+
+
+def test_a_cann_errors_canned_advice_is_not_read_as_what_happened() -> None:
+    """EI0002's 'Possible Cause:' lists packet loss on the link among four causes for every notify timeout
+    (vllm-ascend#3413); the code line itself is still read."""
+    text = "\n".join([
+        "EI0002: [PID: 2969] 2025-10-11-15:09:34.713.335 The wait execution of the Notify register times out. Reason: "
+        "The Notify register has not received the Notify record from remote rank: [24].",
+        "        Possible Cause: 1. An exception occurs during the execution on some NPUs in the cluster. As a result, "
+        "collective communication operation failed.2. The execution speed on some NPU in the cluster is too slow to "
+        "complete a communication operation within the timeout interval. (default 1800s, You can set the interval by "
+        "using HCCL_EXEC_TIMEOUT.)3. The number of training samples of each NPU is inconsistent.4. Packet loss or "
+        "other connectivity problems occur on the communication link.",
+    ])
+    sigs = ingest_text(text)[0]
+    assert "hccl:EI0002" in {s.kind for s in sigs}
+    assert all(s.line_no == 1 for s in sigs), [(s.kind, s.line_no) for s in sigs]
