@@ -37,6 +37,18 @@ def port_flaps(signals: list[Signal]) -> list[Signal]:
     return out
 
 
+def with_flaps(signals: list[Signal]) -> list[Signal]:
+    """``signals`` with each flap told: the ``hccn:flap`` added and the LINK DOWN record it re-locked removed as a
+    down (the port came back up by itself within seconds: the guide's ERROR CQE case reads it as a flap, not as a
+    port that stays down)."""
+    flaps = port_flaps(signals)
+    if not flaps:
+        return signals
+    relocked = {(f.file, f.line_no, f.text) for f in flaps}
+    kept = [s for s in signals if not (s.kind == "hccn:down" and (s.file, s.line_no, s.text) in relocked)]
+    return kept + flaps
+
+
 def _when(s: Signal) -> float:
     """The record's own time stamp (link change records are listed newest first, so the reader's running clock,
     which never goes back, cannot order them), else the signal's time."""

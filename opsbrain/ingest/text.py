@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from opsbrain.ingest.derive import TLS_STATES, port_flaps, tls_mismatch
+from opsbrain.ingest.derive import TLS_STATES, tls_mismatch, with_flaps
 from opsbrain.ingest.parsers import MAX_LINE, parse_line
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.timestamps import parse_time
@@ -99,7 +99,7 @@ class LineReader:
                     self._tls.setdefault(s.kind, s.at(line_no=n, file=file))  # the first of each state is enough
                 else:
                     self.signals.append(s.at(line_no=n, file=file))
-        self.signals.extend(port_flaps(self.signals[first:]))  # what only a run of one file's lines shows
+        self.signals[first:] = with_flaps(self.signals[first:])  # what only a run of one file's lines shows
         if not self._tls_told and (told := tls_mismatch(list(self._tls.values()))):  # devices' switches sit in their own files
             self.signals.extend(told)
             self._tls_told = True

@@ -78,12 +78,21 @@ def _parsers_may(text: str) -> bool:
     return ("[ascend]" in low and "[error]" in low) or "Traceback (most recent call last)" in text
 
 
+ADVICE = re.compile(r"(?:^|[\s\]:])(?:Possible Cause|Solution)\s*:\s")
+"""Where a CANN error's canned advice starts (``EI0002: The wait execution ... times out.`` then ``Possible Cause:
+1. ... 4. Packet loss ...`` and ``Solution: ...``): the ``suggestion`` fields of the error-code table (hicann/runtime
+src/dfx/error_manager/error_code.json), the same text for every occurrence of the code. They list causes that may
+apply, not what happened, so a line is read up to them (the code itself says all they say)."""
+
+
 def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: str | None = None,
                level: str | None = None) -> list[Signal]:
     """Signals in one log line (never raises). ``origin`` (a twin component id) places lines that name no host."""
     if not isinstance(text, str):
         return []
     text = text[:MAX_LINE]
+    if (advice := ADVICE.search(text)) is not None:
+        text = text[:advice.start()]  # a cause the message may have, not one it reports
     scr, covered = _screen()
     seen = scr.possible(text)
     if seen is None:  # not ASCII, or no RE2: the gate regex itself, and every parser regex runs

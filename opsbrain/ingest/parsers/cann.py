@@ -43,6 +43,10 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
 # responses say neither. The runtime also prints its own verdict on the error class (``hardware local error`` /
 # ``software error`` / ``network link error`` ``, stream_id=``), the same sources; CANN's "AI Core hardware fault"
 # troubleshooting page names the 2-bit ECC text as the hardware case (confirmed by an ascend-dmi stress test).
+RE_ACLNN_CALL = screened(r"\baclnn[A-Z]\w*.{0,40}?(?:fail|error)", re.I)
+"""An aclnn operator call that failed, named on the same line as the CANN code it returned (``call
+aclnnCausalConv1d failed, detail: ... Invalid_Argument(EE1003)``, vllm-ascend#7310): the operator is the subject
+of the error, as the framework parser reads it on a line without a code (``op:aclnn``)."""
 RE_ERRSTR = screened(r"errorStr:\s*(.{0,300})", re.I)
 AICORE_HW = screened(r"\becc\b|parity|\bcrc\b|SF MEM failure|multi-bit|2-?bits?\b", re.I)
 AICORE_SW = screened(r"out of range|overflow|underflow|misalign|not aligned|illegal|divide[- ]by[- ]zero|div0|"
@@ -96,4 +100,6 @@ def parse(ctx: LineCtx) -> bool:
             break
     if found and CFG_ENV.search(text):
         ctx.add("cfg:env", comp, 2, device=dev)  # a CANN error that names its environment cause ("init env failed")
+    if found and RE_ACLNN_CALL.search(text):
+        ctx.add("op:aclnn", comp, 2, device=dev)  # the failed aclnn call that returned the code
     return found

@@ -36,7 +36,8 @@ maintainer as 'install the wrong pytorch version')."""
 # runtime's own allocation failure under EL0004 ("Call rtMalloc fail, ... device_id:0", Helios#62).
 # Versions: CANN's E40002 "Unsupported Python version: ..." (hicann/runtime error_code_ref, TEfusion errors).
 # Devices: a process that cannot count its NPUs runs where none is mounted or visible ("get device count of NPU
-# failed", drvGetDevNum, on a MindCluster head node: resumable-training CLI guide), not on a lost device.
+# failed", drvGetDevNum, on a MindCluster head node: resumable-training CLI guide; the DSMI query's "Get physical
+# device number failed", lmdeploy#2585), not on a lost device.
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"out of memory|OutOfMemory|\bOOM\b|memory (?:allocation|alloc) fail|fail(?:ed)? to (?:allocate|"
                 r"malloc)|alloc(?:ate)? memory fail|(?:acl)?rtMalloc\w* fail|Tried to allocate|memory is not enough|"
@@ -52,7 +53,8 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (CFG_ENV, "cfg:env"),
     (screened(r"invalid device|device id.*(?:invalid|out of range|exceed)|(?:invalid|wrong) (?:rank|device)|"
                 r"visible devices|set_device.*fail|SetDevice.*fail|because the device is (?:already )?(?:used|"
-                r"occupied|in use)|dcmi module initiali[sz]e failed\. ret is -8005|get device count(?: of NPU)? failed",
+                r"occupied|in use)|dcmi module initiali[sz]e failed\. ret is -8005|get (?:physical )?device (?:count|number)(?: of NPU)? "
+                r"failed",
                 re.I), "cfg:device"),
     (screened(r"not supported|unsupported|not implemented|NotImplemented|is not support|no kernel|"
                 r"not registered|op type .* not", re.I), "op:unsupported"),

@@ -42,6 +42,14 @@ RE_ROOT_RANK = screened(r"Cluster Exception Location\[IP/ID\]:\[(\d{1,3}(?:\.\d{
 EI0002 text's abnormal-device list (``serverId[192.168.100.111], deviceId[4], Heartbeat Lost Occurred``). CANN HCCL
 user guide, fault-detection chapter (hcclug_000055) and EI0002 chapter (hcclug_000031): the root becomes the
 ``hccl:remote`` the collective waited for, on that server's device."""
+RE_HCCL_RET = screened(r"(?:HCCL|OPS) function error: \W*(?:hccl|Hccl|HCCL)\w*.*?error code is (\d{1,4})\b|"
+                       r"\bHccl\w+ fail\w*, error:(\d{1,4})\b|\bhcclRet -> (\d{1,4})\b|"
+                       r"\bfail(?:ed)?[.,]? ret\[(\d{1,4})\]|function of the hccl module\. ret = (\d{1,4})\b")
+"""An HCCL API's return code (HcclResult, hicann/hcomm include/hccl/hccl_types.h): torch_npu's ``HCCL function
+error: hcclCommInitRootInfoConfig(...), error code is 1`` and ``OPS function error: HcclAllreduce, error code is 6``,
+MindIE's ``HcclCommInitRootInfo fail, error:2``, HCCL's own ``call trace: hcclRet -> 4`` and ``... is failed.
+ret[9]``, and the aclnn base's ``Nnopbase fails to invoke the HcclAllocComResourceByTiling function of the hccl
+module. ret = 4``; the kind ``hcclret:N`` takes its roles from knowledge_base/codes.yaml ``hccl_results``."""
 _OTHER_CODES = screened(r"E[A-HJ-Z]\d{4}|\b50\d{4}\b|ERR\d{5}")  # CANN / runtime codes: the cann parser's too
 _HCCL_CONTEXT = screened(r"HCCL|hccl|hcom|Hccl|HCOM|collective|allreduce|all_reduce|allgather|broadcast", re.I)
 
@@ -79,6 +87,10 @@ def parse(ctx: LineCtx) -> bool:
         if peer and peer.startswith("pod"):
             ctx.add("hccl:remote", peer, 1, peer=peer)
         found = True
+    if m := RE_HCCL_RET.search(text):
+        ret = int(next(g for g in m.groups() if g is not None))
+        if ret:  # HCCL_SUCCESS is no error; the return code adds to the line, it does not explain it (a relayed
+            ctx.add(f"hcclret:{ret}", ctx.npu(), 2, peer=peer, device=ctx.device())  # RuntimeError still counts)
     hccl_line = bool(codes) or bool(_HCCL_CONTEXT.search(text))
     for rx, kind in TEXTS:
         if rx.search(text) and (hccl_line or kind in ("hccl:notify_timeout", "hccl:heartbeat_lost", "cfg:ranktable")):
