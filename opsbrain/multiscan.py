@@ -12,9 +12,12 @@ screen for a regex RE2 cannot compile as written (look-behinds), or for many reg
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from opsbrain.blockscan import BlockScan
 
 try:  # the multi-pattern engine (the google-re2 dependency); without it every line takes the exact path
     import re2 as _re2
@@ -253,6 +256,7 @@ class Screen:
         self.extra = list(plan["extra"])
         self._n = len(self._owners)
         pats = [f"(?i){literal_pattern(k)}" for k in self._lits] + [t for t, _i in whole] + self.extra
+        self._patterns = pats
         self.set = PatternSet(pats, engine=engine, checked=len(pats)) if len(self.extra) == len(extra) else \
             PatternSet([], engine="re")  # an extra pattern RE2 cannot read: no screen at all
 
@@ -272,6 +276,30 @@ class Screen:
             else:
                 extra.append(h - n)
         return frozenset(may), frozenset(extra)
+
+
+    def block(self, regexes: Iterable[int] | None = None, extra: Iterable[int] | None = None) -> BlockScan | None:
+        """A scan of a whole block of lines (:class:`opsbrain.blockscan.BlockScan`) that rules out the lines where
+        :meth:`possible` would find none of ``regexes`` (indices; all when None) able to match and none of the
+        ``extra`` patterns (indices; all when None); None when this screen cannot rule such lines out (no RE2, a
+        regex always run or not covered by the screen)."""
+        from opsbrain.blockscan import BlockScan
+
+        pats = self.block_patterns(regexes, extra)
+        scan = BlockScan(pats) if pats is not None else None
+        return scan if scan is not None and scan.usable else None
+
+    def block_patterns(self, regexes: Iterable[int] | None = None, extra: Iterable[int] | None = None
+                       ) -> list[str] | None:
+        """The patterns of :meth:`block` (RE2 syntax, one line's meaning), or None when it cannot be built."""
+        if not self.set.screening:
+            return None
+        want = set(range(len(self.regexes))) if regexes is None else set(regexes)
+        if not want.isdisjoint(self.always) or any(not 0 <= i < len(self.regexes) for i in want):
+            return None
+        xs = set(range(len(self.extra))) if extra is None else set(extra)
+        pats = [p for p, own in zip(self._patterns, self._owners, strict=False) if not want.isdisjoint(own)]
+        return pats + [self._patterns[self._n + k] for k in sorted(xs) if 0 <= k < len(self.extra)]
 
 
 _NONE: frozenset[int] = frozenset()

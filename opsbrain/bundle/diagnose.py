@@ -99,7 +99,7 @@ def _knowledge(texts: list[str], matcher: Any) -> tuple[list[list[Any]], float]:
     import time
 
     t0 = time.perf_counter()
-    out = [matcher.match(t) for t in texts] if matcher is not None else [[] for _ in texts]
+    out = matcher.match_lines(texts) if matcher is not None else [[] for _ in texts]
     return out, time.perf_counter() - t0
 
 

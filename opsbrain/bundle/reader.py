@@ -39,6 +39,7 @@ from typing import Any
 from opsbrain.bundle import layout as L
 from opsbrain.errors import InputError
 from opsbrain.ingest import MAX_LINE, Signal, parse_job_event, parse_line
+from opsbrain.ingest.parsers import may_signal
 from opsbrain.ingest.ranks import RankCollector, RankTable
 
 # ---- time stamps -----------------------------------------------------------------------------------------------
@@ -736,11 +737,15 @@ def signals_of(lines: Iterable[BundleLine], placement: dict[str, list[str]]) -> 
     """Signals of the lines in order, and signal (by id) -> index of its line."""
     sigs: list[Signal] = []
     where: dict[int, int] = {}
+    lines = list(lines)
+    may = may_signal([ln.text for ln in lines])  # one scan of all the lines rules out most of them
     for k, ln in enumerate(lines):
         if ln.job is not None:
             got = parse_job_event(ln.job[0], ln.job[1], ln.job[2], ln.t, placement)
-        else:
+        elif may is None or may[k]:
             got = parse_line(ln.text, ln.t, ln.origin, ln.source, ln.level)
+        else:
+            continue
         for s in got:
             where[id(s)] = k
             sigs.append(s)

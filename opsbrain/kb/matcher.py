@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from opsbrain.blockscan import BlockScan
 from opsbrain.kb.codenorm import switch_key
 from opsbrain.kb.importers import MAX_ANCHOR_CHARS, ImportedEntry, ImportedKnowledge
 from opsbrain.multiscan import Screen, literal_pattern, required_literals
@@ -374,7 +375,26 @@ class SignatureMatcher:
         return sorted(cand)
 
     def match_lines(self, lines: Iterable[Any]) -> list[list[Match]]:
-        return [self.match(ln) for ln in lines]
+        """:meth:`match` of every line; one block scan of all of them (:meth:`opsbrain.multiscan.Screen.block`)
+        first rules out the lines where nothing can match, so that most lines of a large log cost no Python work."""
+        texts = [as_text(ln) for ln in lines]
+        may = self._block.candidates(texts, MAX_SCAN_CHARS) if self._block is not None else None
+        if may is None:
+            return [self.match(t) for t in texts]
+        return [self.match(t) if m else [] for t, m in zip(texts, may, strict=True)]
+
+    @cached_property
+    def _block(self) -> BlockScan | None:
+        """The block scan of :meth:`match_lines`: every code regex, knowledge-base pattern and imported regex as the
+        line screen reads it, and for each imported anchor the whole of its groups (every substring, in order), which
+        is what a line must hold for :meth:`_match` to add the group's entry; None when it cannot be built."""
+        pats = self._screen.block_patterns(extra=())
+        if pats is None:
+            return None
+        for a in self._screen_anchors:
+            pats += [".*".join(literal_pattern(sub) for sub in group) for group, _e in self._groups_own[a]]
+        scan = BlockScan(pats)
+        return scan if scan.usable else None
 
 
 def _family(code: str) -> str:

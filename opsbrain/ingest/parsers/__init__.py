@@ -14,11 +14,12 @@ import re
 from dataclasses import replace
 from functools import lru_cache
 
+from opsbrain.blockscan import BlockScan
 from opsbrain.ingest import screen, where
 from opsbrain.ingest.parsers import cann, device, framework, hccl, hccn, kernel, messages, twin
 from opsbrain.ingest.parsers.ctx import MAX_LINE, LineCtx, Parser, level_of
 from opsbrain.ingest.signal import Signal
-from opsbrain.multiscan import Screen, re2_superset
+from opsbrain.multiscan import Screen, literal_pattern, re2_superset
 
 ORDER: tuple[Parser, ...] = (twin.parse, messages.parse, device.parse, hccn.parse, kernel.parse_driver, hccl.parse, cann.parse,
                              kernel.parse, framework.parse)
@@ -78,6 +79,39 @@ def _parsers_may(text: str) -> bool:
     return ("[ascend]" in low and "[error]" in low) or "Traceback (most recent call last)" in text
 
 
+@lru_cache(maxsize=1)
+def _block_gates() -> tuple[BlockScan, BlockScan] | None:
+    """The two block scans :func:`may_signal` runs: the gate's words and documented messages (the screen's extras),
+    and every parser regex with the two literal tests of :func:`_parsers_may`; None when they cannot rule out lines."""
+    scr, covered = _screen()
+    group = _every_parser()
+    if group.top >= covered:
+        return None
+    words = scr.block(regexes=(), extra=None)
+    parsers = scr.block(regexes=group.ids, extra=())
+    if words is None or parsers is None:
+        return None
+    tests = BlockScan([*parsers.patterns, "(?i)" + literal_pattern("[ascend]"),
+                       literal_pattern("Traceback (most recent call last)")])
+    return (words, tests) if tests.usable else None
+
+
+def may_signal(texts: list[str]) -> list[bool] | None:
+    """Per line: False when :func:`parse_line` is certain to find no signal in it (two block scans, in C, of all the
+    lines: no gate word or documented message, or no parser regex that can match); None when the scans cannot tell
+    (no RE2). Lines marked True take :func:`parse_line` as usual."""
+    gates = _block_gates()
+    if gates is None:
+        return None
+    words = gates[0].candidates(texts, MAX_LINE)
+    if words is None or not any(words):
+        return words
+    tests = gates[1].candidates(texts, MAX_LINE)
+    if tests is None:
+        return None
+    return [a and b for a, b in zip(words, tests, strict=True)]
+
+
 def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: str | None = None,
                level: str | None = None) -> list[Signal]:
     """Signals in one log line (never raises). ``origin`` (a twin component id) places lines that name no host."""
@@ -110,4 +144,4 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
         ctx.out = [s if s.peer else replace(s, peer=peer) for s in ctx.out]
     return ctx.out
 
-__all__ = ["MAX_LINE", "LineCtx", "Signal", "parse_line"]
+__all__ = ["MAX_LINE", "LineCtx", "Signal", "may_signal", "parse_line"]
