@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from opsbrain.bundle import layout as L
-from opsbrain.bundle.reader import BundleLine, scan_bundle, signals_of
+from opsbrain.bundle.reader import BundleLine, paused_gc, scan_bundle, signals_of
 from opsbrain.diagnosis.multirank import apply_root_cluster, multirank_verdict
 from opsbrain.ingest import Signal
 from opsbrain.ingest.where import user_terms
@@ -131,13 +131,15 @@ def diagnose_bundle(path: str | Path, engine: Any, matcher: Any = None, params: 
     r = scan_bundle(path, params)
     t_read = time.perf_counter() - t0
     lines = r.lines
-    sigs, where = signals_of(lines, r.placement)
+    with paused_gc():  # a few objects per line, no cycles (see paused_gc)
+        sigs, where = signals_of(lines, r.placement)
     metric = (lambda name, comp: r.metrics.get((name, comp))) if r.metrics else None
     t1 = time.perf_counter()
     incidents = detect(sigs, engine, r.placement, metric)
     t_detect = time.perf_counter() - t1
     texts = [ln.text for ln in lines]
-    hits, t_match = _knowledge(texts, matcher)
+    with paused_gc():
+        hits, t_match = _knowledge(texts, matcher)
     origin = datetime.fromisoformat(r.report["time_origin"])
     names = {w["node"]: w["dir"] for w in r.report["workers"]}
     out_incs = []

@@ -61,10 +61,11 @@ def _screen() -> tuple[Screen, int]:
 
 @lru_cache(maxsize=1)
 def _every_parser() -> screen.Group:
-    """Every regex a parser keys on (each parser returns at once when the screen rules out all of its own)."""
+    """Every regex a parser keys on (each parser returns at once when the screen rules out all of its own), but for
+    those that only qualify a signal another regex finds (``screened(..., context=True)``)."""
     rx = messages.catalog()[0]
     return screen.Group(sorted({r for g in (twin._ANY, device._ANY, hccn._ANY, kernel._ANY, hccl._ANY, cann._ANY,
-                                            framework._ANY) for r in g.regexes}
+                                            framework._ANY) for r in g.regexes if not r.context}
                                | {kernel.RE_DRV, *(row[0] for row in kernel.DRV_KINDS)}
                                | ({rx} if rx is not None else set()), key=lambda r: r.id))
 
@@ -106,10 +107,13 @@ def may_signal(texts: list[str]) -> list[bool] | None:
     words = gates[0].candidates(texts, MAX_LINE)
     if words is None or not any(words):
         return words
-    tests = gates[1].candidates(texts, MAX_LINE)
+    kept = [i for i, w in enumerate(words) if w]
+    tests = gates[1].candidates([texts[i] for i in kept], MAX_LINE)  # only the lines with a gate word
     if tests is None:
         return None
-    return [a and b for a, b in zip(words, tests, strict=True)]
+    for i, ok in zip(kept, tests, strict=True):
+        words[i] = ok
+    return words
 
 
 def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: str | None = None,

@@ -42,8 +42,9 @@ RE_ROOT_RANK = screened(r"Cluster Exception Location\[IP/ID\]:\[(\d{1,3}(?:\.\d{
 EI0002 text's abnormal-device list (``serverId[192.168.100.111], deviceId[4], Heartbeat Lost Occurred``). CANN HCCL
 user guide, fault-detection chapter (hcclug_000055) and EI0002 chapter (hcclug_000031): the root becomes the
 ``hccl:remote`` the collective waited for, on that server's device."""
-_OTHER_CODES = screened(r"E[A-HJ-Z]\d{4}|\b50\d{4}\b|ERR\d{5}")  # CANN / runtime codes: the cann parser's too
-_HCCL_CONTEXT = screened(r"HCCL|hccl|hcom|Hccl|HCOM|collective|allreduce|all_reduce|allgather|broadcast", re.I)
+_OTHER_CODES = screened(r"E[A-HJ-Z]\d{4}|\b50\d{4}\b|ERR\d{5}", context=True)  # CANN / runtime: the cann parser's too
+_HCCL_CONTEXT = screened(r"HCCL|hccl|hcom|Hccl|HCOM|collective|allreduce|all_reduce|allgather|broadcast", re.I,
+                         context=True)
 
 
 def _peer(ctx: LineCtx) -> str | None:
