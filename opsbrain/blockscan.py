@@ -17,9 +17,7 @@ match found from the resume point. A match that runs across a newline (``[^x]*``
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Sequence
-from itertools import accumulate
 from typing import Any
 
 from opsbrain.multiscan import _re2
@@ -97,22 +95,22 @@ class BlockScan:
     def _scan(self, texts: Sequence[str], lo: int, hi: int, out: list[bool]) -> None:
         """Mark the candidates among lines ``lo`` to ``hi`` (one block; RE2 copies its text on every call, so a
         block is kept small and a search resumes at the next unmarked line)."""
-        chunk = texts[lo:hi]
-        block = "\n".join(chunk).encode("ascii")
-        starts = [0, *accumulate(len(t) + 1 for t in chunk)]  # starts[k]: offset of line lo + k in the block
-        end, pos, n = len(block), 0, hi - lo
+        block = "\n".join(texts[lo:hi]).encode("ascii")
+        end, pos, line = len(block), 0, lo  # line: the index of the line that starts at pos
         while pos <= end:
             span = self._find(block, pos, end)
             if span is None:
                 return
             s, e = span
-            first = bisect_right(starts, s) - 1
-            last = min(bisect_right(starts, max(s, e - 1)) - 1, n - 1)
-            for k in range(first, last + 1):
-                out[lo + k] = True
-            if last + 1 >= n:
+            tail = max(s, e - 1)
+            first = line + block.count(b"\n", pos, s)  # the lines the match touches: its start to its last character
+            last = first + block.count(b"\n", s, tail)
+            for k in range(first, min(last, hi - 1) + 1):
+                out[k] = True
+            nl = block.find(b"\n", tail)
+            if nl < 0:
                 return
-            pos = starts[last + 1]
+            pos, line = nl + 1, last + 1
 
     def _find(self, block: bytes, pos: int, end: int) -> tuple[int, int] | None:
         """(start, end) of the leftmost match in ``block[pos:end]``, or None."""

@@ -377,7 +377,7 @@ class SignatureMatcher:
     def match_lines(self, lines: Iterable[Any]) -> list[list[Match]]:
         """:meth:`match` of every line; one block scan of all of them (:meth:`opsbrain.multiscan.Screen.block`)
         first rules out the lines where nothing can match, so that most lines of a large log cost no Python work."""
-        texts = [as_text(ln) for ln in lines]
+        texts = [ln[:MAX_SCAN_CHARS] if type(ln) is str else as_text(ln) for ln in lines]  # as_text, inlined
         may = self._block.candidates(texts, MAX_SCAN_CHARS) if self._block is not None else None
         if may is None:
             return [self.match(t) for t in texts]
