@@ -15,6 +15,7 @@ A parity test checks that the compiled form equals what the pydantic-loaded know
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -185,10 +186,8 @@ def screen_memo(key: str, compute: Any, home: Path | None = None) -> dict[str, A
     path = cache_path(home).with_name(f"screen-{key[:32]}.json")
     doc = _read(path, key)
     if doc is not None and isinstance(doc.get("plan"), dict):
-        try:
+        with contextlib.suppress(OSError):
             os.utime(path)  # used now: the pruning below keeps the plans used last
-        except OSError:
-            pass
         return dict(doc["plan"])
     plan = compute()
     _write(path, {"format": FORMAT, "key": key, "plan": plan})
