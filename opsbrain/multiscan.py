@@ -214,11 +214,23 @@ def _emit(items: list[Any], at_start: bool = False, at_end: bool = False) -> str
 
 
 def _one_char(items: list[Any], negate: bool) -> str | None:
-    """The RE2 class of a one-character look-around body (its complement when ``negate``), or None."""
+    """The RE2 class of a one-character look-around body (its complement when ``negate``), or None. A negative
+    look-around of alternatives keeps its one-character ones (``(?![a-z]|ab)`` as ``(?![a-z])``: it holds wherever
+    the whole does)."""
     if len(items) != 1:
         return None
     op, av = items[0]
     name = str(op)
+    if name == "BRANCH" and negate:
+        chars: list[Any] = []
+        for alt in av[1]:
+            if len(alt) == 1 and str(alt[0][0]) == "LITERAL":
+                chars.append(alt[0])
+            elif len(alt) == 1 and str(alt[0][0]) == "IN" and not any(str(o) == "NEGATE" for o, _a in alt[0][1]):
+                chars.extend(alt[0][1])
+        if not chars:
+            return None
+        op, av, name = None, chars, "IN"
     try:
         if name in ("LITERAL", "NOT_LITERAL"):
             return f"[^{_char(av)}]" if negate == (name == "LITERAL") else _char(av)

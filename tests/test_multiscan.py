@@ -162,11 +162,12 @@ def test_literals_and_translations() -> None:
         r"(?:^|[^0-9A-Za-z])EI(?:[\d]){4}(?:$|[^0-9A-Za-z])"
     assert re2_superset(re.compile(r"a(?!\S)")) == "a"  # RE2's \S differs from re's on \v: dropped, not kept
     assert re2_superset(re.compile(r"(?<=a)b(?=c)x")) == "abx"
+    assert re2_superset(re.compile(r"5(?![0-9a]|\.\d)")) == r"5(?:$|[^0-9a])"  # the one-character alternatives
 
 
 EDGE_LOOKAROUNDS = [r"(?<![0-9A-Za-z])EI\d{2}(?![0-9A-Za-z])", r"(?<!x)ab\s$", r"(?<=a)b(?=c)", r"a(?!\S)",
                     r"a(?![^\s])", r"(?:(?<!\d)x|y)z(?!\w)", r"(?<![^a])q", r"(?<!\.)50\d(?!\d)",
-                    r"(?i)(?<![a-z])err(?![a-z])"]
+                    r"(?i)(?<![a-z])err(?![a-z])", r"(?<![0-9.])50\d(?![0-9a-z:]|\.\d)", r"q(?!\d|ab|[^x])"]
 
 
 @settings(max_examples=400, deadline=None)

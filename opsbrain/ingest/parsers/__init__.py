@@ -104,16 +104,16 @@ def may_signal(texts: list[str]) -> list[bool] | None:
     gates = _block_gates()
     if gates is None:
         return None
-    words = gates[0].candidates(texts, MAX_LINE)
-    if words is None or not any(words):
-        return words
-    kept = [i for i, w in enumerate(words) if w]
-    tests = gates[1].candidates([texts[i] for i in kept], MAX_LINE)  # only the lines with a gate word
-    if tests is None:
+    may = gates[1].candidates(texts, MAX_LINE)  # the parsers' regexes first: they occur on fewer lines
+    if may is None or not any(may):
+        return may
+    kept = [i for i, ok in enumerate(may) if ok]
+    words = gates[0].candidates([texts[i] for i in kept], MAX_LINE)  # then the gate, on those lines only
+    if words is None:
         return None
-    for i, ok in zip(kept, tests, strict=True):
-        words[i] = ok
-    return words
+    for i, ok in zip(kept, words, strict=True):
+        may[i] = ok
+    return may
 
 
 def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: str | None = None,
