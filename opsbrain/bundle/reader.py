@@ -66,13 +66,24 @@ def _frac(s: str | None) -> int:
     return int(s.ljust(6, "0")[:6]) if s else 0
 
 
+def _plain(m: re.Match[str], g: tuple[Any, ...]) -> bool:
+    """True when ``datetime.fromisoformat`` reads the stamp's fields exactly as ``datetime(int(...), ...)`` does:
+    ASCII digits, hour below 24 and second below 60 (out-of-range values raise ValueError both ways)."""
+    return g[3] < "24" and g[5] < "60" and m.group().isascii()
+
+
 def _slog(m: re.Match[str]) -> datetime:
     g = m.groups()
+    if _plain(m, g):  # one C call instead of eight int() and the constructor: the same datetime
+        return datetime.fromisoformat(f"{g[0]}-{g[1]}-{g[2]}T{g[3]}:{g[4]}:{g[5]}.{g[6]}{g[7]}")
     return datetime(int(g[0]), int(g[1]), int(g[2]), int(g[3]), int(g[4]), int(g[5]), int(g[6]) * 1000 + int(g[7]))
 
 
 def _hw_or_iso(m: re.Match[str]) -> datetime:
     g = m.groups()
+    if _plain(m, g):
+        frac = "." + (g[6] + "00000")[:6] if g[6] else ""
+        return datetime.fromisoformat(f"{g[0]}-{g[1]}-{g[2]}T{g[3]}:{g[4]}:{g[5]}{frac}")
     return datetime(int(g[0]), int(g[1]), int(g[2]), int(g[3]), int(g[4]), int(g[5]), _frac(g[6]))
 
 
