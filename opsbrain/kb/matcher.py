@@ -386,13 +386,13 @@ class SignatureMatcher:
     @cached_property
     def _block(self) -> BlockScan | None:
         """The block scan of :meth:`match_lines`: every code regex, knowledge-base pattern and imported regex as the
-        line screen reads it, and for each imported anchor the whole of its groups (every substring, in order), which
-        is what a line must hold for :meth:`_match` to add the group's entry; None when it cannot be built."""
+        line screen reads it, and for each group of substrings the screen's anchors index, its longest substring
+        (:meth:`_match` adds a group's entry only where every substring occurs); None when it cannot be built."""
         pats = self._screen.block_patterns(extra=())
         if pats is None:
             return None
-        for a in self._screen_anchors:
-            pats += [".*".join(literal_pattern(sub) for sub in group) for group, _e in self._groups_own[a]]
+        longest = {max(group, key=len) for a in self._screen_anchors for group, _e in self._groups_own[a]}
+        pats += [literal_pattern(sub) for sub in sorted(longest)]
         scan = BlockScan(pats)
         return scan if scan.usable else None
 
