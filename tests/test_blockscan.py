@@ -169,3 +169,20 @@ def test_match_lines_without_re2_is_the_per_line_path(matcher: SignatureMatcher,
     want = _dicts([matcher.match(ln) for ln in lines])
     monkeypatch.setattr(matcher, "_block", None)
     assert _dicts(matcher.match_lines(lines)) == want
+
+
+def test_one_shared_scan_keeps_every_line_with_a_signal_or_a_match(matcher: SignatureMatcher) -> None:
+    from opsbrain.bundle.diagnose import _candidates
+
+    lines = sample_lines()
+    for e in matcher.imported.entries.values():
+        for g in e.groups:
+            lines += [" ... ".join(g), "x" + "".join(g)]
+    may = _candidates(lines, matcher)
+    assert may is not None and len(may) == len(lines)
+    for ln, m in zip(lines, may, strict=True):
+        if not m:
+            assert parsers.parse_line(ln, 1.0) == [] and matcher.match(ln) == [], ln
+    assert sum(1 for m in may if not m) > 50
+    assert _dicts(matcher.match_lines(lines, may)) == _dicts([matcher.match(ln) for ln in lines])
+    assert _candidates(lines, None) is None  # no matcher: the parsers' own scan (signals_of) decides

@@ -204,6 +204,8 @@ class _File:
 
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 13))
 """Bytes that make a file's head look binary (NUL and the C0 controls other than tab and line ends)."""
+_JUNK_BYTES = bytes([*range(0x09), *range(0x0b, 0x20), 0x7f])
+"""The bytes of _JUNK's control characters (UTF-8 keeps every byte below 0x80 as that character)."""
 _JUNK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffd]")
 _LEVEL = re.compile(r"^\[(\w+)\s*\]")
 _SYSLOG_HOST = re.compile(r"^[A-Z][a-z]{2}\s+\d{1,2} \d\d:\d\d:\d\d (\S+) ")
@@ -336,7 +338,9 @@ class _Scan:
         lines = text.split("\n")
         if "\r" in text:
             lines = [ln.rstrip("\r") for ln in lines]
-        plain = _JUNK.search("\n".join(lines) if "\r" in text else text) is None and max(map(len, lines)) <= MAX_LINE
+        # no junk character (the control bytes of _JUNK, or U+FFFD: a byte that is not UTF-8) and no long line
+        plain = len(data.translate(None, _JUNK_BYTES)) == len(data) and "\ufffd" not in text and \
+            max(map(len, lines)) <= MAX_LINE
         self.files.append(_File(rel, kind, lines, plain))
 
     def clean(self, f: _File, raw: str) -> str | None:
@@ -805,12 +809,15 @@ def _unqualify(value: Any, hosts: dict[str, str]) -> Any:
 
 
 # ---- signals (the ingestion layer) ----------------------------------------------------------------------------
-def signals_of(lines: Iterable[BundleLine], placement: dict[str, list[str]]) -> tuple[list[Signal], dict[int, int]]:
-    """Signals of the lines in order, and signal (by id) -> index of its line."""
+def signals_of(lines: Iterable[BundleLine], placement: dict[str, list[str]], may: list[bool] | None = None
+               ) -> tuple[list[Signal], dict[int, int]]:
+    """Signals of the lines in order, and signal (by id) -> index of its line. ``may``: per line, False where no
+    parser can find a signal (a block scan the caller ran); by default :func:`may_signal` of the lines."""
     sigs: list[Signal] = []
     where: dict[int, int] = {}
     lines = list(lines)
-    may = may_signal([ln.text for ln in lines])  # one scan of all the lines rules out most of them
+    if may is None or len(may) != len(lines):
+        may = may_signal([ln.text for ln in lines])  # one scan of all the lines rules out most of them
     for k, ln in enumerate(lines):
         if ln.job is not None:
             got = parse_job_event(ln.job[0], ln.job[1], ln.job[2], ln.t, placement)

@@ -97,6 +97,13 @@ def _block_gates() -> tuple[BlockScan, BlockScan] | None:
     return (words, tests) if tests.usable else None
 
 
+def signal_patterns() -> list[str] | None:
+    """The patterns of which a line must hold one for :func:`parse_line` to find a signal in it (RE2, one line's
+    meaning; for a block scan shared with other line screens), or None when they cannot be given."""
+    gates = _block_gates()
+    return list(gates[1].patterns) if gates is not None else None
+
+
 def may_signal(texts: list[str]) -> list[bool] | None:
     """Per line: False when :func:`parse_line` is certain to find no signal in it (two block scans, in C, of all the
     lines: no gate word or documented message, or no parser regex that can match); None when the scans cannot tell
@@ -148,4 +155,4 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
         ctx.out = [s if s.peer else replace(s, peer=peer) for s in ctx.out]
     return ctx.out
 
-__all__ = ["MAX_LINE", "LineCtx", "Signal", "may_signal", "parse_line"]
+__all__ = ["MAX_LINE", "LineCtx", "Signal", "may_signal", "parse_line", "signal_patterns"]
