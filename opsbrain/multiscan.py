@@ -12,9 +12,12 @@ screen for a regex RE2 cannot compile as written (look-behinds), or for many reg
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from opsbrain.blockscan import BlockScan
 
 try:  # the multi-pattern engine (the google-re2 dependency); without it every line takes the exact path
     import re2 as _re2
@@ -146,7 +149,7 @@ def re2_superset(rx: re.Pattern[str]) -> str | None:
     try:
         from re import _parser  # type: ignore[attr-defined]
 
-        body = _emit(list(_parser.parse(rx.pattern, rx.flags)))
+        body = _emit(list(_parser.parse(rx.pattern, rx.flags)), True, True)
     except (_Untranslatable, Exception):  # noqa: BLE001 - an internal parser API: no translation is always safe
         return None
     flags = ("i" if rx.flags & re.IGNORECASE else "") + ("s" if rx.flags & re.DOTALL else "")
@@ -160,10 +163,14 @@ def _char(c: int) -> str:
     return ch
 
 
-def _emit(items: list[Any]) -> str:
+def _emit(items: list[Any], at_start: bool = False, at_end: bool = False) -> str:
+    """RE2 text of parsed ``items``; ``at_start``/``at_end``: they begin/end the whole match (where a one-character
+    look-behind/look-ahead can be kept as the character it asks for, or the text's edge)."""
     out = []
-    for op, av in items:
+    last_i = len(items) - 1
+    for i, (op, av) in enumerate(items):
         name = str(op)
+        first, last = at_start and i == 0, at_end and i == last_i
         if name == "LITERAL":
             out.append(_char(av))
         elif name == "NOT_LITERAL":
@@ -173,7 +180,7 @@ def _emit(items: list[Any]) -> str:
         elif name == "IN":
             out.append(_emit_class(av))
         elif name == "BRANCH":
-            out.append("(?:" + "|".join(_emit(list(a)) for a in av[1]) + ")")
+            out.append("(?:" + "|".join(_emit(list(a), first, last) for a in av[1]) + ")")
         elif name == "SUBPATTERN":
             _group, add, remove, sub = av
             if (add | remove) & ~(re.IGNORECASE | re.DOTALL):
@@ -181,7 +188,8 @@ def _emit(items: list[Any]) -> str:
             on = ("i" if add & re.IGNORECASE else "") + ("s" if add & re.DOTALL else "")
             off = ("i" if remove & re.IGNORECASE else "") + ("s" if remove & re.DOTALL else "")
             fl = on + ("-" + off if off else "")
-            out.append(f"(?{fl}:" + _emit(list(sub)) + ")" if fl else "(?:" + _emit(list(sub)) + ")")
+            body = _emit(list(sub), first, last)
+            out.append(f"(?{fl}:" + body + ")" if fl else "(?:" + body + ")")
         elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
             lo, hi, sub = av
             if lo > _RE2_MAX_REPEAT or (hi != _parser_maxrepeat() and hi > _RE2_MAX_REPEAT):
@@ -194,10 +202,48 @@ def _emit(items: list[Any]) -> str:
         elif name == "AT":
             out.append(_AT[str(av)])
         elif name in ("ASSERT", "ASSERT_NOT"):
-            continue  # a look-around only narrows a match: without it the pattern matches more
+            direction, sub = av
+            edge = first if direction < 0 else last
+            one = _one_char(list(sub), negate=name == "ASSERT_NOT") if edge else None
+            if one is not None:  # the character before the match (after it), or the line's start (end)
+                out.append(one if name == "ASSERT" else ("(?:^|" if direction < 0 else "(?:$|") + one + ")")
+            # else: a look-around only narrows a match: without it the pattern matches more
         else:  # GROUPREF, GROUPREF_EXISTS, ...
             raise _Untranslatable(name)
     return "".join(out)
+
+
+def _one_char(items: list[Any], negate: bool) -> str | None:
+    """The RE2 class of a one-character look-around body (its complement when ``negate``), or None. A negative
+    look-around of alternatives keeps its one-character ones (``(?![a-z]|ab)`` as ``(?![a-z])``: it holds wherever
+    the whole does)."""
+    if len(items) != 1:
+        return None
+    op, av = items[0]
+    name = str(op)
+    if name == "BRANCH" and negate:
+        chars: list[Any] = []
+        for alt in av[1]:
+            if len(alt) == 1 and str(alt[0][0]) == "LITERAL":
+                chars.append(alt[0])
+            elif len(alt) == 1 and str(alt[0][0]) == "IN" and not any(str(o) == "NEGATE" for o, _a in alt[0][1]):
+                chars.extend(alt[0][1])
+        if not chars:
+            return None
+        op, av, name = None, chars, "IN"
+    try:
+        if name in ("LITERAL", "NOT_LITERAL"):
+            return f"[^{_char(av)}]" if negate == (name == "LITERAL") else _char(av)
+        if name == "IN":
+            if not negate:
+                return _emit_class(list(av))
+            from re import _constants  # type: ignore[attr-defined]
+
+            negated = bool(av) and str(av[0][0]) == "NEGATE"  # the complement, built (and checked) as a class
+            return _emit_class(list(av[1:]) if negated else [(_constants.NEGATE, None), *av])
+    except _Untranslatable:
+        return None
+    return None
 
 
 def _emit_class(items: list[Any]) -> str:
@@ -253,6 +299,7 @@ class Screen:
         self.extra = list(plan["extra"])
         self._n = len(self._owners)
         pats = [f"(?i){literal_pattern(k)}" for k in self._lits] + [t for t, _i in whole] + self.extra
+        self._patterns = pats
         self.set = PatternSet(pats, engine=engine, checked=len(pats)) if len(self.extra) == len(extra) else \
             PatternSet([], engine="re")  # an extra pattern RE2 cannot read: no screen at all
 
@@ -272,6 +319,30 @@ class Screen:
             else:
                 extra.append(h - n)
         return frozenset(may), frozenset(extra)
+
+
+    def block(self, regexes: Iterable[int] | None = None, extra: Iterable[int] | None = None) -> BlockScan | None:
+        """A scan of a whole block of lines (:class:`opsbrain.blockscan.BlockScan`) that rules out the lines where
+        :meth:`possible` would find none of ``regexes`` (indices; all when None) able to match and none of the
+        ``extra`` patterns (indices; all when None); None when this screen cannot rule such lines out (no RE2, a
+        regex always run or not covered by the screen)."""
+        from opsbrain.blockscan import BlockScan
+
+        pats = self.block_patterns(regexes, extra)
+        scan = BlockScan(pats) if pats is not None else None
+        return scan if scan is not None and scan.usable else None
+
+    def block_patterns(self, regexes: Iterable[int] | None = None, extra: Iterable[int] | None = None
+                       ) -> list[str] | None:
+        """The patterns of :meth:`block` (RE2 syntax, one line's meaning), or None when it cannot be built."""
+        if not self.set.screening:
+            return None
+        want = set(range(len(self.regexes))) if regexes is None else set(regexes)
+        if not want.isdisjoint(self.always) or any(not 0 <= i < len(self.regexes) for i in want):
+            return None
+        xs = set(range(len(self.extra))) if extra is None else set(extra)
+        pats = [p for p, own in zip(self._patterns, self._owners, strict=False) if not want.isdisjoint(own)]
+        return pats + [self._patterns[self._n + k] for k in sorted(xs) if 0 <= k < len(self.extra)]
 
 
 _NONE: frozenset[int] = frozenset()

@@ -131,3 +131,24 @@ def test_a_logs_diagnosis_imports_no_pydantic_yaml_numpy_or_simulator(tmp_path: 
     subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)  # compiles
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False).stdout
     assert "diagnosis:" in out and "IMPORTED []" in out, out
+
+
+def test_screen_plans_are_pruned_to_the_ones_used_last(tmp_path: Path) -> None:
+    import os
+
+    from opsbrain.kb.compiled import SCREEN_PLANS_KEPT, screen_memo
+
+    cache = tmp_path / "cache"
+    keys = [f"{i:02d}" + "0" * 62 for i in range(SCREEN_PLANS_KEPT + 4)]
+    for n, key in enumerate(keys):
+        assert screen_memo(key, lambda n=n: {"n": n}, home=tmp_path) == {"n": n}
+        path = cache / f"screen-{key[:32]}.json"
+        os.utime(path, ns=(n * 10**9, n * 10**9))  # written in this order, one second apart
+    plans = sorted(p.name for p in cache.glob("screen-*.json"))
+    assert len(plans) == SCREEN_PLANS_KEPT  # the oldest were removed as new ones were written
+    assert f"screen-{keys[0][:32]}.json" not in plans and f"screen-{keys[-1][:32]}.json" in plans
+    oldest_kept = keys[len(keys) - SCREEN_PLANS_KEPT]
+    assert screen_memo(oldest_kept, lambda: {"n": -1}, home=tmp_path) != {"n": -1}  # read from the cache, and
+    screen_memo("ff" + "0" * 62, lambda: {"n": 99}, home=tmp_path)  # so kept when the next new plan is written
+    names = {p.name for p in cache.glob("screen-*.json")}
+    assert f"screen-{oldest_kept[:32]}.json" in names and len(names) == SCREEN_PLANS_KEPT

@@ -156,4 +156,26 @@ def test_literals_and_translations() -> None:
     for lit in ("a.b", "x\ty", "[0x", "(a|b)*", "ä€"):
         assert re.fullmatch(literal_pattern(lit), lit)
     assert re2_superset(re.compile(r"(a)\1")) is None  # a back-reference: RE2 has none
-    assert re2_superset(re.compile(r"(?<!x)ab\s$", re.I)) == r"(?i)ab[\t\n\x0b\x0c\r \x1c-\x1f](?:\n|$)"
+    assert re2_superset(re.compile(r"(?<!x)ab\s$", re.I)) == r"(?i)(?:^|[^x])ab[\t\n\x0b\x0c\r \x1c-\x1f](?:\n|$)"
+    # a one-character look-around at the match's edge is kept as that character (or the text's edge)
+    assert re2_superset(re.compile(r"(?<![0-9A-Za-z])EI\d{4}(?![0-9A-Za-z])")) == \
+        r"(?:^|[^0-9A-Za-z])EI(?:[\d]){4}(?:$|[^0-9A-Za-z])"
+    assert re2_superset(re.compile(r"a(?!\S)")) == "a"  # RE2's \S differs from re's on \v: dropped, not kept
+    assert re2_superset(re.compile(r"(?<=a)b(?=c)x")) == "abx"
+    assert re2_superset(re.compile(r"5(?![0-9a]|\.\d)")) == r"5(?:$|[^0-9a])"  # the one-character alternatives
+
+
+EDGE_LOOKAROUNDS = [r"(?<![0-9A-Za-z])EI\d{2}(?![0-9A-Za-z])", r"(?<!x)ab\s$", r"(?<=a)b(?=c)", r"a(?!\S)",
+                    r"a(?![^\s])", r"(?:(?<!\d)x|y)z(?!\w)", r"(?<![^a])q", r"(?<!\.)50\d(?!\d)",
+                    r"(?i)(?<![a-z])err(?![a-z])", r"(?<![0-9.])50\d(?![0-9a-z:]|\.\d)", r"q(?!\d|ab|[^x])"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("aAbcxyzqEIeirR05.\t\n\x0b\x1c _-")), max_size=30))
+def test_edge_look_arounds_kept_as_characters_stay_supersets(text: str) -> None:
+    import re2
+
+    for p in EDGE_LOOKAROUNDS:
+        rx = re.compile(p)
+        if rx.search(text):
+            assert re2.compile(re2_superset(rx)).search(text), (p, text)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from opsbrain.bundle import layout as L
-from opsbrain.bundle.reader import BundleLine, scan_bundle, signals_of
+from opsbrain.bundle.reader import BundleLine, paused_gc, scan_bundle, signals_of
 from opsbrain.diagnosis.multirank import apply_root_cluster, multirank_verdict
 from opsbrain.ingest import Signal
 from opsbrain.ingest.where import user_terms
@@ -95,12 +95,36 @@ def _evidence_lines(inc: Any, where: dict[int, int], lines: list[BundleLine], n:
     return out
 
 
-def _knowledge(texts: list[str], matcher: Any) -> tuple[list[list[Any]], float]:
+def _knowledge(texts: list[str], matcher: Any, may: list[bool] | None) -> tuple[list[list[Any]], float]:
     import time
 
     t0 = time.perf_counter()
-    out = [matcher.match(t) for t in texts] if matcher is not None else [[] for _ in texts]
+    out = matcher.match_lines(texts, may) if matcher is not None else [[] for _ in texts]
     return out, time.perf_counter() - t0
+
+
+_SHARED_SCANS: dict[int, tuple[Any, Any]] = {}
+
+
+def _candidates(texts: list[str], matcher: Any) -> list[bool] | None:
+    """Per line, False where neither a parser can find a signal nor the matcher a match: one block scan of the
+    parsers' and the matcher's patterns together (:class:`opsbrain.blockscan.BlockScan`), instead of one each; the
+    lines it keeps take both exact per-line paths. None when the scan cannot be built (each then scans alone)."""
+    from opsbrain.blockscan import BlockScan
+    from opsbrain.ingest import MAX_LINE
+    from opsbrain.ingest.parsers import signal_patterns
+    from opsbrain.kb.matcher import MAX_SCAN_CHARS
+
+    if matcher is None or not hasattr(matcher, "block_patterns"):
+        return None
+    kept = _SHARED_SCANS.get(id(matcher))
+    if kept is None or kept[0] is not matcher:
+        parsers, known = signal_patterns(), matcher.block_patterns()
+        scan = BlockScan(parsers + known) if parsers is not None and known is not None else None
+        _SHARED_SCANS.clear()  # one matcher at a time (a process diagnoses with one)
+        kept = _SHARED_SCANS[id(matcher)] = (matcher, scan if scan is not None and scan.usable else None)
+    scan = kept[1]
+    return scan.candidates(texts, min(MAX_LINE, MAX_SCAN_CHARS)) if scan is not None else None
 
 
 KNOWLEDGE_TOP = 50
@@ -125,19 +149,25 @@ def _aggregate(hits: Iterable[tuple[int, list[Any]]], lines: list[BundleLine], t
 def diagnose_bundle(path: str | Path, engine: Any, matcher: Any = None, params: L.BundleParams | None = None
                     ) -> dict[str, Any]:
     """Read, detect, diagnose, match: the report of ``opsbrain diagnose --bundle`` (see the module docstring)."""
+    with paused_gc():  # a few objects per line of the bundle and no cycles to speak of (see paused_gc)
+        return _diagnose_bundle(path, engine, matcher, params)
+
+
+def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.BundleParams | None) -> dict[str, Any]:
     import time
 
     t0 = time.perf_counter()
     r = scan_bundle(path, params)
     t_read = time.perf_counter() - t0
     lines = r.lines
-    sigs, where = signals_of(lines, r.placement)
+    texts = [ln.text for ln in lines]
+    may = _candidates(texts, matcher)
+    sigs, where = signals_of(lines, r.placement, may)
     metric = (lambda name, comp: r.metrics.get((name, comp))) if r.metrics else None
     t1 = time.perf_counter()
     incidents = detect(sigs, engine, r.placement, metric)
     t_detect = time.perf_counter() - t1
-    texts = [ln.text for ln in lines]
-    hits, t_match = _knowledge(texts, matcher)
+    hits, t_match = _knowledge(texts, matcher, may)
     origin = datetime.fromisoformat(r.report["time_origin"])
     names = {w["node"]: w["dir"] for w in r.report["workers"]}
     out_incs = []

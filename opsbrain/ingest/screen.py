@@ -24,12 +24,13 @@ class Screened:
     """A regex with ``re.Pattern``'s methods, skipped on a line the screen rules out. It is compiled on first use:
     a short diagnosis runs few of the parsers' regexes, and compiling all of them cost a third of its start-up."""
 
-    __slots__ = ("_rx", "pattern", "_flags", "id", "key")
+    __slots__ = ("_rx", "pattern", "_flags", "id", "key", "context")
 
-    def __init__(self, pattern: str, flags: int = 0) -> None:
+    def __init__(self, pattern: str, flags: int = 0, context: bool = False) -> None:
         self._rx: re.Pattern[str] | None = None
         self.pattern = pattern
         self._flags = flags
+        self.context = context  # only qualifies a signal another regex finds: a match alone makes no signal
         self.key = (pattern, flags)  # what the compiled regex is made of (the screen plan's cache key)
         self.id = len(_REGISTRY)
         _REGISTRY.append(self)
@@ -109,9 +110,11 @@ def group_of(namespace: dict[str, Any]) -> Group:
     return Group(found)
 
 
-def screened(pattern: str, flags: int = 0) -> Screened:
-    """``re.compile(pattern, flags)`` (on first use), registered with the line screen."""
-    return Screened(pattern, flags)
+def screened(pattern: str, flags: int = 0, context: bool = False) -> Screened:
+    """``re.compile(pattern, flags)`` (on first use), registered with the line screen. ``context``: the regex only
+    qualifies what the parser's other regexes find (a match of it alone gives no signal), so a line where nothing
+    else of the parsers can match needs no parser (:func:`opsbrain.ingest.parsers.parse_line`)."""
+    return Screened(pattern, flags, context)
 
 
 def build(extra: list[str]) -> tuple[Screen, int]:

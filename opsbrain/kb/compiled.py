@@ -15,6 +15,7 @@ A parity test checks that the compiled form equals what the pydantic-loaded know
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -185,10 +186,45 @@ def screen_memo(key: str, compute: Any, home: Path | None = None) -> dict[str, A
     path = cache_path(home).with_name(f"screen-{key[:32]}.json")
     doc = _read(path, key)
     if doc is not None and isinstance(doc.get("plan"), dict):
+        with contextlib.suppress(OSError):
+            os.utime(path)  # used now: the pruning below keeps the plans used last
         return dict(doc["plan"])
     plan = compute()
     _write(path, {"format": FORMAT, "key": key, "plan": plan})
+    prune_screen_plans(path.parent, keep=path)
     return plan
 
 
-__all__ = ["CompiledKB", "cache_path", "compile_kb", "compiled_kb", "content_key", "screen_memo"]
+SCREEN_PLANS_KEPT = 8
+"""Screen plans kept in the cache directory, the ones used last: a diagnosis uses two (the parsers' screen and the
+knowledge matcher's, which depends on the imported vendor knowledge), a few more serve other data directories'
+imports; every change of the code or the knowledge base makes new ones, and the old ones would pile up."""
+
+
+def prune_screen_plans(cache_dir: Path, keep: Path | None = None, kept: int = SCREEN_PLANS_KEPT) -> list[Path]:
+    """Remove all but the ``kept`` screen plans used last (by modification time) from ``cache_dir``, never ``keep``;
+    the paths removed. A plan that cannot be listed or removed stays (a cache is no error)."""
+    def used(p: Path) -> int:
+        try:
+            return p.stat().st_mtime_ns
+        except OSError:
+            return 0
+
+    try:
+        plans = sorted(cache_dir.glob("screen-*.json"), key=used, reverse=True)
+    except OSError:
+        return []
+    gone = []
+    for p in plans[kept:]:
+        if p == keep:
+            continue
+        try:
+            p.unlink()
+            gone.append(p)
+        except OSError:
+            pass
+    return gone
+
+
+__all__ = ["SCREEN_PLANS_KEPT", "CompiledKB", "cache_path", "compile_kb", "compiled_kb", "content_key",
+           "prune_screen_plans", "screen_memo"]

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from opsbrain.blockscan import BlockScan
 from opsbrain.kb.codenorm import switch_key
 from opsbrain.kb.importers import MAX_ANCHOR_CHARS, ImportedEntry, ImportedKnowledge
 from opsbrain.multiscan import Screen, literal_pattern, required_literals
@@ -373,8 +374,32 @@ class SignatureMatcher:
                 pos = gm.start() + 1
         return sorted(cand)
 
-    def match_lines(self, lines: Iterable[Any]) -> list[list[Match]]:
-        return [self.match(ln) for ln in lines]
+    def match_lines(self, lines: Iterable[Any], may: list[bool] | None = None) -> list[list[Match]]:
+        """:meth:`match` of every line; one block scan of all of them (:meth:`opsbrain.multiscan.Screen.block`)
+        first rules out the lines where nothing can match, so that most lines of a large log cost no Python work.
+        ``may``: per line, False where nothing can match (a scan with :meth:`block_patterns` the caller ran)."""
+        texts = [ln[:MAX_SCAN_CHARS] if type(ln) is str else as_text(ln) for ln in lines]  # as_text, inlined
+        if may is None or len(may) != len(texts):
+            may = self._block.candidates(texts, MAX_SCAN_CHARS) if self._block is not None else None
+        if may is None:
+            return [self.match(t) for t in texts]
+        return [self.match(t) if m else [] for t, m in zip(texts, may, strict=True)]
+
+    @cached_property
+    def _block(self) -> BlockScan | None:
+        pats = self.block_patterns()
+        scan = BlockScan(pats) if pats is not None else None
+        return scan if scan is not None and scan.usable else None
+
+    def block_patterns(self) -> list[str] | None:
+        """The block scan of :meth:`match_lines`: every code regex, knowledge-base pattern and imported regex as the
+        line screen reads it, and for each group of substrings the screen's anchors index, its longest substring
+        (:meth:`_match` adds a group's entry only where every substring occurs); None when it cannot be built."""
+        pats = self._screen.block_patterns(extra=())
+        if pats is None:
+            return None
+        longest = {max(group, key=len) for a in self._screen_anchors for group, _e in self._groups_own[a]}
+        return pats + [literal_pattern(sub) for sub in sorted(longest)]
 
 
 def _family(code: str) -> str:

@@ -14,11 +14,12 @@ import re
 from dataclasses import replace
 from functools import lru_cache
 
+from opsbrain.blockscan import BlockScan
 from opsbrain.ingest import screen, where
 from opsbrain.ingest.parsers import cann, device, framework, hccl, hccn, kernel, messages, twin
 from opsbrain.ingest.parsers.ctx import MAX_LINE, LineCtx, Parser, level_of
 from opsbrain.ingest.signal import Signal
-from opsbrain.multiscan import Screen, re2_superset
+from opsbrain.multiscan import Screen, literal_pattern, re2_superset
 
 ORDER: tuple[Parser, ...] = (twin.parse, messages.parse, device.parse, hccn.parse, kernel.parse_driver, hccl.parse, cann.parse,
                              kernel.parse, framework.parse)
@@ -60,10 +61,11 @@ def _screen() -> tuple[Screen, int]:
 
 @lru_cache(maxsize=1)
 def _every_parser() -> screen.Group:
-    """Every regex a parser keys on (each parser returns at once when the screen rules out all of its own)."""
+    """Every regex a parser keys on (each parser returns at once when the screen rules out all of its own), but for
+    those that only qualify a signal another regex finds (``screened(..., context=True)``)."""
     rx = messages.catalog()[0]
     return screen.Group(sorted({r for g in (twin._ANY, device._ANY, hccn._ANY, kernel._ANY, hccl._ANY, cann._ANY,
-                                            framework._ANY) for r in g.regexes}
+                                            framework._ANY) for r in g.regexes if not r.context}
                                | {kernel.RE_DRV, *(row[0] for row in kernel.DRV_KINDS)}
                                | ({rx} if rx is not None else set()), key=lambda r: r.id))
 
@@ -83,6 +85,49 @@ ADVICE = re.compile(r"(?:^|[\s\]:])(?:Possible Cause|Solution)\s*:\s")
 1. ... 4. Packet loss ...`` and ``Solution: ...``): the ``suggestion`` fields of the error-code table (hicann/runtime
 src/dfx/error_manager/error_code.json), the same text for every occurrence of the code. They list causes that may
 apply, not what happened, so a line is read up to them (the code itself says all they say)."""
+
+
+@lru_cache(maxsize=1)
+def _block_gates() -> tuple[BlockScan, BlockScan] | None:
+    """The two block scans :func:`may_signal` runs: the gate's words and documented messages (the screen's extras),
+    and every parser regex with the two literal tests of :func:`_parsers_may`; None when they cannot rule out lines."""
+    scr, covered = _screen()
+    group = _every_parser()
+    if group.top >= covered:
+        return None
+    words = scr.block(regexes=(), extra=None)
+    parsers = scr.block(regexes=group.ids, extra=())
+    if words is None or parsers is None:
+        return None
+    tests = BlockScan([*parsers.patterns, "(?i)" + literal_pattern("[ascend]"),
+                       literal_pattern("Traceback (most recent call last)")])
+    return (words, tests) if tests.usable else None
+
+
+def signal_patterns() -> list[str] | None:
+    """The patterns of which a line must hold one for :func:`parse_line` to find a signal in it (RE2, one line's
+    meaning; for a block scan shared with other line screens), or None when they cannot be given."""
+    gates = _block_gates()
+    return list(gates[1].patterns) if gates is not None else None
+
+
+def may_signal(texts: list[str]) -> list[bool] | None:
+    """Per line: False when :func:`parse_line` is certain to find no signal in it (two block scans, in C, of all the
+    lines: no gate word or documented message, or no parser regex that can match); None when the scans cannot tell
+    (no RE2). Lines marked True take :func:`parse_line` as usual."""
+    gates = _block_gates()
+    if gates is None:
+        return None
+    may = gates[1].candidates(texts, MAX_LINE)  # the parsers' regexes first: they occur on fewer lines
+    if may is None or not any(may):
+        return may
+    kept = [i for i, ok in enumerate(may) if ok]
+    words = gates[0].candidates([texts[i] for i in kept], MAX_LINE)  # then the gate, on those lines only
+    if words is None:
+        return None
+    for i, ok in zip(kept, words, strict=True):
+        may[i] = ok
+    return may
 
 
 def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: str | None = None,
@@ -119,4 +164,4 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
         ctx.out = [s if s.peer else replace(s, peer=peer) for s in ctx.out]
     return ctx.out
 
-__all__ = ["MAX_LINE", "LineCtx", "Signal", "parse_line"]
+__all__ = ["MAX_LINE", "LineCtx", "Signal", "may_signal", "parse_line", "signal_patterns"]

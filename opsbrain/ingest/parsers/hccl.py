@@ -50,8 +50,9 @@ error: hcclCommInitRootInfoConfig(...), error code is 1`` and ``OPS function err
 MindIE's ``HcclCommInitRootInfo fail, error:2``, HCCL's own ``call trace: hcclRet -> 4`` and ``... is failed.
 ret[9]``, and the aclnn base's ``Nnopbase fails to invoke the HcclAllocComResourceByTiling function of the hccl
 module. ret = 4``; the kind ``hcclret:N`` takes its roles from knowledge_base/codes.yaml ``hccl_results``."""
-_OTHER_CODES = screened(r"E[A-HJ-Z]\d{4}|\b50\d{4}\b|ERR\d{5}")  # CANN / runtime codes: the cann parser's too
-_HCCL_CONTEXT = screened(r"HCCL|hccl|hcom|Hccl|HCOM|collective|allreduce|all_reduce|allgather|broadcast", re.I)
+_OTHER_CODES = screened(r"E[A-HJ-Z]\d{4}|\b50\d{4}\b|ERR\d{5}", context=True)  # CANN / runtime: the cann parser's too
+_HCCL_CONTEXT = screened(r"HCCL|hccl|hcom|Hccl|HCOM|collective|allreduce|all_reduce|allgather|broadcast", re.I,
+                         context=True)
 
 
 def _peer(ctx: LineCtx) -> str | None:
