@@ -69,6 +69,11 @@ class ScheduleBlock(_Strict):
     handback_checkpoint: Literal["storage", "memory"] = Field(
         "storage", description="storage: the job writes its checkpoint to storage before it frees its nodes; memory: "
         "MindIO ACP, the step's in-memory checkpoint, persisted to storage after the hand-back")
+    operation: Literal["sequential", "overlapped"] = Field(
+        "sequential", description="sequential: each stage for the whole group, one after another; overlapped: each "
+        "node moves on when it is free, SIGKILL after a grace period, checkpoint pre-staged into host memory during "
+        "the drain, training launched on N + k nodes (k = launch_spares of the plan's spares)")
+    launch_spares: int = Field(2, ge=0, le=8, description="overlapped: spares launched beside the group (N + k)")
 
     @field_validator("dusk", "dawn")
     @classmethod
