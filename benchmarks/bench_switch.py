@@ -44,7 +44,7 @@ STAGE_PARAMS = {  # the parameters each stage's duration is drawn from or comput
     "stop": ("switch.process_stop_s", "switch.stop_grace_s", "switch.kill_release_s"),
     "nodes_ready": ("inference.output_tokens", "switch.process_stop_s", "switch.stop_grace_s", "training.launch_s"),
     "job_start": ("training.rank_table_s", "training.hccl_init_s", "training.storage_aggregate_gbytes_s",
-                  "fabric.npu_ub_gbytes_s"),
+                  "fabric.ub_link_gbytes_s", "fabric.vpc_gbits_s"),
     "training_start": ("training.launch_s", "training.rank_table_s", "training.hccl_init_s",
                        "training.storage_aggregate_gbytes_s", "training.storage_efficiency"),
     "checkpoint": ("training.state_bytes_per_param", "training.storage_aggregate_gbytes_s",
@@ -61,15 +61,17 @@ ABLATION = (("sequential", SwitchOps(), "storage"),
             ("+ SIGKILL after grace", SwitchOps(per_node=True, stop_grace=True), "storage"),
             ("+ checkpoint pre-staged", SwitchOps(per_node=True, stop_grace=True, prestage_checkpoint=True), "storage"),
             ("+ N+2 launch", SwitchOps(True, True, True, 2), "storage"),
-            ("+ memory hand-back", SwitchOps(True, True, True, 2), "memory"))
+            ("+ memory hand-back", SwitchOps(True, True, True, 2), "memory"),
+            ("+ stop mid-step", SwitchOps(True, True, True, 2), "memory-last-step"))
 
 
 def source_kind(text: str) -> str:
     """What a parameter's source text rests on: cited (a paper, facts.md, vendor docs), reason, assumed -- all
     that apply, so a median from a paper with an assumed spread reads cited+assumed."""
     low = text.lower()
-    kinds = [k for k, pattern in (("cited", r"arxiv|facts\.md|paper|cann|mindcluster|sosp"), ("reason", r"\breason\b"),
-                                  ("assumed", r"\bassumed\b")) if re.search(pattern, low)]
+    cited = r"arxiv|facts\.md|paper|cann|mindcluster|sosp|kubernetes\.io"
+    kinds = [k for k, pattern in (("cited", cited), ("reason", r"\breason\b"), ("assumed", r"\bassumed\b"))
+             if re.search(pattern, low)]
     return "+".join(kinds) or "definition"
 
 
@@ -100,10 +102,11 @@ def every_node(rows: list[dict]) -> list[float]:
     return [v for r in rows for d in ("training", "inference") for v in r["node_switch_s"][d]]
 
 
-def ablation(seeds: int, faults: tuple) -> None:
-    print(f"ablation: one change at a time, {seeds} seeds{', a node crash 100 s into each switch' if faults else ''}")
+def ablation(seeds: range, faults: tuple) -> None:
+    print(f"ablation: one change at a time, seeds {seeds.start}..{seeds.stop - 1}"
+          f"{', a node crash 100 s into each switch' if faults else ''}")
     for label, ops, hb in ABLATION:
-        rows = [run_schedule(ScheduleSetup(faults=faults, handback_checkpoint=hb, ops=ops), s) for s in range(seeds)]
+        rows = [run_schedule(ScheduleSetup(faults=faults, handback_checkpoint=hb, ops=ops), s) for s in seeds]
         ok = sum(r["handbacks_on_time"] for r in rows)
         print(f"  {label:26s} all {pct(every_node(rows))}  hand-backs on time {ok}/{sum(r['handbacks'] for r in rows)}")
 
@@ -111,10 +114,12 @@ def ablation(seeds: int, faults: tuple) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=20)
+    ap.add_argument("--first-seed", type=int, default=0, help="run seeds first-seed .. first-seed + seeds - 1")
     ap.add_argument("--operation", choices=("sequential", "overlapped"), default="sequential")
     ap.add_argument("--launch-spares", type=int, default=2, help="overlapped: spares launched beside the group")
     ap.add_argument("--fault", action="store_true", help="crash a node of the group 100 s into each switch")
-    ap.add_argument("--handback-checkpoint", choices=("storage", "memory"), default=None,
+    ap.add_argument("--handback-checkpoint", choices=("storage", "memory", "memory-last-step"),
+                    default=None,
                     help="default: storage when sequential, memory when overlapped")
     ap.add_argument("--breakdown", action="store_true", help="stage shares and the sources of their parameters")
     ap.add_argument("--ablation", action="store_true", help="sequential -> overlapped one change at a time")
@@ -122,15 +127,17 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     faults = (MidSwitchFault(0, 100.0, 3), MidSwitchFault(1, 100.0, 3)) if args.fault else ()
     if args.ablation:
-        ablation(args.seeds, faults)
+        ablation(range(args.first_seed, args.first_seed + args.seeds), faults)
         return 0
     ops = switch_ops(args.operation, args.launch_spares)
     hb_to = args.handback_checkpoint or ("memory" if args.operation == "overlapped" else "storage")
     setup = ScheduleSetup(faults=faults, handback_checkpoint=hb_to, ops=ops)
-    rows = [run_schedule(setup, seed) for seed in range(args.seeds)]
+    rows = [run_schedule(setup, seed) for seed in range(args.first_seed, args.first_seed + args.seeds)]
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1, default=str))
-    print(f"day/night switch, {args.seeds} seeds, dusk {setup.dusk!r}, dawn {setup.dawn!r}, operation {ops.name}"
+    last = args.first_seed + args.seeds - 1
+    print(f"day/night switch, seeds {args.first_seed}..{last}, dusk {setup.dusk!r}, dawn {setup.dawn!r}"
+          f", operation {ops.name}"
           f"{', a node crash 100 s into each switch' if args.fault else ''}, hand-back checkpoint to {hb_to}")
 
     def show(label: str, vals: list[float]) -> None:
@@ -155,6 +162,10 @@ def main(argv: list[str] | None = None) -> int:
     hb = sum(r["handbacks"] for r in rows)
     print(f"hand-backs on time: {sum(r['handbacks_on_time'] for r in rows)} of {hb} (deadline "
           f"{setup.handback_deadline_s:.0f} s)")
+    lost = [h["abandoned_step_s"] for r in rows for h in r["handback_detail"] if "abandoned_step_s" in h]
+    if lost:
+        print(f"  training work abandoned mid-step at the hand-back: p50 {np.percentile(lost, 50):.0f} s, max "
+              f"{max(lost):.0f} s of the job's time per hand-back")
     late = [h.get("why_late") for r in rows for h in r["handback_detail"] if not h["on_time"]]
     if late:
         print(f"  late because: {late[0]}")

@@ -177,3 +177,32 @@ def test_per_node_options_need_per_node() -> None:
     with pytest.raises(ValueError):
         SwitchOps(per_node=True, launch_spares=-1)
     assert SwitchOps().name == "sequential"
+
+
+def test_a_hand_back_mid_step_loses_at_most_the_step_under_way(overlapped: dict) -> None:
+    """memory-last-step: the job stops at once with its last boundary's memory copy; the partial step is lost."""
+    from opsbrain.ops.schedule import OVERLAPPED
+    now = run_schedule(ScheduleSetup(ops=OVERLAPPED, handback_checkpoint="memory-last-step"), 2)
+    hb_w, hb_n = overlapped["handback_detail"][0], now["handback_detail"][0]
+    assert hb_n["checkpoint_to"] == "memory-last-step" and hb_n["checkpoint_s"] == 0.0
+    assert hb_n["persist_async_s"] == pytest.approx(hb_w["persist_async_s"])
+    assert hb_n["abandoned_step_s"] > 0.0  # the job was mid-step at 06:00 (the identity: next test)
+    assert hb_n["duration_s"] <= hb_w["duration_s"] + 1e-6
+    assert now["failed"] == [] and now["handbacks_on_time"] == 1
+    # the dusk switch is the same (same seed; nothing before dawn differs)
+    assert sorted(now["node_switch_s"]["training"]) == sorted(overlapped["node_switch_s"]["training"])
+
+
+def test_step_done_and_step_left_make_one_step() -> None:
+    from faultlib import ids
+    from faultlib.engine import Simulation
+    from faultlib.workloads.switch import step_done_s, to_step_boundary_s
+    from faultlib.workloads.training import TrainingJob
+
+    sim = Simulation(seed=4, pods=1)
+    job = TrainingJob("t", [ids.node(0, i) for i in range(4)])
+    sim.add_workload(job)
+    sim.run(1234.5)
+    assert job.state == "running"
+    done, left = step_done_s(job), to_step_boundary_s(job)
+    assert 0.0 < done < job._step_s and done + left == pytest.approx(job._step_s)

@@ -17,6 +17,9 @@ Training -> inference (dawn):
    storage asynchronously, in minutes -- hiascend.com MindCluster docs, "MindIO ACP" product description) the job
    stops at the next step boundary, where its per-step in-memory checkpoint is taken (the twin's training model,
    ``training.mem_ckpt_every_steps``), and the write to storage runs after the job left (recorded, not waited for).
+   ``checkpoint="memory-last-step"``: the job stops at once and hands back the in-memory checkpoint of its last step
+   boundary; the step under way is lost (recorded as ``abandoned_step_s``): the operator trades up to one step of
+   training for not waiting for the boundary.
 2. **start serving**: each instance of the plan starts on its nodes
    (:meth:`ElasticInferenceService.add_instance`: relaunch + HCCL init + EP-shard weights from the EMS pool).
 
@@ -166,7 +169,10 @@ def to_step_boundary_s(job: TrainingJob) -> float:
     return max(0.0, (math.ceil(job._pos - 1e-9) - job._pos) * job._step_s)
 
 
-def handback_checkpoint(sim: Simulation, job: TrainingJob, checkpoint: Literal["storage", "memory"] = "storage"
+HandbackCheckpoint = Literal["storage", "memory", "memory-last-step"]
+
+
+def handback_checkpoint(sim: Simulation, job: TrainingJob, checkpoint: HandbackCheckpoint = "storage"
                         ) -> Generator[Any, Any, dict[str, Any]]:
     """The checkpoint stage of a hand-back (if the job runs). Value: what was saved and how long it took (a job
     that is down or restarting has nothing newer to save). ``checkpoint="memory"``: see the module docstring (the
@@ -174,7 +180,12 @@ def handback_checkpoint(sim: Simulation, job: TrainingJob, checkpoint: Literal["
     out: dict[str, Any] = {"job": job.name, "nodes": list(job.nodes), "checkpoint_to": checkpoint}
     acc = job.accounting()
     out["trained"] = {k: acc[k] for k in ("useful_steps", "ettr", "state")}
-    if checkpoint == "memory" and job.state == "running":
+    if checkpoint == "memory-last-step" and job.state == "running":
+        lost = step_done_s(job)  # the step under way is abandoned; its last boundary's memory copy is kept
+        out["checkpoint_s"] = 0.0
+        out["abandoned_step_s"] = lost
+        out["persist_async_s"] = checkpoint_write_s(job)
+    elif checkpoint.startswith("memory") and job.state == "running":
         wait = to_step_boundary_s(job)
         yield sim.env.timeout(wait)
         out["checkpoint_s"] = wait
@@ -191,7 +202,15 @@ def handback_checkpoint(sim: Simulation, job: TrainingJob, checkpoint: Literal["
     return out
 
 
-def hand_back(sim: Simulation, job: TrainingJob, checkpoint: Literal["storage", "memory"] = "storage"
+def step_done_s(job: TrainingJob) -> float:
+    """Seconds of the current step a running job has done since its last step boundary; 0 otherwise."""
+    if job.state != "running" or job._step_s <= 0:
+        return 0.0
+    job._advance()
+    return max(0.0, (job._pos - math.floor(job._pos + 1e-9)) * job._step_s)
+
+
+def hand_back(sim: Simulation, job: TrainingJob, checkpoint: HandbackCheckpoint = "storage"
               ) -> Generator[Any, Any, dict[str, Any]]:
     """Checkpoint (:func:`handback_checkpoint`), stop (the slowest node), and take the job off its nodes. Value:
     stage durations and whether a checkpoint was written."""

@@ -25,6 +25,7 @@ from faultlib.engine import Simulation
 from faultlib.injection.spec import FaultSpec
 from faultlib.workloads.elastic import ElasticInferenceService, Role
 from faultlib.workloads.switch import (
+    HandbackCheckpoint,
     SwitchedTrainingJob,
     checkpoint_read_s,
     detach,
@@ -107,7 +108,7 @@ class SchedulePlan:
     spares: tuple[str, ...] = ()
     handback_deadline_s: float = 120.0
     faults: tuple[MidSwitchFault, ...] = ()
-    handback_checkpoint: Literal["storage", "memory"] = "storage"  # memory: MindIO ACP (faultlib.workloads.switch)
+    handback_checkpoint: HandbackCheckpoint = "storage"  # memory: MindIO ACP (faultlib.workloads.switch)
     ops: SwitchOps = SwitchOps()
 
 
@@ -383,7 +384,8 @@ class ScheduleRunner:
     def _judge_handback(self, hb: dict[str, Any]) -> None:
         hb["on_time"] = hb["duration_s"] <= self.plan.handback_deadline_s
         if not hb["on_time"]:
-            ckpt = "wait for the step's memory checkpoint" if hb["checkpoint_to"] == "memory" else "checkpoint write"
+            ckpt = ("wait for the step's memory checkpoint" if hb["checkpoint_to"].startswith("memory")
+                    else "checkpoint write")
             hb["why_late"] = (f"{ckpt} {hb['checkpoint_s']:.0f} s + stop {hb['stop_s']:.0f} s > "
                               f"deadline {self.plan.handback_deadline_s:.0f} s")
 

@@ -8,12 +8,13 @@ diurnal curve, its peak at ``peak_load`` of the day layout's decode capacity at 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from faultlib import ids
 from faultlib.engine import Simulation
 from faultlib.workloads.demand import curve_for, drive_demand
 from faultlib.workloads.elastic import ElasticInferenceService
+from faultlib.workloads.switch import HandbackCheckpoint
 from opsbrain.ops.schedule import (
     Group,
     MidSwitchFault,
@@ -35,7 +36,7 @@ class ScheduleSetup:
     handback_deadline_s: float = 120.0
     faults: tuple[MidSwitchFault, ...] = ()
     params: dict[str, Any] = field(default_factory=dict)
-    handback_checkpoint: Literal["storage", "memory"] = "storage"
+    handback_checkpoint: HandbackCheckpoint = "storage"
     ops: SwitchOps = SwitchOps()
 
 
