@@ -341,11 +341,16 @@ class ScheduleRunner:
         self.svc.retire_instance(qual)
 
     # ---- training -> inference --------------------------------------------------------------------------
-    def _to_inference(self, rec: SwitchRecord) -> Generator[Any, Any, None]:
-        sim = self.sim
+    def _take_job(self, rec: SwitchRecord) -> TrainingJob | None:
         job = self.jobs.pop(rec.group, None)
         if job is None:
             rec.skipped = "the group is not training"
+        return job
+
+    def _to_inference(self, rec: SwitchRecord) -> Generator[Any, Any, None]:
+        sim = self.sim
+        job = self._take_job(rec)
+        if job is None:
             return
         freed = list(job.nodes)
         hb = yield from hand_back(sim, job, self.plan.handback_checkpoint)
@@ -361,9 +366,8 @@ class ScheduleRunner:
         """The job checkpoints, then each node's training processes stop on their own clock; each instance of the
         day layout starts as soon as its own nodes are free. The hand-back ends when the last node is free."""
         sim = self.sim
-        job = self.jobs.pop(rec.group, None)
+        job = self._take_job(rec)
         if job is None:
-            rec.skipped = "the group is not training"
             return
         freed = list(job.nodes)
         self.warm.clear()  # the standbys' training processes end with the job
