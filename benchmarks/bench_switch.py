@@ -1,6 +1,7 @@
 """Day inference / night training: per-node switch time over seeds, a fault mid-switch, on-time hand-back (issue 21).
 
-    python benchmarks/bench_switch.py --seeds 20 [--fault] [--handback-checkpoint memory] [--breakdown]
+    python benchmarks/bench_switch.py --seeds 20 [--operation sequential|overlapped] [--fault]
+                                      [--handback-checkpoint storage|memory] [--breakdown] [--ablation]
                                       [--json out.json]
 
 Runs the built-in day/night plan (flexible group of 22 nodes trains 22:00-06:00) once per seed and prints p50/p90
@@ -10,6 +11,14 @@ needed a retry. With ``--fault`` a node of the group crashes 100 s into each swi
 storage afterwards (MindIO ACP, see faultlib.workloads.switch). ``--breakdown``: per stage, its share of the mean
 per-node switch time and the parameters behind it, each with its value and the kind of its source (published,
 assumed, reason) as docs/parameters.md states it.
+``--operation overlapped`` (the hand-back then defaults to memory): each node moves on when it is free, SIGKILL
+after the grace period, the checkpoint pre-staged into host memory during the drain, training launched on N + k nodes
+(``--launch-spares``, default 2 = the plan's spares); see opsbrain.ops.schedule.SwitchOps. ``--ablation`` adds one
+change at a time from sequential to overlapped and prints the per-node p50/p90/p99 of each step.
+"Per-node switch time" is from the rule firing (the node stops new work) to the node working in its new role; a
+training node works when the job runs, so every node of the job gets the same time (the job needs all its ranks).
+Beside it: the whole switch (rule firing -> last node in its new role) and, for training, when each node's own
+stages were done (its processes launched and registered).
 """
 
 from __future__ import annotations
@@ -26,12 +35,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from faultlib.params import iter_params  # noqa: E402
 from faultlib.simparams import SimParams  # noqa: E402
-from opsbrain.ops.schedule import MidSwitchFault  # noqa: E402
+from opsbrain.ops.scenario_run import switch_ops  # noqa: E402
+from opsbrain.ops.schedule import MidSwitchFault, SwitchOps  # noqa: E402
 from opsbrain.ops.schedule_run import ScheduleSetup, run_schedule  # noqa: E402
 
 STAGE_PARAMS = {  # the parameters each stage's duration is drawn from or computed with
     "drain": ("inference.output_tokens", "inference.tpot_tight_ms", "switch.drain_timeout_s"),
-    "stop": ("switch.process_stop_s",),
+    "stop": ("switch.process_stop_s", "switch.stop_grace_s", "switch.kill_release_s"),
+    "nodes_ready": ("inference.output_tokens", "switch.process_stop_s", "switch.stop_grace_s", "training.launch_s"),
+    "job_start": ("training.rank_table_s", "training.hccl_init_s", "training.storage_aggregate_gbytes_s",
+                  "fabric.ub_link_gbytes_s", "fabric.vpc_gbits_s"),
     "training_start": ("training.launch_s", "training.rank_table_s", "training.hccl_init_s",
                        "training.storage_aggregate_gbytes_s", "training.storage_efficiency"),
     "checkpoint": ("training.state_bytes_per_param", "training.storage_aggregate_gbytes_s",
@@ -42,22 +55,31 @@ STAGE_PARAMS = {  # the parameters each stage's duration is drawn from or comput
 PATH = {"to training": ("drain", "stop", "training_start"),
         "to decode": ("checkpoint", "stop", "decode_relaunch", "decode_weights"),
         "to prefill": ("checkpoint", "stop", "prefill_relaunch", "prefill_weights")}
+OVERLAPPED_PATH = {**PATH, "to training": ("nodes_ready", "job_start")}  # the stages overlap: the critical path
+ABLATION = (("sequential", SwitchOps(), "storage"),
+            ("+ per node", SwitchOps(per_node=True), "storage"),
+            ("+ SIGKILL after grace", SwitchOps(per_node=True, stop_grace=True), "storage"),
+            ("+ checkpoint pre-staged", SwitchOps(per_node=True, stop_grace=True, prestage_checkpoint=True), "storage"),
+            ("+ N+2 launch", SwitchOps(True, True, True, 2), "storage"),
+            ("+ memory hand-back", SwitchOps(True, True, True, 2), "memory"),
+            ("+ stop mid-step", SwitchOps(True, True, True, 2), "memory-last-step"))
 
 
 def source_kind(text: str) -> str:
     """What a parameter's source text rests on: cited (a paper, facts.md, vendor docs), reason, assumed -- all
     that apply, so a median from a paper with an assumed spread reads cited+assumed."""
     low = text.lower()
-    kinds = [k for k, pattern in (("cited", r"arxiv|facts\.md|paper|cann|mindcluster|sosp"), ("reason", r"\breason\b"),
-                                  ("assumed", r"\bassumed\b")) if re.search(pattern, low)]
+    cited = r"arxiv|facts\.md|paper|cann|mindcluster|sosp|kubernetes\.io"
+    kinds = [k for k, pattern in (("cited", cited), ("reason", r"\breason\b"), ("assumed", r"\bassumed\b"))
+             if re.search(pattern, low)]
     return "+".join(kinds) or "definition"
 
 
-def breakdown(rows: list[dict], direction_of: dict[str, str]) -> None:
+def breakdown(rows: list[dict], direction_of: dict[str, str], paths: dict[str, tuple[str, ...]]) -> None:
     """Mean stage seconds on each path (the group's slowest part per switch), share of the path's sum, sources."""
     info = {path: (default, unit, src) for path, default, unit, src, _d in iter_params(SimParams)}
     print("breakdown: mean seconds per switch on each node's path, share of the path, and the sources")
-    for path, stages in PATH.items():
+    for path, stages in paths.items():
         d = direction_of[path]
         means = {st: float(np.mean([r["stages_s"].get(f"to {d}: {st}", [0.0])[0] if r["stages_s"].get(
             f"to {d}: {st}") else 0.0 for r in rows])) for st in stages}
@@ -70,49 +92,91 @@ def breakdown(rows: list[dict], direction_of: dict[str, str]) -> None:
                 print(f"        {par:40s} {default} {unit}  [{source_kind(src)}] {src[:90]}")
 
 
+def pct(vals: list[float]) -> str:
+    a = np.array(vals)
+    return (f"n {len(a):4d}  p50 {np.percentile(a, 50):6.0f} s  p90 {np.percentile(a, 90):6.0f} s  "
+            f"p99 {np.percentile(a, 99):6.0f} s  max {a.max():6.0f} s  share < 300 s {np.mean(a < 300.0):.2f}")
+
+
+def every_node(rows: list[dict]) -> list[float]:
+    return [v for r in rows for d in ("training", "inference") for v in r["node_switch_s"][d]]
+
+
+def ablation(seeds: range, faults: tuple) -> None:
+    print(f"ablation: one change at a time, seeds {seeds.start}..{seeds.stop - 1}"
+          f"{', a node crash 100 s into each switch' if faults else ''}")
+    for label, ops, hb in ABLATION:
+        rows = [run_schedule(ScheduleSetup(faults=faults, handback_checkpoint=hb, ops=ops), s) for s in seeds]
+        ok = sum(r["handbacks_on_time"] for r in rows)
+        print(f"  {label:26s} all {pct(every_node(rows))}  hand-backs on time {ok}/{sum(r['handbacks'] for r in rows)}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=20)
+    ap.add_argument("--first-seed", type=int, default=0, help="run seeds first-seed .. first-seed + seeds - 1")
+    ap.add_argument("--operation", choices=("sequential", "overlapped"), default="sequential")
+    ap.add_argument("--launch-spares", type=int, default=2, help="overlapped: spares launched beside the group")
     ap.add_argument("--fault", action="store_true", help="crash a node of the group 100 s into each switch")
-    ap.add_argument("--handback-checkpoint", choices=("storage", "memory"), default="storage")
+    ap.add_argument("--handback-checkpoint", choices=("storage", "memory", "memory-last-step"),
+                    default=None,
+                    help="default: storage when sequential, memory when overlapped")
     ap.add_argument("--breakdown", action="store_true", help="stage shares and the sources of their parameters")
+    ap.add_argument("--ablation", action="store_true", help="sequential -> overlapped one change at a time")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
     faults = (MidSwitchFault(0, 100.0, 3), MidSwitchFault(1, 100.0, 3)) if args.fault else ()
-    setup = ScheduleSetup(faults=faults, handback_checkpoint=args.handback_checkpoint)
-    rows = [run_schedule(setup, seed) for seed in range(args.seeds)]
+    if args.ablation:
+        ablation(range(args.first_seed, args.first_seed + args.seeds), faults)
+        return 0
+    ops = switch_ops(args.operation, args.launch_spares)
+    hb_to = args.handback_checkpoint or ("memory" if args.operation == "overlapped" else "storage")
+    setup = ScheduleSetup(faults=faults, handback_checkpoint=hb_to, ops=ops)
+    rows = [run_schedule(setup, seed) for seed in range(args.first_seed, args.first_seed + args.seeds)]
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1, default=str))
-    print(f"day/night switch, {args.seeds} seeds, dusk {setup.dusk!r}, dawn {setup.dawn!r}"
-          f"{', a node crash 100 s into each switch' if args.fault else ''}, hand-back checkpoint to "
-          f"{args.handback_checkpoint}")
+    last = args.first_seed + args.seeds - 1
+    print(f"day/night switch, seeds {args.first_seed}..{last}, dusk {setup.dusk!r}, dawn {setup.dawn!r}"
+          f", operation {ops.name}"
+          f"{', a node crash 100 s into each switch' if args.fault else ''}, hand-back checkpoint to {hb_to}")
 
     def show(label: str, vals: list[float]) -> None:
-        a = np.array(vals)
-        print(f"  {label:24s} n {len(a):4d}  p50 {np.percentile(a, 50):6.0f} s  p90 {np.percentile(a, 90):6.0f} s  "
-              f"max {a.max():6.0f} s  share < 300 s {np.mean(a < 300.0):.2f}")
+        print(f"  {label:24s} {pct(vals)}")
 
-    print("per-node switch time")
+    print("per-node switch time (rule firing -> the node works in its new role)")
     for d in ("training", "inference"):
         show(f"to {d}", [v for r in rows for v in r["node_switch_s"][d]])
     for role in sorted({k for r in rows for k in r["node_switch_s_by_role"]} - {"to training"}):
         show(role, [v for r in rows for v in r["node_switch_s_by_role"][role]])
-    show("all", [v for r in rows for d in ("training", "inference") for v in r["node_switch_s"][d]])
+    show("all", every_node(rows))
+    print("whole switch (rule firing -> the last node in its new role), one per switch")
+    for d in ("training", "inference"):
+        show(f"to {d}", [v for r in rows for v in r["whole_switch_s"][d]])
+    ready = [v for r in rows for v in r["node_ready_s"]]
+    if ready:
+        print("training nodes' own stages done (drain, stop, launch; the job then waits for its last rank)")
+        show("node ready", ready)
     print("stages (the group's slowest part per switch)")
     for key in sorted({k for r in rows for k in r["stages_s"]}):
         show(key, [v for r in rows for v in r["stages_s"].get(key, [])])
     hb = sum(r["handbacks"] for r in rows)
     print(f"hand-backs on time: {sum(r['handbacks_on_time'] for r in rows)} of {hb} (deadline "
           f"{setup.handback_deadline_s:.0f} s)")
+    lost = [h["abandoned_step_s"] for r in rows for h in r["handback_detail"] if "abandoned_step_s" in h]
+    if lost:
+        print(f"  training work abandoned mid-step at the hand-back: p50 {np.percentile(lost, 50):.0f} s, max "
+              f"{max(lost):.0f} s of the job's time per hand-back")
     late = [h.get("why_late") for r in rows for h in r["handback_detail"] if not h["on_time"]]
     if late:
         print(f"  late because: {late[0]}")
     print(f"switches failed: {sum(len(r['failed']) for r in rows)}; start retries: {sum(r['attempts'] for r in rows)}; "
-          f"nodes replaced by spares: {sum(len(x) for r in rows for x in r['replaced'])}")
+          f"nodes replaced by spares: {sum(len(x) for r in rows for x in r['replaced'])}; group nodes left out by "
+          f"an N + k launch (spares for the night): {sum(r['set_aside'] for r in rows)}")
     print(f"SLO attainment (TPOT 15 ms): p50 {np.percentile([r['slo_attainment'] for r in rows], 50):.4f}  "
           f"min {min(r['slo_attainment'] for r in rows):.4f}")
     if args.breakdown:
-        breakdown(rows, {"to training": "training", "to decode": "inference", "to prefill": "inference"})
+        breakdown(rows, {"to training": "training", "to decode": "inference", "to prefill": "inference"},
+                  OVERLAPPED_PATH if ops.per_node else PATH)
     return 0
 
 

@@ -94,3 +94,115 @@ def test_the_wait_for_the_step_boundary_is_within_one_step() -> None:
     assert 0.0 <= wait <= job._step_s
     sim.run(sim.now + wait)
     assert to_step_boundary_s(job) in (0.0, pytest.approx(job._step_s))  # at a boundary
+
+
+# ---- the overlapped operation (per node, SIGKILL after grace, pre-staged checkpoint, N + k launch) ----------------
+
+@pytest.fixture(scope="module")
+def overlapped() -> dict:
+    from opsbrain.ops.schedule import OVERLAPPED
+    return run_schedule(ScheduleSetup(ops=OVERLAPPED, handback_checkpoint="memory"), 2)
+
+
+def test_overlapped_switch_keeps_the_group_size_and_sets_the_slowest_aside(overlapped: dict) -> None:
+    r = overlapped
+    assert r["operation"] == "overlapped" and r["failed"] == [] and r["handbacks"] == 1
+    assert len(r["node_switch_s"]["training"]) == 22 and len(r["node_switch_s"]["inference"]) == 22
+    # N + 2: the job took the first 22 of 24 launched nodes; the group nodes left out became spares for the night
+    assert 0 <= r["set_aside"] <= 2
+    # a training node's own stages end no later than the job start that ends its switch
+    assert len(r["node_ready_s"]) == 22
+    assert max(r["node_ready_s"]) <= min(r["node_switch_s"]["training"]) + 1e-6
+    # one job start for all ranks: every training node has the same switch time
+    assert len(set(round(v, 6) for v in r["node_switch_s"]["training"])) == 1
+    assert r["whole_switch_s"]["training"] == [pytest.approx(r["node_switch_s"]["training"][0])]
+
+
+def test_overlapped_to_training_is_faster_than_sequential_on_the_same_seed(plain: dict, overlapped: dict) -> None:
+    assert max(overlapped["node_switch_s"]["training"]) < max(plain["node_switch_s"]["training"])
+
+
+def test_sigkill_after_the_grace_period_bounds_every_stop() -> None:
+    from faultlib.engine import Simulation
+    from faultlib.workloads.switch import stop_draws
+
+    sim = Simulation(seed=3, pods=1)
+    p = sim.params.switch
+    free = stop_draws(sim, 2000, grace=False)
+    sim2 = Simulation(seed=3, pods=1)
+    capped = stop_draws(sim2, 2000, grace=True)
+    assert max(free) > p.stop_grace_s  # the unbounded tail exists (lognormal median 5 s, p90 15 s)
+    bound = p.stop_grace_s + p.kill_release_s.quantile(5.0)
+    assert max(capped) <= bound
+    assert [c for f, c in zip(free, capped, strict=True) if f <= p.stop_grace_s] == \
+        [f for f in free if f <= p.stop_grace_s]  # below the grace period nothing changes
+
+
+def test_a_prestaged_checkpoint_is_waited_for_and_loaded_from_host_memory() -> None:
+    """The first start of a switched job skips the launch (done per node) and waits for the pre-staged checkpoint;
+    it loads it as an in-memory checkpoint (host memory over UB), far quicker than the storage read."""
+    from faultlib import ids
+    from faultlib.engine import Simulation
+    from faultlib.workloads.switch import SwitchedTrainingJob, checkpoint_read_s
+
+    sim = Simulation(seed=1, pods=1)
+    nodes = [ids.node(0, i) for i in range(22)]
+    read = checkpoint_read_s(sim, len(nodes))
+    assert read == pytest.approx(9.394e12 / 200e9, rel=0.01)  # 671 B x 14 bytes over the 200 GB/s file system
+    job = SwitchedTrainingJob("t", nodes)
+    job.launched, job.prestaged_until = True, 500.0
+    sim.add_workload(job)
+    proc = job.restart("memory")
+    sim.run(499.0)
+    assert job.state == "restarting"  # rank table + HCCL init (~25 s) are done; the pre-stage is not
+    sim.run(510.0)  # the load from host memory takes well under a second; from storage it would take ~47 s
+    assert proc.triggered and proc.value is True and job.state == "running"
+    assert job.last_restart["source"] == "memory"
+    assert job.launched is False  # only the first start skips the launch
+
+
+def test_overlapped_switch_with_a_crash_mid_switch_recovers() -> None:
+    from opsbrain.ops.schedule import OVERLAPPED
+    faults = (MidSwitchFault(0, 100.0, 3), MidSwitchFault(1, 100.0, 5))
+    r = run_schedule(ScheduleSetup(ops=OVERLAPPED, handback_checkpoint="memory", faults=faults), 2)
+    assert r["failed"] == [] and r["handbacks_on_time"] == 1
+    assert len(r["node_switch_s"]["training"]) == 22 and len(r["node_switch_s"]["inference"]) == 22
+    assert all(s > 100.0 for s in r["node_switch_s"]["inference"] if s)  # the dawn retry ends after the crash
+
+
+def test_per_node_options_need_per_node() -> None:
+    from opsbrain.ops.schedule import SwitchOps
+    with pytest.raises(ValueError, match="need per_node"):
+        SwitchOps(launch_spares=2)
+    with pytest.raises(ValueError):
+        SwitchOps(per_node=True, launch_spares=-1)
+    assert SwitchOps().name == "sequential"
+
+
+def test_a_hand_back_mid_step_loses_at_most_the_step_under_way(overlapped: dict) -> None:
+    """memory-last-step: the job stops at once with its last boundary's memory copy; the partial step is lost."""
+    from opsbrain.ops.schedule import OVERLAPPED
+    now = run_schedule(ScheduleSetup(ops=OVERLAPPED, handback_checkpoint="memory-last-step"), 2)
+    hb_w, hb_n = overlapped["handback_detail"][0], now["handback_detail"][0]
+    assert hb_n["checkpoint_to"] == "memory-last-step" and hb_n["checkpoint_s"] == 0.0
+    assert hb_n["persist_async_s"] == pytest.approx(hb_w["persist_async_s"])
+    assert hb_n["abandoned_step_s"] > 0.0  # the job was mid-step at 06:00 (the identity: next test)
+    assert hb_n["duration_s"] <= hb_w["duration_s"] + 1e-6
+    assert now["failed"] == [] and now["handbacks_on_time"] == 1
+    # the dusk switch is the same (same seed; nothing before dawn differs)
+    assert sorted(now["node_switch_s"]["training"]) == sorted(overlapped["node_switch_s"]["training"])
+
+
+def test_step_done_and_step_left_make_one_step() -> None:
+    from faultlib import ids
+    from faultlib.engine import Simulation
+    from faultlib.workloads.switch import step_done_s, to_step_boundary_s
+    from faultlib.workloads.training import TrainingJob
+
+    sim = Simulation(seed=4, pods=1)
+    job = TrainingJob("t", [ids.node(0, i) for i in range(4)])
+    sim.add_workload(job)
+    sim.run(1234.5)
+    assert job.state == "running"
+    done, left = step_done_s(job), to_step_boundary_s(job)
+    assert 0.0 < done < job._step_s and done + left == pytest.approx(job._step_s)

@@ -17,11 +17,29 @@ Training -> inference (dawn):
    storage asynchronously, in minutes -- hiascend.com MindCluster docs, "MindIO ACP" product description) the job
    stops at the next step boundary, where its per-step in-memory checkpoint is taken (the twin's training model,
    ``training.mem_ckpt_every_steps``), and the write to storage runs after the job left (recorded, not waited for).
+   ``checkpoint="memory-last-step"``: the job stops at once and hands back the in-memory checkpoint of its last step
+   boundary; the step under way is lost (recorded as ``abandoned_step_s``): the operator trades up to one step of
+   training for not waiting for the boundary.
 2. **start serving**: each instance of the plan starts on its nodes
    (:meth:`ElasticInferenceService.add_instance`: relaunch + HCCL init + EP-shard weights from the EMS pool).
 
 A node's switch time runs from the moment it stops useful work in its old role (drain start / checkpoint start)
 to the moment it works in the new one (instance up / job running).
+
+**Overlapped operation** (what an operations team does with the same stages; every duration is the same sourced
+distribution, only the order and what waits for what change; used by ``opsbrain.ops.schedule`` with
+``SwitchOps``):
+
+* per node: a node's next stage starts when *it* is free, not when the slowest node of the group is (a prefill
+  instance's nodes have nothing to drain; each node's training processes launch once its own serving processes
+  exited; at dawn each instance starts once its own nodes' training processes exited) -- :func:`stop_draws`;
+* stop with a grace period: SIGTERM, then SIGKILL after ``stop_grace_s`` (the orchestrator's termination grace
+  period), so a process that hangs on exit no longer sets the stage's tail;
+* the persistent checkpoint is read from storage into the nodes' host memory from the moment the switch begins,
+  while the group drains and launches (:func:`checkpoint_read_s`, the job's own storage model); the job then loads
+  it from host memory as it loads an in-memory checkpoint (:class:`SwitchedTrainingJob`);
+* N + k launch: the job's processes launch on the group's nodes and on ``k`` free spares of the plan; the job
+  takes the first N that report ready (a rank registers when its process is up; a node that died never does).
 """
 
 from __future__ import annotations
@@ -32,7 +50,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from faultlib.durations import D, Dist
 from faultlib.params import P, ParamGroup
-from faultlib.workloads.training import TrainingJob, TrainingParams
+from faultlib.workloads.training import TrainingJob, TrainingParams, stage_s
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
@@ -51,6 +69,13 @@ class SwitchParams(ParamGroup):
     process_stop_s: Dist = D(
         5.0, 15.0, "s", "reason: SIGTERM, process exit and release of the NPU memory/contexts take seconds; assumed "
         "p90 3 x median (a process that must be killed after a grace period)")
+    stop_grace_s: float = P(
+        30.0, "s", "the orchestrator's termination grace period in the overlapped operation: SIGTERM, then SIGKILL "
+        "once it expires; Kubernetes' default terminationGracePeriodSeconds is 30 s (kubernetes.io, 'Termination of "
+        "Pods' and the PodSpec API reference)", gt=0)
+    kill_release_s: Dist = D(
+        2.0, 5.0, "s", "assumed: after SIGKILL the kernel reaps the process and the NPU driver frees its device "
+        "memory and contexts: seconds; assumed p90 2.5 x median")
 
 
 def drain_s(sim: Simulation, svc: ElasticInferenceService, instance: str) -> float:
@@ -68,6 +93,58 @@ def stop_s(sim: Simulation, nodes: int) -> float:
     """The serving or training processes of ``nodes`` nodes exit: the slowest node's draw."""
     p: SwitchParams = sim.params.switch
     return sim.durations.draw_max("switch.process_stop_s", p.process_stop_s, nodes)
+
+
+def stop_draws(sim: Simulation, nodes: int, grace: bool = False) -> list[float]:
+    """One stop time per node (``switch.process_stop_s``); with ``grace`` a process still running when the grace
+    period ends is killed (``stop_grace_s`` + ``kill_release_s``)."""
+    p: SwitchParams = sim.params.switch
+    out = []
+    for _ in range(nodes):
+        t = sim.durations.draw("switch.process_stop_s", p.process_stop_s)
+        if grace and t > p.stop_grace_s:
+            t = p.stop_grace_s + sim.durations.draw("switch.kill_release_s", p.kill_release_s)
+        out.append(t)
+    return out
+
+
+def launch_draws(sim: Simulation, nodes: int, params: TrainingParams | None = None) -> list[float]:
+    """One draw of the training processes' launch per node (``training.launch_s``: spawn, import, model build)."""
+    p = params or sim.params.training
+    return [sim.durations.draw("training.launch_s", p.launch_s) for _ in range(nodes)]
+
+
+def checkpoint_read_s(sim: Simulation, nodes: int, params: TrainingParams | None = None) -> float:
+    """Seconds to read a job's whole persistent checkpoint from storage onto ``nodes`` nodes: the job's own storage
+    model (each node's share of its VPC path, bounded by the file system's aggregate throughput)."""
+    p = params or sim.params.training
+    per_node = sim.params.fabric.vpc_gbits_s / 8 * p.storage_efficiency
+    rate = min(max(1, nodes) * per_node, p.storage_aggregate_gbytes_s)
+    return p.total_params_b * 1e9 * p.state_bytes_per_param / (rate * 1e9)
+
+
+class SwitchedTrainingJob(TrainingJob):
+    """A training job started by an overlapped switch: its first start skips the launch stage (the runner launched
+    each node's processes as the node freed up) and waits, besides rank table and HCCL init, for the checkpoint
+    being pre-staged into host memory (``prestaged_until``, simulated second). Later restarts (a retry on a spare)
+    use the job's full restart model."""
+
+    def __init__(self, name: str, nodes: list[str], params: TrainingParams | None = None) -> None:
+        super().__init__(name, nodes, params)
+        self.launched = False
+        self.prestaged_until: float | None = None
+
+    def _restart_stages_s(self, scope: str, replaced: bool) -> float:
+        if not self.launched or scope != "job" or replaced:
+            return super()._restart_stages_s(scope, replaced)
+        self.launched = False  # only the first start was launched per node
+        sim, p = self._sim, self.p
+        ranks = len(self.ranks)
+        stages = (stage_s(sim, p, "rank_table_s", ranks, p.rank_table_scale_exp)
+                  + stage_s(sim, p, "hccl_init_s", ranks, p.hccl_init_scale_exp))
+        if self.prestaged_until is not None:
+            stages = max(stages, self.prestaged_until - sim.now)
+        return stages
 
 
 def start_training(sim: Simulation, name: str, nodes: list[str], params: TrainingParams | None = None
@@ -92,16 +169,23 @@ def to_step_boundary_s(job: TrainingJob) -> float:
     return max(0.0, (math.ceil(job._pos - 1e-9) - job._pos) * job._step_s)
 
 
-def hand_back(sim: Simulation, job: TrainingJob, checkpoint: Literal["storage", "memory"] = "storage"
-              ) -> Generator[Any, Any, dict[str, Any]]:
-    """Checkpoint (if the job runs), stop, and take the job off its nodes. Value: stage durations and whether a
-    checkpoint was written (a job that is down or restarting has nothing newer to save). ``checkpoint="memory"``:
-    see the module docstring (the storage write, ``persist_async_s``, continues after the hand-back)."""
-    start = sim.now
+HandbackCheckpoint = Literal["storage", "memory", "memory-last-step"]
+
+
+def handback_checkpoint(sim: Simulation, job: TrainingJob, checkpoint: HandbackCheckpoint = "storage"
+                        ) -> Generator[Any, Any, dict[str, Any]]:
+    """The checkpoint stage of a hand-back (if the job runs). Value: what was saved and how long it took (a job
+    that is down or restarting has nothing newer to save). ``checkpoint="memory"``: see the module docstring (the
+    storage write, ``persist_async_s``, continues after the hand-back)."""
     out: dict[str, Any] = {"job": job.name, "nodes": list(job.nodes), "checkpoint_to": checkpoint}
     acc = job.accounting()
     out["trained"] = {k: acc[k] for k in ("useful_steps", "ettr", "state")}
-    if checkpoint == "memory" and job.state == "running":
+    if checkpoint == "memory-last-step" and job.state == "running":
+        lost = step_done_s(job)  # the step under way is abandoned; its last boundary's memory copy is kept
+        out["checkpoint_s"] = 0.0
+        out["abandoned_step_s"] = lost
+        out["persist_async_s"] = checkpoint_write_s(job)
+    elif checkpoint.startswith("memory") and job.state == "running":
         wait = to_step_boundary_s(job)
         yield sim.env.timeout(wait)
         out["checkpoint_s"] = wait
@@ -115,6 +199,23 @@ def hand_back(sim: Simulation, job: TrainingJob, checkpoint: Literal["storage", 
         out["checkpoint_s"] = 0.0
         out["no_checkpoint"] = f"job {job.state}" if job.state not in ("running", "checkpointing", "stalled") \
             else "storage path down"
+    return out
+
+
+def step_done_s(job: TrainingJob) -> float:
+    """Seconds of the current step a running job has done since its last step boundary; 0 otherwise."""
+    if job.state != "running" or job._step_s <= 0:
+        return 0.0
+    job._advance()
+    return max(0.0, (job._pos - math.floor(job._pos + 1e-9)) * job._step_s)
+
+
+def hand_back(sim: Simulation, job: TrainingJob, checkpoint: HandbackCheckpoint = "storage"
+              ) -> Generator[Any, Any, dict[str, Any]]:
+    """Checkpoint (:func:`handback_checkpoint`), stop (the slowest node), and take the job off its nodes. Value:
+    stage durations and whether a checkpoint was written."""
+    start = sim.now
+    out = yield from handback_checkpoint(sim, job, checkpoint)
     stop = stop_s(sim, len(job.nodes))
     yield sim.env.timeout(stop)
     out["stop_s"] = stop

@@ -112,8 +112,13 @@ def print_block(out: dict[str, Any]) -> None:
                            f"{_fmt(m['time_to_slo_after_fault_s'], ' s')}; tok/s/NPU {_fmt(m['tokens_per_s_per_npu'])}"
                            f"; NPU-h {_fmt(m['npu_hours_allocated'])}; idle NPU-h {_fmt(m['npu_hours_idle'])}")
     for s in out.get("schedule", []):
-        click.echo(f"schedule, demand x{s['demand_scale']:g}: per-node switch {_fmt(s['node_switch_s'], ' s')}; "
-                   f"to training {_fmt(s['to_training_s'], ' s')}; to inference {_fmt(s['to_inference_s'], ' s')}")
+        click.echo(f"schedule, demand x{s['demand_scale']:g}, {s.get('operation', 'sequential')}: per-node switch "
+                   f"{_fmt(s['node_switch_s'], ' s')}; to training {_fmt(s['to_training_s'], ' s')}; to inference "
+                   f"{_fmt(s['to_inference_s'], ' s')}")
+        if "whole_switch_s" in s:
+            click.echo(f"  whole switch (to the last node) {_fmt(s['whole_switch_s'], ' s')}; training nodes' own "
+                       f"stages done {_fmt(s['training_node_ready_s'], ' s')}; group nodes left out by N + k "
+                       f"{s['set_aside']}")
         click.echo(f"  hand-backs on time {s['handbacks_on_time']}/{s['handbacks']}; retries {s['retries']}; "
                    f"failed switches {len(s['failed_switches'])}; SLO {_fmt(s['slo_attainment'], '', 4)}")
         if s["late"]:

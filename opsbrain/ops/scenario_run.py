@@ -9,7 +9,7 @@ import numpy as np
 
 from faultlib import ids
 from opsbrain.ops.elastic_run import ElasticSetup, run_elastic
-from opsbrain.ops.schedule import MidSwitchFault
+from opsbrain.ops.schedule import OVERLAPPED, MidSwitchFault, SwitchOps
 from opsbrain.ops.schedule_run import ScheduleSetup, run_schedule
 from opsbrain.ops.tenant_run import TENANT_NODES, CampaignItem, run_campaign
 from opsbrain.scenario.superpod import ElasticBlock, ScheduleBlock, SuperpodSpec, TenantsBlock
@@ -19,10 +19,10 @@ RANDOM_KINDS = ("node_crash", "hbm_uce", "npu_off_bus", "node_hang")
 
 def _pct(vals: list[float]) -> dict[str, float | None]:
     if not vals:
-        return {"n": 0, "p50": None, "p90": None, "min": None, "max": None}
+        return {"n": 0, "p50": None, "p90": None, "p99": None, "min": None, "max": None}
     a = np.asarray(vals, dtype=float)
     return {"n": len(a), "p50": float(np.percentile(a, 50)), "p90": float(np.percentile(a, 90)),
-            "min": float(a.min()), "max": float(a.max())}
+            "p99": float(np.percentile(a, 99)), "min": float(a.min()), "max": float(a.max())}
 
 
 def elastic_setup(b: ElasticBlock, demand_scale: float = 1.0) -> ElasticSetup:
@@ -48,15 +48,28 @@ def run_elastic_block(b: ElasticBlock, seeds: list[int], demand_scale: float = 1
     return out
 
 
+def switch_ops(operation: str, launch_spares: int) -> SwitchOps:
+    """The plan's way of operating a switch: sequential, or overlapped with ``launch_spares`` spares (N + k)."""
+    if operation == "sequential":
+        return SwitchOps()
+    return SwitchOps(per_node=True, stop_grace=OVERLAPPED.stop_grace,
+                     prestage_checkpoint=OVERLAPPED.prestage_checkpoint, launch_spares=launch_spares)
+
+
 def run_schedule_block(b: ScheduleBlock, seeds: list[int], demand_scale: float = 1.0) -> dict[str, Any]:
     setup = ScheduleSetup(duration_s=b.duration, dusk=b.dusk, dawn=b.dawn, peak_load=b.peak_load * demand_scale,
                           handback_deadline_s=b.handback_deadline_s,
                           faults=tuple(MidSwitchFault(f.switch, f.after, f.node, f.kind) for f in b.faults),
-                          params=dict(b.params), handback_checkpoint=b.handback_checkpoint)
+                          params=dict(b.params), handback_checkpoint=b.handback_checkpoint,
+                          ops=switch_ops(b.operation, b.launch_spares))
     rows = [run_schedule(setup, s) for s in seeds]
     every = [v for r in rows for d in ("training", "inference") for v in r["node_switch_s"][d]]
-    return {"demand_scale": demand_scale,
+    whole = [v for r in rows for d in ("training", "inference") for v in r["whole_switch_s"][d]]
+    return {"demand_scale": demand_scale, "operation": setup.ops.name,
             "node_switch_s": _pct(every),
+            "whole_switch_s": _pct(whole),
+            "training_node_ready_s": _pct([v for r in rows for v in r["node_ready_s"]]),
+            "set_aside": sum(r["set_aside"] for r in rows),
             "to_training_s": _pct([v for r in rows for v in r["node_switch_s"]["training"]]),
             "to_inference_s": _pct([v for r in rows for v in r["node_switch_s"]["inference"]]),
             "handbacks_on_time": sum(r["handbacks_on_time"] for r in rows),

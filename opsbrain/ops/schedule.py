@@ -6,6 +6,12 @@ simulation's wall clock and runs each switch through the stages of :mod:`faultli
 fails (a node died mid-switch), the runner swaps the nodes that look unhealthy for free spares and starts again.
 Per node it records the switch time (old work stops -> new work starts); per hand-back whether training freed its
 nodes within ``handback_deadline_s`` of the rule firing, and if not, why.
+
+:class:`SwitchOps` says how the switch is operated. The default runs the stages one after another for the whole
+group (``sequential``); :data:`OVERLAPPED` moves each node on as soon as it is free, kills processes after a grace
+period, pre-stages the checkpoint into host memory while the group drains and launches, and launches on N + k nodes
+(the plan's spares) -- see :mod:`faultlib.workloads.switch`. A training node's switch ends when the job runs (no
+rank works before all are ready); the moment its own stages were done is recorded beside it (``node_ready_s``).
 """
 
 from __future__ import annotations
@@ -18,7 +24,19 @@ from faultlib import ids
 from faultlib.engine import Simulation
 from faultlib.injection.spec import FaultSpec
 from faultlib.workloads.elastic import ElasticInferenceService, Role
-from faultlib.workloads.switch import drain_s, hand_back, start_training, stop_s
+from faultlib.workloads.switch import (
+    HandbackCheckpoint,
+    SwitchedTrainingJob,
+    checkpoint_read_s,
+    detach,
+    drain_s,
+    hand_back,
+    handback_checkpoint,
+    launch_draws,
+    start_training,
+    stop_draws,
+    stop_s,
+)
 from faultlib.workloads.training import TrainingJob
 from opsbrain.ops.cron import Cron
 
@@ -51,13 +69,47 @@ class MidSwitchFault:
 
 
 @dataclass(frozen=True)
+class SwitchOps:
+    """How a switch is operated (every duration stays the twin's sourced distribution; only what waits for what
+    changes). ``per_node``: each node (each instance at dawn) moves to its next stage when it is free; the other
+    three need it. ``stop_grace``: SIGKILL after ``switch.stop_grace_s``. ``prestage_checkpoint``: read the job's
+    checkpoint into host memory from the switch's start. ``launch_spares``: launch on up to this many free spares
+    too and start the job on the first N nodes ready."""
+
+    per_node: bool = False
+    stop_grace: bool = False
+    prestage_checkpoint: bool = False
+    launch_spares: int = 0
+
+    def __post_init__(self) -> None:
+        if self.launch_spares < 0:
+            raise ValueError("launch_spares must be >= 0")
+        if not self.per_node and (self.stop_grace or self.prestage_checkpoint or self.launch_spares):
+            raise ValueError("stop_grace, prestage_checkpoint and launch_spares need per_node")
+
+    @property
+    def name(self) -> str:
+        if self == SwitchOps():
+            return "sequential"
+        if self == OVERLAPPED:
+            return "overlapped"
+        return "per-node" + "".join(f"+{k}" for k, on in (("grace", self.stop_grace), ("prestage",
+                                    self.prestage_checkpoint), (f"N+{self.launch_spares}", self.launch_spares)) if on)
+
+
+OVERLAPPED = SwitchOps(per_node=True, stop_grace=True, prestage_checkpoint=True, launch_spares=2)
+OPERATIONS = {"sequential": SwitchOps(), "overlapped": OVERLAPPED}
+
+
+@dataclass(frozen=True)
 class SchedulePlan:
     groups: tuple[Group, ...]
     rules: tuple[Rule, ...]
     spares: tuple[str, ...] = ()
     handback_deadline_s: float = 120.0
     faults: tuple[MidSwitchFault, ...] = ()
-    handback_checkpoint: Literal["storage", "memory"] = "storage"  # memory: MindIO ACP (faultlib.workloads.switch)
+    handback_checkpoint: HandbackCheckpoint = "storage"  # memory: MindIO ACP (faultlib.workloads.switch)
+    ops: SwitchOps = SwitchOps()
 
 
 @dataclass
@@ -74,9 +126,15 @@ class SwitchRecord:
     skipped: str | None = None  # the rule found the group already in its target role
     node_role: dict[str, str] = field(default_factory=dict)  # node -> role it switched into
     stages: dict[str, float] = field(default_factory=dict)  # stage -> seconds (the group's critical path)
+    node_ready_s: dict[str, float] = field(default_factory=dict)  # node -> its own stages done (s from start)
+    set_aside: list[str] = field(default_factory=list)  # group nodes an N + k launch left out (they became spares)
 
     def node_switch_s(self) -> dict[str, float]:
         return {n: t - self.start_s for n, t in self.node_end_s.items()}
+
+    def whole_switch_s(self) -> float | None:
+        """From the rule firing to the last node working in its new role."""
+        return max(self.node_end_s.values()) - self.start_s if self.node_end_s else None
 
 
 class ScheduleRunner:
@@ -85,6 +143,7 @@ class ScheduleRunner:
     def __init__(self, sim: Simulation, svc: ElasticInferenceService, plan: SchedulePlan) -> None:
         self.sim, self.svc, self.plan = sim, svc, plan
         self.spares = list(plan.spares)
+        self.warm: set[str] = set()  # spares whose training processes are launched (an N + k launch left them out)
         self.records: list[SwitchRecord] = []  # switches run, in order (fault ``switch`` indexes these)
         self.skipped: list[SwitchRecord] = []
         self.jobs: dict[str, TrainingJob] = {}
@@ -124,7 +183,10 @@ class ScheduleRunner:
                 nodes = self._current(rule.group)
                 target = nodes[f.node % len(nodes)]
                 self.sim.inject(FaultSpec(at_s=self.sim.now + f.after_s, kind=f.kind, target=target))
-        body = self._to_training(rec) if rule.to == "training" else self._to_inference(rec)
+        if self.plan.ops.per_node:
+            body = self._to_training_per_node(rec) if rule.to == "training" else self._to_inference_per_node(rec)
+        else:
+            body = self._to_training(rec) if rule.to == "training" else self._to_inference(rec)
         yield from body
 
     def _current(self, group: str) -> list[str]:
@@ -150,50 +212,198 @@ class ScheduleRunner:
         yield sim.env.timeout(rec.stages["stop"])
         job, proc = start_training(sim, f"train-{rec.group}-{rec.index}", nodes)
         self.jobs[rec.group] = job
-        t0 = sim.now
+        t0 = yield from self._start_job(rec, job, proc)
+        rec.stages["training_start"] = sim.now - t0  # the attempt that ended the switch
+        self._job_running(rec, job)
+
+    def _start_job(self, rec: SwitchRecord, job: TrainingJob, proc: Any) -> Generator[Any, Any, float]:
+        """Wait for the job's start; if a node dies meanwhile, restart it with the dead nodes swapped for spares.
+        Value: when the attempt that ended the wait began."""
+        t0 = self.sim.now
         ok = yield from self._done_or_dead(proc, lambda: job.nodes)
         while not ok and rec.attempts < MAX_START_ATTEMPTS:
             rec.attempts += 1
             swap = self._swap(job.nodes, rec)
             if swap is None:
                 break
-            t0 = sim.now
-            ok = yield from self._done_or_dead(job.restart("persistent", replace=swap or None), lambda: job.nodes)
-        rec.stages["training_start"] = sim.now - t0  # the attempt that ended the switch
+            t0 = self.sim.now
+            # swapped only onto warm standbys: a process-level reschedule (MindCluster; the twin's scope="process")
+            scope = "process" if swap and set(swap.values()) <= self.warm else "job"
+            self.warm -= set(swap.values())
+            proc = job.restart("persistent", replace=swap or None, scope=scope)
+            ok = yield from self._done_or_dead(proc, lambda: job.nodes)
         if not ok:
             rec.failed = "training did not start"
+        return t0
+
+    def _job_running(self, rec: SwitchRecord, job: TrainingJob) -> None:
+        if rec.failed:
             return
         for n in job.nodes:
-            rec.node_end_s[n] = sim.now
+            rec.node_end_s[n] = self.sim.now
             rec.node_role[n] = "training"
 
+    def _to_training_per_node(self, rec: SwitchRecord) -> Generator[Any, Any, None]:
+        """Each instance drains, then each of its nodes stops and launches the training processes on its own
+        clock; free spares launch at once (N + k); the job takes the first N nodes whose processes report ready,
+        then runs rank table + HCCL init (and waits for the checkpoint being pre-staged) and loads the checkpoint."""
+        sim, ops = self.sim, self.plan.ops
+        quals = self.owned.get(rec.group, [])
+        if not quals or rec.group in self.jobs:
+            rec.skipped = "the group is not serving"
+            return
+        t0 = sim.now
+        drains = {q: drain_s(sim, self.svc, q) for q in quals}
+        members = {q: list(self.svc.instances()[q]["nodes"]) for q in quals}
+        group = [n for q in quals for n in members[q]]
+        spares = [n for n in self.spares if self._healthy(n)][:ops.launch_spares]
+        for n in spares:
+            self.spares.remove(n)  # reserved while they launch
+        stops = iter(stop_draws(sim, len(group), ops.stop_grace))
+        launches = iter(launch_draws(sim, len(group) + len(spares)))
+        ready_at: dict[str, float] = {}
+        for q in quals:
+            for n in members[q]:
+                ready_at[n] = t0 + drains[q] + next(stops) + next(launches)
+            sim.env.process(self._retire_after(q, drains[q]))
+        for n in spares:
+            ready_at[n] = t0 + next(launches)  # an idle spare launches at once
+        self.owned[rec.group] = []
+        rec.stages["drain"] = max(drains.values())
+        chosen = yield from self._first_ready(rec, ready_at, len(group), spares)
+        left = [n for n in ready_at if n not in chosen]
+        self.spares += [n for n in left if self._healthy(n)]
+        self.warm |= {n for n in left if self._healthy(n)}  # launched, not in the job: warm standbys
+        if len(chosen) < len(group):
+            rec.failed = f"only {len(chosen)} of {len(group)} nodes came up for training"
+            self.spares += [n for n in chosen if self._healthy(n)]
+            return
+        rec.set_aside = [n for n in group if n in left and self._healthy(n)]
+        extra = iter([n for n in spares if n in chosen])
+        nodes = [n if n in chosen else next(extra) for n in group]  # a spare takes the slot of a node left out
+        t_ready = sim.now
+        rec.stages["nodes_ready"] = t_ready - t0
+        job = SwitchedTrainingJob(f"train-{rec.group}-{rec.index}", nodes)
+        job.launched = True
+        if ops.prestage_checkpoint:
+            done = t0 + checkpoint_read_s(sim, len(group))
+            if any(n in spares for n in nodes):  # a spare reads its slot's shard once it is chosen
+                done = max(done, t_ready + checkpoint_read_s(sim, 1) / len(nodes))
+            job.prestaged_until = done
+        sim.add_workload(job)
+        self.jobs[rec.group] = job
+        yield from self._start_job(rec, job, job.restart("memory" if ops.prestage_checkpoint else "persistent"))
+        rec.stages["job_start"] = sim.now - t_ready
+        rec.node_ready_s = {n: ready_at[n] - t0 for n in job.nodes if n in ready_at}
+        self._job_running(rec, job)
+
+    def _first_ready(self, rec: SwitchRecord, ready_at: dict[str, float], need: int, spares: list[str]
+                     ) -> Generator[Any, Any, list[str]]:
+        """The first ``need`` nodes whose processes register (at ``ready_at``; a dead node never does). Every
+        ``switch.node_health_poll_s`` the controller looks at the nodes still launching; when too few are left
+        alive it launches a free spare in a dead one's place (pod scheduling onto the spare, then its launch).
+        ``ready_at`` and ``spares`` grow with those replacements."""
+        sim, poll = self.sim, self.sim.params.switch.node_health_poll_s
+        tp = sim.params.training
+        pending, chosen = dict(ready_at), []
+        next_poll = sim.now + poll
+        while len(chosen) < need and pending:
+            n = min(pending, key=lambda x: pending[x])
+            polled = next_poll < pending[n]
+            yield sim.env.timeout(max(0.0, (next_poll if polled else pending[n]) - sim.now))
+            if polled:
+                next_poll += poll
+                dead = [m for m in pending if not self._healthy(m)]
+            else:
+                del pending[n]
+                if self._healthy(n):
+                    chosen.append(n)
+                    continue
+                dead = [n]
+            for m in dead:
+                pending.pop(m, None)
+            for m in dead:
+                if len(chosen) + len(pending) >= need:
+                    break
+                spare = next((x for x in self.spares if self._healthy(x)), None)
+                if spare is None:
+                    break
+                self.spares.remove(spare)
+                rec.replaced[m] = spare
+                t = (sim.durations.draw("training.replace_node_s", tp.replace_node_s)
+                     + sim.durations.draw("training.launch_s", tp.launch_s))
+                pending[spare] = ready_at[spare] = sim.now + t
+                spares.append(spare)
+        return chosen
+
+    def _retire_after(self, qual: str, delay: float) -> Generator[Any, Any, None]:
+        yield self.sim.env.timeout(delay)
+        self.svc.retire_instance(qual)
+
     # ---- training -> inference --------------------------------------------------------------------------
-    def _to_inference(self, rec: SwitchRecord) -> Generator[Any, Any, None]:
-        sim = self.sim
+    def _take_job(self, rec: SwitchRecord) -> TrainingJob | None:
         job = self.jobs.pop(rec.group, None)
         if job is None:
             rec.skipped = "the group is not training"
+        return job
+
+    def _to_inference(self, rec: SwitchRecord) -> Generator[Any, Any, None]:
+        sim = self.sim
+        job = self._take_job(rec)
+        if job is None:
             return
         freed = list(job.nodes)
         hb = yield from hand_back(sim, job, self.plan.handback_checkpoint)
-        hb["on_time"] = hb["duration_s"] <= self.plan.handback_deadline_s
-        if not hb["on_time"]:
-            ckpt = "wait for the step's memory checkpoint" if hb["checkpoint_to"] == "memory" else "checkpoint write"
-            hb["why_late"] = (f"{ckpt} {hb['checkpoint_s']:.0f} s + stop {hb['stop_s']:.0f} s > "
-                              f"deadline {self.plan.handback_deadline_s:.0f} s")
+        self._judge_handback(hb)
         rec.handback = hb
         rec.stages.update(checkpoint=hb["checkpoint_s"], stop=hb["stop_s"])
-        original = self._groups[rec.group].nodes
-        back = dict(zip(original, freed, strict=False))  # a spare that replaced a node keeps its slot
-        layout = [(r, [back.get(n, n) for n in ns]) for r, ns in self.layout[rec.group]]
+        layout = self._day_layout(rec.group, freed)
         procs = [self._serve(rec, role, nodes) for role, nodes in layout]
         yield sim.env.all_of(procs)
         self.layout[rec.group] = layout
 
-    def _serve(self, rec: SwitchRecord, role: Role, nodes: list[str]) -> Any:
+    def _to_inference_per_node(self, rec: SwitchRecord) -> Generator[Any, Any, None]:
+        """The job checkpoints, then each node's training processes stop on their own clock; each instance of the
+        day layout starts as soon as its own nodes are free. The hand-back ends when the last node is free."""
+        sim = self.sim
+        job = self._take_job(rec)
+        if job is None:
+            return
+        freed = list(job.nodes)
+        self.warm.clear()  # the standbys' training processes end with the job
+        hb = yield from handback_checkpoint(sim, job, self.plan.handback_checkpoint)
+        free_in = dict(zip(freed, stop_draws(sim, len(freed), self.plan.ops.stop_grace), strict=True))
+        hb["stop_s"] = max(free_in.values())
+        hb["duration_s"] = sim.now - rec.start_s + hb["stop_s"]
+        self._judge_handback(hb)
+        rec.handback = hb
+        rec.stages.update(checkpoint=hb["checkpoint_s"], stop=hb["stop_s"])
+        layout = self._day_layout(rec.group, freed)
+        detach(sim, job)  # the job stopped at its checkpoint; what is left is each node's processes exiting
+        procs = [self._serve(rec, role, nodes, delay=max(free_in.get(n, 0.0) for n in nodes))
+                 for role, nodes in layout]
+        yield sim.env.all_of(procs)
+        self.layout[rec.group] = layout
+
+    def _judge_handback(self, hb: dict[str, Any]) -> None:
+        hb["on_time"] = hb["duration_s"] <= self.plan.handback_deadline_s
+        if not hb["on_time"]:
+            ckpt = ("wait for the step's memory checkpoint" if hb["checkpoint_to"].startswith("memory")
+                    else "checkpoint write")
+            hb["why_late"] = (f"{ckpt} {hb['checkpoint_s']:.0f} s + stop {hb['stop_s']:.0f} s > "
+                              f"deadline {self.plan.handback_deadline_s:.0f} s")
+
+    def _day_layout(self, group: str, freed: list[str]) -> list[tuple[Role, list[str]]]:
+        original = self._groups[group].nodes
+        back = dict(zip(original, freed, strict=False))  # a spare that replaced a node keeps its slot
+        return [(r, [back.get(n, n) for n in ns]) for r, ns in self.layout[group]]
+
+    def _serve(self, rec: SwitchRecord, role: Role, nodes: list[str], delay: float = 0.0) -> Any:
         sim = self.sim
 
         def run() -> Generator[Any, Any, None]:
+            if delay > 0:
+                yield sim.env.timeout(delay)
             current = list(nodes)
             qual, proc = self.svc.add_instance(role, current)
             out = (yield from self._done_or_dead(proc, lambda: current)) or {}
@@ -242,7 +452,8 @@ class ScheduleRunner:
         for n in nodes:
             if self._healthy(n):
                 continue
-            cand = next((s for s in self.spares if ids.pod_of(s) == ids.pod_of(n) and st.is_up(s)), None)
+            pool = sorted(self.spares, key=lambda s: s not in self.warm)  # warm standbys first
+            cand = next((s for s in pool if ids.pod_of(s) == ids.pod_of(n) and st.is_up(s)), None)
             if cand is None:
                 return None
             self.spares.remove(cand)
@@ -259,6 +470,12 @@ def switch_stats(records: list[SwitchRecord]) -> dict[str, Any]:
         for n, s in r.node_switch_s().items():
             by[r.to].append(s)
             by_role.setdefault(f"to {r.node_role.get(n, r.to)}", []).append(s)
+    ready = [v for r in records for v in r.node_ready_s.values()]
+    whole: dict[str, list[float]] = {"training": [], "inference": []}
+    for r in records:
+        w = r.whole_switch_s()
+        if w is not None:
+            whole[r.to].append(w)
     hbs = [r.handback for r in records if r.handback]
     stages: dict[str, list[float]] = {}
     for r in records:
@@ -267,4 +484,5 @@ def switch_stats(records: list[SwitchRecord]) -> dict[str, Any]:
     return {"node_switch_s": by, "stages_s": stages, "node_switch_s_by_role": by_role, "handbacks": len(hbs),
             "handbacks_on_time": sum(bool(h["on_time"]) for h in hbs),
             "failed": [r.failed for r in records if r.failed], "skipped": sum(r.skipped is not None for r in records),
-            "attempts": sum(r.attempts for r in records)}
+            "attempts": sum(r.attempts for r in records), "node_ready_s": ready, "whole_switch_s": whole,
+            "set_aside": sum(len(r.set_aside) for r in records)}

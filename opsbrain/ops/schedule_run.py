@@ -8,13 +8,22 @@ diurnal curve, its peak at ``peak_load`` of the day layout's decode capacity at 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from faultlib import ids
 from faultlib.engine import Simulation
 from faultlib.workloads.demand import curve_for, drive_demand
 from faultlib.workloads.elastic import ElasticInferenceService
-from opsbrain.ops.schedule import Group, MidSwitchFault, Rule, SchedulePlan, ScheduleRunner, switch_stats
+from faultlib.workloads.switch import HandbackCheckpoint
+from opsbrain.ops.schedule import (
+    Group,
+    MidSwitchFault,
+    Rule,
+    SchedulePlan,
+    ScheduleRunner,
+    SwitchOps,
+    switch_stats,
+)
 from opsbrain.ops.setup import ops_params
 
 
@@ -27,7 +36,8 @@ class ScheduleSetup:
     handback_deadline_s: float = 120.0
     faults: tuple[MidSwitchFault, ...] = ()
     params: dict[str, Any] = field(default_factory=dict)
-    handback_checkpoint: Literal["storage", "memory"] = "storage"
+    handback_checkpoint: HandbackCheckpoint = "storage"
+    ops: SwitchOps = SwitchOps()
 
 
 def default_plan(sim: Simulation, setup: ScheduleSetup) -> tuple[list[Group], list[str]]:
@@ -59,12 +69,13 @@ def run_schedule(setup: ScheduleSetup, seed: int) -> dict[str, Any]:
     curve = curve_for(sim, setup.peak_load * cap, setup.duration_s)
     sim.env.process(drive_demand(sim, svc, curve))
     plan = SchedulePlan(tuple(groups), (Rule(setup.dusk, "flex", "training"), Rule(setup.dawn, "flex", "inference")),
-                        tuple(spares), setup.handback_deadline_s, setup.faults, setup.handback_checkpoint)
+                        tuple(spares), setup.handback_deadline_s, setup.faults, setup.handback_checkpoint,
+                        setup.ops)
     runner = ScheduleRunner(sim, svc, plan)
     runner.start(setup.duration_s)
     sim.run(setup.duration_s)
     stats = switch_stats(runner.records)
-    stats.update(seed=seed, switches=len(runner.records), skipped=len(runner.skipped),
+    stats.update(seed=seed, operation=setup.ops.name, switches=len(runner.records), skipped=len(runner.skipped),
                  slo_attainment=svc.slo_attainment(),
                  replaced=[r.replaced for r in runner.records if r.replaced],
                  handback_detail=[r.handback for r in runner.records if r.handback],

@@ -106,11 +106,12 @@ def _tables(m: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
         out.append((f"Elastic serving, demand x{e['demand_scale']:g}",
                     ["policy", "SLO min", "SLO p50", "time to SLO p90 s", "tok/s/NPU p50", "NPU-h p50"], rows))
     for s in m["schedule"]:
-        rows = [[k, _f(s[k]["p50"]), _f(s[k]["p90"]), _f(s[k]["max"])]
-                for k in ("node_switch_s", "to_training_s", "to_inference_s")]
+        keys = ("node_switch_s", "to_training_s", "to_inference_s", "whole_switch_s", "training_node_ready_s")
+        rows = [[k, _f(s[k]["p50"]), _f(s[k]["p90"]), _f(s[k]["max"])] for k in keys if k in s]
         rows.append(["hand-backs on time", f"{s['handbacks_on_time']}/{s['handbacks']}", "", ""])
         rows.append(["failed switches / retries", f"{len(s['failed_switches'])} / {s['retries']}", "", ""])
-        out.append((f"Day/night switch, demand x{s['demand_scale']:g}", ["per node", "p50", "p90", "max"], rows))
+        out.append((f"Day/night switch, demand x{s['demand_scale']:g}, {s.get('operation', 'sequential')}",
+                    ["per node", "p50", "p90", "max"], rows))
     for block in m["tenants"]:
         for p in block["pages"]:
             t = p["tenant"]

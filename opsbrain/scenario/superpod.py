@@ -66,9 +66,15 @@ class ScheduleBlock(_Strict):
     handback_deadline_s: float = Field(120.0, gt=0, description="training must free its nodes this soon")
     faults: list[SwitchFault] = Field(default_factory=list)
     params: dict[str, Any] = Field(default_factory=dict)
-    handback_checkpoint: Literal["storage", "memory"] = Field(
+    handback_checkpoint: Literal["storage", "memory", "memory-last-step"] = Field(
         "storage", description="storage: the job writes its checkpoint to storage before it frees its nodes; memory: "
-        "MindIO ACP, the step's in-memory checkpoint, persisted to storage after the hand-back")
+        "MindIO ACP, the step's in-memory checkpoint, persisted to storage after the hand-back; memory-last-step: the "
+        "job stops at once with its last step boundary's in-memory checkpoint (the step under way is lost)")
+    operation: Literal["sequential", "overlapped"] = Field(
+        "sequential", description="sequential: each stage for the whole group, one after another; overlapped: each "
+        "node moves on when it is free, SIGKILL after a grace period, checkpoint pre-staged into host memory during "
+        "the drain, training launched on N + k nodes (k = launch_spares of the plan's spares)")
+    launch_spares: int = Field(2, ge=0, le=8, description="overlapped: spares launched beside the group (N + k)")
 
     @field_validator("dusk", "dawn")
     @classmethod
