@@ -15,11 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from opsbrain.bundle import reader as R
+from opsbrain.bundle import stamps as S
 
 
 def _search_whole_head(line: str, style: str) -> datetime | None:
-    head = line[:R._STAMP_SCAN]
-    for rx, conv in R._PARSERS[style]:
+    head = line[:S._STAMP_SCAN]
+    for rx, conv in S._PARSERS[style]:
         if m := rx.search(head):
             try:
                 return conv(m)
@@ -32,15 +33,15 @@ STAMPISH = st.text(alphabet=st.sampled_from(list("0123456789-/:. T,[]ab\u0662"))
 
 
 @settings(max_examples=500, deadline=None)
-@given(STAMPISH, st.sampled_from(sorted(R._PARSERS)))
+@given(STAMPISH, st.sampled_from(sorted(S._PARSERS)))
 def test_stamp_from_its_lead_character_is_the_whole_heads(line: str, style: str) -> None:
-    assert R.stamp(line, style) == _search_whole_head(line, style)
+    assert S.stamp(line, style) == _search_whole_head(line, style)
 
 
 def _slow(m: object, slog: bool) -> datetime | str:
     g = m.groups()  # type: ignore[attr-defined]
     try:
-        us = int(g[6]) * 1000 + int(g[7]) if slog else R._frac(g[6])
+        us = int(g[6]) * 1000 + int(g[7]) if slog else S._frac(g[6])
         return datetime(int(g[0]), int(g[1]), int(g[2]), int(g[3]), int(g[4]), int(g[5]), us)
     except ValueError:
         return "ValueError"
@@ -62,17 +63,17 @@ YEAR = st.sampled_from(["0000", "0001", "1970", "2025", "9999"])
        st.sampled_from(["", ".1", ".12", ".123456", ",5", ".0001"]), st.sampled_from([" ", "T"]))
 def test_fast_converters_equal_the_constructor(y: str, mo: str, d: str, h: str, mi: str, s: str, ms: int, us: int,
                                                frac: str, sep: str) -> None:
-    m = R._TS_SLOG.search(f"{y}-{mo}-{d}-{h}:{mi}:{s}.{ms:03d}.{us:03d}")
-    assert _fast(R._slog, m) == _slow(m, True)
-    m = R._TS_ISO.search(f"{y}-{mo}-{d}{sep}{h}:{mi}:{s}{frac}")
-    assert _fast(R._hw_or_iso, m) == _slow(m, False)
-    m = R._TS_HWLOG.search(f"{y}/{mo}/{d} {h}:{mi}:{s}{frac.replace(',', '.')}")
-    assert m is not None and _fast(R._hw_or_iso, m) == _slow(m, False)
+    m = S._TS_SLOG.search(f"{y}-{mo}-{d}-{h}:{mi}:{s}.{ms:03d}.{us:03d}")
+    assert _fast(S._slog, m) == _slow(m, True)
+    m = S._TS_ISO.search(f"{y}-{mo}-{d}{sep}{h}:{mi}:{s}{frac}")
+    assert _fast(S._hw_or_iso, m) == _slow(m, False)
+    m = S._TS_HWLOG.search(f"{y}/{mo}/{d} {h}:{mi}:{s}{frac.replace(',', '.')}")
+    assert m is not None and _fast(S._hw_or_iso, m) == _slow(m, False)
 
 
 def test_non_ascii_digits_take_the_constructor() -> None:
-    m = R._TS_ISO.search("\u0662\u0660\u0662\u0665-03-01 00:00:00")
-    assert m is not None and R._hw_or_iso(m) == datetime(2025, 3, 1)
+    m = S._TS_ISO.search("\u0662\u0660\u0662\u0665-03-01 00:00:00")
+    assert m is not None and S._hw_or_iso(m) == datetime(2025, 3, 1)
 
 
 @settings(max_examples=200, deadline=None)

@@ -19,7 +19,8 @@ The reader only reads: lines (with time, origin, file and line), the rank table 
 metrics (``npu_info_after.txt``); :func:`signals_of` turns lines into the ingestion layer's signals. Detection,
 diagnosis and knowledge matching of a bundle live in :mod:`opsbrain.bundle.diagnose`.
 
-Unknown files are skipped and listed; symbolic links, special files, binary files, files over the size limit
+Time stamps are :mod:`opsbrain.bundle.stamps`'s, the directory walk :mod:`opsbrain.bundle.walk`'s. Unknown files are
+skipped and listed; symbolic links, special files, binary files, files over the size limit
 and directories below the depth limit are refused and listed; malformed lines are counted. Nothing in a bundle
 makes the reader raise, except a path that is not a readable directory.
 """
@@ -28,10 +29,9 @@ from __future__ import annotations
 
 import gc
 import json
-import os
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -39,143 +39,19 @@ from pathlib import Path
 from typing import Any
 
 from opsbrain.bundle import layout as L
+from opsbrain.bundle.stamps import (  # noqa: F401 - re-exported
+    _STAMP_SCAN,
+    _STYLE,
+    dir_stamp,
+    klog_stamp,
+    stamp,
+    syslog_stamp,
+)
+from opsbrain.bundle.walk import _File, _Scan
 from opsbrain.errors import InputError
-from opsbrain.ingest import MAX_LINE, Signal, parse_job_event, parse_line
+from opsbrain.ingest import Signal, parse_job_event, parse_line
 from opsbrain.ingest.parsers import may_signal
 from opsbrain.ingest.ranks import RankCollector, RankTable
-
-# ---- time stamps -----------------------------------------------------------------------------------------------
-_MON = {m: i + 1 for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
-                                        "Dec"))}
-_TS_SLOG = re.compile(r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{3})\.(\d{3})")
-_TS_HWLOG = re.compile(r"(\d{4})/(\d\d)/(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?")
-_TS_ISO = re.compile(r"(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,6}))?")
-_TS_SYSLOG = re.compile(r"^([A-Z][a-z]{2})\s+(\d{1,2}) (\d\d):(\d\d):(\d\d)\b")
-_TS_CTIME = re.compile(r"([A-Z][a-z]{2})\s+(\d{1,2}) (\d\d):(\d\d):(\d\d) (\d{4})")
-_TS_DASHED = re.compile(r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{6})\b")
-"""The driver's and the device history's ``[2025-04-16-03:08:13.704312]``."""
-_TS_LCNE = re.compile(r"^([A-Z][a-z]{2})\s+(\d{1,2}) (\d{4}) (\d\d):(\d\d):(\d\d)")
-"""The LCNE switch log's ``Jul 31 2025 18:36:19+08:00`` (the offset is dropped: naive, as logged)."""
-_TS_KLOG = re.compile(r"^[IWEF](\d\d)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{6})")
-"""klog (volcano): ``E0111 03:29:15.700191`` - no year."""
-_DIR_STAMP = re.compile(r"^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)-")
-_STAMP_SCAN = 96  # characters at the start of a line searched for its time stamp (not dates in the message)
-
-
-def _frac(s: str | None) -> int:
-    return int(s.ljust(6, "0")[:6]) if s else 0
-
-
-def _plain(m: re.Match[str], g: tuple[Any, ...]) -> bool:
-    """True when ``datetime.fromisoformat`` reads the stamp's fields exactly as ``datetime(int(...), ...)`` does:
-    ASCII digits, hour below 24 and second below 60 (out-of-range values raise ValueError both ways)."""
-    return g[3] < "24" and g[5] < "60" and m.group().isascii()
-
-
-def _slog(m: re.Match[str]) -> datetime:
-    g = m.groups()
-    if _plain(m, g):  # one C call instead of eight int() and the constructor: the same datetime
-        return datetime.fromisoformat(f"{g[0]}-{g[1]}-{g[2]}T{g[3]}:{g[4]}:{g[5]}.{g[6]}{g[7]}")
-    return datetime(int(g[0]), int(g[1]), int(g[2]), int(g[3]), int(g[4]), int(g[5]), int(g[6]) * 1000 + int(g[7]))
-
-
-def _hw_or_iso(m: re.Match[str]) -> datetime:
-    g = m.groups()
-    if _plain(m, g):
-        frac = "." + (g[6] + "00000")[:6] if g[6] else ""
-        return datetime.fromisoformat(f"{g[0]}-{g[1]}-{g[2]}T{g[3]}:{g[4]}:{g[5]}{frac}")
-    return datetime(int(g[0]), int(g[1]), int(g[2]), int(g[3]), int(g[4]), int(g[5]), _frac(g[6]))
-
-
-def _ctime(m: re.Match[str]) -> datetime:
-    mon, d, h, mi, s, y = m.groups()
-    return datetime(int(y), _MON[mon], int(d), int(h), int(mi), int(s))
-
-
-def _lcne(m: re.Match[str]) -> datetime:
-    mon, d, y, h, mi, s = m.groups()
-    return datetime(int(y), _MON[mon], int(d), int(h), int(mi), int(s))
-
-
-_PARSERS: dict[str, tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], datetime]], ...]] = {
-    "slog": ((_TS_SLOG, _slog), (_TS_DASHED, _hw_or_iso), (_TS_ISO, _hw_or_iso), (_TS_HWLOG, _hw_or_iso)),
-    "hwlog": ((_TS_HWLOG, _hw_or_iso), (_TS_ISO, _hw_or_iso), (_TS_SLOG, _slog)),
-    "iso": ((_TS_ISO, _hw_or_iso), (_TS_SLOG, _slog), (_TS_DASHED, _hw_or_iso), (_TS_HWLOG, _hw_or_iso),
-            (_TS_LCNE, _lcne), (_TS_CTIME, _ctime)),
-    "ctime": ((_TS_CTIME, _ctime), (_TS_ISO, _hw_or_iso)),
-}
-_STYLE = {L.PLOG: "slog", L.DEVICE_OS: "slog", L.DEVICE_PLUGIN: "hwlog", L.NODED: "hwlog", L.CLUSTERD: "hwlog",
-          L.DMESG: "ctime", L.HISTORY: "iso", L.TRAIN: "iso", L.SWITCH: "iso", L.OTHER: "iso", L.SYSMON: "iso",
-          L.CANN_DEVICE: "slog", L.HOST_KERNEL: "slog", L.HISI_DUMP: "iso", L.MINDCLUSTER: "hwlog"}
-
-
-_LEAD = {_TS_SLOG: ("-", 4), _TS_DASHED: ("-", 4), _TS_ISO: ("-", 4), _TS_HWLOG: ("/", 4)}
-"""A character every match of the stamp holds at a fixed offset from its start: no match starts more than that offset
-before the first such character, so the search starts there (the same leftmost match, found without trying every
-position of the line's head)."""
-_SEARCH: dict[str, tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], datetime], str | None, int], ...]] = {
-    style: tuple((rx, conv, *_LEAD.get(rx, (None, 0))) for rx, conv in convs) for style, convs in _PARSERS.items()}
-
-
-def stamp(line: str, style: str) -> datetime | None:
-    """The time stamp of a line in one of the Ascend layouts (naive, as logged), or None."""
-    head = line[:_STAMP_SCAN]
-    for rx, conv, lead, offset in _SEARCH[style]:
-        if lead is not None:
-            j = head.find(lead)
-            if j < 0:
-                continue  # every match holds the lead character
-            m = rx.search(head, j - offset if j > offset else 0)
-        else:
-            m = rx.search(head)
-        if m:
-            try:
-                return conv(m)
-            except (ValueError, KeyError):
-                return None
-    return None
-
-
-def _closest_year(ref: datetime, make: Callable[[int], datetime]) -> datetime | None:
-    best: datetime | None = None
-    for y in (ref.year - 1, ref.year, ref.year + 1):
-        try:
-            dt = make(y)
-        except (ValueError, KeyError):
-            continue
-        if best is None or abs(dt - ref) < abs(best - ref):
-            best = dt
-    return best
-
-
-def klog_stamp(line: str, ref: datetime) -> datetime | None:
-    """A klog stamp (``E0111 03:29:15.700191``, no year): the year that puts it closest to ``ref``."""
-    m = _TS_KLOG.match(line)
-    if not m:
-        return stamp(line, "iso")
-    mo, d, h, mi, s, us = (int(x) for x in m.groups())
-    return _closest_year(ref, lambda y: datetime(y, mo, d, h, mi, s, us))
-
-
-def dir_stamp(tag: str | None) -> datetime | None:
-    """The time in a black-box dump directory's name (``20230713162044-070000011``)."""
-    m = _DIR_STAMP.match(tag or "")
-    if not m:
-        return None
-    try:
-        y, mo, d, h, mi, sec = (int(x) for x in m.groups())
-        return datetime(y, mo, d, h, mi, sec)
-    except ValueError:
-        return None
-
-
-def syslog_stamp(line: str, ref: datetime) -> datetime | None:
-    """A syslog time stamp (no year): the year that puts it closest to ``ref``; ISO stamps (rsyslog) too."""
-    m = _TS_SYSLOG.match(line)
-    if not m:
-        return stamp(line, "iso")
-    mon, d, h, mi, s = m.groups()
-    return _closest_year(ref, lambda y: datetime(y, _MON[mon], int(d), int(h), int(mi), int(s)))
 
 
 # ---- what a bundle holds -------------------------------------------------------------------------------------------
@@ -194,19 +70,8 @@ class BundleLine:
     job: tuple[str, str, dict[str, Any]] | None = None  # (job, kind, detail) of a cluster job-event line
 
 
-@dataclass
-class _File:
-    rel: str
-    kind: L.FileKind
-    lines: list[str] = field(default_factory=list)
-    plain: bool = False  # no junk character and no line over MAX_LINE: every non-blank line is read as it is
 
 
-_CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 13))
-"""Bytes that make a file's head look binary (NUL and the C0 controls other than tab and line ends)."""
-_JUNK_BYTES = bytes([*range(0x09), *range(0x0b, 0x20), 0x7f])
-"""The bytes of _JUNK's control characters (UTF-8 keeps every byte below 0x80 as that character)."""
-_JUNK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffd]")
 _LEVEL = re.compile(r"^\[(\w+)\s*\]")
 _SYSLOG_HOST = re.compile(r"^[A-Z][a-z]{2}\s+\d{1,2} \d\d:\d\d:\d\d (\S+) ")
 _NODE_HOST = re.compile(r"pod(\d+)-node(\d+)")
@@ -260,104 +125,6 @@ def ip_to_node(ip: str) -> str | None:
     if not m or int(m[3]) < 1:
         return None
     return f"pod{int(m[1])}/node{int(m[2]) * 250 + int(m[3]) - 1}"
-
-
-class _Scan:
-    """Walking and reading: files by kind, and what was skipped or refused."""
-
-    def __init__(self, root: Path, p: L.BundleParams) -> None:
-        self.root = root
-        self.p = p
-        self.files: list[_File] = []
-        self.skipped: list[dict[str, str]] = []
-        self.refused: list[dict[str, str]] = []
-        self.malformed: Counter[str] = Counter()
-        self.untimed: Counter[str] = Counter()
-        self.cut: Counter[str] = Counter()
-
-    def refuse(self, rel: str, reason: str) -> None:
-        self.refused.append({"path": rel, "reason": reason})
-
-    def walk(self) -> None:
-        level: list[tuple[Path, str]] = [(self.root, "")]
-        depth = 0
-        seen = 0
-        while level:
-            nxt: list[tuple[Path, str]] = []
-            for d, rel_d in level:
-                try:
-                    entries = sorted(os.scandir(d), key=lambda e: e.name)
-                except OSError as exc:
-                    self.refuse(rel_d or ".", f"cannot list the directory: {exc.strerror or exc}")
-                    continue
-                for e in entries:
-                    rel = f"{rel_d}/{e.name}" if rel_d else e.name
-                    if e.is_symlink():
-                        self.refuse(rel, "symbolic link: not followed")
-                    elif e.is_dir(follow_symlinks=False):
-                        if depth + 1 > self.p.max_depth:
-                            self.refuse(rel, f"deeper than {self.p.max_depth} directory levels: not read")
-                        else:
-                            nxt.append((Path(e.path), rel))
-                    elif e.is_file(follow_symlinks=False):
-                        seen += 1
-                        if seen > self.p.max_files:
-                            self.refuse(rel, f"more than {self.p.max_files} files in the bundle: not read")
-                            continue
-                        self._add(e, rel)
-                    else:
-                        self.refuse(rel, "not a regular file")
-            level = nxt
-            depth += 1
-
-    def _add(self, e: os.DirEntry[str], rel: str) -> None:
-        kind = L.classify(rel)
-        if kind is None:
-            self.skipped.append({"path": rel, "reason": "unknown file (not a source of facts.md §7)"})
-            return
-        try:
-            size = e.stat(follow_symlinks=False).st_size
-        except OSError as exc:
-            self.refuse(rel, f"cannot stat: {exc.strerror or exc}")
-            return
-        if size > self.p.max_file_bytes:
-            self.refuse(rel, f"{size} bytes, over the {self.p.max_file_bytes}-byte limit: not read")
-            return
-        try:
-            with open(e.path, "rb") as fh:  # noqa: PTH123 - an fd on the entry we stat'ed
-                data = fh.read(self.p.max_file_bytes + 1)
-        except OSError as exc:
-            self.refuse(rel, f"cannot read: {exc.strerror or exc}")
-            return
-        head = data[:4096]
-        control = len(head) - len(head.translate(None, _CONTROL_BYTES))
-        if head and control > self.p.binary_share * len(head):
-            self.refuse(rel, "binary content, not a text log: not read")
-            return
-        text = data.decode("utf-8", errors="replace")
-        lines = text.split("\n")
-        if "\r" in text:
-            lines = [ln.rstrip("\r") for ln in lines]
-        # no junk character (the control bytes of _JUNK, or U+FFFD: a byte that is not UTF-8) and no long line
-        plain = len(data.translate(None, _JUNK_BYTES)) == len(data) and "\ufffd" not in text and \
-            max(map(len, lines)) <= MAX_LINE
-        self.files.append(_File(rel, kind, lines, plain))
-
-    def clean(self, f: _File, raw: str) -> str | None:
-        """The line to parse, or None for an empty or junk line (junk is counted as malformed)."""
-        if not raw or raw.isspace():
-            return None
-        if f.plain:
-            return raw
-        if _JUNK.search(raw):
-            bad = len(_JUNK.findall(raw))
-            if "\x00" in raw or bad > 0.1 * len(raw):
-                self.malformed[f.rel] += 1
-                return None
-        if len(raw) > MAX_LINE:
-            self.cut[f.rel] += 1
-            raw = raw[:MAX_LINE]
-        return raw
 
 
 @dataclass

@@ -1,0 +1,144 @@
+"""Time stamps of the bundle's log families: one parser per style (slog, hwlog, iso, syslog without a year, ctime,
+LCNE, klog), searched near the start of a line only, and the directory stamps of dump directories."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from opsbrain.bundle import layout as L
+
+# ---- time stamps -----------------------------------------------------------------------------------------------
+_MON = {m: i + 1 for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
+                                        "Dec"))}
+_TS_SLOG = re.compile(r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{3})\.(\d{3})")
+_TS_HWLOG = re.compile(r"(\d{4})/(\d\d)/(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?")
+_TS_ISO = re.compile(r"(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,6}))?")
+_TS_SYSLOG = re.compile(r"^([A-Z][a-z]{2})\s+(\d{1,2}) (\d\d):(\d\d):(\d\d)\b")
+_TS_CTIME = re.compile(r"([A-Z][a-z]{2})\s+(\d{1,2}) (\d\d):(\d\d):(\d\d) (\d{4})")
+_TS_DASHED = re.compile(r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{6})\b")
+"""The driver's and the device history's ``[2025-04-16-03:08:13.704312]``."""
+_TS_LCNE = re.compile(r"^([A-Z][a-z]{2})\s+(\d{1,2}) (\d{4}) (\d\d):(\d\d):(\d\d)")
+"""The LCNE switch log's ``Jul 31 2025 18:36:19+08:00`` (the offset is dropped: naive, as logged)."""
+_TS_KLOG = re.compile(r"^[IWEF](\d\d)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{6})")
+"""klog (volcano): ``E0111 03:29:15.700191`` - no year."""
+_DIR_STAMP = re.compile(r"^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)-")
+_STAMP_SCAN = 96  # characters at the start of a line searched for its time stamp (not dates in the message)
+
+
+def _frac(s: str | None) -> int:
+    return int(s.ljust(6, "0")[:6]) if s else 0
+
+
+def _plain(m: re.Match[str], g: tuple[Any, ...]) -> bool:
+    """True when ``datetime.fromisoformat`` reads the stamp's fields exactly as ``datetime(int(...), ...)`` does:
+    ASCII digits, hour below 24 and second below 60 (out-of-range values raise ValueError both ways)."""
+    return g[3] < "24" and g[5] < "60" and m.group().isascii()
+
+
+def _slog(m: re.Match[str]) -> datetime:
+    g = m.groups()
+    if _plain(m, g):  # one C call instead of eight int() and the constructor: the same datetime
+        return datetime.fromisoformat(f"{g[0]}-{g[1]}-{g[2]}T{g[3]}:{g[4]}:{g[5]}.{g[6]}{g[7]}")
+    return datetime(int(g[0]), int(g[1]), int(g[2]), int(g[3]), int(g[4]), int(g[5]), int(g[6]) * 1000 + int(g[7]))
+
+
+def _hw_or_iso(m: re.Match[str]) -> datetime:
+    g = m.groups()
+    if _plain(m, g):
+        frac = "." + (g[6] + "00000")[:6] if g[6] else ""
+        return datetime.fromisoformat(f"{g[0]}-{g[1]}-{g[2]}T{g[3]}:{g[4]}:{g[5]}{frac}")
+    return datetime(int(g[0]), int(g[1]), int(g[2]), int(g[3]), int(g[4]), int(g[5]), _frac(g[6]))
+
+
+def _ctime(m: re.Match[str]) -> datetime:
+    mon, d, h, mi, s, y = m.groups()
+    return datetime(int(y), _MON[mon], int(d), int(h), int(mi), int(s))
+
+
+def _lcne(m: re.Match[str]) -> datetime:
+    mon, d, y, h, mi, s = m.groups()
+    return datetime(int(y), _MON[mon], int(d), int(h), int(mi), int(s))
+
+
+_PARSERS: dict[str, tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], datetime]], ...]] = {
+    "slog": ((_TS_SLOG, _slog), (_TS_DASHED, _hw_or_iso), (_TS_ISO, _hw_or_iso), (_TS_HWLOG, _hw_or_iso)),
+    "hwlog": ((_TS_HWLOG, _hw_or_iso), (_TS_ISO, _hw_or_iso), (_TS_SLOG, _slog)),
+    "iso": ((_TS_ISO, _hw_or_iso), (_TS_SLOG, _slog), (_TS_DASHED, _hw_or_iso), (_TS_HWLOG, _hw_or_iso),
+            (_TS_LCNE, _lcne), (_TS_CTIME, _ctime)),
+    "ctime": ((_TS_CTIME, _ctime), (_TS_ISO, _hw_or_iso)),
+}
+_STYLE = {L.PLOG: "slog", L.DEVICE_OS: "slog", L.DEVICE_PLUGIN: "hwlog", L.NODED: "hwlog", L.CLUSTERD: "hwlog",
+          L.DMESG: "ctime", L.HISTORY: "iso", L.TRAIN: "iso", L.SWITCH: "iso", L.OTHER: "iso", L.SYSMON: "iso",
+          L.CANN_DEVICE: "slog", L.HOST_KERNEL: "slog", L.HISI_DUMP: "iso", L.MINDCLUSTER: "hwlog"}
+
+
+_LEAD = {_TS_SLOG: ("-", 4), _TS_DASHED: ("-", 4), _TS_ISO: ("-", 4), _TS_HWLOG: ("/", 4)}
+"""A character every match of the stamp holds at a fixed offset from its start: no match starts more than that offset
+before the first such character, so the search starts there (the same leftmost match, found without trying every
+position of the line's head)."""
+_SEARCH: dict[str, tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], datetime], str | None, int], ...]] = {
+    style: tuple((rx, conv, *_LEAD.get(rx, (None, 0))) for rx, conv in convs) for style, convs in _PARSERS.items()}
+
+
+def stamp(line: str, style: str) -> datetime | None:
+    """The time stamp of a line in one of the Ascend layouts (naive, as logged), or None."""
+    head = line[:_STAMP_SCAN]
+    for rx, conv, lead, offset in _SEARCH[style]:
+        if lead is not None:
+            j = head.find(lead)
+            if j < 0:
+                continue  # every match holds the lead character
+            m = rx.search(head, j - offset if j > offset else 0)
+        else:
+            m = rx.search(head)
+        if m:
+            try:
+                return conv(m)
+            except (ValueError, KeyError):
+                return None
+    return None
+
+
+def _closest_year(ref: datetime, make: Callable[[int], datetime]) -> datetime | None:
+    best: datetime | None = None
+    for y in (ref.year - 1, ref.year, ref.year + 1):
+        try:
+            dt = make(y)
+        except (ValueError, KeyError):
+            continue
+        if best is None or abs(dt - ref) < abs(best - ref):
+            best = dt
+    return best
+
+
+def klog_stamp(line: str, ref: datetime) -> datetime | None:
+    """A klog stamp (``E0111 03:29:15.700191``, no year): the year that puts it closest to ``ref``."""
+    m = _TS_KLOG.match(line)
+    if not m:
+        return stamp(line, "iso")
+    mo, d, h, mi, s, us = (int(x) for x in m.groups())
+    return _closest_year(ref, lambda y: datetime(y, mo, d, h, mi, s, us))
+
+
+def dir_stamp(tag: str | None) -> datetime | None:
+    """The time in a black-box dump directory's name (``20230713162044-070000011``)."""
+    m = _DIR_STAMP.match(tag or "")
+    if not m:
+        return None
+    try:
+        y, mo, d, h, mi, sec = (int(x) for x in m.groups())
+        return datetime(y, mo, d, h, mi, sec)
+    except ValueError:
+        return None
+
+
+def syslog_stamp(line: str, ref: datetime) -> datetime | None:
+    """A syslog time stamp (no year): the year that puts it closest to ``ref``; ISO stamps (rsyslog) too."""
+    m = _TS_SYSLOG.match(line)
+    if not m:
+        return stamp(line, "iso")
+    mon, d, h, mi, s = m.groups()
+    return _closest_year(ref, lambda y: datetime(y, _MON[mon], int(d), int(h), int(mi), int(s)))
