@@ -72,6 +72,12 @@ LAYOUTS: list[tuple[str, re.Pattern[str], str]] = [(n, re.compile(rx), src) for 
     ("hccn link", r"^\[devid \d+\] +\w{3} \w{3} [ \d]\d [\d:]{8} \d{4} +LINK (UP|DOWN)$", "facts.md §7 hccn_tool"),
     ("npu error", r"\[rank\d+\]: RuntimeError: InnerRun: NPU error, error code is (?P<rt>\d+)$",
      "kg-config.json AISW_PyTorch_Train_01"),
+    ("npu error (error codes)", r"\[rank\d+\]: RuntimeError: operator\(\):build/CMakeFiles/torch_npu\.dir/"
+     r"compiler_depend\.ts:\d+ NPU function error: c10_npu::acl::AclrtSynchronizeStreamWithTimeout\(copy_stream\), "
+     r"error code is (?P<rt>\d+)\n\[ERROR\] \d{4}-\d\d-\d\d-[\d:]{8} \(PID:\d+, Device:\d+, RankID:-?\d+\) ERR00100 "
+     r"PTA call acl api failed(\n\[Error\]: The task scheduler loses the heartbeat\.)?$",
+     "torch_npu error-code messages: vllm-ascend / LLaMA-Factory issues in tests/data/real_logs (corpus_d, corpus_e); "
+     "ERR00100 in Ascend/pytorch error_code_information.md"),
     ("device setup", r"\[rank\d+\]: RuntimeError: Initialize :torch_npu/csrc/core/npu/sys_ctrl/npu_sys_ctrl\.cpp:133 "
      r"NPU error, error code is (?P<rt>\d+)$", "ascend-fd rank-log fixture"),
     ("EI0002", r"\[rank\d+\]: RuntimeError: (?P<ei>EI0002): The wait execution of the Notify register times out\. "
@@ -110,11 +116,14 @@ needs_vendor = pytest.mark.skipif(not VENDOR.is_dir(), reason="shared reference 
 
 @pytest.fixture(scope="module")
 def emissions() -> dict[str, te.Emission]:
-    """Each kind once on the training job's nodes and once on the serving nodes (lines and events together)."""
+    """Each kind once on the training job's nodes and once on the serving nodes, and on the training job's nodes with
+    the newer torch_npu messages (lines and events together)."""
     out = {}
+    newer = {"telemetry.torch_npu_messages": "error_codes"}  # the torch_npu release with error codes as well
     for kind in sorted(CATALOG):
         a, b = te.emit(kind), te.emit(kind, where="inference")
-        out[kind] = te.Emission(kind, a.target, a.lines + b.lines, a.events + b.events)
+        c = te.emit(kind, sim_params=newer)
+        out[kind] = te.Emission(kind, a.target, a.lines + b.lines + c.lines, a.events + b.events + c.events)
     return out
 
 

@@ -52,7 +52,7 @@ class HbmUce(FaultModel):
         self.emit.plugin(npu, "80E01801", "RestartBusiness")
         self.sim.telemetry.count("hbm_uce_total", self.target)
         self.emit.plog_runtime(npu, 507053)
-        self.hit(npu, "crash", "RuntimeError: InnerRun: NPU error, error code is 507053")
+        self.hit(npu, "crash", self.npu_error(npu, 507053))
         yield self.wait(0)
         self.end()
 
@@ -79,7 +79,7 @@ class HbmRowExhaustion(FaultModel):
         self.emit.device_event(npu, "80E18402")
         self.emit.plugin(npu, "80E18402", "SeparateNPU")
         self.set_health(npu, Health.FAILED)
-        self.hit(npu, "crash", "RuntimeError: InnerRun: NPU error, error code is 507053")
+        self.hit(npu, "crash", self.npu_error(npu, 507053))
         yield from self.repair_for_duration(npu)
         self.end()
 
@@ -101,7 +101,7 @@ class HbmOvertemp(FaultModel):
         self.emit.device_event(npu, "80E0020B")
         self.emit.plugin(npu, "80E0020B", "SeparateNPU")
         self.set_health(npu, Health.FAILED)
-        self.hit(npu, "crash", "RuntimeError: InnerRun: NPU error, error code is 507010")
+        self.hit(npu, "crash", self.npu_error(npu, 507010))
         yield self.wait(self.p.npu_heartbeat_s * 3)
         self.emit.heartbeat_lost(npu)
         yield from self.repair_for_duration(npu)
@@ -286,7 +286,7 @@ class NpuOffBus(FaultModel):
         npu = self.target
         node = ids.node_of(npu) or ""
         self.set_health(npu, Health.FAILED)
-        self.hit(npu, "crash", "RuntimeError: InnerRun: NPU error, error code is 507010")
+        self.hit(npu, "crash", self.npu_error(npu, 507010))
         self.emit.kernel(node, fmt.pcie_aer(f"0000:{0x80 + ids.index(npu, 'npu'):02x}:00.0", 2,
                                             int(self.rng.integers(0, 3))))
         yield self.wait(self.p.npu_heartbeat_s * 3)

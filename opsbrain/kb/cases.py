@@ -95,6 +95,7 @@ class World:
     line_format: str = "as_emitted"  # or a syslog-forwarded variant (see :func:`reformat`)
     clock_skew_s: float = 0.0  # a skewed host's clock is off by uniform(-x, x) seconds (its lines' time stamps)
     skewed_hosts: float = 0.0  # share of hosts (nodes, L2 switch chips) whose clocks are skewed
+    torch_npu_messages: str = "innerrun"  # how torch_npu prints a device error (faultlib telemetry.torch_npu_messages)
 
     def collected_as_emitted(self) -> bool:
         """Whether every line reaches the collector as printed, on time-synchronized hosts."""
@@ -118,6 +119,8 @@ def build_world(seed: int, topo: Topology, noise_scale: float = 1.0, world: Worl
         params = apply_overrides(params, {
             "noise.flap_per_link_day": params.noise.flap_per_link_day * w.noise_scale,
             "noise.hbm_ce_bursts_per_day": params.noise.hbm_ce_bursts_per_day * w.noise_scale})
+    if w.torch_npu_messages != params.telemetry.torch_npu_messages:
+        params = apply_overrides(params, {"telemetry.torch_npu_messages": w.torch_npu_messages})
     sim = Simulation(params, seed=seed, topology=topo)
     pod, first = w.inference_node
     pre, dec = paper_layout(topo, first_node=pod * topo.params.nodes_per_pod + first)

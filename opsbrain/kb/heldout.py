@@ -46,6 +46,10 @@ AXES: tuple[Axis, ...] = (
     Axis("clock", "host clocks: a line carries the time stamp of the host that wrote it",
          ("synchronized",), ("every host within 0.1 s (congested NTP)",
                              "10% of hosts within 7 s (NTP lost 1 day)")),
+    Axis("software", "the torch_npu release: how a rank's device error is printed (faultlib "
+         "telemetry.torch_npu_messages)", ("InnerRun messages",), ("error-code messages (ERR00100)",)),
+    Axis("job_size", "nodes of the training job (the first of its placement's nodes): how many peer ranks report a "
+         "stall", ("14 nodes",), ("8 nodes", "11 nodes")),
 )
 
 _DEFAULT_OF = {("hbm_ce_storm", "rate_per_s"): "ce_storm_rate_per_s", ("hbm_row_exhaustion", "rows_at_onset"):
@@ -97,6 +101,10 @@ _CLOCK = {  # value -> (offset bound s, share of hosts skewed)
 }
 
 
+_SOFTWARE = {"InnerRun messages": "innerrun", "error-code messages (ERR00100)": "error_codes"}
+_JOB_SIZE = {"14 nodes": 14, "8 nodes": 8, "11 nodes": 11}
+
+
 def world_for(values: dict[str, str]) -> World:
     """The world of one run from its value on each axis (a missing axis takes training's first value)."""
     v = {a.name: values.get(a.name, a.training[0]) for a in AXES}
@@ -105,8 +113,10 @@ def world_for(values: dict[str, str]) -> World:
     drop, missing, sources = _COLLECTION[v["collection"]]
     skew, skewed = _CLOCK[v["clock"]]
     params = case_lib.TRAIN_FAULT_PARAMS if v["fault_params"] == "training draws" else FAULT_PARAMS[v["fault_params"]]
+    train_nodes = train_nodes[:_JOB_SIZE[v["job_size"]]]
     return replace(case_lib.TRAIN_WORLD, pods=pods, inference_node=(inf_pod, first),
                    training_nodes=tuple((train_pod, n) for n in train_nodes), noise_scale=_NOISE[v["noise"]],
+                   torch_npu_messages=_SOFTWARE[v["software"]],
                    onset_s=_ONSET[v["onset"]], fault_params=params, drop_lines=drop, missing_hosts=missing,
                    missing_sources=sources,
                    line_format=_FORMAT[v["format"]], clock_skew_s=skew, skewed_hosts=skewed)

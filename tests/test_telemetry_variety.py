@@ -1,0 +1,54 @@
+"""Issue 15, variety the real world has: how many lines a stall prints follows the job it hits, and the torch_npu
+release decides how a rank's device error reads; both reach the ops brain through the same parsers."""
+
+from __future__ import annotations
+
+import re
+
+from opsbrain.ingest import parse_line
+from opsbrain.kb import cases as case_lib
+from opsbrain.kb import heldout
+from tests import twin_emissions as te
+
+NEWER = {"telemetry.torch_npu_messages": "error_codes"}
+
+
+def _waits(lines: list[te.LogLine]) -> list[te.LogLine]:
+    return [ln for ln in lines if "taskType[Notify Wait]" in ln.text]
+
+
+def test_every_peer_rank_of_a_stalled_job_reports_its_own_wait() -> None:
+    e = te.emit("collective_timeout_sw")
+    waits = _waits(e.lines)
+    peers = len(te.TRAINING_NODES) - 1
+    assert len(waits) == peers * 8, len(waits)  # every rank (8 per node) on the 13 other nodes
+    pids = {re.search(r"HCCL\((\d+),", ln.text).group(1) for ln in waits}  # type: ignore[union-attr]
+    assert len(pids) == len(waits)  # each from its own process's plog
+    assert len({ln.origin for ln in waits}) == peers
+
+
+def test_a_smaller_job_prints_fewer_waits() -> None:
+    small = heldout.world_for({"job_size": "8 nodes"})
+    assert len(small.training_nodes) == 8 and len(case_lib.TRAIN_WORLD.training_nodes) == 14
+    assert small.training_nodes == case_lib.TRAIN_WORLD.training_nodes[:8]
+
+
+def test_the_newer_torch_npu_prints_the_pta_error_and_the_parsers_read_it() -> None:
+    old, new = te.emit("hbm_uce"), te.emit("hbm_uce", sim_params=NEWER)
+    crash_old = [ln.text for ln in old.lines if ln.source == "train"]
+    crash_new = [ln.text for ln in new.lines if ln.source == "train"]
+    assert crash_old and all("InnerRun" in t for t in crash_old)
+    assert crash_new and all("ERR00100 PTA call acl api failed" in t and "error code is 507053" in t
+                             for t in crash_new)
+    kinds_old = {s.kind for t in crash_old for s in parse_line(t, 0.0, origin="pod0/node40")}
+    kinds_new = {s.kind for t in crash_new for s in parse_line(t, 0.0, origin="pod0/node40")}
+    assert "rt:507053" in kinds_old and "rt:507053" in kinds_new
+    assert "err:ERR00100" in kinds_new and "err:ERR00100" not in kinds_old
+
+
+def test_the_software_axis_is_held_out_and_sets_the_release() -> None:
+    assert heldout.world_for({}).torch_npu_messages == "innerrun"
+    assert heldout.world_for({"software": "error-code messages (ERR00100)"}).torch_npu_messages == "error_codes"
+    runs = heldout.plan_heldout(1)
+    assert all(args[-1].torch_npu_messages == "error_codes" for args, _v in runs)
+    assert all(len(args[-1].training_nodes) in (8, 11) for args, _v in runs)
