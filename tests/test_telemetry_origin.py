@@ -26,6 +26,7 @@ from faultlib.health import Health
 from faultlib.telemetry import formats as fmt
 from faultlib.telemetry.records import JobEvent, LogLine
 from opsbrain.controller import Controller
+from opsbrain.kb import cases as case_lib
 from opsbrain.ingest import Signal
 from opsbrain.verdict import Diagnosis
 from tests import twin_emissions as te
@@ -90,6 +91,10 @@ LAYOUTS: list[tuple[str, re.Pattern[str], str]] = [(n, re.compile(rx), src) for 
     ("nan grad", r"\[rank\d+\]: AssertionError: Rank \d+: found NaN in local grad norm in backward pass before "
      r"data-parallel communication collective\. Device: \d+, node: [\w-]+$",
      "Megatron-LM param_and_grad_buffer.py check_for_nan_in_grad"),
+    ("nan grad (rerun state machine)", r"\[rank\d+\]: RuntimeError: Rank \d+, node [\w-]+, device \d+, iteration \d+: "
+     r"Unexpected result nan \(message='found NaN in local grad norm for bucket #0 in backward pass before "
+     r"data-parallel communication collective'\)$",
+     "Megatron-LM param_and_grad_buffer.py check_grads -> rerun_state_machine.validate_result; public training logs"),
     ("io error", r"\[rank\d+\]: OSError: \[Errno 5\] Input/output error$", "Python OSError (EIO) from torch.save"),
 ]]
 HEALTH_WORDS = re.compile(r"\b(isolated|resetting|cordoned|healthy|unhealthy)\b", re.I)
@@ -117,9 +122,9 @@ needs_vendor = pytest.mark.skipif(not VENDOR.is_dir(), reason="shared reference 
 @pytest.fixture(scope="module")
 def emissions() -> dict[str, te.Emission]:
     """Each kind once on the training job's nodes and once on the serving nodes, and on the training job's nodes with
-    the newer torch_npu messages (lines and events together)."""
+    the newer torch_npu and Megatron-core messages (lines and events together)."""
     out = {}
-    newer = {"telemetry.torch_npu_messages": "error_codes"}  # the torch_npu release with error codes as well
+    newer = case_lib.SOFTWARE["newer"]  # the newer torch_npu and Megatron-core messages as well
     for kind in sorted(CATALOG):
         a, b = te.emit(kind), te.emit(kind, where="inference")
         c = te.emit(kind, sim_params=newer)

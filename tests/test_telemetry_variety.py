@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import re
 
+from faultlib.topology import Topology
 from opsbrain.ingest import parse_line
 from opsbrain.kb import cases as case_lib
 from opsbrain.kb import heldout
 from tests import twin_emissions as te
 
-NEWER = {"telemetry.torch_npu_messages": "error_codes"}
+NEWER = {"telemetry.torch_npu_messages": "error_codes"}  # the newer torch_npu alone
 
 
 def _waits(lines: list[te.LogLine]) -> list[te.LogLine]:
@@ -46,9 +47,30 @@ def test_the_newer_torch_npu_prints_the_pta_error_and_the_parsers_read_it() -> N
     assert "err:ERR00100" in kinds_new and "err:ERR00100" not in kinds_old
 
 
-def test_the_software_axis_is_held_out_and_sets_the_release() -> None:
-    assert heldout.world_for({}).torch_npu_messages == "innerrun"
-    assert heldout.world_for({"software": "error-code messages (ERR00100)"}).torch_npu_messages == "error_codes"
+def test_the_newer_megatron_stops_a_nan_gradient_through_the_rerun_state_machine() -> None:
+    e = te.emit("silent_data_corruption", sim_params=case_lib.SOFTWARE["newer"])
+    crash = [ln.text for ln in e.lines if ln.source == "train"]
+    assert crash and all("Unexpected result nan (message='found NaN in local grad norm for bucket #0" in t
+                         for t in crash)
+    kinds = {s.kind for t in crash for s in parse_line(t, 0.0, origin="pod0/node40")}
+    assert {"train:nan", "py:RuntimeError"} <= kinds
+
+
+def test_a_lane_loss_is_relayed_by_the_node_device_plugin() -> None:
+    e = te.emit("optical_degradation", params={"dbm_per_hour": 60.0})  # fast enough to lose lanes in the window
+    lanes = [ln for ln in e.lines if "0x00f10509" in ln.text]
+    assert {ln.source for ln in lanes} == {"switch", "device_plugin"}
+    assert sum(ln.source == "switch" for ln in lanes) == sum(ln.source == "device_plugin" for ln in lanes)
+
+
+def test_the_held_out_axes_set_the_release_the_job_and_the_serving_layout() -> None:
+    assert heldout.world_for({}).software == "older" and heldout.world_for({}).prefill == (6, 2)
     runs = heldout.plan_heldout(1)
-    assert all(args[-1].torch_npu_messages == "error_codes" for args, _v in runs)
+    assert all(args[-1].software == "newer" for args, _v in runs)
     assert all(len(args[-1].training_nodes) in (8, 11) for args, _v in runs)
+    assert all(args[-1].prefill == (3, 4) for args, _v in runs)
+    w = runs[0][0][-1]
+    sim = case_lib.build_world(1, Topology.build(pods=w.pods), world=w)
+    assert sim.params.telemetry.torch_npu_messages == "error_codes"
+    serve = next(w for w in sim.workloads.values() if w.kind == "inference")
+    assert sorted(len(serve.instance_nodes(n)) for n in serve.nodes[:1]) == [4]

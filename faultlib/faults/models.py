@@ -162,8 +162,12 @@ class OpticalDegradation(_LinkFault):
             if k == 1 or lanes - k <= lanes // 2:
                 # SwitchFaultCode.json NotHandle [0x00f10509,132333|132332,L2,na]: port lanes reduced (to 4, then
                 # to 2 or 1; kg-config.json Comp_Switch_L1_23/26); the lane count is not in the line
-                self.emit.switch_alarm(a, "0x00f10509", "L2", self.port_of(a),
-                                       fault_id="132333" if k == 1 else "132332")
+                fid = "132333" if k == 1 else "132332"
+                self.emit.switch_alarm(a, "0x00f10509", "L2", self.port_of(a), fault_id=fid)
+                # the node's device plugin relays every fault its L1 chips raise (it subscribes to all of them and
+                # logs each, whatever the handling level; ascend-fd fixture dl_log/devicePlugin), as for a link-down
+                self.emit.plugin_switch(lk.node or ids.node_of(a) or a, "0x00f10509", fid, "L2", "NotHandle",
+                                        chip=ids.index(a, "l1sw"), port=self.port_of(a))
             # lanes - 1 drops, evenly spaced, so the link dies when Rx reaches link_down_rx_dbm
             yield self.wait((hours_to_down - hours_to_lane) * 3600 / max(1, lanes - 1))
         self.down()
@@ -371,7 +375,12 @@ class QingtianFailure(FaultModel):
         self.hit(node, "hang", "")
         yield self.wait(120.0)  # kernel/hung_task.c default hung_task_timeout_secs
         if self.sim.state.health(card) == Health.FAILED:
-            self.emit.kernel(node, fmt.hung_task("python3", fmt.pid_of(node)))
+            # khungtaskd reports every task blocked past the timeout, at most hung_task_warnings (default 10) per
+            # boot (kernel/hung_task.c; Documentation/admin-guide/sysctl/kernel.rst): one rank process per NPU
+            # of the workloads on the node blocks in I/O; an idle node has none to report
+            blocked = [n for n in self.sim.topology.npus_of(node) if self.workloads_on(n)][:10]
+            for npu in blocked:
+                self.emit.kernel(node, fmt.hung_task("python3", fmt.pid_of(npu)))
         if (yield from self.heal_after_duration()):
             self.set_health(card, Health.HEALTHY)
         self.end()
@@ -395,14 +404,27 @@ class RocePortDown(FaultModel):
             if w.kind == "inference":
                 w.fail(npu, "hang", "")  # type: ignore[attr-defined]
         yield self.wait(self.p.peer_timeout_report_s)
-        peers = [n for w in self.workloads_on(npu) for n in w.nodes if n != node][:1]
-        for peer in peers:
+        dev = ids.index(npu, "npu")
+        for peer in self.rdma_peers(npu):
             self.emit.plog_cqe(npu, peer)
-            self.emit.plog_cqe(self.sim.topology.npus_of(peer)[0], node)
+            self.emit.plog_cqe(self.sim.topology.npus_of(peer)[dev], node)
         if (yield from self.heal_after_duration()):
             self.set_health(port, Health.HEALTHY)
             self.emit.hccn_link(port, up=True)
         self.end()
+
+
+    def rdma_peers(self, npu: str) -> list[str]:
+        """The nodes whose same-index rank shares an inter-node connection with ``npu``'s rank: the other nodes of
+        its communicator (the training job, or the serving instance that holds it). HCCL's hierarchical algorithms
+        exchange between servers among devices of the same index (one ring per device plane), so every one of
+        these connections runs through this die's port; both ends' heartbeats report the error CQE."""
+        node = ids.node_of(npu)
+        out: list[str] = []
+        for w in self.workloads_on(npu):
+            nodes = w.instance_nodes(npu) if hasattr(w, "instance_nodes") else w.nodes
+            out += [n for n in nodes if n != node and n not in out]
+        return out
 
 
 class CollectiveTimeoutSw(FaultModel):
@@ -422,8 +444,9 @@ class CollectiveTimeoutSw(FaultModel):
 
 class SilentDataCorruption(FaultModel):
     """Wrong results from a chip: no hardware code exists for it (facts.md §4). After a few steps its gradients
-    turn NaN and Megatron's gradient check stops the job with its own assertion text, naming the rank, device and
-    host whose local gradient norm was NaN (megatron/core/distributed/param_and_grad_buffer.py, ``check_for_nan_in_grad``)."""
+    turn NaN and Megatron's gradient check stops the job with its own text, naming the rank, device and host whose
+    local gradient norm was NaN (megatron/core/distributed/param_and_grad_buffer.py: ``check_for_nan_in_grad``'s
+    assertion, or the rerun state machine in later releases; ``telemetry.megatron_nan_messages``)."""
 
     kind = "silent_data_corruption"
 
@@ -435,9 +458,10 @@ class SilentDataCorruption(FaultModel):
             if w.kind == "training":
                 ranks = getattr(w, "ranks", [])
                 r = ranks.index(npu) if npu in ranks else 0
-                w.fail(npu, "crash", f"AssertionError: Rank {r}: found NaN in local grad norm in backward pass "  # type: ignore[attr-defined]
-                       f"before data-parallel communication collective. Device: {fmt.device_index(npu)}, node: "
-                       f"{fmt.hostname(node)}")
+                step = w.current_step()  # type: ignore[attr-defined]
+                text = fmt.nan_grad_error(r, fmt.device_index(npu), fmt.hostname(node), step,
+                                          self.sim.params.telemetry.megatron_nan_messages)
+                w.fail(npu, "crash", text)  # type: ignore[attr-defined]
         self.end()
 
 

@@ -364,6 +364,23 @@ def npu_error_reason(dt: datetime, code: int, device: int, pid: int, variant: st
     return "\n".join(lines)
 
 
+MEGATRON_NAN_MESSAGES = ("assertion", "rerun_state_machine")
+
+
+def nan_grad_error(rank: int, device: int, host: str, iteration: int, variant: str = "assertion") -> str:
+    """Megatron-core's gradient check stopping a rank whose local grad norm is NaN, as the release prints it
+    (``telemetry.megatron_nan_messages``): the assertion of ``check_for_nan_in_grad``, or the rerun state machine's
+    fatal ``validate_result`` (``Rank R, node h, device d, iteration i: Unexpected result nan (message='...')``)."""
+    if variant == "assertion":
+        return (f"AssertionError: Rank {rank}: found NaN in local grad norm in backward pass before data-parallel "
+                f"communication collective. Device: {device}, node: {host}")
+    if variant != "rerun_state_machine":
+        raise ValueError(f"unknown Megatron NaN message variant {variant!r}")
+    return (f"RuntimeError: Rank {rank}, node {host}, device {device}, iteration {iteration}: Unexpected result nan "
+            "(message='found NaN in local grad norm for bucket #0 in backward pass before data-parallel communication "
+            "collective')")
+
+
 # ---- UB switches --------------------------------------------------------------------------------------------
 def switch_alarm(dt: datetime, host: str, alarm_id: str, peer_type: str, port: int, active: bool = True,
                  fault_id: str = "na") -> str:

@@ -791,6 +791,13 @@ class TrainingJob(Workload):
     def last_persistent_step(self) -> int:
         return self._last_persistent
 
+    def current_step(self) -> int:
+        """The step in flight (its number as the training log prints it: steps done + 1)."""
+        if self.state in ("new",):
+            return 0
+        self._advance()
+        return int(math.floor(self._pos + _EPS)) + 1
+
     @property
     def last_memory_step(self) -> int:
         """Step of the newest in-memory checkpoint (every ``mem_ckpt_every_steps`` since the processes started)."""
