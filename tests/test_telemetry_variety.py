@@ -72,5 +72,7 @@ def test_the_held_out_axes_set_the_release_the_job_and_the_serving_layout() -> N
     w = runs[0][0][-1]
     sim = case_lib.build_world(1, Topology.build(pods=w.pods), world=w)
     assert sim.params.telemetry.torch_npu_messages == "error_codes"
+    assert (sim.params.inference.prefill_instances, sim.params.inference.prefill_nodes_per_instance) == (3, 4)
     serve = next(w for w in sim.workloads.values() if w.kind == "inference")
-    assert sorted(len(serve.instance_nodes(n)) for n in serve.nodes[:1]) == [4]
+    first = serve.nodes[0]
+    assert sum(serve.instance_of(n) == serve.instance_of(first) for n in serve.nodes) == 4

@@ -404,27 +404,14 @@ class RocePortDown(FaultModel):
             if w.kind == "inference":
                 w.fail(npu, "hang", "")  # type: ignore[attr-defined]
         yield self.wait(self.p.peer_timeout_report_s)
-        dev = ids.index(npu, "npu")
-        for peer in self.rdma_peers(npu):
+        peers = [n for w in self.workloads_on(npu) for n in w.nodes if n != node][:1]
+        for peer in peers:
             self.emit.plog_cqe(npu, peer)
-            self.emit.plog_cqe(self.sim.topology.npus_of(peer)[dev], node)
+            self.emit.plog_cqe(self.sim.topology.npus_of(peer)[0], node)
         if (yield from self.heal_after_duration()):
             self.set_health(port, Health.HEALTHY)
             self.emit.hccn_link(port, up=True)
         self.end()
-
-
-    def rdma_peers(self, npu: str) -> list[str]:
-        """The nodes whose same-index rank shares an inter-node connection with ``npu``'s rank: the other nodes of
-        its communicator (the training job, or the serving instance that holds it). HCCL's hierarchical algorithms
-        exchange between servers among devices of the same index (one ring per device plane), so every one of
-        these connections runs through this die's port; both ends' heartbeats report the error CQE."""
-        node = ids.node_of(npu)
-        out: list[str] = []
-        for w in self.workloads_on(npu):
-            nodes = w.instance_nodes(npu) if hasattr(w, "instance_nodes") else w.nodes
-            out += [n for n in nodes if n != node and n not in out]
-        return out
 
 
 class CollectiveTimeoutSw(FaultModel):

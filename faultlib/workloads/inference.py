@@ -384,11 +384,6 @@ class InferenceService(Workload):
             raise KeyError(f"{self.name}: no instance {instance!r} (known: {', '.join(self._insts)})")
         return self._insts[key]
 
-    def instance_nodes(self, component: str) -> list[str]:
-        """The nodes of the instance holding ``component`` (none when no instance holds it)."""
-        q = self.instance_of(component)
-        return list(self._inst(q).nodes) if q is not None else []
-
     def instance_of(self, component: str) -> str | None:
         """The (qualified) instance holding ``component`` (a node, NPU, die, port, or link of a node)."""
         if component.removeprefix(f"{self.name}/") in self._insts:
