@@ -226,6 +226,16 @@ def test_per_axis_rows_carry_each_values_near_copy_rate() -> None:
     assert by["x6"]["near_copy"] == 0.5 and by["x0.5"]["near_copy"] == 1.0
 
 
+def test_near_copies_are_counted_per_class() -> None:
+    S = heldout_eval.Scored
+    seen, new, other = _case("a", "x", seed=1), _case("a", "x", seed=2), _case("b", "x", seed=3)
+    new.features = {**new.features, "n:sw:down": 9.0}
+    pairs = nearcopy.pairs_of([seen.features, other.features], ["a", "a"])  # b's features seen, but as class a
+    rows = [S(c, {}, c.label, 0.9, c.label, True) for c in (seen, new, other)]
+    assert heldout_eval.near_copy_by_class(rows, pairs) == {"a": {"n": 2, "near_copies": 1, "rate": 0.5},
+                                                            "b": {"n": 1, "near_copies": 0, "rate": 0.0}}
+
+
 def test_near_copy_needs_equal_discrete_features_and_the_same_label() -> None:
     a = {"n:sw:down": 0.693, "links_down": 0.693, "span_s": 3.0}
     b = {**a, "span_s": 7.5, "max_temp_c": 80.0}  # continuous readings differ: still a near-copy

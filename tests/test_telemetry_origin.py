@@ -26,6 +26,7 @@ from faultlib.health import Health
 from faultlib.telemetry import formats as fmt
 from faultlib.telemetry.records import JobEvent, LogLine
 from opsbrain.controller import Controller
+from opsbrain.kb import cases as case_lib
 from opsbrain.ingest import Signal
 from opsbrain.verdict import Diagnosis
 from tests import twin_emissions as te
@@ -72,6 +73,12 @@ LAYOUTS: list[tuple[str, re.Pattern[str], str]] = [(n, re.compile(rx), src) for 
     ("hccn link", r"^\[devid \d+\] +\w{3} \w{3} [ \d]\d [\d:]{8} \d{4} +LINK (UP|DOWN)$", "facts.md §7 hccn_tool"),
     ("npu error", r"\[rank\d+\]: RuntimeError: InnerRun: NPU error, error code is (?P<rt>\d+)$",
      "kg-config.json AISW_PyTorch_Train_01"),
+    ("npu error (error codes)", r"\[rank\d+\]: RuntimeError: operator\(\):build/CMakeFiles/torch_npu\.dir/"
+     r"compiler_depend\.ts:\d+ NPU function error: c10_npu::acl::AclrtSynchronizeStreamWithTimeout\(copy_stream\), "
+     r"error code is (?P<rt>\d+)\n\[ERROR\] \d{4}-\d\d-\d\d-[\d:]{8} \(PID:\d+, Device:\d+, RankID:-?\d+\) ERR00100 "
+     r"PTA call acl api failed(\n\[Error\]: The task scheduler loses the heartbeat\.)?$",
+     "torch_npu error-code messages: vllm-ascend / LLaMA-Factory issues in tests/data/real_logs (corpus_d, corpus_e); "
+     "ERR00100 in Ascend/pytorch error_code_information.md"),
     ("device setup", r"\[rank\d+\]: RuntimeError: Initialize :torch_npu/csrc/core/npu/sys_ctrl/npu_sys_ctrl\.cpp:133 "
      r"NPU error, error code is (?P<rt>\d+)$", "ascend-fd rank-log fixture"),
     ("EI0002", r"\[rank\d+\]: RuntimeError: (?P<ei>EI0002): The wait execution of the Notify register times out\. "
@@ -84,6 +91,10 @@ LAYOUTS: list[tuple[str, re.Pattern[str], str]] = [(n, re.compile(rx), src) for 
     ("nan grad", r"\[rank\d+\]: AssertionError: Rank \d+: found NaN in local grad norm in backward pass before "
      r"data-parallel communication collective\. Device: \d+, node: [\w-]+$",
      "Megatron-LM param_and_grad_buffer.py check_for_nan_in_grad"),
+    ("nan grad (rerun state machine)", r"\[rank\d+\]: RuntimeError: Rank \d+, node [\w-]+, device \d+, iteration \d+: "
+     r"Unexpected result nan \(message='found NaN in local grad norm for bucket #0 in backward pass before "
+     r"data-parallel communication collective'\)$",
+     "Megatron-LM param_and_grad_buffer.py check_grads -> rerun_state_machine.validate_result; public training logs"),
     ("io error", r"\[rank\d+\]: OSError: \[Errno 5\] Input/output error$", "Python OSError (EIO) from torch.save"),
 ]]
 HEALTH_WORDS = re.compile(r"\b(isolated|resetting|cordoned|healthy|unhealthy)\b", re.I)
@@ -110,11 +121,14 @@ needs_vendor = pytest.mark.skipif(not VENDOR.is_dir(), reason="shared reference 
 
 @pytest.fixture(scope="module")
 def emissions() -> dict[str, te.Emission]:
-    """Each kind once on the training job's nodes and once on the serving nodes (lines and events together)."""
+    """Each kind once on the training job's nodes and once on the serving nodes, and on the training job's nodes with
+    the newer torch_npu and Megatron-core messages (lines and events together)."""
     out = {}
+    newer = case_lib.SOFTWARE["newer"]  # the newer torch_npu and Megatron-core messages as well
     for kind in sorted(CATALOG):
         a, b = te.emit(kind), te.emit(kind, where="inference")
-        out[kind] = te.Emission(kind, a.target, a.lines + b.lines, a.events + b.events)
+        c = te.emit(kind, sim_params=newer)
+        out[kind] = te.Emission(kind, a.target, a.lines + b.lines + c.lines, a.events + b.events + c.events)
     return out
 
 

@@ -18,6 +18,7 @@ from faultlib.engine import Simulation
 from faultlib.faults.catalog import CATALOG
 from faultlib.injection.selectors import TargetIndex
 from faultlib.injection.spec import FaultSpec
+from faultlib.params import apply_overrides
 from faultlib.simparams import SimParams
 from faultlib.telemetry import JobEvent, LogLine
 from faultlib.telemetry.noise import start_background_noise
@@ -43,8 +44,9 @@ def topology() -> Topology:
     return Topology.build()
 
 
-def _world(seed: int, noise: bool) -> Simulation:
-    sim = Simulation(SimParams(), seed=seed, topology=topology())
+def _world(seed: int, noise: bool, sim_params: dict[str, Any] | None = None) -> Simulation:
+    params = apply_overrides(SimParams(), sim_params) if sim_params else SimParams()
+    sim = Simulation(params, seed=seed, topology=topology())
     pre, dec = paper_layout(sim.topology)
     sim.add_workload(InferenceService("serve", pre, dec))
     sim.add_workload(TrainingJob("train", list(TRAINING_NODES)))
@@ -65,9 +67,11 @@ def target_for(kind: str, seed: int = 0, where: str = "training") -> str:
 
 
 def emit(kind: str, seed: int = 0, noise: bool = False, params: dict[str, Any] | None = None,
-         duration_s: float | None = None, where: str = "training") -> Emission:
-    """What ``kind`` shows from onset on (lines and job events after the onset; the fault alone when no noise)."""
-    sim = _world(seed, noise)
+         duration_s: float | None = None, where: str = "training", sim_params: dict[str, Any] | None = None
+         ) -> Emission:
+    """What ``kind`` shows from onset on (lines and job events after the onset; the fault alone when no noise);
+    ``sim_params`` overrides simulator parameters (``{"telemetry.torch_npu_messages": "error_codes"}``)."""
+    sim = _world(seed, noise, sim_params)
     target = target_for(kind, seed, where)
     spec = FaultSpec(at_s=ONSET_S, kind=kind, target=target, params=params or {}, duration_s=duration_s)
     sim.inject(spec)

@@ -19,6 +19,7 @@ from faultlib import ids
 from faultlib.faults.catalog import CATALOG, FaultKind
 from faultlib.faults.params import FaultParams
 from faultlib.health import Health
+from faultlib.telemetry import formats as fmt
 from faultlib.telemetry.emit import Emitter
 
 if TYPE_CHECKING:
@@ -95,6 +96,12 @@ class FaultModel:
     def workloads_on(self, component: str) -> list[Workload]:
         node = ids.node_of(component)
         return [w for w in self.sim.workloads.values() if node in w.nodes]
+
+    def npu_error(self, npu: str, code: int) -> str:
+        """The exception text a rank on ``npu`` dies with for device error ``code`` (the torch_npu release's form,
+        ``telemetry.torch_npu_messages``)."""
+        return fmt.npu_error_reason(self.sim.wallclock(), code, fmt.device_index(npu), fmt.pid_of(npu),
+                                    self.sim.params.telemetry.torch_npu_messages)
 
     def hit(self, component: str, mode: str, reason: str) -> None:
         """Ranks on ``component`` crash or hang in every workload placed there."""

@@ -52,7 +52,7 @@ class HbmUce(FaultModel):
         self.emit.plugin(npu, "80E01801", "RestartBusiness")
         self.sim.telemetry.count("hbm_uce_total", self.target)
         self.emit.plog_runtime(npu, 507053)
-        self.hit(npu, "crash", "RuntimeError: InnerRun: NPU error, error code is 507053")
+        self.hit(npu, "crash", self.npu_error(npu, 507053))
         yield self.wait(0)
         self.end()
 
@@ -79,7 +79,7 @@ class HbmRowExhaustion(FaultModel):
         self.emit.device_event(npu, "80E18402")
         self.emit.plugin(npu, "80E18402", "SeparateNPU")
         self.set_health(npu, Health.FAILED)
-        self.hit(npu, "crash", "RuntimeError: InnerRun: NPU error, error code is 507053")
+        self.hit(npu, "crash", self.npu_error(npu, 507053))
         yield from self.repair_for_duration(npu)
         self.end()
 
@@ -101,7 +101,7 @@ class HbmOvertemp(FaultModel):
         self.emit.device_event(npu, "80E0020B")
         self.emit.plugin(npu, "80E0020B", "SeparateNPU")
         self.set_health(npu, Health.FAILED)
-        self.hit(npu, "crash", "RuntimeError: InnerRun: NPU error, error code is 507010")
+        self.hit(npu, "crash", self.npu_error(npu, 507010))
         yield self.wait(self.p.npu_heartbeat_s * 3)
         self.emit.heartbeat_lost(npu)
         yield from self.repair_for_duration(npu)
@@ -162,8 +162,12 @@ class OpticalDegradation(_LinkFault):
             if k == 1 or lanes - k <= lanes // 2:
                 # SwitchFaultCode.json NotHandle [0x00f10509,132333|132332,L2,na]: port lanes reduced (to 4, then
                 # to 2 or 1; kg-config.json Comp_Switch_L1_23/26); the lane count is not in the line
-                self.emit.switch_alarm(a, "0x00f10509", "L2", self.port_of(a),
-                                       fault_id="132333" if k == 1 else "132332")
+                fid = "132333" if k == 1 else "132332"
+                self.emit.switch_alarm(a, "0x00f10509", "L2", self.port_of(a), fault_id=fid)
+                # the node's device plugin relays every fault its L1 chips raise (it subscribes to all of them and
+                # logs each, whatever the handling level; ascend-fd fixture dl_log/devicePlugin), as for a link-down
+                self.emit.plugin_switch(lk.node or ids.node_of(a) or a, "0x00f10509", fid, "L2", "NotHandle",
+                                        chip=ids.index(a, "l1sw"), port=self.port_of(a))
             # lanes - 1 drops, evenly spaced, so the link dies when Rx reaches link_down_rx_dbm
             yield self.wait((hours_to_down - hours_to_lane) * 3600 / max(1, lanes - 1))
         self.down()
@@ -286,7 +290,7 @@ class NpuOffBus(FaultModel):
         npu = self.target
         node = ids.node_of(npu) or ""
         self.set_health(npu, Health.FAILED)
-        self.hit(npu, "crash", "RuntimeError: InnerRun: NPU error, error code is 507010")
+        self.hit(npu, "crash", self.npu_error(npu, 507010))
         self.emit.kernel(node, fmt.pcie_aer(f"0000:{0x80 + ids.index(npu, 'npu'):02x}:00.0", 2,
                                             int(self.rng.integers(0, 3))))
         yield self.wait(self.p.npu_heartbeat_s * 3)
@@ -371,7 +375,12 @@ class QingtianFailure(FaultModel):
         self.hit(node, "hang", "")
         yield self.wait(120.0)  # kernel/hung_task.c default hung_task_timeout_secs
         if self.sim.state.health(card) == Health.FAILED:
-            self.emit.kernel(node, fmt.hung_task("python3", fmt.pid_of(node)))
+            # khungtaskd reports every task blocked past the timeout, at most hung_task_warnings (default 10) per
+            # boot (kernel/hung_task.c; Documentation/admin-guide/sysctl/kernel.rst): one rank process per NPU
+            # of the workloads on the node blocks in I/O; an idle node has none to report
+            blocked = [n for n in self.sim.topology.npus_of(node) if self.workloads_on(n)][:10]
+            for npu in blocked:
+                self.emit.kernel(node, fmt.hung_task("python3", fmt.pid_of(npu)))
         if (yield from self.heal_after_duration()):
             self.set_health(card, Health.HEALTHY)
         self.end()
@@ -422,8 +431,9 @@ class CollectiveTimeoutSw(FaultModel):
 
 class SilentDataCorruption(FaultModel):
     """Wrong results from a chip: no hardware code exists for it (facts.md §4). After a few steps its gradients
-    turn NaN and Megatron's gradient check stops the job with its own assertion text, naming the rank, device and
-    host whose local gradient norm was NaN (megatron/core/distributed/param_and_grad_buffer.py, ``check_for_nan_in_grad``)."""
+    turn NaN and Megatron's gradient check stops the job with its own text, naming the rank, device and host whose
+    local gradient norm was NaN (megatron/core/distributed/param_and_grad_buffer.py: ``check_for_nan_in_grad``'s
+    assertion, or the rerun state machine in later releases; ``telemetry.megatron_nan_messages``)."""
 
     kind = "silent_data_corruption"
 
@@ -435,9 +445,10 @@ class SilentDataCorruption(FaultModel):
             if w.kind == "training":
                 ranks = getattr(w, "ranks", [])
                 r = ranks.index(npu) if npu in ranks else 0
-                w.fail(npu, "crash", f"AssertionError: Rank {r}: found NaN in local grad norm in backward pass "  # type: ignore[attr-defined]
-                       f"before data-parallel communication collective. Device: {fmt.device_index(npu)}, node: "
-                       f"{fmt.hostname(node)}")
+                step = w.current_step()  # type: ignore[attr-defined]
+                text = fmt.nan_grad_error(r, fmt.device_index(npu), fmt.hostname(node), step,
+                                          self.sim.params.telemetry.megatron_nan_messages)
+                w.fail(npu, "crash", text)  # type: ignore[attr-defined]
         self.end()
 
 

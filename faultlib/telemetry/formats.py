@@ -340,6 +340,47 @@ def train_runtime_error(dt: datetime, rank: int, code: int) -> str:
     return train_line(dt, "ERROR", f"RuntimeError: InnerRun: NPU error, error code is {code}", rank)
 
 
+ACL_ERROR_TEXT = {507010: "The task scheduler loses the heartbeat."}
+"""The ACL error text torch_npu prints under an error code (``[Error]: ...``), for the codes whose text a public log
+shows (507010: vllm-ascend issues in tests/data/real_logs corpus_b/d); other codes print none here."""
+TORCH_NPU_MESSAGES = ("innerrun", "error_codes")
+
+
+def npu_error_reason(dt: datetime, code: int, device: int, pid: int, variant: str = "innerrun",
+                     rank: int = -1) -> str:
+    """The exception text a rank dies with when the device returns ``code``, as the torch_npu release prints it
+    (``telemetry.torch_npu_messages``): the InnerRun form, or the error-code form of the releases with error codes,
+    whose message carries the PTA error line and the ACL error text on their own lines."""
+    if variant == "innerrun":
+        return f"RuntimeError: InnerRun: NPU error, error code is {code}"
+    if variant != "error_codes":
+        raise ValueError(f"unknown torch_npu message variant {variant!r}")
+    lines = [f"RuntimeError: operator():build/CMakeFiles/torch_npu.dir/compiler_depend.ts:25 NPU function error: "
+             f"c10_npu::acl::AclrtSynchronizeStreamWithTimeout(copy_stream), error code is {code}",
+             f"[ERROR] {dt:%Y-%m-%d-%H:%M:%S} (PID:{pid}, Device:{device}, RankID:{rank}) ERR00100 PTA call acl api "
+             "failed"]
+    if code in ACL_ERROR_TEXT:
+        lines.append(f"[Error]: {ACL_ERROR_TEXT[code]}")
+    return "\n".join(lines)
+
+
+MEGATRON_NAN_MESSAGES = ("assertion", "rerun_state_machine")
+
+
+def nan_grad_error(rank: int, device: int, host: str, iteration: int, variant: str = "assertion") -> str:
+    """Megatron-core's gradient check stopping a rank whose local grad norm is NaN, as the release prints it
+    (``telemetry.megatron_nan_messages``): the assertion of ``check_for_nan_in_grad``, or the rerun state machine's
+    fatal ``validate_result`` (``Rank R, node h, device d, iteration i: Unexpected result nan (message='...')``)."""
+    if variant == "assertion":
+        return (f"AssertionError: Rank {rank}: found NaN in local grad norm in backward pass before data-parallel "
+                f"communication collective. Device: {device}, node: {host}")
+    if variant != "rerun_state_machine":
+        raise ValueError(f"unknown Megatron NaN message variant {variant!r}")
+    return (f"RuntimeError: Rank {rank}, node {host}, device {device}, iteration {iteration}: Unexpected result nan "
+            "(message='found NaN in local grad norm for bucket #0 in backward pass before data-parallel communication "
+            "collective')")
+
+
 # ---- UB switches --------------------------------------------------------------------------------------------
 def switch_alarm(dt: datetime, host: str, alarm_id: str, peer_type: str, port: int, active: bool = True,
                  fault_id: str = "na") -> str:

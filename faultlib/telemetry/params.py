@@ -13,6 +13,23 @@ class TelemetryParams(ParamGroup):
 
     epoch: str = P("2025-03-01T00:00:00", "ISO time",
                    "reason: simulated t=0 shown in log timestamps; any fixed date keeps logs deterministic")
+    torch_npu_messages: str = P(
+        "innerrun", "variant",
+        "how torch_npu prints a device error a rank dies of: 'innerrun' = the InnerRun form keyed on by kg-config.json "
+        "AISW_PyTorch_Train_01 (``RuntimeError: InnerRun: NPU error, error code is 507053``); 'error_codes' = the "
+        "torch_npu releases with error codes (docs/zh/user_guide/troubleshooting/error_code_description in "
+        "Ascend/pytorch): ``NPU function error: <call>, error code is N``, then ``[ERROR] <time> (PID:p, Device:d, "
+        "RankID:r) ERR00100 PTA call acl api failed`` and the ACL text ``[Error]: ...`` (as printed in "
+        "vllm-ascend and LLaMA-Factory issues, tests/data/real_logs corpus_d/e)")
+    megatron_nan_messages: str = P(
+        "assertion", "variant",
+        "how Megatron-core's gradient check stops on a NaN local grad norm: 'assertion' = ``AssertionError: Rank R: found "
+        "NaN in local grad norm in backward pass before data-parallel communication collective. Device: d, node: h`` "
+        "(param_and_grad_buffer.py check_for_nan_in_grad); 'rerun_state_machine' = the releases whose check goes "
+        "through the rerun state machine (param_and_grad_buffer.py check_grads -> validate_result, fatal): "
+        "``RuntimeError: Rank R, node h, device d, iteration i: Unexpected result nan (message='found NaN in local grad "
+        "norm for bucket #0 in backward pass before data-parallel communication collective')``, as printed in public "
+        "training logs (e.g. flash-dmattn's BF16 backward INF note)")
 
     # ---- DOM thresholds (what an operator tool alarms on; the model keeps healthy lanes well inside) ----
     dom_rx_warn_dbm: float = P(-6.5, "dBm", "module Rx power warn below, " + MC)

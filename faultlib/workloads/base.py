@@ -5,6 +5,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, Literal
 
+from faultlib.telemetry import formats as fmt
+
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
 
@@ -18,6 +20,19 @@ def reinit_comm(sim: Simulation, nodes: list[str]) -> None:
     for n in nodes:
         if sim.state.is_up(n) and fab.inter_node_factor(n) <= 0:
             fab.reroute(n)
+
+
+def report_peer_waits(sim: Simulation, peers: list[str], waited: str) -> None:
+    """Every rank on the ``peers`` nodes that shares the blocked collective prints its own HCCL notify-wait task
+    exception in its own plog (one plog per process, named by its pid), naming the node it waited for: how many
+    lines a stall prints grows with the job or instance it hits (HCCL's task exception callback runs in each
+    process whose task timed out; CANN HCCL fault-diagnosis guide). Simplification: a rank of another pipeline
+    stage, which waits on its neighbour stage, names the stalled node too."""
+    ip = fmt.host_ip(waited)
+    for peer in peers:
+        for npu in sim.topology.npus_of(peer):
+            pid = fmt.pid_of(npu)
+            sim.telemetry.log(peer, "plog", "ERROR", fmt.plog_notify_wait(sim.wallclock(), pid, pid + 1, ip))
 
 
 class Workload(ABC):

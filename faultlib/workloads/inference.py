@@ -50,8 +50,7 @@ from faultlib import ids
 from faultlib.durations import D, Dist
 from faultlib.health import UP
 from faultlib.params import P, ParamGroup
-from faultlib.telemetry import formats as fmt
-from faultlib.workloads.base import Workload, reinit_comm
+from faultlib.workloads.base import Workload, reinit_comm, report_peer_waits
 from faultlib.workloads.training import online_recovery_stages_s
 
 if TYPE_CHECKING:
@@ -659,11 +658,7 @@ class InferenceService(Workload):
         yield sim.env.timeout(sim.params.faults.peer_timeout_report_s)
         if inst.gen != gen or inst.state != "hung":
             return
-        for peer in [n for n in inst.nodes if n != node][:3]:
-            npu = sim.topology.npus_of(peer)[0]
-            pid = fmt.pid_of(npu)
-            sim.telemetry.log(peer, "plog", "ERROR", fmt.plog_notify_wait(sim.wallclock(), pid, pid + 1,
-                                                                            fmt.host_ip(node)))
+        report_peer_waits(sim, [n for n in inst.nodes if n != node], node)
 
     def fail(self, component: str, mode: Literal["crash", "hang"], reason: str) -> str | None:
         """A fault hits ``component``: its instance goes down (crash) or stalls (hang). Returns the instance."""

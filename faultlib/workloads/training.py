@@ -42,7 +42,7 @@ from faultlib.health import UP
 from faultlib.durations import D, Dist, job_scale
 from faultlib.params import P, ParamGroup
 from faultlib.telemetry import formats as fmt
-from faultlib.workloads.base import Workload, reinit_comm
+from faultlib.workloads.base import Workload, reinit_comm, report_peer_waits
 
 if TYPE_CHECKING:
     import simpy
@@ -626,12 +626,7 @@ class TrainingJob(Workload):
         if cause is None:
             return
         waited = ids.node_of(cause[1]) or self.nodes[0]
-        sim = self._sim
-        for peer in [n for n in self.nodes if n != waited][:3]:
-            npu = sim.topology.npus_of(peer)[0]
-            pid = fmt.pid_of(npu)
-            sim.telemetry.log(peer, "plog", "ERROR", fmt.plog_notify_wait(sim.wallclock(), pid, pid + 1,
-                                                                            fmt.host_ip(waited)))
+        report_peer_waits(self._sim, [n for n in self.nodes if n != waited], waited)
 
     def _next_attempt_s(self) -> float:
         """Delay to the next HCCL re-execution instant: ``stall + hold + k * interval``, the first not in the past."""
@@ -795,6 +790,13 @@ class TrainingJob(Workload):
     @property
     def last_persistent_step(self) -> int:
         return self._last_persistent
+
+    def current_step(self) -> int:
+        """The step in flight (its number as the training log prints it: steps done + 1)."""
+        if self.state in ("new",):
+            return 0
+        self._advance()
+        return int(math.floor(self._pos + _EPS)) + 1
 
     @property
     def last_memory_step(self) -> int:

@@ -95,6 +95,8 @@ class World:
     line_format: str = "as_emitted"  # or a syslog-forwarded variant (see :func:`reformat`)
     clock_skew_s: float = 0.0  # a skewed host's clock is off by uniform(-x, x) seconds (its lines' time stamps)
     skewed_hosts: float = 0.0  # share of hosts (nodes, L2 switch chips) whose clocks are skewed
+    software: str = "older"  # the release of torch_npu and Megatron-core whose messages the ranks print (SOFTWARE)
+    prefill: tuple[int, int] = (6, 2)  # serving layout: (prefill instances, nodes per prefill instance)
 
     def collected_as_emitted(self) -> bool:
         """Whether every line reaches the collector as printed, on time-synchronized hosts."""
@@ -109,6 +111,12 @@ class World:
 
 
 TRAIN_WORLD = World()
+SOFTWARE: dict[str, dict[str, str]] = {
+    "older": {"telemetry.torch_npu_messages": "innerrun", "telemetry.megatron_nan_messages": "assertion"},
+    "newer": {"telemetry.torch_npu_messages": "error_codes", "telemetry.megatron_nan_messages": "rerun_state_machine"},
+}
+"""Software stacks: the message variants (faultlib ``telemetry.*``) an older and a newer torch_npu + Megatron-core
+release print; training runs the older."""
 
 
 def build_world(seed: int, topo: Topology, noise_scale: float = 1.0, world: World | None = None) -> Simulation:
@@ -118,9 +126,13 @@ def build_world(seed: int, topo: Topology, noise_scale: float = 1.0, world: Worl
         params = apply_overrides(params, {
             "noise.flap_per_link_day": params.noise.flap_per_link_day * w.noise_scale,
             "noise.hbm_ce_bursts_per_day": params.noise.hbm_ce_bursts_per_day * w.noise_scale})
+    params = apply_overrides(params, SOFTWARE[w.software]) if w.software != "older" else params
+    if w.prefill != (params.inference.prefill_instances, params.inference.prefill_nodes_per_instance):
+        params = apply_overrides(params, {"inference.prefill_instances": w.prefill[0],
+                                          "inference.prefill_nodes_per_instance": w.prefill[1]})
     sim = Simulation(params, seed=seed, topology=topo)
     pod, first = w.inference_node
-    pre, dec = paper_layout(topo, first_node=pod * topo.params.nodes_per_pod + first)
+    pre, dec = paper_layout(topo, first_node=pod * topo.params.nodes_per_pod + first, params=params.inference)
     sim.add_workload(InferenceService("serve", pre, dec))
     sim.add_workload(TrainingJob("train", [ids.node(p, n) for p, n in w.training_nodes]))
     start_background_noise(sim)

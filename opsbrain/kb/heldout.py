@@ -46,6 +46,13 @@ AXES: tuple[Axis, ...] = (
     Axis("clock", "host clocks: a line carries the time stamp of the host that wrote it",
          ("synchronized",), ("every host within 0.1 s (congested NTP)",
                              "10% of hosts within 7 s (NTP lost 1 day)")),
+    Axis("software", "the torch_npu and Megatron-core releases: how a rank's device error and a NaN gradient are "
+         "printed (cases.SOFTWARE)", ("InnerRun messages, assertion",),
+         ("error-code messages (ERR00100), rerun state machine",)),
+    Axis("job_size", "nodes of the training job (the first of its placement's nodes): how many peer ranks report a "
+         "stall", ("14 nodes",), ("8 nodes", "11 nodes")),
+    Axis("serving", "serving layout on the inference's 32 nodes: prefill instances x nodes, then one decode instance",
+         ("6 x 2 prefill + 20 decode",), ("3 x 4 prefill + 20 decode",)),
 )
 
 _DEFAULT_OF = {("hbm_ce_storm", "rate_per_s"): "ce_storm_rate_per_s", ("hbm_row_exhaustion", "rows_at_onset"):
@@ -97,6 +104,13 @@ _CLOCK = {  # value -> (offset bound s, share of hosts skewed)
 }
 
 
+_SOFTWARE = {"InnerRun messages, assertion": "older", "error-code messages (ERR00100), rerun state machine": "newer"}
+# the CloudMatrix-Infer paper's layout (faultlib inference.*); DeepSeek-V3 technical report (arXiv 2412.19437) §3.4:
+# "The minimum deployment unit of the prefilling stage consists of 4 nodes with 32 GPUs"
+_SERVING = {"6 x 2 prefill + 20 decode": (6, 2), "3 x 4 prefill + 20 decode": (3, 4)}
+_JOB_SIZE = {"14 nodes": 14, "8 nodes": 8, "11 nodes": 11}
+
+
 def world_for(values: dict[str, str]) -> World:
     """The world of one run from its value on each axis (a missing axis takes training's first value)."""
     v = {a.name: values.get(a.name, a.training[0]) for a in AXES}
@@ -105,8 +119,10 @@ def world_for(values: dict[str, str]) -> World:
     drop, missing, sources = _COLLECTION[v["collection"]]
     skew, skewed = _CLOCK[v["clock"]]
     params = case_lib.TRAIN_FAULT_PARAMS if v["fault_params"] == "training draws" else FAULT_PARAMS[v["fault_params"]]
+    train_nodes = train_nodes[:_JOB_SIZE[v["job_size"]]]
     return replace(case_lib.TRAIN_WORLD, pods=pods, inference_node=(inf_pod, first),
                    training_nodes=tuple((train_pod, n) for n in train_nodes), noise_scale=_NOISE[v["noise"]],
+                   software=_SOFTWARE[v["software"]], prefill=_SERVING[v["serving"]],
                    onset_s=_ONSET[v["onset"]], fault_params=params, drop_lines=drop, missing_hosts=missing,
                    missing_sources=sources,
                    line_format=_FORMAT[v["format"]], clock_skew_s=skew, skewed_hosts=skewed)

@@ -241,6 +241,7 @@ def evaluate_heldout(engine: Engine, per_kind: int = 10, workers: int = 2, noise
     meta = engine.model.meta
     return {
         "near_copy_rate": round(near, 4) if near is not None else None,
+        "near_copy_by_class": near_copy_by_class(faults, train_pairs),
         "faults": score(faults),
         "faults_per_run": {**run_weighted(faults), "near_copy_rate": _near_per_run(faults, train_pairs)},
         "noise": {**score(noise), "false_alarm_rate": _r(np.mean([r.answer not in (*BENIGN, UNKNOWN) for r in noise]))
@@ -262,6 +263,17 @@ def evaluate_heldout(engine: Engine, per_kind: int = 10, workers: int = 2, noise
                      "diagnosis_ms_per_incident": round(ms, 3),
                      "model": {k: meta.get(k) for k in ("trained_at", "cases", "cv", "cv_accuracy", "cv_folds")}},
     }
+
+
+def near_copy_by_class(rows: Sequence[Scored], pairs: set[tuple[int, str]]) -> dict[str, dict[str, Any]]:
+    """Per fault class: its fault incidents, how many are near-copies, and the rate (which classes' telemetry
+    training has already seen whole)."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        row = out.setdefault(r.case.label, {"n": 0, "near_copies": 0})
+        row["n"] += 1
+        row["near_copies"] += (nearcopy.signature(r.case.features), r.case.label) in pairs
+    return {k: {**v, "rate": _r(v["near_copies"] / v["n"])} for k, v in sorted(out.items())}
 
 
 def _near_per_run(rows: Sequence[Scored], pairs: set[tuple[int, str]]) -> float | None:

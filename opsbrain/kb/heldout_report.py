@@ -32,6 +32,9 @@ def print_report(res: dict[str, Any], echo: Echo) -> None:
          f"({proto['model'].get('cv')})")
     echo(f"near-copy rate (fault incidents whose discrete features equal a training case's, same label): "
          f"{_f(res['near_copy_rate'])}")
+    by_class = res.get("near_copy_by_class") or {}
+    if by_class:
+        echo("  per class: " + ", ".join(f"{c} {v['near_copies']}/{v['n']}" for c, v in by_class.items()))
     echo(f"FAULT incidents {f['n']}: top-1 {_f(f['top1'])}, macro-F1 {_f(f['macro_f1'])}, localization "
          f"{_f(f['localization'])} (predicted class's rule, {f['with_target_n']} with a target), confident-wrong "
          f"{_f(f['confident_wrong'])} (wrong at >= {proto['confident_at']}), abstention {_f(f['abstention'])}, "
