@@ -12,8 +12,8 @@ scale-ins count against it); inference goodput = tokens served / (served + lost)
 from __future__ import annotations
 
 import statistics
-from collections import Counter, defaultdict
-from typing import Any
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 from matplotlib import __version__ as mpl_version
@@ -23,6 +23,9 @@ from opsbrain import stats
 from opsbrain.report import plots
 from opsbrain.report.build import REPORT_VERSION
 from opsbrain.verdict import ettr_outcome, run_outcome
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 NONE = "(none)"
 
@@ -39,40 +42,48 @@ def _stats(values: list[float]) -> dict[str, Any]:
             "values": sorted(values)}
 
 
+def _fault_table(faults: list[tuple[dict[str, Any], dict[str, Any]]]) -> pd.DataFrame:
+    """One row per fault: injected kind, policy, diagnosed class (``(none)`` if none), ttr (NaN if unrecovered) and
+    the scorer's flags."""
+    import pandas as pd
+
+    rows = [{"kind": i["injected"]["kind"], "policy": str(j.get("policy", "auto")),
+             "diag": (i.get("diagnosis") or {}).get("fault_class") or NONE,
+             "ttr_s": float(i["ttr_s"]) if i.get("ttr_s") is not None else float("nan"),
+             "detected": i.get("detected_at_s") is not None, "class_correct": bool(i.get("class_correct")),
+             "correct": bool(i.get("correct")), "localized": bool(i.get("localized"))} for j, i in faults]
+    df = pd.DataFrame.from_records(rows, columns=["kind", "policy", "diag", "ttr_s", "detected", "class_correct",
+                                                  "correct", "localized"])
+    df["top1"] = df["diag"] == df["kind"]
+    df["unrecovered"] = df["ttr_s"].isna()
+    return df
+
+
 def build_campaign_report(journals: list[dict[str, Any]], summary: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The report model of a campaign (``kind`` = ``campaign``)."""
+    """The report model of a campaign (``kind`` = ``campaign``): the faults as one table, grouped by kind and policy
+    (per-class figures), cross-tabulated against the diagnosed class (confusion)."""
+    import pandas as pd
+
     faults = [(j, i) for j in journals for i in j.get("incidents") or [] if i.get("injected")]
-    kinds = sorted({i["injected"]["kind"] for _, i in faults})
-    diag = [((i.get("diagnosis") or {}).get("fault_class") or NONE) for _, i in faults]
-    cols = sorted(set(kinds) | set(diag), key=lambda c: (c not in kinds, c == NONE, c))
-    matrix = [[sum(1 for (_, i), d in zip(faults, diag, strict=True) if i["injected"]["kind"] == k and d == c)
-               for c in cols] for k in kinds]
-    ttr: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    count: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
-    unrecovered: dict[str, int] = defaultdict(int)
-    for (j, i), d in zip(faults, diag, strict=True):
-        kind, pol = i["injected"]["kind"], str(j.get("policy", "auto"))
-        count[kind, pol]["faults"] += 1
-        count[kind, pol]["top1"] += d == kind
-        count[kind, pol]["unrecovered"] += i.get("ttr_s") is None
-        if i.get("ttr_s") is None:
-            unrecovered[kind] += 1
-        else:
-            ttr[kind][pol].append(float(i["ttr_s"]))
-    n = len(faults)
-    acc = {"faults": n, "detected": sum(i.get("detected_at_s") is not None for _, i in faults),
-           "top1": sum(bool(i.get("class_correct")) for _, i in faults), "correct": sum(bool(i.get("correct"))
-                                                                                      for _, i in faults),
-           "localized": sum(bool(i.get("localized")) for _, i in faults),
-           "abstained": sum(d in (NONE, "unknown") for d in diag)}
+    df = _fault_table(faults)
+    kinds = sorted(set(df["kind"]))
+    cols = sorted(set(kinds) | set(df["diag"]), key=lambda c: (c not in kinds, c == NONE, c))
+    matrix = [[int(x) for x in row] for row in
+              pd.crosstab(df["kind"], df["diag"]).reindex(index=kinds, columns=cols, fill_value=0).to_numpy()] \
+        if len(df) else []
+    n = len(df)
+    acc: dict[str, Any] = {"faults": n, "detected": int(df["detected"].sum()), "top1": int(df["class_correct"].sum()),
+                           "correct": int(df["correct"].sum()), "localized": int(df["localized"].sum()),
+                           "abstained": int(df["diag"].isin([NONE, "unknown"]).sum())}
     acc |= {f"{k}_rate": (acc[k] / n if n else None) for k in ("detected", "top1", "correct", "localized",
                                                                 "abstained")}
-    per_class = {k: {"support": sum(1 for _, i in faults if i["injected"]["kind"] == k),
-                     "top1": sum(1 for (_, i), d in zip(faults, diag, strict=True)
-                                 if i["injected"]["kind"] == k and d == k),
-                     "ttr": {p: _stats(ttr[k].get(p, [])) | dict(count[k, p]) for p in sorted(
-                         {p for (kk, p) in count if kk == k})},
-                     "unrecovered": unrecovered.get(k, 0)} for k in kinds}
+    per_class: dict[str, Any] = {}
+    for k, g in df.groupby("kind", sort=True):
+        by_pol = {str(p): _stats(gp["ttr_s"].dropna().tolist()) | {
+                      "faults": len(gp), "top1": int(gp["top1"].sum()), "unrecovered": int(gp["unrecovered"].sum())}
+                  for p, gp in g.groupby("policy", sort=True)}
+        per_class[str(k)] = {"support": len(g), "top1": int(g["top1"].sum()), "ttr": by_pol,
+                             "unrecovered": int(g["unrecovered"].sum())}
     runs = [_run_row(j) for j in journals]
     return {"kind": "campaign", "report_version": REPORT_VERSION, "runs": runs, "summary": summary or {},
             "policies": sorted({str(j.get("policy", "auto")) for j in journals}),
