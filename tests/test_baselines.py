@@ -175,3 +175,55 @@ def test_a_baseline_restarts_a_job_a_connector_flap_took_down(topo1: Topology, p
     assert inc["outcome"] == "completed" and job.state in ("running", "checkpointing")
     assert job.accounting()["restarts"] == 1
     assert [a["action"] for a in inc["actions"] if a["action"] == "restart_job"] == ["restart_job"]
+
+
+@pytest.mark.parametrize("policy_name", ["vendor-default", "manual"])
+def test_a_watch_only_incident_leaves_a_job_to_the_incident_already_restarting_it(
+        topo1: Topology, policy_name: str) -> None:
+    """A node crash takes the job down and a connector on another of its nodes flaps at the same time: two open
+    incidents on one job. The crash's own ladder restarts the job; the watch-only connector incident waits for it
+    and restarts nothing (one restart for one outage, not two)."""
+    from faultlib.health import Health
+    from opsbrain.recovery.manual import ManualPolicy
+
+    sim, job = job_sim(topo1, seed=6)
+    crashed = job.nodes[4]
+    link = sim.fabric.node_uplinks(job.nodes[2])[9]
+    sim.inject(FaultSpec(at_s=100, kind="node_crash", target=crashed))
+    sim.run(100)
+    sim.state.set_health(link, Health.FAILED)
+    sim.run(101)
+    sim.state.set_health(link, Health.HEALTHY)
+    assert job.state in ("stalled", "down")
+    policy = (VendorDefaultPolicy(sim, VendorParams(node_lost_s=Dist(median=40.0, p90=40.0)))
+              if policy_name == "vendor-default" else ManualPolicy(sim))
+    crash = policy.handle("crash", Diagnosis("node_crash", crashed, 0.9))
+    flap = policy.handle("flap", {"fault_class": "dirty_connector", "component": link})
+    sim.run(40000)
+    assert crash.value["outcome"] == "completed" and flap.value["outcome"] == "completed"
+    assert job.state in ("running", "checkpointing") and crashed not in job.nodes
+    assert job.accounting()["restarts"] == 1
+    restarts = {i["id"]: [a for a in i["actions"] if a["action"] == "restart_job"] for i in (crash.value, flap.value)}
+    assert len(restarts["crash"]) == 1 and restarts["flap"] == []
+
+
+def test_two_watch_only_incidents_on_one_downed_job_restart_it_once(topo1: Topology) -> None:
+    """Two connectors of one job flap past CANN's default retry together: the first incident to act restarts the
+    job, the second waits for it and finds the job running."""
+    from faultlib.health import Health
+
+    sim, job = job_sim(topo1, seed=4)
+    links = [sim.fabric.node_uplinks(job.nodes[2])[9], sim.fabric.node_uplinks(job.nodes[5])[3]]
+    sim.run(100)
+    for link in links:
+        sim.state.set_health(link, Health.FAILED)
+    sim.run(108)
+    for link in links:
+        sim.state.set_health(link, Health.HEALTHY)
+    assert job.state == "down"
+    policy = VendorDefaultPolicy(sim)
+    procs = [policy.handle(f"d{k}", {"fault_class": "dirty_connector", "component": lk}) for k, lk in enumerate(links)]
+    sim.run(30000)
+    assert all(p.value["outcome"] == "completed" for p in procs)
+    assert job.state in ("running", "checkpointing") and job.accounting()["restarts"] == 1
+    assert sum(a["action"] == "restart_job" for p in procs for a in p.value["actions"]) == 1
