@@ -227,3 +227,27 @@ def test_two_watch_only_incidents_on_one_downed_job_restart_it_once(topo1: Topol
     assert all(p.value["outcome"] == "completed" for p in procs)
     assert job.state in ("running", "checkpointing") and job.accounting()["restarts"] == 1
     assert sum(a["action"] == "restart_job" for p in procs for a in p.value["actions"]) == 1
+
+
+def test_a_watch_only_incident_does_not_restart_a_job_another_flap_stalls_for_a_moment(topo1: Topology) -> None:
+    """The person paged for a connector flap the job rode out finds the job stalled by another link's flap at that
+    moment: the collective retry decides, and resumes it; nothing is restarted (the eager rule restarted it)."""
+    from faultlib.health import Health
+    from opsbrain.recovery.manual import ManualPolicy
+    from opsbrain.recovery.params import ManualParams
+
+    sim, job = job_sim(topo1, seed=7)
+    flapped, other = sim.fabric.node_uplinks(job.nodes[2])[9], sim.fabric.node_uplinks(job.nodes[6])[4]
+    sim.run(100)
+    people = ManualParams(page_response_median_s=600.0, page_response_sigma=0.0, diagnosis_median_s=600.0,
+                          diagnosis_sigma=0.0)
+    proc = ManualPolicy(sim, people).handle("d", {"fault_class": "dirty_connector", "component": flapped})
+    sim.run(1299)
+    sim.state.set_health(other, Health.FAILED)
+    sim.run(1302)
+    sim.state.set_health(other, Health.HEALTHY)  # back before CANN's re-execution at HoldTime 5 s
+    assert job.state == "stalled"  # what the person sees when their triage ends at 1300
+    sim.run(5000)
+    assert proc.value["outcome"] == "completed" and job.state in ("running", "checkpointing")
+    assert job.accounting()["restarts"] == 0
+    assert not [a for a in proc.value["actions"] if a["action"] == "restart_job"]

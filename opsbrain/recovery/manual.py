@@ -272,23 +272,36 @@ class ManualPolicy:
 
     def _restart_if_down(self, rec: IncidentRecord, ctx: Context) -> Gen:
         """A watch-only class whose training job went down anyway (e.g. a connector flap longer than the
-        collective retry): the job's failed pods are rescheduled (MindCluster), the failed job pages a person. Only
-        when no other open incident is acting on that job: one whose own ladder restarts it, or another watch-only
-        one that took the restart on. This response waits for those to end, then restarts the job only if it is
-        still down (one restart for one outage, however many incidents saw it; a person sees the job's ticket
-        already taken, MindCluster runs one reschedule per job)."""
+        collective retry): the job's failed pods are rescheduled (MindCluster), the failed job pages a person.
+        Narrowed to a job that is down: one stalled in a collective is left to its own retry or timeout (watched
+        every ``job_watch_s``; a stall the retry rides out, often another link's flap, is no outage), and one that
+        another open incident is acting on (its own ladder restarts the job, or it took the restart on) is left to
+        that incident: this response waits for it to end and restarts the job only if it is still down. One
+        restart for one outage, however many incidents saw it (a person sees the job's ticket already taken;
+        MindCluster runs one reschedule per job)."""
+        env = self.sim.env
         while True:
-            down = [n for n, i in ctx.workloads
-                    if self.sim.workloads[n].kind == "training" and not ctx.workload_runs(n, i)]
+            states = {n: getattr(self.sim.workloads[n], "state", "") for n, _i in ctx.workloads
+                      if self.sim.workloads[n].kind == "training"}
+            stalled = sorted(n for n, s in states.items() if s == "stalled")
+            if stalled:
+                entry = rec.begin("wait", ",".join(stalled), env.now, kind="step", rung=self.name,
+                                  reason="job stalled: its collective retry or timeout decides")
+                while any(states[n] == "stalled" for n in stalled):
+                    yield env.timeout(self.p.job_watch_s)
+                    states = {n: getattr(self.sim.workloads[n], "state", "") for n in states}
+                rec.end(entry, "succeeded", env.now)
+                continue
+            down = {n for n, s in states.items() if s == "down"}
             if not down:
                 return True  # watch-only classes: the ticket is the response
-            others = self._acting_on(rec, set(down))
+            others = self._acting_on(rec, down)
             if not others:
                 break
-            entry = rec.begin("wait", ",".join(sorted(down)), self.sim.now, kind="step", rung=self.name,
+            entry = rec.begin("wait", ",".join(sorted(down)), env.now, kind="step", rung=self.name,
                               for_incidents=sorted(o.id for o, _p in others))
-            yield simpy.AllOf(self.sim.env, [p for _o, p in others])
-            rec.end(entry, "succeeded", self.sim.now)
+            yield simpy.AllOf(env, [p for _o, p in others])
+            rec.end(entry, "succeeded", env.now)
         self._claimed.add(rec.id)
         return (yield from self._restart_job(rec, ctx, replace=False))
 
