@@ -38,12 +38,12 @@ def rbs() -> RunbookSet:
     return load_runbooks()
 
 
-def training(topo: Topology, seed: int = 1, spares: int = 2, params: SimParams | None = None
-             ) -> tuple[Simulation, TrainingJob]:
+def training(topo: Topology, seed: int = 1, spares: int = 2, params: SimParams | None = None,
+             launch: dict[str, float] | None = None) -> tuple[Simulation, TrainingJob]:
     sim = Simulation(params=at_medians(params or SimParams()), seed=seed, topology=topo)  # stages at their medians
     nodes = sim.topology.nodes()
     job = TrainingJob("llm", nodes[:8], sim.params.training.model_copy(
-        update=RecoveryParams().job_launch_overrides()))  # launched as the auto policy launches it
+        update={**RecoveryParams().job_launch_overrides(), **(launch or {})}))  # as the auto policy launches it
     sim.add_workload(job)
     sim.control.set_spares(nodes[-spares:] if spares else [])
     return sim, job
@@ -219,12 +219,7 @@ def test_a_link_down_whose_re_route_outlasts_the_hccl_re_executions_falls_to_ste
     """The re-route ends after the job's last HCCL re-execution (MaxCnt 1 here: the window is HoldTime alone), so
     the job is down when the route is in place: the runbook's next step recomputes in place (MindCluster's
     process-level online recovery for network faults), no job restart."""
-    sim = Simulation(params=at_medians(SimParams()), seed=1, topology=topo1)
-    nodes = sim.topology.nodes()
-    launch = {**RecoveryParams().job_launch_overrides(), "op_retry_max_cnt": 1}
-    job = TrainingJob("llm", nodes[:8], sim.params.training.model_copy(update=launch))
-    sim.add_workload(job)
-    sim.run(100)
+    sim, job = training(topo1, launch={"op_retry_max_cnt": 1})
     link = sim.fabric.node_uplinks(job.nodes[3])[5]
     sim.inject(FaultSpec(at_s=100, kind="link_down", target=link))
     sim.run(101)
