@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import simpy
 
+from faultlib import ids
 from faultlib.durations import D, Dist
 from faultlib.health import Health
 from faultlib.params import P, ParamGroup
@@ -29,8 +30,15 @@ class ControlParams(ParamGroup):
 
     link_isolate_s: Dist = D(1.0, 3.0, "s", REASON_CMD + " (port admin-down on the L1/L2 chip); " + SPREAD_CMD)
     route_push_s: Dist = D(
-        1.0, 3.0, "s", REASON_CMD + " (new UB route tables pushed to the node's L1 chips, before the route "
-        "convergence wait fabric.route_convergence_s); " + SPREAD_CMD)
+        1.0, 3.0, "s", REASON_CMD + " (new UB route tables pushed to one L1 chip and acknowledged, before the route "
+        "convergence wait fabric.route_convergence_s); " + SPREAD_CMD + "; the same spread per chip of a fan-out "
+        "(route_push_fanout) is assumed too: no per-chip figure for the UB fabric is published")
+    route_push_fanout: bool = P(
+        True, "flag", "a route change around an L1-L2 link or an L2 chip is pushed to the L1 chip of that sub-plane on "
+        "every node of the pod (every node's traffic toward the node must avoid that L2 chip; one L1 chip per node "
+        "and sub-plane, 48 per pod, facts.md §2), and it ends when the slowest chip has acknowledged: the maximum of "
+        "one route_push_s draw per chip (a network update completes at its slowest switch, and per-switch update "
+        "times vary at run time: Dionysus, Jin et al., SIGCOMM 2014). false = one draw (the node's own chips only)")
     link_restore_s: Dist = D(2.0, 5.0, "s", REASON_CMD + " (port admin-up + link training); " + SPREAD_CMD)
     hbm_row_isolate_s: Dist = D(
         2.0, 5.0, "s", "reason: driver marks the faulty row/page unusable and remaps (cf. row remapping, facts.md §4); "
@@ -161,9 +169,16 @@ class ControlAPI:
         return self._action("restore_link", link, self._draw("link_restore_s"), self.p.isolate_failure_prob,
                             lambda: self._set(link, Health.HEALTHY, "restore_link"))
 
-    def _route_change_s(self) -> float:
-        """A route change: push the new tables (drawn), then MindCluster's route convergence wait (configured)."""
-        return self._draw("route_push_s") + self.sim.params.fabric.route_convergence_s
+    def _route_change_s(self, nodes: list[str]) -> float:
+        """A route change for ``nodes`` (or links): push the new tables, then MindCluster's route convergence wait
+        (configured). With ``route_push_fanout`` the push goes to the sub-plane's L1 chip of every node of the pods
+        of ``nodes`` and ends at the slowest acknowledgement."""
+        chips = 1
+        if self.p.route_push_fanout:
+            pods = {ids.pod_of(n) for n in nodes}
+            chips = len(pods) * self.sim.topology.params.nodes_per_pod
+        push = self.sim.durations.draw_max("control.route_push_s", self.p.route_push_s, chips)
+        return push + self.sim.params.fabric.route_convergence_s
 
     def reroute(self, nodes: list[str]) -> simpy.Process:
         """Re-route the UB traffic of ``nodes`` around unusable uplinks (route push, then the convergence wait)."""
@@ -174,18 +189,18 @@ class ControlAPI:
             return {"usable": {n: round(self.sim.fabric.reroute(n), 4) for n in nodes}}
 
         return self._action("reroute", ",".join(nodes) if len(nodes) <= 3 else f"{len(nodes)} nodes",
-                            self._route_change_s(), self.p.reroute_failure_prob, effect)
+                            self._route_change_s(nodes), self.p.reroute_failure_prob, effect)
 
     def drain_link(self, link: str) -> simpy.Process:
         """Route traffic around an in-service link (link-flap damping; route push and convergence wait)."""
         self._expect(link, "link")
-        return self._action("drain_link", link, self._route_change_s(),
+        return self._action("drain_link", link, self._route_change_s([link]),
                             self.p.reroute_failure_prob, lambda: {"usable": round(self.sim.fabric.drain(link), 4)})
 
     def undrain_link(self, link: str) -> simpy.Process:
         """End a drain: traffic goes back onto the link if it is usable now (route push and convergence wait)."""
         self._expect(link, "link")
-        return self._action("undrain_link", link, self._route_change_s(),
+        return self._action("undrain_link", link, self._route_change_s([link]),
                             self.p.reroute_failure_prob, lambda: {"usable": round(self.sim.fabric.undrain(link), 4)})
 
     # ---- chips and memory -------------------------------------------------------------------------

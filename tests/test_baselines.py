@@ -175,3 +175,79 @@ def test_a_baseline_restarts_a_job_a_connector_flap_took_down(topo1: Topology, p
     assert inc["outcome"] == "completed" and job.state in ("running", "checkpointing")
     assert job.accounting()["restarts"] == 1
     assert [a["action"] for a in inc["actions"] if a["action"] == "restart_job"] == ["restart_job"]
+
+
+@pytest.mark.parametrize("policy_name", ["vendor-default", "manual"])
+def test_a_watch_only_incident_leaves_a_job_to_the_incident_already_restarting_it(
+        topo1: Topology, policy_name: str) -> None:
+    """A node crash takes the job down and a connector on another of its nodes flaps at the same time: two open
+    incidents on one job. The crash's own ladder restarts the job; the watch-only connector incident waits for it
+    and restarts nothing (one restart for one outage, not two)."""
+    from faultlib.health import Health
+    from opsbrain.recovery.manual import ManualPolicy
+
+    sim, job = job_sim(topo1, seed=6)
+    crashed = job.nodes[4]
+    link = sim.fabric.node_uplinks(job.nodes[2])[9]
+    sim.inject(FaultSpec(at_s=100, kind="node_crash", target=crashed))
+    sim.run(100)
+    sim.state.set_health(link, Health.FAILED)
+    sim.run(101)
+    sim.state.set_health(link, Health.HEALTHY)
+    assert job.state in ("stalled", "down")
+    policy = (VendorDefaultPolicy(sim, VendorParams(node_lost_s=Dist(median=40.0, p90=40.0)))
+              if policy_name == "vendor-default" else ManualPolicy(sim))
+    crash = policy.handle("crash", Diagnosis("node_crash", crashed, 0.9))
+    flap = policy.handle("flap", {"fault_class": "dirty_connector", "component": link})
+    sim.run(40000)
+    assert crash.value["outcome"] == "completed" and flap.value["outcome"] == "completed"
+    assert job.state in ("running", "checkpointing") and crashed not in job.nodes
+    assert job.accounting()["restarts"] == 1
+    restarts = {i["id"]: [a for a in i["actions"] if a["action"] == "restart_job"] for i in (crash.value, flap.value)}
+    assert len(restarts["crash"]) == 1 and restarts["flap"] == []
+
+
+def test_two_watch_only_incidents_on_one_downed_job_restart_it_once(topo1: Topology) -> None:
+    """Two connectors of one job flap past CANN's default retry together: the first incident to act restarts the
+    job, the second waits for it and finds the job running."""
+    from faultlib.health import Health
+
+    sim, job = job_sim(topo1, seed=4)
+    links = [sim.fabric.node_uplinks(job.nodes[2])[9], sim.fabric.node_uplinks(job.nodes[5])[3]]
+    sim.run(100)
+    for link in links:
+        sim.state.set_health(link, Health.FAILED)
+    sim.run(108)
+    for link in links:
+        sim.state.set_health(link, Health.HEALTHY)
+    assert job.state == "down"
+    policy = VendorDefaultPolicy(sim)
+    procs = [policy.handle(f"d{k}", {"fault_class": "dirty_connector", "component": lk}) for k, lk in enumerate(links)]
+    sim.run(30000)
+    assert all(p.value["outcome"] == "completed" for p in procs)
+    assert job.state in ("running", "checkpointing") and job.accounting()["restarts"] == 1
+    assert sum(a["action"] == "restart_job" for p in procs for a in p.value["actions"]) == 1
+
+
+def test_a_watch_only_incident_does_not_restart_a_job_another_flap_stalls_for_a_moment(topo1: Topology) -> None:
+    """The person paged for a connector flap the job rode out finds the job stalled by another link's flap at that
+    moment: the collective retry decides, and resumes it; nothing is restarted (the eager rule restarted it)."""
+    from faultlib.health import Health
+    from opsbrain.recovery.manual import ManualPolicy
+    from opsbrain.recovery.params import ManualParams
+
+    sim, job = job_sim(topo1, seed=7)
+    flapped, other = sim.fabric.node_uplinks(job.nodes[2])[9], sim.fabric.node_uplinks(job.nodes[6])[4]
+    sim.run(100)
+    people = ManualParams(page_response_median_s=600.0, page_response_sigma=0.0, diagnosis_median_s=600.0,
+                          diagnosis_sigma=0.0)
+    proc = ManualPolicy(sim, people).handle("d", {"fault_class": "dirty_connector", "component": flapped})
+    sim.run(1299)
+    sim.state.set_health(other, Health.FAILED)
+    sim.run(1302)
+    sim.state.set_health(other, Health.HEALTHY)  # back before CANN's re-execution at HoldTime 5 s
+    assert job.state == "stalled"  # what the person sees when their triage ends at 1300
+    sim.run(5000)
+    assert proc.value["outcome"] == "completed" and job.state in ("running", "checkpointing")
+    assert job.accounting()["restarts"] == 0
+    assert not [a for a in proc.value["actions"] if a["action"] == "restart_job"]

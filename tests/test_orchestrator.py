@@ -38,12 +38,12 @@ def rbs() -> RunbookSet:
     return load_runbooks()
 
 
-def training(topo: Topology, seed: int = 1, spares: int = 2, params: SimParams | None = None
-             ) -> tuple[Simulation, TrainingJob]:
+def training(topo: Topology, seed: int = 1, spares: int = 2, params: SimParams | None = None,
+             launch: dict[str, float] | None = None) -> tuple[Simulation, TrainingJob]:
     sim = Simulation(params=at_medians(params or SimParams()), seed=seed, topology=topo)  # stages at their medians
     nodes = sim.topology.nodes()
     job = TrainingJob("llm", nodes[:8], sim.params.training.model_copy(
-        update=RecoveryParams().job_launch_overrides()))  # launched as the auto policy launches it
+        update={**RecoveryParams().job_launch_overrides(), **(launch or {})}))  # as the auto policy launches it
     sim.add_workload(job)
     sim.control.set_spares(nodes[-spares:] if spares else [])
     return sim, job
@@ -80,6 +80,8 @@ def test_optical_link_down_isolates_and_reroutes_without_restart(topo1: Topology
     assert acc["restarts"] == 0 and acc["in_place_recoveries"] == 0 and acc["timeouts"] == 0
     sim.run(120)  # the link stays dark through the confirmation wait: isolated
     steps = [(a, s) for k, a, s in log_of(orch, "inc-1") if k == "step"]
+    assert ("restart_process", "skipped") in steps  # the re-executions caught the re-route: no step-level recompute
+    steps = [(a, s) for a, s in steps if s != "skipped"]
     assert steps[:3] == [("reroute", "succeeded"), ("wait", "succeeded"), ("isolate_link", "succeeded")]
     assert sim.state.health(link) == Health.ISOLATED
     assert proc.value["outcome"] == "completed" and proc.value["human_steps"] == 0
@@ -212,6 +214,27 @@ def test_inference_without_spares_scales_in_after_an_approval(topo1: Topology, r
     assert decode["up"] and len(decode["nodes"]) == len(dec) - 1 and node not in decode["nodes"]
 
 
+def test_a_link_down_whose_re_route_outlasts_the_hccl_re_executions_falls_to_step_level_recompute(
+        topo1: Topology, rbs: RunbookSet) -> None:
+    """The re-route ends after the job's last HCCL re-execution (MaxCnt 1 here: the window is HoldTime alone), so
+    the job is down when the route is in place: the runbook's next step recomputes in place (MindCluster's
+    process-level online recovery for network faults), no job restart."""
+    sim, job = training(topo1, launch={"op_retry_max_cnt": 1})
+    link = sim.fabric.node_uplinks(job.nodes[3])[5]
+    sim.inject(FaultSpec(at_s=100, kind="link_down", target=link))
+    sim.run(101)
+    orch = Orchestrator(sim, rbs)
+    orch.handle("inc-1", diag("link_down", link))
+    sim.run(400)
+    log = orch.actions_for("inc-1")
+    reroute = next(a for a in log if a["action"] == "reroute")
+    recompute = next(a for a in log if a["action"] == "restart_process")
+    assert recompute["status"] == "succeeded" and recompute["rung"] == "operator_retry"
+    assert recompute["start_s"] == pytest.approx(reroute["end_s"])
+    acc = job.accounting()
+    assert job.state in ("running", "checkpointing") and acc["restarts"] == 0 and acc["in_place_recoveries"] == 1
+
+
 def test_failed_actions_are_retried_then_escalated(topo1: Topology, rbs: RunbookSet) -> None:
     params = apply_overrides(SimParams(), {"control.isolate_failure_prob": 1.0})
     sim, job = training(topo1, seed=5, params=params)
@@ -229,7 +252,8 @@ def test_failed_actions_are_retried_then_escalated(topo1: Topology, rbs: Runbook
     assert tries[1]["start_s"] == pytest.approx(tries[0]["start_s"] + gap)
     esc = next(a for a in log if a["kind"] == "escalation")
     assert esc["detail"]["to_rung"] == "online_recovery" and "isolate_link" in esc["detail"]["reason"]
-    assert next(a for a in log if a["action"] == "restart_process")["status"] == "succeeded"
+    assert next(a for a in log if a["action"] == "restart_process" and a["rung"] == "online_recovery")[
+        "status"] == "succeeded"
     assert job.state == "running" and job.accounting()["restarts"] == 0  # communication re-initialised in place
 
 

@@ -47,6 +47,8 @@ REPLACE_NODE = frozenset({"hbm_row_exhaustion", "hbm_overtemp", "aicore_hang", "
                           "node_hang", "silent_data_corruption"})
 """Faults that leave a node unusable: the job is resubmitted without it."""
 NODE_LEVEL = frozenset({"node_crash", "node_hang"})
+RESTARTS_JOB = RESTART_IN_PLACE | REPLACE_NODE
+"""Classes whose ladder itself restarts the affected jobs (every other class is watch-only: a ticket at most)."""
 REPAIR_BY_TICKET = {
     "link_flap": "diagnosis.component", "link_down": "diagnosis.component", "optical_degradation":
     "diagnosis.component", "l1_switch_failure": "diagnosis.component", "l2_switch_failure": "diagnosis.component",
@@ -82,6 +84,8 @@ class ManualPolicy:
         self.records = records if records is not None else {}
         self.exec = Executor(sim)
         self._swapped_out: dict[str, IncidentRecord] = {}  # nodes a restart left out, until they are back
+        self._open: dict[str, tuple[IncidentRecord, simpy.Process]] = {}  # responses under way
+        self._claimed: set[str] = set()  # watch-only incidents that took on restarting their job
         sim.state.subscribe(self._on_plant_change)
 
     def _on_plant_change(self, component: str, old: Health, new: Health) -> None:
@@ -108,7 +112,9 @@ class ManualPolicy:
         comp = _field(diagnosis_like, "component")
         rec = IncidentRecord(incident_id, self.name, False, self.sim.now, {"fault_class": cls, "component": comp})
         self.records[incident_id] = rec
-        return self.sim.env.process(self._run(rec, cls, comp, diagnosis_like))
+        proc = self.sim.env.process(self._run(rec, cls, comp, diagnosis_like))
+        self._open[incident_id] = (rec, proc)
+        return proc
 
     def _context(self, rec: IncidentRecord, comp: str | None, rng: np.random.Generator) -> Context:
         """What the person's steps act on, for the component they believe is at fault."""
@@ -146,7 +152,11 @@ class ManualPolicy:
         rec.end(entry, "succeeded", env.now, fault_class=cls)
         rec.extra["diagnosed_at_s"] = env.now
         rec.human_steps += int(self.person)
-        ok = yield from self._repair(rec, ctx, cls)
+        try:
+            ok = yield from self._repair(rec, ctx, cls)
+        finally:
+            self._open.pop(rec.id, None)
+            self._claimed.discard(rec.id)
         rec.outcome = "completed" if ok else "unresolved"
         rec.finished_at_s = env.now
         return rec.as_dict(env.now)
@@ -258,11 +268,56 @@ class ManualPolicy:
                    _step("replace_part", part or "npu_of(component)"))
             ok = yield from self._do(rec, ctx, fix)
             return ok and (yield from self._restart_job(rec, ctx, replace=False))
-        if any(self.sim.workloads[n].kind == "training" and not ctx.workload_runs(n, i) for n, i in ctx.workloads):
-            # a watch-only class whose job went down anyway (e.g. a connector flap longer than the collective
-            # retry): the job's failed pods are rescheduled (MindCluster), the failed job pages a person
-            return (yield from self._restart_job(rec, ctx, replace=False))
-        return True  # watch-only classes: the ticket is the response
+        return (yield from self._restart_if_down(rec, ctx))
+
+    def _restart_if_down(self, rec: IncidentRecord, ctx: Context) -> Gen:
+        """A watch-only class whose training job went down anyway (e.g. a connector flap longer than the
+        collective retry): the job's failed pods are rescheduled (MindCluster), the failed job pages a person.
+        Narrowed to a job that is down: one stalled in a collective is left to its own retry or timeout (watched
+        every ``job_watch_s``; a stall the retry rides out, often another link's flap, is no outage), and one that
+        another open incident is acting on (its own ladder restarts the job, or it took the restart on) is left to
+        that incident: this response waits for it to end and restarts the job only if it is still down. One
+        restart for one outage, however many incidents saw it (a person sees the job's ticket already taken;
+        MindCluster runs one reschedule per job)."""
+        env = self.sim.env
+        while True:
+            states = {n: getattr(self.sim.workloads[n], "state", "") for n, _i in ctx.workloads
+                      if self.sim.workloads[n].kind == "training"}
+            stalled = sorted(n for n, s in states.items() if s == "stalled")
+            if stalled:
+                entry = rec.begin("wait", ",".join(stalled), env.now, kind="step", rung=self.name,
+                                  reason="job stalled: its collective retry or timeout decides")
+                while any(states[n] == "stalled" for n in stalled):
+                    yield env.timeout(self.p.job_watch_s)
+                    states = {n: getattr(self.sim.workloads[n], "state", "") for n in states}
+                rec.end(entry, "succeeded", env.now)
+                continue
+            down = {n for n, s in states.items() if s == "down"}
+            if not down:
+                return True  # watch-only classes: the ticket is the response
+            others = self._acting_on(rec, down)
+            if not others:
+                break
+            entry = rec.begin("wait", ",".join(sorted(down)), env.now, kind="step", rung=self.name,
+                              for_incidents=sorted(o.id for o, _p in others))
+            yield simpy.AllOf(env, [p for _o, p in others])
+            rec.end(entry, "succeeded", env.now)
+        self._claimed.add(rec.id)
+        return (yield from self._restart_job(rec, ctx, replace=False))
+
+    def _acting_on(self, rec: IncidentRecord, jobs: set[str]) -> list[tuple[IncidentRecord, simpy.Process]]:
+        """The other open incidents acting on any of ``jobs``: of a class whose ladder restarts the job, or a
+        watch-only one that took on its restart."""
+        out = []
+        for other, proc in self._open.values():
+            if other is rec or proc.triggered:
+                continue
+            cls = str((other.diagnosis or {}).get("fault_class"))
+            mine = other.extra.get("affected_workloads", [])
+            if (cls in RESTARTS_JOB or other.id in self._claimed) and any(
+                    w in jobs or w.split("/", 1)[0] in jobs for w in mine):
+                out.append((other, proc))
+        return out
 
     def _replace_later(self, rec: IncidentRecord, ctx: Context, part: str) -> Gen:
         ok = yield from self._do(rec, ctx, _step("replace_part", part))

@@ -91,10 +91,13 @@ class RecoveryParams(ParamGroup):
         "every hccl_retry_interval_s from 1 s on catch the path as soon as it is back. The manual policy keeps the "
         "CANN default (training.op_retry_hold_s)", ge=0, le=60)
     hccl_retry_interval_s: float = P(
-        2.0, "s", "reason: HCCL_OP_RETRY_PARAMS IntervalTime 2000 ms (CANN default 1000 ms): with MaxCnt 10 the "
-        "re-executions then span HoldTime + 9 x 2 s = 19 s, above the p99 of the auto policy's re-route path "
-        "(detector.reorder_s 3 s + detector.collect_s 2 s + control.route_push_s, p99 ~7 s + fabric."
-        "route_convergence_s 3 s: ~15 s); at 1000 ms they would end at 10 s, below that path's p75", gt=0, le=60)
+        4.0, "s", "reason: HCCL_OP_RETRY_PARAMS IntervalTime 4000 ms (CANN default 1000 ms), the smallest whole "
+        "second for which the re-executions (MaxCnt 10: HoldTime + 9 x IntervalTime = 37 s) outlast the p99 of the "
+        "auto policy's re-route path: onset to a firm diagnosis 10 s (measured on link-down-training, 20 seeds: the "
+        "first verdict at detector.reorder_s + detector.collect_s abstains, the next one names the link), the route "
+        "push fanned out to the sub-plane's 48 L1 chips (control.route_push_fanout: p99 20.8 s over 50,000 draws) and "
+        "fabric.route_convergence_s 3 s: ~34 s. Derived from that path, not from a recovery target; 2000 ms (the "
+        "value before the fan-out was modelled) ends the re-executions at 19 s, below that path's median", gt=0, le=60)
     hccl_retry_max_cnt: int = P(
         10, "re-executions", "HCCL_OP_RETRY_PARAMS MaxCnt set explicitly to the CANN maximum 10 (default 1), so "
         "the re-executions outlast the re-route (see hccl_retry_interval_s); beyond them the job falls to the next "
@@ -143,6 +146,10 @@ class ManualParams(ParamGroup):
         300.0, "s", "reason: a person re-runs a failed command after looking at why it failed (~5 min median)", ge=0)
     retry_delay_sigma: float = P(0.6, "log-space s.d.", "assumed: as page_response_sigma (p90 ~ 2.2 x median)", ge=0)
     retries: int = P(2, "retries", "reason: after two failed attempts a person escalates to the next team", ge=0)
+    job_watch_s: float = P(
+        60.0, "s", "assumed: a person who finds the job hung in a collective (a stall, not a crash) lets the "
+        "collective retry or timeout decide, and looks at the job again about once a minute (a dashboard refresh)",
+        gt=0)
     weights_from: str = P(
         "obs", "source", "reason: without the EMS memory pool an instance reloads weights from object storage "
         "(cold start 2,560 s vs 320 s via EMS, facts.md §2)", pattern=r"^(ems|obs)$")

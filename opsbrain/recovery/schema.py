@@ -175,6 +175,8 @@ class Conditions(Strict):
     isolated_rows_at_least: int | None = Field(None, ge=1, description="HBM rows isolated so far on the NPU")
     link_down: bool | None = Field(None, description="the diagnosed link is down right now (its port reports no "
                                    "light: visible to an operator through the switch port state)")
+    workload_down: bool | None = Field(None, description="an affected training job is down now (crashed, e.g. "
+                                       "its HCCL re-executions ran out at MaxCnt: what the scheduler shows)")
     link_downs_at_least: int | None = Field(None, ge=1, description="the diagnosed link went down at least this "
                                             "often in 24 h (the operator's link records)")
     link_downs_below: int | None = Field(None, ge=1, description="the diagnosed link went down fewer times than "

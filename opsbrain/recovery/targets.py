@@ -218,6 +218,11 @@ def conditions_hold(cond: Any, ctx: Context) -> tuple[bool, str]:
             return False, f"the link went down {n} times in 24 h (< {cond.link_downs_at_least})"
         if cond.link_downs_below is not None and n >= cond.link_downs_below:
             return False, f"the link went down {n} times in 24 h (>= {cond.link_downs_below})"
+    if cond.workload_down is not None:
+        jobs = [ctx.sim.workloads[name] for name, _q in ctx.workloads]
+        down = any(w.kind == "training" and getattr(w, "state", "") == "down" for w in jobs)
+        if down != cond.workload_down:
+            return False, "an affected training job is " + ("down" if down else "not down")
     if cond.link_down is not None:
         link = ctx.component
         if link is None or link not in ctx.sim.topology.links:
