@@ -261,3 +261,16 @@ def test_longest_down_stretch() -> None:
     assert longest_down_s(pts, 0.0, 600.0) == 300.0
     assert longest_down_s(pts, 200.0, 600.0) == 200.0
     assert longest_down_s(pts, 0.0, 450.0) == 300.0
+
+
+def test_a_ttr_bound_on_an_unrecovered_fault_says_so() -> None:
+    """The ttr bound's problem text: one decimal when the fault recovered late, "not recovered" when it never did
+    (it printed ``ttr None s`` before)."""
+    from opsbrain.runner.expectations import _fault_problems
+    from opsbrain.scenario.schema import Expectation
+
+    e = Expectation(fault=0, ttr_max_s=10)
+    late = {"diagnosis": None, "ttr_s": 17.019200479847655, "actions": []}
+    never = {"diagnosis": None, "ttr_s": None, "actions": []}
+    assert _fault_problems(e, [late]) == ["ttr 17.0 s exceeds 10 s"]
+    assert _fault_problems(e, [never]) == ["not recovered"]

@@ -97,7 +97,8 @@ def _fault_problems(e: Expectation, entries: list[dict[str, Any]]) -> list[str]:
         if e.component is not None and d.get("component") != e.component:
             problems.append(f"localized to {d.get('component')}, expected {e.component}")
         if e.ttr_max_s is not None and (i["ttr_s"] is None or i["ttr_s"] > e.ttr_max_s):
-            problems.append(f"ttr {i['ttr_s']} s exceeds {e.ttr_max_s} s")
+            problems.append("not recovered" if i["ttr_s"] is None
+                            else f"ttr {i['ttr_s']:.1f} s exceeds {e.ttr_max_s:g} s")
         if e.no_action and acted(i["actions"]):
             problems.append("actions were taken where none were expected")
         if e.actions_any is not None and not _took([i], e.actions_any):
