@@ -39,6 +39,7 @@ from faultlib.workloads.switch import (
 )
 from faultlib.workloads.training import TrainingJob
 from opsbrain.ops.cron import Cron
+from opsbrain.scenario.superpod import LAUNCH_SPARES
 
 MAX_START_ATTEMPTS = 3  # reason: a start that fails three times on fresh spares is a person's problem
 
@@ -97,7 +98,7 @@ class SwitchOps:
                                     self.prestage_checkpoint), (f"N+{self.launch_spares}", self.launch_spares)) if on)
 
 
-OVERLAPPED = SwitchOps(per_node=True, stop_grace=True, prestage_checkpoint=True, launch_spares=2)
+OVERLAPPED = SwitchOps(per_node=True, stop_grace=True, prestage_checkpoint=True, launch_spares=LAUNCH_SPARES)
 OPERATIONS = {"sequential": SwitchOps(), "overlapped": OVERLAPPED}
 
 

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from opsbrain.recovery.orchestrator import Orchestrator
 
 RUNG = "scale_out"
+POLL_FLOOR_S = 1.0  # reason: a write in progress is re-checked at most once a second (a job without a step time)
 
 
 class ScaleOut:
@@ -96,7 +97,7 @@ class ScaleOut:
         env, w = self.sim.env, self.sim.workloads[job]
         try:
             while getattr(w, "state", "") == "checkpointing":  # let the write finish; re-check at a step boundary
-                yield env.timeout(max(float(getattr(w, "nominal_step_time_s", 1.0)), 1.0))
+                yield env.timeout(max(float(getattr(w, "nominal_step_time_s", POLL_FLOOR_S)), POLL_FLOOR_S))
             if getattr(w, "state", "") != "running" or self.orch.busy_with(job):
                 return
             before, launch = len(w.nodes), self._launch_nodes(w)

@@ -20,6 +20,7 @@ from opsbrain.ops.cron import Cron, CronError
 
 DAY_S = 86400.0
 MAX_RUN_S = 7 * DAY_S  # reason: a superpod-operations run covers days; a week bounds one seed's cost
+LAUNCH_SPARES = 2  # reason: half the plan's default 4 spare nodes launch beside the group; 2 stay free for retries
 
 
 class _Strict(BaseModel):
@@ -74,7 +75,8 @@ class ScheduleBlock(_Strict):
         "sequential", description="sequential: each stage for the whole group, one after another; overlapped: each "
         "node moves on when it is free, SIGKILL after a grace period, checkpoint pre-staged into host memory during "
         "the drain, training launched on N + k nodes (k = launch_spares of the plan's spares)")
-    launch_spares: int = Field(2, ge=0, le=8, description="overlapped: spares launched beside the group (N + k)")
+    launch_spares: int = Field(LAUNCH_SPARES, ge=0, le=8,
+                               description="overlapped: spares launched beside the group (N + k)")
 
     @field_validator("dusk", "dawn")
     @classmethod
