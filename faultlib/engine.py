@@ -98,7 +98,7 @@ class Simulation:
         def start() -> Generator[simpy.Event, Any, None]:
             yield self.env.timeout(max(0.0, spec.at_s - self.now))
             model.truth.at_s = self.now
-            self.trace.record(self.now, "fault", spec.target, id=fault_id, kind=spec.kind)
+            self.trace.record(self.now, "fault", model.target, id=fault_id, kind=spec.kind)
             self._acting[fault_id] = (model, proc)
             try:
                 yield from model.run()

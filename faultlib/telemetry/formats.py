@@ -323,7 +323,7 @@ def train_step(dt: datetime, step: int, total_steps: int, step_time_s: float, lo
 
 def hccl_message(code: str, **fields: object) -> str:
     """``<code>: <documented template>`` with the fields filled (``[]`` for the ones not given)."""
-    class _Blank(dict):  # type: ignore[type-arg]
+    class _Blank(dict[str, object]):
         def __missing__(self, key: str) -> str:
             return ""
     return f"{code}: " + HCCL_CODES[code].format_map(_Blank(fields))

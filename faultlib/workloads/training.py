@@ -445,7 +445,7 @@ class TrainingJob(Workload):
     def _fabric_changed(self, node: str | None) -> None:
         """Re-read the fabric factors of ``node`` (None: of every job node, after a pod- or cluster-wide change)."""
         if node is None:
-            self._degraded = {}
+            self._degraded: dict[str, tuple[float, float]] = {}
         fab = self._sim.fabric
         for n in self.nodes if node is None else [node]:
             f = (fab.intra_node_factor(n), fab.inter_node_factor(n))

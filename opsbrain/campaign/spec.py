@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from faultlib import ids
 from faultlib.injection.profiles import PROFILES, draw_timeline
 from faultlib.injection.spec import Timeline
-from faultlib.params import apply_overrides
+from faultlib.params import ParamGroup, apply_overrides
 from faultlib.simparams import SimParams
 from faultlib.topology import Topology
 from opsbrain.scenario.plan import Plan
@@ -154,6 +154,7 @@ def campaign_plan(spec: CampaignSpec, seed: int, policy: str, topology: Topology
         raise ValueError(f"topology has {topo.pods} pods, the campaign {spec.pods}")
     sc = scenario(spec, params)
     place, spares = placements(spec, params)
-    wparams = {w.name: (params.training if w.kind == "training" else params.inference) for w in sc.spec.workloads}
+    wparams: dict[str, ParamGroup] = {
+        w.name: (params.training if w.kind == "training" else params.inference) for w in sc.spec.workloads}
     return Plan(sc, seed, policy, topo, params, place, spares, tl if tl is not None else
                 timeline(spec, topo, seed, params), wparams)

@@ -424,9 +424,10 @@ def _steady(ss: dict[str, Any]) -> dict[str, Any]:
 
 def _workload(w: dict[str, Any]) -> dict[str, Any]:
     if w.get("kind") == "training":
-        keys = ("ettr", "useful_steps", "redone_steps", "downtime_s", "stalled_s", "lost_npu_s", "restarts",
-                "in_place_recoveries", "crashes", "npus", "nodes", "state", "launch_nodes", "scale_ins", "degraded",
-                "degraded_s", "degraded_loss_s")
+        keys: tuple[str, ...] = (
+            "ettr", "useful_steps", "redone_steps", "downtime_s", "stalled_s", "lost_npu_s", "restarts",
+            "in_place_recoveries", "crashes", "npus", "nodes", "state", "launch_nodes", "scale_ins", "degraded",
+            "degraded_s", "degraded_loss_s")
     else:
         keys = ("tokens_served", "lost_tokens", "slo_violation_s", "mean_tpot_ms", "demand_tokens_per_s")
     return {"name": w.get("name"), "kind": w.get("kind"), **{k: w.get(k) for k in keys if k in w}}

@@ -11,7 +11,7 @@ import io
 import math
 import re
 from bisect import bisect_right
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 
@@ -23,14 +23,18 @@ from matplotlib.lines import Line2D  # noqa: E402
 
 from opsbrain.report.text import rate_unit  # noqa: E402
 
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
 COLORS = {"onset": "#c0392b", "detected": "#e67e22", "diagnosed": "#8e44ad", "recovered": "#27ae60",
           "succeeded": "#2e86c1", "failed": "#c0392b", "skipped": "#aab7b8", "rate": "#1f4e79",
           "tpot": "#7d3c98", "bar": "#7f8c8d", "fault": "#c0392b", "injected": "#e67e22", "isolated": "#7f8c8d",
           "spare": "#27ae60", "part": "#d6eaf8", "edge": "#c8d1d9"}
 MILESTONES = ("onset", "detected", "diagnosed", "recovered")
 MAX_ROWS = 14  # timeline action rows; reason: a taller picture stops being readable at a glance
-RC = {"font.size": 8, "axes.spines.top": False, "axes.spines.right": False, "svg.fonttype": "none",
-      "font.family": "sans-serif", "font.sans-serif": ["DejaVu Sans", "Arial", "Helvetica"]}
+RC: dict[RcKeyType, Any] = {
+    "font.size": 8, "axes.spines.top": False, "axes.spines.right": False, "svg.fonttype": "none",
+    "font.family": "sans-serif", "font.sans-serif": ["DejaVu Sans", "Arial", "Helvetica"]}
 _ID = re.compile(r'\sid="([^"]+)"')
 
 

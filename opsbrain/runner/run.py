@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from faultlib.faults.base import ActiveFault
+from faultlib.workloads.inference import InferenceService
+from faultlib.workloads.training import TrainingJob
 from opsbrain.detection import Incident
 from opsbrain.diagnosis.engine import Engine
 from opsbrain.recovery.params import hccl_launch_env
@@ -103,7 +105,7 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
                          "longest_deviation_s": mon.worst_streak_s, "tolerance_s": spec.steady_state.tolerance_s},
         "expectations": expectations,
         "launch_config": {name: hccl_launch_env(w.p) for name, w in world.sim.workloads.items()
-                          if w.kind == "training"},  # the HCCL environment each training job was launched with
+                          if isinstance(w, TrainingJob)},  # the HCCL environment each training job was launched with
         "incidents": incidents,
         "workloads": [{"name": name, **acc} for name, acc in accounting_end.items()],
         "recovery": world.orchestrator.report(),
@@ -164,10 +166,12 @@ def journal_series(world: World, incidents: list[dict[str, Any]]) -> dict[str, A
         windows.append((t0 - SERIES_MARGIN_S, t1 + SERIES_MARGIN_S))
     out: dict[str, Any] = {}
     for name, w in world.sim.workloads.items():
-        if w.kind == "training":
+        pts: list[tuple[float, ...]]
+        if isinstance(w, TrainingJob):
             fields = ["t", "steps_per_s"]
             pts = [(float(t), float(r)) for t, r in w.rate_history()]
         else:
+            assert isinstance(w, InferenceService), type(w)
             fields = ["t", "decode_tokens_per_s", "tpot_ms"]
             pts = [(float(s["t"]), float(s["decode_tokens_per_s"]), float(s["tpot_ms"])) for s in w.rate_history()]
         kept = downsample(pts, windows, SERIES_MAX_POINTS)

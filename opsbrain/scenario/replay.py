@@ -150,7 +150,7 @@ def replay_plan(trace: str, *, time_unit: str = "s", mapping: str | None = None,
     rep, topo, train, spares = map_trace(tt, trace, mapping=mapping, pods=pods, fold=fold, seed=seed, params=params)
     end = max([tt.end_s] + [s.at_s for s in rep.timeline]) + TAIL_S
     share = max(GUARD_NODE_SHARE, min(1.0, 1.5 * peak_share(tt)))
-    spec = Spec(duration=TAIL_S, seed=seed, policy=policy,  # type: ignore[arg-type]
+    spec = Spec(duration=TAIL_S, seed=seed, policy=policy,
                 topology=TopologySpec(pods=topo.pods, spares=SPARES_PER_POD),
                 workloads=[WorkloadSpec(name="train", kind="training", first_node=0, nodes=len(train))],
                 noise=noise, guards=[Guard(kind="isolated_node_share", max=share)],
