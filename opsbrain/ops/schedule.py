@@ -39,6 +39,7 @@ from faultlib.workloads.switch import (
 )
 from faultlib.workloads.training import TrainingJob
 from opsbrain.ops.cron import Cron
+from opsbrain.ops.switch_faults import fault_report
 from opsbrain.scenario.superpod import LAUNCH_SPARES
 
 MAX_START_ATTEMPTS = 3  # reason: a start that fails three times on fresh spares is a person's problem
@@ -129,6 +130,9 @@ class SwitchRecord:
     stages: dict[str, float] = field(default_factory=dict)  # stage -> seconds (the group's critical path)
     node_ready_s: dict[str, float] = field(default_factory=dict)  # node -> its own stages done (s from start)
     set_aside: list[str] = field(default_factory=list)  # group nodes an N + k launch left out (they became spares)
+    faults: list[dict[str, Any]] = field(default_factory=list)  # injected mid-switch: node, kind, after_s
+    node_unit: dict[str, str] = field(default_factory=dict)  # node -> the job or instance it started in
+    took_slot: dict[str, str] = field(default_factory=dict)  # group node left out -> the spare in its slot (N + k)
 
     def node_switch_s(self) -> dict[str, float]:
         return {n: t - self.start_s for n, t in self.node_end_s.items()}
@@ -184,6 +188,7 @@ class ScheduleRunner:
                 nodes = self._current(rule.group)
                 target = nodes[f.node % len(nodes)]
                 self.sim.inject(FaultSpec(at_s=self.sim.now + f.after_s, kind=f.kind, target=target))
+                rec.faults.append({"node": target, "kind": f.kind, "after_s": f.after_s})
         if self.plan.ops.per_node:
             body = self._to_training_per_node(rec) if rule.to == "training" else self._to_inference_per_node(rec)
         else:
@@ -243,6 +248,7 @@ class ScheduleRunner:
         for n in job.nodes:
             rec.node_end_s[n] = self.sim.now
             rec.node_role[n] = "training"
+            rec.node_unit[n] = job.name
 
     def _to_training_per_node(self, rec: SwitchRecord) -> Generator[Any, Any, None]:
         """Each instance drains, then each of its nodes stops and launches the training processes on its own
@@ -282,6 +288,7 @@ class ScheduleRunner:
         rec.set_aside = [n for n in group if n in left and self._healthy(n)]
         extra = iter([n for n in spares if n in chosen])
         nodes = [n if n in chosen else next(extra) for n in group]  # a spare takes the slot of a node left out
+        rec.took_slot.update({g: n for g, n in zip(group, nodes, strict=True) if g != n})
         t_ready = sim.now
         rec.stages["nodes_ready"] = t_ready - t0
         job = SwitchedTrainingJob(f"train-{rec.group}-{rec.index}", nodes)
@@ -427,6 +434,7 @@ class ScheduleRunner:
             for n in current:
                 rec.node_end_s[n] = sim.now
                 rec.node_role[n] = role
+                rec.node_unit[n] = qual
 
         return sim.env.process(run())
 
@@ -464,7 +472,8 @@ class ScheduleRunner:
 
 
 def switch_stats(records: list[SwitchRecord]) -> dict[str, Any]:
-    """Per-node switch times by direction, hand-backs on time, failed switches."""
+    """Per-node switch times by direction, hand-backs on time, failed switches; the times of switches without an
+    injected fault beside, and what the faults cost (:func:`opsbrain.ops.switch_faults.fault_report`)."""
     by: dict[str, list[float]] = {"training": [], "inference": []}
     by_role: dict[str, list[float]] = {}
     for r in records:
@@ -482,7 +491,13 @@ def switch_stats(records: list[SwitchRecord]) -> dict[str, Any]:
     for r in records:
         for k, v in r.stages.items():
             stages.setdefault(f"to {r.to}: {k}", []).append(v)
+    reports = [fault_report(r) for r in records if r.faults]
+    faulted = {"faults": [f for rep in reports for f in rep["faults"]],
+               "domain_s": [v for rep in reports for v in rep["domain_s"]],
+               "outside_s": [v for rep in reports for v in rep["outside_s"]]}
+    clean = [v for r in records if not r.faults for v in r.node_switch_s().values()]
     return {"node_switch_s": by, "stages_s": stages, "node_switch_s_by_role": by_role, "handbacks": len(hbs),
+            "fault_free_node_switch_s": clean, "faulted": faulted,
             "handbacks_on_time": sum(bool(h["on_time"]) for h in hbs),
             "failed": [r.failed for r in records if r.failed], "skipped": sum(r.skipped is not None for r in records),
             "attempts": sum(r.attempts for r in records), "node_ready_s": ready, "whole_switch_s": whole,
