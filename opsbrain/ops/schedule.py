@@ -234,7 +234,7 @@ class ScheduleRunner:
                 break
             t0 = self.sim.now
             # swapped only onto warm standbys: a process-level reschedule (MindCluster; the twin's scope="process")
-            scope = "process" if swap and set(swap.values()) <= self.warm else "job"
+            scope: Literal["job", "process"] = "process" if swap and set(swap.values()) <= self.warm else "job"
             self.warm -= set(swap.values())
             proc = job.restart("persistent", replace=swap or None, scope=scope)
             ok = yield from self._done_or_dead(proc, lambda: job.nodes)
@@ -313,7 +313,7 @@ class ScheduleRunner:
         ``ready_at`` and ``spares`` grow with those replacements."""
         sim, poll = self.sim, self.sim.params.switch.node_health_poll_s
         tp = sim.params.training
-        pending, chosen = dict(ready_at), []
+        pending, chosen = dict(ready_at), list[str]()
         next_poll = sim.now + poll
         while len(chosen) < need and pending:
             n = min(pending, key=lambda x: pending[x])
