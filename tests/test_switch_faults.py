@@ -74,3 +74,17 @@ def test_the_scenario_checks_the_claim_without_the_faults_and_reports_them() -> 
     assert exp["superpod.switches_recovered"]["met"]
     out["faulted"]["slots_never_working"] = 1
     assert not {e["check"]: e for e in expectations({"schedule": [out]})}["superpod.switches_recovered"]["met"]
+
+
+def test_the_report_shows_the_fault_free_and_faulted_rows() -> None:
+    from opsbrain.report.superpod import build_superpod_report, render_md
+    pct = {"n": 4, "p50": 200.0, "p90": 290.0, "p99": 299.0, "min": 1.0, "max": 299.0}
+    bad = {**pct, "p50": 311.0, "p90": 426.0, "max": 472.0}
+    block = {"demand_scale": 1.0, "operation": "overlapped", "node_switch_s": bad, "fault_free_node_switch_s": pct,
+             "faulted": {"faults": 2, "switched_before_fault": 0, "slots_never_working": 0,
+                         "fault_domain_node_switch_s": bad, "outside_domain_node_switch_s": pct,
+                         "slot_working_after_fault_s": {**pct, "p90": 326.0}},
+             "handbacks_on_time": 1, "handbacks": 1, "failed_switches": [], "retries": 1}
+    text = render_md(build_superpod_report({"superpod": {"seeds": [0], "schedule": [block]}, "expectations": []}))
+    assert "without the injected faults | 200 | 290" in text
+    assert "faulted node's fault domain | 311 | 426" in text and "faulted slot working again after the fault" in text
