@@ -88,3 +88,12 @@ def test_the_report_shows_the_fault_free_and_faulted_rows() -> None:
     text = render_md(build_superpod_report({"superpod": {"seeds": [0], "schedule": [block]}, "expectations": []}))
     assert "without the injected faults | 200 | 290" in text
     assert "faulted node's fault domain | 311 | 426" in text and "faulted slot working again after the fault" in text
+
+
+def test_a_device_fault_mid_switch_hits_the_nodes_npu_and_is_reported_on_the_node() -> None:
+    """``kind: npu_off_bus`` (allowed by the scenario schema) targets an NPU, not the node (was a traceback)."""
+    r = run_schedule(ScheduleSetup(ops=OVERLAPPED, handback_checkpoint="memory-last-step",
+                                   faults=(MidSwitchFault(1, 100.0, 3, "npu_off_bus"),)), 0)
+    (f,) = r["faulted"]["faults"]
+    assert f["target"] == f["node"] + "/npu0" and f["slot_holder"] not in (None, f["node"])
+    assert r["failed"] == []

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from faultlib import ids
 from faultlib.engine import Simulation
+from faultlib.faults import catalog
 from faultlib.injection.spec import FaultSpec
 from faultlib.workloads.elastic import ElasticInferenceService, Role
 from faultlib.workloads.switch import (
@@ -187,8 +188,11 @@ class ScheduleRunner:
             if f.switch == rec.index:
                 nodes = self._current(rule.group)
                 target = nodes[f.node % len(nodes)]
+                if "npu" in catalog.kind(f.kind).targets:  # a device fault hits the node's first NPU
+                    target = ids.npu(ids.index(target, "pod"), ids.index(target, "node"), 0)
                 self.sim.inject(FaultSpec(at_s=self.sim.now + f.after_s, kind=f.kind, target=target))
-                rec.faults.append({"node": target, "kind": f.kind, "after_s": f.after_s})
+                rec.faults.append({"node": ids.node_of(target) or target, "target": target, "kind": f.kind,
+                                   "after_s": f.after_s})
         if self.plan.ops.per_node:
             body = self._to_training_per_node(rec) if rule.to == "training" else self._to_inference_per_node(rec)
         else:

@@ -44,7 +44,8 @@ def fault_report(rec: SwitchRecord) -> dict[str, Any]:
         unit = rec.node_unit.get(holder) if holder is not None else None
         if unit is not None and not before:
             domain |= {n for n, u in rec.node_unit.items() if u == unit}
-        faults.append({"switch": rec.index, "to": rec.to, "node": f["node"], "kind": f["kind"], "after_s": at,
+        faults.append({"switch": rec.index, "to": rec.to, "node": f["node"], "target": f.get("target", f["node"]),
+                       "kind": f["kind"], "after_s": at,
                        "slot_holder": holder, "switched_before_fault": before,
                        "slot_working_after_fault_s": None if before else working})
     times = rec.node_switch_s()
