@@ -64,7 +64,7 @@ def test_the_scenario_checks_the_claim_without_the_faults_and_reports_them() -> 
                       faults=[SwitchFault(switch=0, after=100, node=3), SwitchFault(switch=1, after=100, node=3)])
     out = run_schedule_block(b, [0, 1])
     f = out["faulted"]
-    assert f["faults"] == 4 and f["slots_never_working"] == 0
+    assert f["faults"] == 4 and f["slots_never_working"] == 0 and out["fault_free_failed_switches"] == []
     assert out["fault_free_node_switch_s"]["n"] == 88 and f["slot_working_after_fault_s"]["n"] == 4
     # the faulted switches are slower than the same seeds' switches without the fault
     assert f["fault_domain_node_switch_s"]["p50"] > out["fault_free_node_switch_s"]["p50"]
@@ -73,6 +73,8 @@ def test_the_scenario_checks_the_claim_without_the_faults_and_reports_them() -> 
     assert "without an injected fault" in exp["superpod.switch_p90"]["bound"]
     assert exp["superpod.switches_recovered"]["met"]
     out["faulted"]["slots_never_working"] = 1
+    assert not {e["check"]: e for e in expectations({"schedule": [out]})}["superpod.switches_recovered"]["met"]
+    out["faulted"]["slots_never_working"], out["fault_free_failed_switches"] = 0, ["training did not start"]
     assert not {e["check"]: e for e in expectations({"schedule": [out]})}["superpod.switches_recovered"]["met"]
 
 

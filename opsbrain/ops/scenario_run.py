@@ -71,6 +71,7 @@ def run_schedule_block(b: ScheduleBlock, seeds: list[int], demand_scale: float =
         clean = [run_schedule(replace(setup, faults=()), s) for s in seeds]
         out["fault_free_node_switch_s"] = _pct([v for r in clean for v in r["fault_free_node_switch_s"]])
         out["faulted"] = faulted_summary(rows)
+        out["fault_free_failed_switches"] = [f for r in clean for f in r["failed"]]
     return {"demand_scale": demand_scale, "operation": setup.ops.name, **out,
             "node_switch_s": _pct(every),
             "whole_switch_s": _pct(whole),
