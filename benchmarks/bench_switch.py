@@ -7,6 +7,8 @@
 Runs the built-in day/night plan (flexible group of 22 nodes trains 22:00-06:00) once per seed and prints p50/p90
 of the per-node switch time by direction and by role switched into, the hand-backs on time, and the switches that
 needed a retry. With ``--fault`` a node of the group crashes 100 s into each switch (kernel panic).
+With a fault, the benchmark also prints what it cost apart from the switch: seconds from the fault to a spare working in
+the crashed node's slot, and the per-node switch time of the fault domain (the job at dusk, the instance at dawn).
 ``--handback-checkpoint memory``: the dawn hand-back stops at the step's in-memory checkpoint and persists it to
 storage afterwards (MindIO ACP, see faultlib.workloads.switch). ``--breakdown``: per stage, its share of the mean
 per-node switch time and the parameters behind it, each with its value and the kind of its source (published,
@@ -169,6 +171,23 @@ def main(argv: list[str] | None = None) -> int:
     late = [h.get("why_late") for r in rows for h in r["handback_detail"] if not h["on_time"]]
     if late:
         print(f"  late because: {late[0]}")
+    fs = [f for r in rows for f in r["faulted"]["faults"]]
+    if fs:  # what the mid-switch faults cost, apart from the switch (opsbrain.ops.switch_faults)
+        hit = [f for f in fs if not f["switched_before_fault"]]
+        back = [f["slot_working_after_fault_s"] for f in hit if f["slot_working_after_fault_s"] is not None]
+        print(f"faulted switches: {len(fs)} faults, {len(fs) - len(hit)} after the node had switched, "
+              f"{len(hit) - len(back)} slots never working again")
+        for d in ("training", "inference"):
+            sub = [f["slot_working_after_fault_s"] for f in hit if f["to"] == d
+                   and f["slot_working_after_fault_s"] is not None]
+            if sub:
+                show(f"slot back, to {d}", sub)
+        show("fault domain", [v for r in rows for v in r["faulted"]["domain_s"]])
+        outside = [v for r in rows for v in r["faulted"]["outside_s"]]
+        if outside:
+            show("rest of those switches", outside)
+        print("  (slot back: seconds from the fault to a spare working in the crashed node's slot; fault domain: "
+              "the per-node switch time of the job or instance that waited for it)")
     print(f"switches failed: {sum(len(r['failed']) for r in rows)}; start retries: {sum(r['attempts'] for r in rows)}; "
           f"nodes replaced by spares: {sum(len(x) for r in rows for x in r['replaced'])}; group nodes left out by "
           f"an N + k launch (spares for the night): {sum(r['set_aside'] for r in rows)}")

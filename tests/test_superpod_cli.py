@@ -35,6 +35,8 @@ def test_schedule_scenario_text() -> None:
     code, out, _err = _run("superpod", "run", "day-night-switch", "--seeds", "1", "--no-store")
     assert code == 0
     assert "per-node switch p50" in out and "hand-backs on time" in out
+    assert "without the injected faults (same seeds): per-node switch p50" in out  # the claim's population
+    assert "the faulted node's slot working again p50" in out  # the repair, reported apart
 
 
 @pytest.mark.parametrize("args, needle", [

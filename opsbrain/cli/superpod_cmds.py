@@ -119,6 +119,15 @@ def print_block(out: dict[str, Any]) -> None:
             click.echo(f"  whole switch (to the last node) {_fmt(s['whole_switch_s'], ' s')}; training nodes' own "
                        f"stages done {_fmt(s['training_node_ready_s'], ' s')}; group nodes left out by N + k "
                        f"{s['set_aside']}")
+        if "faulted" in s:
+            f = s["faulted"]
+            click.echo(f"  without the injected faults (same seeds): per-node switch "
+                       f"{_fmt(s['fault_free_node_switch_s'], ' s')}")
+            click.echo(f"  with them: {f['faults']} faults; the faulted node's slot working again "
+                       f"{_fmt(f['slot_working_after_fault_s'], ' s')} after the fault; its fault domain's per-node "
+                       f"switch {_fmt(f['fault_domain_node_switch_s'], ' s')}; the other nodes of those switches "
+                       f"{_fmt(f['outside_domain_node_switch_s'], ' s')}; never working {f['slots_never_working']}"
+                       f"; hit after its own switch {f['switched_before_fault']}")
         click.echo(f"  hand-backs on time {s['handbacks_on_time']}/{s['handbacks']}; retries {s['retries']}; "
                    f"failed switches {len(s['failed_switches'])}; SLO {_fmt(s['slo_attainment'], '', 4)}")
         if s["late"]:

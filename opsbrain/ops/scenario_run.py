@@ -3,6 +3,7 @@ counts (the campaign option); summarise each experiment as p50/p90 over seeds.""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -65,7 +66,13 @@ def run_schedule_block(b: ScheduleBlock, seeds: list[int], demand_scale: float =
     rows = [run_schedule(setup, s) for s in seeds]
     every = [v for r in rows for d in ("training", "inference") for v in r["node_switch_s"][d]]
     whole = [v for r in rows for d in ("training", "inference") for v in r["whole_switch_s"][d]]
-    return {"demand_scale": demand_scale, "operation": setup.ops.name,
+    out: dict[str, Any] = {}
+    if setup.faults:  # the same seeds without the faults: the switch itself, apart from the repairs
+        clean = [run_schedule(replace(setup, faults=()), s) for s in seeds]
+        out["fault_free_node_switch_s"] = _pct([v for r in clean for v in r["fault_free_node_switch_s"]])
+        out["faulted"] = faulted_summary(rows)
+        out["fault_free_failed_switches"] = [f for r in clean for f in r["failed"]]
+    return {"demand_scale": demand_scale, "operation": setup.ops.name, **out,
             "node_switch_s": _pct(every),
             "whole_switch_s": _pct(whole),
             "training_node_ready_s": _pct([v for r in rows for v in r["node_ready_s"]]),
@@ -78,6 +85,19 @@ def run_schedule_block(b: ScheduleBlock, seeds: list[int], demand_scale: float =
             "failed_switches": [f for r in rows for f in r["failed"]],
             "retries": sum(r["attempts"] for r in rows),
             "slo_attainment": _pct([r["slo_attainment"] for r in rows])}
+
+
+def faulted_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The mid-switch faults over seeds (:mod:`opsbrain.ops.switch_faults`): per-node switch seconds of the faulted
+    node's fault domain and of the rest of those switches; seconds from the fault to its slot working again."""
+    faults = [f for r in rows for f in r["faulted"]["faults"]]
+    hit = [f for f in faults if not f["switched_before_fault"]]
+    return {"faults": len(faults), "switched_before_fault": len(faults) - len(hit),
+            "slots_never_working": sum(f["slot_working_after_fault_s"] is None for f in hit),
+            "fault_domain_node_switch_s": _pct([v for r in rows for v in r["faulted"]["domain_s"]]),
+            "outside_domain_node_switch_s": _pct([v for r in rows for v in r["faulted"]["outside_s"]]),
+            "slot_working_after_fault_s": _pct([f["slot_working_after_fault_s"] for f in hit
+                                                if f["slot_working_after_fault_s"] is not None])}
 
 
 def random_items(seed: int, n: int, wrong_share: float) -> list[CampaignItem]:

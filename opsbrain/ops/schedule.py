@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from faultlib import ids
 from faultlib.engine import Simulation
+from faultlib.faults import catalog
 from faultlib.injection.spec import FaultSpec
 from faultlib.workloads.elastic import ElasticInferenceService, Role
 from faultlib.workloads.switch import (
@@ -39,6 +40,7 @@ from faultlib.workloads.switch import (
 )
 from faultlib.workloads.training import TrainingJob
 from opsbrain.ops.cron import Cron
+from opsbrain.ops.switch_faults import fault_report
 from opsbrain.scenario.superpod import LAUNCH_SPARES
 
 MAX_START_ATTEMPTS = 3  # reason: a start that fails three times on fresh spares is a person's problem
@@ -129,6 +131,9 @@ class SwitchRecord:
     stages: dict[str, float] = field(default_factory=dict)  # stage -> seconds (the group's critical path)
     node_ready_s: dict[str, float] = field(default_factory=dict)  # node -> its own stages done (s from start)
     set_aside: list[str] = field(default_factory=list)  # group nodes an N + k launch left out (they became spares)
+    faults: list[dict[str, Any]] = field(default_factory=list)  # injected mid-switch: node, kind, after_s
+    node_unit: dict[str, str] = field(default_factory=dict)  # node -> the job or instance it started in
+    took_slot: dict[str, str] = field(default_factory=dict)  # group node left out -> the spare in its slot (N + k)
 
     def node_switch_s(self) -> dict[str, float]:
         return {n: t - self.start_s for n, t in self.node_end_s.items()}
@@ -183,7 +188,11 @@ class ScheduleRunner:
             if f.switch == rec.index:
                 nodes = self._current(rule.group)
                 target = nodes[f.node % len(nodes)]
+                if "npu" in catalog.kind(f.kind).targets:  # a device fault hits the node's first NPU
+                    target = ids.npu(ids.index(target, "pod"), ids.index(target, "node"), 0)
                 self.sim.inject(FaultSpec(at_s=self.sim.now + f.after_s, kind=f.kind, target=target))
+                rec.faults.append({"node": ids.node_of(target) or target, "target": target, "kind": f.kind,
+                                   "after_s": f.after_s})
         if self.plan.ops.per_node:
             body = self._to_training_per_node(rec) if rule.to == "training" else self._to_inference_per_node(rec)
         else:
@@ -229,7 +238,7 @@ class ScheduleRunner:
                 break
             t0 = self.sim.now
             # swapped only onto warm standbys: a process-level reschedule (MindCluster; the twin's scope="process")
-            scope = "process" if swap and set(swap.values()) <= self.warm else "job"
+            scope: Literal["job", "process"] = "process" if swap and set(swap.values()) <= self.warm else "job"
             self.warm -= set(swap.values())
             proc = job.restart("persistent", replace=swap or None, scope=scope)
             ok = yield from self._done_or_dead(proc, lambda: job.nodes)
@@ -243,6 +252,7 @@ class ScheduleRunner:
         for n in job.nodes:
             rec.node_end_s[n] = self.sim.now
             rec.node_role[n] = "training"
+            rec.node_unit[n] = job.name
 
     def _to_training_per_node(self, rec: SwitchRecord) -> Generator[Any, Any, None]:
         """Each instance drains, then each of its nodes stops and launches the training processes on its own
@@ -282,6 +292,7 @@ class ScheduleRunner:
         rec.set_aside = [n for n in group if n in left and self._healthy(n)]
         extra = iter([n for n in spares if n in chosen])
         nodes = [n if n in chosen else next(extra) for n in group]  # a spare takes the slot of a node left out
+        rec.took_slot.update({g: n for g, n in zip(group, nodes, strict=True) if g != n})
         t_ready = sim.now
         rec.stages["nodes_ready"] = t_ready - t0
         job = SwitchedTrainingJob(f"train-{rec.group}-{rec.index}", nodes)
@@ -306,7 +317,7 @@ class ScheduleRunner:
         ``ready_at`` and ``spares`` grow with those replacements."""
         sim, poll = self.sim, self.sim.params.switch.node_health_poll_s
         tp = sim.params.training
-        pending, chosen = dict(ready_at), []
+        pending, chosen = dict(ready_at), list[str]()
         next_poll = sim.now + poll
         while len(chosen) < need and pending:
             n = min(pending, key=lambda x: pending[x])
@@ -427,6 +438,7 @@ class ScheduleRunner:
             for n in current:
                 rec.node_end_s[n] = sim.now
                 rec.node_role[n] = role
+                rec.node_unit[n] = qual
 
         return sim.env.process(run())
 
@@ -464,7 +476,8 @@ class ScheduleRunner:
 
 
 def switch_stats(records: list[SwitchRecord]) -> dict[str, Any]:
-    """Per-node switch times by direction, hand-backs on time, failed switches."""
+    """Per-node switch times by direction, hand-backs on time, failed switches; the times of switches without an
+    injected fault beside, and what the faults cost (:func:`opsbrain.ops.switch_faults.fault_report`)."""
     by: dict[str, list[float]] = {"training": [], "inference": []}
     by_role: dict[str, list[float]] = {}
     for r in records:
@@ -482,7 +495,13 @@ def switch_stats(records: list[SwitchRecord]) -> dict[str, Any]:
     for r in records:
         for k, v in r.stages.items():
             stages.setdefault(f"to {r.to}: {k}", []).append(v)
+    reports = [fault_report(r) for r in records if r.faults]
+    faulted = {"faults": [f for rep in reports for f in rep["faults"]],
+               "domain_s": [v for rep in reports for v in rep["domain_s"]],
+               "outside_s": [v for rep in reports for v in rep["outside_s"]]}
+    clean = [v for r in records if not r.faults for v in r.node_switch_s().values()]
     return {"node_switch_s": by, "stages_s": stages, "node_switch_s_by_role": by_role, "handbacks": len(hbs),
+            "fault_free_node_switch_s": clean, "faulted": faulted,
             "handbacks_on_time": sum(bool(h["on_time"]) for h in hbs),
             "failed": [r.failed for r in records if r.failed], "skipped": sum(r.skipped is not None for r in records),
             "attempts": sum(r.attempts for r in records), "node_ready_s": ready, "whole_switch_s": whole,

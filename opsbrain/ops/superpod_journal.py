@@ -42,14 +42,22 @@ def expectations(out: dict[str, Any]) -> list[dict[str, Any]]:
                             f"{tag}: autoscaler SLO attainment {low} < {SLO_ATTAINMENT_MIN:g} on some seed"))
     for s in out.get("schedule", []):
         tag = f"demand x{s['demand_scale']:g}"
-        p90 = s["node_switch_s"]["p90"]
+        faulted = s.get("faulted")
+        # with faults injected, the claim is checked on the same seeds without them: a node that crashes mid-switch
+        # is repaired, not switched; what the repair cost is reported beside (``faulted``), not hidden
+        clean = s["fault_free_node_switch_s"] if faulted else s["node_switch_s"]
+        where = " (switches without an injected fault, same seeds)" if faulted else ""
+        p90 = clean["p90"]
         res.append(_exp("superpod.switch_p90", p90 is not None and p90 < SWITCH_P90_MAX_S, p90,
-                        f"< {SWITCH_P90_MAX_S:g} s",
-                        f"{tag}: per-node switch p90 {p90 if p90 is None else round(p90)} s >= "
+                        f"< {SWITCH_P90_MAX_S:g} s{where}",
+                        f"{tag}: per-node switch p90{where} {p90 if p90 is None else round(p90)} s >= "
                         f"{SWITCH_P90_MAX_S:g} s (the vendor's < 5 min)"))
-        failed = s["failed_switches"]
-        res.append(_exp("superpod.switches_recovered", not failed, len(failed), "0 failed switches",
-                        f"{tag}: {len(failed)} switches failed ({failed[0] if failed else ''})"))
+        failed = s["failed_switches"] + s.get("fault_free_failed_switches", [])
+        lost = faulted["slots_never_working"] if faulted else 0
+        res.append(_exp("superpod.switches_recovered", not failed and not lost, len(failed) + lost,
+                        "0 failed switches, every faulted node's slot working again",
+                        f"{tag}: {len(failed)} switches failed ({failed[0] if failed else ''}), {lost} faulted "
+                        "slots never worked"))
         late = s["handbacks"] - s["handbacks_on_time"]
         res.append(_exp("superpod.handback_on_time", late == 0, f"{s['handbacks_on_time']}/{s['handbacks']}",
                         "every hand-back within the deadline",

@@ -108,6 +108,13 @@ def _tables(m: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
     for s in m["schedule"]:
         keys = ("node_switch_s", "to_training_s", "to_inference_s", "whole_switch_s", "training_node_ready_s")
         rows = [[k, _f(s[k]["p50"]), _f(s[k]["p90"]), _f(s[k]["max"])] for k in keys if k in s]
+        if "faulted" in s:  # the same seeds without the faults, and what the mid-switch faults cost
+            f = s["faulted"]
+            rows += [[label, _f(v["p50"]), _f(v["p90"]), _f(v["max"])] for label, v in (
+                ("without the injected faults", s["fault_free_node_switch_s"]),
+                ("faulted node's fault domain", f["fault_domain_node_switch_s"]),
+                ("other nodes of faulted switches", f["outside_domain_node_switch_s"]),
+                ("faulted slot working again after the fault", f["slot_working_after_fault_s"]))]
         rows.append(["hand-backs on time", f"{s['handbacks_on_time']}/{s['handbacks']}", "", ""])
         rows.append(["failed switches / retries", f"{len(s['failed_switches'])} / {s['retries']}", "", ""])
         out.append((f"Day/night switch, demand x{s['demand_scale']:g}, {s.get('operation', 'sequential')}",
