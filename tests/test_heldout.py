@@ -120,7 +120,18 @@ def test_a_collection_can_lack_a_whole_source(topo1: Topology) -> None:
     no_plugin = _recorded(replace(case_lib.TRAIN_WORLD, missing_sources=("device_plugin",)), topo1, 900.0, *chip)
     assert no_plugin and not any(s.kind.startswith("swfault:") for s in no_plugin)
     values = {v["collection"] for _a, v in heldout.plan_heldout(4)}
-    assert {"L2 switch logs not collected", "no device-plugin log"} <= values
+    assert {"L2 switch logs not collected", "no device-plugin log", "no device-os log"} <= values
+
+
+def test_a_collection_without_device_logs_shows_a_fatal_chip_through_host_plugin_and_runtime(topo1: Topology) -> None:
+    """Device-os logs reach a bundle only through msnpureport: without them a fatal HBM temperature shows through
+    the device plugin, the rank's runtime and the job, never through a device event."""
+    hot = ("hbm_overtemp", "pod0/node40/npu3/hbm")
+    full = _recorded(case_lib.TRAIN_WORLD, topo1, 900.0, *hot)
+    assert any(s.kind.startswith("dev:") for s in full)
+    no_dev = _recorded(replace(case_lib.TRAIN_WORLD, missing_sources=("device_os",)), topo1, 900.0, *hot)
+    assert no_dev and not any(s.kind.startswith("dev:") for s in no_dev)
+    assert {"plugin:80E0020B", "level:SeparateNPU"} <= {s.kind for s in no_dev}
 
 
 @pytest.mark.parametrize("fmt", ["syslog", "syslog_pri_year"])

@@ -82,9 +82,21 @@ def _metric_features(f: dict[str, float], npus: Counter[str], links: set[str], m
     rows_v = [r for r in rows if r is not None]
     if rows_v:
         f["isolated_rows"] = max(rows_v)
+    ces = [c for n in npus if (c := metric("hbm_ce_total", n + "/hbm")) is not None]
+    if ces:
+        f["hbm_ce_log2"] = ce_magnitude(max(ces))
     ratios = [r for n in npus if (r := _rank_slowdown(n, metric)) is not None]
     if ratios:
         f["rank_slowdown"] = max(ratios)
+
+
+def ce_magnitude(count: float) -> float:
+    """An HBM stack's correctable-error count as its order of magnitude in factors of two (``floor(log2(1 + n))``).
+    The count is what npu-exporter's ``npu_chip_info_hbm_ecc_total_single_bit_error_cnt`` and ``npu-smi info -t
+    ecc`` ("HBM Single Bit Error Count") show; an operator tells a storm (hundreds to thousands) from a benign burst
+    (tens) by it, not by the report line, which is the same for both. Factors of two keep a reading's Poisson
+    jitter from making every incident look new while rates that differ (storms of another intensity) do differ."""
+    return float(math.floor(math.log2(1.0 + max(0.0, count))))
 
 
 def _rank_slowdown(npu: str, metric: MetricReader) -> float | None:

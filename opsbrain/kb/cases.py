@@ -193,6 +193,10 @@ UNCOLLECTED = {
     "l2_switch": lambda rec: rec.source == "switch" and node_of(rec.origin) is None,
     # a cluster without MindCluster's device plugin (plain containers with torch_npu): no plugin log at all
     "device_plugin": lambda rec: rec.source == "device_plugin",
+    # the device-side logs (slog device-os) stay on the NPU until msnpureport, run on the host, exports them; the
+    # tool does not run inside compute-split containers (CANN log reference, "msnpureport工具使用"), so a
+    # collection taken from the job's containers holds host, plugin and switch logs but no device-os log
+    "device_os": lambda rec: rec.source == "device_os",
 }
 """Log sources a collection can lack entirely, each a test on the emitted record (origin and source only)."""
 

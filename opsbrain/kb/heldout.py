@@ -40,7 +40,7 @@ AXES: tuple[Axis, ...] = (
          ("x1", "x3"), ("x0.5", "x6")),
     Axis("collection", "what reaches the collector",
          ("complete",), ("5% of lines dropped", "20% of lines dropped", "25% of hosts not collected",
-                         "L2 switch logs not collected", "no device-plugin log")),
+                         "L2 switch logs not collected", "no device-plugin log", "no device-os log")),
     Axis("format", "line layout (variants the ingestion layer reads: docs/formats.md)",
          ("as emitted",), ("syslog", "syslog <PRI> + year")),
     Axis("clock", "host clocks: a line carries the time stamp of the host that wrote it",
@@ -92,7 +92,7 @@ _COLLECTION: dict[str, tuple[float, float, tuple[str, ...]]] = {  # value -> (li
     "complete": (0.0, 0.0, ()), "5% of lines dropped": (0.05, 0.0, ()), "20% of lines dropped": (0.2, 0.0, ()),
     "25% of hosts not collected": (0.0, 0.25, ()),
     "L2 switch logs not collected": (0.0, 0.0, ("l2_switch",)),  # cases.UNCOLLECTED: the reason of each source
-    "no device-plugin log": (0.0, 0.0, ("device_plugin",))}
+    "no device-plugin log": (0.0, 0.0, ("device_plugin",)), "no device-os log": (0.0, 0.0, ("device_os",))}
 _FORMAT = {"as emitted": "as_emitted", "syslog": "syslog", "syslog <PRI> + year": "syslog_pri_year"}
 _CLOCK = {  # value -> (offset bound s, share of hosts skewed)
     "synchronized": (0.0, 0.0),
