@@ -249,7 +249,7 @@ def test_near_copies_are_counted_per_class() -> None:
 
 def test_near_copy_needs_equal_discrete_features_and_the_same_label() -> None:
     a = {"n:sw:down": 0.693, "links_down": 0.693, "span_s": 3.0}
-    b = {**a, "span_s": 7.5, "max_temp_c": 80.0}  # continuous readings differ: still a near-copy
+    b = {**a, "span_s": 7.5, "max_temp_c": 80.0, "rank_slowdown": 1.37}  # continuous readings differ: a near-copy
     c = {**a, "links_down": 1.09}
     train = nearcopy.pairs_of([a], ["link_flap"])
     assert nearcopy.near_copy_rate([b, c, b], ["link_flap", "link_flap", "link_down"], train) == pytest.approx(1 / 3)

@@ -1,8 +1,9 @@
 """Near-copies: a held-out incident whose discrete features equal a training case's with the same label.
 
-The discrete feature vector is every feature except the continuous readings (elapsed times, temperatures): signal
-kind counts, code families, knowledge-base matches and topology counts, values rounded to 6 decimals. Its 64-bit
-digest is the case's signature; ``kb train`` stores the training library's signatures with the model.
+The discrete feature vector is every feature except the continuous readings (elapsed times, temperatures, a rank's
+step-time ratio): signal kind counts, code families, knowledge-base matches and topology counts, values rounded to 6
+decimals. Its 64-bit digest is the case's signature; ``kb train`` stores the training library's signatures with the
+model.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-CONTINUOUS = frozenset({"span_s", "dark_for_s", "max_temp_c"})
+CONTINUOUS = frozenset({"span_s", "dark_for_s", "max_temp_c", "rank_slowdown"})
 
 
 def discrete(features: dict[str, float]) -> tuple[tuple[str, float], ...]:
