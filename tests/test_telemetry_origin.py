@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
+from faultlib import ids
 from faultlib.faults.catalog import CATALOG
 from faultlib.health import Health
 from faultlib.telemetry import formats as fmt
@@ -267,3 +268,17 @@ def test_no_plant_object_health_state_or_spec_reaches_detection_or_diagnosis(kin
         else:
             assert isinstance(rec.text, str) and not banned.search(rec.text), (kind, rec.text)
     assert all(r is None or type(r) is float for r in spy.readings)
+
+
+@pytest.mark.parametrize("kind", ["hbm_uce", "aicore_hang"])
+def test_a_plog_error_comes_only_from_an_npu_a_process_runs_on(kind: str) -> None:
+    """A plog is a CANN process's file: a device fault on an NPU no job or service uses prints no plog error."""
+    busy, idle = ids.npu(0, 32, 2), ids.npu(0, 47, 2)  # a training node; node 47 holds no workload in the test world
+    seen = {}
+    for target in (busy, idle):
+        sim = te._world(0, noise=False)
+        assert not any(ids.node_of(idle) in w.nodes for w in sim.workloads.values())
+        sim.inject(te.FaultSpec(at_s=te.ONSET_S, kind=kind, target=target))
+        sim.run(te.ONSET_S + 120.0)
+        seen[target] = [ln for ln in sim.telemetry.logs if ln.source == "plog" and ln.t >= te.ONSET_S]
+    assert seen[busy] and not seen[idle]

@@ -24,6 +24,12 @@ class Emitter:
     def _pid(self, npu: str) -> tuple[int, int]:
         return fmt.pid_of(npu), fmt.pid_of(npu) + 1
 
+    def _runs_process(self, npu: str) -> bool:
+        """Whether a workload process runs on ``npu``'s node: a plog file is written by a CANN process, so an NPU
+        no job or service uses has none to write an error into."""
+        node = ids.node_of(npu) or npu
+        return any(node in w.nodes for w in self.sim.workloads.values())
+
     def device_event(self, npu: str, code: str, level: str | None = None, recovered: bool = False) -> None:
         """A device (NPU OS) fault event carrying ``Event id=0x<code>``, in the NPU's device log."""
         line = fmt.device_os_event(self.sim.wallclock(), fmt.device_index(npu), code, assertion=not recovered,
@@ -61,18 +67,25 @@ class Emitter:
         self.kernel(node, fmt.driver_heartbeat_lost(fmt.device_index(npu), 1000 + int(self.sim.now) % 9000, 4))
 
     def plog_runtime(self, npu: str, code: int) -> None:
+        """The runtime's error code in the plog of the process on ``npu`` (none when no process runs there)."""
+        if not self._runs_process(npu):
+            return
         pid, tid = self._pid(npu)
         line = fmt.plog_runtime_error(self.sim.wallclock(), pid, tid, code, fmt.device_index(npu))
         self.hub.log(ids.node_of(npu) or npu, "plog", "ERROR", line)
 
     def plog_notify_wait(self, npu: str, remote_node: str) -> None:
         """A peer's HCCL notify-wait timeout naming the node it waited for."""
+        if not self._runs_process(npu):
+            return
         pid, tid = self._pid(npu)
         line = fmt.plog_notify_wait(self.sim.wallclock(), pid, tid, fmt.host_ip(remote_node))
         self.hub.log(ids.node_of(npu) or npu, "plog", "ERROR", line)
 
     def plog_cqe(self, npu: str, peer_node: str) -> None:
         """HCCL's RDMA completion error on ``npu``'s process toward ``peer_node`` (retransmissions exceeded)."""
+        if not self._runs_process(npu):
+            return
         pid, tid = self._pid(npu)
         line = fmt.plog_cqe_error(self.sim.wallclock(), pid, tid, fmt.host_ip(peer_node))
         self.hub.log(ids.node_of(npu) or npu, "plog", "ERROR", line)
