@@ -91,7 +91,8 @@ def test_runtime_internal_table_matches_its_source_rows() -> None:
 
 
 def test_dcmi_codes_without_a_set_up_cause_give_no_kind() -> None:
-    """-8255 (not supported) and -8010 (message send failed) name no cause (Project-HAMi/ascend-device-plugin#66, #9)."""
+    """-8255 (not supported) and -8010 (message send failed) name no cause (Project-HAMi/ascend-device-plugin#66,
+    #9)."""
     for line in ("[2026-04-28 07:59:11.955139][WARN]     261     dcmi/dcmi.go:1466    get cur vDev's activity info "
                  "failed, err: retCode: -8255",
                  "failed to get device health:ret code: -8010,health code: 4"):
@@ -99,7 +100,8 @@ def test_dcmi_codes_without_a_set_up_cause_give_no_kind() -> None:
 
 
 def test_ascend_dmi_report() -> None:
-    """A failing AICORE test as CANN's 'AI Core超时故障' case prints it; a passing one gives nothing (toolboxug_0153)."""
+    """A failing AICORE test as CANN's 'AI Core超时故障' case prints it; a passing one gives nothing
+    (toolboxug_0153)."""
     failing = ("    Hardware:\n        aicore:\n            FAIL\n"
                "            *** Some processes are seizing the NPU. Test results may be affected.\n"
                "            *** Device 4: a timeout error occurred.\n")

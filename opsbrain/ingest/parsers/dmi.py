@@ -26,19 +26,28 @@ VERDICT_KIND = {"EMERGENCY_WARN": ("dmi:emergency_warn", 2), "GENERAL_WARN": ("d
 _ANY = group_of(globals())
 
 
+def _verdict(ctx: LineCtx, m: re.Match[str]) -> None:
+    kind, sev = VERDICT_KIND[m.group(1)]
+    ctx.add(kind, ctx.node, sev)
+
+
+def _device_detail(ctx: LineCtx, m: re.Match[str]) -> None:
+    dev = int(m.group(1))
+    ctx.add("dmi:device_error", ctx.npu(dev) or ctx.node, 2, device=dev)
+
+
+def _busy(ctx: LineCtx, m: re.Match[str]) -> None:
+    ctx.add("dmi:npu_busy", ctx.node, 1)
+
+
+READERS = ((RE_VERDICT, _verdict), (RE_DEVICE_DETAIL, _device_detail), (RE_BUSY, _busy))
+
+
 def parse(ctx: LineCtx) -> bool:
-    if not _ANY.may(ctx.text):  # the line screen rules out every regex of this parser: no signal here
-        return False
-    text = ctx.text
-    if m := RE_VERDICT.match(text):
-        kind, sev = VERDICT_KIND[m.group(1)]
-        ctx.add(kind, ctx.node, sev)
-        return True
-    if m := RE_DEVICE_DETAIL.match(text):
-        dev = int(m.group(1))
-        ctx.add("dmi:device_error", ctx.npu(dev) or ctx.node, 2, device=dev)
-        return True
-    if RE_BUSY.match(text):
-        ctx.add("dmi:npu_busy", ctx.node, 1)
-        return True
+    """A line of an ascend-dmi report is fully explained by what it says (no other parser reads it)."""
+    if _ANY.may(ctx.text):  # else the line screen rules out every regex of this parser
+        for rx, read in READERS:
+            if m := rx.match(ctx.text):
+                read(ctx, m)
+                return True
     return False

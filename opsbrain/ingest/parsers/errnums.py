@@ -55,9 +55,8 @@ def parse(ctx: LineCtx) -> bool:
     dev = ctx.device()
     comp = ctx.npu(dev)
     rets: list[int] = []
-    if m := RE_HCCL_ERRNO.search(text):
-        if (res := hccl_result(m.group(1))) is not None:
-            rets.append(res)
+    if (m := RE_HCCL_ERRNO.search(text)) and (res := hccl_result(m.group(1))) is not None:
+        rets.append(res)
     for rx in (RE_HCCL_TEST, RE_ERROR_NUMBER):
         if (m := rx.search(text)) and int(m.group(1)):
             rets.append(int(m.group(1)))
