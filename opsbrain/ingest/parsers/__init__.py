@@ -16,13 +16,13 @@ from functools import lru_cache
 
 from opsbrain.blockscan import BlockScan
 from opsbrain.ingest import screen, where
-from opsbrain.ingest.parsers import cann, device, framework, hccl, hccn, kernel, messages, twin
+from opsbrain.ingest.parsers import cann, device, dmi, errnums, framework, hccl, hccn, kernel, messages, twin
 from opsbrain.ingest.parsers.ctx import MAX_LINE, LineCtx, Parser, level_of
 from opsbrain.ingest.signal import Signal
 from opsbrain.multiscan import Screen, literal_pattern, re2_superset
 
-ORDER: tuple[Parser, ...] = (twin.parse, messages.parse, device.parse, hccn.parse, kernel.parse_driver, hccl.parse, cann.parse,
-                             kernel.parse, framework.parse)
+ORDER: tuple[Parser, ...] = (twin.parse, messages.parse, errnums.parse, dmi.parse, device.parse, hccn.parse,
+                             kernel.parse_driver, hccl.parse, cann.parse, kernel.parse, framework.parse)
 
 GATE = re.compile(
     r"event[_ ]?id|fault|alarm|error|err\d|fail|timeout|timed out|time out|heartbeat|link|ecc|panic|lockup|hung|"
@@ -31,7 +31,8 @@ GATE = re.compile(
     r"segmentation|core dump|nan\b|\bE[A-Z0-9]\d{4}\b|\b[125]0\d{4}\b|ERR\d{5}|\bdown\b|assertion|degraded|"
     r"lanes|qingtian|dpu|storage|critical|fatal|warn|overtemp|temperature|throttl|aer|pcie|mce|uce|retry|"
     r"refused|reset|isolat|unhealthy|sdc|loss is|notify|socket|transport|cqe|rdma|roce|hccl|ranktable|"
-    r"rank_table|malloc|alloc|kv cache memory: -|tls switch",
+    r"rank_table|malloc|alloc|kv cache memory: -|tls switch|errno\[|retcode|seizing the npu|"
+    r"emergency_warn|general_warn",
     re.I)
 
 
@@ -64,9 +65,9 @@ def _every_parser() -> screen.Group:
     """Every regex a parser keys on (each parser returns at once when the screen rules out all of its own), but for
     those that only qualify a signal another regex finds (``screened(..., context=True)``)."""
     rx = messages.catalog()[0]
-    return screen.Group(sorted({r for g in (twin._ANY, device._ANY, hccn._ANY, kernel._ANY, hccl._ANY, cann._ANY,
-                                            framework._ANY) for r in g.regexes if not r.context}
-                               | {kernel.RE_DRV, *(row[0] for row in kernel.DRV_KINDS)}
+    return screen.Group(sorted({r for g in (twin._ANY, errnums._ANY, dmi._ANY, device._ANY, hccn._ANY, kernel._ANY,
+                                            hccl._ANY, cann._ANY, framework._ANY) for r in g.regexes if not r.context}
+                               | {kernel.RE_DRV, kernel.RE_VM_FAULT, *(row[0] for row in kernel.DRV_KINDS)}
                                | ({rx} if rx is not None else set()), key=lambda r: r.id))
 
 
@@ -159,6 +160,8 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
         if parse(ctx):
             break
     del source  # the line itself says what it is; the source name only helps a human reading the journal
+    if len(ctx.out) > 1:
+        ctx.out = list(dict.fromkeys(ctx.out))  # one signal once: two parsers may decode the same fact of a line
     peer = next((s.peer for s in ctx.out if s.peer and s.peer.startswith("pod")), None)
     if peer is not None:  # the twin node a line names as its remote belongs to every signal of that line
         ctx.out = [s if s.peer else replace(s, peer=peer) for s in ctx.out]

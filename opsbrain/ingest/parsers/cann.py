@@ -52,6 +52,11 @@ AICORE_HW = screened(r"\becc\b|parity|\bcrc\b|SF MEM failure|multi-bit|2-?bits?\
 AICORE_SW = screened(r"out of range|overflow|underflow|misalign|not aligned|illegal|divide[- ]by[- ]zero|div0|"
                        r"inf/nan|nan/inf|negative|exceeds|wrap|incorrect|not supported|invalid|conflict|"
                        r"nesting times|payload undefine|unsorted|incorrectly sorted", re.I)
+RE_AICERR_SW = screened(r"Root cause conclusion.*It means Atomic accumulation exception", re.I)
+"""The AI Core error analyser's conclusion (``Analysis result: success. "*****Root cause conclusion*****" "dha status 1"
+found in log. It means Atomic accumulation exception, please check the input data and network accuracy.``): an
+atomic add that overflowed on extreme data, the operator's inputs (CANN troubleshooting case "atomic add precision
+overflow", CANNCommunityEdition 80RC2alpha002 troubleshooting_0018)."""
 RE_VERDICT = screened(r"\b(hardware local error|software error|network link error|mte error), stream_id=", re.I)
 VERDICT_KIND = {"hardware local error": "rt:aicore_hw", "software error": "rt:aicore_sw",
                 "network link error": "rt:aicore_link", "mte error": "rt:aicore_mte"}
@@ -68,6 +73,8 @@ def aicore_detail(ctx: LineCtx) -> bool:
         kind = "rt:aicore_hw" if AICORE_HW.search(said) else "rt:aicore_sw" if AICORE_SW.search(said) else None
     elif m := RE_VERDICT.search(ctx.text):
         kind = VERDICT_KIND[m.group(1).lower()]
+    elif RE_AICERR_SW.search(ctx.text):
+        kind = "rt:aicore_sw"
     if kind is None:
         return False
     dev = ctx.device()

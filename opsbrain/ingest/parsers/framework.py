@@ -16,33 +16,43 @@ CFG_ENV = screened(
     r"ASCEND_(?:HOME|TOOLKIT|OPP|RT_VISIBLE)\w*|command not found|Permission denied|No such file or "
     r"directory|environment variable|env(?:ironment)? (?:is )?not (?:set|found)|not found in the environment|"
     r"undefined symbol|init env failed|\[EnvConfig\]|\bby (?:HCCL|HCCN|ASCEND)_[A-Z_]+|AclSetCompileopt|"
-    r"address already in use|port is (?:been )?(?:using|used|in use|occupied)|port .{0,40}(?:in use|occupied)",
+    r"address already in use|port is (?:been )?(?:using|used|in use|occupied)|port .{0,40}(?:in use|occupied)|"
+    r"gethostbyname failed|Name or service not known|DNS resolution failed|"
+    r"(?:npu-smi|hccn_tool|ascend-dmi|msnpureport) not found",
     re.I)
-"""Configuration and environment texts: libraries and paths not found, environment variables a program names
-(HCCL's ``[EnvConfig]`` stage and ``set ... by HCCL_SOCKET_IFNAME`` lines, CANN's ``init env failed``), a port
-already taken (errno EADDRINUSE, "Address already in use"; HCCL's listen failure asks whether another process uses
-the port), and torch_npu's compile options set when a device is first set up (``torch.npu.set_device`` ->
-``SetPrecisionMode ... AclSetCompileopt(aclCompileOpt::ACL_PRECISION_MODE ...)``, the stack of vllm-ascend#2244),
-before any operator runs: their failure is the CANN op compiler's environment (vllm-ascend#2210, the maintainer:
-"pin numpy < 2.0 with CANN 8.2.1")."""
+"""Configuration and environment texts: libraries and paths not found, environment variables a program names (HCCL's
+``[EnvConfig]`` stage and ``set ... by HCCL_SOCKET_IFNAME`` lines, CANN's ``init env failed``), a port already taken
+(errno EADDRINUSE, "Address already in use"; HCCL's listen failure asks whether another process uses the port), a
+host name that does not resolve (MPICH's ``gethostbyname failed``, the HCCL Test FAQ of hicann/oam-tools: the node's
+name is missing from /etc/hosts; ``DNS resolution failed: [Errno -2] Name or service not known``, MindSpore's
+distributed FAQ: a master host name DNS cannot resolve), the vendor tools a node must provide not found (HAMi's
+device plugin: ``npu-smi not found in [...] or PATH``, Project-HAMi/ascend-device-plugin#103), and torch_npu's
+compile options set when a device is first set up (``torch.npu.set_device`` -> ``SetPrecisionMode ...
+AclSetCompileopt(aclCompileOpt::ACL_PRECISION_MODE ...)``, the stack of vllm-ascend#2244), before any operator runs:
+their failure is the CANN op compiler's environment (vllm-ascend#2210, the maintainer: "pin numpy < 2.0 with CANN
+8.2.1")."""
 RE_VENDOR_ATTR = screened(r"module '(?:torch_npu|mindspore|mindie\w*|vllm_ascend|acl|te|tbe)(?:\.\w+)*' has no "
                           r"attribute")
 """An Ascend package that lacks an API its caller expects: the installed version is not the one the caller was
 written for (vllm-ascend#340: ``module 'torch_npu' has no attribute '_npu_flash_attention'``, closed by the
 maintainer as 'install the wrong pytorch version')."""
-# Memory texts beyond the allocators' "out of memory": vLLM's start-up check when the weights leave no room for
-# the KV cache ("Available KV cache memory: -0.87 GiB", vllm-ascend#9372; "No available memory for the cache
-# blocks", vllm-ascend#5707), MindSpore's allocator ("... is more than total mem size", mindone#820) and the
-# runtime's own allocation failure under EL0004 ("Call rtMalloc fail, ... device_id:0", Helios#62).
+# Memory texts beyond the allocators' "out of memory": vLLM's start-up check when the weights leave no room for the KV
+# cache ("Available KV cache memory: -0.87 GiB", vllm-ascend#9372; "No available memory for the cache blocks",
+# vllm-ascend#5707; its start-up check "Free memory on device (8.0/64.0 GiB) on startup is less than desired GPU
+# memory utilization", vllm-ascend#14628: another process holds the memory), MindSpore's allocator ("... is more than
+# total mem size", mindone#820) and the runtime's own allocation failure under EL0004 ("Call rtMalloc fail, ...
+# device_id:0", Helios#62).
 # Versions: CANN's E40002 "Unsupported Python version: ..." (hicann/runtime error_code_ref, TEfusion errors).
 # Devices: a process that cannot count its NPUs runs where none is mounted or visible ("get device count of NPU
 # failed", drvGetDevNum, on a MindCluster head node: resumable-training CLI guide; the DSMI query's "Get physical
-# device number failed", lmdeploy#2585), not on a lost device.
+# device number failed", lmdeploy#2585), not on a lost device; MindSpore's "Got device count[8] and device id[9]"
+# is a device id past the node's devices (its distributed FAQ: hosts sharing one hostname get the same local ranks).
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"out of memory|OutOfMemory|\bOOM\b|memory (?:allocation|alloc) fail|fail(?:ed)? to (?:allocate|"
                 r"malloc)|alloc(?:ate)? memory fail|(?:acl)?rtMalloc\w* fail|Tried to allocate|memory is not enough|"
                 r"insufficient (?:device )?memory|not enough memory|EL0004|memory pool.*(?:full|exhaust)|"
-                r"is more than total mem size|Available KV cache memory: -\d|No available memory for the cache blocks",
+                r"is more than total mem size|Available KV cache memory: -\d|No available memory for the cache blocks|"
+                r"Free memory on device \([\d.]+/[\d.]+ GiB\) on startup is less than desired",
                 re.I),
      "mem:oom"),
     (RE_VENDOR_ATTR, "cfg:version"),
@@ -54,7 +64,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"invalid device|device id.*(?:invalid|out of range|exceed)|(?:invalid|wrong) (?:rank|device)|"
                 r"visible devices|set_device.*fail|SetDevice.*fail|because the device is (?:already )?(?:used|"
                 r"occupied|in use)|dcmi module initiali[sz]e failed\. ret is -8005|get (?:physical )?device (?:count|number)(?: of NPU)? "
-                r"failed",
+                r"failed|Got device count\[\d+\] and device id\[\d+\]",
                 re.I), "cfg:device"),
     (screened(r"not supported|unsupported|not implemented|NotImplemented|is not support|no kernel|"
                 r"not registered|op type .* not", re.I), "op:unsupported"),

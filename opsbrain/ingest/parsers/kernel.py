@@ -34,6 +34,12 @@ DRV_KINDS: tuple[tuple[Screened, str], ...] = (
     (screened(r"Dma copy failed|DMA timeout|dma.*fail", re.I), "drv:dma_failed"),
     (screened(r"link down|pcie.*(?:not ready|down)|hot ?reset|surprise", re.I), "drv:pcie_down"),
 )
+RE_VM_FAULT = screened(r"\[devmm\].*Vm fault failed", re.I)
+"""The driver's shared-virtual-memory fault handler could not map the address a device task touched
+(``[ascend] [ERROR] [devmm] [devmm_svm_device_fault 438] <...> Vm fault failed. (hostpid=...; devid=0; ...
+fault_addr=0x1240f1fa0000; ...)``): CANN's troubleshooting case on AI Core errors (atomic add precision overflow,
+canncommercial 80RC22 troubleshooting_0015) reads it as the operator's out-of-bounds memory access, a program
+error -- the same kind as an AI Core error text that names an address out of range (``rt:aicore_sw``)."""
 
 
 def parse_driver(ctx: LineCtx) -> bool:
@@ -41,6 +47,9 @@ def parse_driver(ctx: LineCtx) -> bool:
     text = ctx.text
     if RE_DRV.search(text) or ("[ascend]" in ctx.low and "[error]" in ctx.low):
         dev = ctx.device()
+        if RE_VM_FAULT.search(text):
+            ctx.add("rt:aicore_sw", ctx.npu(dev) or ctx.node, 2, device=dev)
+            return True
         for rx, kind in DRV_KINDS:
             if rx.search(text):
                 ctx.add(kind, ctx.npu(dev) or ctx.node, 2, device=dev)

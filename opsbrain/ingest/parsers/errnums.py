@@ -1,0 +1,69 @@
+"""Error numbers printed in hex or beside a field name, decoded to the documented codes they stand for. The kinds are
+the ones the other parsers give the documented codes (``hcclret:N``, ``rt:N``, ``cfg:device`` ...), so the
+knowledge base's roles apply to them; this parser only adds to a line (the others still read it).
+
+- HCCL's ``errNo[0x0000000005000013]`` (plog): ``HCCL_ERROR_CODE(error)`` of hicann/hccl ``src/common/log.h`` is
+  ``(HCCL_MODULE_ID=5 << 24) + (sub-module << 16) + HcclResult``; the low 16 bits are the HcclResult
+  (``hcclret:N``, hicann/hcomm ``include/hccl/hccl_types.h``).
+- The runtime's ``retCode=0x7020010`` (its own trace lines: ``stream setup failed, retCode=0x7020010.``): an
+  internal ``RT_ERROR_*`` number, reported to the application as the AscendCL code of :mod:`.rt_internal`.
+- HCCL Test's ``hccl interface return err ./common/src/hccl_test_common.cc:538, retcode: 7`` (hicann/oam-tools
+  ``docs/zh/hccl_test/faqs.md``) and MindSpore's ``HcclCommInitRootInfo failed. | Error Number 2`` (mindspore-ai/docs
+  ``faq/distributed_parallel.md``): the HCCL API's HcclResult.
+- DCMI return codes in device-plugin and npu-smi lines (``get cur vDev's activity info failed, err: retCode: -8255``,
+  Project-HAMi/ascend-device-plugin#66): hicann/driver ``docs/zh/Ascend_910B_DCMI_API/.../return_codes.md``. Only the
+  codes whose documented meaning is the device's set-up give a kind: -8020 resource occupied and -8007 invalid
+  device id (``cfg:device``), -8002 operation not permitted and -8013 not supported in a container (``cfg:env``).
+  Internal errors (-8005 ...) and "not supported" (-8255) name no cause and give none.
+"""
+
+from __future__ import annotations
+
+import re
+
+from opsbrain.ingest.parsers.ctx import LineCtx
+from opsbrain.ingest.parsers.rt_internal import RT_INTERNAL_TO_ACL
+from opsbrain.ingest.screen import group_of, screened
+
+HCCL_MODULE_ID = 5  # hicann/hccl src/common/log.h
+MAX_HCCL_RESULT = 64  # HcclResult values are small (hccl_types.h); larger low bits are no HcclResult
+
+RE_HCCL_ERRNO = screened(r"errNo\[0x([0-9a-fA-F]{16})\]")
+RE_RT_RETCODE = screened(r"retCode=0x(0?7[0-9a-fA-F]{6})\b")
+RE_HCCL_TEST = screened(r"hccl interface return err \S+, retcode: (\d{1,4})\b")
+RE_ERROR_NUMBER = screened(r"Hccl\w+ failed\. \| Error Number (\d{1,4})\b")
+RE_DCMI = screened(r"(?:retCode|ret code|ret is|ret|return code)\s*[:=]?\s*(-80\d\d)\b", re.I)
+_DCMI_CONTEXT = screened(r"dcmi|npu-smi|vDev|device ?plugin|DrvMng", re.I, context=True)
+DCMI_KIND = {-8020: "cfg:device", -8007: "cfg:device", -8002: "cfg:env", -8013: "cfg:env"}
+
+_ANY = group_of(globals())
+
+
+def hccl_result(errno_hex: str) -> int | None:
+    """The HcclResult inside an HCCL ``errNo`` (None when the number is not HCCL's, or carries no error)."""
+    n = int(errno_hex, 16)
+    if (n >> 24) & 0xFF != HCCL_MODULE_ID:
+        return None
+    res = n & 0xFFFF
+    return res if 0 < res <= MAX_HCCL_RESULT else None
+
+
+def parse(ctx: LineCtx) -> bool:
+    if not _ANY.may(ctx.text):  # the line screen rules out every regex of this parser: no signal here
+        return False
+    text = ctx.text
+    dev = ctx.device()
+    comp = ctx.npu(dev)
+    rets: list[int] = []
+    if (m := RE_HCCL_ERRNO.search(text)) and (res := hccl_result(m.group(1))) is not None:
+        rets.append(res)
+    for rx in (RE_HCCL_TEST, RE_ERROR_NUMBER):
+        if (m := rx.search(text)) and int(m.group(1)):
+            rets.append(int(m.group(1)))
+    for ret in dict.fromkeys(rets):
+        ctx.add(f"hcclret:{ret}", comp, 2, device=dev)
+    if (m := RE_RT_RETCODE.search(text)) and (acl := RT_INTERNAL_TO_ACL.get(int(m.group(1), 16))):
+        ctx.add(f"rt:{acl}", comp, 2, device=dev)
+    if (m := RE_DCMI.search(text)) and (kind := DCMI_KIND.get(int(m.group(1)))) and _DCMI_CONTEXT.search(text):
+        ctx.add(kind, comp or ctx.node, 2, device=dev)
+    return False  # decoded numbers add to what the other parsers read on the line; they never end it
