@@ -29,6 +29,12 @@ REPEATS = (1, 1, 1, 2, 3, 8)
 rank of a node (8)."""
 MEAN_GAP_S = 2.0
 """Assumed: mean seconds between consecutive lines of one excerpt (order matters less: excerpts are shuffled)."""
+SHORT_PER_KIND = 4
+"""Assumed: every naming signature of a class is seen in a short excerpt (alone, or beside generic errors) this
+many times, whatever the number of signatures the class lists. Without it a class listing 30 documented codes shows
+each about once alone in its mixed excerpts, and a lone code is diluted among them (it decides its class weakly)."""
+NOISE_SHARE = 0.3
+"""Assumed: how often a short excerpt keeps one or two generic error lines beside the line that names the cause."""
 TRAIN_SEED = 20_260_000
 EVAL_SEED = 40_260_000
 
@@ -72,7 +78,8 @@ SHOWS_PRIMARY_DEFAULT = 0.9
 
 def one_case(kinds: dict[str, list[str]], rng: np.random.Generator,
              p_primary: float = SHOWS_PRIMARY_DEFAULT) -> list[Signal]:
-    prim, sec, amb = kinds["primary"], kinds["secondary"], kinds["ambiguous"]
+    prim, sec = kinds["primary"], kinds["secondary"]
+    amb = [k for k in kinds["ambiguous"] if k not in GENERIC]  # generic errors: drawn alike for every class (below)
     picked: list[str] = []
     lone = rng.random() < LONE_SHARE
     if prim and (lone or rng.random() < p_primary):
@@ -85,8 +92,23 @@ def one_case(kinds: dict[str, list[str]], rng: np.random.Generator,
         if rng.random() < P_GENERIC:
             picked += list(rng.choice(GENERIC, size=int(rng.integers(1, 3)), replace=False))
     if not picked:
-        pool = prim or sec or amb
+        pool = prim or sec or amb or kinds["ambiguous"]
         picked = [str(rng.choice(pool))]
+    return placed(picked, rng)
+
+
+def short_case(kind: str, rng: np.random.Generator) -> list[Signal]:
+    """A short excerpt around one naming signature: the line alone, or beside one or two of the generic errors
+    every failing job prints (:data:`NOISE_SHARE`)."""
+    picked = [kind]
+    if rng.random() < NOISE_SHARE:
+        picked += list(rng.choice(GENERIC, size=int(rng.integers(1, 3)), replace=False))
+    return placed(picked, rng)
+
+
+def placed(picked: list[str], rng: np.random.Generator) -> list[Signal]:
+    """The picked kinds as signals of one to three hosts (named as real logs name them) and one device, each
+    repeated as real logs repeat lines, in shuffled order."""
     hosts = [_host(rng) for _ in range(int(rng.integers(1, 4)))]
     dev = int(rng.integers(0, 16))
     out = []
@@ -94,7 +116,7 @@ def one_case(kinds: dict[str, list[str]], rng: np.random.Generator,
     for kind in picked:
         for _ in range(int(rng.choice(REPEATS))):
             host = hosts[int(rng.integers(len(hosts)))]
-            comp = f"{host}/npu{dev}" if host else f"npu{dev}"
+            comp: str | None = f"{host}/npu{dev}" if host else f"npu{dev}"
             if rng.random() < 0.3:
                 comp = host
             out.append(Signal(t, kind, comp, host, 2, kind, None, dev))
@@ -104,16 +126,19 @@ def one_case(kinds: dict[str, list[str]], rng: np.random.Generator,
 
 
 def generate(table: KindTable, per_class: int = 120, seed: int = TRAIN_SEED,
-             families: dict[str, str] | None = None) -> list[TextCase]:
+             families: dict[str, str] | None = None, per_kind: int = SHORT_PER_KIND) -> list[TextCase]:
+    """``per_class`` mixed excerpts of every class, and ``per_kind`` short excerpts around each of its naming
+    signatures (its primary kinds; a class without any: its secondary kinds)."""
     rng = np.random.default_rng(seed)
     families = families or {}
     cases = []
     for cls, kinds in sorted(class_kinds(table).items()):
         if not (kinds["primary"] or kinds["secondary"]):
             continue  # a class that only shares ambiguous signals cannot be told from text
-        for i in range(per_class):
-            p = SHOWS_PRIMARY.get(families.get(cls, ""), SHOWS_PRIMARY_DEFAULT)
-            sigs = one_case(kinds, rng, p)
+        p = SHOWS_PRIMARY.get(families.get(cls, ""), SHOWS_PRIMARY_DEFAULT)
+        made = [one_case(kinds, rng, p) for _ in range(per_class)]
+        made += [short_case(k, rng) for k in kinds["primary"] or kinds["secondary"] for _ in range(per_kind)]
+        for i, sigs in enumerate(made):
             now = max(s.t for s in sigs)
             cases.append(TextCase(cls, incident_features(sigs, now, table=table), sigs, f"text-{seed}-{cls}-{i}"))
     return cases
