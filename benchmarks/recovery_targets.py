@@ -116,11 +116,13 @@ def one(args: tuple[str, int, str, int | None]) -> dict[str, Any]:
     t0 = time.perf_counter()
     j = run_plan(plan, load_engine())
     f = next(i for i in j["incidents"] if i["injected"])
-    measure = SCENARIOS[name][2]
+    measure, onset = SCENARIOS[name][2], f["injected"]["at_s"]
     impact = sum(v.get(measure, 0.0) or 0.0 for v in f["impact"].values())
     return {"scenario": name, "seed": seed, "policy": policy, "nodes": nodes, "ttr": f["ttr_s"],
             "ttd": f["ttd_s"], "ttdiag": f["ttdiag_s"], "correct": f["correct"], "human": f.get("human_steps", 0),
-            "impact": impact, "wall_s": time.perf_counter() - t0}
+            "impact": impact, "wall_s": time.perf_counter() - t0,
+            "actions": [(a["action"], a["status"], a["start_s"] - onset, a["end_s"] - onset)  # relative to onset
+                        for a in f["actions"] if a.get("kind") == "step"]}
 
 
 def q(xs: list[float], p: float) -> float | None:
@@ -129,6 +131,23 @@ def q(xs: list[float], p: float) -> float | None:
 
 def fmt(x: float | None, nd: int = 1) -> str:
     return "-" if x is None else f"{x:.{nd}f}"
+
+
+BOOT_DRAWS = 2000
+"""Bootstrap resamples behind a spread's interval (a fixed RNG: the interval is reproducible)."""
+
+
+def spread_interval(xs: list[float], draws: int = BOOT_DRAWS) -> tuple[float, float] | None:
+    """5th and 95th percentile of p90/p50 over ``draws`` bootstrap resamples of ``xs`` (same size, with
+    replacement): how far the ratio of this many seeds can move by the luck of the draw alone."""
+    v = np.asarray([x for x in xs if x is not None], dtype=float)
+    if v.size < 2:
+        return None
+    rs = np.random.default_rng(16).choice(v, size=(draws, v.size), replace=True)
+    p50 = np.quantile(rs, 0.5, axis=1, method=stats.METHOD)
+    ratio = np.quantile(rs, 0.9, axis=1, method=stats.METHOD) / np.where(p50 > 0, p50, np.nan)
+    lo, hi = np.nanquantile(ratio, [0.05, 0.95])
+    return float(lo), float(hi)
 
 
 def dist(rows: list[dict[str, Any]], key: str) -> tuple[str, float | None, float | None]:
@@ -151,13 +170,15 @@ def per_scenario(base: list[dict[str, Any]]) -> Iterator[tuple[str, str, float, 
 
 
 def scenario_table(base: list[dict[str, Any]]) -> list[str]:
-    lines = ["| scenario | class | auto ttd | auto ttdiag | auto ttr | ttr p90/p50 | target p90 (s) | p90 met | "
-             "vendor-default ttr | manual ttr | correct (auto) | no human step (auto) |",
+    lines = ["| scenario | class | auto ttd | auto ttdiag | auto ttr | ttr p90/p50 (bootstrap 90% interval) | "
+             "target p90 (s) | p90 met | vendor-default ttr | manual ttr | correct (auto) | no human step (auto) |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, cls, target, rows in per_scenario(base):
         auto = rows["auto"]
         ttr, p50, p90 = dist(auto, "ttr")
-        spread = f"{p90 / p50:.2f}" if p50 and p90 is not None else "-"
+        band = spread_interval([r["ttr"] for r in auto])
+        spread = (f"{p90 / p50:.2f}" + (f" ({band[0]:.2f}-{band[1]:.2f})" if band else "")
+                  if p50 and p90 is not None else "-")
         met = "yes" if p90 is not None and p90 <= target else "NO"
         unrec = sum(r["ttr"] is None for r in auto)
         lines.append(f"| {name} | {cls} | {dist(auto, 'ttd')[0]} | {dist(auto, 'ttdiag')[0]} | {ttr}"
@@ -212,6 +233,7 @@ def main() -> int:
     ap.add_argument("--size-baseline-seeds", type=int, default=None, help="seeds of the baselines per job size")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--json", default=None, help="also write every run's row (ttd, ttdiag, ttr, ...) to this file")
     ap.add_argument("--only", default=None, help="one scenario (a quick look; no size sweep)")
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--no-sizes", action="store_true", help="skip the node-crash job-size sweep")
@@ -248,7 +270,9 @@ def main() -> int:
              f"(baselines); per seed the fault's onset is "
              f"drawn in [{ONSET_S[0]:.0f}, {ONSET_S[1]:.0f}] s and its target among equivalent parts of the workload "
              f"it hits; {DURATION_S / 3600:.0f} h simulated each; every policy sees the same draws. Cells are "
-             "p50 / p90 / p99 in seconds.", "", *scenario_table(base), "",
+             f"p50 / p90 / p99 in seconds; beside each p90/p50, its 5-95% range over {BOOT_DRAWS:,} bootstrap "
+             "resamples of the same runs (how far that many seeds move the ratio by luck alone).", "",
+             *scenario_table(base), "",
              "Reductions of the auto policy against both baselines (negative = less):", "", *reduction_table(base)]
     if sized:
         lines += ["", f"Measured by `python benchmarks/recovery_targets.py {cmd}` ({len(rows)} runs, {wall:.0f} s "
@@ -259,6 +283,11 @@ def main() -> int:
                   *size_table(sized)]
     text = "\n".join(lines)
     print(text)
+    if args.json:
+        import json
+        from pathlib import Path
+
+        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
     if args.out:
         from pathlib import Path
 
