@@ -205,6 +205,33 @@ def reduction_table(base: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def _path(run: dict[str, Any]) -> dict[str, float]:
+    """Where one recovered run's ttr went: onset to the firm diagnosis, each step action that ended by the recovery
+    (its duration; actions that overlap are each counted whole), and the wait from the last such action's end to the
+    recovery (the workload's own resumption: for a link fault the next HCCL re-execution instant)."""
+    ttr, eps = run["ttr"], 1e-6
+    out = {"diagnosis": run["ttdiag"]} if run["ttdiag"] is not None else {}
+    done = [(a, end - start, end) for a, status, start, end in run.get("actions", [])
+            if status == "succeeded" and end <= ttr + eps and end > start]
+    for a, took, _end in done:
+        out[a] = out.get(a, 0.0) + took
+    out["after the last action"] = ttr - max([end for _a, _t, end in done] or [run["ttdiag"] or 0.0])
+    return out
+
+
+def path_table(base: list[dict[str, Any]]) -> list[str]:
+    """p50 / p90 of each part of the auto policy's ttr per scenario (parts in at least half of the runs)."""
+    lines = ["| scenario | part of ttr | runs | p50 (s) | p90 (s) |", "|---|---|---|---|---|"]
+    for name, _cls, _target, rows in per_scenario(base):
+        paths = [_path(r) for r in rows["auto"] if r["ttr"] is not None]
+        parts = {k for p in paths for k in p}
+        order = ["diagnosis", *sorted(parts - {"diagnosis", "after the last action"}), "after the last action"]
+        for k in (k for k in order if sum(k in p for p in paths) * 2 >= len(paths)):
+            xs = [p[k] for p in paths if k in p]
+            lines.append(f"| {name} | {k} | {len(xs)} | {fmt(q(xs, 0.5))} | {fmt(q(xs, 0.9))} |")
+    return lines
+
+
 def size_table(sized: list[dict[str, Any]]) -> list[str]:
     lines = ["| NPUs | nodes | auto ttd | auto ttdiag | auto ttr | target p90 (s) | p90 met | vendor-default ttr | "
              "manual ttr | wall s/run (auto) |",
@@ -273,7 +300,9 @@ def main() -> int:
              f"p50 / p90 / p99 in seconds; beside each p90/p50, its 5-95% range over {BOOT_DRAWS:,} bootstrap "
              "resamples of the same runs (how far that many seeds move the ratio by luck alone).", "",
              *scenario_table(base), "",
-             "Reductions of the auto policy against both baselines (negative = less):", "", *reduction_table(base)]
+             "Reductions of the auto policy against both baselines (negative = less):", "", *reduction_table(base),
+             "", "Where the auto policy's ttr goes (step actions that ended by the recovery; 'after the last action' "
+             "is the workload's own resumption, e.g. the wait for the next HCCL re-execution):", "", *path_table(base)]
     if sized:
         lines += ["", f"Measured by `python benchmarks/recovery_targets.py {cmd}` ({len(rows)} runs, {wall:.0f} s "
                   f"wall on {args.workers} workers). Node crash against job size (the job alone, warm spares "
