@@ -206,16 +206,19 @@ def reduction_table(base: list[dict[str, Any]]) -> list[str]:
 
 
 def _path(run: dict[str, Any]) -> dict[str, float]:
-    """Where one recovered run's ttr went: onset to the firm diagnosis, each step action that ended by the recovery
-    (its duration; actions that overlap are each counted whole), and the wait from the last such action's end to the
-    recovery (the workload's own resumption: for a link fault the next HCCL re-execution instant)."""
+    """Where one recovered run's ttr went: onset to the firm diagnosis (when it came before the recovery), the
+    first instance of each step action that ended by the recovery (its duration; actions that run side by side
+    are each counted whole), and the rest: from the last such action's end (else the diagnosis, else the onset) to
+    the recovery, the workload's own resumption (for a link fault the next HCCL re-execution instant)."""
     ttr, eps = run["ttr"], 1e-6
-    out = {"diagnosis": run["ttdiag"]} if run["ttdiag"] is not None else {}
-    done = [(a, end - start, end) for a, status, start, end in run.get("actions", [])
-            if status == "succeeded" and end <= ttr + eps and end > start]
-    for a, took, _end in done:
-        out[a] = out.get(a, 0.0) + took
-    out["after the last action"] = ttr - max([end for _a, _t, end in done] or [run["ttdiag"] or 0.0])
+    diag = run["ttdiag"] if run["ttdiag"] is not None and run["ttdiag"] <= ttr + eps else None
+    out = {} if diag is None else {"diagnosis": diag}
+    ends: list[float] = []
+    for a, status, start, end in run.get("actions", []):
+        if status == "succeeded" and start < end <= ttr + eps and a not in out:
+            out[a] = end - start
+            ends.append(end)
+    out["after the last action"] = max(0.0, ttr - max(ends or [diag or 0.0]))
     return out
 
 
@@ -266,7 +269,15 @@ def main() -> int:
     ap.add_argument("--no-sizes", action="store_true", help="skip the node-crash job-size sweep")
     ap.add_argument("--sizes-only", action="store_true", help="only the job-size sweep")
     ap.add_argument("--sizes", default=",".join(str(k) for k in SIZES), help="job sizes in nodes (comma-separated)")
+    ap.add_argument("--from-json", default=None, help="print the tables of the rows a --json run wrote (no runs)")
     args = ap.parse_args()
+    if args.from_json:
+        import json
+        from pathlib import Path
+
+        base = [r for r in json.loads(Path(args.from_json).read_text()) if r["nodes"] is None]
+        print("\n".join([*scenario_table(base), "", *reduction_table(base), "", *path_table(base)]))
+        return 0
     seeds = [1000 + s for s in range(args.seeds)]
     pols = [p for p in args.policies.split(",") if p]
     names = [args.only] if args.only else list(SCENARIOS)
@@ -291,6 +302,8 @@ def main() -> int:
                    and (k in ("seeds", "baseline_seeds") or not args.no_sizes)
                    and (k not in ("seeds", "baseline_seeds") or not args.sizes_only))
     cmd += " --no-sizes" if args.no_sizes else " --sizes-only" if args.sizes_only else ""
+    cmd += (f" --only {args.only}" if args.only else "") + (
+        f" --policies {args.policies}" if pols != list(POLICIES) else "")
     lines = [] if args.sizes_only else [
              f"Measured by `python benchmarks/recovery_targets.py {cmd}` ({len(rows)} runs, {wall:.0f} s wall on "
              f"{args.workers} workers); seeds {seeds[0]}..{seeds[-1]} (auto), {base_seeds[0]}..{base_seeds[-1]} "
