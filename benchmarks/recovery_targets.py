@@ -207,10 +207,11 @@ def reduction_table(base: list[dict[str, Any]]) -> list[str]:
 
 def _path(run: dict[str, Any]) -> dict[str, float]:
     """Where one recovered run's ttr went: onset to the firm diagnosis (when it came before the recovery), the
-    first instance of each step action that ended by the recovery (its duration; actions that run side by side
-    are each counted whole), and the rest: from the last such action's end (else the diagnosis, else the onset) to
-    the recovery, the workload's own resumption (for a link fault the next HCCL re-execution instant)."""
-    ttr, eps = run["ttr"], 1e-6
+    first succeeded instance of each step action of the runbook's first rung that ended by the recovery (its
+    duration; actions that run side by side are each counted whole), and the rest: from the last such action's end
+    (else the diagnosis, else the onset) to the recovery: the workload's own resumption (for a link fault the next
+    HCCL re-execution instant), and any failed attempt's retry or escalation."""
+    ttr, eps = run["ttr"], 1e-3  # journal times carry microseconds; onset subtraction rounds
     diag = run["ttdiag"] if run["ttdiag"] is not None and run["ttdiag"] <= ttr + eps else None
     out = {} if diag is None else {"diagnosis": diag}
     ends: list[float] = []
@@ -299,7 +300,7 @@ def main() -> int:
     sized = [r for r in rows if r["nodes"] is not None]
     cmd = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items()
                    if k in ("seeds", "baseline_seeds", "size_seeds", "size_baseline_seeds", "sizes") and v is not None
-                   and (k in ("seeds", "baseline_seeds") or not args.no_sizes)
+                   and (k in ("seeds", "baseline_seeds") or not (args.no_sizes or args.only))
                    and (k not in ("seeds", "baseline_seeds") or not args.sizes_only))
     cmd += " --no-sizes" if args.no_sizes else " --sizes-only" if args.sizes_only else ""
     cmd += (f" --only {args.only}" if args.only else "") + (
