@@ -41,3 +41,23 @@ def test_interval_narrows_with_more_seeds() -> None:
 def test_too_few_values_give_no_interval() -> None:
     assert bench.spread_interval([5.0]) is None
     assert bench.spread_interval([]) is None
+
+
+def test_ttr_path_splits_diagnosis_actions_and_the_workloads_own_resumption() -> None:
+    run = {"ttr": 17.0, "ttdiag": 5.0, "actions": [
+        ("reroute", "succeeded", 5.0, 15.5), ("restart_process", "skipped", 15.5, 15.5),
+        ("reroute", "succeeded", 10.0, 16.0),  # a second instance: not counted again
+        ("wait", "succeeded", 15.5, 25.5)]}  # ends after the recovery: not a part of it
+    assert bench._path(run) == {"diagnosis": 5.0, "reroute": 10.5, "after the last action": 1.5}
+
+
+def test_ttr_path_of_a_fault_that_healed_before_its_diagnosis() -> None:
+    run = {"ttr": 5.0, "ttdiag": 26.0, "actions": [("drain_link", "succeeded", 26.0, 30.0)]}
+    assert bench._path(run) == {"after the last action": 5.0}
+
+
+def test_ttr_path_leaves_a_failed_attempt_in_the_rest() -> None:
+    run = {"ttr": 87.0, "ttdiag": 5.0, "actions": [
+        ("isolate_hbm_rows", "succeeded", 5.0, 5.7), ("restart_process", "failed", 5.0, 63.2)]}
+    path = bench._path(run)
+    assert "restart_process" not in path and abs(path["after the last action"] - 81.3) < 1e-9
