@@ -3,7 +3,8 @@ scenario over N seeds for the auto policy and the two baselines on the same seed
 MindCluster's out-of-the-box handling; ``manual``: a person with a pager), and node-crash ttr against job size.
 
     .venv/bin/python benchmarks/recovery_targets.py [--seeds 20] [--size-seeds 10] [--workers 2]
-        [--out docs/recovery-results.md] [--only SCENARIO] [--no-sizes]
+        [--out FILE] [--json ROWS] [--only SCENARIO] [--no-sizes]
+    .venv/bin/python benchmarks/recovery_targets.py --from-json ROWS   # the tables again, from a run's rows
 
 Every figure comes from chaos-run journals (opsbrain.runner.run.run_plan). Per seed the fault's onset is drawn
 uniformly in [ONSET_S] and its target among the equivalent parts the scenario's workload uses (another node of the
@@ -139,7 +140,7 @@ BOOT_DRAWS = 2000
 
 def spread_interval(xs: list[float], draws: int = BOOT_DRAWS) -> tuple[float, float] | None:
     """5th and 95th percentile of p90/p50 over ``draws`` bootstrap resamples of ``xs`` (same size, with
-    replacement): how far the ratio of this many seeds can move by the luck of the draw alone."""
+    replacement): an estimate, from these values alone, of how far the ratio of this many seeds moves by luck."""
     v = np.asarray([x for x in xs if x is not None], dtype=float)
     if v.size < 2:
         return None
@@ -312,7 +313,8 @@ def main() -> int:
              f"drawn in [{ONSET_S[0]:.0f}, {ONSET_S[1]:.0f}] s and its target among equivalent parts of the workload "
              f"it hits; {DURATION_S / 3600:.0f} h simulated each; every policy sees the same draws. Cells are "
              f"p50 / p90 / p99 in seconds; beside each p90/p50, its 5-95% range over {BOOT_DRAWS:,} bootstrap "
-             "resamples of the same runs (how far that many seeds move the ratio by luck alone).", "",
+             "resamples of the same runs (an estimate, from these runs alone, of how far that many seeds move the "
+             "ratio by luck).", "",
              *scenario_table(base), "",
              "Reductions of the auto policy against both baselines (negative = less):", "", *reduction_table(base),
              "", "Where the auto policy's ttr goes (step actions that ended by the recovery; 'after the last action' "
