@@ -170,6 +170,12 @@ def per_scenario(base: list[dict[str, Any]]) -> Iterator[tuple[str, str, float, 
             yield name, cls, target, rows
 
 
+def _ttr_cell(rows: list[dict[str, Any]]) -> str:
+    """p50 / p90 / p99 of ttr over the recovered runs, and how many of the runs never recovered (within the run)."""
+    unrec = sum(r["ttr"] is None for r in rows)
+    return dist(rows, "ttr")[0] + (f" ({unrec} of {len(rows)} not recovered)" if unrec else "")
+
+
 def scenario_table(base: list[dict[str, Any]]) -> list[str]:
     lines = ["| scenario | class | auto ttd | auto ttdiag | auto ttr | ttr p90/p50 (bootstrap 90% interval) | "
              "target p90 (s) | p90 met | vendor-default ttr | manual ttr | correct (auto) | no human step (auto) |",
@@ -184,7 +190,7 @@ def scenario_table(base: list[dict[str, Any]]) -> list[str]:
         unrec = sum(r["ttr"] is None for r in auto)
         lines.append(f"| {name} | {cls} | {dist(auto, 'ttd')[0]} | {dist(auto, 'ttdiag')[0]} | {ttr}"
                      f"{f' ({unrec} not recovered)' if unrec else ''} | {spread} | {target:.0f} | {met} | "
-                     f"{dist(rows['vendor-default'], 'ttr')[0]} | {dist(rows['manual'], 'ttr')[0]} | "
+                     f"{_ttr_cell(rows['vendor-default'])} | {_ttr_cell(rows['manual'])} | "
                      f"{sum(r['correct'] for r in auto)}/{len(auto)} | "
                      f"{sum(r['human'] == 0 for r in auto)}/{len(auto)} |")
     return lines
