@@ -3,7 +3,8 @@ scenario over N seeds for the auto policy and the two baselines on the same seed
 MindCluster's out-of-the-box handling; ``manual``: a person with a pager), and node-crash ttr against job size.
 
     .venv/bin/python benchmarks/recovery_targets.py [--seeds 20] [--size-seeds 10] [--workers 2]
-        [--out docs/recovery-results.md] [--only SCENARIO] [--no-sizes]
+        [--out FILE] [--json ROWS] [--only SCENARIO] [--no-sizes]
+    .venv/bin/python benchmarks/recovery_targets.py --from-json ROWS   # the tables again, from a run's rows
 
 Every figure comes from chaos-run journals (opsbrain.runner.run.run_plan). Per seed the fault's onset is drawn
 uniformly in [ONSET_S] and its target among the equivalent parts the scenario's workload uses (another node of the
@@ -116,11 +117,13 @@ def one(args: tuple[str, int, str, int | None]) -> dict[str, Any]:
     t0 = time.perf_counter()
     j = run_plan(plan, load_engine())
     f = next(i for i in j["incidents"] if i["injected"])
-    measure = SCENARIOS[name][2]
+    measure, onset = SCENARIOS[name][2], f["injected"]["at_s"]
     impact = sum(v.get(measure, 0.0) or 0.0 for v in f["impact"].values())
     return {"scenario": name, "seed": seed, "policy": policy, "nodes": nodes, "ttr": f["ttr_s"],
             "ttd": f["ttd_s"], "ttdiag": f["ttdiag_s"], "correct": f["correct"], "human": f.get("human_steps", 0),
-            "impact": impact, "wall_s": time.perf_counter() - t0}
+            "impact": impact, "wall_s": time.perf_counter() - t0,
+            "actions": [(a["action"], a["status"], a["start_s"] - onset, a["end_s"] - onset)  # relative to onset
+                        for a in f["actions"] if a.get("kind") == "step"]}
 
 
 def q(xs: list[float], p: float) -> float | None:
@@ -129,6 +132,23 @@ def q(xs: list[float], p: float) -> float | None:
 
 def fmt(x: float | None, nd: int = 1) -> str:
     return "-" if x is None else f"{x:.{nd}f}"
+
+
+BOOT_DRAWS = 2000
+"""Bootstrap resamples behind a spread's interval (a fixed RNG: the interval is reproducible)."""
+
+
+def spread_interval(xs: list[float], draws: int = BOOT_DRAWS) -> tuple[float, float] | None:
+    """5th and 95th percentile of p90/p50 over ``draws`` bootstrap resamples of ``xs`` (same size, with
+    replacement): an estimate, from these values alone, of how far the ratio of this many seeds moves by luck."""
+    v = np.asarray([x for x in xs if x is not None], dtype=float)
+    if v.size < 2:
+        return None
+    rs = np.random.default_rng(16).choice(v, size=(draws, v.size), replace=True)
+    p50 = np.quantile(rs, 0.5, axis=1, method=stats.METHOD)
+    ratio = np.quantile(rs, 0.9, axis=1, method=stats.METHOD) / np.where(p50 > 0, p50, np.nan)
+    lo, hi = np.nanquantile(ratio, [0.05, 0.95])
+    return float(lo), float(hi)
 
 
 def dist(rows: list[dict[str, Any]], key: str) -> tuple[str, float | None, float | None]:
@@ -150,19 +170,27 @@ def per_scenario(base: list[dict[str, Any]]) -> Iterator[tuple[str, str, float, 
             yield name, cls, target, rows
 
 
+def _ttr_cell(rows: list[dict[str, Any]]) -> str:
+    """p50 / p90 / p99 of ttr over the recovered runs, and how many of the runs never recovered (within the run)."""
+    unrec = sum(r["ttr"] is None for r in rows)
+    return dist(rows, "ttr")[0] + (f" ({unrec} of {len(rows)} not recovered)" if unrec else "")
+
+
 def scenario_table(base: list[dict[str, Any]]) -> list[str]:
-    lines = ["| scenario | class | auto ttd | auto ttdiag | auto ttr | ttr p90/p50 | target p90 (s) | p90 met | "
-             "vendor-default ttr | manual ttr | correct (auto) | no human step (auto) |",
+    lines = ["| scenario | class | auto ttd | auto ttdiag | auto ttr | ttr p90/p50 (bootstrap 90% interval) | "
+             "target p90 (s) | p90 met | vendor-default ttr | manual ttr | correct (auto) | no human step (auto) |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, cls, target, rows in per_scenario(base):
         auto = rows["auto"]
         ttr, p50, p90 = dist(auto, "ttr")
-        spread = f"{p90 / p50:.2f}" if p50 and p90 is not None else "-"
+        band = spread_interval([r["ttr"] for r in auto])
+        spread = (f"{p90 / p50:.2f}" + (f" ({band[0]:.2f}-{band[1]:.2f})" if band else "")
+                  if p50 and p90 is not None else "-")
         met = "yes" if p90 is not None and p90 <= target else "NO"
         unrec = sum(r["ttr"] is None for r in auto)
         lines.append(f"| {name} | {cls} | {dist(auto, 'ttd')[0]} | {dist(auto, 'ttdiag')[0]} | {ttr}"
                      f"{f' ({unrec} not recovered)' if unrec else ''} | {spread} | {target:.0f} | {met} | "
-                     f"{dist(rows['vendor-default'], 'ttr')[0]} | {dist(rows['manual'], 'ttr')[0]} | "
+                     f"{_ttr_cell(rows['vendor-default'])} | {_ttr_cell(rows['manual'])} | "
                      f"{sum(r['correct'] for r in auto)}/{len(auto)} | "
                      f"{sum(r['human'] == 0 for r in auto)}/{len(auto)} |")
     return lines
@@ -181,6 +209,37 @@ def reduction_table(base: list[dict[str, Any]]) -> list[str]:
                      f"{cut(imp['manual'], imp['auto'])} |")
     lines += ["", "Impact = mean over seeds of the incident's " + ", ".join(sorted({m for _c, _t, m in
               SCENARIOS.values()})) + " (training: NPU-seconds lost; inference: tokens lost)."]
+    return lines
+
+
+def _path(run: dict[str, Any]) -> dict[str, float]:
+    """Where one recovered run's ttr went: onset to the firm diagnosis (when it came before the recovery), the
+    first succeeded instance of each step action of the runbook's first rung that ended by the recovery (its
+    duration; actions that run side by side are each counted whole), and the rest: from the last such action's end
+    (else the diagnosis, else the onset) to the recovery: the workload's own resumption (for a link fault the next
+    HCCL re-execution instant), and any failed attempt's retry or escalation."""
+    ttr, eps = run["ttr"], 1e-3  # journal times carry microseconds; onset subtraction rounds
+    diag = run["ttdiag"] if run["ttdiag"] is not None and run["ttdiag"] <= ttr + eps else None
+    out = {} if diag is None else {"diagnosis": diag}
+    ends: list[float] = []
+    for a, status, start, end in run.get("actions", []):
+        if status == "succeeded" and start < end <= ttr + eps and a not in out:
+            out[a] = end - start
+            ends.append(end)
+    out["after the last action"] = max(0.0, ttr - max(ends or [diag or 0.0]))
+    return out
+
+
+def path_table(base: list[dict[str, Any]]) -> list[str]:
+    """p50 / p90 of each part of the auto policy's ttr per scenario (parts in at least half of the runs)."""
+    lines = ["| scenario | part of ttr | runs | p50 (s) | p90 (s) |", "|---|---|---|---|---|"]
+    for name, _cls, _target, rows in per_scenario(base):
+        paths = [_path(r) for r in rows["auto"] if r["ttr"] is not None]
+        parts = {k for p in paths for k in p}
+        order = ["diagnosis", *sorted(parts - {"diagnosis", "after the last action"}), "after the last action"]
+        for k in (k for k in order if sum(k in p for p in paths) * 2 >= len(paths)):
+            xs = [p[k] for p in paths if k in p]
+            lines.append(f"| {name} | {k} | {len(xs)} | {fmt(q(xs, 0.5))} | {fmt(q(xs, 0.9))} |")
     return lines
 
 
@@ -212,12 +271,21 @@ def main() -> int:
     ap.add_argument("--size-baseline-seeds", type=int, default=None, help="seeds of the baselines per job size")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--json", default=None, help="also write every run's row (ttd, ttdiag, ttr, ...) to this file")
     ap.add_argument("--only", default=None, help="one scenario (a quick look; no size sweep)")
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--no-sizes", action="store_true", help="skip the node-crash job-size sweep")
     ap.add_argument("--sizes-only", action="store_true", help="only the job-size sweep")
     ap.add_argument("--sizes", default=",".join(str(k) for k in SIZES), help="job sizes in nodes (comma-separated)")
+    ap.add_argument("--from-json", default=None, help="print the tables of the rows a --json run wrote (no runs)")
     args = ap.parse_args()
+    if args.from_json:
+        import json
+        from pathlib import Path
+
+        base = [r for r in json.loads(Path(args.from_json).read_text()) if r["nodes"] is None]
+        print("\n".join([*scenario_table(base), "", *reduction_table(base), "", *path_table(base)]))
+        return 0
     seeds = [1000 + s for s in range(args.seeds)]
     pols = [p for p in args.policies.split(",") if p]
     names = [args.only] if args.only else list(SCENARIOS)
@@ -239,17 +307,24 @@ def main() -> int:
     sized = [r for r in rows if r["nodes"] is not None]
     cmd = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items()
                    if k in ("seeds", "baseline_seeds", "size_seeds", "size_baseline_seeds", "sizes") and v is not None
-                   and (k in ("seeds", "baseline_seeds") or not args.no_sizes)
+                   and (k in ("seeds", "baseline_seeds") or not (args.no_sizes or args.only))
                    and (k not in ("seeds", "baseline_seeds") or not args.sizes_only))
     cmd += " --no-sizes" if args.no_sizes else " --sizes-only" if args.sizes_only else ""
+    cmd += (f" --only {args.only}" if args.only else "") + (
+        f" --policies {args.policies}" if pols != list(POLICIES) else "")
     lines = [] if args.sizes_only else [
              f"Measured by `python benchmarks/recovery_targets.py {cmd}` ({len(rows)} runs, {wall:.0f} s wall on "
              f"{args.workers} workers); seeds {seeds[0]}..{seeds[-1]} (auto), {base_seeds[0]}..{base_seeds[-1]} "
              f"(baselines); per seed the fault's onset is "
              f"drawn in [{ONSET_S[0]:.0f}, {ONSET_S[1]:.0f}] s and its target among equivalent parts of the workload "
              f"it hits; {DURATION_S / 3600:.0f} h simulated each; every policy sees the same draws. Cells are "
-             "p50 / p90 / p99 in seconds.", "", *scenario_table(base), "",
-             "Reductions of the auto policy against both baselines (negative = less):", "", *reduction_table(base)]
+             f"p50 / p90 / p99 in seconds; beside each p90/p50, its 5-95% range over {BOOT_DRAWS:,} bootstrap "
+             "resamples of the same runs (an estimate, from these runs alone, of how far that many seeds move the "
+             "ratio by luck).", "",
+             *scenario_table(base), "",
+             "Reductions of the auto policy against both baselines (negative = less):", "", *reduction_table(base),
+             "", "Where the auto policy's ttr goes (step actions that ended by the recovery; 'after the last action' "
+             "is the workload's own resumption, e.g. the wait for the next HCCL re-execution):", "", *path_table(base)]
     if sized:
         lines += ["", f"Measured by `python benchmarks/recovery_targets.py {cmd}` ({len(rows)} runs, {wall:.0f} s "
                   f"wall on {args.workers} workers). Node crash against job size (the job alone, warm spares "
@@ -259,6 +334,11 @@ def main() -> int:
                   *size_table(sized)]
     text = "\n".join(lines)
     print(text)
+    if args.json:
+        import json
+        from pathlib import Path
+
+        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
     if args.out:
         from pathlib import Path
 
