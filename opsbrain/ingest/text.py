@@ -19,6 +19,7 @@ from typing import IO, Any
 from opsbrain.ingest.derive import TLS_STATES, tls_mismatch, with_flaps
 from opsbrain.ingest.parsers import MAX_LINE, parse_line
 from opsbrain.ingest.signal import Signal
+from opsbrain.ingest.surface import plain
 from opsbrain.ingest.timestamps import parse_time
 
 MAX_TOTAL_BYTES = 4 << 30
@@ -87,8 +88,10 @@ class LineReader:
             self.stats.lines += 1
             if len(raw) > MAX_LINE:
                 self.stats.lines_cut += 1
-            line = raw[:MAX_LINE].replace("\x00", "").rstrip("\r")
+            line, prefix = plain(raw[:MAX_LINE].replace("\x00", "").rstrip("\r"))
             ts = parse_time(line)
+            if ts is None and prefix:
+                ts = parse_time(prefix)
             if ts is not None:
                 self._t0 = ts if self._t0 is None else min(self._t0, ts)
                 self._last = max(0.0, ts - self._t0)

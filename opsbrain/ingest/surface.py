@@ -1,0 +1,31 @@
+"""What a collection adds around a program's own log line, taken off before any parser reads it.
+
+- ANSI colour / cursor codes (a terminal capture, ``kubectl logs`` of a coloured program): ``\\x1b[31mERROR\\x1b[0m``;
+- the CRI container log format (containerd / CRI-O files under /var/log/pods, Kubernetes' CRI logging spec):
+  ``2024-05-01T10:11:12.123456789Z stdout F <line>``;
+- ``kubectl logs --prefix``: ``[pod/<pod>/<container>] <line>``.
+
+Each test is one character or prefix comparison on a line without them, so the hot path costs next to nothing. The
+prefix taken off is returned: its time stamp stands in for a line that has none of its own."""
+
+from __future__ import annotations
+
+import re
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
+_CRI = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) (?:stdout|stderr) [FP] ?")
+_KUBECTL = re.compile(r"\[pod/[^\]\s/]+/[^\]\s]+\] ?")
+
+
+def plain(line: str) -> tuple[str, str]:
+    """``line`` without colour codes and container prefixes, and the prefix taken off ("" when none)."""
+    if "\x1b" in line:
+        line = _ANSI.sub("", line)
+    prefix = ""
+    if line[:5] == "[pod/" and (m := _KUBECTL.match(line)):
+        prefix, line = m.group(0), line[m.end():]
+    if line[10:11] == "T" and line[:1].isdigit() and (m := _CRI.match(line)):
+        prefix, line = prefix + m.group(0), line[m.end():]
+    if line[:5] == "[pod/" and (m := _KUBECTL.match(line)):  # kubectl --prefix over a CRI file's lines
+        prefix, line = prefix + m.group(0), line[m.end():]
+    return line, prefix
