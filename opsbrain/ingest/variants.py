@@ -13,6 +13,9 @@ import random
 import re
 from collections.abc import Callable
 
+from datetime import datetime
+
+from opsbrain.ingest.timestamps import parse_time
 from opsbrain.ingest.where import host_in
 
 HOST_FORMS = ("hostname", "ip", "worker", "none")
@@ -78,18 +81,29 @@ def device_variant(text: str, form: str, rng: random.Random) -> str | None:
     return out if out != text else None
 
 
-def _stamp(form: str, rng: random.Random, k: int) -> str:
-    s, us = 12 + k // 1000, (k * 137) % 1_000_000
-    return {"plog": f"2024-05-01-10:11:{s % 60:02d}.{us // 1000:03d}.{us % 1000:03d}",
-            "syslog": f"May  1 10:11:{s % 60:02d}", "iso": f"2024-05-01T10:11:{s % 60:02d}.{us:06d}Z", "none": ""}[form]
+_BASE = datetime(2024, 5, 1, 10, 11, 12).timestamp()
+
+
+def _base(text: str) -> float:
+    """The excerpt's first time stamp (added stamps agree with the excerpt's own), else a fixed day."""
+    return next((t for ln in _lines(text) if (t := parse_time(ln)) is not None), _BASE)
+
+
+def _stamp(form: str, base: float, k: int) -> str:
+    """The time ``base`` + ``k`` ms in layout ``form``."""
+    t = datetime.fromtimestamp(base + k / 1000)
+    us = t.microsecond
+    return {"plog": t.strftime("%Y-%m-%d-%H:%M:%S") + f".{us // 1000:03d}.{us % 1000:03d}",
+            "syslog": f"{t:%b} {t.day:>2} {t:%H:%M:%S}", "iso": t.strftime("%Y-%m-%dT%H:%M:%S.%f") + "Z",
+            "none": ""}[form]
 
 
 def time_variant(text: str, form: str, rng: random.Random) -> str | None:
     """The collector's time stamp at the head of each line in the layout ``form``: replaced where the excerpt has
     one, added where it has none (``none``: removed, and nothing added)."""
-    out = []
+    out, base = [], _base(text)
     for k, ln in enumerate(_lines(text)):
-        st = _stamp(form, rng, k)
+        st = _stamp(form, base, k)
         st = f"[{st}]" if form == "plog" else st
         m = _LEAD_TS.match(ln)
         if m:
@@ -106,7 +120,8 @@ def kubectl_prefix(text: str, rng: random.Random) -> str:
 
 
 def cri_prefix(text: str, rng: random.Random) -> str:
-    return _join([f"2024-05-01T10:11:{12 + i % 40:02d}.{rng.randint(0, 999999999):09d}Z stdout F {ln}"
+    base = _base(text)
+    return _join([f"{_stamp('iso', base, i)[:-1]}{rng.randint(0, 999):03d}Z stdout F {ln}"
                   for i, ln in enumerate(_lines(text))])
 
 
@@ -132,14 +147,14 @@ def _continues(line: str) -> bool:
 
 def noise(text: str, rng: random.Random) -> str:
     """Unrelated INFO lines before, among and after the excerpt's lines."""
-    lines = _lines(text)
+    lines, base = _lines(text), _base(text)
     out: list[str] = []
     for ln in lines:
         if rng.random() < 0.5 and not _continues(ln):
-            out.append(rng.choice(_INFO).format(ts=_stamp("plog", rng, len(out))))
+            out.append(rng.choice(_INFO).format(ts=_stamp("plog", base, len(out))))
         out.append(ln)
-    head = [rng.choice(_INFO).format(ts=_stamp("plog", rng, i)) for i in range(rng.randint(1, 5))]
-    tail = [rng.choice(_INFO).format(ts=_stamp("plog", rng, 90 + i)) for i in range(rng.randint(1, 5))]
+    head = [rng.choice(_INFO).format(ts=_stamp("plog", base, -10 + i)) for i in range(rng.randint(1, 5))]
+    tail = [rng.choice(_INFO).format(ts=_stamp("plog", base, len(out) + i)) for i in range(rng.randint(1, 5))]
     return _join(head + out + tail)
 
 
