@@ -56,6 +56,7 @@ def test_collector_heads_and_colours_come_off(line: str, body: str) -> None:
     "2024-05-01 10:11:12 ERROR worker failed",  # a logging head the level reader uses
     "RuntimeError: [ERROR] something",  # an exception name is not a host
     "[3] bare index",
+    "EI0002: [PID: 2969] 2025-10-11-15:09:34.713.335 The wait execution of the Notify register times out.",
 ])
 def test_lines_whose_head_a_parser_reads_are_left_alone(line: str) -> None:
     assert plain(line) == (line, "")
