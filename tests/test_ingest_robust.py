@@ -39,9 +39,11 @@ DEV = _dev()
 
 
 @pytest.mark.parametrize(("line", "body"), [
-    ("\x1b[31m[ERROR]\x1b[0m HCCL(1,):2024-05-01-10:11:12.123.456 [a.cc:1] x", "[ERROR] HCCL(1,):2024-05-01-10:11:12.123.456 [a.cc:1] x"),
+    ("\x1b[31m[ERROR]\x1b[0m HCCL(1,):2024-05-01-10:11:12.123.456 [a.cc:1] x",
+     "[ERROR] HCCL(1,):2024-05-01-10:11:12.123.456 [a.cc:1] x"),
     ("2024-05-01T10:11:12.123456789Z stdout F RuntimeError: NPU out of memory.", "RuntimeError: NPU out of memory."),
-    ("[pod/train-0-worker-3/main] [ERROR] RUNTIME(9,p):2024-05-01-10:11:12 x", "[ERROR] RUNTIME(9,p):2024-05-01-10:11:12 x"),
+    ("[pod/train-0-worker-3/main] [ERROR] RUNTIME(9,p):2024-05-01-10:11:12 x",
+     "[ERROR] RUNTIME(9,p):2024-05-01-10:11:12 x"),
     ("[pod/a-b/c] 2024-05-01T10:11:12Z stderr F   File \"x.py\", line 3", "  File \"x.py\", line 3"),
     ("worker-3: |  0  |  0   |  4   |  LINK_DOWN  |", "|  0  |  0   |  4   |  LINK_DOWN  |"),
     ("May  1 10:11:12 [ERROR] HCCL(1,):x", "[ERROR] HCCL(1,):x"),

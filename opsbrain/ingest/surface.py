@@ -6,8 +6,8 @@
 - ``kubectl logs --prefix``: ``[pod/<pod>/<container>] <line>``;
 - a collector's own head before a line whose format starts at column 0 (plog ``[ERROR] HCCL(...)``, a table row
   ``| 0 | ...``, an indented continuation): a time stamp (ISO, bracketed plog, syslog without host field) and/or a
-  fan-out tool's ``host: `` (pdsh, ``ansible -m shell``; the host has a digit and a dot or dash). Lines whose head a parser reads itself (syslog with its
-  host and program, ``2024-05-01 10:11:12 ERROR ...``) keep it.
+  fan-out tool's ``host: `` (pdsh, ``ansible -m shell``; the host has a digit and a dot or dash). Lines whose
+  head a parser reads itself (syslog with its host and program, ``2024-05-01 10:11:12 ERROR ...``) keep it.
 
 Each test is one character or prefix comparison on a line without them, so the hot path costs next to nothing. The
 prefix taken off is returned: its time stamp stands in for a line that has none of its own."""

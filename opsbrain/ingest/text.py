@@ -2,9 +2,10 @@
 
 Input is streamed line by line (bounded memory whatever the size): undecodable bytes are replaced, NULs dropped,
 a line longer than :data:`MAX_LINE` characters is scanned only in its first part, and every such cut is counted
-in the statistics, never silent. What a collection put around a program's line (ANSI colours, CRI / ``kubectl logs --prefix``
-heads, a collector's time stamp or ``host:``) is taken off first (:mod:`opsbrain.ingest.surface`). Time stamps in the common Ascend layouts keep the incident's shape in time; a
-line without one takes the time of the line before.
+in the statistics, never silent. What a collection put around a program's line (ANSI colours, CRI and
+``kubectl logs --prefix`` heads, a collector's time stamp or ``host:``) is taken off first
+(:mod:`opsbrain.ingest.surface`). Time stamps in the common Ascend layouts keep the incident's shape in time; a
+line without one takes the time of the line before; a stamp without a year takes that of the first dated one.
 """
 
 from __future__ import annotations

@@ -12,7 +12,6 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable
-
 from datetime import datetime
 
 from opsbrain.ingest.timestamps import parse_time
