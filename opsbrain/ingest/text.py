@@ -2,8 +2,10 @@
 
 Input is streamed line by line (bounded memory whatever the size): undecodable bytes are replaced, NULs dropped,
 a line longer than :data:`MAX_LINE` characters is scanned only in its first part, and every such cut is counted
-in the statistics, never silent. Time stamps in the common Ascend layouts keep the incident's shape in time; a
-line without one takes the time of the line before.
+in the statistics, never silent. What a collection put around a program's line (ANSI colours, CRI and
+``kubectl logs --prefix`` heads, a collector's time stamp or ``host:``) is taken off first
+(:mod:`opsbrain.ingest.surface`). Time stamps in the common Ascend layouts keep the incident's shape in time; a
+line without one takes the time of the line before; a stamp without a year takes that of the first dated one.
 """
 
 from __future__ import annotations
@@ -13,13 +15,15 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
 from opsbrain.ingest.derive import TLS_STATES, tls_mismatch, with_flaps
 from opsbrain.ingest.parsers import MAX_LINE, parse_line
 from opsbrain.ingest.signal import Signal
-from opsbrain.ingest.timestamps import parse_time
+from opsbrain.ingest.surface import plain
+from opsbrain.ingest.timestamps import parse_stamp
 
 MAX_TOTAL_BYTES = 4 << 30
 """Bytes read from one input (all files of a directory together): far beyond any log bundle worth pasting; past it
@@ -79,6 +83,19 @@ class LineReader:
         self._last = 0.0
         self._tls: dict[str, Signal] = {}  # the first TLS switch on / off seen (any file): states, not faults
         self._tls_told = False
+        self._year = 2000  # for stamps without a year (syslog, klog): the year of the first dated stamp, once seen
+        self._dated = False
+
+    def _date_from(self, ts: float) -> None:
+        """The first stamp with a year: later yearless stamps take its year, and the yearless ones before (read in
+        year 2000) move to that year, keeping their spacing."""
+        self._dated = True
+        self._year = datetime.fromtimestamp(ts).year
+        if self._t0 is not None:
+            try:
+                self._t0 = datetime.fromtimestamp(self._t0).replace(year=self._year).timestamp()
+            except ValueError:  # 29 February in a common year
+                self._t0 = datetime.fromtimestamp(self._t0 - 86400).replace(year=self._year).timestamp() + 86400
 
     def feed(self, lines: Iterable[str], file: str | None = None) -> None:
         self.stats.files += 1
@@ -87,9 +104,13 @@ class LineReader:
             self.stats.lines += 1
             if len(raw) > MAX_LINE:
                 self.stats.lines_cut += 1
-            line = raw[:MAX_LINE].replace("\x00", "").rstrip("\r")
-            ts = parse_time(line)
+            line, prefix = plain(raw[:MAX_LINE].replace("\x00", "").rstrip("\r"))
+            ts, dated = parse_stamp(line, self._year)
+            if ts is None and prefix:
+                ts, dated = parse_stamp(prefix, self._year)
             if ts is not None:
+                if dated and not self._dated:
+                    self._date_from(ts)
                 self._t0 = ts if self._t0 is None else min(self._t0, ts)
                 self._last = max(0.0, ts - self._t0)
             if self.hook is not None:

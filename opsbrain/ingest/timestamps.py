@@ -22,25 +22,30 @@ _SYSLOG = re.compile(r"^(?:<\d+>)?(\w{3})\s+(\d+) (\d\d):(\d\d):(\d\d)\b")
 
 def parse_time(line: str, year: int = 2000) -> float | None:
     """Seconds since the epoch of the first time stamp in ``line`` (naive), or None."""
+    return parse_stamp(line, year)[0]
+
+
+def parse_stamp(line: str, year: int = 2000) -> tuple[float | None, bool]:
+    """:func:`parse_time` and whether the stamp wrote its year (syslog and klog stamps do not: ``year`` is used)."""
     head = line[:160]
     for rx in _FORMATS:
         if m := rx.search(head):
             y, mo, d, h, mi, s, frac = m.groups()
             try:
                 return datetime(int(y), int(mo), int(d), int(h), int(mi), int(s)).timestamp() + (
-                    int(frac) / 10 ** len(frac) if frac else 0.0)
+                    int(frac) / 10 ** len(frac) if frac else 0.0), True
             except ValueError:
                 continue
     if (m := _CTIME.search(head)) and m.group(1) in _MON:
         mon, d, h, mi, s, y = m.groups()
         try:
-            return datetime(int(y), _MON[mon], int(d), int(h), int(mi), int(s)).timestamp()
+            return datetime(int(y), _MON[mon], int(d), int(h), int(mi), int(s)).timestamp(), True
         except ValueError:
-            return None
+            return None, False
     if (m := _SYSLOG.match(head)) and m.group(1) in _MON:
         mon, d, h, mi, s = m.groups()
         try:
-            return datetime(year, _MON[mon], int(d), int(h), int(mi), int(s)).timestamp()
+            return datetime(year, _MON[mon], int(d), int(h), int(mi), int(s)).timestamp(), False
         except ValueError:
-            return None
-    return None
+            return None, False
+    return None, False

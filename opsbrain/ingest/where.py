@@ -26,7 +26,7 @@ MAX_DEVICE = 63  # a node has at most 16 NPUs (32 dies); a bigger "device" numbe
 _DEV_PATTERNS = [
     r"(?:logic|phy)?[dD]ev(?:ice)?[_ ]?[iI][dD]\s*[=:\[(]\s*(\d+)",   # device_id=3, deviceId:3, devId[3], dev_id=3
     r"\bdev(?:ice)? id (\d+)\b",  # the 310 driver's "dev id 0, The address does not comply with the NVMe protocol"
-    r"logicDevId\[(\d+)\]", r"phydevId\[(\d+)\]",
+    r"logicDevId\[(\d+)\]", r"phydevId\[(\d+)\]", r"\bdevice(?:Phy|Logic|Logical|Physical)[_ ]?Id\s*[=:\[(]\s*(\d+)",
     r"\[devid (\d+)\]", r"\bdevid[ =:]\s*(\d+)",
     r"\[dev(\d+)\]", r"\bdev(\d+)\b",
     r"\bdevice\s*\[(\d+)\]", r"\bdevice[=:]\s*(\d+)\b", r"\bdevice[ -](\d+)\b", r"\bdevice\((\d+)\)",

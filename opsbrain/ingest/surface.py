@@ -1,0 +1,53 @@
+"""What a collection adds around a program's own log line, taken off before any parser reads it.
+
+- ANSI colour / cursor codes (a terminal capture, ``kubectl logs`` of a coloured program): ``\\x1b[31mERROR\\x1b[0m``;
+- the CRI container log format (containerd / CRI-O files under /var/log/pods, Kubernetes' CRI logging spec):
+  ``2024-05-01T10:11:12.123456789Z stdout F <line>``;
+- ``kubectl logs --prefix``: ``[pod/<pod>/<container>] <line>``;
+- a collector's own head before a line whose format starts at column 0 (plog ``[ERROR] HCCL(...)``, a table row
+  ``| 0 | ...``, an indented continuation): a time stamp (ISO, bracketed plog, syslog without host field) and/or a
+  fan-out tool's ``host: `` (pdsh, ``ansible -m shell``; the host has a digit and a dot or dash). Lines whose
+  head a parser reads itself (syslog with its host and program, ``2024-05-01 10:11:12 ERROR ...``) keep it.
+
+Each test is one character or prefix comparison on a line without them, so the hot path costs next to nothing. The
+prefix taken off is returned: its time stamp stands in for a line that has none of its own."""
+
+from __future__ import annotations
+
+import re
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
+_CRI = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) (?:stdout|stderr) [FP] ?")
+_HEAD = re.compile(r"(?:(?:\[\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d(?:\.\d{1,6})*\]"
+                   r"|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?"
+                   r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:\d\d:\d\d) )?"
+                   r"(?:(?=[\w.-]*[.-][\w.-]*\d|[\w.-]*\d[\w.-]*[.-])[A-Za-z0-9][\w.-]{0,62}: )?(?=[\[|\s])")
+"""The host of ``host: `` has a digit and a dot or dash (``worker-3``, ``10.0.0.5``, ``gpu12.dc1``): a code such as
+``EI0002: `` or a bare ``node1: `` is not taken for one."""
+_KUBECTL = re.compile(r"\[pod/[^\]\s/]+/[^\]\s]+\] ?")
+
+
+def plain(line: str) -> tuple[str, str]:
+    """``line`` without colour codes and container prefixes, and the prefix taken off ("" when none)."""
+    if "\x1b" in line:
+        line = _ANSI.sub("", line)
+    prefix = ""
+    if line[:5] == "[pod/" and (m := _KUBECTL.match(line)):
+        prefix, line = m.group(0), line[m.end():]
+    if line[10:11] == "T" and line[:1].isdigit() and (m := _CRI.match(line)):
+        prefix, line = prefix + m.group(0), line[m.end():]
+    if line[:5] == "[pod/" and (m := _KUBECTL.match(line)):  # kubectl --prefix over a CRI file's lines
+        prefix, line = prefix + m.group(0), line[m.end():]
+    if (line[:1] not in _STARTS or line[1:2].isdigit()) and _may_have_head(line[:112]) and (
+            m := _HEAD.match(line)) and m.end():
+        prefix, line = prefix + m.group(0), line[m.end():]
+    return line, prefix
+
+
+def _may_have_head(head: str) -> bool:
+    """A collector head ends in a space before ``[``, ``|`` or more white space: without one, no regex runs."""
+    return " [" in head or " |" in head or "  " in head or " \t" in head
+
+
+_STARTS = frozenset("[| \t")
+"""First characters of a line with nothing before its own format (the collector-head test is skipped)."""
