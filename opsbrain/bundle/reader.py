@@ -34,7 +34,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -42,10 +42,14 @@ from opsbrain.bundle import layout as L
 from opsbrain.bundle.stamps import (  # noqa: F401 - re-exported
     _STAMP_SCAN,
     _STYLE,
+    BlockStamps,
+    block_scan,
     dir_stamp,
+    from_us,
     klog_stamp,
     stamp,
     syslog_stamp,
+    to_us,
 )
 from opsbrain.bundle.walk import _File, _Scan
 from opsbrain.errors import InputError
@@ -88,11 +92,11 @@ _SMI_ROW = re.compile(r"^\|\s*(\d+)\s+\S+\s*\|\s*\S+\s*\|\s*\S+\s+([\d.]+)\s")
 _TIE = {"device_os": 0, "switch": 0, "syslog": 0, "hccn": 0, "plog": 1, "train": 2, "device_plugin": 3, "job": 4}
 """Order of lines logged in the same instant: what a device or chip reports first, then the processes that see it,
 then the agents that poll them, then the scheduler (the order the twin's fault models emit in)."""
-Dated = tuple[datetime, int, "_File", int, str, "str | None", str, "str | None", int]
-"""A line as read: time, read order (-1: an hccn_tool link record), file, line number, text, origin, source, level,
-and its rank among lines of the same instant (:data:`_TIE` of its source)."""
+Dated = tuple[int, int, "_File", int, str, "str | None", str, "str | None", int]
+"""A line as read: time (integer microseconds, :func:`opsbrain.bundle.stamps.to_us`: sorted and subtracted as ints),
+read order (-1: an hccn_tool link record), file, line number, text, origin, source, level, and its rank among lines of
+the same instant (:data:`_TIE` of its source)."""
 _TIES = max(_TIE.values()) + 2  # tie ranks (0 .. max, and the default 1) as one digit of the sort key
-_MICROSECOND = timedelta(microseconds=1)
 _DEDUPE_FIRST = frozenset({L.MESSAGES, L.DEVICE_OS, L.NPU_INFO})
 _DEDUPE_SECOND = frozenset({L.DMESG, L.HISTORY})
 _UPTIME = re.compile(r"^\[\s*\d+\.\d+\]\s*")
@@ -287,7 +291,7 @@ class _Reader:
         """The bundle's typical time (median of the full time stamps): fixes syslog's missing year."""
         stamps = [d[0] for d in self.dated]
         if stamps:
-            return sorted(stamps)[len(stamps) // 2]
+            return from_us(sorted(stamps)[len(stamps) // 2])
         if self.manifest and isinstance(self.manifest.get("epoch"), str):
             try:
                 return datetime.fromisoformat(self.manifest["epoch"])
@@ -312,16 +316,19 @@ class _Reader:
         crash_dt = None
         if kind == L.VMCORE and f.kind.tag and (m := re.search(r"(\d{4}-\d\d-\d\d)-(\d\d:\d\d:\d\d)$", f.kind.tag)):
             try:
-                crash_dt = datetime.fromisoformat(f"{m[1]} {m[2]}")
+                crash_dt = to_us(datetime.fromisoformat(f"{m[1]} {m[2]}"))
             except ValueError:
                 crash_dt = None
-        last: datetime | None = dir_stamp(f.kind.tag) if kind == L.HISI_DUMP else None
+        last: int | None = to_us(dir_stamp(f.kind.tag)) if kind == L.HISI_DUMP else None
         clean, plain = self.scan.clean, f.plain
         syslog, klog = kind in (L.MESSAGES, L.SYSMON), kind == L.VOLCANO
         continued = kind in (L.TRAIN, L.PLOG, L.OTHER, L.HISI_DUMP, L.CANN_DEVICE)
         plog, history = kind == L.PLOG, kind == L.HISTORY
         untimed, dated, since = self.scan.untimed, self.dated, ref or datetime(1970, 1, 1)
         tie = _TIE.get(source, 1)
+        block = block_scan(f.lines, style) if plain and not (syslog or klog or kind == L.VMCORE) else None
+        if block is not None:
+            return self._read_block(f, seq, block, BlockStamps(style), origin, source, tie, last, continued)
         for i, raw in enumerate(f.lines, start=1):
             if plain:  # Scan.clean of a file without junk or over-long lines: only blank lines are dropped
                 if not raw or raw.isspace():
@@ -334,11 +341,11 @@ class _Reader:
             if kind == L.VMCORE:
                 dt = crash_dt
             elif syslog:
-                dt = syslog_stamp(text, since)
+                dt = to_us(syslog_stamp(text, since))
             elif klog:
-                dt = klog_stamp(text, since)
+                dt = to_us(klog_stamp(text, since))
             else:
-                dt = stamp(text, style)
+                dt = to_us(stamp(text, style))
             if dt is None:
                 if last is None:
                     untimed[f.rel] += 1
@@ -354,6 +361,31 @@ class _Reader:
                 self._init_line(f, node, m)
             seq += 1
             dated.append((dt, seq, f, i, text, origin, source, level, tie))
+        return seq
+
+    def _read_block(self, f: _File, seq: int, found: list[tuple[str, str, str]], read: BlockStamps,
+                    origin: str | None, source: str, tie: int, last: int | None, continued: bool) -> int:
+        """:meth:`_read_timed` of a plain file whose levels and stamps one scan found (:func:`block_scan`): the same
+        records, without a regex search a line."""
+        history, plog = f.kind.kind == L.HISTORY, f.kind.kind == L.PLOG
+        node = self._node(f) if plog else None
+        untimed, add, us, level_of = self.scan.untimed, self.dated.append, read.us, read.level
+        for i, (raw, (level, before, whole)) in enumerate(zip(f.lines, found, strict=True), start=1):
+            if not raw or raw.isspace():
+                continue
+            dt = us(raw, before, whole)
+            if dt is None:
+                if last is None:
+                    untimed[f.rel] += 1
+                    continue
+                dt = last
+                if not continued:
+                    untimed[f.rel] += 1
+            last = dt
+            if plog and "hcom init by file success" in raw and (m := _INIT.search(raw)):
+                self._init_line(f, node, m)
+            seq += 1
+            add((dt, seq, f, i, raw, origin, source, "ERROR" if history else level_of(level), tie))
         return seq
 
     def _init_line(self, f: _File, node: str | None, m: re.Match[str]) -> None:
@@ -377,7 +409,7 @@ class _Reader:
             if text is None:
                 continue
             if m := _HCCN_REC.search(text):
-                dt = stamp(text, "ctime")
+                dt = to_us(stamp(text, "ctime"))
                 if dt is not None and node is not None:
                     self.dated.append((dt, -1, f, i, text.strip(), node, "hccn", None, _TIE["hccn"]))
                 continue
@@ -429,22 +461,24 @@ class _Reader:
                 origin_dt = datetime.fromisoformat(self.manifest["epoch"])
             except ValueError:
                 origin_dt = None
-        logs = [d for d in self.dated if d[1] >= 0]
-        span = (min(d[0] for d in logs), max(d[0] for d in logs)) if logs else None
+        logs = [d[0] for d in self.dated if d[1] >= 0]
+        span = (from_us(min(logs)), from_us(max(logs))) if logs else None
         if origin_dt is None:
             first = span[0] if span else ref
             origin_dt = first.replace(microsecond=0)
+        origin_us = to_us(origin_dt)
+        lo, hi = (to_us(span[0]), to_us(span[1])) if span else (0, 0)
         records = self._dedupe()
         fed_links: set[tuple[str, int]] = set()
         lines: list[BundleLine] = []
         hosts = self._host_ids()
         for dt, seq, f, i, text, origin, source, level, _tie in records:
             if seq < 0:  # a link change record of hccn_tool output: only those inside the logs' span
-                if span is not None and not span[0] <= dt <= span[1]:
+                if span is not None and not lo <= dt <= hi:
                     continue
                 if (rec := _HCCN_REC.search(text)) and rec.group(2) == "DOWN" and origin:
                     fed_links.add((origin, int(rec.group(1))))
-            t = (dt - origin_dt).total_seconds()
+            t = (dt - origin_us) / 1_000_000  # timedelta.total_seconds(): the microseconds over 10**6
             job = None
             if f.kind.kind == L.CLUSTERD:
                 job = self._job(text, hosts)
@@ -499,7 +533,7 @@ class _Reader:
         keep = [d for d in self.dated if id(d) not in drop] if drop else list(self.dated)
         if keep:  # by time, tie rank, read order: one integer each (comparing datetimes costs thrice as much)
             base, n = keep[0][0], len(self.dated) + 2
-            keep.sort(key=lambda d: ((d[0] - base) // _MICROSECOND * _TIES + d[8]) * n + d[1] + 1)
+            keep.sort(key=lambda d: ((d[0] - base) * _TIES + d[8]) * n + d[1] + 1)
         return keep
 
     def _job(self, text: str, hosts: dict[str, str]) -> tuple[str, str, dict[str, Any]] | None:
@@ -546,7 +580,7 @@ class _Reader:
 def _dup_key(d: Dated) -> tuple[Any, ...] | None:
     dt, _seq, f, _i, text, origin, _src, _lvl, _tie = d
     k = f.kind.kind
-    sec = dt.replace(microsecond=0)
+    sec = dt // 1_000_000
     if k == L.MESSAGES:
         head, sep, body = text.partition(" kernel: ")
         return ("kern", origin, sec, _UPTIME.sub("", body).strip()) if sep else None
