@@ -113,3 +113,27 @@ def test_scenario_bundle_as_written_and_with_noise(scenario_bundle: Path, engine
                                   "st_transport_init_testcase"])
 def test_ascend_fd_fixtures(case: str, engine: Any, matcher: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     assert _same_both_ways(ASCEND_FD / case, engine, matcher, monkeypatch)
+
+
+def test_the_replay_reads_the_detectors_compiled_defaults(tmp_path: Path) -> None:
+    from opsbrain.detection import DetectorParams
+    from opsbrain.kb.compiled import compiled_kb
+
+    assert vars(compiled_kb(tmp_path).detector_params) == DetectorParams().model_dump()
+
+
+def test_a_bundle_diagnosis_imports_no_pydantic_numpy_or_bundle_writer(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from opsbrain.cli import main\n"
+            f"try:\n    main(['diagnose', '--bundle', {str(FIX / 'hbm-uce-real')!r}])\nexcept SystemExit:\n    pass\n"
+            "top = ('pydantic', 'yaml', 'numpy', 'pandas', 'sklearn', 'scipy')\n"
+            "bad = sorted(m for m in sys.modules if m.split('.')[0] in top "
+            "or m in ('faultlib.params', 'opsbrain.bundle.writer'))\n"
+            "print('IMPORTED', bad)\n")
+    env = {"OPSBRAIN_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)  # compiles
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False).stdout
+    assert "incident" in out and "IMPORTED []" in out, out

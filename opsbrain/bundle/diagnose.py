@@ -53,7 +53,8 @@ class _Clock:
 def detect(signals: list[Signal], engine: Any, placement: dict[str, list[str]],
            metric: Callable[[str, str], float | None] | None) -> list[Any]:
     """Replay time-ordered signals through the live controller's detector; diagnose as the controller does."""
-    from opsbrain.detection import Detector, DetectorParams, LinkHistory
+    from opsbrain.detection import Detector, LinkHistory
+    from opsbrain.kb.compiled import compiled_kb
 
     clock = _Clock()
     det: Any = None
@@ -64,7 +65,8 @@ def detect(signals: list[Signal], engine: Any, placement: dict[str, list[str]],
         d.at_s = now
         inc.diagnoses.append(d)
 
-    det = Detector(DetectorParams(), lambda: clock.now, clock.schedule, diagnose, placement)
+    params: Any = compiled_kb().detector_params  # DetectorParams' defaults, without importing pydantic
+    det = Detector(params, lambda: clock.now, clock.schedule, diagnose, placement)
     for s in signals:
         clock.run_before(s.t)
         clock.now = max(clock.now, s.t)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import Any, overload
 
 from opsbrain.bundle import layout as L
 
@@ -150,6 +150,12 @@ EPOCH = datetime(1, 1, 1)
 _US_DAY = 86_400_000_000
 
 
+@overload
+def to_us(dt: datetime) -> int: ...
+@overload
+def to_us(dt: None) -> None: ...
+@overload
+def to_us(dt: datetime | None) -> int | None: ...
 def to_us(dt: datetime | None) -> int | None:
     """A naive datetime as integer microseconds since :data:`EPOCH` (None stays None)."""
     if dt is None:
