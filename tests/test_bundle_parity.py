@@ -1,8 +1,9 @@
 """``diagnose --bundle``'s fast paths leave every answer as the plain per-line paths give it.
 
 The reader's block scan (:func:`opsbrain.bundle.stamps.block_scan`: one regex pass a file for levels and time stamps)
-is switched off, and the rank collector's early return for lines it has nothing to read in is switched off, and the
-whole report (incidents, diagnosis, knowledge, root cluster, counts) and every line read must be the same, on:
+is switched off, the reader keeps a record of every line (not only of those the shared block scan of the parsers and
+the matcher keeps: ``keep``), and the rank collector's early return for lines it has nothing to read in is switched
+off, and the whole report (incidents, diagnosis, knowledge, root cluster, counts) and every line read must be the same, on:
 
 - the hand-written bundles of tests/fixtures/bundles;
 - a built-in scenario's exported bundle, as written and with noise added to its files (stamp-like text, impossible
@@ -21,6 +22,7 @@ from typing import Any
 import pytest
 
 from opsbrain.bundle import diagnose_bundle, scan_bundle
+from opsbrain.bundle import diagnose as D
 from opsbrain.bundle import reader as R
 from opsbrain.ingest import ranks
 
@@ -54,6 +56,7 @@ def _same_both_ways(path: Path, engine: Any, matcher: Any, monkeypatch: pytest.M
     fast = _answers(path, engine, matcher)
     with monkeypatch.context() as m:
         m.setattr(R, "block_scan", lambda lines, style: None)  # every file line by line
+        m.setattr(D, "_keep", lambda matcher: None)  # a record of every line, the block scan over all of them
         m.setattr(ranks, "_IDENTITY_WORDS", re.compile(""))  # every plog line through _identity
         plain = _answers(path, engine, matcher)
     assert fast[0] == plain[0]

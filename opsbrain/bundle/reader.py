@@ -31,7 +31,7 @@ import gc
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -140,6 +140,14 @@ class BundleRead:
     metrics: dict[tuple[str, str], float]
     report: dict[str, Any]
     ranks: RankTable = field(default_factory=lambda: RankTable([], {}))
+    may: list[bool] | None = None
+    """With ``keep`` (:func:`scan_bundle`): per line of ``lines``, what ``keep`` said of it (True for the lines it
+    was not asked about: they take the exact per-line paths)."""
+
+
+Keep = Callable[[list[str]], "list[bool] | None"]
+"""Which lines of a block the caller needs (False: certain to be of no use to it): a block scan, as
+:func:`opsbrain.bundle.diagnose._candidates`; None: all of them."""
 
 
 def read_bundle(path: str | Path, params: L.BundleParams | None = None) -> tuple[list[BundleLine], dict[str, Any]]:
@@ -148,7 +156,11 @@ def read_bundle(path: str | Path, params: L.BundleParams | None = None) -> tuple
     return r.lines, r.report
 
 
-def scan_bundle(path: str | Path, params: L.BundleParams | None = None) -> BundleRead:
+def scan_bundle(path: str | Path, params: L.BundleParams | None = None, keep: Keep | None = None) -> BundleRead:
+    """Read a bundle. With ``keep``, ``lines`` holds only the lines ``keep`` marks (and those the reader itself needs
+    a record of: job events, lines two files may both hold), with ``keep``'s answers in ``may``; the report still
+    counts and spans every line, and the kept lines are exactly the full read's lines that ``keep`` marks, in the
+    same order with the same values (the other lines cost one time stamp each, never a record)."""
     p = params or L.BundleParams()
     root = Path(path)
     if root.is_symlink():
@@ -158,7 +170,7 @@ def scan_bundle(path: str | Path, params: L.BundleParams | None = None) -> Bundl
     with paused_gc():
         scan = _Scan(root, p)
         scan.walk()
-        return _Reader(scan).build()
+        return _Reader(scan, keep).build()
 
 
 @contextmanager
@@ -177,8 +189,11 @@ def paused_gc() -> Iterator[None]:
 
 
 class _Reader:
-    def __init__(self, scan: _Scan) -> None:
+    def __init__(self, scan: _Scan, keep: Keep | None = None) -> None:
         self.scan = scan
+        self.keep = keep
+        self.light: list[int] = []  # with keep: the times of the lines read without a record (counted, spanned)
+        self.kept: dict[int, bool] = {}  # with keep: keep's answer for the records of block-read files, by seq
         self.p = scan.p
         self.manifest: dict[str, Any] | None = None
         self.workers: dict[str, dict[str, Any]] = {}
@@ -289,7 +304,7 @@ class _Reader:
 
     def _reference(self) -> datetime:
         """The bundle's typical time (median of the full time stamps): fixes syslog's missing year."""
-        stamps = [d[0] for d in self.dated]
+        stamps = [d[0] for d in self.dated] + self.light
         if stamps:
             return from_us(sorted(stamps)[len(stamps) // 2])
         if self.manifest and isinstance(self.manifest.get("epoch"), str):
@@ -369,11 +384,13 @@ class _Reader:
         records, without a regex search a line."""
         history, plog = f.kind.kind == L.HISTORY, f.kind.kind == L.PLOG
         node = self._node(f) if plog else None
-        untimed, add, us, level_of = self.scan.untimed, self.dated.append, read.us, read.level
-        for i, (raw, (level, before, whole)) in enumerate(zip(f.lines, found, strict=True), start=1):
+        untimed, add = self.scan.untimed, self.dated.append
+        stamps, levels = read.read(f.lines, found)
+        if (wanted := self._wanted(f)) is not None:
+            return self._read_block_kept(f, seq, stamps, levels, *wanted, origin, source, tie, last, continued)
+        for i, (raw, dt, level) in enumerate(zip(f.lines, stamps, levels, strict=True), start=1):
             if not raw or raw.isspace():
                 continue
-            dt = us(raw, before, whole)
             if dt is None:
                 if last is None:
                     untimed[f.rel] += 1
@@ -385,7 +402,48 @@ class _Reader:
             if plog and "hcom init by file success" in raw and (m := _INIT.search(raw)):
                 self._init_line(f, node, m)
             seq += 1
-            add((dt, seq, f, i, raw, origin, source, "ERROR" if history else level_of(level), tie))
+            add((dt, seq, f, i, raw, origin, source, "ERROR" if history else level, tie))
+        return seq
+
+    def _wanted(self, f: _File) -> tuple[list[bool], list[bool]] | None:
+        """With keep: per line of a block-read file, whether it needs a record (keep marks it, or the reader needs
+        it: a device record the history may repeat, :func:`_dup_key`) and keep's answer; None without keep, and for
+        the files whose every line needs a record (job events, the history)."""
+        if self.keep is None or f.kind.kind in (L.CLUSTERD, L.HISTORY):
+            return None
+        may = self.keep(f.lines)
+        if may is None:
+            return None
+        if f.kind.kind == L.DEVICE_OS:
+            return [m or "event_id=" in raw for m, raw in zip(may, f.lines, strict=True)], may
+        return may, may
+
+    def _read_block_kept(self, f: _File, seq: int, stamps: list[int | None], levels: list[str | None],
+                         wanted: list[bool], may: list[bool], origin: str | None, source: str, tie: int,
+                         last: int | None, continued: bool) -> int:
+        """:meth:`_read_block` keeping a record of the wanted lines only; the others leave their time."""
+        plog = f.kind.kind == L.PLOG
+        node = self._node(f) if plog else None
+        untimed, add, light, kept = self.scan.untimed, self.dated.append, self.light.append, self.kept
+        for i, (raw, dt, level, want) in enumerate(zip(f.lines, stamps, levels, wanted, strict=True), start=1):
+            if not raw or raw.isspace():
+                continue
+            if dt is None:
+                if last is None:
+                    untimed[f.rel] += 1
+                    continue
+                dt = last
+                if not continued:
+                    untimed[f.rel] += 1
+            last = dt
+            if plog and "hcom init by file success" in raw and (m := _INIT.search(raw)):
+                self._init_line(f, node, m)
+            seq += 1
+            if want:
+                add((dt, seq, f, i, raw, origin, source, level, tie))
+                kept[seq] = may[i - 1]
+            else:
+                light(dt)
         return seq
 
     def _init_line(self, f: _File, node: str | None, m: re.Match[str]) -> None:
@@ -461,7 +519,7 @@ class _Reader:
                 origin_dt = datetime.fromisoformat(self.manifest["epoch"])
             except ValueError:
                 origin_dt = None
-        logs = [d[0] for d in self.dated if d[1] >= 0]
+        logs = [d[0] for d in self.dated if d[1] >= 0] + self.light
         span = (from_us(min(logs)), from_us(max(logs))) if logs else None
         if origin_dt is None:
             first = span[0] if span else ref
@@ -472,7 +530,10 @@ class _Reader:
         fed_links: set[tuple[str, int]] = set()
         lines: list[BundleLine] = []
         hosts = self._host_ids()
-        for dt, seq, f, i, text, origin, source, level, _tie in records:
+        may = self._may(records)
+        kept_may: list[bool] | None = [] if may is not None else None
+        unkept = 0
+        for k, (dt, seq, f, i, text, origin, source, level, _tie) in enumerate(records):
             if seq < 0:  # a link change record of hccn_tool output: only those inside the logs' span
                 if span is not None and not lo <= dt <= hi:
                     continue
@@ -484,16 +545,24 @@ class _Reader:
                 job = self._job(text, hosts)
                 if job is None:
                     continue
+            if kept_may is not None and may is not None:
+                if not may[k] and job is None:
+                    unkept += 1  # read and counted; keep does not want it
+                    continue
+                kept_may.append(may[k])
             lines.append(BundleLine(t, origin, source, level, text, f.rel, i, job))
         if synthetic := self._link_changes(fed_links, origin_dt):
             lines += synthetic  # (the lines are in time order already: dedupe sorted them by time)
-            lines.sort(key=lambda x: x.t)  # stable: the synthetic link records join the time-ordered lines
+            order = sorted(range(len(lines)), key=lambda x: lines[x].t)  # stable: synthetic records join in time
+            lines = [lines[x] for x in order]
+            if kept_may is not None:
+                kept_may = [(kept_may + [True] * len(synthetic))[x] for x in order]
         report = {
             "bundle": str(self.scan.root),
             "files": {"read": sum(1 for f in self.scan.files if f.kind.kind != L.ENV_TABLE),
                       "by_kind": dict(Counter(f.kind.kind for f in self.scan.files if f.kind.kind != L.ENV_TABLE))},
             "skipped": self.skipped, "refused": self.scan.refused,
-            "lines": {"read": len(lines), "malformed": sum(self.scan.malformed.values()),
+            "lines": {"read": len(lines) + unkept + len(self.light), "malformed": sum(self.scan.malformed.values()),
                       "untimed": sum(self.scan.untimed.values()), "cut": sum(self.scan.cut.values()),
                       "duplicates": len(self.dated) - len(records)},
             "malformed_files": dict(self.scan.malformed.most_common(20)),
@@ -507,7 +576,19 @@ class _Reader:
             "metrics": len(self.metrics),
             "manifest": self.manifest,
         }
-        return BundleRead(lines, self.placement, self.metrics, report)
+        return BundleRead(lines, self.placement, self.metrics, report, may=kept_may)
+
+    def _may(self, records: list[Dated]) -> list[bool] | None:
+        """With keep: its answer for each record (block-read files: given at reading; the others: asked now, of
+        their texts at once; a line it cannot tell about is kept)."""
+        if self.keep is None:
+            return None
+        ask = [k for k, d in enumerate(records) if d[1] not in self.kept]
+        told = self.keep([records[k][4] for k in ask]) if ask else []
+        may = [self.kept.get(d[1], True) for d in records]
+        for k, m in zip(ask, told if told is not None else [True] * len(ask), strict=True):
+            may[k] = m
+        return may
 
     def _dedupe(self) -> list[Dated]:
         """Drop dmesg lines already in messages, history records already in the device log, and link records
@@ -532,7 +613,7 @@ class _Reader:
                 seen.add(key)
         keep = [d for d in self.dated if id(d) not in drop] if drop else list(self.dated)
         if keep:  # by time, tie rank, read order: one integer each (comparing datetimes costs thrice as much)
-            base, n = keep[0][0], len(self.dated) + 2
+            base, n = keep[0][0], max(d[1] for d in keep) + 2  # read order (seq) below n
             keep.sort(key=lambda d: ((d[0] - base) * _TIES + d[8]) * n + d[1] + 1)
         return keep
 

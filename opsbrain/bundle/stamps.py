@@ -225,23 +225,32 @@ class BlockStamps:
             up = self._levels[written] = written.upper()
         return up
 
-    def us(self, line: str, before: str, whole: str) -> int | None:
-        """The stamp of ``line`` (``before`` and ``whole`` as :func:`block_scan` found them)."""
-        if not whole or len(before) + len(whole) > _STAMP_SCAN:
-            return to_us(stamp(line, self.style))
-        day = self._days.get(whole[:10], -1)
-        if day == -1:
-            day = self._days[whole[:10]] = _day_us(whole[:10])
-        minute = self._minutes.get(whole[11:16], -1)
-        if minute == -1:
-            minute = self._minutes[whole[11:16]] = _minute_us(whole[11:16])
-        if day is None or minute is None or whole[17:19] >= "60":
-            return None
-        if self.slog:  # SS.mmm.uuu
-            return day + minute + int(whole[17:19] + whole[20:23] + whole[24:27])
-        if len(whole) > 20:  # SS.f (1 to 6 digits)
-            return day + minute + int(whole[17:19] + whole[20:].ljust(6, "0"))
-        return day + minute + int(whole[17:19]) * 1_000_000
+    def read(self, lines: list[str], found: list[tuple[str, str, str]]) -> tuple[list[int | None], list[str | None]]:
+        """The stamps and levels of ``lines``, as :func:`block_scan` found them (one loop, no call a line)."""
+        days, minutes, uppers, style, slog = self._days, self._minutes, self._levels, self.style, self.slog
+        us: list[int | None] = []
+        levels: list[str | None] = []
+        add, add_level = us.append, levels.append
+        for line, (level, before, whole) in zip(lines, found, strict=True):
+            add_level((uppers.get(level) or self.level(level)) if level else None)
+            if not whole or len(before) + len(whole) > _STAMP_SCAN:
+                add(to_us(stamp(line, style)) if line and not line.isspace() else None)
+                continue
+            day = days.get(whole[:10], -1)
+            if day == -1:
+                day = days[whole[:10]] = _day_us(whole[:10])
+            minute = minutes.get(whole[11:16], -1)
+            if minute == -1:
+                minute = minutes[whole[11:16]] = _minute_us(whole[11:16])
+            if day is None or minute is None or whole[17:19] >= "60":
+                add(None)
+            elif slog:  # SS.mmm.uuu
+                add(day + minute + int(whole[17:19] + whole[20:23] + whole[24:27]))
+            elif len(whole) > 20:  # SS.f (1 to 6 digits)
+                add(day + minute + int(whole[17:19] + whole[20:].ljust(6, "0")))
+            else:
+                add(day + minute + int(whole[17:19]) * 1_000_000)
+        return us, levels
 
 
 def _day_us(day: str) -> int | None:
