@@ -3,7 +3,8 @@
 The reader's block scan (:func:`opsbrain.bundle.stamps.block_scan`: one regex pass a file for levels and time stamps)
 is switched off, the reader keeps a record of every line (not only of those the shared block scan of the parsers and
 the matcher keeps: ``keep``), and the rank collector's early return for lines it has nothing to read in is switched
-off, and the whole report (incidents, diagnosis, knowledge, root cluster, counts) and every line read must be the same, on:
+off, and the whole report (incidents, diagnosis, knowledge, root cluster, counts) and every line read must be the
+same, on:
 
 - the hand-written bundles of tests/fixtures/bundles;
 - a built-in scenario's exported bundle, as written and with noise added to its files (stamp-like text, impossible
@@ -21,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from opsbrain.bundle import diagnose_bundle, scan_bundle
 from opsbrain.bundle import diagnose as D
+from opsbrain.bundle import diagnose_bundle, scan_bundle
 from opsbrain.bundle import reader as R
 from opsbrain.ingest import ranks
 
