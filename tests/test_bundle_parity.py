@@ -32,17 +32,12 @@ ASCEND_FD = Path(__file__).resolve().parents[1].parent / "shared" / "reference" 
 
 
 @pytest.fixture(scope="module")
-def engine() -> Any:
+def tools() -> tuple[Any, Any]:
+    """The shipped engine and a matcher with whatever vendor knowledge the data directory holds."""
+    from opsbrain.kb import SignatureMatcher, load_imported, load_kb
     from opsbrain.kb.training import load_engine
 
-    return load_engine()
-
-
-@pytest.fixture(scope="module")
-def matcher() -> Any:
-    from opsbrain.kb import SignatureMatcher, load_imported, load_kb
-
-    return SignatureMatcher(load_kb(), load_imported(strict=False))
+    return load_engine(), SignatureMatcher(load_kb(), load_imported(strict=False))
 
 
 def _answers(path: Path, engine: Any, matcher: Any) -> tuple[str, list[tuple[Any, ...]], str]:
@@ -67,17 +62,17 @@ def _same_both_ways(path: Path, engine: Any, matcher: Any, monkeypatch: pytest.M
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in FIX.iterdir() if p.is_dir()))
-def test_hand_written_bundles(name: str, engine: Any, matcher: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert _same_both_ways(FIX / name, engine, matcher, monkeypatch) or name == "broken"
+def test_hand_written_bundles(name: str, tools: tuple[Any, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _same_both_ways(FIX / name, *tools, monkeypatch) or name == "broken"
 
 
 @pytest.fixture(scope="module")
-def scenario_bundle(tmp_path_factory: pytest.TempPathFactory, engine: Any) -> Path:
+def scenario_bundle(tmp_path_factory: pytest.TempPathFactory, tools: tuple[Any, Any]) -> Path:
     from opsbrain import chaos
     from opsbrain.runner.run import run_plan
 
     out = tmp_path_factory.mktemp("bundles")
-    journal = run_plan(chaos.plan("hbm-uce-training"), engine, bundle_dir=out)
+    journal = run_plan(chaos.plan("hbm-uce-training"), tools[0], bundle_dir=out)
     return Path(next(b for b in journal["bundles"] if b["incident"].startswith("f"))["path"])
 
 
@@ -97,9 +92,9 @@ NOISE = [
 ]
 
 
-def test_scenario_bundle_as_written_and_with_noise(scenario_bundle: Path, engine: Any, matcher: Any,
+def test_scenario_bundle_as_written_and_with_noise(scenario_bundle: Path, tools: tuple[Any, Any],
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    assert len(_same_both_ways(scenario_bundle, engine, matcher, monkeypatch)) > 20
+    assert len(_same_both_ways(scenario_bundle, *tools, monkeypatch)) > 20
     rng = random.Random(14)
     files = sorted(p for p in scenario_bundle.rglob("*") if p.is_file() and p.suffix in (".log", ".txt", ""))
     for p in files:
@@ -109,14 +104,14 @@ def test_scenario_bundle_as_written_and_with_noise(scenario_bundle: Path, engine
         p.write_text("\n".join(lines))
     noisy = files[0]
     noisy.write_text(noisy.read_text() + "\n2025-03-01 00:00:09 caf\u00e9 (a non-ASCII line: read line by line)\n")
-    assert len(_same_both_ways(scenario_bundle, engine, matcher, monkeypatch)) > 20
+    assert len(_same_both_ways(scenario_bundle, *tools, monkeypatch)) > 20
 
 
 @pytest.mark.skipif(not ASCEND_FD.is_dir(), reason="../shared/reference/ascend-fd-fixtures is absent")
 @pytest.mark.parametrize("case", ["st_event_timeout_testcase", "st_module_testcase", "st_testcase",
                                   "st_transport_init_testcase"])
-def test_ascend_fd_fixtures(case: str, engine: Any, matcher: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert _same_both_ways(ASCEND_FD / case, engine, matcher, monkeypatch)
+def test_ascend_fd_fixtures(case: str, tools: tuple[Any, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _same_both_ways(ASCEND_FD / case, *tools, monkeypatch)
 
 
 def test_the_replay_reads_the_detectors_compiled_defaults(tmp_path: Path) -> None:
@@ -130,14 +125,11 @@ def test_a_bundle_diagnosis_imports_no_pydantic_numpy_or_bundle_writer(tmp_path:
     import subprocess
     import sys
 
-    code = ("import sys\n"
-            "from opsbrain.cli import main\n"
-            f"try:\n    main(['diagnose', '--bundle', {str(FIX / 'hbm-uce-real')!r}])\nexcept SystemExit:\n    pass\n"
-            "top = ('pydantic', 'yaml', 'numpy', 'pandas', 'sklearn', 'scipy')\n"
-            "bad = sorted(m for m in sys.modules if m.split('.')[0] in top "
-            "or m in ('faultlib.params', 'opsbrain.bundle.writer'))\n"
-            "print('IMPORTED', bad)\n")
+    cmd = [sys.executable, "-X", "importtime", "-m", "opsbrain", "diagnose", "--bundle", str(FIX / "hbm-uce-real")]
     env = {"OPSBRAIN_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)  # compiles
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False).stdout
-    assert "incident" in out and "IMPORTED []" in out, out
+    subprocess.run(cmd, capture_output=True, env=env, check=False)  # compiles the caches
+    run = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    imported = {ln.rsplit("|", 1)[-1].strip() for ln in run.stderr.splitlines() if ln.startswith("import time:")}
+    assert "incident" in run.stdout and "opsbrain.bundle.reader" in imported, run.stdout + run.stderr
+    unwanted = {"pydantic", "numpy", "pandas", "sklearn", "scipy", "faultlib.params", "opsbrain.bundle.writer"}
+    assert not imported & unwanted

@@ -381,13 +381,13 @@ class _Reader:
     def _read_block(self, f: _File, seq: int, found: list[tuple[str, str, str]], read: BlockStamps,
                     origin: str | None, source: str, tie: int, last: int | None, continued: bool) -> int:
         """:meth:`_read_timed` of a plain file whose levels and stamps one scan found (:func:`block_scan`): the same
-        records, without a regex search a line."""
+        records, without a regex search a line; with keep, records of the wanted lines only (:meth:`_wanted`), the
+        others leaving their time."""
         history, plog = f.kind.kind == L.HISTORY, f.kind.kind == L.PLOG
         node = self._node(f) if plog else None
-        untimed, add = self.scan.untimed, self.dated.append
+        untimed, add, light, kept = self.scan.untimed, self.dated.append, self.light.append, self.kept
         stamps, levels = read.read(f.lines, found)
-        if (wanted := self._wanted(f)) is not None:
-            return self._read_block_kept(f, seq, stamps, levels, *wanted, origin, source, tie, last, continued)
+        wanted, may = self._wanted(f) or (None, None)
         for i, (raw, dt, level) in enumerate(zip(f.lines, stamps, levels, strict=True), start=1):
             if not raw or raw.isspace():
                 continue
@@ -402,7 +402,12 @@ class _Reader:
             if plog and "hcom init by file success" in raw and (m := _INIT.search(raw)):
                 self._init_line(f, node, m)
             seq += 1
-            add((dt, seq, f, i, raw, origin, source, "ERROR" if history else level, tie))
+            if wanted is None or wanted[i - 1]:
+                add((dt, seq, f, i, raw, origin, source, "ERROR" if history else level, tie))
+                if may is not None:
+                    kept[seq] = may[i - 1]
+            else:
+                light(dt)
         return seq
 
     def _wanted(self, f: _File) -> tuple[list[bool], list[bool]] | None:
@@ -417,34 +422,6 @@ class _Reader:
         if f.kind.kind == L.DEVICE_OS:
             return [m or "event_id=" in raw for m, raw in zip(may, f.lines, strict=True)], may
         return may, may
-
-    def _read_block_kept(self, f: _File, seq: int, stamps: list[int | None], levels: list[str | None],
-                         wanted: list[bool], may: list[bool], origin: str | None, source: str, tie: int,
-                         last: int | None, continued: bool) -> int:
-        """:meth:`_read_block` keeping a record of the wanted lines only; the others leave their time."""
-        plog = f.kind.kind == L.PLOG
-        node = self._node(f) if plog else None
-        untimed, add, light, kept = self.scan.untimed, self.dated.append, self.light.append, self.kept
-        for i, (raw, dt, level, want) in enumerate(zip(f.lines, stamps, levels, wanted, strict=True), start=1):
-            if not raw or raw.isspace():
-                continue
-            if dt is None:
-                if last is None:
-                    untimed[f.rel] += 1
-                    continue
-                dt = last
-                if not continued:
-                    untimed[f.rel] += 1
-            last = dt
-            if plog and "hcom init by file success" in raw and (m := _INIT.search(raw)):
-                self._init_line(f, node, m)
-            seq += 1
-            if want:
-                add((dt, seq, f, i, raw, origin, source, level, tie))
-                kept[seq] = may[i - 1]
-            else:
-                light(dt)
-        return seq
 
     def _init_line(self, f: _File, node: str | None, m: re.Match[str]) -> None:
         n, rank, ip, dev = m.groups()
