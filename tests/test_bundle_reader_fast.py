@@ -3,7 +3,12 @@
 - a time stamp searched from its lead character is the stamp a search of the whole head finds;
 - the stamp converters built on ``datetime.fromisoformat`` give the ``datetime(int(...), ...)`` value, or raise
   ValueError both, on any field values (out of range, hour 24, second 60, year 0, non-ASCII digits);
-- the integer sort key orders read lines exactly as (time, tie rank, read order).
+- the integer sort key orders read lines exactly as (time, tie rank, read order);
+- one block scan of a file (:func:`opsbrain.bundle.stamps.block_scan` read by ``BlockStamps``) gives every line the
+  stamp :func:`stamp` gives it and the level the reader's per-line regex gives it, and integer times convert both
+  ways;
+- the reader's answers (lines, report, ranks) are the same with the block scan as with the per-line path, on the
+  built-in scenario bundles' kinds of line, on files of stamp-like noise, and on ascend-fd's fixtures when present.
 """
 
 from __future__ import annotations
@@ -80,11 +85,42 @@ def test_non_ascii_digits_take_the_constructor() -> None:
 @given(st.lists(st.tuples(st.integers(-10**7, 10**7), st.sampled_from(sorted(set(R._TIE.values()) | {1}))),
                 max_size=60))
 def test_integer_sort_key_is_time_tie_read_order(rows: list[tuple[int, int]]) -> None:
-    base = datetime(2025, 3, 1)
+    base = S.to_us(datetime(2025, 3, 1))
     f = SimpleNamespace(kind=SimpleNamespace(kind="train"))  # a file kind that is never de-duplicated
-    dated = [(base + timedelta(microseconds=us), seq, f, 0, "", None, "", None, tie)
+    dated = [(base + us, seq, f, 0, "", None, "", None, tie)
              for seq, (us, tie) in enumerate(rows)] + [(base, -1, f, 0, "", None, "hccn", None, R._TIE["hccn"])]
     reader = R._Reader.__new__(R._Reader)
     reader.dated = list(dated)  # type: ignore[assignment]
     got = reader._dedupe()
     assert got == sorted(dated, key=lambda d: (d[0], d[8], d[1]))
+
+
+LEVELISH = st.sampled_from(["", "[ERROR] ", "[INFO ] ", "[warn]\t", "[ERROR", "[E R] ", "[\u00e9] ", "[_1] "])
+PLOGISH = st.sampled_from(["", "HCCL(1,python):", "DRV(12,dmp):", "x ", "[", "2025-03-01 ", "12:00:00 "])
+
+
+def _line_level(text: str) -> str | None:
+    return m.group(1).upper() if text[:1] == "[" and (m := R._LEVEL.match(text)) else None
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(LEVELISH, PLOGISH, STAMPISH, st.sampled_from(["", " x", "\r", "  "])), max_size=12),
+       st.sampled_from(sorted(S._PARSERS)))
+def test_block_scan_gives_every_lines_stamp_and_level(parts: list[tuple[str, str, str, str]], style: str) -> None:
+    lines = ["".join(p) for p in parts]
+    found = S.block_scan(lines, style)
+    if found is None:  # not ASCII, or a style without a block form: the reader reads line by line
+        assert style not in S._BLOCK_RX or not "\n".join(lines).isascii()
+        return
+    stamps, levels = S.BlockStamps(style).read(lines, found)
+    for line, us, level in zip(lines, stamps, levels, strict=True):
+        assert us == (S.to_us(S.stamp(line, style)) if line and not line.isspace() else None), line
+        if line[:1] == "[" or level:
+            assert level == _line_level(line), line
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59, 59, 999999)))
+def test_integer_times_convert_both_ways(dt: datetime) -> None:
+    assert S.from_us(S.to_us(dt)) == dt
+    assert S.to_us(dt) == (dt - S.EPOCH) // timedelta(microseconds=1)

@@ -53,7 +53,8 @@ class _Clock:
 def detect(signals: list[Signal], engine: Any, placement: dict[str, list[str]],
            metric: Callable[[str, str], float | None] | None) -> list[Any]:
     """Replay time-ordered signals through the live controller's detector; diagnose as the controller does."""
-    from opsbrain.detection import Detector, DetectorParams, LinkHistory
+    from opsbrain.detection import Detector, LinkHistory
+    from opsbrain.kb.compiled import compiled_kb
 
     clock = _Clock()
     det: Any = None
@@ -64,7 +65,8 @@ def detect(signals: list[Signal], engine: Any, placement: dict[str, list[str]],
         d.at_s = now
         inc.diagnoses.append(d)
 
-    det = Detector(DetectorParams(), lambda: clock.now, clock.schedule, diagnose, placement)
+    params: Any = compiled_kb().detector_params  # DetectorParams' defaults, without importing pydantic
+    det = Detector(params, lambda: clock.now, clock.schedule, diagnose, placement)
     for s in signals:
         clock.run_before(s.t)
         clock.now = max(clock.now, s.t)
@@ -127,6 +129,15 @@ def _candidates(texts: list[str], matcher: Any) -> list[bool] | None:
     return scan.candidates(texts, min(MAX_LINE, MAX_SCAN_CHARS)) if scan is not None else None
 
 
+def _keep(matcher: Any) -> Callable[[list[str]], list[bool] | None] | None:
+    """The reader's ``keep`` (:func:`opsbrain.bundle.reader.scan_bundle`): the shared block scan of
+    :func:`_candidates`, when it can be built. A line it rules out gives no signal and no knowledge match, so the
+    reader keeps no record of it: the report's lines, signals, incidents and matches are the full read's."""
+    if _candidates([], matcher) is None:
+        return None
+    return lambda texts: _candidates(texts, matcher)
+
+
 KNOWLEDGE_TOP = 50
 """Distinct explanations (source, class, entry, code) the bundle's report lists, most lines first (a bundle of many
 sources matches dozens of vendor entries; ascend-fd's st_testcase alone 30)."""
@@ -157,11 +168,12 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     import time
 
     t0 = time.perf_counter()
-    r = scan_bundle(path, params)
+    keep = _keep(matcher)
+    r = scan_bundle(path, params, keep)  # with the block scan: only the lines a parser or the matcher may use
     t_read = time.perf_counter() - t0
     lines = r.lines
     texts = [ln.text for ln in lines]
-    may = _candidates(texts, matcher)
+    may = r.may if keep is not None else _candidates(texts, matcher)
     sigs, where = signals_of(lines, r.placement, may)
     metric = (lambda name, comp: r.metrics.get((name, comp))) if r.metrics else None
     t1 = time.perf_counter()
@@ -193,7 +205,8 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
         primary = documented
     diagnosis: dict[str, Any] = dict(primary["diagnosis"]) if primary and primary["diagnosis"] else {
         "fault_class": "unknown", "component": None, "confidence": 0.0, "runbook": None, "alternatives": [],
-        "evidence": [f"no known fault signal in {len(lines)} lines of the bundle; escalate"], "at_s": 0.0}
+        "evidence": [f"no known fault signal in {r.report['lines']['read']} lines of the bundle; escalate"],
+        "at_s": 0.0}
     diagnosis["evidence"] = list(diagnosis.get("evidence", []))
     diagnosis["root"] = _in_user_terms(diagnosis.get("component"), r.report["workers"])
     diagnosis["evidence_lines"] = primary["evidence_lines"] if primary else []

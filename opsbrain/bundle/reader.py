@@ -31,10 +31,10 @@ import gc
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -42,10 +42,14 @@ from opsbrain.bundle import layout as L
 from opsbrain.bundle.stamps import (  # noqa: F401 - re-exported
     _STAMP_SCAN,
     _STYLE,
+    BlockStamps,
+    block_scan,
     dir_stamp,
+    from_us,
     klog_stamp,
     stamp,
     syslog_stamp,
+    to_us,
 )
 from opsbrain.bundle.walk import _File, _Scan
 from opsbrain.errors import InputError
@@ -88,11 +92,11 @@ _SMI_ROW = re.compile(r"^\|\s*(\d+)\s+\S+\s*\|\s*\S+\s*\|\s*\S+\s+([\d.]+)\s")
 _TIE = {"device_os": 0, "switch": 0, "syslog": 0, "hccn": 0, "plog": 1, "train": 2, "device_plugin": 3, "job": 4}
 """Order of lines logged in the same instant: what a device or chip reports first, then the processes that see it,
 then the agents that poll them, then the scheduler (the order the twin's fault models emit in)."""
-Dated = tuple[datetime, int, "_File", int, str, "str | None", str, "str | None", int]
-"""A line as read: time, read order (-1: an hccn_tool link record), file, line number, text, origin, source, level,
-and its rank among lines of the same instant (:data:`_TIE` of its source)."""
+Dated = tuple[int, int, "_File", int, str, "str | None", str, "str | None", int]
+"""A line as read: time (integer microseconds, :func:`opsbrain.bundle.stamps.to_us`: sorted and subtracted as ints),
+read order (-1: an hccn_tool link record), file, line number, text, origin, source, level, and its rank among lines of
+the same instant (:data:`_TIE` of its source)."""
 _TIES = max(_TIE.values()) + 2  # tie ranks (0 .. max, and the default 1) as one digit of the sort key
-_MICROSECOND = timedelta(microseconds=1)
 _DEDUPE_FIRST = frozenset({L.MESSAGES, L.DEVICE_OS, L.NPU_INFO})
 _DEDUPE_SECOND = frozenset({L.DMESG, L.HISTORY})
 _UPTIME = re.compile(r"^\[\s*\d+\.\d+\]\s*")
@@ -136,6 +140,14 @@ class BundleRead:
     metrics: dict[tuple[str, str], float]
     report: dict[str, Any]
     ranks: RankTable = field(default_factory=lambda: RankTable([], {}))
+    may: list[bool] | None = None
+    """With ``keep`` (:func:`scan_bundle`): per line of ``lines``, what ``keep`` said of it (True for the lines it
+    was not asked about: they take the exact per-line paths)."""
+
+
+Keep = Callable[[list[str]], "list[bool] | None"]
+"""Which lines of a block the caller needs (False: certain to be of no use to it): a block scan, as
+:func:`opsbrain.bundle.diagnose._candidates`; None: all of them."""
 
 
 def read_bundle(path: str | Path, params: L.BundleParams | None = None) -> tuple[list[BundleLine], dict[str, Any]]:
@@ -144,7 +156,11 @@ def read_bundle(path: str | Path, params: L.BundleParams | None = None) -> tuple
     return r.lines, r.report
 
 
-def scan_bundle(path: str | Path, params: L.BundleParams | None = None) -> BundleRead:
+def scan_bundle(path: str | Path, params: L.BundleParams | None = None, keep: Keep | None = None) -> BundleRead:
+    """Read a bundle. With ``keep``, ``lines`` holds only the lines ``keep`` marks (and those the reader itself needs
+    a record of: job events, lines two files may both hold), with ``keep``'s answers in ``may``; the report still
+    counts and spans every line, and the kept lines are exactly the full read's lines that ``keep`` marks, in the
+    same order with the same values (the other lines cost one time stamp each, never a record)."""
     p = params or L.BundleParams()
     root = Path(path)
     if root.is_symlink():
@@ -154,7 +170,7 @@ def scan_bundle(path: str | Path, params: L.BundleParams | None = None) -> Bundl
     with paused_gc():
         scan = _Scan(root, p)
         scan.walk()
-        return _Reader(scan).build()
+        return _Reader(scan, keep).build()
 
 
 @contextmanager
@@ -173,8 +189,11 @@ def paused_gc() -> Iterator[None]:
 
 
 class _Reader:
-    def __init__(self, scan: _Scan) -> None:
+    def __init__(self, scan: _Scan, keep: Keep | None = None) -> None:
         self.scan = scan
+        self.keep = keep
+        self.light: list[int] = []  # with keep: the times of the lines read without a record (counted, spanned)
+        self.kept: dict[int, bool] = {}  # with keep: keep's answer for the records of block-read files, by seq
         self.p = scan.p
         self.manifest: dict[str, Any] | None = None
         self.workers: dict[str, dict[str, Any]] = {}
@@ -285,9 +304,9 @@ class _Reader:
 
     def _reference(self) -> datetime:
         """The bundle's typical time (median of the full time stamps): fixes syslog's missing year."""
-        stamps = [d[0] for d in self.dated]
+        stamps = [d[0] for d in self.dated] + self.light
         if stamps:
-            return sorted(stamps)[len(stamps) // 2]
+            return from_us(sorted(stamps)[len(stamps) // 2])
         if self.manifest and isinstance(self.manifest.get("epoch"), str):
             try:
                 return datetime.fromisoformat(self.manifest["epoch"])
@@ -312,16 +331,19 @@ class _Reader:
         crash_dt = None
         if kind == L.VMCORE and f.kind.tag and (m := re.search(r"(\d{4}-\d\d-\d\d)-(\d\d:\d\d:\d\d)$", f.kind.tag)):
             try:
-                crash_dt = datetime.fromisoformat(f"{m[1]} {m[2]}")
+                crash_dt = to_us(datetime.fromisoformat(f"{m[1]} {m[2]}"))
             except ValueError:
                 crash_dt = None
-        last: datetime | None = dir_stamp(f.kind.tag) if kind == L.HISI_DUMP else None
+        last: int | None = to_us(dir_stamp(f.kind.tag)) if kind == L.HISI_DUMP else None
         clean, plain = self.scan.clean, f.plain
         syslog, klog = kind in (L.MESSAGES, L.SYSMON), kind == L.VOLCANO
         continued = kind in (L.TRAIN, L.PLOG, L.OTHER, L.HISI_DUMP, L.CANN_DEVICE)
         plog, history = kind == L.PLOG, kind == L.HISTORY
         untimed, dated, since = self.scan.untimed, self.dated, ref or datetime(1970, 1, 1)
         tie = _TIE.get(source, 1)
+        block = block_scan(f.lines, style) if plain and not (syslog or klog or kind == L.VMCORE) else None
+        if block is not None:
+            return self._read_block(f, seq, block, BlockStamps(style), origin, source, tie, last, continued)
         for i, raw in enumerate(f.lines, start=1):
             if plain:  # Scan.clean of a file without junk or over-long lines: only blank lines are dropped
                 if not raw or raw.isspace():
@@ -334,11 +356,11 @@ class _Reader:
             if kind == L.VMCORE:
                 dt = crash_dt
             elif syslog:
-                dt = syslog_stamp(text, since)
+                dt = to_us(syslog_stamp(text, since))
             elif klog:
-                dt = klog_stamp(text, since)
+                dt = to_us(klog_stamp(text, since))
             else:
-                dt = stamp(text, style)
+                dt = to_us(stamp(text, style))
             if dt is None:
                 if last is None:
                     untimed[f.rel] += 1
@@ -355,6 +377,51 @@ class _Reader:
             seq += 1
             dated.append((dt, seq, f, i, text, origin, source, level, tie))
         return seq
+
+    def _read_block(self, f: _File, seq: int, found: list[tuple[str, str, str]], read: BlockStamps,
+                    origin: str | None, source: str, tie: int, last: int | None, continued: bool) -> int:
+        """:meth:`_read_timed` of a plain file whose levels and stamps one scan found (:func:`block_scan`): the same
+        records, without a regex search a line; with keep, records of the wanted lines only (:meth:`_wanted`), the
+        others leaving their time."""
+        history, plog = f.kind.kind == L.HISTORY, f.kind.kind == L.PLOG
+        node = self._node(f) if plog else None
+        untimed, add, light, kept = self.scan.untimed, self.dated.append, self.light.append, self.kept
+        stamps, levels = read.read(f.lines, found)
+        wanted, may = self._wanted(f) or (None, None)
+        for i, (raw, dt, level) in enumerate(zip(f.lines, stamps, levels, strict=True), start=1):
+            if not raw or raw.isspace():
+                continue
+            if dt is None:
+                if last is None:
+                    untimed[f.rel] += 1
+                    continue
+                dt = last
+                if not continued:
+                    untimed[f.rel] += 1
+            last = dt
+            if plog and "hcom init by file success" in raw and (m := _INIT.search(raw)):
+                self._init_line(f, node, m)
+            seq += 1
+            if wanted is None or wanted[i - 1]:
+                add((dt, seq, f, i, raw, origin, source, "ERROR" if history else level, tie))
+                if may is not None:
+                    kept[seq] = may[i - 1]
+            else:
+                light(dt)
+        return seq
+
+    def _wanted(self, f: _File) -> tuple[list[bool], list[bool]] | None:
+        """With keep: per line of a block-read file, whether it needs a record (keep marks it, or the reader needs
+        it: a device record the history may repeat, :func:`_dup_key`) and keep's answer; None without keep, and for
+        the files whose every line needs a record (job events, the history)."""
+        if self.keep is None or f.kind.kind in (L.CLUSTERD, L.HISTORY):
+            return None
+        may = self.keep(f.lines)
+        if may is None:
+            return None
+        if f.kind.kind == L.DEVICE_OS:
+            return [m or "event_id=" in raw for m, raw in zip(may, f.lines, strict=True)], may
+        return may, may
 
     def _init_line(self, f: _File, node: str | None, m: re.Match[str]) -> None:
         n, rank, ip, dev = m.groups()
@@ -377,7 +444,7 @@ class _Reader:
             if text is None:
                 continue
             if m := _HCCN_REC.search(text):
-                dt = stamp(text, "ctime")
+                dt = to_us(stamp(text, "ctime"))
                 if dt is not None and node is not None:
                     self.dated.append((dt, -1, f, i, text.strip(), node, "hccn", None, _TIE["hccn"]))
                 continue
@@ -429,37 +496,50 @@ class _Reader:
                 origin_dt = datetime.fromisoformat(self.manifest["epoch"])
             except ValueError:
                 origin_dt = None
-        logs = [d for d in self.dated if d[1] >= 0]
-        span = (min(d[0] for d in logs), max(d[0] for d in logs)) if logs else None
+        logs = [d[0] for d in self.dated if d[1] >= 0] + self.light
+        span = (from_us(min(logs)), from_us(max(logs))) if logs else None
         if origin_dt is None:
             first = span[0] if span else ref
             origin_dt = first.replace(microsecond=0)
+        origin_us = to_us(origin_dt)
+        lo, hi = (to_us(span[0]), to_us(span[1])) if span else (0, 0)
         records = self._dedupe()
         fed_links: set[tuple[str, int]] = set()
         lines: list[BundleLine] = []
         hosts = self._host_ids()
-        for dt, seq, f, i, text, origin, source, level, _tie in records:
+        may = self._may(records)
+        kept_may: list[bool] | None = [] if may is not None else None
+        unkept = 0
+        for k, (dt, seq, f, i, text, origin, source, level, _tie) in enumerate(records):
             if seq < 0:  # a link change record of hccn_tool output: only those inside the logs' span
-                if span is not None and not span[0] <= dt <= span[1]:
+                if span is not None and not lo <= dt <= hi:
                     continue
                 if (rec := _HCCN_REC.search(text)) and rec.group(2) == "DOWN" and origin:
                     fed_links.add((origin, int(rec.group(1))))
-            t = (dt - origin_dt).total_seconds()
+            t = (dt - origin_us) / 1_000_000  # timedelta.total_seconds(): the microseconds over 10**6
             job = None
             if f.kind.kind == L.CLUSTERD:
                 job = self._job(text, hosts)
                 if job is None:
                     continue
+            if kept_may is not None and may is not None:
+                if not may[k] and job is None:
+                    unkept += 1  # read and counted; keep does not want it
+                    continue
+                kept_may.append(may[k])
             lines.append(BundleLine(t, origin, source, level, text, f.rel, i, job))
         if synthetic := self._link_changes(fed_links, origin_dt):
             lines += synthetic  # (the lines are in time order already: dedupe sorted them by time)
-            lines.sort(key=lambda x: x.t)  # stable: the synthetic link records join the time-ordered lines
+            order = sorted(range(len(lines)), key=lambda x: lines[x].t)  # stable: synthetic records join in time
+            lines = [lines[x] for x in order]
+            if kept_may is not None:
+                kept_may = [(kept_may + [True] * len(synthetic))[x] for x in order]
         report = {
             "bundle": str(self.scan.root),
             "files": {"read": sum(1 for f in self.scan.files if f.kind.kind != L.ENV_TABLE),
                       "by_kind": dict(Counter(f.kind.kind for f in self.scan.files if f.kind.kind != L.ENV_TABLE))},
             "skipped": self.skipped, "refused": self.scan.refused,
-            "lines": {"read": len(lines), "malformed": sum(self.scan.malformed.values()),
+            "lines": {"read": len(lines) + unkept + len(self.light), "malformed": sum(self.scan.malformed.values()),
                       "untimed": sum(self.scan.untimed.values()), "cut": sum(self.scan.cut.values()),
                       "duplicates": len(self.dated) - len(records)},
             "malformed_files": dict(self.scan.malformed.most_common(20)),
@@ -473,7 +553,19 @@ class _Reader:
             "metrics": len(self.metrics),
             "manifest": self.manifest,
         }
-        return BundleRead(lines, self.placement, self.metrics, report)
+        return BundleRead(lines, self.placement, self.metrics, report, may=kept_may)
+
+    def _may(self, records: list[Dated]) -> list[bool] | None:
+        """With keep: its answer for each record (block-read files: given at reading; the others: asked now, of
+        their texts at once; a line it cannot tell about is kept)."""
+        if self.keep is None:
+            return None
+        ask = [k for k, d in enumerate(records) if d[1] not in self.kept]
+        told = self.keep([records[k][4] for k in ask]) if ask else []
+        may = [self.kept.get(d[1], True) for d in records]
+        for k, m in zip(ask, told if told is not None else [True] * len(ask), strict=True):
+            may[k] = m
+        return may
 
     def _dedupe(self) -> list[Dated]:
         """Drop dmesg lines already in messages, history records already in the device log, and link records
@@ -498,8 +590,8 @@ class _Reader:
                 seen.add(key)
         keep = [d for d in self.dated if id(d) not in drop] if drop else list(self.dated)
         if keep:  # by time, tie rank, read order: one integer each (comparing datetimes costs thrice as much)
-            base, n = keep[0][0], len(self.dated) + 2
-            keep.sort(key=lambda d: ((d[0] - base) // _MICROSECOND * _TIES + d[8]) * n + d[1] + 1)
+            base, n = keep[0][0], max(d[1] for d in keep) + 2  # read order (seq) below n
+            keep.sort(key=lambda d: ((d[0] - base) * _TIES + d[8]) * n + d[1] + 1)
         return keep
 
     def _job(self, text: str, hosts: dict[str, str]) -> tuple[str, str, dict[str, Any]] | None:
@@ -546,7 +638,7 @@ class _Reader:
 def _dup_key(d: Dated) -> tuple[Any, ...] | None:
     dt, _seq, f, _i, text, origin, _src, _lvl, _tie = d
     k = f.kind.kind
-    sec = dt.replace(microsecond=0)
+    sec = dt // 1_000_000
     if k == L.MESSAGES:
         head, sep, body = text.partition(" kernel: ")
         return ("kern", origin, sec, _UPTIME.sub("", body).strip()) if sep else None

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import datetime
-from typing import Any
+from datetime import date, datetime, timedelta
+from typing import Any, overload
 
 from opsbrain.bundle import layout as L
 
@@ -142,3 +142,126 @@ def syslog_stamp(line: str, ref: datetime) -> datetime | None:
         return stamp(line, "iso")
     mon, d, h, mi, s = m.groups()
     return _closest_year(ref, lambda y: datetime(y, _MON[mon], int(d), int(h), int(mi), int(s)))
+
+
+# ---- a whole file at once ------------------------------------------------------------------------------------------
+EPOCH = datetime(1, 1, 1)
+"""Integer times count microseconds from here (what the reader sorts and subtracts: ints, not datetimes)."""
+_US_DAY = 86_400_000_000
+
+
+@overload
+def to_us(dt: datetime) -> int: ...
+@overload
+def to_us(dt: None) -> None: ...
+@overload
+def to_us(dt: datetime | None) -> int | None: ...
+def to_us(dt: datetime | None) -> int | None:
+    """A naive datetime as integer microseconds since :data:`EPOCH` (None stays None)."""
+    if dt is None:
+        return None
+    return (dt.toordinal() - 1) * _US_DAY + ((dt.hour * 60 + dt.minute) * 60 + dt.second) * 1_000_000 + \
+        dt.microsecond
+
+
+def from_us(us: int) -> datetime:
+    """The inverse of :func:`to_us`."""
+    return EPOCH + timedelta(microseconds=us)
+
+
+def _no_groups(pattern: str) -> str:
+    return re.sub(r"\((?!\?)", "(?:", pattern)
+
+
+_BLOCK_FIRST = {"slog": _TS_SLOG, "hwlog": _TS_HWLOG, "iso": _TS_ISO}
+"""The styles :func:`block_stamps` scans in one pass: their first stamp form (fixed-width fields through the second,
+then an optional fraction; no anchor, look-around or ``\\s`` that could reach past a line's end)."""
+_BLOCK_RX = {style: re.compile(r"(?m)^(?=(?:\[(\w+)[^\S\n]*\])?)(?:([^\n]{0," + str(_STAMP_SCAN - 1) + r"}?)("
+                               + _no_groups(rx.pattern) + r"))?[^\n]*")
+             for style, rx in _BLOCK_FIRST.items()}
+"""Per line of a block: its bracketed level (``_LEVEL`` of the reader, ``\\s`` kept inside the line), the text before
+the leftmost match of the style's first form starting in the head, and that match."""
+
+
+def block_scan(lines: list[str], style: str) -> list[tuple[str, str, str]] | None:
+    """Per line of a block, in one regex scan: its bracketed level as written (``[ERROR ]`` -> ``ERROR``; ``""``:
+    none), the text before its stamp and the stamp of the style's first form (``""``: none in the head); read them
+    with :class:`BlockStamps`. None when the block cannot be scanned so (not ASCII, or a style without a block form).
+
+    Why a stamp found so is :func:`stamp`'s: the first form has no assertion, so a match of it in the head (the first
+    :data:`_STAMP_SCAN` characters) is a match in the line, and the leftmost match in the line, when it ends inside
+    the head, is the head's leftmost and takes the same path through the pattern. A line whose match does not end
+    inside the head, or that has none, is read by :func:`stamp` itself (which then tries the style's other forms)."""
+    rx = _BLOCK_RX.get(style)
+    if rx is None:
+        return None
+    if not lines:
+        return []
+    text = "\n".join(lines)
+    if not text.isascii():
+        return None
+    found = rx.findall(text)
+    return found if len(found) == len(lines) else None  # one match a line, by construction
+
+
+class BlockStamps:
+    """Reads the stamps :func:`block_scan` found as integer microseconds (:func:`to_us`), as :func:`stamp` would
+    (None for impossible fields: the ValueError on which ``stamp`` answers None), with the days and minutes of the
+    day already seen kept (a log holds few of them)."""
+
+    def __init__(self, style: str) -> None:
+        self.style = style
+        self.slog = style == "slog"
+        self._days: dict[str, int | None] = {}
+        self._minutes: dict[str, int | None] = {}
+        self._levels: dict[str, str] = {}
+
+    def level(self, written: str) -> str | None:
+        """The level as the reader keeps it (upper case), None for none."""
+        if not written:
+            return None
+        up = self._levels.get(written)
+        if up is None:
+            up = self._levels[written] = written.upper()
+        return up
+
+    def read(self, lines: list[str], found: list[tuple[str, str, str]]) -> tuple[list[int | None], list[str | None]]:
+        """The stamps and levels of ``lines``, as :func:`block_scan` found them (one loop, no call a line)."""
+        days, minutes, uppers, style, slog = self._days, self._minutes, self._levels, self.style, self.slog
+        us: list[int | None] = []
+        levels: list[str | None] = []
+        add, add_level = us.append, levels.append
+        for line, (level, before, whole) in zip(lines, found, strict=True):
+            add_level((uppers.get(level) or self.level(level)) if level else None)
+            if not whole or len(before) + len(whole) > _STAMP_SCAN:
+                add(to_us(stamp(line, style)) if line and not line.isspace() else None)
+                continue
+            day = days.get(whole[:10], -1)
+            if day == -1:
+                day = days[whole[:10]] = _day_us(whole[:10])
+            minute = minutes.get(whole[11:16], -1)
+            if minute == -1:
+                minute = minutes[whole[11:16]] = _minute_us(whole[11:16])
+            if day is None or minute is None or whole[17:19] >= "60":
+                add(None)
+            elif slog:  # SS.mmm.uuu
+                add(day + minute + int(whole[17:19] + whole[20:23] + whole[24:27]))
+            elif len(whole) > 20:  # SS.f (1 to 6 digits)
+                add(day + minute + int(whole[17:19] + whole[20:].ljust(6, "0")))
+            else:
+                add(day + minute + int(whole[17:19]) * 1_000_000)
+        return us, levels
+
+
+def _day_us(day: str) -> int | None:
+    """``YYYY?MM?DD`` (the separator either way) as microseconds since :data:`EPOCH`; None when no such day."""
+    try:
+        return (date(int(day[0:4]), int(day[5:7]), int(day[8:10])).toordinal() - 1) * _US_DAY
+    except ValueError:
+        return None
+
+
+def _minute_us(hh_mm: str) -> int | None:
+    """``HH:MM`` as microseconds into the day; None past 23:59."""
+    h, m = int(hh_mm[0:2]), int(hh_mm[3:5])
+    return None if h > 23 or m > 59 else (h * 60 + m) * 60_000_000

@@ -1,5 +1,17 @@
 """Detection: turn the telemetry stream into incidents."""
 
-from opsbrain.detection.detector import NO_HISTORY, Detector, DetectorParams, Incident, LinkHistory
+from typing import Any
+
+from opsbrain.detection.detector import NO_HISTORY, Detector, Incident, LinkHistory
+
+
+def __getattr__(name: str) -> Any:
+    """``DetectorParams`` on first use (it needs pydantic)."""
+    if name == "DetectorParams":
+        from opsbrain.detection.params import DetectorParams
+
+        return DetectorParams
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["NO_HISTORY", "Detector", "DetectorParams", "Incident", "LinkHistory"]

@@ -62,6 +62,10 @@ ROOTINFO_AGENT = ("topo exchange agent get socket timeout", "receive from fdhand
 WRAPPERS = frozenset({"ascend", "log", "logs", "var", "os", "host_log", "fault_diag_data"})
 """Directory names that only wrap a worker's logs (``<job>/ascend/process_log``): not the worker's name."""
 ANCHORS = ("process_log", "environment_check", "device_log")
+_IDENTITY_WORDS = re.compile("|".join(re.escape(w) for w in (
+    "HcclGetRootInfo success", " set by ", "TLS SWITCH (", "rankNum[", "totalRanks[", "Entry-HcclCommInitRootInfo")))
+"""A literal every line :meth:`RankCollector._identity` reads holds (one of its tests needs each): a line with none
+of them and no ERROR level only counts for its process's first time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,13 +220,14 @@ class RankCollector:
         m = RE_PLOG_LINE.match(line)
         if m is None:
             return
-        level, module, line_pid = m.group(1).upper(), m.group(2), m.group(3)
+        g = m.groups()
+        level, module, line_pid = g[0].upper(), g[1], g[2]
         fm = info[2]
         if fm is None and module != "HCCL":
             return
         pid = fm.group(1) if fm else line_pid
         w = worker
-        second = m.group(4, 5, 6, 7, 8, 9)
+        second = g[3:9]
         base = self._seconds.get(second)
         if base is None:
             try:
@@ -231,8 +236,8 @@ class RankCollector:
             except ValueError:
                 return
             self._seconds[second] = base
-        t = base + int(m.group(10)) / 1e3 + int(m.group(11)) / 1e6
-        body = m.group(12)
+        t = base + int(g[9]) / 1e3 + int(g[10]) / 1e6
+        body = g[11]
         key = (w, pid)
         # lines differing only in time stamp are one line (ascend-fd's rule: the text after the second '[')
         dup = hash((w, pid, line.split("[", 2)[-1]))  # a hash, not the text: a 50 MB plog keeps 8 bytes a line
@@ -245,7 +250,9 @@ class RankCollector:
         if name and name not in proc.files:
             proc.files.append(name)
         proc.first_t = t if proc.first_t is None else min(proc.first_t, t)
-        ref = LineRef(file, line_no, line[:400])
+        ref = LineRef(file, line_no, line[:400]) if level == "ERROR" or _IDENTITY_WORDS.search(body) else None
+        if ref is None:
+            return  # neither an error nor a line _identity reads (most INFO lines of a plog): nothing more to keep
         self._identity(proc, body, ref)
         if level == "ERROR":
             if proc.first_error_t is None or t < proc.first_error_t:

@@ -31,7 +31,7 @@ FORMAT = 1
 CACHE_NAME = "kb-compiled.json"
 _PKG = Path(__file__).resolve().parents[1]  # opsbrain/
 SOURCES = ("kb/compiled.py", "kb/loader.py", "kb/schema.py", "kb/codenorm.py", "kb/training.py",
-           "diagnosis/knowledge.py", "diagnosis/params.py", "ingest/parsers/messages.py")
+           "diagnosis/knowledge.py", "diagnosis/params.py", "ingest/parsers/messages.py", "detection/params.py")
 """Source files (under opsbrain/) whose code decides the compiled content; faultlib's fault catalogue too (the
 loader checks the classes against it)."""
 
@@ -71,6 +71,7 @@ def content_key() -> str:
 
 def compile_kb() -> dict[str, Any]:
     """The plain form, computed from the validated (pydantic) knowledge base: the slow path, run once per key."""
+    from opsbrain.detection.params import DetectorParams
     from opsbrain.diagnosis.knowledge import KindTable, raw_vendor_rules
     from opsbrain.diagnosis.params import DiagnosisParams
     from opsbrain.ingest.parsers.messages import messages_of
@@ -88,6 +89,7 @@ def compile_kb() -> dict[str, Any]:
         "messages": messages_of(read_package_yaml(codes) if codes.exists() else {}),
         "vendor_rules": raw_vendor_rules(),
         "diagnosis_params": DiagnosisParams().model_dump(mode="json"),
+        "detector_params": DetectorParams().model_dump(mode="json"),
     }
 
 
@@ -129,6 +131,7 @@ class CompiledKB:
         self.messages: dict[str, str] = dict(doc["messages"])
         self.vendor_rules: list[dict[str, Any]] = list(doc["vendor_rules"])
         self.diagnosis_params = _namespace(doc["diagnosis_params"])
+        self.detector_params = _namespace(doc["detector_params"])  # the replay of a bundle (no pydantic import)
 
     def __iter__(self) -> Any:
         return iter(self.classes.values())
