@@ -56,6 +56,9 @@ def kinds(text: str) -> list[str]:
      "in log. It means Atomic accumulation exception, please check the input data and network accuracy. Attention "
      "please, if multiple tasks are running on the same device at the same time, false positives may be generated. "
      "You are advised to pull up only one task and collect it .", "rt:aicore_sw"),
+    # a missing op binary: the ops / Kernels package (torch_npu troubleshooting, "operator call error" ERR01100)
+    ("EZ9999: [PID: 775] 2025-02-16-12:18:25.258.321 Cannot find bin of op Range, integral key "
+     "0/1/|int64/ND/int64/ND/int64/ND/int64/ND/.", "cfg:env"),
 ])
 def test_real_line_gives_its_documented_kind(line: str, kind: str) -> None:
     assert kind in kinds(line)
@@ -121,3 +124,23 @@ def test_one_signal_once_per_line() -> None:
     assert len(sigs) == len(set(sigs))
     assert [s.kind for s in sigs].count("cfg:device") == 1
 
+
+
+def test_a_torch_npu_error_type_means_the_same_in_every_submodule() -> None:
+    """ERR<module><type>: error_code_information.md gives the type's meaning for every submodule (PTA, OPS, DIST,
+    GRAPH, PROF), so ERR02002 (the DIST invalid-type case of the torch_npu troubleshooting guide) reads as ERR01002."""
+    from opsbrain.diagnosis.knowledge import documented_kinds
+
+    roles = documented_kinds()
+    assert roles["err:ERR02002"] == roles["err:ERR01002"] == roles["err:ERR00002"]
+    assert "framework_error" in roles["err:ERR03007"] and "config_error" in roles["err:ERR04008"]
+    assert "err:ERR05002" not in roles  # no sixth submodule is documented
+    assert "err:ERR02002" in kinds("[ERROR] 2024-08-18-22:15:47 (PID:23232, Device:0, RankID:0) ERR02002 DIST "
+                                   "invalid type")
+
+
+def test_an_invalid_device_id_is_a_configuration_error() -> None:
+    """107001 ACL_ERROR_RT_INVALID_DEVICEID: a device id the job's set-up got wrong (MindSpore distributed FAQ:
+    'Got device count[8] and device id[9]')."""
+    table = default_table()
+    assert ("config_error", "primary") in table.of("rt:107001")

@@ -71,6 +71,12 @@ class KindTable:
         return {k: math.log1p(n) for k, n in c.items()}
 
 
+TORCH_NPU_MODULES = {"PTA": 0, "OPS": 1, "DIST": 2, "GRAPH": 3, "PROF": 4}
+"""torch_npu error codes are ``ERR<module><type>`` (two digits, three digits): the submodules of torch_npu's
+``SubModule`` enum (torch_npu/csrc/core/npu/NPUException.h); error_code_information.md gives a type's meaning for
+every module (``ERR**002``: invalid type)."""
+
+
 def documented_kinds() -> dict[str, dict[str, str]]:
     """signal kind -> {class: role} from the documented code and message table (knowledge_base/codes.yaml: runtime,
     CANN and device codes, HCCL's API return codes as ``hcclret:N``, messages) and the reviewed category -> class
@@ -91,7 +97,10 @@ def documented_kinds() -> dict[str, dict[str, str]]:
         put([f"rt:{row['code']}"], row)
     for row in codes.get("cann_error_codes", []) or []:
         c = str(row["code"]).upper()
-        put([f"hccl:{c}" if c.startswith("EI") else f"err:{c}"], row)
+        if c.startswith("ERR**"):  # a torch_npu error type whatever the submodule: ERR<2-digit module><type>
+            put([f"err:ERR{m:02d}{c[5:]}" for m in TORCH_NPU_MODULES.values()], row)
+        else:
+            put([f"hccl:{c}" if c.startswith("EI") else f"err:{c}"], row)
     for row in codes.get("device_event_codes", []) or []:
         c = str(row["code"]).upper().removeprefix("0X")
         put([f"dev:{c}", f"plugin:{c}"], row)

@@ -18,8 +18,11 @@ CFG_ENV = screened(
     r"undefined symbol|init env failed|\[EnvConfig\]|\bby (?:HCCL|HCCN|ASCEND)_[A-Z_]+|AclSetCompileopt|"
     r"address already in use|port is (?:been )?(?:using|used|in use|occupied)|port .{0,40}(?:in use|occupied)|"
     r"gethostbyname failed|Name or service not known|DNS resolution failed|"
-    r"(?:npu-smi|hccn_tool|ascend-dmi|msnpureport) not found",
+    r"(?:npu-smi|hccn_tool|ascend-dmi|msnpureport) not found|Cannot find bin(?:ary)? (?:of|for) op",
     re.I)
+"""Missing pieces of the environment. ``Cannot find bin of op <type>``: the operator's compiled kernel is not
+installed (torch_npu troubleshooting, "operator call error" ERR01100: the matching Kernels / ops package missing
+comes first among the causes; CANN installs op binaries with the ops package)."""
 """Configuration and environment texts: libraries and paths not found, environment variables a program names (HCCL's
 ``[EnvConfig]`` stage and ``set ... by HCCL_SOCKET_IFNAME`` lines, CANN's ``init env failed``), a port already taken
 (errno EADDRINUSE, "Address already in use"; HCCL's listen failure asks whether another process uses the port), a
