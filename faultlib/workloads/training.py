@@ -51,6 +51,8 @@ class TrainingJob(RecoveryActions):
     kind = "training"
 
     def attach(self, sim: Simulation) -> None:
+        """Place the job and start it: it runs (or stalls at once on a cause already present) and arms the
+        checkpoint timer."""
         super().attach(sim)
         self._enter_running("started", nodes=len(self.nodes), npus=len(self.ranks))
         self._schedule_ckpt()
