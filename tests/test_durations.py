@@ -29,8 +29,8 @@ RECOVERY_GROUPS = ("control", "delivery", "training", "inference")
 CONFIGURED = ("timeout", "wait", "poll", "interval", "every", "holdtime", "intervaltime", "window", "hold-down",
               "checkpoint", "hourly", "young/daly", "slo", "target", "admission", "mindcluster")
 """Words by which a fixed (non-distribution) duration's source says it is a configured value, not a measured one."""
-ACTION_CODE = ("faultlib/control.py", "faultlib/workloads/training.py", "faultlib/workloads/inference.py",
-               "faultlib/workloads/base.py", "faultlib/telemetry/delivery.py", "opsbrain/detection/detector.py",
+ACTION_CODE = ("faultlib/control.py", "faultlib/telemetry/delivery.py", "opsbrain/detection/detector.py",
+               *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "faultlib" / "workloads").glob("*.py")),
                "opsbrain/detection/watchdog.py", "opsbrain/controller.py",
                *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "opsbrain" / "recovery").glob("*.py")))
 SETTING_SOURCES = ("reason:", "facts.md", "mindcluster", "cann", "arxiv", "nvsentinel")

@@ -1,8 +1,11 @@
 """Detection: turn the telemetry stream into incidents."""
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from opsbrain.detection.detector import NO_HISTORY, Detector, Incident, LinkHistory
+
+if TYPE_CHECKING:  # type checkers see the class; at run time it is imported on first use (below)
+    from opsbrain.detection.params import DetectorParams
 
 
 def __getattr__(name: str) -> Any:

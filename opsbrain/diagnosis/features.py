@@ -58,14 +58,14 @@ def incident_features(signals: Iterable[Signal], now: float, history: LinkRecord
         f["planes_on_busiest_node"] = float(len({ln.split("/l1sw", 1)[1].split("~")[0] for ln in busiest}))
         f["max_flaps_24h"] = float(max(history.flaps(ln) for ln in down))
         f["lanes_lost_before"] = float(any(history.lanes_lost(ln) for ln in down))
-    npus = Counter(n for s in sigs if (n := npu_id(s.component)))
+    npus = Counter(npu for s in sigs if (npu := npu_id(s.component)))
     f["npus"] = math.log1p(len(npus))
     f["max_signals_per_npu"] = math.log1p(max(npus.values())) if npus else 0.0
     remotes = {s.component for s in sigs if s.kind == "hccl:remote"}
     f["remote_nodes"] = float(len(remotes))
     hw_nodes = {node_id(s.component) for s in sigs if s.kind.startswith(("dev:", "agent:", "os:", "sw:", "port:"))}
     f["remote_has_hw_errors"] = float(bool(remotes & hw_nodes))
-    nodes = {n for s in sigs if (n := node_id(s.component) or node_id(s.host))}
+    nodes = {nd for s in sigs if (nd := node_id(s.component) or node_id(s.host))}
     f["nodes"] = math.log1p(len(nodes))
     f["span_s"] = math.log1p(max(0.0, now - min((s.t for s in sigs), default=now)))
     if metric is not None:

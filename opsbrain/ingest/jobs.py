@@ -16,7 +16,8 @@ def parse_job_event(job: str, kind: str, detail: dict[str, object], t: float,
     del placement
     if kind not in JOB_KINDS:
         return []
-    node = detail.get("node") if isinstance(detail.get("node"), str) else None
+    named = detail.get("node")
+    node = named if isinstance(named, str) else None
     dev = detail.get("device")
     comp = f"{node}/npu{dev}" if node and isinstance(dev, int) and not isinstance(dev, bool) else None  # node + index
     where = str(comp or node or detail.get("instance") or job)

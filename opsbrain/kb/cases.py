@@ -36,7 +36,7 @@ from opsbrain.controller import Controller
 from opsbrain.detection import NO_HISTORY, Incident, LinkHistory
 from opsbrain.diagnosis.features import incident_features
 from opsbrain.ingest.where import node_of
-from opsbrain.runner.scoring import match_incidents
+from opsbrain.runner.scoring import FaultLife, match_incidents
 from opsbrain.verdict import Diagnosis
 from opsbrain.workers import init_worker
 
@@ -278,13 +278,16 @@ def run_case(seed: int, kind: str, concurrent: bool = False, noise_scale: float 
         sim.run(min(SLOW_KINDS_MAX_S, sim.now + 3600.0))
     ends = [t.ended_at_s or sim.now for t in truths]
     sim.run(max(sim.now, max(ends) + TAIL_S))
-    faults = [(t.id, t.kind, t.target, t.at_s, t.at_s) for t in truths]  # life = onset: the horizon from onset
+    # life = onset: the horizon from onset
+    faults: list[FaultLife] = [(t.id, t.kind, t.target, t.at_s, t.at_s) for t in truths]
     by_id = {t.id: t for t in truths}
     out = []
     for inc, now, feats, sigs in recorder.moments:
         comps = {x.component for x in sigs if x.component}
         matched = match_incidents(faults, [(inc.id, now, comps)], horizon_s=SLOW_KINDS_MAX_S)
         fid = matched.get(inc.id)
+        label: str | None
+        comp: str | None
         if fid is not None:
             label, comp = by_id[fid].kind, by_id[fid].target
         else:

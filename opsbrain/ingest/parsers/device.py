@@ -56,8 +56,8 @@ def parse(ctx: LineCtx) -> bool:
         ctx.add(f"swfault:{m.group(1).lower()[2:].upper()}", ctx.node, max(ctx.sev, 1))
         return True
     if m := RE_FAULT_CODE.search(text):
-        dev = ctx.device()
-        ctx.add(f"dev:{m.group(1).upper()}", ctx.npu(dev), device=dev)
+        named = ctx.device()  # the device index the line names, if any
+        ctx.add(f"dev:{m.group(1).upper()}", ctx.npu(named), device=named)
         return True
     if m := RE_SMI_HEALTH.search(text):
         dev = int(m.group(1))
