@@ -79,8 +79,8 @@ every module (``ERR**002``: invalid type)."""
 
 def documented_kinds() -> dict[str, dict[str, str]]:
     """signal kind -> {class: role} from the documented code and message table (knowledge_base/codes.yaml: runtime,
-    CANN and device codes, HCCL's API return codes as ``hcclret:N``, messages) and the reviewed category -> class
-    table (knowledge_base/categories.yaml)."""
+    CANN and device codes, HCCL's API return codes as ``hcclret:N``, MindIE codes, messages) and the reviewed
+    category -> class table (knowledge_base/categories.yaml)."""
     from opsbrain.yamlio import read_package_yaml
 
     base = Path(str(resources.files("knowledge_base")))
@@ -104,6 +104,8 @@ def documented_kinds() -> dict[str, dict[str, str]]:
     for row in codes.get("device_event_codes", []) or []:
         c = str(row["code"]).upper().removeprefix("0X")
         put([f"dev:{c}", f"plugin:{c}"], row)
+    for row in codes.get("mindie_codes", []) or []:  # MindIE serving codes (parsers/mindie.py)
+        put([f"err:{str(row['code']).upper()}"], row)
     for row in codes.get("hccl_results", []) or []:
         put([f"hcclret:{int(row['code'])}"], row)
     for cat in {str(r.get("category")) for r in codes.get("messages", []) or []}:

@@ -16,13 +16,27 @@ from functools import lru_cache
 
 from opsbrain.blockscan import BlockScan
 from opsbrain.ingest import screen, where
-from opsbrain.ingest.parsers import cann, device, dmi, errnums, framework, hccl, hccn, kernel, messages, twin
+from opsbrain.ingest.parsers import (
+    cann,
+    device,
+    dmi,
+    errnums,
+    framework,
+    hccl,
+    hccn,
+    kernel,
+    kubelet,
+    messages,
+    mindie,
+    twin,
+)
 from opsbrain.ingest.parsers.ctx import MAX_LINE, LineCtx, Parser, level_of
 from opsbrain.ingest.signal import Signal
 from opsbrain.multiscan import Screen, literal_pattern, re2_superset
 
-ORDER: tuple[Parser, ...] = (twin.parse, messages.parse, errnums.parse, dmi.parse, device.parse, hccn.parse,
-                             kernel.parse_driver, hccl.parse, cann.parse, kernel.parse, framework.parse)
+ORDER: tuple[Parser, ...] = (twin.parse, messages.parse, mindie.parse, errnums.parse, dmi.parse, device.parse,
+                             kubelet.parse, hccn.parse, kernel.parse_driver, hccl.parse, cann.parse, kernel.parse,
+                             framework.parse)
 
 GATE = re.compile(
     r"event[_ ]?id|fault|alarm|error|err\d|fail|timeout|timed out|time out|heartbeat|link|ecc|panic|lockup|hung|"
@@ -32,7 +46,8 @@ GATE = re.compile(
     r"lanes|qingtian|dpu|storage|critical|fatal|warn|overtemp|temperature|throttl|aer|pcie|mce|uce|retry|"
     r"refused|reset|isolat|unhealthy|sdc|loss is|notify|socket|transport|cqe|rdma|roce|hccl|ranktable|"
     r"rank_table|malloc|alloc|kv cache memory: -|tls switch|errno\[|retcode|seizing the npu|"
-    r"emergency_warn|general_warn",
+    r"emergency_warn|general_warn|died unexpectedly|未找到命令|\bMIE\d{2}[A-Z]\d{6}\b|healthy devices|"
+    r"ListAndWatch ended",
     re.I)
 
 
@@ -65,8 +80,9 @@ def _every_parser() -> screen.Group:
     """Every regex a parser keys on (each parser returns at once when the screen rules out all of its own), but for
     those that only qualify a signal another regex finds (``screened(..., context=True)``)."""
     rx = messages.catalog()[0]
-    return screen.Group(sorted({r for g in (twin._ANY, errnums._ANY, dmi._ANY, device._ANY, hccn._ANY, kernel._ANY,
-                                            hccl._ANY, cann._ANY, framework._ANY) for r in g.regexes if not r.context}
+    groups = (twin._ANY, mindie._ANY, errnums._ANY, dmi._ANY, device._ANY, kubelet._ANY, hccn._ANY, kernel._ANY,
+              hccl._ANY, cann._ANY, framework._ANY)
+    return screen.Group(sorted({r for g in groups for r in g.regexes if not r.context}
                                | {kernel.RE_DRV, kernel.RE_VM_FAULT, *(row[0] for row in kernel.DRV_KINDS)}
                                | ({rx} if rx is not None else set()), key=lambda r: r.id))
 

@@ -18,7 +18,8 @@ CFG_ENV = screened(
     r"undefined symbol|init env failed|\[EnvConfig\]|\bby (?:HCCL|HCCN|ASCEND)_[A-Z_]+|AclSetCompileopt|"
     r"address already in use|port is (?:been )?(?:using|used|in use|occupied)|port .{0,40}(?:in use|occupied)|"
     r"gethostbyname failed|Name or service not known|DNS resolution failed|"
-    r"(?:npu-smi|hccn_tool|ascend-dmi|msnpureport) not found|Cannot find bin(?:ary)? (?:of|for) op",
+    r"(?:npu-smi|hccn_tool|ascend-dmi|msnpureport) not found|Cannot find bin(?:ary)? (?:of|for) op|"
+    r"未找到命令|died unexpectedly with status 127",
     re.I)
 """Missing pieces of the environment. ``Cannot find bin of op <type>``: the operator's compiled kernel is not
 installed (torch_npu troubleshooting, "operator call error" ERR01100: the matching Kernels / ops package missing
@@ -50,6 +51,11 @@ maintainer as 'install the wrong pytorch version')."""
 # failed", drvGetDevNum, on a MindCluster head node: resumable-training CLI guide; the DSMI query's "Get physical
 # device number failed", lmdeploy#2585), not on a lost device; MindSpore's "Got device count[8] and device id[9]"
 # is a device id past the node's devices (its distributed FAQ: hosts sharing one hostname get the same local ranks).
+# Unsupported: ascend-fd's report status NORMAL_OR_UNSUPPORTED says no fault event was found (MindCluster FaultDiag
+# user guide, docs/en/faultdiag/user_guide/07_diagnosing_faults.md), not that an operator is unsupported.
+# Environment, fifth round: bash's "command not found" in a Chinese locale ("bash: orted: 未找到命令") and Open MPI's
+# "A daemon ... died unexpectedly with status 127" (127: the shell's command-not-found status), HCCL Test FAQ
+# (hicann/oam-tools docs/zh/hccl_test/faqs.md).
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"out of memory|OutOfMemory|\bOOM\b|memory (?:allocation|alloc) fail|fail(?:ed)? to (?:allocate|"
                 r"malloc)|alloc(?:ate)? memory fail|(?:acl)?rtMalloc\w* fail|Tried to allocate|memory is not enough|"
@@ -69,7 +75,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
                 r"occupied|in use)|dcmi module initiali[sz]e failed\. ret is -8005|get (?:physical )?device (?:count|number)(?: of NPU)? "
                 r"failed|Got device count\[\d+\] and device id\[\d+\]",
                 re.I), "cfg:device"),
-    (screened(r"not supported|unsupported|not implemented|NotImplemented|is not support|no kernel|"
+    (screened(r"not supported|(?<!NORMAL_OR_)unsupported|not implemented|NotImplemented|is not support|no kernel|"
                 r"not registered|op type .* not", re.I), "op:unsupported"),
     (screened(r"\bcompil(?:e|ed|ing|ation)\b.*fail|fail.*\bcompil(?:e|ed|ing|ation)\b|build graph fail|"
                 r"graph.*(?:build|compile).*fail|TBE.*fail|op_compile|CompileOp", re.I), "op:compile"),
@@ -82,6 +88,12 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
 )
 
 
+INFO_KINDS = ("mem:oom", "train:nan")
+"""What a line that states its own INFO / DEBUG level may still report: vLLM logs its KV-cache budget at INFO
+(``INFO ... Available KV cache memory: -0.87 GiB``, vllm-ascend#9372) and trainers their loss. Any other text of this
+parser on such a line is a step the program reports, not a failure: MindCluster's components log ``[INFO] ...
+devmanager.go:134    get card list from dcmi reset timeout is 60`` on a normal start (upgrade guide,
+container-manager), and a startup banner prints ``LD_LIBRARY_PATH`` or ``ASCEND_HOME_PATH`` without anything missing."""
 RE_WARNING = re.compile(r"^\s*(?:\[rank\d+\]:)?\[W[ \d]|\bWarning: (?!EZ|EE|EI|EL|EH|EJ)")
 """A warning as torch_npu / glog print it (``[W compiler_depend.ts:26] Warning: ...``): a kernel falling back to
 AI CPU or an unsupported dtype converted is a warning, not the cause of a failure. A version mismatch is still one
@@ -96,8 +108,9 @@ def parse(ctx: LineCtx) -> bool:
     text = ctx.text
     found = False
     warning = bool(RE_WARNING.search(text))
+    info = ctx.sev == 0
     for rx, kind in TEXTS:
-        if warning and kind.startswith("op:"):
+        if (warning and kind.startswith("op:")) or (info and kind not in INFO_KINDS):
             continue
         if rx.search(text):
             dev = ctx.device()

@@ -21,6 +21,10 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"notify ?wait (?:time ?out|timeout)|wait notify timeout|NotifyWait.*timeout|"
                 r"Task run failed.*notify|taskType\[Notify Wait\]|fftsplus task timeout.*stuck notify", re.I),
      "hccl:notify_timeout"),  # the FFTS+ form: "hccl fftsplus task timeout ... stuck notify num:3" (lmdeploy#3354)
+    # HCCL's task-exception record of a collective task that timed out ("[TaskExecStage][Timeout][Host]Task run
+    # failed, base information is streamID:[2], taskID[21], tag[AllReduce_...]"): hicann/hccl docs/zh/user_guide/
+    # fault_diagnosis/task_exec_stage.md, task exception mechanism (a notify wait no peer answered in time)
+    (screened(r"\[TaskExecStage\]\[Timeout\]", re.I), "hccl:exec_timeout"),
     (screened(r"heart ?beat lost|lost heart ?beat|HeartBeat.*(?:lost|timeout|abnormal)", re.I), "hccl:heartbeat_lost"),
     (screened(r"socket.*time ?out|get socket timeout|connect(?:ion)? time ?out|wait.*socket.*timeout|"
                 r"\[Get\]\[Socket\]|RaSocket|socket (?:connect|recv|send)? ?fail", re.I), "hccl:socket_error"),
@@ -34,6 +38,21 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"rank ?table.*(?:fail|error|invalid|not)|(?:fail|error|invalid).*rank ?table|RANK_TABLE_FILE", re.I),
      "cfg:ranktable"),
 )
+RE_EXCEPTION_TYPE = screened(r"ExceptionType:\[(Stuck|Error cqe) Occurred\]", re.I)
+"""The type of a cluster exception HCCL's heartbeat broadcast reports (hicann/hccl docs/zh/user_guide/
+fault_diagnosis/task_exec_stage.md, cluster heartbeat table): ``Error cqe Occurred`` is a network problem (RoCE
+retransmissions past the limit), ``Stuck Occurred`` a rank whose operators stopped moving (host process or device
+task stuck), ``Heartbeat Lost Occurred`` a rank that sent no heartbeat for 30 s. The record is tagged
+``[HeartbeatAbnormal]`` whatever its type, so only the lost type is a lost heartbeat."""
+EXCEPTION_KINDS = {"stuck": "hccl:exec_timeout", "error cqe": "hccl:rdma_error"}
+RE_PARAM_CONFLICT = screened(r"\[ParameterConflict\]|CMD information \w+ check fail|"
+                             r"arguments for collective communication are inconsistent between ranks", re.I)
+"""HCCL's consistency check at link set-up (hicann/hccl docs/zh/user_guide/fault_diagnosis/param_link_stage.md,
+EI0005): the two ends of a link issued collectives whose tag, type, reduce op, count, buffer size or data type
+differ (``[InitChannelStage][ParameterConflict]CMD information tag check fail. local[AllGather_...],
+remote[AllReduce_...]``, ``EI0005: ... The arguments for collective communication are inconsistent between
+ranks:parameter count, local end 16512, remote end 8320``). The guide puts the cause in the business code that
+issued different operators on the ranks: ``hccl:param_mismatch``."""
 RE_ROOT_RANK = screened(r"Cluster Exception Location\[IP/ID\]:\[(\d{1,3}(?:\.\d{1,3}){3})/(\d+)\]|"
                         r"serverId\[(\d{1,3}(?:\.\d{1,3}){3})\], deviceId\[(\d+)\], "
                         r"(?:Heartbeat Lost|Stuck|Error cqe) Occurred")
@@ -93,6 +112,12 @@ def parse(ctx: LineCtx) -> bool:
         if ret:  # HCCL_SUCCESS is no error; the return code adds to the line, it does not explain it (a relayed
             ctx.add(f"hcclret:{ret}", ctx.npu(), 2, peer=peer, device=ctx.device())  # RuntimeError still counts)
     hccl_line = bool(codes) or bool(_HCCL_CONTEXT.search(text))
+    if RE_PARAM_CONFLICT.search(text):
+        ctx.add("hccl:param_mismatch", ctx.npu(), 2, peer=peer, device=ctx.device())
+        found = True
+    if m := RE_EXCEPTION_TYPE.search(text):  # a stuck rank or a CQE error, not a lost heartbeat (see above)
+        ctx.add(EXCEPTION_KINDS[m.group(1).lower()], ctx.npu(), max(ctx.sev, 1), peer=peer, device=ctx.device())
+        return not _OTHER_CODES.search(text)
     for rx, kind in TEXTS:
         if rx.search(text) and (hccl_line or kind in ("hccl:notify_timeout", "hccl:heartbeat_lost", "cfg:ranktable")):
             if kind == "hccl:heartbeat_lost" and "drv_" in text:

@@ -13,10 +13,12 @@ from opsbrain.ingest.screen import Screened, screened
 
 
 def messages_of(doc: Any) -> dict[str, str]:
-    """Lower-cased text -> category of the documented messages of a codes.yaml document (informational ones and
-    texts under 6 characters left out)."""
+    """Lower-cased text -> category of the documented messages of a codes.yaml document (``messages``, and
+    ``cann_message_parts``: the fixed parts of the runtime's message templates; informational ones and texts under 6
+    characters left out)."""
     cats = {}
-    for row in (doc.get("messages", []) if isinstance(doc, dict) else []) or []:
+    rows = [*(doc.get("messages", []) or []), *(doc.get("cann_message_parts", []) or [])] if isinstance(doc, dict) else []
+    for row in rows:
         text, cat = str(row.get("text", "")).strip(), row.get("category")
         if len(text) >= 6 and cat and cat != "informational":
             cats[text.lower()] = str(cat)
