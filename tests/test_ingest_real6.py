@@ -101,3 +101,17 @@ def test_message_parts_skip_ambiguous_codes() -> None:
     parts = {str(r["text"]) for r in doc["cann_message_parts"]}
     assert not any("Notify register" in p for p in parts)
     assert all(len(p) >= 26 and r.get("source") for p, r in ((str(r["text"]), r) for r in doc["cann_message_parts"]))
+
+
+def test_a_template_part_stands_in_for_its_code_only_where_the_line_prints_none() -> None:
+    """hicann/runtime's message templates: the fixed text is read where the code was lost, not beside the code."""
+    from opsbrain.ingest.parsers.messages import catalog, parts
+
+    rx, cats = catalog()
+    part = next(p for p in sorted(parts()) if p in cats)
+    bare = f"[ERROR] RUNTIME(1234,python):2024-05-01-10:00:00.000.000 {part}"
+    coded = f"[ERROR] RUNTIME(1234,python):2024-05-01-10:00:00.000.000 EE1013: {part}"
+    kinds_bare = set(kinds(bare))
+    kinds_coded = set(kinds(coded))
+    assert f"msg:{cats[part]}" in kinds_bare
+    assert f"msg:{cats[part]}" not in kinds_coded

@@ -27,7 +27,7 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-FORMAT = 1
+FORMAT = 2
 CACHE_NAME = "kb-compiled.json"
 _PKG = Path(__file__).resolve().parents[1]  # opsbrain/
 SOURCES = ("kb/compiled.py", "kb/loader.py", "kb/schema.py", "kb/codenorm.py", "kb/training.py",
@@ -74,19 +74,21 @@ def compile_kb() -> dict[str, Any]:
     from opsbrain.detection.params import DetectorParams
     from opsbrain.diagnosis.knowledge import KindTable, raw_vendor_rules
     from opsbrain.diagnosis.params import DiagnosisParams
-    from opsbrain.ingest.parsers.messages import messages_of
+    from opsbrain.ingest.parsers.messages import message_parts_of, messages_of
     from opsbrain.kb.loader import load_kb
     from opsbrain.kb.training import kb_hash
     from opsbrain.yamlio import read_package_yaml
 
     kb = load_kb()
     codes = _kb_dir() / "codes.yaml"
+    codes_doc = read_package_yaml(codes) if codes.exists() else {}
     return {
         "format": FORMAT,
         "kb_hash": kb_hash(),
         "classes": [c.model_dump(mode="json") for c in kb],
         "kind_roles": {k: [list(x) for x in v] for k, v in KindTable.from_kb(kb).roles.items()},
-        "messages": messages_of(read_package_yaml(codes) if codes.exists() else {}),
+        "messages": messages_of(codes_doc),
+        "message_parts": message_parts_of(codes_doc),
         "vendor_rules": raw_vendor_rules(),
         "diagnosis_params": DiagnosisParams().model_dump(mode="json"),
         "detector_params": DetectorParams().model_dump(mode="json"),
@@ -129,6 +131,7 @@ class CompiledKB:
         self.kind_roles: dict[str, list[tuple[str, str]]] = {k: [(a, b) for a, b in v]
                                                              for k, v in doc["kind_roles"].items()}
         self.messages: dict[str, str] = dict(doc["messages"])
+        self.message_parts: list[str] = list(doc["message_parts"])
         self.vendor_rules: list[dict[str, Any]] = list(doc["vendor_rules"])
         self.diagnosis_params = _namespace(doc["diagnosis_params"])
         self.detector_params = _namespace(doc["detector_params"])  # the replay of a bundle (no pydantic import)

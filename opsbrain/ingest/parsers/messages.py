@@ -12,6 +12,13 @@ from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.screen import Screened, screened
 
 
+def message_parts_of(doc: Any) -> list[str]:
+    """Lower-cased fixed parts of the runtime's message templates (``cann_message_parts``), sorted. A part stands in
+    for its code: it is read only on a line that prints no error code of its own (there the code decides)."""
+    rows = (doc.get("cann_message_parts", []) or []) if isinstance(doc, dict) else []
+    return sorted({str(r.get("text", "")).strip().lower() for r in rows if str(r.get("text", "")).strip()})
+
+
 def messages_of(doc: Any) -> dict[str, str]:
     """Lower-cased text -> category of the documented messages of a codes.yaml document (``messages``, and
     ``cann_message_parts``: the fixed parts of the runtime's message templates; informational ones and texts under 6
@@ -43,13 +50,36 @@ def catalog() -> tuple[Screened | None, dict[str, str]]:
     return screened(r"(?<![A-Za-z0-9])(?:" + "|".join(re.escape(w) for w in words) + r")(?![A-Za-z0-9])", re.I), cats
 
 
+@lru_cache(maxsize=1)
+def parts() -> frozenset[str]:
+    """The template parts of the compiled knowledge base (empty when it cannot be read)."""
+    from opsbrain.errors import InputError
+    from opsbrain.kb.compiled import compiled_kb
+
+    try:
+        return frozenset(compiled_kb().message_parts)
+    except InputError:
+        return frozenset()
+
+
+# an error code printed on the line: CANN's E?xxxx, ACL/runtime return codes, torch_npu's ERRxxyyy
+_OWN_CODE = re.compile(r"\bE[A-Z0-9]\d{4}\b|\b[125]0\d{4}\b|\bERR\d{5}\b")
+
+
 def parse(ctx: LineCtx) -> bool:
     rx, cats = catalog()
     if rx is None:
         return False
     found = False
+    coded: bool | None = None
     for m in rx.finditer(ctx.text):
-        cat = cats.get(m.group(0).lower())
+        text = m.group(0).lower()
+        cat = cats.get(text)
+        if cat and text in parts():
+            if coded is None:
+                coded = _OWN_CODE.search(ctx.text) is not None
+            if coded:
+                continue
         if cat:
             dev = ctx.device()
             ctx.add(f"msg:{cat}", ctx.npu(dev) or ctx.node, max(ctx.sev, 1), device=dev)
