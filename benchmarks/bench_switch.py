@@ -19,8 +19,9 @@ after the grace period, the checkpoint pre-staged into host memory during the dr
 change at a time from sequential to overlapped and prints the per-node p50/p90/p99 of each step.
 ``--sensitivity`` re-runs the same seeds under the other readings of the paper's weight cold-start figure
 (``unique``, ``instance``: faultlib.workloads.weight_load) and with part of the serving relaunch moved beside the weight
-load (``--relaunch-overlap`` 0.5, 1: a what-if, no published split of the relaunch); the twin's figures are the first
-row. ``--weights-accounting`` / ``--relaunch-overlap`` run one of those settings in full.
+load (``--relaunch-overlap`` 0.5, 1: a what-if, no published split of the relaunch) and with the weights read from
+object storage (the model not in the EMS pool at dawn); the twin's figures are the first row.
+``--weights-accounting`` / ``--relaunch-overlap`` run one of those settings in full.
 "Per-node switch time" is from the rule firing (the node stops new work) to the node working in its new role; a
 training node works when the job runs, so every node of the job gets the same time (the job needs all its ranks).
 Beside it: the whole switch (rule firing -> last node in its new role) and, for training, when each node's own
@@ -119,27 +120,28 @@ def ablation(seeds: range, faults: tuple) -> None:
         print(f"  {label:26s} all {pct(every_node(rows))}  hand-backs on time {ok}/{sum(r['handbacks'] for r in rows)}")
 
 
-SENSITIVITY = (("resident", 0.0, "the twin's model"),
-               ("unique", 0.0, "each distinct byte fetched once per node (optimistic bound)"),
-               ("instance", 0.0, "the figure is a whole instance's load (pessimistic bound)"),
-               ("resident", 0.5, "what-if: half of the relaunch beside the weight load"),
-               ("resident", 1.0, "what-if: all of the relaunch beside the weight load"))
+SENSITIVITY = (("resident", 0.0, "ems", "the twin's model"),
+               ("unique", 0.0, "ems", "each distinct byte fetched once per node (optimistic bound)"),
+               ("instance", 0.0, "ems", "the figure is a whole instance's load (pessimistic bound)"),
+               ("resident", 0.5, "ems", "what-if: half of the relaunch beside the weight load"),
+               ("resident", 1.0, "ems", "what-if: all of the relaunch beside the weight load"),
+               ("resident", 0.0, "obs", "the model not in the EMS pool at dawn: object storage"))
 
 
 def sensitivity(seeds: range, base: ScheduleSetup) -> None:
     print(f"sensitivity: the same seeds {seeds.start}..{seeds.stop - 1}, operation {base.ops.name}, hand-back "
           f"checkpoint to {base.handback_checkpoint}; per-node p90 (and share < 300 s of all nodes)")
-    print(f"  {'weights':9s} {'overlap':>7s}  {'all':>6s} {'share':>5s}  {'to training':>11s} {'to decode':>9s} "
-          f"{'to prefill':>10s}  reading")
-    for acc, over, label in SENSITIVITY:
-        setup = replace(base, weights_accounting=acc, relaunch_overlap=over)
+    print(f"  {'weights':9s} {'overlap':>7s} {'from':4s}  {'all':>6s} {'share':>5s}  {'to training':>11s} "
+          f"{'to decode':>9s} {'to prefill':>10s}  reading")
+    for acc, over, src, label in SENSITIVITY:
+        setup = replace(base, weights_accounting=acc, relaunch_overlap=over, weights_source=src)
         rows = [run_schedule(setup, s) for s in seeds]
         a = np.array(every_node(rows))
 
         def p90(role: str, rows: list[dict] = rows) -> str:
             return f"{np.percentile([v for r in rows for v in r['node_switch_s_by_role'][role]], 90):.0f} s"
 
-        print(f"  {acc:9s} {over:7.1f}  {np.percentile(a, 90):4.0f} s {np.mean(a < 300.0):5.2f}  "
+        print(f"  {acc:9s} {over:7.1f} {src:4s}  {np.percentile(a, 90):4.0f} s {np.mean(a < 300.0):5.2f}  "
               f"{p90('to training'):>11s} {p90('to decode'):>9s} {p90('to prefill'):>10s}  {label}")
 
 

@@ -46,14 +46,15 @@ def test_unique_never_exceeds_resident_and_shares_stay_in_range(nodes: int, npn:
         assert node_bytes(P, npus, npn, dies, "unique") < node_bytes(P, npus, npn, dies, "resident")
 
 
-def _start(accounting: str, overlap: float = 0.0) -> dict:
+def _start(accounting: str, overlap: float = 0.0, source: str = "ems") -> dict:
     sim = Simulation(ops_params(), seed=5, pods=1)
     pre, dec = paper_layout(sim.topology, 0, sim.params.inference)
     svc = ElasticInferenceService("serve", pre, dec, sim.params.inference)
     svc.weights_accounting, svc.relaunch_overlap = accounting, overlap  # type: ignore[assignment]
+    svc.weights_source = source  # type: ignore[assignment]
     sim.add_workload(svc)
     _q, proc = svc.add_instance("prefill", [f"pod0/node{i}" for i in (32, 33)])
-    sim.run(6000.0)
+    sim.run(12000.0)
     assert proc.value["ok"]
     return proc.value
 
@@ -83,3 +84,9 @@ def test_the_schedule_default_is_the_resident_reading() -> None:
     u = run_schedule(ScheduleSetup(weights_accounting="unique"), 4)
     assert u["stages_s"]["to inference: prefill_weights"][0] < a["stages_s"]["to inference: prefill_weights"][0]
     assert u["node_switch_s"]["training"] == a["node_switch_s"]["training"]  # dusk loads no serving weights
+
+
+def test_without_the_model_in_the_ems_pool_the_weights_come_from_object_storage() -> None:
+    ems, obs = _start("resident"), _start("resident", source="obs")
+    assert obs["action"] == "add_instance(obs)" and ems["action"] == "add_instance(ems)"
+    assert obs["weights_s"] > 5 * ems["weights_s"]  # the paper's 2,560 s against 320 s, each with its own draw

@@ -50,6 +50,9 @@ class ElasticInferenceService(InferenceService):
         # share of the relaunch stage run beside the weight load (0: after it, the twin's model); a what-if of a
         # sensitivity run only: no published split of the relaunch says how much of it could overlap
         self.relaunch_overlap: float = 0.0
+        # where an added instance reads its weights by default: the EMS pool (the model kept cached there), or
+        # object storage (a sensitivity run: the pool does not hold the model)
+        self.weights_source: Literal["ems", "obs"] = "ems"
         self._serial = {"prefill": len(self._role("prefill")), "decode": len(self._role("decode"))}
         self._npu_s = {"allocated": 0.0, "serving": 0.0, "decode_allocated": 0.0}
         self._npu_t = 0.0
@@ -129,9 +132,11 @@ class ElasticInferenceService(InferenceService):
         return [("relaunch", relaunch * (1.0 - f)), ("weights", max(weights, relaunch * f))]
 
     # ---- control actions --------------------------------------------------------------------------
-    def add_instance(self, role: Role, nodes: list[str], weights_from: Literal["ems", "obs"] = "ems"
+    def add_instance(self, role: Role, nodes: list[str], weights_from: Literal["ems", "obs"] | None = None
                      ) -> tuple[str, simpy.Process]:
-        """Place a new ``role`` instance on ``nodes`` and start it; returns (qualified name, start process)."""
+        """Place a new ``role`` instance on ``nodes`` and start it; returns (qualified name, start process).
+        ``weights_from`` defaults to :attr:`weights_source`."""
+        weights_from = weights_from or self.weights_source
         if self.sim is None:
             raise RuntimeError(f"{self.name} is not attached to a simulation")
         if role not in ("prefill", "decode"):

@@ -8,7 +8,7 @@ diurnal curve, its peak at ``peak_load`` of the day layout's decode capacity at 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from faultlib import ids
 from faultlib.engine import Simulation
@@ -42,6 +42,7 @@ class ScheduleSetup:
     # sensitivity only (benchmarks/bench_switch.py --sensitivity); the defaults are the twin's model
     weights_accounting: WeightAccounting = "resident"
     relaunch_overlap: float = 0.0
+    weights_source: Literal["ems", "obs"] = "ems"
 
 
 def default_plan(sim: Simulation, setup: ScheduleSetup) -> tuple[list[Group], list[str]]:
@@ -68,6 +69,7 @@ def run_schedule(setup: ScheduleSetup, seed: int) -> dict[str, Any]:
     dec = [list(ns) for g in groups for r, ns in g.instances if r == "decode"]
     svc = ElasticInferenceService("serve", pre, dec[0], sim.params.inference, extra_decode=dec[1:])
     svc.weights_accounting, svc.relaunch_overlap = setup.weights_accounting, setup.relaunch_overlap
+    svc.weights_source = setup.weights_source
     sim.add_workload(svc)
     cap = (svc.capacity_per_npu()["decode_tokens_per_s_per_npu_tight"] * len(dec[0])
            * sim.topology.params.npus_per_node * len(dec))
