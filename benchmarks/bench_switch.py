@@ -17,6 +17,11 @@ assumed, reason) as docs/parameters.md states it.
 after the grace period, the checkpoint pre-staged into host memory during the drain, training launched on N + k nodes
 (``--launch-spares``, default 2 = the plan's spares); see opsbrain.ops.schedule.SwitchOps. ``--ablation`` adds one
 change at a time from sequential to overlapped and prints the per-node p50/p90/p99 of each step.
+``--sensitivity`` re-runs the same seeds under the other readings of the paper's weight cold-start figure
+(``unique``, ``instance``: faultlib.workloads.weight_load) and with part of the serving relaunch moved beside the weight
+load (``--relaunch-overlap`` 0.5, 1: a what-if, no published split of the relaunch) and with the weights read from
+object storage (the model not in the EMS pool at dawn); the twin's figures are the first row.
+``--weights-accounting`` / ``--relaunch-overlap`` run one of those settings in full.
 "Per-node switch time" is from the rule firing (the node stops new work) to the node working in its new role; a
 training node works when the job runs, so every node of the job gets the same time (the job needs all its ranks).
 Beside it: the whole switch (rule firing -> last node in its new role) and, for training, when each node's own
@@ -29,6 +34,7 @@ import argparse
 import json
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from faultlib.params import iter_params  # noqa: E402
 from faultlib.simparams import SimParams  # noqa: E402
+from faultlib.workloads.weight_load import ACCOUNTINGS  # noqa: E402
 from opsbrain.ops.scenario_run import switch_ops  # noqa: E402
 from opsbrain.ops.schedule import MidSwitchFault, SwitchOps  # noqa: E402
 from opsbrain.ops.schedule_run import ScheduleSetup, run_schedule  # noqa: E402
@@ -113,6 +120,39 @@ def ablation(seeds: range, faults: tuple) -> None:
         print(f"  {label:26s} all {pct(every_node(rows))}  hand-backs on time {ok}/{sum(r['handbacks'] for r in rows)}")
 
 
+SENSITIVITY = (("resident", 0.0, "ems", "the twin's model"),
+               ("unique", 0.0, "ems", "each distinct byte fetched once per node (optimistic bound)"),
+               ("instance", 0.0, "ems", "the figure is a whole instance's load (pessimistic bound)"),
+               ("resident", 0.5, "ems", "what-if: half of the relaunch beside the weight load"),
+               ("resident", 1.0, "ems", "what-if: all of the relaunch beside the weight load"),
+               ("resident", 0.0, "obs", "the model not in the EMS pool at dawn: object storage"))
+
+
+OBS_EXTRA_S = 4 * 3600.0  # reason: the object-storage rows run 4 h longer: 2,560 s x 1.5 (p90) + relaunch < 4 h
+
+
+def sensitivity(seeds: range, base: ScheduleSetup) -> None:
+    print(f"sensitivity: the same seeds {seeds.start}..{seeds.stop - 1}, operation {base.ops.name}, hand-back "
+          f"checkpoint to {base.handback_checkpoint}; per-node p90 (and share < 300 s of all nodes)")
+    print(f"  {'weights':9s} {'overlap':>7s} {'from':4s}  {'all':>6s} {'share':>5s}  {'to training':>11s} "
+          f"{'to decode':>9s} {'to prefill':>10s}  reading")
+    for acc, over, src, label in SENSITIVITY:
+        longer = OBS_EXTRA_S if src == "obs" else 0.0  # run on until every node works again (no censoring)
+        setup = replace(base, weights_accounting=acc, relaunch_overlap=over, weights_source=src,
+                        duration_s=base.duration_s + longer)
+        rows = [run_schedule(setup, s) for s in seeds]
+        a = np.array(every_node(rows))
+        if len(a) < sum(2 * len(r["node_switch_s"]["training"]) for r in rows):
+            label += " (some nodes not switched by the end of the run)"
+
+        def p90(role: str, rows: list[dict] = rows) -> str:
+            vals = [v for r in rows for v in r["node_switch_s_by_role"].get(role, [])]
+            return f"{np.percentile(vals, 90):.0f} s" if vals else "none"
+
+        print(f"  {acc:9s} {over:7.1f} {src:4s}  {np.percentile(a, 90):4.0f} s {np.mean(a < 300.0):5.2f}  "
+              f"{p90('to training'):>11s} {p90('to decode'):>9s} {p90('to prefill'):>10s}  {label}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=20)
@@ -125,21 +165,35 @@ def main(argv: list[str] | None = None) -> int:
                     help="default: storage when sequential, memory when overlapped")
     ap.add_argument("--breakdown", action="store_true", help="stage shares and the sources of their parameters")
     ap.add_argument("--ablation", action="store_true", help="sequential -> overlapped one change at a time")
+    ap.add_argument("--sensitivity", action="store_true",
+                    help="other readings of the weight cold-start figure and relaunch overlaps, same seeds")
+    ap.add_argument("--weights-accounting", choices=ACCOUNTINGS, default="resident",
+                    help="how a node reads the paper's weight cold-start figure (faultlib.workloads.weight_load)")
+    ap.add_argument("--relaunch-overlap", type=float, default=0.0,
+                    help="what-if: share (0..1) of the serving relaunch run beside the weight load")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
+    if not 0.0 <= args.relaunch_overlap <= 1.0:
+        ap.error("--relaunch-overlap must be between 0 and 1")
     faults = (MidSwitchFault(0, 100.0, 3), MidSwitchFault(1, 100.0, 3)) if args.fault else ()
     if args.ablation:
         ablation(range(args.first_seed, args.first_seed + args.seeds), faults)
         return 0
     ops = switch_ops(args.operation, args.launch_spares)
     hb_to = args.handback_checkpoint or ("memory" if args.operation == "overlapped" else "storage")
-    setup = ScheduleSetup(faults=faults, handback_checkpoint=hb_to, ops=ops)
+    setup = ScheduleSetup(faults=faults, handback_checkpoint=hb_to, ops=ops,
+                          weights_accounting=args.weights_accounting, relaunch_overlap=args.relaunch_overlap)
+    if args.sensitivity:
+        sensitivity(range(args.first_seed, args.first_seed + args.seeds), setup)
+        return 0
     rows = [run_schedule(setup, seed) for seed in range(args.first_seed, args.first_seed + args.seeds)]
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1, default=str))
     last = args.first_seed + args.seeds - 1
     print(f"day/night switch, seeds {args.first_seed}..{last}, dusk {setup.dusk!r}, dawn {setup.dawn!r}"
           f", operation {ops.name}"
+          f"{f', weights read as {args.weights_accounting}' if args.weights_accounting != 'resident' else ''}"
+          f"{f', relaunch overlap {args.relaunch_overlap:g} (what-if)' if args.relaunch_overlap else ''}"
           f"{', a node crash 100 s into each switch' if args.fault else ''}, hand-back checkpoint to {hb_to}")
 
     def show(label: str, vals: list[float]) -> None:

@@ -22,6 +22,7 @@ import simpy
 
 from faultlib.ems import EmsPool
 from faultlib.workloads.inference import InferenceService, _Instance
+from faultlib.workloads.weight_load import WeightAccounting, node_share
 
 Role = Literal["prefill", "decode"]
 
@@ -43,6 +44,15 @@ class ElasticInferenceService(InferenceService):
         self.nodes = [n for i in self._insts.values() for n in i.nodes]
         self.ems: EmsPool | None = None  # with tenants: weights are read from this pool under ``namespace``
         self.namespace: str = name
+        # how a node's weight load reads the paper's cold-start figure (faultlib.workloads.weight_load); the twin's
+        # figures use "resident", the others are the bounds of a sensitivity run
+        self.weights_accounting: WeightAccounting = "resident"
+        # share of the relaunch stage run beside the weight load (0: after it, the twin's model); a what-if of a
+        # sensitivity run only: no published split of the relaunch says how much of it could overlap
+        self.relaunch_overlap: float = 0.0
+        # where an added instance reads its weights by default: the EMS pool (the model kept cached there), or
+        # object storage (a sensitivity run: the pool does not hold the model)
+        self.weights_source: Literal["ems", "obs"] = "ems"
         self._serial = {"prefill": len(self._role("prefill")), "decode": len(self._role("decode"))}
         self._npu_s = {"allocated": 0.0, "serving": 0.0, "decode_allocated": 0.0}
         self._npu_t = 0.0
@@ -108,12 +118,25 @@ class ElasticInferenceService(InferenceService):
         """As the base service; a load from the EMS pool reads the model's weights in the service's namespace."""
         if source == "ems" and self.ems is not None and self.sim is not None:
             self.ems.read(self.sim.now, self.namespace, self.namespace, f"weights/{self.name}")
-        return super()._weights_load_s(inst, source)
+        if self.weights_accounting == "resident" or self.sim is None:
+            return super()._weights_load_s(inst, source)
+        topo = self.sim.topology.params
+        share = node_share(self.p, self._npus(inst), topo.npus_per_node, topo.dies_per_npu, self.weights_accounting)
+        name = "ems_cold_start_s" if source == "ems" else "obs_cold_start_s"
+        return self.sim.durations.draw(f"inference.{name}", getattr(self.p, name), share)
+
+    def _start_stages(self, inst: _Instance, weights_from: str) -> list[tuple[str, float]]:
+        """Relaunch then weights (``relaunch_overlap`` of the relaunch moved beside the weight load)."""
+        relaunch, weights = self._relaunch_s(), self._weights_load_s(inst, weights_from)
+        f = min(1.0, max(0.0, self.relaunch_overlap))
+        return [("relaunch", relaunch * (1.0 - f)), ("weights", max(weights, relaunch * f))]
 
     # ---- control actions --------------------------------------------------------------------------
-    def add_instance(self, role: Role, nodes: list[str], weights_from: Literal["ems", "obs"] = "ems"
+    def add_instance(self, role: Role, nodes: list[str], weights_from: Literal["ems", "obs"] | None = None
                      ) -> tuple[str, simpy.Process]:
-        """Place a new ``role`` instance on ``nodes`` and start it; returns (qualified name, start process)."""
+        """Place a new ``role`` instance on ``nodes`` and start it; returns (qualified name, start process).
+        ``weights_from`` defaults to :attr:`weights_source`."""
+        weights_from = weights_from or self.weights_source
         if self.sim is None:
             raise RuntimeError(f"{self.name} is not attached to a simulation")
         if role not in ("prefill", "decode"):
@@ -132,7 +155,7 @@ class ElasticInferenceService(InferenceService):
             del self._insts[name]
             self.nodes = [n for i in self._insts.values() for n in i.nodes]
             raise
-        stages = [("relaunch", self._relaunch_s()), ("weights", self._weights_load_s(inst, weights_from))]
+        stages = self._start_stages(inst, weights_from)
         return self._qual(inst), self.sim.env.process(self._relaunch(inst, stages, f"add_instance({weights_from})"))
 
     def retire_instance(self, instance: str) -> list[str]:

@@ -8,13 +8,14 @@ diurnal curve, its peak at ``peak_load`` of the day layout's decode capacity at 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from faultlib import ids
 from faultlib.engine import Simulation
 from faultlib.workloads.demand import curve_for, drive_demand
 from faultlib.workloads.elastic import ElasticInferenceService
 from faultlib.workloads.switch import HandbackCheckpoint
+from faultlib.workloads.weight_load import WeightAccounting
 from opsbrain.ops.schedule import (
     Group,
     MidSwitchFault,
@@ -38,6 +39,10 @@ class ScheduleSetup:
     params: dict[str, Any] = field(default_factory=dict)
     handback_checkpoint: HandbackCheckpoint = "storage"
     ops: SwitchOps = SwitchOps()
+    # sensitivity only (benchmarks/bench_switch.py --sensitivity); the defaults are the twin's model
+    weights_accounting: WeightAccounting = "resident"
+    relaunch_overlap: float = 0.0
+    weights_source: Literal["ems", "obs"] = "ems"
 
 
 def default_plan(sim: Simulation, setup: ScheduleSetup) -> tuple[list[Group], list[str]]:
@@ -63,6 +68,8 @@ def run_schedule(setup: ScheduleSetup, seed: int) -> dict[str, Any]:
     pre = [list(ns) for g in groups for r, ns in g.instances if r == "prefill"]
     dec = [list(ns) for g in groups for r, ns in g.instances if r == "decode"]
     svc = ElasticInferenceService("serve", pre, dec[0], sim.params.inference, extra_decode=dec[1:])
+    svc.weights_accounting, svc.relaunch_overlap = setup.weights_accounting, setup.relaunch_overlap
+    svc.weights_source = setup.weights_source
     sim.add_workload(svc)
     cap = (svc.capacity_per_npu()["decode_tokens_per_s_per_npu_tight"] * len(dec[0])
            * sim.topology.params.npus_per_node * len(dec))
