@@ -24,7 +24,7 @@ import pytest
 
 from opsbrain.bundle import diagnose as D
 from opsbrain.bundle import diagnose_bundle, scan_bundle
-from opsbrain.bundle import reader as R
+from opsbrain.bundle import timed as T
 from opsbrain.ingest import ranks
 
 FIX = Path(__file__).parent / "fixtures" / "bundles"
@@ -51,7 +51,7 @@ def _answers(path: Path, engine: Any, matcher: Any) -> tuple[str, list[tuple[Any
 def _same_both_ways(path: Path, engine: Any, matcher: Any, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     fast = _answers(path, engine, matcher)
     with monkeypatch.context() as m:
-        m.setattr(R, "block_scan", lambda lines, style: None)  # every file line by line
+        m.setattr(T, "block_scan", lambda lines, style: None)  # every file line by line
         m.setattr(D, "_keep", lambda matcher: None)  # a record of every line, the block scan over all of them
         m.setattr(ranks, "_IDENTITY_WORDS", re.compile(""))  # every plog line through _identity
         plain = _answers(path, engine, matcher)
