@@ -73,6 +73,7 @@ class ReaderState:
         self.metrics: dict[tuple[str, str], float] = {}
         self.links: list[dict[str, Any]] = []
         self.dated: list[Dated] = []
+        self.minutes: dict[str, int | None] = {}  # BlockStamps' minutes, shared by the files of the bundle
         self.skipped = scan.skipped
 
     def _node(self, f: _File) -> str | None:

@@ -21,7 +21,7 @@ from opsbrain.bundle.stamps import (
     dir_stamp,
     klog_stamp,
     stamp,
-    syslog_stamp,
+    syslog_us,
     to_us,
 )
 from opsbrain.bundle.walk import _File
@@ -60,10 +60,12 @@ class TimedFiles(ReaderState):
         continued = kind in (L.TRAIN, L.PLOG, L.OTHER, L.HISI_DUMP, L.CANN_DEVICE)
         plog, history = kind == L.PLOG, kind == L.HISTORY
         untimed, dated, since = self.scan.untimed, self.dated, ref or datetime(1970, 1, 1)
+        days: dict[tuple[str, str], list[int]] = {}  # syslog_us's days of a (month, day), for this ``since``
         tie = _TIE.get(source, 1)
         block = block_scan(f.lines, style) if plain and not (syslog or klog or kind == L.VMCORE) else None
         if block is not None:
-            return self._read_block(f, seq, block, BlockStamps(style), origin, source, tie, last, continued)
+            read = BlockStamps(style, self.minutes)
+            return self._read_block(f, seq, block, read, origin, source, tie, last, continued)
         for i, raw in enumerate(f.lines, start=1):
             if plain:  # Scan.clean of a file without junk or over-long lines: only blank lines are dropped
                 if not raw or raw.isspace():
@@ -76,7 +78,7 @@ class TimedFiles(ReaderState):
             if kind == L.VMCORE:
                 dt = crash_dt
             elif syslog:
-                dt = to_us(syslog_stamp(text, since))
+                dt = syslog_us(text, since, days)
             elif klog:
                 dt = to_us(klog_stamp(text, since))
             else:
