@@ -31,6 +31,12 @@ _INIT = re.compile(r"hcom init by file success.*?rankNum\[(\d+)\], rank\[(\d+)\]
                    r"device\[(\d+)\]")
 
 
+def _head_time(prefix: str) -> int | None:
+    """The time stamp of what :func:`opsbrain.ingest.surface.plain` took off a line (a CRI or collector's stamp), for
+    a line without one of its own: the forms of the ISO style (a syslog stamp there has no year: none is taken)."""
+    return to_us(stamp(prefix, "iso"))
+
+
 class TimedFiles(ReaderState):
     """The reader's part that turns timed log files into line records."""
 
@@ -55,7 +61,7 @@ class TimedFiles(ReaderState):
             except ValueError:
                 crash_dt = None
         last: int | None = to_us(dir_stamp(f.kind.tag)) if kind == L.HISI_DUMP else None
-        clean, plain = self.scan.clean, f.plain
+        clean, plain, prefixes = self.scan.clean, f.plain, f.prefixes
         syslog, klog = kind in (L.MESSAGES, L.SYSMON), kind == L.VOLCANO
         continued = kind in (L.TRAIN, L.PLOG, L.OTHER, L.HISI_DUMP, L.CANN_DEVICE)
         plog, history = kind == L.PLOG, kind == L.HISTORY
@@ -83,6 +89,8 @@ class TimedFiles(ReaderState):
                 dt = to_us(klog_stamp(text, since))
             else:
                 dt = to_us(stamp(text, style))
+            if dt is None and prefixes is not None and prefixes[i - 1]:
+                dt = _head_time(prefixes[i - 1])
             if dt is None:
                 if last is None:
                     untimed[f.rel] += 1
@@ -110,9 +118,12 @@ class TimedFiles(ReaderState):
         untimed, add, light, kept = self.scan.untimed, self.dated.append, self.light.append, self.kept
         stamps, levels = read.read(f.lines, found)
         wanted, may = self._wanted(f) or (None, None)
+        prefixes = f.prefixes
         for i, (raw, dt, level) in enumerate(zip(f.lines, stamps, levels, strict=True), start=1):
             if not raw or raw.isspace():
                 continue
+            if dt is None and prefixes is not None and prefixes[i - 1]:
+                dt = _head_time(prefixes[i - 1])
             if dt is None:
                 if last is None:
                     untimed[f.rel] += 1
