@@ -61,11 +61,11 @@ class TimedFiles(ReaderState):
             except ValueError:
                 crash_dt = None
         last: int | None = to_us(dir_stamp(f.kind.tag)) if kind == L.HISI_DUMP else None
-        clean, plain, prefixes = self.scan.clean, f.plain, f.prefixes
+        clean, plain = self.scan.clean, f.plain
         syslog, klog = kind in (L.MESSAGES, L.SYSMON), kind == L.VOLCANO
         continued = kind in (L.TRAIN, L.PLOG, L.OTHER, L.HISI_DUMP, L.CANN_DEVICE)
         plog, history = kind == L.PLOG, kind == L.HISTORY
-        untimed, dated, since = self.scan.untimed, self.dated, ref or datetime(1970, 1, 1)
+        dated, since = self.dated, ref or datetime(1970, 1, 1)
         days: dict[tuple[str, str], list[int]] = {}  # syslog_us's days of a (month, day), for this ``since``
         tie = _TIE.get(source, 1)
         block = block_scan(f.lines, style) if plain and not (syslog or klog or kind == L.VMCORE) else None
@@ -89,15 +89,8 @@ class TimedFiles(ReaderState):
                 dt = to_us(klog_stamp(text, since))
             else:
                 dt = to_us(stamp(text, style))
-            if dt is None and prefixes is not None and prefixes[i - 1]:
-                dt = _head_time(prefixes[i - 1])
-            if dt is None:
-                if last is None:
-                    untimed[f.rel] += 1
-                    continue
-                dt = last  # a continuation line (traceback, wrapped message) takes the time of the line before
-                if not continued:
-                    untimed[f.rel] += 1
+            if dt is None and (dt := self._untimed(f, i, last, continued)) is None:
+                continue
             last = dt
             level = m.group(1).upper() if text[:1] == "[" and (m := _LEVEL.match(text)) else None
             if history:
@@ -108,6 +101,16 @@ class TimedFiles(ReaderState):
             dated.append((dt, seq, f, i, text, origin, source, level, tie))
         return seq
 
+    def _untimed(self, f: _File, i: int, last: int | None, continued: bool) -> int | None:
+        """The time of line ``i`` that has no stamp of its own: the stamp of the head taken off it, else the time of
+        the line before (a continuation: traceback, wrapped message; counted as untimed in a file whose lines do not
+        continue), else None (counted, and the line is skipped)."""
+        if f.prefixes is not None and f.prefixes[i - 1] and (dt := _head_time(f.prefixes[i - 1])) is not None:
+            return dt
+        if last is None or not continued:
+            self.scan.untimed[f.rel] += 1
+        return last
+
     def _read_block(self, f: _File, seq: int, found: list[tuple[str, str, str]], read: BlockStamps,
                     origin: str | None, source: str, tie: int, last: int | None, continued: bool) -> int:
         """:meth:`_read_timed` of a plain file whose levels and stamps one scan found (:func:`block_scan`): the same
@@ -115,22 +118,14 @@ class TimedFiles(ReaderState):
         others leaving their time."""
         history, plog = f.kind.kind == L.HISTORY, f.kind.kind == L.PLOG
         node = self._node(f) if plog else None
-        untimed, add, light, kept = self.scan.untimed, self.dated.append, self.light.append, self.kept
+        add, light, kept = self.dated.append, self.light.append, self.kept
         stamps, levels = read.read(f.lines, found)
         wanted, may = self._wanted(f) or (None, None)
-        prefixes = f.prefixes
         for i, (raw, dt, level) in enumerate(zip(f.lines, stamps, levels, strict=True), start=1):
             if not raw or raw.isspace():
                 continue
-            if dt is None and prefixes is not None and prefixes[i - 1]:
-                dt = _head_time(prefixes[i - 1])
-            if dt is None:
-                if last is None:
-                    untimed[f.rel] += 1
-                    continue
-                dt = last
-                if not continued:
-                    untimed[f.rel] += 1
+            if dt is None and (dt := self._untimed(f, i, last, continued)) is None:
+                continue
             last = dt
             if plog and "hcom init by file success" in raw and (m := _INIT.search(raw)):
                 self._init_line(f, node, m)
