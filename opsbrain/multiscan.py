@@ -76,17 +76,20 @@ class PatternSet:
         return self._set.Match(text) or []
 
 
+def _literal_char(c: str) -> str:
+    if not c.isascii() or c.isalnum() or c in " _":
+        return c
+    return "\\" + c if c.isprintable() else f"\\x{ord(c):02x}"
+
+
+_LITERAL_TABLE = {i: _literal_char(chr(i)) for i in range(128)}
+"""Each ASCII character as :func:`literal_pattern` writes it (other characters stand for themselves)."""
+
+
 def literal_pattern(literal: str) -> str:
-    """A pattern matching ``literal`` as written, in the syntax both RE2 and Python read."""
-    out = []
-    for c in literal:
-        if not c.isascii() or c.isalnum() or c in " _":
-            out.append(c)
-        elif c.isprintable():
-            out.append("\\" + c)
-        else:
-            out.append(f"\\x{ord(c):02x}")
-    return "".join(out)
+    """A pattern matching ``literal`` as written, in the syntax both RE2 and Python read: letters, digits, space,
+    ``_`` and non-ASCII characters as they are, other printable ASCII escaped, control characters as ``\\xNN``."""
+    return literal.translate(_LITERAL_TABLE)
 
 
 def required_literals(pattern: str) -> tuple[str, ...]:

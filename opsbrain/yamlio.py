@@ -17,15 +17,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from opsbrain.errors import InputError
 
 MAX_FILE_BYTES = 1 << 20
 MAX_DEPTH = 64  # reason: our deepest schema (scenario faults[].params) nests < 10; the C parser crashes at ~1e5
 MAX_ALIASES = 100  # reason: no shipped file uses anchors; a hand-written file might reuse a block a few times
 MAX_NODES = 1_000_000  # reason: 1 MB of YAML holds at most ~0.5 M scalars; more can only come from aliases
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C parser when libyaml is there: ~7x faster
 _LEAD = re.compile(r"^[ \t\-?:]*", re.M)
 _BRACKETS = re.compile(r"[^\[\]{}]+")
 
@@ -104,10 +101,19 @@ def _risky(text: str) -> bool:
     return top > MAX_DEPTH
 
 
+def _yaml() -> tuple[Any, Any]:
+    """The yaml module and its safe loader (the C parser when libyaml is there: ~7x faster), imported on first use:
+    reading JSON (the imported vendor knowledge of a diagnosis) does not need it."""
+    import yaml
+
+    return yaml, getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _scan_events(text: str, file: str, error: type[InputError]) -> int:
     """Depth and alias count from the parser's events (no tree built); returns the alias count."""
+    yaml, loader = _yaml()
     depth = aliases = 0
-    for ev in yaml.parse(text, Loader=_LOADER):
+    for ev in yaml.parse(text, Loader=loader):
         if isinstance(ev, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
             depth += 1
             if depth > MAX_DEPTH:
@@ -168,9 +174,10 @@ def too_deep(data: Any, max_depth: int = MAX_DEPTH) -> bool:
 def parse_yaml(text: str, file: str, error: type[InputError] = InputError) -> Any:
     """Parse YAML text under the depth and alias limits; errors name ``file`` and the line."""
     file = file[:300]
+    yaml, loader = _yaml()
     try:
         aliases = _scan_events(text, file, error) if _risky(text) else 0
-        data = yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader
+        data = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else None

@@ -24,7 +24,7 @@ import pytest
 
 from opsbrain.bundle import diagnose as D
 from opsbrain.bundle import diagnose_bundle, scan_bundle
-from opsbrain.bundle import reader as R
+from opsbrain.bundle import timed as T
 from opsbrain.ingest import ranks
 
 FIX = Path(__file__).parent / "fixtures" / "bundles"
@@ -51,7 +51,7 @@ def _answers(path: Path, engine: Any, matcher: Any) -> tuple[str, list[tuple[Any
 def _same_both_ways(path: Path, engine: Any, matcher: Any, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     fast = _answers(path, engine, matcher)
     with monkeypatch.context() as m:
-        m.setattr(R, "block_scan", lambda lines, style: None)  # every file line by line
+        m.setattr(T, "block_scan", lambda lines, style: None)  # every file line by line
         m.setattr(D, "_keep", lambda matcher: None)  # a record of every line, the block scan over all of them
         m.setattr(ranks, "_IDENTITY_WORDS", re.compile(""))  # every plog line through _identity
         plain = _answers(path, engine, matcher)
@@ -133,3 +133,72 @@ def test_a_bundle_diagnosis_imports_no_pydantic_numpy_or_bundle_writer(tmp_path:
     assert "incident" in run.stdout and "opsbrain.bundle.reader" in imported, run.stdout + run.stderr
     unwanted = {"pydantic", "numpy", "pandas", "sklearn", "scipy", "faultlib.params", "opsbrain.bundle.writer"}
     assert not imported & unwanted
+
+
+# ---- a bundle whose files carry container heads reads as the bundle without them ------------------------------
+def _with_heads(src: Path, dst: Path) -> Path:
+    """``src`` copied with a CRI head on every line of its log files (``kubectl logs --prefix`` over it in the
+    plogs, an ANSI colour around the level in the device-plugin log), as a collection from containers leaves them.
+    A head's stamp is the time the reader gives its line in ``src`` (a line without a stamp of its own takes the
+    head's, as from pasted text: here the time it took from the line before); the lines it leaves out get none."""
+    import shutil
+    from datetime import datetime, timedelta
+
+    read = scan_bundle(src)
+    origin = datetime.fromisoformat(read.report["time_origin"])
+    when = {(ln.file, ln.line): origin + timedelta(seconds=ln.t) for ln in read.lines}
+    shutil.copytree(src, dst)
+    for p in sorted(dst.rglob("*")):
+        if not p.is_file() or p.suffix in (".json", ".csv", ".md"):
+            continue
+        rel = str(p.relative_to(dst))
+        pod = "[pod/train-0/main] " if "plog" in p.name else ""
+        lines = p.read_text().split("\n")
+        if "devicePlugin" in p.name:
+            lines = [ln.replace("[ERROR]", "\x1b[31m[ERROR]\x1b[0m", 1) for ln in lines]
+        out = []
+        for i, ln in enumerate(lines, 1):  # a line the reader leaves out (untimed, read twice) keeps no head
+            dt = when.get((rel, i))
+            out.append(f"{pod}{dt:%Y-%m-%dT%H:%M:%S.%f}123Z stdout F {ln}" if dt is not None else ln)
+        p.write_text("\n".join(out))
+    return dst
+
+
+def _read_as(path: Path, engine: Any, matcher: Any) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
+    rep = diagnose_bundle(path, engine, matcher)
+    for k in ("timing_s", "bundle"):
+        rep.pop(k)
+    lines = [(ln.t, ln.origin, ln.source, ln.level, ln.text, ln.file, ln.line, ln.job)
+             for ln in scan_bundle(path).lines]
+    return json.loads(json.dumps(rep, sort_keys=True, default=str)), lines
+
+
+@pytest.mark.parametrize("which", ["hbm-uce-real", "roce-down-single", "scenario"])
+def test_a_bundle_with_cri_and_kubectl_heads_reads_as_without(which: str, scenario_bundle: Path, tmp_path: Path,
+                                                              tools: tuple[Any, Any]) -> None:
+    from opsbrain.ingest.surface import may_carry
+
+    src = scenario_bundle if which == "scenario" else FIX / which
+    headed = _with_heads(src, tmp_path / "headed" / src.name)  # the same name: a bundle of one worker is named so
+    assert may_carry((next(headed.rglob("plog-*.log"))).read_bytes())
+    assert "\n[pod/train-0/main] 20" in (next(headed.rglob("plog-*.log"))).read_text()
+    want, want_lines = _read_as(src, *tools)
+    got, got_lines = _read_as(headed, *tools)
+    assert got_lines == want_lines  # every line's time, text, level, origin and place; the heads taken off
+    assert got["diagnosis"] == want["diagnosis"] and got["incidents"] == want["incidents"]
+    assert got["knowledge"] == want["knowledge"] and got["signals"] == want["signals"]
+    untimed = got["lines"].pop("untimed"), want["lines"].pop("untimed")
+    assert got["lines"] == want["lines"]
+    assert untimed[0] <= untimed[1]  # a line counted untimed that took the time of the line before has a head's now
+
+
+def test_a_heads_stamp_stands_in_for_a_line_without_one(tmp_path: Path) -> None:
+    plog = tmp_path / "worker-0" / "process_log" / "run" / "plog" / "plog-1_20250301000000000.log"
+    plog.parent.mkdir(parents=True)
+    plog.write_text("2025-03-01T00:00:05.250000Z stderr F Traceback (most recent call last):\n"
+                    "2025-03-01T00:00:06.500000Z stderr F [ERROR] RUNTIME(1,python):2025-03-01-00:00:07.000.000 "
+                    "[x.cc:1]1 open device failed\n")
+    read = scan_bundle(tmp_path)
+    assert [(ln.text[:9], ln.level) for ln in read.lines] == [("Traceback", None), ("[ERROR] R", "ERROR")]
+    assert read.lines[1].t - read.lines[0].t == pytest.approx(1.75)  # the head's stamp, then the line's own
+    assert read.report["lines"]["untimed"] == 0

@@ -124,3 +124,26 @@ def test_block_scan_gives_every_lines_stamp_and_level(parts: list[tuple[str, str
 def test_integer_times_convert_both_ways(dt: datetime) -> None:
     assert S.from_us(S.to_us(dt)) == dt
     assert S.to_us(dt) == (dt - S.EPOCH) // timedelta(microseconds=1)
+
+
+SYSLOGISH = st.tuples(st.sampled_from(["Jan", "Feb", "Mar", "Dec", "Foo"]),
+                      st.sampled_from([" 1", "29", "31", " 0", "30"]), TWO, TWO, TWO).map(
+    lambda p: f"{p[0]} {p[1]} {p[2]}:{p[3]}:{p[4]} host kernel: x")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(SYSLOGISH, STAMPISH), st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31)))
+def test_syslog_stamps_in_integers_are_the_datetime_ones(line: str, ref: datetime) -> None:
+    memo: dict[tuple[str, str], list[int]] = {}
+    for _ in range(2):  # computed, then from the memo
+        assert S.syslog_us(line, ref, memo) == S.to_us(S.syslog_stamp(line, ref)), line
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(sorted(S._BLOCK_RX)), st.lists(STAMPISH, max_size=8)), max_size=6))
+def test_block_stamps_sharing_their_minutes_read_as_alone(files: list[tuple[str, list[str]]]) -> None:
+    shared: dict[str, int | None] = {}
+    for style, lines in files:
+        found = S.block_scan(lines, style)
+        if found is not None:
+            assert S.BlockStamps(style, shared).read(lines, found) == S.BlockStamps(style).read(lines, found)

@@ -179,3 +179,13 @@ def test_edge_look_arounds_kept_as_characters_stay_supersets(text: str) -> None:
         rx = re.compile(p)
         if rx.search(text):
             assert re2.compile(re2_superset(rx)).search(text), (p, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40))
+def test_literal_pattern_matches_exactly_its_literal(literal: str) -> None:
+    from opsbrain.multiscan import _literal_char
+
+    pattern = literal_pattern(literal)
+    assert pattern == "".join(_literal_char(c) for c in literal)
+    assert re.fullmatch(pattern, literal, re.DOTALL)

@@ -144,6 +144,42 @@ def syslog_stamp(line: str, ref: datetime) -> datetime | None:
     return _closest_year(ref, lambda y: datetime(y, _MON[mon], int(d), int(h), int(mi), int(s)))
 
 
+def syslog_us(line: str, ref: datetime, memo: dict[tuple[str, str], list[int]]) -> int | None:
+    """``to_us(syslog_stamp(line, ref))``, with the days each ``(month, day)`` may fall on (the year before ``ref``'s,
+    its own and the next, those that exist) kept in ``memo`` (one per ``ref``): the closest is chosen among them in
+    integer microseconds, first in year order on a tie, as :func:`_closest_year` does with datetimes."""
+    m = _TS_SYSLOG.match(line)
+    if not m:
+        return to_us(stamp(line, "iso"))
+    mon, d, hh, mm, ss = m.groups()
+    h, mi, s = int(hh), int(mm), int(ss)
+    if h > 23 or mi > 59 or s > 59:  # datetime() refuses it in every year
+        return None
+    days = memo.get((mon, d))
+    if days is None:
+        days = memo[(mon, d)] = _days_of(mon, int(d), ref.year)
+    t = ((h * 60 + mi) * 60 + s) * 1_000_000
+    at = to_us(ref)
+    best: int | None = None
+    for day in days:
+        v = day + t
+        if best is None or abs(v - at) < abs(best - at):
+            best = v
+    return best
+
+
+def _days_of(mon: str, d: int, year: int) -> list[int]:
+    """Microseconds (since :data:`EPOCH`) of day ``d`` of month ``mon`` in ``year`` - 1, ``year``, ``year`` + 1, the
+    years it exists in."""
+    out = []
+    for y in (year - 1, year, year + 1):
+        try:
+            out.append((date(y, _MON[mon], d).toordinal() - 1) * _US_DAY)
+        except (ValueError, KeyError):
+            continue
+    return out
+
+
 # ---- a whole file at once ------------------------------------------------------------------------------------------
 EPOCH = datetime(1, 1, 1)
 """Integer times count microseconds from here (what the reader sorts and subtracts: ints, not datetimes)."""
@@ -209,11 +245,12 @@ class BlockStamps:
     (None for impossible fields: the ValueError on which ``stamp`` answers None), with the days and minutes of the
     day already seen kept (a log holds few of them)."""
 
-    def __init__(self, style: str) -> None:
+    def __init__(self, style: str, memo: dict[str, int | None] | None = None) -> None:
         self.style = style
         self.slog = style == "slog"
-        self._days: dict[str, int | None] = {}
-        self._minutes: dict[str, int | None] = {}
+        self._minutes: dict[str, int | None] = {} if memo is None else memo
+        """``YYYY?MM?DD?HH:MM`` -> its microseconds (None: no such day or minute); shareable between the files of
+        a bundle (:func:`_prefix_us` does not depend on the separators, only on the digits)."""
         self._levels: dict[str, str] = {}
 
     def level(self, written: str) -> str | None:
@@ -227,29 +264,25 @@ class BlockStamps:
 
     def read(self, lines: list[str], found: list[tuple[str, str, str]]) -> tuple[list[int | None], list[str | None]]:
         """The stamps and levels of ``lines``, as :func:`block_scan` found them (one loop, no call a line)."""
-        days, minutes, uppers, style, slog = self._days, self._minutes, self._levels, self.style, self.slog
+        minutes, uppers, style, slog, level_of = self._minutes, self._levels, self.style, self.slog, self.level
+        levels = [(uppers.get(lv) or level_of(lv)) if lv else None for lv, _b, _w in found]
         us: list[int | None] = []
-        levels: list[str | None] = []
-        add, add_level = us.append, levels.append
-        for line, (level, before, whole) in zip(lines, found, strict=True):
-            add_level((uppers.get(level) or self.level(level)) if level else None)
+        add = us.append
+        for line, (_lv, before, whole) in zip(lines, found, strict=True):
             if not whole or len(before) + len(whole) > _STAMP_SCAN:
                 add(to_us(stamp(line, style)) if line and not line.isspace() else None)
                 continue
-            day = days.get(whole[:10], -1)
-            if day == -1:
-                day = days[whole[:10]] = _day_us(whole[:10])
-            minute = minutes.get(whole[11:16], -1)
+            minute = minutes.get(whole[:16], -1)  # (never -1: no time lies before EPOCH)
             if minute == -1:
-                minute = minutes[whole[11:16]] = _minute_us(whole[11:16])
-            if day is None or minute is None or whole[17:19] >= "60":
+                minute = minutes[whole[:16]] = _prefix_us(whole[:16])
+            if minute is None or whole[17:19] >= "60":
                 add(None)
             elif slog:  # SS.mmm.uuu
-                add(day + minute + int(whole[17:19] + whole[20:23] + whole[24:27]))
+                add(minute + int(whole[17:19] + whole[20:23] + whole[24:27]))
             elif len(whole) > 20:  # SS.f (1 to 6 digits)
-                add(day + minute + int(whole[17:19] + whole[20:].ljust(6, "0")))
+                add(minute + int(whole[17:19] + whole[20:].ljust(6, "0")))
             else:
-                add(day + minute + int(whole[17:19]) * 1_000_000)
+                add(minute + int(whole[17:19]) * 1_000_000)
         return us, levels
 
 
@@ -259,6 +292,12 @@ def _day_us(day: str) -> int | None:
         return (date(int(day[0:4]), int(day[5:7]), int(day[8:10])).toordinal() - 1) * _US_DAY
     except ValueError:
         return None
+
+
+def _prefix_us(prefix: str) -> int | None:
+    """``YYYY?MM?DD?HH:MM`` as microseconds since :data:`EPOCH`; None when no such day or minute."""
+    day, minute = _day_us(prefix[:10]), _minute_us(prefix[11:16])
+    return None if day is None or minute is None else day + minute
 
 
 def _minute_us(hh_mm: str) -> int | None:

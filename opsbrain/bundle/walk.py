@@ -1,5 +1,10 @@
 """The walk of a bundle directory: files recognised by name, refused ones listed with a reason, and each file's
-lines cleaned of junk (control bytes, undecodable characters) before the reader sees them."""
+lines cleaned of junk (control bytes, undecodable characters) before the reader sees them.
+
+What a collection put around a program's own lines (ANSI colours, CRI container heads, ``kubectl logs --prefix``, a
+collector's stamp or ``host:``) is taken off each line as from pasted text (:func:`opsbrain.ingest.surface.plain`),
+in the files where one scan (:func:`~opsbrain.ingest.surface.may_carry`) says a line can carry one; the prefix taken
+off is kept, for its time stamp to stand in for a line without one."""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from pathlib import Path
 
 from opsbrain.bundle import layout as L
 from opsbrain.ingest import MAX_LINE
+from opsbrain.ingest.surface import may_carry, plain
 
 
 @dataclass
@@ -19,6 +25,7 @@ class _File:
     kind: L.FileKind
     lines: list[str] = field(default_factory=list)
     plain: bool = False  # no junk character and no line over MAX_LINE: every non-blank line is read as it is
+    prefixes: list[str] | None = None  # per line, what plain() took off its head ("": nothing); None: nothing at all
 
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 13))
 """Bytes that make a file's head look binary (NUL and the C0 controls other than tab and line ends)."""
@@ -102,10 +109,16 @@ class _Scan:
         lines = text.split("\n")
         if "\r" in text:
             lines = [ln.rstrip("\r") for ln in lines]
+        prefixes = None
+        if may_carry(data):  # colour codes, container or collector heads: taken off, as from pasted text
+            stripped = [plain(ln) for ln in lines]
+            if any(p or s != ln for (s, p), ln in zip(stripped, lines, strict=True)):
+                lines = [s for s, _p in stripped]
+                prefixes = [p for _s, p in stripped]
+                data = "\n".join(lines).encode("utf-8", errors="replace")  # for the junk test below
         # no junk character (the control bytes of _JUNK, or U+FFFD: a byte that is not UTF-8) and no long line
-        plain = len(data.translate(None, _JUNK_BYTES)) == len(data) and "\ufffd" not in text and \
-            max(map(len, lines)) <= MAX_LINE
-        self.files.append(_File(rel, kind, lines, plain))
+        junk_free = len(data.translate(None, _JUNK_BYTES)) == len(data) and "\ufffd" not in text
+        self.files.append(_File(rel, kind, lines, junk_free and max(map(len, lines)) <= MAX_LINE, prefixes))
 
     def clean(self, f: _File, raw: str) -> str | None:
         """The line to parse, or None for an empty or junk line (junk is counted as malformed)."""

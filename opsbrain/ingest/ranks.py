@@ -203,6 +203,14 @@ class RankCollector:
 
     # ---- feeding ---------------------------------------------------------------------------------------------
     def feed(self, line: str, file: str | None, line_no: int, worker: str | None = None) -> None:
+        self._feed((line,), file, line_no, worker, False)
+
+    def feed_lines(self, lines: Iterable[str], file: str | None, worker: str | None = None) -> None:
+        self._feed(lines, file, 1, worker, True)
+
+    def _feed(self, lines: Iterable[str], file: str | None, line_no: int, worker: str | None, strip: bool) -> None:
+        """The lines of one file from ``line_no`` on (``strip``: their line ends taken off first); what the file's
+        name says is read once, and the per-line work is one regex match of the plog lines."""
         name = file or ""
         info = self._files.get(name)
         if info is None:  # what the file's name says, once per file (a plog has thousands of lines)
@@ -213,56 +221,57 @@ class RankCollector:
             if sub is not None:
                 self._alias.setdefault(worker, set()).add(sub)
         if info[1]:
-            self._npu_info(line, worker, name)
+            for ln in lines:
+                self._npu_info(ln.rstrip("\r\n") if strip else ln, worker, name)
             return
-        if not line.startswith("[") or "(" not in line[:40]:
-            return
-        m = RE_PLOG_LINE.match(line)
-        if m is None:
-            return
-        g = m.groups()
-        level, module, line_pid = g[0].upper(), g[1], g[2]
         fm = info[2]
-        if fm is None and module != "HCCL":
-            return
-        pid = fm.group(1) if fm else line_pid
+        match, seconds, seen, procs = RE_PLOG_LINE.match, self._seconds, self._seen, self.procs
+        identity_words = _IDENTITY_WORDS.search
         w = worker
-        second = g[3:9]
-        base = self._seconds.get(second)
-        if base is None:
-            try:
-                y, mo, d, h, mi, sec = (int(x) for x in second)
-                base = datetime(y, mo, d, h, mi, sec).timestamp()
-            except ValueError:
-                return
-            self._seconds[second] = base
-        t = base + int(g[9]) / 1e3 + int(g[10]) / 1e6
-        body = g[11]
-        key = (w, pid)
-        # lines differing only in time stamp are one line (ascend-fd's rule: the text after the second '[')
-        dup = hash((w, pid, line.split("[", 2)[-1]))  # a hash, not the text: a 50 MB plog keeps 8 bytes a line
-        if dup in self._seen and "Net2PeerLink" not in line:
-            return
-        self._seen.add(dup)
-        proc = self.procs.get(key)
-        if proc is None:
-            proc = self.procs[key] = RankProcess(w, pid)
-        if name and name not in proc.files:
-            proc.files.append(name)
-        proc.first_t = t if proc.first_t is None else min(proc.first_t, t)
-        ref = LineRef(file, line_no, line[:400]) if level == "ERROR" or _IDENTITY_WORDS.search(body) else None
-        if ref is None:
-            return  # neither an error nor a line _identity reads (most INFO lines of a plog): nothing more to keep
-        self._identity(proc, body, ref)
-        if level == "ERROR":
-            if proc.first_error_t is None or t < proc.first_error_t:
-                proc.first_error_t, proc.first_error = t, ref
-            if module == "HCCL":
-                self._error(proc, key, body, t, ref)
-
-    def feed_lines(self, lines: Iterable[str], file: str | None, worker: str | None = None) -> None:
-        for n, ln in enumerate(lines, 1):
-            self.feed(ln.rstrip("\r\n"), file, n, worker)
+        for n, raw in enumerate(lines, line_no):
+            line = raw.rstrip("\r\n") if strip else raw
+            if not line.startswith("[") or "(" not in line[:40]:
+                continue
+            m = match(line)
+            if m is None:
+                continue
+            g = m.groups()
+            level, module, line_pid = g[0].upper(), g[1], g[2]
+            if fm is None and module != "HCCL":
+                continue
+            pid = fm.group(1) if fm else line_pid
+            second = g[3:9]
+            base = seconds.get(second)
+            if base is None:
+                try:
+                    y, mo, d, h, mi, sec = (int(x) for x in second)
+                    base = datetime(y, mo, d, h, mi, sec).timestamp()
+                except ValueError:
+                    continue
+                seconds[second] = base
+            t = base + int(g[9]) / 1e3 + int(g[10]) / 1e6
+            body = g[11]
+            key = (w, pid)
+            # lines differing only in time stamp are one line (ascend-fd's rule: the text after the second '[')
+            dup = hash((w, pid, line.split("[", 2)[-1]))  # a hash, not the text: a 50 MB plog keeps 8 bytes a line
+            if dup in seen and "Net2PeerLink" not in line:
+                continue
+            seen.add(dup)
+            proc = procs.get(key)
+            if proc is None:
+                proc = procs[key] = RankProcess(w, pid)
+            if name and name not in proc.files:
+                proc.files.append(name)
+            proc.first_t = t if proc.first_t is None else min(proc.first_t, t)
+            ref = LineRef(file, n, line[:400]) if level == "ERROR" or identity_words(body) else None
+            if ref is None:
+                continue  # neither an error nor a line _identity reads (most INFO lines of a plog): nothing more
+            self._identity(proc, body, ref)
+            if level == "ERROR":
+                if proc.first_error_t is None or t < proc.first_error_t:
+                    proc.first_error_t, proc.first_error = t, ref
+                if module == "HCCL":
+                    self._error(proc, key, body, t, ref)
 
     # ---- identity ---------------------------------------------------------------------------------------------
     def _identity(self, p: RankProcess, body: str, ref: LineRef) -> None:

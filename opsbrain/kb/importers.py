@@ -171,11 +171,15 @@ def json_path(parts: tuple[Any, ...]) -> str:
 def read_json(path: str | Path, limit: int | None = None) -> Any:
     """Parse a JSON file; symlinks, non-files, oversized (> ``limit``, default MAX_IMPORT_BYTES), undecodable or
     malformed files raise KnowledgeBaseError naming the file (and the line and column of a syntax error)."""
-    from opsbrain.yamlio import parse_json, read_bytes
+    from opsbrain.yamlio import read_bytes
 
     limit = MAX_IMPORT_BYTES if limit is None else limit
-    raw = read_bytes(path, KnowledgeBaseError, limit)
-    file = str(path)
+    return _parse_json_bytes(read_bytes(path, KnowledgeBaseError, limit), str(path))
+
+
+def _parse_json_bytes(raw: bytes, file: str) -> Any:
+    from opsbrain.yamlio import parse_json
+
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -402,6 +406,15 @@ def _parse_saved(doc: Any, file: str) -> tuple[dict[str, str], list[ImportedEntr
     return levels, entries, str(doc.get("source", file))
 
 
+def _read_saved(f: Path) -> tuple[dict[str, str], list[ImportedEntry], str]:
+    """One saved import, from its compact form when that is current (:mod:`opsbrain.kb.imported_cache`)."""
+    from opsbrain.kb.imported_cache import cached
+    from opsbrain.yamlio import read_bytes
+
+    raw = read_bytes(f, KnowledgeBaseError, MAX_IMPORT_BYTES)
+    return cached(f, raw, lambda data: _parse_saved(_parse_json_bytes(data, str(f)), str(f)))
+
+
 def load_imported(data_dir: str | Path | None = None, strict: bool = True) -> ImportedKnowledge:
     """Merge every saved import under ``data_dir`` (default: ``default_home()/kb_imports``); empty if none.
 
@@ -414,7 +427,7 @@ def load_imported(data_dir: str | Path | None = None, strict: bool = True) -> Im
         if f.name.startswith(".tmp-"):
             continue
         try:
-            levels, entries, source = _parse_saved(read_json(f), str(f))
+            levels, entries, source = _read_saved(f)
         except KnowledgeBaseError as exc:
             if strict:
                 raise

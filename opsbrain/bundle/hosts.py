@@ -1,0 +1,113 @@
+"""Names in a bundle: worker directories -> node ids, host names and management addresses -> node or chip ids (the
+twin's conventions read backwards), and job-event details put back in node ids.
+
+A directory (or, failing that, the host in its ``messages``) named like ``pod0-node35`` keeps that id; the others get
+``pod0/node<k>`` in natural sort order (the smallest free k); the real names stay in the report and in the evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from typing import Any
+
+from opsbrain.bundle import layout as L
+from opsbrain.bundle.walk import _File
+
+_SYSLOG_HOST = re.compile(r"^[A-Z][a-z]{2}\s+\d{1,2} \d\d:\d\d:\d\d (\S+) ")
+_NODE_HOST = re.compile(r"pod(\d+)-node(\d+)")
+_L1_HOST = re.compile(r"pod(\d+)-node(\d+)-l1sw(\d+)")
+_L2_HOST = re.compile(r"pod(\d+)-l2plane(\d+)-sw(\d+)")
+_IP_NODE = re.compile(r"^10\.(\d+)\.(\d+)\.(\d+)$")
+
+
+def _natural(s: str) -> list[Any]:
+    return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", s)]
+
+
+def host_to_id(host: str) -> str | None:
+    """``pod0-node12`` -> ``pod0/node12``; ``pod0-node12-l1sw4`` / ``pod0-l2plane4-sw07`` -> the chip id."""
+    if m := _L1_HOST.fullmatch(host):
+        return f"pod{m[1]}/node{m[2]}/l1sw{m[3]}"
+    if m := _L2_HOST.fullmatch(host):
+        return f"pod{m[1]}/l2plane{m[2]}/sw{int(m[3]):02d}"
+    if m := _NODE_HOST.fullmatch(host):
+        return f"pod{m[1]}/node{m[2]}"
+    return None
+
+
+def ip_to_node(ip: str) -> str | None:
+    """The twin's management-address convention (``faultlib.telemetry.formats.host_ip``) read backwards, as
+    :func:`opsbrain.ingest.parse_line` does for ``remote[...]``."""
+    m = _IP_NODE.match(ip)
+    if not m or int(m[3]) < 1:
+        return None
+    return f"pod{int(m[1])}/node{int(m[2]) * 250 + int(m[3]) - 1}"
+
+
+def map_workers(files: list[_File], root_name: str) -> dict[str, dict[str, Any]]:
+    """Worker directory -> its node id, how it was named, its syslog host names, addresses (filled later) and files."""
+    workers: dict[str, dict[str, Any]] = {}
+    dirs = sorted({f.kind.worker for f in files if f.kind.worker is not None}, key=_natural)
+    hosts: dict[str, Counter[str]] = defaultdict(Counter)
+    for f in files:
+        if f.kind.kind == L.MESSAGES:
+            for ln in f.lines[:2000]:
+                if m := _SYSLOG_HOST.match(ln):
+                    hosts[f.kind.worker or ""][m.group(1)] += 1
+    taken: set[str] = set()
+    named: dict[str, tuple[str, str]] = {}
+    for d in dirs:
+        base = d.rsplit("/", 1)[-1] if d else root_name
+        nid = host_to_id(base)
+        how = "directory name"
+        if nid is None or "/node" not in nid or nid.count("/") != 1:
+            nid, how = None, ""
+            for h, _n in hosts[d].most_common():
+                cand = host_to_id(h)
+                if cand and cand.count("/") == 1:
+                    nid, how = cand, f"host name {h} in messages"
+                    break
+        if nid is not None and nid not in taken:
+            taken.add(nid)
+            named[d] = (nid, how)
+    k = 0
+    for d in dirs:
+        if d in named:
+            continue
+        while f"pod0/node{k}" in taken:
+            k += 1
+        named[d] = (f"pod0/node{k}", "sorted order")
+        taken.add(f"pod0/node{k}")
+    for d in dirs:
+        nid, how = named[d]
+        workers[d] = {"dir": d or ".", "node": nid, "named_by": how,
+                      "hosts": sorted(hosts[d]), "ips": [], "files": 0}
+    for f in files:
+        if f.kind.worker is not None:
+            workers[f.kind.worker]["files"] += 1
+    return workers
+
+
+def host_ids(workers: dict[str, dict[str, Any]], root_name: str) -> dict[str, str]:
+    """Names a job event may use for a node: worker directory names and syslog host names."""
+    out: dict[str, str] = {}
+    for d, w in workers.items():
+        out[(d.rsplit("/", 1)[-1] if d else root_name)] = w["node"]
+        for h in w["hosts"]:
+            out.setdefault(h, w["node"])
+    return out
+
+
+def unqualify(value: Any, hosts: dict[str, str]) -> Any:
+    """The inverse of :func:`opsbrain.bundle.writer.qualify`: ``<host>[/<rest>]`` -> ``<node id>[/<rest>]``."""
+    if isinstance(value, str):
+        host, sep, rest = value.partition("/")
+        nid = hosts.get(host) or (host_to_id(host) if _NODE_HOST.fullmatch(host) else None)
+        return nid + sep + rest if nid else value
+    if isinstance(value, list):
+        return [unqualify(v, hosts) for v in value]
+    if isinstance(value, dict):
+        return {(unqualify(k, hosts) if isinstance(k, str) else k): unqualify(v, hosts) for k, v in value.items()}
+    return value
+

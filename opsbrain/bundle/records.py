@@ -1,0 +1,81 @@
+"""What a bundle read holds: its lines (:class:`BundleLine`), the whole read (:class:`BundleRead`), the record of a
+line as the reader first keeps it (:data:`Dated`) and the state the reader's parts share (:class:`ReaderState`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from opsbrain.bundle.walk import _File, _Scan
+from opsbrain.ingest.ranks import RankTable
+
+
+@dataclass(slots=True)
+class BundleLine:
+    """One line of a bundle: time (s from the bundle's time origin), the component whose log holds it, the log
+    family, level (when the line says), text, and where it was read (bundle-relative file, 1-based line)."""
+
+    t: float
+    origin: str | None
+    source: str
+    level: str | None
+    text: str
+    file: str
+    line: int
+    job: tuple[str, str, dict[str, Any]] | None = None  # (job, kind, detail) of a cluster job-event line
+
+
+_TIE = {"device_os": 0, "switch": 0, "syslog": 0, "hccn": 0, "plog": 1, "train": 2, "device_plugin": 3, "job": 4}
+"""Order of lines logged in the same instant: what a device or chip reports first, then the processes that see it,
+then the agents that poll them, then the scheduler (the order the twin's fault models emit in)."""
+Dated = tuple[int, int, "_File", int, str, "str | None", str, "str | None", int]
+"""A line as read: time (integer microseconds, :func:`opsbrain.bundle.stamps.to_us`: sorted and subtracted as ints),
+read order (-1: an hccn_tool link record), file, line number, text, origin, source, level, and its rank among lines of
+the same instant (:data:`_TIE` of its source)."""
+_TIES = max(_TIE.values()) + 2  # tie ranks (0 .. max, and the default 1) as one digit of the sort key
+
+
+@dataclass
+class BundleRead:
+    """What :func:`read_bundle` found: lines (time-sorted), the worker map, placement, metrics, the report."""
+
+    lines: list[BundleLine]
+    placement: dict[str, list[str]]
+    metrics: dict[tuple[str, str], float]
+    report: dict[str, Any]
+    ranks: RankTable = field(default_factory=lambda: RankTable([], {}))
+    may: list[bool] | None = None
+    """With ``keep`` (:func:`scan_bundle`): per line of ``lines``, what ``keep`` said of it (True for the lines it
+    was not asked about: they take the exact per-line paths)."""
+
+
+Keep = Callable[[list[str]], "list[bool] | None"]
+"""Which lines of a block the caller needs (False: certain to be of no use to it): a block scan, as
+:func:`opsbrain.bundle.diagnose._candidates`; None: all of them."""
+
+
+class ReaderState:
+    """What the reader's parts (:mod:`~opsbrain.bundle.timed`, :mod:`~opsbrain.bundle.statefiles`,
+    :mod:`~opsbrain.bundle.assemble`) share while one bundle is read."""
+
+    def __init__(self, scan: _Scan, keep: Keep | None = None) -> None:
+        self.scan = scan
+        self.keep = keep
+        self.light: list[int] = []  # with keep: the times of the lines read without a record (counted, spanned)
+        self.kept: dict[int, bool] = {}  # with keep: keep's answer for the records of block-read files, by seq
+        self.p = scan.p
+        self.manifest: dict[str, Any] | None = None
+        self.workers: dict[str, dict[str, Any]] = {}
+        self.ip_node: dict[str, str] = {}
+        self.processes: list[dict[str, Any]] = []
+        self.placement: dict[str, list[str]] = {}
+        self.metrics: dict[tuple[str, str], float] = {}
+        self.links: list[dict[str, Any]] = []
+        self.dated: list[Dated] = []
+        self.minutes: dict[str, int | None] = {}  # BlockStamps' minutes, shared by the files of the bundle
+        self.skipped = scan.skipped
+
+    def _node(self, f: _File) -> str | None:
+        w = f.kind.worker
+        return self.workers[w]["node"] if w is not None else None

@@ -1,0 +1,81 @@
+"""Reading the bundle's state files: ``npu_info_{before,after}.txt`` (hccn_tool link records and link states,
+npu-smi temperatures and HBM counters as metrics) and the collective jobs' rank tables (placement)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from opsbrain.bundle.hosts import ip_to_node
+from opsbrain.bundle.records import _TIE, ReaderState
+from opsbrain.bundle.stamps import stamp, to_us
+from opsbrain.bundle.walk import _File
+
+_HCCN_REC = re.compile(r"\[devid (\d+)\]\s+\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s+LINK (UP|DOWN)")
+_LINK_CMD = re.compile(r"^(?:\$ |\S*/)?hccn_tool -i (\d+) -link -g")
+_LINK_STATE = re.compile(r"^link status: (\w+)")
+_KV = re.compile(r"^([A-Za-z][A-Za-z ()]+?)\s*:\s*(\S+)")
+_SMI_ROW = re.compile(r"^\|\s*(\d+)\s+\S+\s*\|\s*\S+\s*\|\s*\S+\s+([\d.]+)\s")
+_METRICS = {"NPU Temperature (C)": ("npu_temp_c", ""), "HBM Temperature (C)": ("hbm_temp_c", "/hbm"),
+            "HBM Double Bit Isolated Pages Count": ("hbm_isolated_rows", "/hbm"),
+            "HBM Single Bit Error Count": ("hbm_ce_total", "/hbm")}
+
+
+class StateFiles(ReaderState):
+    """The reader's part that reads link states, metrics and placement."""
+
+    def _npu_info(self, f: _File) -> None:
+        node = self._node(f)
+        when = f.kind.tag or "after"
+        dev: int | None = None
+        link_dev: int | None = None
+        state: dict[int, str] = {}
+        for i, raw in enumerate(f.lines, start=1):
+            text = self.scan.clean(f, raw)
+            if text is None:
+                continue
+            if m := _HCCN_REC.search(text):
+                dt = to_us(stamp(text, "ctime"))
+                if dt is not None and node is not None:
+                    self.dated.append((dt, -1, f, i, text.strip(), node, "hccn", None, _TIE["hccn"]))
+                continue
+            if m := _LINK_CMD.match(text):
+                link_dev = int(m.group(1))
+                continue
+            if (m := _LINK_STATE.match(text)) and link_dev is not None:
+                state[link_dev] = m.group(1).upper()
+                continue
+            if when != "after" or node is None:
+                continue
+            if m := _SMI_ROW.match(text):
+                self.metrics.setdefault(("npu_temp_c", f"{node}/npu{int(m.group(1))}"), float(m.group(2)))
+                continue
+            if m := _KV.match(text):
+                key, val = m.group(1).strip(), m.group(2)
+                if key == "NPU ID" and val.isdigit():
+                    dev = int(val)
+                elif key in _METRICS and dev is not None:
+                    try:
+                        v = float(val)
+                    except ValueError:
+                        continue
+                    metric, suffix = _METRICS[key]
+                    self.metrics[(metric, f"{node}/npu{dev}{suffix}")] = v
+        if node is not None:
+            self.links.append({"file": f.rel, "node": node, "when": when, "state": state})
+
+    def _rank_table(self, f: _File) -> None:
+        try:
+            doc = json.loads("\n".join(f.lines))
+            servers = doc["server_list"]
+            names = [str(s["server_id"]) for s in servers]
+        except (json.JSONDecodeError, KeyError, TypeError):
+            self.scan.malformed[f.rel] += 1
+            return
+        nodes = []
+        for ip in names:
+            nid = self.ip_node.get(ip) or ip_to_node(ip) or f"ip:{ip}"
+            if nid not in nodes:
+                nodes.append(nid)
+        self.placement[f.kind.tag or "job"] = nodes
+

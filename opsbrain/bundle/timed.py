@@ -1,0 +1,163 @@
+"""Reading the bundle's timed log files into line records (:data:`~opsbrain.bundle.records.Dated`): each line's time
+stamp (:mod:`opsbrain.bundle.stamps`; a continuation line takes the time of the line before), level, origin
+(node, device or switch chip of the file) and source, and the HCCL init lines that tie a plog's process to a device.
+
+A plain file (no junk, no over-long line) of a style with a block form is read with one regex scan for all its
+stamps and levels (:func:`~opsbrain.bundle.stamps.block_scan`); the others line by line. Syslog and klog lines carry
+no year: it is the one that puts them closest to the bundle's typical time."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from opsbrain.bundle import layout as L
+from opsbrain.bundle.hosts import host_to_id
+from opsbrain.bundle.records import _TIE, ReaderState
+from opsbrain.bundle.stamps import (
+    _STYLE,
+    BlockStamps,
+    block_scan,
+    dir_stamp,
+    klog_stamp,
+    stamp,
+    syslog_us,
+    to_us,
+)
+from opsbrain.bundle.walk import _File
+
+_LEVEL = re.compile(r"^\[(\w+)\s*\]")
+_INIT = re.compile(r"hcom init by file success.*?rankNum\[(\d+)\], rank\[(\d+)\], server\[([^\]]*)\], "
+                   r"device\[(\d+)\]")
+
+
+def _head_time(prefix: str) -> int | None:
+    """The time stamp of what :func:`opsbrain.ingest.surface.plain` took off a line (a CRI or collector's stamp), for
+    a line without one of its own: the forms of the ISO style (a syslog stamp there has no year: none is taken)."""
+    return to_us(stamp(prefix, "iso"))
+
+
+class TimedFiles(ReaderState):
+    """The reader's part that turns timed log files into line records."""
+
+    def _read_timed(self, f: _File, seq: int, ref: datetime | None = None) -> int:
+        kind = f.kind.kind
+        node = self._node(f)
+        origin: str | None = node
+        source = L.SOURCE_OF_KIND.get(kind, f.kind.tag or "other")
+        if kind in (L.DEVICE_OS, L.HISTORY, L.HISI_DUMP) and node is not None:
+            origin = f"{node}/npu{f.kind.device}"
+        elif kind == L.SWITCH:
+            origin = (host_to_id(f.kind.tag) or f.kind.tag) if f.kind.tag else None
+        elif kind == L.CLUSTERD:
+            origin = None
+        if kind == L.OTHER:
+            source = f.kind.tag or "other"
+        style = _STYLE.get(kind, "iso")
+        crash_dt = None
+        if kind == L.VMCORE and f.kind.tag and (m := re.search(r"(\d{4}-\d\d-\d\d)-(\d\d:\d\d:\d\d)$", f.kind.tag)):
+            try:
+                crash_dt = to_us(datetime.fromisoformat(f"{m[1]} {m[2]}"))
+            except ValueError:
+                crash_dt = None
+        last: int | None = to_us(dir_stamp(f.kind.tag)) if kind == L.HISI_DUMP else None
+        clean, plain = self.scan.clean, f.plain
+        syslog, klog = kind in (L.MESSAGES, L.SYSMON), kind == L.VOLCANO
+        continued = kind in (L.TRAIN, L.PLOG, L.OTHER, L.HISI_DUMP, L.CANN_DEVICE)
+        plog, history = kind == L.PLOG, kind == L.HISTORY
+        dated, since = self.dated, ref or datetime(1970, 1, 1)
+        days: dict[tuple[str, str], list[int]] = {}  # syslog_us's days of a (month, day), for this ``since``
+        tie = _TIE.get(source, 1)
+        block = block_scan(f.lines, style) if plain and not (syslog or klog or kind == L.VMCORE) else None
+        if block is not None:
+            read = BlockStamps(style, self.minutes)
+            return self._read_block(f, seq, block, read, origin, source, tie, last, continued)
+        for i, raw in enumerate(f.lines, start=1):
+            if plain:  # Scan.clean of a file without junk or over-long lines: only blank lines are dropped
+                if not raw or raw.isspace():
+                    continue
+                text = raw
+            elif (cleaned := clean(f, raw)) is None:
+                continue
+            else:
+                text = cleaned
+            if kind == L.VMCORE:
+                dt = crash_dt
+            elif syslog:
+                dt = syslog_us(text, since, days)
+            elif klog:
+                dt = to_us(klog_stamp(text, since))
+            else:
+                dt = to_us(stamp(text, style))
+            if dt is None and (dt := self._untimed(f, i, last, continued)) is None:
+                continue
+            last = dt
+            level = m.group(1).upper() if text[:1] == "[" and (m := _LEVEL.match(text)) else None
+            if history:
+                level = "ERROR"
+            if plog and "hcom init by file success" in text and (m := _INIT.search(text)):
+                self._init_line(f, node, m)
+            seq += 1
+            dated.append((dt, seq, f, i, text, origin, source, level, tie))
+        return seq
+
+    def _untimed(self, f: _File, i: int, last: int | None, continued: bool) -> int | None:
+        """The time of line ``i`` that has no stamp of its own: the stamp of the head taken off it, else the time of
+        the line before (a continuation: traceback, wrapped message; counted as untimed in a file whose lines do not
+        continue), else None (counted, and the line is skipped)."""
+        if f.prefixes is not None and f.prefixes[i - 1] and (dt := _head_time(f.prefixes[i - 1])) is not None:
+            return dt
+        if last is None or not continued:
+            self.scan.untimed[f.rel] += 1
+        return last
+
+    def _read_block(self, f: _File, seq: int, found: list[tuple[str, str, str]], read: BlockStamps,
+                    origin: str | None, source: str, tie: int, last: int | None, continued: bool) -> int:
+        """:meth:`_read_timed` of a plain file whose levels and stamps one scan found (:func:`block_scan`): the same
+        records, without a regex search a line; with keep, records of the wanted lines only (:meth:`_wanted`), the
+        others leaving their time."""
+        history, plog = f.kind.kind == L.HISTORY, f.kind.kind == L.PLOG
+        node = self._node(f) if plog else None
+        add, light, kept = self.dated.append, self.light.append, self.kept
+        stamps, levels = read.read(f.lines, found)
+        wanted, may = self._wanted(f) or (None, None)
+        for i, (raw, dt, level) in enumerate(zip(f.lines, stamps, levels, strict=True), start=1):
+            if not raw or raw.isspace():
+                continue
+            if dt is None and (dt := self._untimed(f, i, last, continued)) is None:
+                continue
+            last = dt
+            if plog and "hcom init by file success" in raw and (m := _INIT.search(raw)):
+                self._init_line(f, node, m)
+            seq += 1
+            if wanted is None or wanted[i - 1]:
+                add((dt, seq, f, i, raw, origin, source, "ERROR" if history else level, tie))
+                if may is not None:
+                    kept[seq] = may[i - 1]
+            else:
+                light(dt)
+        return seq
+
+    def _wanted(self, f: _File) -> tuple[list[bool], list[bool]] | None:
+        """With keep: per line of a block-read file, whether it needs a record (keep marks it, or the reader needs
+        it: a device record the history may repeat, :func:`_dup_key`) and keep's answer; None without keep, and for
+        the files whose every line needs a record (job events, the history)."""
+        if self.keep is None or f.kind.kind in (L.CLUSTERD, L.HISTORY):
+            return None
+        may = self.keep(f.lines)
+        if may is None:
+            return None
+        if f.kind.kind == L.DEVICE_OS:
+            return [m or "event_id=" in raw for m, raw in zip(may, f.lines, strict=True)], may
+        return may, may
+
+    def _init_line(self, f: _File, node: str | None, m: re.Match[str]) -> None:
+        n, rank, ip, dev = m.groups()
+        self.processes.append({"file": f.rel, "pid": f.kind.pid, "node": node, "device": int(dev),
+                               "rank": int(rank), "ranks": int(n), "server": ip})
+        if node is not None and ip:
+            self.ip_node.setdefault(ip, node)
+            w = self.workers[f.kind.worker or ""]
+            if ip not in w["ips"]:
+                w["ips"].append(ip)
+

@@ -1,0 +1,35 @@
+""":func:`opsbrain.ingest.surface.may_carry` (one scan of a whole file) never misses a line that
+:func:`~opsbrain.ingest.surface.plain` would change: a file it passes is read as it is, line by line the same."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from opsbrain.ingest.surface import may_carry, plain
+
+HEADISH = st.sampled_from(["", "2024-05-01T10:11:12.123456789Z stdout F ", "2024-05-01T10:11:12Z stderr P",
+                           "[pod/a-1/main] ", "[pod/x] ", "\x1b[31m", "\x1b", "2025-03-01 00:00:01 ",
+                           "2025-03-01T00:00:01,5+08:00 ", "[2025-04-16-03:08:13.704312] ", "Mar  1 00:00:05 ",
+                           "Dec 31 23:59:59 ", "worker-3: ", "10.0.0.5: ", "node1: ", "EI0002: ", "gpu12.dc1: ",
+                           "2025-03-01 00:00:01 worker-3: "])
+BODYISH = st.sampled_from(["", "[ERROR] RUNTIME(1,python):x", "| 0 | 910B |", "  indented", "\tTab", " [x",
+                           "plain words", "x", "\x0b", "\x1c", "[", "|", " "])
+LINE = st.builds(lambda a, b, c, d: a + b + c + d, HEADISH, HEADISH, BODYISH,
+                 st.text(alphabet=st.sampled_from(list("0123456789-:. T[]|/ abZ\t\x1b")), max_size=30))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(LINE, min_size=1, max_size=6))
+def test_a_file_it_passes_has_no_line_plain_would_change(lines: list[str]) -> None:
+    changed = [ln for ln in lines if plain(ln) != (ln, "")]
+    if not may_carry("\n".join(lines).encode()):
+        assert not changed, changed
+
+
+def test_what_it_passes_and_what_it_flags() -> None:
+    assert not may_carry(b"[INFO] HCCL(1,python):2025-03-01-00:00:00.000.000 [x.cc:1]ok\nplain line\n")
+    assert not may_carry(b"2025-03-01 00:00:01.123 INFO a train step\nMar  1 00:00:05 host kernel: x")
+    for flagged in (b"ok\n2024-05-01T10:11:12Z stdout F [ERROR] x", b"[pod/a/b] x", b"ok\nworker-3: [ERROR] x",
+                    b"\x1b[31mERR", "caf\u00e9".encode()):
+        assert may_carry(flagged), flagged
