@@ -13,9 +13,9 @@ import simpy
 
 from faultlib.health import Health
 from faultlib.telemetry import JobEvent, LogLine
+from opsbrain import livereadings
 from opsbrain.detection import Detector, DetectorParams, Incident, LinkHistory
 from opsbrain.detection.detector import anchors
-from opsbrain import livereadings
 from opsbrain.detection.watchdog import ProgressWatchdog
 from opsbrain.ingest import Signal, parse_job_event, parse_line
 from opsbrain.recovery.schema import WORKLOAD_STUCK

@@ -6,7 +6,7 @@ from __future__ import annotations
 from faultlib.topology import Topology
 from opsbrain.controller import Controller
 from opsbrain.detection import NO_HISTORY, Detector, DetectorParams, LinkHistory
-from opsbrain.diagnosis.features import gap_magnitude, incident_features
+from opsbrain.diagnosis.features import MAGNITUDE_FLOOR, MAGNITUDE_SHIFT, gap_magnitude, incident_features
 from opsbrain.ingest import Signal
 from opsbrain.kb import cases as case_lib
 from opsbrain.kb.cases import Recorder
@@ -34,15 +34,17 @@ class _Records:
 
 
 def test_gap_magnitude_is_hours_in_factors_of_two() -> None:
-    assert [gap_magnitude(h * 3600.0) for h in (0.2, 0.3, 0.5, 1.0, 1.9, 2.0, 4.5)] == [-3, -2, -1, 0, 0, 1, 2]
-    assert gap_magnitude(0.0) == gap_magnitude(1.0)  # never log of zero
+    bins = [gap_magnitude(h * 3600.0) - MAGNITUDE_SHIFT for h in (0.2, 0.3, 0.5, 1.0, 1.9, 2.0, 4.5)]
+    assert bins == [-3, -2, -1, 0, 0, 1, 2]
+    assert gap_magnitude(0.0) == gap_magnitude(1.0) == MAGNITUDE_FLOOR + MAGNITUDE_SHIFT  # never log of zero
+    assert gap_magnitude(0.0) > 0  # a reading never looks like an absent feature (0 in the vectorizer)
 
 
 def test_the_gap_counts_from_the_previous_lane_loss_not_this_incidents_own() -> None:
     now = 20_000.0
     slow = incident_features([_lanes(now)], now, _Records((now - 5 * 3600.0, now)))
     fast = incident_features([_lanes(now)], now, _Records((now - 0.4 * 3600.0, now - 10.0, now)))
-    assert (slow["lane_gap_log2"], fast["lane_gap_log2"]) == (2.0, -2.0)
+    assert (slow["lane_gap_log2"], fast["lane_gap_log2"]) == (2.0 + MAGNITUDE_SHIFT, -2.0 + MAGNITUDE_SHIFT)
     assert "lane_gap_log2" not in incident_features([_lanes(now)], now, _Records((now - 10.0, now)))
     assert "lane_gap_log2" not in incident_features([_lanes(now)], now, NO_HISTORY)  # pasted text: no records
 

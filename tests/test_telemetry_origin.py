@@ -27,9 +27,9 @@ from faultlib.health import Health
 from faultlib.telemetry import formats as fmt
 from faultlib.telemetry.records import JobEvent, LogLine
 from opsbrain.controller import Controller
-from opsbrain.kb import cases as case_lib
 from opsbrain.ingest import Signal
 from opsbrain.ingest.where import node_of
+from opsbrain.kb import cases as case_lib
 from opsbrain.verdict import Diagnosis
 from tests import twin_emissions as te
 

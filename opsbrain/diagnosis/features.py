@@ -91,13 +91,25 @@ def _lane_loss_gap_s(link: str, sigs: list[Signal], history: LinkRecords) -> flo
     return first - max(earlier) if earlier else None
 
 
+MAGNITUDE_FLOOR = -7
+"""The lowest factor-of-two bin of a magnitude that can be below one (a lane-loss gap in hours, a climb in degC/min):
+readings below 2**-7 share it."""
+MAGNITUDE_SHIFT = 8.0
+"""Added to those bins so that every reading is positive: the model's vectorizer reads an absent feature (a pasted
+text has no records or metrics) as 0, which must not be the bin of a real reading."""
+
+
+def _shifted_log2(x: float) -> float:
+    return float(max(MAGNITUDE_FLOOR, math.floor(math.log2(x)))) + MAGNITUDE_SHIFT
+
+
 def gap_magnitude(gap_s: float) -> float:
     """The time since a link's previous lane loss, in hours, as its order of magnitude in factors of two
     (``floor(log2(hours))``). A module losing its lanes one after another does so at a pace set by how fast its Rx
     power falls (faults.optical_decay_dbm_per_h): an operator reading the port's alarm history tells a module that
     dies within the hour from one that lasts a day by it. Factors of two keep the lines' delivery delays and a lost
-    report from making every incident look new, as for ``hbm_ce_log2``."""
-    return float(math.floor(math.log2(max(gap_s, 1.0) / 3600.0)))
+    report from making every incident look new, as for ``hbm_ce_log2``; shifted by :data:`MAGNITUDE_SHIFT`."""
+    return _shifted_log2(max(gap_s, 1.0) / 3600.0)
 
 
 def _metric_features(f: dict[str, float], npus: Counter[str], links: set[str], metric: MetricReader) -> None:
@@ -123,8 +135,9 @@ def _metric_features(f: dict[str, float], npus: Counter[str], links: set[str], m
 def rise_magnitude(c_per_min: float) -> float:
     """An HBM stack's temperature climb (degC/min over the last scrapes of npu-exporter's HBM temperature) as its
     order of magnitude in factors of two (``floor(log2(degC/min))``): an operator tells a stopped cooling loop
-    (tens of degrees a minute) from a degrading fan (a degree or two) by it, where the alarm line is the same."""
-    return float(math.floor(math.log2(c_per_min)))
+    (tens of degrees a minute) from a degrading fan (a degree or two) by it, where the alarm line is the same;
+    shifted by :data:`MAGNITUDE_SHIFT`."""
+    return _shifted_log2(c_per_min)
 
 
 def _placement_features(f: dict[str, float], nodes: set[str], metric: MetricReader) -> None:
