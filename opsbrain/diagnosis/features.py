@@ -142,10 +142,12 @@ def rise_magnitude(c_per_min: float) -> float:
 
 def _placement_features(f: dict[str, float], nodes: set[str], metric: MetricReader) -> None:
     """How many of the incident's nodes run no workload (the scheduler's allocation: a fault there stalls no job,
-    so no job event or peer timeout follows it). Absent when the reader has no allocation (pasted logs, bundles)."""
-    alloc = [a for n in sorted(nodes) if (a := metric("node_npus_allocated", n)) is not None]
-    if alloc:
-        f["idle_nodes"] = math.log1p(sum(a <= 0 for a in alloc))
+    so no job event or peer timeout follows it). Absent when none is idle, as when the reader has no allocation
+    (pasted logs, bundles): the model's vectorizer reads an absent feature as 0, and a near-copy signature must not
+    tell apart what the model cannot."""
+    idle = sum(a <= 0 for n in sorted(nodes) if (a := metric("node_npus_allocated", n)) is not None)
+    if idle:
+        f["idle_nodes"] = math.log1p(idle)
 
 
 def ce_magnitude(count: float) -> float:
