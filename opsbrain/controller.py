@@ -13,6 +13,7 @@ import simpy
 
 from faultlib.health import Health
 from faultlib.telemetry import JobEvent, LogLine
+from opsbrain import livereadings
 from opsbrain.detection import Detector, DetectorParams, Incident, LinkHistory
 from opsbrain.detection.detector import anchors
 from opsbrain.detection.watchdog import ProgressWatchdog
@@ -118,6 +119,10 @@ class Controller:
         self.sim.env.process(proc())
 
     def metric(self, name: str, component: str) -> float | None:
+        """A reading now: the metric store's, or one of the derived readings of :mod:`opsbrain.livereadings`
+        (an HBM stack's temperature climb over the last scrapes, a node's NPUs allocated by the scheduler)."""
+        if name in livereadings.NAMES:
+            return livereadings.read(self.sim, self.placement, name, component)
         return self.sim.telemetry.read(name, component)
 
     def adopt(self, incident_id: str, diagnosis: Diagnosis, component: str) -> Incident:

@@ -27,8 +27,9 @@ from faultlib.health import Health
 from faultlib.telemetry import formats as fmt
 from faultlib.telemetry.records import JobEvent, LogLine
 from opsbrain.controller import Controller
-from opsbrain.kb import cases as case_lib
 from opsbrain.ingest import Signal
+from opsbrain.ingest.where import node_of
+from opsbrain.kb import cases as case_lib
 from opsbrain.verdict import Diagnosis
 from tests import twin_emissions as te
 
@@ -234,6 +235,7 @@ class _Spy:
             if s.component:
                 for name in ("rank_step_time_s", "hbm_isolated_rows", "hbm_uce_total", "npu_temp_c"):
                     self.readings.append(metric(name, s.component))
+                self.readings.append(metric("node_npus_allocated", node_of(s.component) or s.component))
         return Diagnosis("recorded", None, 0.0, at_s=now)
 
 

@@ -92,7 +92,7 @@ class HbmOvertemp(FaultModel):
     def run(self) -> Gen:
         npu = ids.npu_of(self.target) or self.target
         p = self.p
-        slope = (p.hbm_temp_fatal_c - p.hbm_temp_nominal_c) / p.overtemp_ramp_s
+        slope = (p.hbm_temp_fatal_c - p.hbm_temp_nominal_c) / float(self.param("ramp_s", p.overtemp_ramp_s))
         self.sim.telemetry.metric("hbm_temp_c", self.target, p.hbm_temp_nominal_c, slope=slope)
         yield self.wait((p.hbm_temp_alarm_c - p.hbm_temp_nominal_c) / slope)
         self.emit.device_event(npu, "80E00209")

@@ -64,6 +64,10 @@ class LinkHistory:
     def lanes_lost(self, link: str) -> bool:
         return self.detector.lanes_lost_recently(link, self.now) if self.detector else False
 
+    def lane_losses(self, link: str) -> tuple[float, ...]:
+        """When the link reported lanes lost over the last 24 h (oldest first)."""
+        return self.detector.lane_losses_of(link, self.now) if self.detector else ()
+
 
 NO_HISTORY = LinkHistory(None, 0.0)
 
@@ -154,6 +158,7 @@ class Detector:
         self._burst: dict[str, deque[float]] = defaultdict(deque)
         self.link_downs: dict[str, deque[float]] = defaultdict(deque)  # operator-visible flap history
         self.link_lanes: dict[str, float] = {}  # link -> last time it reported lanes lost
+        self.lane_history: dict[str, deque[float]] = defaultdict(deque)  # link -> its lane-loss reports (24 h)
         self._pending: set[str] = set()
         # (time stamp, tie order, arrival order, signal, arrival time) heap
         self._held: list[tuple[float, int, int, Signal, float]] = []
@@ -222,6 +227,10 @@ class Detector:
                 hist.popleft()
         if sig.kind == "sw:lanes" and sig.component:
             self.link_lanes[sig.component] = sig.t
+            lanes = self.lane_history[sig.component]
+            lanes.append(sig.t)
+            while lanes and sig.t - lanes[0] > self.p.flap_window_s:
+                lanes.popleft()
         inc = self._find(sig)
         if inc is not None:
             repeat = sig.component is not None and (
@@ -329,6 +338,9 @@ class Detector:
     def lanes_lost_recently(self, link: str, now: float) -> bool:
         t = self.link_lanes.get(link)
         return t is not None and now - t <= self.p.flap_window_s
+
+    def lane_losses_of(self, link: str, now: float) -> tuple[float, ...]:
+        return tuple(t for t in self.lane_history.get(link, ()) if 0.0 <= now - t <= self.p.flap_window_s)
 
     def flaps_of(self, link: str, now: float) -> int:
         return sum(1 for t in self.link_downs.get(link, ()) if now - t <= self.p.flap_window_s)

@@ -58,6 +58,9 @@ def incident_features(signals: Iterable[Signal], now: float, history: LinkRecord
         f["planes_on_busiest_node"] = float(len({ln.split("/l1sw", 1)[1].split("~")[0] for ln in busiest}))
         f["max_flaps_24h"] = float(max(history.flaps(ln) for ln in down))
         f["lanes_lost_before"] = float(any(history.lanes_lost(ln) for ln in down))
+    gaps = [g for ln in sorted(down | lanes) if (g := _lane_loss_gap_s(ln, sigs, history)) is not None]
+    if gaps:
+        f["lane_gap_log2"] = gap_magnitude(min(gaps))
     npus = Counter(npu for s in sigs if (npu := npu_id(s.component)))
     f["npus"] = math.log1p(len(npus))
     f["max_signals_per_npu"] = math.log1p(max(npus.values())) if npus else 0.0
@@ -70,7 +73,43 @@ def incident_features(signals: Iterable[Signal], now: float, history: LinkRecord
     f["span_s"] = math.log1p(max(0.0, now - min((s.t for s in sigs), default=now)))
     if metric is not None:
         _metric_features(f, npus, down | lanes, metric)
+        _placement_features(f, nodes, metric)
     return f
+
+
+LANE_GAP_MIN_S = 60.0
+"""A lane-loss report counts as an earlier one when it precedes the incident's first line about the link by more
+than the detector's grouping window (DetectorParams.group_window_s): closer lines are one event."""
+
+
+def _lane_loss_gap_s(link: str, sigs: list[Signal], history: LinkRecords) -> float | None:
+    """Seconds from the link's previous lane-loss report (24 h records) to this incident's first line about it."""
+    first = min((s.t for s in sigs if link_of(s) == link and (s.kind in DOWN or s.kind == "sw:lanes")), default=None)
+    if first is None:
+        return None
+    earlier = [t for t in history.lane_losses(link) if t < first - LANE_GAP_MIN_S]
+    return first - max(earlier) if earlier else None
+
+
+MAGNITUDE_FLOOR = -7
+"""The lowest factor-of-two bin of a magnitude that can be below one (a lane-loss gap in hours, a climb in degC/min):
+readings below 2**-7 share it."""
+MAGNITUDE_SHIFT = 8.0
+"""Added to those bins so that every reading is positive: the model's vectorizer reads an absent feature (a pasted
+text has no records or metrics) as 0, which must not be the bin of a real reading."""
+
+
+def _shifted_log2(x: float) -> float:
+    return float(max(MAGNITUDE_FLOOR, math.floor(math.log2(x)))) + MAGNITUDE_SHIFT
+
+
+def gap_magnitude(gap_s: float) -> float:
+    """The time since a link's previous lane loss, in hours, as its order of magnitude in factors of two
+    (``floor(log2(hours))``). A module losing its lanes one after another does so at a pace set by how fast its Rx
+    power falls (faults.optical_decay_dbm_per_h): an operator reading the port's alarm history tells a module that
+    dies within the hour from one that lasts a day by it. Factors of two keep the lines' delivery delays and a lost
+    report from making every incident look new, as for ``hbm_ce_log2``; shifted by :data:`MAGNITUDE_SHIFT`."""
+    return _shifted_log2(max(gap_s, 1.0) / 3600.0)
 
 
 def _metric_features(f: dict[str, float], npus: Counter[str], links: set[str], metric: MetricReader) -> None:
@@ -85,9 +124,30 @@ def _metric_features(f: dict[str, float], npus: Counter[str], links: set[str], m
     ces = [c for n in npus if (c := metric("hbm_ce_total", n + "/hbm")) is not None]
     if ces:
         f["hbm_ce_log2"] = ce_magnitude(max(ces))
+    rises = [r for n in sorted(npus) if (r := metric("hbm_temp_rise_c_per_min", n + "/hbm")) is not None and r > 0]
+    if rises:
+        f["hbm_temp_rise_log2"] = rise_magnitude(max(rises))
     ratios = [r for n in npus if (r := _rank_slowdown(n, metric)) is not None]
     if ratios:
         f["rank_slowdown"] = max(ratios)
+
+
+def rise_magnitude(c_per_min: float) -> float:
+    """An HBM stack's temperature climb (degC/min over the last scrapes of npu-exporter's HBM temperature) as its
+    order of magnitude in factors of two (``floor(log2(degC/min))``): an operator tells a stopped cooling loop
+    (tens of degrees a minute) from a degrading fan (a degree or two) by it, where the alarm line is the same;
+    shifted by :data:`MAGNITUDE_SHIFT`."""
+    return _shifted_log2(c_per_min)
+
+
+def _placement_features(f: dict[str, float], nodes: set[str], metric: MetricReader) -> None:
+    """How many of the incident's nodes run no workload (the scheduler's allocation: a fault there stalls no job,
+    so no job event or peer timeout follows it). Absent when none is idle, as when the reader has no allocation
+    (pasted logs, bundles): the model's vectorizer reads an absent feature as 0, and a near-copy signature must not
+    tell apart what the model cannot."""
+    idle = sum(a <= 0 for n in sorted(nodes) if (a := metric("node_npus_allocated", n)) is not None)
+    if idle:
+        f["idle_nodes"] = math.log1p(idle)
 
 
 def ce_magnitude(count: float) -> float:

@@ -12,6 +12,8 @@ class LinkRecords(Protocol):
 
     def lanes_lost(self, link: str) -> bool: ...
 
+    def lane_losses(self, link: str) -> tuple[float, ...]: ...
+
 
 class _NoHistory:
     def flaps(self, link: str) -> int:
@@ -19,6 +21,9 @@ class _NoHistory:
 
     def lanes_lost(self, link: str) -> bool:
         return False
+
+    def lane_losses(self, link: str) -> tuple[float, ...]:
+        return ()
 
 
 NO_HISTORY: LinkRecords = _NoHistory()

@@ -57,6 +57,7 @@ AXES: tuple[Axis, ...] = (
 
 _DEFAULT_OF = {("hbm_ce_storm", "rate_per_s"): "ce_storm_rate_per_s", ("hbm_row_exhaustion", "rows_at_onset"):
                "rows_at_onset", ("link_flap", "flaps"): "flap_count", ("npu_fail_slow", "factor"): "fail_slow_factor",
+               ("hbm_overtemp", "ramp_s"): "overtemp_ramp_s",
                ("silent_data_corruption", "detect_delay_s"): "sdc_detect_delay_s"}
 
 
@@ -72,12 +73,17 @@ def train_param_points() -> dict[tuple[str, str], float]:
 FAULT_PARAMS: dict[str, ParamDraws] = {
     "low": (("optical_degradation", "dbm_per_hour", 0.2, 0.28), ("link_flap", "flaps", 2, 3),
             ("npu_fail_slow", "factor", 1.15, 1.25), ("hbm_ce_storm", "rate_per_s", 0.15, 0.3),
-            ("hbm_row_exhaustion", "rows_at_onset", 30, 34), ("silent_data_corruption", "detect_delay_s", 30, 60)),
+            ("hbm_row_exhaustion", "rows_at_onset", 30, 34), ("silent_data_corruption", "detect_delay_s", 30, 60),
+            ("hbm_overtemp", "ramp_s", 60, 120)),
     "high": (("optical_degradation", "dbm_per_hour", 3.5, 6.0), ("link_flap", "flaps", 10, 14),
              ("npu_fail_slow", "factor", 1.7, 2.0), ("hbm_ce_storm", "rate_per_s", 1.0, 2.0),
-             ("hbm_row_exhaustion", "rows_at_onset", 52, 60), ("silent_data_corruption", "detect_delay_s", 300, 600)),
+             ("hbm_row_exhaustion", "rows_at_onset", 52, 60), ("silent_data_corruption", "detect_delay_s", 300, 600),
+             ("hbm_overtemp", "ramp_s", 1200, 1800)),
 }
-"""Held-out fault parameters. The other kinds have no parameter knob in faultlib; they vary through the other axes."""
+"""Held-out fault parameters. The other kinds have no parameter knob in faultlib; they vary through the other axes.
+HBM overheating (training: faults.overtemp_ramp_s, 5 min from nominal to fatal), assumed: within 1-2 min when a
+liquid-cooling loop stops (cold-plate flow lost; the chip's heat has nowhere to go), over 20-30 min when air or
+coolant flow only degrades (a failing fan or pump, a clogged filter)."""
 
 _PLACEMENT = {  # value -> (first inference node, training job's nodes) within a pod
     "inference 0-31, training 32-45": (0, tuple(range(32, 46))),

@@ -32,6 +32,9 @@ _SPECS: dict[str, dict[str, ParamSpec]] = {
     "hbm_ce_storm": {"rate_per_s": (float, {"gt": 0, "le": 10_000}, "correctable errors per second during the "
                                     "storm (default faults.ce_storm_rate_per_s); bound: an ECC engine logging "
                                     "10,000 CE/s is far past any storm")},
+    "hbm_overtemp": {"ramp_s": (float, {"gt": 0, "le": DAY_S}, "seconds the HBM takes from its nominal to its "
+                                "fatal temperature (default faults.overtemp_ramp_s); bound: a day-long climb is a "
+                                "drift, not a cooling loss")},
     "hbm_row_exhaustion": {"rows_at_onset": (int, {"ge": 0, "le": 64}, "isolated HBM rows when the fault begins "
                                              "(default faults.rows_at_onset); bound: 64 rows is the replace "
                                              "threshold (control.hbm_rows_replace_threshold)")},
