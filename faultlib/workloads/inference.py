@@ -32,8 +32,13 @@ EP32 prefill: ~0.9). In-place recovery keeps the weights: the CANN process-level
 
 Instance life cycle: ``running`` -> ``hung`` (a hang, or a device of the instance left service: peers block in
 the collective) -> ``down`` after ``hang_timeout_s``; ``crash`` -> ``down`` at once; ``restarting`` while a
-restart / in-place recovery runs. A running instance whose collective path is dead (factor 0) stalls; it
-resumes by itself if the path comes back (re-route, operator retry) before ``hang_timeout_s``, else it is down.
+restart / in-place recovery runs. A running instance whose collective path is dead (factor 0) stalls; HCCL's
+operator retry (:mod:`faultlib.workloads.op_retry`, CANN: supported on Atlas A3 inference products for HCCL operators
+expanded on the AI CPU and for fused compute-communication operators built for it) re-executes the collective
+``op_retry_hold_s`` after the stall and every ``op_retry_interval_s`` after that: the first re-execution that finds
+the path back (a re-route) resumes the instance; when all ``op_retry_max_cnt`` found it dead, the error surfaces
+(EI0006 in the event's text) and the instance is down until a restart; a path still dead at ``hang_timeout_s`` ends
+in a collective timeout.
 """
 
 from __future__ import annotations
@@ -45,10 +50,12 @@ import simpy
 
 from faultlib import ids
 from faultlib.health import UP
+from faultlib.telemetry import formats as fmt
 from faultlib.workloads.base import Workload, reinit_comm, report_peer_waits
 from faultlib.workloads.inference_params import InferenceParams
 from faultlib.workloads.inference_rates import _DEVICE_KINDS, InferenceRates, State, _Instance, _Snap
 from faultlib.workloads.inference_roofline import Roofline, paper_layout
+from faultlib.workloads.op_retry import reexecution_offsets_s
 from faultlib.workloads.training import online_recovery_stages_s
 
 if TYPE_CHECKING:
@@ -156,10 +163,49 @@ class InferenceService(InferenceRates, Workload):
         if inst.gen != gen:
             return
         if (since is None and inst.state == "hung") or (
-                since is not None and inst.state == "running" and inst.blocked_since == since):
+                since is not None and inst.state == "running" and inst.blocked_since == since
+                and self._collective(inst) <= 0):  # a path already back waits for its re-execution instead
             self._set_state(inst, "down", "collective timeout")
             self._event(inst, "instance_down")
             self._update()
+
+    def _reexecute(self, inst: _Instance, gen: int, since: float) -> Generator[simpy.Event, Any, None]:
+        """HCCL operator retry of the stalled collective: re-executions at ``since + hold + k * interval``
+        (:func:`reexecution_offsets_s`); the first that finds the path alive resumes the instance, and when none
+        did the error surfaces (:meth:`_retries_exhausted`)."""
+        assert self.sim is not None
+        env, last = self.sim.env, 0.0
+        for offset in reexecution_offsets_s(self.p):
+            yield env.timeout(offset - last)
+            last = offset
+            if inst.gen != gen or inst.state != "running" or inst.blocked_since != since:
+                return  # a hang, a timeout, a restart or a new stall took over
+            if self._collective(inst) > 0:
+                inst.blocked_since = None
+                self._event(inst, "instance_resumed", after="retry", stalled_s=round(env.now - since, 6))
+                self._update()
+                return
+        self._retries_exhausted(inst)
+
+    def _retries_exhausted(self, inst: _Instance) -> None:
+        """Every re-execution found the path dead: the collective's error surfaces in the instance's ranks and its
+        processes exit (down until a restart). A peer's rank reports the socket failure towards the node whose path
+        is dead, as the training job does (EI0006, CANN HCCL error-code reference)."""
+        assert self.sim is not None
+        sim, npn = self.sim, self.sim.topology.params.npus_per_node
+        fab = sim.fabric
+        culprit = next((n for n in inst.nodes if fab.inter_node_factor(n) <= 0 or fab.intra_node_factor(n) <= 0),
+                       inst.nodes[0])
+        reporter = next((n for n in inst.nodes if n != culprit), culprit)
+        rank, remote = inst.nodes.index(reporter) * npn, inst.nodes.index(culprit) * npn
+        dev = sim.topology.npus_of(reporter)[0]
+        reason = "RuntimeError: " + fmt.hccl_message(
+            "EI0006", reason=f"This node (server {fmt.host_ip(reporter)}, device ID {fmt.device_index(dev)}) "
+            f"detects that srcRank ({rank}) fails to connect to dstRank ({remote})")
+        inst.gen += 1
+        self._set_state(inst, "down", "HCCL re-executions exhausted")
+        self._event(inst, "instance_crash", node=reporter, device=fmt.device_index(dev), reason=reason)
+        self._update()
 
     # ---- plant and fault inputs ----------------------------------------------------------------------
     def on_plant_change(self, component: str, old: str, new: str) -> None:

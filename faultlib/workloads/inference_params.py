@@ -4,7 +4,8 @@ calibration, SLOs, failure handling. The service is :mod:`faultlib.workloads.inf
 from __future__ import annotations
 
 from faultlib.durations import D, Dist
-from faultlib.params import P, ParamGroup
+from faultlib.params import P
+from faultlib.workloads.op_retry import OpRetryParams
 
 PAPER = "arXiv 2506.12708 (CloudMatrix-Infer), facts.md §2"
 DSV3 = "DeepSeek-V3/R1 config (arXiv 2412.19437)"
@@ -12,8 +13,8 @@ CAL = "calibrated so that "
 CAL_TEST = " (see tests/test_inference.py::test_calibration)"
 
 
-class InferenceParams(ParamGroup):
-    """Inference service parameters (model, layout, roofline calibration, SLOs)."""
+class InferenceParams(OpRetryParams):
+    """Inference service parameters (model, layout, roofline calibration, SLOs, HCCL operator retry)."""
 
     # ---- model: DeepSeek-R1 ------------------------------------------------------------------------
     total_params_b: float = P(671.0, "1e9 params", "DeepSeek-R1 671B MoE, " + PAPER, gt=0)

@@ -96,6 +96,9 @@ class InferenceRates:
     def _watch(self, inst: _Instance, gen: int, since: float | None) -> Generator[simpy.Event, Any, None]:
         raise NotImplementedError  # the service's hang/stall watchdog
 
+    def _reexecute(self, inst: _Instance, gen: int, since: float) -> Generator[simpy.Event, Any, None]:
+        raise NotImplementedError  # the service's HCCL operator retry of a stalled collective
+
     # ---- the model ------------------------------------------------------------------------------------
     def _nominal_factor(self, nodes: list[str]) -> float:
         assert self.sim is not None
@@ -157,6 +160,11 @@ class InferenceRates:
             f = min(f, min(b for _a, b in bw) * (1 - fab.params.inter_node_overhead))
         return f
 
+    def _serving_factor(self, inst: _Instance) -> float:
+        """The collective factor the instance computes with: 0 unless running, and 0 while its collective is stalled
+        (it waits for the next HCCL re-execution even once the path is back)."""
+        return self._collective(inst) if inst.state == "running" and inst.blocked_since is None else 0.0
+
     def _slowdown(self, inst: _Instance) -> float:
         return max((f for npu, f in self._slow.items() if ids.node_of(npu) in inst.nodes), default=1.0)
 
@@ -172,7 +180,7 @@ class InferenceRates:
         routable = [i for i in pre if i.state in ("running", "hung")]
         cap_tok: dict[str, float] = {}
         for i in pre:
-            f = self._collective(i) if i.state == "running" else 0.0
+            f = self._serving_factor(i)
             cap_tok[i.name] = roof.prefill_rate(self._npus(i), f, self._slowdown(i)) * self._npus(i)
         working = [i for i in routable if cap_tok[i.name] > 0]
         nominal = {i.name: self._nominal["prefill_tokens_per_s_per_npu"] * self._npus(i) for i in pre}
@@ -184,7 +192,7 @@ class InferenceRates:
         dec = self._role("decode")
         dcap: dict[str, tuple[float, float]] = {}
         for i in dec:
-            f = self._collective(i) if i.state == "running" else 0.0
+            f = self._serving_factor(i)
             n = self._npus(i)
             c, _b, _t = roof.decode_operating_point(math.inf, n, f, self._slowdown(i))
             dcap[i.name] = (c * n, f)
@@ -231,13 +239,11 @@ class InferenceRates:
             if i.state == "running":
                 blocked = snap.inst_tok_s.get(i.name, 0.0) <= 0 and (
                     cap_tok.get(i.name, 1.0) <= 0 or dcap.get(i.name, (1.0, 1.0))[0] <= 0)
-                if blocked and i.blocked_since is None:
+                if blocked and i.blocked_since is None:  # it resumes only at an HCCL re-execution
                     i.blocked_since = sim.now
                     self._event(i, "instance_stalled")
                     sim.env.process(self._watch(i, i.gen, sim.now))
-                elif not blocked and i.blocked_since is not None:
-                    i.blocked_since = None
-                    self._event(i, "instance_resumed")
+                    sim.env.process(self._reexecute(i, i.gen, sim.now))
             snap.inst_up[i.name] = i.state == "running" and i.blocked_since is None
         return snap
 
