@@ -66,6 +66,7 @@ class InferenceRates:
     """Rates, snapshots and accounting of an inference service (mixed into ``InferenceService``)."""
 
     name: str
+    kind: Literal["training", "inference"]
     sim: Simulation | None
     p: InferenceParams
     roof: Roofline
