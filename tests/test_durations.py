@@ -159,6 +159,11 @@ def test_the_journal_shows_each_training_jobs_hccl_launch_configuration() -> Non
             update={"duration": 900})})
         j = run_plan(plan, load_engine())
         assert j["launch_config"]["train"]["HCCL_OP_RETRY_PARAMS"] == want, policy
+        plan = chaos.plan("link-down-inference", seed=3, policy=policy)  # an inference service is launched alike
+        plan.scenario = plan.scenario.model_copy(update={"spec": plan.scenario.spec.model_copy(
+            update={"duration": 900})})
+        j = run_plan(plan, load_engine())
+        assert j["launch_config"]["serve"]["HCCL_OP_RETRY_PARAMS"] == want, policy
 
 
 def controller_duration_problems() -> list[str]:

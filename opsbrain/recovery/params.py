@@ -85,11 +85,11 @@ class RecoveryParams(ParamGroup):
         3, "revivals per repeat_window_s", "reason: a job the generic ladder (online recovery, restart from memory, "
         "from the persistent checkpoint) did not bring back three times needs a person, not a fourth try", ge=1)
     hccl_retry_hold_s: float = P(
-        1.0, "s", "reason: the auto policy launches training jobs with HCCL_OP_RETRY_PARAMS HoldTime 1000 ms (CANN "
-        "range 0-60,000 ms) instead of the 5000 ms default: a dirty end-face flap re-locks in ~0.5 s "
-        "(noise.flap_down_mean_s) and a re-route converges in fabric.route_convergence_s (3 s), so re-executions "
-        "every hccl_retry_interval_s from 1 s on catch the path as soon as it is back. The manual policy keeps the "
-        "CANN default (training.op_retry_hold_s)", ge=0, le=60)
+        1.0, "s", "reason: the auto policy launches training jobs and inference services with HCCL_OP_RETRY_PARAMS "
+        "HoldTime 1000 ms (CANN range 0-60,000 ms) instead of the 5000 ms default: a dirty end-face flap re-locks "
+        "in ~0.5 s (noise.flap_down_mean_s) and a re-route converges in fabric.route_convergence_s (3 s), so "
+        "re-executions every hccl_retry_interval_s from 1 s on catch the path as soon as it is back. The manual "
+        "policy keeps the CANN default (training.op_retry_hold_s, inference.op_retry_hold_s)", ge=0, le=60)
     hccl_retry_interval_s: float = P(
         4.0, "s", "reason: HCCL_OP_RETRY_PARAMS IntervalTime 4000 ms (CANN default 1000 ms), the smallest whole "
         "second for which the re-executions (MaxCnt 10: HoldTime + 9 x IntervalTime = 37 s) outlast the p99 of the "
@@ -113,16 +113,21 @@ class RecoveryParams(ParamGroup):
         "smaller jobs. 3 h is kept for all (the manual policy, which restarts from the persistent checkpoint, keeps "
         "training.ckpt_interval_s)", gt=0)
 
+    def inference_launch_overrides(self) -> dict[str, float]:
+        """Inference-service parameters the auto policy sets when it launches a service: its HCCL retry
+        configuration (the same re-route path as a training job's; see hccl_retry_interval_s)."""
+        return {"op_retry_hold_s": self.hccl_retry_hold_s, "op_retry_interval_s": self.hccl_retry_interval_s,
+                "op_retry_max_cnt": self.hccl_retry_max_cnt}
+
     def job_launch_overrides(self) -> dict[str, float]:
         """Training-job parameters the auto policy sets when it launches a job: its HCCL retry configuration and
         the persistent checkpoint interval."""
-        return {"op_retry_hold_s": self.hccl_retry_hold_s, "op_retry_interval_s": self.hccl_retry_interval_s,
-                "op_retry_max_cnt": self.hccl_retry_max_cnt, "ckpt_interval_s": self.persistent_ckpt_interval_s}
+        return {**self.inference_launch_overrides(), "ckpt_interval_s": self.persistent_ckpt_interval_s}
 
 
 def hccl_launch_env(p: Any) -> dict[str, str]:
-    """The HCCL environment a training job with parameters ``p`` (TrainingParams) is launched with, as the
-    journal shows it (CANN names: HCCL_OP_RETRY_ENABLE, HCCL_OP_RETRY_PARAMS in ms)."""
+    """The HCCL environment a workload with parameters ``p`` (TrainingParams or InferenceParams) is launched with,
+    as the journal shows it (CANN names: HCCL_OP_RETRY_ENABLE, HCCL_OP_RETRY_PARAMS in ms)."""
     return {"HCCL_OP_RETRY_ENABLE": "L0:0, L1:1, L2:1",
             "HCCL_OP_RETRY_PARAMS": f"MaxCnt:{p.op_retry_max_cnt},HoldTime:{round(p.op_retry_hold_s * 1000)},"
                                     f"IntervalTime:{round(p.op_retry_interval_s * 1000)}",

@@ -105,7 +105,7 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
                          "longest_deviation_s": mon.worst_streak_s, "tolerance_s": spec.steady_state.tolerance_s},
         "expectations": expectations,
         "launch_config": {name: hccl_launch_env(w.p) for name, w in world.sim.workloads.items()
-                          if isinstance(w, TrainingJob)},  # the HCCL environment each training job was launched with
+                          if isinstance(w, TrainingJob | InferenceService)},  # each workload's HCCL environment
         "incidents": incidents,
         "workloads": [{"name": name, **acc} for name, acc in accounting_end.items()],
         "recovery": world.orchestrator.report(),

@@ -31,17 +31,29 @@ class World:
     """Event-triggered faults, and the scenario index of every scripted fault injected."""
 
 
-def launch_params(plan: Plan, name: str, recovery: RecoveryParams | None = None) -> TrainingParams:
-    """A training job's parameters as the plan's policy launches it: the auto policy sets its HCCL operator-retry
-    configuration (``RecoveryParams.job_launch_overrides``) unless the scenario sets those for the job; the manual
-    policy keeps the job's own (CANN defaults)."""
-    params: Any = plan.workload_params.get(name) or plan.params.training
-    assert isinstance(params, TrainingParams)
+def _as_launched(plan: Plan, name: str, params: Any, overrides: dict[str, float]) -> Any:
+    """``params`` with the auto policy's launch ``overrides``, except those the scenario sets for the workload (what
+    the scenario sets wins over the policy's default); the other policies keep the workload's own (CANN defaults)."""
     if plan.policy != "auto":
         return params
     own = next((set(w.params) for w in plan.scenario.spec.workloads if w.name == name), set())
-    policy = {k: v for k, v in (recovery or RecoveryParams()).job_launch_overrides().items() if k not in own}
-    return params.model_copy(update=policy)  # what the scenario sets for its job wins over the policy's default
+    return params.model_copy(update={k: v for k, v in overrides.items() if k not in own})
+
+
+def inference_launch_params(plan: Plan, name: str, recovery: RecoveryParams | None = None) -> InferenceParams:
+    """An inference service's parameters as the plan's policy launches it: under the auto policy with its HCCL
+    operator-retry configuration (``RecoveryParams.inference_launch_overrides``)."""
+    params: Any = plan.workload_params.get(name) or plan.params.inference
+    assert isinstance(params, InferenceParams)
+    return _as_launched(plan, name, params, (recovery or RecoveryParams()).inference_launch_overrides())
+
+
+def launch_params(plan: Plan, name: str, recovery: RecoveryParams | None = None) -> TrainingParams:
+    """A training job's parameters as the plan's policy launches it: under the auto policy with its HCCL
+    operator-retry configuration and checkpoint interval (``RecoveryParams.job_launch_overrides``)."""
+    params: Any = plan.workload_params.get(name) or plan.params.training
+    assert isinstance(params, TrainingParams)
+    return _as_launched(plan, name, params, (recovery or RecoveryParams()).job_launch_overrides())
 
 
 def build_world(plan: Plan, engine: Engine, dry_run: bool = False,
@@ -50,13 +62,12 @@ def build_world(plan: Plan, engine: Engine, dry_run: bool = False,
     sim = Simulation(plan.params, seed=plan.seed, topology=plan.topology)
     recovery = RecoveryParams()
     for w in plan.scenario.spec.workloads:
-        params: Any = plan.workload_params.get(w.name)
         if w.kind == "training":
             sim.add_workload(TrainingJob(w.name, plan.placements[w.name], launch_params(plan, w.name, recovery)))
         else:
-            assert params is None or isinstance(params, InferenceParams)
-            pre, dec = paper_layout(plan.topology, w.first_node, params)
-            sim.add_workload(InferenceService(w.name, pre, dec, params))
+            launched = inference_launch_params(plan, w.name, recovery)
+            pre, dec = paper_layout(plan.topology, w.first_node, launched)
+            sim.add_workload(InferenceService(w.name, pre, dec, launched))
     sim.control.set_spares(plan.spares)
     apply_initial_state(sim, plan)
     if plan.scenario.spec.noise_scale > 0:
