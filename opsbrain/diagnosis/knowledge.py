@@ -104,8 +104,6 @@ def documented_kinds() -> dict[str, dict[str, str]]:
     for row in codes.get("device_event_codes", []) or []:
         c = str(row["code"]).upper().removeprefix("0X")
         put([f"dev:{c}", f"plugin:{c}"], row)
-    for row in codes.get("mindie_codes", []) or []:  # MindIE serving codes (parsers/mindie.py)
-        put([f"err:{str(row['code']).upper()}"], row)
     for row in codes.get("hccl_results", []) or []:
         put([f"hcclret:{int(row['code'])}"], row)
     for cat in {str(r.get("category")) for r in codes.get("messages", []) or []}:

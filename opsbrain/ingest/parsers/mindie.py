@@ -1,7 +1,7 @@
 """MindIE (Ascend inference serving) error codes in its server and MindIE-MS logs: ``MIE05E040000[llm_backend] get
-model instance processing request failed`` (``MIE`` + component + level + six digits). Each code the knowledge base
-documents (knowledge_base/codes.yaml ``mindie_codes``, compiled from MindCluster FaultDiag's kg-config.json MindIE
-entries, each with its entry id) becomes ``err:<code>``; the row's category says which class it speaks for."""
+model instance processing request failed`` (``MIE`` + component + level + six digits) become ``err:<code>``. The shipped
+knowledge base gives them no category (their meanings are listed only in MindCluster FaultDiag's knowledge graph,
+vendor data not copied here); an imported knowledge graph (``opsbrain kb import``) speaks for them at run time."""
 
 from __future__ import annotations
 
