@@ -13,11 +13,26 @@ from click.testing import CliRunner
 
 from opsbrain.cli import cli
 from opsbrain.diagnosis.knowledge import KindTable
-from opsbrain.kb.coverage import KNOWN, OUTCOMES, faultlevel_table, measure, read_table, shipped_tables, tables_dir
+from opsbrain.kb.coverage import (
+    KNOWN,
+    OUTCOMES,
+    TableCoverage,
+    coverage,
+    faultlevel_table,
+    measure,
+    read_table,
+    shipped_tables,
+    tables_dir,
+)
 
 DATA = Path(__file__).parent / "data" / "code_tables"
 SAMPLES = sorted(DATA.glob("*.yaml"))
 VENDOR = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "vendor"
+
+
+@pytest.fixture(scope="module")
+def shipped() -> list[TableCoverage]:
+    return coverage(shipped_tables())
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.stem)
@@ -43,10 +58,10 @@ def test_the_figure_comes_from_the_knowledge_base() -> None:
     assert measure(table).known > 0
 
 
-def test_a_generic_code_is_never_class_exclusive() -> None:
+def test_a_generic_code_is_never_class_exclusive(shipped: list[TableCoverage]) -> None:
     """Codes the tables call internal or inner errors stay ambiguous (no class takes them as primary or secondary)."""
-    for table in shipped_tables():
-        cov = measure(table)
+    for cov in shipped:
+        table = cov.table
         for row in table.rows:
             name = str(row.get("name", ""))
             if name in ("Inner_Error", "ACL_ERROR_RT_INTERNAL_ERROR", "ACL_ERROR_GE_INTERNAL_ERROR",
@@ -54,8 +69,8 @@ def test_a_generic_code_is_never_class_exclusive() -> None:
                 assert cov.outcome[str(row["code"])] == "ambiguous", (table.id, row)
 
 
-def test_shipped_tables_are_well_formed_and_mostly_known() -> None:
-    tables = shipped_tables()
+def test_shipped_tables_are_well_formed_and_mostly_known(shipped: list[TableCoverage]) -> None:
+    tables = [c.table for c in shipped]
     assert {t.id for t in tables} >= {"cann_error_codes", "acl_runtime_codes", "acl_error_codes", "acl_ge_codes",
                                       "torch_npu_error_codes", "hccl_results", "dcmi_return_codes"}
     for t in tables:
@@ -64,7 +79,7 @@ def test_shipped_tables_are_well_formed_and_mostly_known() -> None:
         assert t.source.startswith("https://github.com/"), t.id
         doc = yaml.safe_load((tables_dir() / f"{t.id}.yaml").read_text(encoding="utf-8"))
         assert len(doc["rows"]) == len(t.rows)
-    by_id = {c.table.id: c for c in (measure(t) for t in tables)}
+    by_id = {c.table.id: c for c in shipped}
     for tid in ("cann_error_codes", "acl_runtime_codes", "acl_error_codes", "acl_ge_codes", "torch_npu_error_codes",
                 "hccl_results"):  # the CANN and AscendCL tables are covered; a lost codes.yaml row shows here
         assert by_id[tid].known / by_id[tid].total >= 0.95, by_id[tid].as_dict(missing=True)["missing"][:10]

@@ -38,8 +38,9 @@ PROBES: dict[str, str] = {
     # torch_npu's error-code line (Ascend/pytorch error_code_information.md, formats.md)
     "torch_npu": "[ERROR] 2024-06-20-10:41:32 (PID:59450, Device:-1, RankID:-1) {code}",
     # HCCL API return codes relayed by torch_npu (vllm-ascend#2712)
-    "hcclret": "RuntimeError: create_config:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:148 HCCL function error: "
-               "hcclCommInitRootInfoConfig(numRanks, &rootInfo, rank, config, &(comm->hcclComm_)), error code is {code}",
+    "hcclret": "RuntimeError: create_config:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:148 HCCL function "
+               "error: hcclCommInitRootInfoConfig(numRanks, &rootInfo, rank, config, &(comm->hcclComm_)), "
+               "error code is {code}",
     # DCMI return codes in device-plugin lines (Project-HAMi/ascend-device-plugin#66)
     "dcmi": "get cur vDev's activity info failed, err: retCode: {code}",
     # device-os / DSMI fault events (MindCluster kg-config.json NPU_OS patterns)
