@@ -1,5 +1,5 @@
 """The model served without numpy: the plain .npz reader gives numpy's arrays, the plain forest gives numpy's
-probabilities bit for bit, and the ranking breaks ties as numpy's argsort (that a diagnosis imports no numpy:
+probabilities bit for bit, and a tie for the first place breaks as numpy's argsort (that a diagnosis imports no numpy:
 tests/test_kb_compiled.py)."""
 
 from __future__ import annotations
@@ -70,4 +70,5 @@ def test_the_ranking_is_numpys_where_the_answer_reads_it() -> None:
         want = [int(i) for i in np.asarray(probs).argsort()[::-1]]
         got = ranked(probs)
         assert got[0] == want[0]
-        assert [i for i in got[1:4] if probs[i] > 0.01] == [i for i in want[1:4] if probs[i] > 0.01]
+        assert sorted(got) == list(range(23))
+        assert [probs[i] for i in got] == sorted(probs, reverse=True)  # alternatives by falling probability

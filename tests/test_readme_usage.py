@@ -49,6 +49,8 @@ VARIANTS: dict[str, tuple[list[str], int]] = {
     "opsbrain diagnose --bundle collected_logs/": (["diagnose", "--bundle", "{bundle}"], 0),
     "opsbrain kb list": (["kb", "list"], 0),
     "opsbrain kb import mindcluster-kg kg-config.json": (["kb", "import", "mindcluster-kg", "{kg}"], 0),
+    "opsbrain kb coverage --faultcode faultCode.json":
+        (["kb", "coverage", "--faultcode", str(FIXTURES / "vendor_small" / "faultcode_good.json")], 0),
     "opsbrain kb train --out model.npz":  # short: 2 case runs per class (the README's default is 30)
         (["kb", "train", "--out", "{tmp}/model.npz", "--runs-per-class", "2", "--workers", "1"], 0),
     "opsbrain kb eval --real tests/data/real_logs --split dev":

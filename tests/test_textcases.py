@@ -41,8 +41,24 @@ def test_every_naming_signature_is_seen_alone_or_beside_generic_errors(cases) ->
         named = {s.kind for s in c.signals} - set(textcases.GENERIC)
         if len(named) == 1:
             alone[(c.label, named.pop())] += 1
-    missing = [(c, k) for c, k in naming_kinds() if alone[(c, k)] < textcases.SHORT_PER_KIND]
+    per_class = textcases.class_kinds(default_table())
+    capped = {c for c, kinds in per_class.items()
+              if len(kinds["primary"] or kinds["secondary"]) * textcases.SHORT_PER_KIND > textcases.SHORT_MAX_PER_CLASS}
+    missing = [(c, k) for c, k in naming_kinds() if c not in capped and alone[(c, k)] < textcases.SHORT_PER_KIND]
     assert not missing, missing[:10]
+    for c in capped:  # a class listing a whole table's codes: its short excerpts stop at the cap, kinds in turn
+        mine = sum(n for (cls, _k), n in alone.items() if cls == c)
+        assert mine >= textcases.SHORT_MAX_PER_CLASS, (c, mine)
+
+
+def test_a_long_code_list_does_not_outweigh_other_classes() -> None:
+    import numpy as np
+
+    naming = [f"err:E{i:05d}" for i in range(500)]
+    picked = textcases.short_kinds(naming, textcases.SHORT_PER_KIND, np.random.default_rng(0))
+    assert len(picked) == textcases.SHORT_MAX_PER_CLASS and len(set(picked)) == textcases.SHORT_MAX_PER_CLASS
+    few = naming[:10]
+    assert textcases.short_kinds(few, 4, np.random.default_rng(0)) == [k for k in few for _ in range(4)]
 
 
 def test_generic_errors_are_drawn_alike_for_every_class(cases) -> None:  # type: ignore[no-untyped-def]

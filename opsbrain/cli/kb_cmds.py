@@ -1,4 +1,4 @@
-"""``opsbrain kb``: list, show, validate, import, train, eval."""
+"""``opsbrain kb``: list, show, validate, import, coverage, train, eval."""
 
 from __future__ import annotations
 
@@ -90,6 +90,42 @@ def kb_import_cmd(fmt: str, path: str, data_dir: Path | None, as_json: bool) -> 
     click.echo(f"{path}: {rep.get('imported')} imported, {rep.get('refused')} refused")
     for reason, n in (rep.get("refused_reasons") or {}).items():
         click.echo(f"  refused {n}: {reason}")
+
+
+@kb.command("coverage")
+@click.option("--table", "tables", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              metavar="FILE.yaml", help="Measure this documented code table (format of knowledge_base/code_tables/) "
+              "instead of the shipped ones; repeatable.")
+@click.option("--faultcode", "faultcodes", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              metavar="FILE.json", help="Also measure a MindCluster fault-level file (faultCode.json or "
+              "SwitchFaultCode.json; read, not imported); repeatable.")
+@click.option("--missing", is_flag=True, help="List the codes that are not known (with --json: in each table).")
+@output_option
+@json_option
+def kb_coverage_cmd(tables: tuple[Path, ...], faultcodes: tuple[Path, ...], missing: bool, output: str | None,
+                    as_json: bool) -> None:
+    """Per documented code table: how many of its codes the knowledge base knows (reads as a class, as ambiguous, or
+    as a category without a class), out of the codes in the table. Each code is written in its real log form and
+    read by the ingestion layer, as a log line would be."""
+    from opsbrain.kb.coverage import OUTCOMES, coverage, faultlevel_table, read_table, shipped_tables
+
+    chosen = [read_table(p) for p in tables] if tables else shipped_tables()
+    chosen += [faultlevel_table(p) for p in faultcodes]
+    res = coverage(chosen)
+    fmt = resolve_format(output, as_json)
+    table = Table.of(["table", "known", "rows", "share", *OUTCOMES], title="documented code tables: codes known",
+                     right=["known", "rows", "share", *OUTCOMES])
+    for c in res:
+        d = c.as_dict()
+        table.add(d["table"], d["known"], d["rows"], d["share"], *(d[o] for o in OUTCOMES))
+    known, total = sum(c.known for c in res), sum(c.total for c in res)
+    table.note(f"all tables: {known} / {total} known; known = class + ambiguous + category")
+    data = {"tables": [c.as_dict(missing) for c in res], "known": known, "rows": total}
+    emit(table, fmt, data)
+    if missing and fmt != "json":
+        for c in res:
+            for m in c.as_dict(True)["missing"]:
+                click.echo(f"{c.table.id}\t{m['code']}\t{m['outcome']}\t{m['name']}")
 
 
 @kb.command("train")

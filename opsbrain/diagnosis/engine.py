@@ -86,17 +86,18 @@ MIN_ALTERNATIVE = 0.01  # an alternative below this probability is not listed
 
 
 def ranked(probs: list[float]) -> list[int]:
-    """Class indices by falling probability, as numpy's ``argsort()[::-1]`` orders them (the order the model's
-    answers were validated with) wherever the answer reads them: the first place, and the next three places that
-    hold more than :data:`MIN_ALTERNATIVE`. Distinct values sort one way only; where a value read there is shared,
-    numpy's own (unstable) sort is asked, so ties break as they always did."""
-    order = sorted(range(len(probs)), key=probs.__getitem__, reverse=True)
-    for k, i in enumerate(order[:ALTERNATIVES]):
-        v = probs[i]
-        if (k == 0 or v > MIN_ALTERNATIVE) and probs.count(v) > 1:
-            import numpy as np
+    """Class indices by falling probability. The first place (the answer) is numpy's ``argsort()[::-1]`` first
+    place (the order the model's answers were validated with): where the top value is shared, numpy's own
+    (unstable) sort is asked, so a tie for the answer breaks as it always did. The alternatives follow by falling
+    probability, equal ones by class index (their order among equal probabilities says nothing, and asking numpy for
+    it would import numpy for a forest's common 1/n-tree ties)."""
+    order = sorted(range(len(probs)), key=lambda i: (-probs[i], i))
+    if order and probs.count(probs[order[0]]) > 1:
+        import numpy as np
 
-            return [int(j) for j in np.asarray(probs, dtype=np.float64).argsort()[::-1]]
+        first = int(np.asarray(probs, dtype=np.float64).argsort()[::-1][0])
+        order.remove(first)
+        order.insert(0, first)
     return order
 
 

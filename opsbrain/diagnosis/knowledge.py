@@ -77,37 +77,42 @@ TORCH_NPU_MODULES = {"PTA": 0, "OPS": 1, "DIST": 2, "GRAPH": 3, "PROF": 4}
 every module (``ERR**002``: invalid type)."""
 
 
-def documented_kinds() -> dict[str, dict[str, str]]:
-    """signal kind -> {class: role} from the documented code and message table (knowledge_base/codes.yaml: runtime,
-    CANN and device codes, HCCL's API return codes as ``hcclret:N``, MindIE codes, messages) and the reviewed
-    category -> class table (knowledge_base/categories.yaml)."""
+def documented_rows() -> list[tuple[list[str], dict[str, Any]]]:
+    """Every documented row of knowledge_base/codes.yaml (runtime, CANN and device codes, HCCL's API return codes as
+    ``hcclret:N``, one row per message category) with the signal kinds the ingestion layer gives its code."""
     from opsbrain.yamlio import read_package_yaml
 
-    base = Path(str(resources.files("knowledge_base")))
-    codes = read_package_yaml(base / "codes.yaml") or {}
-    cats = read_package_yaml(base / "categories.yaml") or {}
-    out: dict[str, dict[str, str]] = {}
-
-    def put(kinds: list[str], row: dict[str, Any]) -> None:
-        for cls_id, role in (cats.get(row.get("category")) or {}).items():
-            for kind in kinds:
-                out.setdefault(kind, {})[cls_id] = "ambiguous" if row.get("ambiguous") else role
-
+    codes = read_package_yaml(Path(str(resources.files("knowledge_base"))) / "codes.yaml") or {}
+    out: list[tuple[list[str], dict[str, Any]]] = []
     for row in codes.get("acl_runtime", []) or []:
-        put([f"rt:{row['code']}"], row)
+        out.append(([f"rt:{row['code']}"], row))
     for row in codes.get("cann_error_codes", []) or []:
         c = str(row["code"]).upper()
         if c.startswith("ERR**"):  # a torch_npu error type whatever the submodule: ERR<2-digit module><type>
-            put([f"err:ERR{m:02d}{c[5:]}" for m in TORCH_NPU_MODULES.values()], row)
+            out.append(([f"err:ERR{m:02d}{c[5:]}" for m in TORCH_NPU_MODULES.values()], row))
         else:
-            put([f"hccl:{c}" if c.startswith("EI") else f"err:{c}"], row)
+            out.append(([f"hccl:{c}" if c.startswith("EI") else f"err:{c}"], row))
     for row in codes.get("device_event_codes", []) or []:
         c = str(row["code"]).upper().removeprefix("0X")
-        put([f"dev:{c}", f"plugin:{c}"], row)
+        out.append(([f"dev:{c}", f"plugin:{c}"], row))
     for row in codes.get("hccl_results", []) or []:
-        put([f"hcclret:{int(row['code'])}"], row)
-    for cat in {str(r.get("category")) for r in codes.get("messages", []) or []}:
-        put([f"msg:{cat}"], {"category": cat})
+        out.append(([f"hcclret:{int(row['code'])}"], row))
+    for cat in sorted({str(r.get("category")) for r in codes.get("messages", []) or []}):
+        out.append(([f"msg:{cat}"], {"category": cat}))
+    return out
+
+
+def documented_kinds() -> dict[str, dict[str, str]]:
+    """signal kind -> {class: role} from the documented code and message table (:func:`documented_rows`) and the
+    reviewed category -> class table (knowledge_base/categories.yaml)."""
+    from opsbrain.yamlio import read_package_yaml
+
+    cats = read_package_yaml(Path(str(resources.files("knowledge_base"))) / "categories.yaml") or {}
+    out: dict[str, dict[str, str]] = {}
+    for kinds, row in documented_rows():
+        for cls_id, role in (cats.get(row.get("category")) or {}).items():
+            for kind in kinds:
+                out.setdefault(kind, {})[cls_id] = "ambiguous" if row.get("ambiguous") else role
     return out
 
 

@@ -33,6 +33,12 @@ SHORT_PER_KIND = 4
 """Assumed: every naming signature of a class is seen in a short excerpt (alone, or beside generic errors) this
 many times, whatever the number of signatures the class lists. Without it a class listing 30 documented codes shows
 each about once alone in its mixed excerpts, and a lone code is diluted among them (it decides its class weakly)."""
+SHORT_MAX_PER_CLASS = 160
+"""Assumed: at most this many short excerpts per class (``SHORT_PER_KIND`` x 40, the longest naming list a class had
+before the documented code tables were added: config_error 38, framework_error 37). A class whose naming list is
+longer (a whole error-code table's operator and configuration codes) cycles through its kinds in a random order up to
+the cap, so its weight among the training cases does not grow with the length of its documented code list; the
+knowledge-base features (``kb:<class>:<role>``) are the same for every kind of a class, so a lone code still decides."""
 NOISE_SHARE = 0.3
 """Assumed: how often a short excerpt keeps one or two generic error lines beside the line that names the cause."""
 TRAIN_SEED = 20_260_000
@@ -125,10 +131,19 @@ def placed(picked: list[str], rng: np.random.Generator) -> list[Signal]:
     return [out[i] for i in order]
 
 
+def short_kinds(naming: list[str], per_kind: int, rng: np.random.Generator) -> list[str]:
+    """The kinds of a class's short excerpts: each naming kind ``per_kind`` times, or, past
+    :data:`SHORT_MAX_PER_CLASS`, every kind in turn (in a random order) up to the cap."""
+    if len(naming) * per_kind <= SHORT_MAX_PER_CLASS:
+        return [k for k in naming for _ in range(per_kind)]
+    order = [naming[i] for i in rng.permutation(len(naming))]
+    return [order[i % len(order)] for i in range(SHORT_MAX_PER_CLASS)]
+
+
 def generate(table: KindTable, per_class: int = 120, seed: int = TRAIN_SEED,
              families: dict[str, str] | None = None, per_kind: int = SHORT_PER_KIND) -> list[TextCase]:
     """``per_class`` mixed excerpts of every class, and ``per_kind`` short excerpts around each of its naming
-    signatures (its primary kinds; a class without any: its secondary kinds)."""
+    signatures (its primary kinds; a class without any: its secondary kinds; at most :data:`SHORT_MAX_PER_CLASS`)."""
     rng = np.random.default_rng(seed)
     families = families or {}
     cases = []
@@ -137,7 +152,7 @@ def generate(table: KindTable, per_class: int = 120, seed: int = TRAIN_SEED,
             continue  # a class that only shares ambiguous signals cannot be told from text
         p = SHOWS_PRIMARY.get(families.get(cls, ""), SHOWS_PRIMARY_DEFAULT)
         made = [one_case(kinds, rng, p) for _ in range(per_class)]
-        made += [short_case(k, rng) for k in kinds["primary"] or kinds["secondary"] for _ in range(per_kind)]
+        made += [short_case(k, rng) for k in short_kinds(kinds["primary"] or kinds["secondary"], per_kind, rng)]
         for i, sigs in enumerate(made):
             now = max(s.t for s in sigs)
             cases.append(TextCase(cls, incident_features(sigs, now, table=table), sigs, f"text-{seed}-{cls}-{i}"))

@@ -15,8 +15,11 @@ from opsbrain.ingest.screen import Screened, group_of, screened
 
 RE_ECODE = screened(r"(?<![0-9A-Za-z])(E[A-HJ-Z]\d{4}|E[1-9]\d{4})(?![0-9A-Za-z])")
 RE_ERR = screened(r"(?<![0-9A-Za-z])(ERR\d{5})(?![0-9A-Za-z])")
-RE_RT = screened(r"(?<![0-9A-Za-z.:\-/_])([125]0\d{4})(?![0-9A-Za-z:\-/_]|\.\d)")  # "= 507033." ends a sentence
-RE_RT_FIELD = screened(r"(?:code|ret|result|retcode|errcode)\s*[:=]\s*([125]0\d{4})(?!\d)", re.I)
+RT_CODE = r"[125]0\d{4}|[1-5]4[58]\d{3}"
+"""AscendCL return codes: ACL_ERROR_* and ACL_ERROR_RT_* (10xxxx/20xxxx/50xxxx), ACL_ERROR_* 148xxx, ACL_ERROR_GE_*
+(145xxx/245xxx/345xxx/545xxx): hicann/runtime acl_base_rt.h, rt_error_codes.h, ge_error_codes.h."""
+RE_RT = screened(rf"(?<![0-9A-Za-z.:\-/_])({RT_CODE})(?![0-9A-Za-z:\-/_]|\.\d)")  # "= 507033." ends a sentence
+RE_RT_FIELD = screened(rf"(?:code|ret|result|retcode|errcode)\s*[:=]\s*({RT_CODE})(?!\d)", re.I)
 """``error code:507053``, ``retcode:507011``: a code right after its field name (the colon the general pattern
 refuses, so as not to read clock fields and ids)."""
 _RT_CONTEXT = screened(r"err|fail|ret|result|code|exception|abnormal", re.I)
