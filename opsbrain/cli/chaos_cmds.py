@@ -192,6 +192,17 @@ def journal_tables(j: dict[str, Any], show_all: bool = False) -> list[Table]:
     return [inc, probes]
 
 
+def _expected_note(j: dict[str, Any]) -> str:
+    """What the scenario declares about a failed verdict: expected (and why) or, for a scenario meant to fail
+    that passed, that it did not fail as declared."""
+    expected = j.get("expected_verdict", "passed")
+    if j["verdict"] == "failed" and expected == "failed":
+        return f" (expected by the scenario: {j.get('expected_reason')})"
+    if j["verdict"] == "passed" and expected == "failed":
+        return " (the scenario expects FAILED)"
+    return ""
+
+
 def _print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False) -> None:
     from opsbrain.cli.output import colour_enabled, paint
     from opsbrain.verdict import TONE_STYLE, run_outcome
@@ -205,6 +216,7 @@ def _print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False
     click.echo(f"{paint(j['scenario'], 'bold', colour_enabled())} seed {j['seed']} policy {j['policy']}: "
                f"{paint(word.upper(), TONE_STYLE[tone], colour_enabled())}"
                + (f" ({j['abort_reason']})" if j.get("abort_reason") else "")
+               + _expected_note(j)
                + (f"  run id {j['run_id']}" if j.get("run_id") else ""))
     for t in tables:
         click.echo(t.render(fmt))

@@ -74,6 +74,7 @@ def journal_schema() -> dict[str, Any]:
             "scenario_definition": _obj({"metadata": _OBJ, "spec": _OBJ}, ["metadata", "spec"]),
             "scenario": {"type": "string"}, "description": _OPT_STR, "seed": {"type": "integer", "minimum": 0},
             "policy": {"enum": ["auto", "manual"]}, "verdict": {"enum": ["passed", "failed", "aborted"]},
+            "expected_verdict": {"enum": ["passed", "failed"]}, "expected_reason": _OPT_STR,
             "status": {"enum": ["finished", "aborted", "interrupted"]}, "abort_reason": _OPT_STR,
             "duration_s": _NUM, "ended_at_s": _NUM, "run_id": _OPT_STR, "campaign_id": _OPT_STR,
             "steady_state": _obj({"before": _OBJ, "after": _OBJ, "deviated": {"type": "boolean"},

@@ -98,6 +98,8 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
         **journal_header(plan, started_at, world.sim.params.telemetry.epoch),
         "scenario": plan.scenario.metadata.name, "description": plan.scenario.metadata.description,
         "seed": plan.seed, "policy": plan.policy, "verdict": verdict, "status": status,
+        "expected_verdict": plan.scenario.metadata.expected_verdict,
+        "expected_reason": plan.scenario.metadata.expected_reason,
         "abort_reason": mon.aborted or ("interrupted by the operator" if status == "interrupted" else None),
         "duration_s": spec.duration, "ended_at_s": end,
         "steady_state": {"before": steady_before, "after": steady_after, "deviated": deviated,

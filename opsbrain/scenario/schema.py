@@ -31,6 +31,16 @@ class Metadata(Strict):
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", description="scenario name (lower-case, dashes)")
     description: str = Field(min_length=1, description="one line saying what the scenario shows")
     tags: list[str] = Field(default_factory=list)
+    expected_verdict: Literal["passed", "failed"] = Field(
+        "passed", description="the verdict the scenario is meant to end with: 'failed' for a baseline that shows "
+                              "what goes wrong (e.g. the manual policy deviating), or a known gap; needs a reason")
+    expected_reason: str | None = Field(None, min_length=1, description="why the expected verdict is 'failed'")
+
+    @model_validator(mode="after")
+    def _failed_needs_a_reason(self) -> "Metadata":
+        if self.expected_verdict == "failed" and not self.expected_reason:
+            raise ValueError("expected_verdict 'failed' needs expected_reason (why the scenario is meant to fail)")
+        return self
 
 
 class TopologySpec(Strict):
