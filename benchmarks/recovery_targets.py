@@ -272,7 +272,7 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default=None)
     ap.add_argument("--json", default=None, help="also write every run's row (ttd, ttdiag, ttr, ...) to this file")
-    ap.add_argument("--only", default=None, help="one scenario (a quick look; no size sweep)")
+    ap.add_argument("--only", default=None, help="scenarios, comma-separated (a quick look; no size sweep)")
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--no-sizes", action="store_true", help="skip the node-crash job-size sweep")
     ap.add_argument("--sizes-only", action="store_true", help="only the job-size sweep")
@@ -288,7 +288,11 @@ def main() -> int:
         return 0
     seeds = [1000 + s for s in range(args.seeds)]
     pols = [p for p in args.policies.split(",") if p]
-    names = [args.only] if args.only else list(SCENARIOS)
+    names = [n for n in args.only.split(",") if n] if args.only else list(SCENARIOS)
+    if unknown := [n for n in names if n not in SCENARIOS]:
+        print(f"recovery_targets.py: --only: not a target scenario: {', '.join(unknown)} (targets: "
+              f"{', '.join(SCENARIOS)})", file=sys.stderr)
+        return 2
     base_seeds = seeds[:args.baseline_seeds or len(seeds)]
     jobs: list[tuple[str, int, str, int | None]] = [] if args.sizes_only else [
         (n, s, p, None) for n in names for p in pols for s in (seeds if p == "auto" else base_seeds)]
