@@ -6,9 +6,9 @@ when all of them found it dead the error surfaces (CANN HCCL user guide: HCCL_OP
 hcclug_000105 / hcclug_000106; facts.md §8). The three values are configuration, not durations of the plant: the
 time a stall lasts comes from when the path returns (a drawn re-route), placed on this grid.
 
-:class:`OpRetryParams` is the parameter group an inference service inherits (``InferenceParams``); the training job
-declares the same three fields in ``TrainingParams`` (faultlib/workloads/training.py, left as it is here) and its
-grid in ``TrainingJob._next_attempt_s``; both follow :func:`reexecution_offsets_s`.
+:class:`OpRetryParams` is the parameter group both workloads inherit (``InferenceParams``, ``TrainingParams``); the
+training job's grid is ``CollectiveStalls._next_attempt_s`` (faultlib/workloads/training_stalls.py), the service's
+:func:`reexecution_offsets_s`.
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ class OpRetryParams(ParamGroup):
         "1000 ms, range 0-60,000 ms (" + RETRY_DOC + ")", gt=0, le=60)
     op_retry_max_cnt: int = P(
         1, "re-executions", "HCCL operator retry MaxCnt: a collective whose path failed is re-executed at most this "
-        "many times, then the error surfaces and the processes exit; CANN default 1, range 1-10 (" + RETRY_DOC + ")",
+        "many times, then the error surfaces and the processes exit (a training job goes down: the next rung is "
+        "online recovery, process-level then job-level restart); CANN default 1, range 1-10 (" + RETRY_DOC + ")",
         ge=1, le=10)
 
 

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 from pydantic import model_validator
 
 from faultlib.durations import D, Dist, job_scale
-from faultlib.params import P, ParamGroup
+from faultlib.params import P
+from faultlib.workloads.op_retry import OpRetryParams
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
@@ -25,7 +26,7 @@ REFORM_GROWTH = (
     "sqrt(N) (hccl_init_scale_exp); not fitted to any recovery figure")
 
 
-class TrainingParams(ParamGroup):
+class TrainingParams(OpRetryParams):
     """Training job parameters (model, parallelism, checkpoints, recovery)."""
 
     # ---- model (defaults: DeepSeek-V3-class MoE) ----
@@ -95,16 +96,6 @@ class TrainingParams(ParamGroup):
         "it shows in the step", ge=0, le=1)
     # ---- hangs, restart and online recovery ----
     hang_timeout_s: float = P(1800.0, "s", "a hung collective waits 30 min by default, facts.md §3", gt=0)
-    op_retry_hold_s: float = P(
-        5.0, "s", "HCCL operator retry HoldTime: from the detected failure of a collective to its first "
-        "re-execution; CANN default 5000 ms (HCCL_OP_RETRY_PARAMS, range 0-60,000 ms)", ge=0, le=60)
-    op_retry_interval_s: float = P(
-        1.0, "s", "HCCL operator retry IntervalTime: between two re-executions of the same collective; CANN "
-        "default 1000 ms (HCCL_OP_RETRY_PARAMS)", gt=0, le=60)
-    op_retry_max_cnt: int = P(
-        1, "re-executions", "HCCL operator retry MaxCnt: a collective whose path failed is re-executed at most this "
-        "many times, then the error surfaces and the job goes down (the next rung: online recovery, process-level "
-        "then job-level restart); CANN default 1, range 1-10 (HCCL_OP_RETRY_PARAMS, facts.md §8)", ge=1, le=10)
     scale_ref_npus: int = P(
         384, "NPUs", "reason: the job size at which the medians of the size-dependent stages below are quoted (one "
         "CloudMatrix384 pod)", ge=1)
