@@ -53,6 +53,8 @@ def test_every_held_out_run_differs_from_training_on_every_axis() -> None:
         assert w.onset_s[0] > train.onset_s[1] and w.noise_scale not in (1.0, 3.0)
         assert (w.drop_lines, w.missing_hosts, w.missing_sources) != (0.0, 0.0, ())
         assert w.line_format != train.line_format
+        assert (w.prefill, w.decode_nodes) != (train.prefill, train.decode_nodes)
+        assert w.counters_age_s[0] >= 86400.0 and train.counters_age_s == (0.0, 0.0)
         assert args[0] in case_lib.EVAL_SEEDS
     assert heldout.plan_heldout(2) == plan  # fixed by the seeds
 
@@ -89,6 +91,18 @@ def _recorded(world: case_lib.World, topo: Topology, seconds: float = 900.0, kin
     ctl.detector.feed = record  # type: ignore[method-assign]
     sim.run(seconds)
     return got
+
+
+def test_a_held_out_pod_has_counted_for_days_before_the_run(topo1: Topology) -> None:
+    w = heldout.world_for({"counters_age": "14-30 days"})
+    sim = case_lib.build_world(3, topo1, world=w)
+    assert 14 * 86400.0 <= sim.params.noise.counters_age_s <= 30 * 86400.0
+    assert case_lib.build_world(3, topo1, world=w).params.noise.counters_age_s == sim.params.noise.counters_age_s
+    ce = [sim.telemetry.metrics.read("hbm_ce_total", h, 0.0) for h in topo1.by_kind["hbm"]]
+    assert np.median(ce) > 14  # ~2 errors a day per stack (noise.hbm_ce_per_day) before t=0
+    fresh = case_lib.build_world(3, topo1)
+    assert fresh.params.noise.counters_age_s == 0.0
+    assert all(fresh.telemetry.metrics.read("hbm_ce_total", h, 0.0) == 0.0 for h in topo1.by_kind["hbm"])
 
 
 def test_collection_gaps_drop_lines_and_hosts(topo1: Topology) -> None:

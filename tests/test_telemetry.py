@@ -401,3 +401,24 @@ def test_noise_does_not_overwrite_a_temperature_a_fault_set(topo1: Topology) -> 
     sim.run(6 * 3600)
     assert sim.telemetry.read("npu_temp_c", npu) == 95.0
     assert len(sim.telemetry.metrics.series("npu_temp_c", "pod0/node1/npu2")) > 5  # the others keep moving
+
+
+def test_counters_age_fills_the_cumulative_counters_with_the_background_counts(topo1: Topology) -> None:
+    fresh = _noisy(topo1, 2, 0.0)
+    days = 20.0
+    aged = _noisy(topo1, 2, 0.0, **{"noise.counters_age_s": days * DAY})
+    hbms, links = topo1.by_kind["hbm"], sorted(lid for lid, lk in topo1.links.items() if lk.kind == "ub_optical")
+    m0, m1 = fresh.telemetry.metrics, aged.telemetry.metrics
+    assert all(m0.read("hbm_ce_total", h, 0.0) == 0.0 for h in hbms)  # 0: counters start with the run
+    assert [x.text for x in fresh.telemetry.logs] == [x.text for x in aged.telemetry.logs]  # no line, no other draw
+    ce = np.array([m1.read("hbm_ce_total", h, 0.0) for h in hbms])
+    p = aged.params.noise
+    # steady errors (lognormal per-stack rate, mean e^(sigma^2/2) x median) plus benign bursts
+    expected = days * (p.hbm_ce_per_day * math.exp(p.hbm_ce_rate_sigma ** 2 / 2) + p.hbm_ce_bursts_per_day
+                       * p.hbm_ce_burst_mean)
+    assert ce.mean() == pytest.approx(expected, rel=0.3) and np.median(ce) > days  # most stacks count tens
+    assert [m1.slope("hbm_ce_total", h, 0.0) for h in hbms] == [m0.slope("hbm_ce_total", h, 0.0) for h in hbms]
+    crc = np.array([m1.read("link_crc_total", lid, 0.0) for lid in links])
+    assert crc.mean() == pytest.approx(days * (p.crc_per_link_day + p.flap_per_link_day * p.flap_crc_burst_mean),
+                                       rel=0.3)
+    assert all(m1.read("link_fec_corrected_total", lid, 0.0) > 0 for lid in links[:50])

@@ -68,11 +68,15 @@ def test_the_held_out_axes_set_the_release_the_job_and_the_serving_layout() -> N
     runs = heldout.plan_heldout(1)
     assert all(args[-1].software == "newer" for args, _v in runs)
     assert all(len(args[-1].training_nodes) in (8, 11) for args, _v in runs)
-    assert all(args[-1].prefill == (3, 4) for args, _v in runs)
-    w = runs[0][0][-1]
+    assert all(args[-1].prefill in ((3, 4), (4, 4)) and args[-1].decode_nodes in (16, 20) for args, _v in runs)
+    assert {(args[-1].prefill, args[-1].decode_nodes) for args, _v in runs} == {((3, 4), 20), ((4, 4), 16),
+                                                                                 ((3, 4), 16)}
+    w = next(args[-1] for args, _v in runs if args[-1].prefill == (4, 4))
     sim = case_lib.build_world(1, Topology.build(pods=w.pods), world=w)
     assert sim.params.telemetry.torch_npu_messages == "error_codes"
-    assert (sim.params.inference.prefill_instances, sim.params.inference.prefill_nodes_per_instance) == (3, 4)
+    ip = sim.params.inference
+    assert (ip.prefill_instances, ip.prefill_nodes_per_instance, ip.decode_nodes) == (4, 4, 16)
     serve = next(w for w in sim.workloads.values() if w.kind == "inference")
-    first = serve.nodes[0]
+    first, last = serve.nodes[0], serve.nodes[-1]
     assert sum(serve.instance_of(n) == serve.instance_of(first) for n in serve.nodes) == 4
+    assert sum(serve.instance_of(n) == serve.instance_of(last) for n in serve.nodes) == 16  # the decode instance

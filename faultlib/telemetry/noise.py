@@ -88,6 +88,12 @@ class NoiseParams(ParamGroup):
     crc_per_link_day: float = P(
         0.5, "errors/day per link", A + "post-FEC frame errors on a healthy link are rare: the IEEE 802.3 frame-loss "
         "target is ~6e-10, and healthy links run orders of magnitude below it", ge=0)
+    counters_age_s: float = P(
+        0.0, "s", "reason: how long the cumulative counters (HBM correctable errors, link CRC and FEC) have counted "
+        "before t=0, filled with what the background processes above count in that time. 0: they start with the run "
+        "(a freshly booted pod; the diagnosis training world). The held-out worlds (opsbrain/kb/heldout.py, axis "
+        "counters_age) draw 1-3 days (assumed: a node rebooted or its driver reloaded in the last days) or 14-30 days "
+        "(assumed: a pod in service between monthly maintenance windows)", ge=0)
 
     # ---- temperatures -------------------------------------------------------------------------------------
     npu_temp_mean_c: float = P(55.0, "degC", A + "NPU SoC temperature under steady load with liquid/air cooling")
@@ -190,16 +196,18 @@ class _Background:
         ce = p.hbm_ce_per_day * np.exp(rng.normal(0.0, p.hbm_ce_rate_sigma, n_h)) if p.hbm_ce_rate_sigma \
             else np.full(n_h, p.hbm_ce_per_day)
         self.ce_weights = ce / ce.sum() if n_h and ce.sum() > 0 else np.full(n_h, 1.0 / max(n_h, 1))
-        for h, r in zip(self.hbms, ce, strict=True):
-            m.set("hbm_ce_total", h, now, 0.0, float(r) / DAY)
+        prior_ce, prior_crc = self._prior_counts(ce)
+        for h, r, c0 in zip(self.hbms, ce, prior_ce, strict=True):
+            m.set("hbm_ce_total", h, now, float(c0), float(r) / DAY)
             # counters an operator's exporter publishes for every stack from the start, not when a fault occurs
             m.set("hbm_uce_total", h, now, 0.0, 0.0)
             m.set("hbm_isolated_rows", h, now, 0.0, 0.0)
         line_bps = sim.params.fabric.ub_link_gbytes_s * 8e9
         ber = p.fec_pre_ber_median * np.exp(rng.normal(0.0, p.fec_ber_sigma, len(self.links)))
-        for lid, b in zip(self.links, ber, strict=True):
-            m.set("link_fec_corrected_total", lid, now, 0.0, float(b) * line_bps)
-            m.set("link_crc_total", lid, now, 0.0, p.crc_per_link_day / DAY)
+        age = p.counters_age_s
+        for lid, b, k0 in zip(self.links, ber, prior_crc, strict=True):
+            m.set("link_fec_corrected_total", lid, now, float(b) * line_bps * age, float(b) * line_bps)
+            m.set("link_crc_total", lid, now, float(k0), p.crc_per_link_day / DAY)
         self.npu_temp0 = dict(zip(self.npus, rng.normal(p.npu_temp_mean_c, p.npu_temp_sd_c, len(self.npus)),
                                   strict=True))
         self.hbm_temp0 = dict(zip(self.npus, rng.normal(p.hbm_temp_mean_c, p.hbm_temp_sd_c, len(self.npus)),
@@ -208,6 +216,24 @@ class _Background:
             self._write_temp("npu_temp_c", npu, self.npu_temp0[npu])
             self._write_temp("hbm_temp_c", f"{npu}/hbm", self.hbm_temp0[npu])
             m.set(HEARTBEAT, npu, now, 0.0, 0.0)
+
+    def _prior_counts(self, ce_per_day: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """What each stack's CE counter and each link's CRC counter hold at t=0 after ``counters_age_s`` of the
+        background processes: steady errors (Poisson), CE bursts (geometric sizes, weighted as the bursts process
+        picks stacks) and flaps' CRC bursts (exponential sizes). Zeros, and no draw, at age 0."""
+        p = self.p
+        days = p.counters_age_s / DAY
+        if days <= 0:
+            return np.zeros(len(self.hbms)), np.zeros(len(self.links))
+        rng = self.sim.rng("noise/counters_age")
+        bursts = rng.poisson(p.hbm_ce_bursts_per_day * len(self.hbms) * self.ce_weights * days)
+        burst_errors = np.where(bursts > 0, bursts + rng.negative_binomial(np.maximum(bursts, 1),
+                                                                           1.0 / p.hbm_ce_burst_mean), 0)
+        ce = rng.poisson(ce_per_day * days) + burst_errors
+        flaps = rng.poisson(p.flap_per_link_day * days, len(self.links))
+        crc = rng.poisson(p.crc_per_link_day * days, len(self.links)) + np.ceil(
+            rng.gamma(np.maximum(flaps, 1), p.flap_crc_burst_mean)) * (flaps > 0)
+        return ce.astype(float), crc.astype(float)
 
     # ---- helpers ------------------------------------------------------------------------------------------
     def _write_temp(self, metric: str, comp: str, value: float) -> None:

@@ -97,6 +97,8 @@ class World:
     skewed_hosts: float = 0.0  # share of hosts (nodes, L2 switch chips) whose clocks are skewed
     software: str = "older"  # the release of torch_npu and Megatron-core whose messages the ranks print (SOFTWARE)
     prefill: tuple[int, int] = (6, 2)  # serving layout: (prefill instances, nodes per prefill instance)
+    decode_nodes: int = 20  # nodes of the one decode instance
+    counters_age_s: tuple[float, float] = (0.0, 0.0)  # cumulative counters' time in service at t=0 (drawn per run)
 
     def collected_as_emitted(self) -> bool:
         """Whether every line reaches the collector as printed, on time-synchronized hosts."""
@@ -127,9 +129,14 @@ def build_world(seed: int, topo: Topology, noise_scale: float = 1.0, world: Worl
             "noise.flap_per_link_day": params.noise.flap_per_link_day * w.noise_scale,
             "noise.hbm_ce_bursts_per_day": params.noise.hbm_ce_bursts_per_day * w.noise_scale})
     params = apply_overrides(params, SOFTWARE[w.software]) if w.software != "older" else params
-    if w.prefill != (params.inference.prefill_instances, params.inference.prefill_nodes_per_instance):
+    ip = params.inference
+    if (*w.prefill, w.decode_nodes) != (ip.prefill_instances, ip.prefill_nodes_per_instance, ip.decode_nodes):
         params = apply_overrides(params, {"inference.prefill_instances": w.prefill[0],
-                                          "inference.prefill_nodes_per_instance": w.prefill[1]})
+                                          "inference.prefill_nodes_per_instance": w.prefill[1],
+                                          "inference.decode_nodes": w.decode_nodes})
+    if w.counters_age_s[1] > 0:
+        age = float(np.random.default_rng([seed, 2718]).uniform(*w.counters_age_s))
+        params = apply_overrides(params, {"noise.counters_age_s": age})
     sim = Simulation(params, seed=seed, topology=topo)
     pod, first = w.inference_node
     pre, dec = paper_layout(topo, first_node=pod * topo.params.nodes_per_pod + first, params=params.inference)

@@ -1,9 +1,10 @@
 """The held-out protocol's axes: what the generator varies, which values training saw, which only evaluation sees.
 
 Training runs the one world :data:`opsbrain.kb.cases.TRAIN_WORLD` (one pod, fixed placement, default fault
-parameters, onset 300-900 s, noise x1 or x3, complete collection, lines as emitted, synchronized host clocks). Every
-held-out run takes a held-out value on *every* axis at once (drawn per run from its seed), so no evaluation incident
-comes from a world training saw; the per-axis table then groups the scored incidents by each axis's value.
+parameters, onset 300-900 s, noise x1 or x3, complete collection, lines as emitted, synchronized host clocks,
+counters that start with the run). Every held-out run takes a held-out value on *every* axis at once (drawn per run
+from its seed), so no evaluation incident comes from a world training saw; the per-axis table then groups the scored
+incidents by each axis's value.
 """
 
 from __future__ import annotations
@@ -52,7 +53,10 @@ AXES: tuple[Axis, ...] = (
     Axis("job_size", "nodes of the training job (the first of its placement's nodes): how many peer ranks report a "
          "stall", ("14 nodes",), ("8 nodes", "11 nodes")),
     Axis("serving", "serving layout on the inference's 32 nodes: prefill instances x nodes, then one decode instance",
-         ("6 x 2 prefill + 20 decode",), ("3 x 4 prefill + 20 decode",)),
+         ("6 x 2 prefill + 20 decode",), ("3 x 4 prefill + 20 decode", "4 x 4 prefill + 16 decode",
+                                          "3 x 4 prefill + 16 decode")),
+    Axis("counters_age", "how long the cumulative counters (HBM correctable errors, link CRC/FEC) have counted "
+         "before the run starts (faultlib noise.counters_age_s)", ("0 (fresh pod)",), ("1-3 days", "14-30 days")),
 )
 
 _DEFAULT_OF = {("hbm_ce_storm", "rate_per_s"): "ce_storm_rate_per_s", ("hbm_row_exhaustion", "rows_at_onset"):
@@ -113,7 +117,14 @@ _CLOCK = {  # value -> (offset bound s, share of hosts skewed)
 _SOFTWARE = {"InnerRun messages, assertion": "older", "error-code messages (ERR00100), rerun state machine": "newer"}
 # the CloudMatrix-Infer paper's layout (faultlib inference.*); DeepSeek-V3 technical report (arXiv 2412.19437) §3.4:
 # "The minimum deployment unit of the prefilling stage consists of 4 nodes with 32 GPUs"
-_SERVING = {"6 x 2 prefill + 20 decode": (6, 2), "3 x 4 prefill + 20 decode": (3, 4)}
+# DeepSeek-V3 §3.4 decodes on 320 GPUs: one routed expert per GPU (256) plus 64 for redundant and shared experts; a
+# 16-node decode instance (256 dies, EP256) is that deployment without the redundant experts (assumed)
+_SERVING = {"6 x 2 prefill + 20 decode": (6, 2, 20), "3 x 4 prefill + 20 decode": (3, 4, 20),
+            "4 x 4 prefill + 16 decode": (4, 4, 16), "3 x 4 prefill + 16 decode": (3, 4, 16)}
+DAY_S = 86400.0
+# assumed: a node rebooted or its driver reloaded in the last days / a pod in service between monthly maintenance
+_COUNTERS_AGE = {"0 (fresh pod)": (0.0, 0.0), "1-3 days": (1 * DAY_S, 3 * DAY_S),
+                 "14-30 days": (14 * DAY_S, 30 * DAY_S)}
 _JOB_SIZE = {"14 nodes": 14, "8 nodes": 8, "11 nodes": 11}
 
 
@@ -128,7 +139,8 @@ def world_for(values: dict[str, str]) -> World:
     train_nodes = train_nodes[:_JOB_SIZE[v["job_size"]]]
     return replace(case_lib.TRAIN_WORLD, pods=pods, inference_node=(inf_pod, first),
                    training_nodes=tuple((train_pod, n) for n in train_nodes), noise_scale=_NOISE[v["noise"]],
-                   software=_SOFTWARE[v["software"]], prefill=_SERVING[v["serving"]],
+                   software=_SOFTWARE[v["software"]], prefill=_SERVING[v["serving"]][:2],
+                   decode_nodes=_SERVING[v["serving"]][2], counters_age_s=_COUNTERS_AGE[v["counters_age"]],
                    onset_s=_ONSET[v["onset"]], fault_params=params, drop_lines=drop, missing_hosts=missing,
                    missing_sources=sources,
                    line_format=_FORMAT[v["format"]], clock_skew_s=skew, skewed_hosts=skewed)
