@@ -1,7 +1,7 @@
 """Readings added in the real-log corpus' seventh round (issue 14, part J): torch_npu's debugging advice is no
 missing environment, and the runtime's API-misuse codes and texts (no current context, a stream of another context,
-a wrong call order, a parameter of the wrong type) name a software error of the calling program. Every line is copied
-from the source its comment names."""
+a wrong call order, a parameter of the wrong type) name a software error of the calling program, and the runtime's
+lost device heartbeat is no HCCL heartbeat. Every line is copied from the source its comment names."""
 
 from __future__ import annotations
 
@@ -70,3 +70,23 @@ def test_an_invalid_parameter_stays_shared(kind: str) -> None:
     # an invalid argument in general may be the program or its set-up (EE1003 Invalid_Argument, torch_npu's ERR**001
     # invalid parameter, ACL_ERROR_INVALID_PARAM): only the API-misuse codes name the program
     assert default_table().of(kind) == [("config_error", "secondary"), ("framework_error", "secondary")]
+
+
+@pytest.mark.parametrize("line", [
+    # the runtime's trace of a device whose task scheduler stopped answering (vllm-ascend#8186, Ascend 310P3)
+    "        Device[0] lost heartbeat.[FUNC:SyncTask][FILE:direct_hwts_engine.cc][LINE:407]",
+    "        rtDeviceSynchronizeWithTimeout execution failed, reason=lost heartbeat[FUNC:FuncErrorReason]"
+    "[FILE:error_message_manage.cc][LINE:65]",
+])
+def test_the_runtime_lost_heartbeat_is_a_lost_device(line: str) -> None:
+    got = kinds(line)
+    assert "rt:device_lost" in got and "hccl:heartbeat_lost" not in got
+
+
+def test_hccl_heartbeat_between_ranks_stays_hccl() -> None:
+    # HCCL's cluster-exception record (HCCL user guide, hcclug_000055: a rank's process exited)
+    line = ("[ERROR]HCCL(835695,all_reduce_test):2025-10-23-17:28:06.049.385[task_exception_handler.cc:610][835695]"
+            "Cluster Exception Location[IP/ID]:[127.10.0.1/1], Arrival Time:[Thu Oct 23 17:25:58 2025], "
+            "Discoverer:[127.10.0.1/2], ExceptionType:[Heartbeat Lost Occurred], Possible Reason:1. Process has "
+            "exited, 2. Network Disconnected")
+    assert "hccl:heartbeat_lost" in kinds(line)
