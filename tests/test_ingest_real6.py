@@ -43,7 +43,7 @@ def kinds(line: str) -> list[str]:
     # the fixed part of EE1010's message template (hicann/runtime error_code.json; the example of
     # docs/zh/error_code_ref/RTS-Errors/EE1010-Execution_Error_Invalid_Context.md)
     ("MemCopy2DAsync execution failed because stream does not belong to the current context. Extended information: "
-     "stream_id=61, stream_ctx=0x56519b7e0ee0, cur_ctx=0x5651a0428090.", "msg:parameter_or_usage"),
+     "stream_id=61, stream_ctx=0x56519b7e0ee0, cur_ctx=0x5651a0428090.", "msg:api_misuse"),
 ])
 def test_sixth_round_line_kinds(line: str, kind: str) -> None:
     assert kind in kinds(line)

@@ -97,7 +97,8 @@ def documented_rows() -> list[tuple[list[str], dict[str, Any]]]:
         out.append(([f"dev:{c}", f"plugin:{c}"], row))
     for row in codes.get("hccl_results", []) or []:
         out.append(([f"hcclret:{int(row['code'])}"], row))
-    for cat in sorted({str(r.get("category")) for r in codes.get("messages", []) or []}):
+    parts = (codes.get("messages", []) or []) + (codes.get("cann_message_parts", []) or [])
+    for cat in sorted({str(r.get("category")) for r in parts}):  # both message tables give msg:<category>
         out.append(([f"msg:{cat}"], {"category": cat}))
     return out
 

@@ -104,6 +104,16 @@ src/dfx/error_manager/error_code.json), the same text for every occurrence of th
 apply, not what happened, so a line is read up to them (the code itself says all they say)."""
 
 
+DEBUG_ADVICE = re.compile(r"If you want to get the accurate stacktrace, please set the environment variable "
+                          r"ASCEND_LAUNCH_BLOCKING=1\.|Note: ASCEND_LAUNCH_BLOCKING=1 will force ops to run in "
+                          r"synchronous mode[^.]*\.(?: Please unset ASCEND_LAUNCH_BLOCKING in time after debugging\.)?")
+"""torch_npu's canned advice after every asynchronous inner error (Ascend/pytorch torch_npu/csrc/core/npu/NPUQueue.cpp,
+Repository::Enqueue: ``... please set the environment variable ASCEND_LAUNCH_BLOCKING=1.`` and ``Note:
+ASCEND_LAUNCH_BLOCKING=1 will force ops ...``): how to debug, not a variable the environment lacks (triton-ascend#783).
+Only these sentences are dropped; what the line holds besides them (a one-line rendering carries the ACL error after
+them) is read as usual."""
+
+
 @lru_cache(maxsize=1)
 def _block_gates() -> tuple[BlockScan, BlockScan] | None:
     """The two block scans :func:`may_signal` runs: the gate's words and documented messages (the screen's extras),
@@ -155,6 +165,8 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
     text = text[:MAX_LINE]
     if (advice := ADVICE.search(text)) is not None:
         text = text[:advice.start()]  # a cause the message may have, not one it reports
+    if "ASCEND_LAUNCH_BLOCKING" in text:
+        text = DEBUG_ADVICE.sub(" ", text)
     scr, covered = _screen()
     seen = scr.possible(text)
     if seen is None:  # not ASCII, or no RE2: the gate regex itself, and every parser regex runs

@@ -70,6 +70,11 @@ MindIE's ``HcclCommInitRootInfo fail, error:2``, HCCL's own ``call trace: hcclRe
 ret[9]``, and the aclnn base's ``Nnopbase fails to invoke the HcclAllocComResourceByTiling function of the hccl
 module. ret = 4``; the kind ``hcclret:N`` takes its roles from knowledge_base/codes.yaml ``hccl_results``."""
 _OTHER_CODES = screened(r"E[A-HJ-Z]\d{4}|\b50\d{4}\b|ERR\d{5}", context=True)  # CANN / runtime: the cann parser's too
+RE_RT_TRACE = screened(r"\[FUNC:\w+\]\[FILE:\w+\.c(?:c|pp)?\]|reason=\[?lost heart ?beat", re.I)
+"""The runtime's own trace of a lost device heartbeat (``Device[0] lost heartbeat.[FUNC:SyncTask][FILE:
+direct_hwts_engine.cc][LINE:407]``, ``rtDeviceSynchronizeWithTimeout execution failed, reason=lost heartbeat``,
+vllm-ascend#8186): the task scheduler of the device stopped answering (ACL_ERROR_RT_LOST_HEARTBEAT 507010, "The task
+scheduler loses the heartbeat"), read by the CANN parser as a lost device, not HCCL's heartbeat between ranks."""
 _HCCL_CONTEXT = screened(r"HCCL|hccl|hcom|Hccl|HCOM|collective|allreduce|all_reduce|allgather|broadcast", re.I,
                          context=True)
 
@@ -120,8 +125,8 @@ def parse(ctx: LineCtx) -> bool:
         return not _OTHER_CODES.search(text)
     for rx, kind in TEXTS:
         if rx.search(text) and (hccl_line or kind in ("hccl:notify_timeout", "hccl:heartbeat_lost", "cfg:ranktable")):
-            if kind == "hccl:heartbeat_lost" and "drv_" in text:
-                continue  # the driver's device heartbeat (kernel parser), not HCCL's
+            if kind == "hccl:heartbeat_lost" and ("drv_" in text or (not hccl_line and RE_RT_TRACE.search(text))):
+                continue  # the driver's (kernel parser) or the runtime's (CANN parser) device heartbeat, not HCCL's
             ctx.add(kind, ctx.npu(), max(ctx.sev, 1), peer=peer, device=ctx.device())
             if kind == "hccl:notify_timeout" and not codes and peer and peer.startswith("pod"):
                 ctx.add("hccl:remote", peer, 1, peer=peer)  # the remote the wait names, as for an EI code
