@@ -42,7 +42,7 @@ E_CODES = {str(r["code"]) for r in CODES["cann_error_codes"]}
 # every layout a fault may print: (name, regex on the line, source of the layout and its fixed text)
 LAYOUTS: list[tuple[str, re.Pattern[str], str]] = [(n, re.compile(rx), src) for n, rx, src in [
     ("device event", r"\]\[dev\d+\]Event id=0x(?P<dev>[0-9a-f]{8}), assertion=(occur|recover)$",
-     "kg-config.json NPU_OS entries key on 'Event id=0x<code>'"),
+     "ascend-fd fixture device-os log ('Event id=0x<code>')"),
     ("plugin npu fault", r" Ascend910-\d+ fault (occurred|recovered), fault code \[(?P<plugin>[0-9A-F]{8})\], fault level "
      r"(?P<level>\w+)$", "faultCode.json code/level pairs (layout the twin's, not verified)"),
     ("plugin switch fault", r" deviceswitch/ascend_switch\.go:190 +switch subscribe got fault:deviceswitch\."
@@ -50,31 +50,32 @@ LAYOUTS: list[tuple[str, re.Pattern[str], str]] = [(n, re.compile(rx), src) for 
      r"PeerPortDevice:0x0, PeerPortId:0x0, SwitchChipId:0x[0-9a-f]+, SwitchPortId:0x[0-9a-f]+, Severity:0x0, "
      r"Assertion:0x[01]\}, faultCode:\[[^\]]+\]$", "ascend-fd fixture dl_log/devicePlugin/devicePlugin.log"),
     ("switch alarm", r" UBSW/\d/ALARM: (WARN|INFO) (?P<sw>\[0x[0-9a-f]{8},\w+,\w+,na\]) (Assertion|Recovery) "
-     r"alarmID=0x[0-9a-f]{8} port=UB0/0/\d+$", "kg-config.json Comp_Switch_L1_* substrings; SwitchFaultCode.json"),
+     r"alarmID=0x[0-9a-f]{8} port=UB0/0/\d+$", "ascend-fd fixture lcne_log (alarmID=); SwitchFaultCode.json tuples"),
     ("switch port state", r" %%01IFNET/\d/linkDown_(active|clear)\(l\): The interface status changes\. "
      r"\(ifName=UB0/0/\d+, AdminStatus=UP, OperStatus=(UP|DOWN)\)$", "VRP-style trap, no cause field"),
     ("kernel panic", r"kernel: \[ *[\d.]+\] Kernel panic - not syncing: Fatal (machine check|hardware error)$",
-     "kg-config.json Comp_OS_HW_Mem_02; kernel/panic.c"),
+     "kernel/panic.c"),
     ("soft lockup", r"kernel: \[ *[\d.]+\] watchdog: BUG: soft lockup - CPU#\d+ stuck for \d+s! \[\w+:\d+\]$",
      "kernel/watchdog.c"),
     ("hung task", r"kernel: \[ *[\d.]+\] INFO: task \w+:\d+ blocked for more than \d+ seconds\.$",
-     "kernel/hung_task.c; kg-config.json Comp_OS_Kernel_CPU_12"),
+     "kernel/hung_task.c"),
     ("nfs", r"kernel: \[ *[\d.]+\] nfs: server \S+ not responding, still trying$", "fs/nfs"),
     ("pcie aer", r"kernel: \[ *[\d.]+\] pcieport [0-9a-f:.]+: PCIe Bus Error: severity=(Corrected|Uncorrected "
      r"\((Non-)?Fatal\)), type=(Physical|Data Link|Transaction) Layer, \(Receiver ID\)$",
-     "drivers/pci/pcie/aer.c; kg-config.json Comp_OS_HW_PCIE_01/02"),
+     "drivers/pci/pcie/aer.c"),
     ("driver heartbeat", r"kernel: \[ *[\d.]+\] \[ascend\] \[ERROR\] \[drv_soft_fault\] \[heart_beat_judge 318\] "
      r"<[\w/:]+:\d+> Heartbeat lost! \(device=\d+; old_count=\d+; new_count=\d+; lost_count=\d+; "
      r"total_lost_count=\d+; total_10s_count=0; total_15s_count 0\)\.$",
-     "ascend-fd fixture messages_0x40F84E00; kg-config.json 0x40F84E00"),
-    ("plog runtime", r"\] ?\d+rtStreamSynchronize:ErrCode=(?P<rt>\d+)$", "kg-config.json AISW_CANN_Runtime_061"),
+     "ascend-fd fixture messages_0x40F84E00"),
+    ("plog runtime", r"\] ?\d+rtStreamSynchronize:ErrCode=(?P<rt>\d+)$",
+     "ascend-fd plog fixtures (rtStreamSynchronize ErrCode)"),
     ("plog notify wait", r"\[TaskExceptionHandler\]\[Callback\]Task run failed, base information is streamID:\[\d+\], "
-     r"taskID\[\d+\], taskType\[Notify Wait\], remote\[[\d.]+\]$", "kg-config.json AISW_CANN_HCCL_027"),
+     r"taskID\[\d+\], taskType\[Notify Wait\], remote\[[\d.]+\]$", "ascend-fd fixture rc_diag/rc_122 plogs"),
     ("plog cqe", r"\[Heartbeat\]cqe err status\[12\], time:\[[\d\- :.]+\], ip:\[[\d.]+\]$",
-     "ascend-fd plog fixture; kg-config.json AISW_CANN_HCCL_029"),
+     "ascend-fd plog fixture st_cqe_testcase"),
     ("hccn link", r"^\[devid \d+\] +\w{3} \w{3} [ \d]\d [\d:]{8} \d{4} +LINK (UP|DOWN)$", "facts.md §7 hccn_tool"),
     ("npu error", r"\[rank\d+\]: RuntimeError: InnerRun: NPU error, error code is (?P<rt>\d+)$",
-     "kg-config.json AISW_PyTorch_Train_01"),
+     "torch_npu NPUException.cpp (NPU error, error code is)"),
     ("npu error (error codes)", r"\[rank\d+\]: RuntimeError: operator\(\):build/CMakeFiles/torch_npu\.dir/"
      r"compiler_depend\.ts:\d+ NPU function error: c10_npu::acl::AclrtSynchronizeStreamWithTimeout\(copy_stream\), "
      r"error code is (?P<rt>\d+)\n\[ERROR\] \d{4}-\d\d-\d\d-[\d:]{8} \(PID:\d+, Device:\d+, RankID:-?\d+\) ERR00100 "
@@ -86,7 +87,7 @@ LAYOUTS: list[tuple[str, re.Pattern[str], str]] = [(n, re.compile(rx), src) for 
     ("EI0002", r"\[rank\d+\]: RuntimeError: (?P<ei>EI0002): The wait execution of the Notify register times out\. "
      r"Reason: The Notify register has not received the Notify record from remote rank: \[\d+\]\. base information: "
      r"\[[^\]]*\]\. task information: \[[^\]]*\]\. group information: \[[^\]]*\]$",
-     "CANN EI0002 template; kg-config.json AISW_CANN_ERRMSG_Custom_03"),
+     "CANN EI0002 template (hicann/runtime error_code.json)"),
     ("EI0006", r"\[rank\d+\]: RuntimeError: (?P<ei>EI0006): Getting socket times out\. Reason: This node \(server "
      r"[\d.]+, device ID \d+\) detects that srcRank \(\d+\) fails to connect to dstRank \(\d+\)$",
      "CANN EI0006 template"),

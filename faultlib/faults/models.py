@@ -160,8 +160,8 @@ class OpticalDegradation(_LinkFault):
             self.sim.state.set_lanes_down(self.target, k, cause=f"fault:{self.truth.id}")
             a, _ = self.link_ends()
             if k == 1 or lanes - k <= lanes // 2:
-                # SwitchFaultCode.json NotHandle [0x00f10509,132333|132332,L2,na]: port lanes reduced (to 4, then
-                # to 2 or 1; kg-config.json Comp_Switch_L1_23/26); the lane count is not in the line
+                # UB switch alarm [0x00f10509,132333|132332,L2,na] (MindCluster's switch fault codes, NotHandle) as
+                # lanes drop; no public document found gives its meaning; the lane count is not in the line
                 fid = "132333" if k == 1 else "132332"
                 self.emit.switch_alarm(a, "0x00f10509", "L2", self.port_of(a), fault_id=fid)
                 # the node's device plugin relays every fault its L1 chips raise (it subscribes to all of them and
@@ -223,8 +223,8 @@ class DirtyConnector(_LinkFault):
 class L1SwitchFailure(FaultModel):
     """An on-board L1 chip dies: its 16 uplinks and the dies' links to it go down. The dead chip logs nothing; the
     L2 chips log their ports down, the node's device plugin relays the forwarding-engine failure tuple
-    ``[0x00f103b0,155907,na,na]`` (SwitchFaultCode.json SeparateFaultCodes, kg-config.json Comp_Switch_L1_01) naming
-    the chip, and each NPU's device OS reports its UB port down (0x81B18603, NotHandle)."""
+    ``[0x00f103b0,155907,na,na]`` (a switch fault code MindCluster's documentation lists among SeparateFaultCodes)
+    naming the chip, and each NPU's device OS reports its UB port down (0x81B18603, NotHandle)."""
 
     kind = "l1_switch_failure"
 
@@ -261,10 +261,10 @@ class L2SwitchFailure(FaultModel):
 
 # ---- NPUs ----------------------------------------------------------------------------------------------
 class AicoreHang(FaultModel):
-    """A die's AI cores hang: the device OS reports the task scheduler's heartbeat error (0x80FA4E00, RestartNPU,
-    kg-config.json); the rank stalls silently (peers report the wait, see the workloads); the runtime of the rank
-    reports the lost TS heartbeat (507010, ACL_ERROR_RT_LOST_HEARTBEAT; kg-config.json links 0x80FA4E00 to the
-    plog's 'Device lost heartbeat')."""
+    """A die's AI cores hang: the device OS reports the task scheduler's heartbeat error (0x80FA4E00, RestartNPU in
+    MindCluster's documented fault-code configuration; no public document found gives its meaning); the rank stalls
+    silently (peers report the wait, see the workloads); the runtime of the rank reports the lost TS heartbeat
+    (507010, ACL_ERROR_RT_LOST_HEARTBEAT)."""
 
     kind = "aicore_hang"
 
@@ -327,7 +327,7 @@ class NpuFailSlow(FaultModel):
 class NodeCrash(FaultModel):
     """Kernel panic: the host stops. Its ranks die silently (peers wait, see the workloads); the L2 chips log
     their ports toward the node down (the node's own L1 chips and plugin are on the dead board); the panic text
-    itself is the kernel's (kg-config.json Comp_OS_HW_Mem_02; read from vmcore-dmesg after the reboot)."""
+    itself is the kernel's (kernel/panic.c; read from vmcore-dmesg after the reboot)."""
 
     kind = "node_crash"
 
@@ -389,7 +389,7 @@ class QingtianFailure(FaultModel):
 # ---- RDMA and software -----------------------------------------------------------------------------------
 class RocePortDown(FaultModel):
     """A die's RoCE port goes down: the device OS reports 0x81078603, hccn_tool records LINK DOWN, and once RDMA
-    retransmissions run out HCCL on both ends reports the error CQE (kg-config.json AISW_CANN_HCCL_029)."""
+    retransmissions run out HCCL on both ends reports the error CQE (hicann/hccl docs: Error CQE Occurred)."""
 
     kind = "roce_port_down"
 

@@ -30,22 +30,24 @@ from datetime import datetime
 from faultlib import ids
 
 # ---- code tables (every row from a documented source) ----------------------------------------------------
-KG = "MindCluster fault knowledge graph kg-config.json entry 0x{} (cause_en) and faultCode.json level list"
 DEVICE_CODES: dict[str, tuple[str, str]] = {
-    "80E01805": ("NotHandle", "HBM correctable ECC report (meaning assumed, see HBM_CE_CODE)"),
-    "80E01801": ("RestartBusiness", "Multi-bit ECC errors when accessing the HBM"),
-    "80E18401": ("NotHandle", "multi-bit ECC isolation lines of the HBM reach or exceed 16"),
-    "80E18402": ("SeparateNPU", "multi-bit ECC isolation lines of the HBM reach 64"),
-    "80E00209": ("NotHandle", "HBM high temperature alarm"),
-    "80E0020B": ("SeparateNPU", "Fatal high temperature of HBM"),
-    "80E20207": ("SubHealth", "Non-fatal SoC high temperature alarm (excluding DDR/HBM chips)"),
-    "80FA4E00": ("RestartNPU", "TS heartbeat error"),
-    "81078603": ("NotHandle", "Network port link status change (Up >Down)"),
-    "81B18603": ("NotHandle", "The UB_PORT link status changes from Up to Down"),
+    "80E01805": ("NotHandle", ""),
+    "80E01801": ("RestartBusiness", "uncorrectable multi-bit ECC error on an HBM access"),
+    "80E18401": ("NotHandle", ""),
+    "80E18402": ("SeparateNPU", "multi-bit ECC faults filled the HBM isolated-row budget (64 rows)"),
+    "80E00209": ("NotHandle", ""),
+    "80E0020B": ("SeparateNPU", ""),
+    "80E20207": ("SubHealth", ""),
+    "80FA4E00": ("RestartNPU", ""),
+    "81078603": ("NotHandle", "NPU network port link went from up to down"),
+    "81B18603": ("NotHandle", "UB port link went down"),
 }
-"""Device fault code -> (MindCluster handling level, cause as the knowledge graph words it). Source of each row:
-/work/shared/reference/vendor kg-config.json entry ``0x<code>`` (cause_en) and faultCode.json (level); 80E01805
-has a level but no knowledge-graph entry. Only the codes the twin emits are listed."""
+"""Device fault code -> (MindCluster handling level, meaning in our words, empty where no public document gives it).
+Meanings: knowledge_base/codes.yaml device_event_codes (each row's public source). Levels: MindCluster's default
+fault-code configuration as its documentation prints it (docs/en/scheduling/usage/appliance/
+01_npu_hardware_fault_detection_and_rectification.md), except 80E20207 (that list has NotHandle; SubHealth is the
+device plugin's fault-level file) and 81B18603 (not in that list; NotHandle in the fault-level file). Only the codes
+the twin emits are listed; every one is a code real devices report."""
 
 HBM_CE_CODE = "80E01805"
 """Benign HBM correctable-error report. Assumed meaning: HBM node type (0x70) memory sensor, event state 5,
@@ -59,7 +61,7 @@ RUNTIME_CODES: dict[int, str] = {
 }
 """CANN runtime return codes the twin prints -> their AscendCL names (CANN aclError reference; knowledge_base/
 codes.yaml acl_runtime rows). The runtime prints the number (``ErrCode=507053``); torch_npu prints
-``NPU error, error code is 507053`` (kg-config.json AISW_PyTorch_Train_01)."""
+``NPU error, error code is 507053`` (Ascend/pytorch torch_npu/csrc/core/npu/NPUException.cpp)."""
 
 HCCL_CODES: dict[str, str] = {
     "EI0002": "The wait execution of the Notify register times out. Reason: The Notify register has not received "
@@ -72,7 +74,7 @@ HCCL_CODES: dict[str, str] = {
 }
 """HCCL error-message templates (CANN error-code reference: EI0002 Communication_Error_Timeout, EI0006
 Communication_Error_Get_Socket, EI0013 Execution_Error_ROCE_CQE; hiascend.com maintenref troubleshooting pages and
-the hcomm error_codes list; kg-config.json AISW_CANN_ERRMSG_Custom_03 for EI0002's required substrings)."""
+the hcomm error_codes list; hicann/runtime src/dfx/error_manager/error_code.json)."""
 
 HANDLING_LEVELS = ("NotHandle", "SubHealth", "RestartRequest", "RestartBusiness", "FreeRestartNPU",
                    "RestartNPU", "PreSeparateNPU", "SeparateNPU", "ManuallySeparateNPU")
@@ -169,9 +171,9 @@ def device_os(dt: datetime, device: int, level: str, text: str, pid: int = 1187,
 
 def device_os_event(dt: datetime, device: int, code: str | int, assertion: bool = True,
                     level: str | None = None) -> str:
-    """A device fault event: ``Event id=0x<code>`` (the substring the vendor knowledge graph keys on for every
-    device code, kg-config.json NPU_OS entries) and whether it occurs or recovers. No description: the code is what
-    the device reports; what it means is in the fault-level file and the knowledge graph, not in the line."""
+    """A device fault event: ``Event id=0x<code>`` (as in the ascend-fd fixture
+    st_module_testcase/kg_parse/device-os_20231031164139951.log) and whether it occurs or recovers. No description:
+    the code is what the device reports; what it means is in the vendor's documentation, not in the line."""
     c = norm_code(code)
     handling = DEVICE_CODES.get(c, ("NotHandle", ""))[0]
     if level is None:
@@ -204,9 +206,9 @@ def device_plugin_switch_fault(dt: datetime, alarm_id: str, peer_type: str, port
                                recovered: bool = False, fault_id: str = "", chip: int = 0) -> str:
     """The device plugin relaying a UB switch fault ``[alarmId,faultId,peerType,na]`` in the layout of
     ``deviceswitch/ascend_switch.go`` (ascend-fd fixtures dl_log/devicePlugin/devicePlugin.log); an alarm without a
-    fault id leaves the field empty, as the vendor's own patterns spell it (kg-config.json Comp_Switch_L1_18..20:
-    ``[0x08520003,,L2,na]``). ``handling`` is checked against the levels (the plugin looks it up in
-    SwitchFaultCode.json; the line does not print it)."""
+    fault id leaves the field empty (``[0x08520003,,L2,na]``: the spelling ascend-fd's own knowledge-graph patterns
+    match; no public document other than that vendor data shows the line). ``handling`` is checked against the
+    levels (the plugin looks it up in SwitchFaultCode.json; the line does not print it)."""
     if handling not in HANDLING_LEVELS:
         raise ValueError(f"unknown handling level {handling!r}")
     a = alarm_id.lower()
@@ -239,14 +241,14 @@ AER_LAYER = ("Physical Layer", "Data Link Layer", "Transaction Layer")
 
 def pcie_aer(bdf: str, severity: int, layer: int) -> str:
     """A PCIe AER report as the kernel prints it (drivers/pci/pcie/aer.c: ``%s: PCIe Bus Error: severity=%s,
-    type=%s, (%s)``; kg-config.json Comp_OS_HW_PCIE_01/02 key on ``PCIe Bus Error:`` + ``severity=...``)."""
+    type=%s, (%s)``)."""
     return (f"pcieport {bdf}: PCIe Bus Error: severity={AER_SEVERITY[severity]}, type={AER_LAYER[layer]}, "
             f"(Receiver ID)")
 
 
 def driver_heartbeat_lost(device: int, count: int, lost: int, worker: str = "kworker/5:1H", pid: int = 39365) -> str:
     """The Ascend driver reporting a device's lost heartbeat (0x40F84E00, RestartNPU): the layout of ascend-fd's
-    fixture st_module_testcase/kg_parse/messages_0x40F84E00 and kg-config.json 0x40F84E00."""
+    fixture st_module_testcase/kg_parse/messages_0x40F84E00."""
     return (f"[ascend] [ERROR] [drv_soft_fault] [heart_beat_judge 318] <{worker}:{pid}> Heartbeat lost! "
             f"(device={device}; old_count={count}; new_count={count}; lost_count={lost}; total_lost_count={lost}; "
             f"total_10s_count=0; total_15s_count 0).")
@@ -258,8 +260,7 @@ def soft_lockup(cpu: int, seconds: int, comm: str, pid: int) -> str:
 
 
 def hung_task(comm: str, pid: int, seconds: int = 120) -> str:
-    """kernel/hung_task.c: ``INFO: task %s:%d blocked for more than %ld seconds.`` (kg-config.json
-    Comp_OS_Kernel_CPU_12 keys on ``blocked for more than``)."""
+    """kernel/hung_task.c: ``INFO: task %s:%d blocked for more than %ld seconds.``."""
     return f"INFO: task {comm}:{pid} blocked for more than {seconds} seconds."
 
 
@@ -283,7 +284,7 @@ def plog_hcom_init(dt: datetime, pid: int, tid: int, rank_num: int, rank: int, s
 
 
 def plog_runtime_error(dt: datetime, pid: int, tid: int, code: int, device: int) -> str:
-    """A runtime error in the layout of the ascend-fd plog fixtures and kg-config.json AISW_CANN_Runtime_061:
+    """A runtime error in the layout of the ascend-fd plog fixtures:
     ``[api_c.cc:NNNN]TID rtStreamSynchronize:ErrCode=<code>, desc=[...], InnerCode=0x...``, without the ``desc`` and
     ``InnerCode`` fields (the reference set shows their text for other codes only); the device id is the process's."""
     del device  # the plog file is per process; the device shows in its hcom init line, not here
@@ -291,8 +292,9 @@ def plog_runtime_error(dt: datetime, pid: int, tid: int, code: int, device: int)
 
 
 def plog_notify_wait(dt: datetime, pid: int, tid: int, remote_ip: str, stream: int = 3, task: int = 50) -> str:
-    """HCCL's task exception callback on a notify-wait timeout (kg-config.json AISW_CANN_HCCL_027: ``[TaskExceptionHandler]
-    [Callback]Task run failed, base information is streamID ... taskID ... taskType[Notify Wait]``), naming the
+    """HCCL's task exception callback on a notify-wait timeout (``[TaskExceptionHandler]
+    [Callback]Task run failed, base information is streamID ... taskID ... taskType[Notify Wait]``, as in the
+    ascend-fd fixture st_module_testcase/rc_diag/rc_122 plogs), naming the
     remote whose record never came."""
     return plog(dt, "ERROR", "HCCL", pid, tid, "task_exception_handler.cc:812",
                 f"[TaskExceptionHandler][Callback]Task run failed, base information is streamID:[{stream}], "
@@ -301,7 +303,7 @@ def plog_notify_wait(dt: datetime, pid: int, tid: int, remote_ip: str, stream: i
 
 def plog_cqe_error(dt: datetime, pid: int, tid: int, peer_ip: str) -> str:
     """HCCL's heartbeat reporting an RDMA completion error (retransmissions exceeded), as in the ascend-fd plog
-    fixture and kg-config.json AISW_CANN_HCCL_029: ``[Heartbeat]cqe err status[12], time:[...], ip:[peer]``."""
+    fixture st_cqe_testcase: ``[Heartbeat]cqe err status[12], time:[...], ip:[peer]``."""
     return plog(dt, "ERROR", "HCCL", pid, tid, "heartbeat.cc:551",
                 f"[Heartbeat]cqe err status[12], time:[{dt:%Y-%m-%d %H:%M:%S}.{dt.microsecond:06d}], ip:[{peer_ip}]")
 
@@ -335,8 +337,8 @@ def train_hccl_error(dt: datetime, rank: int, code: str, **fields: object) -> st
 
 
 def train_runtime_error(dt: datetime, rank: int, code: int) -> str:
-    """A device error surfacing in torch_npu: ``InnerRun ... NPU error, error code is 507053`` (kg-config.json
-    AISW_PyTorch_Train_01 keys on ``InnerRun``, ``NPU error``, ``error code is``)."""
+    """A device error surfacing in torch_npu: ``InnerRun ... NPU error, error code is 507053`` (torch_npu's
+    check macro, Ascend/pytorch torch_npu/csrc/core/npu/NPUException.cpp, inside its InnerRun op launch)."""
     return train_line(dt, "ERROR", f"RuntimeError: InnerRun: NPU error, error code is {code}", rank)
 
 
@@ -388,7 +390,9 @@ def switch_alarm(dt: datetime, host: str, alarm_id: str, peer_type: str, port: i
 
     ``peer_type`` is the far side of the port (``L2`` for an L1 uplink, ``L1`` for an L2 downlink, ``npu``,
     ``cpu``); ``active=False`` renders the recovery of the same alarm. Sourced substrings: ``WARN``, the tuple,
-    ``Assertion``, ``alarmID=0x...`` (kg-config.json Comp_Switch_L1_*, SwitchFaultCode.json); the ``UBSW/n/ALARM``
+    ``Assertion``, ``alarmID=0x...`` (the ascend-fd fixture
+    st_module_testcase/kg_parse/lcne_log shows ``alarmID=0x...``; the tuple's codes are MindCluster's switch fault
+    codes); the ``UBSW/n/ALARM``
     tag and ``port=`` field are the twin's layout. No cause text: a real alarm looks the same whatever the cause.
     """
     a = alarm_id.lower()

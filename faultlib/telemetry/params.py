@@ -15,8 +15,9 @@ class TelemetryParams(ParamGroup):
                    "reason: simulated t=0 shown in log timestamps; any fixed date keeps logs deterministic")
     torch_npu_messages: str = P(
         "innerrun", "variant",
-        "how torch_npu prints a device error a rank dies of: 'innerrun' = the InnerRun form keyed on by kg-config.json "
-        "AISW_PyTorch_Train_01 (``RuntimeError: InnerRun: NPU error, error code is 507053``); 'error_codes' = the "
+        "how torch_npu prints a device error a rank dies of: 'innerrun' = the InnerRun form of older torch_npu "
+        "(``RuntimeError: InnerRun: NPU error, error code is 507053``; torch_npu/csrc/core/npu/NPUException.cpp); "
+        "'error_codes' = the "
         "torch_npu releases with error codes (docs/zh/user_guide/troubleshooting/error_code_description in "
         "Ascend/pytorch): ``NPU function error: <call>, error code is N``, then ``[ERROR] <time> (PID:p, Device:d, "
         "RankID:r) ERR00100 PTA call acl api failed`` and the ACL text ``[Error]: ...`` (as printed in "

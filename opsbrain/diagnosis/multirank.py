@@ -46,17 +46,18 @@ DECIDING = frozenset({"socket", "transport", "notify", "cqe", "cluster", "rootin
 
 
 KIND_CLASS = {
-    "socket": ("collective_timeout_sw", "ascend-fd root-cluster codes 107/108 and kg-config.json AISW_CANN_HCCL_017 "
-               "(socket link set-up failed: the peer did not load the operator, exited, started late or loaded a "
-               "different one; vendor class Software/Hardware, hardware only with a port or link error)"),
-    "transport": ("collective_timeout_sw", "ascend-fd root-cluster codes 132/133 and kg-config.json AISW_CANN_HCCL_018 "
-                  "(transport set-up: the peer's socket receive failed because it reported an error and exited; "
-                  "vendor class Software)"),
-    "notify": ("collective_timeout_sw", "ascend-fd root-cluster codes 109-112/122-125 and kg-config.json "
-               "AISW_CANN_HCCL_027 (notify wait timeout: a peer never reached the collective)"),
+    "socket": ("collective_timeout_sw", "ascend-fd root-cluster codes 107/108 (ascend_fd/utils/i18n.py: socket link "
+               "set-up timeout across the "
+               "communicator; the last rank to report, or the end of the wait chain, is the suspect)"),
+    "transport": ("collective_timeout_sw", "ascend-fd root-cluster codes 132/133 (ascend_fd/utils/i18n.py: Transport "
+                  "init error; the end of "
+                  "the wait chain, or the device that printed no such error, is the suspect)"),
+    "notify": ("collective_timeout_sw", "ascend-fd root-cluster codes 109-112/122-125 (ascend_fd/utils/i18n.py: notify "
+               "wait timeout; a "
+               "peer never reached the collective)"),
     "rootinfo": ("collective_timeout_sw", "ascend-fd root-cluster codes 117-119 (root-info exchange timeout: the "
                  "root rank did not take the connections in time)"),
-    "cqe": ("roce_port_down", "ascend-fd root-cluster code 116 and kg-config.json AISW_CANN_HCCL_029 (RoCE "
+    "cqe": ("roce_port_down", "ascend-fd root-cluster code 116 (ascend_fd/utils/i18n.py: RoCE "
             "retransmissions exceeded, ERROR CQE, on the root; HCCL EI0013; knowledge_base roce_port_down)"),
 }
 """Failure kind of the root cluster -> (class, the documents behind it), used where the root's own lines name no

@@ -43,7 +43,7 @@ PROBES: dict[str, str] = {
                "error code is {code}",
     # DCMI return codes in device-plugin lines (Project-HAMi/ascend-device-plugin#66)
     "dcmi": "get cur vDev's activity info failed, err: retCode: {code}",
-    # device-os / DSMI fault events (MindCluster kg-config.json NPU_OS patterns)
+    # device-os / DSMI fault events (the form MindSpore's UCE handler parses: mindspore ccsrc, ExtractUceTime)
     "device": "device_id=3, event_id=0x{code}, time us=1.",
     # the device plugin's switch fault tuple (ascend-fd fixtures dl_log/devicePlugin)
     "switch": 'switch subscribe got fault:deviceswitch.SwitchFaultEvent{AssembledFaultCode:"{code}"}',

@@ -1,0 +1,67 @@
+"""The shipped knowledge base carries no text of the vendor's data files (MindCluster's kg-config.json, faultCode.json,
+faultCustomization.json, SwitchFaultCode.json): every meaning is in our words and cites a public document; the
+vendor files are read only at run time (``opsbrain kb import``)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+KB = ROOT / "knowledge_base"
+VENDOR = ROOT.parent / "shared" / "reference" / "vendor"
+TEXT_FIELDS = ("meaning", "cause", "description", "suggestion", "source")
+
+
+def _fields(node: Any, where: str) -> Iterator[tuple[str, str, str]]:
+    """(where, field, text) for every text field of a YAML tree."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k in TEXT_FIELDS and isinstance(v, str):
+                yield where, k, v
+            else:
+                yield from _fields(v, f"{where}.{k}")
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _fields(v, f"{where}[{i}]")
+
+
+def _kb_fields() -> list[tuple[str, str, str]]:
+    out: list[tuple[str, str, str]] = []
+    for p in sorted(KB.rglob("*.yaml")):
+        out += _fields(yaml.safe_load(p.read_text(encoding="utf-8")), str(p.relative_to(KB)))
+    return out
+
+
+def _norm(s: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", s.lower()).strip()
+
+
+def test_no_meaning_or_source_cites_the_vendor_knowledge_graph() -> None:
+    bad = [f"{w}.{k}: {v[:80]}" for w, k, v in _kb_fields() if "kg-config" in v]
+    assert not bad, "\n".join(bad[:20])
+
+
+def test_every_device_event_row_cites_a_public_document() -> None:
+    rows = yaml.safe_load((KB / "codes.yaml").read_text(encoding="utf-8"))["device_event_codes"]
+    assert rows
+    bad = [r["code"] for r in rows if not re.match(r"https://", str(r.get("source", "")))
+           or re.search(r"faultCode\.json|faultCustomization\.json|SwitchFaultCode\.json", str(r.get("source")))]
+    assert not bad, bad
+
+
+@pytest.mark.skipif(not (VENDOR / "kg-config.json").is_file(), reason="shared reference data not present")
+def test_no_text_field_copies_a_vendor_cause_or_description() -> None:
+    graph = json.loads((VENDOR / "kg-config.json").read_text(encoding="utf-8"))["knowledge-repository"]
+    vendor = {_norm(str(e.get("attribute", {}).get(f, ""))) for e in graph.values()
+              for f in ("cause_en", "description_en")}
+    vendor = {v for v in vendor if len(v) >= 20}  # short ones ("link down") are ordinary words, not text
+    bad = [f"{w}.{k}: {v[:80]}" for w, k, v in _kb_fields()
+           if _norm(v) in vendor or any(len(x) >= 40 and x in _norm(v) for x in vendor)]
+    assert not bad, "\n".join(bad[:20])
