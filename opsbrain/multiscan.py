@@ -170,6 +170,8 @@ def _emit(items: list[Any], at_start: bool = False, at_end: bool = False) -> str
     """RE2 text of parsed ``items``; ``at_start``/``at_end``: they begin/end the whole match (where a one-character
     look-behind/look-ahead can be kept as the character it asks for, or the text's edge)."""
     out = []
+    if at_start:
+        items = _lead_lookbehind(items)
     last_i = len(items) - 1
     for i, (op, av) in enumerate(items):
         name = str(op)
@@ -214,6 +216,21 @@ def _emit(items: list[Any], at_start: bool = False, at_end: bool = False) -> str
         else:  # GROUPREF, GROUPREF_EXISTS, ...
             raise _Untranslatable(name)
     return "".join(out)
+
+
+def _lead_lookbehind(items: list[Any]) -> list[Any]:
+    """``items`` with a look-behind that re-reads the literals just matched moved before them: ``50(?<![.]50)\\d{4}``
+    (a regex that starts with a literal, for speed) is ``(?<![.])50\\d{4}`` (the look-behind sees the same two
+    characters it was just shown, and one before them), which :func:`_emit` keeps as ``(?:^|[^.])50``."""
+    for k, (op, av) in enumerate(items):
+        if str(op) != "LITERAL":
+            if str(op) in ("ASSERT", "ASSERT_NOT") and k and av[0] < 0:
+                body = list(av[1])
+                if len(body) == k + 1 and [(str(o), a) for o, a in body[1:]] == \
+                        [(str(o), a) for o, a in items[:k]]:
+                    return [(op, (av[0], body[:1])), *items[:k], *items[k + 1:]]
+            break
+    return items
 
 
 def _one_char(items: list[Any], negate: bool) -> str | None:

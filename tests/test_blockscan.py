@@ -78,7 +78,10 @@ def test_without_re2_nothing_is_ruled_out(monkeypatch: pytest.MonkeyPatch) -> No
 def _parser_literals() -> list[str]:
     scr, _covered = parsers._screen()
     return [*scr._lits, "[ERROR]", "[ascend]", "Traceback (most recent call last)", "event_id=0x80E01801",
-            "EI0002", "507053", "device 3", "pod0-node7", "remote[10.0.0.27]", "NPU out of memory"]
+            "EI0002", "507053", "device 3", "pod0-node7", "remote[10.0.0.27]", "NPU out of memory",
+            # what the qualifying regexes (screened(..., context=True)) key on, beside what they qualify
+            "count[506754]", "retCode=", "error code is 507015", " -i 3", "dev_id: 2", "remote_ip: 10.1.2.3",
+            "errorStr: 2-bit ecc", "aclnnAdd failed", "link status : DOWN", "TLS SWITCH (1)", "net health status: x"]
 
 
 def test_may_signal_keeps_every_line_with_a_signal() -> None:
@@ -104,6 +107,40 @@ def test_may_signal_on_lines_built_from_the_parsers_literals(data: st.DataObject
     for ln, m in zip(lines, may, strict=True):
         if not m:
             assert parsers.parse_line(ln, 1.0) == [], ln
+
+
+# lines whose numbers or words only look like what a parser keys on (the padded bundle's benign lines)
+LOOK_ALIKES = [
+    "[INFO] HCCL(13582,python):2025-03-01-00:03:51.844.858 [hccl_communicator.cc:412][13583]Entry-HcclAllReduce: "
+    "tag[AllReduce_795318], count[506754], dataType[bfloat16], op[sum], streamId[3], deviceLogicId[2]",
+    "[2025-03-01 00:41:02,517] [INFO] iteration   504406/ 1000000 | elapsed time per iteration (ms): 1747.0 | "
+    "lm loss: 2.913438E+00 | throughput (tokens/s): 110114.3",
+    "/usr/local/Ascend/driver/tools/hccn_tool -i 0 -link -g",
+    "/usr/local/bin/npu-smi info -t ecc -i 0 -c 0",
+    "[INFO]     2025/03/01 00:38:52.500649 1       device/ascend.go:77    device Ascend910-1 health check ok",
+]
+REAL_CODE_LINES = [  # docs/formats.md and corpus lines: a runtime code with the words that make it one
+    "[ERROR] aclrtSynchronizeStream(stream) failed: 507015",
+    "RuntimeError: SetPrecisionMode:... AclSetCompileopt(aclCompileOpt::ACL_PRECISION_MODE, precision_mode), "
+    "error code is 500001",
+    "[ERROR] RUNTIME(78,python):2024-03-11-02:22:34.958.814 [device.cc:227]78 Init:Failed to open device, "
+    "retCode=0x7020014, deviceId=0.",
+    "ret=507053 failed",
+    "link status: DOWN",
+]
+
+
+def test_numbers_and_words_that_only_look_like_signals_are_ruled_out(matcher: SignatureMatcher) -> None:
+    from opsbrain.bundle.diagnose import _candidates
+
+    for ln in LOOK_ALIKES:
+        assert parsers.parse_line(ln, 1.0) == [] and matcher.match(ln) == [], ln
+    assert parsers.may_signal(LOOK_ALIKES) == [False] * len(LOOK_ALIKES)
+    assert _candidates(LOOK_ALIKES, matcher) == [False] * len(LOOK_ALIKES)
+    for ln in REAL_CODE_LINES:
+        assert parsers.parse_line(ln, 1.0), ln
+    assert parsers.may_signal(REAL_CODE_LINES) == [True] * len(REAL_CODE_LINES)
+    assert _candidates(REAL_CODE_LINES, matcher) == [True] * len(REAL_CODE_LINES)
 
 
 def test_bundle_signals_same_with_and_without_the_block_scan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -404,3 +404,27 @@ def test_bundle_with_imported_vendor_knowledge(tmp_path: Path, engine: Any) -> N
     assert any(k["code"] == "81078603" and k["cause"] and k["first"].startswith("device_log/") for k in vendor)
     inc = rep["incidents"][0]
     assert any(k["source"] == "imported" for k in inc["knowledge"])
+
+
+def test_the_bundle_report_is_the_same_in_every_process(tmp_path: Path) -> None:
+    """The report's JSON does not depend on the process's string hashing: a line that matches the knowledge base and
+    an imported entry once listed the sources in set order (PYTHONHASHSEED 0-1 gave imported first, 2-3 kb)."""
+    import os
+    import subprocess
+    import sys
+
+    from opsbrain.kb import import_faultcode, import_kg
+
+    vendor = Path(__file__).parent / "fixtures" / "vendor_small"
+    import_kg(vendor / "kg_good.json", tmp_path / "kb_imports")
+    import_faultcode(vendor / "faultcode_good.json", tmp_path / "kb_imports")
+    root = Path(__file__).resolve().parents[1]
+    outs = []
+    for seed in ("0", "1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "OPSBRAIN_HOME": str(tmp_path)}
+        proc = subprocess.run([sys.executable, "-m", "opsbrain", "diagnose", "--bundle",
+                               str(root / "tests" / "fixtures" / "bundles" / "hbm-uce-real"), "--json"],
+                              capture_output=True, text=True, env=env, cwd=root, check=True)
+        outs.append(re.sub(r'"timing_s": \{[^}]*\}', "", proc.stdout))
+    assert len(set(outs)) == 1
+    assert list(json.loads(proc.stdout)["knowledge_lines_by_source"]) == ["imported", "kb"]

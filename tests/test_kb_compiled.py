@@ -152,3 +152,19 @@ def test_screen_plans_are_pruned_to_the_ones_used_last(tmp_path: Path) -> None:
     screen_memo("ff" + "0" * 62, lambda: {"n": 99}, home=tmp_path)  # so kept when the next new plan is written
     names = {p.name for p in cache.glob("screen-*.json")}
     assert f"screen-{oldest_kept[:32]}.json" in names and len(names) == SCREEN_PLANS_KEPT
+
+
+def test_the_second_diagnosis_finds_every_screen_plan_the_first_wrote(tmp_path: Path) -> None:
+    """The first process after the knowledge base is compiled read the documented messages in codes.yaml's order, the
+    next ones in the cache's (sorted): the messages' regex, and so the parsers' screen plan key, differed, and the
+    second process built and wrote that plan again."""
+    import os
+
+    env = {**os.environ, "OPSBRAIN_HOME": str(tmp_path)}
+    text = "[ERROR] RUNTIME(1,python):2024-03-11-02:22:34.958.800 rtKernelLaunch failed: 507053\n"
+    plans = []
+    for _run in range(2):
+        subprocess.run([sys.executable, "-m", "opsbrain", "diagnose", "--logs", "-"], input=text, capture_output=True,
+                       text=True, env=env, check=True)
+        plans.append(sorted(p.name for p in (tmp_path / "cache").glob("screen-*.json")))
+    assert plans[0] and plans[1] == plans[0]

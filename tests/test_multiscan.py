@@ -163,11 +163,20 @@ def test_literals_and_translations() -> None:
     assert re2_superset(re.compile(r"a(?!\S)")) == "a"  # RE2's \S differs from re's on \v: dropped, not kept
     assert re2_superset(re.compile(r"(?<=a)b(?=c)x")) == "abx"
     assert re2_superset(re.compile(r"5(?![0-9a]|\.\d)")) == r"5(?:$|[^0-9a])"  # the one-character alternatives
+    # a look-behind that re-reads the literals just matched (a regex led by a literal, for speed) is one character
+    # before them: the knowledge matcher's runtime code no longer matches the digits of a fraction of a second
+    from opsbrain.kb.matcher import _HCCL_RE, _RUNTIME_RE
+
+    assert re2_superset(_RUNTIME_RE) == r"(?:^|[^0-9A-Za-z\x2e])50(?:[\d]){4}(?:$|[^0-9A-Za-z])"
+    assert re2_superset(_HCCL_RE) == r"(?:^|[^0-9A-Za-z])E[IZEL](?:[\d]){4}(?:$|[^0-9A-Za-z])"
+    assert re2_superset(re.compile(r"ab(?<![xy]b)c")) == "abc"  # it re-reads one literal of two: dropped
 
 
 EDGE_LOOKAROUNDS = [r"(?<![0-9A-Za-z])EI\d{2}(?![0-9A-Za-z])", r"(?<!x)ab\s$", r"(?<=a)b(?=c)", r"a(?!\S)",
                     r"a(?![^\s])", r"(?:(?<!\d)x|y)z(?!\w)", r"(?<![^a])q", r"(?<!\.)50\d(?!\d)",
-                    r"(?i)(?<![a-z])err(?![a-z])", r"(?<![0-9.])50\d(?![0-9a-z:]|\.\d)", r"q(?!\d|ab|[^x])"]
+                    r"(?i)(?<![a-z])err(?![a-z])", r"(?<![0-9.])50\d(?![0-9a-z:]|\.\d)", r"q(?!\d|ab|[^x])",
+                    r"50(?<![0-9A-Za-z.]50)\d(?!\d)", r"E(?<![0-9A-Za-z]E)[IZ]\d", r"ab(?<=[xy]ab)c", r"ab(?<!xab)c",
+                    r"(?i)ab(?<!xab)c", r"ab(?<![xy]b)c", r"a(?:b)(?<![xy]ab)c", r"(?:x|y)ab(?<!qab)c"]
 
 
 @settings(max_examples=400, deadline=None)

@@ -224,7 +224,7 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
         "processes_of_collectives": len(r.ranks.processes),
         "knowledge": _aggregate(enumerate(hits), lines, top=KNOWLEDGE_TOP),
         "knowledge_lines": sum(1 for h in hits if h),
-        "knowledge_lines_by_source": dict(Counter(src for h in hits for src in {m.source for m in h})),
+        "knowledge_lines_by_source": dict(sorted(Counter(src for h in hits for src in {m.source for m in h}).items())),
         "timing_s": {"read": round(t_read, 4), "detect_diagnose": round(t_detect, 4), "match": round(t_match, 4)},
     })
     return report

@@ -41,6 +41,11 @@ _DEVICE_RES = (re.compile(r"event[ _]id\s*[=:]\s*\[?0x([0-9a-f]{8,9})(?![0-9a-z]
 _SWITCH_RE = re.compile(r"\[(0x[0-9a-f]{8}),([0-9a-z_]{0,16}),([0-9a-z_]{1,16}),[^\],\s]{1,16}\]")
 _HCCL_RE = re.compile(r"E(?<![0-9A-Za-z]E)[IZEL]\d{4}(?![0-9A-Za-z])")
 _RUNTIME_RE = re.compile(r"50(?<![0-9A-Za-z.]50)\d{4}(?![0-9A-Za-z])")
+_KNOWN_FORMS = ((_HCCL_RE, re.compile(r"E[IZEL]\d{4}"), r"(?:^|[^0-9A-Za-z])(?:{})(?:$|[^0-9A-Za-z])"),
+                (_RUNTIME_RE, re.compile(r"50\d{4}"), r"(?:^|[^0-9A-Za-z.])(?:{})(?:$|[^0-9A-Za-z])"))
+"""For the block scan: the HCCL and runtime code regexes (each a code's shape between the characters that may
+surround it) as an alternation of the codes known: a code found in a line but known to neither the knowledge base
+nor the imports matches nothing (``count[506754]``, a tag ``AllReduce_504406`` in an INFO line)."""
 
 
 def as_text(line: Any) -> str:
@@ -408,12 +413,23 @@ class SignatureMatcher:
         return scan if scan is not None and scan.usable else None
 
     def block_patterns(self) -> list[str] | None:
-        """The block scan of :meth:`match_lines`: every code regex, knowledge-base pattern and imported regex as the
-        line screen reads it, and for each group of substrings the screen's anchors index, its longest substring
-        (:meth:`_match` adds a group's entry only where every substring occurs); None when it cannot be built."""
-        pats = self._screen.block_patterns(extra=())
+        """The block scan of :meth:`match_lines`: every code regex (the HCCL and runtime ones as the codes known,
+        :data:`_KNOWN_FORMS`), knowledge-base pattern and imported regex as the line screen reads it, and for each
+        group of substrings the screen's anchors index, its longest substring (:meth:`_match` adds a group's entry
+        only where every substring occurs); None when it cannot be built."""
+        known = set(self._kb_codes) | set(self._imp_codes)
+        forms, general = [], []
+        for rx, shape, form in _KNOWN_FORMS:
+            i = self._screen.regexes.index(rx)
+            codes = sorted(k for k in known if shape.fullmatch(k))
+            general.append(i)
+            if codes:
+                forms.append(form.format("|".join(codes)))
+        pats = self._screen.block_patterns(regexes=[i for i in range(len(self._screen.regexes)) if i not in general],
+                                           extra=())
         if pats is None:
             return None
+        pats += forms
         longest = {max(group, key=len) for a in self._screen_anchors for group, _e in self._groups_own[a]}
         return pats + [literal_pattern(sub) for sub in sorted(longest)]
 

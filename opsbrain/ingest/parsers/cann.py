@@ -18,8 +18,9 @@ RE_ERR = screened(r"(?<![0-9A-Za-z])(ERR\d{5})(?![0-9A-Za-z])")
 RT_CODE = r"[125]0\d{4}|[1-5]4[58]\d{3}"
 """AscendCL return codes: ACL_ERROR_* and ACL_ERROR_RT_* (10xxxx/20xxxx/50xxxx), ACL_ERROR_* 148xxx, ACL_ERROR_GE_*
 (145xxx/245xxx/345xxx/545xxx): hicann/runtime acl_base_rt.h, rt_error_codes.h, ge_error_codes.h."""
-RE_RT = screened(rf"(?<![0-9A-Za-z.:\-/_])({RT_CODE})(?![0-9A-Za-z:\-/_]|\.\d)")  # "= 507033." ends a sentence
-RE_RT_FIELD = screened(rf"(?:code|ret|result|retcode|errcode)\s*[:=]\s*({RT_CODE})(?!\d)", re.I)
+RE_RT = screened(rf"(?<![0-9A-Za-z.:\-/_])({RT_CODE})(?![0-9A-Za-z:\-/_]|\.\d)",  # "= 507033." ends a sentence
+                 context=True)  # read only on a line _RT_CONTEXT finds (a count[506754] is no code)
+RE_RT_FIELD = screened(rf"(?:code|ret|result|retcode|errcode)\s*[:=]\s*({RT_CODE})(?!\d)", re.I, context=True)
 """``error code:507053``, ``retcode:507011``: a code right after its field name (the colon the general pattern
 refuses, so as not to read clock fields and ids)."""
 _RT_CONTEXT = screened(r"err|fail|ret|result|code|exception|abnormal", re.I)
@@ -46,15 +47,15 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
 # responses say neither. The runtime also prints its own verdict on the error class (``hardware local error`` /
 # ``software error`` / ``network link error`` ``, stream_id=``), the same sources; CANN's "AI Core hardware fault"
 # troubleshooting page names the 2-bit ECC text as the hardware case (confirmed by an ascend-dmi stress test).
-RE_ACLNN_CALL = screened(r"\baclnn[A-Z]\w*.{0,40}?(?:fail|error)", re.I)
+RE_ACLNN_CALL = screened(r"\baclnn[A-Z]\w*.{0,40}?(?:fail|error)", re.I, context=True)
 """An aclnn operator call that failed, named on the same line as the CANN code it returned (``call
 aclnnCausalConv1d failed, detail: ... Invalid_Argument(EE1003)``, vllm-ascend#7310): the operator is the subject
 of the error, as the framework parser reads it on a line without a code (``op:aclnn``)."""
 RE_ERRSTR = screened(r"errorStr:\s*(.{0,300})", re.I)
-AICORE_HW = screened(r"\becc\b|parity|\bcrc\b|SF MEM failure|multi-bit|2-?bits?\b", re.I)
+AICORE_HW = screened(r"\becc\b|parity|\bcrc\b|SF MEM failure|multi-bit|2-?bits?\b", re.I, context=True)
 AICORE_SW = screened(r"out of range|overflow|underflow|misalign|not aligned|illegal|divide[- ]by[- ]zero|div0|"
                        r"inf/nan|nan/inf|negative|exceeds|wrap|incorrect|not supported|invalid|conflict|"
-                       r"nesting times|payload undefine|unsorted|incorrectly sorted", re.I)
+                       r"nesting times|payload undefine|unsorted|incorrectly sorted", re.I, context=True)
 RE_AICERR_SW = screened(r"Root cause conclusion.*It means Atomic accumulation exception", re.I)
 """The AI Core error analyser's conclusion (``Analysis result: success. "*****Root cause conclusion*****" "dha status 1"
 found in log. It means Atomic accumulation exception, please check the input data and network accuracy.``): an

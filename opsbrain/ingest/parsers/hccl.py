@@ -13,8 +13,9 @@ from opsbrain.ingest.parsers.framework import CFG_ENV
 from opsbrain.ingest.screen import Screened, group_of, screened
 
 RE_EI = screened(r"(?<![0-9A-Za-z])(EI\d{4})(?![0-9A-Za-z])")
-RE_TWIN_REMOTE = screened(r"remote\[10\.(\d+)\.(\d+)\.(\d+)\]")
-RE_REMOTE = screened(r"(?:remote(?:_?ip|Ip|IpAddr)?|dest_?ip|peer(?:_?ip)?|dstIp)[\[=:\s(]+(\d{1,3}(?:\.\d{1,3}){3})", re.I)
+RE_TWIN_REMOTE = screened(r"remote\[10\.(\d+)\.(\d+)\.(\d+)\]", context=True)  # a signal's peer
+RE_REMOTE = screened(r"(?:remote(?:_?ip|Ip|IpAddr)?|dest_?ip|peer(?:_?ip)?|dstIp)[\[=:\s(]+"
+                     r"(\d{1,3}(?:\.\d{1,3}){3})", re.I, context=True)  # a signal's peer
 RE_LINK_ROW = screened(r"\|\s*(\d{1,3}(?:\.\d{1,3}){3})\((\d+)\)\s*\|\s*(\d{1,3}(?:\.\d{1,3}){3})\((\d+)\)\s*\|\s*"
                          r"(\w+)\s*\|\s*([\w ]+?)\s*\|")
 TEXTS: tuple[tuple[Screened, str], ...] = (

@@ -19,7 +19,7 @@ RE_LINK_TABLE = screened(r"^\s*\|\s*(\d+)\s*\|\s*\d+\s*\|\s*\d+\s*\|\s*LINK_(UP|
 up and down status of a port')."""
 RE_LINK = screened(r"link status\s*:\s*(UP|DOWN)", re.I)
 RE_HEALTH = screened(r"net health status\s*:\s*(.+?)\s*$", re.I)
-RE_DASH_I = screened(r"-i\s+(\d+)")
+RE_DASH_I = screened(r"-i\s+(\d+)", context=True)  # which device a found state is of
 RE_SET_DOWN = screened(r"hccn_tool\s.*-link\s+-s\s+down\b")
 """An operator's own command that disables the port (``hccn_tool -i N -link -s down``; the MindCluster elastic-training
 guide builds its network fault this way): a port down on purpose is a configuration act, not a failed link."""
@@ -27,7 +27,7 @@ RE_TLS = screened(r"TLS SWITCH \((\d)\)|tls switch\[(\d)\]", re.I)
 """A device's TLS switch as HCCP's run log (``rs_ssl_init(1529) : TLS SWITCH (1)``) and ``hccn_tool -i N -tls -g``
 (``dev_id:0, tls switch[0](0:disable, 1:enable)``) print it; two ends whose switches differ cannot set up their
 sockets (HCCL fault-diagnosis guide, link set-up timeout EI0006, check 1 of the network step; EI0016)."""
-RE_DEV_ID = screened(r"dev_id:\s*(\d+)|device-(\d+)")
+RE_DEV_ID = screened(r"dev_id:\s*(\d+)|device-(\d+)", context=True)
 
 
 def _port(ctx: LineCtx, devid: int) -> str | None:

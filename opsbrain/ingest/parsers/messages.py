@@ -45,7 +45,8 @@ def catalog() -> tuple[Screened | None, dict[str, str]]:
         return None, {}
     if not cats:
         return None, {}
-    words = sorted(cats, key=len, reverse=True)
+    words = sorted(cats, key=lambda w: (-len(w), w))  # longest first; one order whether cats came from the YAML or
+    # the compiled cache (its JSON keys are sorted), so that the screen plan keyed by this regex is found again
     # whole words only: "all reduce error" does not hold the documented "UCE error"
     return screened(r"(?<![A-Za-z0-9])(?:" + "|".join(re.escape(w) for w in words) + r")(?![A-Za-z0-9])", re.I), cats
 
