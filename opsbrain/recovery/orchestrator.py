@@ -345,8 +345,8 @@ class Orchestrator:
         now, bar = self.sim.now, self.p.min_confidence
         best, conf = (diag.alternatives or [(diag.fault_class, diag.confidence)])[0] if diag.abstained else (
             diag.fault_class, diag.confidence)
-        said = f"the diagnosis abstained (best guess {best} at {conf:.2f})" if diag.abstained else (
-            f"{best} at {conf:.2f} < {bar:.2f}")
+        said = f"the diagnosis abstained (best guess {best} at {conf:.3f})" if diag.abstained else (
+            f"{best} at {conf:.3f} < {bar:.2f}")
         then = ("take the link out of traffic until a diagnosis names the cause" if diag.abstained else
                 f"run the runbook of {best}")
         rec.log("same_part", diag.component or "-", "succeeded", now, now, kind="guardrail", rule="same_part",
