@@ -254,7 +254,7 @@ def size_table(sized: list[dict[str, Any]]) -> list[str]:
         ttr, _p50, p90 = dist(rs, "ttr")
         tgt = SIZE_TARGETS.get(k)
         met = "-" if tgt is None else ("yes" if p90 is not None and p90 <= tgt else "NO")
-        others = [dist([r for r in sized if r["nodes"] == k and r["policy"] == b], "ttr")[0]
+        others = [_ttr_cell([r for r in sized if r["nodes"] == k and r["policy"] == b])
                   if any(r["nodes"] == k and r["policy"] == b for r in sized) else "-" for b in BASELINES]
         lines.append(f"| {k * 8:,} | {k} | {dist(rs, 'ttd')[0]} | {dist(rs, 'ttdiag')[0]} | {ttr} | "
                      f"{'-' if tgt is None else f'{tgt:.0f}'} | {met} | {others[0]} | {others[1]} | "
@@ -283,8 +283,11 @@ def main() -> int:
         import json
         from pathlib import Path
 
-        base = [r for r in json.loads(Path(args.from_json).read_text()) if r["nodes"] is None]
-        print("\n".join([*scenario_table(base), "", *reduction_table(base), "", *path_table(base)]))
+        got = json.loads(Path(args.from_json).read_text())
+        base = [r for r in got if r["nodes"] is None]
+        sized = [r for r in got if r["nodes"] is not None]
+        print("\n".join([*scenario_table(base), "", *reduction_table(base), "", *path_table(base)] if base else []
+                        + (["", *size_table(sized)] if sized else [])).strip("\n"))
         return 0
     seeds = [1000 + s for s in range(args.seeds)]
     pols = [p for p in args.policies.split(",") if p]

@@ -1,8 +1,10 @@
 """Where a training restart's time goes, by job size: p50 / p90 of each drawn stage of a process-level reschedule
 (the auto policy's node-crash rung) and of a job-level restart (the vendor-default and manual policies'), from the
-simulator's own stage functions and parameters (``faultlib.workloads.training.restart_stages_s``).
+simulator's own stage functions and parameters (``faultlib.workloads.training.restart_stages_s``); and the HBM UCE
+online recovery's stages (``online_recovery_stages_s``) with the spread of its total over blocks of consecutive
+seeds, as a benchmark of that many seeds sees it.
 
-    .venv/bin/python benchmarks/restart_stages.py [--draws 2000] [--sizes 14,48,336,1188]
+    .venv/bin/python benchmarks/restart_stages.py [--draws 2000] [--sizes 14,48,336,1188] [--block 20]
 
 Each draw is one seed's stage durations (the same named streams a run draws from); the checkpoint load, the
 detection path and the control actions around the restart are not included (see docs/recovery-results.md for
@@ -18,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from faultlib.durations import Durations
-from faultlib.workloads.training import TrainingParams, restart_stages_s, stage_s
+from faultlib.workloads.training import TrainingParams, online_recovery_stages_s, restart_stages_s, stage_s
+from opsbrain.detection import DetectorParams
 
 
 @dataclass
@@ -52,6 +55,36 @@ def job_stages(seed: int, p: TrainingParams, ranks: int, nodes: int) -> dict[str
     return {**stages, "total": total}
 
 
+def online_stages(seed: int, p: TrainingParams, ranks: int, nodes: int) -> dict[str, float]:
+    sim = _Seeded(seed)
+    stop, abort, repair = (stage_s(sim, p, k) for k in ("stop_step_s", "abort_tasks_s",  # type: ignore[arg-type]
+                                                         "memory_repair_s"))
+    stages = {"stop_step": stop, "abort_or_repair": max(abort, repair) if p.repair_during_abort else abort + repair,
+              "comm_resume": stage_s(sim, p, "comm_resume_s", ranks, p.hccl_init_scale_exp)}  # type: ignore[arg-type]
+    total = online_recovery_stages_s(_Seeded(seed), p, ranks)  # type: ignore[arg-type]
+    assert abs(total - sum(stages.values())) < 1e-9, "stage breakdown out of step with online_recovery_stages_s"
+    return {**stages, "total": total}
+
+
+def block_spread(p: TrainingParams, ranks: int, draws: int, block: int) -> list[str]:
+    """p90/p50 of the online recovery plus the auto policy's fixed time to its diagnosis (detector watermark +
+    collect), over all draws and over disjoint blocks of ``block`` consecutive seeds."""
+    d = DetectorParams()
+    fixed = d.reorder_s + d.collect_s
+    tot = fixed + np.array([online_recovery_stages_s(_Seeded(seed), p, ranks)  # type: ignore[arg-type]
+                            for seed in range(draws)])
+
+    def ratio(a: np.ndarray) -> float:
+        return float(np.percentile(a, 90) / np.percentile(a, 50))
+    blocks = [ratio(tot[k:k + block]) for k in range(0, draws - block + 1, block)]
+    qs = np.percentile(blocks, [5, 50, 95])
+    return [f"Online recovery at {ranks:,} ranks + {fixed:.0f} s to the diagnosis (seeds 0..{draws - 1}): p10 / p50 / "
+            f"p90 / p99 {' / '.join(f'{np.percentile(tot, q):.1f}' for q in (10, 50, 90, 99))} s, p90/p50 "
+            f"{ratio(tot):.2f}; over {len(blocks)} disjoint blocks of {block} consecutive seeds p90/p50 is "
+            f"{qs[0]:.2f} / {qs[1]:.2f} / {qs[2]:.2f} (5th / 50th / 95th percentile), below 1.2 in "
+            f"{sum(b < 1.2 for b in blocks)} of {len(blocks)}"]
+
+
 def table(title: str, fn: object, sizes: list[int], draws: int, p: TrainingParams) -> list[str]:
     rows: list[str] = []
     for nodes in sizes:
@@ -71,11 +104,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--draws", type=int, default=2000)
     ap.add_argument("--sizes", default="14,48,336,1188", help="job sizes in nodes of 8 NPUs")
+    ap.add_argument("--block", type=int, default=20, help="seeds per block for the online recovery's spread")
     args = ap.parse_args(argv)
     sizes = [int(k) for k in args.sizes.split(",") if k]
     p = TrainingParams()
     lines = table("Process-level reschedule onto a warm spare (auto)", process_stages, sizes, args.draws, p)
     lines += ["", *table("Job-level restart with one node replaced (baselines)", job_stages, sizes, args.draws, p)]
+    lines += ["", *table("HBM UCE process-level online recovery (auto), without the shard reload", online_stages,
+                         sizes, args.draws, p)]
+    lines += ["", *block_spread(p, 112, args.draws, args.block)]  # hbm-uce-training's job: 14 nodes
     print("\n".join(lines))
     return 0
 

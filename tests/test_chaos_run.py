@@ -75,6 +75,7 @@ def test_run_writes_complete_journal_and_store(runner: CliRunner, tmp_path: Path
     assert f["diagnosis"]["fault_class"] == "link_down" and f["correct"]
     assert f["ttd_s"] is not None and 0 <= f["ttd_s"] <= f["ttdiag_s"]
     assert any(a["action"] == "reroute" and a["status"] == "succeeded" for a in f["actions"])
+    assert f["human_steps"] == 0 and f["ttr_s"] <= 30  # a lone link down needs no person (issue 16)
     assert list((tmp_path / "j").glob("*.json"))
     store = RunStore(tmp_path)
     runs = store.list_runs()

@@ -64,13 +64,19 @@ def resumed_at(job: TrainingJob, after: float) -> float:
 
 
 # ---- the headline recoveries ---------------------------------------------------------------------------------
-def test_optical_link_down_isolates_and_reroutes_without_restart(topo1: Topology, rbs: RunbookSet) -> None:
-    sim, job = training(topo1)
+def dead_uplink(topo: Topology, until: float) -> tuple[Simulation, TrainingJob, str]:
+    """A training job one of whose node uplinks dies at t=100; run to ``until`` (the job stalled)."""
+    sim, job = training(topo)
     sim.run(100)
     link = sim.fabric.node_uplinks(job.nodes[3])[5]
     sim.inject(FaultSpec(at_s=100, kind="link_down", target=link))
-    sim.run(101)
+    sim.run(until)
     assert job.state == "stalled"
+    return sim, job, link
+
+
+def test_optical_link_down_isolates_and_reroutes_without_restart(topo1: Topology, rbs: RunbookSet) -> None:
+    sim, job, link = dead_uplink(topo1, 101)
     orch = Orchestrator(sim, rbs)
     proc = orch.handle("inc-1", diag("link_down", link))
     sim.run(112)
@@ -340,6 +346,49 @@ def test_abstained_or_unsure_diagnoses_page_a_human(topo1: Topology, rbs: Runboo
         assert inc["outcome"] == "escalated_to_human" and inc["runbook"] == "rb-unknown"
         assert {a["action"] for a in inc["actions"]} <= {"escalate", "notify", "ticket"}
     assert sim.state.unhealthy() == {} and job.state == "running"
+
+
+LINK_AMBIGUOUS = [("dirty_connector", 0.38), ("link_down", 0.26), ("optical_degradation", 0.21), ("link_flap", 0.06)]
+"""A lone port down at the first diagnosis moment (issue 16): no link class reaches the bar, together they hold 0.91."""
+
+
+def test_an_abstention_among_link_classes_on_one_link_takes_the_link_out_of_traffic(
+        topo1: Topology, rbs: RunbookSet) -> None:
+    sim, job, link = dead_uplink(topo1, 105)
+    orch = Orchestrator(sim, rbs)
+    orch.handle("inc-1", Diagnosis("unknown", link, 0.38, alternatives=LINK_AMBIGUOUS))
+    sim.run(130)
+    inc = orch.incident("inc-1")
+    assert inc["diagnosis"]["fault_class"] == "unknown"  # the journal keeps the abstention...
+    why = [a for a in inc["actions"] if a["kind"] == "guardrail"]
+    assert [a["detail"]["rule"] for a in why] == ["same_part"]  # ...and says why it was acted on anyway
+    assert "abstained" in why[0]["detail"]["reason"] and abs(why[0]["detail"]["link_classes"] - 0.91) < 1e-9
+    assert inc["runbook"] == "rb-link-fault" and inc["human_steps"] == 0
+    steps = [(a, s) for k, a, s in log_of(orch, "inc-1") if k == "step"]
+    assert steps[0] == ("drain_link", "succeeded") and link in sim.fabric.drained
+    assert job.state == "running" and resumed_at(job, 105) - 100 <= 30.0  # no person needed, no restart
+    assert job.accounting()["restarts"] == 0
+    assert not [f for f in orch.follow_ups("inc-1") if f["type"] in ("page", "ticket")]
+    assert sim.state.health(link) != Health.ISOLATED  # cause-specific steps wait for a named class
+    sim.run(800)  # after the hold-down the link is let back, but a dead link carries no traffic
+    assert orch.incident("inc-1")["outcome"] == "completed" and link not in sim.fabric.drained
+    assert job.state == "running"
+
+
+@pytest.mark.parametrize("alternatives", [
+    [("hbm_uce", 0.35), ("link_down", 0.3), ("dirty_connector", 0.25)],  # the best guess is not a link class
+    [("link_down", 0.3), ("hbm_uce", 0.25), ("dirty_connector", 0.15)],  # the link classes hold 0.45 < 0.5
+])
+def test_other_abstentions_still_page_a_human(topo1: Topology, rbs: RunbookSet,
+                                               alternatives: list[tuple[str, float]]) -> None:
+    sim, job = training(topo1)
+    link = sim.fabric.node_uplinks(job.nodes[3])[5]
+    orch = Orchestrator(sim, rbs)
+    orch.handle("u", Diagnosis("unknown", link, alternatives[0][1], alternatives=alternatives))
+    sim.run(10)
+    inc = orch.incident("u")
+    assert inc["runbook"] == "rb-unknown" and inc["outcome"] == "escalated_to_human" and inc["human_steps"] == 1
+    assert not sim.fabric.drained
 
 
 def test_action_log_is_complete_while_an_action_runs(topo1: Topology, rbs: RunbookSet) -> None:

@@ -22,7 +22,7 @@ from faultlib.topology import Topology
 from faultlib.workloads.inference import InferenceService, paper_layout
 from faultlib.workloads.training import TrainingJob
 from opsbrain.recovery import Orchestrator, RecoveryParams, load_runbooks
-from opsbrain.recovery.schema import UNKNOWN_CLASS, WORKLOAD_STUCK
+from opsbrain.recovery.schema import LINK_FAULT, UNKNOWN_CLASS, WORKLOAD_STUCK
 from opsbrain.verdict import Diagnosis
 
 RBS = load_runbooks()
@@ -47,6 +47,8 @@ def _world(topo: Topology, kind: str) -> tuple[Simulation, str, str]:
 
 
 def _component(sim: Simulation, cls: str, node: str) -> str:
+    if cls == LINK_FAULT:  # a link whose fault kind is not settled yet
+        return sim.fabric.node_uplinks(node)[9]
     if cls not in CATALOG:
         return node
     where = {"hbm": f"{node}/npu3/hbm", "npu": f"{node}/npu3", "die": f"{node}/npu3/die1", "node": node,
@@ -80,10 +82,11 @@ def test_every_rung_is_reached_and_runs(topo1: Topology, rb_id: str, k: int, run
     cls = rb.applies_to[0]
     sim, node, name = _world(topo1, "inference" if rung == "scale_in" else "training")
     component = name if cls == WORKLOAD_STUCK else _component(sim, cls, node)
-    if cls in CATALOG:
-        sim.inject(FaultSpec(at_s=100, kind=cls, target=component,
-                             params={"detect_delay_s": 1.0} if cls == "silent_data_corruption" else {}))
-    sim.run(103 if cls in ("link_down", "l1_switch_failure", "l2_switch_failure") else 200)
+    kind = "link_down" if cls == LINK_FAULT else cls  # an unsettled link fault: the link is dark
+    if kind in CATALOG:
+        sim.inject(FaultSpec(at_s=100, kind=kind, target=component,
+                             params={"detect_delay_s": 1.0} if kind == "silent_data_corruption" else {}))
+    sim.run(103 if kind in ("link_down", "l1_switch_failure", "l2_switch_failure") else 200)
     orch = Orchestrator(sim, RBS)
     _fail_rungs(orch, {r for r, _s, _rb in ladder[:k]})
     orch.handle("i", Diagnosis(cls, component, 0.95, runbook=rb_id))

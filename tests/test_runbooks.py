@@ -184,3 +184,7 @@ def test_link_classes_pool_their_confidence_other_classes_do_not() -> None:
     assert abs(same_part_confidence(link) - 0.75) < 1e-9  # the same link whatever the cause: act on it
     hbm = Diagnosis("hbm_uce", "pod0/node3/npu1/hbm", 0.45, [], 0.0, "rb-hbm-uce", [("hbm_ce_storm", 0.3)])
     assert same_part_confidence(hbm) == 0.45
+    unsure = Diagnosis("unknown", link.component, 0.38, [], 0.0, None,
+                       [("dirty_connector", 0.38), ("link_down", 0.26), ("hbm_uce", 0.2), ("link_down", 0.1)])
+    assert abs(same_part_confidence(unsure) - 0.64) < 1e-9  # an abstention's best guess and alternatives (once each)
+    assert same_part_confidence(Diagnosis("unknown", None, 0.3, alternatives=[("hbm_uce", 0.3)])) == 0.0

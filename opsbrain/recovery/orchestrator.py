@@ -30,7 +30,7 @@ from opsbrain.recovery.manual import ManualPolicy
 from opsbrain.recovery.params import ManualParams, RecoveryParams, VendorParams
 from opsbrain.recovery.record import IncidentRecord
 from opsbrain.recovery.scaleout import ScaleOut
-from opsbrain.recovery.schema import TARGETS, UNKNOWN_CLASS, WORKLOAD_STUCK, Runbook, Step
+from opsbrain.recovery.schema import LINK_FAULT, TARGETS, UNKNOWN_CLASS, WORKLOAD_STUCK, Runbook, Step
 from opsbrain.recovery.targets import Context, TargetError, conditions_hold
 from opsbrain.recovery.vendor import VendorDefaultPolicy
 from opsbrain.verdict import Diagnosis
@@ -56,12 +56,18 @@ link out of traffic (re-route, drain or isolate: reversible, no capacity a job n
 
 
 def same_part_confidence(diag: Diagnosis) -> float:
-    """How sure the diagnosis is of the part rather than the cause: for a link class, the summed probability of
-    every link class (the component is the same link, and every link runbook first takes it out of traffic, so
-    uncertainty between them need not wait for a person); for any other class, its own confidence."""
-    if diag.fault_class not in LINK_CLASSES:
-        return diag.confidence
-    return diag.confidence + sum(p for c, p in diag.alternatives if c in LINK_CLASSES and c != diag.fault_class)
+    """How sure the diagnosis is of the part rather than the cause. When its class, or for an abstention its best
+    guess, is a link class: the summed probability of every link class it ranks (the component is the same link
+    whatever the cause, and every link runbook first takes it out of traffic, so uncertainty between them need not
+    wait for a person). Otherwise its own confidence, and 0 for an abstention."""
+    ranking = list(diag.alternatives) if diag.abstained else [(diag.fault_class, diag.confidence),
+                                                             *diag.alternatives]
+    if not ranking or ranking[0][0] not in LINK_CLASSES:
+        return 0.0 if diag.abstained else diag.confidence
+    probs: dict[str, float] = {}
+    for c, p in ranking:
+        probs.setdefault(c, p)  # a class listed twice (a vote's leader among the model's ranking) counts once
+    return sum(p for c, p in probs.items() if c in LINK_CLASSES)
 
 
 @dataclass
@@ -295,13 +301,16 @@ class Orchestrator:
         """The runbook for this diagnosis after the confidence, lemon and repeat rules; or why there is none."""
         now = self.sim.now
         cls = diag.fault_class
-        if diag.abstained or diag.component is None:
+        if diag.component is None:
             return None, "the diagnosis abstained (unknown class or no component)"
-        if diag.confidence < self.p.min_confidence:
+        if diag.abstained or diag.confidence < self.p.min_confidence:
             part = same_part_confidence(diag)
             if part < self.p.min_confidence:
-                return None, f"confidence {diag.confidence:.2f} < {self.p.min_confidence:.2f}"
-        if not self.dry_run:
+                return None, ("the diagnosis abstained (unknown class or no component)" if diag.abstained else
+                              f"confidence {diag.confidence:.2f} < {self.p.min_confidence:.2f}")
+            self._note_same_part(rec, diag, part)
+            cls = LINK_FAULT if diag.abstained else cls
+        if not self.dry_run and cls != LINK_FAULT:  # counted once a diagnosis names the class (no double count)
             self.guardrails.note_incident(diag.component, cls, now)
         seen = self.guardrails.count(diag.component, now) + (1 if self.dry_run else 0)
         if seen >= self.p.lemon_incidents:
@@ -330,6 +339,19 @@ class Orchestrator:
                                f"{within:.0f} s >= {rb.repeat.count}: {rb.id} -> {nxt.id} ({rb.repeat.source})")
                 rb = nxt
         return rb, ""
+
+    def _note_same_part(self, rec: IncidentRecord, diag: Diagnosis, part: float) -> None:
+        """Say in the action log why a diagnosis below the bar is acted on: the link classes agree on the part."""
+        now, bar = self.sim.now, self.p.min_confidence
+        best, conf = (diag.alternatives or [(diag.fault_class, diag.confidence)])[0] if diag.abstained else (
+            diag.fault_class, diag.confidence)
+        said = f"the diagnosis abstained (best guess {best} at {conf:.3f})" if diag.abstained else (
+            f"{best} at {conf:.3f} < {bar:.2f}")
+        then = ("take the link out of traffic until a diagnosis names the cause" if diag.abstained else
+                f"run the runbook of {best}")
+        rec.log("same_part", diag.component or "-", "succeeded", now, now, kind="guardrail", rule="same_part",
+                reason=f"{said}, but the link classes it ranks on {diag.component} sum to {part:.2f} >= {bar:.2f}: "
+                       f"the part is known, the cause is not; {then}", link_classes=round(part, 4))
 
     def _to_human(self, rec: IncidentRecord, ctx: Context, reason: str) -> Gen:
         """No automated runbook: run the ``unknown`` runbook's steps (page, ticket) and hand over."""

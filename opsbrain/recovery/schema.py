@@ -22,11 +22,14 @@ from faultlib.faults.catalog import CATALOG, HANDLING_LEVELS
 
 UNKNOWN_CLASS = "unknown"
 WORKLOAD_STUCK = "workload_stuck"
+"""Not a fault class: the progress watchdog's verdict that a workload makes no progress and nothing recovers it
+(:mod:`opsbrain.detection.watchdog`); its runbook restarts the workload, the cause unknown."""
+LINK_FAULT = "link_fault"
+"""Not a fault class: a diagnosis that abstained while the link classes it ranks on one link together pass the
+recovery bar (the part is known, which link fault is not); its runbook does what every link runbook does first."""
 OBSERVED_ONLY_CLASSES = ("npu_oom", "framework_error", "config_error", "driver_firmware_error")
 """Knowledge-base classes with no fault kind in the plant: real logs show them (issue 14), the twin does not
 inject them, so their runbooks only hand the evidence to a person."""
-"""Not a fault class: the progress watchdog's verdict that a workload makes no progress and nothing recovers it
-(:mod:`opsbrain.detection.watchdog`); its runbook restarts the workload, the cause unknown."""
 
 RUNGS: tuple[str, ...] = ("operator_retry", "online_recovery", "process_reschedule", "job_reschedule", "scale_in",
                           "wait_for_repair")
@@ -265,9 +268,9 @@ class Runbook(Strict):
     @classmethod
     def _known_classes(cls, v: list[str]) -> list[str]:
         for c in v:
-            if c not in CATALOG and c not in (UNKNOWN_CLASS, WORKLOAD_STUCK, *OBSERVED_ONLY_CLASSES):
+            if c not in CATALOG and c not in (UNKNOWN_CLASS, WORKLOAD_STUCK, LINK_FAULT, *OBSERVED_ONLY_CLASSES):
                 raise ValueError(f"unknown fault class {c!r} (known: {', '.join(sorted(CATALOG))}, {UNKNOWN_CLASS}, "
-                                 f"{WORKLOAD_STUCK}, {', '.join(OBSERVED_ONLY_CLASSES)})")
+                                 f"{WORKLOAD_STUCK}, {LINK_FAULT}, {', '.join(OBSERVED_ONLY_CLASSES)})")
         return v
 
     @field_validator("level")
