@@ -286,7 +286,7 @@ def main() -> int:
         got = json.loads(Path(args.from_json).read_text())
         base = [r for r in got if r["nodes"] is None]
         sized = [r for r in got if r["nodes"] is not None]
-        print("\n".join([*scenario_table(base), "", *reduction_table(base), "", *path_table(base)] if base else []
+        print("\n".join(([*scenario_table(base), "", *reduction_table(base), "", *path_table(base)] if base else [])
                         + (["", *size_table(sized)] if sized else [])).strip("\n"))
         return 0
     seeds = [1000 + s for s in range(args.seeds)]

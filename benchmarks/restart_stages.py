@@ -106,7 +106,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", default="14,48,336,1188", help="job sizes in nodes of 8 NPUs")
     ap.add_argument("--block", type=int, default=20, help="seeds per block for the online recovery's spread")
     args = ap.parse_args(argv)
-    sizes = [int(k) for k in args.sizes.split(",") if k]
+    if args.draws < 1 or not 1 <= args.block <= args.draws:
+        ap.error(f"need --draws >= 1 and 1 <= --block <= --draws (got --draws {args.draws}, --block {args.block})")
+    try:
+        sizes = [int(k) for k in args.sizes.split(",") if k]
+    except ValueError:
+        ap.error(f"--sizes: a comma-separated list of node counts, not {args.sizes!r}")
     p = TrainingParams()
     lines = table("Process-level reschedule onto a warm spare (auto)", process_stages, sizes, args.draws, p)
     lines += ["", *table("Job-level restart with one node replaced (baselines)", job_stages, sizes, args.draws, p)]

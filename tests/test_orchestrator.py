@@ -391,6 +391,19 @@ def test_other_abstentions_still_page_a_human(topo1: Topology, rbs: RunbookSet,
     assert not sim.fabric.drained
 
 
+def test_an_abstention_placed_on_a_device_is_no_links_and_pages_a_human(topo1: Topology, rbs: RunbookSet) -> None:
+    """The engine places an abstention it cannot put on a link on a device (its NPU fallback): the link classes'
+    sum says nothing about that part, so nothing is drained and a person is paged."""
+    sim, job, link = dead_uplink(topo1, 105)
+    npu = f"{job.nodes[3]}/npu2"
+    orch = Orchestrator(sim, rbs)
+    orch.handle("inc-npu", Diagnosis("unknown", npu, 0.38, alternatives=LINK_AMBIGUOUS))
+    sim.run(130)
+    inc = orch.incident("inc-npu")
+    assert inc["runbook"] == "rb-unknown" and inc["outcome"] == "escalated_to_human" and inc["human_steps"] == 1
+    assert not [a for a in inc["actions"] if a["kind"] == "guardrail"] and not sim.fabric.drained
+
+
 def test_action_log_is_complete_while_an_action_runs(topo1: Topology, rbs: RunbookSet) -> None:
     sim, job = training(topo1)
     node = job.nodes[4]

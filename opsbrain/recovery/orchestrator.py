@@ -304,7 +304,8 @@ class Orchestrator:
         if diag.component is None:
             return None, "the diagnosis abstained (unknown class or no component)"
         if diag.abstained or diag.confidence < self.p.min_confidence:
-            part = same_part_confidence(diag)
+            on_link = diag.component in self.sim.topology.links  # an abstention placed on a device is no link's
+            part = same_part_confidence(diag) if on_link or not diag.abstained else 0.0
             if part < self.p.min_confidence:
                 return None, ("the diagnosis abstained (unknown class or no component)" if diag.abstained else
                               f"confidence {diag.confidence:.2f} < {self.p.min_confidence:.2f}")
