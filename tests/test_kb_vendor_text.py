@@ -65,3 +65,35 @@ def test_no_text_field_copies_a_vendor_cause_or_description() -> None:
     bad = [f"{w}.{k}: {v[:80]}" for w, k, v in _kb_fields()
            if _norm(v) in vendor or any(len(x) >= 40 and x in _norm(v) for x in vendor)]
     assert not bad, "\n".join(bad[:20])
+
+
+
+SHIPPED = ("knowledge_base/**/*.yaml", "faultlib/**/*.py", "opsbrain/**/*.py", "runbooks/*.yaml", "scenarios/*.yaml",
+           "docs/*.md")
+URLISH = {"https", "http", "www", "com", "github", "smi"}  # addresses and commands both sides print
+
+
+def _shingles(text: str, n: int = 6) -> set[str]:
+    """Runs of ``n`` words with at least three words of five letters or more and no address or command word: a run
+    of short common words ("a path that is not a") is no one's text."""
+    w = _norm(text).split()
+    return {" ".join(run) for i in range(len(w) - n + 1) if not URLISH & set(run := w[i:i + n])
+            and sum(len(x) >= 5 for x in run) >= 3}
+
+
+@pytest.mark.skipif(not (VENDOR / "kg-config.json").is_file(), reason="shared reference data not present")
+def test_no_shipped_file_carries_a_vendor_phrase_anywhere() -> None:
+    """Any field, comment or docstring (class symptoms, parameter sources, docstrings, docs), not only the meaning
+    fields: no run of six words of a vendor cause, description or suggestion appears in a shipped file (the
+    copy found at review: a class symptom "non-fatal SoC high-temperature alarm" for 0x80E20207)."""
+    graph = json.loads((VENDOR / "kg-config.json").read_text(encoding="utf-8"))["knowledge-repository"]
+    vendor: set[str] = set()
+    for e in graph.values():
+        for f in ("cause_en", "description_en", "suggestion_en"):
+            v = e.get("attribute", {}).get(f, "")
+            for part in v if isinstance(v, list) else [v]:
+                vendor |= _shingles(str(part))
+    assert len(vendor) > 1000  # the graph was read
+    bad = [f"{p.relative_to(ROOT)}: {s}" for pattern in SHIPPED for p in sorted(ROOT.glob(pattern))
+           for s in sorted(_shingles(p.read_text(encoding="utf-8")) & vendor)]
+    assert not bad, "\n".join(bad[:20])

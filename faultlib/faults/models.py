@@ -261,8 +261,8 @@ class L2SwitchFailure(FaultModel):
 
 # ---- NPUs ----------------------------------------------------------------------------------------------
 class AicoreHang(FaultModel):
-    """A die's AI cores hang: the device OS reports the task scheduler's heartbeat error (0x80FA4E00, RestartNPU in
-    MindCluster's documented fault-code configuration; no public document found gives its meaning); the rank stalls
+    """A die's AI cores hang: the device OS reports device fault event 0x80FA4E00 (RestartNPU in MindCluster's
+    documented fault-code configuration; no public document found gives its meaning); the rank stalls
     silently (peers report the wait, see the workloads); the runtime of the rank reports the lost TS heartbeat
     (507010, ACL_ERROR_RT_LOST_HEARTBEAT)."""
 

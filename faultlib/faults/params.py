@@ -37,7 +37,8 @@ class FaultParams(ParamGroup):
     fail_slow_factor: float = P(1.4, "x", A + "thermal throttling slows a chip by tens of percent (Alibaba fail-slow)",
                                 gt=1)
     fail_slow_duration_s: float = P(600.0, "s", "compute fail-slow lasts ~10 min (Alibaba ATC'25, facts.md §4)", gt=0)
-    npu_temp_throttle_c: float = P(95.0, "degC", A + "SoC non-fatal high-temperature alarm level (0x80E20207)", gt=0)
+    npu_temp_throttle_c: float = P(95.0, "degC", A + "SoC temperature at which the twin prints device event 0x80E20207 (a real code; no public document "
+                                    "found gives its meaning, docs/faults.md)", gt=0)
     sdc_detect_delay_s: float = P(
         120.0, "s", A + "a loss spike/NaN shows in the training log a few steps after corruption starts", ge=0)
     npu_heartbeat_s: float = P(2.5, "s", "each NPU pings its gateway every 2.5 s (facts.md §3); the host driver reports "
