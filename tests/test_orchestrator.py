@@ -8,17 +8,16 @@ from pathlib import Path
 
 import pytest
 
+from faultlib.durations import at_medians, job_scale
 from faultlib.engine import Simulation
 from faultlib.faults.catalog import CATALOG
 from faultlib.health import Health
 from faultlib.injection.spec import FaultSpec
 from faultlib.params import apply_overrides
-from faultlib.durations import at_medians, job_scale
 from faultlib.simparams import SimParams
 from faultlib.topology import Topology
 from faultlib.workloads.inference import InferenceService, paper_layout
 from faultlib.workloads.training import TrainingJob
-from opsbrain.verdict import Diagnosis
 from opsbrain.recovery import (
     Guardrails,
     ManualParams,
@@ -29,6 +28,7 @@ from opsbrain.recovery import (
     manual_response,
 )
 from opsbrain.recovery.record import STATUSES
+from opsbrain.verdict import Diagnosis
 
 REPO = Path(__file__).resolve().parents[1]
 
