@@ -29,6 +29,8 @@ def code_kinds(family: str, code: str) -> list[str]:
         return [f"rt:{code}"]
     if family == "hccl":
         return [f"hccl:{code}"] if code.startswith("EI") else [f"err:{code}"]
+    if family == "switch" and (m := re.search(r"0x([0-9a-f]{8})", code, re.I)):
+        return [f"swfault:{m.group(1).upper()}"]  # the alarm id of the tuple, as the device parser names it
     return []
 
 
