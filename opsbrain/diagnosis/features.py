@@ -74,6 +74,7 @@ def incident_features(signals: Iterable[Signal], now: float, history: LinkRecord
     if metric is not None:
         _metric_features(f, npus, down | lanes, metric)
         _placement_features(f, nodes, metric)
+        _silence_features(f, nodes, metric)
     return f
 
 
@@ -148,6 +149,38 @@ def _placement_features(f: dict[str, float], nodes: set[str], metric: MetricRead
     idle = sum(a <= 0 for n in sorted(nodes) if (a := metric("node_npus_allocated", n)) is not None)
     if idle:
         f["idle_nodes"] = math.log1p(idle)
+
+
+SILENT_AFTER_S = 3.0
+"""A chip counts as silent when its last successful read is older than this: three missed polls of the device
+plugin's 1 s health poll (noise.npu_heartbeat_period_s), the health sweep's heartbeat warning level
+(sweeps SweepParams.heartbeat_warn_s)."""
+MAX_NPUS_PER_NODE = 16
+"""Device indices probed per node (npu0..npu15, as :func:`_rank_slowdown`); a node's absent indices read None."""
+
+
+def _node_silent(node: str, metric: MetricReader) -> bool:
+    """Whether no chip of ``node`` has been read for :data:`SILENT_AFTER_S` (False when none has a reading)."""
+    read = False
+    for k in range(MAX_NPUS_PER_NODE):
+        age = metric("npu_heartbeat_age_s", f"{node}/npu{k}")
+        if age is None:
+            continue
+        if age < SILENT_AFTER_S:
+            return False
+        read = True
+    return read
+
+
+def _silence_features(f: dict[str, float], nodes: set[str], metric: MetricReader) -> None:
+    """How many of the incident's nodes went silent: none of their chips has been read for
+    :data:`SILENT_AFTER_S` (npu-exporter's chip series stop: the host, its driver or its exporter is gone). A failed
+    L1 switch chip takes one plane's links of a node down while its host and every chip still report; a crashed or
+    hung host stops them all. Absent when every node still reports, as when the reader has no metrics (pasted logs,
+    bundles): the vectorizer reads an absent feature as 0."""
+    silent = sum(_node_silent(n, metric) for n in sorted(nodes))
+    if silent:
+        f["silent_nodes"] = math.log1p(silent)
 
 
 def ce_magnitude(count: float) -> float:

@@ -19,6 +19,11 @@ from opsbrain.ingest import Signal
 
 AMBIGUOUS_AT = 3
 ROLES = ("primary", "secondary", "ambiguous")
+SWITCH_KIND = "swfault:"
+"""The kind of a switch fault tuple keeps only its alarm id, not the peer type (L1 or L2 end) or fault id that tell
+the classes' tuples apart. An alarm id that three or more classes list is the link-down alarm (0x08520003) that every
+link event prints, background flaps included: it counts for no class (as before switch tuples had kinds); an alarm id
+one class owns (the L1 chip's forwarding-engine failure 0x00f103b0) counts for it."""
 
 
 def code_kinds(family: str, code: str) -> list[str]:
@@ -29,6 +34,8 @@ def code_kinds(family: str, code: str) -> list[str]:
         return [f"rt:{code}"]
     if family == "hccl":
         return [f"hccl:{code}"] if code.startswith("EI") else [f"err:{code}"]
+    if family == "switch" and (m := re.search(r"0x([0-9a-f]{8})", code, re.I)):
+        return [f"swfault:{m.group(1).upper()}"]  # the alarm id of the tuple, as the device parser names it
     return []
 
 
@@ -55,6 +62,8 @@ class KindTable:
         roles = {}
         for kind, by_class in raw.items():
             amb = len(by_class) >= AMBIGUOUS_AT
+            if amb and kind.startswith(SWITCH_KIND):
+                continue  # see SWITCH_KIND
             roles[kind] = sorted((c, "ambiguous" if amb else r) for c, r in by_class.items())
         return cls(roles)
 
