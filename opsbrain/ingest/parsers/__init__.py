@@ -42,7 +42,7 @@ GATE = re.compile(
     r"event[_ ]?id|fault|alarm|error|err\d|fail|timeout|timed out|time out|heartbeat|link|ecc|panic|lockup|hung|"
     r"blocked for|out of memory|oom|traceback|exception|exit|abort|crash|killed|lost|not respond|not found|"
     r"mismatch|match|compatib|unsupported|not supported|not implemented|invalid|denied|cannot|can't|unable|"
-    r"segmentation|core dump|nan\b|\bE[A-Z0-9]\d{4}\b|\b[125]0\d{4}\b|ERR\d{5}|\bdown\b|assertion|degraded|"
+    r"segmentation|sigsegv|core dump|nan\b|\bE[A-Z0-9]\d{4}\b|\b[125]0\d{4}\b|ERR\d{5}|\bdown\b|assertion|degraded|"
     r"lanes|qingtian|dpu|storage|critical|fatal|warn|overtemp|temperature|throttl|aer|pcie|mce|uce|retry|"
     r"refused|reset|isolat|unhealthy|sdc|loss is|notify|socket|transport|cqe|rdma|roce|hccl|ranktable|"
     r"rank_table|malloc|alloc|kv cache memory: -|tls switch|errno\[|retcode|seizing the npu|"

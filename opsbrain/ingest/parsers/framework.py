@@ -56,6 +56,11 @@ maintainer as 'install the wrong pytorch version')."""
 # Environment, fifth round: bash's "command not found" in a Chinese locale ("bash: orted: 未找到命令") and Open MPI's
 # "A daemon ... died unexpectedly with status 127" (127: the shell's command-not-found status), HCCL Test FAQ
 # (hicann/oam-tools docs/zh/hccl_test/faqs.md).
+# Compile, eighth round: GE builds a single-operator model when an operator is compiled on first use; its failure
+# prints ``[Build][SingleOpModel]call ge interface generator.BuildSingleOpModel failed``, ``[Build][Op]Fail to build op
+# model`` and ``build op model failed, result = 500002`` (vllm-omni#890, titled "Compile op[trans_Cast_2,] failed、
+# build op model failed"): the same operator compile failure without the word "compile" (the last line's code is
+# read by the runtime-code parser first).
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"out of memory|OutOfMemory|\bOOM\b|memory (?:allocation|alloc) fail|fail(?:ed)? to (?:allocate|"
                 r"malloc)|alloc(?:ate)? memory fail|(?:acl)?rtMalloc\w* fail|Tried to allocate|memory is not enough|"
@@ -78,7 +83,8 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"not supported|(?<!NORMAL_OR_)unsupported|not implemented|NotImplemented|is not support|no kernel|"
                 r"not registered|op type .* not", re.I), "op:unsupported"),
     (screened(r"\bcompil(?:e|ed|ing|ation)\b.*fail|fail.*\bcompil(?:e|ed|ing|ation)\b|build graph fail|"
-                r"graph.*(?:build|compile).*fail|TBE.*fail|op_compile|CompileOp", re.I), "op:compile"),
+                r"graph.*(?:build|compile).*fail|TBE.*fail|op_compile|CompileOp|build op model fail|"
+                r"BuildSingleOpModel fail|Fail to build op model", re.I), "op:compile"),
     (screened(r"aclnn\w*.*(?:fail|error)|(?:fail|error).*aclnn", re.I), "op:aclnn"),
     (screened(r"\[ASSERT\].*Assertion|Assertion `.*' failed|Assertion `", re.I), "op:assert"),
     (screened(r"loss is nan|nan loss|grad(?:ient)? norm is (?:inf|nan)|loss scale.*overflow|"

@@ -27,19 +27,25 @@ KINDS: tuple[tuple[Screened, str, int], ...] = (
                 r"page allocation failure", re.I), "os:oom_killer", 2),
     (screened(r"nfs: server .* not responding|storage .* timed out|EXT4-fs error|I/O error", re.I),
      "os:storage", 2),
-    (screened(r"Segmentation fault|segfault at|core dumped", re.I), "os:segfault", 2),
+    (screened(r"Segmentation fault|segfault at|core dumped|\*\*\* SIGSEGV received", re.I), "os:segfault", 2),
 )
 DRV_KINDS: tuple[tuple[Screened, str], ...] = (
     (screened(r"Heartbeat lost|heart beat lost|device .*(?:is )?dead|device.*abnormal", re.I), "drv:heartbeat_lost"),
     (screened(r"Dma copy failed|DMA timeout|dma.*fail", re.I), "drv:dma_failed"),
     (screened(r"link down|pcie.*(?:not ready|down)|hot ?reset|surprise", re.I), "drv:pcie_down"),
 )
-RE_VM_FAULT = screened(r"\[devmm\].*Vm fault failed", re.I)
+RE_VM_FAULT = screened(r"\[devmm\].*(?:Vm fault failed|don't allow fault by device|Device fault error|"
+                       r"Check alloced va)", re.I)
 """The driver's shared-virtual-memory fault handler could not map the address a device task touched
 (``[ascend] [ERROR] [devmm] [devmm_svm_device_fault 438] <...> Vm fault failed. (hostpid=...; devid=0; ...
 fault_addr=0x1240f1fa0000; ...)``): CANN's troubleshooting case on AI Core errors (atomic add precision overflow,
 canncommercial 80RC22 troubleshooting_0015) reads it as the operator's out-of-bounds memory access, a program
-error -- the same kind as an AI Core error text that names an address out of range (``rt:aicore_sw``)."""
+error -- the same kind as an AI Core error text that names an address out of range (``rt:aicore_sw``). The same
+handler's other refusals of a device page fault say the same: ``[devmm_dev_page_fault_get_vaflgs 441] ... Va error
+don't allow fault by device. (hostpid=...; va=...; devid=12; ...)``, its ``Check alloced va`` range print and
+``[devmm_chan_query_vaflgs_d2h_process 130] ... Device fault error. (...; ret=-22)`` -- in vllm-ascend#9873 (triaged:
+"HCCL vector core exception (AIV AllGather MTE out-of-range)" under DP=2/TP=8) they are an AIV collective kernel
+addressing memory outside its buffers."""
 
 
 def parse_driver(ctx: LineCtx) -> bool:
