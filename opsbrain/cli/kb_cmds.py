@@ -1,4 +1,4 @@
-"""``opsbrain kb``: list, show, validate, import, coverage, train, eval."""
+"""``opsbrain kb``: list, show, validate, import, coverage, train, eval, text-cv."""
 
 from __future__ import annotations
 
@@ -259,3 +259,45 @@ def _kb_eval_real(real: str, split: str, data_dir: Path | None, as_json: bool, m
             click.echo(f"{c:24} {v['n']:>3} {v['right']:>5} {v['unknown']:>7}  {v['wrong'] or ''}")
     if not ok:
         raise SystemExit(1)
+
+
+@kb.command("text-cv")
+@click.option("--real", "real", default=None, metavar="DIR|FILE",
+              help="The real-log corpus (default: tests/data/real_logs in a checkout). Only its dev split is read.")
+@click.option("--variant", "variants", multiple=True, type=click.Choice(["words", "words+signals", "words+signals+kb"]),
+              help="Cross-validate only this variant (repeatable; default: all three).")
+@click.option("--strength", default=10.0, show_default=True, type=_Finite(0, 1e6, min_open=True),
+              help="Inverse regularisation of the logistic regression (scikit-learn's C).")
+@model_option
+@data_dir_option
+@json_option
+def kb_text_cv_cmd(real: str | None, variants: tuple[str, ...], strength: float, model: Path | None,
+                   data_dir: Path | None, as_json: bool) -> None:
+    """Grouped cross-validation, on the real-log corpus' dev split only, of a text classifier learned from the real
+    excerpts (folds grouped by corpus part and by source project): per threshold on its top probability, coverage
+    and precision overall and where the signal engine abstains, and what answering there would do."""
+    from opsbrain.kb.realeval import default_corpus_dir
+    from opsbrain.kb.textcv import VARIANTS, text_cv
+    from opsbrain.kb.training import load_engine
+
+    root = Path(real) if real else default_corpus_dir()
+    if root is None or not root.exists():
+        raise InputError("no such file or directory (give --real DIR)", file=str(real or "tests/data/real_logs"))
+    engine = load_engine(data_dir, say=lambda m: click.echo(m, err=True), model=model)
+    res = text_cv(root, engine, _matcher(data_dir), variants or tuple(VARIANTS), strength)
+    if as_json:
+        _emit_json(res)
+        return
+    click.echo(f"dev excerpts {res['n']} ({res['parts']} parts, {res['projects']} projects); the engine abstains on "
+               f"{res['engine_abstains']}; C={res['strength']}")
+    for v, by in res["variants"].items():
+        for g, rows in by.items():
+            click.echo(f"== {v}, grouped by {g}")
+            click.echo(" tau | all cov prec | firm/likely cov prec | engine abstains n cov prec | "
+                       "combined firm/likely agree abst prec | veto overruled (engine wrong)")
+            for r in rows:
+                a, f, e, c, w = (r[k] for k in ("all", "firm_or_likely", "engine_abstains",
+                                                  "combined_firm_or_likely", "veto"))
+                click.echo(f" {r['tau']:.1f} | {a['coverage']} {a['precision']} | {f['coverage']} {f['precision']} | "
+                           f"{e['answered']} {e['coverage']} {e['precision']} | {c['agreement']} {c['abstention']} "
+                           f"{c['answered_precision']} | {w['engine_answers_overruled']} ({w['of_them_engine_wrong']})")

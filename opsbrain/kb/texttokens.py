@@ -1,0 +1,53 @@
+"""Tokens of real log text for the text classifier cross-validated by :mod:`.textcv`: lower-cased words and word
+bigrams per line, documented error codes kept whole, and what identifies one log rather than a fault dropped.
+
+Kept whole: CANN error codes (``EZ9999``, ``EI0006``, ``EL0004``: two letters and four digits), ``ERR99999``-style
+framework codes, six-digit runtime return codes (``507035``, ``107002``) and eight-digit fault event ids
+(``0x80E01801``). Dropped: other numbers, hex addresses, hex-like identifiers (kernel hashes), timestamps (their
+digits), and single letters. Words glued to digits lose the digits (``npu3`` -> ``npu``, ``kernel0`` -> ``kernel``).
+"""
+
+from __future__ import annotations
+
+import re
+
+_RAW = re.compile(r"0x[0-9a-f]+|[a-z0-9]+")
+_CODE = re.compile(r"e[a-z]\d{4}|err\d{5}")
+_RUNTIME = re.compile(r"[15]0\d{4}")
+_HEXLIKE = re.compile(r"[0-9a-f]{8,}")
+_DIGITS = re.compile(r"\d+")
+MAX_LINE_CHARS = 2_000
+"""Characters of one line that are tokenised (a pasted log's long table rows carry nothing past this)."""
+
+
+def words(line: str) -> list[str]:
+    """The unigram tokens of one line, in order."""
+    out: list[str] = []
+    for raw in _RAW.findall(line[:MAX_LINE_CHARS].lower()):
+        if raw.startswith("0x"):
+            if len(raw) == 10 and raw[2] == "8":  # an eight-digit fault event id (0x8xxxxxxx)
+                out.append(raw)
+        elif _CODE.fullmatch(raw) or (raw.isdigit() and _RUNTIME.fullmatch(raw)):
+            out.append(raw)
+        elif raw.isdigit() or _HEXLIKE.fullmatch(raw):
+            continue
+        else:
+            w = _DIGITS.sub("", raw)
+            if len(w) >= 2:
+                out.append(w)
+    return out
+
+
+def line_tokens(line: str) -> list[str]:
+    """Unigrams and bigrams (``a b``) of one line."""
+    ws = words(line)
+    return ws + [f"{a} {b}" for a, b in zip(ws, ws[1:], strict=False)]
+
+
+def text_tokens(text: str, kinds: list[str] | None = None) -> list[str]:
+    """Every line's tokens, plus ``sig:<kind>`` for each signal kind the ingestion layer read from the text."""
+    out: list[str] = []
+    for line in text.splitlines():
+        out.extend(line_tokens(line))
+    out.extend(f"sig:{k}" for k in kinds or [])
+    return out
