@@ -59,7 +59,7 @@ STAGE_PARAMS = {  # the parameters each stage's duration is drawn from or comput
     "checkpoint": ("training.state_bytes_per_param", "training.storage_aggregate_gbytes_s",
                    "training.mem_ckpt_every_steps"),
     "relaunch": ("inference.process_relaunch_s",),
-    "weights": ("inference.ems_cold_start_s",),
+    "weights": ("inference.ems_cold_start_s", "inference.peer_load_s"),
 }
 PATH = {"to training": ("drain", "stop", "training_start"),
         "to decode": ("checkpoint", "stop", "decode_relaunch", "decode_weights"),
@@ -78,7 +78,7 @@ def source_kind(text: str) -> str:
     """What a parameter's source text rests on: cited (a paper, facts.md, vendor docs), reason, assumed -- all
     that apply, so a median from a paper with an assumed spread reads cited+assumed."""
     low = text.lower()
-    cited = r"arxiv|facts\.md|paper|cann|mindcluster|sosp|kubernetes\.io"
+    cited = r"arxiv|facts\.md|paper|cann|mindcluster|sosp|kubernetes\.io|github\.com"
     kinds = [k for k, pattern in (("cited", cited), ("reason", r"\breason\b"), ("assumed", r"\bassumed\b"))
              if re.search(pattern, low)]
     return "+".join(kinds) or "definition"
@@ -169,6 +169,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="other readings of the weight cold-start figure and relaunch overlaps, same seeds")
     ap.add_argument("--weights-accounting", choices=ACCOUNTINGS, default="resident",
                     help="how a node reads the paper's weight cold-start figure (faultlib.workloads.weight_load)")
+    ap.add_argument("--weights-from", choices=("ems", "peer"), default="ems",
+                    help="dawn weights: ems (the paper's pool figure) or peer (P2P from a serving instance of the "
+                         "same role, checkpoint-engine)")
     ap.add_argument("--relaunch-overlap", type=float, default=0.0,
                     help="what-if: share (0..1) of the serving relaunch run beside the weight load")
     ap.add_argument("--json", type=Path, default=None)
@@ -182,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     ops = switch_ops(args.operation, args.launch_spares)
     hb_to = args.handback_checkpoint or ("memory" if args.operation == "overlapped" else "storage")
     setup = ScheduleSetup(faults=faults, handback_checkpoint=hb_to, ops=ops,
-                          weights_accounting=args.weights_accounting, relaunch_overlap=args.relaunch_overlap)
+                          weights_accounting=args.weights_accounting, relaunch_overlap=args.relaunch_overlap,
+                          weights_source=args.weights_from)
     if args.sensitivity:
         sensitivity(range(args.first_seed, args.first_seed + args.seeds), setup)
         return 0
@@ -194,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
           f", operation {ops.name}"
           f"{f', weights read as {args.weights_accounting}' if args.weights_accounting != 'resident' else ''}"
           f"{f', relaunch overlap {args.relaunch_overlap:g} (what-if)' if args.relaunch_overlap else ''}"
+          f"{f', weights from {args.weights_from}' if args.weights_from != 'ems' else ''}"
           f"{', a node crash 100 s into each switch' if args.fault else ''}, hand-back checkpoint to {hb_to}")
 
     def show(label: str, vals: list[float]) -> None:
@@ -245,6 +250,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"switches failed: {sum(len(r['failed']) for r in rows)}; start retries: {sum(r['attempts'] for r in rows)}; "
           f"nodes replaced by spares: {sum(len(x) for r in rows for x in r['replaced'])}; group nodes left out by "
           f"an N + k launch (spares for the night): {sum(r['set_aside'] for r in rows)}")
+    if args.weights_from == "peer":
+        print(f"peer loads without a serving peer (read from the EMS pool instead): "
+              f"{sum(r['peer_fallbacks'] for r in rows)}")
     print(f"SLO attainment (TPOT 15 ms): p50 {np.percentile([r['slo_attainment'] for r in rows], 50):.4f}  "
           f"min {min(r['slo_attainment'] for r in rows):.4f}")
     if args.breakdown:

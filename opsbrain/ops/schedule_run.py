@@ -8,12 +8,12 @@ diurnal curve, its peak at ``peak_load`` of the day layout's decode capacity at 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from faultlib import ids
 from faultlib.engine import Simulation
 from faultlib.workloads.demand import curve_for, drive_demand
-from faultlib.workloads.elastic import ElasticInferenceService
+from faultlib.workloads.elastic import ElasticInferenceService, WeightsFrom
 from faultlib.workloads.switch import HandbackCheckpoint
 from faultlib.workloads.weight_load import WeightAccounting
 from opsbrain.ops.schedule import (
@@ -42,7 +42,7 @@ class ScheduleSetup:
     # sensitivity only (benchmarks/bench_switch.py --sensitivity); the defaults are the twin's model
     weights_accounting: WeightAccounting = "resident"
     relaunch_overlap: float = 0.0
-    weights_source: Literal["ems", "obs"] = "ems"
+    weights_source: WeightsFrom = "ems"  # "peer": an operator's choice (checkpoint-engine P2P), not sensitivity
 
 
 def default_plan(sim: Simulation, setup: ScheduleSetup) -> tuple[list[Group], list[str]]:
@@ -83,7 +83,7 @@ def run_schedule(setup: ScheduleSetup, seed: int) -> dict[str, Any]:
     sim.run(setup.duration_s)
     stats = switch_stats(runner.records)
     stats.update(seed=seed, operation=setup.ops.name, switches=len(runner.records), skipped=len(runner.skipped),
-                 slo_attainment=svc.slo_attainment(),
+                 slo_attainment=svc.slo_attainment(), peer_fallbacks=svc.peer_fallbacks,
                  replaced=[r.replaced for r in runner.records if r.replaced],
                  handback_detail=[r.handback for r in runner.records if r.handback],
                  training={h["job"]: h["trained"] for h in stats_handbacks(runner)})
