@@ -22,6 +22,9 @@ change at a time from sequential to overlapped and prints the per-node p50/p90/p
 load (``--relaunch-overlap`` 0.5, 1: a what-if, no published split of the relaunch) and with the weights read from
 object storage (the model not in the EMS pool at dawn); the twin's figures are the first row.
 ``--weights-accounting`` / ``--relaunch-overlap`` run one of those settings in full.
+``--set PARAM=JSON`` overrides a parameter for a what-if (printed in the header; never the twin's figure).
+``--weights-from peer`` (an operator's choice, not a reading): the dawn's instances copy their weights from an instance
+of the same role that serves (checkpoint-engine's P2P mode, ``inference.peer_load_s``) instead of the EMS pool.
 "Per-node switch time" is from the rule firing (the node stops new work) to the node working in its new role; a
 training node works when the job runs, so every node of the job gets the same time (the job needs all its ranks).
 Beside it: the whole switch (rule firing -> last node in its new role) and, for training, when each node's own
@@ -47,6 +50,7 @@ from faultlib.workloads.weight_load import ACCOUNTINGS  # noqa: E402
 from opsbrain.ops.scenario_run import switch_ops  # noqa: E402
 from opsbrain.ops.schedule import MidSwitchFault, SwitchOps  # noqa: E402
 from opsbrain.ops.schedule_run import ScheduleSetup, run_schedule  # noqa: E402
+from opsbrain.ops.setup import ops_params  # noqa: E402
 
 STAGE_PARAMS = {  # the parameters each stage's duration is drawn from or computed with
     "drain": ("inference.output_tokens", "inference.tpot_tight_ms", "switch.drain_timeout_s"),
@@ -174,8 +178,23 @@ def main(argv: list[str] | None = None) -> int:
                          "same role, checkpoint-engine)")
     ap.add_argument("--relaunch-overlap", type=float, default=0.0,
                     help="what-if: share (0..1) of the serving relaunch run beside the weight load")
+    ap.add_argument("--set", action="append", default=[], metavar="PARAM=JSON",
+                    help="what-if: override a parameter (inference.peer_load_s='{\"median\": 66.6, \"p90\": 100}')")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
+    overrides = {}
+    for item in args.set:
+        key, sep, value = item.partition("=")
+        try:
+            overrides[key] = json.loads(value)
+        except json.JSONDecodeError:
+            sep = ""
+        if not sep:
+            ap.error(f"--set wants PARAM=JSON, got {item!r}")
+    try:
+        ops_params(overrides)
+    except ValueError as exc:
+        ap.error(f"--set: {str(exc).splitlines()[0]}")
     if not 0.0 <= args.relaunch_overlap <= 1.0:
         ap.error("--relaunch-overlap must be between 0 and 1")
     faults = (MidSwitchFault(0, 100.0, 3), MidSwitchFault(1, 100.0, 3)) if args.fault else ()
@@ -186,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     hb_to = args.handback_checkpoint or ("memory" if args.operation == "overlapped" else "storage")
     setup = ScheduleSetup(faults=faults, handback_checkpoint=hb_to, ops=ops,
                           weights_accounting=args.weights_accounting, relaunch_overlap=args.relaunch_overlap,
-                          weights_source=args.weights_from)
+                          weights_source=args.weights_from, params=overrides)
     if args.sensitivity:
         sensitivity(range(args.first_seed, args.first_seed + args.seeds), setup)
         return 0
@@ -199,6 +218,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{f', weights read as {args.weights_accounting}' if args.weights_accounting != 'resident' else ''}"
           f"{f', relaunch overlap {args.relaunch_overlap:g} (what-if)' if args.relaunch_overlap else ''}"
           f"{f', weights from {args.weights_from}' if args.weights_from != 'ems' else ''}"
+          f"{f', what-if {overrides}' if overrides else ''}"
           f"{', a node crash 100 s into each switch' if args.fault else ''}, hand-back checkpoint to {hb_to}")
 
     def show(label: str, vals: list[float]) -> None:
