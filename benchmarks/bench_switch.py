@@ -22,6 +22,8 @@ change at a time from sequential to overlapped and prints the per-node p50/p90/p
 load (``--relaunch-overlap`` 0.5, 1: a what-if, no published split of the relaunch) and with the weights read from
 object storage (the model not in the EMS pool at dawn); the twin's figures are the first row.
 ``--weights-accounting`` / ``--relaunch-overlap`` run one of those settings in full.
+``--dusk-inflight migrate``: the decode instances' in-flight sequences move with their KV cache to the instances that
+stay (Llumnix's live migration, ``switch.kv_migrate_s_per_gb``) instead of the drain waiting for the longest output.
 ``--set PARAM=JSON`` overrides a parameter for a what-if (printed in the header; never the twin's figure).
 ``--weights-from peer`` (an operator's choice, not a reading): the dawn's instances copy their weights from an instance
 of the same role that serves (checkpoint-engine's P2P mode, ``inference.peer_load_s``) instead of the EMS pool.
@@ -53,9 +55,11 @@ from opsbrain.ops.schedule_run import ScheduleSetup, run_schedule  # noqa: E402
 from opsbrain.ops.setup import ops_params  # noqa: E402
 
 STAGE_PARAMS = {  # the parameters each stage's duration is drawn from or computed with
-    "drain": ("inference.output_tokens", "inference.tpot_tight_ms", "switch.drain_timeout_s"),
+    "drain": ("inference.output_tokens", "inference.tpot_tight_ms", "switch.drain_timeout_s",
+              "switch.kv_migrate_s_per_gb", "switch.kv_migrate_downtime_s"),
     "stop": ("switch.process_stop_s", "switch.stop_grace_s", "switch.kill_release_s"),
-    "nodes_ready": ("inference.output_tokens", "switch.process_stop_s", "switch.stop_grace_s", "training.launch_s"),
+    "nodes_ready": ("inference.output_tokens", "switch.kv_migrate_s_per_gb", "switch.process_stop_s",
+                    "switch.stop_grace_s", "training.launch_s"),
     "job_start": ("training.rank_table_s", "training.hccl_init_s", "training.storage_aggregate_gbytes_s",
                   "fabric.ub_link_gbytes_s", "fabric.vpc_gbits_s"),
     "training_start": ("training.launch_s", "training.rank_table_s", "training.hccl_init_s",
@@ -173,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="other readings of the weight cold-start figure and relaunch overlaps, same seeds")
     ap.add_argument("--weights-accounting", choices=ACCOUNTINGS, default="resident",
                     help="how a node reads the paper's weight cold-start figure (faultlib.workloads.weight_load)")
+    ap.add_argument("--dusk-inflight", choices=("drain", "migrate"), default="drain",
+                    help="dusk: wait for in-flight sequences (drain) or live-migrate them with their KV (Llumnix)")
     ap.add_argument("--weights-from", choices=("ems", "peer"), default="ems",
                     help="dawn weights: ems (the paper's pool figure) or peer (P2P from a serving instance of the "
                          "same role, checkpoint-engine)")
@@ -205,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     hb_to = args.handback_checkpoint or ("memory" if args.operation == "overlapped" else "storage")
     setup = ScheduleSetup(faults=faults, handback_checkpoint=hb_to, ops=ops,
                           weights_accounting=args.weights_accounting, relaunch_overlap=args.relaunch_overlap,
-                          weights_source=args.weights_from, params=overrides)
+                          weights_source=args.weights_from, params=overrides,
+                          dusk_inflight=args.dusk_inflight)
     if args.sensitivity:
         sensitivity(range(args.first_seed, args.first_seed + args.seeds), setup)
         return 0
@@ -218,6 +225,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{f', weights read as {args.weights_accounting}' if args.weights_accounting != 'resident' else ''}"
           f"{f', relaunch overlap {args.relaunch_overlap:g} (what-if)' if args.relaunch_overlap else ''}"
           f"{f', weights from {args.weights_from}' if args.weights_from != 'ems' else ''}"
+          f"{', in-flight sequences migrated at dusk' if args.dusk_inflight == 'migrate' else ''}"
           f"{f', what-if {overrides}' if overrides else ''}"
           f"{', a node crash 100 s into each switch' if args.fault else ''}, hand-back checkpoint to {hb_to}")
 

@@ -153,6 +153,18 @@ class ElasticInferenceService(InferenceService):
         f = min(1.0, max(0.0, self.relaunch_overlap))
         return [("relaunch", relaunch * (1.0 - f)), ("weights", max(weights, relaunch * f))]
 
+    def decode_batch_per_npu(self, instance: str) -> float:
+        """Sequences in flight per NPU of a decode instance now: the roofline's operating point at the rate it
+        serves (0 for a prefill instance or one that does not serve)."""
+        inst = self._inst(instance)
+        snap = self._hist[-1] if self._hist else None
+        if inst.role != "decode" or snap is None or not snap.inst_up.get(inst.name):
+            return 0.0
+        n = self._npus(inst)
+        _served, batch, _tpot = self.roof.decode_operating_point(
+            snap.inst_tok_s.get(inst.name, 0.0) / n, n, self._serving_factor(inst), self._slowdown(inst))
+        return batch
+
     # ---- control actions --------------------------------------------------------------------------
     def add_instance(self, role: Role, nodes: list[str], weights_from: WeightsFrom | None = None
                      ) -> tuple[str, simpy.Process]:

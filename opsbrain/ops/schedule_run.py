@@ -14,7 +14,7 @@ from faultlib import ids
 from faultlib.engine import Simulation
 from faultlib.workloads.demand import curve_for, drive_demand
 from faultlib.workloads.elastic import ElasticInferenceService, WeightsFrom
-from faultlib.workloads.switch import HandbackCheckpoint
+from faultlib.workloads.switch import HandbackCheckpoint, Inflight
 from faultlib.workloads.weight_load import WeightAccounting
 from opsbrain.ops.schedule import (
     Group,
@@ -39,6 +39,7 @@ class ScheduleSetup:
     params: dict[str, Any] = field(default_factory=dict)
     handback_checkpoint: HandbackCheckpoint = "storage"
     ops: SwitchOps = SwitchOps()
+    dusk_inflight: Inflight = "drain"
     # sensitivity only (benchmarks/bench_switch.py --sensitivity); the defaults are the twin's model
     weights_accounting: WeightAccounting = "resident"
     relaunch_overlap: float = 0.0
@@ -77,7 +78,7 @@ def run_schedule(setup: ScheduleSetup, seed: int) -> dict[str, Any]:
     sim.env.process(drive_demand(sim, svc, curve))
     plan = SchedulePlan(tuple(groups), (Rule(setup.dusk, "flex", "training"), Rule(setup.dawn, "flex", "inference")),
                         tuple(spares), setup.handback_deadline_s, setup.faults, setup.handback_checkpoint,
-                        setup.ops)
+                        setup.ops, setup.dusk_inflight)
     runner = ScheduleRunner(sim, svc, plan)
     runner.start(setup.duration_s)
     sim.run(setup.duration_s)

@@ -1,6 +1,9 @@
-"""Weights from a serving peer (``weights_from="peer"``, checkpoint-engine's P2P mode): an added instance pays the
-peer figure for its node's bytes when an instance of its role serves, and falls back to the EMS pool when none does;
-the day/night switch exposes it as an operator's option (scenario field, bench flag), default unchanged."""
+"""An operator's options for the day/night switch (scenario fields, bench flags; defaults unchanged).
+
+Weights from a serving peer (``weights_from="peer"``, checkpoint-engine's P2P mode): an added instance pays the peer
+figure for its node's bytes when an instance of its role serves, and falls back to the EMS pool when none does.
+Live migration at dusk (``dusk_inflight="migrate"``, Llumnix): the in-flight sequences' KV moves at the Llumnix rate
+instead of the drain waiting for the longest output."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from faultlib.engine import Simulation
 from faultlib.injection.spec import FaultSpec
 from faultlib.workloads.elastic import ElasticInferenceService
 from faultlib.workloads.inference import InferenceParams, paper_layout
+from faultlib.workloads.switch import drain_s, migrate_s
 from faultlib.workloads.weight_load import node_bytes
 from opsbrain.ops.scenario_run import run_schedule_block
 from opsbrain.ops.schedule import OVERLAPPED
@@ -94,3 +98,34 @@ def test_the_scenario_field_defaults_to_ems_and_reaches_the_switch() -> None:
     peer = run_schedule_block(ScheduleBlock(**block, weights_from="peer"), [3])
     assert peer["to_training_s"] == ems["to_training_s"]
     assert peer["to_inference_s"]["p90"] < ems["to_inference_s"]["p90"]
+
+
+def test_migration_moves_each_npus_in_flight_kv_at_the_llumnix_rate() -> None:
+    sim, svc = _service()
+    sim.run(60.0)
+    q = "serve/decode0"
+    batch = svc.decode_batch_per_npu(q)
+    npus = 160
+    served = svc.instances()[q]["tokens_per_s"] / npus
+    assert batch == pytest.approx(served * svc.tpot_at(sim.now), rel=1e-6)  # Little's law: in flight = rate x time
+    assert 0 < batch <= svc.roof.decode_max_batch(npus)
+    kv_gb = batch * (P.prompt_tokens + P.output_tokens / 2) * P.kv_bytes_per_token / 1e9
+    fresh = Simulation(ops_params(), seed=SEED, pods=1)
+    expected = fresh.durations.draw("switch.kv_migrate_s_per_gb", fresh.params.switch.kv_migrate_s_per_gb, kv_gb)
+    got = migrate_s(sim, svc, q)
+    assert got == pytest.approx(expected + sim.params.switch.kv_migrate_downtime_s, rel=1e-9)
+    assert got < drain_s(sim, svc, q)  # the KV of the NPU's sequences moves faster than the longest output ends
+    assert svc.decode_batch_per_npu("serve/prefill0") == 0.0 and migrate_s(sim, svc, "serve/prefill0") == 0.0
+
+
+def test_migration_at_dusk_shortens_only_the_dusk_leg() -> None:
+    base = {"handback_checkpoint": "memory-last-step", "ops": OVERLAPPED}
+    drain = run_schedule(ScheduleSetup(**base), 3)
+    mig = run_schedule(ScheduleSetup(**base, dusk_inflight="migrate"), 3)
+    assert mig["node_switch_s"]["inference"] == drain["node_switch_s"]["inference"]
+    assert mig["stages_s"]["to training: drain"][0] < drain["stages_s"]["to training: drain"][0] / 10
+    assert max(mig["node_switch_s"]["training"]) < max(drain["node_switch_s"]["training"])
+    assert ScheduleBlock().dusk_inflight == "drain"
+    block = run_schedule_block(ScheduleBlock(operation="overlapped", dusk_inflight="migrate"), [3])
+    assert block["to_training_s"]["max"] < run_schedule_block(ScheduleBlock(operation="overlapped"), [3])[
+        "to_training_s"]["max"]
