@@ -73,13 +73,17 @@ PATH = {"to training": ("drain", "stop", "training_start"),
         "to decode": ("checkpoint", "stop", "decode_relaunch", "decode_weights"),
         "to prefill": ("checkpoint", "stop", "prefill_relaunch", "prefill_weights")}
 OVERLAPPED_PATH = {**PATH, "to training": ("nodes_ready", "job_start")}  # the stages overlap: the critical path
-ABLATION = (("sequential", SwitchOps(), "storage"),
-            ("+ per node", SwitchOps(per_node=True), "storage"),
-            ("+ SIGKILL after grace", SwitchOps(per_node=True, stop_grace=True), "storage"),
-            ("+ checkpoint pre-staged", SwitchOps(per_node=True, stop_grace=True, prestage_checkpoint=True), "storage"),
-            ("+ N+2 launch", SwitchOps(True, True, True, 2), "storage"),
-            ("+ memory hand-back", SwitchOps(True, True, True, 2), "memory"),
-            ("+ stop mid-step", SwitchOps(True, True, True, 2), "memory-last-step"))
+ABLATION: tuple[tuple[str, SwitchOps, str, dict], ...] = (
+    ("sequential", SwitchOps(), "storage", {}),
+    ("+ per node", SwitchOps(per_node=True), "storage", {}),
+    ("+ SIGKILL after grace", SwitchOps(per_node=True, stop_grace=True), "storage", {}),
+    ("+ checkpoint pre-staged", SwitchOps(per_node=True, stop_grace=True, prestage_checkpoint=True), "storage", {}),
+    ("+ N+2 launch", SwitchOps(True, True, True, 2), "storage", {}),
+    ("+ memory hand-back", SwitchOps(True, True, True, 2), "memory", {}),
+    ("+ stop mid-step", SwitchOps(True, True, True, 2), "memory-last-step", {}),
+    ("+ weights from a peer", SwitchOps(True, True, True, 2), "memory-last-step", {"weights_source": "peer"}),
+    ("+ live migration at dusk", SwitchOps(True, True, True, 2), "memory-last-step",
+     {"weights_source": "peer", "dusk_inflight": "migrate"}))
 
 
 def source_kind(text: str) -> str:
@@ -122,8 +126,8 @@ def every_node(rows: list[dict]) -> list[float]:
 def ablation(seeds: range, faults: tuple) -> None:
     print(f"ablation: one change at a time, seeds {seeds.start}..{seeds.stop - 1}"
           f"{', a node crash 100 s into each switch' if faults else ''}")
-    for label, ops, hb in ABLATION:
-        rows = [run_schedule(ScheduleSetup(faults=faults, handback_checkpoint=hb, ops=ops), s) for s in seeds]
+    for label, ops, hb, extra in ABLATION:
+        rows = [run_schedule(ScheduleSetup(faults=faults, handback_checkpoint=hb, ops=ops, **extra), s) for s in seeds]
         ok = sum(r["handbacks_on_time"] for r in rows)
         print(f"  {label:26s} all {pct(every_node(rows))}  hand-backs on time {ok}/{sum(r['handbacks'] for r in rows)}")
 
