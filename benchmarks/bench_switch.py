@@ -22,6 +22,11 @@ change at a time from sequential to overlapped and prints the per-node p50/p90/p
 load (``--relaunch-overlap`` 0.5, 1: a what-if, no published split of the relaunch) and with the weights read from
 object storage (the model not in the EMS pool at dawn); the twin's figures are the first row.
 ``--weights-accounting`` / ``--relaunch-overlap`` run one of those settings in full.
+``--dusk-inflight migrate``: the decode instances' in-flight sequences move with their KV cache to the instances that
+stay (Llumnix's live migration, ``switch.kv_migrate_s_per_gb``) instead of the drain waiting for the longest output.
+``--set PARAM=JSON`` overrides a parameter for a what-if (printed in the header; never the twin's figure).
+``--weights-from peer`` (an operator's choice, not a reading): the dawn's instances copy their weights from an instance
+of the same role that serves (checkpoint-engine's P2P mode, ``inference.peer_load_s``) instead of the EMS pool.
 "Per-node switch time" is from the rule firing (the node stops new work) to the node working in its new role; a
 training node works when the job runs, so every node of the job gets the same time (the job needs all its ranks).
 Beside it: the whole switch (rule firing -> last node in its new role) and, for training, when each node's own
@@ -47,11 +52,14 @@ from faultlib.workloads.weight_load import ACCOUNTINGS  # noqa: E402
 from opsbrain.ops.scenario_run import switch_ops  # noqa: E402
 from opsbrain.ops.schedule import MidSwitchFault, SwitchOps  # noqa: E402
 from opsbrain.ops.schedule_run import ScheduleSetup, run_schedule  # noqa: E402
+from opsbrain.ops.setup import ops_params  # noqa: E402
 
 STAGE_PARAMS = {  # the parameters each stage's duration is drawn from or computed with
-    "drain": ("inference.output_tokens", "inference.tpot_tight_ms", "switch.drain_timeout_s"),
+    "drain": ("inference.output_tokens", "inference.tpot_tight_ms", "switch.drain_timeout_s",
+              "switch.kv_migrate_s_per_gb", "switch.kv_migrate_downtime_s"),
     "stop": ("switch.process_stop_s", "switch.stop_grace_s", "switch.kill_release_s"),
-    "nodes_ready": ("inference.output_tokens", "switch.process_stop_s", "switch.stop_grace_s", "training.launch_s"),
+    "nodes_ready": ("inference.output_tokens", "switch.kv_migrate_s_per_gb", "switch.process_stop_s",
+                    "switch.stop_grace_s", "training.launch_s"),
     "job_start": ("training.rank_table_s", "training.hccl_init_s", "training.storage_aggregate_gbytes_s",
                   "fabric.ub_link_gbytes_s", "fabric.vpc_gbits_s"),
     "training_start": ("training.launch_s", "training.rank_table_s", "training.hccl_init_s",
@@ -59,26 +67,30 @@ STAGE_PARAMS = {  # the parameters each stage's duration is drawn from or comput
     "checkpoint": ("training.state_bytes_per_param", "training.storage_aggregate_gbytes_s",
                    "training.mem_ckpt_every_steps"),
     "relaunch": ("inference.process_relaunch_s",),
-    "weights": ("inference.ems_cold_start_s",),
+    "weights": ("inference.ems_cold_start_s", "inference.peer_load_s"),
 }
 PATH = {"to training": ("drain", "stop", "training_start"),
         "to decode": ("checkpoint", "stop", "decode_relaunch", "decode_weights"),
         "to prefill": ("checkpoint", "stop", "prefill_relaunch", "prefill_weights")}
 OVERLAPPED_PATH = {**PATH, "to training": ("nodes_ready", "job_start")}  # the stages overlap: the critical path
-ABLATION = (("sequential", SwitchOps(), "storage"),
-            ("+ per node", SwitchOps(per_node=True), "storage"),
-            ("+ SIGKILL after grace", SwitchOps(per_node=True, stop_grace=True), "storage"),
-            ("+ checkpoint pre-staged", SwitchOps(per_node=True, stop_grace=True, prestage_checkpoint=True), "storage"),
-            ("+ N+2 launch", SwitchOps(True, True, True, 2), "storage"),
-            ("+ memory hand-back", SwitchOps(True, True, True, 2), "memory"),
-            ("+ stop mid-step", SwitchOps(True, True, True, 2), "memory-last-step"))
+ABLATION: tuple[tuple[str, SwitchOps, str, dict], ...] = (
+    ("sequential", SwitchOps(), "storage", {}),
+    ("+ per node", SwitchOps(per_node=True), "storage", {}),
+    ("+ SIGKILL after grace", SwitchOps(per_node=True, stop_grace=True), "storage", {}),
+    ("+ checkpoint pre-staged", SwitchOps(per_node=True, stop_grace=True, prestage_checkpoint=True), "storage", {}),
+    ("+ N+2 launch", SwitchOps(True, True, True, 2), "storage", {}),
+    ("+ memory hand-back", SwitchOps(True, True, True, 2), "memory", {}),
+    ("+ stop mid-step", SwitchOps(True, True, True, 2), "memory-last-step", {}),
+    ("+ weights from a peer", SwitchOps(True, True, True, 2), "memory-last-step", {"weights_source": "peer"}),
+    ("+ live migration at dusk", SwitchOps(True, True, True, 2), "memory-last-step",
+     {"weights_source": "peer", "dusk_inflight": "migrate"}))
 
 
 def source_kind(text: str) -> str:
     """What a parameter's source text rests on: cited (a paper, facts.md, vendor docs), reason, assumed -- all
     that apply, so a median from a paper with an assumed spread reads cited+assumed."""
     low = text.lower()
-    cited = r"arxiv|facts\.md|paper|cann|mindcluster|sosp|kubernetes\.io"
+    cited = r"arxiv|facts\.md|paper|cann|mindcluster|sosp|kubernetes\.io|github\.com"
     kinds = [k for k, pattern in (("cited", cited), ("reason", r"\breason\b"), ("assumed", r"\bassumed\b"))
              if re.search(pattern, low)]
     return "+".join(kinds) or "definition"
@@ -114,8 +126,8 @@ def every_node(rows: list[dict]) -> list[float]:
 def ablation(seeds: range, faults: tuple) -> None:
     print(f"ablation: one change at a time, seeds {seeds.start}..{seeds.stop - 1}"
           f"{', a node crash 100 s into each switch' if faults else ''}")
-    for label, ops, hb in ABLATION:
-        rows = [run_schedule(ScheduleSetup(faults=faults, handback_checkpoint=hb, ops=ops), s) for s in seeds]
+    for label, ops, hb, extra in ABLATION:
+        rows = [run_schedule(ScheduleSetup(faults=faults, handback_checkpoint=hb, ops=ops, **extra), s) for s in seeds]
         ok = sum(r["handbacks_on_time"] for r in rows)
         print(f"  {label:26s} all {pct(every_node(rows))}  hand-backs on time {ok}/{sum(r['handbacks'] for r in rows)}")
 
@@ -169,10 +181,30 @@ def main(argv: list[str] | None = None) -> int:
                     help="other readings of the weight cold-start figure and relaunch overlaps, same seeds")
     ap.add_argument("--weights-accounting", choices=ACCOUNTINGS, default="resident",
                     help="how a node reads the paper's weight cold-start figure (faultlib.workloads.weight_load)")
+    ap.add_argument("--dusk-inflight", choices=("drain", "migrate"), default="drain",
+                    help="dusk: wait for in-flight sequences (drain) or live-migrate them with their KV (Llumnix)")
+    ap.add_argument("--weights-from", choices=("ems", "peer"), default="ems",
+                    help="dawn weights: ems (the paper's pool figure) or peer (P2P from a serving instance of the "
+                         "same role, checkpoint-engine)")
     ap.add_argument("--relaunch-overlap", type=float, default=0.0,
                     help="what-if: share (0..1) of the serving relaunch run beside the weight load")
+    ap.add_argument("--set", action="append", default=[], metavar="PARAM=JSON",
+                    help="what-if: override a parameter (inference.peer_load_s='{\"median\": 66.6, \"p90\": 100}')")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
+    overrides = {}
+    for item in args.set:
+        key, sep, value = item.partition("=")
+        try:
+            overrides[key] = json.loads(value)
+        except json.JSONDecodeError:
+            sep = ""
+        if not sep:
+            ap.error(f"--set wants PARAM=JSON, got {item!r}")
+    try:
+        ops_params(overrides)
+    except ValueError as exc:
+        ap.error(f"--set: {str(exc).splitlines()[0]}")
     if not 0.0 <= args.relaunch_overlap <= 1.0:
         ap.error("--relaunch-overlap must be between 0 and 1")
     faults = (MidSwitchFault(0, 100.0, 3), MidSwitchFault(1, 100.0, 3)) if args.fault else ()
@@ -182,7 +214,9 @@ def main(argv: list[str] | None = None) -> int:
     ops = switch_ops(args.operation, args.launch_spares)
     hb_to = args.handback_checkpoint or ("memory" if args.operation == "overlapped" else "storage")
     setup = ScheduleSetup(faults=faults, handback_checkpoint=hb_to, ops=ops,
-                          weights_accounting=args.weights_accounting, relaunch_overlap=args.relaunch_overlap)
+                          weights_accounting=args.weights_accounting, relaunch_overlap=args.relaunch_overlap,
+                          weights_source=args.weights_from, params=overrides,
+                          dusk_inflight=args.dusk_inflight)
     if args.sensitivity:
         sensitivity(range(args.first_seed, args.first_seed + args.seeds), setup)
         return 0
@@ -194,6 +228,9 @@ def main(argv: list[str] | None = None) -> int:
           f", operation {ops.name}"
           f"{f', weights read as {args.weights_accounting}' if args.weights_accounting != 'resident' else ''}"
           f"{f', relaunch overlap {args.relaunch_overlap:g} (what-if)' if args.relaunch_overlap else ''}"
+          f"{f', weights from {args.weights_from}' if args.weights_from != 'ems' else ''}"
+          f"{', in-flight sequences migrated at dusk' if args.dusk_inflight == 'migrate' else ''}"
+          f"{f', what-if {overrides}' if overrides else ''}"
           f"{', a node crash 100 s into each switch' if args.fault else ''}, hand-back checkpoint to {hb_to}")
 
     def show(label: str, vals: list[float]) -> None:
@@ -245,6 +282,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"switches failed: {sum(len(r['failed']) for r in rows)}; start retries: {sum(r['attempts'] for r in rows)}; "
           f"nodes replaced by spares: {sum(len(x) for r in rows for x in r['replaced'])}; group nodes left out by "
           f"an N + k launch (spares for the night): {sum(r['set_aside'] for r in rows)}")
+    if args.weights_from == "peer":
+        print(f"peer loads without a serving peer (read from the EMS pool instead): "
+              f"{sum(r['peer_fallbacks'] for r in rows)}")
     print(f"SLO attainment (TPOT 15 ms): p50 {np.percentile([r['slo_attainment'] for r in rows], 50):.4f}  "
           f"min {min(r['slo_attainment'] for r in rows):.4f}")
     if args.breakdown:

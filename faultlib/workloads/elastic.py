@@ -6,7 +6,10 @@ TTFT, life cycle); this subclass adds the two control actions an elastic schedul
 * :meth:`ElasticInferenceService.add_instance` places a new prefill or decode instance on free nodes and starts it:
   process launch + HCCL init (``inference.process_relaunch_s``) and the weights of its EP shard from the EMS pool
   or object storage (``inference.ems_cold_start_s`` / ``obs_cold_start_s`` x the node's share of 671 GB), the same
-  draws as a restart. It serves once both stages are done; the router then rebalances by capacity.
+  draws as a restart. It serves once both stages are done; the router then rebalances by capacity. With
+  ``weights_from="peer"`` the weights come from an instance of the same role that serves the model now (P2P from its
+  host memory into the new instance, ``inference.peer_load_s``: MoonshotAI checkpoint-engine's P2P mode, made for
+  instances added while the others serve); without such a peer the load falls back to the EMS pool.
 * :meth:`ElasticInferenceService.retire_instance` drains an instance out of the router at once (fluid model: its
   in-flight sequences are not modelled) and frees its nodes.
 
@@ -22,9 +25,10 @@ import simpy
 
 from faultlib.ems import EmsPool
 from faultlib.workloads.inference import InferenceService, _Instance
-from faultlib.workloads.weight_load import WeightAccounting, node_share
+from faultlib.workloads.weight_load import WeightAccounting, node_bytes, node_share
 
 Role = Literal["prefill", "decode"]
+WeightsFrom = Literal["ems", "obs", "peer"]
 
 
 class ElasticInferenceService(InferenceService):
@@ -51,8 +55,9 @@ class ElasticInferenceService(InferenceService):
         # sensitivity run only: no published split of the relaunch says how much of it could overlap
         self.relaunch_overlap: float = 0.0
         # where an added instance reads its weights by default: the EMS pool (the model kept cached there), or
-        # object storage (a sensitivity run: the pool does not hold the model)
-        self.weights_source: Literal["ems", "obs"] = "ems"
+        # object storage (a sensitivity run: the pool does not hold the model), or a peer serving the model
+        self.weights_source: WeightsFrom = "ems"
+        self.peer_fallbacks = 0  # peer loads that found no serving peer and read from the EMS pool instead
         self._serial = {"prefill": len(self._role("prefill")), "decode": len(self._role("decode"))}
         self._npu_s = {"allocated": 0.0, "serving": 0.0, "decode_allocated": 0.0}
         self._npu_t = 0.0
@@ -114,8 +119,25 @@ class ElasticInferenceService(InferenceService):
                 out.append((s.t, t1))
         return out
 
+    def _peer(self, inst: _Instance) -> _Instance | None:
+        """A running instance of ``inst``'s role (it holds the same weights) to copy them from; None if none serves."""
+        snap = self._hist[-1] if self._hist else None
+        return next((i for i in self._insts.values() if i is not inst and i.role == inst.role
+                     and i.state == "running" and snap is not None and snap.inst_up.get(i.name)), None)
+
     def _weights_load_s(self, inst: _Instance, source: str) -> float:
-        """As the base service; a load from the EMS pool reads the model's weights in the service's namespace."""
+        """As the base service; a load from the EMS pool reads the model's weights in the service's namespace. From
+        a peer: the node's bytes (under :attr:`weights_accounting`) over its share of the ``peer_load_s`` figure."""
+        if source == "peer" and self.sim is not None:
+            if self._peer(inst) is not None:
+                topo = self.sim.topology.params
+                model = self.p.total_params_b * self.p.bytes_per_param * 1e9
+                node = node_bytes(self.p, self._npus(inst), topo.npus_per_node, topo.dies_per_npu,
+                                  self.weights_accounting)
+                share = node / (model / self.p.peer_load_ref_nodes)
+                return self.sim.durations.draw("inference.peer_load_s", self.p.peer_load_s, share)
+            self.peer_fallbacks += 1
+            source = "ems"
         if source == "ems" and self.ems is not None and self.sim is not None:
             self.ems.read(self.sim.now, self.namespace, self.namespace, f"weights/{self.name}")
         if self.weights_accounting == "resident" or self.sim is None:
@@ -131,8 +153,20 @@ class ElasticInferenceService(InferenceService):
         f = min(1.0, max(0.0, self.relaunch_overlap))
         return [("relaunch", relaunch * (1.0 - f)), ("weights", max(weights, relaunch * f))]
 
+    def decode_batch_per_npu(self, instance: str) -> float:
+        """Sequences in flight per NPU of a decode instance now: the roofline's operating point at the rate it
+        serves (0 for a prefill instance or one that does not serve)."""
+        inst = self._inst(instance)
+        snap = self._hist[-1] if self._hist else None
+        if inst.role != "decode" or snap is None or not snap.inst_up.get(inst.name):
+            return 0.0
+        n = self._npus(inst)
+        _served, batch, _tpot = self.roof.decode_operating_point(
+            snap.inst_tok_s.get(inst.name, 0.0) / n, n, self._serving_factor(inst), self._slowdown(inst))
+        return batch
+
     # ---- control actions --------------------------------------------------------------------------
-    def add_instance(self, role: Role, nodes: list[str], weights_from: Literal["ems", "obs"] | None = None
+    def add_instance(self, role: Role, nodes: list[str], weights_from: WeightsFrom | None = None
                      ) -> tuple[str, simpy.Process]:
         """Place a new ``role`` instance on ``nodes`` and start it; returns (qualified name, start process).
         ``weights_from`` defaults to :attr:`weights_source`."""
@@ -141,8 +175,8 @@ class ElasticInferenceService(InferenceService):
             raise RuntimeError(f"{self.name} is not attached to a simulation")
         if role not in ("prefill", "decode"):
             raise ValueError(f"role must be 'prefill' or 'decode', got {role!r}")
-        if weights_from not in ("ems", "obs"):
-            raise ValueError(f"weights_from must be 'ems' or 'obs', got {weights_from!r}")
+        if weights_from not in ("ems", "obs", "peer"):
+            raise ValueError(f"weights_from must be 'ems', 'obs' or 'peer', got {weights_from!r}")
         if not nodes:
             raise ValueError(f"{self.name}: an instance needs at least one node")
         name = f"{role}{self._serial[role]}"

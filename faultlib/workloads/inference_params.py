@@ -100,4 +100,13 @@ class InferenceParams(OpRetryParams):
     ems_cold_start_s: Dist = D(
         320.0, 480.0, "s", "671 GB cold start via the EMS memory pool, " + PAPER + " (the median); assumed p90 1.5 x "
         "median (memory-pool contention)")
+    peer_load_s: Dist = D(
+        33.3, 50.0, "s", "671 GB into a new 2-node serving instance from instances already serving the model (their "
+        "host memory, P2P over RDMA, into an engine started with dummy weights): DeepSeek-V3.1 FP8, 2 nodes of a "
+        "256-GPU H20 cluster, 33.30 s ('Update (P2P)', MoonshotAI checkpoint-engine README benchmark, "
+        "github.com/MoonshotAI/checkpoint-engine); a node pays its resident bytes / (671 GB / peer_load_ref_nodes) "
+        "of it; assumed p90 1.5 x median (as ems_cold_start_s)")
+    peer_load_ref_nodes: int = P(
+        2, "nodes", "the instance of the peer_load_s figure: 16 GPUs (TP16) on 2 nodes, each receiving half the "
+        "model (checkpoint-engine README benchmark)", ge=1)
 

@@ -5,6 +5,8 @@ Inference -> training (dusk), per group of nodes:
 1. **drain**: the router stops admitting to the instance; its in-flight sequences finish. The longest has up to a
    whole output left: ``output_tokens x TPOT`` of the moment (the twin's own TPOT), bounded by
    ``switch.drain_timeout_s`` (after which the rest is re-queued elsewhere). The instance is then retired.
+   With ``inflight="migrate"`` (Llumnix, OSDI'24: live migration of a request with its KV cache while it decodes)
+   the in-flight sequences move to the instances that stay instead, in :func:`migrate_s`.
 2. **stop**: the serving processes exit and free HBM (``switch.process_stop_s``, the slowest of the nodes).
 3. **start training**: a :class:`TrainingJob` on the nodes restarts from its persistent checkpoint with the job's
    own restart model (launch = slowest node, rank table, HCCL init, checkpoint load over the storage path).
@@ -76,6 +78,16 @@ class SwitchParams(ParamGroup):
     kill_release_s: Dist = D(
         2.0, 5.0, "s", "assumed: after SIGKILL the kernel reaps the process and the NPU driver frees its device "
         "memory and contexts: seconds; assumed p90 2.5 x median")
+    kv_migrate_s_per_gb: Dist = D(
+        0.41, 0.62, "s/GB", "live migration of in-flight KV cache (pre-copy while the request decodes): Llumnix's "
+        "LLaMA-7B figures, 451, 909, 1682 ms for 2k, 4k, 8k-token sequences (1.07, 2.15, 4.29 GB of FP16 KV), i.e. "
+        "2.4-2.6 GB/s per GPU (OSDI'24 artifact, github.com/AlibabaPAI/llumnix artifact/62_migration_efficiency/"
+        "plot/plot.py, the paper's Figure 10); applied per NPU (its sequences' KV), not faster for UB; assumed p90 "
+        "1.5 x median")
+    kv_migrate_downtime_s: float = P(
+        0.035, "s", "the last stage of a live migration (the request paused): 20-30 ms (7B) to 33-37 ms (30B), "
+        "nearly constant in the sequence length (Llumnix OSDI'24 artifact, figure10_paper.claim and plot.py, "
+        "github.com/AlibabaPAI/llumnix)", ge=0)
 
 
 def drain_s(sim: Simulation, svc: ElasticInferenceService, instance: str) -> float:
@@ -87,6 +99,27 @@ def drain_s(sim: Simulation, svc: ElasticInferenceService, instance: str) -> flo
     role = svc.instances()[svc._qual(svc._inst(instance))]["role"]
     per_token = tpot if role == "decode" else 0.0  # a prefill instance hands its prompts over within a batch
     return min(svc.p.output_tokens * per_token, p.drain_timeout_s)
+
+
+def migrate_s(sim: Simulation, svc: ElasticInferenceService, instance: str) -> float:
+    """How long moving the in-flight sequences of ``instance`` (with their KV cache) to the instances that stay
+    takes: each NPU's sequences' KV at ``kv_migrate_s_per_gb`` (NPUs in parallel) plus the final pause. A prefill
+    instance hands its prompts over within a batch (nothing to migrate), as in :func:`drain_s`."""
+    p: SwitchParams = sim.params.switch
+    batch = svc.decode_batch_per_npu(instance)
+    if batch <= 0:
+        return 0.0
+    kv_gb = batch * svc.roof.decode_context() * svc.p.kv_bytes_per_token / 1e9
+    return sim.durations.draw("switch.kv_migrate_s_per_gb", p.kv_migrate_s_per_gb, kv_gb) + p.kv_migrate_downtime_s
+
+
+Inflight = Literal["drain", "migrate"]
+
+
+def leave_s(sim: Simulation, svc: ElasticInferenceService, instance: str, inflight: Inflight = "drain") -> float:
+    """Until the in-flight sequences of ``instance`` are gone: drained (:func:`drain_s`) or migrated
+    (:func:`migrate_s`)."""
+    return migrate_s(sim, svc, instance) if inflight == "migrate" else drain_s(sim, svc, instance)
 
 
 def stop_s(sim: Simulation, nodes: int) -> float:

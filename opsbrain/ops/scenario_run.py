@@ -62,7 +62,8 @@ def run_schedule_block(b: ScheduleBlock, seeds: list[int], demand_scale: float =
                           handback_deadline_s=b.handback_deadline_s,
                           faults=tuple(MidSwitchFault(f.switch, f.after, f.node, f.kind) for f in b.faults),
                           params=dict(b.params), handback_checkpoint=b.handback_checkpoint,
-                          ops=switch_ops(b.operation, b.launch_spares))
+                          ops=switch_ops(b.operation, b.launch_spares), weights_source=b.weights_from,
+                          dusk_inflight=b.dusk_inflight)
     rows = [run_schedule(setup, s) for s in seeds]
     every = [v for r in rows for d in ("training", "inference") for v in r["node_switch_s"][d]]
     whole = [v for r in rows for d in ("training", "inference") for v in r["whole_switch_s"][d]]

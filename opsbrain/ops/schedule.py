@@ -28,7 +28,7 @@ from faultlib.workloads.switch import (
     SwitchedTrainingJob,
     checkpoint_read_s,
     detach,
-    drain_s,
+    leave_s,
     hand_back,
     handback_checkpoint,
     launch_draws,
@@ -125,7 +125,7 @@ class ScheduleRunner:
         if not quals or rec.group in self.jobs:
             rec.skipped = "the group is not serving"
             return
-        rec.stages["drain"] = max(drain_s(sim, self.svc, q) for q in quals)
+        rec.stages["drain"] = max(leave_s(sim, self.svc, q, self.plan.dusk_inflight) for q in quals)
         yield sim.env.timeout(rec.stages["drain"])
         nodes: list[str] = []
         for q in quals:
@@ -177,7 +177,7 @@ class ScheduleRunner:
             rec.skipped = "the group is not serving"
             return
         t0 = sim.now
-        drains = {q: drain_s(sim, self.svc, q) for q in quals}
+        drains = {q: leave_s(sim, self.svc, q, self.plan.dusk_inflight) for q in quals}
         members = {q: list(self.svc.instances()[q]["nodes"]) for q in quals}
         group = [n for q in quals for n in members[q]]
         spares = [n for n in self.spares if self._healthy(n)][:ops.launch_spares]

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from faultlib.workloads.elastic import Role
-from faultlib.workloads.switch import HandbackCheckpoint
+from faultlib.workloads.switch import HandbackCheckpoint, Inflight
 from opsbrain.ops.switch_faults import fault_report
 from opsbrain.scenario.superpod import LAUNCH_SPARES
 
@@ -81,6 +81,7 @@ class SchedulePlan:
     faults: tuple[MidSwitchFault, ...] = ()
     handback_checkpoint: HandbackCheckpoint = "storage"  # memory: MindIO ACP (faultlib.workloads.switch)
     ops: SwitchOps = SwitchOps()
+    dusk_inflight: Inflight = "drain"  # migrate: Llumnix-style live migration to the instances that stay
 
 
 @dataclass

@@ -8,13 +8,13 @@ diurnal curve, its peak at ``peak_load`` of the day layout's decode capacity at 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from faultlib import ids
 from faultlib.engine import Simulation
 from faultlib.workloads.demand import curve_for, drive_demand
-from faultlib.workloads.elastic import ElasticInferenceService
-from faultlib.workloads.switch import HandbackCheckpoint
+from faultlib.workloads.elastic import ElasticInferenceService, WeightsFrom
+from faultlib.workloads.switch import HandbackCheckpoint, Inflight
 from faultlib.workloads.weight_load import WeightAccounting
 from opsbrain.ops.schedule import (
     Group,
@@ -39,10 +39,11 @@ class ScheduleSetup:
     params: dict[str, Any] = field(default_factory=dict)
     handback_checkpoint: HandbackCheckpoint = "storage"
     ops: SwitchOps = SwitchOps()
+    dusk_inflight: Inflight = "drain"
     # sensitivity only (benchmarks/bench_switch.py --sensitivity); the defaults are the twin's model
     weights_accounting: WeightAccounting = "resident"
     relaunch_overlap: float = 0.0
-    weights_source: Literal["ems", "obs"] = "ems"
+    weights_source: WeightsFrom = "ems"  # "peer": an operator's choice (checkpoint-engine P2P), not sensitivity
 
 
 def default_plan(sim: Simulation, setup: ScheduleSetup) -> tuple[list[Group], list[str]]:
@@ -77,13 +78,13 @@ def run_schedule(setup: ScheduleSetup, seed: int) -> dict[str, Any]:
     sim.env.process(drive_demand(sim, svc, curve))
     plan = SchedulePlan(tuple(groups), (Rule(setup.dusk, "flex", "training"), Rule(setup.dawn, "flex", "inference")),
                         tuple(spares), setup.handback_deadline_s, setup.faults, setup.handback_checkpoint,
-                        setup.ops)
+                        setup.ops, setup.dusk_inflight)
     runner = ScheduleRunner(sim, svc, plan)
     runner.start(setup.duration_s)
     sim.run(setup.duration_s)
     stats = switch_stats(runner.records)
     stats.update(seed=seed, operation=setup.ops.name, switches=len(runner.records), skipped=len(runner.skipped),
-                 slo_attainment=svc.slo_attainment(),
+                 slo_attainment=svc.slo_attainment(), peer_fallbacks=svc.peer_fallbacks,
                  replaced=[r.replaced for r in runner.records if r.replaced],
                  handback_detail=[r.handback for r in runner.records if r.handback],
                  training={h["job"]: h["trained"] for h in stats_handbacks(runner)})

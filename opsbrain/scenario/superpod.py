@@ -77,6 +77,13 @@ class ScheduleBlock(_Strict):
         "the drain, training launched on N + k nodes (k = launch_spares of the plan's spares)")
     launch_spares: int = Field(LAUNCH_SPARES, ge=0, le=8,
                                description="overlapped: spares launched beside the group (N + k)")
+    dusk_inflight: Literal["drain", "migrate"] = Field(
+        "drain", description="the decode instances' in-flight sequences at dusk: drain (wait for the longest "
+        "output) or migrate (Llumnix-style live migration with their KV cache to the instances that stay)")
+    weights_from: Literal["ems", "peer"] = Field(
+        "ems", description="where the dawn's instances load their weights: ems (the pool, the paper's 320 s for "
+        "671 GB) or peer (P2P from an instance of the same role that serves the model, checkpoint-engine's mode for "
+        "instances added while others serve; the EMS pool when none serves)")
 
     @field_validator("dusk", "dawn")
     @classmethod
