@@ -168,12 +168,12 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"load_average": load, "cores": os.cpu_count(), "results": rows}, indent=1))
         return 0
     print(f"whole process, warm-up + {args.repeat} runs each; load average {load:.1f} on {os.cpu_count()} cores")
-    print(f"{'command':48} {'first':>7} {'wall p50':>9} {'cpu p50':>8} {'goal':>6}  verdict (wall)  cpu   load")
+    print(f"{'command':52} {'first':>7} {'wall p50':>9} {'cpu p50':>8} {'goal':>6}  verdict (wall)  cpu   load")
     for r in rows:
-        print(f"{r['command']:48} {r['first_wall_s']:>6.2f}s {r['wall_p50_s']:>8.2f}s {r['cpu_p50_s']:>7.2f}s "
+        print(f"{r['command']:52} {r['first_wall_s']:>6.2f}s {r['wall_p50_s']:>8.2f}s {r['cpu_p50_s']:>7.2f}s "
               f"{r['goal_s']:>5.1f}s  {r['verdict']:14}  {r['cpu_verdict']:5} {r['load_average']:.1f}")
         if "against" in r:
-            print(f"{'  against ' + r['against']:48} {'':>7} {r['against_wall_p50_s']:>8.2f}s "
+            print(f"{'  against ' + r['against']:52} {'':>7} {r['against_wall_p50_s']:>8.2f}s "
                   f"{r['against_cpu_p50_s']:>7.2f}s  cpu ratio {r['cpu_ratio']:.2f}")
     return 0
 

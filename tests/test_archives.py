@@ -121,6 +121,20 @@ def test_compressed_members_of_a_directory_and_of_an_archive(tmp_path: Path, eng
         assert got["read_from"]["decompressed_files"] == done
 
 
+def test_a_top_folder_the_layout_reads_is_kept(tmp_path: Path, engine: Any) -> None:
+    """``tar czf x.tgz worker-0`` is the bundle ``worker-0/``; ``tar czf x.tgz process_log`` keeps ``process_log/``
+    (where a plog sits says whose it is), as the directory reader sees the folder that holds it."""
+    w0 = FIX / "hbm-uce-real" / "worker-0"
+    got = diagnose_bundle(make_tar(w0, tmp_path / "w.tgz", top="worker-0"), engine)
+    assert verdict(got)[:5] == verdict(diagnose_bundle(w0, engine))[:5] and got["read_from"]["name"] == "worker-0"
+    holder = tmp_path / "holder"
+    shutil.copytree(w0 / "process_log", holder / "process_log")
+    got = diagnose_bundle(make_tar(holder / "process_log", tmp_path / "p.tgz", top="process_log"), engine)
+    want = diagnose_bundle(holder, engine)
+    assert verdict(got)[:5] == verdict(want)[:5] and got["read_from"]["name"] == "p"
+    assert got["files"]["by_kind"] == want["files"]["by_kind"] == {"plog": 2}
+
+
 def test_gz_log_equals_its_plain_text(tmp_path: Path) -> None:
     text = (FIX / "hbm-uce-real" / "worker-0" / "messages").read_bytes() * 3
     plain = tmp_path / "messages"

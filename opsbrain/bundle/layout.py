@@ -179,6 +179,10 @@ def _worker_before(rel: str, anchor: str | tuple[str, ...]) -> str:
 
 _DEV_ANCHORS = ("device_log", "slog", "hisi_logs")
 _CANN_ANCHORS = ("process_log",)
+LAYOUT_DIRS = frozenset({*_DEV_ANCHORS, *_CANN_ANCHORS, "environment_check", DL_DIR, "mindx-dl", SWITCH_DIR,
+                         OLD_SWITCH_DIR, CLUSTER_DIR, "jobs", "crash", "other", "plog", "run", "debug"})
+"""Directories whose name the layout reads (where a file sits says what it is, or whose it is): an archive's one
+top-level folder of these names is kept (``tar czf x.tgz process_log/``), not taken off as a wrapper of the bundle."""
 
 
 def _dl(rel: str) -> str:

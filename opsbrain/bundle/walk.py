@@ -70,7 +70,8 @@ class _Scan:
     def walk(self) -> None:
         """Every entry of the tree: regular files whose name a kind of :func:`~opsbrain.bundle.layout.classify`
         knows are read (decompressed when compressed); an archive's members are classified once every name is known
-        (a common top-level folder is taken off first, as the directory reader would see the folder)."""
+        (a common top-level folder is taken off first, as the directory reader would see the folder, unless the layout reads
+its name: :data:`~opsbrain.bundle.layout.LAYOUT_DIRS`)."""
         archive = self.tree.archive
         got: list[_Got] = []
         rels: list[str] = []
@@ -90,6 +91,8 @@ class _Scan:
                 else:
                     got.append(self._read(e))
         top = common_top(rels) if archive else ""
+        if top[:-1] in L.LAYOUT_DIRS:  # a folder the layout reads, not the bundle's own: kept
+            top = ""
         if top:
             self.name = top[:-1]
         for g in got:
