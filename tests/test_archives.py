@@ -100,6 +100,30 @@ def test_twin_bundle_archived_diagnoses_as_the_directory(suffix: str, twin_bundl
     assert got["limits"] == [] and got["refused"] == []
 
 
+def test_per_worker_archives_inside_the_bundle(twin_bundle: Path, tmp_path: Path, engine: Any) -> None:
+    """A collection that packs each node's logs (``worker.tar.gz`` holding ``worker/``, or a zip without a top
+    folder) and gathers them, as a directory or in one more tar: read as the directory of the unpacked logs."""
+    want = diagnose_bundle(twin_bundle, engine)
+    b = tmp_path / "gathered"
+    shutil.copytree(twin_bundle, b)
+    packed = 0
+    for w in sorted(d for d in b.iterdir() if (d / "process_log").is_dir() or (d / "messages").is_file()):
+        if packed % 2 == 0:
+            make_tar(w, b / f"{w.name}.tar.gz", top=w.name)
+        else:
+            with zipfile.ZipFile(b / f"{w.name}.zip", "w", zipfile.ZIP_DEFLATED) as zf:
+                for p in sorted(w.rglob("*")):
+                    if p.is_file():
+                        zf.write(p, p.relative_to(w).as_posix())
+        shutil.rmtree(w)
+        packed += 1
+    assert packed >= 2
+    for where in (b, make_tar(b, tmp_path / "gathered.tar")):
+        got = diagnose_bundle(where, engine)
+        assert verdict(got) == verdict(want), where
+        assert got["limits"] == [] and got["refused"] == []
+
+
 def test_compressed_members_of_a_directory_and_of_an_archive(tmp_path: Path, engine: Any) -> None:
     """Rotated and compressed logs (messages-*.gz, plog .bz2, device-os .xz) are read as their plain content."""
     want = diagnose_bundle(FIX / "hbm-uce-real", engine)
@@ -337,7 +361,8 @@ def _tar_of(files: dict[str, bytes]) -> bytes:
     return buf.getvalue()
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=int(os.environ.get("OPSBRAIN_PROP_EXAMPLES", "12")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(blob=st.binary(max_size=2048), cut=st.integers(min_value=0, max_value=4096))
 def test_arbitrary_bytes_never_raise(blob: bytes, cut: int, tmp_path_factory: pytest.TempPathFactory) -> None:
     """Bytes as a log, as a .gz, as a cut .gz, as an archive member and as a cut archive: exit 0 or 2, no traceback."""

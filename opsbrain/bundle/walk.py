@@ -18,7 +18,18 @@ from typing import NamedTuple
 
 from opsbrain.bundle import layout as L
 from opsbrain.ingest import MAX_LINE
-from opsbrain.ingest.archive import FILE, READ_ERRORS, Entry, TarTree, Tree, Unpacked, ZipTree, common_top, plain_name
+from opsbrain.ingest.archive import (
+    FILE,
+    READ_ERRORS,
+    Entry,
+    TarTree,
+    Tree,
+    Unpacked,
+    ZipTree,
+    common_top,
+    plain_name,
+    with_nested,
+)
 from opsbrain.ingest.surface import may_carry, plain
 
 
@@ -36,6 +47,12 @@ _JUNK_BYTES = bytes([*range(0x09), *range(0x0b, 0x20), 0x7f])
 """The bytes of _JUNK's control characters (UTF-8 keeps every byte below 0x80 as that character)."""
 _JUNK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffd]")
 
+def _top(rels: list[str]) -> str:
+    """An archive's one top-level folder to take off (``""``: none, or one the layout reads)."""
+    top = common_top(rels)
+    return "" if top[:-1] in L.LAYOUT_DIRS else top
+
+
 class _Got(NamedTuple):
     """An entry walked: its raw name, why it is not read (None: it is, or it is unknown), its bytes, a note."""
 
@@ -44,6 +61,7 @@ class _Got(NamedTuple):
     data: bytes | None = None
     note: str | None = None
     unsafe: bool = False  # an absolute or ``..`` name: listed as it is
+    group: str = ""  # the archive inside the tree it comes from (Entry.group)
 
 
 class _Scan:
@@ -69,34 +87,35 @@ class _Scan:
 
     def walk(self) -> None:
         """Every entry of the tree: regular files whose name a kind of :func:`~opsbrain.bundle.layout.classify`
-        knows are read (decompressed when compressed); an archive's members are classified once every name is known
-        (a common top-level folder is taken off first, as the directory reader would see the folder, unless the layout reads
-its name: :data:`~opsbrain.bundle.layout.LAYOUT_DIRS`)."""
-        archive = self.tree.archive
+        knows are read (decompressed when compressed); an archive inside (``worker-0.tar.gz``) is read in its place,
+        one level deep, as the folder ``worker-0/``. An archive's members are classified once every name is known:
+        its one top-level folder is taken off first (as the directory reader would see that folder), unless the
+        layout reads its name (:data:`~opsbrain.bundle.layout.LAYOUT_DIRS`)."""
+        p = self.p
         got: list[_Got] = []
-        rels: list[str] = []
+        names: dict[str, list[str]] = {"": []}  # per archive inside ("": the tree itself), for its top folder
         seen = 0
-        for e in self.tree.entries():
+        for e in with_nested(self.tree, p.max_archive_bytes, p.max_members, p.max_file_bytes):
             if not e.unsafe:
-                rels.append(e.rel)
+                names.setdefault(e.group, []).append(e.rel)
+                names[""].append(e.group or e.rel)
             if e.problem is not None:
-                got.append(_Got(e.rel, e.problem, unsafe=e.unsafe))
+                got.append(_Got(e.rel, e.problem, unsafe=e.unsafe, group=e.group))
             elif e.what == FILE:
                 seen += 1
-                if seen > self.p.max_files:
-                    got.append(_Got(e.rel, f"more than {self.p.max_files} files in the bundle: not read"))
-                elif not any(L.classify(plain_name(r)) for r in ((e.rel, e.rel.partition("/")[2]) if archive
+                strip = self.tree.archive or e.group
+                if seen > p.max_files:
+                    got.append(_Got(e.rel, f"more than {p.max_files} files in the bundle: not read", group=e.group))
+                elif not any(L.classify(plain_name(r)) for r in ((e.rel, e.rel.partition("/")[2]) if strip
                                                                   else (e.rel,))):
-                    got.append(_Got(e.rel))
+                    got.append(_Got(e.rel, group=e.group))
                 else:
                     got.append(self._read(e))
-        top = common_top(rels) if archive else ""
-        if top[:-1] in L.LAYOUT_DIRS:  # a folder the layout reads, not the bundle's own: kept
-            top = ""
-        if top:
-            self.name = top[:-1]
+        tops = {g: _top(rels) for g, rels in names.items() if g or self.tree.archive}
+        if tops.get(""):
+            self.name = tops[""][:-1]
         for g in got:
-            rel = g.rel[len(top):] if top and g.rel.startswith(top) and not g.unsafe else g.rel
+            rel = self._final(g, tops)
             if g.note:
                 self.limits.append(f"{rel}: {g.note}")
             if g.problem is not None:
@@ -105,40 +124,54 @@ its name: :data:`~opsbrain.bundle.layout.LAYOUT_DIRS`)."""
             kind = L.classify(plain_name(rel))
             if kind is None or g.data is None:
                 self.skipped.append({"path": rel, "reason": "unknown file (not a source of facts.md §7)"})
-            elif archive and rel.count("/") > self.p.max_depth:
-                self.refuse(rel, f"deeper than {self.p.max_depth} directory levels: not read")
+            elif rel.count("/") > p.max_depth:
+                self.refuse(rel, f"deeper than {p.max_depth} directory levels: not read")
             else:
                 self._add(rel, kind, g.data)
         self.limits.extend(self.tree.problems)
-        if archive:  # the directory walk's order (level by level, names sorted), whatever the archive's order
+        if len(tops) > 0:  # the directory walk's order (level by level, names sorted), whatever the archives' order
             self.files.sort(key=lambda f: (f.rel.count("/"), f.rel.split("/")))
+
+    @staticmethod
+    def _final(g: _Got, tops: dict[str, str]) -> str:
+        """An entry's path in the bundle: inside an archive inside, its top folder off and the archive's path
+        (without suffix) before it; then the tree's own top folder off. An unsafe name is shown as it is."""
+        if g.unsafe:
+            return f"{g.group}:{g.rel}" if g.group else g.rel
+        rel = g.rel
+        if g.group:
+            inner = tops.get(g.group, "")
+            rel = f"{g.group}/{rel[len(inner):] if inner and rel.startswith(inner) else rel}"
+        top = tops.get("", "")
+        return rel[len(top):] if top and rel.startswith(top) else rel
 
     def _read(self, e: Entry) -> _Got:
         """A regular file's bytes, decompressed, within the per-file and the whole read's limits."""
         p = self.p
         if e.size is not None and e.size > p.max_file_bytes:
-            return _Got(e.rel, f"{e.size} bytes, over the {p.max_file_bytes}-byte limit: not read")
+            return _Got(e.rel, f"{e.size} bytes, over the {p.max_file_bytes}-byte limit: not read", group=e.group)
         budget = p.max_total_bytes - self.bytes_read
         if budget <= 0:
-            return _Got(e.rel, f"the read's {p.max_total_bytes} bytes of text are spent: not read")
+            return _Got(e.rel, f"the read's {p.max_total_bytes} bytes of text are spent: not read", group=e.group)
         try:
             assert e.open is not None
             with e.open() as fh:
                 size = e.size if e.size is not None else os.fstat(fh.fileno()).st_size
                 if size > p.max_file_bytes:
-                    return _Got(e.rel, f"{size} bytes, over the {p.max_file_bytes}-byte limit: not read")
+                    return _Got(e.rel, f"{size} bytes, over the {p.max_file_bytes}-byte limit: not read",
+                                group=e.group)
                 u = Unpacked(fh, min(p.max_file_bytes, budget))
                 data = u.read()
         except READ_ERRORS as exc:
-            return _Got(e.rel, f"cannot read: {getattr(exc, 'strerror', None) or exc}")
+            return _Got(e.rel, f"cannot read: {getattr(exc, 'strerror', None) or exc}", group=e.group)
         if u.capped:
-            return _Got(e.rel, f"over the {p.max_file_bytes}-byte limit once decompressed: not read"
-                        if budget > p.max_file_bytes else
-                        f"the read's {p.max_total_bytes} bytes of text are spent (decompressed): not read")
+            why = (f"over the {p.max_file_bytes}-byte limit once decompressed: not read" if budget > p.max_file_bytes
+                   else f"the read's {p.max_total_bytes} bytes of text are spent (decompressed): not read")
+            return _Got(e.rel, why, group=e.group)
         self.bytes_read += len(data)
         self.decompressed += u.kind is not None
         note = f"{u.kind} stream {u.error} after {len(data)} bytes: the lines before were read" if u.error else None
-        return _Got(e.rel, None, data, note)
+        return _Got(e.rel, None, data, note, group=e.group)
 
     def _add(self, rel: str, kind: L.FileKind, data: bytes) -> None:
         head = data[:4096]

@@ -37,6 +37,8 @@ READ_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile
 """What the stdlib's decompressors and archive readers raise on truncated, corrupt or unsupported data (RuntimeError:
 an encrypted zip member; NotImplementedError: a zip compression method the stdlib lacks)."""
 CHUNK = 1 << 20
+_DECOMPRESSORS: dict[str, Callable[[IO[bytes]], gzip.GzipFile | bz2.BZ2File | lzma.LZMAFile]] = {
+    "gzip": lambda f: gzip.GzipFile(fileobj=f, mode="rb"), "bzip2": bz2.BZ2File, "xz": lzma.LZMAFile}
 
 
 class ArchiveError(Exception):
@@ -85,9 +87,7 @@ class Unpacked(io.RawIOBase):
         if self.kind is not None:
             src = io.BufferedReader(_Prefixed(self._head, raw))
             self._head = b""
-            # the decompressor lives as long as this stream (the caller closes the raw stream)
-            self._inner = (gzip.GzipFile(fileobj=src, mode="rb") if self.kind == "gzip"  # noqa: SIM115
-                           else bz2.BZ2File(src) if self.kind == "bzip2" else lzma.LZMAFile(src))
+            self._inner = _DECOMPRESSORS[self.kind](src)  # lives as long as this stream; the caller closes raw
 
     def readable(self) -> bool:
         return True
@@ -164,6 +164,7 @@ class Entry:
     open: Callable[[], IO[bytes]] | None = None
     problem: str | None = None
     unsafe: bool = False  # an absolute or ``..`` name: says nothing of the archive's layout
+    group: str = ""  # an archive inside the tree: its path there without its suffix (``worker-0`` for worker-0.tgz)
 
 
 def safe_name(name: str) -> tuple[str, str | None]:
@@ -230,11 +231,12 @@ class TarTree:
 
     archive = True
 
-    def __init__(self, path: Path, stream_cap: int, max_members: int) -> None:
+    def __init__(self, path: Path, stream_cap: int, max_members: int, fh: IO[bytes] | None = None) -> None:
+        """The tar at ``path``, or in ``fh`` (an archive inside another: ``path`` its name there)."""
         self.path, self.name = path, archive_stem(path.name)
         self.stream_cap, self.max_members = stream_cap, max_members
         self.problems: list[str] = []
-        self._fh = path.open("rb")
+        self._fh = fh if fh is not None else path.open("rb")
         self.stream = Unpacked(self._fh, stream_cap)
         self.kind = f"tar.{self.stream.kind}" if self.stream.kind else "tar"
         try:
@@ -307,11 +309,12 @@ class ZipTree:
     archive = True
     kind = "zip"
 
-    def __init__(self, path: Path, max_members: int) -> None:
+    def __init__(self, path: Path, max_members: int, fh: IO[bytes] | None = None) -> None:
+        """The zip at ``path``, or in ``fh`` (seekable; an archive inside another: ``path`` its name there)."""
         self.path, self.name, self.max_members = path, archive_stem(path.name), max_members
         self.problems: list[str] = []
         try:
-            self.zip = zipfile.ZipFile(path)
+            self.zip = zipfile.ZipFile(fh if fh is not None else path)
         except READ_ERRORS as exc:
             raise ArchiveError(f"unreadable zip archive (truncated or corrupt: {exc})") from None
 
@@ -379,6 +382,46 @@ def open_tree(path: Path, stream_cap: int, max_members: int) -> TarTree | ZipTre
     if archive_stem(path.name) != path.name:
         raise ArchiveError(f"unreadable archive: {error or 'its first block is not a tar header'}")
     return None
+
+
+def with_nested(tree: Tree, stream_cap: int, max_members: int, max_zip_bytes: int) -> Iterator[Entry]:
+    """The tree's entries, where an archive among its regular files (by its name: ``worker-0.tar.gz``, ``node.zip``)
+    stands for its own entries, read in place one level deep (an archive in that one is an unknown file), each with
+    ``group`` = the member's path without its suffix. The archives inside share ``stream_cap`` (bytes of their
+    uncompressed streams together); a zip inside is read into memory (it is read from its end), up to
+    ``max_zip_bytes``. Their troubles go to the tree's ``problems``, prefixed with their path."""
+    spent = 0
+    for e in tree.entries():
+        if e.what != FILE or e.open is None or archive_stem(e.rel) == e.rel:
+            yield e
+            continue
+        try:
+            with e.open() as fh:
+                inner = _inner_tree(fh, e.rel, stream_cap - spent, max_members, max_zip_bytes)
+                try:
+                    for x in inner.entries():
+                        yield Entry(x.rel, x.what, x.size, x.open, x.problem, x.unsafe, archive_stem(e.rel))
+                finally:
+                    tree.problems.extend(f"{e.rel}: {x}" for x in inner.problems)
+                    spent += inner.stream.produced if isinstance(inner, TarTree) else 0
+        except ArchiveError as exc:
+            yield Entry(e.rel, FILE, e.size, problem=f"{exc}: not read")
+        except READ_ERRORS as exc:
+            yield Entry(e.rel, FILE, e.size, problem=f"cannot read: {exc}")
+
+
+def _inner_tree(fh: IO[bytes], rel: str, stream_cap: int, max_members: int, max_zip_bytes: int
+                ) -> TarTree | ZipTree:
+    head = fh.read(4)
+    if head in (b"PK\x03\x04", b"PK\x05\x06"):
+        u = Unpacked(_Prefixed(head, fh), max_zip_bytes)  # type: ignore[arg-type]
+        data = u.read()
+        if u.capped:
+            raise ArchiveError(f"zip inside the archive over {max_zip_bytes} bytes")
+        return ZipTree(Path(rel), max_members, io.BytesIO(data))
+    if stream_cap <= 0:
+        raise ArchiveError("the archives' uncompressed bytes are spent")
+    return TarTree(Path(rel), stream_cap, max_members, io.BufferedReader(_Prefixed(head, fh)))
 
 
 def common_top(rels: list[str]) -> str:

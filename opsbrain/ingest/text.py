@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
-from opsbrain.ingest.archive import FILE, READ_ERRORS, ArchiveError, Unpacked, open_tree
+from opsbrain.ingest.archive import FILE, READ_ERRORS, ArchiveError, Unpacked, open_tree, with_nested
 from opsbrain.ingest.derive import TLS_STATES, tls_mismatch, with_flaps
 from opsbrain.ingest.parsers import MAX_LINE, parse_line
 from opsbrain.ingest.signal import Signal
@@ -35,6 +35,9 @@ MAX_FILES = 20_000
 MAX_MEMBERS = 100_000
 """Entries of one archive looked at (files, folders, links): MAX_FILES' files and their folders with room to spare;
 a tar of millions of empty members stops here (the rest listed as not read)."""
+MAX_ZIP_BYTES = 64 << 20
+"""A zip inside an archive is read into memory (zips are read from their end): up to this size (as a bundle's
+``max_file_bytes``); a bigger one is listed as not read."""
 READ_CHUNK = 1 << 20
 
 
@@ -151,8 +154,8 @@ class LineReader:
                 self.feed_stream(fh, name)
             return
         try:
-            for e in tree.entries():
-                label = f"{name}:{e.rel}"
+            for e in with_nested(tree, MAX_TOTAL_BYTES, MAX_MEMBERS, MAX_ZIP_BYTES):
+                label = f"{name}:{e.group + ':' if e.group else ''}{e.rel}"
                 if e.problem is not None:
                     self.stats.not_read.append(f"{label}: {e.problem}")
                 elif e.what == FILE and e.open is not None:
