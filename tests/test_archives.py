@@ -323,6 +323,23 @@ def test_bomb_like_members_hit_the_stated_limits(tmp_path: Path, engine: Any) ->
     assert diagnose_bundle(big, engine)["diagnosis"]["fault_class"] == "hbm_uce"
 
 
+def test_formats_the_stdlib_cannot_read_are_named(tmp_path: Path, engine: Any) -> None:
+    """zstd (or lz4, 7z, rar) is named in the answer, never read as text: one error line for the input itself, a
+    refusal for a member."""
+    zst = b"\x28\xb5\x2f\xfd" + bytes(range(60))
+    (tmp_path / "messages.zst").write_bytes(zst)
+    res = CliRunner().invoke(cli, ["diagnose", "--logs", str(tmp_path / "messages.zst")])
+    assert res.exit_code == 2 and "zstd data cannot be decompressed" in res.stderr
+    b = tmp_path / "b"
+    shutil.copytree(FIX / "hbm-uce-real", b)
+    (b / "worker-1" / "messages-20250302.zst").write_bytes(zst)
+    rep = diagnose_bundle(b, engine)
+    refused = {x["path"]: x["reason"] for x in rep["refused"]}
+    assert "zstd stream cannot be decompressed" in refused["worker-1/messages-20250302.zst"]
+    _sigs, stats = ingest_path(str(b / "worker-1"))
+    assert any("zstd data cannot be decompressed" in x and "not read" in x for x in stats.not_read)
+
+
 def test_unpacked_never_raises_and_caps() -> None:
     u = Unpacked(io.BytesIO(gzip.compress(b"x" * 1000)), cap=100)
     assert u.read() == b"x" * 100 and u.capped and u.kind == "gzip"

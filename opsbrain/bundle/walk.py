@@ -168,6 +168,8 @@ class _Scan:
             why = (f"over the {p.max_file_bytes}-byte limit once decompressed: not read" if budget > p.max_file_bytes
                    else f"the read's {p.max_total_bytes} bytes of text are spent (decompressed): not read")
             return _Got(e.rel, why, group=e.group)
+        if u.error and not data:
+            return _Got(e.rel, f"{u.kind or 'the'} stream {u.error}: not read", group=e.group)
         self.bytes_read += len(data)
         self.decompressed += u.kind is not None
         note = f"{u.kind} stream {u.error} after {len(data)} bytes: the lines before were read" if u.error else None

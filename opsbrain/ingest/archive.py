@@ -31,7 +31,10 @@ from typing import IO
 
 FILE, DIR, LINK, SPECIAL = "file", "dir", "link", "special"
 _MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"))
-COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")
+_UNSUPPORTED = ((b"\x28\xb5\x2f\xfd", "zstd"), (b"\x04\x22\x4d\x18", "lz4"), (b"7z\xbc\xaf\x27\x1c", "7z"),
+                (b"Rar!\x1a\x07", "rar"))
+"""Formats told by their magic bytes that the standard library cannot read: named in the answer, never read as text."""
+COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".lz4")
 READ_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile, tarfile.TarError, ValueError,
                NotImplementedError, RuntimeError)
 """What the stdlib's decompressors and archive readers raise on truncated, corrupt or unsupported data (RuntimeError:
@@ -48,6 +51,16 @@ class ArchiveError(Exception):
 def compression_of(head: bytes) -> str | None:
     """``gzip``, ``bzip2`` or ``xz`` when ``head`` starts with that format's magic bytes, else None."""
     return next((kind for magic, kind in _MAGIC if head.startswith(magic)), None)
+
+
+def unsupported_of(head: bytes) -> str | None:
+    """``zstd``, ``lz4``, ``7z`` or ``rar`` when ``head`` starts with that format's magic bytes, else None."""
+    return next((kind for magic, kind in _UNSUPPORTED if head.startswith(magic)), None)
+
+
+def unsupported(kind: str) -> str:
+    """Why a stream of ``kind`` (:func:`unsupported_of`) is not read."""
+    return f"cannot be decompressed (no {kind} reader in this Python's standard library; unpack it first)"
 
 
 def plain_name(name: str) -> str:
@@ -82,9 +95,11 @@ class Unpacked(io.RawIOBase):
         except READ_ERRORS as exc:
             self.error = _describe(exc)
         self.kind = compression_of(self._head)
+        if (other := unsupported_of(self._head)) is not None:
+            self.kind, self.error = other, unsupported(other)
         self._raw = raw
         self._inner: gzip.GzipFile | bz2.BZ2File | lzma.LZMAFile | None = None
-        if self.kind is not None:
+        if self.kind is not None and self.error is None:
             src = io.BufferedReader(_Prefixed(self._head, raw))
             self._head = b""
             self._inner = _DECOMPRESSORS[self.kind](src)  # lives as long as this stream; the caller closes raw
@@ -367,6 +382,8 @@ def archive_kind(path: Path) -> tuple[str | None, str | None]:
         fh.seek(0)
         u = Unpacked(fh, tarfile.BLOCKSIZE)
         block = u.read(tarfile.BLOCKSIZE)
+    if u.kind in {kind for _m, kind in _UNSUPPORTED}:
+        raise ArchiveError(f"{u.kind} data {unsupported(u.kind or '')}")
     empty = len(block) == tarfile.BLOCKSIZE and not block.strip(b"\0")  # an empty tar: end-of-archive blocks only
     return ("tar" if block[257:262] == b"ustar" or empty else None), u.error
 

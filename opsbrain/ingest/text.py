@@ -142,8 +142,8 @@ class LineReader:
         self.feed(_lines_of(u, self.stats), file)
         self.stats.decompressed += u.kind is not None
         if u.error:
-            self.stats.not_read.append(f"{file or 'input'}: {u.kind or 'the'} stream {u.error} after {u.produced} "
-                                       "bytes: the lines before were read")
+            self.stats.not_read.append(f"{file or 'input'}: {u.kind or 'the'} stream {u.error} " + (
+                f"after {u.produced} bytes: the lines before were read" if u.produced else "at its start: not read"))
 
     def feed_path(self, path: Path, name: str | None = None) -> None:
         """A file: an archive (tar, compressed or not, or zip) member by member, in place; else its lines."""
@@ -219,7 +219,7 @@ def ingest_path(spec: str, stdin: IO[bytes] | None = None, reader: LineReader | 
                 except OSError as exc:
                     r.stats.not_read.append(f"{rel}: {exc.strerror or exc}")
                 except ArchiveError as exc:
-                    r.stats.not_read.append(f"{rel}: {exc}")
+                    r.stats.not_read.append(f"{rel}: {exc}: not read")
         elif p.exists() and not p.is_file():
             raise InputError("not a regular file", file=spec)
         else:
