@@ -255,7 +255,7 @@ class TarTree:
         self.stream = Unpacked(self._fh, stream_cap)
         self.kind = f"tar.{self.stream.kind}" if self.stream.kind else "tar"
         try:
-            self.tar = tarfile.open(fileobj=self.stream, mode="r|")  # noqa: SIM115 - closed by close()
+            self.tar = tarfile.open(fileobj=self.stream, mode="r|", bufsize=1 << 16)  # noqa: SIM115 - closed by close()
         except READ_ERRORS as exc:
             self._fh.close()
             raise ArchiveError(f"unreadable {self.kind} archive: {self.stream.error or _describe(exc)}") from None
