@@ -122,6 +122,10 @@ def test_per_worker_archives_inside_the_bundle(twin_bundle: Path, tmp_path: Path
         got = diagnose_bundle(where, engine)
         assert verdict(got) == verdict(want), where
         assert got["limits"] == [] and got["refused"] == []
+    small = BundleParams(max_file_bytes=4096)  # each node's archive is bigger than that as stored: listed, not read
+    got = diagnose_bundle(b, engine, params=small)
+    assert got["refused"] and all("archive inside" in x["reason"] for x in got["refused"]
+                                  if x["path"].endswith((".tar.gz", ".zip")))
 
 
 def test_compressed_members_of_a_directory_and_of_an_archive(tmp_path: Path, engine: Any) -> None:

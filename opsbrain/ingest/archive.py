@@ -401,12 +401,13 @@ def open_tree(path: Path, stream_cap: int, max_members: int) -> TarTree | ZipTre
     return None
 
 
-def with_nested(tree: Tree, stream_cap: int, max_members: int, max_zip_bytes: int) -> Iterator[Entry]:
+def with_nested(tree: Tree, stream_cap: int, max_members: int, max_inner_bytes: int) -> Iterator[Entry]:
     """The tree's entries, where an archive among its regular files (by its name: ``worker-0.tar.gz``, ``node.zip``)
     stands for its own entries, read in place one level deep (an archive in that one is an unknown file), each with
-    ``group`` = the member's path without its suffix. The archives inside share ``stream_cap`` (bytes of their
-    uncompressed streams together); a zip inside is read into memory (it is read from its end), up to
-    ``max_zip_bytes``. Their troubles go to the tree's ``problems``, prefixed with their path."""
+    ``group`` = the member's path without its suffix. An archive inside over ``max_inner_bytes`` as stored is not
+    read (a core-dump tarball is not a node's logs; a zip inside is read into memory, as zips are read from their
+    end); the archives inside share ``stream_cap`` (bytes of their uncompressed streams together). Their troubles
+    go to the tree's ``problems``, prefixed with their path."""
     spent = 0
     for e in tree.entries():
         if e.what != FILE or e.open is None or archive_stem(e.rel) == e.rel:
@@ -414,7 +415,12 @@ def with_nested(tree: Tree, stream_cap: int, max_members: int, max_zip_bytes: in
             continue
         try:
             with e.open() as fh:
-                inner = _inner_tree(fh, e.rel, stream_cap - spent, max_members, max_zip_bytes)
+                size = e.size if e.size is not None else os.fstat(fh.fileno()).st_size
+                if size > max_inner_bytes:
+                    yield Entry(e.rel, FILE, size, problem=f"archive inside, {size} bytes, over the "
+                                f"{max_inner_bytes}-byte limit: not read")
+                    continue
+                inner = _inner_tree(fh, e.rel, stream_cap - spent, max_members)
                 try:
                     for x in inner.entries():
                         yield Entry(x.rel, x.what, x.size, x.open, x.problem, x.unsafe, archive_stem(e.rel))
@@ -427,15 +433,10 @@ def with_nested(tree: Tree, stream_cap: int, max_members: int, max_zip_bytes: in
             yield Entry(e.rel, FILE, e.size, problem=f"cannot read: {exc}")
 
 
-def _inner_tree(fh: IO[bytes], rel: str, stream_cap: int, max_members: int, max_zip_bytes: int
-                ) -> TarTree | ZipTree:
+def _inner_tree(fh: IO[bytes], rel: str, stream_cap: int, max_members: int) -> TarTree | ZipTree:
     head = fh.read(4)
-    if head in (b"PK\x03\x04", b"PK\x05\x06"):
-        u = Unpacked(_Prefixed(head, fh), max_zip_bytes)  # type: ignore[arg-type]
-        data = u.read()
-        if u.capped:
-            raise ArchiveError(f"zip inside the archive over {max_zip_bytes} bytes")
-        return ZipTree(Path(rel), max_members, io.BytesIO(data))
+    if head in (b"PK\x03\x04", b"PK\x05\x06"):  # (its stored size is within the caller's limit)
+        return ZipTree(Path(rel), max_members, io.BytesIO(head + fh.read()))
     if stream_cap <= 0:
         raise ArchiveError("the archives' uncompressed bytes are spent")
     return TarTree(Path(rel), stream_cap, max_members, io.BufferedReader(_Prefixed(head, fh)))

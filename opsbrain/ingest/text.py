@@ -3,8 +3,8 @@
 Input is streamed line by line (bounded memory whatever the size), gzip/bzip2/xz streams decompressed as they are
 read and tar/zip archives read member by member in place (:mod:`opsbrain.ingest.archive`): undecodable bytes are
 replaced, NULs dropped, a line longer than :data:`MAX_LINE` characters is scanned only in its first part, and every
-such cut is counted in the statistics, never silent. What a collection put around a program's line (ANSI colours, CRI and
-``kubectl logs --prefix`` heads, a collector's time stamp or ``host:``) is taken off first
+such cut is counted in the statistics, never silent. What a collection put around a program's line (ANSI colours,
+CRI and ``kubectl logs --prefix`` heads, a collector's time stamp or ``host:``) is taken off first
 (:mod:`opsbrain.ingest.surface`). Time stamps in the common Ascend layouts keep the incident's shape in time; a
 line without one takes the time of the line before; a stamp without a year takes that of the first dated one.
 """
@@ -35,9 +35,9 @@ MAX_FILES = 20_000
 MAX_MEMBERS = 100_000
 """Entries of one archive looked at (files, folders, links): MAX_FILES' files and their folders with room to spare;
 a tar of millions of empty members stops here (the rest listed as not read)."""
-MAX_ZIP_BYTES = 64 << 20
-"""A zip inside an archive is read into memory (zips are read from their end): up to this size (as a bundle's
-``max_file_bytes``); a bigger one is listed as not read."""
+MAX_INNER_BYTES = 64 << 20
+"""An archive inside an archive, as stored: up to this size (as a bundle's ``max_file_bytes``; a zip inside is read
+into memory, as zips are read from their end); a bigger one is listed as not read."""
 READ_CHUNK = 1 << 20
 
 
@@ -154,7 +154,7 @@ class LineReader:
                 self.feed_stream(fh, name)
             return
         try:
-            for e in with_nested(tree, MAX_TOTAL_BYTES, MAX_MEMBERS, MAX_ZIP_BYTES):
+            for e in with_nested(tree, MAX_TOTAL_BYTES, MAX_MEMBERS, MAX_INNER_BYTES):
                 label = f"{name}:{e.group + ':' if e.group else ''}{e.rel}"
                 if e.problem is not None:
                     self.stats.not_read.append(f"{label}: {e.problem}")
