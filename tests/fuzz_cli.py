@@ -1,7 +1,8 @@
 """Fuzz the CLI with mutated inputs of every kind it reads; count outcomes (issue 18).
 
 Each case mutates a real input (a built-in scenario, runbook, knowledge-base class, vendor file, trace, journal,
-incident file, log excerpt) or an option value, runs the command in-process and classifies the outcome:
+incident file, log excerpt, compressed log, archived bundle) or an option value, runs the command in-process and
+classifies the outcome:
 ``ok`` (exit 0/1), ``refused`` (exit 2 with one stderr line), ``refused_unnamed`` (exit 2 but the line does not name
 the input file), ``multiline`` (exit 2 with more than one stderr line), ``traceback`` (an exception escaped) or
 ``hang`` (longer than the time limit; interrupted by a timer).
@@ -186,6 +187,21 @@ def mutate_text(text: str, rng: random.Random) -> str:
     return text + "\n" + "\n".join(rng.choice(["? ", "- - - -", "!!python/object:os.system", "%TAG"]) * 3)
 
 
+def mutate_bytes(data: bytes, rng: random.Random) -> bytes:
+    """Byte-level damage to an archive or a compressed log: flipped bytes, cut spans, a truncation."""
+    b = bytearray(data)
+    for _ in range(rng.randint(1, 8)):
+        k = rng.randrange(len(b)) if b else 0
+        op = rng.random()
+        if op < 0.6 and b:
+            b[k] = rng.randrange(256)
+        elif op < 0.85:
+            del b[k: k + rng.randint(1, 64)]
+        else:
+            del b[k:]
+    return bytes(b)
+
+
 def dump(doc: Any, fmt: str) -> str:
     """``doc`` as JSON or YAML text (too deep for the YAML writer: JSON, which is YAML too)."""
     try:
@@ -200,7 +216,7 @@ def dump(doc: Any, fmt: str) -> str:
 @dataclass
 class Kind:
     name: str
-    fmt: str  # yaml | json | text | csv | option
+    fmt: str  # yaml | json | text | csv | option | bytes
     bases: Callable[[Path], list[Any]]
     command: Callable[[Path, Path], list[str]]  # (input file, work dir) -> args
     weight: int = 1
@@ -243,6 +259,33 @@ def _logs(_work: Path) -> list[Any]:
     return texts[:4] or ["[ERROR] RUNTIME(1234): device 0 aicore timeout\n"]
 
 
+def _archives(_work: Path) -> list[Any]:
+    """The hand-written real-layout bundle as .tar.gz, .tar.xz and .zip (built in memory)."""
+    import io
+    import tarfile
+    import zipfile
+
+    src = REPO / "tests/fixtures/bundles/hbm-uce-real"
+    out = []
+    for mode in ("w:gz", "w:xz"):
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode=mode) as tf:
+            tf.add(src, arcname="bundle")
+        out.append(buf.getvalue())
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for f in sorted(src.rglob("*")):
+            if f.is_file():
+                zf.write(f, f"bundle/{f.relative_to(src).as_posix()}")
+    return [*out, buf.getvalue()]
+
+
+def _gz_logs(work: Path) -> list[Any]:
+    import gzip
+
+    return [gzip.compress(t.encode("utf-8", "replace")) for t in _logs(work)]
+
+
 _JOURNAL: dict[str, Any] = {}
 
 
@@ -276,6 +319,12 @@ KINDS: dict[str, Kind] = {k.name: k for k in [
          ".json"),
     Kind("logs", "text", _logs, lambda f, w: ["diagnose", "--logs", str(f), "--data-dir", str(w / "home")], 1,
          ".log"),
+    Kind("logs_gz", "bytes", _gz_logs, lambda f, w: ["diagnose", "--logs", str(f), "--data-dir", str(w / "home")],
+         1, ".log.gz"),
+    Kind("bundle_archive", "bytes", _archives,
+         lambda f, w: ["diagnose", "--bundle", str(f), "--data-dir", str(w / "home")], 1, ".tar.gz"),
+    Kind("logs_archive", "bytes", _archives,
+         lambda f, w: ["diagnose", "--logs", str(f), "--data-dir", str(w / "home")], 1, ".tar.gz"),
 ]}
 
 OPTION_CASES: list[list[str]] = [
@@ -297,6 +346,12 @@ OPTION_VALUES = ["nan", "inf", "-1", "0", str(2**63), str(2**64), "1e309", "9999
 def make_case(kind: Kind, work: Path, rng: random.Random, index: int) -> Case:
     """A mutated input of ``kind`` written under ``work``, and the command that reads it."""
     base = rng.choice(kind.bases(work))
+    if kind.fmt == "bytes":  # an archive or a compressed log: damaged as bytes
+        folder = work / f"case{index}"
+        folder.mkdir(parents=True, exist_ok=True)
+        f = folder / f"input{kind.suffix}"
+        f.write_bytes(mutate_bytes(base, rng))
+        return Case(kind.name, kind.command(f, folder), str(f))
     if kind.fmt == "text":
         text = mutate_text(base, rng)
     elif rng.random() < 0.75:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import tarfile
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,7 @@ VARIANTS: dict[str, tuple[list[str], int]] = {
         (["report", "{run_id}", "--format", "html", "--out", "{tmp}/run.html"], 0),
     "opsbrain diagnose --logs pasted.log": (["diagnose", "--logs", "{pasted}"], 0),
     "opsbrain diagnose --bundle collected_logs/": (["diagnose", "--bundle", "{bundle}"], 0),
+    "opsbrain diagnose --bundle collected_logs.tar.gz": (["diagnose", "--bundle", "{bundle_archive}"], 0),
     "opsbrain kb list": (["kb", "list"], 0),
     "opsbrain kb import mindcluster-kg kg-config.json": (["kb", "import", "mindcluster-kg", "{kg}"], 0),
     "opsbrain kb coverage --faultcode faultCode.json":
@@ -121,6 +123,9 @@ class _Places:
         (collected / "link_stat.txt").write_text("/usr/local/Ascend/driver/tools/hccn_tool -i 4 -net_health -g\n"
                                                  "net health status: Success\n", encoding="utf-8")
         self.values["collected"] = str(tmp / "collected")
+        with tarfile.open(tmp / "collected_logs.tar.gz", "w:gz") as tf:
+            tf.add(self.values["bundle"], arcname="collected_logs")
+        self.values["bundle_archive"] = str(tmp / "collected_logs.tar.gz")
         self.closers: list[Any] = []
 
     def serve(self) -> None:

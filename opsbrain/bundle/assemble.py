@@ -44,7 +44,7 @@ class Assembly(ReaderState):
         records = self._dedupe()
         fed_links: set[tuple[str, int]] = set()
         lines: list[BundleLine] = []
-        hosts = host_ids(self.workers, self.scan.root.name)
+        hosts = host_ids(self.workers, self.scan.name)
         may = self._may(records)
         kept_may: list[bool] | None = [] if may is not None else None
         unkept = 0
@@ -74,6 +74,9 @@ class Assembly(ReaderState):
                 kept_may = [(kept_may + [True] * len(synthetic))[x] for x in order]
         report = {
             "bundle": str(self.scan.root),
+            "read_from": {"kind": self.scan.tree.kind, "name": self.scan.name, "bytes": self.scan.bytes_read,
+                          "decompressed_files": self.scan.decompressed},
+            "limits": self.scan.limits,
             "files": {"read": sum(1 for f in self.scan.files if f.kind.kind != L.ENV_TABLE),
                       "by_kind": dict(Counter(f.kind.kind for f in self.scan.files if f.kind.kind != L.ENV_TABLE))},
             "skipped": self.skipped, "refused": self.scan.refused,

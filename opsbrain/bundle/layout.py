@@ -75,6 +75,15 @@ class BundleParams:
                             "walking", ge=1)
     max_train_logs: int = _param(20, "files", "ascend-fd reads at most 20 training console logs (facts.md §7); per "
                                  "worker", ge=1)
+    max_total_bytes: int = _param(1 << 30, "bytes", "reason: text read from one bundle in all (its files, decompressed): "
+                                  "a 48-node collection of a day's logs is a few hundred MiB; a decompression bomb "
+                                  "(gzip expands up to ~1,000:1) stops here, the files past it listed as not read", ge=1)
+    max_archive_bytes: int = _param(4 << 30, "bytes", "reason: an archive's uncompressed stream walked, members not "
+                                    "read (core dumps, binaries) included; past it the rest of the archive is not "
+                                    "read and the answer says so", ge=1)
+    max_members: int = _param(100_000, "entries", "reason: an archive's entries looked at (files, folders, links): "
+                              "max_files' files and their folders with room to spare; a tar of millions of empty "
+                              "members stops here", ge=1)
     binary_share: float = _param(0.3, "share", "reason: text logs hold almost no control bytes; a file whose first "
                                  "4 KiB is more than 30% control or NUL bytes is binary (a core dump, an archive)",
                                  gt=0, le=1)
@@ -170,6 +179,10 @@ def _worker_before(rel: str, anchor: str | tuple[str, ...]) -> str:
 
 _DEV_ANCHORS = ("device_log", "slog", "hisi_logs")
 _CANN_ANCHORS = ("process_log",)
+LAYOUT_DIRS = frozenset({*_DEV_ANCHORS, *_CANN_ANCHORS, "environment_check", DL_DIR, "mindx-dl", SWITCH_DIR,
+                         OLD_SWITCH_DIR, CLUSTER_DIR, "jobs", "crash", "other", "plog", "run", "debug"})
+"""Directories whose name the layout reads (where a file sits says what it is, or whose it is): an archive's one
+top-level folder of these names is kept (``tar czf x.tgz process_log/``), not taken off as a wrapper of the bundle."""
 
 
 def _dl(rel: str) -> str:

@@ -25,7 +25,10 @@ Its parts: the directory walk (:mod:`opsbrain.bundle.walk`), time stamps (:mod:`
 (:mod:`opsbrain.bundle.statefiles`) and the assembly of the read (:mod:`opsbrain.bundle.assemble`); what a read holds
 is :mod:`opsbrain.bundle.records`'s. Unknown files are skipped and listed; symbolic links, special files, binary
 files, files over the size limit and directories below the depth limit are refused and listed; malformed lines are
-counted. Nothing in a bundle makes the reader raise, except a path that is not a readable directory.
+counted. A bundle may be a directory or an archive (tar, plain or gzip/bzip2/xz-compressed, or zip), read in place
+through the same walk (:mod:`opsbrain.ingest.archive`'s trees); compressed files are decompressed as they are read.
+Nothing in a bundle makes the reader raise, except a path that is neither a readable directory nor an archive that
+can be opened.
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ from opsbrain.bundle.timed import _LEVEL, TimedFiles  # noqa: F401 - re-exported
 from opsbrain.bundle.walk import _File, _Scan
 from opsbrain.errors import InputError
 from opsbrain.ingest import Signal, parse_job_event, parse_line
+from opsbrain.ingest.archive import ArchiveError, DirTree, Tree, open_tree
 from opsbrain.ingest.parsers import may_signal
 from opsbrain.ingest.ranks import RankCollector
 
@@ -77,15 +81,39 @@ def scan_bundle(path: str | Path, params: L.BundleParams | None = None, keep: Ke
     counts and spans every line, and the kept lines are exactly the full read's lines that ``keep`` marks, in the
     same order with the same values (the other lines cost one time stamp each, never a record)."""
     p = params or L.BundleParams()
+    tree = open_bundle(path, p)
+    try:
+        with paused_gc():
+            scan = _Scan(tree, p)
+            scan.walk()
+            return _Reader(scan, keep).build()
+    finally:
+        tree.close()
+
+
+def open_bundle(path: str | Path, p: L.BundleParams) -> Tree:
+    """The bundle at ``path`` as a tree: a directory, or an archive (tar, compressed or not, or zip) read in place.
+    Raises InputError for anything else, and for an archive that cannot be opened."""
     root = Path(path)
     if root.is_symlink():
         raise InputError("refusing to follow a symbolic link", file=str(root))
-    if not root.is_dir():
-        raise InputError("not a directory (a log bundle is a directory)", file=str(root))
-    with paused_gc():
-        scan = _Scan(root, p)
-        scan.walk()
-        return _Reader(scan, keep).build()
+    if root.is_dir():
+        return DirTree(root, p.max_depth)
+    if not root.is_file():
+        raise InputError(f"not a directory or an archive ({ARCHIVES})", file=str(root))
+    try:
+        tree = open_tree(root, p.max_archive_bytes, p.max_members)
+    except ArchiveError as exc:
+        raise InputError(str(exc), file=str(root)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", file=str(root)) from None
+    if tree is None:
+        raise InputError(f"not a directory or an archive ({ARCHIVES}); a single log file goes to --logs",
+                         file=str(root))
+    return tree
+
+
+ARCHIVES = ".tar, .tar.gz/.tgz, .tar.bz2, .tar.xz, .zip"
 
 
 @contextmanager
@@ -108,7 +136,7 @@ class _Reader(TimedFiles, StateFiles, Assembly):
     the rank collector over the plogs, and the assembly."""
 
     def _map_workers(self) -> None:
-        self.workers = map_workers(self.scan.files, self.scan.root.name)
+        self.workers = map_workers(self.scan.files, self.scan.name)
 
     # ---- per file kind ------------------------------------------------------------------------------------------
     def build(self) -> BundleRead:
@@ -144,7 +172,7 @@ class _Reader(TimedFiles, StateFiles, Assembly):
         for f in files:
             if f.kind.kind == L.RANK_TABLE:
                 self._rank_table(f)
-        ranks = RankCollector(self.scan.root.name)
+        ranks = RankCollector(self.scan.name)
         for f in files:
             if f.kind.kind in (L.PLOG, L.NPU_INFO):
                 ranks.feed_lines(f.lines, f.rel)

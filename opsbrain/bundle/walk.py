@@ -1,5 +1,7 @@
-"""The walk of a bundle directory: files recognised by name, refused ones listed with a reason, and each file's
-lines cleaned of junk (control bytes, undecodable characters) before the reader sees them.
+"""The walk of a bundle (a directory or an archive, :mod:`opsbrain.ingest.archive`'s trees: one code path): files
+recognised by name (a compressed file by the name of its content, ``messages-20250301.gz`` as ``messages``) and
+decompressed, refused ones listed with a reason, and each file's lines cleaned of junk (control bytes, undecodable
+characters) before the reader sees them.
 
 What a collection put around a program's own lines (ANSI colours, CRI container heads, ``kubectl logs --prefix``, a
 collector's stamp or ``host:``) is taken off each line as from pasted text (:func:`opsbrain.ingest.surface.plain`),
@@ -12,10 +14,22 @@ import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import NamedTuple
 
 from opsbrain.bundle import layout as L
 from opsbrain.ingest import MAX_LINE
+from opsbrain.ingest.archive import (
+    FILE,
+    READ_ERRORS,
+    Entry,
+    TarTree,
+    Tree,
+    Unpacked,
+    ZipTree,
+    common_top,
+    plain_name,
+    with_nested,
+)
 from opsbrain.ingest.surface import may_carry, plain
 
 
@@ -33,73 +47,135 @@ _JUNK_BYTES = bytes([*range(0x09), *range(0x0b, 0x20), 0x7f])
 """The bytes of _JUNK's control characters (UTF-8 keeps every byte below 0x80 as that character)."""
 _JUNK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffd]")
 
-class _Scan:
-    """Walking and reading: files by kind, and what was skipped or refused."""
+def _top(rels: list[str]) -> str:
+    """An archive's one top-level folder to take off (``""``: none, or one the layout reads)."""
+    top = common_top(rels)
+    return "" if top[:-1] in L.LAYOUT_DIRS else top
 
-    def __init__(self, root: Path, p: L.BundleParams) -> None:
-        self.root = root
+
+class _Got(NamedTuple):
+    """An entry walked: its raw name, why it is not read (None: it is, or it is unknown), its bytes, a note."""
+
+    rel: str
+    problem: str | None = None
+    data: bytes | None = None
+    note: str | None = None
+    unsafe: bool = False  # an absolute or ``..`` name: listed as it is
+    group: str = ""  # the archive inside the tree it comes from (Entry.group)
+
+
+class _Scan:
+    """Walking and reading a tree (a directory or an archive): files by kind, and what was skipped or refused."""
+
+    def __init__(self, tree: Tree, p: L.BundleParams) -> None:
+        self.tree = tree
+        self.root = tree.path if isinstance(tree, TarTree | ZipTree) else tree.root
+        self.name = tree.name  # the bundle's own name (the directory's, or the archive's top folder or stem)
         self.p = p
         self.files: list[_File] = []
         self.skipped: list[dict[str, str]] = []
         self.refused: list[dict[str, str]] = []
+        self.limits: list[str] = []  # what a limit or a broken archive left out, in words
         self.malformed: Counter[str] = Counter()
         self.untimed: Counter[str] = Counter()
         self.cut: Counter[str] = Counter()
+        self.bytes_read = 0
+        self.decompressed = 0
 
     def refuse(self, rel: str, reason: str) -> None:
         self.refused.append({"path": rel, "reason": reason})
 
     def walk(self) -> None:
-        level: list[tuple[Path, str]] = [(self.root, "")]
-        depth = 0
+        """Every entry of the tree: regular files whose name a kind of :func:`~opsbrain.bundle.layout.classify`
+        knows are read (decompressed when compressed); an archive inside (``worker-0.tar.gz``) is read in its place,
+        one level deep, as the folder ``worker-0/``. An archive's members are classified once every name is known:
+        its one top-level folder is taken off first (as the directory reader would see that folder), unless the
+        layout reads its name (:data:`~opsbrain.bundle.layout.LAYOUT_DIRS`)."""
+        p = self.p
+        got: list[_Got] = []
+        names: dict[str, list[str]] = {"": []}  # per archive inside ("": the tree itself), for its top folder
         seen = 0
-        while level:
-            nxt: list[tuple[Path, str]] = []
-            for d, rel_d in level:
-                try:
-                    entries = sorted(os.scandir(d), key=lambda e: e.name)
-                except OSError as exc:
-                    self.refuse(rel_d or ".", f"cannot list the directory: {exc.strerror or exc}")
-                    continue
-                for e in entries:
-                    rel = f"{rel_d}/{e.name}" if rel_d else e.name
-                    if e.is_symlink():
-                        self.refuse(rel, "symbolic link: not followed")
-                    elif e.is_dir(follow_symlinks=False):
-                        if depth + 1 > self.p.max_depth:
-                            self.refuse(rel, f"deeper than {self.p.max_depth} directory levels: not read")
-                        else:
-                            nxt.append((Path(e.path), rel))
-                    elif e.is_file(follow_symlinks=False):
-                        seen += 1
-                        if seen > self.p.max_files:
-                            self.refuse(rel, f"more than {self.p.max_files} files in the bundle: not read")
-                            continue
-                        self._add(e, rel)
-                    else:
-                        self.refuse(rel, "not a regular file")
-            level = nxt
-            depth += 1
+        for e in with_nested(self.tree, p.max_archive_bytes, p.max_members, p.max_file_bytes):
+            if not e.unsafe:
+                names.setdefault(e.group, []).append(e.rel)
+                names[""].append(e.group or e.rel)
+            if e.problem is not None:
+                got.append(_Got(e.rel, e.problem, unsafe=e.unsafe, group=e.group))
+            elif e.what == FILE:
+                seen += 1
+                strip = self.tree.archive or e.group
+                if seen > p.max_files:
+                    got.append(_Got(e.rel, f"more than {p.max_files} files in the bundle: not read", group=e.group))
+                elif not any(L.classify(plain_name(r)) for r in ((e.rel, e.rel.partition("/")[2]) if strip
+                                                                  else (e.rel,))):
+                    got.append(_Got(e.rel, group=e.group))
+                else:
+                    got.append(self._read(e))
+        tops = {g: _top(rels) for g, rels in names.items() if g or self.tree.archive}
+        if tops.get(""):
+            self.name = tops[""][:-1]
+        for g in got:
+            rel = self._final(g, tops)
+            if g.note:
+                self.limits.append(f"{rel}: {g.note}")
+            if g.problem is not None:
+                self.refuse(rel, g.problem)
+                continue
+            kind = L.classify(plain_name(rel))
+            if kind is None or g.data is None:
+                self.skipped.append({"path": rel, "reason": "unknown file (not a source of facts.md §7)"})
+            elif rel.count("/") > p.max_depth:
+                self.refuse(rel, f"deeper than {p.max_depth} directory levels: not read")
+            else:
+                self._add(rel, kind, g.data)
+        self.limits.extend(self.tree.problems)
+        if len(tops) > 0:  # the directory walk's order (level by level, names sorted), whatever the archives' order
+            self.files.sort(key=lambda f: (f.rel.count("/"), f.rel.split("/")))
 
-    def _add(self, e: os.DirEntry[str], rel: str) -> None:
-        kind = L.classify(rel)
-        if kind is None:
-            self.skipped.append({"path": rel, "reason": "unknown file (not a source of facts.md §7)"})
-            return
+    @staticmethod
+    def _final(g: _Got, tops: dict[str, str]) -> str:
+        """An entry's path in the bundle: inside an archive inside, its top folder off and the archive's path
+        (without suffix) before it; then the tree's own top folder off. An unsafe name is shown as it is."""
+        if g.unsafe:
+            return f"{g.group}:{g.rel}" if g.group else g.rel
+        rel = g.rel
+        if g.group:
+            inner = tops.get(g.group, "")
+            rel = f"{g.group}/{rel[len(inner):] if inner and rel.startswith(inner) else rel}"
+        top = tops.get("", "")
+        return rel[len(top):] if top and rel.startswith(top) else rel
+
+    def _read(self, e: Entry) -> _Got:
+        """A regular file's bytes, decompressed, within the per-file and the whole read's limits."""
+        p = self.p
+        if e.size is not None and e.size > p.max_file_bytes:
+            return _Got(e.rel, f"{e.size} bytes, over the {p.max_file_bytes}-byte limit: not read", group=e.group)
+        budget = p.max_total_bytes - self.bytes_read
+        if budget <= 0:
+            return _Got(e.rel, f"the read's {p.max_total_bytes} bytes of text are spent: not read", group=e.group)
         try:
-            size = e.stat(follow_symlinks=False).st_size
-        except OSError as exc:
-            self.refuse(rel, f"cannot stat: {exc.strerror or exc}")
-            return
-        if size > self.p.max_file_bytes:
-            self.refuse(rel, f"{size} bytes, over the {self.p.max_file_bytes}-byte limit: not read")
-            return
-        try:
-            with open(e.path, "rb") as fh:  # noqa: PTH123 - an fd on the entry we stat'ed
-                data = fh.read(self.p.max_file_bytes + 1)
-        except OSError as exc:
-            self.refuse(rel, f"cannot read: {exc.strerror or exc}")
-            return
+            assert e.open is not None
+            with e.open() as fh:
+                size = e.size if e.size is not None else os.fstat(fh.fileno()).st_size
+                if size > p.max_file_bytes:
+                    return _Got(e.rel, f"{size} bytes, over the {p.max_file_bytes}-byte limit: not read",
+                                group=e.group)
+                u = Unpacked(fh, min(p.max_file_bytes, budget))
+                data = u.read()
+        except READ_ERRORS as exc:
+            return _Got(e.rel, f"cannot read: {getattr(exc, 'strerror', None) or exc}", group=e.group)
+        if u.capped:
+            why = (f"over the {p.max_file_bytes}-byte limit once decompressed: not read" if budget > p.max_file_bytes
+                   else f"the read's {p.max_total_bytes} bytes of text are spent (decompressed): not read")
+            return _Got(e.rel, why, group=e.group)
+        if u.error and not data:
+            return _Got(e.rel, f"{u.kind or 'the'} stream {u.error}: not read", group=e.group)
+        self.bytes_read += len(data)
+        self.decompressed += u.kind is not None
+        note = f"{u.kind} stream {u.error} after {len(data)} bytes: the lines before were read" if u.error else None
+        return _Got(e.rel, None, data, note, group=e.group)
+
+    def _add(self, rel: str, kind: L.FileKind, data: bytes) -> None:
         head = data[:4096]
         control = len(head) - len(head.translate(None, _CONTROL_BYTES))
         if head and control > self.p.binary_share * len(head):

@@ -16,9 +16,11 @@ from opsbrain.errors import InputError
 @cli.command()
 @click.argument("incident_file", required=False)
 @click.option("--logs", "logs", default=None, metavar="FILE|DIR|-",
-              help="Diagnose raw log text: a file, a directory of logs, or - for stdin (paste, then Ctrl-D).")
-@click.option("--bundle", "bundle", default=None, metavar="DIR",
-              help="Diagnose a log bundle directory in the Ascend layout (simulated or collected; issue 9).")
+              help="Diagnose raw log text: a file, a directory of logs, or - for stdin (paste, then Ctrl-D); "
+                   "gzip/bzip2/xz files and tar/zip archives are read in place.")
+@click.option("--bundle", "bundle", default=None, metavar="DIR|ARCHIVE",
+              help="Diagnose a log bundle in the Ascend layout (simulated or collected; issue 9): a directory, or a "
+                   ".tar, .tar.gz/.tgz, .tar.bz2, .tar.xz or .zip of one, read in place.")
 @model_option
 @data_dir_option
 @json_option
@@ -29,7 +31,7 @@ def diagnose(incident_file: str | None, logs: str | None, bundle: str | None, mo
     from opsbrain.kb.training import load_engine
 
     if sum(x is not None for x in (incident_file, logs, bundle)) != 1:
-        raise InputError("give exactly one of INCIDENT_FILE, --logs FILE or --bundle DIR")
+        raise InputError("give exactly one of INCIDENT_FILE, --logs FILE or --bundle DIR|ARCHIVE")
     engine = load_engine(data_dir, say=lambda m: click.echo(m, err=True), model=model)
     matcher = _matcher(data_dir)
     if bundle is not None:
@@ -81,7 +83,9 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool) -> N
         _emit_json(res)
         return
     ln = res["lines"]
-    click.echo(f"bundle {bundle}: {res['files']['read']} files read, {len(res['skipped'])} skipped, "
+    src = res.get("read_from") or {}
+    kind = f" ({src['kind']} archive)" if src.get("kind", "directory") != "directory" else ""
+    click.echo(f"bundle {bundle}{kind}: {res['files']['read']} files read, {len(res['skipped'])} skipped, "
                f"{len(res['refused'])} refused; {ln['read']} lines ({ln['malformed']} malformed, {ln['untimed']} "
                f"without a time stamp); {len(res['workers'])} workers; {res['signals']} signals; "
                f"{len(res['incidents'])} incidents")
@@ -91,6 +95,8 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool) -> N
         click.echo(f"  skipped {x['path']}: {x['reason']}")
     for x in res["refused"][:10]:
         click.echo(f"  refused {x['path']}: {x['reason']}")
+    for note in res.get("limits", [])[:10]:
+        click.echo(f"  note: {note}")
     for inc in res["incidents"]:
         d = inc["diagnosis"] or {}
         where = ", ".join(f"{n} ({real})" if real != n else n for n, real in inc["nodes"].items()) or "-"

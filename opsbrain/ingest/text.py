@@ -1,9 +1,10 @@
 """Any text an operator has -> signals: pasted text, stdin, a file of any size, a directory of logs.
 
-Input is streamed line by line (bounded memory whatever the size): undecodable bytes are replaced, NULs dropped,
-a line longer than :data:`MAX_LINE` characters is scanned only in its first part, and every such cut is counted
-in the statistics, never silent. What a collection put around a program's line (ANSI colours, CRI and
-``kubectl logs --prefix`` heads, a collector's time stamp or ``host:``) is taken off first
+Input is streamed line by line (bounded memory whatever the size), gzip/bzip2/xz streams decompressed as they are
+read and tar/zip archives read member by member in place (:mod:`opsbrain.ingest.archive`): undecodable bytes are
+replaced, NULs dropped, a line longer than :data:`MAX_LINE` characters is scanned only in its first part, and every
+such cut is counted in the statistics, never silent. What a collection put around a program's line (ANSI colours,
+CRI and ``kubectl logs --prefix`` heads, a collector's time stamp or ``host:``) is taken off first
 (:mod:`opsbrain.ingest.surface`). Time stamps in the common Ascend layouts keep the incident's shape in time; a
 line without one takes the time of the line before; a stamp without a year takes that of the first dated one.
 """
@@ -19,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
+from opsbrain.ingest.archive import FILE, READ_ERRORS, ArchiveError, Unpacked, open_tree, with_nested
 from opsbrain.ingest.derive import TLS_STATES, tls_mismatch, with_flaps
 from opsbrain.ingest.parsers import MAX_LINE, parse_line
 from opsbrain.ingest.signal import Signal
@@ -29,7 +31,13 @@ MAX_TOTAL_BYTES = 4 << 30
 """Bytes read from one input (all files of a directory together): far beyond any log bundle worth pasting; past it
 the rest is not read, and the answer says so."""
 MAX_FILES = 20_000
-"""Files read from one directory (the rest are listed as not read)."""
+"""Files read from one directory or archive (the rest are listed as not read)."""
+MAX_MEMBERS = 100_000
+"""Entries of one archive looked at (files, folders, links): MAX_FILES' files and their folders with room to spare;
+a tar of millions of empty members stops here (the rest listed as not read)."""
+MAX_INNER_BYTES = 64 << 20
+"""An archive inside an archive, as stored: up to this size (as a bundle's ``max_file_bytes``; a zip inside is read
+into memory, as zips are read from their end); a bigger one is listed as not read."""
 READ_CHUNK = 1 << 20
 
 
@@ -38,6 +46,7 @@ class TextStats:
     lines: int = 0
     bytes: int = 0
     files: int = 0
+    decompressed: int = 0  # files (or members) that were gzip, bzip2 or xz streams
     lines_cut: int = 0
     signals: int = 0
     not_read: list[str] = field(default_factory=list)  # what was left out, and why (never silent)
@@ -49,7 +58,7 @@ class TextStats:
         return d
 
 
-def _lines_of(stream: IO[bytes], stats: TextStats) -> Iterator[str]:
+def _lines_of(stream: IO[bytes] | Unpacked, stats: TextStats) -> Iterator[str]:
     """Decoded lines of a byte stream, read in chunks (a 50 MB file never sits in memory whole)."""
     rest = b""
     while True:
@@ -127,11 +136,40 @@ class LineReader:
         self.stats.signals = len(self.signals)
 
     def feed_stream(self, stream: IO[bytes], file: str | None = None) -> None:
-        self.feed(_lines_of(stream, self.stats), file)
+        """The lines of a byte stream, decompressed first when it is gzip, bzip2 or xz (by its first bytes); a
+        stream that breaks off (truncated, corrupt) gives the lines before, and the break is listed as not read."""
+        u = Unpacked(stream)
+        self.feed(_lines_of(u, self.stats), file)
+        self.stats.decompressed += u.kind is not None
+        if u.error:
+            self.stats.not_read.append(f"{file or 'input'}: {u.kind or 'the'} stream {u.error} " + (
+                f"after {u.produced} bytes: the lines before were read" if u.produced else "at its start: not read"))
 
     def feed_path(self, path: Path, name: str | None = None) -> None:
-        with path.open("rb") as fh:
-            self.feed_stream(fh, name or str(path))
+        """A file: an archive (tar, compressed or not, or zip) member by member, in place; else its lines."""
+        name = name or str(path)
+        tree = open_tree(path, MAX_TOTAL_BYTES, MAX_MEMBERS)
+        if tree is None:
+            with path.open("rb") as fh:
+                self.feed_stream(fh, name)
+            return
+        try:
+            for e in with_nested(tree, MAX_TOTAL_BYTES, MAX_MEMBERS, MAX_INNER_BYTES):
+                label = f"{name}:{e.group + ':' if e.group else ''}{e.rel}"
+                if e.problem is not None:
+                    self.stats.not_read.append(f"{label}: {e.problem}")
+                elif e.what == FILE and e.open is not None:
+                    if self.stats.files >= MAX_FILES:
+                        self.stats.not_read.append(f"{label}: more than {MAX_FILES} files")
+                        continue
+                    try:
+                        with e.open() as fh:
+                            self.feed_stream(fh, label)
+                    except READ_ERRORS as exc:
+                        self.stats.not_read.append(f"{label}: cannot read: {exc}")
+            self.stats.not_read.extend(f"{name}: {x}" for x in tree.problems)
+        finally:
+            tree.close()
 
 
 def ingest_text(text: str | bytes, file: str | None = None) -> tuple[list[Signal], TextStats]:
@@ -180,10 +218,14 @@ def ingest_path(spec: str, stdin: IO[bytes] | None = None, reader: LineReader | 
                     r.feed_path(f, rel)
                 except OSError as exc:
                     r.stats.not_read.append(f"{rel}: {exc.strerror or exc}")
+                except ArchiveError as exc:
+                    r.stats.not_read.append(f"{rel}: {exc}: not read")
         elif p.exists() and not p.is_file():
             raise InputError("not a regular file", file=spec)
         else:
             r.feed_path(p, p.name)
+    except ArchiveError as exc:
+        raise InputError(str(exc), file=spec) from None
     except FileNotFoundError:
         raise InputError("no such file", file=spec) from None
     except PermissionError:
