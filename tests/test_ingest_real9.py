@@ -61,3 +61,21 @@ def test_a_rank_table_text_without_a_tag_is_still_read() -> None:
     line = ("EI0004: The ranktable is invalid,Reason:[The ranktable config devId is inconsistent with the local devId.]. "
             "Please check the configured ranktable.")
     assert "cfg:ranktable" in kinds(line)
+
+
+def test_an_aicpu_timeout_with_an_oom_event_reads_as_memory_exhausted() -> None:
+    # hicann/runtime docs/zh/error_code_ref/RTS-Errors/EE1024-Execution_Error_Stream_Synchronize_Timeout.md (0b98035),
+    # the page's example message (corpus part L l009): the runtime's EE1024, not the plain AI CPU timeout E30008
+    line = ("Stream synchronize failed. Reason: AI CPU operator execution timed out on device 0. In addition, an OOM "
+            "event occurred on the device within 10 seconds.")
+    got = kinds(line)
+    assert "msg:memory_exhausted" in got
+    assert "msg:timeout" in got  # the timeout part is still read
+
+
+def test_the_plain_aicpu_timeout_stays_a_timeout() -> None:
+    # hicann/runtime's error-code reference page for E30008 (Execution_Error_AICPU_Operator_Timeout), its example
+    line = ("AI CPU operator execution timed out. The AI CPU operator RunAicpuRpcSrvLaunchV2_receive that times out is "
+            "on device 0 stream 181. The task ID is 543, the so name is libccl_kernel.so, and the entry function for "
+            "executing this AI CPU operator is RunAicpuRpcSrvLaunchV2.")
+    assert "msg:memory_exhausted" not in kinds(line)
