@@ -37,8 +37,18 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
                 r"op ?timeout|collective.*time(?:d)? ?out|Watchdog caught collective operation timeout", re.I),
      "hccl:exec_timeout"),
     (screened(r"rank ?table.*(?:fail|error|invalid|not)|(?:fail|error|invalid).*rank ?table|RANK_TABLE_FILE", re.I),
-     "cfg:ranktable"),
+     "cfg:ranktable"),  # read on the line without HCCL's stage tags (RE_STAGE_TAG): the tag is not the text
 )
+RE_STAGE_TAG = screened(r"\[(?:InitGroupStage|InitChannelStage|TaskExecStage)\]\[(Ranktable(?:Config|Check|Detect))\]")
+"""HCCL's multi-level search keywords (hicann/hccl docs/zh/user_guide/fault_diagnosis/debug_thinking.md, "HCCL
+多级检索关键字"): a stage tag and a scene tag on every error of that scene. Two of the init-stage scenes are rank
+table faults, ``RanktableConfig`` (the rank table file cannot be read: ``[InitGroupStage][RanktableConfig]errNo[...]
+path /ranktable.json is not a valid real path``, rank_table_load_fail.md) and ``RanktableCheck`` (its cluster
+information fails the checks: cluster_info_verify_fail.md): ``cfg:ranktable``. ``RanktableDetect`` is the
+root-info negotiation of the communicator's ranks (cluster_info_nego.md: a rank that cannot reach the server's host
+NIC, ranks that never called the init, a server port already bound), which uses no rank table: its tag says nothing
+of the cause, so the word "Ranktable" in it is not read as a rank-table fault; the rest of the line still is."""
+STAGE_RANKTABLE = frozenset({"RanktableConfig", "RanktableCheck"})
 RE_EXCEPTION_TYPE = screened(r"ExceptionType:\[(Stuck|Error cqe) Occurred\]", re.I)
 """The type of a cluster exception HCCL's heartbeat broadcast reports (hicann/hccl docs/zh/user_guide/
 fault_diagnosis/task_exec_stage.md, cluster heartbeat table): ``Error cqe Occurred`` is a network problem (RoCE
@@ -124,8 +134,17 @@ def parse(ctx: LineCtx) -> bool:
     if m := RE_EXCEPTION_TYPE.search(text):  # a stuck rank or a CQE error, not a lost heartbeat (see above)
         ctx.add(EXCEPTION_KINDS[m.group(1).lower()], ctx.npu(), max(ctx.sev, 1), peer=peer, device=ctx.device())
         return not _OTHER_CODES.search(text)
+    tag = RE_STAGE_TAG.search(text)
+    tagged = bool(tag and tag.group(1) in STAGE_RANKTABLE)
+    if tagged:
+        ctx.add("cfg:ranktable", ctx.npu(), max(ctx.sev, 1), peer=peer, device=ctx.device())
+        found = True
+    untagged = RE_STAGE_TAG.sub("", text) if tag else text
     for rx, kind in TEXTS:
-        if rx.search(text) and (hccl_line or kind in ("hccl:notify_timeout", "hccl:heartbeat_lost", "cfg:ranktable")):
+        if tagged and kind == "cfg:ranktable":
+            continue  # the scene tag said so already
+        if rx.search(untagged if kind == "cfg:ranktable" else text) and (
+                hccl_line or kind in ("hccl:notify_timeout", "hccl:heartbeat_lost", "cfg:ranktable")):
             if kind == "hccl:heartbeat_lost" and ("drv_" in text or (not hccl_line and RE_RT_TRACE.search(text))):
                 continue  # the driver's (kernel parser) or the runtime's (CANN parser) device heartbeat, not HCCL's
             ctx.add(kind, ctx.npu(), max(ctx.sev, 1), peer=peer, device=ctx.device())
