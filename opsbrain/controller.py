@@ -79,6 +79,9 @@ class Controller:
                                  self.placement)
         if hasattr(self.responder, "link_records"):  # runbooks count a link's downs from the same records
             self.responder.link_records = lambda: LinkHistory(self.detector, self.sim.now)
+        self.key_incident: dict[str, str] = {}  # responder key -> its incident
+        if hasattr(self.responder, "incident_of"):  # the repeat and lemon rules count an incident once
+            self.responder.incident_of = lambda key: self.key_incident.get(key, key)
         self.diagnosis_ms: list[float] = []
         self.handled: dict[str, list[str]] = {}  # incident id -> responder keys (one per acted-on diagnosis)
         self.handled_classes: dict[str, list[str]] = {}  # incident id -> the class each response acted on
@@ -87,6 +90,7 @@ class Controller:
         self.responding: dict[tuple[str, str | None], tuple[str, float]] = {}  # (class, root) -> (incident, since)
         self.duplicates: dict[str, str] = {}  # incident id -> the incident whose response covers it
         self.part_owner: dict[str, tuple[str, str]] = {}  # part -> (incident, responder key) that holds it
+        self.placeholders: set[str] = set()  # responder keys acting on an abstention (the same-part link response)
         # a baseline (a person, or the vendor's fault-code handling) acts on an incident once
         self.once = getattr(self.responder, "policy", "auto") in ("manual", "vendor-default")
         self.adopted: set[str] = set()  # incidents opened outside the detector (health sweeps, issue 7)
@@ -186,29 +190,38 @@ class Controller:
         if not d.abstained and first is not None and first[0] != inc.id and now - first[1] <= DUPLICATE_WINDOW_S:
             self.duplicates[inc.id] = first[0]  # another incident's response already covers this root cause
             return
-        owner = None if d.abstained or d.component is None else self.open_owner(d.component)
+        # an abstention on a link may be acted on (the same-part response, auto policy only): it joins the link's
+        # open response and holds the link itself, until a diagnosis that names a class takes it over
+        on_link = not self.once and d.component is not None and d.component in self.sim.topology.links
+        owner = None if d.component is None or (d.abstained and not on_link) else self.open_owner(
+            d.component, named=not d.abstained)
         if owner is not None and owner != inc.id:
             self.duplicates[inc.id] = owner  # one open incident per part: this one joins it
             return
         if not d.abstained:
             self.responding[same] = (inc.id, now)
         key = inc.id if not keys else f"{inc.id}.{len(keys) + 1}"
-        if not d.abstained and d.component is not None:
+        if d.component is not None and (not d.abstained or on_link):
             self.part_owner[d.component] = (inc.id, key)
+            if d.abstained:
+                self.placeholders.add(key)
+        self.key_incident[key] = inc.id
         keys.append(key)
         classes.append(d.fault_class)
         roots.append(d.component)
         confs.append(d.confidence)
         self.responder.handle(key, LatestDiagnosis(inc) if self.once else d)  # type: ignore[arg-type]
 
-    def open_owner(self, component: str) -> str | None:
+    def open_owner(self, component: str, named: bool = False) -> str | None:
         """The incident that holds ``component`` or a whole it belongs to (its node, its NPU) while that part's
         response is under way (runbook or background repair) or the part is out of service by our hand (isolated,
-        cordoned); None when no incident holds it."""
+        cordoned); None when no incident holds it. For a diagnosis that ``named`` a class, a response to an
+        abstention (the same-part drain, which waits for a named class) holds nothing: the named class's runbook
+        takes the part over."""
         segs = component.split("/")
         for part in [component] + ["/".join(segs[:k]) for k in range(len(segs) - 1, 1, -1)]:
             owner = self.part_owner.get(part)
-            if owner is None:
+            if owner is None or (named and owner[1] in self.placeholders):
                 continue
             is_open = getattr(self.responder, "is_open", None)
             held = self.sim.state.health(part) in (Health.ISOLATED, Health.CORDONED)

@@ -80,3 +80,27 @@ def test_an_isolated_part_keeps_its_incident_after_the_response_ended(topo1: Top
     sim.run(sim.now + DUPLICATE_WINDOW_S * 3)
     ctl._diagnose(_incident(ctl, "i3", sim.now))
     assert resp.handled == ["i1", "i3"]
+
+
+LINK_AMBIGUOUS = [("dirty_connector", 0.38), ("link_down", 0.26), ("optical_degradation", 0.21), ("link_flap", 0.06)]
+"""A lone port down at the first diagnosis moment: no link class reaches the bar, together they hold 0.91."""
+
+
+def test_the_same_part_response_owns_its_link_until_a_class_is_named(topo1: Topology) -> None:
+    """Issue 16 b: an abstention on a link acted on (the same-part drain, rb-link-fault) holds the link: another
+    incident's abstention on it joins the response under way (no second drain); another incident that names a class
+    on the link still gets its own response (the cause-specific steps), which then holds the link."""
+    sim = Simulation(seed=1, topology=topo1)
+    said, resp = Said(), Responder()
+    ctl = Controller(sim, said, resp)
+    said.next = Diagnosis("unknown", LINK, 0.38, alternatives=LINK_AMBIGUOUS)
+    ctl._diagnose(_incident(ctl, "i1", 0.0))
+    sim.run(100)
+    ctl._diagnose(_incident(ctl, "i2", sim.now))
+    assert resp.handled == ["i1"] and ctl.duplicates == {"i2": "i1"}
+    said.next = Diagnosis("link_flap", LINK, 0.9)
+    ctl._diagnose(_incident(ctl, "i3", sim.now))
+    assert resp.handled == ["i1", "i3"]
+    said.next = Diagnosis("unknown", LINK, 0.38, alternatives=LINK_AMBIGUOUS)
+    ctl._diagnose(_incident(ctl, "i4", sim.now))  # now the named response holds the link
+    assert resp.handled == ["i1", "i3"] and ctl.duplicates["i4"] == "i3"
