@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from faultlib.engine import Simulation
 
 
+JOB_FAILURES = ("job:crash", "job:timeout")
+"""Scheduler events of a training job that failed (its processes exited, or its collective timed out)."""
 DUPLICATE_WINDOW_S = 600.0
 """Two incidents diagnosed with the same class and root within this window share one response (the second is
 recorded as a duplicate): one failed chip seen from two sides must not be isolated twice or page a person."""
@@ -87,6 +89,7 @@ class Controller:
         self.handled_classes: dict[str, list[str]] = {}  # incident id -> the class each response acted on
         self.handled_roots: dict[str, list[str | None]] = {}  # incident id -> the root each response acted on
         self.handled_conf: dict[str, list[float]] = {}  # incident id -> the confidence each response acted on
+        self.handled_at: dict[str, float] = {}  # incident id -> when its last response started
         self.responding: dict[tuple[str, str | None], tuple[str, float]] = {}  # (class, root) -> (incident, since)
         self.duplicates: dict[str, str] = {}  # incident id -> the incident whose response covers it
         self.part_owner: dict[str, tuple[str, str]] = {}  # part -> (incident, responder key) that holds it
@@ -178,6 +181,7 @@ class Controller:
         bar = getattr(getattr(self.responder, "p", None), "min_confidence", None)
         firmed = (bool(keys) and not self.once and not d.abstained and bar is not None and confs[-1] < bar
                   <= d.confidence)  # the response so far was a page for want of confidence; now it is firm
+        firmed = firmed or (self.once and bool(keys) and self._failed_since_response(inc))
         if prev is not None and (prev.fault_class, prev.component) == (d.fault_class, d.component) and not firmed:
             return
         if keys and not firmed and (self.once or d.abstained or (d.fault_class == classes[-1] and
@@ -207,10 +211,22 @@ class Controller:
                 self.placeholders.add(key)
         self.key_incident[key] = inc.id
         keys.append(key)
+        self.handled_at[inc.id] = now
         classes.append(d.fault_class)
         roots.append(d.component)
         confs.append(d.confidence)
         self.responder.handle(key, LatestDiagnosis(inc) if self.once else d)  # type: ignore[arg-type]
+
+    def _failed_since_response(self, inc: Incident) -> bool:
+        """A baseline (acting once per incident) acts again when a job of the incident failed (a crash or
+        collective-timeout event the scheduler reports) after its last response ended: the failed job itself
+        pages a person, or MindCluster reschedules it, whatever incident its lines were grouped into."""
+        last = self.handled[inc.id][-1]
+        is_open = getattr(self.responder, "is_open", None)
+        if is_open is None or is_open(last):
+            return False
+        since = self.handled_at[inc.id]
+        return any(s.kind in JOB_FAILURES and s.t > since for s in inc.signals)
 
     def open_owner(self, component: str, named: bool = False) -> str | None:
         """The incident that holds ``component`` or a whole it belongs to (its node, its NPU) while that part's
