@@ -4,10 +4,11 @@ Error-level signals open or join incidents; warnings join an open incident, and 
 actionable on their own (lanes lost, temperature alarms, isolated-row warnings) or come as a burst (correctable
 errors above a rate). A signal joins an open incident when it shares a node or an L2 chip with it, within the
 incident's horizon; a rank's report that a collective failed also joins the incident a stall of its job joined (the
-rank that reports it can sit on any node of the job). Every incident gets a first diagnosis ``collect_s`` after it opens (sympathetic signals arrive
-within seconds) and another whenever a signal kind it had not seen arrives. Host clocks are read from the data: a
-host whose lines arrive before their own stamps is ahead and its stamps are moved back; an incident's opening event
-lies between its first stamp and that line's arrival (a clock that is behind looks like a late line).
+rank that reports it can sit on any node of the job). Every incident gets a first diagnosis ``collect_s`` after it
+opens (sympathetic signals arrive within seconds) and another whenever a signal kind it had not seen arrives.
+Host clocks are read from the data: a host whose lines arrive before their own stamps is ahead and its stamps are
+moved back; an incident's opening event lies between its first stamp and that line's arrival (a clock that is
+behind looks like a late line).
 """
 
 from __future__ import annotations
