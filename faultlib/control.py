@@ -191,17 +191,26 @@ class ControlAPI:
         return self._action("reroute", ",".join(nodes) if len(nodes) <= 3 else f"{len(nodes)} nodes",
                             self._route_change_s(nodes), self.p.reroute_failure_prob, effect)
 
-    def drain_link(self, link: str) -> simpy.Process:
-        """Route traffic around an in-service link (link-flap damping; route push and convergence wait)."""
+    def drain_link(self, link: str, holder: str = "") -> simpy.Process:
+        """Route traffic around an in-service link (link-flap damping; route push and convergence wait). The drain
+        is ``holder``'s: it stands until that holder ends it."""
         self._expect(link, "link")
-        return self._action("drain_link", link, self._route_change_s([link]),
-                            self.p.reroute_failure_prob, lambda: {"usable": round(self.sim.fabric.drain(link), 4)})
+        fabric = self.sim.fabric
+        return self._action("drain_link", link, self._route_change_s([link]), self.p.reroute_failure_prob,
+                            lambda: {"usable": round(fabric.drain(link, holder), 4)})
 
-    def undrain_link(self, link: str) -> simpy.Process:
-        """End a drain: traffic goes back onto the link if it is usable now (route push and convergence wait)."""
+    def undrain_link(self, link: str, holder: str = "") -> simpy.Process:
+        """End ``holder``'s drain: traffic goes back onto the link if no other drain holds it and it is usable now
+        (route push and convergence wait)."""
         self._expect(link, "link")
-        return self._action("undrain_link", link, self._route_change_s([link]),
-                            self.p.reroute_failure_prob, lambda: {"usable": round(self.sim.fabric.undrain(link), 4)})
+        fabric = self.sim.fabric
+
+        def effect() -> dict[str, Any]:
+            usable = round(fabric.undrain(link, holder), 4)
+            others = sorted(fabric.drain_holders(link))
+            return {"usable": usable, **({"still_drained_by": others} if others else {})}
+
+        return self._action("undrain_link", link, self._route_change_s([link]), self.p.reroute_failure_prob, effect)
 
     # ---- chips and memory -------------------------------------------------------------------------
     def isolate_hbm_rows(self, hbm: str, rows: int = 1) -> simpy.Process:

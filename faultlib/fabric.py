@@ -4,7 +4,8 @@ Each node spreads its inter-node UB traffic over its L1-L2 uplinks with routing 
 weights, like static ECMP hashing). Moving V bytes then takes ``V * max_i(w_i / c_i)``; a routed uplink of zero
 capacity makes that infinite: the collective stalls until traffic is re-routed (or the job times out).
 Re-routing (:meth:`Fabric.reroute`) installs weights proportional to the capacity each uplink has now; a
-drained uplink (:meth:`Fabric.drain`, link-flap damping) counts as zero capacity there while it stays in service.
+drained uplink (:meth:`Fabric.drain`, link-flap damping) counts as zero capacity there while it stays in service;
+it stays drained while any holder's drain request stands (several responses may hold one link).
 Intra-node traffic crosses the node's L1 chips the same way.
 """
 
@@ -44,6 +45,7 @@ class Fabric:
         self._weights: dict[str, dict[str, float]] = {}  # node -> {uplink id: weight}; absent = equal
         self._cache: dict[tuple[str, str], float] = {}  # (inter|intra, node) -> factor
         self.drained: set[str] = set()  # uplinks routed around although in service (flap damping)
+        self._holders: dict[str, set[str]] = {}  # drained uplink -> who asked for the drain
         state.subscribe(self._invalidate)
 
     def _invalidate(self, cid: str, _old: object, _new: object) -> None:
@@ -131,16 +133,27 @@ class Fabric:
         self.state.touch(node, "reroute", usable=round(total / len(links), 6))
         return self.inter_node_factor(node)
 
-    def drain(self, link: str) -> float:
+    def drain(self, link: str, holder: str = "") -> float:
         """Route ``link``'s node around the link while it stays in service (its port still reports); returns the
-        node's new inter-node factor. Undone by :meth:`undrain`."""
+        node's new inter-node factor. ``holder`` names who asked; undone by that holder's :meth:`undrain`."""
+        self._holders.setdefault(link, set()).add(holder)
         self.drained.add(link)
         return self.reroute(self._node_of_link(link))
 
-    def undrain(self, link: str) -> float:
-        """Let traffic back onto a drained link (re-route by the capacity each uplink has now)."""
-        self.drained.discard(link)
+    def undrain(self, link: str, holder: str = "") -> float:
+        """``holder`` lets go of its drain; traffic goes back onto the link (re-routed by the capacity each uplink
+        has now) once no holder's drain stands. A maintenance drain held by several requests ends with the last
+        (as drain reasons on a network device: the link is out while any reason stands)."""
+        held = self._holders.get(link, set())
+        held.discard(holder)
+        if not held:
+            self._holders.pop(link, None)
+            self.drained.discard(link)
         return self.reroute(self._node_of_link(link))
+
+    def drain_holders(self, link: str) -> set[str]:
+        """Who holds ``link`` drained now (empty: not drained)."""
+        return set(self._holders.get(link, ()))
 
     def _node_of_link(self, link: str) -> str:
         node = self.topology.links[link].node

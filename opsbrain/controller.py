@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from faultlib.engine import Simulation
 
 
+JOB_FAILURES = ("job:crash", "job:timeout")
+"""Scheduler events of a training job that failed (its processes exited, or its collective timed out)."""
 DUPLICATE_WINDOW_S = 600.0
 """Two incidents diagnosed with the same class and root within this window share one response (the second is
 recorded as a duplicate): one failed chip seen from two sides must not be isolated twice or page a person."""
@@ -79,14 +81,19 @@ class Controller:
                                  self.placement)
         if hasattr(self.responder, "link_records"):  # runbooks count a link's downs from the same records
             self.responder.link_records = lambda: LinkHistory(self.detector, self.sim.now)
+        self.key_incident: dict[str, str] = {}  # responder key -> its incident
+        if hasattr(self.responder, "incident_of"):  # the repeat and lemon rules count an incident once
+            self.responder.incident_of = lambda key: self.key_incident.get(key, key)
         self.diagnosis_ms: list[float] = []
         self.handled: dict[str, list[str]] = {}  # incident id -> responder keys (one per acted-on diagnosis)
         self.handled_classes: dict[str, list[str]] = {}  # incident id -> the class each response acted on
         self.handled_roots: dict[str, list[str | None]] = {}  # incident id -> the root each response acted on
         self.handled_conf: dict[str, list[float]] = {}  # incident id -> the confidence each response acted on
+        self.handled_at: dict[str, float] = {}  # incident id -> when its last response started
         self.responding: dict[tuple[str, str | None], tuple[str, float]] = {}  # (class, root) -> (incident, since)
         self.duplicates: dict[str, str] = {}  # incident id -> the incident whose response covers it
         self.part_owner: dict[str, tuple[str, str]] = {}  # part -> (incident, responder key) that holds it
+        self.placeholders: set[str] = set()  # responder keys acting on an abstention (the same-part link response)
         # a baseline (a person, or the vendor's fault-code handling) acts on an incident once
         self.once = getattr(self.responder, "policy", "auto") in ("manual", "vendor-default")
         self.adopted: set[str] = set()  # incidents opened outside the detector (health sweeps, issue 7)
@@ -174,6 +181,7 @@ class Controller:
         bar = getattr(getattr(self.responder, "p", None), "min_confidence", None)
         firmed = (bool(keys) and not self.once and not d.abstained and bar is not None and confs[-1] < bar
                   <= d.confidence)  # the response so far was a page for want of confidence; now it is firm
+        firmed = firmed or (self.once and bool(keys) and self._failed_since_response(inc))
         if prev is not None and (prev.fault_class, prev.component) == (d.fault_class, d.component) and not firmed:
             return
         if keys and not firmed and (self.once or d.abstained or (d.fault_class == classes[-1] and
@@ -186,29 +194,50 @@ class Controller:
         if not d.abstained and first is not None and first[0] != inc.id and now - first[1] <= DUPLICATE_WINDOW_S:
             self.duplicates[inc.id] = first[0]  # another incident's response already covers this root cause
             return
-        owner = None if d.abstained or d.component is None else self.open_owner(d.component)
+        # an abstention on a link may be acted on (the same-part response, auto policy only): it joins the link's
+        # open response and holds the link itself, until a diagnosis that names a class takes it over
+        on_link = not self.once and d.component is not None and d.component in self.sim.topology.links
+        owner = None if d.component is None or (d.abstained and not on_link) else self.open_owner(
+            d.component, named=not d.abstained)
         if owner is not None and owner != inc.id:
             self.duplicates[inc.id] = owner  # one open incident per part: this one joins it
             return
         if not d.abstained:
             self.responding[same] = (inc.id, now)
         key = inc.id if not keys else f"{inc.id}.{len(keys) + 1}"
-        if not d.abstained and d.component is not None:
+        if d.component is not None and (not d.abstained or on_link):
             self.part_owner[d.component] = (inc.id, key)
+            if d.abstained:
+                self.placeholders.add(key)
+        self.key_incident[key] = inc.id
         keys.append(key)
+        self.handled_at[inc.id] = now
         classes.append(d.fault_class)
         roots.append(d.component)
         confs.append(d.confidence)
         self.responder.handle(key, LatestDiagnosis(inc) if self.once else d)  # type: ignore[arg-type]
 
-    def open_owner(self, component: str) -> str | None:
+    def _failed_since_response(self, inc: Incident) -> bool:
+        """A baseline (acting once per incident) acts again when a job of the incident failed (a crash or
+        collective-timeout event the scheduler reports) after its last response ended: the failed job itself
+        pages a person, or MindCluster reschedules it, whatever incident its lines were grouped into."""
+        last = self.handled[inc.id][-1]
+        is_open = getattr(self.responder, "is_open", None)
+        if is_open is None or is_open(last):
+            return False
+        since = self.handled_at[inc.id]
+        return any(s.kind in JOB_FAILURES and s.t > since for s in inc.signals)
+
+    def open_owner(self, component: str, named: bool = False) -> str | None:
         """The incident that holds ``component`` or a whole it belongs to (its node, its NPU) while that part's
         response is under way (runbook or background repair) or the part is out of service by our hand (isolated,
-        cordoned); None when no incident holds it."""
+        cordoned); None when no incident holds it. For a diagnosis that ``named`` a class, a response to an
+        abstention (the same-part drain, which waits for a named class) holds nothing: the named class's runbook
+        takes the part over."""
         segs = component.split("/")
         for part in [component] + ["/".join(segs[:k]) for k in range(len(segs) - 1, 1, -1)]:
             owner = self.part_owner.get(part)
-            if owner is None:
+            if owner is None or (named and owner[1] in self.placeholders):
                 continue
             is_open = getattr(self.responder, "is_open", None)
             held = self.sim.state.health(part) in (Health.ISOLATED, Health.CORDONED)

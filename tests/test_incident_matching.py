@@ -113,6 +113,24 @@ def test_a_job_event_does_not_stretch_a_hardware_incidents_window_for_new_errors
     assert [s.kind for s in det.incidents[1].signals] == ["dev:80E18402"]
 
 
+def test_a_stalled_jobs_collective_failure_on_another_of_its_nodes_joins_the_fault_that_stalled_it() -> None:
+    """link-down-manual (issue 16 d): the dead uplink stalls the job; 5 s later CANN's default retry has run out and
+    a rank on another node of the job reports the failed collective (EI0006, the job's crash event). That rank
+    reports the fault, it is not one: one incident, live and read back from a bundle alike."""
+    other = "pod1/node32"
+    det, _ = _detector(placement={"train": [other, NODE]})
+    det.feed(_down(600.0, "sw:down"))
+    det.feed(Signal(600.0, "job:stalled", "train", None, 2, "train: stalled"))
+    det.feed(Signal(605.0, "job:crash", other, None, 2, "train: crash"))
+    det.feed(Signal(605.0, "hccl:EI0006", f"{other}/npu0", other, 2, "EI0006: Getting socket times out."))
+    det.feed(Signal(605.0, "msg:comm_timeout", f"{other}/npu0", other, 2, "EI0006: Getting socket times out."))
+    assert len(det.incidents) == 1
+    det, _ = _detector(placement={"train": [other, NODE]})
+    det.feed(_down(600.0, "sw:down"))  # no stall of the job joined the link's incident
+    det.feed(Signal(605.0, "hccl:EI0006", f"{other}/npu0", other, 2, "EI0006: Getting socket times out."))
+    assert len(det.incidents) == 2
+
+
 def _l2_port_down(t: float, node: int, chip: str = "pod1/l2plane3/sw09") -> Signal:
     link = f"pod1/node{node}/l1sw3~{chip}"
     return Signal(t, "port:down", link, chip, 2, f"port down {link}")

@@ -11,6 +11,7 @@ from faultlib.health import Health
 from faultlib.topology import Topology
 from opsbrain.controller import DUPLICATE_WINDOW_S, Controller
 from opsbrain.detection import Incident
+from opsbrain.ingest import Signal
 from opsbrain.verdict import Diagnosis
 
 LINK = "pod0/node40/l1sw4~pod0/l2plane4/sw09"
@@ -80,3 +81,49 @@ def test_an_isolated_part_keeps_its_incident_after_the_response_ended(topo1: Top
     sim.run(sim.now + DUPLICATE_WINDOW_S * 3)
     ctl._diagnose(_incident(ctl, "i3", sim.now))
     assert resp.handled == ["i1", "i3"]
+
+
+LINK_AMBIGUOUS = [("dirty_connector", 0.38), ("link_down", 0.26), ("optical_degradation", 0.21), ("link_flap", 0.06)]
+"""A lone port down at the first diagnosis moment: no link class reaches the bar, together they hold 0.91."""
+
+
+def test_the_same_part_response_owns_its_link_until_a_class_is_named(topo1: Topology) -> None:
+    """Issue 16 b: an abstention on a link acted on (the same-part drain, rb-link-fault) holds the link: another
+    incident's abstention on it joins the response under way (no second drain); another incident that names a class
+    on the link still gets its own response (the cause-specific steps), which then holds the link."""
+    sim = Simulation(seed=1, topology=topo1)
+    said, resp = Said(), Responder()
+    ctl = Controller(sim, said, resp)
+    said.next = Diagnosis("unknown", LINK, 0.38, alternatives=LINK_AMBIGUOUS)
+    ctl._diagnose(_incident(ctl, "i1", 0.0))
+    sim.run(100)
+    ctl._diagnose(_incident(ctl, "i2", sim.now))
+    assert resp.handled == ["i1"] and ctl.duplicates == {"i2": "i1"}
+    said.next = Diagnosis("link_flap", LINK, 0.9)
+    ctl._diagnose(_incident(ctl, "i3", sim.now))
+    assert resp.handled == ["i1", "i3"]
+    said.next = Diagnosis("unknown", LINK, 0.38, alternatives=LINK_AMBIGUOUS)
+    ctl._diagnose(_incident(ctl, "i4", sim.now))  # now the named response holds the link
+    assert resp.handled == ["i1", "i3"] and ctl.duplicates["i4"] == "i3"
+
+
+def test_a_baseline_acts_again_when_the_incidents_job_fails_after_its_response(topo1: Topology) -> None:
+    """Issue 16 d: a baseline acts once per incident; a job crash that joins the incident after that response
+    ended (a flap's later down the retry did not ride out) is seen by the scheduler and pages again. Before the
+    crash joined the flap's incident it opened an incident of its own, which is what made the baseline act."""
+    sim = Simulation(seed=1, topology=topo1)
+    said, resp = Said(), Responder()
+    resp.policy = "vendor-default"
+    ctl = Controller(sim, said, resp)
+    said.next = Diagnosis("link_flap", LINK, 0.9)
+    inc = _incident(ctl, "i1", 0.0)
+    ctl._diagnose(inc)
+    assert resp.handled == ["i1"]
+    sim.run(100)
+    ctl._diagnose(inc)  # re-diagnosed while the response is under way: still once
+    assert resp.handled == ["i1"]
+    resp.open.clear()  # the response ended (the job rode the flap out)
+    inc.signals.append(Signal(150.0, "job:crash", "pod0/node40", None, 2, "train: crash"))
+    sim.run(160)
+    ctl._diagnose(inc)
+    assert resp.handled == ["i1", "i1.2"]

@@ -3,10 +3,12 @@
 Error-level signals open or join incidents; warnings join an open incident, and open one only when they are
 actionable on their own (lanes lost, temperature alarms, isolated-row warnings) or come as a burst (correctable
 errors above a rate). A signal joins an open incident when it shares a node or an L2 chip with it, within the
-incident's horizon. Every incident gets a first diagnosis ``collect_s`` after it opens (sympathetic signals arrive
-within seconds) and another whenever a signal kind it had not seen arrives. Host clocks are read from the data: a
-host whose lines arrive before their own stamps is ahead and its stamps are moved back; an incident's opening event
-lies between its first stamp and that line's arrival (a clock that is behind looks like a late line).
+incident's horizon; a rank's report that a collective failed also joins the incident a stall of its job joined (the
+rank that reports it can sit on any node of the job). Every incident gets a first diagnosis ``collect_s`` after it
+opens (sympathetic signals arrive within seconds) and another whenever a signal kind it had not seen arrives.
+Host clocks are read from the data: a host whose lines arrive before their own stamps is ahead and its stamps are
+moved back; an incident's opening event lies between its first stamp and that line's arrival (a clock that is
+behind looks like a late line).
 """
 
 from __future__ import annotations
@@ -39,6 +41,13 @@ TIME_RESOLUTION_S = 1e-3  # log time stamps carry milliseconds: windows compare 
 ACTIONABLE_WARNINGS = ("sw:lanes", "dev:80E20207", "dev:80E18401", "dev:80E00209", "dev:81B18605", "dev:81078605")
 BURST_KINDS = ("dev:80E01805",)
 IGNORED = ("level:", "plugin_sw:", "sw:up", "port:up", "hccn:up", ":recover", "hccn:tls_")  # tls_: states
+
+
+def _collective_failure(sig: Signal) -> bool:
+    """A rank reporting that a collective failed (an HCCL error, the communication-timeout message, the job's
+    crash event naming the rank): a collective spans every node of the job, so the rank that reports it can sit on
+    any of them, not where the fault is."""
+    return sig.kind.startswith("hccl:") or sig.kind in ("msg:comm_timeout", "job:crash")
 
 
 def _tie_order(sig: Signal) -> int:
@@ -277,7 +286,8 @@ class Detector:
                 continue
             if sig.t - inc.last_at <= self.p.group_window_s and (
                     nodes & inc.nodes or (l2 & inc.l2 and self._earliest(sig) - inc.event_end <= self.p.l2_join_s)
-                    or (not inc.nodes and nodes & inc.job_nodes)):  # the hardware behind a job-only incident
+                    or (not inc.nodes and nodes & inc.job_nodes)  # the hardware behind a job-only incident
+                    or (nodes & inc.job_nodes and _collective_failure(sig))):  # a stalled job's collective failed
                 return inc
         return None
 

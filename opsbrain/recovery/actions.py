@@ -156,7 +156,8 @@ class Executor:
             return [(label, lambda: c.reroute(targets))]
         simple: dict[str, Callable[[str], simpy.Process]] = {
             "isolate_link": c.isolate_link, "restore_link": c.restore_link, "reset_chip": c.reset_chip,
-            "drain_link": c.drain_link, "undrain_link": c.undrain_link,
+            "drain_link": lambda t: c.drain_link(t, rec.id),  # each response holds its own drain
+            "undrain_link": lambda t: c.undrain_link(t, rec.id),
             "isolate": c.isolate, "replace_part": c.replace_part, "cordon": c.cordon, "reboot_node": c.reboot_node,
         }
         if a in simple:

@@ -15,6 +15,7 @@ State is per instance (one per run). Plant state is read only as an operator see
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -43,7 +44,7 @@ class Guardrails:
         self.p = params or RecoveryParams()
         self._isolations: list[tuple[float, str, str]] = []  # (t, pod, unit)
         self._tripped: dict[str, float] = {}  # pod -> time the breaker opened
-        self._incidents: dict[str, list[tuple[float, str]]] = {}  # component key -> [(t, fault class)]
+        self._incidents: dict[str, list[tuple[float, str, str | None]]] = {}  # key -> [(t, class, incident)]
         self._totals: dict[str, dict[str, int]] = {}
         self._pending: set[str] = set()  # isolations allowed and under way
         self.refusals: list[dict[str, Any]] = []
@@ -173,16 +174,26 @@ class Guardrails:
             return "?"
         return ids.npu_of(component) or component
 
-    def note_incident(self, component: str | None, fault_class: str, now: float) -> None:
-        self._incidents.setdefault(self.component_key(component), []).append((now, fault_class))
+    def note_incident(self, component: str | None, fault_class: str, now: float, incident: str | None = None
+                      ) -> None:
+        """Count an incident on the component. An ``incident`` already counted there (an earlier response of the
+        same incident, e.g. the same-part response before a diagnosis named the class) is counted once, under
+        its latest class."""
+        entries = self._incidents.setdefault(self.component_key(component), [])
+        for k, (t, _c, inc) in enumerate(entries):
+            if incident is not None and inc == incident:
+                entries[k] = (t, fault_class, inc)
+                return
+        entries.append((now, fault_class, incident))
 
-    def count(self, component: str | None, now: float, fault_class: str | None = None,
+    def count(self, component: str | None, now: float, fault_class: str | Collection[str] | None = None,
               within_s: float | None = None) -> int:
-        """Incidents on the component (of ``fault_class``, if given) within ``within_s`` (default: the repeat
-        window), including one noted at ``now``."""
+        """Incidents on the component (of ``fault_class``, or of any of those classes, if given) within
+        ``within_s`` (default: the repeat window), including one noted at ``now``."""
         start = now - (within_s if within_s is not None else self.p.repeat_window_s)
-        return sum(1 for t, c in self._incidents.get(self.component_key(component), [])
-                   if t > start and (fault_class is None or c == fault_class))
+        classes = {fault_class} if isinstance(fault_class, str) else fault_class
+        return sum(1 for t, c, _i in self._incidents.get(self.component_key(component), [])
+                   if t > start and (classes is None or c in classes))
 
     # ---- approvals ----------------------------------------------------------------------------------------
     def approval_delay(self, rng: np.random.Generator) -> float:

@@ -108,6 +108,9 @@ class Orchestrator:
             self.exec.on_returned = lambda _node: self.scale_out.try_all()
         self.link_records: Callable[[], LinkRecords] | None = None
         """The operator's link records now (the controller sets them from its detector)."""
+        self.incident_of: Callable[[str], str] | None = None
+        """The incident a response key belongs to (the controller sets it: a later diagnosis of one incident gets
+        a response of its own); None = every response is an incident of its own."""
         self._manual: ManualPolicy | None = (
             ManualPolicy(sim, manual_params, self.records) if policy == "manual" else
             VendorDefaultPolicy(sim, vendor_params, self.records) if policy == "vendor-default" else None)
@@ -311,8 +314,9 @@ class Orchestrator:
                               f"confidence {diag.confidence:.2f} < {self.p.min_confidence:.2f}")
             self._note_same_part(rec, diag, part)
             cls = LINK_FAULT if diag.abstained else cls
-        if not self.dry_run and cls != LINK_FAULT:  # counted once a diagnosis names the class (no double count)
-            self.guardrails.note_incident(diag.component, cls, now)
+        if not self.dry_run:  # one incident counts once, under the class its latest response acted on
+            incident = self.incident_of(rec.id) if self.incident_of is not None else rec.id
+            self.guardrails.note_incident(diag.component, cls, now, incident)
         seen = self.guardrails.count(diag.component, now) + (1 if self.dry_run else 0)
         if seen >= self.p.lemon_incidents:
             reason = (f"{seen} incidents on {self.guardrails.component_key(diag.component)} within "
@@ -332,7 +336,8 @@ class Orchestrator:
             return None, f"no runbook applies to {cls!r}"
         if rb.repeat is not None:
             within = rb.repeat.within_s or self.p.repeat_window_s
-            n = self.guardrails.count(diag.component, now, cls, within) + (1 if self.dry_run else 0)
+            same = LINK_CLASSES | {LINK_FAULT} if cls == LINK_FAULT else cls  # a link whose cause is unsettled:
+            n = self.guardrails.count(diag.component, now, same, within) + (1 if self.dry_run else 0)  # its downs
             nxt = self.runbooks.get(rb.repeat.then)
             if n >= rb.repeat.count and nxt is not None:
                 rec.log("guardrail", diag.component, "succeeded", now, now, kind="guardrail", rule="repeat",
