@@ -44,6 +44,14 @@ GRAPH = {
                                             ["zqx backend config"]),
     "AISW_MindIE_LLM_TextGenerator_91": _entry("Request failed: invalid sampling parameter", "Software",
                                                ["zqx sampling"]),
+    # a multi-bit ECC error in a chip block that is not the HBM: supports npu_off_bus, never decides it
+    "0x80AB8008": _entry("Multi-bit ECC error in the zqx block", "Hardware", ["zqx block ecc"]),
+    # the HBM's own, and a count of isolated HBM rows (which carries the same words)
+    "0x80AB1801": _entry("Multi-bit ECC error reading the HBM", "Hardware", ["zqx hbm ecc"]),
+    "0x80AB8401": _entry("Too many multi-bit ECC isolation lines of the HBM", "Hardware", ["zqx hbm rows"]),
+    # an operator entry whose description lists memory among possible causes: the operator family's class
+    "AISW_MindSpore_Operator_93": _entry("Operator compile failed", "User", ["zqx op compile"],
+                                         "a. Insufficient memory on the device. b. An unsupported shape."),
     # two entries that match the operator line and map elsewhere (environment words, decisive)
     "AISW_MindSpore_lite_92": _entry("Inference failed", "User", ["call aclnnMatmul failed"],
                                      "The CANN and framework versions do not match."),
@@ -60,6 +68,10 @@ WANT = {
     "AISW_PyTorch_Init_91": ("config_error", True),
     "AISW_MindIE_LLM_LLMBackend_91": ("config_error", True),
     "AISW_MindIE_LLM_TextGenerator_91": ("framework_error", True),
+    "0x80AB8008": ("npu_off_bus", False),
+    "0x80AB1801": ("hbm_uce", True),
+    "0x80AB8401": ("hbm_row_exhaustion", True),
+    "AISW_MindSpore_Operator_93": ("framework_error", True),
     "AISW_MindSpore_lite_92": ("config_error", True),
     "AISW_PyTorch_Env_92": ("config_error", True),
 }
