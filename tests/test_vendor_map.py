@@ -24,7 +24,7 @@ def _entry(cause: str, category: str, words: list[str], description: str = "") -
 GRAPH = {
     # an operator family whose text says its input was invalid: the program's error, not the environment's
     "AISW_CANN_AICPU_91": _entry("The kernel got an invalid parameter value", "Software", ["zqx aicpu kernel refused"],
-                                 "An invalid parameter was handed to the kernel; the configuration of the op is wrong."),
+                                 "An invalid parameter reached the kernel; the configuration of the op is wrong."),
     # a framework family naming installed versions that do not match: the environment
     "AISW_MindSpore_lite_91": _entry("Model load failed", "User", ["zqx model load failed"],
                                      "The installed CANN version does not match the framework version."),
@@ -104,14 +104,14 @@ def _diagnose(graph: Any, text: str) -> dict[str, Any]:
 def test_an_excerpt_known_only_to_a_deciding_entry_gets_the_mapped_class(graph: Any, eid: str) -> None:
     line = "[ERROR] " + GRAPH[eid]["regex"]["in"][0]
     res = _diagnose(graph, line)
-    assert [v["entry"] for v in res["vendor_entries"]] == [eid]
+    assert [(v["entry"], v["counted"]) for v in res["vendor_entries"]] == [(eid, True)]
     assert res["diagnosis"]["fault_class"] == WANT[eid][0]
 
 
 @pytest.mark.parametrize("eid", ["AISW_PyTorch_Train_91", "AISW_CANN_GE_91"])
 def test_an_entry_that_may_only_raise_does_not_answer_alone(graph: Any, eid: str) -> None:
     res = _diagnose(graph, "[ERROR] " + GRAPH[eid]["regex"]["in"][0])
-    assert [(v["entry"], v["class"]) for v in res["vendor_entries"]] == [(eid, WANT[eid][0])]  # shown
+    assert [(v["entry"], v["class"], v["counted"]) for v in res["vendor_entries"]] == [(eid, WANT[eid][0], False)]
     assert res["diagnosis"]["fault_class"] == "unknown"  # not counted
 
 
@@ -120,6 +120,7 @@ def test_a_vendor_entry_does_not_overturn_what_the_log_says(graph: Any) -> None:
     assert {(v["entry"], v["class"]) for v in res["vendor_entries"]} >= {("AISW_MindSpore_lite_92", "config_error"),
                                                                         ("AISW_PyTorch_Env_92", "config_error")}
     assert res["diagnosis"]["fault_class"] == "framework_error"  # the log's own operator error
+    assert not any(v["counted"] for v in res["vendor_entries"] if v["class"] == "config_error")
 
 
 
