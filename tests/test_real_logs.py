@@ -34,7 +34,8 @@ VENDOR = Path(__file__).resolve().parents[2] / "shared" / "reference" / "vendor"
 
 def test_an_excerpt_known_only_to_an_imported_vendor_entry_gets_the_mapped_class(tmp_path: Path) -> None:
     """Lines built from a knowledge-graph entry's own keywords, which no parser of ours reads, are diagnosed to the
-    class the reviewed vendor map gives that entry (skips without the vendor file)."""
+    class the reviewed vendor map gives that entry, where the map lets the entry decide (skips without the vendor
+    file; entries that may only raise a class are tests/test_vendor_map.py's)."""
     import io
     import json
 
@@ -42,7 +43,7 @@ def test_an_excerpt_known_only_to_an_imported_vendor_entry_gets_the_mapped_class
 
     if not (VENDOR / "kg-config.json").exists():
         pytest.skip("vendor reference files not present")
-    from opsbrain.diagnosis.knowledge import default_table, load_vendor_rules, vendor_class
+    from opsbrain.diagnosis.knowledge import default_table, load_vendor_rules, vendor_mapping
     from opsbrain.diagnosis.oneclick import diagnose_logs
     from opsbrain.ingest import ingest_text
     from opsbrain.kb import SignatureMatcher, import_kg, load_imported, load_kb
@@ -59,10 +60,10 @@ def test_an_excerpt_known_only_to_an_imported_vendor_entry_gets_the_mapped_class
             continue
         line = "[ERROR] " + " ".join(words)
         entry = matcher.imported_entry(entry_id)
-        cls = vendor_class(entry, rules) if entry is not None else None
+        cls, decides = vendor_mapping(entry, rules) if entry is not None else (None, False)
         sigs, _ = ingest_text(line)
-        if cls is None or any(table.of(s.kind) for s in sigs):
-            continue  # unmapped, or our own parsers know the line: not a vendor-only excerpt
+        if cls is None or not decides or any(table.of(s.kind) for s in sigs):
+            continue  # unmapped, raise-only, or our own parsers know the line: not a vendor-only excerpt
         res = diagnose_logs("-", engine, matcher, stdin=io.BytesIO(line.encode()))
         if {v["class"] for v in res["vendor_entries"] if v["class"]} != {cls}:
             continue  # other entries match the same words and map elsewhere: not one vendor answer

@@ -54,7 +54,8 @@ def diagnose(incident_file: str | None, logs: str | None, bundle: str | None, mo
     for e in d.get("evidence_lines", [])[:8]:
         click.echo(f"  {e['file']}:{e['line']}: {e['text'][:150]}")
     for k in res.get("vendor_entries", [])[:3]:
-        click.echo(f"  vendor: {k['entry']} -> {k['class'] or 'no class'}: {k['cause']}")
+        how = "" if not k["class"] else " (counted)" if k.get("counted") else " (shown, not counted)"
+        click.echo(f"  vendor: {k['entry']} -> {k['class'] or 'no class'}{how}: {k['cause']}")
     for k in [k for k in res["knowledge"] if k["source"] != "imported"][:3]:
         click.echo(f"  kb: {k['code'] or k['entry']} [{k['handling']}] {k['cause']}")
     for note in res.get("limits", []):

@@ -188,11 +188,17 @@ def _counter(what: str) -> Any:
               help="Score the real-log corpus instead (tests/data/real_logs in a checkout); with --split.")
 @click.option("--split", type=click.Choice(["dev", "test", "all"]), default="dev", show_default=True,
               help="Which part of the real-log corpus to score (the test part only when the work is done).")
+@click.option("--vendor-kg", "vendor_kg", default=None, metavar="FILE",
+              help="With --real: match this MindCluster knowledge graph (kg-config.json) instead of the imports in the "
+              "data directory (imported into a temporary directory; nothing of yours is written).")
+@click.option("--vendor-faultcode", "vendor_faultcode", default=None, metavar="FILE",
+              help="With --real: likewise a MindCluster fault-level file (faultCode.json).")
 @model_option
 @data_dir_option
 @json_option
 def kb_eval_cmd(runs_per_class: int, noise_days: float, quick: bool, workers: int, real: str | None, split: str,
-                model: Path | None, data_dir: Path | None, as_json: bool) -> None:
+                vendor_kg: str | None, vendor_faultcode: str | None, model: Path | None, data_dir: Path | None,
+                as_json: bool) -> None:
     """Evaluate the diagnosis on held-out worlds (axes training never saw); exit 1 below the bar (near-copy
     <= .20, fault-only top-1 .93, macro-F1 .90, localization .90, confident-wrong <= 2%).
     With --real: agreement on real log excerpts (exit 1 below 85% agreement or above 3% confident-wrong)."""
@@ -201,8 +207,11 @@ def kb_eval_cmd(runs_per_class: int, noise_days: float, quick: bool, workers: in
     from opsbrain.kb.training import load_engine
 
     if real is not None:
-        _kb_eval_real(real, split, data_dir, as_json, model)
+        _kb_eval_real(real, split, data_dir, as_json, model, {"mindcluster-kg": vendor_kg,
+                                                              "mindcluster-faultcode": vendor_faultcode})
         return
+    if vendor_kg or vendor_faultcode:
+        raise InputError("--vendor-kg and --vendor-faultcode go with --real")
     if quick:
         runs_per_class, noise_days = 3, 0.25
     if runs_per_class < 1 or noise_days <= 0 or workers < 1:
@@ -222,20 +231,25 @@ def kb_eval_cmd(runs_per_class: int, noise_days: float, quick: bool, workers: in
         sys.exit(1)
 
 
-def _matcher(data_dir: Path | None) -> Any:
-    """The knowledge matcher with whatever vendor knowledge was imported (an unreadable import is skipped)."""
+def _matcher(data_dir: Path | None, imports: Path | None = None) -> Any:
+    """The knowledge matcher with whatever vendor knowledge was imported (an unreadable import is skipped), from
+    ``imports`` when given, else the data directory's."""
     from opsbrain.kb.compiled import compiled_kb
     from opsbrain.kb.importers import load_imported
     from opsbrain.kb.matcher import SignatureMatcher
 
     try:
-        imported = load_imported((data_dir / "kb_imports") if data_dir else None, strict=False)
+        imported = load_imported(imports or ((data_dir / "kb_imports") if data_dir else None), strict=False)
     except InputError:
         imported = None
     return SignatureMatcher(compiled_kb(data_dir), imported)
 
 
-def _kb_eval_real(real: str, split: str, data_dir: Path | None, as_json: bool, model: Path | None = None) -> None:
+def _kb_eval_real(real: str, split: str, data_dir: Path | None, as_json: bool, model: Path | None = None,
+                  vendor: dict[str, str | None] | None = None) -> None:
+    import tempfile
+
+    from opsbrain.kb import kb_import
     from opsbrain.kb.realeval import evaluate_real
     from opsbrain.kb.training import load_engine
 
@@ -243,7 +257,12 @@ def _kb_eval_real(real: str, split: str, data_dir: Path | None, as_json: bool, m
     if not root.exists():
         raise InputError("no such file or directory", file=real)
     engine = load_engine(data_dir, say=lambda m: click.echo(m, err=True), model=model)
-    res = evaluate_real(engine, _matcher(data_dir), root, split=split)
+    given = {fmt: path for fmt, path in (vendor or {}).items() if path}
+    with tempfile.TemporaryDirectory(prefix="opsbrain-vendor-") as tmp:
+        for fmt, path in given.items():
+            kb_import(fmt, path, data_dir=tmp)
+        res = evaluate_real(engine, _matcher(data_dir, Path(tmp) if given else None), root, split=split)
+    res["vendor"] = sorted(given.values())
     head = res["firm_or_likely"]
     ok = (head.get("agreement") or 0) >= 0.85 and head.get("confident_wrong", 1) <= 0.03
     if as_json:

@@ -142,15 +142,24 @@ def default_params() -> Any:
     return compiled_kb().diagnosis_params
 
 
+MULTI_PARTY = "/"
+"""A knowledge-graph category naming more than one party (``Software/Hardware``, ``Software/Hardware/User``): the
+vendor itself does not say whose fault the entry is, so its mapped class may raise a class, never decide one."""
+
+
 @dataclass(frozen=True)
 class VendorRule:
     cls: str | None  # None: the entries it matches decide no class (advice only)
     id_rx: re.Pattern[str] | None
-    cause_rx: re.Pattern[str] | None
+    cause_rx: re.Pattern[str] | None  # on the entry's cause and description (the description lists possible causes)
     category: str | None
+    title_rx: re.Pattern[str] | None = None  # on the entry's cause alone (the fault it names)
+    decides: bool = True  # False: counts only for an answer the log's own signals already give
 
     def applies(self, entry: Any) -> bool:
         if self.id_rx and not self.id_rx.search(str(entry.id)):
+            return False
+        if self.title_rx and not self.title_rx.search(str(entry.cause)):
             return False
         if self.cause_rx and not self.cause_rx.search(f"{entry.cause} {entry.description}"):
             return False
@@ -162,7 +171,7 @@ def vendor_map_path() -> Path:
 
 
 def raw_vendor_rules(path: Path | None = None) -> list[dict[str, Any]]:
-    """The rules of the vendor map as written (``class``, ``id``, ``cause``, ``category``)."""
+    """The rules of the vendor map as written (``class``, ``id``, ``title``, ``cause``, ``category``, ``decides``)."""
     from opsbrain.yamlio import read_yaml
 
     doc = read_yaml(path or vendor_map_path())
@@ -177,17 +186,23 @@ def load_vendor_rules(path: Path | None = None) -> list[VendorRule]:
         rows = compiled_kb().vendor_rules
     else:
         rows = raw_vendor_rules(path)
-    out = []
-    for r in rows:
-        cls = None if r.get("class") is None else str(r["class"])
-        out.append(VendorRule(cls, re.compile(r["id"]) if r.get("id") else None,
-                              re.compile(r["cause"], re.I) if r.get("cause") else None, r.get("category")))
-    return out
+    def rx(r: dict[str, Any], key: str, flags: int = re.I) -> re.Pattern[str] | None:
+        return re.compile(r[key], flags) if r.get(key) else None
+
+    return [VendorRule(None if r.get("class") is None else str(r["class"]), rx(r, "id", 0), rx(r, "cause"),
+                       r.get("category"), rx(r, "title"), r.get("decides", True) is not False) for r in rows]
+
+
+def vendor_mapping(entry: Any, rules: list[VendorRule]) -> tuple[str | None, bool]:
+    """The class of the first rule that applies (None: no rule, or a rule that maps to no class) and whether the
+    entry may decide it: not when the rule says it only raises, nor when the entry's category names more than one
+    party (:data:`MULTI_PARTY`)."""
+    for r in rules:
+        if r.applies(entry):
+            return r.cls, r.cls is not None and r.decides and MULTI_PARTY not in str(entry.category)
+    return None, False
 
 
 def vendor_class(entry: Any, rules: list[VendorRule]) -> str | None:
     """The class of the first rule that applies (None: no rule, or a rule that maps to no class)."""
-    for r in rules:
-        if r.applies(entry):
-            return r.cls
-    return None
+    return vendor_mapping(entry, rules)[0]

@@ -4,8 +4,9 @@ class chosen from the root devices' own evidence, in the operator's terms (host 
 The class is decided by documented rules first, so that retraining the model cannot flip it:
 
 1. the knowledge base's vote over the root devices' own error signals (their plogs, and the lines of their host
-   that name their device; imported vendor entries mapped by knowledge_base/vendor_map.yaml count as that class's
-   primary signature) with the engine's own lead and minimum (:mod:`opsbrain.diagnosis.vote`);
+   that name their device; imported vendor entries mapped by knowledge_base/vendor_map.yaml and admitted by
+   :func:`opsbrain.diagnosis.oneclick.vendor_votes` count as that class's primary signature) with the engine's own
+   lead and minimum (:mod:`opsbrain.diagnosis.vote`);
 2. else, when no signature of another class's naming (primary) role is on those lines or the kind's class leads
    their vote (without the lead), the class the root cluster's own failure kind documents (:data:`KIND_CLASS`: a
    collective set-up or wait failure whose root shows nothing else is a peer that did not arrive, software; RDMA

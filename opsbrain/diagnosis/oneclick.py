@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from opsbrain.diagnosis.engine import Engine
-from opsbrain.diagnosis.knowledge import load_vendor_rules, vendor_class
+from opsbrain.diagnosis.knowledge import load_vendor_rules, vendor_mapping
 from opsbrain.diagnosis.multirank import apply_root_cluster, multirank_verdict
 from opsbrain.errors import InputError
 from opsbrain.ingest import LineReader, Signal, ingest_path, parse_line
@@ -39,7 +39,7 @@ class _Knowledge:
         self.rules = load_vendor_rules() if matcher is not None else []
         self.seen: Counter[tuple[Any, ...]] = Counter()
         self.info: dict[tuple[Any, ...], dict[str, Any]] = {}
-        self.vendor_signals: list[Signal] = []
+        self.vendor_signals: list[tuple[Signal, bool]] = []  # (signal of the mapped class, the entry may decide it)
 
     def __call__(self, line: str, file: str | None, line_no: int, t: float) -> None:
         for m in self.matcher.match(line):
@@ -47,16 +47,16 @@ class _Knowledge:
             self.seen[key] += 1
             if key in self.info:
                 continue
-            mapped = m.class_id
+            mapped, decides = m.class_id, True
             if m.source == "imported" and m.entry_id:
                 entry = self.matcher.imported_entry(m.entry_id)
-                mapped = vendor_class(entry, self.rules) if entry is not None else None
+                mapped, decides = vendor_mapping(entry, self.rules) if entry is not None else (None, False)
             self.info[key] = {"source": m.source, "class": mapped, "entry": m.entry_id, "code": m.code,
                               "handling": m.handling, "cause": m.cause, "suggestion": m.suggestion,
                               "file": file, "line": line_no, "text": line[:300]}
             if m.source == "imported" and mapped:
-                self.vendor_signals.append(Signal(t, f"vendor:{mapped}", None, None, 2, line[:300],
-                                                  line_no=line_no, file=file))
+                self.vendor_signals.append((Signal(t, f"vendor:{mapped}", None, None, 2, line[:300],
+                                                   line_no=line_no, file=file), decides))
 
     def report(self, top: int = 10) -> list[dict[str, Any]]:
         return [{**self.info[k], "lines": n} for k, n in self.seen.most_common(top)]
@@ -83,10 +83,23 @@ def _evidence_lines(signals: list[Signal], d: Diagnosis) -> list[dict[str, Any]]
     return rows
 
 
+def vendor_votes(engine: Engine, signals: list[Signal], vendor: list[tuple[Signal, bool]], now: float) -> list[Signal]:
+    """The mapped vendor entries that take part in the decision. The input's own signals are read first: when they
+    give an answer, only entries mapped to that class join (they raise its confidence; an entry that names another
+    class is shown, not counted, so a vendor match never overturns what the log itself says). When they abstain,
+    only entries that may decide join (an entry that may only raise does not turn an abstention into an answer)."""
+    if not vendor:
+        return []
+    own = engine.diagnose_signals(signals, now) if signals else None
+    if own is not None and not own.abstained:
+        return [s for s, _ in vendor if s.kind == f"vendor:{own.fault_class}"]
+    return [s for s, decides in vendor if decides]
+
+
 def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any], knowledge: _Knowledge | None,
                      ranks: RankTable | None = None) -> dict[str, Any]:
     now = max((s.t for s in signals), default=0.0)
-    vendor = knowledge.vendor_signals if knowledge else []
+    vendor = vendor_votes(engine, signals, knowledge.vendor_signals, now) if knowledge else []
     sigs = signals + vendor
     if sigs:
         d = engine.diagnose_signals(sigs, now)
@@ -111,8 +124,10 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
         notes.append(f"{stats['lines_cut']} lines longer than the scan limit were scanned in their first part only")
     if stats.get("not_read"):
         notes.append("not read: " + "; ".join(stats["not_read"][:5]))
-    return {"diagnosis": out, "input": stats, "knowledge": kn,
-            "vendor_entries": knowledge.vendor_report() if knowledge else [], "limits": notes}
+    counted = {(v.file, v.line_no, v.kind) for v in vendor}
+    entries = [{**v, "counted": (v["file"], v["line"], f"vendor:{v['class']}") in counted}
+               for v in (knowledge.vendor_report() if knowledge else [])]
+    return {"diagnosis": out, "input": stats, "knowledge": kn, "vendor_entries": entries, "limits": notes}
 
 
 class _Hooks:

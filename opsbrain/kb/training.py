@@ -43,14 +43,16 @@ def cached_model_path(home: Path | None = None) -> Path:
 
 
 def kb_hash() -> str:
-    """The knowledge base's hash, with the code/message tables and vendor map that feed the features."""
+    """The knowledge base's hash, with the code/message tables that feed the features. The vendor map is not in it:
+    it is read at diagnosis time only (a vendor match becomes a ``vendor:<class>`` signal, a kind every class has
+    whatever the map says), so no training case depends on it and a reviewed map needs no retrained model."""
     import hashlib
 
     from opsbrain.kb.loader import load_kb
 
     h = hashlib.sha256(load_kb().hash().encode())
     base = Path(str(resources.files("knowledge_base")))
-    for name in ("codes.yaml", "categories.yaml", "vendor_map.yaml"):
+    for name in ("codes.yaml", "categories.yaml"):
         p = base / name
         h.update(p.read_bytes() if p.exists() else b"")
     return h.hexdigest()[:16]
