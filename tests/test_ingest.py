@@ -127,6 +127,23 @@ def test_a_fault_at_the_end_of_a_big_log_is_found(tmp_path: Path) -> None:
     assert res["diagnosis"]["evidence_lines"][0]["line"] == 100_001
 
 
+def test_a_root_device_named_only_in_text_cites_the_line_that_names_it() -> None:
+    """No signal places the fault on a device, the input names one: the root is that device, and the first line
+    naming it is among the evidence lines (so the root can be checked, and a cut keeping the evidence keeps it)."""
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+    from opsbrain.kb.training import load_engine
+
+    text = ("CANN error: EE9999: Inner Error!\n"
+            "EE9999: [PID: 2750884] 2024-08-30-16:20:38.196.490 Stream destroy failed, stream is not in current "
+            "ctx, stream_id=2.[FUNC:StreamDestroy][FILE:api_impl.cc][LINE:1032]\n"
+            "[INFO] unrelated\n"
+            "  current device: 1, in function ~ggml_backend_cann_context at ggml-cann/common.h:235\n")
+    d = diagnose_logs("-", load_engine(), stdin=io.BytesIO(text.encode()))["diagnosis"]
+    assert d["root"]["device"] == 1
+    rows = [r for r in d["evidence_lines"] if r["line"] == 4]
+    assert rows and rows[0]["kind"] == "root:device" and "current device: 1" in rows[0]["text"]
+
+
 def test_junk_never_raises() -> None:
     sigs, stats = ingest_text(bytes(range(256)) * 100)
     assert stats.lines >= 1 and isinstance(sigs, list)

@@ -138,6 +138,7 @@ class _Hooks:
         self.knowledge = knowledge
         self.ranks = ranks
         self.devices: Counter[int] = Counter()
+        self.first_line: dict[int, tuple[str | None, int, str]] = {}  # device -> the first line naming it
         self.scanned = 0
 
     def __call__(self, line: str, file: str | None, line_no: int, t: float) -> None:
@@ -148,6 +149,7 @@ class _Hooks:
             self.scanned += 1
             if (dev := device_in(line)) is not None:
                 self.devices[dev] += 1
+                self.first_line.setdefault(dev, (file, line_no, line))
 
     def named_device(self) -> int | None:
         """The one device the input names (or names at least twice as often as any other), else None."""
@@ -157,13 +159,19 @@ class _Hooks:
         return top[0][0]
 
 
-def _root_from_text(out: dict[str, Any], dev: int | None) -> None:
-    """A verdict (or an abstention) that no signal placed on a device: the device the input itself names."""
+def _root_from_text(out: dict[str, Any], dev: int | None,
+                    where: tuple[str | None, int, str] | None = None) -> None:
+    """A verdict (or an abstention) that no signal placed on a device: the device the input itself names, with the
+    first line that names it among the evidence lines (the line the root rests on)."""
     root = out.get("root") or {"component": None, "host": None}
     if dev is None or root.get("device") is not None:
         return
     out["root"] = {**root, "device": dev}
-    out["evidence"].append(f"device {dev}: the one device the input names (no signal placed the fault on a device)")
+    at = f" (first named on line {where[1]})" if where else ""
+    out["evidence"].append(f"device {dev}: the one device the input names{at} (no signal placed the fault on a device)")
+    rows = out.setdefault("evidence_lines", [])
+    if where and not any((r.get("file"), r.get("line")) == where[:2] for r in rows):
+        rows.append({"file": where[0], "line": where[1], "kind": "root:device", "text": where[2][:300]})
 
 
 def diagnose_logs(path: str, engine: Engine, matcher: Any = None, stdin: IO[bytes] | None = None) -> dict[str, Any]:
@@ -175,7 +183,8 @@ def diagnose_logs(path: str, engine: Engine, matcher: Any = None, stdin: IO[byte
     reader = LineReader(hook=hooks)
     ingest_path(path, stdin, reader)
     res = diagnose_signals(engine, reader.signals, reader.stats.as_dict(), knowledge, ranks.table())
-    _root_from_text(res["diagnosis"], hooks.named_device())
+    dev = hooks.named_device()
+    _root_from_text(res["diagnosis"], dev, hooks.first_line.get(dev) if dev is not None else None)
     return res | {"file": path}
 
 
