@@ -409,3 +409,37 @@ def test_logs_device_and_fifo_paths(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "p.tar.gz")
     res = CliRunner().invoke(cli, ["diagnose", "--bundle", str(tmp_path / "p.tar.gz")])
     assert res.exit_code == 2
+
+
+@pytest.mark.parametrize("how", ["file", "tar", "stdin"])
+def test_logs_bomb_stops_at_the_expansion_limit(how: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A few KiB of gzip that inflate to millions of short lines (a file, a plain member of a .tar.gz, or stdin) are
+    parsed only up to MAX_EXPANSION times the bytes given (past the floor), and the stop is stated: the 4 GiB total
+    alone would let a 4 MB .gz keep ``diagnose --logs`` parsing for most of an hour (review, session 11)."""
+    import opsbrain.ingest.text as T
+
+    monkeypatch.setattr(T, "EXPANSION_FLOOR", 1 << 20)
+    text = b"E0000 x\n" * (1 << 20)  # 8 MiB of lines, ~650:1 under gzip -9
+    gz = gzip.compress(text, compresslevel=9)
+    if how == "file":
+        (tmp_path / "bomb.log.gz").write_bytes(gz)
+        _sig, stats = ingest_path(str(tmp_path / "bomb.log.gz"))
+        given = len(gz)
+    elif how == "tar":
+        with tarfile.open(tmp_path / "bomb.tar.gz", "w:gz", compresslevel=9) as tf:
+            ti = tarfile.TarInfo("bomb.log")
+            ti.size = len(text)
+            tf.addfile(ti, io.BytesIO(text))
+        given = (tmp_path / "bomb.tar.gz").stat().st_size
+        _sig, stats = ingest_path(str(tmp_path / "bomb.tar.gz"))
+    else:
+        _sig, stats = ingest_path("-", stdin=io.BytesIO(gz))
+        given = len(gz)
+    allowed = max(1 << 20, T.MAX_EXPANSION * given)
+    assert allowed < len(text)
+    assert stats.bytes <= allowed + T.READ_CHUNK, (stats.bytes, allowed)
+    assert any(f"{T.MAX_EXPANSION}:1" in x for x in stats.not_read), stats.not_read
+    plain = tmp_path / "plain.log"  # the same text as given, uncompressed: read whole, nothing said
+    plain.write_bytes(text)
+    _sig, stats = ingest_path(str(plain))
+    assert stats.bytes == len(text) and not stats.not_read
