@@ -443,3 +443,38 @@ def test_logs_bomb_stops_at_the_expansion_limit(how: str, tmp_path: Path, monkey
     plain.write_bytes(text)
     _sig, stats = ingest_path(str(plain))
     assert stats.bytes == len(text) and not stats.not_read
+
+
+def test_logs_archive_limits_are_one_line_each_and_shown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files past MAX_FILES in an archive are one not-read line (not one per member), so the archive's own limit
+    (MAX_MEMBERS) stays among the lines the answer shows (as_dict keeps 20)."""
+    import opsbrain.ingest.text as T
+
+    monkeypatch.setattr(T, "MAX_FILES", 5)
+    monkeypatch.setattr(T, "MAX_MEMBERS", 30)
+    with tarfile.open(tmp_path / "many.tar", "w") as tf:
+        for i in range(40):
+            ti = tarfile.TarInfo(f"d/f{i:02}.log")
+            tf.addfile(ti, io.BytesIO(b""))
+    _sig, stats = ingest_path(str(tmp_path / "many.tar"))
+    shown = stats.as_dict()["not_read"]
+    assert stats.files == 5
+    assert sum("more than 5 files" in x for x in shown) == 1, shown
+    assert any("many.tar:d/f05.log and 24 files after it" in x for x in shown), shown
+    assert any("more than 30 entries" in x for x in shown), shown
+
+
+def test_tar_walk_keeps_no_member_list(tmp_path: Path) -> None:
+    """tarfile's stream mode keeps every header it read (TarFile.members): the walk lets them go, so a tar of
+    many small members costs memory per member open, not per member seen."""
+    from opsbrain.ingest.archive import TarTree
+
+    with tarfile.open(tmp_path / "many.tar.gz", "w:gz") as tf:
+        for i in range(2000):
+            tf.addfile(tarfile.TarInfo(f"d/f{i}.log"), io.BytesIO(b""))
+    tree = TarTree(tmp_path / "many.tar.gz", 1 << 30, 100_000)
+    try:
+        assert sum(1 for _e in tree.entries()) == 2000 + 0
+        assert len(tree.tar.members) <= 1, len(tree.tar.members)
+    finally:
+        tree.close()

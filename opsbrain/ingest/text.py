@@ -173,6 +173,7 @@ class LineReader:
                 self._feed_unpacked(fh, name)
             return
         self._given += path.stat().st_size
+        over: list[str] = []  # files past MAX_FILES: one line for them all, so the archive's own limits show
         try:
             for e in with_nested(tree, MAX_TOTAL_BYTES, MAX_MEMBERS, MAX_INNER_BYTES):
                 label = f"{name}:{e.group + ':' if e.group else ''}{e.rel}"
@@ -180,13 +181,16 @@ class LineReader:
                     self.stats.not_read.append(f"{label}: {e.problem}")
                 elif e.what == FILE and e.open is not None:
                     if self.stats.files >= MAX_FILES:
-                        self.stats.not_read.append(f"{label}: more than {MAX_FILES} files")
+                        over.append(label)
                         continue
                     try:
                         with e.open() as fh:
                             self._feed_unpacked(fh, label)
                     except READ_ERRORS as exc:
                         self.stats.not_read.append(f"{label}: cannot read: {exc}")
+            if over:
+                self.stats.not_read.append(f"{over[0]} and {len(over) - 1} files after it: more than {MAX_FILES} "
+                                           "files, not read")
             self.stats.not_read.extend(f"{name}: {x}" for x in tree.problems)
         finally:
             tree.close()
