@@ -478,3 +478,47 @@ def test_tar_walk_keeps_no_member_list(tmp_path: Path) -> None:
         assert len(tree.tar.members) <= 1, len(tree.tar.members)
     finally:
         tree.close()
+
+
+def test_control_characters_in_names_are_not_printed(tmp_path: Path, engine: Any) -> None:
+    """A name with a line end or an escape (a crafted archive, or a file on disk) cannot forge a line of the
+    answer: its control characters read as '?', the same in a directory and in its archive."""
+    log = (FIX / "hbm-uce-real" / "worker-0").rglob("*")
+    src = next(p for p in sorted(log) if p.is_file())
+    bundle = tmp_path / "b"
+    odd = bundle / "worker-0\nfake verdict: ok\x1b[2J" / src.relative_to(FIX / "hbm-uce-real" / "worker-0")
+    odd.parent.mkdir(parents=True)
+    shutil.copy(src, odd)
+    with tarfile.open(tmp_path / "b.tar", "w") as tf:
+        tf.add(bundle, arcname="b")
+    out = {}
+    for where in (bundle, tmp_path / "b.tar"):
+        res = CliRunner().invoke(cli, ["diagnose", "--bundle", str(where)])
+        assert res.exit_code == 0, res.output
+        assert "\nfake verdict" not in res.output and "\x1b" not in res.output, res.output
+        rep = diagnose_bundle(where, engine)
+        out[where.name] = sorted(w["dir"] for w in rep["workers"])
+        assert out[where.name] == ["worker-0?fake verdict: ok?[2J"], rep["workers"]
+    assert out["b"] == out["b.tar"]
+
+
+def test_a_zip_declaring_too_many_entries_is_not_parsed(tmp_path: Path, engine: Any) -> None:
+    """zipfile reads a zip's whole central directory (~500 B per entry in memory) before the member cap could
+    apply: a zip whose end record declares more than max_members entries is refused from that record, in one line
+    (--bundle, --logs) or as a member not read (inside a bundle); a zip within the cap reads as before."""
+    from opsbrain.ingest.archive import ArchiveError, ZipTree
+
+    arc = tmp_path / "many.zip"
+    with zipfile.ZipFile(arc, "w") as z:
+        for i in range(50):
+            z.writestr(f"d/f{i}.log", b"")
+    with pytest.raises(ArchiveError, match="50 entries"):
+        ZipTree(arc, 49)
+    ZipTree(arc, 50).close()
+    with pytest.raises(InputError, match="50 entries"):
+        diagnose_bundle(arc, engine, params=BundleParams(max_members=49))
+    outer = tmp_path / "b"
+    (outer / "worker-0").mkdir(parents=True)
+    shutil.copy(arc, outer / "worker-0" / "many.zip")
+    rep = diagnose_bundle(outer, engine, params=BundleParams(max_members=49))
+    assert any("50 entries" in x["reason"] for x in rep["refused"]), rep["refused"]
