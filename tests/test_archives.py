@@ -409,3 +409,116 @@ def test_logs_device_and_fifo_paths(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "p.tar.gz")
     res = CliRunner().invoke(cli, ["diagnose", "--bundle", str(tmp_path / "p.tar.gz")])
     assert res.exit_code == 2
+
+
+@pytest.mark.parametrize("how", ["file", "tar", "stdin"])
+def test_logs_bomb_stops_at_the_expansion_limit(how: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A few KiB of gzip that inflate to millions of short lines (a file, a plain member of a .tar.gz, or stdin) are
+    parsed only up to MAX_EXPANSION times the bytes given (past the floor), and the stop is stated: the 4 GiB total
+    alone would let a 4 MB .gz keep ``diagnose --logs`` parsing for most of an hour (review, session 11)."""
+    import opsbrain.ingest.text as T
+
+    monkeypatch.setattr(T, "EXPANSION_FLOOR", 1 << 20)
+    text = b"E0000 x\n" * (1 << 20)  # 8 MiB of lines, ~650:1 under gzip -9
+    gz = gzip.compress(text, compresslevel=9)
+    if how == "file":
+        (tmp_path / "bomb.log.gz").write_bytes(gz)
+        _sig, stats = ingest_path(str(tmp_path / "bomb.log.gz"))
+        given = len(gz)
+    elif how == "tar":
+        with tarfile.open(tmp_path / "bomb.tar.gz", "w:gz", compresslevel=9) as tf:
+            ti = tarfile.TarInfo("bomb.log")
+            ti.size = len(text)
+            tf.addfile(ti, io.BytesIO(text))
+        given = (tmp_path / "bomb.tar.gz").stat().st_size
+        _sig, stats = ingest_path(str(tmp_path / "bomb.tar.gz"))
+    else:
+        _sig, stats = ingest_path("-", stdin=io.BytesIO(gz))
+        given = len(gz)
+    allowed = max(1 << 20, T.MAX_EXPANSION * given)
+    assert allowed < len(text)
+    assert stats.bytes <= allowed + T.READ_CHUNK, (stats.bytes, allowed)
+    assert any(f"{T.MAX_EXPANSION}:1" in x for x in stats.not_read), stats.not_read
+    plain = tmp_path / "plain.log"  # the same text as given, uncompressed: read whole, nothing said
+    plain.write_bytes(text)
+    _sig, stats = ingest_path(str(plain))
+    assert stats.bytes == len(text) and not stats.not_read
+
+
+def test_logs_archive_limits_are_one_line_each_and_shown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files past MAX_FILES in an archive are one not-read line (not one per member), so the archive's own limit
+    (MAX_MEMBERS) stays among the lines the answer shows (as_dict keeps 20)."""
+    import opsbrain.ingest.text as T
+
+    monkeypatch.setattr(T, "MAX_FILES", 5)
+    monkeypatch.setattr(T, "MAX_MEMBERS", 30)
+    with tarfile.open(tmp_path / "many.tar", "w") as tf:
+        for i in range(40):
+            ti = tarfile.TarInfo(f"d/f{i:02}.log")
+            tf.addfile(ti, io.BytesIO(b""))
+    _sig, stats = ingest_path(str(tmp_path / "many.tar"))
+    shown = stats.as_dict()["not_read"]
+    assert stats.files == 5
+    assert sum("more than 5 files" in x for x in shown) == 1, shown
+    assert any("many.tar:d/f05.log and 24 files after it" in x for x in shown), shown
+    assert any("more than 30 entries" in x for x in shown), shown
+
+
+def test_tar_walk_keeps_no_member_list(tmp_path: Path) -> None:
+    """tarfile's stream mode keeps every header it read (TarFile.members): the walk lets them go, so a tar of
+    many small members costs memory per member open, not per member seen."""
+    from opsbrain.ingest.archive import TarTree
+
+    with tarfile.open(tmp_path / "many.tar.gz", "w:gz") as tf:
+        for i in range(2000):
+            tf.addfile(tarfile.TarInfo(f"d/f{i}.log"), io.BytesIO(b""))
+    tree = TarTree(tmp_path / "many.tar.gz", 1 << 30, 100_000)
+    try:
+        assert sum(1 for _e in tree.entries()) == 2000 + 0
+        assert len(tree.tar.members) <= 1, len(tree.tar.members)
+    finally:
+        tree.close()
+
+
+def test_control_characters_in_names_are_not_printed(tmp_path: Path, engine: Any) -> None:
+    """A name with a line end or an escape (a crafted archive, or a file on disk) cannot forge a line of the
+    answer: its control characters read as '?', the same in a directory and in its archive."""
+    log = (FIX / "hbm-uce-real" / "worker-0").rglob("*")
+    src = next(p for p in sorted(log) if p.is_file())
+    bundle = tmp_path / "b"
+    odd = bundle / "worker-0\nfake verdict: ok\x1b[2J" / src.relative_to(FIX / "hbm-uce-real" / "worker-0")
+    odd.parent.mkdir(parents=True)
+    shutil.copy(src, odd)
+    with tarfile.open(tmp_path / "b.tar", "w") as tf:
+        tf.add(bundle, arcname="b")
+    out = {}
+    for where in (bundle, tmp_path / "b.tar"):
+        res = CliRunner().invoke(cli, ["diagnose", "--bundle", str(where)])
+        assert res.exit_code == 0, res.output
+        assert "\nfake verdict" not in res.output and "\x1b" not in res.output, res.output
+        rep = diagnose_bundle(where, engine)
+        out[where.name] = sorted(w["dir"] for w in rep["workers"])
+        assert out[where.name] == ["worker-0?fake verdict: ok?[2J"], rep["workers"]
+    assert out["b"] == out["b.tar"]
+
+
+def test_a_zip_declaring_too_many_entries_is_not_parsed(tmp_path: Path, engine: Any) -> None:
+    """zipfile reads a zip's whole central directory (~500 B per entry in memory) before the member cap could
+    apply: a zip whose end record declares more than max_members entries is refused from that record, in one line
+    (--bundle, --logs) or as a member not read (inside a bundle); a zip within the cap reads as before."""
+    from opsbrain.ingest.archive import ArchiveError, ZipTree
+
+    arc = tmp_path / "many.zip"
+    with zipfile.ZipFile(arc, "w") as z:
+        for i in range(50):
+            z.writestr(f"d/f{i}.log", b"")
+    with pytest.raises(ArchiveError, match="50 entries"):
+        ZipTree(arc, 49)
+    ZipTree(arc, 50).close()
+    with pytest.raises(InputError, match="50 entries"):
+        diagnose_bundle(arc, engine, params=BundleParams(max_members=49))
+    outer = tmp_path / "b"
+    (outer / "worker-0").mkdir(parents=True)
+    shutil.copy(arc, outer / "worker-0" / "many.zip")
+    rep = diagnose_bundle(outer, engine, params=BundleParams(max_members=49))
+    assert any("50 entries" in x["reason"] for x in rep["refused"]), rep["refused"]

@@ -129,3 +129,15 @@ def test_migration_at_dusk_shortens_only_the_dusk_leg() -> None:
     block = run_schedule_block(ScheduleBlock(operation="overlapped", dusk_inflight="migrate"), [3])
     assert block["to_training_s"]["max"] < run_schedule_block(ScheduleBlock(operation="overlapped"), [3])[
         "to_training_s"]["max"]
+
+
+def test_the_scenario_counts_peer_loads_that_fell_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``superpod run``'s schedule block reports the peer loads that found no serving peer (read from the EMS pool
+    instead), as bench_switch does: 0 with the base group serving, every dawn load when no peer serves."""
+    block = ScheduleBlock(operation="overlapped", handback_checkpoint="memory-last-step", weights_from="peer")
+    assert run_schedule_block(block, [3])["peer_fallbacks"] == 0
+    monkeypatch.setattr(ElasticInferenceService, "_peer", lambda self, inst: None)
+    out = run_schedule_block(block, [3])
+    assert out["peer_fallbacks"] >= 2  # the day's decode and prefill instances of the flex group
+    assert run_schedule_block(ScheduleBlock(operation="overlapped", handback_checkpoint="memory-last-step"),
+                              [3])["peer_fallbacks"] == 0  # ems: no peer load asked

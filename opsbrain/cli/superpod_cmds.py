@@ -132,6 +132,8 @@ def print_block(out: dict[str, Any]) -> None:
                    f"failed switches {len(s['failed_switches'])}; SLO {_fmt(s['slo_attainment'], '', 4)}")
         if s["late"]:
             click.echo(f"  late hand-back: {s['late'][0]}")
+        if s.get("peer_fallbacks"):
+            click.echo(f"  peer weight loads without a serving peer (read from the EMS pool): {s['peer_fallbacks']}")
     for t in out.get("tenants", []):
         click.echo(f"tenants, {t['random_faults']} random faults/seed: {t['incidents']} incidents on a; actions on a "
                    f"{t['actions_on_a']}, on b {t['actions_on_b']}; EMS reads of b {t['ems_reads_b']}; b out of "

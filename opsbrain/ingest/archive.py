@@ -182,10 +182,19 @@ class Entry:
     group: str = ""  # an archive inside the tree: its path there without its suffix (``worker-0`` for worker-0.tgz)
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def printable(name: str) -> str:
+    """A name with its control characters (line ends, escapes) as ``?``: it cannot forge a line of the answer."""
+    return _CONTROL.sub("?", name)
+
+
 def safe_name(name: str) -> tuple[str, str | None]:
     """A member name made relative and ``/``-separated (``./`` and empty parts dropped, a zip's ``\\`` read as
-    ``/``, undecodable bytes replaced), and the reason not to read it (absolute, ``..``), else None."""
-    n = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace").replace("\\", "/")
+    ``/``, undecodable bytes replaced, control characters as ``?``), and the reason not to read it (absolute,
+    ``..``), else None."""
+    n = printable(name.encode("utf-8", "surrogateescape").decode("utf-8", "replace").replace("\\", "/"))
     if n.startswith("/") or re.match(r"[A-Za-z]:/", n):
         return n, "absolute path in the archive: not read"
     parts = [p for p in n.split("/") if p not in ("", ".")]
@@ -219,7 +228,7 @@ class DirTree:
                     yield Entry(rel_d or ".", DIR, problem=f"cannot list the directory: {exc.strerror or exc}")
                     continue
                 for e in found:
-                    rel = f"{rel_d}/{e.name}" if rel_d else e.name
+                    rel = f"{rel_d}/{printable(e.name)}" if rel_d else printable(e.name)
                     if e.is_symlink():
                         yield Entry(rel, LINK, problem="symbolic link: not followed")
                     elif e.is_dir(follow_symlinks=False):
@@ -272,6 +281,7 @@ class TarTree:
                     m = next(it)
                 except StopIteration:
                     break
+                self.tar.members.clear()  # stream mode keeps every header read; the walk needs none of them
                 n += 1
                 if n > self.max_members:
                     self.problems.append(f"more than {self.max_members} entries in the archive: the rest not read")
@@ -329,6 +339,14 @@ class ZipTree:
         self.path, self.name, self.max_members = path, archive_stem(path.name), max_members
         self.problems: list[str] = []
         try:
+            if fh is None:
+                with path.open("rb") as f:
+                    declared = zip_entries(f)
+            else:
+                declared = zip_entries(fh)
+            if declared is not None and declared > max_members:  # zipfile would parse them all first
+                raise ArchiveError(f"zip archive of {declared} entries (its end record), over the {max_members}-entry "
+                                   "limit: not read")
             self.zip = zipfile.ZipFile(fh if fh is not None else path)
         except READ_ERRORS as exc:
             raise ArchiveError(f"unreadable zip archive (truncated or corrupt: {exc})") from None
@@ -355,6 +373,26 @@ class ZipTree:
                 yield Entry(rel, FILE, info.file_size, problem="encrypted: not read")
             else:
                 yield Entry(rel, FILE, info.file_size, _zip_opener(self.zip, info))
+
+
+def zip_entries(fh: IO[bytes]) -> int | None:
+    """The entries a zip's end-of-central-directory record (zip64's when it points to one) declares; None when no
+    record is found in the last 64 KiB (zipfile then says why it cannot open the archive)."""
+    size = fh.seek(0, io.SEEK_END)
+    fh.seek(max(0, size - (1 << 16) - 22))
+    tail = fh.read()
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) < at + 22:
+        return None
+    n = int.from_bytes(tail[at + 10: at + 12], "little")
+    loc = at - 20  # the zip64 locator sits just before the end record
+    if n == 0xFFFF and loc >= 0 and tail[loc: loc + 4] == b"PK\x06\x07":
+        fh.seek(int.from_bytes(tail[loc + 8: loc + 16], "little"))
+        rec = fh.read(56)
+        if rec[:4] == b"PK\x06\x06" and len(rec) == 56:
+            n = int.from_bytes(rec[32:40], "little")
+    fh.seek(0)
+    return n
 
 
 def _zip_opener(z: zipfile.ZipFile, info: zipfile.ZipInfo) -> Callable[[], IO[bytes]]:

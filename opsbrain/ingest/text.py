@@ -39,6 +39,13 @@ MAX_INNER_BYTES = 64 << 20
 """An archive inside an archive, as stored: up to this size (as a bundle's ``max_file_bytes``; a zip inside is read
 into memory, as zips are read from their end); a bigger one is listed as not read."""
 READ_CHUNK = 1 << 20
+MAX_EXPANSION = 200
+"""Text read per byte of input as given (on disk, or from stdin), past :data:`EXPANSION_FLOOR`: a decompression bomb
+stops here, the answer saying so. gzip -9 shrinks a real trace (reference/traces/infinitehbd/fault_trace.json) 18:1
+and xz 22:1; DEFLATE's ceiling is 1032:1, so 200:1 leaves real logs ~10x room and cuts a bomb's work ~5x; without
+it, a 4 MB .gz of short lines keeps a read parsing (~1.6 MB/s, this machine) until MAX_TOTAL_BYTES, most of an hour."""
+EXPANSION_FLOOR = 64 << 20
+"""Text read before :data:`MAX_EXPANSION` applies (as a bundle's ``max_file_bytes``): a small input is never judged."""
 
 
 @dataclass
@@ -58,14 +65,21 @@ class TextStats:
         return d
 
 
-def _lines_of(stream: IO[bytes] | Unpacked, stats: TextStats) -> Iterator[str]:
-    """Decoded lines of a byte stream, read in chunks (a 50 MB file never sits in memory whole)."""
+def _lines_of(stream: IO[bytes] | Unpacked, stats: TextStats, given: Callable[[], int]) -> Iterator[str]:
+    """Decoded lines of a byte stream, read in chunks (a 50 MB file never sits in memory whole), within
+    MAX_TOTAL_BYTES and MAX_EXPANSION times the ``given()`` bytes of input (past EXPANSION_FLOOR)."""
     rest = b""
     while True:
         budget = MAX_TOTAL_BYTES - stats.bytes
         if budget <= 0:
             stats.not_read.append(f"input beyond {MAX_TOTAL_BYTES} bytes")
             break
+        expands = max(EXPANSION_FLOOR, MAX_EXPANSION * given()) - stats.bytes
+        if expands <= 0:
+            stats.not_read.append(f"input expands past {MAX_EXPANSION}:1 its {given()} bytes as given (a "
+                                  f"decompression bomb?): the rest not read after {stats.bytes} bytes of text")
+            break
+        budget = min(budget, expands)
         chunk = stream.read(min(READ_CHUNK, budget))
         if not chunk:
             break
@@ -94,6 +108,7 @@ class LineReader:
         self._tls_told = False
         self._year = 2000  # for stamps without a year (syslog, klog): the year of the first dated stamp, once seen
         self._dated = False
+        self._given = 0  # bytes of input as given (files on disk, stdin as read): MAX_EXPANSION's measure
 
     def _date_from(self, ts: float) -> None:
         """The first stamp with a year: later yearless stamps take its year, and the yearless ones before (read in
@@ -138,8 +153,11 @@ class LineReader:
     def feed_stream(self, stream: IO[bytes], file: str | None = None) -> None:
         """The lines of a byte stream, decompressed first when it is gzip, bzip2 or xz (by its first bytes); a
         stream that breaks off (truncated, corrupt) gives the lines before, and the break is listed as not read."""
+        self._feed_unpacked(_Counted(stream, self), file)
+
+    def _feed_unpacked(self, stream: IO[bytes], file: str | None) -> None:
         u = Unpacked(stream)
-        self.feed(_lines_of(u, self.stats), file)
+        self.feed(_lines_of(u, self.stats, lambda: self._given), file)
         self.stats.decompressed += u.kind is not None
         if u.error:
             self.stats.not_read.append(f"{file or 'input'}: {u.kind or 'the'} stream {u.error} " + (
@@ -151,8 +169,11 @@ class LineReader:
         tree = open_tree(path, MAX_TOTAL_BYTES, MAX_MEMBERS)
         if tree is None:
             with path.open("rb") as fh:
-                self.feed_stream(fh, name)
+                self._given += os.fstat(fh.fileno()).st_size
+                self._feed_unpacked(fh, name)
             return
+        self._given += path.stat().st_size
+        over: list[str] = []  # files past MAX_FILES: one line for them all, so the archive's own limits show
         try:
             for e in with_nested(tree, MAX_TOTAL_BYTES, MAX_MEMBERS, MAX_INNER_BYTES):
                 label = f"{name}:{e.group + ':' if e.group else ''}{e.rel}"
@@ -160,16 +181,40 @@ class LineReader:
                     self.stats.not_read.append(f"{label}: {e.problem}")
                 elif e.what == FILE and e.open is not None:
                     if self.stats.files >= MAX_FILES:
-                        self.stats.not_read.append(f"{label}: more than {MAX_FILES} files")
+                        over.append(label)
                         continue
                     try:
                         with e.open() as fh:
-                            self.feed_stream(fh, label)
+                            self._feed_unpacked(fh, label)
                     except READ_ERRORS as exc:
                         self.stats.not_read.append(f"{label}: cannot read: {exc}")
+            if over:
+                self.stats.not_read.append(f"{over[0]} and {len(over) - 1} files after it: more than {MAX_FILES} "
+                                           "files, not read")
             self.stats.not_read.extend(f"{name}: {x}" for x in tree.problems)
         finally:
             tree.close()
+
+
+class _Counted(io.RawIOBase):
+    """A stream whose bytes read are added to the reader's input as given (stdin, pasted text)."""
+
+    def __init__(self, raw: IO[bytes], reader: LineReader) -> None:
+        super().__init__()
+        self._raw, self._reader = raw, reader
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> bytes:
+        data = self._raw.read(-1 if size is None else size)
+        self._reader._given += len(data)  # noqa: SLF001 - the reader's own counter
+        return data
+
+    def readinto(self, b: bytearray | memoryview) -> int:  # type: ignore[override]
+        data = self.read(len(b))
+        b[: len(data)] = data
+        return len(data)
 
 
 def ingest_text(text: str | bytes, file: str | None = None) -> tuple[list[Signal], TextStats]:

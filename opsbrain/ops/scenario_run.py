@@ -85,6 +85,7 @@ def run_schedule_block(b: ScheduleBlock, seeds: list[int], demand_scale: float =
             "late": [h["why_late"] for r in rows for h in r["handback_detail"] if not h["on_time"]],
             "failed_switches": [f for r in rows for f in r["failed"]],
             "retries": sum(r["attempts"] for r in rows),
+            "peer_fallbacks": sum(r["peer_fallbacks"] for r in rows),
             "slo_attainment": _pct([r["slo_attainment"] for r in rows])}
 
 
