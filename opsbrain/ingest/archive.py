@@ -281,7 +281,8 @@ class TarTree:
                     m = next(it)
                 except StopIteration:
                     break
-                self.tar.members.clear()  # stream mode keeps every header read; the walk needs none of them
+                # stream mode keeps every header read; the walk needs none of them (typeshed omits the attribute)
+                self.tar.members.clear()  # type: ignore[attr-defined]
                 n += 1
                 if n > self.max_members:
                     self.problems.append(f"more than {self.max_members} entries in the archive: the rest not read")

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from opsbrain.ingest.archive import FILE, READ_ERRORS, ArchiveError, Unpacked, open_tree, with_nested
 from opsbrain.ingest.derive import TLS_STATES, tls_mismatch, with_flaps
@@ -153,7 +153,7 @@ class LineReader:
     def feed_stream(self, stream: IO[bytes], file: str | None = None) -> None:
         """The lines of a byte stream, decompressed first when it is gzip, bzip2 or xz (by its first bytes); a
         stream that breaks off (truncated, corrupt) gives the lines before, and the break is listed as not read."""
-        self._feed_unpacked(_Counted(stream, self), file)
+        self._feed_unpacked(cast(IO[bytes], _Counted(stream, self)), file)
 
     def _feed_unpacked(self, stream: IO[bytes], file: str | None) -> None:
         u = Unpacked(stream)
