@@ -24,7 +24,6 @@ from opsbrain.errors import KnowledgeBaseError
 from opsbrain.kb import SignatureMatcher, extract_codes, kb_list, kb_show, load_kb, validate_kb
 from opsbrain.kb.matcher import MAX_SCAN_CHARS
 from opsbrain.kb.schema import LEVELS, LOCALIZATION_RULES
-
 from opsbrain.recovery.schema import OBSERVED_ONLY_CLASSES
 
 EXTRA_CLASSES: set[str] = set(OBSERVED_ONLY_CLASSES)  # real logs show them; the twin injects none

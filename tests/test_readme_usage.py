@@ -130,9 +130,10 @@ class _Places:
 
     def serve(self) -> None:
         """A healthy twin pod's npu-exporter page, and a Prometheus query API over the same pod."""
+        from test_sources import _FakePrometheusAPI, small_pod
+
         from opsbrain.sources.exporter import render_twin_page
         from opsbrain.sources.serve import PageServer
-        from test_sources import _FakePrometheusAPI, small_pod
 
         sim = small_pod()
         sim.run(600.0)

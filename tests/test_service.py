@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from opsbrain.verdict import Diagnosis
 from opsbrain.errors import InputError
 from opsbrain.service.live import LivePod
 from opsbrain.service.metrics import SweepMetrics
@@ -26,6 +25,7 @@ from opsbrain.store import RunStore
 from opsbrain.sweeps.checks import Finding
 from opsbrain.sweeps.inrun import ProactiveResponder
 from opsbrain.sweeps.sweep import SweepReport
+from opsbrain.verdict import Diagnosis
 
 LINK = "pod0/node36/l1sw2~pod0/l2plane2/sw05"
 MODULE = "pod0/l2plane2/sw05/osfp36"

@@ -14,9 +14,9 @@ import yaml
 from click.testing import CliRunner
 
 from opsbrain.cli import cli
-from opsbrain.runner.journal_schema import journal_schema
 from opsbrain.ops.superpod_journal import attach, expectations
 from opsbrain.report.superpod import build_superpod_report, render_html, render_md
+from opsbrain.runner.journal_schema import journal_schema
 
 SCENARIO = {
     "apiVersion": "opsbrain/v1", "kind": "ChaosScenario",

@@ -11,8 +11,8 @@ from faultlib.topology import Topology
 from faultlib.workloads.training import TrainingJob
 from opsbrain.controller import Controller, NullResponder
 from opsbrain.detection.watchdog import ProgressWatchdog
-from opsbrain.verdict import Diagnosis
 from opsbrain.recovery.orchestrator import Orchestrator
+from opsbrain.verdict import Diagnosis
 
 
 class _Clock:

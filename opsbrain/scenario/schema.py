@@ -37,7 +37,7 @@ class Metadata(Strict):
     expected_reason: str | None = Field(None, min_length=1, description="why the expected verdict is 'failed'")
 
     @model_validator(mode="after")
-    def _failed_needs_a_reason(self) -> "Metadata":
+    def _failed_needs_a_reason(self) -> Metadata:
         if self.expected_verdict == "failed" and not self.expected_reason:
             raise ValueError("expected_verdict 'failed' needs expected_reason (why the scenario is meant to fail)")
         return self

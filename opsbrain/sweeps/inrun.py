@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any, Literal
 import simpy
 
 from faultlib.params import P, ParamGroup
-from opsbrain.verdict import Diagnosis
 from opsbrain.sweeps.checks import LEVEL, SEVERITIES, Finding
 from opsbrain.sweeps.params import SweepParams
 from opsbrain.sweeps.snapshot import SweepHistory
 from opsbrain.sweeps.sweep import SweepReport, run_sweep
+from opsbrain.verdict import Diagnosis
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
