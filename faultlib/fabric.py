@@ -11,6 +11,8 @@ Intra-node traffic crosses the node's L1 chips the same way.
 
 from __future__ import annotations
 
+from collections.abc import KeysView
+
 from faultlib import ids
 from faultlib.params import P, ParamGroup
 from faultlib.state import PlantState
@@ -44,8 +46,7 @@ class Fabric:
         self.state = state
         self._weights: dict[str, dict[str, float]] = {}  # node -> {uplink id: weight}; absent = equal
         self._cache: dict[tuple[str, str], float] = {}  # (inter|intra, node) -> factor
-        self.drained: set[str] = set()  # uplinks routed around although in service (flap damping)
-        self._holders: dict[str, set[str]] = {}  # drained uplink -> who asked for the drain
+        self._holders: dict[str, set[str]] = {}  # drained uplink -> who asked for the drain (never empty)
         state.subscribe(self._invalidate)
 
     def _invalidate(self, cid: str, _old: object, _new: object) -> None:
@@ -137,7 +138,6 @@ class Fabric:
         """Route ``link``'s node around the link while it stays in service (its port still reports); returns the
         node's new inter-node factor. ``holder`` names who asked; undone by that holder's :meth:`undrain`."""
         self._holders.setdefault(link, set()).add(holder)
-        self.drained.add(link)
         return self.reroute(self._node_of_link(link))
 
     def undrain(self, link: str, holder: str = "") -> float:
@@ -148,8 +148,12 @@ class Fabric:
         held.discard(holder)
         if not held:
             self._holders.pop(link, None)
-            self.drained.discard(link)
         return self.reroute(self._node_of_link(link))
+
+    @property
+    def drained(self) -> KeysView[str]:
+        """Uplinks routed around although in service (flap damping): those some holder's drain holds."""
+        return self._holders.keys()
 
     def drain_holders(self, link: str) -> set[str]:
         """Who holds ``link`` drained now (empty: not drained)."""
