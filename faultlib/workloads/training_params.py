@@ -165,11 +165,12 @@ class TrainingParams(OpRetryParams):
         15.0, 30.0, "s", "online recovery: resume communication (re-establish links) at scale_ref_npus, growing with "
         "the rank count as hccl_init_s. Calibrated by hand (not fitted numerically): the four stage medians are "
         "chosen so that the online recovery's fast cases are near Huawei's 'process-level recovery as low as 30 s' "
-        "(facts.md §1), read as a best case, not a median")
+        "(facts.md §1), read as a best case, not a median; the rollback stage (rollback_s, session 12) was added "
+        "later and nothing was re-fitted")
     repair_during_abort: bool = P(
         True, "flag", "reason: the damaged rank's address check reads only the driver's error record (address and "
-        "row), so it runs while the ranks abort their device tasks: stop + max(abort, repair) + resume. false = the "
-        "four stages one after another, as listed in facts.md §3")
+        "row), so it runs while the ranks abort their device tasks: stop + max(abort, repair) + resume + rollback. "
+        "false = the stages one after another, as listed in facts.md §3")
 
     @model_validator(mode="after")
     def _consistent(self) -> TrainingParams:
