@@ -20,7 +20,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from faultlib.durations import Durations
-from faultlib.workloads.training import TrainingParams, online_recovery_stages_s, restart_stages_s, stage_s
+from faultlib.workloads.training import (
+    TrainingParams,
+    online_recovery_stages,
+    online_recovery_stages_s,
+    restart_stages_s,
+    stage_s,
+)
 from opsbrain.detection import DetectorParams
 
 
@@ -56,14 +62,8 @@ def job_stages(seed: int, p: TrainingParams, ranks: int, nodes: int) -> dict[str
 
 
 def online_stages(seed: int, p: TrainingParams, ranks: int, nodes: int) -> dict[str, float]:
-    sim = _Seeded(seed)
-    stop, abort, repair = (stage_s(sim, p, k) for k in ("stop_step_s", "abort_tasks_s",  # type: ignore[arg-type]
-                                                         "memory_repair_s"))
-    stages = {"stop_step": stop, "abort_or_repair": max(abort, repair) if p.repair_during_abort else abort + repair,
-              "comm_resume": stage_s(sim, p, "comm_resume_s", ranks, p.hccl_init_scale_exp)}  # type: ignore[arg-type]
-    total = online_recovery_stages_s(_Seeded(seed), p, ranks)  # type: ignore[arg-type]
-    assert abs(total - sum(stages.values())) < 1e-9, "stage breakdown out of step with online_recovery_stages_s"
-    return {**stages, "total": total}
+    stages = online_recovery_stages(_Seeded(seed), p, ranks)  # type: ignore[arg-type]
+    return {**stages, "total": sum(stages.values())}
 
 
 def block_spread(p: TrainingParams, ranks: int, draws: int, block: int) -> list[str]:

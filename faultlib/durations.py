@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import zlib
+from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -96,9 +97,22 @@ class Durations:
         z = float(self._rng(name).standard_normal(max(1, n)).max())
         return dist.quantile(z)
 
+    def draw_slowest(self, name: str, dist: Dist, n: int, ref_n: int) -> float:
+        """A stage every one of ``n`` parts runs at once and that ends with the slowest (every rank of a job), whose
+        ``dist`` gives the stage's median for ``ref_n`` parts and one part's spread: the largest of ``n`` draws of
+        one part, one part's median set so that the largest of ``ref_n`` has ``dist.median`` as its median. So the
+        stage grows with ``n`` through the tail, and its own spread is narrower than one part's."""
+        z = float(self._rng(name).standard_normal(max(1, n)).max())
+        return dist.quantile(z - slowest_median_z(ref_n))
+
     def phase(self, name: str, period_s: float) -> float:
         """The wait from an event to the next poll of a path polled every ``period_s`` (uniform phase)."""
         return float(self._rng(name).uniform(0.0, period_s)) if period_s > 0 else 0.0
+
+
+def slowest_median_z(n: int) -> float:
+    """The median of the largest of ``n`` standard normal draws (P(max <= z) = Phi(z) ** n = 1/2)."""
+    return NormalDist().inv_cdf(0.5 ** (1.0 / max(1, n)))
 
 
 def at_medians(model: Any) -> Any:

@@ -30,6 +30,7 @@ from faultlib.health import Health
 from faultlib.injection.profiles import get_profile
 from faultlib.injection.spec import FaultSpec
 from faultlib.telemetry import formats as fmt
+from faultlib.telemetry.delivery import DeliveryParams
 from faultlib.telemetry.noise import start_background_noise
 from faultlib.telemetry.records import JobEvent, LogLine
 from faultlib.topology import Topology
@@ -156,6 +157,24 @@ def test_hbm_ce_storm_counter_slope_warnings_and_no_impact(topo1: Topology) -> N
     assert ended(p, f) and f.ended_at_s == pytest.approx(T0 + dur)
     assert CATALOG["hbm_ce_storm"].self_heals and not p.sim.state.unhealthy()
     check_catalogue(p, "hbm_ce_storm")
+
+
+def test_device_plugin_writes_a_device_fault_at_its_poll_not_at_the_fault(topo1: Topology) -> None:
+    """The device plugin finds a device's code at its next poll (uniform phase over its period) and stamps its line
+    then; the device's own log line is stamped at the fault. Over a few seeds the poll's phase varies."""
+    period = DeliveryParams().device_plugin_poll_s
+    lags = []
+    for seed in range(4):
+        p = plant(topo1, seed=seed)
+        p.inject("hbm_uce", "pod0/node33/npu2/hbm")
+        p.run(T0 + 10)
+        (uce,) = p.logs(r"Event id=0x80e01801, assertion=occur", source="device_os")
+        (plug,) = p.logs(r"fault code \[80E01801\]", source="device_plugin")
+        assert uce.t == T0 and T0 < plug.t <= T0 + period
+        dt = p.sim.wallclock(plug.t)
+        assert f"{dt:%Y/%m/%d %H:%M:%S}.{dt.microsecond:06d}" in plug.text  # the text carries the poll's time
+        lags.append(plug.t - T0)
+    assert len({round(x, 6) for x in lags}) == len(lags)
 
 
 def test_hbm_uce_code_followon_errors_and_training_crash(topo1: Topology) -> None:

@@ -110,7 +110,7 @@ def test_hbm_uce_recovers_online_in_about_30_s(topo1: Topology, rbs: RunbookSet)
     back = resumed_at(job, 100) - 102
     p = job.p
     resume = p.comm_resume_s.median * job_scale(len(job.ranks), p.scale_ref_npus, p.hccl_init_scale_exp)
-    online = p.stop_step_s.median + max(p.abort_tasks_s.median, p.memory_repair_s.median) + resume
+    online = p.stop_step_s.median + max(p.abort_tasks_s.median, p.memory_repair_s.median) + resume + p.rollback_s.median
     assert online <= back <= online + 5  # the online-recovery stages + the shard reload over UB
     assert back < 30  # Huawei: process-level recovery as low as 30 s
     acc = job.accounting()

@@ -240,7 +240,8 @@ def test_recover_in_place_redoes_only_the_current_step(topo1: Topology) -> None:
     assert proc.value is True and job.state == "running"
     acc = job.accounting()
     p = job.p
-    stages = p.stop_step_s.median + max(p.abort_tasks_s.median, p.memory_repair_s.median) + p.comm_resume_s.median
+    stages = (p.stop_step_s.median + max(p.abort_tasks_s.median, p.memory_repair_s.median) + p.comm_resume_s.median
+              + p.rollback_s.median)
     assert stages <= acc["downtime_s"] < stages + 1.0  # + the optimizer shard reload from a peer
     sim.run(3200)
     assert job.accounting()["redone_steps"] < 1.0
@@ -260,7 +261,8 @@ def test_serial_online_recovery_takes_the_four_stages_one_after_another(topo1: T
     job.fail(job.ranks[5] + "/hbm", "crash", "device memory uncorrectable error, error code is 507054")
     sim.env.run(until=job.recover_in_place())
     p = job.p
-    serial = sum(getattr(p, k).median for k in ('stop_step_s', 'abort_tasks_s', 'memory_repair_s', 'comm_resume_s'))
+    serial = sum(getattr(p, k).median for k in ('stop_step_s', 'abort_tasks_s', 'memory_repair_s', 'comm_resume_s',
+                                                 'rollback_s'))
     assert serial <= job.accounting()["downtime_s"] < serial + 1.0
 
 
@@ -401,6 +403,48 @@ def test_stage_durations_spread_per_seed_and_grow_with_the_job(topo1: Topology) 
     assert downtime(3, 8) == small[3]  # deterministic per seed
     assert max(small) / min(small) > 1.2  # spread across seeds
     assert sorted(big)[6] > sorted(small)[6]  # median grows with the job (48 vs 8 nodes)
+
+
+def test_online_recovery_waits_for_the_slowest_rank_and_rolls_the_training_state_back() -> None:
+    """Stop and abort run on every rank and end with the slowest (the median is the stage's at scale_ref_npus,
+    growing with the rank count, its spread narrower than one rank's); the memory repair is the faulty device's
+    alone (one draw whatever the job's size); training adds every rank's rollback to the step, inference does not."""
+    from dataclasses import dataclass, field
+
+    import numpy as np
+
+    from faultlib.durations import Durations
+    from faultlib.workloads.training import online_recovery_stages
+
+    @dataclass
+    class Seeded:
+        seed: int
+        durations: Durations = field(init=False)
+
+        def __post_init__(self) -> None:
+            self.durations = Durations(self)  # type: ignore[arg-type]
+
+    p = TrainingParams()
+    runs = {n: [online_recovery_stages(Seeded(s), p, n) for s in range(600)]  # type: ignore[arg-type]
+            for n in (112, p.scale_ref_npus, 9504)}
+
+    def q(n: int, stage: str, pct: float) -> float:
+        return float(np.percentile([r[stage] for r in runs[n]], pct))
+
+    assert q(p.scale_ref_npus, "stop_step", 50) == pytest.approx(p.stop_step_s.median, rel=0.05)
+    assert q(112, "stop_step", 50) < q(p.scale_ref_npus, "stop_step", 50) < q(9504, "stop_step", 50)
+    assert q(9504, "rollback", 50) > 1.3 * q(112, "rollback", 50)
+    ref = p.scale_ref_npus
+    assert q(ref, "stop_step", 90) / q(ref, "stop_step", 50) < p.stop_step_s.p90 / p.stop_step_s.median
+    # the repair draw of a seed is the same at every job size (one device); with it taken apart from the abort
+    serial = p.model_copy(update={"repair_during_abort": False})
+    for seed in range(3):
+        small = online_recovery_stages(Seeded(seed), serial, 112)  # type: ignore[arg-type]
+        big = online_recovery_stages(Seeded(seed), serial, 9504)  # type: ignore[arg-type]
+        abort_small = Seeded(seed).durations.draw_slowest("training.abort_tasks_s", p.abort_tasks_s, 112, ref)
+        abort_big = Seeded(seed).durations.draw_slowest("training.abort_tasks_s", p.abort_tasks_s, 9504, ref)
+        assert small["abort_or_repair"] - abort_small == pytest.approx(big["abort_or_repair"] - abort_big)
+    assert "rollback" not in online_recovery_stages(Seeded(1), p, 112, rollback=False)  # type: ignore[arg-type]
 
 
 def test_stall_resume_cycles_add_no_per_rank_segments_when_step_times_are_unchanged(topo1: Topology) -> None:

@@ -37,7 +37,11 @@ class DeliveryParams(ParamGroup):
                        "watch of the pod and the job log shipper (as log_ship_s)")
 
 
-POLLED = {"device_plugin": "device_plugin_poll_s", "hccn": "npu_net_health_poll_s"}
+POLLED = {"hccn": "npu_net_health_poll_s"}
+"""Paths whose records are stamped at the event but seen at the next poll (a RoCE port's link record carries the
+port's own event time; the health check that shows it runs every ``npu_net_health_poll_s``). The device plugin's
+device-fault lines are written at its poll, with the poll's time (``Emitter.plugin``), and its switch-fault lines
+come from a subscription (pushed): neither waits for a poll here."""
 
 
 class Delivery:

@@ -37,9 +37,20 @@ class Emitter:
         self.hub.log(npu, "device_os", line.split("]", 1)[0].lstrip("["), line)
 
     def plugin(self, npu: str, code: str, handling: str) -> None:
-        """The node's device plugin reporting the code with its MindCluster handling level."""
-        line = fmt.device_plugin_fault(self.sim.wallclock(), fmt.device_index(npu), code, handling)
-        self.hub.log(ids.node_of(npu) or npu, "device_plugin", "WARN", line)
+        """The node's device plugin reporting the code with its MindCluster handling level. The plugin finds the
+        code at its next poll of the device (``delivery.device_plugin_poll_s``, uniform phase) and writes the line
+        then, stamped with the poll's time, not the fault's."""
+        node = ids.node_of(npu) or npu
+
+        def write() -> None:
+            line = fmt.device_plugin_fault(self.sim.wallclock(), fmt.device_index(npu), code, handling)
+            self.hub.log(node, "device_plugin", "WARN", line)
+
+        wait = self.sim.durations.phase("delivery.device_plugin_poll_s", self.sim.params.delivery.device_plugin_poll_s)
+        if wait <= 0:
+            write()
+            return
+        self.sim.env.timeout(wait).callbacks.append(lambda _ev: write())
 
     def plugin_switch(self, node: str, alarm: str, fault_id: str, peer: str, handling: str, chip: int,
                       port: int = 0) -> None:

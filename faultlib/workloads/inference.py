@@ -28,7 +28,8 @@ control actions; there are no per-request or per-second events.
 Restarts: ``process_relaunch_s`` + weight load, where each node loads its NPUs' resident weights in parallel:
 the paper's 671 GB cold start (OBS 2,560 s, EMS 320 s) x the node's share of 671 GB (EP320 decode: ~0.46,
 EP32 prefill: ~0.9). In-place recovery keeps the weights: the CANN process-level recovery stages of
-``training.stop_step_s`` .. ``training.comm_resume_s`` (:func:`faultlib.workloads.training.online_recovery_stages_s`).
+``training.stop_step_s`` .. ``training.comm_resume_s`` (:func:`faultlib.workloads.training.online_recovery_stages_s`;
+no training-state rollback).
 
 Instance life cycle: ``running`` -> ``hung`` (a hang, or a device of the instance left service: peers block in
 the collective) -> ``down`` after ``hang_timeout_s``; ``crash`` -> ``down`` at once; ``restarting`` while a
@@ -370,9 +371,8 @@ class InferenceService(InferenceRates, Workload):
         if self.sim is None:
             raise RuntimeError(f"{self.name} is not attached to a simulation")
         inst = self._inst(instance)
-        return self.sim.env.process(self._relaunch(
-            inst, [("recovery", online_recovery_stages_s(self.sim, self.sim.params.training, self._npus(inst)))],
-            "recover_in_place"))
+        took = online_recovery_stages_s(self.sim, self.sim.params.training, self._npus(inst), rollback=False)
+        return self.sim.env.process(self._relaunch(inst, [("recovery", took)], "recover_in_place"))
 
     def scale_instance(self, instance: str, nodes: list[str]) -> simpy.Process:
         """Move the instance onto ``nodes`` (a new EP degree): relaunch and reload the re-sharded weights."""

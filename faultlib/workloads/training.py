@@ -33,6 +33,7 @@ from faultlib.health import UP
 from faultlib.workloads.training_model import COMPUTE_KINDS, JobState
 from faultlib.workloads.training_params import (
     TrainingParams,
+    online_recovery_stages,
     online_recovery_stages_s,
     restart_stages_s,
     stage_s,
@@ -42,7 +43,8 @@ from faultlib.workloads.training_recovery import RecoveryActions
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
 
-__all__ = ["JobState", "TrainingJob", "TrainingParams", "online_recovery_stages_s", "restart_stages_s", "stage_s"]
+__all__ = ["JobState", "TrainingJob", "TrainingParams", "online_recovery_stages", "online_recovery_stages_s",
+           "restart_stages_s", "stage_s"]
 
 
 class TrainingJob(RecoveryActions):

@@ -20,6 +20,10 @@ MODEL_WHY = (", a DeepSeek-V3-class MoE: the model family CloudMatrix384 serves 
              "all-to-all loads the UB fabric across nodes")
 
 
+SLOWEST_RANK = (
+    "Every rank runs it and MindIO's controller waits for all: the stage is the slowest of the job's ranks "
+    "(Durations.draw_slowest); the median is the stage's at scale_ref_npus ranks, the p90 one rank's spread")
+
 REFORM_GROWTH = (
     "assumed: the replaced ranks' links go to a fixed set of TP/EP/PP/DP peers (constant in the job size) behind one "
     "job-wide barrier; taken as (ranks / scale_ref_npus) ** 0.25, between a tree barrier's log N and the full set-up's "
@@ -145,19 +149,28 @@ class TrainingParams(OpRetryParams):
         "p90 2.5 x median (scheduler queueing, image not cached)")
     stop_step_s: Dist = D(
         5.0, 10.0, "s", "online recovery: stop the step (facts.md §3 HBM UCE online recovery); reason: seconds; "
-        "assumed p90 2 x median")
-    abort_tasks_s: Dist = D(10.0, 20.0, "s", "online recovery: abort device tasks (facts.md §3); assumed")
+        "assumed p90 2 x median. " + SLOWEST_RANK)
+    abort_tasks_s: Dist = D(
+        10.0, 20.0, "s", "online recovery: abort device tasks (facts.md §3); assumed. " + SLOWEST_RANK)
     memory_repair_s: Dist = D(
-        10.0, 20.0, "s", "online recovery: check the damaged memory and isolate the address (facts.md §3); assumed")
+        10.0, 20.0, "s", "online recovery: check the damaged memory and isolate the address (facts.md §3); assumed. "
+        "One draw: only the faulty device repairs")
+    rollback_s: Dist = D(
+        5.0, 10.0, "s", "online recovery, training: every rank rolls its training state back to the end of the last "
+        "step (MindCluster process-level online recovery, dl_resume_026) in MindIO's rollback action, which resets "
+        "the data set and the like (MindIO TFT API, tft_register_rollback_handler; the action fails past "
+        "TTP_NORMAL_ACTION_TIME_LIMIT, 180 s by default); no published duration: seconds assumed, as stop_step_s. "
+        + SLOWEST_RANK)
     comm_resume_s: Dist = D(
         15.0, 30.0, "s", "online recovery: resume communication (re-establish links) at scale_ref_npus, growing with "
         "the rank count as hccl_init_s. Calibrated by hand (not fitted numerically): the four stage medians are "
         "chosen so that the online recovery's fast cases are near Huawei's 'process-level recovery as low as 30 s' "
-        "(facts.md §1), read as a best case, not a median")
+        "(facts.md §1), read as a best case, not a median; the rollback stage (rollback_s, session 12) was added "
+        "later and nothing was re-fitted")
     repair_during_abort: bool = P(
         True, "flag", "reason: the damaged rank's address check reads only the driver's error record (address and "
-        "row), so it runs while the ranks abort their device tasks: stop + max(abort, repair) + resume. false = the "
-        "four stages one after another, as listed in facts.md §3")
+        "row), so it runs while the ranks abort their device tasks: stop + max(abort, repair) + resume + rollback. "
+        "false = the stages one after another, as listed in facts.md §3")
 
     @model_validator(mode="after")
     def _consistent(self) -> TrainingParams:
@@ -177,13 +190,32 @@ def stage_s(sim: Simulation, p: TrainingParams, name: str, npus: int | None = No
     return sim.durations.draw(f"training.{name}", getattr(p, name), scale)
 
 
-def online_recovery_stages_s(sim: Simulation, p: TrainingParams, npus: int) -> float:
-    """Process-level online recovery without the state reload (facts.md §3): stop the step, abort device tasks
-    and repair the memory (at once when ``repair_during_abort``), resume communication (growing with the ``npus``
-    ranks as HCCL init). Inference instances run the same CANN recovery (``InferenceService.recover_in_place``)."""
-    stop, abort, repair = (stage_s(sim, p, k) for k in ("stop_step_s", "abort_tasks_s", "memory_repair_s"))
-    middle = max(abort, repair) if p.repair_during_abort else abort + repair
-    return stop + middle + stage_s(sim, p, "comm_resume_s", npus, p.hccl_init_scale_exp)
+def slowest_rank_s(sim: Simulation, p: TrainingParams, name: str, npus: int) -> float:
+    """One draw of the stage ``name`` that every one of ``npus`` ranks runs, ending with the slowest."""
+    return sim.durations.draw_slowest(f"training.{name}", getattr(p, name), npus, p.scale_ref_npus)
+
+
+def online_recovery_stages(sim: Simulation, p: TrainingParams, npus: int, rollback: bool = True
+                           ) -> dict[str, float]:
+    """The drawn stages of a process-level online recovery of ``npus`` ranks, without the state reload (facts.md
+    §3; MindCluster dl_resume_026): stop the step and abort device tasks on every rank (the slowest ends each),
+    repair the faulty device's memory (during the abort when ``repair_during_abort``), resume communication
+    (growing with the ranks as HCCL init) and, for training (``rollback``), roll every rank back to the step."""
+    stop = slowest_rank_s(sim, p, "stop_step_s", npus)
+    abort = slowest_rank_s(sim, p, "abort_tasks_s", npus)
+    repair = stage_s(sim, p, "memory_repair_s")
+    stages = {"stop_step": stop,
+              "abort_or_repair": max(abort, repair) if p.repair_during_abort else abort + repair,
+              "comm_resume": stage_s(sim, p, "comm_resume_s", npus, p.hccl_init_scale_exp)}
+    if rollback:
+        stages["rollback"] = slowest_rank_s(sim, p, "rollback_s", npus)
+    return stages
+
+
+def online_recovery_stages_s(sim: Simulation, p: TrainingParams, npus: int, rollback: bool = True) -> float:
+    """The total of :func:`online_recovery_stages`. Inference instances run the same CANN recovery without the
+    training state's rollback (``InferenceService.recover_in_place``, ``rollback=False``)."""
+    return sum(online_recovery_stages(sim, p, npus, rollback).values())
 
 
 def restart_stages_s(sim: Simulation, p: TrainingParams, ranks: int, nodes: int, scope: str, replaced: bool) -> float:
