@@ -156,13 +156,17 @@ class OpticalDegradation(_LinkFault):
                                        slope=fec_slope + self.p.degraded_fec_per_s)
         yield self.wait(hours_to_lane * 3600)
         lanes = lk.lanes
+        width = ""
         for k in range(1, lanes):
             self.sim.state.set_lanes_down(self.target, k, cause=f"fault:{self.truth.id}")
             a, _ = self.link_ends()
-            if k == 1 or lanes - k <= lanes // 2:
-                # UB switch alarm [0x00f10509,132333|132332,L2,na] (MindCluster's switch fault codes, NotHandle) as
-                # lanes drop; no public document found gives its meaning; the lane count is not in the line
-                fid = "132333" if k == 1 else "132332"
+            # UB switch alarm 0x00f10509 with fault id 132332 (port lanes reduced to half) or 132333 (to a quarter),
+            # as the Ascend driver's switch-event table names them (hicann/driver src/custom/lqdrv/kernel/
+            # ioctl_comm_def.h; MindCluster's device plugin assembles the same tuples). Assumed: a port that loses a
+            # lane retrains to the widest width its working lanes allow (half, then a quarter): one alarm per step
+            fid = "132332" if 2 * (lanes - k) >= lanes else "132333"
+            if fid != width:
+                width = fid
                 self.emit.switch_alarm(a, "0x00f10509", "L2", self.port_of(a), fault_id=fid)
                 # the node's device plugin relays every fault its L1 chips raise (it subscribes to all of them and
                 # logs each, whatever the handling level; ascend-fd fixture dl_log/devicePlugin), as for a link-down
