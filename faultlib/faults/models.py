@@ -226,9 +226,10 @@ class DirtyConnector(_LinkFault):
 # ---- switches ---------------------------------------------------------------------------------------
 class L1SwitchFailure(FaultModel):
     """An on-board L1 chip dies: its 16 uplinks and the dies' links to it go down. The dead chip logs nothing; the
-    L2 chips log their ports down, the node's device plugin relays the forwarding-engine failure tuple
-    ``[0x00f103b0,155907,na,na]`` (a switch fault code MindCluster's documentation lists among SeparateFaultCodes)
-    naming the chip, and each NPU's device OS reports its UB port down (0x81B18603, NotHandle)."""
+    L2 chips log their ports down, the node's device plugin relays the chip's fatal-fault tuple
+    ``[0x00f103b0,155907,na,na]`` (fault id 155907: a fatal switch-chip fault in the driver's switch-event table,
+    hicann/driver src/custom/lqdrv/kernel/ioctl_comm_def.h; MindCluster's documentation lists it among
+    SeparateFaultCodes) naming the chip, and each NPU's device OS reports its UB port down (0x81B18603, NotHandle)."""
 
     kind = "l1_switch_failure"
 
@@ -265,10 +266,10 @@ class L2SwitchFailure(FaultModel):
 
 # ---- NPUs ----------------------------------------------------------------------------------------------
 class AicoreHang(FaultModel):
-    """A die's AI cores hang: the device OS reports device fault event 0x80FA4E00 (RestartNPU in MindCluster's
-    documented fault-code configuration; no public document found gives its meaning); the rank stalls
-    silently (peers report the wait, see the workloads); the runtime of the rank reports the lost TS heartbeat
-    (507010, ACL_ERROR_RT_LOST_HEARTBEAT)."""
+    """A die's compute path hangs: its task scheduler stops answering, and the device OS reports device fault event
+    0x80FA4E00, the lost heartbeat of the task-scheduler CPU (knowledge_base/codes.yaml; RestartNPU in MindCluster's
+    documented fault-code configuration); the rank stalls silently (peers report the wait, see the workloads); the
+    runtime of the rank reports the lost TS heartbeat (507010, ACL_ERROR_RT_LOST_HEARTBEAT)."""
 
     kind = "aicore_hang"
 
