@@ -301,10 +301,10 @@ def test_optical_degradation_rx_decays_lanes_drop_then_link_dies(topo1: Topology
                 rx = dom.read_module(mod)["rx_dbm"]
                 assert (rx == tp.dom_los_dbm).sum() == n and (rx > tp.dom_rx_alarm_dbm - 5).sum() == lk.lanes - n
     assert [n for _t, n, _s in lanes_seen] == list(range(1, lk.lanes))
-    # the L1 chip raises the lanes-reduced alarm (SwitchFaultCode.json [0x00f10509,...,L2,na]): to 4, then to 2
+    # the L1 chip raises the lanes-reduced alarm [0x00f10509,...,L2,na] once per width step: to half (132332) at the
+    # first lane lost, to a quarter (132333) once fewer than half are left (hicann/driver lqdrv ioctl_comm_def.h)
     lane_lines = p.logs(r"\[0x00f10509,(\d+),L2,na\] Assertion", source="switch", origin=lk.a)
-    assert [re.search(r"0x00f10509,(\d+)", ln.text).group(1) for ln in lane_lines] == ["132333", "132332",  # type: ignore
-                                                                                      "132332"]
+    assert [re.search(r"0x00f10509,(\d+)", ln.text).group(1) for ln in lane_lines] == ["132332", "132333"]  # type: ignore
     t_lane = lane_lines[0].t
     # the first lane drops when the decayed Rx power reaches the lane-drop level
     assert rx_start.min() - rate * (t_lane - T0) / 3600 == pytest.approx(fp.lane_drop_rx_dbm, abs=0.5)

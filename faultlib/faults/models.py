@@ -156,13 +156,17 @@ class OpticalDegradation(_LinkFault):
                                        slope=fec_slope + self.p.degraded_fec_per_s)
         yield self.wait(hours_to_lane * 3600)
         lanes = lk.lanes
+        width = ""
         for k in range(1, lanes):
             self.sim.state.set_lanes_down(self.target, k, cause=f"fault:{self.truth.id}")
             a, _ = self.link_ends()
-            if k == 1 or lanes - k <= lanes // 2:
-                # UB switch alarm [0x00f10509,132333|132332,L2,na] (MindCluster's switch fault codes, NotHandle) as
-                # lanes drop; no public document found gives its meaning; the lane count is not in the line
-                fid = "132333" if k == 1 else "132332"
+            # UB switch alarm 0x00f10509 with fault id 132332 (port lanes reduced to half) or 132333 (to a quarter),
+            # as the Ascend driver's switch-event table names them (hicann/driver src/custom/lqdrv/kernel/
+            # ioctl_comm_def.h; MindCluster's device plugin assembles the same tuples). Assumed: a port that loses a
+            # lane retrains to the widest width its working lanes allow (half, then a quarter): one alarm per step
+            fid = "132332" if 2 * (lanes - k) >= lanes else "132333"
+            if fid != width:
+                width = fid
                 self.emit.switch_alarm(a, "0x00f10509", "L2", self.port_of(a), fault_id=fid)
                 # the node's device plugin relays every fault its L1 chips raise (it subscribes to all of them and
                 # logs each, whatever the handling level; ascend-fd fixture dl_log/devicePlugin), as for a link-down
@@ -222,9 +226,10 @@ class DirtyConnector(_LinkFault):
 # ---- switches ---------------------------------------------------------------------------------------
 class L1SwitchFailure(FaultModel):
     """An on-board L1 chip dies: its 16 uplinks and the dies' links to it go down. The dead chip logs nothing; the
-    L2 chips log their ports down, the node's device plugin relays the forwarding-engine failure tuple
-    ``[0x00f103b0,155907,na,na]`` (a switch fault code MindCluster's documentation lists among SeparateFaultCodes)
-    naming the chip, and each NPU's device OS reports its UB port down (0x81B18603, NotHandle)."""
+    L2 chips log their ports down, the node's device plugin relays the chip's fatal-fault tuple
+    ``[0x00f103b0,155907,na,na]`` (fault id 155907: a fatal switch-chip fault in the driver's switch-event table,
+    hicann/driver src/custom/lqdrv/kernel/ioctl_comm_def.h; MindCluster's documentation lists it among
+    SeparateFaultCodes) naming the chip, and each NPU's device OS reports its UB port down (0x81B18603, NotHandle)."""
 
     kind = "l1_switch_failure"
 
@@ -261,10 +266,10 @@ class L2SwitchFailure(FaultModel):
 
 # ---- NPUs ----------------------------------------------------------------------------------------------
 class AicoreHang(FaultModel):
-    """A die's AI cores hang: the device OS reports device fault event 0x80FA4E00 (RestartNPU in MindCluster's
-    documented fault-code configuration; no public document found gives its meaning); the rank stalls
-    silently (peers report the wait, see the workloads); the runtime of the rank reports the lost TS heartbeat
-    (507010, ACL_ERROR_RT_LOST_HEARTBEAT)."""
+    """A die's compute path hangs: its task scheduler stops answering, and the device OS reports device fault event
+    0x80FA4E00, the lost heartbeat of the task-scheduler CPU (knowledge_base/codes.yaml; RestartNPU in MindCluster's
+    documented fault-code configuration); the rank stalls silently (peers report the wait, see the workloads); the
+    runtime of the rank reports the lost TS heartbeat (507010, ACL_ERROR_RT_LOST_HEARTBEAT)."""
 
     kind = "aicore_hang"
 

@@ -18,8 +18,9 @@ class FaultParams(ParamGroup):
         600.0, "s", A + "one more multi-bit row every ~10 min once a stack is failing", gt=0)
     overtemp_ramp_s: float = P(300.0, "s", A + "cooling loss heats HBM over minutes", gt=0)
     hbm_temp_nominal_c: float = P(70.0, "degC", A + "typical HBM operating temperature under load", gt=0)
-    hbm_temp_alarm_c: float = P(95.0, "degC", A + "alarm (0x80E00209) ahead of the fatal limit", gt=0)
-    hbm_temp_fatal_c: float = P(105.0, "degC", A + "HBM fatal temperature (0x80E0020B) near JEDEC 105 C limit", gt=0)
+    hbm_temp_alarm_c: float = P(95.0, "degC", A + "alarm (0x80E00209, upper critical) ahead of the fatal limit", gt=0)
+    hbm_temp_fatal_c: float = P(105.0, "degC", A + "HBM fatal temperature (0x80E0020B, upper non-recoverable) near "
+                                "JEDEC 105 C limit", gt=0)
     optical_decay_dbm_per_h: float = P(
         0.6, "dB/h", A + "a failing module loses Rx power over hours (healthy ~-2 dBm to alarm -10 dBm in ~13 h)", gt=0)
     lane_drop_rx_dbm: float = P(
@@ -37,8 +38,9 @@ class FaultParams(ParamGroup):
     fail_slow_factor: float = P(1.4, "x", A + "thermal throttling slows a chip by tens of percent (Alibaba fail-slow)",
                                 gt=1)
     fail_slow_duration_s: float = P(600.0, "s", "compute fail-slow lasts ~10 min (Alibaba ATC'25, facts.md §4)", gt=0)
-    npu_temp_throttle_c: float = P(95.0, "degC", A + "SoC temperature at which the twin prints device event 0x80E20207 (a real code; no public document "
-                                    "found gives its meaning, docs/faults.md)", gt=0)
+    npu_temp_throttle_c: float = P(95.0, "degC", A + "SoC temperature at which the chip throttles and the twin prints "
+                                   "0x80E20207 (SoC temperature past its upper non-critical threshold, "
+                                   "knowledge_base/codes.yaml)", gt=0)
     sdc_detect_delay_s: float = P(
         120.0, "s", A + "a loss spike/NaN shows in the training log a few steps after corruption starts", ge=0)
     npu_heartbeat_s: float = P(2.5, "s", "each NPU pings its gateway every 2.5 s (facts.md §3); the host driver reports "

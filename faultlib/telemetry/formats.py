@@ -31,28 +31,28 @@ from faultlib import ids
 
 # ---- code tables (every row from a documented source) ----------------------------------------------------
 DEVICE_CODES: dict[str, tuple[str, str]] = {
-    "80E01805": ("NotHandle", ""),
+    "80E01805": ("NotHandle", "HBM correctable ECC errors reached their logging limit"),
     "80E01801": ("RestartBusiness", "uncorrectable multi-bit ECC error on an HBM access"),
-    "80E18401": ("NotHandle", ""),
+    "80E18401": ("NotHandle", "HBM addresses with uncorrectable errors reached the normal threshold"),
     "80E18402": ("SeparateNPU", "multi-bit ECC faults filled the HBM isolated-row budget (64 rows)"),
-    "80E00209": ("NotHandle", ""),
-    "80E0020B": ("SeparateNPU", ""),
-    "80E20207": ("SubHealth", ""),
-    "80FA4E00": ("RestartNPU", ""),
+    "80E00209": ("NotHandle", "HBM temperature above its upper critical threshold"),
+    "80E0020B": ("SeparateNPU", "HBM temperature above its upper non-recoverable threshold"),
+    "80E20207": ("SubHealth", "SoC temperature (power-management unit) above its upper non-critical threshold"),
+    "80FA4E00": ("RestartNPU", "heartbeat of the task-scheduler CPU lost"),
     "81078603": ("NotHandle", "NPU network port link went from up to down"),
     "81B18603": ("NotHandle", "UB port link went down"),
 }
-"""Device fault code -> (MindCluster handling level, meaning in our words, empty where no public document gives it).
-Meanings: knowledge_base/codes.yaml device_event_codes (each row's public source). Levels: MindCluster's default
-fault-code configuration as its documentation prints it (docs/en/scheduling/usage/appliance/
-01_npu_hardware_fault_detection_and_rectification.md), except 80E20207 (that list has NotHandle; SubHealth is the
-device plugin's fault-level file) and 81B18603 (not in that list; NotHandle in the fault-level file). Only the codes
-the twin emits are listed; every one is a code real devices report."""
+"""Device fault code -> (MindCluster handling level, meaning in our words). Meanings: knowledge_base/codes.yaml
+device_event_codes (each row's public source; the 80E0..., 80FA... rows are decoded by the Ascend driver's own
+event-id layout and sensor tables, hicann/driver). Levels: MindCluster's default fault-code configuration as its
+documentation prints it (docs/en/scheduling/usage/appliance/01_npu_hardware_fault_detection_and_rectification.md),
+except 80E20207 (that list has NotHandle; SubHealth is the device plugin's fault-level file) and 81B18603 (not in that
+list; NotHandle in the fault-level file). Only the codes the twin emits are listed; every one is a code real devices
+report."""
 
 HBM_CE_CODE = "80E01805"
-"""Benign HBM correctable-error report. Assumed meaning: HBM node type (0x70) memory sensor, event state 5,
-i.e. the IPMI memory-sensor offset "correctable ECC logging limit reached"; MindCluster's faultCode.json lists
-it as NotHandle; the knowledge graph has no entry for it."""
+"""Benign HBM correctable-error report: node type 0x70 (HBM), memory sensor 0x0C, event state 5, which the driver's
+sensor table gives as the correctable-ECC logging limit being reached (knowledge_base/codes.yaml row 80E01805)."""
 
 RUNTIME_CODES: dict[int, str] = {
     507010: "ACL_ERROR_RT_LOST_HEARTBEAT",

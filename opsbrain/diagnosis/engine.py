@@ -45,7 +45,7 @@ def describe_kind(kind: str) -> str:
     fam, _, code = kind.partition(":")
     code = code.split(":")[0]
     if fam in ("dev", "plugin"):
-        desc = fmt.DEVICE_CODES.get(code, ("", ""))[1] or "device fault event"  # no public meaning: no words
+        desc = fmt.DEVICE_CODES.get(code, ("", ""))[1] or "device fault event"  # undocumented code: no words
         return f"device event 0x{code} ({desc})"
     if fam == "rt" and code.isdigit():
         return f"runtime error {code} ({fmt.RUNTIME_CODES.get(int(code), 'runtime error')})"

@@ -35,7 +35,7 @@ def switch_key(alarm: str, fault_id: str = "na", peer: str = "na", port: str = "
 
 
 def norm_switch_code(code: str) -> str:
-    """A switch fault tuple ``[0x08520003,na,L2,na]`` -> :func:`switch_key`; a bare ``0x08520004`` -> lower case
+    """A switch fault tuple ``[0x08520003,na,L2,na]`` -> :func:`switch_key`; a bare ``0x00F10509`` -> lower case
     (matches every fault id and peer type of that alarm)."""
     c = str(code).strip()
     if _SWITCH_ALARM.match(c):

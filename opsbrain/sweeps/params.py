@@ -115,13 +115,14 @@ class SweepParams(ParamGroup):
     heartbeat_critical_s: float = P(
         30.0, "s", "step-retry timeout 30 s (facts.md §3): the rank is lost to its job", gt=0)
     npu_temp_warn_c: float = P(85.0, "degC", A + "10 C below the SoC throttle level (faults.npu_temp_throttle_c)")
-    npu_temp_alarm_c: float = P(95.0, "degC", A + "SoC non-fatal high-temperature alarm 0x80E20207 (faults."
-                                "npu_temp_throttle_c): the chip throttles")
+    npu_temp_alarm_c: float = P(95.0, "degC", A + "SoC temperature past its upper non-critical threshold, 0x80E20207 "
+                                "(faults.npu_temp_throttle_c): the chip throttles")
     npu_temp_critical_c: float = P(105.0, "degC", A + "fatal silicon limit (JEDEC-class 105 C, as faults.hbm_temp_"
                                    "fatal_c)")
     hbm_temp_warn_c: float = P(85.0, "degC", A + "10 C below the HBM alarm; healthy stacks run ~68 C (noise."
                                "hbm_temp_mean_c)")
-    hbm_temp_alarm_c: float = P(95.0, "degC", A + "HBM over-temperature alarm 0x80E00209 (faults.hbm_temp_alarm_c)")
+    hbm_temp_alarm_c: float = P(95.0, "degC", A + "HBM temperature past its upper critical threshold, 0x80E00209 "
+                                "(faults.hbm_temp_alarm_c)")
     hbm_temp_critical_c: float = P(105.0, "degC", "HBM fatal over-temperature 0x80E0020B, SeparateNPU (facts.md §3; "
                                    "faults.hbm_temp_fatal_c)")
 

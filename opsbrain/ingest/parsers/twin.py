@@ -14,7 +14,9 @@ RE_SW_ALARM = screened(TWIN_HOST + r" UBSW/\d/ALARM: \w+ \[(0x[0-9a-f]{8}),(\w+)
                          r"alarmID=\S+ port=UB0/0/(\d+)", re.I)
 RE_PORT_STATE = screened(TWIN_HOST + r" %%01IFNET/\d/linkDown_(active|clear)\(l\): .*?ifName=UB0/0/(\d+), "
                            r"AdminStatus=\w+, OperStatus=(UP|DOWN)(?:, Reason=([^)]*))?")
-LANES_ALARM = "0x00f10509"  # the UB switch alarm the twin prints as port lanes drop (no public meaning found)
+LANES_ALARM = "0x00f10509"
+"""UB switch port fault: lanes reduced (fault id 132332 to half, 132333 to a quarter; hicann/driver
+src/custom/lqdrv/kernel/ioctl_comm_def.h, the switch-event table)."""
 
 
 def l1_uplink(l1_host: str, port: int) -> str | None:
