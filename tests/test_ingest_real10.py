@@ -58,3 +58,21 @@ def test_device_memory_stays_out_of_memory() -> None:
     line = ("RuntimeError: NPU out of memory. Tried to allocate 3.47 GiB (NPU 0; 60.97 GiB total capacity; 58.92 GiB "
             "already allocated; 58.92 GiB current active; 1.66 GiB free; 58.95 GiB reserved in total by PyTorch)")
     assert any(roles(k).get("npu_oom") == "primary" for k in kinds(line))
+
+
+# hicann/runtime docs/zh/FAQ/EE1023资源不足问题.md @681ef761: EE1023 is raised when the runtime cannot get the device's
+# stream / event / notify resources or an ACL graph's async-copy queue is full; its table of plog keywords per resource
+@pytest.mark.parametrize("line", [
+    # the FAQ's stream example 1 (corpus m021)
+    "[ERROR] RUNTIME(227839,rtstest_host):2026-07-13-11:39:20.982.566 [capture_model.cc:1802]227839 "
+    "AllocSqCqAndBindInternal:Alloc Stream resource failed. Reason: Too many streams are captured to the ACL Graph. "
+    "ErrorCode=EE1023.",
+    # the EE1023 error-code reference's async-copy example (corpus part J j025)
+    "Expanding the capacity failed. Reason: The number of asynchronous copy tasks in the ACL graph is too large.",
+])
+def test_ee1023_and_its_documented_keywords_are_scheduling_resources(line: str) -> None:
+    got = kinds(line)
+    assert "msg:scheduling_resources" in got
+    assert all("npu_oom" not in roles(k) for k in got)
+    if "EE1023" in line:
+        assert roles("err:EE1023") == {"config_error": "secondary", "framework_error": "secondary"}
