@@ -327,3 +327,24 @@ def test_gated_patterns_never_miss_a_match(matcher, data) -> None:
     text = data.draw(st.from_regex(rx))
     if rx.search(text):
         assert i in matcher._pattern_candidates(text, text.lower())
+
+
+def test_validate_reports_a_broken_codes_table_instead_of_calling_the_kb_valid(tmp_path):
+    """An unreadable codes.yaml silently empties every documented code at run time; validate must say so."""
+    from opsbrain.kb.loader import validate_kb
+
+    root = knowledge_base.classes_dir().parent
+    shutil.copytree(root / "classes", tmp_path / "classes")
+    for name in ("codes.yaml", "categories.yaml"):
+        shutil.copy(root / name, tmp_path / name)
+    assert validate_kb(tmp_path) == []
+    (tmp_path / "codes.yaml").write_text((root / "codes.yaml").read_text() + "acl_runtime: [\n")
+    errs = validate_kb(tmp_path)
+    assert errs and "codes.yaml" in str(errs[0]) and "YAML" in str(errs[0])
+    text = (root / "codes.yaml").read_text().replace("category: parameter_or_usage", "category: nosuch", 1)
+    (tmp_path / "codes.yaml").write_text(text)
+    assert any("'nosuch' is not in categories.yaml" in str(e) for e in validate_kb(tmp_path))
+    (tmp_path / "codes.yaml").write_text((root / "codes.yaml").read_text())
+    (tmp_path / "categories.yaml").write_text("memory_exhausted: {no_such_class: primary}\n")
+    msgs = [str(e) for e in validate_kb(tmp_path)]
+    assert any("no such class" in m for m in msgs) and any("is not in categories.yaml" in m for m in msgs)

@@ -19,6 +19,7 @@ import knowledge_base
 from faultlib.faults.catalog import CATALOG
 from opsbrain.errors import KnowledgeBaseError
 from opsbrain.kb.schema import FaultClass, runbook_id
+from opsbrain.kb.tables import table_errors
 from opsbrain.yamlio import read_yaml, yaml_path
 
 MAX_FILE_BYTES = 1 << 20
@@ -126,6 +127,7 @@ def _validate(path: str | Path | None) -> tuple[list[KnowledgeBaseError], Knowle
             errors.append(KnowledgeBaseError("no class files (*.yaml)", file=str(root)))
         errors.extend(KnowledgeBaseError(f"no class for fault kind {k!r} (expected {k}.yaml)", file=str(root))
                       for k in sorted(set(CATALOG) - set(by_id)))
+        errors.extend(table_errors(root.parent, set(by_id)))
     return errors, KnowledgeBase(classes, by_id, root)
 
 

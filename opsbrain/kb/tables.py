@@ -1,0 +1,91 @@
+"""Checks of the knowledge base's two tables beside ``classes/``: ``codes.yaml`` (documented codes and messages,
+each with a category) and ``categories.yaml`` (which classes a category speaks for, and how strongly).
+
+The ingestion layer reads both at run time and, by design, treats an unreadable table as empty; so a broken table
+would silently take every documented code out of diagnosis. ``opsbrain kb validate`` runs these checks so that a
+broken table is one clear error instead."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from opsbrain.errors import KnowledgeBaseError
+from opsbrain.yamlio import read_yaml
+
+MAX_TABLE_BYTES = 8 << 20
+ROLES = frozenset({"primary", "secondary", "ambiguous"})
+KEYS = {"messages": "text", "cann_message_parts": "text"}
+"""Sections whose rows are keyed by a text; every other section's rows are keyed by a code."""
+
+
+def table_errors(root: Path, class_ids: set[str]) -> list[KnowledgeBaseError]:
+    """Every error of ``root``/codes.yaml and ``root``/categories.yaml (absent tables are not errors: a knowledge
+    base may hold classes only)."""
+    errors: list[KnowledgeBaseError] = []
+    categories = _categories(root / "categories.yaml", class_ids, errors)
+    codes = root / "codes.yaml"
+    if codes.exists():
+        _codes(codes, categories, errors)
+    return errors
+
+
+def _read(path: Path, errors: list[KnowledgeBaseError]) -> Any:
+    try:
+        return read_yaml(path, KnowledgeBaseError, MAX_TABLE_BYTES)
+    except KnowledgeBaseError as exc:
+        errors.append(exc)
+        return None
+
+
+def _categories(path: Path, class_ids: set[str], errors: list[KnowledgeBaseError]) -> set[str] | None:
+    if not path.exists():
+        return None
+    doc = _read(path, errors)
+    if doc is None:
+        return set()
+    if not isinstance(doc, dict):
+        errors.append(KnowledgeBaseError("expected a mapping of category -> {class: role}", file=str(path)))
+        return set()
+    for name, roles in doc.items():
+        if not isinstance(roles, dict):
+            errors.append(KnowledgeBaseError("expected a mapping of class -> role", file=str(path), path=str(name)))
+            continue
+        for cls, role in roles.items():
+            where = f"{name}.{cls}"
+            if class_ids and cls not in class_ids:
+                errors.append(KnowledgeBaseError("no such class", file=str(path), path=where))
+            if role not in ROLES:
+                errors.append(KnowledgeBaseError(f"role {role!r} is not one of {sorted(ROLES)}", file=str(path),
+                                                 path=where))
+    return {str(k) for k in doc}
+
+
+def _codes(path: Path, categories: set[str] | None, errors: list[KnowledgeBaseError]) -> None:
+    doc = _read(path, errors)
+    if doc is None:
+        return
+    if not isinstance(doc, dict):
+        errors.append(KnowledgeBaseError("expected a mapping of section -> list of rows", file=str(path)))
+        return
+    for section, rows in doc.items():
+        if not isinstance(rows, list):
+            errors.append(KnowledgeBaseError("expected a list of rows", file=str(path), path=str(section)))
+            continue
+        key = KEYS.get(str(section), "code")
+        for i, row in enumerate(rows):
+            where = f"{section}[{i}]"
+            if not isinstance(row, dict):
+                errors.append(KnowledgeBaseError("expected a mapping", file=str(path), path=where))
+                continue
+            if row.get(key) in (None, ""):
+                errors.append(KnowledgeBaseError(f"missing {key!r}", file=str(path), path=where))
+            cat = row.get("category")
+            if not isinstance(cat, str) or not cat:
+                errors.append(KnowledgeBaseError("missing 'category'", file=str(path), path=where))
+            elif categories is not None and cat not in categories:
+                errors.append(KnowledgeBaseError(f"category {cat!r} is not in categories.yaml", file=str(path),
+                                                 path=f"{where}.category"))
+            if not row.get("source"):
+                errors.append(KnowledgeBaseError("missing 'source' (every documented row names its source)",
+                                                 file=str(path), path=where))
