@@ -173,6 +173,7 @@ class _Scan:
         self.bytes_read += len(data)
         self.decompressed += u.kind is not None
         note = f"{u.kind} stream {u.error} after {len(data)} bytes: the lines before were read" if u.error else None
+        note = "; ".join(x for x in (e.note, note) if x) or None  # e.note: a .tgz read as the one text it holds
         return _Got(e.rel, None, data, note, group=e.group)
 
     def _add(self, rel: str, kind: L.FileKind, data: bytes) -> None:

@@ -12,11 +12,13 @@ from __future__ import annotations
 import io
 import os
 import tarfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 from opsbrain.ingest.streams import (
+    _MAGIC,
     _UNSUPPORTED,
     CHUNK,
     COMPRESSED_SUFFIXES,
@@ -51,59 +53,140 @@ __all__ = ["CHUNK", "COMPRESSED_SUFFIXES", "DIR", "FILE", "LINK", "READ_ERRORS",
            "with_nested", "zip_entries"]
 
 
-def archive_kind(path: Path) -> tuple[str | None, str | None]:
-    """``zip`` or ``tar`` when the file's content is one (by its bytes, whatever its name; a compressed tar's
-    first block is decompressed to see its ``ustar`` magic; a first block of zeros is an empty tar), else None; and
-    what broke the look, if anything."""
-    with path.open("rb") as fh:
-        head = fh.read(4)
-        if head[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
-            return "zip", None
-        fh.seek(0)
-        u = Unpacked(fh, tarfile.BLOCKSIZE)
-        block = u.read(tarfile.BLOCKSIZE)
-    if u.kind in {kind for _m, kind in _UNSUPPORTED}:
-        raise ArchiveError(f"{u.kind} data {unsupported(u.kind or '')}")
+@dataclass(frozen=True)
+class Sniffed:
+    """What a stream's first bytes say: ``zip``, ``tar`` or None (``kind``); the compression around it (gzip, bzip2,
+    xz, or a format without a reader, :func:`~opsbrain.ingest.streams.unsupported_of`); what broke the look; and
+    whether its first (decompressed) block reads as text (no NUL byte: a tar header, an executable or a core dump
+    holds many)."""
+
+    kind: str | None
+    compression: str | None
+    error: str | None
+    text: bool
+
+    @property
+    def compressed_text(self) -> bool:
+        """One whole compressed stream of text (``gzip -c app.log > app.tgz``): readable as the text it holds."""
+        return self.kind is None and self.compression in _READABLE and self.error is None and self.text
+
+
+_READABLE = frozenset(kind for _m, kind in _MAGIC)
+
+
+def sniff(fh: IO[bytes]) -> Sniffed:
+    """The kind of the stream ``fh`` by its bytes, whatever its name (reads at most its first tar block once
+    decompressed; the caller replays them, :class:`Replay`): a zip's local or end header, a ``ustar`` magic in the
+    first block (a compressed tar's once decompressed), or a first block of zeros (an empty tar)."""
+    u = Unpacked(fh, tarfile.BLOCKSIZE)
+    block = b""
+    while len(block) < tarfile.BLOCKSIZE and (got := u.read(tarfile.BLOCKSIZE - len(block))):
+        block += got
+    if u.kind is None and block[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
+        return Sniffed("zip", None, None, False)
     empty = len(block) == tarfile.BLOCKSIZE and not block.strip(b"\0")  # an empty tar: end-of-archive blocks only
-    return ("tar" if block[257:262] == b"ustar" or empty else None), u.error
+    tar = block[257:262] == b"ustar" or empty
+    return Sniffed("tar" if tar else None, u.kind, u.error, b"\0" not in block)
+
+
+class Replay(io.RawIOBase):
+    """A stream whose bytes read so far are kept, to be read again from the start (:meth:`again`): an archive's
+    member in a tar read as a stream cannot be opened twice, so the bytes :func:`sniff` took are given back."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        super().__init__()
+        self._raw, self.taken = raw, bytearray()
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: bytearray | memoryview) -> int:  # type: ignore[override]
+        data = self._raw.read(len(b))
+        self.taken += data
+        b[: len(data)] = data
+        return len(data)
+
+    def again(self) -> IO[bytes]:
+        """The whole stream from its first byte: the bytes taken, then the rest of ``raw`` (once)."""
+        return io.BufferedReader(_Prefixed(bytes(self.taken), self._raw))
+
+
+def archive_kind(path: Path) -> tuple[str | None, str | None]:
+    """``zip`` or ``tar`` when the file's content is one (:func:`sniff`), else None; and what broke the look."""
+    s = sniff_path(path)
+    return s.kind, s.error
+
+
+def sniff_path(path: Path) -> Sniffed:
+    """:func:`sniff` of the file at ``path``; :class:`ArchiveError` for a format without a reader (zstd, ...)."""
+    with path.open("rb") as fh:
+        s = sniff(fh)
+    if s.compression in {kind for _m, kind in _UNSUPPORTED}:
+        raise ArchiveError(f"{s.compression} data {unsupported(s.compression or '')}")
+    return s
 
 
 def open_tree(path: Path, stream_cap: int, max_members: int) -> TarTree | ZipTree | None:
-    """The archive at ``path`` as a tree, or None when it is not an archive; :class:`ArchiveError` when it is
-    one that cannot be opened (or is named as one, ``.tar.gz``, ``.zip``, ..., and is not)."""
-    kind, error = archive_kind(path)
-    if kind == "zip":
+    """The archive at ``path`` as a tree, or None when it is not an archive (a file named as an archive that is
+    one compressed stream of text, :attr:`Sniffed.compressed_text`, is not one: :func:`misnamed` says so);
+    :class:`ArchiveError` when it is one that cannot be opened, or is named as one and is neither."""
+    s = sniff_path(path)
+    if s.kind == "zip":
         return ZipTree(path, max_members)
-    if kind == "tar":
+    if s.kind == "tar":
         return TarTree(path, stream_cap, max_members)
-    if archive_stem(path.name) != path.name:
-        raise ArchiveError(f"unreadable archive: {error or 'its first block is not a tar header'}")
+    if archive_stem(path.name) != path.name and not s.compressed_text:
+        raise ArchiveError(f"unreadable archive: {s.error or 'its first block is not a tar header'}")
     return None
 
 
+def misnamed(name: str, compression: str | None) -> str | None:
+    """The note for a file named as an archive (``.tgz``, ``.tar.gz``) that was read as the one compressed text it
+    holds, else None."""
+    if archive_stem(name) == name or compression is None:
+        return None
+    return f"named as an archive, its content is one {compression} stream of text (no tar): read as that text"
+
+
+def _candidate(rel: str) -> bool:
+    """A member whose name says archive or compressed (``node1.tar.gz``, ``node1-logs.gz``, ``logs.zip``): the
+    members whose first bytes are looked at (an archive named ``messages`` is not looked for)."""
+    return archive_stem(rel) != rel or plain_name(rel) != rel
+
+
 def with_nested(tree: Tree, stream_cap: int, max_members: int, max_inner_bytes: int) -> Iterator[Entry]:
-    """The tree's entries, where an archive among its regular files (by its name: ``worker-0.tar.gz``, ``node.zip``)
-    stands for its own entries, read in place one level deep (an archive in that one is an unknown file), each with
-    ``group`` = the member's path without its suffix. An archive inside over ``max_inner_bytes`` as stored is not
-    read (a core-dump tarball is not a node's logs; a zip inside is read into memory, as zips are read from their
-    end); the archives inside share ``stream_cap`` (bytes of their uncompressed streams together). Their troubles
-    go to the tree's ``problems``, prefixed with their path."""
+    """The tree's entries, where an archive among its regular files (told by its content, among the members named
+    as archives or compressed: ``worker-0.tar.gz``, ``node.zip``, ``node1-logs.gz`` holding a tar) stands for its
+    own entries, read in place one level deep, each with ``group`` = the member's path without its suffix; an
+    archive in that one is listed, not read. A member named as an archive that holds one compressed text is read
+    as that text (``note`` says so). An archive inside over ``max_inner_bytes`` as stored is not read (a core-dump
+    tarball is not a node's logs; a zip inside is read into memory, as zips are read from their end); the archives
+    inside share ``stream_cap`` (bytes of their uncompressed streams together). Their troubles go to the tree's
+    ``problems``, prefixed with their path. A member's ``open`` works once, while the walk stands on it."""
     spent = 0
     for e in tree.entries():
-        if e.what != FILE or e.open is None or archive_stem(e.rel) == e.rel:
+        if e.what != FILE or e.open is None or not _candidate(e.rel):
             yield e
             continue
         try:
             with e.open() as fh:
                 size = e.size if e.size is not None else os.fstat(fh.fileno()).st_size
+                rec = Replay(fh)
+                s = sniff(cast(IO[bytes], rec))
+                if s.kind is None:
+                    if archive_stem(e.rel) != e.rel and not s.compressed_text:
+                        raise ArchiveError(f"unreadable archive: {s.error or 'its first block is not a tar header'}")
+                    yield Entry(e.rel, e.what, size, _given(rec.again()), note=misnamed(e.rel, s.compression))
+                    continue
                 if size > max_inner_bytes:
                     yield Entry(e.rel, FILE, size, problem=f"archive inside, {size} bytes, over the "
                                 f"{max_inner_bytes}-byte limit: not read")
                     continue
-                inner = _inner_tree(fh, e.rel, stream_cap - spent, max_members)
+                inner = _inner_tree(s.kind, rec.again(), e.rel, stream_cap - spent, max_members)
+                group = archive_stem(e.rel) if archive_stem(e.rel) != e.rel else plain_name(e.rel)
                 try:
                     for x in inner.entries():
-                        yield Entry(x.rel, x.what, x.size, x.open, x.problem, x.unsafe, archive_stem(e.rel))
+                        yield from _deeper(x, group)
                 finally:
                     tree.problems.extend(f"{e.rel}: {x}" for x in inner.problems)
                     spent += inner.stream.produced if isinstance(inner, TarTree) else 0
@@ -113,13 +196,33 @@ def with_nested(tree: Tree, stream_cap: int, max_members: int, max_inner_bytes: 
             yield Entry(e.rel, FILE, e.size, problem=f"cannot read: {exc}")
 
 
-def _inner_tree(fh: IO[bytes], rel: str, stream_cap: int, max_members: int) -> TarTree | ZipTree:
-    head = fh.read(4)
-    if head in (b"PK\x03\x04", b"PK\x05\x06"):  # (its stored size is within the caller's limit)
-        return ZipTree(Path(rel), max_members, io.BytesIO(head + fh.read()))
+def _deeper(x: Entry, group: str) -> Iterator[Entry]:
+    """An entry of an archive inside, in its group; an archive in it (by its content) is listed, not read. A member
+    looked at stays open while the walk stands on it (a tar's member is read once, as the stream passes)."""
+    if x.what != FILE or x.open is None or x.problem is not None or not _candidate(x.rel):
+        yield Entry(x.rel, x.what, x.size, x.open, x.problem, x.unsafe, group, x.note)
+        return
+    with x.open() as fh:
+        rec = Replay(fh)
+        s = sniff(cast(IO[bytes], rec))
+        if s.kind is not None:
+            yield Entry(x.rel, FILE, x.size, problem=f"{s.kind} archive inside an archive inside (more than one "
+                        "level deep): listed, not read", group=group)
+            return
+        again = rec.again()
+        yield Entry(x.rel, x.what, x.size, _given(again), None, x.unsafe, group, misnamed(x.rel, s.compression))
+
+
+def _given(stream: IO[bytes]) -> Callable[[], IO[bytes]]:
+    return lambda: stream
+
+
+def _inner_tree(kind: str, fh: IO[bytes], rel: str, stream_cap: int, max_members: int) -> TarTree | ZipTree:
+    if kind == "zip":  # (its stored size is within the caller's limit)
+        return ZipTree(Path(rel), max_members, io.BytesIO(fh.read()))
     if stream_cap <= 0:
         raise ArchiveError("the archives' uncompressed bytes are spent")
-    return TarTree(Path(rel), stream_cap, max_members, io.BufferedReader(_Prefixed(head, fh)))
+    return TarTree(Path(rel), stream_cap, max_members, fh)
 
 
 def common_top(rels: list[str]) -> str:

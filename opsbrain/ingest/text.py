@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, cast
 
-from opsbrain.ingest.archive import FILE, READ_ERRORS, ArchiveError, Unpacked, open_tree, with_nested
+from opsbrain.ingest.archive import FILE, READ_ERRORS, ArchiveError, Unpacked, misnamed, open_tree, with_nested
 from opsbrain.ingest.derive import TLS_STATES, tls_mismatch, with_flaps
 from opsbrain.ingest.parsers import MAX_LINE, parse_line
 from opsbrain.ingest.signal import Signal
@@ -57,6 +57,7 @@ class TextStats:
     lines_cut: int = 0
     signals: int = 0
     not_read: list[str] = field(default_factory=list)  # what was left out, and why (never silent)
+    notes: list[str] = field(default_factory=list)  # how an input was read when not as its name says
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -155,13 +156,15 @@ class LineReader:
         stream that breaks off (truncated, corrupt) gives the lines before, and the break is listed as not read."""
         self._feed_unpacked(cast(IO[bytes], _Counted(stream, self)), file)
 
-    def _feed_unpacked(self, stream: IO[bytes], file: str | None) -> None:
+    def _feed_unpacked(self, stream: IO[bytes], file: str | None) -> str | None:
+        """The lines of a stream, decompressed when compressed; returns the compression read (None: none)."""
         u = Unpacked(stream)
         self.feed(_lines_of(u, self.stats, lambda: self._given), file)
         self.stats.decompressed += u.kind is not None
         if u.error:
             self.stats.not_read.append(f"{file or 'input'}: {u.kind or 'the'} stream {u.error} " + (
                 f"after {u.produced} bytes: the lines before were read" if u.produced else "at its start: not read"))
+        return u.kind
 
     def feed_path(self, path: Path, name: str | None = None) -> None:
         """A file: an archive (tar, compressed or not, or zip) member by member, in place; else its lines."""
@@ -170,13 +173,16 @@ class LineReader:
         if tree is None:
             with path.open("rb") as fh:
                 self._given += os.fstat(fh.fileno()).st_size
-                self._feed_unpacked(fh, name)
+                if note := misnamed(path.name, self._feed_unpacked(fh, name)):
+                    self.stats.notes.append(f"{name}: {note}")
             return
         self._given += path.stat().st_size
         over: list[str] = []  # files past MAX_FILES: one line for them all, so the archive's own limits show
         try:
             for e in with_nested(tree, MAX_TOTAL_BYTES, MAX_MEMBERS, MAX_INNER_BYTES):
                 label = f"{name}:{e.group + ':' if e.group else ''}{e.rel}"
+                if e.note is not None:
+                    self.stats.notes.append(f"{label}: {e.note}")
                 if e.problem is not None:
                     self.stats.not_read.append(f"{label}: {e.problem}")
                 elif e.what == FILE and e.open is not None:

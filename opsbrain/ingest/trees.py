@@ -39,6 +39,7 @@ class Entry:
     problem: str | None = None
     unsafe: bool = False  # an absolute or ``..`` name: says nothing of the archive's layout
     group: str = ""  # an archive inside the tree: its path there without its suffix (``worker-0`` for worker-0.tgz)
+    note: str | None = None  # how it was read, when not as its name says (a ``.tgz`` that is one gzip of text)
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
