@@ -89,11 +89,12 @@ def test_misnamed_archive_that_is_neither_stays_an_error(tmp_path: Path) -> None
 # ---- archives inside archives --------------------------------------------------------------------------------------
 def nested(tmp_path: Path) -> Path:
     """A .tar.gz gathering three nodes: node1's logs as a tar.gz named ``.gz``, node2's as a zip, node3's as a tar.gz
-    with one more archive in it (``deep.tar.gz``) and a compressed log."""
+    with one more archive in it (``deep.tar.gz``), a compressed log and a file named as an archive that is none."""
     deep = tar_of({"deep.log": UCE})
     outer = tar_of({"node1-logs.gz": tar_of({"kern.log": OOM, "rot/kern.log.1.gz": gzip.compress(OOM)}),
                     "node2.zip": zip_of({"kern.log": OOM}),
-                    "node3.tar.gz": tar_of({"deep.tar.gz": deep, "kern.log.gz": gzip.compress(OOM)})})
+                    "node3.tar.gz": tar_of({"deep.tar.gz": deep, "kern.log.gz": gzip.compress(OOM),
+                                            "junk.tar.gz": b"no archive\n"})})
     f = tmp_path / "gathered.tar.gz"
     f.write_bytes(outer)
     return f
@@ -105,8 +106,10 @@ def test_nested_archives_are_read_one_level_deep(tmp_path: Path) -> None:
     _sigs, stats = ingest_path(str(nested(tmp_path)))
     assert stats.lines == 4 and stats.lines_cut == 0, stats  # four copies of the OOM line, nothing else
     assert stats.files == 4 and stats.decompressed == 2
-    assert [x for x in stats.not_read] == ["gathered.tar.gz:node3:deep.tar.gz: tar archive inside an archive inside "
-                                           "(more than one level deep): listed, not read"]
+    assert stats.not_read == ["gathered.tar.gz:node3:deep.tar.gz: tar archive inside an archive inside (more than "
+                              "one level deep): listed, not read",
+                              "gathered.tar.gz:node3:junk.tar.gz: unreadable archive: its first block is not a tar "
+                              "header, not read"]
     assert {s.kind for s in _sigs} >= {"os:oom_killer"} and "ecc:uce" not in {s.kind for s in _sigs}
 
 

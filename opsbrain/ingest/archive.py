@@ -3,7 +3,7 @@ their place.
 
 The parts: byte streams told by their first bytes and decompressed as read (:mod:`opsbrain.ingest.streams`), and
 the trees of named byte streams a directory, a tar or a zip is (:mod:`opsbrain.ingest.trees`); this module tells an
-archive by its content (:func:`archive_kind`), opens it (:func:`open_tree`) and reads the archives inside one
+archive by its content (:func:`sniff`), opens it (:func:`open_tree`) and reads the archives inside one
 (:func:`with_nested`). The names of both parts are re-exported here, the one import of the readers.
 """
 
@@ -48,7 +48,7 @@ from opsbrain.ingest.trees import (
 )
 
 __all__ = ["CHUNK", "COMPRESSED_SUFFIXES", "DIR", "FILE", "LINK", "READ_ERRORS", "SPECIAL", "ArchiveError", "DirTree",
-           "Entry", "TarTree", "Tree", "Unpacked", "ZipTree", "archive_kind", "archive_stem", "common_top",
+           "Entry", "TarTree", "Tree", "Unpacked", "ZipTree", "archive_stem", "common_top",
            "compression_of", "open_tree", "plain_name", "printable", "safe_name", "unsupported", "unsupported_of",
            "with_nested", "zip_entries"]
 
@@ -109,12 +109,6 @@ class Replay(io.RawIOBase):
     def again(self) -> IO[bytes]:
         """The whole stream from its first byte: the bytes taken, then the rest of ``raw`` (once)."""
         return io.BufferedReader(_Prefixed(bytes(self.taken), self._raw))
-
-
-def archive_kind(path: Path) -> tuple[str | None, str | None]:
-    """``zip`` or ``tar`` when the file's content is one (:func:`sniff`), else None; and what broke the look."""
-    s = sniff_path(path)
-    return s.kind, s.error
 
 
 def sniff_path(path: Path) -> Sniffed:
@@ -205,9 +199,10 @@ def _deeper(x: Entry, group: str) -> Iterator[Entry]:
     with x.open() as fh:
         rec = Replay(fh)
         s = sniff(cast(IO[bytes], rec))
-        if s.kind is not None:
-            yield Entry(x.rel, FILE, x.size, problem=f"{s.kind} archive inside an archive inside (more than one "
-                        "level deep): listed, not read", group=group)
+        if s.kind is not None or (archive_stem(x.rel) != x.rel and not s.compressed_text):
+            why = (f"{s.kind} archive inside an archive inside (more than one level deep): listed" if s.kind else
+                   f"unreadable archive: {s.error or 'its first block is not a tar header'}")
+            yield Entry(x.rel, FILE, x.size, problem=f"{why}, not read", group=group)
             return
         again = rec.again()
         yield Entry(x.rel, x.what, x.size, _given(again), None, x.unsafe, group, misnamed(x.rel, s.compression))
