@@ -373,13 +373,9 @@ def test_cli_archive_output_and_errors(twin_bundle: Path, tmp_path: Path) -> Non
 
 
 def _tar_of(files: dict[str, bytes]) -> bytes:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
-        for name, body in files.items():
-            ti = tarfile.TarInfo(name)
-            ti.size = len(body)
-            tf.addfile(ti, io.BytesIO(body))
-    return buf.getvalue()
+    from fuzz_cli import tar_bytes
+
+    return tar_bytes(files)
 
 
 @settings(max_examples=int(os.environ.get("OPSBRAIN_PROP_EXAMPLES", "12")), deadline=None,

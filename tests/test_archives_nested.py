@@ -13,7 +13,6 @@ import io
 import json
 import os
 import shutil
-import tarfile
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -35,13 +34,9 @@ EXAMPLES = int(os.environ.get("OPSBRAIN_PROP_EXAMPLES", "12"))
 
 
 def tar_of(members: dict[str, bytes], mode: str = "w:gz") -> bytes:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode=mode) as tf:  # type: ignore[call-overload]
-        for name, body in members.items():
-            ti = tarfile.TarInfo(name)
-            ti.size = len(body)
-            tf.addfile(ti, io.BytesIO(body))
-    return buf.getvalue()
+    from fuzz_cli import tar_bytes
+
+    return tar_bytes(members, mode)
 
 
 def zip_of(members: dict[str, bytes]) -> bytes:
