@@ -89,3 +89,22 @@ def test_kth_is_the_sorted_lists_kth(values: list[int], more: list[int], pick: f
         return
     k = int(pick * len(both))
     assert kth(values, array("q", more), k) == both[k]
+
+
+def test_packed_files_of_every_shape_read_as_held(tmp_path: Path) -> None:
+    """Line ends CRLF, container heads and colour codes taken off, over-long lines, undecodable and control bytes:
+    each file packed (hold 0) gives the held read's lines and report, line for line."""
+    from opsbrain.ingest import MAX_LINE
+
+    b = padded(tmp_path / "b", 1, 50)
+    w = b / "worker-0"
+    line = fmt.train_step(T0, 1, 10, 1.0, 2.0, 1e5)
+    (w / "rank-6.log").write_bytes((line + "\r\n").encode() * 20)
+    (w / "rank-7.log").write_text("".join(f"2025-03-01T10:00:0{i}.000000000Z stdout F \x1b[31m{line}\x1b[0m\n"
+                                          for i in range(5)))
+    (w / "rank-8.log").write_bytes(line.encode() + b" " + b"x" * (MAX_LINE + 10) + b"\n" + line.encode() + b"\n")
+    (w / "rank-9.log").write_bytes(line.encode() + b" \xff\xfe bad\n" + line.encode() + b" \x07 bell\n")
+    held = scan_bundle(b, BundleParams())
+    packed = scan_bundle(b, BundleParams(hold_text_bytes=0))
+    assert packed.lines == held.lines and packed.report == held.report
+    assert {ln.file for ln in held.lines} >= {f"worker-0/rank-{k}.log" for k in (6, 7, 8, 9)}

@@ -50,8 +50,8 @@ class _File:
     @property
     def lines(self) -> list[str]:
         if self.held is None:
-            raw = zlib.decompress(self.packed) if self.packed is not None else b""
-            self.held = raw.decode("utf-8", "replace").split("\n")
+            self.held = (zlib.decompress(self.packed) if self.packed is not None else b"").decode(
+                "utf-8", "replace").split("\n")  # one expression: the bytes and the text go as soon as they can
         return self.held
 
     def release(self) -> None:
@@ -77,6 +77,8 @@ _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 13))
 _JUNK_BYTES = bytes([*range(0x09), *range(0x0b, 0x20), 0x7f])
 """The bytes of _JUNK's control characters (UTF-8 keeps every byte below 0x80 as that character)."""
 _JUNK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffd]")
+_LONG = re.compile(rf"^[^\n]{{{MAX_LINE + 1}}}", re.MULTILINE)
+"""A line longer than MAX_LINE characters (as ``max(map(len, lines)) > MAX_LINE``, without the lines)."""
 
 def _top(rels: list[str]) -> str:
     """An archive's one top-level folder to take off (``""``: none, or one the layout reads)."""
@@ -217,6 +219,12 @@ class _Scan:
         if head and control > self.p.binary_share * len(head):
             return _Content(None, None, False, None)
         text = data.decode("utf-8", errors="replace")
+        if "\r" not in text and self.held + len(data) > self.p.hold_text_bytes and not may_carry(data):
+            # packed as read (its lines are the bytes decoded and split again): no list of lines made here
+            plain_ = not _LONG.search(text) and "\ufffd" not in text
+            del text
+            junk_free = len(data.translate(None, _JUNK_BYTES)) == len(data)
+            return _Content(None, zlib.compress(data, PACK_LEVEL), plain_ and junk_free, None)
         lines = text.split("\n")
         if "\r" in text:
             lines = [ln.rstrip("\r") for ln in lines]
@@ -233,8 +241,6 @@ class _Scan:
         if self.held + len(data) <= self.p.hold_text_bytes:
             self.held += len(data)
             return _Content(lines, None, is_plain, prefixes)
-        if prefixes is None and "\r" not in text:  # the bytes read give these lines again (decoded, split)
-            return _Content(None, zlib.compress(data, PACK_LEVEL), is_plain, None)
         return _Content(None, zlib.compress("\n".join(lines).encode("utf-8"), PACK_LEVEL), is_plain, prefixes)
 
     def _add(self, rel: str, kind: L.FileKind, c: _Content) -> None:
