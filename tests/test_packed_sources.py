@@ -65,7 +65,7 @@ def test_watch_cli_reports_an_incident_from_a_gz(tmp_path: Path) -> None:
         assert d["fault_class"] != "unknown" and d["evidence_lines"][0]["file"].endswith("device-os.log.gz")
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.communicate(timeout=10)  # and its pipes closed
 
 
 # ---- sweep --source commands --------------------------------------------------------------------------------------
