@@ -108,3 +108,16 @@ def test_packed_files_of_every_shape_read_as_held(tmp_path: Path) -> None:
     packed = scan_bundle(b, BundleParams(hold_text_bytes=0))
     assert packed.lines == held.lines and packed.report == held.report
     assert {ln.file for ln in held.lines} >= {f"worker-0/rank-{k}.log" for k in (6, 7, 8, 9)}
+
+
+def test_block_read_in_small_blocks_is_the_whole_files_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file's stamps scanned a block of lines at a time (BLOCK_LINES) give the read of one scan of the whole file,
+    with and without keep (block boundaries inside every file: 3 lines a block)."""
+    from opsbrain.bundle import timed as T
+
+    b = padded(tmp_path / "b", 2, 40)
+    want = [scan_bundle(b), scan_bundle(b, keep=_all_lines)]
+    monkeypatch.setattr(T, "BLOCK_LINES", 3)
+    got = [scan_bundle(b), scan_bundle(b, keep=_all_lines)]
+    for w, g in zip(want, got, strict=True):
+        assert g.lines == w.lines and g.report == w.report and repr(g.ranks) == repr(w.ranks)
