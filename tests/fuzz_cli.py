@@ -280,6 +280,39 @@ def _archives(_work: Path) -> list[Any]:
     return [*out, buf.getvalue()]
 
 
+def tar_bytes(members: dict[str, bytes], mode: str = "w:gz") -> bytes:
+    """A tar (gzip-compressed by default) of the named bodies, made in memory."""
+    import io
+    import tarfile
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode=mode) as tf:  # type: ignore[call-overload]
+        for name, body in members.items():
+            ti = tarfile.TarInfo(name)
+            ti.size = len(body)
+            tf.addfile(ti, io.BytesIO(body))
+    return buf.getvalue()
+
+
+def _nested(_work: Path) -> list[Any]:
+    """The real-layout bundle gathered as per-worker archives inside one .tar.gz: worker-0 as a tar.gz named ``.gz``
+    (told by its content), worker-1 as a .tar.gz holding one more archive (two levels down: listed, not read)."""
+    tar = tar_bytes
+    src = REPO / "tests/fixtures/bundles/hbm-uce-real"
+    per = {w.name: {p.relative_to(src).as_posix(): p.read_bytes() for p in sorted(w.rglob("*")) if p.is_file()}
+           for w in sorted(src.iterdir()) if w.is_dir()}
+    names = sorted(per)
+    outer = {f"bundle/{names[0]}.gz": tar(per[names[0]])}
+    for n in names[1:]:
+        outer[f"bundle/{n}.tar.gz"] = tar({**per[n], f"{n}/old.tar.gz": tar({"x.log": b"E x\n"})})
+    return [tar(outer)]
+
+
+def _misnamed(work: Path) -> list[Any]:
+    """A real log's gzip named as an archive (``gzip -c x.log > x.tgz``): read as that text."""
+    return _gz_logs(work)[:2]
+
+
 def _gz_logs(work: Path) -> list[Any]:
     import gzip
 
@@ -325,6 +358,12 @@ KINDS: dict[str, Kind] = {k.name: k for k in [
          lambda f, w: ["diagnose", "--bundle", str(f), "--data-dir", str(w / "home")], 1, ".tar.gz"),
     Kind("logs_archive", "bytes", _archives,
          lambda f, w: ["diagnose", "--logs", str(f), "--data-dir", str(w / "home")], 1, ".tar.gz"),
+    Kind("logs_nested", "bytes", _nested,
+         lambda f, w: ["diagnose", "--logs", str(f), "--data-dir", str(w / "home")], 1, ".tar.gz"),
+    Kind("bundle_nested", "bytes", _nested,
+         lambda f, w: ["diagnose", "--bundle", str(f), "--data-dir", str(w / "home")], 1, ".tar.gz"),
+    Kind("logs_misnamed", "bytes", _misnamed,
+         lambda f, w: ["diagnose", "--logs", str(f), "--data-dir", str(w / "home")], 1, ".tgz"),
 ]}
 
 OPTION_CASES: list[list[str]] = [

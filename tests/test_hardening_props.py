@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 EXAMPLES = int(os.environ.get("OPSBRAIN_PROP_EXAMPLES", "4"))
 TIME_BOUND_S = 30.0  # a case slower than this counts as a hang
 CHEAP = ["scenario", "scenario_dry", "runbook", "kb_class", "vendor_kg", "vendor_faultcode", "trace", "journal",
-         "incident", "logs", "logs_gz", "bundle_archive", "logs_archive"]
+         "incident", "logs", "logs_gz", "bundle_archive", "logs_archive", "logs_nested", "bundle_nested",
+         "logs_misnamed"]
 
 
 @pytest.fixture(scope="module")

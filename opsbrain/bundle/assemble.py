@@ -34,8 +34,9 @@ class Assembly(ReaderState):
                 origin_dt = datetime.fromisoformat(self.manifest["epoch"])
             except ValueError:
                 origin_dt = None
-        logs = [d[0] for d in self.dated if d[1] >= 0] + self.light
-        span = (from_us(min(logs)), from_us(max(logs))) if logs else None
+        logs = [d[0] for d in self.dated if d[1] >= 0]
+        ends = ([min(logs), max(logs)] if logs else []) + ([min(self.light), max(self.light)] if self.light else [])
+        span = (from_us(min(ends)), from_us(max(ends))) if ends else None
         if origin_dt is None:
             first = span[0] if span else ref
             origin_dt = first.replace(microsecond=0)
@@ -169,7 +170,10 @@ class Assembly(ReaderState):
 
     def _file_time(self, rel: str) -> datetime | None:
         f = next((x for x in self.scan.files if x.rel == rel), None)
-        for ln in (f.lines if f else [])[:5]:
+        head = (f.lines if f else [])[:5]
+        if f is not None:
+            f.release()
+        for ln in head:
             if ("current time" in ln or ln.startswith("# collected")) and (
                     dt := stamp(ln, "ctime") or stamp(ln, "iso")):
                 return dt

@@ -84,6 +84,11 @@ class BundleParams:
     max_members: int = _param(100_000, "entries", "reason: an archive's entries looked at (files, folders, links): "
                               "max_files' files and their folders with room to spare; a tar of millions of empty "
                               "members stops here", ge=1)
+    hold_text_bytes: int = _param(16 << 20, "bytes", "reason: text kept as Python line lists while a bundle is read "
+                                  "(~1.6x its bytes in memory); past it each file's lines are kept zlib-compressed "
+                                  "(~7:1 on logs) and unpacked one file at a time, so a 1 GiB bundle holds ~150 MiB "
+                                  "of packed text, not ~1.6 GiB of lines; below it, no packing cost: the "
+                                  "100,000-line bundle of issue 14 (~13 MB) stays held", ge=0)
     binary_share: float = _param(0.3, "share", "reason: text logs hold almost no control bytes; a file whose first "
                                  "4 KiB is more than 30% control or NUL bytes is binary (a core dump, an archive)",
                                  gt=0, le=1)

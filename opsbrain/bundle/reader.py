@@ -44,7 +44,7 @@ from typing import Any
 from opsbrain.bundle import layout as L
 from opsbrain.bundle.assemble import Assembly, _dup_key  # noqa: F401 - re-exported
 from opsbrain.bundle.hosts import host_to_id, ip_to_node, map_workers, unqualify  # noqa: F401 - re-exported
-from opsbrain.bundle.records import _TIE, _TIES, BundleLine, BundleRead, Dated, Keep  # noqa: F401 - re-exported
+from opsbrain.bundle.records import _TIE, _TIES, BundleLine, BundleRead, Dated, Keep, kth  # noqa: F401 - re-exported
 from opsbrain.bundle.stamps import (  # noqa: F401 - re-exported
     _STAMP_SCAN,
     _STYLE,
@@ -140,6 +140,7 @@ class _Reader(TimedFiles, StateFiles, Assembly):
 
     # ---- per file kind ------------------------------------------------------------------------------------------
     def build(self) -> BundleRead:
+        """Every file in its turn; a packed file's lines are let go after each use (:meth:`_File.release`)."""
         files = self.scan.files
         for f in files:
             if f.kind.kind == L.MANIFEST_KIND:
@@ -148,7 +149,10 @@ class _Reader(TimedFiles, StateFiles, Assembly):
                     self.manifest = m if isinstance(m, dict) else None
                 except json.JSONDecodeError:
                     self.scan.malformed[f.rel] += 1
+                f.release()
         self._map_workers()
+        for f in files:
+            f.release()
         later: list[_File] = []
         seq = 0
         for f in files:
@@ -163,28 +167,32 @@ class _Reader(TimedFiles, StateFiles, Assembly):
                 later.append(f)
                 continue
             seq = self._read_timed(f, seq)
+            f.release()
         ref = self._reference()
         for f in later:
             if f.kind.kind == L.NPU_INFO:
                 self._npu_info(f)
             else:
                 seq = self._read_timed(f, seq, ref)
+            f.release()
         for f in files:
             if f.kind.kind == L.RANK_TABLE:
                 self._rank_table(f)
+                f.release()
         ranks = RankCollector(self.scan.name)
         for f in files:
             if f.kind.kind in (L.PLOG, L.NPU_INFO):
                 ranks.feed_lines(f.lines, f.rel)
+                f.release()
         out = self._finish(ref)
         out.ranks = ranks.table()
         return out
 
     def _reference(self) -> datetime:
         """The bundle's typical time (median of the full time stamps): fixes syslog's missing year."""
-        stamps = [d[0] for d in self.dated] + self.light
-        if stamps:
-            return from_us(sorted(stamps)[len(stamps) // 2])
+        stamps = [d[0] for d in self.dated]
+        if n := len(stamps) + len(self.light):
+            return from_us(kth(stamps, self.light, n // 2))
         if self.manifest and isinstance(self.manifest.get("epoch"), str):
             try:
                 return datetime.fromisoformat(self.manifest["epoch"])

@@ -240,6 +240,12 @@ def block_scan(lines: list[str], style: str) -> list[tuple[str, str, str]] | Non
     return found if len(found) == len(lines) else None  # one match a line, by construction
 
 
+def block_ready(lines: list[str], style: str) -> bool:
+    """Whether :func:`block_scan` reads ``lines`` (a style with a block form, every line ASCII), so that it may read
+    them block by block (a match a line, by construction: the blocks' matches are the whole's)."""
+    return style in _BLOCK_RX and all(map(str.isascii, lines))
+
+
 class BlockStamps:
     """Reads the stamps :func:`block_scan` found as integer microseconds (:func:`to_us`), as :func:`stamp` would
     (None for impossible fields: the ValueError on which ``stamp`` answers None), with the days and minutes of the

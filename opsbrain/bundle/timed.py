@@ -17,6 +17,7 @@ from opsbrain.bundle.records import _TIE, ReaderState
 from opsbrain.bundle.stamps import (
     _STYLE,
     BlockStamps,
+    block_ready,
     block_scan,
     dir_stamp,
     klog_stamp,
@@ -27,6 +28,8 @@ from opsbrain.bundle.stamps import (
 from opsbrain.bundle.walk import _File
 
 _LEVEL = re.compile(r"^\[(\w+)\s*\]")
+BLOCK_LINES = 16_384
+"""Lines of a file scanned at a time (:meth:`TimedFiles._read_block`): a few MB of matches, not a whole file's."""
 _INIT = re.compile(r"hcom init by file success.*?rankNum\[(\d+)\], rank\[(\d+)\], server\[([^\]]*)\], "
                    r"device\[(\d+)\]")
 
@@ -68,10 +71,9 @@ class TimedFiles(ReaderState):
         dated, since = self.dated, ref or datetime(1970, 1, 1)
         days: dict[tuple[str, str], list[int]] = {}  # syslog_us's days of a (month, day), for this ``since``
         tie = _TIE.get(source, 1)
-        block = block_scan(f.lines, style) if plain and not (syslog or klog or kind == L.VMCORE) else None
-        if block is not None:
+        if plain and not (syslog or klog or kind == L.VMCORE) and block_ready(f.lines, style):
             read = BlockStamps(style, self.minutes)
-            return self._read_block(f, seq, block, read, origin, source, tie, last, continued)
+            return self._read_block(f, seq, style, read, origin, source, tie, last, continued)
         for i, raw in enumerate(f.lines, start=1):
             if plain:  # Scan.clean of a file without junk or over-long lines: only blank lines are dropped
                 if not raw or raw.isspace():
@@ -111,31 +113,36 @@ class TimedFiles(ReaderState):
             self.scan.untimed[f.rel] += 1
         return last
 
-    def _read_block(self, f: _File, seq: int, found: list[tuple[str, str, str]], read: BlockStamps,
-                    origin: str | None, source: str, tie: int, last: int | None, continued: bool) -> int:
-        """:meth:`_read_timed` of a plain file whose levels and stamps one scan found (:func:`block_scan`): the same
+    def _read_block(self, f: _File, seq: int, style: str, read: BlockStamps, origin: str | None, source: str,
+                    tie: int, last: int | None, continued: bool) -> int:
+        """:meth:`_read_timed` of a plain file whose levels and stamps a scan finds (:func:`block_scan`), a block
+        of :data:`BLOCK_LINES` lines at a time (the scan's matches of a whole file cost ~200 bytes a line): the same
         records, without a regex search a line; with keep, records of the wanted lines only (:meth:`_wanted`), the
         others leaving their time."""
         history, plog = f.kind.kind == L.HISTORY, f.kind.kind == L.PLOG
         node = self._node(f) if plog else None
         add, light, kept = self.dated.append, self.light.append, self.kept
-        stamps, levels = read.read(f.lines, found)
         wanted, may = self._wanted(f) or (None, None)
-        for i, (raw, dt, level) in enumerate(zip(f.lines, stamps, levels, strict=True), start=1):
-            if not raw or raw.isspace():
-                continue
-            if dt is None and (dt := self._untimed(f, i, last, continued)) is None:
-                continue
-            last = dt
-            if plog and "hcom init by file success" in raw and (m := _INIT.search(raw)):
-                self._init_line(f, node, m)
-            seq += 1
-            if wanted is None or wanted[i - 1]:
-                add((dt, seq, f, i, raw, origin, source, "ERROR" if history else level, tie))
-                if may is not None:
-                    kept[seq] = may[i - 1]
-            else:
-                light(dt)
+        lines = f.lines
+        for lo in range(0, len(lines), BLOCK_LINES):
+            part = lines[lo: lo + BLOCK_LINES]
+            found = block_scan(part, style) or [("", "", "")] * len(part)  # (never None: block_ready said so)
+            stamps, levels = read.read(part, found)
+            for i, (raw, dt, level) in enumerate(zip(part, stamps, levels, strict=True), start=lo + 1):
+                if not raw or raw.isspace():
+                    continue
+                if dt is None and (dt := self._untimed(f, i, last, continued)) is None:
+                    continue
+                last = dt
+                if plog and "hcom init by file success" in raw and (m := _INIT.search(raw)):
+                    self._init_line(f, node, m)
+                seq += 1
+                if wanted is None or wanted[i - 1]:
+                    add((dt, seq, f, i, raw, origin, source, "ERROR" if history else level, tie))
+                    if may is not None:
+                        kept[seq] = may[i - 1]
+                else:
+                    light(dt)
         return seq
 
     def _wanted(self, f: _File) -> tuple[list[bool], list[bool]] | None:

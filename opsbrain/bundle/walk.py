@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import os
 import re
+import zlib
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from opsbrain.bundle import layout as L
@@ -35,17 +36,49 @@ from opsbrain.ingest.surface import may_carry, plain
 
 @dataclass
 class _File:
+    """A file of the bundle as read: its lines, held as a list or (past the read's ``hold_text_bytes``) packed,
+    ``"\\n"``-joined and zlib-compressed, until the reader takes them (:attr:`lines`) and lets them go
+    (:meth:`release`): one packed file's lines in memory at a time."""
+
     rel: str
     kind: L.FileKind
-    lines: list[str] = field(default_factory=list)
+    held: list[str] | None = None
+    packed: bytes | None = None
     plain: bool = False  # no junk character and no line over MAX_LINE: every non-blank line is read as it is
     prefixes: list[str] | None = None  # per line, what plain() took off its head ("": nothing); None: nothing at all
+
+    @property
+    def lines(self) -> list[str]:
+        if self.held is None:
+            self.held = (zlib.decompress(self.packed) if self.packed is not None else b"").decode(
+                "utf-8", "replace").split("\n")  # one expression: the bytes and the text go as soon as they can
+        return self.held
+
+    def release(self) -> None:
+        """Let the lines go when they can be had again (a packed file); a held file keeps them."""
+        if self.packed is not None:
+            self.held = None
+
+
+class _Content(NamedTuple):
+    """A file's text as the walk prepared it (:meth:`_Scan.prepare`); ``lines`` None: packed."""
+
+    lines: list[str] | None
+    packed: bytes | None
+    plain: bool
+    prefixes: list[str] | None
+
+
+PACK_LEVEL = 1
+"""zlib's fastest level: ~7:1 on the padded bundle's logs (bench_bundle_memory.py), ~160 MB/s on this machine."""
 
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 13))
 """Bytes that make a file's head look binary (NUL and the C0 controls other than tab and line ends)."""
 _JUNK_BYTES = bytes([*range(0x09), *range(0x0b, 0x20), 0x7f])
 """The bytes of _JUNK's control characters (UTF-8 keeps every byte below 0x80 as that character)."""
 _JUNK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffd]")
+_LONG = re.compile(rf"^[^\n]{{{MAX_LINE + 1}}}", re.MULTILINE)
+"""A line longer than MAX_LINE characters (as ``max(map(len, lines)) > MAX_LINE``, without the lines)."""
 
 def _top(rels: list[str]) -> str:
     """An archive's one top-level folder to take off (``""``: none, or one the layout reads)."""
@@ -58,7 +91,7 @@ class _Got(NamedTuple):
 
     rel: str
     problem: str | None = None
-    data: bytes | None = None
+    data: _Content | None = None  # None: not read (unknown, or refused); its lines None and packed None: binary
     note: str | None = None
     unsafe: bool = False  # an absolute or ``..`` name: listed as it is
     group: str = ""  # the archive inside the tree it comes from (Entry.group)
@@ -81,6 +114,7 @@ class _Scan:
         self.cut: Counter[str] = Counter()
         self.bytes_read = 0
         self.decompressed = 0
+        self.held = 0  # bytes of text held as lines (the rest packed: BundleParams.hold_text_bytes)
 
     def refuse(self, rel: str, reason: str) -> None:
         self.refused.append({"path": rel, "reason": reason})
@@ -173,15 +207,24 @@ class _Scan:
         self.bytes_read += len(data)
         self.decompressed += u.kind is not None
         note = f"{u.kind} stream {u.error} after {len(data)} bytes: the lines before were read" if u.error else None
-        return _Got(e.rel, None, data, note, group=e.group)
+        note = "; ".join(x for x in (e.note, note) if x) or None  # e.note: a .tgz read as the one text it holds
+        return _Got(e.rel, None, self.prepare(data), note, group=e.group)
 
-    def _add(self, rel: str, kind: L.FileKind, data: bytes) -> None:
+    def prepare(self, data: bytes) -> _Content:
+        """A file's bytes as lines (colour codes, container or collector heads taken off, as from pasted text), and
+        whether they are plain; held as a list while the read's held text is under ``hold_text_bytes``, else packed.
+        Binary content (more than ``binary_share`` control bytes in its first 4 KiB): no lines, nothing packed."""
         head = data[:4096]
         control = len(head) - len(head.translate(None, _CONTROL_BYTES))
         if head and control > self.p.binary_share * len(head):
-            self.refuse(rel, "binary content, not a text log: not read")
-            return
+            return _Content(None, None, False, None)
         text = data.decode("utf-8", errors="replace")
+        if "\r" not in text and self.held + len(data) > self.p.hold_text_bytes and not may_carry(data):
+            # packed as read (its lines are the bytes decoded and split again): no list of lines made here
+            plain_ = not _LONG.search(text) and "\ufffd" not in text
+            del text
+            junk_free = len(data.translate(None, _JUNK_BYTES)) == len(data)
+            return _Content(None, zlib.compress(data, PACK_LEVEL), plain_ and junk_free, None)
         lines = text.split("\n")
         if "\r" in text:
             lines = [ln.rstrip("\r") for ln in lines]
@@ -194,7 +237,17 @@ class _Scan:
                 data = "\n".join(lines).encode("utf-8", errors="replace")  # for the junk test below
         # no junk character (the control bytes of _JUNK, or U+FFFD: a byte that is not UTF-8) and no long line
         junk_free = len(data.translate(None, _JUNK_BYTES)) == len(data) and "\ufffd" not in text
-        self.files.append(_File(rel, kind, lines, junk_free and max(map(len, lines)) <= MAX_LINE, prefixes))
+        is_plain = junk_free and max(map(len, lines)) <= MAX_LINE
+        if self.held + len(data) <= self.p.hold_text_bytes:
+            self.held += len(data)
+            return _Content(lines, None, is_plain, prefixes)
+        return _Content(None, zlib.compress("\n".join(lines).encode("utf-8"), PACK_LEVEL), is_plain, prefixes)
+
+    def _add(self, rel: str, kind: L.FileKind, c: _Content) -> None:
+        if c.lines is None and c.packed is None:
+            self.refuse(rel, "binary content, not a text log: not read")
+            return
+        self.files.append(_File(rel, kind, c.lines, c.packed, c.plain, c.prefixes))
 
     def clean(self, f: _File, raw: str) -> str | None:
         """The line to parse, or None for an empty or junk line (junk is counted as malformed)."""

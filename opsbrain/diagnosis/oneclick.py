@@ -124,6 +124,7 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
         notes.append(f"{stats['lines_cut']} lines longer than the scan limit were scanned in their first part only")
     if stats.get("not_read"):
         notes.append("not read: " + "; ".join(stats["not_read"][:5]))
+    notes += stats.get("notes", [])[:5]
     counted = {(v.file, v.line_no, v.kind) for v in vendor}
     entries = [{**v, "counted": (v["file"], v["line"], f"vendor:{v['class']}") in counted}
                for v in (knowledge.vendor_report() if knowledge else [])]

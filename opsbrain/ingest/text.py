@@ -14,13 +14,13 @@ from __future__ import annotations
 import io
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, cast
 
-from opsbrain.ingest.archive import FILE, READ_ERRORS, ArchiveError, Unpacked, open_tree, with_nested
+from opsbrain.ingest.archive import FILE, READ_ERRORS, ArchiveError, Unpacked, misnamed, open_tree, with_nested
 from opsbrain.ingest.derive import TLS_STATES, tls_mismatch, with_flaps
 from opsbrain.ingest.parsers import MAX_LINE, parse_line
 from opsbrain.ingest.signal import Signal
@@ -57,6 +57,7 @@ class TextStats:
     lines_cut: int = 0
     signals: int = 0
     not_read: list[str] = field(default_factory=list)  # what was left out, and why (never silent)
+    notes: list[str] = field(default_factory=list)  # how an input was read when not as its name says
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -153,47 +154,69 @@ class LineReader:
     def feed_stream(self, stream: IO[bytes], file: str | None = None) -> None:
         """The lines of a byte stream, decompressed first when it is gzip, bzip2 or xz (by its first bytes); a
         stream that breaks off (truncated, corrupt) gives the lines before, and the break is listed as not read."""
-        self._feed_unpacked(cast(IO[bytes], _Counted(stream, self)), file)
-
-    def _feed_unpacked(self, stream: IO[bytes], file: str | None) -> None:
-        u = Unpacked(stream)
-        self.feed(_lines_of(u, self.stats, lambda: self._given), file)
-        self.stats.decompressed += u.kind is not None
-        if u.error:
-            self.stats.not_read.append(f"{file or 'input'}: {u.kind or 'the'} stream {u.error} " + (
-                f"after {u.produced} bytes: the lines before were read" if u.produced else "at its start: not read"))
+        for _label, _rel, u in _one(cast(IO[bytes], _Counted(stream, self)), file or "input", "", self.stats):
+            self.feed(_lines_of(u, self.stats, lambda: self._given), file)
 
     def feed_path(self, path: Path, name: str | None = None) -> None:
         """A file: an archive (tar, compressed or not, or zip) member by member, in place; else its lines."""
-        name = name or str(path)
-        tree = open_tree(path, MAX_TOTAL_BYTES, MAX_MEMBERS)
-        if tree is None:
-            with path.open("rb") as fh:
-                self._given += os.fstat(fh.fileno()).st_size
-                self._feed_unpacked(fh, name)
-            return
         self._given += path.stat().st_size
-        over: list[str] = []  # files past MAX_FILES: one line for them all, so the archive's own limits show
-        try:
-            for e in with_nested(tree, MAX_TOTAL_BYTES, MAX_MEMBERS, MAX_INNER_BYTES):
-                label = f"{name}:{e.group + ':' if e.group else ''}{e.rel}"
-                if e.problem is not None:
-                    self.stats.not_read.append(f"{label}: {e.problem}")
-                elif e.what == FILE and e.open is not None:
-                    if self.stats.files >= MAX_FILES:
-                        over.append(label)
-                        continue
-                    try:
-                        with e.open() as fh:
-                            self._feed_unpacked(fh, label)
-                    except READ_ERRORS as exc:
-                        self.stats.not_read.append(f"{label}: cannot read: {exc}")
-            if over:
-                self.stats.not_read.append(f"{over[0]} and {len(over) - 1} files after it: more than {MAX_FILES} "
-                                           "files, not read")
-            self.stats.not_read.extend(f"{name}: {x}" for x in tree.problems)
-        finally:
-            tree.close()
+        for label, _rel, u in read_members(path, name or str(path), self.stats):
+            self.feed(_lines_of(u, self.stats, lambda: self._given), label)
+
+
+def read_members(path: Path, name: str, stats: TextStats, cap: int | None = None
+                 ) -> Iterator[tuple[str, str, Unpacked]]:
+    """Each file of ``path`` as (label, path in the tree, its content decompressed, at most ``cap`` bytes): the file
+    itself (label ``name``, path ""), or an archive's members one by one, in place (label ``name:member``; archives
+    inside read one level deep, their members' paths under the archive's path without its suffix), within
+    MAX_FILES, MAX_MEMBERS and MAX_INNER_BYTES. What is not read (and why) and how a file was read when not as its
+    name says go to ``stats``; a stream's break is stated once the caller has read it. The one walk of
+    ``diagnose --logs``, ``watch`` and ``sweep --source commands``. Raises ArchiveError for an archive that cannot
+    be opened."""
+    tree = open_tree(path, MAX_TOTAL_BYTES, MAX_MEMBERS)
+    if tree is None:
+        with path.open("rb") as fh:
+            u = yield from _one(fh, name, "", stats, cap)
+        if note := misnamed(path.name, u.kind):
+            stats.notes.append(f"{name}: {note}")
+        return
+    over: list[str] = []  # files past MAX_FILES: one line for them all, so the archive's own limits show
+    try:
+        for e in with_nested(tree, MAX_TOTAL_BYTES, MAX_MEMBERS, MAX_INNER_BYTES):
+            label = f"{name}:{e.group + ':' if e.group else ''}{e.rel}"
+            if e.note is not None:
+                stats.notes.append(f"{label}: {e.note}")
+            if e.problem is not None:
+                stats.not_read.append(f"{label}: {e.problem}")
+            elif e.what == FILE and e.open is not None:
+                if stats.files >= MAX_FILES:
+                    over.append(label)
+                    continue
+                try:
+                    with e.open() as fh:
+                        yield from _one(fh, label, f"{e.group}/{e.rel}" if e.group else e.rel, stats, cap)
+                except READ_ERRORS as exc:
+                    stats.not_read.append(f"{label}: cannot read: {exc}")
+        if over:
+            stats.not_read.append(f"{over[0]} and {len(over) - 1} files after it: more than {MAX_FILES} files, not "
+                                  "read")
+        stats.not_read.extend(f"{name}: {x}" for x in tree.problems)
+    finally:
+        tree.close()
+
+
+def _one(fh: IO[bytes], label: str, rel: str, stats: TextStats, cap: int | None = None
+         ) -> Generator[tuple[str, str, Unpacked], None, Unpacked]:
+    """One stream, decompressed when compressed, given to the caller; then its break or cut stated."""
+    u = Unpacked(fh, cap)
+    yield label, rel, u
+    stats.decompressed += u.kind is not None
+    if u.error:
+        stats.not_read.append(f"{label}: {u.kind or 'the'} stream {u.error} " + (
+            f"after {u.produced} bytes: the lines before were read" if u.produced else "at its start: not read"))
+    elif u.capped:
+        stats.not_read.append(f"{label}: more than {cap} bytes (decompressed): the rest not read")
+    return u
 
 
 class _Counted(io.RawIOBase):

@@ -1,7 +1,10 @@
 """A directory of collected command outputs as a telemetry source (``--source commands --dir DIR``).
 
 Layout: ``DIR/<host>/<any file>`` (one sub-directory per host, its name the host as the ingestion layer writes
-it), or files directly in ``DIR`` for one unnamed host. Each file holds one or more command outputs (see
+it), or files directly in ``DIR`` for one unnamed host. A file may be compressed (gzip, bzip2, xz) or an archive
+(tar, compressed or not, zip), read as ``diagnose --logs`` reads it (:func:`opsbrain.ingest.text.read_members`): an
+archive stands for its members at its own place (``DIR/all.tar.gz`` holding ``node3/npu-smi.txt`` is host
+``node3``'s; ``DIR/node3/out.tar.gz`` holding ``npu-smi.txt`` too). Each file holds one or more command outputs (see
 :mod:`opsbrain.ingest.commands`). The collection time is the newest file's modification time: re-collect into
 the same directory and the next sweep sees the change (windowed checks need two collections).
 """
@@ -12,9 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from opsbrain.errors import InputError
+from opsbrain.ingest.archive import READ_ERRORS, ArchiveError
 from opsbrain.ingest.commands import CommandReadings, parse_command_outputs
 from opsbrain.ingest.signal import Signal
-from opsbrain.ingest.text import TextStats, log_files
+from opsbrain.ingest.text import TextStats, log_files, read_members
 from opsbrain.ingest.where import node_component
 from opsbrain.sources.base import ReadingsSource
 from opsbrain.sources.readings import Readings
@@ -74,22 +78,24 @@ class CommandDirSource(ReadingsSource):
         self.signals = []
         self.stats = TextStats()
         for path, rel in log_files(self.root, self.stats):
-            host = rel.split("/", 1)[0] if "/" in rel else None
             try:
                 size = path.stat().st_size
                 if size > MAX_FILE_BYTES:
                     self.stats.not_read.append(f"{rel}: {size} bytes, more than {MAX_FILE_BYTES}")
                     continue
                 newest = max(newest, path.stat().st_mtime)
-                text = path.read_bytes().decode("utf-8", "replace")
-            except OSError as exc:
-                self.stats.not_read.append(f"{rel}: {exc.strerror or exc}")
-                continue
-            got = parse_command_outputs(text, host, rel)
-            if got.commands:
-                self.stats.files += 1
-                parts.append(got)
-                self.signals.extend(got.signals)
+                for label, inner, u in read_members(path, rel, self.stats, MAX_FILE_BYTES):
+                    where = f"{rel.rpartition('/')[0]}/{inner}".lstrip("/") if inner else rel
+                    host = where.split("/", 1)[0] if "/" in where else None
+                    got = parse_command_outputs(u.read().decode("utf-8", "replace"), host, label)
+                    if got.commands:
+                        self.stats.files += 1
+                        parts.append(got)
+                        self.signals.extend(got.signals)
+            except ArchiveError as exc:
+                self.stats.not_read.append(f"{rel}: {exc}: not read")
+            except (OSError, *READ_ERRORS) as exc:
+                self.stats.not_read.append(f"{rel}: {getattr(exc, 'strerror', None) or exc}")
         if not parts:
             raise InputError("no npu-smi or hccn_tool output found (each file starts with its command line)",
                              file=str(self.root), path="--dir")

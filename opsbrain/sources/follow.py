@@ -4,16 +4,25 @@ replaced files (read again from the start). Every complete line goes through the
 
 Layout: ``DIR/<host>/...`` names the host of lines that do not name one (the device plugin and device-os logs
 print only the device index); files directly in ``DIR`` have no host.
+
+A compressed file (gzip, bzip2, xz) or an archive (tar, compressed or not, zip), told by its first bytes, is not
+appended to: it is read whole, through the same reader as ``diagnose --logs`` (:func:`opsbrain.ingest.text.
+read_members`: members in place, archives inside one level deep, the same limits, stated), once its size has held
+for one poll (a copy still being written is not read half), and again if it is replaced. One that appears while
+the watch runs and is named as the rotation of a followed file (``messages-20250301.gz``, ``kern.log.1.gz`` beside
+``messages``, ``kern.log``) holds lines already read as they were written: it is listed as not read, not read twice.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from opsbrain.ingest import MAX_LINE, Signal, parse_line
-from opsbrain.ingest.text import TextStats, log_files
+from opsbrain.ingest.archive import READ_ERRORS, ArchiveError, plain_name, sniff_path
+from opsbrain.ingest.text import LineReader, TextStats, log_files
 from opsbrain.ingest.where import node_of
 
 READ_BUDGET = 4 << 20
@@ -26,6 +35,8 @@ class _Tail:
     offset: int
     rest: bytes = b""
     line_no: int = 0
+    packed: bool | None = None  # compressed or an archive (read whole), told by its first bytes once it has some
+    size: int = -1  # a packed file's size at the last poll: read once it holds
 
 
 class LogFollower:
@@ -36,6 +47,7 @@ class LogFollower:
         self.stats = TextStats()
         self._tails: dict[str, _Tail] = {}
         self.lines = 0
+        self._polled = False
         if not from_start:  # files already there are followed from their end, as tail -F does
             for path, rel in log_files(self.root, TextStats()):
                 try:
@@ -57,26 +69,87 @@ class LogFollower:
                 tail = self._tails[rel] = _Tail(st.st_ino, 0)
             if st.st_size == tail.offset:
                 continue
-            try:
-                with path.open("rb") as fh:
-                    fh.seek(tail.offset)
-                    data = fh.read(min(READ_BUDGET, st.st_size - tail.offset))
-            except OSError as exc:
-                self.stats.not_read.append(f"{rel}: {exc.strerror or exc}")
+            if tail.packed is None:
+                tail.packed = _packed(path)
+            if tail.packed:
+                out += self._read_packed(path, rel, tail, st.st_size, now)
                 continue
-            tail.offset += len(data)
-            self.stats.bytes += len(data)
-            parts = (tail.rest + data).split(b"\n")
-            tail.rest = parts.pop()[: 4 * MAX_LINE]
-            host = rel.split(os.sep, 1)[0] if os.sep in rel else None
-            for raw in parts:
-                tail.line_no += 1
-                self.lines += 1
-                line = raw.decode("utf-8", "replace").replace("\x00", "").rstrip("\r")
-                for s in parse_line(line, now):
-                    out.append(_placed(s, host, rel, tail.line_no))
+            out += self._read_appended(path, rel, tail, st.st_size, now)
+        self._polled = True
         self.stats.lines = self.lines
         return out
+
+    def _read_appended(self, path: Path, rel: str, tail: _Tail, size: int, now: float) -> list[Signal]:
+        """The complete lines appended to a plain file since the last poll."""
+        out: list[Signal] = []
+        try:
+            with path.open("rb") as fh:
+                fh.seek(tail.offset)
+                data = fh.read(min(READ_BUDGET, size - tail.offset))
+        except OSError as exc:
+            self.stats.not_read.append(f"{rel}: {exc.strerror or exc}")
+            return out
+        tail.offset += len(data)
+        self.stats.bytes += len(data)
+        parts = (tail.rest + data).split(b"\n")
+        tail.rest = parts.pop()[: 4 * MAX_LINE]
+        host = rel.split(os.sep, 1)[0] if os.sep in rel else None
+        for raw in parts:
+            tail.line_no += 1
+            self.lines += 1
+            line = raw.decode("utf-8", "replace").replace("\x00", "").rstrip("\r")
+            for s in parse_line(line, now):
+                out.append(_placed(s, host, rel, tail.line_no))
+        return out
+
+    def _read_packed(self, path: Path, rel: str, tail: _Tail, size: int, now: float) -> list[Signal]:
+        """A compressed file or archive, whole, once its size held since the last poll; its signals at ``now``."""
+        if size != tail.size:  # new or still growing: wait a poll
+            tail.size = size
+            return []
+        tail.offset = size
+        if self._polled and (of := self._rotation_of(rel)) is not None:
+            self.stats.not_read.append(f"{rel}: a rotated copy of {of}, whose lines were read as they were written: "
+                                       "not read again")
+            return []
+        reader = LineReader()
+        try:
+            reader.feed_path(path, rel)
+        except (ArchiveError, *READ_ERRORS) as exc:
+            self.stats.not_read.append(f"{rel}: {exc}: not read")
+            return []
+        st = reader.stats
+        self.lines += st.lines
+        self.stats.bytes += st.bytes
+        self.stats.decompressed += st.decompressed
+        self.stats.not_read += st.not_read
+        self.stats.notes += st.notes
+        host = rel.split(os.sep, 1)[0] if os.sep in rel else None
+        return [_placed(replace(s, t=now), host, s.file or rel, s.line_no or 0) for s in reader.signals]
+
+    def _rotation_of(self, rel: str) -> str | None:
+        """The followed plain file ``rel`` is a rotated copy of (same directory, the name without its compression
+        suffix and rotation mark: ``-20250301``, ``.1``), else None."""
+        base = _ROTATION.sub("", plain_name(rel))
+        t = self._tails.get(base)
+        return base if base != rel and t is not None and t.packed is not True else None
+
+
+_ROTATION = re.compile(r"(?:-\d{8}(?:\d{2})?|\.\d{1,3})$")
+"""logrotate's marks: a date (``dateext``, ``-YYYYMMDD[HH]``) or a number (``.1``)."""
+
+
+def _packed(path: Path) -> bool | None:
+    """Whether the file is compressed or an archive, by its first bytes (None: empty yet, or unreadable)."""
+    try:
+        if path.stat().st_size == 0:
+            return None
+        s = sniff_path(path)
+    except ArchiveError:  # a format without a reader: the reader names it
+        return True
+    except OSError:
+        return None
+    return s.kind is not None or s.compression is not None
 
 
 def _placed(s: Signal, host: str | None, file: str, line_no: int) -> Signal:
