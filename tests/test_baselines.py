@@ -291,3 +291,31 @@ def test_with_no_spare_left_the_replaced_chip_lets_the_job_restart_and_a_swapped
     assert [a["status"] for a in now["actions"] if a["action"] == "replace_part"] == ["succeeded"]
     assert sim.control.spares == [swapped]  # the swapped node, its chip replaced, is a warm spare again
     assert [f["component"] for f in now["follow_ups"] if f["type"] == "returned_to_spares"] == [swapped]
+
+
+@pytest.mark.parametrize("policy_name", ["vendor-default", "manual"])
+def test_a_restart_re_run_leaves_out_a_node_whose_device_died_during_the_failed_attempt(
+        topo1: Topology, policy_name: str) -> None:
+    """Issue 16 (ETTR trace, manual seed 4): a chip went off the bus while a restart was under way; the restart
+    failed on it and the person re-ran the same restart, with the dead chip, twice more. A re-run now first swaps
+    out the node whose device died (its rank's error names it; MindCluster reschedules away from it)."""
+    from opsbrain.recovery.manual import ManualPolicy
+
+    sim, job = job_sim(topo1, seed=2)
+    sim.inject(FaultSpec(at_s=100, kind="collective_timeout_sw", target=job.nodes[1]))
+    sim.run(110)
+    policy = VendorDefaultPolicy(sim) if policy_name == "vendor-default" else ManualPolicy(sim)
+    proc = policy.handle("c", {"fault_class": "collective_timeout_sw", "component": job.nodes[1]})
+    while job.state != "restarting":
+        sim.run(sim.now + 1)
+    dying = job.nodes[6]
+    sim.inject(FaultSpec(at_s=sim.now + 5, kind="npu_off_bus", target=sim.topology.npus_of(dying)[2]))
+    sim.run(sim.now + 86400)
+    inc = proc.value
+    restarts = [a for a in inc["actions"] if a["action"] == "restart_job"]
+    assert restarts[0]["status"] == "failed" and restarts[-1]["status"] == "succeeded", restarts
+    assert len(restarts) == 2 and inc["outcome"] == "completed"
+    swaps = [a for a in inc["actions"] if a["action"] == "swap_spare"]
+    assert [(a["target"], a["status"]) for a in swaps] == [(dying, "succeeded")]
+    assert swaps[0]["start_s"] >= restarts[0]["end_s"] and dying not in job.nodes
+    assert job.state in ("running", "checkpointing")
