@@ -319,3 +319,33 @@ def test_a_restart_re_run_leaves_out_a_node_whose_device_died_during_the_failed_
     assert [(a["target"], a["status"]) for a in swaps] == [(dying, "succeeded")]
     assert swaps[0]["start_s"] >= restarts[0]["end_s"] and dying not in job.nodes
     assert job.state in ("running", "checkpointing")
+
+
+@pytest.mark.parametrize("policy_name", ["vendor-default", "manual"])
+def test_a_baseline_does_not_restart_a_job_another_restart_brought_back_during_its_repair(
+        topo1: Topology, policy_name: str) -> None:
+    """Issue 16 (ETTR trace, manual seed 4): with no spare left the baseline replaces the hung chip first (hours);
+    when another incident's restart has brought the job back meanwhile (without that node), the replacement ends
+    the response: restarting the running job again would throw away the work since the last persistent
+    checkpoint."""
+    from opsbrain.recovery.manual import ManualPolicy
+
+    sim, job = job_sim(topo1, seed=6)
+    sim.control.set_spares([])
+    node = job.nodes[2]
+    npu = sim.topology.npus_of(node)[4]
+    sim.inject(FaultSpec(at_s=100, kind="aicore_hang", target=f"{npu}/die0"))
+    sim.run(100)
+    policy = VendorDefaultPolicy(sim) if policy_name == "vendor-default" else ManualPolicy(sim)
+    proc = policy.handle("a", Diagnosis("aicore_hang", npu, 0.9))
+    while not any(a["action"] == "replace_part" for a in policy.records["a"].as_dict(sim.now)["actions"]):
+        sim.run(sim.now + 10)
+    sim.control.p = sim.control.p.model_copy(update={"restart_failure_prob": 0.0})
+    other = sim.control.restart_job("llm", "persistent", replace={node: topo1.nodes()[-1]})  # someone else's
+    sim.run(4 * 86400)
+    assert other.value.status == "succeeded" and job.state in ("running", "checkpointing")
+    inc = proc.value
+    assert inc["outcome"] == "completed" and node not in job.nodes
+    assert [a for a in inc["actions"] if a["action"] == "replace_part"][0]["status"] == "succeeded"
+    assert not [a for a in inc["actions"] if a["action"] == "restart_job"]
+    assert job.accounting()["restarts"] == 1

@@ -223,7 +223,11 @@ class ManualPolicy:
         """Restart the affected workloads from the persistent checkpoint, first swapping every other node of an
         affected training job that has a device out of service (:meth:`_swap_dead_nodes`), and again before each
         re-run of a failed restart: a device that died during the restart fails every identical re-run, and the
-        rank's error names its node (a person leaves it out; MindCluster reschedules away from it)."""
+        rank's error names its node (a person leaves it out; MindCluster reschedules away from it). Nothing is
+        restarted when the work runs again by then (another incident's restart brought it back while this one
+        replaced or rebooted a part)."""
+        if all(ctx.workload_runs(name, inst) for name, inst in ctx.workloads):
+            return True
         skip = ctx.node() if replace else None
         yield from self._swap_dead_nodes(rec, ctx, skip=skip)
         return (yield from self._do(rec, ctx, self._restart(replace),
