@@ -255,17 +255,21 @@ class ControlAPI:
                             lambda: self._set(component, Health.ISOLATED, "isolate"))
 
     def replace_part(self, component: str) -> simpy.Process:
-        """A field replacement: after hours the component is back as new."""
+        """A field replacement: after hours the component is back as new, with every part of it (a new chip's dies
+        and HBM, a new server's chips)."""
         self._expect(component)
 
         def effect() -> dict[str, Any]:
             ended = self.sim.end_faults_of(component, "replace_part")  # the new part does not carry the old faults
-            self.isolated_rows.pop(component, None)
+            for part in [p for p in self.isolated_rows if p == component or p.startswith(component + "/")]:
+                del self.isolated_rows[part]
+            renewed = self._renew_parts_of(component)
             if component in self.sim.topology.links:  # a new module/fibre: all lanes back, optics as new
                 self.sim.state.set_lanes_down(component, 0, cause="replace_part")
                 if "dom" in self.sim.__dict__:  # only when the optics model was built (cached property)
                     self.sim.dom.clear(component)
-            return self._set(component, Health.HEALTHY, "replace_part") | ({"faults_ended": ended} if ended else {})
+            return (self._set(component, Health.HEALTHY, "replace_part") | ({"faults_ended": ended} if ended else {})
+                    | ({"renewed": renewed} if renewed else {}))
 
         optics = component in self.sim.topology.links
         took = self._draw("optics_replacement_s" if optics else "part_replacement_s")
@@ -273,6 +277,17 @@ class ControlAPI:
         # already holds the replacement, so the longer of the two, not their sum
         return self._action("replace_part", component, max(took, self.repair_left_s(component, inside=True)), 0.0,
                             effect)
+
+    def _renew_parts_of(self, component: str) -> list[str]:
+        """Bring every part of a replaced ``component`` that is out of its healthy state back as new (a die a hung
+        AI Core left failed, with no repair of its own, under a replaced chip); the parts' ids, sorted."""
+        if component not in self.sim.topology.kind:
+            return []
+        unhealthy = self.sim.state.unhealthy_view
+        parts = sorted(c for c in self.sim.topology.descendants(component) if c in unhealthy)
+        for part in parts:
+            self._set(part, Health.HEALTHY, "replace_part")
+        return parts
 
     # ---- nodes ------------------------------------------------------------------------------------
     def cordon(self, node: str) -> simpy.Process:

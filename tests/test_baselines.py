@@ -251,3 +251,101 @@ def test_a_watch_only_incident_does_not_restart_a_job_another_flap_stalls_for_a_
     assert proc.value["outcome"] == "completed" and job.state in ("running", "checkpointing")
     assert job.accounting()["restarts"] == 0
     assert not [a for a in proc.value["actions"] if a["action"] == "restart_job"]
+
+
+@pytest.mark.parametrize("policy_name", ["vendor-default", "manual"])
+def test_with_no_spare_left_the_replaced_chip_lets_the_job_restart_and_a_swapped_node_rejoins_the_pool(
+        topo1: Topology, policy_name: str) -> None:
+    """Issue 16, the ETTR trap of manual / vendor-default seed 4: a hung AI Core (no repair time: its die stays
+    failed until a person acts) on a pod with no warm spare left. The baseline replaces the chip and restarts the
+    job on it; a second hang, on a pod that still had a spare, swaps its node out, and once the chip's replacement
+    is in, that node is a free spare again. Before the fix the new chip's die stayed failed: every restart of the
+    job failed on it and the swapped node never came back."""
+    from opsbrain.recovery.manual import ManualPolicy
+
+    sim, job = job_sim(topo1, seed=6)
+    sim.control.set_spares([])  # the pod's warm spares are used up
+    first = sim.topology.npus_of(job.nodes[2])[4]
+    sim.inject(FaultSpec(at_s=100, kind="aicore_hang", target=f"{first}/die0"))
+    sim.run(100)
+    policy = VendorDefaultPolicy(sim) if policy_name == "vendor-default" else ManualPolicy(sim)
+    proc = policy.handle("a", Diagnosis("aicore_hang", first, 0.9))
+    sim.run(4 * 86400)
+    inc = proc.value
+    restarts = [a for a in inc["actions"] if a["action"] == "restart_job"]
+    assert inc["outcome"] == "completed", inc["actions"]
+    assert [a["status"] for a in restarts][-1] == "succeeded" and job.state in ("running", "checkpointing")
+    assert not [a for a in restarts if a["detail"].get("reason") == "the workload did not come back"]
+    assert job.nodes[2] == topo1.nodes()[2]  # restarted where it was, on the new chip
+
+    spare = topo1.nodes()[-1]
+    sim.control.set_spares([spare])
+    second = sim.topology.npus_of(job.nodes[5])[1]
+    swapped = job.nodes[5]
+    sim.inject(FaultSpec(at_s=sim.now + 10, kind="aicore_hang", target=f"{second}/die1"))
+    sim.run(sim.now + 10)
+    proc2 = policy.handle("b", Diagnosis("aicore_hang", second, 0.9))
+    sim.run(sim.now + 4 * 86400)
+    assert proc2.value["outcome"] == "completed" and spare in job.nodes and swapped not in job.nodes
+    now = policy.records["b"].as_dict(sim.now)  # the replacement runs on after the response ended
+    assert [a["status"] for a in now["actions"] if a["action"] == "replace_part"] == ["succeeded"]
+    assert sim.control.spares == [swapped]  # the swapped node, its chip replaced, is a warm spare again
+    assert [f["component"] for f in now["follow_ups"] if f["type"] == "returned_to_spares"] == [swapped]
+
+
+@pytest.mark.parametrize("policy_name", ["vendor-default", "manual"])
+def test_a_restart_re_run_leaves_out_a_node_whose_device_died_during_the_failed_attempt(
+        topo1: Topology, policy_name: str) -> None:
+    """Issue 16 (ETTR trace, manual seed 4): a chip went off the bus while a restart was under way; the restart
+    failed on it and the person re-ran the same restart, with the dead chip, twice more. A re-run now first swaps
+    out the node whose device died (its rank's error names it; MindCluster reschedules away from it)."""
+    from opsbrain.recovery.manual import ManualPolicy
+
+    sim, job = job_sim(topo1, seed=2)
+    sim.inject(FaultSpec(at_s=100, kind="collective_timeout_sw", target=job.nodes[1]))
+    sim.run(110)
+    policy = VendorDefaultPolicy(sim) if policy_name == "vendor-default" else ManualPolicy(sim)
+    proc = policy.handle("c", {"fault_class": "collective_timeout_sw", "component": job.nodes[1]})
+    while job.state != "restarting":
+        sim.run(sim.now + 1)
+    dying = job.nodes[6]
+    sim.inject(FaultSpec(at_s=sim.now + 5, kind="npu_off_bus", target=sim.topology.npus_of(dying)[2]))
+    sim.run(sim.now + 86400)
+    inc = proc.value
+    restarts = [a for a in inc["actions"] if a["action"] == "restart_job"]
+    assert restarts[0]["status"] == "failed" and restarts[-1]["status"] == "succeeded", restarts
+    assert len(restarts) == 2 and inc["outcome"] == "completed"
+    swaps = [a for a in inc["actions"] if a["action"] == "swap_spare"]
+    assert [(a["target"], a["status"]) for a in swaps] == [(dying, "succeeded")]
+    assert swaps[0]["start_s"] >= restarts[0]["end_s"] and dying not in job.nodes
+    assert job.state in ("running", "checkpointing")
+
+
+@pytest.mark.parametrize("policy_name", ["vendor-default", "manual"])
+def test_a_baseline_does_not_restart_a_job_another_restart_brought_back_during_its_repair(
+        topo1: Topology, policy_name: str) -> None:
+    """Issue 16 (ETTR trace, manual seed 4): with no spare left the baseline replaces the hung chip first (hours);
+    when another incident's restart has brought the job back meanwhile (without that node), the replacement ends
+    the response: restarting the running job again would throw away the work since the last persistent
+    checkpoint."""
+    from opsbrain.recovery.manual import ManualPolicy
+
+    sim, job = job_sim(topo1, seed=6)
+    sim.control.set_spares([])
+    node = job.nodes[2]
+    npu = sim.topology.npus_of(node)[4]
+    sim.inject(FaultSpec(at_s=100, kind="aicore_hang", target=f"{npu}/die0"))
+    sim.run(100)
+    policy = VendorDefaultPolicy(sim) if policy_name == "vendor-default" else ManualPolicy(sim)
+    proc = policy.handle("a", Diagnosis("aicore_hang", npu, 0.9))
+    while not any(a["action"] == "replace_part" for a in policy.records["a"].as_dict(sim.now)["actions"]):
+        sim.run(sim.now + 10)
+    sim.control.p = sim.control.p.model_copy(update={"restart_failure_prob": 0.0})
+    other = sim.control.restart_job("llm", "persistent", replace={node: topo1.nodes()[-1]})  # someone else's
+    sim.run(4 * 86400)
+    assert other.value.status == "succeeded" and job.state in ("running", "checkpointing")
+    inc = proc.value
+    assert inc["outcome"] == "completed" and node not in job.nodes
+    assert [a for a in inc["actions"] if a["action"] == "replace_part"][0]["status"] == "succeeded"
+    assert not [a for a in inc["actions"] if a["action"] == "restart_job"]
+    assert job.accounting()["restarts"] == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from functools import partial
 from itertools import pairwise
 from pathlib import Path
 
@@ -563,6 +564,45 @@ def test_two_incidents_never_restart_one_job_at_the_same_time(topo1: Topology, r
     joined = [a for k in ("a", "b") for a in orch.actions_for(k) if a["detail"].get("joined")]
     assert len(joined) == 1 and joined[0]["status"] == "succeeded"
     assert job.accounting()["in_place_recoveries"] + job.accounting()["restarts"] == 1
+
+
+def test_restarts_waiting_for_one_that_failed_take_turns(topo1: Topology) -> None:
+    """Issue 16 (ETTR trace, manual seed 4): two incidents' restarts waited for a third that failed; both ran at once
+    and the later one killed the earlier (its value: "the workload did not come back"). Now one runs, and the other
+    waits for it and joins it when it brought the job back."""
+    from collections.abc import Generator
+    from typing import Any
+
+    import simpy
+
+    from faultlib.control import ActionResult
+    from opsbrain.recovery.actions import Executor
+
+    sim, _job = training(topo1)
+    ex = Executor(sim)
+    up = {"job": False}
+    ran: list[tuple[str, float, float]] = []
+
+    def restart(name: str, ok: bool) -> simpy.Process:
+        def proc() -> Generator[simpy.Event, Any, ActionResult]:
+            start = sim.now
+            yield sim.env.timeout(100)
+            up["job"] = ok
+            ran.append((name, start, sim.now))
+            return ActionResult("restart_job", "llm", "succeeded" if ok else "failed", start, sim.now, {})
+        return sim.env.process(proc())
+
+    first = ex._one_restart_at_a_time("restart_job", "llm", lambda: up["job"], lambda: restart("a", False))
+    sim.run(sim.now + 1)
+    waiting = [ex._one_restart_at_a_time("restart_job", "llm", lambda: up["job"], partial(restart, n, True))
+               for n in ("b", "c")]
+    sim.run(sim.now + 1000)
+    assert first.value.status == "failed"
+    assert [r[0] for r in ran] == ["a", "b"]  # c never ran: b brought the job back
+    assert ran[1][1] >= ran[0][2]  # b started after a ended
+    b, c = (w.value for w in waiting)
+    assert b.status == "succeeded" and not b.detail.get("joined")
+    assert c.status == "succeeded" and c.detail["joined"] is True
 
 
 def test_manual_policy_acts_on_the_diagnosis_as_it_stands_after_the_persons_triage(topo1: Topology) -> None:

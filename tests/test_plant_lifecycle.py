@@ -64,6 +64,37 @@ def test_replacing_a_node_ends_the_faults_of_its_parts(topo1: Topology) -> None:
     assert other.ended_at_s is None  # a part of another node keeps its fault
 
 
+def test_a_replaced_chip_comes_back_with_its_dies_and_its_node_is_in_service_again(topo1: Topology) -> None:
+    """Issue 16 (ETTR trap): a hung AI Core with no repair time of its own leaves its die failed; the replacement of
+    the chip brings a new chip, dies and HBM rows included, so its node is back in service and a job placed there
+    can start (before: the die stayed failed under the new chip and every restart of the job failed on it)."""
+    from faultlib import ids
+    from opsbrain.recovery.targets import out_of_service
+
+    sim, job = _job(topo1)
+    node = job.nodes[3]
+    npu = sim.topology.npus_of(node)[5]
+    die = f"{npu}/die1"
+    sim.inject(FaultSpec(at_s=100.0, kind="aicore_hang", target=die, params={}))
+    sim.run(200.0)
+    rows = sim.control.isolate_hbm_rows(f"{npu}/hbm", 3)
+    sim.run(300.0)
+    assert rows.value.status == "succeeded" and sim.state.health(die) == Health.FAILED and out_of_service(sim, node)
+    done = sim.control.replace_part(npu)
+    while not done.triggered:
+        sim.run(sim.now + 3600)
+    assert done.value.status == "succeeded"
+    assert sim.state.health(die) == Health.HEALTHY and ids.node_of(die) == node and not out_of_service(sim, node)
+    assert done.value.detail["renewed"] == [die]  # the journal says which parts came back with it
+    assert f"{npu}/hbm" not in sim.control.isolated_rows  # a new chip's HBM has no isolated rows
+    sim.control.p = sim.control.p.model_copy(update={"restart_failure_prob": 0.0})  # no injected init failure
+    restart = sim.control.restart_job("llm", "persistent")
+    while not restart.triggered:
+        sim.run(sim.now + 60)
+    assert restart.value.status == "succeeded", restart.value.detail
+    assert job.state in ("running", "checkpointing")
+
+
 def test_a_qingtian_failure_mid_write_fails_the_write(topo1: Topology) -> None:
     sim, job = _job(topo1, ckpt_interval_s=300.0)
     _in_write(sim, job)

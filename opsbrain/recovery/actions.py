@@ -53,17 +53,19 @@ class Executor:
     def _one_restart_at_a_time(self, action: str, label: str, running: Callable[[], bool],
                                factory: Callable[[], simpy.Process]) -> simpy.Process:
         """Restarts of one workload never overlap: a second one (another incident's) waits for the one under way
-        and succeeds without acting if that brought the workload back; else it runs."""
+        and succeeds without acting if that brought the workload back; else it runs. Several waiting for one
+        restart take turns: the first to wake runs, the others wait for it in turn."""
         env = self.sim.env
 
         def run() -> Generator[simpy.Event, Any, Any]:
             start = env.now
             other = self._restarting.get(label)
-            if other is not None and not other.triggered:
+            while other is not None and not other.triggered:
                 yield other
                 if running():
                     return ActionResult(action, label, "succeeded", float(start), float(env.now),
                                         {"joined": True, "reason": "the restart already under way brought it back"})
+                other = self._restarting.get(label)
             done = env.event()
             self._restarting[label] = done
             try:
@@ -103,10 +105,12 @@ class Executor:
 
     def attempts(self, rec: IncidentRecord, action: str, calls: list[Call], *, retries: int, backoff_s: float,
                  timeout_s: float, kind: str, rung: str | None, path: str | None,
-                 on_success: Callable[[str, ActionResult], None] | None = None
+                 on_success: Callable[[str, ActionResult], None] | None = None,
+                 before_retry: Callable[[], Generator[simpy.Event, Any, Any]] | None = None
                  ) -> Generator[simpy.Event, Any, tuple[bool, str]]:
         """Run the calls in parallel, logging each attempt as it starts and ends; retry the failed ones after
-        ``backoff_s`` (unless a result says ``retryable: false``). Returns (all succeeded, last failure reason)."""
+        ``backoff_s`` (unless a result says ``retryable: false``), running ``before_retry`` first (a person looks
+        again before re-running a command). Returns (all succeeded, last failure reason)."""
         env = self.sim.env
         pending = list(calls)
         reason = ""
@@ -139,6 +143,8 @@ class Executor:
             if attempt > retries or not retryable:
                 break
             yield env.timeout(backoff_s)
+            if before_retry is not None:
+                yield from before_retry()
         return False, reason
 
     # ---- the calls of one step ---------------------------------------------------------------------------

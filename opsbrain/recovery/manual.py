@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -192,7 +192,8 @@ class ManualPolicy:
         return self._lognormal(rng, self.p.page_response_median_s, self.p.page_response_sigma), "person"
 
     # ---- repair --------------------------------------------------------------------------------------------
-    def _do(self, rec: IncidentRecord, ctx: Context, step: Step) -> Gen:
+    def _do(self, rec: IncidentRecord, ctx: Context, step: Step,
+            before_retry: Callable[[], Gen] | None = None) -> Gen:
         rec.human_steps += int(self.person or step.action in ("ticket", "replace_part"))
         try:
             calls = self.exec.calls(step, ctx, rec)
@@ -206,7 +207,7 @@ class ManualPolicy:
         ok, _reason = yield from self.exec.attempts(
             rec, step.action, calls, retries=self.p.retries,
             backoff_s=self._retry_delay_s(self.sim.rng(f"{self.name}-retry/{rec.id}")),
-            timeout_s=30 * 86400.0, kind="step", rung=self.name, path=None)
+            timeout_s=30 * 86400.0, kind="step", rung=self.name, path=None, before_retry=before_retry)
         if ok and step.action == "swap_spare":
             for node, _call in calls:
                 self._swapped_out[node] = rec
@@ -220,9 +221,17 @@ class ManualPolicy:
 
     def _restart_job(self, rec: IncidentRecord, ctx: Context, replace: bool) -> Gen:
         """Restart the affected workloads from the persistent checkpoint, first swapping every other node of an
-        affected training job that has a device out of service (:meth:`_swap_dead_nodes`)."""
-        yield from self._swap_dead_nodes(rec, ctx, skip=ctx.node() if replace else None)
-        return (yield from self._do(rec, ctx, self._restart(replace)))
+        affected training job that has a device out of service (:meth:`_swap_dead_nodes`), and again before each
+        re-run of a failed restart: a device that died during the restart fails every identical re-run, and the
+        rank's error names its node (a person leaves it out; MindCluster reschedules away from it). Nothing is
+        restarted when the work runs again by then (another incident's restart brought it back while this one
+        replaced or rebooted a part)."""
+        if all(ctx.workload_runs(name, inst) for name, inst in ctx.workloads):
+            return True
+        skip = ctx.node() if replace else None
+        yield from self._swap_dead_nodes(rec, ctx, skip=skip)
+        return (yield from self._do(rec, ctx, self._restart(replace),
+                                    before_retry=lambda: self._swap_dead_nodes(rec, ctx, skip=skip)))
 
     def _swap_dead_nodes(self, rec: IncidentRecord, ctx: Context, skip: str | None) -> Gen:
         """Take a warm spare of its pod for every node of an affected training job whose host or a compute device
@@ -230,8 +239,8 @@ class ManualPolicy:
         replaces anyway). MindCluster reschedules a job away from nodes marked faulty (Volcano isolates the faulty
         resources, facts.md §3); a person restarting a job leaves out what is dead. The swaps are handed to the
         restart through ``ctx.vars["replace_nodes"]``; a node with no spare left in its pod stays (the restart
-        then fails on it, as before, until its repair)."""
-        swaps: dict[str, str] = {}
+        then fails on it, as before, until its repair). Swaps taken before for this restart are kept."""
+        swaps: dict[str, str] = dict(ctx.vars.get("replace_nodes", {}))
         for name, _inst in ctx.workloads:
             w = self.sim.workloads[name]
             if w.kind != "training":
