@@ -181,3 +181,24 @@ def test_misnamed_gzip_and_nested_member_read_as_the_plain_text(lines: list[byte
         got, stats = ingest_path(str(d / name))
         assert [(s.kind, s.t) for s in got] == [(s.kind, s.t) for s in want], name
         assert stats.lines == text.count(b"\n") and not stats.not_read, (name, stats)
+
+
+def test_a_gzip_header_without_end_inside_an_archive_is_not_kept_in_memory(tmp_path: Path) -> None:
+    """A member named as an archive whose gzip header names a file and never ends the name (24 MiB of it, which the
+    outer gzip packs into ~24 KiB): looking at its first bytes reads a bounded head, not the whole member into
+    memory (before: the look kept every byte it took, the whole member, byte by byte); the other member is read."""
+    import tracemalloc
+
+    bomb = b"\x1f\x8b\x08\x08\0\0\0\0\0\x03" + b"a" * (24 << 20)  # FLG.FNAME, and no NUL ending the name
+    path = tmp_path / "node.tar.gz"
+    path.write_bytes(tar_of({"node1.tar.gz": bomb, "messages": OOM}))
+    assert path.stat().st_size < 1 << 20
+    tracemalloc.start()
+    try:
+        signals, stats = ingest_path(str(path))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 12 << 20, f"peak {peak >> 20} MiB"
+    assert any("node1.tar.gz" in x for x in stats.not_read), stats.not_read
+    assert any(s.file and s.file.endswith("messages") for s in signals)
