@@ -263,6 +263,7 @@ class ControlAPI:
             ended = self.sim.end_faults_of(component, "replace_part")  # the new part does not carry the old faults
             for part in [p for p in self.isolated_rows if p == component or p.startswith(component + "/")]:
                 del self.isolated_rows[part]
+            self._clear_row_readings(component)
             renewed = self._renew_parts_of(component)
             if component in self.sim.topology.links:  # a new module/fibre: all lanes back, optics as new
                 self.sim.state.set_lanes_down(component, 0, cause="replace_part")
@@ -277,6 +278,17 @@ class ControlAPI:
         # already holds the replacement, so the longer of the two, not their sum
         return self._action("replace_part", component, max(took, self.repair_left_s(component, inside=True)), 0.0,
                             effect)
+
+    def _clear_row_readings(self, component: str) -> None:
+        """A new chip's HBM reads no isolated rows: zero the ``hbm_isolated_rows`` reading of every HBM stack of (or
+        under) a replaced ``component`` that shows some (the old chip's count is what the device reported)."""
+        topo = self.sim.topology
+        if component not in topo.kind:
+            return
+        stacks = [c for c in [component, *topo.descendants(component)] if topo.kind.get(c) == "hbm"]
+        for hbm in stacks:
+            if self.sim.telemetry.read("hbm_isolated_rows", hbm, default=0.0):
+                self.sim.telemetry.metric("hbm_isolated_rows", hbm, 0.0)
 
     def _renew_parts_of(self, component: str) -> list[str]:
         """Bring every part of a replaced ``component`` that is out of its healthy state back as new (a die a hung

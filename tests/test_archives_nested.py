@@ -181,3 +181,53 @@ def test_misnamed_gzip_and_nested_member_read_as_the_plain_text(lines: list[byte
         got, stats = ingest_path(str(d / name))
         assert [(s.kind, s.t) for s in got] == [(s.kind, s.t) for s in want], name
         assert stats.lines == text.count(b"\n") and not stats.not_read, (name, stats)
+
+
+def test_a_gzip_header_without_end_inside_an_archive_is_not_kept_in_memory(tmp_path: Path) -> None:
+    """A member named as an archive whose gzip header names a file and never ends the name (24 MiB of it, which the
+    outer gzip packs into ~24 KiB): looking at its first bytes reads a bounded head, not the whole member into
+    memory (before: the look kept every byte it took, the whole member, byte by byte); the other member is read."""
+    import tracemalloc
+
+    bomb = b"\x1f\x8b\x08\x08\0\0\0\0\0\x03" + b"a" * (24 << 20)  # FLG.FNAME, and no NUL ending the name
+    path = tmp_path / "node.tar.gz"
+    path.write_bytes(tar_of({"node1.tar.gz": bomb, "messages": OOM}))
+    assert path.stat().st_size < 1 << 20
+    tracemalloc.start()
+    try:
+        signals, stats = ingest_path(str(path))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 12 << 20, f"peak {peak >> 20} MiB"
+    assert any("node1.tar.gz" in x for x in stats.not_read), stats.not_read
+    assert any(s.file and s.file.endswith("messages") for s in signals)
+
+
+@pytest.mark.parametrize("kind", ["pax", "gnu_longname"])
+def test_a_huge_tar_header_record_is_refused_not_read_into_memory(kind: str, tmp_path: Path) -> None:
+    """A tar whose second header is a pax (or GNU long-name) record of 48 MiB (the outer gzip packs it into ~48 KiB):
+    tarfile reads such a record whole into memory before the walk sees it; the walk now ends there, says so, and
+    keeps what came before (before: 96-145 MiB peak here, and several GiB at the stream cap from a 4 MB file)."""
+    import tarfile
+    import tracemalloc
+
+    n = 48 << 20
+    head = tarfile.TarInfo("././@PaxHeader" if kind == "pax" else "././@LongLink")
+    head.type, head.size = (tarfile.XHDTYPE if kind == "pax" else tarfile.GNUTYPE_LONGNAME), n
+    first, member = tarfile.TarInfo("first.log"), tarfile.TarInfo("messages")
+    first.size = member.size = len(OOM)
+    body = OOM + b"\0" * (-len(OOM) % 512)
+    raw = (first.tobuf(format=tarfile.USTAR_FORMAT) + body + head.tobuf(format=tarfile.USTAR_FORMAT) + b"a" * n
+           + member.tobuf(format=tarfile.USTAR_FORMAT) + body + b"\0" * 1024)
+    path = tmp_path / "node.tar.gz"
+    path.write_bytes(gzip.compress(raw, 6))
+    tracemalloc.start()
+    try:
+        signals, stats = ingest_path(str(path))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20, f"peak {peak >> 20} MiB"
+    assert any("header of" in x for x in stats.not_read), stats.not_read
+    assert any(s.file and s.file.endswith("first.log") for s in signals)  # what came before is read

@@ -349,3 +349,31 @@ def test_a_baseline_does_not_restart_a_job_another_restart_brought_back_during_i
     assert [a for a in inc["actions"] if a["action"] == "replace_part"][0]["status"] == "succeeded"
     assert not [a for a in inc["actions"] if a["action"] == "restart_job"]
     assert job.accounting()["restarts"] == 1
+
+
+def test_a_baseline_gives_back_a_spare_its_joined_restart_did_not_use(topo1: Topology) -> None:
+    """Two incidents of one job: a hang's reschedule (b) leaves out a node whose chip hung meanwhile, with the first
+    spare; the chip's own response (a), diagnosed while b's restart is under way, takes the second spare and joins
+    b's restart, which brings the job back without it. The second spare then goes back to the pool (as under the
+    auto policy) instead of being lost to it: before, the pool shrank by one spare for every such pair, which is how
+    long runs ran out of spares."""
+    sim, job = job_sim(topo1, seed=2)
+    first, second = sim.control.spares
+    sim.inject(FaultSpec(at_s=100, kind="collective_timeout_sw", target=job.nodes[1]))
+    sim.run(110)
+    policy = VendorDefaultPolicy(sim)
+    b = policy.handle("b", {"fault_class": "collective_timeout_sw", "component": job.nodes[1]})
+    node = job.nodes[5]
+    npu = sim.topology.npus_of(node)[2]
+    sim.inject(FaultSpec(at_s=1850, kind="aicore_hang", target=f"{npu}/die0"))
+    sim.run(1909)  # b's reschedule starts at ~1910 (the 1800 s collective timeout), a's lands a few seconds later
+    a = policy.handle("a", Diagnosis("aicore_hang", npu, 0.9))
+    sim.run(sim.now + 3 * 86400)
+    assert b.value["outcome"] == "completed" and job.state in ("running", "checkpointing")
+    took = [x["detail"].get("spare") for x in a.value["actions"] if x["action"] == "swap_spare"]
+    joined = [x for x in a.value["actions"] if x["action"] == "restart_job" and x["detail"].get("joined")]
+    assert took == [second] and joined and first in job.nodes and node not in job.nodes  # the shape traced
+    assert second in sim.control.spares and second not in job.nodes  # given back, not lost
+    returned = [f["component"] for f in policy.records["a"].as_dict(sim.now)["follow_ups"]
+                if f["type"] == "returned_to_spares"]
+    assert second in returned

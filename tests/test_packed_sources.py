@@ -52,6 +52,19 @@ def test_follower_reads_an_archive_and_skips_a_rotated_copy(tmp_path: Path) -> N
     assert any("messages-20250301.gz: a rotated copy of" in x for x in follow.stats.not_read), follow.stats.not_read
 
 
+def test_follower_from_start_reads_a_rotated_copy_that_was_there_before_the_watch(tmp_path: Path) -> None:
+    """With ``--from-start`` a rotated copy already in the directory holds lines the watch never read (written
+    before it started): it is read, as the followed file is. Only a copy that appears while the watch runs is left
+    out (before: it was left out too, since a packed file is read at the second poll)."""
+    (tmp_path / "h2").mkdir()
+    (tmp_path / "h2" / "messages").write_text("")
+    (tmp_path / "h2" / "messages-20250301.gz").write_bytes(gzip.compress((UCE[0] + "\n").encode()))
+    follow = LogFollower(tmp_path, from_start=True)
+    got = follow.poll(1.0) + follow.poll(2.0)
+    assert [s.file for s in got] == [os.path.join("h2", "messages-20250301.gz")], follow.stats.not_read
+    assert not follow.stats.not_read
+
+
 def test_watch_cli_reports_an_incident_from_a_gz(tmp_path: Path) -> None:
     """``opsbrain watch --from-start`` on a directory holding only a gzip of device logs reports the incident."""
     logs = tmp_path / "logs" / "worker-1"

@@ -95,6 +95,29 @@ def test_a_replaced_chip_comes_back_with_its_dies_and_its_node_is_in_service_aga
     assert job.state in ("running", "checkpointing")
 
 
+def test_a_replaced_chip_reads_no_isolated_hbm_rows(topo1: Topology) -> None:
+    """A chip whose HBM rows ran out is replaced: the new chip's HBM reads 0 isolated rows (npu-smi's isolated
+    pages count, what the runbook's ``isolated_rows_at_least`` and the sweeps read), and a later row exhaustion of
+    the new chip starts from its own onset count, not from the old chip's 64 (before: the reading kept the old
+    chip's count, so the new chip failed at once and any HBM incident on it asked for another replacement)."""
+    sim = Simulation(seed=5, topology=topo1)
+    npu = sim.topology.npus_of("pod0/node3")[2]
+    hbm = f"{npu}/hbm"
+    sim.inject(FaultSpec(at_s=10.0, kind="hbm_row_exhaustion", target=hbm, params={}))
+    while sim.state.health(npu) != Health.FAILED:
+        sim.run(sim.now + 600)
+    assert (sim.telemetry.read("hbm_isolated_rows", hbm) or 0) >= sim.params.control.hbm_rows_replace_threshold
+    done = sim.control.replace_part(npu)
+    while not done.triggered:
+        sim.run(sim.now + 3600)
+    assert done.value.status == "succeeded" and sim.state.health(npu) == Health.HEALTHY
+    assert sim.telemetry.read("hbm_isolated_rows", hbm) == 0.0
+    again = sim.now + 10.0
+    sim.inject(FaultSpec(at_s=again, kind="hbm_row_exhaustion", target=hbm, params={}))
+    sim.run(again + 1.0)
+    assert sim.state.health(npu) == Health.HEALTHY  # rows climb again from the onset count (40), not past 64 at once
+
+
 def test_a_qingtian_failure_mid_write_fails_the_write(topo1: Topology) -> None:
     sim, job = _job(topo1, ckpt_interval_s=300.0)
     _in_write(sim, job)

@@ -74,11 +74,18 @@ class Sniffed:
 _READABLE = frozenset(kind for _m, kind in _MAGIC)
 
 
+SNIFF_INPUT = 2 << 20
+"""Bytes of a stream :func:`sniff` reads at most to find its first tar block: a compressed stream gives its first
+bytes within its first bzip2 block (at most 900 kB of text, a little more for bytes that do not compress); one that
+gives none by then (a gzip header's name or comment that never ends, empty gzip members) reads as truncated."""
+
+
 def sniff(fh: IO[bytes]) -> Sniffed:
     """The kind of the stream ``fh`` by its bytes, whatever its name (reads at most its first tar block once
-    decompressed; the caller replays them, :class:`Replay`): a zip's local or end header, a ``ustar`` magic in the
-    first block (a compressed tar's once decompressed), or a first block of zeros (an empty tar)."""
-    u = Unpacked(fh, tarfile.BLOCKSIZE)
+    decompressed, from at most :data:`SNIFF_INPUT` bytes; the caller replays them, :class:`Replay`): a zip's local or
+    end header, a ``ustar`` magic in the first block (a compressed tar's once decompressed), or a first block of
+    zeros (an empty tar)."""
+    u = Unpacked(cast(IO[bytes], _Head(fh, SNIFF_INPUT)), tarfile.BLOCKSIZE)
     block = b""
     while len(block) < tarfile.BLOCKSIZE and (got := u.read(tarfile.BLOCKSIZE - len(block))):
         block += got
@@ -87,6 +94,23 @@ def sniff(fh: IO[bytes]) -> Sniffed:
     empty = len(block) == tarfile.BLOCKSIZE and not block.strip(b"\0")  # an empty tar: end-of-archive blocks only
     tar = block[257:262] == b"ustar" or empty
     return Sniffed("tar" if tar else None, u.kind, u.error, b"\0" not in block)
+
+
+class _Head(io.RawIOBase):
+    """The first ``left`` bytes of ``raw``, then the end."""
+
+    def __init__(self, raw: IO[bytes], left: int) -> None:
+        super().__init__()
+        self._raw, self._left = raw, left
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: bytearray | memoryview) -> int:  # type: ignore[override]
+        data = self._raw.read(min(len(b), self._left)) if self._left > 0 else b""
+        self._left -= len(data)
+        b[: len(data)] = data
+        return len(data)
 
 
 class Replay(io.RawIOBase):

@@ -108,6 +108,23 @@ def _dir_opener(e: os.DirEntry[str]) -> Callable[[], IO[bytes]]:
     return lambda: open(e.path, "rb")  # noqa: PTH123, SIM115 - the entry walked; the caller closes it
 
 
+MAX_HEADER_BYTES = 1 << 20
+"""A tar's pax or GNU long-name header record, at most (tarfile reads one whole into memory before the walk sees
+it): real ones hold a path and a few times and sizes, bytes to kilobytes; a bigger one ends the walk, stated."""
+_RECORDS = {tarfile.XHDTYPE: "pax", tarfile.XGLTYPE: "pax", tarfile.SOLARIS_XHDTYPE: "pax",
+            tarfile.GNUTYPE_LONGNAME: "GNU long-name", tarfile.GNUTYPE_LONGLINK: "GNU long-name"}
+
+
+class _TarInfo(tarfile.TarInfo):
+    """tarfile's member header, refusing a header record over :data:`MAX_HEADER_BYTES` before it is read."""
+
+    def _proc_member(self, tarfile_: tarfile.TarFile) -> tarfile.TarInfo:
+        if self.type in _RECORDS and self.size > MAX_HEADER_BYTES:
+            raise tarfile.ReadError(f"a {_RECORDS[self.type]} header of {self.size} bytes, over the "
+                                    f"{MAX_HEADER_BYTES}-byte limit")
+        return super()._proc_member(tarfile_)  # type: ignore[misc]
+
+
 class TarTree:
     """A tar (plain, gzip, bzip2 or xz) read as one stream, member after member (``tarfile``'s stream mode: no
     seeking, nothing extracted). A member is opened only while the walk stands on it. At most ``stream_cap`` bytes
@@ -124,7 +141,8 @@ class TarTree:
         self.stream = Unpacked(self._fh, stream_cap)
         self.kind = f"tar.{self.stream.kind}" if self.stream.kind else "tar"
         try:
-            self.tar = tarfile.open(fileobj=self.stream, mode="r|", bufsize=1 << 16)  # noqa: SIM115 - closed by close()
+            self.tar = tarfile.open(fileobj=self.stream, mode="r|", bufsize=1 << 16,  # noqa: SIM115 - closed by close()
+                                    tarinfo=_TarInfo)
         except READ_ERRORS as exc:
             self._fh.close()
             raise ArchiveError(f"unreadable {self.kind} archive: {self.stream.error or _describe(exc)}") from None

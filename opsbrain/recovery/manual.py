@@ -157,9 +157,21 @@ class ManualPolicy:
         finally:
             self._open.pop(rec.id, None)
             self._claimed.discard(rec.id)
+        self._give_back_unused_spares(rec, ctx)
         rec.outcome = "completed" if ok else "unresolved"
         rec.finished_at_s = env.now
         return rec.as_dict(env.now)
+
+    def _give_back_unused_spares(self, rec: IncidentRecord, ctx: Context) -> None:
+        """Spares the response took (for the faulty node, or for dead nodes before a restart) that no workload runs
+        on when it ends go back to the pool, as under the auto policy: another incident's restart brought the job
+        back (this restart joined it) or the restart failed."""
+        c = self.sim.control
+        for spare in dict.fromkeys([ctx.spare, *ctx.vars.get("replace_nodes", {}).values()]):
+            if spare is None or spare in c.spares or not ctx.node_healthy(spare) or any(
+                    spare in w.nodes for w in self.sim.workloads.values()):
+                continue
+            self.exec.return_spare(spare, rec, how="taken but not used by the response")
 
     def _triage_s(self, rng: np.random.Generator) -> float:
         """Seconds of a person's log triage across nodes."""

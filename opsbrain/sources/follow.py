@@ -37,6 +37,7 @@ class _Tail:
     line_no: int = 0
     packed: bool | None = None  # compressed or an archive (read whole), told by its first bytes once it has some
     size: int = -1  # a packed file's size at the last poll: read once it holds
+    appeared: bool = False  # first seen while the watch ran, not there at its start (a rotated copy: lines read)
 
 
 class LogFollower:
@@ -47,7 +48,8 @@ class LogFollower:
         self.stats = TextStats()
         self._tails: dict[str, _Tail] = {}
         self.lines = 0
-        self._polled = False
+        self._polled = not from_start  # a file seen from now on appeared while the watch ran (--from-start: after
+        # the first poll, which finds the files already there)
         if not from_start:  # files already there are followed from their end, as tail -F does
             for path, rel in log_files(self.root, TextStats()):
                 try:
@@ -66,7 +68,7 @@ class LogFollower:
                 continue
             tail = self._tails.get(rel)
             if tail is None or tail.inode != st.st_ino or st.st_size < tail.offset:
-                tail = self._tails[rel] = _Tail(st.st_ino, 0)
+                tail = self._tails[rel] = _Tail(st.st_ino, 0, appeared=self._polled)
             if st.st_size == tail.offset:
                 continue
             if tail.packed is None:
@@ -108,7 +110,7 @@ class LogFollower:
             tail.size = size
             return []
         tail.offset = size
-        if self._polled and (of := self._rotation_of(rel)) is not None:
+        if tail.appeared and (of := self._rotation_of(rel)) is not None:
             self.stats.not_read.append(f"{rel}: a rotated copy of {of}, whose lines were read as they were written: "
                                        "not read again")
             return []
