@@ -183,22 +183,27 @@ def test_misnamed_gzip_and_nested_member_read_as_the_plain_text(lines: list[byte
         assert stats.lines == text.count(b"\n") and not stats.not_read, (name, stats)
 
 
+def _ingest_with_peak(path: Path) -> tuple[Any, Any, int]:
+    """``ingest_path`` of ``path`` and the peak of Python allocations while it ran (tracemalloc)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        signals, stats = ingest_path(str(path))
+        return signals, stats, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 def test_a_gzip_header_without_end_inside_an_archive_is_not_kept_in_memory(tmp_path: Path) -> None:
     """A member named as an archive whose gzip header names a file and never ends the name (24 MiB of it, which the
     outer gzip packs into ~24 KiB): looking at its first bytes reads a bounded head, not the whole member into
     memory (before: the look kept every byte it took, the whole member, byte by byte); the other member is read."""
-    import tracemalloc
-
     bomb = b"\x1f\x8b\x08\x08\0\0\0\0\0\x03" + b"a" * (24 << 20)  # FLG.FNAME, and no NUL ending the name
     path = tmp_path / "node.tar.gz"
     path.write_bytes(tar_of({"node1.tar.gz": bomb, "messages": OOM}))
     assert path.stat().st_size < 1 << 20
-    tracemalloc.start()
-    try:
-        signals, stats = ingest_path(str(path))
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    signals, stats, peak = _ingest_with_peak(path)
     assert peak < 12 << 20, f"peak {peak >> 20} MiB"
     assert any("node1.tar.gz" in x for x in stats.not_read), stats.not_read
     assert any(s.file and s.file.endswith("messages") for s in signals)
@@ -210,7 +215,6 @@ def test_a_huge_tar_header_record_is_refused_not_read_into_memory(kind: str, tmp
     tarfile reads such a record whole into memory before the walk sees it; the walk now ends there, says so, and
     keeps what came before (before: 96-145 MiB peak here, and several GiB at the stream cap from a 4 MB file)."""
     import tarfile
-    import tracemalloc
 
     n = 48 << 20
     head = tarfile.TarInfo("././@PaxHeader" if kind == "pax" else "././@LongLink")
@@ -222,12 +226,7 @@ def test_a_huge_tar_header_record_is_refused_not_read_into_memory(kind: str, tmp
            + member.tobuf(format=tarfile.USTAR_FORMAT) + body + b"\0" * 1024)
     path = tmp_path / "node.tar.gz"
     path.write_bytes(gzip.compress(raw, 6))
-    tracemalloc.start()
-    try:
-        signals, stats = ingest_path(str(path))
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    signals, stats, peak = _ingest_with_peak(path)
     assert peak < 16 << 20, f"peak {peak >> 20} MiB"
     assert any("header of" in x for x in stats.not_read), stats.not_read
     assert any(s.file and s.file.endswith("first.log") for s in signals)  # what came before is read
