@@ -246,6 +246,23 @@ def test_diagnose_logs_names_the_root_device_the_chain_and_the_lines(tmp_path: P
     assert d["decided_by"].startswith("multi-rank root cluster")
 
 
+def test_a_device_named_by_the_exception_spreading_line_is_the_root_though_none_of_its_lines_is_there(
+        engine: Any) -> None:
+    """One rank's pasted cluster-exception line (HCCL user guide, fault-detection chapter: the line names where the
+    exception occurred): the named server/device is the root, not the process that printed the line."""
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    line = ("[ERROR]HCCL(41717,python3):2025-06-19-09:00:50.000.000[task_exception_handler.cc:610] [41717]"
+            "[TaskExecStage][HeartbeatAbnormal]Cluster Exception Location[IP/ID]:[10.20.0.7/5], Arrival Time:[Thu "
+            "Jun 19 09:00:40 2025], ExceptionType:[Stuck Occurred], Possible Reason:1.Host process is stuck, "
+            "2.Device task is stuck")
+    d = diagnose_logs("-", engine, stdin=io.BytesIO(line.encode()))["diagnosis"]
+    assert (d["root"]["host"], d["root"]["device"]) == ("10.20.0.7", 5)
+    assert d["root_cluster"]["chain"] == "process 41717 -> 10.20.0.7 device 5"
+    assert d["fault_class"] == "collective_timeout_sw" and d["confidence"] > 0
+    assert "reporting devices'" in d["decided_by"]
+
+
 def test_pasted_plog_lines_on_stdin_are_placed_by_their_server(engine: Any) -> None:
     from opsbrain.diagnosis.oneclick import diagnose_logs
 

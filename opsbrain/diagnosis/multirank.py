@@ -88,6 +88,12 @@ def root_signals(rc: RootCluster, signals: list[Signal]) -> list[Signal]:
     return [s for s in signals if any(_own(p, s, nodes[p.name]) for p in rc.roots)]
 
 
+def reporters_signals(rc: RootCluster, signals: list[Signal]) -> list[Signal]:
+    """The signals of the devices that logged errors (for a root none of whose own lines are in the input)."""
+    nodes = {p.name: _nodes_of(p, signals) for p in rc.error_devices}
+    return [s for s in signals if any(_own(p, s, nodes[p.name]) for p in rc.error_devices)]
+
+
 def kb_vote(signals: list[Signal]) -> tuple[str | None, dict[str, float]]:
     """The class whose signatures the signals fit best by role weight (rule 4 of the module docstring)."""
     score = scores(default_table().features(signals), default_params().vote)
@@ -129,8 +135,11 @@ def multirank_verdict(table: RankTable, signals: list[Signal], engine: Any, now:
                                f"that is most of the job, not a place")
     if not rc.roots:
         return out
-    own = root_signals(rc, signals)
+    own, whose = root_signals(rc, signals), "the root devices' own"
+    if not own:  # the root's own lines are not in the input (a device named by its peers): what the reporting
+        own, whose = reporters_signals(rc, signals), "the reporting devices'"  # devices logged is all there is
     cls, conf, how = decide_class(rc, own, signals, engine, now)
+    how = how.replace("the root devices' own", whose).replace("the root devices'", whose)
     out["fault_class"] = cls
     out["confidence"] = conf
     out["class_from"] = how

@@ -129,6 +129,23 @@ def _target(e: RankError, p: RankProcess, ix: _Index) -> RankProcess | None:
     return None
 
 
+def _named_absent(errs: list[RankProcess]) -> list[tuple[RankProcess, RankProcess, LineRef]]:
+    """(reporter, named device, the line) for every exception-spreading line whose named device ran no process in
+    the input (a pasted excerpt of one rank, logs not collected): HCCL's heartbeat names where the exception
+    occurred, so that device is the root even unseen. One stand-in process per named (server, device)."""
+    named: dict[tuple[str, int], RankProcess] = {}
+    out = []
+    for p in errs:
+        for e in p.errors:
+            if e.kind != "cluster" or not e.remote_ip or e.remote_device is None:
+                continue
+            key = (e.remote_ip, e.remote_device)
+            t = named.setdefault(key, RankProcess(worker=e.remote_ip, pid="", server=e.remote_ip,
+                                                  phy_id=e.remote_device))
+            out.append((p, t, e.ref))
+    return out
+
+
 def _remote_words(e: RankError) -> str | None:
     if e.remote_ip and e.remote_device is not None:
         return f"{e.remote_ip}/{e.remote_device}"
@@ -232,6 +249,13 @@ def analyse(table: RankTable) -> RootCluster:
             roots = sorted(set(named), key=lambda p: (_when(p), p.name))
             return RootCluster("cluster", roots, [p.name for p in roots], rule="HCCL's exception-spreading log names "
                                "the root device", error_devices=errs, notes=list(table.notes))
+        absent = _named_absent(errs)
+        if absent:
+            roots = list({id(t): t for _p, t, _r in absent}.values())
+            return RootCluster("cluster", roots, [absent[0][0].name, absent[0][1].name],
+                               rule="HCCL's exception-spreading log names the root device; no line of that device's "
+                               "own is in the input", edges=[(p.name, t.name, r) for p, t, r in absent],
+                               error_devices=errs, notes=list(table.notes))
     if any(e.kind == "transport" and e.remote_ip and e.remote_device is not None for p in errs for e in p.errors):
         return _graph(errs, ix, "transport", table)
     first = errs[0]
