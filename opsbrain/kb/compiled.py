@@ -27,11 +27,12 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-FORMAT = 2
+FORMAT = 3
 CACHE_NAME = "kb-compiled.json"
 _PKG = Path(__file__).resolve().parents[1]  # opsbrain/
 SOURCES = ("kb/compiled.py", "kb/loader.py", "kb/schema.py", "kb/codenorm.py", "kb/training.py",
-           "diagnosis/knowledge.py", "diagnosis/params.py", "ingest/parsers/messages.py", "detection/params.py")
+           "diagnosis/knowledge.py", "diagnosis/params.py", "ingest/parsers/messages.py", "ingest/parsers/templates.py",
+           "detection/params.py")
 """Source files (under opsbrain/) whose code decides the compiled content; faultlib's fault catalogue too (the
 loader checks the classes against it)."""
 
@@ -75,6 +76,7 @@ def compile_kb() -> dict[str, Any]:
     from opsbrain.diagnosis.knowledge import KindTable, raw_vendor_rules
     from opsbrain.diagnosis.params import DiagnosisParams
     from opsbrain.ingest.parsers.messages import message_parts_of, messages_of
+    from opsbrain.ingest.parsers.templates import templates_of
     from opsbrain.kb.loader import load_kb
     from opsbrain.kb.training import kb_hash
     from opsbrain.yamlio import read_package_yaml
@@ -82,6 +84,8 @@ def compile_kb() -> dict[str, Any]:
     kb = load_kb()
     codes = _kb_dir() / "codes.yaml"
     codes_doc = read_package_yaml(codes) if codes.exists() else {}
+    table = _kb_dir() / "code_tables" / "cann_error_codes.yaml"
+    table_doc = read_package_yaml(table) if table.exists() else {}
     return {
         "format": FORMAT,
         "kb_hash": kb_hash(),
@@ -89,6 +93,7 @@ def compile_kb() -> dict[str, Any]:
         "kind_roles": {k: [list(x) for x in v] for k, v in KindTable.from_kb(kb).roles.items()},
         "messages": messages_of(codes_doc),
         "message_parts": message_parts_of(codes_doc),
+        "message_templates": templates_of(codes_doc, table_doc),
         "vendor_rules": raw_vendor_rules(),
         "diagnosis_params": DiagnosisParams().model_dump(mode="json"),
         "detector_params": DetectorParams().model_dump(mode="json"),
@@ -132,6 +137,7 @@ class CompiledKB:
                                                              for k, v in doc["kind_roles"].items()}
         self.messages: dict[str, str] = dict(doc["messages"])
         self.message_parts: list[str] = list(doc["message_parts"])
+        self.message_templates: list[list[Any]] = list(doc["message_templates"])
         self.vendor_rules: list[dict[str, Any]] = list(doc["vendor_rules"])
         self.diagnosis_params = _namespace(doc["diagnosis_params"])
         self.detector_params = _namespace(doc["detector_params"])  # the replay of a bundle (no pydantic import)

@@ -19,9 +19,13 @@ CFG_ENV = screened(
     r"address already in use|port is (?:been |being )?(?:using|used|in use|occupied)|port .{0,40}(?:in use|occupied)|"
     r"gethostbyname failed|Name or service not known|DNS resolution failed|"
     r"(?:npu-smi|hccn_tool|ascend-dmi|msnpureport) not found|Cannot find bin(?:ary)? (?:of|for) op|"
-    r"未找到命令|died unexpectedly with status 127",
+    r"未找到命令|died unexpectedly with status 127|configuration (?:item|file)\b|config file\b|"
+    r"for (?:parameter|option) --[A-Za-z]",
     re.I)
-"""Missing pieces of the environment. ``Cannot find bin of op <type>``: the operator's compiled kernel is not
+"""Missing or wrongly set pieces of the environment. A configuration file or item, or a command-line option
+(``--aicore_num``), named by a failing line is a setting the job was started with: the CANN references' solution for
+such errors is to change the setting (EP0003 "Value ... for configuration item dump_path in configuration file acl.json
+is invalid", E20101 with an ATC/ACL option, hicann/runtime docs/zh/error_code_ref), not the program. ``Cannot find bin of op <type>``: the operator's compiled kernel is not
 installed (torch_npu troubleshooting, "operator call error" ERR01100: the matching Kernels / ops package missing
 comes first among the causes; CANN installs op binaries with the ops package)."""
 """Configuration and environment texts: libraries and paths not found, environment variables a program names (HCCL's

@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from opsbrain.ingest.parsers.ctx import LineCtx
+from opsbrain.ingest.parsers.templates import anchor_of, holds
 from opsbrain.ingest.screen import Screened, screened
 
 
@@ -34,8 +35,9 @@ def messages_of(doc: Any) -> dict[str, str]:
 
 @lru_cache(maxsize=1)
 def catalog() -> tuple[Screened | None, dict[str, str]]:
-    """(one regex of every documented message, lower-cased text -> category); read once (package data), from the
-    compiled knowledge base (:mod:`opsbrain.kb.compiled`; an unreadable codes.yaml gives no messages)."""
+    """(one regex of every documented message and message-template anchor, lower-cased text -> category); read once
+    (package data), from the compiled knowledge base (:mod:`opsbrain.kb.compiled`; an unreadable codes.yaml gives no
+    messages)."""
     from opsbrain.errors import InputError
     from opsbrain.kb.compiled import compiled_kb
 
@@ -43,12 +45,30 @@ def catalog() -> tuple[Screened | None, dict[str, str]]:
         cats = compiled_kb().messages
     except InputError:
         return None, {}
-    if not cats:
+    words = sorted(set(cats) | set(anchored()), key=lambda w: (-len(w), w))  # longest first; one order whether
+    # cats came from the YAML or the compiled cache (its JSON keys are sorted), so that the screen plan keyed by this
+    # regex is found again
+    if not words:
         return None, {}
-    words = sorted(cats, key=lambda w: (-len(w), w))  # longest first; one order whether cats came from the YAML or
-    # the compiled cache (its JSON keys are sorted), so that the screen plan keyed by this regex is found again
     # whole words only: "all reduce error" does not hold the documented "UCE error"
     return screened(r"(?<![A-Za-z0-9])(?:" + "|".join(re.escape(w) for w in words) + r")(?![A-Za-z0-9])", re.I), cats
+
+
+@lru_cache(maxsize=1)
+def anchored() -> dict[str, list[tuple[str, list[str]]]]:
+    """Anchor -> [(code, fixed parts)] of the message templates read (:mod:`.templates`), from the compiled knowledge
+    base (empty when it cannot be read)."""
+    from opsbrain.errors import InputError
+    from opsbrain.kb.compiled import compiled_kb
+
+    try:
+        rows = compiled_kb().message_templates
+    except InputError:
+        return {}
+    out: dict[str, list[tuple[str, list[str]]]] = {}
+    for code, fixed in rows:
+        out.setdefault(anchor_of(fixed), []).append((str(code), list(fixed)))
+    return out
 
 
 @lru_cache(maxsize=1)
@@ -67,23 +87,34 @@ def parts() -> frozenset[str]:
 _OWN_CODE = re.compile(r"\bE[A-Z0-9]\d{4}\b|\b[125]0\d{4}\b|\bERR\d{5}\b")
 
 
+def _template_code(ctx: LineCtx, texts: list[str]) -> str | None:
+    """The code whose message template the line prints (most fixed text first), among the anchors found."""
+    low = ctx.text.lower()
+    best: tuple[int, str] | None = None
+    for text in texts:
+        for code, fixed in anchored().get(text, ()):
+            size = sum(map(len, fixed))
+            if (best is None or size > best[0]) and holds(low, fixed):
+                best = (size, code)
+    return best[1] if best else None
+
+
 def parse(ctx: LineCtx) -> bool:
     rx, cats = catalog()
     if rx is None:
         return False
-    found = False
-    coded: bool | None = None
-    for m in rx.finditer(ctx.text):
-        text = m.group(0).lower()
+    texts = [m.group(0).lower() for m in rx.finditer(ctx.text)]
+    if not texts:
+        return False
+    coded = _OWN_CODE.search(ctx.text) is not None
+    dev = ctx.device()
+    if not coded and (code := _template_code(ctx, texts)):
+        # the message stands for its code; a documented part of it still says what it says (EE1024's "an OOM event
+        # occurred on the device" names more than the code's timeout)
+        ctx.add(f"err:{code}", ctx.npu(dev), 1 if code.startswith("W") else 2, device=dev)
+    for text in texts:
         cat = cats.get(text)
-        if cat and text in parts():
-            if coded is None:
-                coded = _OWN_CODE.search(ctx.text) is not None
-            if coded:
-                continue
-        if cat:
-            dev = ctx.device()
-            ctx.add(f"msg:{cat}", ctx.npu(dev) or ctx.node, max(ctx.sev, 1), device=dev)
-            found = True
-    del found
+        if not cat or (coded and text in parts()):
+            continue
+        ctx.add(f"msg:{cat}", ctx.npu(dev) or ctx.node, max(ctx.sev, 1), device=dev)
     return False  # documented messages add to what the other parsers find; they never end the line

@@ -1,0 +1,81 @@
+"""The runtime's message templates read as their codes (opsbrain/ingest/parsers/templates.py), and settings named by
+a failing line read as the environment's (framework.py CFG_ENV). Lines are in the format of hicann/runtime
+error_code.json's ErrMessage (values ours)."""
+
+from __future__ import annotations
+
+from opsbrain.ingest.parsers import parse_line
+from opsbrain.ingest.parsers.templates import MIN_FIXED, fixed_parts, holds, templates_of
+
+
+def kinds(line: str) -> list[str]:
+    return [s.kind for s in parse_line(line)]
+
+
+# EP0003: "Value %s for configuration item %s in configuration file %s is invalid. Reason: %s."
+EP0003_TEXT = ("Value /data/dump for configuration item dump_path in configuration file /opt/app/acl.json is invalid. "
+               "Reason: The path does not exist.")
+
+
+def test_a_message_without_its_code_is_read_as_the_code() -> None:
+    assert "err:EP0003" in kinds(EP0003_TEXT)
+
+
+def test_a_line_that_prints_its_own_code_is_read_by_that_code_only() -> None:
+    got = kinds("EE1001: " + EP0003_TEXT)
+    assert "err:EE1001" in got and "err:EP0003" not in got
+
+
+def test_the_parts_must_come_in_order() -> None:
+    parts = fixed_parts("Value %s for configuration item %s in configuration file %s is invalid. Reason: %s.")
+    assert parts == ["value", "for configuration item", "in configuration file", "is invalid. reason"]
+    assert holds(EP0003_TEXT.lower(), parts)
+    assert not holds("in configuration file x, value y for configuration item z is invalid. reason: q", parts)
+
+
+def test_selection_rules() -> None:
+    codes = {"cann_error_codes": [
+        {"code": "EX0001", "category": "config_or_environment"},
+        {"code": "EX0002", "category": "parameter_or_usage", "ambiguous": True},
+        {"code": "EX0003", "category": "internal"},
+        {"code": "EX0004", "category": "config_or_environment"},
+        {"code": "EX0005", "category": "memory_exhausted"},
+        {"code": "EX0006", "category": "operator_error"},
+        {"code": "EX0007", "category": "operator_error"}]}
+    long = "The configuration of the widget %s could not be read"
+    table = {"rows": [
+        {"code": "EX0001", "template": long},
+        {"code": "EX0002", "template": "Parameter %s of the widget is invalid here"},  # ambiguous code
+        {"code": "EX0003", "template": "Internal error of the widget machinery %s"},  # says nothing of the cause
+        {"code": "EX0004", "template": "%s failed. Reason: %s."},  # mostly placeholders
+        {"code": "EX0005", "template": "Widget %s ran out of the memory it was given"},
+        {"code": "EX0006", "template": "Widget %s ran out of the memory it was given"},  # same parts, other category
+        {"code": "EX0007", "template": "Operator %s of widget %s failed to compile here"},
+        {"code": "EX0008", "template": "A code without a row in codes.yaml at all %s"}]}
+    got = dict((c, p) for c, p in templates_of(codes, table))
+    assert sorted(got) == ["EX0001", "EX0007"]
+    assert sum(map(len, fixed_parts("%s failed. Reason: %s."))) < MIN_FIXED
+
+
+def test_the_shipped_templates_are_read() -> None:
+    from opsbrain.kb.compiled import compiled_kb
+
+    rows = compiled_kb().message_templates
+    assert len(rows) > 200 and all(sum(map(len, parts)) >= MIN_FIXED for _c, parts in rows)
+
+
+def test_a_documented_part_still_speaks_beside_the_code() -> None:
+    # EE1024's message (AI CPU timeout with an OOM event; a code newer than the table's commit) holds E30008's
+    # template (the plain AI CPU timeout), read as that code; the documented part "an OOM event occurred on the
+    # device within" still names the memory exhaustion
+    line = ("aclrtSynchronizeStream failed. Reason: AI CPU operator execution timed out on device 3. In addition, an "
+            "OOM event occurred on the device within 30 seconds.")
+    got = kinds(line)
+    assert "err:E30008" in got and "msg:memory_exhausted" in got
+
+
+def test_a_setting_named_by_a_failing_line_is_the_environment() -> None:
+    # E20101 with an ATC option; a configuration file the runtime could not parse (acl.json)
+    assert "cfg:env" in kinds("Value 0 for parameter --core_count is invalid. Reason: It must be a positive integer.")
+    assert "cfg:env" in kinds("[ERROR] ASCENDCL: Failed to parse config file: /home/user/acl.json")
+    assert "cfg:env" not in kinds("rtsBinaryLoadFromData failed. Parameter option.mode is invalid. Reason: x")
