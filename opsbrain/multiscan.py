@@ -426,3 +426,14 @@ def _re2_reads(pattern: str) -> bool:
 
 
 __all__ = ["ENGINE", "PatternSet", "Screen", "literal_pattern", "re2_superset", "required_literals"]
+
+
+def in_order(text: str, parts: Sequence[str]) -> bool:
+    """Whether ``text`` holds ``parts`` in order, without overlap (leftmost search: linear, no backtracking)."""
+    at = 0
+    for p in parts:
+        i = text.find(p, at)
+        if i < 0:
+            return False
+        at = i + len(p)
+    return True

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from opsbrain.blockscan import BlockScan
 from opsbrain.kb.codenorm import switch_key
 from opsbrain.kb.importers import MAX_ANCHOR_CHARS, ImportedEntry, ImportedKnowledge
-from opsbrain.multiscan import Screen, literal_pattern, required_literals
+from opsbrain.multiscan import Screen, in_order, literal_pattern, required_literals
 
 MAX_SCAN_CHARS = 8192
 """Characters of a line that are scanned: rsyslog's default maximum message size is 8 KiB, so a longer
@@ -192,16 +192,6 @@ def _pattern_gate(pattern: str) -> tuple[str, ...]:
     return required_literals(pattern)
 
 
-def _in_order(text: str, subs: tuple[str, ...]) -> bool:
-    pos = 0
-    for s in subs:
-        i = text.find(s, pos)
-        if i < 0:
-            return False
-        pos = i + len(s)
-    return True
-
-
 GroupHit = tuple[tuple[str, ...], ImportedEntry]
 
 
@@ -353,7 +343,7 @@ class SignatureMatcher:
                 if rx.search(text):
                     add(m)
         for group, e in (self._groups_by_trie(text) if anchors is None else self._groups_by_screen(text, anchors)):
-            if e.id not in entries and _in_order(text, group):
+            if e.id not in entries and in_order(text, group):
                 add(self._entry_pattern_match[e.id])
         for j, (rx, e) in enumerate(self._regexes, nc + nk):
             if (may is None or j in may) and e.id not in entries and rx.search(text):

@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from opsbrain.multiscan import in_order
+
 PLACEHOLDER = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t)?[sdiuxXfpc]|\n")
 MIN_FIXED = 24
 """Characters of fixed text a template needs: below it the fixed text is a phrase any program prints (``Path %s is
@@ -66,10 +68,4 @@ def anchor_of(parts: list[str]) -> str:
 
 def holds(low: str, parts: list[str]) -> bool:
     """Whether the lower-cased line holds the fixed parts in order (leftmost search: linear, no backtracking)."""
-    at = 0
-    for p in parts:
-        i = low.find(p, at)
-        if i < 0:
-            return False
-        at = i + len(p)
-    return True
+    return in_order(low, parts)
