@@ -52,6 +52,24 @@ def test_follower_reads_an_archive_and_skips_a_rotated_copy(tmp_path: Path) -> N
     assert any("messages-20250301.gz: a rotated copy of" in x for x in follow.stats.not_read), follow.stats.not_read
 
 
+def test_follower_waits_for_a_tar_whose_first_header_is_still_being_written(tmp_path: Path) -> None:
+    """An archive copied in is seen part-written: before its ustar magic (offset 257) its tar header cannot be told. A short file
+    holding a NUL is decided at a later poll (before: it was taken for text for good, and its lines were junk); a
+    short text file is still followed at once."""
+    (tmp_path / "h3").mkdir()
+    data = tar_of({"device-os/dev.log": (UCE[0] + "\n").encode()}, mode="w")
+    follow = LogFollower(tmp_path)
+    arc = tmp_path / "h3" / "node.tar"
+    arc.write_bytes(data[:200])  # before the ustar magic at offset 257
+    (tmp_path / "h3" / "short.log").write_text(UCE[0] + "\n")
+    first = follow.poll(1.0)
+    assert [s.file for s in first] == [os.path.join("h3", "short.log")]
+    arc.write_bytes(data)
+    follow.poll(2.0)
+    got = follow.poll(3.0)
+    assert [s.file for s in got] == [os.path.join("h3", "node.tar") + ":device-os/dev.log"]
+
+
 def test_follower_from_start_reads_a_rotated_copy_that_was_there_before_the_watch(tmp_path: Path) -> None:
     """With ``--from-start`` a rotated copy already in the directory holds lines the watch never read (written
     before it started): it is read, as the followed file is. Only a copy that appears while the watch runs is left

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import tarfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -144,9 +145,17 @@ _ROTATION = re.compile(r"(?:-\d{8}(?:\d{2})?|\.\d{1,3})$")
 def _packed(path: Path) -> bool | None:
     """Whether the file is compressed or an archive, by its first bytes (None: empty yet, or unreadable)."""
     try:
-        if path.stat().st_size == 0:
+        size = path.stat().st_size
+        if size == 0:
             return None
         s = sniff_path(path)
+        if s.kind is None and s.compression is None and size < tarfile.BLOCKSIZE:
+            # a tar header is one 512-byte block (its ustar magic at offset 257): a shorter file holding a NUL (a
+            # header being written: a name, then NUL padding) is told at a later poll; text holds none and is
+            # followed at once
+            with path.open("rb") as fh:
+                if b"\0" in fh.read(size):
+                    return None
     except ArchiveError:  # a format without a reader: the reader names it
         return True
     except OSError:
