@@ -190,6 +190,12 @@ def test_a_glog_check_on_an_hccl_call_reads_its_return_code() -> None:
     assert "hcclret:1" in kinds(line)
 
 
+def test_mindspore_hccl_adapter_reads_its_return_code() -> None:
+    # (src) mindspore-ai/mindspore plugin/device/ascend/hal/hccl_adapter/hccl_adapter.cc (InitHcclComm,
+    # @ba7788e3): MS_LOG(ERROR) << "HcclCommInitClusterInfo failed, ret:" << hccl_result
+    assert "hcclret:1" in kinds("HcclCommInitClusterInfo failed, ret:1")
+
+
 def test_conversion_is_no_version() -> None:
     # MindSpore's Parameter dtype error (mindrt_debug.md) holds "conversion ... not supported": no version at all
     line = ("RuntimeError: Data type conversion of 'Parameter' is not supported, so data type int32 cannot be "
