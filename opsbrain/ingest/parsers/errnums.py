@@ -8,8 +8,11 @@ knowledge base's roles apply to them; this parser only adds to a line (the other
 - The runtime's ``retCode=0x7020010`` (its own trace lines: ``stream setup failed, retCode=0x7020010.``): an
   internal ``RT_ERROR_*`` number, reported to the application as the AscendCL code of :mod:`.rt_internal`.
 - HCCL Test's ``hccl interface return err ./common/src/hccl_test_common.cc:538, retcode: 7`` (hicann/oam-tools
-  ``docs/zh/hccl_test/faqs.md``) and MindSpore's ``HcclCommInitRootInfo failed. | Error Number 2`` (mindspore-ai/docs
-  ``faq/distributed_parallel.md``): the HCCL API's HcclResult.
+  ``docs/zh/hccl_test/faqs.md``), MindSpore's ``HcclCommInitRootInfo failed. | Error Number 2`` (mindspore-ai/docs
+  ``faq/distributed_parallel.md``) and ``HcclCommInitClusterInfo failed, ret:1`` (its HCCL adapter,
+  mindspore-ai/mindspore ``plugin/device/ascend/hal/hccl_adapter/hccl_adapter.cc``, InitHcclComm), and a glog check
+  on an HCCL call, ``Check failed: status == HCCL_SUCCESS (1 vs. 0) HCCL get root info failed.`` (xLLM-AI/xllm#350:
+  glog's CHECK_EQ prints the two values, the left one the call's return): the HCCL API's HcclResult.
 - DCMI return codes in device-plugin and npu-smi lines (``get cur vDev's activity info failed, err: retCode: -8255``,
   Project-HAMi/ascend-device-plugin#66): hicann/driver ``docs/zh/Ascend_910B_DCMI_API/.../return_codes.md``. Only the
   codes whose documented meaning is the device's set-up give a kind: -8020 resource occupied and -8007 invalid
@@ -31,7 +34,8 @@ MAX_HCCL_RESULT = 64  # HcclResult values are small (hccl_types.h); larger low b
 RE_HCCL_ERRNO = screened(r"errNo\[0x([0-9a-fA-F]{16})\]")
 RE_RT_RETCODE = screened(r"retCode=0x(0?7[0-9a-fA-F]{6})\b")
 RE_HCCL_TEST = screened(r"hccl interface return err \S+, retcode: (\d{1,4})\b")
-RE_ERROR_NUMBER = screened(r"Hccl\w+ failed\. \| Error Number (\d{1,4})\b")
+RE_ERROR_NUMBER = screened(r"Hccl\w+ failed(?:\. \| Error Number |, ret:)(\d{1,4})\b")
+RE_GLOG_CHECK = screened(r"Check failed: \w+ == HCCL_SUCCESS \((\d{1,4}) vs\. 0\)")
 RE_DCMI = screened(r"(?:retCode|ret code|ret is|ret|return code)\s*[:=]?\s*(-80\d\d)\b", re.I)
 _DCMI_CONTEXT = screened(r"dcmi|npu-smi|vDev|device ?plugin|DrvMng", re.I, context=True)
 DCMI_KIND = {-8020: "cfg:device", -8007: "cfg:device", -8002: "cfg:env", -8013: "cfg:env"}
@@ -57,7 +61,7 @@ def parse(ctx: LineCtx) -> bool:
     rets: list[int] = []
     if (m := RE_HCCL_ERRNO.search(text)) and (res := hccl_result(m.group(1))) is not None:
         rets.append(res)
-    for rx in (RE_HCCL_TEST, RE_ERROR_NUMBER):
+    for rx in (RE_HCCL_TEST, RE_ERROR_NUMBER, RE_GLOG_CHECK):
         if (m := rx.search(text)) and int(m.group(1)):
             rets.append(int(m.group(1)))
     for ret in dict.fromkeys(rets):

@@ -74,10 +74,10 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
                 re.I),
      "mem:oom"),
     (RE_VENDOR_ATTR, "cfg:version"),
-    (screened(r"version.*(?:mismatch|not match|does not match|not compatible|incompatible|not supported)|"
-                r"(?:mismatch|incompatible).*version|requires? .*version|version.*(?:too low|too old|lower than)|"
+    (screened(r"\bversion.*(?:mismatch|not match|does not match|not compatible|incompatible|not supported)|"
+                r"(?:mismatch|incompatible).*\bversion|requires? .*\bversion|\bversion.*(?:too low|too old|lower than)|"
                 r"unsupported \w+ version", re.I),
-     "cfg:version"),
+     "cfg:version"),  # the word: "Data type conversion of 'Parameter' is not supported" (MindSpore) names none
     (CFG_ENV, "cfg:env"),
     (screened(r"invalid device|device id.*(?:invalid|out of range|exceed)|(?:invalid|wrong) (?:rank|device)|"
                 r"visible devices|set_device.*fail|SetDevice.*fail|because the device is (?:already )?(?:used|"
