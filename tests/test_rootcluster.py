@@ -246,6 +246,17 @@ def test_diagnose_logs_names_the_root_device_the_chain_and_the_lines(tmp_path: P
     assert d["decided_by"].startswith("multi-rank root cluster")
 
 
+def test_the_class_reason_names_the_root_devices_lines_once(tmp_path: Path, engine: Any) -> None:
+    """The root's own lines are in the input: the reason says so once (the wording for a root named by its peers is
+    not spliced into it: "the root devices' own own error lines" before)."""
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    write(tmp_path, chain_bundle(3))
+    d = diagnose_logs(str(tmp_path), engine)["diagnosis"]
+    why = d["root_cluster"]["class_from"]
+    assert "root devices'" in why and "own own" not in why and "reporting devices'" not in why
+
+
 def test_a_device_named_by_the_exception_spreading_line_is_the_root_though_none_of_its_lines_is_there(
         engine: Any) -> None:
     """One rank's pasted cluster-exception line (HCCL user guide, fault-detection chapter: the line names where the

@@ -135,11 +135,13 @@ def multirank_verdict(table: RankTable, signals: list[Signal], engine: Any, now:
                                f"that is most of the job, not a place")
     if not rc.roots:
         return out
-    own, whose = root_signals(rc, signals), "the root devices' own"
+    own, peers = root_signals(rc, signals), False
     if not own:  # the root's own lines are not in the input (a device named by its peers): what the reporting
-        own, whose = reporters_signals(rc, signals), "the reporting devices'"  # devices logged is all there is
+        own, peers = reporters_signals(rc, signals), True  # devices logged is all there is
     cls, conf, how = decide_class(rc, own, signals, engine, now)
-    how = how.replace("the root devices' own", whose).replace("the root devices'", whose)
+    if peers:
+        how = how.replace("the root devices' own", "the reporting devices'").replace("the root devices'",
+                                                                                      "the reporting devices'")
     out["fault_class"] = cls
     out["confidence"] = conf
     out["class_from"] = how
