@@ -79,3 +79,15 @@ def test_a_setting_named_by_a_failing_line_is_the_environment() -> None:
     assert "cfg:env" in kinds("Value 0 for parameter --core_count is invalid. Reason: It must be a positive integer.")
     assert "cfg:env" in kinds("[ERROR] ASCENDCL: Failed to parse config file: /home/user/acl.json")
     assert "cfg:env" not in kinds("rtsBinaryLoadFromData failed. Parameter option.mode is invalid. Reason: x")
+
+
+def test_a_setting_named_by_a_line_that_reports_no_failure_is_not_the_environment() -> None:
+    # a launcher's start-up lines in the shape of MindIE pyMotor's controller log (values ours): the level sits after
+    # the date, so the line is not read as INFO, and "MainProcess" passes the line gate; nothing failed
+    head = "2025-03-02 10:11:12  [INFO][config][controller.py:229][proc:MainProcess]  "
+    assert "cfg:env" not in kinds(head + "Loading configuration file: /opt/app/conf/user_config.json")
+    assert "cfg:env" not in kinds(head + "Successfully loaded config file: /opt/app/conf/user_config.json")
+    assert "cfg:env" not in kinds("[WARNING] worker process 7 uses the configuration item dump_path of acl.json")
+    # the same settings on failing lines still are
+    assert "cfg:env" in kinds(head.replace("INFO", "ERROR") + "Failed to load configuration file: /opt/app/u.json")
+    assert "cfg:env" in kinds("[WARNING] config file /etc/app.yaml not found for process 7, using defaults")

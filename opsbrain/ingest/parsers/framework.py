@@ -11,7 +11,7 @@ from opsbrain.ingest.screen import Screened, group_of, screened
 
 RE_EXC = screened(r"(?:^|[\s:\]>|])((?:[A-Za-z_][\w]*\.)*([A-Z][A-Za-z0-9_]*(?:Error|Exception|Interrupt|Exit|Fault)))"
                     r"(?::|$)")
-CFG_ENV = screened(
+_ENV = (
     r"No module named|cannot open shared object|libascend\w*\.so|set_env\.sh|LD_LIBRARY_PATH|"
     r"ASCEND_(?:HOME|TOOLKIT|OPP|RT_VISIBLE)\w*|command not found|Permission denied|No such file or "
     r"directory|environment variable|env(?:ironment)? (?:is )?not (?:set|found)|not found in the environment|"
@@ -19,17 +19,22 @@ CFG_ENV = screened(
     r"address already in use|port is (?:been |being )?(?:using|used|in use|occupied)|port .{0,40}(?:in use|occupied)|"
     r"gethostbyname failed|Name or service not known|DNS resolution failed|"
     r"(?:npu-smi|hccn_tool|ascend-dmi|msnpureport) not found|Cannot find bin(?:ary)? (?:of|for) op|"
-    r"未找到命令|died unexpectedly with status 127|configuration (?:item|file)\b|config file\b|"
-    r"for (?:parameter|option) --[A-Za-z]",
-    re.I)
-"""Missing or wrongly set pieces of the environment. A configuration file or item, or a command-line option
-(``--aicore_num``), named by a failing line is a setting the job was started with: the CANN references' solution for
-such errors is to change the setting (EP0003 "Value ... for configuration item dump_path in configuration file acl.json
-is invalid", E20101 with an ATC/ACL option, hicann/runtime docs/zh/error_code_ref), not the program. ``Cannot find bin of op <type>``: the operator's compiled kernel is not
-installed (torch_npu troubleshooting, "operator call error" ERR01100: the matching Kernels / ops package missing
-comes first among the causes; CANN installs op binaries with the ops package)."""
-"""Configuration and environment texts: libraries and paths not found, environment variables a program names (HCCL's
-``[EnvConfig]`` stage and ``set ... by HCCL_SOCKET_IFNAME`` lines, CANN's ``init env failed``), a port already taken
+    r"未找到命令|died unexpectedly with status 127")
+_SETTING = r"configuration (?:item|file)\b|config file\b|for (?:parameter|option) --[A-Za-z]"
+_FAILING = (r"fail|error|invalid|cannot|can't|unable|could not|not (?:found|exist|set)|no such|denied|wrong|"
+            r"incorrect|illegal|missing")
+CFG_ENV = screened(_ENV + "|" + _SETTING, re.I)
+"""Missing or wrongly set pieces of the environment, on a line another parser found failing (CANN, HCCL). A
+configuration file or item, or a command-line option (``--aicore_num``), named by a failing line is a setting the job
+was started with: the CANN references' solution for such errors is to change the setting (EP0003 "Value ... for
+configuration item dump_path in configuration file acl.json is invalid", E20101 with an ATC/ACL option,
+hicann/runtime docs/zh/error_code_ref), not the program. ``Cannot find bin of op <type>``: the operator's compiled
+kernel is not installed (torch_npu troubleshooting, "operator call error" ERR01100: the matching Kernels / ops
+package missing comes first among the causes; CANN installs op binaries with the ops package)."""
+CFG_ENV_TEXT = screened(_ENV, re.I)
+"""Configuration and environment texts (this parser's own reading; a setting needs :data:`CFG_SETTING`): libraries
+and paths not found, environment variables a program names (HCCL's ``[EnvConfig]`` stage and ``set ... by
+HCCL_SOCKET_IFNAME`` lines, CANN's ``init env failed``), a port already taken
 (errno EADDRINUSE, "Address already in use"; HCCL's listen failure asks whether another process uses the port), a
 host name that does not resolve (MPICH's ``gethostbyname failed``, the HCCL Test FAQ of hicann/oam-tools: the node's
 name is missing from /etc/hosts; ``DNS resolution failed: [Errno -2] Name or service not known``, MindSpore's
@@ -39,6 +44,10 @@ compile options set when a device is first set up (``torch.npu.set_device`` -> `
 AclSetCompileopt(aclCompileOpt::ACL_PRECISION_MODE ...)``, the stack of vllm-ascend#2244), before any operator runs:
 their failure is the CANN op compiler's environment (vllm-ascend#2210, the maintainer: "pin numpy < 2.0 with CANN
 8.2.1")."""
+CFG_SETTING = screened(rf"(?:{_SETTING}).*(?:{_FAILING})|(?:{_FAILING}).*(?:{_SETTING})", re.I)
+"""A setting named by a line that says something failed: a launcher's ``Loading configuration file: ...`` or
+``Successfully loaded config file: ...`` names one without any fault (MindIE pyMotor's controller log, whose level
+after the date is not read as INFO)."""
 RE_VENDOR_ATTR = screened(r"module '(?:torch_npu|mindspore|mindie\w*|vllm_ascend|acl|te|tbe)(?:\.\w+)*' has no "
                           r"attribute")
 """An Ascend package that lacks an API its caller expects: the installed version is not the one the caller was
@@ -78,7 +87,8 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
                 r"(?:mismatch|incompatible).*\bversion|requires? .*\bversion|\bversion.*(?:too low|too old|lower than)|"
                 r"unsupported \w+ version", re.I),
      "cfg:version"),  # the word: "Data type conversion of 'Parameter' is not supported" (MindSpore) names none
-    (CFG_ENV, "cfg:env"),
+    (CFG_ENV_TEXT, "cfg:env"),
+    (CFG_SETTING, "cfg:env"),
     (screened(r"invalid device|device id.*(?:invalid|out of range|exceed)|(?:invalid|wrong) (?:rank|device)|"
                 r"visible devices|set_device.*fail|SetDevice.*fail|because the device is (?:already )?(?:used|"
                 r"occupied|in use)|dcmi module initiali[sz]e failed\. ret is -8005|get (?:physical )?device (?:count|number)(?: of NPU)? "
