@@ -91,3 +91,27 @@ def test_a_setting_named_by_a_line_that_reports_no_failure_is_not_the_environmen
     # the same settings on failing lines still are
     assert "cfg:env" in kinds(head.replace("INFO", "ERROR") + "Failed to load configuration file: /opt/app/u.json")
     assert "cfg:env" in kinds("[WARNING] config file /etc/app.yaml not found for process 7, using defaults")
+
+
+def test_a_template_whose_text_is_glued_to_a_placeholder_is_read() -> None:
+    # EZ0001 "OP[%s] %sth input has incorrect shape[: %s], it should be[: %s]." (error_code.json): the ordinal's
+    # "th" belongs to the number, so the fixed text is found as whole words ("1th input has ...")
+    assert fixed_parts("OP[%s] %sth input has incorrect shape[: %s]")[1] == "input has incorrect shape"
+    assert fixed_parts("Line one\nline two %s") == ["line one", "line two"]  # a newline is no placeholder
+    assert "err:EZ0001" in kinds("OP[Conv2D] 1th input has incorrect shape[: 8,3,224], it should be[: 8,3,224,224].")
+
+
+def test_the_format_doc_states_the_number_of_templates_read() -> None:
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    from opsbrain.kb.compiled import compiled_kb
+
+    root = Path(__file__).resolve().parents[1]
+    m = re.search(r"is not fixed text: (\d+) of (\d+)\)", (root / "docs" / "formats.md").read_text())
+    table = yaml.safe_load((root / "knowledge_base" / "code_tables" / "cann_error_codes.yaml").read_text())
+    assert m is not None
+    assert int(m.group(1)) == len(compiled_kb().message_templates)
+    assert int(m.group(2)) == sum(isinstance(r.get("template"), str) for r in table["rows"])

@@ -11,7 +11,8 @@ Which templates are read (each rule has its reason):
 - the code has a row in codes.yaml ``cann_error_codes`` that is not ambiguous and whose category names something
   (not ``internal`` or ``informational``): the template stands for the code, and a code that says nothing about the
   cause says nothing as a message either;
-- its fixed parts (the text between placeholders, trimmed of spaces and punctuation) hold at least
+- its fixed parts (the text between placeholders, trimmed of spaces and punctuation and of a word glued to a
+  placeholder, the ``th`` of ``%sth``) hold at least
   :data:`MIN_FIXED` characters, the longest at least :data:`MIN_ANCHOR`: a template that is mostly placeholders
   (``%s failed. Reason: %s.``) would match any line;
 - two codes whose templates have the same fixed parts but different categories are both left out (the text cannot
@@ -33,11 +34,23 @@ MIN_ANCHOR = 6
 """The longest fixed part is the template's anchor in the documented-message scan (whose shortest text is 6)."""
 SAYS_NOTHING = frozenset({"internal", "informational"})
 _TRIM = " \t.,;:!?()[]{}<>\"'=|"
+_GLUED_HEAD = re.compile(r"^[A-Za-z0-9_]+")
+_GLUED_TAIL = re.compile(r"[A-Za-z0-9_]+$")
 
 
 def fixed_parts(template: str) -> list[str]:
-    """The template's fixed parts in order, lower-cased and trimmed (parts of fewer than 2 characters dropped)."""
-    parts = (p.strip(_TRIM).lower() for p in PLACEHOLDER.split(template))
+    """The template's fixed parts in order, lower-cased and trimmed (parts of fewer than 2 characters dropped). A
+    word glued to a placeholder (``%sth input``) is the value's, not fixed text: it is dropped, so that the part is
+    found as whole words (the documented-message scan looks for whole words only)."""
+    pieces = re.split(f"({PLACEHOLDER.pattern})", template)
+    parts = []
+    for i in range(0, len(pieces), 2):
+        p = pieces[i]
+        if i > 0 and pieces[i - 1] != "\n":
+            p = _GLUED_HEAD.sub("", p)
+        if i + 1 < len(pieces) and pieces[i + 1] != "\n":
+            p = _GLUED_TAIL.sub("", p)
+        parts.append(p.strip(_TRIM).lower())
     return [p for p in parts if len(p) >= 2]
 
 
