@@ -115,3 +115,18 @@ def test_the_format_doc_states_the_number_of_templates_read() -> None:
     assert m is not None
     assert int(m.group(1)) == len(compiled_kb().message_templates)
     assert int(m.group(2)) == sum(isinstance(r.get("template"), str) for r in table["rows"])
+
+
+def test_the_lower_cased_scan_finds_what_the_catalog_regex_finds() -> None:
+    # messages.lowered() runs on the lower-cased line, case-sensitive (2.5 times faster than IGNORECASE on ~400
+    # alternatives): the same texts as the catalog's own case-insensitive regex, on every shipped text and template
+    # anchor written in mixed case, glued to a word (no match) and between words
+    from opsbrain.ingest.parsers.messages import _words, catalog, lowered
+
+    rx, cats = catalog()
+    scan = lowered()
+    assert rx is not None and scan is not None
+    for w in _words(cats):
+        for line in (f"[ERROR] x: {w.upper()}.", f"[ERROR] {w.title()}", f"x{w}", f"{w}9 tail"):
+            assert [m.group(0).lower() for m in rx.finditer(line)] == [m.group(0) for m in scan.finditer(
+                line.lower())], line

@@ -45,6 +45,11 @@ class Screened:
     def flags(self) -> int:
         return self.rx.flags
 
+    def may(self, text: str) -> bool:
+        """False when the line screen rules the regex out on ``text`` (the line it scanned)."""
+        line, may, n = _LINE
+        return not (text is line and self.id < n and self.id not in may)
+
     # each method inlines the screen test (a call less per regex: the parsers run thousands a second)
     def search(self, text: str, *args: Any) -> re.Match[str] | None:
         line, may, n = _LINE
