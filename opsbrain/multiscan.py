@@ -425,9 +425,6 @@ def _re2_reads(pattern: str) -> bool:
         return False
 
 
-__all__ = ["ENGINE", "PatternSet", "Screen", "literal_pattern", "re2_superset", "required_literals"]
-
-
 def in_order(text: str, parts: Sequence[str]) -> bool:
     """Whether ``text`` holds ``parts`` in order, without overlap (leftmost search: linear, no backtracking)."""
     at = 0
@@ -437,3 +434,6 @@ def in_order(text: str, parts: Sequence[str]) -> bool:
             return False
         at = i + len(p)
     return True
+
+
+__all__ = ["ENGINE", "PatternSet", "Screen", "in_order", "literal_pattern", "re2_superset", "required_literals"]

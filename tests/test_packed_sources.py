@@ -53,9 +53,9 @@ def test_follower_reads_an_archive_and_skips_a_rotated_copy(tmp_path: Path) -> N
 
 
 def test_follower_waits_for_a_tar_whose_first_header_is_still_being_written(tmp_path: Path) -> None:
-    """An archive copied in is seen part-written: before its ustar magic (offset 257) its tar header cannot be told. A short file
-    holding a NUL is decided at a later poll (before: it was taken for text for good, and its lines were junk); a
-    short text file is still followed at once."""
+    """An archive copied in is seen part-written: before its ustar magic (offset 257) its tar header cannot be
+    told. A short file holding a NUL is decided at a later poll (before: it was taken for text for good, and its
+    lines were junk); a short text file is still followed at once."""
     (tmp_path / "h3").mkdir()
     data = tar_of({"device-os/dev.log": (UCE[0] + "\n").encode()}, mode="w")
     follow = LogFollower(tmp_path)

@@ -130,8 +130,9 @@ def _target(e: RankError, p: RankProcess, ix: _Index) -> RankProcess | None:
 
 
 def _named_absent(errs: list[RankProcess]) -> list[tuple[RankProcess, RankProcess, LineRef]]:
-    """(reporter, named device, the line) for every exception-spreading line whose named device ran no process in
-    the input (a pasted excerpt of one rank, logs not collected): HCCL's heartbeat names where the exception
+    """(reporter, named device, the line) for every exception-spreading line whose named device is no process of
+    the input known by that server address and device (a pasted excerpt of one rank, logs not collected, or a
+    process whose setup line, which gives its server, is missing): HCCL's heartbeat names where the exception
     occurred, so that device is the root even unseen. One stand-in process per named (server, device)."""
     named: dict[tuple[str, int], RankProcess] = {}
     out = []

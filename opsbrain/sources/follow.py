@@ -143,7 +143,9 @@ _ROTATION = re.compile(r"(?:-\d{8}(?:\d{2})?|\.\d{1,3})$")
 
 
 def _packed(path: Path) -> bool | None:
-    """Whether the file is compressed or an archive, by its first bytes (None: empty yet, or unreadable)."""
+    """Whether the file is compressed or an archive, by its first bytes (None: empty yet, unreadable, or shorter
+    than a tar header and holding a NUL: asked again at the next poll that finds it grown, its bytes read as text
+    meanwhile)."""
     try:
         size = path.stat().st_size
         if size == 0:
