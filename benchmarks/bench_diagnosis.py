@@ -4,8 +4,8 @@ incidents/s in batch (issue 10). Incidents come from held-out case runs (evaluat
 Whole-process figures (issue 14): ``--excerpt`` times ``opsbrain diagnose --logs -`` on a 5-line real excerpt
 (tests/data/real_logs, b023) piped on stdin, as a new process each time (goal <= 0.5 s wall on the 2-core
 machine); ``--big-log MB`` writes a log of benign lines in the twin's layouts of that size with the same excerpt
-at its end and times ``opsbrain diagnose --logs FILE`` on it (the answer must be the excerpt's own, at the end's line numbers;
-peak RSS printed). Wall time depends on the machine's load: the CPU time (user + sys) of the process is printed
+at its end and times ``opsbrain diagnose --logs FILE`` on it (the answer must be the excerpt's own, at the end's
+line numbers; peak RSS printed). Wall time depends on the machine's load: the CPU time (user + sys) of the process is printed
 beside it.
 
     .venv/bin/python benchmarks/bench_diagnosis.py [--runs-per-class N]
