@@ -46,7 +46,7 @@ from opsbrain.ingest.variants import _base, _join, _lines, _stamp, ansi, crlf
 
 Wrapper = Callable[[str, random.Random], "str | None"]
 
-_MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
 def _each(text: str, head: Callable[[int, str], str]) -> str:
