@@ -45,11 +45,11 @@ def main() -> None:
     per = res["per_wrapper"]
     print(f"dev excerpts {res['excerpts']}; {sum(r['pairs'] for r in per.values())} wrapped pairs; "
           f"{res['seconds']} s")
-    print(f"{'wrapper':12} {'pairs':>5} {'class':>6} {'abstain':>7} {'device':>6}")
+    print(f"{'wrapper':14} {'pairs':>5} {'class':>6} {'abstain':>7} {'device':>6}")
     for name, r in per.items():
-        print(f"{name:12} {r['pairs']:>5} {r['class']:>6} {r['abstention']:>7} {r['device']:>6}")
+        print(f"{name:14} {r['pairs']:>5} {r['class']:>6} {r['abstention']:>7} {r['device']:>6}")
     tot = {k: sum(r[k] for r in per.values()) for k in ("pairs", "class", "abstention", "device")}
-    print(f"{'all':12} {tot['pairs']:>5} {tot['class']:>6} {tot['abstention']:>7} {tot['device']:>6}")
+    print(f"{'all':14} {tot['pairs']:>5} {tot['class']:>6} {tot['abstention']:>7} {tot['device']:>6}")
     if a.changed:
         for c in res["changed"]:
             print("changed:", c["id"], c["wrapper"], "/".join(map(str, c["was"])), "->", "/".join(map(str, c["now"])))

@@ -73,6 +73,10 @@ def test_every_wrapper_changes_the_text() -> None:
      "E0319 14:31:09.987111    1067 endpoint.go:107] x"),
     ("> 2025-01-01T00:00:00.000000000Z [rank0]: |  0  |", "|  0  |"),
     ("【BUG】：RuntimeError：NPU out of memory", "【BUG】: RuntimeError: NPU out of memory"),
+    ("8月 18 16:33:56 kylin10-6018 kubelet[176281]: E0818 16:33:56.754985  176281 client.go:90] x",
+     "E0818 16:33:56.754985  176281 client.go:90] x"),
+    ("(RayWorkerWrapper pid=45464, ip=10.0.0.2) RuntimeError: NPU out of memory. [repeated 6x across cluster]",
+     "RuntimeError: NPU out of memory."),
 ])
 def test_paste_heads_come_off(line: str, body: str) -> None:
     assert plain(line)[0] == body

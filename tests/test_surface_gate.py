@@ -19,7 +19,8 @@ HEADISH = st.sampled_from(["", "2024-05-01T10:11:12.123456789Z stdout F ", "2024
 BODYISH = st.sampled_from(["", "[ERROR] RUNTIME(1,python):x", "| 0 | 910B |", "  indented", "\tTab", " [x",
                            "plain words", "x", "\x0b", "\x1c", "[", "|", " ", "[W723 10:35:57.4 a.ts:57] x",
                            "[E compiler_depend.ts:421] x", "E0818 16:33:56.754985  1 client.go:90] x", "[rank1]:[E1",
-                           "[Error]: x", "[INFO ] y", ">>> import torch", "(EngineCore pid=1) x"])
+                           "[Error]: x", "[INFO ] y", ">>> import torch", "(EngineCore pid=1) x",
+                           "x [repeated 6x across cluster]"])
 LINE = st.builds(lambda a, b, c, d: a + b + c + d, HEADISH, HEADISH, BODYISH,
                  st.text(alphabet=st.sampled_from(list("0123456789-:. T[]|/ abZ\t\x1b")), max_size=30))
 

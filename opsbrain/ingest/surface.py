@@ -14,7 +14,8 @@
   markers (``> ``, ``> > ``), a process's prefix (vLLM / Ray ``(Worker_DP0_TP7 pid=2112) ``, PyTorch's
   ``[rank3]: ``), ``docker compose logs``' ``name-1  | `` column, a syslog or journal head (``Dec  2 10:00:00 host
   prog[pid]: ``) or an indent before a layout read at a line's start (:data:`_BODY`: a bracketed level, a table
-  row, a torch / klog / vLLM head, a process or rank prefix), and full-width colons (``：``, read as ``: ``).
+  row, a torch / klog / vLLM head, a process or rank prefix), Ray's ``[repeated 6x across cluster]`` suffix, and
+  full-width colons (``：``, read as ``: ``).
 
 Each test is one character or prefix comparison on a line without them, so the hot path costs next to nothing. The
 prefix taken off is returned: its time stamp stands in for a line that has none of its own. :func:`may_carry` tells
@@ -47,11 +48,13 @@ _BODY = (r"\[(?i:ERROR|ERR|WARNING|WARN|INFO|DEBUG|EVENT|TRACE|NOTICE|CRITICAL|F
 """Layouts read at a line's start (a bracketed level of plog and most Ascend tools, a table row, torch's
 ``[W723 10:35:57...]`` and klog's ``E0818 16:33:56`` heads, a process or rank prefix, vLLM's head): an indent or
 a syslog / journal head before one of them is the paste's or the collection's, not the line's."""
-_PROG_HEAD = _MONTH + r" [ \d]\d \d\d:\d\d:\d\d [A-Za-z0-9][\w.-]{0,62} [\w.\-/]+(?:\[\d+\])?: "
+_PROG_HEAD = ("(?:" + _MONTH + "|(?:1[0-2]|[1-9])\u6708)"
+              + r" [ \d]\d \d\d:\d\d:\d\d [A-Za-z0-9][\w.-]{0,62} [\w.\-/]+(?:\[\d+\])?: ")
 _SYSLOG_PROG = re.compile(_PROG_HEAD + "(?=" + _BODY + ")")
-"""rsyslog's and journalctl's head (``Dec  2 10:00:00 host kernel: ``, ``Mar 19 14:31:09 dell-63 kubelet[1067]: ``)
-before a layout of :data:`_BODY`; before the kernel's own text (``[ 12.3] EDAC ...``, ``[ascend] ...``) it stays,
-and :func:`opsbrain.ingest.where.host_in` reads its host."""
+"""rsyslog's and journalctl's head (``Dec  2 10:00:00 host kernel: ``, ``Mar 19 14:31:09 dell-63 kubelet[1067]: ``;
+under a Chinese locale ``8月 18 16:33:56 kylin10-6018 kubelet[176281]: ``) before a layout of :data:`_BODY` (the host
+of an English head stays the line's: :func:`opsbrain.ingest.where.head_host`); before the kernel's own text
+(``[ 12.3] EDAC ...``, ``[ascend] ...``) it stays, and :func:`opsbrain.ingest.where.host_in` reads its host."""
 _INDENT = re.compile(r"[ \t]+(?=" + _BODY + ")")
 _QUOTE = re.compile(r"(?:> )+|>$")
 """Markdown quote markers (``> ``, ``> > ``; a quoted empty line is ``>``); Python's ``>>> `` prompt is no quote."""
@@ -65,6 +68,8 @@ _COMPOSE = re.compile(r"[A-Za-z0-9][\w.-]*[-_]\d+ +\| ")
 in its replica number), padded, then ``| ``."""
 _VLLM_HEAD = re.compile(_VLLM + " ?")
 _LOGGED = re.compile(r"(DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:")
+_RAY_REPEAT = re.compile(r" \[repeated \d+x across cluster\]$")
+"""Ray's log deduplication: a line other workers logged too ends ``[repeated 6x across cluster]``."""
 _FULL_COLON = re.compile("\uff1a ?")
 _MAX_HEADS = 8
 """Heads taken off one line at most (a quote of a kubectl paste of a vLLM worker's rank output is four)."""
@@ -77,6 +82,8 @@ def plain(line: str) -> tuple[str, str]:
         line = _ANSI.sub("", line)
     if "\uff1a" in line:
         line = _FULL_COLON.sub(": ", line)
+    if line[-16:] == " across cluster]":
+        line = _RAY_REPEAT.sub("", line)
     n = _head(line)
     if not n:
         return line, ""
@@ -118,7 +125,8 @@ def _head(line: str) -> int:
         head = line[:112]
         if _may_have_head(head) and (m := _HEAD.match(line)) and m.end():
             return m.end()
-        if line[:3] in _MONTHS and (k := line.find(": ")) > 0 and line[k + 2:k + 3] in _BODY_STARTS:
+        if (line[:3] in _MONTHS or "\u6708" in line[1:3]) and (k := line.find(": ")) > 0 \
+                and line[k + 2:k + 3] in _BODY_STARTS:
             m = _SYSLOG_PROG.match(line)  # the program's colon is the first ": " (stamp and host hold none)
         elif " | " in head:
             m = _COMPOSE.match(line)
@@ -142,17 +150,15 @@ def logged_level(prefix: str) -> str | None:
     return m.group(1) if m else None
 
 
-CARRY = (r"\x1b|\[pod/|\[rank\d|(?m:^)(?:" + _CRI.pattern + r"|(?:(?:" + _HEAD_STAMP + r") (?:" + _HEAD_HOST
-         + r")?|" + _HEAD_HOST + r")[\[|\t\n\x0b\x0c\r \x1c-\x1f]|" + _VLLM + r"|>(?: |$)|[ \t]+(?:" + _BODY
-         + r")|\([\w.-]* ?pid=\d|" + _COMPOSE.pattern + "|" + _PROG_HEAD + "(?:" + _BODY
-         + "))")
-"""Where :func:`plain` can take something off an ASCII line: a colour code, a kubectl or rank prefix, a CRI head, a
-collector's head (:data:`_HEAD`'s stamp and/or ``host: ``, before ``[``, ``|`` or white space), vLLM's logger head,
-a quote marker, an
-indent before a :data:`_BODY` layout, a process prefix, a compose column, or a syslog head before a :data:`_BODY`
-layout, at a line's start (every later head follows one of these). A superset: the host's digit-and-dash
-look-ahead is left to :func:`plain`, and white space is spelt out as Python's ``\\s`` reads it in ASCII text (with
-``\\x0b`` and ``\\x1c``-``\\x1f``, which RE2's ``\\s`` lacks)."""
+CARRY = (r"\x1b|\[pod/|\[rank\d| across cluster\]|(?m:^)(?:" + _CRI.pattern + r"|(?:(?:" + _HEAD_STAMP + r") (?:"
+         + _HEAD_HOST + r")?|" + _HEAD_HOST + r")[\[|\t\n\x0b\x0c\r \x1c-\x1f]|" + _VLLM + r"|>(?: |$)|[ \t]+(?:"
+         + _BODY + r")|\([\w.-]* ?pid=\d|" + _COMPOSE.pattern + "|" + _PROG_HEAD + "(?:" + _BODY + "))")
+"""Where :func:`plain` can take something off an ASCII line: a colour code, a kubectl or rank prefix, Ray's suffix, a
+CRI head, a collector's head (:data:`_HEAD`'s stamp and/or ``host: ``, before ``[``, ``|`` or white space), vLLM's
+logger head, a quote marker, an indent before a :data:`_BODY` layout, a process prefix, a compose column, or a syslog
+head before a :data:`_BODY` layout, at a line's start (every later head follows one of these). A superset: the
+host's digit-and-dash look-ahead is left to :func:`plain`, and white space is spelt out as Python's ``\\s`` reads it
+in ASCII text (with ``\\x0b`` and ``\\x1c``-``\\x1f``, which RE2's ``\\s`` lacks)."""
 _CARRY: Any = None
 
 

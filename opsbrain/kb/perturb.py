@@ -18,8 +18,11 @@ Where each was seen (public pastes; ``tests/data/real_logs`` ids where the corpu
   Kubernetes' kubectl logs reference);
 - ``compose``: ``docker compose logs``' service column, ``vllm-ascend-1  | `` (Docker's compose logs reference);
 - ``syslog``: rsyslog's /var/log/messages head, ``Dec  2 10:00:00 host kernel: `` (ascend-fd's messages fixtures);
-- ``journalctl``: journalctl's short format, ``Mar 19 14:31:09 dell-63 kubelet[1067]: `` (volcano-sh/devices#59,
-  Project-HAMi/HAMi#2712);
+- ``journalctl``: journalctl's short format, ``Mar 19 14:31:09 dell-63 kubelet[1067]: `` (volcano-sh/devices#59);
+- ``journalctl-zh``: the same under a Chinese locale, ``8月 18 16:33:56 kylin10-6018 kubelet[176281]: ``
+  (Project-HAMi/HAMi#2712; corpus b021);
+- ``ray``: Ray's worker prefix with its address and its log deduplication's suffix, ``(RayWorkerWrapper pid=45464,
+  ip=10.0.0.2) ... [repeated 6x across cluster]`` (vllm-ascend#1127; flash-linear-attention-npu#272, corpus k013);
 - ``wrap80``: lines cut at 80 columns by a terminal (a copy of wrapped screen rows: every full row is 80
   characters);
 - ``trailing``: trailing white space (a console copy padding rows with spaces; Markdown's two-space line break);
@@ -122,6 +125,25 @@ def journalctl(text: str, rng: random.Random) -> str | None:
     return _each(text, lambda k, ln: f"{_syslog_time(base, k, '0')} {host} {unit}[{pid}]: ")
 
 
+def journalctl_zh(text: str, rng: random.Random) -> str | None:
+    if not _unless(text, r"(?:1[0-2]|[1-9])月 "):
+        return None
+    host, pid, base = f"kylin10-{rng.randint(1000, 9999)}", rng.randint(1000, 99999), _base(text)
+    def head(k: int, ln: str) -> str:
+        t = _syslog_time(base, k, "0")  # journalctl's %b %d: "8月 09"
+        return f"{_MONTHS.index(t[:3]) + 1}月 {t[4:]} {host} kubelet[{pid}]: "
+    return _each(text, head)
+
+
+def ray(text: str, rng: random.Random) -> str | None:
+    """Ray's prefix on every line, and on some its deduplication's suffix (the line as other workers logged it)."""
+    if not _unless(text, r"\([\w.-]* ?pid=\d"):
+        return None
+    head = f"(RayWorkerWrapper pid={rng.randint(100, 99999)}, ip=10.0.{rng.randint(0, 255)}.{rng.randint(2, 250)}) "
+    return _join([head + ln + (f" [repeated {rng.randint(2, 15)}x across cluster]" if ln and rng.random() < 0.5
+                               else "") for ln in _lines(text)])
+
+
 WRAP = 80
 
 
@@ -175,7 +197,8 @@ def info(text: str, rng: random.Random) -> str:
 
 WRAPPERS: dict[str, Wrapper] = {
     "quote": quote, "fence": fence, "indent": indent, "crlf": crlf, "ansi": ansi, "rank": rank, "vllm": vllm,
-    "kubectl-ts": kubectl_ts, "compose": compose, "syslog": syslog, "journalctl": journalctl, "wrap80": wrap80,
+    "kubectl-ts": kubectl_ts, "compose": compose, "syslog": syslog, "journalctl": journalctl,
+    "journalctl-zh": journalctl_zh, "ray": ray, "wrap80": wrap80,
     "trailing": trailing, "tabs": tabs, "bom": bom, "fullwidth": fullwidth, "dup": dup, "info": info,
 }
 """Every wrapper by name, in the order of the module's list."""
