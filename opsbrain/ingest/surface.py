@@ -82,7 +82,7 @@ def plain(line: str) -> tuple[str, str]:
         line = _ANSI.sub("", line)
     if "\uff1a" in line:
         line = _FULL_COLON.sub(": ", line)
-    if line[-16:] == " across cluster]":
+    if line.endswith(" across cluster]"):
         line = _RAY_REPEAT.sub("", line)
     n = _head(line)
     if not n:
@@ -122,15 +122,28 @@ def _head(line: str) -> int:
             return m.end()
         if line[:3] in _LEVEL_STARTS and (m := _VLLM_HEAD.match(line)):
             return m.end()  # its level is the line's unless the line states one (logged_level)
-        head = line[:112]
-        if _may_have_head(head) and (m := _HEAD.match(line)) and m.end():
-            return m.end()
-        if (line[:3] in _MONTHS or "\u6708" in line[1:3]) and (k := line.find(": ")) > 0 \
-                and line[k + 2:k + 3] in _BODY_STARTS:
-            m = _SYSLOG_PROG.match(line)  # the program's colon is the first ": " (stamp and host hold none)
-        elif " | " in head:
-            m = _COMPOSE.match(line)
+        if line[:3] in _MONTHS:  # a syslog stamp: what follows it tells which head can match
+            after = line[16:17]
+            if (after.isspace() or after in "[|" or line[line.find(" ", 16) - 1:][:1] == ":") and (
+                    m := _HEAD.match(line)) and m.end():
+                return m.end()
+            m = _prog_head(line)
+        elif "\u6708" in line[1:3]:
+            m = _prog_head(line)
+        else:
+            head = line[:112]
+            if _may_have_head(head) and (m := _HEAD.match(line)) and m.end():
+                return m.end()
+            if " | " in head:
+                m = _COMPOSE.match(line)
     return m.end() if m else 0
+
+
+def _prog_head(line: str) -> re.Match[str] | None:
+    """A syslog / journal head with its program before a :data:`_BODY` layout (the program's colon is the line's
+    first ``": "``: stamp and host hold none)."""
+    k = line.find(": ")
+    return _SYSLOG_PROG.match(line) if k > 0 and line[k + 2:k + 3] in _BODY_STARTS else None
 
 
 def _may_have_head(head: str) -> bool:
