@@ -68,6 +68,7 @@ def test_every_wrapper_changes_the_text() -> None:
      "RuntimeError: NPU out of memory."),
     ("(EngineCore_DP0 pid=1102)     raise ValueError(x)", "    raise ValueError(x)"),
     ("vllm-ascend-1     | [ERROR] RUNTIME(1,p):x", "[ERROR] RUNTIME(1,p):x"),
+    ("May-1   | RuntimeError: x", "RuntimeError: x"),  # a compose service named like a month
     ("Dec  2 10:00:00 node-01 kernel: [ERROR] HCCL(1,p):x", "[ERROR] HCCL(1,p):x"),
     ("Mar 19 14:31:09 dell-63 kubelet[1067]: E0319 14:31:09.987111    1067 endpoint.go:107] x",
      "E0319 14:31:09.987111    1067 endpoint.go:107] x"),

@@ -128,6 +128,8 @@ def _head(line: str) -> int:
                     m := _HEAD.match(line)) and m.end():
                 return m.end()
             m = _prog_head(line)
+            if m is None and " | " in line[:112]:
+                m = _COMPOSE.match(line)  # a compose service named like a month ("May-1  | ")
         elif "\u6708" in line[1:3]:
             m = _prog_head(line)
         else:

@@ -6,8 +6,9 @@ replaced, NULs dropped, a line longer than :data:`MAX_LINE` characters is scanne
 such cut is counted in the statistics, never silent. What a collection or a paste put around a program's line (ANSI
 colours, CRI and ``kubectl logs --prefix`` heads, a collector's time stamp or ``host:``, Markdown quotes, process,
 rank and compose prefixes, syslog heads, a BOM, full-width colons) is taken off first, a terminal's wrapped rows are
-joined back and a line written twice in a row is read once (:mod:`opsbrain.ingest.surface`). Time stamps in the common Ascend layouts keep the incident's shape in time; a
-line without one takes the time of the line before; a stamp without a year takes that of the first dated one.
+joined back and a line written twice in a row is read once (:mod:`opsbrain.ingest.surface`). Time stamps in the
+common Ascend layouts keep the incident's shape in time; a line without one takes the time of the line before; a
+stamp without a year takes that of the first dated one.
 """
 
 from __future__ import annotations
