@@ -12,9 +12,15 @@ HEADISH = st.sampled_from(["", "2024-05-01T10:11:12.123456789Z stdout F ", "2024
                            "[pod/a-1/main] ", "[pod/x] ", "\x1b[31m", "\x1b", "2025-03-01 00:00:01 ",
                            "2025-03-01T00:00:01,5+08:00 ", "[2025-04-16-03:08:13.704312] ", "Mar  1 00:00:05 ",
                            "Dec 31 23:59:59 ", "worker-3: ", "10.0.0.5: ", "node1: ", "EI0002: ", "gpu12.dc1: ",
-                           "2025-03-01 00:00:01 worker-3: "])
+                           "2025-03-01 00:00:01 worker-3: ", "> ", "> > ", ">", "[rank3]: ", "[rank0]:",
+                           "(Worker_DP0_TP7 pid=2112) ", "(pid=3, ip=10.0.0.2) ", "ERROR 12-11 09:09:33 [file.py:822] ",
+                           "INFO 06-09 06:57:48 worker_base.py:581] ", "vllm-ascend-1    | ", "svc_1 | ",
+                           "Dec  2 10:00:00 host-1 kernel: ", "Mar 19 14:31:09 dell-63 kubelet[1067]: ", "    ", "\t"])
 BODYISH = st.sampled_from(["", "[ERROR] RUNTIME(1,python):x", "| 0 | 910B |", "  indented", "\tTab", " [x",
-                           "plain words", "x", "\x0b", "\x1c", "[", "|", " "])
+                           "plain words", "x", "\x0b", "\x1c", "[", "|", " ", "[W723 10:35:57.4 a.ts:57] x",
+                           "[E compiler_depend.ts:421] x", "E0818 16:33:56.754985  1 client.go:90] x", "[rank1]:[E1",
+                           "[Error]: x", "[INFO ] y", ">>> import torch", "(EngineCore pid=1) x",
+                           "x [repeated 6x across cluster]"])
 LINE = st.builds(lambda a, b, c, d: a + b + c + d, HEADISH, HEADISH, BODYISH,
                  st.text(alphabet=st.sampled_from(list("0123456789-:. T[]|/ abZ\t\x1b")), max_size=30))
 

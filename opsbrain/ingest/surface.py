@@ -1,4 +1,4 @@
-"""What a collection adds around a program's own log line, taken off before any parser reads it.
+"""What a collection or a paste adds around a program's own log line, taken off before any parser reads it.
 
 - ANSI colour / cursor codes (a terminal capture, ``kubectl logs`` of a coloured program): ``\\x1b[31mERROR\\x1b[0m``;
 - the CRI container log format (containerd / CRI-O files under /var/log/pods, Kubernetes' CRI logging spec):
@@ -6,8 +6,16 @@
 - ``kubectl logs --prefix``: ``[pod/<pod>/<container>] <line>``;
 - a collector's own head before a line whose format starts at column 0 (plog ``[ERROR] HCCL(...)``, a table row
   ``| 0 | ...``, an indented continuation): a time stamp (ISO, bracketed plog, syslog without host field) and/or a
-  fan-out tool's ``host: `` (pdsh, ``ansible -m shell``; the host has a digit and a dot or dash). Lines whose
-  head a parser reads itself (syslog with its host and program, ``2024-05-01 10:11:12 ERROR ...``) keep it.
+  fan-out tool's ``host: `` (pdsh, ``ansible -m shell``; the host has a digit and a dot or dash);
+- vLLM's logger head (``ERROR 08-13 15:31:21 [multiproc_executor.py:945] ``), whose level stays the line's unless
+  the line states its own (:func:`logged_level`). Lines whose head a parser reads itself (syslog with its host and
+  program before the kernel's own text, ``2024-05-01 10:11:12 ERROR ...``) keep it;
+- what a paste adds (:mod:`opsbrain.kb.perturb` names where each was seen): a UTF-8 byte-order mark, Markdown quote
+  markers (``> ``, ``> > ``), a process's prefix (vLLM / Ray ``(Worker_DP0_TP7 pid=2112) ``, PyTorch's
+  ``[rank3]: ``), ``docker compose logs``' ``name-1  | `` column, a syslog or journal head (``Dec  2 10:00:00 host
+  prog[pid]: ``) or an indent before a layout read at a line's start (:data:`_BODY`: a bracketed level, a table
+  row, a torch / klog / vLLM head, a process or rank prefix), Ray's ``[repeated 6x across cluster]`` suffix, and
+  full-width colons (``：``, read as ``: ``).
 
 Each test is one character or prefix comparison on a line without them, so the hot path costs next to nothing. The
 prefix taken off is returned: its time stamp stands in for a line that has none of its own. :func:`may_carry` tells
@@ -17,36 +25,127 @@ instead of a call a line)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 _CRI = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) (?:stdout|stderr) [FP] ?")
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+_VLLM = r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[\w.-]+:\d+\]"
+"""vLLM's logger head (``%(levelname)s %(asctime)s [%(filename)s:%(lineno)d]``, date ``%m-%d %H:%M:%S``; older
+releases without the opening bracket)."""
 _HEAD_STAMP = (r"\[\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d(?:\.\d{1,6})*\]"
                r"|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?"
-               r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:\d\d:\d\d")
+               r"|" + _MONTH + r" [ \d]\d \d\d:\d\d:\d\d")
 _HEAD_HOST = r"[A-Za-z0-9][\w.-]{0,62}: "
 _HEAD = re.compile(r"(?:(?:" + _HEAD_STAMP + r") )?"
                    r"(?:(?=[\w.-]*[.-][\w.-]*\d|[\w.-]*\d[\w.-]*[.-])" + _HEAD_HOST + r")?(?=[\[|\s])")
 """The host of ``host: `` has a digit and a dot or dash (``worker-3``, ``10.0.0.5``, ``gpu12.dc1``): a code such as
 ``EI0002: `` or a bare ``node1: `` is not taken for one."""
 _KUBECTL = re.compile(r"\[pod/[^\]\s/]+/[^\]\s]+\] ?")
+_BODY = (r"\[(?i:ERROR|ERR|WARNING|WARN|INFO|DEBUG|EVENT|TRACE|NOTICE|CRITICAL|FATAL)\s*\]|\||\[[WEIF][\d ]|"
+         r"\[rank\d|\([\w.-]* ?pid=\d|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d |[EWIF]\d{4} \d\d:")
+"""Layouts read at a line's start (a bracketed level of plog and most Ascend tools, a table row, torch's
+``[W723 10:35:57...]`` and klog's ``E0818 16:33:56`` heads, a process or rank prefix, vLLM's head): an indent or
+a syslog / journal head before one of them is the paste's or the collection's, not the line's."""
+_PROG_HEAD = ("(?:" + _MONTH + "|(?:1[0-2]|[1-9])\u6708)"
+              + r" [ \d]\d \d\d:\d\d:\d\d [A-Za-z0-9][\w.-]{0,62} [\w.\-/]+(?:\[\d+\])?: ")
+_SYSLOG_PROG = re.compile(_PROG_HEAD + "(?=" + _BODY + ")")
+"""rsyslog's and journalctl's head (``Dec  2 10:00:00 host kernel: ``, ``Mar 19 14:31:09 dell-63 kubelet[1067]: ``;
+under a Chinese locale ``8月 18 16:33:56 kylin10-6018 kubelet[176281]: ``) before a layout of :data:`_BODY` (the host
+of an English head stays the line's: :func:`opsbrain.ingest.where.head_host`); before the kernel's own text
+(``[ 12.3] EDAC ...``, ``[ascend] ...``) it stays, and :func:`opsbrain.ingest.where.host_in` reads its host."""
+_INDENT = re.compile(r"[ \t]+(?=" + _BODY + ")")
+_QUOTE = re.compile(r"(?:> )+|>$")
+"""Markdown quote markers (``> ``, ``> > ``; a quoted empty line is ``>``); Python's ``>>> `` prompt is no quote."""
+_PROC = re.compile(r"\((?:[\w.-]+ )?pid=\d+(?:, ip=[\d.]+)?\) ?")
+"""A worker process's prefix: vLLM's ``(Worker_DP0_TP7 pid=2112) ``, ``(EngineCore_DP0 pid=1102) ``, Ray's
+``(RayWorkerWrapper pid=45464, ip=10.0.0.2) ``."""
+_RANK = re.compile(r"\[rank\d+\]: ?")
+"""PyTorch's per-rank prefix of a worker's output (``[rank1]: RuntimeError: ...``, ``[rank7]:[W723 ...]``)."""
+_COMPOSE = re.compile(r"[A-Za-z0-9][\w.-]*[-_]\d+ +\| ")
+"""``docker compose logs``' column: the container's name (``project-service-1``, v1 ``project_service_1``: it ends
+in its replica number), padded, then ``| ``."""
+_VLLM_HEAD = re.compile(_VLLM + " ?")
+_LOGGED = re.compile(r"(DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:")
+_RAY_REPEAT = re.compile(r" \[repeated \d+x across cluster\]$")
+"""Ray's log deduplication: a line other workers logged too ends ``[repeated 6x across cluster]``."""
+_FULL_COLON = re.compile("\uff1a ?")
+_MAX_HEADS = 8
+"""Heads taken off one line at most (a quote of a kubectl paste of a vLLM worker's rank output is four)."""
 
 
 def plain(line: str) -> tuple[str, str]:
-    """``line`` without colour codes and container prefixes, and the prefix taken off ("" when none)."""
+    """``line`` without colour codes, full-width colons, and the heads a collection or a paste put before it (taken
+    off outermost first, as long as one is found); and the prefix taken off ("" when none)."""
     if "\x1b" in line:
         line = _ANSI.sub("", line)
-    prefix = ""
-    if line[:5] == "[pod/" and (m := _KUBECTL.match(line)):
-        prefix, line = m.group(0), line[m.end():]
-    if line[10:11] == "T" and line[:1].isdigit() and (m := _CRI.match(line)):
-        prefix, line = prefix + m.group(0), line[m.end():]
-    if line[:5] == "[pod/" and (m := _KUBECTL.match(line)):  # kubectl --prefix over a CRI file's lines
-        prefix, line = prefix + m.group(0), line[m.end():]
-    if (line[:1] not in _STARTS or line[1:2].isdigit()) and _may_have_head(line[:112]) and (
-            m := _HEAD.match(line)) and m.end():
-        prefix, line = prefix + m.group(0), line[m.end():]
+    if "\uff1a" in line:
+        line = _FULL_COLON.sub(": ", line)
+    if line.endswith(" across cluster]"):
+        line = _RAY_REPEAT.sub("", line)
+    n = _head(line)
+    if not n:
+        return line, ""
+    prefix, line = line[:n], line[n:]
+    for _ in range(_MAX_HEADS - 1):
+        n = _head(line)
+        if not n:
+            break
+        prefix, line = prefix + line[:n], line[n:]
     return line, prefix
+
+
+def _head(line: str) -> int:
+    """The length of the one head at the start of ``line`` (0: none); the first character picks the tests."""
+    c = line[:1]
+    m: re.Match[str] | None = None
+    if c == "[":
+        d = line[1:2]
+        if d == "p" and line[2:5] == "od/":
+            m = _KUBECTL.match(line)
+        elif d == "r" and line[2:5] == "ank":
+            m = _RANK.match(line)
+        elif d.isdigit() and _may_have_head(line[:112]):
+            m = _HEAD.match(line)
+    elif c in " \t":
+        if line.lstrip(" \t")[:1] in _BODY_STARTS:
+            m = _INDENT.match(line)
+    elif c == ">":
+        m = _QUOTE.match(line)
+    elif c == "(":
+        m = _PROC.match(line)
+    elif c == "\ufeff":
+        return 1
+    elif c and c not in "|":
+        if line[10:11] == "T" and c.isdigit() and (m := _CRI.match(line)):
+            return m.end()
+        if line[:3] in _LEVEL_STARTS and (m := _VLLM_HEAD.match(line)):
+            return m.end()  # its level is the line's unless the line states one (logged_level)
+        if line[:3] in _MONTHS:  # a syslog stamp: what follows it tells which head can match
+            after = line[16:17]
+            if (after.isspace() or after in "[|" or line[line.find(" ", 16) - 1:][:1] == ":") and (
+                    m := _HEAD.match(line)) and m.end():
+                return m.end()
+            m = _prog_head(line)
+            if m is None and " | " in line[:112]:
+                m = _COMPOSE.match(line)  # a compose service named like a month ("May-1  | ")
+        elif "\u6708" in line[1:3]:
+            m = _prog_head(line)
+        else:
+            head = line[:112]
+            if _may_have_head(head) and (m := _HEAD.match(line)) and m.end():
+                return m.end()
+            if " | " in head:
+                m = _COMPOSE.match(line)
+    return m.end() if m else 0
+
+
+def _prog_head(line: str) -> re.Match[str] | None:
+    """A syslog / journal head with its program before a :data:`_BODY` layout (the program's colon is the line's
+    first ``": "``: stamp and host hold none)."""
+    k = line.find(": ")
+    return _SYSLOG_PROG.match(line) if k > 0 and line[k + 2:k + 3] in _BODY_STARTS else None
 
 
 def _may_have_head(head: str) -> bool:
@@ -54,16 +153,27 @@ def _may_have_head(head: str) -> bool:
     return " [" in head or " |" in head or "  " in head or " \t" in head
 
 
-_STARTS = frozenset("[| \t")
-"""First characters of a line with nothing before its own format (the collector-head test is skipped)."""
+_MONTHS = frozenset(_MONTH[3:-1].split("|"))
+_LEVEL_STARTS = frozenset(("DEB", "INF", "WAR", "ERR", "CRI"))
+_BODY_STARTS = frozenset("[|(DIWECF")
+"""First characters of a :data:`_BODY` layout (a cheap test before its regex)."""
 
 
-CARRY = (r"\x1b|\[pod/|(?m:^)(?:" + _CRI.pattern + r"|(?:(?:" + _HEAD_STAMP + r") (?:" + _HEAD_HOST + r")?|"
-         + _HEAD_HOST + r")[\[|\t\n\x0b\x0c\r \x1c-\x1f])")
-"""Where :func:`plain` can take something off an ASCII line: a colour code, a kubectl prefix, a CRI head, or a
-collector's head (:data:`_HEAD`'s stamp and/or ``host: ``, before ``[``, ``|`` or white space) at a line's start.
-A superset: the host's digit-and-dash look-ahead is left to :func:`plain`, and white space is spelt out as Python's
-``\\s`` reads it in ASCII text (with ``\\x0b`` and ``\\x1c``-``\\x1f``, which RE2's ``\\s`` lacks)."""
+def logged_level(prefix: str) -> str | None:
+    """The level of a logger head :func:`plain` took off (vLLM's), or None."""
+    m = _LOGGED.search(prefix)
+    return m.group(1) if m else None
+
+
+CARRY = (r"\x1b|\[pod/|\[rank\d| across cluster\]|(?m:^)(?:" + _CRI.pattern + r"|(?:(?:" + _HEAD_STAMP + r") (?:"
+         + _HEAD_HOST + r")?|" + _HEAD_HOST + r")[\[|\t\n\x0b\x0c\r \x1c-\x1f]|" + _VLLM + r"|>(?: |$)|[ \t]+(?:"
+         + _BODY + r")|\([\w.-]* ?pid=\d|" + _COMPOSE.pattern + "|" + _PROG_HEAD + "(?:" + _BODY + "))")
+"""Where :func:`plain` can take something off an ASCII line: a colour code, a kubectl or rank prefix, Ray's suffix, a
+CRI head, a collector's head (:data:`_HEAD`'s stamp and/or ``host: ``, before ``[``, ``|`` or white space), vLLM's
+logger head, a quote marker, an indent before a :data:`_BODY` layout, a process prefix, a compose column, or a syslog
+head before a :data:`_BODY` layout, at a line's start (every later head follows one of these). A superset: the
+host's digit-and-dash look-ahead is left to :func:`plain`, and white space is spelt out as Python's ``\\s`` reads it
+in ASCII text (with ``\\x0b`` and ``\\x1c``-``\\x1f``, which RE2's ``\\s`` lacks)."""
 _CARRY: Any = None
 
 
@@ -84,3 +194,50 @@ def may_carry(data: bytes) -> bool:
         else:
             _CARRY = re.compile(CARRY.encode())
     return _CARRY.search(data) is not None
+
+
+WRAP_COLUMNS = 80
+"""A terminal's default width (VT100, xterm, the Linux console): a paste of its screen has long lines cut into rows
+of exactly this many characters."""
+WRAP_LOOK = 2000
+"""Lines looked at, at the start of a file, to tell a wrapped paste: none longer than :data:`WRAP_COLUMNS` and at
+least two rows exactly that long (one such line is as likely a line that happens to be 80 characters)."""
+_RULE = "-=*#"
+
+
+def _row(text: str) -> bool:
+    """A row a terminal cut: exactly :data:`WRAP_COLUMNS` characters and not a line drawn to that width, which is
+    whole: a table row ends in its border (``|``, ``+``: an npu-smi or hccn_tool table 80 wide stays a table), a
+    rule or banner starts and ends with its character (``-``, ``=``, ``*``, ``#``)."""
+    return len(text) == WRAP_COLUMNS and text[-1] not in "|+" and not (text[0] in _RULE and text[-1] in _RULE)
+
+
+def wrapped_paste(head: list[str]) -> bool:
+    """Whether the first lines of an input (:data:`WRAP_LOOK` of them) are a terminal's wrapped rows: none longer
+    than :data:`WRAP_COLUMNS`, at least two rows exactly that long."""
+    if not head:
+        return False
+    texts = [x.rstrip("\r") for x in head]
+    return max(map(len, texts)) <= WRAP_COLUMNS and sum(map(_row, texts)) >= 2
+
+
+def unwrap(texts: Iterable[str], cut: int) -> Iterator[tuple[int, str]]:
+    """Numbered lines of a wrapped paste: a row of exactly :data:`WRAP_COLUMNS` characters joined with the row after
+    it (the line numbered as its first row), until a longer row shows the input is no wrapped paste after all (held
+    rows then stand alone, and so do the rest)."""
+    held, at, wrapped = "", 0, True
+    for n, row in enumerate(texts, 1):
+        full = _row(row)
+        if wrapped and len(row) > WRAP_COLUMNS:
+            wrapped = False
+        if held and wrapped:
+            row, n = (held + row)[:cut], at
+        elif held:
+            yield at, held
+        held = ""
+        if wrapped and full:
+            held, at = row, n
+            continue
+        yield n, row
+    if held:
+        yield at, held

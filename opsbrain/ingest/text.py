@@ -3,10 +3,12 @@
 Input is streamed line by line (bounded memory whatever the size), gzip/bzip2/xz streams decompressed as they are
 read and tar/zip archives read member by member in place (:mod:`opsbrain.ingest.archive`): undecodable bytes are
 replaced, NULs dropped, a line longer than :data:`MAX_LINE` characters is scanned only in its first part, and every
-such cut is counted in the statistics, never silent. What a collection put around a program's line (ANSI colours,
-CRI and ``kubectl logs --prefix`` heads, a collector's time stamp or ``host:``) is taken off first
-(:mod:`opsbrain.ingest.surface`). Time stamps in the common Ascend layouts keep the incident's shape in time; a
-line without one takes the time of the line before; a stamp without a year takes that of the first dated one.
+such cut is counted in the statistics, never silent. What a collection or a paste put around a program's line (ANSI
+colours, CRI and ``kubectl logs --prefix`` heads, a collector's time stamp or ``host:``, Markdown quotes, process,
+rank and compose prefixes, syslog heads, a BOM, full-width colons) is taken off first, a terminal's wrapped rows are
+joined back and a line written twice in a row is read once (:mod:`opsbrain.ingest.surface`). Time stamps in the
+common Ascend layouts keep the incident's shape in time; a line without one takes the time of the line before; a
+stamp without a year takes that of the first dated one.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import sys
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
+from itertools import chain, islice
 from pathlib import Path
 from typing import IO, Any, cast
 
@@ -24,7 +27,7 @@ from opsbrain.ingest.archive import FILE, READ_ERRORS, ArchiveError, Unpacked, m
 from opsbrain.ingest.derive import TLS_STATES, tls_mismatch, with_flaps
 from opsbrain.ingest.parsers import MAX_LINE, parse_line
 from opsbrain.ingest.signal import Signal
-from opsbrain.ingest.surface import plain
+from opsbrain.ingest.surface import WRAP_LOOK, plain, unwrap, wrapped_paste
 from opsbrain.ingest.timestamps import parse_stamp
 
 MAX_TOTAL_BYTES = 4 << 30
@@ -125,11 +128,21 @@ class LineReader:
     def feed(self, lines: Iterable[str], file: str | None = None) -> None:
         self.stats.files += 1
         first = len(self.signals)
-        for n, raw in enumerate(lines, 1):
-            self.stats.lines += 1
-            if len(raw) > MAX_LINE:
-                self.stats.lines_cut += 1
-            line, prefix = plain(raw[:MAX_LINE].replace("\x00", "").rstrip("\r"))
+        it = iter(lines)
+        head = list(islice(it, WRAP_LOOK))
+        wrapped = wrapped_paste(head)  # a terminal's rows: joined back into lines (then counted and cut first)
+        numbered = unwrap(self._cut(chain(head, it)), MAX_LINE) if wrapped else enumerate(chain(head, it), 1)
+        prev = None
+        for n, raw in numbered:
+            if not wrapped:
+                self.stats.lines += 1
+                if len(raw) > MAX_LINE:
+                    self.stats.lines_cut += 1
+                raw = raw[:MAX_LINE].replace("\x00", "").rstrip("\r")
+            if raw == prev and raw.strip():
+                continue  # one record written twice (two handlers on a logger, a stream and its tee pasted together)
+            prev = raw
+            line, prefix = plain(raw)
             ts, dated = parse_stamp(line, self._year)
             if ts is None and prefix:
                 ts, dated = parse_stamp(prefix, self._year)
@@ -140,7 +153,7 @@ class LineReader:
                 self._last = max(0.0, ts - self._t0)
             if self.hook is not None:
                 self.hook(line, file, n, self._last)
-            for s in parse_line(line, self._last):
+            for s in parse_line(line, self._last, head=prefix):
                 if s.kind in TLS_STATES:
                     self._tls.setdefault(s.kind, s.at(line_no=n, file=file))  # the first of each state is enough
                 else:
@@ -150,6 +163,14 @@ class LineReader:
             self.signals.extend(told)
             self._tls_told = True
         self.stats.signals = len(self.signals)
+
+    def _cut(self, lines: Iterable[str]) -> Iterator[str]:
+        """Lines counted, cut to MAX_LINE, without NULs and a CR end (as :meth:`feed` reads them)."""
+        for raw in lines:
+            self.stats.lines += 1
+            if len(raw) > MAX_LINE:
+                self.stats.lines_cut += 1
+            yield raw[:MAX_LINE].replace("\x00", "").rstrip("\r")
 
     def feed_stream(self, stream: IO[bytes], file: str | None = None) -> None:
         """The lines of a byte stream, decompressed first when it is gzip, bzip2 or xz (by its first bytes); a

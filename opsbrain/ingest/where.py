@@ -16,8 +16,10 @@ from opsbrain.ingest.screen import screened
 TWIN_HOST = r"(pod\d+-node\d+(?:-l1sw\d+)?|pod\d+-l2plane\d+-sw\d+)"
 RE_TWIN_HOST = screened(TWIN_HOST)
 _MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
-RE_SYSLOG_HOST = screened(r"^(?:<\d+>)?(?:" + _MONTHS + r")\s+\d+\s+\d\d:\d\d:\d\d(?:\s+\d{4})?\s+([A-Za-z0-9][\w.\-]{0,62})\s+"
-                            r"(?:kernel|[\w.\-/]+(?:\[\d+\])?):")
+_SYSLOG_HEAD = (r"(?:<\d+>)?(?:" + _MONTHS + r")\s+\d+\s+\d\d:\d\d:\d\d(?:\s+\d{4})?\s+([A-Za-z0-9][\w.\-]{0,62})\s+"
+                r"(?:kernel|[\w.\-/]+(?:\[\d+\])?):")
+RE_SYSLOG_HOST = screened("^" + _SYSLOG_HEAD)
+_HEAD_HOST = re.compile(_SYSLOG_HEAD)
 RE_WORKER = screened(r"(?<![\w-])(worker[-_]?\d+|node[-_]\d+(?:[-_]\d+)*)(?![\w-])", re.I)
 RE_IP_FIELD = screened(r"(?:server\[|ip[=:]\s*|host[=:]\s*|serverId\[|hostname[=:]\s*)"
                          r"(\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w.\-]{0,62})")
@@ -27,17 +29,17 @@ _DEV_PATTERNS = [
     r"(?:logic|phy)?[dD]ev(?:ice)?[_ ]?[iI][dD]\s*[=:\[(]\s*(\d+)",   # device_id=3, deviceId:3, devId[3], dev_id=3
     r"\bdev(?:ice)? id (\d+)\b",  # the 310 driver's "dev id 0, The address does not comply with the NVMe protocol"
     r"logicDevId\[(\d+)\]", r"phydevId\[(\d+)\]", r"\bdevice(?:Phy|Logic|Logical|Physical)[_ ]?Id\s*[=:\[(]\s*(\d+)",
-    r"\[devid (\d+)\]", r"\bdevid[ =:]\s*(\d+)",
+    r"\[devid (\d+)\]", r"\bdevid[\s=:]\s*(\d+)",
     r"\[dev(\d+)\]", r"\bdev(\d+)\b",
     r"\bdevice\s*\[(\d+)\]", r"\bdevice[=:]\s*(\d+)\b", r"\bdevice[ -](\d+)\b", r"\bdevice\((\d+)\)",
-    r"Ascend910[A-Z0-9]*-(\d+)\b", r"\bnpu[ _-]?(?:id[ =:]*)?(\d+)\b", r"\bNPU (\d+)\b",
-    r"\bchip[ _]?(?:id\**[ =:]*)?(\d+)\b",
+    r"Ascend910[A-Z0-9]*-(\d+)\b", r"\bnpu[ _-]?(?:id[\s=:]*)?(\d+)\b", r"\bNPU (\d+)\b",
+    r"\bchip[ _]?(?:id\**[\s=:]*)?(\d+)\b",
     r"\bcard[ _-]?(\d+)\b",
 ]
 """Device fields as lines write them; ``chipId**:2`` is the runtime's ``chipId:2`` as vendor pages print it in bold
 (hiascend troubleshooting pages render the field as ``**chipId**``)."""
 RE_DEVICE = screened("|".join(f"(?:{p})" for p in _DEV_PATTERNS), re.I)
-RE_DIE = screened(r"\bdie[ _]?(?:id)?[ =:]*(\d)\b", re.I)
+RE_DIE = screened(r"\bdie[ _]?(?:id)?[\s=:]*(\d)\b", re.I)
 
 
 def twin_node(host: str | None) -> str | None:
@@ -59,6 +61,13 @@ def host_in(text: str) -> str | None:
     if m := RE_WORKER.search(text):
         return m.group(1)
     return None
+
+
+def head_host(head: str) -> str | None:
+    """The host of a syslog or journal head taken off a line (:func:`opsbrain.ingest.surface.plain`'s prefix, where
+    it may follow a paste's own heads), or None."""
+    m = _HEAD_HOST.search(head) if head else None
+    return m.group(1) if m else None
 
 
 def device_in(text: str) -> int | None:

@@ -32,6 +32,7 @@ from opsbrain.ingest.parsers import (
 )
 from opsbrain.ingest.parsers.ctx import MAX_LINE, LineCtx, Parser, level_of
 from opsbrain.ingest.signal import Signal
+from opsbrain.ingest.surface import logged_level
 from opsbrain.multiscan import Screen, literal_pattern, re2_superset
 
 ORDER: tuple[Parser, ...] = (twin.parse, messages.parse, mindie.parse, errnums.parse, dmi.parse, device.parse,
@@ -158,8 +159,9 @@ def may_signal(texts: list[str]) -> list[bool] | None:
 
 
 def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: str | None = None,
-               level: str | None = None) -> list[Signal]:
-    """Signals in one log line (never raises). ``origin`` (a twin component id) places lines that name no host."""
+               level: str | None = None, head: str = "") -> list[Signal]:
+    """Signals in one log line (never raises). ``origin`` (a twin component id) places lines that name no host;
+    ``head``: what :func:`opsbrain.ingest.surface.plain` took off the line (a syslog head's host is the line's)."""
     if not isinstance(text, str):
         return []
     text = text[:MAX_LINE]
@@ -179,11 +181,11 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
         screen.set_line(text, may, covered)
         if not _parsers_may(text):
             return []  # a gate word, but every parser's regexes are ruled out: no parser can find a signal
-    host = where.host_in(text)
+    host = where.host_in(text) or where.head_host(head)
     node = where.node_component(host)
     if origin and where.twin_node(host) is None and (own := where.node_of(origin)):
         node = own  # a twin line that names no twin host belongs to the node whose log holds it
-    ctx = LineCtx(text, t, host, node, origin, level_of(text, level))
+    ctx = LineCtx(text, t, host, node, origin, level_of(text, level, logged_level(head) if head else None))
     for parse in ORDER:
         if parse(ctx):
             break

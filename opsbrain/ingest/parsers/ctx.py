@@ -52,13 +52,17 @@ _LEVEL = screened(r"^\s*\[?\s*(TRACE|DEBUG|INFO|EVENT|NOTICE|WARN(?:ING)?|ERROR|
 _KLOG = screened(r"^\s*([EWIF])\d{4} \d\d:\d\d:\d\d")  # klog (Volcano, Kubernetes): E0111 03:29:15.700191
 
 
-def level_of(text: str, given: str | None) -> int:
+def level_of(text: str, given: str | None, logged: str | None = None) -> int:
+    """The severity of a line: ``given`` by its source, else the level the line states at its start, else the level
+    ``logged`` by the logger whose head was taken off it (vLLM's ``ERROR 08-13 15:31:21 [...]``), else its words."""
     if given:
         return SEV.get(given.upper(), 1)
     if m := _LEVEL.match(text):
         return SEV.get(m.group(1).upper(), 1)
     if m := _KLOG.match(text):
         return {"E": 2, "F": 2, "W": 1, "I": 0}[m.group(1)]
+    if logged:
+        return SEV.get(logged, 1)
     low = text.lower()
     if "|error|" in low or "[error]" in low or " error " in low or "|err|" in low:
         return 2
