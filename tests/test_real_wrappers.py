@@ -141,3 +141,15 @@ def test_a_syslog_head_taken_off_still_names_the_host() -> None:
 def test_device_fields_aligned_with_tabs() -> None:
     assert device_in("NPU ID\t: 3") == 3
     assert device_in("chip id\t: 2") == 2
+
+
+def test_one_message_wrapped_once_is_joined_but_an_80_character_line_before_a_new_line_is_not() -> None:
+    from opsbrain.ingest.surface import wrapped_paste
+
+    line = ("Value /data/dump for configuration item dump_path in configuration file /opt/app/acl.json is invalid. "
+            "Reason: The path does not exist.")
+    assert wrapped_paste([line[:80], line[80:]])  # the second row goes on the first's text
+    whole = "x" * 79 + "."
+    assert not wrapped_paste([whole, "[ERROR] RUNTIME(1,python3):2025-01-01-00:00:00.000.000 next line"])
+    assert not wrapped_paste([whole, "2025-01-01 00:00:00 next line"])
+    assert "err:EP0003" in [s.kind for s in ingest_text(line[:80] + "\n" + line[80:] + "\n")[0]]

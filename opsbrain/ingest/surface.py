@@ -201,7 +201,8 @@ WRAP_COLUMNS = 80
 of exactly this many characters."""
 WRAP_LOOK = 2000
 """Lines looked at, at the start of a file, to tell a wrapped paste: none longer than :data:`WRAP_COLUMNS` and at
-least two rows exactly that long (one such line is as likely a line that happens to be 80 characters)."""
+least two rows exactly that long (one such line is as likely a line that happens to be 80 characters, unless the
+row after it goes on its text)."""
 _RULE = "-=*#"
 
 
@@ -212,13 +213,28 @@ def _row(text: str) -> bool:
     return len(text) == WRAP_COLUMNS and text[-1] not in "|+" and not (text[0] in _RULE and text[-1] in _RULE)
 
 
+_LINE_START = re.compile(r"\s|\[|\(|\d{4}[-/.]|\d\d[-/:.]|[A-Z][a-z]{2} [ \d]\d |[EWIF]\d{4} |"
+                         r"(?:ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL|Traceback|File \")\b")
+"""How a line of its own starts: an indent, a ``[LEVEL]`` or ``[time]``, a date or time, a syslog month, a klog
+head (``E0818``), a level word, a traceback's lines."""
+
+
+def _continues(text: str) -> bool:
+    """A row that goes on the text cut at the row before, not a line of its own (:data:`_LINE_START`)."""
+    return bool(text) and not _LINE_START.match(text)
+
+
 def wrapped_paste(head: list[str]) -> bool:
     """Whether the first lines of an input (:data:`WRAP_LOOK` of them) are a terminal's wrapped rows: none longer
-    than :data:`WRAP_COLUMNS`, at least two rows exactly that long."""
+    than :data:`WRAP_COLUMNS`, and at least two rows exactly that long, or one whose next row goes on its text (a
+    one-line message wrapped once: ``... in configuration file acl.json i`` then ``s invalid. Reason: ...``)."""
     if not head:
         return False
     texts = [x.rstrip("\r") for x in head]
-    return max(map(len, texts)) <= WRAP_COLUMNS and sum(map(_row, texts)) >= 2
+    if max(map(len, texts)) > WRAP_COLUMNS:
+        return False
+    rows = [i for i, t in enumerate(texts) if _row(t)]
+    return len(rows) >= 2 or (len(rows) == 1 and rows[0] + 1 < len(texts) and _continues(texts[rows[0] + 1]))
 
 
 def unwrap(texts: Iterable[str], cut: int) -> Iterator[tuple[int, str]]:
