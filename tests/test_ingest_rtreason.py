@@ -93,7 +93,7 @@ def test_codes_yaml_rows_are_the_parsers_tables_and_inherit_the_acl_category() -
     doc = _codes()
     acl = {int(r["code"]): r for r in doc["acl_runtime"]}
     inner, reasons = doc["runtime_inner_codes"], doc["runtime_reasons"]
-    assert list(doc)[-2:] == ["runtime_inner_codes", "runtime_reasons"]  # the new sections close the file
+    assert list(doc)[-3:] == ["runtime_inner_codes", "runtime_reasons", "runtime_reason_texts"]  # they close the file
     assert {int(str(r["code"]), 16): int(r["acl"]) for r in inner} == RT_INTERNAL_TO_ACL
     assert {str(r["text"]).lower(): int(r["acl"]) for r in reasons} == RT_REASON_TO_ACL
     for row in inner + reasons:
@@ -113,3 +113,26 @@ def test_coverage_reads_every_inner_number() -> None:
     assert len(tables) == 1 and len(tables[0].rows) == len(RT_INTERNAL_TO_ACL)
     cov = coverage(tables)[0]
     assert cov.counts()["not read"] == 0, cov.as_dict(missing=True)["missing"][:5]
+
+
+EE1019_EXAMPLE = "Allocating task info failed. Reason: The number of pending tasks in the stream exceeds the limit."
+"""The runtime's EE1019 reference page (hicann/runtime docs/en/error_code_ref/RTS-Errors/EE1019-Execution_Error.md;
+corpus_l l010): the message as a console relays it, without its code."""
+
+
+def test_a_runtime_reason_text_stands_for_its_code_only_where_the_code_is_not_printed() -> None:
+    assert "msg:internal" in kinds(EE1019_EXAMPLE)  # EE1019's category
+    # the error manager's report form (the coverage probe 'ecode': vllm-ascend#7310) with the same message
+    coded = kinds("EE1019: [PID: 30776] 2026-03-16-07:55:33.842.415 " + EE1019_EXAMPLE)
+    assert "err:EE1019" in coded and "msg:internal" not in coded  # there the code decides
+
+
+def test_reason_text_rows_take_their_codes_category() -> None:
+    doc = _codes()
+    cann = {str(r["code"]): r for r in doc["cann_error_codes"]}
+    rows = doc["runtime_reason_texts"]
+    assert rows
+    for row in rows:
+        own = cann[str(row["code"])]
+        assert row["category"] == own["category"] and len(str(row["text"])) >= 26, row
+        assert "%" not in str(row["text"]) and row["source"].startswith("https://github.com/hicann/runtime/blob/")
