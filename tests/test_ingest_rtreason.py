@@ -6,6 +6,7 @@ copied from the source its comment names."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -77,8 +78,6 @@ DESC_LINES = [
 
 @pytest.mark.parametrize("line", DESC_LINES)
 def test_tables_agree_with_the_runtimes_own_lines(line: str) -> None:
-    import re
-
     m = re.search(r"ErrCode=(\d+), desc=\[([^\]]+)\], InnerCode=0x([0-9a-f]+)", line)
     assert m is not None
     code, reason, inner = int(m.group(1)), m.group(2), int(m.group(3), 16)
