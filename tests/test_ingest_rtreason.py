@@ -135,3 +135,16 @@ def test_reason_text_rows_take_their_codes_category() -> None:
         own = cann[str(row["code"])]
         assert row["category"] == own["category"] and len(str(row["text"])) >= 26, row
         assert "%" not in str(row["text"]) and row["source"].startswith("https://github.com/hicann/runtime/blob/")
+
+
+@pytest.mark.parametrize(("line", "kind"), [
+    # vllm-ascend#8981 (corpus_g g011): the driver's invalid-value return as the runtime maps it (107000)
+    ("(EngineCore pid=471424)         rtsPointerGetAttributes execution failed, reason=driver error:invalid value"
+     "[FUNC:FuncErrorReason][FILE:error_message_manage.cc][LINE:61]", "rt:107000"),
+    # the EE1023 FAQ's plog (corpus_m m021): RT_ERROR_DRV_NO_RESOURCES, a scheduling resource (207005)
+    ("[ERROR] RUNTIME(227839,rtstest_host):2026-07-13-11:39:20.982.681 [error_message_manage.cc:69]227839 "
+     "FuncErrorReason:rtModelExecute execution failed, reason=driver error:resource alloc fail", "rt:207005"),
+])
+def test_a_driver_error_reason_string_is_its_code_not_a_driver_fault(line: str, kind: str) -> None:
+    got = kinds(line)
+    assert kind in got and "drv:api_error" not in got
