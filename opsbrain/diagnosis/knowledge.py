@@ -106,8 +106,10 @@ def documented_rows() -> list[tuple[list[str], dict[str, Any]]]:
         out.append(([f"dev:{c}", f"plugin:{c}"], row))
     for row in codes.get("hccl_results", []) or []:
         out.append(([f"hcclret:{int(row['code'])}"], row))
-    parts = (codes.get("messages", []) or []) + (codes.get("cann_message_parts", []) or [])
-    for cat in sorted({str(r.get("category")) for r in parts}):  # both message tables give msg:<category>
+    from opsbrain.ingest.parsers.messages import PART_SECTIONS
+
+    parts = [r for sec in ("messages", *PART_SECTIONS) for r in (codes.get(sec, []) or [])]
+    for cat in sorted({str(r.get("category")) for r in parts}):  # every message table gives msg:<category>
         out.append(([f"msg:{cat}"], {"category": cat}))
     return out
 

@@ -41,6 +41,9 @@ PROBES: dict[str, str] = {
     "hcclret": "RuntimeError: create_config:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:148 HCCL function "
                "error: hcclCommInitRootInfoConfig(numRanks, &rootInfo, rank, config, &(comm->hcclComm_)), "
                "error code is {code}",
+    # the runtime's inner numbers (RT_ERROR_*) in its trace lines (hicann/runtime docs/zh/FAQ/EE1023资源不足问题.md)
+    "rt_inner": "[ERROR] RUNTIME(227839,rtstest_host):2026-07-13-11:39:20.982.619 [capture_model.cc:1158]227839 "
+                "BuildSqCq:alloc all sqcq failed, stream_id=61, model_id=63, retCode={code}.",
     # DCMI return codes in device-plugin lines (Project-HAMi/ascend-device-plugin#66)
     "dcmi": "get cur vDev's activity info failed, err: retCode: {code}",
     # device-os / DSMI fault events (the form MindSpore's UCE handler parses: mindspore ccsrc, ExtractUceTime)

@@ -15,7 +15,7 @@ from opsbrain.yamlio import read_yaml
 
 MAX_TABLE_BYTES = 8 << 20
 ROLES = frozenset({"primary", "secondary", "ambiguous"})
-KEYS = {"messages": "text", "cann_message_parts": "text"}
+KEYS = {"messages": "text", "cann_message_parts": "text", "runtime_reasons": "text", "runtime_reason_texts": "text"}
 """Sections whose rows are keyed by a text; every other section's rows are keyed by a code."""
 
 

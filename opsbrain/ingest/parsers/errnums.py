@@ -5,8 +5,13 @@ knowledge base's roles apply to them; this parser only adds to a line (the other
 - HCCL's ``errNo[0x0000000005000013]`` (plog): ``HCCL_ERROR_CODE(error)`` of hicann/hccl ``src/common/log.h`` is
   ``(HCCL_MODULE_ID=5 << 24) + (sub-module << 16) + HcclResult``; the low 16 bits are the HcclResult
   (``hcclret:N``, hicann/hcomm ``include/hccl/hccl_types.h``).
-- The runtime's ``retCode=0x7020010`` (its own trace lines: ``stream setup failed, retCode=0x7020010.``): an
-  internal ``RT_ERROR_*`` number, reported to the application as the AscendCL code of :mod:`.rt_internal`.
+- The runtime's ``retCode=0x7020010`` (its own trace lines: ``stream setup failed, retCode=0x7020010.``; also
+  ``InnerCode=0x7020023``, ``is err:0x7010003``, ``ret=`` / ``error=``): an internal ``RT_ERROR_*`` number, reported
+  to the application as the AscendCL code of :mod:`.rt_internal`; only numbers the runtime defines.
+- The runtime's reason strings, its description of such a number, after a failed runtime API
+  (``rtSetDevice execute failed, reason=[device id error]``, later ``reason=device retain error[FUNC:...``, or
+  ``execution failed, the context is a null pointer.``) and beside the codes (``desc=[driver error:resource alloc
+  fail]``): the same AscendCL code; a text the runtime's maps do not hold gives nothing.
 - HCCL Test's ``hccl interface return err ./common/src/hccl_test_common.cc:538, retcode: 7`` (hicann/oam-tools
   ``docs/zh/hccl_test/faqs.md``), MindSpore's ``HcclCommInitRootInfo failed. | Error Number 2`` (mindspore-ai/docs
   ``faq/distributed_parallel.md``) and ``HcclCommInitClusterInfo failed, ret:1`` (its HCCL adapter,
@@ -25,14 +30,21 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
-from opsbrain.ingest.parsers.rt_internal import RT_INTERNAL_TO_ACL
+from opsbrain.ingest.parsers.rt_internal import RT_INTERNAL_TO_ACL, RT_REASON_TO_ACL
 from opsbrain.ingest.screen import group_of, screened
 
 HCCL_MODULE_ID = 5  # hicann/hccl src/common/log.h
 MAX_HCCL_RESULT = 64  # HcclResult values are small (hccl_types.h); larger low bits are no HcclResult
 
 RE_HCCL_ERRNO = screened(r"errNo\[0x([0-9a-fA-F]{16})\]")
-RE_RT_RETCODE = screened(r"retCode=0x(0?7[0-9a-fA-F]{6})\b")
+RE_RT_RETCODE = screened(r"(?<![A-Za-z_])(?:retCode|reCode|InnerCode|error_?code|error|err|ret)\s*[=:]\s*"
+                         r"0x(0?7[0-9a-fA-F]{6})(?![0-9A-Za-z])", re.I)
+"""The runtime's field names of an inner number (its printf formats: ``retCode=%#x`` in most trace lines,
+``InnerCode=0x`` in GetErrorDesc, ``is err:%#x``, ``ret=%#x``, ``error=%#x``); the number's own shape (0x07 and six
+hex digits, looked up in the runtime's definitions) keeps driver and HCCL numbers out."""
+RE_RT_REASON = screened(r"(?:\breason=|\bdesc=|execut(?:e|ion) failed, (?!reason=))\[?([^\[\]]{3,200})")
+"""Where the runtime prints a reason string (ErrorMessageUtils::FuncErrorReason, ErrorcodeManage::GetErrorDesc): up
+to its closing bracket, the ``[FUNC:`` of the trace's tail, or the end of the line."""
 RE_HCCL_TEST = screened(r"hccl interface return err \S+, retcode: (\d{1,4})\b")
 RE_ERROR_NUMBER = screened(r"Hccl\w+ failed(?:\. \| Error Number |, ret:)(\d{1,4})\b")
 RE_GLOG_CHECK = screened(r"Check failed: \w+ == HCCL_SUCCESS \((\d{1,4}) vs\. 0\)")
@@ -52,6 +64,12 @@ def hccl_result(errno_hex: str) -> int | None:
     return res if 0 < res <= MAX_HCCL_RESULT else None
 
 
+def reason_code(said: str) -> int | None:
+    """The AscendCL code of a runtime reason string (None for a text the runtime's maps do not hold)."""
+    said = said.strip().lower()
+    return RT_REASON_TO_ACL.get(said) or RT_REASON_TO_ACL.get(said.removesuffix(".").rstrip())
+
+
 def parse(ctx: LineCtx) -> bool:
     if not _ANY.may(ctx.text):  # the line screen rules out every regex of this parser: no signal here
         return False
@@ -66,7 +84,9 @@ def parse(ctx: LineCtx) -> bool:
             rets.append(int(m.group(1)))
     for ret in dict.fromkeys(rets):
         ctx.add(f"hcclret:{ret}", comp, 2, device=dev)
-    if (m := RE_RT_RETCODE.search(text)) and (acl := RT_INTERNAL_TO_ACL.get(int(m.group(1), 16))):
+    acls = [a for m in RE_RT_RETCODE.finditer(text) if (a := RT_INTERNAL_TO_ACL.get(int(m.group(1), 16)))]
+    acls += [a for m in RE_RT_REASON.finditer(text) if (a := reason_code(m.group(1)))]
+    for acl in dict.fromkeys(acls):
         ctx.add(f"rt:{acl}", comp, 2, device=dev)
     if (m := RE_DCMI.search(text)) and (kind := DCMI_KIND.get(int(m.group(1)))) and _DCMI_CONTEXT.search(text):
         ctx.add(kind, comp or ctx.node, 2, device=dev)

@@ -103,9 +103,13 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"\[ASSERT\].*Assertion|Assertion `.*' failed|Assertion `", re.I), "op:assert"),
     (screened(r"loss is nan|nan loss|grad(?:ient)? norm is (?:inf|nan)|loss scale.*overflow|"
               r"found NaN in local grad norm", re.I), "train:nan"),
-    (screened(r"\bdcmi\b|drvError|halGetDeviceInfo|driver.*(?:fail|error|not)|firmware.*(?:fail|error|mismatch)|"
-                r"dsmi_\w+ fail", re.I), "drv:api_error"),
+    (screened(r"\bdcmi\b|drvError|halGetDeviceInfo|(?<!reason=)(?<!reason=\[)(?<!desc=\[)driver.*(?:fail|error|not)|"
+              r"firmware.*(?:fail|error|mismatch)|dsmi_\w+ fail", re.I), "drv:api_error"),
 )
+"""``drv:api_error``: not the runtime's reason strings ``reason=driver error:invalid value`` / ``desc=[driver
+error:...`` (hicann/runtime errcode_manage.cc rtErrMap_): they describe a driver return code by the AscendCL code
+the runtime maps it to, which the ``errnums`` parser reads (``driver error:invalid value`` is 107000, a parameter;
+``driver error:internal error`` is 507899, the driver's own)."""
 
 
 INFO_KINDS = ("mem:oom", "train:nan")

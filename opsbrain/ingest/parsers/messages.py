@@ -12,20 +12,28 @@ from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.parsers.templates import anchor_of, holds
 from opsbrain.ingest.screen import Screened, screened
 
+PART_SECTIONS = ("cann_message_parts", "runtime_reason_texts")
+"""codes.yaml sections of texts that stand for a CANN code: the fixed parts of the runtime's message templates and the
+reasons the runtime fills into them (``... failed. Reason: <text>``)."""
+
+
+def _part_rows(doc: Any) -> list[Any]:
+    return [r for sec in PART_SECTIONS for r in (doc.get(sec, []) or [])] if isinstance(doc, dict) else []
+
 
 def message_parts_of(doc: Any) -> list[str]:
-    """Lower-cased fixed parts of the runtime's message templates (``cann_message_parts``), sorted. A part stands in
-    for its code: it is read only on a line that prints no error code of its own (there the code decides)."""
-    rows = (doc.get("cann_message_parts", []) or []) if isinstance(doc, dict) else []
+    """Lower-cased texts of :data:`PART_SECTIONS`, sorted. A part stands in for its code: it is read only on a line
+    that prints no error code of its own (there the code decides)."""
+    rows = _part_rows(doc)
     return sorted({str(r.get("text", "")).strip().lower() for r in rows if str(r.get("text", "")).strip()})
 
 
 def messages_of(doc: Any) -> dict[str, str]:
     """Lower-cased text -> category of the documented messages of a codes.yaml document (``messages``, and
-    ``cann_message_parts``: the fixed parts of the runtime's message templates; informational ones and texts under 6
-    characters left out)."""
+    :data:`PART_SECTIONS`: the runtime's template parts and reasons; informational ones and texts under 6 characters
+    left out)."""
     cats = {}
-    rows = [*(doc.get("messages", []) or []), *(doc.get("cann_message_parts", []) or [])] if isinstance(doc, dict) else []
+    rows = [*((doc.get("messages", []) or []) if isinstance(doc, dict) else []), *_part_rows(doc)]
     for row in rows:
         text, cat = str(row.get("text", "")).strip(), row.get("category")
         if len(text) >= 6 and cat and cat != "informational":
