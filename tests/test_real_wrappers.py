@@ -31,8 +31,9 @@ def table() -> dict[str, Any]:
     return disagreements(dev, load_engine(), SignatureMatcher(load_kb()))
 
 
-MODEL_FLIPS = {("m025-oam-tools-asys-faq-rerun-segfault-leftover-process", "syslog")}
-"""Known changes that are the model's, not the reading's (the signals are the same but for the host the head names):
+MODEL_FLIPS = {"m025-oam-tools-asys-faq-rerun-segfault-leftover-process"}
+"""Known changes that are the model's, not the reading's, under a head that names a host (:data:`HOSTED`; the signals
+are the same but for that host):
 with a host, the shipped model's best guess for a shell's segfault and a Python traceback, qingtian_failure (its
 family feature ``fam:os`` and one node), crosses the 0.4 bar at 0.42; bare, it stays below. Recorded (session 13), not
 hidden: any other change fails."""
@@ -43,7 +44,7 @@ def test_no_wrapper_changes_the_class_or_abstention_of_a_dev_excerpt(table: dict
     for name, row in table["per_wrapper"].items():
         assert row["pairs"] >= 90, name  # every wrapper applies to most excerpts (tabs: to those with spaces)
         changed = [c for c in table["changed"] if c["wrapper"] == name and c["was"][0] != c["now"][0]
-                   and (c["id"], name) not in MODEL_FLIPS]
+                   and not (c["id"] in MODEL_FLIPS and name in HOSTED)]
         assert not changed, (name, changed)
 
 
