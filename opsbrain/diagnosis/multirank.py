@@ -82,16 +82,11 @@ def _nodes_of(p: RankProcess, signals: list[Signal]) -> set[str]:
     return {s.host for s in signals if s.file in files and s.host} | {host_root(f)[0] for f in files}
 
 
-def root_signals(rc: RootCluster, signals: list[Signal]) -> list[Signal]:
-    """The signals of the root devices' own lines."""
-    nodes = {p.name: _nodes_of(p, signals) for p in rc.roots}
-    return [s for s in signals if any(_own(p, s, nodes[p.name]) for p in rc.roots)]
-
-
-def reporters_signals(rc: RootCluster, signals: list[Signal]) -> list[Signal]:
-    """The signals of the devices that logged errors (for a root none of whose own lines are in the input)."""
-    nodes = {p.name: _nodes_of(p, signals) for p in rc.error_devices}
-    return [s for s in signals if any(_own(p, s, nodes[p.name]) for p in rc.error_devices)]
+def signals_of(procs: list[RankProcess], signals: list[Signal]) -> list[Signal]:
+    """The signals of these processes' own lines (the root devices', or the reporting devices' for a root none of
+    whose own lines are in the input)."""
+    nodes = {p.name: _nodes_of(p, signals) for p in procs}
+    return [s for s in signals if any(_own(p, s, nodes[p.name]) for p in procs)]
 
 
 def kb_vote(signals: list[Signal]) -> tuple[str | None, dict[str, float]]:
@@ -135,13 +130,10 @@ def multirank_verdict(table: RankTable, signals: list[Signal], engine: Any, now:
                                f"that is most of the job, not a place")
     if not rc.roots:
         return out
-    own, peers = root_signals(rc, signals), False
+    own, whose = signals_of(rc.roots, signals), "the root devices' own"
     if not own:  # the root's own lines are not in the input (a device named by its peers): what the reporting
-        own, peers = reporters_signals(rc, signals), True  # devices logged is all there is
-    cls, conf, how = decide_class(rc, own, signals, engine, now)
-    if peers:
-        how = how.replace("the root devices' own", "the reporting devices'").replace("the root devices'",
-                                                                                      "the reporting devices'")
+        own, whose = signals_of(rc.error_devices, signals), "the reporting devices'"  # devices logged is all
+    cls, conf, how = decide_class(rc, own, signals, engine, now, whose)
     out["fault_class"] = cls
     out["confidence"] = conf
     out["class_from"] = how
@@ -151,9 +143,10 @@ def multirank_verdict(table: RankTable, signals: list[Signal], engine: Any, now:
     return out
 
 
-def decide_class(rc: RootCluster, own: list[Signal], signals: list[Signal], engine: Any, now: float
-                 ) -> tuple[str, float, str]:
-    """(class, confidence, which rule decided) for the root cluster (the module docstring's rules 1-4)."""
+def decide_class(rc: RootCluster, own: list[Signal], signals: list[Signal], engine: Any, now: float,
+                 whose: str = "the root devices' own") -> tuple[str, float, str]:
+    """(class, confidence, which rule decided) for the root cluster (the module docstring's rules 1-4); ``whose``
+    names the lines ``own`` holds, in the reason."""
     classes = list(getattr(getattr(engine, "model", None), "classes", None) or
                    sorted({c for k in default_table().roles.values() for c, _r in k}))
     probs: dict[str, float] = {}
@@ -166,7 +159,7 @@ def decide_class(rc: RootCluster, own: list[Signal], signals: list[Signal], engi
     voted = clear_vote(errs, classes) if errs else None
     if voted is not None:
         cls, conf, score = voted
-        return cls, conf, (f"{DOCUMENTED[0]} on the root devices' own error lines (vote "
+        return cls, conf, (f"{DOCUMENTED[0]} on {whose} error lines (vote "
                            f"{score}, with the engine's lead and minimum; confidence the vote's own)")
     kind = KIND_CLASS.get(rc.kind)
     leader, score = kb_vote(errs)
@@ -174,14 +167,14 @@ def decide_class(rc: RootCluster, own: list[Signal], signals: list[Signal], engi
         why = ("no other class named" if not (naming_classes(errs) - {kind[0]})
                else f"its class leading the documented signatures {score}")
         return kind[0], probs.get(kind[0], 0.0), (
-            f"{DOCUMENTED[1]} ({KIND_WORDS.get(rc.kind, rc.kind)}), {why} on the root devices' own "
+            f"{DOCUMENTED[1]} ({KIND_WORDS.get(rc.kind, rc.kind)}), {why} on {whose} "
             f"error lines: {kind[1]}; confidence is the model's probability for {kind[0]}")
     if d is not None and not d.abstained:
-        return d.fault_class, d.confidence, "the diagnosis model on the root devices' own lines"
+        return d.fault_class, d.confidence, f"the diagnosis model on {whose} lines"
     how = ""
     if d is not None:
         best = (d.alternatives or [(UNKNOWN, 0.0)])[0]
-        how = f"the model abstained on the root devices' lines (best guess {best[0]} at {best[1]:.0%}); "
+        how = f"the model abstained on {whose} lines (best guess {best[0]} at {best[1]:.0%}); "
     waiters = [s for s in signals if any(_own(p, s, set()) for p in rc.error_devices)]
     voted_any, score_any = kb_vote(own) if own else (None, {})
     if voted_any is None:
