@@ -48,6 +48,11 @@ DEV = _dev()
     ("worker-3: |  0  |  0   |  4   |  LINK_DOWN  |", "|  0  |  0   |  4   |  LINK_DOWN  |"),
     ("May  1 10:11:12 [ERROR] HCCL(1,):x", "[ERROR] HCCL(1,):x"),
     ("[2024-05-01-10:11:12.123.456] [ERROR] GE(1,p):x", "[ERROR] GE(1,p):x"),
+    # an ascend-dmi report's indented verdict and its *** detail behind a journal head: the head goes, the indent
+    # (part of the report's layout) stays
+    ("Dec 02 10:00:00 dn360 ascend-dmi[77]:         FAIL", "        FAIL"),
+    ("Dec 02 10:00:00 dn360 ascend-dmi[77]:         *** Device 4: a timeout error occurred.",
+     "        *** Device 4: a timeout error occurred."),
 ])
 def test_collector_heads_and_colours_come_off(line: str, body: str) -> None:
     assert plain(line)[0] == body

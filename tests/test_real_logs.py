@@ -86,3 +86,6 @@ def test_brain_parameters_in_the_architecture_doc_match_the_code() -> None:
     assert f"| {v.primary} / {v.secondary} / {v.ambiguous} |" in doc
     assert f"| `diagnosis.vote.min_score` | {v.min_score} |" in doc and f"| `diagnosis.vote.lead` | {v.lead} |" in doc
     assert f"| `diagnosis.vote.max_confidence` | {v.max_confidence} |" in doc
+    t = p.triage
+    assert f"| `diagnosis.triage.confidence` | {t.confidence} |" in doc
+    assert f"| `diagnosis.triage.generic` | {t.generic} |" in doc and f"| `diagnosis.triage.enabled` | {t.enabled} |" in doc

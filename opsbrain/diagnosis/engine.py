@@ -14,6 +14,7 @@ from opsbrain.diagnosis.features import DOWN, incident_features, l2_of_link, lin
 from opsbrain.diagnosis.knowledge import default_params
 from opsbrain.diagnosis.localize import RULES, localize
 from opsbrain.diagnosis.model import DiagnosisModel
+from opsbrain.diagnosis.triage import software_classes, triage
 from opsbrain.diagnosis.vote import vote
 from opsbrain.ingest import NO_HISTORY, LinkRecords, Signal
 from opsbrain.verdict import UNKNOWN, Diagnosis
@@ -109,6 +110,16 @@ class Engine:
         self.model = model
         self.p = params if params is not None else default_params()
         self._runbook = runbooks or runbook_id
+        self._software: frozenset[str] | None = None
+
+    @property
+    def software(self) -> frozenset[str]:
+        """The software-family classes of the shipped knowledge base (read once, for the triage)."""
+        if self._software is None:
+            from opsbrain.kb.compiled import compiled_kb
+
+            self._software = software_classes(compiled_kb())
+        return self._software
 
     def diagnose(self, incident: HasSignals, now: float, history: LinkRecords,
                  metric: Callable[[str, str], float | None] | None) -> Diagnosis:
@@ -137,6 +148,10 @@ class Engine:
                        f"favour {v.leader} ({v.score:.2f} against {v.runner_up:.2f})"]
             prob = float(probs[list(self.model.classes).index(v.leader)])
             best, conf = v.leader, max(v.confidence, prob)
+        elif conf < self.p.min_confidence and (t := triage(feats, self.p.triage, self.p.vote, self.software,
+                                                           self.model.classes)):
+            ev = ev + [f"the model was unsure ({best} at {conf:.0%}); software triage: {t.why}"]
+            best, conf = t.cls, t.confidence
         component = localize(RULES.get(best, ""), signals) or localize("npu", signals)  # no host named: the device
         if conf < self.p.min_confidence:
             return Diagnosis(UNKNOWN, component, conf, ev + [f"best guess {best} at {conf:.0%} is below the "

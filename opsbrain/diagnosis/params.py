@@ -22,6 +22,17 @@ class VoteParams(ParamGroup):
                               "confident-wrong bar of the real-log evaluation)", ge=0, lt=0.8)
 
 
+class TriageParams(ParamGroup):
+    enabled: bool = P(True, "switch", "reason: the software triage of opsbrain.diagnosis.triage (issue 14); off "
+                      "gives the model-and-vote decision alone")
+    confidence: float = P(0.5, "probability", "reason: a triaged answer rests on the absence of hardware evidence, "
+                          "not on a signature of its own: above the 0.4 answer bar, far below the 0.8 "
+                          "confident-wrong bar (not fitted)", gt=0, lt=0.8)
+    generic: str = P("framework_error", "class", "reason: the knowledge base's class for a program's own failure "
+                     "(a Python exception inside torch_npu / MindSpore / vLLM code, an operator bug: "
+                     "knowledge_base/classes/framework_error.yaml)")
+
+
 class DiagnosisParams(ParamGroup):
     min_confidence: float = P(0.4, "probability", "fitted on the development split of the real-log corpus (issue 14): "
                               "with 23 classes a top class at 0.4-0.5 is still several times likelier than the next; "
@@ -30,3 +41,4 @@ class DiagnosisParams(ParamGroup):
     max_novelty: float = P(0.5, "share", "reason: when most signal kinds were never seen in training the model is "
                            "out of its distribution", ge=0, le=1)
     vote: VoteParams = VoteParams()
+    triage: TriageParams = TriageParams()

@@ -50,7 +50,10 @@ _BODY = (r"\[(?i:ERROR|ERR|WARNING|WARN|INFO|DEBUG|EVENT|TRACE|NOTICE|CRITICAL|F
 a syslog / journal head before one of them is the paste's or the collection's, not the line's."""
 _PROG_HEAD = ("(?:" + _MONTH + "|(?:1[0-2]|[1-9])\u6708)"
               + r" [ \d]\d \d\d:\d\d:\d\d [A-Za-z0-9][\w.-]{0,62} [\w.\-/]+(?:\[\d+\])?: ")
-_SYSLOG_PROG = re.compile(_PROG_HEAD + "(?=" + _BODY + ")")
+_REPORT = r" +(?:EMERGENCY_WARN|GENERAL_WARN|FAIL|PASS|SKIP)\s*$| *\*\*\* "
+"""An indented verdict or a ``*** `` detail of an ascend-dmi report (:mod:`opsbrain.ingest.parsers.dmi`), whose
+indent is part of its layout: behind a syslog / journal head the head goes, the indent stays."""
+_SYSLOG_PROG = re.compile(_PROG_HEAD + "(?=" + _BODY + "|" + _REPORT + ")")
 """rsyslog's and journalctl's head (``Dec  2 10:00:00 host kernel: ``, ``Mar 19 14:31:09 dell-63 kubelet[1067]: ``;
 under a Chinese locale ``8月 18 16:33:56 kylin10-6018 kubelet[176281]: ``) before a layout of :data:`_BODY` (the host
 of an English head stays the line's: :func:`opsbrain.ingest.where.head_host`); before the kernel's own text
@@ -145,7 +148,7 @@ def _prog_head(line: str) -> re.Match[str] | None:
     """A syslog / journal head with its program before a :data:`_BODY` layout (the program's colon is the line's
     first ``": "``: stamp and host hold none)."""
     k = line.find(": ")
-    return _SYSLOG_PROG.match(line) if k > 0 and line[k + 2:k + 3] in _BODY_STARTS else None
+    return _SYSLOG_PROG.match(line) if k > 0 and line[k + 2:k + 3] in _PROG_BODY_STARTS else None
 
 
 def _may_have_head(head: str) -> bool:
@@ -157,6 +160,8 @@ _MONTHS = frozenset(_MONTH[3:-1].split("|"))
 _LEVEL_STARTS = frozenset(("DEB", "INF", "WAR", "ERR", "CRI"))
 _BODY_STARTS = frozenset("[|(DIWECF")
 """First characters of a :data:`_BODY` layout (a cheap test before its regex)."""
+_PROG_BODY_STARTS = _BODY_STARTS | {" ", "*"}
+"""After a syslog / journal head: a :data:`_BODY` layout or a :data:`_REPORT` line."""
 
 
 def logged_level(prefix: str) -> str | None:

@@ -1,0 +1,83 @@
+"""The software triage (opsbrain.diagnosis.triage): where the model abstains and no hardware evidence is present."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from opsbrain.diagnosis.params import DiagnosisParams, TriageParams, VoteParams
+from opsbrain.diagnosis.triage import software_classes, triage
+from opsbrain.kb.compiled import compiled_kb
+
+SOFTWARE = software_classes(compiled_kb())
+CLASSES = tuple(compiled_kb().ids())
+P, V = TriageParams(), VoteParams()
+
+
+def test_the_software_family_is_read_from_the_knowledge_base() -> None:
+    assert {"framework_error", "config_error", "npu_oom"} <= SOFTWARE
+    assert not {"hbm_uce", "link_down", "aicore_hang", "npu_off_bus"} & SOFTWARE
+
+
+def test_ambiguous_program_errors_alone_go_to_the_generic_class() -> None:
+    t = triage({"kb:framework_error:ambiguous": 0.69, "kb:npu_oom:ambiguous": 0.69, "kb:hbm_uce:ambiguous": 0.69},
+               P, V, SOFTWARE, CLASSES)
+    assert t is not None and t.cls == "framework_error" and t.confidence == P.confidence
+
+
+def test_hardware_evidence_stops_the_triage() -> None:
+    feats = {"kb:framework_error:ambiguous": 0.69, "kb:hbm_uce:primary": 0.69}
+    assert triage(feats, P, V, SOFTWARE, CLASSES) is None
+    assert triage({"kb:framework_error:secondary": 0.69, "kb:aicore_hang:secondary": 0.69}, P, V, SOFTWARE,
+                  CLASSES) is None
+
+
+def test_a_category_speaking_for_two_software_classes_stays_undecided() -> None:
+    """parameter_or_usage supports framework and configuration errors alike: the documents do not say which."""
+    assert triage({"kb:framework_error:secondary": 0.69, "kb:config_error:secondary": 0.69}, P, V, SOFTWARE,
+                  CLASSES) is None
+
+
+def test_a_named_software_class_that_leads_is_given() -> None:
+    t = triage({"kb:config_error:primary": 0.69, "kb:framework_error:ambiguous": 0.69}, P, V, SOFTWARE, CLASSES)
+    assert t is not None and t.cls == "config_error"
+
+
+def test_ambiguous_signals_of_another_class_only_do_not_triage() -> None:
+    """A kind that counts for no software class at all, or more for another class, gives no software answer."""
+    assert triage({"kb:collective_timeout_sw:ambiguous": 0.69, "kb:roce_port_down:ambiguous": 0.69}, P, V,
+                  SOFTWARE, CLASSES) is None
+    assert triage({}, P, V, SOFTWARE, CLASSES) is None
+    assert triage({"kb:framework_error:ambiguous": 0.69}, TriageParams(enabled=False), V, SOFTWARE, CLASSES) is None
+
+
+def _diagnose(text: str, params: DiagnosisParams | None = None) -> dict:  # type: ignore[type-arg]
+    from opsbrain.cli.kb_cmds import _matcher
+    from opsbrain.diagnosis.engine import Engine
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+    from opsbrain.kb.training import load_engine
+
+    engine = load_engine(None, say=lambda m: None)
+    if params is not None:
+        engine = Engine(engine.model, params)
+    return diagnose_logs("-", engine, _matcher(None), stdin=io.BytesIO(text.encode()))["diagnosis"]
+
+
+LONE = "RuntimeError: Exceed function call depth limit 1000, (function call depth: 1001, simulate call depth: 997).\n"
+
+
+def test_a_lone_python_error_is_triaged_and_says_so() -> None:
+    """A real MindSpore error line (its documentation's call-depth example) whose exception type is printed for
+    many causes: the model alone abstains; the triage names the software class, at its fixed confidence."""
+    d = _diagnose(LONE)
+    assert d["fault_class"] == "framework_error" and d["confidence"] == pytest.approx(TriageParams().confidence)
+    assert any("software triage" in e for e in d["evidence"]) and d["evidence_lines"]
+    off = _diagnose(LONE, DiagnosisParams(triage=TriageParams(enabled=False)))
+    assert off["fault_class"] == "unknown"
+
+
+def test_a_device_fault_code_beside_the_python_error_is_not_triaged() -> None:
+    """The kbox line is real (CANN troubleshooting 'HBM multi-bit ECC', corpus_b.yaml)."""
+    d = _diagnose("[2454.830701] {6}[Hardware Error]  error_type: 3, multi-bit ECC\n" + LONE)
+    assert d["fault_class"] != "framework_error"
