@@ -48,6 +48,17 @@ CFG_SETTING = screened(rf"(?:{_SETTING}).*(?:{_FAILING})|(?:{_FAILING}).*(?:{_SE
 """A setting named by a line that says something failed: a launcher's ``Loading configuration file: ...`` or
 ``Successfully loaded config file: ...`` names one without any fault (MindIE pyMotor's controller log, whose level
 after the date is not read as INFO)."""
+RE_PARALLEL_LAYOUT = screened(
+    r"(?:\b(?:tensor|pipeline|data|expert|context|sequence)[ _-](?:model[ _-])?parallel(?:[ _-]size)?|"
+    r"\b(?:tp|pp|dp|ep|cp)_size\b).*(?:divisible|exceed|must be|should be|greater than|less than|not match|"
+    r"mismatch|invalid)|(?:divisible|exceed|must be|should be|not match|mismatch|invalid).*"
+    r"(?:\b(?:tensor|pipeline|data|expert|context|sequence)[ _-](?:model[ _-])?parallel(?:[ _-]size)?|"
+    r"\b(?:tp|pp|dp|ep|cp)_size\b)", re.I)
+"""A parallel layout the job was launched with that the model or the devices cannot take: the launcher's own
+argument check, before any operator runs (vLLM's ``ModelConfig.verify_with_parallel_config``: "Total number of
+attention heads (32) must be divisible by tensor parallel size (3)"; MindSpeed-MM's troubleshooting guide:
+``RuntimeError: tp_size exceeds num_key_value_heads``, solved by a smaller TP). The setting is the cause, not the
+program: a configuration error, as a configuration item named by a failing line (:data:`CFG_SETTING`)."""
 RE_VENDOR_ATTR = screened(r"module '(?:torch_npu|mindspore|mindie\w*|vllm_ascend|acl|te|tbe)(?:\.\w+)*' has no "
                           r"attribute")
 """An Ascend package that lacks an API its caller expects: the installed version is not the one the caller was
@@ -89,6 +100,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
      "cfg:version"),  # the word: "Data type conversion of 'Parameter' is not supported" (MindSpore) names none
     (CFG_ENV_TEXT, "cfg:env"),
     (CFG_SETTING, "cfg:env"),
+    (RE_PARALLEL_LAYOUT, "cfg:env"),
     (screened(r"invalid device|device id.*(?:invalid|out of range|exceed)|(?:invalid|wrong) (?:rank|device)|"
                 r"visible devices|set_device.*fail|SetDevice.*fail|because the device is (?:already )?(?:used|"
                 r"occupied|in use)|dcmi module initiali[sz]e failed\. ret is -8005|get (?:physical )?device (?:count|number)(?: of NPU)? "
