@@ -81,3 +81,14 @@ def test_a_device_fault_code_beside_the_python_error_is_not_triaged() -> None:
     """The kbox line is real (CANN troubleshooting 'HBM multi-bit ECC', corpus_b.yaml)."""
     d = _diagnose("[2454.830701] {6}[Hardware Error]  error_type: 3, multi-bit ECC\n" + LONE)
     assert d["fault_class"] != "framework_error"
+
+
+def test_the_report_says_when_no_host_or_device_is_named(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from click.testing import CliRunner
+
+    from opsbrain.cli import cli
+
+    r = CliRunner().invoke(cli, ["diagnose", "--logs", "-", "--data-dir", str(tmp_path)], input=LONE)
+    assert r.exit_code == 0, r.output
+    first = r.output.splitlines()[0]
+    assert first.startswith("diagnosis: framework_error at no host or device named (confidence 0.50)"), first

@@ -43,11 +43,7 @@ def diagnose(incident_file: str | None, logs: str | None, bundle: str | None, mo
         _emit_json(res)
         return
     d = res["diagnosis"]
-    root = d.get("root") or {}
-    where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) or root.get(
-        "name") or d["component"]
-    click.echo(f"diagnosis: {d['fault_class']} at {where} (confidence {d['confidence']:.2f})"
-               + (f", runbook {d['runbook']}" if d.get("runbook") else ""))
+    click.echo(_verdict_line(d))
     for ev in d["evidence"]:
         click.echo(f"  - {ev}")
     _echo_root_cluster(d)
@@ -107,14 +103,20 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool) -> N
         for ev in d.get("evidence", []):
             click.echo(f"  - {ev}")
     d = res["diagnosis"]
-    root = d.get("root") or {}
-    where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) or root.get(
-        "name") or d["component"]
-    click.echo(f"diagnosis: {d['fault_class']} at {where} (confidence {d['confidence']:.2f})"
-               + (f", runbook {d['runbook']}" if d.get("runbook") else "")
-               + (f", incident {res['primary']}" if res.get("primary") and not d.get("decided_by") else ""))
+    click.echo(_verdict_line(d) + (f", incident {res['primary']}" if res.get("primary") and not d.get("decided_by")
+                                   else ""))
     _echo_root_cluster(d)
     for k in res["knowledge"][:8]:
         who = "vendor" if k["source"] == "imported" else "kb"
         click.echo(f"  {who}: {k['code'] or k['entry']} [{k['handling']}] x{k['lines']} (first {k['first']}) "
                    f"{k['cause']} -> {k['suggestion']}")
+
+
+def _verdict_line(d: dict[str, Any]) -> str:
+    """``diagnosis: <class> at <where> (confidence c)[, runbook r]``: where in the input's own terms (host, device),
+    else the root's name or the twin's component, else said to be unnamed."""
+    root = d.get("root") or {}
+    where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) or root.get(
+        "name") or d.get("component") or "no host or device named"
+    return (f"diagnosis: {d['fault_class']} at {where} (confidence {d['confidence']:.2f})"
+            + (f", runbook {d['runbook']}" if d.get("runbook") else ""))
