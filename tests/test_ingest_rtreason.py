@@ -1,8 +1,8 @@
 """The runtime's inner error numbers and reason strings (hicann/runtime internal_error_define.hpp, errcode_manage.cc):
 ``is err:0x7010003``, ``InnerCode=0x7020023``, ``reason=[device id error]`` / ``reason=device retain error`` read as
-the AscendCL code the runtime reports them as (``rt:<acl>``), and knowledge_base/codes.yaml's ``runtime_inner_codes``
-and ``runtime_reasons`` rows agree with the parser's tables, each taking its AscendCL code's category. Every line is
-copied from the source its comment names."""
+the AscendCL code the runtime reports them as (``rt:<acl>``); the parser's tables are knowledge_base/codes.yaml's
+``runtime_inner_codes`` and ``runtime_reasons`` rows (compiled, the one copy), each taking its AscendCL code's
+category. Every line is copied from the source its comment names."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from opsbrain.ingest import ingest_text
-from opsbrain.ingest.parsers.rt_internal import RT_INTERNAL_TO_ACL, RT_REASON_TO_ACL
+from opsbrain.ingest.parsers.rt_internal import RT_INTERNAL_TO_ACL, RT_REASON_TO_ACL, acl_maps
 from opsbrain.kb.coverage import coverage, shipped_tables
 
 KB = Path(__file__).resolve().parents[1] / "knowledge_base"
@@ -88,13 +88,19 @@ def _codes() -> dict:
     return yaml.safe_load((KB / "codes.yaml").read_text(encoding="utf-8"))
 
 
-def test_codes_yaml_rows_are_the_parsers_tables_and_inherit_the_acl_category() -> None:
+def _pairs(doc: dict) -> tuple[dict[int, int], dict[str, int]]:
+    """The rows' (inner number -> AscendCL code, lower-cased reason -> AscendCL code), read here from the YAML."""
+    return ({int(str(r["code"]), 16): int(r["acl"]) for r in doc["runtime_inner_codes"]},
+            {str(r["text"]).lower(): int(r["acl"]) for r in doc["runtime_reasons"]})
+
+
+def test_the_parsers_tables_are_the_codes_yaml_rows_which_inherit_the_acl_category() -> None:
     doc = _codes()
     acl = {int(r["code"]): r for r in doc["acl_runtime"]}
     inner, reasons = doc["runtime_inner_codes"], doc["runtime_reasons"]
     assert list(doc)[-3:] == ["runtime_inner_codes", "runtime_reasons", "runtime_reason_texts"]  # they close the file
-    assert {int(str(r["code"]), 16): int(r["acl"]) for r in inner} == RT_INTERNAL_TO_ACL
-    assert {str(r["text"]).lower(): int(r["acl"]) for r in reasons} == RT_REASON_TO_ACL
+    assert _pairs(doc) == (RT_INTERNAL_TO_ACL, RT_REASON_TO_ACL) == acl_maps()
+    assert (len(RT_INTERNAL_TO_ACL), len(RT_REASON_TO_ACL)) == (len(inner), len(reasons))  # no number or text twice
     for row in inner + reasons:
         assert row["source"].startswith("https://github.com/hicann/runtime/blob/"), row
         own = acl.get(int(row["acl"]))
@@ -105,6 +111,42 @@ def test_codes_yaml_rows_are_the_parsers_tables_and_inherit_the_acl_category() -
             assert bool(row.get("ambiguous")) == bool(own.get("ambiguous")), row
     assert RT_INTERNAL_TO_ACL[0x7030027] == 107041  # a define split over two lines (ACL_ERROR_RT_CAPTURE_MODE_...)
     assert RT_INTERNAL_TO_ACL[0x7100006] == 507000  # not in the map: the runtime's internal error
+
+
+DEVICE_ID_LINE = ("[rank1]: EE9999: [PID: 540989] 2025-04-27-03:11:08.269.791 get error: phyid:0 realDeviceId:0 is "
+                  "err:0x7010003[FUNC:GetDeviceIndexByPhyId][FILE:api_error.cc][LINE:1918]")
+"""vllm-ascend#672 (corpus_e e013), as in the first test above."""
+
+
+def test_a_row_removed_from_codes_yaml_is_gone_from_the_parsers_tables(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from opsbrain.ingest.parsers import rt_internal
+    from opsbrain.kb import compiled
+
+    kb = tmp_path / "knowledge_base"
+    shutil.copytree(KB, kb, ignore=shutil.ignore_patterns("model", "__pycache__"))
+    lines = (kb / "codes.yaml").read_text(encoding="utf-8").splitlines(keepends=True)
+    kept = [x for x in lines if not x.startswith(('- {code: "0x7010003",', '- {text: "device id error",'))]
+    assert len(kept) == len(lines) - 2
+    (kb / "codes.yaml").write_text("".join(kept), encoding="utf-8")
+    caches = (compiled.content_key, compiled._load, rt_internal.acl_maps)
+    try:
+        with monkeypatch.context() as m:
+            m.setattr(compiled, "_kb_dir", lambda: kb)
+            m.setenv("OPSBRAIN_HOME", str(tmp_path / "home"))
+            for c in caches:
+                c.cache_clear()
+            inner, reasons = rt_internal.acl_maps()
+            whole_inner, whole_reasons = _pairs(_codes())
+            assert inner == {k: v for k, v in whole_inner.items() if k != 0x7010003}
+            assert reasons == {k: v for k, v in whole_reasons.items() if k != "device id error"}
+            assert "rt:107001" not in kinds(DEVICE_ID_LINE)
+    finally:
+        for c in caches:
+            c.cache_clear()
+    assert "rt:107001" in kinds(DEVICE_ID_LINE)  # the shipped knowledge base again
 
 
 def test_coverage_reads_every_inner_number() -> None:

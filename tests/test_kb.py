@@ -348,3 +348,23 @@ def test_validate_reports_a_broken_codes_table_instead_of_calling_the_kb_valid(t
     (tmp_path / "categories.yaml").write_text("memory_exhausted: {no_such_class: primary}\n")
     msgs = [str(e) for e in validate_kb(tmp_path)]
     assert any("no such class" in m for m in msgs) and any("is not in categories.yaml" in m for m in msgs)
+
+
+def test_validate_reports_a_runtime_row_the_parser_cannot_read(tmp_path):
+    """The runtime's inner-number and reason rows are the errnums parser's maps (compiled): a number that is not one
+    is a validation error, not a traceback when the knowledge base is compiled."""
+    from opsbrain.kb.loader import validate_kb
+
+    root = knowledge_base.classes_dir().parent
+    shutil.copytree(root / "classes", tmp_path / "classes")
+    shutil.copy(root / "categories.yaml", tmp_path / "categories.yaml")
+    text = (root / "codes.yaml").read_text()
+    broken = (text.replace('- {code: "0x7010003", name: RT_ERROR_DEVICE_ID, acl: 107001,',
+                           '- {code: "RT7010003", name: RT_ERROR_DEVICE_ID, acl: 107001,', 1)
+              .replace('- {text: "device id error", acl: 107001,', '- {text: "device id error", acl: ACL107001,', 1))
+    assert broken.count("RT7010003") == 1 and broken.count("ACL107001") == 1
+    (tmp_path / "codes.yaml").write_text(broken)
+    msgs = [str(e) for e in validate_kb(tmp_path)]
+    assert len(msgs) == 2, msgs
+    assert "runtime_inner_codes[" in msgs[0] and "].code: 'code' must be a hex number" in msgs[0]
+    assert "runtime_reasons[" in msgs[1] and "].acl: 'acl' must be an integer AscendCL code" in msgs[1]

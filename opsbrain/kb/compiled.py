@@ -1,14 +1,15 @@
 """The knowledge base compiled once into plain data, so that diagnosis starts without pydantic or YAML.
 
 Everything diagnosis takes from ``knowledge_base/`` -- the validated classes (as plain dicts), the kind table of
-features, the knowledge-base hash a model is checked against, the documented messages, the vendor map's rules --
-and the diagnosis parameters' defaults are computed from the validated knowledge base (:mod:`opsbrain.kb.loader`,
-pydantic) and written as one JSON file, ``$OPSBRAIN_HOME/cache/kb-compiled.json``. The file is keyed by a content
-hash of every file of ``knowledge_base/`` (the model excepted) and of the source files that shape its content
-(:data:`SOURCES`): any edit of the knowledge base or of that code makes the key differ, and the next process
-compiles again and replaces the file atomically. A cache that cannot be read or written is no error: the
-knowledge base is then compiled in memory (and an invalid knowledge base raises its usual one-line error).
-The plans of the line screens (which regex RE2 screens how) are kept beside it (:func:`screen_memo`).
+features, the knowledge-base hash a model is checked against, the documented messages, the runtime's inner-number
+and reason tables, the vendor map's rules -- and the diagnosis parameters' defaults are computed from the validated
+knowledge base (:mod:`opsbrain.kb.loader`, pydantic) and written as one JSON file,
+``$OPSBRAIN_HOME/cache/kb-compiled.json``. The file is keyed by a content hash of every file of ``knowledge_base/``
+(the model excepted) and of the source files that shape its content (:data:`SOURCES`): any edit of the knowledge
+base or of that code makes the key differ, and the next process compiles again and replaces the file atomically. A
+cache that cannot be read or written is no error: the knowledge base is then compiled in memory (and an invalid
+knowledge base raises its usual one-line error). The plans of the line screens (which regex RE2 screens how) are
+kept beside it (:func:`screen_memo`).
 
 A parity test checks that the compiled form equals what the pydantic-loaded knowledge base gives.
 """
@@ -27,12 +28,12 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-FORMAT = 3
+FORMAT = 4
 CACHE_NAME = "kb-compiled.json"
 _PKG = Path(__file__).resolve().parents[1]  # opsbrain/
 SOURCES = ("kb/compiled.py", "kb/loader.py", "kb/schema.py", "kb/codenorm.py", "kb/training.py",
            "diagnosis/knowledge.py", "diagnosis/params.py", "ingest/parsers/messages.py", "ingest/parsers/templates.py",
-           "detection/params.py")
+           "ingest/parsers/rt_internal.py", "detection/params.py")
 """Source files (under opsbrain/) whose code decides the compiled content; faultlib's fault catalogue too (the
 loader checks the classes against it)."""
 
@@ -76,6 +77,7 @@ def compile_kb() -> dict[str, Any]:
     from opsbrain.diagnosis.knowledge import KindTable, raw_vendor_rules
     from opsbrain.diagnosis.params import DiagnosisParams
     from opsbrain.ingest.parsers.messages import message_parts_of, messages_of
+    from opsbrain.ingest.parsers.rt_internal import inner_codes_of, reasons_of
     from opsbrain.ingest.parsers.templates import templates_of
     from opsbrain.kb.loader import load_kb
     from opsbrain.kb.training import kb_hash
@@ -94,6 +96,8 @@ def compile_kb() -> dict[str, Any]:
         "messages": messages_of(codes_doc),
         "message_parts": message_parts_of(codes_doc),
         "message_templates": templates_of(codes_doc, table_doc),
+        "runtime_inner_codes": inner_codes_of(codes_doc),
+        "runtime_reasons": reasons_of(codes_doc),
         "vendor_rules": raw_vendor_rules(),
         "diagnosis_params": DiagnosisParams().model_dump(mode="json"),
         "detector_params": DetectorParams().model_dump(mode="json"),
@@ -127,7 +131,8 @@ def _write(path: Path, doc: dict[str, Any]) -> None:
 
 class CompiledKB:
     """The compiled knowledge base: iterable of plain classes (the attributes the matcher reads), the kind roles,
-    the knowledge-base hash, the documented messages, the vendor rules and the diagnosis parameters' defaults."""
+    the knowledge-base hash, the documented messages, the runtime's inner-number and reason tables, the vendor rules
+    and the diagnosis parameters' defaults."""
 
     def __init__(self, doc: dict[str, Any]) -> None:
         self.doc = doc
@@ -138,6 +143,8 @@ class CompiledKB:
         self.messages: dict[str, str] = dict(doc["messages"])
         self.message_parts: list[str] = list(doc["message_parts"])
         self.message_templates: list[list[Any]] = list(doc["message_templates"])
+        self.runtime_inner_codes: dict[str, int] = dict(doc["runtime_inner_codes"])  # "0x7010003" -> 107001
+        self.runtime_reasons: dict[str, int] = dict(doc["runtime_reasons"])
         self.vendor_rules: list[dict[str, Any]] = list(doc["vendor_rules"])
         self.diagnosis_params = _namespace(doc["diagnosis_params"])
         self.detector_params = _namespace(doc["detector_params"])  # the replay of a bundle (no pydantic import)

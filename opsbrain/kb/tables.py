@@ -17,6 +17,9 @@ MAX_TABLE_BYTES = 8 << 20
 ROLES = frozenset({"primary", "secondary", "ambiguous"})
 KEYS = {"messages": "text", "cann_message_parts": "text", "runtime_reasons": "text", "runtime_reason_texts": "text"}
 """Sections whose rows are keyed by a text; every other section's rows are keyed by a code."""
+INNER_SECTION, REASON_SECTION = "runtime_inner_codes", "runtime_reasons"
+"""The runtime's inner numbers and reason strings: their rows are the parser's maps
+(:mod:`opsbrain.ingest.parsers.rt_internal`), so each needs a number the parser can read."""
 
 
 def table_errors(root: Path, class_ids: set[str]) -> list[KnowledgeBaseError]:
@@ -89,3 +92,19 @@ def _codes(path: Path, categories: set[str] | None, errors: list[KnowledgeBaseEr
             if not row.get("source"):
                 errors.append(KnowledgeBaseError("missing 'source' (every documented row names its source)",
                                                  file=str(path), path=where))
+            if section in (INNER_SECTION, REASON_SECTION):
+                errors.extend(_runtime_row_errors(str(section), row, str(path), where))
+
+
+def _runtime_row_errors(section: str, row: dict[str, Any], file: str, where: str) -> list[KnowledgeBaseError]:
+    """The runtime's inner-number and reason rows are the parser's maps (:mod:`opsbrain.ingest.parsers.rt_internal`):
+    an integer AscendCL code (``acl``) each, and an inner number in hex."""
+    errors = []
+    checks = [("acl", 10, "an integer AscendCL code")] + ([("code", 16, "a hex number (0x7010003)")]
+                                                          if section == INNER_SECTION else [])
+    for field, base, what in checks:
+        try:
+            int(str(row.get(field)), base)
+        except ValueError:
+            errors.append(KnowledgeBaseError(f"{field!r} must be {what}", file=file, path=f"{where}.{field}"))
+    return errors

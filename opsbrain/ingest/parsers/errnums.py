@@ -7,11 +7,13 @@ knowledge base's roles apply to them; this parser only adds to a line (the other
   (``hcclret:N``, hicann/hcomm ``include/hccl/hccl_types.h``).
 - The runtime's ``retCode=0x7020010`` (its own trace lines: ``stream setup failed, retCode=0x7020010.``; also
   ``InnerCode=0x7020023``, ``is err:0x7010003``, ``ret=`` / ``error=``): an internal ``RT_ERROR_*`` number, reported
-  to the application as the AscendCL code of :mod:`.rt_internal`; only numbers the runtime defines.
+  to the application as the AscendCL code of its knowledge-base row (codes.yaml ``runtime_inner_codes``, read
+  through :mod:`.rt_internal`); only numbers the runtime defines.
 - The runtime's reason strings, its description of such a number, after a failed runtime API
   (``rtSetDevice execute failed, reason=[device id error]``, later ``reason=device retain error[FUNC:...``, or
   ``execution failed, the context is a null pointer.``) and beside the codes (``desc=[driver error:resource alloc
-  fail]``): the same AscendCL code; a text the runtime's maps do not hold gives nothing.
+  fail]``): the same AscendCL code (codes.yaml ``runtime_reasons``); a text the runtime's maps do not hold gives
+  nothing.
 - HCCL Test's ``hccl interface return err ./common/src/hccl_test_common.cc:538, retcode: 7`` (hicann/oam-tools
   ``docs/zh/hccl_test/faqs.md``), MindSpore's ``HcclCommInitRootInfo failed. | Error Number 2`` (mindspore-ai/docs
   ``faq/distributed_parallel.md``) and ``HcclCommInitClusterInfo failed, ret:1`` (its HCCL adapter,
@@ -30,7 +32,7 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
-from opsbrain.ingest.parsers.rt_internal import RT_INTERNAL_TO_ACL, RT_REASON_TO_ACL
+from opsbrain.ingest.parsers.rt_internal import acl_maps
 from opsbrain.ingest.screen import group_of, screened
 
 HCCL_MODULE_ID = 5  # hicann/hccl src/common/log.h
@@ -67,7 +69,8 @@ def hccl_result(errno_hex: str) -> int | None:
 def reason_code(said: str) -> int | None:
     """The AscendCL code of a runtime reason string (None for a text the runtime's maps do not hold)."""
     said = said.strip().lower()
-    return RT_REASON_TO_ACL.get(said) or RT_REASON_TO_ACL.get(said.removesuffix(".").rstrip())
+    reasons = acl_maps()[1]
+    return reasons.get(said) or reasons.get(said.removesuffix(".").rstrip())
 
 
 def parse(ctx: LineCtx) -> bool:
@@ -84,7 +87,8 @@ def parse(ctx: LineCtx) -> bool:
             rets.append(int(m.group(1)))
     for ret in dict.fromkeys(rets):
         ctx.add(f"hcclret:{ret}", comp, 2, device=dev)
-    acls = [a for m in RE_RT_RETCODE.finditer(text) if (a := RT_INTERNAL_TO_ACL.get(int(m.group(1), 16)))]
+    inner = acl_maps()[0]
+    acls = [a for m in RE_RT_RETCODE.finditer(text) if (a := inner.get(int(m.group(1), 16)))]
     acls += [a for m in RE_RT_REASON.finditer(text) if (a := reason_code(m.group(1)))]
     for acl in dict.fromkeys(acls):
         ctx.add(f"rt:{acl}", comp, 2, device=dev)

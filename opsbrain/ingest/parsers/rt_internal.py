@@ -7,256 +7,58 @@ application. Derived from hicann/runtime at 681ef7610df13c8128982901142a2c869ddb
 ``ACL_ERROR_RT_INTERNAL_ERROR`` 507000 (``ErrorcodeManage::GetRtExtErrCode``). Also the runtime's reason strings, the
 map's description of each number (``reason=[device id error]``, ``desc=[driver error:resource alloc fail]``), at that
 commit and at the repository's first (d8beaaf0955bc307cdda0ae971275fb48f652a26,
-``src/runtime/feature/src/common/errcode_manage.cc``: the texts older CANN releases print). Only numbers and the
-texts that key them: their rows (name, meaning, category, source) are knowledge_base/codes.yaml's
-``runtime_inner_codes`` and ``runtime_reasons``, which a test holds equal to these tables."""
+``src/runtime/feature/src/common/errcode_manage.cc``: the texts older CANN releases print).
+
+The one copy of these tables is knowledge_base/codes.yaml's ``runtime_inner_codes`` and ``runtime_reasons`` rows
+(name, meaning, category and source of each). The knowledge-base compiler (:mod:`opsbrain.kb.compiled`) keeps their
+number/text -> AscendCL code pairs (:func:`inner_codes_of`, :func:`reasons_of`); the parser reads them from the
+compiled, cached plain JSON (:func:`acl_maps`), never from YAML at diagnosis time. ``RT_INTERNAL_TO_ACL`` (inner
+number -> code) and ``RT_REASON_TO_ACL`` (lower-cased reason -> code) are the same maps as module attributes."""
 
 from __future__ import annotations
 
-RT_INTERNAL_TO_ACL: dict[int, int] = {
-    0x7010000: 507000, 0x7010001: 507033, 0x7010002: 207001, 0x7010003: 107001, 0x7010004: 507000, 0x7010005: 507000,
-    0x7010006: 507033, 0x7010007: 507000, 0x7010008: 507000, 0x7010009: 507000, 0x701000A: 507000, 0x701000B: 507000,
-    0x701000C: 507000, 0x701000D: 507000, 0x701000E: 507025, 0x701000F: 507026, 0x7010010: 107022, 0x7010011: 107022,
-    0x7010012: 107022, 0x7010026: 507053, 0x7010027: 507053, 0x7010028: 507054, 0x7010029: 507000, 0x701002A: 507055,
-    0x701002B: 507057, 0x701002C: 507000, 0x701002D: 507000, 0x701002E: 507000, 0x701002F: 507053, 0x7010030: 507057,
-    0x7010031: 507053, 0x7010032: 507057, 0x7010033: 507056, 0x7010034: 507914, 0x7010035: 507916, 0x7010036: 507915,
-    0x7020000: 507000, 0x7020001: 507000, 0x7020002: 207001, 0x7020003: 507000, 0x7020004: 107000, 0x7020005: 507000,
-    0x7020006: 507000, 0x7020007: 507000, 0x7020008: 507000, 0x7020009: 507000, 0x702000A: 507000, 0x702000B: 507000,
-    0x702000C: 507000, 0x702000D: 507000, 0x702000E: 507000, 0x702000F: 507000, 0x7020010: 507899, 0x7020011: 507000,
-    0x7020012: 207004, 0x7020013: 107001, 0x7020014: 107017, 0x7020015: 107018, 0x7020016: 207001, 0x7020017: 207005,
-    0x7020018: 207006, 0x7020019: 207007, 0x702001A: 207008, 0x702001B: 207009, 0x702001C: 207010, 0x702001D: 207000,
-    0x702001E: 207012, 0x702001F: 207013, 0x7020020: 207014, 0x7020021: 207015, 0x7020022: 507899, 0x7020023: 207005,
-    0x7020024: 507052, 0x7020025: 107000, 0x7020026: 207019, 0x7020027: 207020, 0x7020028: 207021, 0x7030000: 507000,
-    0x7030001: 507000, 0x7030002: 207001, 0x7030003: 107003, 0x7030004: 507000, 0x7030005: 107005, 0x7030006: 507000,
-    0x7030007: 507002, 0x7030008: 507003, 0x7030009: 507004, 0x703000A: 507000, 0x703000B: 107015, 0x703000C: 507000,
-    0x703000D: 507000, 0x703000E: 507000, 0x703000F: 507000, 0x7030010: 507046, 0x7030011: 507000, 0x7030012: 107000,
-    0x7030013: 507000, 0x7030015: 107023, 0x7030016: 107023, 0x7030017: 107023, 0x7030018: 507000, 0x7030019: 107027,
-    0x703001A: 507903, 0x703001B: 107029, 0x703001C: 107030, 0x703001D: 107031, 0x703001E: 207005, 0x703001F: 107025,
-    0x7030020: 107032, 0x7030021: 107033, 0x7030022: 507000, 0x7030023: 107034, 0x7030024: 507000, 0x7030025: 107036,
-    0x7030026: 107038, 0x7030027: 107041, 0x7030028: 107045, 0x7040000: 507000, 0x7040001: 507000, 0x7040002: 207001,
-    0x7040003: 107004, 0x7040004: 507000, 0x7040005: 107005, 0x7040006: 507000, 0x7040007: 507000, 0x7040008: 507000,
-    0x7040009: 507011, 0x704000A: 507005, 0x704000B: 507000, 0x704000C: 107005, 0x704000D: 107005, 0x704000E: 507023,
-    0x704000F: 507011, 0x7040010: 107026, 0x7040011: 507000, 0x7040012: 107037, 0x7040013: 507000, 0x7040014: 107040,
-    0x7050000: 507000, 0x7050001: 507000, 0x7050002: 207001, 0x7050003: 507000, 0x7050004: 107006, 0x7050005: 107007,
-    0x7050006: 507006, 0x7050007: 507047, 0x7050008: 107028, 0x7050009: 107024, 0x705000A: 107024, 0x7060000: 507000,
-    0x7060001: 507000, 0x7060002: 207001, 0x7060003: 507000, 0x7060004: 507000, 0x7070000: 507000, 0x7070001: 107002,
-    0x7070002: 207001, 0x7070003: 507007, 0x7070004: 507000, 0x7070005: 507000, 0x7070006: 507000, 0x7070007: 507000,
-    0x7080000: 507000, 0x7080001: 507000, 0x7080002: 207001, 0x7080003: 507027, 0x7080004: 507000, 0x7080005: 507000,
-    0x7080006: 507000, 0x7080007: 507028, 0x7080008: 507024, 0x7080009: 107017, 0x708000A: 107042, 0x708000B: 107043,
-    0x708000C: 107044, 0x7090000: 507000, 0x7090001: 507000, 0x7090002: 207001, 0x7090003: 507000, 0x7090004: 507000,
-    0x7090005: 507000, 0x7090006: 507000, 0x7090007: 507032, 0x70A0000: 507000, 0x70A0001: 507000, 0x70A0002: 207001,
-    0x70B0000: 507000, 0x70B0001: 507000, 0x70B0002: 207001, 0x70B0003: 507008, 0x70C0000: 507000, 0x70C0001: 507000,
-    0x70C0002: 207001, 0x70D0000: 507000, 0x70D0001: 507000, 0x70D0002: 207001, 0x70D0003: 507000, 0x70D0004: 107010,
-    0x70D0005: 507000, 0x70D0006: 507000, 0x70D0007: 507000, 0x70E0000: 507000, 0x70E0001: 507000, 0x70E0002: 207001,
-    0x70E0003: 507000, 0x70E0004: 507000, 0x70E0005: 507000, 0x70E0006: 507000, 0x70E0007: 507000, 0x70E0008: 507000,
-    0x70E0009: 107000, 0x70E000A: 507000, 0x70E000B: 507000, 0x7100000: 507000, 0x7100001: 507000, 0x7100002: 207001,
-    0x7100003: 507009, 0x7100004: 507000, 0x7100005: 507000, 0x7100006: 507000, 0x7100007: 507000, 0x7100008: 507000,
-    0x7110000: 507000, 0x7110001: 107000, 0x7110002: 107008, 0x7110003: 507000, 0x7110004: 507000, 0x7110005: 507000,
-    0x7110006: 507000, 0x7110007: 507000, 0x7110008: 507000, 0x7110009: 507000, 0x711000A: 107000, 0x711000B: 507010,
-    0x711000C: 507012, 0x711000D: 207000, 0x711000E: 207001, 0x711000F: 207002, 0x7110010: 107016, 0x7110011: 507901,
-    0x7110012: 207018, 0x7110013: 507051, 0x7110014: 107021, 0x7110015: 107039, 0x7110016: 107017, 0x7110017: 207008,
-    0x7110018: 507000, 0x7110019: 207008, 0x7120000: 507000, 0x7120001: 507000, 0x7120002: 207001, 0x7120003: 507000,
-    0x7120004: 107009, 0x7120005: 107010, 0x7120006: 507029, 0x7120007: 507030, 0x7130000: 507000, 0x7130001: 507000,
-    0x7130002: 207001, 0x7130003: 507000, 0x7140000: 507000, 0x7140001: 507000, 0x7140002: 207001, 0x7140003: 507031,
-    0x7140004: 507000, 0x7140005: 507000, 0x7140006: 507000, 0x7140007: 507000, 0x7140008: 507000, 0x7140009: 507000,
-    0x714000A: 507000, 0x714000B: 507000, 0x714000C: 507000, 0x7150000: 507001, 0x7150001: 507001, 0x7150002: 507001,
-    0x7150003: 507001, 0x7150004: 507001, 0x7150005: 507001, 0x7150006: 507001, 0x7150007: 507001, 0x7150008: 507001,
-    0x7150009: 507001, 0x715000A: 507001, 0x715000B: 507001, 0x715000C: 507001, 0x715000D: 507001, 0x715000E: 507001,
-    0x715000F: 507001, 0x7150010: 507001, 0x7150011: 507001, 0x7150012: 507001, 0x7150013: 507001, 0x7150014: 507001,
-    0x7150015: 507001, 0x7150016: 507001, 0x7150017: 507001, 0x7150018: 507001, 0x7150019: 507001, 0x715001A: 507001,
-    0x715001B: 507001, 0x715001C: 507001, 0x715001D: 507013, 0x715001E: 507013, 0x715001F: 507013, 0x7150020: 507013,
-    0x7150021: 507013, 0x7150022: 507013, 0x7150023: 507001, 0x7150024: 507001, 0x7150025: 507014, 0x7150026: 507015,
-    0x7150027: 507016, 0x7150028: 507017, 0x7150029: 507001, 0x715002A: 507018, 0x715002B: 507019, 0x715002C: 507020,
-    0x715002D: 507001, 0x715002E: 507001, 0x715002F: 507001, 0x7150030: 507001, 0x7150031: 507001, 0x7150032: 507001,
-    0x7150033: 507001, 0x7150034: 507001, 0x7150035: 507001, 0x7150036: 507001, 0x7150037: 507001, 0x7150038: 507001,
-    0x7150039: 507001, 0x715003A: 507001, 0x715003B: 507001, 0x715003C: 507001, 0x715003D: 507001, 0x715003E: 507001,
-    0x715003F: 507001, 0x7150040: 507001, 0x7150041: 507001, 0x7150042: 507001, 0x7150043: 507001, 0x7150044: 507001,
-    0x7150045: 507001, 0x7150046: 507001, 0x7150047: 507001, 0x7150048: 507021, 0x7150049: 507021, 0x715004A: 507021,
-    0x715004B: 507001, 0x715004C: 507001, 0x715004D: 507001, 0x715004E: 507001, 0x715004F: 507001, 0x7150050: 507011,
-    0x7150051: 507022, 0x7150052: 507022, 0x7150053: 507002, 0x7150054: 507005, 0x7150055: 507001, 0x7150056: 507001,
-    0x7150057: 507001, 0x7150058: 507001, 0x7150059: 107020, 0x715005A: 507001, 0x715005B: 207003, 0x715005C: 507000,
-    0x715005D: 507034, 0x715005E: 507035, 0x715005F: 507036, 0x7150060: 507001, 0x7150061: 207016, 0x7150062: 507001,
-    0x7150063: 507013, 0x7150064: 507013, 0x7150065: 207017, 0x7150066: 207017, 0x7150067: 507042, 0x7150068: 507043,
-    0x7150069: 507044, 0x715006A: 507045, 0x715006B: 507048, 0x715006C: 507049, 0x715006D: 507050, 0x715006E: 507001,
-    0x715006F: 507902, 0x7150070: 507001, 0x7150071: 507001, 0x7150072: 507001, 0x7150073: 107035, 0x7160000: 507000,
-    0x7160001: 507000, 0x7160002: 207001, 0x7160003: 107011, 0x7160004: 107012, 0x7160005: 507000, 0x7170000: 507000,
-    0x7170001: 107013, 0x7170002: 107014, 0x7180000: 507000, 0x7180001: 507900, 0x7180002: 507904, 0x7180003: 507001,
-    0x7190000: 507000, 0x7190001: 107000, 0x7190002: 107000, 0x7190003: 107000, 0x7190004: 107019, 0x7190005: 207011,
-    0x7190006: 107000, 0x7190007: 507000, 0x7190008: 507000, 0x7190009: 107000, 0x719000A: 507037, 0x71A0000: 107019,
-    0x71A0001: 507000, 0x71C0000: 507000, 0x71C0001: 507000, 0x71D0000: 507905, 0x71D0001: 507906, 0x71D0002: 507907,
-    0x71D0003: 507908, 0x71D0004: 507909, 0x71D0005: 507912, 0x71D0006: 507913, 0x71E0001: 507910, 0x71E0002: 507911,
-    0x71F0001: 507000, 0x7200000: 507000, 0x7200001: 507000, 0x7200002: 507000, 0x7200003: 507000, 0x7200004: 507000,
-    0x7200005: 507000, 0x7200006: 507000,
-}
+from functools import lru_cache
+from typing import Any
 
-RT_REASON_TO_ACL: dict[str, int] = {
-    "cdq cdqe index exceed limit": 107000, "cdq duplicate create error": 107000,
-    "cdq name length exceed limit": 107000, "cdq not exist error": 107000, "cdqe data length exceeds limit": 107000,
-    "driver error:invalid value": 107000, "invalid value": 107000, "metadata error": 107000,
-    "profiler name error": 107000, "stream bind to dvpp grp": 107000, "device id error": 107001,
-    "driver error:invalid device": 107001, "context pointer null": 107002, "the context is a null pointer": 107002,
-    "stream not in current context": 107003, "model not in current ctx": 107004, "model empty": 107005,
-    "model stream unbind error": 107005, "models number exceeds the upper limit 256": 107005,
-    "stream is not belong to the model": 107005, "the relationship between the model and stream is incorrect.": 107005,
-    "event timestamp invalid": 107006, "event timestamp reversal": 107007, "memory address unaligned": 107008,
-    "open file failed": 107009, "datadump file error": 107010, "write file failed": 107010,
-    "subscribe stream error": 107011, "subscribe thread error": 107012, "group not set": 107013,
-    "group not create": 107014, "stream not registered": 107015, "invalid memory type": 107016,
-    "driver error:invalid handle": 107017, "invalid funchandle": 107017, "invalid handle": 107017,
-    "driver error:invalid malloc type": 107018, "cdq alloc batch timeout": 107019, "wait timeout": 107019,
-    "task timeout": 107020, "not set sysparamopt": 107021, "device task abort": 107022, "stream abort": 107023,
-    "dependency created on uncaptured work in another stream": 107024,
-    "in the model capture scenario, the event wait task has no corresponding event record task": 107024,
-    "capture model contains a stream that was not joined to the origin stream": 107025,
-    "capture model contains a stream that was not joined to the original stream": 107025, "model is captured": 107026,
-    "stream is captured": 107027, "event is captured": 107028, "stream is not in capture status": 107029,
-    "operation not permitted when a stream is capturing and the specified capture mode is not relaxed": 107030,
-    "the current capture mode does not support this operation": 107030,
-    "a disallowed implicit dependency from default stream": 107031, "stream begin capture conflict": 107032,
-    "task group status error": 107033, "task group interrupted": 107034,
-    "stream abort stop before post process": 107035, "the capture was not initiated in this stream": 107036,
-    "model is running": 107037, "end capture in the wrong thread": 107038, "the array space is insufficient.": 107039,
-    "model update failed": 107040,
-    "the operation has been converted to a synchronous operation. operation not permitted when a stream "
-    "is capturing and the specified capture mode is not relaxed": 107041,
-    "global symbol not found": 107042, "invalid device symbol": 107043, "invalid device function": 107044,
-    "the sub acl graph is capturing": 107045, "driver error:feature not support": 207000,
-    "feature not support": 207000, "the feature is not supported": 207000, "alloc memory error": 207001,
-    "api new memory error": 207001, "context new memory error": 207001, "datadump new memory error": 207001,
-    "debug new memory error": 207001, "device new memory error": 207001, "driver error:out of memory": 207001,
-    "driver new memory error": 207001, "engine new memory error": 207001, "event new memory error": 207001,
-    "failed to create the api object. the host memory has been exhausted.": 207001,
-    "failed to create the context object. the host memory has been exhausted.": 207001,
-    "failed to create the datadump object. the host memory has been exhausted.": 207001,
-    "failed to create the debug object. the host memory has been exhausted.": 207001,
-    "failed to create the device object. the host memory has been exhausted.": 207001,
-    "failed to create the driver object. the host memory has been exhausted.": 207001,
-    "failed to create the engine object. the host memory has been exhausted.": 207001,
-    "failed to create the event object. the host memory has been exhausted.": 207001,
-    "failed to create the instance object. the host memory has been exhausted.": 207001,
-    "failed to create the kernel object. the host memory has been exhausted.": 207001,
-    "failed to create the label object. the host memory has been exhausted.": 207001,
-    "failed to create the model object. the host memory has been exhausted.": 207001,
-    "failed to create the module object. the host memory has been exhausted.": 207001,
-    "failed to create the notify object. the host memory has been exhausted.": 207001,
-    "failed to create the profiler object. the host memory has been exhausted.": 207001,
-    "failed to create the program object. the host memory has been exhausted.": 207001,
-    "failed to create the subscribe object. the host memory has been exhausted.": 207001,
-    "failed to create the task object. the host memory has been exhausted.": 207001, "instance new error": 207001,
-    "kernel new memory error": 207001, "label new memory error": 207001, "model new memory error": 207001,
-    "module new memory error": 207001, "notify new memory error": 207001, "pctrace new memory error": 207001,
-    "profiler new memory error": 207001, "program new memory error": 207001, "stream new memory error": 207001,
-    "subscribe new memory error": 207001, "task new memory error": 207001, "free memory error": 207002,
-    "aicore overflow": 207003, "driver error:no valid device": 207004, "aicpu id alloc failed": 207005,
-    "driver error:resource alloc fail": 207005, "driver error:operation no permitted": 207006,
-    "driver error:no event resource": 207007, "driver error:no stream resource": 207008,
-    "driver error:no notify resource": 207009, "driver error:no model resource": 207010,
-    "cdq resources reach the maximum limit": 207011, "over limit": 207012, "queue empty": 207013, "queue full": 207014,
-    "repeated init": 207015, "aivec overflow": 207016, "aicpu overflow": 207017, "sdma overflow": 207017,
-    "device oom": 207018,
-    "driver error:current driver version does not support to update this op, please upgrade the driver": 207019,
-    "driver timeout": 207020, "invalid link type": 207021, "aicpu error base": 507000, "aicpu symbol error": 507000,
-    "api error base": 507000, "api pointer null": 507000, "bind label model released": 507000, "calloc error": 507000,
-    "cdq new memory error": 507000, "cdq pointer is nullptr": 507000, "close aicpu error": 507000,
-    "close tsd error": 507000, "common base error": 507000, "context base error": 507000,
-    "create dvpp grp fail": 507000, "datadump address error": 507000, "datadump base error": 507000,
-    "datadump load fail": 507000, "datadump pointer null": 507000, "datadump time error": 507000,
-    "debug base error": 507000, "debug pointer null": 507000, "debug signal error": 507000,
-    "default stream in current context is null": 507000, "device base error": 507000, "device chiptype error": 507000,
-    "device deploy error": 507000, "device id invalid": 507000, "device loader error": 507000,
-    "device param over limit": 507000, "device platform error": 507000, "device power down fail": 507000,
-    "device power up fail": 507000, "device proc hang out error": 507000, "driver base error": 507000,
-    "driver command error": 507000, "driver handle memory error": 507000, "driver occupy error": 507000,
-    "driver pointer null": 507000, "driver report error": 507000, "driver source error": 507000,
-    "engine base error": 507000, "engine pointer null": 507000, "error engine thread": 507000,
-    "error pool resource": 507000, "event base error": 507000, "event pointer null": 507000,
-    "event recorder null": 507000, "execute safe func error": 507000, "group base error": 507000,
-    "have same labels in switch task": 507000, "host function execute failed": 507000, "instance base error": 507000,
-    "instance pointer null": 507000, "kernel base error": 507000, "kernel name error": 507000,
-    "kernel offset error": 507000, "kernel pointer null": 507000, "kernel type error": 507000,
-    "l1 fusion dump addr set fail ": 507000, "label allocator error": 507000, "label base error": 507000,
-    "label free error": 507000, "label id error": 507000, "label not in current model": 507000,
-    "label phy addr null": 507000, "label pointer null": 507000, "label set error": 507000,
-    "label stream error": 507000, "model base error": 507000, "model cache op info switch is closed": 507000,
-    "model endgraph num error": 507000, "model execute error": 507000, "model exit error": 507000,
-    "model id error": 507000, "model pointer null": 507000, "model setup error": 507000, "model status error": 507000,
-    "module error base": 507000, "module pointer null": 507000, "mutex lock error": 507000,
-    "mutex unlock error": 507000, "no exist sq to reuse": 507000, "notify base error": 507000,
-    "notify not complete": 507000, "notify pointer null": 507000, "notify type error": 507000,
-    "online stream is null": 507000, "open aicpu error": 507000, "open tsd error": 507000, "os handle error": 507000,
-    "parameter pointer null": 507000, "pctrace base error": 507000, "pctrace file error": 507000,
-    "pctrace pointer null": 507000, "pctrace time error": 507000, "profiler base error": 507000,
-    "profiler data full": 507000, "profiler device memory error": 507000, "profiler host memory error": 507000,
-    "profiler operate fail": 507000, "profiler pointer null": 507000, "profiler set dir error": 507000,
-    "profiler start error": 507000, "program base error": 507000, "program data error": 507000,
-    "program machine type error": 507000, "program mem type error": 507000, "program pointer null": 507000,
-    "program size error": 507000, "remote sq id repeatedly": 507000, "runtime internel error": 507000,
-    "sq id full": 507000, "stream base error": 507000, "stream fusion error": 507000,
-    "stream id map repeatedly": 507000, "stream id not exist": 507000, "stream invalid": 507000,
-    "stream pointer null": 507000, "stream sync error": 507000, "subscribe base error": 507000,
-    "subscribe group error": 507000, "subscribe pointer null": 507000, "task allocator error": 507000,
-    "task base error": 507000, "task group handle null": 507000, "task group update error": 507000,
-    "task pointer null": 507000, "the current context mode is incorrect": 507000, "trans args error": 507000,
-    "tsd return error": 507000, "tsd symbol error": 507000, "active stream already in running": 507001,
-    "all the dma channel are occupied": 507001, "all the node of public task buff are free": 507001,
-    "all the node of the current cq are occupied": 507001, "all the node of the current sq are occupied": 507001,
-    "all the nodes of public task buff are occupied": 507001, "bs slot cannot be freed again": 507001,
-    "bs slot is not enough for new task": 507001, "copy dir invalid": 507001, "cq node slot repeat free": 507001,
-    "cq report failed": 507001, "dbg cmd process": 507001, "debug aicore exception": 507001,
-    "debug aicore full": 507001, "debug aicore not exist": 507001, "debug aicore timeout": 507001,
-    "debug breakpoint full": 507001, "debug invalid device status": 507001, "debug invalid sqcq": 507001,
-    "debug invalid task status": 507001, "debug not in debug status": 507001, "debug read error": 507001,
-    "debug register conflict, only one pid can be registered at the same time": 507001, "debug task empty": 507001,
-    "debug task full": 507001, "debug task not exist": 507001, "debug write fail": 507001,
-    "debug wrong command type": 507001, "expect failed": 507001, "hccl other error": 507001,
-    "in sentinel mode, tsfw is closed": 507001, "l2 description enter not enough": 507001,
-    "malloc l2 memory failed": 507001, "memcpy failed": 507001, "no hbm l2 task node found": 507001,
-    "pcie dma copy error": 507001, "pcie dma invalid copy type": 507001, "pcie dma invalid cq des": 507001,
-    "pcie dma link channal busy": 507001, "repeat mark the stream list need service": 507001,
-    "repeat model stream": 507001, "repeat stream notify wait": 507001, "sched aic task preload failed": 507001,
-    "sdma move l2 to ddr malloc failed": 507001, "sq node slot repeat free": 507001,
-    "switch stream label failed": 507001, "system dma channel all occupied": 507001, "task bus error": 507001,
-    "task exception": 507001, "task res conflict error": 507001, "task sqe error": 507001,
-    "task sw status error": 507001, "task trap exception": 507001, "the model stream unbind failed": 507001,
-    "the priority list is empty": 507001, "the priority list is full": 507001,
-    "the sq node is not enough for data transfer": 507001, "there is no stream list need service": 507001,
-    "there is not enough space on l2 memory": 507001, "timer event full": 507001, "translate sqe fail": 507001,
-    "ts queue alloc mem fail": 507001, "ts queue data size unmatch": 507001, "ts queue empty": 507001,
-    "ts queue full": 507001, "tscpu close failed": 507001, "tsfw base error": 507001, "tsfw illegal aicore id": 507001,
-    "tsfw param illegal": 507001, "tsfw pointer null": 507001, "tsfw task command queue is empty": 507001,
-    "tsfw task command queue is full": 507001, "tsfw task report queue is empty": 507001,
-    "tsfw task report queue is full": 507001, "tsfw unknown error": 507001, "stream sq full": 507002,
-    "stream task buffer full": 507002, "stream task buffer empty": 507003, "stream not complete": 507004,
-    "end of sequence": 507005, "event not complete": 507006, "context release error": 507007,
-    "soc version error": 507008, "task not supported": 507009, "lost heartbeat": 507010,
-    "end graph must be called before execution": 507011, "model execute failed": 507011,
-    "the model stream execute failed": 507011, "report timeout": 507012, "sdma copy error": 507013,
-    "sdma reduce error": 507013, "sys dma mem address align failed": 507013, "sys dma queue empty": 507013,
-    "sys dma queue full": 507013, "sys dma reset failed": 507013, "sys dma reset success": 507013,
-    "sys dma transfer failed": 507013, "aicore timeout": 507014, "aicore exception": 507015,
-    "aicore trap exception": 507016, "aicpu timeout": 507017, "aicpu exception": 507018,
-    "aicpu datadump response error": 507019, "aicpu model operate response error": 507020, "profile buff full": 507021,
-    "profile mode conflict": 507021, "profile other pid on": 507021, "ipc process register failed": 507022,
-    "ipc send failed": 507022, "model abort normal": 507023, "kernel unregistering": 507024,
-    "ringbuffer not init": 507025, "ringbuffer no data": 507026, "kernel lookup error": 507027,
-    "kernel duplicate": 507028, "debug register failed": 507029, "debug unregister failed": 507030,
-    "label not in current ctx": 507031, "program register num out of use": 507032, "device pointer null": 507033,
-    "device retain error": 507033, "vector core timeout": 507034, "vector core exception": 507035,
-    "vector core trap exception": 507036, "cdq alloc batch abnormal": 507037, "aicore trap read overflow": 507042,
-    "aicore trap write overflow": 507043, "vector core trap read overflow": 507044,
-    "vector core trap write overflow": 507045, "stream sync timeout": 507046, "event sync timeout": 507047,
-    "fftsplus timeout": 507048, "fftsplus exception": 507049, "fftsplus trap exception": 507050,
-    "hdc send msg fail": 507051, "driver error:copy data fail": 507052, "device local mem error": 507053,
-    "device mem error": 507053, "hccl ccu task error: device local mem error": 507053,
-    "hbm multi-bit ecc error": 507054, "suspect device mem error": 507055, "device network link error": 507056,
-    "device remote mem error": 507057, "hccl ccu task error: device remote mem error": 507057,
-    "suspect remote error": 507057, "driver error:internal error": 507899, "aicpu internal error": 507900,
-    "hdc disconnect": 507901, "aicpu info load response error": 507902,
-    "an error has invalidated the stream capture sequence": 507903, "hccl op retry failed": 507904,
-    "snapshot lock timeout": 507905, "snapshot lock failed": 507906, "snapshot unlock failed": 507907,
-    "snapshot backup failed": 507908, "snapshot restore failed": 507909,
-    "host memory range already registered": 507910, "host memory has not been registered": 507911,
-    "snapshot callback function execution failed": 507912, "register snapshot callback function failed": 507913,
-    "device ub mem error": 507914, "ccu timeout": 507915, "ccu exception": 507916,
-}
-"""Lower-cased reason string -> the AscendCL code of the inner numbers it describes (one code in both maps)."""
+
+def _rows(doc: Any, section: str) -> list[dict[str, Any]]:
+    rows = (doc.get(section, []) or []) if isinstance(doc, dict) else []
+    return [r for r in rows if isinstance(r, dict)]
+
+
+def inner_codes_of(doc: Any) -> dict[str, int]:
+    """Inner number (lower-case hex, ``%#x`` as the runtime prints it) -> AscendCL code, of a codes.yaml document's
+    ``runtime_inner_codes`` rows (their ``code`` and ``acl``, checked by :mod:`opsbrain.kb.tables`)."""
+    return {f"{int(str(r['code']), 16):#x}": int(r["acl"]) for r in _rows(doc, "runtime_inner_codes")}
+
+
+def reasons_of(doc: Any) -> dict[str, int]:
+    """Lower-cased reason text -> AscendCL code, of a codes.yaml document's ``runtime_reasons`` rows (a text as the
+    runtime writes it: one of its descriptions ends in a space)."""
+    return {str(r["text"]).lower(): int(r["acl"]) for r in _rows(doc, "runtime_reasons")}
+
+
+@lru_cache(maxsize=1)
+def acl_maps() -> tuple[dict[int, int], dict[str, int]]:
+    """(inner number -> AscendCL code, lower-cased reason -> AscendCL code), read once from the compiled knowledge base
+    (both empty when it cannot be read, as the documented messages are)."""
+    from opsbrain.errors import InputError
+    from opsbrain.kb.compiled import compiled_kb
+
+    try:
+        ckb = compiled_kb()
+    except InputError:
+        return {}, {}
+    return {int(k, 16): v for k, v in ckb.runtime_inner_codes.items()}, dict(ckb.runtime_reasons)
+
+
+def __getattr__(name: str) -> dict[Any, int]:
+    """``RT_INTERNAL_TO_ACL`` and ``RT_REASON_TO_ACL``: :func:`acl_maps`, on first use (PEP 562)."""
+    if name == "RT_INTERNAL_TO_ACL":
+        return acl_maps()[0]
+    if name == "RT_REASON_TO_ACL":
+        return acl_maps()[1]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["acl_maps", "inner_codes_of", "reasons_of"]  # and RT_INTERNAL_TO_ACL, RT_REASON_TO_ACL (__getattr__)
