@@ -260,7 +260,12 @@ data_dir_option = click.option("--data-dir", type=click.Path(file_okay=False, pa
                                "~/.local/share/opsbrain).")
 
 
-
 def main(argv: Sequence[str] | None = None) -> None:
-    """Console-script entry point (``opsbrain``, ``python -m opsbrain``); exits with the command's code."""
-    cli.main(args=list(argv) if argv is not None else None, prog_name="opsbrain")
+    """Console-script entry point (``opsbrain``, ``python -m opsbrain``); exits with the command's code.
+
+    Only here, never in the group that in-process callers invoke, does the last-resort handler
+    (:mod:`opsbrain.cli.lastresort`) turn an unexpected exception into one line and exit 70."""
+    from opsbrain.cli.lastresort import run_guarded
+
+    args = list(argv) if argv is not None else sys.argv[1:]
+    run_guarded(lambda: cli.main(args=args, prog_name="opsbrain"), args)
