@@ -67,8 +67,8 @@ class Outcome:
     detail: str = ""
 
 
-def run_case(case: Case, home: Path, timeout: float = 30.0) -> Outcome:
-    """Run one CLI case in-process under a timer (SIGALRM; main thread only)."""
+def run_case(case: Case, home: Path, timeout: float = 30.0, stdin: bytes | None = None) -> Outcome:
+    """Run one CLI case in-process under a timer (SIGALRM; main thread only); ``stdin``: bytes it reads."""
     from opsbrain.cli import cli
 
     runner = CliRunner()
@@ -83,7 +83,7 @@ def run_case(case: Case, home: Path, timeout: float = 30.0) -> Outcome:
     t0 = time.perf_counter()
     try:
         res = runner.invoke(cli, case.args, env={"OPSBRAIN_HOME": str(home), "OPSBRAIN_DEBUG": ""},
-                            catch_exceptions=True)
+                            catch_exceptions=True, input=stdin)
     except Hang:
         return Outcome("hang", None, time.perf_counter() - t0)
     finally:

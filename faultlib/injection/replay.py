@@ -145,16 +145,23 @@ def load_mapping(path: str | Path) -> list[MappingRule]:
     text = read_text(p)
     if p.suffix.lower() == ".csv":
         reader = csv.DictReader(io.StringIO(text))
-        cols = {c.strip().lower(): c for c in reader.fieldnames or []}
+        try:
+            cols = {c.strip().lower(): c for c in reader.fieldnames or []}
+        except csv.Error as exc:
+            raise FaultPlanError(str(p), f"bad CSV header: {exc}") from None
         if "kind" not in cols:
             raise FaultPlanError(str(p), "missing column 'kind'")
         if "pattern" not in cols and not {"level", "class", "desc"} & set(cols):
             raise FaultPlanError(str(p), "missing column 'pattern' (or level/class/desc)")
         out = []
-        for i, row in enumerate(reader, start=1):
-            item = {k: (row[c] or "").strip() for k, c in cols.items() if (row[c] or "").strip()}
-            item.setdefault("kind", "")
-            out.append(make_row(item, f"{p} row {i}"))
+        i = 0
+        try:
+            for i, row in enumerate(reader, start=1):
+                item = {k: (row[c] or "").strip() for k, c in cols.items() if (row[c] or "").strip()}
+                item.setdefault("kind", "")
+                out.append(make_row(item, f"{p} row {i}"))
+        except csv.Error as exc:  # a field past the csv module's limit (128 KiB)
+            raise FaultPlanError(f"{p} row {i + 1}", f"bad CSV: {exc}") from None
         return out
     try:
         data = yaml.safe_load(text)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -139,10 +138,9 @@ def parse_params(pairs: Sequence[str]) -> dict[str, Any]:
             raise InputError(f"expected KEY=VALUE, got {pair!r}", path="--param")
         value = value.strip()
         if value and value[0] in "[{":
-            try:
-                out[key] = json.loads(value)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{key}: not valid JSON: {exc.msg}", path="--param") from None
+            from opsbrain.yamlio import parse_json
+
+            out[key] = parse_json(value, f"--param {key}")  # depth and number bounds: one line naming the key
         else:
             out[key] = value
     return out
