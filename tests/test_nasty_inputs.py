@@ -273,6 +273,73 @@ def test_logs_from_a_closed_stdin_is_one_line(tmp_path: Path) -> None:
         "opsbrain: error: -: --logs: standard input is closed; give a file or pipe the logs in"), p.stderr
 
 
+RX_NESTED = "(" * 1000 + "x" + ")" * 1000
+
+
+def test_regexes_python_cannot_compile_are_one_line_naming_where(nasty: dict[str, Any], tmp_path: Path) -> None:
+    """Before: a knowledge-base class pattern or a replay mapping pattern with a repeat count past 2^32
+    (OverflowError) or groups nested 1000 deep (RecursionError) was a traceback, and ``[[`` (ambiguous: Python's
+    FutureWarning) printed a warning on stderr besides the result."""
+    classes = tmp_path / "classes"
+    shutil.copytree(REPO / "knowledge_base/classes", classes)
+    cls = classes / "collective_timeout_sw.yaml"
+    orig = cls.read_text()
+    assert "pattern: 'notify wait timeout'" in orig
+    bad = []
+    for rx in ("a{99999999999}", RX_NESTED, "[[ab]x"):
+        cls.write_text(orig.replace("pattern: 'notify wait timeout'", f"pattern: '{rx}'"))
+        out = fuzz_cli.run_case(fuzz_cli.Case("kb", ["kb", "validate", str(classes)], str(cls)), tmp_path,
+                                TIME_BOUND_S)
+        if out.status != "refused" or "not a valid regular expression" not in out.stderr:
+            bad.append(("kb validate", rx[:20], out.status, out.stderr[-300:], out.detail[-300:]))
+        mapping = tmp_path / "m.csv"
+        mapping.write_text(f'pattern,kind\n"{rx}",hbm_uce\n')
+        args = ["chaos", "replay", str(nasty["trace"]), "--mapping", str(mapping)]
+        out = fuzz_cli.run_case(fuzz_cli.Case("mapping", args, str(mapping)), tmp_path, TIME_BOUND_S)
+        if out.status != "refused" or "bad regular expression" not in out.stderr:
+            bad.append(("mapping", rx[:20], out.status, out.stderr[-300:], out.detail[-300:]))
+    assert not bad, bad
+
+
+def test_a_mapping_pattern_that_backtracks_is_refused_not_run(tmp_path: Path) -> None:
+    """Before: ``desc: '(a+)+$'`` against a trace row of 40 a's and a '!' ran for ever (the whole field is matched
+    for every row); mapping patterns now pass the checks ``kb import`` applies (the shipped table's 62 pass)."""
+    row = {"node_id": "n0", "fault_type": {"Level": "Hardware Failure", "Class": "GPU", "Desc": "a" * 40 + "!"}}
+    trace = tmp_path / "t.json"
+    trace.write_text(json.dumps([{**row, "event_time": 0, "event_type": "fault_start"},
+                                 {**row, "event_time": 100, "event_type": "fault_end"}]))
+    mapping = tmp_path / "m.yaml"
+    mapping.write_text("rows:\n  - {desc: '(a+)+$', kind: hbm_uce}\n")
+    out = fuzz_cli.run_case(fuzz_cli.Case("redos", ["chaos", "replay", str(trace), "--mapping", str(mapping)],
+                                          str(mapping)), tmp_path, 10.0)
+    assert out.status == "refused" and "rows[0].desc: regular expression '(a+)+$' has a nested quantifier" in (
+        out.stderr), (out.status, out.stderr)
+
+
+def test_an_empty_path_is_refused_not_read_as_the_current_directory(tmp_path: Path) -> None:
+    """Before: ``--logs "$UNSET"`` (and --bundle, watch --logs, sweep --dir, kb validate, kb eval --real,
+    --data-dir) read or wrote the current directory without a word."""
+    from opsbrain.cli import cli
+
+    (tmp_path / "a.log").write_bytes(LOG)
+    cases = [["diagnose", "--logs", ""], ["diagnose", "--bundle", ""], ["diagnose", ""], ["kb", "validate", ""],
+             ["kb", "eval", "--real", "", "--split", "dev"], ["kb", "text-cv", "--real", ""],
+             ["watch", "--logs", "", "--max-runtime", "0.2"], ["sweep", "once", "--source", "commands", "--dir", ""],
+             ["runs", "list", "--data-dir", ""], ["diagnose", "--logs", "a.log", "--data-dir", " "]]
+    bad = []
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        for args in cases:
+            res = CliRunner().invoke(cli, args, env={"OPSBRAIN_HOME": str(tmp_path / "home"), "OPSBRAIN_DEBUG": ""})
+            if res.exit_code != 2 or "empty path" not in res.stderr or len(res.stderr.splitlines()) != 1:
+                bad.append((args, res.exit_code, res.stderr[-200:]))
+    finally:
+        os.chdir(cwd)
+    assert not bad, bad
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.log"]  # nothing written into the current directory
+
+
 # ---- unreadable files -----------------------------------------------------------------------------------------
 _CAP_DAC_OVERRIDE, _CAP_DAC_READ_SEARCH, _PR_CAPBSET_DROP = 1, 2, 24
 

@@ -96,10 +96,16 @@ class MappingRule:
 def _regex(pattern: Any, where: str) -> re.Pattern[str]:
     if not isinstance(pattern, str) or not pattern:
         raise FaultPlanError(where, f"must be a non-empty string, got {pattern!r}")
+    import warnings
+
     try:
-        return re.compile(pattern, re.IGNORECASE)
-    except re.error as exc:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", FutureWarning)  # ``[[``: ambiguous; refused, not printed on stderr
+            return re.compile(pattern, re.IGNORECASE)
+    except (re.error, OverflowError, FutureWarning) as exc:  # OverflowError: a repeat count past 2^32
         raise FaultPlanError(where, f"bad regular expression: {exc}") from None
+    except RecursionError:
+        raise FaultPlanError(where, "bad regular expression: nested too deeply") from None
 
 
 def _kind(kind: Any, where: str, nullable: bool) -> str | None:

@@ -188,6 +188,30 @@ class _Finite(click.FloatRange):
         return rv
 
 
+class _NonEmpty(click.types.StringParamType):
+    """A path given as text that refuses an empty value: ``--logs "$UNSET"`` would otherwise read the current
+    directory without a word."""
+
+    name = "path"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("empty path (an unset variable?); it would mean the current directory", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+class _NonEmptyDir(click.Path):
+    """``click.Path`` that refuses an empty value, as :class:`_NonEmpty` does."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("empty path (an unset variable?); it would mean the current directory", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+NON_EMPTY = _NonEmpty()
+
+
 class LazyChoice(click.Choice):
     """A choice whose values are looked up when first needed (``--help`` of that command, or parsing it), so that
     listing them costs nothing at start-up. ``load`` returns the values."""
@@ -253,7 +277,7 @@ def _store(data_dir: Path | None) -> Any:
     return RunStore(data_dir)
 
 
-data_dir_option = click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+data_dir_option = click.option("--data-dir", type=_NonEmptyDir(file_okay=False, path_type=Path), default=None,
                                envvar="OPSBRAIN_HOME", help="Run store and caches (default: $OPSBRAIN_HOME or "
                                "~/.local/share/opsbrain).")
 

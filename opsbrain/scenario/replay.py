@@ -80,6 +80,26 @@ def precheck(file: str, yaml_unless_csv: bool = False) -> None:
         parse_yaml(text, file, ScenarioError)
 
 
+def check_mapping_patterns(mapping: str) -> None:
+    """Refuse a ``--mapping`` whose regular expressions could backtrack for ever on a trace row (``(a+)+$``),
+    by the rules ``kb import`` applies to imported patterns (:mod:`opsbrain.kb.saferegex`). A mapping faultlib
+    cannot read is left to the replay, which names where it fails."""
+    from faultlib.injection.replay import load_mapping
+    from opsbrain.kb.saferegex import regex_problem
+
+    try:
+        rules = load_mapping(mapping)
+    except FaultPlanError:
+        return
+    for rule in rules:
+        where = rule.origin[len(mapping):].lstrip(". ") if rule.origin.startswith(mapping) else rule.origin
+        for field in ("pattern", "level", "cls", "desc"):
+            rx = getattr(rule, field)
+            if rx is not None and (why := regex_problem(rx.pattern)):
+                raise ScenarioError(f"regular expression {rx.pattern[:80]!r} {why}; a trace row could stall the "
+                                    "replay", file=mapping, path=f"{where}.{'class' if field == 'cls' else field}")
+
+
 def read(trace: str, time_unit: str) -> TraceTable:
     if not Path(trace).is_file():
         raise InputError("no such file", file=trace)
@@ -116,6 +136,7 @@ def map_trace(tt: TraceTable, trace: str, *, mapping: str | None, pods: int | No
                             f"--pods {pods_needed(servers, params)} or --fold", file=trace)
     if mapping is not None:
         precheck(mapping, yaml_unless_csv=True)
+        check_mapping_patterns(mapping)
     try:
         rep = replay_table(tt, topo, np.random.default_rng([seed, 3]), mapping=mapping, table=MAPPING_TABLE,
                            nodes=train, fold=fold)
