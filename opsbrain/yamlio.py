@@ -171,6 +171,11 @@ def too_deep(data: Any, max_depth: int = MAX_DEPTH) -> bool:
     return False
 
 
+def _python_limit(exc: ValueError) -> str:
+    """A conversion error's message without Python's advice to raise its limit (meant for programmers)."""
+    return str(exc).split("; use sys.", 1)[0][:200]
+
+
 def parse_yaml(text: str, file: str, error: type[InputError] = InputError) -> Any:
     """Parse YAML text under the depth and alias limits; errors name ``file`` and the line."""
     file = file[:300]
@@ -185,6 +190,8 @@ def parse_yaml(text: str, file: str, error: type[InputError] = InputError) -> An
         raise error(f"not valid YAML: {str(problem)[:200]}", file=file, path=where) from None
     except RecursionError:
         raise error(f"nested too deeply (more than {MAX_DEPTH} levels)", file=file) from None
+    except ValueError as exc:  # a scalar Python cannot convert: an integer of more than 4300 digits
+        raise error(f"not valid YAML: {_python_limit(exc)}", file=file) from None
     if aliases and expanded_nodes(data) > MAX_NODES:
         raise error(f"its aliases expand to more than {MAX_NODES} nodes; refusing an alias bomb", file=file)
     return data
@@ -225,10 +232,22 @@ def parse_json(text: str | bytes, file: str, error: type[InputError] = InputErro
     except RecursionError:
         raise error(f"not valid JSON: nested too deeply (more than {MAX_DEPTH} levels)", file=file) from None
     except ValueError as exc:
-        raise error(f"not valid JSON: {str(exc)[:200]}", file=file) from None
+        raise error(f"not valid JSON: {_python_limit(exc)}", file=file) from None
     if too_deep(data):
         raise error(f"not valid JSON: nested too deeply (more than {MAX_DEPTH} levels)", file=file)
     return data
+
+
+def json_or_none(text: str | bytes) -> tuple[bool, Any]:
+    """``(True, value)`` for JSON text nested at most :data:`MAX_DEPTH` levels, else ``(False, None)``: for JSON
+    found inside other input (a rank table in a bundle, a log line's detail, a cache file, a server's answer),
+    where bad JSON is counted or ignored, not refused. Catches what :func:`json.loads` raises besides a syntax error:
+    RecursionError (deep nesting) and ValueError (an integer beyond Python's 4300-digit limit)."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        return False, None
+    return (False, None) if too_deep(data) else (True, data)
 
 
 def read_json(path: Path | str, error: type[InputError] = InputError, max_bytes: int = MAX_FILE_BYTES) -> Any:

@@ -96,10 +96,16 @@ class MappingRule:
 def _regex(pattern: Any, where: str) -> re.Pattern[str]:
     if not isinstance(pattern, str) or not pattern:
         raise FaultPlanError(where, f"must be a non-empty string, got {pattern!r}")
+    import warnings
+
     try:
-        return re.compile(pattern, re.IGNORECASE)
-    except re.error as exc:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", FutureWarning)  # ``[[``: ambiguous; refused, not printed on stderr
+            return re.compile(pattern, re.IGNORECASE)
+    except (re.error, OverflowError, FutureWarning) as exc:  # OverflowError: a repeat count past 2^32
         raise FaultPlanError(where, f"bad regular expression: {exc}") from None
+    except RecursionError:
+        raise FaultPlanError(where, "bad regular expression: nested too deeply") from None
 
 
 def _kind(kind: Any, where: str, nullable: bool) -> str | None:
@@ -145,16 +151,23 @@ def load_mapping(path: str | Path) -> list[MappingRule]:
     text = read_text(p)
     if p.suffix.lower() == ".csv":
         reader = csv.DictReader(io.StringIO(text))
-        cols = {c.strip().lower(): c for c in reader.fieldnames or []}
+        try:
+            cols = {c.strip().lower(): c for c in reader.fieldnames or []}
+        except csv.Error as exc:
+            raise FaultPlanError(str(p), f"bad CSV header: {exc}") from None
         if "kind" not in cols:
             raise FaultPlanError(str(p), "missing column 'kind'")
         if "pattern" not in cols and not {"level", "class", "desc"} & set(cols):
             raise FaultPlanError(str(p), "missing column 'pattern' (or level/class/desc)")
         out = []
-        for i, row in enumerate(reader, start=1):
-            item = {k: (row[c] or "").strip() for k, c in cols.items() if (row[c] or "").strip()}
-            item.setdefault("kind", "")
-            out.append(make_row(item, f"{p} row {i}"))
+        i = 0
+        try:
+            for i, row in enumerate(reader, start=1):
+                item = {k: (row[c] or "").strip() for k, c in cols.items() if (row[c] or "").strip()}
+                item.setdefault("kind", "")
+                out.append(make_row(item, f"{p} row {i}"))
+        except csv.Error as exc:  # a field past the csv module's limit (128 KiB)
+            raise FaultPlanError(f"{p} row {i + 1}", f"bad CSV: {exc}") from None
         return out
     try:
         data = yaml.safe_load(text)

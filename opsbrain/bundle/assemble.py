@@ -5,7 +5,6 @@ of what was read, skipped and refused."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter, defaultdict
 from datetime import datetime
@@ -16,6 +15,7 @@ from opsbrain.bundle.hosts import host_ids, unqualify
 from opsbrain.bundle.records import _TIES, BundleLine, BundleRead, Dated, ReaderState
 from opsbrain.bundle.stamps import from_us, stamp, to_us
 from opsbrain.bundle.statefiles import _HCCN_REC
+from opsbrain.yamlio import json_or_none
 
 _JOB_EVENT = re.compile(r"job (\S+) event (\w+)(?: (\{.*\}))?\s*$")
 _DEDUPE_FIRST = frozenset({L.MESSAGES, L.DEVICE_OS, L.NPU_INFO})
@@ -142,11 +142,8 @@ class Assembly(ReaderState):
             return None
         detail: dict[str, Any] = {}
         if m.group(3):
-            try:
-                raw = json.loads(m.group(3))
-                detail = raw if isinstance(raw, dict) else {}
-            except json.JSONDecodeError:
-                detail = {}
+            _ok, raw = json_or_none(m.group(3))
+            detail = raw if isinstance(raw, dict) else {}
         return m.group(1), m.group(2), unqualify(detail, hosts)
 
     def _link_changes(self, fed: set[tuple[str, int]], origin_dt: datetime) -> list[BundleLine]:

@@ -34,7 +34,6 @@ can be opened.
 from __future__ import annotations
 
 import gc
-import json
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -65,6 +64,7 @@ from opsbrain.ingest import Signal, parse_job_event, parse_line
 from opsbrain.ingest.archive import ArchiveError, DirTree, Tree, open_tree
 from opsbrain.ingest.parsers import may_signal
 from opsbrain.ingest.ranks import RankCollector
+from opsbrain.yamlio import json_or_none
 
 _unqualify = unqualify  # the name the tests of the reader know
 
@@ -144,10 +144,9 @@ class _Reader(TimedFiles, StateFiles, Assembly):
         files = self.scan.files
         for f in files:
             if f.kind.kind == L.MANIFEST_KIND:
-                try:
-                    m = json.loads("\n".join(f.lines))
-                    self.manifest = m if isinstance(m, dict) else None
-                except json.JSONDecodeError:
+                ok, m = json_or_none("\n".join(f.lines))
+                self.manifest = m if isinstance(m, dict) else None
+                if not ok:
                     self.scan.malformed[f.rel] += 1
                 f.release()
         self._map_workers()

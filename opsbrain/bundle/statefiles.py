@@ -3,13 +3,14 @@ npu-smi temperatures and HBM counters as metrics) and the collective jobs' rank 
 
 from __future__ import annotations
 
-import json
 import re
+from typing import Any
 
 from opsbrain.bundle.hosts import ip_to_node
 from opsbrain.bundle.records import _TIE, ReaderState
 from opsbrain.bundle.stamps import stamp, to_us
 from opsbrain.bundle.walk import _File
+from opsbrain.yamlio import json_or_none
 
 _HCCN_REC = re.compile(r"\[devid (\d+)\]\s+\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s+LINK (UP|DOWN)")
 _LINK_CMD = re.compile(r"^(?:\$ |\S*/)?hccn_tool -i (\d+) -link -g")
@@ -65,11 +66,11 @@ class StateFiles(ReaderState):
             self.links.append({"file": f.rel, "node": node, "when": when, "state": state})
 
     def _rank_table(self, f: _File) -> None:
+        _ok, doc = json_or_none("\n".join(f.lines))
+        servers: Any = doc.get("server_list") if isinstance(doc, dict) else None
         try:
-            doc = json.loads("\n".join(f.lines))
-            servers = doc["server_list"]
             names = [str(s["server_id"]) for s in servers]
-        except (json.JSONDecodeError, KeyError, TypeError):
+        except (KeyError, TypeError):  # not JSON, no list of servers, a server without an id
             self.scan.malformed[f.rel] += 1
             return
         nodes = []

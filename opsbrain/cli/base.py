@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -139,10 +138,9 @@ def parse_params(pairs: Sequence[str]) -> dict[str, Any]:
             raise InputError(f"expected KEY=VALUE, got {pair!r}", path="--param")
         value = value.strip()
         if value and value[0] in "[{":
-            try:
-                out[key] = json.loads(value)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{key}: not valid JSON: {exc.msg}", path="--param") from None
+            from opsbrain.yamlio import parse_json
+
+            out[key] = parse_json(value, f"--param {key}")  # depth and number bounds: one line naming the key
         else:
             out[key] = value
     return out
@@ -188,6 +186,30 @@ class _Finite(click.FloatRange):
         if rv != rv:  # NaN
             self.fail(f"{str(value)[:40]!r} is not a number", param, ctx)
         return rv
+
+
+class _NonEmpty(click.types.StringParamType):
+    """A path given as text that refuses an empty value: ``--logs "$UNSET"`` would otherwise read the current
+    directory without a word."""
+
+    name = "path"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("empty path (an unset variable?); it would mean the current directory", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+class _NonEmptyDir(click.Path):
+    """``click.Path`` that refuses an empty value, as :class:`_NonEmpty` does."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("empty path (an unset variable?); it would mean the current directory", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+NON_EMPTY = _NonEmpty()
 
 
 class LazyChoice(click.Choice):
@@ -255,12 +277,17 @@ def _store(data_dir: Path | None) -> Any:
     return RunStore(data_dir)
 
 
-data_dir_option = click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+data_dir_option = click.option("--data-dir", type=_NonEmptyDir(file_okay=False, path_type=Path), default=None,
                                envvar="OPSBRAIN_HOME", help="Run store and caches (default: $OPSBRAIN_HOME or "
                                "~/.local/share/opsbrain).")
 
 
-
 def main(argv: Sequence[str] | None = None) -> None:
-    """Console-script entry point (``opsbrain``, ``python -m opsbrain``); exits with the command's code."""
-    cli.main(args=list(argv) if argv is not None else None, prog_name="opsbrain")
+    """Console-script entry point (``opsbrain``, ``python -m opsbrain``); exits with the command's code.
+
+    Only here, never in the group that in-process callers invoke, does the last-resort handler
+    (:mod:`opsbrain.cli.lastresort`) turn an unexpected exception into one line and exit 70."""
+    from opsbrain.cli.lastresort import run_guarded
+
+    args = list(argv) if argv is not None else sys.argv[1:]
+    run_guarded(lambda: cli.main(args=args, prog_name="opsbrain"), args)

@@ -7,18 +7,18 @@ from typing import Any
 
 import click
 
-from opsbrain.cli.base import _emit_json, cli, data_dir_option, json_option
+from opsbrain.cli.base import NON_EMPTY, _emit_json, cli, data_dir_option, json_option
 from opsbrain.cli.kb_cmds import _matcher, model_option
 from opsbrain.errors import InputError
 
 
 # ---- diagnose (issue 5) ---------------------------------------------------------------------------------
 @cli.command()
-@click.argument("incident_file", required=False)
-@click.option("--logs", "logs", default=None, metavar="FILE|DIR|-",
+@click.argument("incident_file", type=NON_EMPTY, required=False)
+@click.option("--logs", "logs", type=NON_EMPTY, default=None, metavar="FILE|DIR|-",
               help="Diagnose raw log text: a file, a directory of logs, or - for stdin (paste, then Ctrl-D); "
                    "gzip/bzip2/xz files and tar/zip archives are read in place.")
-@click.option("--bundle", "bundle", default=None, metavar="DIR|ARCHIVE",
+@click.option("--bundle", "bundle", type=NON_EMPTY, default=None, metavar="DIR|ARCHIVE",
               help="Diagnose a log bundle in the Ascend layout (simulated or collected; issue 9): a directory, or a "
                    ".tar, .tar.gz/.tgz, .tar.bz2, .tar.xz or .zip of one, read in place.")
 @model_option

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from opsbrain.cli.base import _emit_json, _Finite, cli, data_dir_option, force_option, json_option
+from opsbrain.cli.base import NON_EMPTY, _emit_json, _Finite, cli, data_dir_option, force_option, json_option
 from opsbrain.cli.output import Table, emit, output_option, resolve_format
 from opsbrain.errors import InputError
 
@@ -55,7 +55,7 @@ def kb_show_cmd(class_id: str, as_json: bool) -> None:
 
 
 @kb.command("validate")
-@click.argument("path", required=False)
+@click.argument("path", type=NON_EMPTY, required=False)
 @json_option
 def kb_validate_cmd(path: str | None, as_json: bool) -> None:
     """Validate the knowledge base (or the classes at PATH); every error with file and path."""
@@ -184,7 +184,7 @@ def _counter(what: str) -> Any:
               help="Noise-only pod-days for FPs.")
 @click.option("--quick", is_flag=True, help="A smaller run (3 runs per class, 0.25 noise-only pod-days).")
 @click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 256))
-@click.option("--real", "real", default=None, metavar="DIR|FILE",
+@click.option("--real", "real", type=NON_EMPTY, default=None, metavar="DIR|FILE",
               help="Score the real-log corpus instead (tests/data/real_logs in a checkout); with --split.")
 @click.option("--split", type=click.Choice(["dev", "test", "all"]), default="dev", show_default=True,
               help="Which part of the real-log corpus to score (the test part only when the work is done).")
@@ -281,7 +281,7 @@ def _kb_eval_real(real: str, split: str, data_dir: Path | None, as_json: bool, m
 
 
 @kb.command("text-cv")
-@click.option("--real", "real", default=None, metavar="DIR|FILE",
+@click.option("--real", "real", type=NON_EMPTY, default=None, metavar="DIR|FILE",
               help="The real-log corpus (default: tests/data/real_logs in a checkout). Only its dev split is read.")
 @click.option("--variant", "variants", multiple=True, type=click.Choice(["words", "words+signals", "words+signals+kb"]),
               help="Cross-validate only this variant (repeatable; default: all three).")

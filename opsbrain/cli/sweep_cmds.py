@@ -9,7 +9,17 @@ from typing import Any
 
 import click
 
-from opsbrain.cli.base import MAX_SPEED, MAX_WALL_S, SEED, _emit_json, _Finite, cli, data_dir_option, json_option
+from opsbrain.cli.base import (
+    MAX_SPEED,
+    MAX_WALL_S,
+    NON_EMPTY,
+    SEED,
+    _emit_json,
+    _Finite,
+    cli,
+    data_dir_option,
+    json_option,
+)
 from opsbrain.cli.output import Table, output_option, resolve_format
 from opsbrain.errors import InputError
 
@@ -55,7 +65,8 @@ def sweep() -> None:
               "Prometheus server's query API, or collected npu-smi/hccn_tool outputs (docs/real-cluster.md).")
 @click.option("--url", "urls", multiple=True, metavar="URL", help="An exporter page (repeat for one per node), "
               "e.g. http://HOST:8082/metrics (--source prometheus), or the server (--source prometheus-api).")
-@click.option("--dir", "cmd_dir", default=None, metavar="DIR", help="Collected command outputs (--source commands).")
+@click.option("--dir", "cmd_dir", type=NON_EMPTY, default=None, metavar="DIR",
+              help="Collected command outputs (--source commands).")
 @data_dir_option
 @output_option
 @json_option
@@ -146,7 +157,8 @@ def _print_sweep(d: dict[str, Any], fmt: str = "table") -> None:
               default="twin", show_default=True, help="Sweep the scenario's live pod, npu-exporter pages, a "
               "Prometheus server's query API or collected outputs.")
 @click.option("--url", "urls", multiple=True, metavar="URL", help="An exporter page (--source prometheus; repeat).")
-@click.option("--dir", "cmd_dir", default=None, metavar="DIR", help="Collected command outputs (--source commands).")
+@click.option("--dir", "cmd_dir", type=NON_EMPTY, default=None, metavar="DIR",
+              help="Collected command outputs (--source commands).")
 @click.option("--name", "name", default=None, help="The cluster's name for the schedule id (real sources).")
 @click.option("--webhook", default=None, metavar="URL", help="POST each new Alarm-or-worse finding to this URL.")
 @webhook_format_option("alertmanager")
@@ -207,7 +219,8 @@ def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, 
 
 # ---- watch (issue 20) ---------------------------------------------------------------------------------
 @cli.command("watch")
-@click.option("--logs", "logs", required=True, metavar="DIR", help="A directory of logs to follow (DIR/<host>/... "
+@click.option("--logs", "logs", type=NON_EMPTY, required=True, metavar="DIR",
+              help="A directory of logs to follow (DIR/<host>/... "
               "names the host of lines that name none).")
 @click.option("--webhook", default=None, metavar="URL", help="POST each incident report as JSON to this URL.")
 @webhook_format_option("opsbrain")

@@ -225,6 +225,12 @@ def load_pair(path: Path) -> tuple[bytes, dict[str, Any]]:
         return got
     if not side.exists():
         raise ModelMismatch(f"no model sidecar at {side}")
+    for f in (path, side):
+        try:
+            with f.open("rb"):
+                pass
+        except OSError as exc:  # not a mismatch: a file that cannot be opened (no permission)
+            raise ModelMismatch(f"cannot read {f}: {exc.strerror or exc}") from None
     raise ModelMismatch(f"{path} does not match its sidecar (digest differs): an interrupted write?")
 
 

@@ -269,10 +269,29 @@ def ingest_text(text: str | bytes, file: str | None = None) -> tuple[list[Signal
     return r.signals, r.stats
 
 
+def check_listable(root: Path, option: str) -> None:
+    """InputError naming ``root`` and ``option`` when the directory itself cannot be listed (no permission): the
+    walk below would find nothing in it and say nothing."""
+    from opsbrain.errors import InputError
+
+    try:
+        with os.scandir(root):
+            pass
+    except OSError as exc:
+        raise InputError(f"cannot list the directory: {exc.strerror or exc}", file=str(root), path=option) from None
+
+
 def log_files(root: Path, stats: TextStats) -> list[tuple[Path, str]]:
-    """Regular files under ``root`` (sorted, symlinks not followed), with names relative to it."""
+    """Regular files under ``root`` (sorted, symlinks not followed), with names relative to it; a directory that
+    cannot be listed (no permission) goes to ``stats.not_read``."""
     out: list[tuple[Path, str]] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+
+    def unlisted(exc: OSError) -> None:
+        where = Path(exc.filename) if exc.filename is not None else root
+        rel = str(where.relative_to(root)) if where.is_relative_to(root) else str(where)
+        stats.not_read.append(f"{rel}: cannot list the directory: {exc.strerror or exc}")
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unlisted, followlinks=False):
         dirnames.sort()
         for f in sorted(filenames):
             p = Path(dirpath) / f
@@ -295,13 +314,17 @@ def ingest_path(spec: str, stdin: IO[bytes] | None = None, reader: LineReader | 
 
     r = reader or LineReader()
     if spec == "-":
-        r.feed_stream(stdin if stdin is not None else sys.stdin.buffer, "<stdin>")
+        stream = stdin if stdin is not None else getattr(sys.stdin, "buffer", None)
+        if stream is None:  # the process was started with its standard input closed (``<&-``)
+            raise InputError("standard input is closed; give a file or pipe the logs in", file="-", path="--logs")
+        r.feed_stream(stream, "<stdin>")
         return r.signals, r.stats
     p = Path(spec)
     if p.is_symlink():
         raise InputError("refusing to follow a symbolic link", file=spec)
     try:
         if p.is_dir():
+            check_listable(p, "--logs")
             for f, rel in log_files(p, r.stats):
                 try:
                     r.feed_path(f, rel)

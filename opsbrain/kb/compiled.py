@@ -113,7 +113,7 @@ def cache_path(home: Path | None = None) -> Path:
 def _read(path: Path, key: str) -> dict[str, Any] | None:
     try:
         doc = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # unreadable, not JSON, nested too deep
         return None
     return doc if isinstance(doc, dict) and doc.get("key") == key and doc.get("format") == FORMAT else None
 

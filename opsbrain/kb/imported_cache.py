@@ -71,7 +71,7 @@ def read_compact(import_file: Path, key: str) -> Saved | None:
 
     try:
         doc = json.loads(compact_path(import_file).read_bytes())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # unreadable, not JSON, nested too deep
         return None
     try:
         if not (isinstance(doc, dict) and doc.get("format") == FORMAT and doc.get("key") == key

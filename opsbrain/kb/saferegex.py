@@ -39,6 +39,25 @@ class _ProbeTimeout(Exception):
     pass
 
 
+def compile_checked(rx: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile`` for a pattern a user wrote: every way it can fail is a ``ValueError`` with the reason
+    (``re.error``; OverflowError for a repeat count past 2^32; RecursionError for groups nested ~1000 deep), and
+    Python's FutureWarning about an ambiguous pattern (``[[``: a set whose meaning a later Python changes) is one
+    too, instead of a warning printed on stderr."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", FutureWarning)
+            return re.compile(rx, flags)
+    except FutureWarning as exc:
+        raise ValueError(f"ambiguous ({exc}); escape the '[', '-', '&', '~' or '|' it means literally") from None
+    except (re.error, OverflowError) as exc:
+        raise ValueError(str(exc)) from None
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
 def _walk(items: Any, in_repeat: bool, stats: dict[str, int]) -> str | None:
     for op, arg in items:
         if op in _REPEATS:
@@ -103,7 +122,7 @@ def regex_problem(rx: str, probe: bool = True) -> str | None:
     if len(rx) > MAX_PATTERN_CHARS:
         return f"is longer than {MAX_PATTERN_CHARS} characters"
     try:
-        compiled = re.compile(rx)
+        compiled = compile_checked(rx)
         tree = sre_parse.parse(rx)
     except (re.error, OverflowError, RecursionError, ValueError):
         return "does not compile"

@@ -105,9 +105,11 @@ class PatternSignature(_Strict):
     @field_validator("pattern")
     @classmethod
     def _compiles(cls, v: str) -> str:
+        from opsbrain.kb.saferegex import compile_checked
+
         try:
-            rx = re.compile(v, re.IGNORECASE)
-        except re.error as exc:
+            rx = compile_checked(v, re.IGNORECASE)
+        except ValueError as exc:
             raise ValueError(f"not a valid regular expression: {exc}") from None
         if rx.groupindex or rx.search(""):
             raise ValueError("a pattern must not use named groups nor match the empty line")

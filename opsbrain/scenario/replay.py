@@ -57,10 +57,11 @@ def _wrap(exc: FaultPlanError, trace: str) -> ScenarioError:
 MAX_TRACE_BYTES = 64 << 20  # reason: the public InfiniteHBD trace is 0.3 MB; a year of a large cluster is tens of MB
 
 
-def precheck(file: str) -> None:
+def precheck(file: str, yaml_unless_csv: bool = False) -> None:
     """Refuse a trace or mapping file the one input reader would refuse (not a regular file, too large, not UTF-8,
     nested too deeply, YAML alias bombs, numbers beyond a float or 64 bits) before faultlib parses it; a plain
-    syntax error is left to the trace reader, which names where it is."""
+    syntax error is left to the trace reader, which names where it is. ``yaml_unless_csv``: the file is read as
+    YAML whatever its name unless it ends in ``.csv`` (faultlib's mapping loader does so)."""
     import json
 
     from opsbrain.yamlio import decode, parse_json, parse_yaml, read_bytes
@@ -75,8 +76,28 @@ def precheck(file: str) -> None:
         except (RecursionError, ValueError):
             pass
         parse_json(text, file, ScenarioError)
-    elif suffix in (".yaml", ".yml"):
+    elif suffix in (".yaml", ".yml") or (yaml_unless_csv and suffix != ".csv"):
         parse_yaml(text, file, ScenarioError)
+
+
+def check_mapping_patterns(mapping: str) -> None:
+    """Refuse a ``--mapping`` whose regular expressions could backtrack for ever on a trace row (``(a+)+$``),
+    by the rules ``kb import`` applies to imported patterns (:mod:`opsbrain.kb.saferegex`). A mapping faultlib
+    cannot read is left to the replay, which names where it fails."""
+    from faultlib.injection.replay import load_mapping
+    from opsbrain.kb.saferegex import regex_problem
+
+    try:
+        rules = load_mapping(mapping)
+    except FaultPlanError:
+        return
+    for rule in rules:
+        where = rule.origin[len(mapping):].lstrip(". ") if rule.origin.startswith(mapping) else rule.origin
+        for field in ("pattern", "level", "cls", "desc"):
+            rx = getattr(rule, field)
+            if rx is not None and (why := regex_problem(rx.pattern)):
+                raise ScenarioError(f"regular expression {rx.pattern[:80]!r} {why}; a trace row could stall the "
+                                    "replay", file=mapping, path=f"{where}.{'class' if field == 'cls' else field}")
 
 
 def read(trace: str, time_unit: str) -> TraceTable:
@@ -114,7 +135,8 @@ def map_trace(tt: TraceTable, trace: str, *, mapping: str | None, pods: int | No
         raise ScenarioError(f"the trace names {servers} servers, {n_pods} pod(s) hold {len(train)} job nodes: use "
                             f"--pods {pods_needed(servers, params)} or --fold", file=trace)
     if mapping is not None:
-        precheck(mapping)
+        precheck(mapping, yaml_unless_csv=True)
+        check_mapping_patterns(mapping)
     try:
         rep = replay_table(tt, topo, np.random.default_rng([seed, 3]), mapping=mapping, table=MAPPING_TABLE,
                            nodes=train, fold=fold)

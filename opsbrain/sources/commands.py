@@ -18,7 +18,7 @@ from opsbrain.errors import InputError
 from opsbrain.ingest.archive import READ_ERRORS, ArchiveError
 from opsbrain.ingest.commands import CommandReadings, parse_command_outputs
 from opsbrain.ingest.signal import Signal
-from opsbrain.ingest.text import TextStats, log_files, read_members
+from opsbrain.ingest.text import TextStats, check_listable, log_files, read_members
 from opsbrain.ingest.where import node_component
 from opsbrain.sources.base import ReadingsSource
 from opsbrain.sources.readings import Readings
@@ -65,6 +65,7 @@ class CommandDirSource(ReadingsSource):
         self.root = Path(root)
         if not self.root.is_dir():
             raise InputError("not a directory", file=str(root), path="--dir")
+        check_listable(self.root, "--dir")
         self.name = f"commands {self.root}"
         self.signals: list[Signal] = []
         self.stats = TextStats()
@@ -97,7 +98,8 @@ class CommandDirSource(ReadingsSource):
             except (OSError, *READ_ERRORS) as exc:
                 self.stats.not_read.append(f"{rel}: {getattr(exc, 'strerror', None) or exc}")
         if not parts:
-            raise InputError("no npu-smi or hccn_tool output found (each file starts with its command line)",
+            unread = f"; not read: {'; '.join(self.stats.not_read[:3])}" if self.stats.not_read else ""
+            raise InputError("no npu-smi or hccn_tool output found (each file starts with its command line)" + unread,
                              file=str(self.root), path="--dir")
         return readings_of(parts, newest)
 

@@ -11,7 +11,6 @@ are there at the first sweep.
 
 from __future__ import annotations
 
-import json
 import time
 import urllib.error
 import urllib.parse
@@ -25,6 +24,7 @@ from opsbrain.sources.exporter import METRIC_TABLE, PageParser, Sample, readings
 from opsbrain.sources.readings import CollectionHistory, Readings, snapshot_from
 from opsbrain.sweeps.params import SweepParams
 from opsbrain.sweeps.snapshot import Snapshot
+from opsbrain.yamlio import json_or_none
 
 MAX_ANSWER_BYTES = 256 << 20
 
@@ -77,7 +77,9 @@ class PrometheusQuerySource(ReadingsSource):
         except (urllib.error.URLError, OSError, ValueError) as exc:
             raise InputError(f"cannot query: {getattr(exc, 'reason', exc)}", file=self.base, path="--url") from None
         try:
-            data = json.loads(body)
+            ok, data = json_or_none(body)
+            if not ok:
+                raise ValueError("not JSON (or nested too deeply)")
             if data.get("status") != "success" or data["data"]["resultType"] != "vector":
                 raise ValueError(data.get("error") or "not a vector")
             result: list[dict[str, Any]] = data["data"]["result"]

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from opsbrain.detection.detector import ACTIONABLE_WARNINGS, IGNORED, DetectorParams
 from opsbrain.errors import InputError
 from opsbrain.ingest import Signal
+from opsbrain.ingest.text import check_listable
 from opsbrain.ingest.where import node_of
 from opsbrain.sources.advice import Actuator, advise, execute
 from opsbrain.sources.base import ReadingsSource
@@ -96,6 +97,7 @@ class Watcher:
         root = Path(logs)
         if root.is_symlink() or not root.is_dir():
             raise InputError("not a directory (watch follows a directory of logs)", file=str(logs), path="--logs")
+        check_listable(root, "--logs")
         check_url(webhook)
         if webhook_format not in FORMATS:
             raise InputError(f"unknown webhook format {webhook_format!r}", path="--webhook-format")
