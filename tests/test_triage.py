@@ -92,3 +92,30 @@ def test_the_report_says_when_no_host_or_device_is_named(tmp_path) -> None:  # t
     assert r.exit_code == 0, r.output
     first = r.output.splitlines()[0]
     assert first.startswith("diagnosis: framework_error at no host or device named (confidence 0.50)"), first
+
+
+def test_a_hardware_report_the_knowledge_base_gives_no_role_stops_the_triage() -> None:
+    """A device fault event with an undocumented code, a switch port down, a node heartbeat lost: hardware evidence
+    even though no class lists the kind (review 14)."""
+    ambiguous = {"kb:framework_error:ambiguous": 0.69, "kb:hbm_uce:ambiguous": 0.69, "kb:npu_oom:ambiguous": 0.69,
+                 "n:py:RuntimeError": 0.69}
+    assert triage(ambiguous, P, V, SOFTWARE, CLASSES) is not None
+    for kind in ("dev:80E0F0F1", "sw:down", "agent:node_hb", "os:hw_error"):
+        assert triage(ambiguous | {f"n:{kind}": 0.69}, P, V, SOFTWARE, CLASSES) is None, kind
+    assert triage(ambiguous | {"n:sw:up": 0.69, "n:hccn:tls_off": 0.69}, P, V, SOFTWARE, CLASSES) is not None
+
+
+def test_a_kernel_hardware_error_beside_the_python_error_is_not_triaged() -> None:
+    """The kernel's machine-check line (Linux arch/x86/kernel/cpu/mce/core.c: "Machine check events logged", with
+    its "[Hardware Error]: " prefix) is ``os:hw_error``, a kind no class lists."""
+    d = _diagnose("[  123.456789] mce: [Hardware Error]: Machine check events logged\n" + LONE)
+    assert d["fault_class"] != "framework_error"
+
+
+def test_a_traceback_of_a_stopped_run_is_not_a_program_failure() -> None:
+    """A run stopped with Ctrl-C at its end prints a traceback ending in ``KeyboardInterrupt`` (CPython's own
+    report of an uncaught KeyboardInterrupt): only its header is a signal, and it says no program failed."""
+    text = ("Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    main()\n"
+            "KeyboardInterrupt\n")
+    assert _diagnose(text)["fault_class"] == "unknown"
+    assert triage({"kb:framework_error:ambiguous": 0.69, "n:py:traceback": 0.69}, P, V, SOFTWARE, CLASSES) is None
