@@ -119,3 +119,35 @@ def test_a_traceback_of_a_stopped_run_is_not_a_program_failure() -> None:
             "KeyboardInterrupt\n")
     assert _diagnose(text)["fault_class"] == "unknown"
     assert triage({"kb:framework_error:ambiguous": 0.69, "n:py:traceback": 0.69}, P, V, SOFTWARE, CLASSES) is None
+
+
+def test_the_root_cluster_reads_the_model_on_the_root_lines_without_the_triage() -> None:
+    """multirank rule 3 is the model's answer on the root devices' own lines: the triage, which rests on the absence
+    of hardware evidence in the whole input, does not answer for a part of it (nor is its fixed confidence passed
+    off as the model's probability)."""
+    from opsbrain.diagnosis.multirank import decide_class
+    from opsbrain.diagnosis.rootcluster import RootCluster
+    from opsbrain.ingest.text import ingest_text
+    from opsbrain.kb.training import load_engine
+
+    engine = load_engine(None, say=lambda m: None)
+    own, _ = ingest_text(LONE)
+    assert engine.diagnose_signals(own, 0.0).fault_class == "framework_error"  # the whole input: triaged
+    cls, conf, how = decide_class(RootCluster(kind="exec", roots=[], chain=[]), own, own, engine, 0.0)
+    assert not how.startswith("the diagnosis model") and conf != pytest.approx(P.confidence), (cls, conf, how)
+
+
+def test_a_vendor_entry_of_a_hardware_class_joins_where_only_the_triage_would_answer() -> None:
+    """vendor_votes reads the input's own verdict first; a triaged answer (no hardware evidence) must not keep out
+    an imported entry mapped to a hardware class, which is hardware evidence."""
+    from opsbrain.diagnosis.oneclick import vendor_votes
+    from opsbrain.ingest import Signal
+    from opsbrain.ingest.text import ingest_text
+    from opsbrain.kb.training import load_engine
+
+    engine = load_engine(None, say=lambda m: None)
+    own, _ = ingest_text(LONE)
+    entry = Signal(0.0, "vendor:hbm_uce", None, None, 2, "a line a vendor entry matched")
+    assert vendor_votes(engine, own, [(entry, True)], 0.0) == [entry]
+    d = engine.diagnose_signals(own + [entry], 0.0)
+    assert not any("software triage" in e for e in d.evidence)
