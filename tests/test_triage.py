@@ -79,8 +79,16 @@ def test_a_lone_python_error_is_triaged_and_says_so() -> None:
 
 def test_a_device_fault_code_beside_the_python_error_is_not_triaged() -> None:
     """The kbox line is real (CANN troubleshooting 'HBM multi-bit ECC', corpus_b.yaml)."""
-    d = _diagnose("[2454.830701] {6}[Hardware Error]  error_type: 3, multi-bit ECC\n" + LONE)
+    from opsbrain.diagnosis.features import incident_features
+    from opsbrain.ingest.text import ingest_text
+
+    kbox = "[2454.830701] {6}[Hardware Error]  error_type: 3, multi-bit ECC\n"
+    d = _diagnose(kbox + LONE)
     assert d["fault_class"] != "framework_error"
+    # the model answers this input itself (the triage is not reached): ask the triage too, on the same features
+    both, lone = ingest_text(kbox + LONE)[0], ingest_text(LONE)[0]
+    assert triage(incident_features(lone, 0.0), P, V, SOFTWARE, CLASSES) is not None
+    assert triage(incident_features(both, 0.0), P, V, SOFTWARE, CLASSES) is None
 
 
 def test_the_report_says_when_no_host_or_device_is_named(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -151,3 +159,19 @@ def test_a_vendor_entry_of_a_hardware_class_joins_where_only_the_triage_would_an
     assert vendor_votes(engine, own, [(entry, True)], 0.0) == [entry]
     d = engine.diagnose_signals(own + [entry], 0.0)
     assert not any("software triage" in e for e in d.evidence)
+
+
+@pytest.mark.parametrize("line", [
+    "WARNING:root:RuntimeError: could not load the optional plugin, falling back",  # Python logging's default form
+    "WARNING 08-13 15:31:21 [platform.py:1] RuntimeError: could not load the optional plugin, falling back",  # vLLM
+    "[W compiler_depend.ts:133] Warning: RuntimeError: could not load the optional plugin (function operator())",
+])
+def test_an_exception_a_program_reports_below_error_is_not_triaged(line: str) -> None:
+    """An exception named on a line the program logged as a warning: it went on, nothing failed (the same line
+    without its level is an error, and triaged)."""
+    from opsbrain.ingest.text import ingest_text
+
+    sigs, _ = ingest_text(line + "\n")
+    assert [(s.kind, s.severity) for s in sigs] == [("py:RuntimeError", 1)]
+    assert _diagnose(line + "\n")["fault_class"] == "unknown"
+    assert [s.severity for s in ingest_text(LONE)[0]] == [2]

@@ -153,7 +153,7 @@ class Engine:
             prob = float(probs[list(self.model.classes).index(v.leader)])
             best, conf = v.leader, max(v.confidence, prob)
         elif triage and conf < self.p.min_confidence and (t := software_triage(
-                feats, self.p.triage, self.p.vote, self.software, self.model.classes)):
+                feats, self.p.triage, self.p.vote, self.software, self.model.classes, signals=signals)):
             ev = ev + [f"the model was unsure ({best} at {conf:.0%}); software triage: {t.why}"]
             best, conf = t.cls, t.confidence
         component = localize(RULES.get(best, ""), signals) or localize("npu", signals)  # no host named: the device

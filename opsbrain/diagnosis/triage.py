@@ -17,8 +17,8 @@ Its answer carries a fixed, modest confidence (:attr:`TriageParams.confidence`):
 0.8 confident-wrong bar; the evidence says it was triaged. A signal that counts for no class at all (an undocumented
 code) never triggers it; one that a hardware or fabric component printed (:data:`HARDWARE_SOURCES`: a device fault
 event whatever its code, a switch port going down, a lost node heartbeat, the kernel's hardware-error report) stops
-it even when the knowledge base gives its kind no role. A bare traceback header (:data:`NOT_A_FAILURE`) never
-triggers it."""
+it even when the knowledge base gives its kind no role. A bare traceback header (:data:`NOT_A_FAILURE`) and an
+exception printed below ERROR (:func:`survived`) never trigger it."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from opsbrain.diagnosis.vote import scores
 
 if TYPE_CHECKING:
     from opsbrain.diagnosis.params import TriageParams, VoteParams
+    from opsbrain.ingest import Signal
 
 NAMING = ("primary", "secondary")
 HARDWARE_SOURCES = ("dev:", "plugin:", "plugin_sw:", "sw:", "port:", "swfault:", "hccn:", "agent:", "bmc:", "smi:",
@@ -60,6 +61,12 @@ def _roles(feats: dict[str, float]) -> list[tuple[str, str]]:
     return [(k.split(":")[1], k.split(":")[2]) for k in feats if k.startswith("kb:") and k.count(":") == 2]
 
 
+def survived(s: Signal) -> bool:
+    """A Python exception on a line below ERROR (a logger's WARNING, torch_npu's ``Warning:``): the program reported
+    it and went on (:func:`opsbrain.ingest.parsers.framework.exception_severity`)."""
+    return s.kind.startswith("py:") and s.severity < 2
+
+
 def unroled_hardware(feats: dict[str, float], roles_of: Callable[[str], list[tuple[str, str]]]) -> list[str]:
     """The signal kinds of :data:`HARDWARE_SOURCES` (read from the ``n:<kind>`` features) that report a fault and
     to which ``roles_of`` (the knowledge base) gives no role."""
@@ -70,10 +77,12 @@ def unroled_hardware(feats: dict[str, float], roles_of: Callable[[str], list[tup
 
 def triage(feats: dict[str, float], p: TriageParams, vote_p: VoteParams, software: frozenset[str],
            classes: list[str] | tuple[str, ...],
-           roles_of: Callable[[str], list[tuple[str, str]]] | None = None) -> Triage | None:
+           roles_of: Callable[[str], list[tuple[str, str]]] | None = None,
+           signals: list[Signal] | None = None) -> Triage | None:
     """The software class the incident's knowledge-base features point to when they hold no hardware evidence, or
     None. ``software``: the classes of the software family; ``classes``: the model's classes; ``roles_of``: a signal
-    kind's (class, role) pairs in the knowledge base (default: the shipped kind table)."""
+    kind's (class, role) pairs in the knowledge base (default: the shipped kind table); ``signals``: the incident's
+    signals, when known (an exception the program survived, :func:`survived`, then never triggers it)."""
     if not p.enabled:
         return None
     roles = _roles(feats)
@@ -85,9 +94,15 @@ def triage(feats: dict[str, float], p: TriageParams, vote_p: VoteParams, softwar
         roles_of = default_table().of
     if unroled_hardware(feats, roles_of):
         return None
-    counted = [k[2:] for k in feats if k.startswith("n:") and any(c in software for c, _r in roles_of(k[2:]))]
-    if counted and all(k in NOT_A_FAILURE for k in counted):
-        return None  # what counts for a software class says no program failed (a bare traceback header)
+    def software_kind(kind: str) -> bool:
+        return any(c in software for c, _r in roles_of(kind))
+
+    counted = [k[2:] for k in feats if k.startswith("n:") and software_kind(k[2:])]
+    failing = [k for k in counted if k not in NOT_A_FAILURE]
+    if signals is not None:
+        failing = [k for k in failing if any(s.kind == k and not survived(s) for s in signals)]
+    if counted and not failing:
+        return None  # what counts for a software class says no program failed
     named = {c for c, r in roles if r in NAMING}
     s = scores(feats, vote_p)
     if named:

@@ -142,6 +142,15 @@ current environment version is 5.1.2``, Paddle-Lite#10514: the cause of the fail
 _ANY = group_of(globals())
 
 
+def exception_severity(ctx: LineCtx, warning: bool) -> int:
+    """The severity of a Python exception a line names: an error, unless the line says it is less -- a level it
+    states below ERROR (``[WARNING] ...``, ``WARNING:root:...``, vLLM's ``WARNING 08-13 ...``) or torch_npu's warning
+    form (:data:`RE_WARNING`): an exception a program reports and survives (a fallback, a retry)."""
+    if ctx.stated and ctx.sev < 2:
+        return ctx.sev
+    return 1 if warning else 2
+
+
 def parse(ctx: LineCtx) -> bool:
     if not _ANY.may(ctx.text) and "Traceback (most recent call last)" not in ctx.text:
         return False  # the line screen rules out every regex of this parser
@@ -160,7 +169,7 @@ def parse(ctx: LineCtx) -> bool:
     if m := RE_EXC.search(text):
         name = m.group(2)
         if name not in ("StopIteration",) and not (name == "AttributeError" and RE_VENDOR_ATTR.search(text)):
-            ctx.add(f"py:{name}", ctx.node, 2)
+            ctx.add(f"py:{name}", ctx.node, exception_severity(ctx, warning))
             found = True
     elif "Traceback (most recent call last)" in text:
         ctx.add("py:traceback", ctx.node, 1)
