@@ -25,3 +25,26 @@ def test_a_rejected_parallel_layout_is_a_setting(line: str) -> None:
 def test_a_layout_named_without_a_rejection_is_not(line: str) -> None:
     sigs, _ = ingest_text(line + "\n")
     assert "cfg:env" not in {s.kind for s in sigs}
+
+
+@pytest.mark.parametrize("line", [
+    # an argument list printed at launch (no INFO level on the line): names, not a rejection
+    "Namespace(tensor_model_parallel_size=8, pipeline_model_parallel_size=2, invalid_grad_skip=False)",
+    "[WARNING] args: tensor_parallel_size=4 " + "x=1 " * 60 + "max_model_len must be set by the user",
+])
+def test_a_banner_with_a_rejection_word_elsewhere_is_not(line: str) -> None:
+    sigs, _ = ingest_text(line + "\n")
+    assert "cfg:env" not in {s.kind for s in sigs}
+
+
+def test_the_layout_regex_is_linear_in_a_long_line() -> None:
+    """A 40 kB line of layout words with no rejection (and the reverse): an unbounded gap on both sides scans to the
+    line's end from every layout word, quadratic (seconds); bounded, milliseconds."""
+    import time
+
+    from opsbrain.ingest.parsers.framework import RE_PARALLEL_LAYOUT
+
+    for text in ("tp_size " * 5000, "must be " * 5000):
+        t0 = time.perf_counter()
+        assert RE_PARALLEL_LAYOUT.rx.search(text) is None
+        assert time.perf_counter() - t0 < 0.5

@@ -79,8 +79,16 @@ def test_a_lone_python_error_is_triaged_and_says_so() -> None:
 
 def test_a_device_fault_code_beside_the_python_error_is_not_triaged() -> None:
     """The kbox line is real (CANN troubleshooting 'HBM multi-bit ECC', corpus_b.yaml)."""
-    d = _diagnose("[2454.830701] {6}[Hardware Error]  error_type: 3, multi-bit ECC\n" + LONE)
+    from opsbrain.diagnosis.features import incident_features
+    from opsbrain.ingest.text import ingest_text
+
+    kbox = "[2454.830701] {6}[Hardware Error]  error_type: 3, multi-bit ECC\n"
+    d = _diagnose(kbox + LONE)
     assert d["fault_class"] != "framework_error"
+    # the model answers this input itself (the triage is not reached): ask the triage too, on the same features
+    both, lone = ingest_text(kbox + LONE)[0], ingest_text(LONE)[0]
+    assert triage(incident_features(lone, 0.0), P, V, SOFTWARE, CLASSES) is not None
+    assert triage(incident_features(both, 0.0), P, V, SOFTWARE, CLASSES) is None
 
 
 def test_the_report_says_when_no_host_or_device_is_named(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -92,3 +100,78 @@ def test_the_report_says_when_no_host_or_device_is_named(tmp_path) -> None:  # t
     assert r.exit_code == 0, r.output
     first = r.output.splitlines()[0]
     assert first.startswith("diagnosis: framework_error at no host or device named (confidence 0.50)"), first
+
+
+def test_a_hardware_report_the_knowledge_base_gives_no_role_stops_the_triage() -> None:
+    """A device fault event with an undocumented code, a switch port down, a node heartbeat lost: hardware evidence
+    even though no class lists the kind (review 14)."""
+    ambiguous = {"kb:framework_error:ambiguous": 0.69, "kb:hbm_uce:ambiguous": 0.69, "kb:npu_oom:ambiguous": 0.69,
+                 "n:py:RuntimeError": 0.69}
+    assert triage(ambiguous, P, V, SOFTWARE, CLASSES) is not None
+    for kind in ("dev:80E0F0F1", "sw:down", "agent:node_hb", "os:hw_error"):
+        assert triage(ambiguous | {f"n:{kind}": 0.69}, P, V, SOFTWARE, CLASSES) is None, kind
+    assert triage(ambiguous | {"n:sw:up": 0.69, "n:hccn:tls_off": 0.69}, P, V, SOFTWARE, CLASSES) is not None
+
+
+def test_a_kernel_hardware_error_beside_the_python_error_is_not_triaged() -> None:
+    """The kernel's machine-check line (Linux arch/x86/kernel/cpu/mce/core.c: "Machine check events logged", with
+    its "[Hardware Error]: " prefix) is ``os:hw_error``, a kind no class lists."""
+    d = _diagnose("[  123.456789] mce: [Hardware Error]: Machine check events logged\n" + LONE)
+    assert d["fault_class"] != "framework_error"
+
+
+def test_a_traceback_of_a_stopped_run_is_not_a_program_failure() -> None:
+    """A run stopped with Ctrl-C at its end prints a traceback ending in ``KeyboardInterrupt`` (CPython's own
+    report of an uncaught KeyboardInterrupt): only its header is a signal, and it says no program failed."""
+    text = ("Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    main()\n"
+            "KeyboardInterrupt\n")
+    assert _diagnose(text)["fault_class"] == "unknown"
+    assert triage({"kb:framework_error:ambiguous": 0.69, "n:py:traceback": 0.69}, P, V, SOFTWARE, CLASSES) is None
+
+
+def test_the_root_cluster_reads_the_model_on_the_root_lines_without_the_triage() -> None:
+    """multirank rule 3 is the model's answer on the root devices' own lines: the triage, which rests on the absence
+    of hardware evidence in the whole input, does not answer for a part of it (nor is its fixed confidence passed
+    off as the model's probability)."""
+    from opsbrain.diagnosis.multirank import decide_class
+    from opsbrain.diagnosis.rootcluster import RootCluster
+    from opsbrain.ingest.text import ingest_text
+    from opsbrain.kb.training import load_engine
+
+    engine = load_engine(None, say=lambda m: None)
+    own, _ = ingest_text(LONE)
+    assert engine.diagnose_signals(own, 0.0).fault_class == "framework_error"  # the whole input: triaged
+    cls, conf, how = decide_class(RootCluster(kind="exec", roots=[], chain=[]), own, own, engine, 0.0)
+    assert not how.startswith("the diagnosis model") and conf != pytest.approx(P.confidence), (cls, conf, how)
+
+
+def test_a_vendor_entry_of_a_hardware_class_joins_where_only_the_triage_would_answer() -> None:
+    """vendor_votes reads the input's own verdict first; a triaged answer (no hardware evidence) must not keep out
+    an imported entry mapped to a hardware class, which is hardware evidence."""
+    from opsbrain.diagnosis.oneclick import vendor_votes
+    from opsbrain.ingest import Signal
+    from opsbrain.ingest.text import ingest_text
+    from opsbrain.kb.training import load_engine
+
+    engine = load_engine(None, say=lambda m: None)
+    own, _ = ingest_text(LONE)
+    entry = Signal(0.0, "vendor:hbm_uce", None, None, 2, "a line a vendor entry matched")
+    assert vendor_votes(engine, own, [(entry, True)], 0.0) == [entry]
+    d = engine.diagnose_signals(own + [entry], 0.0)
+    assert not any("software triage" in e for e in d.evidence)
+
+
+@pytest.mark.parametrize("line", [
+    "WARNING:root:RuntimeError: could not load the optional plugin, falling back",  # Python logging's default form
+    "WARNING 08-13 15:31:21 [platform.py:1] RuntimeError: could not load the optional plugin, falling back",  # vLLM
+    "[W compiler_depend.ts:133] Warning: RuntimeError: could not load the optional plugin (function operator())",
+])
+def test_an_exception_a_program_reports_below_error_is_not_triaged(line: str) -> None:
+    """An exception named on a line the program logged as a warning: it went on, nothing failed (the same line
+    without its level is an error, and triaged)."""
+    from opsbrain.ingest.text import ingest_text
+
+    sigs, _ = ingest_text(line + "\n")
+    assert [(s.kind, s.severity) for s in sigs] == [("py:RuntimeError", 1)]
+    assert _diagnose(line + "\n")["fault_class"] == "unknown"
+    assert [s.severity for s in ingest_text(LONE)[0]] == [2]

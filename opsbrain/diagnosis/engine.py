@@ -14,7 +14,8 @@ from opsbrain.diagnosis.features import DOWN, incident_features, l2_of_link, lin
 from opsbrain.diagnosis.knowledge import default_params
 from opsbrain.diagnosis.localize import RULES, localize
 from opsbrain.diagnosis.model import DiagnosisModel
-from opsbrain.diagnosis.triage import software_classes, triage
+from opsbrain.diagnosis.triage import software_classes
+from opsbrain.diagnosis.triage import triage as software_triage
 from opsbrain.diagnosis.vote import vote
 from opsbrain.ingest import NO_HISTORY, LinkRecords, Signal
 from opsbrain.verdict import UNKNOWN, Diagnosis
@@ -127,12 +128,15 @@ class Engine:
 
     def diagnose_signals(self, signals: list[Signal], now: float, history: LinkRecords = NO_HISTORY,
                          metric: Callable[[str, str], float | None] | None = None,
-                         extra: dict[str, float] | None = None) -> Diagnosis:
+                         extra: dict[str, float] | None = None, triage: bool = True) -> Diagnosis:
         feats = incident_features(signals, now, history, metric) | (extra or {})
-        return self.decide(feats, signals, now, history)
+        return self.decide(feats, signals, now, history, triage=triage)
 
     def decide(self, feats: dict[str, float], signals: list[Signal], now: float,
-               history: LinkRecords = NO_HISTORY) -> Diagnosis:
+               history: LinkRecords = NO_HISTORY, triage: bool = True) -> Diagnosis:
+        """The verdict on one incident's features. ``triage=False``: without the software triage, for a caller that
+        reads part of the evidence (the root devices' own lines, the input before the vendor entries join): the
+        triage rests on the absence of hardware evidence, which only the whole input can show."""
         probs = self.model.proba_one(feats)
         order = ranked(probs)
         best, conf = self.model.classes[order[0]], float(probs[order[0]])
@@ -148,8 +152,8 @@ class Engine:
                        f"favour {v.leader} ({v.score:.2f} against {v.runner_up:.2f})"]
             prob = float(probs[list(self.model.classes).index(v.leader)])
             best, conf = v.leader, max(v.confidence, prob)
-        elif conf < self.p.min_confidence and (t := triage(feats, self.p.triage, self.p.vote, self.software,
-                                                           self.model.classes)):
+        elif triage and conf < self.p.min_confidence and (t := software_triage(
+                feats, self.p.triage, self.p.vote, self.software, self.model.classes, signals=signals)):
             ev = ev + [f"the model was unsure ({best} at {conf:.0%}); software triage: {t.why}"]
             best, conf = t.cls, t.confidence
         component = localize(RULES.get(best, ""), signals) or localize("npu", signals)  # no host named: the device

@@ -11,7 +11,9 @@ The class is decided by documented rules first, so that retraining the model can
    their vote (without the lead), the class the root cluster's own failure kind documents (:data:`KIND_CLASS`: a
    collective set-up or wait failure whose root shows nothing else is a peer that did not arrive, software; RDMA
    retransmissions exceeded are the RoCE port's);
-3. else the diagnosis model on those signals, when it does not abstain;
+3. else the diagnosis model on those signals, when it does not abstain (without the software triage of
+   :mod:`opsbrain.diagnosis.triage`: the absence of hardware evidence on the root's own lines says nothing of the
+   rest of the input, and the triage's fixed confidence is no probability of the model's);
 4. else the vote without its lead and minimum (the root cluster has already placed the failure; the class only
    names it).
 
@@ -150,7 +152,7 @@ def decide_class(rc: RootCluster, own: list[Signal], signals: list[Signal], engi
     classes = list(getattr(getattr(engine, "model", None), "classes", None) or
                    sorted({c for k in default_table().roles.values() for c, _r in k}))
     probs: dict[str, float] = {}
-    d = engine.diagnose_signals(own, now) if own and engine is not None else None
+    d = engine.diagnose_signals(own, now, triage=False) if own and engine is not None else None
     if d is not None:
         probs = dict(d.alternatives)
         if not d.abstained:

@@ -87,10 +87,12 @@ def vendor_votes(engine: Engine, signals: list[Signal], vendor: list[tuple[Signa
     """The mapped vendor entries that take part in the decision. The input's own signals are read first: when they
     give an answer, only entries mapped to that class join (they raise its confidence; an entry that names another
     class is shown, not counted, so a vendor match never overturns what the log itself says). When they abstain,
-    only entries that may decide join (an entry that may only raise does not turn an abstention into an answer)."""
+    only entries that may decide join (an entry that may only raise does not turn an abstention into an answer).
+    The input's own verdict is read without the software triage: a triaged answer rests on the absence of hardware
+    evidence, and an entry mapped to a hardware class is such evidence (it joins; the verdict on all of them decides)."""
     if not vendor:
         return []
-    own = engine.diagnose_signals(signals, now) if signals else None
+    own = engine.diagnose_signals(signals, now, triage=False) if signals else None
     if own is not None and not own.abstained:
         return [s for s, _ in vendor if s.kind == f"vendor:{own.fault_class}"]
     return [s for s, decides in vendor if decides]

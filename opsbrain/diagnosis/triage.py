@@ -14,11 +14,15 @@ signal counts for a software class. Then:
   (:attr:`TriageParams.generic`), if the signals count for it at least as much as for any other class.
 
 Its answer carries a fixed, modest confidence (:attr:`TriageParams.confidence`): above the answer bar, far below the
-0.8 confident-wrong bar; the evidence says it was triaged. A signal that counts for no class at all (an unknown
-device event, an undocumented code) never triggers it."""
+0.8 confident-wrong bar; the evidence says it was triaged. A signal that counts for no class at all (an undocumented
+code) never triggers it; one that a hardware or fabric component printed (:data:`HARDWARE_SOURCES`: a device fault
+event whatever its code, a switch port going down, a lost node heartbeat, the kernel's hardware-error report) stops
+it even when the knowledge base gives its kind no role. A bare traceback header (:data:`NOT_A_FAILURE`) and an
+exception printed below ERROR (:func:`survived`) never trigger it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -26,8 +30,24 @@ from opsbrain.diagnosis.vote import scores
 
 if TYPE_CHECKING:
     from opsbrain.diagnosis.params import TriageParams, VoteParams
+    from opsbrain.ingest import Signal
 
 NAMING = ("primary", "secondary")
+HARDWARE_SOURCES = ("dev:", "plugin:", "plugin_sw:", "sw:", "port:", "swfault:", "hccn:", "agent:", "bmc:", "smi:",
+                    "dmi:", "drv:", "os:")
+"""Kind families printed by a hardware or fabric component or about one: the device's fault events (npu-smi, the
+device plugin), the switches and their ports, RoCE ports (hccn_tool), node agents, the BMC, ascend-dmi, the driver
+and the kernel. A signal of one of them whose kind the knowledge base gives no role (an undocumented device event
+code, ``sw:down``, ``agent:node_hb``, ``os:hw_error``) is still hardware evidence: the triage, which rests on the
+absence of hardware evidence, does not answer. (Kinds of these families that the knowledge base does know are
+judged by their roles, as every other kind: ``os:segfault`` is a program's crash.)"""
+NOT_FAULTS = (":up", ":recover", "hccn:tls_", "dmi:npu_busy")
+"""Kinds of :data:`HARDWARE_SOURCES` that report no fault: a link or port back up, a recovery, a TLS setting, a
+device another process holds."""
+NOT_A_FAILURE = frozenset({"py:traceback"})
+"""Kinds that count for a software class but say no program failed: a traceback header alone (its exception line
+unread) is printed as well when a run is stopped (``KeyboardInterrupt``) or exits (``SystemExit``) at its end. They
+count in the scores; they never trigger the triage."""
 
 
 @dataclass(frozen=True)
@@ -41,15 +61,48 @@ def _roles(feats: dict[str, float]) -> list[tuple[str, str]]:
     return [(k.split(":")[1], k.split(":")[2]) for k in feats if k.startswith("kb:") and k.count(":") == 2]
 
 
+def survived(s: Signal) -> bool:
+    """A Python exception on a line below ERROR (a logger's WARNING, torch_npu's ``Warning:``): the program reported
+    it and went on (:func:`opsbrain.ingest.parsers.framework.exception_severity`)."""
+    return s.kind.startswith("py:") and s.severity < 2
+
+
+def unroled_hardware(feats: dict[str, float], roles_of: Callable[[str], list[tuple[str, str]]]) -> list[str]:
+    """The signal kinds of :data:`HARDWARE_SOURCES` (read from the ``n:<kind>`` features) that report a fault and
+    to which ``roles_of`` (the knowledge base) gives no role."""
+    kinds = (k[2:] for k in feats if k.startswith("n:"))
+    return [k for k in kinds if k.startswith(HARDWARE_SOURCES) and not roles_of(k)
+            and not any(k.endswith(x) or k.startswith(x) for x in NOT_FAULTS)]
+
+
 def triage(feats: dict[str, float], p: TriageParams, vote_p: VoteParams, software: frozenset[str],
-           classes: list[str] | tuple[str, ...]) -> Triage | None:
+           classes: list[str] | tuple[str, ...],
+           roles_of: Callable[[str], list[tuple[str, str]]] | None = None,
+           signals: list[Signal] | None = None) -> Triage | None:
     """The software class the incident's knowledge-base features point to when they hold no hardware evidence, or
-    None. ``software``: the classes of the software family; ``classes``: the model's classes."""
+    None. ``software``: the classes of the software family; ``classes``: the model's classes; ``roles_of``: a signal
+    kind's (class, role) pairs in the knowledge base (default: the shipped kind table); ``signals``: the incident's
+    signals, when known (an exception the program survived, :func:`survived`, then never triggers it)."""
     if not p.enabled:
         return None
     roles = _roles(feats)
     if not roles or any(c not in software and r in NAMING for c, r in roles):
         return None
+    if roles_of is None:
+        from opsbrain.diagnosis.knowledge import default_table
+
+        roles_of = default_table().of
+    if unroled_hardware(feats, roles_of):
+        return None
+    def software_kind(kind: str) -> bool:
+        return any(c in software for c, _r in roles_of(kind))
+
+    counted = [k[2:] for k in feats if k.startswith("n:") and software_kind(k[2:])]
+    failing = [k for k in counted if k not in NOT_A_FAILURE]
+    if signals is not None:
+        failing = [k for k in failing if any(s.kind == k and not survived(s) for s in signals)]
+    if counted and not failing:
+        return None  # what counts for a software class says no program failed
     named = {c for c, r in roles if r in NAMING}
     s = scores(feats, vote_p)
     if named:

@@ -30,7 +30,7 @@ from opsbrain.ingest.parsers import (
     mindie,
     twin,
 )
-from opsbrain.ingest.parsers.ctx import MAX_LINE, LineCtx, Parser, level_of
+from opsbrain.ingest.parsers.ctx import MAX_LINE, LineCtx, Parser, stated_level, worded_level
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.surface import logged_level
 from opsbrain.multiscan import Screen, literal_pattern, re2_superset
@@ -185,7 +185,9 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
     node = where.node_component(host)
     if origin and where.twin_node(host) is None and (own := where.node_of(origin)):
         node = own  # a twin line that names no twin host belongs to the node whose log holds it
-    ctx = LineCtx(text, t, host, node, origin, level_of(text, level, logged_level(head) if head else None))
+    stated = stated_level(text, level, logged_level(head) if head else None)
+    ctx = LineCtx(text, t, host, node, origin, worded_level(text) if stated is None else stated,
+                  stated=stated is not None)
     for parse in ORDER:
         if parse(ctx):
             break

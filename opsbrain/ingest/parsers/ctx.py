@@ -24,6 +24,7 @@ class LineCtx:
     out: list[Signal] = field(default_factory=list)
     _low: str | None = None
     _dev: int | None | bool = False  # the device the text names, once looked up (False: not yet)
+    stated: bool = False  # ``sev`` is a level the line or its source states (not guessed from its words)
 
     @property
     def low(self) -> str:
@@ -52,9 +53,10 @@ _LEVEL = screened(r"^\s*\[?\s*(TRACE|DEBUG|INFO|EVENT|NOTICE|WARN(?:ING)?|ERROR|
 _KLOG = screened(r"^\s*([EWIF])\d{4} \d\d:\d\d:\d\d")  # klog (Volcano, Kubernetes): E0111 03:29:15.700191
 
 
-def level_of(text: str, given: str | None, logged: str | None = None) -> int:
-    """The severity of a line: ``given`` by its source, else the level the line states at its start, else the level
-    ``logged`` by the logger whose head was taken off it (vLLM's ``ERROR 08-13 15:31:21 [...]``), else its words."""
+def stated_level(text: str, given: str | None, logged: str | None = None) -> int | None:
+    """The severity a line's level states: ``given`` by its source, else the level the line states at its start,
+    else the level ``logged`` by the logger whose head was taken off it (vLLM's ``ERROR 08-13 15:31:21 [...]``);
+    None when nothing states one."""
     if given:
         return SEV.get(given.upper(), 1)
     if m := _LEVEL.match(text):
@@ -63,6 +65,11 @@ def level_of(text: str, given: str | None, logged: str | None = None) -> int:
         return {"E": 2, "F": 2, "W": 1, "I": 0}[m.group(1)]
     if logged:
         return SEV.get(logged, 1)
+    return None
+
+
+def worded_level(text: str) -> int:
+    """The severity a line's words suggest when it states no level: an error word, else a warning."""
     low = text.lower()
     if "|error|" in low or "[error]" in low or " error " in low or "|err|" in low:
         return 2

@@ -48,17 +48,21 @@ CFG_SETTING = screened(rf"(?:{_SETTING}).*(?:{_FAILING})|(?:{_FAILING}).*(?:{_SE
 """A setting named by a line that says something failed: a launcher's ``Loading configuration file: ...`` or
 ``Successfully loaded config file: ...`` names one without any fault (MindIE pyMotor's controller log, whose level
 after the date is not read as INFO)."""
-RE_PARALLEL_LAYOUT = screened(
-    r"(?:\b(?:tensor|pipeline|data|expert|context|sequence)[ _-](?:model[ _-])?parallel(?:[ _-]size)?|"
-    r"\b(?:tp|pp|dp|ep|cp)_size\b).*(?:divisible|exceed|must be|should be|greater than|less than|not match|"
-    r"mismatch|invalid)|(?:divisible|exceed|must be|should be|not match|mismatch|invalid).*"
-    r"(?:\b(?:tensor|pipeline|data|expert|context|sequence)[ _-](?:model[ _-])?parallel(?:[ _-]size)?|"
-    r"\b(?:tp|pp|dp|ep|cp)_size\b)", re.I)
+_LAYOUT = (r"\b(?:tensor|pipeline|data|expert|context|sequence)[ _-](?:model[ _-])?parallel(?:[ _-]size)?|"
+           r"\b(?:tp|pp|dp|ep|cp)_size\b")
+_REJECTED = (r"\b(?:divisible|exceed(?:s|ed|ing)?|must be|should be|greater than|less than|not match(?:es|ed)?|"
+             r"mismatch(?:es|ed)?|invalid)\b")
+_NEAR = ".{0,160}"
+RE_PARALLEL_LAYOUT = screened(rf"(?:{_LAYOUT}){_NEAR}{_REJECTED}|{_REJECTED}{_NEAR}(?:{_LAYOUT})", re.I)
 """A parallel layout the job was launched with that the model or the devices cannot take: the launcher's own
 argument check, before any operator runs (vLLM's ``ModelConfig.verify_with_parallel_config``: "Total number of
 attention heads (32) must be divisible by tensor parallel size (3)"; MindSpeed-MM's troubleshooting guide:
 ``RuntimeError: tp_size exceeds num_key_value_heads``, solved by a smaller TP). The setting is the cause, not the
-program: a configuration error, as a configuration item named by a failing line (:data:`CFG_SETTING`)."""
+program: a configuration error, as a configuration item named by a failing line (:data:`CFG_SETTING`).
+The rejection is a word of its own (``invalid_grad_skip=False`` in a printed argument list is a name, not a verdict)
+within :data:`_NEAR` of the layout: a check's message names both in one clause, while a launch banner that prints
+every argument on one line may hold either anywhere; and the bounded gap keeps the regex linear in the line (an
+unbounded ``.*`` on both sides is quadratic where the line screen does not run it first: a non-ASCII line)."""
 RE_VENDOR_ATTR = screened(r"module '(?:torch_npu|mindspore|mindie\w*|vllm_ascend|acl|te|tbe)(?:\.\w+)*' has no "
                           r"attribute")
 """An Ascend package that lacks an API its caller expects: the installed version is not the one the caller was
@@ -138,6 +142,15 @@ current environment version is 5.1.2``, Paddle-Lite#10514: the cause of the fail
 _ANY = group_of(globals())
 
 
+def exception_severity(ctx: LineCtx, warning: bool) -> int:
+    """The severity of a Python exception a line names: an error, unless the line says it is less -- a level it
+    states below ERROR (``[WARNING] ...``, ``WARNING:root:...``, vLLM's ``WARNING 08-13 ...``) or torch_npu's warning
+    form (:data:`RE_WARNING`): an exception a program reports and survives (a fallback, a retry)."""
+    if ctx.stated and ctx.sev < 2:
+        return ctx.sev
+    return 1 if warning else 2
+
+
 def parse(ctx: LineCtx) -> bool:
     if not _ANY.may(ctx.text) and "Traceback (most recent call last)" not in ctx.text:
         return False  # the line screen rules out every regex of this parser
@@ -156,7 +169,7 @@ def parse(ctx: LineCtx) -> bool:
     if m := RE_EXC.search(text):
         name = m.group(2)
         if name not in ("StopIteration",) and not (name == "AttributeError" and RE_VENDOR_ATTR.search(text)):
-            ctx.add(f"py:{name}", ctx.node, 2)
+            ctx.add(f"py:{name}", ctx.node, exception_severity(ctx, warning))
             found = True
     elif "Traceback (most recent call last)" in text:
         ctx.add("py:traceback", ctx.node, 1)
