@@ -175,3 +175,9 @@ def test_an_exception_a_program_reports_below_error_is_not_triaged(line: str) ->
     assert [(s.kind, s.severity) for s in sigs] == [("py:RuntimeError", 1)]
     assert _diagnose(line + "\n")["fault_class"] == "unknown"
     assert [s.severity for s in ingest_text(LONE)[0]] == [2]
+
+
+def test_a_generic_class_outside_the_software_family_is_never_given() -> None:
+    """A misconfigured ``generic`` (a hardware class) must not turn program errors into a hardware verdict."""
+    feats = {"kb:framework_error:ambiguous": 0.69, "kb:hbm_uce:ambiguous": 0.69}
+    assert triage(feats, TriageParams(generic="hbm_uce"), V, SOFTWARE, CLASSES) is None

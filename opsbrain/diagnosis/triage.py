@@ -115,7 +115,7 @@ def triage(feats: dict[str, float], p: TriageParams, vote_p: VoteParams, softwar
         return Triage(ranked[0][1], p.confidence, f"no hardware evidence; the software signatures present name "
                                                   f"{ranked[0][1]} ({ranked[0][0]:.2f} against {runner:.2f})")
     generic = p.generic
-    if generic not in classes or s.get(generic, 0.0) <= 0 or s[generic] < max(s.values()):
+    if generic not in classes or generic not in software or s.get(generic, 0.0) <= 0 or s[generic] < max(s.values()):
         return None
     among = ", ".join(sorted(s))
     return Triage(generic, p.confidence, "no hardware evidence, and no documented signature names a cause (the "
