@@ -94,13 +94,11 @@ def triage(feats: dict[str, float], p: TriageParams, vote_p: VoteParams, softwar
         roles_of = default_table().of
     if unroled_hardware(feats, roles_of):
         return None
-    def software_kind(kind: str) -> bool:
-        return any(c in software for c, _r in roles_of(kind))
-
-    counted = [k[2:] for k in feats if k.startswith("n:") and software_kind(k[2:])]
+    counted = [k[2:] for k in feats if k.startswith("n:") and any(c in software for c, _r in roles_of(k[2:]))]
     failing = [k for k in counted if k not in NOT_A_FAILURE]
     if signals is not None:
-        failing = [k for k in failing if any(s.kind == k and not survived(s) for s in signals)]
+        reported = {s.kind for s in signals if not survived(s)}  # one pass, whatever the input's size
+        failing = [k for k in failing if k in reported]
     if counted and not failing:
         return None  # what counts for a software class says no program failed
     named = {c for c, r in roles if r in NAMING}
