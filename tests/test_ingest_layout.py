@@ -12,6 +12,8 @@ from opsbrain.ingest.text import ingest_text
     "ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (3).",
     # MindSpeed-MM troubleshooting guide (corpus part O, o014)
     "RuntimeError: tp_size exceeds num_key_value_heads",
+    # MindSpore error-analysis tutorial, distributed parallel "no policy configuration" (corpus part P, p036)
+    "[ERROR]The strategy is ((8, 1)), shape 4 can not be divisible by strategy value 8",
 ])
 def test_a_rejected_parallel_layout_is_a_setting(line: str) -> None:
     sigs, _ = ingest_text(line + "\n")

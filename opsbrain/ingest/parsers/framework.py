@@ -49,7 +49,7 @@ CFG_SETTING = screened(rf"(?:{_SETTING}).*(?:{_FAILING})|(?:{_FAILING}).*(?:{_SE
 ``Successfully loaded config file: ...`` names one without any fault (MindIE pyMotor's controller log, whose level
 after the date is not read as INFO)."""
 _LAYOUT = (r"\b(?:tensor|pipeline|data|expert|context|sequence)[ _-](?:model[ _-])?parallel(?:[ _-]size)?|"
-           r"\b(?:tp|pp|dp|ep|cp)_size\b")
+           r"\b(?:tp|pp|dp|ep|cp)_size\b|\bstrategy (?:value|is)\b")
 _REJECTED = (r"\b(?:divisible|exceed(?:s|ed|ing)?|must be|should be|greater than|less than|not match(?:es|ed)?|"
              r"mismatch(?:es|ed)?|invalid)\b")
 _NEAR = ".{0,160}"
@@ -57,7 +57,9 @@ RE_PARALLEL_LAYOUT = screened(rf"(?:{_LAYOUT}){_NEAR}{_REJECTED}|{_REJECTED}{_NE
 """A parallel layout the job was launched with that the model or the devices cannot take: the launcher's own
 argument check, before any operator runs (vLLM's ``ModelConfig.verify_with_parallel_config``: "Total number of
 attention heads (32) must be divisible by tensor parallel size (3)"; MindSpeed-MM's troubleshooting guide:
-``RuntimeError: tp_size exceeds num_key_value_heads``, solved by a smaller TP). The setting is the cause, not the
+``RuntimeError: tp_size exceeds num_key_value_heads``, solved by a smaller TP; MindSpore's semi-auto parallel
+check of a shard strategy, its error-analysis tutorial: "The strategy is ((8, 1)), shape 4 can not be divisible by
+strategy value 8", solved by configuring the operator's strategy). The setting is the cause, not the
 program: a configuration error, as a configuration item named by a failing line (:data:`CFG_SETTING`).
 The rejection is a word of its own (``invalid_grad_skip=False`` in a printed argument list is a name, not a verdict)
 within :data:`_NEAR` of the layout: a check's message names both in one clause, while a launch banner that prints
