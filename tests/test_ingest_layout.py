@@ -50,3 +50,18 @@ def test_the_layout_regex_is_linear_in_a_long_line() -> None:
         t0 = time.perf_counter()
         assert RE_PARALLEL_LAYOUT.rx.search(text) is None
         assert time.perf_counter() - t0 < 0.5
+
+
+@pytest.mark.parametrize(("line", "sev"), [
+    # MindCluster device plugin (Go logger: bracketed stamp, bracketed level), ascend-device-plugin#66
+    ("[2026-04-28 07:59:11.955139][WARN]     261     dcmi/dcmi.go:1466    get cur vDev's activity info failed", 1),
+    ("[2026-04-28 07:59:07.028433][INFO]     261     server/manager.go:615    Received update trigger, processing", 0),
+    # xLLM / ATB C++ logger, xllm#498
+    ("[2025-12-08 11:52:44.735471] [error] [69197] [operation_util.h:156] rankSize [16] is invalid", 2),
+    # Python logging's default format (lmdeploy), Ascend/pytorch#54
+    ("2024-10-21 10:42:00,218 - lmdeploy - ERROR - model_agent.py:489 - Rank[2] failed.", 2),
+])
+def test_a_level_right_after_a_time_stamp_is_the_lines_level(line: str, sev: int) -> None:
+    from opsbrain.ingest.parsers.ctx import stated_level
+
+    assert stated_level(line, None) == sev

@@ -51,6 +51,13 @@ Parser = Callable[[LineCtx], bool]
 
 _LEVEL = screened(r"^\s*\[?\s*(TRACE|DEBUG|INFO|EVENT|NOTICE|WARN(?:ING)?|ERROR|ERR|CRITICAL|FATAL)\s*\]?", re.I)
 _KLOG = screened(r"^\s*([EWIF])\d{4} \d\d:\d\d:\d\d")  # klog (Volcano, Kubernetes): E0111 03:29:15.700191
+_STAMPED_LEVEL = screened(
+    r"^\s*(?:\[\d{4}-\d\d-\d\d[ T][\d:.,]+\]\s*\[(TRACE|DEBUG|INFO|WARN(?:ING)?|ERROR|CRITICAL|FATAL)\]|"
+    r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)? - [\w.-]+ - (TRACE|DEBUG|INFO|WARNING|ERROR|CRITICAL) - )", re.I)
+"""A level right after a time stamp: a bracketed stamp and a bracketed level (MindCluster's Go components,
+``[2026-04-28 07:59:11.955139][WARN]     261     dcmi/dcmi.go:1466 ...``; the ATB / xLLM C++ logger, ``[2025-12-08
+11:52:44.735471] [error] [69197] [operation_util.h:156] ...``) and Python logging's ``%(asctime)s - %(name)s -
+%(levelname)s - `` format (lmdeploy: ``2024-10-21 10:42:00,218 - lmdeploy - ERROR - model_agent.py:489 - ...``)."""
 
 
 def stated_level(text: str, given: str | None, logged: str | None = None) -> int | None:
@@ -63,6 +70,8 @@ def stated_level(text: str, given: str | None, logged: str | None = None) -> int
         return SEV.get(m.group(1).upper(), 1)
     if m := _KLOG.match(text):
         return {"E": 2, "F": 2, "W": 1, "I": 0}[m.group(1)]
+    if text[:1] in "[0123456789 " and (m := _STAMPED_LEVEL.match(text)):
+        return SEV.get((m.group(1) or m.group(2)).upper(), 1)
     if logged:
         return SEV.get(logged, 1)
     return None
