@@ -44,7 +44,11 @@ compile options set when a device is first set up (``torch.npu.set_device`` -> `
 AclSetCompileopt(aclCompileOpt::ACL_PRECISION_MODE ...)``, the stack of vllm-ascend#2244), before any operator runs:
 their failure is the CANN op compiler's environment (vllm-ascend#2210, the maintainer: "pin numpy < 2.0 with CANN
 8.2.1")."""
-CFG_SETTING = screened(rf"(?:{_SETTING}).*(?:{_FAILING})|(?:{_FAILING}).*(?:{_SETTING})", re.I)
+_NEAR = ".{0,160}"
+"""The gap between the two halves of a two-part text regex (:data:`CFG_SETTING`, :data:`RE_PARALLEL_LAYOUT`): a
+message names both in one clause, and a bounded gap keeps the regex linear in the line (an unbounded ``.*`` on both
+sides is quadratic where the line screen does not run it first, a non-ASCII line: 10 ms a 4 kB line)."""
+CFG_SETTING = screened(rf"(?:{_SETTING}){_NEAR}(?:{_FAILING})|(?:{_FAILING}){_NEAR}(?:{_SETTING})", re.I)
 """A setting named by a line that says something failed: a launcher's ``Loading configuration file: ...`` or
 ``Successfully loaded config file: ...`` names one without any fault (MindIE pyMotor's controller log, whose level
 after the date is not read as INFO)."""
@@ -52,7 +56,6 @@ _LAYOUT = (r"\b(?:tensor|pipeline|data|expert|context|sequence)[ _-](?:model[ _-
            r"\b(?:tp|pp|dp|ep|cp)_size\b|\bstrategy (?:value|is)\b")
 _REJECTED = (r"\b(?:divisible|exceed(?:s|ed|ing)?|must be|should be|greater than|less than|not match(?:es|ed)?|"
              r"mismatch(?:es|ed)?|invalid)\b")
-_NEAR = ".{0,160}"
 RE_PARALLEL_LAYOUT = screened(rf"(?:{_LAYOUT}){_NEAR}{_REJECTED}|{_REJECTED}{_NEAR}(?:{_LAYOUT})", re.I)
 """A parallel layout the job was launched with that the model or the devices cannot take: the launcher's own
 argument check, before any operator runs (vLLM's ``ModelConfig.verify_with_parallel_config``: "Total number of
@@ -63,8 +66,7 @@ strategy value 8", solved by configuring the operator's strategy). The setting i
 program: a configuration error, as a configuration item named by a failing line (:data:`CFG_SETTING`).
 The rejection is a word of its own (``invalid_grad_skip=False`` in a printed argument list is a name, not a verdict)
 within :data:`_NEAR` of the layout: a check's message names both in one clause, while a launch banner that prints
-every argument on one line may hold either anywhere; and the bounded gap keeps the regex linear in the line (an
-unbounded ``.*`` on both sides is quadratic where the line screen does not run it first: a non-ASCII line)."""
+every argument on one line may hold either anywhere."""
 RE_VENDOR_ATTR = screened(r"module '(?:torch_npu|mindspore|mindie\w*|vllm_ascend|acl|te|tbe)(?:\.\w+)*' has no "
                           r"attribute")
 """An Ascend package that lacks an API its caller expects: the installed version is not the one the caller was
