@@ -157,6 +157,16 @@ def test_dask_local_cluster(tmp_path: Path) -> None:
     assert out["by_policy"]["auto"]["jobs"]["train"]["ettr"]["n"] == 2
 
 
+def test_dask_scheduler_address_errors_name_the_option(tmp_path: Path) -> None:
+    pytest.importorskip("dask.distributed")
+    from opsbrain.cli import cli
+
+    res = CliRunner().invoke(cli, ["chaos", "campaign", "--pods", "1", "--days", "0.01", "--seeds", "1",
+                                   "--executor", "dask", "--scheduler", "bogus:::", "--data-dir", str(tmp_path)])
+    assert res.exit_code == 2
+    assert "--scheduler" in res.output and "bogus:::" in res.output and "Traceback" not in res.output
+
+
 def test_training_across_pods_uses_rdma_and_feels_roce_ports() -> None:
     sim = Simulation(seed=0, topology=Topology.build(pods=2))
     two = [ids.node(p, n) for p in range(2) for n in range(8)]

@@ -408,6 +408,10 @@ def test_unreadable_files_and_directories_are_named_not_skipped_silently(tmp_pat
     limits = json.loads(p.stdout)["limits"] if p.returncode == 0 else [p.stderr]
     if not any("sub: cannot list the directory" in x and "b.log: Permission denied" in x for x in limits):
         bad.append(("--logs DIR", p.returncode, limits))
+    p = _opsbrain(["watch", "--logs", str(d), "--from-start", "--max-runtime", "0.3", "--poll", "0.1", *h],
+                  preexec_fn=_drop_read_anything)
+    if p.returncode != 0 or not any("not read:" in x and "b.log" in x for x in p.stderr.splitlines()):
+        bad.append(("watch DIR", p.returncode, p.stderr[-300:]))  # the text summary names what was not read
     assert not bad, bad
 
 

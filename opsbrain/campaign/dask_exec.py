@@ -31,7 +31,10 @@ def run_on_dask(tasks: list[Task], workers: int, scheduler: str | None = None) -
     dd = _distributed()
     cluster = None
     if scheduler:
-        client = dd.Client(scheduler, timeout="30s")
+        try:
+            client = dd.Client(scheduler, timeout="30s")
+        except (OSError, ValueError, TypeError) as e:  # unreachable, refused, or not an address dask can parse
+            raise InputError(f"cannot reach the Dask scheduler {scheduler!r}: {e}", path="--scheduler") from None
     else:
         cluster = dd.LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True,
                                   dashboard_address=None, silence_logs=40)

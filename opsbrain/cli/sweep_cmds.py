@@ -311,3 +311,8 @@ def watch_cmd(logs: str, webhook: str | None, webhook_format: str, metrics_port:
                    f"incidents from {summary['lines']} lines in {summary['files']} files"
                    + (f"; {len(summary['webhook_errors'])} webhook errors" if summary["webhook_errors"] else ""),
                    err=True)
+        for item in summary["not_read"]:
+            click.echo(f"  not read: {item}", err=True)
+        if summary["not_read_n"] > len(summary["not_read"]):
+            click.echo(f"  ... and {summary['not_read_n'] - len(summary['not_read'])} more not read (--json has the "
+                       "first 20)", err=True)

@@ -206,6 +206,7 @@ class Watcher:
         return {"incidents": len(self.grouper.incidents), "reports": self.reports, "lines": self.follower.lines,
                 "files": len(self.follower._tails), "wall_s": round(self.clock() - self._t0, 3),
                 "webhook_errors": self.webhook_errors[:20], "not_read": self.follower.stats.not_read[:20],
+                "not_read_n": len(self.follower.stats.not_read),
                 "sweeps": self.sweeps, "source_errors": self.source_errors[:20]}
 
     _t0 = 0.0
