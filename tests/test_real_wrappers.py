@@ -162,3 +162,16 @@ def test_one_message_wrapped_once_is_joined_but_an_80_character_line_before_a_ne
     assert not wrapped_paste([whole, "[ERROR] RUNTIME(1,python3):2025-01-01-00:00:00.000.000 next line"])
     assert not wrapped_paste([whole, "2025-01-01 00:00:00 next line"])
     assert "err:EP0003" in [s.kind for s in ingest_text(line[:80] + "\n" + line[80:] + "\n")[0]]
+
+
+def test_a_row_that_only_starts_with_a_rule_character_is_text_not_a_banner() -> None:
+    from opsbrain.ingest.surface import unwrap, wrapped_paste
+
+    # torch_npu's task-queue line (CANN 7.0 PyTorch migration FAQ, HelpACLExecute case) cut at 80 columns
+    line = "---Thread- --281468173898208: device=0, write_idx=1, read_idx=0, status=0, ret = 500000"
+    what = ("what() _HelpACLExecute:/home/***/pytorch/c10/npu/NPUStream.cpp:158 (HelpACLExecute at "
+            "/home/***/pytorch/c10/npu/NPUStream.cpp:159)")
+    rows = [line[:80], line[80:], "terminate called after throwing an instance of 'c10::Error'", what[:80], what[80:]]
+    assert wrapped_paste(rows) and [t for _n, t in unwrap(rows, 10_000)][0] == line
+    rule = "-" * 80
+    assert [t for _n, t in unwrap([rule, "x" * 80, "y"], 10_000)] == [rule, "x" * 80 + "y"]  # a rule stays whole

@@ -214,8 +214,9 @@ _RULE = "-=*#"
 def _row(text: str) -> bool:
     """A row a terminal cut: exactly :data:`WRAP_COLUMNS` characters and not a line drawn to that width, which is
     whole: a table row ends in its border (``|``, ``+``: an npu-smi or hccn_tool table 80 wide stays a table), a
-    rule or banner starts and ends with its character (``-``, ``=``, ``*``, ``#``)."""
-    return len(text) == WRAP_COLUMNS and text[-1] not in "|+" and not (text[0] in _RULE and text[-1] in _RULE)
+    rule or banner starts and ends with the same character (``-``, ``=``, ``*``, ``#``); a text that only starts
+    with one (``---Thread- ...: ret =``, a torch_npu queue line) is text."""
+    return len(text) == WRAP_COLUMNS and text[-1] not in "|+" and not (text[0] in _RULE and text[-1] == text[0])
 
 
 _LINE_START = re.compile(r"\s|\[|\(|\d{4}[-/.]|\d\d[-/:.]|[A-Z][a-z]{2} [ \d]\d |[EWIF]\d{4} |"
