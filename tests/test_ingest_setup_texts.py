@@ -36,6 +36,11 @@ def kinds(line: str) -> set[str]:
     ("[ERROR]Check StridedSliceInfo1414: When there is a mask, the input is not supported to be split", "cfg:env"),
     # dash's command-not-found (mindspore#252: MindFormers' hccl_tools.py calling hccn_tool)
     ("/bin/sh: 1: hccn_tool: not found", "cfg:env"),
+    # CANN EK0001 as MindSpore's profiler relays it (MindSpore error-code doc) and E21001's message (hicann/runtime
+    # error_code.json, File_Operation_Error_Open)
+    ("EK0001: Path [/data/profiler_中文/profiler] for [profilerResultPath] is invalid or does not exist. The Path name "
+     "can only contain A-Za-z0-9-_.", "cfg:env"),
+    ("Failed to open file /home/module/fusion_switch.json.", "cfg:env"),
 ])
 def test_an_installation_or_setting_text_is_configuration(line: str, kind: str) -> None:
     found = kinds(line)
@@ -52,6 +57,8 @@ def test_an_installation_or_setting_text_is_configuration(line: str, kind: str) 
     # an operator the chip's kernel package lacks is unsupported, not a package for another chip (vllm-ascend#1813)
     "RuntimeError: call aclnnMoeGatingTopKSoftmax failed, detail:EZ1001: Get regInfo failed, The "
     "binary_info_config.json of socVersion [ascend310p] does not support opType [MoeGatingTopKSoftmax].",
+    # a process that runs out of file handles opens too many, it is not missing one (MindSpore data-processing guide)
+    "OSError: [Errno 24] Too many open files",
 ])
 def test_a_program_error_near_those_texts_is_not(line: str) -> None:
     assert not {"cfg:env", "cfg:version"} & kinds(line)

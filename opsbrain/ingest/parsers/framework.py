@@ -19,7 +19,9 @@ _ENV = (
     r"address already in use|port is (?:been |being )?(?:using|used|in use|occupied)|port .{0,40}(?:in use|occupied)|"
     r"gethostbyname failed|Name or service not known|DNS resolution failed|"
     r"(?:npu-smi|hccn_tool|ascend-dmi|msnpureport) not found|Cannot find bin(?:ary)? (?:of|for) op|"
-    r"未找到命令|died unexpectedly with status 127|\bsh: \d+: [^\s:]+: not found")
+    r"未找到命令|died unexpectedly with status 127|\bsh: \d+: [^\s:]+: not found|"
+    r"\bpath\b[^.;]{0,120}\b(?:does not|do not|doesn't) exist|"
+    r"\b(?:fail(?:ed)? to|cannot|can't|could not|unable to) open (?:the )?(?:[A-Za-z]+ )?file\b")
 _SETTING = r"configuration (?:item|file)\b|config file\b|for (?:parameter|option) --[A-Za-z]"
 _FAILING = (r"fail|error|invalid|cannot|can't|unable|could not|not (?:found|exist|set)|no such|denied|wrong|"
             r"incorrect|illegal|missing")
@@ -43,7 +45,11 @@ device plugin: ``npu-smi not found in [...] or PATH``, Project-HAMi/ascend-devic
 compile options set when a device is first set up (``torch.npu.set_device`` -> ``SetPrecisionMode ...
 AclSetCompileopt(aclCompileOpt::ACL_PRECISION_MODE ...)``, the stack of vllm-ascend#2244), before any operator runs:
 their failure is the CANN op compiler's environment (vllm-ascend#2210, the maintainer: "pin numpy < 2.0 with CANN
-8.2.1")."""
+8.2.1"). A path the job was given that does not exist (CANN EK0001 "Path [...] for [profilerResultPath] is invalid
+or does not exist", E20002 "ASCEND_OPP_PATH does not exist") and a file that cannot be opened (CANN E21001
+File_Operation_Error_Open "Failed to open file ...", whose reference names the causes: the file does not exist, its
+permissions are insufficient, or the software package was installed wrongly; hicann/runtime error_code.json) are the
+job's files and installation, as "No such file or directory" is."""
 _NEAR = ".{0,160}"
 """The gap between the two halves of a two-part text regex (:data:`CFG_SETTING`, :data:`RE_PARALLEL_LAYOUT`): a
 message names both in one clause, and a bounded gap keeps the regex linear in the line (an unbounded ``.*`` on both
