@@ -72,3 +72,14 @@ def test_a_plog_thread_id_before_the_function_is_no_code() -> None:
     found = kinds("[ERROR] RUNTIME(227839,rtstest_host):2026-07-13-11:39:20.982.674 [api_c.cc:1713]507011 "
                   "rtModelExecute:ErrCode=207005, desc=[driver error:resource alloc fail], InnerCode=0x7020023")
     assert "rt:207005" in found and "rt:507011" not in found
+
+
+@pytest.mark.parametrize("line", [
+    # libstdc++'s verbose terminate handler: SGLang Ascend NPU FAQ (gloo in a heartbeat thread), CANN 7.0.0 PyTorch
+    # migration FAQ (c10::Error from NPUStream)
+    "terminate called after throwing an instance of 'gloo::EnforceNotMet'",
+    "terminate called after throwing an instance of 'c10::Error' what(): 0 INTERNAL ASSERT FAILED at "
+    "/***/pytorch/c10/npu/NPUStream.cpp:146, please report a bug to PyTorch.",
+])
+def test_an_uncaught_cpp_exception_is_the_programs_runtime_error(line: str) -> None:
+    assert kinds(line) == {"py:RuntimeError"}

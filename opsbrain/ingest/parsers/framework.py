@@ -78,6 +78,13 @@ RE_VENDOR_ATTR = screened(r"module '(?:torch_npu|mindspore|mindie\w*|vllm_ascend
 """An Ascend package that lacks an API its caller expects: the installed version is not the one the caller was
 written for (vllm-ascend#340: ``module 'torch_npu' has no attribute '_npu_flash_attention'``, closed by the
 maintainer as 'install the wrong pytorch version')."""
+RE_CPP_UNCAUGHT = screened(r"terminate called after throwing an instance of '")
+"""A C++ exception nobody caught: libstdc++'s verbose terminate handler, the default of g++ programs, prints
+``terminate called after throwing an instance of 'c10::Error'`` and aborts (GCC libstdc++ manual, "Verbose Terminate
+Handler"). It is the error a Python caller would have seen as ``RuntimeError``: pybind11 translates ``std::exception``
+and its subclasses to ``RuntimeError`` (pybind11 docs, "Exceptions: built-in C++ to Python exception translation"),
+PyTorch its ``c10::Error`` likewise; here it escaped in a C++ thread (a collective's, a data loader's) instead. Read as
+that exception: the program's own failure, which names no cause (a bare RuntimeError counts as little)."""
 RE_SOC_PACKAGE = screened(r"\bsocversion \S+ of bin package does not match|\bbin soc version \S+ is incorrect|"
                           r"\bcur soc version \S+ not found", re.I)
 """A kernel package built for another chip: the Ascend C runtime checks, before it loads a kernel binary, the SoC the
@@ -225,6 +232,9 @@ def parse(ctx: LineCtx) -> bool:
         if name not in ("StopIteration",) and not (name == "AttributeError" and RE_VENDOR_ATTR.search(text)):
             ctx.add(f"py:{name}", ctx.node, exception_severity(ctx, warning))
             found = True
+    elif RE_CPP_UNCAUGHT.search(text):
+        ctx.add("py:RuntimeError", ctx.node, exception_severity(ctx, warning))
+        found = True
     elif "Traceback (most recent call last)" in text:
         ctx.add("py:traceback", ctx.node, 1)
         found = True
