@@ -83,3 +83,16 @@ def test_a_plog_thread_id_before_the_function_is_no_code() -> None:
 ])
 def test_an_uncaught_cpp_exception_is_the_programs_runtime_error(line: str) -> None:
     assert kinds(line) == {"py:RuntimeError"}
+
+
+def test_the_shard_check_regex_is_bounded_on_a_long_line() -> None:
+    """A line of operator-info heads with only one of the two words: each head costs at most its bounded gaps."""
+    import time
+
+    from opsbrain.ingest.parsers.ctx import MAX_LINE
+    from opsbrain.ingest.parsers.framework import RE_SHARD_CHECK
+
+    for text in (("AInfo1: must " * 400)[:MAX_LINE], ("AInfo1: split " * 400)[:MAX_LINE]):
+        t0 = time.perf_counter()
+        assert RE_SHARD_CHECK.rx.search(text) is None
+        assert time.perf_counter() - t0 < 0.5
