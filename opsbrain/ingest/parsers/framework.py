@@ -19,7 +19,9 @@ _ENV = (
     r"address already in use|port is (?:been |being )?(?:using|used|in use|occupied)|port .{0,40}(?:in use|occupied)|"
     r"gethostbyname failed|Name or service not known|DNS resolution failed|"
     r"(?:npu-smi|hccn_tool|ascend-dmi|msnpureport) not found|Cannot find bin(?:ary)? (?:of|for) op|"
-    r"未找到命令|died unexpectedly with status 127")
+    r"未找到命令|died unexpectedly with status 127|\bsh: \d+: [^\s:]+: not found|"
+    r"\bpath\b[^.;]{0,120}\b(?:does not|do not|doesn't) exist|"
+    r"\b(?:fail(?:ed)? to|cannot|can't|could not|unable to) open (?:the )?(?:[A-Za-z]+ )?file\b")
 _SETTING = r"configuration (?:item|file)\b|config file\b|for (?:parameter|option) --[A-Za-z]"
 _FAILING = (r"fail|error|invalid|cannot|can't|unable|could not|not (?:found|exist|set)|no such|denied|wrong|"
             r"incorrect|illegal|missing")
@@ -43,7 +45,11 @@ device plugin: ``npu-smi not found in [...] or PATH``, Project-HAMi/ascend-devic
 compile options set when a device is first set up (``torch.npu.set_device`` -> ``SetPrecisionMode ...
 AclSetCompileopt(aclCompileOpt::ACL_PRECISION_MODE ...)``, the stack of vllm-ascend#2244), before any operator runs:
 their failure is the CANN op compiler's environment (vllm-ascend#2210, the maintainer: "pin numpy < 2.0 with CANN
-8.2.1")."""
+8.2.1"). A path the job was given that does not exist (CANN EK0001 "Path [...] for [profilerResultPath] is invalid
+or does not exist", E20002 "ASCEND_OPP_PATH does not exist") and a file that cannot be opened (CANN E21001
+File_Operation_Error_Open "Failed to open file ...", whose reference names the causes: the file does not exist, its
+permissions are insufficient, or the software package was installed wrongly; hicann/runtime error_code.json) are the
+job's files and installation, as "No such file or directory" is."""
 _NEAR = ".{0,160}"
 """The gap between the two halves of a two-part text regex (:data:`CFG_SETTING`, :data:`RE_PARALLEL_LAYOUT`): a
 message names both in one clause, and a bounded gap keeps the regex linear in the line (an unbounded ``.*`` on both
@@ -72,6 +78,50 @@ RE_VENDOR_ATTR = screened(r"module '(?:torch_npu|mindspore|mindie\w*|vllm_ascend
 """An Ascend package that lacks an API its caller expects: the installed version is not the one the caller was
 written for (vllm-ascend#340: ``module 'torch_npu' has no attribute '_npu_flash_attention'``, closed by the
 maintainer as 'install the wrong pytorch version')."""
+RE_CPP_UNCAUGHT = screened(r"terminate called after throwing an instance of '")
+"""A C++ exception nobody caught: libstdc++'s verbose terminate handler, the default of g++ programs, prints
+``terminate called after throwing an instance of 'c10::Error'`` and aborts (GCC libstdc++ manual, "Verbose Terminate
+Handler"). It is the error a Python caller would have seen as ``RuntimeError``: pybind11 translates ``std::exception``
+and its subclasses to ``RuntimeError`` (pybind11 docs, "Exceptions: built-in C++ to Python exception translation"),
+PyTorch its ``c10::Error`` likewise; here it escaped in a C++ thread (a collective's, a data loader's) instead. Read as
+that exception: the program's own failure, which names no cause (a bare RuntimeError counts as little)."""
+RE_SOC_PACKAGE = screened(r"\bsocversion \S+ of bin package does not match|\bbin soc version \S+ is incorrect|"
+                          r"\bcur soc version \S+ not found", re.I)
+"""A kernel package built for another chip: the Ascend C runtime checks, before it loads a kernel binary, the SoC the
+package was compiled for against the device's (cannmirror/asc-devkit tools/build/asc_rt/ascendc_runtime.cpp,
+``AscendCheckSoCVersion``: "the socversion Ascend910B1 of bin package does not match the current device socverison
+Ascend310P3. Please modify default socversion in run.sh ...", "bin soc version ... is incorrected", "cur soc version
+... not found": a chip the installed package does not know). The installation does not fit the chip (vllm-ascend#6676:
+910B kernels on a 310P card): the versions of what is installed, not the program."""
+RE_TORCH_NO_NPU = screened(r"device type at start of device string: npu\b")
+"""PyTorch's device-string parser (c10/core/Device.cpp: ``Expected one of cpu, cuda, ... device type at start of device
+string: npu``) knows ``npu`` only after the torch_npu plug-in registered it (torch_npu's ``__init__`` renames the
+privateuse1 backend to ``npu``; PyTorch loads plug-ins itself only through the ``torch.backends`` entry point): the
+plug-in is not installed or not imported in the job's environment (MinerU#2665, the maintainer: the NPU plug-in was
+not loaded). Other device strings (``auto``, ``gpu``) are a program's own typo and stay unread."""
+RE_PROTO_TWICE = screened(r"File already exists in database: \S+\.proto|CHECK failed: (?:GeneratedDatabase\(\)|"
+                          r"generated_database_)->Add\(encoded_file_descriptor")
+"""protobuf's C++ runtime refusing a generated ``.proto`` registered a second time in one process
+(src/google/protobuf/descriptor_database.cc ``File already exists in database: X.proto``, then descriptor.cc's
+fatal ``CHECK failed: GeneratedDatabase()->Add(encoded_file_descriptor, size)``): two loaded libraries carry the same
+generated code (protobuf#5254, the maintainer: "the generated code ... is somehow getting linked twice ... multiple .so
+files"), i.e. two installed packages that do not belong together (torchair FAQ: a TE wheel not matching the CANN in
+use). The installation, not the program's logic."""
+RE_OP_INFO = screened(r"Get op info json suffix path failed|Load op info (?:form |from )?json(?: config)? failed")
+"""MindSpore reading the operator information of the installed CANN for the chip
+(mindspore/ccsrc/kernel/oplib/op_info_utils.cc, ``LoadOpInfoJson``: "Get op info json suffix path failed,
+soc_version: ..." for a SoC the build has no op info for, or the op info path missing or unreadable; then
+``GenerateOpInfos``' "Load op info json failed" and the RuntimeError "Load op info form json config failed"): the
+installation or the chip it runs on (MindOCR FAQ: exporting on a 310 inference host; run it on the training host)."""
+_SHARD = r"\b(?:strateg(?:y|ies)|split|shard)"
+_SHARD_NO = r"\b(?:not supported|invalid|must|should|can ?not|is empty|exceed\w*|divisible|fail\w*)\b"
+RE_SHARD_CHECK = screened(rf"\b[A-Z][A-Za-z0-9]*Info\d+: .{{0,160}}?(?:{_SHARD}.{{0,160}}{_SHARD_NO}|"
+                          rf"{_SHARD_NO}.{{0,160}}{_SHARD})")
+"""A MindSpore parallel operator's check of the shard strategy it was given, printed under the operator-info name
+(``<Op>Info<n>: ...``: mindspore/ccsrc/frontend/parallel/ops_info, e.g. strided_slice_info.cc "When there is a mask,
+the input is not supported to be split"). MindSpore's error-analysis tutorial files these checks under strategy
+configuration errors ("these policy check errors are reported due to specific operator slicing restrictions"): the
+strategy the job configured, as :data:`RE_PARALLEL_LAYOUT`."""
 # Memory texts beyond the allocators' "out of memory": vLLM's start-up check when the weights leave no room for the KV
 # cache ("Available KV cache memory: -0.87 GiB", vllm-ascend#9372; "No available memory for the cache blocks",
 # vllm-ascend#5707; its start-up check "Free memory on device (8.0/64.0 GiB) on startup is less than desired GPU
@@ -87,7 +137,9 @@ maintainer as 'install the wrong pytorch version')."""
 # user guide, docs/en/faultdiag/user_guide/07_diagnosing_faults.md), not that an operator is unsupported.
 # Environment, fifth round: bash's "command not found" in a Chinese locale ("bash: orted: 未找到命令") and Open MPI's
 # "A daemon ... died unexpectedly with status 127" (127: the shell's command-not-found status), HCCL Test FAQ
-# (hicann/oam-tools docs/zh/hccl_test/faqs.md).
+# (hicann/oam-tools docs/zh/hccl_test/faqs.md). The same in dash, Debian's /bin/sh: "/bin/sh: 1: hccn_tool: not
+# found" (its error prefix is the shell's name and the script's line number; MindFormers' hccl_tools.py calls
+# hccn_tool through the shell, mindspore#252).
 # Compile, eighth round: GE builds a single-operator model when an operator is compiled on first use; its failure
 # prints ``[Build][SingleOpModel]call ge interface generator.BuildSingleOpModel failed``, ``[Build][Op]Fail to build op
 # model`` and ``build op model failed, result = 500002`` (vllm-omni#890, titled "Compile op[trans_Cast_2,] failed、
@@ -109,6 +161,11 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (CFG_ENV_TEXT, "cfg:env"),
     (CFG_SETTING, "cfg:env"),
     (RE_PARALLEL_LAYOUT, "cfg:env"),
+    (RE_SHARD_CHECK, "cfg:env"),
+    (RE_SOC_PACKAGE, "cfg:version"),
+    (RE_TORCH_NO_NPU, "cfg:env"),
+    (RE_PROTO_TWICE, "cfg:env"),
+    (RE_OP_INFO, "cfg:env"),
     (screened(r"invalid device|device id.*(?:invalid|out of range|exceed)|(?:invalid|wrong) (?:rank|device)|"
                 r"visible devices|set_device.*fail|SetDevice.*fail|because the device is (?:already )?(?:used|"
                 r"occupied|in use)|dcmi module initiali[sz]e failed\. ret is -8005|get (?:physical )?device (?:count|number)(?: of NPU)? "
@@ -175,6 +232,9 @@ def parse(ctx: LineCtx) -> bool:
         if name not in ("StopIteration",) and not (name == "AttributeError" and RE_VENDOR_ATTR.search(text)):
             ctx.add(f"py:{name}", ctx.node, exception_severity(ctx, warning))
             found = True
+    elif RE_CPP_UNCAUGHT.search(text):
+        ctx.add("py:RuntimeError", ctx.node, exception_severity(ctx, warning))
+        found = True
     elif "Traceback (most recent call last)" in text:
         ctx.add("py:traceback", ctx.node, 1)
         found = True

@@ -1,0 +1,98 @@
+"""The job's installation and settings named by a program's own error text are configuration, not the program
+(opsbrain.ingest.parsers.framework; the plog head of opsbrain.ingest.parsers.cann)."""
+
+from __future__ import annotations
+
+import pytest
+
+from opsbrain.ingest.text import ingest_text
+
+
+def kinds(line: str) -> set[str]:
+    sigs, _ = ingest_text(line + "\n")
+    return {s.kind for s in sigs}
+
+
+@pytest.mark.parametrize(("line", "kind"), [
+    # Ascend C runtime AscendCheckSoCVersion (cannmirror/asc-devkit tools/build/asc_rt/ascendc_runtime.cpp),
+    # as printed in vllm-ascend#6676 (910B kernels on a 310P card)
+    ("[ERROR] the socversion Ascend910B1 of bin package does not match the current device socverison Ascend310P3. "
+     "Please modify default socversion in run.sh or execute run.sh with socversion parameter.", "cfg:version"),
+    # the same check, a chip the installed package does not know (MindCluster ascend-fd example plog line)
+    ("[ERROR] TBE(505389,python3):2026-05-29-15:29:54.823.918 [ascendc_runtime.cpp:228]  505389 "
+     "AscendCheckSoCVersion:cur soc version ascend950pr_9599 not found.", "cfg:version"),
+    # PyTorch c10/core/Device.cpp without the torch_npu plug-in (MinerU#2665)
+    ("RuntimeError: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, ort, xla, "
+     "lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: npu", "cfg:env"),
+    # protobuf descriptor_database.cc / descriptor.cc: one generated .proto registered twice (protobuf#3469, torchair FAQ)
+    ("[libprotobuf ERROR google/protobuf/descriptor_database.cc:57] File already exists in database: caffe.proto",
+     "cfg:env"),
+    ("RuntimeError: CHECK failed: GeneratedDatabase()->Add(encoded_file_descriptor, size):", "cfg:env"),
+    # MindSpore op_info_utils.cc LoadOpInfoJson / GenerateOpInfos (MindOCR FAQ, export on a 310 host)
+    ("[ERROR] KERNEL(849474,7f7571d68740,python):2024-10-26-08:44:27.998.221 [mindspore/ccsrc/kernel/oplib/"
+     "op_info_utils.cc:179] LoadOpInfoJson] Get op info json suffix path failed, soc_version: Ascend310", "cfg:env"),
+    ("RuntimeError: Load op info form json config failed, version: Ascend310", "cfg:env"),
+    # MindSpore strided_slice_info.cc strategy check (MindSpore error-analysis tutorial, "Incorrect Operator Logic")
+    ("[ERROR]Check StridedSliceInfo1414: When there is a mask, the input is not supported to be split", "cfg:env"),
+    # dash's command-not-found (mindspore#252: MindFormers' hccl_tools.py calling hccn_tool)
+    ("/bin/sh: 1: hccn_tool: not found", "cfg:env"),
+    # CANN EK0001 as MindSpore's profiler relays it (MindSpore error-code doc) and E21001's message (hicann/runtime
+    # error_code.json, File_Operation_Error_Open)
+    ("EK0001: Path [/data/profiler_中文/profiler] for [profilerResultPath] is invalid or does not exist. The Path name "
+     "can only contain A-Za-z0-9-_.", "cfg:env"),
+    ("Failed to open file /home/module/fusion_switch.json.", "cfg:env"),
+])
+def test_an_installation_or_setting_text_is_configuration(line: str, kind: str) -> None:
+    found = kinds(line)
+    assert kind in found
+    assert not {"op:unsupported", "op:compile"} & found
+
+
+@pytest.mark.parametrize("line", [
+    # a device string the program itself got wrong: no plug-in is missing
+    "RuntimeError: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, "
+    "vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: auto",
+    # an operator-info check of a shape, not of a strategy
+    "[ERROR] ME(1,python):2024-01-01-00:00:00.000.000 [matmul_info.cc:10] MatMulInfo0: The shape of input is invalid",
+    # an operator the chip's kernel package lacks is unsupported, not a package for another chip (vllm-ascend#1813)
+    "RuntimeError: call aclnnMoeGatingTopKSoftmax failed, detail:EZ1001: Get regInfo failed, The "
+    "binary_info_config.json of socVersion [ascend310p] does not support opType [MoeGatingTopKSoftmax].",
+    # a process that runs out of file handles opens too many, it is not missing one (MindSpore data-processing guide)
+    "OSError: [Errno 24] Too many open files",
+])
+def test_a_program_error_near_those_texts_is_not(line: str) -> None:
+    assert not {"cfg:env", "cfg:version"} & kinds(line)
+
+
+def test_a_plog_thread_id_before_the_function_is_no_code() -> None:
+    """RUNTIME and TBE plog lines print the thread id bare after the source position: a 50xxxx thread id is no
+    AscendCL return code (the code on the same line still is)."""
+    assert "rt:505389" not in kinds("[ERROR] TBE(505389,python3):2026-05-29-15:29:54.823.918 [ascendc_runtime.cpp:228]"
+                                    "  505389 AscendCheckSoCVersion:cur soc version ascend950pr_9599 not found.")
+    found = kinds("[ERROR] RUNTIME(227839,rtstest_host):2026-07-13-11:39:20.982.674 [api_c.cc:1713]507011 "
+                  "rtModelExecute:ErrCode=207005, desc=[driver error:resource alloc fail], InnerCode=0x7020023")
+    assert "rt:207005" in found and "rt:507011" not in found
+
+
+@pytest.mark.parametrize("line", [
+    # libstdc++'s verbose terminate handler: SGLang Ascend NPU FAQ (gloo in a heartbeat thread), CANN 7.0.0 PyTorch
+    # migration FAQ (c10::Error from NPUStream)
+    "terminate called after throwing an instance of 'gloo::EnforceNotMet'",
+    "terminate called after throwing an instance of 'c10::Error' what(): 0 INTERNAL ASSERT FAILED at "
+    "/***/pytorch/c10/npu/NPUStream.cpp:146, please report a bug to PyTorch.",
+])
+def test_an_uncaught_cpp_exception_is_the_programs_runtime_error(line: str) -> None:
+    assert kinds(line) == {"py:RuntimeError"}
+
+
+def test_the_shard_check_regex_is_bounded_on_a_long_line() -> None:
+    """A line of operator-info heads with only one of the two words: each head costs at most its bounded gaps."""
+    import time
+
+    from opsbrain.ingest.parsers.ctx import MAX_LINE
+    from opsbrain.ingest.parsers.framework import RE_SHARD_CHECK
+
+    for text in (("AInfo1: must " * 400)[:MAX_LINE], ("AInfo1: split " * 400)[:MAX_LINE]):
+        t0 = time.perf_counter()
+        assert RE_SHARD_CHECK.rx.search(text) is None
+        assert time.perf_counter() - t0 < 0.5
