@@ -34,6 +34,16 @@ def kinds(line: str) -> set[str]:
     ("RuntimeError: Load op info form json config failed, version: Ascend310", "cfg:env"),
     # MindSpore strided_slice_info.cc strategy check (MindSpore error-analysis tutorial, "Incorrect Operator Logic")
     ("[ERROR]Check StridedSliceInfo1414: When there is a mask, the input is not supported to be split", "cfg:env"),
+    # binaries built against other versions than the installed ones, as their refusers print them: glibc's loader
+    # (elf/dl-version.c "version `%s' not found (required by %s)"), NumPy 2 (migration guide), NumPy's ABI check,
+    # protobuf 4 (python/google/protobuf/descriptor.py)
+    ("ImportError: /lib/aarch64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.29' not found (required by "
+     "/usr/local/lib/python3.9/site-packages/torch/lib/libtorch_python.so)", "cfg:version"),
+    ("A module that was compiled using NumPy 1.x cannot be run in", "cfg:version"),
+    ("AttributeError: _ARRAY_API not found", "cfg:version"),
+    ("ValueError: numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header, got 88 "
+     "from PyObject", "cfg:version"),
+    ("TypeError: Descriptors cannot be created directly.", "cfg:version"),
     # dash's command-not-found (mindspore#252: MindFormers' hccl_tools.py calling hccn_tool)
     ("/bin/sh: 1: hccn_tool: not found", "cfg:env"),
     # CANN EK0001 as MindSpore's profiler relays it (MindSpore error-code doc) and E21001's message (hicann/runtime

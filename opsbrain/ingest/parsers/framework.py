@@ -113,6 +113,19 @@ RE_OP_INFO = screened(r"Get op info json suffix path failed|Load op info (?:form
 soc_version: ..." for a SoC the build has no op info for, or the op info path missing or unreadable; then
 ``GenerateOpInfos``' "Load op info json failed" and the RuntimeError "Load op info form json config failed"): the
 installation or the chip it runs on (MindOCR FAQ: exporting on a 310 inference host; run it on the training host)."""
+RE_BUILT_FOR_OTHER = screened(
+    r"version `GLIBC(?:XX)?_[\d.]+' not found|compiled using NumPy 1\.x cannot be run in|"
+    r"\b_ARRAY_API not found|numpy\.dtype size changed, may indicate binary incompatibility|"
+    r"Descriptors cannot be created directly")
+"""A binary built against other versions than the ones installed, each named by the program that refuses it: the
+dynamic loader's ``version `GLIBCXX_3.4.29' not found (required by ...)`` (glibc elf/dl-version.c: the libstdc++ or
+glibc on the host is older than the one a package was built with); NumPy 2's refusal of an extension compiled for
+NumPy 1 (``A module that was compiled using NumPy 1.x cannot be run in NumPy 2.x``, ``_ARRAY_API not found``; the
+NumPy 2.0 migration guide) and NumPy's ABI check (``numpy.dtype size changed, may indicate binary incompatibility``);
+protobuf 4's refusal of generated code older than the runtime (``Descriptors cannot be created directly. ... your
+generated code is out of date and must be regenerated with protoc >= 3.19.0``, protobuf python/google/protobuf/
+descriptor.py; its own advice: downgrade the protobuf package or regenerate). The versions installed, not the
+program: CANN's Python tools (te, the op compiler) hit each of these when the environment's packages drift."""
 _SHARD = r"\b(?:strateg(?:y|ies)|split|shard)"
 _SHARD_NO = r"\b(?:not supported|invalid|must|should|can ?not|is empty|exceed\w*|divisible|fail\w*)\b"
 RE_SHARD_CHECK = screened(rf"\b[A-Z][A-Za-z0-9]*Info\d+: .{{0,160}}?(?:{_SHARD}.{{0,160}}{_SHARD_NO}|"
@@ -163,6 +176,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_PARALLEL_LAYOUT, "cfg:env"),
     (RE_SHARD_CHECK, "cfg:env"),
     (RE_SOC_PACKAGE, "cfg:version"),
+    (RE_BUILT_FOR_OTHER, "cfg:version"),
     (RE_TORCH_NO_NPU, "cfg:env"),
     (RE_PROTO_TWICE, "cfg:env"),
     (RE_OP_INFO, "cfg:env"),
