@@ -1,0 +1,80 @@
+"""MindCluster FaultDiag (ascend-fd) report rows as evidence (opsbrain/ingest/parsers/fdreport.py).
+
+Rows are written from the tool's own format (Ascend/mind-cluster @22bb3d987bc0208c3eb7395e222b661276133c58,
+component/ascend-faultdiag/src/ascend_fd/wrapper/print_wrapper.py: ``_format_rows`` gives ``[title, indicator,
+description]``, ``_format_fault_class`` the ``{label_type}:{class} {component}:{c} {module}:{m}`` cell; the labels
+are utils/i18n.py's ``label_zh`` / ``label_en``). The older English labels (``Fault type``, ``Fault``, ``Faulty
+device``) and the older Chinese ``类别:`` are those of the MindCluster documentation's example reports."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from opsbrain.ingest import ingest_text, parse_line
+
+ZH_BLOCK = """\
+| 疑似根因故障 |   状态码   | Comp_Switch_L1_01 |
+|              |  故障分类  | 类型:Network 组件:Switch 模块:Chip |
+|              |  故障设备  | ['LCNE:10.0.0.5'] |
+|              |  故障名称  | 转发引擎模块功能失效 |
+|              |  故障描述  | LANSWITCH芯片不稳定。 |
+|              |  建议方案  | 1. 请联系华为工程师处理； |
+"""
+
+EN_BLOCK = """\
+| Suspected Root Cause Fault | Status Code | AISW_MindIE_LLM_01 |
+|              | Fault Category | Type:Software Component:MindIE Module:LLM |
+|              | Faulty Device(s) | ['worker-0 device-2'] |
+|              | Fault Name | BackendConfig verification failure |
+|              | Fault Description | The configured parameter is invalid. |
+"""
+
+
+def _kinds(text: str) -> list[str]:
+    return [s.kind for s in parse_line(text)]
+
+
+def test_category_rows_in_both_languages_are_fd_kinds() -> None:
+    assert _kinds("|              |  故障分类  | 类型:Network 组件:Switch 模块:Chip |") == \
+        ["fd:network/switch/chip", "fd:network"]
+    assert _kinds("|              |  故障分类  | 类别:Network 组件:Switch 模块:Chip          |") == \
+        ["fd:network/switch/chip", "fd:network"]  # the older Chinese label
+    assert _kinds("|  | Fault Category | Type:Software Component:AI Framework Module:MindData |") == \
+        ["fd:software/ai_framework/minddata", "fd:software"]
+    assert _kinds("|  |  Fault type | Type: Software Component: MindIE Module: LLM        |") == \
+        ["fd:software/mindie/llm", "fd:software"]  # the documentation's older English report
+    assert _kinds("|  | Fault Category | Type:Software/Hardware Component:CANN Module:RUNTIME/DRV |") == \
+        ["fd:software+hardware/cann/runtime+drv", "fd:software+hardware"]
+
+
+def test_device_rows_place_the_category_and_are_no_signal_of_their_own() -> None:
+    sigs, _ = ingest_text(EN_BLOCK)
+    assert [(s.kind, s.component) for s in sigs] == [("fd:software/mindie/llm", "worker-0/npu2"),
+                                                      ("fd:software", "worker-0/npu2")]
+    sigs, _ = ingest_text(ZH_BLOCK)
+    assert {s.component for s in sigs} == {"LCNE:10.0.0.5"} and len(sigs) == 2
+
+
+def test_root_cause_node_places_a_fault_whose_device_row_names_none() -> None:
+    text = ("|  | 根因节点 | ['worker-3'] |\n"
+            "|  | 故障分类 | 类型:Hardware 组件:NPU 模块:HBM |\n"
+            "|  | 故障设备 | ['xxxxxx'] |\n")
+    sigs, _ = ingest_text(text)
+    assert [(s.kind, s.component) for s in sigs] == [("fd:hardware/npu/hbm", "worker-3"), ("fd:hardware", "worker-3")]
+
+
+def test_the_reports_own_words_are_no_fault() -> None:
+    words = "The NPU HBM has a multi-bit ECC error, link down on port 3."
+    assert _kinds(words)  # as a log line these words are hardware evidence ...
+    assert _kinds(f"|              | Fault Description | {words} |") == []  # ... as the report's words, none
+    assert _kinds(f"|              |  故障描述  | {words} |") == []
+    assert _kinds("|  | Fault Name | Heartbeat lost, device offline |") == []
+    assert _kinds("|              |  现象描述  | 所有Plog中无超时信息，疑似存在进程异常退出或卡死的节点。 |") == []
+
+
+def test_key_log_rows_are_still_read_as_log_lines() -> None:
+    row = ("|  | Key log  | [2025-06-17 16:59:10.282+08:00] [97] [147] [server] [WARN] [llm_infer_engine.cpp:117] : "
+           "MIE05E040000[llm_backend] get model instance processing request failed |")
+    assert "err:MIE05E040000" in _kinds(row)
