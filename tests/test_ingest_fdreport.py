@@ -78,3 +78,32 @@ def test_key_log_rows_are_still_read_as_log_lines() -> None:
     row = ("|  | Key log  | [2025-06-17 16:59:10.282+08:00] [97] [147] [server] [WARN] [llm_infer_engine.cpp:117] : "
            "MIE05E040000[llm_backend] get model instance processing request failed |")
     assert "err:MIE05E040000" in _kinds(row)
+
+
+def test_kb_maps_the_switch_chip_triple_to_l1_and_software_to_ambiguous() -> None:
+    from opsbrain.diagnosis.knowledge import KindTable
+    from opsbrain.kb import load_kb
+
+    table = KindTable.from_kb(load_kb())
+    assert table.of("fd:network/switch/chip") == [("l1_switch_failure", "primary")]
+    assert table.of("fd:software") and all(r == "ambiguous" for _, r in table.of("fd:software"))
+    assert not any(c.startswith(("hbm", "npu", "l1", "l2", "link", "roce", "optical"))
+                   for c, _ in table.of("fd:software"))
+
+
+def test_validate_catches_a_bad_fd_category_row(tmp_path: Path) -> None:
+    from opsbrain.kb.tables import table_errors
+
+    (tmp_path / "fd_categories.yaml").write_text(
+        "rows:\n  - {kind: network/switch/chip, classes: {l1_switch_failure: main}, reason: x}\n"
+        "  - {kind: Software, classes: {config_error: ambiguous}}\n", encoding="utf-8")
+    errs = [str(e) for e in table_errors(tmp_path, {"l1_switch_failure", "config_error"})]
+    assert any("role must be" in e for e in errs) and any("reason" in e for e in errs)
+    assert any("lower case" in e for e in errs)
+
+
+def test_the_reports_faulty_device_is_the_root_of_a_switch_chip_verdict() -> None:
+    from opsbrain.diagnosis.localize import localize
+
+    sigs, _ = ingest_text(ZH_BLOCK)
+    assert localize("l1_switch", sigs) == "LCNE:10.0.0.5"
