@@ -102,6 +102,47 @@ def test_validate_catches_a_bad_fd_category_row(tmp_path: Path) -> None:
     assert any("lower case" in e for e in errs)
 
 
+def _kg(tmp_path: Path) -> Path:
+    """A knowledge graph of our own making, in kg-config.json's shape (one entry with a log signature no line of
+    these tests prints)."""
+    kg = {"knowledge-repository": {"Test_FD_OOM_01": {
+        "attribute": {"class": "Software", "component": "CANN", "module": "RUNTIME", "cause_zh": "设备内存不足",
+                      "cause_en": "Device out of memory", "description_en": "The device ran out of memory.",
+                      "suggestion_en": ["1. Lower the batch size."]},
+        "rule": [], "source_file": "", "regex": {"in": [["opsbrain-test-never-printed"]]}}}}
+    p = tmp_path / "kg-config.json"
+    p.write_text(json.dumps(kg, ensure_ascii=False), encoding="utf-8")
+    return p
+
+
+def test_a_fault_name_equal_to_an_imported_entry_name_matches_that_entry(tmp_path: Path) -> None:
+    from opsbrain.kb import SignatureMatcher, import_kg, load_imported, load_kb
+
+    import_kg(_kg(tmp_path), tmp_path / "dd")
+    matcher = SignatureMatcher(load_kb(), load_imported(tmp_path / "dd"))
+    for row in ("|  | 故障名称 | 设备内存不足 |", "|  | Fault Name | Device out of memory |",
+                "|  |  Fault | device out of memory. |",
+                "| Suspected Root Cause Fault | Status Code | Test_FD_OOM_01 |"):
+        assert [m.entry_id for m in matcher.match(row)] == ["Test_FD_OOM_01"], row
+        assert [m.entry_id for m in matcher.match_lines([row])[0]] == ["Test_FD_OOM_01"], row
+    assert matcher.match("|  | Fault Name | Device out of memory on the host |") == []
+    # the report's description is its own words: an entry's log signature in it is no match
+    assert matcher.match("[ERROR] opsbrain-test-never-printed")
+    assert matcher.match("|  | Fault Description | opsbrain-test-never-printed |") == []
+
+
+def test_a_named_vendor_entry_decides_through_the_vendor_map(tmp_path: Path) -> None:
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+    from opsbrain.kb import SignatureMatcher, import_kg, load_imported, load_kb
+    from opsbrain.kb.training import load_engine
+
+    import_kg(_kg(tmp_path), tmp_path / "dd")
+    matcher = SignatureMatcher(load_kb(), load_imported(tmp_path / "dd"))
+    res = diagnose_logs("-", load_engine(), matcher, stdin=io.BytesIO("|  | 故障名称 | 设备内存不足 |\n".encode()))
+    assert [v["entry"] for v in res["vendor_entries"]] == ["Test_FD_OOM_01"]
+    assert res["diagnosis"]["fault_class"] == "npu_oom"  # the shipped vendor map's out-of-memory title rule
+
+
 def test_the_reports_faulty_device_is_the_root_of_a_switch_chip_verdict() -> None:
     from opsbrain.diagnosis.localize import localize
 
