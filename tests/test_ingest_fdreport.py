@@ -148,3 +148,38 @@ def test_the_reports_faulty_device_is_the_root_of_a_switch_chip_verdict() -> Non
 
     sigs, _ = ingest_text(ZH_BLOCK)
     assert localize("l1_switch", sigs) == "LCNE:10.0.0.5"
+
+
+JSON_FAULT = """\
+            {
+                "code": "Comp_Switch_L1_01",
+                "class": "Network",
+                "component": "Switch",
+                "module": "Chip",
+                "cause_en": "Forwarding engine function failure",
+                "description_en": "A link down error on an NPU network port.",
+"""
+"""A fault of diag_report.json as json_wrapper.py writes it (``json.dumps(..., indent=4)``: one key a line; the
+fault is the code then the knowledge-graph entry's attributes, kg_diag_job.py)."""
+
+
+def test_diag_report_json_category_keys_join_into_the_category_kinds() -> None:
+    sigs, _ = ingest_text(JSON_FAULT)
+    assert [(s.kind, s.line_no) for s in sigs] == [("fd:network/switch/chip", 3), ("fd:network", 3)]
+    assert _kinds('    "description_en": "A link down error on an NPU network port.",') == []  # the entry's words
+    # a lone "class" key (any JSON log) or keys far apart are no category
+    assert ingest_text('{"class": "Network"}\n"component": "Switch",\n')[0] == []
+    far = '"class": "Network",\n' + '"x": 1,\n' * 10 + '"component": "Switch",\n"module": "Chip",\n'
+    assert [s.kind for s in ingest_text(far)[0]] == []
+
+
+def test_diag_report_json_name_and_code_lines_match_the_imported_entry(tmp_path: Path) -> None:
+    from opsbrain.kb import SignatureMatcher, import_kg, load_imported, load_kb
+
+    import_kg(_kg(tmp_path), tmp_path / "dd")
+    matcher = SignatureMatcher(load_kb(), load_imported(tmp_path / "dd"))
+    for line in ('                "cause_zh": "设备内存不足",', '    "cause_en": "Device out of memory",',
+                 '                "code": "Test_FD_OOM_01",'):
+        assert [m.entry_id for m in matcher.match(line)] == ["Test_FD_OOM_01"], line
+        assert [m.entry_id for m in matcher.match_lines([line])[0]] == ["Test_FD_OOM_01"], line
+    assert [m.code for m in matcher.match('    "code": "EI0006",') if m.source == "kb"]  # a log's JSON code: as before

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import replace
 
-from opsbrain.ingest.parsers.fdreport import FD_PLACE, FD_ROOT, PLACES
+from opsbrain.ingest.parsers.fdreport import FD_PLACE, FD_ROOT, JSON_PART, PLACES
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.timestamps import parse_time
 
@@ -55,6 +55,8 @@ def fd_placed(signals: list[Signal]) -> list[Signal]:
     that follows a fault's category row (print_wrapper.py ``_format_fault_attr`` prints the category, then the
     fault source), else the root-cause node row of the report; the place signals themselves are dropped (they say
     where, not what)."""
+    if any(s.kind.startswith(JSON_PART) for s in signals):
+        signals = _json_categories(signals)
     if not any(s.kind in PLACES for s in signals):
         return signals
     roots = [s for s in signals if s.kind == FD_ROOT]
@@ -76,6 +78,32 @@ def fd_placed(signals: list[Signal]) -> list[Signal]:
     if roots:
         out = [replace(s, component=roots[0].component, device=roots[0].device)
                if s.kind.startswith("fd:") and s.component is None else s for s in out]
+    return out
+
+
+JSON_SPAN = 8
+"""Lines within which a diag_report.json fault's class, component and module keys stand (they are adjacent keys of
+the entry's attributes); reason: a few keys of slack for another order, never a neighbouring fault's."""
+
+
+def _json_categories(signals: list[Signal]) -> list[Signal]:
+    """diag_report.json's ``"class"``, ``"component"`` and ``"module"`` lines (``fd~<key>:<value>`` parts) joined into
+    the category kinds of the report's table (``fd:<class>/<component>/<module>``, ``fd:<class>``) where all three
+    stand within :data:`JSON_SPAN` lines; the parts themselves are dropped."""
+    out: list[Signal] = []
+    run: dict[str, Signal] = {}
+    for s in signals:
+        if not s.kind.startswith(JSON_PART):
+            out.append(s)
+            continue
+        key, _, value = s.kind[len(JSON_PART):].partition(":")
+        first = next(iter(run.values()), None)
+        if key in run or (first is not None and (s.line_no or 0) - (first.line_no or 0) > JSON_SPAN):
+            run = {}
+        run[key] = replace(s, kind=value)
+        if len(run) == 3 and (c := run.get("class")) and (comp := run.get("component")) and (m := run.get("module")):
+            out += [replace(c, kind=f"fd:{c.kind}/{comp.kind}/{m.kind}"), replace(c, kind=f"fd:{c.kind}")]
+            run = {}
     return out
 
 

@@ -328,8 +328,16 @@ class SignatureMatcher:
         return out
 
     def _match(self, text: str) -> list[Match]:
-        if "|" in text and own_words(text):
-            return self._report_row(text)  # the report's own words: only the entry its name or code names
+        if "|" in text or '"' in text:  # a FaultDiag report's row, or a key line of its diag_report.json
+            if own_words(text):
+                return self._report_row(text)  # the report's own words: only the entry its name or code names
+            if self._by_name and status_code(text) is not None:
+                named = self._report_row(text)
+                ids = {m.entry_id for m in named}
+                return named + [m for m in self._match_log(text) if m.entry_id not in ids or m.entry_id is None]
+        return self._match_log(text)
+
+    def _match_log(self, text: str) -> list[Match]:
         screened = self._screen.possible(text)  # None: not ASCII (or no RE2), every regex runs
         if screened is not None and not screened[0] and not screened[1]:
             return []  # nothing can match: the one scan was all
@@ -445,6 +453,7 @@ class SignatureMatcher:
         pats += forms
         if self._by_name:  # a FaultDiag report's name and status-code rows (ASCII ones: English reports)
             pats.append(r"(?i)^\s*\|[^|\n]*\|\s*(?:Fault Name|Fault|Status Code)\s*\|")
+            pats.append(r'^\s*"(?:cause_en|code)"\s*:')  # diag_report.json's name and code keys
         longest = {max(group, key=len) for a in self._screen_anchors for group, _e in self._groups_own[a]}
         return pats + [literal_pattern(sub) for sub in sorted(longest)]
 

@@ -60,6 +60,15 @@ RE_NAME_ROW = re.compile(_row(_NAME), re.I)  # read by the knowledge matcher, no
 RE_CODE_ROW = re.compile(_row(_CODE), re.I)
 RE_TRIPLE = re.compile(r"(?:类型|类别|Type)\s*[:：]\s*(.+?)\s+(?:组件|Component)\s*[:：]\s*(.+?)\s+"
                        r"(?:模块|Module)\s*[:：]\s*(.+?)\s*$", re.I)
+RE_JSON_PART = screened(r'^\s*"(class|component|module)"\s*:\s*"([^"]{1,80})"\s*,?\s*$')
+RE_JSON_WORDS = screened(r'^\s*"(?:cause|description|suggestion)_(?:zh|en)"\s*:')
+RE_JSON_NAME = re.compile(r'^\s*"cause_(?:zh|en)"\s*:\s*"([^"]+)"\s*,?\s*$')
+RE_JSON_CODE = re.compile(r'^\s*"code"\s*:\s*"([^"]+)"\s*,?\s*$')
+JSON_PART = "fd~"
+"""diag_report.json (json_wrapper.py ``get_format_json``: ``json.dumps(..., indent=4)``) prints each fault's
+knowledge-graph attributes one key a line (``"class": "Network",`` ``"component": "Switch",`` ``"module": "Chip",``;
+kg_diag_job.py builds the fault from the entry's attributes): each line is a part (``fd~class:network``) that
+:func:`opsbrain.ingest.derive.fd_placed` joins into the category kinds when all three stand together."""
 RE_LCNE = re.compile(r"\bLCNE\s*:\s*([0-9A-Za-z][\w.:*-]*)", re.I)
 _ROOT_LABEL = re.compile(_ROOT, re.I)
 
@@ -80,19 +89,16 @@ def category_kinds(cell: str) -> list[str]:
 
 
 def fault_name(text: str) -> str | None:
-    """The fault name a report row gives (``|  | 故障名称 | 转发引擎模块功能失效 |``), or None."""
-    if "|" not in text:
-        return None
-    m = RE_NAME_ROW.match(text)
-    return m.group(2).strip() or None if m else None
+    """The fault name a report row (``|  | 故障名称 | 转发引擎模块功能失效 |``) or a diag_report.json line
+    (``"cause_zh": "..."``) gives, or None."""
+    m = RE_NAME_ROW.match(text) if "|" in text else RE_JSON_NAME.match(text) if '"cause_' in text else None
+    return (m.group(m.lastindex or 1).strip() or None) if m else None
 
 
 def status_code(text: str) -> str | None:
-    """The status code (the knowledge-graph entry id) a report row gives, or None."""
-    if "|" not in text:
-        return None
-    m = RE_CODE_ROW.match(text)
-    return m.group(2).strip() or None if m else None
+    """The status code (the knowledge-graph entry id) a report row or a diag_report.json ``"code"`` line gives."""
+    m = RE_CODE_ROW.match(text) if "|" in text else RE_JSON_CODE.match(text) if '"code"' in text else None
+    return (m.group(m.lastindex or 1).strip() or None) if m else None
 
 
 def _place(ctx: LineCtx, cell: str) -> tuple[str | None, int | None]:
@@ -107,7 +113,14 @@ def _place(ctx: LineCtx, cell: str) -> tuple[str | None, int | None]:
 
 
 def parse(ctx: LineCtx) -> bool:
-    if "|" not in ctx.text or not _ANY.may(ctx.text):
+    if not _ANY.may(ctx.text):
+        return False
+    if '"' in ctx.text and "|" not in ctx.text:
+        if (m := RE_JSON_PART.match(ctx.text)) is not None:
+            ctx.add(f"{JSON_PART}{m.group(1)}:{_part(m.group(2))}", None, 2)
+            return True
+        return RE_JSON_WORDS.match(ctx.text) is not None  # the entry's own words, not a log line
+    if "|" not in ctx.text:
         return False
     if (m := RE_CATEGORY_ROW.match(ctx.text)) is not None:
         for kind in category_kinds(m.group(2)):
@@ -122,6 +135,9 @@ def parse(ctx: LineCtx) -> bool:
 
 
 def own_words(text: str) -> bool:
-    """True for a row that is the report's own words (description, suggestion, symptom, note, name, status code):
-    no log line the knowledge base should match as it would a log's (the name and code rows are matched by name)."""
-    return "|" in text and RE_QUIET_ROW.match(text) is not None
+    """True for a row that is the report's own words (description, suggestion, symptom, note, name, status code; in
+    diag_report.json the cause, description and suggestion keys): no log line the knowledge base should match as it
+    would a log's (the name and code rows are matched by name)."""
+    if "|" in text:
+        return RE_QUIET_ROW.match(text) is not None
+    return '"' in text and RE_JSON_WORDS.match(text) is not None
