@@ -115,16 +115,21 @@ def documented_rows() -> list[tuple[list[str], dict[str, Any]]]:
 
 
 def documented_kinds() -> dict[str, dict[str, str]]:
-    """signal kind -> {class: role} from the documented code and message table (:func:`documented_rows`) and the
-    reviewed category -> class table (knowledge_base/categories.yaml)."""
+    """signal kind -> {class: role} from the documented code and message table (:func:`documented_rows`), the
+    reviewed category -> class table (knowledge_base/categories.yaml) and the reviewed FaultDiag category table
+    (knowledge_base/fd_categories.yaml: ``fd:<class>/<component>/<module>`` and ``fd:<party>`` kinds)."""
     from opsbrain.yamlio import read_package_yaml
 
-    cats = read_package_yaml(Path(str(resources.files("knowledge_base"))) / "categories.yaml") or {}
+    base = Path(str(resources.files("knowledge_base")))
+    cats = read_package_yaml(base / "categories.yaml") or {}
     out: dict[str, dict[str, str]] = {}
     for kinds, row in documented_rows():
         for cls_id, role in (cats.get(row.get("category")) or {}).items():
             for kind in kinds:
                 out.setdefault(kind, {})[cls_id] = "ambiguous" if row.get("ambiguous") else role
+    fd = read_package_yaml(base / "fd_categories.yaml") or {}
+    for row in fd.get("rows", []) if isinstance(fd, dict) else []:  # a FaultDiag report's fault categories
+        out.setdefault(f"fd:{row['kind']}", {}).update(row.get("classes") or {})
     return out
 
 

@@ -30,7 +30,12 @@ def _hw(s: Signal) -> bool:
 
 
 def localize(rule: str, signals: list[Signal]) -> str | None:
-    """The root component for a localization ``rule`` (see :data:`RULES`)."""
+    """The root component for a localization ``rule`` (see :data:`RULES`); else the device a pasted FaultDiag report
+    names for its fault categories (``fd:`` signals placed by :func:`opsbrain.ingest.derive.fd_placed`)."""
+    return _by_rule(rule, signals) or _most(s.component for s in signals if s.kind.startswith("fd:"))
+
+
+def _by_rule(rule: str, signals: list[Signal]) -> str | None:
     down = [ln for s in signals if s.kind in DOWN and (ln := link_of(s))]
     if rule == "hbm":
         npu = _most(npu_id(s.component) for s in signals if s.kind.startswith(("dev:80E0", "dev:80E1", "rt:5070")))

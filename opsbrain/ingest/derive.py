@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import replace
 
+from opsbrain.ingest.parsers.fdreport import FD_PLACE, FD_ROOT, JSON_PART, PLACES
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.timestamps import parse_time
 
@@ -47,6 +48,63 @@ def with_flaps(signals: list[Signal]) -> list[Signal]:
     relocked = {(f.file, f.line_no, f.text) for f in flaps}
     kept = [s for s in signals if not (s.kind == "hccn:down" and (s.file, s.line_no, s.text) in relocked)]
     return kept + flaps
+
+
+def fd_placed(signals: list[Signal]) -> list[Signal]:
+    """A FaultDiag report's category signals placed on the device the report names for them: the faulty-device row
+    that follows a fault's category row (print_wrapper.py ``_format_fault_attr`` prints the category, then the
+    fault source), else the root-cause node row of the report; the place signals themselves are dropped (they say
+    where, not what)."""
+    if any(s.kind.startswith(JSON_PART) for s in signals):
+        signals = _json_categories(signals)
+    if not any(s.kind in PLACES for s in signals):
+        return signals
+    roots = [s for s in signals if s.kind == FD_ROOT]
+    out: list[Signal] = []
+    pending: list[int] = []  # indices in ``out`` of category signals not placed yet
+    for s in signals:
+        if s.kind == FD_PLACE:
+            for i in pending:
+                out[i] = replace(out[i], component=s.component, device=s.device)
+            pending = []
+        elif s.kind == FD_ROOT:
+            continue
+        else:
+            if s.kind.startswith("fd:") and s.component is None:
+                if pending and out[pending[0]].line_no != s.line_no:
+                    pending = []  # a new fault's category row: the previous fault named no device
+                pending.append(len(out))
+            out.append(s)
+    if roots:
+        out = [replace(s, component=roots[0].component, device=roots[0].device)
+               if s.kind.startswith("fd:") and s.component is None else s for s in out]
+    return out
+
+
+JSON_SPAN = 8
+"""Lines within which a diag_report.json fault's class, component and module keys stand (they are adjacent keys of
+the entry's attributes); reason: a few keys of slack for another order, never a neighbouring fault's."""
+
+
+def _json_categories(signals: list[Signal]) -> list[Signal]:
+    """diag_report.json's ``"class"``, ``"component"`` and ``"module"`` lines (``fd~<key>:<value>`` parts) joined into
+    the category kinds of the report's table (``fd:<class>/<component>/<module>``, ``fd:<class>``) where all three
+    stand within :data:`JSON_SPAN` lines; the parts themselves are dropped."""
+    out: list[Signal] = []
+    run: dict[str, Signal] = {}
+    for s in signals:
+        if not s.kind.startswith(JSON_PART):
+            out.append(s)
+            continue
+        key, _, value = s.kind[len(JSON_PART):].partition(":")
+        first = next(iter(run.values()), None)
+        if key in run or (first is not None and (s.line_no or 0) - (first.line_no or 0) > JSON_SPAN):
+            run = {}
+        run[key] = replace(s, kind=value)
+        if len(run) == 3 and (c := run.get("class")) and (comp := run.get("component")) and (m := run.get("module")):
+            out += [replace(c, kind=f"fd:{c.kind}/{comp.kind}/{m.kind}"), replace(c, kind=f"fd:{c.kind}")]
+            run = {}
+    return out
 
 
 def _when(s: Signal) -> float:

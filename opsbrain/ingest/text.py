@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO, Any, cast
 
 from opsbrain.ingest.archive import FILE, READ_ERRORS, ArchiveError, Unpacked, misnamed, open_tree, with_nested
-from opsbrain.ingest.derive import TLS_STATES, tls_mismatch, with_flaps
+from opsbrain.ingest.derive import TLS_STATES, fd_placed, tls_mismatch, with_flaps
 from opsbrain.ingest.parsers import MAX_LINE, parse_line
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.surface import WRAP_LOOK, plain, unwrap, wrapped_paste
@@ -158,7 +158,8 @@ class LineReader:
                     self._tls.setdefault(s.kind, s.at(line_no=n, file=file))  # the first of each state is enough
                 else:
                     self.signals.append(s.at(line_no=n, file=file))
-        self.signals[first:] = with_flaps(self.signals[first:])  # what only a run of one file's lines shows
+        # what only a run of one file's lines shows: flaps, a FaultDiag report's faults placed on their devices
+        self.signals[first:] = fd_placed(with_flaps(self.signals[first:]))
         if not self._tls_told and (told := tls_mismatch(list(self._tls.values()))):  # devices' switches sit in their own files
             self.signals.extend(told)
             self._tls_told = True

@@ -93,6 +93,7 @@ class ImportedEntry:
     groups: tuple[tuple[str, ...], ...] = ()
     regex: str | None = None
     effects: tuple[str, ...] = ()
+    zh_name_key: str = ""  # name_digest of the Chinese name a FaultDiag report prints for it (故障名称), not the text
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -106,7 +107,8 @@ class ImportedEntry:
                    suggestion=str(d.get("suggestion", "")), component=str(d.get("component", "")),
                    category=str(d.get("category", "")), source_file=str(d.get("source_file", "")),
                    code=d.get("code"), groups=tuple(tuple(str(s) for s in g) for g in d.get("groups", [])),
-                   regex=d.get("regex"), effects=tuple(str(e) for e in d.get("effects", [])))
+                   regex=d.get("regex"), effects=tuple(str(e) for e in d.get("effects", [])),
+                   zh_name_key=str(d.get("zh_name_key", "")))
 
 
 @dataclass
@@ -267,6 +269,14 @@ _UNSUPPORTED = {
 }
 
 
+def name_digest(name: str) -> str:
+    """The key a fault name is compared by (case and runs of white space folded, a closing full stop dropped), as a
+    digest: a FaultDiag report's Chinese fault name (故障名称) is matched against an entry's without the saved import
+    holding the vendor's Chinese text; "" for no name."""
+    key = " ".join(name.casefold().split()).rstrip("。.")
+    return hashlib.blake2b(key.encode(), digest_size=12).hexdigest() if key else ""
+
+
 def _text(v: Any) -> str:
     if isinstance(v, str):
         return " ".join(v.split())
@@ -336,7 +346,7 @@ def _kg_entry(eid: str, e: Any) -> ImportedEntry:
     return ImportedEntry(id=eid, cause=cause or desc, description=desc, suggestion=_text(attr.get("suggestion_en")),
                          component=_text(attr.get("component")), category=_text(attr.get("class")),
                          source_file=src if isinstance(src, str) else "", code=code, groups=groups, regex=rx,
-                         effects=effects)
+                         effects=effects, zh_name_key=name_digest(_text(attr.get("cause_zh"))))
 
 
 def import_kg(path: str | Path, data_dir: str | Path | None = None, save: bool = True) -> ImportReport:

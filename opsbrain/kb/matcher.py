@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from opsbrain.blockscan import BlockScan
+from opsbrain.ingest.parsers.fdreport import fault_name, own_words, status_code
 from opsbrain.kb.codenorm import switch_key
-from opsbrain.kb.importers import MAX_ANCHOR_CHARS, ImportedEntry, ImportedKnowledge
+from opsbrain.kb.importers import MAX_ANCHOR_CHARS, ImportedEntry, ImportedKnowledge, name_digest
 from opsbrain.multiscan import Screen, in_order, literal_pattern, required_literals
 
 MAX_SCAN_CHARS = 8192
@@ -270,6 +271,11 @@ class SignatureMatcher:
             for a in anchors}
         self._entry_pattern_match = {e.id: _entry_match(e, imp.levels, None, None, "pattern")
                                      for e in imp.entries.values()}
+        self._by_name: dict[str, list[ImportedEntry]] = {}  # name digest -> entries (English and Chinese names)
+        for e in imp.entries.values():
+            for key in dict.fromkeys((name_digest(e.cause), e.zh_name_key)):
+                if key:
+                    self._by_name.setdefault(key, []).append(e)
         self._regexes = [(re.compile(e.regex), e) for e in imp.entries.values() if e.regex]
 
     def _build_screen(self) -> None:
@@ -306,7 +312,32 @@ class SignatureMatcher:
         except (RecursionError, MemoryError, re.error):  # pragma: no cover - junk never breaks a diagnosis
             return []
 
+    def _report_row(self, text: str) -> list[Match]:
+        """The imported entries a FaultDiag report row names: its fault name equal to an entry's English or Chinese
+        name (故障名称 / Fault Name), or its status code equal to an entry id (状态码: the tool prints the id of the
+        knowledge-graph entry it matched, print_wrapper.py ``_format_fault_attr``)."""
+        found: list[ImportedEntry] = []
+        if (name := fault_name(text)) is not None:
+            found = self._by_name.get(name_digest(name), [])
+        elif (code := status_code(text)) is not None and (e := self._entries.get(code)) is not None:
+            found = [e]
+        out = []
+        for e in found:
+            m = self._entry_pattern_match[e.id]
+            out.append(Match(m.source, None, e.id, m.code, None, m.handling, m.cause, m.suggestion, "report"))
+        return out
+
     def _match(self, text: str) -> list[Match]:
+        if "|" in text or '"' in text:  # a FaultDiag report's row, or a key line of its diag_report.json
+            if own_words(text):
+                return self._report_row(text)  # the report's own words: only the entry its name or code names
+            if self._by_name and status_code(text) is not None:
+                named = self._report_row(text)
+                ids = {m.entry_id for m in named}
+                return named + [m for m in self._match_log(text) if m.entry_id not in ids or m.entry_id is None]
+        return self._match_log(text)
+
+    def _match_log(self, text: str) -> list[Match]:
         screened = self._screen.possible(text)  # None: not ASCII (or no RE2), every regex runs
         if screened is not None and not screened[0] and not screened[1]:
             return []  # nothing can match: the one scan was all
@@ -420,6 +451,9 @@ class SignatureMatcher:
         if pats is None:
             return None
         pats += forms
+        if self._by_name:  # a FaultDiag report's name and status-code rows (ASCII ones: English reports)
+            pats.append(r"(?i)^\s*\|[^|\n]*\|\s*(?:Fault Name|Fault|Status Code)\s*\|")
+            pats.append(r'^\s*"(?:cause_en|code)"\s*:')  # diag_report.json's name and code keys
         longest = {max(group, key=len) for a in self._screen_anchors for group, _e in self._groups_own[a]}
         return pats + [literal_pattern(sub) for sub in sorted(longest)]
 

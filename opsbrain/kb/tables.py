@@ -1,5 +1,6 @@
-"""Checks of the knowledge base's two tables beside ``classes/``: ``codes.yaml`` (documented codes and messages,
-each with a category) and ``categories.yaml`` (which classes a category speaks for, and how strongly).
+"""Checks of the knowledge base's tables beside ``classes/``: ``codes.yaml`` (documented codes and messages,
+each with a category), ``categories.yaml`` (which classes a category speaks for, and how strongly) and
+``fd_categories.yaml`` (the same for a FaultDiag report's fault categories).
 
 The ingestion layer reads both at run time and, by design, treats an unreadable table as empty; so a broken table
 would silently take every documented code out of diagnosis. ``opsbrain kb validate`` runs these checks so that a
@@ -30,7 +31,41 @@ def table_errors(root: Path, class_ids: set[str]) -> list[KnowledgeBaseError]:
     codes = root / "codes.yaml"
     if codes.exists():
         _codes(codes, categories, errors)
+    if (fd := root / FD_CATEGORIES).exists():
+        _fd_categories(fd, class_ids, errors)
     return errors
+
+
+FD_CATEGORIES = "fd_categories.yaml"
+"""Which classes a FaultDiag report's fault category speaks for (:mod:`opsbrain.ingest.parsers.fdreport`)."""
+
+
+def _fd_categories(path: Path, class_ids: set[str], errors: list[KnowledgeBaseError]) -> None:
+    """Rows of ``kind`` (``network/switch/chip`` or a party, ``software``), ``classes`` {class: role}, ``reason``."""
+    doc = _read(path, errors)
+    rows = doc.get("rows") if isinstance(doc, dict) else None
+    if doc is not None and not isinstance(rows, list):
+        errors.append(KnowledgeBaseError("expected 'rows': a list", file=str(path)))
+        return
+    for i, row in enumerate(rows or []):
+        where = f"rows[{i}]"
+        if not isinstance(row, dict) or not isinstance(row.get("kind"), str) or not row["kind"].strip():
+            errors.append(KnowledgeBaseError("each row needs a 'kind'", file=str(path), path=where))
+            continue
+        if row["kind"] != row["kind"].lower() or " " in row["kind"]:
+            errors.append(KnowledgeBaseError("a kind is lower case, '_' for spaces", file=str(path), path=where))
+        if not str(row.get("reason") or "").strip():
+            errors.append(KnowledgeBaseError("each row needs a 'reason'", file=str(path), path=where))
+        classes = row.get("classes")
+        if not isinstance(classes, dict) or not classes:
+            errors.append(KnowledgeBaseError("expected 'classes': class -> role", file=str(path), path=where))
+            continue
+        for cls, role in classes.items():
+            if class_ids and cls not in class_ids:
+                errors.append(KnowledgeBaseError("no such class", file=str(path), path=f"{where}.{cls}"))
+            if role not in ROLES:
+                errors.append(KnowledgeBaseError(f"role must be one of {sorted(ROLES)}", file=str(path),
+                                                 path=f"{where}.{cls}"))
 
 
 def _read(path: Path, errors: list[KnowledgeBaseError]) -> Any:

@@ -52,7 +52,7 @@ def kb_hash() -> str:
 
     h = hashlib.sha256(load_kb().hash().encode())
     base = Path(str(resources.files("knowledge_base")))
-    for name in ("codes.yaml", "categories.yaml"):
+    for name in ("codes.yaml", "categories.yaml", "fd_categories.yaml"):
         p = base / name
         h.update(p.read_bytes() if p.exists() else b"")
     return h.hexdigest()[:16]

@@ -21,6 +21,7 @@ from opsbrain.ingest.parsers import (
     device,
     dmi,
     errnums,
+    fdreport,
     framework,
     hccl,
     hccn,
@@ -35,9 +36,11 @@ from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.surface import logged_level
 from opsbrain.multiscan import Screen, literal_pattern, re2_superset
 
-ORDER: tuple[Parser, ...] = (twin.parse, messages.parse, mindie.parse, errnums.parse, dmi.parse, device.parse,
-                             kubelet.parse, hccn.parse, kernel.parse_driver, hccl.parse, cann.parse, kernel.parse,
-                             framework.parse)
+ORDER: tuple[Parser, ...] = (fdreport.parse, twin.parse, messages.parse, mindie.parse, errnums.parse, dmi.parse,
+                             device.parse, kubelet.parse, hccn.parse, kernel.parse_driver, hccl.parse, cann.parse,
+                             kernel.parse, framework.parse)
+"""The FaultDiag report's rows come first: a row of the report's own words (a fault description naming a part)
+is fully explained by it, before a message or hardware parser reads the words as a log's."""
 
 GATE = re.compile(
     r"event[_ ]?id|fault|alarm|error|err\d|fail|timeout|timed out|time out|heartbeat|link|ecc|panic|lockup|hung|"
@@ -48,7 +51,8 @@ GATE = re.compile(
     r"refused|reset|isolat|unhealthy|sdc|loss is|notify|socket|transport|cqe|rdma|roce|hccl|ranktable|"
     r"rank_table|malloc|alloc|kv cache memory: -|tls switch|errno\[|retcode|seizing the npu|"
     r"emergency_warn|general_warn|died unexpectedly|未找到命令|\bMIE\d{2}[A-Z]\d{6}\b|healthy devices|"
-    r"ListAndWatch ended|terminate called after throwing",
+    r"ListAndWatch ended|terminate called after throwing|故障分类|故障设备|故障节点|根因节点|root cause node|"
+    r'"(?:class|component|module)"\s*:',
     re.I)
 
 
@@ -81,8 +85,8 @@ def _every_parser() -> screen.Group:
     """Every regex a parser keys on (each parser returns at once when the screen rules out all of its own), but for
     those that only qualify a signal another regex finds (``screened(..., context=True)``)."""
     rx = messages.catalog()[0]
-    groups = (twin._ANY, mindie._ANY, errnums._ANY, dmi._ANY, device._ANY, kubelet._ANY, hccn._ANY, kernel._ANY,
-              hccl._ANY, cann._ANY, framework._ANY)
+    groups = (fdreport._ANY, twin._ANY, mindie._ANY, errnums._ANY, dmi._ANY, device._ANY, kubelet._ANY, hccn._ANY,
+              kernel._ANY, hccl._ANY, cann._ANY, framework._ANY)
     return screen.Group(sorted({r for g in groups for r in g.regexes if not r.context}
                                | {kernel.RE_DRV, kernel.RE_VM_FAULT, *(row[0] for row in kernel.DRV_KINDS)}
                                | ({rx} if rx is not None else set()), key=lambda r: r.id))
