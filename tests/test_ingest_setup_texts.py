@@ -44,6 +44,11 @@ def kinds(line: str) -> set[str]:
     ("ValueError: numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header, got 88 "
      "from PyObject", "cfg:version"),
     ("TypeError: Descriptors cannot be created directly.", "cfg:version"),
+    # torch_npu's lazy dlsym of the installed CANN libraries (Ascend/pytorch torch_npu/csrc/distributed/HcclCompile.h,
+    # TORCH_CHECK(func, "Failed to find function ", "HcclCommInitRootInfoConfig")): the installed HCCL lacks it
+    ("RuntimeError: Failed to find function HcclCommInitRootInfoConfig", "cfg:version"),
+    ("[W compiler_depend.ts:148] Warning: Failed to find function aclsysGetCANNVersion (function operator())",
+     "cfg:version"),
     # dash's command-not-found (mindspore#252: MindFormers' hccl_tools.py calling hccn_tool)
     ("/bin/sh: 1: hccn_tool: not found", "cfg:env"),
     # CANN EK0001 as MindSpore's profiler relays it (MindSpore error-code doc) and E21001's message (hicann/runtime

@@ -126,6 +126,13 @@ protobuf 4's refusal of generated code older than the runtime (``Descriptors can
 generated code is out of date and must be regenerated with protoc >= 3.19.0``, protobuf python/google/protobuf/
 descriptor.py; its own advice: downgrade the protobuf package or regenerate). The versions installed, not the
 program: CANN's Python tools (te, the op compiler) hit each of these when the environment's packages drift."""
+RE_LIB_SYMBOL_MISSING = screened(r"\bFailed to find function \w+")
+"""torch_npu's lazy binding of the installed CANN libraries: every call into libascendcl, libhccl, libdcmi, ... goes
+through ``GET_FUNC(name)``, a ``dlsym`` on the library opened at first use (Ascend/pytorch torch_npu/csrc/core/npu/
+register/FunctionLoader.cpp), then ``TORCH_CHECK(func, "Failed to find function ", "<name>")``
+(torch_npu/csrc/core/npu/interface/AclInterface.cpp, torch_npu/csrc/distributed/HcclCompile.h). The function is
+absent from the library installed: a CANN older than the torch_npu built against it (the loader's ``undefined
+symbol``, read as the environment, for a symbol looked up at run time). The versions installed, not the program."""
 _SHARD = r"\b(?:strateg(?:y|ies)|split|shard)"
 _SHARD_NO = r"\b(?:not supported|invalid|must|should|can ?not|is empty|exceed\w*|divisible|fail\w*)\b"
 RE_SHARD_CHECK = screened(rf"\b[A-Z][A-Za-z0-9]*Info\d+: .{{0,160}}?(?:{_SHARD}.{{0,160}}{_SHARD_NO}|"
@@ -177,6 +184,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_SHARD_CHECK, "cfg:env"),
     (RE_SOC_PACKAGE, "cfg:version"),
     (RE_BUILT_FOR_OTHER, "cfg:version"),
+    (RE_LIB_SYMBOL_MISSING, "cfg:version"),
     (RE_TORCH_NO_NPU, "cfg:env"),
     (RE_PROTO_TWICE, "cfg:env"),
     (RE_OP_INFO, "cfg:env"),
