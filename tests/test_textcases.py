@@ -101,3 +101,12 @@ def test_a_short_excerpt_keeps_its_class_with_generic_errors_beside(engine, text
     d = res["diagnosis"]
     assert d["fault_class"] == label and d["confidence"] >= 0.6, (d["fault_class"], d["confidence"])
     assert res["diagnosis"]["evidence_lines"]
+
+
+def test_faultdiag_report_categories_are_not_drawn_as_log_lines() -> None:
+    """A FaultDiag report's category (fd:...) is the tool's verdict, not a line a failing job logs beside others:
+    the text cases never draw it, though the kind table gives it roles (the vote reads it)."""
+    table = default_table()
+    assert any(k.startswith("fd:") for k in table.roles)
+    drawn = {k for kinds in textcases.class_kinds(table).values() for ks in kinds.values() for k in ks}
+    assert not any(k.startswith("fd:") for k in drawn)

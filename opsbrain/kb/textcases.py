@@ -65,10 +65,11 @@ def _host(rng: np.random.Generator) -> str | None:
 
 
 def class_kinds(table: KindTable) -> dict[str, dict[str, list[str]]]:
-    """class -> role -> signal kinds (real-text kinds only: no twin switch/port kinds)."""
+    """class -> role -> signal kinds (real-text kinds only: no twin switch/port kinds, and no FaultDiag report
+    category: a diagnosis tool's verdict, not a line a failing job logs beside others)."""
     out: dict[str, dict[str, list[str]]] = {}
     for kind, rows in table.roles.items():
-        if kind.startswith(("sw:", "port:", "plugin:", "level:")):
+        if kind.startswith(("sw:", "port:", "plugin:", "level:", "fd:")):
             continue
         for cls, role in rows:
             out.setdefault(cls, {r: [] for r in ("primary", "secondary", "ambiguous")})[role].append(kind)
