@@ -48,7 +48,7 @@ GATE = re.compile(
     r"refused|reset|isolat|unhealthy|sdc|loss is|notify|socket|transport|cqe|rdma|roce|hccl|ranktable|"
     r"rank_table|malloc|alloc|kv cache memory: -|tls switch|errno\[|retcode|seizing the npu|"
     r"emergency_warn|general_warn|died unexpectedly|未找到命令|\bMIE\d{2}[A-Z]\d{6}\b|healthy devices|"
-    r"ListAndWatch ended|terminate called after throwing",
+    r"ListAndWatch ended|terminate called after throwing|could not open|(?:does not|do not|doesn't) exist",
     re.I)
 
 

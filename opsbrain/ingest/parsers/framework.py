@@ -19,13 +19,20 @@ _ENV = (
     r"address already in use|port is (?:been |being )?(?:using|used|in use|occupied)|port .{0,40}(?:in use|occupied)|"
     r"gethostbyname failed|Name or service not known|DNS resolution failed|"
     r"(?:npu-smi|hccn_tool|ascend-dmi|msnpureport) not found|Cannot find bin(?:ary)? (?:of|for) op|"
-    r"未找到命令|died unexpectedly with status 127|\bsh: \d+: [^\s:]+: not found|"
-    r"\bpath\b[^.;]{0,120}\b(?:does not|do not|doesn't) exist|"
-    r"\b(?:fail(?:ed)? to|cannot|can't|could not|unable to) open (?:the )?(?:[A-Za-z]+ )?file\b")
+    r"未找到命令|died unexpectedly with status 127|\bsh: \d+: [^\s:]+: not found")
+_FILES = (r"(?<!device )\bpath\b(?![\s:=\[(\"']*/dev/)(?:[^.;]|\.(?=\S)){0,120}\b(?:does not|do not|doesn't) exist|"
+          r"\b(?:fail(?:ed)? to|cannot|can't|could not|unable to) open (?:the )?(?:(?!device )[A-Za-z]+ )?file\b"
+          r"(?![\s:=\[(\"']*/dev/)(?!.{0,200}?(?:Input/output error|Read-only file system))")
+"""A path the job was given that does not exist, a file that cannot be opened (see :data:`CFG_ENV_TEXT`). A dot
+inside a path (``./output``, ``model.om``) is no sentence end. An open that failed with EIO or EROFS (glibc
+strerror: ``Input/output error``, ``Read-only file system``; GE's E13001 appends it, ``Reason: [Errno 5]
+Input/output error``, hicann/ge model_parser_base.cc) is the storage's, not the job's files. Nor is a device node
+(``/dev/davinci3``, a "device path" or "device file"): the driver creates them, and the driver's own check says so
+(hicann/driver dsmi_product_ext.c: ``Davinci device path does not exist. (path="/dev/davinci3")``)."""
 _SETTING = r"configuration (?:item|file)\b|config file\b|for (?:parameter|option) --[A-Za-z]"
 _FAILING = (r"fail|error|invalid|cannot|can't|unable|could not|not (?:found|exist|set)|no such|denied|wrong|"
             r"incorrect|illegal|missing")
-CFG_ENV = screened(_ENV + "|" + _SETTING, re.I)
+CFG_ENV = screened(_ENV + "|" + _FILES + "|" + _SETTING, re.I)
 """Missing or wrongly set pieces of the environment, on a line another parser found failing (CANN, HCCL). A
 configuration file or item, or a command-line option (``--aicore_num``), named by a failing line is a setting the job
 was started with: the CANN references' solution for such errors is to change the setting (EP0003 "Value ... for
@@ -49,7 +56,11 @@ their failure is the CANN op compiler's environment (vllm-ascend#2210, the maint
 or does not exist", E20002 "ASCEND_OPP_PATH does not exist") and a file that cannot be opened (CANN E21001
 File_Operation_Error_Open "Failed to open file ...", whose reference names the causes: the file does not exist, its
 permissions are insufficient, or the software package was installed wrongly; hicann/runtime error_code.json) are the
-job's files and installation, as "No such file or directory" is."""
+job's files and installation, as "No such file or directory" is (:data:`RE_JOB_FILES`, not on a warning)."""
+RE_JOB_FILES = screened(_FILES, re.I)
+"""The missing paths and files of :data:`CFG_ENV_TEXT`, read only on a line that does not state a level below
+ERROR: a program that logs at WARNING a path it then creates or skips goes on (CANN's W-level codes, e.g. W40010
+"Path [%s] for [%s] is invalid", are warnings), while EK0001 / E20002 / E21001 are errors."""
 _NEAR = ".{0,160}"
 """The gap between the two halves of a two-part text regex (:data:`CFG_SETTING`, :data:`RE_PARALLEL_LAYOUT`): a
 message names both in one clause, and a bounded gap keeps the regex linear in the line (an unbounded ``.*`` on both
@@ -172,6 +183,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
                 r"unsupported \w+ version", re.I),
      "cfg:version"),  # the word: "Data type conversion of 'Parameter' is not supported" (MindSpore) names none
     (CFG_ENV_TEXT, "cfg:env"),
+    (RE_JOB_FILES, "cfg:env"),
     (CFG_SETTING, "cfg:env"),
     (RE_PARALLEL_LAYOUT, "cfg:env"),
     (RE_SHARD_CHECK, "cfg:env"),
@@ -235,6 +247,8 @@ def parse(ctx: LineCtx) -> bool:
     info = ctx.sev == 0
     for rx, kind in TEXTS:
         if (warning and kind.startswith("op:")) or (info and kind not in INFO_KINDS):
+            continue
+        if rx is RE_JOB_FILES and (warning or (ctx.stated and ctx.sev < 2)):
             continue
         if rx.search(text):
             dev = ctx.device()
