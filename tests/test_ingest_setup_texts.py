@@ -164,3 +164,15 @@ def test_a_device_node_that_is_missing_is_not_the_jobs_file(line: str) -> None:
 ])
 def test_a_missing_path_with_dots_or_a_file_that_could_not_be_opened_is_read(line: str) -> None:
     assert "cfg:env" in kinds(line)
+
+
+@pytest.mark.parametrize(("line", "kind"), [
+    # the standard exceptions pybind11 translates to another type than RuntimeError (pybind11 docs, "Built-in C++ to
+    # Python exception translation"), as libstdc++'s verbose terminate handler names them
+    ("terminate called after throwing an instance of 'std::bad_alloc'", "py:MemoryError"),
+    ("terminate called after throwing an instance of 'std::out_of_range'", "py:IndexError"),
+    ("terminate called after throwing an instance of 'std::invalid_argument'", "py:ValueError"),
+])
+def test_an_uncaught_standard_exception_is_what_pybind11_translates_it_to(line: str, kind: str) -> None:
+    found = kinds(line)
+    assert kind in found and "py:RuntimeError" not in found

@@ -53,7 +53,9 @@ compile options set when a device is first set up (``torch.npu.set_device`` -> `
 AclSetCompileopt(aclCompileOpt::ACL_PRECISION_MODE ...)``, the stack of vllm-ascend#2244), before any operator runs:
 their failure is the CANN op compiler's environment (vllm-ascend#2210, the maintainer: "pin numpy < 2.0 with CANN
 8.2.1"). A path the job was given that does not exist (CANN EK0001 "Path [...] for [profilerResultPath] is invalid
-or does not exist", E20002 "ASCEND_OPP_PATH does not exist") and a file that cannot be opened (CANN E21001
+or does not exist", as MindSpore's error-analysis tutorial shows it; E20002 "... Reason: ASCEND_OPP_PATH does not
+exist or access permission is denied ...", hicann/runtime docs/en/error_code_ref/FE-Errors/E20002-*.md; error_code.json
+holds only the generic templates of both) and a file that cannot be opened (CANN E21001
 File_Operation_Error_Open "Failed to open file ...", whose reference names the causes: the file does not exist, its
 permissions are insufficient, or the software package was installed wrongly; hicann/runtime error_code.json) are the
 job's files and installation, as "No such file or directory" is (:data:`RE_JOB_FILES`, not on a warning)."""
@@ -89,13 +91,19 @@ RE_VENDOR_ATTR = screened(r"module '(?:torch_npu|mindspore|mindie\w*|vllm_ascend
 """An Ascend package that lacks an API its caller expects: the installed version is not the one the caller was
 written for (vllm-ascend#340: ``module 'torch_npu' has no attribute '_npu_flash_attention'``, closed by the
 maintainer as 'install the wrong pytorch version')."""
-RE_CPP_UNCAUGHT = screened(r"terminate called after throwing an instance of '")
+RE_CPP_UNCAUGHT = screened(r"terminate called after throwing an instance of '([\w:]*)")
 """A C++ exception nobody caught: libstdc++'s verbose terminate handler, the default of g++ programs, prints
 ``terminate called after throwing an instance of 'c10::Error'`` and aborts (GCC libstdc++ manual, "Verbose Terminate
 Handler"). It is the error a Python caller would have seen as ``RuntimeError``: pybind11 translates ``std::exception``
-and its subclasses to ``RuntimeError`` (pybind11 docs, "Exceptions: built-in C++ to Python exception translation"),
+and the subclasses it does not name otherwise (:data:`CPP_TO_PY`) to ``RuntimeError`` (pybind11 docs, "Exceptions: built-in C++ to Python exception translation"),
 PyTorch its ``c10::Error`` likewise; here it escaped in a C++ thread (a collective's, a data loader's) instead. Read as
 that exception: the program's own failure, which names no cause (a bare RuntimeError counts as little)."""
+CPP_TO_PY = {"std::bad_alloc": "MemoryError", "std::domain_error": "ValueError", "std::invalid_argument": "ValueError",
+             "std::length_error": "ValueError", "std::range_error": "ValueError", "std::out_of_range": "IndexError",
+             "std::overflow_error": "OverflowError"}
+"""The standard exceptions pybind11 translates to another Python type than ``RuntimeError`` (pybind11 docs,
+"Built-in C++ to Python exception translation"): ``std::bad_alloc`` is the host's memory (``MemoryError``), not the
+program's RuntimeError."""
 RE_SOC_PACKAGE = screened(r"\bsocversion \S+ of bin package does not match|\bbin soc version \S+ is incorrect|"
                           r"\bcur soc version \S+ not found", re.I)
 """A kernel package built for another chip: the Ascend C runtime checks, before it loads a kernel binary, the SoC the
@@ -260,8 +268,8 @@ def parse(ctx: LineCtx) -> bool:
         if name not in ("StopIteration",) and not (name == "AttributeError" and RE_VENDOR_ATTR.search(text)):
             ctx.add(f"py:{name}", ctx.node, exception_severity(ctx, warning))
             found = True
-    elif RE_CPP_UNCAUGHT.search(text):
-        ctx.add("py:RuntimeError", ctx.node, exception_severity(ctx, warning))
+    elif m := RE_CPP_UNCAUGHT.search(text):
+        ctx.add(f"py:{CPP_TO_PY.get(m.group(1), 'RuntimeError')}", ctx.node, exception_severity(ctx, warning))
         found = True
     elif "Traceback (most recent call last)" in text:
         ctx.add("py:traceback", ctx.node, 1)
