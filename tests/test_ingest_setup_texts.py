@@ -135,12 +135,6 @@ def test_the_same_missing_file_at_error_level_is_still_configuration() -> None:
     # EIO and EROFS are the storage's (glibc strerror: "Input/output error", "Read-only file system")
     "E13001: Failed to open file /home/HwHiAiUser/model.om. Reason: [Errno 5] Input/output error.",
     "Failed to open file /data/ckpt/rank_0/checkpoint_1-10_32.ckpt: Read-only file system",
-])
-def test_a_file_the_storage_cannot_open_is_not_a_configuration_fault(line: str) -> None:
-    assert "cfg:env" not in kinds(line)
-
-
-@pytest.mark.parametrize("line", [
     # the driver's device-monitor check of the device node it created (hicann/driver src/custom/dev_prod/user/
     # dsmi_product_ext/dsmi_product_ext.c, DEV_MON_ERR), in a driver plog head
     '[ERROR] DRV(2468,npu-smi):2025-03-01-10:00:00.123.456 [dsmi_product_ext.c:341]2468 dsmi_check_davinci_dev: '
@@ -149,7 +143,7 @@ def test_a_file_the_storage_cannot_open_is_not_a_configuration_fault(line: str) 
     "Failed to open device file /dev/davinci_manager",
     "Failed to open file /dev/davinci_manager",
 ])
-def test_a_device_node_that_is_missing_is_not_the_jobs_file(line: str) -> None:
+def test_a_file_the_storage_or_the_driver_cannot_open_is_not_the_jobs_configuration(line: str) -> None:
     assert "cfg:env" not in kinds(line)
 
 
