@@ -118,6 +118,10 @@ def test_the_shard_check_regex_is_bounded_on_a_long_line() -> None:
     "Failed to open file /root/.cache/mindspore/kernel_meta/kernel_cache.json, the kernels will be compiled again",
     # torch_npu's warning form (compiler_depend.ts, as RE_WARNING documents it)
     "[W compiler_depend.ts:26] Warning: path /root/.cache/torch_npu/kernel_meta does not exist, it will be created",
+    # a bundle's own collection log: msnpureport's export script, whose tag precedes the level (hicann/driver
+    # src/ascend_hal/msnpureport/scripts/msnpureport_auto_export.sh, print_log)
+    "2025-03-01 10:00:00.123 [RECORD_LOG] [WARNING] The device log /var/log/npu/slog storage path does not exist, "
+    "will create.",
 ])
 def test_a_missing_path_or_file_a_warning_reports_is_no_configuration_fault(line: str) -> None:
     """CANN's EK0001 / E21001 are errors; the same words at WARNING are a step the program survives."""

@@ -63,6 +63,16 @@ RE_JOB_FILES = screened(_FILES, re.I)
 """The missing paths and files of :data:`CFG_ENV_TEXT`, read only on a line that does not state a level below
 ERROR: a program that logs at WARNING a path it then creates or skips goes on (CANN's W-level codes, e.g. W40010
 "Path [%s] for [%s] is invalid", are warnings), while EK0001 / E20002 / E21001 are errors."""
+RE_LEVEL_TAG = re.compile(r"\[(WARN(?:ING)?|INFO|DEBUG|ERROR|ERR|CRITICAL|FATAL)\]")
+"""The first bracketed level within a line's head that the level reader does not take as the line's level, because
+a tag of the tool's own comes first: msnpureport's export script prints ``<date time> [RECORD_LOG] [WARNING] The
+device log ... storage path does not exist, will create.`` (hicann/driver msnpureport_auto_export.sh, print_log)."""
+
+
+def _tagged_below_error(text: str) -> bool:
+    """True when the first bracketed level in the first 80 characters of ``text`` is below ERROR."""
+    m = RE_LEVEL_TAG.search(text, 0, 80)
+    return m is not None and m.group(1) in ("WARN", "WARNING", "INFO", "DEBUG")
 _NEAR = ".{0,160}"
 """The gap between the two halves of a two-part text regex (:data:`CFG_SETTING`, :data:`RE_PARALLEL_LAYOUT`): a
 message names both in one clause, and a bounded gap keeps the regex linear in the line (an unbounded ``.*`` on both
@@ -256,7 +266,7 @@ def parse(ctx: LineCtx) -> bool:
     for rx, kind in TEXTS:
         if (warning and kind.startswith("op:")) or (info and kind not in INFO_KINDS):
             continue
-        if rx is RE_JOB_FILES and (warning or (ctx.stated and ctx.sev < 2)):
+        if rx is RE_JOB_FILES and (warning or (ctx.stated and ctx.sev < 2) or _tagged_below_error(text)):
             continue
         if rx.search(text):
             dev = ctx.device()
