@@ -139,6 +139,8 @@ def test_the_same_missing_file_at_error_level_is_still_configuration() -> None:
     # EIO and EROFS are the storage's (glibc strerror: "Input/output error", "Read-only file system")
     "E13001: Failed to open file /home/HwHiAiUser/model.om. Reason: [Errno 5] Input/output error.",
     "Failed to open file /data/ckpt/rank_0/checkpoint_1-10_32.ckpt: Read-only file system",
+    # hccn_tool's form with the number (hicann/driver src/custom/network/dsmi/ascend950/dsmi_optical.c; EIO is 5)
+    "Failed to open file: /home/hccn/optical_fw.bin, errno=5",
     # the driver's device-monitor check of the device node it created (hicann/driver src/custom/dev_prod/user/
     # dsmi_product_ext/dsmi_product_ext.c, DEV_MON_ERR), in a driver plog head
     '[ERROR] DRV(2468,npu-smi):2025-03-01-10:00:00.123.456 [dsmi_product_ext.c:341]2468 dsmi_check_davinci_dev: '

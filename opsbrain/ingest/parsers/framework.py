@@ -22,11 +22,12 @@ _ENV = (
     r"未找到命令|died unexpectedly with status 127|\bsh: \d+: [^\s:]+: not found")
 _FILES = (r"(?<!device )\bpath\b(?![\s:=\[(\"']*/dev/)(?:[^.;]|\.(?=\S)){0,120}\b(?:does not|do not|doesn't) exist|"
           r"\b(?:fail(?:ed)? to|cannot|can't|could not|unable to) open (?:the )?(?:(?!device )[A-Za-z]+ )?file\b"
-          r"(?![\s:=\[(\"']*/dev/)(?!.{0,200}?(?:Input/output error|Read-only file system))")
+          r"(?![\s:=\[(\"']*/dev/)(?!.{0,200}?(?:Input/output error|Read-only file system|\berrno[=: ]\s*(?:5|30)\b))")
 """A path the job was given that does not exist, a file that cannot be opened (see :data:`CFG_ENV_TEXT`). A dot
 inside a path (``./output``, ``model.om``) is no sentence end. An open that failed with EIO or EROFS (glibc
 strerror: ``Input/output error``, ``Read-only file system``; GE's E13001 appends it, ``Reason: [Errno 5]
-Input/output error``, hicann/ge model_parser_base.cc) is the storage's, not the job's files. Nor is a device node
+Input/output error``, hicann/ge model_parser_base.cc; hccn_tool prints the number, ``errno=5``, hicann/driver
+dsmi_optical.c; EIO 5, EROFS 30 on Linux) is the storage's, not the job's files. Nor is a device node
 (``/dev/davinci3``, a "device path" or "device file"): the driver creates them, and the driver's own check says so
 (hicann/driver dsmi_product_ext.c: ``Davinci device path does not exist. (path="/dev/davinci3")``)."""
 _SETTING = r"configuration (?:item|file)\b|config file\b|for (?:parameter|option) --[A-Za-z]"
