@@ -130,7 +130,8 @@ def test_a_missing_path_or_file_a_warning_reports_is_no_configuration_fault(line
 
 def test_the_same_missing_file_at_error_level_is_still_configuration() -> None:
     assert "cfg:env" in kinds("[ERROR] ME(51545,ffff8ba74480,python):2019-07-25-19:17:35.411.770 "
-                              "[mindspore/train/serialization.py:100] Failed to open file /home/module/fusion_switch.json.")
+                              "[mindspore/train/serialization.py:100] Failed to open file "
+                              "/home/module/fusion_switch.json.")
 
 
 @pytest.mark.parametrize("line", [

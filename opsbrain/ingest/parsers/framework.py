@@ -106,7 +106,8 @@ RE_CPP_UNCAUGHT = screened(r"terminate called after throwing an instance of '([\
 """A C++ exception nobody caught: libstdc++'s verbose terminate handler, the default of g++ programs, prints
 ``terminate called after throwing an instance of 'c10::Error'`` and aborts (GCC libstdc++ manual, "Verbose Terminate
 Handler"). It is the error a Python caller would have seen as ``RuntimeError``: pybind11 translates ``std::exception``
-and the subclasses it does not name otherwise (:data:`CPP_TO_PY`) to ``RuntimeError`` (pybind11 docs, "Exceptions: built-in C++ to Python exception translation"),
+and the subclasses it does not name otherwise (:data:`CPP_TO_PY`) to ``RuntimeError`` (pybind11 docs, "Exceptions:
+built-in C++ to Python exception translation"),
 PyTorch its ``c10::Error`` likewise; here it escaped in a C++ thread (a collective's, a data loader's) instead. Read as
 that exception: the program's own failure, which names no cause (a bare RuntimeError counts as little)."""
 CPP_TO_PY = {"std::bad_alloc": "MemoryError", "std::domain_error": "ValueError", "std::invalid_argument": "ValueError",
