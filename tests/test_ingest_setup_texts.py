@@ -111,3 +111,74 @@ def test_the_shard_check_regex_is_bounded_on_a_long_line() -> None:
         t0 = time.perf_counter()
         assert RE_SHARD_CHECK.rx.search(text) is None
         assert time.perf_counter() - t0 < 0.5
+
+
+@pytest.mark.parametrize("line", [
+    # a program that logs at WARNING a path it then creates or skips, and goes on (Python logging's default
+    # "%(levelname)s:%(name)s:%(message)s" format, Python docs logging.basicConfig; the family of
+    # logger.warning(f"The path {p} does not exist, ...") in public code)
+    "WARNING:root:The path /data/cache/kernel_meta does not exist, will create it",
+    # MindSpore's log head at WARNING (format of the MindSpore error-analysis tutorial's CANN cases)
+    "[WARNING] ME(51545,ffff8ba74480,python):2019-07-25-19:17:35.411.770 [mindspore/train/serialization.py:100] "
+    "Failed to open file /root/.cache/mindspore/kernel_meta/kernel_cache.json, the kernels will be compiled again",
+    # torch_npu's warning form (compiler_depend.ts, as RE_WARNING documents it)
+    "[W compiler_depend.ts:26] Warning: path /root/.cache/torch_npu/kernel_meta does not exist, it will be created",
+    # a bundle's own collection log: msnpureport's export script, whose tag precedes the level (hicann/driver
+    # src/ascend_hal/msnpureport/scripts/msnpureport_auto_export.sh, print_log)
+    "2025-03-01 10:00:00.123 [RECORD_LOG] [WARNING] The device log /var/log/npu/slog storage path does not exist, "
+    "will create.",
+])
+def test_a_missing_path_or_file_a_warning_reports_is_no_configuration_fault(line: str) -> None:
+    """CANN's EK0001 / E21001 are errors; the same words at WARNING are a step the program survives."""
+    assert "cfg:env" not in kinds(line)
+
+
+def test_the_same_missing_file_at_error_level_is_still_configuration() -> None:
+    assert "cfg:env" in kinds("[ERROR] ME(51545,ffff8ba74480,python):2019-07-25-19:17:35.411.770 "
+                              "[mindspore/train/serialization.py:100] Failed to open file "
+                              "/home/module/fusion_switch.json.")
+
+
+@pytest.mark.parametrize("line", [
+    # GE's E13001 with its errno reason (hicann/ge base/common/helper/model_parser_base.cc: "Failed to open file %s.
+    # Reason: %s." filled by FormatErrnoReason, inc/graph_metadef/common/ge_common/util.h "[Errno N] <strerror>");
+    # EIO and EROFS are the storage's (glibc strerror: "Input/output error", "Read-only file system")
+    "E13001: Failed to open file /home/HwHiAiUser/model.om. Reason: [Errno 5] Input/output error.",
+    "Failed to open file /data/ckpt/rank_0/checkpoint_1-10_32.ckpt: Read-only file system",
+    # hccn_tool's form with the number (hicann/driver src/custom/network/dsmi/ascend950/dsmi_optical.c; EIO is 5)
+    "Failed to open file: /home/hccn/optical_fw.bin, errno=5",
+    # the driver's device-monitor check of the device node it created (hicann/driver src/custom/dev_prod/user/
+    # dsmi_product_ext/dsmi_product_ext.c, DEV_MON_ERR), in a driver plog head
+    '[ERROR] DRV(2468,npu-smi):2025-03-01-10:00:00.123.456 [dsmi_product_ext.c:341]2468 dsmi_check_davinci_dev: '
+    'Davinci device path does not exist. (path="/dev/davinci3")',
+    # a device node that cannot be opened: the driver's or the device's, not a file of the job
+    "Failed to open device file /dev/davinci_manager",
+    "Failed to open file /dev/davinci_manager",
+])
+def test_a_file_the_storage_or_the_driver_cannot_open_is_not_the_jobs_configuration(line: str) -> None:
+    assert "cfg:env" not in kinds(line)
+
+
+@pytest.mark.parametrize("line", [
+    # MindSpore's EK0001 relay (MindSpore error-analysis tutorial) for a path with a dot in it
+    "EK0001: Path [/home/user/.cache/profiler] for [profilerResultPath] is invalid or does not exist. The Path name "
+    "can only contain A-Za-z0-9-_.",
+    # GE's file_utils (hicann/ge graph_metadef/base/utils/file_utils.cc): "Dir path of %s is invalid or does not exist"
+    "Dir path of ./output/kernel_meta is invalid or does not exist",
+    # the reading's own "could not open" form, on a line with no other word the ingestion gate knows
+    "Could not open file /usr/local/Ascend/ascend-toolkit/latest/opp/vendors/config.ini",
+])
+def test_a_missing_path_with_dots_or_a_file_that_could_not_be_opened_is_read(line: str) -> None:
+    assert "cfg:env" in kinds(line)
+
+
+@pytest.mark.parametrize(("line", "kind"), [
+    # the standard exceptions pybind11 translates to another type than RuntimeError (pybind11 docs, "Built-in C++ to
+    # Python exception translation"), as libstdc++'s verbose terminate handler names them
+    ("terminate called after throwing an instance of 'std::bad_alloc'", "py:MemoryError"),
+    ("terminate called after throwing an instance of 'std::out_of_range'", "py:IndexError"),
+    ("terminate called after throwing an instance of 'std::invalid_argument'", "py:ValueError"),
+])
+def test_an_uncaught_standard_exception_is_what_pybind11_translates_it_to(line: str, kind: str) -> None:
+    found = kinds(line)
+    assert kind in found and "py:RuntimeError" not in found

@@ -90,7 +90,9 @@ class LogFollower:
                 fh.seek(tail.offset)
                 data = fh.read(min(READ_BUDGET, size - tail.offset))
         except OSError as exc:
-            self.stats.not_read.append(f"{rel}: {exc.strerror or exc}")
+            note = f"{rel}: {exc.strerror or exc}"
+            if note not in self.stats.not_read:  # retried each poll; named once
+                self.stats.not_read.append(note)
             return out
         tail.offset += len(data)
         self.stats.bytes += len(data)

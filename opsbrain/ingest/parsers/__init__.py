@@ -51,8 +51,8 @@ GATE = re.compile(
     r"refused|reset|isolat|unhealthy|sdc|loss is|notify|socket|transport|cqe|rdma|roce|hccl|ranktable|"
     r"rank_table|malloc|alloc|kv cache memory: -|tls switch|errno\[|retcode|seizing the npu|"
     r"emergency_warn|general_warn|died unexpectedly|未找到命令|\bMIE\d{2}[A-Z]\d{6}\b|healthy devices|"
-    r"ListAndWatch ended|terminate called after throwing|故障分类|故障设备|故障节点|根因节点|root cause node|"
-    r'"(?:class|component|module)"\s*:',
+    r"ListAndWatch ended|terminate called after throwing|could not open|(?:does not|do not|doesn't) exist|"
+    r'故障分类|故障设备|故障节点|根因节点|root cause node|"(?:class|component|module)"\s*:',
     re.I)
 
 

@@ -19,13 +19,21 @@ _ENV = (
     r"address already in use|port is (?:been |being )?(?:using|used|in use|occupied)|port .{0,40}(?:in use|occupied)|"
     r"gethostbyname failed|Name or service not known|DNS resolution failed|"
     r"(?:npu-smi|hccn_tool|ascend-dmi|msnpureport) not found|Cannot find bin(?:ary)? (?:of|for) op|"
-    r"未找到命令|died unexpectedly with status 127|\bsh: \d+: [^\s:]+: not found|"
-    r"\bpath\b[^.;]{0,120}\b(?:does not|do not|doesn't) exist|"
-    r"\b(?:fail(?:ed)? to|cannot|can't|could not|unable to) open (?:the )?(?:[A-Za-z]+ )?file\b")
+    r"未找到命令|died unexpectedly with status 127|\bsh: \d+: [^\s:]+: not found")
+_FILES = (r"(?<!device )\bpath\b(?![\s:=\[(\"']*/dev/)(?:[^.;]|\.(?=\S)){0,120}\b(?:does not|do not|doesn't) exist|"
+          r"\b(?:fail(?:ed)? to|cannot|can't|could not|unable to) open (?:the )?(?:(?!device )[A-Za-z]+ )?file\b"
+          r"(?![\s:=\[(\"']*/dev/)(?!.{0,200}?(?:Input/output error|Read-only file system|\berrno[=: ]\s*(?:5|30)\b))")
+"""A path the job was given that does not exist, a file that cannot be opened (see :data:`CFG_ENV_TEXT`). A dot
+inside a path (``./output``, ``model.om``) is no sentence end. An open that failed with EIO or EROFS (glibc
+strerror: ``Input/output error``, ``Read-only file system``; GE's E13001 appends it, ``Reason: [Errno 5]
+Input/output error``, hicann/ge model_parser_base.cc; hccn_tool prints the number, ``errno=5``, hicann/driver
+dsmi_optical.c; EIO 5, EROFS 30 on Linux) is the storage's, not the job's files. Nor is a device node
+(``/dev/davinci3``, a "device path" or "device file"): the driver creates them, and the driver's own check says so
+(hicann/driver dsmi_product_ext.c: ``Davinci device path does not exist. (path="/dev/davinci3")``)."""
 _SETTING = r"configuration (?:item|file)\b|config file\b|for (?:parameter|option) --[A-Za-z]"
 _FAILING = (r"fail|error|invalid|cannot|can't|unable|could not|not (?:found|exist|set)|no such|denied|wrong|"
             r"incorrect|illegal|missing")
-CFG_ENV = screened(_ENV + "|" + _SETTING, re.I)
+CFG_ENV = screened(_ENV + "|" + _FILES + "|" + _SETTING, re.I)
 """Missing or wrongly set pieces of the environment, on a line another parser found failing (CANN, HCCL). A
 configuration file or item, or a command-line option (``--aicore_num``), named by a failing line is a setting the job
 was started with: the CANN references' solution for such errors is to change the setting (EP0003 "Value ... for
@@ -46,10 +54,26 @@ compile options set when a device is first set up (``torch.npu.set_device`` -> `
 AclSetCompileopt(aclCompileOpt::ACL_PRECISION_MODE ...)``, the stack of vllm-ascend#2244), before any operator runs:
 their failure is the CANN op compiler's environment (vllm-ascend#2210, the maintainer: "pin numpy < 2.0 with CANN
 8.2.1"). A path the job was given that does not exist (CANN EK0001 "Path [...] for [profilerResultPath] is invalid
-or does not exist", E20002 "ASCEND_OPP_PATH does not exist") and a file that cannot be opened (CANN E21001
+or does not exist", as MindSpore's error-analysis tutorial shows it; E20002 "... Reason: ASCEND_OPP_PATH does not
+exist or access permission is denied ...", hicann/runtime docs/en/error_code_ref/FE-Errors/E20002-*.md; error_code.json
+holds only the generic templates of both) and a file that cannot be opened (CANN E21001
 File_Operation_Error_Open "Failed to open file ...", whose reference names the causes: the file does not exist, its
 permissions are insufficient, or the software package was installed wrongly; hicann/runtime error_code.json) are the
-job's files and installation, as "No such file or directory" is."""
+job's files and installation, as "No such file or directory" is (:data:`RE_JOB_FILES`, not on a warning)."""
+RE_JOB_FILES = screened(_FILES, re.I)
+"""The missing paths and files of :data:`CFG_ENV_TEXT`, read only on a line that does not state a level below
+ERROR: a program that logs at WARNING a path it then creates or skips goes on (CANN's W-level codes, e.g. W40010
+"Path [%s] for [%s] is invalid", are warnings), while EK0001 / E20002 / E21001 are errors."""
+RE_LEVEL_TAG = re.compile(r"\[(WARN(?:ING)?|INFO|DEBUG|ERROR|ERR|CRITICAL|FATAL)\]")
+"""The first bracketed level within a line's head that the level reader does not take as the line's level, because
+a tag of the tool's own comes first: msnpureport's export script prints ``<date time> [RECORD_LOG] [WARNING] The
+device log ... storage path does not exist, will create.`` (hicann/driver msnpureport_auto_export.sh, print_log)."""
+
+
+def _tagged_below_error(text: str) -> bool:
+    """True when the first bracketed level in the first 80 characters of ``text`` is below ERROR."""
+    m = RE_LEVEL_TAG.search(text, 0, 80)
+    return m is not None and m.group(1) in ("WARN", "WARNING", "INFO", "DEBUG")
 _NEAR = ".{0,160}"
 """The gap between the two halves of a two-part text regex (:data:`CFG_SETTING`, :data:`RE_PARALLEL_LAYOUT`): a
 message names both in one clause, and a bounded gap keeps the regex linear in the line (an unbounded ``.*`` on both
@@ -78,13 +102,20 @@ RE_VENDOR_ATTR = screened(r"module '(?:torch_npu|mindspore|mindie\w*|vllm_ascend
 """An Ascend package that lacks an API its caller expects: the installed version is not the one the caller was
 written for (vllm-ascend#340: ``module 'torch_npu' has no attribute '_npu_flash_attention'``, closed by the
 maintainer as 'install the wrong pytorch version')."""
-RE_CPP_UNCAUGHT = screened(r"terminate called after throwing an instance of '")
+RE_CPP_UNCAUGHT = screened(r"terminate called after throwing an instance of '([\w:]*)")
 """A C++ exception nobody caught: libstdc++'s verbose terminate handler, the default of g++ programs, prints
 ``terminate called after throwing an instance of 'c10::Error'`` and aborts (GCC libstdc++ manual, "Verbose Terminate
 Handler"). It is the error a Python caller would have seen as ``RuntimeError``: pybind11 translates ``std::exception``
-and its subclasses to ``RuntimeError`` (pybind11 docs, "Exceptions: built-in C++ to Python exception translation"),
+and the subclasses it does not name otherwise (:data:`CPP_TO_PY`) to ``RuntimeError`` (pybind11 docs, "Exceptions:
+built-in C++ to Python exception translation"),
 PyTorch its ``c10::Error`` likewise; here it escaped in a C++ thread (a collective's, a data loader's) instead. Read as
 that exception: the program's own failure, which names no cause (a bare RuntimeError counts as little)."""
+CPP_TO_PY = {"std::bad_alloc": "MemoryError", "std::domain_error": "ValueError", "std::invalid_argument": "ValueError",
+             "std::length_error": "ValueError", "std::range_error": "ValueError", "std::out_of_range": "IndexError",
+             "std::overflow_error": "OverflowError"}
+"""The standard exceptions pybind11 translates to another Python type than ``RuntimeError`` (pybind11 docs,
+"Built-in C++ to Python exception translation"): ``std::bad_alloc`` is the host's memory (``MemoryError``), not the
+program's RuntimeError."""
 RE_SOC_PACKAGE = screened(r"\bsocversion \S+ of bin package does not match|\bbin soc version \S+ is incorrect|"
                           r"\bcur soc version \S+ not found", re.I)
 """A kernel package built for another chip: the Ascend C runtime checks, before it loads a kernel binary, the SoC the
@@ -179,6 +210,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
                 r"unsupported \w+ version", re.I),
      "cfg:version"),  # the word: "Data type conversion of 'Parameter' is not supported" (MindSpore) names none
     (CFG_ENV_TEXT, "cfg:env"),
+    (RE_JOB_FILES, "cfg:env"),
     (CFG_SETTING, "cfg:env"),
     (RE_PARALLEL_LAYOUT, "cfg:env"),
     (RE_SHARD_CHECK, "cfg:env"),
@@ -244,6 +276,8 @@ def parse(ctx: LineCtx) -> bool:
     for rx, kind in TEXTS:
         if (warning and kind.startswith("op:")) or (info and kind not in INFO_KINDS):
             continue
+        if rx is RE_JOB_FILES and (warning or (ctx.stated and ctx.sev < 2) or _tagged_below_error(text)):
+            continue
         if rx.search(text):
             dev = ctx.device()
             ctx.add(kind, ctx.npu(dev) or ctx.node, 2, device=dev)
@@ -254,8 +288,8 @@ def parse(ctx: LineCtx) -> bool:
         if name not in ("StopIteration",) and not (name == "AttributeError" and RE_VENDOR_ATTR.search(text)):
             ctx.add(f"py:{name}", ctx.node, exception_severity(ctx, warning))
             found = True
-    elif RE_CPP_UNCAUGHT.search(text):
-        ctx.add("py:RuntimeError", ctx.node, exception_severity(ctx, warning))
+    elif m := RE_CPP_UNCAUGHT.search(text):
+        ctx.add(f"py:{CPP_TO_PY.get(m.group(1), 'RuntimeError')}", ctx.node, exception_severity(ctx, warning))
         found = True
     elif "Traceback (most recent call last)" in text:
         ctx.add("py:traceback", ctx.node, 1)
