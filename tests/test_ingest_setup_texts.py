@@ -49,6 +49,19 @@ def kinds(line: str) -> set[str]:
     ("RuntimeError: Failed to find function HcclCommInitRootInfoConfig", "cfg:version"),
     ("[W compiler_depend.ts:148] Warning: Failed to find function aclsysGetCANNVersion (function operator())",
      "cfg:version"),
+    # a container's /dev/shm too small: Ray's object store (store_runner.cc, as GPUStack#5014 printed it) and
+    # PyTorch's DataLoader worker (torch/utils/data/_utils/signal_handling.py)
+    ("[2026-03-25 05:44:29,435 W 39 39] (raylet) store_runner.cc:83: System memory request exceeds memory available "
+     "in /dev/shm. The request is for 10200547328 bytes, and the amount available is 9663676416 bytes.", "cfg:env"),
+    ("ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).",
+     "cfg:env"),
+    # clang's missing header (Index SDK FAQ, operator build on openEuler 24.03)
+    ("fatal error: 'cstdint' file not found", "cfg:env"),
+    # MindCluster scheduling FAQ: the NPUs held by another container
+    ("npu is busy, check again", "cfg:device"),
+    # HCCL's rank-table check scene tag opening a plog line without its stage tag (vllm-ascend#7711)
+    ("[RanktablCheck] 'device ip' is not set correctly, must be set when multi Server or HCCL INTRA ROCE ENABLE "
+     "enabled", "cfg:ranktable"),
     # dash's command-not-found (mindspore#252: MindFormers' hccl_tools.py calling hccn_tool)
     ("/bin/sh: 1: hccn_tool: not found", "cfg:env"),
     # CANN EK0001 as MindSpore's profiler relays it (MindSpore error-code doc) and E21001's message (hicann/runtime

@@ -48,10 +48,11 @@ GATE = re.compile(
     r"mismatch|match|compatib|unsupported|not supported|not implemented|invalid|denied|cannot|can't|unable|"
     r"segmentation|sigsegv|core dump|nan\b|\bE[A-Z0-9]\d{4}\b|\b[125]0\d{4}\b|ERR\d{5}|\bdown\b|assertion|degraded|"
     r"lanes|qingtian|dpu|storage|critical|fatal|warn|overtemp|temperature|throttl|aer|pcie|mce|uce|retry|"
-    r"refused|reset|isolat|unhealthy|sdc|loss is|notify|socket|transport|cqe|rdma|roce|hccl|ranktable|"
+    r"refused|reset|isolat|unhealthy|sdc|loss is|notify|socket|transport|cqe|rdma|roce|hccl|ranktabl|"
     r"rank_table|malloc|alloc|kv cache memory: -|tls switch|errno\[|retcode|seizing the npu|"
     r"emergency_warn|general_warn|died unexpectedly|未找到命令|\bMIE\d{2}[A-Z]\d{6}\b|healthy devices|"
     r"ListAndWatch ended|terminate called after throwing|could not open|(?:does not|do not|doesn't) exist|"
+    r"/dev/shm|shared memory \(shm\)|npu is busy|"
     r'故障分类|故障设备|故障节点|根因节点|root cause node|"(?:class|component|module)"\s*:',
     re.I)
 

@@ -144,6 +144,22 @@ RE_OP_INFO = screened(r"Get op info json suffix path failed|Load op info (?:form
 soc_version: ..." for a SoC the build has no op info for, or the op info path missing or unreadable; then
 ``GenerateOpInfos``' "Load op info json failed" and the RuntimeError "Load op info form json config failed"): the
 installation or the chip it runs on (MindOCR FAQ: exporting on a 310 inference host; run it on the training host)."""
+RE_SHM_TOO_SMALL = screened(r"memory available in /dev/shm|insufficient shared memory \(shm\)|"
+                            r"pass an argument with the flag '--shm-size'")
+"""A container whose shared memory (/dev/shm, Docker's 64 MB default) is too small for the job: Ray's object store
+(src/ray/object_manager/plasma/store_runner.cc: "System memory request exceeds memory available in /dev/shm ... If
+you are inside a Docker container, you may need to pass an argument with the flag '--shm-size' to 'docker run'") and
+PyTorch's DataLoader worker (torch/utils/data/_utils/signal_handling.py: "... This might be caused by insufficient
+shared memory (shm)"). The container's set-up, not the device or the program."""
+RE_COMPILER_HEADER = screened(r"fatal error: '[\w./+-]+' file not found")
+"""clang's missing-header error (``fatal error: 'cstdint' file not found``; gcc's form, ``fatal error: cstdint: No
+such file or directory``, is read by the "No such file or directory" text): the compiler's include path or the
+installed headers, i.e. the build environment (CANN's operator build on a host whose C++ headers are not on
+CPLUS_INCLUDE_PATH), not the program."""
+RE_NPU_BUSY = screened(r"\bnpu is busy, check again\b", re.I)
+"""MindCluster's pod log when the NPUs it was given are held by another container (MindCluster scheduling FAQ '"npu
+is busy, check again" Is Displayed in Pod Logs': NPUs occupied by, or mounted into, another container): the
+allocation of devices, read like the device-in-use texts (``cfg:device``)."""
 RE_BUILT_FOR_OTHER = screened(
     r"version `GLIBC(?:XX)?_[\d.]+' not found|compiled using NumPy 1\.x cannot be run in|"
     r"\b_ARRAY_API not found|numpy\.dtype size changed, may indicate binary incompatibility|"
@@ -216,6 +232,9 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_SHARD_CHECK, "cfg:env"),
     (RE_SOC_PACKAGE, "cfg:version"),
     (RE_BUILT_FOR_OTHER, "cfg:version"),
+    (RE_SHM_TOO_SMALL, "cfg:env"),
+    (RE_COMPILER_HEADER, "cfg:env"),
+    (RE_NPU_BUSY, "cfg:device"),
     (RE_LIB_SYMBOL_MISSING, "cfg:version"),
     (RE_TORCH_NO_NPU, "cfg:env"),
     (RE_PROTO_TWICE, "cfg:env"),
