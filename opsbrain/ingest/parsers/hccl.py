@@ -37,7 +37,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
                 r"op ?timeout|collective.*time(?:d)? ?out|Watchdog caught collective operation timeout", re.I),
      "hccl:exec_timeout"),
     (screened(r"rank ?table.*(?:fail|error|invalid|not)|(?:fail|error|invalid).*rank ?table|RANK_TABLE_FILE|"
-              r"^\s*\[Ranktabl(?:e)?(?:Config|Check)\]", re.I),
+              r"\[Ranktabl(?:e)?(?:Config|Check)\]", re.I),
      "cfg:ranktable"),  # read on the line without HCCL's stage tags (RE_STAGE_TAG): the tag is not the text
 )
 RE_STAGE_TAG = screened(r"\[(?:InitGroupStage|InitChannelStage|TaskExecStage)\]\[(Ranktable(?:Config|Check|Detect))\]")
@@ -49,7 +49,7 @@ information fails the checks: cluster_info_verify_fail.md): ``cfg:ranktable``. `
 root-info negotiation of the communicator's ranks (cluster_info_nego.md: a rank that cannot reach the server's host
 NIC, ranks that never called the init, a server port already bound), which uses no rank table: its tag says nothing
 of the cause, so the word "Ranktable" in it is not read as a rank-table fault; the rest of the line still is. A
-config or check scene tag that opens the line without its stage tag (``[RanktablCheck] 'device ip' is not set
+config or check scene tag without its stage tag (``[RanktablCheck] 'device ip' is not set
 correctly, must be set when multi Server or HCCL INTRA ROCE ENABLE enabled``, a D node's plog in vllm-ascend#7711,
 the tag spelled so) is a rank-table fault as well."""
 STAGE_RANKTABLE = frozenset({"RanktableConfig", "RanktableCheck"})
