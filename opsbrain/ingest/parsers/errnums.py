@@ -52,9 +52,8 @@ hex digits, looked up in the runtime's definitions) keeps driver and HCCL number
 RE_RT_REASON = screened(r"(?:\breason=|\bdesc=|execut(?:e|ion) failed, (?!reason=))\[?([^\[\]]{3,200})")
 """Where the runtime prints a reason string (ErrorMessageUtils::FuncErrorReason, ErrorcodeManage::GetErrorDesc): up
 to its closing bracket, the ``[FUNC:`` of the trace's tail, or the end of the line."""
-RE_DRV_RETCODE = screened(r"\b(?:drvRetCode|drvRet|drvErr|drvErrorCode|drv_ret(?:_code)?)\s*[=:]\s*(\d{1,5})\b")
-"""The runtime's names of a failed driver call's drvError_t: ``drvRetCode=%d`` (some 390 trace lines of
-npu_driver*.cc, api_impl*.cc), ``drvErr=%d``, ``drvRet=%d``, ``drv_ret=%d``, ``drvErrorCode:%d``."""
+RE_DRV_RETCODE = screened(r"\bdrvRetCode\s*[=:]\s*(\d{1,5})\b")
+"""The runtime's ``drvRetCode=%d`` (npu_driver*.cc, api_impl*.cc: a failed driver call's drvError_t)."""
 RE_HCCL_TEST = screened(r"hccl interface return err \S+, retcode: (\d{1,4})\b")
 RE_ERROR_NUMBER = screened(r"Hccl\w+ failed(?:\. \| Error Number |, ret:)(\d{1,4})\b")
 RE_GLOG_CHECK = screened(r"Check failed: \w+ == HCCL_SUCCESS \((\d{1,4}) vs\. 0\)")
