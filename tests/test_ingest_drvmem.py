@@ -44,9 +44,10 @@ def test_driver_return_code_the_map_does_not_list_gives_nothing() -> None:
 
 def test_driver_return_rows_agree_with_the_runtime_rows() -> None:
     """Each driver_return_codes row names a runtime_inner_codes row and carries its AscendCL code and category."""
-    from opsbrain.yamlio import read_package_yaml
     from importlib import resources
     from pathlib import Path
+
+    from opsbrain.yamlio import read_package_yaml
 
     doc = read_package_yaml(Path(str(resources.files("knowledge_base"))) / "codes.yaml")
     inner = {r["name"]: r for r in doc["runtime_inner_codes"]}

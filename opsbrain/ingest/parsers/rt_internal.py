@@ -81,4 +81,5 @@ def __getattr__(name: str) -> dict[Any, int]:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["acl_maps", "driver_codes", "driver_codes_of", "inner_codes_of", "reasons_of"]  # and RT_INTERNAL_TO_ACL, RT_REASON_TO_ACL (__getattr__)
+# and RT_INTERNAL_TO_ACL, RT_REASON_TO_ACL (__getattr__)
+__all__ = ["acl_maps", "driver_codes", "driver_codes_of", "inner_codes_of", "reasons_of"]
