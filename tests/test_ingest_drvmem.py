@@ -1,7 +1,6 @@
 """Memory exhaustion and driver readings (session 15, swdrv): the driver's return code the runtime prints after a
-failed driver call (``drvRetCode=N``), the driver memory manager's own "out of memory", GE's memory assigner's
-check against the device memory, and a driver kernel-module build with no kernel build tree. Every line is in the
-format its source prints (the comment names it)."""
+failed driver call (``drvRetCode=N``) and GE's memory assigner's check against the device memory. Every line is in
+the format its source prints (the comment names it)."""
 
 from __future__ import annotations
 
@@ -55,15 +54,6 @@ def test_driver_return_rows_agree_with_the_runtime_rows() -> None:
         assert int(row["acl"]) == int(inner[row["runtime"]]["acl"]), row["name"]
         assert row["category"] == inner[row["runtime"]]["category"], row["name"]
     assert compiled_kb().driver_return_codes["6"] == 207001
-
-
-def test_driver_memory_manager_out_of_memory_is_memory_exhaustion() -> None:
-    # the same guide's driver line (hicann/driver svm devmm: DEVMM_DRV_ERR("Out of memory, ..."))
-    line = ("[ERROR] DRV(2936187,python3):2022-04-21-14:19:39.429.481 [ascend][curpid: 2936187, 2969960][drv][devmm]"
-            "[devmm_alloc_managed 182]<errno:12, 6> Heap_alloc_managed out of memory. (temp_ptr=0x1; "
-            "bytesize=8592031776)")
-    assert kinds(line) == ["mem:oom"]
-    assert ("npu_oom", "primary") in default_table().of("mem:oom")
 
 
 def test_ge_graph_memory_over_the_device_memory_is_memory_exhaustion() -> None:

@@ -33,14 +33,7 @@ DRV_KINDS: tuple[tuple[Screened, str], ...] = (
     (screened(r"Heartbeat lost|heart beat lost|device .*(?:is )?dead|device.*abnormal", re.I), "drv:heartbeat_lost"),
     (screened(r"Dma copy failed|DMA timeout|dma.*fail", re.I), "drv:dma_failed"),
     (screened(r"link down|pcie.*(?:not ready|down)|hot ?reset|surprise", re.I), "drv:pcie_down"),
-    (screened(r"out of memory", re.I), "mem:oom"),
 )
-"""``mem:oom``: the driver's memory manager (devmm, svm) says an allocation ran out of memory -- its user-space heap
-(``DEVMM_DRV_ERR("Out of memory, malloc node_new fail.")``, hicann/driver src/ascend_hal/svm/v2/devmm/
-devmm_virt_com_heap.c) and kernel side (``devmm_drv_err("Vzalloc failed, out of memory. ...")``,
-src/sdk_driver/svm/v2/master/pmaster/svm_master_remote_map.c, both at ef377e950a32b1641c108c59481e39e9643b7d63); the
-CANN troubleshooting guide's OOM case prints ``[drv][devmm][devmm_alloc_managed 182]<errno:12, 6> Heap_alloc_managed
-out of memory.`` (errno 12 ENOMEM; 6 DRV_ERROR_OUT_OF_MEMORY). The memory ran out; the driver is not at fault."""
 RE_VM_FAULT = screened(r"\[devmm\].*(?:Vm fault failed|don't allow fault by device|Device fault error|"
                        r"Check alloced va)", re.I)
 """The driver's shared-virtual-memory fault handler could not map the address a device task touched
