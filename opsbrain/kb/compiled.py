@@ -28,7 +28,7 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-FORMAT = 4
+FORMAT = 5
 CACHE_NAME = "kb-compiled.json"
 _PKG = Path(__file__).resolve().parents[1]  # opsbrain/
 SOURCES = ("kb/compiled.py", "kb/loader.py", "kb/schema.py", "kb/codenorm.py", "kb/training.py",
@@ -77,7 +77,7 @@ def compile_kb() -> dict[str, Any]:
     from opsbrain.diagnosis.knowledge import KindTable, raw_vendor_rules
     from opsbrain.diagnosis.params import DiagnosisParams
     from opsbrain.ingest.parsers.messages import message_parts_of, messages_of
-    from opsbrain.ingest.parsers.rt_internal import inner_codes_of, reasons_of
+    from opsbrain.ingest.parsers.rt_internal import driver_codes_of, inner_codes_of, reasons_of
     from opsbrain.ingest.parsers.templates import templates_of
     from opsbrain.kb.loader import load_kb
     from opsbrain.kb.training import kb_hash
@@ -98,6 +98,7 @@ def compile_kb() -> dict[str, Any]:
         "message_templates": templates_of(codes_doc, table_doc),
         "runtime_inner_codes": inner_codes_of(codes_doc),
         "runtime_reasons": reasons_of(codes_doc),
+        "driver_return_codes": driver_codes_of(codes_doc),
         "vendor_rules": raw_vendor_rules(),
         "diagnosis_params": DiagnosisParams().model_dump(mode="json"),
         "detector_params": DetectorParams().model_dump(mode="json"),
@@ -145,6 +146,7 @@ class CompiledKB:
         self.message_templates: list[list[Any]] = list(doc["message_templates"])
         self.runtime_inner_codes: dict[str, int] = dict(doc["runtime_inner_codes"])  # "0x7010003" -> 107001
         self.runtime_reasons: dict[str, int] = dict(doc["runtime_reasons"])
+        self.driver_return_codes: dict[str, int] = dict(doc["driver_return_codes"])  # "6" -> 207001
         self.vendor_rules: list[dict[str, Any]] = list(doc["vendor_rules"])
         self.diagnosis_params = _namespace(doc["diagnosis_params"])
         self.detector_params = _namespace(doc["detector_params"])  # the replay of a bundle (no pydantic import)

@@ -14,6 +14,11 @@ knowledge base's roles apply to them; this parser only adds to a line (the other
   ``execution failed, the context is a null pointer.``) and beside the codes (``desc=[driver error:resource alloc
   fail]``): the same AscendCL code (codes.yaml ``runtime_reasons``); a text the runtime's maps do not hold gives
   nothing.
+- The driver's return code the runtime prints after a failed driver call (``Call driver api halMemAlloc failed,
+  drvRetCode=6, ...``, ``[driver interface] halMemAlloc failed: ..., drvRetCode=6!``): a drvError_t
+  (hicann/runtime ``pkg_inc/driver/ascend_hal_error.h``; 6 is DRV_ERROR_OUT_OF_MEMORY), reported as the AscendCL code
+  of the inner number the runtime's drvErrMap_ turns it into (codes.yaml ``driver_return_codes``); a code the map
+  does not list gives nothing.
 - HCCL Test's ``hccl interface return err ./common/src/hccl_test_common.cc:538, retcode: 7`` (hicann/oam-tools
   ``docs/zh/hccl_test/faqs.md``), MindSpore's ``HcclCommInitRootInfo failed. | Error Number 2`` (mindspore-ai/docs
   ``faq/distributed_parallel.md``) and ``HcclCommInitClusterInfo failed, ret:1`` (its HCCL adapter,
@@ -32,7 +37,7 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
-from opsbrain.ingest.parsers.rt_internal import acl_maps
+from opsbrain.ingest.parsers.rt_internal import acl_maps, driver_codes
 from opsbrain.ingest.screen import group_of, screened
 
 HCCL_MODULE_ID = 5  # hicann/hccl src/common/log.h
@@ -47,6 +52,8 @@ hex digits, looked up in the runtime's definitions) keeps driver and HCCL number
 RE_RT_REASON = screened(r"(?:\breason=|\bdesc=|execut(?:e|ion) failed, (?!reason=))\[?([^\[\]]{3,200})")
 """Where the runtime prints a reason string (ErrorMessageUtils::FuncErrorReason, ErrorcodeManage::GetErrorDesc): up
 to its closing bracket, the ``[FUNC:`` of the trace's tail, or the end of the line."""
+RE_DRV_RETCODE = screened(r"\bdrvRetCode\s*[=:]\s*(\d{1,5})\b")
+"""The runtime's ``drvRetCode=%d`` (npu_driver*.cc, api_impl*.cc: a failed driver call's drvError_t)."""
 RE_HCCL_TEST = screened(r"hccl interface return err \S+, retcode: (\d{1,4})\b")
 RE_ERROR_NUMBER = screened(r"Hccl\w+ failed(?:\. \| Error Number |, ret:)(\d{1,4})\b")
 RE_GLOG_CHECK = screened(r"Check failed: \w+ == HCCL_SUCCESS \((\d{1,4}) vs\. 0\)")
@@ -90,6 +97,7 @@ def parse(ctx: LineCtx) -> bool:
     inner = acl_maps()[0]
     acls = [a for m in RE_RT_RETCODE.finditer(text) if (a := inner.get(int(m.group(1), 16)))]
     acls += [a for m in RE_RT_REASON.finditer(text) if (a := reason_code(m.group(1)))]
+    acls += [a for m in RE_DRV_RETCODE.finditer(text) if (a := driver_codes().get(int(m.group(1))))]
     for acl in dict.fromkeys(acls):
         ctx.add(f"rt:{acl}", comp, 2, device=dev)
     if (m := RE_DCMI.search(text)) and (kind := DCMI_KIND.get(int(m.group(1)))) and _DCMI_CONTEXT.search(text):

@@ -38,6 +38,26 @@ def reasons_of(doc: Any) -> dict[str, int]:
     return {str(r["text"]).lower(): int(r["acl"]) for r in _rows(doc, "runtime_reasons")}
 
 
+def driver_codes_of(doc: Any) -> dict[str, int]:
+    """Driver return code (``drvRetCode=6``, decimal) -> AscendCL code, of a codes.yaml document's
+    ``driver_return_codes`` rows: the runtime turns a failed driver call's drvError_t into the inner number of its
+    drvErrMap_ and reports that number's AscendCL code (hicann/runtime errcode_manage.cc, GetDrvErrCode)."""
+    return {str(int(str(r["code"]), 0)): int(r["acl"]) for r in _rows(doc, "driver_return_codes")}
+
+
+@lru_cache(maxsize=1)
+def driver_codes() -> dict[int, int]:
+    """Driver return code -> AscendCL code, read once from the compiled knowledge base (empty when it cannot be
+    read)."""
+    from opsbrain.errors import InputError
+    from opsbrain.kb.compiled import compiled_kb
+
+    try:
+        return {int(k): v for k, v in compiled_kb().driver_return_codes.items()}
+    except InputError:
+        return {}
+
+
 @lru_cache(maxsize=1)
 def acl_maps() -> tuple[dict[int, int], dict[str, int]]:
     """(inner number -> AscendCL code, lower-cased reason -> AscendCL code), read once from the compiled knowledge base
@@ -61,4 +81,5 @@ def __getattr__(name: str) -> dict[Any, int]:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["acl_maps", "inner_codes_of", "reasons_of"]  # and RT_INTERNAL_TO_ACL, RT_REASON_TO_ACL (__getattr__)
+# and RT_INTERNAL_TO_ACL, RT_REASON_TO_ACL (__getattr__)
+__all__ = ["acl_maps", "driver_codes", "driver_codes_of", "inner_codes_of", "reasons_of"]
