@@ -73,7 +73,7 @@ def test_a_lone_python_error_is_triaged_and_says_so() -> None:
     d = _diagnose(LONE)
     assert d["fault_class"] == "framework_error" and d["confidence"] == pytest.approx(TriageParams().confidence)
     assert any("software triage" in e for e in d["evidence"]) and d["evidence_lines"]
-    off = _diagnose(LONE, DiagnosisParams(triage=TriageParams(enabled=False)))
+    off = _diagnose(LONE, DiagnosisParams(triage=TriageParams(enabled=False), text_fallback=False))
     assert off["fault_class"] == "unknown"
 
 

@@ -93,11 +93,16 @@ def test_the_rules_put_id_families_before_broad_words(graph: Any) -> None:
     assert got == WANT
 
 
-def _diagnose(graph: Any, text: str) -> dict[str, Any]:
+def _diagnose(graph: Any, text: str, text_fallback: bool = True) -> dict[str, Any]:
+    from opsbrain.diagnosis.engine import Engine
     from opsbrain.diagnosis.oneclick import diagnose_logs
+    from opsbrain.diagnosis.params import DiagnosisParams
     from opsbrain.kb.training import load_engine
 
-    return diagnose_logs("-", load_engine(), graph, stdin=io.BytesIO(text.encode()))
+    engine = load_engine()
+    if not text_fallback:  # the vendor mechanism alone (the real-text fallback reads words, not entries)
+        engine = Engine(engine.model, DiagnosisParams(text_fallback=False))
+    return diagnose_logs("-", engine, graph, stdin=io.BytesIO(text.encode()))
 
 
 @pytest.mark.parametrize("eid", ["AISW_CANN_AICPU_91", "AISW_MindSpore_lite_91", "AISW_PyTorch_Init_91"])
@@ -110,7 +115,7 @@ def test_an_excerpt_known_only_to_a_deciding_entry_gets_the_mapped_class(graph: 
 
 @pytest.mark.parametrize("eid", ["AISW_PyTorch_Train_91", "AISW_CANN_GE_91"])
 def test_an_entry_that_may_only_raise_does_not_answer_alone(graph: Any, eid: str) -> None:
-    res = _diagnose(graph, "[ERROR] " + GRAPH[eid]["regex"]["in"][0])
+    res = _diagnose(graph, "[ERROR] " + GRAPH[eid]["regex"]["in"][0], text_fallback=False)
     assert [(v["entry"], v["class"], v["counted"]) for v in res["vendor_entries"]] == [(eid, WANT[eid][0], False)]
     assert res["diagnosis"]["fault_class"] == "unknown"  # not counted
 
@@ -137,7 +142,7 @@ def test_kb_eval_real_takes_the_vendor_files_without_writing_the_data_dir(tmp_pa
                "basis": "the test's own entry", "trap": False, "root": None,
                "text": "[ERROR] " + GRAPH["AISW_CANN_AICPU_91"]["regex"]["in"][0]}
     (tmp_path / "corpus.yaml").write_text(yaml.safe_dump([excerpt]), encoding="utf-8")
-    args = ["kb", "eval", "--real", str(tmp_path / "corpus.yaml"), "--split", "all", "--json"]
+    args = ["kb", "eval", "--real", str(tmp_path / "corpus.yaml"), "--split", "all", "--json", "--no-text-fallback"]
     without = runner.invoke(cli, args)
     got = runner.invoke(cli, [*args, "--vendor-kg", str(tmp_path / "kg.json")])
     assert json.loads(without.output)["rows"][0]["predicted"] == "unknown"

@@ -1,4 +1,4 @@
-"""``opsbrain kb``: list, show, validate, import, coverage, train, eval, text-cv."""
+"""``opsbrain kb``: list, show, validate, import, coverage, train, eval, text-cv, text-train."""
 
 from __future__ import annotations
 
@@ -193,12 +193,14 @@ def _counter(what: str) -> Any:
               "data directory (imported into a temporary directory; nothing of yours is written).")
 @click.option("--vendor-faultcode", "vendor_faultcode", default=None, metavar="FILE",
               help="With --real: likewise a MindCluster fault-level file (faultCode.json).")
+@click.option("--no-text-fallback", "no_text", is_flag=True,
+              help="With --real: the signal verdict alone, without the real-text fallback (the engine's own figure).")
 @model_option
 @data_dir_option
 @json_option
 def kb_eval_cmd(runs_per_class: int, noise_days: float, quick: bool, workers: int, real: str | None, split: str,
-                vendor_kg: str | None, vendor_faultcode: str | None, model: Path | None, data_dir: Path | None,
-                as_json: bool) -> None:
+                vendor_kg: str | None, vendor_faultcode: str | None, no_text: bool, model: Path | None,
+                data_dir: Path | None, as_json: bool) -> None:
     """Evaluate the diagnosis on held-out worlds (axes training never saw); exit 1 below the bar (near-copy
     <= .20, fault-only top-1 .93, macro-F1 .90, localization .90, confident-wrong <= 2%).
     With --real: agreement on real log excerpts (exit 1 below 85% agreement or above 3% confident-wrong)."""
@@ -208,7 +210,8 @@ def kb_eval_cmd(runs_per_class: int, noise_days: float, quick: bool, workers: in
 
     if real is not None:
         _kb_eval_real(real, split, data_dir, as_json, model, {"mindcluster-kg": vendor_kg,
-                                                              "mindcluster-faultcode": vendor_faultcode})
+                                                              "mindcluster-faultcode": vendor_faultcode},
+                      text_fallback=not no_text)
         return
     if vendor_kg or vendor_faultcode:
         raise InputError("--vendor-kg and --vendor-faultcode go with --real")
@@ -246,7 +249,7 @@ def _matcher(data_dir: Path | None, imports: Path | None = None) -> Any:
 
 
 def _kb_eval_real(real: str, split: str, data_dir: Path | None, as_json: bool, model: Path | None = None,
-                  vendor: dict[str, str | None] | None = None) -> None:
+                  vendor: dict[str, str | None] | None = None, text_fallback: bool = True) -> None:
     import tempfile
 
     from opsbrain.kb import kb_import
@@ -257,6 +260,11 @@ def _kb_eval_real(real: str, split: str, data_dir: Path | None, as_json: bool, m
     if not root.exists():
         raise InputError("no such file or directory", file=real)
     engine = load_engine(data_dir, say=lambda m: click.echo(m, err=True), model=model)
+    if not text_fallback:
+        from opsbrain.diagnosis.engine import Engine
+        from opsbrain.diagnosis.params import DiagnosisParams
+
+        engine = Engine(engine.model, DiagnosisParams(text_fallback=False))
     given = {fmt: path for fmt, path in (vendor or {}).items() if path}
     with tempfile.TemporaryDirectory(prefix="opsbrain-vendor-") as tmp:
         for fmt, path in given.items():
@@ -278,6 +286,40 @@ def _kb_eval_real(real: str, split: str, data_dir: Path | None, as_json: bool, m
             click.echo(f"{c:24} {v['n']:>3} {v['right']:>5} {v['unknown']:>7}  {v['wrong'] or ''}")
     if not ok:
         raise SystemExit(1)
+
+
+@kb.command("text-train")
+@click.option("--real", "real", type=NON_EMPTY, default=None, metavar="DIR|FILE",
+              help="The real-log corpus (default: tests/data/real_logs in a checkout). Only its dev split is read.")
+@click.option("--out", type=NON_EMPTY, default=None, metavar="FILE.json",
+              help="Where to write the model (default: the shipped knowledge_base/model/realtext.json, with --force).")
+@click.option("--force", is_flag=True, help="Allow replacing the package's own data (the shipped text model).")
+@json_option
+def kb_text_train_cmd(real: str | None, out: str | None, force: bool, as_json: bool) -> None:
+    """Fit the real-text fallback on the real-log corpus' dev excerpts (tf-idf + logistic regression) and write it
+    as the plain JSON the diagnosis serves; prints its chronological check (each later part scored by a model of
+    the earlier ones)."""
+    from opsbrain.diagnosis.realtext import MODEL_FILE
+    from opsbrain.kb.realeval import default_corpus_dir
+    from opsbrain.kb.realtext_fit import fit_text_model, write_model
+
+    root = Path(real) if real else default_corpus_dir()
+    if root is None or not root.exists():
+        raise InputError("no such file or directory (give --real DIR)", file=str(real or "tests/data/real_logs"))
+    target = Path(out) if out else MODEL_FILE
+    if not target.name.endswith(".json"):
+        raise InputError("the text model is a .json file", path="--out")
+    doc = fit_text_model(root)
+    write_model(doc, target, force=force)
+    meta = doc["meta"]
+    if as_json:
+        _emit_json({"out": str(target), **meta})
+        return
+    check = meta["chronological_check"]
+    click.echo(f"fitted on {meta['excerpts']} dev excerpts ({len(doc['classes'])} classes, {len(doc['vocab'])} "
+               f"tokens); wrote {target}")
+    click.echo(f"chronological check (firm/likely, parts {', '.join(check['parts'])}): answered "
+               f"{check['answered']}/{check['n']}, right {check['right']} (precision {check['precision']})")
 
 
 @kb.command("text-cv")

@@ -113,6 +113,10 @@ class Engine:
         self._runbook = runbooks or runbook_id
         self._software: frozenset[str] | None = None
 
+    def runbook_of(self, fault_class: str) -> str | None:
+        """The runbook this engine would take for ``fault_class``."""
+        return self._runbook(fault_class)
+
     @property
     def software(self) -> frozenset[str]:
         """The software-family classes of the shipped knowledge base (read once, for the triage)."""

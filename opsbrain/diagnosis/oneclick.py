@@ -6,7 +6,11 @@ runbook it would take. When nothing is known it abstains, with its best guess an
 
 When processes of a collective job logged errors, the multi-rank root cluster (:mod:`.multirank`) names the root
 device(s) and the wait chain; it decides the root (and, from the root devices' own lines, the class) when the
-whole-input verdict abstains, blames the collective itself, or names no host."""
+whole-input verdict abstains, blames the collective itself, or names no host.
+
+Where the verdict still abstains on text with no hardware evidence, the real-text fallback
+(:mod:`.realtext`: a classifier learned from the real-log corpus' dev excerpts) may answer a software class at a
+capped confidence, citing the lines that weigh most for it (``decided_by: text``)."""
 
 from __future__ import annotations
 
@@ -18,8 +22,9 @@ from typing import IO, Any
 from opsbrain.diagnosis.engine import Engine
 from opsbrain.diagnosis.knowledge import load_vendor_rules, vendor_mapping
 from opsbrain.diagnosis.multirank import apply_root_cluster, multirank_verdict
+from opsbrain.diagnosis.realtext import TextView
 from opsbrain.errors import InputError
-from opsbrain.ingest import LineReader, Signal, ingest_path, parse_line
+from opsbrain.ingest import NO_HISTORY, LineReader, Signal, ingest_path, parse_line
 from opsbrain.ingest.ranks import RankCollector, RankTable
 from opsbrain.ingest.text import read_small
 from opsbrain.ingest.where import device_in, user_terms
@@ -98,8 +103,26 @@ def vendor_votes(engine: Engine, signals: list[Signal], vendor: list[tuple[Signa
     return [s for s, decides in vendor if decides]
 
 
+def text_fallback(engine: Engine, d: Diagnosis, sigs: list[Signal], view: TextView | None,
+                  now: float) -> tuple[Diagnosis, list[dict[str, Any]]]:
+    """The real-text fallback's verdict where ``d`` abstains and the input holds no hardware evidence, with the
+    lines it cites; else ``d`` unchanged and no line."""
+    if view is None or not d.abstained or not getattr(engine.p, "text_fallback", True):
+        return d, []
+    from opsbrain.diagnosis.features import incident_features
+    from opsbrain.diagnosis.realtext import answer, hardware_free, shows_failure
+
+    if not shows_failure(sigs, view) or (sigs and not hardware_free(incident_features(sigs, now, NO_HISTORY, None))):
+        return d, []
+    if (a := answer(view)) is None:
+        return d, []
+    ev = [e for e in d.evidence if not e.endswith("escalate")] + [f"the engine abstained; text fallback: {a.why}"]
+    out = Diagnosis(a.cls, d.component, a.confidence, ev, now, engine.runbook_of(a.cls), a.alternatives)
+    return out, [{"file": f, "line": n, "kind": "text", "text": t[:300]} for f, n, t in a.lines]
+
+
 def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any], knowledge: _Knowledge | None,
-                     ranks: RankTable | None = None) -> dict[str, Any]:
+                     ranks: RankTable | None = None, view: TextView | None = None) -> dict[str, Any]:
     now = max((s.t for s in signals), default=0.0)
     vendor = vendor_votes(engine, signals, knowledge.vendor_signals, now) if knowledge else []
     sigs = signals + vendor
@@ -107,6 +130,7 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
         d = engine.diagnose_signals(sigs, now)
     else:
         d = Diagnosis(UNKNOWN, None, 0.0, [f"no known fault signal in {stats.get('lines', 0)} lines; escalate"], now)
+    d, text_lines = text_fallback(engine, d, sigs, view, now)
     kn = knowledge.report() if knowledge else []
     if d.abstained and kn:
         d.evidence.append("the knowledge base recognises: " + "; ".join(
@@ -114,7 +138,8 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
     out = d.as_dict()
     out["root"] = user_terms(d.component)
     ev = _evidence_lines(sigs, d)
-    out["evidence_lines"] = ev
+    out["evidence_lines"] = (text_lines + ev)[:MAX_EVIDENCE_LINES]
+    out["decided_by"] = "text" if text_lines else "signals"
     mr = multirank_verdict(ranks, sigs, engine, now) if ranks is not None else None
     if mr is not None:
         out["root_cluster"] = mr
@@ -140,6 +165,7 @@ class _Hooks:
     def __init__(self, knowledge: _Knowledge | None, ranks: RankCollector) -> None:
         self.knowledge = knowledge
         self.ranks = ranks
+        self.view = TextView()
         self.devices: Counter[int] = Counter()
         self.first_line: dict[int, tuple[str | None, int, str]] = {}  # device -> the first line naming it
         self.scanned = 0
@@ -148,6 +174,7 @@ class _Hooks:
         if self.knowledge is not None:
             self.knowledge(line, file, line_no, t)
         self.ranks.feed(line, file, line_no)
+        self.view(line, file, line_no)
         if self.scanned < DEVICE_SCAN_LINES:
             self.scanned += 1
             if (dev := device_in(line)) is not None:
@@ -185,7 +212,7 @@ def diagnose_logs(path: str, engine: Engine, matcher: Any = None, stdin: IO[byte
     hooks = _Hooks(knowledge, ranks)
     reader = LineReader(hook=hooks)
     ingest_path(path, stdin, reader)
-    res = diagnose_signals(engine, reader.signals, reader.stats.as_dict(), knowledge, ranks.table())
+    res = diagnose_signals(engine, reader.signals, reader.stats.as_dict(), knowledge, ranks.table(), hooks.view)
     dev = hooks.named_device()
     _root_from_text(res["diagnosis"], dev, hooks.first_line.get(dev) if dev is not None else None)
     return res | {"file": path}
