@@ -40,9 +40,9 @@ class DiagnosisParams(ParamGroup):
                               "confident wrong answer)", ge=0, le=1)
     max_novelty: float = P(0.5, "share", "reason: when most signal kinds were never seen in training the model is "
                            "out of its distribution", ge=0, le=1)
-    text_fallback: bool = P(True, "switch", "reason: the real-text fallback of opsbrain.diagnosis.realtext (session 16): "
-                            "where the verdict on pasted text abstains and nothing is hardware evidence, a classifier "
-                            "learned from the real-log corpus' dev excerpts may answer a software class; off gives the "
-                            "signal verdict alone")
+    text_fallback: bool = P(True, "switch", "reason: the real-text fallback of opsbrain.diagnosis.realtext "
+                            "(session 16): where the verdict on pasted text abstains and nothing is hardware "
+                            "evidence, a classifier learned from the real-log corpus' dev excerpts may answer a "
+                            "software class; off gives the signal verdict alone")
     vote: VoteParams = VoteParams()
     triage: TriageParams = TriageParams()

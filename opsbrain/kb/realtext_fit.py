@@ -53,6 +53,7 @@ def _docs(excerpts: list[dict[str, Any]]) -> list[list[str]]:
 
 def chronological(excerpts: list[dict[str, Any]], strength: float = STRENGTH) -> dict[str, Any]:
     """Per later part: the fallback's answers on its firm/likely dev excerpts by a model of the earlier parts."""
+    excerpts = dev_only(excerpts)
     docs = _docs(excerpts)
     parts = sorted({part_of(e) for e in excerpts if part_of(e) >= FIRST_SCORED})
     answered = right = labelled = 0
@@ -80,12 +81,15 @@ def chronological(excerpts: list[dict[str, Any]], strength: float = STRENGTH) ->
 
 def fit_text_model(corpus: Path, strength: float = STRENGTH) -> dict[str, Any]:
     """The JSON document of the fitted model (see :func:`opsbrain.diagnosis.realtext.model_from_doc`)."""
+    import numpy as np
     import sklearn
 
     excerpts = dev_excerpts(corpus)
     vec, clf = fit(_docs(excerpts), [str(e["label"]) for e in excerpts], [1.0] * len(excerpts), strength)
     classes = [str(c) for c in clf.classes_]
-    coef = clf.coef_
+    coef, intercept = clf.coef_, clf.intercept_
+    if len(classes) == 2:  # scikit-learn's binary form: one row, p(second) = sigmoid; as softmax over (0, z)
+        coef, intercept = np.vstack([np.zeros_like(coef[0]), coef[0]]), np.array([0.0, intercept[0]])
     vocab = [[tok, round(float(vec.idf_[j]), DIGITS), [round(float(coef[k, j]), DIGITS) for k in range(len(classes))]]
              for tok, j in sorted(vec.vocabulary_.items())]
     check = chronological(excerpts, strength)
@@ -93,7 +97,7 @@ def fit_text_model(corpus: Path, strength: float = STRENGTH) -> dict[str, Any]:
             "threshold": THRESHOLD, "sklearn_fitted_with": sklearn.__version__,
             "precision_out_of_part": check["precision"], "coverage_out_of_part": check["coverage"],
             "chronological_check": check}
-    return {"format": FORMAT, "classes": classes, "intercept": [round(float(v), DIGITS) for v in clf.intercept_],
+    return {"format": FORMAT, "classes": classes, "intercept": [round(float(v), DIGITS) for v in intercept],
             "vocab": vocab, "meta": meta}
 
 

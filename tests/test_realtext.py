@@ -1,0 +1,189 @@
+"""The real-text fallback (opsbrain.diagnosis.realtext, fitted by opsbrain.kb.realtext_fit): served in plain Python
+with the fitted scikit-learn pipeline's probabilities, fitted on the dev split only, answering only where the signal
+verdict abstains on a failure with no hardware evidence, and citing its lines."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from opsbrain.diagnosis.realtext import (
+    ANSWERABLE,
+    CONFIDENCE_CAP,
+    MODEL_FILE,
+    TextView,
+    answer,
+    excerpt_view,
+    load_model,
+    model_from_doc,
+)
+from opsbrain.kb.realeval import default_corpus_dir
+
+CORPUS = default_corpus_dir()
+needs_corpus = pytest.mark.skipif(CORPUS is None, reason="the real-log corpus is not in this checkout")
+
+
+def _excerpt(i: int, label: str, text: str, file: str = "corpus_a.yaml") -> dict[str, Any]:
+    return {"id": f"zz{i}", "source": "built here", "label": label, "confidence": "firm", "basis": "test",
+            "trap": False, "root": None, "text": text}
+
+
+def _tiny_corpus(tmp_path: Path, oom: bool = False) -> Path:
+    """A small corpus of dev ids (the split is the id's hash: only dev ids are kept); ``oom``: a third class."""
+    import yaml
+
+    from opsbrain.kb.realeval import split_of
+
+    texts = {"config_error": ["ImportError: libascendcl.so: cannot open shared object file: No such file or directory",
+                              "environment variable ASCEND_HOME_PATH is not set, check the installation path",
+                              "the CANN version does not match the driver version, install a matching toolkit"],
+             "framework_error": ["RuntimeError: shape mismatch in operator MatMul, input dims do not agree",
+                                 "TypeError: forward() got an unexpected keyword argument in the model code",
+                                 "AttributeError: module object has no attribute in the operator registration"]}
+    if oom:
+        texts["npu_oom"] = ["RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB",
+                            "halMemAlloc failed, out of memory on the device, reduce the batch size"]
+    rows, i = [], 0
+    for label, lines in texts.items():
+        for line in lines:
+            while split_of(f"zz{i}") != "dev":
+                i += 1
+            rows.append(_excerpt(i, label, line))
+            i += 1
+    (tmp_path / "corpus_a.yaml").write_text(yaml.safe_dump(rows), encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize("oom", [False, True], ids=["binary", "multinomial"])
+def test_served_probabilities_equal_the_fitted_pipelines(tmp_path: Path, oom: bool) -> None:
+    from opsbrain.kb.realtext_fit import _docs, dev_excerpts, fit, fit_text_model
+    from opsbrain.kb.textcv import STRENGTH
+
+    root = _tiny_corpus(tmp_path, oom)
+    doc = fit_text_model(root)
+    served = model_from_doc(json.loads(json.dumps(doc)))
+    excerpts = dev_excerpts(root)
+    vec, clf = fit(_docs(excerpts), [e["label"] for e in excerpts], [1.0] * len(excerpts), STRENGTH)
+    probe = ["the driver version does not match the CANN toolkit", "RuntimeError: operator shape mismatch",
+             "nothing known here at all", "NPU out of memory in the operator"]
+    from opsbrain.kb.texttokens import text_tokens
+
+    want = clf.predict_proba(vec.transform([text_tokens(t) for t in probe]))
+    for text, row in zip(probe, want, strict=True):
+        got = served.proba(text_tokens(text))
+        assert list(served.classes) == [str(c) for c in clf.classes_]
+        assert got == pytest.approx([float(v) for v in row], abs=1e-5)
+
+
+def test_the_test_split_never_reaches_the_fit(tmp_path: Path) -> None:
+    import yaml
+
+    from opsbrain.kb.realeval import split_of
+    from opsbrain.kb.realtext_fit import chronological
+    from opsbrain.kb.textcv import LeakError
+
+    test_id = next(f"zz{i}" for i in range(100) if split_of(f"zz{i}") == "test")
+    with pytest.raises(LeakError):
+        chronological([{**_excerpt(0, "config_error", "x"), "id": test_id, "file": "corpus_a.yaml",
+                        "split": "test"}])
+    root = _tiny_corpus(tmp_path)
+    rows = yaml.safe_load((root / "corpus_a.yaml").read_text(encoding="utf-8"))
+    rows.append({**_excerpt(0, "framework_error", "only in the test split"), "id": test_id})
+    (root / "corpus_a.yaml").write_text(yaml.safe_dump(rows), encoding="utf-8")
+    from opsbrain.kb.realtext_fit import dev_excerpts
+
+    assert test_id not in {e["id"] for e in dev_excerpts(root)}  # read from the corpus: dev only
+
+
+def test_the_view_reads_a_paste_whole_and_a_large_log_by_its_error_lines() -> None:
+    view = TextView(limit=3)
+    for i, line in enumerate(["a", "b", "a", "", "c"], 1):
+        view(line, None, i)
+    assert [t for _f, _n, t in view.lines()] == ["a", "b", "c"] and not view.overflow
+    for i, line in enumerate(["d", "RuntimeError: boom", "e", "aclInit failed"], 6):
+        view(line, "x.log", i)
+    assert view.overflow and view.lines() == [("x.log", 7, "RuntimeError: boom"), ("x.log", 9, "aclInit failed")]
+    assert excerpt_view("x\nx\ny\n") == "x\ny"
+
+
+@pytest.mark.skipif(load_model() is None, reason="no shipped text model")
+def test_the_shipped_model_answers_only_answerable_classes_at_a_capped_confidence() -> None:
+    model = load_model()
+    assert model is not None and set(ANSWERABLE) <= set(model.classes)
+    view = TextView()
+    view("RuntimeError: Failed to load the CANN runtime library, please check the installation and version", None, 1)
+    a = answer(view, model)
+    assert a is not None and a.cls in ANSWERABLE and a.confidence <= CONFIDENCE_CAP and a.lines == view.lines()
+
+
+@needs_corpus
+@pytest.mark.skipif(not MODEL_FILE.exists(), reason="no shipped text model")
+def test_the_shipped_model_is_fitted_on_the_current_dev_corpus() -> None:
+    """A corpus change without a refit fails here: run ``opsbrain kb text-train --force``."""
+    from opsbrain.kb.realtext_fit import corpus_digest, dev_excerpts
+
+    assert CORPUS is not None
+    meta = json.loads(MODEL_FILE.read_bytes())["meta"]
+    assert meta["corpus_digest"] == corpus_digest(dev_excerpts(CORPUS)), "refit: opsbrain kb text-train --force"
+    assert meta["split"] == "dev" and meta["precision_out_of_part"] is not None
+
+
+def _diagnose(text: str, **params: Any) -> dict[str, Any]:
+    from opsbrain.cli.kb_cmds import _matcher
+    from opsbrain.diagnosis.engine import Engine
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+    from opsbrain.diagnosis.params import DiagnosisParams
+    from opsbrain.kb.training import load_engine
+
+    engine = load_engine(None, say=lambda m: None)
+    if params:
+        engine = Engine(engine.model, DiagnosisParams(**params))
+    return diagnose_logs("-", engine, _matcher(None), stdin=io.BytesIO(text.encode()))
+
+
+# A line of no documented family (a made-up tool's failure): the signal verdict has nothing to read.
+UNREAD = "2026-01-02 10:00:00 ERROR the quantisation tool failed: calibration dataset path is not set in the config\n"
+
+
+@pytest.mark.skipif(load_model() is None, reason="no shipped text model")
+def test_an_abstention_on_a_failure_is_answered_by_the_words_and_cites_its_lines() -> None:
+    off = _diagnose(UNREAD, text_fallback=False)["diagnosis"]
+    assert off["fault_class"] == "unknown"
+    res = _diagnose(UNREAD)
+    d = res["diagnosis"]
+    assert d["decided_by"] == "text" and d["fault_class"] in ANSWERABLE and d["confidence"] <= CONFIDENCE_CAP
+    assert d["evidence_lines"][0]["line"] == 1 and d["evidence_lines"][0]["kind"] == "text"
+    assert any("text fallback" in e for e in d["evidence"]) and d["runbook"]
+
+
+@pytest.mark.parametrize("text", [
+    # an HBM uncorrectable ECC event beside the Python error: hardware evidence, never the words
+    "[ERROR] DRV(1,python):2024-01-01-00:00:00.000.000 fault event id 0x80E01801 on device 3\n"
+    "RuntimeError: the operator failed to run, please check the installation and the version\n",
+    # a run stopped with Ctrl-C: a traceback header, nothing failed
+    "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    main()\nKeyboardInterrupt\n",
+    # an exception the program logged as a warning and survived
+    "WARNING:root:RuntimeError: could not load the optional plugin, falling back\n",
+])
+def test_hardware_evidence_or_no_failure_keeps_the_words_out(text: str) -> None:
+    assert _diagnose(text)["diagnosis"]["decided_by"] == "signals"
+
+
+def test_kb_text_train_writes_a_model_and_refuses_a_wrong_name(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from opsbrain.cli import cli
+
+    root = _tiny_corpus(tmp_path / "c") if (tmp_path / "c").mkdir() is None else None
+    assert root is not None
+    out = tmp_path / "m.json"
+    res = CliRunner().invoke(cli, ["kb", "text-train", "--real", str(root), "--out", str(out), "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert doc["meta"]["excerpts"] == 6 and set(doc["classes"]) == {"config_error", "framework_error"}
+    bad = CliRunner().invoke(cli, ["kb", "text-train", "--real", str(root), "--out", str(tmp_path / "m.npz")])
+    assert bad.exit_code == 2 and "Traceback" not in bad.output
