@@ -38,3 +38,31 @@ def test_the_chip_health_query_status_is_the_health_word() -> None:
                                   "        Error Code                     : NA", SMI_T_HEALTH[2]])
 def test_a_healthy_chip_gives_no_signal(line: str) -> None:
     assert kinds(line) == []
+
+
+# The MindCluster FaultDiag guide's pre-/post-training check file (log collection, npu_info_before.txt,
+# https://www.hiascend.com/doc_center/source/zh/mindcluster/70rc1/faultdiag/faultdiagug/mindxdlFDUG021.html): the link
+# history of ``hccn_tool -i 0 -link_stat -g`` tagged ``[device 0]`` and the counters of ``npu-smi info -i 0 -t ecc``.
+LINK_STAT = [
+    "[device 0]current time        : Wed Jun  7 10:08:28 2023",
+    "[device 0]    Tue Jun  6 16:32:12 2023    LINK UP",
+    "[device 0]    Tue Jun  6 16:32:10 2023    LINK DOWN",
+]
+
+
+def test_the_device_tagged_link_history_is_read() -> None:
+    assert "hccn:down" in kinds(LINK_STAT[2])
+    assert kinds(LINK_STAT[1]) == ["hccn:up"]
+    assert kinds(LINK_STAT[0]) == []
+
+
+def test_the_hbm_double_bit_count_is_an_uncorrectable_error() -> None:
+    assert kinds("HBM Double Bit Error Count               : 2") == ["ecc:uce"]
+    assert kinds("HBM Single Bit Error Count               : 4213") == ["ecc:ce"]
+
+
+@pytest.mark.parametrize("line", ["HBM Double Bit Error Count               : 0",
+                                  "HBM Double Bit Aggregate Total Err Cnt   : 2",
+                                  "HBM Double Bit Isolated Pages Count      : 2"])
+def test_zero_counts_and_lifetime_totals_are_not_read(line: str) -> None:
+    assert kinds(line) == []

@@ -30,6 +30,13 @@ collection guide prints the same three fields): ``Health Status : OK|Warning|Ala
 NA`` or the chip's fault codes (the black-box error-code list's event ids, e.g. ``80E01801``), ``Error Information :
 ...``. A line holds one field and names no device (the ``-i`` of the command line above it does), so the codes are
 the device's fault events of no named NPU, and a status is read as the table's health word is."""
+RE_SMI_T_ECC = screened(r"^\s*HBM (Single|Double) Bit Error Count\s*:\s*(\d+)\s*$", re.I)
+"""The HBM ECC counters of ``npu-smi info -i id -t ecc`` (``HBM Double Bit Error Count : 0``; the MindCluster FaultDiag
+guide collects them before and after training, log collection, npu_info_before.txt:
+https://www.hiascend.com/doc_center/source/zh/mindcluster/70rc1/faultdiag/faultdiagug/mindxdlFDUG021.html). A double-bit
+error is an uncorrectable one and a single-bit error a corrected one, as the kernel's EDAC words are read
+(``ecc:uce`` / ``ecc:ce``); a zero count says nothing. The aggregate (lifetime) totals and the isolated-page counts
+are not read: they keep errors of past runs."""
 
 
 _ANY = group_of(globals())
@@ -71,6 +78,10 @@ def parse(ctx: LineCtx) -> bool:
     if m := RE_SMI_T_CODES.search(text):
         for code in re.findall(r"[0-9a-f]{8}", re.sub(r"0x", "", m.group(1), flags=re.I), re.I):
             ctx.add(f"dev:{code.upper()}", None)
+        return True
+    if (m := RE_SMI_T_ECC.search(text)) and int(m.group(2)) > 0:
+        double = m.group(1).lower() == "double"
+        ctx.add("ecc:uce" if double else "ecc:ce", None, 2 if double else 1)
         return True
     if m := RE_SMI_T_STATUS.search(text):
         word = m.group(1).lower()

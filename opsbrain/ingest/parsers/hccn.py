@@ -1,6 +1,6 @@
-"""``hccn_tool`` outputs: ``-link_stat -g`` history lines (``[devid 3]    Mon Jan  1 ... 2024    LINK DOWN``; the Ascend
-950 table form ``| NPU | UDie | Port | LINK_DOWN | time |``), ``-link
--g`` (``link status: DOWN``), ``-net_health -g`` (``net health status: Receive timeout``) and the like.
+"""``hccn_tool`` outputs: ``-link_stat -g`` history lines (``[devid 3]`` or ``[device 3]    Mon Jan  1 ... 2024    LINK
+DOWN``; the Ascend 950 table form ``| NPU | UDie | Port | LINK_DOWN | time |``), ``-link -g`` (``link status: DOWN``),
+``-net_health -g`` (``net health status: Receive timeout``) and the like.
 
 In the twin, hccn devid counts the dies' RoCE ports (two per NPU); on a real host the devid is the NPU index."""
 
@@ -12,7 +12,11 @@ from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.screen import group_of, screened
 from opsbrain.ingest.where import twin_node
 
-RE_LINK_STAT = screened(r"\[devid (\d+)\]\s+\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s+LINK (UP|DOWN)")
+RE_LINK_STAT = screened(r"\[(?:devid|device) (\d+)\]\s+\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s+LINK (UP|DOWN)")
+"""A link-history record of ``hccn_tool -i N -link_stat -g``, tagged ``[devid N]`` or, as the MindCluster FaultDiag
+guide's pre-/post-training check file prints it, ``[device 0]    Tue Jun  6 16:32:10 2023    LINK DOWN`` (log
+collection, npu_info_before.txt: https://www.hiascend.com/doc_center/source/zh/mindcluster/70rc1/faultdiag/faultdiagug/
+mindxdlFDUG021.html)."""
 RE_LINK_TABLE = screened(r"^\s*\|\s*(\d+)\s*\|\s*\d+\s*\|\s*\d+\s*\|\s*LINK_(UP|DOWN)\s*\|")
 """The Ascend 950 ``hccn_tool -g -link_stat`` history table row ``|  0  |  0   |  4   |  LINK_DOWN  | Mon Feb 9 ...|``
 (NPU, UDie, Port, Link_Status, Time_Stamp; hicann/driver docs, Ascend_950_HCCN_Tool 'querying the historical link
