@@ -66,3 +66,23 @@ def test_the_hbm_double_bit_count_is_an_uncorrectable_error() -> None:
                                   "HBM Double Bit Isolated Pages Count      : 2"])
 def test_zero_counts_and_lifetime_totals_are_not_read(line: str) -> None:
     assert kinds(line) == []
+
+
+# ``hccn_tool -i 0 -optical -g`` as the same check file prints it (the RoCE port's optical module): a module not
+# present, and the loss-of-signal / loss-of-lock lane bitmaps.
+def test_an_absent_optical_module_is_read() -> None:
+    assert kinds("present              : not present") == ["hccn:optical_absent"]
+    assert kinds("present              : present") == []
+
+
+def test_optical_loss_of_signal_or_lock_is_read() -> None:
+    assert kinds("Rx Los Flag          : 0xff") == ["hccn:optical_loss"]
+    assert kinds("Rx LoL Flag          : 0x1") == ["hccn:optical_loss"]
+    assert kinds("Tx Los Flag          : 0x0") == []
+
+
+# ``npu-smi info -t board -i id`` (HDK npu-smi reference npusmi_008): Compatibility NOK, driver and firmware do not
+# match.
+def test_a_driver_firmware_mismatch_is_read() -> None:
+    assert kinds("Compatibility                  : NOK") == ["smi:compat_nok"]
+    assert kinds("Compatibility                  : OK") == []

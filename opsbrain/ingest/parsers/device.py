@@ -30,6 +30,10 @@ collection guide prints the same three fields): ``Health Status : OK|Warning|Ala
 NA`` or the chip's fault codes (the black-box error-code list's event ids, e.g. ``80E01801``), ``Error Information :
 ...``. A line holds one field and names no device (the ``-i`` of the command line above it does), so the codes are
 the device's fault events of no named NPU, and a status is read as the table's health word is."""
+RE_SMI_COMPAT = screened(r"^\s*Compatibility\s*:\s*NOK\s*$", re.I)
+"""``npu-smi info -t board -i id``'s driver/firmware compatibility field (HDK npu-smi reference, "查询NPU的详细信息",
+npusmi_008: ``Compatibility : OK | NOK | UNKNOWN | NOT SUPPORT``, NOK the NPU driver and firmware do not match;
+the DCMI call behind it, dcmi_get_device_compatibility, names the same DCMI_COMPAT_NOK)."""
 RE_SMI_T_ECC = screened(r"^\s*HBM (Single|Double) Bit Error Count\s*:\s*(\d+)\s*$", re.I)
 """The HBM ECC counters of ``npu-smi info -i id -t ecc`` (``HBM Double Bit Error Count : 0``; the MindCluster FaultDiag
 guide collects them before and after training, log collection, npu_info_before.txt:
@@ -82,6 +86,9 @@ def parse(ctx: LineCtx) -> bool:
     if (m := RE_SMI_T_ECC.search(text)) and int(m.group(2)) > 0:
         double = m.group(1).lower() == "double"
         ctx.add("ecc:uce" if double else "ecc:ce", None, 2 if double else 1)
+        return True
+    if RE_SMI_COMPAT.search(text):
+        ctx.add("smi:compat_nok", None, 2)
         return True
     if m := RE_SMI_T_STATUS.search(text):
         word = m.group(1).lower()
