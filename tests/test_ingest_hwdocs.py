@@ -86,3 +86,16 @@ def test_optical_loss_of_signal_or_lock_is_read() -> None:
 def test_a_driver_firmware_mismatch_is_read() -> None:
     assert kinds("Compatibility                  : NOK") == ["smi:compat_nok"]
     assert kinds("Compatibility                  : OK") == []
+
+
+def test_the_knowledge_base_reads_the_new_signals() -> None:
+    """The knowledge-base rows behind these readings (the shipped model is to be retrained on them): the HBM
+    controller's multi-bit ECC event 0x80F38008 (hicann/runtime device_error_proc.cc, g_mulBitEccEventId 'HBMA Multi
+    Bit Ecc.'), npu-smi's driver/firmware mismatch, and a RoCE port's absent or dark optical module."""
+    from opsbrain.diagnosis.knowledge import default_table
+
+    table = default_table()
+    assert table.of("dev:80F38008") == [("hbm_uce", "primary")]
+    assert table.of("smi:compat_nok") == [("driver_firmware_error", "primary")]
+    assert table.of("hccn:optical_absent") == table.of("hccn:optical_loss") == [("roce_port_down", "secondary")]
+    assert kinds("        Error Code                     : 80F38008") == ["dev:80F38008"]
