@@ -99,3 +99,19 @@ def test_the_knowledge_base_reads_the_new_signals() -> None:
     assert table.of("smi:compat_nok") == [("driver_firmware_error", "primary")]
     assert table.of("hccn:optical_absent") == table.of("hccn:optical_loss") == [("roce_port_down", "secondary")]
     assert kinds("        Error Code                     : 80F38008") == ["dev:80F38008"]
+
+
+# hicann/runtime's trace of a failed driver call (src/runtime/driver/npu_driver*.cc, "[drv api] halMemAlloc
+# failed:size=%lu(bytes), type=%u, moduleId=%hu, drvFlag=%#lx, drvRetCode=%d, device_id=%u!"); drvRetCode 6 is
+# DRV_ERROR_OUT_OF_MEMORY (hicann/driver pkg_inc/ascend_hal_error.h), which the runtime reports as 207001.
+HAL_OOM = ("[ERROR] RUNTIME(1234,python):2025-01-01-10:00:00.123.456 [npu_driver.cc:1000]1234 DevMemAlloc:[drv api] "
+           "halMemAlloc failed:size=4294967296(bytes), type=2, moduleId=3, drvFlag=0, drvRetCode=6, device_id=0!")
+
+
+def test_a_driver_allocation_out_of_memory_is_the_runtime_allocation_failure() -> None:
+    assert "rt:207001" in kinds(HAL_OOM)
+    assert "rt:207001" not in kinds(HAL_OOM.replace("drvRetCode=6", "drvRetCode=4"))
+
+
+def test_the_small_page_warning_before_the_huge_page_retry_is_not_read() -> None:
+    assert "rt:207001" not in kinds(HAL_OOM.replace("[ERROR]", "[WARNING]"))

@@ -20,6 +20,14 @@ knowledge base's roles apply to them; this parser only adds to a line (the other
   mindspore-ai/mindspore ``plugin/device/ascend/hal/hccl_adapter/hccl_adapter.cc``, InitHcclComm), and a glog check
   on an HCCL call, ``Check failed: status == HCCL_SUCCESS (1 vs. 0) HCCL get root info failed.`` (xLLM-AI/xllm#350:
   glog's CHECK_EQ prints the two values, the left one the call's return): the HCCL API's HcclResult.
+- The runtime's trace of a failed driver call, ``[drv api] halMemAlloc failed:size=4294967296(bytes), type=2,
+  moduleId=3, drvFlag=0, drvRetCode=6, device_id=0!`` (hicann/runtime ``src/runtime/driver/npu_driver*.cc``, its
+  ``drvRetCode=%d`` formats): the HAL's ``drvError_t`` (hicann/driver ``pkg_inc/ascend_hal_error.h``). Only
+  ``DRV_ERROR_OUT_OF_MEMORY`` (6) is decoded, to the runtime's ``RT_ERROR_DRV_OUT_MEMORY`` (0x7020016) the runtime
+  turns it into (errcode_manage.cc rtErrMap_: "driver error:out of memory", ACL_ERROR_RT_MEMORY_ALLOCATION; the HCCL
+  fault-diagnosis guide's P-side log shows the pair, ``drvRetCode=6, device_id 7, ErrCode=207001, desc=[driver
+  error:out of memory]``); the other driver returns stay the driver's. A line logged below ERROR is not read: the
+  runtime warns of a small-page allocation that ran out and retries it on huge pages (npu_driver.cc DevMemAlloc).
 - DCMI return codes in device-plugin and npu-smi lines (``get cur vDev's activity info failed, err: retCode: -8255``,
   Project-HAMi/ascend-device-plugin#66): hicann/driver ``docs/zh/Ascend_910B_DCMI_API/.../return_codes.md``. Only the
   codes whose documented meaning is the device's set-up give a kind: -8020 resource occupied and -8007 invalid
@@ -50,6 +58,9 @@ to its closing bracket, the ``[FUNC:`` of the trace's tail, or the end of the li
 RE_HCCL_TEST = screened(r"hccl interface return err \S+, retcode: (\d{1,4})\b")
 RE_ERROR_NUMBER = screened(r"Hccl\w+ failed(?:\. \| Error Number |, ret:)(\d{1,4})\b")
 RE_GLOG_CHECK = screened(r"Check failed: \w+ == HCCL_SUCCESS \((\d{1,4}) vs\. 0\)")
+RE_DRV_RET = screened(r"(?:\[drv api\]|driver api)\s*\w+.*?\bdrvRetCode\s*[=:]\s*(\d{1,3})\b", re.I)
+DRV_OUT_OF_MEMORY = 6  # DRV_ERROR_OUT_OF_MEMORY, hicann/driver pkg_inc/ascend_hal_error.h
+RT_ERROR_DRV_OUT_MEMORY = 0x7020016  # hicann/runtime internal_error_define.hpp
 RE_DCMI = screened(r"(?:retCode|ret code|ret is|ret|return code)\s*[:=]?\s*(-80\d\d)\b", re.I)
 _DCMI_CONTEXT = screened(r"dcmi|npu-smi|vDev|device ?plugin|DrvMng", re.I, context=True)
 DCMI_KIND = {-8020: "cfg:device", -8007: "cfg:device", -8002: "cfg:env", -8013: "cfg:env"}
@@ -90,6 +101,9 @@ def parse(ctx: LineCtx) -> bool:
     inner = acl_maps()[0]
     acls = [a for m in RE_RT_RETCODE.finditer(text) if (a := inner.get(int(m.group(1), 16)))]
     acls += [a for m in RE_RT_REASON.finditer(text) if (a := reason_code(m.group(1)))]
+    if ((m := RE_DRV_RET.search(text)) and int(m.group(1)) == DRV_OUT_OF_MEMORY and not (ctx.stated and ctx.sev < 2)
+            and (a := inner.get(RT_ERROR_DRV_OUT_MEMORY))):  # at WARNING the runtime retries on huge pages
+        acls.append(a)
     for acl in dict.fromkeys(acls):
         ctx.add(f"rt:{acl}", comp, 2, device=dev)
     if (m := RE_DCMI.search(text)) and (kind := DCMI_KIND.get(int(m.group(1)))) and _DCMI_CONTEXT.search(text):
