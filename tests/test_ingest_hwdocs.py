@@ -115,3 +115,15 @@ def test_a_driver_allocation_out_of_memory_is_the_runtime_allocation_failure() -
 
 def test_the_small_page_warning_before_the_huge_page_retry_is_not_read() -> None:
     assert "rt:207001" not in kinds(HAL_OOM.replace("[ERROR]", "[WARNING]"))
+
+
+# The graph engine's check that a graph's memory fits the device (mindspore-ai/graphengine
+# ge/graph/build/memory/graph_mem_assigner.cc: "Sum of total_mem_offset:%zu and var_mem_size:%zu is greater than memory
+# manager malloc max size %zu, graph_id:%u, graph_name:%s, reduce your batchsize or scale your model may solve problem").
+GE_MAX = ("Sum of total_mem_offset:26496001536 and var_mem_size:11776003072 is greater than memory manager malloc max "
+          "size 33285996544, graph_id:1, graph_name:ge_default_1, reduce your batchsize or scale your model may solve "
+          "problem")
+
+
+def test_a_graph_past_the_memory_manager_maximum_is_out_of_memory() -> None:
+    assert "mem:oom" in kinds(GE_MAX)
