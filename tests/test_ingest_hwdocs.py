@@ -99,6 +99,7 @@ def test_the_knowledge_base_reads_the_new_signals() -> None:
     assert table.of("smi:compat_nok") == [("driver_firmware_error", "primary")]
     assert table.of("hccn:optical_absent") == table.of("hccn:optical_loss") == [("roce_port_down", "secondary")]
     assert kinds("        Error Code                     : 80F38008") == ["dev:80F38008"]
+    assert "msg:memory_exhausted" in kinds("E19999: " + GE_MAX)  # a line the graph engine's code opens
 
 
 # hicann/runtime's trace of a failed driver call (src/runtime/driver/npu_driver*.cc, "[drv api] halMemAlloc
