@@ -35,7 +35,8 @@ def test_the_chip_health_query_status_is_the_health_word() -> None:
 
 
 @pytest.mark.parametrize("line", ["        Health Status                  : OK",
-                                  "        Error Code                     : NA", SMI_T_HEALTH[2]])
+                                  "        Error Code                     : NA", SMI_T_HEALTH[2],
+                                  "        Error Code                     : 00000000"])
 def test_a_healthy_chip_gives_no_signal(line: str) -> None:
     assert kinds(line) == []
 

@@ -81,7 +81,8 @@ def parse(ctx: LineCtx) -> bool:
         return True
     if m := RE_SMI_T_CODES.search(text):
         for code in re.findall(r"[0-9a-f]{8}", re.sub(r"0x", "", m.group(1), flags=re.I), re.I):
-            ctx.add(f"dev:{code.upper()}", None)
+            if int(code, 16):  # an all-zero code is no event
+                ctx.add(f"dev:{code.upper()}", None)
         return True
     if (m := RE_SMI_T_ECC.search(text)) and int(m.group(2)) > 0:
         double = m.group(1).lower() == "double"
