@@ -29,9 +29,8 @@ def test_the_chip_health_query_reads_several_codes() -> None:
     assert kinds("        Error Code                     : 80E01801 80FA4E00") == ["dev:80E01801", "dev:80FA4E00"]
 
 
-def test_the_chip_health_query_status_is_the_health_word() -> None:
-    assert kinds(SMI_T_HEALTH[0]) == ["smi:critical"]
-    assert kinds("        Health Status                  : Warning") == ["smi:warning"]
+def test_the_chip_health_query_status_is_left_to_its_codes() -> None:
+    assert kinds(SMI_T_HEALTH[0]) == []
 
 
 @pytest.mark.parametrize("line", ["        Health Status                  : OK",

@@ -3,7 +3,7 @@
 fault-code lines (``Ascend910-3 ... fault code [80E01801]``), its switch fault tuples
 (``AssembledFaultCode:"[0x00f1ff09,155912,npu,na]"``), NodeD's BMC events (``[error code: 2C000031]``), LCNE switch
 alarms (``alarmID=0x00f10509``), ``npu-smi info`` health words (OK / Warning / Alarm / Critical) and the chip health
-query ``npu-smi info -t health -i N -c C`` (``Health Status : Critical``, ``Error Code : 80E01801``)."""
+query ``npu-smi info -t health -i N -c C`` (``Error Code : 80E01801``)."""
 
 from __future__ import annotations
 
@@ -22,14 +22,14 @@ RE_PLUGIN_SW = screened(r"switch fault (occurred|recovered), fault code \[(0x[0-
 RE_ALARM_ID = screened(r"alarmID=(0x[0-9a-f]{8})", re.I)
 RE_BMC = screened(r"\[device type: (\w+)\]-\[device id: (\d+)\]-\[error code: ([0-9A-Fa-f]{8})\]")
 RE_SMI_HEALTH = screened(r"^\|\s*(\d+)\s+\S*9\d0\S*\s*\|\s*(Warning|Alarm|Critical|Abnormal)\b", re.I)
-RE_SMI_T_STATUS = screened(r"^\s*Health Status\s*:\s*(Warning|Alarm|Critical)\s*$", re.I)
 RE_SMI_T_CODES = screened(r"^\s*Error Code\s*:\s*((?:0x)?[0-9a-f]{8}(?:[\s,;]+(?:0x)?[0-9a-f]{8})*)\s*$", re.I)
 """The chip health query ``npu-smi info -t health -i id -c chip_id`` (HDK npu-smi reference, "查询指定芯片健康状态",
 https://hiascend.com/document/detail/zh/Atlas%20200I%20A2/24.1.RC3/re/npu/npusmi_028.html; MindCluster's log
 collection guide prints the same three fields): ``Health Status : OK|Warning|Alarm|Critical|UNKNOWN``, ``Error Code :
 NA`` or the chip's fault codes (the black-box error-code list's event ids, e.g. ``80E01801``), ``Error Information :
 ...``. A line holds one field and names no device (the ``-i`` of the command line above it does), so the codes are
-the device's fault events of no named NPU, and a status is read as the table's health word is."""
+the device's fault events of no named NPU. The status line is not read: the codes below it say what it sums up, and
+a bare Critical beside a code the knowledge base does not know would name a lost device it does not report."""
 RE_SMI_COMPAT = screened(r"^\s*Compatibility\s*:\s*NOK\s*$", re.I)
 """``npu-smi info -t board -i id``'s driver/firmware compatibility field (HDK npu-smi reference, "查询NPU的详细信息",
 npusmi_008: ``Compatibility : OK | NOK | UNKNOWN | NOT SUPPORT``, NOK the NPU driver and firmware do not match;
@@ -90,10 +90,6 @@ def parse(ctx: LineCtx) -> bool:
         return True
     if RE_SMI_COMPAT.search(text):
         ctx.add("smi:compat_nok", None, 2)
-        return True
-    if m := RE_SMI_T_STATUS.search(text):
-        word = m.group(1).lower()
-        ctx.add(f"smi:{word}", None, 2 if word in ("alarm", "critical") else 1)
         return True
     if m := RE_SMI_HEALTH.search(text):
         dev = int(m.group(1))
