@@ -128,3 +128,11 @@ GE_MAX = ("Sum of total_mem_offset:26496001536 and var_mem_size:11776003072 is g
 
 def test_a_graph_past_the_memory_manager_maximum_is_out_of_memory() -> None:
     assert "mem:oom" in kinds(GE_MAX)
+
+
+# The device black box's driver record (hisi_logs/.../bbox/driver.txt), as the ascend-fd test fixture of that file
+# prints it (Ascend/mind-cluster component/ascend-faultdiag/test/st_testcase/modelarts-job-testdt/ascend/device_log/
+# hisi_logs/device-0/20230713162044-070000011/bbox/driver.txt).
+def test_the_black_box_multi_ecc_record_is_an_uncorrectable_error() -> None:
+    line = "device_id = 2, fail info: device_id-2 appeared multi ecc err, the physical address is 0x400cd8d202e0"
+    assert kinds(line) == ["ecc:uce"]
