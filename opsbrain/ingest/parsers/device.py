@@ -2,7 +2,8 @@
 ``event_id:  [0x...]`` as in the vendor knowledge graph's NPU_OS patterns), the MindCluster device plugin's
 fault-code lines (``Ascend910-3 ... fault code [80E01801]``), its switch fault tuples
 (``AssembledFaultCode:"[0x00f1ff09,155912,npu,na]"``), NodeD's BMC events (``[error code: 2C000031]``), LCNE switch
-alarms (``alarmID=0x00f10509``) and ``npu-smi info`` health words (OK / Warning / Alarm / Critical)."""
+alarms (``alarmID=0x00f10509``), ``npu-smi info`` health words (OK / Warning / Alarm / Critical) and the chip health
+query ``npu-smi info -t health -i N -c C`` (``Error Code : 80E01801``)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,25 @@ RE_PLUGIN_SW = screened(r"switch fault (occurred|recovered), fault code \[(0x[0-
 RE_ALARM_ID = screened(r"alarmID=(0x[0-9a-f]{8})", re.I)
 RE_BMC = screened(r"\[device type: (\w+)\]-\[device id: (\d+)\]-\[error code: ([0-9A-Fa-f]{8})\]")
 RE_SMI_HEALTH = screened(r"^\|\s*(\d+)\s+\S*9\d0\S*\s*\|\s*(Warning|Alarm|Critical|Abnormal)\b", re.I)
+RE_SMI_T_CODES = screened(r"^\s*Error Code\s*:\s*((?:0x)?[0-9a-f]{8}(?:[\s,;]+(?:0x)?[0-9a-f]{8})*)\s*$", re.I)
+"""The chip health query ``npu-smi info -t health -i id -c chip_id`` (HDK npu-smi reference, "查询指定芯片健康状态",
+https://hiascend.com/document/detail/zh/Atlas%20200I%20A2/24.1.RC3/re/npu/npusmi_028.html; MindCluster's log
+collection guide prints the same three fields): ``Health Status : OK|Warning|Alarm|Critical|UNKNOWN``, ``Error Code :
+NA`` or the chip's fault codes (the black-box error-code list's event ids, e.g. ``80E01801``), ``Error Information :
+...``. A line holds one field and names no device (the ``-i`` of the command line above it does), so the codes are
+the device's fault events of no named NPU. The status line is not read: the codes below it say what it sums up, and
+a bare Critical beside a code the knowledge base does not know would name a lost device it does not report."""
+RE_SMI_COMPAT = screened(r"^\s*Compatibility\s*:\s*NOK\s*$", re.I)
+"""``npu-smi info -t board -i id``'s driver/firmware compatibility field (HDK npu-smi reference, "查询NPU的详细信息",
+npusmi_008: ``Compatibility : OK | NOK | UNKNOWN | NOT SUPPORT``, NOK the NPU driver and firmware do not match;
+the DCMI call behind it, dcmi_get_device_compatibility, names the same DCMI_COMPAT_NOK)."""
+RE_SMI_T_ECC = screened(r"^\s*HBM (Single|Double) Bit Error Count\s*:\s*(\d+)\s*$", re.I)
+"""The HBM ECC counters of ``npu-smi info -i id -t ecc`` (``HBM Double Bit Error Count : 0``; the MindCluster FaultDiag
+guide collects them before and after training, log collection, npu_info_before.txt:
+https://www.hiascend.com/doc_center/source/zh/mindcluster/70rc1/faultdiag/faultdiagug/mindxdlFDUG021.html). A double-bit
+error is an uncorrectable one and a single-bit error a corrected one, as the kernel's EDAC words are read
+(``ecc:uce`` / ``ecc:ce``); a zero count says nothing. The aggregate (lifetime) totals and the isolated-page counts
+are not read: they keep errors of past runs."""
 
 
 _ANY = group_of(globals())
@@ -58,6 +78,18 @@ def parse(ctx: LineCtx) -> bool:
     if m := RE_FAULT_CODE.search(text):
         named = ctx.device()  # the device index the line names, if any
         ctx.add(f"dev:{m.group(1).upper()}", ctx.npu(named), device=named)
+        return True
+    if m := RE_SMI_T_CODES.search(text):
+        for code in re.findall(r"[0-9a-f]{8}", re.sub(r"0x", "", m.group(1), flags=re.I), re.I):
+            if int(code, 16):  # an all-zero code is no event
+                ctx.add(f"dev:{code.upper()}", None)
+        return True
+    if (m := RE_SMI_T_ECC.search(text)) and int(m.group(2)) > 0:
+        double = m.group(1).lower() == "double"
+        ctx.add("ecc:uce" if double else "ecc:ce", None, 2 if double else 1)
+        return True
+    if RE_SMI_COMPAT.search(text):
+        ctx.add("smi:compat_nok", None, 2)
         return True
     if m := RE_SMI_HEALTH.search(text):
         dev = int(m.group(1))

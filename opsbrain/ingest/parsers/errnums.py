@@ -18,7 +18,9 @@ knowledge base's roles apply to them; this parser only adds to a line (the other
   drvRetCode=6, ...``, ``[driver interface] halMemAlloc failed: ..., drvRetCode=6!``): a drvError_t
   (hicann/runtime ``pkg_inc/driver/ascend_hal_error.h``; 6 is DRV_ERROR_OUT_OF_MEMORY), reported as the AscendCL code
   of the inner number the runtime's drvErrMap_ turns it into (codes.yaml ``driver_return_codes``); a code the map
-  does not list gives nothing.
+  does not list gives nothing. The HCCL fault-diagnosis guide's P-side log shows the pair (``drvRetCode=6, device_id
+  7, ErrCode=207001, desc=[driver error:out of memory]``). A line logged below ERROR is not read: the runtime warns
+  of a small-page allocation that ran out and retries it on huge pages (npu_driver.cc DevMemAlloc).
 - HCCL Test's ``hccl interface return err ./common/src/hccl_test_common.cc:538, retcode: 7`` (hicann/oam-tools
   ``docs/zh/hccl_test/faqs.md``), MindSpore's ``HcclCommInitRootInfo failed. | Error Number 2`` (mindspore-ai/docs
   ``faq/distributed_parallel.md``) and ``HcclCommInitClusterInfo failed, ret:1`` (its HCCL adapter,
@@ -97,7 +99,8 @@ def parse(ctx: LineCtx) -> bool:
     inner = acl_maps()[0]
     acls = [a for m in RE_RT_RETCODE.finditer(text) if (a := inner.get(int(m.group(1), 16)))]
     acls += [a for m in RE_RT_REASON.finditer(text) if (a := reason_code(m.group(1)))]
-    acls += [a for m in RE_DRV_RETCODE.finditer(text) if (a := driver_codes().get(int(m.group(1))))]
+    if not (ctx.stated and ctx.sev < 2):  # at WARNING the runtime retries a small-page allocation on huge pages
+        acls += [a for m in RE_DRV_RETCODE.finditer(text) if (a := driver_codes().get(int(m.group(1))))]
     for acl in dict.fromkeys(acls):
         ctx.add(f"rt:{acl}", comp, 2, device=dev)
     if (m := RE_DCMI.search(text)) and (kind := DCMI_KIND.get(int(m.group(1)))) and _DCMI_CONTEXT.search(text):

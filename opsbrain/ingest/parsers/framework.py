@@ -193,8 +193,12 @@ strategy the job configured, as :data:`RE_PARALLEL_LAYOUT`."""
 # cache ("Available KV cache memory: -0.87 GiB", vllm-ascend#9372; "No available memory for the cache blocks",
 # vllm-ascend#5707; its start-up check "Free memory on device (8.0/64.0 GiB) on startup is less than desired GPU
 # memory utilization", vllm-ascend#14628: another process holds the memory), MindSpore's allocator ("... is more than
-# total mem size", mindone#820) and the runtime's own allocation failure under EL0004 ("Call rtMalloc fail, ...
-# device_id:0", Helios#62).
+# total mem size", mindone#820), the graph engine's check that a graph's memory fits the device ("Sum of
+# total_mem_offset:%zu and var_mem_size:%zu is greater than memory manager malloc max size %zu, ... reduce your
+# batchsize or scale your model may solve problem", E19999, and the older "[Check][TotalMemOffset] %zu is greater
+# than ..." / "Current memoffset %zu is greater than ...": mindspore-ai/graphengine
+# ge/graph/build/memory/graph_mem_assigner.cc @c9a4b65720440289d04a63e131e02d09f4896f06) and the runtime's own
+# allocation failure under EL0004 ("Call rtMalloc fail, ... device_id:0", Helios#62).
 # Versions: CANN's E40002 "Unsupported Python version: ..." (hicann/runtime error_code_ref, TEfusion errors).
 # Devices: a process that cannot count its NPUs runs where none is mounted or visible ("get device count of NPU
 # failed", drvGetDevNum, on a MindCluster head node: resumable-training CLI guide; the DSMI query's "Get physical
@@ -216,7 +220,8 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"out of memory|OutOfMemory|\bOOM\b|memory (?:allocation|alloc) fail|fail(?:ed)? to (?:allocate|"
                 r"malloc)|alloc(?:ate)? memory fail|(?:acl)?rtMalloc\w* fail|Tried to allocate|memory is not enough|"
                 r"insufficient (?:device )?memory|not enough memory|EL0004|memory pool.*(?:full|exhaust)|"
-                r"is more than total mem size|Available KV cache memory: -\d|No available memory for the cache blocks|"
+                r"is more than total mem size|greater than memory manager malloc max size|"
+                r"Available KV cache memory: -\d|No available memory for the cache blocks|"
                 r"Free memory on device \([\d.]+/[\d.]+ GiB\) on startup is less than desired",
                 re.I),
      "mem:oom"),

@@ -1,6 +1,6 @@
-"""``hccn_tool`` outputs: ``-link_stat -g`` history lines (``[devid 3]    Mon Jan  1 ... 2024    LINK DOWN``; the Ascend
-950 table form ``| NPU | UDie | Port | LINK_DOWN | time |``), ``-link
--g`` (``link status: DOWN``), ``-net_health -g`` (``net health status: Receive timeout``) and the like.
+"""``hccn_tool`` outputs: ``-link_stat -g`` history lines (``[devid 3]`` or ``[device 3]    Mon Jan  1 ... 2024    LINK
+DOWN``; the Ascend 950 table form ``| NPU | UDie | Port | LINK_DOWN | time |``), ``-link -g`` (``link status: DOWN``),
+``-net_health -g`` (``net health status: Receive timeout``) and the like.
 
 In the twin, hccn devid counts the dies' RoCE ports (two per NPU); on a real host the devid is the NPU index."""
 
@@ -12,7 +12,11 @@ from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.screen import group_of, screened
 from opsbrain.ingest.where import twin_node
 
-RE_LINK_STAT = screened(r"\[devid (\d+)\]\s+\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s+LINK (UP|DOWN)")
+RE_LINK_STAT = screened(r"\[(?:devid|device) (\d+)\]\s+\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s+LINK (UP|DOWN)")
+"""A link-history record of ``hccn_tool -i N -link_stat -g``, tagged ``[devid N]`` or, as the MindCluster FaultDiag
+guide's pre-/post-training check file prints it, ``[device 0]    Tue Jun  6 16:32:10 2023    LINK DOWN`` (log
+collection, npu_info_before.txt: https://www.hiascend.com/doc_center/source/zh/mindcluster/70rc1/faultdiag/faultdiagug/
+mindxdlFDUG021.html)."""
 RE_LINK_TABLE = screened(r"^\s*\|\s*(\d+)\s*\|\s*\d+\s*\|\s*\d+\s*\|\s*LINK_(UP|DOWN)\s*\|")
 """The Ascend 950 ``hccn_tool -g -link_stat`` history table row ``|  0  |  0   |  4   |  LINK_DOWN  | Mon Feb 9 ...|``
 (NPU, UDie, Port, Link_Status, Time_Stamp; hicann/driver docs, Ascend_950_HCCN_Tool 'querying the historical link
@@ -27,6 +31,14 @@ RE_TLS = screened(r"TLS SWITCH \((\d)\)|tls switch\[(\d)\]", re.I)
 """A device's TLS switch as HCCP's run log (``rs_ssl_init(1529) : TLS SWITCH (1)``) and ``hccn_tool -i N -tls -g``
 (``dev_id:0, tls switch[0](0:disable, 1:enable)``) print it; two ends whose switches differ cannot set up their
 sockets (HCCL fault-diagnosis guide, link set-up timeout EI0006, check 1 of the network step; EI0016)."""
+RE_OPTICAL_ABSENT = screened(r"^\s*present\s*:\s*not present\s*$", re.I)
+RE_OPTICAL_LOSS = screened(r"^\s*[RT]x (?:Los|LoL) Flag\s*:\s*0x([0-9a-f]+)\s*$", re.I)
+"""``hccn_tool -i N -optical -g``, the RoCE port's optical module (MindCluster FaultDiag guide, log collection,
+npu_info_before.txt: https://www.hiascend.com/doc_center/source/zh/mindcluster/70rc1/faultdiag/faultdiagug/
+mindxdlFDUG021.html): ``present : not present`` (no module in the port) and the lane bitmaps ``Rx Los Flag : 0xff``
+(loss of signal), ``Rx LoL Flag`` (loss of lock), one bit a lane as the module's CMIS / SFF-8636 flags are kept. A
+port without a module, or whose lanes get no light or lose lock, cannot hold its link; a zero bitmap says all lanes
+are well."""
 RE_DEV_ID = screened(r"dev_id:\s*(\d+)|device-(\d+)", context=True)
 
 
@@ -64,6 +76,12 @@ def parse(ctx: LineCtx) -> bool:
         dev = int(d.group(1)) if (d := RE_DASH_I.search(text)) else ctx.device()
         state = m.group(1).upper()
         ctx.add("hccn:down" if state == "DOWN" else "hccn:up", ctx.npu(dev), 2 if state == "DOWN" else 0, device=dev)
+        return True
+    if RE_OPTICAL_ABSENT.search(text):
+        ctx.add("hccn:optical_absent", None, 2)
+        return True
+    if (m := RE_OPTICAL_LOSS.search(text)) and int(m.group(1), 16):
+        ctx.add("hccn:optical_loss", None, 2)
         return True
     if (m := RE_HEALTH.search(text)) and m.group(1).lower() not in ("success", "init"):
         dev = int(d.group(1)) if (d := RE_DASH_I.search(text)) else ctx.device()

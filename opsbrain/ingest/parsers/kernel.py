@@ -11,6 +11,11 @@ from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.screen import Group, Screened, screened
 
 RE_DRV = screened(r"\[ascend\]\s*\[(?:ERROR|WARNING|WARN|ERR)\]\s*\[(drv_\w+|devdrv\w*|\w*drv\w*)\]", re.I)
+# The device black box's driver record (hisi_logs/device-N/<time>/bbox/driver.txt) names an HBM multi-bit error
+# "device_id = 2, fail info: device_id-2 appeared multi ecc err, the physical address is 0x400cd8d202e0" (the
+# ascend-fd test fixture of that file, Ascend/mind-cluster component/ascend-faultdiag/test/st_testcase/
+# modelarts-job-testdt/ascend/device_log/hisi_logs/.../bbox/driver.txt @22bb3d98): read as the other multi-bit ECC
+# texts are.
 KINDS: tuple[tuple[Screened, str, int], ...] = (
     (screened(r"Kernel panic|Fatal machine check|kernel BUG at|Oops:", re.I), "os:panic", 2),
     (screened(r"soft lockup|hard LOCKUP|Watchdog detected (?:hard|soft|core) LOCKUP|rcu_sched detected stall|"
@@ -19,7 +24,7 @@ KINDS: tuple[tuple[Screened, str, int], ...] = (
     (screened(r"PCIe Bus Error.*(?:Fatal|Uncorrected)|AER:.*(?:Uncorrected|Fatal)|pcie.*link down|"
                 r"Surprise Down|pciehp.*Link Down", re.I), "os:pcie_fatal", 2),
     (screened(r"PCIe Bus Error.*Corrected|AER:.*Corrected", re.I), "os:pcie_ce", 1),
-    (screened(r"multi[- ]?bit ecc|uncorrect\w* (?:ecc|memory|error)|\bUCE\b|UE memory|SEA exception|"
+    (screened(r"multi[- ]?bit ecc|multi ecc err|uncorrect\w* (?:ecc|memory|error)|\bUCE\b|UE memory|SEA exception|"
                 r"memory_failure|Memory failure", re.I), "ecc:uce", 2),
     (screened(r"single[- ]?bit ecc|(?<!un)correctable (?:ecc|memory)|\bCE memory", re.I), "ecc:ce", 1),
     (screened(r"\[Hardware Error\]|Machine check events logged|EDAC", re.I), "os:hw_error", 1),
