@@ -110,6 +110,25 @@ def test_the_view_reads_a_paste_whole_and_a_large_log_by_its_error_lines() -> No
     assert excerpt_view("x\nx\ny\n") == "x\ny"
 
 
+@pytest.mark.parametrize(("line", "head", "want"), [
+    ("May  1 10:11:12 node-39 kernel: RuntimeError: boom", "", "RuntimeError: boom"),  # syslog's head off
+    ("5\u6708 01 10:11:14 kylin10-5077 kubelet[84415]: aclInit failed", "", "aclInit failed"),  # the zh journal's
+    ("[INFO] RUNTIME(12345,python3):2024-05-01-10:11:12.000.000 [runtime.cc:1120] Init: device init success", "",
+     None),  # a plog line stated at INFO
+    ("Loading model weights took 15.3 GB", "INFO 05-01 10:11:12 model_runner.py:1025] ", None),  # vLLM's INFO head
+    ("Loading model weights took 15.3 GB", "2024-05-01 10:11:12,345 INFO ", None),  # Python logging's
+    ("RuntimeError: boom", "(Worker_DP0_TP1 pid=12) ERROR 05-01 10:11:12 [multiproc_executor.py:340] ",
+     "RuntimeError: boom"),
+    ("gpu-srv42.dc1.example.com: RuntimeError: boom", "", "RuntimeError: boom"),  # pdsh's head
+    ("CANN failure 507013: NPU=0 ; hostname=davinci-mini ; expr=x", "",
+     "CANN failure 507013: NPU=0 ; hostname=  ; expr=x"),  # the host a line names
+])
+def test_collection_heads_and_info_lines_stay_out_of_the_view(line: str, head: str, want: str | None) -> None:
+    view = TextView()
+    view(line, None, 1, head)
+    assert [t for _f, _n, t in view.lines()] == ([want] if want else [])
+
+
 @pytest.mark.skipif(load_model() is None, reason="no shipped text model")
 def test_the_shipped_model_answers_only_answerable_classes_at_a_capped_confidence() -> None:
     model = load_model()

@@ -170,11 +170,11 @@ class _Hooks:
         self.first_line: dict[int, tuple[str | None, int, str]] = {}  # device -> the first line naming it
         self.scanned = 0
 
-    def __call__(self, line: str, file: str | None, line_no: int, t: float) -> None:
+    def __call__(self, line: str, file: str | None, line_no: int, t: float, head: str = "") -> None:
         if self.knowledge is not None:
             self.knowledge(line, file, line_no, t)
         self.ranks.feed(line, file, line_no)
-        self.view(line, file, line_no)
+        self.view(line, file, line_no, head)
         if self.scanned < DEVICE_SCAN_LINES:
             self.scanned += 1
             if (dev := device_in(line)) is not None:

@@ -26,13 +26,26 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from opsbrain.ingest.where import host_in
 from opsbrain.kb.texttokens import line_tokens
 
 MODEL_FILE = Path(__file__).resolve().parents[2] / "knowledge_base" / "model" / "realtext.json"
 FORMAT = 1
 MAX_VIEW_LINES = 300
-"""reason: a pasted excerpt (2-60 lines in the corpus) is read whole; a large log's first 300 distinct lines, or, past
-that, its first 300 distinct lines with an error word (:data:`ERROR_WORDS`): bounded time and memory on any input."""
+"""reason: a pasted excerpt (2-60 lines in the corpus) is read whole; a large log by its first 300 distinct lines, or,
+past that, its first 300 distinct lines with an error word (:data:`ERROR_WORDS`): bounded time and memory on any
+input."""
+SYSLOG_HEAD = re.compile(r"^(?:[A-Z][a-z]{2}|\d{1,2}月)\s+\d{1,2}\s+\d\d:\d\d:\d\d\s+\S+\s+[^\s:\[]+(?:\[\d+\])?:\s")
+"""A syslog / journal head (``May  1 10:11:12 node-39 kernel: ``, the zh locale's ``5月 01 ...``): the host and the
+program it names are the collection's, not the failure's words."""
+FAN_OUT_HEAD = re.compile(r"^(?:[A-Za-z0-9][\w-]*(?:\.[\w-]+)+|\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w-]*-\d+): ")
+"""A fan-out tool's head (pdsh, ``ansible -m shell``: ``gpu-srv42.dc1.example.com: <line>``, ``10.0.0.7: ``,
+``worker-3: ``)."""
+BELOW_WARNING = re.compile(r"^\s*\[(?:INFO|DEBUG|TRACE|EVENT)\]|^\s*(?:INFO|DEBUG|TRACE)\b|\[(?:INFO|DEBUG)\]\s*$"
+                           r"|\b(?:INFO|DEBUG)\s+\d\d-\d\d \d\d:\d\d:\d\d\b|^\d{4}-\d\d-\d\d[ T][\d:.,]+\s+(?:INFO|DEBUG)\b")
+"""A line (or the head a paste put before it) stated at INFO / DEBUG level: a plog's ``[INFO] RUNTIME(...)``, vLLM's
+``INFO 05-01 10:11:12 [file:line]``, Python logging's ``2024-05-01 10:11:12,345 INFO``: a start-up's record around
+the failure, not the failure's words."""
 ERROR_WORDS = re.compile(
     r"error|fail|exception|traceback|fatal|abort|time(?:d )?out|denied|not found|invalid|cannot|can't|unable|killed"
     r"|refused|no such|not support|unsupported|mismatch|out of memory|\boom\b|\b(?:E[A-Z]\d{4}|ERR\d{5})\b", re.I)
@@ -99,7 +112,9 @@ def load_model(path: Path = MODEL_FILE) -> TextModel | None:
 
 class TextView:
     """A line hook keeping what the fallback reads: the first :data:`MAX_VIEW_LINES` distinct lines and, apart, the
-    first distinct lines with an error word; :meth:`lines` gives the first set when the input fitted in it."""
+    first distinct lines with an error word; :meth:`lines` gives the first set when the input fitted in it. A syslog /
+    journal or fan-out head and the host a line names are taken off; a line stated below WARNING (:data:`BELOW_WARNING`, on the line or in the head a paste
+    put before it) is left out."""
 
     def __init__(self, limit: int = MAX_VIEW_LINES) -> None:
         self.limit = limit
@@ -108,9 +123,11 @@ class TextView:
         self._seen: set[str] = set()
         self.overflow = False
 
-    def __call__(self, line: str, file: str | None, line_no: int, t: float = 0.0) -> None:
-        text = line.strip()
-        if not text or text in self._seen:
+    def __call__(self, line: str, file: str | None, line_no: int, head: str = "") -> None:
+        text = FAN_OUT_HEAD.sub("", SYSLOG_HEAD.sub("", line.strip(), count=1), count=1)
+        if text and (host := host_in(text)):
+            text = text.replace(host, " ").strip()  # a host's name is the collection's, not the failure's words
+        if not text or text in self._seen or BELOW_WARNING.search(head) or BELOW_WARNING.match(text):
             return
         full = len(self.first) >= self.limit
         err = len(self.errors) < self.limit and ERROR_WORDS.search(text) is not None
@@ -129,10 +146,14 @@ class TextView:
 
 
 def excerpt_view(text: str, limit: int = MAX_VIEW_LINES) -> str:
-    """The text the fallback reads of an excerpt (the same :class:`TextView` rule; for training)."""
+    """The text the fallback reads of an excerpt (the same :class:`TextView` rule, on each line as the reader hands
+    it over: without the heads :func:`opsbrain.ingest.surface.plain` takes off; for training)."""
+    from opsbrain.ingest.surface import plain
+
     view = TextView(limit)
-    for i, line in enumerate(text.splitlines(), 1):
-        view(line, None, i)
+    for i, raw in enumerate(text.splitlines(), 1):
+        line, head = plain(raw)
+        view(line, None, i, head)
     return "\n".join(t for _f, _n, t in view.lines())
 
 
@@ -171,14 +192,16 @@ def answer(view: TextView, model: TextModel | None = None) -> TextAnswer | None:
 
 def shows_failure(signals: list[Any], view: TextView) -> bool:
     """Whether the input says a program failed: one of its signals does (error level or an exception the program
-    did not survive; a bare traceback header, as of a run stopped with Ctrl-C, does not), or, where it gives no
-    signal but log levels, one of its lines carries an error word. An input whose signals say nothing failed (a
+    did not survive, whatever level the line states or not; a bare traceback header, as of a run stopped with Ctrl-C,
+    does not, nor a state that is no fault, a link up), or, where it gives no signal but log levels, one of its lines
+    carries an error word. An input whose signals say nothing failed (a
     warning, an exception reported and survived) is not the fallback's to answer."""
-    from opsbrain.diagnosis.triage import NOT_A_FAILURE, survived
+    from opsbrain.diagnosis.triage import NOT_A_FAILURE, NOT_FAULTS, survived
 
     own = [s for s in signals if not s.kind.startswith(("level:", "vendor:"))]
     if own:
-        return any(s.severity >= 2 and s.kind not in NOT_A_FAILURE and not survived(s) for s in own)
+        return any(s.severity >= 1 and s.kind not in NOT_A_FAILURE and not survived(s)
+                   and not any(s.kind.endswith(x) or s.kind.startswith(x) for x in NOT_FAULTS) for s in own)
     return bool(view.errors)
 
 

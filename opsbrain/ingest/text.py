@@ -102,8 +102,9 @@ def _lines_of(stream: IO[bytes] | Unpacked, stats: TextStats, given: Callable[[]
 class LineReader:
     """Turns lines into signals, one source at a time, keeping times and line numbers."""
 
-    def __init__(self, hook: Callable[[str, str | None, int, float], None] | None = None) -> None:
-        self.hook = hook  # called with every line (the knowledge matcher): line, file, line number, time
+    def __init__(self, hook: Callable[[str, str | None, int, float, str], None] | None = None) -> None:
+        self.hook = hook  # called with every line (the knowledge matcher): line, file, line number, time, the head
+        # a collection or a paste put before it (surface.plain's prefix)
         self.stats = TextStats()
         self.signals: list[Signal] = []
         self._t0: float | None = None
@@ -152,7 +153,7 @@ class LineReader:
                 self._t0 = ts if self._t0 is None else min(self._t0, ts)
                 self._last = max(0.0, ts - self._t0)
             if self.hook is not None:
-                self.hook(line, file, n, self._last)
+                self.hook(line, file, n, self._last, prefix)
             for s in parse_line(line, self._last, head=prefix):
                 if s.kind in TLS_STATES:
                     self._tls.setdefault(s.kind, s.at(line_no=n, file=file))  # the first of each state is enough
