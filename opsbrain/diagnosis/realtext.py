@@ -42,7 +42,8 @@ FAN_OUT_HEAD = re.compile(r"^(?:[A-Za-z0-9][\w-]*(?:\.[\w-]+)+|\d{1,3}(?:\.\d{1,
 """A fan-out tool's head (pdsh, ``ansible -m shell``: ``gpu-srv42.dc1.example.com: <line>``, ``10.0.0.7: ``,
 ``worker-3: ``)."""
 BELOW_WARNING = re.compile(r"^\s*\[(?:INFO|DEBUG|TRACE|EVENT)\]|^\s*(?:INFO|DEBUG|TRACE)\b|\[(?:INFO|DEBUG)\]\s*$"
-                           r"|\b(?:INFO|DEBUG)\s+\d\d-\d\d \d\d:\d\d:\d\d\b|^\d{4}-\d\d-\d\d[ T][\d:.,]+\s+(?:INFO|DEBUG)\b")
+                           r"|\b(?:INFO|DEBUG)\s+\d\d-\d\d \d\d:\d\d:\d\d\b"
+                           r"|^\d{4}-\d\d-\d\d[ T][\d:.,]+\s+(?:INFO|DEBUG)\b")
 """A line (or the head a paste put before it) stated at INFO / DEBUG level: a plog's ``[INFO] RUNTIME(...)``, vLLM's
 ``INFO 05-01 10:11:12 [file:line]``, Python logging's ``2024-05-01 10:11:12,345 INFO``: a start-up's record around
 the failure, not the failure's words."""
@@ -113,8 +114,8 @@ def load_model(path: Path = MODEL_FILE) -> TextModel | None:
 class TextView:
     """A line hook keeping what the fallback reads: the first :data:`MAX_VIEW_LINES` distinct lines and, apart, the
     first distinct lines with an error word; :meth:`lines` gives the first set when the input fitted in it. A syslog /
-    journal or fan-out head and the host a line names are taken off; a line stated below WARNING (:data:`BELOW_WARNING`, on the line or in the head a paste
-    put before it) is left out."""
+    journal or fan-out head and the host a line names are taken off; a line stated below WARNING
+    (:data:`BELOW_WARNING`, on the line or in the head a paste put before it) is left out."""
 
     def __init__(self, limit: int = MAX_VIEW_LINES) -> None:
         self.limit = limit
