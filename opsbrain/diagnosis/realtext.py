@@ -125,17 +125,19 @@ class TextView:
         self.overflow = False
 
     def __call__(self, line: str, file: str | None, line_no: int, head: str = "") -> None:
+        full = len(self.first) >= self.limit
+        if full:  # past a paste's size only error lines are kept: the common line of a large log costs one search
+            self.overflow = True
+            if len(self.errors) >= self.limit or ERROR_WORDS.search(line) is None:
+                return
         text = FAN_OUT_HEAD.sub("", SYSLOG_HEAD.sub("", line.strip(), count=1), count=1)
         if text and (host := host_in(text)):
             text = text.replace(host, " ").strip()  # a host's name is the collection's, not the failure's words
         if not text or text in self._seen or BELOW_WARNING.search(head) or BELOW_WARNING.match(text):
             return
-        full = len(self.first) >= self.limit
         err = len(self.errors) < self.limit and ERROR_WORDS.search(text) is not None
-        if full:
-            self.overflow = True
-            if not err:
-                return
+        if full and not err:
+            return
         self._seen.add(text)
         if not full:
             self.first.append((file, line_no, text))
