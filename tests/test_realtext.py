@@ -60,14 +60,14 @@ def _tiny_corpus(tmp_path: Path, oom: bool = False) -> Path:
 
 @pytest.mark.parametrize("oom", [False, True], ids=["binary", "multinomial"])
 def test_served_probabilities_equal_the_fitted_pipelines(tmp_path: Path, oom: bool) -> None:
-    from opsbrain.kb.realtext_fit import _docs, dev_excerpts, fit, fit_text_model
+    from opsbrain.kb.realtext_fit import BALANCED, _docs, dev_excerpts, fit, fit_text_model
     from opsbrain.kb.textcv import STRENGTH
 
     root = _tiny_corpus(tmp_path, oom)
     doc = fit_text_model(root)
     served = model_from_doc(json.loads(json.dumps(doc)))
     excerpts = dev_excerpts(root)
-    vec, clf = fit(_docs(excerpts), [e["label"] for e in excerpts], [1.0] * len(excerpts), STRENGTH)
+    vec, clf = fit(_docs(excerpts), [e["label"] for e in excerpts], [1.0] * len(excerpts), STRENGTH, BALANCED)
     probe = ["the driver version does not match the CANN toolkit", "RuntimeError: operator shape mismatch",
              "nothing known here at all", "NPU out of memory in the operator"]
     from opsbrain.kb.texttokens import text_tokens
@@ -127,6 +127,23 @@ def test_collection_heads_and_info_lines_stay_out_of_the_view(line: str, head: s
     view = TextView()
     view(line, None, 1, head)
     assert [t for _f, _n, t in view.lines()] == ([want] if want else [])
+
+
+@pytest.mark.parametrize(("line", "says_failure"), [
+    ("double free or corruption(!prev)", True),  # glibc's malloc abort (malloc/malloc.c malloc_printerr)
+    ("device 0, vpc address is illegal, please make sure it has been allocated with acldvppMalloc.", True),
+    ("[Venc]:venc_drv_check_resolution [Line]:342 max picture width (0) err! should in [128,4096]!", True),
+    ("pid 0 usr chn 0 device 0 chn 0 vf_id 1 has created chn num(27) is full, max chn num = 27", True),
+    ("Segmentation fault (core dumped)", True),
+    ("Kernel panic - not syncing: Fatal exception", True),
+    ("the default value of the fault tolerance window is 30 s", False),  # 'default' is no fault
+    ("Loading safetensors checkpoint shards: 100% Completed | 4/4", False),
+])
+def test_generic_failure_words_open_the_view_to_a_line(line: str, says_failure: bool) -> None:
+    view = TextView(limit=1)
+    view("filler", None, 1)
+    view(line, None, 2)  # past the limit, only a line with an error word is kept
+    assert bool(view.errors) is says_failure
 
 
 @pytest.mark.skipif(load_model() is None, reason="no shipped text model")

@@ -86,15 +86,17 @@ def kb_texts() -> list[tuple[str, str]]:
     return out
 
 
-def fit(docs: list[list[str]], labels: list[str], weights: list[float], strength: float = STRENGTH) -> Any:
-    """A fitted (vectorizer, classifier) pair; class weights balanced over the given labels, times ``weights``."""
+def fit(docs: list[list[str]], labels: list[str], weights: list[float], strength: float = STRENGTH,
+        balanced: bool = True) -> Any:
+    """A fitted (vectorizer, classifier) pair; sample weights ``weights``, times class weights balanced over the given
+    labels when ``balanced``."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
     vec = TfidfVectorizer(analyzer=_identity, sublinear_tf=True, min_df=MIN_DF)
     x = vec.fit_transform(docs)
     count, n = Counter(labels), len(labels)
-    sw = [w * n / (len(count) * count[y]) for w, y in zip(weights, labels, strict=True)]
+    sw = [w * (n / (len(count) * count[y]) if balanced else 1.0) for w, y in zip(weights, labels, strict=True)]
     clf = LogisticRegression(C=strength, max_iter=5000).fit(x, labels, sample_weight=sw)
     return vec, clf
 
