@@ -2,9 +2,9 @@
 exports it as the plain JSON the diagnosis serves (``opsbrain kb text-train``).
 
 The classifier is :mod:`.textcv`'s (tf-idf, sublinear, tokens in >= 2 excerpts; multinomial logistic regression,
-C = :data:`.textcv.STRENGTH`, class weights as in the corpus: :data:`BALANCED`) over :func:`opsbrain.diagnosis.realtext.excerpt_view` of each
-excerpt; every excerpt of the dev split, whatever its confidence, with ``other`` as a class (predicting it is
-abstaining). The test split is never read: :func:`.textcv.dev_only` raises on any test excerpt.
+C = :data:`.textcv.STRENGTH`, class weights as in the corpus: :data:`BALANCED`) over
+:func:`opsbrain.diagnosis.realtext.excerpt_view` of each excerpt; every excerpt of the dev split, whatever its
+confidence, with ``other`` as a class (predicting it is abstaining). The test split is never read: :func:`.textcv.dev_only` raises on any test excerpt.
 
 The sidecar block ``meta`` carries the chronological check that chose the threshold: for each corpus part from
 :data:`FIRST_SCORED` on, a model fitted on the dev excerpts of the earlier parts scores that part's dev excerpts; its
@@ -104,7 +104,8 @@ def fit_text_model(corpus: Path, strength: float = STRENGTH) -> dict[str, Any]:
     vocab = [[tok, round(float(vec.idf_[j]), DIGITS), [round(float(coef[k, j]), DIGITS) for k in range(len(classes))]]
              for tok, j in sorted(vec.vocabulary_.items())]
     check = chronological(excerpts, strength)
-    meta = {"excerpts": len(excerpts), "corpus_digest": corpus_digest(excerpts), "split": "dev", "strength": strength, "balanced_class_weights": BALANCED,
+    meta = {"excerpts": len(excerpts), "corpus_digest": corpus_digest(excerpts), "split": "dev", "strength": strength,
+            "balanced_class_weights": BALANCED,
             "threshold": THRESHOLD, "sklearn_fitted_with": sklearn.__version__,
             "precision_out_of_part": check["precision"], "coverage_out_of_part": check["coverage"],
             "agreement_out_of_part": check["agreement"],
