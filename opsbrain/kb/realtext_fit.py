@@ -4,7 +4,8 @@ exports it as the plain JSON the diagnosis serves (``opsbrain kb text-train``).
 The classifier is :mod:`.textcv`'s (tf-idf, sublinear, tokens in >= 2 excerpts; multinomial logistic regression,
 C = :data:`.textcv.STRENGTH`, class weights as in the corpus: :data:`BALANCED`) over
 :func:`opsbrain.diagnosis.realtext.excerpt_view` of each excerpt; every excerpt of the dev split, whatever its
-confidence, with ``other`` as a class (predicting it is abstaining). The test split is never read: :func:`.textcv.dev_only` raises on any test excerpt.
+confidence, with ``other`` as a class (predicting it is abstaining). The test split is never read:
+:func:`.textcv.dev_only` raises on any test excerpt.
 
 The sidecar block ``meta`` carries the chronological check that chose the threshold: for each corpus part from
 :data:`FIRST_SCORED` on, a model fitted on the dev excerpts of the earlier parts scores that part's dev excerpts; its
