@@ -136,3 +136,19 @@ def test_a_graph_past_the_memory_manager_maximum_is_out_of_memory() -> None:
 def test_the_black_box_multi_ecc_record_is_an_uncorrectable_error() -> None:
     line = "device_id = 2, fail info: device_id-2 appeared multi ecc err, the physical address is 0x400cd8d202e0"
     assert kinds(line) == ["ecc:uce"]
+
+
+@pytest.mark.parametrize(("line", "want"), [
+    ("0x80E01801", ["dev:80E01801"]),  # the HBM UCE event id (MindCluster's resumable-training guide), quoted alone
+    ("hit 0x80E01801 on npu 3, the job restarted", ["dev:80E01801"]),
+    ("[ERROR] DRV(1,python):2024-01-01-00:00:00.000.000 event id 0x80E01801", ["dev:80E01801"]),
+    ("addr 0x80E01802 write", []),  # an eight-digit hex value the knowledge base does not list: an address
+    ("x0=0x80e01801ab", []),  # part of a longer value
+])
+def test_a_documented_device_event_id_is_read_bare(line: str, want: list[str]) -> None:
+    assert kinds(line) == want
+
+
+def test_a_bare_event_id_keeps_the_device_the_line_names() -> None:
+    (s,) = parse_line("hit 0x80E01801 on npu 3, the job restarted")
+    assert s.kind == "dev:80E01801" and s.device == 3

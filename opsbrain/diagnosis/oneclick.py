@@ -103,11 +103,21 @@ def vendor_votes(engine: Engine, signals: list[Signal], vendor: list[tuple[Signa
     return [s for s, decides in vendor if decides]
 
 
-def text_fallback(engine: Engine, d: Diagnosis, sigs: list[Signal], view: TextView | None,
-                  now: float) -> tuple[Diagnosis, list[dict[str, Any]]]:
-    """The real-text fallback's verdict where ``d`` abstains and the input holds no hardware evidence, with the
-    lines it cites; else ``d`` unchanged and no line."""
-    if view is None or not d.abstained or not getattr(engine.p, "text_fallback", True):
+def text_fallback(engine: Engine, d: Diagnosis, sigs: list[Signal], view: TextView | None, now: float,
+                  documented: frozenset[str] = frozenset()) -> tuple[Diagnosis, list[dict[str, Any]]]:
+    """The real-text fallback's verdict, with the lines it cites, where the input holds no hardware evidence and
+    ``d`` abstains, or ``d`` is a weak answer of a class the fallback answers (below
+    :data:`~opsbrain.diagnosis.realtext.SECOND_OPINION_BELOW`) that the words read, surely enough
+    (:data:`~opsbrain.diagnosis.realtext.SECOND_OPINION_AT`), as another; else ``d`` unchanged and no line.
+    ``documented``: the classes the input's knowledge-base and vendor matches name. A weak answer is never overruled
+    where a vendor entry took part, where a match names its class, or where one names a class the fallback does
+    not answer (a documented code of hardware is evidence the words cannot outweigh)."""
+    from opsbrain.diagnosis.realtext import ANSWERABLE, SECOND_OPINION_AT, SECOND_OPINION_BELOW
+
+    weak = (not d.abstained and d.fault_class in ANSWERABLE and d.confidence < SECOND_OPINION_BELOW
+            and d.fault_class not in documented and documented <= frozenset(ANSWERABLE)
+            and not any(s.kind.startswith("vendor:") for s in sigs))
+    if view is None or not (d.abstained or weak) or not getattr(engine.p, "text_fallback", True):
         return d, []
     from opsbrain.diagnosis.features import incident_features
     from opsbrain.diagnosis.realtext import answer, hardware_free, shows_failure
@@ -116,8 +126,16 @@ def text_fallback(engine: Engine, d: Diagnosis, sigs: list[Signal], view: TextVi
         return d, []
     if (a := answer(view)) is None:
         return d, []
-    ev = [e for e in d.evidence if not e.endswith("escalate")] + [f"the engine abstained; text fallback: {a.why}"]
-    out = Diagnosis(a.cls, d.component, a.confidence, ev, now, engine.runbook_of(a.cls), a.alternatives)
+    if weak:
+        if a.cls == d.fault_class or a.probability < SECOND_OPINION_AT:
+            return d, []
+        ev = d.evidence + [f"the engine's {d.fault_class} at {d.confidence:.2f} is weak; the text reads otherwise: "
+                           f"{a.why}"]
+        alts = [(d.fault_class, d.confidence)] + [(c, p) for c, p in a.alternatives if c != d.fault_class][:2]
+    else:
+        ev = [e for e in d.evidence if not e.endswith("escalate")] + [f"the engine abstained; text fallback: {a.why}"]
+        alts = a.alternatives
+    out = Diagnosis(a.cls, d.component, a.confidence, ev, now, engine.runbook_of(a.cls), alts)
     return out, [{"file": f, "line": n, "kind": "text", "text": t[:300]} for f, n, t in a.lines]
 
 
@@ -130,7 +148,8 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
         d = engine.diagnose_signals(sigs, now)
     else:
         d = Diagnosis(UNKNOWN, None, 0.0, [f"no known fault signal in {stats.get('lines', 0)} lines; escalate"], now)
-    d, text_lines = text_fallback(engine, d, sigs, view, now)
+    documented = frozenset(i["class"] for i in knowledge.info.values() if i["class"]) if knowledge else frozenset()
+    d, text_lines = text_fallback(engine, d, sigs, view, now, documented)
     kn = knowledge.report() if knowledge else []
     if d.abstained and kn:
         d.evidence.append("the knowledge base recognises: " + "; ".join(

@@ -64,6 +64,15 @@ CONFIDENCE_CAP = 0.6
 ANSWERABLE = ("config_error", "framework_error", "npu_oom", "collective_timeout_sw", "driver_firmware_error")
 """reason: the classes the corpus holds enough real excerpts of (9-131 each in dev) and whose cause is a program, its
 set-up or its installation; a hardware class is answered from its documented signatures, never from words."""
+SECOND_OPINION_BELOW = 0.55
+"""An engine answer of an :data:`ANSWERABLE` class below this confidence is weak: the words may overrule it.
+reason (session 17, dev only): on parts I-X, each part's dev excerpts scored by a text model of the earlier parts
+beside the engine's answers (in-sample on I-U, so biased to the engine), overruling answers below 0.55 where the
+text read another class at >= 0.4 changed 19 answers, 10 to right and 7 from right (net +3 of 230); below 0.6, +11
+-9; below 0.65, +11 -14. On parts V-X alone, unseen by both when they were measured, +4 -2 of 30 (below 0.6)."""
+SECOND_OPINION_AT = 0.4
+"""The text model's probability from which it may overrule a weak engine answer (above :data:`THRESHOLD`: a
+second opinion against an answer needs more than an answer where there is none)."""
 EVIDENCE_LINES = 3
 
 

@@ -8,6 +8,7 @@ query ``npu-smi info -t health -i N -c C`` (``Error Code : 80E01801``)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.screen import group_of, screened
@@ -41,6 +42,27 @@ https://www.hiascend.com/doc_center/source/zh/mindcluster/70rc1/faultdiag/faultd
 error is an uncorrectable one and a single-bit error a corrected one, as the kernel's EDAC words are read
 (``ecc:uce`` / ``ecc:ce``); a zero count says nothing. The aggregate (lifetime) totals and the isolated-page counts
 are not read: they keep errors of past runs."""
+RE_BARE_EVENT = screened(r"(?<![0-9a-z_])0x(8[0-9a-f]{7})(?![0-9a-z_])", re.I)
+"""A device fault event id written bare (``0x80E01801``, as an operator or a program quotes it: 'hit 0x80E01801 on
+npu 3'), read only when the knowledge base documents it as a device code of a class (the classes' ``device_codes``,
+each with its source): an eight-digit hex value the knowledge base does not list is an address or a register, not
+an event. Read after every framed form above."""
+
+
+@lru_cache(maxsize=1)
+def documented_device_codes() -> frozenset[str]:
+    """The device event ids the knowledge base gives a class a role for (the classes' ``device_codes`` and
+    codes.yaml's documented device codes through categories.yaml; upper case, no ``0x``); none when it is
+    unreadable."""
+    from opsbrain.errors import InputError
+    from opsbrain.kb.compiled import compiled_kb
+
+    try:
+        kinds = compiled_kb().kind_roles
+    except InputError:
+        return frozenset()
+    return frozenset(k[4:].upper() for k in kinds
+                     if k.startswith("dev:") and re.fullmatch(r"8[0-9a-f]{7}", k[4:], re.I))
 
 
 _ANY = group_of(globals())
@@ -95,5 +117,9 @@ def parse(ctx: LineCtx) -> bool:
         dev = int(m.group(1))
         ctx.add(f"smi:{m.group(2).lower()}", ctx.npu(dev), 2 if m.group(2).lower() in ("alarm", "critical") else 1,
                 device=dev)
+        return True
+    if (m := RE_BARE_EVENT.search(text)) and (code := m.group(1).upper()) in documented_device_codes():
+        named = ctx.device()
+        ctx.add(f"dev:{code}", ctx.npu(named), device=named)
         return True
     return False
