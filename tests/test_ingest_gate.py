@@ -23,6 +23,8 @@ def test_an_environment_text_alone_on_its_line_is_read(line: str) -> None:
 @pytest.mark.parametrize("line", [
     "export LD_LIBRARY_PATH=/usr/local/Ascend/driver/lib64:$LD_LIBRARY_PATH",  # a set-up step, no failure
     "mov x0, #0x80000000",  # an eight-digit hex value no document lists
+    "/dev/davinci3: No such file or directory",  # a device node: the driver's or the container's, not the job's
+    "find: '/proc/12345/task/12346': No such file or directory",  # a process that ended during a walk of /proc
 ])
 def test_a_line_without_a_failure_text_gives_no_signal(line: str) -> None:
     assert parse_line(line) == []

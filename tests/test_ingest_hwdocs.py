@@ -144,6 +144,14 @@ def test_the_black_box_multi_ecc_record_is_an_uncorrectable_error() -> None:
     ("[ERROR] DRV(1,python):2024-01-01-00:00:00.000.000 event id 0x80E01801", ["dev:80E01801"]),
     ("addr 0x80E01802 write", []),  # an eight-digit hex value the knowledge base does not list: an address
     ("x0=0x80e01801ab", []),  # part of a longer value
+    ("[ERROR] RuntimeError: call aclnnAdd failed, addr 0x80E18000", ["op:aclnn", "py:RuntimeError"]),  # an address
+    ("range 0x80000000-0x80E18000 mapped", []),  # a range's end
+    ("write 0x80000000 then hit 0x80E01801 on npu 3", ["dev:80E01801"]),  # the documented one of two values
+    ("npu 3: 0x80E01801 recovered", ["dev:80E01801:recover"]),
+    ("[INFO] alarm 0x80E01801 cleared", []),  # stated below WARNING
+    # the kernel's segfault report (arch/x86/mm/fault.c show_signal_msg) names the faulting address: the segfault
+    ("python[1234]: segfault at 0x80e18000 ip 00007f0000001000 sp 00007ffd00001000 error 4 in libfoo.so",
+     ["os:segfault"]),
 ])
 def test_a_documented_device_event_id_is_read_bare(line: str, want: list[str]) -> None:
     assert kinds(line) == want

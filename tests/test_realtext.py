@@ -133,7 +133,8 @@ def test_collection_heads_and_info_lines_stay_out_of_the_view(line: str, head: s
     ("double free or corruption(!prev)", True),  # glibc's malloc abort (malloc/malloc.c malloc_printerr)
     ("device 0, vpc address is illegal, please make sure it has been allocated with acldvppMalloc.", True),
     ("[Venc]:venc_drv_check_resolution [Line]:342 max picture width (0) err! should in [128,4096]!", True),
-    ("pid 0 usr chn 0 device 0 chn 0 vf_id 1 has created chn num(27) is full, max chn num = 27", True),
+    ("Gradient overflow. Skipping step, loss scaler 0 reducing loss scale to 32768.0", False),  # a routine step
+    ("queue is full, waiting", False),  # routine back-pressure
     ("Segmentation fault (core dumped)", True),
     ("Kernel panic - not syncing: Fatal exception", True),
     ("the default value of the fault tolerance window is 30 s", False),  # 'default' is no fault
@@ -223,3 +224,57 @@ def test_kb_text_train_writes_a_model_and_refuses_a_wrong_name(tmp_path: Path) -
     assert doc["meta"]["excerpts"] == 6 and set(doc["classes"]) == {"config_error", "framework_error"}
     bad = CliRunner().invoke(cli, ["kb", "text-train", "--real", str(root), "--out", str(tmp_path / "m.npz")])
     assert bad.exit_code == 2 and "Traceback" not in bad.output
+
+
+# ---- the second opinion: the words against a weak answer of the engine -------------------------------------------
+def _second_opinion(monkeypatch: pytest.MonkeyPatch, *, engine_cls: str = "framework_error", engine_conf: float = 0.5,
+                    text_cls: str = "config_error", text_p: float = 0.7, documented: frozenset[str] = frozenset(),
+                    vendor: bool = False) -> Any:
+    """``text_fallback`` on a one-line failure whose engine verdict and text reading are given (the text model's
+    answer is fixed here, so that what is tested is the rule, not the shipped model)."""
+    import opsbrain.diagnosis.realtext as realtext
+    from opsbrain.diagnosis.oneclick import text_fallback
+    from opsbrain.ingest import Signal
+    from opsbrain.kb.training import load_engine
+    from opsbrain.verdict import Diagnosis
+
+    line = "RuntimeError: the operator failed to run"
+    view = TextView()
+    view(line, None, 1)
+    sigs = [Signal(0.0, "py:RuntimeError", None, None, 2, line, line_no=1)]
+    if vendor:
+        sigs.append(Signal(0.0, f"vendor:{engine_cls}", None, None, 2, line, line_no=1))
+    fixed = realtext.TextAnswer(text_cls, min(text_p, CONFIDENCE_CAP), text_p, [("npu_oom", 0.05)],
+                                [(None, 1, line)], "the words")
+    monkeypatch.setattr(realtext, "answer", lambda v, model=None: fixed)
+    engine = load_engine(None, say=lambda m: None)
+    d = Diagnosis(engine_cls, None, engine_conf, ["a program's own failure is triaged"], 0.0)
+    return text_fallback(engine, d, sigs, view, 0.0, documented)
+
+
+def test_the_words_overrule_a_weak_answer_and_keep_it_first_among_the_alternatives(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    d, lines = _second_opinion(monkeypatch)
+    assert d.fault_class == "config_error" and d.confidence == CONFIDENCE_CAP and lines
+    assert d.alternatives[0] == ("framework_error", 0.5) and all(c != "other" for c, _ in d.alternatives)
+    assert any("is weak" in e for e in d.evidence)
+
+
+@pytest.mark.parametrize("case", [
+    {"engine_conf": 0.6},  # not weak
+    {"text_p": 0.35},  # the words are not sure enough to overrule
+    {"text_cls": "framework_error"},  # the words agree
+    {"engine_cls": "hbm_uce"},  # not a class the words answer
+    {"vendor": True},  # a vendor entry took part
+    {"documented": frozenset({"framework_error"})},  # a documented match names the verdict's class
+    {"documented": frozenset({"hbm_uce"})},  # a documented code of hardware
+    {"documented": frozenset({"npu_oom"})},  # matches name another class than the words'
+])
+def test_a_weak_answer_stands_where_a_guard_holds(monkeypatch: pytest.MonkeyPatch, case: dict[str, Any]) -> None:
+    d, lines = _second_opinion(monkeypatch, **case)
+    assert d.fault_class == case.get("engine_cls", "framework_error") and not lines
+
+
+def test_a_documented_match_of_the_words_class_lets_them_overrule(monkeypatch: pytest.MonkeyPatch) -> None:
+    d, _ = _second_opinion(monkeypatch, documented=frozenset({"config_error"}))
+    assert d.fault_class == "config_error"

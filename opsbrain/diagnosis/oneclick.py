@@ -110,8 +110,9 @@ def text_fallback(engine: Engine, d: Diagnosis, sigs: list[Signal], view: TextVi
     :data:`~opsbrain.diagnosis.realtext.SECOND_OPINION_BELOW`) that the words read, surely enough
     (:data:`~opsbrain.diagnosis.realtext.SECOND_OPINION_AT`), as another; else ``d`` unchanged and no line.
     ``documented``: the classes the input's knowledge-base and vendor matches name. A weak answer is never overruled
-    where a vendor entry took part, where a match names its class, or where one names a class the fallback does
-    not answer (a documented code of hardware is evidence the words cannot outweigh)."""
+    where a vendor entry took part, where a match names its class, where one names a class the fallback does not
+    answer (a documented code of hardware is evidence the words cannot outweigh), nor for a class no match names
+    when matches name others."""
     from opsbrain.diagnosis.realtext import ANSWERABLE, SECOND_OPINION_AT, SECOND_OPINION_BELOW
 
     weak = (not d.abstained and d.fault_class in ANSWERABLE and d.confidence < SECOND_OPINION_BELOW
@@ -127,7 +128,7 @@ def text_fallback(engine: Engine, d: Diagnosis, sigs: list[Signal], view: TextVi
     if (a := answer(view)) is None:
         return d, []
     if weak:
-        if a.cls == d.fault_class or a.probability < SECOND_OPINION_AT:
+        if a.cls == d.fault_class or a.probability < SECOND_OPINION_AT or (documented and a.cls not in documented):
             return d, []
         ev = d.evidence + [f"the engine's {d.fault_class} at {d.confidence:.2f} is weak; the text reads otherwise: "
                            f"{a.why}"]

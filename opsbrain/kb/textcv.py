@@ -86,8 +86,7 @@ def kb_texts() -> list[tuple[str, str]]:
     return out
 
 
-def fit(docs: list[list[str]], labels: list[str], weights: list[float], strength: float = STRENGTH,
-        balanced: bool = True) -> Any:
+def fit(docs: list[list[str]], labels: list[str], weights: list[float], strength: float, balanced: bool) -> Any:
     """A fitted (vectorizer, classifier) pair; sample weights ``weights``, times class weights balanced over the given
     labels when ``balanced``."""
     from sklearn.feature_extraction.text import TfidfVectorizer
@@ -122,7 +121,7 @@ def out_of_fold(excerpts: list[dict[str, Any]], grouping: str, variant: str,
     out: list[tuple[str, float]] = [("", 0.0)] * len(excerpts)
     for tr, te in cv.split(docs, labels, groups):
         vec, clf = fit([docs[i] for i in tr] + [d for d, _ in extra], [labels[i] for i in tr] + [c for _, c in extra],
-                       [1.0] * len(tr) + [KB_WEIGHT] * len(extra), strength)
+                       [1.0] * len(tr) + [KB_WEIGHT] * len(extra), strength, balanced=True)
         for i, p in zip(te, clf.predict_proba(vec.transform([docs[i] for i in te])), strict=True):
             j = max(range(len(p)), key=lambda k: p[k])
             out[i] = (str(clf.classes_[j]), float(p[j]))

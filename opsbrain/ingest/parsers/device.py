@@ -46,7 +46,13 @@ RE_BARE_EVENT = screened(r"(?<![0-9a-z_])0x(8[0-9a-f]{7})(?![0-9a-z_])", re.I)
 """A device fault event id written bare (``0x80E01801``, as an operator or a program quotes it: 'hit 0x80E01801 on
 npu 3'), read only when the knowledge base documents it as a device code of a class (the classes' ``device_codes``,
 each with its source): an eight-digit hex value the knowledge base does not list is an address or a register, not
-an event. Read after every framed form above."""
+an event. Read after every framed form above, and the line goes on to the other parsers (a segfault, an HCCL error
+the line also reports is theirs). Not read where the value is an address (``at``, ``addr``, ``address``, ``base``,
+``ptr``, ``pc``, ``sp``, ``va``, ``pa``, ``offset`` before it, or a range's ``-``), nor on a line stated below
+WARNING; ``recover`` / ``clear`` / ``resolved`` on the line make it the event's recovery, as
+``assertion=recover`` does for the framed form."""
+RE_ADDRESS_BEFORE = re.compile(r"(?:\b(?:at|addr(?:ess)?|base|ptr|pointer|pc|sp|va|pa|offset)\s*[=:]?\s*|-)$", re.I)
+RE_RECOVERED = re.compile(r"\b(?:recover(?:ed|y)?|clear(?:ed)?|resolved)\b", re.I)
 
 
 @lru_cache(maxsize=1)
@@ -118,8 +124,17 @@ def parse(ctx: LineCtx) -> bool:
         ctx.add(f"smi:{m.group(2).lower()}", ctx.npu(dev), 2 if m.group(2).lower() in ("alarm", "critical") else 1,
                 device=dev)
         return True
-    if (m := RE_BARE_EVENT.search(text)) and (code := m.group(1).upper()) in documented_device_codes():
-        named = ctx.device()
-        ctx.add(f"dev:{code}", ctx.npu(named), device=named)
-        return True
+    if not (ctx.stated and ctx.sev == 0):
+        _bare_event(ctx, text)
     return False
+
+
+def _bare_event(ctx: LineCtx, text: str) -> None:
+    """The first documented event id the line quotes bare (:data:`RE_BARE_EVENT`), as a signal; nothing else."""
+    for m in RE_BARE_EVENT.finditer(text):
+        code = m.group(1).upper()
+        if code not in documented_device_codes() or RE_ADDRESS_BEFORE.search(text[max(0, m.start() - 12):m.start()]):
+            continue
+        named = ctx.device()
+        ctx.add(f"dev:{code}" + (":recover" if RE_RECOVERED.search(text) else ""), ctx.npu(named), device=named)
+        return

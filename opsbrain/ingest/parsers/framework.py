@@ -64,6 +64,10 @@ RE_JOB_FILES = screened(_FILES, re.I)
 """The missing paths and files of :data:`CFG_ENV_TEXT`, read only on a line that does not state a level below
 ERROR: a program that logs at WARNING a path it then creates or skips goes on (CANN's W-level codes, e.g. W40010
 "Path [%s] for [%s] is invalid", are warnings), while EK0001 / E20002 / E21001 are errors."""
+RE_SYSTEM_ENOENT = re.compile(r"/(?:dev|proc|sys)/[^\s:'\"]*['\"]?:\s*No such file or directory", re.I)
+"""strerror(ENOENT) on a system path: a device node the driver did not create or the container did not mount
+(``/dev/davinci3``), a process that ended while a tool walked /proc (``find: '/proc/123/task/124': No such file or
+directory``). Neither is the job's installation: not read as the environment text."""
 RE_LEVEL_TAG = re.compile(r"\[(WARN(?:ING)?|INFO|DEBUG|ERROR|ERR|CRITICAL|FATAL)\]")
 """The first bracketed level within a line's head that the level reader does not take as the line's level, because
 a tag of the tool's own comes first: msnpureport's export script prints ``<date time> [RECORD_LOG] [WARNING] The
@@ -301,6 +305,8 @@ def parse(ctx: LineCtx) -> bool:
         if (warning and kind.startswith("op:")) or (info and kind not in INFO_KINDS):
             continue
         if rx is RE_JOB_FILES and (warning or (ctx.stated and ctx.sev < 2) or _tagged_below_error(text)):
+            continue
+        if rx is CFG_ENV_TEXT and RE_SYSTEM_ENOENT.search(text) and not rx.search(RE_SYSTEM_ENOENT.sub(" ", text)):
             continue
         if rx.search(text):
             dev = ctx.device()
