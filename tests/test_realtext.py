@@ -222,6 +222,7 @@ def test_kb_text_train_writes_a_model_and_refuses_a_wrong_name(tmp_path: Path) -
     assert res.exit_code == 0, res.output
     doc = json.loads(out.read_text(encoding="utf-8"))
     assert doc["meta"]["excerpts"] == 6 and set(doc["classes"]) == {"config_error", "framework_error"}
+    assert set(doc["meta"]["second_opinion_check"]) >= {"n", "changed", "to_right", "from_right"}
     bad = CliRunner().invoke(cli, ["kb", "text-train", "--real", str(root), "--out", str(tmp_path / "m.npz")])
     assert bad.exit_code == 2 and "Traceback" not in bad.output
 
@@ -278,3 +279,19 @@ def test_a_weak_answer_stands_where_a_guard_holds(monkeypatch: pytest.MonkeyPatc
 def test_a_documented_match_of_the_words_class_lets_them_overrule(monkeypatch: pytest.MonkeyPatch) -> None:
     d, _ = _second_opinion(monkeypatch, documented=frozenset({"config_error"}))
     assert d.fault_class == "config_error"
+
+
+def test_the_second_opinion_check_counts_changes_to_and_from_right() -> None:
+    from opsbrain.kb.realtext_fit import second_opinion_check
+
+    ex = [{"id": i, "label": lab} for i, lab in (("a", "config_error"), ("b", "framework_error"), ("c", "config_error"),
+                                                 ("d", "config_error"), ("e", "config_error"))]
+    readings = {"a": ("config_error", 0.7), "b": ("config_error", 0.7), "c": ("config_error", 0.3),
+                "d": ("config_error", 0.9), "e": ("config_error", 0.9)}
+    engine = {"a": ("framework_error", 0.5),  # weak and wrong: the words put it right
+              "b": ("framework_error", 0.5),  # weak and right: the words put it wrong
+              "c": ("framework_error", 0.5),  # the words too unsure
+              "d": ("framework_error", 0.7),  # not weak
+              "e": ("hbm_uce", 0.5)}  # not a class the words answer
+    got = second_opinion_check(ex, readings, engine)
+    assert (got["n"], got["changed"], got["to_right"], got["from_right"]) == (5, 2, 1, 1)

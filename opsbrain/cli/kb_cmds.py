@@ -309,7 +309,7 @@ def kb_text_train_cmd(real: str | None, out: str | None, force: bool, as_json: b
     target = Path(out) if out else MODEL_FILE
     if not target.name.endswith(".json"):
         raise InputError("the text model is a .json file", path="--out")
-    doc = fit_text_model(root)
+    doc = fit_text_model(root, engine=_engine_alone_answers(root))
     write_model(doc, target, force=force)
     meta = doc["meta"]
     if as_json:
@@ -320,6 +320,22 @@ def kb_text_train_cmd(real: str | None, out: str | None, force: bool, as_json: b
                f"tokens); wrote {target}")
     click.echo(f"chronological check (firm/likely, parts {', '.join(check['parts'])}): answered "
                f"{check['answered']}/{check['n']}, right {check['right']} (precision {check['precision']})")
+    so = meta["second_opinion_check"]
+    click.echo(f"second-opinion check (the same readings against the shipped engine's answers without the fallback, "
+               f"below {so['below']}, words at >= {so['at']}): {so['changed']} of {so['n']} answers change, "
+               f"{so['to_right']} to right, {so['from_right']} from right")
+
+
+def _engine_alone_answers(root: Path) -> dict[str, tuple[str, float]]:
+    """The shipped engine's answers without the text fallback on the corpus' dev excerpts (no vendor imports)."""
+    import tempfile
+
+    from opsbrain.kb.realtext_fit import engine_answers
+    from opsbrain.kb.training import load_engine, shipped_model_path
+
+    engine = load_engine(model=shipped_model_path())
+    with tempfile.TemporaryDirectory(prefix="opsbrain-no-imports-") as tmp:
+        return engine_answers(root, engine, _matcher(None, Path(tmp)))
 
 
 @kb.command("text-cv")

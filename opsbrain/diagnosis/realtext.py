@@ -68,10 +68,11 @@ ANSWERABLE = ("config_error", "framework_error", "npu_oom", "collective_timeout_
 set-up or its installation; a hardware class is answered from its documented signatures, never from words."""
 SECOND_OPINION_BELOW = 0.55
 """An engine answer of an :data:`ANSWERABLE` class below this confidence is weak: the words may overrule it.
-reason (session 17, dev only; /work/helpers/s17/policy3.py, outside the project): on parts I-Y, each part's dev
-excerpts scored by a text model of the earlier parts beside the final code's engine answers (in-sample on I-U, so
-biased to the engine), overruling answers below 0.55 where the text read another class at >= 0.4 changed 18 of 241
-answers, 9 to right and 7 from right; below 0.6, +10 -9; below 0.65, +10 -14. On parts V-X alone, unseen by the
+reason (session 17, dev only; ``opsbrain kb text-train`` prints it and keeps it in the model's
+``meta.second_opinion_check``): on parts I-Y, each part's dev excerpts read by a text model of the earlier parts
+beside the shipped engine's answers without the fallback (in-sample on I-U, so biased to the engine), overruling
+answers below 0.55 where the text read another class at >= 0.4 changed 18 of 241 answers, 9 to right and 7 from right;
+other cut-offs, by a script: below 0.6, +10 -9; below 0.65, +10 -14. On parts V-X alone, unseen by the
 engine and the text model when measured, below 0.55: +3 -1 of 30. A small gain, about 0.56-0.75 right per change;
 the guards of :func:`opsbrain.diagnosis.oneclick.text_fallback` (documented matches) were not in the simulation."""
 SECOND_OPINION_AT = 0.4

@@ -56,43 +56,90 @@ def _docs(excerpts: list[dict[str, Any]]) -> list[list[str]]:
     return [text_tokens(excerpt_view(str(e["text"]))) for e in excerpts]
 
 
-def chronological(excerpts: list[dict[str, Any]], strength: float = STRENGTH) -> dict[str, Any]:
-    """Per later part: the fallback's answers on its firm/likely dev excerpts by a model of the earlier parts.
-    Precision and coverage are over excerpts with a class label; ``agreement`` also counts an ``other`` excerpt
-    (no class of ours fits) as right when the model abstains on it."""
+def later_part_readings(excerpts: list[dict[str, Any]], strength: float = STRENGTH) -> dict[str, tuple[str, float]]:
+    """id -> (top class, its probability) for every firm/likely dev excerpt of a part from :data:`FIRST_SCORED` on,
+    read by a model fitted on the dev excerpts of the parts before it."""
     excerpts = dev_only(excerpts)
     docs = _docs(excerpts)
-    parts = sorted({part_of(e) for e in excerpts if part_of(e) >= FIRST_SCORED})
-    answered = right = labelled = others = others_abstained = 0
-    per_part: dict[str, dict[str, int]] = {}
-    for p in parts:
+    out: dict[str, tuple[str, float]] = {}
+    for p in sorted({part_of(e) for e in excerpts if part_of(e) >= FIRST_SCORED}):
         tr = [i for i, e in enumerate(excerpts) if part_of(e) < p]
         te = [i for i, e in enumerate(excerpts) if part_of(e) == p and e["confidence"] in ("firm", "likely")]
         if not te:
             continue
         vec, clf = fit([docs[i] for i in tr], [excerpts[i]["label"] for i in tr], [1.0] * len(tr), strength, BALANCED)
-        n = a = r = o = oa = 0
         for i, pr in zip(te, clf.predict_proba(vec.transform([docs[i] for i in te])), strict=True):
             j = max(range(len(pr)), key=lambda k: pr[k])
-            cls = str(clf.classes_[j])
-            answers = bool(cls in ANSWERABLE and pr[j] >= THRESHOLD)
-            if excerpts[i]["label"] == "other":
-                o, oa = o + 1, oa + (not answers)
-                continue
-            n, a, r = n + 1, a + answers, r + (answers and cls == excerpts[i]["label"])
-        per_part[p] = {"n": n, "answered": a, "right": r, "other": o, "other_abstained": oa}
-        answered, right, labelled = answered + a, right + r, labelled + n
-        others, others_abstained = others + o, others_abstained + oa
-    total = labelled + others
-    return {"parts": per_part, "n": labelled, "answered": answered, "right": right, "other": others,
-            "other_abstained": others_abstained,
-            "precision": round(right / answered, 3) if answered else None,
-            "coverage": round(answered / labelled, 3) if labelled else None,
-            "agreement": round((right + others_abstained) / total, 3) if total else None}
+            out[str(excerpts[i]["id"])] = (str(clf.classes_[j]), float(pr[j]))
+    return out
 
 
-def fit_text_model(corpus: Path, strength: float = STRENGTH) -> dict[str, Any]:
-    """The JSON document of the fitted model (see :func:`opsbrain.diagnosis.realtext.model_from_doc`)."""
+def chronological(excerpts: list[dict[str, Any]], strength: float = STRENGTH,
+                  readings: dict[str, tuple[str, float]] | None = None) -> dict[str, Any]:
+    """Per later part: the fallback's answers on its firm/likely dev excerpts by a model of the earlier parts
+    (:func:`later_part_readings`). Precision and coverage are over excerpts with a class label; ``agreement`` also
+    counts an ``other`` excerpt (no class of ours fits) as right when the model abstains on it."""
+    readings = later_part_readings(excerpts, strength) if readings is None else readings
+    per_part: dict[str, dict[str, int]] = {}
+    for e in excerpts:
+        if (got := readings.get(str(e["id"]))) is None:
+            continue
+        row = per_part.setdefault(part_of(e), {"n": 0, "answered": 0, "right": 0, "other": 0, "other_abstained": 0})
+        answers = got[0] in ANSWERABLE and got[1] >= THRESHOLD
+        if e["label"] == "other":
+            row["other"] += 1
+            row["other_abstained"] += not answers
+        else:
+            row["n"] += 1
+            row["answered"] += answers
+            row["right"] += answers and got[0] == e["label"]
+    tot = {k: sum(r[k] for r in per_part.values()) for k in ("n", "answered", "right", "other", "other_abstained")}
+    total = tot["n"] + tot["other"]
+    return {"parts": dict(sorted(per_part.items())), **tot,
+            "precision": round(tot["right"] / tot["answered"], 3) if tot["answered"] else None,
+            "coverage": round(tot["answered"] / tot["n"], 3) if tot["n"] else None,
+            "agreement": round((tot["right"] + tot["other_abstained"]) / total, 3) if total else None}
+
+
+def second_opinion_check(excerpts: list[dict[str, Any]], readings: dict[str, tuple[str, float]],
+                         engine: dict[str, tuple[str, float]]) -> dict[str, Any]:
+    """The second opinion's rule simulated on the later parts: where the engine's answer without the fallback
+    (``engine``: id -> (class, confidence)) is of an answerable class below
+    :data:`~opsbrain.diagnosis.realtext.SECOND_OPINION_BELOW` and the earlier parts' model reads another answerable
+    class at >= :data:`~opsbrain.diagnosis.realtext.SECOND_OPINION_AT`, the answer changes: how many, to right, from
+    right. The engine's answers are in-sample where its readings were written from those parts (biased to the
+    engine); the gates and the documented-match guards are not simulated."""
+    from opsbrain.diagnosis.realtext import SECOND_OPINION_AT, SECOND_OPINION_BELOW
+
+    n = changed = to_right = from_right = 0
+    for e in excerpts:
+        got, eng = readings.get(str(e["id"])), engine.get(str(e["id"]))
+        if got is None or eng is None:
+            continue
+        n += 1
+        if (eng[0] in ANSWERABLE and eng[1] < SECOND_OPINION_BELOW and got[0] in ANSWERABLE
+                and got[1] >= SECOND_OPINION_AT and got[0] != eng[0]):
+            changed, to_right, from_right = changed + 1, to_right + (got[0] == e["label"]), from_right + (
+                eng[0] == e["label"])
+    return {"n": n, "changed": changed, "to_right": to_right, "from_right": from_right,
+            "below": SECOND_OPINION_BELOW, "at": SECOND_OPINION_AT}
+
+
+def engine_answers(corpus: Path, engine: Any, matcher: Any) -> dict[str, tuple[str, float]]:
+    """id -> (class, confidence) of the signal verdict alone (no text fallback) on the corpus' dev excerpts."""
+    from opsbrain.diagnosis.engine import Engine
+    from opsbrain.diagnosis.params import DiagnosisParams
+    from opsbrain.kb.realeval import evaluate_real
+
+    alone = Engine(engine.model, DiagnosisParams(text_fallback=False))
+    rows = evaluate_real(alone, matcher, corpus, "dev")["rows"]
+    return {r["id"]: (r["predicted"], float(r["confidence"])) for r in rows}
+
+
+def fit_text_model(corpus: Path, strength: float = STRENGTH, engine: dict[str, tuple[str, float]] | None = None
+                   ) -> dict[str, Any]:
+    """The JSON document of the fitted model (see :func:`opsbrain.diagnosis.realtext.model_from_doc`); with the
+    engine's answers on the dev excerpts (:func:`engine_answers`), its meta also holds :func:`second_opinion_check`."""
     import numpy as np
     import sklearn
 
@@ -104,13 +151,16 @@ def fit_text_model(corpus: Path, strength: float = STRENGTH) -> dict[str, Any]:
         coef, intercept = np.vstack([np.zeros_like(coef[0]), coef[0]]), np.array([0.0, intercept[0]])
     vocab = [[tok, round(float(vec.idf_[j]), DIGITS), [round(float(coef[k, j]), DIGITS) for k in range(len(classes))]]
              for tok, j in sorted(vec.vocabulary_.items())]
-    check = chronological(excerpts, strength)
+    readings = later_part_readings(excerpts, strength)
+    check = chronological(excerpts, strength, readings)
     meta = {"excerpts": len(excerpts), "corpus_digest": corpus_digest(excerpts), "split": "dev", "strength": strength,
             "balanced_class_weights": BALANCED,
             "threshold": THRESHOLD, "sklearn_fitted_with": sklearn.__version__,
             "precision_out_of_part": check["precision"], "coverage_out_of_part": check["coverage"],
             "agreement_out_of_part": check["agreement"],
             "chronological_check": check}
+    if engine is not None:
+        meta["second_opinion_check"] = second_opinion_check(excerpts, readings, engine)
     return {"format": FORMAT, "classes": classes, "intercept": [round(float(v), DIGITS) for v in intercept],
             "vocab": vocab, "meta": meta}
 
