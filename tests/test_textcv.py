@@ -75,9 +75,9 @@ def test_grouped_folds_never_train_on_the_scored_group(monkeypatch: pytest.Monke
     seen: list[set[str]] = []
     real_fit = textcv.fit
 
-    def spy(docs: list[list[str]], labels: list[str], weights: list[float], strength: float = 10.0) -> Any:
+    def spy(docs: list[list[str]], labels: list[str], weights: list[float], strength: float, balanced: bool) -> Any:
         seen.append({t for d in docs for t in d if t in PARTS})
-        return real_fit(docs, labels, weights, strength)
+        return real_fit(docs, labels, weights, strength, balanced)
 
     monkeypatch.setattr(textcv, "fit", spy)
     monkeypatch.setattr(textcv, "kinds_of", lambda text: [])
