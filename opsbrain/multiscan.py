@@ -412,6 +412,17 @@ def plan_key(regexes: Sequence[re.Pattern[str]], extra: Sequence[str], use_re2: 
     return h.hexdigest()
 
 
+def superset_key(regexes: Sequence[re.Pattern[str]]) -> str:
+    """sha256 of what :func:`re2_superset` of ``regexes`` depends on: their patterns and flags and this module's
+    code (for a memo of the translations across processes)."""
+    import hashlib
+    import json
+
+    h = hashlib.sha256(Path(__file__).read_bytes())
+    h.update(json.dumps([[rx.pattern, rx.flags] for rx in regexes], ensure_ascii=True).encode())
+    return h.hexdigest()
+
+
 def _re2_reads(pattern: str) -> bool:
     """True when RE2 compiles ``pattern`` (quietly: RE2 reports nothing on stderr this way)."""
     if _re2 is None:

@@ -168,3 +168,24 @@ def test_the_second_diagnosis_finds_every_screen_plan_the_first_wrote(tmp_path: 
                        text=True, env=env, check=True)
         plans.append(sorted(p.name for p in (tmp_path / "cache").glob("screen-*.json")))
     assert plans[0] and plans[1] == plans[0]
+
+
+def test_the_gate_translations_are_kept_and_equal_the_computed_ones(tmp_path: Path) -> None:
+    """The RE2 translations of the line gate and the documented messages are computed once and kept beside the
+    screen plans (keyed by the patterns and the translator's code): what a later process reads is what it would
+    compute."""
+    import os
+    import re
+
+    from opsbrain.ingest.parsers import GATE, messages
+    from opsbrain.multiscan import re2_superset, superset_key
+
+    assert superset_key([GATE]) != superset_key([re.compile(GATE.pattern + "|x", GATE.flags)])
+    env = {**os.environ, "OPSBRAIN_HOME": str(tmp_path)}
+    subprocess.run([sys.executable, "-m", "opsbrain", "diagnose", "--logs", "-"], input="RuntimeError: x\n",
+                   capture_output=True, text=True, env=env, check=True)
+    (kept,) = (tmp_path / "cache").glob("screen-re2-superset-*.json")
+    rx = messages.catalog()[0]
+    pats = [GATE] + ([rx.rx] if rx is not None else [])
+    assert json.loads(kept.read_text(encoding="utf-8"))["plan"]["extras"] == [
+        re2_superset(p) or "(?i)" + p.pattern for p in pats]

@@ -34,7 +34,7 @@ from opsbrain.ingest.parsers import (
 from opsbrain.ingest.parsers.ctx import MAX_LINE, LineCtx, Parser, stated_level, worded_level
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.surface import logged_level
-from opsbrain.multiscan import Screen, literal_pattern, re2_superset
+from opsbrain.multiscan import Screen, literal_pattern, re2_superset, superset_key
 
 ORDER: tuple[Parser, ...] = (fdreport.parse, twin.parse, messages.parse, mindie.parse, errnums.parse, dmi.parse,
                              device.parse, kubelet.parse, hccn.parse, kernel.parse_driver, hccl.parse, cann.parse,
@@ -75,11 +75,14 @@ def _screen() -> tuple[Screen, int]:
     look-arounds dropped) and :func:`parse_line` confirms a line that only that superset found with the exact gate.
     So the answer is the exact gate's on every line, and one RE2 scan rules out the lines without any gate word
     (most of a real log) and the parser regexes that cannot match."""
-    extras = [re2_superset(GATE) or "(?i)" + GATE.pattern]
+    from opsbrain.kb.compiled import screen_memo
+
     rx = messages.catalog()[0]
-    if rx is not None:
-        extras.append(re2_superset(rx.rx) or "(?i)" + rx.pattern)
-    return screen.build(extras)
+    pats = [GATE] + ([rx.rx] if rx is not None else [])
+    # the translations take ~50 ms a process (the messages regex is long): kept beside the screen plans
+    memo = screen_memo("re2-superset-" + superset_key(pats),
+                       lambda: {"extras": [re2_superset(p) or "(?i)" + p.pattern for p in pats]})
+    return screen.build(list(memo["extras"]))
 
 
 @lru_cache(maxsize=1)
