@@ -6,22 +6,12 @@ usage, reported as ONE line ``opsbrain: error: ...`` on stderr, never a tracebac
 :mod:`opsbrain.errors` (or ParamError / UnknownComponent / ValueError for bad values); the root group
 (:mod:`opsbrain.cli.base`) turns them into that line. Set ``OPSBRAIN_DEBUG=1`` to see the traceback instead.
 
-One module per command group; each registers its commands on the root group when imported here.
+One module per command group; each registers its commands on the root group when imported, which the root group
+does when a command is looked up (:data:`opsbrain.cli.base.COMMAND_MODULES`): a command imports only its own module.
 """
 
 from __future__ import annotations
 
-from opsbrain.cli import (  # noqa: F401  (imported to register their commands)
-    chaos_cmds,
-    diagnose_cmd,
-    kb_cmds,
-    report_cmd,
-    runbooks_cmds,
-    runs_cmds,
-    superpod_cmds,
-    sweep_cmds,
-    topology_cmds,
-)
 from opsbrain.cli.base import bad_input_types, cli, main, parse_params, sim_params
 
 __all__ = ["bad_input_types", "cli", "main", "parse_params", "sim_params"]
