@@ -74,8 +74,9 @@ def _stop_on_sigterm() -> Any:
 
 
 COMMAND_MODULES = {"chaos": "chaos_cmds", "diagnose": "diagnose_cmd", "kb": "kb_cmds", "params": "topology_cmds",
-                   "report": "report_cmd", "runbooks": "runbooks_cmds", "runs": "runs_cmds", "superpod": "superpod_cmds",
-                   "sweep": "sweep_cmds", "topology": "topology_cmds", "watch": "sweep_cmds"}
+                   "report": "report_cmd", "runbooks": "runbooks_cmds", "runs": "runs_cmds",
+                   "superpod": "superpod_cmds", "sweep": "sweep_cmds", "topology": "topology_cmds",
+                   "watch": "sweep_cmds"}
 """Top-level command -> the module of :mod:`opsbrain.cli` that registers it. A command's module is imported when the
 command is looked up (``opsbrain diagnose`` imports only diagnose_cmd: ~50 ms less start-up); listing the commands
 (``--help``) imports them all. tests/test_cli_lazy.py checks the map against the modules."""
