@@ -8,9 +8,10 @@ When processes of a collective job logged errors, the multi-rank root cluster (:
 device(s) and the wait chain; it decides the root (and, from the root devices' own lines, the class) when the
 whole-input verdict abstains, blames the collective itself, or names no host.
 
-Where the verdict still abstains on text with no hardware evidence, the real-text fallback
-(:mod:`.realtext`: a classifier learned from the real-log corpus' dev excerpts) may answer a software class at a
-capped confidence, citing the lines that weigh most for it (``decided_by: text``)."""
+Where the verdict still abstains on text with no hardware evidence, or is a weak answer of a software class that no
+documented match supports, the real-text fallback (:mod:`.realtext`: a classifier learned from the real-log corpus'
+dev excerpts) may answer a software class at a capped confidence, citing the lines that weigh most for it
+(``decided_by: text``; :func:`text_fallback`)."""
 
 from __future__ import annotations
 
