@@ -295,3 +295,11 @@ def test_the_second_opinion_check_counts_changes_to_and_from_right() -> None:
               "e": ("hbm_uce", 0.5)}  # not a class the words answer
     got = second_opinion_check(ex, readings, engine)
     assert (got["n"], got["changed"], got["to_right"], got["from_right"]) == (5, 2, 1, 1)
+
+
+def test_part_of_reads_parts_after_z_as_later_parts() -> None:
+    from opsbrain.kb.realtext_fit import part_of
+
+    parts = [part_of({"file": f}) for f in ("corpus_za.yaml", "corpus_q.yaml", "corpus_z.yaml", "corpus_zb.yaml")]
+    assert parts == ["za", "q", "z", "zb"]
+    assert sorted(parts) == ["q", "z", "za", "zb"]

@@ -48,8 +48,9 @@ def corpus_digest(excerpts: list[dict[str, Any]]) -> str:
 
 
 def part_of(e: dict[str, Any]) -> str:
-    """``corpus_q.yaml`` -> ``q``."""
-    return str(e["file"]).removeprefix("corpus_")[:1]
+    """``corpus_q.yaml`` -> ``q``; parts after Z are named ``corpus_za.yaml``, ``corpus_zb.yaml`` ... (``za``), which
+    sort after ``z`` as they were harvested after it."""
+    return str(e["file"]).removeprefix("corpus_").removesuffix(".yaml")
 
 
 def _docs(excerpts: list[dict[str, Any]]) -> list[list[str]]:
