@@ -197,6 +197,15 @@ def test_an_abstention_on_a_failure_is_answered_by_the_words_and_cites_its_lines
     assert any("text fallback" in e for e in d["evidence"]) and d["runbook"]
 
 
+@pytest.mark.skipif(load_model() is None, reason="no shipped text model")
+def test_a_line_both_read_as_a_signal_and_cited_by_the_words_is_listed_once() -> None:
+    # an error code of no table (read as an unfamiliar err: signal) on the line the fallback cites
+    d = _diagnose("EZ1234: " + UNREAD.split(" ERROR ", 1)[1])["diagnosis"]
+    assert d["decided_by"] == "text"
+    rows = [(r["file"], r["line"]) for r in d["evidence_lines"]]
+    assert rows.count(rows[0]) == 1 and len(rows) == len(set(rows))
+
+
 @pytest.mark.parametrize("text", [
     # an HBM uncorrectable ECC event beside the Python error: hardware evidence, never the words
     "[ERROR] DRV(1,python):2024-01-01-00:00:00.000.000 fault event id 0x80E01801 on device 3\n"

@@ -158,7 +158,8 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
             f"{k['code'] or k['entry']}: {k['cause']}" for k in kn[:3]))
     out = d.as_dict()
     out["root"] = user_terms(d.component)
-    ev = _evidence_lines(sigs, d)
+    cited = {(r["file"], r["line"]) for r in text_lines}  # a line the text fallback cites is listed once
+    ev = [r for r in _evidence_lines(sigs, d) if (r["file"], r["line"]) not in cited]
     out["evidence_lines"] = (text_lines + ev)[:MAX_EVIDENCE_LINES]
     out["decided_by"] = "text" if text_lines else "signals"
     mr = multirank_verdict(ranks, sigs, engine, now) if ranks is not None else None
