@@ -80,7 +80,10 @@ def test_hosts_are_free_form_and_devices_as_found() -> None:
     assert host_in("SetupAgent rankNum[3], rank[1], server[10.20.8.111%bond1], logicDevId[0]") == "10.20.8.111"
     assert host_in("no host here") is None
     for text, want in (("[dev3] x", 3), ("device 5 x", 5), ("chip 2 err", 2), ("npu7 down", 7),
-                       ("logicDevId[4]", 4), ("device=1000", None)):
+                       ("logicDevId[4]", 4), ("device=1000", None),
+                       # the device a tool is asked about (npu-smi and hccn_tool command references: -i <device id>)
+                       ("root@node:~# npu-smi info -t health -i 3", 3), ("hccn_tool -i 6 -link -g", 6),
+                       ("python run.py -i 3", None)):
         assert device_in(text) == want, text
     assert user_terms("worker-7/npu3") == {"component": "worker-7/npu3", "host": "worker-7", "device": 3}
     assert user_terms("pod0/node7/npu3/hbm")["host"] == "pod0-node7"

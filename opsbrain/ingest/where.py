@@ -35,9 +35,12 @@ _DEV_PATTERNS = [
     r"Ascend910[A-Z0-9]*-(\d+)\b", r"\bnpu[ _-]?(?:id[\s=:]*)?(\d+)\b", r"\bNPU (\d+)\b",
     r"\bchip[ _]?(?:id\**[\s=:]*)?(\d+)\b",
     r"\bcard[ _-]?(\d+)\b",
+    r"\b(?:npu-smi|hccn_tool)\b[^|;&]*?\s-i\s*(\d+)\b",  # a query of one device: npu-smi info -t health -i 3
 ]
 """Device fields as lines write them; ``chipId**:2`` is the runtime's ``chipId:2`` as vendor pages print it in bold
-(hiascend troubleshooting pages render the field as ``**chipId**``)."""
+(hiascend troubleshooting pages render the field as ``**chipId**``). ``npu-smi ... -i 3`` and ``hccn_tool -i 3 ...``
+name the device they query (``-i``: the device id, in both tools' command references), so their output is that
+device's."""
 RE_DEVICE = screened("|".join(f"(?:{p})" for p in _DEV_PATTERNS), re.I)
 RE_DIE = screened(r"\bdie[ _]?(?:id)?[\s=:]*(\d)\b", re.I)
 
