@@ -412,9 +412,10 @@ def plan_key(regexes: Sequence[re.Pattern[str]], extra: Sequence[str], use_re2: 
     return h.hexdigest()
 
 
-def superset_key(regexes: Sequence[re.Pattern[str]]) -> str:
+def superset_key(regexes: Sequence[Any]) -> str:
     """sha256 of what :func:`re2_superset` of ``regexes`` depends on: their patterns and flags and this module's
-    code (for a memo of the translations across processes)."""
+    code (for a memo of the translations across processes). ``regexes``: compiled regexes, or anything with their
+    ``pattern`` and ``flags`` (a regex not compiled yet, by its declared flags)."""
     import hashlib
     import json
 

@@ -130,3 +130,44 @@ def test_the_lower_cased_scan_finds_what_the_catalog_regex_finds() -> None:
         for line in (f"[ERROR] x: {w.upper()}.", f"[ERROR] {w.title()}", f"x{w}", f"{w}9 tail"):
             assert [m.group(0).lower() for m in rx.finditer(line)] == [m.group(0) for m in scan.finditer(
                 line.lower())], line
+
+
+def _lowered_words() -> list[str]:
+    from opsbrain.ingest.parsers.messages import _words, catalog
+
+    return sorted({w.lower() for w in _words(catalog()[1])})
+
+
+try:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    _GLUE = st.sampled_from([" ", ", ", ": ", "x", "9", "_", "-", "é", "中", "", ". error ", "(", ")"])
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(st.tuples(_GLUE, st.sampled_from(_lowered_words())), min_size=1, max_size=5), _GLUE)
+    def test_the_re2_scan_of_messages_gives_the_exact_regexs_texts(parts: list[tuple[str, str]], tail: str) -> None:
+        # messages_in() (RE2 without look-arounds, the exact regex where a text is glued to a word) equals lowered()
+        # on lines of documented texts between separators, glued to letters and digits, overlapping
+        from opsbrain.ingest.parsers.messages import lowered, messages_in
+
+        low = "".join(g + w for g, w in parts) + tail
+        scan = lowered()
+        assert scan is not None
+        assert messages_in(low) == [m.group(0) for m in scan.finditer(low)]
+except ImportError:  # pragma: no cover - hypothesis is a dev dependency
+    pass
+
+
+def test_a_line_of_documented_texts_between_word_boundaries_never_compiles_the_exact_regex() -> None:
+    import subprocess
+    import sys
+
+    code = ("from opsbrain.ingest.parsers import messages as m\n"
+            "from opsbrain.multiscan import _re2\n"
+            "w = sorted(m._words(m.catalog()[1]))[:3]\n"
+            "got = m.messages_in(('[error] ' + ': '.join(w) + '.').lower())\n"
+            "assert len(got) == 3, got\n"
+            "print(_re2 is None or m.lowered.cache_info().currsize == 0)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "True", out.stderr[-2000:]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import lru_cache
+from types import SimpleNamespace
 
 from opsbrain.blockscan import BlockScan
 from opsbrain.ingest import screen, where
@@ -78,10 +79,11 @@ def _screen() -> tuple[Screen, int]:
     from opsbrain.kb.compiled import screen_memo
 
     rx = messages.catalog()[0]
-    pats = [GATE] + ([rx.rx] if rx is not None else [])
-    # the translations take ~50 ms a process (the messages regex is long): kept beside the screen plans
-    memo = screen_memo("re2-superset-" + superset_key(pats),
-                       lambda: {"extras": [re2_superset(p) or "(?i)" + p.pattern for p in pats]})
+    # the translations take ~50 ms a process (the messages regex is long): kept beside the screen plans, keyed by
+    # the patterns and flags as declared (compiling the messages regex, ~25 ms, only to key it would waste the memo)
+    declared = [GATE] + ([SimpleNamespace(pattern=rx.pattern, flags=rx.key[1])] if rx is not None else [])
+    memo = screen_memo("re2-superset-" + superset_key(declared), lambda: {"extras": [
+        re2_superset(p) or "(?i)" + p.pattern for p in [GATE] + ([rx.rx] if rx is not None else [])]})
     return screen.build(list(memo["extras"]))
 
 
