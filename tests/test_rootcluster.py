@@ -394,3 +394,14 @@ def test_ascend_fd_cycle_roots_are_both_devices(engine: Any) -> None:
 
     rc = diagnose_bundle(FX / "st_event_timeout_testcase", engine)["diagnosis"]["root_cluster"]
     assert rc["root"] == "worker-1 device 0, worker-0 device 0" and rc["cycle"] and rc["kind"] == "socket"
+
+
+def test_workers_are_named_from_where_their_paths_differ() -> None:
+    from opsbrain.ingest.ranks import _shared_head
+
+    for names, want in ((["collected/worker-0", "collected/worker-1"], ["worker-0", "worker-1"]),
+                        (["job.tar.gz:job/a/w1", "job.tar.gz:job/b/w2"], ["a/w1", "b/w2"]),
+                        (["x/worker-0"], ["worker-0"]), (["worker-0", "worker-1"], ["worker-0", "worker-1"]),
+                        (["", "sub/worker-1"], ["", "sub/worker-1"]), (["a/w", "b/w"], ["a/w", "b/w"])):
+        cut = _shared_head(names)
+        assert [n[cut:] for n in names] == want, names

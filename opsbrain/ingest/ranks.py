@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import PurePosixPath
 
+from opsbrain.ingest.streams import plain_name
+
 RE_PLOG_LINE = re.compile(r"^\[(\w+)\s*\]\s*(\w+)\((\d+),[^)]*\):"
                           r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{3})\.(\d{3})\s?(.*)$")
 RE_PLOG_FILE = re.compile(r"(?:^|/)plog-(\d+)_\d+\.log$")
@@ -213,9 +215,10 @@ class RankCollector:
         name says is read once, and the per-line work is one regex match of the plog lines."""
         name = file or ""
         info = self._files.get(name)
-        if info is None:  # what the file's name says, once per file (a plog has thousands of lines)
-            info = self._files[name] = (host_root(name), bool(self.NPU_INFO_FILE.search(name)),
-                                        RE_PLOG_FILE.search(name))
+        if info is None:  # what the file's name says, once per file (a plog has thousands of lines), compressed
+            plain = plain_name(name)  # or not (``plog-903_2025....log.gz`` is the same process's plog)
+            info = self._files[name] = (host_root(name), bool(self.NPU_INFO_FILE.search(plain)),
+                                        RE_PLOG_FILE.search(plain))
         if worker is None:
             worker, sub = info[0]
             if sub is not None:
@@ -401,9 +404,10 @@ class RankCollector:
         notes: list[str] = []
         kept: dict[tuple[str, int | None, str], RankProcess] = {}
         names = {w: (next(iter(a)) if len(a) == 1 else w) for w, a in self._alias.items()}
+        cut = _shared_head([names.get(w, w) for w in {p.worker for p in self.procs.values()} | set(self.device_ips)])
 
         def shown(w: str) -> str:
-            return names.get(w, w) or self.root_name
+            return names.get(w, w)[cut:] or self.root_name
 
         for p in self.procs.values():
             if not p.ranks and not p.errors and p.first_error is None:
@@ -423,6 +427,20 @@ class RankCollector:
         procs = sorted(kept.values(), key=lambda p: (_natural(p.worker), p.device if p.device is not None else -1,
                                                      p.pid))
         return RankTable(procs, {shown(w): ips for w, ips in self.device_ips.items()}, notes)
+
+
+def _shared_head(workers: list[str]) -> int:
+    """The length of the directories every worker's path starts with (``collected/`` of ``collected/worker-0`` and
+    ``collected/worker-1``; ``job.tar.gz:job/`` inside an archive given to ``--logs``): the workers are named from
+    where they differ, as the bundle reader names them. 0 when one worker is the root given or the paths differ at
+    once."""
+    if not workers or any(not w for w in workers):
+        return 0
+    split = [w.split("/") for w in workers]
+    n = 0
+    while all(len(parts) > n + 1 for parts in split) and len({parts[n] for parts in split}) == 1:
+        n += 1
+    return sum(len(part) + 1 for part in split[0][:n])
 
 
 def _natural(s: str) -> list[tuple[int, int | str]]:

@@ -1,0 +1,63 @@
+"""ascend-fd's job fixtures as operators also hand them over: worker directories named by IP address, every log
+compressed on its own (``plog-<pid>_<stamp>.log.gz``, as log rotation and copy tools leave them), the whole bundle
+as one ``.tar.gz``, or one directory deeper. The root devices and the wait chain stay those of the fixture as it is
+(tests/test_rootcluster.py::test_ascend_fd_fixtures_both_ways), and the workers keep their names (``worker-0``, not
+``collected/worker-0`` or ``job.tar.gz:job/worker-0``) whether the bundle reader or ``--logs`` reads them."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+import tarfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_rootcluster import FX, engine, needs_fixtures  # noqa: F401 - engine is a fixture
+
+CASES = {  # case -> (root host, root device, chain), with worker-N written as {N}
+    "st_event_timeout_testcase": ("{1}", 0, "{1} device 0 -> {0} device 0 -> {1} device 0"),
+    "st_transport_init_testcase": ("{0}", 0, "{2} device 2 -> {1} device 1 -> {0} device 0"),
+}
+
+
+def _copy(case: str, dst: Path, worker_name: str) -> None:
+    for w in sorted(p for p in (FX / case).iterdir() if p.is_dir()):
+        shutil.copytree(w, dst / worker_name.format(w.name.removeprefix("worker-")))
+
+
+def variant(case: str, how: str, tmp: Path) -> tuple[Path, str]:
+    """The fixture written as ``how``, and the name a worker-N directory has in it."""
+    names = "10.0.0.{}" if how == "ip" else "worker-{}"
+    root = tmp / "job"
+    _copy(case, root / "collected" if how == "nested" else root, names)
+    if how == "gzip":
+        for f in [p for p in root.rglob("*") if p.is_file()]:
+            with f.open("rb") as src, gzip.open(f.with_name(f.name + ".gz"), "wb") as out:
+                shutil.copyfileobj(src, out)
+            f.unlink()
+    if how == "targz":
+        tgz = tmp / "job.tar.gz"
+        with tarfile.open(tgz, "w:gz") as t:
+            t.add(root, arcname="job")
+        return tgz, names
+    return root, names
+
+
+@needs_fixtures
+@pytest.mark.parametrize("how", ["ip", "gzip", "targz", "nested"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_fixture_handed_over_otherwise_keeps_its_root_and_chain(case: str, how: str, tmp_path: Path,
+                                                                   engine: Any) -> None:
+    from opsbrain.bundle import diagnose_bundle
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    path, names = variant(case, how, tmp_path)
+    host, device, chain = CASES[case]
+    worker = [names.format(i) for i in range(4)]
+    for rep in (diagnose_bundle(path, engine), diagnose_logs(str(path), engine)):
+        d = rep["diagnosis"]
+        assert d["fault_class"] == "collective_timeout_sw", how
+        assert (d["root"]["host"], d["root"]["device"]) == (host.format(*worker), device), how
+        assert d["root_cluster"]["chain"] == chain.format(*worker), how
