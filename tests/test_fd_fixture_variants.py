@@ -14,12 +14,19 @@ from typing import Any
 
 import pytest
 
-from tests.test_rootcluster import FX, engine, needs_fixtures  # noqa: F401 - engine is a fixture
+from tests.test_rootcluster import FX, needs_fixtures
 
 CASES = {  # case -> (root host, root device, chain), with worker-N written as {N}
     "st_event_timeout_testcase": ("{1}", 0, "{1} device 0 -> {0} device 0 -> {1} device 0"),
     "st_transport_init_testcase": ("{0}", 0, "{2} device 2 -> {1} device 1 -> {0} device 0"),
 }
+
+
+@pytest.fixture(scope="module")
+def engine() -> Any:
+    from opsbrain.kb.training import load_engine
+
+    return load_engine()
 
 
 def _copy(case: str, dst: Path, worker_name: str) -> None:
