@@ -1,7 +1,7 @@
 """The graph engine's (GE / ATC) and DVPP's CANN error codes: knowledge_base/code_tables/ge_error_codes.yaml (the
 codes of hicann/metadef error_manager/error_code.json @afc8ede2 that the runtime's table does not list) with their
 codes.yaml rows. Lines in the format the error manager prints (``<code>: <ErrMessage>``) and the documented error
-examples of hicann/ge docs/en/user_guides/error_codes."""
+examples of hicann/ge docs/en/user_guides/error_codes (@ffdcbc9f)."""
 
 from __future__ import annotations
 
@@ -24,10 +24,11 @@ def kinds(line: str) -> list[str]:
 
 
 def test_an_atc_e10001_line_reads_as_a_documented_kind() -> None:
-    # zhiim/hugo-blog content/post/deploy-deep-learning-model-on-atlas/index.md @18c1321d (zhiim.github.io): atc
+    # https://github.com/zhiim/hugo-blog/blob/18c1321d0487218116e9fcb97ddc53a5218d8a59/content/post/
+    # deploy-deep-learning-model-on-atlas/index.md (zhiim.github.io, corpus_y y015): atc
     # --framework=5 on an ONNX model whose input has an unknown batch dimension
-    line = ("E10001: Value [-1] for parameter [input_2] is invalid. Reason: maybe you should set input_shape to specify "
-            "its shape.")
+    line = ("E10001: Value [-1] for parameter [input_2] is invalid. Reason: maybe you should set input_shape to "
+            "specify its shape.")
     assert "err:E10001" in kinds(line)
     roles = dict(default_table().of("err:E10001"))
     assert roles.get("config_error") == "secondary" and roles.get("framework_error") == "secondary"
@@ -46,9 +47,10 @@ def test_dvpp_en_codes_read_with_their_category() -> None:
 
 
 def test_a_ge_message_without_its_code_reads_as_the_code() -> None:
-    # hicann/ge docs/en/user_guides/error_codes E10049 and E10501: the documented error examples, the code cut off
-    assert "err:E10049" in kinds("Dimension count 3 configured in --input_shape does not match dimension count 4 of the "
-                                 "node.")
+    # hicann/ge docs/en/user_guides/error_codes @ffdcbc9f, E10049-Invalid_Argument_Tensor_Input_Shape.md and
+    # E10501-Not_Supported_Operator.md: the documented error examples, the code cut off
+    assert "err:E10049" in kinds("Dimension count 3 configured in --input_shape does not match dimension count 4 of "
+                                 "the node.")
     assert "err:E10501" in kinds("IR for Op custom_op with optype CustomOp is not registered.")
     assert dict(default_table().of("err:E10501")).get("framework_error") == "primary"  # Not_Supported_Operator
 
