@@ -41,7 +41,8 @@ def test_selection_rules() -> None:
         {"code": "EX0004", "category": "config_or_environment"},
         {"code": "EX0005", "category": "memory_exhausted"},
         {"code": "EX0006", "category": "operator_error"},
-        {"code": "EX0007", "category": "operator_error"}]}
+        {"code": "EX0007", "category": "operator_error"},
+        {"code": "EX0009", "category": "config_or_environment", "template": "ordinary"}]}
     long = "The configuration of the widget %s could not be read"
     table = {"rows": [
         {"code": "EX0001", "template": long},
@@ -51,7 +52,8 @@ def test_selection_rules() -> None:
         {"code": "EX0005", "template": "Widget %s ran out of the memory it was given"},
         {"code": "EX0006", "template": "Widget %s ran out of the memory it was given"},  # same parts, other category
         {"code": "EX0007", "template": "Operator %s of widget %s failed to compile here"},
-        {"code": "EX0008", "template": "A code without a row in codes.yaml at all %s"}]}
+        {"code": "EX0008", "template": "A code without a row in codes.yaml at all %s"},
+        {"code": "EX0009", "template": "Failed to open the widget file %s. Reason: %s."}]}  # ordinary wording
     got = dict((c, p) for c, p in templates_of(codes, table))
     assert sorted(got) == ["EX0001", "EX0007"]
     assert sum(map(len, fixed_parts("%s failed. Reason: %s."))) < MIN_FIXED
@@ -111,10 +113,21 @@ def test_the_format_doc_states_the_number_of_templates_read() -> None:
 
     root = Path(__file__).resolve().parents[1]
     m = re.search(r"is not fixed text: (\d+) of (\d+)\)", (root / "docs" / "formats.md").read_text())
-    table = yaml.safe_load((root / "knowledge_base" / "code_tables" / "cann_error_codes.yaml").read_text())
+    tables = [yaml.safe_load(p.read_text()) for p in sorted((root / "knowledge_base" / "code_tables").glob("*.yaml"))]
     assert m is not None
     assert int(m.group(1)) == len(compiled_kb().message_templates)
-    assert int(m.group(2)) == sum(isinstance(r.get("template"), str) for r in table["rows"])
+    assert int(m.group(2)) == sum(isinstance(r.get("template"), str) for t in tables for r in t["rows"])
+
+
+def test_ordinary_wording_is_not_read_as_a_ge_code() -> None:
+    # lines other programs print with the fixed parts of GE templates (codes.yaml template: ordinary): git fetch
+    # before v2.36 (builtin/fetch.c), libelektra's resource error ("Failed to open file %s. Reason: %s"), a model
+    # loading script; the GE codes themselves still read when printed
+    assert not any(k.startswith("err:") for k in kinds("fatal: --deepen and --depth are mutually exclusive"))
+    assert not any(k.startswith("err:") for k in kinds(
+        "Failed to open file /etc/app/settings.ini. Reason: No such file or directory"))
+    assert not any(k.startswith("err:") for k in kinds("[ERROR] Failed to load the model from /models/best.pt."))
+    assert "err:E10047" in kinds("E10047: --dynamic_batch_size and --dynamic_dims are mutually exclusive.")
 
 
 def test_the_lower_cased_scan_finds_what_the_catalog_regex_finds() -> None:

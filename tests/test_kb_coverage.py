@@ -71,8 +71,8 @@ def test_a_generic_code_is_never_class_exclusive(shipped: list[TableCoverage]) -
 
 def test_shipped_tables_are_well_formed_and_mostly_known(shipped: list[TableCoverage]) -> None:
     tables = [c.table for c in shipped]
-    assert {t.id for t in tables} >= {"cann_error_codes", "acl_runtime_codes", "acl_error_codes", "acl_ge_codes",
-                                      "torch_npu_error_codes", "hccl_results", "dcmi_return_codes"}
+    assert {t.id for t in tables} >= {"cann_error_codes", "ge_error_codes", "acl_runtime_codes", "acl_error_codes",
+                                      "acl_ge_codes", "torch_npu_error_codes", "hccl_results", "dcmi_return_codes"}
     for t in tables:
         codes = [str(r["code"]) for r in t.rows]
         assert len(codes) == len(set(codes)), t.id
@@ -80,8 +80,9 @@ def test_shipped_tables_are_well_formed_and_mostly_known(shipped: list[TableCove
         doc = yaml.safe_load((tables_dir() / f"{t.id}.yaml").read_text(encoding="utf-8"))
         assert len(doc["rows"]) == len(t.rows)
     by_id = {c.table.id: c for c in shipped}
-    for tid in ("cann_error_codes", "acl_runtime_codes", "acl_error_codes", "acl_ge_codes", "torch_npu_error_codes",
-                "hccl_results"):  # the CANN and AscendCL tables are covered; a lost codes.yaml row shows here
+    # the CANN and AscendCL tables are covered; a lost codes.yaml row shows here
+    for tid in ("cann_error_codes", "ge_error_codes", "acl_runtime_codes", "acl_error_codes", "acl_ge_codes",
+                "torch_npu_error_codes", "hccl_results"):
         assert by_id[tid].known / by_id[tid].total >= 0.95, by_id[tid].as_dict(missing=True)["missing"][:10]
 
 

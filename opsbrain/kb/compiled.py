@@ -86,8 +86,10 @@ def compile_kb() -> dict[str, Any]:
     kb = load_kb()
     codes = _kb_dir() / "codes.yaml"
     codes_doc = read_package_yaml(codes) if codes.exists() else {}
-    table = _kb_dir() / "code_tables" / "cann_error_codes.yaml"
-    table_doc = read_package_yaml(table) if table.exists() else {}
+    # the message templates of every code table that lists them (cann_error_codes.yaml, ge_error_codes.yaml), in
+    # file order: where two codes share a template's parts, the first stands for both (templates.templates_of)
+    tables = [read_package_yaml(t) for t in sorted((_kb_dir() / "code_tables").glob("*.yaml"))]
+    table_doc = {"rows": [r for t in tables if isinstance(t, dict) for r in (t.get("rows") or [])]}
     return {
         "format": FORMAT,
         "kb_hash": kb_hash(),

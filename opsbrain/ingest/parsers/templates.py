@@ -1,5 +1,5 @@
-"""The runtime's message templates (knowledge_base/code_tables/cann_error_codes.yaml ``template``: the ErrMessage of
-hicann/runtime src/dfx/error_manager/error_code.json) as a reading of the code they belong to.
+"""The runtime's message templates (knowledge_base/code_tables/*.yaml ``template``: the ErrMessage of hicann/runtime
+src/dfx/error_manager/error_code.json and of hicann/metadef's) as a reading of the code they belong to.
 
 CANN prints an error as ``EE1017: <message>``, but the message also travels alone: TraceBack lines, exceptions a
 framework relays, documentation examples, a paste that cut the code off. A line that holds a template's fixed parts
@@ -16,7 +16,12 @@ Which templates are read (each rule has its reason):
   :data:`MIN_FIXED` characters, the longest at least :data:`MIN_ANCHOR`: a template that is mostly placeholders
   (``%s failed. Reason: %s.``) would match any line;
 - two codes whose templates have the same fixed parts but different categories are both left out (the text cannot
-  tell them apart); with the same category the first code stands for both.
+  tell them apart); with the same category the first code stands for both;
+- the code's row does not mark its template as ordinary wording (``template: ordinary``: other programs print the same
+  fixed parts, ``Failed to open file %s. Reason: %s``; codes.yaml names them).
+
+The templates come from every code table that lists them (cann_error_codes.yaml, ge_error_codes.yaml: hicann/metadef
+error_manager/error_code.json, the graph engine's and DVPP's codes), read in file order.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ invalid. Reason: %s.``, 22; ``The resources are busy.``, 22); ``Failed to verify
 MIN_ANCHOR = 6
 """The longest fixed part is the template's anchor in the documented-message scan (whose shortest text is 6)."""
 SAYS_NOTHING = frozenset({"internal", "informational"})
+ORDINARY = "ordinary"
+"""A codes.yaml row's ``template: ordinary``: its template is wording other programs print too; not read."""
 _TRIM = " \t.,;:!?()[]{}<>\"'=|"
 _GLUED_HEAD = re.compile(r"^[A-Za-z0-9_]+")
 _GLUED_TAIL = re.compile(r"[A-Za-z0-9_]+$")
@@ -66,6 +73,8 @@ def templates_of(codes_doc: Any, table_doc: Any) -> list[list[Any]]:
         code = str(t.get("code"))
         row = meaning.get(code)
         if row is None or row.get("ambiguous") or row.get("category") in SAYS_NOTHING or not row.get("category"):
+            continue
+        if row.get("template") == ORDINARY:
             continue
         parts = fixed_parts(t["template"])
         if sum(map(len, parts)) < MIN_FIXED or max(map(len, parts), default=0) < MIN_ANCHOR:
