@@ -74,6 +74,20 @@ def test_real_lines_become_their_signal(line: str, kind: str, dev: int | None) -
         assert any(s.device == dev for s in sigs if s.kind == kind)
 
 
+def test_the_device_a_command_queries_is_found_in_linear_time() -> None:
+    """``-i N`` after ``npu-smi`` / ``hccn_tool`` is read within a command line's reach (the npu-smi and hccn_tool
+    command references: ``npu-smi set -t <type> -i <id> -c <chip> -d <value>``): an unbounded gap scanned to the
+    line's end from every tool name, quadratic (seconds on a 40 kB line; the first lines of an input are all scanned
+    for the devices they name); bounded, milliseconds."""
+    import time
+
+    for text in ("npu-smi " * 5000, "hccn_tool " * 5000, "npu-smi -i x " * 3000):
+        t0 = time.perf_counter()
+        assert device_in(text) is None
+        assert time.perf_counter() - t0 < 0.5
+    assert device_in("npu-smi set -t device-share -i 1 -c 0 -d 1") == 1
+
+
 def test_hosts_are_free_form_and_devices_as_found() -> None:
     assert host_in("Mar 15 03:40:50 dn360 kernel: EXT4-fs error") == "dn360"
     assert host_in("worker-7 EH9999: Inner Error!") == "worker-7"

@@ -184,3 +184,19 @@ def test_a_line_of_documented_texts_between_word_boundaries_never_compiles_the_e
             "print(_re2 is None or m.lowered.cache_info().currsize == 0)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and out.stdout.strip() == "True", out.stderr[-2000:]
+
+
+def test_a_line_with_a_lone_surrogate_is_read_as_re_reads_it() -> None:
+    # JSON keeps an unpaired "\udcff" escape as a lone surrogate (Python json docs, "Standard Compliance and
+    # Interoperability": such code points are accepted), so an incident file's line may hold one; google-re2's
+    # wrapper encodes the line to UTF-8 and cannot: the exact regex reads that line, and parse_line never raises
+    import json
+
+    from opsbrain.ingest.parsers.messages import lowered, messages_in
+
+    line = json.loads('"[ERROR] \\udcff ' + EP0003_TEXT + '"')
+    low = line.lower()
+    scan = lowered()
+    assert scan is not None
+    assert messages_in(low) == [m.group(0) for m in scan.finditer(low)] != []
+    assert "err:EP0003" in kinds(line)

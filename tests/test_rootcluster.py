@@ -405,3 +405,17 @@ def test_workers_are_named_from_where_their_paths_differ() -> None:
                         (["", "sub/worker-1"], ["", "sub/worker-1"]), (["a/w", "b/w"], ["a/w", "b/w"])):
         cut = _shared_head(names)
         assert [n[cut:] for n in names] == want, names
+
+
+def test_an_archive_without_a_top_folder_names_its_workers_as_the_bundle_reader_does() -> None:
+    # ``tar czf job.tgz worker-0 worker-1`` (no top folder): --logs labels a member ``job.tgz:worker-0/...``
+    # (opsbrain.ingest.text.read_members); the bundle reader names the worker ``worker-0``. A ':' in a directory's
+    # own name (an address with its port) is no archive's
+    from opsbrain.ingest.ranks import _shared_head
+
+    for names, want in ((["job.tgz:worker-0", "job.tgz:worker-1"], ["worker-0", "worker-1"]),
+                        (["in/job.tar.gz:10.0.0.1", "in/job.tar.gz:10.0.0.2"], ["10.0.0.1", "10.0.0.2"]),
+                        (["job.zip:c/w1", "job.zip:c/w2"], ["w1", "w2"]), (["job.tgz:worker-0"], ["worker-0"]),
+                        (["host:0", "host:1"], ["host:0", "host:1"])):
+        cut = _shared_head(names)
+        assert [n[cut:] for n in names] == want, names

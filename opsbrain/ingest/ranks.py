@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import PurePosixPath
 
-from opsbrain.ingest.streams import plain_name
+from opsbrain.ingest.streams import archive_stem, plain_name
 
 RE_PLOG_LINE = re.compile(r"^\[(\w+)\s*\]\s*(\w+)\((\d+),[^)]*\):"
                           r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{3})\.(\d{3})\s?(.*)$")
@@ -431,16 +431,29 @@ class RankCollector:
 
 def _shared_head(workers: list[str]) -> int:
     """The length of the directories every worker's path starts with (``collected/`` of ``collected/worker-0`` and
-    ``collected/worker-1``; ``job.tar.gz:job/`` inside an archive given to ``--logs``): the workers are named from
-    where they differ, as the bundle reader names them. 0 when one worker is the root given or the paths differ at
-    once."""
+    ``collected/worker-1``; ``job.tar.gz:job/`` inside an archive given to ``--logs``, ``job.tgz:`` of one without a
+    top folder): the workers are named from where they differ, as the bundle reader names them. 0 when one worker is
+    the root given or the paths differ at once."""
     if not workers or any(not w for w in workers):
         return 0
-    split = [w.split("/") for w in workers]
+    split = [_segments(w) for w in workers]
     n = 0
     while all(len(parts) > n + 1 for parts in split) and len({parts[n] for parts in split}) == 1:
         n += 1
-    return sum(len(part) + 1 for part in split[0][:n])
+    return sum(map(len, split[0][:n]))
+
+
+def _segments(worker: str) -> list[str]:
+    """A worker's path cut after each ``/`` and after an archive's name and its ``:`` (``--logs`` labels an archive's
+    member ``<archive>:<member>``, :func:`opsbrain.ingest.text.read_members`); each piece keeps its separator."""
+    out: list[str] = []
+    for part in worker.split("/"):
+        name, sep, rest = part.partition(":")
+        if sep and rest and archive_stem(name) != name:
+            out.append(name + sep)
+            part = rest
+        out.append(part + "/")
+    return out
 
 
 def _natural(s: str) -> list[tuple[int, int | str]]:

@@ -24,6 +24,9 @@ RE_WORKER = screened(r"(?<![\w-])(worker[-_]?\d+|node[-_]\d+(?:[-_]\d+)*)(?![\w-
 RE_IP_FIELD = screened(r"(?:server\[|ip[=:]\s*|host[=:]\s*|serverId\[|hostname[=:]\s*)"
                          r"(\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w.\-]{0,62})")
 MAX_DEVICE = 63  # a node has at most 16 NPUs (32 dies); a bigger "device" number is another kind of id
+MAX_OPTIONS_GAP = 100
+"""Characters between the tool's name and its ``-i``: a command line's options (``npu-smi set -t device-share -i 1``);
+bounded, the device scan of a line is linear in its length (unbounded, it reread the line from every tool name)."""
 
 _DEV_PATTERNS = [
     r"(?:logic|phy)?[dD]ev(?:ice)?[_ ]?[iI][dD]\s*[=:\[(]\s*(\d+)",   # device_id=3, deviceId:3, devId[3], dev_id=3
@@ -35,7 +38,7 @@ _DEV_PATTERNS = [
     r"Ascend910[A-Z0-9]*-(\d+)\b", r"\bnpu[ _-]?(?:id[\s=:]*)?(\d+)\b", r"\bNPU (\d+)\b",
     r"\bchip[ _]?(?:id\**[\s=:]*)?(\d+)\b",
     r"\bcard[ _-]?(\d+)\b",
-    r"\b(?:npu-smi|hccn_tool)\b[^|;&]*?\s-i\s*(\d+)\b",  # a query of one device: npu-smi info -t health -i 3
+    rf"\b(?:npu-smi|hccn_tool)\b[^|;&]{{0,{MAX_OPTIONS_GAP}}}?\s-i\s*(\d+)\b",  # a query: npu-smi info -t health -i 3
 ]
 """Device fields as lines write them; ``chipId**:2`` is the runtime's ``chipId:2`` as vendor pages print it in bold
 (hiascend troubleshooting pages render the field as ``**chipId**``). ``npu-smi ... -i 3`` and ``hccn_tool -i 3 ...``

@@ -110,17 +110,21 @@ def messages_in(low: str) -> list[str]:
     """The documented texts in a lower-cased line: ``[m.group(0) for m in lowered().finditer(low)]``. RE2 finds them
     without the word-boundary look-arounds; while every text it finds stands between word boundaries, its texts are
     ``re``'s (at each place, the same first alternative, and no other place can match); the first that does not
-    hands the line to the exact regex (``re``, compiled then)."""
+    hands the line to the exact regex (``re``, compiled then), as does a line RE2's wrapper cannot encode to UTF-8
+    (a lone surrogate: JSON keeps an unpaired ``\\udcff`` escape)."""
     fast = _lowered_fast()
     if fast is not None:
         out = []
-        for m in fast.finditer(low):
-            s, e = m.span()
-            if (s and low[s - 1] in _WORD_CHARS) or (e < len(low) and low[e] in _WORD_CHARS):
-                break
-            out.append(m.group(0))
-        else:
-            return out
+        try:
+            for m in fast.finditer(low):
+                s, e = m.span()
+                if (s and low[s - 1] in _WORD_CHARS) or (e < len(low) and low[e] in _WORD_CHARS):
+                    break
+                out.append(m.group(0))
+            else:
+                return out
+        except UnicodeEncodeError:
+            pass
     scan = lowered()
     return [m.group(0) for m in scan.finditer(low)] if scan is not None else []
 
