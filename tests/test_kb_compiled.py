@@ -189,3 +189,19 @@ def test_the_gate_translations_are_kept_and_equal_the_computed_ones(tmp_path: Pa
     pats = [GATE] + ([rx.rx] if rx is not None else [])
     assert json.loads(kept.read_text(encoding="utf-8"))["plan"]["extras"] == [
         re2_superset(p) or "(?i)" + p.pattern for p in pats]
+
+
+def test_the_kb_hash_covers_the_code_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a code table's message templates are read as codes (features of the model): editing one makes the model stale
+    import shutil
+
+    from opsbrain.kb import training
+
+    real = Path(str(training.resources.files("knowledge_base")))
+    copy = tmp_path / "knowledge_base"
+    shutil.copytree(real, copy)
+    monkeypatch.setattr(training.resources, "files", lambda pkg: copy if pkg == "knowledge_base" else real)
+    before = training.kb_hash()
+    table = copy / "code_tables" / "ge_error_codes.yaml"
+    table.write_text(table.read_text().replace("is invalid", "is not valid", 1))
+    assert training.kb_hash() != before

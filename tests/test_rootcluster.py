@@ -401,7 +401,7 @@ def test_workers_are_named_from_where_their_paths_differ() -> None:
 
     for names, want in ((["collected/worker-0", "collected/worker-1"], ["worker-0", "worker-1"]),
                         (["job.tar.gz:job/a/w1", "job.tar.gz:job/b/w2"], ["a/w1", "b/w2"]),
-                        (["x/worker-0"], ["worker-0"]), (["worker-0", "worker-1"], ["worker-0", "worker-1"]),
+                        (["x/worker-0"], ["x/worker-0"]), (["worker-0", "worker-1"], ["worker-0", "worker-1"]),
                         (["", "sub/worker-1"], ["", "sub/worker-1"]), (["a/w", "b/w"], ["a/w", "b/w"])):
         cut = _shared_head(names)
         assert [n[cut:] for n in names] == want, names
@@ -416,6 +416,7 @@ def test_an_archive_without_a_top_folder_names_its_workers_as_the_bundle_reader_
     for names, want in ((["job.tgz:worker-0", "job.tgz:worker-1"], ["worker-0", "worker-1"]),
                         (["in/job.tar.gz:10.0.0.1", "in/job.tar.gz:10.0.0.2"], ["10.0.0.1", "10.0.0.2"]),
                         (["job.zip:c/w1", "job.zip:c/w2"], ["w1", "w2"]), (["job.tgz:worker-0"], ["worker-0"]),
+                        (["in/job.tar.gz:c/worker-0"], ["c/worker-0"]),
                         (["host:0", "host:1"], ["host:0", "host:1"])):
         cut = _shared_head(names)
         assert [n[cut:] for n in names] == want, names

@@ -433,10 +433,14 @@ def _shared_head(workers: list[str]) -> int:
     """The length of the directories every worker's path starts with (``collected/`` of ``collected/worker-0`` and
     ``collected/worker-1``; ``job.tar.gz:job/`` inside an archive given to ``--logs``, ``job.tgz:`` of one without a
     top folder): the workers are named from where they differ, as the bundle reader names them. 0 when one worker is
-    the root given or the paths differ at once."""
+    the root given or the paths differ at once; for one worker, only the archive's label (its directories are all
+    that name it: the bundle reader keeps them too, so that one answer names it once)."""
     if not workers or any(not w for w in workers):
         return 0
     split = [_segments(w) for w in workers]
+    if len(split) == 1:
+        labels = [i for i, part in enumerate(split[0][:-1]) if part.endswith(":")]
+        return sum(map(len, split[0][:labels[-1] + 1])) if labels else 0
     n = 0
     while all(len(parts) > n + 1 for parts in split) and len({parts[n] for parts in split}) == 1:
         n += 1

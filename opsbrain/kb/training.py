@@ -43,9 +43,11 @@ def cached_model_path(home: Path | None = None) -> Path:
 
 
 def kb_hash() -> str:
-    """The knowledge base's hash, with the code/message tables that feed the features. The vendor map is not in it:
-    it is read at diagnosis time only (a vendor match becomes a ``vendor:<class>`` signal, a kind every class has
-    whatever the map says), so no training case depends on it and a reviewed map needs no retrained model."""
+    """The knowledge base's hash, with the code/message tables that feed the features: codes.yaml, the category
+    tables, and the documented code tables (code_tables/*.yaml: their message templates are read as codes). The
+    vendor map is not in it: it is read at diagnosis time only (a vendor match becomes a ``vendor:<class>`` signal, a
+    kind every class has whatever the map says), so no training case depends on it and a reviewed map needs no
+    retrained model."""
     import hashlib
 
     from opsbrain.kb.loader import load_kb
@@ -55,6 +57,8 @@ def kb_hash() -> str:
     for name in ("codes.yaml", "categories.yaml", "fd_categories.yaml"):
         p = base / name
         h.update(p.read_bytes() if p.exists() else b"")
+    for table in sorted((base / "code_tables").glob("*.yaml")):
+        h.update(table.name.encode() + b"\0" + table.read_bytes())
     return h.hexdigest()[:16]
 
 
