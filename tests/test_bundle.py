@@ -81,6 +81,10 @@ def matcher() -> Any:
     ("lcne_log/pod0-l2plane3-sw07/log.log", L.SWITCH, None, "pod0-l2plane3-sw07"),
     ("w1/vmcore-dmesg.txt", L.VMCORE, "w1", None),
     ("kg/plog-10972_20230131024824126.log", L.PLOG, "kg", 10972),
+    # CANN's own log directory copied as it is ($HOME/ascend/log: ASCEND_PROCESS_LOG_PATH's default)
+    ("w1/ascend/log/debug/plog/plog-77_20250301000000000.log", L.PLOG, "w1", 77),
+    ("w1/ascend/log/run/device-2/device-77_20250301000000000.log", L.CANN_DEVICE, "w1", 77),
+    ("log/debug/plog/plog-77_20250301000000000.log", L.PLOG, "", 77),
 ])
 def test_files_are_recognised_by_name(rel: str, kind: str | None, worker: str | None, extra: Any) -> None:
     fk = classify(rel)

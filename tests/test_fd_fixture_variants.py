@@ -1,5 +1,6 @@
 """ascend-fd's job fixtures as operators also hand them over: worker directories named by IP address, every log
-compressed on its own (``plog-<pid>_<stamp>.log.gz``, as log rotation and copy tools leave them), the whole bundle
+compressed on its own (``plog-<pid>_<stamp>.log.gz``, as log rotation and copy tools leave them), CANN's own log
+directory copied in place of ``process_log`` (``<worker>/ascend/log/{debug,run}/plog/``), the whole bundle
 as one ``.tar.gz`` (with a top folder or without), or one directory deeper. The root devices and the wait chain stay
 those of the fixture as it is (tests/test_rootcluster.py::test_ascend_fd_fixtures_both_ways), and the workers keep
 their names (``worker-0``, not ``collected/worker-0``, ``job.tar.gz:job/worker-0`` or ``job.tar.gz:worker-0``) whether
@@ -45,6 +46,10 @@ def variant(case: str, how: str, tmp: Path) -> tuple[Path, str]:
             with f.open("rb") as src, gzip.open(f.with_name(f.name + ".gz"), "wb") as out:
                 shutil.copyfileobj(src, out)
             f.unlink()
+    if how == "cannlog":  # CANN's own log directory copied as it is: <worker>/ascend/log/{debug,run}/plog/
+        for plogs in sorted(root.glob("*/process_log")):
+            (plogs.parent / "ascend").mkdir()
+            plogs.rename(plogs.parent / "ascend" / "log")
     if how in ("targz", "flat"):  # flat: no top folder (tar czf job.tar.gz worker-0 worker-1 ...)
         tgz = tmp / "job.tar.gz"
         with tarfile.open(tgz, "w:gz") as t:
@@ -55,7 +60,7 @@ def variant(case: str, how: str, tmp: Path) -> tuple[Path, str]:
 
 
 @needs_fixtures
-@pytest.mark.parametrize("how", ["ip", "gzip", "targz", "flat", "nested"])
+@pytest.mark.parametrize("how", ["ip", "gzip", "targz", "flat", "nested", "cannlog"])
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_a_fixture_handed_over_otherwise_keeps_its_root_and_chain(case: str, how: str, tmp_path: Path,
                                                                    engine: Any) -> None:

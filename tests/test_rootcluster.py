@@ -114,6 +114,10 @@ def test_worker_of_a_path() -> None:
     assert host_root("job/ascend/environment_check/worker-0/npu_info_after.txt") == ("job", "worker-0")
     assert host_root("plog-1_2.log") == ("", None)
     assert host_root("kg_parse/plog-1_2.log") == ("kg_parse", None)
+    # CANN's own log directory ($HOME/ascend/log/{debug,run}/plog/, .../device-N/) copied as it is
+    assert host_root("w1/ascend/log/debug/plog/plog-1_2.log") == ("w1", None)
+    assert host_root("w1/ascend/log/run/device-3/device-1_2.log") == ("w1", None)
+    assert host_root("log/debug/plog/plog-1_2.log") == ("", None)
 
 
 def test_the_environment_check_sub_directory_names_the_worker() -> None:

@@ -11,6 +11,8 @@ One directory per worker (node), named by its host (``pod0-node35/``; a real col
     <worker>/process_log/{run,debug}/plog/plog-<pid>_<stamp>.log    CANN process log, first line the HCCL init
     <worker>/process_log/rank_<N>/.../plog-<pid>_<stamp>.log        (any plog below process_log is read)
     <worker>/process_log/.../device-<N>/device-<pid>_<stamp>.log    CANN device-side log of a process
+    <worker>/ascend/log/{run,debug}/{plog,device-<N>}/...           the same, CANN's own log directory copied as it
+                                                        is ($HOME/ascend/log, ASCEND_PROCESS_LOG_PATH's default)
     <worker>/device_log/slog/dev-os-<N>/{run,debug}/{device-os,event}/*.log   device OS log of device N
     <worker>/device_log/slog/dev-os-<N>/device-<M>/device-<M>_<stamp>.log     device log of device M
     <worker>/device_log/slog/host/host_kernel.log       the driver's host-side kernel log
@@ -126,7 +128,7 @@ WRAPPERS = frozenset({"var", "log", "logs", "os", "os_log", "host_log", "console
 
 _DL = r"(?:dl_log|mindx-dl)"
 _PLOG = re.compile(r"(?:^|/)plog-(\d+)_(\d+)\.log$")
-_CANN_DEVICE = re.compile(r"(?:^|/)process_log/(?:.+/)?device-(\d+)_(\d+)\.log$")
+_CANN_DEVICE = re.compile(r"(?:^|/)(?:process_log/(?:.+/)?|(?:debug|run)/device-\d+/)device-(\d+)_(\d+)\.log$")
 _DEVICE_SIDE: tuple[tuple[str, re.Pattern[str]], ...] = (
     # kind, name pattern: group 1 the device, group 2 (dumps) the dump directory named by its time
     (DEVICE_OS, re.compile(r"(?:^|/)slog/dev-os-(\d+)/(?:debug|run)/(?:device-os|event)/[^/]+\.log$")),
@@ -190,6 +192,23 @@ LAYOUT_DIRS = frozenset({*_DEV_ANCHORS, *_CANN_ANCHORS, "environment_check", DL_
 top-level folder of these names is kept (``tar czf x.tgz process_log/``), not taken off as a wrapper of the bundle."""
 
 
+def _cann_worker(rel: str) -> str:
+    """The worker of a CANN process log: the directory holding ``process_log``, else the one holding CANN's own log
+    directory (``<worker>/ascend/log/{debug,run}/plog/``: :func:`opsbrain.ingest.ranks.cann_log_head`)."""
+    from opsbrain.ingest.ranks import cann_log_head
+
+    dirs = rel.split("/")[:-1]
+    if "process_log" in dirs or (head := cann_log_head(dirs)) is None:
+        return _worker_before(rel, _CANN_ANCHORS)
+    while head and head[-1] in CANN_WRAPPERS:
+        head = head[:-1]
+    return _strip_wrappers(head)
+
+
+CANN_WRAPPERS = frozenset({"ascend", "log"})
+"""What CANN's default log path puts above its level directories (``$HOME/ascend/log/``)."""
+
+
 def _dl(rel: str) -> str:
     return _worker_before(rel, ("dl_log", "mindx-dl"))
 
@@ -201,9 +220,9 @@ def classify(rel: str) -> FileKind | None:
     if rel == MANIFEST:
         return FileKind(MANIFEST_KIND)
     if m := _PLOG.search(rel):
-        return FileKind(PLOG, _worker_before(rel, _CANN_ANCHORS), pid=int(m.group(1)))
+        return FileKind(PLOG, _cann_worker(rel), pid=int(m.group(1)))
     if m := _CANN_DEVICE.search(rel):
-        return FileKind(CANN_DEVICE, _worker_before(rel, _CANN_ANCHORS), pid=int(m.group(1)))
+        return FileKind(CANN_DEVICE, _cann_worker(rel), pid=int(m.group(1)))
     for kind, rx in _DEVICE_SIDE:
         if m := rx.search(rel):
             dev = int(m.group(1)) if rx.groups else None

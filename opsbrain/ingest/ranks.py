@@ -164,10 +164,26 @@ def _ip(v: str | None) -> str | None:
     return v
 
 
+CANN_LOG_LEVELS = ("debug", "run")
+_DEVICE_DIR = re.compile(r"device-\d+")
+
+
+def cann_log_head(dirs: list[str]) -> list[str] | None:
+    """The directories above CANN's own log directory in a file's ``dirs``, or None when it is not in one. CANN writes
+    a process's logs to ``$HOME/ascend/log/{debug,run}/plog/plog-<pid>_<stamp>.log`` and
+    ``.../{debug,run}/device-<N>/device-<pid>_<stamp>.log`` (ASCEND_PROCESS_LOG_PATH's default; ascend-fd's collection
+    renames that directory ``process_log``): a copy of it is a worker's logs as ``process_log`` is."""
+    for i in range(len(dirs) - 1, 0, -1):
+        if (dirs[i] == "plog" or _DEVICE_DIR.fullmatch(dirs[i])) and dirs[i - 1] in CANN_LOG_LEVELS:
+            return dirs[:i - 1]
+    return None
+
+
 def host_root(file: str | None) -> tuple[str, str | None]:
     """The worker directory a bundle-relative path belongs to (the directory holding ``process_log`` /
-    ``environment_check`` / ``device_log``, else the file's own directory; wrappers skipped; ``""`` = the root
-    given), and the name an ``environment_check/<name>/`` sub-directory gives it."""
+    ``environment_check`` / ``device_log`` or CANN's own log directory (:func:`cann_log_head`), else the file's own
+    directory; wrappers skipped; ``""`` = the root given), and the name an ``environment_check/<name>/``
+    sub-directory gives it."""
     if not file:
         return "", None
     parts = list(PurePosixPath(file).parts[:-1])
@@ -179,6 +195,7 @@ def host_root(file: str | None) -> tuple[str, str | None]:
                 head.pop()
             sub = parts[i + 1] if a == "environment_check" and i + 1 < len(parts) else None
             return "/".join(head), sub
+    parts = cann_log_head(parts) or parts  # $HOME/ascend/log/{debug,run}/plog/: the worker is above ascend/log
     while parts and parts[-1].lower() in WRAPPERS:
         parts.pop()
     return "/".join(parts), None  # no known directory: the file's own directory is its worker
