@@ -127,27 +127,36 @@ them) is read as usual."""
 
 
 @lru_cache(maxsize=1)
-def _block_gates() -> tuple[BlockScan, BlockScan] | None:
-    """The two block scans :func:`may_signal` runs: the gate's words and documented messages (the screen's extras),
-    and every parser regex with the two literal tests of :func:`_parsers_may`; None when they cannot rule out lines."""
+def _gate_patterns() -> tuple[list[str], list[str]] | None:
+    """The patterns of the two block scans :func:`may_signal` runs: the gate's words and documented messages (the
+    screen's extras), and every parser regex with the two literal tests of :func:`_parsers_may`; None when they
+    cannot be given. Patterns only: a union's RE2 compile costs ~45 ms, paid where a scan runs."""
     scr, covered = _screen()
     group = _every_parser()
     if group.top >= covered:
         return None
-    words = scr.block(regexes=(), extra=None)
-    parsers = scr.block(regexes=group.ids, extra=())
+    words = scr.block_patterns(regexes=(), extra=None)
+    parsers = scr.block_patterns(regexes=group.ids, extra=())
     if words is None or parsers is None:
         return None
-    tests = BlockScan([*parsers.patterns, "(?i)" + literal_pattern("[ascend]"),
-                       literal_pattern("Traceback (most recent call last)")])
-    return (words, tests) if tests.usable else None
+    return words, [*parsers, "(?i)" + literal_pattern("[ascend]"), literal_pattern("Traceback (most recent call last)")]
+
+
+@lru_cache(maxsize=1)
+def _block_gates() -> tuple[BlockScan, BlockScan] | None:
+    """The two block scans of :func:`_gate_patterns`; None when they cannot rule out lines."""
+    pats = _gate_patterns()
+    if pats is None:
+        return None
+    words, tests = BlockScan(pats[0]), BlockScan(pats[1])
+    return (words, tests) if words.usable and tests.usable else None
 
 
 def signal_patterns() -> list[str] | None:
     """The patterns of which a line must hold one for :func:`parse_line` to find a signal in it (RE2, one line's
     meaning; for a block scan shared with other line screens), or None when they cannot be given."""
-    gates = _block_gates()
-    return list(gates[1].patterns) if gates is not None else None
+    pats = _gate_patterns()
+    return list(pats[1]) if pats is not None else None
 
 
 def may_signal(texts: list[str]) -> list[bool] | None:
