@@ -154,16 +154,30 @@ def test_a_bundle_diagnosis_compiles_one_block_scan(tmp_path: object) -> None:
     # union costs ~45-70 ms to compile, and the line gate's own scans are built only where may_signal runs
     import subprocess
     import sys
+    import textwrap
     from pathlib import Path
 
     root = Path(str(tmp_path))
     plog = root / "w0" / "process_log" / "run" / "plog" / "plog-1_20250101000000000.log"
     plog.parent.mkdir(parents=True)
     plog.write_text("[ERROR] HCCL(1,python):2025-01-01-00:00:00.000.000 [heartbeat.cc:1] [1]heartbeat lost\n")
-    code = ("import sys\nimport opsbrain.blockscan as B\nfrom opsbrain.multiscan import _re2\norig = B.BlockScan.__init__\n"
-            "n = []\ndef counted(self, pats):\n    orig(self, pats)\n    n.append(1)\nB.BlockScan.__init__ = counted\n"
-            f"sys.argv = ['opsbrain', 'diagnose', '--bundle', {str(root)!r}, '--data-dir', {str(root / 'home')!r}]\n"
-            "from opsbrain.cli import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
-            "print('counted', len(n) if _re2 is not None else 1)\n")
+    code = textwrap.dedent(f"""
+        import sys
+        import opsbrain.blockscan as B
+        from opsbrain.multiscan import _re2
+        orig = B.BlockScan.__init__
+        n = []
+        def counted(self, pats):
+            orig(self, pats)
+            n.append(1)
+        B.BlockScan.__init__ = counted
+        sys.argv = ["opsbrain", "diagnose", "--bundle", {str(root)!r}, "--data-dir", {str(root / "home")!r}]
+        from opsbrain.cli import main
+        try:
+            main()
+        except SystemExit:
+            pass
+        print("counted", len(n) if _re2 is not None else 1)
+    """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert "counted 1" in out.stdout, out.stdout[-1500:] + out.stderr[-1500:]
