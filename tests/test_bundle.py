@@ -432,3 +432,16 @@ def test_the_bundle_report_is_the_same_in_every_process(tmp_path: Path) -> None:
         outs.append(re.sub(r'"timing_s": \{[^}]*\}', "", proc.stdout))
     assert len(set(outs)) == 1
     assert list(json.loads(proc.stdout)["knowledge_lines_by_source"]) == ["imported", "kb"]
+
+
+def test_files_at_the_bundles_root_are_named_by_the_bundle(tmp_path: Path) -> None:
+    # one worker whose logs sit at the bundle's root (directory "."): the answer names it as the root cluster does,
+    # by the bundle's own name, not "."
+    plog = tmp_path / "job7" / "process_log" / "run" / "plog" / "plog-1_20240101000000000.log"
+    plog.parent.mkdir(parents=True)
+    plog.write_text("[ERROR] DRV(1,python):2024-01-01-00:00:00.000.000 [a.c:1] fault event id 0x80E01801 on device 3\n")
+    from opsbrain.kb.training import load_engine
+
+    rep = diagnose_bundle(tmp_path / "job7", load_engine())
+    assert rep["diagnosis"]["root"]["host"] == "job7" and rep["diagnosis"]["root"]["device"] == 3
+    assert [w["name"] for w in rep["workers"]] == ["job7"]

@@ -181,7 +181,7 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     t_detect = time.perf_counter() - t1
     hits, t_match = _knowledge(texts, matcher, may)
     origin = datetime.fromisoformat(r.report["time_origin"])
-    names = {w["node"]: w["dir"] for w in r.report["workers"]}
+    names = {w["node"]: w.get("name", w["dir"]) for w in r.report["workers"]}
     out_incs = []
     for inc in incidents:
         d = inc.diagnosis
@@ -293,10 +293,11 @@ def check_bundle(path: str | Path, engine: Any, matcher: Any = None, params: L.B
 
 
 def _in_user_terms(comp: str | None, workers: list[dict[str, Any]]) -> dict[str, Any]:
-    """A component in the operator's terms: the worker directory's own name when the reader numbered it."""
+    """A component in the operator's terms: the worker directory's own name when the reader numbered it (the
+    bundle's own name for the files at its root, as the root cluster names them)."""
     out = user_terms(comp)
     node = "/".join(comp.split("/")[:2]) if comp else None
     for w in workers:
         if w["node"] == node and w["named_by"] == "sorted order":
-            out["host"] = w["dir"]
+            out["host"] = w.get("name", w["dir"])
     return out

@@ -81,7 +81,7 @@ def map_workers(files: list[_File], root_name: str) -> dict[str, dict[str, Any]]
         taken.add(f"pod0/node{k}")
     for d in dirs:
         nid, how = named[d]
-        workers[d] = {"dir": d or ".", "node": nid, "named_by": how,
+        workers[d] = {"dir": d or ".", "name": d or root_name or ".", "node": nid, "named_by": how,
                       "hosts": sorted(hosts[d]), "ips": [], "files": 0}
     for f in files:
         if f.kind.worker is not None:
