@@ -160,3 +160,26 @@ def test_a_documented_device_event_id_is_read_bare(line: str, want: list[str]) -
 def test_a_bare_event_id_keeps_the_device_the_line_names() -> None:
     (s,) = parse_line("hit 0x80E01801 on npu 3, the job restarted")
     assert s.kind == "dev:80E01801" and s.device == 3
+
+
+SDMA_HEAD = ("[ERROR] RUNTIME(33549,python3):2024-01-16-06:49:00.516.893 [device_error_proc.cc:1226]122568 "
+             "ProcessStarsSdmaErrorInfo:[FINAL][FINAL]The error from device(chipId:7, dieId:0), serial number is 1. ")
+
+
+@pytest.mark.parametrize(("tail", "memory"), [
+    # CANN troubleshooting case 'D2D copy error during operator execution' (corpus u001): status 0xA, COMPDATAERR
+    ("there is a fftsplus sdma error, sdma channel is 6, sdmaState=0x6, sdmaTslotid=0x5, sdmaCxtid=0x1, "
+     "sdmaThreadid=0x0, irqStatus=0x420000, cqeStatus=0x150000.", True),
+    # the same form with status 3 (Ascend/pytorch#166, a software interaction): no memory status
+    ("there is a fftsplus sdma error, sdma channel is 2, sdmaState=0x6, irqStatus=0x0, cqeStatus=0x70000.", False),
+    # the STARS form prints the status as it is (hicann/runtime device_error_proc.cc): 0x8 DDRC, 0x9 link (not read)
+    ("there is a sdma error, sdma channel is 1, sdmaBlkFsmState=0x0, dfxSdmaBlkFsmOstCnt=0x0, sdmaChFree=0x0, "
+     "irqStatus=0x1, cqeStatus=0x8 ", True),
+    ("there is a sdma error, sdma channel is 1, sdmaBlkFsmState=0x0, dfxSdmaBlkFsmOstCnt=0x0, sdmaChFree=0x0, "
+     "irqStatus=0x1, cqeStatus=0x9 ", False),
+])
+def test_an_sdma_error_with_a_memory_status_is_read_on_its_device(tail: str, memory: bool) -> None:
+    sigs = parse_line(SDMA_HEAD + tail)
+    mem = [s for s in sigs if s.kind == "rt:sdma_mem"]
+    assert bool(mem) == memory
+    assert all(s.component == "npu7" for s in mem)

@@ -68,7 +68,33 @@ VERDICT_KIND = {"hardware local error": "rt:aicore_hw", "software error": "rt:ai
                 "network link error": "rt:aicore_link", "mte error": "rt:aicore_mte"}
 
 
+RE_SDMA_CQE = screened(r"there is a (fftsplus )?sdma error\b[^\n]{0,400}?cqeStatus=0x([0-9a-f]{1,8})\b", re.I)
+"""The runtime's SDMA (device-to-device copy) error line and its CQE status (hicann/runtime @681ef761,
+src/runtime/core/src/device/device_error_proc.cc: ``there is a sdma error, ... cqeStatus=0x%x`` with the status as
+it is, ``there is a fftsplus sdma error, ... cqeStatus=0x%x.`` with the status in bits 17-21, ``(cqeStatus >> 17) &
+0x1F``)."""
+SDMA_MEMORY_STATUS = {0x8: "DDRC error", 0xA: "poison error (COMPDATAERR)"}
+"""The SDMA statuses the runtime reports as a memory error (device_error_core_proc.cc GetMteErrFromCqeStatus:
+TS_SDMA_STATUS_DDRC_ERROR 0x8, TS_SDMA_STATUS_POISON_ERROR 0xA; 0x9, LINK_ERROR, it tells apart from a memory
+error only by the device's RAS report, so it is not read). CANN's troubleshooting case "算子执行过程中D2D拷贝出错"
+gives 0xA's likely cause: data read back from HBM with an error, most probably an HBM bit-ECC fault."""
+
+
 _ANY = group_of(globals())
+
+
+def sdma_status(ctx: LineCtx) -> bool:
+    """``rt:sdma_mem`` for an SDMA error whose CQE status is one the runtime reports as a memory error."""
+    if (m := RE_SDMA_CQE.search(ctx.text)) is None:
+        return False
+    status = int(m.group(2), 16)
+    if m.group(1):
+        status = (status >> 17) & 0x1F
+    if status not in SDMA_MEMORY_STATUS:
+        return False
+    dev = ctx.device()
+    ctx.add("rt:sdma_mem", ctx.npu(dev), 2, device=dev)
+    return True
 
 
 def aicore_detail(ctx: LineCtx) -> bool:
@@ -93,6 +119,7 @@ def parse(ctx: LineCtx) -> bool:
         return False
     text = ctx.text
     found = aicore_detail(ctx)
+    found = sdma_status(ctx) or found
     dev = ctx.device()
     comp = ctx.npu(dev)
     for code in dict.fromkeys(RE_ECODE.findall(text)):
