@@ -21,6 +21,9 @@ REAL = [
      "drv:heartbeat_lost", 1),
     ("Mar 15 03:40:50 sha2uvp-gert01 kernel: Out of memory: Kill process 6033 (java) score 367 or sacrifice child",
      "os:oom_killer", None),
+    # CANN troubleshooting 'Device Call Failure' (kernel log): a device another container holds, not a driver fault
+    ("[52783.013547] [ascend] [ERROR] [devdrv] [devdrv_manager_container_get_devlist_ns 1210] <drv_hlt_dsmi_te:5615> "
+     "some devices are used by other docker, mnt_ns = 0xffff8d33a5963720", "cfg:device", None),
     ("[ERROR] HCCL(26251,python3):2025-01-24-11:24:07.476.916 [comm_base.cc:1018][42715]   |  124.0.0.21(0)   |"
      "   124.0.0.11(1)   |  client  | no connect |", "hccl:no_connect", None),
     ("[ERROR] aclrtSynchronizeStream(stream) failed: 507015", "rt:507015", None),

@@ -39,6 +39,12 @@ DRV_KINDS: tuple[tuple[Screened, str], ...] = (
     (screened(r"Dma copy failed|DMA timeout|dma.*fail", re.I), "drv:dma_failed"),
     (screened(r"link down|pcie.*(?:not ready|down)|hot ?reset|surprise", re.I), "drv:pcie_down"),
 )
+RE_DRV_IN_USE = screened(r"used by other docker|\bdevice is in used\b", re.I)
+"""The driver's container device manager refusing a device another container holds (``[devdrv_manager_container_
+get_devlist_ns 1210] ... some devices are used by other docker, mnt_ns = ...``, ``... device is in used``): CANN's
+troubleshooting guide, 'Device Call Failure' (canncommercial 800 maintenref troubleshooting_0118), kernel-log message
+(2), gives the cause as the device occupied by another container. That is the allocation of devices, read as the
+device-in-use texts of DCMI (-8020) and MindCluster ("npu is busy") are (``cfg:device``), not a driver fault."""
 RE_VM_FAULT = screened(r"\[devmm\].*(?:Vm fault failed|don't allow fault by device|Device fault error|"
                        r"Check alloced va)", re.I)
 """The driver's shared-virtual-memory fault handler could not map the address a device task touched
@@ -60,6 +66,9 @@ def parse_driver(ctx: LineCtx) -> bool:
         dev = ctx.device()
         if RE_VM_FAULT.search(text):
             ctx.add("rt:aicore_sw", ctx.npu(dev) or ctx.node, 2, device=dev)
+            return True
+        if RE_DRV_IN_USE.search(text):
+            ctx.add("cfg:device", ctx.npu(dev) or ctx.node, 2, device=dev)
             return True
         for rx, kind in DRV_KINDS:
             if rx.search(text):
