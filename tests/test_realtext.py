@@ -312,3 +312,13 @@ def test_part_of_reads_parts_after_z_as_later_parts() -> None:
     parts = [part_of({"file": f}) for f in ("corpus_za.yaml", "corpus_q.yaml", "corpus_z.yaml", "corpus_zb.yaml")]
     assert parts == ["za", "q", "z", "zb"]
     assert sorted(parts) == ["q", "z", "za", "zb"]
+
+
+def test_the_words_do_not_depend_on_how_a_device_is_spelt() -> None:
+    # each spelling the robustness variants use (opsbrain.ingest.variants.DEVICE_FORMS) gives the same tokens
+    from opsbrain.ingest.variants import DEVICE_FORMS
+    from opsbrain.kb.texttokens import text_tokens
+
+    line = "[ERROR] RUNTIME(10686,msame):2025-03-19-15:09:45.659 MallocPcieBarBuffer:Pcie Host Register failed, {dev}."
+    seen = {tuple(text_tokens(line.format(dev=form.format(n=3)))) for form in DEVICE_FORMS}
+    assert len(seen) == 1 and "device" in next(iter(seen))

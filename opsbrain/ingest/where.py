@@ -28,7 +28,7 @@ MAX_OPTIONS_GAP = 100
 """Characters between the tool's name and its ``-i``: a command line's options (``npu-smi set -t device-share -i 1``);
 bounded, the device scan of a line is linear in its length (unbounded, it reread the line from every tool name)."""
 
-_DEV_PATTERNS = [
+DEVICE_FIELD_PATTERNS = (
     r"(?:logic|phy)?[dD]ev(?:ice)?[_ ]?[iI][dD]\s*[=:\[(]\s*(\d+)",   # device_id=3, deviceId:3, devId[3], dev_id=3
     r"\bdev(?:ice)? id (\d+)\b",  # the 310 driver's "dev id 0, The address does not comply with the NVMe protocol"
     r"logicDevId\[(\d+)\]", r"phydevId\[(\d+)\]", r"\bdevice(?:Phy|Logic|Logical|Physical)[_ ]?Id\s*[=:\[(]\s*(\d+)",
@@ -38,6 +38,10 @@ _DEV_PATTERNS = [
     r"Ascend910[A-Z0-9]*-(\d+)\b", r"\bnpu[ _-]?(?:id[\s=:]*)?(\d+)\b", r"\bNPU (\d+)\b",
     r"\bchip[ _]?(?:id\**[\s=:]*)?(\d+)\b",
     r"\bcard[ _-]?(\d+)\b",
+)
+"""A device named in a field of the line (each pattern's one group: its index)."""
+_DEV_PATTERNS = [
+    *DEVICE_FIELD_PATTERNS,
     rf"\b(?:npu-smi|hccn_tool)\b[^|;&]{{0,{MAX_OPTIONS_GAP}}}?\s-i\s*(\d+)\b",  # a query: npu-smi info -t health -i 3
 ]
 """Device fields as lines write them; ``chipId**:2`` is the runtime's ``chipId:2`` as vendor pages print it in bold

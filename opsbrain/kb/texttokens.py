@@ -4,7 +4,8 @@ bigrams per line, documented error codes kept whole, and what identifies one log
 Kept whole: CANN error codes (``EZ9999``, ``EI0006``, ``EL0004``: two letters and four digits), ``ERR99999``-style
 framework codes, six-digit runtime return codes (``507035``, ``107002``) and eight-digit fault event ids
 (``0x80E01801``). Dropped: other numbers, hex addresses, hex-like identifiers (kernel hashes), timestamps (their
-digits), and single letters. Words glued to digits lose the digits (``npu3`` -> ``npu``, ``kernel0`` -> ``kernel``).
+digits), and single letters. Words glued to digits lose the digits (``kernel0`` -> ``kernel``); a device field in
+any spelling is the token ``device`` (:data:`_DEVICE_FIELD`).
 """
 
 from __future__ import annotations
@@ -20,10 +21,22 @@ MAX_LINE_CHARS = 2_000
 """Characters of one line that are tokenised (a pasted log's long table rows carry nothing past this)."""
 
 
+def _device_fields() -> re.Pattern[str]:
+    from opsbrain.ingest.where import DEVICE_FIELD_PATTERNS
+
+    return re.compile("|".join(f"(?:{p})" for p in DEVICE_FIELD_PATTERNS), re.I)
+
+
+_DEVICE_FIELD = _device_fields()
+"""A device named in any of the spellings Ascend tools use (``device_id=3``, ``[dev3]``, ``logicDevId[0]``, ``npu3``,
+``chip 3`` ...: :data:`opsbrain.ingest.where.DEVICE_FIELD_PATTERNS`) is the one token ``device``: which spelling a
+collection uses says nothing about the fault, and a model that learnt it would answer a re-spelt excerpt otherwise."""
+
+
 def words(line: str) -> list[str]:
     """The unigram tokens of one line, in order."""
     out: list[str] = []
-    for raw in _RAW.findall(line[:MAX_LINE_CHARS].lower()):
+    for raw in _RAW.findall(_DEVICE_FIELD.sub(" device ", line[:MAX_LINE_CHARS]).lower()):
         if raw.startswith("0x"):
             if len(raw) == 10 and raw[2] == "8":  # an eight-digit fault event id (0x8xxxxxxx)
                 out.append(raw)
