@@ -95,7 +95,8 @@ def _every_parser() -> screen.Group:
     groups = (fdreport._ANY, twin._ANY, mindie._ANY, errnums._ANY, dmi._ANY, device._ANY, kubelet._ANY, hccn._ANY,
               kernel._ANY, hccl._ANY, cann._ANY, framework._ANY)
     return screen.Group(sorted({r for g in groups for r in g.regexes if not r.context}
-                               | {kernel.RE_DRV, kernel.RE_VM_FAULT, kernel.RE_DRV_IN_USE, *(row[0] for row in kernel.DRV_KINDS)}
+                               | {kernel.RE_DRV, kernel.RE_VM_FAULT, kernel.RE_DRV_IN_USE,
+                                  *(row[0] for row in kernel.DRV_KINDS)}
                                | ({rx} if rx is not None else set()), key=lambda r: r.id))
 
 
