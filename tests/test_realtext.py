@@ -60,21 +60,34 @@ def _tiny_corpus(tmp_path: Path, oom: bool = False) -> Path:
 
 @pytest.mark.parametrize("oom", [False, True], ids=["binary", "multinomial"])
 def test_served_probabilities_equal_the_fitted_pipelines(tmp_path: Path, oom: bool) -> None:
-    from opsbrain.kb.realtext_fit import BALANCED, _docs, dev_excerpts, fit, fit_text_model
-    from opsbrain.kb.textcv import STRENGTH
+    from opsbrain.kb.realtext_fit import (
+        BALANCED,
+        SIGNAL_REPEAT,
+        SIGNALS_FROM_ONE,
+        _docs,
+        dev_excerpts,
+        fit,
+        fit_text_model,
+    )
+    from opsbrain.kb.textcv import STRENGTH, kinds_of
 
     root = _tiny_corpus(tmp_path, oom)
     doc = fit_text_model(root)
     served = model_from_doc(json.loads(json.dumps(doc)))
+    assert served.meta["signal_repeat"] == SIGNAL_REPEAT and any(t.startswith("sig:") for t in served.vocab)
     excerpts = dev_excerpts(root)
-    vec, clf = fit(_docs(excerpts), [e["label"] for e in excerpts], [1.0] * len(excerpts), STRENGTH, BALANCED)
+    vec, clf = fit(_docs(excerpts), [e["label"] for e in excerpts], [1.0] * len(excerpts), STRENGTH, BALANCED,
+                   kept_from_one=SIGNALS_FROM_ONE)
     probe = ["the driver version does not match the CANN toolkit", "RuntimeError: operator shape mismatch",
-             "nothing known here at all", "NPU out of memory in the operator"]
-    from opsbrain.kb.texttokens import text_tokens
+             "nothing known here at all", "NPU out of memory in the operator",
+             "RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB"]
+    from opsbrain.kb.texttokens import signal_tokens, text_tokens
 
-    want = clf.predict_proba(vec.transform([text_tokens(t) for t in probe]))
-    for text, row in zip(probe, want, strict=True):
-        got = served.proba(text_tokens(text))
+    toks = [text_tokens(t) + signal_tokens(kinds_of(t), SIGNAL_REPEAT) for t in probe]
+    assert any(t.startswith("sig:") for t in toks[-1])
+    want = clf.predict_proba(vec.transform(toks))
+    for tokens, row in zip(toks, want, strict=True):
+        got = served.proba(tokens)
         assert list(served.classes) == [str(c) for c in clf.classes_]
         assert got == pytest.approx([float(v) for v in row], abs=1e-5)
 
@@ -256,7 +269,7 @@ def _second_opinion(monkeypatch: pytest.MonkeyPatch, *, engine_cls: str = "frame
         sigs.append(Signal(0.0, f"vendor:{engine_cls}", None, None, 2, line, line_no=1))
     fixed = realtext.TextAnswer(text_cls, min(text_p, CONFIDENCE_CAP), text_p, [("npu_oom", 0.05)],
                                 [(None, 1, line)], "the words")
-    monkeypatch.setattr(realtext, "answer", lambda v, model=None: fixed)
+    monkeypatch.setattr(realtext, "answer", lambda v, model=None, kinds=(): fixed)
     engine = load_engine(None, say=lambda m: None)
     d = Diagnosis(engine_cls, None, engine_conf, ["a program's own failure is triaged"], 0.0)
     return text_fallback(engine, d, sigs, view, 0.0, documented)
@@ -322,3 +335,25 @@ def test_the_words_do_not_depend_on_how_a_device_is_spelt() -> None:
     line = "[ERROR] RUNTIME(10686,msame):2025-03-19-15:09:45.659 MallocPcieBarBuffer:Pcie Host Register failed, {dev}."
     seen = {tuple(text_tokens(line.format(dev=form.format(n=3)))) for form in DEVICE_FORMS}
     assert len(seen) == 1 and "device" in next(iter(seen))
+
+
+def test_signal_tokens_are_the_distinct_kinds_repeated_without_levels_or_vendor_votes() -> None:
+    from opsbrain.kb.texttokens import signal_tokens
+
+    kinds = ["cfg:env", "level:error", "vendor:hbm_uce", "cfg:env", "py:RuntimeError"]
+    assert signal_tokens(kinds) == ["sig:cfg:env", "sig:py:RuntimeError"]
+    assert signal_tokens(iter(kinds), 2) == ["sig:cfg:env", "sig:py:RuntimeError"] * 2
+    assert signal_tokens([], 2) == []
+
+
+def test_the_signal_kinds_of_the_input_move_the_words_reading() -> None:
+    # a tiny served model in which one signal kind, not any word, points to npu_oom
+    model = model_from_doc({"format": 1, "classes": ["config_error", "npu_oom"], "intercept": [0.5, -0.5],
+                            "vocab": [["failed", 1.0, [0.2, 0.0]], ["sig:mem:oom", 1.0, [0.0, 6.0]]],
+                            "meta": {"signal_repeat": 2, "signal_kinds": True}})
+    view = TextView()
+    view("the job failed", None, 1)
+    assert answer(view, model).cls == "config_error"
+    with_kind = answer(view, model, kinds=["mem:oom"])
+    assert with_kind is not None and with_kind.cls == "npu_oom" and "signal kinds" in with_kind.why
+    assert with_kind.lines == [(None, 1, "the job failed")]

@@ -126,7 +126,7 @@ def text_fallback(engine: Engine, d: Diagnosis, sigs: list[Signal], view: TextVi
 
     if not shows_failure(sigs, view) or (sigs and not hardware_free(incident_features(sigs, now, NO_HISTORY, None))):
         return d, []
-    if (a := answer(view)) is None:
+    if (a := answer(view, kinds=(s.kind for s in sigs))) is None:
         return d, []
     if weak:
         if a.cls == d.fault_class or a.probability < SECOND_OPINION_AT or (documented and a.cls not in documented):

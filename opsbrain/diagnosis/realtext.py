@@ -21,13 +21,14 @@ import json
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from opsbrain.ingest.where import host_in
-from opsbrain.kb.texttokens import line_tokens
+from opsbrain.kb.texttokens import line_tokens, signal_tokens
 
 MODEL_FILE = Path(__file__).resolve().parents[2] / "knowledge_base" / "model" / "realtext.json"
 FORMAT = 1
@@ -189,15 +190,18 @@ class TextAnswer:
     why: str
 
 
-def answer(view: TextView, model: TextModel | None = None) -> TextAnswer | None:
-    """The class the input's words point to, or None (no model, no line, a class not answerable, below the
-    threshold). The hardware gate is the caller's (:func:`hardware_free`)."""
+def answer(view: TextView, model: TextModel | None = None, kinds: Iterable[str] = ()) -> TextAnswer | None:
+    """The class the input's words and signal kinds (``kinds``: those the ingestion layer read from the whole input,
+    as the model was fitted: :func:`opsbrain.kb.texttokens.signal_tokens`) point to, or None (no model, no line, a
+    class not answerable, below the threshold). The cited lines are those whose words weigh most. The hardware gate is
+    the caller's (:func:`hardware_free`)."""
     model = model if model is not None else load_model()
     lines = view.lines()
     if model is None or not lines:
         return None
     per_line = [line_tokens(t) for _f, _n, t in lines]
-    probs = model.proba([t for toks in per_line for t in toks])
+    sig = signal_tokens(kinds, int(model.meta.get("signal_repeat") or 0))
+    probs = model.proba([t for toks in per_line for t in toks] + sig)
     order = sorted(range(len(probs)), key=lambda i: (-probs[i], i))
     best, p = model.classes[order[0]], probs[order[0]]
     if best not in ANSWERABLE or p < THRESHOLD:
@@ -206,7 +210,8 @@ def answer(view: TextView, model: TextModel | None = None) -> TextAnswer | None:
     cited = sorted(i for w, i in weights[:EVIDENCE_LINES] if w > 0) or [weights[0][1]]
     alts = [(model.classes[i], probs[i]) for i in order[1:] if probs[i] > 0.01 and model.classes[i] != "other"][:3]
     n = model.meta.get("excerpts", "?")
-    why = (f"no hardware evidence; the words of {len(lines)} line(s) read as {best} by a text model learned from {n} "
+    kinds_read = " and its signal kinds" if sig and model.meta.get("signal_kinds") else ""
+    why = (f"no hardware evidence; the words of {len(lines)} line(s){kinds_read} read as {best} by a text model learned from {n} "
            f"real dev excerpts (probability {p:.2f}, threshold {THRESHOLD}; out-of-part precision "
            f"{model.meta.get('precision_out_of_part', '?')})")
     return TextAnswer(best, min(p, CONFIDENCE_CAP), p, alts, [lines[i] for i in cited], why)

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from opsbrain.diagnosis.realtext import ANSWERABLE, FORMAT, THRESHOLD, excerpt_view
-from opsbrain.kb.textcv import STRENGTH, dev_only, fit
-from opsbrain.kb.texttokens import text_tokens
+from opsbrain.kb.textcv import STRENGTH, dev_only, fit, kinds_of
+from opsbrain.kb.texttokens import signal_tokens, text_tokens
 
 FIRST_SCORED = "i"
 """reason: parts A-H (180 dev excerpts) are the first training set; parts I onwards are each scored by a model of the
@@ -31,6 +31,21 @@ BALANCED = False
 """reason (fitted on dev, chronological check): balanced class weights spread the mass over rare classes and left 41
 of 200 later-part firm/likely dev excerpts below the threshold; weights as in the corpus answered 194 and raised the
 text model's own agreement from 0.530 to 0.600 at the same precision (session 17, /work/helpers/s17/chrono2.py)."""
+SIGNAL_KINDS = True
+"""Whether an excerpt's tokens include ``sig:<kind>`` for each signal kind the ingestion layer reads from its whole
+text (:func:`opsbrain.kb.texttokens.signal_tokens`; the diagnosis passes the input's signal kinds the same way).
+reason (session 19, chronological check on parts I-ZB, dev, /work/helpers/s19/chrono_variants.py): 159 -> 167 of
+248 right, precision 0.654 -> 0.687. Caveat, stated: the parsers that give the kinds were written from every dev
+part, the later ones included, so a later part's kinds are read by parsers partly written from it; the figure is
+biased in favour of the kinds, and only a blind part checks it."""
+SIGNAL_REPEAT = 2
+"""Each signal-kind token is counted twice (tf 1.69 under sublinear tf, a word's once 1). reason (same check, with
+:data:`SIGNALS_FROM_ONE`): 1, 2, 3, 5 repeats gave 167, 172, 171, 167 right of 248; 2 kept."""
+SIGNALS_FROM_ONE = "sig:"
+"""Signal-kind tokens are kept when one dev excerpt has them (words from two). reason (same check): at
+:data:`SIGNAL_REPEAT` 2, keeping the kinds seen once gives 170 -> 172 right, precision 0.705 -> 0.714 (every token
+from one excerpt, without repeats: 171, with three times the vocabulary; words alone from one: 159 -> 160): a kind
+read once in an earlier part is a documented reading, a word seen once mostly one excerpt's name."""
 
 
 def dev_excerpts(corpus: Path) -> list[dict[str, Any]]:
@@ -54,7 +69,9 @@ def part_of(e: dict[str, Any]) -> str:
 
 
 def _docs(excerpts: list[dict[str, Any]]) -> list[list[str]]:
-    return [text_tokens(excerpt_view(str(e["text"]))) for e in excerpts]
+    """Each excerpt's tokens: those of its view and, with :data:`SIGNAL_KINDS`, of the signal kinds of its text."""
+    return [text_tokens(excerpt_view(str(e["text"])))
+            + (signal_tokens(kinds_of(str(e["text"])), SIGNAL_REPEAT) if SIGNAL_KINDS else []) for e in excerpts]
 
 
 def later_part_readings(excerpts: list[dict[str, Any]], strength: float = STRENGTH) -> dict[str, tuple[str, float]]:
@@ -68,7 +85,8 @@ def later_part_readings(excerpts: list[dict[str, Any]], strength: float = STRENG
         te = [i for i, e in enumerate(excerpts) if part_of(e) == p and e["confidence"] in ("firm", "likely")]
         if not te:
             continue
-        vec, clf = fit([docs[i] for i in tr], [excerpts[i]["label"] for i in tr], [1.0] * len(tr), strength, BALANCED)
+        vec, clf = fit([docs[i] for i in tr], [excerpts[i]["label"] for i in tr], [1.0] * len(tr), strength, BALANCED,
+                       kept_from_one=SIGNALS_FROM_ONE)
         for i, pr in zip(te, clf.predict_proba(vec.transform([docs[i] for i in te])), strict=True):
             j = max(range(len(pr)), key=lambda k: pr[k])
             out[str(excerpts[i]["id"])] = (str(clf.classes_[j]), float(pr[j]))
@@ -145,7 +163,8 @@ def fit_text_model(corpus: Path, strength: float = STRENGTH, engine: dict[str, t
     import sklearn
 
     excerpts = dev_excerpts(corpus)
-    vec, clf = fit(_docs(excerpts), [str(e["label"]) for e in excerpts], [1.0] * len(excerpts), strength, BALANCED)
+    vec, clf = fit(_docs(excerpts), [str(e["label"]) for e in excerpts], [1.0] * len(excerpts), strength, BALANCED,
+                   kept_from_one=SIGNALS_FROM_ONE)
     classes = [str(c) for c in clf.classes_]
     coef, intercept = clf.coef_, clf.intercept_
     if len(classes) == 2:  # scikit-learn's binary form: one row, p(second) = sigmoid; as softmax over (0, z)
@@ -156,6 +175,8 @@ def fit_text_model(corpus: Path, strength: float = STRENGTH, engine: dict[str, t
     check = chronological(excerpts, strength, readings)
     meta = {"excerpts": len(excerpts), "corpus_digest": corpus_digest(excerpts), "split": "dev", "strength": strength,
             "balanced_class_weights": BALANCED,
+            "signal_kinds": SIGNAL_KINDS, "signal_repeat": SIGNAL_REPEAT if SIGNAL_KINDS else 0,
+            "kept_from_one": SIGNALS_FROM_ONE,
             "threshold": THRESHOLD, "sklearn_fitted_with": sklearn.__version__,
             "precision_out_of_part": check["precision"], "coverage_out_of_part": check["coverage"],
             "agreement_out_of_part": check["agreement"],

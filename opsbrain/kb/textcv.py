@@ -86,13 +86,20 @@ def kb_texts() -> list[tuple[str, str]]:
     return out
 
 
-def fit(docs: list[list[str]], labels: list[str], weights: list[float], strength: float, balanced: bool) -> Any:
+def fit(docs: list[list[str]], labels: list[str], weights: list[float], strength: float, balanced: bool,
+        min_df: int = MIN_DF, kept_from_one: str | None = None) -> Any:
     """A fitted (vectorizer, classifier) pair; sample weights ``weights``, times class weights balanced over the given
-    labels when ``balanced``."""
+    labels when ``balanced``; tokens in fewer than ``min_df`` documents left out, except those starting with
+    ``kept_from_one``."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
-    vec = TfidfVectorizer(analyzer=_identity, sublinear_tf=True, min_df=MIN_DF)
+    if kept_from_one:
+        df = Counter(t for d in docs for t in set(d))
+        vocab = sorted(t for t, n in df.items() if n >= min_df or t.startswith(kept_from_one))
+        vec = TfidfVectorizer(analyzer=_identity, sublinear_tf=True, lowercase=False, vocabulary=vocab)
+    else:
+        vec = TfidfVectorizer(analyzer=_identity, sublinear_tf=True, min_df=min_df)
     x = vec.fit_transform(docs)
     count, n = Counter(labels), len(labels)
     sw = [w * (n / (len(count) * count[y]) if balanced else 1.0) for w, y in zip(weights, labels, strict=True)]

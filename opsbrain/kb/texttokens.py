@@ -11,6 +11,7 @@ any spelling is the token ``device`` (:data:`_DEVICE_FIELD`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 _RAW = re.compile(r"0x[0-9a-f]+|[a-z0-9]+")
 _CODE = re.compile(r"e[a-z]\d{4}|err\d{5}")
@@ -57,10 +58,21 @@ def line_tokens(line: str) -> list[str]:
     return ws + [f"{a} {b}" for a, b in zip(ws, ws[1:], strict=False)]
 
 
-def text_tokens(text: str, kinds: list[str] | None = None) -> list[str]:
-    """Every line's tokens, plus ``sig:<kind>`` for each signal kind the ingestion layer read from the text."""
+NOT_TOKEN_KINDS = ("level:", "vendor:")
+"""Signal kinds that are no token: a line's stated level (the view already leaves out lines below WARNING) and the
+knowledge matcher's vendor votes (a knowledge-base reading, not the ingestion layer's)."""
+
+
+def signal_tokens(kinds: Iterable[str], repeat: int = 1) -> list[str]:
+    """``sig:<kind>`` ``repeat`` times for each distinct signal kind the ingestion layer read from a text (sorted), the
+    :data:`NOT_TOKEN_KINDS` left out (repeated, a token weighs 1 + ln(repeat) under sublinear tf)."""
+    return [f"sig:{k}" for k in sorted(set(kinds)) if not k.startswith(NOT_TOKEN_KINDS)] * repeat
+
+
+def text_tokens(text: str, kinds: Iterable[str] | None = None) -> list[str]:
+    """Every line's tokens, plus :func:`signal_tokens` of ``kinds``."""
     out: list[str] = []
     for line in text.splitlines():
         out.extend(line_tokens(line))
-    out.extend(f"sig:{k}" for k in kinds or [])
+    out.extend(signal_tokens(kinds or ()))
     return out
