@@ -120,6 +120,22 @@ def test_worker_of_a_path() -> None:
     assert host_root("log/debug/plog/plog-1_2.log") == ("", None)
 
 
+@pytest.mark.parametrize("rel", [
+    "job/ascend/process_log/run/plog/plog-1_2.log",  # wrapped by ascend/
+    "job/Ascend/process_log/debug/plog/plog-1_2.log",  # any case
+    "worker-2/training/process_log/debug/plog/plog-1_2.log",
+    "fault_diag_data/worker-4/process_log/debug/plog/plog-1_2.log",
+    "w1/ascend/log/debug/plog/plog-1_2.log",  # CANN's own log directory
+    "worker-6/os_log/process_log/run/plog/plog-1_2.log",
+])
+def test_the_bundle_layout_and_the_rank_analysis_name_a_worker_alike(rel: str) -> None:
+    # one report joins the bundle reader's workers and the rank chain's: a worker has one name in both
+    from opsbrain.bundle.layout import classify
+
+    kind = classify(rel)
+    assert kind is not None and kind.worker == host_root(rel)[0]
+
+
 def test_the_environment_check_sub_directory_names_the_worker() -> None:
     t = collect({"j/ascend/process_log/debug/plog/plog-7_1.log": [setup(7, 1, 0, 1, "1.1.1.1", 0, "2.2.2.2")],
                  "j/ascend/environment_check/worker-5/npu_info_before.txt": ["Datetime x"]})

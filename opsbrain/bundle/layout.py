@@ -45,6 +45,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import PurePosixPath
 from typing import Any
 
+from opsbrain.ingest.ranks import WRAPPERS as RANK_WRAPPERS
+
 BUNDLE_FORMAT = "opsbrain-bundle/1"
 MANIFEST = "bundle.json"
 SWITCH_DIR = "lcne_log"
@@ -123,8 +125,10 @@ SOURCE_OF_KIND = {MESSAGES: "syslog", DMESG: "syslog", VMCORE: "syslog", SYSMON:
                   VOLCANO: "job"}
 """The log family (LogLine.source) whose lines a file kind holds."""
 
-WRAPPERS = frozenset({"var", "log", "logs", "os", "os_log", "host_log", "console", "train_log", "training"})
-"""Directory names that wrap host logs inside a worker directory (``worker-3/var/log/messages``)."""
+WRAPPERS = RANK_WRAPPERS
+"""Directory names that wrap logs inside a worker directory (``worker-3/var/log/messages``, ``<job>/ascend/process_log``):
+:data:`opsbrain.ingest.ranks.WRAPPERS`, compared in lower case, so that the multi-rank analysis and the bundle reader
+name a worker alike."""
 
 _DL = r"(?:dl_log|mindx-dl)"
 _PLOG = re.compile(r"(?:^|/)plog-(\d+)_(\d+)\.log$")
@@ -168,7 +172,7 @@ class FileKind:
 
 
 def _strip_wrappers(parts: list[str]) -> str:
-    while parts and parts[-1] in WRAPPERS:
+    while parts and parts[-1].lower() in WRAPPERS:
         parts = parts[:-1]
     return "/".join(parts)
 

@@ -61,8 +61,11 @@ NORMAL_TEXTS = ("Wait timeout for sockets recv", "get rasocket timeout", "recv f
 ROOTINFO_ROOT = ("topo exchange server get socket timeout", "GetRankBasicInfo from rank[")
 ROOTINFO_AGENT = ("topo exchange agent get socket timeout", "receive from fdhandle failed",
                   "receive msg length from fdhandle failed")
-WRAPPERS = frozenset({"ascend", "log", "logs", "var", "os", "host_log", "fault_diag_data"})
-"""Directory names that only wrap a worker's logs (``<job>/ascend/process_log``): not the worker's name."""
+WRAPPERS = frozenset({"ascend", "log", "logs", "var", "os", "os_log", "host_log", "console", "train_log", "training",
+                      "fault_diag_data"})
+"""Directory names that only wrap a worker's logs (``<job>/ascend/process_log``, ``worker-3/var/log/messages``): not
+the worker's name (compared in lower case). The bundle reader's layout uses the same set, so that a worker has one
+name in a rank chain and in the bundle's report."""
 ANCHORS = ("process_log", "environment_check", "device_log")
 _IDENTITY_WORDS = re.compile("|".join(re.escape(w) for w in (
     "HcclGetRootInfo success", " set by ", "TLS SWITCH (", "rankNum[", "totalRanks[", "Entry-HcclCommInitRootInfo")))
