@@ -440,3 +440,79 @@ def test_an_archive_without_a_top_folder_names_its_workers_as_the_bundle_reader_
                         (["host:0", "host:1"], ["host:0", "host:1"])):
         cut = _shared_head(names)
         assert [n[cut:] for n in names] == want, names
+
+
+# ---- the AI CPU's notify wait (device logs) --------------------------------------------------------------------
+# The form of ascend-fd's st_aicpu_notify_testcase (Ascend/mind-cluster @22bb3d98, component/ascend-faultdiag/test/):
+# the device log process_log/debug/device-<N>/device-<host pid>_<stamp>.log holds the AI CPU scheduler's HCCL lines
+# (their printed pid is the scheduler's); a notify-wait task exception names the remote rank, the opData line after
+# it the communicator. ascend-fd finds root = the rank waited for (code 109). Values here are our own.
+def _aicpu(pid: int, t: float, text: str, where: str = "aicpu_communicator.cc:3083") -> str:
+    return f"[ERROR] HCCL(7001,aicpu_scheduler):{ts(t)} [{where}] [7100]{text}"
+
+
+def _base(kind: str, remote: int) -> str:
+    return (f"[TaskException]base information is streamId:12, sqid:13, head:40, tail:41, type:{kind}, localRank:1, "
+            f"remoteRank:{remote}, taskId:99, notifyId:5, addr1High:0x0, addr1Low:0x0, addr2High:0x0, addr2Low:0x0.")
+
+
+OPDATA = ("[TaskException]opData information is tag:worldCommSendRecv_2_1_grp_aSendExecutor_device, group:grp_a, "
+          "opIndex:77, count:1024, dataType:11, opType:4, rootId:4294967295, dstAddr:0x10, srcAddr:0x10.")
+
+
+def _identity_line(pid: int, t: float, rank: int, dev: int) -> str:
+    return (f"[INFO] HCCL({pid},python3.8):{ts(t)} [hccl_comm.cc:129] [{pid}]hcclCommInitInfo:commId[c], rank[{rank}], "
+            f"totalRanks[2], serverId[%bond0.1], deviceType[4],logicDevId[{dev}], identifier[grp_a]")
+
+
+def aicpu_bundle() -> dict[str, list[str]]:
+    return {
+        "w0/process_log/run/plog/plog-500_1.log": [_identity_line(500, 1.0, 0, 6)],
+        "w0/process_log/debug/device-6/device-500_2.log": [
+            _aicpu(500, 100.0, "Task {devId: 1 streamId: 12} run failed of exception, idx:[0]",
+                   "aicpu_hccl_sqcq.cc:330"),
+            _aicpu(500, 100.1, _base("SDMA", 1).replace("localRank:1", "localRank:0"), "aicpu_communicator.cc:3750")],
+        "w1/process_log/run/plog/plog-600_1.log": [_identity_line(600, 1.0, 1, 2)],
+        "w1/process_log/debug/device-2/device-600_2.log": [
+            _aicpu(600, 900.0, _base("NOTIFY WAIT", 4294967295)),
+            _aicpu(600, 900.1, OPDATA, "aicpu_communicator.cc:3806"),
+            _aicpu(600, 900.2, _base("NOTIFY WAIT", 0)),
+            _aicpu(600, 900.3, OPDATA, "aicpu_communicator.cc:3806")],
+    }
+
+
+def test_an_ai_cpu_notify_wait_in_a_device_log_is_a_wait_for_the_rank_it_names() -> None:
+    table = collect(aicpu_bundle())
+    w1 = next(p for p in table.processes if p.worker == "w1")
+    assert w1.pid == "600" and w1.device == 2  # the device log is the host process's (its name), not the scheduler's
+    notify = [e for e in w1.errors if e.kind == "notify"]
+    assert [(e.remote_rank, e.group) for e in notify] == [(0, "grp_a")]  # UINT32_MAX names no rank
+    rc = analyse(table)
+    assert [p.name for p in rc.roots] == ["w0 device 6"]
+    assert rc.chain == ["w1 device 2", "w0 device 6"] and rc.kind == "notify"
+
+
+def test_an_os_device_log_is_no_process_log() -> None:
+    from opsbrain.ingest.ranks import RE_PLOG_FILE
+
+    assert RE_PLOG_FILE.search("w/process_log/debug/device-3/device-1365_20250806230906733.log").group(1) == "1365"
+    assert RE_PLOG_FILE.search("w/ascend/log/debug/device-3/device-77_2025.log").group(1) == "77"
+    assert RE_PLOG_FILE.search("w/device_log/slog/dev-os-3/device-0/device-0_20230607152210099.log") is None
+
+
+@pytest.mark.parametrize("reader", ["bundle", "logs"])
+def test_an_ai_cpu_notify_wait_bundle_is_a_collective_timeout_on_the_rank_waited_for(reader: str,
+                                                                                      tmp_path: Path) -> None:
+    from opsbrain.bundle import diagnose_bundle
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+    from opsbrain.kb.training import load_engine
+
+    for name, lines in aicpu_bundle().items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    engine = load_engine(None, say=lambda m: None)
+    rep = diagnose_bundle(tmp_path, engine) if reader == "bundle" else diagnose_logs(str(tmp_path), engine)
+    d = rep["diagnosis"]
+    assert d["fault_class"] == "collective_timeout_sw" and d["confidence"] > 0
+    assert (d["root"]["host"], d["root"]["device"]) == ("w0", 6)
+    assert d["root_cluster"]["chain"] == "w1 device 2 -> w0 device 6"

@@ -180,7 +180,7 @@ class _Reader(TimedFiles, StateFiles, Assembly):
                 f.release()
         ranks = RankCollector(self.scan.name)
         for f in files:
-            if f.kind.kind in (L.PLOG, L.NPU_INFO):
+            if f.kind.kind in (L.PLOG, L.CANN_DEVICE, L.NPU_INFO):
                 ranks.feed_lines(f.lines, f.rel)
                 f.release()
         out = self._finish(ref)

@@ -168,9 +168,19 @@ def decide_class(rc: RootCluster, own: list[Signal], signals: list[Signal], engi
     if kind is not None and (not (naming_classes(errs) - {kind[0]}) or leader == kind[0]):
         why = ("no other class named" if not (naming_classes(errs) - {kind[0]})
                else f"its class leading the documented signatures {score}")
-        return kind[0], probs.get(kind[0], 0.0), (
+        conf, on = probs.get(kind[0], 0.0), ""
+        if {id(p) for p in rc.error_devices} - {id(p) for p in rc.roots} and engine is not None:
+            # the wait that makes the root is on the waiters' lines (an AI CPU notify wait, a socket timeout): the
+            # model's probability on the whole root cluster's lines, where that is higher than on the root's own
+            cluster = signals_of(rc.error_devices, signals)
+            dc = engine.diagnose_signals(cluster, now, triage=False) if cluster else None
+            p_all = 0.0 if dc is None else (dc.confidence if not dc.abstained and dc.fault_class == kind[0]
+                                            else dict(dc.alternatives).get(kind[0], 0.0))
+            if p_all > conf:
+                conf, on = p_all, " on the lines of every device of the root cluster"
+        return kind[0], conf, (
             f"{DOCUMENTED[1]} ({KIND_WORDS.get(rc.kind, rc.kind)}), {why} on {whose} "
-            f"error lines: {kind[1]}; confidence is the model's probability for {kind[0]}")
+            f"error lines: {kind[1]}; confidence is the model's probability for {kind[0]}{on}")
     if d is not None and not d.abstained:
         return d.fault_class, d.confidence, f"the diagnosis model on {whose} lines"
     how = ""

@@ -39,8 +39,12 @@ from opsbrain.ingest.streams import archive_stem, plain_name
 
 RE_PLOG_LINE = re.compile(r"^\[(\w+)\s*\]\s*(\w+)\((\d+),[^)]*\):"
                           r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{3})\.(\d{3})\s?(.*)$")
-RE_PLOG_FILE = re.compile(r"(?:^|/)plog-(\d+)_\d+\.log$")
-"""A process's plog: the pid in its name is the process's own (the pid printed in the lines may not be)."""
+RE_PLOG_FILE = re.compile(r"(?:^|/)(?:plog|(?:process_log/(?:.+/)?|(?:debug|run)/)device-\d+/device)-(\d+)_\d+\.log$")
+"""A process's plog, or its CANN device log (``process_log/debug/device-<N>/device-<pid>_<stamp>.log``; CANN's own
+``$HOME/ascend/log/debug/device-<N>/``): the pid in the name is the host process's own. The pid printed in the lines
+may not be: a device log's lines come from the device's AI CPU scheduler (``HCCL(3496,aicpu_scheduler)``). The
+device OS's ``slog/dev-os-<N>/device-<N>/device-<N>_<stamp>.log`` is no process log (no ``process_log``, ``debug`` or
+``run`` above it)."""
 _IP = r"\d{1,3}(?:\.\d{1,3}){3}"
 RE_LINK_ROW = re.compile(r"\|\s*(" + _IP + r")\((\d+)\)\s*\|\s*(" + _IP + r")\((\d+)\)\s*\|\s*(\w+)\s*\|"
                          r"\s*([\w ]+?)\s*\|")
@@ -50,6 +54,15 @@ RE_CQE_IP = re.compile(r"(?:remoteIP|\bip):\[(" + _IP + r")\]")
 RE_CLUSTER = re.compile(r"Cluster Exception Location\[IP/ID\]:\[(" + _IP + r")/(\d+)\]")
 RE_EXC_TYPE = re.compile(r"ExceptionType:\[([^\]]*)\]")
 RE_REMOTE_RANK = re.compile(r"remote rank:\[(\d+|local)\]")
+RE_AICPU_NOTIFY = re.compile(r"base information is .*?\btype:NOTIFY WAIT,.*?\bremoteRank:(\d+)")
+"""The AI CPU's HCCL task exception on a notify wait (device log, ``[TaskException]base information is streamId:149,
+..., type:NOTIFY WAIT, localRank:1, remoteRank:0, ...``), its communicator on the next line (:data:`RE_AICPU_OPDATA`).
+remoteRank 4294967295 (UINT32_MAX) names no rank. Source: the lines of ascend-fd's st_aicpu_notify_testcase
+(Ascend/mind-cluster @22bb3d98, component/ascend-faultdiag/test/), which ascend-fd reads the same way
+(pkg/parse/root_cluster/rc_parse_job.py: find_remote_rank_id, find_group; result code 109, AI CPU notify wait
+timeout)."""
+RE_AICPU_OPDATA = re.compile(r"opData information is (?:tag:([^,\s]+),\s*)?.*?\bgroup:([^,\s]+)")
+NO_RANK = 4294967295
 RE_GROUP = re.compile(r"group:\[([^\]]+)\]")
 RE_TAG = re.compile(r"\btag\[([^\]]+)\]")
 RE_INDEX = re.compile(r"\bindex\[(\d+)\]")
@@ -219,6 +232,7 @@ class RankCollector:
         self._seen: set[int] = set()
         self._ip_dev: dict[str, int | None] = {}
         self._pending_notify: dict[tuple[str, str], dict[str, object]] = {}
+        self._pending_aicpu: dict[tuple[str, str], tuple[float, LineRef, int]] = {}
         self._resets: dict[tuple[str, str], int] = {}
         self._files: dict[str, tuple[tuple[str, str | None], bool, re.Match[str] | None]] = {}
         self._seconds: dict[tuple[str, ...], float] = {}  # a time stamp's second -> epoch seconds (local time)
@@ -277,8 +291,8 @@ class RankCollector:
             key = (w, pid)
             # lines differing only in time stamp are one line (ascend-fd's rule: the text after the second '[')
             dup = hash((w, pid, line.split("[", 2)[-1]))  # a hash, not the text: a 50 MB plog keeps 8 bytes a line
-            if dup in seen and "Net2PeerLink" not in line:
-                continue
+            if dup in seen and "Net2PeerLink" not in line and "opData information is" not in line:
+                continue  # an AI CPU exception's opData line repeats the last one's: it closes its base line
             seen.add(dup)
             proc = procs.get(key)
             if proc is None:
@@ -348,6 +362,8 @@ class RankCollector:
         if "TaskExceptionHandler" in body:
             self._notify(p, key, body, t, ref)
             return
+        if "information is " in body and self._aicpu_notify(p, key, body, t, ref):
+            return
         if "Transport init error" in body:
             m = RE_TRANSPORT_REMOTE.search(body)
             add(RankError("transport", t, ref, remote_ip=m.group(1) if m else None,
@@ -390,6 +406,22 @@ class RankCollector:
         if m := RE_GROUP.search(body):
             ev["group"] = m.group(1)
         self._flush_notify(p, key)
+
+    def _aicpu_notify(self, p: RankProcess, key: tuple[str, str], body: str, t: float, ref: LineRef) -> bool:
+        """The AI CPU's notify-wait exception (:data:`RE_AICPU_NOTIFY`, then the communicator on its ``opData``
+        line): one ``notify`` error per tag, the first base line naming a rank kept. Whether the line was one."""
+        if m := RE_AICPU_NOTIFY.search(body):
+            rank = int(m.group(1))
+            if rank != NO_RANK and key not in self._pending_aicpu:
+                self._pending_aicpu[key] = (t, ref, rank)
+            return True
+        if (m := RE_AICPU_OPDATA.search(body)) is None:
+            return False
+        if (ev := self._pending_aicpu.pop(key, None)) is not None:
+            tag = m.group(1)
+            if not any(e.kind == "notify" and e.tag == tag for e in p.errors):
+                p.errors.append(RankError("notify", ev[0], ev[1], remote_rank=ev[2], group=m.group(2), tag=tag))
+        return True
 
     def _flush_notify(self, p: RankProcess, key: tuple[str, str]) -> None:
         ev = self._pending_notify[key]

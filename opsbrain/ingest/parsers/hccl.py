@@ -20,8 +20,11 @@ RE_LINK_ROW = screened(r"\|\s*(\d{1,3}(?:\.\d{1,3}){3})\((\d+)\)\s*\|\s*(\d{1,3}
                          r"(\w+)\s*\|\s*([\w ]+?)\s*\|")
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"notify ?wait (?:time ?out|timeout)|wait notify timeout|NotifyWait.*timeout|"
-                r"Task run failed.*notify|taskType\[Notify Wait\]|fftsplus task timeout.*stuck notify", re.I),
-     "hccl:notify_timeout"),  # the FFTS+ form: "hccl fftsplus task timeout ... stuck notify num:3" (lmdeploy#3354)
+                r"Task run failed.*notify|taskType\[Notify Wait\]|fftsplus task timeout.*stuck notify|"
+                r"base information is .*\btype:NOTIFY WAIT,", re.I),
+     "hccl:notify_timeout"),  # the FFTS+ form: "hccl fftsplus task timeout ... stuck notify num:3" (lmdeploy#3354);
+    # the AI CPU's form in a device log: "[TaskException]base information is streamId:149, ..., type:NOTIFY WAIT,
+    # localRank:1, remoteRank:0" (ascend-fd's st_aicpu_notify_testcase; its code 109, AI CPU notify wait timeout)
     # HCCL's task-exception record of a collective task that timed out ("[TaskExecStage][Timeout][Host]Task run
     # failed, base information is streamID:[2], taskID[21], tag[AllReduce_...]"): hicann/hccl docs/zh/user_guide/
     # fault_diagnosis/task_exec_stage.md, task exception mechanism (a notify wait no peer answered in time)
