@@ -516,3 +516,35 @@ def test_an_ai_cpu_notify_wait_bundle_is_a_collective_timeout_on_the_rank_waited
     assert d["fault_class"] == "collective_timeout_sw" and d["confidence"] > 0
     assert (d["root"]["host"], d["root"]["device"]) == ("w0", 6)
     assert d["root_cluster"]["chain"] == "w1 device 2 -> w0 device 6"
+
+
+def _row(dest: str, dest_rank: int, src: str, src_rank: int, role: str) -> str:
+    # HCCL's LINK_ERROR_INFO row with its port columns (the form of ascend-fd's st_transport_timeout_testcase)
+    return f"   |  {dest}({dest_rank})   |  16666  |   {src}({src_rank})   |  0  |  {role}  | time out |"
+
+
+def test_a_link_row_with_ports_is_read_and_an_unknown_address_resolves_by_its_rank() -> None:
+    ident = "10.0.0.1%eth0_60000_0_1"
+    files = {
+        "a/process_log/run/plog/plog-10_1.log": [setup(10, 1.0, 2, 16, "10.0.0.1", 2, "192.168.1.2", ident)],
+        "a/process_log/debug/plog/plog-10_2.log": [err(10, 100.0, _row("192.168.1.12", 10, "192.168.1.2", 2, "server"),
+                                                       "hccl_socket_manager.cc:553")],
+        "b/process_log/run/plog/plog-20_1.log": [setup(20, 1.0, 8, 16, "10.0.0.2", 0, "192.168.1.10", ident)],
+        "b/process_log/debug/plog/plog-20_2.log": [
+            err(20, 160.0, "[Wait][P2PConnected]connected p2p timeout, timeout:130 s. local logicDevid:0, remote "
+                "physic id:1.", "p2p_mgmt.cc:305")],
+        "b/process_log/run/plog/plog-21_1.log": [setup(21, 1.0, 9, 16, "10.0.0.2", 1, "192.168.1.11", ident)],
+        "b/process_log/run/plog/plog-22_1.log": [setup(22, 1.0, 10, 16, "10.0.0.2", 2, "192.168.1.12", ident)],
+        "b/process_log/debug/plog/plog-22_2.log": [
+            # a stale address (no process has it) with the remote's rank 8, then a later p2p wait for device 1
+            err(22, 150.0, _row("192.168.9.99", 8, "192.168.1.12", 10, "client"), "hccl_socket_manager.cc:553"),
+            err(22, 151.0, "[Wait][P2PConnected]connected p2p timeout, timeout:130 s. local logicDevid:2, remote "
+                "physic id:1.", "p2p_mgmt.cc:305")],
+    }
+    table = collect(files)
+    a = next(p for p in table.processes if p.worker == "a")
+    assert [(e.remote_ip, e.remote_rank) for e in a.errors if e.remote_ip] == [("192.168.1.12", 10)]
+    rc = analyse(table)
+    assert [p.name for p in rc.roots] == ["b device 1"]
+    # each device's first wait, as ascend-fd draws it: b device 2 waited for rank 8 (b device 0) before device 1
+    assert rc.chain == ["a device 2", "b device 2", "b device 0", "b device 1"]

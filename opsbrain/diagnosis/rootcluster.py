@@ -115,7 +115,11 @@ class _Index:
 
 def _target(e: RankError, p: RankProcess, ix: _Index) -> RankProcess | None:
     if e.kind in ("socket", "cqe") and e.remote_ip:
-        return ix.by_ip.get(e.remote_ip)
+        if (t := ix.by_ip.get(e.remote_ip)) is not None or e.remote_rank is None:
+            return t
+        # a link row's address no process has, with the remote's rank: the rank in this process's communicator
+        # (ascend-fd resolves the row by its user_rank)
+        return next((t for ident in p.ranks if (t := ix.by_rank.get((ident, e.remote_rank))) is not None), None)
     if e.kind == "socket" and e.remote_device is not None:
         return ix.by_worker.get((p.worker, e.remote_device))
     if e.kind in ("transport", "cluster") and e.remote_ip and e.remote_device is not None:
@@ -228,6 +232,20 @@ def _path(start: str, goal: set[str], succ: dict[str, list[str]]) -> list[str]:
                 prev[w] = v
                 queue.append(w)
     return [start]
+
+
+def _first_waits(start: str, goal: set[str], succ: dict[str, list[str]]) -> list[str]:
+    """The walk from ``start`` along each device's first wait (in the order its log gives them) to ``goal``, as
+    ascend-fd draws the chain (``worker-0 device-2 -> worker-1 device-2 -> worker-1 device-0 -> worker-1 device-1``:
+    a device's link-table wait before its later p2p wait); [] when the walk does not reach ``goal``."""
+    walk, seen = [start], {start}
+    while walk[-1] not in goal:
+        nxt = succ.get(walk[-1], [])
+        if not nxt or nxt[0] in seen:
+            return []
+        walk.append(nxt[0])
+        seen.add(nxt[0])
+    return walk
 
 
 def _when(p: RankProcess) -> float:
@@ -367,7 +385,8 @@ def _graph(errs: list[RankProcess], ix: _Index, kind: str, table: RankTable) -> 
     cyc = len(top) > 1 or top[0] in succ.get(top[0], [])
     roots = sorted((byname[v] for v in top), key=lambda p: (_when(p), p.name))
     goal = set(top)
-    paths = [pth for w in waiters if w not in goal and (pth := _path(w, goal, succ))[-1] in goal]
+    paths = [pth for w in waiters if w not in goal and ((pth := _first_waits(w, goal, succ)) or
+                                                           (pth := _path(w, goal, succ)))[-1] in goal]
     # the longest chain into the root (ties: the earliest waiter); every waiter in the cycle: its earliest member
     chain = max(paths, key=lambda pth: (len(pth), -_when(byname[pth[0]]))) if paths else [roots[0].name]
     if cyc:

@@ -46,8 +46,11 @@ may not be: a device log's lines come from the device's AI CPU scheduler (``HCCL
 device OS's ``slog/dev-os-<N>/device-<N>/device-<N>_<stamp>.log`` is no process log (no ``process_log``, ``debug`` or
 ``run`` above it)."""
 _IP = r"\d{1,3}(?:\.\d{1,3}){3}"
-RE_LINK_ROW = re.compile(r"\|\s*(" + _IP + r")\((\d+)\)\s*\|\s*(" + _IP + r")\((\d+)\)\s*\|\s*(\w+)\s*\|"
-                         r"\s*([\w ]+?)\s*\|")
+RE_LINK_ROW = re.compile(r"\|\s*(" + _IP + r")\((\d+)\)\s*\|\s*(?:\d+\s*\|\s*)?(" + _IP + r")\((\d+)\)\s*\|"
+                         r"\s*(?:\d+\s*\|\s*)?(\w+)\s*\|\s*([\w ]+?)\s*\|")
+"""A row of HCCL's LINK_ERROR_INFO table: ``| dest_ip(user_rank) | src_ip(user_rank) | MyRole | Status |``, or with
+the ports (``| 192.168.100.212(10) | 16666 | 192.168.100.202(2) | 2882681339 | server | time out |``, ascend-fd's
+st_transport_timeout_testcase)."""
 RE_TRANSPORT_REMOTE = re.compile(r"remoteIpAddr\[(" + _IP + r")/(\d+)\]")
 RE_CQE = re.compile(r"cqe err(?:or)? status\[(\d+)\]", re.I)
 RE_CQE_IP = re.compile(r"(?:remoteIP|\bip):\[(" + _IP + r")\]")

@@ -16,8 +16,9 @@ RE_EI = screened(r"(?<![0-9A-Za-z])(EI\d{4})(?![0-9A-Za-z])")
 RE_TWIN_REMOTE = screened(r"remote\[10\.(\d+)\.(\d+)\.(\d+)\]", context=True)  # a signal's peer
 RE_REMOTE = screened(r"(?:remote(?:_?ip|Ip|IpAddr)?|dest_?ip|peer(?:_?ip)?|dstIp)[\[=:\s(]+"
                      r"(\d{1,3}(?:\.\d{1,3}){3})", re.I, context=True)  # a signal's peer
-RE_LINK_ROW = screened(r"\|\s*(\d{1,3}(?:\.\d{1,3}){3})\((\d+)\)\s*\|\s*(\d{1,3}(?:\.\d{1,3}){3})\((\d+)\)\s*\|\s*"
-                         r"(\w+)\s*\|\s*([\w ]+?)\s*\|")
+RE_LINK_ROW = screened(r"\|\s*(\d{1,3}(?:\.\d{1,3}){3})\((\d+)\)\s*\|\s*(?:\d+\s*\|\s*)?"
+                       r"(\d{1,3}(?:\.\d{1,3}){3})\((\d+)\)\s*\|\s*(?:\d+\s*\|\s*)?"
+                       r"(\w+)\s*\|\s*([\w ]+?)\s*\|")  # with or without the port columns
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"notify ?wait (?:time ?out|timeout)|wait notify timeout|NotifyWait.*timeout|"
                 r"Task run failed.*notify|taskType\[Notify Wait\]|fftsplus task timeout.*stuck notify|"
