@@ -410,6 +410,29 @@ def test_bundle_with_imported_vendor_knowledge(tmp_path: Path, engine: Any) -> N
     assert any(k["source"] == "imported" for k in inc["knowledge"])
 
 
+def test_a_bundle_whose_only_known_line_is_a_vendor_entry_takes_the_mapped_class(tmp_path: Path, engine: Any) -> None:
+    # as diagnose --logs does (issue 14): the kernel's kbox vmalloc dump matches only the imported knowledge-graph
+    # entry Comp_OS_Kernel_Mem_06 (insufficient memory, page memory leakage), which vendor_map.yaml maps to npu_oom
+    if not (VENDOR / "kg-config.json").exists():
+        pytest.skip("vendor reference files not present")
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+    from opsbrain.kb import SignatureMatcher, import_kg, load_imported, load_kb
+
+    import_kg(VENDOR / "kg-config.json", tmp_path / "imports")
+    bundle = tmp_path / "b" / "worker-0"
+    bundle.mkdir(parents=True)
+    (bundle / "messages").write_text(
+        "Mar 15 03:40:50 node-a kernel: [16794.226248] [kbox] Vmallocinfo Start >>>>>>>>>>>>>\n"
+        "Mar 15 03:40:50 node-a kernel: [16794.236105] [kbox] vmalloc info num over SHOW_MAX_LINE=3000!\n",
+        encoding="utf-8")
+    with_kg = SignatureMatcher(load_kb(), load_imported(tmp_path / "imports"))
+    without = SignatureMatcher(load_kb(), [])
+    assert diagnose_bundle(tmp_path / "b", engine, without)["diagnosis"]["fault_class"] == "unknown"
+    for rep in (diagnose_bundle(tmp_path / "b", engine, with_kg), diagnose_logs(str(tmp_path / "b"), engine, with_kg)):
+        d = rep["diagnosis"]
+        assert d["fault_class"] == "npu_oom" and any(r["kind"] == "vendor:npu_oom" for r in d["evidence_lines"])
+
+
 def test_the_bundle_report_is_the_same_in_every_process(tmp_path: Path) -> None:
     """The report's JSON does not depend on the process's string hashing: a line that matches the knowledge base and
     an imported entry once listed the sources in set order (PYTHONHASHSEED 0-1 gave imported first, 2-3 kb)."""

@@ -203,6 +203,9 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     documented = _clearest_documented(incidents, out_incs, engine) if primary and _abstained(primary) else None
     if documented is not None:
         primary = documented
+    voted = _vendor_verdict(incidents, out_incs, primary, hits, lines, matcher, engine)
+    if voted is not None:
+        primary = voted
     diagnosis: dict[str, Any] = dict(primary["diagnosis"]) if primary and primary["diagnosis"] else {
         "fault_class": "unknown", "component": None, "confidence": 0.0, "runbook": None, "alternatives": [],
         "evidence": [f"no known fault signal in {r.report['lines']['read']} lines of the bundle; escalate"],
@@ -228,6 +231,62 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
         "timing_s": {"read": round(t_read, 4), "detect_diagnose": round(t_detect, 4), "match": round(t_match, 4)},
     })
     return report
+
+
+def _vendor_signals(hits: list[list[Any]], lines: list[BundleLine], matcher: Any) -> list[tuple[Signal, bool]]:
+    """One ``vendor:<class>`` signal per imported entry the bundle matched and the reviewed vendor map gives a class
+    (knowledge_base/vendor_map.yaml), at its first line, with whether the entry may decide it (as ``diagnose --logs``
+    reads them: :class:`opsbrain.diagnosis.oneclick._Knowledge`)."""
+    from opsbrain.diagnosis.knowledge import load_vendor_rules, vendor_mapping
+
+    out: list[tuple[Signal, bool]] = []
+    seen: set[str] = set()
+    rules = None
+    for k, matches in enumerate(hits):
+        for m in matches:
+            if m.source != "imported" or not m.entry_id or m.entry_id in seen:
+                continue
+            seen.add(m.entry_id)
+            rules = rules if rules is not None else load_vendor_rules()
+            entry = matcher.imported_entry(m.entry_id)
+            mapped, decides = vendor_mapping(entry, rules) if entry is not None else (None, False)
+            if mapped:
+                ln = lines[k]
+                out.append((Signal(ln.t, f"vendor:{mapped}", None, None, 2, ln.text[:300], line_no=ln.line,
+                                   file=ln.file), decides))
+    return out
+
+
+def _vendor_verdict(incidents: list[Any], out_incs: list[dict[str, Any]], primary: dict[str, Any] | None,
+                    hits: list[list[Any]], lines: list[BundleLine], matcher: Any, engine: Any
+                    ) -> dict[str, Any] | None:
+    """The primary incident re-diagnosed with the imported vendor entries that take part
+    (:func:`opsbrain.diagnosis.oneclick.vendor_votes`: entries of the class its own signals answer, or, where they
+    abstain, entries that may decide), as ``diagnose --logs`` does; None when no entry takes part or nothing changes.
+    A bundle with no incident but vendor entries that decide is answered from them alone."""
+    from opsbrain.diagnosis.oneclick import vendor_votes
+
+    vendor = _vendor_signals(hits, lines, matcher) if matcher is not None else []
+    if not vendor:
+        return None
+    inc = next((i for i, row in zip(incidents, out_incs, strict=True) if row is primary), None)
+    own = list(inc.signals) if inc is not None else []
+    now = max((s.t for s in own), default=max(s.t for s, _ in vendor))
+    counted = vendor_votes(engine, own, vendor, now)
+    if not counted:
+        return None
+    d = engine.diagnose_signals(own + counted, now)
+    if d.abstained and primary is not None:
+        return None
+    dd = d.as_dict()
+    if dd.get("component") is None and inc is not None and len(inc.nodes) == 1:
+        dd["component"] = next(iter(inc.nodes))  # host-level lines (a kernel's OOM kill): the incident's one node
+    dd["evidence"] = list(dd["evidence"]) + [
+        f"imported vendor entries take part: {len(counted)} line(s) mapped by knowledge_base/vendor_map.yaml"]
+    ev = [{"file": s.file, "line": s.line_no, "kind": s.kind, "text": s.text} for s in counted]
+    if primary is not None:
+        return {**primary, "diagnosis": dd, "evidence_lines": (primary["evidence_lines"] + ev)[:10]}
+    return {"id": None, "diagnosis": dd, "evidence_lines": ev[:10], "errors": 0, "opened_at_s": now}
 
 
 def _abstained(inc: dict[str, Any]) -> bool:
