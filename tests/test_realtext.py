@@ -357,3 +357,15 @@ def test_the_signal_kinds_of_the_input_move_the_words_reading() -> None:
     with_kind = answer(view, model, kinds=["mem:oom"])
     assert with_kind is not None and with_kind.cls == "npu_oom" and "signal kinds" in with_kind.why
     assert with_kind.lines == [(None, 1, "the job failed")]
+
+
+def test_the_line_that_says_the_program_failed_is_among_the_cited_lines() -> None:
+    # the words that weigh most can all be stack frames; the failure's own line is cited with them
+    model = model_from_doc({"format": 1, "classes": ["config_error", "framework_error"], "intercept": [0.0, 0.0],
+                            "vocab": [["frame", 1.0, [0.0, 3.0]]], "meta": {}})
+    view = TextView()
+    for n, line in enumerate(["ERROR: recording the kernel failed", "frame a", "frame b", "frame c", "frame d"], 1):
+        view(line, None, n)
+    got = answer(view, model)
+    assert got is not None and got.cls == "framework_error"
+    assert [n for _f, n, _t in got.lines] == [1, 2, 3]

@@ -291,13 +291,13 @@ def analyse(table: RankTable) -> RootCluster:
     if any(k in kinds for k in WAIT_KINDS):
         quiet = [p for p in errs if not any(e.kind in WAIT_KINDS for e in p.errors)]
         roots = quiet or [first]
-        waits = [(e, p, t) for p in errs for e in p.errors
-                 if e.kind in WAIT_KINDS and (t := _target(e, p, ix)) is not None and t in roots and t is not p]
-        waits.sort(key=lambda w: w[0].t)
-        edges = [(p.name, t.name, e.ref) for e, p, t in waits]
+        ending = [(e, p, t) for p in errs for e in p.errors
+                  if e.kind in WAIT_KINDS and (t := _target(e, p, ix)) is not None and t in roots and t is not p]
+        ending.sort(key=lambda w: w[0].t)
+        edges = [(p.name, t.name, e.ref) for e, p, t in ending]
         # the others' waits ending at a suspect make it the root of that wait kind (ascend-fd: AI CPU notify wait,
         # code 109); with none, the suspects' own first error names the kind
-        kind = waits[0][0].kind if waits else (first.errors[0].kind if first.errors else "error")
+        kind = ending[0][0].kind if ending else (first.errors[0].kind if first.errors else "error")
         return RootCluster(kind, roots, list(edges[0][:2]) if edges else [],
                            rule="the first error is not a timeout: the devices that logged errors but no timeout "
                            "are the suspects" + ("; the waits of the others end there" if edges else ""),
