@@ -15,10 +15,14 @@ result meanings are described in our own words in the project notes; this is our
    the roots.
 4. Otherwise the wait graph: its terminal groups (a device that waits for nobody, a device waiting on itself, or
    a cycle of devices waiting for each other) are the candidates; the one most erroring devices lead to is the
-   root (ties: the earliest error). A remote that resolves to no process is a dead end: the erroring device itself
-   is reported, with the remote's address, and whether its host is in the bundle at all (a remote that never
-   came up) or not (logs not collected).
-5. Without any wait edge the erroring devices are the possible roots, earliest first.
+   root (ties: the earliest error). The chain shown follows each device's first wait, in the order its log gives
+   them, as ascend-fd draws it (the shortest path where that walk does not reach the root). A remote that resolves
+   to no process is a dead end: the erroring device itself is reported, with the remote's address, and whether its
+   host is in the bundle at all (a remote that never came up) or not (logs not collected). A link-table row whose
+   address no process has is resolved by the remote's rank in the process's communicator, as ascend-fd does.
+5. Where the first error is no timeout, the devices that logged errors but no timeout are the suspects; the others'
+   waits that end at one give the chain and the failure kind (an AI CPU notify wait: ascend-fd's code 109).
+6. Without any wait edge the erroring devices are the possible roots, earliest first.
 """
 
 from __future__ import annotations
