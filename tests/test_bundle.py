@@ -71,6 +71,9 @@ def matcher() -> Any:
     ("w1/process_log/rank_3/plog/plog-77_20250301000000000.log", L.PLOG, "w1", 77),
     ("job/ascend/process_log/debug/device-0/device-10972_20230131024824126.log", L.CANN_DEVICE, "job", 10972),
     ("w1/device_log/slog/dev-os-3/device-0/device-0_20230607152210099.log", L.DEVICE_OS, "w1", 0),
+    # msnpureport's export of the device's own slog with its level directory (ascend-fd's toolkit reads
+    # slog/dev-os-N/debug/device-N/device-N*.log as the device log): the device's, not a host process's CANN log
+    ("w1/device_log/slog/dev-os-3/debug/device-3/device-3_20230607152210099.log", L.DEVICE_OS, "w1", 3),
     ("w1/device_log/slog/dev-os-3/debug/device-os/device-os_20230607152207758.log", L.DEVICE_OS, "w1", 3),
     ("w1/device_log/slog/host/host_kernel.log", L.HOST_KERNEL, "w1", None),
     ("w1/device_log/hisi_logs/device-1/20241204162140-590391000/log/kernel.log", L.HISI_DUMP, "w1", 1),

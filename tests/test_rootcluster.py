@@ -500,6 +500,25 @@ def test_an_os_device_log_is_no_process_log() -> None:
     assert RE_PLOG_FILE.search("w/device_log/slog/dev-os-3/device-0/device-0_20230607152210099.log") is None
 
 
+@pytest.mark.parametrize("rel", ["device_log/slog/dev-os-0/debug/device-0/device-0_20250619092715212.log",
+                                 "device_log/slog/dev-os-0/device-0/device-0_20250619092715212.log"])
+def test_a_device_os_log_adds_no_process(rel: str) -> None:
+    # msnpureport's export of the device's own slog, also with its level directory (ascend-fd's toolkit,
+    # msnpureport_log_config.py: slog/dev-os-N/debug/device-N/device-N*.log): its number is the device's, its lines
+    # the device's own (the HCCP service, the AI CPU scheduler): taken as "process 0" (or the scheduler's pid) they
+    # made a device that is no rank an erroring process, a suspect root
+    files = chain_bundle(2)
+    files[f"ascend-a01/{rel}"] = [
+        f"[ERROR] HCCP(1234,hccp_service.bin):{ts(99)} [ra_hdc.c:100][tid:5]hdc recv failed, ret -1",
+        f"[ERROR] HCCL(3496,aicpu_scheduler):{ts(99.5)} [aicpu_communicator.cc:3083] [3896][TaskException]base "
+        "information is streamId:149, sqid:153, head:1488, tail:136, type:NOTIFY WAIT, localRank:0, remoteRank:1, "
+        "taskId:26064, notifyId:760",
+        f"[ERROR] HCCL(3496,aicpu_scheduler):{ts(99.5)} [aicpu_communicator.cc:3806] [3896][TaskException]opData "
+        "information is tag:worldCommSendRecv_grp, group:grp, opIndex:39013693"]
+    t = collect(files)
+    assert [p.name for p in t.processes] == ["ascend-a01 device 0", "ascend-a02 device 1"]
+
+
 @pytest.mark.parametrize("reader", ["bundle", "logs"])
 def test_an_ai_cpu_notify_wait_bundle_is_a_collective_timeout_on_the_rank_waited_for(reader: str,
                                                                                       tmp_path: Path) -> None:

@@ -132,7 +132,10 @@ name a worker alike."""
 
 _DL = r"(?:dl_log|mindx-dl)"
 _PLOG = re.compile(r"(?:^|/)plog-(\d+)_(\d+)\.log$")
-_CANN_DEVICE = re.compile(r"(?:^|/)(?:process_log/(?:.+/)?|(?:debug|run)/device-\d+/)device-(\d+)_(\d+)\.log$")
+_CANN_DEVICE = re.compile(r"^(?!(?:.*/)?dev-os-\d+/)(?:.*/)?"
+                          r"(?:process_log/(?:.+/)?|(?:debug|run)/device-\d+/)device-(\d+)_(\d+)\.log$")
+"""A host process's CANN device log; not below ``dev-os-<N>`` (msnpureport's export of the device's own slog, also
+``slog/dev-os-<N>/debug/device-<N>/device-<N>_<stamp>.log``: a device-OS file, :data:`_DEVICE_SIDE`)."""
 _DEVICE_SIDE: tuple[tuple[str, re.Pattern[str]], ...] = (
     # kind, name pattern: group 1 the device, group 2 (dumps) the dump directory named by its time
     (DEVICE_OS, re.compile(r"(?:^|/)slog/dev-os-(\d+)/(?:debug|run)/(?:device-os|event)/[^/]+\.log$")),
