@@ -436,6 +436,39 @@ def test_a_bundle_whose_only_known_line_is_a_vendor_entry_takes_the_mapped_class
         assert d["fault_class"] == "npu_oom" and any(r["kind"] == "vendor:npu_oom" for r in d["evidence_lines"])
 
 
+def test_vendor_entries_vote_with_the_signals_of_the_incident_the_verdict_rests_on(tmp_path: Path,
+                                                                                     engine: Any) -> None:
+    # where the incident with the most errors abstains, the verdict rests on the clearest documented incident, a copy
+    # of its row: its own signals (an HBM UCE, device-os event_id=0x80e01801) answer, so only entries of that class
+    # join (oneclick.vendor_votes); another host's kbox vmalloc dump (Comp_OS_Kernel_Mem_06, mapped to npu_oom) was
+    # read as the only evidence and turned the hbm_uce verdict into npu_oom
+    if not (VENDOR / "kg-config.json").exists():
+        pytest.skip("vendor reference files not present")
+    from types import SimpleNamespace
+
+    from opsbrain.bundle.diagnose import _vendor_verdict
+    from opsbrain.bundle.records import BundleLine
+    from opsbrain.ingest.signal import Signal
+    from opsbrain.kb import SignatureMatcher, import_kg, load_imported, load_kb
+
+    import_kg(VENDOR / "kg-config.json", tmp_path / "imports")
+    m = SignatureMatcher(load_kb(), load_imported(tmp_path / "imports"))
+    texts = ["Mar 15 03:40:50 node-a kernel: [16794.226248] [kbox] Vmallocinfo Start >>>>>>>>>>>>>",
+             "Mar 15 03:40:50 node-a kernel: [16794.236105] [kbox] vmalloc info num over SHOW_MAX_LINE=3000!"]
+    lines = [BundleLine(50.0 + k, "worker-2", "syslog", None, t, "worker-2/messages", k + 1, None)
+             for k, t in enumerate(texts)]
+    own = [Signal(100.0 + k, "dev:80E01801", "worker-1/npu3", "worker-1", 2, "HBM MULTI BIT ECC, Uncorrectable "
+                  "ECC, device_id=3, event_id=0x80e01801") for k in range(2)]
+    d = engine.diagnose_signals(own, 101.0)
+    assert d.fault_class == "hbm_uce"
+    rows = [{"id": "b0001", "diagnosis": None, "evidence_lines": []},
+            {"id": "b0002", "diagnosis": d.as_dict(), "evidence_lines": []}]
+    incs = [SimpleNamespace(signals=[], nodes={"worker-0"}), SimpleNamespace(signals=own, nodes={"worker-1"})]
+    documented = {**rows[1], "diagnosis": dict(rows[1]["diagnosis"])}
+    voted = _vendor_verdict(incs, rows, documented, m.match_lines(texts, None), lines, m, engine)
+    assert voted is None or voted["diagnosis"]["fault_class"] == "hbm_uce"
+
+
 def test_the_bundle_report_is_the_same_in_every_process(tmp_path: Path) -> None:
     """The report's JSON does not depend on the process's string hashing: a line that matches the knowledge base and
     an imported entry once listed the sources in set order (PYTHONHASHSEED 0-1 gave imported first, 2-3 kb)."""

@@ -269,7 +269,9 @@ def _vendor_verdict(incidents: list[Any], out_incs: list[dict[str, Any]], primar
     vendor = _vendor_signals(hits, lines, matcher) if matcher is not None else []
     if not vendor:
         return None
-    inc = next((i for i, row in zip(incidents, out_incs, strict=True) if row is primary), None)
+    # by id: the primary may be a copy of its row (the clearest documented incident's, :func:`_clearest_documented`)
+    inc = next((i for i, row in zip(incidents, out_incs, strict=True)
+                if primary is not None and row["id"] == primary["id"]), None)
     own = list(inc.signals) if inc is not None else []
     now = max((s.t for s in own), default=max(s.t for s, _ in vendor))
     counted = vendor_votes(engine, own, vendor, now)
