@@ -567,3 +567,23 @@ def test_a_link_row_with_ports_is_read_and_an_unknown_address_resolves_by_its_ra
     assert [p.name for p in rc.roots] == ["b device 1"]
     # each device's first wait, as ascend-fd draws it: b device 2 waited for rank 8 (b device 0) before device 1
     assert rc.chain == ["a device 2", "b device 2", "b device 0", "b device 1"]
+
+
+def test_a_link_rows_rank_is_read_in_the_communicator_the_row_names_this_process_in() -> None:
+    # HCCL prints the row with the remote's and its own communicator rank (hccl_socket_manager.cc PrintSocketsInfo:
+    # dstRankToUserRank, userRank_); a process in two communicators (a sub-group set up first, then the world) is
+    # rank 10 only in the world: the stale address's rank 8 is the world's rank 8, not the sub-group's
+    world, sub = "10.0.0.1%eth0_60000_0_1", "10.0.0.1%eth0_60000_0_2"
+    files = {
+        "a/process_log/run/plog/plog-10_1.log": [setup(10, 1.0, 3, 16, "10.0.0.1", 2, "192.168.1.2", sub),
+                                                 setup(10, 2.0, 10, 16, "10.0.0.1", 2, "192.168.1.2", world)],
+        "a/process_log/debug/plog/plog-10_2.log": [err(10, 100.0, _row("192.168.9.99", 8, "192.168.1.2", 10, "client"),
+                                                       "hccl_socket_manager.cc:553")],
+        "b/process_log/run/plog/plog-20_1.log": [setup(20, 1.0, 8, 16, "10.0.0.2", 0, "192.168.1.10", sub),
+                                                 setup(20, 2.0, 5, 16, "10.0.0.2", 0, "192.168.1.10", world)],
+        "b/process_log/run/plog/plog-21_1.log": [setup(21, 1.0, 6, 16, "10.0.0.2", 1, "192.168.1.11", sub),
+                                                 setup(21, 2.0, 8, 16, "10.0.0.2", 1, "192.168.1.11", world)],
+    }
+    rc = analyse(collect(files))
+    assert [p.name for p in rc.roots] == ["b device 1"]
+    assert rc.chain == ["a device 2", "b device 1"]

@@ -114,6 +114,7 @@ class RankError:
     remote_ip: str | None = None       # a device address (socket, cqe) or a server address (transport, cluster)
     remote_device: int | None = None   # the remote's device index (transport, cluster, p2p)
     remote_rank: int | None = None     # the remote's rank in the communicator (notify, link table)
+    local_rank: int | None = None      # this process's own rank in that communicator (link table: src_ip(user_rank))
     group: str | None = None           # the communicator identifier the error names
     tag: str | None = None
     index: int | None = None
@@ -381,9 +382,9 @@ class RankCollector:
                           remote_device=int(m.group(2)) if m else None, tag=_bracket(body, "tag")))
             return
         if m := RE_LINK_ROW.search(body):
-            dest, dest_rank, _src, _src_rank, _role, status = m.groups()
+            dest, dest_rank, _src, src_rank, _role, status = m.groups()
             if status.strip().lower() in ("no connect", "time out", "timeout"):
-                add(RankError("socket", t, ref, remote_ip=dest, remote_rank=int(dest_rank)))
+                add(RankError("socket", t, ref, remote_ip=dest, remote_rank=int(dest_rank), local_rank=int(src_rank)))
             return
         if "connected p2p timeout" in body and (m := RE_P2P_REMOTE.search(body)):
             add(RankError("socket", t, ref, remote_device=int(m.group(1)), detail="p2p"))
