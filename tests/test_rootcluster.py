@@ -587,3 +587,28 @@ def test_a_link_rows_rank_is_read_in_the_communicator_the_row_names_this_process
     rc = analyse(collect(files))
     assert [p.name for p in rc.roots] == ["b device 1"]
     assert rc.chain == ["a device 2", "b device 1"]
+
+
+def test_a_devices_first_wait_is_its_earliest_whatever_order_its_files_are_read_in() -> None:
+    # a rotated plog (plog-<pid>_<stamp>.log, two stamps) read later one first (an archive's member order): the
+    # chain follows the device's earliest wait, the link-table one, as when read in order
+    ident = "10.0.0.1%eth0_60000_0_1"
+    later = {"b/process_log/debug/plog/plog-22_3.log": [
+        err(22, 151.0, "[Wait][P2PConnected]connected p2p timeout, timeout:130 s. local logicDevid:2, remote "
+            "physic id:1.", "p2p_mgmt.cc:305")]}
+    files = {
+        "a/process_log/run/plog/plog-10_1.log": [setup(10, 1.0, 2, 16, "10.0.0.1", 2, "192.168.1.2", ident)],
+        "a/process_log/debug/plog/plog-10_2.log": [err(10, 100.0, _row("192.168.1.12", 10, "192.168.1.2", 2, "server"),
+                                                       "hccl_socket_manager.cc:553")],
+        "b/process_log/run/plog/plog-20_1.log": [setup(20, 1.0, 8, 16, "10.0.0.2", 0, "192.168.1.10", ident)],
+        "b/process_log/debug/plog/plog-20_2.log": [
+            err(20, 160.0, "[Wait][P2PConnected]connected p2p timeout, timeout:130 s. local logicDevid:0, remote "
+                "physic id:1.", "p2p_mgmt.cc:305")],
+        "b/process_log/run/plog/plog-21_1.log": [setup(21, 1.0, 9, 16, "10.0.0.2", 1, "192.168.1.11", ident)],
+        "b/process_log/run/plog/plog-22_1.log": [setup(22, 1.0, 10, 16, "10.0.0.2", 2, "192.168.1.12", ident)],
+        "b/process_log/debug/plog/plog-22_2.log": [
+            err(22, 150.0, _row("192.168.9.99", 8, "192.168.1.12", 10, "client"), "hccl_socket_manager.cc:553")],
+    }
+    for order in (files | later, later | files):
+        rc = analyse(collect(order))
+        assert rc.chain == ["a device 2", "b device 2", "b device 0", "b device 1"]

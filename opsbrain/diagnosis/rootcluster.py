@@ -346,7 +346,9 @@ def _graph(errs: list[RankProcess], ix: _Index, kind: str, table: RankTable) -> 
     dead: list[dict[str, Any]] = []
     byname = {p.name: p for p in errs}
     for p in errs:
-        for e in (x for x in p.errors if x.kind == kind):
+        # in time order: a device's first wait is its earliest (:func:`_first_waits`), whatever order its files
+        # (rotated plogs, an archive's members) were read in
+        for e in sorted((x for x in p.errors if x.kind == kind), key=lambda x: x.t):
             t = _target(e, p, ix)
             if t is not None:
                 byname.setdefault(t.name, t)
