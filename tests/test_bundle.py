@@ -469,6 +469,34 @@ def test_vendor_entries_vote_with_the_signals_of_the_incident_the_verdict_rests_
     assert voted is None or voted["diagnosis"]["fault_class"] == "hbm_uce"
 
 
+def test_a_vendor_entry_of_another_host_does_not_place_the_fault_on_the_incidents_node(tmp_path: Path,
+                                                                                        engine: Any) -> None:
+    # the incident (worker-0) abstains; the kbox vmalloc dump that decides (Comp_OS_Kernel_Mem_06 -> npu_oom) is in
+    # worker-2's messages: the verdict named worker-0, whose logs hold no such line
+    if not (VENDOR / "kg-config.json").exists():
+        pytest.skip("vendor reference files not present")
+    from types import SimpleNamespace
+
+    from opsbrain.bundle.diagnose import _vendor_verdict
+    from opsbrain.bundle.records import BundleLine
+    from opsbrain.ingest.signal import Signal
+    from opsbrain.kb import SignatureMatcher, import_kg, load_imported, load_kb
+
+    import_kg(VENDOR / "kg-config.json", tmp_path / "imports")
+    m = SignatureMatcher(load_kb(), load_imported(tmp_path / "imports"))
+    text = "Mar 15 03:40:50 node-a kernel: [16794.226248] [kbox] Vmallocinfo Start >>>>>>>>>>>>>"
+    own = [Signal(100.0, "net:error", None, "worker-0", 2, "some error")]
+    d = engine.diagnose_signals(own, 100.0)
+    assert d.abstained
+    row = {"id": "b0001", "diagnosis": d.as_dict(), "evidence_lines": []}
+    inc = SimpleNamespace(signals=own, nodes={"worker-0"})
+    for node, want in (("worker-2", None), ("worker-0", "worker-0")):
+        lines = [BundleLine(50.0, node, "syslog", None, text, f"{node}/messages", 1, None)]
+        voted = _vendor_verdict([inc], [row], row, m.match_lines([text], None), lines, m, engine)
+        assert voted is not None and voted["diagnosis"]["fault_class"] == "npu_oom"
+        assert voted["diagnosis"]["component"] == want
+
+
 def test_the_bundle_report_is_the_same_in_every_process(tmp_path: Path) -> None:
     """The report's JSON does not depend on the process's string hashing: a line that matches the knowledge base and
     an imported entry once listed the sources in set order (PYTHONHASHSEED 0-1 gave imported first, 2-3 kb)."""

@@ -281,8 +281,12 @@ def _vendor_verdict(incidents: list[Any], out_incs: list[dict[str, Any]], primar
     if d.abstained and primary is not None:
         return None
     dd = d.as_dict()
-    if dd.get("component") is None and inc is not None and len(inc.nodes) == 1:
-        dd["component"] = next(iter(inc.nodes))  # host-level lines (a kernel's OOM kill): the incident's one node
+    origin = {(ln.file, ln.line): ln.origin for ln in lines}
+    where = {origin.get((s.file, s.line_no)) for s in counted}
+    if dd.get("component") is None and inc is not None and len(inc.nodes) == 1 and where <= set(inc.nodes):
+        # host-level lines (a kernel's OOM kill) of the incident's one node: that node (not where the entries that
+        # took part are another host's lines)
+        dd["component"] = next(iter(inc.nodes))
     dd["evidence"] = list(dd["evidence"]) + [
         f"imported vendor entries take part: {len(counted)} line(s) mapped by knowledge_base/vendor_map.yaml"]
     ev = [{"file": s.file, "line": s.line_no, "kind": s.kind, "text": s.text} for s in counted]
