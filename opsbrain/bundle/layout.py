@@ -14,7 +14,7 @@ One directory per worker (node), named by its host (``pod0-node35/``; a real col
     <worker>/ascend/log/{run,debug}/{plog,device-<N>}/...           the same, CANN's own log directory copied as it
                                                         is ($HOME/ascend/log, ASCEND_PROCESS_LOG_PATH's default)
     <worker>/device_log/slog/dev-os-<N>/{run,debug}/{device-os,event}/*.log   device OS log of device N
-    <worker>/device_log/slog/dev-os-<N>/device-<M>/device-<M>_<stamp>.log     device log of device M
+    <worker>/device_log/slog/dev-os-<N>/[{run,debug}/]device-<M>/device-<M>_<stamp>.log   device log of device M
     <worker>/device_log/slog/host/host_kernel.log       the driver's host-side kernel log
     <worker>/device_log/hisi_logs/device-<N>/history.log          device exception history of device N
     <worker>/device_log/hisi_logs/device-<N>/<stamp>/{log,bbox,kbox,mntn,...}/*   black-box dumps of device N
