@@ -281,8 +281,8 @@ def _vendor_verdict(incidents: list[Any], out_incs: list[dict[str, Any]], primar
     if d.abstained and primary is not None:
         return None
     dd = d.as_dict()
-    origin = {(ln.file, ln.line): ln.origin for ln in lines}
-    where = {origin.get((s.file, s.line_no)) for s in counted}
+    at = {(s.file, s.line_no) for s in counted}
+    where = {ln.origin for ln in lines if (ln.file, ln.line) in at}  # the hosts whose lines the entries are
     if dd.get("component") is None and inc is not None and len(inc.nodes) == 1 and where <= set(inc.nodes):
         # host-level lines (a kernel's OOM kill) of the incident's one node: that node (not where the entries that
         # took part are another host's lines)
