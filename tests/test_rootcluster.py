@@ -612,3 +612,20 @@ def test_a_devices_first_wait_is_its_earliest_whatever_order_its_files_are_read_
     for order in (files | later, later | files):
         rc = analyse(collect(order))
         assert rc.chain == ["a device 2", "b device 2", "b device 0", "b device 1"]
+
+
+def test_the_info_lines_of_a_big_device_log_keep_no_memory() -> None:
+    # a CANN device log (read by the rank analysis since the AI CPU's notify wait is) is mostly INFO lines: only the
+    # lines read further are de-duplicated, so none of these is remembered (a hash each kept ~70 bytes a line)
+    import tracemalloc
+
+    lines = (f"[INFO] HCCL(5375,aicpu_scheduler):{ts(60 + i / 1e4)} [aicpu_communicator.cc:3083] [5792]launch task "
+             f"streamId:{i}, sqid:153, type:SDMA, taskId:{i}" for i in range(50_000))
+    c = RankCollector("job")
+    tracemalloc.start()
+    try:
+        c.feed_lines(lines, "w0/process_log/debug/device-2/device-600_2.log")
+        _now, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000
