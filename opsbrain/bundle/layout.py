@@ -126,9 +126,9 @@ SOURCE_OF_KIND = {MESSAGES: "syslog", DMESG: "syslog", VMCORE: "syslog", SYSMON:
 """The log family (LogLine.source) whose lines a file kind holds."""
 
 WRAPPERS = RANK_WRAPPERS
-"""Directory names that wrap logs inside a worker directory (``worker-3/var/log/messages``, ``<job>/ascend/process_log``):
-:data:`opsbrain.ingest.ranks.WRAPPERS`, compared in lower case, so that the multi-rank analysis and the bundle reader
-name a worker alike."""
+"""Directory names that wrap logs inside a worker directory (``worker-3/var/log/messages``,
+``<job>/ascend/process_log``): :data:`opsbrain.ingest.ranks.WRAPPERS`, compared in lower case, so that the multi-rank
+analysis and the bundle reader name a worker alike."""
 
 _DL = r"(?:dl_log|mindx-dl)"
 _PLOG = re.compile(r"(?:^|/)plog-(\d+)_(\d+)\.log$")
