@@ -369,3 +369,16 @@ def test_the_line_that_says_the_program_failed_is_among_the_cited_lines() -> Non
     got = answer(view, model)
     assert got is not None and got.cls == "framework_error"
     assert [n for _f, n, _t in got.lines] == [1, 2, 3]
+
+
+def test_the_failure_line_displaces_the_least_weighty_cited_line() -> None:
+    # the cited lines are the heaviest ones; where the failure's own line joins them, the lightest one makes room (the
+    # last one in the input's order was dropped, here the heaviest: "frame heavy" of line 4)
+    model = model_from_doc({"format": 1, "classes": ["config_error", "framework_error"], "intercept": [0.0, 0.0],
+                            "vocab": [["frame", 1.0, [0.0, 3.0]], ["heavy", 1.0, [0.0, 9.0]]], "meta": {}})
+    view = TextView()
+    for n, line in enumerate(["ERROR: recording the kernel failed", "frame a", "frame b", "frame heavy", "frame d"], 1):
+        view(line, None, n)
+    got = answer(view, model)
+    assert got is not None and got.cls == "framework_error"
+    assert [n for _f, n, _t in got.lines] == [1, 2, 4]

@@ -500,6 +500,25 @@ def test_an_os_device_log_is_no_process_log() -> None:
     assert RE_PLOG_FILE.search("w/device_log/slog/dev-os-3/device-0/device-0_20230607152210099.log") is None
 
 
+@pytest.mark.parametrize("rel", ["device_log/slog/dev-os-0/debug/device-0/device-0_20250619092715212.log",
+                                 "device_log/slog/dev-os-0/device-0/device-0_20250619092715212.log"])
+def test_a_device_os_log_adds_no_process(rel: str) -> None:
+    # msnpureport's export of the device's own slog, also with its level directory (ascend-fd's toolkit,
+    # msnpureport_log_config.py: slog/dev-os-N/debug/device-N/device-N*.log): its number is the device's, its lines
+    # the device's own (the HCCP service, the AI CPU scheduler): taken as "process 0" (or the scheduler's pid) they
+    # made a device that is no rank an erroring process, a suspect root
+    files = chain_bundle(2)
+    files[f"ascend-a01/{rel}"] = [
+        f"[ERROR] HCCP(1234,hccp_service.bin):{ts(99)} [ra_hdc.c:100][tid:5]hdc recv failed, ret -1",
+        f"[ERROR] HCCL(3496,aicpu_scheduler):{ts(99.5)} [aicpu_communicator.cc:3083] [3896][TaskException]base "
+        "information is streamId:149, sqid:153, head:1488, tail:136, type:NOTIFY WAIT, localRank:0, remoteRank:1, "
+        "taskId:26064, notifyId:760",
+        f"[ERROR] HCCL(3496,aicpu_scheduler):{ts(99.5)} [aicpu_communicator.cc:3806] [3896][TaskException]opData "
+        "information is tag:worldCommSendRecv_grp, group:grp, opIndex:39013693"]
+    t = collect(files)
+    assert [p.name for p in t.processes] == ["ascend-a01 device 0", "ascend-a02 device 1"]
+
+
 @pytest.mark.parametrize("reader", ["bundle", "logs"])
 def test_an_ai_cpu_notify_wait_bundle_is_a_collective_timeout_on_the_rank_waited_for(reader: str,
                                                                                       tmp_path: Path) -> None:
@@ -548,3 +567,65 @@ def test_a_link_row_with_ports_is_read_and_an_unknown_address_resolves_by_its_ra
     assert [p.name for p in rc.roots] == ["b device 1"]
     # each device's first wait, as ascend-fd draws it: b device 2 waited for rank 8 (b device 0) before device 1
     assert rc.chain == ["a device 2", "b device 2", "b device 0", "b device 1"]
+
+
+def test_a_link_rows_rank_is_read_in_the_communicator_the_row_names_this_process_in() -> None:
+    # HCCL prints the row with the remote's and its own communicator rank (hccl_socket_manager.cc PrintSocketsInfo:
+    # dstRankToUserRank, userRank_); a process in two communicators (a sub-group set up first, then the world) is
+    # rank 10 only in the world: the stale address's rank 8 is the world's rank 8, not the sub-group's
+    world, sub = "10.0.0.1%eth0_60000_0_1", "10.0.0.1%eth0_60000_0_2"
+    files = {
+        "a/process_log/run/plog/plog-10_1.log": [setup(10, 1.0, 3, 16, "10.0.0.1", 2, "192.168.1.2", sub),
+                                                 setup(10, 2.0, 10, 16, "10.0.0.1", 2, "192.168.1.2", world)],
+        "a/process_log/debug/plog/plog-10_2.log": [err(10, 100.0, _row("192.168.9.99", 8, "192.168.1.2", 10, "client"),
+                                                       "hccl_socket_manager.cc:553")],
+        "b/process_log/run/plog/plog-20_1.log": [setup(20, 1.0, 8, 16, "10.0.0.2", 0, "192.168.1.10", sub),
+                                                 setup(20, 2.0, 5, 16, "10.0.0.2", 0, "192.168.1.10", world)],
+        "b/process_log/run/plog/plog-21_1.log": [setup(21, 1.0, 6, 16, "10.0.0.2", 1, "192.168.1.11", sub),
+                                                 setup(21, 2.0, 8, 16, "10.0.0.2", 1, "192.168.1.11", world)],
+    }
+    rc = analyse(collect(files))
+    assert [p.name for p in rc.roots] == ["b device 1"]
+    assert rc.chain == ["a device 2", "b device 1"]
+
+
+def test_a_devices_first_wait_is_its_earliest_whatever_order_its_files_are_read_in() -> None:
+    # a rotated plog (plog-<pid>_<stamp>.log, two stamps) read later one first (an archive's member order): the
+    # chain follows the device's earliest wait, the link-table one, as when read in order
+    ident = "10.0.0.1%eth0_60000_0_1"
+    later = {"b/process_log/debug/plog/plog-22_3.log": [
+        err(22, 151.0, "[Wait][P2PConnected]connected p2p timeout, timeout:130 s. local logicDevid:2, remote "
+            "physic id:1.", "p2p_mgmt.cc:305")]}
+    files = {
+        "a/process_log/run/plog/plog-10_1.log": [setup(10, 1.0, 2, 16, "10.0.0.1", 2, "192.168.1.2", ident)],
+        "a/process_log/debug/plog/plog-10_2.log": [err(10, 100.0, _row("192.168.1.12", 10, "192.168.1.2", 2, "server"),
+                                                       "hccl_socket_manager.cc:553")],
+        "b/process_log/run/plog/plog-20_1.log": [setup(20, 1.0, 8, 16, "10.0.0.2", 0, "192.168.1.10", ident)],
+        "b/process_log/debug/plog/plog-20_2.log": [
+            err(20, 160.0, "[Wait][P2PConnected]connected p2p timeout, timeout:130 s. local logicDevid:0, remote "
+                "physic id:1.", "p2p_mgmt.cc:305")],
+        "b/process_log/run/plog/plog-21_1.log": [setup(21, 1.0, 9, 16, "10.0.0.2", 1, "192.168.1.11", ident)],
+        "b/process_log/run/plog/plog-22_1.log": [setup(22, 1.0, 10, 16, "10.0.0.2", 2, "192.168.1.12", ident)],
+        "b/process_log/debug/plog/plog-22_2.log": [
+            err(22, 150.0, _row("192.168.9.99", 8, "192.168.1.12", 10, "client"), "hccl_socket_manager.cc:553")],
+    }
+    for order in (files | later, later | files):
+        rc = analyse(collect(order))
+        assert rc.chain == ["a device 2", "b device 2", "b device 0", "b device 1"]
+
+
+def test_the_info_lines_of_a_big_device_log_keep_no_memory() -> None:
+    # a CANN device log (read by the rank analysis since the AI CPU's notify wait is) is mostly INFO lines: only the
+    # lines read further are de-duplicated, so none of these is remembered (a hash each kept ~70 bytes a line)
+    import tracemalloc
+
+    lines = (f"[INFO] HCCL(5375,aicpu_scheduler):{ts(60 + i / 1e4)} [aicpu_communicator.cc:3083] [5792]launch task "
+             f"streamId:{i}, sqid:153, type:SDMA, taskId:{i}" for i in range(50_000))
+    c = RankCollector("job")
+    tracemalloc.start()
+    try:
+        c.feed_lines(lines, "w0/process_log/debug/device-2/device-600_2.log")
+        _now, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000

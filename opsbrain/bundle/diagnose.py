@@ -269,7 +269,9 @@ def _vendor_verdict(incidents: list[Any], out_incs: list[dict[str, Any]], primar
     vendor = _vendor_signals(hits, lines, matcher) if matcher is not None else []
     if not vendor:
         return None
-    inc = next((i for i, row in zip(incidents, out_incs, strict=True) if row is primary), None)
+    # by id: the primary may be a copy of its row (the clearest documented incident's, :func:`_clearest_documented`)
+    inc = next((i for i, row in zip(incidents, out_incs, strict=True)
+                if primary is not None and row["id"] == primary["id"]), None)
     own = list(inc.signals) if inc is not None else []
     now = max((s.t for s in own), default=max(s.t for s, _ in vendor))
     counted = vendor_votes(engine, own, vendor, now)
@@ -279,8 +281,12 @@ def _vendor_verdict(incidents: list[Any], out_incs: list[dict[str, Any]], primar
     if d.abstained and primary is not None:
         return None
     dd = d.as_dict()
-    if dd.get("component") is None and inc is not None and len(inc.nodes) == 1:
-        dd["component"] = next(iter(inc.nodes))  # host-level lines (a kernel's OOM kill): the incident's one node
+    at = {(s.file, s.line_no) for s in counted}
+    where = {ln.origin for ln in lines if (ln.file, ln.line) in at}  # the hosts whose lines the entries are
+    if dd.get("component") is None and inc is not None and len(inc.nodes) == 1 and where <= set(inc.nodes):
+        # host-level lines (a kernel's OOM kill) of the incident's one node: that node (not where the entries that
+        # took part are another host's lines)
+        dd["component"] = next(iter(inc.nodes))
     dd["evidence"] = list(dd["evidence"]) + [
         f"imported vendor entries take part: {len(counted)} line(s) mapped by knowledge_base/vendor_map.yaml"]
     ev = [{"file": s.file, "line": s.line_no, "kind": s.kind, "text": s.text} for s in counted]

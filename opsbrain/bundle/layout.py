@@ -14,7 +14,7 @@ One directory per worker (node), named by its host (``pod0-node35/``; a real col
     <worker>/ascend/log/{run,debug}/{plog,device-<N>}/...           the same, CANN's own log directory copied as it
                                                         is ($HOME/ascend/log, ASCEND_PROCESS_LOG_PATH's default)
     <worker>/device_log/slog/dev-os-<N>/{run,debug}/{device-os,event}/*.log   device OS log of device N
-    <worker>/device_log/slog/dev-os-<N>/device-<M>/device-<M>_<stamp>.log     device log of device M
+    <worker>/device_log/slog/dev-os-<N>/[{run,debug}/]device-<M>/device-<M>_<stamp>.log   device log of device M
     <worker>/device_log/slog/host/host_kernel.log       the driver's host-side kernel log
     <worker>/device_log/hisi_logs/device-<N>/history.log          device exception history of device N
     <worker>/device_log/hisi_logs/device-<N>/<stamp>/{log,bbox,kbox,mntn,...}/*   black-box dumps of device N
@@ -126,13 +126,16 @@ SOURCE_OF_KIND = {MESSAGES: "syslog", DMESG: "syslog", VMCORE: "syslog", SYSMON:
 """The log family (LogLine.source) whose lines a file kind holds."""
 
 WRAPPERS = RANK_WRAPPERS
-"""Directory names that wrap logs inside a worker directory (``worker-3/var/log/messages``, ``<job>/ascend/process_log``):
-:data:`opsbrain.ingest.ranks.WRAPPERS`, compared in lower case, so that the multi-rank analysis and the bundle reader
-name a worker alike."""
+"""Directory names that wrap logs inside a worker directory (``worker-3/var/log/messages``,
+``<job>/ascend/process_log``): :data:`opsbrain.ingest.ranks.WRAPPERS`, compared in lower case, so that the multi-rank
+analysis and the bundle reader name a worker alike."""
 
 _DL = r"(?:dl_log|mindx-dl)"
 _PLOG = re.compile(r"(?:^|/)plog-(\d+)_(\d+)\.log$")
-_CANN_DEVICE = re.compile(r"(?:^|/)(?:process_log/(?:.+/)?|(?:debug|run)/device-\d+/)device-(\d+)_(\d+)\.log$")
+_CANN_DEVICE = re.compile(r"^(?!(?:.*/)?dev-os-\d+/)(?:.*/)?"
+                          r"(?:process_log/(?:.+/)?|(?:debug|run)/device-\d+/)device-(\d+)_(\d+)\.log$")
+"""A host process's CANN device log; not below ``dev-os-<N>`` (msnpureport's export of the device's own slog, also
+``slog/dev-os-<N>/debug/device-<N>/device-<N>_<stamp>.log``: a device-OS file, :data:`_DEVICE_SIDE`)."""
 _DEVICE_SIDE: tuple[tuple[str, re.Pattern[str]], ...] = (
     # kind, name pattern: group 1 the device, group 2 (dumps) the dump directory named by its time
     (DEVICE_OS, re.compile(r"(?:^|/)slog/dev-os-(\d+)/(?:debug|run)/(?:device-os|event)/[^/]+\.log$")),

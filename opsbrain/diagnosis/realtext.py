@@ -211,7 +211,8 @@ def answer(view: TextView, model: TextModel | None = None, kinds: Iterable[str] 
     failing = {(f, n) for f, n, _t in view.errors}
     first = next((i for i, ln in enumerate(lines) if ln[:2] in failing), None)
     if first is not None and not any(lines[i][:2] in failing for i in cited):
-        cited = sorted([first] + cited[:EVIDENCE_LINES - 1])  # the line that says the program failed is cited too
+        # the line that says the program failed is cited too, in place of the least weighty one
+        cited = sorted([first] + [i for w, i in weights[:EVIDENCE_LINES - 1] if w > 0])
     alts = [(model.classes[i], probs[i]) for i in order[1:] if probs[i] > 0.01 and model.classes[i] != "other"][:3]
     n = model.meta.get("excerpts", "?")
     kinds_read = " and its signal kinds" if sig and model.meta.get("signal_kinds") else ""

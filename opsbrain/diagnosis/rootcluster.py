@@ -121,9 +121,12 @@ def _target(e: RankError, p: RankProcess, ix: _Index) -> RankProcess | None:
     if e.kind in ("socket", "cqe") and e.remote_ip:
         if (t := ix.by_ip.get(e.remote_ip)) is not None or e.remote_rank is None:
             return t
-        # a link row's address no process has, with the remote's rank: the rank in this process's communicator
-        # (ascend-fd resolves the row by its user_rank)
-        return next((t for ident in p.ranks if (t := ix.by_rank.get((ident, e.remote_rank))) is not None), None)
+        # a link row's address no process has, with the remote's rank: that rank in the communicator the row names
+        # this process in (HCCL prints both ranks in the communicator's numbering, the remote's and its own:
+        # hccl_socket_manager.cc PrintSocketsInfo, dstRankToUserRank and userRank_); none where no communicator of
+        # this process has it at that rank (the row's communicator is not known: no guess)
+        return next((t for ident, (rank, _n) in p.ranks.items() if e.local_rank in (None, rank)
+                     and (t := ix.by_rank.get((ident, e.remote_rank))) is not None), None)
     if e.kind == "socket" and e.remote_device is not None:
         return ix.by_worker.get((p.worker, e.remote_device))
     if e.kind in ("transport", "cluster") and e.remote_ip and e.remote_device is not None:
@@ -347,7 +350,9 @@ def _graph(errs: list[RankProcess], ix: _Index, kind: str, table: RankTable) -> 
     dead: list[dict[str, Any]] = []
     byname = {p.name: p for p in errs}
     for p in errs:
-        for e in (x for x in p.errors if x.kind == kind):
+        # in time order: a device's first wait is its earliest (:func:`_first_waits`), whatever order its files
+        # (rotated plogs, an archive's members) were read in
+        for e in sorted((x for x in p.errors if x.kind == kind), key=lambda x: x.t):
             t = _target(e, p, ix)
             if t is not None:
                 byname.setdefault(t.name, t)

@@ -17,14 +17,16 @@ Error kinds (the texts HCCL prints; the CANN HCCL troubleshooting guide names th
   timeout ... remote physic id:N", "channel connect timeout";
 - ``transport``: ``Transport init error`` with ``remoteIpAddr[<server ip>/<device>]``;
 - ``notify``: ``TaskExceptionHandler`` ``taskType[Notify Wait]`` (EI0002) with ``remote rank:[N]`` and ``group:[...]``;
+  the AI CPU's ``base information is ... type:NOTIFY WAIT, ... remoteRank:N`` in a process's CANN device log, its
+  communicator on the ``opData information is ... group:...`` line after it;
 - ``cqe``: RDMA completion errors ``cqe err status[12] ... ip:[IP]`` / ``cqe error status[12] ... remoteIP:[IP]``;
 - ``rootinfo``: root-info exchange timeouts (``topo exchange server|agent get socket timeout``);
 - ``cluster``: HCCL's exception-spreading line ``Cluster Exception Location[IP/ID]:[ip/dev]``;
 - ``ffts`` (``FFTS+ run failed``) and ``normal`` (``recv fail``, ``get rasocket timeout``, "Wait timeout for sockets
   recv"): a failure without a remote.
 
-Not read (said, not silent): resumable-training resets (``attr init success`` more than once), the AI-CPU device log's
-notify relation, A5 (EID) addressing.
+Not read (said, not silent): resumable-training resets (``attr init success`` more than once), A5 (EID) addressing,
+the device's own slog exported by msnpureport (:data:`DEVICE_OS_DIR`).
 """
 
 from __future__ import annotations
@@ -42,9 +44,13 @@ RE_PLOG_LINE = re.compile(r"^\[(\w+)\s*\]\s*(\w+)\((\d+),[^)]*\):"
 RE_PLOG_FILE = re.compile(r"(?:^|/)(?:plog|(?:process_log/(?:.+/)?|(?:debug|run)/)device-\d+/device)-(\d+)_\d+\.log$")
 """A process's plog, or its CANN device log (``process_log/debug/device-<N>/device-<pid>_<stamp>.log``; CANN's own
 ``$HOME/ascend/log/debug/device-<N>/``): the pid in the name is the host process's own. The pid printed in the lines
-may not be: a device log's lines come from the device's AI CPU scheduler (``HCCL(3496,aicpu_scheduler)``). The
-device OS's ``slog/dev-os-<N>/device-<N>/device-<N>_<stamp>.log`` is no process log (no ``process_log``, ``debug`` or
-``run`` above it)."""
+may not be: a device log's lines come from the device's AI CPU scheduler (``HCCL(3496,aicpu_scheduler)``). A file
+below ``dev-os-<N>`` is none (:data:`DEVICE_OS_DIR`)."""
+DEVICE_OS_DIR = re.compile(r"(?:^|/)dev-os-\d+/")
+"""msnpureport's export of a device's own slog: ``slog/dev-os-<N>/device-<N>/device-<N>_<stamp>.log``, or with its level
+directory ``slog/dev-os-<N>/debug/device-<N>/device-<N>_<stamp>.log`` (as ascend-fd's toolkit reads it:
+msnpureport_log_config.py). Its number is the device's, not a pid, and its HCCL lines are the AI CPU scheduler's: no
+rank record reads it (ascend-fd's root-cluster parse reads the process logs only: parser_saver.py ProcessLogSaver)."""
 _IP = r"\d{1,3}(?:\.\d{1,3}){3}"
 RE_LINK_ROW = re.compile(r"\|\s*(" + _IP + r")\((\d+)\)\s*\|\s*(?:\d+\s*\|\s*)?(" + _IP + r")\((\d+)\)\s*\|"
                          r"\s*(?:\d+\s*\|\s*)?(\w+)\s*\|\s*([\w ]+?)\s*\|")
@@ -108,6 +114,7 @@ class RankError:
     remote_ip: str | None = None       # a device address (socket, cqe) or a server address (transport, cluster)
     remote_device: int | None = None   # the remote's device index (transport, cluster, p2p)
     remote_rank: int | None = None     # the remote's rank in the communicator (notify, link table)
+    local_rank: int | None = None      # this process's own rank in that communicator (link table: src_ip(user_rank))
     group: str | None = None           # the communicator identifier the error names
     tag: str | None = None
     index: int | None = None
@@ -237,7 +244,7 @@ class RankCollector:
         self._pending_notify: dict[tuple[str, str], dict[str, object]] = {}
         self._pending_aicpu: dict[tuple[str, str], tuple[float, LineRef, int]] = {}
         self._resets: dict[tuple[str, str], int] = {}
-        self._files: dict[str, tuple[tuple[str, str | None], bool, re.Match[str] | None]] = {}
+        self._files: dict[str, tuple[tuple[str, str | None], bool, re.Match[str] | None, bool]] = {}
         self._seconds: dict[tuple[str, ...], float] = {}  # a time stamp's second -> epoch seconds (local time)
 
     # ---- feeding ---------------------------------------------------------------------------------------------
@@ -255,7 +262,9 @@ class RankCollector:
         if info is None:  # what the file's name says, once per file (a plog has thousands of lines), compressed
             plain = plain_name(name)  # or not (``plog-903_2025....log.gz`` is the same process's plog)
             info = self._files[name] = (host_root(name), bool(self.NPU_INFO_FILE.search(plain)),
-                                        RE_PLOG_FILE.search(plain))
+                                        RE_PLOG_FILE.search(plain), bool(DEVICE_OS_DIR.search(plain)))
+        if info[3]:
+            return  # the device's own slog: its HCCL lines are the AI CPU scheduler's, no host process's
         if worker is None:
             worker, sub = info[0]
             if sub is not None:
@@ -292,20 +301,22 @@ class RankCollector:
             t = base + int(g[9]) / 1e3 + int(g[10]) / 1e6
             body = g[11]
             key = (w, pid)
-            # lines differing only in time stamp are one line (ascend-fd's rule: the text after the second '[')
-            dup = hash((w, pid, line.split("[", 2)[-1]))  # a hash, not the text: a 50 MB plog keeps 8 bytes a line
-            if dup in seen and "Net2PeerLink" not in line and "opData information is" not in line:
-                continue  # an AI CPU exception's opData line repeats the last one's: it closes its base line
-            seen.add(dup)
             proc = procs.get(key)
             if proc is None:
                 proc = procs[key] = RankProcess(w, pid)
             if name and name not in proc.files:
                 proc.files.append(name)
             proc.first_t = t if proc.first_t is None else min(proc.first_t, t)
-            ref = LineRef(file, n, line[:400]) if level == "ERROR" or identity_words(body) else None
-            if ref is None:
+            if level != "ERROR" and not identity_words(body):
                 continue  # neither an error nor a line _identity reads (most INFO lines of a plog): nothing more
+            # lines differing only in time stamp are one line (ascend-fd's rule: the text after the second '['); a
+            # hash, not the text, and only of the lines read further: a CANN device log of 300,000 INFO lines kept
+            # ~20 MB of hashes
+            dup = hash((w, pid, line.split("[", 2)[-1]))
+            if dup in seen and "Net2PeerLink" not in line and "opData information is" not in line:
+                continue  # an AI CPU exception's opData line repeats the last one's: it closes its base line
+            seen.add(dup)
+            ref = LineRef(file, n, line[:400])
             self._identity(proc, body, ref)
             if level == "ERROR":
                 if proc.first_error_t is None or t < proc.first_error_t:
@@ -373,9 +384,9 @@ class RankCollector:
                           remote_device=int(m.group(2)) if m else None, tag=_bracket(body, "tag")))
             return
         if m := RE_LINK_ROW.search(body):
-            dest, dest_rank, _src, _src_rank, _role, status = m.groups()
+            dest, dest_rank, _src, src_rank, _role, status = m.groups()
             if status.strip().lower() in ("no connect", "time out", "timeout"):
-                add(RankError("socket", t, ref, remote_ip=dest, remote_rank=int(dest_rank)))
+                add(RankError("socket", t, ref, remote_ip=dest, remote_rank=int(dest_rank), local_rank=int(src_rank)))
             return
         if "connected p2p timeout" in body and (m := RE_P2P_REMOTE.search(body)):
             add(RankError("socket", t, ref, remote_device=int(m.group(1)), detail="p2p"))
