@@ -629,3 +629,26 @@ def test_the_info_lines_of_a_big_device_log_keep_no_memory() -> None:
     finally:
         tracemalloc.stop()
     assert peak < 1_000_000
+
+
+def test_an_ai_cpu_base_line_left_open_does_not_take_a_later_exceptions_communicator() -> None:
+    files = aicpu_bundle()
+    dev = "w1/process_log/debug/device-2/device-600_2.log"
+    # the base line naming rank 0 is followed by another error line, not by its opData line; a later SDMA
+    # exception's opData line must not close it
+    files[dev] = [_aicpu(600, 900.2, _base("NOTIFY WAIT", 0)),
+                  _aicpu(600, 900.25, "Task {devId: 1 streamId: 12} run failed of exception", "aicpu_hccl_sqcq.cc:330"),
+                  _aicpu(600, 901.0, _base("SDMA", 0)), _aicpu(600, 901.1, OPDATA, "aicpu_communicator.cc:3806")]
+    table = collect(files)
+    w1 = next(p for p in table.processes if p.worker == "w1")
+    assert not [e for e in w1.errors if e.kind == "notify"]
+
+
+def test_only_the_devices_waited_for_are_the_roots_when_the_first_error_is_no_timeout() -> None:
+    files = aicpu_bundle()
+    # a third process, quiet (no timeout) and erroring, that nobody waited for
+    files["w2/process_log/run/plog/plog-700_1.log"] = [_identity_line(700, 1.0, 0, 4).replace("grp_a", "grp_b")]
+    files["w2/process_log/debug/plog/plog-700_2.log"] = [
+        f"[ERROR] RUNTIME(700,python3.8):{ts(50.0)} [stars_engine.cc:1551]7 ProcLogicCqReport:Task run failed"]
+    rc = analyse(collect(files))
+    assert [p.name for p in rc.roots] == ["w0 device 6"] and rc.chain == ["w1 device 2", "w0 device 6"]

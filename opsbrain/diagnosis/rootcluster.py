@@ -305,9 +305,12 @@ def analyse(table: RankTable) -> RootCluster:
         # the others' waits ending at a suspect make it the root of that wait kind (ascend-fd: AI CPU notify wait,
         # code 109); with none, the suspects' own first error names the kind
         kind = ending[0][0].kind if ending else (first.errors[0].kind if first.errors else "error")
+        if ending:  # ascend-fd (code 109) names the devices waited for, not every quiet erroring device
+            waited = {id(t) for _e, _p, t in ending}
+            roots = [p for p in roots if id(p) in waited]
         return RootCluster(kind, roots, list(edges[0][:2]) if edges else [],
                            rule="the first error is not a timeout: the devices that logged errors but no timeout "
-                           "are the suspects" + ("; the waits of the others end there" if edges else ""),
+                           "are the suspects" + ("; the others waited for these" if edges else ""),
                            edges=edges, error_devices=errs, notes=list(table.notes))
     return RootCluster(first.errors[0].kind if first.errors else "error", errs, [],
                        rule="no process logged a wait with a remote: the devices that logged errors are the "

@@ -359,6 +359,8 @@ class RankCollector:
     # ---- errors -----------------------------------------------------------------------------------------------
     def _error(self, p: RankProcess, key: tuple[str, str], body: str, t: float, ref: LineRef) -> None:
         add = p.errors.append
+        if key in self._pending_aicpu and "opData information is" not in body:
+            del self._pending_aicpu[key]  # an AI CPU base line's communicator is on its very next error line only
         if m := RE_CQE.search(body):
             if m.group(1) == "12":
                 ip = RE_CQE_IP.search(body)
