@@ -532,3 +532,18 @@ def test_files_at_the_bundles_root_are_named_by_the_bundle(tmp_path: Path) -> No
     rep = diagnose_bundle(tmp_path / "job7", load_engine())
     assert rep["diagnosis"]["root"]["host"] == "job7" and rep["diagnosis"]["root"]["device"] == 3
     assert [w["name"] for w in rep["workers"]] == ["job7"]
+
+
+def test_a_controller_incident_reopened_after_recovery_is_held_by_the_bundle_incident_still_open() -> None:
+    # the live controller closed its first incident when the recovery ran and opened another when the fault showed
+    # again (qingtian-failure-training: 600 s and 720 s); the bundle holds no recovery and keeps one incident
+    from opsbrain.bundle import compare
+
+    inc = {"id": "i0001", "opened_at_s": 600.0, "last_at_s": 720.0, "signals": 18,
+           "diagnosis": {"fault_class": "qingtian_failure", "component": "pod0/node43/qingtian"}}
+    rows = compare({"incidents": [inc]}, [(600.0, "qingtian_failure", "pod0/node43/qingtian"),
+                                         (720.0, "qingtian_failure", "pod0/node43/qingtian"),
+                                         (720.0, "node_crash", "pod0/node43"),
+                                         (900.0, "qingtian_failure", "pod0/node43/qingtian")])
+    assert [r["same"] for r in rows] == [True, True, False, False]
+    assert rows[1]["bundle_incident"] == "i0001" and rows[3]["bundle_incident"] is None
