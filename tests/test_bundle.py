@@ -436,23 +436,29 @@ def test_a_bundle_whose_only_known_line_is_a_vendor_entry_takes_the_mapped_class
         assert d["fault_class"] == "npu_oom" and any(r["kind"] == "vendor:npu_oom" for r in d["evidence_lines"])
 
 
+def _kg_matcher(tmp_path: Path) -> Any:
+    """A matcher with MindCluster's knowledge graph imported (the test skips without the shared reference files)."""
+    if not (VENDOR / "kg-config.json").exists():
+        pytest.skip("vendor reference files not present")
+    from opsbrain.kb import SignatureMatcher, import_kg, load_imported, load_kb
+
+    import_kg(VENDOR / "kg-config.json", tmp_path / "imports")
+    return SignatureMatcher(load_kb(), load_imported(tmp_path / "imports"))
+
+
 def test_vendor_entries_vote_with_the_signals_of_the_incident_the_verdict_rests_on(tmp_path: Path,
                                                                                      engine: Any) -> None:
     # where the incident with the most errors abstains, the verdict rests on the clearest documented incident, a copy
     # of its row: its own signals (an HBM UCE, device-os event_id=0x80e01801) answer, so only entries of that class
     # join (oneclick.vendor_votes); another host's kbox vmalloc dump (Comp_OS_Kernel_Mem_06, mapped to npu_oom) was
     # read as the only evidence and turned the hbm_uce verdict into npu_oom
-    if not (VENDOR / "kg-config.json").exists():
-        pytest.skip("vendor reference files not present")
     from types import SimpleNamespace
 
     from opsbrain.bundle.diagnose import _vendor_verdict
     from opsbrain.bundle.records import BundleLine
     from opsbrain.ingest.signal import Signal
-    from opsbrain.kb import SignatureMatcher, import_kg, load_imported, load_kb
 
-    import_kg(VENDOR / "kg-config.json", tmp_path / "imports")
-    m = SignatureMatcher(load_kb(), load_imported(tmp_path / "imports"))
+    m = _kg_matcher(tmp_path)
     texts = ["Mar 15 03:40:50 node-a kernel: [16794.226248] [kbox] Vmallocinfo Start >>>>>>>>>>>>>",
              "Mar 15 03:40:50 node-a kernel: [16794.236105] [kbox] vmalloc info num over SHOW_MAX_LINE=3000!"]
     lines = [BundleLine(50.0 + k, "worker-2", "syslog", None, t, "worker-2/messages", k + 1, None)
@@ -473,17 +479,13 @@ def test_a_vendor_entry_of_another_host_does_not_place_the_fault_on_the_incident
                                                                                         engine: Any) -> None:
     # the incident (worker-0) abstains; the kbox vmalloc dump that decides (Comp_OS_Kernel_Mem_06 -> npu_oom) is in
     # worker-2's messages: the verdict named worker-0, whose logs hold no such line
-    if not (VENDOR / "kg-config.json").exists():
-        pytest.skip("vendor reference files not present")
     from types import SimpleNamespace
 
     from opsbrain.bundle.diagnose import _vendor_verdict
     from opsbrain.bundle.records import BundleLine
     from opsbrain.ingest.signal import Signal
-    from opsbrain.kb import SignatureMatcher, import_kg, load_imported, load_kb
 
-    import_kg(VENDOR / "kg-config.json", tmp_path / "imports")
-    m = SignatureMatcher(load_kb(), load_imported(tmp_path / "imports"))
+    m = _kg_matcher(tmp_path)
     text = "Mar 15 03:40:50 node-a kernel: [16794.226248] [kbox] Vmallocinfo Start >>>>>>>>>>>>>"
     own = [Signal(100.0, "net:error", None, "worker-0", 2, "some error")]
     d = engine.diagnose_signals(own, 100.0)

@@ -359,14 +359,20 @@ def test_the_signal_kinds_of_the_input_move_the_words_reading() -> None:
     assert with_kind.lines == [(None, 1, "the job failed")]
 
 
+def _frames(weights: dict[str, float], frames: list[str]) -> Any:
+    """The answer of a tiny model whose words (``weights``: framework_error coefficients) are in stack frames, on a
+    failure line followed by ``frames``."""
+    model = model_from_doc({"format": 1, "classes": ["config_error", "framework_error"], "intercept": [0.0, 0.0],
+                            "vocab": [[w, 1.0, [0.0, c]] for w, c in weights.items()], "meta": {}})
+    view = TextView()
+    for n, line in enumerate(["ERROR: recording the kernel failed", *frames], 1):
+        view(line, None, n)
+    return answer(view, model)
+
+
 def test_the_line_that_says_the_program_failed_is_among_the_cited_lines() -> None:
     # the words that weigh most can all be stack frames; the failure's own line is cited with them
-    model = model_from_doc({"format": 1, "classes": ["config_error", "framework_error"], "intercept": [0.0, 0.0],
-                            "vocab": [["frame", 1.0, [0.0, 3.0]]], "meta": {}})
-    view = TextView()
-    for n, line in enumerate(["ERROR: recording the kernel failed", "frame a", "frame b", "frame c", "frame d"], 1):
-        view(line, None, n)
-    got = answer(view, model)
+    got = _frames({"frame": 3.0}, ["frame a", "frame b", "frame c", "frame d"])
     assert got is not None and got.cls == "framework_error"
     assert [n for _f, n, _t in got.lines] == [1, 2, 3]
 
@@ -374,11 +380,6 @@ def test_the_line_that_says_the_program_failed_is_among_the_cited_lines() -> Non
 def test_the_failure_line_displaces_the_least_weighty_cited_line() -> None:
     # the cited lines are the heaviest ones; where the failure's own line joins them, the lightest one makes room (the
     # last one in the input's order was dropped, here the heaviest: "frame heavy" of line 4)
-    model = model_from_doc({"format": 1, "classes": ["config_error", "framework_error"], "intercept": [0.0, 0.0],
-                            "vocab": [["frame", 1.0, [0.0, 3.0]], ["heavy", 1.0, [0.0, 9.0]]], "meta": {}})
-    view = TextView()
-    for n, line in enumerate(["ERROR: recording the kernel failed", "frame a", "frame b", "frame heavy", "frame d"], 1):
-        view(line, None, n)
-    got = answer(view, model)
+    got = _frames({"frame": 3.0, "heavy": 9.0}, ["frame a", "frame b", "frame heavy", "frame d"])
     assert got is not None and got.cls == "framework_error"
     assert [n for _f, n, _t in got.lines] == [1, 2, 4]

@@ -542,24 +542,30 @@ def _row(dest: str, dest_rank: int, src: str, src_rank: int, role: str) -> str:
     return f"   |  {dest}({dest_rank})   |  16666  |   {src}({src_rank})   |  0  |  {role}  | time out |"
 
 
-def test_a_link_row_with_ports_is_read_and_an_unknown_address_resolves_by_its_rank() -> None:
+P2P_TO_1 = "[Wait][P2PConnected]connected p2p timeout, timeout:130 s. local logicDevid:{dev}, remote physic id:1."
+
+
+def stale_row_job() -> dict[str, list[str]]:
+    """Device a/2 waits (link row) for rank 10 at b/2's address; b/2's row names rank 8 (b/0) at an address no
+    process has; b/0 waits (p2p) for device 1, which logged nothing."""
     ident = "10.0.0.1%eth0_60000_0_1"
-    files = {
+    return {
         "a/process_log/run/plog/plog-10_1.log": [setup(10, 1.0, 2, 16, "10.0.0.1", 2, "192.168.1.2", ident)],
         "a/process_log/debug/plog/plog-10_2.log": [err(10, 100.0, _row("192.168.1.12", 10, "192.168.1.2", 2, "server"),
                                                        "hccl_socket_manager.cc:553")],
         "b/process_log/run/plog/plog-20_1.log": [setup(20, 1.0, 8, 16, "10.0.0.2", 0, "192.168.1.10", ident)],
-        "b/process_log/debug/plog/plog-20_2.log": [
-            err(20, 160.0, "[Wait][P2PConnected]connected p2p timeout, timeout:130 s. local logicDevid:0, remote "
-                "physic id:1.", "p2p_mgmt.cc:305")],
+        "b/process_log/debug/plog/plog-20_2.log": [err(20, 160.0, P2P_TO_1.format(dev=0), "p2p_mgmt.cc:305")],
         "b/process_log/run/plog/plog-21_1.log": [setup(21, 1.0, 9, 16, "10.0.0.2", 1, "192.168.1.11", ident)],
         "b/process_log/run/plog/plog-22_1.log": [setup(22, 1.0, 10, 16, "10.0.0.2", 2, "192.168.1.12", ident)],
         "b/process_log/debug/plog/plog-22_2.log": [
-            # a stale address (no process has it) with the remote's rank 8, then a later p2p wait for device 1
-            err(22, 150.0, _row("192.168.9.99", 8, "192.168.1.12", 10, "client"), "hccl_socket_manager.cc:553"),
-            err(22, 151.0, "[Wait][P2PConnected]connected p2p timeout, timeout:130 s. local logicDevid:2, remote "
-                "physic id:1.", "p2p_mgmt.cc:305")],
+            err(22, 150.0, _row("192.168.9.99", 8, "192.168.1.12", 10, "client"), "hccl_socket_manager.cc:553")],
     }
+
+
+def test_a_link_row_with_ports_is_read_and_an_unknown_address_resolves_by_its_rank() -> None:
+    files = stale_row_job()
+    # then a later p2p wait of b/2 for device 1
+    files["b/process_log/debug/plog/plog-22_2.log"].append(err(22, 151.0, P2P_TO_1.format(dev=2), "p2p_mgmt.cc:305"))
     table = collect(files)
     a = next(p for p in table.processes if p.worker == "a")
     assert [(e.remote_ip, e.remote_rank) for e in a.errors if e.remote_ip] == [("192.168.1.12", 10)]
@@ -592,23 +598,8 @@ def test_a_link_rows_rank_is_read_in_the_communicator_the_row_names_this_process
 def test_a_devices_first_wait_is_its_earliest_whatever_order_its_files_are_read_in() -> None:
     # a rotated plog (plog-<pid>_<stamp>.log, two stamps) read later one first (an archive's member order): the
     # chain follows the device's earliest wait, the link-table one, as when read in order
-    ident = "10.0.0.1%eth0_60000_0_1"
-    later = {"b/process_log/debug/plog/plog-22_3.log": [
-        err(22, 151.0, "[Wait][P2PConnected]connected p2p timeout, timeout:130 s. local logicDevid:2, remote "
-            "physic id:1.", "p2p_mgmt.cc:305")]}
-    files = {
-        "a/process_log/run/plog/plog-10_1.log": [setup(10, 1.0, 2, 16, "10.0.0.1", 2, "192.168.1.2", ident)],
-        "a/process_log/debug/plog/plog-10_2.log": [err(10, 100.0, _row("192.168.1.12", 10, "192.168.1.2", 2, "server"),
-                                                       "hccl_socket_manager.cc:553")],
-        "b/process_log/run/plog/plog-20_1.log": [setup(20, 1.0, 8, 16, "10.0.0.2", 0, "192.168.1.10", ident)],
-        "b/process_log/debug/plog/plog-20_2.log": [
-            err(20, 160.0, "[Wait][P2PConnected]connected p2p timeout, timeout:130 s. local logicDevid:0, remote "
-                "physic id:1.", "p2p_mgmt.cc:305")],
-        "b/process_log/run/plog/plog-21_1.log": [setup(21, 1.0, 9, 16, "10.0.0.2", 1, "192.168.1.11", ident)],
-        "b/process_log/run/plog/plog-22_1.log": [setup(22, 1.0, 10, 16, "10.0.0.2", 2, "192.168.1.12", ident)],
-        "b/process_log/debug/plog/plog-22_2.log": [
-            err(22, 150.0, _row("192.168.9.99", 8, "192.168.1.12", 10, "client"), "hccl_socket_manager.cc:553")],
-    }
+    later = {"b/process_log/debug/plog/plog-22_3.log": [err(22, 151.0, P2P_TO_1.format(dev=2), "p2p_mgmt.cc:305")]}
+    files = stale_row_job()
     for order in (files | later, later | files):
         rc = analyse(collect(order))
         assert rc.chain == ["a device 2", "b device 2", "b device 0", "b device 1"]
