@@ -434,6 +434,7 @@ def test_a_bundle_whose_only_known_line_is_a_vendor_entry_takes_the_mapped_class
     for rep in (diagnose_bundle(tmp_path / "b", engine, with_kg), diagnose_logs(str(tmp_path / "b"), engine, with_kg)):
         d = rep["diagnosis"]
         assert d["fault_class"] == "npu_oom" and any(r["kind"] == "vendor:npu_oom" for r in d["evidence_lines"])
+    assert diagnose_bundle(tmp_path / "b", engine, with_kg)["diagnosis"]["root"]["host"] == "worker-0"
 
 
 def _kg_matcher(tmp_path: Path) -> Any:

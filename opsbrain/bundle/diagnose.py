@@ -290,6 +290,8 @@ def _vendor_verdict(incidents: list[Any], out_incs: list[dict[str, Any]], primar
         # host-level lines (a kernel's OOM kill) of the incident's one node: that node (not where the entries that
         # took part are another host's lines)
         dd["component"] = next(iter(inc.nodes))
+    elif dd.get("component") is None and inc is None and len(where) == 1 and None not in where:
+        dd["component"] = next(iter(where))  # no incident: the one host whose lines the deciding entries are
     dd["evidence"] = list(dd["evidence"]) + [
         f"imported vendor entries take part: {len(counted)} line(s) mapped by knowledge_base/vendor_map.yaml"]
     ev = [{"file": s.file, "line": s.line_no, "kind": s.kind, "text": s.text} for s in counted]
