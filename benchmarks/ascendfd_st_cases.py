@@ -107,7 +107,12 @@ def main() -> int:
             print(f"no {kg}: vendor entries are not checked", file=sys.stderr)
         matcher = SignatureMatcher(load_kb(), load_imported(imports) if kg.exists() else [])
         for case in EXPECTED:
-            path = extract(a.mind_cluster, case, Path(tmp) / "cases")
+            try:
+                path = extract(a.mind_cluster, case, Path(tmp) / "cases")
+            except (subprocess.CalledProcessError, OSError, tarfile.TarError):
+                print(f"{a.mind_cluster}: {TEST_DIR}/{case} not found (not a mind-cluster checkout or git directory)",
+                      file=sys.stderr)
+                return 2
             rows.append(check(case, diagnose_bundle(path, engine, matcher)))
     if a.json:
         print(json.dumps(rows, indent=1))
