@@ -179,6 +179,18 @@ def test_the_shipped_model_is_fitted_on_the_current_dev_corpus() -> None:
     assert CORPUS is not None
     meta = json.loads(MODEL_FILE.read_bytes())["meta"]
     assert meta["corpus_digest"] == corpus_digest(dev_excerpts(CORPUS)), "refit: opsbrain kb text-train --force"
+
+
+@needs_corpus
+@pytest.mark.skipif(not MODEL_FILE.exists(), reason="no shipped text model")
+def test_the_shipped_model_was_fitted_on_the_tokens_the_parsers_give_today() -> None:
+    """A parser change that moves a signal kind of a dev excerpt, without a refit, fails here: the served model would
+    read inputs otherwise than it was fitted (run ``opsbrain kb text-train --force``)."""
+    from opsbrain.kb.realtext_fit import dev_excerpts, tokens_digest
+
+    assert CORPUS is not None
+    meta = json.loads(MODEL_FILE.read_bytes())["meta"]
+    assert meta["tokens_digest"] == tokens_digest(dev_excerpts(CORPUS)), "refit: opsbrain kb text-train --force"
     assert meta["split"] == "dev" and meta["precision_out_of_part"] is not None
 
 

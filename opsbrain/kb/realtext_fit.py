@@ -62,6 +62,15 @@ def corpus_digest(excerpts: list[dict[str, Any]]) -> str:
     return h.hexdigest()[:16]
 
 
+def tokens_digest(excerpts: list[dict[str, Any]]) -> str:
+    """A digest of the tokens the model is fitted on (:func:`_docs`, in id order): the words of each excerpt's view
+    and the signal kinds the parsers read from it. A parser change that moves a kind changes it: the shipped model
+    then no longer reads inputs as it was fitted (tests/test_realtext.py checks it)."""
+    order = sorted(range(len(excerpts)), key=lambda i: str(excerpts[i]["id"]))
+    docs = _docs([excerpts[i] for i in order])
+    return hashlib.sha256(json.dumps(docs, ensure_ascii=False).encode()).hexdigest()[:16]
+
+
 def part_of(e: dict[str, Any]) -> str:
     """``corpus_q.yaml`` -> ``q``; parts after Z are named ``corpus_za.yaml``, ``corpus_zb.yaml`` ... (``za``), which
     sort after ``z`` as they were harvested after it."""
@@ -173,7 +182,8 @@ def fit_text_model(corpus: Path, strength: float = STRENGTH, engine: dict[str, t
              for tok, j in sorted(vec.vocabulary_.items())]
     readings = later_part_readings(excerpts, strength)
     check = chronological(excerpts, strength, readings)
-    meta = {"excerpts": len(excerpts), "corpus_digest": corpus_digest(excerpts), "split": "dev", "strength": strength,
+    meta = {"excerpts": len(excerpts), "corpus_digest": corpus_digest(excerpts),
+            "tokens_digest": tokens_digest(excerpts), "split": "dev", "strength": strength,
             "balanced_class_weights": BALANCED,
             "signal_kinds": SIGNAL_KINDS, "signal_repeat": SIGNAL_REPEAT if SIGNAL_KINDS else 0,
             "kept_from_one": SIGNALS_FROM_ONE,
