@@ -15,10 +15,10 @@ result meanings are described in our own words in the project notes; this is our
    the roots.
 4. Otherwise the wait graph: its terminal groups (a device that waits for nobody, a device waiting on itself, or
    a cycle of devices waiting for each other) are the candidates; the one most erroring devices lead to is the
-   root (ties: the earliest error). The chain shown follows each device's first wait, in the order its log gives
-   them, as ascend-fd draws it (the shortest path where that walk does not reach the root). A remote that resolves
-   to no process is a dead end: the erroring device itself is reported, with the remote's address, and whether its
-   host is in the bundle at all (a remote that never came up) or not (logs not collected). A link-table row whose
+   root (ties: the earliest error). The chain shown follows each device's earliest wait, as ascend-fd draws it
+   (the shortest path where that walk does not reach the root). A remote that resolves to no process is a dead end:
+   the erroring device itself is reported, with the remote's address, and whether its host is in the bundle at all
+   (a remote that never came up) or not (logs not collected). A link-table row whose
    address no process has is resolved by the remote's rank in the process's communicator, as ascend-fd does.
 5. Where the first error is no timeout, the devices that logged errors but no timeout are the suspects; the others'
    waits that end at one give the chain and the failure kind (an AI CPU notify wait: ascend-fd's code 109).
@@ -242,7 +242,7 @@ def _path(start: str, goal: set[str], succ: dict[str, list[str]]) -> list[str]:
 
 
 def _first_waits(start: str, goal: set[str], succ: dict[str, list[str]]) -> list[str]:
-    """The walk from ``start`` along each device's first wait (in the order its log gives them) to ``goal``, as
+    """The walk from ``start`` along each device's first (earliest) wait to ``goal``, as
     ascend-fd draws the chain (``worker-0 device-2 -> worker-1 device-2 -> worker-1 device-0 -> worker-1 device-1``:
     a device's link-table wait before its later p2p wait); [] when the walk does not reach ``goal``."""
     walk, seen = [start], {start}
@@ -397,8 +397,8 @@ def _graph(errs: list[RankProcess], ix: _Index, kind: str, table: RankTable) -> 
     cyc = len(top) > 1 or top[0] in succ.get(top[0], [])
     roots = sorted((byname[v] for v in top), key=lambda p: (_when(p), p.name))
     goal = set(top)
-    paths = [pth for w in waiters if w not in goal and ((pth := _first_waits(w, goal, succ)) or
-                                                           (pth := _path(w, goal, succ)))[-1] in goal]
+    walks = (_first_waits(w, goal, succ) or _path(w, goal, succ) for w in waiters if w not in goal)
+    paths = [pth for pth in walks if pth[-1] in goal]
     # the longest chain into the root (ties: the earliest waiter); every waiter in the cycle: its earliest member
     chain = max(paths, key=lambda pth: (len(pth), -_when(byname[pth[0]]))) if paths else [roots[0].name]
     if cyc:

@@ -425,10 +425,10 @@ class RankCollector:
 
     def _aicpu_notify(self, p: RankProcess, key: tuple[str, str], body: str, t: float, ref: LineRef) -> bool:
         """The AI CPU's notify-wait exception (:data:`RE_AICPU_NOTIFY`, then the communicator on its ``opData``
-        line): one ``notify`` error per tag, the first base line naming a rank kept. Whether the line was one."""
+        line, the very next error line: :meth:`_error` drops a base line any other line follows): one ``notify``
+        error per tag. Whether the line was one of the two."""
         if m := RE_AICPU_NOTIFY.search(body):
-            rank = int(m.group(1))
-            if rank != NO_RANK and key not in self._pending_aicpu:
+            if (rank := int(m.group(1))) != NO_RANK:
                 self._pending_aicpu[key] = (t, ref, rank)
             return True
         if (m := RE_AICPU_OPDATA.search(body)) is None:
