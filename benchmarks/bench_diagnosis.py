@@ -5,8 +5,8 @@ Whole-process figures (issue 14): ``--excerpt`` times ``opsbrain diagnose --logs
 (tests/data/real_logs, b023) piped on stdin, as a new process each time (goal <= 0.5 s wall on the 2-core
 machine); ``--big-log MB`` writes a log of benign lines in the twin's layouts of that size with the same excerpt
 at its end and times ``opsbrain diagnose --logs FILE`` on it (the answer must be the excerpt's own, at the end's
-line numbers; peak RSS printed). Wall time depends on the machine's load: the CPU time (user + sys) of the process is printed
-beside it.
+line numbers; peak RSS printed). Wall time depends on the machine's load: the CPU time (user + sys) of the process is
+printed beside it.
 
     .venv/bin/python benchmarks/bench_diagnosis.py [--runs-per-class N]
     .venv/bin/python benchmarks/bench_diagnosis.py --excerpt [--repeat 5]

@@ -492,6 +492,28 @@ def test_an_ai_cpu_notify_wait_in_a_device_log_is_a_wait_for_the_rank_it_names()
     assert rc.chain == ["w1 device 2", "w0 device 6"] and rc.kind == "notify"
 
 
+def test_two_ai_cpu_exceptions_on_different_threads_keep_each_its_own_communicator() -> None:
+    # thread 7100's base line, then thread 7200's base line, then each thread's opData line: each base line pairs with
+    # its own thread's next line (before, the other thread's line in between dropped the first exception)
+    other = OPDATA.replace("grp_a", "grp_b")
+    lines = [_aicpu(600, 900.0, _base("NOTIFY WAIT", 0)),
+             _aicpu(600, 900.0, _base("NOTIFY WAIT", 3)).replace("[7100]", "[7200]"),
+             _aicpu(600, 900.1, other, "aicpu_communicator.cc:3806").replace("[7100]", "[7200]"),
+             _aicpu(600, 900.1, OPDATA, "aicpu_communicator.cc:3806")]
+    files = {**aicpu_bundle(), "w1/process_log/debug/device-2/device-600_2.log": lines}
+    w1 = next(p for p in collect(files).processes if p.worker == "w1")
+    assert sorted((e.remote_rank, e.group) for e in w1.errors if e.kind == "notify") == [(0, "grp_a"), (3, "grp_b")]
+
+
+def test_an_ai_cpu_base_line_followed_by_another_line_of_its_thread_has_no_communicator() -> None:
+    lines = [_aicpu(600, 900.0, _base("NOTIFY WAIT", 0)),
+             _aicpu(600, 900.05, "[TaskException]some other error of the same thread"),
+             _aicpu(600, 900.1, OPDATA, "aicpu_communicator.cc:3806")]
+    files = {**aicpu_bundle(), "w1/process_log/debug/device-2/device-600_2.log": lines}
+    w1 = next(p for p in collect(files).processes if p.worker == "w1")
+    assert [e for e in w1.errors if e.kind == "notify"] == []
+
+
 def test_an_os_device_log_is_no_process_log() -> None:
     from opsbrain.ingest.ranks import RE_PLOG_FILE
 

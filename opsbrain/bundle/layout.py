@@ -79,9 +79,10 @@ class BundleParams:
                             "walking", ge=1)
     max_train_logs: int = _param(20, "files", "ascend-fd reads at most 20 training console logs (facts.md §7); per "
                                  "worker", ge=1)
-    max_total_bytes: int = _param(1 << 30, "bytes", "reason: text read from one bundle in all (its files, decompressed): "
-                                  "a 48-node collection of a day's logs is a few hundred MiB; a decompression bomb "
-                                  "(gzip expands up to ~1,000:1) stops here, the files past it listed as not read", ge=1)
+    max_total_bytes: int = _param(1 << 30, "bytes", "reason: text read from one bundle in all (its files, "
+                                  "decompressed): a 48-node collection of a day's logs is a few hundred MiB; a "
+                                  "decompression bomb (gzip expands up to ~1,000:1) stops here, the files past it "
+                                  "listed as not read", ge=1)
     max_archive_bytes: int = _param(4 << 30, "bytes", "reason: an archive's uncompressed stream walked, members not "
                                     "read (core dumps, binaries) included; past it the rest of the archive is not "
                                     "read and the answer says so", ge=1)

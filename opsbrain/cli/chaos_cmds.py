@@ -242,7 +242,8 @@ def _print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False
               help="Unit of the trace's times (the InfiniteHBD trace uses days).")
 @click.option("--mapping", default=None, help="YAML or CSV rules mapping trace rows to fault kinds, tried before "
               "the shipped table (opsbrain/scenario/replay_mapping.yaml).")
-@click.option("--pods", type=click.IntRange(1, 64), default=None, help="Pods to replay on (default: the fewest that hold every trace "
+@click.option("--pods", type=click.IntRange(1, 64), default=None,
+              help="Pods to replay on (default: the fewest that hold every trace "
               "server on its own node).")
 @click.option("--fold", is_flag=True, help="Allow several trace servers on one node when --pods is too small.")
 @click.option("--noise", is_flag=True, help="Add the twin's background noise (off: the trace is the fault record).")

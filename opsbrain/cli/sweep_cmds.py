@@ -230,7 +230,8 @@ def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, 
 @bind_option
 @click.option("--max-runtime", "max_runtime", type=_Finite(0, MAX_WALL_S, min_open=True), default=None,
               help="Stop after this many wall seconds.")
-@click.option("--poll", "poll_s", type=_Finite(0.01, 3600), default=0.25, show_default=True, help="Seconds between polls.")
+@click.option("--poll", "poll_s", type=_Finite(0.01, 3600), default=0.25, show_default=True,
+              help="Seconds between polls.")
 @click.option("--from-start", is_flag=True, help="Read the files already there from their start (default: their end).")
 @click.option("--url", "urls", multiple=True, metavar="URL", help="Also sweep these npu-exporter pages and report "
               "new Alarm-or-worse findings.")

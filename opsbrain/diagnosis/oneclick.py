@@ -95,7 +95,8 @@ def vendor_votes(engine: Engine, signals: list[Signal], vendor: list[tuple[Signa
     class is shown, not counted, so a vendor match never overturns what the log itself says). When they abstain,
     only entries that may decide join (an entry that may only raise does not turn an abstention into an answer).
     The input's own verdict is read without the software triage: a triaged answer rests on the absence of hardware
-    evidence, and an entry mapped to a hardware class is such evidence (it joins; the verdict on all of them decides)."""
+    evidence, and an entry mapped to a hardware class is such evidence (it joins; the verdict on all of them
+    decides)."""
     if not vendor:
         return []
     own = engine.diagnose_signals(signals, now, triage=False) if signals else None

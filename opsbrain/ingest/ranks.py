@@ -71,6 +71,9 @@ remoteRank 4294967295 (UINT32_MAX) names no rank. Source: the lines of ascend-fd
 (pkg/parse/root_cluster/rc_parse_job.py: find_remote_rank_id, find_group; result code 109, AI CPU notify wait
 timeout)."""
 RE_AICPU_OPDATA = re.compile(r"opData information is (?:tag:([^,\s]+),\s*)?.*?\bgroup:([^,\s]+)")
+RE_THREAD = re.compile(r"^\s*\[[^\]\s]+:\d+\]\s*\[(\d+)\]")
+"""The thread id a plog line's body gives after its source position (``[aicpu_communicator.cc:3083] [3896]...``): two
+AI CPU exceptions on different threads interleave their base and opData lines, each thread's in order."""
 NO_RANK = 4294967295
 RE_GROUP = re.compile(r"group:\[([^\]]+)\]")
 RE_TAG = re.compile(r"\btag\[([^\]]+)\]")
@@ -163,6 +166,12 @@ class RankTable:
     notes: list[str] = field(default_factory=list)
 
 
+def _thread_key(key: tuple[str, str], body: str) -> tuple[str, str, str | None]:
+    """A process key with the thread the line names (:data:`RE_THREAD`; None when it names none)."""
+    m = RE_THREAD.match(body)
+    return (*key, m.group(1) if m else None)
+
+
 def _bracket(text: str, key: str) -> str | None:
     """The text after ``key[`` up to the next ``]`` (ascend-fd's field spelling), None when absent or empty."""
     i = text.find(key + "[")
@@ -242,7 +251,7 @@ class RankCollector:
         self._seen: set[int] = set()
         self._ip_dev: dict[str, int | None] = {}
         self._pending_notify: dict[tuple[str, str], dict[str, object]] = {}
-        self._pending_aicpu: dict[tuple[str, str], tuple[float, LineRef, int]] = {}
+        self._pending_aicpu: dict[tuple[str, str, str | None], tuple[float, LineRef, int]] = {}
         self._resets: dict[tuple[str, str], int] = {}
         self._files: dict[str, tuple[tuple[str, str | None], bool, re.Match[str] | None, bool]] = {}
         self._seconds: dict[tuple[str, ...], float] = {}  # a time stamp's second -> epoch seconds (local time)
@@ -359,8 +368,9 @@ class RankCollector:
     # ---- errors -----------------------------------------------------------------------------------------------
     def _error(self, p: RankProcess, key: tuple[str, str], body: str, t: float, ref: LineRef) -> None:
         add = p.errors.append
-        if key in self._pending_aicpu and "opData information is" not in body:
-            del self._pending_aicpu[key]  # an AI CPU base line's communicator is on its very next error line only
+        if self._pending_aicpu and "opData information is" not in body:
+            # an AI CPU base line's communicator is on its thread's very next error line only
+            self._pending_aicpu.pop(_thread_key(key, body), None)
         if m := RE_CQE.search(body):
             if m.group(1) == "12":
                 ip = RE_CQE_IP.search(body)
@@ -425,15 +435,15 @@ class RankCollector:
 
     def _aicpu_notify(self, p: RankProcess, key: tuple[str, str], body: str, t: float, ref: LineRef) -> bool:
         """The AI CPU's notify-wait exception (:data:`RE_AICPU_NOTIFY`, then the communicator on its ``opData``
-        line, the very next error line: :meth:`_error` drops a base line any other line follows): one ``notify``
-        error per tag. Whether the line was one of the two."""
+        line, the very next error line of the same thread: :meth:`_error` drops a base line any other line of its
+        thread follows): one ``notify`` error per tag. Whether the line was one of the two."""
         if m := RE_AICPU_NOTIFY.search(body):
             if (rank := int(m.group(1))) != NO_RANK:
-                self._pending_aicpu[key] = (t, ref, rank)
+                self._pending_aicpu[_thread_key(key, body)] = (t, ref, rank)
             return True
         if (m := RE_AICPU_OPDATA.search(body)) is None:
             return False
-        if (ev := self._pending_aicpu.pop(key, None)) is not None:
+        if (ev := self._pending_aicpu.pop(_thread_key(key, body), None)) is not None:
             tag = m.group(1)
             if not any(e.kind == "notify" and e.tag == tag for e in p.errors):
                 p.errors.append(RankError("notify", ev[0], ev[1], remote_rank=ev[2], group=m.group(2), tag=tag))

@@ -161,7 +161,8 @@ class LineReader:
                     self.signals.append(s.at(line_no=n, file=file))
         # what only a run of one file's lines shows: flaps, a FaultDiag report's faults placed on their devices
         self.signals[first:] = fd_placed(with_flaps(self.signals[first:]))
-        if not self._tls_told and (told := tls_mismatch(list(self._tls.values()))):  # devices' switches sit in their own files
+        # devices' switches sit in their own files
+        if not self._tls_told and (told := tls_mismatch(list(self._tls.values()))):
             self.signals.extend(told)
             self._tls_told = True
         self.stats.signals = len(self.signals)

@@ -94,8 +94,9 @@ class RecoveryParams(ParamGroup):
         "second for which the re-executions (MaxCnt 10: HoldTime + 9 x IntervalTime = 37 s) outlast the p99 of the "
         "auto policy's re-route path: onset to a firm diagnosis at detector.reorder_s + detector.collect_s = 5 s "
         "(measured on link-down-training and l2-switch-failure, 20 seeds; it was 10 s on an earlier model, whose "
-        "first verdict abstained), the route push fanned out to the sub-plane's 48 L1 chips (control.route_push_fanout: "
-        "p99 20.8 s over 50,000 draws) and fabric.route_convergence_s 3 s: ~29 s, so IntervalTime >= (29 - 1) / 9 = "
+        "first verdict abstained), the route push fanned out to the sub-plane's 48 L1 chips "
+        "(control.route_push_fanout: p99 20.8 s over 50,000 draws) and fabric.route_convergence_s 3 s: ~29 s, so "
+        "IntervalTime >= (29 - 1) / 9 = "
         "3.1 s; with the earlier 10 s diagnosis ~34 s and 3.7 s: 4 s covers both. Derived from that path, not from a "
         "recovery target; 2000 ms (the value before the fan-out was modelled) ends the re-executions at 19 s, below "
         "that path's p90", gt=0, le=60)

@@ -3,9 +3,9 @@
 Every parser is ``parse(ctx) -> bool``: it adds the signals it recognises to ``ctx`` and returns True when the line
 is fully explained (later parsers are skipped). The twin's switch lines (hosts naming its own parts) come first: they
 are fully explained by the link they name, and a generic link-down message on them would anchor an incident on the
-switch alone. The gate is one regular expression of the words every parser keys on: a line without any of them (most INFO lines of a real log) costs one scan. With RE2 (google-re2) that one
-scan also screens the parsers' own regexes (:mod:`opsbrain.ingest.screen`): on a line that passes the gate, only
-the regexes whose literals occur in it run.
+switch alone. The gate is one regular expression of the words every parser keys on: a line without any of them (most
+INFO lines of a real log) costs one scan. With RE2 (google-re2) that one scan also screens the parsers' own regexes
+(:mod:`opsbrain.ingest.screen`): on a line that passes the gate, only the regexes whose literals occur in it run.
 """
 
 from __future__ import annotations

@@ -27,7 +27,8 @@ _RT_CONTEXT = screened(r"err|fail|ret|result|code|exception|abnormal", re.I)
 RE_PLOG_HEAD = re.compile(r"^\[\w+\s*\]\s*\w+\(\d+,[^)]*\):\S+\s*(?:\[[^\]]*\])*(?:\s*\d+(?=\s*[A-Za-z_]))?")
 """A plog line's head ``[ERROR] HCCL(pid,proc):time [file.cc:line][tid]...``: its numbers (thread ids) are no codes;
 nor is the thread id that RUNTIME and TBE lines print bare after the source position, before the function name
-(``[ascendc_runtime.cpp:228]  505389 AscendCheckSoCVersion:...``, ``[capture_model.cc:1078]227839 AllocSqCqProc:...``)."""
+(``[ascendc_runtime.cpp:228]  505389 AscendCheckSoCVersion:...``,
+``[capture_model.cc:1078]227839 AllocSqCqProc:...``)."""
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"SilentCheck|silent[ _]check|npu_asd_detect", re.I), "sdc:silent_check"),
     (screened(r"ai ?core.*(?:exception|error|trap)|aicore_exception|aic(?:ore)? error|aivec.*(?:exception|error)|"

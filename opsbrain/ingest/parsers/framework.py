@@ -250,8 +250,9 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_OP_INFO, "cfg:env"),
     (screened(r"invalid device|device id.*(?:invalid|out of range|exceed)|(?:invalid|wrong) (?:rank|device)|"
                 r"visible devices|set_device.*fail|SetDevice.*fail|because the device is (?:already )?(?:used|"
-                r"occupied|in use)|dcmi module initiali[sz]e failed\. ret is -8005|get (?:physical )?device (?:count|number)(?: of NPU)? "
-                r"failed|Got device count\[\d+\] and device id\[\d+\]",
+                r"occupied|in use)|dcmi module initiali[sz]e failed\. ret is -8005"
+                r"|get (?:physical )?device (?:count|number)(?: of NPU)? failed"
+                r"|Got device count\[\d+\] and device id\[\d+\]",
                 re.I), "cfg:device"),
     (screened(r"not supported|(?<!NORMAL_OR_)unsupported|not implemented|NotImplemented|is not support|no kernel|"
                 r"not registered|op type .* not", re.I), "op:unsupported"),
