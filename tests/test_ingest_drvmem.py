@@ -64,3 +64,16 @@ def test_ge_graph_memory_over_the_device_memory_is_memory_exhaustion() -> None:
     got = kinds(line)
     assert "msg:memory_exhausted" in got
     assert ("npu_oom", "primary") in default_table().of("msg:memory_exhausted")
+
+
+def test_a_program_line_in_the_driver_head_is_no_driver_error() -> None:
+    # Ascend DMI's AML test library writes the driver's head with its own module (MindCluster ToolBox FAQ,
+    # hiascend.com mindcluster/730 toolboxug_0198); the driver's user-space library names devdrv (CANN 8.0.0
+    # troubleshooting_0117) and the kernel driver its module (drv_soft_fault)
+    aml = ("[ascend][ERROR][AML][tid:xxxx] >>> Run testcase preprocess failed, device[0], npu id[0], case name: "
+           "MatMul_Atomic_NORMAL, error code:110000, message:run aclnnMatmul failed with...")
+    assert "drv:error" not in kinds(aml)
+    drv = ("[ascend][ERROR][2021-06-26-17:53:15:689064][curpid: 32707, 32707][devdrv][drvDeviceOpen 79]get phys "
+           "failed, devId(0), phy_devId(0)")
+    assert [k for k in kinds(drv) if k.startswith(("drv:", "cfg:"))]
+    assert "drv:error" in kinds("[ascend][ERROR][hdc][hdc_session 12] session closed unexpectedly")

@@ -42,6 +42,9 @@ DEV = _dev()
     ("\x1b[31m[ERROR]\x1b[0m HCCL(1,):2024-05-01-10:11:12.123.456 [a.cc:1] x",
      "[ERROR] HCCL(1,):2024-05-01-10:11:12.123.456 [a.cc:1] x"),
     ("2024-05-01T10:11:12.123456789Z stdout F RuntimeError: NPU out of memory.", "RuntimeError: NPU out of memory."),
+    # kubectl logs --timestamps (RFC3339Nano, no stream column) before any text, not only a bracketed layout
+    ("2024-05-01T10:11:12.000000137Z RegisterAscendBinary aiv ret 107000", "RegisterAscendBinary aiv ret 107000"),
+    ("2024-05-01T10:11:12.5+08:00 plain words", "plain words"),
     ("[pod/train-0-worker-3/main] [ERROR] RUNTIME(9,p):2024-05-01-10:11:12 x",
      "[ERROR] RUNTIME(9,p):2024-05-01-10:11:12 x"),
     ("[pod/a-b/c] 2024-05-01T10:11:12Z stderr F   File \"x.py\", line 3", "  File \"x.py\", line 3"),
@@ -61,6 +64,7 @@ def test_collector_heads_and_colours_come_off(line: str, body: str) -> None:
 @pytest.mark.parametrize("line", [
     "May  1 10:11:12 dn360 kernel: [ 12.3] EDAC MC0: 1 UE multi-bit ECC",  # syslog: its parsers read the head
     "2024-05-01 10:11:12 ERROR worker failed",  # a logging head the level reader uses
+    "2024-05-01T10:11:12Z no fraction: a program's own stamp",
     "RuntimeError: [ERROR] something",  # an exception name is not a host
     "[3] bare index",
     "EI0002: [PID: 2969] 2025-10-11-15:09:34.713.335 The wait execution of the Notify register times out.",

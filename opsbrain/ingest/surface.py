@@ -30,6 +30,10 @@ from typing import Any
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 _CRI = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) (?:stdout|stderr) [FP] ?")
+_RFC3339_HEAD = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{1,9}(?:Z|[+-]\d\d:\d\d) (?=\S)")
+"""``kubectl logs --timestamps``' head (Go's RFC3339Nano: ``2024-05-01T10:11:12.000000137Z ``) before any text: a stamp
+with a ``T``, a fraction and a zone, then one space, is the collection's (a program's own stamp is written with a
+space, ``2024-05-01 10:11:12,345``, or is followed by a bracketed level, which :data:`_HEAD` takes off)."""
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
 _VLLM = r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[\w.-]+:\d+\]"
 """vLLM's logger head (``%(levelname)s %(asctime)s [%(filename)s:%(lineno)d]``, date ``%m-%d %H:%M:%S``; older
@@ -121,7 +125,7 @@ def _head(line: str) -> int:
     elif c == "\ufeff":
         return 1
     elif c and c not in "|":
-        if line[10:11] == "T" and c.isdigit() and (m := _CRI.match(line)):
+        if line[10:11] == "T" and c.isdigit() and (m := _CRI.match(line) or _RFC3339_HEAD.match(line)):
             return m.end()
         if line[:3] in _LEVEL_STARTS and (m := _VLLM_HEAD.match(line)):
             return m.end()  # its level is the line's unless the line states one (logged_level)

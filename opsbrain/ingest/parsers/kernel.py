@@ -11,6 +11,14 @@ from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.screen import Group, Screened, screened
 
 RE_DRV = screened(r"\[ascend\]\s*\[(?:ERROR|WARNING|WARN|ERR)\]\s*\[(drv_\w+|devdrv\w*|\w*drv\w*)\]", re.I)
+RE_APP_HEAD = re.compile(r"\[ascend\]\[(?:ERROR|WARNING|WARN|ERR)\]\[([A-Za-z]\w*)\]", re.I)
+"""The driver's log head written by a user-space program of its own (``[ascend][ERROR][AML][tid:...] >>> Run testcase
+preprocess failed, device[0], ... error code:110000``: Ascend DMI's test library in the MindCluster ToolBox FAQ,
+hiascend.com mindcluster/730 toolboxug_0198): the module named is the program's, not the driver's. The driver's own
+user-space lines name a driver module or a time stamp first (``[ascend][ERROR][2021-06-26-17:53:15:689064][curpid:
+...][devdrv][drvDeviceOpen 79]``, CANN troubleshooting_0117)."""
+DRIVER_MODULE = re.compile(r"drv|devmm|hdc|svm|hal|dms|tsch|pcie|ascend", re.I)
+"""Names a driver module: the driver's logs name ``devdrv``, ``devmm``, ``tsdrv``, ``drv_soft_fault``, ``hdc`` ..."""
 # The device black box's driver record (hisi_logs/device-N/<time>/bbox/driver.txt) names an HBM multi-bit error
 # "device_id = 2, fail info: device_id-2 appeared multi ecc err, the physical address is 0x400cd8d202e0" (the
 # ascend-fd test fixture of that file, Ascend/mind-cluster component/ascend-faultdiag/test/st_testcase/
@@ -63,6 +71,8 @@ def parse_driver(ctx: LineCtx) -> bool:
     """The Ascend driver's own kernel lines (``[ascend] [ERROR] [drv_...]``)."""
     text = ctx.text
     if RE_DRV.search(text) or ("[ascend]" in ctx.low and "[error]" in ctx.low):
+        if (app := RE_APP_HEAD.search(text)) and not DRIVER_MODULE.search(app.group(1)) and not RE_DRV.search(text):
+            return False  # a program's line in the driver's head (Ascend DMI's AML): the other parsers read it
         dev = ctx.device()
         if RE_VM_FAULT.search(text):
             ctx.add("rt:aicore_sw", ctx.npu(dev) or ctx.node, 2, device=dev)
