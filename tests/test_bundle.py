@@ -48,6 +48,19 @@ def matcher() -> Any:
     ("pod0-node3/messages", L.MESSAGES, "pod0-node3", None),
     ("w1/var/log/messages-20250301", L.MESSAGES, "w1", None),
     ("w1/messages.gz", None, None, None),
+    # Debian / Ubuntu hosts: rsyslog's syslog and kern.log and their rotations
+    ("w1/var/log/kern.log", L.MESSAGES, "w1", None),
+    ("w1/var/log/syslog.1", L.MESSAGES, "w1", None),
+    ("w1/kern.log.2", L.MESSAGES, "w1", None),
+    ("w1/syslog.txt", None, None, None),
+    # serving and tooling logs, named as ascend-fd's parse finds them (its kg_parse test input's directories)
+    ("w1/mindie/log/debug/mindie-ms_11_202411061400.log", L.OTHER, "w1", "mindie"),
+    ("w1/mindie/log/debug/mindie-cert_11_202411061400.log", None, None, None),
+    ("w1/pymotor_vllm/vllm-p0-cbf7496f5-qc255_node-97-40.log", L.OTHER, "w1", "vllm"),
+    ("w1/pymotor_vllm/mindie-motor-controller_1.log", L.OTHER, "w1", "vllm"),
+    ("w1/ttp_log/ttp_log.log.1", L.OTHER, "w1", "mindio"),
+    ("w1/amct_log/amct_onnx.log", L.OTHER, "w1", "amct"),
+    ("w1/device-os_20231031164139951.log", L.DEVICE_OS, "w1", None),
     ("w1/dmesg", L.DMESG, "w1", None),
     ("w1/rank-12.log", L.TRAIN, "w1", None),
     ("w1/worker-0.txt", L.TRAIN, "w1", None),
@@ -550,3 +563,18 @@ def test_a_controller_incident_reopened_after_recovery_is_held_by_the_bundle_inc
                                          (900.0, "qingtian_failure", "pod0/node43/qingtian")])
     assert [r["same"] for r in rows] == [True, True, False, False]
     assert rows[1]["bundle_incident"] == "i0001" and rows[3]["bundle_incident"] is None
+
+
+def test_an_ubuntu_hosts_kern_log_and_syslog_are_read_as_its_syslog(tmp_path: Path, engine: Any) -> None:
+    # /var/log/kern.log and /var/log/syslog (rsyslog on Debian / Ubuntu) both hold the kernel's lines: read, and a
+    # kernel line in both is read once (before, both were skipped as unknown files)
+    w = tmp_path / "b" / "worker-3" / "var" / "log"
+    w.mkdir(parents=True)
+    panic = "Mar  1 10:00:00 npu-host-3 kernel: [ 812.5] Kernel panic - not syncing: Fatal exception\n"
+    (w / "kern.log").write_text(panic, encoding="utf-8")
+    (w / "syslog").write_text("Mar  1 09:59:58 npu-host-3 systemd[1]: Started Session 4 of user root.\n" + panic,
+                              encoding="utf-8")
+    rep = diagnose_bundle(tmp_path / "b", engine)
+    assert not rep["skipped"]
+    assert rep["lines"]["read"] == 2 and rep["lines"]["duplicates"] == 1
+    assert rep["diagnosis"]["root"]["host"] == "worker-3"

@@ -3,7 +3,8 @@ where each kind of file lives, and how a reader recognises it by name.
 
 One directory per worker (node), named by its host (``pod0-node35/``; a real collection may say ``worker-3/``)::
 
-    <worker>/messages[*]                                host syslog (no year in its time stamps)
+    <worker>/messages[*]                                host syslog (no year in its time stamps); Debian /
+                                                        Ubuntu hosts' rsyslog files syslog[.N], kern.log[.N] alike
     <worker>/dmesg                                      ``dmesg -T`` kernel lines
     <worker>/sysmonitor.log, [crash/<ip>-<time>/]vmcore-dmesg.txt   (read when present; the twin writes a panic to
                                                         the latter, as kdump does)
@@ -141,6 +142,8 @@ _DEVICE_SIDE: tuple[tuple[str, re.Pattern[str]], ...] = (
     # kind, name pattern: group 1 the device, group 2 (dumps) the dump directory named by its time
     (DEVICE_OS, re.compile(r"(?:^|/)slog/dev-os-(\d+)/(?:debug|run)/(?:device-os|event)/[^/]+\.log$")),
     (DEVICE_OS, re.compile(r"(?:^|/)device-(\d+)/device-\1_\d+\.log$")),  # slog/dev-os-3/device-0/device-0_<stamp>
+    # a device OS log out of its directory, its device unknown (ascend-fd's kg_parse test input holds one so)
+    (DEVICE_OS, re.compile(r"(?:^|/)device-os_\d+\.log$")),
     (HOST_KERNEL, re.compile(r"(?:^|/)slog/host/[^/]+\.log$")),
     (HISTORY, re.compile(r"(?:^|/)hisi_logs/device-(\d+)/history\.log$")),
     (HISI_DUMP, re.compile(r"(?:^|/)hisi_logs/device-(\d+)/(\d{14}-\d{6,9})/(?:.+/)?[^/]+\.(?:log|txt)$")),
@@ -158,8 +161,24 @@ _CLUSTERD = re.compile(r"(?:^|/)" + _DL + r"/clusterd/clusterd[^/]*\.log$")
 _RANK_TABLE = re.compile(r"(?:^|/)(?:jobs/(.+)/)?(?:rank_table|hccl)\.json$")
 _SWITCH = re.compile(r"(?:^|/)(?:lcne_log|switch)/(?:([^/]+)/)?(?:.+/)?"
                      r"(?:[^/]*log\.log|log_\d+_\d{13,15}\.log)$")
+_DEBIAN_SYSLOG = re.compile(r"(?:syslog|kern\.log)(?:\.\d+)?$")
+"""rsyslog's files on Debian and Ubuntu (``/var/log/syslog``, ``/var/log/kern.log`` and their rotations ``syslog.1``,
+``kern.log.2.gz``: the distribution's /etc/rsyslog.d/50-default.conf and logrotate's numbering), where Red Hat-like
+systems (openEuler, CentOS, Kylin) write ``/var/log/messages``: the same line format, read as :data:`MESSAGES`."""
 _VMCORE = re.compile(r"(?:^|/)(?:crash/([^/]+)/)?vmcore-dmesg\.txt$")
 _OTHER = re.compile(r"(?:^|/)other/([A-Za-z0-9_.-]+)\.log$")
+SERVICE_LOGS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"(?:^|/)(?:vllm|mindie-motor)-[a-z0-9_-]+[^/]*\.log$"), "vllm"),
+    (re.compile(r"(?:^|/)mindie-(?!cert|motor-)[^/]*\.log$"), "mindie"),
+    (re.compile(r"(?:^|/)ttp_log[^/]*\.log(?:\.\d+)?$"), "mindio"),
+    (re.compile(r"(?:^|/)amct[^/]*\.log$"), "amct"),
+)
+"""Serving and tooling logs a job leaves, named as ascend-fd's parse finds them (Ascend/mind-cluster @22bb3d98,
+component/ascend-faultdiag/src/ascend_fd/pkg/parse/parser_saver.py and utils/regular_table.py): MindIE's
+``mindie-*.log`` (not its ``mindie-cert`` module), vLLM / MindIE-Motor's ``vllm-*.log`` and ``mindie-motor-*.log``,
+MindIO TTP's ``ttp_log.log[.N]`` and AMCT's ``amct*.log``; its kg_parse test puts them in ``mindie/log/debug/``,
+``pymotor_vllm/``, ``ttp_log/`` and ``amct_log/``. Read as :data:`OTHER` lines of that source."""
+SERVICE_DIRS = ("mindie", "mindie_cluster_log", "pymotor_vllm", "ttp_log", "amct_log")
 _TRAIN_NAME = re.compile(r"(rank-|worker-).*\.(txt|log)$")
 
 
@@ -260,8 +279,12 @@ def classify(rel: str) -> FileKind | None:
         return FileKind(VMCORE, worker, tag=m.group(1))
     if m := _OTHER.search(rel):
         return FileKind(OTHER, _worker_before(rel, "other"), tag=m.group(1))
+    for rx, source in SERVICE_LOGS:
+        if rx.search(rel):
+            return FileKind(OTHER, _worker_before(rel, SERVICE_DIRS), tag=source)
     host_dir = _strip_wrappers(list(p.parent.parts)) if str(p.parent) != "." else ""
-    if name.startswith("messages") and not name.endswith((".gz", ".xz", ".bz2", ".zip")):
+    if (name.startswith("messages") or _DEBIAN_SYSLOG.match(name)) and not name.endswith((".gz", ".xz", ".bz2",
+                                                                                          ".zip")):
         return FileKind(MESSAGES, host_dir)
     if name in ("dmesg", "dmesg.txt", "dmesg.log"):
         return FileKind(DMESG, host_dir)

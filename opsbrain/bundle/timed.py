@@ -48,7 +48,7 @@ class TimedFiles(ReaderState):
         node = self._node(f)
         origin: str | None = node
         source = L.SOURCE_OF_KIND.get(kind, f.kind.tag or "other")
-        if kind in (L.DEVICE_OS, L.HISTORY, L.HISI_DUMP) and node is not None:
+        if kind in (L.DEVICE_OS, L.HISTORY, L.HISI_DUMP) and node is not None and f.kind.device is not None:
             origin = f"{node}/npu{f.kind.device}"
         elif kind == L.SWITCH:
             origin = (host_to_id(f.kind.tag) or f.kind.tag) if f.kind.tag else None
