@@ -70,8 +70,8 @@ addressing memory outside its buffers."""
 def parse_driver(ctx: LineCtx) -> bool:
     """The Ascend driver's own kernel lines (``[ascend] [ERROR] [drv_...]``)."""
     text = ctx.text
-    if RE_DRV.search(text) or ("[ascend]" in ctx.low and "[error]" in ctx.low):
-        if (app := RE_APP_HEAD.search(text)) and not DRIVER_MODULE.search(app.group(1)) and not RE_DRV.search(text):
+    if (drv := RE_DRV.search(text)) or ("[ascend]" in ctx.low and "[error]" in ctx.low):
+        if not drv and (app := RE_APP_HEAD.search(text)) and not DRIVER_MODULE.search(app.group(1)):
             return False  # a program's line in the driver's head (Ascend DMI's AML): the other parsers read it
         dev = ctx.device()
         if RE_VM_FAULT.search(text):
