@@ -61,6 +61,9 @@ def matcher() -> Any:
     ("w1/ttp_log/ttp_log.log.1", L.OTHER, "w1", "mindio"),
     ("w1/amct_log/amct_onnx.log", L.OTHER, "w1", "amct"),
     ("w1/device-os_20231031164139951.log", L.DEVICE_OS, "w1", None),
+    # msnpureport's export directory (its run time) wraps the device logs, names no worker
+    ("w1/20250619092715/slog/dev-os-0/debug/device-0/device-0_20250619092715212.log", L.DEVICE_OS, "w1", 0),
+    ("w1/20250619092715/hisi_logs/device-3/history.log", L.HISTORY, "w1", 3),
     ("w1/dmesg", L.DMESG, "w1", None),
     ("w1/rank-12.log", L.TRAIN, "w1", None),
     ("w1/worker-0.txt", L.TRAIN, "w1", None),

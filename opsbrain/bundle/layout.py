@@ -47,6 +47,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from opsbrain.ingest.ranks import WRAPPERS as RANK_WRAPPERS
+from opsbrain.ingest.ranks import is_wrapper
 
 BUNDLE_FORMAT = "opsbrain-bundle/1"
 MANIFEST = "bundle.json"
@@ -195,7 +196,7 @@ class FileKind:
 
 
 def _strip_wrappers(parts: list[str]) -> str:
-    while parts and parts[-1].lower() in WRAPPERS:
+    while parts and is_wrapper(parts[-1]):
         parts = parts[:-1]
     return "/".join(parts)
 

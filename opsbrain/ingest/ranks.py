@@ -91,6 +91,17 @@ WRAPPERS = frozenset({"ascend", "log", "logs", "var", "os", "os_log", "host_log"
 """Directory names that only wrap a worker's logs (``<job>/ascend/process_log``, ``worker-3/var/log/messages``): not
 the worker's name (compared in lower case). The bundle reader's layout uses the same set, so that a worker has one
 name in a rank chain and in the bundle's report."""
+EXPORT_STAMP = re.compile(r"\d{14}")
+"""msnpureport's export directory, named by its run time (``20250619092715/slog/...``, ``.../hisi_logs/...``: the
+tool writes "to a sub-directory named by the time stamp", CANN log reference, msnpureport): it wraps a node's device
+logs and names no worker."""
+
+
+def is_wrapper(name: str) -> bool:
+    """A directory that only wraps a worker's logs (:data:`WRAPPERS`, or msnpureport's :data:`EXPORT_STAMP`)."""
+    return name.lower() in WRAPPERS or EXPORT_STAMP.fullmatch(name) is not None
+
+
 ANCHORS = ("process_log", "environment_check", "device_log")
 _IDENTITY_WORDS = re.compile("|".join(re.escape(w) for w in (
     "HcclGetRootInfo success", " set by ", "TLS SWITCH (", "rankNum[", "totalRanks[", "Entry-HcclCommInitRootInfo")))
@@ -226,12 +237,12 @@ def host_root(file: str | None) -> tuple[str, str | None]:
         if a in parts:
             i = parts.index(a)
             head = parts[:i]
-            while head and head[-1].lower() in WRAPPERS:
+            while head and is_wrapper(head[-1]):
                 head.pop()
             sub = parts[i + 1] if a == "environment_check" and i + 1 < len(parts) else None
             return "/".join(head), sub
     parts = cann_log_head(parts) or parts  # $HOME/ascend/log/{debug,run}/plog/: the worker is above ascend/log
-    while parts and parts[-1].lower() in WRAPPERS:
+    while parts and is_wrapper(parts[-1]):
         parts.pop()
     return "/".join(parts), None  # no known directory: the file's own directory is its worker
 
