@@ -64,6 +64,8 @@ def matcher() -> Any:
     # msnpureport's export directory (its run time) wraps the device logs, names no worker
     ("w1/20250619092715/slog/dev-os-0/debug/device-0/device-0_20250619092715212.log", L.DEVICE_OS, "w1", 0),
     ("w1/20250619092715/hisi_logs/device-3/history.log", L.HISTORY, "w1", 3),
+    # MindCluster's collection layout spells kdump's file with an underscore
+    ("w1/crash/127.0.0.1-2024-09-23-11:25:29/vmcore_dmesg.txt", L.VMCORE, "w1", "127.0.0.1-2024-09-23-11:25:29"),
     ("w1/dmesg", L.DMESG, "w1", None),
     ("w1/rank-12.log", L.TRAIN, "w1", None),
     ("w1/worker-0.txt", L.TRAIN, "w1", None),

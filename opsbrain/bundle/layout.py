@@ -166,7 +166,9 @@ _DEBIAN_SYSLOG = re.compile(r"(?:syslog|kern\.log)(?:\.\d+)?$")
 """rsyslog's files on Debian and Ubuntu (``/var/log/syslog``, ``/var/log/kern.log`` and their rotations ``syslog.1``,
 ``kern.log.2.gz``: the distribution's /etc/rsyslog.d/50-default.conf and logrotate's numbering), where Red Hat-like
 systems (openEuler, CentOS, Kylin) write ``/var/log/messages``: the same line format, read as :data:`MESSAGES`."""
-_VMCORE = re.compile(r"(?:^|/)(?:crash/([^/]+)/)?vmcore-dmesg\.txt$")
+_VMCORE = re.compile(r"(?:^|/)(?:crash/([^/]+)/)?vmcore[-_]dmesg\.txt$")
+"""kdump's ``vmcore-dmesg.txt``; MindCluster's fault-diagnosis collection layout writes it ``vmcore_dmesg.txt``
+(hiascend.com mindx-dl/600 faultdiag fdug mindxdlFDUG019, the directory tree to collect)."""
 _OTHER = re.compile(r"(?:^|/)other/([A-Za-z0-9_.-]+)\.log$")
 SERVICE_LOGS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?:^|/)(?:vllm|mindie-motor)-[a-z0-9_-]+[^/]*\.log$"), "vllm"),
