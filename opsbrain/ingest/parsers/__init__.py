@@ -23,6 +23,7 @@ from opsbrain.ingest.parsers import (
     dmi,
     errnums,
     fdreport,
+    fdtoolkit,
     framework,
     hccl,
     hccn,
@@ -37,7 +38,7 @@ from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.surface import logged_level
 from opsbrain.multiscan import Screen, literal_pattern, re2_superset, superset_key
 
-ORDER: tuple[Parser, ...] = (fdreport.parse, twin.parse, messages.parse, mindie.parse, errnums.parse, dmi.parse,
+ORDER: tuple[Parser, ...] = (fdreport.parse, fdtoolkit.parse, twin.parse, messages.parse, mindie.parse, errnums.parse, dmi.parse,
                              device.parse, kubelet.parse, hccn.parse, kernel.parse_driver, hccl.parse, cann.parse,
                              kernel.parse, framework.parse)
 """The FaultDiag report's rows come first: a row of the report's own words (a fault description naming a part)
@@ -55,7 +56,7 @@ GATE = re.compile(
     r"ListAndWatch ended|terminate called after throwing|could not open|(?:does not|do not|doesn't) exist|"
     r"/dev/shm|shared memory \(shm\)|npu is busy|not present|\blo[sl] flag|\b0x8[0-9a-f]{7}\b|no module named|"
     r"no such file or directory|undefined symbol|address already in use|name or service not known|\[EnvConfig\]|"
-    r'故障分类|故障设备|故障节点|根因节点|root cause node|"(?:class|component|module)"\s*:',
+    r'故障分类|故障设备|故障节点|根因节点|root cause node|"(?:class|component|module)"\s*:|' + fdtoolkit.WORDS.pattern,
     re.I)
 
 
@@ -92,7 +93,7 @@ def _every_parser() -> screen.Group:
     """Every regex a parser keys on (each parser returns at once when the screen rules out all of its own), but for
     those that only qualify a signal another regex finds (``screened(..., context=True)``)."""
     rx = messages.catalog()[0]
-    groups = (fdreport._ANY, twin._ANY, mindie._ANY, errnums._ANY, dmi._ANY, device._ANY, kubelet._ANY, hccn._ANY,
+    groups = (fdreport._ANY, fdtoolkit._ANY, twin._ANY, mindie._ANY, errnums._ANY, dmi._ANY, device._ANY, kubelet._ANY, hccn._ANY,
               kernel._ANY, hccl._ANY, cann._ANY, framework._ANY)
     return screen.Group(sorted({r for g in groups for r in g.regexes if not r.context}
                                | {kernel.RE_DRV, kernel.RE_VM_FAULT, kernel.RE_DRV_IN_USE,
