@@ -17,8 +17,8 @@ suggestion each comes with). Read here, in the toolkit's words (Chinese):
   ``hccn:optical_absent``); a port whose link is down (``端口光模块状态异常，网络健康状态：abnormal，连接状态：down``):
   ``hccn:down`` (and ``hccn:net_health_fail`` when its health is abnormal);
 - the loopback test (``本端环回类型1后端口down，诊断为本端故障``: the local port, ``tk:loopback_port``;
-  ``环回类型1后端口up，环回类型2后端口down，诊断为本端端口光模块故障/赃污``: its module, ``tk:loopback_module``); the NPU's
-  on-board optical adapter suspected from I2C errors: ``tk:optical_adapter``;
+  ``环回类型1后端口up，环回类型2后端口down，诊断为本端端口光模块故障/赃污``: its module,
+  ``tk:loopback_module``); the NPU's on-board optical adapter suspected from I2C errors: ``tk:optical_adapter``;
 - a switch port down for long, a flapping switch port, a link-down history: ``tk:switch_port_down``,
   ``tk:switch_port_flap``, ``tk:linkdown_history``; every CPU port of one L1 switch chip abnormal (the board-level
   HCCS verdict): ``tk:l1_all_ports``; a CPU board to L1 port fault: ``tk:hccs_link``;
@@ -36,14 +36,16 @@ from opsbrain.ingest.screen import group_of, screened
 
 _DB = r"-?\d+(?:\.\d+)?"
 ITEMS = (
-    (screened(r"光模块光功率异常|网卡端口 (?:tx|rx)_power 异常|(?:RX|TX)功率" + _DB + r"dBm(?:低于|高于)阈值"
-              r"|端口Lane最大值和最小值差值大于"), "tk:optical_power"),
-    (screened(r"光模块(?:Host |Media )?SNR(?: LANE间差值)?异常|CDR SNR异常|信噪比SNR异常|网卡端口 (?:host|media)_snr 异常"
-              r"|SNR值(?:为)?" + _DB + r"dB低于阈值"), "tk:optical_snr"),
-    (screened(r"光模块Bias异常|本端电流异常|网卡端口 bias 异常|偏置电流" + _DB + r"mA(?:低于|高于)阈值"), "tk:optical_bias"),
+    (screened(r"光模块光功率异常|网卡端口 (?:tx|rx)_power 异常"
+              r"|(?:RX|TX)功率" + _DB + r"dBm(?:低于|高于)阈值|端口Lane最大值和最小值差值大于"), "tk:optical_power"),
+    (screened(r"光模块(?:Host |Media )?SNR(?: LANE间差值)?异常|CDR SNR异常|信噪比SNR异常"
+              r"|网卡端口 (?:host|media)_snr 异常|SNR值(?:为)?" + _DB + r"dB低于阈值"), "tk:optical_snr"),
+    (screened(r"光模块Bias异常|本端电流异常|网卡端口 bias 异常"
+              r"|偏置电流" + _DB + r"mA(?:低于|高于)阈值"), "tk:optical_bias"),
     (screened(r"BER误码率\S+大于阈值|uncorr_cw_cnt ?> ?10|CRC快速增长告警"), "tk:ber"),
     (screened(r"发生降lane|链路降lane"), "tk:lanes"),
-    (screened(r"光模块(?:链路)?\s?(?:Rx|Tx) ?(?:Los|LoL|Lol)|Los告警|(?:Tx|Rx)(?:Los|CdrLol|Lol) (?:Flag )?(?:指标状态)?异常"
+    (screened(r"光模块(?:链路)?\s?(?:Rx|Tx) ?(?:Los|LoL|Lol)|Los告警"
+              r"|(?:Tx|Rx)(?:Los|CdrLol|Lol) (?:Flag )?(?:指标状态)?异常"
               r"|Tx los值0x[0-9a-fA-F]+大于0"), "hccn:optical_loss"),
     (screened(r"光模块未在位"), "hccn:optical_absent"),
     (screened(r"环回类型1后端口down"), "tk:loopback_port"),
@@ -58,8 +60,8 @@ ITEMS = (
 )
 RE_PORT_STATE = screened(r"端口光模块状态异常，网络健康状态[:：] ?(\w+)，连接状态[:：] ?(\w+)")
 """(Its full-width colons reach a parser as ``: ``: :func:`opsbrain.ingest.surface.plain`.)"""
-WORDS = re.compile(r"光模块|光功率|偏置电流|误码率|降lane|环回类型|交换机端口|交换芯片|L1端口|网卡端口|SNR|linkdown|uncorr_cw_cnt|差值大于|CRC快速增长"
-                   r"|连接信息不相同")
+WORDS = re.compile(r"光模块|光功率|偏置电流|误码率|降lane|环回类型|交换机端口|交换芯片|L1端口|网卡端口|SNR|linkdown"
+                   r"|uncorr_cw_cnt|差值大于|CRC快速增长|连接信息不相同")
 """The words of every item above (for the parsers' gate, which a line must pass before any parser reads it)."""
 
 _ANY = group_of(globals())
