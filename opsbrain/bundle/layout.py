@@ -35,8 +35,9 @@ One directory per worker (node), named by its host (``pod0-node35/``; a real col
 
 The twin writes this layout, so that ascend-fd reads its bundles as it reads a real job's (it looks for ``dl_log/``
 and ``lcne_log/``). Bundles of the layout's first version (``mindx-dl/`` for ``dl_log/``, ``switch/`` for
-``lcne_log/``) are still read. Host-level directories are found below wrappers such as ``var/log`` (see
-:data:`WRAPPERS`).
+``lcne_log/``) are still read. Host-level directories are found below wrappers such as ``var/log`` or msnpureport's
+export directory (:func:`opsbrain.ingest.ranks.is_wrapper`, the multi-rank analysis' own test, so that both name a
+worker alike).
 """
 
 from __future__ import annotations
@@ -46,7 +47,6 @@ from dataclasses import dataclass, field, fields
 from pathlib import PurePosixPath
 from typing import Any
 
-from opsbrain.ingest.ranks import WRAPPERS as RANK_WRAPPERS
 from opsbrain.ingest.ranks import is_wrapper
 
 BUNDLE_FORMAT = "opsbrain-bundle/1"
@@ -127,11 +127,6 @@ SOURCE_OF_KIND = {MESSAGES: "syslog", DMESG: "syslog", VMCORE: "syslog", SYSMON:
                   CANN_DEVICE: "plog", HOST_KERNEL: "syslog", HISI_DUMP: "device_os", MINDCLUSTER: "device_plugin",
                   VOLCANO: "job"}
 """The log family (LogLine.source) whose lines a file kind holds."""
-
-WRAPPERS = RANK_WRAPPERS
-"""Directory names that wrap logs inside a worker directory (``worker-3/var/log/messages``,
-``<job>/ascend/process_log``): :data:`opsbrain.ingest.ranks.WRAPPERS`, compared in lower case, so that the multi-rank
-analysis and the bundle reader name a worker alike."""
 
 _DL = r"(?:dl_log|mindx-dl)"
 _PLOG = re.compile(r"(?:^|/)plog-(\d+)_(\d+)\.log$")
