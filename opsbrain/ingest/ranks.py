@@ -89,8 +89,8 @@ ROOTINFO_AGENT = ("topo exchange agent get socket timeout", "receive from fdhand
 WRAPPERS = frozenset({"ascend", "log", "logs", "var", "os", "os_log", "host_log", "console", "train_log", "training",
                       "fault_diag_data"})
 """Directory names that only wrap a worker's logs (``<job>/ascend/process_log``, ``worker-3/var/log/messages``): not
-the worker's name (compared in lower case). The bundle reader's layout uses the same set, so that a worker has one
-name in a rank chain and in the bundle's report."""
+the worker's name (compared in lower case). The bundle reader's layout uses the same test (:func:`is_wrapper`), so
+that a worker has one name in a rank chain and in the bundle's report."""
 EXPORT_STAMP = re.compile(r"\d{14}")
 """msnpureport's export directory, named by its run time (``20250619092715/slog/...``, ``.../hisi_logs/...``: the
 tool writes "to a sub-directory named by the time stamp", CANN log reference, msnpureport): it wraps a node's device
