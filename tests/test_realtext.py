@@ -61,23 +61,22 @@ def _tiny_corpus(tmp_path: Path, oom: bool = False) -> Path:
 @pytest.mark.parametrize("oom", [False, True], ids=["binary", "multinomial"])
 def test_served_probabilities_equal_the_fitted_pipelines(tmp_path: Path, oom: bool) -> None:
     from opsbrain.kb.realtext_fit import (
-        BALANCED,
         SIGNAL_REPEAT,
-        SIGNALS_FROM_ONE,
         _docs,
+        _fit,
         dev_excerpts,
-        fit,
         fit_text_model,
     )
+    from opsbrain.kb.textcodes import code_examples
     from opsbrain.kb.textcv import STRENGTH, kinds_of
 
     root = _tiny_corpus(tmp_path, oom)
-    doc = fit_text_model(root)
+    codes = code_examples() if oom else []  # without the documented codes, two classes: scikit-learn's binary form
+    doc = fit_text_model(root, with_codes=oom)
     served = model_from_doc(json.loads(json.dumps(doc)))
     assert served.meta["signal_repeat"] == SIGNAL_REPEAT and any(t.startswith("sig:") for t in served.vocab)
     excerpts = dev_excerpts(root)
-    vec, clf = fit(_docs(excerpts), [e["label"] for e in excerpts], [1.0] * len(excerpts), STRENGTH, BALANCED,
-                   kept_from_one=SIGNALS_FROM_ONE)
+    vec, clf = _fit(_docs(excerpts), [e["label"] for e in excerpts], STRENGTH, codes)
     probe = ["the driver version does not match the CANN toolkit", "RuntimeError: operator shape mismatch",
              "nothing known here at all", "NPU out of memory in the operator",
              "RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB"]
@@ -194,6 +193,38 @@ def test_the_shipped_model_was_fitted_on_the_tokens_the_parsers_give_today() -> 
     assert meta["split"] == "dev" and meta["precision_out_of_part"] is not None
 
 
+@pytest.mark.skipif(not MODEL_FILE.exists(), reason="no shipped text model")
+def test_the_shipped_model_was_fitted_on_the_documented_codes_of_today() -> None:
+    """A codes.yaml / categories.yaml / code-table change without a refit fails here (``opsbrain kb text-train``)."""
+    from opsbrain.kb.textcodes import code_digest, code_examples
+
+    meta = json.loads(MODEL_FILE.read_bytes())["meta"]
+    assert meta["code_digest"] == code_digest(code_examples()), "refit: opsbrain kb text-train --force"
+    assert meta["code_examples"] == len(code_examples()) > 0
+
+
+def test_documented_codes_give_examples_of_the_one_class_their_category_names() -> None:
+    """A row whose category is primary for one class is an example of it, with its code and template as words; a
+    category that is secondary or ambiguous for every class, or a row marked ambiguous, gives none."""
+    import knowledge_base
+    from opsbrain.kb.textcodes import code_texts
+    from opsbrain.yamlio import read_package_yaml
+
+    texts = code_texts()
+    cats = read_package_yaml(knowledge_base.package_dir() / "categories.yaml")
+    codes = read_package_yaml(knowledge_base.package_dir() / "codes.yaml")
+    rows = [r for rs in codes.values() if isinstance(rs, list) for r in rs if isinstance(r, dict)]
+    primary = {k: [c for c, role in v.items() if role == "primary"] for k, v in cats.items() if v}
+    kept = [r for r in rows if len(primary.get(r.get("category"), [])) == 1 and not r.get("ambiguous")]
+    assert len(texts) == len(kept) and 100 < len(kept) < len(rows) - 100
+    for r in kept:
+        if "code" in r:
+            assert any(t.split()[0] == str(r["code"]) and c == primary[r["category"]][0] for t, c in texts), r
+    assert not {"parameter_or_usage", "internal", "timeout"} & {r.get("category") for r in kept}
+    oom = [t for t, c in texts if c == "npu_oom"]
+    assert oom and all(isinstance(t, str) and t for t in oom)
+
+
 def _diagnose(text: str, **params: Any) -> dict[str, Any]:
     from opsbrain.cli.kb_cmds import _matcher
     from opsbrain.diagnosis.engine import Engine
@@ -255,7 +286,8 @@ def test_kb_text_train_writes_a_model_and_refuses_a_wrong_name(tmp_path: Path) -
     res = CliRunner().invoke(cli, ["kb", "text-train", "--real", str(root), "--out", str(out), "--json"])
     assert res.exit_code == 0, res.output
     doc = json.loads(out.read_text(encoding="utf-8"))
-    assert doc["meta"]["excerpts"] == 6 and set(doc["classes"]) == {"config_error", "framework_error"}
+    assert doc["meta"]["excerpts"] == 6 and set(doc["classes"]) >= {"config_error", "framework_error"}
+    assert doc["meta"]["code_examples"] > 0  # the documented codes' classes are among the model's
     assert set(doc["meta"]["second_opinion_check"]) >= {"n", "changed", "to_right", "from_right"}
     bad = CliRunner().invoke(cli, ["kb", "text-train", "--real", str(root), "--out", str(tmp_path / "m.npz")])
     assert bad.exit_code == 2 and "Traceback" not in bad.output

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from opsbrain.diagnosis.realtext import ANSWERABLE, FORMAT, THRESHOLD, excerpt_view
+from opsbrain.kb.textcodes import code_digest, code_examples
 from opsbrain.kb.textcv import STRENGTH, dev_only, fit, kinds_of
 from opsbrain.kb.texttokens import signal_tokens, text_tokens
 
@@ -46,6 +47,13 @@ SIGNALS_FROM_ONE = "sig:"
 :data:`SIGNAL_REPEAT` 2, keeping the kinds seen once gives 170 -> 172 right, precision 0.705 -> 0.714 (every token
 from one excerpt, without repeats: 171, with three times the vocabulary; words alone from one: 159 -> 160): a kind
 read once in an earlier part is a documented reading, a word seen once mostly one excerpt's name."""
+CODE_WEIGHT = 0.1
+"""Sample weight of each documented code as an example (:mod:`opsbrain.kb.textcodes`: the codes.yaml rows whose
+category names one class as primary, 691 of them), a dev excerpt's being 1. reason (session 21, dev only,
+/work/helpers/s21/variants.py, on parts A-ZH): chronological check 195 -> 199 of 283 right, project-grouped 5-fold
+243 -> 261 of 369 (firm/likely with a class label, answered at the threshold and right); weights 0.05 / 0.1 / 0.2 / 0.3
+gave 194 / 193 / 192 / 192 of 273 on parts A-ZF (190 without), so the gain is the examples', not the weight's. The
+knowledge base's class texts as examples (textcv's ``kb`` variant) gave 187 of 273 and were not taken."""
 
 
 def dev_excerpts(corpus: Path) -> list[dict[str, Any]]:
@@ -83,19 +91,27 @@ def _docs(excerpts: list[dict[str, Any]]) -> list[list[str]]:
             + (signal_tokens(kinds_of(str(e["text"])), SIGNAL_REPEAT) if SIGNAL_KINDS else []) for e in excerpts]
 
 
-def later_part_readings(excerpts: list[dict[str, Any]], strength: float = STRENGTH) -> dict[str, tuple[str, float]]:
+def _fit(docs: list[list[str]], labels: list[str], strength: float,
+         codes: list[tuple[list[str], str]]) -> Any:
+    """:func:`.textcv.fit` on the excerpts' documents (weight 1) and the documented codes (:data:`CODE_WEIGHT`)."""
+    return fit(docs + [d for d, _ in codes], labels + [c for _, c in codes],
+               [1.0] * len(docs) + [CODE_WEIGHT] * len(codes), strength, BALANCED, kept_from_one=SIGNALS_FROM_ONE)
+
+
+def later_part_readings(excerpts: list[dict[str, Any]], strength: float = STRENGTH,
+                        codes: list[tuple[list[str], str]] | None = None) -> dict[str, tuple[str, float]]:
     """id -> (top class, its probability) for every firm/likely dev excerpt of a part from :data:`FIRST_SCORED` on,
     read by a model fitted on the dev excerpts of the parts before it."""
     excerpts = dev_only(excerpts)
     docs = _docs(excerpts)
+    codes = code_examples() if codes is None else codes
     out: dict[str, tuple[str, float]] = {}
     for p in sorted({part_of(e) for e in excerpts if part_of(e) >= FIRST_SCORED}):
         tr = [i for i, e in enumerate(excerpts) if part_of(e) < p]
         te = [i for i, e in enumerate(excerpts) if part_of(e) == p and e["confidence"] in ("firm", "likely")]
         if not te:
             continue
-        vec, clf = fit([docs[i] for i in tr], [excerpts[i]["label"] for i in tr], [1.0] * len(tr), strength, BALANCED,
-                       kept_from_one=SIGNALS_FROM_ONE)
+        vec, clf = _fit([docs[i] for i in tr], [str(excerpts[i]["label"]) for i in tr], strength, codes)
         for i, pr in zip(te, clf.predict_proba(vec.transform([docs[i] for i in te])), strict=True):
             j = max(range(len(pr)), key=lambda k: pr[k])
             out[str(excerpts[i]["id"])] = (str(clf.classes_[j]), float(pr[j]))
@@ -164,29 +180,30 @@ def engine_answers(corpus: Path, engine: Any, matcher: Any) -> dict[str, tuple[s
     return {r["id"]: (r["predicted"], float(r["confidence"])) for r in rows}
 
 
-def fit_text_model(corpus: Path, strength: float = STRENGTH, engine: dict[str, tuple[str, float]] | None = None
-                   ) -> dict[str, Any]:
+def fit_text_model(corpus: Path, strength: float = STRENGTH, engine: dict[str, tuple[str, float]] | None = None,
+                   with_codes: bool = True) -> dict[str, Any]:
     """The JSON document of the fitted model (see :func:`opsbrain.diagnosis.realtext.model_from_doc`); with the
     engine's answers on the dev excerpts (:func:`engine_answers`), its meta also holds :func:`second_opinion_check`."""
     import numpy as np
     import sklearn
 
     excerpts = dev_excerpts(corpus)
-    vec, clf = fit(_docs(excerpts), [str(e["label"]) for e in excerpts], [1.0] * len(excerpts), strength, BALANCED,
-                   kept_from_one=SIGNALS_FROM_ONE)
+    codes = code_examples() if with_codes else []
+    vec, clf = _fit(_docs(excerpts), [str(e["label"]) for e in excerpts], strength, codes)
     classes = [str(c) for c in clf.classes_]
     coef, intercept = clf.coef_, clf.intercept_
     if len(classes) == 2:  # scikit-learn's binary form: one row, p(second) = sigmoid; as softmax over (0, z)
         coef, intercept = np.vstack([np.zeros_like(coef[0]), coef[0]]), np.array([0.0, intercept[0]])
     vocab = [[tok, round(float(vec.idf_[j]), DIGITS), [round(float(coef[k, j]), DIGITS) for k in range(len(classes))]]
              for tok, j in sorted(vec.vocabulary_.items())]
-    readings = later_part_readings(excerpts, strength)
+    readings = later_part_readings(excerpts, strength, codes)
     check = chronological(excerpts, strength, readings)
     meta = {"excerpts": len(excerpts), "corpus_digest": corpus_digest(excerpts),
             "tokens_digest": tokens_digest(excerpts), "split": "dev", "strength": strength,
             "balanced_class_weights": BALANCED,
             "signal_kinds": SIGNAL_KINDS, "signal_repeat": SIGNAL_REPEAT if SIGNAL_KINDS else 0,
             "kept_from_one": SIGNALS_FROM_ONE,
+            "code_examples": len(codes), "code_weight": CODE_WEIGHT, "code_digest": code_digest(codes),
             "threshold": THRESHOLD, "sklearn_fitted_with": sklearn.__version__,
             "precision_out_of_part": check["precision"], "coverage_out_of_part": check["coverage"],
             "agreement_out_of_part": check["agreement"],
