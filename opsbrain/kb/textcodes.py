@@ -39,6 +39,8 @@ def _tables() -> tuple[dict, dict, dict[str, str]]:
 
 def code_texts() -> list[tuple[str, str]]:
     """(text, class) for each documented row that names one class as primary, in file order."""
+    from opsbrain.diagnosis.knowledge import TORCH_NPU_MODULES
+
     codes, cats, templates = _tables()
     primary = {cat: [c for c, role in (roles or {}).items() if role == "primary"] for cat, roles in cats.items()}
     out: list[tuple[str, str]] = []
@@ -50,6 +52,9 @@ def code_texts() -> list[tuple[str, str]]:
             if len(classes) != 1:
                 continue
             words = [str(row[k]) for k in FIELDS if row.get(k) not in (None, "")]
+            code = str(row.get("code", ""))
+            if code.startswith("ERR**"):  # a torch_npu type in every submodule: the codes real logs print
+                words[:0] = [f"ERR{m:02d}{code[5:]}" for m in TORCH_NPU_MODULES.values()]
             if (tpl := templates.get(str(row.get("code")))) is not None:
                 words.append(tpl)
             out.append((" ".join(words), classes[0]))
