@@ -90,3 +90,12 @@ def test_hccl_heartbeat_between_ranks_stays_hccl() -> None:
             "Discoverer:[127.10.0.1/2], ExceptionType:[Heartbeat Lost Occurred], Possible Reason:1. Process has "
             "exited, 2. Network Disconnected")
     assert "hccl:heartbeat_lost" in kinds(line)
+
+
+@pytest.mark.parametrize("field", ["deviceId[4]", "chip 4", "npu4", "device_id=4", "logicDevId[4]", "device 4"])
+def test_the_ei0002_abnormal_device_is_read_in_any_device_spelling(field: str) -> None:
+    """EI0002's abnormal-device list (HCCL user guide hcclug_000031) names the root the collective waited for; a
+    copy that re-spells the device field still names it (session 21: the robustness variants' ``chip N``)."""
+    line = f"serverId[192.168.100.111], {field}, Heartbeat Lost Occurred, Possible Reason: 1. Process has exited"
+    got = [s for s in parse_line(line) if s.kind == "hccl:remote"]
+    assert [(s.peer, s.device) for s in got] == [("192.168.100.111", 4)]

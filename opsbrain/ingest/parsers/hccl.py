@@ -73,11 +73,12 @@ remote[AllReduce_...]``, ``EI0005: ... The arguments for collective communicatio
 ranks:parameter count, local end 16512, remote end 8320``). The guide puts the cause in the business code that
 issued different operators on the ranks: ``hccl:param_mismatch``."""
 RE_ROOT_RANK = screened(r"Cluster Exception Location\[IP/ID\]:\[(\d{1,3}(?:\.\d{1,3}){3})/(\d+)\]|"
-                        r"serverId\[(\d{1,3}(?:\.\d{1,3}){3})\], deviceId\[(\d+)\], "
+                        r"serverId\[(\d{1,3}(?:\.\d{1,3}){3})\], [A-Za-z_]*[\[= ]?(\d+)\]?, "
                         r"(?:Heartbeat Lost|Stuck|Error cqe) Occurred")
 """HCCL's own root of a cluster failure: the rank its heartbeat broadcast blames, as the error log prints it
 (``Cluster Exception Location[IP/ID]:[90.90.92.240/1] ... ExceptionType:[Heartbeat Lost Occurred]``) or the
-EI0002 text's abnormal-device list (``serverId[192.168.100.111], deviceId[4], Heartbeat Lost Occurred``). CANN HCCL
+EI0002 text's abnormal-device list (``serverId[192.168.100.111], deviceId[4], Heartbeat Lost Occurred``; the device
+field read in any spelling, as a pasted or re-spelt copy may carry it). CANN HCCL
 user guide, fault-detection chapter (hcclug_000055) and EI0002 chapter (hcclug_000031): the root becomes the
 ``hccl:remote`` the collective waited for, on that server's device."""
 RE_HCCL_RET = screened(r"(?:HCCL|OPS) function error: \W*(?:hccl|Hccl|HCCL)\w*.*?error code is (\d{1,4})\b|"
