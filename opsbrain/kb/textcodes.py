@@ -32,7 +32,7 @@ def _tables() -> tuple[dict, dict, dict[str, str]]:
     for path in sorted((base / "code_tables").glob("*.yaml")):
         doc = read_package_yaml(path) or {}
         for row in (doc.get("rows") or []) if isinstance(doc, dict) else []:
-            if isinstance(row, dict) and row.get("template"):
+            if isinstance(row, dict) and row.get("template") and row.get("code") is not None:
                 templates.setdefault(str(row.get("code")), str(row["template"]))
     return codes, cats, templates
 
@@ -55,7 +55,7 @@ def code_texts() -> list[tuple[str, str]]:
             code = str(row.get("code", ""))
             if code.startswith("ERR**"):  # a torch_npu type in every submodule: the codes real logs print
                 words[:0] = [f"ERR{m:02d}{code[5:]}" for m in TORCH_NPU_MODULES.values()]
-            if (tpl := templates.get(str(row.get("code")))) is not None:
+            if (tpl := templates.get(code)) is not None:
                 words.append(tpl)
             out.append((" ".join(words), classes[0]))
     return out

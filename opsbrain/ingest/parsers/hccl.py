@@ -11,6 +11,7 @@ import re
 from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.parsers.framework import CFG_ENV
 from opsbrain.ingest.screen import Screened, group_of, screened
+from opsbrain.ingest.where import device_in
 
 RE_EI = screened(r"(?<![0-9A-Za-z])(EI\d{4})(?![0-9A-Za-z])")
 RE_TWIN_REMOTE = screened(r"remote\[10\.(\d+)\.(\d+)\.(\d+)\]", context=True)  # a signal's peer
@@ -73,12 +74,12 @@ remote[AllReduce_...]``, ``EI0005: ... The arguments for collective communicatio
 ranks:parameter count, local end 16512, remote end 8320``). The guide puts the cause in the business code that
 issued different operators on the ranks: ``hccl:param_mismatch``."""
 RE_ROOT_RANK = screened(r"Cluster Exception Location\[IP/ID\]:\[(\d{1,3}(?:\.\d{1,3}){3})/(\d+)\]|"
-                        r"serverId\[(\d{1,3}(?:\.\d{1,3}){3})\], [A-Za-z_]*[\[= ]?(\d+)\]?, "
+                        r"serverId\[(\d{1,3}(?:\.\d{1,3}){3})\], ([^,]{1,40}), "
                         r"(?:Heartbeat Lost|Stuck|Error cqe) Occurred")
 """HCCL's own root of a cluster failure: the rank its heartbeat broadcast blames, as the error log prints it
 (``Cluster Exception Location[IP/ID]:[90.90.92.240/1] ... ExceptionType:[Heartbeat Lost Occurred]``) or the
-EI0002 text's abnormal-device list (``serverId[192.168.100.111], deviceId[4], Heartbeat Lost Occurred``; the device
-field read in any spelling, as a pasted or re-spelt copy may carry it). CANN HCCL
+EI0002 text's abnormal-device list (``serverId[192.168.100.111], deviceId[4], Heartbeat Lost Occurred``; its device
+field read by :func:`opsbrain.ingest.where.device_in`, in any spelling a re-spelt copy may carry). CANN HCCL
 user guide, fault-detection chapter (hcclug_000055) and EI0002 chapter (hcclug_000031): the root becomes the
 ``hccl:remote`` the collective waited for, on that server's device."""
 RE_HCCL_RET = screened(r"(?:HCCL|OPS) function error: \W*(?:hccl|Hccl|HCCL)\w*.*?error code is (\d{1,4})\b|"
@@ -122,9 +123,10 @@ def parse(ctx: LineCtx) -> bool:
         return True
     found = False
     if m := RE_ROOT_RANK.search(text):
-        ip, dev = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-        ctx.add("hccl:remote", f"{ip}/npu{dev}", 1, peer=ip, device=int(dev))
-        found = True
+        ip, dev = (m.group(1), int(m.group(2))) if m.group(1) else (m.group(3), device_in(m.group(4)))
+        if dev is not None:
+            ctx.add("hccl:remote", f"{ip}/npu{dev}", 1, peer=ip, device=dev)
+            found = True
     peer = _peer(ctx)
     codes = list(dict.fromkeys(RE_EI.findall(text)))
     for code in codes:
