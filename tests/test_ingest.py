@@ -77,6 +77,18 @@ def test_real_lines_become_their_signal(line: str, kind: str, dev: int | None) -
         assert any(s.device == dev for s in sigs if s.kind == kind)
 
 
+def test_a_driver_line_stating_an_ecc_error_reads_as_that_memory_error() -> None:
+    """Composed, not copied: the driver's kernel-line head (CANN troubleshooting_0015's devmm line) around the multi-bit
+    ECC text of the device black box's driver record (ascend-fd's bbox/driver.txt fixture). The driver is the reporter;
+    the signal is the memory error, on the device the line names, not the driver's generic error."""
+    head = "[2572550.901383] [ascend] [ERROR] [devdrv] [devdrv_fault_report 438] <kworker/u16:186:9871,9871> "
+    kinds = {s.kind: s.device for s in parse_line(head + "device_id = 2, fail info: device_id-2 appeared multi ecc err")}
+    assert kinds == {"ecc:uce": 2}, kinds
+    kinds = {s.kind: s.device for s in parse_line(head + "single bit ecc error, devid=5")}
+    assert kinds == {"ecc:ce": 5}, kinds
+    assert [s.kind for s in parse_line(head + "ioctl failed, devid=5")] == ["drv:error"]
+
+
 def test_the_device_a_command_queries_is_found_in_linear_time() -> None:
     """``-i N`` after ``npu-smi`` / ``hccn_tool`` is read within a command line's reach (the npu-smi and hccn_tool
     command references: ``npu-smi set -t <type> -i <id> -c <chip> -d <value>``): an unbounded gap scanned to the

@@ -47,6 +47,9 @@ DRV_KINDS: tuple[tuple[Screened, str], ...] = (
     (screened(r"Dma copy failed|DMA timeout|dma.*fail", re.I), "drv:dma_failed"),
     (screened(r"link down|pcie.*(?:not ready|down)|hot ?reset|surprise", re.I), "drv:pcie_down"),
 )
+MEMORY_KINDS = tuple(row for row in KINDS if row[1] in ("ecc:uce", "ecc:ce"))
+"""A driver line that states a multi- or single-bit ECC error reads as that memory error, as the same text does in
+any other head (the bbox driver record above; the kernel's EDAC lines): the driver is the reporter, not the fault."""
 RE_DRV_IN_USE = screened(r"used by other docker|\bdevice is in used\b", re.I)
 """The driver's container device manager refusing a device another container holds (``[devdrv_manager_container_
 get_devlist_ns 1210] ... some devices are used by other docker, mnt_ns = ...``, ``... device is in used``): CANN's
@@ -83,6 +86,10 @@ def parse_driver(ctx: LineCtx) -> bool:
         for rx, kind in DRV_KINDS:
             if rx.search(text):
                 ctx.add(kind, ctx.npu(dev) or ctx.node, 2, device=dev)
+                return True
+        for rx, kind, sev in MEMORY_KINDS:  # the driver reporting a memory error: that error, not the driver's
+            if rx.search(text):
+                ctx.add(kind, ctx.npu(dev) or ctx.node, sev, device=dev)
                 return True
         ctx.add("drv:error", ctx.npu(dev) or ctx.node, 2, device=dev)
         return True
