@@ -82,7 +82,8 @@ def test_a_driver_line_stating_an_ecc_error_reads_as_that_memory_error() -> None
     ECC text of the device black box's driver record (ascend-fd's bbox/driver.txt fixture). The driver is the reporter;
     the signal is the memory error, on the device the line names, not the driver's generic error."""
     head = "[2572550.901383] [ascend] [ERROR] [devdrv] [devdrv_fault_report 438] <kworker/u16:186:9871,9871> "
-    kinds = {s.kind: s.device for s in parse_line(head + "device_id = 2, fail info: device_id-2 appeared multi ecc err")}
+    bbox = "device_id = 2, fail info: device_id-2 appeared multi ecc err"
+    kinds = {s.kind: s.device for s in parse_line(head + bbox)}
     assert kinds == {"ecc:uce": 2}, kinds
     kinds = {s.kind: s.device for s in parse_line(head + "single bit ecc error, devid=5")}
     assert kinds == {"ecc:ce": 5}, kinds

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from opsbrain.diagnosis.rootcluster import analyse
-from opsbrain.ingest.ranks import RankCollector, host_root
+from opsbrain.ingest.ranks import RankCollector
+from opsbrain.ingest.workers import host_root
 
 FX = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "ascend-fd-fixtures"
 needs_fixtures = pytest.mark.skipif(not FX.is_dir(), reason="../shared/reference/ascend-fd-fixtures is absent")
@@ -417,13 +418,13 @@ def test_ascend_fd_cycle_roots_are_both_devices(engine: Any) -> None:
 
 
 def test_workers_are_named_from_where_their_paths_differ() -> None:
-    from opsbrain.ingest.ranks import _shared_head
+    from opsbrain.ingest.workers import shared_head
 
     for names, want in ((["collected/worker-0", "collected/worker-1"], ["worker-0", "worker-1"]),
                         (["job.tar.gz:job/a/w1", "job.tar.gz:job/b/w2"], ["a/w1", "b/w2"]),
                         (["x/worker-0"], ["x/worker-0"]), (["worker-0", "worker-1"], ["worker-0", "worker-1"]),
                         (["", "sub/worker-1"], ["", "sub/worker-1"]), (["a/w", "b/w"], ["a/w", "b/w"])):
-        cut = _shared_head(names)
+        cut = shared_head(names)
         assert [n[cut:] for n in names] == want, names
 
 
@@ -431,14 +432,14 @@ def test_an_archive_without_a_top_folder_names_its_workers_as_the_bundle_reader_
     # ``tar czf job.tgz worker-0 worker-1`` (no top folder): --logs labels a member ``job.tgz:worker-0/...``
     # (opsbrain.ingest.text.read_members); the bundle reader names the worker ``worker-0``. A ':' in a directory's
     # own name (an address with its port) is no archive's
-    from opsbrain.ingest.ranks import _shared_head
+    from opsbrain.ingest.workers import shared_head
 
     for names, want in ((["job.tgz:worker-0", "job.tgz:worker-1"], ["worker-0", "worker-1"]),
                         (["in/job.tar.gz:10.0.0.1", "in/job.tar.gz:10.0.0.2"], ["10.0.0.1", "10.0.0.2"]),
                         (["job.zip:c/w1", "job.zip:c/w2"], ["w1", "w2"]), (["job.tgz:worker-0"], ["worker-0"]),
                         (["in/job.tar.gz:c/worker-0"], ["c/worker-0"]),
                         (["host:0", "host:1"], ["host:0", "host:1"])):
-        cut = _shared_head(names)
+        cut = shared_head(names)
         assert [n[cut:] for n in names] == want, names
 
 

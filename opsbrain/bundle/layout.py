@@ -36,7 +36,7 @@ One directory per worker (node), named by its host (``pod0-node35/``; a real col
 The twin writes this layout, so that ascend-fd reads its bundles as it reads a real job's (it looks for ``dl_log/``
 and ``lcne_log/``). Bundles of the layout's first version (``mindx-dl/`` for ``dl_log/``, ``switch/`` for
 ``lcne_log/``) are still read. Host-level directories are found below wrappers such as ``var/log`` or msnpureport's
-export directory (:func:`opsbrain.ingest.ranks.is_wrapper`, the multi-rank analysis' own test, so that both name a
+export directory (:func:`opsbrain.ingest.workers.is_wrapper`, the multi-rank analysis' own test, so that both name a
 worker alike).
 """
 
@@ -47,7 +47,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import PurePosixPath
 from typing import Any
 
-from opsbrain.ingest.ranks import is_wrapper
+from opsbrain.ingest.workers import is_wrapper
 
 BUNDLE_FORMAT = "opsbrain-bundle/1"
 MANIFEST = "bundle.json"
@@ -219,8 +219,8 @@ top-level folder of these names is kept (``tar czf x.tgz process_log/``), not ta
 
 def _cann_worker(rel: str) -> str:
     """The worker of a CANN process log: the directory holding ``process_log``, else the one holding CANN's own log
-    directory (``<worker>/ascend/log/{debug,run}/plog/``: :func:`opsbrain.ingest.ranks.cann_log_head`)."""
-    from opsbrain.ingest.ranks import cann_log_head
+    directory (``<worker>/ascend/log/{debug,run}/plog/``: :func:`opsbrain.ingest.workers.cann_log_head`)."""
+    from opsbrain.ingest.workers import cann_log_head
 
     dirs = rel.split("/")[:-1]
     if "process_log" in dirs or (head := cann_log_head(dirs)) is None:

@@ -30,8 +30,9 @@ from opsbrain.diagnosis.knowledge import default_params, default_table
 from opsbrain.diagnosis.rootcluster import KIND_WORDS, RootCluster, analyse
 from opsbrain.diagnosis.vote import scores, vote
 from opsbrain.ingest import Signal
-from opsbrain.ingest.ranks import RankProcess, RankTable, host_root
+from opsbrain.ingest.ranks import RankProcess, RankTable
 from opsbrain.ingest.where import user_terms
+from opsbrain.ingest.workers import host_root
 from opsbrain.verdict import UNKNOWN
 
 ERROR = 2

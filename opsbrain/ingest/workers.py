@@ -1,0 +1,100 @@
+"""Which worker (host) a file of a collected job belongs to, by its path: the directories real collections put
+around a worker's logs (``process_log``, ``environment_check``, ``device_log``, CANN's own ``ascend/log/{debug,run}``)
+and the ones that only wrap them. The multi-rank analysis (:mod:`.ranks`) and the bundle reader's layout use these
+same tests, so that a worker has one name in a rank chain and in the bundle's report."""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+from opsbrain.ingest.streams import archive_stem
+
+WRAPPERS = frozenset({"ascend", "log", "logs", "var", "os", "os_log", "host_log", "console", "train_log", "training",
+                      "fault_diag_data"})
+"""Directory names that only wrap a worker's logs (``<job>/ascend/process_log``, ``worker-3/var/log/messages``): not
+the worker's name (compared in lower case). The bundle reader's layout uses the same test (:func:`is_wrapper`)."""
+EXPORT_STAMP = re.compile(r"\d{14}")
+"""msnpureport's export directory, named by its run time (``20250619092715/slog/...``, ``.../hisi_logs/...``: the
+tool writes "to a sub-directory named by the time stamp", CANN log reference, msnpureport): it wraps a node's device
+logs and names no worker."""
+
+
+def is_wrapper(name: str) -> bool:
+    """A directory that only wraps a worker's logs (:data:`WRAPPERS`, or msnpureport's :data:`EXPORT_STAMP`)."""
+    return name.lower() in WRAPPERS or EXPORT_STAMP.fullmatch(name) is not None
+
+
+ANCHORS = ("process_log", "environment_check", "device_log")
+"""Directories real collections put a worker's logs under: the directory above one of them is the worker."""
+CANN_LOG_LEVELS = ("debug", "run")
+_DEVICE_DIR = re.compile(r"device-\d+")
+
+
+def cann_log_head(dirs: list[str]) -> list[str] | None:
+    """The directories above CANN's own log directory in a file's ``dirs``, or None when it is not in one. CANN writes
+    a process's logs to ``$HOME/ascend/log/{debug,run}/plog/plog-<pid>_<stamp>.log`` and
+    ``.../{debug,run}/device-<N>/device-<pid>_<stamp>.log`` (ASCEND_PROCESS_LOG_PATH's default; ascend-fd's collection
+    renames that directory ``process_log``): a copy of it is a worker's logs as ``process_log`` is."""
+    for i in range(len(dirs) - 1, 0, -1):
+        if (dirs[i] == "plog" or _DEVICE_DIR.fullmatch(dirs[i])) and dirs[i - 1] in CANN_LOG_LEVELS:
+            return dirs[:i - 1]
+    return None
+
+
+def host_root(file: str | None) -> tuple[str, str | None]:
+    """The worker directory a bundle-relative path belongs to (the directory holding ``process_log`` /
+    ``environment_check`` / ``device_log`` or CANN's own log directory (:func:`cann_log_head`), else the file's own
+    directory; wrappers skipped; ``""`` = the root given), and the name an ``environment_check/<name>/``
+    sub-directory gives it."""
+    if not file:
+        return "", None
+    parts = list(PurePosixPath(file).parts[:-1])
+    for a in ANCHORS:
+        if a in parts:
+            i = parts.index(a)
+            head = parts[:i]
+            while head and is_wrapper(head[-1]):
+                head.pop()
+            sub = parts[i + 1] if a == "environment_check" and i + 1 < len(parts) else None
+            return "/".join(head), sub
+    parts = cann_log_head(parts) or parts  # $HOME/ascend/log/{debug,run}/plog/: the worker is above ascend/log
+    while parts and is_wrapper(parts[-1]):
+        parts.pop()
+    return "/".join(parts), None  # no known directory: the file's own directory is its worker
+
+
+def shared_head(workers: list[str]) -> int:
+    """The length of the directories every worker's path starts with (``collected/`` of ``collected/worker-0`` and
+    ``collected/worker-1``; ``job.tar.gz:job/`` inside an archive given to ``--logs``, ``job.tgz:`` of one without a
+    top folder): the workers are named from where they differ, as the bundle reader names them. 0 when one worker is
+    the root given or the paths differ at once; for one worker, only the archive's label (its directories are all
+    that name it: the bundle reader keeps them too, so that one answer names it once)."""
+    if not workers or any(not w for w in workers):
+        return 0
+    split = [_segments(w) for w in workers]
+    if len(split) == 1:
+        labels = [i for i, part in enumerate(split[0][:-1]) if part.endswith(":")]
+        return sum(map(len, split[0][:labels[-1] + 1])) if labels else 0
+    n = 0
+    while all(len(parts) > n + 1 for parts in split) and len({parts[n] for parts in split}) == 1:
+        n += 1
+    return sum(map(len, split[0][:n]))
+
+
+def _segments(worker: str) -> list[str]:
+    """A worker's path cut after each ``/`` and after an archive's name and its ``:`` (``--logs`` labels an archive's
+    member ``<archive>:<member>``, :func:`opsbrain.ingest.text.read_members`); each piece keeps its separator."""
+    out: list[str] = []
+    for part in worker.split("/"):
+        name, sep, rest = part.partition(":")
+        if sep and rest and archive_stem(name) != name:
+            out.append(name + sep)
+            part = rest
+        out.append(part + "/")
+    return out
+
+
+def natural_key(s: str) -> list[tuple[int, int | str]]:
+    """Sort key that orders the numbers in a name by value (``worker-2`` before ``worker-10``)."""
+    return [(0, int(x)) if x.isdigit() else (1, x) for x in re.split(r"(\d+)", s) if x]
