@@ -583,3 +583,47 @@ def test_an_ubuntu_hosts_kern_log_and_syslog_are_read_as_its_syslog(tmp_path: Pa
     assert not rep["skipped"]
     assert rep["lines"]["read"] == 2 and rep["lines"]["duplicates"] == 1
     assert rep["diagnosis"]["root"]["host"] == "worker-3"
+
+
+def _kbox_of_device_2(root: Path) -> Path:
+    # CANN troubleshooting 'HBM Bit ECC Fault' (canncommercial 800 maintenref troubleshooting_0008): the device black
+    # box's kbox.txt under hisi_logs/device-2/<time>/bbox/ holds the APEI record, which names no device; the
+    # directory does
+    kbox = root / "node-7" / "hisi_logs" / "device-2" / "20240420162417-271713000" / "bbox" / "kbox.txt"
+    kbox.parent.mkdir(parents=True)
+    kbox.write_text("[2454.830692] {6}[Hardware Error] Hardware error from APEI Generic Hardware Error Source: 0\n"
+                    "[2454.830696] {6}[Hardware Error]  section_type: memory error\n"
+                    "[2454.830701] {6}[Hardware Error]  error_type: 3, multi-bit ECC\n", encoding="utf-8")
+    return kbox
+
+
+def test_a_device_dump_line_that_names_no_device_is_the_dumps_device(tmp_path: Path, engine: Any) -> None:
+    # before, the signal stayed on the worker and the root named no device
+    _kbox_of_device_2(tmp_path / "b")
+    rep = diagnose_bundle(tmp_path / "b", engine)
+    assert rep["diagnosis"]["fault_class"] == "hbm_uce"
+    assert rep["diagnosis"]["root"]["host"] == "node-7" and rep["diagnosis"]["root"]["device"] == 2
+
+
+@pytest.mark.parametrize("given", ["dir", "file"])
+def test_logs_from_a_devices_own_directory_are_that_devices(tmp_path: Path, given: str) -> None:
+    # --logs reads the same path: a directory, or the one file (its path names the device as the bundle's does)
+    kbox = _kbox_of_device_2(tmp_path / "b")
+    res = CliRunner().invoke(cli, ["diagnose", "--logs", str(tmp_path / "b" if given == "dir" else kbox), "--json"])
+    assert res.exit_code == 0, res.output
+    diag = json.loads(res.output)["diagnosis"]
+    assert diag["fault_class"] == "hbm_uce" and diag["root"]["device"] == 2
+
+
+@pytest.mark.parametrize(("path", "device"), [
+    ("w/device_log/hisi_logs/device-2/20240420162417-271713000/bbox/kbox.txt", 2),
+    ("w/device_log/slog/dev-os-3/debug/device-os/device-os_20240122045443091.log", 3),
+    ("job.tgz:w1/process_log/debug/device-5/device-1234_20240101000000000.log", 5),
+    ("w/process_log/run/plog/plog-1234_20240101000000000.log", None),
+    ("notes/device-3.log", None),
+    (None, None),
+])
+def test_the_device_whose_own_log_a_file_is(path: str | None, device: int | None) -> None:
+    from opsbrain.ingest.workers import device_dir
+
+    assert device_dir(path) == device

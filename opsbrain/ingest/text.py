@@ -29,6 +29,7 @@ from opsbrain.ingest.parsers import MAX_LINE, parse_line
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.surface import WRAP_LOOK, plain, unwrap, wrapped_paste
 from opsbrain.ingest.timestamps import parse_stamp
+from opsbrain.ingest.workers import device_dir
 
 MAX_TOTAL_BYTES = 4 << 30
 """Bytes read from one input (all files of a directory together): far beyond any log bundle worth pasting; past it
@@ -126,7 +127,9 @@ class LineReader:
             except ValueError:  # 29 February in a common year
                 self._t0 = datetime.fromtimestamp(self._t0 - 86400).replace(year=self._year).timestamp() + 86400
 
-    def feed(self, lines: Iterable[str], file: str | None = None) -> None:
+    def feed(self, lines: Iterable[str], file: str | None = None, path: str | None = None) -> None:
+        """The lines of one source named ``file``; ``path`` (default ``file``) is where it was read, whose
+        directories may name the device whose own log it is (:func:`opsbrain.ingest.workers.device_dir`)."""
         self.stats.files += 1
         first = len(self.signals)
         it = iter(lines)
@@ -134,6 +137,7 @@ class LineReader:
         wrapped = wrapped_paste(head)  # a terminal's rows: joined back into lines (then counted and cut first)
         numbered = unwrap(self._cut(chain(head, it)), MAX_LINE) if wrapped else enumerate(chain(head, it), 1)
         prev = None
+        file_device = device_dir(path or file)
         for n, raw in numbered:
             if not wrapped:
                 self.stats.lines += 1
@@ -154,7 +158,7 @@ class LineReader:
                 self._last = max(0.0, ts - self._t0)
             if self.hook is not None:
                 self.hook(line, file, n, self._last, prefix)
-            for s in parse_line(line, self._last, head=prefix):
+            for s in parse_line(line, self._last, head=prefix, file_device=file_device):
                 if s.kind in TLS_STATES:
                     self._tls.setdefault(s.kind, s.at(line_no=n, file=file))  # the first of each state is enough
                 else:
@@ -184,8 +188,10 @@ class LineReader:
     def feed_path(self, path: Path, name: str | None = None) -> None:
         """A file: an archive (tar, compressed or not, or zip) member by member, in place; else its lines."""
         self._given += path.stat().st_size
-        for label, _rel, u in read_members(path, name or str(path), self.stats):
-            self.feed(_lines_of(u, self.stats, lambda: self._given), label)
+        given = name or str(path)
+        for label, _rel, u in read_members(path, given, self.stats):
+            self.feed(_lines_of(u, self.stats, lambda: self._given), label,
+                      path.resolve().as_posix() if label == given else label)
 
 
 def read_members(path: Path, name: str, stats: TextStats, cap: int | None = None

@@ -98,3 +98,17 @@ def _segments(worker: str) -> list[str]:
 def natural_key(s: str) -> list[tuple[int, int | str]]:
     """Sort key that orders the numbers in a name by value (``worker-2`` before ``worker-10``)."""
     return [(0, int(x)) if x.isdigit() else (1, x) for x in re.split(r"(\d+)", s) if x]
+
+
+_DEVICE_LOG_DIR = re.compile(r"(?:^|/)(?:hisi_logs/device-|slog/dev-os-|(?:debug|run)/device-)(\d+)/")
+"""Directories that hold one device's own logs: its black-box dumps and exception history
+(``hisi_logs/device-<N>/``), msnpureport's export of its slog (``slog/dev-os-<N>/``) and a host process's CANN
+device log (``{debug,run}/device-<N>/device-<pid>_<stamp>.log``, the AI CPU's lines of device N)."""
+
+
+def device_dir(path: str | None) -> int | None:
+    """The device whose own log a file is, by the last such directory of its path (:data:`_DEVICE_LOG_DIR`)."""
+    if not path:
+        return None
+    found = _DEVICE_LOG_DIR.findall(path.replace("\\", "/"))
+    return int(found[-1]) if found else None

@@ -10,6 +10,7 @@ from opsbrain.ingest import where
 from opsbrain.ingest.screen import screened
 from opsbrain.ingest.signal import SEV, Signal
 
+_ORIGIN_NPU = re.compile(r"(?:^|/)npu(\d+)$")
 MAX_LINE = 4096  # characters of a line that are scanned; longer lines are cut (junk never costs more)
 
 
@@ -25,6 +26,7 @@ class LineCtx:
     _low: str | None = None
     _dev: int | None | bool = False  # the device the text names, once looked up (False: not yet)
     stated: bool = False  # ``sev`` is a level the line or its source states (not guessed from its words)
+    file_device: int | None = None  # the device whose own log the file is, by its path (workers.device_dir)
 
     @property
     def low(self) -> str:
@@ -42,8 +44,14 @@ class LineCtx:
         return where.npu_component(self.node, d)
 
     def device(self) -> int | None:
+        """The device the text names; else the device whose own log held the line: by the file's path
+        (``hisi_logs/device-<N>/``, ``slog/dev-os-<N>/``), or in a bundle by the line's origin ``<node>/npu<N>``."""
         if self._dev is False:
             self._dev = where.device_in(self.text)
+            if self._dev is None:
+                self._dev = self.file_device
+            if self._dev is None and self.origin and (m := _ORIGIN_NPU.search(self.origin)):
+                self._dev = int(m.group(1))
         return self._dev
 
 
