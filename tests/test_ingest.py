@@ -197,3 +197,26 @@ def test_a_port_that_relocks_within_seconds_is_a_flap_not_a_port_down() -> None:
              "[devid 0]    Sun Oct  5 10:13:50 2025    LINK DOWN\n")  # back after a repair, hours later
     sigs, _ = ingest_text(stays)
     assert not [s for s in sigs if s.kind == "hccn:flap"]
+
+
+def test_binary_content_is_counted_not_read(tmp_path: Path) -> None:
+    """Random bytes given to --logs (a core file, a library in a collected directory) are no log: before, one of
+    their lines held "oom" as a word and the answer was npu_oom at 0.64. The file's head decides; a text log with a
+    few bad bytes, NUL padding (a file cut by a crash) or a binary blob after its head is still read."""
+    import random
+
+    from opsbrain.ingest.surface import looks_binary
+    from opsbrain.ingest.text import ingest_path
+
+    junk = random.Random(7).randbytes(400_000)
+    (tmp_path / "core.bin").write_bytes(junk)
+    sigs, stats = ingest_path(str(tmp_path / "core.bin"))
+    assert sigs == [] and stats.binary_lines > 30
+    assert any("binary content" in n for n in stats.not_read)
+    oom = b"RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB (NPU 0; 60.97 GiB total capacity)\n"
+    gbk = "\u5185\u5b58\u4e0d\u8db3".encode("gbk")  # a Chinese word in GBK: bad UTF-8, still a text line
+    text = b"[INFO] start\x00\x00\x00\n" * 70 + gbk + b" EL0004\n" + junk + b"\n" + oom
+    (tmp_path / "train.log").write_bytes(text)
+    sigs, stats = ingest_path(str(tmp_path / "train.log"))
+    assert "mem:oom" in {s.kind for s in sigs} and stats.binary_lines > 0
+    assert not looks_binary("[ERROR] 2024 \ufffd\ufffd EL0004 memory") and not looks_binary("\tat x\x1b[0m")

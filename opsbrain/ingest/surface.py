@@ -82,6 +82,25 @@ _MAX_HEADS = 8
 """Heads taken off one line at most (a quote of a kubectl paste of a vLLM worker's rank output is four)."""
 
 
+_JUNK = re.compile(r"[\ufffd\x00-\x08\x0b-\x1a\x1c-\x1f\x7f]")
+"""A character no text log writes: a byte that is not UTF-8 (decoded as U+FFFD) or a C0 control other than tab,
+line feed and ESC (ANSI colours)."""
+BINARY_SHARE = 0.25
+BINARY_MIN = 8
+"""A line with at least :data:`BINARY_MIN` :data:`_JUNK` characters making up at least :data:`BINARY_SHARE` of it is
+binary content (a core file, a shared library, random bytes given to ``--logs``), not a log line. reason: random
+bytes read as lines of ~250 characters are about half junk; a real line with a few mis-encoded bytes (a GBK word in
+a UTF-8 log) stays far below a quarter."""
+
+
+def looks_binary(line: str) -> bool:
+    """The line is binary content, not text (:data:`BINARY_SHARE`); an ASCII printable line costs one check."""
+    if line.isascii() and line.isprintable():
+        return False
+    junk = len(_JUNK.findall(line))
+    return junk >= BINARY_MIN and junk >= BINARY_SHARE * len(line)
+
+
 def plain(line: str) -> tuple[str, str]:
     """``line`` without colour codes, full-width colons, and the heads a collection or a paste put before it (taken
     off outermost first, as long as one is found); and the prefix taken off ("" when none)."""

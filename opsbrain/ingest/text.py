@@ -27,7 +27,7 @@ from opsbrain.ingest.archive import FILE, READ_ERRORS, ArchiveError, Unpacked, m
 from opsbrain.ingest.derive import TLS_STATES, fd_placed, tls_mismatch, with_flaps
 from opsbrain.ingest.parsers import MAX_LINE, parse_line
 from opsbrain.ingest.signal import Signal
-from opsbrain.ingest.surface import WRAP_LOOK, plain, unwrap, wrapped_paste
+from opsbrain.ingest.surface import WRAP_LOOK, looks_binary, plain, unwrap, wrapped_paste
 from opsbrain.ingest.timestamps import parse_stamp
 from opsbrain.ingest.workers import device_dir
 
@@ -52,6 +52,12 @@ EXPANSION_FLOOR = 64 << 20
 """Text read before :data:`MAX_EXPANSION` applies (as a bundle's ``max_file_bytes``): a small input is never judged."""
 
 
+BINARY_HEAD = 64
+"""A file whose first lines are at least half binary content (:func:`.surface.looks_binary`) is binary: the rest is
+not read (random bytes' short lines would otherwise be read as text, and one in a few thousand holds a word such as
+"oom")."""
+
+
 @dataclass
 class TextStats:
     lines: int = 0
@@ -60,6 +66,7 @@ class TextStats:
     decompressed: int = 0  # files (or members) that were gzip, bzip2 or xz streams
     lines_cut: int = 0
     signals: int = 0
+    binary_lines: int = 0  # lines of binary content (surface.looks_binary): counted, not read
     not_read: list[str] = field(default_factory=list)  # what was left out, and why (never silent)
     notes: list[str] = field(default_factory=list)  # how an input was read when not as its name says
 
@@ -137,6 +144,7 @@ class LineReader:
         wrapped = wrapped_paste(head)  # a terminal's rows: joined back into lines (then counted and cut first)
         numbered = unwrap(self._cut(chain(head, it)), MAX_LINE) if wrapped else enumerate(chain(head, it), 1)
         prev = None
+        binary = self.stats.binary_lines
         file_device = device_dir(path or file)
         for n, raw in numbered:
             if not wrapped:
@@ -147,6 +155,13 @@ class LineReader:
             if raw == prev and raw.strip():
                 continue  # one record written twice (two handlers on a logger, a stream and its tee pasted together)
             prev = raw
+            if n == BINARY_HEAD + 1 and self.stats.binary_lines - binary >= BINARY_HEAD // 2:
+                self.stats.not_read.append(f"{file or 'input'}: binary content (not text): not read after line "
+                                           f"{BINARY_HEAD}")
+                break
+            if looks_binary(raw):
+                self.stats.binary_lines += 1
+                continue
             line, prefix = plain(raw)
             ts, dated = parse_stamp(line, self._year)
             if ts is None and prefix:
@@ -163,6 +178,8 @@ class LineReader:
                     self._tls.setdefault(s.kind, s.at(line_no=n, file=file))  # the first of each state is enough
                 else:
                     self.signals.append(s.at(line_no=n, file=file))
+        if (binary := self.stats.binary_lines - binary) > 0:
+            self.stats.not_read.append(f"{file or 'input'}: {binary} lines of binary content (not text)")
         # what only a run of one file's lines shows: flaps, a FaultDiag report's faults placed on their devices
         self.signals[first:] = fd_placed(with_flaps(self.signals[first:]))
         # devices' switches sit in their own files
