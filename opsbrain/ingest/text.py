@@ -144,7 +144,7 @@ class LineReader:
         wrapped = wrapped_paste(head)  # a terminal's rows: joined back into lines (then counted and cut first)
         numbered = unwrap(self._cut(chain(head, it)), MAX_LINE) if wrapped else enumerate(chain(head, it), 1)
         prev = None
-        binary = self.stats.binary_lines
+        binary_before = self.stats.binary_lines  # of the files fed before this one
         file_device = device_dir(path or file)
         for n, raw in numbered:
             if not wrapped:
@@ -155,7 +155,7 @@ class LineReader:
             if raw == prev and raw.strip():
                 continue  # one record written twice (two handlers on a logger, a stream and its tee pasted together)
             prev = raw
-            if n == BINARY_HEAD + 1 and self.stats.binary_lines - binary >= BINARY_HEAD // 2:
+            if n == BINARY_HEAD + 1 and self.stats.binary_lines - binary_before >= BINARY_HEAD // 2:
                 self.stats.not_read.append(f"{file or 'input'}: binary content (not text): not read after line "
                                            f"{BINARY_HEAD}")
                 break
@@ -178,8 +178,8 @@ class LineReader:
                     self._tls.setdefault(s.kind, s.at(line_no=n, file=file))  # the first of each state is enough
                 else:
                     self.signals.append(s.at(line_no=n, file=file))
-        if (binary := self.stats.binary_lines - binary) > 0:
-            self.stats.not_read.append(f"{file or 'input'}: {binary} lines of binary content (not text)")
+        if (binary_here := self.stats.binary_lines - binary_before) > 0:
+            self.stats.not_read.append(f"{file or 'input'}: {binary_here} lines of binary content (not text)")
         # what only a run of one file's lines shows: flaps, a FaultDiag report's faults placed on their devices
         self.signals[first:] = fd_placed(with_flaps(self.signals[first:]))
         # devices' switches sit in their own files
