@@ -220,3 +220,15 @@ def test_binary_content_is_counted_not_read(tmp_path: Path) -> None:
     sigs, stats = ingest_path(str(tmp_path / "train.log"))
     assert "mem:oom" in {s.kind for s in sigs} and stats.binary_lines > 0
     assert not looks_binary("[ERROR] 2024 \ufffd\ufffd EL0004 memory") and not looks_binary("\tat x\x1b[0m")
+
+
+def test_edac_reads_its_error_reports_not_its_start_up() -> None:
+    """Every boot prints EDAC's version and its memory controllers (drivers/edac/edac_module.c, ``EDAC MC: Ver:
+    3.0.0``): no error (before, a healthy dmesg was answered driver_firmware_error at 0.63). Its error reports are
+    ``EDAC MC<N>: <count> CE|UE ...`` (drivers/edac/edac_mc.c edac_ce_error / edac_ue_error)."""
+    assert parse_line("[    1.502914] EDAC MC: Ver: 3.0.0") == []
+    report = "EDAC MC0: 1 CE memory read error on CPU_SrcID#0_Ha#0_Chan#1_DIMM#0 (channel:1 slot:0 page:0x1 offset:0x0)"
+    assert [s.kind for s in parse_line(report)] == ["ecc:ce"]
+    assert [s.kind for s in parse_line("EDAC MC1: 2 UE memory read error on unknown memory (page:0x0)")] == ["ecc:uce"]
+    assert [s.kind for s in parse_line("EDAC MC1: 1 UE on any memory (page:0x0 offset:0x0 grain:1)")] == ["ecc:uce"]
+    assert [s.kind for s in parse_line("EDAC MC0: 3 CE on any memory (page:0x0 offset:0x0 grain:1)")] == ["ecc:ce"]

@@ -24,6 +24,11 @@ DRIVER_MODULE = re.compile(r"drv|devmm|hdc|svm|hal|dms|tsch|pcie|ascend", re.I)
 # ascend-fd test fixture of that file, Ascend/mind-cluster component/ascend-faultdiag/test/st_testcase/
 # modelarts-job-testdt/ascend/device_log/hisi_logs/.../bbox/driver.txt @22bb3d98): read as the other multi-bit ECC
 # texts are.
+EDAC_REPORT = r"EDAC MC\d+: \d+ "
+"""EDAC's error reports, ``EDAC MC<N>: <count> CE|UE <msg> on <label> (...)`` (drivers/edac/edac_mc.c, edac_ce_error /
+edac_ue_error through edac_mc_printk): a corrected or an uncorrected memory error. EDAC's other lines are no error:
+every boot prints ``EDAC MC: Ver: 3.0.0`` and the memory controllers' registration (a healthy dmesg was answered
+driver_firmware_error before, from the word EDAC)."""
 KINDS: tuple[tuple[Screened, str, int], ...] = (
     (screened(r"Kernel panic|Fatal machine check|kernel BUG at|Oops:", re.I), "os:panic", 2),
     (screened(r"soft lockup|hard LOCKUP|Watchdog detected (?:hard|soft|core) LOCKUP|rcu_sched detected stall|"
@@ -33,9 +38,10 @@ KINDS: tuple[tuple[Screened, str, int], ...] = (
                 r"Surprise Down|pciehp.*Link Down", re.I), "os:pcie_fatal", 2),
     (screened(r"PCIe Bus Error.*Corrected|AER:.*Corrected", re.I), "os:pcie_ce", 1),
     (screened(r"multi[- ]?bit ecc|multi ecc err|uncorrect\w* (?:ecc|memory|error)|\bUCE\b|UE memory|SEA exception|"
-                r"memory_failure|Memory failure", re.I), "ecc:uce", 2),
-    (screened(r"single[- ]?bit ecc|(?<!un)correctable (?:ecc|memory)|\bCE memory", re.I), "ecc:ce", 1),
-    (screened(r"\[Hardware Error\]|Machine check events logged|EDAC", re.I), "os:hw_error", 1),
+                r"memory_failure|Memory failure|" + EDAC_REPORT + "UE", re.I), "ecc:uce", 2),
+    (screened(r"single[- ]?bit ecc|(?<!un)correctable (?:ecc|memory)|\bCE memory|" + EDAC_REPORT + "CE", re.I),
+     "ecc:ce", 1),
+    (screened(r"\[Hardware Error\]|Machine check events logged", re.I), "os:hw_error", 1),
     (screened(r"Out of memory: Kill|invoked oom-killer|oom-kill|Memory cgroup out of memory|"
                 r"page allocation failure", re.I), "os:oom_killer", 2),
     (screened(r"nfs: server .* not responding|storage .* timed out|EXT4-fs error|I/O error", re.I),
