@@ -232,3 +232,21 @@ def test_edac_reads_its_error_reports_not_its_start_up() -> None:
     assert [s.kind for s in parse_line("EDAC MC1: 2 UE memory read error on unknown memory (page:0x0)")] == ["ecc:uce"]
     assert [s.kind for s in parse_line("EDAC MC1: 1 UE on any memory (page:0x0 offset:0x0 grain:1)")] == ["ecc:uce"]
     assert [s.kind for s in parse_line("EDAC MC0: 3 CE on any memory (page:0x0 offset:0x0 grain:1)")] == ["ecc:ce"]
+
+
+@pytest.mark.parametrize("line", [
+    # vllm-ascend#1033 and #2873: printed at every start, before anything fails
+    "WARNING 09-11 21:56:54 [_custom_ops.py:20] Failed to import from vllm._C with ModuleNotFoundError(\"No module "
+    "named 'vllm._C'\")",
+    # vllm-ascend#19 (vLLM 0.7.3's engine arguments)
+    "WARNING 03-06 01:16:50 arg_utils.py:1129] The model has a long context length (131072). This may cause OOM "
+    "errors during the initial memory profiling phase, or result in low performance due to small KV cache space. "
+    "Consider setting --max-model-len to a smaller value.",
+])
+def test_documented_harmless_start_up_warnings_give_no_signal(line: str) -> None:
+    from opsbrain.diagnosis.realtext import excerpt_view
+
+    assert parse_line(line) == [] and excerpt_view(line) == ""
+    # the same start with a real failure after it: the failure decides
+    oom = "RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB (NPU 0; 60.97 GiB total capacity)"
+    assert {s.kind for s in ingest_text(line + "\n" + oom)[0]} >= {"mem:oom"}

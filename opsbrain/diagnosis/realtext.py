@@ -27,6 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from opsbrain.ingest.benign import BENIGN
 from opsbrain.ingest.where import host_in
 from opsbrain.kb.texttokens import line_tokens, signal_tokens
 
@@ -153,7 +154,8 @@ class TextView:
         text = FAN_OUT_HEAD.sub("", SYSLOG_HEAD.sub("", line.strip(), count=1), count=1)
         if text and (host := host_in(text)):
             text = text.replace(host, " ").strip()  # a host's name is the collection's, not the failure's words
-        if not text or text in self._seen or BELOW_WARNING.search(head) or BELOW_WARNING.match(text):
+        if not text or text in self._seen or BELOW_WARNING.search(head) or BELOW_WARNING.match(text) or \
+                BENIGN.search(text):
             return
         err = len(self.errors) < self.limit and ERROR_WORDS.search(text) is not None
         if full and not err:

@@ -17,6 +17,7 @@ from types import SimpleNamespace
 
 from opsbrain.blockscan import BlockScan
 from opsbrain.ingest import screen, where
+from opsbrain.ingest.benign import BENIGN
 from opsbrain.ingest.parsers import (
     cann,
     device,
@@ -190,6 +191,8 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
     if not isinstance(text, str):
         return []
     text = text[:MAX_LINE]
+    if BENIGN.search(text):
+        return []
     if (advice := ADVICE.search(text)) is not None:
         text = text[:advice.start()]  # a cause the message may have, not one it reports
     if "ASCEND_LAUNCH_BLOCKING" in text:

@@ -1,0 +1,19 @@
+"""Lines a healthy run prints that read like faults: documented as harmless, they give no signal (the ingestion
+layer's parsers) and are left out of the text the fallback reads (:class:`opsbrain.diagnosis.realtext.TextView`)."""
+
+from __future__ import annotations
+
+import re
+
+BENIGN = re.compile(r"Failed to import from vllm\._C with|"
+                    r"The model has a long context length \(\d+\)\. This may cause OOM")
+"""Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
+fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
+kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
+process was not disturbed"; HabanaAI/vllm-fork#326 silences it on HPU). vLLM's ``The model has a long context
+length (N). This may cause OOM during the initial memory profiling phase ...`` (vllm/engine/arg_utils.py): advice
+before any memory is used, not an out-of-memory. A line holding one of them gives no signal and is left out of the
+text the fallback reads.
+
+Not here: vllm-ascend's own ``Failed to import vllm_ascend_C: ...`` (its custom operators), harmless when they are
+not used (vllm-ascend#703) but the cause where sleep mode's allocator needs them (corpus_q q016, corpus_zk zk004)."""
