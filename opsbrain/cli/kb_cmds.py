@@ -195,19 +195,27 @@ def _counter(what: str) -> Any:
               help="With --real: likewise a MindCluster fault-level file (faultCode.json).")
 @click.option("--no-text-fallback", "no_text", is_flag=True,
               help="With --real: the signal verdict alone, without the real-text fallback (the engine's own figure).")
+@click.option("--healthy", "healthy", type=NON_EMPTY, default=None, metavar="DIR|FILE",
+              help="Count false alarms on real healthy logs instead (tests/data/healthy_logs in a checkout).")
 @model_option
 @data_dir_option
 @json_option
 def kb_eval_cmd(runs_per_class: int, noise_days: float, quick: bool, workers: int, real: str | None, split: str,
-                vendor_kg: str | None, vendor_faultcode: str | None, no_text: bool, model: Path | None,
-                data_dir: Path | None, as_json: bool) -> None:
+                vendor_kg: str | None, vendor_faultcode: str | None, no_text: bool, healthy: str | None,
+                model: Path | None, data_dir: Path | None, as_json: bool) -> None:
     """Evaluate the diagnosis on held-out worlds (axes training never saw); exit 1 below the bar (near-copy
     <= .20, fault-only top-1 .93, macro-F1 .90, localization .90, confident-wrong <= 2%).
-    With --real: agreement on real log excerpts (exit 1 below 85% agreement or above 3% confident-wrong)."""
+    With --real: agreement on real log excerpts (exit 1 below 85% agreement or above 3% confident-wrong).
+    With --healthy: false alarms on real logs of runs that went well (no bar; the figures are printed)."""
     from opsbrain.kb.heldout_eval import evaluate_heldout, shortfalls
     from opsbrain.kb.heldout_report import print_report
     from opsbrain.kb.training import load_engine
 
+    if healthy is not None:
+        if real is not None:
+            raise InputError("give --real or --healthy, not both")
+        _kb_eval_healthy(healthy, data_dir, as_json, model)
+        return
     if real is not None:
         _kb_eval_real(real, split, data_dir, as_json, model, {"mindcluster-kg": vendor_kg,
                                                               "mindcluster-faultcode": vendor_faultcode},
@@ -286,6 +294,25 @@ def _kb_eval_real(real: str, split: str, data_dir: Path | None, as_json: bool, m
             click.echo(f"{c:24} {v['n']:>3} {v['right']:>5} {v['unknown']:>7}  {v['wrong'] or ''}")
     if not ok:
         raise SystemExit(1)
+
+
+def _kb_eval_healthy(healthy: str, data_dir: Path | None, as_json: bool, model: Path | None) -> None:
+    from opsbrain.kb.healthyeval import evaluate_healthy
+    from opsbrain.kb.training import load_engine
+
+    root = Path(healthy)
+    if not root.exists():
+        raise InputError("no such file or directory", file=healthy)
+    engine = load_engine(data_dir, say=lambda m: click.echo(m, err=True), model=model)
+    res = evaluate_healthy(engine, _matcher(data_dir), root)
+    if as_json:
+        _emit_json(res)
+        return
+    click.echo(f"healthy excerpts: n {res['n']}, false alarms {res['false_alarms']} (rate {res['false_alarm_rate']}), "
+               f"confident false alarms {res['confident_false_alarms']}; by class {res['by_class']}")
+    click.echo(f"{'program':24} {'n':>3} {'alarms':>6}")
+    for p, c in res["by_program"].items():
+        click.echo(f"{p:24} {c.get('n', 0):>3} {c.get('alarms', 0):>6}")
 
 
 @kb.command("text-train")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,30 +32,37 @@ def default_corpus_dir() -> Path | None:
     return here if here.is_dir() else None
 
 
-def load_corpus(root: Path) -> list[dict[str, Any]]:
+def read_excerpts(root: Path, keys: tuple[str, ...], strings: tuple[str, ...]
+                  ) -> Iterator[tuple[Path, int, dict[str, Any]]]:
+    """(file, index, excerpt) of every ``*.yaml`` in ``root`` (or the one file), checked: each file a list, each
+    excerpt a mapping with ``keys``, non-empty strings under ``strings``, ids unique across the files."""
     from opsbrain.yamlio import read_yaml
 
-    out: list[dict[str, Any]] = []
     ids: set[str] = set()
-    files = sorted(root.glob("*.yaml")) if root.is_dir() else [root]
-    for f in files:
+    for f in sorted(root.glob("*.yaml")) if root.is_dir() else [root]:
         doc = read_yaml(f)
         if not isinstance(doc, list):
             raise InputError("expected a list of excerpts", file=str(f))
         for i, e in enumerate(doc):
-            if not isinstance(e, dict) or any(k not in e for k in KEYS):
-                raise InputError(f"an excerpt needs the keys {', '.join(KEYS)}", file=str(f), path=f"[{i}]")
-            for key in ("id", "label", "text"):
+            if not isinstance(e, dict) or any(k not in e for k in keys):
+                raise InputError(f"an excerpt needs the keys {', '.join(keys)}", file=str(f), path=f"[{i}]")
+            for key in strings:
                 if not isinstance(e[key], str) or not e[key].strip():
                     raise InputError(f"{key} must be a non-empty string", file=str(f), path=f"[{i}].{key}")
-            if e["confidence"] not in ("firm", "likely", "symptom"):
-                raise InputError("confidence must be firm, likely or symptom", file=str(f), path=f"[{i}].confidence")
-            if e["root"] is not None and not isinstance(e["root"], dict):
-                raise InputError("root must be a mapping {host, device} or null", file=str(f), path=f"[{i}].root")
             if e["id"] in ids:
                 raise InputError(f"duplicate excerpt id {e['id']!r}", file=str(f), path=f"[{i}].id")
             ids.add(e["id"])
-            out.append({**e, "split": split_of(str(e["id"])), "file": f.name})
+            yield f, i, e
+
+
+def load_corpus(root: Path) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for f, i, e in read_excerpts(root, KEYS, ("id", "label", "text")):
+        if e["confidence"] not in ("firm", "likely", "symptom"):
+            raise InputError("confidence must be firm, likely or symptom", file=str(f), path=f"[{i}].confidence")
+        if e["root"] is not None and not isinstance(e["root"], dict):
+            raise InputError("root must be a mapping {host, device} or null", file=str(f), path=f"[{i}].root")
+        out.append({**e, "split": split_of(str(e["id"])), "file": f.name})
     return out
 
 
