@@ -191,8 +191,6 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
     if not isinstance(text, str):
         return []
     text = text[:MAX_LINE]
-    if BENIGN.search(text):
-        return []
     if (advice := ADVICE.search(text)) is not None:
         text = text[:advice.start()]  # a cause the message may have, not one it reports
     if "ASCEND_LAUNCH_BLOCKING" in text:
@@ -209,6 +207,8 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
         screen.set_line(text, may, covered)
         if not _parsers_may(text):
             return []  # a gate word, but every parser's regexes are ruled out: no parser can find a signal
+    if BENIGN.search(text):  # after the gate: each documented harmless line holds a gate word ("fail", "oom")
+        return []
     host = where.host_in(text) or where.head_host(head)
     node = where.node_component(host)
     if origin and where.twin_node(host) is None and (own := where.node_of(origin)):
