@@ -38,8 +38,8 @@ KINDS: tuple[tuple[Screened, str, int], ...] = (
                 r"Surprise Down|pciehp.*Link Down", re.I), "os:pcie_fatal", 2),
     (screened(r"PCIe Bus Error.*Corrected|AER:.*Corrected", re.I), "os:pcie_ce", 1),
     (screened(r"multi[- ]?bit ecc|multi ecc err|uncorrect\w* (?:ecc|memory|error)|\bUCE\b|UE memory|SEA exception|"
-                r"memory_failure|Memory failure|" + EDAC_REPORT + "UE", re.I), "ecc:uce", 2),
-    (screened(r"single[- ]?bit ecc|(?<!un)correctable (?:ecc|memory)|\bCE memory|" + EDAC_REPORT + "CE", re.I),
+                r"memory_failure|Memory failure|" + EDAC_REPORT + r"UE\b", re.I), "ecc:uce", 2),
+    (screened(r"single[- ]?bit ecc|(?<!un)correctable (?:ecc|memory)|\bCE memory|" + EDAC_REPORT + r"CE\b", re.I),
      "ecc:ce", 1),
     (screened(r"\[Hardware Error\]|Machine check events logged", re.I), "os:hw_error", 1),
     (screened(r"Out of memory: Kill|invoked oom-killer|oom-kill|Memory cgroup out of memory|"
