@@ -13,7 +13,7 @@ from opsbrain.ingest.where import device_in
 from opsbrain.kb.perturb import WRAPPERS, disagreements, wrapped
 from opsbrain.kb.realeval import default_corpus_dir, load_corpus
 
-HOSTED = ("syslog", "journalctl")
+HOSTED = ("syslog", "journalctl", "journal-json")
 """Heads that name a host the bare excerpt lacks: the root names it, and where a device-less signal then sits on
 that node, localisation's vote can name the node instead of the device (2 DEV excerpts today): a device, not a
 class, that changes; the class is asserted for them as for every wrapper."""
@@ -91,6 +91,11 @@ def test_every_wrapper_changes_the_text() -> None:
      "E0818 16:33:56.754985  176281 client.go:90] x"),
     ("(RayWorkerWrapper pid=45464, ip=10.0.0.2) RuntimeError: NPU out of memory. [repeated 6x across cluster]",
      "RuntimeError: NPU out of memory."),
+    ('{"log":"[rank1]: EI0006: x \\u003e y\\n","stream":"stderr","time":"2024-05-01T10:11:12.123456789Z"}',
+     "EI0006: x > y"),  # Docker's json-file record (Go escapes <, >, &)
+    ('{"__REALTIME_TIMESTAMP": "1714558272000000", "_HOSTNAME": "worker-3", "MESSAGE": "[ERROR] HCCL(1,p):x"}',
+     "[ERROR] HCCL(1,p):x"),  # journalctl -o json
+    ('{"_HOSTNAME": "w-1", "MESSAGE": [104, 105]}', "hi"),  # a MESSAGE that was not UTF-8: its bytes
 ])
 def test_paste_heads_come_off(line: str, body: str) -> None:
     assert plain(line)[0] == body
@@ -106,6 +111,24 @@ def test_paste_heads_come_off(line: str, body: str) -> None:
 ])
 def test_lines_that_carry_no_paste_head_stay(line: str) -> None:
     assert plain(line) == (line, "")
+
+
+@pytest.mark.parametrize("line", ['{"a": 1}', '{"log": 3, "time": "x"}', '{"log":"cut at MAX_LINE',
+                                  '{"MESSAGE": [300]}', '["log", "MESSAGE"]'])
+def test_json_that_is_no_log_record_stays_a_line(line: str) -> None:
+    assert plain(line) == (line, "")
+
+
+def test_a_journal_record_gives_its_host_and_time() -> None:
+    from opsbrain.ingest.timestamps import parse_stamp
+    from opsbrain.ingest.where import head_host
+
+    line, head = plain('{"__REALTIME_TIMESTAMP": "1714558272500000", "_HOSTNAME": "worker-3", "_PID": "42", '
+                       '"SYSLOG_IDENTIFIER": "python3", "MESSAGE": "RuntimeError: NPU out of memory."}')
+    assert line == "RuntimeError: NPU out of memory." and head_host(head) == "worker-3"
+    ts, dated = parse_stamp(head)
+    assert dated and ts is not None and abs(ts - parse_stamp("2024-05-01T10:11:12.500000")[0]) < 1e-6
+    assert plain('{"_HOSTNAME": "worker-3", "MESSAGE": "x"}') == ("x", "")  # no time: no head made up
 
 
 def _kinds(text: str) -> list[tuple[str, int | None]]:

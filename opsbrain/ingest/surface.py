@@ -28,6 +28,8 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from opsbrain.ingest.records import record_line
+
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 _CRI = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) (?:stdout|stderr) [FP] ?")
 _RFC3339_HEAD = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{1,9}(?:Z|[+-]\d\d:\d\d) (?=\S)")
@@ -102,8 +104,12 @@ def looks_binary(line: str) -> bool:
 
 
 def plain(line: str) -> tuple[str, str]:
-    """``line`` without colour codes, full-width colons, and the heads a collection or a paste put before it (taken
+    """``line`` out of a collector's JSON record (:mod:`opsbrain.ingest.records`), without colour codes, full-width
+    colons, and the heads a collection or a paste put before it (taken
     off outermost first, as long as one is found); and the prefix taken off ("" when none)."""
+    record = ""
+    if line[:2] == '{"' and (rec := record_line(line)) is not None:
+        line, record = rec
     if "\x1b" in line:
         line = _ANSI.sub("", line)
     if "\uff1a" in line:
@@ -112,14 +118,14 @@ def plain(line: str) -> tuple[str, str]:
         line = _RAY_REPEAT.sub("", line)
     n = _head(line)
     if not n:
-        return line, ""
+        return line, record
     prefix, line = line[:n], line[n:]
     for _ in range(_MAX_HEADS - 1):
         n = _head(line)
         if not n:
             break
         prefix, line = prefix + line[:n], line[n:]
-    return line, prefix
+    return line, record + prefix
 
 
 def _head(line: str) -> int:
@@ -193,15 +199,16 @@ def logged_level(prefix: str) -> str | None:
     return m.group(1) if m else None
 
 
-CARRY = (r"\x1b|\[pod/|\[rank\d| across cluster\]|(?m:^)(?:" + _CRI.pattern + r"|(?:(?:" + _HEAD_STAMP + r") (?:"
+CARRY = (r"(?m:^)\{\"|\x1b|\[pod/|\[rank\d| across cluster\]|(?m:^)(?:"
+         + _CRI.pattern + r"|(?:(?:" + _HEAD_STAMP + r") (?:"
          + _HEAD_HOST + r")?|" + _HEAD_HOST + r")[\[|\t\n\x0b\x0c\r \x1c-\x1f]|" + _VLLM + r"|>(?: |$)|[ \t]+(?:"
          + _BODY + r")|\([\w.-]* ?pid=\d|" + _COMPOSE.pattern + "|" + _PROG_HEAD + "(?:" + _BODY + "))")
-"""Where :func:`plain` can take something off an ASCII line: a colour code, a kubectl or rank prefix, Ray's suffix, a
-CRI head, a collector's head (:data:`_HEAD`'s stamp and/or ``host: ``, before ``[``, ``|`` or white space), vLLM's
-logger head, a quote marker, an indent before a :data:`_BODY` layout, a process prefix, a compose column, or a syslog
-head before a :data:`_BODY` layout, at a line's start (every later head follows one of these). A superset: the
-host's digit-and-dash look-ahead is left to :func:`plain`, and white space is spelt out as Python's ``\\s`` reads it
-in ASCII text (with ``\\x0b`` and ``\\x1c``-``\\x1f``, which RE2's ``\\s`` lacks)."""
+"""Where :func:`plain` can take something off an ASCII line: a JSON record's start (``{"``), a colour code, a kubectl or
+rank prefix, Ray's suffix, a CRI head, a collector's head (:data:`_HEAD`'s stamp and/or ``host: ``, before ``[``,
+``|`` or white space), vLLM's logger head, a quote marker, an indent before a :data:`_BODY` layout, a process prefix,
+a compose column, or a syslog head before a :data:`_BODY` layout, at a line's start (every later head follows one of
+these). A superset: the host's digit-and-dash look-ahead is left to :func:`plain`, and white space is spelt out as
+Python's ``\\s`` reads it in ASCII text (with ``\\x0b`` and ``\\x1c``-``\\x1f``, which RE2's ``\\s`` lacks)."""
 _CARRY: Any = None
 
 

@@ -21,6 +21,11 @@ Where each was seen (public pastes; ``tests/data/real_logs`` ids where the corpu
 - ``journalctl``: journalctl's short format, ``Mar 19 14:31:09 dell-63 kubelet[1067]: `` (volcano-sh/devices#59);
 - ``journalctl-zh``: the same under a Chinese locale, ``8月 18 16:33:56 kylin10-6018 kubelet[176281]: ``
   (Project-HAMi/HAMi#2712; corpus b021);
+- ``docker-json``: Docker's json-file driver, each line a record ``{"log":"<line>\\n","stream":"stderr",
+  "time":"<RFC 3339 nano>"}`` (the file under /var/lib/docker/containers that node collections copy; Docker's JSON
+  File logging driver reference);
+- ``journal-json``: ``journalctl -o json``, each line a record with ``MESSAGE``, ``_HOSTNAME``,
+  ``SYSLOG_IDENTIFIER``, ``_PID`` and ``__REALTIME_TIMESTAMP`` (systemd.journal-fields(7));
 - ``ray``: Ray's worker prefix with its address and its log deduplication's suffix, ``(RayWorkerWrapper pid=45464,
   ip=10.0.0.2) ... [repeated 6x across cluster]`` (vllm-ascend#1127; flash-linear-attention-npu#272, corpus k013);
 - ``wrap80``: lines cut at 80 columns by a terminal (a copy of wrapped screen rows: every full row is 80
@@ -40,6 +45,7 @@ Deterministic given the random generator."""
 from __future__ import annotations
 
 import io
+import json
 import random
 import re
 from collections.abc import Callable
@@ -135,6 +141,34 @@ def journalctl_zh(text: str, rng: random.Random) -> str | None:
     return _each(text, head)
 
 
+def _go_json(record: dict[str, Any]) -> str:
+    """A record as Go's encoding/json writes it (Docker's json-file driver): compact, UTF-8 kept, and ``<``, ``>``,
+    ``&`` escaped as ``\\u003c``, ``\\u003e``, ``\\u0026``."""
+    out = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    return out.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def docker_json(text: str, rng: random.Random) -> str | None:
+    """Docker's json-file log: each line a record with its stream and RFC 3339 nano time."""
+    if not _unless(text, r'\{"'):
+        return None
+    base, stream = _base(text), rng.choice(("stdout", "stderr"))
+    return _join([_go_json({"log": ln + "\n", "stream": stream,
+                            "time": _stamp("iso", base, k)[:-1] + f"{rng.randint(0, 999):03d}Z"})
+                  for k, ln in enumerate(_lines(text))])
+
+
+def journal_json(text: str, rng: random.Random) -> str | None:
+    """``journalctl -o json``: each line a record with the journal's time (microseconds), host, program and pid."""
+    if not _unless(text, r'\{"'):
+        return None
+    host, pid, base = f"worker-{rng.randint(1, 64)}", rng.randint(1000, 99999), _base(text)
+    prog = rng.choice(("python3", "vllm", "mindie_llm_back"))
+    return _join([json.dumps({"__REALTIME_TIMESTAMP": str(int((base + k / 1000) * 1e6)), "PRIORITY": "6",
+                              "_PID": str(pid), "SYSLOG_IDENTIFIER": prog, "_HOSTNAME": host, "MESSAGE": ln},
+                             ensure_ascii=False) for k, ln in enumerate(_lines(text))])
+
+
 def ray(text: str, rng: random.Random) -> str | None:
     """Ray's prefix on every line, and on some its deduplication's suffix (the line as other workers logged it)."""
     if not _unless(text, r"\([\w.-]* ?pid=\d"):
@@ -198,7 +232,8 @@ def info(text: str, rng: random.Random) -> str:
 WRAPPERS: dict[str, Wrapper] = {
     "quote": quote, "fence": fence, "indent": indent, "crlf": crlf, "ansi": ansi, "rank": rank, "vllm": vllm,
     "kubectl-ts": kubectl_ts, "compose": compose, "syslog": syslog, "journalctl": journalctl,
-    "journalctl-zh": journalctl_zh, "ray": ray, "wrap80": wrap80,
+    "journalctl-zh": journalctl_zh, "docker-json": docker_json, "journal-json": journal_json,
+    "ray": ray, "wrap80": wrap80,
     "trailing": trailing, "tabs": tabs, "bom": bom, "fullwidth": fullwidth, "dup": dup, "info": info,
 }
 """Every wrapper by name, in the order of the module's list."""

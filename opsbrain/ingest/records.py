@@ -1,0 +1,91 @@
+"""Log lines a collector stored as one JSON record each: the program's line is a field of the record.
+
+- Docker's ``json-file`` logging driver (``/var/lib/docker/containers/<id>/<id>-json.log``, the default driver;
+  Docker's "JSON File logging driver" reference): ``{"log":"<line>\\n","stream":"stderr","time":"<RFC 3339 nano>"}``;
+  Fluent Bit's and Fluentd's ``tail`` of those files and Vector keep the ``log`` field (with ``kubernetes.host``
+  added by their Kubernetes filters);
+- the systemd journal's JSON export (``journalctl -o json``; systemd.journal-fields(7)): ``MESSAGE`` with
+  ``__REALTIME_TIMESTAMP`` (microseconds since the epoch), ``_HOSTNAME``, ``SYSLOG_IDENTIFIER`` and ``_PID``;
+  a ``MESSAGE`` that is not UTF-8 is exported as an array of byte values.
+
+:func:`record_line` gives the line and a head standing for the record's other fields, written as the text forms
+the readers already know: the time as an ISO stamp (with its year) and, where the record names its host, the head
+``journalctl`` prints for it (``May 01 10:11:12 host prog[pid]: ``), whose host :func:`opsbrain.ingest.where.head_host`
+reads. A line that is not such a record costs one two-character comparison."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+_KEYS = ('"log"', '"MESSAGE"')
+"""A record is decoded only when one of these keys is in the line (a JSON document of another kind stays a line)."""
+_RFC3339 = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def record_line(line: str) -> tuple[str, str] | None:
+    """The program's line inside a collector's JSON record and the head standing for its time and host; None when
+    ``line`` is no such record."""
+    if line[:2] != '{"' or not any(k in line for k in _KEYS):
+        return None
+    try:
+        rec = json.loads(line)
+    except ValueError:  # a record cut at MAX_LINE, or not JSON at all
+        return None
+    if not isinstance(rec, dict):
+        return None
+    if isinstance(body := rec.get("log"), str):
+        return body.rstrip("\r\n"), _head(_iso(rec.get("time")), _kube_host(rec), rec.get("container_name"), None)
+    body = rec.get("MESSAGE")
+    if isinstance(body, list) and all(isinstance(b, int) and 0 <= b < 256 for b in body):
+        body = bytes(body).decode("utf-8", "replace")
+    if isinstance(body, str):
+        return body.rstrip("\r\n"), _head(_epoch_us(rec.get("__REALTIME_TIMESTAMP")), rec.get("_HOSTNAME"),
+                                          rec.get("SYSLOG_IDENTIFIER") or rec.get("_COMM"), rec.get("_PID"))
+    return None
+
+
+def _head(when: datetime | None, host: Any, program: Any, pid: Any) -> str:
+    """An ISO stamp for ``when`` and, with a host, journalctl's short head (none without a time: a made-up clock
+    would read as the line's time)."""
+    if when is None:
+        return ""
+    head = f"{when.strftime('%Y-%m-%dT%H:%M:%S.%f')} "
+    if isinstance(host, str) and host and " " not in host:
+        prog = program if isinstance(program, str) and program and " " not in program else "log"
+        tag = f"[{pid}]" if isinstance(pid, (str, int)) and str(pid).isdigit() else ""
+        head += f"{_MONTHS[when.month - 1]} {when.strftime('%d %H:%M:%S')} {host} {prog}{tag}: "
+    return head
+
+
+def _iso(value: Any) -> datetime | None:
+    """Docker's RFC 3339 time with nanoseconds (``2024-05-01T10:11:12.123456789Z``), as written (UTC)."""
+    m = _RFC3339.match(value) if isinstance(value, str) else None
+    if not m:
+        return None
+    try:
+        when = datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S")
+    except ValueError:
+        return None
+    return when.replace(microsecond=int((m.group(2) or "0")[:6].ljust(6, "0")))
+
+
+def _epoch_us(value: Any) -> datetime | None:
+    """The journal's microseconds since the epoch (a decimal string), as UTC."""
+    if not (isinstance(value, str) and value.isdigit()):
+        return None
+    try:
+        return datetime.fromtimestamp(int(value) / 1e6, tz=UTC).replace(tzinfo=None)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _kube_host(rec: dict[str, Any]) -> Any:
+    """The node a Kubernetes filter (Fluent Bit, Fluentd, Vector) added to the record, or its ``host`` field."""
+    kube = rec.get("kubernetes")
+    if isinstance(kube, dict) and isinstance(kube.get("host"), str):
+        return kube["host"]
+    return rec.get("host")
