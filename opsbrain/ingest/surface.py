@@ -105,8 +105,8 @@ def looks_binary(line: str) -> bool:
 
 def plain(line: str) -> tuple[str, str]:
     """``line`` out of a collector's JSON record (:mod:`opsbrain.ingest.records`), without colour codes, full-width
-    colons, and the heads a collection or a paste put before it (taken
-    off outermost first, as long as one is found); and the prefix taken off ("" when none)."""
+    colons, and the heads a collection or a paste put before it (taken off outermost first, as long as one is
+    found); and the prefix taken off, the record's head first ("" when none)."""
     record = ""
     if line[:2] == '{"' and (rec := record_line(line)) is not None:
         line, record = rec
