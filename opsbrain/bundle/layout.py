@@ -33,6 +33,9 @@ One directory per worker (node), named by its host (``pod0-node35/``; a real col
     cluster/jobs/<job or instance>/rank_table.json      HCCL rank table: where the job's ranks run
     bundle.json                                         manifest (written by the twin; never needed to read)
 
+CANN's own collection (``asys collect``: ``asys_output_<stamp>/dfx/...``) is read as this layout, file by file
+(:mod:`opsbrain.ingest.asys`).
+
 The twin writes this layout, so that ascend-fd reads its bundles as it reads a real job's (it looks for ``dl_log/``
 and ``lcne_log/``). Bundles of the layout's first version (``mindx-dl/`` for ``dl_log/``, ``switch/`` for
 ``lcne_log/``) are still read. Host-level directories are found below wrappers such as ``var/log`` or msnpureport's
@@ -47,6 +50,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import PurePosixPath
 from typing import Any
 
+from opsbrain.ingest import asys
 from opsbrain.ingest.workers import is_wrapper
 
 BUNDLE_FORMAT = "opsbrain-bundle/1"
@@ -119,7 +123,8 @@ SWITCH, CLUSTERD, RANK_TABLE, OTHER, MANIFEST_KIND = "switch", "clusterd", "rank
 CANN_DEVICE, HOST_KERNEL, HISI_DUMP, MINDCLUSTER, VOLCANO = "cann_device", "host_kernel", "hisi_dump", "mindcluster", \
     "volcano"
 ENV_TABLE = "env_table"
-"""Performance tables of environment_check (csv, json): recognised, not read as log lines."""
+"""Files recognised and not read as log lines: environment_check's performance tables (csv, json), and asys's
+summaries and dumps (the reason in the kind's ``tag``)."""
 
 SOURCE_OF_KIND = {MESSAGES: "syslog", DMESG: "syslog", VMCORE: "syslog", SYSMON: "syslog", TRAIN: "train",
                   PLOG: "plog", DEVICE_OS: "device_os", HISTORY: "device_os", NPU_INFO: "hccn",
@@ -239,7 +244,21 @@ def _dl(rel: str) -> str:
 
 
 def classify(rel: str) -> FileKind | None:
-    """The kind of the file at ``rel`` (a ``/``-separated path relative to the bundle root), or None (unknown)."""
+    """The kind of the file at ``rel`` (a ``/``-separated path relative to the bundle root), or None (unknown). A file
+    of CANN's ``asys`` collection is classified as its counterpart in this layout (:mod:`opsbrain.ingest.asys`)."""
+    if (placed := asys.place(rel)) is not None:
+        head = _strip_wrappers(placed.head.split("/")) if placed.head else ""
+        if placed.path is not None:
+            return _classify(placed.path)
+        if placed.role == asys.CONSOLE:
+            return FileKind(TRAIN, head)
+        if placed.role == asys.HEALTH_ROLE:
+            return FileKind(OTHER, head, tag="asys")
+        return FileKind(ENV_TABLE, head, tag=placed.what)
+    return _classify(rel)
+
+
+def _classify(rel: str) -> FileKind | None:
     p = PurePosixPath(rel)
     name = p.name
     if rel == MANIFEST:

@@ -159,8 +159,8 @@ class _Reader(TimedFiles, StateFiles, Assembly):
             if k in (L.MANIFEST_KIND, L.RANK_TABLE):
                 continue
             if k == L.ENV_TABLE:
-                self.skipped.append({"path": f.rel, "reason": "performance table (environment_check): recognised, "
-                                     "not read as log lines"})
+                what = f.kind.tag or "performance table (environment_check)"
+                self.skipped.append({"path": f.rel, "reason": f"{what}: recognised, not read as log lines"})
                 continue
             if k in (L.MESSAGES, L.SYSMON, L.VMCORE, L.NPU_INFO, L.VOLCANO):  # no year: it comes from the others
                 later.append(f)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from opsbrain.bundle import layout as L
-from opsbrain.ingest import MAX_LINE
+from opsbrain.ingest import MAX_LINE, asys
 from opsbrain.ingest.archive import (
     FILE,
     READ_ERRORS,
@@ -81,9 +81,10 @@ _LONG = re.compile(rf"^[^\n]{{{MAX_LINE + 1}}}", re.MULTILINE)
 """A line longer than MAX_LINE characters (as ``max(map(len, lines)) > MAX_LINE``, without the lines)."""
 
 def _top(rels: list[str]) -> str:
-    """An archive's one top-level folder to take off (``""``: none, or one the layout reads)."""
+    """An archive's one top-level folder to take off (``""``: none, or one the layout reads, an asys collection's
+    folder among them)."""
     top = common_top(rels)
-    return "" if top[:-1] in L.LAYOUT_DIRS else top
+    return "" if top[:-1] in L.LAYOUT_DIRS or asys.OUTPUT_DIR.fullmatch(top[:-1]) else top
 
 
 class _Got(NamedTuple):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from opsbrain.ingest.asys import canonical
 from opsbrain.ingest.streams import archive_stem
 
 WRAPPERS = frozenset({"ascend", "log", "logs", "var", "os", "os_log", "host_log", "console", "train_log", "training",
@@ -49,7 +50,7 @@ def host_root(file: str | None) -> tuple[str, str | None]:
     sub-directory gives it."""
     if not file:
         return "", None
-    parts = list(PurePosixPath(file).parts[:-1])
+    parts = list(PurePosixPath(canonical(file)).parts[:-1])
     for a in ANCHORS:
         if a in parts:
             i = parts.index(a)
@@ -110,5 +111,5 @@ def device_dir(path: str | None) -> int | None:
     """The device whose own log a file is, by the last such directory of its path (:data:`_DEVICE_LOG_DIR`)."""
     if not path:
         return None
-    found = _DEVICE_LOG_DIR.findall(path.replace("\\", "/"))
+    found = _DEVICE_LOG_DIR.findall(canonical(path.replace("\\", "/")))
     return int(found[-1]) if found else None

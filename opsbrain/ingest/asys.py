@@ -1,0 +1,121 @@
+"""CANN's own fault-information collection (``asys collect`` / ``asys launch``) read as the layout the readers know.
+
+asys writes one host's collection to ``{output}/asys_output_<timestamp>/`` (CANN troubleshooting guide, "asys tool
+usage", collection output; its source: cann/oam-tools ``src/asys``, the collectors of CANN, host and device logs)::
+
+    asys_output_<stamp>/software_info.txt, hardware_info.txt, status_info.txt   summaries (recognised, not read)
+    asys_output_<stamp>/health_result.txt          each device's health and its fault codes and texts (read as lines)
+    asys_output_<stamp>/dfx/log/host/cann/{debug,run,security}/...   CANN's process logs (plog/, device-<N>/) as CANN
+                                                   wrote them: here ``process_log/{debug,run}/...``
+    asys_output_<stamp>/dfx/log/host/message/<messages or syslog>    the host's syslog, its own name kept
+    asys_output_<stamp>/dfx/log/host/driver/<file>                   the driver's host log (msnpureport's slog/host/)
+    asys_output_<stamp>/dfx/log/host/screen.txt    the task's console (``asys launch``); user_cmd, install/ not read
+    asys_output_<stamp>/dfx/log/device/dev-os-<N>/{system,firmware,application}/<level>/<dir>/...
+                                                   msnpureport's slog/dev-os-<N>/<level>/<dir>/... (level debug, run or
+                                                   security) sorted by who wrote it (device-os and event: system;
+                                                   device-<M>: firmware; device-app-*: application); here
+                                                   ``device_log/slog/dev-os-<N>/...``
+    asys_output_<stamp>/dfx/bbox/...               msnpureport's hisi_logs/ (black box): here ``device_log/hisi_logs/``
+    asys_output_<stamp>/dfx/{stackcore,data-dump,graph,ops,atrace}/   dumps and compiled operators (not read)
+
+:func:`place` maps a bundle-relative path below such a directory to the same file's path in the readers' layout,
+keeping the directories above the collection (its host's). The collection is found by its directory name
+(``asys_output_`` and digits: the tool's naming), or, where that folder is the root given or an archive's top folder
+taken off, by ``dfx/`` followed by one of the tool's own sub-directories."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+OUTPUT_DIR = re.compile(r"asys_output_\d{8,}")
+"""The collection's folder: ``asys_output_`` and the run's time stamp (``asys_output_20260626031235573``)."""
+DFX_DIRS = frozenset({"log", "bbox", "stackcore", "data-dump", "graph", "ops", "atrace"})
+"""What asys writes below ``dfx/``."""
+NOT_READ_DFX = frozenset({"stackcore", "data-dump", "graph", "ops", "atrace"})
+SUMMARIES = frozenset({"software_info.txt", "hardware_info.txt", "status_info.txt"})
+HEALTH = "health_result.txt"
+_DEVICE_ROLES = frozenset({"system", "firmware", "application"})
+
+LOG, CONSOLE, HEALTH_ROLE, NOT_READ = "log", "console", "health", "not read"
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """A file of an asys collection: the directories above the collection (``/``-joined, ``""`` = the root given),
+    what it is (:data:`LOG`: read as ``path``; :data:`CONSOLE`; :data:`HEALTH_ROLE`; :data:`NOT_READ`) and, for a
+    log, its path in the readers' layout (the same head in front)."""
+
+    head: str
+    role: str
+    path: str | None = None
+    what: str = ""
+
+
+def _start(dirs: list[str]) -> tuple[int, int] | None:
+    """(index of the first directory above the collection's contents, index of its ``dfx`` or -1) in ``dirs``."""
+    for i in range(len(dirs) - 1, -1, -1):
+        if OUTPUT_DIR.fullmatch(dirs[i]):
+            return i, (i + 1 if i + 1 < len(dirs) and dirs[i + 1] == "dfx" else -1)
+    for i in range(len(dirs) - 1):
+        if dirs[i] == "dfx" and dirs[i + 1] in DFX_DIRS:
+            return i, i
+    return None
+
+
+def place(rel: str) -> Placed | None:
+    """Where the file at ``rel`` (``/``-separated, relative to the root given) sits in an asys collection, or None
+    when it is in none (or is no file asys writes)."""
+    parts = rel.split("/")
+    found = _start(parts[:-1])
+    if found is None:
+        return None
+    top, dfx = found
+    head = "/".join(parts[:top])
+    lead = parts[:top]
+    if dfx < 0:  # a file of the collection's own folder (no dfx/ between)
+        if len(parts) != top + 2:
+            return None
+        name = parts[-1]
+        if name == HEALTH:
+            return Placed(head, HEALTH_ROLE, what="asys device health")
+        if name in SUMMARIES:
+            return Placed(head, NOT_READ, what=f"asys summary ({name})")
+        return None
+    inner = parts[dfx + 1:]
+    if len(inner) < 2:
+        return None
+    if inner[0] in NOT_READ_DFX:
+        return Placed(head, NOT_READ, what=f"asys dfx/{inner[0]} (dumps, traces, compiled operators)")
+    if inner[0] == "bbox":
+        return Placed(head, LOG, "/".join([*lead, "device_log", "hisi_logs", *inner[1:]]))
+    if inner[:2] == ["log", "host"] and len(inner) >= 4:
+        where, rest = inner[2], inner[3:]
+        if where == "cann":
+            return Placed(head, LOG, "/".join([*lead, "process_log", *rest]))
+        if where == "message" and len(rest) == 1:
+            return Placed(head, LOG, "/".join([*lead, *rest]))
+        if where == "driver":
+            return Placed(head, LOG, "/".join([*lead, "device_log", "slog", "host", *rest]))
+        if where == "install":
+            return Placed(head, NOT_READ, what="asys install log (package history)")
+        return None
+    if inner[:2] == ["log", "host"] and len(inner) == 3:
+        if inner[2] == "screen.txt":
+            return Placed(head, CONSOLE, what="asys launch console")
+        if inner[2] == "user_cmd":
+            return Placed(head, NOT_READ, what="asys launch command line")
+        return None
+    if inner[:2] == ["log", "device"] and len(inner) >= 5:
+        dev_os, role, rest = inner[2], inner[3], inner[4:]
+        if role in _DEVICE_ROLES:
+            return Placed(head, LOG, "/".join([*lead, "device_log", "slog", dev_os, *rest]))
+        if role == "slogd":
+            return Placed(head, NOT_READ, what="asys slogd (the log daemon's own log)")
+    return None
+
+
+def canonical(rel: str) -> str:
+    """``rel`` in the readers' layout when it is a log of an asys collection, else ``rel`` itself."""
+    p = place(rel)
+    return p.path if p is not None and p.path is not None else rel

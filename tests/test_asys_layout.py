@@ -1,0 +1,167 @@
+"""CANN's ``asys collect`` output read as the bundle layout (opsbrain.ingest.asys; issue 14 item 7, real layouts)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from opsbrain.bundle import layout as L
+from opsbrain.ingest import asys
+from opsbrain.ingest.workers import device_dir, host_root
+
+FIX = Path(__file__).parent / "fixtures" / "bundles"
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "ascend-fd-fixtures"
+OUT = "asys_output_20250301100500123"
+
+
+def to_asys(rel: str) -> str | None:
+    """Where asys would put the file at ``rel`` of a worker's collection (CANN's process logs, msnpureport's device
+    logs, the host's syslog): the inverse of :func:`asys.place`, written from the tool's collectors, not from it."""
+    parts = rel.split("/")
+    for i, p in enumerate(parts):
+        head, rest = parts[:i], parts[i + 1:]
+        if p == "process_log":
+            return "/".join([*head, OUT, "dfx", "log", "host", "cann", *rest])
+        if p == "device_log" and rest[:1] == ["hisi_logs"]:
+            return "/".join([*head, OUT, "dfx", "bbox", *rest[1:]])
+        if p == "device_log" and rest[:1] == ["slog"] and len(rest) >= 5 and rest[1].startswith("dev-os-"):
+            role = "system" if rest[3] in ("device-os", "event") else "firmware"
+            return "/".join([*head, OUT, "dfx", "log", "device", rest[1], role, *rest[2:]])
+    if parts[-1] == "messages":
+        return "/".join([*parts[:-1], OUT, "dfx", "log", "host", "message", "messages"])
+    return None
+
+
+@pytest.mark.parametrize(("rel", "role", "path"), [
+    (f"{OUT}/dfx/log/host/cann/run/plog/plog-1_20250301.log", asys.LOG, "process_log/run/plog/plog-1_20250301.log"),
+    (f"w1/{OUT}/dfx/log/host/cann/debug/device-2/device-7_1.log", asys.LOG,
+     "w1/process_log/debug/device-2/device-7_1.log"),
+    (f"w1/{OUT}/dfx/log/host/message/syslog", asys.LOG, "w1/syslog"),
+    (f"w1/{OUT}/dfx/log/host/driver/host_kernel.log", asys.LOG, "w1/device_log/slog/host/host_kernel.log"),
+    (f"{OUT}/dfx/log/device/dev-os-3/system/run/device-os/device-os_1.log", asys.LOG,
+     "device_log/slog/dev-os-3/run/device-os/device-os_1.log"),
+    (f"{OUT}/dfx/log/device/dev-os-3/firmware/debug/device-1/device-1_2.log", asys.LOG,
+     "device_log/slog/dev-os-3/debug/device-1/device-1_2.log"),
+    (f"{OUT}/dfx/bbox/device-2/history.log", asys.LOG, "device_log/hisi_logs/device-2/history.log"),
+    # the collection's folder taken off (the root given, or an archive's top folder)
+    ("dfx/bbox/device-2/history.log", asys.LOG, "device_log/hisi_logs/device-2/history.log"),
+    (f"{OUT}/dfx/log/host/screen.txt", asys.CONSOLE, None),
+    (f"{OUT}/health_result.txt", asys.HEALTH_ROLE, None),
+    (f"{OUT}/software_info.txt", asys.NOT_READ, None),
+    (f"{OUT}/dfx/stackcore/core.1", asys.NOT_READ, None),
+    (f"{OUT}/dfx/log/device/dev-os-0/slogd/slogdlog", asys.NOT_READ, None),
+])
+def test_a_collections_files_are_placed_in_the_layout(rel: str, role: str, path: str | None) -> None:
+    placed = asys.place(rel)
+    assert placed is not None and (placed.role, placed.path) == (role, path)
+
+
+@pytest.mark.parametrize("rel", [
+    "w1/process_log/run/plog/plog-1_2.log",  # not a collection
+    "w1/dfx/notes.txt",  # a dfx folder of something else
+    f"{OUT}/readme.txt",  # no file asys writes
+    f"{OUT}/dfx/log/host/unknown/x.log",
+])
+def test_paths_outside_a_collection_are_left_alone(rel: str) -> None:
+    assert asys.place(rel) is None and asys.canonical(rel) == rel
+
+
+def _files(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+
+
+def _relaid(src: Path, dst: Path) -> int:
+    """``src`` copied to ``dst`` with every file asys collects moved where asys puts it; how many were moved."""
+    moved = 0
+    for rel in _files(src):
+        new = to_asys(rel)
+        moved += new is not None
+        target = dst / (new or rel)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src / rel, target)
+    return moved
+
+
+def test_round_trip_of_the_layouts_names() -> None:
+    """Every file of the real-format bundle, placed where asys puts it, is classified as the same kind, worker and
+    device, and names the same worker and device to the multi-rank analysis."""
+    src = FIX / "hbm-uce-real"
+    seen = 0
+    for rel in _files(src):
+        new = to_asys(rel)
+        if new is None:
+            continue
+        seen += 1
+        assert asys.canonical(new) == rel
+        a, b = L.classify(rel), L.classify(new)
+        assert a is not None and b is not None and (a.kind, a.worker, a.device) == (b.kind, b.worker, b.device), rel
+        assert host_root(new) == host_root(rel) and device_dir(new) == device_dir(rel), rel
+    assert seen >= 6
+
+
+@pytest.fixture(scope="module")
+def engine() -> Any:
+    from opsbrain.kb.training import load_engine
+
+    return load_engine()
+
+
+def _verdicts(report: dict[str, Any]) -> list[tuple[Any, ...]]:
+    return sorted((i["opened_at"], i["diagnosis"]["fault_class"], i["diagnosis"]["component"])
+                  for i in report["incidents"])
+
+
+def test_an_asys_collection_is_diagnosed_as_the_same_logs_in_the_usual_layout(tmp_path: Path, engine: Any) -> None:
+    from opsbrain.bundle.diagnose import diagnose_bundle
+
+    assert _relaid(FIX / "hbm-uce-real", tmp_path / "asys") >= 6
+    want = diagnose_bundle(FIX / "hbm-uce-real", engine)
+    got = diagnose_bundle(tmp_path / "asys", engine)
+    assert got["diagnosis"]["fault_class"] == want["diagnosis"]["fault_class"] == "hbm_uce"
+    assert got["diagnosis"]["component"] == want["diagnosis"]["component"]
+    assert _verdicts(got) == _verdicts(want)
+    assert [w["dir"] for w in got["workers"]] == [w["dir"] for w in want["workers"]]
+
+
+def test_an_asys_archive_and_its_summaries(tmp_path: Path, engine: Any) -> None:
+    """``asys collect --tar=True`` leaves ``asys_output_<stamp>.tar.gz`` with the folder inside; the summaries are
+    listed as recognised and not read, the console and the health file are read."""
+    import tarfile
+
+    from opsbrain.bundle.diagnose import diagnose_bundle
+
+    src = FIX / "hbm-uce-real" / "worker-0"
+    out = tmp_path / "one" / OUT
+    _relaid(src, tmp_path / "one")
+    (out / "software_info.txt").write_text("CANN version: 8.0.RC3\n")
+    (out / "dfx" / "log" / "host").mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src / "rank-3.log", out / "dfx" / "log" / "host" / "screen.txt")
+    tgz = tmp_path / f"{OUT}.tar.gz"
+    with tarfile.open(tgz, "w:gz") as tar:
+        tar.add(out, arcname=OUT)
+    rep = diagnose_bundle(tgz, engine)
+    assert rep["diagnosis"]["fault_class"] == "hbm_uce" and rep["diagnosis"]["component"].endswith("npu3/hbm")
+    reasons = {s["path"]: s["reason"] for s in rep["skipped"]}
+    assert any(p.endswith("software_info.txt") and "recognised, not read" in r for p, r in reasons.items())
+    assert not any(p.endswith("screen.txt") for p in reasons)
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="needs ../shared (ascend-fd's fixtures)")
+def test_ascend_fd_fixture_relaid_as_asys(tmp_path: Path, engine: Any) -> None:
+    """ascend-fd's one-worker system test, its CANN and device logs moved where asys puts them: the same incidents
+    on the same devices as in the layout ascend-fd reads."""
+    from opsbrain.bundle.diagnose import diagnose_bundle
+
+    src = SHARED / "st_testcase" / "modelarts-job-testdt" / "ascend"
+    keep = tmp_path / "usual" / "host"
+    for part in ("process_log", "device_log"):
+        shutil.copytree(src / part, keep / part)
+    assert _relaid(tmp_path / "usual", tmp_path / "asys") > 10
+    want = diagnose_bundle(tmp_path / "usual", engine)
+    got = diagnose_bundle(tmp_path / "asys", engine)
+    assert _verdicts(got) == _verdicts(want)
+    assert any(c == "hbm_uce" and re.search(r"/npu2/hbm$", str(w)) for _, c, w in _verdicts(got))
