@@ -13,7 +13,7 @@ from opsbrain.ingest.where import device_in
 from opsbrain.kb.perturb import WRAPPERS, disagreements, wrapped
 from opsbrain.kb.realeval import default_corpus_dir, load_corpus
 
-HOSTED = ("syslog", "journalctl", "journal-json")
+HOSTED = ("syslog", "journalctl", "journal-json", "loki-jsonl", "logcli")
 """Heads that name a host the bare excerpt lacks: the root names it, and where a device-less signal then sits on
 that node, localisation's vote can name the node instead of the device (2 DEV excerpts today): a device, not a
 class, that changes; the class is asserted for them as for every wrapper."""
@@ -96,6 +96,10 @@ def test_every_wrapper_changes_the_text() -> None:
     ('{"__REALTIME_TIMESTAMP": "1714558272000000", "_HOSTNAME": "worker-3", "MESSAGE": "[ERROR] HCCL(1,p):x"}',
      "[ERROR] HCCL(1,p):x"),  # journalctl -o json
     ('{"_HOSTNAME": "w-1", "MESSAGE": [104, 105]}', "hi"),  # a MESSAGE that was not UTF-8: its bytes
+    ('{"labels":{"host":"w-2"},"line":"EI0006: x","timestamp":"2024-05-01T10:11:12.5+08:00"}', "EI0006: x"),  # logcli
+    ('2024-05-01T10:11:12+08:00 {host="w-2", job="train"}  [ERROR] HCCL(1,p):x', "[ERROR] HCCL(1,p):x"),  # logcli
+    ("2024-05-01T10:11:12Z {}  EI0006: x", "EI0006: x"),  # logcli, a stream without labels
+    ('{"@timestamp":"2024-05-01T02:11:12.500Z","message":"EI0006: x","host":{"name":"w-3"}}', "EI0006: x"),  # ECS
 ])
 def test_paste_heads_come_off(line: str, body: str) -> None:
     assert plain(line)[0] == body
@@ -129,6 +133,21 @@ def test_a_journal_record_gives_its_host_and_time() -> None:
     ts, dated = parse_stamp(head)
     assert dated and ts is not None and abs(ts - parse_stamp("2024-05-01T10:11:12.500000")[0]) < 1e-6
     assert plain('{"_HOSTNAME": "worker-3", "MESSAGE": "x"}') == ("x", "")  # no time: no head made up
+
+
+@pytest.mark.parametrize(("line", "host"), [
+    ('{"labels":{"job":"t","node_name":"w-4"},"line":"x","timestamp":"2024-05-01T10:11:12.5+08:00"}', "w-4"),
+    ('2024-05-01T10:11:12+08:00 {hostname="w-5"}  x', "w-5"),
+    ('{"@timestamp":"2024-05-01T02:11:12.500Z","message":"x","host":{"hostname":"w-6"}}', "w-6"),
+    ('{"@timestamp":"2024-05-01T02:11:12.500Z","message":"x","kubernetes":{"node":{"name":"w-7"}}}', "w-7"),
+    ('{"@timestamp":"2024-05-01T02:11:12.500Z","message":"x","host":"w-8"}', "w-8"),  # Logstash
+    ('2024-05-01T10:11:12+08:00 {job="t", instance="10.0.0.1:9100"}  x', None),  # no host label: no host guessed
+])
+def test_a_collectors_record_names_its_host(line: str, host: str | None) -> None:
+    from opsbrain.ingest.where import head_host
+
+    body, head = plain(line)
+    assert body == "x" and head_host(head) == host and head.startswith("2024-05-01T")
 
 
 def _kinds(text: str) -> list[tuple[str, int | None]]:

@@ -6,7 +6,14 @@
   added by their Kubernetes filters);
 - the systemd journal's JSON export (``journalctl -o json``; systemd.journal-fields(7)): ``MESSAGE`` with
   ``__REALTIME_TIMESTAMP`` (microseconds since the epoch), ``_HOSTNAME``, ``SYSLOG_IDENTIFIER`` and ``_PID``;
-  a ``MESSAGE`` that is not UTF-8 is exported as an array of byte values.
+  a ``MESSAGE`` that is not UTF-8 is exported as an array of byte values;
+- Grafana Loki's ``logcli query --output=jsonl`` (grafana/loki ``pkg/logcli/output/jsonl.go``):
+  ``{"labels":{...},"line":"<line>","timestamp":"<RFC 3339 nano>"}``, and its default output, the same three as text
+  (``output/default.go``: ``<RFC 3339> {job="x", host="n1"} <line>``, :func:`labelled_line`); the host is the
+  stream's ``host``, ``hostname``, ``node_name`` or ``nodename`` label (``node_name``: Promtail's Kubernetes
+  scrape configs relabel the pod's node to it);
+- Elastic Common Schema documents (Filebeat, Elastic Agent, Logstash): ``message`` with ``@timestamp`` and
+  ``host.name`` (or Filebeat's ``kubernetes.node.name``; Logstash's ``host`` as a string).
 
 :func:`record_line` gives the line and a head standing for the record's other fields, written as the text forms
 the readers already know: the time as an ISO stamp (with its year) and, where the record names its host, the head
@@ -20,7 +27,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-_KEYS = ('"log"', '"MESSAGE"')
+_KEYS = ('"log"', '"MESSAGE"', '"line"', '"message"')
 """A record is decoded only when one of these keys is in the line (a JSON document of another kind stays a line)."""
 _RFC3339 = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?")
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -45,7 +52,45 @@ def record_line(line: str) -> tuple[str, str] | None:
     if isinstance(body, str):
         return body.rstrip("\r\n"), _head(_epoch_us(rec.get("__REALTIME_TIMESTAMP")), rec.get("_HOSTNAME"),
                                           rec.get("SYSLOG_IDENTIFIER") or rec.get("_COMM"), rec.get("_PID"))
+    if isinstance(body := rec.get("line"), str):
+        labels: dict[str, Any] = lab if isinstance(lab := rec.get("labels"), dict) else {}
+        return body.rstrip("\r\n"), _head(_iso(rec.get("timestamp")), _label_host(labels), labels.get("job"), None)
+    if isinstance(body := rec.get("message"), str):
+        return body.rstrip("\r\n"), _head(_iso(rec.get("@timestamp")), _ecs_host(rec), None, None)
     return None
+
+
+_LABELLED = re.compile(r'(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) '
+                       r'(\{(?:[A-Za-z_]\w*="(?:[^"\\]|\\.)*"(?:, )?)*\}) +')
+_LABEL = re.compile(r'([A-Za-z_]\w*)="((?:[^"\\]|\\.)*)"')
+HOST_LABELS = ("host", "hostname", "node_name", "nodename")
+"""Stream labels that name the host a line came from."""
+
+
+def labelled_line(line: str) -> tuple[str, str] | None:
+    """The line after logcli's default head (its time stamp and the stream's label set, padded) and the head standing
+    for them (as :func:`record_line`'s); None when ``line`` has no such head."""
+    m = _LABELLED.match(line)
+    if m is None:
+        return None
+    labels = dict(_LABEL.findall(m.group(2)))
+    return line[m.end():], _head(_iso(m.group(1)), _label_host(labels), labels.get("job"), None) or m.group(0)
+
+
+def _label_host(labels: dict[str, Any]) -> Any:
+    return next((labels[k] for k in HOST_LABELS if isinstance(labels.get(k), str)), None)
+
+
+def _ecs_host(rec: dict[str, Any]) -> Any:
+    """ECS ``host.name`` (else ``host.hostname``), Filebeat's ``kubernetes.node.name``, or Logstash's ``host``."""
+    host = rec.get("host")
+    if isinstance(host, dict):
+        return host.get("name") if isinstance(host.get("name"), str) else host.get("hostname")
+    kube = rec.get("kubernetes")
+    node = kube.get("node") if isinstance(kube, dict) else None
+    if isinstance(node, dict) and isinstance(node.get("name"), str):
+        return node["name"]
+    return host
 
 
 def _head(when: datetime | None, host: Any, program: Any, pid: Any) -> str:

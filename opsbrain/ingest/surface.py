@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from opsbrain.ingest.records import record_line
+from opsbrain.ingest.records import labelled_line, record_line
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 _CRI = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) (?:stdout|stderr) [FP] ?")
@@ -112,6 +112,8 @@ def plain(line: str) -> tuple[str, str]:
         line, record = rec
     if "\x1b" in line:
         line = _ANSI.sub("", line)
+    if line[10:11] == "T" and " {" in line[19:36] and (lab := labelled_line(line)) is not None:
+        line, record = lab[0], record + lab[1]
     if "\uff1a" in line:
         line = _FULL_COLON.sub(": ", line)
     if line.endswith(" across cluster]"):
@@ -200,15 +202,16 @@ def logged_level(prefix: str) -> str | None:
 
 
 CARRY = (r"(?m:^)\{\"|\x1b|\[pod/|\[rank\d| across cluster\]|(?m:^)(?:"
-         + _CRI.pattern + r"|(?:(?:" + _HEAD_STAMP + r") (?:"
+         + _CRI.pattern + r"|\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:\d\d) \{|(?:(?:" + _HEAD_STAMP + r") (?:"
          + _HEAD_HOST + r")?|" + _HEAD_HOST + r")[\[|\t\n\x0b\x0c\r \x1c-\x1f]|" + _VLLM + r"|>(?: |$)|[ \t]+(?:"
          + _BODY + r")|\([\w.-]* ?pid=\d|" + _COMPOSE.pattern + "|" + _PROG_HEAD + "(?:" + _BODY + "))")
 """Where :func:`plain` can take something off an ASCII line: a JSON record's start (``{"``), a colour code, a kubectl or
-rank prefix, Ray's suffix, a CRI head, a collector's head (:data:`_HEAD`'s stamp and/or ``host: ``, before ``[``,
-``|`` or white space), vLLM's logger head, a quote marker, an indent before a :data:`_BODY` layout, a process prefix,
-a compose column, or a syslog head before a :data:`_BODY` layout, at a line's start (every later head follows one of
-these). A superset: the host's digit-and-dash look-ahead is left to :func:`plain`, and white space is spelt out as
-Python's ``\\s`` reads it in ASCII text (with ``\\x0b`` and ``\\x1c``-``\\x1f``, which RE2's ``\\s`` lacks)."""
+rank prefix, Ray's suffix, a CRI head, logcli's time and label set, a collector's head (:data:`_HEAD`'s stamp and/or
+``host: ``, before ``[``, ``|`` or white space), vLLM's logger head, a quote marker, an indent before a :data:`_BODY`
+layout, a process prefix, a compose column, or a syslog head before a :data:`_BODY` layout, at a line's start (every
+later head follows one of these). A superset: the host's digit-and-dash look-ahead is left to :func:`plain`, and
+white space is spelt out as Python's ``\\s`` reads it in ASCII text (with ``\\x0b`` and ``\\x1c``-``\\x1f``, which
+RE2's ``\\s`` lacks)."""
 _CARRY: Any = None
 
 

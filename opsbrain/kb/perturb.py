@@ -26,6 +26,10 @@ Where each was seen (public pastes; ``tests/data/real_logs`` ids where the corpu
   File logging driver reference);
 - ``journal-json``: ``journalctl -o json``, each line a record with ``MESSAGE``, ``_HOSTNAME``,
   ``SYSLOG_IDENTIFIER``, ``_PID`` and ``__REALTIME_TIMESTAMP`` (systemd.journal-fields(7));
+- ``loki-jsonl``: Grafana Loki's ``logcli query --output=jsonl``, each line a record ``{"labels":{...},"line":...,
+  "timestamp":...}`` (grafana/loki ``pkg/logcli/output/jsonl.go``; Go's encoding/json sorts a map's keys);
+- ``logcli``: logcli's default output, ``<RFC 3339> {host="...", job="..."} <line>``, labels padded to one width
+  (``pkg/logcli/output/default.go``; the Loki docs' logcli examples);
 - ``ray``: Ray's worker prefix with its address and its log deduplication's suffix, ``(RayWorkerWrapper pid=45464,
   ip=10.0.0.2) ... [repeated 6x across cluster]`` (vllm-ascend#1127; flash-linear-attention-npu#272, corpus k013);
 - ``wrap80``: lines cut at 80 columns by a terminal (a copy of wrapped screen rows: every full row is 80
@@ -169,6 +173,29 @@ def journal_json(text: str, rng: random.Random) -> str | None:
                              ensure_ascii=False) for k, ln in enumerate(_lines(text))])
 
 
+def _loki_stream(rng: random.Random) -> dict[str, str]:
+    return {"host": f"worker-{rng.randint(1, 64)}", "job": rng.choice(("train", "vllm", "mindie"))}
+
+
+def loki_jsonl(text: str, rng: random.Random) -> str | None:
+    """``logcli query --output=jsonl``: each line a record with the stream's labels and its RFC 3339 nano time."""
+    if not _unless(text, r'\{"'):
+        return None
+    labels, base = _loki_stream(rng), _base(text)
+    return _join([_go_json({"labels": labels, "line": ln,
+                            "timestamp": _stamp("iso", base, k)[:-1] + f"{rng.randint(0, 999):03d}+08:00"})
+                  for k, ln in enumerate(_lines(text))])
+
+
+def logcli(text: str, rng: random.Random) -> str | None:
+    """logcli's default output: RFC 3339 time (seconds), the stream's label set, then the line (trimmed)."""
+    if not _unless(text, r"\d{4}-\d\d-\d\dT"):
+        return None
+    labels, base = _loki_stream(rng), _base(text)
+    shown = "{" + ", ".join(f'{k}="{v}"' for k, v in sorted(labels.items())) + "}"
+    return _join([f"{_stamp('iso', base, k)[:19]}+08:00 {shown}  {ln.strip()}" for k, ln in enumerate(_lines(text))])
+
+
 def ray(text: str, rng: random.Random) -> str | None:
     """Ray's prefix on every line, and on some its deduplication's suffix (the line as other workers logged it)."""
     if not _unless(text, r"\([\w.-]* ?pid=\d"):
@@ -233,6 +260,7 @@ WRAPPERS: dict[str, Wrapper] = {
     "quote": quote, "fence": fence, "indent": indent, "crlf": crlf, "ansi": ansi, "rank": rank, "vllm": vllm,
     "kubectl-ts": kubectl_ts, "compose": compose, "syslog": syslog, "journalctl": journalctl,
     "journalctl-zh": journalctl_zh, "docker-json": docker_json, "journal-json": journal_json,
+    "loki-jsonl": loki_jsonl, "logcli": logcli,
     "ray": ray, "wrap80": wrap80,
     "trailing": trailing, "tabs": tabs, "bom": bom, "fullwidth": fullwidth, "dup": dup, "info": info,
 }
