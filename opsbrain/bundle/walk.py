@@ -31,6 +31,7 @@ from opsbrain.ingest.archive import (
     plain_name,
     with_nested,
 )
+from opsbrain.ingest.encoding import SAMPLE, decode, sniff
 from opsbrain.ingest.surface import may_carry, plain
 
 
@@ -208,6 +209,9 @@ class _Scan:
         self.bytes_read += len(data)
         self.decompressed += u.kind is not None
         note = f"{u.kind} stream {u.error} after {len(data)} bytes: the lines before were read" if u.error else None
+        if (codec := sniff(data[:SAMPLE])) != "utf-8":  # UTF-16 with its BOM, GB18030: read as that text
+            data = decode(data, codec).encode("utf-8", "replace")
+            note = "; ".join(x for x in (note, f"read as {codec} text") if x)
         note = "; ".join(x for x in (e.note, note) if x) or None  # e.note: a .tgz read as the one text it holds
         return _Got(e.rel, None, self.prepare(data), note, group=e.group)
 

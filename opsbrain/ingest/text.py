@@ -25,6 +25,7 @@ from typing import IO, Any, cast
 
 from opsbrain.ingest.archive import FILE, READ_ERRORS, ArchiveError, Unpacked, misnamed, open_tree, with_nested
 from opsbrain.ingest.derive import TLS_STATES, fd_placed, tls_mismatch, with_flaps
+from opsbrain.ingest.encoding import SAMPLE, decode, decoded_lines, sniff
 from opsbrain.ingest.parsers import MAX_LINE, parse_line
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.surface import WRAP_LOOK, looks_binary, plain, unwrap, wrapped_paste
@@ -77,27 +78,41 @@ class TextStats:
         return d
 
 
-def _lines_of(stream: IO[bytes] | Unpacked, stats: TextStats, given: Callable[[], int]) -> Iterator[str]:
-    """Decoded lines of a byte stream, read in chunks (a 50 MB file never sits in memory whole), within
-    MAX_TOTAL_BYTES and MAX_EXPANSION times the ``given()`` bytes of input (past EXPANSION_FLOOR)."""
-    rest = b""
+def _chunks(stream: IO[bytes] | Unpacked, stats: TextStats, given: Callable[[], int]) -> Iterator[bytes]:
+    """The stream's bytes in chunks, within MAX_TOTAL_BYTES and MAX_EXPANSION times the ``given()`` bytes of input
+    (past EXPANSION_FLOOR); where a limit stops the read, the answer's not-read list says so."""
     while True:
         budget = MAX_TOTAL_BYTES - stats.bytes
         if budget <= 0:
             stats.not_read.append(f"input beyond {MAX_TOTAL_BYTES} bytes")
-            break
+            return
         expands = max(EXPANSION_FLOOR, MAX_EXPANSION * given()) - stats.bytes
         if expands <= 0:
             stats.not_read.append(f"input expands past {MAX_EXPANSION}:1 its {given()} bytes as given (a "
                                   f"decompression bomb?): the rest not read after {stats.bytes} bytes of text")
-            break
-        budget = min(budget, expands)
-        chunk = stream.read(min(READ_CHUNK, budget))
+            return
+        chunk = stream.read(min(READ_CHUNK, budget, expands))
         if not chunk:
-            break
+            return
         stats.bytes += len(chunk)
-        data = rest + chunk
-        parts = data.split(b"\n")
+        yield chunk
+
+
+def _lines_of(stream: IO[bytes] | Unpacked, stats: TextStats, given: Callable[[], int],
+              label: str | None = None) -> Iterator[str]:
+    """Decoded lines of a byte stream, read in chunks (a 50 MB file never sits in memory whole): UTF-8, or the
+    encoding its first bytes show (:mod:`.encoding`: UTF-16 with a BOM, GB18030), said in the notes."""
+    chunks = _chunks(stream, stats, given)
+    first = next(chunks, b"")
+    codec = sniff(first[:SAMPLE])
+    if codec != "utf-8":
+        why = "its byte-order mark" if codec.startswith("utf-16") else "its bytes are not UTF-8"
+        stats.notes.append(f"{label or 'input'}: read as {codec} text ({why})")
+        yield from decoded_lines(chain([first], chunks), codec, 16 * MAX_LINE)
+        return
+    rest = b""
+    for chunk in chain([first], chunks):
+        parts = (rest + chunk).split(b"\n")
         rest = parts.pop()
         if len(rest) > 16 * MAX_LINE:  # a line without end: keep its head, drop the middle
             rest = rest[: 4 * MAX_LINE]
@@ -200,14 +215,14 @@ class LineReader:
         """The lines of a byte stream, decompressed first when it is gzip, bzip2 or xz (by its first bytes); a
         stream that breaks off (truncated, corrupt) gives the lines before, and the break is listed as not read."""
         for _label, _rel, u in _one(cast(IO[bytes], _Counted(stream, self)), file or "input", "", self.stats):
-            self.feed(_lines_of(u, self.stats, lambda: self._given), file)
+            self.feed(_lines_of(u, self.stats, lambda: self._given, file), file)
 
     def feed_path(self, path: Path, name: str | None = None) -> None:
         """A file: an archive (tar, compressed or not, or zip) member by member, in place; else its lines."""
         self._given += path.stat().st_size
         given = name or str(path)
         for label, _rel, u in read_members(path, given, self.stats):
-            self.feed(_lines_of(u, self.stats, lambda: self._given), label,
+            self.feed(_lines_of(u, self.stats, lambda: self._given, label), label,
                       path.resolve().as_posix() if label == given else label)
 
 
@@ -386,4 +401,4 @@ def read_small(path: str | Path) -> str:
     if Path(path).is_dir():
         raise InputError("is a directory (use --bundle for a log bundle, --logs for a folder of logs)",
                          file=str(path))
-    return read_bytes(path, InputError, MAX_DOCUMENT_BYTES).decode("utf-8", errors="replace")
+    return decode(read_bytes(path, InputError, MAX_DOCUMENT_BYTES))

@@ -1,0 +1,71 @@
+"""The text encoding of a log's bytes, told from its first bytes: UTF-8 unless they say otherwise.
+
+- UTF-16 with its byte-order mark: what Windows PowerShell 5's ``>`` and ``Out-File`` write by default ("UTF-16LE",
+  the PowerShell about_Character_Encoding reference), and Notepad's "Unicode";
+- GB18030 (GBK's superset): what a Chinese-locale Windows saves as "ANSI" (code page 936), so a log copied into a
+  text file there. Taken only when the bytes are not UTF-8 (more than a few damaged sequences) and decode as GB18030
+  to Chinese text: a UTF-8 log with a few broken bytes stays UTF-8 (those bytes replaced, as before).
+
+Without this, a GBK line's Chinese words were read as U+FFFD, and a line mostly of them as binary content: data
+lost without a word. The reader says in its notes which encoding it took when not UTF-8."""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Iterator
+
+SAMPLE = 64 << 10
+"""Bytes looked at to tell the encoding."""
+_BOMS = ((b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+DAMAGE_SHARE = 0.1
+"""reason: GBK text read as UTF-8 fails on nearly every non-ASCII byte pair (one U+FFFD per two bytes or so); a UTF-8
+log with a cut or corrupted character fails on a handful. Below this share of U+FFFD per non-ASCII byte, UTF-8."""
+CHINESE_SHARE = 0.8
+"""reason: the non-ASCII characters of Chinese text are nearly all CJK ideographs and CJK / full-width punctuation;
+Latin-1 or cp1252 bytes decoded as GB18030 either fail or give a scatter of rare ideographs beside other symbols."""
+
+
+def sniff(head: bytes) -> str:
+    """The codec name for bytes beginning with ``head`` (give :data:`SAMPLE` bytes or all there are)."""
+    for bom, name in _BOMS:
+        if head.startswith(bom):
+            return name
+    if head.isascii():
+        return "utf-8"
+    wide = sum(1 for b in head if b > 0x7F)
+    if b"\x00" in head or head.decode("utf-8", "replace").count("\ufffd") <= DAMAGE_SHARE * wide + 1:
+        return "utf-8"  # text holds no NUL: binary content stays for the binary checks
+    try:
+        text = codecs.getincrementaldecoder("gb18030")("strict").decode(head, final=False)
+    except UnicodeDecodeError:
+        return "utf-8"
+    chars = [c for c in text if ord(c) > 0x7F]
+    chinese = sum(1 for c in chars if "\u4e00" <= c <= "\u9fff" or "\u3000" <= c <= "\u303f"
+                  or "\uff00" <= c <= "\uffef")
+    return "gb18030" if chars and chinese >= CHINESE_SHARE * len(chars) else "utf-8"
+
+
+def decode(data: bytes, codec: str | None = None) -> str:
+    """``data`` as text in ``codec`` (sniffed when None), undecodable bytes replaced; a UTF-16 BOM dropped."""
+    codec = codec or sniff(data[:SAMPLE])
+    text = data.decode(codec, "replace")
+    return text[1:] if codec.startswith("utf-16") and text[:1] == "\ufeff" else text
+
+
+def decoded_lines(chunks: Iterator[bytes], codec: str, max_rest: int) -> Iterator[str]:
+    """The lines (``\\n`` ends taken off) of a stream of ``chunks`` in a codec other than UTF-8, decoded
+    incrementally (a character split between chunks is kept whole); a UTF-16 BOM dropped; a line without end past
+    ``max_rest`` characters keeps its head only (as the UTF-8 reader does)."""
+    dec = codecs.getincrementaldecoder(codec)("replace")
+    rest, first = "", True
+    for chunk in chunks:
+        text = rest + dec.decode(chunk)
+        if first and text:
+            text, first = (text[1:] if text[0] == "\ufeff" else text), False
+        *lines, rest = text.split("\n")
+        if len(rest) > max_rest:
+            rest = rest[: max_rest // 4]
+        yield from lines
+    rest += dec.decode(b"", final=True)
+    if rest:
+        yield rest
