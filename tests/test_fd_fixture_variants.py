@@ -50,6 +50,10 @@ def variant(case: str, how: str, tmp: Path) -> tuple[Path, str]:
         for plogs in sorted(root.glob("*/process_log")):
             (plogs.parent / "ascend").mkdir()
             plogs.rename(plogs.parent / "ascend" / "log")
+    if how == "asys":  # CANN's asys collection on each worker: <worker>/asys_output_<stamp>/dfx/log/host/cann/
+        for plogs in sorted(root.glob("*/process_log")):
+            (plogs.parent / "asys_output_20250619093000123" / "dfx" / "log" / "host").mkdir(parents=True)
+            plogs.rename(plogs.parent / "asys_output_20250619093000123" / "dfx" / "log" / "host" / "cann")
     if how in ("targz", "flat"):  # flat: no top folder (tar czf job.tar.gz worker-0 worker-1 ...)
         tgz = tmp / "job.tar.gz"
         with tarfile.open(tgz, "w:gz") as t:
@@ -60,7 +64,7 @@ def variant(case: str, how: str, tmp: Path) -> tuple[Path, str]:
 
 
 @needs_fixtures
-@pytest.mark.parametrize("how", ["ip", "gzip", "targz", "flat", "nested", "cannlog"])
+@pytest.mark.parametrize("how", ["ip", "gzip", "targz", "flat", "nested", "cannlog", "asys"])
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_a_fixture_handed_over_otherwise_keeps_its_root_and_chain(case: str, how: str, tmp_path: Path,
                                                                    engine: Any) -> None:
@@ -75,3 +79,24 @@ def test_a_fixture_handed_over_otherwise_keeps_its_root_and_chain(case: str, how
         assert d["fault_class"] == "collective_timeout_sw", how
         assert (d["root"]["host"], d["root"]["device"]) == (host.format(*worker), device), how
         assert d["root_cluster"]["chain"] == chain.format(*worker), how
+
+
+@needs_fixtures
+def test_one_pid_on_every_host_of_a_paste_is_one_process_per_host(tmp_path: Path, engine: Any) -> None:
+    """Containers give each host's training process the same small pid. Pasted together under syslog heads that name
+    their hosts, the processes stay apart (keyed by the head's host), and the root is the directory layout's."""
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    case = FX / "st_transport_init_testcase"
+    lines = []
+    for w in ("0", "1", "2"):
+        for f in sorted((case / f"worker-{w}").rglob("plog-*.log")):
+            own = f.name.split("_")[0].removeprefix("plog-")
+            text = f.read_text().replace(f"({own},", "(1,").replace(f"[{own}]", "[1]").replace("(903,", "(1,")
+            lines += [f"Jun 19 09:29:39 node-{w} python3[1]: {ln}" for ln in text.splitlines()]
+    paste = tmp_path / "paste.txt"
+    paste.write_text("\n".join(lines) + "\n")
+    d = diagnose_logs(str(paste), engine)["diagnosis"]
+    assert d["fault_class"] == "collective_timeout_sw"
+    assert (d["root"]["host"], d["root"]["device"]) == ("node-0", 0)
+    assert d["root_cluster"]["chain"].endswith("node-1 device 1 -> node-0 device 0")

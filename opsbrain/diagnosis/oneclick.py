@@ -28,7 +28,8 @@ from opsbrain.errors import InputError
 from opsbrain.ingest import NO_HISTORY, LineReader, Signal, ingest_path, parse_line
 from opsbrain.ingest.ranks import RankCollector, RankTable
 from opsbrain.ingest.text import read_small
-from opsbrain.ingest.where import device_in, user_terms
+from opsbrain.ingest.where import device_in, head_host, user_terms
+from opsbrain.ingest.workers import host_root
 from opsbrain.verdict import UNKNOWN, Diagnosis
 
 MAX_EVIDENCE_LINES = 12
@@ -192,17 +193,27 @@ class _Hooks:
         self.devices: Counter[int] = Counter()
         self.first_line: dict[int, tuple[str | None, int, str]] = {}  # device -> the first line naming it
         self.scanned = 0
+        self._file_worker: dict[str | None, str] = {}
 
     def __call__(self, line: str, file: str | None, line_no: int, t: float, head: str = "") -> None:
         if self.knowledge is not None:
             self.knowledge(line, file, line_no, t)
-        self.ranks.feed(line, file, line_no)
+        self.ranks.feed(line, file, line_no, self._host(file, head))
         self.view(line, file, line_no, head)
         if self.scanned < DEVICE_SCAN_LINES:
             self.scanned += 1
             if (dev := device_in(line)) is not None:
                 self.devices[dev] += 1
                 self.first_line.setdefault(dev, (file, line_no, line))
+
+    def _host(self, file: str | None, head: str) -> str | None:
+        """The host a collector's head names (syslog, journal, a JSON record's), for a line whose file names no
+        worker (stdin, one file given): processes of one pid on two hosts of one paste stay two processes."""
+        if not head:
+            return None
+        if file not in self._file_worker:
+            self._file_worker[file] = host_root(file)[0] if file else ""
+        return head_host(head) if not self._file_worker[file] else None
 
     def named_device(self) -> int | None:
         """The one device the input names (or names at least twice as often as any other), else None."""
