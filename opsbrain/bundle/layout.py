@@ -51,7 +51,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from opsbrain.ingest import asys
-from opsbrain.ingest.workers import is_wrapper
+from opsbrain.ingest.workers import container_log_head, is_wrapper
 
 BUNDLE_FORMAT = "opsbrain-bundle/1"
 MANIFEST = "bundle.json"
@@ -170,6 +170,14 @@ _VMCORE = re.compile(r"(?:^|/)(?:crash/([^/]+)/)?vmcore[-_]dmesg\.txt$")
 """kdump's ``vmcore-dmesg.txt``; MindCluster's fault-diagnosis collection layout writes it ``vmcore_dmesg.txt``
 (hiascend.com mindx-dl/600 faultdiag fdug mindxdlFDUG019, the directory tree to collect)."""
 _OTHER = re.compile(r"(?:^|/)other/([A-Za-z0-9_.-]+)\.log$")
+_POD_LOG = re.compile(r"(?:^|/)pods/[^/]+/[^/]+/\d+\.log(?:\.\d{8}-\d{6})?$")
+_DOCKER_LOG = re.compile(r"(?:^|/)containers/([0-9a-f]{64})/\1-json\.log(?:\.\d+)?$")
+"""A node's container logs: kubelet's ``/var/log/pods/<ns>_<pod>_<uid>/<container>/<restarts>.log`` (CRI lines,
+``<RFC 3339> stderr F <line>``; rotated as ``0.log.20250301-100000``) and Docker's json-file
+``/var/lib/docker/containers/<id>/<id>-json.log[.N]``: each a container's console, read as plain lines of source
+``pod`` / ``docker`` (their heads and records taken off as in pasted text), its worker the directory above them
+(:func:`opsbrain.ingest.workers.container_log_head`). ``/var/log/containers/*.log`` are links to the former and are
+not read twice."""
 SERVICE_LOGS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?:^|/)(?:vllm|mindie-motor)-[a-z0-9_-]+[^/]*\.log$"), "vllm"),
     (re.compile(r"(?:^|/)mindie-(?!cert|motor-)[^/]*\.log$"), "mindie"),
@@ -296,6 +304,10 @@ def _classify(rel: str) -> FileKind | None:
         return FileKind(VMCORE, worker, tag=m.group(1))
     if m := _OTHER.search(rel):
         return FileKind(OTHER, _worker_before(rel, "other"), tag=m.group(1))
+    if (pod := _POD_LOG.search(rel)) or _DOCKER_LOG.search(rel):
+        head = container_log_head(rel.split("/")[:-1])
+        if head is not None:
+            return FileKind(OTHER, _strip_wrappers(head), tag="pod" if pod else "docker")
     for rx, source in SERVICE_LOGS:
         if rx.search(rel):
             return FileKind(OTHER, _worker_before(rel, SERVICE_DIRS), tag=source)
@@ -307,7 +319,7 @@ def _classify(rel: str) -> FileKind | None:
         return FileKind(DMESG, host_dir)
     if name == "sysmonitor.log":
         return FileKind(SYSMON, host_dir)
-    if _TRAIN_NAME.search(name):
+    if _TRAIN_NAME.search(name) and not rel.endswith(f"log/containers/{name}"):  # kubelet's links to pods/ files
         return FileKind(TRAIN, host_dir)
     return None
 

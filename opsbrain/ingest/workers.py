@@ -43,6 +43,27 @@ def cann_log_head(dirs: list[str]) -> list[str] | None:
     return None
 
 
+_DNS_NAME = r"[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?"
+POD_DIR = re.compile(_DNS_NAME + "_" + _DNS_NAME + r"_[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}")
+"""kubelet's directory of one pod's container logs, ``<namespace>_<pod name>_<pod uid>`` below ``/var/log/pods``
+(Kubernetes' logging architecture reference; names are DNS-1123, which has no ``_``)."""
+CONTAINER_ID = re.compile(r"[0-9a-f]{64}")
+"""Docker's container id, the directory of its json-file log under ``/var/lib/docker/containers``."""
+_DOCKER_ROOT = ("var", "lib", "docker")
+
+
+def container_log_head(dirs: list[str]) -> list[str] | None:
+    """The directories above a node's container logs in a file's ``dirs`` (kubelet's ``pods/<ns>_<pod>_<uid>/
+    <container>/``, Docker's ``[var/lib/docker/]containers/<id>/``), or None when it is not one."""
+    for i in range(len(dirs) - 1):
+        if dirs[i] == "pods" and POD_DIR.fullmatch(dirs[i + 1]):
+            return dirs[:i]
+        if dirs[i] == "containers" and CONTAINER_ID.fullmatch(dirs[i + 1]):
+            head = dirs[:i]
+            return head[:-3] if tuple(head[-3:]) == _DOCKER_ROOT else head
+    return None
+
+
 def host_root(file: str | None) -> tuple[str, str | None]:
     """The worker directory a bundle-relative path belongs to (the directory holding ``process_log`` /
     ``environment_check`` / ``device_log`` or CANN's own log directory (:func:`cann_log_head`), else the file's own
@@ -59,7 +80,10 @@ def host_root(file: str | None) -> tuple[str, str | None]:
                 head.pop()
             sub = parts[i + 1] if a == "environment_check" and i + 1 < len(parts) else None
             return "/".join(head), sub
-    parts = cann_log_head(parts) or parts  # $HOME/ascend/log/{debug,run}/plog/: the worker is above ascend/log
+    for found in (cann_log_head(parts), container_log_head(parts)):  # the worker is above ascend/log, var/log/pods
+        if found is not None:
+            parts = found
+            break
     while parts and is_wrapper(parts[-1]):
         parts.pop()
     return "/".join(parts), None  # no known directory: the file's own directory is its worker
