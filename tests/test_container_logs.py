@@ -65,3 +65,16 @@ def test_a_collection_of_container_logs_is_diagnosed_per_node(tmp_path: Path, en
     assert ("npu_oom", "node-1") in found and ("roce_port_down", "node-2") in found
     d = diagnose_logs(str(tmp_path / "c" / "node-1"), engine)["diagnosis"]
     assert d["fault_class"] == "npu_oom" and d["root"]["device"] == 3
+
+
+def test_plog_lines_a_console_prints_feed_the_multi_rank_analysis(tmp_path: Path, engine: Any) -> None:
+    """With ASCEND_SLOG_PRINT_TO_STDOUT=1 a process prints its plog lines to its console: a bundle of consoles only
+    (here a pod's) still has its root cluster, as --logs finds it in the same files."""
+    from opsbrain.bundle.diagnose import diagnose_bundle
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    pod = tmp_path / "c" / "node-1" / "var" / "log" / POD / "0.log"
+    pod.parent.mkdir(parents=True)
+    pod.write_text(f"2025-03-01T10:03:20.123456789Z stderr F {HCCL}\n")
+    for rep in (diagnose_bundle(tmp_path / "c", engine), diagnose_logs(str(tmp_path / "c"), engine)):
+        assert rep["diagnosis"]["root_cluster"]["chain"] == "node-1 process 12339 -> 51.38.68.155"

@@ -16,7 +16,8 @@ name (:func:`opsbrain.bundle.layout.classify`), parses their time stamps and tie
   once (same second, same text).
 
 The reader only reads: lines (with time, origin, file and line), the rank table of the collective jobs' processes
-(:class:`opsbrain.ingest.ranks.RankCollector` over the plogs and ``npu_info`` files), placement (rank tables) and
+(:class:`opsbrain.ingest.ranks.RankCollector` over the plogs, ``npu_info`` files and consoles, which print a
+process's plog lines under ``ASCEND_SLOG_PRINT_TO_STDOUT=1``), placement (rank tables) and
 metrics (``npu_info_after.txt``); :func:`signals_of` turns lines into the ingestion layer's signals. Detection,
 diagnosis and knowledge matching of a bundle live in :mod:`opsbrain.bundle.diagnose`.
 
@@ -180,7 +181,7 @@ class _Reader(TimedFiles, StateFiles, Assembly):
                 f.release()
         ranks = RankCollector(self.scan.name)
         for f in files:
-            if f.kind.kind in (L.PLOG, L.CANN_DEVICE, L.NPU_INFO):
+            if f.kind.kind in (L.PLOG, L.CANN_DEVICE, L.NPU_INFO, L.TRAIN, L.OTHER):
                 ranks.feed_lines(f.lines, f.rel)
                 f.release()
         out = self._finish(ref)
