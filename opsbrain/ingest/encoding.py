@@ -17,6 +17,7 @@ from collections.abc import Iterator
 SAMPLE = 64 << 10
 """Bytes looked at to tell the encoding."""
 _BOMS = ((b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+_ASCII = bytes(range(0x80))
 DAMAGE_SHARE = 0.1
 """reason: GBK text read as UTF-8 fails on nearly every non-ASCII byte pair (one U+FFFD per two bytes or so); a UTF-8
 log with a cut or corrupted character fails on a handful. Below this share of U+FFFD per non-ASCII byte, UTF-8."""
@@ -30,9 +31,12 @@ def sniff(head: bytes) -> str:
     for bom, name in _BOMS:
         if head.startswith(bom):
             return name
-    if head.isascii():
+    try:  # valid UTF-8 (a character cut at the sample's end allowed): the common case, one pass in C
+        codecs.getincrementaldecoder("utf-8")("strict").decode(head, final=False)
         return "utf-8"
-    wide = sum(1 for b in head if b > 0x7F)
+    except UnicodeDecodeError:
+        pass
+    wide = len(head) - len(head.translate(None, _ASCII))
     if b"\x00" in head or head.decode("utf-8", "replace").count("\ufffd") <= DAMAGE_SHARE * wide + 1:
         return "utf-8"  # text holds no NUL: binary content stays for the binary checks
     try:

@@ -66,9 +66,10 @@ def container_log_head(dirs: list[str]) -> list[str] | None:
 
 def host_root(file: str | None) -> tuple[str, str | None]:
     """The worker directory a bundle-relative path belongs to (the directory holding ``process_log`` /
-    ``environment_check`` / ``device_log`` or CANN's own log directory (:func:`cann_log_head`), else the file's own
-    directory; wrappers skipped; ``""`` = the root given), and the name an ``environment_check/<name>/``
-    sub-directory gives it."""
+    ``environment_check`` / ``device_log``, CANN's own log directory (:func:`cann_log_head`) or a node's container
+    logs (:func:`container_log_head`), else the file's own directory; an asys collection read as its counterpart
+    (:func:`opsbrain.ingest.asys.canonical`); wrappers skipped; ``""`` = the root given), and the name an
+    ``environment_check/<name>/`` sub-directory gives it."""
     if not file:
         return "", None
     parts = list(PurePosixPath(canonical(file)).parts[:-1])
