@@ -165,3 +165,52 @@ def test_ascend_fd_fixture_relaid_as_asys(tmp_path: Path, engine: Any) -> None:
     got = diagnose_bundle(tmp_path / "asys", engine)
     assert _verdicts(got) == _verdicts(want)
     assert any(c == "hbm_uce" and re.search(r"/npu2/hbm$", str(w)) for _, c, w in _verdicts(got))
+
+
+def _health_result(devices: list[tuple[int, str, list[tuple[str, str]]]]) -> str:
+    """``health_result.txt`` as asys writes it: per device a table, its head the device and its health, one row a
+    DSMI error code (``hex()``) and its string (the layout of cann/oam-tools src/asys/view/table.py)."""
+    out = ""
+    for dev, health, codes in devices:
+        head = [[f"Device ID: {dev}", f"Overall Health: {health}"], ["", f"ErrorCode Num: {len(codes)}"]]
+        rows = [list(c) for c in codes]
+        widths = [max(len(r[i]) for r in [*head, ["none", "0"], *rows]) + 5 for i in range(2)]
+        rule = " +-" + "".join("".ljust(w, "-") + "-+ " for w in widths) + "\n"
+        out += "\n" + rule + "".join(" | " + "".join(c.ljust(widths[i]) + " | " for i, c in enumerate(r)) + "\n"
+                                     for r in head)
+        out += " +=" + "".join("".ljust(w, "=") + "=+ " for w in widths) + "\n"
+        out += "".join(" | " + "".join(c.ljust(widths[i]) + " | " for i, c in enumerate(r)) + "\n" + rule
+                       for r in rows)
+    return out.replace("-+ -", "-+--").replace("=+ =", "=+==")
+
+
+HEALTH = [(0, "Healthy", []), (3, "Critical", [("0x80e01801", "NA")]), (5, "Healthy", [])]
+
+
+def test_asys_health_table_places_each_code_on_its_device(tmp_path: Path, engine: Any) -> None:
+    from opsbrain.bundle.diagnose import diagnose_bundle
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    f = tmp_path / "b" / OUT / "health_result.txt"
+    f.parent.mkdir(parents=True)
+    f.write_text(_health_result(HEALTH))
+    d = diagnose_logs(str(f), engine)["diagnosis"]
+    assert (d["fault_class"], d["root"]["device"]) == ("hbm_uce", 3)
+    rep = diagnose_bundle(tmp_path / "b", engine)
+    assert rep["diagnosis"]["fault_class"] == "hbm_uce" and rep["diagnosis"]["component"].endswith("/npu3/hbm")
+    assert rep["incidents"][0]["opened_at"].startswith("2025-03-01T10:05:00")  # the collection's time
+
+
+def test_a_section_mark_places_only_what_follows_it_in_its_own_file() -> None:
+    from opsbrain.ingest.derive import section_placed
+    from opsbrain.ingest.parsers.device import SECTION_DEVICE
+    from opsbrain.ingest.signal import Signal
+
+    def sig(kind: str, file: str, device: int | None = None, sev: int = 1) -> Signal:
+        return Signal(0.0, kind, f"npu{device}" if device is not None else None, "h", sev, "", None, device,
+                      file=file)
+
+    got = section_placed([sig("dev:80E01801", "a"), sig(SECTION_DEVICE, "a", 3, 2), sig("dev:80E01801", "b"),
+                          sig("dev:80E01801", "a"), sig("dev:80E01801", "a", 1)], key=lambda s: s.file)
+    assert [(s.file, s.device, s.severity) for s in got] == [("a", None, 1), ("b", None, 1), ("a", 3, 2),
+                                                             ("a", 1, 1)]

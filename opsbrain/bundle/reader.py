@@ -63,7 +63,9 @@ from opsbrain.bundle.walk import _File, _Scan
 from opsbrain.errors import InputError
 from opsbrain.ingest import Signal, parse_job_event, parse_line
 from opsbrain.ingest.archive import ArchiveError, DirTree, Tree, open_tree
+from opsbrain.ingest.derive import section_placed
 from opsbrain.ingest.parsers import may_signal
+from opsbrain.ingest.parsers.device import SECTION_DEVICE
 from opsbrain.ingest.ranks import RankCollector
 from opsbrain.yamlio import json_or_none
 
@@ -221,4 +223,9 @@ def signals_of(lines: Iterable[BundleLine], placement: dict[str, list[str]], may
         for s in got:
             where[id(s)] = k
             sigs.append(s)
+    if any(s.kind == SECTION_DEVICE for s in sigs):  # asys's health table: its rows are their section's device's
+        placed = section_placed(sigs, key=lambda s: lines[where[id(s)]].file)
+        where = {id(p): where[id(s)] for s, p in zip((s for s in sigs if s.kind != SECTION_DEVICE), placed,
+                                                     strict=True)}
+        sigs = placed
     return sigs, where

@@ -26,6 +26,7 @@ from opsbrain.bundle.stamps import (
     to_us,
 )
 from opsbrain.bundle.walk import _File
+from opsbrain.ingest import asys
 
 _LEVEL = re.compile(r"^\[(\w+)\s*\]")
 BLOCK_LINES = 16_384
@@ -63,7 +64,8 @@ class TimedFiles(ReaderState):
                 crash_dt = to_us(datetime.fromisoformat(f"{m[1]} {m[2]}"))
             except ValueError:
                 crash_dt = None
-        last: int | None = to_us(dir_stamp(f.kind.tag)) if kind == L.HISI_DUMP else None
+        last: int | None = to_us(dir_stamp(f.kind.tag)) if kind == L.HISI_DUMP else (
+            to_us(asys.collected_at(f.rel)) if kind == L.OTHER and f.kind.tag == "asys" else None)
         clean, plain = self.scan.clean, f.plain
         syslog, klog = kind in (L.MESSAGES, L.SYSMON), kind == L.VOLCANO
         continued = kind in (L.TRAIN, L.PLOG, L.OTHER, L.HISI_DUMP, L.CANN_DEVICE)

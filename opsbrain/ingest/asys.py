@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 
 OUTPUT_DIR = re.compile(r"asys_output_\d{8,}")
+_STAMP = re.compile(r"(?:^|/)asys_output_(\d{14})(\d{3})?(?:/|$)")
 """The collection's folder: ``asys_output_`` and the run's time stamp (``asys_output_20260626031235573``)."""
 DFX_DIRS = frozenset({"log", "bbox", "stackcore", "data-dump", "graph", "ops", "atrace"})
 """What asys writes below ``dfx/``."""
@@ -113,6 +115,18 @@ def place(rel: str) -> Placed | None:
         if role == "slogd":
             return Placed(head, NOT_READ, what="asys slogd (the log daemon's own log)")
     return None
+
+
+def collected_at(rel: str) -> datetime | None:
+    """When the collection holding ``rel`` was made, by its folder's name (``asys_output_20260626031235573``:
+    year to millisecond, local time as the tool's clock read it), or None."""
+    m = _STAMP.search(rel)
+    if m is None:
+        return None
+    try:
+        return datetime.strptime(m.group(1), "%Y%m%d%H%M%S").replace(microsecond=int(m.group(2) or 0) * 1000)
+    except ValueError:
+        return None
 
 
 def canonical(rel: str) -> str:

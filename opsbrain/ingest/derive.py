@@ -12,8 +12,10 @@ out'; EI0016 is the same check at communicator set-up)."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import replace
 
+from opsbrain.ingest.parsers.device import SECTION_DEVICE
 from opsbrain.ingest.parsers.fdreport import FD_PLACE, FD_ROOT, JSON_PART, PLACES
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.timestamps import parse_time
@@ -48,6 +50,26 @@ def with_flaps(signals: list[Signal]) -> list[Signal]:
     relocked = {(f.file, f.line_no, f.text) for f in flaps}
     kept = [s for s in signals if not (s.kind == "hccn:down" and (s.file, s.line_no, s.text) in relocked)]
     return kept + flaps
+
+
+def section_placed(signals: list[Signal], key: Callable[[Signal], object] = lambda s: None) -> list[Signal]:
+    """Signals that name no device placed on the device of the section mark before them
+    (:data:`~opsbrain.ingest.parsers.device.SECTION_DEVICE`, asys's ``| Device ID: N | Overall Health: ... |``), to
+    the next mark of the same ``key`` (the file, where one list holds several), at least at the mark's severity (the
+    device's own health word); the marks dropped."""
+    if not any(s.kind == SECTION_DEVICE for s in signals):
+        return signals
+    here: dict[object, Signal] = {}
+    out: list[Signal] = []
+    for s in signals:
+        if s.kind == SECTION_DEVICE:
+            here[key(s)] = s
+        elif s.device is None and (mark := here.get(key(s))) is not None:
+            out.append(replace(s, component=mark.component, device=mark.device,
+                               severity=max(s.severity, mark.severity)))
+        else:
+            out.append(s)
+    return out
 
 
 def fd_placed(signals: list[Signal]) -> list[Signal]:

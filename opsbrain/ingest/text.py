@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO, Any, cast
 
 from opsbrain.ingest.archive import FILE, READ_ERRORS, ArchiveError, Unpacked, misnamed, open_tree, with_nested
-from opsbrain.ingest.derive import TLS_STATES, fd_placed, tls_mismatch, with_flaps
+from opsbrain.ingest.derive import TLS_STATES, fd_placed, section_placed, tls_mismatch, with_flaps
 from opsbrain.ingest.encoding import SAMPLE, decode, decoded_lines, sniff
 from opsbrain.ingest.parsers import MAX_LINE, parse_line
 from opsbrain.ingest.signal import Signal
@@ -196,7 +196,7 @@ class LineReader:
         if (binary_here := self.stats.binary_lines - binary_before) > 0:
             self.stats.not_read.append(f"{file or 'input'}: {binary_here} lines of binary content (not text)")
         # what only a run of one file's lines shows: flaps, a FaultDiag report's faults placed on their devices
-        self.signals[first:] = fd_placed(with_flaps(self.signals[first:]))
+        self.signals[first:] = section_placed(fd_placed(with_flaps(self.signals[first:])))
         # devices' switches sit in their own files
         if not self._tls_told and (told := tls_mismatch(list(self._tls.values()))):
             self.signals.extend(told)

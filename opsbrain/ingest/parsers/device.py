@@ -51,6 +51,17 @@ the line also reports is theirs). Not read where the value is an address (``at``
 ``ptr``, ``pc``, ``sp``, ``va``, ``pa``, ``offset`` before it, or a range's ``-``), nor on a line stated below
 WARNING; ``recover`` / ``clear`` / ``resolved`` on the line make it the event's recovery, as
 ``assertion=recover`` does for the framed form."""
+RE_ASYS_HEALTH = screened(r"^\s*\|\s*Device ID:\s*(\d+)\s*\|\s*Overall Health:\s*(\w*)", re.I)
+"""The section head of asys's ``health_result.txt`` (cann/oam-tools ``src/asys/health/asys_health.py``, its
+``_save_file``, laid out by ``src/asys/view/table.py``): ``| Device ID: 3 | Overall Health: Critical |``, then
+``| | ErrorCode Num: 1 |`` and one ``| 0x80e01801 | <error string> |`` row per DSMI error code of that device
+(``hex()`` of the code; ``NA`` where its string could not be read). Read as a place mark (:data:`SECTION_DEVICE`):
+the device-less signals of the rows that follow, to the next head, are device N's
+(:func:`opsbrain.ingest.derive.section_placed`), at least at the level the health word gives (DSMI's
+``dsmi_get_device_health``: Healthy, Warning, Alarm, Critical; asys's ``common/device.py``): a code the device lists
+while it reports Alarm or Critical is an error of that device, not a line's passing mention."""
+HEALTH_SEVERITY = {"warning": 1, "alarm": 2, "critical": 2}
+SECTION_DEVICE = "place:device"
 RE_ADDRESS_BEFORE = re.compile(r"(?:\b(?:at|addr(?:ess)?|base|ptr|pointer|pc|sp|va|pa|offset)\s*[=:]?\s*|-)$", re.I)
 RE_RECOVERED = re.compile(r"\b(?:recover(?:ed|y)?|clear(?:ed)?|resolved)\b", re.I)
 
@@ -78,6 +89,10 @@ def parse(ctx: LineCtx) -> bool:
     if not _ANY.may(ctx.text):  # the line screen rules out every regex of this parser: no signal here
         return False
     text = ctx.text
+    if m := RE_ASYS_HEALTH.search(text):
+        dev = int(m.group(1))
+        ctx.add(SECTION_DEVICE, ctx.npu(dev), HEALTH_SEVERITY.get(m.group(2).lower(), 0), device=dev)
+        return True
     if m := RE_EVENT.search(text):
         code, state = m.group(1).upper(), (m.group(2) or "occur").lower()
         comp = ctx.npu()
