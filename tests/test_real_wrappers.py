@@ -99,6 +99,7 @@ def test_every_wrapper_changes_the_text() -> None:
     ('{"labels":{"host":"w-2"},"line":"EI0006: x","timestamp":"2024-05-01T10:11:12.5+08:00"}', "EI0006: x"),  # logcli
     ('2024-05-01T10:11:12+08:00 {host="w-2", job="train"}  [ERROR] HCCL(1,p):x', "[ERROR] HCCL(1,p):x"),  # logcli
     ("2024-05-01T10:11:12Z {}  EI0006: x", "EI0006: x"),  # logcli, a stream without labels
+    ('2024-05-01T10:11:12.123456789+08:00 {host="w-2"}  EI0006: x', "EI0006: x"),  # --timestamp-format RFC3339Nano
     ('{"@timestamp":"2024-05-01T02:11:12.500Z","message":"EI0006: x","host":{"name":"w-3"}}', "EI0006: x"),  # ECS
 ])
 def test_paste_heads_come_off(line: str, body: str) -> None:

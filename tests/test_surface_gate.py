@@ -17,7 +17,7 @@ HEADISH = st.sampled_from(["", "2024-05-01T10:11:12.123456789Z stdout F ", "2024
                            "INFO 06-09 06:57:48 worker_base.py:581] ", "vllm-ascend-1    | ", "svc_1 | ",
                            "Dec  2 10:00:00 host-1 kernel: ", "Mar 19 14:31:09 dell-63 kubelet[1067]: ", "    ", "\t",
                            '2024-05-01T10:11:12+08:00 {host="w-1", job="t"}  ', "2024-05-01T10:11:12Z {} ",
-                           '2024-05-01T10:11:12.5Z {a="b"}'])
+                           '2024-05-01T10:11:12.5Z {a="b"}', '2024-05-01T10:11:12.123456789+08:00 {h="w"} '])
 BODYISH = st.sampled_from(["", "[ERROR] RUNTIME(1,python):x", "| 0 | 910B |", "  indented", "\tTab", " [x",
                            "plain words", "x", "\x0b", "\x1c", "[", "|", " ", "[W723 10:35:57.4 a.ts:57] x",
                            "[E compiler_depend.ts:421] x", "E0818 16:33:56.754985  1 client.go:90] x", "[rank1]:[E1",

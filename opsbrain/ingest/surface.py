@@ -112,7 +112,7 @@ def plain(line: str) -> tuple[str, str]:
         line, record = rec
     if "\x1b" in line:
         line = _ANSI.sub("", line)
-    if line[10:11] == "T" and " {" in line[19:36] and (lab := labelled_line(line)) is not None:
+    if line[10:11] == "T" and " {" in line[19:37] and (lab := labelled_line(line)) is not None:
         line, record = lab[0], record + lab[1]
     if "\uff1a" in line:
         line = _FULL_COLON.sub(": ", line)
