@@ -196,9 +196,11 @@ def test_asys_health_table_places_each_code_on_its_device(tmp_path: Path, engine
     f.write_text(_health_result(HEALTH))
     d = diagnose_logs(str(f), engine)["diagnosis"]
     assert (d["fault_class"], d["root"]["device"]) == ("hbm_uce", 3)
-    rep = diagnose_bundle(tmp_path / "b", engine)
-    assert rep["diagnosis"]["fault_class"] == "hbm_uce" and rep["diagnosis"]["component"].endswith("/npu3/hbm")
-    assert rep["incidents"][0]["opened_at"].startswith("2025-03-01T10:05:00")  # the collection's time
+    for root in (tmp_path / "b", f.parent):  # the folder holding the collection, or the collection's own folder
+        rep = diagnose_bundle(root, engine)
+        assert rep["diagnosis"]["fault_class"] == "hbm_uce" and rep["diagnosis"]["component"].endswith("/npu3/hbm")
+        assert rep["incidents"][0]["opened_at"].startswith("2025-03-01T10:05:00")  # the collection's time
+        assert not rep["skipped"]
 
 
 def test_a_section_mark_places_only_what_follows_it_in_its_own_file() -> None:

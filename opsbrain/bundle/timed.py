@@ -65,7 +65,8 @@ class TimedFiles(ReaderState):
             except ValueError:
                 crash_dt = None
         last: int | None = to_us(dir_stamp(f.kind.tag)) if kind == L.HISI_DUMP else (
-            to_us(asys.collected_at(f.rel)) if kind == L.OTHER and f.kind.tag == "asys" else None)
+            to_us(asys.collected_at(f.rel) or asys.collected_at(f"{self.scan.name}/"))
+            if kind == L.OTHER and f.kind.tag == "asys" else None)
         clean, plain = self.scan.clean, f.plain
         syslog, klog = kind in (L.MESSAGES, L.SYSMON), kind == L.VOLCANO
         continued = kind in (L.TRAIN, L.PLOG, L.OTHER, L.HISI_DUMP, L.CANN_DEVICE)

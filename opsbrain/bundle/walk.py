@@ -142,8 +142,8 @@ class _Scan:
                 strip = self.tree.archive or e.group
                 if seen > p.max_files:
                     got.append(_Got(e.rel, f"more than {p.max_files} files in the bundle: not read", group=e.group))
-                elif not any(L.classify(plain_name(r)) for r in ((e.rel, e.rel.partition("/")[2]) if strip
-                                                                  else (e.rel,))):
+                elif not any(L.classify(self._as_named(plain_name(r)))
+                             for r in ((e.rel, e.rel.partition("/")[2]) if strip else (e.rel,))):
                     got.append(_Got(e.rel, group=e.group))
                 else:
                     got.append(self._read(e))
@@ -157,7 +157,7 @@ class _Scan:
             if g.problem is not None:
                 self.refuse(rel, g.problem)
                 continue
-            kind = L.classify(plain_name(rel))
+            kind = L.classify(self._as_named(plain_name(rel)))
             if kind is None or g.data is None:
                 self.skipped.append({"path": rel, "reason": "unknown file (not a source of facts.md §7)"})
             elif rel.count("/") > p.max_depth:
@@ -167,6 +167,12 @@ class _Scan:
         self.limits.extend(self.tree.problems)
         if len(tops) > 0:  # the directory walk's order (level by level, names sorted), whatever the archives' order
             self.files.sort(key=lambda f: (f.rel.count("/"), f.rel.split("/")))
+
+    def _as_named(self, rel: str) -> str:
+        """``rel`` as the layout classifies it: below the root's own name when the root given is an asys collection's
+        folder (``--bundle asys_output_<stamp>``: its ``health_result.txt`` is the collection's, not any file's)."""
+        return f"{self.tree.name}/{rel}" if not self.tree.archive and asys.OUTPUT_DIR.fullmatch(self.tree.name) \
+            else rel
 
     @staticmethod
     def _final(g: _Got, tops: dict[str, str]) -> str:
