@@ -208,11 +208,37 @@ def test_a_section_mark_places_only_what_follows_it_in_its_own_file() -> None:
     from opsbrain.ingest.parsers.device import SECTION_DEVICE
     from opsbrain.ingest.signal import Signal
 
-    def sig(kind: str, file: str, device: int | None = None, sev: int = 1) -> Signal:
-        return Signal(0.0, kind, f"npu{device}" if device is not None else None, "h", sev, "", None, device,
+    def sig(kind: str, file: str, device: int | None = None, sev: int = 1, text: str = "| 0x80e01801 | NA |"
+            ) -> Signal:
+        return Signal(0.0, kind, f"npu{device}" if device is not None else None, "h", sev, text, None, device,
                       file=file)
 
     got = section_placed([sig("dev:80E01801", "a"), sig(SECTION_DEVICE, "a", 3, 2), sig("dev:80E01801", "b"),
-                          sig("dev:80E01801", "a"), sig("dev:80E01801", "a", 1)], key=lambda s: s.file)
+                          sig("dev:80E01801", "a"), sig("dev:80E01801", "a", 1),
+                          sig("msg:x", "a", text="EI0006: x"), sig("dev:80E01801", "a")], key=lambda s: s.file)
     assert [(s.file, s.device, s.severity) for s in got] == [("a", None, 1), ("b", None, 1), ("a", 3, 2),
-                                                             ("a", 1, 1)]
+                                                             ("a", 1, 1), ("a", None, 1), ("a", None, 1)]
+
+
+def test_a_health_section_ends_where_its_table_does() -> None:
+    from opsbrain.ingest import ingest_text
+
+    text = _health_result([(7, "Critical", [("0x80e01801", "NA")])]) + (
+        "\nMar  1 10:00:00 w-1 kernel: eth0: link down\n"
+        "[ERROR] HCCL(1,python):2025-03-01-10:00:01.000.000 [x.cc:1] EI0006: Getting socket times out.\n")
+    sigs = [s for s in ingest_text(text)[0] if not s.kind.startswith("level:")]
+    assert any(s.kind == "dev:80E01801" and s.device == 7 for s in sigs)
+    assert all(s.device != 7 for s in sigs if s.kind != "dev:80E01801")
+
+
+def test_the_console_and_health_file_belong_to_the_collections_worker() -> None:
+    from opsbrain.ingest.workers import host_root
+
+    for rel in (f"node1/{OUT}/dfx/log/host/screen.txt", f"node1/{OUT}/health_result.txt",
+                f"node1/{OUT}/dfx/log/host/cann/run/plog/plog-1_2.log"):
+        assert host_root(rel)[0] == "node1" == L.classify(rel).worker  # type: ignore[union-attr]
+
+
+def test_dumps_are_never_read() -> None:
+    assert L.classify(f"{OUT}/dfx/graph/ge_onnx_00001.pbtxt") is None
+    assert L.classify(f"{OUT}/dfx/data-dump/0/Add.1.2.3") is None

@@ -118,7 +118,10 @@ def test_lines_that_carry_no_paste_head_stay(line: str) -> None:
     assert plain(line) == (line, "")
 
 
-@pytest.mark.parametrize("line", ['{"a": 1}', '{"log": 3, "time": "x"}', '{"log":"cut at MAX_LINE',
+@pytest.mark.parametrize("line", [
+    '{"@timestamp":"2024-05-01T02:11:12Z","message":"step failed","error":{"message":"EI0006: x"}}',  # kept whole
+    '{"message":"no time: an application\'s own JSON"}', '{"line":"x","labels":{},"timestamp":"t","extra":1}',
+    '{"a": 1}', '{"log": 3, "time": "x"}', '{"log":"cut at MAX_LINE',
                                   '{"MESSAGE": [300]}', '["log", "MESSAGE"]'])
 def test_json_that_is_no_log_record_stays_a_line(line: str) -> None:
     assert plain(line) == (line, "")

@@ -262,6 +262,8 @@ def classify(rel: str) -> FileKind | None:
             return FileKind(TRAIN, head)
         if placed.role == asys.HEALTH_ROLE:
             return FileKind(OTHER, head, tag="asys")
+        if placed.path is None and placed.what.startswith("asys dfx/"):
+            return None  # dumps and compiled operators (up to gigabytes): left unread, as unknown files are
         return FileKind(ENV_TABLE, head, tag=placed.what)
     return _classify(rel)
 
@@ -319,7 +321,7 @@ def _classify(rel: str) -> FileKind | None:
         return FileKind(DMESG, host_dir)
     if name == "sysmonitor.log":
         return FileKind(SYSMON, host_dir)
-    if _TRAIN_NAME.search(name) and not rel.endswith(f"log/containers/{name}"):  # kubelet's links to pods/ files
+    if _TRAIN_NAME.search(name) and not f"/{rel}".endswith(f"/log/containers/{name}"):  # kubelet's links to pods/ files
         return FileKind(TRAIN, host_dir)
     return None
 

@@ -55,8 +55,8 @@ def with_flaps(signals: list[Signal]) -> list[Signal]:
 def section_placed(signals: list[Signal], key: Callable[[Signal], object] = lambda s: None) -> list[Signal]:
     """Signals that name no device placed on the device of the section mark before them
     (:data:`~opsbrain.ingest.parsers.device.SECTION_DEVICE`, asys's ``| Device ID: N | Overall Health: ... |``), to
-    the next mark of the same ``key`` (the file, where one list holds several), at least at the mark's severity (the
-    device's own health word); the marks dropped."""
+    the next mark of the same ``key`` (the file, where one list holds several) or the first signal of a line that is
+    no table row, at least at the mark's severity (the device's own health word); the marks dropped."""
     if not any(s.kind == SECTION_DEVICE for s in signals):
         return signals
     here: dict[object, Signal] = {}
@@ -64,7 +64,10 @@ def section_placed(signals: list[Signal], key: Callable[[Signal], object] = lamb
     for s in signals:
         if s.kind == SECTION_DEVICE:
             here[key(s)] = s
-        elif s.device is None and (mark := here.get(key(s))) is not None:
+        elif (mark := here.get(key(s))) is not None and not s.text.lstrip().startswith(("|", "+")):
+            del here[key(s)]  # a line that is no row of the table: the section has ended
+            out.append(s)
+        elif s.device is None and mark is not None:
             out.append(replace(s, component=mark.component, device=mark.device,
                                severity=max(s.severity, mark.severity)))
         else:

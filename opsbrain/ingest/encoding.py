@@ -36,7 +36,7 @@ def sniff(head: bytes) -> str:
         return "utf-8"
     except UnicodeDecodeError:
         pass
-    wide = len(head) - len(head.translate(None, _ASCII))
+    wide = len(head.translate(None, _ASCII))  # the bytes that are not ASCII
     if b"\x00" in head or head.decode("utf-8", "replace").count("\ufffd") <= DAMAGE_SHARE * wide + 1:
         return "utf-8"  # text holds no NUL: binary content stays for the binary checks
     try:

@@ -52,12 +52,21 @@ def record_line(line: str) -> tuple[str, str] | None:
     if isinstance(body, str):
         return body.rstrip("\r\n"), _head(_epoch_us(rec.get("__REALTIME_TIMESTAMP")), rec.get("_HOSTNAME"),
                                           rec.get("SYSLOG_IDENTIFIER") or rec.get("_COMM"), rec.get("_PID"))
-    if isinstance(body := rec.get("line"), str):
+    if isinstance(body := rec.get("line"), str) and "timestamp" in rec and len(rec) <= 3:  # logcli: 3 keys at most
         labels: dict[str, Any] = lab if isinstance(lab := rec.get("labels"), dict) else {}
         return body.rstrip("\r\n"), _head(_iso(rec.get("timestamp")), _label_host(labels), labels.get("job"), None)
-    if isinstance(body := rec.get("message"), str):
+    if isinstance(body := rec.get("message"), str) and "@timestamp" in rec and not _more_text(rec):
         return body.rstrip("\r\n"), _head(_iso(rec.get("@timestamp")), _ecs_host(rec), None, None)
     return None
+
+
+_ECS_TEXT = ("error", "exc_info", "stack_trace", "exception", "traceback")
+"""Fields of a document that hold more of its text than ``message`` (ECS ``error.message`` / ``error.stack_trace``,
+python-json-logger's ``exc_info``): such a document stays whole, so that nothing it says is lost."""
+
+
+def _more_text(rec: dict[str, Any]) -> bool:
+    return any(k in rec for k in _ECS_TEXT)
 
 
 _LABELLED = re.compile(r'(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) '

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from opsbrain.ingest.asys import canonical
+from opsbrain.ingest.asys import canonical, place
 from opsbrain.ingest.streams import archive_stem
 
 WRAPPERS = frozenset({"ascend", "log", "logs", "var", "os", "os_log", "host_log", "console", "train_log", "training",
@@ -72,6 +72,11 @@ def host_root(file: str | None) -> tuple[str, str | None]:
     ``environment_check/<name>/`` sub-directory gives it."""
     if not file:
         return "", None
+    if (placed := place(file)) is not None and placed.path is None:  # asys's console, health file, summaries
+        head = placed.head.split("/") if placed.head else []
+        while head and is_wrapper(head[-1]):
+            head.pop()
+        return "/".join(head), None
     parts = list(PurePosixPath(canonical(file)).parts[:-1])
     for a in ANCHORS:
         if a in parts:
