@@ -18,6 +18,7 @@ from opsbrain.detection import Detector, DetectorParams, Incident, LinkHistory
 from opsbrain.detection.detector import anchors
 from opsbrain.detection.watchdog import ProgressWatchdog
 from opsbrain.ingest import Signal, parse_job_event, parse_line
+from opsbrain.ingest.derive import SectionPlacer
 from opsbrain.recovery.schema import WORKLOAD_STUCK
 from opsbrain.verdict import Diagnosis
 
@@ -104,6 +105,7 @@ class Controller:
             self.watchdog = ProgressWatchdog(self._schedule, sim.clock, self._on_stuck, rp.stuck_after_s,
                                              rp.stuck_revivals, rp.repeat_window_s,
                                              busy if busy is not None else (lambda _job: False))
+        self._place = SectionPlacer(key=lambda s: s.host)  # a printed health table's rows, per printing host
         sim.telemetry.subscribe(self._on_record)
 
     # ---- wiring -------------------------------------------------------------------------------------
@@ -116,7 +118,8 @@ class Controller:
             if self.watchdog is not None and w is not None and w.kind == "training":
                 self.watchdog.observe(rec.job, rec.kind, rec.t)
         for s in sigs:
-            self.detector.feed(s)
+            if (placed := self._place(s)) is not None:
+                self.detector.feed(placed)
 
     def _schedule(self, delay: float, fn: Callable[[], None]) -> None:
         def proc() -> Generator[simpy.Event, Any, None]:

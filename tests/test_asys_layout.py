@@ -242,3 +242,47 @@ def test_the_console_and_health_file_belong_to_the_collections_worker() -> None:
 def test_dumps_are_never_read() -> None:
     assert L.classify(f"{OUT}/dfx/graph/ge_onnx_00001.pbtxt") is None
     assert L.classify(f"{OUT}/dfx/data-dump/0/Add.1.2.3") is None
+
+
+def test_a_health_table_followed_or_exported_places_its_rows_and_leaks_no_mark(tmp_path: Path, engine: Any) -> None:
+    """The table's device mark is used up where the table is read line by line: a follower's tail (across polls)
+    and an exported incident's lines; no ``place:device`` kind reaches the detector or the diagnosis."""
+    import json
+
+    from opsbrain.diagnosis.oneclick import diagnose_incident_file
+    from opsbrain.ingest.parsers.device import SECTION_DEVICE
+    from opsbrain.sources.follow import LogFollower
+
+    text = _health_result(HEALTH)
+    follow = LogFollower(tmp_path, from_start=True)
+    f = tmp_path / "node1" / "health_result.txt"
+    f.parent.mkdir()
+    lines = text.splitlines(keepends=True)
+    cut = next(i for i, ln in enumerate(lines) if "Device ID: 3" in ln) + 1  # the mark in one poll, its rows next
+    f.write_text("".join(lines[:cut]))
+    got = follow.poll(1.0)
+    with f.open("a") as fh:
+        fh.write("".join(lines[cut:]))
+    got += follow.poll(2.0)
+    assert all(s.kind != SECTION_DEVICE for s in got)
+    assert [(s.kind, s.device) for s in got if s.kind.startswith("dev:")] == [("dev:80E01801", 3)]
+
+    inc = tmp_path / "incident.json"
+    inc.write_text(json.dumps({"lines": text.splitlines()}))
+    d = diagnose_incident_file(str(inc), engine)["diagnosis"]
+    assert d["fault_class"] == "hbm_uce" and SECTION_DEVICE not in json.dumps(d)
+
+
+def test_a_health_row_the_logs_hold_opens_no_second_incident(tmp_path: Path, engine: Any) -> None:
+    """Collected six hours after the fault, the health table still lists the device's HBM UCE: a state at
+    collection time, not a second fault; a code the logs do not hold still opens its own incident."""
+    from opsbrain.bundle.diagnose import diagnose_bundle
+
+    late = "asys_output_20250301160000123"
+    _relaid(FIX / "hbm-uce-real" / "worker-0", tmp_path / "one")
+    (tmp_path / "one" / OUT).rename(tmp_path / "one" / late)
+    (tmp_path / "one" / late / "health_result.txt").write_text(
+        _health_result([(3, "Critical", [("0x80e01801", "NA")]), (5, "Critical", [("0x80e01801", "NA")])]))
+    rep = diagnose_bundle(tmp_path, engine)
+    got = sorted((i["opened_at"][:13], i["diagnosis"]["component"]) for i in rep["incidents"])
+    assert got == [("2025-03-01T10", "pod0/node0/npu3/hbm"), ("2025-03-01T16", "pod0/node0/npu5/hbm")]

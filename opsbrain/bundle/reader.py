@@ -63,7 +63,7 @@ from opsbrain.bundle.walk import _File, _Scan
 from opsbrain.errors import InputError
 from opsbrain.ingest import Signal, parse_job_event, parse_line
 from opsbrain.ingest.archive import ArchiveError, DirTree, Tree, open_tree
-from opsbrain.ingest.derive import section_placed
+from opsbrain.ingest.derive import restatements_dropped, section_placed
 from opsbrain.ingest.parsers import may_signal
 from opsbrain.ingest.parsers.device import SECTION_DEVICE
 from opsbrain.ingest.ranks import RankCollector
@@ -223,9 +223,10 @@ def signals_of(lines: Iterable[BundleLine], placement: dict[str, list[str]], may
         for s in got:
             where[id(s)] = k
             sigs.append(s)
-    if any(s.kind == SECTION_DEVICE for s in sigs):  # asys's health table: its rows are their section's device's
+    if tables := {lines[where[id(s)]].file for s in sigs if s.kind == SECTION_DEVICE}:
+        # asys's health table: its rows are their section's device's; a row the logs hold is not a second fault
         placed = section_placed(sigs, key=lambda s: lines[where[id(s)]].file)
         where = {id(p): where[id(s)] for s, p in zip((s for s in sigs if s.kind != SECTION_DEVICE), placed,
                                                      strict=True)}
-        sigs = placed
+        sigs = restatements_dropped(placed, lambda s: lines[where[id(s)]].file in tables)
     return sigs, where

@@ -26,6 +26,7 @@ from opsbrain.diagnosis.multirank import apply_root_cluster, multirank_verdict
 from opsbrain.diagnosis.realtext import TextView
 from opsbrain.errors import InputError
 from opsbrain.ingest import NO_HISTORY, LineReader, Signal, ingest_path, parse_line
+from opsbrain.ingest.derive import section_placed
 from opsbrain.ingest.ranks import RankCollector, RankTable
 from opsbrain.ingest.text import read_small
 from opsbrain.ingest.where import device_in, head_host, user_terms
@@ -278,5 +279,6 @@ def diagnose_incident_file(path: str, engine: Engine, matcher: Any = None) -> di
             knowledge(item["text"], Path(path).name, i + 1, float(t))
         signals.extend(s.at(line_no=i + 1, file=Path(path).name) for s in
                        parse_line(item["text"], float(t), item.get("origin"), item.get("source"), item.get("level")))
+    signals = section_placed(signals)
     stats = {"lines": len(lines), "signals": len(signals)}
     return diagnose_signals(engine, signals, stats, knowledge) | {"file": str(Path(path))}

@@ -52,6 +52,31 @@ def with_flaps(signals: list[Signal]) -> list[Signal]:
     return kept + flaps
 
 
+class SectionPlacer:
+    """Places signals on the device of the section mark before them, one signal at a time (a follower's tail, the
+    twin's telemetry); see :func:`section_placed`. Call with each signal; it returns the signal to keep, placed, or
+    None for a mark (a mark says where, not what)."""
+
+    def __init__(self, key: Callable[[Signal], object] = lambda s: None) -> None:
+        self.key = key
+        self._here: dict[object, Signal] = {}
+
+    def __call__(self, s: Signal) -> Signal | None:
+        k = self.key(s)
+        if s.kind == SECTION_DEVICE:
+            self._here[k] = s
+            return None
+        mark = self._here.get(k)
+        if mark is None:
+            return s
+        if not s.text.lstrip().startswith(("|", "+")):
+            del self._here[k]  # a line that is no row of the table: the section has ended
+            return s
+        if s.device is None:
+            return replace(s, component=mark.component, device=mark.device, severity=max(s.severity, mark.severity))
+        return s
+
+
 def section_placed(signals: list[Signal], key: Callable[[Signal], object] = lambda s: None) -> list[Signal]:
     """Signals that name no device placed on the device of the section mark before them
     (:data:`~opsbrain.ingest.parsers.device.SECTION_DEVICE`, asys's ``| Device ID: N | Overall Health: ... |``), to
@@ -59,20 +84,16 @@ def section_placed(signals: list[Signal], key: Callable[[Signal], object] = lamb
     no table row, at least at the mark's severity (the device's own health word); the marks dropped."""
     if not any(s.kind == SECTION_DEVICE for s in signals):
         return signals
-    here: dict[object, Signal] = {}
-    out: list[Signal] = []
-    for s in signals:
-        if s.kind == SECTION_DEVICE:
-            here[key(s)] = s
-        elif (mark := here.get(key(s))) is not None and not s.text.lstrip().startswith(("|", "+")):
-            del here[key(s)]  # a line that is no row of the table: the section has ended
-            out.append(s)
-        elif s.device is None and mark is not None:
-            out.append(replace(s, component=mark.component, device=mark.device,
-                               severity=max(s.severity, mark.severity)))
-        else:
-            out.append(s)
-    return out
+    place = SectionPlacer(key)
+    return [p for s in signals if (p := place(s)) is not None]
+
+
+def restatements_dropped(signals: list[Signal], snapshot: Callable[[Signal], bool]) -> list[Signal]:
+    """``signals`` without the ``snapshot`` ones (a state table printed at collection time, such as asys's health
+    table) that restate a signal the logs hold: the same kind on the same component. Such a row is the fault
+    still standing when the logs were collected, hours after it may be, and not a second fault."""
+    logged = {(s.kind, s.component) for s in signals if not snapshot(s)}
+    return [s for s in signals if not (snapshot(s) and (s.kind, s.component) in logged)]
 
 
 def fd_placed(signals: list[Signal]) -> list[Signal]:

@@ -18,11 +18,12 @@ from __future__ import annotations
 import os
 import re
 import tarfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from opsbrain.ingest import MAX_LINE, Signal, parse_line
 from opsbrain.ingest.archive import READ_ERRORS, ArchiveError, plain_name, sniff_path
+from opsbrain.ingest.derive import SectionPlacer
 from opsbrain.ingest.text import LineReader, TextStats, log_files
 from opsbrain.ingest.where import node_of
 
@@ -39,6 +40,7 @@ class _Tail:
     packed: bool | None = None  # compressed or an archive (read whole), told by its first bytes once it has some
     size: int = -1  # a packed file's size at the last poll: read once it holds
     appeared: bool = False  # first seen while the watch ran, not there at its start (a rotated copy: lines read)
+    place: SectionPlacer = field(default_factory=SectionPlacer)  # a health table's section, across polls
 
 
 class LogFollower:
@@ -104,7 +106,8 @@ class LogFollower:
             self.lines += 1
             line = raw.decode("utf-8", "replace").replace("\x00", "").rstrip("\r")
             for s in parse_line(line, now):
-                out.append(_placed(s, host, rel, tail.line_no))
+                if (placed := tail.place(s)) is not None:
+                    out.append(_placed(placed, host, rel, tail.line_no))
         return out
 
     def _read_packed(self, path: Path, rel: str, tail: _Tail, size: int, now: float) -> list[Signal]:
