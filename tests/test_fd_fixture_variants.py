@@ -100,3 +100,40 @@ def test_one_pid_on_every_host_of_a_paste_is_one_process_per_host(tmp_path: Path
     assert d["fault_class"] == "collective_timeout_sw"
     assert (d["root"]["host"], d["root"]["device"]) == ("node-0", 0)
     assert d["root_cluster"]["chain"].endswith("node-1 device 1 -> node-0 device 0")
+
+
+def concatenated(root: Path, how: str) -> list[str]:
+    """The files below ``root`` as one text, the way ``how`` prints several files: ``grep -r ""`` (each line behind
+    its file's name), ``grep -rn`` (and its line number), ``tail -n +1`` (a ``==> name <==`` header per file)."""
+    lines: list[str] = []
+    for f in sorted(root.rglob("*")):
+        if f.is_file():
+            rel, text = f.relative_to(root).as_posix(), f.read_text().splitlines()
+            if how == "tail":
+                lines += ([""] if lines else []) + [f"==> {rel} <=="] + text
+            else:
+                lines += [f"{rel}:{n}:{ln}" if how == "grep-n" else f"{rel}:{ln}" for n, ln in enumerate(text, 1)]
+    return lines
+
+
+@needs_fixtures
+@pytest.mark.parametrize("how", ["grep", "grep-n", "tail"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_job_concatenated_keeps_its_root_and_chain(case: str, how: str, tmp_path: Path, engine: Any) -> None:
+    """``grep -r "" worker-*``, ``grep -rn`` or ``tail -n +1`` of a job's files, handed over as one file: each line is
+    read as its file's, which names its worker and its process (plog-<pid>); the root and the wait chain are the
+    directory's."""
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    lines = concatenated(FX / case, how)
+    paste = tmp_path / "grep.txt"
+    paste.write_text("\n".join(lines) + "\n")
+    host, device, chain = CASES[case]
+    worker = [f"worker-{i}" for i in range(4)]
+    got = diagnose_logs(str(paste), engine)["diagnosis"]
+    want = diagnose_logs(str(FX / case), engine)["diagnosis"]
+    assert got["fault_class"] == want["fault_class"] == "collective_timeout_sw"
+    assert (got["root"]["host"], got["root"]["device"]) == (host.format(*worker), device)
+    assert got["root_cluster"]["chain"] == chain.format(*worker)
+    assert abs(got["confidence"] - want["confidence"]) <= 0.05  # the root's own lines are found in the paste (0 if
+    # not: the paste's lines were nobody's)

@@ -69,7 +69,7 @@ other class (rule 2 of the module docstring)."""
 
 
 def _own(p: RankProcess, s: Signal, nodes: set[str]) -> bool:
-    if s.file is not None and s.file in p.files:
+    if s.file is not None and (s.file in p.files or (s.file, s.line_no) in p.cited):
         return True
     if s.device is None or s.device != p.device:
         return False

@@ -29,7 +29,7 @@ from opsbrain.ingest import NO_HISTORY, LineReader, Signal, ingest_path, parse_l
 from opsbrain.ingest.derive import section_placed
 from opsbrain.ingest.ranks import RankCollector, RankTable
 from opsbrain.ingest.text import read_small
-from opsbrain.ingest.where import device_in, head_host, user_terms
+from opsbrain.ingest.where import device_in, head_host, user_terms, with_host
 from opsbrain.ingest.workers import host_root
 from opsbrain.verdict import UNKNOWN, Diagnosis
 
@@ -196,14 +196,16 @@ class _Hooks:
         self.scanned = 0
         self._file_worker: dict[str | None, str] = {}
 
-    def __call__(self, line: str, file: str | None, line_no: int, t: float, head: str = "") -> None:
+    def __call__(self, line: str, file: str | None, line_no: int, t: float, head: str = "",
+                 origin: str | None = None) -> None:
         if self.knowledge is not None:
             self.knowledge(line, file, line_no, t)
-        self.ranks.feed(line, file, line_no, self._host(file, head))
+        # ``origin``: the file the line was written to, where the input holds several (grep -r, tail of many)
+        self.ranks.feed(line, file, line_no, None if origin else self._host(file, head), origin=origin)
         self.view(line, file, line_no, head)
         if self.scanned < DEVICE_SCAN_LINES:
             self.scanned += 1
-            if (dev := device_in(line)) is not None:
+            if (dev := device_in(line)) is not None or (origin and (dev := device_in(origin)) is not None):
                 self.devices[dev] += 1
                 self.first_line.setdefault(dev, (file, line_no, line))
 
@@ -247,10 +249,31 @@ def diagnose_logs(path: str, engine: Engine, matcher: Any = None, stdin: IO[byte
     hooks = _Hooks(knowledge, ranks)
     reader = LineReader(hook=hooks)
     ingest_path(path, stdin, reader)
-    res = diagnose_signals(engine, reader.signals, reader.stats.as_dict(), knowledge, ranks.table(), hooks.view)
+    signals = on_workers(reader.signals, ranks, reader.origins)
+    res = diagnose_signals(engine, signals, reader.stats.as_dict(), knowledge, ranks.table(), hooks.view)
     dev = hooks.named_device()
     _root_from_text(res["diagnosis"], dev, hooks.first_line.get(dev) if dev is not None else None)
     return res | {"file": path}
+
+
+def on_workers(signals: list[Signal], ranks: RankCollector,
+               origins: dict[tuple[str | None, int], str] | None = None) -> list[Signal]:
+    """Signals of a directory's files on the worker whose directory holds them, where their line names no host
+    (``worker-0/device_log/...``'s ``npu3/hbm`` is ``worker-0/npu3/hbm``, as the bundle reader places it): the
+    workers named as the multi-rank analysis names them; device 3 of two workers stays two devices. ``origins``:
+    the file a line was first written to, for an input that holds several files' lines (``grep -r``)."""
+    origins = origins or {}
+
+    def written_to(s: Signal) -> str | None:
+        return origins.get((s.file, s.line_no or 0)) or s.file
+
+    where = {f: host_root(f)[0] for f in {written_to(s) for s in signals if s.host is None} if f}
+    ranks.other_workers |= {w for w in where.values() if w}
+    if not ranks.other_workers:
+        return signals
+    shown = ranks.shown()
+    return [with_host(s, shown(w)) if s.host is None and (f := written_to(s)) and (w := where[f]) else s
+            for s in signals]
 
 
 def diagnose_incident_file(path: str, engine: Engine, matcher: Any = None) -> dict[str, Any]:

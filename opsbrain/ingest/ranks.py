@@ -32,7 +32,7 @@ the device's own slog exported by msnpureport (:data:`DEVICE_OS_DIR`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -139,6 +139,8 @@ class RankProcess:
     first_error_t: float | None = None
     errors: list[RankError] = field(default_factory=list)
     identity: LineRef | None = None
+    cited: set[tuple[str | None, int]] = field(default_factory=set)  # (file, line) of its lines in a file holding
+    # several files' lines (grep -r's output), where ``files`` names where they were written
 
     @property
     def device(self) -> int | None:
@@ -212,18 +214,23 @@ class RankCollector:
         self._resets: dict[tuple[str, str], int] = {}
         self._files: dict[str, tuple[tuple[str, str | None], bool, re.Match[str] | None, bool]] = {}
         self._seconds: dict[tuple[str, ...], float] = {}  # a time stamp's second -> epoch seconds (local time)
+        self.other_workers: set[str] = set()  # worker directories of other files, named as the processes' are
 
     # ---- feeding ---------------------------------------------------------------------------------------------
-    def feed(self, line: str, file: str | None, line_no: int, worker: str | None = None) -> None:
-        self._feed((line,), file, line_no, worker, False)
+    def feed(self, line: str, file: str | None, line_no: int, worker: str | None = None,
+             origin: str | None = None) -> None:
+        """One line of ``file``; ``origin``: the file it was first written to, where ``file`` holds lines of several
+        (``grep -r``'s output): its name places the line (worker, pid), ``file`` is where it is cited."""
+        self._feed((line,), file, line_no, worker, False, origin)
 
     def feed_lines(self, lines: Iterable[str], file: str | None, worker: str | None = None) -> None:
         self._feed(lines, file, 1, worker, True)
 
-    def _feed(self, lines: Iterable[str], file: str | None, line_no: int, worker: str | None, strip: bool) -> None:
+    def _feed(self, lines: Iterable[str], file: str | None, line_no: int, worker: str | None, strip: bool,
+              origin: str | None = None) -> None:
         """The lines of one file from ``line_no`` on (``strip``: their line ends taken off first); what the file's
-        name says is read once, and the per-line work is one regex match of the plog lines."""
-        name = file or ""
+        name (or ``origin``'s) says is read once, and the per-line work is one regex match of the plog lines."""
+        name = origin or file or ""
         info = self._files.get(name)
         if info is None:  # what the file's name says, once per file (a plog has thousands of lines), compressed
             plain = plain_name(name)  # or not (``plog-903_2025....log.gz`` is the same process's plog)
@@ -272,6 +279,8 @@ class RankCollector:
                 proc = procs[key] = RankProcess(w, pid)
             if name and name not in proc.files:
                 proc.files.append(name)
+            if origin:
+                proc.cited.add((file, n))
             proc.first_t = t if proc.first_t is None else min(proc.first_t, t)
             if level != "ERROR" and not identity_words(body):
                 continue  # neither an error nor a line _identity reads (most INFO lines of a plog): nothing more
@@ -433,17 +442,20 @@ class RankCollector:
             self._ip_dev[file] = None
 
     # ---- result -------------------------------------------------------------------------------------------------
+    def shown(self) -> Callable[[str], str]:
+        """Worker directory -> the name the table gives it: its ``environment_check/<name>/`` where it has one, from
+        where the workers' paths differ (theirs and :attr:`other_workers`'), ``root_name`` for the root given."""
+        names = {w: (next(iter(a)) if len(a) == 1 else w) for w, a in self._alias.items()}
+        cut = shared_head([names.get(w, w) for w in {p.worker for p in self.procs.values()} | set(self.device_ips)
+                           | self.other_workers])
+        return lambda w: names.get(w, w)[cut:] or self.root_name
+
     def table(self) -> RankTable:
         """The processes with an identity or an error; device addresses filled from npu_info; when two processes
         claim one device of a worker, the one whose log starts later (the job that ran last) is kept."""
         notes: list[str] = []
         kept: dict[tuple[str, int | None, str], RankProcess] = {}
-        names = {w: (next(iter(a)) if len(a) == 1 else w) for w, a in self._alias.items()}
-        cut = shared_head([names.get(w, w) for w in {p.worker for p in self.procs.values()} | set(self.device_ips)])
-
-        def shown(w: str) -> str:
-            return names.get(w, w)[cut:] or self.root_name
-
+        shown = self.shown()
         for p in self.procs.values():
             if not p.ranks and not p.errors and p.first_error is None:
                 continue

@@ -15,7 +15,11 @@
   ``[rank3]: ``), ``docker compose logs``' ``name-1  | `` column, a syslog or journal head (``Dec  2 10:00:00 host
   prog[pid]: ``) or an indent before a layout read at a line's start (:data:`_BODY`: a bracketed level, a table
   row, a torch / klog / vLLM head, a process or rank prefix), Ray's ``[repeated 6x across cluster]`` suffix, and
-  full-width colons (``：``, read as ``: ``).
+  full-width colons (``：``, read as ``: ``);
+- ``grep``'s file name before a line it found in several files (``grep -r``, ``grep -H``; with ``-n`` its line
+  number: ``worker-0/process_log/run/plog/plog-903_2025.log:12:[ERROR] HCCL ...``), where the name is a log file's
+  (:data:`_GREP_FILE`); :func:`grep_file` gives it back from the prefix, so the multi-rank analysis reads the line as
+  that file's (its worker directory, the pid its plog name carries).
 
 Each test is one character or prefix comparison on a line without them, so the hot path costs next to nothing. The
 prefix taken off is returned: its time stamp stands in for a line that has none of its own. :func:`may_carry` tells
@@ -80,6 +84,15 @@ _LOGGED = re.compile(r"(DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:")
 _RAY_REPEAT = re.compile(r" \[repeated \d+x across cluster\]$")
 """Ray's log deduplication: a line other workers logged too ends ``[repeated 6x across cluster]``."""
 _FULL_COLON = re.compile("\uff1a ?")
+_GREP_FILE = re.compile(r"(?:\.(?:log|txt|out|err)(?:\.\d+)?(?:\.(?:gz|bz2|xz))?"
+                        r"|(?:^|/)(?:messages|syslog|dmesg|kern\.log)(?:[.-]\d+)?)$")
+"""The end of a log file's name (``.log``, ``.txt``, ``.out``, ``.err``, rotated ``.1``, compressed; syslog's
+``messages`` / ``syslog`` / ``kern.log``, ``dmesg``): before a colon at a line's start, ``grep``'s file name. A
+source file's (``x.cc:12:``, a compiler's message) is not taken."""
+_GREP_MAX = 512
+_GREP_IN_PREFIX = re.compile(r"(?:^|(?<=\s))([^\s:'\"]+):(?:\d+[:-])?")
+_GREP_LINE = re.compile(r"\d+[:-]")
+"""``grep -n``'s line number after the file name (``:`` on a matching line, ``-`` on a context line)."""
 _MAX_HEADS = 8
 """Heads taken off one line at most (a quote of a kubectl paste of a vLLM worker's rank output is four)."""
 
@@ -130,10 +143,37 @@ def plain(line: str) -> tuple[str, str]:
     return line, record + prefix
 
 
+def _grep_head(line: str) -> int:
+    """The length of ``grep``'s ``<file>:`` or ``<file>:<n>:`` before a line (0: none): the text before the line's
+    first colon is a path without space or quote ending in a log file's name."""
+    k = line.find(":", 0, _GREP_MAX)
+    if k <= 0:
+        return 0
+    path = line[:k]
+    if " " in path or "\t" in path or '"' in path or "'" in path or _GREP_FILE.search(path) is None:
+        return 0
+    m = _GREP_LINE.match(line, k + 1)
+    return m.end() if m else k + 1
+
+
+def grep_file(prefix: str) -> str | None:
+    """The file name ``grep`` put before a line, when :func:`plain` took one off (its prefix, where a paste's or a
+    collector's heads may stand before it), else None."""
+    if not prefix or ":" not in prefix:
+        return None
+    found = None
+    for m in _GREP_IN_PREFIX.finditer(prefix):
+        if _GREP_FILE.search(m.group(1)):
+            found = m.group(1)
+    return found
+
+
 def _head(line: str) -> int:
     """The length of the one head at the start of ``line`` (0: none); the first character picks the tests."""
     c = line[:1]
     m: re.Match[str] | None = None
+    if c not in _NO_GREP and (n := _grep_head(line)):
+        return n
     if c == "[":
         d = line[1:2]
         if d == "p" and line[2:5] == "od/":
@@ -188,6 +228,8 @@ def _may_have_head(head: str) -> bool:
 
 
 _MONTHS = frozenset(_MONTH[3:-1].split("|"))
+_NO_GREP = frozenset(" \t[>(|{\ufeff")
+"""First characters no ``grep`` file name before a line has (those of the other heads, a JSON record, none)."""
 _LEVEL_STARTS = frozenset(("DEB", "INF", "WAR", "ERR", "CRI"))
 _BODY_STARTS = frozenset("[|(DIWECF")
 """First characters of a :data:`_BODY` layout (a cheap test before its regex)."""

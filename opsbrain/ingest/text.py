@@ -28,7 +28,7 @@ from opsbrain.ingest.derive import TLS_STATES, fd_placed, section_placed, tls_mi
 from opsbrain.ingest.encoding import SAMPLE, decode, decoded_lines, sniff
 from opsbrain.ingest.parsers import MAX_LINE, parse_line
 from opsbrain.ingest.signal import Signal
-from opsbrain.ingest.surface import WRAP_LOOK, looks_binary, plain, unwrap, wrapped_paste
+from opsbrain.ingest.surface import WRAP_LOOK, grep_file, looks_binary, plain, unwrap, wrapped_paste
 from opsbrain.ingest.timestamps import parse_stamp
 from opsbrain.ingest.workers import device_dir
 
@@ -125,9 +125,9 @@ def _lines_of(stream: IO[bytes] | Unpacked, stats: TextStats, given: Callable[[]
 class LineReader:
     """Turns lines into signals, one source at a time, keeping times and line numbers."""
 
-    def __init__(self, hook: Callable[[str, str | None, int, float, str], None] | None = None) -> None:
+    def __init__(self, hook: Callable[[str, str | None, int, float, str, str | None], None] | None = None) -> None:
         self.hook = hook  # called with every line (the knowledge matcher): line, file, line number, time, the head
-        # a collection or a paste put before it (surface.plain's prefix)
+        # a collection or a paste put before it (surface.plain's prefix), the file it came from (self.origins)
         self.stats = TextStats()
         self.signals: list[Signal] = []
         self._t0: float | None = None
@@ -137,6 +137,11 @@ class LineReader:
         self._year = 2000  # for stamps without a year (syslog, klog): the year of the first dated stamp, once seen
         self._dated = False
         self._given = 0  # bytes of input as given (files on disk, stdin as read): MAX_EXPANSION's measure
+        self._origin_devices: dict[str, int | None] = {}  # origin file -> the device whose log it is
+        self.origins: dict[tuple[str | None, int], str] = {}
+        """(file, line) of a signal's line -> the file it was first written to, where the input holds several
+        files' lines: ``grep -r``'s output (the name before each line) or ``tail`` / ``head`` of several files
+        (a ``==> name <==`` header before each file's lines)."""
 
     def _date_from(self, ts: float) -> None:
         """The first stamp with a year: later yearless stamps take its year, and the yearless ones before (read in
@@ -161,6 +166,7 @@ class LineReader:
         prev = None
         binary_before = self.stats.binary_lines  # of the files fed before this one
         file_device = device_dir(path or file)
+        header: str | None = None  # the file ``tail`` / ``head`` of several files named last (``==> f <==``)
         for n, raw in numbered:
             if not wrapped:
                 self.stats.lines += 1
@@ -177,6 +183,9 @@ class LineReader:
             if looks_binary(raw):
                 self.stats.binary_lines += 1
                 continue
+            if raw[:4] == "==> " and raw.endswith(" <=="):  # tail's / head's header before each file's lines
+                header = raw[4:-4].strip() or None
+                continue
             line, prefix = plain(raw)
             ts, dated = parse_stamp(line, self._year)
             if ts is None and prefix:
@@ -186,13 +195,21 @@ class LineReader:
                     self._date_from(ts)
                 self._t0 = ts if self._t0 is None else min(self._t0, ts)
                 self._last = max(0.0, ts - self._t0)
+            origin = (grep_file(prefix) if prefix else None) or header
             if self.hook is not None:
-                self.hook(line, file, n, self._last, prefix)
-            for s in parse_line(line, self._last, head=prefix, file_device=file_device):
+                self.hook(line, file, n, self._last, prefix, origin)
+            here = file_device
+            if origin is not None:  # the file a line of several files' lines came from: its device
+                here = self._origin_devices.get(origin, -1)
+                if here == -1:
+                    here = self._origin_devices[origin] = device_dir(origin)
+            for s in parse_line(line, self._last, head=prefix, file_device=here):
                 if s.kind in TLS_STATES:
                     self._tls.setdefault(s.kind, s.at(line_no=n, file=file))  # the first of each state is enough
                 else:
                     self.signals.append(s.at(line_no=n, file=file))
+                    if origin is not None:
+                        self.origins[(file, n)] = origin
         if (binary_here := self.stats.binary_lines - binary_before) > 0:
             self.stats.not_read.append(f"{file or 'input'}: {binary_here} lines of binary content (not text)")
         # what only a run of one file's lines shows: flaps, a FaultDiag report's faults placed on their devices

@@ -10,8 +10,13 @@ spellings Ascend tools use (``device_id=3``, ``device 3``, ``[dev3]``, ``devid 3
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from opsbrain.ingest.screen import screened
+
+if TYPE_CHECKING:
+    from opsbrain.ingest.signal import Signal
 
 TWIN_HOST = r"(pod\d+-node\d+(?:-l1sw\d+)?|pod\d+-l2plane\d+-sw\d+)"
 RE_TWIN_HOST = screened(TWIN_HOST)
@@ -141,3 +146,12 @@ def user_terms(comp: str | None) -> dict[str, object]:
     node = node_of(comp)
     host = node.replace("/", "-") if node and node.startswith("pod") else node
     return {"component": comp, "host": host, "device": dev}
+
+
+def with_host(s: Signal, host: str) -> Signal:
+    """The signal of a line from ``host``'s log (a directory that names the host): its host set, and its component
+    below the host where it names none (``npu3/hbm`` -> ``<host>/npu3/hbm``; a link keeps its ends)."""
+    comp = s.component
+    if comp and "~" not in comp and node_of(comp) is None:
+        comp = f"{host}/{comp}"
+    return replace(s, component=comp, host=host)

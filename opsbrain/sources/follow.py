@@ -25,7 +25,7 @@ from opsbrain.ingest import MAX_LINE, Signal, parse_line
 from opsbrain.ingest.archive import READ_ERRORS, ArchiveError, plain_name, sniff_path
 from opsbrain.ingest.derive import SectionPlacer
 from opsbrain.ingest.text import LineReader, TextStats, log_files
-from opsbrain.ingest.where import node_of
+from opsbrain.ingest.where import with_host
 
 READ_BUDGET = 4 << 20
 """Bytes read from one file per poll (a file growing faster is caught up over the next polls)."""
@@ -172,9 +172,8 @@ def _packed(path: Path) -> bool | None:
 
 def _placed(s: Signal, host: str | None, file: str, line_no: int) -> Signal:
     """The signal with its file and line, and the directory's host for a component that names no node."""
-    comp, h = s.component, s.host
-    if host and comp and "~" not in comp and node_of(comp) is None:
-        comp = f"{host}/{comp}"
-    if host and h is None:
-        h = host
-    return replace(s, component=comp, host=h, file=file, line_no=line_no)
+    if host and s.host is None:
+        s = with_host(s, host)
+    elif host:
+        s = replace(s, component=with_host(s, host).component)
+    return replace(s, file=file, line_no=line_no)

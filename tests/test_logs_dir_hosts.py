@@ -1,0 +1,61 @@
+"""``diagnose --logs DIR``: a line that names no host is its worker directory's (issue 14: the root in the user's
+own terms), as the bundle reader places it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+FIX = Path(__file__).parent / "fixtures" / "bundles" / "hbm-uce-real"
+
+
+@pytest.fixture(scope="module")
+def engine() -> Any:
+    from opsbrain.kb.training import load_engine
+
+    return load_engine()
+
+
+def test_the_root_device_is_named_with_its_workers_directory(engine: Any) -> None:
+    from opsbrain.bundle.diagnose import diagnose_bundle
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    d = diagnose_logs(str(FIX), engine)["diagnosis"]
+    b = diagnose_bundle(FIX, engine)["diagnosis"]
+    assert d["fault_class"] == b["fault_class"] == "hbm_uce"
+    assert (d["root"]["host"], d["root"]["device"]) == (b["root"]["host"], b["root"]["device"]) == ("worker-0", 3)
+
+
+def test_one_device_index_on_two_workers_is_two_devices(tmp_path: Path, engine: Any) -> None:
+    """worker-0 and worker-1 both log an HBM UCE on their device 3: two devices, each named with its worker."""
+    from opsbrain.diagnosis.oneclick import diagnose_logs, on_workers
+    from opsbrain.ingest import LineReader, ingest_path
+    from opsbrain.ingest.ranks import RankCollector
+
+    src = FIX / "worker-0" / "device_log"
+    for w in ("collected/worker-0", "collected/worker-1"):
+        shutil.copytree(src, tmp_path / w / "device_log")
+    reader = LineReader()
+    ingest_path(str(tmp_path), None, reader)
+    placed = on_workers(reader.signals, RankCollector(tmp_path.name))
+    comps = {s.component for s in placed if s.kind == "dev:80E01801"}
+    assert comps == {"worker-0/npu3", "worker-1/npu3"}
+    assert diagnose_logs(str(tmp_path), engine)["diagnosis"]["root"]["device"] == 3
+
+
+@pytest.mark.parametrize("how", ["grep", "grep-n", "tail"])
+def test_a_bundle_concatenated_names_the_same_root(how: str, tmp_path: Path, engine: Any) -> None:
+    """The bundle's files as ``grep -r`` or ``tail`` print them, given as one file (or pasted): the same class and
+    root (host and device) as the directory."""
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+    from tests.test_fd_fixture_variants import concatenated
+
+    paste = tmp_path / "all.txt"
+    paste.write_text("\n".join(concatenated(FIX, how)) + "\n")
+    got = diagnose_logs(str(paste), engine)["diagnosis"]
+    want = diagnose_logs(str(FIX), engine)["diagnosis"]
+    assert (got["fault_class"], got["root"]["host"], got["root"]["device"]) == \
+        (want["fault_class"], want["root"]["host"], want["root"]["device"]) == ("hbm_uce", "worker-0", 3)

@@ -1,0 +1,25 @@
+"""grep's file names before the lines it found (opsbrain.ingest.surface; issue 14, pasted text as operators make it)."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.mark.parametrize(("line", "body", "file"), [
+    ("worker-0/process_log/run/plog/plog-903_2025.log:12:[ERROR] HCCL(903,python):x", "[ERROR] HCCL(903,python):x",
+     "worker-0/process_log/run/plog/plog-903_2025.log"),
+    ("plog-1_2025.log:[ERROR] RUNTIME(1,python):x", "[ERROR] RUNTIME(1,python):x", "plog-1_2025.log"),
+    ("node1/messages:Mar  1 10:00:00 node1 kernel: [1.2] x", "Mar  1 10:00:00 node1 kernel: [1.2] x", "node1/messages"),
+    ("var/log/messages-20250301:Mar  1 10:00:00 h kernel: x", "Mar  1 10:00:00 h kernel: x",
+     "var/log/messages-20250301"),
+    ("rank-3.txt-14-    raise RuntimeError(x)", None, None),  # a context line of -n without -A is not grep's
+    ("/src/ops/add.cc:12:3: error: no member", None, None),  # a compiler's message: a source file, not a log
+    ("EI0006: Getting socket times out.", None, None),
+    ("a b.log: x", None, None),
+])
+def test_grep_file_names_are_taken_off_and_given_back(line: str, body: str | None, file: str | None) -> None:
+    from opsbrain.ingest.surface import grep_file, plain
+
+    got, prefix = plain(line)
+    assert got == (body if body is not None else line)
+    assert grep_file(prefix) == file
