@@ -24,6 +24,8 @@ OOM = ("RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB (NPU 3; 60.0
     (f"node-1/var/log/{POD}/0.log", "pod", "node-1"),
     (f"node-1/var/log/{POD}/2.log.20250301-100000", "pod", "node-1"),  # kubelet's rotation
     (f"{POD}/0.log", "pod", ""),
+    ("node-3/var/log/pods/kube-system_npu-exporter-node-3_6d2f1c0e9a8b7c6d5e4f3a2b1c0d9e8f/exporter/0.log", "pod",
+     "node-3"),  # a static pod: its uid the manifest's MD5
     (f"node-2/var/lib/docker/containers/{CID}/{CID}-json.log", "docker", "node-2"),
     (f"node-2/var/lib/docker/containers/{CID}/{CID}-json.log.1", "docker", "node-2"),
 ])

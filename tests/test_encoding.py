@@ -5,6 +5,7 @@ how."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,8 @@ LINES = ["[INFO] 2025-03-01 10:00:00 开始检测 device 3", TOOLKIT, "检测完
       + "[ERROR] 设备内存不足\n").encode("gbk"), "gb18030"),  # mostly ASCII, one Chinese line in ten
     (b"\xff\xfe" + "\n".join(LINES).encode("utf-16-le"), "utf-16-le"),
     (b"\xfe\xff" + "\n".join(LINES).encode("utf-16-be"), "utf-16-be"),
+    (b"\xff\xfe" + random.Random(0).randbytes(4096), "utf-8"),  # binary that only starts like a BOM: not text
+    (b"\xff\xfe" + "ok\n".encode("utf-16-le") + b"\x00\xd8A\x00", "utf-8"),  # a broken surrogate pair
 ])
 def test_the_encoding_is_told_from_the_first_bytes(data: bytes, codec: str) -> None:
     assert sniff(data) == codec

@@ -29,7 +29,7 @@ Latin-1 or cp1252 bytes decoded as GB18030 either fail or give a scatter of rare
 def sniff(head: bytes) -> str:
     """The codec name for bytes beginning with ``head`` (give :data:`SAMPLE` bytes or all there are)."""
     for bom, name in _BOMS:
-        if head.startswith(bom):
+        if head.startswith(bom) and _utf16_text(head[len(bom):], name):
             return name
     try:  # valid UTF-8 (a character cut at the sample's end allowed): the common case, one pass in C
         codecs.getincrementaldecoder("utf-8")("strict").decode(head, final=False)
@@ -47,6 +47,26 @@ def sniff(head: bytes) -> str:
     chinese = sum(1 for c in chars if "\u4e00" <= c <= "\u9fff" or "\u3000" <= c <= "\u303f"
                   or "\uff00" <= c <= "\uffef")
     return "gb18030" if chars and chinese >= CHINESE_SHARE * len(chars) else "utf-8"
+
+
+TEXT_SHARE = 0.9
+"""reason: a log in UTF-16 is text: ASCII (times, codes, most words) and, in a Chinese one, CJK ideographs and
+punctuation. Bytes that only start like a BOM (a binary file's FF FE) decode to code units spread over the whole
+range, about a third of them in those blocks."""
+
+
+def _utf16_text(body: bytes, codec: str) -> bool:
+    """The bytes after a UTF-16 BOM decode to text: no broken surrogate pair, and at least :data:`TEXT_SHARE` of the
+    characters ASCII text (printable or white space) or CJK (ideographs, CJK and full-width punctuation)."""
+    try:
+        text = codecs.getincrementaldecoder(codec)("strict").decode(body[:SAMPLE], final=False)
+    except UnicodeDecodeError:
+        return False
+    if not text:
+        return True
+    texty = sum(1 for c in text if (" " <= c <= "~") or c in "\t\r\n" or "\u4e00" <= c <= "\u9fff"
+                or "\u3000" <= c <= "\u303f" or "\uff00" <= c <= "\uffef")
+    return texty >= TEXT_SHARE * len(text)
 
 
 def decode(data: bytes, codec: str | None = None) -> str:

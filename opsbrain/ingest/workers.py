@@ -44,9 +44,11 @@ def cann_log_head(dirs: list[str]) -> list[str] | None:
 
 
 _DNS_NAME = r"[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?"
-POD_DIR = re.compile(_DNS_NAME + "_" + _DNS_NAME + r"_[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}")
+POD_DIR = re.compile(_DNS_NAME + "_" + _DNS_NAME + r"_(?:[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|[0-9a-f]{32})")
 """kubelet's directory of one pod's container logs, ``<namespace>_<pod name>_<pod uid>`` below ``/var/log/pods``
-(Kubernetes' logging architecture reference; names are DNS-1123, which has no ``_``)."""
+(Kubernetes' logging architecture reference; names are DNS-1123, which has no ``_``). The uid is a UUID, or for a
+static pod (a manifest the kubelet reads from its own directory) the 32 hex digits of the manifest's MD5 hash
+(kubelet pkg/kubelet/config/common.go, ``applyDefaults``)."""
 CONTAINER_ID = re.compile(r"[0-9a-f]{64}")
 """Docker's container id, the directory of its json-file log under ``/var/lib/docker/containers``."""
 _DOCKER_ROOT = ("var", "lib", "docker")
