@@ -37,16 +37,18 @@ def to_asys(rel: str) -> str | None:
 
 
 @pytest.mark.parametrize(("rel", "role", "path"), [
-    (f"{OUT}/dfx/log/host/cann/run/plog/plog-1_20250301.log", asys.LOG, "process_log/run/plog/plog-1_20250301.log"),
+    (f"{OUT}/dfx/log/host/cann/run/plog/plog-1_20250301.log", asys.LOG,
+     f"{OUT}/process_log/run/plog/plog-1_20250301.log"),
     (f"w1/{OUT}/dfx/log/host/cann/debug/device-2/device-7_1.log", asys.LOG,
-     "w1/process_log/debug/device-2/device-7_1.log"),
-    (f"w1/{OUT}/dfx/log/host/message/syslog", asys.LOG, "w1/syslog"),
-    (f"w1/{OUT}/dfx/log/host/driver/host_kernel.log", asys.LOG, "w1/device_log/slog/host/host_kernel.log"),
+     f"w1/{OUT}/process_log/debug/device-2/device-7_1.log"),
+    (f"w1/{OUT}/dfx/log/host/message/syslog", asys.LOG, f"w1/{OUT}/syslog"),
+    (f"w1/{OUT}/dfx/log/host/driver/host_kernel.log", asys.LOG,
+     f"w1/{OUT}/device_log/slog/host/host_kernel.log"),
     (f"{OUT}/dfx/log/device/dev-os-3/system/run/device-os/device-os_1.log", asys.LOG,
-     "device_log/slog/dev-os-3/run/device-os/device-os_1.log"),
+     f"{OUT}/device_log/slog/dev-os-3/run/device-os/device-os_1.log"),
     (f"{OUT}/dfx/log/device/dev-os-3/firmware/debug/device-1/device-1_2.log", asys.LOG,
-     "device_log/slog/dev-os-3/debug/device-1/device-1_2.log"),
-    (f"{OUT}/dfx/bbox/device-2/history.log", asys.LOG, "device_log/hisi_logs/device-2/history.log"),
+     f"{OUT}/device_log/slog/dev-os-3/debug/device-1/device-1_2.log"),
+    (f"{OUT}/dfx/bbox/device-2/history.log", asys.LOG, f"{OUT}/device_log/hisi_logs/device-2/history.log"),
     # the collection's folder taken off (the root given, or an archive's top folder)
     ("dfx/bbox/device-2/history.log", asys.LOG, "device_log/hisi_logs/device-2/history.log"),
     (f"{OUT}/dfx/log/host/screen.txt", asys.CONSOLE, None),
@@ -96,10 +98,12 @@ def test_round_trip_of_the_layouts_names() -> None:
         if new is None:
             continue
         seen += 1
-        assert asys.canonical(new) == rel
+        assert asys.canonical(new).replace(f"{OUT}/", "") == rel  # the collection's folder kept: its host's
         a, b = L.classify(rel), L.classify(new)
-        assert a is not None and b is not None and (a.kind, a.worker, a.device) == (b.kind, b.worker, b.device), rel
-        assert host_root(new) == host_root(rel) and device_dir(new) == device_dir(rel), rel
+        assert a is not None and b is not None and (a.kind, a.device) == (b.kind, b.device), rel
+        assert a.worker == asys.host_dirs([b.worker])[b.worker], rel  # type: ignore[list-item,index]
+        assert host_root(rel)[0] == asys.host_dirs([host_root(new)[0]])[host_root(new)[0]], rel
+        assert device_dir(new) == device_dir(rel), rel
     assert seen >= 6
 
 
@@ -124,7 +128,8 @@ def test_an_asys_collection_is_diagnosed_as_the_same_logs_in_the_usual_layout(tm
     assert got["diagnosis"]["fault_class"] == want["diagnosis"]["fault_class"] == "hbm_uce"
     assert got["diagnosis"]["component"] == want["diagnosis"]["component"]
     assert _verdicts(got) == _verdicts(want)
-    assert [w["dir"] for w in got["workers"]] == [w["dir"] for w in want["workers"]]
+    assert sorted({(w["name"], w["node"]) for w in got["workers"]}) == sorted((w["name"], w["node"])
+                                                                                for w in want["workers"])
 
 
 def test_an_asys_archive_and_its_summaries(tmp_path: Path, engine: Any) -> None:
@@ -236,7 +241,8 @@ def test_the_console_and_health_file_belong_to_the_collections_worker() -> None:
 
     for rel in (f"node1/{OUT}/dfx/log/host/screen.txt", f"node1/{OUT}/health_result.txt",
                 f"node1/{OUT}/dfx/log/host/cann/run/plog/plog-1_2.log"):
-        assert host_root(rel)[0] == "node1" == L.classify(rel).worker  # type: ignore[union-attr]
+        assert host_root(rel)[0] == f"node1/{OUT}" == L.classify(rel).worker  # type: ignore[union-attr]
+        assert asys.host_dirs([f"node1/{OUT}", "node1"])[f"node1/{OUT}"] == "node1"  # the host's directory
 
 
 def test_dumps_are_never_read() -> None:
@@ -286,3 +292,29 @@ def test_a_health_row_the_logs_hold_opens_no_second_incident(tmp_path: Path, eng
     rep = diagnose_bundle(tmp_path, engine)
     got = sorted((i["opened_at"][:13], i["diagnosis"]["component"]) for i in rep["incidents"])
     assert got == [("2025-03-01T10", "pod0/node0/npu3/hbm"), ("2025-03-01T16", "pod0/node0/npu5/hbm")]
+
+
+def test_collections_of_two_hosts_side_by_side_stay_two_hosts(tmp_path: Path, engine: Any) -> None:
+    """``asys collect --output=/shared/out`` run on two hosts: two collection folders in one directory. Each is its
+    host's: device 3 of each is its own device (before, both were read as one worker's device 3)."""
+    from opsbrain.bundle.diagnose import diagnose_bundle
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    second = "asys_output_20250301100600456"
+    for name, sub in ((OUT, "a"), (second, "b")):
+        _relaid(FIX / "hbm-uce-real" / "worker-0", tmp_path / sub)
+        (tmp_path / "out").mkdir(exist_ok=True)
+        (tmp_path / sub / OUT).rename(tmp_path / "out" / name)
+    rep = diagnose_bundle(tmp_path / "out", engine)
+    comps = {i["diagnosis"]["component"] for i in rep["incidents"] if i["diagnosis"]["fault_class"] == "hbm_uce"}
+    assert len(comps) == 2 and all(c.endswith("/npu3/hbm") for c in comps)
+    assert sorted(w["name"] for w in rep["workers"]) == [OUT, second]
+    from opsbrain.diagnosis.oneclick import on_workers
+    from opsbrain.ingest import LineReader, ingest_path
+    from opsbrain.ingest.ranks import RankCollector
+
+    reader = LineReader()
+    ingest_path(str(tmp_path / "out"), None, reader)
+    placed = on_workers(reader.signals, RankCollector("out"))
+    assert {s.component for s in placed if s.kind == "dev:80E01801"} == {f"{OUT}/npu3", f"{second}/npu3"}
+    assert diagnose_logs(str(tmp_path / "out"), engine)["diagnosis"]["fault_class"] == "hbm_uce"

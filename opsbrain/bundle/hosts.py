@@ -13,6 +13,7 @@ from typing import Any
 
 from opsbrain.bundle import layout as L
 from opsbrain.bundle.walk import _File
+from opsbrain.ingest.asys import host_dirs
 
 _SYSLOG_HOST = re.compile(r"^[A-Z][a-z]{2}\s+\d{1,2} \d\d:\d\d:\d\d (\S+) ")
 _NODE_HOST = re.compile(r"pod(\d+)-node(\d+)")
@@ -46,15 +47,19 @@ def ip_to_node(ip: str) -> str | None:
 
 
 def map_workers(files: list[_File], root_name: str) -> dict[str, dict[str, Any]]:
-    """Worker directory -> its node id, how it was named, its syslog host names, addresses (filled later) and files."""
+    """Worker directory -> its node id, how it was named, its syslog host names, addresses (filled later) and files.
+    Directories of one host (an asys collection's folder and the directory above it: :func:`asys.host_dirs`) share
+    a node."""
     workers: dict[str, dict[str, Any]] = {}
-    dirs = sorted({f.kind.worker for f in files if f.kind.worker is not None}, key=_natural)
+    raw = sorted({f.kind.worker for f in files if f.kind.worker is not None}, key=_natural)
+    host_of = host_dirs(raw)
+    dirs = sorted(set(host_of.values()), key=_natural)
     hosts: dict[str, Counter[str]] = defaultdict(Counter)
     for f in files:
         if f.kind.kind == L.MESSAGES:
             for ln in f.lines[:2000]:
                 if m := _SYSLOG_HOST.match(ln):
-                    hosts[f.kind.worker or ""][m.group(1)] += 1
+                    hosts[host_of[f.kind.worker or ""]][m.group(1)] += 1
     taken: set[str] = set()
     named: dict[str, tuple[str, str]] = {}
     for d in dirs:
@@ -79,9 +84,10 @@ def map_workers(files: list[_File], root_name: str) -> dict[str, dict[str, Any]]
             k += 1
         named[d] = (f"pod0/node{k}", "sorted order")
         taken.add(f"pod0/node{k}")
-    for d in dirs:
+    for r in raw:
+        d = host_of[r]
         nid, how = named[d]
-        workers[d] = {"dir": d or ".", "name": d or root_name or ".", "node": nid, "named_by": how,
+        workers[r] = {"dir": r or ".", "name": d or root_name or ".", "node": nid, "named_by": how,
                       "hosts": sorted(hosts[d]), "ips": [], "files": 0}
     for f in files:
         if f.kind.worker is not None:
@@ -93,7 +99,8 @@ def host_ids(workers: dict[str, dict[str, Any]], root_name: str) -> dict[str, st
     """Names a job event may use for a node: worker directory names and syslog host names."""
     out: dict[str, str] = {}
     for d, w in workers.items():
-        out[(d.rsplit("/", 1)[-1] if d else root_name)] = w["node"]
+        name = w["name"] if w["name"] != "." else root_name
+        out[name.rsplit("/", 1)[-1] if name else root_name] = w["node"]
         for h in w["hosts"]:
             out.setdefault(h, w["node"])
     return out

@@ -18,14 +18,18 @@ usage", collection output; its source: cann/oam-tools ``src/asys``, the collecto
     asys_output_<stamp>/dfx/bbox/...               msnpureport's hisi_logs/ (black box): here ``device_log/hisi_logs/``
     asys_output_<stamp>/dfx/{stackcore,data-dump,graph,ops,atrace}/   dumps and compiled operators (not read)
 
-:func:`place` maps a bundle-relative path below such a directory to the same file's path in the readers' layout,
-keeping the directories above the collection (its host's). The collection is found by its directory name
+:func:`place` maps a bundle-relative path below such a directory to the same file's path in the readers' layout
+below the collection's folder, which stands for its host: ``asys collect --output=DIR`` run on every host onto shared
+storage leaves one folder per host side by side. :func:`host_dirs` names each such folder by the directory above it
+where that holds no other collection (``node1/asys_output_<stamp>`` is ``node1``, with ``node1``'s other files). The collection is found by its directory name
 (``asys_output_`` and digits: the tool's naming), or, where that folder is the root given or an archive's top folder
 taken off, by ``dfx/`` followed by one of the tool's own sub-directories."""
 
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -44,8 +48,9 @@ LOG, CONSOLE, HEALTH_ROLE, NOT_READ = "log", "console", "health", "not read"
 
 @dataclass(frozen=True, slots=True)
 class Placed:
-    """A file of an asys collection: the directories above the collection (``/``-joined, ``""`` = the root given),
-    what it is (:data:`LOG`: read as ``path``; :data:`CONSOLE`; :data:`HEALTH_ROLE`; :data:`NOT_READ`) and, for a
+    """A file of an asys collection: its host's directory (``/``-joined, ``""`` = the root given): the collection's
+    own folder where it is named as asys names it (:func:`host_dirs` names it), else the directories above its
+    ``dfx/``; what it is (:data:`LOG`: read as ``path``; :data:`CONSOLE`; :data:`HEALTH_ROLE`; :data:`NOT_READ`) and, for a
     log, its path in the readers' layout (the same head in front)."""
 
     head: str
@@ -73,8 +78,9 @@ def place(rel: str) -> Placed | None:
     if found is None:
         return None
     top, dfx = found
-    head = "/".join(parts[:top])
-    lead = parts[:top]
+    named = OUTPUT_DIR.fullmatch(parts[top]) is not None
+    lead = parts[:top + 1] if named else parts[:top]  # the collection's folder stands for its host (host_dirs)
+    head = "/".join(lead)
     if dfx < 0:  # a file of the collection's own folder (no dfx/ between)
         if len(parts) != top + 2:
             return None
@@ -133,3 +139,14 @@ def canonical(rel: str) -> str:
     """``rel`` in the readers' layout when it is a log of an asys collection, else ``rel`` itself."""
     p = place(rel)
     return p.path if p is not None and p.path is not None else rel
+
+
+def host_dirs(workers: Iterable[str]) -> dict[str, str]:
+    """Worker directory -> the directory that names its host: an asys collection's folder
+    (``node1/asys_output_<stamp>``) the directory above it (``node1``; ``""``, the root given, at the top) where
+    that holds no other collection among ``workers``; collections side by side keep their own folders (one host
+    each); any other directory itself."""
+    workers = set(workers)
+    parent = {w: w.rpartition("/")[0] for w in workers if OUTPUT_DIR.fullmatch(w.rpartition("/")[2])}
+    shared = Counter(parent.values())
+    return {w: parent[w] if w in parent and shared[parent[w]] == 1 else w for w in workers}

@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from opsbrain.ingest.asys import host_dirs
 from opsbrain.ingest.streams import plain_name
 from opsbrain.ingest.workers import host_root, natural_key, shared_head
 
@@ -443,12 +444,12 @@ class RankCollector:
 
     # ---- result -------------------------------------------------------------------------------------------------
     def shown(self) -> Callable[[str], str]:
-        """Worker directory -> the name the table gives it: its ``environment_check/<name>/`` where it has one, from
-        where the workers' paths differ (theirs and :attr:`other_workers`'), ``root_name`` for the root given."""
+        """Worker directory -> the name the table gives it: its host's directory (:func:`asys.host_dirs`), its
+        ``environment_check/<name>/`` where it has one, from where the workers' paths differ (theirs and :attr:`other_workers`'), ``root_name`` for the root given."""
         names = {w: (next(iter(a)) if len(a) == 1 else w) for w, a in self._alias.items()}
-        cut = shared_head([names.get(w, w) for w in {p.worker for p in self.procs.values()} | set(self.device_ips)
-                           | self.other_workers])
-        return lambda w: names.get(w, w)[cut:] or self.root_name
+        host_of = host_dirs({p.worker for p in self.procs.values()} | set(self.device_ips) | self.other_workers)
+        cut = shared_head([names.get(h, h) for h in set(host_of.values())])
+        return lambda w: names.get(h := host_of.get(w, w), h)[cut:] or self.root_name
 
     def table(self) -> RankTable:
         """The processes with an identity or an error; device addresses filled from npu_info; when two processes
