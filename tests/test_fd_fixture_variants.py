@@ -81,10 +81,20 @@ def test_a_fixture_handed_over_otherwise_keeps_its_root_and_chain(case: str, how
         assert d["root_cluster"]["chain"] == chain.format(*worker), how
 
 
+HEADS = {  # how a paste of several hosts' or containers' output names each line's source
+    "syslog": "Jun 19 09:29:39 {host} python3[1]: ",
+    "kubectl": "[pod/{host}/main] ",  # kubectl logs --prefix
+    "compose": "{host}  | ",  # docker compose logs
+    "pdsh": "{host}: ",  # pdsh / clush / ansible
+}
+
+
 @needs_fixtures
-def test_one_pid_on_every_host_of_a_paste_is_one_process_per_host(tmp_path: Path, engine: Any) -> None:
-    """Containers give each host's training process the same small pid. Pasted together under syslog heads that name
-    their hosts, the processes stay apart (keyed by the head's host), and the root is the directory layout's."""
+@pytest.mark.parametrize("head", sorted(HEADS))
+def test_one_pid_on_every_host_of_a_paste_is_one_process_per_host(head: str, tmp_path: Path, engine: Any) -> None:
+    """Containers give each host's training process the same small pid. Pasted together under heads that name their
+    hosts or containers, the processes stay apart (keyed by the head's host or container), and the root is the
+    directory layout's."""
     from opsbrain.diagnosis.oneclick import diagnose_logs
 
     case = FX / "st_transport_init_testcase"
@@ -93,7 +103,7 @@ def test_one_pid_on_every_host_of_a_paste_is_one_process_per_host(tmp_path: Path
         for f in sorted((case / f"worker-{w}").rglob("plog-*.log")):
             own = f.name.split("_")[0].removeprefix("plog-")
             text = f.read_text().replace(f"({own},", "(1,").replace(f"[{own}]", "[1]").replace("(903,", "(1,")
-            lines += [f"Jun 19 09:29:39 node-{w} python3[1]: {ln}" for ln in text.splitlines()]
+            lines += [HEADS[head].format(host=f"node-{w}") + ln for ln in text.splitlines()]
     paste = tmp_path / "paste.txt"
     paste.write_text("\n".join(lines) + "\n")
     d = diagnose_logs(str(paste), engine)["diagnosis"]

@@ -23,3 +23,17 @@ def test_grep_file_names_are_taken_off_and_given_back(line: str, body: str | Non
     got, prefix = plain(line)
     assert got == (body if body is not None else line)
     assert grep_file(prefix) == file
+
+
+@pytest.mark.parametrize(("line", "source"), [
+    ("[pod/train-worker-3/main] [ERROR] HCCL(1,python):x", "train-worker-3"),
+    ("train-worker-1  | [ERROR] HCCL(1,python):x", "train-worker-1"),
+    ("node-7: [ERROR] HCCL(1,python):x", "node-7"),
+    ("10.0.0.5: [ERROR] HCCL(1,python):x", "10.0.0.5"),
+    ("[rank3]: [ERROR] HCCL(1,python):x", None),  # a rank, not a host
+    ("> [ERROR] HCCL(1,python):x", None),
+])
+def test_the_source_a_paste_head_names(line: str, source: str | None) -> None:
+    from opsbrain.ingest.surface import head_source, plain
+
+    assert head_source(plain(line)[1]) == source

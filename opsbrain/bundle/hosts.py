@@ -98,7 +98,7 @@ def map_workers(files: list[_File], root_name: str) -> dict[str, dict[str, Any]]
 def host_ids(workers: dict[str, dict[str, Any]], root_name: str) -> dict[str, str]:
     """Names a job event may use for a node: worker directory names and syslog host names."""
     out: dict[str, str] = {}
-    for d, w in workers.items():
+    for w in workers.values():
         name = w["name"] if w["name"] != "." else root_name
         out[name.rsplit("/", 1)[-1] if name else root_name] = w["node"]
         for h in w["hosts"]:

@@ -28,6 +28,7 @@ from opsbrain.errors import InputError
 from opsbrain.ingest import NO_HISTORY, LineReader, Signal, ingest_path, parse_line
 from opsbrain.ingest.derive import section_placed
 from opsbrain.ingest.ranks import RankCollector, RankTable
+from opsbrain.ingest.surface import head_source
 from opsbrain.ingest.text import read_small
 from opsbrain.ingest.where import device_in, head_host, user_terms, with_host
 from opsbrain.ingest.workers import host_root
@@ -210,13 +211,14 @@ class _Hooks:
                 self.first_line.setdefault(dev, (file, line_no, line))
 
     def _host(self, file: str | None, head: str) -> str | None:
-        """The host a collector's head names (syslog, journal, a JSON record's), for a line whose file names no
-        worker (stdin, one file given): processes of one pid on two hosts of one paste stay two processes."""
+        """The host a collector's head names (syslog, journal, a JSON record's; else the pod, container or host a
+        kubectl, compose or pdsh head names), for a line whose file names no worker (stdin, one file given):
+        processes of one pid on two hosts of one paste stay two processes."""
         if not head:
             return None
         if file not in self._file_worker:
             self._file_worker[file] = host_root(file)[0] if file else ""
-        return head_host(head) if not self._file_worker[file] else None
+        return (head_host(head) or head_source(head)) if not self._file_worker[file] else None
 
     def named_device(self) -> int | None:
         """The one device the input names (or names at least twice as often as any other), else None."""

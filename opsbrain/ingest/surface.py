@@ -156,6 +156,25 @@ def _grep_head(line: str) -> int:
     return m.end() if m else k + 1
 
 
+_SOURCE_HEADS = (re.compile(r"\[pod/([^\]\s/]+)/"),  # kubectl logs --prefix: the pod
+                 re.compile(r"(?:^|\s)([A-Za-z0-9][\w.-]*[-_]\d+) +\| "),  # docker compose logs: the container
+                 re.compile(r"(?:^|\s)((?=[\w.-]*[.-][\w.-]*\d|[\w.-]*\d[\w.-]*[.-])[A-Za-z0-9][\w.-]{0,62}): "))
+"""Heads that name the container or host a line came from: ``kubectl logs --prefix``' pod, ``docker compose logs``'
+container, a fan-out tool's host (pdsh, clush, ``ansible -m shell``: a digit and a dot or dash in it, as
+:data:`_HEAD` takes it)."""
+
+
+def head_source(prefix: str) -> str | None:
+    """The pod, container or fan-out host a paste's head names (:data:`_SOURCE_HEADS`, the first found), or None:
+    for a line of several containers' or hosts' output, where each process runs with the same small pid."""
+    if not prefix:
+        return None
+    for pattern in _SOURCE_HEADS:
+        if m := pattern.search(prefix):
+            return m.group(1)
+    return None
+
+
 def grep_file(prefix: str) -> str | None:
     """The file name ``grep`` put before a line, when :func:`plain` took one off (its prefix, where a paste's or a
     collector's heads may stand before it), else None."""
