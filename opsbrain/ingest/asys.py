@@ -21,9 +21,10 @@ usage", collection output; its source: cann/oam-tools ``src/asys``, the collecto
 :func:`place` maps a bundle-relative path below such a directory to the same file's path in the readers' layout
 below the collection's folder, which stands for its host: ``asys collect --output=DIR`` run on every host onto shared
 storage leaves one folder per host side by side. :func:`host_dirs` names each such folder by the directory above it
-where that holds no other collection (``node1/asys_output_<stamp>`` is ``node1``, with ``node1``'s other files). The collection is found by its directory name
-(``asys_output_`` and digits: the tool's naming), or, where that folder is the root given or an archive's top folder
-taken off, by ``dfx/`` followed by one of the tool's own sub-directories."""
+where that holds no other collection (``node1/asys_output_<stamp>`` is ``node1``, with ``node1``'s other files).
+The collection is found by its directory name (``asys_output_`` and digits: the tool's naming), or, where that
+folder is the root given or an archive's top folder taken off, by ``dfx/`` followed by one of the tool's own
+sub-directories."""
 
 from __future__ import annotations
 
@@ -50,8 +51,8 @@ LOG, CONSOLE, HEALTH_ROLE, NOT_READ = "log", "console", "health", "not read"
 class Placed:
     """A file of an asys collection: its host's directory (``/``-joined, ``""`` = the root given): the collection's
     own folder where it is named as asys names it (:func:`host_dirs` names it), else the directories above its
-    ``dfx/``; what it is (:data:`LOG`: read as ``path``; :data:`CONSOLE`; :data:`HEALTH_ROLE`; :data:`NOT_READ`) and, for a
-    log, its path in the readers' layout (the same head in front)."""
+    ``dfx/``; what it is (:data:`LOG`: read as ``path``; :data:`CONSOLE`; :data:`HEALTH_ROLE`; :data:`NOT_READ`)
+    and, for a log, its path in the readers' layout (the same head in front)."""
 
     head: str
     role: str

@@ -445,7 +445,8 @@ class RankCollector:
     # ---- result -------------------------------------------------------------------------------------------------
     def shown(self) -> Callable[[str], str]:
         """Worker directory -> the name the table gives it: its host's directory (:func:`asys.host_dirs`), its
-        ``environment_check/<name>/`` where it has one, from where the workers' paths differ (theirs and :attr:`other_workers`'), ``root_name`` for the root given."""
+        ``environment_check/<name>/`` where it has one, from where the workers' paths differ (theirs and
+        :attr:`other_workers`'), ``root_name`` for the root given."""
         names = {w: (next(iter(a)) if len(a) == 1 else w) for w, a in self._alias.items()}
         host_of = host_dirs({p.worker for p in self.procs.values()} | set(self.device_ips) | self.other_workers)
         cut = shared_head([names.get(h, h) for h in set(host_of.values())])
