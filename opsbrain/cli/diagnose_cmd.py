@@ -14,31 +14,40 @@ from opsbrain.errors import InputError
 
 # ---- diagnose (issue 5) ---------------------------------------------------------------------------------
 @cli.command()
-@click.argument("incident_file", type=NON_EMPTY, required=False)
+@click.argument("incident_file", type=NON_EMPTY, required=False, nargs=-1)
 @click.option("--logs", "logs", type=NON_EMPTY, default=None, metavar="FILE|DIR|-",
               help="Diagnose raw log text: a file, a directory of logs, or - for stdin (paste, then Ctrl-D); "
-                   "gzip/bzip2/xz files and tar/zip archives are read in place.")
+                   "gzip/bzip2/xz files and tar/zip archives are read in place. Paths after it are read with it "
+                   "(a shell's glob: --logs worker-*/process_log/run/plog/*.log), as the directory they share.")
 @click.option("--bundle", "bundle", type=NON_EMPTY, default=None, metavar="DIR|ARCHIVE",
               help="Diagnose a log bundle in the Ascend layout (simulated or collected; issue 9): a directory, or a "
                    ".tar, .tar.gz/.tgz, .tar.bz2, .tar.xz or .zip of one, read in place.")
 @model_option
 @data_dir_option
 @json_option
-def diagnose(incident_file: str | None, logs: str | None, bundle: str | None, model: Path | None,
+def diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | None, model: Path | None,
              data_dir: Path | None, as_json: bool) -> None:
     """Diagnose an exported incident file, raw logs or a log bundle: class, component, confidence, evidence."""
     from opsbrain.diagnosis import oneclick
     from opsbrain.kb.training import load_engine
 
-    if sum(x is not None for x in (incident_file, logs, bundle)) != 1:
+    more = list(incident_file) if logs is not None else []  # a glob after --logs: more logs
+    incident = None if logs is not None or not incident_file else incident_file[0]
+    if len(incident_file) > 1 and logs is None:
+        raise InputError(f"one INCIDENT_FILE at a time ({len(incident_file)} given); several log files are read "
+                         "with --logs FILE FILE ...")
+    if bundle is not None and incident_file:
+        raise InputError(f"--bundle reads one bundle, a directory or an archive ({len(incident_file)} more "
+                         f"path(s) given: {incident_file[0]}); several log files are read with --logs FILE FILE ...")
+    if sum(x is not None for x in (incident, logs, bundle)) != 1:
         raise InputError("give exactly one of INCIDENT_FILE, --logs FILE or --bundle DIR|ARCHIVE")
     engine = load_engine(data_dir, say=lambda m: click.echo(m, err=True), model=model)
     matcher = _matcher(data_dir)
     if bundle is not None:
         _diagnose_bundle(bundle, engine, matcher, as_json)
         return
-    res = (oneclick.diagnose_logs(logs, engine, matcher) if logs is not None
-           else oneclick.diagnose_incident_file(str(incident_file), engine, matcher))
+    res = (oneclick.diagnose_logs([logs, *more] if more else logs, engine, matcher) if logs is not None
+           else oneclick.diagnose_incident_file(str(incident), engine, matcher))
     if as_json:
         _emit_json(res)
         return

@@ -25,11 +25,11 @@ from opsbrain.diagnosis.knowledge import load_vendor_rules, vendor_mapping
 from opsbrain.diagnosis.multirank import apply_root_cluster, multirank_verdict
 from opsbrain.diagnosis.realtext import TextView
 from opsbrain.errors import InputError
-from opsbrain.ingest import NO_HISTORY, LineReader, Signal, ingest_path, parse_line
+from opsbrain.ingest import NO_HISTORY, LineReader, Signal, parse_line
 from opsbrain.ingest.derive import section_placed
 from opsbrain.ingest.ranks import RankCollector, RankTable
 from opsbrain.ingest.surface import head_source
-from opsbrain.ingest.text import read_small
+from opsbrain.ingest.text import ingest_paths, read_small
 from opsbrain.ingest.where import device_in, head_host, user_terms, with_host
 from opsbrain.ingest.workers import host_root
 from opsbrain.verdict import UNKNOWN, Diagnosis
@@ -243,19 +243,21 @@ def _root_from_text(out: dict[str, Any], dev: int | None,
         rows.append({"file": where[0], "line": where[1], "kind": "root:device", "text": where[2][:300]})
 
 
-def diagnose_logs(path: str, engine: Engine, matcher: Any = None, stdin: IO[bytes] | None = None) -> dict[str, Any]:
-    """``path`` is a file, a directory of logs, or ``-`` for stdin."""
+def diagnose_logs(path: str | list[str], engine: Engine, matcher: Any = None, stdin: IO[bytes] | None = None
+                  ) -> dict[str, Any]:
+    """``path`` is a file, a directory of logs, or ``-`` for stdin; or several files and directories (a shell's
+    glob), read as the directory they share."""
+    paths = [path] if isinstance(path, str) else list(path)
     knowledge = _Knowledge(matcher) if matcher is not None else None
-    root = Path(path)
-    ranks = RankCollector(root.name if path != "-" and root.is_dir() else "")
+    ranks = RankCollector()
     hooks = _Hooks(knowledge, ranks)
     reader = LineReader(hook=hooks)
-    ingest_path(path, stdin, reader)
+    _, _, ranks.root_name = ingest_paths(paths, stdin, reader)
     signals = on_workers(reader.signals, ranks, reader.origins)
     res = diagnose_signals(engine, signals, reader.stats.as_dict(), knowledge, ranks.table(), hooks.view)
     dev = hooks.named_device()
     _root_from_text(res["diagnosis"], dev, hooks.first_line.get(dev) if dev is not None else None)
-    return res | {"file": path}
+    return res | {"file": paths[0] if len(paths) == 1 else paths}
 
 
 def on_workers(signals: list[Signal], ranks: RankCollector,

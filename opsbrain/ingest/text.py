@@ -364,10 +364,35 @@ def log_files(root: Path, stats: TextStats) -> list[tuple[Path, str]]:
     return out
 
 
-def ingest_path(spec: str, stdin: IO[bytes] | None = None, reader: LineReader | None = None
-                ) -> tuple[list[Signal], TextStats]:
+def ingest_paths(specs: list[str], stdin: IO[bytes] | None = None, reader: LineReader | None = None
+                 ) -> tuple[list[Signal], TextStats, str]:
+    """Signals of several files and directories given at once (a shell's glob: ``--logs worker-*/plog/*.log``), each
+    named by its path from the directory they share (so ``worker-0/...`` names its worker as in a directory given
+    whole); one given is :func:`ingest_path`'s. Also the shared directory's name (``""`` for stdin or one file)."""
+    from opsbrain.errors import InputError
+
+    r = reader or LineReader()
+    if len(specs) == 1:
+        p = Path(specs[0])
+        ingest_path(specs[0], stdin, r)
+        return r.signals, r.stats, (p.name if specs[0] != "-" and p.is_dir() else "")
+    if "-" in specs:
+        raise InputError("- (standard input) cannot be given with other paths", file="-", path="--logs")
+    seen: dict[str, str] = {}
+    for spec in specs:
+        seen.setdefault(os.path.abspath(spec), spec)  # a path given twice is read once
+    base = os.path.commonpath([os.path.dirname(a) for a in seen])
+    for full, spec in seen.items():
+        ingest_path(spec, None, r, label=Path(os.path.relpath(full, base)).as_posix())
+    return r.signals, r.stats, Path(base).name
+
+
+def ingest_path(spec: str, stdin: IO[bytes] | None = None, reader: LineReader | None = None,
+                label: str | None = None) -> tuple[list[Signal], TextStats]:
     """Signals of ``-`` (stdin), a file, or every file of a directory. Raises InputError for what cannot be read.
-    A ``reader`` (with a line hook, say) is fed instead of a new one."""
+    A ``reader`` (with a line hook, say) is fed instead of a new one. ``label``: the name the file (or the
+    directory, before its files' paths) is read under, by default the file's own name (a directory's files: their
+    paths below it)."""
     from opsbrain.errors import InputError
 
     r = reader or LineReader()
@@ -384,6 +409,7 @@ def ingest_path(spec: str, stdin: IO[bytes] | None = None, reader: LineReader | 
         if p.is_dir():
             check_listable(p, "--logs")
             for f, rel in log_files(p, r.stats):
+                rel = f"{label}/{rel}" if label else rel
                 try:
                     r.feed_path(f, rel)
                 except OSError as exc:
@@ -393,7 +419,7 @@ def ingest_path(spec: str, stdin: IO[bytes] | None = None, reader: LineReader | 
         elif p.exists() and not p.is_file():
             raise InputError("not a regular file", file=spec)
         else:
-            r.feed_path(p, p.name)
+            r.feed_path(p, label or p.name)
     except ArchiveError as exc:
         raise InputError(str(exc), file=spec) from None
     except FileNotFoundError:
