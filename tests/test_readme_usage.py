@@ -47,6 +47,7 @@ VARIANTS: dict[str, tuple[list[str], int]] = {
     "opsbrain report RUN_ID --format html --out run.html":
         (["report", "{run_id}", "--format", "html", "--out", "{tmp}/run.html"], 0),
     "opsbrain diagnose --logs pasted.log": (["diagnose", "--logs", "{pasted}"], 0),
+    "opsbrain diagnose --logs worker-*/process_log/run/plog/*.log": (["diagnose", "--logs", "{plogs}"], 0),
     "opsbrain diagnose --bundle collected_logs/": (["diagnose", "--bundle", "{bundle}"], 0),
     "opsbrain diagnose --bundle collected_logs.tar.gz": (["diagnose", "--bundle", "{bundle_archive}"], 0),
     "opsbrain kb list": (["kb", "list"], 0),
@@ -115,6 +116,8 @@ class _Places:
         shutil.copy(ROOT / "scenarios" / "link-down-training.yaml", sc)
         self.values["scenario"] = str(sc)
         self.values["builtin_scenarios"] = " ".join(str(p) for p in sorted((ROOT / "scenarios").glob("*.yaml")))
+        self.values["plogs"] = " ".join(str(p) for p in sorted(Path(self.values["bundle"]).glob(
+            "worker-*/process_log/run/plog/*.log")))
         excerpt = next(e["text"] for f in sorted((ROOT / "tests" / "data" / "real_logs").glob("*.yaml"))
                        for e in yaml.safe_load(f.read_text(encoding="utf-8")) if e["id"].startswith("b023"))
         (tmp / "pasted.log").write_text(excerpt, encoding="utf-8")
@@ -155,7 +158,7 @@ class _Places:
         out: list[str] = []
         for a in args:
             filled = re.sub(r"\{(\w+)\}", lambda m: self.values[m.group(1)], a)
-            out.extend(filled.split(" ") if a == "{builtin_scenarios}" else [filled])
+            out.extend(filled.split(" ") if a in ("{builtin_scenarios}", "{plogs}") else [filled])
         return out
 
 
