@@ -50,6 +50,19 @@ def variant(case: str, how: str, tmp: Path) -> tuple[Path, str]:
         for plogs in sorted(root.glob("*/process_log")):
             (plogs.parent / "ascend").mkdir()
             plogs.rename(plogs.parent / "ascend" / "log")
+    if how == "cannhome":  # CANN's log directory copied with the home it sits in (tar czf - /root/ascend/log)
+        for k, plogs in enumerate(sorted(root.glob("*/process_log"))):
+            home = plogs.parent / ("root" if k % 2 else "home/ma-user") / "ascend"
+            home.mkdir(parents=True)
+            plogs.rename(home / "log")
+    if how == "rotated":  # plogs renamed by logrotate or a copy script (.1), one of them compressed too (.1.gz)
+        for k, f in enumerate(sorted(root.rglob("plog-*.log"))):
+            f.rename(f.with_name(f.name + ".1"))
+            if k == 0:
+                with (f.with_name(f.name + ".1")).open("rb") as src, gzip.open(f.with_name(f.name + ".1.gz"),
+                                                                                "wb") as out:
+                    shutil.copyfileobj(src, out)
+                f.with_name(f.name + ".1").unlink()
     if how == "asys":  # CANN's asys collection on each worker: <worker>/asys_output_<stamp>/dfx/log/host/cann/
         for plogs in sorted(root.glob("*/process_log")):
             (plogs.parent / "asys_output_20250619093000123" / "dfx" / "log" / "host").mkdir(parents=True)
@@ -64,7 +77,7 @@ def variant(case: str, how: str, tmp: Path) -> tuple[Path, str]:
 
 
 @needs_fixtures
-@pytest.mark.parametrize("how", ["ip", "gzip", "targz", "flat", "nested", "cannlog", "asys"])
+@pytest.mark.parametrize("how", ["ip", "gzip", "targz", "flat", "nested", "cannlog", "cannhome", "rotated", "asys"])
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_a_fixture_handed_over_otherwise_keeps_its_root_and_chain(case: str, how: str, tmp_path: Path,
                                                                    engine: Any) -> None:

@@ -28,10 +28,10 @@ from opsbrain.ingest.archive import (
     Unpacked,
     ZipTree,
     common_top,
-    plain_name,
     with_nested,
 )
 from opsbrain.ingest.encoding import SAMPLE, decode, sniff
+from opsbrain.ingest.streams import log_name
 from opsbrain.ingest.surface import may_carry, plain
 
 
@@ -142,7 +142,7 @@ class _Scan:
                 strip = self.tree.archive or e.group
                 if seen > p.max_files:
                     got.append(_Got(e.rel, f"more than {p.max_files} files in the bundle: not read", group=e.group))
-                elif not any(L.classify(self._as_named(plain_name(r)))
+                elif not any(L.classify(self._as_named(log_name(r)))
                              for r in ((e.rel, e.rel.partition("/")[2]) if strip else (e.rel,))):
                     got.append(_Got(e.rel, group=e.group))
                 else:
@@ -157,7 +157,7 @@ class _Scan:
             if g.problem is not None:
                 self.refuse(rel, g.problem)
                 continue
-            kind = L.classify(self._as_named(plain_name(rel)))
+            kind = L.classify(self._as_named(log_name(rel)))
             if kind is None or g.data is None:
                 self.skipped.append({"path": rel, "reason": "unknown file (not a source of facts.md §7)"})
             elif rel.count("/") > p.max_depth:

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from opsbrain.ingest.asys import host_dirs
-from opsbrain.ingest.streams import plain_name
+from opsbrain.ingest.streams import log_name
 from opsbrain.ingest.workers import host_root, natural_key, shared_head
 
 RE_PLOG_LINE = re.compile(r"^\[(\w+)\s*\]\s*(\w+)\((\d+),[^)]*\):"
@@ -234,7 +234,7 @@ class RankCollector:
         name = origin or file or ""
         info = self._files.get(name)
         if info is None:  # what the file's name says, once per file (a plog has thousands of lines), compressed
-            plain = plain_name(name)  # or not (``plog-903_2025....log.gz`` is the same process's plog)
+            plain = log_name(name)  # or not (``plog-903_2025....log.gz`` is the same process's plog)
             info = self._files[name] = (host_root(name), bool(self.NPU_INFO_FILE.search(plain)),
                                         RE_PLOG_FILE.search(plain), bool(DEVICE_OS_DIR.search(plain)))
         if info[3]:

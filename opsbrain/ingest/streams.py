@@ -14,6 +14,7 @@ import bz2
 import gzip
 import io
 import lzma
+import re
 import tarfile
 import zipfile
 import zlib
@@ -60,6 +61,18 @@ def plain_name(name: str) -> str:
         if name.endswith(suf) and len(name) > len(suf) and not name.endswith("/" + suf):
             return name[: -len(suf)]
     return name
+
+
+ROTATION = re.compile(r"(?:-\d{8}(?:\d{2})?|\.\d{1,3})$")
+"""logrotate's marks: a date (``dateext``, ``-YYYYMMDD[HH]``) or a number (``.1``)."""
+_ROTATED_LOG = re.compile(r"(\.log)(?:-\d{8}(?:\d{2})?|\.\d{1,3})$")
+
+
+def log_name(name: str) -> str:
+    """The name a log was written under: without its compression suffix (:func:`plain_name`) and a rotation mark
+    after ``.log`` (``plog-903_20250619092715212.log.1.gz`` -> ``plog-903_20250619092715212.log``: logrotate or a
+    copy script's rotation of a file whose name the readers know)."""
+    return _ROTATED_LOG.sub(r"\1", plain_name(name))
 
 
 def _describe(exc: BaseException) -> str:

@@ -36,10 +36,17 @@ def cann_log_head(dirs: list[str]) -> list[str] | None:
     """The directories above CANN's own log directory in a file's ``dirs``, or None when it is not in one. CANN writes
     a process's logs to ``$HOME/ascend/log/{debug,run}/plog/plog-<pid>_<stamp>.log`` and
     ``.../{debug,run}/device-<N>/device-<pid>_<stamp>.log`` (ASCEND_PROCESS_LOG_PATH's default; ascend-fd's collection
-    renames that directory ``process_log``): a copy of it is a worker's logs as ``process_log`` is."""
+    renames that directory ``process_log``): a copy of it is a worker's logs as ``process_log`` is, the home it was
+    copied with (``root/``, ``home/<user>/``) not part of the worker's name."""
     for i in range(len(dirs) - 1, 0, -1):
         if (dirs[i] == "plog" or _DEVICE_DIR.fullmatch(dirs[i])) and dirs[i - 1] in CANN_LOG_LEVELS:
-            return dirs[:i - 1]
+            head = dirs[:i - 1]
+            if head[-2:] == ["ascend", "log"]:  # $HOME/ascend/log copied with its home (tar czf - /root/ascend/log)
+                if head[-3:-2] == ["root"]:
+                    return head[:-3]
+                if len(head) >= 4 and head[-4] == "home":
+                    return head[:-4]
+            return head
     return None
 
 

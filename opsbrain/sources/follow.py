@@ -16,7 +16,6 @@ the watch runs and is named as the rotation of a followed file (``messages-20250
 from __future__ import annotations
 
 import os
-import re
 import tarfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -24,6 +23,7 @@ from pathlib import Path
 from opsbrain.ingest import MAX_LINE, Signal, parse_line
 from opsbrain.ingest.archive import READ_ERRORS, ArchiveError, plain_name, sniff_path
 from opsbrain.ingest.derive import SectionPlacer
+from opsbrain.ingest.streams import ROTATION
 from opsbrain.ingest.text import LineReader, TextStats, log_files
 from opsbrain.ingest.where import with_host
 
@@ -138,13 +138,9 @@ class LogFollower:
     def _rotation_of(self, rel: str) -> str | None:
         """The followed plain file ``rel`` is a rotated copy of (same directory, the name without its compression
         suffix and rotation mark: ``-20250301``, ``.1``), else None."""
-        base = _ROTATION.sub("", plain_name(rel))
+        base = ROTATION.sub("", plain_name(rel))
         t = self._tails.get(base)
         return base if base != rel and t is not None and t.packed is not True else None
-
-
-_ROTATION = re.compile(r"(?:-\d{8}(?:\d{2})?|\.\d{1,3})$")
-"""logrotate's marks: a date (``dateext``, ``-YYYYMMDD[HH]``) or a number (``.1``)."""
 
 
 def _packed(path: Path) -> bool | None:

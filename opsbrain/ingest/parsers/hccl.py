@@ -45,6 +45,11 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
               r"\[Ranktabl(?:e)?(?:Config|Check)\]", re.I),
      "cfg:ranktable"),  # read on the line without HCCL's stage tags (RE_STAGE_TAG): the tag is not the text
 )
+RE_TIMEOUT_SETTING = screened(r"\b(?:HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT) set by \w+ to \[\d+\]")
+"""HCCL's start-up line naming each timeout and where its value came from (``[INFO] HCCL(114725,python3):...
+[externalinput.cc:407] [114725]HCCL_CONNECT_TIMEOUT set by environment to [130]s``, every job's plog in ascend-fd's
+st_transport_init fixture; the multi-rank analysis reads the values from it): a setting, not a timeout, though
+the variable's name alone is read as one where an error names it."""
 RE_STAGE_TAG = screened(r"\[(?:InitGroupStage|InitChannelStage|TaskExecStage)\]\[(Ranktable(?:Config|Check|Detect))\]")
 """HCCL's multi-level search keywords (hicann/hccl docs/zh/user_guide/fault_diagnosis/debug_thinking.md, "HCCL
 多级检索关键字"): a stage tag and a scene tag on every error of that scene. Two of the init-stage scenes are rank
@@ -158,6 +163,8 @@ def parse(ctx: LineCtx) -> bool:
                 hccl_line or kind in ("hccl:notify_timeout", "hccl:heartbeat_lost", "cfg:ranktable")):
             if kind == "hccl:heartbeat_lost" and ("drv_" in text or (not hccl_line and RE_RT_TRACE.search(text))):
                 continue  # the driver's (kernel parser) or the runtime's (CANN parser) device heartbeat, not HCCL's
+            if kind == "hccl:exec_timeout" and RE_TIMEOUT_SETTING.search(text):
+                continue  # the value a job started with, not a timeout
             ctx.add(kind, ctx.npu(), max(ctx.sev, 1), peer=peer, device=ctx.device())
             if kind == "hccl:notify_timeout" and not codes and peer and peer.startswith("pod"):
                 ctx.add("hccl:remote", peer, 1, peer=peer)  # the remote the wait names, as for an EI code

@@ -1,0 +1,26 @@
+"""HCCL's start-up lines that name a timeout's setting are no timeout (a healthy job prints them; found by handing
+ascend-fd's st_transport_init fixture over with its run/ plogs only, session 25)."""
+
+from __future__ import annotations
+
+import pytest
+
+from opsbrain.ingest import ingest_text
+
+SETTINGS = (
+    "[INFO] HCCL(114725,python3):2025-06-19-09:27:24.674.788 [externalinput.cc:407] [114725]HCCL_CONNECT_TIMEOUT set "
+    "by environment to [130]s\n"
+    "[INFO] HCCL(114725,python3):2025-06-19-09:27:24.674.879 [externalinput.cc:985] [114725]HCCL_EXEC_TIMEOUT set by "
+    "environment to [600]s\n")
+
+
+def test_timeout_settings_are_no_timeout() -> None:
+    assert not [s for s in ingest_text(SETTINGS)[0] if s.kind.startswith("hccl:")]
+
+
+@pytest.mark.parametrize("line", [
+    "[ERROR] HCCL(1,python):2025-06-19-09:37:24.000.000 [x.cc:1] [1]wait timeout, please check HCCL_EXEC_TIMEOUT",
+    "EI0002: The wait execution of the Notify register times out. Reason: HCCL_EXEC_TIMEOUT exceeded",
+])
+def test_an_error_naming_the_variable_is_still_a_timeout(line: str) -> None:
+    assert any(s.kind.startswith("hccl:") for s in ingest_text(line + "\n")[0])
