@@ -160,3 +160,33 @@ def test_a_job_concatenated_keeps_its_root_and_chain(case: str, how: str, tmp_pa
     assert got["root_cluster"]["chain"] == chain.format(*worker)
     assert abs(got["confidence"] - want["confidence"]) <= 0.05  # the root's own lines are found in the paste (0 if
     # not: the paste's lines were nobody's)
+
+
+@needs_fixtures
+@pytest.mark.parametrize("kind", ["tar.gz", "tar", "zip"])
+def test_an_archive_piped_on_stdin_is_read_as_its_path_would_be(kind: str, tmp_path: Path, engine: Any) -> None:
+    """``ssh node 'tar czf - -C job .' | opsbrain diagnose --logs -``: the archive's members, not its bytes as text
+    (before, the tar headers were read as lines and the root was a stray address's)."""
+    import io
+    import zipfile
+
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    case = "st_transport_init_testcase"
+    buf = io.BytesIO()
+    if kind == "zip":
+        with zipfile.ZipFile(buf, "w") as z:
+            for f in sorted((FX / case).rglob("*")):
+                if f.is_file():
+                    z.write(f, f.relative_to(FX / case).as_posix())
+    else:
+        with tarfile.open(fileobj=buf, mode="w:gz" if kind == "tar.gz" else "w") as t:
+            t.add(FX / case, arcname=".")
+    got = diagnose_logs("-", engine, stdin=io.BytesIO(buf.getvalue()))
+    host, device, chain = CASES[case]
+    worker = [f"worker-{i}" for i in range(4)]
+    d = got["diagnosis"]
+    assert (d["root"]["host"], d["root"]["device"]) == (host.format(*worker), device)
+    assert d["root_cluster"]["chain"] == chain.format(*worker)
+    assert any("archive" in n and "member by member" in n for n in got["limits"])
+    assert not any("empty member name" in n for n in got["limits"])  # the archive's own ./ is no member

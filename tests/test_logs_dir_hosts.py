@@ -79,3 +79,15 @@ def test_a_shells_glob_after_logs_is_read_as_the_directory_they_share(tmp_path: 
     for args in (["--logs", "-", files[0]], [files[0], files[1]], ["--bundle", str(FIX), files[0]]):
         run = CliRunner().invoke(cli, ["diagnose", *args, "--data-dir", str(tmp_path)])
         assert run.exit_code == 2 and "Traceback" not in run.output and len(run.stderr.strip().splitlines()) == 1
+
+
+def test_a_bundle_deeper_down_names_its_workers_from_where_they_differ(tmp_path: Path, engine: Any) -> None:
+    """``collected/2025-06-19/job/worker-0``: the worker is ``worker-0`` under --bundle as under --logs."""
+    from opsbrain.bundle.diagnose import diagnose_bundle
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    shutil.copytree(FIX, tmp_path / "collected" / "2025-06-19" / "job")
+    b = diagnose_bundle(tmp_path, engine)
+    assert sorted(w["name"] for w in b["workers"]) == ["worker-0", "worker-1"]
+    assert b["diagnosis"]["root"]["host"] == diagnose_logs(str(tmp_path), engine)["diagnosis"]["root"]["host"] \
+        == "worker-0"

@@ -14,6 +14,7 @@ from typing import Any
 from opsbrain.bundle import layout as L
 from opsbrain.bundle.walk import _File
 from opsbrain.ingest.asys import host_dirs
+from opsbrain.ingest.workers import shared_head
 
 _SYSLOG_HOST = re.compile(r"^[A-Z][a-z]{2}\s+\d{1,2} \d\d:\d\d:\d\d (\S+) ")
 _NODE_HOST = re.compile(r"pod(\d+)-node(\d+)")
@@ -84,10 +85,11 @@ def map_workers(files: list[_File], root_name: str) -> dict[str, dict[str, Any]]
             k += 1
         named[d] = (f"pod0/node{k}", "sorted order")
         taken.add(f"pod0/node{k}")
+    cut = shared_head(dirs)  # named from where their paths differ (collected/job/worker-0 -> worker-0), as --logs
     for r in raw:
         d = host_of[r]
         nid, how = named[d]
-        workers[r] = {"dir": r or ".", "name": d or root_name or ".", "node": nid, "named_by": how,
+        workers[r] = {"dir": r or ".", "name": d[cut:] or root_name or ".", "node": nid, "named_by": how,
                       "hosts": sorted(hosts[d]), "ips": [], "files": 0}
     for f in files:
         if f.kind.worker is not None:

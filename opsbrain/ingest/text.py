@@ -23,7 +23,8 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import IO, Any, cast
 
-from opsbrain.ingest.archive import FILE, READ_ERRORS, ArchiveError, Unpacked, misnamed, open_tree, with_nested
+from opsbrain.ingest.archive import FILE, READ_ERRORS, ArchiveError, Replay, Unpacked, misnamed, open_tree, with_nested
+from opsbrain.ingest.archive import sniff as sniff_archive
 from opsbrain.ingest.derive import TLS_STATES, fd_placed, section_placed, tls_mismatch, with_flaps
 from opsbrain.ingest.encoding import SAMPLE, decode, decoded_lines, sniff
 from opsbrain.ingest.parsers import MAX_LINE, parse_line
@@ -364,6 +365,35 @@ def log_files(root: Path, stats: TextStats) -> list[tuple[Path, str]]:
     return out
 
 
+STDIN_SPOOL_CHUNK = 1 << 20
+
+
+def _feed_stdin(stream: IO[bytes], r: LineReader) -> None:
+    """Standard input: its lines, or, when it is a tar or zip archive (``ssh node 'tar czf - logs' | opsbrain
+    diagnose --logs -``), its members as the archive's path would give them, from a temporary copy (a zip cannot be
+    read as a stream, a tar's members need their names), at most :data:`MAX_TOTAL_BYTES` of it."""
+    import tempfile
+
+    replay = Replay(stream)
+    s = sniff_archive(cast(IO[bytes], replay))
+    if s.kind is None:
+        r.feed_stream(replay.again(), "<stdin>")
+        return
+    name = "stdin." + ("zip" if s.kind == "zip" else "tar" + {"gzip": ".gz", "bzip2": ".bz2", "xz": ".xz"}.get(
+        s.compression or "", ""))
+    with tempfile.TemporaryDirectory(prefix="opsbrain-stdin-") as tmp:
+        copy, size = Path(tmp) / name, 0
+        with replay.again() as src, copy.open("wb") as out:
+            while size < MAX_TOTAL_BYTES and (chunk := src.read(min(STDIN_SPOOL_CHUNK, MAX_TOTAL_BYTES - size))):
+                out.write(chunk)
+                size += len(chunk)
+            if size >= MAX_TOTAL_BYTES and src.read(1):
+                r.stats.not_read.append(f"<stdin>: the archive past its first {MAX_TOTAL_BYTES >> 30} GiB")
+        r.stats.notes.append(f"<stdin>: a {s.kind} archive{' (' + s.compression + ')' if s.compression else ''}, "
+                             f"read member by member as {name}")
+        r.feed_path(copy, name)
+
+
 def ingest_paths(specs: list[str], stdin: IO[bytes] | None = None, reader: LineReader | None = None
                  ) -> tuple[list[Signal], TextStats, str]:
     """Signals of several files and directories given at once (a shell's glob: ``--logs worker-*/plog/*.log``), each
@@ -400,7 +430,7 @@ def ingest_path(spec: str, stdin: IO[bytes] | None = None, reader: LineReader | 
         stream = stdin if stdin is not None else getattr(sys.stdin, "buffer", None)
         if stream is None:  # the process was started with its standard input closed (``<&-``)
             raise InputError("standard input is closed; give a file or pipe the logs in", file="-", path="--logs")
-        r.feed_stream(stream, "<stdin>")
+        _feed_stdin(stream, r)
         return r.signals, r.stats
     p = Path(spec)
     if p.is_symlink():

@@ -165,6 +165,8 @@ class TarTree:
                 if n > self.max_members:
                     self.problems.append(f"more than {self.max_members} entries in the archive: the rest not read")
                     return
+                if m.isdir() and not m.name.strip("./"):
+                    continue  # the archive's own top (``tar czf - -C dir .`` writes ``./``): nothing to name
                 rel, bad = safe_name(m.name)
                 if bad:
                     yield Entry(rel, FILE if m.isfile() else SPECIAL, problem=bad, unsafe=True)
