@@ -230,3 +230,21 @@ def test_a_huge_tar_header_record_is_refused_not_read_into_memory(kind: str, tmp
     assert peak < 16 << 20, f"peak {peak >> 20} MiB"
     assert any("header of" in x for x in stats.not_read), stats.not_read
     assert any(s.file and s.file.endswith("first.log") for s in signals)  # what came before is read
+
+
+@pytest.mark.parametrize(("raw", "want"), [
+    ("节点0/process_log/run/plog/plog-1_2.log".encode("gbk"), "节点0/process_log/run/plog/plog-1_2.log"),  # GBK
+    ("节点0/messages".encode(), "节点0/messages"),  # UTF-8 without its flag
+    ("caf\u00e9/messages".encode("cp437"), "caf\u00e9/messages"),  # cp437 as the format says
+    (b"worker-0/messages", "worker-0/messages"),
+])
+def test_a_zip_members_name_in_its_writers_code_page(raw: bytes, want: str) -> None:
+    """A zip made on a Chinese-locale Windows names its members in GBK without the UTF-8 flag; ``zipfile`` reads
+    such a name as cp437 (``╜┌╡π0``): it is read back as its writer meant it (session 25)."""
+    import zipfile
+
+    from opsbrain.ingest.trees import zip_name
+
+    info = zipfile.ZipInfo(raw.decode("cp437"))  # what zipfile gives for a name without the flag
+    info.flag_bits = 0
+    assert zip_name(info) == want

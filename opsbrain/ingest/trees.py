@@ -240,7 +240,7 @@ class ZipTree:
         if len(infos) > self.max_members:
             self.problems.append(f"more than {self.max_members} entries in the archive: the rest not read")
         for info in infos[: self.max_members]:
-            rel, bad = safe_name(info.filename)
+            rel, bad = safe_name(zip_name(info))
             mode = info.external_attr >> 16
             if bad:
                 yield Entry(rel, FILE, problem=bad, unsafe=True)
@@ -254,6 +254,29 @@ class ZipTree:
                 yield Entry(rel, FILE, info.file_size, problem="encrypted: not read")
             else:
                 yield Entry(rel, FILE, info.file_size, _zip_opener(self.zip, info))
+
+
+def zip_name(info: zipfile.ZipInfo) -> str:
+    """A member's name as its writer meant it. Without the UTF-8 flag (bit 11) ``zipfile`` reads a name as cp437
+    (APPNOTE 4.4.4, appendix D); tools on a Chinese-locale Windows write the local code page (GBK) there, and some
+    tools write UTF-8 without the flag. A name that is not ASCII is taken as UTF-8, else as GB18030 when it reads as
+    Chinese, else as cp437 (``节点0/``, not ``╜┌╡π0/``)."""
+    name = info.filename
+    if info.flag_bits & 0x800 or name.isascii():
+        return name
+    try:
+        raw = name.encode("cp437")
+    except UnicodeEncodeError:
+        return name
+    for codec in ("utf-8", "gb18030"):
+        try:
+            text = raw.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        if codec == "utf-8" or all(c.isascii() or "\u4e00" <= c <= "\u9fff" or "\u3000" <= c <= "\u303f"
+                                   or "\uff00" <= c <= "\uffef" for c in text):
+            return text
+    return name
 
 
 def zip_entries(fh: IO[bytes]) -> int | None:
