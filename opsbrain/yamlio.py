@@ -101,12 +101,45 @@ def _risky(text: str) -> bool:
     return top > MAX_DEPTH
 
 
+_LOADER: Any = None
+
+
 def _yaml() -> tuple[Any, Any]:
-    """The yaml module and its safe loader (the C parser when libyaml is there: ~7x faster), imported on first use:
-    reading JSON (the imported vendor knowledge of a diagnosis) does not need it."""
+    """The yaml module and its safe loader (the C parser when libyaml is there: ~7x faster) that refuses a key given
+    twice in one mapping (:class:`DuplicateKey`), imported on first use: reading JSON (the imported vendor knowledge
+    of a diagnosis) does not need it."""
+    global _LOADER
     import yaml
 
-    return yaml, getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    if _LOADER is None:
+        base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+        class UniqueKeyLoader(base):  # type: ignore[misc, valid-type]
+            def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+                seen: set[Any] = set()
+                for key_node, _value in node.value:
+                    if key_node.tag == "tag:yaml.org,2002:merge" or not isinstance(key_node, yaml.ScalarNode):
+                        continue
+                    key = self.construct_object(key_node, deep=False)
+                    if key in seen:
+                        mark = key_node.start_mark
+                        raise DuplicateKey(f"key {str(key)[:80]!r} given twice in one mapping (the second would "
+                                           f"silently replace the first)", f"line {mark.line + 1}, column "
+                                           f"{mark.column + 1}")
+                    seen.add(key)
+                return super().construct_mapping(node, deep)
+
+        _LOADER = UniqueKeyLoader
+    return yaml, _LOADER
+
+
+class DuplicateKey(ValueError):
+    """A mapping names one key twice: YAML and JSON parsers keep the last silently (a repeated ``spec:`` replaced a
+    whole scenario by defaults); refused, with where the second one is."""
+
+    def __init__(self, message: str, where: str | None = None) -> None:
+        super().__init__(message)
+        self.where = where
 
 
 def _scan_events(text: str, file: str, error: type[InputError]) -> int:
@@ -190,6 +223,8 @@ def parse_yaml(text: str, file: str, error: type[InputError] = InputError) -> An
         raise error(f"not valid YAML: {str(problem)[:200]}", file=file, path=where) from None
     except RecursionError:
         raise error(f"nested too deeply (more than {MAX_DEPTH} levels)", file=file) from None
+    except DuplicateKey as exc:
+        raise error(f"not valid YAML: {exc}", file=file, path=exc.where) from None
     except ValueError as exc:  # a scalar Python cannot convert: an integer of more than 4300 digits
         raise error(f"not valid YAML: {_python_limit(exc)}", file=file) from None
     if aliases and expanded_nodes(data) > MAX_NODES:
@@ -223,14 +258,26 @@ def parse_json(text: str | bytes, file: str, error: type[InputError] = InputErro
             raise ValueError(f"number {digits[:30]} is out of range")
         return v
 
+    def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for k, v in pairs:
+            if k in out:
+                raise DuplicateKey(f"key {k[:80]!r} given twice in one object (the second would silently replace "
+                                   "the first)")
+            out[k] = v
+        return out
+
     try:
-        data = json.loads(text, parse_constant=no_constant, parse_int=bounded_int, parse_float=finite_float)
+        data = json.loads(text, parse_constant=no_constant, parse_int=bounded_int, parse_float=finite_float,
+                          object_pairs_hook=unique_keys)
     except json.JSONDecodeError as exc:
         raise error(f"not valid JSON: {exc.msg}", file=file, path=f"line {exc.lineno}, column {exc.colno}") from None
     except UnicodeDecodeError as exc:
         raise error(f"not UTF-8 text (byte {exc.start}: {exc.reason})", file=file) from None
     except RecursionError:
         raise error(f"not valid JSON: nested too deeply (more than {MAX_DEPTH} levels)", file=file) from None
+    except DuplicateKey as exc:
+        raise error(f"not valid JSON: {exc}", file=file) from None
     except ValueError as exc:
         raise error(f"not valid JSON: {_python_limit(exc)}", file=file) from None
     if too_deep(data):

@@ -450,3 +450,114 @@ def test_numbers_beyond_a_float_or_64_bits_are_refused_by_the_reader(tmp_path: P
     big = tmp_path / "f.json"
     big.write_text("[1e400]")
     check_refused(["report", str(big), "--out", "-"], tmp_path, "f.json", "out of range")
+
+
+def test_a_key_given_twice_is_refused_not_silently_replaced(tmp_path: Path) -> None:
+    """A scenario whose ``spec:`` (or any key) is repeated ran with the last one, a whole spec of defaults, exit 0;
+    an incident file whose ``lines`` is repeated diagnosed the empty one (session 25). Now both are refused."""
+    doc = yaml.safe_dump(_scenario())
+    f = tmp_path / "dup.yaml"
+    f.write_text(doc + "spec: {}\n")
+    for cmd in (["chaos", "validate", str(f)], ["chaos", "run", str(f), "--dry-run"]):
+        check_refused(cmd, tmp_path, str(f), "'spec' given twice", "line ")
+    inc = tmp_path / "inc.json"
+    inc.write_text('{"lines": ["HBM MULTI BIT ECC, Uncorrectable ECC, device_id=3"], "lines": []}')
+    check_refused(["diagnose", str(inc)], tmp_path, str(inc), "'lines' given twice")
+    merged = tmp_path / "merge.yaml"  # a YAML merge key overriding a key is no repetition
+    merged.write_text("base: &b {x: 1, y: 2}\nother:\n  <<: *b\n  x: 3\n")
+    from opsbrain.yamlio import read_yaml
+
+    assert read_yaml(merged)["other"] == {"x": 3, "y": 2}
+
+
+def test_a_directory_deeper_than_the_limit_is_cut_not_a_crash(tmp_path: Path) -> None:
+    """``os.walk`` recurses: 1,000 nested directories overflowed Python's stack under ``--logs`` and ``watch``
+    (exit 70, session 25). The walk stops at MAX_DIR_DEPTH and says so."""
+    from opsbrain.ingest.text import MAX_DIR_DEPTH
+
+    d = tmp_path / "deep"
+    (d / "top.log").parent.mkdir()
+    (d / "top.log").write_text("[ERROR] HCCL(1,python):2025-06-19-09:37:24.000.000 [x.cc:1] [1]Transport init error\n")
+    p = os.fspath(d)
+    for _ in range(MAX_DIR_DEPTH + 36):  # deeper than the cut (1,000 crashed; pytest's own clean-up recurses too)
+        p = os.path.join(p, "d")
+        os.mkdir(p)
+    code, out, err = run(["diagnose", "--logs", str(d)], tmp_path)
+    assert code == 0 and "Traceback" not in err and f"deeper than {MAX_DIR_DEPTH} directory levels" in out
+
+
+def test_a_report_of_a_journal_with_an_incomplete_ticket(journal_file: Path, tmp_path: Path) -> None:
+    """An open ticket without its keys made the HTML report's template fail (exit 70, session 25); the report
+    prints what the ticket has."""
+    d = json.loads(journal_file.read_text())
+    d.setdefault("recovery", {})["open_tickets"] = [{}, {"component": "pod0/node1"}]
+    j = tmp_path / "tk.json"
+    j.write_text(json.dumps(d))
+    code, _out, err = run(["report", str(j), "--format", "html", "--out", str(tmp_path / "r.html")], tmp_path)
+    assert code == 0 and "Traceback" not in err and "pod0/node1" in (tmp_path / "r.html").read_text()
+
+
+@pytest.mark.parametrize("rows", ["n1,1,fault_start,GPU Lost,extra\n",
+                                  "n1,1,fault_start,GPU Lost\nn1,2,fault_start,GPU Lost,x,y\n"])
+def test_a_trace_row_with_more_fields_than_its_header(rows: str, tmp_path: Path) -> None:
+    """pandas took the first column for an index when every row had one field more (exit 70, session 25); such a
+    row is refused by its number, with one line."""
+    f = tmp_path / "t.csv"
+    f.write_text("node_id,event_time,event_type,desc\n" + rows)
+    check_refused(["chaos", "replay", str(f)], tmp_path, str(f), "row ")
+
+
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="no /proc here")
+def test_a_kernel_pseudo_file_is_refused_not_a_hang(tmp_path: Path) -> None:
+    """``/proc/kmsg`` is a regular file whose read blocks (as root ``diagnose --logs /proc/kmsg`` hung, session 25)."""
+    for path in ("/proc/kmsg", "/proc", "/sys/kernel"):
+        check_refused(["diagnose", "--logs", path], tmp_path, path, "pseudo-file")
+
+
+def test_selectors_that_expand_past_the_fault_limit_are_refused(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """``mode: all`` items expand to every matching component: 10,000 of them on a 64-pod fleet passed the schema
+    and grew past memory (session 25). The expansion is bounded (here the bound set to 500: one pod's 384 HBMs
+    twice is over it)."""
+    from faultlib.injection import selectors
+
+    monkeypatch.setattr(selectors, "MAX_SCRIPTED_FAULTS", 500)
+    doc = _scenario(expectations=[])
+    doc["spec"]["faults"] = [{"at": 600 + i, "kind": "hbm_uce", "selector": {"kind": "hbm"}, "mode": "all"}
+                             for i in range(3)]
+    f = tmp_path / "sel.yaml"
+    f.write_text(yaml.safe_dump(doc))
+    check_refused(["chaos", "validate", str(f)], tmp_path, str(f), "spec.faults[1]", "more than 500 scripted faults")
+
+
+@pytest.mark.parametrize(("scenario", "old", "new", "needle"), [
+    ("tenant-slices", "diagnosed: pod0/node27/npu3/hbm", "diagnosed: garbage", "diagnosed 'garbage'"),
+    ("tenant-slices", "target: pod0/node12", "target: pod0/node5/npu3/hbm", "fault kind node_crash targets node"),
+    ("elastic-decode-autoscale", "      budget_npus: 736\n", "      budget_npus: 736\n      policies: []\n",
+     "policies"),
+])
+def test_superpod_blocks_that_failed_mid_run_are_refused_by_validate(scenario: str, old: str, new: str, needle: str,
+                                                                     tmp_path: Path) -> None:
+    """Each passed ``chaos validate`` and then failed in ``superpod run`` with exit 70 (session 25)."""
+    text = (REPO / "scenarios" / f"{scenario}.yaml").read_text()
+    assert old in text
+    f = tmp_path / "s.yaml"
+    f.write_text(text.replace(old, new, 1))
+    check_refused(["chaos", "validate", str(f)], tmp_path, str(f), needle)
+
+
+def test_sweeps_more_often_than_the_trend_history_allows_are_refused(tmp_path: Path) -> None:
+    """A sweep costs in proportion to the sweeps in its trend window: a 0.12 s interval passed and would have run
+    for hours (session 25)."""
+    f = tmp_path / "s.yaml"
+    f.write_text(yaml.safe_dump(_scenario(sweeps={"enabled": True, "interval": 6})))
+    check_refused(["chaos", "validate", str(f)], tmp_path, str(f), "spec.sweeps.interval", "30")
+
+
+def test_a_superpod_block_refused_only_when_it_runs_names_its_file(tmp_path: Path) -> None:
+    """A dusk every minute passes the schema; the schedule then cannot place its nodes. The one line names the file
+    and the block (before: ``error: serve/decode3: node pod0/node26 is in use``, no file)."""
+    text = (REPO / "scenarios" / "day-night-switch.yaml").read_text()
+    f = tmp_path / "dn.yaml"
+    f.write_text(text.replace("dusk: '0 22 * * *'", "dusk: '* * * * *'", 1))
+    check_refused(["superpod", "run", str(f), "--seeds", "1", "--no-store"], tmp_path, str(f), "spec.superpod")

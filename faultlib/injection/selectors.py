@@ -295,6 +295,12 @@ def _number(item: dict[str, Any], names: tuple[str, str], where: str, required: 
     return float(v)
 
 
+MAX_SCRIPTED_FAULTS = 100_000
+"""Faults a scenario's scripted items may expand to, all selectors resolved (reason: ``mode: all`` on the HBMs of the
+largest fleet a scenario may build, 64 pods, is 24,576 faults; 10,000 such items passed the schema and grew past
+memory before the run; session 25)."""
+
+
 def plan_scripted(topology: Topology | TargetIndex, items: list[dict[str, Any]], rng: np.random.Generator,
                   where: str = "faults") -> Timeline:
     """A timeline from scripted items ``{at, kind, target | selector (+ mode, value), params, duration}``.
@@ -328,6 +334,10 @@ def plan_scripted(topology: Topology | TargetIndex, items: list[dict[str, Any]],
             raise FaultPlanError(f"{iw}.name", "must be a string")
         targets = resolve(index, kind, target=item.get("target"), selector=item.get("selector"),
                           mode=item.get("mode"), value=item.get("value"), rng=rng, where=iw)
+        if len(specs) + len(targets) > MAX_SCRIPTED_FAULTS:
+            raise FaultPlanError(iw, f"selects {len(targets)} targets, and the items before it {len(specs)}: more "
+                                 f"than {MAX_SCRIPTED_FAULTS} scripted faults in all (a selector with mode 'all' "
+                                 "picks every matching component)")
         for t in targets:
             try:
                 specs.append(FaultSpec(at_s=at, kind=kind, target=t, params=dict(params) if isinstance(

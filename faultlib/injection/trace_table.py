@@ -153,12 +153,15 @@ def read_frame(path: Path) -> pd.DataFrame:
 
 def _read_csv(path: Path, text: str) -> pd.DataFrame:
     import io
+    import warnings
 
     if not text.strip():
         raise FaultPlanError(str(path), "empty CSV (no header)")
     try:
-        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, skip_blank_lines=False,
-                            on_bad_lines="error", engine="python")
+        with warnings.catch_warnings():  # a row with more fields than the header: refused below, by its row
+            warnings.simplefilter("ignore", pd.errors.ParserWarning)
+            frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, skip_blank_lines=False,
+                                on_bad_lines="error", engine="python", index_col=False)  # no column taken as index
     except (pd.errors.ParserError, ValueError) as exc:
         m = re.search(r"line (\d+)", str(exc))
         where = f"{path} row {int(m.group(1)) - 1}" if m else str(path)

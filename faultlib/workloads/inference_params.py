@@ -9,6 +9,9 @@ from faultlib.workloads.op_retry import OpRetryParams
 
 PAPER = "arXiv 2506.12708 (CloudMatrix-Infer), facts.md §2"
 DSV3 = "DeepSeek-V3/R1 config (arXiv 2412.19437)"
+MAX_FLEET_NODES = 64 * 48
+"""Nodes of the largest fleet a scenario may build (64 pods of 48 nodes): a layout past it cannot be placed, and a
+billion decode nodes made the plan's node list exhaust memory before placement was checked (session 25)."""
 CAL = "calibrated so that "
 CAL_TEST = " (see tests/test_inference.py::test_calibration)"
 
@@ -50,9 +53,11 @@ class InferenceParams(OpRetryParams):
         0.85, "fraction", "assumed: streaming weight / KV reads reach ~85% of peak HBM bandwidth", gt=0, le=1)
 
     # ---- layout -------------------------------------------------------------------------------------
-    prefill_instances: int = P(6, "instances", "6 prefill instances, " + PAPER, ge=1)
-    prefill_nodes_per_instance: int = P(2, "nodes", "16 NPUs (EP32) per prefill instance, " + PAPER, ge=1)
-    decode_nodes: int = P(20, "nodes", "one decode instance of 160 NPUs (EP320), " + PAPER, ge=1)
+    prefill_instances: int = P(6, "instances", "6 prefill instances, " + PAPER, ge=1, le=MAX_FLEET_NODES)
+    prefill_nodes_per_instance: int = P(2, "nodes", "16 NPUs (EP32) per prefill instance, " + PAPER, ge=1,
+                                        le=MAX_FLEET_NODES)
+    decode_nodes: int = P(20, "nodes", "one decode instance of 160 NPUs (EP320), " + PAPER, ge=1,
+                          le=MAX_FLEET_NODES)
     decode_max_batch_per_npu: int = P(96, "sequences", "decode batch 96 per NPU at 49.4 ms TPOT, " + PAPER, ge=1)
     prefill_batch_tokens_per_npu: int = P(
         4096, "tokens", "assumed: one prompt-sized chunk per NPU per prefill forward; amortises the weight read "

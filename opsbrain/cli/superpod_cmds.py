@@ -70,9 +70,11 @@ def superpod_run(scenario: str, seed: int | None, seeds: int | None, demand_scal
     started = _utc_now()
     try:
         out = run_superpod(sp, first, _floats(demand_scale, "--demand-scale"), _ints(tenant_faults, "--tenant-faults"))
-    except BaseException:
+    except BaseException as exc:
         if store is not None and run_id is not None:
             store.mark_interrupted(run_id)
+        if type(exc) is ValueError:  # a value the block's model refuses only when it runs: name the scenario's block
+            raise InputError(f"cannot run the block: {exc}", file=str(path), path="spec.superpod") from None
         raise
     journal = superpod_only_journal(sc.model_copy(update={"spec": sc.spec.model_copy(update={"superpod": sp})}),
                                     first, dict(_clean(out)), started)

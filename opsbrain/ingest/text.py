@@ -340,6 +340,11 @@ def check_listable(root: Path, option: str) -> None:
         raise InputError(f"cannot list the directory: {exc.strerror or exc}", file=str(root), path=option) from None
 
 
+MAX_DIR_DEPTH = 64
+"""Directory levels below the root given that ``--logs DIR`` and ``watch`` descend (reason: a collection nests a
+worker's logs a dozen levels at most; ``--bundle``'s limit is BundleParams.max_depth)."""
+
+
 def log_files(root: Path, stats: TextStats) -> list[tuple[Path, str]]:
     """Regular files under ``root`` (sorted, symlinks not followed), with names relative to it; a directory that
     cannot be listed (no permission) goes to ``stats.not_read``."""
@@ -352,6 +357,10 @@ def log_files(root: Path, stats: TextStats) -> list[tuple[Path, str]]:
 
     for dirpath, dirnames, filenames in os.walk(root, onerror=unlisted, followlinks=False):
         dirnames.sort()
+        if dirnames and len(Path(dirpath).relative_to(root).parts) >= MAX_DIR_DEPTH:
+            stats.not_read.append(f"{Path(dirpath).relative_to(root)}: deeper than {MAX_DIR_DEPTH} directory "
+                                  f"levels: its {len(dirnames)} sub-directories not read")
+            dirnames.clear()  # os.walk recurses: a tree 1,000 levels deep overflowed Python's stack
         for f in sorted(filenames):
             p = Path(dirpath) / f
             rel = str(p.relative_to(root))
@@ -435,6 +444,9 @@ def ingest_path(spec: str, stdin: IO[bytes] | None = None, reader: LineReader | 
     p = Path(spec)
     if p.is_symlink():
         raise InputError("refusing to follow a symbolic link", file=spec)
+    if Path(os.path.abspath(spec)).parts[1:2] in (("proc",), ("sys",)):
+        raise InputError("a kernel pseudo-file system (/proc, /sys), whose reads may block for ever (/proc/kmsg) or "
+                         "never end: save what you need first (dmesg > dmesg.txt)", file=spec)
     try:
         if p.is_dir():
             check_listable(p, "--logs")

@@ -24,6 +24,10 @@ MAX_DETAILED_FALSE_POSITIVES = 5
 NOISE_CLASSES = ("dirty_connector", "hbm_ce_storm", "unknown")
 
 
+_TICKET_KEYS = ("component", "kind", "reason", "opened_at_s", "incident")
+"""The keys of an open ticket the reports print."""
+
+
 def kb_info(class_ids: list[str]) -> dict[str, dict[str, str]]:
     """Title, description and suggestion of fault classes from the knowledge base ({} when it cannot load)."""
     try:
@@ -81,7 +85,8 @@ def build_run_report(journal: dict[str, Any], baseline: dict[str, Any] | None = 
                    "actions": sum(m["action_count"] for m in models)},
         "workloads": [_workload(w) for w in journal.get("workloads") or []],
         "recovery": {"spares_left": recovery.get("spares_left", []), "isolated": recovery.get("isolated", []),
-                     "open_tickets": recovery.get("open_tickets", []),
+                     "open_tickets": [{k: t.get(k) for k in _TICKET_KEYS} for t in recovery.get("open_tickets") or []
+                                      if isinstance(t, dict)],  # each key there, None where a journal lacks it
                      "spares_exhausted": recovery.get("spares_exhausted", []),
                      "guardrail_refusals": recovery.get("guardrail_refusals", []),
                      "human_steps": recovery.get("human_steps"), "outcomes": recovery.get("outcomes", {})},

@@ -15,6 +15,10 @@ from opsbrain.scenario.superpod import SuperpodSpec
 MAX_DURATION_S = 90 * 86400  # reason: the longest campaign run (chaos campaign --days is at most 90)
 MAX_SEED = 2**63 - 1  # reason: the run store keeps seeds as SQLite INTEGER (signed 64 bits)
 NODES_PER_POD = TopologyParams().nodes_per_pod
+MIN_SWEEP_INTERVAL_S = 30.0
+"""reason: the optical trend keeps every sweep's Rx readings of every module for its window (trend_window_s, 2 h),
+so a sweep costs in proportion to the window's sweep count: 240 at 30 s. A 3 s interval took 42 s for a 1-hour run
+and 0.12 s (accepted before) would have taken hours (session 25); the default is 300 s."""
 MAX_SWEEPS = 30_000  # reason: the default 300 s interval over the longest run (90 days) is 25,920 sweeps
 
 if TYPE_CHECKING:
@@ -27,9 +31,15 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)  # .inf/.nan are not numbers here
 
 
+NAME_MAX = 100
+"""Characters of a scenario's or workload's name (reason: the name goes into the run's file names, at most 255 bytes
+with its id and suffix, and into the run store's LIKE patterns; a 300-character name failed only after the run)."""
+
+
 class Metadata(Strict):
-    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", description="scenario name (lower-case, dashes)")
-    description: str = Field(min_length=1, description="one line saying what the scenario shows")
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=NAME_MAX,
+                      description="scenario name (lower-case, dashes; it names the run's files)")
+    description: str = Field(min_length=1, max_length=4096, description="one line saying what the scenario shows")
     tags: list[str] = Field(default_factory=list)
     expected_verdict: Literal["passed", "failed"] = Field(
         "passed", description="the verdict the scenario is meant to end with: 'failed' for a baseline that shows "
@@ -50,7 +60,7 @@ class TopologySpec(Strict):
 
 
 class WorkloadSpec(Strict):
-    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=NAME_MAX)
     kind: Literal["training", "inference"]
     first_node: int = Field(0, ge=0, le=64 * NODES_PER_POD,
                             description="index of the first node the workload is placed on")
@@ -275,8 +285,8 @@ class SweepSpec(Strict):
     Alarm that predicts an optical failure opens a proactive incident (drain the link before it goes down)."""
 
     enabled: bool = True
-    interval: float | None = Field(None, gt=0, description="seconds between sweeps (default: the sweep parameter "
-                                   "interval_s, 300 s)")
+    interval: float | None = Field(None, ge=MIN_SWEEP_INTERVAL_S, description="seconds between sweeps (default: "
+                                   "the sweep parameter interval_s, 300 s)")
 
 
 class Spec(Strict):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from opsbrain.ops.cron import Cron, CronError
 
@@ -47,7 +47,7 @@ class ElasticBlock(_Strict):
     budget_npus: int = Field(736, ge=16, description="NPUs the service may hold at most")
     spare_nodes: int = Field(4, ge=0, le=64)
     faults: list[ElasticFault] = Field(default_factory=list)
-    policies: list[PolicyName] = Field(default_factory=_all_policies)
+    policies: list[PolicyName] = Field(default_factory=_all_policies, min_length=1)
     params: dict[str, Any] = Field(default_factory=dict, description="dotted parameter overrides "
                                    "(demand.trough_ratio: 0.4)")
 
@@ -100,6 +100,37 @@ class TenantItem(_Strict):
     kind: Literal["node_crash", "node_hang", "hbm_uce", "npu_off_bus", "aicore_hang", "link_down"]
     target: str = Field(description="a component of tenant a (nodes 0-21 of pod 0)")
     diagnosed: str | None = Field(None, description="the component the diagnosis names (default: the target)")
+
+    @model_validator(mode="after")
+    def _components_exist(self) -> TenantItem:
+        """The target is a component of the pod the kind can hit, and the diagnosed one a component of the same
+        kind (before, a node's HBM as a node_crash target, or a diagnosed ``garbage``, failed mid-run)."""
+        from faultlib.injection.selectors import resolve_id
+        from faultlib.injection.spec import FaultPlanError
+
+        index = _one_pod_index()
+        try:
+            resolve_id(index, self.kind, self.target)
+        except FaultPlanError as exc:
+            raise ValueError(str(exc).partition(": ")[2] or str(exc)) from None
+        if self.diagnosed is not None and index.kind_of(self.diagnosed) != index.kind_of(self.target):
+            raise ValueError(f"diagnosed {self.diagnosed!r} is not a component of the target's kind "
+                             f"({index.kind_of(self.target)}) in the pod")
+        return self
+
+
+_INDEX: list[Any] = []
+
+
+def _one_pod_index() -> Any:
+    """The components of one pod (the tenants' pod), built once."""
+    if not _INDEX:
+        from faultlib.injection.selectors import TargetIndex
+        from faultlib.simparams import SimParams
+        from faultlib.topology import Topology
+
+        _INDEX.append(TargetIndex(Topology.build(SimParams().topology, 1)))
+    return _INDEX[0]
 
 
 class TenantsBlock(_Strict):
