@@ -116,6 +116,8 @@ def _yaml() -> tuple[Any, Any]:
 
         class UniqueKeyLoader(base):  # type: ignore[misc, valid-type]
             def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+                if not isinstance(node, yaml.MappingNode):
+                    return super().construct_mapping(node, deep)  # its own error: "expected a mapping node"
                 seen: set[Any] = set()
                 for key_node, _value in node.value:
                     if key_node.tag == "tag:yaml.org,2002:merge" or not isinstance(key_node, yaml.ScalarNode):

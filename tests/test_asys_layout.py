@@ -305,6 +305,8 @@ def test_collections_of_two_hosts_side_by_side_stay_two_hosts(tmp_path: Path, en
         _relaid(FIX / "hbm-uce-real" / "worker-0", tmp_path / sub)
         (tmp_path / "out").mkdir(exist_ok=True)
         (tmp_path / sub / OUT).rename(tmp_path / "out" / name)
+    syslog = tmp_path / "out" / second / "dfx" / "log" / "host" / "message" / "messages"
+    syslog.write_text(syslog.read_text().replace("ascend-a01", "ascend-a02"))  # the second host's own syslog
     rep = diagnose_bundle(tmp_path / "out", engine)
     comps = {i["diagnosis"]["component"] for i in rep["incidents"] if i["diagnosis"]["fault_class"] == "hbm_uce"}
     assert len(comps) == 2 and all(c.endswith("/npu3/hbm") for c in comps)
@@ -318,3 +320,18 @@ def test_collections_of_two_hosts_side_by_side_stay_two_hosts(tmp_path: Path, en
     placed = on_workers(reader.signals, RankCollector("out"))
     assert {s.component for s in placed if s.kind == "dev:80E01801"} == {f"{OUT}/npu3", f"{second}/npu3"}
     assert diagnose_logs(str(tmp_path / "out"), engine)["diagnosis"]["fault_class"] == "hbm_uce"
+
+
+def test_one_host_collected_twice_stays_one_host(tmp_path: Path, engine: Any) -> None:
+    """asys run twice on one host, both collections kept side by side: their syslogs name the same host, so they
+    are one host's (one node, one HBM UCE incident), not two hosts' (the reviewer's repro, session 25)."""
+    from opsbrain.bundle.diagnose import diagnose_bundle
+
+    second = "asys_output_20250301100600456"
+    for name, sub in ((OUT, "a"), (second, "b")):
+        _relaid(FIX / "hbm-uce-real" / "worker-0", tmp_path / sub)
+        (tmp_path / "node1").mkdir(exist_ok=True)
+        (tmp_path / sub / OUT).rename(tmp_path / "node1" / name)
+    rep = diagnose_bundle(tmp_path / "node1", engine)
+    comps = {i["diagnosis"]["component"] for i in rep["incidents"] if i["diagnosis"]["fault_class"] == "hbm_uce"}
+    assert len(comps) == 1 and len({w["node"] for w in rep["workers"]}) == 1

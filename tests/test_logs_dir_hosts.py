@@ -91,3 +91,16 @@ def test_a_bundle_deeper_down_names_its_workers_from_where_they_differ(tmp_path:
     assert sorted(w["name"] for w in b["workers"]) == ["worker-0", "worker-1"]
     assert b["diagnosis"]["root"]["host"] == diagnose_logs(str(tmp_path), engine)["diagnosis"]["root"]["host"] \
         == "worker-0"
+
+
+def test_grep_of_absolute_paths_names_the_worker_not_the_root(tmp_path: Path, engine: Any) -> None:
+    """``grep -rn "" /abs/path/worker-*``: the names start with ``/``; the worker is still ``worker-0`` (before the
+    review's mend: a host named ``//tmp/.../worker-0``, or ``/`` for ``/root/ascend/log``)."""
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+    from tests.test_fd_fixture_variants import concatenated
+
+    lines = [f"{FIX.resolve().as_posix()}/{ln}" for ln in concatenated(FIX, "grep-n")]
+    paste = tmp_path / "all.txt"
+    paste.write_text("\n".join(lines) + "\n")
+    d = diagnose_logs(str(paste), engine)["diagnosis"]
+    assert (d["fault_class"], d["root"]["host"], d["root"]["device"]) == ("hbm_uce", "worker-0", 3)

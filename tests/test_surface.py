@@ -12,6 +12,9 @@ import pytest
     ("node1/messages:Mar  1 10:00:00 node1 kernel: [1.2] x", "Mar  1 10:00:00 node1 kernel: [1.2] x", "node1/messages"),
     ("var/log/messages-20250301:Mar  1 10:00:00 h kernel: x", "Mar  1 10:00:00 h kernel: x",
      "var/log/messages-20250301"),
+    ("train.log:2025-03-01 10:03:20,456 ERROR x", "2025-03-01 10:03:20,456 ERROR x", "train.log"),  # a date
+    ("train.log:10:00:00 ERROR x", "10:00:00 ERROR x", "train.log"),  # the line's clock time, not grep's number
+    ("w/x.log:12:10:00:00.123 ERROR x", "10:00:00.123 ERROR x", "w/x.log"),  # grep -n before a clock time
     ("rank-3.txt-14-    raise RuntimeError(x)", None, None),  # a context line of -n without -A is not grep's
     ("/src/ops/add.cc:12:3: error: no member", None, None),  # a compiler's message: a source file, not a log
     ("EI0006: Getting socket times out.", None, None),

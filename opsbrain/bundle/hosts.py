@@ -13,7 +13,7 @@ from typing import Any
 
 from opsbrain.bundle import layout as L
 from opsbrain.bundle.walk import _File
-from opsbrain.ingest.asys import host_dirs
+from opsbrain.ingest.asys import OUTPUT_DIR, host_dirs
 from opsbrain.ingest.workers import shared_head
 
 _SYSLOG_HOST = re.compile(r"^[A-Z][a-z]{2}\s+\d{1,2} \d\d:\d\d:\d\d (\S+) ")
@@ -61,6 +61,7 @@ def map_workers(files: list[_File], root_name: str) -> dict[str, dict[str, Any]]
             for ln in f.lines[:2000]:
                 if m := _SYSLOG_HOST.match(ln):
                     hosts[host_of[f.kind.worker or ""]][m.group(1)] += 1
+    host_of, dirs = _same_host_collections(host_of, dirs, hosts)
     taken: set[str] = set()
     named: dict[str, tuple[str, str]] = {}
     for d in dirs:
@@ -95,6 +96,26 @@ def map_workers(files: list[_File], root_name: str) -> dict[str, dict[str, Any]]
         if f.kind.worker is not None:
             workers[f.kind.worker]["files"] += 1
     return workers
+
+
+def _same_host_collections(host_of: dict[str, str], dirs: list[str], hosts: dict[str, Counter[str]]
+                           ) -> tuple[dict[str, str], list[str]]:
+    """asys collections side by side whose syslog names the same hosts are one host's, collected twice (asys run
+    again on it): their directories share the first one's node. Side by side collections are otherwise read as
+    several hosts' (:func:`asys.host_dirs`)."""
+    first: dict[tuple[str, frozenset[str]], str] = {}
+    same: dict[str, str] = {}
+    for d in dirs:
+        parent, _, base = d.rpartition("/")
+        if OUTPUT_DIR.fullmatch(base) and hosts.get(d):
+            same[d] = first.setdefault((parent, frozenset(hosts[d])), d)
+    if all(a == d for d, a in same.items()):
+        return host_of, dirs
+    for d, a in same.items():
+        if a != d:
+            hosts[a].update(hosts.pop(d))
+    host_of = {r: same.get(h, h) for r, h in host_of.items()}
+    return host_of, sorted(set(host_of.values()), key=_natural)
 
 
 def host_ids(workers: dict[str, dict[str, Any]], root_name: str) -> dict[str, str]:

@@ -90,9 +90,13 @@ _GREP_FILE = re.compile(r"(?:\.(?:log|txt|out|err)(?:\.\d+)?(?:\.(?:gz|bz2|xz))?
 ``messages`` / ``syslog`` / ``kern.log``, ``dmesg``): before a colon at a line's start, ``grep``'s file name. A
 source file's (``x.cc:12:``, a compiler's message) is not taken."""
 _GREP_MAX = 512
-_GREP_IN_PREFIX = re.compile(r"(?:^|(?<=\s))([^\s:'\"]+):(?:\d+[:-])?")
-_GREP_LINE = re.compile(r"\d+[:-]")
-"""``grep -n``'s line number after the file name (``:`` on a matching line, ``-`` on a context line)."""
+_GREP_IN_PREFIX = re.compile(r"(?:^|(?<=\s))([^\s:'\"]+):(?:\d+:)?")
+_GREP_LINE = re.compile(r"\d+:")
+"""``grep -n``'s line number after the file name and its colon; not a date (``2025-03-01``), nor the hour of a line
+that starts with its clock time (:data:`_CLOCK`). A context line's ``-`` separator (``-A/-B/-C``) is not read."""
+_CLOCK = re.compile(r"\d{1,2}:\d\d:\d\d")
+"""A clock time at a line's start: ``10:00:00`` after a file name is the line's time, unless another follows the
+number (``12:10:00:00``: line 12, at 10:00:00)."""
 _MAX_HEADS = 8
 """Heads taken off one line at most (a quote of a kubectl paste of a vLLM worker's rank output is four)."""
 
@@ -153,7 +157,9 @@ def _grep_head(line: str) -> int:
     if " " in path or "\t" in path or '"' in path or "'" in path or _GREP_FILE.search(path) is None:
         return 0
     m = _GREP_LINE.match(line, k + 1)
-    return m.end() if m else k + 1
+    if m is None or (_CLOCK.match(line, k + 1) and not _CLOCK.match(line, m.end())):
+        return k + 1
+    return m.end()
 
 
 _SOURCE_HEADS = (re.compile(r"\[pod/([^\]\s/]+)/"),  # kubectl logs --prefix: the pod

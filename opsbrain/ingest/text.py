@@ -197,6 +197,8 @@ class LineReader:
                 self._t0 = ts if self._t0 is None else min(self._t0, ts)
                 self._last = max(0.0, ts - self._t0)
             origin = (grep_file(prefix) if prefix else None) or header
+            if origin is not None and origin[:1] in "/.":  # grep -r /root/ascend/log, find's ./worker-0/...
+                origin = origin.lstrip("/").removeprefix("./") or None
             if self.hook is not None:
                 self.hook(line, file, n, self._last, prefix, origin)
             here = file_device
@@ -420,6 +422,9 @@ def ingest_paths(specs: list[str], stdin: IO[bytes] | None = None, reader: LineR
     seen: dict[str, str] = {}
     for spec in specs:
         seen.setdefault(os.path.abspath(spec), spec)  # a path given twice is read once
+    dirs = [a for a in seen if os.path.isdir(a)]
+    for a in [a for a in seen if any(a != d and a.startswith(d.rstrip(os.sep) + os.sep) for d in dirs)]:
+        del seen[a]  # inside a directory given too: read with it, once
     base = os.path.commonpath([os.path.dirname(a) for a in seen])
     for full, spec in seen.items():
         ingest_path(spec, None, r, label=Path(os.path.relpath(full, base)).as_posix())

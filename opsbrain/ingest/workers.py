@@ -26,8 +26,10 @@ def is_wrapper(name: str) -> bool:
     return name.lower() in WRAPPERS or EXPORT_STAMP.fullmatch(name) is not None
 
 
-ANCHORS = ("process_log", "environment_check", "device_log")
-"""Directories real collections put a worker's logs under: the directory above one of them is the worker."""
+ANCHORS = ("process_log", "environment_check", "device_log", "dl_log", "mindx-dl")
+"""Directories real collections put a worker's logs under: the directory above one of them is the worker (MindCluster's
+component logs too, ``dl_log/`` as ascend-fd collects them and ``mindx-dl/`` as the twin writes them: the bundle
+layout's ``_dl``)."""
 CANN_LOG_LEVELS = ("debug", "run")
 _DEVICE_DIR = re.compile(r"device-\d+")
 
