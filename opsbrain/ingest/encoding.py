@@ -26,6 +26,11 @@ CHINESE_SHARE = 0.8
 Latin-1 or cp1252 bytes decoded as GB18030 either fail or give a scatter of rare ideographs beside other symbols."""
 
 
+def is_chinese(c: str) -> bool:
+    """A character of Chinese text beyond ASCII: a CJK unified ideograph, CJK punctuation or a full-width form."""
+    return "\u4e00" <= c <= "\u9fff" or "\u3000" <= c <= "\u303f" or "\uff00" <= c <= "\uffef"
+
+
 def sniff(head: bytes) -> str:
     """The codec name for bytes beginning with ``head`` (give :data:`SAMPLE` bytes or all there are)."""
     for bom, name in _BOMS:
@@ -44,8 +49,7 @@ def sniff(head: bytes) -> str:
     except UnicodeDecodeError:
         return "utf-8"
     chars = [c for c in text if ord(c) > 0x7F]
-    chinese = sum(1 for c in chars if "\u4e00" <= c <= "\u9fff" or "\u3000" <= c <= "\u303f"
-                  or "\uff00" <= c <= "\uffef")
+    chinese = sum(1 for c in chars if is_chinese(c))
     return "gb18030" if chars and chinese >= CHINESE_SHARE * len(chars) else "utf-8"
 
 
@@ -64,8 +68,7 @@ def _utf16_text(body: bytes, codec: str) -> bool:
         return False
     if not text:
         return True
-    texty = sum(1 for c in text if (" " <= c <= "~") or c in "\t\r\n" or "\u4e00" <= c <= "\u9fff"
-                or "\u3000" <= c <= "\u303f" or "\uff00" <= c <= "\uffef")
+    texty = sum(1 for c in text if (" " <= c <= "~") or c in "\t\r\n" or is_chinese(c))
     return texty >= TEXT_SHARE * len(text)
 
 

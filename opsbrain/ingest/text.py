@@ -400,9 +400,15 @@ def _feed_stdin(stream: IO[bytes], r: LineReader) -> None:
                 size += len(chunk)
             if size >= MAX_TOTAL_BYTES and src.read(1):
                 r.stats.not_read.append(f"<stdin>: the archive past its first {MAX_TOTAL_BYTES >> 30} GiB")
+        try:
+            r.feed_path(copy, name)
+        except ArchiveError as exc:  # it only starts like one (``PK\x03\x04`` and no central directory)
+            r.stats.notes.append(f"<stdin>: starts like a {s.kind} archive but is none ({exc}): read as text")
+            with copy.open("rb") as fh:
+                r.feed_stream(fh, "<stdin>")
+            return
         r.stats.notes.append(f"<stdin>: a {s.kind} archive{' (' + s.compression + ')' if s.compression else ''}, "
                              f"read member by member as {name}")
-        r.feed_path(copy, name)
 
 
 def ingest_paths(specs: list[str], stdin: IO[bytes] | None = None, reader: LineReader | None = None

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from opsbrain.ingest.encoding import is_chinese
 from opsbrain.ingest.streams import CHUNK, READ_ERRORS, ArchiveError, Unpacked, _describe, archive_stem
 
 FILE, DIR, LINK, SPECIAL = "file", "dir", "link", "special"
@@ -273,8 +274,7 @@ def zip_name(info: zipfile.ZipInfo) -> str:
             text = raw.decode(codec)
         except UnicodeDecodeError:
             continue
-        if codec == "utf-8" or all(c.isascii() or "\u4e00" <= c <= "\u9fff" or "\u3000" <= c <= "\u303f"
-                                   or "\uff00" <= c <= "\uffef" for c in text):
+        if codec == "utf-8" or all(c.isascii() or is_chinese(c) for c in text):
             return text
     return name
 
