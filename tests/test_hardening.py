@@ -561,3 +561,15 @@ def test_a_superpod_block_refused_only_when_it_runs_names_its_file(tmp_path: Pat
     f = tmp_path / "dn.yaml"
     f.write_text(text.replace("dusk: '0 22 * * *'", "dusk: '* * * * *'", 1))
     check_refused(["superpod", "run", str(f), "--seeds", "1", "--no-store"], tmp_path, str(f), "spec.superpod")
+
+
+def test_an_inference_layout_past_the_fleet_is_refused_before_its_node_list(tmp_path: Path) -> None:
+    """Each layout field is bounded, but their product was not: 3,072 x 3,072 prefill nodes built a 9-million-name
+    list (786 MB, 2.5 s) before the first missing node was found (session 25's review). Refused from the count."""
+    doc = yaml.safe_load((REPO / "scenarios" / "aicore-hang-training.yaml").read_text())
+    for w in doc["spec"]["workloads"]:
+        if w["kind"] == "inference":
+            w["params"] = {"prefill_instances": 3072, "prefill_nodes_per_instance": 3072}
+    f = tmp_path / "prod.yaml"
+    f.write_text(yaml.safe_dump(doc))
+    check_refused(["chaos", "validate", str(f)], tmp_path, str(f), "spec.workloads[0]", "needs 9437204 nodes")

@@ -95,6 +95,9 @@ def build_plan(sc: Scenario, file: str, seed: int | None = None, policy: str | N
             count = ip.prefill_instances * ip.prefill_nodes_per_instance + ip.decode_nodes  # type: ignore[attr-defined]
         else:
             count = w.nodes or 8
+        if w.first_node + count > spec.topology.pods * per_pod:  # before a list of them is built
+            raise ScenarioError(f"needs {count} nodes from index {w.first_node}; the {spec.topology.pods} pod(s) "
+                                f"have {spec.topology.pods * per_pod}", file=file, path=f"spec.workloads[{i}]")
         nodes = [ids.node(k // per_pod, k % per_pod) for k in range(w.first_node, w.first_node + count)]
         for node in nodes:
             if not topo.exists(node):
