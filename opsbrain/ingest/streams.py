@@ -65,7 +65,7 @@ def plain_name(name: str) -> str:
 
 ROTATION = re.compile(r"(?:-\d{8}(?:\d{2})?|\.\d{1,3})$")
 """logrotate's marks: a date (``dateext``, ``-YYYYMMDD[HH]``) or a number (``.1``)."""
-_ROTATED_LOG = re.compile(r"(\.log)(?:-\d{8}(?:\d{2})?|\.\d{1,3})$")
+_ROTATED_LOG = re.compile(r"(\.log)" + ROTATION.pattern)
 
 
 def log_name(name: str) -> str:

@@ -203,9 +203,9 @@ class LineReader:
                 self.hook(line, file, n, self._last, prefix, origin)
             here = file_device
             if origin is not None:  # the file a line of several files' lines came from: its device
-                here = self._origin_devices.get(origin, -1)
-                if here == -1:
-                    here = self._origin_devices[origin] = device_dir(origin)
+                if origin not in self._origin_devices:
+                    self._origin_devices[origin] = device_dir(origin)
+                here = self._origin_devices[origin]
             for s in parse_line(line, self._last, head=prefix, file_device=here):
                 if s.kind in TLS_STATES:
                     self._tls.setdefault(s.kind, s.at(line_no=n, file=file))  # the first of each state is enough

@@ -12,6 +12,7 @@ Three optional experiments, run by ``opsbrain superpod run`` and by ``opsbrain c
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -119,18 +120,14 @@ class TenantItem(_Strict):
         return self
 
 
-_INDEX: list[Any] = []
-
-
+@functools.cache
 def _one_pod_index() -> Any:
     """The components of one pod (the tenants' pod), built once."""
-    if not _INDEX:
-        from faultlib.injection.selectors import TargetIndex
-        from faultlib.simparams import SimParams
-        from faultlib.topology import Topology
+    from faultlib.injection.selectors import TargetIndex
+    from faultlib.simparams import SimParams
+    from faultlib.topology import Topology
 
-        _INDEX.append(TargetIndex(Topology.build(SimParams().topology, 1)))
-    return _INDEX[0]
+    return TargetIndex(Topology.build(SimParams().topology, 1))
 
 
 class TenantsBlock(_Strict):

@@ -168,8 +168,7 @@ def _packed(path: Path) -> bool | None:
 
 def _placed(s: Signal, host: str | None, file: str, line_no: int) -> Signal:
     """The signal with its file and line, and the directory's host for a component that names no node."""
-    if host and s.host is None:
-        s = with_host(s, host)
-    elif host:
-        s = replace(s, component=with_host(s, host).component)
+    if host:  # the component below the directory's host; the host the line names, where it names one
+        placed = with_host(s, host)
+        s = placed if s.host is None else replace(s, component=placed.component)
     return replace(s, file=file, line_no=line_no)
