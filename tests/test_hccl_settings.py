@@ -1,5 +1,7 @@
 """HCCL's start-up lines that name a timeout's setting are no timeout (a healthy job prints them; found by handing
-ascend-fd's st_transport_init fixture over with its run/ plogs only, session 25)."""
+ascend-fd's st_transport_init fixture over with its run/ plogs only, session 25), nor are the variables given a value
+by a launch script or an environment dump, and such lines alone are diagnosed as nothing (session 26: five of them
+answered collective_timeout_sw at 0.64)."""
 
 from __future__ import annotations
 
@@ -14,8 +16,27 @@ SETTINGS = (
     "environment to [600]s\n")
 
 
-def test_timeout_settings_are_no_timeout() -> None:
-    assert not [s for s in ingest_text(SETTINGS)[0] if s.kind.startswith("hccl:")]
+SCRIPT = ("export HCCL_EXEC_TIMEOUT=1836\n"
+          "export HCCL_CONNECT_TIMEOUT=1200\n"
+          "HCCL_EXEC_TIMEOUT=1800\n"
+          "HCCL_CONNECT_TIMEOUT = 7200\n"
+          'os.environ["HCCL_EXEC_TIMEOUT"] = "3600"\n'
+          "HCCL_CONNECT_TIMEOUT: 1200\n")
+
+
+@pytest.mark.parametrize("text", [SETTINGS, SCRIPT])
+def test_timeout_settings_are_no_timeout(text: str) -> None:
+    assert not [s for s in ingest_text(text)[0] if s.kind.startswith("hccl:")]
+
+
+def test_a_launch_script_alone_is_diagnosed_as_nothing() -> None:
+    import io
+
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+    from opsbrain.kb.training import load_engine
+
+    d = diagnose_logs("-", load_engine(), stdin=io.BytesIO(SCRIPT.encode()))["diagnosis"]
+    assert d["fault_class"] == "unknown"
 
 
 @pytest.mark.parametrize("line", [
