@@ -473,7 +473,7 @@ def test_a_key_given_twice_is_refused_not_silently_replaced(tmp_path: Path) -> N
 def test_a_directory_deeper_than_the_limit_is_cut_not_a_crash(tmp_path: Path) -> None:
     """``os.walk`` recurses: 1,000 nested directories overflowed Python's stack under ``--logs`` and ``watch``
     (exit 70, session 25). The walk stops at MAX_DIR_DEPTH and says so."""
-    from opsbrain.ingest.text import MAX_DIR_DEPTH
+    from opsbrain.ingest.dirwalk import MAX_DIR_DEPTH
 
     d = tmp_path / "deep"
     (d / "top.log").parent.mkdir()

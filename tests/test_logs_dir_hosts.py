@@ -104,3 +104,40 @@ def test_grep_of_absolute_paths_names_the_worker_not_the_root(tmp_path: Path, en
     paste.write_text("\n".join(lines) + "\n")
     d = diagnose_logs(str(paste), engine)["diagnosis"]
     assert (d["fault_class"], d["root"]["host"], d["root"]["device"]) == ("hbm_uce", "worker-0", 3)
+
+
+@pytest.mark.parametrize("top", [True, False], ids=["with-top-folder", "flat"])
+def test_one_archive_per_worker_is_named_as_its_folder(top: bool, tmp_path: Path, engine: Any) -> None:
+    """A job collected host by host, one archive each (``tar czf worker-1.tgz worker-1`` or ``-C worker-1 .``),
+    names its workers as the folders do: ``worker-0``, not ``worker-0.tgz:worker-0``; an archive without a top
+    folder still shows its ``device_log`` (before: the worker was ``worker-0.tgz:device_log``)."""
+    import tarfile
+
+    from opsbrain.diagnosis.oneclick import diagnose_logs, on_workers
+    from opsbrain.ingest import LineReader, ingest_path
+    from opsbrain.ingest.ranks import RankCollector
+
+    for w in ("worker-0", "worker-1"):
+        with tarfile.open(tmp_path / f"{w}.tgz", "w:gz") as tar:
+            tar.add(FIX / "worker-0", arcname=w if top else ".")
+    reader = LineReader()
+    ingest_path(str(tmp_path), None, reader)
+    ranks = RankCollector(tmp_path.name)
+    placed = on_workers(reader.signals, ranks, reader.origins)
+    assert {s.component for s in placed if s.kind == "dev:80E01801"} == {"worker-0/npu3", "worker-1/npu3"}
+    d = diagnose_logs(str(tmp_path), engine)["diagnosis"]
+    assert (d["fault_class"], d["root"]["host"], d["root"]["device"]) == ("hbm_uce", "worker-0", 3)
+
+
+def test_evidence_counted_over_several_components_says_so(tmp_path: Path, engine: Any) -> None:
+    """Two hosts' syslogs, each with an ECC error on its device 3: the evidence line counts both and names one of
+    them and the other (before: ``2 x ecc:uce on node1/npu3``, as if both were node1's)."""
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    for host in ("node1", "node2"):
+        (tmp_path / host).mkdir()
+        (tmp_path / host / "messages").write_text(
+            f"Jan 24 11:24:07 {host} kernel: [ 100.1] EDAC MC0: 1 UE multi-bit ECC error on NPU device 3\n")
+    d = diagnose_logs(str(tmp_path), engine)["diagnosis"]
+    assert d["fault_class"] == "hbm_uce"
+    assert any(e.startswith("2 x ") and e.endswith("and 1 other") for e in d["evidence"]), d["evidence"]

@@ -68,8 +68,9 @@ def evidence(signals: list[Signal], history: LinkRecords) -> list[str]:
     out: list[str] = []
     kinds = Counter(s.kind for s in signals if not s.kind.startswith(("level:", "plugin_sw:")))
     for kind, n in kinds.most_common(5):
-        where = Counter(s.component for s in signals if s.kind == kind and s.component).most_common(1)
-        at = f" on {where[0][0]}" if where else ""
+        where = Counter(s.component for s in signals if s.kind == kind and s.component).most_common()
+        more = f" and {len(where) - 1} other{'s' if len(where) > 2 else ''}" if len(where) > 1 else ""
+        at = f" on {where[0][0]}{more}" if where else ""  # the count is of every component's, the name one of them
         out.append(f"{n} x {describe_kind(kind)}{at}")
     down = {ln for s in signals if s.kind in DOWN and (ln := link_of(s))}
     if len(down) > 1:

@@ -38,7 +38,7 @@ from datetime import datetime
 
 from opsbrain.ingest.asys import host_dirs
 from opsbrain.ingest.streams import log_name
-from opsbrain.ingest.workers import host_root, natural_key, shared_head
+from opsbrain.ingest.workers import host_root, natural_key, shared_head, unarchived
 
 RE_PLOG_LINE = re.compile(r"^\[(\w+)\s*\]\s*(\w+)\((\d+),[^)]*\):"
                           r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{3})\.(\d{3})\s?(.*)$")
@@ -450,7 +450,7 @@ class RankCollector:
         names = {w: (next(iter(a)) if len(a) == 1 else w) for w, a in self._alias.items()}
         host_of = host_dirs({p.worker for p in self.procs.values()} | set(self.device_ips) | self.other_workers)
         cut = shared_head([names.get(h, h) for h in set(host_of.values())])
-        return lambda w: names.get(h := host_of.get(w, w), h)[cut:] or self.root_name
+        return lambda w: unarchived(names.get(h := host_of.get(w, w), h)[cut:]) or self.root_name
 
     def table(self) -> RankTable:
         """The processes with an identity or an error; device addresses filled from npu_info; when two processes

@@ -19,6 +19,7 @@ import tarfile
 import zipfile
 import zlib
 from collections.abc import Callable
+from pathlib import PurePosixPath
 from typing import IO
 
 _MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"))
@@ -73,6 +74,22 @@ def log_name(name: str) -> str:
     after ``.log`` (``plog-903_20250619092715212.log.1.gz`` -> ``plog-903_20250619092715212.log``: logrotate or a
     copy script's rotation of a file whose name the readers know)."""
     return _ROTATED_LOG.sub(r"\1", plain_name(name))
+
+
+_NOT_LOG_SUFFIXES = frozenset((
+    ".md", ".rst", ".adoc", ".py", ".pyi", ".sh", ".bash", ".zsh", ".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".java",
+    ".go", ".rs", ".js", ".ts", ".css", ".html", ".htm", ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".svg", ".ico",
+    ".pdf", ".doc", ".docx", ".xls", ".xlsx", ".ppt", ".pptx", ".whl", ".so", ".o", ".a", ".pyc"))
+_NOT_LOG_NAMES = re.compile(r"(?:README|LICEN[CS]E|COPYING|NOTICE|AUTHORS|CHANGELOG|CONTRIBUTING)(?:\.\w+)?",
+                            re.I)
+
+
+def not_a_log(name: str) -> bool:
+    """Whether a file found in a directory is, by its name, documentation, source code or a picture rather than
+    something a program logged (``README.md``, ``run.sh``, ``train.py``, ``topology.png``): ``--logs DIR`` skips it,
+    as ``--bundle`` skips the files it does not know. A file given by name is read whatever it is called."""
+    base = plain_name(name.rpartition("/")[2])
+    return bool(_NOT_LOG_NAMES.fullmatch(base)) or PurePosixPath(base).suffix.lower() in _NOT_LOG_SUFFIXES
 
 
 def _describe(exc: BaseException) -> str:

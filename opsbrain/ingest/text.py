@@ -26,9 +26,11 @@ from typing import IO, Any, cast
 from opsbrain.ingest.archive import FILE, READ_ERRORS, ArchiveError, Replay, Unpacked, misnamed, open_tree, with_nested
 from opsbrain.ingest.archive import sniff as sniff_archive
 from opsbrain.ingest.derive import TLS_STATES, fd_placed, section_placed, tls_mismatch, with_flaps
+from opsbrain.ingest.dirwalk import MAX_FILES, check_listable, log_files, no_logs
 from opsbrain.ingest.encoding import SAMPLE, decode, decoded_lines, sniff
 from opsbrain.ingest.parsers import MAX_LINE, parse_line
 from opsbrain.ingest.signal import Signal
+from opsbrain.ingest.streams import not_a_log
 from opsbrain.ingest.surface import WRAP_LOOK, grep_file, looks_binary, plain, unwrap, wrapped_paste
 from opsbrain.ingest.timestamps import parse_stamp
 from opsbrain.ingest.workers import device_dir
@@ -36,8 +38,6 @@ from opsbrain.ingest.workers import device_dir
 MAX_TOTAL_BYTES = 4 << 30
 """Bytes read from one input (all files of a directory together): far beyond any log bundle worth pasting; past it
 the rest is not read, and the answer says so."""
-MAX_FILES = 20_000
-"""Files read from one directory or archive (the rest are listed as not read)."""
 MAX_MEMBERS = 100_000
 """Entries of one archive looked at (files, folders, links): MAX_FILES' files and their folders with room to spare;
 a tar of millions of empty members stops here (the rest listed as not read)."""
@@ -263,6 +263,7 @@ def read_members(path: Path, name: str, stats: TextStats, cap: int | None = None
             stats.notes.append(f"{name}: {note}")
         return
     over: list[str] = []  # files past MAX_FILES: one line for them all, so the archive's own limits show
+    skipped: list[str] = []  # members that are by their names no logs (not_a_log): one line for them all
     try:
         for e in with_nested(tree, MAX_TOTAL_BYTES, MAX_MEMBERS, MAX_INNER_BYTES):
             label = f"{name}:{e.group + ':' if e.group else ''}{e.rel}"
@@ -271,6 +272,9 @@ def read_members(path: Path, name: str, stats: TextStats, cap: int | None = None
             if e.problem is not None:
                 stats.not_read.append(f"{label}: {e.problem}")
             elif e.what == FILE and e.open is not None:
+                if not_a_log(e.rel):
+                    skipped.append(label)
+                    continue
                 if stats.files >= MAX_FILES:
                     over.append(label)
                     continue
@@ -279,6 +283,8 @@ def read_members(path: Path, name: str, stats: TextStats, cap: int | None = None
                         yield from _one(fh, label, f"{e.group}/{e.rel}" if e.group else e.rel, stats, cap)
                 except READ_ERRORS as exc:
                     stats.not_read.append(f"{label}: cannot read: {exc}")
+        if skipped:
+            stats.not_read.append(no_logs(skipped))
         if over:
             stats.not_read.append(f"{over[0]} and {len(over) - 1} files after it: more than {MAX_FILES} files, not "
                                   "read")
@@ -328,52 +334,6 @@ def ingest_text(text: str | bytes, file: str | None = None) -> tuple[list[Signal
     data = text.encode("utf-8", "replace") if isinstance(text, str) else text
     r.feed_stream(io.BytesIO(data), file)
     return r.signals, r.stats
-
-
-def check_listable(root: Path, option: str) -> None:
-    """InputError naming ``root`` and ``option`` when the directory itself cannot be listed (no permission): the
-    walk below would find nothing in it and say nothing."""
-    from opsbrain.errors import InputError
-
-    try:
-        with os.scandir(root):
-            pass
-    except OSError as exc:
-        raise InputError(f"cannot list the directory: {exc.strerror or exc}", file=str(root), path=option) from None
-
-
-MAX_DIR_DEPTH = 64
-"""Directory levels below the root given that ``--logs DIR`` and ``watch`` descend (reason: a collection nests a
-worker's logs a dozen levels at most; ``--bundle``'s limit is BundleParams.max_depth)."""
-
-
-def log_files(root: Path, stats: TextStats) -> list[tuple[Path, str]]:
-    """Regular files under ``root`` (sorted, symlinks not followed), with names relative to it; a directory that
-    cannot be listed (no permission) goes to ``stats.not_read``."""
-    out: list[tuple[Path, str]] = []
-
-    def unlisted(exc: OSError) -> None:
-        where = Path(exc.filename) if exc.filename is not None else root
-        rel = str(where.relative_to(root)) if where.is_relative_to(root) else str(where)
-        stats.not_read.append(f"{rel}: cannot list the directory: {exc.strerror or exc}")
-
-    for dirpath, dirnames, filenames in os.walk(root, onerror=unlisted, followlinks=False):
-        dirnames.sort()
-        if dirnames and len(Path(dirpath).relative_to(root).parts) >= MAX_DIR_DEPTH:
-            stats.not_read.append(f"{Path(dirpath).relative_to(root)}: deeper than {MAX_DIR_DEPTH} directory "
-                                  f"levels: its {len(dirnames)} sub-directories not read")
-            dirnames.clear()  # os.walk recurses: a tree 1,000 levels deep overflowed Python's stack
-        for f in sorted(filenames):
-            p = Path(dirpath) / f
-            rel = str(p.relative_to(root))
-            if p.is_symlink() or not p.is_file():
-                stats.not_read.append(f"{rel}: not a regular file")
-                continue
-            if len(out) >= MAX_FILES:
-                stats.not_read.append(f"{rel}: more than {MAX_FILES} files")
-                continue
-            out.append((p, rel))
-    return out
 
 
 STDIN_SPOOL_CHUNK = 1 << 20

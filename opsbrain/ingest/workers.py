@@ -88,7 +88,7 @@ def host_root(file: str | None) -> tuple[str, str | None]:
         while head and is_wrapper(head[-1]):
             head.pop()
         return "/".join(head), None
-    parts = list(PurePosixPath(canonical(file)).parts[:-1])
+    parts = _label_parts(PurePosixPath(canonical(file)).parts)[:-1]
     for a in ANCHORS:
         if a in parts:
             i = parts.index(a)
@@ -96,14 +96,38 @@ def host_root(file: str | None) -> tuple[str, str | None]:
             while head and is_wrapper(head[-1]):
                 head.pop()
             sub = parts[i + 1] if a == "environment_check" and i + 1 < len(parts) else None
-            return "/".join(head), sub
+            return _joined(head), sub
     for found in (cann_log_head(parts), container_log_head(parts)):  # the worker is above ascend/log, var/log/pods
         if found is not None:
             parts = found
             break
     while parts and is_wrapper(parts[-1]):
         parts.pop()
-    return "/".join(parts), None  # no known directory: the file's own directory is its worker
+    return _joined(parts), None  # no known directory: the file's own directory is its worker
+
+
+def _label_parts(parts: tuple[str, ...]) -> list[str]:
+    """A path's directories with an archive's label ``<archive>:`` apart from its first member directory (``--logs``
+    names a member ``<archive>:<member>``), so that an archive without a top folder (``tar czf worker-1.tgz -C
+    worker-1 .``) still shows its ``process_log`` and the others the workers are found by; tar's ``./`` dropped."""
+    out: list[str] = []
+    for part in parts:
+        label, sep, rest = part.partition(":")
+        if sep and archive_stem(label) != label:
+            out.append(label + sep)
+            if rest and rest != ".":
+                out.append(rest)
+        else:
+            out.append(part)
+    return out
+
+
+def _joined(parts: list[str]) -> str:
+    """The inverse of :func:`_label_parts`: ``/`` between directories, none after an archive's label."""
+    out = ""
+    for part in parts:
+        out += part if not out or out.endswith(":") else "/" + part
+    return out
 
 
 def shared_head(workers: list[str]) -> int:
@@ -122,6 +146,24 @@ def shared_head(workers: list[str]) -> int:
     while all(len(parts) > n + 1 for parts in split) and len({parts[n] for parts in split}) == 1:
         n += 1
     return sum(map(len, split[0][:n]))
+
+
+def unarchived(name: str) -> str:
+    """A worker's name with each archive label ``<archive>:`` read as the folder the archive stands for
+    (``worker-1.tar.gz:worker-1`` -> ``worker-1``, an archive of one host's folder; ``node-3.tgz:var/log`` ->
+    ``node-3/var/log``; ``node-3.tgz:`` -> ``node-3``): operators collect a job host by host, one archive each, and
+    ``--bundle`` names such workers by their folders."""
+    out: list[str] = []
+    for part in name.split("/"):
+        label, sep, rest = part.partition(":")
+        stem = archive_stem(label)
+        if not sep or stem == label:
+            out.append(part)
+        elif rest in ("", stem):
+            out.append(stem)
+        else:
+            out.extend((stem, rest))
+    return "/".join(out)
 
 
 def _segments(worker: str) -> list[str]:

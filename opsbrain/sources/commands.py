@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING
 from opsbrain.errors import InputError
 from opsbrain.ingest.archive import READ_ERRORS, ArchiveError
 from opsbrain.ingest.commands import CommandReadings, parse_command_outputs
+from opsbrain.ingest.dirwalk import check_listable, log_files
 from opsbrain.ingest.signal import Signal
-from opsbrain.ingest.text import TextStats, check_listable, log_files, read_members
+from opsbrain.ingest.text import TextStats, read_members
 from opsbrain.ingest.where import node_component
 from opsbrain.sources.base import ReadingsSource
 from opsbrain.sources.readings import Readings

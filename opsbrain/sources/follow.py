@@ -23,8 +23,9 @@ from pathlib import Path
 from opsbrain.ingest import MAX_LINE, Signal, parse_line
 from opsbrain.ingest.archive import READ_ERRORS, ArchiveError, plain_name, sniff_path
 from opsbrain.ingest.derive import SectionPlacer
+from opsbrain.ingest.dirwalk import log_files
 from opsbrain.ingest.streams import ROTATION
-from opsbrain.ingest.text import LineReader, TextStats, log_files
+from opsbrain.ingest.text import LineReader, TextStats
 from opsbrain.ingest.where import with_host
 
 READ_BUDGET = 4 << 20

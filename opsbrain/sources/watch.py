@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from opsbrain.detection.detector import ACTIONABLE_WARNINGS, IGNORED, DetectorParams
 from opsbrain.errors import InputError
 from opsbrain.ingest import Signal
-from opsbrain.ingest.text import check_listable
+from opsbrain.ingest.dirwalk import check_listable
 from opsbrain.ingest.where import node_of
 from opsbrain.sources.advice import Actuator, advise, execute
 from opsbrain.sources.base import ReadingsSource

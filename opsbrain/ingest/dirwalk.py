@@ -1,0 +1,85 @@
+"""The walk of a directory given to ``diagnose --logs``, ``watch`` and ``sweep --source commands``: its regular
+files in order, within a depth, without the kernel's pseudo-file systems or files that are by their names no logs,
+and one line for each thing not read."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Protocol
+
+from opsbrain.ingest.streams import not_a_log
+
+
+class HasNotRead(Protocol):
+    """What the walk reports into (:class:`opsbrain.ingest.text.TextStats`)."""
+
+    not_read: list[str]
+
+
+def check_listable(root: Path, option: str) -> None:
+    """InputError naming ``root`` and ``option`` when the directory itself cannot be listed (no permission): the
+    walk below would find nothing in it and say nothing."""
+    from opsbrain.errors import InputError
+
+    try:
+        with os.scandir(root):
+            pass
+    except OSError as exc:
+        raise InputError(f"cannot list the directory: {exc.strerror or exc}", file=str(root), path=option) from None
+
+
+MAX_FILES = 20_000
+"""Files read from one directory or archive (the rest are listed as not read)."""
+MAX_DIR_DEPTH = 64
+"""Directory levels below the root given that ``--logs DIR`` and ``watch`` descend (reason: a collection nests a
+worker's logs a dozen levels at most; ``--bundle``'s limit is BundleParams.max_depth)."""
+
+
+PSEUDO_FS = frozenset({"/proc", "/sys", "/dev"})
+"""Kernel pseudo-file systems a walk from ``/`` would enter: their files read as regular ones and may block for ever
+(``/proc/kmsg``) or never end (``/dev/zero``)."""
+
+
+def log_files(root: Path, stats: HasNotRead) -> list[tuple[Path, str]]:
+    """Regular files under ``root`` (sorted, symlinks not followed), with names relative to it; a directory that
+    cannot be listed (no permission) goes to ``stats.not_read``, as do files that are by their names no logs
+    (:func:`~opsbrain.ingest.streams.not_a_log`, one line for them all) and the kernel's pseudo-file systems."""
+    out: list[tuple[Path, str]] = []
+    skipped: list[str] = []
+
+    def unlisted(exc: OSError) -> None:
+        where = Path(exc.filename) if exc.filename is not None else root
+        rel = str(where.relative_to(root)) if where.is_relative_to(root) else str(where)
+        stats.not_read.append(f"{rel}: cannot list the directory: {exc.strerror or exc}")
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unlisted, followlinks=False):
+        dirnames.sort()
+        if dirnames and len(Path(dirpath).relative_to(root).parts) >= MAX_DIR_DEPTH:
+            stats.not_read.append(f"{Path(dirpath).relative_to(root)}: deeper than {MAX_DIR_DEPTH} directory "
+                                  f"levels: its {len(dirnames)} sub-directories not read")
+            dirnames.clear()  # os.walk recurses: a tree 1,000 levels deep overflowed Python's stack
+        for d in [d for d in dirnames if os.path.abspath(os.path.join(dirpath, d)) in PSEUDO_FS]:
+            dirnames.remove(d)
+            stats.not_read.append(f"{Path(dirpath, d).relative_to(root)}: a kernel pseudo-file system, not read")
+        for f in sorted(filenames):
+            p = Path(dirpath) / f
+            rel = str(p.relative_to(root))
+            if not_a_log(f):
+                skipped.append(rel)
+                continue
+            if p.is_symlink() or not p.is_file():
+                stats.not_read.append(f"{rel}: not a regular file")
+                continue
+            if len(out) >= MAX_FILES:
+                stats.not_read.append(f"{rel}: more than {MAX_FILES} files")
+                continue
+            out.append((p, rel))
+    if skipped:
+        stats.not_read.append(no_logs(skipped))
+    return out
+
+
+def no_logs(skipped: list[str]) -> str:
+    more = f" and {len(skipped) - 1} other file{'s' if len(skipped) > 2 else ''}" if len(skipped) > 1 else ""
+    return f"{skipped[0]}{more}: documentation, source code or pictures by their names, not logs"
