@@ -39,6 +39,24 @@ def test_the_encoding_is_told_from_the_first_bytes(data: bytes, codec: str) -> N
         text = decode(data)
         assert "\ufffd" not in text and (text.split("\n") == LINES or text.endswith("设备内存不足\n"))
 
+@pytest.mark.parametrize("line", [
+    "[ERROR] 2025-01-01 デバイス 3 のメモリエラーが発生しました HBM ECC",
+    "[ERROR] 장치 3에서 메모리 오류가 발생했습니다 HBM ECC 오류",
+    "[ERROR] Ошибка памяти на устройстве 3: HBM ECC, многобитная",
+    "[ERROR] Fehler: Gerät 3 – Speicherfehler „HBM“ äöüß",
+], ids=["japanese", "korean", "russian", "german"])
+def test_utf16_text_of_any_one_script_is_text(line: str) -> None:
+    """A UTF-16 log in another language than Chinese or English (session 26: Japanese, Korean and Russian ones went
+    to the binary checks, their lines lost)."""
+    body = ((line + "\n") * 20).encode("utf-16-le")
+    assert sniff(b"\xff\xfe" + body) == "utf-16-le"
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_random_bytes_behind_a_bom_are_no_text(seed: int) -> None:
+    assert sniff(b"\xff\xfe" + random.Random(seed).randbytes(4096)) == "utf-8"
+
+
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.text(alphabet=st.sampled_from(list("ab 1\u4e2d\u6587\uff0c-")), max_size=12), min_size=1,

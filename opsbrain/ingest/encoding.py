@@ -12,6 +12,7 @@ lost without a word. The reader says in its notes which encoding it took when no
 from __future__ import annotations
 
 import codecs
+from collections import Counter
 from collections.abc import Iterator
 
 SAMPLE = 64 << 10
@@ -54,21 +55,40 @@ def sniff(head: bytes) -> str:
 
 
 TEXT_SHARE = 0.9
-"""reason: a log in UTF-16 is text: ASCII (times, codes, most words) and, in a Chinese one, CJK ideographs and
-punctuation. Bytes that only start like a BOM (a binary file's FF FE) decode to code units spread over the whole
-range, about a third of them in those blocks."""
+"""reason: a log in UTF-16 is text: ASCII (times, codes, most words) and the characters of its one language's script
+(CJK ideographs and kana, Hangul, Cyrillic, ...). Bytes that only start like a BOM (a binary file's FF FE) decode to
+code units spread over the whole range: about a third of them CJK, a sixth Hangul, under 1% in any 256-character
+block, almost none ASCII."""
+
+
+def _script(c: str) -> str | int:
+    """The script group a character beyond ASCII belongs to: Chinese and Japanese (ideographs, kana, CJK and
+    full-width punctuation), Hangul, general punctuation, else its 256-character block (Cyrillic, Greek and
+    combining marks, Arabic, Devanagari, Thai, Latin-1 and Latin Extended ...)."""
+    o = ord(c)
+    if is_chinese(c) or 0x3040 <= o <= 0x30FF:
+        return "cjk"
+    if 0xAC00 <= o <= 0xD7AF or 0x1100 <= o <= 0x11FF or 0x3130 <= o <= 0x318F:
+        return "hangul"
+    if 0x2000 <= o <= 0x206F:
+        return "punctuation"
+    return o >> 8
 
 
 def _utf16_text(body: bytes, codec: str) -> bool:
     """The bytes after a UTF-16 BOM decode to text: no broken surrogate pair, and at least :data:`TEXT_SHARE` of the
-    characters ASCII text (printable or white space) or CJK (ideographs, CJK and full-width punctuation)."""
+    characters ASCII text (printable or white space), general punctuation, or of the one script most of the others
+    are in (:func:`_script`)."""
     try:
         text = codecs.getincrementaldecoder(codec)("strict").decode(body[:SAMPLE], final=False)
     except UnicodeDecodeError:
         return False
     if not text:
         return True
-    texty = sum(1 for c in text if (" " <= c <= "~") or c in "\t\r\n" or is_chinese(c))
+    ascii_text = sum(1 for c in text if (" " <= c <= "~") or c in "\t\r\n")
+    scripts = Counter(_script(c) for c in text if c > "\x7f")
+    punct = scripts.pop("punctuation", 0)
+    texty = ascii_text + punct + max(scripts.values(), default=0)
     return texty >= TEXT_SHARE * len(text)
 
 
