@@ -64,7 +64,8 @@ def test_a_bundle_concatenated_names_the_same_root(how: str, tmp_path: Path, eng
 def test_a_shells_glob_after_logs_is_read_as_the_directory_they_share(tmp_path: Path) -> None:
     """``opsbrain diagnose --logs worker-*/...`` (the shell expands it to many paths): read together, each file
     named by its path from the directory they share, so the worker and device are named as for the directory;
-    stdin with paths, several incident files and a bundle with more paths are refused with one line, exit 2."""
+    stdin with paths, several incident files, a bundle with more paths and an incident file beside --logs (click
+    cannot tell it from a glob's path) are refused with one line, exit 2."""
     import json
 
     from click.testing import CliRunner
@@ -76,7 +77,10 @@ def test_a_shells_glob_after_logs_is_read_as_the_directory_they_share(tmp_path: 
     assert run.exit_code == 0, run.output
     d = json.loads(run.stdout)["diagnosis"]
     assert (d["fault_class"], d["root"]["host"], d["root"]["device"]) == ("hbm_uce", "worker-0", 3)
-    for args in (["--logs", "-", files[0]], [files[0], files[1]], ["--bundle", str(FIX), files[0]]):
+    inc = tmp_path / "inc.json"
+    inc.write_text('{"lines": ["EI0002 notify wait timeout"]}')
+    for args in (["--logs", "-", files[0]], [files[0], files[1]], ["--bundle", str(FIX), files[0]],
+                 [str(inc), "--logs", files[0]]):
         run = CliRunner().invoke(cli, ["diagnose", *args, "--data-dir", str(tmp_path)])
         assert run.exit_code == 2 and "Traceback" not in run.output and len(run.stderr.strip().splitlines()) == 1
 

@@ -39,6 +39,9 @@ def diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | Non
     if bundle is not None and incident_file:
         raise InputError(f"--bundle reads one bundle, a directory or an archive ({len(incident_file)} more "
                          f"path(s) given: {incident_file[0]}); several log files are read with --logs FILE FILE ...")
+    if incident_json := next((f for f in more if _is_incident_file(f)), None):
+        raise InputError(f"{incident_json} is an exported incident (an object with a 'lines' list), given with --logs: "
+                         "diagnose it alone (diagnose INCIDENT_FILE), or give --logs only log files")
     if sum(x is not None for x in (incident, logs, bundle)) != 1:
         raise InputError("give exactly one of INCIDENT_FILE, --logs FILE or --bundle DIR|ARCHIVE")
     engine = load_engine(data_dir, say=lambda m: click.echo(m, err=True), model=model)
@@ -65,6 +68,22 @@ def diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | Non
         click.echo(f"  kb: {k['code'] or k['entry']} [{k['handling']}] {k['cause']}")
     for note in res.get("limits", []):
         click.echo(f"  note: {note}")
+
+
+def _is_incident_file(path: str) -> bool:
+    """Whether a path given beside ``--logs`` is an exported incident (``diagnose inc.json --logs x.log``: click
+    cannot tell a path before ``--logs`` from a glob's after it): a ``.json`` file of at most 8 MB holding an object
+    with a ``lines`` list."""
+    import json
+
+    p = Path(path)
+    try:
+        if p.suffix.lower() != ".json" or not p.is_file() or p.stat().st_size > 8 << 20:
+            return False
+        data = json.loads(p.read_bytes())
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and isinstance(data.get("lines"), list)
 
 
 def _echo_root_cluster(d: dict[str, Any]) -> None:
