@@ -396,6 +396,21 @@ def test_history_ring_buffer_keeps_the_window() -> None:
     assert list(t) == [900.0] and rx[0, 0, 0] == -1.0
 
 
+def test_dom_history_grows_by_doubling_and_windows_its_kept_readings_as_a_view() -> None:
+    """Warm-up doubles the buffer (it grew by one slot, a copy of all readings, per sweep); in steady state expired
+    slots are reused and the full window is still a read-only view, with every kept reading and no other."""
+    h = DomHistory(max_age_s=1000.0)
+    grown = set()
+    for k in range(100):
+        h.add(k * 30.0, np.full((3, 4), float(k)))
+        grown.add(len(h._t))
+        t, rx = h.window(-1e9, 1e9)
+        want = [float(j) for j in range(100) if k * 30.0 - 1000.0 <= j * 30.0 <= k * 30.0]
+        assert sorted(t) == [w * 30.0 for w in want] and sorted(rx[:, 0, 0]) == want
+        assert not rx.flags.writeable
+    assert grown == {4, 8, 16, 32, 64}
+
+
 def test_sweeps_read_telemetry_not_ground_truth() -> None:
     for path in sorted((ROOT / "opsbrain" / "sweeps").glob("*.py")):
         src = path.read_text(encoding="utf-8")

@@ -54,8 +54,8 @@ class DomHistory:
             slot = int(same[0])
         elif len(free):
             slot = int(free[0])
-        else:  # grow by one slot (warm-up only: later, expired slots are reused and the window is a view)
-            cap = len(self._t) + 1
+        else:  # double (warm-up only: later, expired slots are reused, the lowest first, so the kept ones stay a
+            cap = max(4, 2 * len(self._t))  # prefix of the buffer and the window is a view of it)
             t_new = np.full(cap, np.nan)
             t_new[: len(self._t)] = self._t
             buf = np.empty((cap, *arr.shape), dtype=np.float32)
@@ -73,10 +73,11 @@ class DomHistory:
         the next :meth:`add`), else a copy.
         """
         sel = (self._t >= t0) & (self._t <= t1)
-        if sel.all():
-            view = self._buf.view()
+        n = len(self)
+        if sel[:n].all() and n == int(sel.sum()):  # every kept reading in the window, and they are the prefix
+            view = self._buf[:n].view()
             view.flags.writeable = False
-            return self._t.copy(), view
+            return self._t[:n].copy(), view
         return self._t[sel], self._buf[sel]
 
 
