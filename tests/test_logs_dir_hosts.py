@@ -145,3 +145,40 @@ def test_evidence_counted_over_several_components_says_so(tmp_path: Path, engine
     d = diagnose_logs(str(tmp_path), engine)["diagnosis"]
     assert d["fault_class"] == "hbm_uce"
     assert any(e.startswith("2 x ") and e.endswith("and 1 other") for e in d["evidence"]), d["evidence"]
+
+
+def test_a_syslog_host_inside_a_worker_directory_is_that_worker(tmp_path: Path, engine: Any) -> None:
+    """hbm-uce-real's worker-0 holds a syslog whose head names ``ascend-a01``: its ECC lines are worker-0's, one
+    device with the dmesg's (before: ``ascend-a01/npu3`` beside ``worker-0/npu3``, two devices). A file holding
+    two hosts' lines keeps their names."""
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    d = diagnose_logs(str(FIX), engine)["diagnosis"]
+    assert "2 x ecc:uce on worker-0/npu3" in d["evidence"], d["evidence"]
+    (tmp_path / "w").mkdir()
+    (tmp_path / "w" / "messages").write_text("".join(
+        f"Jan 24 11:24:0{i} {h} kernel: [ 100.1] EDAC MC0: 1 UE multi-bit ECC error on NPU device 3\n"
+        for i, h in enumerate(("node1", "node2"))))
+    ev = diagnose_logs(str(tmp_path), engine)["diagnosis"]["evidence"]
+    assert any(e.startswith("2 x ") and "node" in e and e.endswith("and 1 other") for e in ev), ev
+
+
+def test_an_archive_on_stdin_that_cannot_be_copied_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full temporary directory: one line naming stdin and what to do, not a traceback."""
+    import io
+    import tarfile
+    import tempfile
+
+    from opsbrain.errors import InputError
+    from opsbrain.ingest import ingest_path
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        tar.add(FIX / "worker-0" / "dmesg", arcname="dmesg")
+
+    def full(*_a: object, **_k: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", full)
+    with pytest.raises(InputError, match="No space left on device; save it to a file"):
+        ingest_path("-", stdin=io.BytesIO(buf.getvalue()))

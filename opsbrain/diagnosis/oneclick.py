@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -30,7 +31,7 @@ from opsbrain.ingest.derive import section_placed
 from opsbrain.ingest.ranks import RankCollector, RankTable
 from opsbrain.ingest.surface import head_source
 from opsbrain.ingest.text import ingest_paths, read_small
-from opsbrain.ingest.where import device_in, head_host, user_terms, with_host
+from opsbrain.ingest.where import device_in, head_host, renamed, twin_node, user_terms, with_host
 from opsbrain.ingest.workers import host_root
 from opsbrain.verdict import UNKNOWN, Diagnosis
 
@@ -276,8 +277,23 @@ def on_workers(signals: list[Signal], ranks: RankCollector,
     if not ranks.other_workers:
         return signals
     shown = ranks.shown()
-    return [with_host(s, shown(w)) if s.host is None and (f := written_to(s)) and (w := where[f]) else s
-            for s in signals]
+    alias = _host_aliases(signals, written_to)
+    return [with_host(s, shown(w)) if s.host is None and (f := written_to(s)) and (w := where[f]) else
+            renamed(s, shown(alias[s.host])) if s.host in alias else s for s in signals]
+
+
+def _host_aliases(signals: list[Signal], written_to: Callable[[Signal], str | None]) -> dict[str, str]:
+    """Host names that lines give (a syslog head's ``ascend-a01``) -> the worker directory they stand for: the one
+    directory that holds every line naming the host, where no line of it names another host (the bundle reader maps
+    a worker to its syslog's host alike). A file of many hosts' lines (a fan-out tool's paste) names none, nor does
+    the twin's node id (``pod0-node7``), which is the node's own name."""
+    hosts_in: dict[str, set[str]] = {}
+    dirs_of: dict[str, set[str]] = {}
+    for s in signals:
+        if s.host is not None and twin_node(s.host) is None and (f := written_to(s)) and (w := host_root(f)[0]):
+            hosts_in.setdefault(w, set()).add(s.host)
+            dirs_of.setdefault(s.host, set()).add(w)
+    return {h: w for h, ws in dirs_of.items() if len(ws) == 1 and len(hosts_in[w := next(iter(ws))]) == 1}
 
 
 def diagnose_incident_file(path: str, engine: Engine, matcher: Any = None) -> dict[str, Any]:

@@ -352,12 +352,22 @@ def _feed_stdin(stream: IO[bytes], r: LineReader) -> None:
         return
     name = "stdin." + ("zip" if s.kind == "zip" else "tar" + {"gzip": ".gz", "bzip2": ".bz2", "xz": ".xz"}.get(
         s.compression or "", ""))
-    with tempfile.TemporaryDirectory(prefix="opsbrain-stdin-") as tmp:
-        copy, size = Path(tmp) / name, 0
-        with replay.again() as src, copy.open("wb") as out:
-            while size < MAX_TOTAL_BYTES and (chunk := src.read(min(STDIN_SPOOL_CHUNK, MAX_TOTAL_BYTES - size))):
-                out.write(chunk)
-                size += len(chunk)
+    size = 0
+    try:
+        tmp_dir = tempfile.TemporaryDirectory(prefix="opsbrain-stdin-")
+    except OSError as exc:
+        raise _unspooled(s.kind, tempfile.gettempdir(), size, exc) from None
+    with tmp_dir as tmp:
+        copy = Path(tmp) / name
+        with replay.again() as src:
+            try:
+                with copy.open("wb") as out:
+                    while size < MAX_TOTAL_BYTES and (
+                            chunk := src.read(min(STDIN_SPOOL_CHUNK, MAX_TOTAL_BYTES - size))):
+                        out.write(chunk)
+                        size += len(chunk)
+            except OSError as exc:  # a full temporary directory: say where, and what to do instead
+                raise _unspooled(s.kind, tmp, size, exc) from None
             if size >= MAX_TOTAL_BYTES and src.read(1):
                 r.stats.not_read.append(f"<stdin>: the archive past its first {MAX_TOTAL_BYTES >> 30} GiB")
         try:
@@ -369,6 +379,14 @@ def _feed_stdin(stream: IO[bytes], r: LineReader) -> None:
             return
         r.stats.notes.append(f"<stdin>: a {s.kind} archive{' (' + s.compression + ')' if s.compression else ''}, "
                              f"read member by member as {name}")
+
+
+def _unspooled(kind: str | None, where: str, size: int, exc: OSError) -> Exception:
+    from opsbrain.errors import InputError
+
+    return InputError(f"cannot copy the {kind} archive on standard input to a temporary file in {where} (after "
+                      f"{size >> 20} MiB): {exc.strerror or exc}; save it to a file and give its path, or set TMPDIR",
+                      file="-", path="--logs")
 
 
 def ingest_paths(specs: list[str], stdin: IO[bytes] | None = None, reader: LineReader | None = None

@@ -155,3 +155,14 @@ def with_host(s: Signal, host: str) -> Signal:
     if comp and "~" not in comp and node_of(comp) is None:
         comp = f"{host}/{comp}"
     return replace(s, component=comp, host=host)
+
+
+def renamed(s: Signal, host: str) -> Signal:
+    """The signal of a line whose host (a syslog head's ``ascend-a01``) is known by another name (its worker
+    directory's, ``worker-0``): the host and its node in the component replaced (``ascend-a01/npu3`` ->
+    ``worker-0/npu3``); a link between nodes keeps its ends."""
+    comp = s.component
+    node = node_of(comp)
+    if comp and "~" not in comp and node is not None and node == node_component(s.host):
+        comp = host + comp[len(node):]
+    return replace(s, component=comp, host=host)
