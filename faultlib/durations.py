@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from faultlib.numbers import NoBoolNumbers
+
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
 
@@ -27,7 +29,7 @@ Z90 = 1.2815515655446004
 """The standard normal's 90th percentile: p90 = median x exp(sigma x Z90) for a lognormal."""
 
 
-class Dist(BaseModel):
+class Dist(NoBoolNumbers):
     """A lognormal duration: ``median`` and ``p90`` in the parameter's unit (p90 >= median; equal = no spread)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")

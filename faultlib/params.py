@@ -10,6 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from faultlib.numbers import NoBoolNumbers
+
 
 class ParamError(ValueError):
     """A parameter override is unknown or out of range; ``path`` names it (``fabric.ub_link_gbps``)."""
@@ -25,7 +27,7 @@ def P(default: Any, unit: str, source: str, **constraints: Any) -> Any:
     return Field(default, json_schema_extra={"unit": unit, "source": source}, **constraints)
 
 
-class ParamGroup(BaseModel):
+class ParamGroup(NoBoolNumbers):
     """Base of every parameter group: frozen, no unknown keys."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")

@@ -131,8 +131,30 @@ def _yaml() -> tuple[Any, Any]:
                     seen.add(key)
                 return super().construct_mapping(node, deep)
 
+        _core_scalars(UniqueKeyLoader, base)
         _LOADER = UniqueKeyLoader
     return yaml, _LOADER
+
+
+_TAG = "tag:yaml.org,2002:"
+_CORE = (
+    ("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    ("int", r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$", "-+0123456789"),
+    ("float", r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
+              r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$", "-+0123456789."),
+)
+"""PyYAML's YAML 1.1 booleans and numbers without their traps: base 60 (``at: 10:00`` was the number 600) and the
+word booleans (``enabled: no``, a key ``on:``), as YAML 1.2 dropped them. ``10:00`` is now a string the schema
+refuses by name, ``no`` and ``on`` are words. The number forms are otherwise 1.1's: a fault code written bare
+(``80E01801``) stays a string, where 1.2's core schema would read a float."""
+
+
+def _core_scalars(loader: Any, base: Any) -> None:
+    drop = {_TAG + name for name, _rx, _first in _CORE}
+    loader.yaml_implicit_resolvers = {k: [(t, rx) for t, rx in v if t not in drop]
+                                      for k, v in base.yaml_implicit_resolvers.items()}
+    for name, rx, first in _CORE:  # int before float: a plain 5 is an int
+        loader.add_implicit_resolver(_TAG + name, re.compile(rx), list(first))
 
 
 class DuplicateKey(ValueError):

@@ -573,3 +573,21 @@ def test_an_inference_layout_past_the_fleet_is_refused_before_its_node_list(tmp_
     f = tmp_path / "prod.yaml"
     f.write_text(yaml.safe_dump(doc))
     check_refused(["chaos", "validate", str(f)], tmp_path, str(f), "spec.workloads[0]", "needs 9437204 nodes")
+
+
+def test_yaml_scalars_follow_the_core_schema_and_booleans_are_no_numbers(tmp_path: Path) -> None:
+    """``duration: true`` ran a 1-second scenario and ``at: 10:00`` (YAML 1.1's base 60) was 600 s, exit 0
+    (session 25's leftovers). Both are refused with their path; ``no`` and a key ``on`` are words; a bare fault
+    code stays a string."""
+    doc = yaml.safe_dump(_scenario())
+    for old, new, where, why in [("duration: ", "duration: true #", "spec.duration", "got 'true'"),
+                                 ("- at: ", "- at: '10:00' #", "spec.faults[0].at", "got '10:00'")]:
+        assert old in doc
+        f = tmp_path / "s.yaml"
+        f.write_text(doc.replace(old, new, 1).replace("'10:00'", "10:00"))
+        check_refused(["chaos", "validate", str(f)], tmp_path, f"{where}: ", why)
+    from opsbrain.yamlio import read_yaml
+
+    f = tmp_path / "core.yaml"
+    f.write_text("a: 1.0e+3\nb: 10:00\non: no\nd: 0x10\ne: 80E01801\nf: True\ng: 1e3\n")
+    assert read_yaml(f) == {"a": 1000.0, "b": "10:00", "on": "no", "d": 16, "e": "80E01801", "f": True, "g": "1e3"}

@@ -18,11 +18,12 @@ import json
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from faultlib import ids
 from faultlib.injection.profiles import PROFILES, draw_timeline
 from faultlib.injection.spec import Timeline
+from faultlib.numbers import NoBoolNumbers
 from faultlib.params import ParamGroup, apply_overrides
 from faultlib.simparams import SimParams
 from faultlib.topology import Topology
@@ -38,7 +39,7 @@ are a third of a run's cost, while temperatures under steady load are near const
 action depends on the wander (campaign records compared equal with and without it: tests/test_campaign.py)."""
 
 
-class CampaignSpec(BaseModel):
+class CampaignSpec(NoBoolNumbers):
     """A Monte Carlo campaign: ``seeds`` seeds (``first_seed`` ...) x ``policies`` of one cluster set-up."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import ConfigDict, Field, create_model
 
 from faultlib.faults.catalog import CATALOG
+from faultlib.numbers import NoBoolNumbers
 
 DAY_S = 86400.0
 
 
-class FaultParamsModel(BaseModel):
+class FaultParamsModel(NoBoolNumbers):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 

@@ -83,8 +83,8 @@ def _other_branch(err: Any) -> bool:
         scalar, model = _UNIONS.get(loc[k], ("", ""))
         if loc[k + 1] == scalar:
             return isinstance(err.get("input"), dict)
-        if loc[k + 1] == model:
-            return err["type"] == "model_type"
+        if model and (loc[k + 1] == model or loc[k + 1].startswith("function-") and loc[k + 1].endswith(f" {model}]")):
+            return err["type"] == "model_type"  # a member with a validator: "function-after[check(), EventTrigger]"
     return False
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
+from pydantic import ConfigDict, Field, create_model, field_validator, model_validator
 
 from faultlib.faults.catalog import CATALOG
+from faultlib.numbers import NoBoolNumbers
 from faultlib.topology import TopologyParams
 from opsbrain.recovery.schema import ACTIONS
 from opsbrain.scenario.fault_params import params_model
@@ -27,7 +28,7 @@ else:  # a Literal of the catalog's kinds, so that pydantic rejects an unknown k
     FaultKindName = Literal[tuple(sorted(CATALOG))]
 
 
-class Strict(BaseModel):
+class Strict(NoBoolNumbers):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)  # .inf/.nan are not numbers here
 
 

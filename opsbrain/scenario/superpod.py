@@ -15,8 +15,9 @@ from __future__ import annotations
 import functools
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from faultlib.numbers import NoBoolNumbers
 from opsbrain.ops.cron import Cron, CronError
 
 DAY_S = 86400.0
@@ -24,7 +25,7 @@ MAX_RUN_S = 7 * DAY_S  # reason: a superpod-operations run covers days; a week b
 LAUNCH_SPARES = 2  # reason: half the plan's default 4 spare nodes launch beside the group; 2 stay free for retries
 
 
-class _Strict(BaseModel):
+class _Strict(NoBoolNumbers):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
