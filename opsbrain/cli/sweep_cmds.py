@@ -137,6 +137,8 @@ def _print_sweep(d: dict[str, Any], fmt: str = "table") -> None:
                f"{c['OK']:,} component-checks OK; {d['duration_ms']:.0f} ms)")
     if d["findings"]:
         click.echo(table.render(fmt))
+    for x in d.get("coverage", {}).get("not_read", []):
+        click.echo(f"  not read (its components not swept): {x}")
 
 
 @sweep.command("run")

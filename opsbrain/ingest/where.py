@@ -58,10 +58,11 @@ RE_DIE = screened(r"\bdie[ _]?(?:id)?[\s=:]*(\d)\b", re.I)
 
 
 def twin_node(host: str | None) -> str | None:
-    """``pod0-node7`` (or ``pod0-node7-l1sw3``) -> ``pod0/node7``; other hosts -> None."""
+    """``pod0-node7`` (or ``pod0-node7-l1sw3``, ``pod0-node7.example``) -> ``pod0/node7``; other hosts (``pod1-node1a``
+    and ``pod1-node1b`` are two) -> None."""
     if not host:
         return None
-    m = re.match(r"(pod\d+)-(node\d+)", host)
+    m = re.match(r"(pod\d+)-(node\d+)(?=$|[-.])", host)
     return f"{m.group(1)}/{m.group(2)}" if m else None
 
 

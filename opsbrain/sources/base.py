@@ -15,15 +15,14 @@ counts and the Rx trend; a one-off sweep of a real source has no history (those 
 from __future__ import annotations
 
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
 from opsbrain.errors import InputError
 from opsbrain.sources.exporter import COVERS, PageParser, parse_page
-from opsbrain.sources.readings import CollectionHistory, Readings, merge, snapshot_from
+from opsbrain.sources.httpget import get, shown_url
+from opsbrain.sources.readings import CollectionHistory, Readings, merge, read_anything, snapshot_from
 from opsbrain.sweeps.params import SweepParams
 from opsbrain.sweeps.snapshot import Snapshot, SweepHistory, take_snapshot
 from opsbrain.sweeps.sweep import CHECK_NAMES, SweepReport, sweep_snapshot
@@ -73,6 +72,8 @@ class ReadingsSource:
     def __init__(self) -> None:
         self.history = CollectionHistory()
         self.collections = 0
+        self.not_read: list[str] = []
+        """What the last collection could not read (a URL down, a file refused), its other parts swept."""
 
     def collect(self) -> Readings:  # pragma: no cover - every subclass defines it
         raise NotImplementedError
@@ -91,6 +92,7 @@ class ReadingsSource:
         span = self.history.items[-1].t - self.history.items[0].t if n > 1 else 0.0
         return {"source": self.name, "collections_kept": n, "history_s": round(span, 3),
                 "checks": sorted(self.covers()), "not_covered": sorted(set(CHECK_NAMES) - self.covers()),
+                "not_read": list(self.not_read[:20]),
                 "note": "windowed checks (hbm_ce, link_crc, hbm_rows growth) and dom_trend need earlier collections "
                         "of this source; a first collection feeds the point-in-time checks only" if n < 2 else ""}
 
@@ -105,36 +107,58 @@ class PrometheusSource(ReadingsSource):
         for u in urls:
             parts = urlsplit(u)
             if parts.scheme not in ("http", "https") or not parts.hostname:
-                raise InputError(f"not an http(s) URL: {u!r}", path="--url")
+                raise InputError(f"not an http(s) URL: {shown_url(u)!r}", path="--url")
         self.urls = list(urls)
         self.timeout_s = float(timeout_s)
-        self.name = "prometheus " + " ".join(self.urls)
+        self.deadline_s = 3 * self.timeout_s
+        """The whole page's time (reason: three reads' timeouts; a 384-NPU page of a few MB takes well under 1 s)."""
+        self.name = "prometheus " + " ".join(shown_url(u) for u in self.urls)
         self.parsers: dict[str, PageParser] = {}
         """One per URL: label sets parsed once, reused by every later collection."""
 
     def fetch(self, url: str) -> str:
-        try:
-            with urllib.request.urlopen(url, timeout=self.timeout_s) as resp:  # noqa: S310 (http(s) checked)
-                body = resp.read(MAX_PAGE_BYTES + 1)
-        except urllib.error.HTTPError as exc:
-            raise InputError(f"HTTP {exc.code} {exc.reason}", file=url, path="--url") from None
-        except (urllib.error.URLError, OSError, ValueError) as exc:
-            reason = getattr(exc, "reason", exc)
-            raise InputError(f"cannot fetch: {reason}", file=url, path="--url") from None
-        if len(body) > MAX_PAGE_BYTES:
-            raise InputError(f"page larger than {MAX_PAGE_BYTES} bytes", file=url, path="--url")
-        return body.decode("utf-8", "replace")
+        """The page at ``url`` as text (:func:`opsbrain.sources.httpget.get`)."""
+        return get(url, self.timeout_s, self.deadline_s, MAX_PAGE_BYTES).decode("utf-8", "replace")
 
     def collect(self) -> Readings:
+        """One collection of every URL. A URL that cannot be read is listed in :attr:`not_read` and the others are
+        swept (one node's exporter down is the common case, and must not blind the cluster); InputError when none
+        can be read, or when the pages hold no npu-exporter series at all."""
         parts = []
+        self.not_read = []
+        failed: list[InputError] = []
+        hosts = page_hosts(self.urls)
         for url in self.urls:
-            text = self.fetch(url)
             try:
+                text = self.fetch(url)
                 parser = self.parsers.setdefault(url, PageParser())
-                parts.append(parse_page(text, default_host=urlsplit(url).hostname, now=time.time(), parser=parser))
+                parts.append(parse_page(text, default_host=hosts[url], now=time.time(), parser=parser))
             except ValueError as exc:
-                raise InputError(f"not a Prometheus text page: {exc}", file=url, path="--url") from None
-        return merge(parts)
+                failed.append(InputError(f"not a Prometheus text page: {exc}", file=shown_url(url), path="--url"))
+            except InputError as exc:
+                failed.append(exc)
+            else:
+                continue
+            self.not_read.append(str(failed[-1]))
+        if not parts:
+            if len(failed) > 1:
+                raise InputError(f"none of the {len(failed)} URLs could be read; the first: {failed[0]}")
+            raise failed[0]
+        merged = merge(parts)
+        if not read_anything(merged):
+            raise InputError("no npu-exporter series on the page(s) (another exporter's port, or an empty page?)",
+                             file=shown_url(self.urls[0]) if len(self.urls) == 1 else None, path="--url")
+        return merged
+
+
+def page_hosts(urls: Sequence[str]) -> dict[str, str | None]:
+    """The host each URL's series belong to where they name none: the URL's host name, with its port where two
+    URLs share the name (two exporters behind one address, ``kubectl port-forward`` or an SSH tunnel each: they
+    overwrote each other's series)."""
+    parts = {u: urlsplit(u) for u in urls}
+    names = [p.hostname for p in parts.values()]
+    return {u: (f"{p.hostname}:{p.port}" if names.count(p.hostname) > 1 and p.port else p.hostname)
+            for u, p in parts.items()}
 
 
 def sweep_source(source: TelemetrySource, params: SweepParams | None = None) -> SweepReport:

@@ -87,8 +87,14 @@ _CHIP_METRICS = {"npu_chip_info_temperature": "npu_temp_c", "npu_chip_info_hbm_t
 
 
 def _host(labels: dict[str, str], default: str | None) -> str | None:
-    inst = labels.get("instance") or labels.get("host") or default
-    if inst and ":" in inst and not inst.startswith("["):
+    """The host a series names (its ``instance`` without the port, ``[v6]:port`` too, or ``host``), else
+    ``default`` as given (the page's, which keeps a port where two pages share an address)."""
+    inst = labels.get("instance") or labels.get("host")
+    if not inst:
+        return default or None
+    if inst.startswith("["):
+        return inst[1:].partition("]")[0] or None
+    if inst.count(":") == 1:
         inst = inst.rsplit(":", 1)[0]
     return inst or None
 
@@ -184,9 +190,29 @@ def _kind(name: str) -> tuple[str, str, int, bool]:
     return "skip", "", 0, False
 
 
+def _repeated(name: str, labels: dict[str, str], seen: set[tuple[str, frozenset[tuple[str, str]]]]) -> bool:
+    """Whether a series that is added up (isolated rows, CRC errors) came before on the page under another ``job``
+    (one exporter scraped by two jobs, federated: its 10 rows read as 20)."""
+    ident = (name, frozenset((k, v) for k, v in labels.items() if k != "job"))
+    if ident in seen:
+        return True
+    seen.add(ident)
+    return False
+
+
+SAME_CLOCK_S = 86400.0
+"""A page whose newest sample is within a day of the collection's time is read on our clock (its samples' age is
+their lag behind now: an exporter frozen for 20 minutes showed none); a page further off is read on its own clock, as
+a replayed or simulated one (the twin's pages start 2025-03-01), from its newest sample."""
+FAILED_READ = -1.0
+"""npu-exporter's value for a metric it could not read (``FailedMetricValue``, its common_utils.go): a lifetime ECC
+counter read as -1 then 5000 was a counter reset and a 5001-error storm."""
+
+
 def parse_page(text: str, default_host: str | None = None, now: float | None = None,
                parser: PageParser | None = None) -> Readings:
-    """Readings of an exporter page. The collection time is the newest sample time stamp (else ``now``).
+    """Readings of an exporter page. The collection time is ``now`` (and at least the newest sample's time stamp),
+    or the newest sample's time stamp for a page on another clock (:data:`SAME_CLOCK_S`).
     Raises ValueError (with the parser's message) for text that is not the Prometheus text format."""
     pp = parser or PageParser()
     return readings_of_samples(pp.keyed_samples(text), default_host, now, pp)
@@ -204,6 +230,7 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
     kinds: dict[str, tuple[str, str, int, bool]] = {}
     ids_cache = pp.ids
     sample_t = r.npu_sample_t
+    seen: set[tuple[str, frozenset[tuple[str, str]]]] = set()
     for name, key, labels, value, ts in samples:
         if ts is not None and ts > newest:
             newest = ts
@@ -221,10 +248,14 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
             if key is not None and len(ids_cache) < pp.max_cached:
                 ids_cache[(key, default_host)] = ident
         what, attr, lane, native = kind
+        if not math.isfinite(value) or (value == FAILED_READ and not native):
+            continue  # no reading: NaN / Inf, or the exporter's mark of a read that failed (not a dBm of -1)
         if what == "chip":
             npu = ident[0]
             d = getattr(r, attr)
             if attr == "hbm_rows":
+                if _repeated(name, labels, seen):
+                    continue
                 d[npu + "/hbm"] = d.get(npu + "/hbm", 0.0) + value
             else:
                 d[npu if attr == "npu_temp_c" else npu + "/hbm"] = value
@@ -233,6 +264,8 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
             continue
         module, link = ident[1]
         if what == "crc":
+            if _repeated(name, labels, seen):
+                continue
             r.link_crc_total[link] = r.link_crc_total.get(link, 0.0) + value
             continue
         dbm = value if native else (10.0 * math.log10(value) if value > 0 else NO_LIGHT_DBM)
@@ -246,7 +279,10 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
         while len(lanes) <= lane:
             lanes.append(math.nan)
         lanes[lane] = dbm
-    r.t = newest if math.isfinite(newest) else (now if now is not None else 0.0)
+    if not math.isfinite(newest):
+        r.t = now if now is not None else 0.0
+    else:  # on our clock (NTP keeps a cluster's within a second), a frozen exporter's samples age; else on the page's
+        r.t = max(now, newest) if now is not None and abs(now - newest) <= SAME_CLOCK_S else newest
     return r
 
 

@@ -12,15 +12,14 @@ are there at the first sweep.
 from __future__ import annotations
 
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable
 from typing import Any
 
 from opsbrain.errors import InputError
 from opsbrain.sources.base import ReadingsSource
 from opsbrain.sources.exporter import METRIC_TABLE, PageParser, Sample, readings_of_samples
+from opsbrain.sources.httpget import get, shown_url
 from opsbrain.sources.readings import CollectionHistory, Readings, snapshot_from
 from opsbrain.sweeps.params import SweepParams
 from opsbrain.sweeps.snapshot import Snapshot
@@ -59,23 +58,21 @@ class PrometheusQuerySource(ReadingsSource):
         super().__init__()
         parts = urllib.parse.urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise InputError(f"not an http(s) URL: {base_url!r}", path="--url")
+            raise InputError(f"not an http(s) URL: {shown_url(base_url)!r}", path="--url")
         self.base = base_url.rstrip("/")
         self.timeout_s = timeout_s
         self.clock = clock
-        self.name = f"prometheus-api {self.base}"
+        self.name = f"prometheus-api {shown_url(self.base)}"
         self.parser = PageParser()
 
     def query(self, expr: str, t: float) -> list[dict[str, Any]]:
         """``data.result`` of an instant query at ``t`` (a vector)."""
         url = f"{self.base}/api/v1/query?" + urllib.parse.urlencode({"query": expr, "time": f"{t:.3f}"})
         try:
-            with urllib.request.urlopen(url, timeout=self.timeout_s) as resp:  # noqa: S310 (http(s) checked)
-                body = resp.read(MAX_ANSWER_BYTES + 1)
-        except urllib.error.HTTPError as exc:
-            raise InputError(f"HTTP {exc.code} {exc.reason}", file=self.base, path="--url") from None
-        except (urllib.error.URLError, OSError, ValueError) as exc:
-            raise InputError(f"cannot query: {getattr(exc, 'reason', exc)}", file=self.base, path="--url") from None
+            body = get(url, self.timeout_s, 3 * self.timeout_s, MAX_ANSWER_BYTES)
+        except InputError as exc:
+            raise InputError(f"cannot query: {exc.reason.removeprefix('cannot fetch: ')}", file=shown_url(self.base),
+                             path="--url") from None
         try:
             ok, data = json_or_none(body)
             if not ok:
@@ -85,7 +82,7 @@ class PrometheusQuerySource(ReadingsSource):
             result: list[dict[str, Any]] = data["data"]["result"]
             return result
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise InputError(f"not a Prometheus query answer: {exc}", file=self.base, path="--url") from None
+            raise InputError(f"not a Prometheus query answer: {exc}", file=shown_url(self.base), path="--url") from None
 
     def readings_at(self, t: float) -> Readings:
         samples: list[Sample] = []

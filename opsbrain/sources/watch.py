@@ -145,6 +145,9 @@ class Watcher:
             self.source_errors.append(str(exc))
             return
         self.sweeps += 1
+        for x in getattr(self.source, "not_read", ()):  # one URL of several down: the others were swept
+            if x not in self.source_errors:
+                self.source_errors.append(x)
         for f in report.at_least("Alarm"):
             key = (f.component, f.check, f.severity)
             if key in self._seen_findings:

@@ -114,6 +114,10 @@ class SweepParams(ParamGroup):
         10.0, "s", "each NPU pings its gateway every 2.5 s (facts.md §3): four missed pings", gt=0)
     heartbeat_critical_s: float = P(
         30.0, "s", "step-retry timeout 30 s (facts.md §3): the rank is lost to its job", gt=0)
+    scrape_skew_s: float = P(
+        60.0, "s", "Prometheus's default scrape_interval, 1 m (prometheus.io configuration reference): a real "
+        "source's nodes are scraped apart, so on a federated page or a query answer one node's samples may be a "
+        "scrape older than another's; only a node's lag beyond it counts as missed heartbeats", gt=0)
     npu_temp_warn_c: float = P(85.0, "degC", A + "10 C below the SoC throttle level (faults.npu_temp_throttle_c)")
     npu_temp_alarm_c: float = P(95.0, "degC", A + "SoC temperature past its upper non-critical threshold, 0x80E20207 "
                                 "(faults.npu_temp_throttle_c): the chip throttles")

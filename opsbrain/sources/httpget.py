@@ -1,0 +1,91 @@
+"""HTTP GET for the real sources (exporter pages, the Prometheus query API): within a deadline for the whole answer,
+refused when cut short, gzip inflated when sent unasked, credentials in the URL sent as basic authentication and
+never shown, and a PromQL selector's spaces and quotes percent-encoded. Every failure is one InputError naming the
+URL (without its password) and ``--url``."""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import time
+import urllib.error
+import urllib.request
+import zlib
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
+
+from opsbrain.errors import InputError
+
+CHUNK = 1 << 16
+
+
+def get(url: str, timeout_s: float, deadline_s: float, max_bytes: int) -> bytes:
+    """The body at ``url``: read in pieces within ``deadline_s`` for the whole of it (a server that sends a byte now
+    and then held a sweep for ever: the socket's ``timeout_s`` is per read), at most ``max_bytes``; refused when
+    shorter than its Content-Length (a cut page read 101 C as 10 C)."""
+    shown = shown_url(url)
+    request = authorised_request(url)
+    deadline = time.monotonic() + deadline_s
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s) as resp:  # noqa: S310 (http(s) checked by callers)
+            while chunk := resp.read1(CHUNK):
+                chunks.append(chunk)
+                size += len(chunk)
+                if size > max_bytes:
+                    raise InputError(f"page larger than {max_bytes} bytes", file=shown, path="--url")
+                if time.monotonic() > deadline:
+                    raise InputError(f"the page took more than {deadline_s:g} s ({size} bytes read)", file=shown,
+                                     path="--url")
+            if resp.length:  # the connection closed before the Content-Length the server announced
+                raise InputError(f"page cut short: {size} bytes of the {size + resp.length} announced", file=shown,
+                                 path="--url")
+            encoding = (resp.headers.get("Content-Encoding") or "identity").strip().lower()
+    except urllib.error.HTTPError as exc:
+        raise InputError(f"HTTP {exc.code} {exc.reason}", file=shown, path="--url") from None
+    except http.client.IncompleteRead as exc:
+        raise InputError(f"page cut short: {len(exc.partial)} bytes of a chunk", file=shown, path="--url") from None
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise InputError(f"cannot fetch: {reason}", file=shown, path="--url") from None
+    return _decoded(b"".join(chunks), encoding, shown, max_bytes)
+
+
+def shown_url(url: str) -> str:
+    """``url`` without a password (``http://user:pass@host/`` -> ``http://user@host/``), for messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{parts.username}@{host}"))
+
+
+def authorised_request(url: str) -> urllib.request.Request:
+    """A request for ``url`` with what a shell would pass along unquoted percent-encoded (a PromQL selector's
+    spaces and quotes: ``match[]={__name__=~"npu_.*", job="x"}``) and credentials in the URL moved to an HTTP basic
+    authorization header (urllib sends neither)."""
+    parts = urlsplit(url)
+    headers = {"Accept-Encoding": "identity"}
+    if parts.username is not None:
+        token = base64.b64encode(f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()).decode()
+        headers["Authorization"] = f"Basic {token}"
+        parts = parts._replace(netloc=parts.netloc.rpartition("@")[2])
+    safe = "/:@!$&'()*+,;=%~-._"
+    fixed = parts._replace(path=quote(parts.path, safe=safe), query=quote(parts.query, safe=safe + "?[]"),
+                           fragment="")
+    return urllib.request.Request(urlunsplit(fixed), headers=headers)
+
+
+def _decoded(body: bytes, encoding: str, shown: str, max_bytes: int) -> bytes:
+    if encoding in ("gzip", "x-gzip"):
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            body = inflater.decompress(body, max_bytes + 1)
+        except zlib.error as exc:
+            raise InputError(f"a gzip page that does not inflate: {exc}", file=shown, path="--url") from None
+        if len(body) > max_bytes or inflater.unconsumed_tail:
+            raise InputError(f"page larger than {max_bytes} bytes inflated", file=shown, path="--url")
+    elif encoding not in ("identity", ""):
+        raise InputError(f"the server sent the page as {encoding!r}, which is not read (send it plain or gzip)",
+                         file=shown, path="--url")
+    return body

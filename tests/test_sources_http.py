@@ -1,0 +1,178 @@
+"""Real exporters misbehave (session 26, a second pair of eyes on the real-cluster sources): a page that drips,
+is cut short, is gzip'd unasked, sits behind basic auth or a PromQL selector with spaces; one of several exporters
+down; pages with no exporter series, NaN, failed reads (-1), duplicate jobs; nodes scraped apart."""
+
+from __future__ import annotations
+
+import gzip
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from opsbrain.errors import InputError
+from opsbrain.sources.base import PrometheusSource, page_hosts, sweep_source
+from opsbrain.sources.exporter import parse_page
+from opsbrain.sources.httpget import authorised_request, get, shown_url
+from opsbrain.sources.readings import CollectionHistory, snapshot_from
+from opsbrain.sweeps.params import SweepParams
+
+Handler = Callable[[BaseHTTPRequestHandler], None]
+
+
+@contextmanager
+def serving(handle: Handler) -> Iterator[str]:
+    class H(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            self.server.seen.append(self)  # type: ignore[attr-defined]
+            handle(self)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), H)
+    srv.daemon_threads = True
+    srv.seen = []  # type: ignore[attr-defined]
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_address[1]}"
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def page(temps: dict[int, float], ts_ms: int | None = None, extra: str = "") -> str:
+    stamp = f" {ts_ms}" if ts_ms is not None else ""
+    return "".join(f'npu_chip_info_temperature{{id="{i}"}} {t}{stamp}\n' for i, t in temps.items()) + extra
+
+
+def reply(body: bytes, *, length: int | None = None, headers: dict[str, str] | None = None) -> Handler:
+    def handle(h: BaseHTTPRequestHandler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Length", str(len(body) if length is None else length))
+        for k, v in (headers or {}).items():
+            h.send_header(k, v)
+        h.end_headers()
+        h.wfile.write(body)
+        h.wfile.flush()
+        h.close_connection = True
+    return handle
+
+
+def test_a_page_that_drips_is_given_up_within_the_deadline() -> None:
+    body = page({0: 45.0}).encode()
+
+    def drip(h: BaseHTTPRequestHandler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Length", str(len(body)))
+        h.end_headers()
+        for b in body:
+            h.wfile.write(bytes([b]))
+            h.wfile.flush()
+            time.sleep(0.2)
+
+    with serving(drip) as url:
+        start = time.monotonic()
+        with pytest.raises(InputError, match="the page took more than 1 s"):
+            get(url + "/metrics", timeout_s=5.0, deadline_s=1.0, max_bytes=1 << 20)
+        assert time.monotonic() - start < 4.0
+
+
+def test_a_page_cut_short_is_refused_not_read_as_its_part() -> None:
+    """The last line ``...} 101`` cut to ``...} 10`` read a hot NPU as cool."""
+    body = page({0: 45.0, 5: 101.0}).encode()
+    with serving(reply(body[:-2], length=len(body))) as url, pytest.raises(InputError, match="page cut short"):
+        get(url + "/metrics", 5.0, 15.0, 1 << 20)
+
+
+def test_gzip_sent_unasked_is_inflated_and_credentials_are_sent_and_never_shown() -> None:
+    body = page({5: 101.0}).encode()
+    with serving(reply(gzip.compress(body), headers={"Content-Encoding": "gzip"})) as url:
+        assert get(url.replace("http://", "http://ops:s3cret@") + "/metrics", 5.0, 15.0, 1 << 20) == body
+    assert shown_url("http://ops:s3cret@h:9/m") == "http://ops@h:9/m"
+    req = authorised_request('http://ops:s3cret@h:9/federate?match[]={__name__=~"npu_.*", job="x"}')
+    assert req.get_header("Authorization") == "Basic b3BzOnMzY3JldA=="
+    assert " " not in req.full_url and "@" not in req.full_url and "match[]=" in req.full_url
+
+
+def test_one_exporter_down_leaves_the_others_swept() -> None:
+    def broken(h: BaseHTTPRequestHandler) -> None:
+        h.send_error(500)
+
+    with serving(reply(page({5: 101.0}).encode())) as good, serving(broken) as bad:
+        src = PrometheusSource([bad + "/metrics", good + "/metrics"])
+        rep = sweep_source(src)
+        assert [f.check for f in rep.findings] == ["npu_temp"]
+        assert len(src.not_read) == 1 and "HTTP 500" in src.not_read[0] and src.coverage()["not_read"]
+        with pytest.raises(InputError, match="none of the 2 URLs"):
+            sweep_source(PrometheusSource([bad + "/metrics", bad + "/other"]))
+
+
+@pytest.mark.parametrize("body", [b"", b"node_load1 0.5\nnode_cpu_seconds_total{cpu=\"0\"} 3\n"])
+def test_a_page_without_exporter_series_is_no_healthy_cluster(body: bytes) -> None:
+    with serving(reply(body)) as url, pytest.raises(InputError, match="no npu-exporter series"):
+        sweep_source(PrometheusSource([url + "/metrics"]))
+
+
+def test_two_exporters_behind_one_address_keep_their_series_apart() -> None:
+    hosts = page_hosts(["http://127.0.0.1:1/m", "http://127.0.0.1:2/m", "http://b:3/m"])
+    assert hosts == {"http://127.0.0.1:1/m": "127.0.0.1:1", "http://127.0.0.1:2/m": "127.0.0.1:2",
+                     "http://b:3/m": "b"}
+    with serving(reply(page({5: 101.0}).encode())) as hot, serving(reply(page({5: 40.0}).encode())) as cool:
+        rep = sweep_source(PrometheusSource([hot + "/metrics", cool + "/metrics"]))
+    assert [f.check for f in rep.findings] == ["npu_temp"]
+
+
+@pytest.mark.parametrize("value", ["NaN", "+Inf", "-Inf", "-1"])
+def test_no_reading_is_no_finding(value: str) -> None:
+    """NaN / Inf, and npu-exporter's -1 for a read that failed: no temperature, no dark lane, no counter reset."""
+    r = parse_page(page({0: 45.0}) + f'npu_chip_info_temperature{{id="1"}} {value}\n'
+                   f'npu_chip_optical_rx_power_0{{id="1"}} {value}\n'
+                   f'npu_chip_info_hbm_ecc_total_single_bit_error_cnt{{id="1"}} {value}\n', default_host="n")
+    assert r.npu_temp_c == {"n/npu0": 45.0} and not r.optics and not r.hbm_ce_total
+
+
+def test_one_exporter_scraped_by_two_jobs_is_counted_once() -> None:
+    rows = 'npu_chip_info_hbm_ecc_double_bit_isolated_pages_cnt{{instance="n:8082",job="{}",id="3"}} 10\n'
+    r = parse_page(rows.format("a") + rows.format("b"))
+    assert r.hbm_rows == {"n/npu3/hbm": 10.0}
+
+
+def test_nodes_scraped_apart_are_no_lost_heartbeat_but_a_chip_left_behind_or_a_frozen_exporter_is() -> None:
+    """A federated page: node b scraped 14 s before node a is healthy; a chip 40 s behind its node's others, or a
+    whole page 20 minutes old on our clock, is not."""
+    p = SweepParams()
+    now = time.time()
+
+    def ages(text: str) -> dict[str, float]:
+        snap = snapshot_from(parse_page(text, now=now), CollectionHistory(), p)
+        return dict(zip(snap.npus, snap.heartbeat_age_s.tolist(), strict=True))
+
+    ms = int(now * 1000)
+    fed = "".join(f'npu_chip_info_temperature{{instance="{h}:1",id="{i}"}} 45 {ms - lag}\n'
+                  for h, lag in (("a", 1000), ("b", 14000)) for i in range(2))
+    assert max(ages(fed).values()) == 0.0
+    behind = fed + f'npu_chip_info_temperature{{instance="a:1",id="2"}} 45 {ms - 41000}\n'
+    assert ages(behind)["a/npu2"] == pytest.approx(40.0)
+    frozen = page({0: 45.0, 1: 45.0}, ms - 1_200_000)
+    assert min(ages(frozen).values()) == pytest.approx(1200.0 - p.scrape_skew_s, abs=1.0)
+    replayed = page({0: 45.0}, ms - 400 * 86_400_000)  # another clock (a replayed or simulated page): its own time
+    assert ages(replayed) == {"npu0": 0.0}
+
+
+def test_twin_like_host_names_are_twin_nodes_only_when_whole() -> None:
+    from opsbrain.ingest.where import twin_node
+
+    assert twin_node("pod1-node1") == twin_node("pod1-node1-l1sw3") == "pod1/node1"
+    assert twin_node("pod1-node1a") is None and twin_node("pod1-node1b") is None
+
+
+def test_an_ipv6_instance_is_named_without_its_port() -> None:
+    r = parse_page('npu_chip_info_temperature{instance="[fd00::11]:8082",id="3"} 45\n')
+    assert r.npu_temp_c == {"fd00::11/npu3": 45.0}
