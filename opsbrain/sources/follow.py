@@ -15,6 +15,7 @@ the watch runs and is named as the rotation of a followed file (``messages-20250
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tarfile
 from dataclasses import dataclass, field, replace
@@ -30,6 +31,12 @@ from opsbrain.ingest.where import with_host
 
 READ_BUDGET = 4 << 20
 """Bytes read from one file per poll (a file growing faster is caught up over the next polls)."""
+HEAD_BYTES = 4096
+"""The start of a file that tells a recreated file from the one followed (its first lines, their times)."""
+SMALL_BYTES = 64 << 10
+"""Files up to this size are fingerprinted whole, so that one rewritten in place at the same size is read again
+(reason: a command's output rewritten by cron, ``npu-smi info`` of 16 NPUs, is a few KB; past this, a file is a log
+that grows)."""
 
 
 @dataclass
@@ -42,6 +49,11 @@ class _Tail:
     size: int = -1  # a packed file's size at the last poll: read once it holds
     appeared: bool = False  # first seen while the watch ran, not there at its start (a rotated copy: lines read)
     place: SectionPlacer = field(default_factory=SectionPlacer)  # a health table's section, across polls
+    mtime_ns: int = -1  # at the last poll that read it
+    head: bytes = b""  # digest of its first head_n bytes (HEAD_BYTES, fewer while it is shorter): a file recreated
+    head_n: int = 0  # under the same inode (deleted, written anew; copytruncate, then a burst) starts differently
+    whole: bytes | None = None  # digest of the whole file while it is at most SMALL_BYTES: a health table
+    # rewritten in place at the same size (``npu-smi info > t.txt`` every minute) differs
 
 
 class LogFollower:
@@ -51,6 +63,7 @@ class LogFollower:
         self.root = Path(root)
         self.stats = TextStats()
         self._tails: dict[str, _Tail] = {}
+        self._by_inode: dict[int, tuple[str, _Tail]] = {}
         self.lines = 0
         self._polled = not from_start  # a file seen from now on appeared while the watch ran (--from-start: after
         # the first poll, which finds the files already there)
@@ -60,20 +73,30 @@ class LogFollower:
                     st = path.stat()
                 except OSError:
                     continue
-                self._tails[rel] = _Tail(st.st_ino, st.st_size)
+                tail = self._tails[rel] = _Tail(st.st_ino, st.st_size, mtime_ns=st.st_mtime_ns)
+                _fingerprint(path, tail)
 
     def poll(self, now: float) -> list[Signal]:
         """Signals of the new complete lines, time ``now`` (arrival: watch groups by when lines are written)."""
         out: list[Signal] = []
+        self._by_inode = {t.inode: (rel, t) for rel, t in self._tails.items()}  # before any is replaced below
         for path, rel in log_files(self.root, TextStats()):
             try:
                 st = path.stat()
             except OSError:
                 continue
             tail = self._tails.get(rel)
-            if tail is None or tail.inode != st.st_ino or st.st_size < tail.offset:
+            if tail is None and (moved := self._renamed(rel, st.st_ino)) is not None:
+                tail = self._tails[rel] = moved  # logrotate's rename (``messages`` -> ``messages.1``): read on
+            elif tail is None or tail.inode != st.st_ino or st.st_size < tail.offset or self._rewritten(path, tail, st):
                 tail = self._tails[rel] = _Tail(st.st_ino, 0, appeared=self._polled)
             if st.st_size == tail.offset:
+                tail.mtime_ns = st.st_mtime_ns
+                continue
+            if tail.appeared and tail.offset == 0 and tail.packed is not True and (of := self._rotation_of(rel)):
+                tail.offset, tail.mtime_ns = st.st_size, st.st_mtime_ns  # copytruncate's copy: lines read already
+                self.stats.not_read.append(f"{rel}: a rotated copy of {of}, whose lines were read as they were "
+                                           "written: not read again")
                 continue
             if tail.packed is None:
                 tail.packed = _packed(path)
@@ -81,6 +104,8 @@ class LogFollower:
                 out += self._read_packed(path, rel, tail, st.st_size, now)
                 continue
             out += self._read_appended(path, rel, tail, st.st_size, now)
+            tail.mtime_ns = st.st_mtime_ns
+            _fingerprint(path, tail)
         self._polled = True
         self.stats.lines = self.lines
         return out
@@ -136,12 +161,54 @@ class LogFollower:
         host = rel.split(os.sep, 1)[0] if os.sep in rel else None
         return [_placed(replace(s, t=now), host, s.file or rel, s.line_no or 0) for s in reader.signals]
 
+    def _renamed(self, rel: str, inode: int) -> _Tail | None:
+        """The tail of a followed file now found under the new name ``rel`` (same inode; its old name gone or
+        holding another file), else None."""
+        old, t = self._by_inode.get(inode, (rel, None))
+        if t is None or old == rel:
+            return None
+        try:
+            if (self.root / old).stat().st_ino == inode:
+                return None  # a hard link: both names are followed
+        except OSError:
+            pass
+        return replace(t, appeared=False)
+
+    @staticmethod
+    def _rewritten(path: Path, tail: _Tail, st: os.stat_result) -> bool:
+        """Whether a file whose inode and size allow appending was written anew since the last poll: changed
+        (its modification time moved) and its start differs (recreated under a reused inode), or, a small one at
+        the same size, its content differs (rewritten in place)."""
+        if tail.mtime_ns < 0 or st.st_mtime_ns == tail.mtime_ns:
+            return False
+        if st.st_size == tail.offset and tail.whole is not None:
+            return _digest(path, tail.offset) != tail.whole
+        return tail.head_n > 0 and _digest(path, tail.head_n) != tail.head
+
     def _rotation_of(self, rel: str) -> str | None:
         """The followed plain file ``rel`` is a rotated copy of (same directory, the name without its compression
         suffix and rotation mark: ``-20250301``, ``.1``), else None."""
         base = ROTATION.sub("", plain_name(rel))
         t = self._tails.get(base)
         return base if base != rel and t is not None and t.packed is not True else None
+
+
+def _digest(path: Path, n: int) -> bytes | None:
+    """A digest of the first ``n`` bytes of ``path`` (None when it cannot be read)."""
+    try:
+        with path.open("rb") as fh:
+            return hashlib.blake2b(fh.read(n), digest_size=16).digest()
+    except OSError:
+        return None
+
+
+def _fingerprint(path: Path, tail: _Tail) -> None:
+    """Keep the digests :meth:`LogFollower._rewritten` compares, of what was read (up to ``tail.offset``): its first
+    HEAD_BYTES (taken again only while the file is shorter), and the whole file while it is at most SMALL_BYTES."""
+    n = min(tail.offset, HEAD_BYTES)
+    if n != tail.head_n:
+        tail.head, tail.head_n = _digest(path, n) or b"", n
+    tail.whole = _digest(path, tail.offset) if tail.offset <= SMALL_BYTES else None
 
 
 def _packed(path: Path) -> bool | None:

@@ -1,0 +1,81 @@
+"""``watch`` follows files as logrotate, cron and operators treat them (session 26, a second pair of eyes on the
+real-cluster sources): a rename rotation is read on, not again; a copytruncate copy is not read again and the
+truncated file is read from its start even when it outgrew its old size before the poll; a file recreated under
+a reused inode is read from its start; a small table rewritten in place at the same size is read again."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from opsbrain.ingest import Signal
+from opsbrain.sources.follow import LogFollower
+from tests.test_watch import UCE
+
+PAD = "".join(f"[INFO] 2025-03-01 10:00:{i % 60:02d} benign line {i:05d}\n" for i in range(200))
+
+
+def _bump(path: Path) -> None:
+    """A later modification time whatever the file system's resolution."""
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000_000))
+
+
+def _kinds(sigs: list[Signal]) -> list[str]:
+    return [s.kind for s in sigs]
+
+
+def test_a_rename_rotation_is_read_on_not_again(tmp_path: Path) -> None:
+    (tmp_path / "h").mkdir()
+    log = tmp_path / "h" / "device.log"
+    log.write_text(PAD)
+    follow = LogFollower(tmp_path)
+    with log.open("a") as fh:
+        fh.write(UCE[0] + "\n")
+    assert len(follow.poll(1.0)) == 1
+    with log.open("a") as fh:  # written after the last poll, just before the rotation
+        fh.write(UCE[1] + "\n")
+    log.rename(tmp_path / "h" / "device.log.1")
+    log.write_text("[INFO] new file after rotation\n")
+    got = follow.poll(2.0)
+    assert {(s.file, s.line_no) for s in got} == {(os.path.join("h", "device.log.1"), 2)}  # that line, once
+    assert follow.poll(3.0) == []
+
+
+def test_copytruncate_with_a_burst_larger_than_the_old_file_is_read_from_the_start(tmp_path: Path) -> None:
+    (tmp_path / "h").mkdir()
+    log = tmp_path / "h" / "device.log"
+    log.write_text(PAD)
+    follow = LogFollower(tmp_path)
+    (tmp_path / "h" / "device.log-20250301").write_text(log.read_text())  # the copy
+    log.write_text(UCE[0] + "\n" + PAD + PAD)  # truncated, then more than before, all before the next poll
+    _bump(log)
+    got = follow.poll(1.0)
+    assert len(got) == 1 and got[0].file == os.path.join("h", "device.log")
+    assert any("device.log-20250301: a rotated copy" in x for x in follow.stats.not_read)
+
+
+def test_a_file_recreated_under_its_old_inode_is_read_from_the_start(tmp_path: Path) -> None:
+    (tmp_path / "h").mkdir()
+    log = tmp_path / "h" / "device.log"
+    log.write_text(PAD[:2000])
+    follow = LogFollower(tmp_path)
+    with log.open("r+") as fh:  # same inode, new content from the start, longer than the old
+        fh.write(UCE[0] + "\n" + PAD)
+    _bump(log)
+    assert _kinds(follow.poll(1.0)) == ["dev:80E01801"]
+    assert follow.poll(2.0) == []
+
+
+def test_a_small_table_rewritten_in_place_at_the_same_size_is_read_again(tmp_path: Path) -> None:
+    (tmp_path / "h").mkdir()
+    table = tmp_path / "h" / "dmesg.txt"
+    healthy = "[INFO] 2025-03-01 10:00:00 nothing to report".ljust(len(UCE[0]), ".") + "\n"
+    table.write_text(healthy)
+    follow = LogFollower(tmp_path)
+    table.write_text(UCE[0] + "\n")
+    assert table.stat().st_size == len(healthy)
+    _bump(table)
+    assert [s.file for s in follow.poll(1.0)] == [os.path.join("h", "dmesg.txt")]
+    _bump(table)  # touched, not changed: not read again
+    assert follow.poll(2.0) == []
