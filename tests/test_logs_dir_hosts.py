@@ -182,3 +182,28 @@ def test_an_archive_on_stdin_that_cannot_be_copied_says_so(monkeypatch: pytest.M
     monkeypatch.setattr(tempfile, "TemporaryDirectory", full)
     with pytest.raises(InputError, match="No space left on device; save it to a file"):
         ingest_path("-", stdin=io.BytesIO(buf.getvalue()))
+
+
+SMI = """+---------------------------+---------------+----------------------------------------------------+
+| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|
+| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |
++===========================+===============+====================================================+
+| 4     910B3               | OK            | 96.8        48                0    / 0             |
+| 0                         | 0000:C5:00.0  | 87          0    / 0          61245/ 65536         |
++===========================+===============+====================================================+
+| 5     910B3               | Alarm         | 96.8        49                0    / 0             |
+| 0                         | 0000:C6:00.0  | 87          0    / 0          61245/ 65536         |
++===========================+===============+====================================================+
+"""
+
+
+def test_an_answer_without_a_class_still_names_the_one_place_of_the_errors(tmp_path: Path, engine: Any) -> None:
+    """``npu-smi info`` with NPU 5's Health ``Alarm``: no class can be told, but the root is node-1 device 5 (before:
+    no host, no device, though the evidence named node-1/npu5)."""
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    (tmp_path / "node-1").mkdir()
+    (tmp_path / "node-1" / "npu-smi.txt").write_text(SMI)
+    d = diagnose_logs(str(tmp_path), engine)["diagnosis"]
+    assert d["fault_class"] == "unknown" and (d["root"]["host"], d["root"]["device"]) == ("node-1", 5)
+    assert any("every error names node-1/npu5" in e for e in d["evidence"])

@@ -102,3 +102,38 @@ def test_vendor_collection_file_parses() -> None:
     assert len(got.link_down_times[0]) == 1  # one LINK DOWN record in -link_stat -g
     assert [(s.kind, s.component) for s in got.signals] == [("hccn:net_health_fail", "host-a/npu0")]
     assert os.path.basename(FIXTURE) == "npu_info_before.txt"
+
+
+def test_real_hccn_tool_and_a3_npu_smi_shapes_are_read(tmp_path: Path) -> None:
+    """Shapes a second pair of eyes found dropped (session 26): link records prefixed ``[device N]``, ``link status:
+    DOWN``, an optical module printed without lane numbers, and Atlas A3's two rows (dies) per NPU, the hotter die
+    kept (MindCluster docs faultdiag/user_guide/03_collecting_logs.md, 01_soft_allocation_scheduling_inference.md)."""
+    from opsbrain.ingest.commands import parse_command_outputs
+
+    text = ("hccn_tool -i 0 -link_stat -g\n"
+            "[device 0]current time        : Fri Dec  4 16:08:00 2026\n"
+            "[device 0]link change records :\n"
+            "[device 0]    Fri Dec  4 15:58:00 2026    LINK DOWN\n"
+            "[device 0]    Fri Dec  4 15:48:00 2026    LINK DOWN\n"
+            "hccn_tool -i 4 -link -g\n"
+            "link status: DOWN\n"
+            "hccn_tool -i 5 -optical -g\n"
+            "present              : present\n"
+            "Rx Power             : 0.0000 mW\n"
+            "Tx Power             : 0.7000 mW\n"
+            "Rx Los Flag          : 0xff\n"
+            "npu-smi info\n"
+            "| 3     Ascend910           | OK            | 180.2       101               0    / 0             |\n"
+            "| 0     6                   | 0000:A3:00.0  | 0           0    / 0          3391 / 65536         |\n"
+            "| 3     Ascend910           | Alarm         | -           37                0    / 0             |\n"
+            "| 1     7                   | 0000:A4:00.0  | 0           0    / 0          3391 / 65536         |\n")
+    c = parse_command_outputs(text, "n")
+    assert len(c.link_down_times[0]) == 2 and c.link_down == {4: True}
+    assert c.optics[5]["rx_dbm"] == [-40.0] and c.optics[5]["tx_dbm"][0] == pytest.approx(-1.549, abs=1e-3)
+    assert c.npu_temp_c == {3: 101.0} and c.npu_health == {3: "Alarm"}
+    (tmp_path / "n").mkdir()
+    (tmp_path / "n" / "out.txt").write_text(text)
+    rep = sweep_source(CommandDirSource(tmp_path))
+    found = {(f.component, f.check, f.severity) for f in rep.findings}
+    assert {("n/npu4/port", "link_light", "Critical"), ("n/npu5/port", "link_light", "Critical"),
+            ("n/npu3", "npu_temp", "Alarm"), ("n/npu3", "npu_health", "Alarm")} <= found

@@ -176,3 +176,14 @@ def test_twin_like_host_names_are_twin_nodes_only_when_whole() -> None:
 def test_an_ipv6_instance_is_named_without_its_port() -> None:
     r = parse_page('npu_chip_info_temperature{instance="[fd00::11]:8082",id="3"} 45\n')
     assert r.npu_temp_c == {"fd00::11/npu3": 45.0}
+
+
+def test_the_devices_own_health_is_a_finding() -> None:
+    """npu-exporter's ``npu_chip_info_health_status`` 0 (unhealthy) is an Alarm on that NPU; 1 and -1 (not read) are
+    none."""
+    body = ('npu_chip_info_health_status{id="0"} 1\nnpu_chip_info_health_status{id="1"} 0\n'
+            'npu_chip_info_health_status{id="2"} -1\n' + page({0: 45.0, 1: 45.0, 2: 45.0})).encode()
+    with serving(reply(body)) as url:
+        rep = sweep_source(PrometheusSource([url + "/metrics"]))
+    assert [(f.component, f.check, f.severity) for f in rep.findings] == [("127.0.0.1/npu1", "npu_health", "Alarm")]
+    assert rep.checked["npu_health"] == 2

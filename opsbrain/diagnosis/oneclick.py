@@ -31,7 +31,7 @@ from opsbrain.ingest.derive import section_placed
 from opsbrain.ingest.ranks import RankCollector, RankTable
 from opsbrain.ingest.surface import head_source
 from opsbrain.ingest.text import ingest_paths, read_small
-from opsbrain.ingest.where import device_in, head_host, renamed, twin_node, user_terms, with_host
+from opsbrain.ingest.where import device_in, head_host, node_of, npu_of, renamed, twin_node, user_terms, with_host
 from opsbrain.ingest.workers import host_root
 from opsbrain.verdict import UNKNOWN, Diagnosis
 
@@ -163,6 +163,10 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
             f"{k['code'] or k['entry']}: {k['cause']}" for k in kn[:3]))
     out = d.as_dict()
     out["root"] = user_terms(d.component)
+    if out["fault_class"] == UNKNOWN and d.component is None and (where := _one_place(sigs)) is not None:
+        out["root"] = user_terms(where)  # no class, but the place: what the operator looks at first
+        d.evidence.append(f"no class, but every error names {where}")
+        out["evidence"] = list(d.evidence)
     cited = {(r["file"], r["line"]) for r in text_lines}  # a line the text fallback cites is listed once
     ev = [r for r in _evidence_lines(sigs, d) if (r["file"], r["line"]) not in cited]
     out["evidence_lines"] = (text_lines + ev)[:MAX_EVIDENCE_LINES]
@@ -183,6 +187,20 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
     entries = [{**v, "counted": (v["file"], v["line"], f"vendor:{v['class']}") in counted}
                for v in (knowledge.vendor_report() if knowledge else [])]
     return {"diagnosis": out, "input": stats, "knowledge": kn, "vendor_entries": entries, "limits": notes}
+
+
+def _one_place(signals: list[Signal]) -> str | None:
+    """The one NPU (else the one node) every failing signal names, for an answer without a class (an ``npu-smi``
+    health ``Alarm`` of NPU 5 alone); None where they name none or several."""
+    comps = {s.component for s in signals if s.severity >= 1 and s.component and
+             not s.kind.startswith(("level:", "vendor:"))}
+    if not comps:
+        return None
+    for of in (npu_of, node_of):
+        found = {of(c) for c in comps}
+        if len(found) == 1 and None not in found:
+            return found.pop()
+    return None
 
 
 class _Hooks:

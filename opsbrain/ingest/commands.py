@@ -22,12 +22,19 @@ from opsbrain.ingest.where import node_component
 RE_COMMAND = re.compile(r"^\s*(?:[$#]\s*)?(?:\S*/)?(npu-smi|hccn_tool)\s+(.*?)\s*$")
 RE_DEV = re.compile(r"-i\s+(\d+)")
 RE_SMI_ROW = re.compile(r"^\|\s*(\d+)\s+(\S+)\s*\|\s*(\w+)\s*\|\s*(\S+)\s+(\S+)\s")
-RE_KV = re.compile(r"^\s*(?:\[devid \d+\])?\s*([A-Za-z][\w ()%/.-]*?)\s*:\s*(.*?)\s*$")
+RE_KV = re.compile(r"^\s*(?:\[dev(?:id|ice) \d+\])?\s*([A-Za-z][\w ()%/.-]*?)\s*:\s*(.*?)\s*$")
 RE_NUM_UNIT = re.compile(r"^(-?\d+(?:\.\d+)?)\s*([A-Za-z%]*)$")
-RE_LANE = re.compile(r"^(Tx Power|Rx Power|Tx Bias|Media SNR Lane)\s*(\d+)$", re.I)
-RE_LINK_RECORD = re.compile(r"\[devid (\d+)\]\s+(\w{3} \w{3}\s+\d+ [\d:]+ \d{4})\s+LINK (UP|DOWN)")
+RE_LANE = re.compile(r"^(Tx Power|Rx Power|Tx Bias|Media SNR Lane)\s*(\d*)$", re.I)
+"""A lane's field; one without a lane number (``Rx Power : 0.0000 mW``, the single-lane layout in MindCluster's
+faultdiag/user_guide/03_collecting_logs.md) is lane 0."""
+RE_LINK_RECORD = re.compile(r"\[dev(?:id|ice) (\d+)\]\s+(\w{3} \w{3}\s+\d+ [\d:]+ \d{4})\s+LINK (UP|DOWN)")
+"""A link-change record, prefixed ``[devid N]`` or ``[device N]`` (both in MindCluster's docs and npu-exporter's
+hccn_tool.go comment)."""
 RE_LINK_STATUS = re.compile(r"link status\s*:\s*(UP|DOWN)", re.I)
 RE_NET_HEALTH = re.compile(r"net health status\s*:\s*(.+?)\s*$", re.I)
+HEALTH_RANK = {"ok": 0, "warning": 1, "alarm": 2, "critical": 3, "unknown": 2}
+"""npu-smi's health states, mildest first (its manual, ``info -t health``: OK, Warning, Alarm, Critical; UNKNOWN, the
+device absent or not started, as Alarm)."""
 NO_LIGHT_DBM = -40.0
 """A lane the module flags as loss of signal (``Rx Los Flag`` bit set) or reading 0 mW: no light."""
 
@@ -91,7 +98,7 @@ def _optical(out: CommandReadings, dev: int, lines: list[str]) -> None:
         num = _number(value)
         if not lane or num is None:
             continue
-        kind, k = lane.group(1).lower(), int(lane.group(2))
+        kind, k = lane.group(1).lower(), int(lane.group(2) or 0)
         val, unit = num
         if kind in ("tx power", "rx power"):
             name = "tx_dbm" if kind == "tx power" else "rx_dbm"
@@ -123,12 +130,14 @@ def parse_command_outputs(text: str, host: str | None = None, file: str | None =
         dev = int(d.group(1)) if d else None
         if tool == "npu-smi" and args.split()[:1] == ["info"] and dev is None and "-t" not in args:
             for line in lines:
-                if m := RE_SMI_ROW.match(line):
+                if m := RE_SMI_ROW.match(line):  # on Atlas A3, one row per die of the NPU: the worst is kept
                     n = int(m.group(1))
-                    out.npu_health[n] = m.group(3)
+                    if HEALTH_RANK.get(m.group(3).lower(), 0) >= HEALTH_RANK.get(out.npu_health.get(n, "").lower(),
+                                                                                    -1):
+                        out.npu_health[n] = m.group(3)
                     temp = _number(m.group(5))
                     if temp is not None:
-                        out.npu_temp_c[n] = temp[0]
+                        out.npu_temp_c[n] = max(temp[0], out.npu_temp_c.get(n, -math.inf))
             continue
         if tool == "npu-smi" and "-t ecc" in args and dev is not None:
             rows = 0.0

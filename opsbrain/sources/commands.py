@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from opsbrain.errors import InputError
 from opsbrain.ingest.archive import READ_ERRORS, ArchiveError
-from opsbrain.ingest.commands import CommandReadings, parse_command_outputs
+from opsbrain.ingest.commands import HEALTH_RANK, CommandReadings, parse_command_outputs
 from opsbrain.ingest.dirwalk import check_listable, log_files
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.text import TextStats, read_members
@@ -24,7 +24,7 @@ from opsbrain.ingest.where import node_component
 from opsbrain.sources.base import ReadingsSource
 from opsbrain.sources.readings import Readings
 
-COMMAND_COVERS = frozenset({"npu_temp", "hbm_ce", "hbm_rows", "dom_rx", "dom_tx", "dom_bias", "dom_snr",
+COMMAND_COVERS = frozenset({"npu_temp", "npu_health", "hbm_ce", "hbm_rows", "dom_rx", "dom_tx", "dom_bias", "dom_snr",
                             "dom_spread", "dom_trend", "link_light", "link_downs"})
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
@@ -43,6 +43,9 @@ def readings_of(parts: list[CommandReadings], t: float) -> Readings:
 
         for dev, v in c.npu_temp_c.items():
             r.npu_temp_c[npu(dev)] = v
+        for dev, state in c.npu_health.items():
+            if (rank := HEALTH_RANK.get(state.lower())) is not None:  # "NA": not read
+                r.npu_health[npu(dev)] = rank
         for dev, v in c.hbm_ce_total.items():
             r.hbm_ce_total[npu(dev) + "/hbm"] = v
         for dev, v in c.hbm_rows.items():

@@ -48,6 +48,9 @@ METRIC_TABLE: tuple[MetricRow, ...] = (
               SRC_GO + "collector_for_npu.go"),
     MetricRow("npu_chip_info_hbm_temperature", "id", "degC", "HBM temperature", "hbm_temp",
               SRC_GO + "collector_for_hbm.go"),
+    MetricRow("npu_chip_info_health_status", "id", "1 healthy, 0 unhealthy, -1 not read",
+              "the device's own health (0: Alarm)", "npu_health",
+              "Ascend/mind-cluster docs 06_api/00_npu_exporter/01_prometheus_metrics_api.md"),
     MetricRow("npu_chip_info_hbm_ecc_total_single_bit_error_cnt", "id", "errors (counter)",
               "correctable ECC errors: increase over the window", "hbm_ce", SRC_GO + "collector_for_hbm.go"),
     MetricRow("npu_chip_info_hbm_ecc_single_bit_isolated_pages_cnt", "id", "pages",
@@ -76,11 +79,12 @@ read them from ``hccn_tool -optical -g`` outputs), link_downs (the exporter's ``
 link-ups per NPU, not downs per link: read ``-link_stat -g`` records), link_fec, straggler, spares."""
 
 COVERS = frozenset({"npu_temp", "hbm_temp", "hbm_ce", "hbm_rows", "dom_rx", "dom_tx", "dom_spread", "dom_trend",
-                    "link_light", "link_crc", "heartbeat"})
+                    "link_light", "link_crc", "heartbeat", "npu_health"})
 
 _RE_POWER = re.compile(r"^npu_chip_(info_)?optical_(rx|tx)_power_(\d)$")
 _TWIN_SWITCH = re.compile(r"^(pod\d+-node\d+-l1sw\d+|pod\d+-l2plane\d+-sw\d+)$")
 _CHIP_METRICS = {"npu_chip_info_temperature": "npu_temp_c", "npu_chip_info_hbm_temperature": "hbm_temp_c",
+                 "npu_chip_info_health_status": "npu_health",
                  "npu_chip_info_hbm_ecc_total_single_bit_error_cnt": "hbm_ce_total",
                  "npu_chip_info_hbm_ecc_single_bit_isolated_pages_cnt": "hbm_rows",
                  "npu_chip_info_hbm_ecc_double_bit_isolated_pages_cnt": "hbm_rows"}
@@ -253,7 +257,9 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
         if what == "chip":
             npu = ident[0]
             d = getattr(r, attr)
-            if attr == "hbm_rows":
+            if attr == "npu_health":  # 1 healthy, 0 unhealthy: Alarm (HEALTH_STATES)
+                d[npu] = 0 if value >= 1 else 2
+            elif attr == "hbm_rows":
                 if _repeated(name, labels, seen):
                     continue
                 d[npu + "/hbm"] = d.get(npu + "/hbm", 0.0) + value

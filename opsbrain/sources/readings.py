@@ -37,6 +37,8 @@ class Readings:
     npu_temp_c: dict[str, float] = field(default_factory=dict)
     npu_sample_t: dict[str, float] = field(default_factory=dict)
     """Unix time of each NPU's newest sample: its age is the age of the last successful read of the chip."""
+    npu_health: dict[str, int] = field(default_factory=dict)
+    """The health each NPU reports of itself, 0 OK .. 3 Critical (:data:`opsbrain.sweeps.checks.HEALTH_STATES`)."""
     hbm_temp_c: dict[str, float] = field(default_factory=dict)
     hbm_ce_total: dict[str, float] = field(default_factory=dict)
     """Correctable (single-bit) ECC errors, a counter."""
@@ -119,7 +121,7 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
     history.max_age_s = max(history.max_age_s, p.link_down_window_s, p.trend_window_s, p.hbm_rows_rate_window_s)
     history.add(cur)
     t = cur.t
-    npus = tuple(sorted(cur.npu_temp_c.keys() | cur.npu_sample_t.keys()))
+    npus = tuple(sorted(cur.npu_temp_c.keys() | cur.npu_sample_t.keys() | cur.npu_health.keys()))
     hbms = tuple(sorted(cur.hbm_temp_c.keys() | cur.hbm_ce_total.keys() | cur.hbm_rows.keys()))
     modules = tuple(sorted(cur.optics))
     lanes = max((len(v) for m in cur.optics.values() for v in m.values()), default=1)
@@ -164,7 +166,9 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
         hbm_temp_c=_values(cur.hbm_temp_c, hbms), npus=npus, npu_temp_c=_values(cur.npu_temp_c, npus),
         heartbeat_age_s=age, jobs=(), spares=(), spare_usable=np.zeros(0, dtype=bool), dom_hi=hi, dom_lo=lo,
         dark=reading["rx_dbm"] < p.los_below_dbm, module_admin_down=admin[module_link] if len(modules) else
-        np.zeros(0, dtype=bool))
+        np.zeros(0, dtype=bool),
+        link_oper_down=np.fromiter((cur.link_oper_down.get(ln, False) for ln in links), dtype=bool, count=len(links)),
+        npu_health=np.fromiter((cur.npu_health.get(n, -1) for n in npus), dtype=np.int8, count=len(npus)))
 
 
 def sample_ages(r: Readings, npus: tuple[str, ...], skew_s: float) -> np.ndarray:
@@ -186,7 +190,8 @@ def sample_ages(r: Readings, npus: tuple[str, ...], skew_s: float) -> np.ndarray
 
 def read_anything(r: Readings) -> bool:
     """Whether a collection holds any reading the checks use (an empty page, or another exporter's, holds none)."""
-    return any(getattr(r, name) for name in ("npu_temp_c", "npu_sample_t", "hbm_temp_c", "hbm_ce_total", "hbm_rows",
+    return any(getattr(r, name) for name in ("npu_temp_c", "npu_sample_t", "npu_health", "hbm_temp_c", "hbm_ce_total",
+                                              "hbm_rows",
                                               "optics", "link_crc_total", "link_oper_down", "link_down_times"))
 
 
@@ -196,8 +201,8 @@ def merge(parts: Iterable[Readings], t: float | None = None) -> Readings:
     ts = []
     for r in parts:
         ts.append(r.t)
-        for name in ("npu_temp_c", "npu_sample_t", "hbm_temp_c", "hbm_ce_total", "hbm_rows", "module_link",
-                     "link_crc_total", "link_oper_down"):
+        for name in ("npu_temp_c", "npu_sample_t", "npu_health", "hbm_temp_c", "hbm_ce_total", "hbm_rows",
+                     "module_link", "link_crc_total", "link_oper_down"):
             getattr(out, name).update(getattr(r, name))
         for m, fields in r.optics.items():
             out.optics.setdefault(m, {}).update(fields)

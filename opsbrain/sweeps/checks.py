@@ -182,6 +182,12 @@ def check_link_light(s: Snapshot, p: SweepParams) -> list[Finding]:
     down = (mods > 0) & (mods_dark == mods)
     bad = ~s.link_admin_down & (lost > 0)
     out = []
+    if s.link_oper_down is not None:  # the port says it is down, whatever light its module reads (or none)
+        for i in np.flatnonzero(s.link_oper_down & ~s.link_admin_down & ~(bad & down)):
+            out.append(Finding(
+                s.links[i], "link_light", "Critical", "link down: the port reports its link status DOWN "
+                "(hccn_tool -link -g)", "re-route the traffic of the link's node around it (HCCL retries the "
+                "interrupted operator), then check the port, cable and optics", data={"oper_down": True}))
     for i in np.flatnonzero(bad):
         if down[i]:
             out.append(Finding(
@@ -380,6 +386,24 @@ def check_npu_temp(s: Snapshot, p: SweepParams) -> list[Finding]:
                        (p.npu_temp_warn_c, p.npu_temp_alarm_c, p.npu_temp_critical_c))
 
 
+HEALTH_STATES = ("OK", "Warning", "Alarm", "Critical")
+"""npu-smi's health states, mildest first (npu-smi manual, ``info -t health``: OK, Warning, Alarm, Critical, and
+UNKNOWN, the device absent or not started, read as Alarm); npu-exporter's ``npu_chip_info_health_status`` is 1
+healthy, 0 unhealthy (read as Alarm) (MindCluster NPU Exporter metrics reference)."""
+
+
+def check_npu_health(s: Snapshot, p: SweepParams) -> list[Finding]:
+    """The health each NPU reports of itself: its severity as the device states it."""
+    if s.npu_health is None:
+        return []
+    return [Finding(s.npus[i], "npu_health", HEALTH_STATES[int(s.npu_health[i])],
+                    f"the device reports its health {HEALTH_STATES[int(s.npu_health[i])]} (npu-smi Health, or "
+                    "npu-exporter health_status 0)",
+                    "read its error codes (npu-smi info -t health -i N shows them) and act on what they say",
+                    data={"health": HEALTH_STATES[int(s.npu_health[i])]})
+            for i in np.flatnonzero(s.npu_health > 0)]
+
+
 def check_hbm_temp(s: Snapshot, p: SweepParams) -> list[Finding]:
     """Temperature of each HBM stack (alarm 0x80E00209 at 95 C, fatal 0x80E0020B at 105 C)."""
     return _temp_check(s.hbms, s.hbm_temp_c, "hbm_temp", "HBM",
@@ -444,6 +468,7 @@ CHECKS: tuple[Check, ...] = (
     Check("link_fec", check_link_fec, lambda s: len(s.links)),
     Check("heartbeat", check_heartbeat, lambda s: len(s.npus)),
     Check("npu_temp", check_npu_temp, lambda s: len(s.npus)),
+    Check("npu_health", check_npu_health, lambda s: int((s.npu_health >= 0).sum()) if s.npu_health is not None else 0),
     Check("hbm_temp", check_hbm_temp, lambda s: len(s.hbms)),
     Check("straggler", check_stragglers, lambda s: sum(len(j.ranks) for j in s.jobs)),
     Check("spares", check_spares, lambda s: len(s.pods)),

@@ -173,6 +173,13 @@ class Snapshot:
     """(modules, lanes) lanes without light (Rx below ``los_below_dbm``: loss of signal)."""
     module_admin_down: np.ndarray
     """(modules,) the module's link is admin-down."""
+    link_oper_down: np.ndarray | None = None
+    """(links,) the port's own state is down where a real tool says so (``hccn_tool -i N -link -g``: ``link status:
+    DOWN``); None where nothing reads it (the twin's links show their state through light)."""
+    npu_health: np.ndarray | None = None
+    """(npus,) the health each NPU reports of itself, 0 OK, 1 Warning, 2 Alarm, 3 Critical, -1 not read (npu-smi's
+    Health column, npu-exporter's ``npu_chip_info_health_status``); None where nothing reads it (the twin prints
+    ``NA``: it prints no ground truth)."""
 
 
 def _read(sim: Simulation, metric: str, comps: tuple[str, ...], t: float) -> np.ndarray:
