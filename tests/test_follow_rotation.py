@@ -79,3 +79,25 @@ def test_a_small_table_rewritten_in_place_at_the_same_size_is_read_again(tmp_pat
     assert [s.file for s in follow.poll(1.0)] == [os.path.join("h", "dmesg.txt")]
     _bump(table)  # touched, not changed: not read again
     assert follow.poll(2.0) == []
+
+
+def test_a_nodes_own_log_tree_names_no_host_and_a_removed_directory_is_said(tmp_path: Path) -> None:
+    """``watch --logs /var/log/npu`` of one node: ``slog/...`` is no host (before: ``slog/npu3``); the directory
+    removed while watched is named once in what was not read (before: the watch went on silently)."""
+    import shutil
+
+    from opsbrain.sources.follow import host_dir
+
+    assert host_dir(os.path.join("slog", "dev-os-3", "x.log")) is None
+    assert host_dir(os.path.join("node-7", "slog", "x.log")) == "node-7" and host_dir("x.log") is None
+    root = tmp_path / "npu"
+    (root / "slog").mkdir(parents=True)
+    follow = LogFollower(root, from_start=True)
+    (root / "slog" / "device-os.log").write_text(UCE[0] + "\n")
+    (sig,) = follow.poll(1.0)
+    assert sig.component == "npu3" and sig.host is None
+    shutil.rmtree(root)
+    follow.poll(2.0)
+    follow.poll(3.0)
+    assert [x for x in follow.stats.not_read if "the directory is gone" in x] == [
+        f"{root}: the directory is gone (removed while watched); its files are read if it comes back"]

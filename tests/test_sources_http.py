@@ -187,3 +187,15 @@ def test_the_devices_own_health_is_a_finding() -> None:
         rep = sweep_source(PrometheusSource([url + "/metrics"]))
     assert [(f.component, f.check, f.severity) for f in rep.findings] == [("127.0.0.1/npu1", "npu_health", "Alarm")]
     assert rep.checked["npu_health"] == 2
+
+
+def test_legacy_port_names_and_relabelled_node_names_are_read() -> None:
+    """``-enableLegacyMetrics`` puts the lane, udie and port in the name (``..._rx_power_Z_X_Y``): read as the
+    labelled series (before: ignored, a dark lane unseen); a Kubernetes scrape's ``node`` label names the host
+    (its ``instance`` is the exporter pod's address)."""
+    legacy = "".join(f'npu_chip_info_optical_rx_power_{z}_0_3{{id="0",node="a3-node-07",instance="10.244.3.17:8082"}}'
+                     f' {-40.0 if z == 2 else -2.0}\n' for z in range(4))
+    labelled = "".join(f'npu_chip_info_optical_rx_power_{z}{{id="0",udie="0",port="3",node="a3-node-07"}}'
+                       f' {-40.0 if z == 2 else -2.0}\n' for z in range(4))
+    a, b = parse_page(legacy), parse_page(labelled)
+    assert a.optics == b.optics and list(a.optics) == ["a3-node-07/npu0/udie0/port3/xcvr"]

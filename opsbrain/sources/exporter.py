@@ -63,6 +63,11 @@ METRIC_TABLE: tuple[MetricRow, ...] = (
               "link_light", SRC_GO + "collector_for_optical.go"),
     MetricRow("npu_chip_info_optical_tx_power_0..3", "id, udie, port", "dBm", "Tx power per lane (UB port)", "dom_tx",
               SRC_GO + "collector_for_optical.go"),
+    MetricRow("npu_chip_info_optical_rx_power_Z_X_Y", "id", "dBm", "as above, under -enableLegacyMetrics: lane Z, "
+              "udie X, port Y in the name", "dom_rx, dom_spread, dom_trend, link_light",
+              SRC_GO + "collector_for_ub_legacy.go"),
+    MetricRow("npu_chip_info_optical_tx_power_Z_X_Y", "id", "dBm", "as above (Tx)", "dom_tx",
+              SRC_GO + "collector_for_ub_legacy.go"),
     MetricRow("npu_chip_optical_rx_power_0..3", "id", "mW (hccn_tool -optical 'Rx PowerN', Telegraf example "
               "0.7933)", "Rx power per lane (RoCE port), converted to dBm", "dom_rx, dom_spread, dom_trend, "
               "link_light", SRC_GO + "collector_for_optical_legacy.go"),
@@ -82,6 +87,10 @@ COVERS = frozenset({"npu_temp", "hbm_temp", "hbm_ce", "hbm_rows", "dom_rx", "dom
                     "link_light", "link_crc", "heartbeat", "npu_health"})
 
 _RE_POWER = re.compile(r"^npu_chip_(info_)?optical_(rx|tx)_power_(\d)$")
+_RE_POWER_NAMED = re.compile(r"^npu_chip_info_optical_(rx|tx)_power_(\d)_(\d+)_(\d+)$")
+"""The same UB-port series under npu-exporter's ``-enableLegacyMetrics`` names, the port in the name:
+``npu_chip_info_optical_rx_power_Z_X_Y`` (Z the lane, X the udie, Y the port; its metrics reference,
+collector_for_ub_legacy.go)."""
 _TWIN_SWITCH = re.compile(r"^(pod\d+-node\d+-l1sw\d+|pod\d+-l2plane\d+-sw\d+)$")
 _CHIP_METRICS = {"npu_chip_info_temperature": "npu_temp_c", "npu_chip_info_hbm_temperature": "hbm_temp_c",
                  "npu_chip_info_health_status": "npu_health",
@@ -90,9 +99,19 @@ _CHIP_METRICS = {"npu_chip_info_temperature": "npu_temp_c", "npu_chip_info_hbm_t
                  "npu_chip_info_hbm_ecc_double_bit_isolated_pages_cnt": "hbm_rows"}
 
 
+NODE_LABELS = ("node", "nodename", "kubernetes_node", "node_name")
+"""Labels a scrape config relabels the node's name into (``__meta_kubernetes_pod_node_name`` -> ``node``, as in
+public npu-exporter dashboards' queries ``npu_chip_info_health_status{node="..."}``)."""
+
+
 def _host(labels: dict[str, str], default: str | None) -> str | None:
-    """The host a series names (its ``instance`` without the port, ``[v6]:port`` too, or ``host``), else
-    ``default`` as given (the page's, which keeps a port where two pages share an address)."""
+    """The host a series names: the node name a Kubernetes scrape relabels in (``node``, ``nodename``,
+    ``kubernetes_node``, ``node_name``: its ``instance`` is then the exporter pod's address), else its ``instance``
+    without the port (``[v6]:port`` too) or ``host``; else ``default`` as given (the page's, which keeps a port where
+    two pages share an address)."""
+    for key in NODE_LABELS:
+        if name := labels.get(key):
+            return name
     inst = labels.get("instance") or labels.get("host")
     if not inst:
         return default or None
@@ -191,6 +210,8 @@ def _kind(name: str) -> tuple[str, str, int, bool]:
         return "crc", "", 0, False
     if m := _RE_POWER.match(name):
         return "power", f"{m.group(2)}_dbm", int(m.group(3)), bool(m.group(1))
+    if m := _RE_POWER_NAMED.match(name):  # the port's udie and number in the name: labels of their own
+        return f"power:{m.group(3)}:{m.group(4)}", f"{m.group(1)}_dbm", int(m.group(2)), True
     return "skip", "", 0, False
 
 
@@ -243,6 +264,10 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
             kind = kinds[name] = _kind(name)
         if kind[0] == "skip":
             continue
+        if kind[0].startswith("power:"):  # a legacy name that holds the port: its labels are the name's too
+            _, udie, port = kind[0].split(":")
+            labels = {**labels, "udie": udie, "port": port}
+            key = None if key is None else f"{key}#{udie}:{port}"
         ident = ids_cache.get((key, default_host)) if key is not None else None
         if ident is None:
             host = _host(labels, default_host)

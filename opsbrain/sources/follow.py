@@ -28,6 +28,7 @@ from opsbrain.ingest.dirwalk import log_files
 from opsbrain.ingest.streams import ROTATION
 from opsbrain.ingest.text import LineReader, TextStats
 from opsbrain.ingest.where import with_host
+from opsbrain.ingest.workers import is_wrapper
 
 READ_BUDGET = 4 << 20
 """Bytes read from one file per poll (a file growing faster is caught up over the next polls)."""
@@ -79,6 +80,11 @@ class LogFollower:
     def poll(self, now: float) -> list[Signal]:
         """Signals of the new complete lines, time ``now`` (arrival: watch groups by when lines are written)."""
         out: list[Signal] = []
+        if not self.root.is_dir():
+            gone = f"{self.root}: the directory is gone (removed while watched); its files are read if it comes back"
+            if gone not in self.stats.not_read:
+                self.stats.not_read.append(gone)
+            return out
         self._by_inode = {t.inode: (rel, t) for rel, t in self._tails.items()}  # before any is replaced below
         for path, rel in log_files(self.root, TextStats()):
             try:
@@ -126,7 +132,7 @@ class LogFollower:
         self.stats.bytes += len(data)
         parts = (tail.rest + data).split(b"\n")
         tail.rest = parts.pop()[: 4 * MAX_LINE]
-        host = rel.split(os.sep, 1)[0] if os.sep in rel else None
+        host = host_dir(rel)
         for raw in parts:
             tail.line_no += 1
             self.lines += 1
@@ -158,7 +164,7 @@ class LogFollower:
         self.stats.decompressed += st.decompressed
         self.stats.not_read += st.not_read
         self.stats.notes += st.notes
-        host = rel.split(os.sep, 1)[0] if os.sep in rel else None
+        host = host_dir(rel)
         return [_placed(replace(s, t=now), host, s.file or rel, s.line_no or 0) for s in reader.signals]
 
     def _renamed(self, rel: str, inode: int) -> _Tail | None:
@@ -191,6 +197,20 @@ class LogFollower:
         base = ROTATION.sub("", plain_name(rel))
         t = self._tails.get(base)
         return base if base != rel and t is not None and t.packed is not True else None
+
+
+NOT_HOSTS = frozenset({"slog", "plog", "hisi_logs", "profiling", "conf", "coredump", "oplog", "device-os", "debug",
+                       "run", "bbox", "kbox", "npu", "ascend_seclog", "driver", "dl_log", "mindx-dl", "process_log",
+                       "device_log", "environment_check"})
+"""Directories of a node's own log tree (``/var/log/npu/{slog,profiling,conf,...}``, CANN's ``{debug,run}/plog``,
+MindCluster's component logs): a watch pointed at one node's tree finds them first, and they name no host."""
+
+
+def host_dir(rel: str) -> str | None:
+    """The host a followed file's directory names: ``DIR/<host>/...``; None for a file directly in ``DIR`` or under a
+    directory of a node's own log tree (:data:`NOT_HOSTS`, and the wrappers of :func:`is_wrapper`)."""
+    head, sep, _ = rel.partition(os.sep)
+    return head if sep and head.lower() not in NOT_HOSTS and not is_wrapper(head) else None
 
 
 def _digest(path: Path, n: int) -> bytes | None:
