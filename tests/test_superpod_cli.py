@@ -59,3 +59,16 @@ def test_bad_cron_names_its_path(tmp_path: Path) -> None:
     f.write_text(yaml.safe_dump(data))
     code, _out, err = _run("superpod", "run", str(f))
     assert code == 2 and "spec.superpod.schedule.dusk" in err
+
+
+def test_a_tenant_campaigns_target_on_tenant_b_is_refused(tmp_path: Path) -> None:
+    """The campaign's faults hit tenant a (a wrong diagnosis on b is set with ``diagnosed``); a target on tenant b
+    was run as if it were a's (session 25's leftover)."""
+    data = yaml.safe_load((REPO / "scenarios" / "tenant-slices.yaml").read_text())
+    item = data["spec"]["superpod"]["tenants"]["campaign"][0]
+    item["target"] = "pod0/node30" if item["kind"] in ("node_crash", "node_hang") else "pod0/node30/npu1/hbm"
+    item.pop("diagnosed", None)
+    f = tmp_path / "b.yaml"
+    f.write_text(yaml.safe_dump(data))
+    code, _out, err = _run("chaos", "validate", str(f))
+    assert code == 2 and "is not a component of tenant a" in err and "spec.superpod.tenants.campaign[0]" in err

@@ -115,6 +115,15 @@ class TenantItem(_Strict):
             resolve_id(index, self.kind, self.target)
         except FaultPlanError as exc:
             raise ValueError(str(exc).partition(": ")[2] or str(exc)) from None
+        from faultlib import ids
+        from opsbrain.ops.tenant_run import TENANT_NODES
+
+        node = ids.node_of(self.target)
+        a_nodes = TENANT_NODES["a"]
+        if node is None or not node.startswith("pod0/node") or int(node.rpartition("node")[2]) not in a_nodes:
+            raise ValueError(f"target {self.target!r} is not a component of tenant a (nodes {a_nodes.start}-"
+                             f"{a_nodes.stop - 1} of pod 0): the campaign's faults hit tenant a, and a diagnosis on "
+                             "tenant b's part is set with 'diagnosed'")
         if self.diagnosed is not None and index.kind_of(self.diagnosed) != index.kind_of(self.target):
             raise ValueError(f"diagnosed {self.diagnosed!r} is not a component of the target's kind "
                              f"({index.kind_of(self.target)}) in the pod")
