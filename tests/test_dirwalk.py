@@ -64,3 +64,9 @@ def test_pseudo_file_systems_are_not_entered(tmp_path: Path, monkeypatch: pytest
     stats = TextStats()
     assert [rel for _p, rel in dirwalk.log_files(tmp_path, stats)] == ["var/messages"]
     assert stats.not_read == ["proc: a kernel pseudo-file system, not read"]
+
+
+def test_a_name_holding_a_line_end_cannot_split_a_line_of_the_answer(tmp_path: Path) -> None:
+    (tmp_path / "a\nb.log").write_text(HBM)
+    signals, _stats = ingest_path(str(tmp_path))
+    assert {s.file for s in signals} == {"a?b.log"}

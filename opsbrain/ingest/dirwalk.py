@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Protocol
 
 from opsbrain.ingest.streams import not_a_log
+from opsbrain.ingest.trees import printable
 
 
 class HasNotRead(Protocol):
@@ -42,7 +43,8 @@ PSEUDO_FS = frozenset({"/proc", "/sys", "/dev"})
 
 
 def log_files(root: Path, stats: HasNotRead) -> list[tuple[Path, str]]:
-    """Regular files under ``root`` (sorted, symlinks not followed), with names relative to it; a directory that
+    """Regular files under ``root`` (sorted, symlinks not followed), with names relative to it (control characters
+    shown as ``?``); a directory that
     cannot be listed (no permission) goes to ``stats.not_read``, as do files that are by their names no logs
     (:func:`~opsbrain.ingest.streams.not_a_log`, one line for them all) and the kernel's pseudo-file systems."""
     out: list[tuple[Path, str]] = []
@@ -64,7 +66,7 @@ def log_files(root: Path, stats: HasNotRead) -> list[tuple[Path, str]]:
             stats.not_read.append(f"{Path(dirpath, d).relative_to(root)}: a kernel pseudo-file system, not read")
         for f in sorted(filenames):
             p = Path(dirpath) / f
-            rel = str(p.relative_to(root))
+            rel = printable(str(p.relative_to(root)))  # a name holding a line end cannot split a line of the answer
             if not_a_log(f):
                 skipped.append(rel)
                 continue
