@@ -69,10 +69,12 @@ def run(p: Plan, store: RunStore | None = None, out_dir: Path | None = None,
         home: Path | None = None, bundle_dir: Path | None = None) -> dict[str, Any]:
     """Run a plan, store its journal (run store and, with ``out_dir``, a JSON file); return the journal.
     With ``bundle_dir``, a log bundle per incident is written into ``bundle_dir/<incident id>/`` (issue 9)."""
-    from opsbrain.fsio import write_json_atomic
+    from opsbrain.fsio import check_output_dir, write_json_atomic
     from opsbrain.kb.training import load_engine
     from opsbrain.runner.run import run_plan
 
+    if out_dir is not None:  # a path the write would refuse is refused before the run, not after it
+        check_output_dir(out_dir, "--out")
     engine = load_engine(home, say=say)
     run_id = None
     if store is not None:

@@ -93,6 +93,21 @@ def check_target(path: Path | str, option: str | None = None, force: bool = Fals
     return p
 
 
+def check_output_dir(path: Path | str, option: str | None = None) -> Path:
+    """A directory files will be written into later (``chaos run --out DIR``), checked up front as
+    :func:`check_target` will check each file: no ``..`` segment, no NUL, not an existing non-directory or link (it
+    is created if missing)."""
+    text = str(path)
+    if not text.strip() or "\x00" in text:
+        check_target(text, option)  # its message
+    if ".." in Path(text).parts:
+        raise InputError(f"refusing {text[:200]!r}: '..' segments are not allowed in an output path", path=option)
+    p = Path(text)
+    if p.is_symlink() or (p.exists() and not p.is_dir()):
+        raise InputError(f"{text[:200]!r} is not a directory (a file or a link)", path=option)
+    return p
+
+
 def write_atomic(path: Path, data: bytes, mode: int | None = None, *, option: str | None = None,
                  force: bool = False) -> None:
     """Replace ``path`` with ``data`` in one step (readers see the old file or the new one, never half of it),

@@ -137,7 +137,9 @@ def test_summary_math_on_hand_made_journals() -> None:
     assert auto["ttr_by_class"]["hbm_uce"]["ttr_s"]["p50"] == pytest.approx(20.0)
     assert auto["ttr_by_class"]["link_down"]["recovered"] == 1
     assert auto["diagnosis"]["correct"] == 4 and auto["diagnosis"]["accuracy"] == pytest.approx(4 / 6, abs=1e-4)
-    assert auto["diagnosis"]["false_positives"] == 2 and auto["recovery"]["handled_without_human"] == 1.0
+    assert auto["diagnosis"]["false_positives"] == 2
+    assert auto["recovery"]["handled_without_human"] == pytest.approx(5 / 6, abs=1e-4)  # seed 1's link down never
+    # recovered: nobody handled it (it counted as handled without a human before, session 26)
     assert auto["spares"]["swaps"] == 2
     cmp_ = out["auto_vs_manual"]["jobs"]["train"]
     assert cmp_["ettr_gain"] == pytest.approx(0.09) and cmp_["lost_npu_s_reduction"] == pytest.approx(0.8)

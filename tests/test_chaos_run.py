@@ -192,3 +192,34 @@ def test_a_root_named_after_a_first_diagnosis_without_one_gets_a_response(runner
     assert fault["diagnosis"]["component"] == "pod0/node40/npu2"
     assert fault["ttr_s"] is not None and fault["ttr_s"] < 600
     assert any(a["action"] == "restart_job" and a["status"] == "succeeded" for a in fault["actions"])
+
+
+def test_scoring_mends_from_a_new_users_scenarios(runner: CliRunner, tmp_path: Path) -> None:
+    """Session 26, a new user's scenarios: a fault after the run's end is refused by validate (it ran and failed
+    'fault never started'); an output path the write would refuse is refused before the run (it was refused after
+    it, the verdict lost)."""
+    path = scenario_file(tmp_path, "link-down-training", **{"spec.faults": [
+        {"at": 999999, "kind": "link_down", "target": "pod0/node3/l1sw2~pod0/l2plane2/sw05"}]})
+    code, _out, err = run(runner, "chaos", "validate", str(path), home=tmp_path)
+    assert code == 2 and "is not before the end of the run" in err
+    code, _out, err = run(runner, "chaos", "run", "link-down-training", "--out", "../x", home=tmp_path)
+    assert code == 2 and "'..' segments" in err and not RunStore(tmp_path).list_runs()
+
+
+def test_a_crash_during_a_checkpoint_write_fires_the_recovery_start_trigger(runner: CliRunner, tmp_path: Path) -> None:
+    doc = {"apiVersion": "opsbrain/v1", "kind": "ChaosScenario",
+           "metadata": {"name": "ckpt-crash", "description": "a crash 3 s into a checkpoint write, then its trigger"},
+           "spec": {"duration": 7200, "seed": 5, "noise": False,
+                    "workloads": [{"name": "train", "kind": "training", "first_node": 0, "nodes": 20,
+                                   "params": {"ckpt_interval_s": 1800}}],
+                    "faults": [{"at": {"event": "checkpoint_write_start", "workload": "train", "after_s": 3},
+                                "kind": "node_crash", "target": "pod0/node7"},
+                               {"at": {"event": "recovery_start", "workload": "train", "after_s": 5},
+                                "kind": "hbm_uce", "target": "pod0/node5/npu2/hbm"}]}}
+    path = tmp_path / "ckpt.yaml"
+    path.write_text(json.dumps(doc))
+    code, out, err = run(runner, "chaos", "run", str(path), "--json", home=tmp_path)
+    j = json.loads(out)
+    started = [i for i in j["incidents"] if i["injected"]]
+    assert len(started) == 2, err  # the second fault's trigger fired (before: "fault never started")
+    assert not [t for t in j["triggers"] if t.get("fired") is False], j["triggers"]

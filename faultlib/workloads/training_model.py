@@ -325,7 +325,9 @@ class StepTimeModel(Workload):
             tel.metric("step_time_s", self.name, frac * self._step_s, slope=1.0)
         elif state != "checkpointing":
             tel.metric("step_time_s", self.name, 0.0)
-        if old != state and state != "checkpointing" and old != "checkpointing":
+        if old != state and state != "checkpointing" and not (old == "checkpointing" and state == "running"):
+            # a checkpoint write and its end are no state change of the job's (running before and after); a crash
+            # during the write is one: it was dropped, and triggers on job_down / recovery_start never fired
             sim.trace.record(sim.now, "job", self.name, state=state, step=round(self._pos, 6))
 
     def _event(self, kind: str, **detail: Any) -> None:

@@ -166,7 +166,8 @@ def policy_summary(records: list[dict[str, Any]], npus: int | None = None, days:
         "by_class": _diagnosis_by_class(faults),
         "noise_incidents": noise, "false_positives": fps, "false_positives_per_run": _r(fps / n) if n else None}
     out["recovery"] = {
-        "handled_without_human": _r(sum(f["human_steps"] == 0 for f in faults) / len(faults), 4) if faults else None,
+        "handled_without_human": _r(sum(f["ttr_s"] is not None and f["human_steps"] == 0 for f in faults)
+                                    / len(faults), 4) if faults else None,  # recovered, and no person in the loop
         "human_steps": sum(r.get("human_steps", 0) for r in records)}
     sp = [r["spares"] for r in records]
     out["spares"] = {"initial": sp[0]["initial"] if sp else 0, "swaps": sum(s["swaps"] for s in sp),

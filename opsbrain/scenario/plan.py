@@ -128,7 +128,8 @@ def build_plan(sc: Scenario, file: str, seed: int | None = None, policy: str | N
                                   params=params.injection)
             timeline = timeline.merge(drawn)
     except (FaultPlanError, KeyError, ValueError) as exc:
-        path, _, reason = str(exc).strip("'\"").partition(": ")
+        text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)  # a KeyError's repr quotes
+        path, _, reason = text.partition(": ")
         raise ScenarioError(reason or path, file=file, path=path if reason else None) from None
     taken = set(spec.initial_state.spares_taken)
     for k, taken_node in enumerate(spec.initial_state.spares_taken):

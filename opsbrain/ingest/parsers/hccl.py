@@ -14,8 +14,11 @@ from opsbrain.ingest.screen import Screened, group_of, screened
 from opsbrain.ingest.where import device_in
 
 RE_EI = screened(r"(?<![0-9A-Za-z])(EI\d{4})(?![0-9A-Za-z])")
-RE_TWIN_REMOTE = screened(r"remote\[10\.(\d+)\.(\d+)\.(\d+)\]", context=True)  # a signal's peer
-RE_REMOTE = screened(r"(?:remote(?:_?ip|Ip|IpAddr)?|dest_?ip|peer(?:_?ip)?|dstIp)[\[=:\s(]+"
+_CQE_PEER = r"cqe err status\[\d+\].*?\bip:\["
+"""HCCL's heartbeat CQE error names the peer whose RDMA work completed in error (``[Heartbeat]cqe err status[12],
+time:[...], ip:[10.0.0.3]``, ascend-fd's st_cqe_testcase): the far end of the broken connection."""
+RE_TWIN_REMOTE = screened(r"(?:remote\[|" + _CQE_PEER + r")10\.(\d+)\.(\d+)\.(\d+)\]", context=True)  # a peer
+RE_REMOTE = screened(r"(?:(?:remote(?:_?ip|Ip|IpAddr)?|dest_?ip|peer(?:_?ip)?|dstIp)[\[=:\s(]+|" + _CQE_PEER + r")"
                      r"(\d{1,3}(?:\.\d{1,3}){3})", re.I, context=True)  # a signal's peer
 RE_LINK_ROW = screened(r"\|\s*(\d{1,3}(?:\.\d{1,3}){3})\((\d+)\)\s*\|\s*(?:\d+\s*\|\s*)?"
                        r"(\d{1,3}(?:\.\d{1,3}){3})\((\d+)\)\s*\|\s*(?:\d+\s*\|\s*)?"
@@ -170,8 +173,8 @@ def parse(ctx: LineCtx) -> bool:
             if kind == "hccl:exec_timeout" and RE_TIMEOUT_SETTING.search(text):
                 continue  # the value a job started with, not a timeout
             ctx.add(kind, ctx.npu(), max(ctx.sev, 1), peer=peer, device=ctx.device())
-            if kind == "hccl:notify_timeout" and not codes and peer and peer.startswith("pod"):
-                ctx.add("hccl:remote", peer, 1, peer=peer)  # the remote the wait names, as for an EI code
+            if kind in ("hccl:notify_timeout", "hccl:rdma_error") and not codes and peer and peer.startswith("pod"):
+                ctx.add("hccl:remote", peer, 1, peer=peer)  # the remote the wait or the failed RDMA work names
             found = True
             break
     if found and CFG_ENV.search(text):
