@@ -57,13 +57,16 @@ def probe_outcome(longest_deviation_s: float | None, tolerance_s: float | None, 
 
 def incident_outcome(inc: dict[str, Any]) -> tuple[str, str]:
     """A journal incident. An injected fault: ``correct``, ``wrong component``, ``wrong class``, ``abstained`` or
-    ``missed`` (never diagnosed). A noise incident: ``ignored`` (nothing that costs capacity was done) or
+    ``missed`` (never diagnosed; ``symptom of <cause>`` for one declared a symptom, scored with its cause). A noise
+    incident: ``ignored`` (nothing that costs capacity was done) or
     ``acted: false positive``."""
     d = inc.get("diagnosis") or {}
     if not inc.get("injected"):
         return ("acted: false positive", "bad") if inc.get("false_positive") else ("ignored", "ok")
     if inc.get("correct"):
         return "correct", "ok"
+    if inc.get("symptom_of") and not d:  # declared a symptom of another fault: scored with its cause
+        return f"symptom of {', '.join(inc['symptom_of'])}", "neutral"
     if not d:
         return "missed", "bad"
     if d.get("fault_class") == UNKNOWN:

@@ -223,3 +223,19 @@ def test_a_crash_during_a_checkpoint_write_fires_the_recovery_start_trigger(runn
     started = [i for i in j["incidents"] if i["injected"]]
     assert len(started) == 2, err  # the second fault's trigger fired (before: "fault never started")
     assert not [t for t in j["triggers"] if t.get("fired") is False], j["triggers"]
+
+
+def test_the_manual_policy_gets_no_detection_before_its_person_has_detected(runner: CliRunner,
+                                                                            tmp_path: Path) -> None:
+    """A node crash 60 s before the end under the manual policy: the person's detection is still under way, so the
+    fault has no time to detect or diagnose and is not correct (before: the tool's own 3 s / 5 s were credited)."""
+    doc = {"apiVersion": "opsbrain/v1", "kind": "ChaosScenario",
+           "metadata": {"name": "late-crash", "description": "a crash the person cannot see in time"},
+           "spec": {"duration": 3600, "seed": 1, "noise": False, "policy": "manual",
+                    "workloads": [{"name": "train", "kind": "training", "first_node": 0, "nodes": 8}],
+                    "faults": [{"at": 3540, "kind": "node_crash", "target": "pod0/node3"}]}}
+    path = tmp_path / "late.yaml"
+    path.write_text(json.dumps(doc))
+    _code, out, _err = run(runner, "chaos", "run", str(path), "--json", home=tmp_path)
+    (f,) = [i for i in json.loads(out)["incidents"] if i["injected"]]
+    assert f["ttd_s"] is None and f["ttdiag_s"] is None and not f["correct"]

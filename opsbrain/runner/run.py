@@ -282,11 +282,10 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
         diag, diag_at = _final_diagnosis(primary) if primary else (None, None)
         detected = (primary.opened_at if primary.detected_at is None else primary.detected_at) if primary else None
         manual = [orch.incident(k) for k in keys] if plan.policy in ("manual", "vendor-default") else []
-        if manual:
-            detected = manual[0].get("detected_at_s", detected)
-            diag_at = manual[0].get("diagnosed_at_s", diag_at)
-            if diag is not None and diag_at is not None:
-                diag = diag | {"at_s": diag_at}
+        if manual:  # the person's times, not the tool's: none yet while their step is still under way at the end
+            detected = manual[0].get("detected_at_s")
+            diag_at = manual[0].get("diagnosed_at_s")
+            diag = diag | {"at_s": diag_at} if diag is not None and diag_at is not None else None
         window_end = scoring.fault_window_end(f.at_s, f.ended_at_s, [a["start_s"] for a in actions
                                                                       if a.get("start_s") is not None], end)
         affected = scoring.blast_radius(f.kind, f.target, _placed(sim, f.at_s, window_end))
