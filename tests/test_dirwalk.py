@@ -20,7 +20,7 @@ def test_documentation_and_source_are_no_logs(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["messages", "plog-1_2.log", "train.log.1", "npu_info_0.txt", "dmesg.txt.gz",
-                                  "kg-config.json", "out.ipynb", "rank-3.log"])
+                                  "kg-config.json", "out.ipynb", "rank-3.log", "notice.log", "license.log", "x.a"])
 def test_logs_are_read(name: str) -> None:
     assert not not_a_log(name)
 

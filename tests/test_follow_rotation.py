@@ -101,3 +101,30 @@ def test_a_nodes_own_log_tree_names_no_host_and_a_removed_directory_is_said(tmp_
     follow.poll(3.0)
     assert [x for x in follow.stats.not_read if "the directory is gone" in x] == [
         f"{root}: the directory is gone (removed while watched); its files are read if it comes back"]
+
+
+def test_a_new_file_that_reuses_a_deleted_files_inode_is_read_from_its_start(tmp_path: Path) -> None:
+    """Found by review (session 26): the rename adoption took job-2.log, created on job-1.log's freed inode, for
+    job-1.log renamed, and read it from job-1's offset (10 of 60 lines)."""
+    (tmp_path / "h").mkdir()
+    follow = LogFollower(tmp_path)
+    follow.poll(1.0)
+    (tmp_path / "h" / "job-1.log").write_text(PAD[:4000])
+    follow.poll(2.0)
+    before = follow.lines
+    (tmp_path / "h" / "job-1.log").unlink()
+    (tmp_path / "h" / "job-2.log").write_text(UCE[0] + "\n" + PAD)
+    assert _kinds(follow.poll(3.0)) == ["dev:80E01801"] and follow.lines == before + 201
+
+
+def test_a_rotated_copy_caught_while_being_written_is_never_read(tmp_path: Path) -> None:
+    (tmp_path / "h").mkdir()
+    log = tmp_path / "h" / "device.log"
+    log.write_text(UCE[0] + "\n" + PAD)
+    follow = LogFollower(tmp_path, from_start=True)
+    assert len(follow.poll(1.0)) == 1
+    copy = tmp_path / "h" / "device.log.1"
+    copy.write_text((UCE[0] + "\n" + PAD)[:3000])  # a third of the copy written at the poll
+    assert follow.poll(2.0) == []
+    copy.write_text(UCE[0] + "\n" + PAD)  # the copy finished
+    assert follow.poll(3.0) == [] and any("device.log.1: a rotated copy" in x for x in follow.stats.not_read)

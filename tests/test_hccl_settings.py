@@ -42,6 +42,8 @@ def test_a_launch_script_alone_is_diagnosed_as_nothing() -> None:
 @pytest.mark.parametrize("line", [
     "[ERROR] HCCL(1,python):2025-06-19-09:37:24.000.000 [x.cc:1] [1]wait timeout, please check HCCL_EXEC_TIMEOUT",
     "EI0002: The wait execution of the Notify register times out. Reason: HCCL_EXEC_TIMEOUT exceeded",
+    "[ERROR] HCCL(1,python):2025-06-19-09:37:24.000.000 [x.cc:1] [1]execute timeout, HCCL_EXEC_TIMEOUT=1836s exceeded",
+    "[ERROR] HCCL(1,python):2025-06-19-09:37:24.000.000 [x.cc:1] [1]op timeout (HCCL_EXEC_TIMEOUT: 1836), rank 3",
 ])
 def test_an_error_naming_the_variable_is_still_a_timeout(line: str) -> None:
     assert any(s.kind.startswith("hccl:") for s in ingest_text(line + "\n")[0])

@@ -199,3 +199,50 @@ def test_legacy_port_names_and_relabelled_node_names_are_read() -> None:
                        f' {-40.0 if z == 2 else -2.0}\n' for z in range(4))
     a, b = parse_page(legacy), parse_page(labelled)
     assert a.optics == b.optics and list(a.optics) == ["a3-node-07/npu0/udie0/port3/xcvr"]
+
+
+def test_review_mends_gzip_cut_clock_skew_legacy_selector_and_many_runs_of_npu_smi(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by review (session 26): a gzip page cut short was read (101 C as 10 C); a sweeping host whose clock is
+    ahead of the cluster's alarmed every NPU (the exporter's Date header is the clock now); the query API never
+    asked for the legacy optical names; two runs of npu-smi in one file kept the older worst reading."""
+    import email.utils
+
+    from opsbrain.ingest.commands import parse_command_outputs
+    from opsbrain.sources.promapi import SELECTOR
+
+    whole = gzip.compress(page({0: 101.0}).encode())
+    cut = whole[:len(whole) - 12]
+
+    def no_length(body: bytes) -> Handler:
+        def handle(h: BaseHTTPRequestHandler) -> None:
+            h.send_response(200)
+            h.send_header("Content-Encoding", "gzip")
+            h.send_header("Connection", "close")
+            h.end_headers()
+            h.wfile.write(body)
+            h.close_connection = True
+        return handle
+
+    with serving(no_length(cut)) as url, pytest.raises(InputError, match="cut short"):
+        get(url + "/metrics", 5.0, 15.0, 1 << 20)
+    with serving(no_length(whole + gzip.compress(page({1: 40.0}).encode()))) as url:  # two gzip members
+        assert get(url + "/metrics", 5.0, 15.0, 1 << 20) == (page({0: 101.0}) + page({1: 40.0})).encode()
+
+    real = time.time()
+    body = page({0: 45.0, 1: 45.0}, int(real * 1000)).encode()
+
+    def dated(h: BaseHTTPRequestHandler) -> None:
+        h.date_time_string = lambda timestamp=None: email.utils.formatdate(real, usegmt=True)  # type: ignore
+        reply(body)(h)
+
+    with serving(dated) as url:
+        monkeypatch.setattr(time, "time", lambda: real + 300.0)  # our clock 5 minutes ahead of the cluster's
+        rep = sweep_source(PrometheusSource([url + "/metrics"]))
+        monkeypatch.undo()
+    assert not [f for f in rep.findings if f.check == "heartbeat"]
+    assert "npu_chip_info_optical_rx_power_[0-3]_[0-9]+_[0-9]+" in SELECTOR and "_Z_X_Y" not in SELECTOR
+    row = "| 5     910B3               | {}         | 96.8        {}                0    / 0             |\n"
+    two = ("npu-smi info\n" + row.format("Critical", 99) + "npu-smi info\n" + row.format("OK      ", 45))
+    c = parse_command_outputs(two)
+    assert c.npu_health == {5: "OK"} and c.npu_temp_c == {5: 45.0}

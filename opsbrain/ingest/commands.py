@@ -129,15 +129,18 @@ def parse_command_outputs(text: str, host: str | None = None, file: str | None =
         d = RE_DEV.search(args)
         dev = int(d.group(1)) if d else None
         if tool == "npu-smi" and args.split()[:1] == ["info"] and dev is None and "-t" not in args:
+            health: dict[int, str] = {}
+            temps: dict[int, float] = {}
             for line in lines:
                 if m := RE_SMI_ROW.match(line):  # on Atlas A3, one row per die of the NPU: the worst is kept
                     n = int(m.group(1))
-                    if HEALTH_RANK.get(m.group(3).lower(), 0) >= HEALTH_RANK.get(out.npu_health.get(n, "").lower(),
-                                                                                    -1):
-                        out.npu_health[n] = m.group(3)
+                    if HEALTH_RANK.get(m.group(3).lower(), 0) >= HEALTH_RANK.get(health.get(n, "").lower(), -1):
+                        health[n] = m.group(3)
                     temp = _number(m.group(5))
                     if temp is not None:
-                        out.npu_temp_c[n] = max(temp[0], out.npu_temp_c.get(n, -math.inf))
+                        temps[n] = max(temp[0], temps.get(n, -math.inf))
+            out.npu_health.update(health)  # a later run of the command in the same file is the newer reading
+            out.npu_temp_c.update(temps)
             continue
         if tool == "npu-smi" and "-t ecc" in args and dev is not None:
             rows = 0.0

@@ -79,9 +79,9 @@ def log_name(name: str) -> str:
 _NOT_LOG_SUFFIXES = frozenset((
     ".md", ".rst", ".adoc", ".py", ".pyi", ".sh", ".bash", ".zsh", ".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".java",
     ".go", ".rs", ".js", ".ts", ".css", ".html", ".htm", ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".svg", ".ico",
-    ".pdf", ".doc", ".docx", ".xls", ".xlsx", ".ppt", ".pptx", ".whl", ".so", ".o", ".a", ".pyc"))
-_NOT_LOG_NAMES = re.compile(r"(?:README|LICEN[CS]E|COPYING|NOTICE|AUTHORS|CHANGELOG|CONTRIBUTING)(?:\.\w+)?",
-                            re.I)
+    ".pdf", ".doc", ".docx", ".xls", ".xlsx", ".ppt", ".pptx", ".whl", ".so", ".pyc"))
+_NOT_LOG_NAMES = re.compile(r"(?:README|LICEN[CS]E|COPYING|NOTICE|AUTHORS|CHANGELOG|CONTRIBUTING)"
+                            r"(?:\.(?:md|markdown|rst|txt|adoc))?", re.I)  # notice.log is a log
 
 
 def not_a_log(name: str) -> bool:

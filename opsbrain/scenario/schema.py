@@ -322,8 +322,8 @@ class Spec(Strict):
         _check_fault_links(self.faults, {w.name: w.kind for w in self.workloads})
         for i, f in enumerate(self.faults):
             if isinstance(f.at, int | float) and f.at >= self.duration:
-                raise ValueError(f"faults[{i}].at: {f.at:g} s is not before the end of the run (duration "
-                                 f"{self.duration:g} s): the fault would never start")
+                raise ValueError(f"faults[{i}].at: {f.at!r} s is not before the end of the run (duration "
+                                 f"{self.duration!r} s): the fault would never start")
         if self.sweeps.enabled and self.sweeps.interval is not None and \
                 self.duration / self.sweeps.interval > MAX_SWEEPS:
             raise ValueError(f"sweeps.interval {self.sweeps.interval:g} s gives more than {MAX_SWEEPS} sweeps in "

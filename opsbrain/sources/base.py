@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 from opsbrain.errors import InputError
 from opsbrain.sources.exporter import COVERS, PageParser, parse_page
-from opsbrain.sources.httpget import get, shown_url
+from opsbrain.sources.httpget import fetch, shown_url
 from opsbrain.sources.readings import CollectionHistory, Readings, merge, read_anything, snapshot_from
 from opsbrain.sweeps.params import SweepParams
 from opsbrain.sweeps.snapshot import Snapshot, SweepHistory, take_snapshot
@@ -108,8 +108,13 @@ class PrometheusSource(ReadingsSource):
             parts = urlsplit(u)
             if parts.scheme not in ("http", "https") or not parts.hostname:
                 raise InputError(f"not an http(s) URL: {shown_url(u)!r}", path="--url")
+            try:
+                parts.port  # noqa: B018 (urllib checks the port when it is read: ':99999', ':abc')
+            except ValueError as exc:
+                raise InputError(f"bad port in {shown_url(u)!r}: {exc}", path="--url") from None
         self.urls = list(urls)
         self.timeout_s = float(timeout_s)
+        self.server_time: float | None = None
         self.deadline_s = 3 * self.timeout_s
         """The whole page's time (reason: three reads' timeouts; a 384-NPU page of a few MB takes well under 1 s)."""
         self.name = "prometheus " + " ".join(shown_url(u) for u in self.urls)
@@ -117,8 +122,11 @@ class PrometheusSource(ReadingsSource):
         """One per URL: label sets parsed once, reused by every later collection."""
 
     def fetch(self, url: str) -> str:
-        """The page at ``url`` as text (:func:`opsbrain.sources.httpget.get`)."""
-        return get(url, self.timeout_s, self.deadline_s, MAX_PAGE_BYTES).decode("utf-8", "replace")
+        """The page at ``url`` as text (:func:`opsbrain.sources.httpget.fetch`); :attr:`server_time` keeps the
+        server's clock when it answered."""
+        page = fetch(url, self.timeout_s, self.deadline_s, MAX_PAGE_BYTES)
+        self.server_time = page.server_time
+        return page.body.decode("utf-8", "replace")
 
     def collect(self) -> Readings:
         """One collection of every URL. A URL that cannot be read is listed in :attr:`not_read` and the others are
@@ -132,7 +140,8 @@ class PrometheusSource(ReadingsSource):
             try:
                 text = self.fetch(url)
                 parser = self.parsers.setdefault(url, PageParser())
-                parts.append(parse_page(text, default_host=hosts[url], now=time.time(), parser=parser))
+                now = self.server_time if self.server_time is not None else time.time()  # the server's clock:
+                parts.append(parse_page(text, default_host=hosts[url], now=now, parser=parser))  # ours may be off
             except ValueError as exc:
                 failed.append(InputError(f"not a Prometheus text page: {exc}", file=shown_url(url), path="--url"))
             except InputError as exc:

@@ -53,6 +53,7 @@ class _Tail:
     mtime_ns: int = -1  # at the last poll that read it
     head: bytes = b""  # digest of its first head_n bytes (HEAD_BYTES, fewer while it is shorter): a file recreated
     head_n: int = 0  # under the same inode (deleted, written anew; copytruncate, then a burst) starts differently
+    rotated_copy: bool = False  # a copy named as a followed file's rotation (its lines were read): never read
     whole: bytes | None = None  # digest of the whole file while it is at most SMALL_BYTES: a health table
     # rewritten in place at the same size (``npu-smi info > t.txt`` every minute) differs
 
@@ -86,13 +87,18 @@ class LogFollower:
                 self.stats.not_read.append(gone)
             return out
         self._by_inode = {t.inode: (rel, t) for rel, t in self._tails.items()}  # before any is replaced below
+        seen: set[str] = set()
         for path, rel in log_files(self.root, TextStats()):
             try:
                 st = path.stat()
             except OSError:
                 continue
+            seen.add(rel)
             tail = self._tails.get(rel)
-            if tail is None and (moved := self._renamed(rel, st.st_ino)) is not None:
+            if tail is not None and tail.rotated_copy:
+                tail.offset, tail.mtime_ns = st.st_size, st.st_mtime_ns  # a rotated copy still being written
+                continue
+            if tail is None and (moved := self._renamed(path, rel, st)) is not None:
                 tail = self._tails[rel] = moved  # logrotate's rename (``messages`` -> ``messages.1``): read on
             elif tail is None or tail.inode != st.st_ino or st.st_size < tail.offset or self._rewritten(path, tail, st):
                 tail = self._tails[rel] = _Tail(st.st_ino, 0, appeared=self._polled)
@@ -101,6 +107,7 @@ class LogFollower:
                 continue
             if tail.appeared and tail.offset == 0 and tail.packed is not True and (of := self._rotation_of(rel)):
                 tail.offset, tail.mtime_ns = st.st_size, st.st_mtime_ns  # copytruncate's copy: lines read already
+                tail.rotated_copy = True  # and it may still be growing: never read
                 self.stats.not_read.append(f"{rel}: a rotated copy of {of}, whose lines were read as they were "
                                            "written: not read again")
                 continue
@@ -112,6 +119,8 @@ class LogFollower:
             out += self._read_appended(path, rel, tail, st.st_size, now)
             tail.mtime_ns = st.st_mtime_ns
             _fingerprint(path, tail)
+        for gone in self._tails.keys() - seen:  # deleted (or renamed, adopted above): a later file that reuses its
+            del self._tails[gone]  # inode is a new file
         self._polled = True
         self.stats.lines = self.lines
         return out
@@ -167,11 +176,15 @@ class LogFollower:
         host = host_dir(rel)
         return [_placed(replace(s, t=now), host, s.file or rel, s.line_no or 0) for s in reader.signals]
 
-    def _renamed(self, rel: str, inode: int) -> _Tail | None:
-        """The tail of a followed file now found under the new name ``rel`` (same inode; its old name gone or
-        holding another file), else None."""
+    def _renamed(self, path: Path, rel: str, st: os.stat_result) -> _Tail | None:
+        """The tail of a followed file now found under the new name ``rel`` (same inode, its old name gone or
+        holding another file, and the same start: a new file that reuses a deleted one's inode is none), else
+        None."""
+        inode = st.st_ino
         old, t = self._by_inode.get(inode, (rel, None))
-        if t is None or old == rel:
+        if t is None or old == rel or st.st_size < t.offset:
+            return None
+        if t.head_n and _digest(path, t.head_n) != t.head:
             return None
         try:
             if (self.root / old).stat().st_ino == inode:

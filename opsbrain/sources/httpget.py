@@ -11,6 +11,8 @@ import time
 import urllib.error
 import urllib.request
 import zlib
+from email.utils import parsedate_to_datetime
+from typing import NamedTuple
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from opsbrain.errors import InputError
@@ -18,7 +20,19 @@ from opsbrain.errors import InputError
 CHUNK = 1 << 16
 
 
+class Page(NamedTuple):
+    """A body and the server's clock when it answered (its ``Date`` header, RFC 9110; None without one)."""
+
+    body: bytes
+    server_time: float | None
+
+
 def get(url: str, timeout_s: float, deadline_s: float, max_bytes: int) -> bytes:
+    """The body at ``url`` (:func:`fetch`)."""
+    return fetch(url, timeout_s, deadline_s, max_bytes).body
+
+
+def fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int) -> Page:
     """The body at ``url``: read in pieces within ``deadline_s`` for the whole of it (a server that sends a byte now
     and then held a sweep for ever: the socket's ``timeout_s`` is per read), at most ``max_bytes``; refused when
     shorter than its Content-Length (a cut page read 101 C as 10 C)."""
@@ -41,6 +55,7 @@ def get(url: str, timeout_s: float, deadline_s: float, max_bytes: int) -> bytes:
                 raise InputError(f"page cut short: {size} bytes of the {size + resp.length} announced", file=shown,
                                  path="--url")
             encoding = (resp.headers.get("Content-Encoding") or "identity").strip().lower()
+            date = resp.headers.get("Date")
     except urllib.error.HTTPError as exc:
         raise InputError(f"HTTP {exc.code} {exc.reason}", file=shown, path="--url") from None
     except http.client.IncompleteRead as exc:
@@ -48,7 +63,14 @@ def get(url: str, timeout_s: float, deadline_s: float, max_bytes: int) -> bytes:
     except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
         reason = getattr(exc, "reason", exc)
         raise InputError(f"cannot fetch: {reason}", file=shown, path="--url") from None
-    return _decoded(b"".join(chunks), encoding, shown, max_bytes)
+    return Page(_decoded(b"".join(chunks), encoding, shown, max_bytes), _http_date(date))
+
+
+def _http_date(value: str | None) -> float | None:
+    try:
+        return parsedate_to_datetime(value).timestamp() if value else None
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
 
 
 def shown_url(url: str) -> str:
@@ -78,13 +100,23 @@ def authorised_request(url: str) -> urllib.request.Request:
 
 def _decoded(body: bytes, encoding: str, shown: str, max_bytes: int) -> bytes:
     if encoding in ("gzip", "x-gzip"):
-        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        try:
-            body = inflater.decompress(body, max_bytes + 1)
-        except zlib.error as exc:
-            raise InputError(f"a gzip page that does not inflate: {exc}", file=shown, path="--url") from None
-        if len(body) > max_bytes or inflater.unconsumed_tail:
-            raise InputError(f"page larger than {max_bytes} bytes inflated", file=shown, path="--url")
+        out: list[bytes] = []
+        size, rest = 0, body
+        while rest:  # a gzip stream may hold several members one after the other
+            inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            try:
+                part = inflater.decompress(rest, max_bytes + 1 - size)
+            except zlib.error as exc:
+                raise InputError(f"a gzip page that does not inflate: {exc}", file=shown, path="--url") from None
+            size += len(part)
+            out.append(part)
+            if size > max_bytes or inflater.unconsumed_tail:
+                raise InputError(f"page larger than {max_bytes} bytes inflated", file=shown, path="--url")
+            if not inflater.eof:  # the stream stops before its end: a cut page (a cut '101' reads as '10')
+                raise InputError(f"page cut short: its gzip stream ends after {size} bytes inflated", file=shown,
+                                 path="--url")
+            rest = inflater.unused_data
+        body = b"".join(out)
     elif encoding not in ("identity", ""):
         raise InputError(f"the server sent the page as {encoding!r}, which is not read (send it plain or gzip)",
                          file=shown, path="--url")

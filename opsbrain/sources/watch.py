@@ -37,6 +37,11 @@ if TYPE_CHECKING:
 Report = Callable[[dict[str, Any]], None]
 
 
+MAX_SOURCE_ERRORS = 100
+"""Distinct collection errors kept for the summary (a week of failed sweeps at 5 min is ~2,000; their count is kept
+apart): the list no longer grows for ever."""
+
+
 @dataclass
 class WatchIncident:
     id: str
@@ -123,6 +128,7 @@ class Watcher:
         self._seen_findings: set[tuple[str, str, str]] = set()
         self.sweeps = 0
         self.source_errors: list[str] = []
+        self.source_error_count = 0
 
     def step(self) -> None:
         """One poll: new lines -> grouping -> diagnoses due -> reports."""
@@ -142,11 +148,13 @@ class Watcher:
         try:
             report = sweep_source(self.source)
         except InputError as exc:
-            self.source_errors.append(str(exc))
+            if len(self.source_errors) < MAX_SOURCE_ERRORS:
+                self.source_errors.append(str(exc))
+            self.source_error_count += 1
             return
         self.sweeps += 1
         for x in getattr(self.source, "not_read", ()):  # one URL of several down: the others were swept
-            if x not in self.source_errors:
+            if len(self.source_errors) < MAX_SOURCE_ERRORS and x not in self.source_errors:
                 self.source_errors.append(x)
         for f in report.at_least("Alarm"):
             key = (f.component, f.check, f.severity)
@@ -210,6 +218,7 @@ class Watcher:
                 "files": len(self.follower._tails), "wall_s": round(self.clock() - self._t0, 3),
                 "webhook_errors": self.webhook_errors[:20], "not_read": self.follower.stats.not_read[:20],
                 "not_read_n": len(self.follower.stats.not_read),
-                "sweeps": self.sweeps, "source_errors": self.source_errors[:20]}
+                "sweeps": self.sweeps, "source_errors": self.source_errors[:20],
+                "failed_collections": self.source_error_count}
 
     _t0 = 0.0

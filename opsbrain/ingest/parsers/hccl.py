@@ -49,14 +49,16 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
      "cfg:ranktable"),  # read on the line without HCCL's stage tags (RE_STAGE_TAG): the tag is not the text
 )
 RE_TIMEOUT_SETTING = screened(
-    r"\b(?:HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT)(?: set by \w+ to \[\d+\]|[\"']?\]?\s*[=:]\s*[\"']?\d+)")
+    r"\b(?:HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT) set by \w+ to \[\d+\]"
+    r"|^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[[\"'])?(?:HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT)[\"']?\]?\s*[=:]"
+    r"\s*[\"']?\d+[\"']?\s*$")
 """A timeout's value being set or shown, not a timeout: HCCL's start-up line naming each timeout and where its value
 came from (``[INFO] HCCL(114725,python3):... [externalinput.cc:407] [114725]HCCL_CONNECT_TIMEOUT set by environment
 to [130]s``, every job's plog in ascend-fd's st_transport_init fixture; the multi-rank analysis reads the values from
-it), and the variable given a number as a launch script, an environment dump or a Python dict do (``export
-HCCL_EXEC_TIMEOUT=1836``, ``HCCL_CONNECT_TIMEOUT: 1200``, ``os.environ["HCCL_EXEC_TIMEOUT"] = "3600"``; the
-environment-variable reference, CANN's HCCL_EXEC_TIMEOUT page). The variable's name is still read as a timeout where
-an error names it without a value."""
+it), and a line that only gives the variable a number, as a launch script, an environment dump or a Python dict do
+(``export HCCL_EXEC_TIMEOUT=1836``, ``HCCL_CONNECT_TIMEOUT: 1200``, ``os.environ["HCCL_EXEC_TIMEOUT"] = "3600"``;
+the environment-variable reference, CANN's HCCL_EXEC_TIMEOUT page). An error that names the variable, with its
+value or not (``execute timeout, HCCL_EXEC_TIMEOUT=1836s exceeded``), is still a timeout."""
 RE_STAGE_TAG = screened(r"\[(?:InitGroupStage|InitChannelStage|TaskExecStage)\]\[(Ranktable(?:Config|Check|Detect))\]")
 """HCCL's multi-level search keywords (hicann/hccl docs/zh/user_guide/fault_diagnosis/debug_thinking.md, "HCCL
 多级检索关键字"): a stage tag and a scene tag on every error of that scene. Two of the init-stage scenes are rank
