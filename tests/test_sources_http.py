@@ -246,3 +246,35 @@ def test_review_mends_gzip_cut_clock_skew_legacy_selector_and_many_runs_of_npu_s
     two = ("npu-smi info\n" + row.format("Critical", 99) + "npu-smi info\n" + row.format("OK      ", 45))
     c = parse_command_outputs(two)
     assert c.npu_health == {5: "OK"} and c.npu_temp_c == {5: 45.0}
+
+
+def test_the_query_api_is_asked_on_the_servers_clock() -> None:
+    """Our host's clock 5 minutes ahead of the Prometheus server's: every chip's sample looked 5 minutes old (a
+    heartbeat finding on every NPU). The server's Date header now corrects the query time."""
+    import email.utils
+    import json as js
+    from urllib.parse import parse_qs, urlsplit
+
+    from opsbrain.sources.promapi import PrometheusQuerySource
+
+    real = time.time()
+    asked: list[float] = []
+
+    def api(h: BaseHTTPRequestHandler) -> None:
+        q = parse_qs(urlsplit(h.path).query)
+        t = float(q["time"][0])
+        asked.append(t)
+        fresh = min(t, real) - 5.0  # the newest sample the server holds at t
+        if q["query"][0].startswith("timestamp("):
+            result = [{"metric": {"id": str(i), "instance": "n:8082"}, "value": [t, str(fresh)]} for i in range(2)]
+        else:
+            result = [{"metric": {"__name__": "npu_chip_info_temperature", "id": str(i), "instance": "n:8082"},
+                       "value": [t, "45"]} for i in range(2)]
+        h.date_time_string = lambda timestamp=None: email.utils.formatdate(real, usegmt=True)  # type: ignore
+        reply(js.dumps({"status": "success", "data": {"resultType": "vector", "result": result}}).encode())(h)
+
+    with serving(api) as url:
+        src = PrometheusQuerySource(url, clock=lambda: time.time() + 300.0)
+        rep = sweep_source(src)
+    assert not [f for f in rep.findings if f.check == "heartbeat"], rep.findings
+    assert max(asked[1:]) < real + 10.0  # the first asks at our time only to read the server's clock

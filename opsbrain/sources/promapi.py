@@ -18,8 +18,8 @@ from typing import Any
 
 from opsbrain.errors import InputError
 from opsbrain.sources.base import ReadingsSource
-from opsbrain.sources.exporter import METRIC_TABLE, PageParser, Sample, readings_of_samples
-from opsbrain.sources.httpget import get, shown_url
+from opsbrain.sources.exporter import METRIC_TABLE, SAME_CLOCK_S, PageParser, Sample, readings_of_samples
+from opsbrain.sources.httpget import fetch, shown_url
 from opsbrain.sources.readings import CollectionHistory, Readings, snapshot_from
 from opsbrain.sweeps.params import SweepParams
 from opsbrain.sweeps.snapshot import Snapshot
@@ -44,6 +44,8 @@ def _names() -> list[str]:
 
 SELECTOR = '{__name__=~"' + "|".join(_names()) + '"}'
 AGE_QUERY = "timestamp(npu_chip_info_temperature)"
+CLOCK_RESOLUTION_S = 2.0
+"""An HTTP ``Date`` header counts whole seconds: a smaller difference from our clock is no offset."""
 
 
 def read_times(t: float, p: SweepParams) -> list[float]:
@@ -66,12 +68,15 @@ class PrometheusQuerySource(ReadingsSource):
         self.clock = clock
         self.name = f"prometheus-api {shown_url(self.base)}"
         self.parser = PageParser()
+        self._server_offset: float | None = None
 
     def query(self, expr: str, t: float) -> list[dict[str, Any]]:
         """``data.result`` of an instant query at ``t`` (a vector)."""
         url = f"{self.base}/api/v1/query?" + urllib.parse.urlencode({"query": expr, "time": f"{t:.3f}"})
         try:
-            body = get(url, self.timeout_s, 3 * self.timeout_s, MAX_ANSWER_BYTES)
+            page = fetch(url, self.timeout_s, 3 * self.timeout_s, MAX_ANSWER_BYTES)
+            body = page.body
+            self._server_offset = None if page.server_time is None else page.server_time - self.clock()
         except InputError as exc:
             raise InputError(f"cannot query: {exc.reason.removeprefix('cannot fetch: ')}", file=shown_url(self.base),
                              path="--url") from None
@@ -99,11 +104,21 @@ class PrometheusQuerySource(ReadingsSource):
         r.npu_sample_t = ages.npu_sample_t
         return r
 
+    def now(self) -> float:
+        """The time to query at: our clock, corrected by the server's (its ``Date`` header, read with one cheap
+        query) where they differ by more than the header's 1 s resolution and less than a day (our host's clock off:
+        5 minutes ahead, every chip's sample looked 5 minutes old; a day or more apart is another clock, as for a
+        page: :data:`opsbrain.sources.exporter.SAME_CLOCK_S`)."""
+        t = self.clock()
+        self.query(AGE_QUERY, t)
+        off = self._server_offset
+        return t + off if off is not None and CLOCK_RESOLUTION_S < abs(off) <= SAME_CLOCK_S else t
+
     def collect(self) -> Readings:
-        return self.readings_at(self.clock())
+        return self.readings_at(self.now())
 
     def snapshot(self, params: SweepParams) -> Snapshot:
-        t = self.clock()
+        t = self.now()
         self.history = CollectionHistory()
         for x in read_times(t, params)[:-1]:
             self.history.add(self.readings_at(x))
