@@ -278,3 +278,21 @@ def test_the_query_api_is_asked_on_the_servers_clock() -> None:
         rep = sweep_source(src)
     assert not [f for f in rep.findings if f.check == "heartbeat"], rep.findings
     assert max(asked[1:]) < real + 10.0  # the first asks at our time only to read the server's clock
+
+
+def test_a_server_that_drips_its_headers_is_given_up_within_the_deadline() -> None:
+    """Found by review (session 26): the page's deadline did not cover the response headers."""
+    def drip_headers(h: BaseHTTPRequestHandler) -> None:
+        for b in b"HTTP/1.1 200 OK\\r\\nX-Slow: " + b"a" * 200:
+            try:
+                h.wfile.write(bytes([b]))
+                h.wfile.flush()
+            except OSError:
+                return
+            time.sleep(0.1)
+
+    with serving(drip_headers) as url:
+        start = time.monotonic()
+        with pytest.raises(InputError, match="the page took more than 1 s"):
+            get(url + "/metrics", timeout_s=5.0, deadline_s=1.0, max_bytes=1 << 20)
+        assert time.monotonic() - start < 4.0

@@ -6,13 +6,16 @@ URL (without its password) and ``--url``."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import http.client
+import socket
+import threading
 import time
 import urllib.error
 import urllib.request
 import zlib
 from email.utils import parsedate_to_datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from opsbrain.errors import InputError
@@ -41,8 +44,9 @@ def fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int) -> Page
     deadline = time.monotonic() + deadline_s
     chunks: list[bytes] = []
     size = 0
+    guard = _Guard(deadline_s)
     try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as resp:  # noqa: S310 (http(s) checked by callers)
+        with guard, guard.opener.open(request, timeout=timeout_s) as resp:
             while chunk := resp.read1(CHUNK):
                 chunks.append(chunk)
                 size += len(chunk)
@@ -51,6 +55,9 @@ def fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int) -> Page
                 if time.monotonic() > deadline:
                     raise InputError(f"the page took more than {deadline_s:g} s ({size} bytes read)", file=shown,
                                      path="--url")
+            if guard.fired:  # the deadline closed the connection: what was read is no page
+                raise InputError(f"the page took more than {deadline_s:g} s ({size} bytes read)", file=shown,
+                                 path="--url")
             if resp.length:  # the connection closed before the Content-Length the server announced
                 raise InputError(f"page cut short: {size} bytes of the {size + resp.length} announced", file=shown,
                                  path="--url")
@@ -61,9 +68,56 @@ def fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int) -> Page
     except http.client.IncompleteRead as exc:
         raise InputError(f"page cut short: {len(exc.partial)} bytes of a chunk", file=shown, path="--url") from None
     except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
+        if guard.fired:  # the connection closed under a server that had not answered in time (headers dripped)
+            raise InputError(f"the page took more than {deadline_s:g} s ({size} bytes read)", file=shown,
+                             path="--url") from None
         reason = getattr(exc, "reason", exc)
         raise InputError(f"cannot fetch: {reason}", file=shown, path="--url") from None
     return Page(_decoded(b"".join(chunks), encoding, shown, max_bytes), _http_date(date))
+
+
+class _Guard:
+    """A deadline over a whole request, headers included: a timer shuts the connection's socket down when it
+    passes (the socket's timeout is per read, and a server sending its headers a byte at a time held a sweep past
+    SIGTERM). ``opener`` makes the connections it guards; ``fired`` says it closed one."""
+
+    def __init__(self, deadline_s: float) -> None:
+        self.socks: list[socket.socket] = []
+        self.fired = False
+        self.timer = threading.Timer(deadline_s, self._fire)
+        self.timer.daemon = True
+        socks = self.socks
+
+        def guarded(base: type[http.client.HTTPConnection]) -> Any:
+            class Conn(base):  # type: ignore[valid-type, misc]
+                def connect(self) -> None:
+                    super().connect()
+                    socks.append(self.sock)
+            return Conn
+
+        class Http(urllib.request.HTTPHandler):
+            def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+                return self.do_open(guarded(http.client.HTTPConnection), req)
+
+        class Https(urllib.request.HTTPSHandler):
+            def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+                return self.do_open(guarded(http.client.HTTPSConnection), req,
+                                    context=self._context)  # type: ignore[attr-defined]
+
+        self.opener = urllib.request.build_opener(Http(), Https())
+
+    def _fire(self) -> None:
+        self.fired = True
+        for sock in self.socks:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def __enter__(self) -> _Guard:
+        self.timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.timer.cancel()
 
 
 def _http_date(value: str | None) -> float | None:
