@@ -60,7 +60,7 @@ def test_pseudo_file_systems_are_not_entered(tmp_path: Path, monkeypatch: pytest
     (tmp_path / "proc" / "kmsg").write_text(HBM)
     (tmp_path / "var").mkdir()
     (tmp_path / "var" / "messages").write_text(HBM)
-    monkeypatch.setattr(dirwalk, "PSEUDO_FS", frozenset({str(tmp_path / "proc")}))
+    monkeypatch.setattr(dirwalk, "pseudo_mounts", lambda: frozenset({str(tmp_path / "proc")}))
     stats = TextStats()
     assert [rel for _p, rel in dirwalk.log_files(tmp_path, stats)] == ["var/messages"]
     assert stats.not_read == ["proc: a kernel pseudo-file system, not read"]
@@ -70,3 +70,12 @@ def test_a_name_holding_a_line_end_cannot_split_a_line_of_the_answer(tmp_path: P
     (tmp_path / "a\nb.log").write_text(HBM)
     signals, _stats = ingest_path(str(tmp_path))
     assert {s.file for s in signals} == {"a?b.log"}
+
+
+def test_pseudo_file_systems_are_found_where_they_are_mounted() -> None:
+    """A host's root bind-mounted at /host (a DaemonSet) has its /host/proc: found by type in /proc/self/mounts."""
+    assert {"/proc", "/sys", "/dev"} <= dirwalk.pseudo_mounts()
+    mounts = Path("/proc/self/mounts")
+    procs = {row.split()[1] for row in mounts.read_text().splitlines() if row.split()[2:3] == ["proc"]} \
+        if mounts.exists() else set()
+    assert procs <= dirwalk.pseudo_mounts()

@@ -4,7 +4,9 @@ and one line for each thing not read."""
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 from pathlib import Path
 from typing import Protocol
 
@@ -39,7 +41,25 @@ worker's logs a dozen levels at most; ``--bundle``'s limit is BundleParams.max_d
 
 PSEUDO_FS = frozenset({"/proc", "/sys", "/dev"})
 """Kernel pseudo-file systems a walk from ``/`` would enter: their files read as regular ones and may block for ever
-(``/proc/kmsg``) or never end (``/dev/zero``)."""
+(``/proc/kmsg``) or never end (``/dev/zero``). With them, wherever they are mounted (:func:`pseudo_mounts`: a host's
+root bind-mounted at ``/host`` in a DaemonSet has its ``/host/proc``)."""
+PSEUDO_TYPES = frozenset({"proc", "sysfs", "devtmpfs", "devpts", "cgroup", "cgroup2", "debugfs", "tracefs",
+                          "securityfs", "pstore", "bpf", "configfs", "fusectl", "mqueue", "binfmt_misc", "efivarfs"})
+"""File-system types of the kernel's pseudo-file systems (``/proc/self/mounts``' third field)."""
+
+
+@functools.cache
+def pseudo_mounts() -> frozenset[str]:
+    """:data:`PSEUDO_FS` and every mount point of a :data:`PSEUDO_TYPES` file system (``/proc/self/mounts``; its
+    octal escapes, ``\\040`` for a space, decoded); just :data:`PSEUDO_FS` where that cannot be read."""
+    try:
+        with open("/proc/self/mounts", encoding="utf-8", errors="replace") as fh:
+            rows = [line.split() for line in fh]
+    except OSError:
+        return PSEUDO_FS
+    found = {re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), row[1])
+             for row in rows if len(row) > 2 and row[2] in PSEUDO_TYPES}
+    return PSEUDO_FS | frozenset(found)
 
 
 def log_files(root: Path, stats: HasNotRead) -> list[tuple[Path, str]]:
@@ -61,7 +81,8 @@ def log_files(root: Path, stats: HasNotRead) -> list[tuple[Path, str]]:
             stats.not_read.append(f"{Path(dirpath).relative_to(root)}: deeper than {MAX_DIR_DEPTH} directory "
                                   f"levels: its {len(dirnames)} sub-directories not read")
             dirnames.clear()  # os.walk recurses: a tree 1,000 levels deep overflowed Python's stack
-        for d in [d for d in dirnames if os.path.abspath(os.path.join(dirpath, d)) in PSEUDO_FS]:
+        pseudo = pseudo_mounts()
+        for d in [d for d in dirnames if os.path.abspath(os.path.join(dirpath, d)) in pseudo]:
             dirnames.remove(d)
             stats.not_read.append(f"{Path(dirpath, d).relative_to(root)}: a kernel pseudo-file system, not read")
         for f in sorted(filenames):
