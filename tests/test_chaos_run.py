@@ -239,3 +239,15 @@ def test_the_manual_policy_gets_no_detection_before_its_person_has_detected(runn
     _code, out, _err = run(runner, "chaos", "run", str(path), "--json", home=tmp_path)
     (f,) = [i for i in json.loads(out)["incidents"] if i["injected"]]
     assert f["ttd_s"] is None and f["ttdiag_s"] is None and not f["correct"]
+
+
+def test_validate_names_every_faults_bad_target_at_once(runner: CliRunner, tmp_path: Path) -> None:
+    """A new user's five bad targets took five rounds of validate-and-fix (session 26)."""
+    path = scenario_file(tmp_path, "link-down-training", **{"spec.faults": [
+        {"at": 10, "kind": "node_crash", "target": "pod0/node48"},
+        {"at": 20, "kind": "hbm_uce", "target": "pod0/node3"},
+        {"at": 30, "kind": "node_crash", "target": "pod0/node5"}]})
+    code, _out, err = run(runner, "chaos", "validate", str(path), home=tmp_path)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 2
+    assert "spec.faults[0].target: no component 'pod0/node48'" in lines[0] and "spec.faults[1].target" in lines[1]

@@ -183,8 +183,34 @@ def initial_states(sc: Scenario, topo: Topology, file: str) -> list[dict[str, An
 
 
 def plan_errors(sc: Scenario, file: str) -> list[ScenarioError]:
+    """The plan's errors: the first the plan meets, and, where that is a fault's, every other fault's target or
+    selector that does not resolve (five bad targets took five rounds of validate-and-fix)."""
     try:
         build_plan(sc, file)
     except ScenarioError as exc:
+        if exc.path and exc.path.startswith("spec.faults["):
+            return [exc, *(e for e in _fault_target_errors(sc, file) if e.path != exc.path)]
         return [exc]
     return []
+
+
+def _fault_target_errors(sc: Scenario, file: str) -> list[ScenarioError]:
+    """Each fault's target or selector resolved alone against the scenario's topology (errors only)."""
+    import numpy as np
+
+    from faultlib.injection.selectors import resolve
+
+    index = TargetIndex(Topology.build(SimParams().topology, sc.spec.topology.pods))
+    rng = np.random.default_rng(0)
+    out: list[ScenarioError] = []
+    for i, f in enumerate(sc.spec.faults):
+        item = f.model_dump(exclude_none=True, exclude={"symptom_of"})
+        selector = {k: v for k, v in item["selector"].items() if v is not None} if "selector" in item else None
+        try:
+            resolve(index, item["kind"], target=item.get("target"), selector=selector, mode=item.get("mode"),
+                    value=item.get("value"), rng=rng, where=f"spec.faults[{i}]")
+        except (FaultPlanError, KeyError, ValueError) as exc:
+            text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+            path, _, reason = text.partition(": ")
+            out.append(ScenarioError(reason or path, file=file, path=path if reason else None))
+    return out
