@@ -251,3 +251,22 @@ def test_validate_names_every_faults_bad_target_at_once(runner: CliRunner, tmp_p
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 2
     assert "spec.faults[0].target: no component 'pod0/node48'" in lines[0] and "spec.faults[1].target" in lines[1]
+
+
+def test_a_dry_run_names_each_fault_and_its_trigger_in_the_scenarios_order(runner: CliRunner, tmp_path: Path) -> None:
+    """Triggered faults came out of order, without their index, workload or occurrence (session 26)."""
+    doc = {"apiVersion": "opsbrain/v1", "kind": "ChaosScenario",
+           "metadata": {"name": "dry", "description": "three triggered faults"},
+           "spec": {"duration": 7200, "workloads": [{"name": "train", "kind": "training", "first_node": 0,
+                                                     "nodes": 8}],
+                    "faults": [{"at": {"event": "job_down", "workload": "train", "occurrence": 5},
+                                "kind": "node_crash", "target": "pod0/node3"},
+                               {"at": {"event": "fault_start", "fault": 0, "after_s": 60},
+                                "kind": "hbm_uce", "target": "pod0/node5/npu2/hbm"},
+                               {"at": 100, "kind": "node_crash", "target": "pod0/node2"}]}}
+    path = tmp_path / "dry.yaml"
+    path.write_text(json.dumps(doc))
+    code, out, _err = run(runner, "chaos", "run", str(path), "--dry-run", home=tmp_path)
+    rows = [ln.strip() for ln in out.splitlines() if ln.strip().startswith("faults[")]
+    assert code == 0 and [r.split()[0] for r in rows] == ["faults[2]", "faults[0]", "faults[1]"]
+    assert "job_down of train (occurrence 5) +0s" in rows[1] and "fault_start of faults[0] +60s" in rows[2]

@@ -147,8 +147,17 @@ def _print_plan(desc: dict[str, Any]) -> None:
     click.echo(f"  spares: {', '.join(desc['spares']) or 'none'}")
     for f in desc["faults"]:
         rbs = ", ".join(f.get("eligible_runbooks", [])) or "none"
-        at = f"t={f['at_s']:>9.1f}s" if "at_s" in f else f"{f['at']['event']}+{f['at'].get('after_s', 0):g}s"
-        click.echo(f"  {at}  {f['kind']:<24} {f['target']}  runbooks: {rbs}")
+        at = f"t={f['at_s']:>9.1f}s" if "at_s" in f else _trigger_text(f["at"])
+        which = f"faults[{f['fault']}] " if f.get("fault") is not None else ""
+        click.echo(f"  {which}{at}  {f['kind']:<24} {f['target']}  runbooks: {rbs}")
+
+
+def _trigger_text(at: dict[str, Any]) -> str:
+    """An event trigger as the scenario wrote it: ``job_down of train (occurrence 50) +0s``."""
+    of = at.get("workload") if at.get("workload") is not None else (
+        f"faults[{at['fault']}]" if at.get("fault") is not None else None)
+    nth = f" (occurrence {at['occurrence']})" if at.get("occurrence", 1) != 1 else ""
+    return f"{at['event']}{' of ' + str(of) if of else ''}{nth} +{at.get('after_s', 0):g}s"
 
 
 def _num(v: float | None) -> str:

@@ -52,10 +52,11 @@ class Plan:
                            "first": self.placements[w.name][0], "last": self.placements[w.name][-1]}
                           for w in self.scenario.spec.workloads],
             "spares": self.spares,
-            "faults": [{"at_s": s.at_s, "kind": s.kind, "target": s.target, "duration_s": s.duration_s,
-                        "source": s.source} for s in self.timeline] + [
-                {"at": t.trigger.model_dump(exclude_none=True), "kind": t.spec.kind, "target": t.spec.target,
-                 "duration_s": t.spec.duration_s, "source": t.spec.source} for t in self.triggered],
+            "faults": [{"fault": origin_index(s), "at_s": s.at_s, "kind": s.kind, "target": s.target,
+                        "duration_s": s.duration_s, "source": s.source} for s in self.timeline] + [
+                {"fault": t.index, "at": t.trigger.model_dump(exclude_none=True), "kind": t.spec.kind,
+                 "target": t.spec.target, "duration_s": t.spec.duration_s, "source": t.spec.source}
+                for t in sorted(self.triggered, key=lambda t: t.index)],  # in the scenario's order
             "initial_state": self.initial_state,
         }
 
