@@ -17,7 +17,7 @@ import pytest
 from opsbrain.errors import InputError
 from opsbrain.sources.base import PrometheusSource, page_hosts, sweep_source
 from opsbrain.sources.exporter import parse_page
-from opsbrain.sources.httpget import authorised_request, get, shown_url
+from opsbrain.sources.httpget import authorised_request, fetch, shown_url
 from opsbrain.sources.readings import CollectionHistory, snapshot_from
 from opsbrain.sweeps.params import SweepParams
 
@@ -45,6 +45,10 @@ def serving(handle: Handler) -> Iterator[str]:
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+def get(url: str, timeout_s: float, deadline_s: float, max_bytes: int) -> bytes:
+    return fetch(url, timeout_s, deadline_s, max_bytes).body
 
 
 def page(temps: dict[int, float], ts_ms: int | None = None, extra: str = "") -> str:

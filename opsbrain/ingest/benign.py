@@ -17,3 +17,11 @@ text the fallback reads.
 
 Not here: vllm-ascend's own ``Failed to import vllm_ascend_C: ...`` (its custom operators), harmless when they are
 not used (vllm-ascend#703) but the cause where sleep mode's allocator needs them (corpus_q q016, corpus_zk zk004)."""
+
+
+SETTING_LINE = re.compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
+                          r"""[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:["']\])?\s*[=:]\s*["']?[\w./:,+-]*["']?\s*$""")
+"""An environment variable given a plain value, as a launch script, ``env`` or a settings dump shows it (``export
+HCCL_EXEC_TIMEOUT=1836``, ``ASCEND_GLOBAL_LOG_LEVEL=3``, ``os.environ["HCCL_EXEC_TIMEOUT"] = "3600"``): the words
+of its name (``TIMEOUT``, ``ERROR``) are no error of the run's: no HCCL timeout (:mod:`opsbrain.ingest.parsers.hccl`)
+and no error line of the text fallback (:class:`opsbrain.diagnosis.realtext.TextView`)."""

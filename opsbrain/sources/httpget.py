@@ -30,11 +30,6 @@ class Page(NamedTuple):
     server_time: float | None
 
 
-def get(url: str, timeout_s: float, deadline_s: float, max_bytes: int) -> bytes:
-    """The body at ``url`` (:func:`fetch`)."""
-    return fetch(url, timeout_s, deadline_s, max_bytes).body
-
-
 def fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int) -> Page:
     """The body at ``url``: read in pieces within ``deadline_s`` for the whole of it (a server that sends a byte now
     and then held a sweep for ever: the socket's ``timeout_s`` is per read), at most ``max_bytes``; refused when

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from opsbrain.ingest.benign import SETTING_LINE
 from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.parsers.framework import CFG_ENV
 from opsbrain.ingest.screen import Screened, group_of, screened
@@ -48,17 +49,13 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
               r"\[Ranktabl(?:e)?(?:Config|Check)\]", re.I),
      "cfg:ranktable"),  # read on the line without HCCL's stage tags (RE_STAGE_TAG): the tag is not the text
 )
-RE_TIMEOUT_SETTING = screened(
-    r"\b(?:HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT) set by \w+ to \[\d+\]"
-    r"|^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[[\"'])?(?:HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT)[\"']?\]?\s*[=:]"
-    r"\s*[\"']?\d+[\"']?\s*$")
-"""A timeout's value being set or shown, not a timeout: HCCL's start-up line naming each timeout and where its value
-came from (``[INFO] HCCL(114725,python3):... [externalinput.cc:407] [114725]HCCL_CONNECT_TIMEOUT set by environment
-to [130]s``, every job's plog in ascend-fd's st_transport_init fixture; the multi-rank analysis reads the values from
-it), and a line that only gives the variable a number, as a launch script, an environment dump or a Python dict do
-(``export HCCL_EXEC_TIMEOUT=1836``, ``HCCL_CONNECT_TIMEOUT: 1200``, ``os.environ["HCCL_EXEC_TIMEOUT"] = "3600"``;
-the environment-variable reference, CANN's HCCL_EXEC_TIMEOUT page). An error that names the variable, with its
-value or not (``execute timeout, HCCL_EXEC_TIMEOUT=1836s exceeded``), is still a timeout."""
+RE_TIMEOUT_SETTING = screened(r"\b(?:HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT) set by \w+ to \[\d+\]")
+"""A timeout's value being set, not a timeout: HCCL's start-up line naming each timeout and where its value came from
+(``[INFO] HCCL(114725,python3):... [externalinput.cc:407] [114725]HCCL_CONNECT_TIMEOUT set by environment to
+[130]s``, every job's plog in ascend-fd's st_transport_init fixture; the multi-rank analysis reads the values from
+it). A line that only gives the variable a number (``export HCCL_EXEC_TIMEOUT=1836``, an environment dump, a Python
+dict: :data:`opsbrain.ingest.benign.SETTING_LINE`) is none either. An error that names the variable, with its value
+or not (``execute timeout, HCCL_EXEC_TIMEOUT=1836s exceeded``), is still a timeout."""
 RE_STAGE_TAG = screened(r"\[(?:InitGroupStage|InitChannelStage|TaskExecStage)\]\[(Ranktable(?:Config|Check|Detect))\]")
 """HCCL's multi-level search keywords (hicann/hccl docs/zh/user_guide/fault_diagnosis/debug_thinking.md, "HCCL
 多级检索关键字"): a stage tag and a scene tag on every error of that scene. Two of the init-stage scenes are rank
@@ -172,7 +169,7 @@ def parse(ctx: LineCtx) -> bool:
                 hccl_line or kind in ("hccl:notify_timeout", "hccl:heartbeat_lost", "cfg:ranktable")):
             if kind == "hccl:heartbeat_lost" and ("drv_" in text or (not hccl_line and RE_RT_TRACE.search(text))):
                 continue  # the driver's (kernel parser) or the runtime's (CANN parser) device heartbeat, not HCCL's
-            if kind == "hccl:exec_timeout" and RE_TIMEOUT_SETTING.search(text):
+            if kind == "hccl:exec_timeout" and (RE_TIMEOUT_SETTING.search(text) or SETTING_LINE.match(text)):
                 continue  # the value a job started with, not a timeout
             ctx.add(kind, ctx.npu(), max(ctx.sev, 1), peer=peer, device=ctx.device())
             if kind in ("hccl:notify_timeout", "hccl:rdma_error") and not codes and peer and peer.startswith("pod"):
