@@ -360,11 +360,12 @@ class ControlAPI:
         return self._wrap("restart_job", job, self.p.restart_failure_prob, "job_restart_fail_after_s",
                           lambda: w.restart(source, replace, scope=scope), lambda: _restart_detail(w))
 
-    def scale_in_job(self, job: str, drop: list[str]) -> simpy.Process:
-        """Restart a training job from memory without ``drop`` (fewer data-parallel replicas)."""
+    def scale_in_job(self, job: str, drop: list[str], replace: dict[str, str] | None = None) -> simpy.Process:
+        """Restart a training job from memory without ``drop`` (fewer data-parallel replicas), swapping the nodes
+        of ``replace`` for spares in the same restart."""
         w = self._workload(job)
         return self._wrap("scale_in", job, self.p.restart_failure_prob, "job_restart_fail_after_s",
-                          lambda: w.restart("memory", drop=list(drop)), lambda: _restart_detail(w))
+                          lambda: w.restart("memory", replace, drop=list(drop)), lambda: _restart_detail(w))
 
     def scale_out_job(self, job: str, add: list[str]) -> simpy.Process:
         """Scale a scaled-in training job back out onto the free nodes ``add``: a process-level rescale (the

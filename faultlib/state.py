@@ -37,6 +37,11 @@ class PlantState:
     def subscribe(self, listener: Listener) -> None:
         self._listeners.append(listener)
 
+    def unsubscribe(self, listener: Listener) -> None:
+        """Stop announcing changes to ``listener`` (no error when it is not subscribed)."""
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
     def health(self, cid: str) -> Health:
         return self._health.get(cid, Health.HEALTHY)
 

@@ -14,6 +14,7 @@ behind looks like a late line).
 from __future__ import annotations
 
 import heapq
+import re
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -40,6 +41,7 @@ TIME_RESOLUTION_S = 1e-3  # log time stamps carry milliseconds: windows compare 
 # incident read back from a log bundle groups exactly as it did live
 ACTIONABLE_WARNINGS = ("sw:lanes", "dev:80E20207", "dev:80E18401", "dev:80E00209", "dev:81B18605", "dev:81078605")
 BURST_KINDS = ("dev:80E01805",)
+NODE_WIDE = ("node_crash",)  # classes whose root is a whole node: other wholly dark nodes are incidents of their own
 IGNORED = ("level:", "plugin_sw:", "sw:up", "port:up", "hccn:up", ":recover", "hccn:tls_")  # tls_: states
 
 
@@ -132,6 +134,12 @@ def anchors(sig: Signal, placement: dict[str, list[str]] | None = None) -> tuple
             elif len(segs) >= 3 and segs[1].startswith("l2plane"):
                 l2.add("/".join(segs[:3]))
     return nodes, l2
+
+
+def _node_order(node: str) -> tuple[int, tuple[int, ...], str]:
+    """Nodes in numeric order (``pod0/node2`` before ``pod0/node11``), free host names after, by name."""
+    nums = tuple(int(x) for x in re.findall(r"\d+", node))
+    return (0, nums, "") if node.startswith("pod") and nums else (1, (), node)
 
 
 def _clock_host(written_by: str) -> str:
@@ -309,7 +317,8 @@ class Detector:
         self._pending.add(inc.id)
         self._schedule(self.p.collect_s, lambda: self._first(inc))
 
-    def _join(self, inc: Incident, sig: Signal, diagnose: bool = True) -> None:
+    def _widen(self, inc: Incident, sig: Signal) -> None:
+        """Add what ``sig`` points at to ``inc``'s scope (a job event adds its job's nodes, not to the scope)."""
         if sig.component in self.placement:  # a job event joins; it does not widen the scope
             inc.job_nodes |= set(self.placement[sig.component])
         else:
@@ -318,6 +327,9 @@ class Detector:
             inc.l2 |= l2
         if sig.component:
             inc.comps.add(sig.component)
+
+    def _join(self, inc: Incident, sig: Signal, diagnose: bool = True) -> None:
+        self._widen(inc, sig)
         inc.signals.append(sig)
         if not (sig.component in self.placement and inc.nodes):
             # a job event on an incident that already holds hardware says the job stalled, not that the hardware
@@ -332,8 +344,57 @@ class Detector:
         self._pending.discard(inc.id)
         first = not inc.diagnoses
         self._diagnose(inc)
+        if first:
+            self._split_dark_nodes(inc)
         if first and dark_links(inc.signals):
             self._schedule(self.p.recheck_s, lambda: self._recheck(inc))
+
+    def _split_dark_nodes(self, inc: Incident) -> None:
+        """Several nodes going dark in the same second share every L2 chip, so their link-downs open one incident;
+        when it is diagnosed as a whole node's failure, each other node whose links went dark on two or more of its
+        L1 chips (a whole node, not one L1 chip) becomes an incident of its own, with the signals that point at that
+        node alone: each crashed node is found, localized and recovered, not only the first."""
+        d = inc.diagnosis
+        if d is None or d.fault_class not in NODE_WIDE or d.component is None:
+            return
+        root = node_of(d.component)
+        chips: dict[str, set[str]] = defaultdict(set)
+        for ln in dark_links(inc.signals):
+            node = node_of(ln)
+            if node is not None and node != root:
+                chips[node].add(ln.split("~", 1)[0])
+        dark = sorted((n for n, c in chips.items() if len(c) >= 2), key=_node_order)
+        for node in dark:
+            own = [s for s in inc.signals if s.component not in self.placement and anchors(s, None)[0] == {node}]
+            if not own or len(own) == len(inc.signals):
+                continue
+            moved = {id(s) for s in own}
+            inc.signals = [s for s in inc.signals if id(s) not in moved]
+            self._open_split(inc, own)
+        if dark:
+            self._rescope(inc)
+            self._diagnose(inc)  # its evidence is now its own node's
+
+    def _open_split(self, parent: Incident, own: list[Signal]) -> None:
+        """An incident for one node's share of ``parent``'s signals, diagnosed at once (they were collected)."""
+        t0 = min(s.t for s in own)
+        inc = Incident(f"i{len(self.incidents) + 1:04d}", t0, max(s.t for s in own),
+                       detected_at=parent.detected_at, event_until=parent.event_until)
+        for s in own:
+            self._join(inc, s, diagnose=False)
+        inc.last_at = max(s.t for s in own)
+        at = next((k for k, other in enumerate(self.incidents) if other.opened_at > t0), len(self.incidents))
+        self.incidents.insert(at, inc)  # kept in opening order: :meth:`_find` stops at the first beyond the horizon
+        self._diagnose(inc)  # never split again: it holds one node's signals
+        if dark_links(inc.signals):
+            self._schedule(self.p.recheck_s, lambda: self._recheck(inc))
+
+    def _rescope(self, inc: Incident) -> None:
+        """Recompute what ``inc`` holds after signals moved out of it (its job nodes are kept)."""
+        inc.nodes, inc.l2, inc.comps, inc.kinds = set(), set(), set(), set()
+        for s in inc.signals:
+            self._widen(inc, s)
+            inc.kinds.add(s.kind)
 
     def _recheck(self, inc: Incident) -> None:
         if dark_links(inc.signals) and inc.id not in self._pending:

@@ -30,6 +30,11 @@ Call = tuple[str, Callable[[], simpy.Process]]
 _RESTARTS = ("restart_job", "restart_instance")
 
 
+def replace_detail(res: ActionResult, extra: dict[str, Any]) -> ActionResult:
+    """``res`` with ``extra`` added to its detail."""
+    return ActionResult(res.action, res.target, res.status, res.start_s, res.end_s, {**res.detail, **extra})
+
+
 @dataclass
 class SpareWaiter:
     """A repair step waiting for a warm spare to return to ``pod`` (``take_returning_spare``), until ``until``."""
@@ -41,14 +46,17 @@ class SpareWaiter:
 
 
 class Executor:
-    def __init__(self, sim: Simulation, scale_in_max_share: float = 0.0, step_timeout_s: float = 1800.0) -> None:
+    def __init__(self, sim: Simulation, scale_in_max_share: float = 0.0, step_timeout_s: float = 1800.0,
+                 restart_pending_max_s: float = 900.0) -> None:
         self.sim = sim
+        self.restart_pending_max_s = restart_pending_max_s  # RecoveryParams.restart_pending_max_s
         self.scale_in_max_share = scale_in_max_share  # of a training job's launch nodes (RecoveryParams)
         self.step_timeout_s = step_timeout_s  # a step's attempt ends then (RecoveryParams.step_timeout_s)
         self._restarting: dict[str, simpy.Event] = {}  # workload label -> ends with its restart under way
         self._spare_waiters: list[SpareWaiter] = []  # first come, first served
         self._returned_at: dict[str, float] = {}  # node -> when it last rejoined the pool
         self.on_returned: Callable[[str], None] | None = None  # a node stayed in the pool (no waiter took it)
+        self.taken: dict[str, str] = {}  # failed node -> the warm spare a response took for it (any incident)
 
     def _one_restart_at_a_time(self, action: str, label: str, running: Callable[[], bool],
                                factory: Callable[[], simpy.Process]) -> simpy.Process:
@@ -202,14 +210,16 @@ class Executor:
         policy's share of the job's launch nodes."""
         w = self.sim.workloads[name]
         launch = len(w.placements[0][1]) if getattr(w, "placements", None) else len(w.nodes)
-        drop = sorted((set(ctx.resolve(params.drop)) | self._out_of_service(list(w.nodes))) & set(w.nodes))
+        replace = self._replace({}, ctx, list(w.nodes))  # nodes a spare already taken stands in for stay
+        wanted = set(ctx.resolve(params.drop)) | self._out_of_service(list(w.nodes))
+        drop = sorted((wanted & set(w.nodes)) - set(replace))
         if not drop:
             return self._instant("scale_instance", name, "failed", retryable=False, reason="no node to give up")
         if launch - (len(w.nodes) - len(drop)) > self.scale_in_max_share * launch:
             return self._instant("scale_instance", name, "failed", retryable=False,
                                  reason=f"scaling in to {len(w.nodes) - len(drop)} of {launch} launch nodes exceeds "
                                  f"the policy's {self.scale_in_max_share:.0%}", nodes=len(w.nodes))
-        return self.sim.control.scale_in_job(name, drop)
+        return self.sim.control.scale_in_job(name, drop, replace)
 
     # ---- workloads -----------------------------------------------------------------------------------------
     def _replace(self, mapping: dict[str, str], ctx: Context, current: list[str]) -> dict[str, str]:
@@ -218,11 +228,68 @@ class Executor:
         placement)."""
         pairs = [(ctx.resolve_one(k), ctx.resolve_one(v)) for k, v in mapping.items()]
         pairs += list(ctx.vars.get("replace_nodes", {}).items())
+        # a spare another incident took for another failed node of the same job: one restart brings in every
+        # spare taken for it (several nodes of one job failing together, a rack losing power)
+        pairs += [(old, new) for old, new in self.taken.items() if self._usable_spare(new)]
         out: dict[str, str] = {}
         for old, new in pairs:
             if old in current and new not in current and old not in out and new not in out.values():
                 out[old] = new
         return out
+
+    def _usable_spare(self, node: str) -> bool:
+        """A spare taken for a failed node that no workload runs on yet and that is still healthy."""
+        return (self.sim.state.health(node) == Health.HEALTHY
+                and not any(node in w.nodes for w in self.sim.workloads.values()))
+
+    def _unplaceable(self, name: str, replace: dict[str, str]) -> list[str]:
+        """Nodes a training job's restart would keep that are out of service (host down or a compute device out):
+        the scheduler cannot place its ranks there, so the restart cannot run until they are replaced, repaired
+        or given up (a gang-scheduled job stays pending: Volcano, MindCluster)."""
+        w = self.sim.workloads[name]
+        return sorted(n for n in w.nodes if n not in replace and out_of_service(self.sim, n))
+
+    def _pending_restart(self, a: str, name: str, params: Any, ctx: Context,
+                         restart: Callable[[], simpy.Process]) -> simpy.Process:
+        """Run ``restart`` once every node the training job would keep can take its ranks. While a node is out of
+        service (another incident's spare, repair or scale-in is under way, or its response has not begun), the
+        restart stays pending, as a gang-scheduled job does (Volcano, MindCluster), for up to
+        ``restart_pending_max_s``; then it fails without running. The wait takes no restart turn (a scale-in or
+        repair of another incident's may need it)."""
+        env, st, w = self.sim.env, self.sim.state, self.sim.workloads[name]
+
+        def run() -> Generator[simpy.Event, Any, Any]:
+            start = env.now
+            deadline = env.timeout(self.restart_pending_max_s)
+            while stuck := self._unplaceable(name, self._replace(params.replace, ctx, list(w.nodes))):
+                if deadline.processed:
+                    return ActionResult(a, name, "failed", float(start), float(env.now), {
+                        "unplaceable": stuck, "reason": f"{len(stuck)} node(s) of the job still out of service "
+                        f"with no spare after {env.now - start:.0f} s: {', '.join(stuck)} (its ranks cannot be "
+                        "placed)"})
+                changed = env.event()
+
+                def wake(*_: Any, ev: simpy.Event = changed) -> None:
+                    if not ev.triggered:
+                        ev.succeed()
+
+                st.subscribe(wake)
+                try:
+                    yield changed | deadline  # a health change anywhere: look again
+                finally:
+                    st.unsubscribe(wake)
+            res = yield restart()
+            if env.now > start and isinstance(res, ActionResult) and res.start_s > start:
+                res = replace_detail(res, {"pending_s": round(res.start_s - start, 3)})
+            return res
+
+        return env.process(run())
+
+    def _restart_training(self, name: str, params: Any, ctx: Context) -> simpy.Process:
+        w = self.sim.workloads[name]
+        return self.sim.control.restart_job(name, getattr(params, "source", "memory"),
+                                            self._replace(params.replace, ctx, list(w.nodes)),
+                                            getattr(params, "scope", "job"))
 
     def _workload_call(self, a: str, name: str, inst: str | None, params: Any, ctx: Context) -> Call:
         c = self.sim.control
@@ -234,10 +301,8 @@ class Executor:
                 return label, lambda: self._one_restart_at_a_time(a, label, job_runs,
                                                                    lambda: c.restart_process(name))
             if a in _RESTARTS:
-                src = getattr(params, "source", "memory")
-                scope = getattr(params, "scope", "job")
-                return label, lambda: self._one_restart_at_a_time(a, label, job_runs, lambda: c.restart_job(
-                    name, src, self._replace(params.replace, ctx, list(w.nodes)), scope))
+                return label, lambda: self._pending_restart(a, name, params, ctx, lambda: self._one_restart_at_a_time(
+                    a, label, job_runs, lambda: self._restart_training(name, params, ctx)))
             if a == "scale_instance":
                 def shed() -> bool:  # the restart under way (another incident's) already left these nodes out
                     return job_runs() and not set(ctx.resolve(params.drop)) & set(w.nodes)
@@ -294,6 +359,7 @@ class Executor:
                 return self._instant("swap_spare", node, "failed", reason=f"spare {spare} failed its self-check",
                                      spare=spare)
             ctx.spare = spare
+            self.taken[node] = spare
             left = len([n for n in c.spares if ids.pod_of(n) == pod])
             rec.follow_up("spare_used", spare, now, replaces=node, spares_left=left)
             return self._instant("swap_spare", node, "succeeded", spare=spare, spares_left=left)

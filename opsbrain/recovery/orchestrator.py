@@ -102,7 +102,8 @@ class Orchestrator:
         self._contexts: dict[str, Context] = {}  # the target context of each response under way
         if policy == "auto" and not dry_run:
             sim.state.subscribe(self._on_plant_change)
-        self.exec = Executor(sim, self.p.training_scale_in_max_share, self.p.step_timeout_s)
+        self.exec = Executor(sim, self.p.training_scale_in_max_share, self.p.step_timeout_s,
+                             self.p.restart_pending_max_s)
         self.scale_out = ScaleOut(self)
         if policy == "auto" and not dry_run:
             self.exec.on_returned = lambda _node: self.scale_out.try_all()

@@ -39,6 +39,12 @@ class RecoveryParams(ParamGroup):
     step_timeout_s: float = P(
         1800.0, "s", "reason: above the slowest action on a recovery path (node reboot 600 s, restart from a "
         "persistent checkpoint ~5 min); a step that takes longer counts as failed", gt=0)
+    restart_pending_max_s: float = P(
+        900.0, "s", "reason: a training job's restart waits (pending, as a gang-scheduled job waits for its nodes: "
+        "Volcano, MindCluster) while a node it would keep is out of service and another response is bringing it back "
+        "or giving it up; long enough for a node reboot (600 s median, control params) plus an on-call approval of a "
+        "scale-in (600 s median) to overlap, short enough that the step (step_timeout_s) can still run the restart "
+        "itself (about 5 min from a persistent checkpoint)", gt=0)
     approval_median_s: float = P(
         600.0, "s", "assumed: an on-call engineer acknowledges and approves a paged change in ~10 min (median)", gt=0)
     approval_sigma: float = P(0.7, "log-space s.d.", "assumed: long right tail (p90 ~ 2.5 x median)", ge=0)

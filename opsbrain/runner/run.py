@@ -253,6 +253,12 @@ def _impact(before: dict[str, Any] | None, after: dict[str, Any], names: list[st
     return out
 
 
+def _root(inc: Incident) -> str | None:
+    """The component the incident's latest diagnosis names (None when it abstained or has none)."""
+    d = inc.diagnosis
+    return None if d is None or d.abstained else d.component
+
+
 def _final_diagnosis(inc: Incident) -> tuple[dict[str, Any] | None, float | None]:
     d = inc.diagnosis
     if d is None:
@@ -270,7 +276,7 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
     faults = [(f.id, f.kind, f.target, f.at_s, f.ended_at_s) for f in truths]
     incs = {i.id: i for i in ctl.incidents}
     matched = scoring.match_incidents(faults, [(i.id, i.opened_at, i.components) for i in ctl.incidents],
-                                      horizon_s=24 * 3600.0)
+                                      horizon_s=24 * 3600.0, roots={i.id: _root(i) for i in ctl.incidents})
     onsets = sorted({f.at_s for f in truths})
     series = {name: _series(w) for name, w in sim.workloads.items()}
     out: list[dict[str, Any]] = []

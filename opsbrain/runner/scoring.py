@@ -112,12 +112,14 @@ FaultLife = tuple[str, str, str, float, float | None]  # (id, kind, target, onse
 
 
 def match_incidents(faults: list[FaultLife], incidents: list[tuple[str, float, set[str]]],
-                    horizon_s: float) -> dict[str, str]:
+                    horizon_s: float, roots: dict[str, str | None] | None = None) -> dict[str, str]:
     """Assign each incident (id, opened_at, components) to the injected fault (id, kind, target, onset, end)
     nearest before it that it is :func:`about` and that was alive then: the fault follows its whole life (a slow
     decay flagged days before its failure is credited), plus ``horizon_s`` after its end (or after its onset when
-    it ended at once: late detection of a crash). Returns incident id -> fault id; unmatched incidents are noise
-    or false positives."""
+    it ended at once: late detection of a crash). Among faults equally near (several nodes crashing in the same
+    second, whose survivors' complaints name each other), the one whose target the incident's root (``roots``:
+    incident id -> the component its diagnosis names) lies in or holds is taken. Returns incident id -> fault id;
+    unmatched incidents are noise or false positives."""
     out: dict[str, str] = {}
     by_target: dict[str, list[FaultLife]] = {}  # a fault under its target ...
     by_part: dict[str, list[FaultLife]] = {}  # ... and under every whole that holds it ("pod0/node3" of an NPU)
@@ -126,18 +128,19 @@ def match_incidents(faults: list[FaultLife], incidents: list[tuple[str, float, s
         for whole in _wholes(f[2], "/"):
             by_part.setdefault(whole, []).append(f)
     for inc_id, opened, components in incidents:
-        best: tuple[float, str] | None = None
+        best: tuple[float, bool, str] | None = None
         specific = most_specific(components)  # once per incident
+        root = (roots or {}).get(inc_id)
         for fid, _kind, target, onset, ended in _candidates(specific, by_target, by_part):
             if onset > opened + 1e-9 or opened > (math.inf if ended is None else ended) + horizon_s:
                 continue
             if not names_target(target, specific):
                 continue
-            key = (opened - onset, fid)
+            key = (opened - onset, not (root is not None and names_target(target, {root})), fid)
             if best is None or key < best:
                 best = key
         if best is not None:
-            out[inc_id] = best[1]
+            out[inc_id] = best[2]
     return out
 
 
