@@ -199,7 +199,7 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
             "diagnosis": dd, "evidence_lines": ev,
             "knowledge": _aggregate(((k, hits[k]) for k in mine), lines, top=5),
         })
-    primary = max(out_incs, key=lambda i: (i["errors"], -i["opened_at_s"]), default=None)
+    primary = _cause_first(max(out_incs, key=lambda i: (i["errors"], -i["opened_at_s"]), default=None), out_incs)
     documented = _clearest_documented(incidents, out_incs, engine) if primary and _abstained(primary) else None
     if documented is not None:
         primary = documented
@@ -298,6 +298,26 @@ def _vendor_verdict(incidents: list[Any], out_incs: list[dict[str, Any]], primar
     if primary is not None:
         return {**primary, "diagnosis": dd, "evidence_lines": (primary["evidence_lines"] + ev)[:10]}
     return {"id": None, "diagnosis": dd, "evidence_lines": ev[:10], "errors": 0, "opened_at_s": now}
+
+
+WAITING = ("collective_timeout_sw",)
+"""Classes whose errors are ranks waiting for another: every rank of a collective logs its timeout, so the incident
+with the most errors is theirs even when a device fault on one rank (the one they waited for) came first."""
+
+
+def _cause_first(primary: dict[str, Any] | None, out_incs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The primary incident: the one with the most errors, unless its ranks were waiting (:data:`WAITING`) and an
+    incident with a named fault of another class opened before it (within the detector's horizon, one hour):
+    then that one, the earliest such (the fault the others waited on; its incident stays listed with its own)."""
+    if primary is None or _class_of(primary) not in WAITING:
+        return primary
+    before = [i for i in out_incs if i is not primary and _class_of(i) not in (*WAITING, "unknown")
+              and 0.0 <= primary["opened_at_s"] - i["opened_at_s"] <= 3600.0]
+    return min(before, key=lambda i: i["opened_at_s"]) if before else primary
+
+
+def _class_of(inc: dict[str, Any]) -> str:
+    return str((inc.get("diagnosis") or {}).get("fault_class", "unknown"))
 
 
 def _abstained(inc: dict[str, Any]) -> bool:

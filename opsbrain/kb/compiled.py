@@ -28,7 +28,7 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-FORMAT = 5
+FORMAT = 6
 CACHE_NAME = "kb-compiled.json"
 _PKG = Path(__file__).resolve().parents[1]  # opsbrain/
 SOURCES = ("kb/compiled.py", "kb/loader.py", "kb/schema.py", "kb/codenorm.py", "kb/training.py",
@@ -101,6 +101,8 @@ def compile_kb() -> dict[str, Any]:
         "runtime_inner_codes": inner_codes_of(codes_doc),
         "runtime_reasons": reasons_of(codes_doc),
         "driver_return_codes": driver_codes_of(codes_doc),
+        "device_levels": {str(r["code"]).upper().removeprefix("0X"): str(r["level"])
+                          for r in codes_doc.get("device_event_codes", []) or [] if r.get("level")},
         "vendor_rules": raw_vendor_rules(),
         "diagnosis_params": DiagnosisParams().model_dump(mode="json"),
         "detector_params": DetectorParams().model_dump(mode="json"),
@@ -149,6 +151,7 @@ class CompiledKB:
         self.runtime_inner_codes: dict[str, int] = dict(doc["runtime_inner_codes"])  # "0x7010003" -> 107001
         self.runtime_reasons: dict[str, int] = dict(doc["runtime_reasons"])
         self.driver_return_codes: dict[str, int] = dict(doc["driver_return_codes"])  # "6" -> 207001
+        self.device_levels: dict[str, str] = dict(doc["device_levels"])  # "80E01801" -> "RestartBusinessCodes"
         self.vendor_rules: list[dict[str, Any]] = list(doc["vendor_rules"])
         self.diagnosis_params = _namespace(doc["diagnosis_params"])
         self.detector_params = _namespace(doc["detector_params"])  # the replay of a bundle (no pydantic import)

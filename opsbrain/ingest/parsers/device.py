@@ -8,7 +8,7 @@ query ``npu-smi info -t health -i N -c C`` (``Error Code : 80E01801``)."""
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.screen import group_of, screened
@@ -82,6 +82,27 @@ def documented_device_codes() -> frozenset[str]:
                      if k.startswith("dev:") and re.fullmatch(r"8[0-9a-f]{7}", k[4:], re.I))
 
 
+NO_ACTION_LEVELS = {"NotHandleFaultCodes": 1, "SubHealthFaultCodes": 1}
+"""MindCluster handling levels that ask for no action now (faultCode.json): a warning. Every other documented level
+(RestartRequest, RestartBusiness, RestartNPU, FreeRestartNPU, SeparateNPU, ...) asks for one: an error."""
+
+
+@cache
+def level_severity(code: str) -> int:
+    """The severity a device event's documented handling level gives it (knowledge_base/codes.yaml ``level``): the
+    device's event log writes every event at its own ``EVENT`` level (ascend-fd fixture device-os logs: ``[EVENT]
+    TDT(...) [TsdEVENT] Event id=0x8c17a005.``), so the line's level says nothing of the fault's. 0 when the level is
+    not documented (the line's own level stands)."""
+    from opsbrain.errors import InputError
+    from opsbrain.kb.compiled import compiled_kb
+
+    try:
+        level = compiled_kb().device_levels.get(code.upper())
+    except InputError:
+        return 0
+    return 0 if level is None else NO_ACTION_LEVELS.get(level, 2)
+
+
 _ANY = group_of(globals())
 
 
@@ -98,7 +119,8 @@ def parse(ctx: LineCtx) -> bool:
         comp = ctx.npu()
         if comp and (d := RE_DIE.search(text)):
             comp = f"{comp}/die{d.group(1)}"
-        ctx.add(f"dev:{code}" + (":recover" if state == "recover" else ""), comp, device=ctx.device())
+        sev = max(ctx.sev, level_severity(code)) if state == "occur" else None
+        ctx.add(f"dev:{code}" + (":recover" if state == "recover" else ""), comp, sev, device=ctx.device())
         return True
     if m := RE_PLUGIN.search(text):
         dev, state, code, lvl = int(m.group(1)), m.group(2), m.group(3).upper(), m.group(4)
