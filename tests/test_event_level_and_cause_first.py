@@ -42,3 +42,10 @@ def test_the_fault_the_ranks_waited_on_is_the_answer() -> None:
     assert _cause_first(wait, [old, wait]) is wait
     assert _cause_first(uce, [uce, wait]) is uce
     assert _cause_first(wait, [_inc("i5", "unknown", 50.0, 3), wait]) is wait
+
+
+def test_a_stated_warning_or_error_level_is_kept() -> None:
+    """The twin's row-isolating UCE events are warnings (each isolates one row): only the event log's own level is
+    replaced by the code's."""
+    line = EVENT.format("80e01801", "occur").replace("[EVENT]", "[WARNING]")
+    assert {s.kind: s.severity for s in parse_line(line, 0.0, "worker-0", "device_os")} == {"dev:80E01801": 1}

@@ -91,8 +91,8 @@ NO_ACTION_LEVELS = {"NotHandleFaultCodes": 1, "SubHealthFaultCodes": 1}
 def level_severity(code: str) -> int:
     """The severity a device event's documented handling level gives it (knowledge_base/codes.yaml ``level``): the
     device's event log writes every event at its own ``EVENT`` level (ascend-fd fixture device-os logs: ``[EVENT]
-    TDT(...) [TsdEVENT] Event id=0x8c17a005.``), so the line's level says nothing of the fault's. 0 when the level is
-    not documented (the line's own level stands)."""
+    TDT(...) [TsdEVENT] Event id=0x8c17a005.``), so that level says nothing of the fault's; a line that states a
+    warning or an error level keeps it. 0 when the level is not documented (the line's own level stands)."""
     from opsbrain.errors import InputError
     from opsbrain.kb.compiled import compiled_kb
 
@@ -119,7 +119,7 @@ def parse(ctx: LineCtx) -> bool:
         comp = ctx.npu()
         if comp and (d := RE_DIE.search(text)):
             comp = f"{comp}/die{d.group(1)}"
-        sev = max(ctx.sev, level_severity(code)) if state == "occur" else None
+        sev = level_severity(code) if state == "occur" and ctx.sev == 0 else None  # EVENT / INFO lines only
         ctx.add(f"dev:{code}" + (":recover" if state == "recover" else ""), comp, sev, device=ctx.device())
         return True
     if m := RE_PLUGIN.search(text):
