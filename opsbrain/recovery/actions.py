@@ -230,7 +230,8 @@ class Executor:
         pairs += list(ctx.vars.get("replace_nodes", {}).items())
         # a spare another incident took for another failed node of the same job: one restart brings in every
         # spare taken for it (several nodes of one job failing together, a rack losing power)
-        pairs += [(old, new) for old, new in self.taken.items() if self._usable_spare(new)]
+        pairs += [(old, new) for old, new in self.taken.items()
+                  if out_of_service(self.sim, old) and self._usable_spare(new)]  # not a node since repaired
         out: dict[str, str] = {}
         for old, new in pairs:
             if old in current and new not in current and old not in out and new not in out.values():
