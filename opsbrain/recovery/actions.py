@@ -9,6 +9,7 @@ refused command (unknown target, invalid transition) comes back as a failed resu
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from functools import partial
@@ -28,11 +29,6 @@ if TYPE_CHECKING:
 
 Call = tuple[str, Callable[[], simpy.Process]]
 _RESTARTS = ("restart_job", "restart_instance")
-
-
-def replace_detail(res: ActionResult, extra: dict[str, Any]) -> ActionResult:
-    """``res`` with ``extra`` added to its detail."""
-    return ActionResult(res.action, res.target, res.status, res.start_s, res.end_s, {**res.detail, **extra})
 
 
 @dataclass
@@ -247,8 +243,7 @@ class Executor:
         """Nodes a training job's restart would keep that are out of service (host down or a compute device out):
         the scheduler cannot place its ranks there, so the restart cannot run until they are replaced, repaired
         or given up (a gang-scheduled job stays pending: Volcano, MindCluster)."""
-        w = self.sim.workloads[name]
-        return sorted(n for n in w.nodes if n not in replace and out_of_service(self.sim, n))
+        return sorted(self._out_of_service(list(self.sim.workloads[name].nodes)) - set(replace))
 
     def _pending_restart(self, a: str, name: str, params: Any, ctx: Context,
                          restart: Callable[[], simpy.Process]) -> simpy.Process:
@@ -281,7 +276,7 @@ class Executor:
                     st.unsubscribe(wake)
             res = yield restart()
             if env.now > start and isinstance(res, ActionResult) and res.start_s > start:
-                res = replace_detail(res, {"pending_s": round(res.start_s - start, 3)})
+                res = dataclasses.replace(res, detail={**res.detail, "pending_s": round(res.start_s - start, 3)})
             return res
 
         return env.process(run())
