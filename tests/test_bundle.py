@@ -52,7 +52,7 @@ def matcher() -> Any:
     ("w1/var/log/kern.log", L.MESSAGES, "w1", None),
     ("w1/var/log/syslog.1", L.MESSAGES, "w1", None),
     ("w1/kern.log.2", L.MESSAGES, "w1", None),
-    ("w1/syslog.txt", None, None, None),
+    ("w1/syslog.txt", L.TRAIN, "w1", L.UNNAMED_CONSOLE),  # a text log of no known name: read as a console
     # serving and tooling logs, named as ascend-fd's parse finds them (its kg_parse test input's directories)
     ("w1/mindie/log/debug/mindie-ms_11_202411061400.log", L.OTHER, "w1", "mindie"),
     ("w1/mindie/log/debug/mindie-cert_11_202411061400.log", None, None, None),
@@ -80,7 +80,10 @@ def matcher() -> Any:
     ("cluster/mindx-dl/clusterd/clusterd.log", L.CLUSTERD, None, None),
     ("cluster/jobs/serve/decode0/rank_table.json", L.RANK_TABLE, None, "serve/decode0"),
     ("messages", L.MESSAGES, "", None),
-    ("w1/notes.txt", None, None, None),
+    ("w1/notes.txt", L.TRAIN, "w1", L.UNNAMED_CONSOLE),
+    ("w1/process_log/run/plog/notes.txt", None, None, None),  # a name unknown inside the layout's directories
+    ("llama-worker-3_previous.log", L.TRAIN, "llama-worker-3", None),  # kubectl logs dumps: the pod is the worker
+    ("dumps/llama-worker-3.log", L.TRAIN, "dumps", None),
     # real layouts (ascend-fd fixtures, issue 14 item 7)
     ("w1/dl_log/devicePlugin/devicePlugin-2024-01-10T03-30-45.197.log", L.DEVICE_PLUGIN, "w1", None),
     ("w1/dl_log/noded/noded.log", L.NODED, "w1", None),
@@ -227,6 +230,7 @@ def test_broken_bundle_is_read_with_everything_listed(tmp_path: Path, engine: An
     assert any("deeper than 10" in r for r in refused.values())
     assert {x["path"] for x in rep["skipped"]} == {"notes.txt", "worker-0/environment_check/notes.md",
                                                    "worker-0/process_log/run/plog/plog-abc_123.log"}
+    assert rep["read_as_console"] == []  # a note at the root beside worker directories is no host's console
     assert rep["lines"]["malformed"] == 2
     assert rep["lines"]["untimed"] >= 4  # two impossible syslog stamps, a bare line, month 13, garbage time, ...
     kinds = {k for i in rep["incidents"] for k in i["kinds"]}

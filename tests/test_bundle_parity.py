@@ -188,8 +188,10 @@ def test_a_bundle_with_cri_and_kubectl_heads_reads_as_without(which: str, scenar
     assert got["diagnosis"] == want["diagnosis"] and got["incidents"] == want["incidents"]
     assert got["knowledge"] == want["knowledge"] and got["signals"] == want["signals"]
     untimed = got["lines"].pop("untimed"), want["lines"].pop("untimed")
+    placed = got["lines"].pop("placed"), want["lines"].pop("placed")
     assert got["lines"] == want["lines"]
     assert untimed[0] <= untimed[1]  # a line counted untimed that took the time of the line before has a head's now
+    assert placed[0] <= placed[1]  # and one placed at the file's first stamp, too
 
 
 def test_a_heads_stamp_stands_in_for_a_line_without_one(tmp_path: Path) -> None:

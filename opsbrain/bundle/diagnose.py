@@ -211,7 +211,9 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
         "evidence": [f"no known fault signal in {r.report['lines']['read']} lines of the bundle; escalate"],
         "at_s": 0.0}
     diagnosis["evidence"] = list(diagnosis.get("evidence", []))
-    diagnosis["root"] = _in_user_terms(diagnosis.get("component"), r.report["workers"])
+    only = list(primary.get("nodes", ())) if primary and len(primary.get("nodes", ())) == 1 else [None]
+    # no component named: the one host whose lines the incident holds (a console says what failed, not where)
+    diagnosis["root"] = _in_user_terms(diagnosis.get("component") or only[0], r.report["workers"])
     diagnosis["evidence_lines"] = primary["evidence_lines"] if primary else []
     placed = [s.at(file=lines[where[id(s)]].file, line_no=lines[where[id(s)]].line) for s in sigs]
     mr = multirank_verdict(r.ranks, placed, engine, max((s.t for s in sigs), default=0.0))

@@ -177,6 +177,7 @@ class _Reader(TimedFiles, StateFiles, Assembly):
             else:
                 seq = self._read_timed(f, seq, ref)
             f.release()
+        seq = self.place_undated(seq, ref)
         for f in files:
             if f.kind.kind == L.RANK_TABLE:
                 self._rank_table(f)

@@ -80,6 +80,9 @@ class ReaderState:
         self.dated: list[Dated] = []
         self.minutes: dict[str, int | None] = {}  # BlockStamps' minutes, shared by the files of the bundle
         self.skipped = scan.skipped
+        self.undated: list[_File] = []  # files with lines and no time stamp, placed once the others are read
+        self.process_end: dict[str, int] = {}  # per worker, the last time stamp of its processes' logs (us)
+        self.placed_files: list[dict[str, Any]] = []
 
     def _node(self, f: _File) -> str | None:
         w = f.kind.worker

@@ -20,6 +20,7 @@ from opsbrain.bundle.stamps import (
     block_ready,
     block_scan,
     dir_stamp,
+    from_us,
     klog_stamp,
     stamp,
     syslog_us,
@@ -31,6 +32,8 @@ from opsbrain.ingest import asys
 _LEVEL = re.compile(r"^\[(\w+)\s*\]")
 BLOCK_LINES = 16_384
 """Lines of a file scanned at a time (:meth:`TimedFiles._read_block`): a few MB of matches, not a whole file's."""
+PROCESS_KINDS = frozenset({L.PLOG, L.CANN_DEVICE, L.TRAIN, L.OTHER})
+"""The logs of a job's processes: where their stamps end, its console (without stamps) ended too."""
 _INIT = re.compile(r"hcom init by file success.*?rankNum\[(\d+)\], rank\[(\d+)\], server\[([^\]]*)\], "
                    r"device\[(\d+)\]")
 
@@ -44,7 +47,8 @@ def _head_time(prefix: str) -> int | None:
 class TimedFiles(ReaderState):
     """The reader's part that turns timed log files into line records."""
 
-    def _read_timed(self, f: _File, seq: int, ref: datetime | None = None) -> int:
+    def _read_timed(self, f: _File, seq: int, ref: datetime | None = None, placed_at: int | None = None) -> int:
+        """Line records of one file (``placed_at``: the time of its lines without a stamp, a file that has none)."""
         kind = f.kind.kind
         node = self._node(f)
         origin: str | None = node
@@ -70,13 +74,17 @@ class TimedFiles(ReaderState):
         clean, plain = self.scan.clean, f.plain
         syslog, klog = kind in (L.MESSAGES, L.SYSMON), kind == L.VOLCANO
         continued = kind in (L.TRAIN, L.PLOG, L.OTHER, L.HISI_DUMP, L.CANN_DEVICE)
+        if placed_at is not None:  # every line is counted as untimed, and takes that time
+            last, continued = placed_at, False
         plog, history = kind == L.PLOG, kind == L.HISTORY
         dated, since = self.dated, ref or datetime(1970, 1, 1)
         days: dict[tuple[str, str], list[int]] = {}  # syslog_us's days of a (month, day), for this ``since``
         tie = _TIE.get(source, 1)
+        ahead: list[tuple[int, str, str | None]] = []  # lines before the file's first time stamp
         if plain and not (syslog or klog or kind == L.VMCORE) and block_ready(f.lines, style):
             read = BlockStamps(style, self.minutes)
-            return self._read_block(f, seq, style, read, origin, source, tie, last, continued)
+            seq, last = self._read_block(f, seq, style, read, origin, source, tie, last, continued, ahead)
+            return self._undated(f, seq, ahead, last)
         for i, raw in enumerate(f.lines, start=1):
             if plain:  # Scan.clean of a file without junk or over-long lines: only blank lines are dropped
                 if not raw or raw.isspace():
@@ -94,16 +102,69 @@ class TimedFiles(ReaderState):
                 dt = to_us(klog_stamp(text, since))
             else:
                 dt = to_us(stamp(text, style))
-            if dt is None and (dt := self._untimed(f, i, last, continued)) is None:
-                continue
-            last = dt
             level = m.group(1).upper() if text[:1] == "[" and (m := _LEVEL.match(text)) else None
             if history:
                 level = "ERROR"
+            if dt is None and (dt := self._untimed(f, i, last, continued)) is None:
+                ahead.append((i, text, level))
+                continue
+            if ahead:
+                seq = self._place_ahead(f, ahead, dt, seq, origin, source, tie)
+            last = dt
             if plog and "hcom init by file success" in text and (m := _INIT.search(text)):
                 self._init_line(f, node, m)
             seq += 1
             dated.append((dt, seq, f, i, text, origin, source, level, tie))
+        return self._undated(f, seq, ahead, last)
+
+    def _place_ahead(self, f: _File, ahead: list[tuple[int, str, str | None]], dt: int, seq: int, origin: str | None,
+                     source: str, tie: int, wanted: list[bool] | None = None, may: list[bool] | None = None) -> int:
+        """The lines before a file's first time stamp (a console's start, a traceback cut at its head), at that
+        stamp's time, in their order: a line of the file is never dropped for lack of a stamp."""
+        for i, text, level in ahead:
+            seq += 1
+            if wanted is None or wanted[i - 1]:
+                self.dated.append((dt, seq, f, i, text, origin, source, level, tie))
+                if may is not None:
+                    self.kept[seq] = may[i - 1]
+            else:
+                self.light.append(dt)
+        self.scan.placed[f.rel] += len(ahead)
+        ahead.clear()
+        return seq
+
+    def _undated(self, f: _File, seq: int, ahead: list[tuple[int, str, str | None]], last: int | None) -> int:
+        """The end of a file's read: one with lines and not one time stamp (a console, ``kubectl logs``, a pod's
+        log) waits for :meth:`place_undated`, when the other files' times are known; a process's log with stamps
+        moves its worker's :attr:`process_end`."""
+        if ahead:
+            self.undated.append(f)
+            self.scan.untimed[f.rel] -= len(ahead)  # counted again when placed
+            ahead.clear()
+        elif last is not None and f.kind.kind in PROCESS_KINDS:
+            w = f.kind.worker or ""
+            self.process_end[w] = max(last, self.process_end.get(w, last))
+        return seq
+
+    def place_undated(self, seq: int, ref: datetime) -> int:
+        """Read the files without a time stamp, every line at one time: the last stamp of its worker's process logs
+        (a console ends when its job does), else of any process log of the bundle, else the bundle's typical time
+        (``ref``); each is listed in the report with the time it was given and why."""
+        ends = dict(self.process_end)  # the stamped logs' only: a placed file does not place another
+        for f in self.undated:
+            w = f.kind.worker or ""
+            if w in ends:
+                at, why = ends[w], f"the last time stamp of {w or 'the bundle root'}'s process logs"
+            elif ends:
+                at, why = max(ends.values()), "the last time stamp of the bundle's process logs"
+            else:
+                at, why = to_us(ref), "the bundle's typical time (no process log has a time stamp)"
+            before, counted = self.scan.untimed[f.rel], (self.scan.malformed[f.rel], self.scan.cut[f.rel])
+            seq = self._read_timed(f, seq, placed_at=at)
+            self.scan.malformed[f.rel], self.scan.cut[f.rel] = counted  # the first read counted them
+            self.placed_files.append({"path": f.rel, "at": from_us(at).isoformat(), "why": why,
+                                      "lines": self.scan.untimed[f.rel] - before})
+            f.release()
         return seq
 
     def _untimed(self, f: _File, i: int, last: int | None, continued: bool) -> int | None:
@@ -117,7 +178,8 @@ class TimedFiles(ReaderState):
         return last
 
     def _read_block(self, f: _File, seq: int, style: str, read: BlockStamps, origin: str | None, source: str,
-                    tie: int, last: int | None, continued: bool) -> int:
+                    tie: int, last: int | None, continued: bool, ahead: list[tuple[int, str, str | None]]
+                    ) -> tuple[int, int | None]:
         """:meth:`_read_timed` of a plain file whose levels and stamps a scan finds (:func:`block_scan`), a block
         of :data:`BLOCK_LINES` lines at a time (the scan's matches of a whole file cost ~200 bytes a line): the same
         records, without a regex search a line; with keep, records of the wanted lines only (:meth:`_wanted`), the
@@ -135,7 +197,10 @@ class TimedFiles(ReaderState):
                 if not raw or raw.isspace():
                     continue
                 if dt is None and (dt := self._untimed(f, i, last, continued)) is None:
+                    ahead.append((i, raw, "ERROR" if history else level))
                     continue
+                if ahead:
+                    seq = self._place_ahead(f, ahead, dt, seq, origin, source, tie, wanted, may)
                 last = dt
                 if plog and "hcom init by file success" in raw and (m := _INIT.search(raw)):
                     self._init_line(f, node, m)
@@ -146,7 +211,7 @@ class TimedFiles(ReaderState):
                         kept[seq] = may[i - 1]
                 else:
                     light(dt)
-        return seq
+        return seq, last
 
     def _wanted(self, f: _File) -> tuple[list[bool], list[bool]] | None:
         """With keep: per line of a block-read file, whether it needs a record (keep marks it, or the reader needs

@@ -113,6 +113,8 @@ class _Scan:
         self.limits: list[str] = []  # what a limit or a broken archive left out, in words
         self.malformed: Counter[str] = Counter()
         self.untimed: Counter[str] = Counter()
+        self.consoles: list[str] = []  # files read as a console for want of a name the layout knows
+        self.placed: Counter[str] = Counter()  # lines timed by the file's first stamp or placed (no stamp in it)
         self.cut: Counter[str] = Counter()
         self.bytes_read = 0
         self.decompressed = 0
@@ -164,9 +166,20 @@ class _Scan:
                 self.refuse(rel, f"deeper than {p.max_depth} directory levels: not read")
             else:
                 self._add(rel, kind, g.data)
+        self._root_consoles()
         self.limits.extend(self.tree.problems)
         if len(tops) > 0:  # the directory walk's order (level by level, names sorted), whatever the archives' order
             self.files.sort(key=lambda f: (f.rel.count("/"), f.rel.split("/")))
+
+    def _root_consoles(self) -> None:
+        """A text log of no known name at the root of a bundle whose other files are in worker directories is not a
+        host's console (a note, a README): skipped, as unknown files are, rather than made a worker of its own."""
+        if not any(f.kind.worker for f in self.files if f.kind.tag != L.UNNAMED_CONSOLE):
+            return
+        for f in [f for f in self.files if f.kind.tag == L.UNNAMED_CONSOLE and not f.kind.worker]:
+            self.files.remove(f)
+            self.consoles.remove(f.rel)
+            self.skipped.append({"path": f.rel, "reason": "unknown file at the root, beside worker directories"})
 
     def _as_named(self, rel: str) -> str:
         """``rel`` as the layout classifies it: below the root's own name when the root given is an asys collection's
@@ -259,6 +272,8 @@ class _Scan:
             self.refuse(rel, "binary content, not a text log: not read")
             return
         self.files.append(_File(rel, kind, c.lines, c.packed, c.plain, c.prefixes))
+        if kind.tag == L.UNNAMED_CONSOLE:
+            self.consoles.append(rel)
 
     def clean(self, f: _File, raw: str) -> str | None:
         """The line to parse, or None for an empty or junk line (junk is counted as malformed)."""

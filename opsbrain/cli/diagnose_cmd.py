@@ -65,7 +65,7 @@ def diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | Non
         how = "" if not k["class"] else " (counted)" if k.get("counted") else " (shown, not counted)"
         click.echo(f"  vendor: {k['entry']} -> {k['class'] or 'no class'}{how}: {k['cause']}")
     for k in [k for k in res["knowledge"] if k["source"] != "imported"][:3]:
-        click.echo(f"  kb: {k['code'] or k['entry']} [{k['handling']}] {k['cause']}")
+        click.echo(f"  kb: {_kb_label(k)} [{k['handling']}] {k['cause']}")
     for note in res.get("limits", []):
         click.echo(f"  note: {note}")
 
@@ -122,11 +122,17 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool) -> N
         click.echo(f"  refused {x['path']}: {x['reason']}")
     for note in res.get("limits", [])[:10]:
         click.echo(f"  note: {note}")
+    for rel in res.get("read_as_console", [])[:10]:
+        click.echo(f"  read {rel} as a job's console (a text log whose name the layout does not know)")
+    for x in res.get("placed_files", [])[:10]:
+        n = x["lines"]
+        click.echo(f"  placed {x['path']}: no time stamp in it; its {n} line{'s' * (n != 1)} at {x['at']} "
+                   f"({x['why']})")
     for inc in res["incidents"]:
         d = inc["diagnosis"] or {}
         where = ", ".join(f"{n} ({real})" if real != n else n for n, real in inc["nodes"].items()) or "-"
         click.echo(f"incident {inc['id']} opened {inc['opened_at']} on {where}: {d.get('fault_class')} at "
-                   f"{d.get('component')} (confidence {d.get('confidence', 0):.2f})"
+                   f"{d.get('component') or 'no component named'} (confidence {d.get('confidence', 0):.2f})"
                    + (f", runbook {d['runbook']}" if d.get("runbook") else ""))
         for ev in d.get("evidence", []):
             click.echo(f"  - {ev}")
@@ -136,8 +142,13 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool) -> N
     _echo_root_cluster(d)
     for k in res["knowledge"][:8]:
         who = "vendor" if k["source"] == "imported" else "kb"
-        click.echo(f"  {who}: {k['code'] or k['entry']} [{k['handling']}] x{k['lines']} (first {k['first']}) "
+        click.echo(f"  {who}: {_kb_label(k)} [{k['handling']}] x{k['lines']} (first {k['first']}) "
                    f"{k['cause']} -> {k['suggestion']}")
+
+
+def _kb_label(k: dict[str, Any]) -> str:
+    """A knowledge match's name: its code, else its entry, else its class's (a text signature has neither)."""
+    return k["code"] or k["entry"] or f"{k['class'] or 'unclassified'} signature"
 
 
 def _verdict_line(d: dict[str, Any]) -> str:
