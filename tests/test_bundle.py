@@ -64,6 +64,9 @@ def matcher() -> Any:
     # msnpureport's export directory (its run time) wraps the device logs, names no worker
     ("w1/20250619092715/slog/dev-os-0/debug/device-0/device-0_20250619092715212.log", L.DEVICE_OS, "w1", 0),
     ("w1/20250619092715/hisi_logs/device-3/history.log", L.HISTORY, "w1", 3),
+    ("w1/2025-03-01-10-06-00/hisi_logs/device-3/history.log", L.HISTORY, "w1", 3),  # a dated folder names no host
+    ("w1/20250619092715/message/dev-os-5/syslog", L.MESSAGES, "w1", 5),  # msnpureport's device-side syslog
+    ("w1/20250619092715/message/syslog", L.MESSAGES, "w1", None),
     # MindCluster's collection layout spells kdump's file with an underscore
     ("w1/crash/127.0.0.1-2024-09-23-11:25:29/vmcore_dmesg.txt", L.VMCORE, "w1", "127.0.0.1-2024-09-23-11:25:29"),
     ("w1/dmesg", L.DMESG, "w1", None),

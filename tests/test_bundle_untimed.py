@@ -103,3 +103,4 @@ def test_cli_lists_placed_and_console_files(tmp_path: Path) -> None:
     assert "read train_node1.log as a job's console" in res.stdout
     assert "placed train_node1.log: no time stamp in it; its 3 lines at" in res.stdout
     assert "None" not in res.stdout
+

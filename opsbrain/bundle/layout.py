@@ -78,9 +78,11 @@ class BundleParams:
                                     "after the recovery, enough for the follow-on and recovery lines of every built-in "
                                     "fault", ge=0)
     max_depth: int = _param(10, "levels", "ascend-fd walks a bundle up to 10 directory levels (facts.md §7)", ge=1)
-    max_file_bytes: int = _param(64 << 20, "bytes", "reason: as diagnose --logs (ingest.text.MAX_DOCUMENT_BYTES); a "
-                                 "bigger file is an archive or a disk image by mistake, refused instead of filling "
-                                 "memory", ge=1)
+    max_file_bytes: int = _param(512 << 20, "bytes", "ascend-fd reads a host OS log up to 512 MB (Ascend/mind-cluster "
+                                 "@22bb3d98, ascend_fd/utils/tool.py MAX_SIZE, checked in host_os_parser.py): a busy "
+                                 "node's messages passes 64 MiB; a bigger file is a disk image by mistake, refused "
+                                 "(one file costs ~2.5x its bytes while read: benchmarks/bench_bundle_memory.py)",
+                                 ge=1)
     max_files: int = _param(20_000, "files", "reason: a 48-node bundle holds ~2,000 files; 10x headroom, then stop "
                             "walking", ge=1)
     max_train_logs: int = _param(20, "files", "ascend-fd reads at most 20 training console logs (facts.md §7); per "
@@ -150,6 +152,11 @@ _DEVICE_SIDE: tuple[tuple[str, re.Pattern[str]], ...] = (
     (HISI_DUMP, re.compile(r"(?:^|/)hisi_logs/device-(\d+)/(\d{14}-\d{6,9})/(?:.+/)?[^/]+\.(?:log|txt)$")),
 )
 """Device-side files (device_log/): the device OS and device logs, the driver's host log, history and dumps."""
+_DEVICE_SYSLOG = re.compile(r"(?:^|/)message/(?:(?:dev-os-(\d+)|device-(\d+))/)?(?:[^/]+/)*[^/]+$")
+"""msnpureport's ``message/`` folder: the device side's syslog (its driver and kernel log; CANN log reference,
+"msnpureport工具使用": slog, syslog, black box and stackcore go to ``slog``, ``message``, ``hisi_logs`` and
+``stackcore`` under the export's time-stamped directory), read as syslog of device N when a ``dev-os-N`` /
+``device-N`` folder names it, of the worker above ``message`` otherwise."""
 _NPU_INFO = re.compile(r"(?:^|/)npu_info_([^/]+)\.txt$")
 _ENV_TABLE = re.compile(r"(?:^|/)environment_check/(?:[^/]+/)?"
                         r"(?:npu_(?:smi_)?\d+_details\.csv|host_metrics_\d+\.json)$")
@@ -313,6 +320,9 @@ def _classify(rel: str) -> FileKind | None:
     for rx, source in SERVICE_LOGS:
         if rx.search(rel):
             return FileKind(OTHER, _worker_before(rel, SERVICE_DIRS), tag=source)
+    if m := _DEVICE_SYSLOG.search(rel):
+        dev = m.group(1) or m.group(2)
+        return FileKind(MESSAGES, _worker_before(rel, "message"), device=int(dev) if dev else None)
     host_dir = _strip_wrappers(list(p.parent.parts)) if str(p.parent) != "." else ""
     if (name.startswith("messages") or _DEBIAN_SYSLOG.match(name)) and not name.endswith((".gz", ".xz", ".bz2",
                                                                                           ".zip")):

@@ -53,6 +53,7 @@ from opsbrain.bundle.stamps import (  # noqa: F401 - re-exported
     dir_stamp,
     from_us,
     klog_stamp,
+    rotated_on,
     stamp,
     syslog_stamp,
     to_us,
@@ -201,6 +202,8 @@ class _Reader(TimedFiles, StateFiles, Assembly):
                 return datetime.fromisoformat(self.manifest["epoch"])
             except ValueError:
                 pass
+        if rotated := [d for f in self.scan.files if f.kind.kind == L.MESSAGES and (d := rotated_on(f.rel))]:
+            return max(rotated)  # the latest day a syslog file was rotated: the current file's lines follow it
         return datetime.now().replace(microsecond=0)  # noqa: DTZ005 - naive, as logs are
 
 

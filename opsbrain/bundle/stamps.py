@@ -103,15 +103,46 @@ def stamp(line: str, style: str) -> datetime | None:
 
 
 def _closest_year(ref: datetime, make: Callable[[int], datetime]) -> datetime | None:
-    best: datetime | None = None
+    """The year (``ref``'s, the one before or after) that puts ``make(year)`` closest to ``ref``, among those not
+    after tomorrow (:func:`_not_ahead`)."""
+    found: list[datetime] = []
     for y in (ref.year - 1, ref.year, ref.year + 1):
         try:
-            dt = make(y)
+            found.append(make(y))
         except (ValueError, KeyError):
             continue
+    best: datetime | None = None
+    for dt in _not_ahead(found, datetime(1, 1, 1) + timedelta(microseconds=_tomorrow_us())):
         if best is None or abs(dt - ref) < abs(best - ref):
             best = dt
     return best
+
+
+def _tomorrow_us() -> int:
+    """The end of tomorrow (local date), in :func:`to_us` microseconds."""
+    return (date.today().toordinal() + 1) * _US_DAY
+
+
+def _not_ahead(found: list[Any], cap: Any) -> list[Any]:
+    """The candidate times that are not after ``cap`` (all of them when none is): a log is read after it is
+    written, so a year that puts a line past tomorrow is not its year (a syslog ``Mar 1`` read in December with no
+    other time stamp in the bundle is this year's March, not next year's)."""
+    return [x for x in found if x <= cap] or found
+
+
+ROTATED = re.compile(r"-(\d{8})(?:\.(?:gz|bz2|xz))?$")
+"""logrotate's ``dateext`` name (``messages-20250301``, ``.gz`` when compressed): the day it was rotated, after its
+last line."""
+
+
+def rotated_on(rel: str) -> datetime | None:
+    """The day a rotated syslog file's name says it was rotated (``messages-20250301.gz``), else None."""
+    if not (m := ROTATED.search(rel)):
+        return None
+    try:
+        return datetime.strptime(m.group(1), "%Y%m%d")
+    except ValueError:
+        return None
 
 
 def klog_stamp(line: str, ref: datetime) -> datetime | None:
@@ -177,7 +208,7 @@ def _days_of(mon: str, d: int, year: int) -> list[int]:
             out.append((date(y, _MON[mon], d).toordinal() - 1) * _US_DAY)
         except (ValueError, KeyError):
             continue
-    return out
+    return _not_ahead(out, _tomorrow_us() - _US_DAY)  # (a day's start: its last second is before the cap too)
 
 
 # ---- a whole file at once ------------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from opsbrain.bundle.stamps import (
     dir_stamp,
     from_us,
     klog_stamp,
+    rotated_on,
     stamp,
     syslog_us,
     to_us,
@@ -53,7 +54,7 @@ class TimedFiles(ReaderState):
         node = self._node(f)
         origin: str | None = node
         source = L.SOURCE_OF_KIND.get(kind, f.kind.tag or "other")
-        if kind in (L.DEVICE_OS, L.HISTORY, L.HISI_DUMP) and node is not None and f.kind.device is not None:
+        if kind in (L.DEVICE_OS, L.HISTORY, L.HISI_DUMP, L.MESSAGES) and node is not None and f.kind.device is not None:
             origin = f"{node}/npu{f.kind.device}"
         elif kind == L.SWITCH:
             origin = (host_to_id(f.kind.tag) or f.kind.tag) if f.kind.tag else None
@@ -78,6 +79,8 @@ class TimedFiles(ReaderState):
             last, continued = placed_at, False
         plog, history = kind == L.PLOG, kind == L.HISTORY
         dated, since = self.dated, ref or datetime(1970, 1, 1)
+        if syslog and (rotated := rotated_on(f.rel)) is not None:
+            since = rotated  # its lines were written before the day it was rotated: their year is that day's
         days: dict[tuple[str, str], list[int]] = {}  # syslog_us's days of a (month, day), for this ``since``
         tie = _TIE.get(source, 1)
         ahead: list[tuple[int, str, str | None]] = []  # lines before the file's first time stamp
@@ -98,6 +101,8 @@ class TimedFiles(ReaderState):
                 dt = crash_dt
             elif syslog:
                 dt = syslog_us(text, since, days)
+                if dt is None and f.prefixes is not None and f.prefixes[i - 1]:  # a head taken off: syslog's own
+                    dt = syslog_us(f.prefixes[i - 1].lstrip(), since, days)
             elif klog:
                 dt = to_us(klog_stamp(text, since))
             else:

@@ -15,10 +15,11 @@ WRAPPERS = frozenset({"ascend", "log", "logs", "var", "os", "os_log", "host_log"
                       "fault_diag_data"})
 """Directory names that only wrap a worker's logs (``<job>/ascend/process_log``, ``worker-3/var/log/messages``): not
 the worker's name (compared in lower case). The bundle reader's layout uses the same test (:func:`is_wrapper`)."""
-EXPORT_STAMP = re.compile(r"\d{14}")
+EXPORT_STAMP = re.compile(r"\d{14}|\d{8}[-_]\d{6}|\d{4}-\d\d-\d\d[-_T]\d\d[-:]\d\d[-:]\d\d")
 """msnpureport's export directory, named by its run time (``20250619092715/slog/...``, ``.../hisi_logs/...``: the
 tool writes "to a sub-directory named by the time stamp", CANN log reference, msnpureport): it wraps a node's device
-logs and names no worker."""
+logs and names no worker. The other forms a collection script dates its folder with (``20250301-100600``,
+``2025-03-01-10-06-00``, ``2025-03-01_10:06:00``) too: a name that is only a date and time names no host."""
 
 
 def is_wrapper(name: str) -> bool:

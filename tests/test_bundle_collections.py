@@ -1,0 +1,66 @@
+"""Collections as real tools and hosts leave them: msnpureport's export, rotated syslog files, syslog's missing
+year."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from opsbrain.bundle import read_bundle
+
+
+def test_a_syslog_line_is_never_placed_after_tomorrow() -> None:
+    from datetime import date, datetime
+
+    from opsbrain.bundle.stamps import syslog_stamp, syslog_us, to_us
+
+    today = date.today()
+    ahead = date(today.year, today.month, today.day)
+    # a day two months after today, in syslog's form: with the reference now, the closest year would be this one's
+    # (or the next), but a log read today cannot hold it: it is last year's
+    month = (today.month + 1) % 12 + 1
+    line = f"{datetime(2000, month, 1):%b} 1 10:00:00 host kernel: x"
+    now = datetime(ahead.year, ahead.month, ahead.day, 12)
+    got = syslog_stamp(line, now)
+    assert got is not None and got <= now
+    assert syslog_us(line, now, {}) == to_us(got)
+
+
+def test_a_rotated_syslog_files_name_gives_the_year(tmp_path: Path) -> None:
+    import gzip
+
+    b = tmp_path / "n7" / "var" / "log"
+    b.mkdir(parents=True)
+    line = "Mar  1 10:04:58 n7 kernel: [83211.1] pcieport 0000:80:00.0: AER: Uncorrected (Fatal) error received\n"
+    (b / "messages").write_text(line.replace("10:04:58", "11:00:00"))
+    (b / "messages-20250301.gz").write_bytes(gzip.compress(line.replace("Mar  1", "Feb 28").encode()))
+    lines, _rep = read_bundle(tmp_path / "n7")
+    assert sorted(ln.t for ln in lines)[0] < sorted(ln.t for ln in lines)[-1]
+    _lines, rep = read_bundle(tmp_path / "n7")
+    assert rep["span"]["first"].startswith("2025-02-28") and rep["span"]["last"].startswith("2025-03-01")
+
+
+
+def test_msnpureports_export_is_one_host_and_its_device_syslog_the_devices(tmp_path: Path) -> None:
+    root = tmp_path / "export"
+    ev = root / "2025-03-01-10-06-00" / "slog" / "dev-os-5" / "run" / "event" / "event_20250301100501123.log"
+    ev.parent.mkdir(parents=True)
+    ev.write_text("[EVENT] DRV(1021,dmp_daemon):2025-03-01-10:05:01.100.000 [dms_event.c:512][tid:1021] dms event "
+                  "report: device_id=5, event_id=0x80E01801, assertion=occur\n")
+    sys = root / "2025-03-01-10-06-00" / "message" / "dev-os-5" / "syslog"
+    sys.parent.mkdir(parents=True)
+    sys.write_text("Mar  1 10:05:01 davinci kernel: [  12.3] ecc: multi-bit ECC error\n")
+    lines, rep = read_bundle(root)
+    assert [w["dir"] for w in rep["workers"]] == ["."]  # the dated folder is no host of its own
+    assert {ln.origin for ln in lines} == {"pod0/node0/npu5"}
+
+
+def test_a_syslog_line_whose_message_has_a_head_of_its_own_keeps_the_syslog_time(tmp_path: Path) -> None:
+    node = tmp_path / "node-7"
+    node.mkdir()
+    (node / "messages").write_text(
+        "Mar  1 09:39:56 n07 kubelet[2001]: I0301 09:39:56.000000    2001 kubelet.go:2400] SyncLoop (PLEG): event\n"
+        "Mar  1 10:05:00 n07 kernel: [83213.584409] [ascend] [ERROR] [drv_soft_fault] [heart_beat_judge 318] "
+        "Heartbeat lost! (device=5; lost_count=4)\n")
+    _lines, rep = read_bundle(tmp_path / "node-7")
+    assert rep["lines"]["untimed"] == 0
+    assert rep["span"]["first"][5:] == "03-01T09:39:56" and rep["span"]["last"][5:] == "03-01T10:05:00"
