@@ -321,8 +321,8 @@ def _classify(rel: str) -> FileKind | None:
         if rx.search(rel):
             return FileKind(OTHER, _worker_before(rel, SERVICE_DIRS), tag=source)
     if m := _DEVICE_SYSLOG.search(rel):
-        dev = m.group(1) or m.group(2)
-        return FileKind(MESSAGES, _worker_before(rel, "message"), device=int(dev) if dev else None)
+        npu = m.group(1) or m.group(2)
+        return FileKind(MESSAGES, _worker_before(rel, "message"), device=int(npu) if npu else None)
     host_dir = _strip_wrappers(list(p.parent.parts)) if str(p.parent) != "." else ""
     if (name.startswith("messages") or _DEBIAN_SYSLOG.match(name)) and not name.endswith((".gz", ".xz", ".bz2",
                                                                                           ".zip")):
