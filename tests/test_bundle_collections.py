@@ -64,3 +64,56 @@ def test_a_syslog_line_whose_message_has_a_head_of_its_own_keeps_the_syslog_time
     _lines, rep = read_bundle(tmp_path / "node-7")
     assert rep["lines"]["untimed"] == 0
     assert rep["span"]["first"][5:] == "03-01T09:39:56" and rep["span"]["last"][5:] == "03-01T10:05:00"
+
+
+PLOG = ("[ERROR] RUNTIME(3813,python3):2025-03-01-10:05:02.846.600 [stream.cc:1875] 3813 rtStreamSynchronize "
+        "execute failed, reason=[device mem error][FUNC:FuncErrorReason]\n")
+
+
+def _linked(tmp_path: Path) -> Path:
+    store = tmp_path / "store" / "worker-1" / "process_log" / "run" / "plog"
+    store.mkdir(parents=True)
+    (store / "plog-3813_20250301100000000.log").write_text(PLOG)
+    b = tmp_path / "bundle"
+    b.mkdir()
+    (b / "worker-1").symlink_to(tmp_path / "store" / "worker-1")
+    (b / "worker-1" / "loop").symlink_to(b)  # a link back up: walked once, not for ever
+    return b
+
+
+def test_symbolic_links_are_read_only_when_asked_and_each_directory_once(tmp_path: Path) -> None:
+    from opsbrain.bundle.layout import BundleParams
+
+    b = _linked(tmp_path)
+    lines, rep = read_bundle(b)
+    assert lines == [] and rep["refused"][0]["reason"].endswith("(--follow-links reads it)")
+    lines, rep = read_bundle(b, BundleParams(follow_links=True))
+    assert [ln.file for ln in lines] == ["worker-1/process_log/run/plog/plog-3813_20250301100000000.log"]
+    assert any("already walked" in x["reason"] for x in rep["refused"])
+
+
+def test_logs_lists_a_link_it_does_not_follow_and_follows_it_when_asked(tmp_path: Path) -> None:
+    from opsbrain.ingest.text import LineReader, ingest_path
+
+    b = _linked(tmp_path)
+    _sigs, stats = ingest_path(str(b))
+    assert stats.lines == 0 and any("worker-1: symbolic link: not followed" in x for x in stats.not_read)
+    r = LineReader()
+    r.follow_links = True
+    _sigs, stats = ingest_path(str(b), reader=r)
+    assert stats.lines == 1
+    assert any("already walked" in x for x in stats.not_read)
+
+
+def test_cli_follow_links(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from opsbrain.cli import cli
+
+    b = _linked(tmp_path)
+    home = ["--data-dir", str(tmp_path / "home")]
+    for how in (["--bundle", str(b)], ["--logs", str(b)]):
+        res = CliRunner().invoke(cli, ["diagnose", *how, *home])
+        assert res.exit_code == 0 and "--follow-links reads it" in res.stdout, res.output
+        res = CliRunner().invoke(cli, ["diagnose", *how, "--follow-links", *home])
+        assert res.exit_code == 0 and "not followed" not in res.stdout, res.output

@@ -102,6 +102,9 @@ class BundleParams:
                                   "(~7:1 on logs) and unpacked one file at a time, so a 1 GiB bundle holds ~150 MiB "
                                   "of packed text, not ~1.6 GiB of lines; below it, no packing cost: the "
                                   "100,000-line bundle of issue 14 (~13 MB) stays held", ge=0)
+    follow_links: bool = _param(False, "flag", "reason: a bundle's symbolic links are not followed (an archive's "
+                                "never are): a link may point anywhere on the reading host; the operator opts in for "
+                                "a tree of their own (diagnose --follow-links), each directory walked once")
     binary_share: float = _param(0.3, "share", "reason: text logs hold almost no control bytes; a file whose first "
                                  "4 KiB is more than 30% control or NUL bytes is binary (a core dump, an archive)",
                                  gt=0, le=1)
@@ -109,6 +112,10 @@ class BundleParams:
     def __post_init__(self) -> None:
         for f in fields(self):
             v = getattr(self, f.name)
+            if f.type in ("bool", bool):
+                if not isinstance(v, bool):
+                    raise ValueError(f"bundle.{f.name}: {v!r} is not true or false")
+                continue
             kind = float if f.type in ("float", float) else int
             if isinstance(v, bool) or not isinstance(v, (int, float)) or (kind is int and not isinstance(v, int)):
                 raise ValueError(f"bundle.{f.name}: {v!r} is not a{'n integer' if kind is int else ' number'}")

@@ -99,10 +99,10 @@ def open_bundle(path: str | Path, p: L.BundleParams) -> Tree:
     """The bundle at ``path`` as a tree: a directory, or an archive (tar, compressed or not, or zip) read in place.
     Raises InputError for anything else, and for an archive that cannot be opened."""
     root = Path(path)
-    if root.is_symlink():
-        raise InputError("refusing to follow a symbolic link", file=str(root))
+    if root.is_symlink() and not p.follow_links:
+        raise InputError("refusing to follow a symbolic link (--follow-links reads it)", file=str(root))
     if root.is_dir():
-        return DirTree(root, p.max_depth)
+        return DirTree(root, p.max_depth, p.follow_links)
     if not root.is_file():
         raise InputError(f"not a directory or an archive ({ARCHIVES})", file=str(root))
     try:

@@ -22,11 +22,15 @@ from opsbrain.errors import InputError
 @click.option("--bundle", "bundle", type=NON_EMPTY, default=None, metavar="DIR|ARCHIVE",
               help="Diagnose a log bundle in the Ascend layout (simulated or collected; issue 9): a directory, or a "
                    ".tar, .tar.gz/.tgz, .tar.bz2, .tar.xz or .zip of one, read in place.")
+@click.option("--follow-links", "follow_links", is_flag=True, default=False,
+              help="Read what symbolic links in a --logs or --bundle directory point to (worker directories linked "
+                   "in from a store); each directory once. Off by default: a link may point anywhere. Links inside "
+                   "archives are never followed.")
 @model_option
 @data_dir_option
 @json_option
-def diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | None, model: Path | None,
-             data_dir: Path | None, as_json: bool) -> None:
+def diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | None, follow_links: bool,
+             model: Path | None, data_dir: Path | None, as_json: bool) -> None:
     """Diagnose an exported incident file, raw logs or a log bundle: class, component, confidence, evidence."""
     from opsbrain.diagnosis import oneclick
     from opsbrain.kb.training import load_engine
@@ -47,9 +51,10 @@ def diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | Non
     engine = load_engine(data_dir, say=lambda m: click.echo(m, err=True), model=model)
     matcher = _matcher(data_dir)
     if bundle is not None:
-        _diagnose_bundle(bundle, engine, matcher, as_json)
+        _diagnose_bundle(bundle, engine, matcher, as_json, follow_links)
         return
-    res = (oneclick.diagnose_logs([logs, *more] if more else logs, engine, matcher) if logs is not None
+    res = (oneclick.diagnose_logs([logs, *more] if more else logs, engine, matcher, follow_links=follow_links)
+           if logs is not None
            else oneclick.diagnose_incident_file(str(incident), engine, matcher))
     if as_json:
         _emit_json(res)
@@ -98,12 +103,13 @@ def _echo_root_cluster(d: dict[str, Any]) -> None:
 
 
 # ---- bundles (issue 9): add 'runs bundle' / 'diagnose --bundle' support here --------------------------
-def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool) -> None:
+def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool, follow_links: bool = False) -> None:
     """``diagnose --bundle DIR``: every incident of the bundle, the primary one's diagnosis, what the knowledge
     base and imported vendor knowledge matched, and what was skipped or refused."""
     from opsbrain.bundle import diagnose_bundle
+    from opsbrain.bundle.layout import BundleParams
 
-    res = diagnose_bundle(bundle, engine, matcher)
+    res = diagnose_bundle(bundle, engine, matcher, BundleParams(follow_links=follow_links))
     if as_json:
         _emit_json(res)
         return

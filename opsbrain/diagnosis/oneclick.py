@@ -262,15 +262,16 @@ def _root_from_text(out: dict[str, Any], dev: int | None,
         rows.append({"file": where[0], "line": where[1], "kind": "root:device", "text": where[2][:300]})
 
 
-def diagnose_logs(path: str | list[str], engine: Engine, matcher: Any = None, stdin: IO[bytes] | None = None
-                  ) -> dict[str, Any]:
+def diagnose_logs(path: str | list[str], engine: Engine, matcher: Any = None, stdin: IO[bytes] | None = None,
+                  follow_links: bool = False) -> dict[str, Any]:
     """``path`` is a file, a directory of logs, or ``-`` for stdin; or several files and directories (a shell's
-    glob), read as the directory they share."""
+    glob), read as the directory they share. ``follow_links``: a directory's symbolic links are read too."""
     paths = [path] if isinstance(path, str) else list(path)
     knowledge = _Knowledge(matcher) if matcher is not None else None
     ranks = RankCollector()
     hooks = _Hooks(knowledge, ranks)
     reader = LineReader(hook=hooks)
+    reader.follow_links = follow_links
     _, _, ranks.root_name = ingest_paths(paths, stdin, reader)
     signals = on_workers(reader.signals, ranks, reader.origins)
     res = diagnose_signals(engine, signals, reader.stats.as_dict(), knowledge, ranks.table(), hooks.view)

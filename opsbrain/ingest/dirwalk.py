@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Protocol
 
 from opsbrain.ingest.streams import not_a_log
-from opsbrain.ingest.trees import printable
+from opsbrain.ingest.trees import LINK_NOT_FOLLOWED, printable
 
 
 class HasNotRead(Protocol):
@@ -62,9 +62,9 @@ def pseudo_mounts() -> frozenset[str]:
     return PSEUDO_FS | frozenset(found)
 
 
-def log_files(root: Path, stats: HasNotRead) -> list[tuple[Path, str]]:
-    """Regular files under ``root`` (sorted, symlinks not followed), with names relative to it (control characters
-    shown as ``?``); a directory that
+def log_files(root: Path, stats: HasNotRead, follow_links: bool = False) -> list[tuple[Path, str]]:
+    """Regular files under ``root`` (sorted; symbolic links followed only with ``follow_links``, each directory once,
+    and listed as not read otherwise), with names relative to it (control characters shown as ``?``); a directory that
     cannot be listed (no permission) goes to ``stats.not_read``, as do files that are by their names no logs
     (:func:`~opsbrain.ingest.streams.not_a_log`, one line for them all) and the kernel's pseudo-file systems."""
     out: list[tuple[Path, str]] = []
@@ -75,8 +75,17 @@ def log_files(root: Path, stats: HasNotRead) -> list[tuple[Path, str]]:
         rel = str(where.relative_to(root)) if where.is_relative_to(root) else str(where)
         stats.not_read.append(f"{rel}: cannot list the directory: {exc.strerror or exc}")
 
-    for dirpath, dirnames, filenames in os.walk(root, onerror=unlisted, followlinks=False):
+    seen: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unlisted, followlinks=follow_links):
         dirnames.sort()
+        seen.add(os.path.realpath(dirpath))
+        for d in [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+            real = os.path.realpath(os.path.join(dirpath, d))
+            if not follow_links or real in seen:
+                dirnames.remove(d)
+                why = LINK_NOT_FOLLOWED if not follow_links else "a directory already walked (a link to it)"
+                stats.not_read.append(f"{printable(str(Path(dirpath, d).relative_to(root)))}: {why}")
+            seen.add(real)
         if dirnames and len(Path(dirpath).relative_to(root).parts) >= MAX_DIR_DEPTH:
             stats.not_read.append(f"{Path(dirpath).relative_to(root)}: deeper than {MAX_DIR_DEPTH} directory "
                                   f"levels: its {len(dirnames)} sub-directories not read")
@@ -91,7 +100,10 @@ def log_files(root: Path, stats: HasNotRead) -> list[tuple[Path, str]]:
             if not_a_log(f):
                 skipped.append(rel)
                 continue
-            if p.is_symlink() or not p.is_file():
+            if p.is_symlink() and not follow_links:
+                stats.not_read.append(f"{rel}: {LINK_NOT_FOLLOWED}")
+                continue
+            if not p.is_file():
                 stats.not_read.append(f"{rel}: not a regular file")
                 continue
             if len(out) >= MAX_FILES:

@@ -130,6 +130,7 @@ class LineReader:
         self.hook = hook  # called with every line (the knowledge matcher): line, file, line number, time, the head
         # a collection or a paste put before it (surface.plain's prefix), the file it came from (self.origins)
         self.stats = TextStats()
+        self.follow_links = False  # a directory's symbolic links are read (diagnose --follow-links)
         self.signals: list[Signal] = []
         self._t0: float | None = None
         self._last = 0.0
@@ -431,15 +432,15 @@ def ingest_path(spec: str, stdin: IO[bytes] | None = None, reader: LineReader | 
         _feed_stdin(stream, r)
         return r.signals, r.stats
     p = Path(spec)
-    if p.is_symlink():
-        raise InputError("refusing to follow a symbolic link", file=spec)
+    if p.is_symlink() and not r.follow_links:
+        raise InputError("refusing to follow a symbolic link (--follow-links reads it)", file=spec)
     if Path(os.path.abspath(spec)).parts[1:2] in (("proc",), ("sys",)):
         raise InputError("a kernel pseudo-file system (/proc, /sys), whose reads may block for ever (/proc/kmsg) or "
                          "never end: save what you need first (dmesg > dmesg.txt)", file=spec)
     try:
         if p.is_dir():
             check_listable(p, "--logs")
-            for f, rel in log_files(p, r.stats):
+            for f, rel in log_files(p, r.stats, r.follow_links):
                 rel = f"{label}/{rel}" if label else rel
                 try:
                     r.feed_path(f, rel)

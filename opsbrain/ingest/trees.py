@@ -64,13 +64,19 @@ def safe_name(name: str) -> tuple[str, str | None]:
     return "/".join(parts), None if parts else "empty member name: not read"
 
 
+LINK_NOT_FOLLOWED = "symbolic link: not followed (--follow-links reads it)"
+
+
 class DirTree:
-    """A directory, level by level (names sorted), up to ``max_depth`` levels, links never followed."""
+    """A directory, level by level (names sorted), up to ``max_depth`` levels; symbolic links followed only with
+    ``follow_links`` (the operator's own tree: worker directories linked in from a store), each directory once (a
+    link back up is not walked again)."""
 
     archive = False
 
-    def __init__(self, root: Path, max_depth: int) -> None:
+    def __init__(self, root: Path, max_depth: int, follow_links: bool = False) -> None:
         self.root, self.name, self.max_depth = root, root.name, max_depth
+        self.follow_links = follow_links
         self.problems: list[str] = []
         self.kind = "directory"
 
@@ -79,6 +85,7 @@ class DirTree:
 
     def entries(self) -> Iterator[Entry]:
         level: list[tuple[Path, str]] = [(self.root, "")]
+        seen = {os.path.realpath(self.root)}
         depth = 0
         while level:
             nxt: list[tuple[Path, str]] = []
@@ -90,14 +97,20 @@ class DirTree:
                     continue
                 for e in found:
                     rel = f"{rel_d}/{printable(e.name)}" if rel_d else printable(e.name)
-                    if e.is_symlink():
-                        yield Entry(rel, LINK, problem="symbolic link: not followed")
-                    elif e.is_dir(follow_symlinks=False):
+                    link = e.is_symlink()
+                    if link and not self.follow_links:
+                        yield Entry(rel, LINK, problem=LINK_NOT_FOLLOWED)
+                    elif link and not os.path.exists(e.path):
+                        yield Entry(rel, LINK, problem="symbolic link to nothing: not read")
+                    elif e.is_dir(follow_symlinks=link):
                         if depth + 1 > self.max_depth:
                             yield Entry(rel, DIR, problem=f"deeper than {self.max_depth} directory levels: not read")
+                        elif (real := os.path.realpath(e.path)) in seen:
+                            yield Entry(rel, LINK, problem="a directory already walked (a link to it): not read again")
                         else:
+                            seen.add(real)
                             nxt.append((Path(e.path), rel))
-                    elif e.is_file(follow_symlinks=False):
+                    elif e.is_file(follow_symlinks=link):
                         yield Entry(rel, FILE, None, _dir_opener(e))
                     else:
                         yield Entry(rel, SPECIAL, problem="not a regular file")
