@@ -102,7 +102,8 @@ def test_nested_archives_are_read_one_level_deep(tmp_path: Path) -> None:
     assert stats.lines == 4 and stats.lines_cut == 0, stats  # four copies of the OOM line, nothing else
     assert stats.files == 4 and stats.decompressed == 2
     assert stats.not_read == ["gathered.tar.gz:node3:deep.tar.gz: tar archive inside an archive inside (more than "
-                              "one level deep): listed, not read",
+                              "one level deep; the archive holding it, given by itself, is read with it): listed, not "
+                              "read",
                               "gathered.tar.gz:node3:junk.tar.gz: unreadable archive: its first block is not a tar "
                               "header, not read"]
     assert {s.kind for s in _sigs} >= {"os:oom_killer"} and "ecc:uce" not in {s.kind for s in _sigs}

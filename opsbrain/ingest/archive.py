@@ -224,7 +224,8 @@ def _deeper(x: Entry, group: str) -> Iterator[Entry]:
         rec = Replay(fh)
         s = sniff(cast(IO[bytes], rec))
         if s.kind is not None or (archive_stem(x.rel) != x.rel and not s.compressed_text):
-            why = (f"{s.kind} archive inside an archive inside (more than one level deep): listed" if s.kind else
+            why = (f"{s.kind} archive inside an archive inside (more than one level deep; the archive holding it, "
+                   f"given by itself, is read with it): listed" if s.kind else
                    f"unreadable archive: {s.error or 'its first block is not a tar header'}")
             yield Entry(x.rel, FILE, x.size, problem=f"{why}, not read", group=group)
             return
