@@ -206,6 +206,9 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     voted = _vendor_verdict(incidents, out_incs, primary, hits, lines, matcher, engine)
     if voted is not None:
         primary = voted
+    read = _text_look(incidents, out_incs, primary, sigs, lines, hits, engine)
+    if read is not None:
+        primary = read
     diagnosis: dict[str, Any] = dict(primary["diagnosis"]) if primary and primary["diagnosis"] else {
         "fault_class": "unknown", "component": None, "confidence": 0.0, "runbook": None, "alternatives": [],
         "evidence": [f"no known fault signal in {r.report['lines']['read']} lines of the bundle; escalate"],
@@ -300,6 +303,46 @@ def _vendor_verdict(incidents: list[Any], out_incs: list[dict[str, Any]], primar
     if primary is not None:
         return {**primary, "diagnosis": dd, "evidence_lines": (primary["evidence_lines"] + ev)[:10]}
     return {"id": None, "diagnosis": dd, "evidence_lines": ev[:10], "errors": 0, "opened_at_s": now}
+
+
+def _text_look(incidents: list[Any], out_incs: list[dict[str, Any]], primary: dict[str, Any] | None,
+               sigs: list[Signal], lines: list[BundleLine], hits: list[list[Any]], engine: Any
+               ) -> dict[str, Any] | None:
+    """Where the primary incident abstains or gives a weak answer (or the bundle has none), the real-text fallback
+    ``diagnose --logs`` takes (:func:`opsbrain.diagnosis.oneclick.text_fallback`, under its own conditions: no
+    hardware evidence, a failure shown, a reading sure enough) on the bundle's lines in time order, with that
+    incident's signals (all the bundle's when it has none); None when it does not answer. Before it, a bundle of
+    consoles and framework logs answered ``unknown`` where the same text under ``--logs`` was read."""
+    from opsbrain.diagnosis.oneclick import text_fallback
+    from opsbrain.diagnosis.realtext import TextView
+    from opsbrain.verdict import UNKNOWN, Diagnosis
+
+    inc = next((i for i, row in zip(incidents, out_incs, strict=True)
+                if primary is not None and row["id"] == primary["id"]), None)
+    own = list(inc.signals) if inc is not None else sigs
+    now = max((s.t for s in own), default=max((ln.t for ln in lines), default=0.0))
+    dd = (primary or {}).get("diagnosis")
+    d = (Diagnosis(dd["fault_class"], dd.get("component"), float(dd["confidence"]), list(dd["evidence"]), now,
+                   dd.get("runbook"), [(c, p) for c, p in dd.get("alternatives", [])]) if dd else
+         Diagnosis(UNKNOWN, None, 0.0, [f"no known fault signal in {len(lines)} lines; escalate"], now))
+    view = TextView()
+    for ln in lines:
+        view(ln.text, ln.file, ln.line)
+    documented = frozenset(m.class_id for h in hits for m in h if m.class_id)
+    got, cited = text_fallback(engine, d, own, view, now, documented)
+    if not cited:
+        return None
+    out = got.as_dict()
+    at = {(r["file"], r["line"]) for r in cited}
+    nodes = set(inc.nodes) if inc is not None else {
+        "/".join(ln.origin.split("/")[:2]) if ln.origin else None for ln in lines if (ln.file, ln.line) in at}
+    if out.get("component") is None and len(nodes) == 1 and None not in nodes:
+        out["component"] = next(iter(nodes))  # the one host whose lines the incident (or the cited lines) are
+    out["decided_by"] = "text"
+    base = primary or {"id": None, "evidence_lines": [], "errors": 0, "opened_at_s": now}
+    ev = [{"file": f, "line": n, "kind": k, "text": t} for f, n, k, t in
+          ((r["file"], r["line"], r["kind"], r["text"]) for r in cited)]
+    return {**base, "diagnosis": out, "evidence_lines": (ev + base.get("evidence_lines", []))[:10]}
 
 
 WAITING = ("collective_timeout_sw",)

@@ -1,0 +1,64 @@
+"""One ingestion layer, one reading: the same real text answers alike under ``--logs`` and as a console in a
+``--bundle`` (the bundle takes the real-text fallback where its primary incident abstains or has none)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from opsbrain.bundle import diagnose_bundle
+from opsbrain.diagnosis import oneclick
+from opsbrain.kb.realeval import default_corpus_dir
+
+CORPUS = default_corpus_dir()
+
+
+@pytest.fixture(scope="module")
+def tools() -> tuple[Any, Any]:
+    from opsbrain.kb import SignatureMatcher, load_kb
+    from opsbrain.kb.training import load_engine
+
+    return load_engine(), SignatureMatcher(load_kb())
+
+
+@pytest.mark.skipif(CORPUS is None, reason="the real-log corpus is not in this checkout")
+def test_dev_excerpts_as_bundle_consoles_answer_as_under_logs(tmp_path: Path, tools: tuple[Any, Any]) -> None:
+    from opsbrain.kb.realtext_fit import dev_excerpts
+
+    engine, matcher = tools
+    assert CORPUS is not None
+    sample = [e for e in dev_excerpts(CORPUS) if e["confidence"] in ("firm", "likely")][::12]
+    same = text_read = 0
+    for e in sample:
+        b = tmp_path / str(e["id"])
+        (b / "worker-0").mkdir(parents=True)
+        log = b / "worker-0" / "train.log"
+        log.write_text(e["text"])
+        want = oneclick.diagnose_logs(str(log), engine, matcher)["diagnosis"]
+        got = diagnose_bundle(b, engine, matcher)["diagnosis"]
+        same += got["fault_class"] == want["fault_class"]
+        if got.get("decided_by") == "text":  # the fallback's answer cites the console's own lines
+            text_read += 1
+            assert got["evidence_lines"] and all(x["file"] == "worker-0/train.log" for x in got["evidence_lines"])
+            assert got["root"].get("host") == "worker-0"
+    assert len(sample) >= 30
+    assert same >= 0.9 * len(sample), (same, len(sample))  # was 0.74 before the bundle took the text fallback
+    assert text_read > 0
+
+
+def test_a_console_of_an_import_error_is_a_config_error_of_its_host(tmp_path: Path, tools: tuple[Any, Any]) -> None:
+    engine, matcher = tools
+    b = tmp_path / "job"
+    (b / "worker-0").mkdir(parents=True)
+    (b / "worker-0" / "train.log").write_text(
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 12, in <module>\n'
+        "    import torch_npu\n"
+        "ImportError: libhccl.so: cannot open shared object file: No such file or directory\n")
+    want = oneclick.diagnose_logs(str(b / "worker-0" / "train.log"), engine, matcher)["diagnosis"]
+    rep = diagnose_bundle(b, engine, matcher)
+    d = rep["diagnosis"]
+    assert d["fault_class"] == want["fault_class"] == "config_error"
+    assert d["root"]["host"] == "worker-0"
