@@ -207,3 +207,25 @@ def test_an_answer_without_a_class_still_names_the_one_place_of_the_errors(tmp_p
     d = diagnose_logs(str(tmp_path), engine)["diagnosis"]
     assert d["fault_class"] == "unknown" and (d["root"]["host"], d["root"]["device"]) == ("node-1", 5)
     assert any("every error names node-1/npu5" in e for e in d["evidence"])
+
+
+CONSOLE = ("RuntimeError: ACL stream synchronize failed, error code:507053\n"
+           "Fault RAS occurs in the system: [event_id:0x80e01801] Uncorrectable ECC / other uncorrectable memory "
+           "error.\n")
+
+
+@pytest.mark.parametrize("rel, host", [("worker-0/rank-3.txt", "worker-0"),
+                                       ("llama-pretrain-worker-3.log", "llama-pretrain-worker-3"),
+                                       ("llama-pretrain-worker-3_previous.log", "llama-pretrain-worker-3")])
+def test_a_class_without_a_component_names_the_one_host_whose_lines_failed(tmp_path: Path, engine: Any, rel: str,
+                                                                           host: str) -> None:
+    from opsbrain.bundle.diagnose import diagnose_bundle
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    (tmp_path / "b" / rel).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "b" / rel).write_text(CONSOLE)
+    (tmp_path / "b" / "llama-pretrain-worker-0.log").write_text(" iteration 100/5000 | lm loss: 2.3E+00 |\n")
+    d = diagnose_logs(str(tmp_path / "b"), engine)["diagnosis"]
+    b = diagnose_bundle(tmp_path / "b", engine)["diagnosis"]
+    assert d["fault_class"] == b["fault_class"] == "hbm_uce"
+    assert d["root"]["host"] == b["root"]["host"] == host

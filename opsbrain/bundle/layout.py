@@ -51,7 +51,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from opsbrain.ingest import asys
-from opsbrain.ingest.workers import container_log_head, is_wrapper
+from opsbrain.ingest.workers import POD_DUMP, container_log_head, is_wrapper
 
 BUNDLE_FORMAT = "opsbrain-bundle/1"
 MANIFEST = "bundle.json"
@@ -339,7 +339,7 @@ def _classify(rel: str) -> FileKind | None:
     if name == "sysmonitor.log":
         return FileKind(SYSMON, host_dir)
     if _TRAIN_NAME.search(name) and not f"/{rel}".endswith(f"/log/containers/{name}"):  # kubelet's links to pods/ files
-        if not host_dir and (m := _POD_DUMP.match(name)):
+        if not host_dir and (m := POD_DUMP.match(name)):
             return FileKind(TRAIN, m.group(1))
         return FileKind(TRAIN, host_dir)
     if _CONSOLE_NAME.search(name) and not set(p.parent.parts) & LAYOUT_DIRS and not _RUNTIME_DIRS.search(rel):
@@ -355,11 +355,6 @@ _RUNTIME_DIRS = re.compile(r"(?:^|/)(?:log/pods|log/containers|docker/containers
 not named ``<ns>_<pod>_<uid>``) is not a console either."""
 _CONSOLE_NAME = re.compile(r"\.(?:log|txt|out|err)(?:\.\d+)?$")
 
-
-_POD_DUMP = re.compile(r"^(.+-(?:worker|master|launcher)-\d+)(?:[_.-]previous)?\.(?:log|txt)$")
-"""A ``kubectl logs <pod> > <pod>.log`` dump at a bundle's root (``--previous``: ``<pod>_previous.log``): the pods of
-a PyTorchJob / MPIJob / Volcano job are named ``<job>-<replica>-<index>`` (``llama-worker-3``, ``llama-master-0``),
-one per node of the job, so each dump is its pod's worker; in a directory, the directory is the worker."""
 
 
 # ---- paths the writer uses (the inverse of classify) -----------------------------------------------------------

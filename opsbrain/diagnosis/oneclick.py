@@ -167,6 +167,8 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
         out["root"] = user_terms(where)  # no class, but the place: what the operator looks at first
         d.evidence.append(f"no class, but every error names {where}")
         out["evidence"] = list(d.evidence)
+    if out["root"].get("host") is None and (host := _one_host(sigs)) is not None:
+        out["root"] = {**out["root"], "host": host}  # a class, no component: the one host whose lines failed
     cited = {(r["file"], r["line"]) for r in text_lines}  # a line the text fallback cites is listed once
     ev = [r for r in _evidence_lines(sigs, d) if (r["file"], r["line"]) not in cited]
     out["evidence_lines"] = (text_lines + ev)[:MAX_EVIDENCE_LINES]
@@ -187,6 +189,12 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
     entries = [{**v, "counted": (v["file"], v["line"], f"vendor:{v['class']}") in counted}
                for v in (knowledge.vendor_report() if knowledge else [])]
     return {"diagnosis": out, "input": stats, "knowledge": kn, "vendor_entries": entries, "limits": notes}
+
+
+def _one_host(signals: list[Signal]) -> str | None:
+    """The one host (a worker directory, a syslog head's host) every failing signal's line names, else None."""
+    hosts = {s.host for s in signals if s.severity >= 1 and not s.kind.startswith(("level:", "vendor:"))}
+    return hosts.pop() if len(hosts) == 1 else None
 
 
 def _one_place(signals: list[Signal]) -> str | None:

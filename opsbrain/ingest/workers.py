@@ -76,6 +76,12 @@ def container_log_head(dirs: list[str]) -> list[str] | None:
     return None
 
 
+POD_DUMP = re.compile(r"^(.+-(?:worker|master|launcher)-\d+)(?:[_.-]previous)?\.(?:log|txt)$")
+"""A ``kubectl logs <pod> > <pod>.log`` dump at a bundle's root (``--previous``: ``<pod>_previous.log``): the pods of
+a PyTorchJob / MPIJob / Volcano job are named ``<job>-<replica>-<index>`` (``llama-worker-3``, ``llama-master-0``),
+one per node of the job, so each dump is its pod's worker; in a directory, the directory is the worker."""
+
+
 def host_root(file: str | None) -> tuple[str, str | None]:
     """The worker directory a bundle-relative path belongs to (the directory holding ``process_log`` /
     ``environment_check`` / ``device_log``, CANN's own log directory (:func:`cann_log_head`) or a node's container
@@ -104,6 +110,8 @@ def host_root(file: str | None) -> tuple[str, str | None]:
             break
     while parts and is_wrapper(parts[-1]):
         parts.pop()
+    if not parts and (m := POD_DUMP.match(PurePosixPath(file).name)):
+        return m.group(1), None  # a pod's dump at the root: the pod is the worker
     return _joined(parts), None  # no known directory: the file's own directory is its worker
 
 
