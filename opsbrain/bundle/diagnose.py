@@ -314,7 +314,7 @@ def _text_look(incidents: list[Any], out_incs: list[dict[str, Any]], primary: di
     incident's signals (all the bundle's when it has none); None when it does not answer. Before it, a bundle of
     consoles and framework logs answered ``unknown`` where the same text under ``--logs`` was read."""
     from opsbrain.diagnosis.oneclick import text_fallback
-    from opsbrain.diagnosis.realtext import TextView
+    from opsbrain.diagnosis.realtext import SECOND_OPINION_BELOW, TextView
     from opsbrain.verdict import UNKNOWN, Diagnosis
 
     inc = next((i for i, row in zip(incidents, out_incs, strict=True)
@@ -325,6 +325,8 @@ def _text_look(incidents: list[Any], out_incs: list[dict[str, Any]], primary: di
     d = (Diagnosis(dd["fault_class"], dd.get("component"), float(dd["confidence"]), list(dd["evidence"]), now,
                    dd.get("runbook"), [(c, p) for c, p in dd.get("alternatives", [])]) if dd else
          Diagnosis(UNKNOWN, None, 0.0, [f"no known fault signal in {len(lines)} lines; escalate"], now))
+    if not d.abstained and d.confidence >= SECOND_OPINION_BELOW:
+        return None  # (text_fallback's own first test, before the bundle's lines are put in a view)
     view = TextView()
     for ln in lines:
         view(ln.text, ln.file, ln.line)
