@@ -62,3 +62,33 @@ def test_a_console_of_an_import_error_is_a_config_error_of_its_host(tmp_path: Pa
     d = rep["diagnosis"]
     assert d["fault_class"] == want["fault_class"] == "config_error"
     assert d["root"]["host"] == "worker-0"
+
+
+def test_healthy_excerpts_as_bundle_consoles_alarm_no_more_than_under_logs(tmp_path: Path,
+                                                                           tools: tuple[Any, Any]) -> None:
+    from opsbrain.kb.healthyeval import default_healthy_dir, load_healthy
+
+    root = default_healthy_dir()
+    if root is None:
+        pytest.skip("no healthy-log set in this checkout")
+    engine, matcher = tools
+    logs = bundle = 0
+    for f in sorted(root.glob("*.yaml")):
+        for e in load_healthy(f):
+            b = tmp_path / str(e["id"])
+            (b / "worker-0").mkdir(parents=True)
+            (b / "worker-0" / "train.log").write_text(e["text"])
+            logs += oneclick.diagnose_logs(str(b / "worker-0" / "train.log"), engine, matcher)["diagnosis"][
+                "fault_class"] != "unknown"
+            bundle += diagnose_bundle(b, engine, matcher)["diagnosis"]["fault_class"] != "unknown"
+    assert bundle <= logs  # 6 against 4 before the whole bundle fed the text view and a logger head's level counted
+
+
+def test_a_level_in_a_logger_head_taken_off_counts(tmp_path: Path, tools: tuple[Any, Any]) -> None:
+    engine, matcher = tools
+    b = tmp_path / "b"
+    (b / "worker-0").mkdir(parents=True)
+    (b / "worker-0" / "serve.log").write_text(
+        "INFO 03-06 01:16:36 __init__.py:34] set environment variable VLLM_PLUGINS to control which plugins to load.\n")
+    rep = diagnose_bundle(b, engine, matcher)
+    assert rep["incidents"] == [] and rep["diagnosis"]["fault_class"] == "unknown"

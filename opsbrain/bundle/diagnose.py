@@ -206,7 +206,8 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     voted = _vendor_verdict(incidents, out_incs, primary, hits, lines, matcher, engine)
     if voted is not None:
         primary = voted
-    read = _text_look(incidents, out_incs, primary, sigs, lines, hits, engine)
+    every = (lambda: scan_bundle(path, params).lines) if keep is not None else (lambda: lines)
+    read = _text_look(incidents, out_incs, primary, sigs, lines, hits, engine, every)
     if read is not None:
         primary = read
     diagnosis: dict[str, Any] = dict(primary["diagnosis"]) if primary and primary["diagnosis"] else {
@@ -306,13 +307,14 @@ def _vendor_verdict(incidents: list[Any], out_incs: list[dict[str, Any]], primar
 
 
 def _text_look(incidents: list[Any], out_incs: list[dict[str, Any]], primary: dict[str, Any] | None,
-               sigs: list[Signal], lines: list[BundleLine], hits: list[list[Any]], engine: Any
-               ) -> dict[str, Any] | None:
+               sigs: list[Signal], lines: list[BundleLine], hits: list[list[Any]], engine: Any,
+               every: Callable[[], list[BundleLine]]) -> dict[str, Any] | None:
     """Where the primary incident abstains or gives a weak answer (or the bundle has none), the real-text fallback
     ``diagnose --logs`` takes (:func:`opsbrain.diagnosis.oneclick.text_fallback`, under its own conditions: no
-    hardware evidence, a failure shown, a reading sure enough) on the bundle's lines in time order, with that
-    incident's signals (all the bundle's when it has none); None when it does not answer. Before it, a bundle of
-    consoles and framework logs answered ``unknown`` where the same text under ``--logs`` was read."""
+    hardware evidence, a failure shown, a reading sure enough) on every line of the bundle in time order (``every``:
+    the read without the block scan's cut, as ``--logs`` reads every line: the healthy lines around an error weigh
+    too), with that incident's signals (all the bundle's when it has none); None when it does not answer. Before
+    it, a bundle of consoles and framework logs answered ``unknown`` where the same text under ``--logs`` was read."""
     from opsbrain.diagnosis.oneclick import text_fallback
     from opsbrain.diagnosis.realtext import SECOND_OPINION_BELOW, TextView
     from opsbrain.verdict import UNKNOWN, Diagnosis
@@ -328,6 +330,7 @@ def _text_look(incidents: list[Any], out_incs: list[dict[str, Any]], primary: di
     if not d.abstained and d.confidence >= SECOND_OPINION_BELOW:
         return None  # (text_fallback's own first test, before the bundle's lines are put in a view)
     view = TextView()
+    lines = every()
     for ln in lines:
         view(ln.text, ln.file, ln.line)
     documented = frozenset(m.class_id for h in hits for m in h if m.class_id)

@@ -29,6 +29,7 @@ from opsbrain.bundle.stamps import (
 )
 from opsbrain.bundle.walk import _File
 from opsbrain.ingest import asys
+from opsbrain.ingest.surface import logged_level
 
 _LEVEL = re.compile(r"^\[(\w+)\s*\]")
 BLOCK_LINES = 16_384
@@ -110,6 +111,8 @@ class TimedFiles(ReaderState):
             level = m.group(1).upper() if text[:1] == "[" and (m := _LEVEL.match(text)) else None
             if history:
                 level = "ERROR"
+            elif level is None and f.prefixes is not None and f.prefixes[i - 1]:
+                level = logged_level(f.prefixes[i - 1])  # a logger's head taken off (vLLM's ``INFO 03-06 ...``)
             if dt is None and (dt := self._untimed(f, i, last, continued)) is None:
                 ahead.append((i, text, level))
                 continue
@@ -193,7 +196,7 @@ class TimedFiles(ReaderState):
         node = self._node(f) if plog else None
         add, light, kept = self.dated.append, self.light.append, self.kept
         wanted, may = self._wanted(f) or (None, None)
-        lines = f.lines
+        lines, heads = f.lines, f.prefixes
         for lo in range(0, len(lines), BLOCK_LINES):
             part = lines[lo: lo + BLOCK_LINES]
             found = block_scan(part, style) or [("", "", "")] * len(part)  # (never None: block_ready said so)
@@ -201,6 +204,8 @@ class TimedFiles(ReaderState):
             for i, (raw, dt, level) in enumerate(zip(part, stamps, levels, strict=True), start=lo + 1):
                 if not raw or raw.isspace():
                     continue
+                if level is None and heads is not None and heads[i - 1]:
+                    level = logged_level(heads[i - 1])  # a logger's head taken off (vLLM's ``INFO 03-06 ...``)
                 if dt is None and (dt := self._untimed(f, i, last, continued)) is None:
                     ahead.append((i, raw, "ERROR" if history else level))
                     continue
