@@ -54,3 +54,28 @@ def test_diagnose_logs_with_an_imported_fault_level_file(tmp_path: Path) -> None
     assert d["root"]["device"] == 4
     plain = diagnose_logs(str(f), load_engine())["diagnosis"]  # no import: no word of a level
     assert not any("SeparateNPU" in e for e in plain["evidence"])
+
+
+VENDOR = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "vendor" / "faultCode.json"
+
+
+def test_the_vendors_own_fault_level_file_rates_an_unmapped_code(tmp_path: Path) -> None:
+    """With MindCluster's faultCode.json imported (the reference copy; skipped without it), 0x80E3A201 -- a code
+    the knowledge base maps to no class -- is stated with the level the file gives it."""
+    import pytest
+
+    if not VENDOR.is_file():
+        pytest.skip("the vendor reference files are not present")
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+    from opsbrain.kb.compiled import compiled_kb
+    from opsbrain.kb.importers import import_faultcode, load_imported
+    from opsbrain.kb.matcher import SignatureMatcher
+    from opsbrain.kb.training import load_engine
+
+    import_faultcode(VENDOR, tmp_path / "imports")
+    imported = load_imported(tmp_path / "imports")
+    level = imported.levels["80E3A201"]
+    f = tmp_path / "event.log"
+    f.write_text(EVENT.format("80E3A201") + "\n")
+    d = diagnose_logs(str(f), load_engine(), SignatureMatcher(compiled_kb(), imported))["diagnosis"]
+    assert any(f"level {level}" in e and LEVEL_ACTIONS[level] in e for e in d["evidence"]), d["evidence"]
