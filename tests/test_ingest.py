@@ -27,7 +27,7 @@ REAL = [
     ("[ERROR] HCCL(26251,python3):2025-01-24-11:24:07.476.916 [comm_base.cc:1018][42715]   |  124.0.0.21(0)   |"
      "   124.0.0.11(1)   |  client  | no connect |", "hccl:no_connect", None),
     ("[ERROR] aclrtSynchronizeStream(stream) failed: 507015", "rt:507015", None),
-    ("[  293.039556] NMI watchdog: Watchdog detected hard LOCKUP on cpu 34", "os:lockup", None),
+    ("[  293.039556] NMI watchdog: Watchdog detected hard LOCKUP on cpu 34", "os:hard_lockup", None),
     ("[devid 3]    Mon Jan  1 10:00:00 2024    LINK DOWN", "hccn:down", 3),
     # second round (issue 14), each copied from the source named
     # vllm-ascend#9372: the weights leave no room for the KV cache

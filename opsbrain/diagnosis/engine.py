@@ -55,7 +55,8 @@ def describe_kind(kind: str) -> str:
         return "remote rank named by peers" if code == "remote" else \
             f"collective error {code} ({fmt.HCCL_CODES.get(code, 'error')})"
     words = {"sw:down": "switch port link down", "port:down": "switch port down", "sw:lanes": "port lanes lost",
-             "os:panic": "kernel panic", "os:lockup": "CPU soft lockup", "os:pcie_fatal": "fatal PCIe error",
+             "os:panic": "kernel panic", "os:lockup": "CPU soft lockup or RCU stall",
+             "os:hard_lockup": "CPU hard lockup (NMI watchdog)", "os:pcie_fatal": "fatal PCIe error",
              "os:vpc_down": "Qingtian/VPC interface down", "os:storage": "storage not responding",
              "os:l1_fault": "L1 switch chip not responding", "agent:node_hb": "node heartbeat lost",
              "agent:node_hb_devup": "node heartbeat lost while devices report up",

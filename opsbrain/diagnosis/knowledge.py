@@ -114,6 +114,15 @@ def documented_rows() -> list[tuple[list[str], dict[str, Any]]]:
     return out
 
 
+NO_ACTION_LEVELS = frozenset({"NotHandleFaultCodes", "SubHealthFaultCodes", "NotHandle", "SubHealth"})
+"""MindCluster handling levels that ask for no action (MindCluster's fault-level configuration, facts.md §3): a
+device event documented at one of them (codes.yaml ``level``) supports the class its category speaks for, but does
+not name it: the category table's ``primary`` becomes ``secondary`` for that code. The vendor rates the event
+informational, so it alone is no confident fault of a class that acts (0x80E01809, multi-bit ECC errors found while
+the HBM is scrubbed, NotHandle, was a lone hbm_uce at 0.64). A class whose own signature lists such a code with its
+level (hbm_ce_storm's 80E01805, roce_port_down's 81078603) keeps the role it gives."""
+
+
 def documented_kinds() -> dict[str, dict[str, str]]:
     """signal kind -> {class: role} from the documented code and message table (:func:`documented_rows`), the
     reviewed category -> class table (knowledge_base/categories.yaml) and the reviewed FaultDiag category table
@@ -125,6 +134,8 @@ def documented_kinds() -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
     for kinds, row in documented_rows():
         for cls_id, role in (cats.get(row.get("category")) or {}).items():
+            if role == "primary" and str(row.get("level", "")) in NO_ACTION_LEVELS:
+                role = "secondary"  # see NO_ACTION_LEVELS
             for kind in kinds:
                 out.setdefault(kind, {})[cls_id] = "ambiguous" if row.get("ambiguous") else role
     fd = read_package_yaml(base / "fd_categories.yaml") or {}

@@ -25,6 +25,7 @@ from opsbrain.diagnosis.engine import Engine
 from opsbrain.diagnosis.knowledge import load_vendor_rules, vendor_mapping
 from opsbrain.diagnosis.multirank import apply_root_cluster, multirank_verdict
 from opsbrain.diagnosis.realtext import TextView
+from opsbrain.diagnosis.vendorlevel import level_notes, levelled
 from opsbrain.errors import InputError
 from opsbrain.ingest import NO_HISTORY, LineReader, Signal, parse_line
 from opsbrain.ingest.derive import section_placed
@@ -33,6 +34,7 @@ from opsbrain.ingest.surface import head_source
 from opsbrain.ingest.text import ingest_paths, read_small
 from opsbrain.ingest.where import device_in, head_host, node_of, npu_of, renamed, twin_node, user_terms, with_host
 from opsbrain.ingest.workers import host_root
+from opsbrain.kb.compiled import compiled_kb
 from opsbrain.verdict import UNKNOWN, Diagnosis
 
 MAX_EVIDENCE_LINES = 12
@@ -149,6 +151,9 @@ def text_fallback(engine: Engine, d: Diagnosis, sigs: list[Signal], view: TextVi
 def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any], knowledge: _Knowledge | None,
                      ranks: RankTable | None = None, view: TextView | None = None) -> dict[str, Any]:
     now = max((s.t for s in signals), default=0.0)
+    levels = _imported_levels(knowledge)
+    if levels:
+        signals = levelled(signals, levels, compiled_kb().device_levels)
     vendor = vendor_votes(engine, signals, knowledge.vendor_signals, now) if knowledge else []
     sigs = signals + vendor
     if sigs:
@@ -158,6 +163,8 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
     documented = frozenset(i["class"] for i in knowledge.info.values() if i["class"]) if knowledge else frozenset()
     d, text_lines = text_fallback(engine, d, sigs, view, now, documented)
     kn = knowledge.report() if knowledge else []
+    if levels:
+        d.evidence.extend(level_notes(sigs, levels, compiled_kb().kind_roles, d.abstained))
     if d.abstained and kn:
         d.evidence.append("the knowledge base recognises: " + "; ".join(
             f"{k['code'] or k['entry']}: {k['cause']}" for k in kn[:3]))
@@ -195,6 +202,12 @@ def _one_host(signals: list[Signal]) -> str | None:
     """The one host (a worker directory, a syslog head's host) every failing signal's line names, else None."""
     hosts = {s.host for s in signals if s.severity >= 1 and not s.kind.startswith(("level:", "vendor:"))}
     return hosts.pop() if len(hosts) == 1 else None
+
+
+def _imported_levels(knowledge: _Knowledge | None) -> dict[str, str]:
+    """The device code levels of the imported vendor fault-level files the matcher holds (none without imports)."""
+    imported = getattr(knowledge.matcher, "imported", None) if knowledge is not None else None
+    return dict(getattr(imported, "levels", None) or {})
 
 
 def _one_place(signals: list[Signal]) -> str | None:

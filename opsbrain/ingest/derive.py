@@ -91,9 +91,15 @@ def section_placed(signals: list[Signal], key: Callable[[Signal], object] = lamb
 def restatements_dropped(signals: list[Signal], snapshot: Callable[[Signal], bool]) -> list[Signal]:
     """``signals`` without the ``snapshot`` ones (a state table printed at collection time, such as asys's health
     table) that restate a signal the logs hold: the same kind on the same component. Such a row is the fault
-    still standing when the logs were collected, hours after it may be, and not a second fault."""
-    logged = {(s.kind, s.component) for s in signals if not snapshot(s)}
-    return [s for s in signals if not (snapshot(s) and (s.kind, s.component) in logged)]
+    still standing when the logs were collected, hours after it may be, and not a second fault. A row more severe than
+    every logged signal it restates is kept: the device's health word (Critical) rates the fault, the log line did not
+    (a device event log writes an undocumented code at its own ``EVENT`` level)."""
+    logged: dict[tuple[str, str | None], int] = {}
+    for s in signals:
+        if not snapshot(s):
+            key = (s.kind, s.component)
+            logged[key] = max(logged.get(key, s.severity), s.severity)
+    return [s for s in signals if not (snapshot(s) and logged.get((s.kind, s.component), -1) >= s.severity)]
 
 
 def fd_placed(signals: list[Signal]) -> list[Signal]:

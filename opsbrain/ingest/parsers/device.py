@@ -60,6 +60,11 @@ the device-less signals of the rows that follow, to the next head, are device N'
 (:func:`opsbrain.ingest.derive.section_placed`), at least at the level the health word gives (DSMI's
 ``dsmi_get_device_health``: Healthy, Warning, Alarm, Critical; asys's ``common/device.py``): a code the device lists
 while it reports Alarm or Critical is an error of that device, not a line's passing mention."""
+RE_ASYS_CODE_ROW = screened(r"^\s*\|\s*0x(8[0-9a-f]{7})\s*\|[^|]*\|\s*$", re.I)
+"""One error-code row of that table, ``| 0x80c98001 | <error string> |``: the code ``hex()`` writes, in the table's
+own two-column frame (asys ``src/asys/health/asys_health.py``, ``_save_file``), read as the device's fault event
+whether or not the knowledge base documents the code (a bare code elsewhere is read only when it does,
+:data:`RE_BARE_EVENT`): the frame says it is a DSMI error code of the device the section head names."""
 HEALTH_SEVERITY = {"warning": 1, "alarm": 2, "critical": 2}
 SECTION_DEVICE = "place:device"
 RE_ADDRESS_BEFORE = re.compile(r"(?:\b(?:at|addr(?:ess)?|base|ptr|pointer|pc|sp|va|pa|offset)\s*[=:]?\s*|-)$", re.I)
@@ -113,6 +118,9 @@ def parse(ctx: LineCtx) -> bool:
     if m := RE_ASYS_HEALTH.search(text):
         dev = int(m.group(1))
         ctx.add(SECTION_DEVICE, ctx.npu(dev), HEALTH_SEVERITY.get(m.group(2).lower(), 0), device=dev)
+        return True
+    if m := RE_ASYS_CODE_ROW.search(text):
+        ctx.add(f"dev:{m.group(1).upper()}", None)  # placed on the section's device (SECTION_DEVICE)
         return True
     if m := RE_EVENT.search(text):
         code, state = m.group(1).upper(), (m.group(2) or "occur").lower()

@@ -29,9 +29,17 @@ EDAC_REPORT = r"EDAC MC\d+: \d+ "
 edac_ue_error through edac_mc_printk): a corrected or an uncorrected memory error. EDAC's other lines are no error:
 every boot prints ``EDAC MC: Ver: 3.0.0`` and the memory controllers' registration (a healthy dmesg was answered
 driver_firmware_error before, from the word EDAC)."""
+HARD_LOCKUP = "os:hard_lockup"
+"""The NMI watchdog's hard lockup (``NMI watchdog: Watchdog detected hard LOCKUP on cpu 34``, kernel/watchdog_hld.c;
+``Kernel panic - not syncing: Hard LOCKUP`` when ``kernel.hardlockup_panic`` is set): a CPU looping in kernel mode
+with interrupts off for longer than the watchdog threshold. It is not the soft lockup (``BUG: soft lockup - CPU#N
+stuck``, kernel/watchdog.c: interrupts still run, other tasks starved) that ``os:lockup`` reads: by default the kernel
+only warns and the host hangs, with ``hardlockup_panic`` it panics and the host is down (Linux
+Documentation/admin-guide/lockup-watchdogs.rst). A panic line of its own, read first, says which."""
 KINDS: tuple[tuple[Screened, str, int], ...] = (
     (screened(r"Kernel panic|Fatal machine check|kernel BUG at|Oops:", re.I), "os:panic", 2),
-    (screened(r"soft lockup|hard LOCKUP|Watchdog detected (?:hard|soft|core) LOCKUP|rcu_sched detected stall|"
+    (screened(r"hard LOCKUP", re.I), HARD_LOCKUP, 2),
+    (screened(r"soft lockup|Watchdog detected (?:soft|core) LOCKUP|rcu_sched detected stall|"
                 r"rcu.*self-detected stall", re.I), "os:lockup", 2),
     (screened(r"hung_task|blocked for more than \d+ seconds", re.I), "os:hung_task", 2),
     (screened(r"PCIe Bus Error.*(?:Fatal|Uncorrected)|AER:.*(?:Uncorrected|Fatal)|pcie.*link down|"
