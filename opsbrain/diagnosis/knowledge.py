@@ -60,7 +60,7 @@ class KindTable:
             for cls_id, role in by_class.items():
                 raw[kind].setdefault(cls_id, role)  # a class's own signature wins over the category table
         roles = {}
-        for kind, by_class in raw.items():
+        for kind, by_class in sorted(raw.items()):  # (kind order: the same in every process, whatever its hash seed)
             amb = len(by_class) >= AMBIGUOUS_AT
             if amb and kind.startswith(SWITCH_KIND):
                 continue  # see SWITCH_KIND
