@@ -79,3 +79,22 @@ def test_the_vendors_own_fault_level_file_rates_an_unmapped_code(tmp_path: Path)
     f.write_text(EVENT.format("80E3A201") + "\n")
     d = diagnose_logs(str(f), load_engine(), SignatureMatcher(compiled_kb(), imported))["diagnosis"]
     assert any(f"level {level}" in e and LEVEL_ACTIONS[level] in e for e in d["evidence"]), d["evidence"]
+
+
+def test_diagnose_bundle_with_an_imported_fault_level_file(tmp_path: Path) -> None:
+    """The bundle reads the imported level as --logs does: the event opens an incident (SeparateNPU asks for an
+    action), and the verdict's abstention names the level (before, the bundle opened no incident at all)."""
+    from opsbrain.bundle import diagnose_bundle
+    from opsbrain.kb.compiled import compiled_kb
+    from opsbrain.kb.importers import ImportedKnowledge
+    from opsbrain.kb.matcher import SignatureMatcher
+    from opsbrain.kb.training import load_engine
+
+    ev = tmp_path / "b" / "worker-0" / "device_log" / "slog" / "dev-os-4" / "run" / "event" / "event_1.log"
+    ev.parent.mkdir(parents=True)
+    ev.write_text(EVENT.format("80E3A201") + "\n")
+    matcher = SignatureMatcher(compiled_kb(), ImportedKnowledge(levels={"80E3A201": "SeparateNPU"}))
+    rep = diagnose_bundle(tmp_path / "b", load_engine(), matcher)
+    assert len(rep["incidents"]) == 1 and rep["diagnosis"]["fault_class"] == "unknown"
+    assert any("level SeparateNPU" in e and "no class" in e for e in rep["diagnosis"]["evidence"])
+    assert diagnose_bundle(tmp_path / "b", load_engine())["incidents"] == []  # no import: the event log's own level

@@ -175,6 +175,14 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     texts = [ln.text for ln in lines]
     may = r.may if keep is not None else _candidates(texts, matcher)
     sigs, where = signals_of(lines, r.placement, may)
+    levels = dict(getattr(getattr(matcher, "imported", None), "levels", None) or {})
+    if levels:  # an imported fault-level file rates the device events the knowledge base does not document
+        from opsbrain.diagnosis.vendorlevel import levelled
+        from opsbrain.kb.compiled import compiled_kb
+
+        rated = levelled(sigs, levels, compiled_kb().device_levels)
+        where = {id(n): where[id(o)] for o, n in zip(sigs, rated, strict=True)}
+        sigs = rated
     metric = (lambda name, comp: r.metrics.get((name, comp))) if r.metrics else None
     t1 = time.perf_counter()
     incidents = detect(sigs, engine, r.placement, metric)
@@ -215,6 +223,12 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
         "evidence": [f"no known fault signal in {r.report['lines']['read']} lines of the bundle; escalate"],
         "at_s": 0.0}
     diagnosis["evidence"] = list(diagnosis.get("evidence", []))
+    if levels:
+        from opsbrain.diagnosis.vendorlevel import level_notes
+        from opsbrain.kb.compiled import compiled_kb
+
+        diagnosis["evidence"] += level_notes(sigs, levels, compiled_kb().kind_roles,
+                                             diagnosis.get("fault_class", "unknown") == "unknown")
     only = list(primary.get("nodes", ())) if primary and len(primary.get("nodes", ())) == 1 else [None]
     # no component named: the one host whose lines the incident holds (a console says what failed, not where)
     diagnosis["root"] = _in_user_terms(diagnosis.get("component") or only[0], r.report["workers"])

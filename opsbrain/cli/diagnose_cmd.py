@@ -145,11 +145,14 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool, foll
     d = res["diagnosis"]
     click.echo(_verdict_line(d) + (f", incident {res['primary']}" if res.get("primary") and not d.get("decided_by")
                                    else ""))
+    shown = {e for inc in res["incidents"] for e in (inc["diagnosis"] or {}).get("evidence", [])}
+    for ev in [e for e in d.get("evidence", []) if e not in shown][:6]:  # what the bundle's verdict added
+        click.echo(f"  - {ev}")
     _echo_root_cluster(d)
     for k in res["knowledge"][:8]:
         who = "vendor" if k["source"] == "imported" else "kb"
         click.echo(f"  {who}: {_kb_label(k)} [{k['handling']}] x{k['lines']} (first {k['first']}) "
-                   f"{k['cause']} -> {k['suggestion']}")
+                   f"{k['cause']}" + (f" -> {k['suggestion']}" if k["suggestion"] else ""))
 
 
 def _kb_label(k: dict[str, Any]) -> str:
