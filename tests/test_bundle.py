@@ -67,6 +67,13 @@ def matcher() -> Any:
     ("w1/2025-03-01-10-06-00/hisi_logs/device-3/history.log", L.HISTORY, "w1", 3),  # a dated folder names no host
     ("w1/20250619092715/message/dev-os-5/syslog", L.MESSAGES, "w1", 5),  # msnpureport's device-side syslog
     ("w1/20250619092715/message/syslog", L.MESSAGES, "w1", None),
+    ("n/var/log/npu/slog/run/event/event_20231031164139951.log", L.DEVICE_OS, "n", None),  # the host's own slog
+    ("n/var/log/npu/slog/debug/device-0/device-0_20231031164139951.log", L.DEVICE_OS, "n", 0),
+    ("n/output/log/rank_0/error.log", L.TRAIN, "n", L.UNNAMED_CONSOLE),  # MindFormers' per-rank logs
+    ("n/output/msrun_log/worker_0.log", L.TRAIN, "n", L.UNNAMED_CONSOLE),
+    ("n/var/log/ascend_seclog/ascend_install.log", L.TRAIN, "n", L.UNNAMED_CONSOLE),
+    ("n/var/log/mindie-ms/run/log.txt", L.TRAIN, "n", L.UNNAMED_CONSOLE),  # MindIE MS's own log
+    ("cluster/kubectl_get_events.txt", L.TRAIN, "cluster", L.UNNAMED_CONSOLE),
     # MindCluster's collection layout spells kdump's file with an underscore
     ("w1/crash/127.0.0.1-2024-09-23-11:25:29/vmcore_dmesg.txt", L.VMCORE, "w1", "127.0.0.1-2024-09-23-11:25:29"),
     ("w1/dmesg", L.DMESG, "w1", None),

@@ -117,3 +117,53 @@ def test_cli_follow_links(tmp_path: Path) -> None:
         assert res.exit_code == 0 and "--follow-links reads it" in res.stdout, res.output
         res = CliRunner().invoke(cli, ["diagnose", *how, "--follow-links", *home])
         assert res.exit_code == 0 and "not followed" not in res.stdout, res.output
+
+
+EVENTS = ("NAMESPACE     LAST SEEN   TYPE      REASON     OBJECT                                         MESSAGE\n"
+          "kube-system   8s          Warning   Occur      pod/ascend-device-plugin-daemonset-910-dlpmv   device fault, "
+          "nodeName:k8smaster, assertion:Occur, cardID:2, deviceID:0, faultCodes:80E01801, "
+          "faultLevelName:RestartBusiness, alarmRaisedTime:2023-11-21 05:36:53\n")
+"""``kubectl get events -n kube-system`` as MindCluster's "Fault Event Information" page shows it (mxdlug_com_009), with
+the HBM UCE's code in place of the page's 8C084E00."""
+
+
+def test_a_device_plugin_event_names_its_node_and_npu_and_takes_its_level() -> None:
+    from opsbrain.ingest.parsers import parse_line
+
+    sigs = parse_line(EVENTS.splitlines()[1], 0.0, "pod0/node0")
+    assert [(s.kind, s.severity, s.component) for s in sigs] == [
+        ("plugin:80E01801", 2, "k8smaster/npu2"), ("level:RestartBusiness", 0, "k8smaster/npu2")]  # not the
+    # Warning type's 1, not deviceID's npu0
+    low = parse_line(EVENTS.splitlines()[1].replace("RestartBusiness", "NotHandleFault"), 0.0, None)
+    assert low[0].severity == 1
+    rec = parse_line(EVENTS.splitlines()[1].replace("assertion:Occur", "assertion:Recovery"), 0.0, None)
+    assert rec[0].kind == "plugin:80E01801:recover"
+
+
+def test_kubectl_events_beside_the_clusters_logs_are_read(tmp_path: Path) -> None:
+    from opsbrain.bundle import diagnose_bundle
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+    from opsbrain.kb.training import load_engine
+
+    f = tmp_path / "b" / "cluster" / "kubectl_get_events.txt"
+    f.parent.mkdir(parents=True)
+    f.write_text(EVENTS)
+    engine = load_engine()
+    for d in (diagnose_bundle(tmp_path / "b", engine)["diagnosis"], diagnose_logs(str(tmp_path / "b"), engine)[
+            "diagnosis"]):
+        assert (d["fault_class"], d["root"]["host"], d["root"]["device"]) == ("hbm_uce", "k8smaster", 2)
+
+
+def test_one_nodes_program_directories_are_that_node(tmp_path: Path) -> None:
+    """MindFormers' output/log/rank_N and output/msrun_log, MindIE's mindie/log/debug and MindIE MS's
+    var/log/mindie-ms/run, the driver's var/log/ascend_seclog: one host, under --bundle and --logs alike."""
+    from opsbrain.ingest.workers import host_root
+
+    node = tmp_path / "node-a"
+    for rel in ("output/log/rank_0/error.log", "output/msrun_log/worker_0.log", "mindie/log/debug/mindie-llm_1.log",
+                "var/log/mindie-ms/run/log.txt", "var/log/ascend_seclog/ascend_install.log", "var/log/messages"):
+        (node / rel).parent.mkdir(parents=True, exist_ok=True)
+        (node / rel).write_text("x\n")
+        assert host_root(f"node-a/{rel}")[0] == "node-a", rel
+    _lines, rep = read_bundle(tmp_path)
+    assert [w["dir"] for w in rep["workers"]] == ["node-a"]

@@ -51,7 +51,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from opsbrain.ingest import asys
-from opsbrain.ingest.workers import POD_DUMP, container_log_head, is_wrapper
+from opsbrain.ingest.workers import NAMED_SERVICE_DIRS, POD_DUMP, SERVICE_DIRS, container_log_head, is_wrapper
 
 BUNDLE_FORMAT = "opsbrain-bundle/1"
 MANIFEST = "bundle.json"
@@ -144,13 +144,18 @@ SOURCE_OF_KIND = {MESSAGES: "syslog", DMESG: "syslog", VMCORE: "syslog", SYSMON:
 
 _DL = r"(?:dl_log|mindx-dl)"
 _PLOG = re.compile(r"(?:^|/)plog-(\d+)_(\d+)\.log$")
-_CANN_DEVICE = re.compile(r"^(?!(?:.*/)?dev-os-\d+/)(?:.*/)?"
+_CANN_DEVICE = re.compile(r"^(?!(?:.*/)?(?:dev-os-\d+|slog)/)(?:.*/)?"
                           r"(?:process_log/(?:.+/)?|(?:debug|run)/device-\d+/)device-(\d+)_(\d+)\.log$")
 """A host process's CANN device log; not below ``dev-os-<N>`` (msnpureport's export of the device's own slog, also
-``slog/dev-os-<N>/debug/device-<N>/device-<N>_<stamp>.log``: a device-OS file, :data:`_DEVICE_SIDE`)."""
+``slog/dev-os-<N>/debug/device-<N>/device-<N>_<stamp>.log``: a device-OS file, :data:`_DEVICE_SIDE`), nor below
+``slog/`` (the driver's own ``/var/log/npu/slog/debug/device-<N>/device-<N>_<stamp>.log``: device N's log, CANN log
+reference logreference_0003)."""
 _DEVICE_SIDE: tuple[tuple[str, re.Pattern[str]], ...] = (
     # kind, name pattern: group 1 the device, group 2 (dumps) the dump directory named by its time
     (DEVICE_OS, re.compile(r"(?:^|/)slog/dev-os-(\d+)/(?:debug|run)/(?:device-os|event)/[^/]+\.log$")),
+    # the host's own /var/log/npu/slog/{debug,run}/{device-os,event}/ (CANN log reference, logreference_0003/0004):
+    # the device each line names (``device_id=4``)
+    (DEVICE_OS, re.compile(r"(?:^|/)slog/(?:debug|run)/(?:device-os|event)/[^/]+\.log$")),
     (DEVICE_OS, re.compile(r"(?:^|/)device-(\d+)/device-\1_\d+\.log$")),  # slog/dev-os-3/device-0/device-0_<stamp>
     # a device OS log out of its directory, its device unknown (ascend-fd's kg_parse test input holds one so)
     (DEVICE_OS, re.compile(r"(?:^|/)device-os_\d+\.log$")),
@@ -203,7 +208,6 @@ component/ascend-faultdiag/src/ascend_fd/pkg/parse/parser_saver.py and utils/reg
 ``mindie-*.log`` (not its ``mindie-cert`` module), vLLM / MindIE-Motor's ``vllm-*.log`` and ``mindie-motor-*.log``,
 MindIO TTP's ``ttp_log.log[.N]`` and AMCT's ``amct*.log``; its kg_parse test puts them in ``mindie/log/debug/``,
 ``pymotor_vllm/``, ``ttp_log/`` and ``amct_log/``. Read as :data:`OTHER` lines of that source."""
-SERVICE_DIRS = ("mindie", "mindie_cluster_log", "pymotor_vllm", "ttp_log", "amct_log")
 _TRAIN_NAME = re.compile(r"(rank-|worker-).*\.(txt|log)$")
 
 
@@ -342,14 +346,19 @@ def _classify(rel: str) -> FileKind | None:
         if not host_dir and (m := POD_DUMP.match(name)):
             return FileKind(TRAIN, m.group(1))
         return FileKind(TRAIN, host_dir)
-    if _CONSOLE_NAME.search(name) and not set(p.parent.parts) & LAYOUT_DIRS and not _RUNTIME_DIRS.search(rel):
-        return FileKind(TRAIN, host_dir, tag=UNNAMED_CONSOLE)
+    if _CONSOLE_NAME.search(name) and not set(p.parent.parts) & _CONSOLE_BLOCKERS and not _RUNTIME_DIRS.search(rel):
+        return FileKind(TRAIN, _worker_before(rel, SERVICE_DIRS), tag=UNNAMED_CONSOLE)
     return None
 
 
 UNNAMED_CONSOLE = "unnamed"
 """The tag of a text log whose name the layout does not know, outside its directories (``train_node1.log``,
 ``nohup.out``, a pod's dump): read as a job's console, and listed as read so."""
+_CONSOLE_BLOCKERS = frozenset({*_DEV_ANCHORS, *_CANN_ANCHORS, "environment_check", DL_DIR, "mindx-dl", SWITCH_DIR,
+                               OLD_SWITCH_DIR, "plog", "jobs", *NAMED_SERVICE_DIRS})
+"""Directories whose files the layout names one by one: a file of another name there is no console. ``run`` /
+``debug`` are not among them (MindIE MS's ``/var/log/mindie-ms/run/log.txt``), nor ``cluster`` (a ``kubectl get
+events`` dump saved beside the cluster's logs)."""
 _RUNTIME_DIRS = re.compile(r"(?:^|/)(?:log/pods|log/containers|docker/containers)/")
 """Where the container runtimes keep their logs: what is not a container's log there (kubelet's links, a directory
 not named ``<ns>_<pod>_<uid>``) is not a console either."""

@@ -14,7 +14,7 @@ import os
 import re
 import zlib
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from opsbrain.bundle import layout as L
@@ -167,6 +167,7 @@ class _Scan:
             else:
                 self._add(rel, kind, g.data)
         self._root_consoles()
+        self._fold_nested_workers()
         self.limits.extend(self.tree.problems)
         if len(tops) > 0:  # the directory walk's order (level by level, names sorted), whatever the archives' order
             self.files.sort(key=lambda f: (f.rel.count("/"), f.rel.split("/")))
@@ -180,6 +181,22 @@ class _Scan:
             self.files.remove(f)
             self.consoles.remove(f.rel)
             self.skipped.append({"path": f.rel, "reason": "unknown file at the root, beside worker directories"})
+
+    def _fold_nested_workers(self) -> None:
+        """A worker directory inside another worker's (``node-a/var/log/mindie-ms/run/`` below ``node-a/`` whose
+        ``messages`` made it a worker) is that worker's: one host's logs in a sub-directory the layout does not know
+        do not make a second host. The bundle root is no such outer worker (a bundle of hosts may hold a file of its
+        own)."""
+        workers = {f.kind.worker for f in self.files if f.kind.worker}
+        for k, f in enumerate(self.files):
+            w = f.kind.worker
+            if not w or "/" not in w:
+                continue
+            parts = w.split("/")
+            outer = next(("/".join(parts[:n]) for n in range(len(parts) - 1, 0, -1)
+                          if "/".join(parts[:n]) in workers), None)
+            if outer is not None:
+                self.files[k] = replace(f, kind=replace(f.kind, worker=outer))
 
     def _as_named(self, rel: str) -> str:
         """``rel`` as the layout classifies it: below the root's own name when the root given is an asys collection's

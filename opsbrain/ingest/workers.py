@@ -12,9 +12,12 @@ from opsbrain.ingest.asys import canonical, place
 from opsbrain.ingest.streams import archive_stem
 
 WRAPPERS = frozenset({"ascend", "log", "logs", "var", "os", "os_log", "host_log", "console", "train_log", "training",
-                      "fault_diag_data"})
+                      "fault_diag_data", "output", "msrun_log", "npu", "ascend_seclog"})
 """Directory names that only wrap a worker's logs (``<job>/ascend/process_log``, ``worker-3/var/log/messages``): not
-the worker's name (compared in lower case). The bundle reader's layout uses the same test (:func:`is_wrapper`)."""
+the worker's name (compared in lower case). The bundle reader's layout uses the same test (:func:`is_wrapper`).
+Session 28: MindFormers' ``output/`` and msrun's ``output/msrun_log/`` (mindformers docs, feature/logging), CANN's
+``/var/log/npu/`` (CANN log reference, logreference_0003/0004) and the driver's ``/var/log/ascend_seclog/`` (the
+install and upgrade logs): a node's logs below them are the node's."""
 EXPORT_STAMP = re.compile(r"\d{14}|\d{8}[-_]\d{6}|\d{4}-\d\d-\d\d[-_T]\d\d[-:]\d\d[-:]\d\d")
 """msnpureport's export directory, named by its run time (``20250619092715/slog/...``, ``.../hisi_logs/...``: the
 tool writes "to a sub-directory named by the time stamp", CANN log reference, msnpureport): it wraps a node's device
@@ -22,11 +25,23 @@ logs and names no worker. The other forms a collection script dates its folder w
 ``2025-03-01-10-06-00``, ``2025-03-01_10:06:00``) too: a name that is only a date and time names no host."""
 
 
+RANK_DIR = re.compile(r"rank[_-]?\d+", re.I)
+"""A rank's own directory inside a worker's (``process_log/rank_3/``, MindFormers' ``output/log/rank_0/``): never a
+host."""
+
+
 def is_wrapper(name: str) -> bool:
-    """A directory that only wraps a worker's logs (:data:`WRAPPERS`, or msnpureport's :data:`EXPORT_STAMP`)."""
-    return name.lower() in WRAPPERS or EXPORT_STAMP.fullmatch(name) is not None
+    """A directory that only wraps a worker's logs (:data:`WRAPPERS`, msnpureport's :data:`EXPORT_STAMP`, a rank's
+    :data:`RANK_DIR`)."""
+    return name.lower() in WRAPPERS or EXPORT_STAMP.fullmatch(name) is not None or RANK_DIR.fullmatch(name) is not None
 
 
+NAMED_SERVICE_DIRS = ("mindie", "mindie_cluster_log", "pymotor_vllm", "ttp_log", "amct_log")
+SERVICE_DIRS = (*NAMED_SERVICE_DIRS, "mindie-ms")
+"""Serving and tooling programs' own log directories (ascend-fd's kg_parse inputs: ``mindie/log/debug/``,
+``pymotor_vllm/``, ``ttp_log/``, ``amct_log/``; MindIE MS's ``/var/log/mindie-ms/run/log.txt``, MindIE docs
+mindie_log_0025): the directory above one is the worker (``node-a/mindie/log/debug/x.log`` is node-a's). The layout
+names the files of :data:`NAMED_SERVICE_DIRS`; mindie-ms's, of no name it knows, are read as consoles."""
 ANCHORS = ("process_log", "environment_check", "device_log", "dl_log", "mindx-dl")
 """Directories real collections put a worker's logs under: the directory above one of them is the worker (MindCluster's
 component logs too, ``dl_log/`` as ascend-fd collects them and ``mindx-dl/`` as the twin writes them: the bundle
@@ -104,6 +119,12 @@ def host_root(file: str | None) -> tuple[str, str | None]:
                 head.pop()
             sub = parts[i + 1] if a == "environment_check" and i + 1 < len(parts) else None
             return _joined(head), sub
+    for a in SERVICE_DIRS:
+        if a in parts:
+            head = parts[:max(i for i, x in enumerate(parts) if x == a)]
+            while head and is_wrapper(head[-1]):
+                head.pop()
+            return _joined(head), None
     for found in (cann_log_head(parts), container_log_head(parts)):  # the worker is above ascend/log, var/log/pods
         if found is not None:
             parts = found

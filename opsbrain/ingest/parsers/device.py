@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from functools import cache, lru_cache
 
+from opsbrain.ingest import where
 from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.screen import group_of, screened
 from opsbrain.ingest.where import RE_DIE
@@ -17,6 +18,13 @@ from opsbrain.ingest.where import RE_DIE
 RE_EVENT = screened(r"event[_ ]?id\s*[=:]\s*\[?\s*0x([0-9a-f]{8})(?![0-9a-z])(?:.*?assertion=(occur|recover))?", re.I)
 RE_PLUGIN = screened(r"Ascend910[A-Z0-9]*-(\d+) fault (occurred|recovered), fault code \[([0-9A-Fa-f]{8})\](?:, "
                        r"fault level (\w+))?")
+RE_DP_EVENT = screened(r"device fault, nodeName:([^,\s]*), assertion:(\w+), cardID:(\d+), deviceID:\d+, "
+                       r"faultCodes:([0-9A-Fa-f]{8}(?:[,;|][0-9A-Fa-f]{8})*), faultLevelName:(\w+)")
+"""The device plugin's fault event as ``kubectl get events -n kube-system`` lists it (MindCluster "Fault Event
+Information", mxdlug_com_009: ``device fault, nodeName:k8smaster, assertion:Occur, cardID:2, deviceID:0,
+faultCodes:8C084E00, faultLevelName:RestartBusiness, ...``): the node by name, the NPU by ``cardID`` (the NPU ID,
+npu-smi's ``-i``; ``deviceID`` is the chip within it, 0 on a one-chip card), the handling level (``Occur`` at a
+no-action level is a warning, at any other an error, whatever the event's ``Warning`` type column says)."""
 RE_FAULT_CODE = screened(r"fault ?code[s]?\s*[:=]?\s*\[?\s*(?:0x)?([0-9a-f]{8})(?![0-9a-z])", re.I)
 RE_SW_TUPLE = screened(r"\[(0x[0-9a-f]{8}),\s*(\w*),\s*(\w*),\s*(\w*)\]", re.I)
 RE_PLUGIN_SW = screened(r"switch fault (occurred|recovered), fault code \[(0x[0-9a-f]{8}),", re.I)
@@ -129,6 +137,17 @@ def parse(ctx: LineCtx) -> bool:
             comp = f"{comp}/die{d.group(1)}"
         sev = level_severity(code) if state == "occur" and ctx.sev == 0 else None  # EVENT / INFO lines only
         ctx.add(f"dev:{code}" + (":recover" if state == "recover" else ""), comp, sev, device=ctx.device())
+        return True
+    if m := RE_DP_EVENT.search(text):
+        host, state, card, codes, lvl = m.groups()
+        comp = where.npu_component(where.node_component(host) or ctx.node, int(card))
+        for code in re.split(r"[,;|]", codes.upper()):
+            if state.lower() == "recovery":
+                ctx.add(f"plugin:{code}:recover", comp, 0, device=int(card))
+            elif state.lower() == "occur":
+                ctx.add(f"plugin:{code}", comp, 1 if lvl in ("NotHandleFault", "SubHealthFault") else 2,
+                        device=int(card))
+        ctx.add(f"level:{lvl}", comp, 0, device=int(card))
         return True
     if m := RE_PLUGIN.search(text):
         dev, state, code, lvl = int(m.group(1)), m.group(2), m.group(3).upper(), m.group(4)
