@@ -167,3 +167,19 @@ def test_one_nodes_program_directories_are_that_node(tmp_path: Path) -> None:
         assert host_root(f"node-a/{rel}")[0] == "node-a", rel
     _lines, rep = read_bundle(tmp_path)
     assert [w["dir"] for w in rep["workers"]] == ["node-a"]
+
+
+def test_a_cri_heads_utc_time_is_read_on_the_programs_own_clock(tmp_path: Path) -> None:
+    """kubelet's CRI head is UTC; MindIE's own stamp the host's local time (+08:00): a traceback line that has only
+    the head is placed by the offset the lines with both show, not 8 h before its error line."""
+    uid = "6b1c2f0e-0d5e-4c55-9a57-3f1b7e9a2c11"
+    pod = tmp_path / "node-a" / "var" / "log" / "pods" / f"infer_mindie-server-0_{uid}" / "mindie" / "0.log"
+    pod.parent.mkdir(parents=True)
+    pod.write_text(
+        "2025-11-25T09:23:11.888410233Z stdout F [2025-11-25 17:23:11,888] [249] [2814] [llm] [ERROR] "
+        "[logging.py-348] : Warmup failed, because of out of memory\n"
+        "2025-11-25T09:23:11.888502117Z stdout F Traceback (most recent call last):\n"
+        "2025-11-25T09:23:12.000000000Z stdout F RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB\n")
+    lines, rep = read_bundle(tmp_path / "node-a")
+    assert rep["span"]["first"].startswith("2025-11-25T17:23:11") and rep["span"]["last"].startswith("2025-11-25T17:23")
+    assert lines[-1].t - lines[0].t < 2.0

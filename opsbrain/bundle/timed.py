@@ -46,6 +46,20 @@ def _head_time(prefix: str) -> int | None:
     return to_us(stamp(prefix, "iso"))
 
 
+_QUARTER_US = 15 * 60 * 1_000_000
+
+
+def _shift(own: int, head: str, was: int) -> int:
+    """What to add to a collector's head time so that it reads as the line's own clock: a CRI head is UTC
+    (``2025-11-25T09:23:11.888Z``) where the program's own stamp is the host's local time (``[2025-11-25
+    17:23:11,888]``, +08:00), so the offset between them, rounded to a quarter hour (time zones are), from the latest
+    line that has both; ``was`` where this line's head has no time."""
+    h = _head_time(head)
+    if h is None:
+        return was
+    return round((own - h) / _QUARTER_US) * _QUARTER_US
+
+
 class TimedFiles(ReaderState):
     """The reader's part that turns timed log files into line records."""
 
@@ -85,6 +99,7 @@ class TimedFiles(ReaderState):
         days: dict[tuple[str, str], list[int]] = {}  # syslog_us's days of a (month, day), for this ``since``
         tie = _TIE.get(source, 1)
         ahead: list[tuple[int, str, str | None]] = []  # lines before the file's first time stamp
+        heads, shift = f.prefixes, 0  # a collector's heads, and what to add to their time (_shift)
         if plain and not (syslog or klog or kind == L.VMCORE) and block_ready(f.lines, style):
             read = BlockStamps(style, self.minutes)
             seq, last = self._read_block(f, seq, style, read, origin, source, tie, last, continued, ahead)
@@ -113,9 +128,11 @@ class TimedFiles(ReaderState):
                 level = "ERROR"
             elif level is None and f.prefixes is not None and f.prefixes[i - 1]:
                 level = logged_level(f.prefixes[i - 1])  # a logger's head taken off (vLLM's ``INFO 03-06 ...``)
-            if dt is None and (dt := self._untimed(f, i, last, continued)) is None:
+            if dt is None and (dt := self._untimed(f, i, last, continued, shift)) is None:
                 ahead.append((i, text, level))
                 continue
+            if heads is not None and heads[i - 1] and dt != last:
+                shift = _shift(dt, heads[i - 1], shift)
             if ahead:
                 seq = self._place_ahead(f, ahead, dt, seq, origin, source, tie)
             last = dt
@@ -175,12 +192,13 @@ class TimedFiles(ReaderState):
             f.release()
         return seq
 
-    def _untimed(self, f: _File, i: int, last: int | None, continued: bool) -> int | None:
-        """The time of line ``i`` that has no stamp of its own: the stamp of the head taken off it, else the time of
-        the line before (a continuation: traceback, wrapped message; counted as untimed in a file whose lines do not
-        continue), else None (counted, and the line is skipped)."""
+    def _untimed(self, f: _File, i: int, last: int | None, continued: bool, shift: int = 0) -> int | None:
+        """The time of line ``i`` that has no stamp of its own: the stamp of the head taken off it (plus ``shift``,
+        :func:`_shift`), else the time of the line before (a continuation: traceback, wrapped message; counted as
+        untimed in a file whose lines do not continue), else None (counted; the line waits for the file's first
+        stamp)."""
         if f.prefixes is not None and f.prefixes[i - 1] and (dt := _head_time(f.prefixes[i - 1])) is not None:
-            return dt
+            return dt + shift
         if last is None or not continued:
             self.scan.untimed[f.rel] += 1
         return last
@@ -196,7 +214,7 @@ class TimedFiles(ReaderState):
         node = self._node(f) if plog else None
         add, light, kept = self.dated.append, self.light.append, self.kept
         wanted, may = self._wanted(f) or (None, None)
-        lines, heads = f.lines, f.prefixes
+        lines, heads, shift = f.lines, f.prefixes, 0
         for lo in range(0, len(lines), BLOCK_LINES):
             part = lines[lo: lo + BLOCK_LINES]
             found = block_scan(part, style) or [("", "", "")] * len(part)  # (never None: block_ready said so)
@@ -206,9 +224,11 @@ class TimedFiles(ReaderState):
                     continue
                 if level is None and heads is not None and heads[i - 1]:
                     level = logged_level(heads[i - 1])  # a logger's head taken off (vLLM's ``INFO 03-06 ...``)
-                if dt is None and (dt := self._untimed(f, i, last, continued)) is None:
+                if dt is None and (dt := self._untimed(f, i, last, continued, shift)) is None:
                     ahead.append((i, raw, "ERROR" if history else level))
                     continue
+                if heads is not None and heads[i - 1] and dt != last:
+                    shift = _shift(dt, heads[i - 1], shift)
                 if ahead:
                     seq = self._place_ahead(f, ahead, dt, seq, origin, source, tie, wanted, may)
                 last = dt
