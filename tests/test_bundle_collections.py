@@ -183,3 +183,17 @@ def test_a_cri_heads_utc_time_is_read_on_the_programs_own_clock(tmp_path: Path) 
     lines, rep = read_bundle(tmp_path / "node-a")
     assert rep["span"]["first"].startswith("2025-11-25T17:23:11") and rep["span"]["last"].startswith("2025-11-25T17:23")
     assert lines[-1].t - lines[0].t < 2.0
+
+
+def test_a_job_folders_console_does_not_swallow_its_workers(tmp_path: Path) -> None:
+    job = tmp_path / "b" / "job"
+    for w in ("worker-0", "worker-1"):
+        plog = job / w / "process_log" / "run" / "plog" / "plog-1_20250301100000000.log"
+        plog.parent.mkdir(parents=True)
+        plog.write_text(PLOG)
+    (job / "summary.log").write_text("job failed\n")
+    (job / "worker-1" / "tools").mkdir()
+    (job / "worker-1" / "messages").write_text("Mar  1 10:05:00 w1 kernel: x\n")
+    (job / "worker-1" / "tools" / "check.log").write_text("checked\n")
+    _lines, rep = read_bundle(tmp_path / "b")
+    assert {w["dir"] for w in rep["workers"]} == {"job", "job/worker-0", "job/worker-1"}  # tools/ is worker-1's

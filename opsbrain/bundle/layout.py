@@ -135,6 +135,8 @@ ENV_TABLE = "env_table"
 """Files recognised and not read as log lines: environment_check's performance tables (csv, json), and asys's
 summaries and dumps (the reason in the kind's ``tag``)."""
 
+HOST_LOG_KINDS = frozenset({MESSAGES, DMESG, SYSMON, VMCORE})
+"""A host's own system logs: the directory holding one is a host (:meth:`opsbrain.bundle.walk._Scan.walk`)."""
 SOURCE_OF_KIND = {MESSAGES: "syslog", DMESG: "syslog", VMCORE: "syslog", SYSMON: "syslog", TRAIN: "train",
                   PLOG: "plog", DEVICE_OS: "device_os", HISTORY: "device_os", NPU_INFO: "hccn",
                   DEVICE_PLUGIN: "device_plugin", NODED: "device_plugin", SWITCH: "switch", CLUSTERD: "job",

@@ -183,11 +183,12 @@ class _Scan:
             self.skipped.append({"path": f.rel, "reason": "unknown file at the root, beside worker directories"})
 
     def _fold_nested_workers(self) -> None:
-        """A worker directory inside another worker's (``node-a/var/log/mindie-ms/run/`` below ``node-a/`` whose
-        ``messages`` made it a worker) is that worker's: one host's logs in a sub-directory the layout does not know
-        do not make a second host. The bundle root is no such outer worker (a bundle of hosts may hold a file of its
-        own)."""
-        workers = {f.kind.worker for f in self.files if f.kind.worker}
+        """A worker directory inside a host's (``node-a/tools/x/`` below ``node-a/``, whose ``messages`` made it a
+        worker) is that host's: one host's logs in a sub-directory the layout does not know do not make a second
+        host. Only a host's own system log (messages, dmesg, sysmonitor, a crash dump) makes a directory such a host:
+        a job folder with a console of its own beside its workers' folders does not swallow them. The bundle root is
+        none (a bundle of hosts may hold a file of its own)."""
+        workers = {f.kind.worker for f in self.files if f.kind.worker and f.kind.kind in L.HOST_LOG_KINDS}
         for k, f in enumerate(self.files):
             w = f.kind.worker
             if not w or "/" not in w:
