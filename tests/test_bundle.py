@@ -203,7 +203,10 @@ def test_single_worker_bundle_link_down_from_hccn_records(engine: Any) -> None:
     rep = diagnose_bundle(FIX / "roce-down-single", engine)
     assert [w["dir"] for w in rep["workers"]] == ["."]
     d = rep["diagnosis"]
-    assert (d["fault_class"], d["component"]) == ("roce_port_down", "pod0/node0/npu2/roce0")
+    # a real host's devid 4 is NPU 4's one RoCE port (the twin's two-ports-per-NPU numbering read it as npu2/roce0
+    # until session 28: the reader's pod0/node0 id for the host looked like the twin's)
+    assert (d["fault_class"], d["component"]) == ("roce_port_down", "pod0/node0/npu4")
+    assert (d["root"]["host"], d["root"]["device"]) == ("roce-down-single", 4)
     states = {x["when"]: x["state"] for x in rep["link_state"]}
     assert states == {"before": {4: "UP"}, "after": {4: "DOWN"}}
 
@@ -216,7 +219,7 @@ def test_link_up_before_and_down_after_without_a_record_is_a_link_down(tmp_path:
     lines, _rep = read_bundle(b)
     synth = [ln for ln in lines if ln.source == "hccn" and "LINK DOWN" in ln.text]
     assert len(synth) == 1 and synth[0].file == "environment_check/npu_info_after.txt"
-    assert diagnose_bundle(b, engine)["diagnosis"]["component"] == "pod0/node0/npu2/roce0"
+    assert diagnose_bundle(b, engine)["diagnosis"]["component"] == "pod0/node0/npu4"
 
 
 def test_broken_bundle_is_read_with_everything_listed(tmp_path: Path, engine: Any) -> None:

@@ -197,3 +197,11 @@ def test_a_job_folders_console_does_not_swallow_its_workers(tmp_path: Path) -> N
     (job / "worker-1" / "tools" / "check.log").write_text("checked\n")
     _lines, rep = read_bundle(tmp_path / "b")
     assert {w["dir"] for w in rep["workers"]} == {"job", "job/worker-0", "job/worker-1"}  # tools/ is worker-1's
+
+
+def test_a_real_hosts_hccn_devid_is_its_npu_and_the_twins_keeps_its_numbering() -> None:
+    from opsbrain.ingest.parsers import parse_line
+
+    rec = "[devid 3]    Wed Dec  3 10:00:00 2025    LINK DOWN"
+    assert parse_line(rec, 0.0, "pod0/node0", twin=False)[0].component == "pod0/node0/npu3"
+    assert parse_line(rec, 0.0, "pod0/node0")[0].component == "pod0/node0/npu1/roce1"  # the twin's two ports an NPU

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from opsbrain.bundle import layout as L
-from opsbrain.bundle.reader import BundleLine, paused_gc, scan_bundle, signals_of
+from opsbrain.bundle.reader import BundleLine, paused_gc, real_nodes, scan_bundle, signals_of
 from opsbrain.diagnosis.multirank import apply_root_cluster, multirank_verdict
 from opsbrain.ingest import Signal
 from opsbrain.ingest.where import user_terms
@@ -174,7 +174,7 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     lines = r.lines
     texts = [ln.text for ln in lines]
     may = r.may if keep is not None else _candidates(texts, matcher)
-    sigs, where = signals_of(lines, r.placement, may)
+    sigs, where = signals_of(lines, r.placement, may, real_nodes(r.report["workers"]))
     levels = dict(getattr(getattr(matcher, "imported", None), "levels", None) or {})
     if levels:  # an imported fault-level file rates the device events the knowledge base does not document
         from opsbrain.diagnosis.vendorlevel import levelled

@@ -208,10 +208,11 @@ class _Reader(TimedFiles, StateFiles, Assembly):
 
 
 # ---- signals (the ingestion layer) ----------------------------------------------------------------------------
-def signals_of(lines: Iterable[BundleLine], placement: dict[str, list[str]], may: list[bool] | None = None
-               ) -> tuple[list[Signal], dict[int, int]]:
+def signals_of(lines: Iterable[BundleLine], placement: dict[str, list[str]], may: list[bool] | None = None,
+               real: frozenset[str] = frozenset()) -> tuple[list[Signal], dict[int, int]]:
     """Signals of the lines in order, and signal (by id) -> index of its line. ``may``: per line, False where no
-    parser can find a signal (a block scan the caller ran); by default :func:`may_signal` of the lines."""
+    parser can find a signal (a block scan the caller ran); by default :func:`may_signal` of the lines. ``real``:
+    the node ids the reader gave real hosts (:func:`real_nodes`), whose lines the twin's conventions do not read."""
     sigs: list[Signal] = []
     where: dict[int, int] = {}
     lines = list(lines)
@@ -221,7 +222,8 @@ def signals_of(lines: Iterable[BundleLine], placement: dict[str, list[str]], may
         if ln.job is not None:
             got = parse_job_event(ln.job[0], ln.job[1], ln.job[2], ln.t, placement)
         elif may is None or may[k]:
-            got = parse_line(ln.text, ln.t, ln.origin, ln.source, ln.level)
+            twin = False if real and ln.origin and "/".join(ln.origin.split("/")[:2]) in real else None
+            got = parse_line(ln.text, ln.t, ln.origin, ln.source, ln.level, twin=twin)
         else:
             continue
         for s in got:
@@ -234,3 +236,9 @@ def signals_of(lines: Iterable[BundleLine], placement: dict[str, list[str]], may
                                                      strict=True)}
         sigs = restatements_dropped(placed, lambda s: lines[where[id(s)]].file in tables)
     return sigs, where
+
+
+def real_nodes(workers: list[dict[str, Any]]) -> frozenset[str]:
+    """The node ids of the workers the reader numbered (``pod0/node<k>`` in sorted order: real hosts, not the twin's
+    named ``pod0-node35`` directories)."""
+    return frozenset(w["node"] for w in workers if w.get("named_by") == "sorted order")

@@ -183,11 +183,13 @@ def may_signal(texts: list[str]) -> list[bool] | None:
 
 
 def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: str | None = None,
-               level: str | None = None, head: str = "", file_device: int | None = None) -> list[Signal]:
+               level: str | None = None, head: str = "", file_device: int | None = None,
+               twin: bool | None = None) -> list[Signal]:
     """Signals in one log line (never raises). ``origin`` (a twin component id) places lines that name no host;
     ``head``: what :func:`opsbrain.ingest.surface.plain` took off the line (a syslog head's host is the line's);
     ``file_device``: the device whose own log the line's file is (:func:`opsbrain.ingest.workers.device_dir`), for
-    lines that name none."""
+    lines that name none; ``twin``: False for a real host's line that a bundle placed on a twin-shaped node id
+    (``pod0/node0`` for ``node-a``: the twin's own numbering conventions do not apply), None to tell by the id."""
     if not isinstance(text, str):
         return []
     text = text[:MAX_LINE]
@@ -215,7 +217,7 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
         node = own  # a twin line that names no twin host belongs to the node whose log holds it
     stated = stated_level(text, level, logged_level(head) if head else None)
     ctx = LineCtx(text, t, host, node, origin, worded_level(text) if stated is None else stated,
-                  stated=stated is not None, file_device=file_device)
+                  stated=stated is not None, file_device=file_device, twin=twin)
     for parse in ORDER:
         if parse(ctx):
             break

@@ -27,6 +27,7 @@ class LineCtx:
     _dev: int | None | bool = False  # the device the text names, once looked up (False: not yet)
     stated: bool = False  # ``sev`` is a level the line or its source states (not guessed from its words)
     file_device: int | None = None  # the device whose own log the file is, by its path (workers.device_dir)
+    twin: bool | None = None  # the line is the twin's (its conventions apply); None: told by the node's id
 
     @property
     def low(self) -> str:

@@ -43,7 +43,10 @@ RE_DEV_ID = screened(r"dev_id:\s*(\d+)|device-(\d+)", context=True)
 
 
 def _port(ctx: LineCtx, devid: int) -> str | None:
-    if ctx.node and twin_node(ctx.node.replace("/", "-")):
+    """The RoCE port an hccn_tool ``devid`` names: on the twin, which gives each NPU two ports, port ``devid % 2`` of
+    NPU ``devid // 2``; on a real host (one port per NPU) NPU ``devid``."""
+    twin = ctx.twin if ctx.twin is not None else bool(ctx.node and twin_node(ctx.node.replace("/", "-")))
+    if twin:
         return f"{ctx.node}/npu{devid // 2}/roce{devid % 2}"
     return ctx.npu(devid)
 
