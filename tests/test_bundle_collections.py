@@ -203,5 +203,9 @@ def test_a_real_hosts_hccn_devid_is_its_npu_and_the_twins_keeps_its_numbering() 
     from opsbrain.ingest.parsers import parse_line
 
     rec = "[devid 3]    Wed Dec  3 10:00:00 2025    LINK DOWN"
-    assert parse_line(rec, 0.0, "pod0/node0", twin=False)[0].component == "pod0/node0/npu3"
-    assert parse_line(rec, 0.0, "pod0/node0")[0].component == "pod0/node0/npu1/roce1"  # the twin's two ports an NPU
+
+    def port(**twin: bool) -> str | None:
+        return next(s.component for s in parse_line(rec, 0.0, "pod0/node0", **twin) if s.kind == "hccn:down")
+
+    assert port(twin=False) == "pod0/node0/npu3"
+    assert port() == "pod0/node0/npu1/roce1"  # the twin's two ports an NPU
