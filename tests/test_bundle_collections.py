@@ -209,3 +209,23 @@ def test_a_real_hosts_hccn_devid_is_its_npu_and_the_twins_keeps_its_numbering() 
 
     assert port(twin=False) == "pod0/node0/npu3"
     assert port() == "pod0/node0/npu1/roce1"  # the twin's two ports an NPU
+
+
+def test_a_loggers_head_without_a_year_times_its_lines(tmp_path: Path) -> None:
+    """vLLM's ``ERROR 12-03 06:21:44 [...]`` head (no year) beside a plog with full stamps a day later: each line at
+    its own head's time, in the plog's year, not all at the plog's end."""
+    node = tmp_path / "node-a"
+    plog = node / "process_log" / "run" / "plog" / "plog-1_20251204131001123.log"
+    plog.parent.mkdir(parents=True)
+    plog.write_text("[ERROR] RUNTIME(1,python3):2025-12-04-18:30:00.000.001 [stream.cc:1] 1 x failed\n")
+    (node / "vllm-server.log").write_text(
+        "(APIServer pid=1) INFO 12-03 06:02:10 [api_server.py:1880] Starting vLLM API server 0 on http://0.0.0.0:8000\n"
+        "(EngineCore_DP0 pid=2) ERROR 12-03 06:21:44 [core.py:634] RuntimeError: NPU out of memory. Tried to allocate "
+        "2.00 GiB\n"
+        "[rank1]:[E1203 06:22:01.123456 ProcessGroupHCCL.cpp:1] watchdog caught collective operation timeout\n")
+    lines, rep = read_bundle(node)
+    got = {ln.text[:12]: ln.t for ln in lines if ln.file == "vllm-server.log"}
+    assert len(got) == 3 and rep["placed_files"] == []
+    t = sorted(got.values())
+    assert t[1] - t[0] == 1174.0 and abs(t[2] - t[1] - 17.123456) < 1e-6
+    assert rep["span"]["first"] == "2025-12-03T06:02:10"

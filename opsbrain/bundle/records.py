@@ -7,6 +7,7 @@ from array import array
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from itertools import chain, repeat
 from operator import rshift
 from typing import Any
@@ -83,6 +84,7 @@ class ReaderState:
         self.undated: list[_File] = []  # files with lines and no time stamp, placed once the others are read
         self.process_end: dict[str, int] = {}  # per worker, the last time stamp of its processes' logs (us)
         self.placed_files: list[dict[str, Any]] = []
+        self.head_ref: datetime | None = None  # once set: the year of a logger's year-less head (timed.place_undated)
 
     def _node(self, f: _File) -> str | None:
         w = f.kind.worker

@@ -17,6 +17,7 @@ from opsbrain.bundle.records import _TIE, ReaderState
 from opsbrain.bundle.stamps import (
     _STYLE,
     BlockStamps,
+    _closest_year,
     block_ready,
     block_scan,
     dir_stamp,
@@ -40,10 +41,34 @@ _INIT = re.compile(r"hcom init by file success.*?rankNum\[(\d+)\], rank\[(\d+)\]
                    r"device\[(\d+)\]")
 
 
-def _head_time(prefix: str) -> int | None:
+def _head_time(prefix: str, ref: datetime | None = None) -> int | None:
     """The time stamp of what :func:`opsbrain.ingest.surface.plain` took off a line (a CRI or collector's stamp), for
-    a line without one of its own: the forms of the ISO style (a syslog stamp there has no year: none is taken)."""
-    return to_us(stamp(prefix, "iso"))
+    a line without one of its own: the forms of the ISO style; with ``ref``, also a logger's head without a year
+    (vLLM's ``ERROR 12-03 06:21:44``, glog's / torch's ``[E324 13:00:25.1]``), in the year that puts it nearest
+    ``ref`` and not after tomorrow (a syslog stamp there has no year: none is taken)."""
+    if (dt := to_us(stamp(prefix, "iso"))) is not None or ref is None or not (m := _YEARLESS_HEAD.search(prefix)):
+        return dt
+    return _yearless(m, ref)
+
+
+def _yearless(m: re.Match[str], ref: datetime) -> int | None:
+    """The time a :data:`_YEARLESS_HEAD` match gives, in the year nearest ``ref`` (not after tomorrow)."""
+    mo, d, h, mi, sec = (int(x) for x in (m["mo"] or m["gmo"], m["d"] or m["gd"], m["h"] or m["gh"],
+                                          m["mi"] or m["gmi"], m["s"] or m["gs"]))
+    us = int((m["frac"] or "0")[:6].ljust(6, "0"))
+    try:
+        return to_us(_closest_year(ref, lambda y: datetime(y, mo, d, h, mi, sec, us)))
+    except ValueError:
+        return None
+
+
+_YEARLESS_HEAD = re.compile(
+    r"(?:^|\]:?\s*|\s)(?:(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+(?P<mo>\d\d)-(?P<d>\d\d) (?P<h>\d\d):(?P<mi>\d\d):"
+    r"(?P<s>\d\d)|\[[EWIF](?P<gmo>1[0-2]|0?[1-9])(?P<gd>[0-3]\d) (?P<gh>\d\d):(?P<gmi>\d\d):(?P<gs>\d\d)"
+    r"(?:\.(?P<frac>\d+))?)")
+"""A logger's head without a year: vLLM's ``INFO 12-03 06:21:44 [core.py:634]`` (its logging format, ``%(levelname)s
+%(asctime)s`` with ``%m-%d %H:%M:%S``), and glog's ``[E1203 06:21:44.123 ...`` / torch's c10 ``[E324 13:00:25.1``
+(month without its leading zero)."""
 
 
 _QUARTER_US = 15 * 60 * 1_000_000
@@ -128,7 +153,7 @@ class TimedFiles(ReaderState):
                 level = "ERROR"
             elif level is None and f.prefixes is not None and f.prefixes[i - 1]:
                 level = logged_level(f.prefixes[i - 1])  # a logger's head taken off (vLLM's ``INFO 03-06 ...``)
-            if dt is None and (dt := self._untimed(f, i, last, continued, shift)) is None:
+            if dt is None and (dt := self._untimed(f, i, last, continued, shift, text)) is None:
                 ahead.append((i, text, level))
                 continue
             if heads is not None and heads[i - 1] and dt != last:
@@ -176,6 +201,7 @@ class TimedFiles(ReaderState):
         (a console ends when its job does), else of any process log of the bundle, else the bundle's typical time
         (``ref``); each is listed in the report with the time it was given and why."""
         ends = dict(self.process_end)  # the stamped logs' only: a placed file does not place another
+        self.head_ref = ref  # a logger's head without a year is read now, in the year nearest the bundle's time
         for f in self.undated:
             w = f.kind.worker or ""
             if w in ends:
@@ -187,18 +213,22 @@ class TimedFiles(ReaderState):
             before, counted = self.scan.untimed[f.rel], (self.scan.malformed[f.rel], self.scan.cut[f.rel])
             seq = self._read_timed(f, seq, placed_at=at)
             self.scan.malformed[f.rel], self.scan.cut[f.rel] = counted  # the first read counted them
-            self.placed_files.append({"path": f.rel, "at": from_us(at).isoformat(), "why": why,
-                                      "lines": self.scan.untimed[f.rel] - before})
+            if n := self.scan.untimed[f.rel] - before:  # (lines whose head gave a time are not placed)
+                self.placed_files.append({"path": f.rel, "at": from_us(at).isoformat(), "why": why, "lines": n})
             f.release()
         return seq
 
-    def _untimed(self, f: _File, i: int, last: int | None, continued: bool, shift: int = 0) -> int | None:
+    def _untimed(self, f: _File, i: int, last: int | None, continued: bool, shift: int = 0, text: str = ""
+                 ) -> int | None:
         """The time of line ``i`` that has no stamp of its own: the stamp of the head taken off it (plus ``shift``,
         :func:`_shift`), else the time of the line before (a continuation: traceback, wrapped message; counted as
         untimed in a file whose lines do not continue), else None (counted; the line waits for the file's first
         stamp)."""
-        if f.prefixes is not None and f.prefixes[i - 1] and (dt := _head_time(f.prefixes[i - 1])) is not None:
+        if f.prefixes is not None and f.prefixes[i - 1] and (
+                dt := _head_time(f.prefixes[i - 1], self.head_ref)) is not None:
             return dt + shift
+        if self.head_ref is not None and (m := _YEARLESS_HEAD.match(text)) and (dt := _yearless(m, self.head_ref)):
+            return dt  # the line opens with a logger's head without a year (glog's ``[E1203 06:22:01.1 ...``)
         if last is None or not continued:
             self.scan.untimed[f.rel] += 1
         return last
@@ -224,7 +254,7 @@ class TimedFiles(ReaderState):
                     continue
                 if level is None and heads is not None and heads[i - 1]:
                     level = logged_level(heads[i - 1])  # a logger's head taken off (vLLM's ``INFO 03-06 ...``)
-                if dt is None and (dt := self._untimed(f, i, last, continued, shift)) is None:
+                if dt is None and (dt := self._untimed(f, i, last, continued, shift, raw)) is None:
                     ahead.append((i, raw, "ERROR" if history else level))
                     continue
                 if heads is not None and heads[i - 1] and dt != last:
