@@ -229,3 +229,30 @@ def test_a_loggers_head_without_a_year_times_its_lines(tmp_path: Path) -> None:
     t = sorted(got.values())
     assert t[1] - t[0] == 1174.0 and abs(t[2] - t[1] - 17.123456) < 1e-6
     assert rep["span"]["first"] == "2025-12-03T06:02:10"
+
+
+def test_ranks_consoles_build_the_wait_chain_to_the_rank_that_failed(tmp_path: Path) -> None:
+    """Three ranks log EI0002 naming remote rank 2 (the CANN error manager's form), rank 2 logged the device error
+    first: the consoles alone (no plog) give rank 2's device as the root, under --logs and --bundle."""
+    from opsbrain.bundle import diagnose_bundle
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+    from opsbrain.kb.training import load_engine
+
+    node = tmp_path / "node-a"
+    node.mkdir()
+    for r in range(4):
+        pid = 13075 + r
+        head = f"[ERROR] 2025-06-25-{'10:31:20' if r == 2 else '11:01:22'} (PID:{pid}, Device:{r}, RankID:{r}) " \
+               "ERR00100 PTA call acl api failed\n"
+        if r == 2:
+            text = ("RuntimeError: NPU function error: c10_npu::acl::AclrtSynchronizeStreamWithTimeout(copy_stream), "
+                    "error code is 507053\n" + head)
+        else:
+            text = head + (f"EI0002: [PID: {pid}] 2025-06-25-11:01:22.586.187 The wait execution of the Notify "
+                           "register times out. Reason: The Notify register has not received the Notify record from "
+                           "remote rank: [2]. base information: [streamID:[109]]\n")
+        (node / f"rank_{r}.log").write_text(text)
+    engine = load_engine()
+    for d in (diagnose_logs(str(node), engine)["diagnosis"], diagnose_bundle(node, engine)["diagnosis"]):
+        assert d["root_cluster"]["root"].endswith("device 2"), d["root_cluster"]
+        assert d["root"]["device"] == 2

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from opsbrain.ingest.asys import host_dirs
+from opsbrain.ingest.rankconsole import CONSOLE_GROUP, console_line
 from opsbrain.ingest.streams import log_name
 from opsbrain.ingest.workers import host_root, natural_key, shared_head, unarchived
 
@@ -63,7 +64,8 @@ RE_CQE = re.compile(r"cqe err(?:or)? status\[(\d+)\]", re.I)
 RE_CQE_IP = re.compile(r"(?:remoteIP|\bip):\[(" + _IP + r")\]")
 RE_CLUSTER = re.compile(r"Cluster Exception Location\[IP/ID\]:\[(" + _IP + r")/(\d+)\]")
 RE_EXC_TYPE = re.compile(r"ExceptionType:\[([^\]]*)\]")
-RE_REMOTE_RANK = re.compile(r"remote rank:\[(\d+|local)\]")
+RE_REMOTE_RANK = re.compile(r"remote rank:\s*\[(\d+|local)\]")
+
 RE_AICPU_NOTIFY = re.compile(r"base information is .*?\btype:NOTIFY WAIT,.*?\bremoteRank:(\d+)")
 """The AI CPU's HCCL task exception on a notify wait (device log, ``[TaskException]base information is streamId:149,
 ..., type:NOTIFY WAIT, localRank:1, remoteRank:0, ...``), its communicator on the next line (:data:`RE_AICPU_OPDATA`).
@@ -253,6 +255,8 @@ class RankCollector:
         w = worker
         for n, raw in enumerate(lines, line_no):
             line = raw.rstrip("\r\n") if strip else raw
+            if fm is None and line[:8] in ("[ERROR] ", "EI0002: ") and self._console(line, w, name, file, n, origin):
+                continue
             if not line.startswith("[") or "(" not in line[:40]:
                 continue
             m = match(line)
@@ -299,6 +303,36 @@ class RankCollector:
                     proc.first_error_t, proc.first_error = t, ref
                 if module == "HCCL":
                     self._error(proc, key, body, t, ref)
+
+    # ---- a job's console ---------------------------------------------------------------------------------------
+    def _console(self, line: str, w: str, name: str, file: str | None, n: int, origin: str | None) -> bool:
+        """torch_npu's error head and EI0002 on a console (a rank's ``rank_N.log``, a pod's log): the process, its
+        device and rank, and the rank it waited on, where the job left no plog (:mod:`opsbrain.ingest.rankconsole`).
+        Whether the line was one."""
+        got = console_line(line)
+        if got is None:
+            return False
+        proc = self.procs.get((w, got.pid))
+        if proc is None:
+            proc = self.procs[(w, got.pid)] = RankProcess(w, got.pid)
+        if name and name not in proc.files:
+            proc.files.append(name)
+        if origin:
+            proc.cited.add((file, n))
+        ref = LineRef(file, n, line[:400])
+        if proc.first_error_t is None or got.t < proc.first_error_t:
+            proc.first_error_t, proc.first_error = got.t, ref
+        proc.first_t = got.t if proc.first_t is None else min(proc.first_t, got.t)
+        if got.remote_rank is None:  # torch_npu's error head: who the process is
+            if got.device is not None and proc.logic_id is None:
+                proc.logic_id = got.device
+            if got.rank is not None:
+                proc.ranks.setdefault(CONSOLE_GROUP, (got.rank, None))
+            proc.identity = proc.identity or ref
+            proc.errors.append(RankError("normal", got.t, ref))
+        else:
+            proc.errors.append(RankError("notify", got.t, ref, remote_rank=got.remote_rank, group=CONSOLE_GROUP))
+        return True
 
     # ---- identity ---------------------------------------------------------------------------------------------
     def _identity(self, p: RankProcess, body: str, ref: LineRef) -> None:
