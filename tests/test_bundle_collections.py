@@ -256,3 +256,29 @@ def test_ranks_consoles_build_the_wait_chain_to_the_rank_that_failed(tmp_path: P
     for d in (diagnose_logs(str(node), engine)["diagnosis"], diagnose_bundle(node, engine)["diagnosis"]):
         assert d["root_cluster"]["root"].endswith("device 2"), d["root_cluster"]
         assert d["root"]["device"] == 2
+
+
+def _npu_info(states: list[str]) -> str:
+    """``hccn_tool -i N -link -g`` outputs as FaultDiag's environment check collects them (mindxdlFDUG021)."""
+    return "".join(f"/usr/local/Ascend/driver/tools/hccn_tool -i {i} -link -g\nlink status: {st}\n\n"
+                   for i, st in enumerate(states))
+
+
+def test_one_snapshot_with_a_port_down_among_ports_up_is_a_link_down(tmp_path: Path) -> None:
+    from opsbrain.bundle import diagnose_bundle
+    from opsbrain.kb.training import load_engine
+
+    env = tmp_path / "b" / "node-a" / "environment_check"
+    env.mkdir(parents=True)
+    (env / "npu_info_after.txt").write_text(_npu_info(["UP"] * 3 + ["DOWN"] + ["UP"] * 4))
+    engine = load_engine()
+    d = diagnose_bundle(tmp_path / "b", engine)["diagnosis"]
+    assert (d["fault_class"], d["root"]["host"], d["root"]["device"]) == ("roce_port_down", "node-a", 3)
+    (env / "npu_info_after.txt").write_text(_npu_info(["DOWN"] * 8))  # no RoCE cabling: no fault read from it
+    assert diagnose_bundle(tmp_path / "b", engine)["incidents"] == []
+
+
+def test_faultdiags_device_form_of_a_link_record_is_read() -> None:
+    from opsbrain.bundle.statefiles import _HCCN_REC
+
+    assert _HCCN_REC.search("[device 3]    Wed Dec  3 10:00:00 2025    LINK DOWN").groups() == ("3", "DOWN")

@@ -150,17 +150,23 @@ class Assembly(ReaderState):
 
     def _link_changes(self, fed: set[tuple[str, int]], origin_dt: datetime) -> list[BundleLine]:
         """A RoCE port UP in npu_info_before and DOWN in npu_info_after, with no DOWN record in the logs' span,
-        is a link-down (facts.md §7): one synthetic hccn record at the after file's time."""
+        is a link-down (facts.md §7): one synthetic hccn record at the after file's time. Without a before file
+        (one snapshot collected), a port DOWN among ports mostly UP is one too (session 28: a node whose ports are
+        all or mostly down is taken as not cabled for RoCE, no fault read from it)."""
         out: list[BundleLine] = []
         by_node: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
         for x in self.links:
             by_node[x["node"]][x["when"]] = x
         for node, pair in by_node.items():
             before, after = pair.get("before"), pair.get("after")
-            if not before or not after:
+            if not after:
                 continue
+            if before is None:
+                states = list(after["state"].values())
+                if states.count("UP") <= states.count("DOWN"):
+                    continue
             for dev, st in sorted(after["state"].items()):
-                if st == "DOWN" and before["state"].get(dev) == "UP" and (node, dev) not in fed:
+                if st == "DOWN" and (before is None or before["state"].get(dev) == "UP") and (node, dev) not in fed:
                     dt = self._file_time(after["file"]) or origin_dt
                     text = f"[devid {dev}]    {dt:%a %b} {dt.day:2d} {dt:%H:%M:%S %Y}    LINK DOWN"
                     out.append(BundleLine((dt - origin_dt).total_seconds(), node, "hccn", None, text,

@@ -12,7 +12,8 @@ from opsbrain.bundle.stamps import stamp, to_us
 from opsbrain.bundle.walk import _File
 from opsbrain.yamlio import json_or_none
 
-_HCCN_REC = re.compile(r"\[devid (\d+)\]\s+\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s+LINK (UP|DOWN)")
+_HCCN_REC = re.compile(r"\[(?:devid|device) (\d+)\]\s+\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s+LINK (UP|DOWN)")
+"""hccn_tool's link record (``[devid 3] ...``), and FaultDiag's check file's ``[device 3] ...`` form of it."""
 _LINK_CMD = re.compile(r"^(?:\$ |\S*/)?hccn_tool -i (\d+) -link -g")
 _LINK_STATE = re.compile(r"^link status: (\w+)")
 _KV = re.compile(r"^([A-Za-z][A-Za-z ()]+?)\s*:\s*(\S+)")
