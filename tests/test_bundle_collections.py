@@ -282,3 +282,23 @@ def test_faultdiags_device_form_of_a_link_record_is_read() -> None:
     from opsbrain.bundle.statefiles import _HCCN_REC
 
     assert _HCCN_REC.search("[device 3]    Wed Dec  3 10:00:00 2025    LINK DOWN").groups() == ("3", "DOWN")
+
+
+def test_a_class_on_a_node_names_the_one_device_its_incidents_signals_name(tmp_path: Path) -> None:
+    from opsbrain.bundle import diagnose_bundle
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+    from opsbrain.kb.training import load_engine
+
+    node = tmp_path / "node-a"
+    node.mkdir()
+    (node / "train.log").write_text(
+        "[rank1]:[E324 13:00:25.428029551 compiler_depend.ts:574] [Rank 1] Watchdog caught collective operation "
+        "timeout: WorkHCCL(SeqNum=196, OpType=ALLREDUCE, Timeout(ms)=3600000) ran for 3600185 milliseconds before "
+        "timing out.\n"
+        "EI9999: Inner Error!\n"
+        "EI9999: 2024-10-21-10:42:00.358.410  The error from device(chipId:3, dieId:0), serial number is 9, hccl "
+        "fftsplus task timeout occurred during task execution, stream_id:5, sq_id:5, task_id:38827, stuck\n")
+    engine = load_engine()
+    b = diagnose_bundle(node, engine)["diagnosis"]
+    d = diagnose_logs(str(node / "train.log"), engine)["diagnosis"]
+    assert b["fault_class"] == d["fault_class"] and b["root"]["device"] == d["root"]["device"] == 3

@@ -232,6 +232,11 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     only = list(primary.get("nodes", ())) if primary and len(primary.get("nodes", ())) == 1 else [None]
     # no component named: the one host whose lines the incident holds (a console says what failed, not where)
     diagnosis["root"] = _in_user_terms(diagnosis.get("component") or only[0], r.report["workers"])
+    if diagnosis["root"].get("device") is None and diagnosis.get("fault_class") != "unknown" and (
+            npu := _one_npu(incidents, primary)) is not None:
+        diagnosis["root"] = {**_in_user_terms(npu, r.report["workers"]), "component": diagnosis.get("component")}
+        diagnosis["evidence"].append(f"device {diagnosis['root']['device']}: the one device the incident's "
+                                     "signals name (the class's component is its node)")
     diagnosis["evidence_lines"] = primary["evidence_lines"] if primary else []
     placed = [s.at(file=lines[where[id(s)]].file, line_no=lines[where[id(s)]].line) for s in sigs]
     mr = multirank_verdict(r.ranks, placed, engine, max((s.t for s in sigs), default=0.0))
@@ -318,6 +323,16 @@ def _vendor_verdict(incidents: list[Any], out_incs: list[dict[str, Any]], primar
     if primary is not None:
         return {**primary, "diagnosis": dd, "evidence_lines": (primary["evidence_lines"] + ev)[:10]}
     return {"id": None, "diagnosis": dd, "evidence_lines": ev[:10], "errors": 0, "opened_at_s": now}
+
+
+def _one_npu(incidents: list[Any], primary: dict[str, Any] | None) -> str | None:
+    """The one NPU every device-level signal of the primary incident names, else None (as ``--logs`` names the one
+    device its input names where no signal placed the verdict on one)."""
+    from opsbrain.ingest.where import npu_of
+
+    inc = next((i for i in incidents if primary is not None and i.id == primary.get("id")), None)
+    npus = {n for s in (inc.signals if inc is not None else ()) if s.component and (n := npu_of(s.component))}
+    return npus.pop() if len(npus) == 1 else None
 
 
 def _text_look(incidents: list[Any], out_incs: list[dict[str, Any]], primary: dict[str, Any] | None,
