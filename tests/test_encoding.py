@@ -30,6 +30,8 @@ LINES = ["[INFO] 2025-03-01 10:00:00 开始检测 device 3", TOOLKIT, "检测完
       + "[ERROR] 设备内存不足\n").encode("gbk"), "gb18030"),  # mostly ASCII, one Chinese line in ten
     (b"\xff\xfe" + "\n".join(LINES).encode("utf-16-le"), "utf-16-le"),
     (b"\xfe\xff" + "\n".join(LINES).encode("utf-16-be"), "utf-16-be"),
+    ("\n".join(LINES).encode("utf-16-le"), "utf-16-le"),  # no BOM (PowerShell's Out-File -Encoding Unicode ...)
+    ("\n".join(LINES).encode("utf-16-be"), "utf-16-be"),
     (b"\xff\xfe" + random.Random(0).randbytes(4096), "utf-8"),  # binary that only starts like a BOM: not text
     (b"\xff\xfe" + "ok\n".encode("utf-16-le") + b"\x00\xd8A\x00", "utf-8"),  # a broken surrogate pair
 ])
@@ -98,3 +100,10 @@ def test_a_bundle_file_in_another_encoding_is_read(tmp_path: Path) -> None:
     rep = diagnose_bundle(tmp_path / "b", load_engine())
     assert rep["diagnosis"]["fault_class"] == "optical_degradation"
     assert not rep["skipped"] and not rep["refused"]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_binary_with_nuls_is_no_bomless_utf16(seed: int) -> None:
+    rng = random.Random(seed)
+    data = bytes(b if rng.random() < 0.5 else 0 for b in rng.randbytes(4096))  # NULs on both halves
+    assert sniff(data) == "utf-8"  # (left to the binary checks)

@@ -37,6 +37,8 @@ def sniff(head: bytes) -> str:
     for bom, name in _BOMS:
         if head.startswith(bom) and _utf16_text(head[len(bom):], name):
             return name
+    if (wide16 := _bomless_utf16(head)) is not None:
+        return wide16
     try:  # valid UTF-8 (a character cut at the sample's end allowed): the common case, one pass in C
         codecs.getincrementaldecoder("utf-8")("strict").decode(head, final=False)
         return "utf-8"
@@ -73,6 +75,25 @@ def _script(c: str) -> str | int:
     if 0x2000 <= o <= 0x206F:
         return "punctuation"
     return o >> 8
+
+
+NUL_HALF_SHARE = 0.6
+"""reason: UTF-16 text without a BOM (a file PowerShell's ``Out-File`` wrote) is mostly ASCII: the high byte of nearly
+every code unit is NUL, so one half of the byte positions (odd for little-endian) is NUL at least this often and the
+other half almost never; a binary file's NULs fall on both halves."""
+
+
+def _bomless_utf16(head: bytes) -> str | None:
+    """``utf-16-le`` / ``utf-16-be`` for UTF-16 text without a BOM (:data:`NUL_HALF_SHARE`, then
+    :func:`_utf16_text`), else None."""
+    if len(head) < 16 or b"\x00" not in head[:64]:
+        return None
+    even, odd = head[0::2], head[1::2]
+    for nul_half, other, name in ((odd, even, "utf-16-le"), (even, odd, "utf-16-be")):
+        if nul_half.count(0) >= NUL_HALF_SHARE * len(nul_half) and other.count(0) <= 0.02 * len(other) and \
+                _utf16_text(head[: len(head) // 2 * 2], name):
+            return name
+    return None
 
 
 def _utf16_text(body: bytes, codec: str) -> bool:
