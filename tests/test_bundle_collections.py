@@ -302,3 +302,13 @@ def test_a_class_on_a_node_names_the_one_device_its_incidents_signals_name(tmp_p
     b = diagnose_bundle(node, engine)["diagnosis"]
     d = diagnose_logs(str(node / "train.log"), engine)["diagnosis"]
     assert b["fault_class"] == d["fault_class"] and b["root"]["device"] == d["root"]["device"] == 3
+
+
+def test_a_loop_of_hccn_tool_queries_gives_each_output_to_its_device(tmp_path: Path) -> None:
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+    from opsbrain.kb.training import load_engine
+
+    f = tmp_path / "cmds.txt"
+    f.write_text(_npu_info(["UP"] * 3 + ["DOWN"] + ["UP"] * 4))
+    d = diagnose_logs(str(f), load_engine())["diagnosis"]
+    assert (d["fault_class"], d["root"]["device"]) == ("roce_port_down", 3)  # was: no device named

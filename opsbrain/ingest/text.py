@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import sys
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -123,6 +124,12 @@ def _lines_of(stream: IO[bytes] | Unpacked, stats: TextStats, given: Callable[[]
         yield rest.decode("utf-8", "replace")
 
 
+
+RE_QUERIED = re.compile(r"\b(?:hccn_tool|npu-smi)\b[^|;&]{0,80}?\s-i\s*(\d+)\b")
+"""A command line that queries one device (``hccn_tool -i 3 -link -g``, ``npu-smi info -t health -i 3``; ``-i``: the
+device id, in both tools' references): the output lines after it, up to the next such command, are that device's (a
+script's loop over all NPUs, saved as one file)."""
+
 class LineReader:
     """Turns lines into signals, one source at a time, keeping times and line numbers."""
 
@@ -169,6 +176,7 @@ class LineReader:
         binary_before = self.stats.binary_lines  # of the files fed before this one
         file_device = device_dir(path or file)
         header: str | None = None  # the file ``tail`` / ``head`` of several files named last (``==> f <==``)
+        queried: int | None = None  # the device the last hccn_tool / npu-smi command line queried (``-i N``)
         for n, raw in numbered:
             if not wrapped:
                 self.stats.lines += 1
@@ -202,7 +210,9 @@ class LineReader:
                 origin = origin.lstrip("/").removeprefix("./") or None
             if self.hook is not None:
                 self.hook(line, file, n, self._last, prefix, origin)
-            here = file_device
+            if "hccn_tool" in line or "npu-smi" in line:  # a query: what follows it is its device's output
+                queried = int(q.group(1)) if (q := RE_QUERIED.search(line)) else None
+            here = file_device if file_device is not None else queried
             if origin is not None:  # the file a line of several files' lines came from: its device
                 if origin not in self._origin_devices:
                     self._origin_devices[origin] = device_dir(origin)
