@@ -62,8 +62,9 @@ def _by_rule(rule: str, signals: list[Signal]) -> str | None:
     if rule == "qingtian":
         node = _most(node_id(s.component) or node_id(s.host) for s in signals if s.kind.startswith("os:"))
         return f"{node}/qingtian" if node else None
-    if rule == "roce_port":
-        return _most(s.component for s in signals if s.kind.startswith("hccn:")) or _most(
+    if rule == "roce_port":  # a failing port's records first (a query of every port lists the healthy ones too)
+        return _most(s.component for s in signals if s.kind.startswith("hccn:") and s.severity >= 1) or _most(
+            s.component for s in signals if s.kind.startswith("hccn:")) or _most(
             npu_id(s.component) for s in signals if _hw(s))
     if rule == "job_rank":
         return _most(s.component for s in signals if s.kind == "hccl:remote") or _most(
