@@ -74,15 +74,15 @@ _YEARLESS_HEAD = re.compile(
 _QUARTER_US = 15 * 60 * 1_000_000
 
 
-def _shift(own: int, head: str, was: int) -> int:
+def _shift(pair: tuple[int, str] | None) -> int:
     """What to add to a collector's head time so that it reads as the line's own clock: a CRI head is UTC
     (``2025-11-25T09:23:11.888Z``) where the program's own stamp is the host's local time (``[2025-11-25
-    17:23:11,888]``, +08:00), so the offset between them, rounded to a quarter hour (time zones are), from the latest
-    line that has both; ``was`` where this line's head has no time."""
-    h = _head_time(head)
-    if h is None:
-        return was
-    return round((own - h) / _QUARTER_US) * _QUARTER_US
+    17:23:11,888]``, +08:00), so the offset between them, rounded to a quarter hour (time zones are), from ``pair``:
+    the own time and the head of the latest line that has both (worked out only for a line that needs it)."""
+    h = _head_time(pair[1]) if pair is not None else None
+    if h is None or pair is None:
+        return 0
+    return round((pair[0] - h) / _QUARTER_US) * _QUARTER_US
 
 
 class TimedFiles(ReaderState):
@@ -124,7 +124,8 @@ class TimedFiles(ReaderState):
         days: dict[tuple[str, str], list[int]] = {}  # syslog_us's days of a (month, day), for this ``since``
         tie = _TIE.get(source, 1)
         ahead: list[tuple[int, str, str | None]] = []  # lines before the file's first time stamp
-        heads, shift = f.prefixes, 0  # a collector's heads, and what to add to their time (_shift)
+        heads: list[str] | None = f.prefixes  # a collector's heads taken off
+        pair: tuple[int, str] | None = None  # the latest line's time and head, for _shift
         if plain and not (syslog or klog or kind == L.VMCORE) and block_ready(f.lines, style):
             read = BlockStamps(style, self.minutes)
             seq, last = self._read_block(f, seq, style, read, origin, source, tie, last, continued, ahead)
@@ -153,11 +154,11 @@ class TimedFiles(ReaderState):
                 level = "ERROR"
             elif level is None and f.prefixes is not None and f.prefixes[i - 1]:
                 level = logged_level(f.prefixes[i - 1])  # a logger's head taken off (vLLM's ``INFO 03-06 ...``)
-            if dt is None and (dt := self._untimed(f, i, last, continued, shift, text)) is None:
+            if dt is None and (dt := self._untimed(f, i, last, continued, pair, text)) is None:
                 ahead.append((i, text, level))
                 continue
-            if heads is not None and heads[i - 1] and dt != last:
-                shift = _shift(dt, heads[i - 1], shift)
+            if heads is not None and heads[i - 1]:
+                pair = (dt, heads[i - 1])
             if ahead:
                 seq = self._place_ahead(f, ahead, dt, seq, origin, source, tie)
             last = dt
@@ -218,15 +219,15 @@ class TimedFiles(ReaderState):
             f.release()
         return seq
 
-    def _untimed(self, f: _File, i: int, last: int | None, continued: bool, shift: int = 0, text: str = ""
-                 ) -> int | None:
-        """The time of line ``i`` that has no stamp of its own: the stamp of the head taken off it (plus ``shift``,
-        :func:`_shift`), else the time of the line before (a continuation: traceback, wrapped message; counted as
-        untimed in a file whose lines do not continue), else None (counted; the line waits for the file's first
-        stamp)."""
+    def _untimed(self, f: _File, i: int, last: int | None, continued: bool, pair: tuple[int, str] | None = None,
+                 text: str = "") -> int | None:
+        """The time of line ``i`` that has no stamp of its own: the stamp of the head taken off it (on the line's
+        own clock: :func:`_shift` of ``pair``), else the time of the line before (a continuation: traceback, wrapped
+        message; counted as untimed in a file whose lines do not continue), else None (counted; the line waits for
+        the file's first stamp)."""
         if f.prefixes is not None and f.prefixes[i - 1] and (
                 dt := _head_time(f.prefixes[i - 1], self.head_ref)) is not None:
-            return dt + shift
+            return dt + _shift(pair)
         if self.head_ref is not None and (m := _YEARLESS_HEAD.match(text)) and (dt := _yearless(m, self.head_ref)):
             return dt  # the line opens with a logger's head without a year (glog's ``[E1203 06:22:01.1 ...``)
         if last is None or not continued:
@@ -244,7 +245,8 @@ class TimedFiles(ReaderState):
         node = self._node(f) if plog else None
         add, light, kept = self.dated.append, self.light.append, self.kept
         wanted, may = self._wanted(f) or (None, None)
-        lines, heads, shift = f.lines, f.prefixes, 0
+        lines, heads = f.lines, f.prefixes
+        pair: tuple[int, str] | None = None  # the latest line's time and head, for _shift
         for lo in range(0, len(lines), BLOCK_LINES):
             part = lines[lo: lo + BLOCK_LINES]
             found = block_scan(part, style) or [("", "", "")] * len(part)  # (never None: block_ready said so)
@@ -254,11 +256,11 @@ class TimedFiles(ReaderState):
                     continue
                 if level is None and heads is not None and heads[i - 1]:
                     level = logged_level(heads[i - 1])  # a logger's head taken off (vLLM's ``INFO 03-06 ...``)
-                if dt is None and (dt := self._untimed(f, i, last, continued, shift, raw)) is None:
+                if dt is None and (dt := self._untimed(f, i, last, continued, pair, raw)) is None:
                     ahead.append((i, raw, "ERROR" if history else level))
                     continue
-                if heads is not None and heads[i - 1] and dt != last:
-                    shift = _shift(dt, heads[i - 1], shift)
+                if heads is not None and heads[i - 1]:
+                    pair = (dt, heads[i - 1])
                 if ahead:
                     seq = self._place_ahead(f, ahead, dt, seq, origin, source, tie, wanted, may)
                 last = dt
