@@ -312,3 +312,12 @@ def test_a_loop_of_hccn_tool_queries_gives_each_output_to_its_device(tmp_path: P
     f.write_text(_npu_info(["UP"] * 3 + ["DOWN"] + ["UP"] * 4))
     d = diagnose_logs(str(f), load_engine())["diagnosis"]
     assert (d["fault_class"], d["root"]["device"]) == ("roce_port_down", 3)  # was: no device named
+
+
+def test_a_querys_device_ends_at_a_blank_line() -> None:
+    from opsbrain.ingest.text import ingest_text
+
+    sigs, _ = ingest_text("hccn_tool -i 3 -link -g\nlink status: DOWN\n\n"
+                          "kernel: pcieport 0000:80:00.0: AER: Uncorrected (Fatal) error received\n")
+    assert {s.component for s in sigs if s.kind == "hccn:down"} == {"npu3"}
+    assert [s.component for s in sigs if s.kind == "os:pcie_fatal"] == [None]  # (npu3 without the blank line)

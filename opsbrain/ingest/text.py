@@ -127,8 +127,8 @@ def _lines_of(stream: IO[bytes] | Unpacked, stats: TextStats, given: Callable[[]
 
 RE_QUERIED = re.compile(r"\b(?:hccn_tool|npu-smi)\b[^|;&]{0,80}?\s-i\s*(\d+)\b")
 """A command line that queries one device (``hccn_tool -i 3 -link -g``, ``npu-smi info -t health -i 3``; ``-i``: the
-device id, in both tools' references): the output lines after it, up to the next such command, are that device's (a
-script's loop over all NPUs, saved as one file)."""
+device id, in both tools' references): the output lines after it, up to the next such command or a blank line, are
+that device's (a script's loop over all NPUs, saved as one file)."""
 
 class LineReader:
     """Turns lines into signals, one source at a time, keeping times and line numbers."""
@@ -212,6 +212,8 @@ class LineReader:
                 self.hook(line, file, n, self._last, prefix, origin)
             if "hccn_tool" in line or "npu-smi" in line:  # a query: what follows it is its device's output
                 queried = int(q.group(1)) if (q := RE_QUERIED.search(line)) else None
+            elif not line.strip():
+                queried = None  # its output ends at a blank line (what a paste holds after it is not the query's)
             here = file_device if file_device is not None else queried
             if origin is not None:  # the file a line of several files' lines came from: its device
                 if origin not in self._origin_devices:
