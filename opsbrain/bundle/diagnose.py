@@ -374,9 +374,7 @@ def _text_look(incidents: list[Any], out_incs: list[dict[str, Any]], primary: di
         out["component"] = next(iter(nodes))  # the one host whose lines the incident (or the cited lines) are
     out["decided_by"] = "text"
     base = primary or {"id": None, "evidence_lines": [], "errors": 0, "opened_at_s": now}
-    ev = [{"file": f, "line": n, "kind": k, "text": t} for f, n, k, t in
-          ((r["file"], r["line"], r["kind"], r["text"]) for r in cited)]
-    return {**base, "diagnosis": out, "evidence_lines": (ev + base.get("evidence_lines", []))[:10]}
+    return {**base, "diagnosis": out, "evidence_lines": (cited + base.get("evidence_lines", []))[:10]}
 
 
 WAITING = ("collective_timeout_sw",)
