@@ -321,3 +321,16 @@ def test_a_querys_device_ends_at_a_blank_line() -> None:
                           "kernel: pcieport 0000:80:00.0: AER: Uncorrected (Fatal) error received\n")
     assert {s.component for s in sigs if s.kind == "hccn:down"} == {"npu3"}
     assert [s.component for s in sigs if s.kind == "os:pcie_fatal"] == [None]  # (npu3 without the blank line)
+
+
+def test_a_real_hosts_net_health_answers_are_read_in_its_npu_info(tmp_path: Path) -> None:
+    env = tmp_path / "node-a" / "environment_check"
+    env.mkdir(parents=True)
+    (env / "npu_info_after.txt").write_text(
+        "current time        : Wed Dec  3 10:00:00 2025\n"
+        + "".join(f"/usr/local/Ascend/driver/tools/hccn_tool -i {i} -net_health -g\n"
+                  f"net health status: {'Receive timeout' if i == 5 else 'Success'}\n\n" for i in range(8)))
+    lines, _rep = read_bundle(tmp_path / "node-a")
+    got = {ln.origin: ln.text for ln in lines}
+    assert len(got) == 8 and got["pod0/node0/npu5"] == "net health status: Receive timeout"
+    assert {ln.t for ln in lines} == {lines[0].t}  # all at the file's own time

@@ -174,7 +174,9 @@ class _Reader(TimedFiles, StateFiles, Assembly):
         ref = self._reference()
         for f in later:
             if f.kind.kind == L.NPU_INFO:
-                self._npu_info(f)
+                real = self.workers.get(f.kind.worker or "", {}).get("named_by") == "sorted order"
+                after = (f.kind.tag or "after") == "after"
+                self._npu_info(f, to_us(self._file_time(f.rel) or ref) if real and after else None)
             else:
                 seq = self._read_timed(f, seq, ref)
             f.release()

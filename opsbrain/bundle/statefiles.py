@@ -15,6 +15,10 @@ from opsbrain.yamlio import json_or_none
 _HCCN_REC = re.compile(r"\[(?:devid|device) (\d+)\]\s+\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s+LINK (UP|DOWN)")
 """hccn_tool's link record (``[devid 3] ...``), and FaultDiag's check file's ``[device 3] ...`` form of it."""
 _LINK_CMD = re.compile(r"^(?:\$ |\S*/)?hccn_tool -i (\d+) -link -g")
+_QUERY_CMD = re.compile(r"^(?:\$ |\S*/)?hccn_tool -i (\d+) ")
+_NET_HEALTH = re.compile(r"^net health status\s*:")
+"""``hccn_tool -i N -net_health -g``'s answer (``net health status: Receive timeout``): a line the parsers read, of the
+device the command queried, at the file's time (a real host's files; the twin writes link records and states)."""
 _LINK_STATE = re.compile(r"^link status: (\w+)")
 _KV = re.compile(r"^([A-Za-z][A-Za-z ()]+?)\s*:\s*(\S+)")
 _SMI_ROW = re.compile(r"^\|\s*(\d+)\s+\S+\s*\|\s*\S+\s*\|\s*\S+\s+([\d.]+)\s")
@@ -26,11 +30,14 @@ _METRICS = {"NPU Temperature (C)": ("npu_temp_c", ""), "HBM Temperature (C)": ("
 class StateFiles(ReaderState):
     """The reader's part that reads link states, metrics and placement."""
 
-    def _npu_info(self, f: _File) -> None:
+    def _npu_info(self, f: _File, at: int | None = None) -> None:
+        """Link records, link states and metrics of an npu_info file; ``at``: the file's time, for the net-health
+        answers of a real host's file (:data:`_NET_HEALTH`; None: not read as lines)."""
         node = self._node(f)
         when = f.kind.tag or "after"
         dev: int | None = None
         link_dev: int | None = None
+        queried: int | None = None
         state: dict[int, str] = {}
         for i, raw in enumerate(f.lines, start=1):
             text = self.scan.clean(f, raw)
@@ -41,8 +48,13 @@ class StateFiles(ReaderState):
                 if dt is not None and node is not None:
                     self.dated.append((dt, -1, f, i, text.strip(), node, "hccn", None, _TIE["hccn"]))
                 continue
+            if m := _QUERY_CMD.match(text):
+                queried = int(m.group(1))
             if m := _LINK_CMD.match(text):
                 link_dev = int(m.group(1))
+                continue
+            if at is not None and node is not None and queried is not None and _NET_HEALTH.match(text):
+                self.dated.append((at, 0, f, i, text.strip(), f"{node}/npu{queried}", "hccn", None, _TIE["hccn"]))
                 continue
             if (m := _LINK_STATE.match(text)) and link_dev is not None:
                 state[link_dev] = m.group(1).upper()
