@@ -175,9 +175,10 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     texts = [ln.text for ln in lines]
     may = r.may if keep is not None else _candidates(texts, matcher)
     sigs, where = signals_of(lines, r.placement, may, real_nodes(r.report["workers"]))
-    levels = dict(getattr(getattr(matcher, "imported", None), "levels", None) or {})
+    from opsbrain.diagnosis.vendorlevel import imported_levels, levelled
+
+    levels = imported_levels(matcher)
     if levels:  # an imported fault-level file rates the device events the knowledge base does not document
-        from opsbrain.diagnosis.vendorlevel import levelled
         from opsbrain.kb.compiled import compiled_kb
 
         rated = levelled(sigs, levels, compiled_kb().device_levels)

@@ -25,7 +25,7 @@ from opsbrain.diagnosis.engine import Engine
 from opsbrain.diagnosis.knowledge import load_vendor_rules, vendor_mapping
 from opsbrain.diagnosis.multirank import apply_root_cluster, multirank_verdict
 from opsbrain.diagnosis.realtext import TextView
-from opsbrain.diagnosis.vendorlevel import level_notes, levelled
+from opsbrain.diagnosis.vendorlevel import imported_levels, level_notes, levelled
 from opsbrain.errors import InputError
 from opsbrain.ingest import NO_HISTORY, LineReader, Signal, parse_line
 from opsbrain.ingest.derive import section_placed
@@ -151,7 +151,7 @@ def text_fallback(engine: Engine, d: Diagnosis, sigs: list[Signal], view: TextVi
 def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any], knowledge: _Knowledge | None,
                      ranks: RankTable | None = None, view: TextView | None = None) -> dict[str, Any]:
     now = max((s.t for s in signals), default=0.0)
-    levels = _imported_levels(knowledge)
+    levels = imported_levels(knowledge.matcher if knowledge is not None else None)
     if levels:
         signals = levelled(signals, levels, compiled_kb().device_levels)
     vendor = vendor_votes(engine, signals, knowledge.vendor_signals, now) if knowledge else []
@@ -202,12 +202,6 @@ def _one_host(signals: list[Signal]) -> str | None:
     """The one host (a worker directory, a syslog head's host) every failing signal's line names, else None."""
     hosts = {s.host for s in signals if s.severity >= 1 and not s.kind.startswith(("level:", "vendor:"))}
     return hosts.pop() if len(hosts) == 1 else None
-
-
-def _imported_levels(knowledge: _Knowledge | None) -> dict[str, str]:
-    """The device code levels of the imported vendor fault-level files the matcher holds (none without imports)."""
-    imported = getattr(knowledge.matcher, "imported", None) if knowledge is not None else None
-    return dict(getattr(imported, "levels", None) or {})
 
 
 def _one_place(signals: list[Signal]) -> str | None:

@@ -47,6 +47,12 @@ def short_level(level: str) -> str:
     return level.removesuffix("FaultCodes").removesuffix("Codes")
 
 
+def imported_levels(matcher: object) -> dict[str, str]:
+    """The device code levels of the imported vendor fault-level files a knowledge matcher holds (none without
+    imports or without a matcher)."""
+    return dict(getattr(getattr(matcher, "imported", None), "levels", None) or {})
+
+
 def levelled(signals: list[Signal], levels: Mapping[str, str], documented: Mapping[str, str]) -> list[Signal]:
     """``signals`` with the severity an imported level gives a device event at its log's own ``EVENT`` / ``INFO``
     level (severity 0) whose level the knowledge base does not document (``documented``: codes.yaml's levels, which
@@ -86,4 +92,4 @@ def level_notes(signals: list[Signal], levels: Mapping[str, str], mapped: Mappin
     return out
 
 
-__all__ = ["LEVEL_ACTIONS", "NO_ACTION", "code_of", "level_notes", "levelled", "short_level"]
+__all__ = ["LEVEL_ACTIONS", "NO_ACTION", "code_of", "imported_levels", "level_notes", "levelled", "short_level"]
