@@ -334,3 +334,24 @@ def test_a_real_hosts_net_health_answers_are_read_in_its_npu_info(tmp_path: Path
     got = {ln.origin: ln.text for ln in lines}
     assert len(got) == 8 and got["pod0/node0/npu5"] == "net health status: Receive timeout"
     assert {ln.t for ln in lines} == {lines[0].t}  # all at the file's own time
+
+
+def test_a_bundle_without_a_stamp_is_dated_by_the_latest_date_time_its_lines_write(tmp_path: Path) -> None:
+    from datetime import datetime
+
+    from opsbrain.bundle.stamps import latest_written
+
+    (tmp_path / "describe-device-plugin.txt").write_text(
+        "Start Time:           Tue, 18 Nov 2025 09:12:40 +0800\n"
+        "Events:\n"
+        "  Warning  Occur     8s    (combined from similar events): device fault, nodeName:worker-3, "
+        "assertion:Occur, cardID:2, deviceID:0, faultCodes:80E01801, faultLevelName:RestartBusiness, "
+        "alarmRaisedTime:2025-11-21 05:36:53\n")
+    (tmp_path / "describe-job-pod.txt").write_text("      Finished:     Fri, 21 Nov 2025 05:37:10 +0800\n")
+    _lines, rep = read_bundle(tmp_path)
+    assert {p["at"] for p in rep["placed_files"]} == {"2025-11-21T05:37:10"}
+    assert all("writes" in p["why"] for p in rep["placed_files"])
+    # a date in the future is a setting or an expiry (a certificate's notAfter), not when the lines were written
+    assert latest_written(["notAfter 2099-01-01 00:00:00", "alarmRaisedTime:2025-11-21 05:36:53"]) == \
+        datetime(2025, 11, 21, 5, 36, 53)
+    assert latest_written(["no date here", "version 2.0.1"]) is None

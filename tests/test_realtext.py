@@ -134,6 +134,9 @@ def test_the_view_reads_a_paste_whole_and_a_large_log_by_its_error_lines() -> No
     ("gpu-srv42.dc1.example.com: RuntimeError: boom", "", "RuntimeError: boom"),  # pdsh's head
     ("CANN failure 507013: NPU=0 ; hostname=davinci-mini ; expr=x", "",
      "CANN failure 507013: NPU=0 ; hostname=  ; expr=x"),  # the host a line names
+    ("[Runtime] [2022-11-30 00:22:53] [INFO]: Start time:2022-11-30 00:22:53", "", None),  # an installer's INFO
+    ("[Runtime] [2022-11-30 00:22:53] [ERROR]: install failed", "", "[Runtime] [2022-11-30 00:22:53] [ERROR]: "
+     "install failed"),
 ])
 def test_collection_heads_and_info_lines_stay_out_of_the_view(line: str, head: str, want: str | None) -> None:
     view = TextView()
@@ -157,6 +160,21 @@ def test_generic_failure_words_open_the_view_to_a_line(line: str, says_failure: 
     view("filler", None, 1)
     view(line, None, 2)  # past the limit, only a line with an error word is kept
     assert bool(view.errors) is says_failure
+
+
+@pytest.mark.parametrize(("line", "head", "failing"), [
+    ("[Runtime] [2022-11-30 00:22:53] [WARNING]: Cannot find the install path of driver.", "", 0),  # installer
+    ("[WARNING] DRV(2696,npu-smi):2025-12-27-16:23:28.931.243 [dm_poller.c:896] [dmp] [poller_run 896] The system "
+     "does not support adjusting sched priority, try using default thread priority", "", 0),
+    ("Failed to read the config, using defaults", "WARNING 05-01 10:11:12 [config.py:12] ", 0),  # vLLM's head
+    ("[Runtime] [2022-11-30 00:22:53] [ERROR]: Cannot find the install path of driver.", "", 1),
+    ("RuntimeError: Cannot find the install path of driver.", "", 1),  # no level stated: a failure's words
+])
+def test_an_error_word_stated_at_warning_level_is_read_but_says_no_failure(line: str, head: str,
+                                                                          failing: int) -> None:
+    view = TextView()
+    view(line, None, 1, head)
+    assert len(view.errors) == 1 and view.failing == failing
 
 
 @pytest.mark.skipif(load_model() is None, reason="no shipped text model")

@@ -53,6 +53,7 @@ from opsbrain.bundle.stamps import (  # noqa: F401 - re-exported
     dir_stamp,
     from_us,
     klog_stamp,
+    latest_written,
     rotated_on,
     stamp,
     syslog_stamp,
@@ -195,7 +196,9 @@ class _Reader(TimedFiles, StateFiles, Assembly):
         return out
 
     def _reference(self) -> datetime:
-        """The bundle's typical time (median of the full time stamps): fixes syslog's missing year."""
+        """The bundle's typical time (median of the full time stamps): fixes syslog's missing year. Without a stamp:
+        the manifest's epoch, the day a syslog file was rotated, the latest date-time a line of an undated file writes
+        (:func:`latest_written`), else now."""
         stamps = [d[0] for d in self.dated]
         if n := len(stamps) + len(self.light):
             return from_us(kth(stamps, self.light, n // 2))
@@ -206,6 +209,9 @@ class _Reader(TimedFiles, StateFiles, Assembly):
                 pass
         if rotated := [d for f in self.scan.files if f.kind.kind == L.MESSAGES and (d := rotated_on(f.rel))]:
             return max(rotated)  # the latest day a syslog file was rotated: the current file's lines follow it
+        if written := [d for f in self.undated if (d := latest_written(f.lines))]:
+            self.ref_why = "the latest date-time a line of the bundle's undated files writes (no line has a stamp)"
+            return max(written)  # a date a line writes (an event's alarmRaisedTime, a pod's Finished time)
         return datetime.now().replace(microsecond=0)  # noqa: DTZ005 - naive, as logs are
 
 

@@ -85,6 +85,7 @@ class ReaderState:
         self.process_end: dict[str, int] = {}  # per worker, the last time stamp of its processes' logs (us)
         self.placed_files: list[dict[str, Any]] = []
         self.head_ref: datetime | None = None  # once set: the year of a logger's year-less head (timed.place_undated)
+        self.ref_why = "the bundle's typical time (no process log has a time stamp)"  # reader._reference's source
 
     def _node(self, f: _File) -> str | None:
         w = f.kind.worker

@@ -4,7 +4,7 @@ LCNE, klog), searched near the start of a line only, and the directory stamps of
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import date, datetime, timedelta
 from typing import Any, overload
 
@@ -128,6 +128,45 @@ def _not_ahead(found: list[Any], cap: Any) -> list[Any]:
     written, so a year that puts a line past tomorrow is not its year (a syslog ``Mar 1`` read in December with no
     other time stamp in the bundle is this year's March, not next year's)."""
     return [x for x in found if x <= cap] or found
+
+
+_WRITTEN = (_TS_SLOG, _TS_ISO, _TS_HWLOG, _TS_CTIME)
+"""Full date-times a message may write in its text, not as the line's stamp: the device plugin's
+``alarmRaisedTime:2025-11-21 05:36:53`` (a ``kubectl get events`` or ``describe`` line), a CANN code's
+``2025-06-25-11:01:22.586.187``."""
+_RFC2822 = re.compile(r"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{1,2}) ([A-Z][a-z]{2}) (\d{4}) (\d\d):(\d\d):(\d\d)\b")
+"""``kubectl describe``'s times (``Finished: Fri, 21 Nov 2025 05:37:10 +0800``: Go's RFC1123Z, read on its own
+clock)."""
+
+
+def latest_written(lines: Iterable[str], limit: int = 200_000) -> datetime | None:
+    """The latest full date-time written anywhere in the first ``limit`` lines (:data:`_WRITTEN`, :data:`_RFC2822`),
+    none after tomorrow (a date in the future is a setting or an expiry, not an event), or None: the time of a
+    collection none of whose lines has a stamp of its own."""
+    cap = datetime(1, 1, 1) + timedelta(microseconds=_tomorrow_us())
+    best: datetime | None = None
+    for k, line in enumerate(lines):
+        if k >= limit:
+            break
+        if "20" not in line:  # no year of this century: no date-time to look for
+            continue
+        found: list[datetime] = []
+        for rx in _WRITTEN:
+            for m in rx.finditer(line):
+                try:
+                    found.append(_ctime(m) if rx is _TS_CTIME else _slog(m) if rx is _TS_SLOG else _hw_or_iso(m))
+                except (ValueError, KeyError):
+                    continue
+        for m in _RFC2822.finditer(line):
+            d, mon, y, h, mi, sec = m.groups()
+            try:
+                found.append(datetime(int(y), _MON[mon], int(d), int(h), int(mi), int(sec)))
+            except (ValueError, KeyError):
+                continue
+        for dt in found:
+            if dt <= cap and (best is None or dt > best):
+                best = dt
+    return best
 
 
 ROTATED = re.compile(r"-(\d{8})(?:\.(?:gz|bz2|xz))?$")

@@ -210,7 +210,7 @@ class TimedFiles(ReaderState):
             elif ends:
                 at, why = max(ends.values()), "the last time stamp of the bundle's process logs"
             else:
-                at, why = to_us(ref), "the bundle's typical time (no process log has a time stamp)"
+                at, why = to_us(ref), self.ref_why
             before, counted = self.scan.untimed[f.rel], (self.scan.malformed[f.rel], self.scan.cut[f.rel])
             seq = self._read_timed(f, seq, placed_at=at)
             self.scan.malformed[f.rel], self.scan.cut[f.rel] = counted  # the first read counted them

@@ -41,6 +41,11 @@ def runbook_id(fault_class: str) -> str:
     return "rb-" + fault_class.replace("_", "-")
 
 
+def _gist(template: str) -> str:
+    """A message template's first sentence, without its ``{field}`` placeholders (the fields are not known here)."""
+    return template.split(". ", 1)[0].rstrip(".")
+
+
 def describe_kind(kind: str) -> str:
     from faultlib.telemetry import formats as fmt  # the code tables: only when evidence is worded
 
@@ -53,7 +58,8 @@ def describe_kind(kind: str) -> str:
         return f"runtime error {code} ({fmt.RUNTIME_CODES.get(int(code), 'runtime error')})"
     if fam == "hccl":
         return "remote rank named by peers" if code == "remote" else \
-            f"collective error {code} ({fmt.HCCL_CODES.get(code, 'error')})"
+            (f"collective error {code} ({_gist(fmt.HCCL_CODES[code])})" if code in fmt.HCCL_CODES
+             else f"collective error: {code.replace('_', ' ')}")
     words = {"sw:down": "switch port link down", "port:down": "switch port down", "sw:lanes": "port lanes lost",
              "os:panic": "kernel panic", "os:lockup": "CPU soft lockup or RCU stall",
              "os:hard_lockup": "CPU hard lockup (NMI watchdog)", "os:pcie_fatal": "fatal PCIe error",

@@ -43,12 +43,20 @@ program it names are the collection's, not the failure's words."""
 FAN_OUT_HEAD = re.compile(r"^(?:[A-Za-z0-9][\w-]*(?:\.[\w-]+)+|\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w-]*-\d+): ")
 """A fan-out tool's head (pdsh, ``ansible -m shell``: ``gpu-srv42.dc1.example.com: <line>``, ``10.0.0.7: ``,
 ``worker-3: ``)."""
-BELOW_WARNING = re.compile(r"^\s*\[(?:INFO|DEBUG|TRACE|EVENT)\]|^\s*(?:INFO|DEBUG|TRACE)\b|\[(?:INFO|DEBUG)\]\s*$"
+_TAGS = r"^\s*(?:\[(?!(?:ERROR|ERR|FATAL|CRITICAL|WARN)\b)[^\]\[]{1,40}\]:?\s*){0,3}"
+"""Up to three bracketed tags before a line's bracketed level, none of them a level: a component and a time
+(the CANN installers' ``[Runtime] [2022-11-30 00:22:53] [INFO]: ...``, /var/log/ascend_seclog/ascend_install.log)."""
+BELOW_WARNING = re.compile(_TAGS + r"\[(?:INFO|DEBUG|TRACE|EVENT)\]|^\s*(?:INFO|DEBUG|TRACE)\b|\[(?:INFO|DEBUG)\]\s*$"
                            r"|\b(?:INFO|DEBUG)\s+\d\d-\d\d \d\d:\d\d:\d\d\b"
                            r"|^\d{4}-\d\d-\d\d[ T][\d:.,]+\s+(?:INFO|DEBUG)\b")
 """A line (or the head a paste put before it) stated at INFO / DEBUG level: a plog's ``[INFO] RUNTIME(...)``, vLLM's
 ``INFO 05-01 10:11:12 [file:line]``, Python logging's ``2024-05-01 10:11:12,345 INFO``: a start-up's record around
 the failure, not the failure's words."""
+WARNING_STATED = re.compile(_TAGS + r"\[WARN(?:ING)?\]|^\s*WARN(?:ING)?\b|\bWARN(?:ING)?\s+\d\d-\d\d \d\d:\d\d:\d\d\b"
+                            r"|^\d{4}-\d\d-\d\d[ T][\d:.,]+\s+WARN(?:ING)?\b|\[WARN(?:ING)?\]\s*$")
+"""A line (or the head a paste put before it) stated at WARNING level, in the shapes of :data:`BELOW_WARNING`: its
+words are read, but an error word on it does not say the program failed (:func:`shows_failure`): an installer's
+``[WARNING]: Cannot find the install path of driver.`` goes on installing."""
 ERROR_WORDS = re.compile(
     r"error|fail|exception|traceback|fatal|abort|time(?:d )?out|denied|not found|invalid|cannot|can't|unable|killed"
     r"|refused|no such|not support|unsupported|mismatch|out of memory|\boom\b|\b(?:E[A-Z]\d{4}|ERR\d{5})\b"
@@ -142,6 +150,8 @@ class TextView:
         self.limit = limit
         self.first: list[tuple[str | None, int, str]] = []
         self.errors: list[tuple[str | None, int, str]] = []
+        self.failing = 0
+        """Error lines not stated at WARNING level (:data:`WARNING_STATED`)."""
         self._seen: set[str] = set()
         self.overflow = False
 
@@ -165,6 +175,8 @@ class TextView:
             self.first.append((file, line_no, text))
         if err:
             self.errors.append((file, line_no, text))
+            if not (WARNING_STATED.search(head) or WARNING_STATED.match(text)):
+                self.failing += 1
 
     def lines(self) -> list[tuple[str | None, int, str]]:
         return self.errors if self.overflow and self.errors else self.first
@@ -228,7 +240,7 @@ def shows_failure(signals: list[Any], view: TextView) -> bool:
     """Whether the input says a program failed: one of its signals does (error level or an exception the program
     did not survive, whatever level the line states or not; a bare traceback header, as of a run stopped with Ctrl-C,
     does not, nor a state that is no fault, a link up), or, where it gives no signal but log levels, one of its lines
-    carries an error word. An input whose signals say nothing failed (a
+    not stated at WARNING level carries an error word. An input whose signals say nothing failed (a
     warning, an exception reported and survived) is not the fallback's to answer."""
     from opsbrain.diagnosis.triage import NOT_A_FAILURE, NOT_FAULTS, survived
 
@@ -236,7 +248,7 @@ def shows_failure(signals: list[Any], view: TextView) -> bool:
     if own:
         return any(s.severity >= 1 and s.kind not in NOT_A_FAILURE and not survived(s)
                    and not any(s.kind.endswith(x) or s.kind.startswith(x) for x in NOT_FAULTS) for s in own)
-    return bool(view.errors)
+    return view.failing > 0
 
 
 def hardware_free(feats: dict[str, float]) -> bool:
