@@ -355,3 +355,13 @@ def test_a_bundle_without_a_stamp_is_dated_by_the_latest_date_time_its_lines_wri
     assert latest_written(["notAfter 2099-01-01 00:00:00", "alarmRaisedTime:2025-11-21 05:36:53"]) == \
         datetime(2025, 11, 21, 5, 36, 53)
     assert latest_written(["no date here", "version 2.0.1"]) is None
+
+
+def test_torch_npus_error_head_is_a_consoles_time_stamp() -> None:
+    from datetime import datetime
+
+    from opsbrain.bundle.stamps import stamp
+
+    line = "[rank13]: [ERROR] 2025-04-29-18:46:11 (PID:1066924, Device:5, RankID:13) ERR00100 PTA call acl api failed"
+    assert stamp(line, "iso") == datetime(2025, 4, 29, 18, 46, 11)
+    assert stamp("x 2025-06-25-11:01:22.586.187 y", "iso") == datetime(2025, 6, 25, 11, 1, 22, 586187)  # slog's

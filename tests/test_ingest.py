@@ -242,6 +242,12 @@ def test_edac_reads_its_error_reports_not_its_start_up() -> None:
     "WARNING 03-06 01:16:50 arg_utils.py:1129] The model has a long context length (131072). This may cause OOM "
     "errors during the initial memory profiling phase, or result in low performance due to small KV cache space. "
     "Consider setting --max-model-len to a smaller value.",
+    # torch_npu's caching allocator before it retries (Ascend/pytorch#108's healthy run)
+    "torch_npu.memory: [ERROR] [269128] Get a block from the existing pool failed. Try to free cached blocks and "
+    "reallocate. This error log can be ignored.",
+    # HCCL's client once it reconnected (hcomm OpRetryConnection)
+    "[ERROR] HCCL(4242,python3):2025-10-23-17:16:52.720.213 [op_retry_connection.cc:120] [4242][OpRetryConnection]"
+    "[Init] Client reconnect 2 times to success, so the above or this error log can be ignored",
 ])
 def test_documented_harmless_start_up_warnings_give_no_signal(line: str) -> None:
     from opsbrain.diagnosis.realtext import excerpt_view

@@ -229,3 +229,64 @@ def test_a_class_without_a_component_names_the_one_host_whose_lines_failed(tmp_p
     b = diagnose_bundle(tmp_path / "b", engine)["diagnosis"]
     assert d["fault_class"] == b["fault_class"] == "hbm_uce"
     assert d["root"]["host"] == b["root"]["host"] == host
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_the_same_failure_on_two_hosts_is_rooted_where_it_came_first_under_both_inputs(tmp_path: Path, engine: Any,
+                                                                                        swap: bool) -> None:
+    """Two consoles with torch_npu's error block (Ascend/pytorch#66's layout), the same error half an hour apart:
+    the earlier is the root, whatever the directories' names; the bundle reads torch_npu's head as the time."""
+    from opsbrain.bundle.diagnose import diagnose_bundle
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    def console(rank: int, dev: int, pid: int, at: str) -> str:
+        return "".join(f"[rank{rank}]: {t}\n" for t in (
+            "Traceback (most recent call last):",
+            "  File \"/home/ma-user/work/pretrain_gpt.py\", line 30, in <module>",
+            "RuntimeError: operator():build/CMakeFiles/torch_npu.dir/compiler_depend.ts:25 NPU function error: "
+            "c10_npu::acl::AclrtSynchronizeStreamWithTimeout(copy_stream), error code is 507035",
+            f"[ERROR] {at} (PID:{pid}, Device:{dev}, RankID:{rank}) ERR00100 PTA call acl api failed",
+            "[Error]: The vector core execution is abnormal."))
+    early, late = ("node-0", "node-1") if swap else ("node-1", "node-0")
+    for host, text in ((early, console(13, 5, 1066924, "2025-04-29-18:46:11")),
+                       (late, console(2, 2, 1066001, "2025-04-29-19:16:11"))):
+        (tmp_path / "job" / host).mkdir(parents=True)
+        (tmp_path / "job" / host / "train.log").write_text(text)
+    d = diagnose_logs(str(tmp_path), engine)["diagnosis"]
+    b = diagnose_bundle(tmp_path, engine)["diagnosis"]
+    assert (d["root"]["host"], d["root"]["device"]) == (b["root"]["host"], b["root"]["device"]) == (early, 5)
+    assert d["fault_class"] == b["fault_class"]
+
+
+@pytest.mark.parametrize("days_before", [23, 0])
+def test_a_ports_link_records_from_before_the_job_are_history(tmp_path: Path, engine: Any, days_before: int) -> None:
+    """``-link_stat -g`` lists a port's changes back to its first link-up (the hccl fault-diagnosis guide's output):
+    a flap weeks before the job's first line is not its failure; one during the job is."""
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    from datetime import date
+
+    day = 28 - days_before
+    wd = f"{date(2025, 10, day):%a}"
+    w = tmp_path / "job" / "worker-0"
+    (w / "environment_check").mkdir(parents=True)
+    (w / "environment_check" / "npu_info_before.txt").write_text(
+        "/usr/local/Ascend/driver/tools/hccn_tool -i 0 -link_stat -g\n"
+        "[devid 0]current time        : Tue Oct 28 21:46:46 2025\n"
+        "[devid 0]link up count       : 2\n"
+        "[devid 0]link down count     : 1\n"
+        "[devid 0]link change records :\n"
+        f"[devid 0]    {wd} Oct {day:2d} 21:43:51 2025    LINK UP\n"
+        f"[devid 0]    {wd} Oct {day:2d} 21:43:50 2025    LINK DOWN\n"
+        "[devid 0]    Sun Oct  5 10:13:35 2025    LINK UP\n")
+    plog = w / "process_log" / "run" / "plog"
+    plog.mkdir(parents=True)
+    (plog / "plog-2111665_20251028214052405.log").write_text(
+        "[INFO] HCCL(2111665,all_reduce_test):2025-10-28-21:40:52.719.213 [op_base.cc:1292] [2111665]"
+        "Entry-HcclCommInitRootInfoInner:ranks[4], rank[0], rootinfo: host ip[127.10.0.1] port[60000] nicDeploy[1] "
+        "identifier[127.10.0.1%enp_60000_0_1761275812718970], deviceLogicId[0]\n")
+    d = diagnose_logs(str(tmp_path), engine)["diagnosis"]
+    if days_before:
+        assert d["fault_class"] == "unknown" and any("history" in e for e in d["evidence"])
+    else:
+        assert d["fault_class"] == "link_flap", d["evidence"]

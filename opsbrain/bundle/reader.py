@@ -188,7 +188,7 @@ class _Reader(TimedFiles, StateFiles, Assembly):
                 f.release()
         ranks = RankCollector(self.scan.name)
         for f in files:
-            if f.kind.kind in (L.PLOG, L.CANN_DEVICE, L.NPU_INFO, L.TRAIN, L.OTHER):
+            if f.kind.kind in (L.PLOG, L.CANN_DEVICE, L.NPU_INFO, L.TRAIN, L.OTHER, L.MESSAGES, L.DMESG, L.VMCORE):
                 ranks.feed_lines(f.lines, f.rel)
                 f.release()
         out = self._finish(ref)

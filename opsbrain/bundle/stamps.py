@@ -19,6 +19,10 @@ _TS_ISO = re.compile(r"(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d{1
 _TS_SYSLOG = re.compile(r"^([A-Z][a-z]{2})\s+(\d{1,2}) (\d\d):(\d\d):(\d\d)\b")
 _TS_CTIME = re.compile(r"([A-Z][a-z]{2})\s+(\d{1,2}) (\d\d):(\d\d):(\d\d) (\d{4})")
 _TS_DASHED = re.compile(r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{6})\b")
+_TS_PTA = re.compile(r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)()(?![.\d])")
+"""torch_npu's error head, to the second (``[ERROR] 2025-04-29-18:46:11 (PID:1066924, Device:5, RankID:13) ERR00100
+PTA call acl api failed``: Ascend/pytorch torch_npu/csrc/core/npu/NPUException.h, the ``ASCEND_LOGE`` form printed to
+the console); the empty group is the fraction it lacks."""
 """The driver's and the device history's ``[2025-04-16-03:08:13.704312]``."""
 _TS_LCNE = re.compile(r"^([A-Z][a-z]{2})\s+(\d{1,2}) (\d{4}) (\d\d):(\d\d):(\d\d)")
 """The LCNE switch log's ``Jul 31 2025 18:36:19+08:00`` (the offset is dropped: naive, as logged)."""
@@ -67,7 +71,7 @@ _PARSERS: dict[str, tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], datet
     "slog": ((_TS_SLOG, _slog), (_TS_DASHED, _hw_or_iso), (_TS_ISO, _hw_or_iso), (_TS_HWLOG, _hw_or_iso)),
     "hwlog": ((_TS_HWLOG, _hw_or_iso), (_TS_ISO, _hw_or_iso), (_TS_SLOG, _slog)),
     "iso": ((_TS_ISO, _hw_or_iso), (_TS_SLOG, _slog), (_TS_DASHED, _hw_or_iso), (_TS_HWLOG, _hw_or_iso),
-            (_TS_LCNE, _lcne), (_TS_CTIME, _ctime)),
+            (_TS_LCNE, _lcne), (_TS_CTIME, _ctime), (_TS_PTA, _hw_or_iso)),
     "ctime": ((_TS_CTIME, _ctime), (_TS_ISO, _hw_or_iso)),
 }
 _STYLE = {L.PLOG: "slog", L.DEVICE_OS: "slog", L.DEVICE_PLUGIN: "hwlog", L.NODED: "hwlog", L.CLUSTERD: "hwlog",
@@ -130,7 +134,7 @@ def _not_ahead(found: list[Any], cap: Any) -> list[Any]:
     return [x for x in found if x <= cap] or found
 
 
-_WRITTEN = (_TS_SLOG, _TS_ISO, _TS_HWLOG, _TS_CTIME)
+_WRITTEN = (_TS_SLOG, _TS_PTA, _TS_ISO, _TS_HWLOG, _TS_CTIME)
 """Full date-times a message may write in its text, not as the line's stamp: the device plugin's
 ``alarmRaisedTime:2025-11-21 05:36:53`` (a ``kubectl get events`` or ``describe`` line), a CANN code's
 ``2025-06-25-11:01:22.586.187``."""

@@ -32,7 +32,7 @@ from opsbrain.ingest.archive import (
 )
 from opsbrain.ingest.encoding import SAMPLE, decode, sniff
 from opsbrain.ingest.streams import log_name
-from opsbrain.ingest.surface import may_carry, plain
+from opsbrain.ingest.surface import fill_holes, may_carry, plain
 
 
 @dataclass
@@ -249,6 +249,11 @@ class _Scan:
         if (codec := sniff(data[:SAMPLE])) != "utf-8":  # UTF-16 with its BOM, GB18030: read as that text
             data = decode(data, codec).encode("utf-8", "replace")
             note = "; ".join(x for x in (note, f"read as {codec} text") if x)
+        elif b"\x00" in data:
+            data, holes = fill_holes(data, self.p.binary_share)
+            if holes:
+                note = "; ".join(x for x in (note, f"{holes} run(s) of NUL bytes (the writes a crash lost) read as "
+                                             "line breaks") if x)
         note = "; ".join(x for x in (e.note, note) if x) or None  # e.note: a .tgz read as the one text it holds
         return _Got(e.rel, None, self.prepare(data), note, group=e.group)
 

@@ -156,8 +156,9 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool, foll
 
 
 def _kb_label(k: dict[str, Any]) -> str:
-    """A knowledge match's name: its code, else its entry, else its class's (a text signature has neither)."""
-    return k["code"] or k["entry"] or f"{k['class'] or 'unclassified'} signature"
+    from opsbrain.diagnosis.oneclick import kb_label  # (imported by the diagnosis that made ``k``)
+
+    return kb_label(k)
 
 
 def _verdict_line(d: dict[str, Any]) -> str:

@@ -30,6 +30,7 @@ from opsbrain.diagnosis.knowledge import default_params, default_table
 from opsbrain.diagnosis.rootcluster import KIND_WORDS, RootCluster, analyse
 from opsbrain.diagnosis.vote import scores, vote
 from opsbrain.ingest import Signal
+from opsbrain.ingest.derive import link_history_dropped
 from opsbrain.ingest.ranks import RankProcess, RankTable
 from opsbrain.ingest.where import user_terms
 from opsbrain.ingest.workers import host_root
@@ -45,7 +46,7 @@ CONFIDENT = 0.8
 """A whole-input verdict at or above this confidence keeps its class against a documented root-cluster class (the
 confident-wrong bar of the real-log evaluation, issue 14); below it the documented class of the root decides."""
 
-DECIDING = frozenset({"socket", "transport", "notify", "cqe", "cluster", "rootinfo"})
+DECIDING = frozenset({"socket", "transport", "notify", "cqe", "cluster", "rootinfo", "killed"})
 """Failure kinds whose wait relation locates a root (the others only list erroring devices)."""
 
 
@@ -125,6 +126,9 @@ def multirank_verdict(table: RankTable, signals: list[Signal], engine: Any, now:
     """The root cluster and its class, or None when no process of a collective logged an error."""
     if not any(p.first_error is not None for p in table.processes):
         return None
+    # a port's link changes from before the job are its history, under --logs as in a bundle (derive)
+    signals, _old = link_history_dropped(signals, min((p.first_t for p in table.processes if p.first_t is not None),
+                                                      default=None))
     rc = analyse(table)
     out = rc.as_dict()
     out["decides"] = rc.kind in DECIDING and bool(rc.roots) and len(rc.roots) <= max(2, len(table.processes) // 2)
@@ -219,6 +223,26 @@ def _runbook(engine: Any, cls: str) -> str | None:
     return rb(cls) if callable(rb) else None
 
 
+def _a_later_root(own: dict[str, Any], roots: list[dict[str, Any]]) -> bool:
+    """Whether the verdict's host and device are one of the root cluster's roots after its first (earliest)."""
+    return own.get("device") is not None and any(
+        r["device"] == own.get("device") and (r["host"] or None) in (own.get("host"), None) for r in roots[1:])
+
+
+def _first_of_the_same_class(out: dict[str, Any], mr: dict[str, Any], own: dict[str, Any]) -> bool:
+    """Where the root cluster's class is the verdict's and the verdict's device is one of its roots but not the
+    first (the earliest to fail), the first is the root: the same failure on several devices started there. True
+    when it placed the verdict so."""
+    roots = mr.get("roots") or []
+    if not (roots and mr.get("fault_class") == out.get("fault_class") and _a_later_root(own, roots)):
+        return False
+    out["root"] = {"component": mr["component"], "host": roots[0]["host"] or None, "device": roots[0]["device"],
+                   "name": roots[0]["name"]}
+    out["evidence"].insert(0, "placed by the multi-rank root cluster (its class is the verdict's; the verdict's "
+                           "device failed later): " + mr["summary"])
+    return True
+
+
 def apply_root_cluster(out: dict[str, Any], mr: dict[str, Any], engine: Any, max_lines: int = 12) -> None:
     """Let the root cluster decide a verdict (``Diagnosis.as_dict()`` plus ``root`` and ``evidence_lines``) where
     the verdict cannot place the failure: it abstained, blamed the collective itself, or names no host (then its
@@ -226,6 +250,7 @@ def apply_root_cluster(out: dict[str, Any], mr: dict[str, Any], engine: Any, max
     and the verdict, of another class, is below :data:`CONFIDENT`."""
     own = out.get("root") or user_terms(out.get("component"))
     if not (mr.get("decides") and mr.get("fault_class", UNKNOWN) != UNKNOWN):
+        _first_of_the_same_class(out, mr, own)  # (a root cluster that does not decide may still order the roots)
         return
     roots = mr["roots"]
     overrule = mr.get("documented") and mr["fault_class"] != out.get("fault_class") and \
@@ -236,7 +261,14 @@ def apply_root_cluster(out: dict[str, Any], mr: dict[str, Any], engine: Any, max
             out["root"] = {"component": mr["component"], "host": roots[0]["host"] or None, "device": roots[0]["device"],
                            "name": roots[0]["name"]}
             out["evidence"].insert(0, "placed by the multi-rank root cluster: " + mr["summary"])
-        else:
+        elif mr.get("fault_class") == out.get("fault_class") and roots[0]["device"] is not None and \
+                (own.get("host"), own.get("device")) != (roots[0]["host"] or None, roots[0]["device"]):
+            # the same class: the wait relations among the job's processes place it (the devices waited on it)
+            out["root"] = {"component": mr["component"], "host": roots[0]["host"] or None, "device": roots[0]["device"],
+                           "name": roots[0]["name"]}
+            out["evidence"].insert(0, "placed by the multi-rank root cluster (its class is the verdict's): "
+                                   + mr["summary"])
+        elif not _first_of_the_same_class(out, mr, own):
             out["evidence"].insert(0, "multi-rank root cluster (not deciding; the verdict rests on other "
                                    "evidence): " + mr["summary"])
         return

@@ -28,7 +28,7 @@ from opsbrain.diagnosis.realtext import TextView
 from opsbrain.diagnosis.vendorlevel import imported_levels, level_notes, levelled
 from opsbrain.errors import InputError
 from opsbrain.ingest import NO_HISTORY, LineReader, Signal, parse_line
-from opsbrain.ingest.derive import section_placed
+from opsbrain.ingest.derive import LINK_HISTORY_S, link_history_dropped, section_placed
 from opsbrain.ingest.ranks import RankCollector, RankTable
 from opsbrain.ingest.surface import head_source
 from opsbrain.ingest.text import ingest_paths, read_small
@@ -76,6 +76,11 @@ class _Knowledge:
     def vendor_report(self, top: int = 50) -> list[dict[str, Any]]:
         """The imported vendor entries that matched (all of them up to ``top``, most lines first)."""
         return [{**self.info[k], "lines": n} for k, n in self.seen.most_common() if k[0] == "imported"][:top]
+
+
+def kb_label(k: dict[str, Any]) -> str:
+    """A knowledge match's name: its code, else its entry, else its class's (a text signature has neither)."""
+    return k["code"] or k["entry"] or f"{k['class'] or 'unclassified'} signature"
 
 
 def _evidence_lines(signals: list[Signal], d: Diagnosis) -> list[dict[str, Any]]:
@@ -167,7 +172,7 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
         d.evidence.extend(level_notes(sigs, levels, compiled_kb().kind_roles, d.abstained))
     if d.abstained and kn:
         d.evidence.append("the knowledge base recognises: " + "; ".join(
-            f"{k['code'] or k['entry']}: {k['cause']}" for k in kn[:3]))
+            f"{kb_label(k)}: {k['cause']}" for k in kn[:3]))
     out = d.as_dict()
     out["root"] = user_terms(d.component)
     if out["fault_class"] == UNKNOWN and d.component is None and (where := _one_place(sigs)) is not None:
@@ -289,7 +294,14 @@ def diagnose_logs(path: str | list[str], engine: Engine, matcher: Any = None, st
     reader.follow_links = follow_links
     _, _, ranks.root_name = ingest_paths(paths, stdin, reader)
     signals = on_workers(reader.signals, ranks, reader.origins)
-    res = diagnose_signals(engine, signals, reader.stats.as_dict(), knowledge, ranks.table(), hooks.view)
+    table = ranks.table()  # (after on_workers, which names the collector's root)
+    signals, old = link_history_dropped(signals, min((p.first_t for p in table.processes if p.first_t is not None),
+                                                     default=None))
+    res = diagnose_signals(engine, signals, reader.stats.as_dict(), knowledge, table, hooks.view)
+    if old:
+        res["diagnosis"]["evidence"].append(
+            f"{old} link change record(s) or counter(s) from more than {LINK_HISTORY_S:.0f} s before the job's "
+            "first process line left out: the ports' history, not this failure")
     dev = hooks.named_device()
     _root_from_text(res["diagnosis"], dev, hooks.first_line.get(dev) if dev is not None else None)
     return res | {"file": paths[0] if len(paths) == 1 else paths}

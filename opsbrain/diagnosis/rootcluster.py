@@ -41,7 +41,8 @@ WAIT_KINDS = ("socket", "notify", "rootinfo")
 KIND_WORDS = {"socket": "link set-up (socket) timeout", "notify": "notify wait timeout",
               "transport": "transport init error", "cqe": "RDMA completion error (retransmission exceeded)",
               "cluster": "HCCL exception-spreading log", "rootinfo": "root-info exchange timeout",
-              "ffts": "FFTS+ task failure", "normal": "socket receive failure"}
+              "ffts": "FFTS+ task failure", "normal": "errors without a wait relation",
+              "killed": "a process killed by the kernel's OOM killer"}
 
 
 @dataclass
@@ -267,14 +268,24 @@ def analyse(table: RankTable) -> RootCluster:
         return RootCluster("none", [], [], rule="no process logged an error", notes=list(table.notes))
     ix = _Index(procs)
     kinds = {e.kind for p in errs for e in p.errors}
+    if "killed" in kinds:
+        killed = [p for p in errs if any(e.kind == "killed" for e in p.errors)]
+        edges = [(p.name, killed[0].name, p.first_error) for p in errs
+                 if p.first_error is not None and all(p is not k for k in killed)]
+        return RootCluster("killed", killed, [edges[0][0], edges[0][1]] if edges else [killed[0].name],
+                           rule="the kernel's OOM killer ended this process (the pid of its plog); the others' "
+                           "errors are their waits on it (HCCL's fault-diagnosis guide: a peer process that exited)",
+                           edges=edges, error_devices=errs, notes=list(table.notes))
     if "cqe" in kinds:
         return _graph(errs, ix, "cqe", table)
     if "cluster" in kinds:
-        named = [t for p in errs for e in p.errors if e.kind == "cluster" and (t := _target(e, p, ix))]
+        named = [(p, t, e.ref) for p in errs for e in p.errors if e.kind == "cluster" and (t := _target(e, p, ix))]
         if named:
-            roots = sorted(set(named), key=lambda p: (_when(p), p.name))
-            return RootCluster("cluster", roots, [p.name for p in roots], rule="HCCL's exception-spreading log names "
-                               "the root device", error_devices=errs, notes=list(table.notes))
+            roots = sorted({id(t): t for _p, t, _r in named}.values(), key=lambda p: (_when(p), p.name))
+            edges = [(p.name, t.name, r) for p, t, r in named if p is not t]
+            chain = [edges[0][0], edges[0][1]] if edges else [p.name for p in roots]
+            return RootCluster("cluster", roots, chain, rule="HCCL's exception-spreading log names the root device",
+                               edges=edges, error_devices=errs, notes=list(table.notes))
         absent = _named_absent(errs)
         if absent:
             roots = list({id(t): t for _p, t, _r in absent}.values())

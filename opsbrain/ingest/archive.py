@@ -151,11 +151,25 @@ def open_tree(path: Path, stream_cap: int, max_members: int) -> TarTree | ZipTre
     s = sniff_path(path)
     if s.kind == "zip":
         return ZipTree(path, max_members)
-    if s.kind == "tar":
+    if s.kind == "tar" and not (s.compression is None and _text_after_zeros(path)):
         return TarTree(path, stream_cap, max_members)
     if archive_stem(path.name) != path.name and not s.compressed_text:
         raise ArchiveError(f"unreadable archive: {s.error or 'its first block is not a tar header'}")
     return None
+
+
+def _text_after_zeros(path: Path, look: int = 64 << 20) -> bool:
+    """Whether a file whose first tar block is zeros (an empty tar's end-of-archive blocks) holds anything but zeros
+    within its first ``look`` bytes: then it is no tar but a text file whose head a crash lost (a run of NULs where
+    its last writes were, :data:`opsbrain.ingest.surface.NUL_HOLE`)."""
+    with path.open("rb") as fh:
+        if fh.read(tarfile.BLOCKSIZE).strip(b"\0"):
+            return False  # (a ustar header: a tar)
+        while look > 0 and (chunk := fh.read(min(1 << 20, look))):
+            if chunk.strip(b"\0"):
+                return True
+            look -= len(chunk)
+    return False
 
 
 def misnamed(name: str, compression: str | None) -> str | None:

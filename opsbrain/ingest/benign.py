@@ -6,14 +6,22 @@ from __future__ import annotations
 import re
 
 BENIGN = re.compile(r"Failed to import from vllm\._C with|"
-                    r"The model has a long context length \(\d+\)\. This may cause OOM")
+                    r"The model has a long context length \(\d+\)\. This may cause OOM|"
+                    r"(?i:error log can be ignored)")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
 process was not disturbed"; HabanaAI/vllm-fork#326 silences it on HPU). vLLM's ``The model has a long context
 length (N). This may cause OOM during the initial memory profiling phase ...`` (vllm/engine/arg_utils.py): advice
 before any memory is used, not an out-of-memory. A line holding one of them gives no signal and is left out of the
-text the fallback reads.
+text the fallback reads. An ERROR line that says of itself that it ``can be ignored``: torch_npu's caching allocator
+before it frees its cache and retries (``Get a block from the existing pool failed. Try to free cached blocks and
+reallocate. This error log can be ignored.``, Ascend/pytorch NPUCachingAllocator.cpp, seen in Ascend/pytorch#108's
+healthy run), its process group once a delayed work is dispatched (``Process group work %s, seq_num %u dispatch
+sucess. This error log can be ignored.``, ProcessGroupHCCL.cpp), HCCL's client once it reconnected
+(``[OpRetryConnection][Init] Client reconnect %u times to success, so the above or this error log can be ignored``) and its snapshot
+recovery banner (``THE ABOVE AND THIS ERROR LOG CAN BE IGNORED``); ascend-fd reads the phrase as a retry marker too
+(ascend_fd cann_log_parser).
 
 Not here: vllm-ascend's own ``Failed to import vllm_ascend_C: ...`` (its custom operators), harmless when they are
 not used (vllm-ascend#703) but the cause where sleep mode's allocator needs them (corpus_q q016, corpus_zk zk004)."""

@@ -11,9 +11,11 @@ out'; EI0016 is the same check at communicator set-up)."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import datetime
 
 from opsbrain.ingest.parsers.device import SECTION_DEVICE
 from opsbrain.ingest.parsers.fdreport import FD_PLACE, FD_ROOT, JSON_PART, PLACES
@@ -100,6 +102,43 @@ def restatements_dropped(signals: list[Signal], snapshot: Callable[[Signal], boo
             key = (s.kind, s.component)
             logged[key] = max(logged.get(key, s.severity), s.severity)
     return [s for s in signals if not (snapshot(s) and logged.get((s.kind, s.component), -1) >= s.severity)]
+
+
+LINK_HISTORY_S = 1800.0
+"""How long before the input's other signals a link change can still be their cause: HCCL_EXEC_TIMEOUT's default
+(1800 s, CANN HCCL environment-variable reference; rootcluster.EXEC_TIMEOUT_S), the longest a collective waits on a
+peer before it reports. A change older than that, as ``-link_stat -g``'s records list them back to the port's first
+link-up, is the port's history (the HCCL fault-diagnosis guide: a flap explains an ERROR CQE only when operators
+were running at that moment)."""
+_RECORD = re.compile(r"\b(\w{3} \w{3}\s+\d+ \d\d:\d\d:\d\d \d{4})\s+LINK (?:UP|DOWN)\s*$")
+_COUNTER = re.compile(r"link (?:up|down) count\s*:", re.I)
+
+
+def _record_time(text: str) -> float | None:
+    m = _RECORD.search(text)
+    if m is None:
+        return None
+    try:
+        return datetime.strptime(" ".join(m.group(1).split()), "%a %b %d %H:%M:%S %Y").timestamp()
+    except ValueError:
+        return None
+
+
+def link_history_dropped(signals: list[Signal], job_start: float | None) -> tuple[list[Signal], int]:
+    """``signals`` without the link change records dated more than :data:`LINK_HISTORY_S` before ``job_start``
+    (epoch seconds of the job's first process line; None: nothing goes), nor the change counters of ports left with
+    no record, and how many went."""
+    if job_start is None:
+        return signals, 0
+    start = job_start - LINK_HISTORY_S
+    when = [_record_time(s.text) for s in signals]
+    old = [w is not None and w < start for w in when]
+    if not any(old):
+        return signals, 0
+    recent = {s.component for s, w, o in zip(signals, when, old, strict=True) if w is not None and not o}
+    keep = [s for s, o in zip(signals, old, strict=True)
+            if not o and not (_COUNTER.search(s.text) and s.component not in recent)]
+    return keep, len(signals) - len(keep)
 
 
 def fd_placed(signals: list[Signal]) -> list[Signal]:

@@ -104,11 +104,16 @@ class LineRef:
     text: str
 
 
+RE_OOM_KILL = re.compile(r"\b(?:Out of memory|Memory cgroup out of memory): Kill(?:ed)? process (\d+) \(")
+"""The kernel's OOM killer ending a process (mm/oom_kill.c: ``Out of memory: Killed process %d (%s) ...``, ``Kill
+process`` before Linux 4.19; ``Memory cgroup out of memory:`` when a container's limit was hit)."""
+
+
 @dataclass(frozen=True, slots=True)
 class RankError:
     """One failure a process logged, with the remote it names when it names one."""
 
-    kind: str                    # socket | transport | notify | cqe | rootinfo | cluster | ffts | normal
+    kind: str                    # socket | transport | notify | cqe | rootinfo | cluster | ffts | normal | killed
     t: float                     # seconds since the epoch (naive, as logged)
     ref: LineRef
     remote_ip: str | None = None       # a device address (socket, cqe) or a server address (transport, cluster)
@@ -218,6 +223,7 @@ class RankCollector:
         self._files: dict[str, tuple[tuple[str, str | None], bool, re.Match[str] | None, bool]] = {}
         self._seconds: dict[tuple[str, ...], float] = {}  # a time stamp's second -> epoch seconds (local time)
         self.other_workers: set[str] = set()  # worker directories of other files, named as the processes' are
+        self.killed: list[tuple[str, str, LineRef]] = []  # (worker, pid, the kernel's line) of RE_OOM_KILL
 
     # ---- feeding ---------------------------------------------------------------------------------------------
     def feed(self, line: str, file: str | None, line_no: int, worker: str | None = None,
@@ -256,6 +262,9 @@ class RankCollector:
         for n, raw in enumerate(lines, line_no):
             line = raw.rstrip("\r\n") if strip else raw
             if fm is None and line[:8] in ("[ERROR] ", "EI0002: ") and self._console(line, w, name, file, n, origin):
+                continue
+            if fm is None and "ill" in line and "process " in line and (k := RE_OOM_KILL.search(line)):
+                self.killed.append((w or "", k.group(1), LineRef(file, n, line[:400])))
                 continue
             if not line.startswith("[") or "(" not in line[:40]:
                 continue
@@ -486,12 +495,29 @@ class RankCollector:
         cut = shared_head([names.get(h, h) for h in set(host_of.values())])
         return lambda w: unarchived(names.get(h := host_of.get(w, w), h)[cut:]) or self.root_name
 
+    def _mark_killed(self) -> None:
+        """A process the kernel's OOM killer ended (:data:`RE_OOM_KILL`, its pid the plog's) logs a ``killed`` error
+        on that line: the line is cited as the process's own. Its worker's process with that pid, else the one
+        process of the job with it (a host's messages file beside a job's logs of another name)."""
+        for w, pid, ref in self.killed:
+            cand = [p for p in self.procs.values() if p.pid == pid]
+            here = [p for p in cand if p.worker == w]
+            p = here[0] if len(here) == 1 else (cand[0] if len(cand) == 1 else None)
+            if p is None or any(e.kind == "killed" for e in p.errors):
+                continue
+            t = p.first_t if p.first_t is not None else 0.0  # (the kernel's line gives no time here)
+            p.errors.append(RankError("killed", t, ref))
+            p.cited.add((ref.file, ref.line))
+            if p.first_error is None:
+                p.first_error, p.first_error_t = ref, t
+
     def table(self) -> RankTable:
         """The processes with an identity or an error; device addresses filled from npu_info; when two processes
         claim one device of a worker, the one whose log starts later (the job that ran last) is kept."""
         notes: list[str] = []
         kept: dict[tuple[str, int | None, str], RankProcess] = {}
         shown = self.shown()
+        self._mark_killed()
         for p in self.procs.values():
             if not p.ranks and not p.errors and p.first_error is None:
                 continue

@@ -112,6 +112,24 @@ bytes read as lines of ~250 characters are about half junk; a real line with a f
 a UTF-8 log) stays far below a quarter."""
 
 
+NUL_HOLE = re.compile(rb"\x00{8,}")
+"""A run of NUL bytes in a text log: the blocks a crash lost (ext4's delayed allocation gives a file its new length
+before its data, so a log written just before a power loss or a hard reset reads back with NULs where its last
+writes were). Where the rest is text, each hole is read as a line break, so the lines on both sides stay lines."""
+
+
+def fill_holes(data: bytes, binary_share: float = BINARY_SHARE) -> tuple[bytes, int]:
+    """``data`` with each :data:`NUL_HOLE` a line feed, and how many there were; unchanged (0) without a hole, or
+    where the bytes besides the NULs are binary themselves (a core file: more than ``binary_share`` of the first
+    4 KiB besides the NULs are :data:`_JUNK`)."""
+    if b"\x00" * 8 not in data:
+        return data, 0
+    head = data[:65536].replace(b"\x00", b"")[:4096].decode("utf-8", "replace")
+    if head and len(_JUNK.findall(head)) > binary_share * len(head):
+        return data, 0
+    return NUL_HOLE.subn(b"\n", data)
+
+
 def looks_binary(line: str) -> bool:
     """The line is binary content, not text (:data:`BINARY_SHARE`); an ASCII printable line costs one check."""
     if line.isascii() and line.isprintable():

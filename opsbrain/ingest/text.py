@@ -32,7 +32,7 @@ from opsbrain.ingest.encoding import SAMPLE, decode, decoded_lines, sniff
 from opsbrain.ingest.parsers import MAX_LINE, parse_line
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.streams import not_a_log
-from opsbrain.ingest.surface import WRAP_LOOK, grep_file, looks_binary, plain, unwrap, wrapped_paste
+from opsbrain.ingest.surface import WRAP_LOOK, fill_holes, grep_file, looks_binary, plain, unwrap, wrapped_paste
 from opsbrain.ingest.timestamps import parse_stamp
 from opsbrain.ingest.workers import device_dir
 
@@ -112,8 +112,14 @@ def _lines_of(stream: IO[bytes] | Unpacked, stats: TextStats, given: Callable[[]
         stats.notes.append(f"{label or 'input'}: read as {codec} text ({why})")
         yield from decoded_lines(chain([first], chunks), codec, 16 * MAX_LINE)
         return
-    rest = b""
+    rest, holes = b"", 0
     for chunk in chain([first], chunks):
+        if b"\x00" in chunk:
+            chunk, n = fill_holes(chunk)
+            if n and not holes:
+                stats.notes.append(f"{label or 'input'}: runs of NUL bytes (the writes a crash lost) read as line "
+                                   "breaks")
+            holes += n
         parts = (rest + chunk).split(b"\n")
         rest = parts.pop()
         if len(rest) > 16 * MAX_LINE:  # a line without end: keep its head, drop the middle
