@@ -19,8 +19,8 @@ before it frees its cache and retries (``Get a block from the existing pool fail
 reallocate. This error log can be ignored.``, Ascend/pytorch NPUCachingAllocator.cpp, seen in Ascend/pytorch#108's
 healthy run), its process group once a delayed work is dispatched (``Process group work %s, seq_num %u dispatch
 sucess. This error log can be ignored.``, ProcessGroupHCCL.cpp), HCCL's client once it reconnected
-(``[OpRetryConnection][Init] Client reconnect %u times to success, so the above or this error log can be ignored``) and its snapshot
-recovery banner (``THE ABOVE AND THIS ERROR LOG CAN BE IGNORED``); ascend-fd reads the phrase as a retry marker too
+(``[OpRetryConnection][Init] Client reconnect %u times to success, so the above or this error log can be
+ignored``) and its snapshot recovery banner (``THE ABOVE AND THIS ERROR LOG CAN BE IGNORED``); ascend-fd reads the phrase as a retry marker too
 (ascend_fd cann_log_parser).
 
 Not here: vllm-ascend's own ``Failed to import vllm_ascend_C: ...`` (its custom operators), harmless when they are
