@@ -20,8 +20,8 @@ reallocate. This error log can be ignored.``, Ascend/pytorch NPUCachingAllocator
 healthy run), its process group once a delayed work is dispatched (``Process group work %s, seq_num %u dispatch
 sucess. This error log can be ignored.``, ProcessGroupHCCL.cpp), HCCL's client once it reconnected
 (``[OpRetryConnection][Init] Client reconnect %u times to success, so the above or this error log can be
-ignored``) and its snapshot recovery banner (``THE ABOVE AND THIS ERROR LOG CAN BE IGNORED``); ascend-fd reads the phrase as a retry marker too
-(ascend_fd cann_log_parser).
+ignored``) and its snapshot recovery banner (``THE ABOVE AND THIS ERROR LOG CAN BE IGNORED``); ascend-fd reads
+the phrase as a retry marker too (ascend_fd cann_log_parser).
 
 Not here: vllm-ascend's own ``Failed to import vllm_ascend_C: ...`` (its custom operators), harmless when they are
 not used (vllm-ascend#703) but the cause where sleep mode's allocator needs them (corpus_q q016, corpus_zk zk004)."""
