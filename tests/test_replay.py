@@ -241,3 +241,18 @@ def test_published_trace_maps_as_published(tmp_path: Path) -> None:
     _plan, rep = rp.replay_plan(str(PUBLISHED), time_unit="days")
     panic = next(s for s in rep.timeline if "Kernel Panic" in s.origin)
     assert panic.kind == "node_crash"
+
+
+def test_a_field_that_is_no_text_an_orphan_end_and_times_before_zero_are_said(tmp_path: Path) -> None:
+    bad = write(tmp_path, [{**ev("a", 5.0, "fault_start", "1", "NIC", "x"), "fault_type": {
+        "Level": 1, "Class": None, "Desc": ["x"]}}], "bad.json")
+    res = CliRunner().invoke(cli, ["chaos", "replay", str(bad), "--data-dir", str(tmp_path)])
+    assert res.exit_code == 2 and "Desc: expected text, got a list" in res.stderr, res.output
+    orphan = write(tmp_path, [ev("a", 1.0, "fault_end", "Hardware Failure", "NIC", "NIC Lost")], "orphan.json")
+    assert any("without a fault_start" in n for n in rp.notes(rp.replay_plan(str(orphan))[1]))
+    early = write(tmp_path, [ev("a", -5.0, "fault_start", "", "Power Supply", "Power Supply Failure detected"),
+                             ev("a", 3.0, "fault_end", "", "Power Supply", "Power Supply Failure detected")], "neg.json")
+    res = CliRunner().invoke(cli, ["chaos", "replay", str(early), "--data-dir", str(tmp_path)])
+    assert res.exit_code == 2 and "--rebase" in res.stderr
+    res = CliRunner().invoke(cli, ["chaos", "replay", str(early), "--rebase", "--data-dir", str(tmp_path)])
+    assert res.exit_code == 0, res.output

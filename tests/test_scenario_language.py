@@ -274,3 +274,59 @@ def test_a_ttr_bound_on_an_unrecovered_fault_says_so() -> None:
     never = {"diagnosis": None, "ttr_s": None, "actions": []}
     assert _fault_problems(e, [late]) == ["ttr 17.0 s exceeds 10 s"]
     assert _fault_problems(e, [never]) == ["not recovered"]
+
+
+@pytest.mark.parametrize(("probe", "words"), [
+    ({"name": "x", "metric": "tpot_ms", "workload": "train", "op": "<=", "value": 50},
+     "tpot_ms is a metric of an inference workload; the probe names 'train', a training workload"),
+    ({"name": "x", "metric": "step_rate", "op": ">=", "of_baseline": 0.9},
+     "step_rate is a metric of a training workload; the probe names no workload"),
+])
+def test_a_probe_on_a_metric_its_workload_does_not_give_is_refused_before_the_run(probe: dict[str, Any],
+                                                                                 words: str) -> None:
+    """Before, a tpot_ms probe on a training job passed validation and the run stopped with an internal error."""
+    data = base()
+    data["spec"]["steady_state"] = {"probes": [probe]}
+    got = errors(data)
+    assert len(got) == 1 and words in got[0], got
+
+
+def test_a_fail_slow_eviction_onto_the_last_spare_restarts_the_job_there() -> None:
+    """rb-npu-fail-slow: the swap takes the pod's one spare; the restart then asks whether a spare was taken, not
+    whether one is left (before, it was skipped and the straggler slowed the job for the fault's hour)."""
+    data = base()
+    data["spec"].update(duration=7200, seed=1, noise=False, topology={"pods": 1, "spares": 1},
+                        workloads=[{"name": "train", "kind": "training", "first_node": 32, "nodes": 14}],
+                        steady_state={"probes": []}, expectations=[], guards=[],
+                        faults=[{"at": 600, "kind": "npu_fail_slow", "target": "pod0/node40/npu3", "duration": 3600}])
+    j = run_journal(data)
+    acts = [(a["action"], a["status"]) for i in j["incidents"] for a in i["actions"]]
+    assert ("swap_spare", "succeeded") in acts and ("restart_job", "succeeded") in acts, acts
+
+
+def test_what_a_run_would_silently_drop_is_refused_before_it() -> None:
+    """An inference workload of another size than the paper's (32 nodes were placed anyway), a spare taken twice,
+    and one fault given twice (the second was scored missed)."""
+    data = base()
+    data["spec"]["workloads"] = [{"name": "serve", "kind": "inference", "first_node": 0, "nodes": 3}]
+    data["spec"]["steady_state"] = {"probes": []}
+    data["spec"]["faults"], data["spec"]["expectations"] = [], []
+    assert any("takes the paper's 32 nodes" in e for e in errors(data))
+    data = with_faults({"at": 600, "kind": "link_down", "target": LINK}, {"at": 600, "kind": "link_down",
+                                                                          "target": LINK})
+    assert any("faults[1] repeats faults[0]" in e for e in errors(data))
+    data = base()
+    data["spec"]["topology"] = {"pods": 1, "spares": 2}
+    data["spec"]["initial_state"] = {"spares_taken": ["pod0/node47", "pod0/node47"]}
+    got = [str(e) for e in [_plan_error(data)] if e]
+    assert got and "spares_taken[1]" in got[0] and "listed twice" in got[0]
+
+
+def _plan_error(data: dict[str, Any]) -> Exception | None:
+    from opsbrain.errors import ScenarioError
+
+    try:
+        plan_of(data)
+    except ScenarioError as exc:
+        return exc
+    return None

@@ -122,6 +122,12 @@ class FaultModel:
         t = self.target
         return t == component or t.startswith(component + "/")
 
+    def hold_repair(self, part: str) -> None:
+        """Hold ``part`` under repair from the fault's onset when the spec gives a repair time (what
+        :meth:`repair_for_duration` does when it starts), for a model that waits before it gets there."""
+        if self.spec.duration_s is not None:
+            self.sim.control.hold_for_repair(part, self.truth.at_s + self.spec.duration_s)
+
     def repair_for_duration(self, part: str, held: str | None = None) -> Generator[simpy.Event, Any, None]:
         """A spec ``duration_s`` here is a repair time (a trace's), counted from the fault's onset: the part under
         repair (``held``, default ``part``: for an AI Core hang the NPU is repaired, the die is what failed)
@@ -133,7 +139,7 @@ class FaultModel:
         held = held or part
         until = self.truth.at_s + self.spec.duration_s
         self.sim.control.hold_for_repair(held, until)
-        yield self.wait(until - self.sim.now)
+        yield self.wait(max(0.0, until - self.sim.now))
         self.sim.control.release_repair(held)
         if self.sim.state.health(part) == Health.FAILED:
             self.sim.state.set_health(part, Health.HEALTHY, cause=f"repaired:{self.truth.id}")

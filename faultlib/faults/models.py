@@ -360,8 +360,12 @@ class NodeHang(FaultModel):
         self.hit(node, "hang", "")
         cpu = int(self.rng.integers(0, 192))
         secs = int(self.rng.integers(22, 27))
-        self.emit.kernel(node, fmt.soft_lockup(cpu, secs, "python3", fmt.pid_of(node)))
-        yield self.wait(0)
+        # the watchdog reports a CPU stuck for more than 2 x watchdog_thresh (10 s by default: 20 s;
+        # Documentation/admin-guide/lockup-watchdogs.rst), saying how long: the line comes that long after the onset
+        self.hold_repair(node)  # from the onset, as repair_for_duration holds it
+        yield self.wait(float(secs))
+        if self.sim.state.health(node) == Health.FAILED:
+            self.emit.kernel(node, fmt.soft_lockup(cpu, secs, "python3", fmt.pid_of(node)))
         yield from self.repair_for_duration(node)
         self.end()
 

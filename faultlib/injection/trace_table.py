@@ -209,9 +209,12 @@ def _columns(frame: pd.DataFrame, file: str, columns: dict[str, str] | None) -> 
     return out
 
 
-def _text(v: Any) -> str:
+def _text(v: Any, where: str = "") -> str:
+    """A field as text (numbers as written; missing: ""); a list or a mapping is no text: an error naming ``where``."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return ""
+    if isinstance(v, list | tuple | dict | set):
+        raise FaultPlanError(where or "field", f"expected text, got a {type(v).__name__} ({str(v)[:60]})")
     return str(v).strip()
 
 
@@ -263,11 +266,11 @@ def table_from_frame(frame: pd.DataFrame, file: str, *, time_unit: str = "s", re
         if ev is None:
             raise FaultPlanError(f"{where}.{cols['event']}", f"bad event type {raw_ev!r} (use fault_start or "
                                  "fault_end)")
-        level = _text(row.get(cols["level"])) if cols["level"] else ""
-        cls = _text(row.get(cols["class"])) if cols["class"] else ""
-        desc = _text(row.get(cols["desc"])) if cols["desc"] else ""
+        level = _text(row.get(cols["level"]), f"{where}.{cols['level']}") if cols["level"] else ""
+        cls = _text(row.get(cols["class"]), f"{where}.{cols['class']}") if cols["class"] else ""
+        desc = _text(row.get(cols["desc"]), f"{where}.{cols['desc']}") if cols["desc"] else ""
         if not desc and cols["description"]:
-            desc = _text(row.get(cols["description"]))
+            desc = _text(row.get(cols["description"]), f"{where}.{cols['description']}")
         if not (desc or cls or level):
             raise FaultPlanError(f"{where}.{cols['desc'] or cols['description'] or 'description'}", "missing")
         parsed.append((node, t, ev, level, cls, desc))
@@ -285,7 +288,7 @@ def table_from_frame(frame: pd.DataFrame, file: str, *, time_unit: str = "s", re
         if ev == "start":
             if t - origin < 0:
                 raise FaultPlanError(f"{labels[i]}.{cols['time']}", f"time {t - origin:g} s is before 0 "
-                                     "(use rebase=True to start the trace at 0)")
+                                     "(rebase the trace to start it at 0: --rebase of opsbrain chaos replay)")
             open_starts.setdefault(key, deque()).append(len(starts))
             starts.append([i, t, None, False])
             continue

@@ -61,6 +61,15 @@ def _on_sigterm(_signum: int, _frame: Any) -> None:
     raise KeyboardInterrupt
 
 
+def exit_unless_passed(journal: dict[str, Any]) -> None:
+    """A run's exit: 0 when its verdict passed; 130 (Ctrl-C) or 143 (SIGTERM) when it was stopped (its journal stored
+    with status ``interrupted``); else 1 (docs/hardening.md)."""
+    if journal.get("status") == "interrupted":
+        sys.exit(143 if _TERMINATED["by_sigterm"] else 130)
+    if journal["verdict"] != "passed":
+        sys.exit(1)
+
+
 def _stop_on_sigterm() -> Any:
     """Install :func:`_on_sigterm` (main thread only; commands with their own stop logic replace it); return the
     handler it replaced (``None`` when not installed)."""

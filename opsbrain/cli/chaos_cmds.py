@@ -17,6 +17,7 @@ from opsbrain.cli.base import (
     _store,
     cli,
     data_dir_option,
+    exit_unless_passed,
     fault_profiles,
     json_option,
     param_option,
@@ -116,8 +117,7 @@ def chaos_run(scenario: str, seed: int | None, policy: str | None, dry_run: bool
         _emit_json(journal)
     else:
         _print_journal(journal, fmt, show_all)
-    if journal["verdict"] != "passed":
-        sys.exit(1)
+    exit_unless_passed(journal)
 
 
 def _run_with_progress(lib: Any, plan: Any, store: Any, out_dir: Path | None, data_dir: Path | None,
@@ -255,14 +255,16 @@ def _print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False
               help="Pods to replay on (default: the fewest that hold every trace "
               "server on its own node).")
 @click.option("--fold", is_flag=True, help="Allow several trace servers on one node when --pods is too small.")
+@click.option("--rebase", is_flag=True, help="Shift the trace's times so that its first event is at 0 s (else times "
+              "before 0 are an error).")
 @click.option("--noise", is_flag=True, help="Add the twin's background noise (off: the trace is the fault record).")
 @click.option("--run", "do_run", is_flag=True, help="Also run the replayed faults (journal in the run store).")
 @click.option("--policy", type=click.Choice(["auto", "manual"]), default="auto", show_default=True)
 @click.option("--seed", type=SEED, default=0, show_default=True)
 @data_dir_option
 @json_option
-def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | None, fold: bool, noise: bool,
-                 do_run: bool, policy: str, seed: int, data_dir: Path | None, as_json: bool) -> None:
+def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | None, fold: bool, rebase: bool,
+                 noise: bool, do_run: bool, policy: str, seed: int, data_dir: Path | None, as_json: bool) -> None:
     """Map a fault event trace (JSON or CSV) onto pods: what mapped, what did not, the trace's statistics;
     --run runs it and prints ETTR and interruptions per node-day beside the trace's."""
     import time
@@ -271,7 +273,7 @@ def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | No
 
     t0, c0 = time.perf_counter(), time.process_time()
     plan, rep = rp.replay_plan(trace, time_unit=time_unit, mapping=mapping, seed=seed, policy=policy, pods=pods,
-                               fold=fold, noise=noise)
+                               fold=fold, noise=noise, rebase=rebase)
     out = rp.summary(rep, plan)
     out["notes"] = rp.notes(rep)
     journal = None
@@ -286,8 +288,8 @@ def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | No
         _emit_json(out | ({"journal": journal} if journal is not None else {}))
     else:
         click.echo("\n".join(rp.summary_lines(out)))
-    if journal is not None and journal["verdict"] != "passed":
-        sys.exit(1)
+    if journal is not None:
+        exit_unless_passed(journal)
 
 
 @chaos.command("campaign")

@@ -134,6 +134,9 @@ def build_plan(sc: Scenario, file: str, seed: int | None = None, policy: str | N
         raise ScenarioError(reason or path, file=file, path=path if reason else None) from None
     taken = set(spec.initial_state.spares_taken)
     for k, taken_node in enumerate(spec.initial_state.spares_taken):
+        if taken_node in spec.initial_state.spares_taken[:k]:
+            raise ScenarioError(f"{taken_node!r} is listed twice", file=file,
+                                path=f"spec.initial_state.spares_taken[{k}]")
         if taken_node not in spares:
             raise ScenarioError(f"{taken_node!r} is not one of the warm spares ({', '.join(spares) or 'none'})",
                                 file=file, path=f"spec.initial_state.spares_taken[{k}]")

@@ -100,12 +100,12 @@ def check_mapping_patterns(mapping: str) -> None:
                                     "replay", file=mapping, path=f"{where}.{'class' if field == 'cls' else field}")
 
 
-def read(trace: str, time_unit: str) -> TraceTable:
+def read(trace: str, time_unit: str, rebase: bool = False) -> TraceTable:
     if not Path(trace).is_file():
         raise InputError("no such file", file=trace)
     precheck(trace)
     try:
-        return read_trace(trace, time_unit=time_unit)
+        return read_trace(trace, time_unit=time_unit, rebase=rebase)
     except FaultPlanError as exc:
         raise _wrap(exc, trace) from None
 
@@ -165,10 +165,10 @@ def guard_interval_s(tt: TraceTable) -> float:
 
 
 def replay_plan(trace: str, *, time_unit: str = "s", mapping: str | None = None, seed: int = 0,
-                policy: str = "auto", pods: int | None = None, fold: bool = False, noise: bool = False
-                ) -> tuple[Plan, ReplayReport]:
+                policy: str = "auto", pods: int | None = None, fold: bool = False, noise: bool = False,
+                rebase: bool = False) -> tuple[Plan, ReplayReport]:
     params = SimParams()
-    tt = read(trace, time_unit)
+    tt = read(trace, time_unit, rebase)
     rep, topo, train, spares = map_trace(tt, trace, mapping=mapping, pods=pods, fold=fold, seed=seed, params=params)
     end = max([tt.end_s] + [s.at_s for s in rep.timeline]) + TAIL_S
     share = max(GUARD_NODE_SHARE, min(1.0, 1.5 * peak_share(tt)))
@@ -226,6 +226,9 @@ def notes(rep: ReplayReport) -> list[str]:
     """What the replay changed or could not do, each said once."""
     tt = rep.trace
     out = []
+    if tt.orphan_ends:
+        out.append(f"{tt.orphan_ends} fault_end event(s) without a fault_start of the same server and fault before "
+                   "them: left out")
     if tt.zero_length:
         out.append(f"{tt.zero_length} fault(s) end at the instant they start: kept with the trace's time resolution "
                    f"{tt.resolution_s:g} s as their duration")

@@ -69,6 +69,21 @@ class WorkloadSpec(Strict):
                               description="node count (training); inference uses the paper's 32")
     params: dict[str, Any] = Field(default_factory=dict, description="overrides of training/inference parameters")
 
+    @model_validator(mode="after")
+    def _inference_size(self) -> WorkloadSpec:
+        if self.kind == "inference" and self.nodes is not None and self.nodes != INFERENCE_NODES:
+            raise ValueError(f"nodes: an inference workload takes the paper's {INFERENCE_NODES} nodes (give no "
+                             f"'nodes', or {INFERENCE_NODES}); {self.nodes} cannot be placed")
+        return self
+
+
+INFERENCE_NODES = 32
+"""The inference service's size: the CloudMatrix384 paper's deployment (docs/parameters.md, the workloads)."""
+
+WORKLOAD_METRICS = {"decode_tokens_per_npu": "inference", "tpot_ms": "inference", "ttft_ms": "inference",
+                    "step_rate": "training"}
+"""The probe metrics a workload gives, and its kind (the pod's own: isolated_npus, failed_links)."""
+
 
 class Probe(Strict):
     """A steady-state probe: ``metric`` of ``workload`` compared with ``value`` (or a share of its baseline)."""
@@ -311,16 +326,31 @@ class Spec(Strict):
         names = [w.name for w in self.workloads]
         if len(set(names)) != len(names):
             raise ValueError("workload names must be unique")
+        kinds = {w.name: w.kind for w in self.workloads}
         for p in self.steady_state.probes:
             if p.workload is not None and p.workload not in names:
                 raise ValueError(f"probe {p.name!r} names unknown workload {p.workload!r}")
+            need = WORKLOAD_METRICS.get(p.metric)
+            if need is not None and (p.workload is None or kinds[p.workload] != need):
+                has = "names no workload" if p.workload is None else \
+                    f"names {p.workload!r}, a {kinds[p.workload]} workload"
+                article = "an" if need == "inference" else "a"
+                raise ValueError(f"probe {p.name!r}: {p.metric} is a metric of {article} {need} workload; the probe "
+                                 f"{has}")
         for e in self.expectations:
             if e.fault is not None and e.fault >= len(self.faults):
                 raise ValueError(f"expectation refers to faults[{e.fault}], which does not exist")
             if e.degraded_operation is not None and e.degraded_operation.workload not in names:
                 raise ValueError(f"degraded_operation names unknown workload {e.degraded_operation.workload!r}")
         _check_fault_links(self.faults, {w.name: w.kind for w in self.workloads})
+        seen: dict[tuple[Any, ...], int] = {}
         for i, f in enumerate(self.faults):
+            if getattr(f, "target", None) is not None and isinstance(f.at, int | float):
+                key = (getattr(f, "kind", None), f.target, float(f.at))
+                if key in seen:
+                    raise ValueError(f"faults[{i}] repeats faults[{seen[key]}] (the same kind, target and time): one "
+                                     "fault cannot start twice at once")
+                seen[key] = i
             if isinstance(f.at, int | float) and f.at >= self.duration:
                 raise ValueError(f"faults[{i}].at: {f.at!r} s is not before the end of the run (duration "
                                  f"{self.duration!r} s): the fault would never start")
