@@ -66,3 +66,34 @@ def test_the_link_is_diagnosed_and_taken_out_of_service(tmp_path: Any) -> None:
     done = {(a["action"], a["target"]) for a in link["actions"] if a["status"] == "succeeded"}
     assert ("isolate_link", LINK) in done, done
     assert faults["node_crash"]["correct"]
+
+
+def test_a_workload_report_is_a_consequence_only_while_a_fault_hurts_its_workload() -> None:
+    from opsbrain.runner.scoring import consequence_of
+
+    train = {f"pod0/node{n}" for n in range(32, 46)}
+    harms = [("f1", 600.0, 668.4, train), ("f2", 660.0, 668.4, train)]
+    assert consequence_of({"pod0/node32"}, 663.8, harms) == "f2"  # the fault that began last before it
+    assert consequence_of({"pod0/node32"}, 630.0, harms) == "f1"
+    assert consequence_of({"pod0/node32"}, 700.0, harms) is None  # its workloads had recovered: noise
+    assert consequence_of({"pod0/node3"}, 663.8, harms) is None  # not a workload the faults touched
+    assert consequence_of({"pod0/node32"}, 599.0, harms) is None  # before any fault
+
+
+def test_a_failed_restarts_collective_error_is_the_link_faults_consequence_not_a_false_positive(
+        tmp_path: Any) -> None:
+    """The link goes down while the crash's restart is under way: the restart fails and rank 0 prints EI0006 (a
+    socket set-up timeout); its incident names rank 0's NPU, not the link, and was scored a false positive."""
+    from opsbrain import chaos
+    from opsbrain.scenario.loader import load_scenario
+    from opsbrain.scenario.plan import build_plan
+
+    path = tmp_path / "s60.yaml"
+    path.write_text(SCENARIO.replace("{at: 600, kind: link_down", "{at: 660, kind: link_down"))
+    sc, p = load_scenario(str(path))
+    j = chaos.run(build_plan(sc, str(p)))
+    link = next(i for i in j["incidents"] if i["injected"] and i["injected"]["kind"] == "link_down")
+    others = [i for i in j["incidents"] if not i["injected"]]
+    assert any(i.get("consequence_of") == link["id"] for i in others), others
+    assert not [i for i in others if i["false_positive"]]
+    assert j["summary"]["false_positives"] == 0

@@ -45,7 +45,7 @@ NODE_WIDE = ("node_crash",)  # classes whose root is a whole node: other wholly 
 IGNORED = ("level:", "plugin_sw:", "sw:up", "port:up", "hccn:up", ":recover", "hccn:tls_")  # tls_: states
 
 
-def _collective_failure(sig: Signal) -> bool:
+def collective_failure(sig: Signal) -> bool:
     """A rank reporting that a collective failed (an HCCL error, the communication-timeout message, the job's
     crash event naming the rank): a collective spans every node of the job, so the rank that reports it can sit on
     any of them, not where the fault is."""
@@ -315,7 +315,7 @@ class Detector:
             if sig.t - inc.last_at <= self.p.group_window_s and (
                     nodes & inc.nodes or (l2 & inc.l2 and self._earliest(sig) - inc.event_end <= self.p.l2_join_s)
                     or (not inc.nodes and nodes & inc.job_nodes)  # the hardware behind a job-only incident
-                    or (nodes & inc.job_nodes and _collective_failure(sig))):  # a stalled job's collective failed
+                    or (nodes & inc.job_nodes and collective_failure(sig))):  # a stalled job's collective failed
                 return inc
         return None
 
