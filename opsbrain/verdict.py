@@ -58,10 +58,12 @@ def probe_outcome(longest_deviation_s: float | None, tolerance_s: float | None, 
 def incident_outcome(inc: dict[str, Any]) -> tuple[str, str]:
     """A journal incident. An injected fault: ``correct``, ``wrong component``, ``wrong class``, ``abstained`` or
     ``missed`` (never diagnosed; ``symptom of <cause>`` for one declared a symptom, scored with its cause). A noise
-    incident: ``ignored`` (nothing that costs capacity was done) or
-    ``acted: false positive``."""
+    incident: ``ignored`` (nothing that costs capacity was done), ``acted: false positive``, or ``consequence of
+    <fault>`` (a workload's report of an injected fault's harm, :func:`opsbrain.runner.scoring.consequence_of`)."""
     d = inc.get("diagnosis") or {}
     if not inc.get("injected"):
+        if inc.get("consequence_of"):  # a workload's report of an injected fault's harm: scored with that fault
+            return f"consequence of {inc['consequence_of']}", "neutral"
         return ("acted: false positive", "bad") if inc.get("false_positive") else ("ignored", "ok")
     if inc.get("correct"):
         return "correct", "ok"

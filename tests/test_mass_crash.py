@@ -8,6 +8,7 @@ rack crashing together left the second node missed and the job down for 2,700 s.
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +35,10 @@ def _run(signals: list[Signal], diagnose: Any) -> Detector:
     """Feed ``signals`` in order through a detector on a manual clock; fire every timer after."""
     now = [0.0]
     timers: list[tuple[float, int, Any]] = []
+    order = itertools.count()  # a tie-break that never repeats (a timer's index does once timers were fired)
 
     def schedule(delay: float, fn: Any) -> None:
-        timers.append((now[0] + delay, len(timers), fn))
+        timers.append((now[0] + delay, next(order), fn))
 
     det = Detector(DetectorParams(reorder_s=0.0), lambda: now[0], schedule, diagnose, {})
     for s in signals:

@@ -178,7 +178,8 @@ def journal_tables(j: dict[str, Any], show_all: bool = False) -> list[Table]:
         if not inj and word == "ignored" and not show_all:
             ignored.append(i)
             continue
-        inc.add(inj["kind"] if inj else "(noise)", inj["component"] if inj else d.get("component"),
+        label = inj["kind"] if inj else "(consequence)" if i.get("consequence_of") else "(noise)"
+        inc.add(label, inj["component"] if inj else d.get("component"),
                 d.get("fault_class", "-"), f"{d['confidence']:.2f}" if d else "-", _num(i["ttd_s"]),
                 _num(i["ttdiag_s"]), _num(i["ttr_s"]), word,
                 styles=[None] * 7 + [TONE_STYLE[tone]])

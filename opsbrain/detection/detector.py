@@ -16,7 +16,7 @@ from __future__ import annotations
 import heapq
 import re
 from collections import defaultdict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -45,7 +45,7 @@ NODE_WIDE = ("node_crash",)  # classes whose root is a whole node: other wholly 
 IGNORED = ("level:", "plugin_sw:", "sw:up", "port:up", "hccn:up", ":recover", "hccn:tls_")  # tls_: states
 
 
-def _collective_failure(sig: Signal) -> bool:
+def collective_failure(sig: Signal) -> bool:
     """A rank reporting that a collective failed (an HCCL error, the communication-timeout message, the job's
     crash event naming the rank): a collective spans every node of the job, so the rank that reports it can sit on
     any of them, not where the fault is."""
@@ -160,6 +160,26 @@ def _seen_down(inc: Incident, sig: Signal) -> bool:
     second earlier (the other end's report of the same down comes within the second)."""
     return sig.kind in DOWN and any(s.kind in DOWN and s.component == sig.component and sig.t - s.t > 1.0
                                     for s in inc.signals)
+
+
+def unexplained_nodes(root: str | None, dark: Iterable[str]) -> list[str]:
+    """The nodes other than ``root`` whose dark links a failure of ``root`` does not explain, in node order: a node
+    dark on two or more of its L1 chips (a whole node failed too), or a node whose dark links share no L2 chip with
+    a third node's (a link or L1 chip of its own failed). Dark links of several nodes on one L2 chip are that chip's
+    event (one link per node) and stay with the incident."""
+    chips: dict[str, set[str]] = defaultdict(set)  # node -> its L1 chips with a dark link
+    ends: dict[str, set[str]] = defaultdict(set)  # node -> the L2 ends of its dark links
+    on_l2: dict[str, set[str]] = defaultdict(set)  # L2 end -> the nodes (not the root) with a dark link there
+    for ln in dark:
+        node = node_of(ln)
+        if node is None or node == root:
+            continue
+        l1, _, l2 = ln.partition("~")
+        chips[node].add(l1)
+        ends[node].add(l2)
+        on_l2[l2].add(node)
+    return sorted((n for n in chips if len(chips[n]) >= 2 or all(on_l2[e] == {n} for e in ends[n])),
+                  key=_node_order)
 
 
 class Detector:
@@ -295,7 +315,7 @@ class Detector:
             if sig.t - inc.last_at <= self.p.group_window_s and (
                     nodes & inc.nodes or (l2 & inc.l2 and self._earliest(sig) - inc.event_end <= self.p.l2_join_s)
                     or (not inc.nodes and nodes & inc.job_nodes)  # the hardware behind a job-only incident
-                    or (nodes & inc.job_nodes and _collective_failure(sig))):  # a stalled job's collective failed
+                    or (nodes & inc.job_nodes and collective_failure(sig))):  # a stalled job's collective failed
                 return inc
         return None
 
@@ -351,19 +371,14 @@ class Detector:
 
     def _split_dark_nodes(self, inc: Incident) -> None:
         """Several nodes going dark in the same second share every L2 chip, so their link-downs open one incident;
-        when it is diagnosed as a whole node's failure, each other node whose links went dark on two or more of its
-        L1 chips (a whole node, not one L1 chip) becomes an incident of its own, with the signals that point at that
-        node alone: each crashed node is found, localized and recovered, not only the first."""
+        when it is diagnosed as a whole node's failure, each other node whose dark links that failure does not
+        explain (:func:`unexplained_nodes`) becomes an incident of its own, with the signals that point at that node
+        alone: each crashed node, and a link failing on another node in the same second, is found, localized and
+        recovered, not only the root."""
         d = inc.diagnosis
         if d is None or d.fault_class not in NODE_WIDE or d.component is None:
             return
-        root = node_of(d.component)
-        chips: dict[str, set[str]] = defaultdict(set)
-        for ln in dark_links(inc.signals):
-            node = node_of(ln)
-            if node is not None and node != root:
-                chips[node].add(ln.split("~", 1)[0])
-        dark = sorted((n for n, c in chips.items() if len(c) >= 2), key=_node_order)
+        dark = unexplained_nodes(node_of(d.component), dark_links(inc.signals))
         for node in dark:
             own = [s for s in inc.signals if s.component not in self.placement and anchors(s, None)[0] == {node}]
             if not own or len(own) == len(inc.signals):

@@ -159,7 +159,8 @@ def _title(inc: dict[str, Any], words: dict[str, dict[str, str]]) -> str:
         return f"{words.get(kind, {}).get('title', kind)} on {inj.get('component', '?')}"
     d = inc.get("diagnosis") or {}
     cls = d.get("fault_class", "unclassified")
-    what = "false positive" if inc.get("false_positive") else "background event"
+    what = ("false positive" if inc.get("false_positive") else f"consequence of {inc['consequence_of']}"
+            if inc.get("consequence_of") else "background event")
     return f"{what}: {words.get(cls, {}).get('title', cls)} on {d.get('component', '?')}"
 
 

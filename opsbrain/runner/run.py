@@ -17,6 +17,7 @@ from faultlib.faults.base import ActiveFault
 from faultlib.workloads.inference import InferenceService
 from faultlib.workloads.training import TrainingJob
 from opsbrain.detection import Incident
+from opsbrain.detection.detector import collective_failure
 from opsbrain.diagnosis.engine import Engine
 from opsbrain.recovery.params import hccl_launch_env
 from opsbrain.recovery.schema import WORKLOAD_STUCK
@@ -280,6 +281,7 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
     onsets = sorted({f.at_s for f in truths})
     series = {name: _series(w) for name, w in sim.workloads.items()}
     out: list[dict[str, Any]] = []
+    harms: list[scoring.Harm] = []  # what each fault's workloads suffered, and until when (consequences)
     for f in truths:
         mine = sorted((incs[i] for i, fid in matched.items() if fid == f.id), key=lambda x: x.opened_at)
         primary = mine[0] if mine else None
@@ -301,6 +303,8 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
         degraded = scoring.degraded_after(actions, sim.workloads)
         ttr = scoring.credited_ttr(_ttr(f, affected, series, actions, end, bars, window_end,
                                         {d["workload"]: d["rate"] for d in degraded}), detected)
+        placed = _placed(sim, f.at_s, window_end)
+        harms.append((f.id, f.at_s, end if ttr is None else f.at_s + ttr, {n for w in affected for n in placed[w]}))
         runbooks = [orch.incident(k).get("runbook") for k in keys]
         cls = diag["fault_class"] if diag else None
         comp = diag["component"] if diag else None
@@ -328,15 +332,24 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
         d = inc.diagnosis
         keys = ctl.handled.get(inc.id, [])
         actions = [a for k in keys for a in orch.actions_for(k)]
-        fp = inc.id not in ctl.duplicates and (d is None or d.fault_class != WORKLOAD_STUCK) and (
+        cause = scoring.consequence_of(inc.nodes | inc.job_nodes, inc.opened_at, harms) if _workload_reports(
+            inc, ctl.placement) else None
+        fp = cause is None and inc.id not in ctl.duplicates and (d is None or d.fault_class != WORKLOAD_STUCK) and (
             acted(actions) or (d is not None and d.fault_class not in NO_ACTION_CLASSES))
         out.append({"id": inc.id, "injected": None, "incident_ids": [inc.id], "detected_at_s": inc.opened_at,
                     "diagnosis": d.as_dict() if d else None, "runbook": None, "actions": actions,
                     "recovered_at_s": None, "ttd_s": None, "ttdiag_s": None, "ttr_s": None, "correct": False,
                     "class_correct": False, "localized": False,
                     "false_positive": fp, "joined": ctl.duplicates.get(inc.id),  # the incident that covered it
+                    **({"consequence_of": cause} if cause else {}),  # the fault whose workload reported it
                     "impact": {}, **signal_lines(inc.signals, MAX_SIGNAL_LINES if fp else MAX_NOISE_SIGNAL_LINES)})
     return out
+
+
+def _workload_reports(inc: Incident, placement: dict[str, list[str]]) -> bool:
+    """Whether every signal of an incident is a workload's own report: a rank saying a collective failed, or a job
+    event (:func:`scoring.consequence_of` attributes such an incident by blast radius and time)."""
+    return bool(inc.signals) and all(collective_failure(s) or s.component in placement for s in inc.signals)
 
 
 MAX_SIGNAL_LINES = 12  # per incident (reason: the evidence a report quotes; a week-long journal stays small)

@@ -270,3 +270,18 @@ def degraded_after(actions: list[dict[str, Any]], workloads: dict[str, Any]) -> 
         out[a["target"]] = {"workload": a["target"], "since_s": since, "nodes": nodes, "rate": rate,
                             "launch_nodes": len(w.placements[0][1]), "throughput_share": rate / hist[0][1]}
     return list(out.values())
+
+
+Harm = tuple[str, float, float, set[str]]  # (fault id, onset, until: its workloads recovered or the run ended, nodes)
+
+
+def consequence_of(nodes: set[str], opened: float, harms: list[Harm]) -> str | None:
+    """The fault an incident raised only by a workload's own reports (its ranks' collective failures, its job
+    events) is a consequence of. Such a report names the rank that saw the collective fail, which can sit on any node
+    of the job, never the part that failed, so it cannot name a target: it is attributed by blast radius and time
+    instead, to the fault whose affected workloads ran on one of ``nodes`` and had not recovered from it when the
+    incident ``opened`` (``harms``: onset to recovery, to the run's end when never recovered); among several, the one
+    that began last. None: no fault was hurting those workloads then (noise, or a false positive when acted on)."""
+    live = [(onset, fid) for fid, onset, until, placed in harms
+            if onset <= opened + 1e-9 and opened <= until + 1e-9 and nodes & placed]
+    return max(live)[1] if live else None
