@@ -139,6 +139,8 @@ def _print_sweep(d: dict[str, Any], fmt: str = "table") -> None:
         click.echo(table.render(fmt))
     for x in d.get("coverage", {}).get("not_read", []):
         click.echo(f"  not read (its components not swept): {x}")
+    for x in d.get("coverage", {}).get("dropped", []):
+        click.echo(f"  not used: {x}")
 
 
 @sweep.command("run")

@@ -74,6 +74,8 @@ class ReadingsSource:
         self.collections = 0
         self.not_read: list[str] = []
         """What the last collection could not read (a URL down, a file refused), its other parts swept."""
+        self.dropped: list[str] = []
+        """What the last collection read but did not use (:attr:`Readings.notes`: implausible values, ...)."""
 
     def collect(self) -> Readings:  # pragma: no cover - every subclass defines it
         raise NotImplementedError
@@ -84,6 +86,7 @@ class ReadingsSource:
     def snapshot(self, params: SweepParams) -> Snapshot:
         r = self.collect()
         self.collections += 1
+        self.dropped = list(r.notes)
         return snapshot_from(r, self.history, params)
 
     def coverage(self) -> dict[str, Any]:
@@ -92,7 +95,7 @@ class ReadingsSource:
         span = self.history.items[-1].t - self.history.items[0].t if n > 1 else 0.0
         return {"source": self.name, "collections_kept": n, "history_s": round(span, 3),
                 "checks": sorted(self.covers()), "not_covered": sorted(set(CHECK_NAMES) - self.covers()),
-                "not_read": list(self.not_read[:20]),
+                "not_read": list(self.not_read[:20]), "dropped": list(self.dropped[:20]),
                 "note": "windowed checks (hbm_ce, link_crc, hbm_rows growth) and dom_trend need earlier collections "
                         "of this source; a first collection feeds the point-in-time checks only" if n < 2 else ""}
 

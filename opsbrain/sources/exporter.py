@@ -232,6 +232,52 @@ a replayed or simulated one (the twin's pages start 2025-03-01), from its newest
 FAILED_READ = -1.0
 """npu-exporter's value for a metric it could not read (``FailedMetricValue``, its common_utils.go): a lifetime ECC
 counter read as -1 then 5000 was a counter reset and a 5001-error storm."""
+FUTURE_TOLERANCE_S = 5.0
+"""How far after the collection time (``now``) a sample may be stamped and still count as the chip's read time. A
+real stamp is at most about a second ahead: the exporter stamps a sample before it answers and ``now`` is the HTTP
+``Date`` header (whole seconds), and NTP keeps a cluster's clocks within a second. Kept below the heartbeat alarm
+(10 s, SweepParams.heartbeat_alarm_s): a stamp it lets through can age its node's other chips by no more than a
+Warning. A stamp further ahead is not the chip's read time (its node's other chips read as stale by as much: one
+stamped 3 days ahead made its neighbour 'lost' for 262800 s) and does not move the page's clock; a page whose
+samples are all ahead is on a clock of its own (:data:`SAME_CLOCK_S`, as before)."""
+TEMP_RANGE_C = (-40.0, 150.0)
+"""Plausible NPU/HBM temperatures. No Ascend datasheet limit was found to cite, so an engineering reason: -40 C is
+the bottom of the industrial temperature grade and no cooled server sits below it; 150 C is the highest junction
+temperature silicon parts are rated for (JEDEC's top grade), far over the sweep's own critical levels (105 C) at
+which the chip throttles and shuts down. A value outside is a sensor or exporter fault, not a temperature."""
+HEALTH_VALUES = frozenset({0.0, 1.0})
+"""``npu_chip_info_health_status``: 1 healthy, 0 unhealthy (-1, not read, is :data:`FAILED_READ`): METRIC_TABLE's
+documented values; any other is not a health."""
+DBM_MAX = 8.2
+"""The most a module's DOM reports: SFF-8636 / CMIS monitors hold optical power as an unsigned 16-bit count of
+0.1 uW, 0 .. 6.5535 mW = +8.16 dBm. A dBm series above it (or an mW series above 6.5535, or below 0) is not a
+reading. Below :data:`NO_LIGHT_DBM` (the monitor's smallest non-zero count, 0.1 uW) a series reads as that floor
+(no light either way), noted: dropping it would hide a dark lane from the loss-of-signal check."""
+MW_MAX = 6.5535
+COUNT_MIN = 0.0
+"""Counters and page counts (ECC errors, isolated pages, CRC errors) are never negative (-1 is
+:data:`FAILED_READ`): a negative one is dropped, not summed into a neighbour's rows."""
+_RANGES: dict[str, tuple[float, float]] = {
+    "npu_temp_c": TEMP_RANGE_C, "hbm_temp_c": TEMP_RANGE_C, "hbm_ce_total": (COUNT_MIN, math.inf),
+    "hbm_rows": (COUNT_MIN, math.inf), "crc": (COUNT_MIN, math.inf)}
+
+
+class _Notes:
+    """What a page held but was not used, counted per reason with the first example."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, tuple[int, str]] = {}
+
+    def add(self, reason: str, example: str) -> None:
+        n, first = self.counts.get(reason, (0, example))
+        self.counts[reason] = (n + 1, first)
+
+    def lines(self) -> list[str]:
+        return [f"{n} {reason} (first: {ex})" for reason, (n, ex) in self.counts.items()]
+
+
+def _shown(v: float) -> str:
+    return f"{v:.6g}"
 
 
 def parse_page(text: str, default_host: str | None = None, now: float | None = None,
@@ -248,17 +294,31 @@ Sample = tuple[str, "str | None", dict[str, str], float, "float | None"]
 
 def readings_of_samples(samples: Iterable[Sample], default_host: str | None = None, now: float | None = None,
                         parser: PageParser | None = None) -> Readings:
-    """Readings of (name, label string or None, labels, value, time stamp) samples, from a page or a query API."""
+    """Readings of (name, label string or None, labels, value, time stamp) samples, from a page or a query API.
+
+    A value outside its metric's plausible range (:data:`TEMP_RANGE_C`, :data:`HEALTH_VALUES`, :data:`COUNT_MIN`,
+    :data:`DBM_MAX`) is not used; a repeated series keeps its first sample (as Prometheus does: it rejects the
+    later one as a duplicate sample); a time stamp more than :data:`FUTURE_TOLERANCE_S` after ``now`` is not a read
+    time. Each is counted in ``Readings.notes``."""
     pp = parser or PageParser()
     r = Readings(0.0, covers=set(COVERS))
     newest = -math.inf
+    newest_ahead = -math.inf
+    ahead_t: dict[str, float] = {}
+    notes = _Notes()
+    horizon = now + FUTURE_TOLERANCE_S if now is not None else math.inf
+    firsts: set[tuple[str, object]] = set()
     kinds: dict[str, tuple[str, str, int, bool]] = {}
     ids_cache = pp.ids
     sample_t = r.npu_sample_t
     seen: set[tuple[str, frozenset[tuple[str, str]]]] = set()
     for name, key, labels, value, ts in samples:
-        if ts is not None and ts > newest:
-            newest = ts
+        ahead = False
+        if ts is not None:
+            if ts > horizon:
+                ahead, newest_ahead = True, max(newest_ahead, ts)
+            elif ts > newest:
+                newest = ts
         kind = kinds.get(name)
         if kind is None:
             kind = kinds[name] = _kind(name)
@@ -279,6 +339,19 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
         what, attr, lane, native = kind
         if not math.isfinite(value) or (value == FAILED_READ and not native):
             continue  # no reading: NaN / Inf, or the exporter's mark of a read that failed (not a dBm of -1)
+        where = ident[0] if what == "chip" else ident[1][1]
+        if attr != "hbm_rows" and what != "crc":  # summed series: _repeated below
+            first = (name, key if key is not None else frozenset(labels.items()))
+            if first in firsts:
+                notes.add(f"repeated {name} series (the first kept)", f"{where} {_shown(value)}")
+                continue
+            firsts.add(first)
+        lo, hi = _RANGES.get(attr or what, (-math.inf, math.inf))
+        if not lo <= value <= hi or (attr == "npu_health" and value not in HEALTH_VALUES):
+            shown = "1, 0 or -1" if attr == "npu_health" else (f"{_shown(lo)} .. {_shown(hi)}" if hi < math.inf
+                                                                else f">= {_shown(lo)}")
+            notes.add(f"{name} outside {shown}, not used", f"{where} {_shown(value)}")
+            continue
         if what == "chip":
             npu = ident[0]
             d = getattr(r, attr)
@@ -286,20 +359,34 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
                 d[npu] = 0 if value >= 1 else 2
             elif attr == "hbm_rows":
                 if _repeated(name, labels, seen):
+                    notes.add(f"repeated {name} series (another job's copy: not added)", f"{where} {_shown(value)}")
                     continue
                 d[npu + "/hbm"] = d.get(npu + "/hbm", 0.0) + value
             else:
                 d[npu if attr == "npu_temp_c" else npu + "/hbm"] = value
-            if ts is not None and ts > sample_t.get(npu, -math.inf):
+            if ts is not None and ahead:
+                if ts > ahead_t.get(npu, -math.inf):
+                    ahead_t[npu] = ts
+            elif ts is not None and ts > sample_t.get(npu, -math.inf):
                 sample_t[npu] = ts
             continue
         module, link = ident[1]
         if what == "crc":
             if _repeated(name, labels, seen):
+                notes.add(f"repeated {name} series (another job's copy: not added)", f"{link} {_shown(value)}")
                 continue
             r.link_crc_total[link] = r.link_crc_total.get(link, 0.0) + value
             continue
+        if value > (DBM_MAX if native else MW_MAX) or (not native and value < 0):
+            unit = "dBm" if native else "mW"
+            notes.add(f"{name} outside the module's range (up to {_shown(DBM_MAX if native else MW_MAX)} {unit}), "
+                      "not used", f"{module} {_shown(value)}")
+            continue
         dbm = value if native else (10.0 * math.log10(value) if value > 0 else NO_LIGHT_DBM)
+        if dbm < NO_LIGHT_DBM:
+            notes.add(f"{name} below the module's floor, read as {NO_LIGHT_DBM:g} dBm (no light)",
+                      f"{module} {_shown(dbm)}")
+            dbm = NO_LIGHT_DBM
         fields = r.optics.get(module)
         if fields is None:
             fields = r.optics[module] = {}
@@ -310,6 +397,16 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
         while len(lanes) <= lane:
             lanes.append(math.nan)
         lanes[lane] = dbm
+    if math.isfinite(newest_ahead):
+        if math.isfinite(newest):  # the page's other samples are on our clock: these stamps are not read times
+            for npu, ts in ahead_t.items():
+                notes.add(f"sample time stamps more than {FUTURE_TOLERANCE_S:g} s after the collection: not a read "
+                          "time (the chip's heartbeat age unknown)", f"{npu} {_shown(ts - (now or 0.0))} s ahead")
+        else:  # all ahead: a page on a clock of its own (SAME_CLOCK_S), as before
+            newest = newest_ahead
+            for npu, ts in ahead_t.items():
+                sample_t[npu] = max(ts, sample_t.get(npu, -math.inf))
+    r.notes = notes.lines()
     if not math.isfinite(newest):
         r.t = now if now is not None else 0.0
     else:  # on our clock (NTP keeps a cluster's within a second), a frozen exporter's samples age; else on the page's

@@ -53,6 +53,9 @@ class Readings:
     link_oper_down: dict[str, bool] = field(default_factory=dict)
     covers: set[str] = field(default_factory=set)
     """Checks the values read can feed (the rest have no data from this source)."""
+    notes: list[str] = field(default_factory=list)
+    """What the source read but did not use, one line per reason with its count and first example (a value out of
+    its metric's plausible range, a sample time stamp in the future, a duplicated series)."""
 
 
 class CollectionHistory:
@@ -209,5 +212,6 @@ def merge(parts: Iterable[Readings], t: float | None = None) -> Readings:
         for ln, times in r.link_down_times.items():
             out.link_down_times.setdefault(ln, []).extend(times)
         out.covers |= r.covers
+        out.notes.extend(r.notes)
     out.t = t if t is not None else max(ts, default=0.0)
     return out
