@@ -115,7 +115,9 @@ a UTF-8 log) stays far below a quarter."""
 NUL_HOLE = re.compile(rb"\x00{8,}")
 """A run of NUL bytes in a text log: the blocks a crash lost (ext4's delayed allocation gives a file its new length
 before its data, so a log written just before a power loss or a hard reset reads back with NULs where its last
-writes were). Where the rest is text, each hole is read as a line break, so the lines on both sides stay lines."""
+writes were). Where the rest is text, each hole is read as a line break, so the lines on both sides stay lines.
+reason for 8: a lost write is whole file-system blocks (4,096 bytes on ext4), while a stray NUL or two inside a line
+(a C string's end written with it) is taken out of the line as before, not made a break."""
 
 
 def fill_holes(data: bytes, binary_share: float = BINARY_SHARE) -> tuple[bytes, int]:
