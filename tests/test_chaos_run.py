@@ -270,3 +270,16 @@ def test_a_dry_run_names_each_fault_and_its_trigger_in_the_scenarios_order(runne
     rows = [ln.strip() for ln in out.splitlines() if ln.strip().startswith("faults[")]
     assert code == 0 and [r.split()[0] for r in rows] == ["faults[2]", "faults[0]", "faults[1]"]
     assert "job_down of train (occurrence 5) +0s" in rows[1] and "fault_start of faults[0] +60s" in rows[2]
+
+
+def test_a_passed_run_that_missed_a_fault_says_so(tmp_path: Path) -> None:
+    """No probe and no expectation: the verdict passes on the steady state, and the output says a fault went
+    undetected rather than leave "PASSED" alone beside "0 diagnosed"."""
+    f = tmp_path / "tiny.yaml"
+    f.write_text(yaml.safe_dump({
+        "apiVersion": "opsbrain/v1", "kind": "ChaosScenario", "metadata": {"name": "tiny", "description": "x"},
+        "spec": {"duration": 0.001, "workloads": [{"name": "train", "kind": "training", "first_node": 32,
+                                                   "nodes": 14}],
+                 "faults": [{"at": 0, "kind": "node_crash", "target": "pod0/node33"}]}}))
+    res = CliRunner().invoke(cli, ["chaos", "run", str(f), "--data-dir", str(tmp_path)])
+    assert res.exit_code == 0 and "1 fault(s) not detected" in res.output, res.output

@@ -236,6 +236,12 @@ def _print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False
     click.echo(f"{s['incidents']} faults, {s['diagnosed_correctly']} diagnosed correctly, {s['recovered']} "
                f"recovered, {s['false_positives']} false positives" + (f" ({named})" if named else "")
                + f"; steady state {'DEVIATED' if j['steady_state']['deviated'] else 'held'}")
+    faults = [i for i in j["incidents"] if i.get("injected")]
+    missed = sum(1 for i in faults if i.get("detected_at_s") is None)
+    open_ = sum(1 for i in faults if i.get("detected_at_s") is not None and i.get("recovered_at_s") is None)
+    if j["verdict"] == "passed" and (missed or open_):
+        click.echo(f"  note: {missed} fault(s) not detected and {open_} detected but not recovered; the verdict rests "
+                   "on the steady-state probes and the expectations only")
     if j.get("superpod"):  # the scenario's superpod block ran with the chaos run (issue 21)
         from opsbrain.cli.superpod_cmds import print_block
 
