@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from opsbrain.blockscan import BlockScan
@@ -422,6 +422,19 @@ def superset_key(regexes: Sequence[Any]) -> str:
     h = hashlib.sha256(Path(__file__).read_bytes())
     h.update(json.dumps([[rx.pattern, rx.flags] for rx in regexes], ensure_ascii=True).encode())
     return h.hexdigest()
+
+
+def fast_search(rx: re.Pattern[str]) -> Callable[[str], Any]:
+    """``rx.search`` run by RE2 when it reads the pattern the same way (no back-references or look-arounds; case
+    folding from ``re.I``), else by ``re``: a long alternation of words that ``re`` tries at every position of a line
+    (~100 us a 300-character line) is one linear scan for RE2 (~2 us). Only for a regex whose match is tested, not
+    read: the two engines may pick different but equally valid matches."""
+    if _re2 is None or rx.flags & ~(re.I | re.U) or not _re2_reads(rx.pattern):
+        return rx.search
+    opts = _re2.Options()
+    opts.log_errors = False
+    opts.case_sensitive = not rx.flags & re.I
+    return cast(Callable[[str], Any], _re2.compile(rx.pattern, opts).search)
 
 
 def _re2_reads(pattern: str) -> bool:

@@ -688,6 +688,10 @@ def test_a_heartbeat_line_naming_a_rank_whose_log_is_there_makes_that_rank_the_r
     rc = analyse(table)
     assert rc.kind == "cluster" and [p.pid for p in rc.roots] == ["2111666"]
     assert len(rc.chain) == 2 and rc.chain[-1] == rc.roots[0].name and len(rc.edges) == 1
+    # the named rank's plog not collected: a stand-in on the reporter's host (same server address), one name for it
+    rc = analyse(collect({"w/process_log/run/plog/plog-2111665_20251023171652405.log": [init(2111665, 0), lost]},
+                         root="w"))
+    assert rc.chain == ["w device 0", "w device 1"], rc.chain
 
 
 def test_the_process_the_kernels_oom_killer_ended_is_the_root_its_peers_waited_on() -> None:

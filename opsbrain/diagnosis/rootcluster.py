@@ -28,6 +28,7 @@ result meanings are described in our own words in the project notes; this is our
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -141,20 +142,23 @@ def _target(e: RankError, p: RankProcess, ix: _Index) -> RankProcess | None:
     return None
 
 
-def _named_absent(errs: list[RankProcess]) -> list[tuple[RankProcess, RankProcess, LineRef]]:
+def _named_absent(errs: list[RankProcess], procs: Iterable[RankProcess] = ()
+                  ) -> list[tuple[RankProcess, RankProcess, LineRef]]:
     """(reporter, named device, the line) for every exception-spreading line whose named device is no process of
     the input known by that server address and device (a pasted excerpt of one rank, logs not collected, or a
     process whose setup line, which gives its server, is missing): HCCL's heartbeat names where the exception
-    occurred, so that device is the root even unseen. One stand-in process per named (server, device)."""
+    occurred, so that device is the root even unseen. One stand-in process per named (server, device), on the host
+    of ``procs`` with that server address when there is one (one host keeps one name in the chain)."""
     named: dict[tuple[str, int], RankProcess] = {}
+    hosts = {p.server: p.worker for p in procs if p.server and p.worker}  # a server address the input names a host of
     out = []
     for p in errs:
         for e in p.errors:
             if e.kind != "cluster" or not e.remote_ip or e.remote_device is None:
                 continue
             key = (e.remote_ip, e.remote_device)
-            t = named.setdefault(key, RankProcess(worker=e.remote_ip, pid="", server=e.remote_ip,
-                                                  phy_id=e.remote_device))
+            t = named.setdefault(key, RankProcess(worker=hosts.get(e.remote_ip, e.remote_ip), pid="",
+                                                  server=e.remote_ip, phy_id=e.remote_device))
             out.append((p, t, e.ref))
     return out
 
@@ -286,7 +290,7 @@ def analyse(table: RankTable) -> RootCluster:
             chain = [edges[0][0], edges[0][1]] if edges else [p.name for p in roots]
             return RootCluster("cluster", roots, chain, rule="HCCL's exception-spreading log names the root device",
                                edges=edges, error_devices=errs, notes=list(table.notes))
-        absent = _named_absent(errs)
+        absent = _named_absent(errs, procs)
         if absent:
             roots = list({id(t): t for _p, t, _r in absent}.values())
             return RootCluster("cluster", roots, [absent[0][0].name, absent[0][1].name],
