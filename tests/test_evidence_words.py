@@ -17,3 +17,24 @@ def test_a_documented_hccl_code_is_worded_by_its_first_sentence_without_placehol
 
 def test_an_hccl_kind_without_a_table_row_is_worded_from_its_name() -> None:
     assert describe_kind("hccl:notify_timeout") == "collective error: notify timeout"
+
+
+def test_a_nan_gradient_alone_is_never_a_confident_silent_corruption() -> None:
+    """Megatron's NaN check is the only trace silent corruption leaves, but the job's data and settings print the same
+    line (MindSpeed's FAQ: --append-eod with pad == eos): without the NPU silent check, at most 0.6."""
+    import tempfile
+    from pathlib import Path
+
+    from opsbrain.diagnosis.engine import SDC_UNCONFIRMED_CAP
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+    from opsbrain.kb.training import load_engine
+
+    text = ("AssertionError: Rank 13: found NaN in local grad norm in backward pass before data-parallel communication "
+            "collective. Device: 5, node: node-15-11\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        f = Path(tmp) / "train.log"
+        f.write_text(text)
+        d = diagnose_logs(str(f), load_engine())["diagnosis"]
+    assert d["confidence"] <= SDC_UNCONFIRMED_CAP
+    if d["fault_class"] == "silent_data_corruption":
+        assert any("does not name its cause" in e for e in d["evidence"])

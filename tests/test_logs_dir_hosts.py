@@ -290,3 +290,31 @@ def test_a_ports_link_records_from_before_the_job_are_history(tmp_path: Path, en
         assert d["fault_class"] == "unknown" and any("history" in e for e in d["evidence"])
     else:
         assert d["fault_class"] == "link_flap", d["evidence"]
+
+
+def test_out_of_memory_is_placed_on_the_device_that_ran_out_not_its_waiting_peer(tmp_path: Path, engine: Any) -> None:
+    """``tail`` of two hosts' logs, the waiting peer's first: node-a runs out of device memory (CANN EL0004 and the
+    runtime's rtMalloc line), node-b's collective then times out (EI0006); the verdict names node-a device 0."""
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    paste = tmp_path / "tail.log"
+    paste.write_text(
+        "==> node-b/worker_9.log <==\n"
+        "[rank9]: [ERROR] 2025-04-08-18:07:20 (PID:1292363, Device:1, RankID:9) ERR01100 OPS call acl api failed.\n"
+        "[rank9]: EI0006: [PID: 1292363] 2025-04-08-18:07:20.444.436 Getting socket times out. Reason: Remote Rank "
+        "did not send the data in time. Please check the reason for the rank being stuck\n\n"
+        "==> node-a/worker_0.log <==\n"
+        "[PID: 210907] 2025-04-08-18:05:10.384.694 Memory_Allocation_Failure(EL0004): Failed to allocate memory "
+        "requested by GE module.\n"
+        "        Call rtMalloc fail, purpose: page caching, type = 2, size:3221291008, device_id:0[FUNC:Alloc]"
+        "[FILE:device_allocator.cc][LINE:72]\n")
+    d = diagnose_logs(str(paste), engine)["diagnosis"]
+    assert (d["fault_class"], d["root"]["host"], d["root"]["device"]) == ("npu_oom", "node-a", 0)
+
+
+def test_a_fan_out_tools_host_is_the_lines_host() -> None:
+    from opsbrain.ingest import ingest_text
+
+    sigs, _ = ingest_text("worker-1: [ERROR] 2025-04-08-18:07:20 (PID:1292363, Device:1, RankID:9) ERR01100 OPS call "
+                          "acl api failed.\n")
+    assert {s.host for s in sigs} == {"worker-1"}

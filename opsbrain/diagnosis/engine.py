@@ -37,6 +37,19 @@ class HasSignals(Protocol):
     signals: list[Signal]
 
 
+SDC = "silent_data_corruption"
+SDC_CONFIRMING = frozenset({"sdc:silent_check"})
+"""Signals that speak for a chip's silent corruption itself: the NPU's feature-value silent check (NPU_ASD_ENABLE)."""
+SDC_UNCONFIRMED_CAP = 0.6
+"""reason: a NaN loss or local gradient norm is the only trace silent corruption leaves (facts.md §4), but the same
+line comes from the job's own data and settings far more often (MindSpeed's FAQ: ``found NaN in local grad norm``
+from ``--append-eod`` with pad == eos, 'the same error occurs on GPUs'; Llama 3: silent corruption is 1.4% of
+interruptions): without the silent check's own report the answer stays below the 0.8 of a confident one."""
+SDC_UNCONFIRMED_WHY = ("a NaN gradient or loss does not name its cause: a chip's silent corruption or the job's data "
+                       f"or settings; confidence kept at {SDC_UNCONFIRMED_CAP:.0%} (a rerun of the step on another "
+                       "device, or the NPU silent check, tells them apart)")
+
+
 def runbook_id(fault_class: str) -> str:
     return "rb-" + fault_class.replace("_", "-")
 
@@ -169,6 +182,9 @@ class Engine:
             ev = ev + [f"the model was unsure ({best} at {conf:.0%}); software triage: {t.why}"]
             best, conf = t.cls, t.confidence
         component = localize(RULES.get(best, ""), signals) or localize("npu", signals)  # no host named: the device
+        if best == SDC and conf > SDC_UNCONFIRMED_CAP and not any(s.kind in SDC_CONFIRMING for s in signals):
+            conf = SDC_UNCONFIRMED_CAP
+            ev = ev + [SDC_UNCONFIRMED_WHY]
         if conf < self.p.min_confidence:
             return Diagnosis(UNKNOWN, component, conf, ev + [f"best guess {best} at {conf:.0%} is below the "
                                                             f"{self.p.min_confidence:.0%} bar; escalate"],

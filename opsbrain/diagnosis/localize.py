@@ -15,7 +15,7 @@ RULES = {
     "aicore_hang": "die", "npu_off_bus": "npu", "npu_fail_slow": "npu", "silent_data_corruption": "npu",
     "node_crash": "node", "node_hang": "node", "qingtian_failure": "qingtian",
     "roce_port_down": "roce_port", "collective_timeout_sw": "job_rank",
-    "npu_oom": "npu", "framework_error": "npu", "config_error": "node", "driver_firmware_error": "npu",
+    "npu_oom": "oom", "framework_error": "npu", "config_error": "node", "driver_firmware_error": "npu",
 }
 
 
@@ -55,6 +55,8 @@ def _by_rule(rule: str, signals: list[Signal]) -> str | None:
     if rule == "npu":
         return _most(npu_id(s.component) for s in signals if _hw(s)) or _most(
             npu_id(s.component) for s in signals)
+    if rule == "oom":  # the device that ran out of memory, not the peers whose collectives then timed out
+        return _most(npu_id(s.component) for s in signals if s.kind.startswith("mem:")) or _by_rule("npu", signals)
     if rule == "node":
         named = _most(s.component for s in signals if s.kind.startswith("agent:node"))
         return named or _most(node_id(ln) for ln in down) or _most(

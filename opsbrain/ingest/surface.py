@@ -190,6 +190,17 @@ container, a fan-out tool's host (pdsh, clush, ``ansible -m shell``: a digit and
 :data:`_HEAD` takes it)."""
 
 
+_FAN_OUT_FIRST = re.compile(r"((?=[\w.-]*[.-][\w.-]*\d|[\w.-]*\d[\w.-]*[.-])[A-Za-z0-9][\w.-]{0,62}): ")
+
+
+def fan_out_host(prefix: str) -> str | None:
+    """The host a fan-out tool put first before a line (pdsh, clush, ``ansible -m shell``, DeepSpeed's launcher:
+    ``worker-1: <line>``; the outermost head only, as :data:`_SOURCE_HEADS` takes it), or None: the line's host
+    where the line names none."""
+    m = _FAN_OUT_FIRST.match(prefix) if prefix else None
+    return m.group(1) if m else None
+
+
 def head_source(prefix: str) -> str | None:
     """The pod, container or fan-out host a paste's head names (:data:`_SOURCE_HEADS`, the first found), or None:
     for a line of several containers' or hosts' output, where each process runs with the same small pid."""

@@ -36,7 +36,7 @@ from opsbrain.ingest.parsers import (
 )
 from opsbrain.ingest.parsers.ctx import MAX_LINE, LineCtx, Parser, stated_level, worded_level
 from opsbrain.ingest.signal import Signal
-from opsbrain.ingest.surface import logged_level
+from opsbrain.ingest.surface import fan_out_host, logged_level
 from opsbrain.multiscan import Screen, literal_pattern, re2_superset, superset_key
 
 ORDER: tuple[Parser, ...] = (fdreport.parse, fdtoolkit.parse, twin.parse, messages.parse, mindie.parse, errnums.parse,
@@ -211,7 +211,7 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
             return []  # a gate word, but every parser's regexes are ruled out: no parser can find a signal
     if BENIGN.search(text):  # after the gate: each documented harmless line holds a gate word ("fail", "oom")
         return []
-    host = where.host_in(text) or where.head_host(head)
+    host = where.host_in(text) or where.head_host(head) or fan_out_host(head)
     node = where.node_component(host)
     if origin and where.twin_node(host) is None and (own := where.node_of(origin)):
         node = own  # a twin line that names no twin host belongs to the node whose log holds it
