@@ -136,7 +136,7 @@ def _incident(inc: dict[str, Any], index: int, series: dict[str, Any], recovery:
         "affected_workloads": affected, "affected_inferred": inferred,
         "dips": dips,
         "impact": inc.get("impact") or {},
-        "impact_words": _impact_words(inc.get("impact") or {}),
+        "impact_words": _impact_words(inc.get("impact") or {}, inc.get("impact_shared_with") or {}),
         "human_steps": inc.get("human_steps", 0),
         "followups": _followups(inc, actions, recovery),
         "components": _components(inc, actions),
@@ -255,7 +255,7 @@ def _timeline(inc: dict[str, Any], actions: list[dict[str, Any]], t0: float | No
     for g in _groups(actions):
         n = f" x{g['count']}" if g["count"] > 1 else ""
         add(g["start_s"], "action", f"{text.action_words(str(g['action']))} {g['target']} ({g['status']}){n}")
-    add(inc.get("recovered_at_s"), "recovered", "recovered (>= 95% of pre-fault rate)")
+    add(inc.get("recovered_at_s"), "recovered", "recovered (>= 95% of pre-fault rate, TPOT / TTFT in SLO)")
     order = {"onset": 0, "detected": 1, "diagnosed": 2, "action": 3, "recovered": 4}
     return sorted(ev, key=lambda e: (e["t_s"], order[e["what"]]))
 
@@ -360,9 +360,13 @@ def _time_lost_words(v: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def _impact_words(impact: dict[str, Any]) -> list[str]:
+def _impact_words(impact: dict[str, Any], shared: dict[str, list[str]] | None = None) -> list[str]:
+    """The fault's impact per workload; its share when other faults hurt the workload at the same time (the
+    journal's ``impact_shared_with``: the workload's loss is split among them, docs/architecture.md)."""
     out = []
     for w, v in sorted(impact.items()):
+        if others := (shared or {}).get(w):
+            w = f"{w} (its share; shared with {', '.join(others)})"
         if "lost_npu_s" in v:
             out.append(f"{w}: {text.num(v.get('lost_npu_s'), 'NPU-seconds')} lost "
                        f"({text.num((v.get('lost_npu_s') or 0) / 3600, 'NPU-hours', 2)}), "

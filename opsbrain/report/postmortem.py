@@ -123,7 +123,8 @@ def run_timeline(models: list[dict[str, Any]], epoch: str | None) -> dict[str, A
             target = a["target"] if a["target"] not in (None, "", "-") else ""
             add(a["start_s"], m, "action", f"{text.action_words(str(a['action']))} {target}".strip() + n,
                 "in flight" if a.get("in_flight") else a["status"])
-        add(m.get("recovered_at_s"), m, "recovered", "workloads back at >= 95% of the pre-fault rate")
+        add(m.get("recovered_at_s"), m, "recovered",
+            "workloads back within the bar (>= 95% of the pre-fault rate, TPOT / TTFT in SLO)")
     events.sort(key=lambda e: (e["t_s"], _ORDER[e["what"]]))
     return {"events": events[:MAX_TIMELINE_EVENTS], "total": len(events), "sim_epoch": epoch}
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: ttr's bar includes the latency SLO; impact is each fault's share (docs/architecture.md)
 SCHEMA_ID = "https://opsbrain.invalid/schemas/journal-v1.json"  # an identifier, not a download address
 
 _NUM = {"type": "number"}
@@ -49,7 +49,8 @@ _INCIDENT = _obj({
     "correct": {"type": "boolean"}, "class_correct": {"type": "boolean"}, "localized": {"type": "boolean"},
     "false_positive": {"type": "boolean"}, "consequence_of": {"type": "string"},
     "human_steps": {"type": "integer", "minimum": 0},
-    "impact": _OBJ, "detected_by": _OPT_STR, "lead_time_s": _OPT_NUM, "link_down_at_s": _OPT_NUM,
+    "impact": _OBJ, "impact_shared_with": _OBJ, "detected_by": _OPT_STR, "lead_time_s": _OPT_NUM,
+    "link_down_at_s": _OPT_NUM,
     "signals": {"type": "array", "items": _obj({"t_s": _NUM, "host": _OPT_STR, "severity": {"enum": [0, 1, 2]},
                                                 "kinds": {"type": "array", "items": {"type": "string"}},
                                                 "text": {"type": "string"}, "file": _OPT_STR,
@@ -88,8 +89,8 @@ def journal_schema() -> dict[str, Any]:
                                                             ["fault", "met", "problems"])},
             "launch_config": _OBJ,
             "incidents": {"type": "array", "items": _INCIDENT},
-            "workloads": {"type": "array", "items": _obj({"name": {"type": "string"}, "kind": {"type": "string"}},
-                                                         ["name"])},
+            "workloads": {"type": "array", "items": _obj({"name": {"type": "string"}, "kind": {"type": "string"},
+                                                          "unattributed": _OBJ}, ["name"])},
             "recovery": _OBJ, "sweeps": _OBJ,
             "summary": _obj({"incidents": {"type": "integer"}, "diagnosed_correctly": {"type": "integer"},
                              "recovered": {"type": "integer"}, "false_positives": {"type": "integer"},

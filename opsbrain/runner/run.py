@@ -110,7 +110,8 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
         "launch_config": {name: hccl_launch_env(w.p) for name, w in world.sim.workloads.items()
                           if isinstance(w, TrainingJob | InferenceService)},  # each workload's HCCL environment
         "incidents": incidents,
-        "workloads": [{"name": name, **acc} for name, acc in accounting_end.items()],
+        "workloads": [{"name": name, **acc, "unattributed": unattributed(acc, name, incidents)}
+                      for name, acc in accounting_end.items()],
         "recovery": world.orchestrator.report(),
         "sweeps": world.sweeper.report(world.orchestrator.actions_for) if world.sweeper else {"enabled": False},
         "summary": summarize(incidents, faults, world, time.perf_counter() - wall0),
@@ -238,20 +239,45 @@ def _series(w: Any) -> scoring.Series:
     return [(float(s["t"]), float(s["decode_tokens_per_s"])) for s in w.rate_history()]
 
 
-def _impact(before: dict[str, Any] | None, after: dict[str, Any], names: list[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for n in names:
-        a, b = after.get(n, {}), (before or {}).get(n, {})
-        if a.get("kind") == "training":
-            out[n] = {"lost_npu_s": a.get("lost_npu_s", 0.0) - b.get("lost_npu_s", 0.0),
-                      "redone_steps": a.get("redone_steps", 0.0) - b.get("redone_steps", 0.0),
-                      "downtime_s": a.get("downtime_s", 0.0) - b.get("downtime_s", 0.0),
-                      "stalled_s": a.get("stalled_s", 0.0) - b.get("stalled_s", 0.0),
-                      "ckpt_stall_s": a.get("ckpt_stall_s", 0.0) - b.get("ckpt_stall_s", 0.0)}
-        else:
-            out[n] = {"lost_tokens": a.get("lost_tokens", 0.0) - b.get("lost_tokens", 0.0),
-                      "slo_violation_s": a.get("slo_violation_s", 0.0) - b.get("slo_violation_s", 0.0)}
-    return out
+def unattributed(acc: dict[str, Any], name: str, faults: list[dict[str, Any]]) -> dict[str, float]:
+    """The part of a workload's loss no fault's impact carries (before the first fault touching it, or while none
+    of their impact windows was open: noise, a fault no one injected): the faults' ``impact`` shares of it plus
+    this add up to its total."""
+    fields = IMPACT_FIELDS.get(acc.get("kind", ""), ())
+    return {k: (acc.get(k) or 0.0) - sum((f.get("impact") or {}).get(name, {}).get(k, 0.0) for f in faults)
+            for k in fields}
+
+
+IMPACT_FIELDS = {"training": ("lost_npu_s", "redone_steps", "downtime_s", "stalled_s", "ckpt_stall_s"),
+                 "inference": ("lost_tokens", "slo_violation_s")}
+
+
+def _attribute_impact(entries: list[dict[str, Any]], windows: dict[str, list[scoring.Window]],
+                      snaps: dict[float, dict[str, dict[str, Any]]], accounting_end: dict[str, dict[str, Any]],
+                      end: float) -> None:
+    """Fill each fault entry's ``impact``: per affected workload, its share of the workload's loss. The run is cut
+    at every snapshot (each fault's onset); each segment's loss (the workload's accounting at its end minus at its
+    start) goes to the faults :func:`scoring.loss_owners` names, in equal shares, so the faults' figures and the
+    workload's ``unattributed`` rest add up to its loss instead of each fault carrying all of it. A fault that
+    shared a loss says with which faults (``impact_shared_with``: workload -> fault ids)."""
+    cuts = sorted(t for t in snaps if t < end) + [end]
+    points = [snaps[t] for t in cuts[:-1]] + [accounting_end]
+    by_id = {e["id"]: e for e in entries}
+    for e in entries:
+        e["impact"] = {w: {k: 0.0 for k in IMPACT_FIELDS[accounting_end.get(w, {}).get("kind", "inference")]}
+                       for w in e["affected_workloads"]}
+    for w, wins in windows.items():
+        fields = IMPACT_FIELDS[accounting_end.get(w, {}).get("kind", "inference")]
+        for k, owners in enumerate(scoring.loss_owners(cuts, wins)):
+            a, b = points[k + 1].get(w, {}), points[k].get(w, {})
+            if any(a.get(fld, 0.0) - b.get(fld, 0.0) > 0 for fld in fields) and len(owners) > 1:
+                for fid in owners:  # say who shared a loss with whom (reports print "its share")
+                    others = by_id[fid].setdefault("impact_shared_with", {}).setdefault(w, [])
+                    others += [o for o in owners if o != fid and o not in others]
+            for fid in owners:
+                share = by_id[fid]["impact"][w]
+                for fld in fields:
+                    share[fld] += (a.get(fld, 0.0) - b.get(fld, 0.0)) / len(owners)
 
 
 def _root(inc: Incident) -> str | None:
@@ -278,10 +304,11 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
     incs = {i.id: i for i in ctl.incidents}
     matched = scoring.match_incidents(faults, [(i.id, i.opened_at, i.components) for i in ctl.incidents],
                                       horizon_s=24 * 3600.0, roots={i.id: _root(i) for i in ctl.incidents})
-    onsets = sorted({f.at_s for f in truths})
     series = {name: _series(w) for name, w in sim.workloads.items()}
+    breaches = {name: br for name, w in sim.workloads.items() if (br := _breach(w)) is not None}
     out: list[dict[str, Any]] = []
     harms: list[scoring.Harm] = []  # what each fault's workloads suffered, and until when (consequences)
+    windows: dict[str, list[scoring.Window]] = {}  # workload -> each touching fault's impact window on it
     for f in truths:
         mine = sorted((incs[i] for i, fid in matched.items() if fid == f.id), key=lambda x: x.opened_at)
         primary = mine[0] if mine else None
@@ -297,12 +324,14 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
         window_end = scoring.fault_window_end(f.at_s, f.ended_at_s, [a["start_s"] for a in actions
                                                                       if a.get("start_s") is not None], end)
         affected = scoring.blast_radius(f.kind, f.target, _placed(sim, f.at_s, window_end))
-        nxt = next((t for t in onsets if t > f.at_s), end)
         bars = {w: b for w in affected if (b := scoring.nominal_at(sim.workloads[w], f.at_s, (nominal or {}).get(w)))
                 is not None}
         degraded = scoring.degraded_after(actions, sim.workloads)
-        ttr = scoring.credited_ttr(_ttr(f, affected, series, actions, end, bars, window_end,
-                                        {d["workload"]: d["rate"] for d in degraded}), detected)
+        raw, per_workload = _ttr(f, affected, series, actions, end, bars, window_end,
+                                 {d["workload"]: d["rate"] for d in degraded}, breaches)
+        ttr = scoring.credited_ttr(raw, detected)
+        for w, t in per_workload.items():
+            windows.setdefault(w, []).append((f.id, f.at_s, end if t is None else f.at_s + t))
         placed = _placed(sim, f.at_s, window_end)
         harms.append((f.id, f.at_s, end if ttr is None else f.at_s + ttr, {n for w in affected for n in placed[w]}))
         runbooks = [orch.incident(k).get("runbook") for k in keys]
@@ -322,10 +351,11 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
             "correct": cls == f.kind and scoring.localized(f.kind, f.target, comp),
             "degraded": [{k: v for k, v in d.items() if k != "rate"} for d in degraded],  # recovered scaled in
             "human_steps": sum(orch.incident(k).get("human_steps", 0) for k in keys),
-            "impact": _impact(snaps.get(f.at_s), snaps.get(nxt, accounting_end), affected),
+            "impact": {},  # below, once every fault's impact window is known (:func:`scoring.loss_owners`)
             **signal_lines([sg for inc in mine for sg in inc.signals]),
         })
         out[-1].update(_lead_time(sim, f, detected, primary is not None and primary.id in ctl.adopted))
+    _attribute_impact(out, windows, snaps, accounting_end, end)
     for inc in ctl.incidents:
         if inc.id in matched:
             continue
@@ -408,19 +438,34 @@ def _placed(sim: Any, start: float, end: float) -> dict[str, list[str]]:
     return {name: sorted(scoring.nodes_during(w, start, end)) for name, w in sim.workloads.items()}
 
 
+def _breach(w: Any) -> scoring.Series | None:
+    """An inference service's latency SLO over time: (t, 1.0 while TPOT or TTFT is over its bound, else 0.0), the
+    bounds its ``slo_violation_s`` also counts; None for training, or for a service that did not meet them at its
+    start (an SLO it never met is no bar to come back within)."""
+    if w.kind != "inference":
+        return None
+    tpot, ttft = w.p.tpot_slo_ms, w.p.ttft_slo_s * 1e3
+    out = [(float(s["t"]), 1.0 if s["tpot_ms"] > tpot or s["ttft_ms"] > ttft else 0.0) for s in w.rate_history()]
+    return out if out and out[0][1] == 0.0 else None
+
+
 def _ttr(f: ActiveFault, affected: list[str], series: dict[str, scoring.Series], actions: list[dict[str, Any]],
          end: float, nominal: dict[str, float], dip_by: float | None = None,
-         degraded: dict[str, float] | None = None) -> float | None:
+         degraded: dict[str, float] | None = None,
+         breaches: dict[str, scoring.Series] | None = None) -> tuple[float | None, dict[str, float | None]]:
+    """The fault's ttr (None: not recovered by the run's end) and, per affected workload, when it was back."""
     if affected:
-        ttrs = [scoring.time_to_recover(series[w], f.at_s, end, nominal=nominal.get(w), dip_by=dip_by,
-                                        degraded_rate=(degraded or {}).get(w)) for w in affected]
-        return None if any(t is None for t in ttrs) else max(t for t in ttrs if t is not None)
+        ttrs = {w: scoring.time_to_recover(series[w], f.at_s, end, nominal=nominal.get(w), dip_by=dip_by,
+                                           degraded_rate=(degraded or {}).get(w), breach=(breaches or {}).get(w))
+                for w in affected}
+        vals = list(ttrs.values())
+        return (None if any(t is None for t in vals) else max(t for t in vals if t is not None)), ttrs
     done = [a["end_s"] for a in actions if a.get("status") == "succeeded" and a.get("end_s") is not None]
     if done:
-        return max(done) - f.at_s
+        return max(done) - f.at_s, {}
     if f.ended_at_s is not None:
-        return f.ended_at_s - f.at_s
-    return None
+        return f.ended_at_s - f.at_s, {}
+    return None, {}
 
 
 def summarize(incidents: list[dict[str, Any]], faults: list[dict[str, Any]], world: World,

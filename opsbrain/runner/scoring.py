@@ -1,9 +1,18 @@
 """Scoring after the fact: the only place that reads injected ground truth.
 
 Times follow DESIGN.md: ttd = detection - onset, ttdiag = diagnosis - onset, ttr = start of the first 30 s window
-(after the workloads first fell below 95% of their pre-fault rate) in which they run at >= 95% again, - onset;
-0 when they never fell below 95%. A fault that touches no workload gets ttr from its component's return to
-service (the end of the incident's last successful action, or the fault's own end when it healed by itself).
+(after the workloads first left the bar: below 95% of their pre-fault rate or, for an inference service, TPOT /
+TTFT over its SLO) in which they are back within it, - onset. A workload that stayed inside the bar but was still
+degraded (below its pre-fault rate) recovers when the degradation stopped (back at the pre-fault rate for 30 s):
+a fault is never recovered at the onset of a degradation it caused, and a fault tolerated by design (only a ticket)
+is charged the time its impact lasted. 0 only when no affected workload was degraded at all. A fault that touches
+no workload gets ttr from its component's return to service (the end of the incident's last successful action, or
+the fault's own end when it healed by itself).
+
+Impact: a workload's loss is cut at every fault's onset; each segment's loss goes in equal shares to the faults
+touching the workload whose impact window (onset to that workload's recovery, the run's end when it never
+recovered) covers the segment's start (:func:`loss_owners`); the rest (before any fault, after every impact ended)
+is the workload's ``unattributed`` loss. Per-fault figures plus that add up to the workload's total.
 
 Issue 17: an incident belongs to a fault while the fault lives (onset to its end, plus the matching horizon), so a
 slow decay flagged days before it fails is credited; ttr is charged only to the workloads placed on the fault's
@@ -25,6 +34,7 @@ from faultlib import ids
 
 RECOVERY_SHARE = 0.95
 RECOVERY_WINDOW_S = 30.0
+FULL_SHARE = 1 - 1e-6  # reason: 'back at the pre-fault rate', short of float noise in a recomputed rate
 
 Series = list[tuple[float, float]]  # piecewise-constant (t, rate) change points, sorted by t
 
@@ -36,13 +46,18 @@ def rate_at(series: Series, t: float) -> float:
 
 def time_to_recover(series: Series, onset: float, end: float, share: float = RECOVERY_SHARE,
                     window: float = RECOVERY_WINDOW_S, nominal: float | None = None,
-                    dip_by: float | None = None, degraded_rate: float | None = None) -> float | None:
-    """Seconds from ``onset`` to the start of the first ``window`` at >= ``share`` of the pre-fault rate after the
-    first dip; 0.0 if no dip before ``end`` (or before ``dip_by``: a dip that begins after the fault's window is
-    another cause's); None if no recovery before ``end``. When an earlier fault had already pulled the rate below
-    ``share`` of ``nominal``, recovery is measured against ``nominal`` instead. ``degraded_rate``: the fault's
-    response scaled the job in; it has recovered (in degraded operation, said apart) once it runs at ``share`` of
-    that smaller placement's fault-free rate."""
+                    dip_by: float | None = None, degraded_rate: float | None = None,
+                    breach: Series | None = None) -> float | None:
+    """Seconds from ``onset`` to the start of the first ``window`` in which the workload is back within the bar after
+    the first dip: at >= ``share`` of the pre-fault rate and, with ``breach`` (an inference service's latency SLO:
+    (t, 1.0 while TPOT or TTFT is over its bound, else 0.0)), inside its SLO. A workload that never left the bar but
+    was still degraded (below its pre-fault rate, :data:`FULL_SHARE`) recovers when the degradation stopped: the start
+    of the first ``window`` back at the pre-fault rate (a fault tolerated by design, only a ticket, is charged the
+    time its impact lasted, not 0). 0.0 only when the workload was not degraded at all before ``end`` (or before
+    ``dip_by``: a dip that begins after the fault's window is another cause's); None if no recovery before ``end``.
+    When an earlier fault had already pulled the rate below ``share`` of ``nominal``, recovery is measured against
+    ``nominal`` instead. ``degraded_rate``: the fault's response scaled the job in; it has recovered (in degraded
+    operation, said apart) once it runs at ``share`` of that smaller placement's fault-free rate."""
     pre = rate_at(series, onset - 1e-6)
     if nominal is not None and pre < share * nominal:
         pre = nominal
@@ -50,17 +65,25 @@ def time_to_recover(series: Series, onset: float, end: float, share: float = REC
         pre = min(pre, degraded_rate)
     if pre <= 0:
         return 0.0
-    bar = share * pre
-    points = [(t, r) for t, r in series if onset < t <= end]
-    timeline = [(onset, rate_at(series, onset))] + points
-    dip = next((t for t, r in timeline if r < bar), None)
-    if dip is None or (dip_by is not None and dip > dip_by):
-        return 0.0
+    times = sorted({onset} | {t for t, _ in series if onset < t <= end}
+                   | {t for t, _ in (breach or []) if onset < t <= end})
+    by = end if dip_by is None else dip_by
+
+    def out_of(level: float, t: float) -> bool:
+        return rate_at(series, t) < level or (breach is not None and rate_at(breach, t) > 0)
+
+    level = share * pre
+    dip = next((t for t in times if t <= by and out_of(level, t)), None)
+    if dip is None:  # inside the bar throughout: recovered when the degradation, if any, stopped
+        level = FULL_SHARE * pre
+        dip = next((t for t in times if t <= by and out_of(level, t)), None)
+        if dip is None:
+            return 0.0
     good_since: float | None = None
-    for t, r in timeline:
+    for t in times:
         if t < dip:
             continue
-        if r >= bar:
+        if not out_of(level, t):
             if good_since is None:
                 good_since = t
         else:
@@ -285,3 +308,18 @@ def consequence_of(nodes: set[str], opened: float, harms: list[Harm]) -> str | N
     live = [(onset, fid) for fid, onset, until, placed in harms
             if onset <= opened + 1e-9 and opened <= until + 1e-9 and nodes & placed]
     return max(live)[1] if live else None
+
+
+Window = tuple[str, float, float]  # (fault id, onset, end of its impact on one workload: its recovery or the run's end)
+
+
+def loss_owners(cuts: list[float], windows: list[Window]) -> list[list[str]]:
+    """Which faults a workload's loss in each segment ``cuts[k]`` .. ``cuts[k + 1]`` (the run cut at every fault's
+    onset; the last segment runs to the run's end) is charged to, given the ``windows`` of the faults that touch
+    the workload: those whose impact window covers the segment's start (onset <= start < end of impact), in equal
+    shares (several faults degrading one job at once each carry their share, not the whole; the job's rate cannot
+    tell them apart). A segment no window covers (before the first fault, after every fault's impact ended: noise,
+    another workload's fault) is no fault's: its loss stays unattributed, so the faults' figures and the
+    unattributed rest add up to the workload's loss."""
+    return [sorted(fid for fid, onset, until in windows if onset <= start + 1e-9 and until > start + 1e-9)
+            for start in cuts[:-1]]
