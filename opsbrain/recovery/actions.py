@@ -49,6 +49,7 @@ class Executor:
         self.scale_in_max_share = scale_in_max_share  # of a training job's launch nodes (RecoveryParams)
         self.step_timeout_s = step_timeout_s  # a step's attempt ends then (RecoveryParams.step_timeout_s)
         self._restarting: dict[str, simpy.Event] = {}  # workload label -> ends with its restart under way
+        self._pending: dict[str, list[simpy.Event]] = {}  # workload -> pending restarts to wake when one starts
         self._spare_waiters: list[SpareWaiter] = []  # first come, first served
         self._returned_at: dict[str, float] = {}  # node -> when it last rejoined the pool
         self.on_returned: Callable[[str], None] | None = None  # a node stayed in the pool (no waiter took it)
@@ -72,6 +73,9 @@ class Executor:
                 other = self._restarting.get(label)
             done = env.event()
             self._restarting[label] = done
+            for ev in self._pending.pop(label, []):  # a pending restart looks again: this one re-places the job
+                if not ev.triggered:
+                    ev.succeed()
             try:
                 return (yield factory())
             finally:
@@ -256,24 +260,47 @@ class Executor:
 
         def run() -> Generator[simpy.Event, Any, Any]:
             start = env.now
+            was_running = ctx.workload_runs(name)
             deadline = env.timeout(self.restart_pending_max_s)
-            while stuck := self._unplaceable(name, self._replace(params.replace, ctx, list(w.nodes))):
-                if deadline.processed:
+            waited = False
+            while True:
+                stuck = self._unplaceable(name, self._replace(params.replace, ctx, list(w.nodes)))
+                other = self._restarting.get(name)  # another response's restart (or scale) of the job under way
+                other = other if other is not None and not other.triggered else None
+                if not stuck and other is None:
+                    break
+                if stuck and deadline.processed:
                     return ActionResult(a, name, "failed", float(start), float(env.now), {
                         "unplaceable": stuck, "reason": f"{len(stuck)} node(s) of the job still out of service "
                         f"with no spare after {env.now - start:.0f} s: {', '.join(stuck)} (its ranks cannot be "
                         "placed)"})
+                waited = True
+                if not stuck:  # placeable now, but another restart re-places the job: look again once it ends
+                    assert other is not None
+                    yield other
+                    continue
                 changed = env.event()
 
                 def wake(*_: Any, ev: simpy.Event = changed) -> None:
                     if not ev.triggered:
                         ev.succeed()
 
+                # look again at a health change anywhere, when another response's restart of the job starts (it
+                # re-places the job) and when the one under way ends
+                self._pending.setdefault(name, []).append(changed)
                 st.subscribe(wake)
                 try:
-                    yield changed | deadline  # a health change anywhere: look again
+                    yield changed | deadline | (other if other is not None else env.event())
                 finally:
                     st.unsubscribe(wake)
+                    if changed in self._pending.get(name, []):
+                        self._pending[name].remove(changed)
+            if waited and not was_running and ctx.workload_runs(name):
+                # while this restart was pending, another response's restart brought the job back (and placed it
+                # off the node it waited for): restarting it again would only throw away the steps since then
+                return ActionResult(a, name, "succeeded", float(start), float(env.now), {
+                    "joined": True, "pending_s": round(env.now - start, 3),
+                    "reason": "another restart brought the job back while this one was pending"})
             res = yield restart()
             if env.now > start and isinstance(res, ActionResult) and res.start_s > start:
                 res = dataclasses.replace(res, detail={**res.detail, "pending_s": round(res.start_s - start, 3)})
@@ -364,6 +391,15 @@ class Executor:
         if not ctx.node_healthy(node):
             return self._instant("add_spare", node, "failed", retryable=False,
                                  reason="the node or one of its devices is not healthy")
+        back_at = self._returned_at.get(node)
+        if back_at is not None and back_at >= rec.started_at_s:
+            # the node rejoined the pool once already since this response took it out (the orchestrator returns a
+            # node when it is back in service): still there, or taken since by a response waiting for a spare or a
+            # scale-out. Returning it again would journal a second return and could hand out a node already taken.
+            return self._instant("add_spare", node, "succeeded", spares=len(self.sim.control.spares),
+                                 already_returned_at_s=round(back_at, 3),
+                                 in_pool=node in self.sim.control.spares,
+                                 reason="back in the spare pool already (returned when it came back in service)")
         if any(node in w.nodes for w in self.sim.workloads.values()):
             return self._instant("add_spare", node, "failed", retryable=False, reason="the node runs a workload")
         taken_by = self.return_spare(node, rec)

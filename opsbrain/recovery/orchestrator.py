@@ -466,6 +466,10 @@ class Orchestrator:
         if step.isolating:
             for label, _f in calls:
                 self.guardrails.release(label)
+        if step.target_expr is not None and TARGETS[step.target_expr] == "workloads" and not self.dry_run:
+            # failed or not, the step may have left a training job below its launch size (a scale-in whose restart
+            # failed still placed the job on fewer nodes): it scales back out once a spare is free
+            self.scale_out.note_below_launch(list(rec.extra.get("affected_workloads", [])), rec)
         return StepsResult("ok") if ok else StepsResult("failed", f"{path} {step.action} failed: {reason}")
 
     def _after_success(self, rec: IncidentRecord, action: str, target: str, res: ActionResult) -> None:

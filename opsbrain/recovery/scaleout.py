@@ -47,6 +47,16 @@ class ScaleOut:
         self.scaled_in[job] = rec
         self.try_all()
 
+    def note_below_launch(self, jobs: list[str], rec: IncidentRecord) -> None:
+        """After a response's step on ``jobs``: a training job left below its launch size by it (a scale-in whose
+        restart then failed still placed the job on fewer nodes, and the job's next restart runs at that size)
+        scales back out like one a successful scale-in left there. Jobs already noted keep their incident."""
+        for job in jobs:
+            w = self.sim.workloads.get(job)
+            if (w is not None and job not in self.scaled_in and w.kind == "training"
+                    and len(w.nodes) < self._launch_nodes(w)):
+                self.note_scale_in(job, rec)
+
     def try_all(self) -> None:
         """Start the rescale of every scaled-in job that can take a node from the pool now."""
         for job in list(self.scaled_in):

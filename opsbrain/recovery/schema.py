@@ -180,6 +180,10 @@ class Conditions(Strict):
                                    "light: visible to an operator through the switch port state)")
     workload_down: bool | None = Field(None, description="an affected training job is down now (crashed, e.g. "
                                        "its HCCL re-executions ran out at MaxCnt: what the scheduler shows)")
+    workload_stopped: bool | None = Field(None, description="an affected workload does no work now: a training "
+                                          "job stalled, down or restarting (not running nor writing a checkpoint), "
+                                          "an inference instance not up (what the scheduler and the dashboard "
+                                          "show); false when every affected workload runs")
     link_downs_at_least: int | None = Field(None, ge=1, description="the diagnosed link went down at least this "
                                             "often in 24 h (the operator's link records)")
     link_downs_below: int | None = Field(None, ge=1, description="the diagnosed link went down fewer times than "

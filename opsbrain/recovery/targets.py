@@ -224,6 +224,11 @@ def conditions_hold(cond: Any, ctx: Context) -> tuple[bool, str]:
         down = any(w.kind == "training" and getattr(w, "state", "") == "down" for w in jobs)
         if down != cond.workload_down:
             return False, "an affected training job is " + ("down" if down else "not down")
+    if cond.workload_stopped is not None:
+        stopped = [q or name for name, q in ctx.workloads if not ctx.workload_runs(name, q)]
+        if bool(stopped) != cond.workload_stopped:
+            return False, ("an affected workload is stopped: " + ", ".join(stopped) if stopped else
+                           "every affected workload runs (" + ", ".join(q or n for n, q in ctx.workloads) + ")")
     if cond.link_down is not None:
         link = ctx.component
         if link is None or link not in ctx.sim.topology.links:
