@@ -1,4 +1,4 @@
-"""Tester K's four crashes during a recovery (session 30): a job left below its launch size by a scale-in whose
+"""Tester K's four crashes during a recovery (session 29): a job left below its launch size by a scale-in whose
 restart failed scales back out once a spare is free; pending restarts join the restart that brought the job back
 instead of restarting it again; a node the orchestrator already returned to the pool is not returned twice; and
 rb-collective-timeout-sw leaves a job that runs again alone (``workload_stopped``)."""
