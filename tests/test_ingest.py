@@ -256,3 +256,10 @@ def test_documented_harmless_start_up_warnings_give_no_signal(line: str) -> None
     # the same start with a real failure after it: the failure decides
     oom = "RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB (NPU 0; 60.97 GiB total capacity)"
     assert {s.kind for s in ingest_text(line + "\n" + oom)[0]} >= {"mem:oom"}
+
+
+def test_a_checkpoint_that_does_not_fit_the_model_is_the_jobs_configuration() -> None:
+    # torch/nn/modules/module.py _load_from_state_dict; lm-sys/FastChat#575 (a vocab padded to 32,001)
+    line = ("\tsize mismatch for model.embed_tokens.weight: copying a param with shape torch.Size([32001, 4096]) from "
+            "checkpoint, the shape in current model is torch.Size([32000, 4096]).")
+    assert "cfg:env" in {s.kind for s in parse_line(line)}

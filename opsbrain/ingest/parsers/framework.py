@@ -142,6 +142,13 @@ fatal ``CHECK failed: GeneratedDatabase()->Add(encoded_file_descriptor, size)``)
 generated code (protobuf#5254, the maintainer: "the generated code ... is somehow getting linked twice ... multiple .so
 files"), i.e. two installed packages that do not belong together (torchair FAQ: a TE wheel not matching the CANN in
 use). The installation, not the program's logic."""
+RE_CKPT_SHAPE = screened(r"size mismatch for [\w.]+: copying a param with shape .{0,120}? from checkpoint, the shape "
+                         r"in current model is")
+"""PyTorch's ``load_state_dict`` refusing a checkpoint whose tensors do not fit the model as built
+(torch/nn/modules/module.py ``_load_from_state_dict``: "size mismatch for {}: copying a param with shape {} from
+checkpoint, the shape in current model is {}."): the checkpoint was saved under another model configuration (a vocab
+padded to another size, another hidden size or tensor-parallel split; lm-sys/FastChat#575, a 32,001-token checkpoint
+for a 32,000-token model): the job's settings, not the framework's code."""
 RE_OP_INFO = screened(r"Get op info json suffix path failed|Load op info (?:form |from )?json(?: config)? failed")
 """MindSpore reading the operator information of the installed CANN for the chip
 (mindspore/ccsrc/kernel/oplib/op_info_utils.cc, ``LoadOpInfoJson``: "Get op info json suffix path failed,
@@ -248,6 +255,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_TORCH_NO_NPU, "cfg:env"),
     (RE_PROTO_TWICE, "cfg:env"),
     (RE_OP_INFO, "cfg:env"),
+    (RE_CKPT_SHAPE, "cfg:env"),
     (screened(r"invalid device|device id.*(?:invalid|out of range|exceed)|(?:invalid|wrong) (?:rank|device)|"
                 r"visible devices|set_device.*fail|SetDevice.*fail|because the device is (?:already )?(?:used|"
                 r"occupied|in use)|dcmi module initiali[sz]e failed\. ret is -8005"
