@@ -97,3 +97,13 @@ def test_a_failed_restarts_collective_error_is_the_link_faults_consequence_not_a
     assert any(i.get("consequence_of") == link["id"] for i in others), others
     assert not [i for i in others if i["false_positive"]]
     assert j["summary"]["false_positives"] == 0
+
+
+def test_a_consequence_is_no_noise_incident_in_a_campaigns_record() -> None:
+    from opsbrain.campaign.summary import seed_record
+
+    journal = {"seed": 0, "policy": "auto", "incidents": [
+        {"injected": None, "consequence_of": "f0002", "false_positive": False, "actions": []},
+        {"injected": None, "false_positive": True, "actions": []}]}
+    rec = seed_record(journal)
+    assert rec["noise_incidents"] == 1 and rec["false_positives"] == 1

@@ -46,7 +46,7 @@ def seed_record(journal: dict[str, Any], timeline: Timeline | None = None, spare
             "runbook": i.get("runbook"), "human_steps": int(i.get("human_steps") or 0),
             "degraded": bool(i.get("degraded")),  # its recovery left a job scaled in (degraded operation)
             "affected": list(i.get("affected_workloads") or []), "impact": i.get("impact") or {}})
-    noise = [i for i in journal.get("incidents", []) if not i.get("injected")]
+    noise = [i for i in journal.get("incidents", []) if not i.get("injected") and not i.get("consequence_of")]
     swaps = sum(1 for i in journal.get("incidents", []) for a in i.get("actions", [])
                 if a.get("action") == "swap_spare" and a.get("status") == "succeeded")
     rep = journal.get("recovery") or {}

@@ -92,7 +92,8 @@ def build_campaign_report(journals: list[dict[str, Any]], summary: dict[str, Any
             "confusion": {"rows": kinds, "cols": cols, "matrix": matrix},
             "false_positives": sum(1 for j in journals for i in j.get("incidents") or []
                                    if not i.get("injected") and i.get("false_positive")),
-            "noise_incidents": sum(1 for j in journals for i in j.get("incidents") or [] if not i.get("injected")),
+            "noise_incidents": sum(1 for j in journals for i in j.get("incidents") or []
+                                   if not i.get("injected") and not i.get("consequence_of")),
             "efficiency": _efficiency(journals), "vs_manual": _vs_manual(faults)}
 
 

@@ -483,7 +483,8 @@ def summarize(incidents: list[dict[str, Any]], faults: list[dict[str, Any]], wor
                                if (d := getattr(w, "degraded", lambda: None)()) is not None],
         "handled_without_human": sum(i["ttr_s"] is not None and i.get("human_steps", 0) == 0 for i in faults),
         # recovered with no person's step: a fault nothing handled (missed, never recovered) is none
-        "false_positives": len(fps), "noise_incidents": sum(i["injected"] is None for i in incidents),
+        "false_positives": len(fps),
+        "noise_incidents": sum(i["injected"] is None and not i.get("consequence_of") for i in incidents),
         "median_ttr_s": sorted(ttrs)[len(ttrs) // 2] if ttrs else None,
         "diagnosis_ms_mean": sum(ms) / len(ms) if ms else None, "wall_s": wall_s,
         "events": len(world.sim.trace),
