@@ -21,6 +21,7 @@ from opsbrain.bundle import layout as L
 from opsbrain.bundle.reader import BundleLine, paused_gc, real_nodes, scan_bundle, signals_of
 from opsbrain.diagnosis.multirank import apply_root_cluster, multirank_verdict
 from opsbrain.ingest import Signal
+from opsbrain.ingest.derive import link_history_dropped
 from opsbrain.ingest.where import user_terms
 
 
@@ -240,6 +241,8 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
                                      "signals name (the class's component is its node)")
     diagnosis["evidence_lines"] = primary["evidence_lines"] if primary else []
     placed = [s.at(file=lines[where[id(s)]].file, line_no=lines[where[id(s)]].line) for s in sigs]
+    # a port's link changes from before the job are its history: not the root's own signals (as under --logs)
+    placed, _old = link_history_dropped(placed, r.ranks.job_start)
     mr = multirank_verdict(r.ranks, placed, engine, max((s.t for s in sigs), default=0.0))
     if mr is not None:
         diagnosis["root_cluster"] = mr

@@ -134,7 +134,8 @@ def _not_ahead(found: list[Any], cap: Any) -> list[Any]:
     return [x for x in found if x <= cap] or found
 
 
-_WRITTEN = (_TS_SLOG, _TS_PTA, _TS_ISO, _TS_HWLOG, _TS_CTIME)
+_WRITTEN = ((_TS_SLOG, _slog), (_TS_PTA, _hw_or_iso), (_TS_ISO, _hw_or_iso), (_TS_HWLOG, _hw_or_iso),
+            (_TS_CTIME, _ctime))
 """Full date-times a message may write in its text, not as the line's stamp: the device plugin's
 ``alarmRaisedTime:2025-11-21 05:36:53`` (a ``kubectl get events`` or ``describe`` line), a CANN code's
 ``2025-06-25-11:01:22.586.187``."""
@@ -155,10 +156,10 @@ def latest_written(lines: Iterable[str], limit: int = 200_000) -> datetime | Non
         if "20" not in line:  # no year of this century: no date-time to look for
             continue
         found: list[datetime] = []
-        for rx in _WRITTEN:
+        for rx, conv in _WRITTEN:
             for m in rx.finditer(line):
                 try:
-                    found.append(_ctime(m) if rx is _TS_CTIME else _slog(m) if rx is _TS_SLOG else _hw_or_iso(m))
+                    found.append(conv(m))
                 except (ValueError, KeyError):
                     continue
         for m in _RFC2822.finditer(line):

@@ -30,7 +30,6 @@ from opsbrain.diagnosis.knowledge import default_params, default_table
 from opsbrain.diagnosis.rootcluster import KIND_WORDS, RootCluster, analyse
 from opsbrain.diagnosis.vote import scores, vote
 from opsbrain.ingest import Signal
-from opsbrain.ingest.derive import link_history_dropped
 from opsbrain.ingest.ranks import RankProcess, RankTable
 from opsbrain.ingest.where import user_terms
 from opsbrain.ingest.workers import host_root
@@ -126,9 +125,6 @@ def multirank_verdict(table: RankTable, signals: list[Signal], engine: Any, now:
     """The root cluster and its class, or None when no process of a collective logged an error."""
     if not any(p.first_error is not None for p in table.processes):
         return None
-    # a port's link changes from before the job are its history, under --logs as in a bundle (derive)
-    signals, _old = link_history_dropped(signals, min((p.first_t for p in table.processes if p.first_t is not None),
-                                                      default=None))
     rc = analyse(table)
     out = rc.as_dict()
     out["decides"] = rc.kind in DECIDING and bool(rc.roots) and len(rc.roots) <= max(2, len(table.processes) // 2)
@@ -229,18 +225,20 @@ def _a_later_root(own: dict[str, Any], roots: list[dict[str, Any]]) -> bool:
         r["device"] == own.get("device") and (r["host"] or None) in (own.get("host"), None) for r in roots[1:])
 
 
-def _first_of_the_same_class(out: dict[str, Any], mr: dict[str, Any], own: dict[str, Any]) -> bool:
+def _first_root(mr: dict[str, Any]) -> dict[str, Any]:
+    """The root cluster's first root as a verdict's ``root``."""
+    r = mr["roots"][0]
+    return {"component": mr["component"], "host": r["host"] or None, "device": r["device"], "name": r["name"]}
+
+
+def _first_of_the_same_class(out: dict[str, Any], mr: dict[str, Any], own: dict[str, Any]) -> None:
     """Where the root cluster's class is the verdict's and the verdict's device is one of its roots but not the
-    first (the earliest to fail), the first is the root: the same failure on several devices started there. True
-    when it placed the verdict so."""
+    first (the earliest to fail), the first is the root: the same failure on several devices started there."""
     roots = mr.get("roots") or []
-    if not (roots and mr.get("fault_class") == out.get("fault_class") and _a_later_root(own, roots)):
-        return False
-    out["root"] = {"component": mr["component"], "host": roots[0]["host"] or None, "device": roots[0]["device"],
-                   "name": roots[0]["name"]}
-    out["evidence"].insert(0, "placed by the multi-rank root cluster (its class is the verdict's; the verdict's "
-                           "device failed later): " + mr["summary"])
-    return True
+    if roots and mr.get("fault_class") == out.get("fault_class") and _a_later_root(own, roots):
+        out["root"] = _first_root(mr)
+        out["evidence"].insert(0, "placed by the multi-rank root cluster (its class is the verdict's; the verdict's "
+                               "device failed later): " + mr["summary"])
 
 
 def apply_root_cluster(out: dict[str, Any], mr: dict[str, Any], engine: Any, max_lines: int = 12) -> None:
@@ -258,17 +256,15 @@ def apply_root_cluster(out: dict[str, Any], mr: dict[str, Any], engine: Any, max
     if out.get("fault_class") not in (UNKNOWN, "collective_timeout_sw") and not overrule:
         if own.get("host") is None and own.get("device") in (None, roots[0]["device"]):
             # the verdict's class stands; the root cluster says which host its device is on
-            out["root"] = {"component": mr["component"], "host": roots[0]["host"] or None, "device": roots[0]["device"],
-                           "name": roots[0]["name"]}
+            out["root"] = _first_root(mr)
             out["evidence"].insert(0, "placed by the multi-rank root cluster: " + mr["summary"])
         elif mr.get("fault_class") == out.get("fault_class") and roots[0]["device"] is not None and \
                 (own.get("host"), own.get("device")) != (roots[0]["host"] or None, roots[0]["device"]):
             # the same class: the wait relations among the job's processes place it (the devices waited on it)
-            out["root"] = {"component": mr["component"], "host": roots[0]["host"] or None, "device": roots[0]["device"],
-                           "name": roots[0]["name"]}
+            out["root"] = _first_root(mr)
             out["evidence"].insert(0, "placed by the multi-rank root cluster (its class is the verdict's): "
                                    + mr["summary"])
-        elif not _first_of_the_same_class(out, mr, own):
+        else:
             out["evidence"].insert(0, "multi-rank root cluster (not deciding; the verdict rests on other "
                                    "evidence): " + mr["summary"])
         return
@@ -277,8 +273,7 @@ def apply_root_cluster(out: dict[str, Any], mr: dict[str, Any], engine: Any, max
     out["component"] = mr["component"]
     out["runbook"] = _runbook(engine, mr["fault_class"])
     out["decided_by"] = "multi-rank root cluster; class from " + mr["class_from"]
-    out["root"] = {"component": mr["component"], "host": roots[0]["host"] or None, "device": roots[0]["device"],
-                   "name": roots[0]["name"]}
+    out["root"] = _first_root(mr)
     out["roots"] = [{"host": r["host"] or None, "device": r["device"], "name": r["name"]} for r in roots]
     out["evidence"] = [mr["summary"]] + [e for e in out.get("evidence", []) if "escalate" not in e] + [
         f"the verdict on the whole input was {was}; the root cluster decides the root"]

@@ -295,8 +295,7 @@ def diagnose_logs(path: str | list[str], engine: Engine, matcher: Any = None, st
     _, _, ranks.root_name = ingest_paths(paths, stdin, reader)
     signals = on_workers(reader.signals, ranks, reader.origins)
     table = ranks.table()  # (after on_workers, which names the collector's root)
-    signals, old = link_history_dropped(signals, min((p.first_t for p in table.processes if p.first_t is not None),
-                                                     default=None))
+    signals, old = link_history_dropped(signals, table.job_start)
     res = diagnose_signals(engine, signals, reader.stats.as_dict(), knowledge, table, hooks.view)
     if old:
         res["diagnosis"]["evidence"].append(

@@ -72,7 +72,7 @@ def _sections(text: str) -> list[tuple[str, str, list[str]]]:
     return out
 
 
-def _ctime(text: str) -> float | None:
+def ctime_seconds(text: str) -> float | None:
     try:
         return datetime.strptime(" ".join(text.split()), "%a %b %d %H:%M:%S %Y").timestamp()
     except ValueError:
@@ -162,7 +162,7 @@ def parse_command_outputs(text: str, host: str | None = None, file: str | None =
             _optical(out, dev, lines)
         elif "-link_stat" in args:
             for line in lines:
-                if (m := RE_LINK_RECORD.search(line)) and m.group(3) == "DOWN" and (t := _ctime(m.group(2))):
+                if (m := RE_LINK_RECORD.search(line)) and m.group(3) == "DOWN" and (t := ctime_seconds(m.group(2))):
                     out.link_down_times.setdefault(dev, []).append(t)
         elif "-link" in args:
             for line in lines:

@@ -15,8 +15,8 @@ import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import datetime
 
+from opsbrain.ingest.commands import ctime_seconds
 from opsbrain.ingest.parsers.device import SECTION_DEVICE
 from opsbrain.ingest.parsers.fdreport import FD_PLACE, FD_ROOT, JSON_PART, PLACES
 from opsbrain.ingest.signal import Signal
@@ -116,12 +116,7 @@ _COUNTER = re.compile(r"link (?:up|down) count\s*:", re.I)
 
 def _record_time(text: str) -> float | None:
     m = _RECORD.search(text)
-    if m is None:
-        return None
-    try:
-        return datetime.strptime(" ".join(m.group(1).split()), "%a %b %d %H:%M:%S %Y").timestamp()
-    except ValueError:
-        return None
+    return ctime_seconds(m.group(1)) if m else None
 
 
 def link_history_dropped(signals: list[Signal], job_start: float | None) -> tuple[list[Signal], int]:

@@ -169,6 +169,11 @@ class RankTable:
     device_ips: dict[str, dict[int, str]]  # worker -> device index -> address (npu_info)
     notes: list[str] = field(default_factory=list)
 
+    @property
+    def job_start(self) -> float | None:
+        """The time of the processes' first line (epoch seconds, naive as logged), or None without one."""
+        return min((p.first_t for p in self.processes if p.first_t is not None), default=None)
+
 
 def _thread_key(key: tuple[str, str], body: str) -> tuple[str, str, str | None]:
     """A process key with the thread the line names (:data:`RE_THREAD`; None when it names none)."""

@@ -182,15 +182,17 @@ def _grep_head(line: str) -> int:
     return m.end()
 
 
+_FAN_OUT = r"((?=[\w.-]*[.-][\w.-]*\d|[\w.-]*\d[\w.-]*[.-])[A-Za-z0-9][\w.-]{0,62}): "
+"""A fan-out tool's host before a line: a digit and a dot or dash in it, as :data:`_HEAD` takes it."""
 _SOURCE_HEADS = (re.compile(r"\[pod/([^\]\s/]+)/"),  # kubectl logs --prefix: the pod
                  re.compile(r"(?:^|\s)([A-Za-z0-9][\w.-]*[-_]\d+) +\| "),  # docker compose logs: the container
-                 re.compile(r"(?:^|\s)((?=[\w.-]*[.-][\w.-]*\d|[\w.-]*\d[\w.-]*[.-])[A-Za-z0-9][\w.-]{0,62}): "))
+                 re.compile(r"(?:^|\s)" + _FAN_OUT))
 """Heads that name the container or host a line came from: ``kubectl logs --prefix``' pod, ``docker compose logs``'
 container, a fan-out tool's host (pdsh, clush, ``ansible -m shell``: a digit and a dot or dash in it, as
 :data:`_HEAD` takes it)."""
 
 
-_FAN_OUT_FIRST = re.compile(r"((?=[\w.-]*[.-][\w.-]*\d|[\w.-]*\d[\w.-]*[.-])[A-Za-z0-9][\w.-]{0,62}): ")
+_FAN_OUT_FIRST = re.compile(_FAN_OUT)
 
 
 def fan_out_host(prefix: str) -> str | None:
