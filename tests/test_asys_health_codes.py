@@ -40,8 +40,11 @@ def test_other_table_rows_and_unframed_codes_are_not_events() -> None:
     assert not [s for s in parse_line("write 0x80c98003 to reg", 0.0) if s.kind.startswith("dev:")]
 
 
-def test_the_ai_core_event_speaks_for_the_classes_of_ai_core_errors() -> None:
-    assert dict(default_table().of("dev:80C98001")) == {"framework_error": "secondary", "aicore_hang": "ambiguous"}
+def test_the_ai_core_event_speaks_for_the_class_of_ai_core_hardware_faults() -> None:
+    # the device's own fault event of its AI Core module is a hardware report (categories.yaml aicore_hardware, session
+    # 30), not the runtime's AI Core exception a program's operator error prints too
+    assert dict(default_table().of("dev:80C98001")) == {"aicore_hang": "primary"}
+    assert "hbm_uce" not in dict(default_table().of("rt:507015"))
 
 
 def test_a_health_row_more_severe_than_the_logged_event_it_restates_is_kept() -> None:

@@ -66,6 +66,26 @@ def test_a_syslog_line_whose_message_has_a_head_of_its_own_keeps_the_syslog_time
     assert rep["span"]["first"][5:] == "03-01T09:39:56" and rep["span"]["last"][5:] == "03-01T10:05:00"
 
 
+def test_a_zh_cn_locales_syslog_month_is_read(tmp_path: Path) -> None:
+    # rsyslog under LANG=zh_CN.UTF-8 writes the month as "3月" (tester U, session 30): before, every line of such a
+    # messages file was untimed and placed at the last stamp of the host's process logs, after the job's timeouts
+    from datetime import datetime
+
+    from opsbrain.ingest.timestamps import parse_stamp
+
+    node = tmp_path / "node-7"
+    node.mkdir()
+    (node / "messages").write_text(
+        "3月 01 09:06:00 node-35 kernel: [ 9197.584409] [ascend] [ERROR] [drv_soft_fault] [heart_beat_judge 318] "
+        "Heartbeat lost! (device=6; lost_count=4)\n"
+        "12月 1 10:00:00 node-35 systemd[1]: Started Session 1 of user root.\n", encoding="utf-8")
+    _lines, rep = read_bundle(node)
+    assert rep["lines"]["untimed"] == 0
+    assert {rep["span"]["first"][5:], rep["span"]["last"][5:]} == {"03-01T09:06:00", "12-01T10:00:00"}
+    assert parse_stamp("[六 3月  1 10:03:20 2025] x") == (datetime(2025, 3, 1, 10, 3, 20).timestamp(), True)
+    assert parse_stamp("13月 1 10:00:00 h k: x")[0] is None
+
+
 PLOG = ("[ERROR] RUNTIME(3813,python3):2025-03-01-10:05:02.846.600 [stream.cc:1875] 3813 rtStreamSynchronize "
         "execute failed, reason=[device mem error][FUNC:FuncErrorReason]\n")
 

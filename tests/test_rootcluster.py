@@ -225,6 +225,25 @@ def test_all_reported_but_spread_over_the_exec_timeout_blames_the_late_one() -> 
     assert [p.name for p in rc.roots] == ["srv1 device 1"] and "came late" in rc.rule
 
 
+def test_ei0002s_own_message_names_the_rank_waited_for() -> None:
+    # a task exception in the text every version prints, without the older [TaskExceptionHandler] tag, then EI0002's
+    # own message (its template: "... the Notify record from remote rank [%s]") naming the remote (tester U,
+    # session 30: before, no wait had a remote and every erroring device was a possible root)
+    files = notify_bundle({})
+    for r in range(3):
+        files[f"srv{r // 2}/process_log/debug/plog/plog-{50 + r}_2.log"] = [
+            err(50 + r, 200 + r, "Task run failed, base information is streamID:[3], taskID[92], taskType[Notify "
+                                 "Wait], tag[AllReduce_grp].", "task_exception_handler.cc:512"),
+            err(50 + r, 200 + r, "EI0002: The wait execution of the Notify register times out. Reason: The Notify "
+                                 "register has not received the Notify record from remote rank [3].",
+                "task_exception_handler.cc:530")]
+    table = collect(files)
+    waits = [e for p in table.processes for e in p.errors]
+    assert len(waits) == 3 and {(e.kind, e.remote_rank) for e in waits} == {("notify", 3)}
+    rc = analyse(table)
+    assert rc.kind == "notify" and [p.name for p in rc.roots] == ["srv1 device 1"]
+
+
 def test_cqe_error_to_a_device_address() -> None:
     files = notify_bundle({})
     files["srv0/process_log/debug/plog/plog-50_2.log"] = [

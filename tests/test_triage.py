@@ -91,6 +91,22 @@ def test_a_device_fault_code_beside_the_python_error_is_not_triaged() -> None:
     assert triage(incident_features(both, 0.0), P, V, SOFTWARE, CLASSES) is None
 
 
+def test_an_ai_core_fault_event_of_the_device_is_hardware_not_a_program_error() -> None:
+    """The device's fault manager reporting 0x80C98000 (AI Core iCache data failing verification; CANN
+    troubleshooting 'iCache Data Verification Fault', MindCluster level RestartRequest) is the chip's own hardware
+    report: never the program's framework error (tester U, session 30: it was framework_error 0.50 by the triage,
+    and HBM UCE in a bundle beside the runtime's 507015)."""
+    line = ("[ERROR] DRV(2211,fault_manager):2025-03-01-09:06:00.000.000 [fault_manager.c:812][fault_manager] "
+            "event_id: [0x80C98000], node type: AICORE, event state: The AI Core instruction data fails to be "
+            "verified\n")
+    d = _diagnose(line)
+    assert d["fault_class"] not in ("framework_error", "hbm_uce")
+    assert not any("software triage" in e for e in d["evidence"])
+    sync = ("[ERROR] ASCENDCL(20203,python3):2025-03-01-09:06:01.150.000 [stream.cpp:105]20203 aclrtSynchronizeStream: "
+            "synchronize stream failed, runtime result = 507015\n")
+    assert _diagnose(line + sync)["fault_class"] in ("aicore_hang", "unknown")
+
+
 def test_the_report_says_when_no_host_or_device_is_named(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from click.testing import CliRunner
 

@@ -14,9 +14,10 @@ from typing import Any
 from opsbrain.bundle import layout as L
 from opsbrain.bundle.walk import _File
 from opsbrain.ingest.asys import OUTPUT_DIR, host_dirs
+from opsbrain.ingest.timestamps import MONTH
 from opsbrain.ingest.workers import shared_head
 
-_SYSLOG_HOST = re.compile(r"^[A-Z][a-z]{2}\s+\d{1,2} \d\d:\d\d:\d\d (\S+) ")
+_SYSLOG_HOST = re.compile(r"^" + MONTH + r"\s+\d{1,2} \d\d:\d\d:\d\d (\S+) ")
 _NODE_HOST = re.compile(r"pod(\d+)-node(\d+)")
 _L1_HOST = re.compile(r"pod(\d+)-node(\d+)-l1sw(\d+)")
 _L2_HOST = re.compile(r"pod(\d+)-l2plane(\d+)-sw(\d+)")

@@ -9,15 +9,16 @@ from datetime import date, datetime, timedelta
 from typing import Any, overload
 
 from opsbrain.bundle import layout as L
+from opsbrain.ingest.timestamps import MONTH
+from opsbrain.ingest.timestamps import month_number as _mon
 
 # ---- time stamps -----------------------------------------------------------------------------------------------
-_MON = {m: i + 1 for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
-                                        "Dec"))}
 _TS_SLOG = re.compile(r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{3})\.(\d{3})")
 _TS_HWLOG = re.compile(r"(\d{4})/(\d\d)/(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?")
 _TS_ISO = re.compile(r"(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,6}))?")
-_TS_SYSLOG = re.compile(r"^([A-Z][a-z]{2})\s+(\d{1,2}) (\d\d):(\d\d):(\d\d)\b")
-_TS_CTIME = re.compile(r"([A-Z][a-z]{2})\s+(\d{1,2}) (\d\d):(\d\d):(\d\d) (\d{4})")
+_TS_SYSLOG = re.compile(r"^(" + MONTH + r")\s+(\d{1,2}) (\d\d):(\d\d):(\d\d)\b")
+"""syslog's ``Mar  1 09:06:00`` (``3月 01 09:06:00`` under a zh_CN locale), no year."""
+_TS_CTIME = re.compile(r"(" + MONTH + r")\s+(\d{1,2}) (\d\d):(\d\d):(\d\d) (\d{4})")
 _TS_DASHED = re.compile(r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{6})\b")
 _TS_PTA = re.compile(r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)()(?![.\d])")
 """torch_npu's error head, to the second (``[ERROR] 2025-04-29-18:46:11 (PID:1066924, Device:5, RankID:13) ERR00100
@@ -59,12 +60,12 @@ def _hw_or_iso(m: re.Match[str]) -> datetime:
 
 def _ctime(m: re.Match[str]) -> datetime:
     mon, d, h, mi, s, y = m.groups()
-    return datetime(int(y), _MON[mon], int(d), int(h), int(mi), int(s))
+    return datetime(int(y), _mon(mon), int(d), int(h), int(mi), int(s))
 
 
 def _lcne(m: re.Match[str]) -> datetime:
     mon, d, y, h, mi, s = m.groups()
-    return datetime(int(y), _MON[mon], int(d), int(h), int(mi), int(s))
+    return datetime(int(y), _mon(mon), int(d), int(h), int(mi), int(s))
 
 
 _PARSERS: dict[str, tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], datetime]], ...]] = {
@@ -165,7 +166,7 @@ def latest_written(lines: Iterable[str], limit: int = 200_000) -> datetime | Non
         for m in _RFC2822.finditer(line):
             d, mon, y, h, mi, sec = m.groups()
             try:
-                found.append(datetime(int(y), _MON[mon], int(d), int(h), int(mi), int(sec)))
+                found.append(datetime(int(y), _mon(mon), int(d), int(h), int(mi), int(sec)))
             except (ValueError, KeyError):
                 continue
         for dt in found:
@@ -216,7 +217,7 @@ def syslog_stamp(line: str, ref: datetime) -> datetime | None:
     if not m:
         return stamp(line, "iso")
     mon, d, h, mi, s = m.groups()
-    return _closest_year(ref, lambda y: datetime(y, _MON[mon], int(d), int(h), int(mi), int(s)))
+    return _closest_year(ref, lambda y: datetime(y, _mon(mon), int(d), int(h), int(mi), int(s)))
 
 
 def syslog_us(line: str, ref: datetime, memo: dict[tuple[str, str], list[int]]) -> int | None:
@@ -249,7 +250,7 @@ def _days_of(mon: str, d: int, year: int) -> list[int]:
     out = []
     for y in (year - 1, year, year + 1):
         try:
-            out.append((date(y, _MON[mon], d).toordinal() - 1) * _US_DAY)
+            out.append((date(y, _mon(mon), d).toordinal() - 1) * _US_DAY)
         except (ValueError, KeyError):
             continue
     return _not_ahead(out, _tomorrow_us() - _US_DAY)  # (a day's start: its last second is before the cap too)

@@ -16,7 +16,8 @@ Error kinds (the texts HCCL prints; the CANN HCCL troubleshooting guide names th
   failure between this device and target device", "Wait links establish completed failed", "connected p2p
   timeout ... remote physic id:N", "channel connect timeout";
 - ``transport``: ``Transport init error`` with ``remoteIpAddr[<server ip>/<device>]``;
-- ``notify``: ``TaskExceptionHandler`` ``taskType[Notify Wait]`` (EI0002) with ``remote rank:[N]`` and ``group:[...]``;
+- ``notify``: ``TaskExceptionHandler`` ``taskType[Notify Wait]`` (EI0002) with ``remote rank:[N]`` and ``group:[...]``,
+  or EI0002's own message ``... from remote rank [N]``;
   the AI CPU's ``base information is ... type:NOTIFY WAIT, ... remoteRank:N`` in a process's CANN device log, its
   communicator on the ``opData information is ... group:...`` line after it;
 - ``cqe``: RDMA completion errors ``cqe err status[12] ... ip:[IP]`` / ``cqe error status[12] ... remoteIP:[IP]``;
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from opsbrain.ingest.asys import host_dirs
@@ -65,6 +66,14 @@ RE_CQE_IP = re.compile(r"(?:remoteIP|\bip):\[(" + _IP + r")\]")
 RE_CLUSTER = re.compile(r"Cluster Exception Location\[IP/ID\]:\[(" + _IP + r")/(\d+)\]")
 RE_EXC_TYPE = re.compile(r"ExceptionType:\[([^\]]*)\]")
 RE_REMOTE_RANK = re.compile(r"remote rank:\s*\[(\d+|local)\]")
+RE_EI0002_REMOTE = re.compile(r"has not received the Notify record from remote rank\s*\[(\d+)\]")
+"""EI0002's own message names the rank waited for (its template, CANN error-code reference: "The Notify register has
+not received the Notify record from remote rank [%s]"): a notify wait with a remote where no task-exception block
+gave one (the screen's and the plog's EI0002 line; ``[unknown]`` names none)."""
+TASK_EXCEPTION = ("TaskExceptionHandler", "Task run failed, base information is")
+"""A task exception's head: the older ``[TaskExceptionHandler]`` tag, and the text every version prints (the newer
+``[TaskExecStage][Timeout][Host]Task run failed, base information is streamID:[2], ...``, hicann/hccl
+docs/zh/user_guide/fault_diagnosis/task_exec_stage.md)."""
 
 RE_AICPU_NOTIFY = re.compile(r"base information is .*?\btype:NOTIFY WAIT,.*?\bremoteRank:(\d+)")
 """The AI CPU's HCCL task exception on a notify wait (device log, ``[TaskException]base information is streamId:149,
@@ -400,8 +409,11 @@ class RankCollector:
             add(RankError("rootinfo", t, ref, detail="root" if any(k in body for k in ROOTINFO_ROOT) else "agent",
                           group=_bracket(body, "identifier")))
             return
-        if "TaskExceptionHandler" in body:
+        if any(k in body for k in TASK_EXCEPTION):
             self._notify(p, key, body, t, ref)
+            return
+        if m := RE_EI0002_REMOTE.search(body):
+            self._ei0002(p, int(m.group(1)), t, ref)
             return
         if "information is " in body and self._aicpu_notify(p, key, body, t, ref):
             return
@@ -447,6 +459,16 @@ class RankCollector:
         if m := RE_GROUP.search(body):
             ev["group"] = m.group(1)
         self._flush_notify(p, key)
+
+    @staticmethod
+    def _ei0002(p: RankProcess, rank: int, t: float, ref: LineRef) -> None:
+        """EI0002's line names the remote: it completes the process's notify wait that has none, else is one."""
+        for i, e in enumerate(p.errors):
+            if e.kind == "notify" and (e.remote_rank == rank or e.remote_rank is None):
+                if e.remote_rank is None and not e.waits_on_self:
+                    p.errors[i] = replace(e, remote_rank=rank)
+                return
+        p.errors.append(RankError("notify", t, ref, remote_rank=rank))
 
     def _aicpu_notify(self, p: RankProcess, key: tuple[str, str], body: str, t: float, ref: LineRef) -> bool:
         """The AI CPU's notify-wait exception (:data:`RE_AICPU_NOTIFY`, then the communicator on its ``opData``

@@ -352,10 +352,10 @@ def _row(text: str) -> bool:
     return len(text) == WRAP_COLUMNS and text[-1] not in "|+" and not (text[0] in _RULE and text[-1] == text[0])
 
 
-_LINE_START = re.compile(r"\s|\[|\(|\d{4}[-/.]|\d\d[-/:.]|[A-Z][a-z]{2} [ \d]\d |[EWIF]\d{4} |"
+_LINE_START = re.compile(r"\s|\[|\(|\d{4}[-/.]|\d\d[-/:.]|[A-Z][a-z]{2} [ \d]\d |\d{1,2}月 [ \d]\d |[EWIF]\d{4} |"
                          r"(?:ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL|Traceback|File \")\b")
-"""How a line of its own starts: an indent, a ``[LEVEL]`` or ``[time]``, a date or time, a syslog month, a klog
-head (``E0818``), a level word, a traceback's lines."""
+"""How a line of its own starts: an indent, a ``[LEVEL]`` or ``[time]``, a date or time, a syslog month (``Mar``,
+zh_CN ``3月``), a klog head (``E0818``), a level word, a traceback's lines."""
 
 
 def _continues(text: str) -> bool:

@@ -2,7 +2,8 @@
 
 plog ``2025-01-24-11:24:07.908.424``, ISO ``2024-05-01 10:00:00,123`` / ``T``, hwlog ``2024/01/10 03:29:09.354927``,
 driver ``[2025-04-16-03:08:13.704312]``, ``dmesg -T`` ``[Sat Mar  1 10:03:20 2025]``, syslog ``Mar 15 03:40:50``
-(no year: the reference year is used), klog ``E0111 03:29:15.700191`` (no year either)."""
+(no year: the reference year is used), klog ``E0111 03:29:15.700191`` (no year either). Under a zh_CN locale, rsyslog
+and ``dmesg -T`` write the month as ``3月`` (``3月 01 09:06:00``, ``[六 3月  1 10:03:20 2025]``): read the same."""
 
 from __future__ import annotations
 
@@ -16,8 +17,25 @@ _FORMATS = (
     re.compile(r"(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,6}))?"),
     re.compile(r"(\d{4})/(\d\d)/(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?"),
 )
-_CTIME = re.compile(r"\[?\w{3} (\w{3})\s+(\d+) (\d\d):(\d\d):(\d\d) (\d{4})\]?")
-_SYSLOG = re.compile(r"^(?:<\d+>)?(\w{3})\s+(\d+) (\d\d):(\d\d):(\d\d)\b")
+MONTH = r"(?:[A-Z][a-z]{2}|1[0-2]月|0?[1-9]月)"
+"""A month as syslog and ``dmesg -T`` write it: English's abbreviation, or the zh_CN locale's ``3月`` (a pattern
+without groups)."""
+_CTIME = re.compile(r"\[?(?:\w{3}|[一二三四五六日]) (" + MONTH + r")\s+(\d+) (\d\d):(\d\d):(\d\d) (\d{4})\]?")
+_SYSLOG = re.compile(r"^(?:<\d+>)?(" + MONTH + r")\s+(\d+) (\d\d):(\d\d):(\d\d)\b")
+
+
+def month_number(token: str) -> int:
+    """1-12 for ``Mar`` or ``3月``; KeyError for any other token."""
+    if token.endswith("月") and token[:-1].isdigit() and 1 <= int(token[:-1]) <= 12:
+        return int(token[:-1])
+    return _MON[token]
+
+
+def _month(token: str) -> int | None:
+    try:
+        return month_number(token)
+    except KeyError:
+        return None
 
 
 def parse_time(line: str, year: int = 2000) -> float | None:
@@ -36,16 +54,16 @@ def parse_stamp(line: str, year: int = 2000) -> tuple[float | None, bool]:
                     int(frac) / 10 ** len(frac) if frac else 0.0), True
             except ValueError:
                 continue
-    if (m := _CTIME.search(head)) and m.group(1) in _MON:
-        mon, d, h, mi, s, y = m.groups()
+    if (m := _CTIME.search(head)) and (mon := _month(m.group(1))):
+        _, d, h, mi, s, y = m.groups()
         try:
-            return datetime(int(y), _MON[mon], int(d), int(h), int(mi), int(s)).timestamp(), True
+            return datetime(int(y), mon, int(d), int(h), int(mi), int(s)).timestamp(), True
         except ValueError:
             return None, False
-    if (m := _SYSLOG.match(head)) and m.group(1) in _MON:
-        mon, d, h, mi, s = m.groups()
+    if (m := _SYSLOG.match(head)) and (mon := _month(m.group(1))):
+        _, d, h, mi, s = m.groups()
         try:
-            return datetime(year, _MON[mon], int(d), int(h), int(mi), int(s)).timestamp(), False
+            return datetime(year, mon, int(d), int(h), int(mi), int(s)).timestamp(), False
         except ValueError:
             return None, False
     return None, False
