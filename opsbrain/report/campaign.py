@@ -22,7 +22,7 @@ from matplotlib.colors import LinearSegmentedColormap
 from opsbrain import stats
 from opsbrain.report import plots
 from opsbrain.report.build import REPORT_VERSION
-from opsbrain.verdict import ettr_outcome, run_outcome
+from opsbrain.verdict import ettr_outcome, is_noise, run_outcome
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -92,8 +92,7 @@ def build_campaign_report(journals: list[dict[str, Any]], summary: dict[str, Any
             "confusion": {"rows": kinds, "cols": cols, "matrix": matrix},
             "false_positives": sum(1 for j in journals for i in j.get("incidents") or []
                                    if not i.get("injected") and i.get("false_positive")),
-            "noise_incidents": sum(1 for j in journals for i in j.get("incidents") or []
-                                   if not i.get("injected") and not i.get("consequence_of")),
+            "noise_incidents": sum(1 for j in journals for i in j.get("incidents") or [] if is_noise(i)),
             "efficiency": _efficiency(journals), "vs_manual": _vs_manual(faults)}
 
 
