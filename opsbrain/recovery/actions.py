@@ -118,23 +118,32 @@ class Executor:
                  ) -> Generator[simpy.Event, Any, tuple[bool, str]]:
         """Run the calls in parallel, logging each attempt as it starts and ends; retry the failed ones after
         ``backoff_s`` (unless a result says ``retryable: false``), running ``before_retry`` first (a person looks
-        again before re-running a command). Returns (all succeeded, last failure reason)."""
+        again before re-running a command). A retry is idempotent: a call whose earlier attempt timed out but is
+        still under way (or has since succeeded) is joined, not issued again (a reboot that outlived the step's
+        timeout is not started a second time); its entry says ``joined_in_flight``. Returns (all succeeded, last
+        failure reason)."""
         env = self.sim.env
         pending = list(calls)
         reason = ""
+        earlier: dict[int, simpy.Process] = {}  # id of a call (an item of ``calls``) -> its last attempt's process
         for attempt in range(1, retries + 2):
-            entries, procs = [], []
-            for label, factory in pending:
+            entries, procs, joined = [], [], []
+            for call in pending:
+                label, factory = call
                 entries.append(rec.begin(action, label, env.now, kind=kind if attempt == 1 else "retry", rung=rung,
                                          step=path, attempt=attempt))
-                procs.append(self.start(action, label, factory))
+                prev = earlier.get(id(call))
+                join = prev is not None and (not prev.triggered or (prev.ok and prev.value.status == "succeeded"))
+                procs.append(prev if join and prev is not None else self.start(action, label, factory))
+                joined.append({"joined_in_flight": True} if join else {})
+            earlier.update({id(call): proc for call, proc in zip(pending, procs, strict=True)})
             yield env.all_of(procs) | env.timeout(timeout_s)
             failed: list[Call] = []
             retryable = True
-            for call, entry, proc in zip(pending, entries, procs, strict=True):
+            for call, entry, proc, extra in zip(pending, entries, procs, joined, strict=True):
                 if proc.triggered:
                     res: Any = proc.value
-                    rec.end(entry, res.status, res.end_s, **res.detail)
+                    rec.end(entry, res.status, max(res.end_s, entry["start_s"]), **res.detail, **extra)
                     if res.status == "succeeded":
                         if on_success is not None:
                             on_success(call[0], res)
@@ -143,7 +152,7 @@ class Executor:
                     retryable = retryable and res.detail.get("retryable", True) is not False
                 else:
                     reason = f"timed out after {timeout_s:.0f} s (the action may still complete)"
-                    rec.end(entry, "failed", env.now, reason=reason)
+                    rec.end(entry, "failed", env.now, reason=reason, **extra)
                 failed.append(call)
             if not failed:
                 return True, ""
