@@ -134,6 +134,9 @@ class Executor:
                                          step=path, attempt=attempt))
                 prev = earlier.get(id(call))
                 join = prev is not None and (not prev.triggered or (prev.ok and prev.value.status == "succeeded"))
+                if join and prev is not None and not prev.triggered:  # its wait for a returning spare, too
+                    for w in self._spare_waiters:
+                        w.until = env.now + timeout_s if w.rec is rec else w.until
                 procs.append(prev if join and prev is not None else self.start(action, label, factory))
                 joined.append({"joined_in_flight": True} if join else {})
             earlier.update({id(call): proc for call, proc in zip(pending, procs, strict=True)})
@@ -425,8 +428,8 @@ class Executor:
             c.spares.append(node)
         self._returned_at[node] = now
         pod = ids.pod_of(node)
-        self._spare_waiters = [w for w in self._spare_waiters if not w.event.triggered and w.until >= now]
-        waiter = next((w for w in self._spare_waiters if w.pod == pod), None)
+        self._spare_waiters = [w for w in self._spare_waiters if not w.event.triggered]  # an expired one may be
+        waiter = next((w for w in self._spare_waiters if w.pod == pod and w.until >= now), None)  # joined again
         if waiter is not None:
             self._spare_waiters.remove(waiter)
             c.spares.remove(node)
