@@ -22,7 +22,7 @@ from faultlib.control import ActionResult
 from faultlib.health import Health
 from opsbrain.recovery.record import IncidentRecord
 from opsbrain.recovery.schema import TARGETS, Step
-from opsbrain.recovery.targets import Context, TargetError, out_of_service
+from opsbrain.recovery.targets import Context, TargetError, out_of_service, pod_pool
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
@@ -408,14 +408,14 @@ class Executor:
             # the node rejoined the pool once already since this response took it out (the orchestrator returns a
             # node when it is back in service): still there, or taken since by a response waiting for a spare or a
             # scale-out. Returning it again would journal a second return and could hand out a node already taken.
-            return self._instant("add_spare", node, "succeeded", spares=len(self.sim.control.spares),
+            return self._instant("add_spare", node, "succeeded", spares=pod_pool(self.sim, node),
                                  already_returned_at_s=round(back_at, 3),
                                  in_pool=node in self.sim.control.spares,
                                  reason="back in the spare pool already (returned when it came back in service)")
         if any(node in w.nodes for w in self.sim.workloads.values()):
             return self._instant("add_spare", node, "failed", retryable=False, reason="the node runs a workload")
         taken_by = self.return_spare(node, rec)
-        return self._instant("add_spare", node, "succeeded", spares=len(self.sim.control.spares),
+        return self._instant("add_spare", node, "succeeded", spares=pod_pool(self.sim, node),
                              **({"taken_by": taken_by} if taken_by else {}))
 
     # ---- spares returning to the pool ------------------------------------------------------------------------
@@ -434,7 +434,7 @@ class Executor:
             self._spare_waiters.remove(waiter)
             c.spares.remove(node)
             waiter.event.succeed(node)
-        rec.follow_up("returned_to_spares", node, now, spares=len(c.spares), **detail,
+        rec.follow_up("returned_to_spares", node, now, spares=pod_pool(self.sim, node), **detail,
                       **({"taken_by": waiter.rec.id} if waiter is not None else {}))
         if waiter is None and self.on_returned is not None:
             self.on_returned(node)  # a scaled-in job may scale back out onto it
@@ -484,7 +484,7 @@ class Executor:
                                   reason="warm spare failed its self-check")
                     continue
                 ctx.spare = spare
-                left = len([n for n in c.spares if ids.pod_of(n) == pod])
+                left = pod_pool(self.sim, node)
                 rec.follow_up("spare_used", spare, env.now, replaces=node, spares_left=left, returned=waited_for,
                               note=f"a warm spare {'returned to the pool' if waited_for else 'was in the pool'} while "
                                    f"the response waited for the {action} of {target}: taken; the repair goes on")

@@ -180,6 +180,12 @@ def out_of_service(sim: Simulation, node: str) -> bool:
     return False
 
 
+def pod_pool(sim: Simulation, node: str) -> int:
+    """Nodes in the warm-spare pool of ``node``'s pod (the spares a response in that pod can take)."""
+    pod = ids.pod_of(node)
+    return sum(1 for n in sim.control.spares if ids.pod_of(n) == pod)
+
+
 def conditions_hold(cond: Any, ctx: Context) -> tuple[bool, str]:
     """Whether every condition of a :class:`~opsbrain.recovery.schema.Conditions` holds, and why not."""
     if cond is None:
