@@ -389,8 +389,7 @@ class Executor:
                 continue
             rng = ctx.vars["rng"]
             if rng.random() < c.p.spare_failure_prob:
-                rec.follow_up("ticket", spare, now, kind="inspect", reason="warm spare failed its self-check",
-                              opened_at_s=now, closed_at_s=None)
+                self.failed_self_check(spare, rec)
                 return self._instant("swap_spare", node, "failed", reason=f"spare {spare} failed its self-check",
                                      spare=spare)
             ctx.spare = spare
@@ -419,6 +418,27 @@ class Executor:
                              **({"taken_by": taken_by} if taken_by else {}))
 
     # ---- spares returning to the pool ------------------------------------------------------------------------
+    def failed_self_check(self, spare: str, rec: IncidentRecord) -> None:
+        """A warm spare failed its self-check: it is set aside with an inspect ticket and repaired as a field
+        ticket (the control API's ``replace_part``, ``control.part_replacement_s``, as a node's replacement), then
+        the ticket is closed and the node goes back into its pod's pool (a response waiting for one takes it)."""
+        now = self.sim.now
+        rec.follow_up("ticket", spare, now, kind="inspect", reason="warm spare failed its self-check",
+                      opened_at_s=now, closed_at_s=None)
+        self.sim.env.process(self._inspect_and_return(spare, rec))
+
+    def _inspect_and_return(self, spare: str, rec: IncidentRecord) -> Generator[simpy.Event, Any, None]:
+        env = self.sim.env
+        entry = rec.begin("replace_part", spare, env.now, kind="followup", rung="followup", step="spare_self_check",
+                          reason="inspect and repair a warm spare that failed its self-check")
+        res = yield self.start("replace_part", spare, lambda: self.sim.control.replace_part(spare))
+        rec.end(entry, res.status, env.now, **res.detail)
+        if res.status != "succeeded":
+            return  # the ticket stays open
+        rec.close_tickets(spare, env.now)
+        if spare not in self.sim.control.spares and not any(spare in w.nodes for w in self.sim.workloads.values()):
+            self.return_spare(spare, rec, how="inspected and repaired after its failed self-check")
+
     def return_spare(self, node: str, rec: IncidentRecord, **detail: Any) -> str | None:
         """Put a node back into the warm-spare pool (journal: ``returned_to_spares`` on ``rec``); a repair step
         already waiting for a spare of that pod takes it at once, the first waiter first. Returns the incident
@@ -480,8 +500,7 @@ class Executor:
                     rec.follow_up("spare_unusable", spare, env.now, health=str(st.health(spare)))
                     continue
                 if ctx.vars["rng"].random() < c.p.spare_failure_prob:
-                    rec.follow_up("ticket", spare, env.now, kind="inspect", opened_at_s=env.now, closed_at_s=None,
-                                  reason="warm spare failed its self-check")
+                    self.failed_self_check(spare, rec)
                     continue
                 ctx.spare = spare
                 left = pod_pool(self.sim, node)
