@@ -133,7 +133,8 @@ class Executor:
                 entries.append(rec.begin(action, label, env.now, kind=kind if attempt == 1 else "retry", rung=rung,
                                          step=path, attempt=attempt))
                 prev = earlier.get(id(call))
-                join = prev is not None and (not prev.triggered or (prev.ok and prev.value.status == "succeeded"))
+                done: Any = prev.value if prev is not None and prev.triggered and prev.ok else None
+                join = prev is not None and (not prev.triggered or getattr(done, "status", None) == "succeeded")
                 if join and prev is not None and not prev.triggered:  # its wait for a returning spare, too
                     for w in self._spare_waiters:
                         w.until = env.now + timeout_s if w.rec is rec else w.until
