@@ -37,3 +37,21 @@ def test_a_retried_reboot_reboots_the_node_once(topo1: Topology, tmp_path: Path)
     assert "timed out" in acts[0]["detail"]["reason"]
     assert acts[2]["detail"].get("joined_in_flight") and acts[1]["detail"].get("joined_in_flight")
     assert orch.incident("hang")["outcome"] == "completed"
+
+
+def test_a_reboot_done_during_the_back_off_is_taken_not_repeated(topo1: Topology, tmp_path: Path) -> None:
+    """The reboot (600 s) outlives the 599 s timeout by one second and ends inside the 2 s back-off: the retry
+    takes its result instead of rebooting again."""
+    (tmp_path / "rb-slow-reboot.yaml").write_text(RUNBOOK.replace("timeout_s: 250", "timeout_s: 599"))
+    sim, job = training(topo1)
+    node = job.nodes[3]
+    sim.run(100)
+    orch = Orchestrator(sim, load_runbooks([tmp_path]))
+    orch.handle("hang", diag("node_hang", node))
+    sim.run(3000)
+    reboots = [e for e in sim.trace.events if e.kind == "action" and e.subject == node
+               and e.detail.get("action") == "reboot_node"]
+    assert [e.t for e in reboots] == [700.0]
+    acts = [a for a in orch.actions_for("hang") if a["action"] == "reboot_node"]
+    assert [a["status"] for a in acts] == ["failed", "succeeded"] and acts[1]["detail"]["joined_in_flight"]
+    assert acts[1]["end_s"] >= acts[1]["start_s"]
