@@ -55,6 +55,13 @@ def probe_outcome(longest_deviation_s: float | None, tolerance_s: float | None, 
     return "ok", "ok"
 
 
+def is_noise(inc: dict[str, Any]) -> bool:
+    """A journal incident with no injected fault behind it that is no fault's consequence (``consequence_of``, a
+    workload's report of an injected fault's harm): what run summaries, campaign figures and the run store's
+    ``opsbrain_run_noise_incidents`` gauge count as noise."""
+    return not inc.get("injected") and not inc.get("consequence_of")
+
+
 def incident_outcome(inc: dict[str, Any]) -> tuple[str, str]:
     """A journal incident. An injected fault: ``correct``, ``wrong component``, ``wrong class``, ``abstained`` or
     ``missed`` (never diagnosed; ``symptom of <cause>`` for one declared a symptom, scored with its cause). A noise

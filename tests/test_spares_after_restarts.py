@@ -114,3 +114,30 @@ def test_collective_timeout_still_recovers_a_stalled_job(topo1: Topology, rbs: R
 def test_the_runbook_guard_is_documented() -> None:
     doc = (Path(__file__).resolve().parents[1] / "docs" / "recovery.md").read_text()
     assert "`workload_stopped`" in doc
+
+
+def test_collective_timeout_files_no_software_ticket_for_a_skipped_restart(topo1: Topology, rbs: RunbookSet) -> None:
+    """The ticket hands a live hang's stack evidence to the framework team; a job running again has no stuck rank
+    left, so the skipped restart leaves the ticket unfiled and the journal says why (no 'rank stuck' ticket)."""
+    sim, job = training(topo1)
+    sim.run(200)
+    orch = Orchestrator(sim, rbs)
+    orch.handle("late", diag("collective_timeout_sw", job.nodes[2]))
+    sim.run(260)
+    ticket = next(a for a in orch.actions_for("late") if a["action"] == "ticket")
+    assert ticket["status"] == "skipped"
+    assert "restart_process" in ticket["detail"]["reason"] and "every affected workload runs" in ticket["detail"]["reason"]
+    assert not [f for f in orch.incident("late")["follow_ups"] if f["type"] == "ticket"]
+
+
+def test_collective_timeout_files_its_ticket_after_a_restart(topo1: Topology, rbs: RunbookSet) -> None:
+    sim, job = training(topo1)
+    sim.run(100)
+    job.fail(job.ranks[3], "hang", "rank stuck in software")
+    sim.run(105)
+    orch = Orchestrator(sim, rbs)
+    orch.handle("hang", diag("collective_timeout_sw", job.nodes[0]))
+    sim.run(1000)
+    ticket = next(a for a in orch.actions_for("hang") if a["action"] == "ticket")
+    assert ticket["status"] == "succeeded" and ticket["detail"]["kind"] == "software"
+    assert [f for f in orch.incident("hang")["follow_ups"] if f["type"] == "ticket"]

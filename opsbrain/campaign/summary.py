@@ -17,6 +17,7 @@ from faultlib.injection.profiles import get_profile
 from faultlib.injection.spec import Timeline
 from opsbrain import stats
 from opsbrain.campaign.spec import CampaignSpec, sim_params
+from opsbrain.verdict import is_noise
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -46,7 +47,7 @@ def seed_record(journal: dict[str, Any], timeline: Timeline | None = None, spare
             "runbook": i.get("runbook"), "human_steps": int(i.get("human_steps") or 0),
             "degraded": bool(i.get("degraded")),  # its recovery left a job scaled in (degraded operation)
             "affected": list(i.get("affected_workloads") or []), "impact": i.get("impact") or {}})
-    noise = [i for i in journal.get("incidents", []) if not i.get("injected") and not i.get("consequence_of")]
+    noise = [i for i in journal.get("incidents", []) if is_noise(i)]
     swaps = sum(1 for i in journal.get("incidents", []) for a in i.get("actions", [])
                 if a.get("action") == "swap_spare" and a.get("status") == "succeeded")
     rep = journal.get("recovery") or {}

@@ -22,7 +22,7 @@ from faultlib.control import ActionResult
 from faultlib.health import Health
 from opsbrain.recovery.record import IncidentRecord
 from opsbrain.recovery.schema import TARGETS, Step
-from opsbrain.recovery.targets import Context, TargetError, out_of_service
+from opsbrain.recovery.targets import Context, TargetError, out_of_service, pod_pool
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
@@ -118,23 +118,36 @@ class Executor:
                  ) -> Generator[simpy.Event, Any, tuple[bool, str]]:
         """Run the calls in parallel, logging each attempt as it starts and ends; retry the failed ones after
         ``backoff_s`` (unless a result says ``retryable: false``), running ``before_retry`` first (a person looks
-        again before re-running a command). Returns (all succeeded, last failure reason)."""
+        again before re-running a command). A retry is idempotent: a call whose earlier attempt timed out but is
+        still under way (or has since succeeded) is joined, not issued again (a reboot that outlived the step's
+        timeout is not started a second time); its entry says ``joined_in_flight``. Returns (all succeeded, last
+        failure reason)."""
         env = self.sim.env
         pending = list(calls)
         reason = ""
+        earlier: dict[int, simpy.Process] = {}  # id of a call (an item of ``calls``) -> its last attempt's process
         for attempt in range(1, retries + 2):
-            entries, procs = [], []
-            for label, factory in pending:
+            entries, procs, joined = [], [], []
+            for call in pending:
+                label, factory = call
                 entries.append(rec.begin(action, label, env.now, kind=kind if attempt == 1 else "retry", rung=rung,
                                          step=path, attempt=attempt))
-                procs.append(self.start(action, label, factory))
+                prev = earlier.get(id(call))
+                done: Any = prev.value if prev is not None and prev.triggered and prev.ok else None
+                join = prev is not None and (not prev.triggered or getattr(done, "status", None) == "succeeded")
+                if join and prev is not None and not prev.triggered:  # its wait for a returning spare, too
+                    for w in self._spare_waiters:
+                        w.until = env.now + timeout_s if w.rec is rec else w.until
+                procs.append(prev if join and prev is not None else self.start(action, label, factory))
+                joined.append({"joined_in_flight": True} if join else {})
+            earlier.update({id(call): proc for call, proc in zip(pending, procs, strict=True)})
             yield env.all_of(procs) | env.timeout(timeout_s)
             failed: list[Call] = []
             retryable = True
-            for call, entry, proc in zip(pending, entries, procs, strict=True):
+            for call, entry, proc, extra in zip(pending, entries, procs, joined, strict=True):
                 if proc.triggered:
                     res: Any = proc.value
-                    rec.end(entry, res.status, res.end_s, **res.detail)
+                    rec.end(entry, res.status, max(res.end_s, entry["start_s"]), **res.detail, **extra)
                     if res.status == "succeeded":
                         if on_success is not None:
                             on_success(call[0], res)
@@ -143,7 +156,7 @@ class Executor:
                     retryable = retryable and res.detail.get("retryable", True) is not False
                 else:
                     reason = f"timed out after {timeout_s:.0f} s (the action may still complete)"
-                    rec.end(entry, "failed", env.now, reason=reason)
+                    rec.end(entry, "failed", env.now, reason=reason, **extra)
                 failed.append(call)
             if not failed:
                 return True, ""
@@ -377,8 +390,7 @@ class Executor:
                 continue
             rng = ctx.vars["rng"]
             if rng.random() < c.p.spare_failure_prob:
-                rec.follow_up("ticket", spare, now, kind="inspect", reason="warm spare failed its self-check",
-                              opened_at_s=now, closed_at_s=None)
+                self.failed_self_check(spare, rec)
                 return self._instant("swap_spare", node, "failed", reason=f"spare {spare} failed its self-check",
                                      spare=spare)
             ctx.spare = spare
@@ -396,17 +408,38 @@ class Executor:
             # the node rejoined the pool once already since this response took it out (the orchestrator returns a
             # node when it is back in service): still there, or taken since by a response waiting for a spare or a
             # scale-out. Returning it again would journal a second return and could hand out a node already taken.
-            return self._instant("add_spare", node, "succeeded", spares=len(self.sim.control.spares),
+            return self._instant("add_spare", node, "succeeded", spares=pod_pool(self.sim, node),
                                  already_returned_at_s=round(back_at, 3),
                                  in_pool=node in self.sim.control.spares,
                                  reason="back in the spare pool already (returned when it came back in service)")
         if any(node in w.nodes for w in self.sim.workloads.values()):
             return self._instant("add_spare", node, "failed", retryable=False, reason="the node runs a workload")
         taken_by = self.return_spare(node, rec)
-        return self._instant("add_spare", node, "succeeded", spares=len(self.sim.control.spares),
+        return self._instant("add_spare", node, "succeeded", spares=pod_pool(self.sim, node),
                              **({"taken_by": taken_by} if taken_by else {}))
 
     # ---- spares returning to the pool ------------------------------------------------------------------------
+    def failed_self_check(self, spare: str, rec: IncidentRecord) -> None:
+        """A warm spare failed its self-check: it is set aside with an inspect ticket and repaired as a field
+        ticket (the control API's ``replace_part``, ``control.part_replacement_s``, as a node's replacement), then
+        the ticket is closed and the node goes back into its pod's pool (a response waiting for one takes it)."""
+        now = self.sim.now
+        rec.follow_up("ticket", spare, now, kind="inspect", reason="warm spare failed its self-check",
+                      opened_at_s=now, closed_at_s=None)
+        self.sim.env.process(self._inspect_and_return(spare, rec))
+
+    def _inspect_and_return(self, spare: str, rec: IncidentRecord) -> Generator[simpy.Event, Any, None]:
+        env = self.sim.env
+        entry = rec.begin("replace_part", spare, env.now, kind="followup", rung="followup", step="spare_self_check",
+                          reason="inspect and repair a warm spare that failed its self-check")
+        res = yield self.start("replace_part", spare, lambda: self.sim.control.replace_part(spare))
+        rec.end(entry, res.status, env.now, **res.detail)
+        if res.status != "succeeded":
+            return  # the ticket stays open
+        rec.close_tickets(spare, env.now)
+        if spare not in self.sim.control.spares and not any(spare in w.nodes for w in self.sim.workloads.values()):
+            self.return_spare(spare, rec, how="inspected and repaired after its failed self-check")
+
     def return_spare(self, node: str, rec: IncidentRecord, **detail: Any) -> str | None:
         """Put a node back into the warm-spare pool (journal: ``returned_to_spares`` on ``rec``); a repair step
         already waiting for a spare of that pod takes it at once, the first waiter first. Returns the incident
@@ -416,13 +449,13 @@ class Executor:
             c.spares.append(node)
         self._returned_at[node] = now
         pod = ids.pod_of(node)
-        self._spare_waiters = [w for w in self._spare_waiters if not w.event.triggered and w.until >= now]
-        waiter = next((w for w in self._spare_waiters if w.pod == pod), None)
+        self._spare_waiters = [w for w in self._spare_waiters if not w.event.triggered]  # an expired one may be
+        waiter = next((w for w in self._spare_waiters if w.pod == pod and w.until >= now), None)  # joined again
         if waiter is not None:
             self._spare_waiters.remove(waiter)
             c.spares.remove(node)
             waiter.event.succeed(node)
-        rec.follow_up("returned_to_spares", node, now, spares=len(c.spares), **detail,
+        rec.follow_up("returned_to_spares", node, now, spares=pod_pool(self.sim, node), **detail,
                       **({"taken_by": waiter.rec.id} if waiter is not None else {}))
         if waiter is None and self.on_returned is not None:
             self.on_returned(node)  # a scaled-in job may scale back out onto it
@@ -468,11 +501,10 @@ class Executor:
                     rec.follow_up("spare_unusable", spare, env.now, health=str(st.health(spare)))
                     continue
                 if ctx.vars["rng"].random() < c.p.spare_failure_prob:
-                    rec.follow_up("ticket", spare, env.now, kind="inspect", opened_at_s=env.now, closed_at_s=None,
-                                  reason="warm spare failed its self-check")
+                    self.failed_self_check(spare, rec)
                     continue
                 ctx.spare = spare
-                left = len([n for n in c.spares if ids.pod_of(n) == pod])
+                left = pod_pool(self.sim, node)
                 rec.follow_up("spare_used", spare, env.now, replaces=node, spares_left=left, returned=waited_for,
                               note=f"a warm spare {'returned to the pool' if waited_for else 'was in the pool'} while "
                                    f"the response waited for the {action} of {target}: taken; the repair goes on")

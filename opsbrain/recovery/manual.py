@@ -33,7 +33,7 @@ from opsbrain.recovery.actions import Executor
 from opsbrain.recovery.params import ManualParams
 from opsbrain.recovery.record import IncidentRecord
 from opsbrain.recovery.schema import Step
-from opsbrain.recovery.targets import Context, TargetError, out_of_service
+from opsbrain.recovery.targets import Context, TargetError, out_of_service, pod_pool
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
@@ -103,7 +103,7 @@ class ManualPolicy:
         if node in c.spares or any(node in w.nodes for w in self.sim.workloads.values()):
             return
         c.spares.append(node)
-        rec.follow_up("returned_to_spares", node, self.sim.now, spares=len(c.spares), how="back in service")
+        rec.follow_up("returned_to_spares", node, self.sim.now, spares=pod_pool(self.sim, node), how="back in service")
 
     def handle(self, incident_id: str, diagnosis_like: Any) -> simpy.Process:
         if incident_id in self.records:

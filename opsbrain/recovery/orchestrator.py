@@ -401,12 +401,14 @@ class Orchestrator:
         ok, why = conditions_hold(step.when, ctx)
         if not ok:
             rec.log(step.action, "-", "skipped", now, now, kind=kind, rung=rung, step=path, reason=f"condition: {why}")
+            ctx.skipped.append(f"{path} {step.action} skipped: {why}")
             return StepsResult("ok")
         expr = step.target_expr
         try:
             if expr is not None and TARGETS[expr] == "workloads" and not ctx.workloads:
                 rec.log(step.action, "-", "skipped", now, now, kind=kind, rung=rung, step=path,
                         reason="no affected workload")
+                ctx.skipped.append(f"{path} {step.action} skipped: no affected workload")
                 return StepsResult("ok")
             targets = ctx.resolve(expr) if expr is not None else ["-"]
             calls = self.exec.calls(step, ctx, rec) if not self.dry_run else []
@@ -446,6 +448,7 @@ class Orchestrator:
                 yield env.timeout(delay)
                 rec.end(entry, "succeeded", env.now, waited_s=round(delay, 3), approver="on-call (modelled delay)")
                 rec.human_steps += 1
+        ctx.acted = ctx.acted or step.action not in _WATCH_ACTIONS  # carried out (or planned), pass or fail
         if self.dry_run:
             rec.log(step.action, label, "skipped", env.now, env.now, kind="plan", rung=rung, step=path,
                     dry_run=True, params=dict(step.params))

@@ -94,8 +94,7 @@ class ScaleOut:
                 rec.follow_up("spare_unusable", spare, now, health=str(st.health(spare)))
                 continue
             if rng.random() < c.p.spare_failure_prob:
-                rec.follow_up("ticket", spare, now, kind="inspect", reason="warm spare failed its self-check",
-                              opened_at_s=now, closed_at_s=None)
+                self.orch.exec.failed_self_check(spare, rec)
                 continue
             taken.append(spare)
             left = len([n for n in c.spares if ids.pod_of(n) == ids.pod_of(spare)])

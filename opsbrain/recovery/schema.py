@@ -184,6 +184,8 @@ class Conditions(Strict):
                                           "job stalled, down or restarting (not running nor writing a checkpoint), "
                                           "an inference instance not up (what the scheduler and the dashboard "
                                           "show); false when every affected workload runs")
+    acted: bool | None = Field(None, description="an earlier step of this response acted on the plant (was carried "
+                               "out, not skipped by its condition; tickets, pages and waits do not count)")
     link_downs_at_least: int | None = Field(None, ge=1, description="the diagnosed link went down at least this "
                                             "often in 24 h (the operator's link records)")
     link_downs_below: int | None = Field(None, ge=1, description="the diagnosed link went down fewer times than "

@@ -34,6 +34,10 @@ class Context:
     workloads: list[tuple[str, str | None]] = field(default_factory=list)
     link_downs: Callable[[str], int] | None = None
     """How often a link went down in the last 24 h, as the operator's link records say (None: not known)."""
+    acted: bool = False
+    """An earlier step of this response acted on the plant (book-keeping such as a ticket or a page aside)."""
+    skipped: list[str] = field(default_factory=list)
+    """The steps of this response skipped so far, each with its reason (what the ``acted`` condition reports)."""
 
     def __post_init__(self) -> None:
         self.workloads = self._affected_workloads()
@@ -176,6 +180,12 @@ def out_of_service(sim: Simulation, node: str) -> bool:
     return False
 
 
+def pod_pool(sim: Simulation, node: str) -> int:
+    """Nodes in the warm-spare pool of ``node``'s pod (the spares a response in that pod can take)."""
+    pod = ids.pod_of(node)
+    return sum(1 for n in sim.control.spares if ids.pod_of(n) == pod)
+
+
 def conditions_hold(cond: Any, ctx: Context) -> tuple[bool, str]:
     """Whether every condition of a :class:`~opsbrain.recovery.schema.Conditions` holds, and why not."""
     if cond is None:
@@ -229,6 +239,9 @@ def conditions_hold(cond: Any, ctx: Context) -> tuple[bool, str]:
         if bool(stopped) != cond.workload_stopped:
             return False, ("an affected workload is stopped: " + ", ".join(stopped) if stopped else
                            "every affected workload runs (" + ", ".join(q or n for n, q in ctx.workloads) + ")")
+    if cond.acted is not None and ctx.acted != cond.acted:
+        return False, ("an earlier step acted" if ctx.acted else
+                       "no earlier step acted (" + ("; ".join(ctx.skipped) or "none was reached") + ")")
     if cond.link_down is not None:
         link = ctx.component
         if link is None or link not in ctx.sim.topology.links:

@@ -22,7 +22,7 @@ from matplotlib.colors import LinearSegmentedColormap
 from opsbrain import stats
 from opsbrain.report import plots
 from opsbrain.report.build import REPORT_VERSION
-from opsbrain.verdict import ettr_outcome, run_outcome
+from opsbrain.verdict import ettr_outcome, is_noise, run_outcome
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -92,9 +92,9 @@ def build_campaign_report(journals: list[dict[str, Any]], summary: dict[str, Any
             "confusion": {"rows": kinds, "cols": cols, "matrix": matrix},
             "false_positives": sum(1 for j in journals for i in j.get("incidents") or []
                                    if not i.get("injected") and i.get("false_positive")),
-            "noise_incidents": sum(1 for j in journals for i in j.get("incidents") or []
-                                   if not i.get("injected") and not i.get("consequence_of")),
-            "efficiency": _efficiency(journals), "vs_manual": _vs_manual(faults)}
+            "noise_incidents": sum(1 for j in journals for i in j.get("incidents") or [] if is_noise(i)),
+            "efficiency": _efficiency(journals), "vs_manual": _vs_manual(faults),
+            "unattributed": _unattributed(journals)}
 
 
 def _run_row(j: dict[str, Any]) -> dict[str, Any]:
@@ -134,6 +134,25 @@ def _efficiency(journals: list[dict[str, Any]]) -> dict[str, Any]:
                   "inference_goodput": a["served"] / (a["served"] + a["lost"]) if a["served"] + a["lost"] else None,
                   "lost_npu_hours": a["lost_npu_s"] / 3600.0, "lost_tokens": a["lost"]}
     return {"by_policy": out}
+
+
+def _unattributed(journals: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per policy: the runs, the workloads' loss and the part of it no fault's impact covers (each workload's
+    ``unattributed``: before a fault's impact began or while none was open), NPU-seconds and tokens. ``None`` when
+    no journal has the split (journals written before it)."""
+    acc: dict[str, dict[str, Any]] = {}
+    for j in journals:
+        a = acc.setdefault(str(j.get("policy", "auto")), {"runs": 0, "lost_npu_s": 0.0, "unattributed_npu_s": None,
+                                                          "lost_tokens": 0.0, "unattributed_tokens": None})
+        a["runs"] += 1
+        for w in j.get("workloads") or []:
+            lost, key, rest = (("lost_npu_s", "unattributed_npu_s", "lost_npu_s") if w.get("kind") == "training"
+                               else ("lost_tokens", "unattributed_tokens", "lost_tokens"))
+            a[lost] += float(w.get(lost) or 0.0)
+            split = w.get("unattributed")
+            if isinstance(split, dict) and rest in split:
+                a[key] = (a[key] or 0.0) + float(split[rest] or 0.0)
+    return dict(sorted(acc.items()))
 
 
 def _impact_sum(i: dict[str, Any], key: str) -> float:

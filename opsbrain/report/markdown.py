@@ -245,6 +245,12 @@ def render_campaign(m: dict[str, Any]) -> str:
                          for r in m["vs_manual"] for p in m["policies"]])
     else:
         lines.append("_No manual-policy runs in this campaign._")
+    lines += ["", "Loss no fault covers (each workload's `unattributed` rest: before a fault's impact began or while "
+              "none was open; the faults' shares plus it add up to the workload's loss):", ""]
+    lines += _table(["policy", "runs", "NPU-s lost", "of it no fault's", "tokens lost", "of it no fault's"],
+                    [[p, u["runs"], text.num(u["lost_npu_s"]), text.num(u["unattributed_npu_s"]),
+                      text.num(u["lost_tokens"]), text.num(u["unattributed_tokens"])]
+                     for p, u in m.get("unattributed", {}).items()])
     lines += ["", "## Runs", ""]
     lines += _table(["run", "scenario", "seed", "policy", "verdict", "faults", "correct", "median ttr"],
                     [[_c(r["run_id"] or "-"), r["scenario"], r["seed"], r["policy"], r["outcome"], r["faults"],

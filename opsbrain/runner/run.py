@@ -26,6 +26,7 @@ from opsbrain.runner.expectations import acted, check_expectations, check_report
 from opsbrain.runner.monitor import Monitor, MonitorParams
 from opsbrain.runner.world import World, build_world
 from opsbrain.scenario.plan import Plan
+from opsbrain.verdict import is_noise
 
 NO_ACTION_CLASSES = ("dirty_connector", "hbm_ce_storm", "unknown")
 Progress = Callable[[float, float], None]
@@ -484,7 +485,7 @@ def summarize(incidents: list[dict[str, Any]], faults: list[dict[str, Any]], wor
         "handled_without_human": sum(i["ttr_s"] is not None and i.get("human_steps", 0) == 0 for i in faults),
         # recovered with no person's step: a fault nothing handled (missed, never recovered) is none
         "false_positives": len(fps),
-        "noise_incidents": sum(i["injected"] is None and not i.get("consequence_of") for i in incidents),
+        "noise_incidents": sum(is_noise(i) for i in incidents),
         "median_ttr_s": sorted(ttrs)[len(ttrs) // 2] if ttrs else None,
         "diagnosis_ms_mean": sum(ms) / len(ms) if ms else None, "wall_s": wall_s,
         "events": len(world.sim.trace),

@@ -176,8 +176,9 @@ class RunStoreCollector(Collector):
                      fig["runs"])
         yield _gauge("opsbrain_run_faults", "Injected faults of stored runs by diagnosis outcome", ["outcome"],
                      fig["faults"])
-        yield _gauge("opsbrain_run_noise_incidents", "Incidents of stored runs with no injected fault behind them, "
-                     "by whether the response acted on them (a false positive)", ["false_positive"], fig["noise"])
+        yield _gauge("opsbrain_run_noise_incidents", "Incidents of stored runs with no injected fault behind them "
+                     "and no fault's consequence, by whether the response acted on them (a false positive)",
+                     ["false_positive"], fig["noise"])
         yield _gauge("opsbrain_run_diagnoses", "Final diagnoses of stored runs' incidents by class", ["fault_class"],
                      fig["diagnoses"])
         ttr = SummaryMetricFamily("opsbrain_run_ttr_seconds", "Time to recover of the stored runs' recovered faults",
