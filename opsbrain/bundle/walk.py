@@ -21,6 +21,7 @@ from opsbrain.bundle import layout as L
 from opsbrain.ingest import MAX_LINE, asys
 from opsbrain.ingest.archive import (
     FILE,
+    NEST,
     READ_ERRORS,
     Entry,
     TarTree,
@@ -28,6 +29,7 @@ from opsbrain.ingest.archive import (
     Unpacked,
     ZipTree,
     common_top,
+    group_parts,
     with_nested,
 )
 from opsbrain.ingest.encoding import SAMPLE, decode, sniff
@@ -88,6 +90,16 @@ def _top(rels: list[str]) -> str:
     return "" if top[:-1] in L.LAYOUT_DIRS or asys.OUTPUT_DIR.fullmatch(top[:-1]) else top
 
 
+def _name(names: dict[str, list[str]], group: str, rel: str) -> None:
+    """``rel`` among the names of its archive (``group``), and that archive's stem among the names of the one
+    holding it, up to the tree itself (``""``): each archive's top folder is found among its own names."""
+    names.setdefault(group, []).append(rel)
+    while group:
+        outer, nest, stem = group.rpartition(NEST)
+        names.setdefault(outer, []).append(stem if nest else group)
+        group = outer
+
+
 class _Got(NamedTuple):
     """An entry walked: its raw name, why it is not read (None: it is, or it is unknown), its bytes, a note."""
 
@@ -126,17 +138,20 @@ class _Scan:
     def walk(self) -> None:
         """Every entry of the tree: regular files whose name a kind of :func:`~opsbrain.bundle.layout.classify`
         knows are read (decompressed when compressed); an archive inside (``worker-0.tar.gz``) is read in its place,
-        one level deep, as the folder ``worker-0/``. An archive's members are classified once every name is known:
-        its one top-level folder is taken off first (as the directory reader would see that folder), unless the
-        layout reads its name (:data:`~opsbrain.bundle.layout.LAYOUT_DIRS`)."""
+        up to two levels deep (``repack.tar.gz`` holding ``worker-0.tar.gz``), as the folder ``worker-0/``. An
+        archive's members are classified once every name is known: its one top-level folder is taken off first (as
+        the directory reader would see that folder), unless the layout reads its name
+        (:data:`~opsbrain.bundle.layout.LAYOUT_DIRS`)."""
         p = self.p
         got: list[_Got] = []
         names: dict[str, list[str]] = {"": []}  # per archive inside ("": the tree itself), for its top folder
         seen = 0
+        notes: list[_Got] = []  # an archive read two levels down, with the limits it was read within
         for e in with_nested(self.tree, p.max_archive_bytes, p.max_members, p.max_file_bytes):
             if not e.unsafe:
-                names.setdefault(e.group, []).append(e.rel)
-                names[""].append(e.group or e.rel)
+                _name(names, e.group, e.rel)
+            if e.what != FILE and e.note is not None:
+                notes.append(_Got(e.rel, note=e.note, group=e.group))
             if e.problem is not None:
                 got.append(_Got(e.rel, e.problem, unsafe=e.unsafe, group=e.group))
             elif e.what == FILE:
@@ -152,6 +167,7 @@ class _Scan:
         tops = {g: _top(rels) for g, rels in names.items() if g or self.tree.archive}
         if tops.get(""):
             self.name = tops[""][:-1]
+        self.limits.extend(f"{self._final(g, tops)}: {g.note}" for g in notes)
         for g in got:
             rel = self._final(g, tops)
             if g.note:
@@ -208,13 +224,16 @@ class _Scan:
     @staticmethod
     def _final(g: _Got, tops: dict[str, str]) -> str:
         """An entry's path in the bundle: inside an archive inside, its top folder off and the archive's path
-        (without suffix) before it; then the tree's own top folder off. An unsafe name is shown as it is."""
+        (without suffix) before it, that path taken the same way in the archive holding it (two levels down); then
+        the tree's own top folder off. An unsafe name is shown as it is."""
         if g.unsafe:
-            return f"{g.group}:{g.rel}" if g.group else g.rel
-        rel = g.rel
-        if g.group:
-            inner = tops.get(g.group, "")
-            rel = f"{g.group}/{rel[len(inner):] if inner and rel.startswith(inner) else rel}"
+            return ":".join([*group_parts(g.group), g.rel])
+        rel, group = g.rel, g.group
+        while group:
+            inner = tops.get(group, "")
+            rel = rel[len(inner):] if inner and rel.startswith(inner) else rel
+            outer, nest, stem = group.rpartition(NEST)
+            rel, group = f"{stem if nest else group}/{rel}", outer
         top = tops.get("", "")
         return rel[len(top):] if top and rel.startswith(top) else rel
 
