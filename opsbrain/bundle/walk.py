@@ -83,6 +83,12 @@ _JUNK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffd]")
 _LONG = re.compile(rf"^[^\n]{{{MAX_LINE + 1}}}", re.MULTILINE)
 """A line longer than MAX_LINE characters (as ``max(map(len, lines)) > MAX_LINE``, without the lines)."""
 
+UNKNOWN_CHECK_FILE = ("a file of environment_check the reader does not know (it reads the hccn_tool and npu-smi "
+                      "answers of npu_info_*.txt): not read")
+"""The note for such a file: a collection's check output is facts about the host, and one not read is said so in
+the answer, not only among the skipped files (which the text answer cuts after ten, the performance tables first)."""
+
+
 def _top(rels: list[str]) -> str:
     """An archive's one top-level folder to take off (``""``: none, or one the layout reads, an asys collection's
     folder among them)."""
@@ -178,6 +184,8 @@ class _Scan:
             kind = L.classify(self._as_named(log_name(rel)))
             if kind is None or g.data is None:
                 self.skipped.append({"path": rel, "reason": "unknown file (not a source of facts.md §7)"})
+                if "environment_check" in rel.split("/")[:-1] and g.problem is None:
+                    self.limits.append(f"{rel}: {UNKNOWN_CHECK_FILE}")
             elif rel.count("/") > p.max_depth:
                 self.refuse(rel, f"deeper than {p.max_depth} directory levels: not read")
             else:
