@@ -328,7 +328,7 @@ def on_workers(signals: list[Signal], ranks: RankCollector,
     # a container directory names no host (shown ""): a plog's lines are its process's server's, others keep the
     # host they name, or none
     host = {f: shown(w) or ranks.server_of(f) or "" for f, w in where.items()}
-    return [with_host(s, h) if s.host is None and (f := written_to(s)) and where[f] and (h := host[f]) else
+    return [with_host(s, h) if s.host is None and (src := written_to(s)) and where[src] and (h := host[src]) else
             renamed(s, h) if s.host in alias and (h := shown(alias[s.host])) else s for s in signals]
 
 
