@@ -1,8 +1,9 @@
 """Archives inside archives and files named as archives that are not (session 12 hardening of the text readers).
 
 A gzip of one log named ``.tgz`` / ``.tar.gz`` is read as the text it holds, with a note; an archive inside an
-archive is told by its content (``node1-logs.gz`` holding a tar) and read one level deep; an archive deeper than that
-is listed as not read, never read as text. Property tests feed arbitrary bytes through these shapes.
+archive is told by its content (``node1-logs.gz`` holding a tar) and read up to two levels deep (a collection
+re-packed: per-node archives inside a gathered one inside the bundle); an archive deeper than that is listed as not
+read, never read as text. Property tests feed arbitrary bytes through these shapes.
 """
 
 from __future__ import annotations
@@ -84,8 +85,9 @@ def test_misnamed_archive_that_is_neither_stays_an_error(tmp_path: Path) -> None
 # ---- archives inside archives --------------------------------------------------------------------------------------
 def nested(tmp_path: Path) -> Path:
     """A .tar.gz gathering three nodes: node1's logs as a tar.gz named ``.gz``, node2's as a zip, node3's as a tar.gz
-    with one more archive in it (``deep.tar.gz``), a compressed log and a file named as an archive that is none."""
-    deep = tar_of({"deep.log": UCE})
+    with one more archive in it (``deep.tar.gz``, itself holding one more, ``deeper.tar.gz``), a compressed log and
+    a file named as an archive that is none."""
+    deep = tar_of({"deep.log": UCE, "deeper.tar.gz": tar_of({"deeper.log": OOM})})
     outer = tar_of({"node1-logs.gz": tar_of({"kern.log": OOM, "rot/kern.log.1.gz": gzip.compress(OOM)}),
                     "node2.zip": zip_of({"kern.log": OOM}),
                     "node3.tar.gz": tar_of({"deep.tar.gz": deep, "kern.log.gz": gzip.compress(OOM),
@@ -95,18 +97,21 @@ def nested(tmp_path: Path) -> Path:
     return f
 
 
-def test_nested_archives_are_read_one_level_deep(tmp_path: Path) -> None:
-    """Members of members are read as their text (no tar header or compressed byte becomes a line); the archive
-    two levels down is listed as not read, and its UCE line is not seen."""
+def test_nested_archives_are_read_two_levels_deep(tmp_path: Path) -> None:
+    """Members of members, and of their members, are read as their text (no tar header or compressed byte becomes a
+    line): the archive two levels down is read (its UCE line seen) and said so with the limits it was read within;
+    the one three levels down is listed as not read, and its OOM line is not seen."""
     _sigs, stats = ingest_path(str(nested(tmp_path)))
-    assert stats.lines == 4 and stats.lines_cut == 0, stats  # four copies of the OOM line, nothing else
-    assert stats.files == 4 and stats.decompressed == 2
-    assert stats.not_read == ["gathered.tar.gz:node3:deep.tar.gz: tar archive inside an archive inside (more than "
-                              "one level deep; the archive holding it, given by itself, is read with it): listed, not "
-                              "read",
+    assert stats.lines == 5 and stats.lines_cut == 0, stats  # four copies of the OOM line and the UCE line
+    assert stats.files == 5 and stats.decompressed == 2
+    assert stats.not_read == ["gathered.tar.gz:node3:deep:deeper.tar.gz: tar archive three levels deep (archives "
+                              "are read up to two levels inside the input; the archive holding it, given by itself, "
+                              "is read with it): listed, not read",
                               "gathered.tar.gz:node3:junk.tar.gz: unreadable archive: its first block is not a tar "
-                              "header, not read"]
-    assert {s.kind for s in _sigs} >= {"os:oom_killer"} and "ecc:uce" not in {s.kind for s in _sigs}
+                              "header: not read"]
+    assert any(n.startswith("gathered.tar.gz:node3:deep.tar.gz: tar.gzip archive two levels deep, read in place ")
+               and "limits" in n for n in stats.notes), stats.notes
+    assert {s.kind for s in _sigs} >= {"os:oom_killer", "ecc:uce"}
 
 
 def test_nested_archives_in_a_logs_directory(tmp_path: Path) -> None:
@@ -116,6 +121,7 @@ def test_nested_archives_in_a_logs_directory(tmp_path: Path) -> None:
     shutil.move(nested(tmp_path), d / "gathered.tar.gz")
     _sigs, stats = ingest_path(str(d))
     assert stats.lines == 4 and any("deep.tar.gz" in x and "listed, not read" in x for x in stats.not_read)
+    assert not any("deeper" in x for x in stats.not_read)  # (inside the one not read: never looked at)
 
 
 def test_nested_archives_share_the_member_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -249,3 +255,33 @@ def test_a_zip_members_name_in_its_writers_code_page(raw: bytes, want: str) -> N
     info = zipfile.ZipInfo(raw.decode("cp437"))  # what zipfile gives for a name without the flag
     info.flag_bits = 0
     assert zip_name(info) == want
+
+
+def test_bundle_repacked_two_levels_deep(tmp_path: Path) -> None:
+    """An operator re-packs a collection: each node's folder packed (``worker-0.tar.gz``), the node archives gathered
+    into one (``repack.tar.gz`` holding ``repack/worker-0.tar.gz``), that put in the bundle directory: the bundle reads
+    as the directory (before: the node archives two levels down were refused), with the files' own paths, and the
+    answer says the archives two levels down were read and within which limits."""
+    from opsbrain.kb.training import load_engine
+
+    engine = load_engine()
+    src = FIX / "hbm-uce-real"
+    want = diagnose_bundle(src, engine)
+    b = tmp_path / "b"
+    b.mkdir()
+    shutil.copy(src / "README.md", b / "README.md")
+    packed: dict[str, bytes] = {}
+    for w in sorted(x for x in src.iterdir() if x.is_dir()):
+        members = {p.relative_to(src).as_posix(): p.read_bytes() for p in sorted(w.rglob("*")) if p.is_file()}
+        packed[f"repack/{w.name}.tar.gz"] = tar_of(members)
+    (b / "repack.tar.gz").write_bytes(tar_of(packed))
+    got = diagnose_bundle(b, engine)
+    assert got["refused"] == [], got["refused"]
+    assert got["diagnosis"]["fault_class"] == want["diagnosis"]["fault_class"]
+    assert got["diagnosis"]["component"] == want["diagnosis"]["component"]
+    assert got["lines"]["read"] == want["lines"]["read"]
+    notes = [n for n in got["limits"] if "two levels deep" in n]
+    assert [n.split(":")[0] for n in notes] == ["repack/worker-0.tar.gz", "repack/worker-1.tar.gz"], got["limits"]
+    assert all("uncompressed" in n and "entries" in n and "as stored" in n for n in notes), notes
+    res = CliRunner().invoke(cli, ["diagnose", "--bundle", str(b)])
+    assert res.exit_code == 0 and "note: repack/worker-0.tar.gz: tar.gzip archive two levels deep" in res.output

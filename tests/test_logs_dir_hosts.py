@@ -318,3 +318,41 @@ def test_a_fan_out_tools_host_is_the_lines_host() -> None:
     sigs, _ = ingest_text("worker-1: [ERROR] 2025-04-08-18:07:20 (PID:1292363, Device:1, RankID:9) ERR01100 OPS call "
                           "acl api failed.\n")
     assert {s.host for s in sigs} == {"worker-1"}
+
+
+PLOG0 = FIX / "worker-0" / "process_log" / "run" / "plog" / "plog-23456_20250301100000123.log"  # server 192.168.10.11
+PLOG1 = next((FIX / "worker-1" / "process_log" / "run" / "plog").glob("plog-*.log"))  # server 192.168.10.12
+
+
+@pytest.mark.parametrize(("layout", "host"), [
+    # a job's directory holding its ranks' directories: the ranks are the job's, no host is named by a directory;
+    # the plog's own init line names its server
+    ({"job/rank_0": PLOG0}, "192.168.10.11"),
+    ({"job/rank_0": PLOG0, "job/rank_1": PLOG1}, "192.168.10.11"),
+    ({"job/rank_0/process_log/run/plog": PLOG0}, "192.168.10.11"),
+    ({"job/ascend/log/run/plog": PLOG0}, "192.168.10.11"),
+    # a job's folder above its workers' folders: the worker's
+    ({"myjob/worker-0/process_log/run/plog": PLOG0}, "worker-0"),
+    ({"train-llama/worker-0": PLOG0}, "worker-0"),
+    ({"collected/train-llama/worker-0": PLOG0, "collected/train-llama/worker-1": PLOG1}, "worker-0"),
+    # a host's own directory stays its name
+    ({"node-1/process_log/run/plog": PLOG0}, "node-1"),
+    ({"ascend-a01/rank_0": PLOG0}, "ascend-a01"),
+], ids=["job-rank", "job-two-ranks", "job-rank-process_log", "job-ascend-log", "jobname-worker-process_log",
+        "jobname-worker", "collected-jobname-workers", "host-dir", "host-dir-rank"])
+def test_a_container_directory_never_names_the_host(layout: dict[str, Path], host: str, tmp_path: Path,
+                                                    engine: Any) -> None:
+    """``--logs DIR`` with the logs at ``DIR/job/rank_0/...`` or ``DIR/<jobname>/worker-0/...``: the host is the
+    worker-like directory, or the host the lines name (the plog's ``server[...]``), never the job's folder (before:
+    ``host job`` / ``host myjob``)."""
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    for where, src in layout.items():
+        (tmp_path / where).mkdir(parents=True)
+        shutil.copy(src, tmp_path / where / src.name)
+    d = diagnose_logs(str(tmp_path), engine)["diagnosis"]
+    assert d["fault_class"] == "hbm_uce"
+    assert (d["root"]["host"], d["root"]["device"]) == (host, 3), d["root"]
+    roots = (d.get("root_cluster") or {}).get("roots") or []
+    assert roots and roots[0]["host"] == host, roots
+    assert not any(("job/" in e or "jobname" in e or "train-llama/" in e) for e in d["evidence"]), d["evidence"]

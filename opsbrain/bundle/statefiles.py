@@ -10,12 +10,17 @@ from opsbrain.bundle.hosts import ip_to_node
 from opsbrain.bundle.records import _TIE, ReaderState
 from opsbrain.bundle.stamps import stamp, to_us
 from opsbrain.bundle.walk import _File
+from opsbrain.ingest.parsers.hccn import RE_OPTICAL_ABSENT, RE_OPTICAL_LOSS
 from opsbrain.yamlio import json_or_none
 
 _HCCN_REC = re.compile(r"\[(?:devid|device) (\d+)\]\s+\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s+LINK (UP|DOWN)")
 """hccn_tool's link record (``[devid 3] ...``), and FaultDiag's check file's ``[device 3] ...`` form of it."""
 _LINK_CMD = re.compile(r"^(?:\$ |\S*/)?hccn_tool -i (\d+) -link -g")
 _QUERY_CMD = re.compile(r"^(?:\$ |\S*/)?hccn_tool -i (\d+) ")
+_OPTICAL_CMD = re.compile(r"^(?:\$ |\S*/)?hccn_tool -i \d+ -optical -g")
+"""``hccn_tool -i N -optical -g``: its answer's module presence and lane flags (``present : not present``, ``Rx Los
+Flag : 0xff``, the lines :mod:`opsbrain.ingest.parsers.hccn` reads) are lines of the device queried, at the file's
+time, up to the next command or blank line (the FaultDiag collection's layout)."""
 _NET_HEALTH = re.compile(r"^net health status\s*:")
 """``hccn_tool -i N -net_health -g``'s answer (``net health status: Receive timeout``): a line the parsers read, of the
 device the command queried, at the file's time (a real host's files; the twin writes link records and states)."""
@@ -32,16 +37,19 @@ class StateFiles(ReaderState):
 
     def _npu_info(self, f: _File, at: int | None = None) -> None:
         """Link records, link states and metrics of an npu_info file; ``at``: the file's time, for the net-health
-        answers of a real host's file (:data:`_NET_HEALTH`; None: not read as lines)."""
+        and optical-module answers of a real host's file (:data:`_NET_HEALTH`, :data:`_OPTICAL_CMD`; None: not read
+        as lines)."""
         node = self._node(f)
         when = f.kind.tag or "after"
         dev: int | None = None
         link_dev: int | None = None
         queried: int | None = None
         state: dict[int, str] = {}
+        optical = False
         for i, raw in enumerate(f.lines, start=1):
             text = self.scan.clean(f, raw)
             if text is None:
+                optical = False  # (a blank line ends a command's answer)
                 continue
             if m := _HCCN_REC.search(text):
                 dt = to_us(stamp(text, "ctime"))
@@ -50,6 +58,12 @@ class StateFiles(ReaderState):
                 continue
             if m := _QUERY_CMD.match(text):
                 queried = int(m.group(1))
+                optical = bool(_OPTICAL_CMD.match(text))
+            elif optical and (RE_OPTICAL_ABSENT.search(text) or RE_OPTICAL_LOSS.search(text)):
+                if at is not None and node is not None and queried is not None:
+                    self.dated.append((at, 0, f, i, text.strip(), f"{node}/npu{queried}", "hccn", None,
+                                       _TIE["hccn"]))
+                continue
             if m := _LINK_CMD.match(text):
                 link_dev = int(m.group(1))
                 continue

@@ -21,6 +21,7 @@ from opsbrain.bundle import layout as L
 from opsbrain.ingest import MAX_LINE, asys
 from opsbrain.ingest.archive import (
     FILE,
+    NEST,
     READ_ERRORS,
     Entry,
     TarTree,
@@ -28,6 +29,7 @@ from opsbrain.ingest.archive import (
     Unpacked,
     ZipTree,
     common_top,
+    group_parts,
     with_nested,
 )
 from opsbrain.ingest.encoding import SAMPLE, decode, sniff
@@ -81,11 +83,27 @@ _JUNK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffd]")
 _LONG = re.compile(rf"^[^\n]{{{MAX_LINE + 1}}}", re.MULTILINE)
 """A line longer than MAX_LINE characters (as ``max(map(len, lines)) > MAX_LINE``, without the lines)."""
 
+UNKNOWN_CHECK_FILE = ("a file of environment_check the reader does not know (it reads the hccn_tool and npu-smi "
+                      "answers of npu_info_*.txt): not read")
+"""The note for such a file: a collection's check output is facts about the host, and one not read is said so in
+the answer, not only among the skipped files (which the text answer cuts after ten, the performance tables first)."""
+
+
 def _top(rels: list[str]) -> str:
     """An archive's one top-level folder to take off (``""``: none, or one the layout reads, an asys collection's
     folder among them)."""
     top = common_top(rels)
     return "" if top[:-1] in L.LAYOUT_DIRS or asys.OUTPUT_DIR.fullmatch(top[:-1]) else top
+
+
+def _name(names: dict[str, list[str]], group: str, rel: str) -> None:
+    """``rel`` among the names of its archive (``group``), and that archive's stem among the names of the one
+    holding it, up to the tree itself (``""``): each archive's top folder is found among its own names."""
+    names.setdefault(group, []).append(rel)
+    while group:
+        outer, nest, stem = group.rpartition(NEST)
+        names.setdefault(outer, []).append(stem if nest else group)
+        group = outer
 
 
 class _Got(NamedTuple):
@@ -126,17 +144,20 @@ class _Scan:
     def walk(self) -> None:
         """Every entry of the tree: regular files whose name a kind of :func:`~opsbrain.bundle.layout.classify`
         knows are read (decompressed when compressed); an archive inside (``worker-0.tar.gz``) is read in its place,
-        one level deep, as the folder ``worker-0/``. An archive's members are classified once every name is known:
-        its one top-level folder is taken off first (as the directory reader would see that folder), unless the
-        layout reads its name (:data:`~opsbrain.bundle.layout.LAYOUT_DIRS`)."""
+        up to two levels deep (``repack.tar.gz`` holding ``worker-0.tar.gz``), as the folder ``worker-0/``. An
+        archive's members are classified once every name is known: its one top-level folder is taken off first (as
+        the directory reader would see that folder), unless the layout reads its name
+        (:data:`~opsbrain.bundle.layout.LAYOUT_DIRS`)."""
         p = self.p
         got: list[_Got] = []
         names: dict[str, list[str]] = {"": []}  # per archive inside ("": the tree itself), for its top folder
         seen = 0
+        notes: list[_Got] = []  # an archive read two levels down, with the limits it was read within
         for e in with_nested(self.tree, p.max_archive_bytes, p.max_members, p.max_file_bytes):
             if not e.unsafe:
-                names.setdefault(e.group, []).append(e.rel)
-                names[""].append(e.group or e.rel)
+                _name(names, e.group, e.rel)
+            if e.what != FILE and e.note is not None:
+                notes.append(_Got(e.rel, note=e.note, group=e.group))
             if e.problem is not None:
                 got.append(_Got(e.rel, e.problem, unsafe=e.unsafe, group=e.group))
             elif e.what == FILE:
@@ -152,6 +173,7 @@ class _Scan:
         tops = {g: _top(rels) for g, rels in names.items() if g or self.tree.archive}
         if tops.get(""):
             self.name = tops[""][:-1]
+        self.limits.extend(f"{self._final(g, tops)}: {g.note}" for g in notes)
         for g in got:
             rel = self._final(g, tops)
             if g.note:
@@ -162,6 +184,8 @@ class _Scan:
             kind = L.classify(self._as_named(log_name(rel)))
             if kind is None or g.data is None:
                 self.skipped.append({"path": rel, "reason": "unknown file (not a source of facts.md §7)"})
+                if "environment_check" in rel.split("/")[:-1] and g.problem is None:
+                    self.limits.append(f"{rel}: {UNKNOWN_CHECK_FILE}")
             elif rel.count("/") > p.max_depth:
                 self.refuse(rel, f"deeper than {p.max_depth} directory levels: not read")
             else:
@@ -208,13 +232,16 @@ class _Scan:
     @staticmethod
     def _final(g: _Got, tops: dict[str, str]) -> str:
         """An entry's path in the bundle: inside an archive inside, its top folder off and the archive's path
-        (without suffix) before it; then the tree's own top folder off. An unsafe name is shown as it is."""
+        (without suffix) before it, that path taken the same way in the archive holding it (two levels down); then
+        the tree's own top folder off. An unsafe name is shown as it is."""
         if g.unsafe:
-            return f"{g.group}:{g.rel}" if g.group else g.rel
-        rel = g.rel
-        if g.group:
-            inner = tops.get(g.group, "")
-            rel = f"{g.group}/{rel[len(inner):] if inner and rel.startswith(inner) else rel}"
+            return ":".join([*group_parts(g.group), g.rel])
+        rel, group = g.rel, g.group
+        while group:
+            inner = tops.get(group, "")
+            rel = rel[len(inner):] if inner and rel.startswith(inner) else rel
+            outer, nest, stem = group.rpartition(NEST)
+            rel, group = f"{stem if nest else group}/{rel}", outer
         top = tops.get("", "")
         return rel[len(top):] if top and rel.startswith(top) else rel
 

@@ -124,6 +124,8 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool, foll
         click.echo(f"  worker {w['dir']} -> {w['node']} ({w['named_by']})")
     for x in res["skipped"][:10]:
         click.echo(f"  skipped {x['path']}: {x['reason']}")
+    if len(res["skipped"]) > 10:
+        click.echo(f"  ... {len(res['skipped']) - 10} more skipped (--json lists them)")
     for x in res["refused"][:10]:
         click.echo(f"  refused {x['path']}: {x['reason']}")
     for note in res.get("limits", [])[:10]:

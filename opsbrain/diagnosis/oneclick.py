@@ -319,12 +319,17 @@ def on_workers(signals: list[Signal], ranks: RankCollector,
 
     where = {f: host_root(f)[0] for f in {written_to(s) for s in signals if s.host is None} if f}
     ranks.other_workers |= {w for w in where.values() if w}
+    for f, w in where.items():
+        ranks.note_file(f, w)
     if not ranks.other_workers:
         return signals
     shown = ranks.shown()
     alias = _host_aliases(signals, written_to)
-    return [with_host(s, shown(w)) if s.host is None and (f := written_to(s)) and (w := where[f]) else
-            renamed(s, shown(alias[s.host])) if s.host in alias else s for s in signals]
+    # a container directory names no host (shown ""): a plog's lines are its process's server's, others keep the
+    # host they name, or none
+    host = {f: shown(w) or ranks.server_of(f) or "" for f, w in where.items()}
+    return [with_host(s, h) if s.host is None and (src := written_to(s)) and where[src] and (h := host[src]) else
+            renamed(s, h) if s.host in alias and (h := shown(alias[s.host])) else s for s in signals]
 
 
 def _host_aliases(signals: list[Signal], written_to: Callable[[Signal], str | None]) -> dict[str, str]:

@@ -50,7 +50,7 @@ from opsbrain.ingest.trees import (
 __all__ = ["CHUNK", "COMPRESSED_SUFFIXES", "DIR", "FILE", "LINK", "READ_ERRORS", "SPECIAL", "ArchiveError", "DirTree",
            "Entry", "TarTree", "Tree", "Unpacked", "ZipTree", "archive_stem", "common_top",
            "compression_of", "open_tree", "plain_name", "printable", "safe_name", "unsupported", "unsupported_of",
-           "with_nested", "zip_entries"]
+           "with_nested", "zip_entries", "MAX_NESTING", "NEST", "group_parts"]
 
 
 @dataclass(frozen=True)
@@ -186,65 +186,114 @@ def _candidate(rel: str) -> bool:
     return archive_stem(rel) != rel or plain_name(rel) != rel
 
 
-def with_nested(tree: Tree, stream_cap: int, max_members: int, max_inner_bytes: int) -> Iterator[Entry]:
+MAX_NESTING = 2
+"""Levels of archives read inside a tree: per-node archives gathered into one (1), that one put in a bundle
+directory or gathered again as operators re-pack collections (2). An archive deeper is listed, not read."""
+
+NEST = "//"
+"""Between the groups of an entry two levels down (``node3//deep``: ``deep.tar.gz`` inside ``node3.tar.gz``):
+:func:`safe_name` leaves no empty part in a name, so the mark is never part of one."""
+
+
+def group_parts(group: str) -> list[str]:
+    """An entry's group as the path of each archive inside the one before (``["node3", "deep"]``)."""
+    return group.split(NEST) if group else []
+
+
+class _Budget:
+    """The bytes of uncompressed tar streams the archives inside share: those done, and those open now."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap, self.spent = cap, 0
+        self.open: list[TarTree] = []
+
+    def left(self) -> int:
+        return self.cap - self.spent - sum(t.stream.produced for t in self.open)
+
+
+def with_nested(tree: Tree, stream_cap: int, max_members: int, max_inner_bytes: int, level: int = 1
+                ) -> Iterator[Entry]:
     """The tree's entries, where an archive among its regular files (told by its content, among the members named
     as archives or compressed: ``worker-0.tar.gz``, ``node.zip``, ``node1-logs.gz`` holding a tar) stands for its
-    own entries, read in place one level deep, each with ``group`` = the member's path without its suffix; an
-    archive in that one is listed, not read. A member named as an archive that holds one compressed text is read
-    as that text (``note`` says so). An archive inside over ``max_inner_bytes`` as stored is not read (a core-dump
-    tarball is not a node's logs; a zip inside is read into memory, as zips are read from their end); the archives
-    inside share ``stream_cap`` (bytes of their uncompressed streams together). Their troubles go to the tree's
-    ``problems``, prefixed with their path. A member's ``open`` works once, while the walk stands on it."""
-    spent = 0
-    for e in tree.entries():
-        if e.what != FILE or e.open is None or not _candidate(e.rel):
-            yield e
+    own entries, read in place up to :data:`MAX_NESTING` levels deep, each with ``group`` = the member's path
+    without its suffix (two levels down: both paths, joined by :data:`NEST`); an archive deeper is listed, not read.
+    A member named as an archive that holds one compressed text is read as that text (``note`` says so). An archive
+    inside over ``max_inner_bytes`` as stored is not read (a core-dump tarball is not a node's logs; a zip inside is
+    read into memory, as zips are read from their end); the archives inside share ``stream_cap`` (bytes of their
+    uncompressed streams together), each walks at most ``max_members`` entries, and their members' paths are made
+    safe as the tree's are. An archive read two levels down is stated, with those limits, in a directory entry's
+    ``note`` before its entries. Their troubles go to the tree's ``problems``, prefixed with their path. A member's
+    ``open`` works once, while the walk stands on it. ``level``: how deep the tree's entries are in the input (2:
+    the tree is an archive in a directory given, itself the first level)."""
+    limits = _Limits(max_members, max_inner_bytes, _Budget(stream_cap))
+    yield from _nested(tree.entries(), tree.problems, "", level, limits)
+
+
+@dataclass(frozen=True)
+class _Limits:
+    max_members: int
+    max_inner_bytes: int
+    budget: _Budget
+
+    def said(self, kind: str) -> str:
+        return (f"{kind} archive two levels deep, read in place within the limits of the archives inside: "
+                f"{self.budget.cap} bytes of their uncompressed streams together, {self.max_members} entries each, "
+                f"{self.max_inner_bytes} bytes each as stored; absolute or '..' paths and links not read")
+
+
+def _nested(entries: Iterator[Entry], problems: list[str], group: str, depth: int, lim: _Limits
+            ) -> Iterator[Entry]:
+    """``entries`` (of the tree itself, ``group`` "", or of an archive inside, ``depth`` levels down), an archive
+    among them read in its place while ``depth`` is within :data:`MAX_NESTING`."""
+    for x in entries:
+        if x.what != FILE or x.open is None or x.problem is not None or not _candidate(x.rel):
+            yield x if not group else Entry(x.rel, x.what, x.size, x.open, x.problem, x.unsafe, group, x.note)
             continue
         try:
-            with e.open() as fh:
-                size = e.size if e.size is not None else os.fstat(fh.fileno()).st_size
+            with x.open() as fh:
+                size = x.size if x.size is not None else os.fstat(fh.fileno()).st_size
                 rec = Replay(fh)
                 s = sniff(cast(IO[bytes], rec))
                 if s.kind is None:
-                    if archive_stem(e.rel) != e.rel and not s.compressed_text:
+                    if archive_stem(x.rel) != x.rel and not s.compressed_text:
                         raise ArchiveError(f"unreadable archive: {s.error or 'its first block is not a tar header'}")
-                    yield Entry(e.rel, e.what, size, _given(rec.again()), note=misnamed(e.rel, s.compression))
+                    yield Entry(x.rel, x.what, size, _given(rec.again()), None, x.unsafe, group,
+                                misnamed(x.rel, s.compression))
                     continue
-                if size > max_inner_bytes:
-                    yield Entry(e.rel, FILE, size, problem=f"archive inside, {size} bytes, over the "
-                                f"{max_inner_bytes}-byte limit: not read")
+                if depth > MAX_NESTING:
+                    yield Entry(x.rel, FILE, x.size, problem=f"{s.kind} archive three levels deep (archives are read "
+                                f"up to two levels inside the input; the archive holding it, given by itself, is "
+                                f"read with it): listed, not read", group=group)
                     continue
-                inner = _inner_tree(s.kind, rec.again(), e.rel, stream_cap - spent, max_members)
-                group = archive_stem(e.rel) if archive_stem(e.rel) != e.rel else plain_name(e.rel)
-                try:
-                    for x in inner.entries():
-                        yield from _deeper(x, group)
-                finally:
-                    tree.problems.extend(f"{e.rel}: {x}" for x in inner.problems)
-                    spent += inner.stream.produced if isinstance(inner, TarTree) else 0
+                if size > lim.max_inner_bytes:
+                    yield Entry(x.rel, FILE, size, problem=f"archive inside, {size} bytes, over the "
+                                f"{lim.max_inner_bytes}-byte limit: not read", group=group)
+                    continue
+                yield from _inner(x.rel, s.kind, rec, problems, group, depth, lim)
         except ArchiveError as exc:
-            yield Entry(e.rel, FILE, e.size, problem=f"{exc}: not read")
+            yield Entry(x.rel, FILE, x.size, problem=f"{exc}: not read", group=group)
         except READ_ERRORS as exc:
-            yield Entry(e.rel, FILE, e.size, problem=f"cannot read: {exc}")
+            yield Entry(x.rel, FILE, x.size, problem=f"cannot read: {exc}", group=group)
 
 
-def _deeper(x: Entry, group: str) -> Iterator[Entry]:
-    """An entry of an archive inside, in its group; an archive in it (by its content) is listed, not read. A member
-    looked at stays open while the walk stands on it (a tar's member is read once, as the stream passes)."""
-    if x.what != FILE or x.open is None or x.problem is not None or not _candidate(x.rel):
-        yield Entry(x.rel, x.what, x.size, x.open, x.problem, x.unsafe, group, x.note)
-        return
-    with x.open() as fh:
-        rec = Replay(fh)
-        s = sniff(cast(IO[bytes], rec))
-        if s.kind is not None or (archive_stem(x.rel) != x.rel and not s.compressed_text):
-            why = (f"{s.kind} archive inside an archive inside (more than one level deep; the archive holding it, "
-                   f"given by itself, is read with it): listed" if s.kind else
-                   f"unreadable archive: {s.error or 'its first block is not a tar header'}")
-            yield Entry(x.rel, FILE, x.size, problem=f"{why}, not read", group=group)
-            return
-        again = rec.again()
-        yield Entry(x.rel, x.what, x.size, _given(again), None, x.unsafe, group, misnamed(x.rel, s.compression))
+def _inner(rel: str, kind: str, rec: Replay, problems: list[str], group: str, depth: int, lim: _Limits
+           ) -> Iterator[Entry]:
+    """The entries of the archive inside at ``rel`` (of kind ``kind``, its first bytes in ``rec``)."""
+    inner = _inner_tree(kind, rec.again(), rel, lim.budget.left(), lim.max_members)
+    stem = archive_stem(rel) if archive_stem(rel) != rel else plain_name(rel)
+    sub = f"{group}{NEST}{stem}" if group else stem
+    if depth == MAX_NESTING:
+        yield Entry(rel, DIR, group=group, note=lim.said(inner.kind))
+    tar = inner if isinstance(inner, TarTree) else None
+    if tar is not None:
+        lim.budget.open.append(tar)
+    try:
+        yield from _nested(inner.entries(), problems, sub, depth + 1, lim)
+    finally:
+        problems.extend(f"{':'.join([*group_parts(group), rel])}: {p}" for p in inner.problems)
+        if tar is not None:
+            lim.budget.open.remove(tar)
+            lim.budget.spent += tar.stream.produced
 
 
 def _given(stream: IO[bytes]) -> Callable[[], IO[bytes]]:

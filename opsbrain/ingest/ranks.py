@@ -40,7 +40,16 @@ from datetime import datetime
 from opsbrain.ingest.asys import host_dirs
 from opsbrain.ingest.rankconsole import CONSOLE_GROUP, console_line
 from opsbrain.ingest.streams import log_name
-from opsbrain.ingest.workers import host_root, natural_key, shared_head, unarchived
+from opsbrain.ingest.workers import (
+    RANK_DIR,
+    below_worker,
+    host_root,
+    names_no_host,
+    natural_key,
+    shared_head,
+    short_names,
+    unarchived,
+)
 
 RE_PLOG_LINE = re.compile(r"^\[(\w+)\s*\]\s*(\w+)\((\d+),[^)]*\):"
                           r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{3})\.(\d{3})\s?(.*)$")
@@ -237,6 +246,7 @@ class RankCollector:
         self._files: dict[str, tuple[tuple[str, str | None], bool, re.Match[str] | None, bool]] = {}
         self._seconds: dict[tuple[str, ...], float] = {}  # a time stamp's second -> epoch seconds (local time)
         self.other_workers: set[str] = set()  # worker directories of other files, named as the processes' are
+        self.rank_dirs: set[str] = set()  # worker directories with a rank's directory right below (job/rank_0/)
         self.killed: list[tuple[str, str, LineRef]] = []  # (worker, pid, the kernel's line) of RE_OOM_KILL
 
     # ---- feeding ---------------------------------------------------------------------------------------------
@@ -259,6 +269,7 @@ class RankCollector:
             plain = log_name(name)  # or not (``plog-903_2025....log.gz`` is the same process's plog)
             info = self._files[name] = (host_root(name), bool(self.NPU_INFO_FILE.search(plain)),
                                         RE_PLOG_FILE.search(plain), bool(DEVICE_OS_DIR.search(plain)))
+            self.note_file(name, info[0][0])
         if info[3]:
             return  # the device's own slog: its HCCL lines are the AI CPU scheduler's, no host process's
         if worker is None:
@@ -513,14 +524,40 @@ class RankCollector:
             self._ip_dev[file] = None
 
     # ---- result -------------------------------------------------------------------------------------------------
+    def note_file(self, file: str, worker: str) -> None:
+        """A file of ``worker``'s: whether a rank's directory holds it right below the worker (:attr:`rank_dirs`)."""
+        if RANK_DIR.fullmatch(below_worker(file, worker)):
+            self.rank_dirs.add(worker)
+
+    def server_of(self, file: str) -> str | None:
+        """The server address the process whose plog ``file`` is prints in its init line, if it does."""
+        info = self._files.get(file)
+        p = self.procs.get((info[0][0], info[2].group(1))) if info is not None and info[2] is not None else None
+        return p.server if p is not None else None
+
     def shown(self) -> Callable[[str], str]:
         """Worker directory -> the name the table gives it: its host's directory (:func:`asys.host_dirs`), its
         ``environment_check/<name>/`` where it has one, from where the workers' paths differ (theirs and
-        :attr:`other_workers`'), ``root_name`` for the root given."""
+        :attr:`other_workers`'), cut to a host-like last directory (:func:`~opsbrain.ingest.workers.short_names`),
+        ``root_name`` for the root given. A container directory (a job's, :func:`~opsbrain.ingest.workers.
+        names_no_host`) names no host: its processes' one server address where they print one, else ``""``."""
         names = {w: (next(iter(a)) if len(a) == 1 else w) for w, a in self._alias.items()}
         host_of = host_dirs({p.worker for p in self.procs.values()} | set(self.device_ips) | self.other_workers)
-        cut = shared_head([names.get(h, h) for h in set(host_of.values())])
-        return lambda w: unarchived(names.get(h := host_of.get(w, w), h)[cut:]) or self.root_name
+        hosts = set(host_of.values())
+        cut = shared_head([names.get(h, h) for h in hosts])
+        container = {h for h in hosts if h not in names and names_no_host(h, h in self.rank_dirs)}
+        full = {h: unarchived(names.get(h, h)[cut:]) for h in hosts - container}
+        shown = short_names(full)
+        for h in container:
+            servers = {p.server for p in self.procs.values() if host_of.get(p.worker) == h and p.server}
+            shown[h] = servers.pop() if len(servers) == 1 else ""
+
+        def name(w: str) -> str:
+            h = host_of.get(w, w)
+            if h in shown:
+                return shown[h] or ("" if h in container else self.root_name)
+            return unarchived(names.get(h, h)[cut:]) or self.root_name
+        return name
 
     def _mark_killed(self) -> None:
         """A process the kernel's OOM killer ended (:data:`RE_OOM_KILL`, its pid the plog's) logs a ``killed`` error

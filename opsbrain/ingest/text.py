@@ -24,7 +24,17 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import IO, Any, cast
 
-from opsbrain.ingest.archive import FILE, READ_ERRORS, ArchiveError, Replay, Unpacked, misnamed, open_tree, with_nested
+from opsbrain.ingest.archive import (
+    FILE,
+    READ_ERRORS,
+    ArchiveError,
+    Replay,
+    Unpacked,
+    group_parts,
+    misnamed,
+    open_tree,
+    with_nested,
+)
 from opsbrain.ingest.archive import sniff as sniff_archive
 from opsbrain.ingest.derive import TLS_STATES, fd_placed, section_placed, tls_mismatch, with_flaps
 from opsbrain.ingest.dirwalk import MAX_FILES, check_listable, log_files, no_logs
@@ -256,22 +266,24 @@ class LineReader:
         for _label, _rel, u in _one(cast(IO[bytes], _Counted(stream, self)), file or "input", "", self.stats):
             self.feed(_lines_of(u, self.stats, lambda: self._given, file), file)
 
-    def feed_path(self, path: Path, name: str | None = None) -> None:
-        """A file: an archive (tar, compressed or not, or zip) member by member, in place; else its lines."""
+    def feed_path(self, path: Path, name: str | None = None, level: int = 1) -> None:
+        """A file: an archive (tar, compressed or not, or zip) member by member, in place; else its lines.
+        ``level``: 2 for a file of a directory given (an archive there is the first level of archives)."""
         self._given += path.stat().st_size
         given = name or str(path)
-        for label, _rel, u in read_members(path, given, self.stats):
+        for label, _rel, u in read_members(path, given, self.stats, level=level):
             self.feed(_lines_of(u, self.stats, lambda: self._given, label), label,
                       path.resolve().as_posix() if label == given else label)
 
 
-def read_members(path: Path, name: str, stats: TextStats, cap: int | None = None
+def read_members(path: Path, name: str, stats: TextStats, cap: int | None = None, level: int = 1
                  ) -> Iterator[tuple[str, str, Unpacked]]:
     """Each file of ``path`` as (label, path in the tree, its content decompressed, at most ``cap`` bytes): the file
     itself (label ``name``, path ""), or an archive's members one by one, in place (label ``name:member``; archives
-    inside read one level deep, their members' paths under the archive's path without its suffix), within
-    MAX_FILES, MAX_MEMBERS and MAX_INNER_BYTES. What is not read (and why) and how a file was read when not as its
-    name says go to ``stats``; a stream's break is stated once the caller has read it. The one walk of
+    inside read up to two levels deep, their members' paths under the archive's path without its suffix), within
+    MAX_FILES, MAX_MEMBERS and MAX_INNER_BYTES (``level`` 2: ``path`` is a file of a directory given, itself the
+    first level, :func:`~opsbrain.ingest.archive.with_nested`). What is not read (and why) and how a file was read
+    when not as its name says go to ``stats``; a stream's break is stated once the caller has read it. The one walk of
     ``diagnose --logs``, ``watch`` and ``sweep --source commands``. Raises ArchiveError for an archive that cannot
     be opened."""
     tree = open_tree(path, MAX_TOTAL_BYTES, MAX_MEMBERS)
@@ -284,8 +296,8 @@ def read_members(path: Path, name: str, stats: TextStats, cap: int | None = None
     over: list[str] = []  # files past MAX_FILES: one line for them all, so the archive's own limits show
     skipped: list[str] = []  # members that are by their names no logs (not_a_log): one line for them all
     try:
-        for e in with_nested(tree, MAX_TOTAL_BYTES, MAX_MEMBERS, MAX_INNER_BYTES):
-            label = f"{name}:{e.group + ':' if e.group else ''}{e.rel}"
+        for e in with_nested(tree, MAX_TOTAL_BYTES, MAX_MEMBERS, MAX_INNER_BYTES, level):
+            label = ":".join([name, *group_parts(e.group), e.rel])
             if e.note is not None:
                 stats.notes.append(f"{label}: {e.note}")
             if e.problem is not None:
@@ -299,7 +311,7 @@ def read_members(path: Path, name: str, stats: TextStats, cap: int | None = None
                     continue
                 try:
                     with e.open() as fh:
-                        yield from _one(fh, label, f"{e.group}/{e.rel}" if e.group else e.rel, stats, cap)
+                        yield from _one(fh, label, "/".join([*group_parts(e.group), e.rel]), stats, cap)
                 except READ_ERRORS as exc:
                     stats.not_read.append(f"{label}: cannot read: {exc}")
         if skipped:
@@ -461,7 +473,7 @@ def ingest_path(spec: str, stdin: IO[bytes] | None = None, reader: LineReader | 
             for f, rel in log_files(p, r.stats, r.follow_links):
                 rel = f"{label}/{rel}" if label else rel
                 try:
-                    r.feed_path(f, rel)
+                    r.feed_path(f, rel, level=2)
                 except OSError as exc:
                     r.stats.not_read.append(f"{rel}: {exc.strerror or exc}")
                 except ArchiveError as exc:

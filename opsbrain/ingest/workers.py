@@ -6,6 +6,7 @@ same tests, so that a worker has one name in a rank chain and in the bundle's re
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import PurePosixPath
 
 from opsbrain.ingest.asys import canonical, place
@@ -206,6 +207,48 @@ def _segments(worker: str) -> list[str]:
             out.append(name + sep)
             part = rest
         out.append(part + "/")
+    return out
+
+
+JOB_DIR = re.compile(r"[a-z]*[-_]?(?:jobs?|tasks?|collect(?:ed|ion)?|bundles?)", re.I)
+"""A folder named as a job's or a collection's (``job/``, ``myjob/``, ``train-job/``, ``collected/``): it holds the
+logs of a job, which may span hosts, and names none of them (a name with a digit, ``job-7``, may be a host's)."""
+
+
+def below_worker(file: str, worker: str) -> str:
+    """The first directory of ``file``'s path below its worker directory ``worker`` (``rank_0`` of
+    ``job/rank_0/plog-1_2.log``), ``""`` when the file sits in it."""
+    path = canonical(file)
+    if worker and not path.startswith(worker):
+        return ""
+    rest = path[len(worker):].lstrip("/:").split("/")
+    return rest[0] if len(rest) > 1 else ""
+
+
+def names_no_host(worker: str, ranks_below: bool) -> bool:
+    """Whether a worker directory is a container, not a host: its name (the last directory, without a digit) is a
+    job's or a collection's (:data:`JOB_DIR`), or its logs sit in rank directories right below it (``job/rank_0/``,
+    ``job/rank_1/``: a job's ranks; ``ascend-a01/rank_0/`` names its host)."""
+    name = unarchived(worker).rpartition("/")[2]
+    return bool(name) and not any(c.isdigit() for c in name) and (JOB_DIR.fullmatch(name) is not None or ranks_below)
+
+
+def host_like(name: str) -> bool:
+    """A directory name a host may go by: with a digit (``worker-0``, ``node1``, ``ascend-a01``, an address)."""
+    return any(c.isdigit() for c in name)
+
+
+def short_names(full: dict[str, str]) -> dict[str, str]:
+    """Worker -> its shown name cut to its last directory where that is host-like and no other worker's is the same
+    (``myjob/worker-0`` -> ``worker-0``: the folders above a worker's are a job's or a collection's), unless another
+    worker's name is a folder above it (``node-a/tools`` below ``node-a`` keeps its path)."""
+    last = {w: n.rpartition("/")[2] for w, n in full.items()}
+    count = Counter(last.values())
+    shown = set(full.values())
+    out = {}
+    for w, n in full.items():
+        heads = {"/".join(n.split("/")[:k]) for k in range(1, n.count("/") + 1)}
+        out[w] = last[w] if "/" in n and host_like(last[w]) and count[last[w]] == 1 and not heads & shown else n
     return out
 
 

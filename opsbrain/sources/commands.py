@@ -89,7 +89,7 @@ class CommandDirSource(ReadingsSource):
                     self.stats.not_read.append(f"{rel}: {size} bytes, more than {MAX_FILE_BYTES}")
                     continue
                 newest = max(newest, path.stat().st_mtime)
-                for label, inner, u in read_members(path, rel, self.stats, MAX_FILE_BYTES):
+                for label, inner, u in read_members(path, rel, self.stats, MAX_FILE_BYTES, level=2):
                     where = f"{rel.rpartition('/')[0]}/{inner}".lstrip("/") if inner else rel
                     host = where.split("/", 1)[0] if "/" in where else None
                     got = parse_command_outputs(u.read().decode("utf-8", "replace"), host, label)

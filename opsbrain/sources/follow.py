@@ -163,7 +163,7 @@ class LogFollower:
             return []
         reader = LineReader()
         try:
-            reader.feed_path(path, rel)
+            reader.feed_path(path, rel, level=2)
         except (ArchiveError, *READ_ERRORS) as exc:
             self.stats.not_read.append(f"{rel}: {exc}: not read")
             return []

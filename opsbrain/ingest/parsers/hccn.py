@@ -80,11 +80,11 @@ def parse(ctx: LineCtx) -> bool:
         state = m.group(1).upper()
         ctx.add("hccn:down" if state == "DOWN" else "hccn:up", ctx.npu(dev), 2 if state == "DOWN" else 0, device=dev)
         return True
-    if RE_OPTICAL_ABSENT.search(text):
-        ctx.add("hccn:optical_absent", None, 2)
+    if RE_OPTICAL_ABSENT.search(text):  # the device queried (the answer's own lines name none)
+        ctx.add("hccn:optical_absent", ctx.npu(), 2, device=ctx.device())
         return True
     if (m := RE_OPTICAL_LOSS.search(text)) and int(m.group(1), 16):
-        ctx.add("hccn:optical_loss", None, 2)
+        ctx.add("hccn:optical_loss", ctx.npu(), 2, device=ctx.device())
         return True
     if (m := RE_HEALTH.search(text)) and m.group(1).lower() not in ("success", "init"):
         dev = int(d.group(1)) if (d := RE_DASH_I.search(text)) else ctx.device()
