@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 from opsbrain.ingest.benign import BENIGN, SETTING_LINE
-from opsbrain.ingest.surface import FAN_OUT_HOST
 from opsbrain.ingest.where import host_in
 from opsbrain.kb.texttokens import line_tokens, signal_tokens
 from opsbrain.multiscan import fast_search
@@ -42,10 +41,9 @@ input."""
 SYSLOG_HEAD = re.compile(r"^(?:[A-Z][a-z]{2}|\d{1,2}月)\s+\d{1,2}\s+\d\d:\d\d:\d\d\s+\S+\s+[^\s:\[]+(?:\[\d+\])?:\s")
 """A syslog / journal head (``May  1 10:11:12 node-39 kernel: ``, the zh locale's ``5月 01 ...``): the host and the
 program it names are the collection's, not the failure's words."""
-FAN_OUT_HEAD = re.compile(r"^(?:[A-Za-z0-9][\w-]*(?:\.[\w-]+)+|\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w-]*-\d+|"
-                          + FAN_OUT_HOST + "): ")
+FAN_OUT_HEAD = re.compile(r"^(?:[A-Za-z0-9][\w-]*(?:\.[\w-]+)+|\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w-]*-\d+): ")
 """A fan-out tool's head (pdsh, ``ansible -m shell``: ``gpu-srv42.dc1.example.com: <line>``, ``10.0.0.7: ``,
-``worker-3: ``, ``gpu-a: ``, ``master: ``: :data:`opsbrain.ingest.surface.FAN_OUT_HOST`)."""
+``worker-3: ``)."""
 _TAGS = r"^\s*(?:\[(?!(?:ERROR|ERR|FATAL|CRITICAL|WARN)\b)[^\]\[]{1,40}\]:?\s*){0,3}"
 """Up to three bracketed tags before a line's bracketed level, none of them a level: a component and a time
 (the CANN installers' ``[Runtime] [2022-11-30 00:22:53] [INFO]: ...``, /var/log/ascend_seclog/ascend_install.log)."""

@@ -6,7 +6,7 @@
 - ``kubectl logs --prefix``: ``[pod/<pod>/<container>] <line>``;
 - a collector's own head before a line whose format starts at column 0 (plog ``[ERROR] HCCL(...)``, a table row
   ``| 0 | ...``, an indented continuation): a time stamp (ISO, bracketed plog, syslog without host field) and/or a
-  fan-out tool's ``host: `` (pdsh, ``ansible -m shell``; :data:`FAN_OUT_HOST`);
+  fan-out tool's ``host: `` (pdsh, ``ansible -m shell``; the host has a digit and a dot or dash);
 - vLLM's logger head (``ERROR 08-13 15:31:21 [multiproc_executor.py:945] ``), whose level stays the line's unless
   the line states its own (:func:`logged_level`). Lines whose head a parser reads itself (syslog with its host and
   program before the kernel's own text, ``2024-05-01 10:11:12 ERROR ...``) keep it;
@@ -48,26 +48,10 @@ _HEAD_STAMP = (r"\[\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d(?:\.\d{1,6})*\]"
                r"|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?"
                r"|" + _MONTH + r" [ \d]\d \d\d:\d\d:\d\d")
 _HEAD_HOST = r"[A-Za-z0-9][\w.-]{0,62}: "
-"""Any host before ``: `` (:data:`CARRY`'s superset of :data:`FAN_OUT_HOST`)."""
-LINE_WORDS = ("error", "errors", "err", "warning", "warn", "info", "debug", "notice", "fatal", "critical", "crit",
-              "trace", "traceback", "exception", "panic", "note", "hint", "usage", "reason", "cause", "caused",
-              "detail", "details", "message", "msg", "description", "solution", "suggestion", "kernel", "bash", "sh",
-              "zsh", "sudo", "ssh", "pdsh", "stdout", "stderr", "output", "result", "status", "state", "summary",
-              "expected", "actual", "got", "see", "example", "code", "value", "type", "name", "path", "file", "line",
-              "command", "cmd", "time", "date", "host", "node", "device", "process", "thread", "rank", "step",
-              "epoch", "loss", "remote", "local", "server", "client", "config", "args", "env", "version")
-"""Lower-case words a line (or a program's own head: the kernel's ``kernel: ``, a shell's ``bash: ``) starts with
-before ``: ``: never a fan-out tool's host."""
-FAN_OUT_HOST = (r"(?:(?=[\w.-]*[.-][\w.-]*\d|[\w.-]*\d[\w.-]*[.-])[A-Za-z0-9][\w.-]{0,62}"
-                r"|(?!(?:" + "|".join(LINE_WORDS) + r"): )(?=[a-z.-]{2,63}: )[a-z]+(?:[-.][a-z]+)*)")
-"""A fan-out tool's host (pdsh, clush, ``ansible -m shell``) before ``: ``: with a digit and a dot or dash
-(``worker-3``, ``10.0.0.5``, ``gpu12.dc1``), or a lower-case host name of letters, dashes and dots without a digit
-(``gpu-a``, ``master``, ``node.dc.example.com``; session 30) that is none of :data:`LINE_WORDS`. A code such as
-``EI0002: ``, an exception's ``RuntimeError: ``, a level's ``ERROR: `` (capitals) or a bare ``node1: `` is not one.
-The one definition of both :data:`_HEAD` and :func:`fan_out_host` (and ``diagnosis.realtext.FAN_OUT_HEAD``)."""
 _HEAD = re.compile(r"(?:(?:" + _HEAD_STAMP + r") )?"
-                   r"(?:" + FAN_OUT_HOST + r": )?(?=[\[|\s])")
-"""A collector's stamp and/or fan-out host (:data:`FAN_OUT_HOST`) before a layout read at a line's start."""
+                   r"(?:(?=[\w.-]*[.-][\w.-]*\d|[\w.-]*\d[\w.-]*[.-])" + _HEAD_HOST + r")?(?=[\[|\s])")
+"""The host of ``host: `` has a digit and a dot or dash (``worker-3``, ``10.0.0.5``, ``gpu12.dc1``): a code such as
+``EI0002: `` or a bare ``node1: `` is not taken for one."""
 _KUBECTL = re.compile(r"\[pod/[^\]\s/]+/[^\]\s]+\] ?")
 _BODY = (r"\[(?i:ERROR|ERR|WARNING|WARN|INFO|DEBUG|EVENT|TRACE|NOTICE|CRITICAL|FATAL)\s*\]|\||\[[WEIF][\d ]|"
          r"\[rank\d|\([\w.-]* ?pid=\d|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d |[EWIF]\d{4} \d\d:")
@@ -198,14 +182,14 @@ def _grep_head(line: str) -> int:
     return m.end()
 
 
-_FAN_OUT = r"(" + FAN_OUT_HOST + r"): "
-"""A fan-out tool's host before a line (:data:`FAN_OUT_HOST`), as :data:`_HEAD` takes it."""
+_FAN_OUT = r"((?=[\w.-]*[.-][\w.-]*\d|[\w.-]*\d[\w.-]*[.-])[A-Za-z0-9][\w.-]{0,62}): "
+"""A fan-out tool's host before a line: a digit and a dot or dash in it, as :data:`_HEAD` takes it."""
 _SOURCE_HEADS = (re.compile(r"\[pod/([^\]\s/]+)/"),  # kubectl logs --prefix: the pod
                  re.compile(r"(?:^|\s)([A-Za-z0-9][\w.-]*[-_]\d+) +\| "),  # docker compose logs: the container
                  re.compile(r"(?:^|\s)" + _FAN_OUT))
 """Heads that name the container or host a line came from: ``kubectl logs --prefix``' pod, ``docker compose logs``'
-container, a fan-out tool's host (pdsh, clush, ``ansible -m shell``: :data:`FAN_OUT_HOST`, as :data:`_HEAD` takes
-it)."""
+container, a fan-out tool's host (pdsh, clush, ``ansible -m shell``: a digit and a dot or dash in it, as
+:data:`_HEAD` takes it)."""
 
 
 _FAN_OUT_FIRST = re.compile(_FAN_OUT)
