@@ -8,6 +8,12 @@ from typing import Any
 UNKNOWN = "unknown"
 
 
+def nothing_found(lines: int, what: str = "lines") -> str:
+    """The evidence line of an input with no known fault signal at all: no fault found, which is not an unknown
+    fault (a healthy collection said "escalate" before); escalation stays the advice for a job that did fail."""
+    return f"no fault found: no known fault signal in {lines} {what} (if the job failed, escalate with them)"
+
+
 @dataclass
 class Diagnosis:
     """A verdict on one incident: fault class (a knowledge-base class id, or ``unknown`` = escalate), the root

@@ -262,9 +262,15 @@ def test_not_a_directory_is_bad_input(tmp_path: Path) -> None:
         read_bundle(tmp_path / "link")
 
 
-def test_empty_bundle_abstains(tmp_path: Path, engine: Any) -> None:
+def test_an_empty_bundle_is_refused_and_one_of_unknown_files_abstains(tmp_path: Path, engine: Any) -> None:
+    # an empty directory is no collection (tester U, session 30: it answered "unknown", exit 0; the sweep side
+    # refuses empty input too)
+    with pytest.raises(InputError, match="no file in the bundle"):
+        diagnose_bundle(tmp_path, engine)
+    (tmp_path / "README.txt").write_text("collected by hand\n")
     rep = diagnose_bundle(tmp_path, engine)
     assert rep["incidents"] == [] and rep["diagnosis"]["fault_class"] == "unknown"
+    assert rep["diagnosis"]["evidence"][0].startswith("no fault found: no known fault signal in 1 lines")
 
 
 # ---- the twin writes bundles; they parse back to the same diagnoses ------------------------------------------------

@@ -197,3 +197,15 @@ def test_a_generic_class_outside_the_software_family_is_never_given() -> None:
     """A misconfigured ``generic`` (a hardware class) must not turn program errors into a hardware verdict."""
     feats = {"kb:framework_error:ambiguous": 0.69, "kb:hbm_uce:ambiguous": 0.69}
     assert triage(feats, TriageParams(generic="hbm_uce"), V, SOFTWARE, CLASSES) is None
+
+
+def test_a_class_below_the_answer_bar_says_so_in_the_verdict_line() -> None:
+    # a documented rule may decide a class the model gives little probability (tester U, session 30: a root cluster's
+    # RDMA completion errors gave roce_port_down at 0.35 with its runbook, while its incident said "escalate")
+    from opsbrain.cli.diagnose_cmd import _verdict_line
+
+    low = {"fault_class": "roce_port_down", "confidence": 0.35, "runbook": "rb-roce-port-down",
+           "root": {"host": "node-36", "device": 4}}
+    assert _verdict_line(low) == ("diagnosis: roce_port_down at host node-36, device 4 (confidence 0.35, below the "
+                                  "0.40 answer bar: confirm before acting), runbook rb-roce-port-down once confirmed")
+    assert _verdict_line({**low, "confidence": 0.6}).endswith("(confidence 0.60), runbook rb-roce-port-down")

@@ -23,6 +23,7 @@ from opsbrain.diagnosis.multirank import apply_root_cluster, multirank_verdict
 from opsbrain.ingest import Signal
 from opsbrain.ingest.derive import link_history_dropped
 from opsbrain.ingest.where import user_terms
+from opsbrain.verdict import nothing_found
 
 
 class _Clock:
@@ -222,7 +223,7 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
         primary = read
     diagnosis: dict[str, Any] = dict(primary["diagnosis"]) if primary and primary["diagnosis"] else {
         "fault_class": "unknown", "component": None, "confidence": 0.0, "runbook": None, "alternatives": [],
-        "evidence": [f"no known fault signal in {r.report['lines']['read']} lines of the bundle; escalate"],
+        "evidence": [nothing_found(r.report["lines"]["read"], "lines of the bundle")],
         "at_s": 0.0}
     diagnosis["evidence"] = list(diagnosis.get("evidence", []))
     if levels:
@@ -359,7 +360,7 @@ def _text_look(incidents: list[Any], out_incs: list[dict[str, Any]], primary: di
     dd = (primary or {}).get("diagnosis")
     d = (Diagnosis(dd["fault_class"], dd.get("component"), float(dd["confidence"]), list(dd["evidence"]), now,
                    dd.get("runbook"), [(c, p) for c, p in dd.get("alternatives", [])]) if dd else
-         Diagnosis(UNKNOWN, None, 0.0, [f"no known fault signal in {len(lines)} lines; escalate"], now))
+         Diagnosis(UNKNOWN, None, 0.0, [nothing_found(len(lines))], now))
     if not d.abstained and d.confidence >= SECOND_OPINION_BELOW:
         return None  # (text_fallback's own first test, before the bundle's lines are put in a view)
     view = TextView()

@@ -91,6 +91,9 @@ def scan_bundle(path: str | Path, params: L.BundleParams | None = None, keep: Ke
         with paused_gc():
             scan = _Scan(tree, p)
             scan.walk()
+            if not (scan.files or scan.skipped or scan.refused):
+                raise InputError("no file in the bundle: nothing to read (an empty directory or archive)",
+                                 file=str(path))
             return _Reader(scan, keep).build()
     finally:
         tree.close()

@@ -165,9 +165,16 @@ def _kb_label(k: dict[str, Any]) -> str:
 
 def _verdict_line(d: dict[str, Any]) -> str:
     """``diagnosis: <class> at <where> (confidence c)[, runbook r]``: where in the input's own terms (host, device),
-    else the root's name or the twin's component, else said to be unnamed."""
+    else the root's name or the twin's component, else said to be unnamed. A class given below the answer bar (a
+    documented rule decided it, the model's probability is low: a root cluster's RDMA completion errors) says so,
+    and its runbook is the one to take once confirmed, as the incident lines below it say "escalate"."""
+    from opsbrain.diagnosis.params import DiagnosisParams
+
     root = d.get("root") or {}
     where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) or root.get(
         "name") or d.get("component") or "no host or device named"
-    return (f"diagnosis: {d['fault_class']} at {where} (confidence {d['confidence']:.2f})"
-            + (f", runbook {d['runbook']}" if d.get("runbook") else ""))
+    bar = DiagnosisParams().min_confidence
+    low = d["fault_class"] != "unknown" and d["confidence"] < bar
+    return (f"diagnosis: {d['fault_class']} at {where} (confidence {d['confidence']:.2f}"
+            + (f", below the {bar:.2f} answer bar: confirm before acting" if low else "") + ")"
+            + (f", runbook {d['runbook']}" + (" once confirmed" if low else "") if d.get("runbook") else ""))

@@ -35,7 +35,7 @@ from opsbrain.ingest.text import ingest_paths, read_small
 from opsbrain.ingest.where import device_in, head_host, node_of, npu_of, renamed, twin_node, user_terms, with_host
 from opsbrain.ingest.workers import host_root
 from opsbrain.kb.compiled import compiled_kb
-from opsbrain.verdict import UNKNOWN, Diagnosis
+from opsbrain.verdict import UNKNOWN, Diagnosis, nothing_found
 
 MAX_EVIDENCE_LINES = 12
 DEVICE_SCAN_LINES = 5_000
@@ -164,7 +164,7 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
     if sigs:
         d = engine.diagnose_signals(sigs, now)
     else:
-        d = Diagnosis(UNKNOWN, None, 0.0, [f"no known fault signal in {stats.get('lines', 0)} lines; escalate"], now)
+        d = Diagnosis(UNKNOWN, None, 0.0, [nothing_found(stats.get("lines", 0))], now)
     documented = frozenset(i["class"] for i in knowledge.info.values() if i["class"]) if knowledge else frozenset()
     d, text_lines = text_fallback(engine, d, sigs, view, now, documented)
     kn = knowledge.report() if knowledge else []
