@@ -29,6 +29,15 @@ def test_a_flap_on_another_link_of_the_faults_node_is_not_about_the_fault() -> N
     assert match_incidents([("f1", "hbm_row_exhaustion", HBM, 100.0, None)], [("i1", 500.0, flap)], 3600.0) == {}
 
 
+def test_in_the_same_second_the_fault_whose_target_is_the_root_takes_the_incident() -> None:
+    # a node's crash and a link of that node injected in the same second (tester T, session 30): the incident whose
+    # diagnosis names the node is the crash's, whatever the fault ids' order (the link's target lies in the node too)
+    faults = [("f0002", "node_crash", NODE, 1200.0, None), ("f0001", "link_down", TARGET_LINK, 1200.0, None)]
+    incident = [("i1", 1203.0, {NODE, TARGET_LINK})]
+    assert match_incidents(faults, incident, 3600.0, roots={"i1": NODE}) == {"i1": "f0002"}
+    assert match_incidents(faults, incident, 3600.0, roots={"i1": TARGET_LINK}) == {"i1": "f0001"}
+
+
 def test_the_fault_is_still_found_through_its_own_part_or_the_whole_that_holds_it() -> None:
     assert about(HBM, {f"{NODE}/npu3", NODE})  # the device line names the NPU that holds the stack
     assert about(f"{NODE}/qingtian", {NODE})  # a node-level line alone names the node that holds the card

@@ -141,8 +141,9 @@ def match_incidents(faults: list[FaultLife], incidents: list[tuple[str, float, s
     decay flagged days before its failure is credited), plus ``horizon_s`` after its end (or after its onset when
     it ended at once: late detection of a crash). Among faults equally near (several nodes crashing in the same
     second, whose survivors' complaints name each other), the one whose target the incident's root (``roots``:
-    incident id -> the component its diagnosis names) lies in or holds is taken. Returns incident id -> fault id;
-    unmatched incidents are noise or false positives."""
+    incident id -> the component its diagnosis names) is, else lies in or holds, is taken (:func:`_root_rank`: a
+    node's crash and a link of that node failing in the same second, the root the node: the crash). Returns
+    incident id -> fault id; unmatched incidents are noise or false positives."""
     out: dict[str, str] = {}
     by_target: dict[str, list[FaultLife]] = {}  # a fault under its target ...
     by_part: dict[str, list[FaultLife]] = {}  # ... and under every whole that holds it ("pod0/node3" of an NPU)
@@ -159,12 +160,21 @@ def match_incidents(faults: list[FaultLife], incidents: list[tuple[str, float, s
                 continue
             if not names_target(target, specific):
                 continue
-            key = (opened - onset, not (root is not None and names_target(target, {root})), fid)
+            key = (opened - onset, _root_rank(target, root), fid)
             if best is None or key < best:
                 best = key
         if best is not None:
             out[inc_id] = best[2]
     return out
+
+
+def _root_rank(target: str, root: str | None) -> int:
+    """0 when the incident's root is the fault's target, 1 when it lies in or holds it, 2 otherwise (no root)."""
+    if root is None:
+        return 2
+    if root == target:
+        return 0
+    return 1 if names_target(target, {root}) else 2
 
 
 def _wholes(name: str, seps: str) -> list[str]:
