@@ -229,21 +229,21 @@ def test_truncated_gz_log_keeps_the_lines_before(tmp_path: Path) -> None:
 @pytest.mark.parametrize("content", [b"", b"\x1f\x8b", b"PK\x05\x06" + b"\x00" * 18, b"\x00" * 1024,
                                      b"not an archive at all"])
 def test_empty_or_garbage_archives(content: bytes, tmp_path: Path, engine: Any) -> None:
-    """An empty tar (zero blocks only) or an empty zip reads as an empty directory; a file that is no archive, or a
-    .tar.gz that cannot be opened, is one line of bad input."""
+    """A file that is no archive, a .tar.gz that cannot be opened, and an empty tar (zero blocks only) or empty zip,
+    which hold no file to read (session 30: an empty bundle is refused as an empty directory is), are each one line
+    of bad input."""
     f = tmp_path / "x.tar.gz"
     f.write_bytes(content)
-    if content in (b"PK\x05\x06" + b"\x00" * 18, b"\x00" * 1024):
-        rep = diagnose_bundle(f, engine)
-        assert rep["incidents"] == [] and rep["diagnosis"]["fault_class"] == "unknown"
-        return
     with pytest.raises(InputError) as err:
         diagnose_bundle(f, engine)
     assert "\n" not in str(err.value) and str(f) in str(err.value)
+    if content in (b"PK\x05\x06" + b"\x00" * 18, b"\x00" * 1024):
+        assert "no file in the bundle" in str(err.value)
     empty_tar = tmp_path / "e.tar"
     with tarfile.open(empty_tar, "w"):
         pass
-    assert diagnose_bundle(empty_tar, engine)["incidents"] == []
+    with pytest.raises(InputError, match="no file in the bundle"):
+        diagnose_bundle(empty_tar, engine)
 
 
 def test_odd_members_are_refused_never_followed(tmp_path: Path, engine: Any) -> None:

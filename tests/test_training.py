@@ -281,7 +281,11 @@ def test_slow_rank_sets_the_synchronous_step(topo1: Topology) -> None:
     job.set_slowdown(job.ranks[10], 1.0)
     job.set_slowdown(job.ranks[20], 1.0)
     assert job.step_time_s == pytest.approx(base)
-    assert job.accounting()["slowdown_loss_s"] == pytest.approx(100 * (1 - base / (base + 0.5 * compute)))
+    acc = job.accounting()
+    assert acc["slowdown_loss_s"] == pytest.approx(100 * (1 - base / (base + 0.5 * compute)))
+    # the NPU-seconds a fail-slow wastes are lost NPU-seconds (tester T, session 30: they were left out of
+    # lost_npu_s and of every fault's impact)
+    assert acc["lost_npu_s"] == pytest.approx(acc["slowdown_loss_s"] * acc["npus"])
     with pytest.raises(ValueError):
         job.set_slowdown("pod0/node40/npu0", 2.0)
 

@@ -161,7 +161,7 @@ class TrainingJob(RecoveryActions):
         self._advance()
         elapsed = self._sim.now - self._t0
         n = len(self.ranks)
-        lost_s = self._down_s + self._stalled_s + self._redone_s
+        lost_s = self._down_s + self._stalled_s + self._redone_s + self._slow_loss_s  # a fail-slow's shortfall too
         p = self.p
         flops = p.flops_per_param_token * p.active_params_b * 1e9 * p.global_batch_seqs * p.seq_len
         return {

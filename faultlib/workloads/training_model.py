@@ -287,7 +287,8 @@ class StepTimeModel(Workload):
             self._redone_s += redo_t
             self._useful_s += dt - redo_t
             self._running_s += dt
-            self._slow_loss_s += max(0.0, dt - steps * self._nominal_s)
+            # the useful part's shortfall against the nominal step time (a redone stretch is lost whole already)
+            self._slow_loss_s += (dt - redo_t) * max(0.0, 1.0 - self._rate * self._nominal_s)
             if self._degraded_since is not None:  # running scaled in: the launch placement's throughput lost
                 self._degraded_s += dt
                 self._degraded_loss_s += dt * max(0.0, 1.0 - self._launch_nominal_s / self._nominal_s)

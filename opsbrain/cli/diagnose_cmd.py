@@ -60,7 +60,7 @@ def diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | Non
         _emit_json(res)
         return
     d = res["diagnosis"]
-    click.echo(_verdict_line(d))
+    click.echo(_verdict_line(d, engine.p.min_confidence))
     for ev in d["evidence"]:
         click.echo(f"  - {ev}")
     _echo_root_cluster(d)
@@ -145,8 +145,8 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool, foll
         for ev in d.get("evidence", []):
             click.echo(f"  - {ev}")
     d = res["diagnosis"]
-    click.echo(_verdict_line(d) + (f", incident {res['primary']}" if res.get("primary") and not d.get("decided_by")
-                                   else ""))
+    primary = f", incident {res['primary']}" if res.get("primary") and not d.get("decided_by") else ""
+    click.echo(_verdict_line(d, engine.p.min_confidence) + primary)
     shown = {e for inc in res["incidents"] for e in (inc["diagnosis"] or {}).get("evidence", [])}
     for ev in [e for e in d.get("evidence", []) if e not in shown][:6]:  # what the bundle's verdict added
         click.echo(f"  - {ev}")
@@ -163,17 +163,15 @@ def _kb_label(k: dict[str, Any]) -> str:
     return kb_label(k)
 
 
-def _verdict_line(d: dict[str, Any]) -> str:
+def _verdict_line(d: dict[str, Any], bar: float) -> str:
     """``diagnosis: <class> at <where> (confidence c)[, runbook r]``: where in the input's own terms (host, device),
     else the root's name or the twin's component, else said to be unnamed. A class given below the answer bar (a
     documented rule decided it, the model's probability is low: a root cluster's RDMA completion errors) says so,
-    and its runbook is the one to take once confirmed, as the incident lines below it say "escalate"."""
-    from opsbrain.diagnosis.params import DiagnosisParams
-
+    and its runbook is the one to take once confirmed, as the incident lines below it say "escalate". ``bar``: the
+    engine's answer bar (``DiagnosisParams.min_confidence``)."""
     root = d.get("root") or {}
     where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) or root.get(
         "name") or d.get("component") or "no host or device named"
-    bar = DiagnosisParams().min_confidence
     low = d["fault_class"] != "unknown" and d["confidence"] < bar
     return (f"diagnosis: {d['fault_class']} at {where} (confidence {d['confidence']:.2f}"
             + (f", below the {bar:.2f} answer bar: confirm before acting" if low else "") + ")"

@@ -152,7 +152,7 @@ def match_incidents(faults: list[FaultLife], incidents: list[tuple[str, float, s
         for whole in _wholes(f[2], "/"):
             by_part.setdefault(whole, []).append(f)
     for inc_id, opened, components in incidents:
-        best: tuple[float, bool, str] | None = None
+        best: tuple[float, int, str] | None = None
         specific = most_specific(components)  # once per incident
         root = (roots or {}).get(inc_id)
         for fid, _kind, target, onset, ended in _candidates(specific, by_target, by_part):
