@@ -51,6 +51,7 @@ class CommandReadings:
     optics: dict[int, dict[str, list[float]]] = field(default_factory=dict)
     los_lanes: dict[int, int] = field(default_factory=dict)
     link_down: dict[int, bool] = field(default_factory=dict)
+    net_unhealthy: dict[int, bool] = field(default_factory=dict)
     link_down_times: dict[int, list[float]] = field(default_factory=dict)
     signals: list[Signal] = field(default_factory=list)
     commands: int = 0
@@ -173,7 +174,10 @@ def parse_command_outputs(text: str, host: str | None = None, file: str | None =
                                               line.strip(), device=dev, file=file))
         elif "-net_health" in args:
             for line in lines:
-                if (m := RE_NET_HEALTH.search(line)) and m.group(1).lower() not in ("success", "init"):
+                if not (m := RE_NET_HEALTH.search(line)):
+                    continue
+                out.net_unhealthy[dev] = m.group(1).lower() not in ("success", "init")
+                if out.net_unhealthy[dev]:
                     out.signals.append(Signal(0.0, "hccn:net_health_fail", comp, host, 2, line.strip(), device=dev,
                                               file=file))
     return out

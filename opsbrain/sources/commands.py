@@ -58,6 +58,8 @@ def readings_of(parts: list[CommandReadings], t: float) -> Readings:
             r.link_down_times.setdefault(npu(dev) + "/port", []).extend(times)
         for dev, down in c.link_down.items():
             r.link_oper_down[npu(dev) + "/port"] = down
+        for dev, bad in c.net_unhealthy.items():
+            r.link_net_unhealthy[npu(dev) + "/port"] = bad
     return r
 
 

@@ -32,6 +32,7 @@ NO_LIGHT_DBM = -40.0
 """A legacy power series of 0 mW (no light) in dBm: the floor modules report without light (SweepParams.los_below_dbm
 treats anything below -30 dBm as loss of signal)."""
 SRC_GO = "Ascend/mind-cluster component/npu-exporter/collector/metrics/"
+DOC_METRICS = "Ascend/mind-cluster docs/en/scheduling/api/npu_exporter/01_prometheus_metrics_api.md"
 
 
 class MetricRow(NamedTuple):
@@ -75,6 +76,15 @@ METRIC_TABLE: tuple[MetricRow, ...] = (
               SRC_GO + "collector_for_optical_legacy.go"),
     MetricRow("npu_chip_info_crc_error_sum", "id, udie, port", "errors (counter)", "CRC errors: increase over the "
               "window", "link_crc", SRC_GO + "collector_for_ub.go"),
+    MetricRow("npu_chip_info_link_status", "id (udie, port on UB ports)", "1 UP, 0 DOWN, -1 not read",
+              "the port's link status, read by hccn_tool -i N -link -g (0: link down, as that command's DOWN)",
+              "link_light", SRC_GO + "collector_for_network.go (hccn.GetNPULinkStatus); values: " + DOC_METRICS),
+    MetricRow("npu_chip_info_link_status_X_Y", "id", "as above", "as above, under -enableLegacyMetrics: udie X, port "
+              "Y in the name", "link_light", SRC_GO + "collector_for_network_legacy.go; " + DOC_METRICS),
+    MetricRow("npu_chip_info_network_status", "id", "1 healthy, 0 unhealthy, -1 not read",
+              "the NPU's network health (hccn_tool -net_health -g's answer; 0: network unreachable, Alarm)",
+              "link_light", SRC_GO + "collector_for_npu.go (GetDeviceNetWorkHealth: Init, Success healthy); values: "
+              + DOC_METRICS),
     MetricRow("(sample time stamp of the chip's series)", "id", "ms", "age of the last successful read of the chip "
               "(collection time - sample time)", "heartbeat", SRC_GO + "collector_for_npu.go (doUpdateMetric with "
               "the chip's collection time stamp)"),
@@ -91,6 +101,14 @@ _RE_POWER_NAMED = re.compile(r"^npu_chip_info_optical_(rx|tx)_power_(\d)_(\d+)_(
 """The same UB-port series under npu-exporter's ``-enableLegacyMetrics`` names, the port in the name:
 ``npu_chip_info_optical_rx_power_Z_X_Y`` (Z the lane, X the udie, Y the port; its metrics reference,
 collector_for_ub_legacy.go)."""
+_RE_LINK_NAMED = re.compile(r"^npu_chip_info_link_status_(\d+)_(\d+)$")
+"""A UB port's link status with its udie X and port Y in the name (``npu_chip_info_link_status_X_Y``, its metrics
+reference; collector_for_network_legacy.go)."""
+_PORT_METRICS = {"npu_chip_info_link_status": "link_oper_down", "npu_chip_info_network_status": "link_net_unhealthy"}
+"""Per-port states, 1 good / 0 bad (-1 not read): the link status is ``hccn_tool -i N -link -g`` (UP 1, DOWN 0;
+collector_for_network.go, ``hccn.GetNPULinkStatus``), the network status the device's network health (healthy 1,
+unhealthy 0; collector_for_npu.go, ``GetDeviceNetWorkHealth``, Init and Success healthy). Without udie/port labels a
+series is the NPU's RoCE port, ``<node>/npu<id>/port``, the id ``hccn_tool -i N`` gives the same port."""
 _TWIN_SWITCH = re.compile(r"^(pod\d+-node\d+-l1sw\d+|pod\d+-l2plane\d+-sw\d+)$")
 _CHIP_METRICS = {"npu_chip_info_temperature": "npu_temp_c", "npu_chip_info_hbm_temperature": "hbm_temp_c",
                  "npu_chip_info_health_status": "npu_health",
@@ -203,11 +221,16 @@ def _parse_with_prometheus_client(text: str) -> list[tuple[str, dict[str, str], 
 
 
 def _kind(name: str) -> tuple[str, str, int, bool]:
-    """What a metric feeds: ("chip", attribute, 0, _), ("power", field, lane, in dBm), ("crc", ...) or ("skip", ...)."""
+    """What a metric feeds: ("chip", attribute, 0, _), ("power", field, lane, in dBm), ("crc", ...), ("port", the
+    Readings attribute, ...) or ("skip", ...); a name holding its port reads ``<what>:<udie>:<port>``."""
     if name in _CHIP_METRICS:
         return "chip", _CHIP_METRICS[name], 0, False
     if name == "npu_chip_info_crc_error_sum":
         return "crc", "", 0, False
+    if name in _PORT_METRICS:
+        return "port", _PORT_METRICS[name], 0, False
+    if m := _RE_LINK_NAMED.match(name):
+        return f"port:{m.group(1)}:{m.group(2)}", "link_oper_down", 0, False
     if m := _RE_POWER.match(name):
         return "power", f"{m.group(2)}_dbm", int(m.group(3)), bool(m.group(1))
     if m := _RE_POWER_NAMED.match(name):  # the port's udie and number in the name: labels of their own
@@ -324,8 +347,9 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
             kind = kinds[name] = _kind(name)
         if kind[0] == "skip":
             continue
-        if kind[0].startswith("power:"):  # a legacy name that holds the port: its labels are the name's too
-            _, udie, port = kind[0].split(":")
+        if ":" in kind[0]:  # a legacy name that holds the port: its labels are the name's too
+            base, udie, port = kind[0].split(":")
+            kind = (base, *kind[1:])
             labels = {**labels, "udie": udie, "port": port}
             key = None if key is None else f"{key}#{udie}:{port}"
         ident = ids_cache.get((key, default_host)) if key is not None else None
@@ -347,10 +371,14 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
                 continue
             firsts.add(first)
         lo, hi = _RANGES.get(attr or what, (-math.inf, math.inf))
-        if not lo <= value <= hi or (attr == "npu_health" and value not in HEALTH_VALUES):
-            shown = "1, 0 or -1" if attr == "npu_health" else (f"{_shown(lo)} .. {_shown(hi)}" if hi < math.inf
-                                                                else f">= {_shown(lo)}")
+        state = attr == "npu_health" or what == "port"
+        if not lo <= value <= hi or (state and value not in HEALTH_VALUES):
+            shown = "1, 0 or -1" if state else (f"{_shown(lo)} .. {_shown(hi)}" if hi < math.inf
+                                                else f">= {_shown(lo)}")
             notes.add(f"{name} outside {shown}, not used", f"{where} {_shown(value)}")
+            continue
+        if what == "port":  # 1 up / healthy, 0 down / unhealthy
+            getattr(r, attr)[where] = value == 0.0
             continue
         if what == "chip":
             npu = ident[0]

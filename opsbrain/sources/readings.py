@@ -51,6 +51,11 @@ class Readings:
     link_down_times: dict[str, list[float]] = field(default_factory=dict)
     """Unix times of the link-down records a link reports (``hccn_tool -link_stat -g``)."""
     link_oper_down: dict[str, bool] = field(default_factory=dict)
+    """The port's own link state is DOWN (``hccn_tool -i N -link -g``; npu-exporter ``npu_chip_info_link_status``
+    0, which the exporter reads with that command)."""
+    link_net_unhealthy: dict[str, bool] = field(default_factory=dict)
+    """The NPU's network health check fails (``hccn_tool -i N -net_health -g`` other than Success/Init; npu-exporter
+    ``npu_chip_info_network_status`` 0, the same DCMI answer), keyed by the NPU's port."""
     covers: set[str] = field(default_factory=set)
     """Checks the values read can feed (the rest have no data from this source)."""
     notes: list[str] = field(default_factory=list)
@@ -131,7 +136,8 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
     link_index: dict[str, int] = {}
     module_link = np.fromiter((link_index.setdefault(cur.module_link.get(m, m), len(link_index)) for m in modules),
                               dtype=np.int64, count=len(modules))
-    for ln in sorted(cur.link_crc_total.keys() | cur.link_down_times.keys() | cur.link_oper_down.keys()):
+    for ln in sorted(cur.link_crc_total.keys() | cur.link_down_times.keys() | cur.link_oper_down.keys()
+                     | cur.link_net_unhealthy.keys()):
         link_index.setdefault(ln, len(link_index))
     links = tuple(link_index)
 
@@ -171,6 +177,8 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
         dark=reading["rx_dbm"] < p.los_below_dbm, module_admin_down=admin[module_link] if len(modules) else
         np.zeros(0, dtype=bool),
         link_oper_down=np.fromiter((cur.link_oper_down.get(ln, False) for ln in links), dtype=bool, count=len(links)),
+        link_net_unhealthy=np.fromiter((cur.link_net_unhealthy.get(ln, False) for ln in links), dtype=bool,
+                                       count=len(links)),
         npu_health=np.fromiter((cur.npu_health.get(n, -1) for n in npus), dtype=np.int8, count=len(npus)))
 
 
@@ -195,7 +203,8 @@ def read_anything(r: Readings) -> bool:
     """Whether a collection holds any reading the checks use (an empty page, or another exporter's, holds none)."""
     return any(getattr(r, name) for name in ("npu_temp_c", "npu_sample_t", "npu_health", "hbm_temp_c", "hbm_ce_total",
                                               "hbm_rows",
-                                              "optics", "link_crc_total", "link_oper_down", "link_down_times"))
+                                              "optics", "link_crc_total", "link_oper_down", "link_net_unhealthy",
+                                              "link_down_times"))
 
 
 def merge(parts: Iterable[Readings], t: float | None = None) -> Readings:
@@ -205,7 +214,7 @@ def merge(parts: Iterable[Readings], t: float | None = None) -> Readings:
     for r in parts:
         ts.append(r.t)
         for name in ("npu_temp_c", "npu_sample_t", "npu_health", "hbm_temp_c", "hbm_ce_total", "hbm_rows",
-                     "module_link", "link_crc_total", "link_oper_down"):
+                     "module_link", "link_crc_total", "link_oper_down", "link_net_unhealthy"):
             getattr(out, name).update(getattr(r, name))
         for m, fields in r.optics.items():
             out.optics.setdefault(m, {}).update(fields)

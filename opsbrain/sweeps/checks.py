@@ -182,12 +182,22 @@ def check_link_light(s: Snapshot, p: SweepParams) -> list[Finding]:
     down = (mods > 0) & (mods_dark == mods)
     bad = ~s.link_admin_down & (lost > 0)
     out = []
+    oper = s.link_oper_down if s.link_oper_down is not None else np.zeros(nl, dtype=bool)
     if s.link_oper_down is not None:  # the port says it is down, whatever light its module reads (or none)
-        for i in np.flatnonzero(s.link_oper_down & ~s.link_admin_down & ~(bad & down)):
+        for i in np.flatnonzero(oper & ~s.link_admin_down & ~(bad & down)):
             out.append(Finding(
                 s.links[i], "link_light", "Critical", "link down: the port reports its link status DOWN "
-                "(hccn_tool -link -g)", "re-route the traffic of the link's node around it (HCCL retries the "
-                "interrupted operator), then check the port, cable and optics", data={"oper_down": True}))
+                "(hccn_tool -link -g; npu-exporter npu_chip_info_link_status 0)", "re-route the traffic of the "
+                "link's node around it (HCCL retries the interrupted operator), then check the port, cable and "
+                "optics", data={"oper_down": True}))
+    if s.link_net_unhealthy is not None:  # up (or not read), yet its network health check fails: a down link says more
+        for i in np.flatnonzero(s.link_net_unhealthy & ~oper & ~s.link_admin_down & ~(bad & down)):
+            out.append(Finding(
+                s.links[i], "link_light", "Alarm", "network unreachable: the NPU's network health check fails "
+                "(hccn_tool -net_health -g other than Success; npu-exporter npu_chip_info_network_status 0)",
+                "collective operations over this port will time out: drain and re-route the node's traffic, then "
+                "check the port's IP and detection-IP configuration (hccn_tool -ip -g, -netdetect -g), the switch "
+                "port and the peer", data={"net_unhealthy": True}))
     for i in np.flatnonzero(bad):
         if down[i]:
             out.append(Finding(

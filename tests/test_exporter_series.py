@@ -1,0 +1,111 @@
+"""npu-exporter series beyond temperatures and optics: the port's link and network status, the device's fault codes,
+the uncorrectable (double-bit) ECC count, and the chip metrics opsbrain does not read (named once in the notes).
+
+Pages are in npu-exporter's layout (HELP/TYPE lines, its card labels; MindCluster's Prometheus metrics reference,
+docs/en/scheduling/api/npu_exporter/01_prometheus_metrics_api.md)."""
+
+from __future__ import annotations
+
+from opsbrain.ingest.commands import parse_command_outputs
+from opsbrain.sources.commands import readings_of
+from opsbrain.sources.exporter import parse_page
+from opsbrain.sources.readings import CollectionHistory, Readings, snapshot_from
+from opsbrain.sweeps import SweepParams
+from opsbrain.sweeps.checks import Finding
+from opsbrain.sweeps.sweep import sweep_snapshot
+
+NOW = 1796429604.811
+MS = 1796429604811
+LABELS = 'container_name="",id="{i}",model_name="Ascend910B3",namespace="",pcie_bus_info="0000:C{j}:00.0",pod_name=""'
+
+
+def family(name: str, values: dict[int, float], help_: str = "", extra: str = "") -> str:
+    out = [f"# HELP {name} {help_}", f"# TYPE {name} gauge"]
+    out += [f"{name}{{{LABELS.format(i=i, j=i + 1)}{extra}}} {v:.17g} {MS}" for i, v in values.items()]
+    return "\n".join(out) + "\n"
+
+
+def healthy(n: int = 8) -> str:
+    return (family("npu_chip_info_health_status", dict.fromkeys(range(n), 1.0), "the npu health status")
+            + family("npu_chip_info_temperature", {i: 41.0 + i for i in range(n)}, "the npu temperature"))
+
+
+def sweep(*collections: Readings) -> list[Finding]:
+    p = SweepParams()
+    hist = CollectionHistory()
+    snap = None
+    for r in collections:
+        snap = snapshot_from(r, hist, p)
+    assert snap is not None
+    covers = set.intersection(*(set(r.covers) for r in collections))
+    return sweep_snapshot(snap, p, sorted(covers)).findings
+
+
+def by(findings: list[Finding], check: str) -> dict[str, Finding]:
+    return {f.component: f for f in findings if f.check == check}
+
+
+# ---- 1. link and network status ----------------------------------------------------------------------------
+def link_page(link: dict[int, float], net: dict[int, float]) -> str:
+    return (healthy() + family("npu_chip_info_network_status", net, "the npu network health status")
+            + family("npu_chip_info_link_status", link, "the npu link status"))
+
+
+def test_link_status_down_is_the_finding_hccn_tool_link_down_gives() -> None:
+    up = dict.fromkeys(range(8), 1.0)
+    r = parse_page(link_page({**up, 5: 0.0}, up), "worker-4", now=NOW)
+    assert r.link_oper_down == {f"worker-4/npu{i}/port": i == 5 for i in range(8)}
+    assert "link_light" in r.covers and r.notes == []
+    got = by(sweep(r), "link_light")
+    assert list(got) == ["worker-4/npu5/port"]
+    cmd = readings_of([parse_command_outputs("/usr/local/Ascend/driver/tools/hccn_tool -i 5 -link -g\n"
+                                             "link status: DOWN\n", "worker-4")], NOW)
+    same = by(sweep(cmd), "link_light")["worker-4/npu5/port"]
+    mine = got["worker-4/npu5/port"]
+    assert (mine.severity, mine.evidence, mine.suggested_action) == (same.severity, same.evidence,
+                                                                     same.suggested_action)
+    assert mine.severity == "Critical"
+
+
+def test_network_status_unhealthy_is_the_finding_net_health_gives() -> None:
+    up = dict.fromkeys(range(8), 1.0)
+    r = parse_page(link_page(up, {**up, 2: 0.0}), "worker-4", now=NOW)
+    assert r.link_net_unhealthy == {f"worker-4/npu{i}/port": i == 2 for i in range(8)}
+    got = by(sweep(r), "link_light")
+    assert list(got) == ["worker-4/npu2/port"] and got["worker-4/npu2/port"].severity == "Alarm"
+    assert "network" in got["worker-4/npu2/port"].evidence
+    cmd = readings_of([parse_command_outputs("hccn_tool -i 2 -net_health -g\nnet health status: Receive timeout\n"
+                                             "hccn_tool -i 3 -net_health -g\nnet health status: Success\n",
+                                             "worker-4")], NOW)
+    assert cmd.link_net_unhealthy == {"worker-4/npu2/port": True, "worker-4/npu3/port": False}
+    same = by(sweep(cmd), "link_light")
+    assert list(same) == ["worker-4/npu2/port"]
+    assert (same["worker-4/npu2/port"].severity, same["worker-4/npu2/port"].evidence) == (
+        got["worker-4/npu2/port"].severity, got["worker-4/npu2/port"].evidence)
+
+
+def test_link_down_and_network_unhealthy_on_one_port_is_one_finding() -> None:
+    up = dict.fromkeys(range(8), 1.0)
+    r = parse_page(link_page({**up, 5: 0.0}, {**up, 5: 0.0}), "h", now=NOW)
+    got = [f for f in sweep(r) if f.check == "link_light"]
+    assert [(f.component, f.severity) for f in got] == [("h/npu5/port", "Critical")]
+
+
+def test_ub_port_link_status_labels_and_legacy_names() -> None:
+    text = (f'npu_chip_info_link_status{{id="0",udie="1",port="3"}} 0 {MS}\n'
+            f'npu_chip_info_link_status_0_2{{id="1"}} 0 {MS}\n'
+            f'npu_chip_info_link_status_0_4{{id="1"}} 1 {MS}\n')
+    r = parse_page(text, "h", now=NOW)
+    assert r.link_oper_down == {"h/npu0/udie1/port3": True, "h/npu1/udie0/port2": True,
+                                "h/npu1/udie0/port4": False}
+
+
+def test_link_and_network_values_outside_the_documented_set_are_noted() -> None:
+    text = (f'npu_chip_info_link_status{{id="0"}} 3 {MS}\nnpu_chip_info_network_status{{id="0"}} 0.5 {MS}\n'
+            f'npu_chip_info_link_status{{id="1"}} -1 {MS}\nnpu_chip_info_network_status{{id="1"}} -1 {MS}\n')
+    r = parse_page(text, "h", now=NOW)
+    assert r.link_oper_down == {} and r.link_net_unhealthy == {}
+    text_notes = "\n".join(r.notes)
+    assert "npu_chip_info_link_status outside 1, 0 or -1, not used (first: h/npu0/port 3)" in text_notes
+    assert "npu_chip_info_network_status outside 1, 0 or -1" in text_notes
+    assert len(r.notes) == 2  # -1 is the exporter's failed read: no reading, not a note
