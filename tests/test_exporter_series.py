@@ -109,3 +109,35 @@ def test_link_and_network_values_outside_the_documented_set_are_noted() -> None:
     assert "npu_chip_info_link_status outside 1, 0 or -1, not used (first: h/npu0/port 3)" in text_notes
     assert "npu_chip_info_network_status outside 1, 0 or -1" in text_notes
     assert len(r.notes) == 2  # -1 is the exporter's failed read: no reading, not a note
+
+
+# ---- 2. the device's fault codes --------------------------------------------------------------------------------
+def test_error_codes_are_read_as_hex_and_reported_with_the_knowledge_bases_meaning() -> None:
+    health = dict.fromkeys(range(4), 1.0) | {3: 0.0}
+    text = (family("npu_chip_info_health_status", health, "the npu health status")
+            + family("npu_chip_info_error_code", {3: 0x80E01801, 1: 0x80E01809, 0: 0, 2: 0x80DEAD01},
+                     "the npu error code")
+            + family("npu_chip_info_error_code_1", {3: 0x80E18401}, "the npu error code"))
+    r = parse_page(text, "h", now=NOW)
+    assert r.npu_fault_codes == {"h/npu0": [], "h/npu1": ["80E01809"], "h/npu2": ["80DEAD01"],
+                                 "h/npu3": ["80E01801", "80E18401"]}
+    assert r.notes == []
+    got = by(sweep(r), "npu_health")
+    assert sorted(got) == ["h/npu1", "h/npu2", "h/npu3"]
+    f3 = got["h/npu3"]
+    assert f3.severity == "Alarm"
+    assert "0x80E01801" in f3.evidence and "uncorrectable (multi-bit) ECC error on an HBM access" in f3.evidence
+    assert "hbm_uce" in f3.evidence and "RestartBusiness" in f3.evidence and "0x80E18401" in f3.evidence
+    assert [c["code"] for c in f3.data["fault_codes"]] == ["0x80E01801", "0x80E18401"]
+    assert "re-run the job" in f3.suggested_action
+    assert got["h/npu1"].severity == "Warning" and "NotHandle" in got["h/npu1"].evidence  # the vendor: no action
+    assert got["h/npu2"].severity == "Warning" and "not in the knowledge base" in got["h/npu2"].evidence
+
+
+def test_error_code_values_that_are_no_code_are_noted() -> None:
+    text = (f'npu_chip_info_error_code{{id="0"}} 1.5 {MS}\nnpu_chip_info_error_code_2{{id="1"}} 1e12 {MS}\n'
+            f'npu_chip_info_error_code{{id="2"}} -7 {MS}\n')
+    r = parse_page(text, "h", now=NOW)
+    assert r.npu_fault_codes == {}
+    assert len(r.notes) == 2 and all("not a device fault code" in n for n in r.notes)
+    assert r.notes[0].startswith("2 npu_chip_info_error_code ")

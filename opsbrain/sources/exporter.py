@@ -44,6 +44,11 @@ _PORT_METRICS = {"npu_chip_info_link_status": "link_oper_down", "npu_chip_info_n
 collector_for_network.go, ``hccn.GetNPULinkStatus``), the network status the device's network health (healthy 1,
 unhealthy 0; collector_for_npu.go, ``GetDeviceNetWorkHealth``, Init and Success healthy). Without udie/port labels a
 series is the NPU's RoCE port, ``<node>/npu<id>/port``, the id ``hccn_tool -i N`` gives the same port."""
+_RE_CODE = re.compile(r"^npu_chip_info_error_code(?:_(\d))?$")
+"""The device's fault event codes: the first as ``npu_chip_info_error_code``, the next nine as ``..._1`` .. ``_9``
+(its metrics reference: "only the first ten error codes that occur are reported"; collector_for_npu.go,
+``GetDeviceAllErrorCode``), each a 32-bit event id as a decimal value (0x80E01801 = 2162169857)."""
+CODE_MAX = 0xFFFFFFFF
 _TWIN_SWITCH = re.compile(r"^(pod\d+-node\d+-l1sw\d+|pod\d+-l2plane\d+-sw\d+)$")
 _CHIP_METRICS = {"npu_chip_info_temperature": "npu_temp_c", "npu_chip_info_hbm_temperature": "hbm_temp_c",
                  "npu_chip_info_health_status": "npu_health",
@@ -162,6 +167,8 @@ def _kind(name: str) -> tuple[str, str, int, bool]:
         return "chip", _CHIP_METRICS[name], 0, False
     if name == "npu_chip_info_crc_error_sum":
         return "crc", "", 0, False
+    if m := _RE_CODE.match(name):
+        return "code", "npu_fault_codes", int(m.group(1) or 0), False
     if name in _PORT_METRICS:
         return "port", _PORT_METRICS[name], 0, False
     if m := _RE_LINK_NAMED.match(name):
@@ -298,13 +305,22 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
         what, attr, lane, native = kind
         if not math.isfinite(value) or (value == FAILED_READ and not native):
             continue  # no reading: NaN / Inf, or the exporter's mark of a read that failed (not a dBm of -1)
-        where = ident[0] if what == "chip" else ident[1][1]
+        where = ident[0] if what in ("chip", "code") else ident[1][1]
         if attr != "hbm_rows" and what != "crc":  # summed series: _repeated below
             first = (name, key if key is not None else frozenset(labels.items()))
             if first in firsts:
                 notes.add(f"repeated {name} series (the first kept)", f"{where} {_shown(value)}")
                 continue
             firsts.add(first)
+        if what == "code":  # 0: no fault
+            if value != int(value) or not 0 <= value <= CODE_MAX:
+                notes.add(f"{name} not a device fault code (an integer 0 .. 0xFFFFFFFF), not used",
+                          f"{where} {_shown(value)}")
+                continue
+            codes = r.npu_fault_codes.setdefault(where, [])
+            if value and (code := f"{int(value):08X}") not in codes:
+                codes.append(code)
+            continue
         lo, hi = _RANGES.get(attr or what, (-math.inf, math.inf))
         state = attr == "npu_health" or what == "port"
         if not lo <= value <= hi or (state and value not in HEALTH_VALUES):

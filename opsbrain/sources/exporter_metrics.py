@@ -27,6 +27,13 @@ METRIC_TABLE: tuple[MetricRow, ...] = (
     MetricRow("npu_chip_info_health_status", "id", "1 healthy, 0 unhealthy, -1 not read",
               "the device's own health (0: Alarm)", "npu_health",
               "Ascend/mind-cluster docs 06_api/00_npu_exporter/01_prometheus_metrics_api.md"),
+    MetricRow("npu_chip_info_error_code", "id", "a 32-bit device fault event id as a decimal (0: none)",
+              "the device's first fault code, read as hex (2162169857: 0x80E01801) with the knowledge base's cause, "
+              "class and MindCluster level (knowledge_base/codes.yaml device_event_codes); a level asking for no "
+              "action, or a code it does not document, a Warning, any other level an Alarm", "npu_health",
+              SRC_GO + "collector_for_npu.go (GetDeviceAllErrorCode); " + DOC_METRICS),
+    MetricRow("npu_chip_info_error_code_1..9", "id", "as above", "the device's further fault codes (up to ten in "
+              "all)", "npu_health", SRC_GO + "collector_for_npu.go; " + DOC_METRICS),
     MetricRow("npu_chip_info_hbm_ecc_total_single_bit_error_cnt", "id", "errors (counter)",
               "correctable ECC errors: increase over the window", "hbm_ce", SRC_GO + "collector_for_hbm.go"),
     MetricRow("npu_chip_info_hbm_ecc_single_bit_isolated_pages_cnt", "id", "pages",

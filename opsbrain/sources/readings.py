@@ -39,6 +39,9 @@ class Readings:
     """Unix time of each NPU's newest sample: its age is the age of the last successful read of the chip."""
     npu_health: dict[str, int] = field(default_factory=dict)
     """The health each NPU reports of itself, 0 OK .. 3 Critical (:data:`opsbrain.sweeps.checks.HEALTH_STATES`)."""
+    npu_fault_codes: dict[str, list[str]] = field(default_factory=dict)
+    """The fault event codes each NPU reports now, upper-case hex without ``0x`` (``80E01801``; npu-exporter's
+    ``npu_chip_info_error_code``, ``_1`` .. ``_9``); an empty list: read, no fault."""
     hbm_temp_c: dict[str, float] = field(default_factory=dict)
     hbm_ce_total: dict[str, float] = field(default_factory=dict)
     """Correctable (single-bit) ECC errors, a counter."""
@@ -129,7 +132,8 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
     history.max_age_s = max(history.max_age_s, p.link_down_window_s, p.trend_window_s, p.hbm_rows_rate_window_s)
     history.add(cur)
     t = cur.t
-    npus = tuple(sorted(cur.npu_temp_c.keys() | cur.npu_sample_t.keys() | cur.npu_health.keys()))
+    npus = tuple(sorted(cur.npu_temp_c.keys() | cur.npu_sample_t.keys() | cur.npu_health.keys()
+                        | cur.npu_fault_codes.keys()))
     hbms = tuple(sorted(cur.hbm_temp_c.keys() | cur.hbm_ce_total.keys() | cur.hbm_rows.keys()))
     modules = tuple(sorted(cur.optics))
     lanes = max((len(v) for m in cur.optics.values() for v in m.values()), default=1)
@@ -179,7 +183,8 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
         link_oper_down=np.fromiter((cur.link_oper_down.get(ln, False) for ln in links), dtype=bool, count=len(links)),
         link_net_unhealthy=np.fromiter((cur.link_net_unhealthy.get(ln, False) for ln in links), dtype=bool,
                                        count=len(links)),
-        npu_health=np.fromiter((cur.npu_health.get(n, -1) for n in npus), dtype=np.int8, count=len(npus)))
+        npu_health=np.fromiter((cur.npu_health.get(n, -1) for n in npus), dtype=np.int8, count=len(npus)),
+        npu_fault_codes=tuple(tuple(cur.npu_fault_codes.get(n, ())) for n in npus) if cur.npu_fault_codes else None)
 
 
 def sample_ages(r: Readings, npus: tuple[str, ...], skew_s: float) -> np.ndarray:
@@ -201,7 +206,8 @@ def sample_ages(r: Readings, npus: tuple[str, ...], skew_s: float) -> np.ndarray
 
 def read_anything(r: Readings) -> bool:
     """Whether a collection holds any reading the checks use (an empty page, or another exporter's, holds none)."""
-    return any(getattr(r, name) for name in ("npu_temp_c", "npu_sample_t", "npu_health", "hbm_temp_c", "hbm_ce_total",
+    return any(getattr(r, name) for name in ("npu_temp_c", "npu_sample_t", "npu_health", "npu_fault_codes",
+                                              "hbm_temp_c", "hbm_ce_total",
                                               "hbm_rows",
                                               "optics", "link_crc_total", "link_oper_down", "link_net_unhealthy",
                                               "link_down_times"))
@@ -213,8 +219,8 @@ def merge(parts: Iterable[Readings], t: float | None = None) -> Readings:
     ts = []
     for r in parts:
         ts.append(r.t)
-        for name in ("npu_temp_c", "npu_sample_t", "npu_health", "hbm_temp_c", "hbm_ce_total", "hbm_rows",
-                     "module_link", "link_crc_total", "link_oper_down", "link_net_unhealthy"):
+        for name in ("npu_temp_c", "npu_sample_t", "npu_health", "npu_fault_codes", "hbm_temp_c", "hbm_ce_total",
+                     "hbm_rows", "module_link", "link_crc_total", "link_oper_down", "link_net_unhealthy"):
             getattr(out, name).update(getattr(r, name))
         for m, fields in r.optics.items():
             out.optics.setdefault(m, {}).update(fields)

@@ -183,6 +183,9 @@ class Snapshot:
     """(npus,) the health each NPU reports of itself, 0 OK, 1 Warning, 2 Alarm, 3 Critical, -1 not read (npu-smi's
     Health column, npu-exporter's ``npu_chip_info_health_status``); None where nothing reads it (the twin prints
     ``NA``: it prints no ground truth)."""
+    npu_fault_codes: tuple[tuple[str, ...], ...] | None = None
+    """(npus,) the fault event codes each NPU reports now (``80E01801``; npu-exporter's ``npu_chip_info_error_code``);
+    None where nothing reads them."""
 
 
 def _read(sim: Simulation, metric: str, comps: tuple[str, ...], t: float) -> np.ndarray:
