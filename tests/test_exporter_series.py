@@ -141,3 +141,40 @@ def test_error_code_values_that_are_no_code_are_noted() -> None:
     assert r.npu_fault_codes == {}
     assert len(r.notes) == 2 and all("not a device fault code" in n for n in r.notes)
     assert r.notes[0].startswith("2 npu_chip_info_error_code ")
+
+
+# ---- 3. uncorrectable (double-bit) ECC errors ----------------------------------------------------------------
+def ue_page(counts: dict[int, float], ms: int = MS) -> str:
+    return family("npu_chip_info_hbm_ecc_total_double_bit_error_cnt", counts).replace(f" {MS}\n", f" {ms}\n")
+
+
+def test_double_bit_count_is_hbm_uce_evidence() -> None:
+    r = parse_page(ue_page({0: 0.0, 3: 12.0}), "h", now=NOW)
+    assert r.hbm_ue_total == {"h/npu0/hbm": 0.0, "h/npu3/hbm": 12.0} and "hbm_uce" in r.covers
+    got = by(sweep(r), "hbm_uce")
+    assert list(got) == ["h/npu3/hbm"] and got["h/npu3/hbm"].severity == "Warning"  # one collection: lifetime only
+    assert "12 uncorrectable" in got["h/npu3/hbm"].evidence
+
+
+def test_an_increasing_double_bit_count_alarms_and_two_in_a_day_separate() -> None:
+    one = parse_page(ue_page({0: 0.0, 1: 5.0, 3: 12.0}), "h", now=NOW)
+    later = MS + 3600 * 1000
+    two = parse_page(ue_page({0: 1.0, 1: 5.0, 3: 14.0}, later), "h", now=NOW + 3600)
+    got = by(sweep(one, two), "hbm_uce")
+    assert {k: f.severity for k, f in got.items()} == {"h/npu0/hbm": "Alarm", "h/npu1/hbm": "Warning",
+                                                        "h/npu3/hbm": "Critical"}
+    assert got["h/npu3/hbm"].data["new_errors"] == 2.0 and "ManuallySeparateNPU" in got["h/npu3/hbm"].evidence
+
+
+def test_npu_smi_double_bit_aggregate_feeds_the_same_check() -> None:
+    text = ("npu-smi info -i 3 -t ecc\n        NPU ID                                   : 3\n"
+            "        HBM Single Bit Aggregate Total Err Cnt   : 0\n"
+            "        HBM Double Bit Aggregate Total Err Cnt   : 12\n")
+    r = readings_of([parse_command_outputs(text, "w")], NOW)
+    assert r.hbm_ue_total == {"w/npu3/hbm": 12.0} and "hbm_uce" in r.covers
+    assert by(sweep(r), "hbm_uce")["w/npu3/hbm"].severity == "Warning"
+
+
+def test_a_negative_double_bit_count_is_noted() -> None:
+    r = parse_page(ue_page({0: -4.0}), "h", now=NOW)
+    assert r.hbm_ue_total == {} and "total_double_bit_error_cnt outside >= 0" in r.notes[0]

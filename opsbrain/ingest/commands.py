@@ -47,6 +47,7 @@ class CommandReadings:
     npu_temp_c: dict[int, float] = field(default_factory=dict)
     npu_health: dict[int, str] = field(default_factory=dict)
     hbm_ce_total: dict[int, float] = field(default_factory=dict)
+    hbm_ue_total: dict[int, float] = field(default_factory=dict)
     hbm_rows: dict[int, float] = field(default_factory=dict)
     optics: dict[int, dict[str, list[float]]] = field(default_factory=dict)
     los_lanes: dict[int, int] = field(default_factory=dict)
@@ -152,6 +153,8 @@ def parse_command_outputs(text: str, host: str | None = None, file: str | None =
                 key = m.group(1).lower()
                 if key == "hbm single bit aggregate total err cnt":
                     out.hbm_ce_total[dev] = num[0]
+                elif key == "hbm double bit aggregate total err cnt":
+                    out.hbm_ue_total[dev] = num[0]
                 elif key in ("hbm single bit isolated pages count", "hbm double bit isolated pages count"):
                     rows += num[0]
                     out.hbm_rows[dev] = rows

@@ -53,6 +53,7 @@ _TWIN_SWITCH = re.compile(r"^(pod\d+-node\d+-l1sw\d+|pod\d+-l2plane\d+-sw\d+)$")
 _CHIP_METRICS = {"npu_chip_info_temperature": "npu_temp_c", "npu_chip_info_hbm_temperature": "hbm_temp_c",
                  "npu_chip_info_health_status": "npu_health",
                  "npu_chip_info_hbm_ecc_total_single_bit_error_cnt": "hbm_ce_total",
+                 "npu_chip_info_hbm_ecc_total_double_bit_error_cnt": "hbm_ue_total",
                  "npu_chip_info_hbm_ecc_single_bit_isolated_pages_cnt": "hbm_rows",
                  "npu_chip_info_hbm_ecc_double_bit_isolated_pages_cnt": "hbm_rows"}
 
@@ -224,6 +225,7 @@ COUNT_MIN = 0.0
 :data:`FAILED_READ`): a negative one is dropped, not summed into a neighbour's rows."""
 _RANGES: dict[str, tuple[float, float]] = {
     "npu_temp_c": TEMP_RANGE_C, "hbm_temp_c": TEMP_RANGE_C, "hbm_ce_total": (COUNT_MIN, math.inf),
+    "hbm_ue_total": (COUNT_MIN, math.inf),
     "hbm_rows": (COUNT_MIN, math.inf), "crc": (COUNT_MIN, math.inf)}
 
 

@@ -36,6 +36,10 @@ METRIC_TABLE: tuple[MetricRow, ...] = (
               "all)", "npu_health", SRC_GO + "collector_for_npu.go; " + DOC_METRICS),
     MetricRow("npu_chip_info_hbm_ecc_total_single_bit_error_cnt", "id", "errors (counter)",
               "correctable ECC errors: increase over the window", "hbm_ce", SRC_GO + "collector_for_hbm.go"),
+    MetricRow("npu_chip_info_hbm_ecc_total_double_bit_error_cnt", "id", "errors (counter)",
+              "uncorrectable ECC errors over the stack's lifetime (HBM UCE evidence): any, Warning; a new one within "
+              "24 h, Alarm; 2 new within 24 h, Critical (SweepParams.hbm_ue_window_s, hbm_ue_separate)", "hbm_uce",
+              SRC_GO + "collector_for_hbm.go (TotalDoubleBitErrorCnt); " + DOC_METRICS),
     MetricRow("npu_chip_info_hbm_ecc_single_bit_isolated_pages_cnt", "id", "pages",
               "isolated HBM pages (summed with the double-bit ones) as isolated rows", "hbm_rows",
               SRC_GO + "collector_for_hbm.go"),
@@ -75,5 +79,5 @@ METRIC_TABLE: tuple[MetricRow, ...] = (
 read them from ``hccn_tool -optical -g`` outputs), link_downs (the exporter's ``npu_chip_link_up_num`` counts
 link-ups per NPU, not downs per link: read ``-link_stat -g`` records), link_fec, straggler, spares."""
 
-COVERS = frozenset({"npu_temp", "hbm_temp", "hbm_ce", "hbm_rows", "dom_rx", "dom_tx", "dom_spread", "dom_trend",
-                    "link_light", "link_crc", "heartbeat", "npu_health"})
+COVERS = frozenset({"npu_temp", "hbm_temp", "hbm_ce", "hbm_uce", "hbm_rows", "dom_rx", "dom_tx", "dom_spread",
+                    "dom_trend", "link_light", "link_crc", "heartbeat", "npu_health"})

@@ -165,6 +165,39 @@ def check_hbm_rows(s: Snapshot, p: SweepParams) -> list[Finding]:
     return out
 
 
+def check_hbm_uce(s: Snapshot, p: SweepParams) -> list[Finding]:
+    """Uncorrectable (double-bit) ECC errors of each HBM stack: new ones within ``hbm_ue_window_s`` (one: Alarm, the
+    job on the NPU fails, MindCluster's RestartBusiness for 0x80E01801; ``hbm_ue_separate``: Critical, its
+    ManuallySeparateNPU escalation), else any over the stack's lifetime (Warning)."""
+    if s.hbm_ue_total is None:
+        return []
+    new = s.hbm_ue if s.hbm_ue is not None else np.full(len(s.hbms), np.nan)
+    total = np.nan_to_num(s.hbm_ue_total, nan=0.0)
+    lv = np.maximum(_levels(new, 1, 1, p.hbm_ue_separate), (total > 0).astype(np.int8))
+    span = _hours(s.windows.get("hbm_ue", 0.0))
+    out = []
+    for i in np.flatnonzero(lv):
+        sev = SEVERITIES[lv[i]]
+        text = f"{total[i]:.0f} uncorrectable (double-bit) ECC errors over the stack's lifetime"
+        if math.isfinite(new[i]):
+            text += f", {new[i]:.0f} new in the last {span}"
+        else:
+            text += " (new ones need an earlier collection)"
+        if sev == "Critical":
+            text += (f" (>= {p.hbm_ue_separate} in {_hours(p.hbm_ue_window_s)}: MindCluster escalates 0x80E01801 to "
+                     "ManuallySeparateNPU)")
+            action = "separate the NPU (ManuallySeparateNPU), move its work to a spare and replace the part"
+        elif sev == "Alarm":
+            text += " (HBM UCE: 0x80E01801, MindCluster level RestartBusiness)"
+            action = ("the job on this NPU hits the UCE: re-run it (resumable training restarts from the last "
+                      "checkpoint); another UCE within a day separates the NPU")
+        else:
+            action = "past UCEs on this stack: watch its error counts and isolated rows"
+        out.append(Finding(s.hbms[i], "hbm_uce", sev, text, action,
+                           data={"errors": total[i], "new_errors": new[i] if math.isfinite(new[i]) else None}))
+    return out
+
+
 # ---- optical links and modules -----------------------------------------------------------------------------
 def check_link_light(s: Snapshot, p: SweepParams) -> list[Finding]:
     """Lanes without light on a link the operator did not take down: all lanes = link down, some = sub-healthy."""
@@ -487,6 +520,7 @@ def check_spares(s: Snapshot, p: SweepParams) -> list[Finding]:
 
 CHECKS: tuple[Check, ...] = (
     Check("hbm_ce", check_hbm_ce, lambda s: len(s.hbms)),
+    Check("hbm_uce", check_hbm_uce, lambda s: len(s.hbms) if s.hbm_ue_total is not None else 0),
     Check("hbm_rows", check_hbm_rows, lambda s: len(s.hbms)),
     Check("link_light", check_link_light, lambda s: len(s.links)),
     Check("dom_rx", check_dom_rx, lambda s: len(s.modules)),
