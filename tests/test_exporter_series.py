@@ -178,3 +178,30 @@ def test_npu_smi_double_bit_aggregate_feeds_the_same_check() -> None:
 def test_a_negative_double_bit_count_is_noted() -> None:
     r = parse_page(ue_page({0: -4.0}), "h", now=NOW)
     assert r.hbm_ue_total == {} and "total_double_bit_error_cnt outside >= 0" in r.notes[0]
+
+
+# ---- 4. chip metrics opsbrain does not read --------------------------------------------------------------------
+def test_unread_chip_metrics_are_named_once_with_their_count() -> None:
+    text = (healthy(4) + family("npu_chip_info_power", dict.fromkeys(range(4), 93.5), "the npu power")
+            + family("npu_chip_info_hbm_ecc_double_bit_error_cnt", dict.fromkeys(range(4), 0.0))
+            + family("npu_chip_link_up_num", dict.fromkeys(range(4), 2.0))
+            + f'npu_chip_info_bandwidth_rx_0_1{{id="0"}} 3 {MS}\nnpu_chip_info_bandwidth_rx_0_2{{id="0"}} 4 {MS}\n'
+            + "# HELP machine_npu_nums Amount of npu installed on the machine.\n# TYPE machine_npu_nums gauge\n"
+            + f"machine_npu_nums 4 {MS}\n" + f'container_npu_total_memory{{id="0"}} 65536 {MS}\n')
+    r = parse_page(text, "h", now=NOW)
+    unread = [n for n in r.notes if "not read by opsbrain" in n]
+    assert len(unread) == 4 and len(r.notes) == 4
+    assert any(n.startswith("4 npu_chip_info_power series not read by opsbrain") for n in unread)
+    assert any(n.startswith("4 npu_chip_info_hbm_ecc_double_bit_error_cnt series") for n in unread)
+    assert any(n.startswith("4 npu_chip_link_up_num series") for n in unread)
+    assert any(n.startswith("2 npu_chip_info_bandwidth_rx_X_Y series") for n in unread)
+    assert r.npu_health and r.npu_temp_c  # the rest is read as before
+
+
+def test_coverage_lists_the_unread_names_without_a_silent_cut() -> None:
+    from opsbrain.sources.base import MAX_DROPPED_LINES, ReadingsSource
+
+    src = ReadingsSource()
+    src.dropped = [f"1 npu_chip_info_m{k} series not read by opsbrain" for k in range(MAX_DROPPED_LINES + 5)]
+    shown = src.coverage()["dropped"]
+    assert len(shown) == MAX_DROPPED_LINES + 1 and shown[-1] == "... and 5 more lines"

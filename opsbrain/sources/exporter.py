@@ -49,6 +49,12 @@ _RE_CODE = re.compile(r"^npu_chip_info_error_code(?:_(\d))?$")
 (its metrics reference: "only the first ten error codes that occur are reported"; collector_for_npu.go,
 ``GetDeviceAllErrorCode``), each a 32-bit event id as a decimal value (0x80E01801 = 2162169857)."""
 CODE_MAX = 0xFFFFFFFF
+CHIP_FAMILY = "npu_chip_"
+"""npu-exporter's chip series (``npu_chip_info_*``, ``npu_chip_link_*``, ``npu_chip_optical_*``): one it holds that
+no check reads is named in ``Readings.notes``, one line per metric with its series count; other exporters' series
+on the page (``machine_npu_nums``, ``container_*``, node_exporter's) are not the chip's and pass unnoted."""
+_RE_PORT_DIGITS = re.compile(r"_\d+_\d+$")
+"""A per-port legacy name's udie and port (``npu_chip_info_bandwidth_rx_0_1``): one note line for all its ports."""
 _TWIN_SWITCH = re.compile(r"^(pod\d+-node\d+-l1sw\d+|pod\d+-l2plane\d+-sw\d+)$")
 _CHIP_METRICS = {"npu_chip_info_temperature": "npu_temp_c", "npu_chip_info_hbm_temperature": "hbm_temp_c",
                  "npu_chip_info_health_status": "npu_health",
@@ -290,6 +296,9 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
         if kind is None:
             kind = kinds[name] = _kind(name)
         if kind[0] == "skip":
+            if name.startswith(CHIP_FAMILY):  # one of the chip's series no check uses: named, not dropped silently
+                notes.add(f"{_RE_PORT_DIGITS.sub('_X_Y', name)} series not read by opsbrain (no check uses them)",
+                          f"id {labels.get('id', '?')} {_shown(value)}")
             continue
         if ":" in kind[0]:  # a legacy name that holds the port: its labels are the name's too
             base, udie, port = kind[0].split(":")
