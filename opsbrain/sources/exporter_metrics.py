@@ -77,7 +77,8 @@ METRIC_TABLE: tuple[MetricRow, ...] = (
 )
 """npu-exporter metric -> what it feeds. Checks with no exporter metric: dom_bias, dom_snr (no bias/SNR series:
 read them from ``hccn_tool -optical -g`` outputs), link_downs (the exporter's ``npu_chip_link_up_num`` counts
-link-ups per NPU, not downs per link: read ``-link_stat -g`` records), link_fec, straggler, spares."""
+link-ups per NPU, not downs per link, and ``npu_chip_info_link_status`` is the state now, which misses a flap between
+scrapes: read ``-link_stat -g`` records), link_fec, straggler, spares."""
 
 COVERS = frozenset({"npu_temp", "hbm_temp", "hbm_ce", "hbm_uce", "hbm_rows", "dom_rx", "dom_tx", "dom_spread",
                     "dom_trend", "link_light", "link_crc", "heartbeat", "npu_health"})
