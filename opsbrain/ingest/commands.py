@@ -47,10 +47,12 @@ class CommandReadings:
     npu_temp_c: dict[int, float] = field(default_factory=dict)
     npu_health: dict[int, str] = field(default_factory=dict)
     hbm_ce_total: dict[int, float] = field(default_factory=dict)
+    hbm_ue_total: dict[int, float] = field(default_factory=dict)
     hbm_rows: dict[int, float] = field(default_factory=dict)
     optics: dict[int, dict[str, list[float]]] = field(default_factory=dict)
     los_lanes: dict[int, int] = field(default_factory=dict)
     link_down: dict[int, bool] = field(default_factory=dict)
+    net_unhealthy: dict[int, bool] = field(default_factory=dict)
     link_down_times: dict[int, list[float]] = field(default_factory=dict)
     signals: list[Signal] = field(default_factory=list)
     commands: int = 0
@@ -151,6 +153,8 @@ def parse_command_outputs(text: str, host: str | None = None, file: str | None =
                 key = m.group(1).lower()
                 if key == "hbm single bit aggregate total err cnt":
                     out.hbm_ce_total[dev] = num[0]
+                elif key == "hbm double bit aggregate total err cnt":
+                    out.hbm_ue_total[dev] = num[0]
                 elif key in ("hbm single bit isolated pages count", "hbm double bit isolated pages count"):
                     rows += num[0]
                     out.hbm_rows[dev] = rows
@@ -173,7 +177,10 @@ def parse_command_outputs(text: str, host: str | None = None, file: str | None =
                                               line.strip(), device=dev, file=file))
         elif "-net_health" in args:
             for line in lines:
-                if (m := RE_NET_HEALTH.search(line)) and m.group(1).lower() not in ("success", "init"):
+                if not (m := RE_NET_HEALTH.search(line)):
+                    continue
+                out.net_unhealthy[dev] = m.group(1).lower() not in ("success", "init")
+                if out.net_unhealthy[dev]:
                     out.signals.append(Signal(0.0, "hccn:net_health_fail", comp, host, 2, line.strip(), device=dev,
                                               file=file))
     return out

@@ -95,9 +95,18 @@ class ReadingsSource:
         span = self.history.items[-1].t - self.history.items[0].t if n > 1 else 0.0
         return {"source": self.name, "collections_kept": n, "history_s": round(span, 3),
                 "checks": sorted(self.covers()), "not_covered": sorted(set(CHECK_NAMES) - self.covers()),
-                "not_read": list(self.not_read[:20]), "dropped": list(self.dropped[:20]),
+                "not_read": list(self.not_read[:20]), "dropped": _capped(self.dropped, MAX_DROPPED_LINES),
                 "note": "windowed checks (hbm_ce, link_crc, hbm_rows growth) and dom_trend need earlier collections "
                         "of this source; a first collection feeds the point-in-time checks only" if n < 2 else ""}
+
+
+MAX_DROPPED_LINES = 100
+"""Lines of ``coverage.dropped`` shown (one per reason, or per chip metric not read: npu-exporter publishes fewer than
+a hundred chip metric names); the rest are counted in a last line."""
+
+
+def _capped(lines: list[str], n: int) -> list[str]:
+    return list(lines[:n]) + ([f"... and {len(lines) - n} more lines"] if len(lines) > n else [])
 
 
 class PrometheusSource(ReadingsSource):

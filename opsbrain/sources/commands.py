@@ -24,8 +24,8 @@ from opsbrain.ingest.where import node_component
 from opsbrain.sources.base import ReadingsSource
 from opsbrain.sources.readings import Readings
 
-COMMAND_COVERS = frozenset({"npu_temp", "npu_health", "hbm_ce", "hbm_rows", "dom_rx", "dom_tx", "dom_bias", "dom_snr",
-                            "dom_spread", "dom_trend", "link_light", "link_downs"})
+COMMAND_COVERS = frozenset({"npu_temp", "npu_health", "hbm_ce", "hbm_uce", "hbm_rows", "dom_rx", "dom_tx", "dom_bias",
+                            "dom_snr", "dom_spread", "dom_trend", "link_light", "link_downs"})
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
 
@@ -48,6 +48,8 @@ def readings_of(parts: list[CommandReadings], t: float) -> Readings:
                 r.npu_health[npu(dev)] = rank
         for dev, v in c.hbm_ce_total.items():
             r.hbm_ce_total[npu(dev) + "/hbm"] = v
+        for dev, v in c.hbm_ue_total.items():
+            r.hbm_ue_total[npu(dev) + "/hbm"] = v
         for dev, v in c.hbm_rows.items():
             r.hbm_rows[npu(dev) + "/hbm"] = v
         for dev, fields in c.optics.items():
@@ -58,6 +60,8 @@ def readings_of(parts: list[CommandReadings], t: float) -> Readings:
             r.link_down_times.setdefault(npu(dev) + "/port", []).extend(times)
         for dev, down in c.link_down.items():
             r.link_oper_down[npu(dev) + "/port"] = down
+        for dev, bad in c.net_unhealthy.items():
+            r.link_net_unhealthy[npu(dev) + "/port"] = bad
     return r
 
 

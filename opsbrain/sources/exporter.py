@@ -1,5 +1,6 @@
-"""MindCluster NPU exporter pages (Prometheus text format) -> :class:`~opsbrain.sources.readings.Readings`, and
-the twin's pod rendered as such a page (so the twin and a real cluster are read by the same parser).
+"""MindCluster NPU exporter pages (Prometheus text format) -> :class:`~opsbrain.sources.readings.Readings`. The
+metric table is :mod:`opsbrain.sources.exporter_metrics`; the twin's pod rendered as such a page (so the twin and a
+real cluster are read by the same parser) is :mod:`opsbrain.sources.twinpage` (both re-exported here).
 
 The page is parsed with prometheus_client's text parser (``text_string_to_metric_families``). Metric names and
 labels are npu-exporter's own (Ascend/mind-cluster ``component/npu-exporter/collector/metrics/*.go``; the
@@ -19,82 +20,46 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, NamedTuple
 
 from opsbrain.ingest.parsers.twin import l1_uplink, l2_downlink
 from opsbrain.ingest.where import node_component
+from opsbrain.sources.exporter_metrics import COVERS as COVERS
+from opsbrain.sources.exporter_metrics import METRIC_TABLE as METRIC_TABLE
 from opsbrain.sources.readings import Readings
-
-if TYPE_CHECKING:
-    from faultlib.engine import Simulation
+from opsbrain.sources.twinpage import render_twin_page as render_twin_page
 
 NO_LIGHT_DBM = -40.0
 """A legacy power series of 0 mW (no light) in dBm: the floor modules report without light (SweepParams.los_below_dbm
 treats anything below -30 dBm as loss of signal)."""
-SRC_GO = "Ascend/mind-cluster component/npu-exporter/collector/metrics/"
-
-
-class MetricRow(NamedTuple):
-    metric: str
-    labels: str
-    unit: str
-    feeds: str
-    check: str
-    source: str
-
-
-METRIC_TABLE: tuple[MetricRow, ...] = (
-    MetricRow("npu_chip_info_temperature", "id", "degC", "NPU temperature", "npu_temp",
-              SRC_GO + "collector_for_npu.go"),
-    MetricRow("npu_chip_info_hbm_temperature", "id", "degC", "HBM temperature", "hbm_temp",
-              SRC_GO + "collector_for_hbm.go"),
-    MetricRow("npu_chip_info_health_status", "id", "1 healthy, 0 unhealthy, -1 not read",
-              "the device's own health (0: Alarm)", "npu_health",
-              "Ascend/mind-cluster docs 06_api/00_npu_exporter/01_prometheus_metrics_api.md"),
-    MetricRow("npu_chip_info_hbm_ecc_total_single_bit_error_cnt", "id", "errors (counter)",
-              "correctable ECC errors: increase over the window", "hbm_ce", SRC_GO + "collector_for_hbm.go"),
-    MetricRow("npu_chip_info_hbm_ecc_single_bit_isolated_pages_cnt", "id", "pages",
-              "isolated HBM pages (summed with the double-bit ones) as isolated rows", "hbm_rows",
-              SRC_GO + "collector_for_hbm.go"),
-    MetricRow("npu_chip_info_hbm_ecc_double_bit_isolated_pages_cnt", "id", "pages", "as above", "hbm_rows",
-              SRC_GO + "collector_for_hbm.go"),
-    MetricRow("npu_chip_info_optical_rx_power_0..3", "id, udie, port", "dBm (hccn_tool 'RxPower LaneN(dBm)')",
-              "Rx power per lane (UB port); lanes below the LOS level are dark", "dom_rx, dom_spread, dom_trend, "
-              "link_light", SRC_GO + "collector_for_optical.go"),
-    MetricRow("npu_chip_info_optical_tx_power_0..3", "id, udie, port", "dBm", "Tx power per lane (UB port)", "dom_tx",
-              SRC_GO + "collector_for_optical.go"),
-    MetricRow("npu_chip_info_optical_rx_power_Z_X_Y", "id", "dBm", "as above, under -enableLegacyMetrics: lane Z, "
-              "udie X, port Y in the name", "dom_rx, dom_spread, dom_trend, link_light",
-              SRC_GO + "collector_for_ub_legacy.go"),
-    MetricRow("npu_chip_info_optical_tx_power_Z_X_Y", "id", "dBm", "as above (Tx)", "dom_tx",
-              SRC_GO + "collector_for_ub_legacy.go"),
-    MetricRow("npu_chip_optical_rx_power_0..3", "id", "mW (hccn_tool -optical 'Rx PowerN', Telegraf example "
-              "0.7933)", "Rx power per lane (RoCE port), converted to dBm", "dom_rx, dom_spread, dom_trend, "
-              "link_light", SRC_GO + "collector_for_optical_legacy.go"),
-    MetricRow("npu_chip_optical_tx_power_0..3", "id", "mW", "Tx power per lane (RoCE port), to dBm", "dom_tx",
-              SRC_GO + "collector_for_optical_legacy.go"),
-    MetricRow("npu_chip_info_crc_error_sum", "id, udie, port", "errors (counter)", "CRC errors: increase over the "
-              "window", "link_crc", SRC_GO + "collector_for_ub.go"),
-    MetricRow("(sample time stamp of the chip's series)", "id", "ms", "age of the last successful read of the chip "
-              "(collection time - sample time)", "heartbeat", SRC_GO + "collector_for_npu.go (doUpdateMetric with "
-              "the chip's collection time stamp)"),
-)
-"""npu-exporter metric -> what it feeds. Checks with no exporter metric: dom_bias, dom_snr (no bias/SNR series:
-read them from ``hccn_tool -optical -g`` outputs), link_downs (the exporter's ``npu_chip_link_up_num`` counts
-link-ups per NPU, not downs per link: read ``-link_stat -g`` records), link_fec, straggler, spares."""
-
-COVERS = frozenset({"npu_temp", "hbm_temp", "hbm_ce", "hbm_rows", "dom_rx", "dom_tx", "dom_spread", "dom_trend",
-                    "link_light", "link_crc", "heartbeat", "npu_health"})
-
 _RE_POWER = re.compile(r"^npu_chip_(info_)?optical_(rx|tx)_power_(\d)$")
 _RE_POWER_NAMED = re.compile(r"^npu_chip_info_optical_(rx|tx)_power_(\d)_(\d+)_(\d+)$")
 """The same UB-port series under npu-exporter's ``-enableLegacyMetrics`` names, the port in the name:
 ``npu_chip_info_optical_rx_power_Z_X_Y`` (Z the lane, X the udie, Y the port; its metrics reference,
 collector_for_ub_legacy.go)."""
+_RE_LINK_NAMED = re.compile(r"^npu_chip_info_link_status_(\d+)_(\d+)$")
+"""A UB port's link status with its udie X and port Y in the name (``npu_chip_info_link_status_X_Y``, its metrics
+reference; collector_for_network_legacy.go)."""
+_PORT_METRICS = {"npu_chip_info_link_status": "link_oper_down", "npu_chip_info_network_status": "link_net_unhealthy"}
+"""Per-port states, 1 good / 0 bad (-1 not read): the link status is ``hccn_tool -i N -link -g`` (UP 1, DOWN 0;
+collector_for_network.go, ``hccn.GetNPULinkStatus``), the network status the device's network health (healthy 1,
+unhealthy 0; collector_for_npu.go, ``GetDeviceNetWorkHealth``, Init and Success healthy). Without udie/port labels a
+series is the NPU's RoCE port, ``<node>/npu<id>/port``, the id ``hccn_tool -i N`` gives the same port."""
+_RE_CODE = re.compile(r"^npu_chip_info_error_code(?:_(\d))?$")
+"""The device's fault event codes: the first as ``npu_chip_info_error_code``, the next nine as ``..._1`` .. ``_9``
+(its metrics reference: "only the first ten error codes that occur are reported"; collector_for_npu.go,
+``GetDeviceAllErrorCode``), each a 32-bit event id as a decimal value (0x80E01801 = 2162169857)."""
+CODE_MAX = 0xFFFFFFFF
+CHIP_FAMILY = "npu_chip_"
+"""npu-exporter's chip series (``npu_chip_info_*``, ``npu_chip_link_*``, ``npu_chip_optical_*``): one it holds that
+no check reads is named in ``Readings.notes``, one line per metric with its series count; other exporters' series
+on the page (``machine_npu_nums``, ``container_*``, node_exporter's) are not the chip's and pass unnoted."""
+_RE_PORT_DIGITS = re.compile(r"_\d+_\d+$")
+"""A per-port legacy name's udie and port (``npu_chip_info_bandwidth_rx_0_1``): one note line for all its ports."""
 _TWIN_SWITCH = re.compile(r"^(pod\d+-node\d+-l1sw\d+|pod\d+-l2plane\d+-sw\d+)$")
 _CHIP_METRICS = {"npu_chip_info_temperature": "npu_temp_c", "npu_chip_info_hbm_temperature": "hbm_temp_c",
                  "npu_chip_info_health_status": "npu_health",
                  "npu_chip_info_hbm_ecc_total_single_bit_error_cnt": "hbm_ce_total",
+                 "npu_chip_info_hbm_ecc_total_double_bit_error_cnt": "hbm_ue_total",
                  "npu_chip_info_hbm_ecc_single_bit_isolated_pages_cnt": "hbm_rows",
                  "npu_chip_info_hbm_ecc_double_bit_isolated_pages_cnt": "hbm_rows"}
 
@@ -203,11 +168,18 @@ def _parse_with_prometheus_client(text: str) -> list[tuple[str, dict[str, str], 
 
 
 def _kind(name: str) -> tuple[str, str, int, bool]:
-    """What a metric feeds: ("chip", attribute, 0, _), ("power", field, lane, in dBm), ("crc", ...) or ("skip", ...)."""
+    """What a metric feeds: ("chip", attribute, 0, _), ("power", field, lane, in dBm), ("crc", ...), ("port", the
+    Readings attribute, ...) or ("skip", ...); a name holding its port reads ``<what>:<udie>:<port>``."""
     if name in _CHIP_METRICS:
         return "chip", _CHIP_METRICS[name], 0, False
     if name == "npu_chip_info_crc_error_sum":
         return "crc", "", 0, False
+    if m := _RE_CODE.match(name):
+        return "code", "npu_fault_codes", int(m.group(1) or 0), False
+    if name in _PORT_METRICS:
+        return "port", _PORT_METRICS[name], 0, False
+    if m := _RE_LINK_NAMED.match(name):
+        return f"port:{m.group(1)}:{m.group(2)}", "link_oper_down", 0, False
     if m := _RE_POWER.match(name):
         return "power", f"{m.group(2)}_dbm", int(m.group(3)), bool(m.group(1))
     if m := _RE_POWER_NAMED.match(name):  # the port's udie and number in the name: labels of their own
@@ -259,6 +231,7 @@ COUNT_MIN = 0.0
 :data:`FAILED_READ`): a negative one is dropped, not summed into a neighbour's rows."""
 _RANGES: dict[str, tuple[float, float]] = {
     "npu_temp_c": TEMP_RANGE_C, "hbm_temp_c": TEMP_RANGE_C, "hbm_ce_total": (COUNT_MIN, math.inf),
+    "hbm_ue_total": (COUNT_MIN, math.inf),
     "hbm_rows": (COUNT_MIN, math.inf), "crc": (COUNT_MIN, math.inf)}
 
 
@@ -323,9 +296,13 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
         if kind is None:
             kind = kinds[name] = _kind(name)
         if kind[0] == "skip":
+            if name.startswith(CHIP_FAMILY):  # one of the chip's series no check uses: named, not dropped silently
+                notes.add(f"{_RE_PORT_DIGITS.sub('_X_Y', name)} series not read by opsbrain (no check uses them)",
+                          f"id {labels.get('id', '?')} {_shown(value)}")
             continue
-        if kind[0].startswith("power:"):  # a legacy name that holds the port: its labels are the name's too
-            _, udie, port = kind[0].split(":")
+        if ":" in kind[0]:  # a legacy name that holds the port: its labels are the name's too
+            base, udie, port = kind[0].split(":")
+            kind = (base, *kind[1:])
             labels = {**labels, "udie": udie, "port": port}
             key = None if key is None else f"{key}#{udie}:{port}"
         ident = ids_cache.get((key, default_host)) if key is not None else None
@@ -339,18 +316,31 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
         what, attr, lane, native = kind
         if not math.isfinite(value) or (value == FAILED_READ and not native):
             continue  # no reading: NaN / Inf, or the exporter's mark of a read that failed (not a dBm of -1)
-        where = ident[0] if what == "chip" else ident[1][1]
+        where = ident[0] if what in ("chip", "code") else ident[1][1]
         if attr != "hbm_rows" and what != "crc":  # summed series: _repeated below
             first = (name, key if key is not None else frozenset(labels.items()))
             if first in firsts:
                 notes.add(f"repeated {name} series (the first kept)", f"{where} {_shown(value)}")
                 continue
             firsts.add(first)
+        if what == "code":  # 0: no fault
+            if value != int(value) or not 0 <= value <= CODE_MAX:
+                notes.add(f"{name} not a device fault code (an integer 0 .. 0xFFFFFFFF), not used",
+                          f"{where} {_shown(value)}")
+                continue
+            codes = r.npu_fault_codes.setdefault(where, [])
+            if value and (code := f"{int(value):08X}") not in codes:
+                codes.append(code)
+            continue
         lo, hi = _RANGES.get(attr or what, (-math.inf, math.inf))
-        if not lo <= value <= hi or (attr == "npu_health" and value not in HEALTH_VALUES):
-            shown = "1, 0 or -1" if attr == "npu_health" else (f"{_shown(lo)} .. {_shown(hi)}" if hi < math.inf
-                                                                else f">= {_shown(lo)}")
+        state = attr == "npu_health" or what == "port"
+        if not lo <= value <= hi or (state and value not in HEALTH_VALUES):
+            shown = "1, 0 or -1" if state else (f"{_shown(lo)} .. {_shown(hi)}" if hi < math.inf
+                                                else f">= {_shown(lo)}")
             notes.add(f"{name} outside {shown}, not used", f"{where} {_shown(value)}")
+            continue
+        if what == "port":  # 1 up / healthy, 0 down / unhealthy
+            getattr(r, attr)[where] = value == 0.0
             continue
         if what == "chip":
             npu = ident[0]
@@ -412,61 +402,3 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
     else:  # on our clock (NTP keeps a cluster's within a second), a frozen exporter's samples age; else on the page's
         r.t = max(now, newest) if now is not None and abs(now - newest) <= SAME_CLOCK_S else newest
     return r
-
-
-# ---- the twin as an exporter page ----------------------------------------------------------------------------
-def _series(out: list[str], name: str, help_: str, rows: Iterator[tuple[str, float, int]]) -> None:
-    out.append(f"# HELP {name} {help_}")
-    out.append(f"# TYPE {name} gauge")
-    out.extend(f"{name}{{{labels}}} {value!r} {ts}" for labels, value, ts in rows)
-
-
-def render_twin_page(sim: Simulation, t: float | None = None, optics: bool = True) -> str:
-    """The twin's pod at ``t`` (default: now) as npu-exporter series: what its operator's exporters would publish.
-
-    Read only from what an operator sees (the metric store and the DOM readings, as the twin's sweep reads them):
-    chip series carry the time the chip was last read (``t`` minus its heartbeat age), the others ``t``.
-    ``optics=False`` leaves out the switch-port optical and CRC series (the NPUs' own series only).
-    """
-    from faultlib.telemetry import formats as fmt
-
-    t = sim.now if t is None else float(t)
-    store = sim.telemetry.metrics
-    npus = sorted(sim.topology.by_kind.get("npu", ()))
-    ms = int(round(sim.wallclock(t).timestamp() * 1000))
-    age = store.read_many("npu_heartbeat_age_s", npus, t)
-    chip_ms = [ms - int(round(a * 1000)) if math.isfinite(a) else ms for a in age]
-    lab = [f'id="{fmt.device_index(n)}",instance="{fmt.hostname(n)}"' for n in npus]
-    out = ["# HELP machine_npu_nums Amount of npu installed on the machine.", "# TYPE machine_npu_nums gauge"]
-    nodes = sorted({fmt.hostname(n) for n in npus})
-    out += [f'machine_npu_nums{{instance="{h}"}} {sum(1 for n in npus if fmt.hostname(n) == h)} {ms}' for h in nodes]
-    hbms = [n + "/hbm" for n in npus]
-    for name, metric, comps, default in (
-            ("npu_chip_info_temperature", "npu_temp_c", npus, math.nan),
-            ("npu_chip_info_hbm_temperature", "hbm_temp_c", hbms, math.nan),
-            ("npu_chip_info_hbm_ecc_total_single_bit_error_cnt", "hbm_ce_total", hbms, 0.0),
-            ("npu_chip_info_hbm_ecc_double_bit_isolated_pages_cnt", "hbm_isolated_rows", hbms, math.nan)):
-        vals = store.read_many(metric, comps, t, default=default)
-        _series(out, name, f"the npu {name.removeprefix('npu_chip_info_').replace('_', ' ')}",
-                ((lab[i], float(v), chip_ms[i]) for i, v in enumerate(vals) if math.isfinite(v)))
-    if not optics:
-        return "\n".join(out) + "\n"
-    reading = sim.dom.read(t)
-    mods = sim.dom.modules
-    mlab = [f'id="0",instance="{fmt.hostname(m)}",port="{fmt.switch_port(m)}",udie="0"' for m in mods]
-    for key, fld in (("rx", "rx_dbm"), ("tx", "tx_dbm")):
-        arr = reading[fld]
-        for lane in range(arr.shape[1]):
-            col = arr[:, lane]
-            _series(out, f"npu_chip_info_optical_{key}_power_{lane}",
-                    f"npu interface receive optical_{key}_power_{lane} on ub port",
-                    ((mlab[i], float(col[i]), ms) for i in range(len(mods))))
-    links = sorted({lk for lk in sim.dom.link_of})
-    crc = store.read_many("link_crc_total", links, t, default=0.0)
-    first: dict[str, str] = {}
-    for m, lk in zip(mods, sim.dom.link_of, strict=True):
-        first.setdefault(lk, m)
-    _series(out, "npu_chip_info_crc_error_sum", "number of crc check errors on ub port",
-            ((f'id="0",instance="{fmt.hostname(first[lk])}",port="{fmt.switch_port(first[lk])}",udie="0"',
-              float(crc[i]), ms) for i, lk in enumerate(links)))
-    return "\n".join(out) + "\n"

@@ -37,6 +37,10 @@ def _names() -> list[str]:
             out += [row.metric[:-4] + str(k) for k in range(4)]
         elif row.metric.endswith("_Z_X_Y"):  # the legacy names: lane, udie and port in the name (a regex)
             out.append(row.metric[:-5] + r"[0-3]_[0-9]+_[0-9]+")
+        elif row.metric.endswith("_1..9"):
+            out.append(row.metric[:-4] + "[1-9]")
+        elif row.metric.endswith("_X_Y"):  # udie and port in the name
+            out.append(row.metric[:-3] + r"[0-9]+_[0-9]+")
         else:
             out.append(row.metric)
     return out

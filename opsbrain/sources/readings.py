@@ -39,9 +39,14 @@ class Readings:
     """Unix time of each NPU's newest sample: its age is the age of the last successful read of the chip."""
     npu_health: dict[str, int] = field(default_factory=dict)
     """The health each NPU reports of itself, 0 OK .. 3 Critical (:data:`opsbrain.sweeps.checks.HEALTH_STATES`)."""
+    npu_fault_codes: dict[str, list[str]] = field(default_factory=dict)
+    """The fault event codes each NPU reports now, upper-case hex without ``0x`` (``80E01801``; npu-exporter's
+    ``npu_chip_info_error_code``, ``_1`` .. ``_9``); an empty list: read, no fault."""
     hbm_temp_c: dict[str, float] = field(default_factory=dict)
     hbm_ce_total: dict[str, float] = field(default_factory=dict)
     """Correctable (single-bit) ECC errors, a counter."""
+    hbm_ue_total: dict[str, float] = field(default_factory=dict)
+    """Uncorrectable (double-bit) ECC errors over the stack's lifetime, a counter."""
     hbm_rows: dict[str, float] = field(default_factory=dict)
     """Isolated HBM pages / rows."""
     optics: dict[str, dict[str, list[float]]] = field(default_factory=dict)
@@ -51,6 +56,11 @@ class Readings:
     link_down_times: dict[str, list[float]] = field(default_factory=dict)
     """Unix times of the link-down records a link reports (``hccn_tool -link_stat -g``)."""
     link_oper_down: dict[str, bool] = field(default_factory=dict)
+    """The port's own link state is DOWN (``hccn_tool -i N -link -g``; npu-exporter ``npu_chip_info_link_status``
+    0, which the exporter reads with that command)."""
+    link_net_unhealthy: dict[str, bool] = field(default_factory=dict)
+    """The NPU's network health check fails (``hccn_tool -i N -net_health -g`` other than Success/Init; npu-exporter
+    ``npu_chip_info_network_status`` 0, the same DCMI answer), keyed by the NPU's port."""
     covers: set[str] = field(default_factory=set)
     """Checks the values read can feed (the rest have no data from this source)."""
     notes: list[str] = field(default_factory=list)
@@ -121,17 +131,21 @@ def _dom(r: Readings, modules: tuple[str, ...], lanes: int) -> dict[str, np.ndar
 
 def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> Snapshot:
     """The snapshot of ``cur`` with the windows and trend read from ``history`` (``cur`` is added to it)."""
-    history.max_age_s = max(history.max_age_s, p.link_down_window_s, p.trend_window_s, p.hbm_rows_rate_window_s)
+    history.max_age_s = max(history.max_age_s, p.link_down_window_s, p.trend_window_s, p.hbm_rows_rate_window_s,
+                            p.hbm_ue_window_s)
     history.add(cur)
     t = cur.t
-    npus = tuple(sorted(cur.npu_temp_c.keys() | cur.npu_sample_t.keys() | cur.npu_health.keys()))
-    hbms = tuple(sorted(cur.hbm_temp_c.keys() | cur.hbm_ce_total.keys() | cur.hbm_rows.keys()))
+    npus = tuple(sorted(cur.npu_temp_c.keys() | cur.npu_sample_t.keys() | cur.npu_health.keys()
+                        | cur.npu_fault_codes.keys()))
+    hbms = tuple(sorted(cur.hbm_temp_c.keys() | cur.hbm_ce_total.keys() | cur.hbm_rows.keys()
+                        | cur.hbm_ue_total.keys()))
     modules = tuple(sorted(cur.optics))
     lanes = max((len(v) for m in cur.optics.values() for v in m.values()), default=1)
     link_index: dict[str, int] = {}
     module_link = np.fromiter((link_index.setdefault(cur.module_link.get(m, m), len(link_index)) for m in modules),
                               dtype=np.int64, count=len(modules))
-    for ln in sorted(cur.link_crc_total.keys() | cur.link_down_times.keys() | cur.link_oper_down.keys()):
+    for ln in sorted(cur.link_crc_total.keys() | cur.link_down_times.keys() | cur.link_oper_down.keys()
+                     | cur.link_net_unhealthy.keys()):
         link_index.setdefault(ln, len(link_index))
     links = tuple(link_index)
 
@@ -143,6 +157,7 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
 
     ce, w_ce = windowed("hbm_ce_total", hbms, p.hbm_ce_window_s)
     crc, w_crc = windowed("link_crc_total", links, p.crc_window_s)
+    ue, w_ue = windowed("hbm_ue_total", hbms, p.hbm_ue_window_s)
     rows_then = history.oldest_within(t, p.hbm_rows_rate_window_s)
     rows = _values(cur.hbm_rows, hbms)
     rows_before = _values(rows_then.hbm_rows, hbms) if rows_then is not None else rows.copy()
@@ -161,8 +176,8 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
     age = sample_ages(cur, npus, p.scrape_skew_s)
     admin = np.zeros(len(links), dtype=bool)
     return Snapshot(
-        t=t, windows={"hbm_ce": w_ce, "hbm_rows": w_rows, "link_down": p.link_down_window_s, "crc": w_crc,
-                      "fec": 0.0, "trend": float(trend_t.max() - trend_t.min()) if len(trend_t) else 0.0},
+        t=t, windows={"hbm_ce": w_ce, "hbm_ue": w_ue, "hbm_rows": w_rows, "link_down": p.link_down_window_s,
+                      "crc": w_crc, "fec": 0.0, "trend": float(trend_t.max() - trend_t.min()) if len(trend_t) else 0.0},
         pods=(), modules=modules, module_link=module_link, dom=reading, trend_t=trend_t, trend_rx=trend_rx,
         links=links, link_admin_down=admin, link_downs=downs, link_crc=crc, link_fec_per_s=np.zeros(len(links)),
         line_bps=0.0, hbms=hbms, hbm_ce=ce, hbm_rows=rows, hbm_rows_before=rows_before,
@@ -171,7 +186,12 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
         dark=reading["rx_dbm"] < p.los_below_dbm, module_admin_down=admin[module_link] if len(modules) else
         np.zeros(0, dtype=bool),
         link_oper_down=np.fromiter((cur.link_oper_down.get(ln, False) for ln in links), dtype=bool, count=len(links)),
-        npu_health=np.fromiter((cur.npu_health.get(n, -1) for n in npus), dtype=np.int8, count=len(npus)))
+        link_net_unhealthy=np.fromiter((cur.link_net_unhealthy.get(ln, False) for ln in links), dtype=bool,
+                                       count=len(links)),
+        npu_health=np.fromiter((cur.npu_health.get(n, -1) for n in npus), dtype=np.int8, count=len(npus)),
+        hbm_ue=ue if cur.hbm_ue_total else None,
+        hbm_ue_total=_values(cur.hbm_ue_total, hbms) if cur.hbm_ue_total else None,
+        npu_fault_codes=tuple(tuple(cur.npu_fault_codes.get(n, ())) for n in npus) if cur.npu_fault_codes else None)
 
 
 def sample_ages(r: Readings, npus: tuple[str, ...], skew_s: float) -> np.ndarray:
@@ -193,9 +213,11 @@ def sample_ages(r: Readings, npus: tuple[str, ...], skew_s: float) -> np.ndarray
 
 def read_anything(r: Readings) -> bool:
     """Whether a collection holds any reading the checks use (an empty page, or another exporter's, holds none)."""
-    return any(getattr(r, name) for name in ("npu_temp_c", "npu_sample_t", "npu_health", "hbm_temp_c", "hbm_ce_total",
+    return any(getattr(r, name) for name in ("npu_temp_c", "npu_sample_t", "npu_health", "npu_fault_codes",
+                                              "hbm_temp_c", "hbm_ce_total", "hbm_ue_total",
                                               "hbm_rows",
-                                              "optics", "link_crc_total", "link_oper_down", "link_down_times"))
+                                              "optics", "link_crc_total", "link_oper_down", "link_net_unhealthy",
+                                              "link_down_times"))
 
 
 def merge(parts: Iterable[Readings], t: float | None = None) -> Readings:
@@ -204,8 +226,9 @@ def merge(parts: Iterable[Readings], t: float | None = None) -> Readings:
     ts = []
     for r in parts:
         ts.append(r.t)
-        for name in ("npu_temp_c", "npu_sample_t", "npu_health", "hbm_temp_c", "hbm_ce_total", "hbm_rows",
-                     "module_link", "link_crc_total", "link_oper_down"):
+        for name in ("npu_temp_c", "npu_sample_t", "npu_health", "npu_fault_codes", "hbm_temp_c", "hbm_ce_total",
+                     "hbm_ue_total", "hbm_rows", "module_link", "link_crc_total", "link_oper_down",
+                     "link_net_unhealthy"):
             getattr(out, name).update(getattr(r, name))
         for m, fields in r.optics.items():
             out.optics.setdefault(m, {}).update(fields)

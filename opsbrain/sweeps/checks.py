@@ -165,6 +165,39 @@ def check_hbm_rows(s: Snapshot, p: SweepParams) -> list[Finding]:
     return out
 
 
+def check_hbm_uce(s: Snapshot, p: SweepParams) -> list[Finding]:
+    """Uncorrectable (double-bit) ECC errors of each HBM stack: new ones within ``hbm_ue_window_s`` (one: Alarm, the
+    job on the NPU fails, MindCluster's RestartBusiness for 0x80E01801; ``hbm_ue_separate``: Critical, its
+    ManuallySeparateNPU escalation), else any over the stack's lifetime (Warning)."""
+    if s.hbm_ue_total is None:
+        return []
+    new = s.hbm_ue if s.hbm_ue is not None else np.full(len(s.hbms), np.nan)
+    total = np.nan_to_num(s.hbm_ue_total, nan=0.0)
+    lv = np.maximum(_levels(new, 1, 1, p.hbm_ue_separate), (total > 0).astype(np.int8))
+    span = _hours(s.windows.get("hbm_ue", 0.0))
+    out = []
+    for i in np.flatnonzero(lv):
+        sev = SEVERITIES[lv[i]]
+        text = f"{total[i]:.0f} uncorrectable (double-bit) ECC errors over the stack's lifetime"
+        if math.isfinite(new[i]):
+            text += f", {new[i]:.0f} new in the last {span}"
+        else:
+            text += " (new ones need an earlier collection)"
+        if sev == "Critical":
+            text += (f" (>= {p.hbm_ue_separate} in {_hours(p.hbm_ue_window_s)}: MindCluster escalates 0x80E01801 to "
+                     "ManuallySeparateNPU)")
+            action = "separate the NPU (ManuallySeparateNPU), move its work to a spare and replace the part"
+        elif sev == "Alarm":
+            text += " (HBM UCE: 0x80E01801, MindCluster level RestartBusiness)"
+            action = ("the job on this NPU hits the UCE: re-run it (resumable training restarts from the last "
+                      "checkpoint); another UCE within a day separates the NPU")
+        else:
+            action = "past UCEs on this stack: watch its error counts and isolated rows"
+        out.append(Finding(s.hbms[i], "hbm_uce", sev, text, action,
+                           data={"errors": total[i], "new_errors": new[i] if math.isfinite(new[i]) else None}))
+    return out
+
+
 # ---- optical links and modules -----------------------------------------------------------------------------
 def check_link_light(s: Snapshot, p: SweepParams) -> list[Finding]:
     """Lanes without light on a link the operator did not take down: all lanes = link down, some = sub-healthy."""
@@ -182,12 +215,22 @@ def check_link_light(s: Snapshot, p: SweepParams) -> list[Finding]:
     down = (mods > 0) & (mods_dark == mods)
     bad = ~s.link_admin_down & (lost > 0)
     out = []
+    oper = s.link_oper_down if s.link_oper_down is not None else np.zeros(nl, dtype=bool)
     if s.link_oper_down is not None:  # the port says it is down, whatever light its module reads (or none)
-        for i in np.flatnonzero(s.link_oper_down & ~s.link_admin_down & ~(bad & down)):
+        for i in np.flatnonzero(oper & ~s.link_admin_down & ~(bad & down)):
             out.append(Finding(
                 s.links[i], "link_light", "Critical", "link down: the port reports its link status DOWN "
-                "(hccn_tool -link -g)", "re-route the traffic of the link's node around it (HCCL retries the "
-                "interrupted operator), then check the port, cable and optics", data={"oper_down": True}))
+                "(hccn_tool -link -g; npu-exporter npu_chip_info_link_status 0)", "re-route the traffic of the "
+                "link's node around it (HCCL retries the interrupted operator), then check the port, cable and "
+                "optics", data={"oper_down": True}))
+    if s.link_net_unhealthy is not None:  # up (or not read), yet its network health check fails: a down link says more
+        for i in np.flatnonzero(s.link_net_unhealthy & ~oper & ~s.link_admin_down & ~(bad & down)):
+            out.append(Finding(
+                s.links[i], "link_light", "Alarm", "network unreachable: the NPU's network health check fails "
+                "(hccn_tool -net_health -g other than Success; npu-exporter npu_chip_info_network_status 0)",
+                "collective operations over this port will time out: drain and re-route the node's traffic, then "
+                "check the port's IP and detection-IP configuration (hccn_tool -ip -g, -netdetect -g), the switch "
+                "port and the peer", data={"net_unhealthy": True}))
     for i in np.flatnonzero(bad):
         if down[i]:
             out.append(Finding(
@@ -392,16 +435,37 @@ UNKNOWN, the device absent or not started, read as Alarm); npu-exporter's ``npu_
 healthy, 0 unhealthy (read as Alarm) (MindCluster NPU Exporter metrics reference)."""
 
 
+def _health_scope(s: Snapshot) -> int:
+    """NPUs whose health or fault codes were read."""
+    read = s.npu_health >= 0 if s.npu_health is not None else np.zeros(len(s.npus), dtype=bool)
+    if s.npu_fault_codes is not None:
+        read = read | np.fromiter((bool(c) for c in s.npu_fault_codes), dtype=bool, count=len(s.npus))
+    return int(read.sum())
+
+
 def check_npu_health(s: Snapshot, p: SweepParams) -> list[Finding]:
-    """The health each NPU reports of itself: its severity as the device states it."""
-    if s.npu_health is None:
-        return []
-    return [Finding(s.npus[i], "npu_health", HEALTH_STATES[int(s.npu_health[i])],
-                    f"the device reports its health {HEALTH_STATES[int(s.npu_health[i])]} (npu-smi Health, or "
-                    "npu-exporter health_status 0)",
-                    "read its error codes (npu-smi info -t health -i N shows them) and act on what they say",
-                    data={"health": HEALTH_STATES[int(s.npu_health[i])]})
-            for i in np.flatnonzero(s.npu_health > 0)]
+    """The health each NPU reports of itself, and the fault event codes it reports (npu-exporter's
+    ``npu_chip_info_error_code``) with what the knowledge base says of each (:mod:`opsbrain.sweeps.devcodes`): the
+    worse of the stated health and the codes' levels (a level asking for no action, or an unknown code, a Warning)."""
+    from opsbrain.sweeps.devcodes import meaning
+
+    health = s.npu_health if s.npu_health is not None else np.full(len(s.npus), -1, dtype=np.int8)
+    codes = s.npu_fault_codes or ((),) * len(s.npus)
+    out = []
+    for i in sorted(set(np.flatnonzero(health > 0).tolist()) | {k for k, c in enumerate(codes) if c}):
+        state = HEALTH_STATES[int(health[i])] if health[i] > 0 else None
+        known = [meaning(c) for c in codes[i]]
+        said = [f"the device reports its health {state} (npu-smi Health, or npu-exporter health_status 0)"
+                ] if state else []
+        actions = list(dict.fromkeys(f"{m.level}: {m.action}" for m in known if m.action))
+        out.append(Finding(
+            s.npus[i], "npu_health", worst(state or "OK", *(m.severity for m in known)),
+            "; ".join(said + [m.text() for m in known]),
+            ("act on its fault codes' levels (" + "; ".join(actions) + ")") if actions else
+            "read its error codes (npu-smi info -t health -i N shows them) and act on what they say",
+            data={"health": state or ("OK" if health[i] == 0 else "not read"),
+                  **({"fault_codes": [m.as_dict() for m in known]} if known else {})}))
+    return out
 
 
 def check_hbm_temp(s: Snapshot, p: SweepParams) -> list[Finding]:
@@ -456,6 +520,7 @@ def check_spares(s: Snapshot, p: SweepParams) -> list[Finding]:
 
 CHECKS: tuple[Check, ...] = (
     Check("hbm_ce", check_hbm_ce, lambda s: len(s.hbms)),
+    Check("hbm_uce", check_hbm_uce, lambda s: len(s.hbms) if s.hbm_ue_total is not None else 0),
     Check("hbm_rows", check_hbm_rows, lambda s: len(s.hbms)),
     Check("link_light", check_link_light, lambda s: len(s.links)),
     Check("dom_rx", check_dom_rx, lambda s: len(s.modules)),
@@ -468,7 +533,7 @@ CHECKS: tuple[Check, ...] = (
     Check("link_fec", check_link_fec, lambda s: len(s.links)),
     Check("heartbeat", check_heartbeat, lambda s: len(s.npus)),
     Check("npu_temp", check_npu_temp, lambda s: len(s.npus)),
-    Check("npu_health", check_npu_health, lambda s: int((s.npu_health >= 0).sum()) if s.npu_health is not None else 0),
+    Check("npu_health", check_npu_health, lambda s: _health_scope(s)),
     Check("hbm_temp", check_hbm_temp, lambda s: len(s.hbms)),
     Check("straggler", check_stragglers, lambda s: sum(len(j.ranks) for j in s.jobs)),
     Check("spares", check_spares, lambda s: len(s.pods)),

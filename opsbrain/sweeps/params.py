@@ -31,6 +31,16 @@ class SweepParams(ParamGroup):
     hbm_ce_alarm_per_h: float = P(
         1000.0, "errors/h", A + "a CE storm (faults.ce_storm_rate_per_s = 0.5/s = 1,800/h) crosses it within ~6 min; "
         "a benign burst would need >= 167 errors in 10 min (P ~ 2e-4 per burst)", gt=0)
+    hbm_ue_window_s: float = P(
+        DAY, "s", "uncorrectable (double-bit) ECC errors are counted over 24 h: MindCluster escalates its on-chip "
+        "memory UCE event (0x80E01801, RestartBusiness) to ManuallySeparateNPU at 2 times in 86400 s (knowledge_base/"
+        "codes.yaml escalation, MindCluster docs en/scheduling/usage/resumable_training/"
+        "03_configuring_fault_detection_levels.md)", gt=0)
+    hbm_ue_separate: int = P(
+        2, "errors", "new uncorrectable ECC errors within hbm_ue_window_s that make the stack Critical (separate the "
+        "NPU): the same 2 times in 86400 s, each counted error read as one UCE event (the counter does not tell "
+        "events apart: a UCE counted twice separates early, the safe side); one new error is an Alarm "
+        "(0x80E01801's RestartBusiness: the job on the NPU fails)", ge=1)
     hbm_rows_warn: int = P(16, "rows", "0x80E18401: >= 16 isolated HBM rows, warning (" + MC + ")", ge=1)
     hbm_rows_replace: int = P(64, "rows", "0x80E18402: isolated HBM rows reached 64, replace the part (" + MC + ")",
                               ge=1)

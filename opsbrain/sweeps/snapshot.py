@@ -176,10 +176,22 @@ class Snapshot:
     link_oper_down: np.ndarray | None = None
     """(links,) the port's own state is down where a real tool says so (``hccn_tool -i N -link -g``: ``link status:
     DOWN``); None where nothing reads it (the twin's links show their state through light)."""
+    link_net_unhealthy: np.ndarray | None = None
+    """(links,) the NPU's network health check fails on the link's port (``hccn_tool -i N -net_health -g``,
+    npu-exporter's ``npu_chip_info_network_status`` 0); None where nothing reads it."""
     npu_health: np.ndarray | None = None
     """(npus,) the health each NPU reports of itself, 0 OK, 1 Warning, 2 Alarm, 3 Critical, -1 not read (npu-smi's
     Health column, npu-exporter's ``npu_chip_info_health_status``); None where nothing reads it (the twin prints
     ``NA``: it prints no ground truth)."""
+    hbm_ue: np.ndarray | None = None
+    """(hbms,) uncorrectable (double-bit) ECC errors in the last ``windows['hbm_ue']`` seconds (NaN: no earlier
+    collection); None where nothing reads them (npu-exporter's ``npu_chip_info_hbm_ecc_total_double_bit_error_cnt``,
+    npu-smi's ``HBM Double Bit Aggregate Total Err Cnt``)."""
+    hbm_ue_total: np.ndarray | None = None
+    """(hbms,) the same errors over the stack's lifetime."""
+    npu_fault_codes: tuple[tuple[str, ...], ...] | None = None
+    """(npus,) the fault event codes each NPU reports now (``80E01801``; npu-exporter's ``npu_chip_info_error_code``);
+    None where nothing reads them."""
 
 
 def _read(sim: Simulation, metric: str, comps: tuple[str, ...], t: float) -> np.ndarray:

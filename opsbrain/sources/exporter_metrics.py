@@ -1,0 +1,84 @@
+"""npu-exporter's metrics and what each feeds (:data:`METRIC_TABLE`, printed in docs/real-cluster.md), and the
+checks an exporter page covers (:data:`COVERS`). Read by :mod:`opsbrain.sources.exporter` and, for its query
+selector, :mod:`opsbrain.sources.promapi`."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+SRC_GO = "Ascend/mind-cluster component/npu-exporter/collector/metrics/"
+DOC_METRICS = "Ascend/mind-cluster docs/en/scheduling/api/npu_exporter/01_prometheus_metrics_api.md"
+
+
+class MetricRow(NamedTuple):
+    metric: str
+    labels: str
+    unit: str
+    feeds: str
+    check: str
+    source: str
+
+
+METRIC_TABLE: tuple[MetricRow, ...] = (
+    MetricRow("npu_chip_info_temperature", "id", "degC", "NPU temperature", "npu_temp",
+              SRC_GO + "collector_for_npu.go"),
+    MetricRow("npu_chip_info_hbm_temperature", "id", "degC", "HBM temperature", "hbm_temp",
+              SRC_GO + "collector_for_hbm.go"),
+    MetricRow("npu_chip_info_health_status", "id", "1 healthy, 0 unhealthy, -1 not read",
+              "the device's own health (0: Alarm)", "npu_health",
+              "Ascend/mind-cluster docs 06_api/00_npu_exporter/01_prometheus_metrics_api.md"),
+    MetricRow("npu_chip_info_error_code", "id", "a 32-bit device fault event id as a decimal (0: none)",
+              "the device's first fault code, read as hex (2162169857: 0x80E01801) with the knowledge base's cause, "
+              "class and MindCluster level (knowledge_base/codes.yaml device_event_codes); a level asking for no "
+              "action, or a code it does not document, a Warning, any other level an Alarm", "npu_health",
+              SRC_GO + "collector_for_npu.go (GetDeviceAllErrorCode); " + DOC_METRICS),
+    MetricRow("npu_chip_info_error_code_1..9", "id", "as above", "the device's further fault codes (up to ten in "
+              "all)", "npu_health", SRC_GO + "collector_for_npu.go; " + DOC_METRICS),
+    MetricRow("npu_chip_info_hbm_ecc_total_single_bit_error_cnt", "id", "errors (counter)",
+              "correctable ECC errors: increase over the window", "hbm_ce", SRC_GO + "collector_for_hbm.go"),
+    MetricRow("npu_chip_info_hbm_ecc_total_double_bit_error_cnt", "id", "errors (counter)",
+              "uncorrectable ECC errors over the stack's lifetime (HBM UCE evidence): any, Warning; a new one within "
+              "24 h, Alarm; 2 new within 24 h, Critical (SweepParams.hbm_ue_window_s, hbm_ue_separate)", "hbm_uce",
+              SRC_GO + "collector_for_hbm.go (TotalDoubleBitErrorCnt); " + DOC_METRICS),
+    MetricRow("npu_chip_info_hbm_ecc_single_bit_isolated_pages_cnt", "id", "pages",
+              "isolated HBM pages (summed with the double-bit ones) as isolated rows", "hbm_rows",
+              SRC_GO + "collector_for_hbm.go"),
+    MetricRow("npu_chip_info_hbm_ecc_double_bit_isolated_pages_cnt", "id", "pages", "as above", "hbm_rows",
+              SRC_GO + "collector_for_hbm.go"),
+    MetricRow("npu_chip_info_optical_rx_power_0..3", "id, udie, port", "dBm (hccn_tool 'RxPower LaneN(dBm)')",
+              "Rx power per lane (UB port); lanes below the LOS level are dark", "dom_rx, dom_spread, dom_trend, "
+              "link_light", SRC_GO + "collector_for_optical.go"),
+    MetricRow("npu_chip_info_optical_tx_power_0..3", "id, udie, port", "dBm", "Tx power per lane (UB port)", "dom_tx",
+              SRC_GO + "collector_for_optical.go"),
+    MetricRow("npu_chip_info_optical_rx_power_Z_X_Y", "id", "dBm", "as above, under -enableLegacyMetrics: lane Z, "
+              "udie X, port Y in the name", "dom_rx, dom_spread, dom_trend, link_light",
+              SRC_GO + "collector_for_ub_legacy.go"),
+    MetricRow("npu_chip_info_optical_tx_power_Z_X_Y", "id", "dBm", "as above (Tx)", "dom_tx",
+              SRC_GO + "collector_for_ub_legacy.go"),
+    MetricRow("npu_chip_optical_rx_power_0..3", "id", "mW (hccn_tool -optical 'Rx PowerN', Telegraf example "
+              "0.7933)", "Rx power per lane (RoCE port), converted to dBm", "dom_rx, dom_spread, dom_trend, "
+              "link_light", SRC_GO + "collector_for_optical_legacy.go"),
+    MetricRow("npu_chip_optical_tx_power_0..3", "id", "mW", "Tx power per lane (RoCE port), to dBm", "dom_tx",
+              SRC_GO + "collector_for_optical_legacy.go"),
+    MetricRow("npu_chip_info_crc_error_sum", "id, udie, port", "errors (counter)", "CRC errors: increase over the "
+              "window", "link_crc", SRC_GO + "collector_for_ub.go"),
+    MetricRow("npu_chip_info_link_status", "id (udie, port on UB ports)", "1 UP, 0 DOWN, -1 not read",
+              "the port's link status, read by hccn_tool -i N -link -g (0: link down, as that command's DOWN)",
+              "link_light", SRC_GO + "collector_for_network.go (hccn.GetNPULinkStatus); values: " + DOC_METRICS),
+    MetricRow("npu_chip_info_link_status_X_Y", "id", "as above", "as above, under -enableLegacyMetrics: udie X, port "
+              "Y in the name", "link_light", SRC_GO + "collector_for_network_legacy.go; " + DOC_METRICS),
+    MetricRow("npu_chip_info_network_status", "id", "1 healthy, 0 unhealthy, -1 not read",
+              "the NPU's network health (hccn_tool -net_health -g's answer; 0: network unreachable, Alarm)",
+              "link_light", SRC_GO + "collector_for_npu.go (GetDeviceNetWorkHealth: Init, Success healthy); values: "
+              + DOC_METRICS),
+    MetricRow("(sample time stamp of the chip's series)", "id", "ms", "age of the last successful read of the chip "
+              "(collection time - sample time)", "heartbeat", SRC_GO + "collector_for_npu.go (doUpdateMetric with "
+              "the chip's collection time stamp)"),
+)
+"""npu-exporter metric -> what it feeds. Checks with no exporter metric: dom_bias, dom_snr (no bias/SNR series:
+read them from ``hccn_tool -optical -g`` outputs), link_downs (the exporter's ``npu_chip_link_up_num`` counts
+link-ups per NPU, not downs per link, and ``npu_chip_info_link_status`` is the state now, which misses a flap between
+scrapes: read ``-link_stat -g`` records), link_fec, straggler, spares."""
+
+COVERS = frozenset({"npu_temp", "hbm_temp", "hbm_ce", "hbm_uce", "hbm_rows", "dom_rx", "dom_tx", "dom_spread",
+                    "dom_trend", "link_light", "link_crc", "heartbeat", "npu_health"})
