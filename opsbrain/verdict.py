@@ -47,11 +47,14 @@ on Meta's research clusters was 0.85-0.9 (arXiv 2410.21680)."""
 def probe_outcome(longest_deviation_s: float | None, tolerance_s: float | None, ok_after: bool | None) -> tuple[
         str, str]:
     """A steady-state probe: ``ok`` only when it never stayed out of band longer than the tolerance AND is back in
-    band at the end; else ``deviated`` (longer than the tolerance) or ``not recovered`` (out of band at the end)."""
+    band at the end; else ``deviated`` (longer than the tolerance), ``not recovered`` (out of band at the end) or
+    ``not checked`` (``ok_after`` None: an ``of_baseline`` probe for which no fault-free baseline existed)."""
     if longest_deviation_s is not None and tolerance_s is not None and longest_deviation_s > tolerance_s:
         return "deviated", "bad"
     if ok_after is False:
         return "not recovered", "bad"
+    if ok_after is None:
+        return "not checked", "warn"
     return "ok", "ok"
 
 

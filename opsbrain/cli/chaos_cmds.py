@@ -193,11 +193,13 @@ def journal_tables(j: dict[str, Any], show_all: bool = False) -> list[Table]:
     probes = Table.of(["probe", "baseline", "before", "after", "longest deviation s", "outcome"],
                       title=f"steady state (tolerance {ss.get('tolerance_s', 0):g} s)",
                       right=["baseline", "before", "after", "longest deviation s"])
-    for name, base in (ss.get("baseline") or {}).items():
+    for name in ss.get("after") or {}:
         before, after = (ss.get("before") or {}).get(name, {}), (ss.get("after") or {}).get(name, {})
         longest = (ss.get("longest_deviation_s") or {}).get(name)
         word, tone = probe_outcome(longest, ss.get("tolerance_s"), after.get("ok"))
-        probes.add(name, f"{base:g}", before.get("value"), after.get("value"), _num(longest), word,
+        base = (ss.get("baseline") or {}).get(name)
+        probes.add(name, "-" if base is None else f"{base:g}", before.get("value"), after.get("value"), _num(longest),
+                   word,
                    styles=[None] * 5 + [TONE_STYLE[tone]])
     return [inc, probes]
 

@@ -49,21 +49,23 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
     wall0 = time.perf_counter()
     started_at = _utc_now()
     snaps: dict[float, dict[str, dict[str, Any]]] = {}
-    world = build_world(plan, engine, dry_run=dry_run, on_inject=lambda s: _snapshot_at(world, s.at_s, snaps))
+    world = build_world(plan, engine, dry_run=dry_run, on_inject=lambda s: _on_inject(world, mon, s, snaps))
     sim = world.sim
     spec = plan.scenario.spec
     mon_params = (MonitorParams() if plan.monitor_interval_s is None
                   else MonitorParams(probe_interval_s=plan.monitor_interval_s))
     mon = Monitor(sim, spec.steady_state.probes, spec.guards, spec.steady_state.tolerance_s, params=mon_params)
+    mon.onsets = [s.at_s for s in plan.timeline]
     abort = mon.start()
     for t in sorted({s.at_s for s in plan.timeline}):
         _snapshot_at(world, t, snaps)
-    first_fault = min((s.at_s for s in plan.timeline), default=spec.duration)
-    before_t = max(0.0, min(first_fault - 1.0, mon.params.baseline_at_s))
+    first_fault = min(mon.onsets, default=spec.duration)
+    before_t = max(0.0, min(first_fault - mon.params.fault_margin_s, mon.params.baseline_at_s))
     steady_before: dict[str, Any] = {}
     status = "finished"
     try:
         sim.run(before_t)
+        mon.take_baseline()  # at the last fault-free moment (docs/scenarios.md, "Steady state")
         steady_before = mon.snapshot(sim.now)
         chunks = 50
         for k in range(1, chunks + 1):
@@ -85,7 +87,7 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
     incidents = score(world, plan, snaps, end, accounting_end, nominal)
     fault_index = world.triggers.fault_index if world.triggers else {}
     mark_symptoms(plan, incidents, fault_index)
-    deviated = mon.deviated() or not all(v["ok"] for v in steady_after.values())
+    deviated = mon.deviated() or any(v["ok"] is False for v in steady_after.values())
     expectations = check_expectations(plan, incidents, fault_index,
                                       {name: _series(w) for name, w in sim.workloads.items()}, nominal, end)
     if status != "finished":
@@ -104,7 +106,9 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
         "abort_reason": mon.aborted or ("interrupted by the operator" if status == "interrupted" else None),
         "duration_s": spec.duration, "ended_at_s": end,
         "steady_state": {"before": steady_before, "after": steady_after, "deviated": deviated,
-                         "baseline": mon.baseline, "deviation_s": mon.deviation_s,
+                         "hypothesis": "deviated" if deviated else mon.hypothesis(),
+                         "baseline": mon.baseline, "baseline_source": mon.baseline_source,
+                         "unchecked": mon.unchecked, "deviation_s": mon.deviation_s,
                          "longest_deviation_s": mon.worst_streak_s, "tolerance_s": spec.steady_state.tolerance_s},
         "expectations": expectations,
         "launch_config": {name: hccl_launch_env(w.p) for name, w in world.sim.workloads.items()
@@ -221,6 +225,13 @@ def downsample(points: list[tuple[float, ...]], windows: list[tuple[float, float
     rest = [k for k in range(len(points)) if k not in inside_set]
     keep |= minmax(rest, max(0, cap - len(keep)))
     return [points[k] for k in sorted(keep)]
+
+
+def _on_inject(world: World, mon: Monitor, spec: Any, snaps: dict[float, dict[str, dict[str, Any]]]) -> None:
+    """A triggered fault is about to start: the monitor learns its onset (no baseline after it) and the workloads'
+    accounting is snapshot at its onset."""
+    mon.onsets.append(spec.at_s)
+    _snapshot_at(world, spec.at_s, snaps)
 
 
 def _snapshot_at(world: World, t: float, snaps: dict[float, dict[str, dict[str, Any]]]) -> None:
