@@ -102,12 +102,52 @@ def test_expectations_alone_can_pass_a_run(tmp_path: Path) -> None:
 
 
 def test_the_cli_says_no_hypothesis_rather_than_held(tmp_path: Path, runner: Any) -> None:
+    """The tester's s2 (manual policy, the crashed node's spares crash too): no probes, no expectations, the job
+    down at the end. Before: 'PASSED' and 'steady state held'."""
     from opsbrain.cli import cli
 
-    res = runner.invoke(cli, ["chaos", "run", "/tmp/helperT/repro/s2-fault-on-spare.yaml", "--policy", "manual"]
-                        if Path("/tmp/helperT/repro/s2-fault-on-spare.yaml").exists() else ["chaos", "list"])
-    if "fault-on-spare" not in res.output:
-        return
-    assert "held" not in res.output and "PASSED" not in res.output
-    assert "no steady-state hypothesis" in res.output
+    doc = {"apiVersion": "opsbrain/v1", "kind": "ChaosScenario",
+           "metadata": {"name": "fault-on-spare", "description": "node crash, then the spares crash"},
+           "spec": {"duration": 5400, "seed": 5, "policy": "manual", "topology": {"pods": 1, "spares": 2},
+                    "workloads": [TRAIN],
+                    "faults": [{"at": 600, "kind": "node_crash", "target": "pod0/node38"},
+                               {"at": {"event": "recovery_start", "workload": "train", "after_s": 20},
+                                "kind": "node_crash", "target": "pod0/node46"}]}}
+    path = tmp_path / "s2.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    res = runner.invoke(cli, ["chaos", "run", str(path), "--data-dir", str(tmp_path / "home")])
+    assert "INCONCLUSIVE" in res.output and "PASSED" not in res.output, res.output
+    assert "held" not in res.output and "no steady-state hypothesis" in res.output
+    assert "train: ETTR" in res.output
     assert res.exit_code == 0
+
+
+def test_an_empty_trace_is_refused(tmp_path: Path, runner: Any) -> None:
+    """Before: an empty trace with --run ran nothing and printed ETTR 1.0, verdict passed."""
+    from opsbrain.cli import cli
+
+    for name, text in (("t.json", "[]"), ("t.csv", "host,timestamp,type,description\n")):
+        f = tmp_path / name
+        f.write_text(text)
+        res = runner.invoke(cli, ["chaos", "replay", str(f), "--run", "--data-dir", str(tmp_path / "home")])
+        assert res.exit_code == 2, res.output
+        assert "nothing to replay" in res.stderr and len(res.stderr.splitlines()) == 1
+    orphan = tmp_path / "orphan.csv"  # one event, no fault: the mapping summary is fine, a run of nothing is not
+    orphan.write_text("host,timestamp,type,description\nsrv1,100,end,Kernel Panic\n")
+    assert runner.invoke(cli, ["chaos", "replay", str(orphan), "--data-dir", str(tmp_path / "home")]).exit_code == 0
+    res = runner.invoke(cli, ["chaos", "replay", str(orphan), "--run", "--data-dir", str(tmp_path / "home")])
+    assert res.exit_code == 2 and "--run: nothing to run" in res.stderr, res.output
+
+
+def test_a_replay_run_has_no_verdict_but_its_figures(tmp_path: Path, runner: Any) -> None:
+    """A replay has no steady-state hypothesis: it prints its ETTR against the bar and its detection counts, and
+    'no verdict' instead of 'verdict passed'."""
+    from opsbrain.cli import cli
+
+    f = tmp_path / "t.csv"
+    f.write_text("host,timestamp,type,description\nsrv1,100,start,Kernel Panic\nsrv1,4000,end,Kernel Panic\n")
+    res = runner.invoke(cli, ["chaos", "replay", str(f), "--run", "--data-dir", str(tmp_path / "home")])
+    assert res.exit_code == 0, res.output
+    line = next(x for x in res.output.splitlines() if x.startswith("replay:"))
+    assert "no verdict (a replay has no steady-state hypothesis)" in line and "verdict passed" not in line
+    assert "of 1 faults detected" in line

@@ -26,6 +26,7 @@ from opsbrain.runner.expectations import acted, check_expectations, check_report
 from opsbrain.runner.monitor import Monitor, MonitorParams
 from opsbrain.runner.world import World, build_world
 from opsbrain.scenario.plan import Plan
+from opsbrain.verdict import run_verdict
 
 NO_ACTION_CLASSES = ("dirty_connector", "hbm_ce_storm", "unknown")
 Progress = Callable[[float, float], None]
@@ -90,23 +91,20 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
     deviated = mon.deviated() or any(v["ok"] is False for v in steady_after.values())
     expectations = check_expectations(plan, incidents, fault_index,
                                       {name: _series(w) for name, w in sim.workloads.items()}, nominal, end)
-    if status != "finished":
-        verdict = "aborted"
-    elif deviated or not all(e["met"] for e in expectations):
-        verdict = "failed"
-    else:
-        verdict = "passed"
+    hypothesis = "deviated" if deviated else mon.hypothesis()
+    verdict, verdict_reason = run_verdict(status, hypothesis, mon.unchecked, expectations)
     faults = [i for i in incidents if i["injected"] is not None and not i.get("symptom_of")]  # symptoms: with cause
     journal = {
         **journal_header(plan, started_at, world.sim.params.telemetry.epoch),
         "scenario": plan.scenario.metadata.name, "description": plan.scenario.metadata.description,
-        "seed": plan.seed, "policy": plan.policy, "verdict": verdict, "status": status,
+        "seed": plan.seed, "policy": plan.policy, "verdict": verdict, "verdict_reason": verdict_reason,
+        "status": status,
         "expected_verdict": plan.scenario.metadata.expected_verdict,
         "expected_reason": plan.scenario.metadata.expected_reason,
         "abort_reason": mon.aborted or ("interrupted by the operator" if status == "interrupted" else None),
         "duration_s": spec.duration, "ended_at_s": end,
         "steady_state": {"before": steady_before, "after": steady_after, "deviated": deviated,
-                         "hypothesis": "deviated" if deviated else mon.hypothesis(),
+                         "hypothesis": hypothesis,
                          "baseline": mon.baseline, "baseline_source": mon.baseline_source,
                          "unchecked": mon.unchecked, "deviation_s": mon.deviation_s,
                          "longest_deviation_s": mon.worst_streak_s, "tolerance_s": spec.steady_state.tolerance_s},
@@ -127,8 +125,7 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
         from opsbrain.report import render_run_report
 
         check_report(out["expectations"], lambda: render_run_report(out, "md"))
-        if out["verdict"] == "passed" and not all(e["met"] for e in out["expectations"]):
-            out["verdict"] = "failed"
+        out["verdict"], out["verdict_reason"] = run_verdict(status, hypothesis, mon.unchecked, out["expectations"])
     if bundle_dir is not None:
         from opsbrain.bundle.writer import write_run_bundles
         from opsbrain.runner.evidence import locate_run_evidence
