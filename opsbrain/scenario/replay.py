@@ -103,7 +103,7 @@ def check_mapping_patterns(mapping: str) -> None:
 
 def read(trace: str, time_unit: str, rebase: bool = False) -> TraceTable:
     if not Path(trace).is_file():
-        raise InputError("no such file", file=trace)
+        raise InputError("a directory, not a trace file" if Path(trace).is_dir() else "no such file", file=trace)
     precheck(trace)
     try:
         tt = read_trace(trace, time_unit=time_unit, rebase=rebase)
@@ -136,8 +136,11 @@ def map_trace(tt: TraceTable, trace: str, *, mapping: str | None, pods: int | No
     topo = Topology.build(params.topology, n_pods)
     train, spares = layout(n_pods, params)
     if servers > len(train) and not fold:
+        need = pods_needed(servers, params)
         raise ScenarioError(f"the trace names {servers} servers, {n_pods} pod(s) hold {len(train)} job nodes: use "
-                            f"--pods {pods_needed(servers, params)} or --fold", file=trace)
+                            + (f"--pods {need} or --fold" if need <= MAX_PODS else
+                               f"--fold (one node per server needs {need} pods, past the {MAX_PODS} allowed)"),
+                            file=trace)
     if mapping is not None:
         precheck(mapping, yaml_unless_csv=True)
         check_mapping_patterns(mapping)
