@@ -105,6 +105,12 @@ def check_output_dir(path: Path | str, option: str | None = None) -> Path:
     p = Path(text)
     if p.is_symlink() or (p.exists() and not p.is_dir()):
         raise InputError(f"{text[:200]!r} is not a directory (a file or a link)", path=option)
+    parent = p.absolute().parent
+    if not p.exists() and not parent.is_dir():  # as report --out: the named thing is made, never its parents
+        raise InputError(f"directory {str(parent)[:200]!r} does not exist", path=option)
+    where = p if p.exists() else parent
+    if not os.access(where, os.W_OK | os.X_OK):
+        raise InputError(f"directory {str(where)[:200]!r} is not writable", path=option)
     return p
 
 
