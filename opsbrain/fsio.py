@@ -143,13 +143,14 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None, *, option: st
 
 
 def strict_json(data: Any, **dump: Any) -> str:
-    """JSON text with no NaN or Infinity (not JSON): non-finite floats become ``null``."""
+    """JSON text with no NaN or Infinity (not JSON): non-finite floats become ``null``, and ``-0.0`` (a rounded tiny
+    negative) is written ``0.0``."""
     return json.dumps(_finite(data), allow_nan=False, **dump)
 
 
 def _finite(x: Any) -> Any:
     if isinstance(x, float):
-        return x if math.isfinite(x) else None
+        return x + 0.0 if math.isfinite(x) else None  # -0.0 + 0.0 == 0.0
     if isinstance(x, dict):
         return {k: _finite(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):

@@ -33,9 +33,9 @@ Progress = Callable[[float, float], None]
 
 
 def _clean(x: Any) -> Any:
-    """JSON-safe: no inf/nan, tuples as lists, floats rounded to microseconds."""
+    """JSON-safe: no inf/nan, tuples as lists, floats rounded to microseconds (no -0.0)."""
     if isinstance(x, float):
-        return None if not math.isfinite(x) else round(x, 6)
+        return None if not math.isfinite(x) else round(x, 6) + 0.0  # -0.0 + 0.0 == 0.0
     if isinstance(x, dict):
         return {str(k): _clean(v) for k, v in x.items()}
     if isinstance(x, list | tuple):
