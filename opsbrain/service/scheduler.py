@@ -40,9 +40,9 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from faultlib.params import P, ParamGroup
 from opsbrain.errors import InputError
+from opsbrain.service.alerts import WebhookSender, deadline_left
 from opsbrain.service.live import LivePod
 from opsbrain.service.metrics import DEFAULT_BIND, MetricsServer, RunStoreCollector, SweepMetrics
-from opsbrain.service.alerts import WebhookSender, deadline_left
 from opsbrain.store import RunStore
 from opsbrain.sweeps.params import SweepParams
 
