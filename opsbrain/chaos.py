@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from opsbrain.errors import InputError
 from opsbrain.scenario.builtin import builtin_dir, builtin_names, read_yaml
 
 if TYPE_CHECKING:  # the schema, the planner and the store are imported by the functions that need them
@@ -96,7 +97,14 @@ def run(p: Plan, store: RunStore | None = None, out_dir: Path | None = None,
     if store is not None and run_id is not None:
         store.finish(run_id, journal)
     if out_dir is not None:
-        write_json_atomic(out_dir / f"{run_id or p.scenario.metadata.name}.json", journal)
+        target = out_dir / f"{run_id or p.scenario.metadata.name}.json"
+        try:
+            out_dir.mkdir(exist_ok=True)  # its parent was checked before the run
+            write_json_atomic(target, journal)
+        except OSError as exc:  # checked before the run, so rare (a disk filled, rights changed meanwhile)
+            stored = f"; the run is stored as {run_id}" if run_id else ""
+            raise InputError(f"cannot write the journal: {exc.strerror or exc}{stored}", file=str(target),
+                             path="--out") from None
     return journal
 
 

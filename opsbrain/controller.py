@@ -183,7 +183,9 @@ class Controller:
         confs = self.handled_conf.setdefault(inc.id, [])
         bar = getattr(getattr(self.responder, "p", None), "min_confidence", None)
         firmed = (bool(keys) and not self.once and not d.abstained and bar is not None and confs[-1] < bar
-                  <= d.confidence)  # the response so far was a page for want of confidence; now it is firm
+                  <= d.confidence and self._ran_no_runbook(keys[-1]))
+        # the response so far was a page for want of confidence; now it is firm (a response the same-part rule
+        # ran, the class's runbook on a part it was sure of, is not done again)
         firmed = firmed or (self.once and bool(keys) and self._failed_since_response(inc))
         if prev is not None and (prev.fault_class, prev.component) == (d.fault_class, d.component) and not firmed:
             return
@@ -219,6 +221,11 @@ class Controller:
         roots.append(d.component)
         confs.append(d.confidence)
         self.responder.handle(key, LatestDiagnosis(inc) if self.once else d)  # type: ignore[arg-type]
+
+    def _ran_no_runbook(self, key: str) -> bool:
+        """Whether the response ``key`` ran no runbook (it paged a person, or there is no record of it)."""
+        rec = getattr(self.responder, "records", {}).get(key)
+        return rec is None or getattr(rec, "runbook", None) is None
 
     def _failed_since_response(self, inc: Incident) -> bool:
         """A baseline (acting once per incident) acts again when a job of the incident failed (a crash or

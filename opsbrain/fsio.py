@@ -105,6 +105,12 @@ def check_output_dir(path: Path | str, option: str | None = None) -> Path:
     p = Path(text)
     if p.is_symlink() or (p.exists() and not p.is_dir()):
         raise InputError(f"{text[:200]!r} is not a directory (a file or a link)", path=option)
+    parent = p.absolute().parent
+    if not p.exists() and not parent.is_dir():  # as report --out: the named thing is made, never its parents
+        raise InputError(f"directory {str(parent)[:200]!r} does not exist", path=option)
+    where = p if p.exists() else parent
+    if not os.access(where, os.W_OK | os.X_OK):
+        raise InputError(f"directory {str(where)[:200]!r} is not writable", path=option)
     return p
 
 
@@ -137,13 +143,14 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None, *, option: st
 
 
 def strict_json(data: Any, **dump: Any) -> str:
-    """JSON text with no NaN or Infinity (not JSON): non-finite floats become ``null``."""
+    """JSON text with no NaN or Infinity (not JSON): non-finite floats become ``null``, and ``-0.0`` (a rounded tiny
+    negative) is written ``0.0``."""
     return json.dumps(_finite(data), allow_nan=False, **dump)
 
 
 def _finite(x: Any) -> Any:
     if isinstance(x, float):
-        return x if math.isfinite(x) else None
+        return x + 0.0 if math.isfinite(x) else None  # -0.0 + 0.0 == 0.0
     if isinstance(x, dict):
         return {k: _finite(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):

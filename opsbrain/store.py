@@ -193,6 +193,10 @@ class RunStore:
             hint = "free disk space and run the command again"
         elif "locked" in msg or "busy" in msg:
             hint = "another opsbrain process holds the store; wait for it or stop it"
+        elif "readonly" in msg or "read-only" in msg or "unable to open" in msg or not self.path.exists():
+            # nothing damaged: the store (or its directory) cannot be written or created here
+            hint = (f"the run store cannot be {'written' if self.path.exists() else 'created'} in {self.home}: make "
+                    "it writable, or point OPSBRAIN_HOME (or --data-dir) at a writable directory")
         else:
             hint = (f"the file is damaged or not a run store: move it aside (mv {self.path} {self.path}.broken) "
                     "to start a new store, or restore a backup")

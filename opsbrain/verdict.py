@@ -53,11 +53,14 @@ on Meta's research clusters was 0.85-0.9 (arXiv 2410.21680)."""
 def probe_outcome(longest_deviation_s: float | None, tolerance_s: float | None, ok_after: bool | None) -> tuple[
         str, str]:
     """A steady-state probe: ``ok`` only when it never stayed out of band longer than the tolerance AND is back in
-    band at the end; else ``deviated`` (longer than the tolerance) or ``not recovered`` (out of band at the end)."""
+    band at the end; else ``deviated`` (longer than the tolerance), ``not recovered`` (out of band at the end) or
+    ``not checked`` (``ok_after`` None: an ``of_baseline`` probe for which no fault-free baseline existed)."""
     if longest_deviation_s is not None and tolerance_s is not None and longest_deviation_s > tolerance_s:
         return "deviated", "bad"
     if ok_after is False:
         return "not recovered", "bad"
+    if ok_after is None:
+        return "not checked", "warn"
     return "ok", "ok"
 
 
@@ -99,14 +102,35 @@ def ettr_outcome(ettr: float | None) -> tuple[str, str]:
     return f"{ettr:.3f}", tone
 
 
+def run_verdict(status: str, hypothesis: str, unchecked: list[str],
+                expectations: list[dict[str, Any]]) -> tuple[str, str | None]:
+    """A run's verdict and, when it is ``inconclusive``, why (docs/scenarios.md, "Verdict"). ``aborted``: the run
+    did not reach its end. ``failed``: the steady state deviated or an expectation is unmet. ``inconclusive``:
+    nothing failed, but a probe could not be checked (no fault-free baseline), or there was nothing to check (no
+    steady-state hypothesis and no expectations; chaostoolkit's "completed"). ``passed``: every probe was checked
+    and held and every expectation was met, and there was at least one of either."""
+    if status != "finished":
+        return "aborted", None
+    if hypothesis == "deviated" or not all(e.get("met") for e in expectations):
+        return "failed", None
+    if hypothesis == "unchecked":
+        return "inconclusive", (f"probe(s) {', '.join(unchecked)} could not be checked: no fault-free baseline "
+                                "(a fault at t=0 and no model value)")
+    if hypothesis == "none" and not expectations:
+        return "inconclusive", "no steady-state hypothesis and no expectations: nothing was checked"
+    return "passed", None
+
+
 def run_outcome(verdict: str | None, ettr: float | None = None) -> tuple[str, str]:
     """A run's verdict, and its ETTR when it trained: ``passed`` is only ``ok`` when the ETTR (if any) meets the
-    bar; ``passed, ETTR below 0.90`` otherwise. ``failed`` is bad; ``aborted`` and an unfinished run warn."""
+    bar; ``passed, ETTR below 0.90`` otherwise. ``inconclusive`` warns, or with an ETTR takes its tone (a campaign
+    run checks nothing of its own: its ETTR is what there is). ``failed`` is bad; ``aborted`` and an unfinished run
+    warn."""
     v = str(verdict or "unfinished")
-    if v == "passed":
+    if v in ("passed", "inconclusive"):
         if ettr is not None and ettr < ETTR_BAR:
-            return f"passed, ETTR below {ETTR_BAR:.2f}", "warn" if ettr >= ETTR_WARN else "bad"
-        return "passed", "ok"
+            return f"{v}, ETTR below {ETTR_BAR:.2f}", "warn" if ettr >= ETTR_WARN else "bad"
+        return v, "ok" if v == "passed" or ettr is not None else "warn"
     return v, "bad" if v == "failed" else "warn"
 
 

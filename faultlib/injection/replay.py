@@ -120,6 +120,19 @@ def make_rule(pattern: Any, kind: Any, where: str) -> MappingRule:
     return MappingRule(_kind(kind, where, nullable=False), where, pattern=_regex(pattern, f"{where}.pattern"))
 
 
+BASES = ("documented", "reasoned", "assumed")
+"""What a mapping row rests on (docs/replay.md, Mapping); a user's row may leave it out."""
+
+
+def _basis(item: dict[str, Any], where: str) -> str:
+    basis = item.get("basis")
+    if basis is None:
+        return ""
+    if basis not in BASES:
+        raise FaultPlanError(f"{where}.basis", f"must be one of {', '.join(BASES)}, got {basis!r}")
+    return str(basis)
+
+
 def make_row(item: dict[str, Any], where: str) -> MappingRule:
     """A structured rule ``{level?, class?, desc?, kind, reason?, basis?}`` (or ``{pattern, kind}``)."""
     known = {"pattern", "level", "class", "desc", "kind", "reason", "basis"}
@@ -131,13 +144,13 @@ def make_row(item: dict[str, Any], where: str) -> MappingRule:
     if "pattern" in item:
         rule = make_rule(item["pattern"], item["kind"], where)
         return MappingRule(rule.kind, where, pattern=rule.pattern, reason=str(item.get("reason") or ""),
-                           basis=str(item.get("basis") or ""))
+                           basis=_basis(item, where))
     fields = {k: _regex(item[k], f"{where}.{k}") for k in ("level", "class", "desc") if k in item}
     if not fields:
         raise FaultPlanError(where, "needs pattern, or at least one of level, class, desc")
     return MappingRule(_kind(item["kind"], where, nullable=True), where, level=fields.get("level"),
                        cls=fields.get("class"), desc=fields.get("desc"), reason=str(item.get("reason") or ""),
-                       basis=str(item.get("basis") or ""))
+                       basis=_basis(item, where))
 
 
 def default_rules() -> list[MappingRule]:

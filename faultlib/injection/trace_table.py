@@ -139,6 +139,10 @@ def read_frame(path: Path) -> pd.DataFrame:
             ft = row.get("fault_type")
             if ft is not None and not isinstance(ft, dict | str):
                 raise FaultPlanError(f"{path}[{i}].fault_type", "must be an object {Level, Class, Desc} or a text")
+            for k, v in row.items():  # only fault_type nests; another object would vanish into k.subkey columns
+                if isinstance(v, dict) and k != "fault_type":
+                    raise FaultPlanError(f"{path}[{i}].{k}", f"expected text or a number, got an object "
+                                         f"({json.dumps(v)[:60]})")
         flat = [{**{k: v for k, v in r.items() if not isinstance(v, dict)},
                  **{f"{k}.{kk}": vv for k, v in r.items() if isinstance(v, dict) for kk, vv in v.items()}}
                 for r in data]
@@ -166,6 +170,14 @@ def _read_csv(path: Path, text: str) -> pd.DataFrame:
         m = re.search(r"line (\d+)", str(exc))
         where = f"{path} row {int(m.group(1)) - 1}" if m else str(path)
         raise FaultPlanError(where, f"bad CSV: {str(exc).splitlines()[0]}") from None
+    header = next(iter(_csv_rows(text)), [])
+    seen: dict[str, int] = {}
+    for k, name in enumerate(header, start=1):  # pandas renames a repeat to name.1 and reads the first: refused
+        key = name.strip().lower()
+        if key in seen:
+            raise FaultPlanError(f"{path} header", f"column {name.strip()!r} appears twice (columns {seen[key]} and "
+                                 f"{k})")
+        seen[key] = k
     frame.columns = [str(c).strip() for c in frame.columns]
     frame = frame.apply(lambda col: col.str.strip())
     rows = frame.index + 1  # data rows count from 1 under the header
@@ -181,14 +193,18 @@ def _read_csv(path: Path, text: str) -> pd.DataFrame:
     return frame
 
 
-def _csv_field_counts(text: str) -> list[int]:
+def _csv_rows(text: str) -> list[list[str]]:
     import csv
     import io
 
     try:
-        return [len(r) for r in csv.reader(io.StringIO(text))]
+        return list(csv.reader(io.StringIO(text)))
     except csv.Error as exc:
         raise FaultPlanError("csv", f"bad CSV: {exc}") from None
+
+
+def _csv_field_counts(text: str) -> list[int]:
+    return [len(r) for r in _csv_rows(text)]
 
 
 def _columns(frame: pd.DataFrame, file: str, columns: dict[str, str] | None) -> dict[str, str | None]:
@@ -219,8 +235,10 @@ def _text(v: Any, where: str = "") -> str:
 
 
 def _seconds(raw: Any, unit: str, where: str) -> float:
-    if isinstance(raw, bool) or _text(raw) == "":
-        raise FaultPlanError(where, "missing" if _text(raw) == "" else f"bad time {raw!r}")
+    if isinstance(raw, bool):
+        raise FaultPlanError(where, f"bad time {json.dumps(raw)} (a number is needed, not a boolean)")
+    if _text(raw) == "":
+        raise FaultPlanError(where, "missing")
     try:
         v = float(raw)
     except (TypeError, ValueError):

@@ -62,11 +62,12 @@ def _on_sigterm(_signum: int, _frame: Any) -> None:
 
 
 def exit_unless_passed(journal: dict[str, Any]) -> None:
-    """A run's exit: 0 when its verdict passed; 130 (Ctrl-C) or 143 (SIGTERM) when it was stopped (its journal stored
+    """A run's exit: 0 when its verdict passed or is inconclusive (nothing failed; the verdict says nothing was
+    checked, docs/scenarios.md "Verdict"); 130 (Ctrl-C) or 143 (SIGTERM) when it was stopped (its journal stored
     with status ``interrupted``); else 1 (docs/hardening.md)."""
     if journal.get("status") == "interrupted":
         sys.exit(143 if _TERMINATED["by_sigterm"] else 130)
-    if journal["verdict"] != "passed":
+    if journal["verdict"] not in ("passed", "inconclusive"):
         sys.exit(1)
 
 

@@ -193,13 +193,23 @@ def journal_tables(j: dict[str, Any], show_all: bool = False) -> list[Table]:
     probes = Table.of(["probe", "baseline", "before", "after", "longest deviation s", "outcome"],
                       title=f"steady state (tolerance {ss.get('tolerance_s', 0):g} s)",
                       right=["baseline", "before", "after", "longest deviation s"])
-    for name, base in (ss.get("baseline") or {}).items():
+    for name in ss.get("after") or {}:
         before, after = (ss.get("before") or {}).get(name, {}), (ss.get("after") or {}).get(name, {})
         longest = (ss.get("longest_deviation_s") or {}).get(name)
         word, tone = probe_outcome(longest, ss.get("tolerance_s"), after.get("ok"))
-        probes.add(name, f"{base:g}", before.get("value"), after.get("value"), _num(longest), word,
+        base = (ss.get("baseline") or {}).get(name)
+        probes.add(name, "-" if base is None else f"{base:g}", before.get("value"), after.get("value"), _num(longest),
+                   word,
                    styles=[None] * 5 + [TONE_STYLE[tone]])
     return [inc, probes]
+
+
+def steady_words(ss: dict[str, Any]) -> str:
+    """The steady state in a few words: ``steady state held``, ``DEVIATED``, ``could not be checked`` (a probe had
+    no baseline) or ``no steady-state hypothesis`` (no probes: there was nothing to hold)."""
+    h = ss.get("hypothesis") or ("deviated" if ss.get("deviated") else "held" if ss.get("after") else "none")
+    return {"deviated": "steady state DEVIATED", "unchecked": "steady state could not be checked",
+            "none": "no steady-state hypothesis"}.get(h, "steady state held")
 
 
 def _expected_note(j: dict[str, Any]) -> str:
@@ -235,13 +245,20 @@ def _print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False
                       for i in fps[:3])
     click.echo(f"{s['incidents']} faults, {s['diagnosed_correctly']} diagnosed correctly, {s['recovered']} "
                f"recovered, {s['false_positives']} false positives" + (f" ({named})" if named else "")
-               + f"; steady state {'DEVIATED' if j['steady_state']['deviated'] else 'held'}")
+               + f"; {steady_words(j['steady_state'])}")
     faults = [i for i in j["incidents"] if i.get("injected")]
     missed = sum(1 for i in faults if i.get("detected_at_s") is None)
     open_ = sum(1 for i in faults if i.get("detected_at_s") is not None and i.get("recovered_at_s") is None)
-    if j["verdict"] == "passed" and (missed or open_):
-        click.echo(f"  note: {missed} fault(s) not detected and {open_} detected but not recovered; the verdict rests "
-                   "on the steady-state probes and the expectations only")
+    if j["verdict"] == "inconclusive":
+        click.echo(f"  inconclusive: {j.get('verdict_reason')}")
+        for w in j.get("workloads", []):
+            if w.get("ettr") is not None:
+                click.echo(f"  {w['name']}: ETTR {w['ettr']:.3f}" + (f", {w['state']} at the end" if w.get("state")
+                                                                    else ""))
+    if j["verdict"] in ("passed", "inconclusive") and (missed or open_):
+        click.echo(f"  note: {missed} fault(s) not detected and {open_} detected but not recovered"
+                   + ("; the verdict rests on the steady-state probes and the expectations only"
+                      if j["verdict"] == "passed" else ""))
     if j.get("superpod"):  # the scenario's superpod block ran with the chaos run (issue 21)
         from opsbrain.cli.superpod_cmds import print_block
 
@@ -284,6 +301,9 @@ def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | No
     out = rp.summary(rep, plan)
     out["notes"] = rp.notes(rep)
     journal = None
+    if do_run and not plan.timeline:
+        raise InputError(f"nothing to run: none of the trace's {len(rep.trace.faults)} fault(s) mapped to a fault "
+                         "kind", file=trace, path="--run")
     if do_run:
         from opsbrain import chaos as lib
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from faultlib import ids
+from opsbrain.verdict import run_verdict
 
 SLO_ATTAINMENT_MIN = 0.99
 """reason: issue 21's must-show, SLO attainment over the day >= 99% with the autoscaler (every seed)."""
@@ -112,8 +113,10 @@ def attach(journal: dict[str, Any], out: dict[str, Any]) -> dict[str, Any]:
                    ("diagnosed_correctly", sum(i["correct"] for i in faults)),
                    ("class_correct", sum(i["class_correct"] for i in faults))):
         s[key] = s.get(key, 0) + n
-    if journal.get("verdict") == "passed" and not all(e["met"] for e in journal["expectations"]):
-        journal["verdict"] = "failed"
+    if journal.get("verdict") in ("passed", "inconclusive"):  # the block's expectations are checks of the run too
+        ss = journal.get("steady_state") or {}
+        journal["verdict"], journal["verdict_reason"] = run_verdict(
+            "finished", ss.get("hypothesis", "none"), ss.get("unchecked", []), journal["expectations"])
     return journal
 
 
@@ -132,7 +135,8 @@ def superpod_only_journal(sc: Any, seed: int, out: dict[str, Any], started_at: s
         "scenario": sc.metadata.name, "description": sc.metadata.description, "seed": seed, "policy": "auto",
         "verdict": "passed", "status": "finished", "abort_reason": None, "duration_s": sc.spec.duration,
         "ended_at_s": sc.spec.duration,
-        "steady_state": {"before": {}, "after": {}, "deviated": False, "baseline": {}, "tolerance_s": None},
+        "steady_state": {"before": {}, "after": {}, "deviated": False, "hypothesis": "none", "baseline": {},
+                         "tolerance_s": None},
         "expectations": [], "incidents": [], "workloads": [], "recovery": {}, "sweeps": {"enabled": False},
         "summary": {"incidents": 0, "detected": 0, "diagnosed_correctly": 0, "class_correct": 0, "recovered": 0,
                     "false_positives": 0, "noise_incidents": 0},

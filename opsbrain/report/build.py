@@ -407,6 +407,8 @@ def _headline(journal: dict[str, Any], faults: list[dict[str, Any]]) -> str:
     s = journal.get("summary") or {}
     v = str(journal.get("verdict", "?")).upper()
     parts = [f"{journal.get('scenario')}: {v}."]
+    if journal.get("verdict_reason"):  # inconclusive: why (docs/scenarios.md, "Verdict")
+        parts.append(f"{str(journal['verdict_reason'])[0].upper()}{str(journal['verdict_reason'])[1:]}.")
     if faults:
         parts.append(f"{len(faults)} fault(s); {s.get('diagnosed_correctly', 0)} diagnosed correctly, "
                      f"{s.get('recovered', 0)} recovered (median ttr {text.both(s.get('median_ttr_s'))}).")
@@ -429,7 +431,10 @@ def _steady(ss: dict[str, Any]) -> dict[str, Any]:
         probes.append({"name": name, "baseline": (ss.get("baseline") or {}).get(name), "before": b.get("value"),
                        "after": a.get("value"), "ok": tone == "ok", "outcome": outcome, "tone": tone,
                        "longest_deviation_s": longest})
-    return {"deviated": ss.get("deviated"), "tolerance_s": ss.get("tolerance_s"), "probes": probes}
+    hyp = ss.get("hypothesis")
+    shown = "yes" if ss.get("deviated") else {"none": "no probes", "unchecked": "not checked"}.get(str(hyp), "no")
+    return {"deviated": ss.get("deviated"), "hypothesis": hyp, "shown": shown, "tolerance_s": ss.get("tolerance_s"),
+            "probes": probes}
 
 
 def _workload(w: dict[str, Any]) -> dict[str, Any]:

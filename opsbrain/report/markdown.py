@@ -75,7 +75,7 @@ def render_run(m: dict[str, Any]) -> str:
                      "actions", "steady state deviated"],
                     [[s.get("incidents"), s.get("detected"), s.get("diagnosed_correctly"), s.get("recovered"),
                       text.seconds(s.get("median_ttr_s")), s.get("false_positives"), m["counts"]["actions"],
-                      "yes" if m["steady_state"].get("deviated") else "no"]])
+                      m["steady_state"].get("shown", "no")]])
     unmet = [e for e in m["expectations"] if not e.get("met")]
     if m["expectations"]:
         lines += ["", "Expectations: " + ("all met" if not unmet else "; ".join(

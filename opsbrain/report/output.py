@@ -125,7 +125,8 @@ _LIST: type = list
 _STR: type = str
 _TOP: dict[str, type] = {"steady_state": _OBJ, "recovery": _OBJ, "sweeps": _OBJ, "summary": _OBJ, "series": _OBJ,
         "incidents": _LIST, "expectations": _LIST, "workloads": _LIST, "scenario": _STR, "policy": _STR,
-        "verdict": _STR, "description": _STR, "status": _STR, "abort_reason": _STR, "run_id": _STR}
+        "verdict": _STR, "verdict_reason": _STR, "description": _STR, "status": _STR, "abort_reason": _STR,
+        "run_id": _STR}
 _INCIDENT: dict[str, type] = {"injected": _OBJ, "diagnosis": _OBJ, "impact": _OBJ, "actions": _LIST,
                               "incident_ids": _LIST, "affected_workloads": _LIST, "id": _STR, "runbook": _STR,
                               "detected_by": _STR}

@@ -20,6 +20,7 @@ matplotlib.use("Agg")  # headless: reports are rendered on servers and in CI
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from opsbrain.report.text import rate_unit  # noqa: E402
 
@@ -118,6 +119,9 @@ def timeline_svg(inc: dict[str, Any], salt: str) -> str:
         ref = "onset" if inc.get("onset_s") is not None else "detection"
         if log:
             ax.set_xscale("symlog", linthresh=10.0)
+            # plain numbers: the default log labels are mathtext ($10^{2}$), which looks for the STIX fonts and,
+            # with a font cache that lacks them, prints matplotlib's findfont warnings on stderr
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
             ax.set_xlabel(f"seconds after {ref} (linear to 10 s, logarithmic beyond)")
         else:
             ax.set_xlabel(f"seconds after {ref}")

@@ -19,7 +19,16 @@ class MonitorParams(ParamGroup):
     probe_interval_s: float = P(10.0, "s", "reason: fine enough to time recoveries of tens of seconds, cheap (one "
                                 "event per interval)", gt=0)
     baseline_at_s: float = P(60.0, "s", "reason: workloads reach their fault-free rates at start; one minute in "
-                             "is the baseline for of_baseline probes", ge=0)
+                             "is the baseline for of_baseline probes, or 1 s before the first fault if that is sooner "
+                             "(the baseline is never read during a fault)", ge=0)
+    fault_margin_s: float = P(1.0, "s", "reason: the baseline is read this long before the first fault's onset, so "
+                              "that no fault at that instant is in it; one second is below every probe interval", gt=0)
+
+
+HISTORY_METRICS = ("step_rate", "tpot_ms", "ttft_ms")
+"""Metrics read from the workload's piecewise history, so readable at a past time; the others read the state now."""
+RATE_METRICS = ("step_rate", "decode_tokens_per_npu")
+"""Metrics for which 0 means the workload was not running: no baseline can be 0."""
 
 
 def probe_value(sim: Simulation, probe: Probe, t: float) -> float:
@@ -46,7 +55,23 @@ def probe_value(sim: Simulation, probe: Probe, t: float) -> float:
     return math.nan
 
 
-def holds(probe: Probe, value: float, baseline: float | None) -> bool:
+def model_value(sim: Simulation, probe: Probe) -> float | None:
+    """The probe's fault-free value from the workload's model, where the model states one: a training job's
+    launch placement's fault-free step rate (``nominal_rates``); None otherwise."""
+    w: Any = sim.workloads.get(probe.workload) if probe.workload else None
+    hist = getattr(w, "nominal_rates", None) if probe.metric == "step_rate" else None
+    return float(hist[0][1]) if hist else None
+
+
+def usable_baseline(probe: Probe, value: float | None) -> bool:
+    """A baseline must be finite, and a rate metric's must be above 0 (0 means the workload was not running)."""
+    return value is not None and math.isfinite(value) and (value > 0 or probe.metric not in RATE_METRICS)
+
+
+def holds(probe: Probe, value: float, baseline: float | None) -> bool | None:
+    """Whether the probe holds; None when it cannot be checked (an ``of_baseline`` probe without a baseline)."""
+    if probe.value is None and baseline is None:
+        return None
     ref = probe.value if probe.value is not None else (baseline or 0.0) * (probe.of_baseline or 1.0)
     if math.isnan(value):
         return False
@@ -65,6 +90,13 @@ class Monitor:
     tolerance_s: float
     params: MonitorParams = field(default_factory=MonitorParams)
     baseline: dict[str, float] = field(default_factory=dict)
+    baseline_source: dict[str, str] = field(default_factory=dict)
+    """Per of_baseline probe: ``measured`` (read at a fault-free moment) or ``model`` (the workload's nominal)."""
+    unchecked: list[str] = field(default_factory=list)
+    """of_baseline probes for which no baseline could be established: they were not checked."""
+    onsets: list[float] = field(default_factory=list)
+    """Fault onsets known so far (scripted at build, triggered as they fire): the baseline is read before them."""
+    baseline_taken: bool = False
     deviation_s: dict[str, float] = field(default_factory=dict)
     worst_streak_s: dict[str, float] = field(default_factory=dict)
     aborted: str | None = None
@@ -76,17 +108,65 @@ class Monitor:
             self.sim.env.process(self._loop())
         return self.abort_event
 
+    def fault_free_t(self, now: float) -> float | None:
+        """The latest moment at or before ``now`` (and the baseline time) known to be before every fault's onset;
+        None when a fault began at time 0 (there is no fault-free moment)."""
+        first = min(self.onsets, default=math.inf)
+        if first <= 0:
+            return None
+        t = min(now, self.params.baseline_at_s)
+        return t if t < first else max(0.0, first - self.params.fault_margin_s)
+
+    def take_baseline(self) -> None:
+        """Read each ``of_baseline`` probe's baseline at the last fault-free moment (now, or before an earlier
+        triggered fault for a metric with history); else the workload model's nominal value; else leave the
+        probe unchecked. Called once, at the baseline time (or before the first fault if that is sooner)."""
+        if self.baseline_taken:
+            return
+        self.baseline_taken = True
+        now = self.sim.now
+        t = self.fault_free_t(now)
+        for p in self.probes:
+            if p.of_baseline is None:
+                continue
+            v: float | None = None
+            if t is not None and (t >= now or p.metric in HISTORY_METRICS):
+                v = probe_value(self.sim, p, t)
+            source = "measured"
+            if not usable_baseline(p, v):
+                v, source = model_value(self.sim, p), "model"
+            if usable_baseline(p, v) and v is not None:
+                self.baseline[p.name] = v
+                self.baseline_source[p.name] = source
+            else:
+                self.unchecked.append(p.name)
+
     def baseline_at_s_rate(self) -> dict[str, float]:
-        """Each workload's service rate at the baseline time (its fault-free rate, as the run measured it)."""
-        t = self.params.baseline_at_s
-        return {name: float(w.throughput_at(t)) for name, w in self.sim.workloads.items()}
+        """Each workload's fault-free service rate: read at the baseline time or the last moment before the first
+        fault, whichever is sooner; a training job's model nominal when no fault-free moment was run."""
+        t = self.fault_free_t(self.params.baseline_at_s)
+        out = {}
+        for name, w in self.sim.workloads.items():
+            rate = float(w.throughput_at(t)) if t is not None else 0.0
+            hist = getattr(w, "nominal_rates", None)
+            out[name] = rate if rate > 0 or not hist else float(hist[0][1])
+        return out
+
+    def hypothesis(self) -> str:
+        """The steady-state hypothesis's outcome: ``none`` (no probes), ``deviated``, ``unchecked`` (a probe had no
+        baseline and none deviated) or ``held``."""
+        if not self.probes:
+            return "none"
+        if self.deviated():
+            return "deviated"
+        return "unchecked" if self.unchecked else "held"
 
     def snapshot(self, t: float) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for p in self.probes:
             v = probe_value(self.sim, p, t)
             out[p.name] = {"value": None if not math.isfinite(v) else round(v, 4),
-                           "ok": holds(p, v, self.baseline.get(p.name))}
+                           "ok": holds(p, v, self.baseline.get(p.name))}  # None: not checked (no baseline)
         return out
 
     def _loop(self) -> Generator[simpy.Event, Any, None]:
@@ -96,10 +176,10 @@ class Monitor:
         while True:
             yield env.timeout(dt)
             t = env.now
-            if not self.baseline and t >= self.params.baseline_at_s:
-                self.baseline = {p.name: probe_value(self.sim, p, t) for p in self.probes}
             for p in self.probes:
                 ok = holds(p, probe_value(self.sim, p, t), self.baseline.get(p.name))
+                if ok is None:  # no baseline (yet): not judged
+                    continue
                 streak[p.name] = 0.0 if ok else streak.get(p.name, 0.0) + dt
                 if not ok:
                     self.deviation_s[p.name] = self.deviation_s.get(p.name, 0.0) + dt

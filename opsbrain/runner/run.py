@@ -26,16 +26,16 @@ from opsbrain.runner.expectations import acted, check_expectations, check_report
 from opsbrain.runner.monitor import Monitor, MonitorParams
 from opsbrain.runner.world import World, build_world
 from opsbrain.scenario.plan import Plan
-from opsbrain.verdict import is_noise
+from opsbrain.verdict import is_noise, run_verdict
 
 NO_ACTION_CLASSES = ("dirty_connector", "hbm_ce_storm", "unknown")
 Progress = Callable[[float, float], None]
 
 
 def _clean(x: Any) -> Any:
-    """JSON-safe: no inf/nan, tuples as lists, floats rounded to microseconds."""
+    """JSON-safe: no inf/nan, tuples as lists, floats rounded to microseconds (no -0.0)."""
     if isinstance(x, float):
-        return None if not math.isfinite(x) else round(x, 6)
+        return None if not math.isfinite(x) else round(x, 6) + 0.0  # -0.0 + 0.0 == 0.0
     if isinstance(x, dict):
         return {str(k): _clean(v) for k, v in x.items()}
     if isinstance(x, list | tuple):
@@ -50,21 +50,23 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
     wall0 = time.perf_counter()
     started_at = _utc_now()
     snaps: dict[float, dict[str, dict[str, Any]]] = {}
-    world = build_world(plan, engine, dry_run=dry_run, on_inject=lambda s: _snapshot_at(world, s.at_s, snaps))
+    world = build_world(plan, engine, dry_run=dry_run, on_inject=lambda s: _on_inject(world, mon, s, snaps))
     sim = world.sim
     spec = plan.scenario.spec
     mon_params = (MonitorParams() if plan.monitor_interval_s is None
                   else MonitorParams(probe_interval_s=plan.monitor_interval_s))
     mon = Monitor(sim, spec.steady_state.probes, spec.guards, spec.steady_state.tolerance_s, params=mon_params)
+    mon.onsets = [s.at_s for s in plan.timeline]
     abort = mon.start()
     for t in sorted({s.at_s for s in plan.timeline}):
         _snapshot_at(world, t, snaps)
-    first_fault = min((s.at_s for s in plan.timeline), default=spec.duration)
-    before_t = max(0.0, min(first_fault - 1.0, mon.params.baseline_at_s))
+    first_fault = min(mon.onsets, default=spec.duration)
+    before_t = max(0.0, min(first_fault - mon.params.fault_margin_s, mon.params.baseline_at_s))
     steady_before: dict[str, Any] = {}
     status = "finished"
     try:
         sim.run(before_t)
+        mon.take_baseline()  # at the last fault-free moment (docs/scenarios.md, "Steady state")
         steady_before = mon.snapshot(sim.now)
         chunks = 50
         for k in range(1, chunks + 1):
@@ -86,26 +88,25 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
     incidents = score(world, plan, snaps, end, accounting_end, nominal)
     fault_index = world.triggers.fault_index if world.triggers else {}
     mark_symptoms(plan, incidents, fault_index)
-    deviated = mon.deviated() or not all(v["ok"] for v in steady_after.values())
+    deviated = mon.deviated() or any(v["ok"] is False for v in steady_after.values())
     expectations = check_expectations(plan, incidents, fault_index,
                                       {name: _series(w) for name, w in sim.workloads.items()}, nominal, end)
-    if status != "finished":
-        verdict = "aborted"
-    elif deviated or not all(e["met"] for e in expectations):
-        verdict = "failed"
-    else:
-        verdict = "passed"
+    hypothesis = "deviated" if deviated else mon.hypothesis()
+    verdict, verdict_reason = run_verdict(status, hypothesis, mon.unchecked, expectations)
     faults = [i for i in incidents if i["injected"] is not None and not i.get("symptom_of")]  # symptoms: with cause
     journal = {
         **journal_header(plan, started_at, world.sim.params.telemetry.epoch),
         "scenario": plan.scenario.metadata.name, "description": plan.scenario.metadata.description,
-        "seed": plan.seed, "policy": plan.policy, "verdict": verdict, "status": status,
+        "seed": plan.seed, "policy": plan.policy, "verdict": verdict, "verdict_reason": verdict_reason,
+        "status": status,
         "expected_verdict": plan.scenario.metadata.expected_verdict,
         "expected_reason": plan.scenario.metadata.expected_reason,
         "abort_reason": mon.aborted or ("interrupted by the operator" if status == "interrupted" else None),
         "duration_s": spec.duration, "ended_at_s": end,
         "steady_state": {"before": steady_before, "after": steady_after, "deviated": deviated,
-                         "baseline": mon.baseline, "deviation_s": mon.deviation_s,
+                         "hypothesis": hypothesis,
+                         "baseline": mon.baseline, "baseline_source": mon.baseline_source,
+                         "unchecked": mon.unchecked, "deviation_s": mon.deviation_s,
                          "longest_deviation_s": mon.worst_streak_s, "tolerance_s": spec.steady_state.tolerance_s},
         "expectations": expectations,
         "launch_config": {name: hccl_launch_env(w.p) for name, w in world.sim.workloads.items()
@@ -124,8 +125,7 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
         from opsbrain.report import render_run_report
 
         check_report(out["expectations"], lambda: render_run_report(out, "md"))
-        if out["verdict"] == "passed" and not all(e["met"] for e in out["expectations"]):
-            out["verdict"] = "failed"
+        out["verdict"], out["verdict_reason"] = run_verdict(status, hypothesis, mon.unchecked, out["expectations"])
     if bundle_dir is not None:
         from opsbrain.bundle.writer import write_run_bundles
         from opsbrain.runner.evidence import locate_run_evidence
@@ -222,6 +222,13 @@ def downsample(points: list[tuple[float, ...]], windows: list[tuple[float, float
     rest = [k for k in range(len(points)) if k not in inside_set]
     keep |= minmax(rest, max(0, cap - len(keep)))
     return [points[k] for k in sorted(keep)]
+
+
+def _on_inject(world: World, mon: Monitor, spec: Any, snaps: dict[float, dict[str, dict[str, Any]]]) -> None:
+    """A triggered fault is about to start: the monitor learns its onset (no baseline after it) and the workloads'
+    accounting is snapshot at its onset."""
+    mon.onsets.append(spec.at_s)
+    _snapshot_at(world, spec.at_s, snaps)
 
 
 def _snapshot_at(world: World, t: float, snaps: dict[float, dict[str, dict[str, Any]]]) -> None:

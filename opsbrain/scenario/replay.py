@@ -37,6 +37,7 @@ from opsbrain.errors import InputError, ScenarioError
 from opsbrain.runner.monitor import MonitorParams
 from opsbrain.scenario.plan import Plan
 from opsbrain.scenario.schema import Guard, Metadata, Scenario, Spec, SweepSpec, TopologySpec, WorkloadSpec
+from opsbrain.verdict import ETTR_BAR
 
 MAPPING_TABLE = Path(__file__).with_name("replay_mapping.yaml")
 SPARES_PER_POD = 2  # reason: the built-in scenarios' and campaigns' warm spares per pod (noise-only-day, campaign)
@@ -102,12 +103,15 @@ def check_mapping_patterns(mapping: str) -> None:
 
 def read(trace: str, time_unit: str, rebase: bool = False) -> TraceTable:
     if not Path(trace).is_file():
-        raise InputError("no such file", file=trace)
+        raise InputError("a directory, not a trace file" if Path(trace).is_dir() else "no such file", file=trace)
     precheck(trace)
     try:
-        return read_trace(trace, time_unit=time_unit, rebase=rebase)
+        tt = read_trace(trace, time_unit=time_unit, rebase=rebase)
     except FaultPlanError as exc:
         raise _wrap(exc, trace) from None
+    if not tt.events:  # a run of nothing would read as ETTR 1.0 and a verdict: refused instead
+        raise InputError("the trace has no events: nothing to replay", file=trace)
+    return tt
 
 
 def layout(pods: int, params: SimParams) -> tuple[list[str], list[str]]:
@@ -132,8 +136,11 @@ def map_trace(tt: TraceTable, trace: str, *, mapping: str | None, pods: int | No
     topo = Topology.build(params.topology, n_pods)
     train, spares = layout(n_pods, params)
     if servers > len(train) and not fold:
+        need = pods_needed(servers, params)
         raise ScenarioError(f"the trace names {servers} servers, {n_pods} pod(s) hold {len(train)} job nodes: use "
-                            f"--pods {pods_needed(servers, params)} or --fold", file=trace)
+                            + (f"--pods {need} or --fold" if need <= MAX_PODS else
+                               f"--fold (one node per server needs {need} pods, past the {MAX_PODS} allowed)"),
+                            file=trace)
     if mapping is not None:
         precheck(mapping, yaml_unless_csv=True)
         check_mapping_patterns(mapping)
@@ -200,7 +207,8 @@ def replay_statistics(plan: Plan, rep: ReplayReport, journal: dict[str, Any]) ->
             "interruptions_per_node_day": round(inter / (len(nodes) * days), 6) if nodes and days > 0 else None,
             "ettr": train.get("ettr"), "verdict": journal["verdict"], "abort_reason": journal.get("abort_reason"),
             "ended_at_s": journal["ended_at_s"], "sim_wall_s": journal["summary"]["wall_s"],
-            "detected": journal["summary"]["detected"], "recovered": journal["summary"]["recovered"]}
+            "faults": journal["summary"]["incidents"], "detected": journal["summary"]["detected"],
+            "recovered": journal["summary"]["recovered"]}
 
 
 def summary(rep: ReplayReport, plan: Plan | None = None, fold: bool = False) -> dict[str, Any]:
@@ -255,9 +263,12 @@ def summary_lines(out: dict[str, Any]) -> list[str]:
     lines.append(f"trace:  {st['interruptions_per_node_day']} interruptions per node-day")
     if "run" in out:
         r = out["run"]
-        lines.append(f"replay: {r['interruptions_per_node_day']} interruptions per node-day, ETTR {r['ettr']}, "
-                     f"verdict {r['verdict']}" + (f" ({r['abort_reason']})" if r.get("abort_reason") else "")
-                     + f", run id {r['run_id']}")
+        lines.append(f"replay: {r['interruptions_per_node_day']} interruptions per node-day, ETTR {r['ettr']}"
+                     + (f" (below the {ETTR_BAR:.2f} bar)" if r["ettr"] is not None and r["ettr"] < ETTR_BAR else "")
+                     + f", {r['detected']} of {r.get('faults', '?')} faults detected, {r['recovered']} recovered; "
+                     + (f"verdict {r['verdict']}" if r["verdict"] != "inconclusive" else
+                        "no verdict (a replay has no steady-state hypothesis)")
+                     + (f" ({r['abort_reason']})" if r.get("abort_reason") else "") + f", run id {r['run_id']}")
     if "wall_s" in out:
         lines.append(f"wall {out['wall_s']:.1f} s, cpu {out['cpu_s']:.1f} s")
     return lines

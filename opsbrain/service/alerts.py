@@ -17,9 +17,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import queue
+import threading
+import time
 import urllib.error
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -32,6 +35,8 @@ PAYLOAD_VERSION = "4"  # Alertmanager's webhook payload version
 ZERO_TIME = "0001-01-01T00:00:00Z"  # Alertmanager's endsAt of a firing alert
 RECEIVER = "opsbrain"
 POST_TIMEOUT_S = 5.0  # reason: a webhook that takes longer must not hold up the next poll for long
+QUEUE_MAX = 1000  # reason: notifications waiting for a slow or unreachable receiver; past it they are dropped and
+# said, so that days of an unreachable receiver cannot grow the service's memory (a sweep raises tens at most)
 SWEEP_SEVERITY = {"Critical": "critical", "Alarm": "critical", "Warning": "warning", "OK": "info"}
 
 
@@ -117,3 +122,52 @@ def post_json(url: str, body: Mapping[str, Any], timeout_s: float = POST_TIMEOUT
         return reason
     log.debug("webhook POST delivered", extra={"url": url})
     return None
+
+
+class WebhookSender:
+    """POSTs notifications from a daemon thread, in order, so that a slow or unreachable receiver holds up neither
+    the caller (a scheduled sweep) nor a stop: :meth:`close` waits for the queue at most its budget, and what is
+    left is reported as not sent. ``on_result(key, reason)`` gets each notification's outcome (reason None: it went
+    through), from the sender's thread."""
+
+    def __init__(self, url: str, on_result: Callable[[str, str | None], None], max_queue: int = QUEUE_MAX) -> None:
+        self.url = url
+        self.on_result = on_result
+        self._q: queue.Queue[tuple[str, Mapping[str, Any]]] = queue.Queue(maxsize=max_queue)
+        self._closing = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="webhook-sender", daemon=True)
+        self._thread.start()
+
+    def send(self, key: str, body: Mapping[str, Any]) -> None:
+        """Queue one notification; a full queue drops it (said through ``on_result``)."""
+        try:
+            self._q.put_nowait((key, body))
+        except queue.Full:
+            self.on_result(key, f"not sent: {self._q.maxsize} notifications already wait for the receiver")
+
+    def _run(self) -> None:
+        while not (self._closing.is_set() and self._q.empty()):
+            try:
+                key, body = self._q.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            self.on_result(key, post_json(self.url, body))
+
+    def close(self, wait_s: float) -> None:
+        """Let queued notifications go out for at most ``wait_s`` seconds, then report the rest as not sent (a POST
+        under way is left to its own timeout on the daemon thread)."""
+        self._closing.set()
+        self._thread.join(max(0.0, wait_s))
+        left: list[str] = []
+        while True:
+            try:
+                left.append(self._q.get_nowait()[0])
+            except queue.Empty:
+                break
+        for key in left:
+            self.on_result(key, f"not sent: the service stopped (at most {wait_s:.1f} s left for the webhook)")
+
+
+def deadline_left(deadline: float) -> float:
+    """Seconds until the ``time.monotonic()`` deadline (0 when past)."""
+    return max(0.0, deadline - time.monotonic())

@@ -40,6 +40,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from faultlib.params import P, ParamGroup
 from opsbrain.errors import InputError
+from opsbrain.service.alerts import WebhookSender, deadline_left
 from opsbrain.service.live import LivePod
 from opsbrain.service.metrics import DEFAULT_BIND, MetricsServer, RunStoreCollector, SweepMetrics
 from opsbrain.store import RunStore
@@ -166,6 +167,7 @@ class SweepService:
         self.webhook, self.webhook_format = webhook, webhook_format
         self._alerted: set[tuple[str, str, str]] = set()
         self.webhook_errors: list[str] = []
+        self._sender: WebhookSender | None = None
         self.pod = pod
         self.store = store
         self.metrics = metrics or SweepMetrics()
@@ -220,11 +222,14 @@ class SweepService:
                                next_run_time=first, max_instances=1, coalesce=True,
                                misfire_grace_time=int(math.ceil(grace)), replace_existing=True)
         self.store.update_schedule_runs(self.schedule_id, None, _iso(first))
+        if self.webhook and self._sender is None:  # posts leave from their own thread (docs/sweeps.md, Stopping)
+            self._sender = WebhookSender(self.webhook, self._on_post)
         self.scheduler.start()
 
     def stop(self) -> None:
         """Stop scheduling, cancel the pod's catch-up simulation, wait for a running sweep (at most
         :data:`STOP_WAIT_S`), keep the next run time in the store, close the endpoint."""
+        deadline = time.monotonic() + STOP_WAIT_S  # the sweep and the webhook's queue share the budget
         cancel = getattr(self.pod, "cancel", None)
         if self.scheduler.running:
             if cancel is not None:
@@ -244,6 +249,9 @@ class SweepService:
                 with self._lock:
                     self.errors.append(f"a running sweep did not stop within {STOP_WAIT_S:g} s; abandoned")
             self.store.update_schedule_runs(self.schedule_id, None, _iso(nxt))
+        if self._sender is not None:
+            self._sender.close(deadline_left(deadline))
+            self._sender = None
         if self.server is not None:
             self.server.close()
             self.server = None
@@ -290,11 +298,17 @@ class SweepService:
             if f["severity"] not in ("Alarm", "Critical") or key in self._alerted:
                 continue
             self._alerted.add(key)
-            failed = post_json(str(self.webhook), body_for({"finding": f, "source": self.pod.name},
-                                                           self.webhook_format))
-            if failed is not None:
-                with self._lock:
-                    self.webhook_errors.append(f"{f['component']}: {failed}")
+            body = body_for({"finding": f, "source": self.pod.name}, self.webhook_format)
+            if self._sender is not None:
+                self._sender.send(f["component"], body)
+            else:  # not started (a direct call): post here
+                self._on_post(f["component"], post_json(str(self.webhook), body))
+
+    def _on_post(self, component: str, failed: str | None) -> None:
+        """A webhook notification's outcome (from the sender's thread): a failure is kept for the summary."""
+        if failed is not None:
+            with self._lock:
+                self.webhook_errors.append(f"{component}: {failed}")
 
 
 def run_service(scenario: str, trigger: TriggerSpec | None = None, speed: float = 1.0,
@@ -346,4 +360,4 @@ def run_service(scenario: str, trigger: TriggerSpec | None = None, speed: float 
     return {"schedule": {"id": svc.schedule_id, "trigger": svc.trigger.encode(), "description": str(svc.trigger)},
             "jobs": svc.jobs(), "stopped_by": reason["why"], "wall_s": round(time.monotonic() - wall0, 3),
             **status, "skipped_runs": svc.skipped, "errors": list(svc.errors), "metrics_url": url,
-            "webhook_errors": svc.webhook_errors[:20]}
+            "webhook_errors": svc.webhook_errors[:20], "webhook_errors_total": len(svc.webhook_errors)}
