@@ -173,11 +173,13 @@ class _Reader(TimedFiles, StateFiles, Assembly):
             seq = self._read_timed(f, seq)
             f.release()
         ref = self._reference()
+        snapshot = {f.kind.worker for f in later if f.kind.kind == L.NPU_INFO and f.kind.tag != "before"}
         for f in later:
             if f.kind.kind == L.NPU_INFO:
                 real = self.workers.get(f.kind.worker or "", {}).get("named_by") == "sorted order"
-                after = (f.kind.tag or "after") == "after"
-                self._npu_info(f, to_us(self._file_time(f.rel) or ref) if real and after else None)
+                # the state at collection: the after file; a before file where it is the worker's one snapshot
+                now = f.kind.tag != "before" or f.kind.worker not in snapshot
+                self._npu_info(f, to_us(self._file_time(f.rel) or ref) if real and now else None)
             else:
                 seq = self._read_timed(f, seq, ref)
             f.release()

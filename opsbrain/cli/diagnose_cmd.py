@@ -121,7 +121,9 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool, foll
                f"without a time stamp); {len(res['workers'])} workers; {res['signals']} signals; "
                f"{len(res['incidents'])} incidents")
     for w in res["workers"]:
-        click.echo(f"  worker {w['dir']} -> {w['node']} ({w['named_by']})")
+        shown = src.get("name") if w["dir"] == "." else w["dir"].rsplit("/", 1)[-1]
+        named = f" (named {w['name']})" if w.get("name") and w["name"] != shown else ""  # environment_check/<name>/
+        click.echo(f"  worker {w['dir']}{named} -> {w['node']} ({w['named_by']})")
     for x in res["skipped"][:10]:
         click.echo(f"  skipped {x['path']}: {x['reason']}")
     if len(res["skipped"]) > 10:
