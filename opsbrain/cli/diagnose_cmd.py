@@ -168,6 +168,10 @@ def _kb_label(k: dict[str, Any]) -> str:
 def _verdict_line(d: dict[str, Any]) -> str:
     """``diagnosis: <class> at <where> (confidence c)[, runbook r]``: where in the input's own terms (host, device),
     else the root's name or the twin's component, else said to be unnamed."""
+    own = d.get("component_self") or []
+    if own and d["fault_class"] == "unknown" and str((d.get("evidence") or [""])[0]).startswith("not the job's fault"):
+        return "diagnosis: no fault of the job found; " + "; ".join(  # (oneclick.with_component_self)
+            f"{r['component']}'s own failure on {', '.join(r['hosts']) or 'the input'}" for r in own)
     root = d.get("root") or {}
     where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) or root.get(
         "name") or d.get("component") or "no host or device named"
