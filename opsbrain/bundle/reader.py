@@ -190,7 +190,8 @@ class _Reader(TimedFiles, StateFiles, Assembly):
                 f.release()
         ranks = RankCollector(self.scan.name)
         for f in files:
-            if f.kind.kind in (L.PLOG, L.CANN_DEVICE, L.NPU_INFO, L.TRAIN, L.OTHER, L.MESSAGES, L.DMESG, L.VMCORE):
+            if f.kind.kind in (L.PLOG, L.CANN_DEVICE, L.NPU_INFO, L.TRAIN, L.OTHER, L.MESSAGES, L.DMESG, L.VMCORE,
+                               L.RANK_TABLE):  # (a rank table's servers and device addresses: RankCollector._servers)
                 ranks.feed_lines(f.lines, f.rel)
                 f.release()
         out = self._finish(ref)
