@@ -763,7 +763,8 @@ def _lost(pid: int, server: str, dev: int) -> str:
 def _two_hosts() -> dict[str, list[str]]:
     """wa runs rank 0 (device 0, the root) and reports rank 1's heartbeat lost at 10.0.0.2 device 1; wb runs rank 1
     (device 1). Neither prints its own server: their init lines name only the root's host."""
-    return {"wa/process_log/run/plog/plog-100_20251023171652405.log": [_root_init(100, 0, 0), _lost(100, "10.0.0.2", 1)],
+    return {"wa/process_log/run/plog/plog-100_20251023171652405.log": [_root_init(100, 0, 0),
+                                                                        _lost(100, "10.0.0.2", 1)],
             "wb/process_log/run/plog/plog-200_20251023171652405.log": [_root_init(200, 1, 1)]}
 
 
