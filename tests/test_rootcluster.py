@@ -735,3 +735,96 @@ def test_the_process_the_kernels_oom_killer_ended_is_the_root_its_peers_waited_o
     rc = analyse(collect({**files, "w/messages": [kill]}, root="w"))
     assert rc.kind == "killed" and [p.pid for p in rc.roots] == ["2111666"] and len(rc.edges) == 2
     assert rc.evidence[0].text.endswith("UID:0")
+
+
+# ---- one host, one name: the server address a heartbeat names and the worker directory --------------------------
+ROOT_IDENT = "10.0.0.1%eth0_60000_0_1761275812718970"
+
+
+def _root_init(pid: int, rank: int, dev: int) -> str:
+    """HCCL's communicator init by root info, as every rank prints it in its run plog (hicann/hccl
+    docs/zh/user_guide/fault_diagnosis/debug_thinking.md: ``rootinfo`` is the root node's information;
+    cluster_info_nego.md: the root rank, usually rank 0, calls HcclGetRootInfo with its host NIC's address and port,
+    and the root info is broadcast to every rank): ``host ip`` is the root's host, the same on every rank."""
+    return (f"[INFO] HCCL({pid},all_reduce_test):2025-10-23-17:16:52.720.213 [op_base.cc:1292] [{pid}]"
+            f"Entry-HcclCommInitRootInfoInner:ranks[2], rank[{rank}], rootinfo: host ip[10.0.0.1] port[60000] "
+            f"nicDeploy[1] identifier[{ROOT_IDENT}], deviceLogicId[{dev}]")
+
+
+def _lost(pid: int, server: str, dev: int) -> str:
+    """HCCL's heartbeat verdict naming the rank whose heartbeat was lost by its server address and device
+    (hicann/hccl docs/zh/user_guide/fault_diagnosis/task_exec_stage.md, HeartbeatAbnormal)."""
+    return (f"[ERROR]HCCL({pid},all_reduce_test):2025-10-23-17:28:06.049.385[task_exception_handler.cc:610][{pid}]"
+            f"[TaskExecStage][HeartbeatAbnormal]Cluster Exception Location[IP/ID]:[{server}/{dev}], Arrival Time:[Thu "
+            "Oct 23 17:25:58 2025], Discoverer:[10.0.0.1/0], ExceptionType:[Heartbeat Lost Occurred], Possible "
+            "Reason:1. Process has exited, 2. Network Disconnected")
+
+
+def _two_hosts() -> dict[str, list[str]]:
+    """wa runs rank 0 (device 0, the root) and reports rank 1's heartbeat lost at 10.0.0.2 device 1; wb runs rank 1
+    (device 1). Neither prints its own server: their init lines name only the root's host."""
+    return {"wa/process_log/run/plog/plog-100_20251023171652405.log": [_root_init(100, 0, 0),
+                                                                        _lost(100, "10.0.0.2", 1)],
+            "wb/process_log/run/plog/plog-200_20251023171652405.log": [_root_init(200, 1, 1)]}
+
+
+def test_the_root_infos_host_ip_is_the_roots_host_not_every_processs_server() -> None:
+    procs = {p.worker: p for p in collect(_two_hosts(), root="job").processes}
+    assert procs["wa"].server == "10.0.0.1"  # the root (rank 0)'s host
+    assert procs["wb"].server is None  # before: 10.0.0.1, the root's address, as if wb ran there
+
+
+def _rank_table() -> str:
+    """HCCL's rank table (hicann/hccl docs/zh/user_guide/cluster_info_config/rank_table_config_a2.md: server_list,
+    server_id, device_id / device_ip / rank_id), pretty-printed over several lines as a job's hccl.json is."""
+    return json.dumps({"version": "1.0", "server_count": "2", "status": "completed", "server_list": [
+        {"server_id": "10.0.0.1", "device": [{"device_id": "0", "device_ip": "192.168.100.1", "rank_id": "0"}]},
+        {"server_id": "10.0.0.2", "device": [{"device_id": "1", "device_ip": "192.168.100.2", "rank_id": "1"}]}]},
+        indent=4)
+
+
+def _ip_answer(dev: int, ip: str) -> list[str]:
+    """``hccn_tool -i N -ip -g`` in a worker's npu_info file (ascend-fd's collection script writes the command line
+    with its full path, then the tool's answer)."""
+    return [f"/usr/local/Ascend/driver/tools/hccn_tool -i {dev} -ip -g", f"ipaddr:{ip}", "netmask:255.255.255.0", ""]
+
+
+def test_a_rank_table_and_a_workers_device_address_name_the_server_of_its_processes() -> None:
+    """The heartbeat names wb by its server address; wb's npu_info gives its device 1 the address the rank table
+    lists under server 10.0.0.2: one host, one name in the chain (before: ``wa device 0 -> 10.0.0.2 device 1``, a
+    stand-in beside wb's own process)."""
+    files = {**_two_hosts(), "job/hccl.json": _rank_table().splitlines(),
+             "wb/environment_check/npu_info_after.txt": _ip_answer(1, "192.168.100.2")}
+    table = collect(files, root="job")
+    assert {p.worker: p.server for p in table.processes} == {"wa": "10.0.0.1", "wb": "10.0.0.2"}
+    rc = analyse(table)
+    assert rc.kind == "cluster" and rc.chain == ["wa device 0", "wb device 1"], rc.chain
+    assert [p.pid for p in rc.roots] == ["200"]
+    # without the rank table nothing ties 10.0.0.2 to wb: the named device stays a stand-in by its address
+    files.pop("job/hccl.json")
+    assert analyse(collect(files, root="job")).chain == ["wa device 0", "10.0.0.2 device 1"]
+
+
+def test_the_root_infos_host_names_the_roots_worker_in_the_chain() -> None:
+    """wb reports the root's (rank 0's) heartbeat lost at 10.0.0.1 device 0: wa, whose process is the root of the
+    communicator, is that host (before: a stand-in named 10.0.0.1 beside wa device 0, or wb's own process read as
+    living at the root's address)."""
+    files = {"wa/process_log/run/plog/plog-100_20251023171652405.log": [_root_init(100, 0, 0)],
+             "wb/process_log/run/plog/plog-200_20251023171652405.log": [_root_init(200, 1, 1),
+                                                                         _lost(200, "10.0.0.1", 0)]}
+    rc = analyse(collect(files, root="job"))
+    assert rc.chain == ["wb device 1", "wa device 0"] and [p.pid for p in rc.roots] == ["100"], rc.chain
+
+
+@pytest.mark.parametrize("how", ["logs", "bundle"])
+def test_logs_and_bundles_name_the_heartbeats_peer_by_its_worker(tmp_path: Path, engine: Any, how: str) -> None:
+    """The same two hosts as files: ``diagnose --logs DIR`` and ``--bundle DIR`` read the rank table and the npu_info
+    answer alike (the bundle fed only its plogs, npu_info files and consoles to the rank analysis before)."""
+    from opsbrain.bundle.diagnose import diagnose_bundle
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    write(tmp_path, {**_two_hosts(), "hccl.json": _rank_table().splitlines(),
+                     "wb/environment_check/npu_info_after.txt": _ip_answer(1, "192.168.100.2")})
+    d = (diagnose_logs(str(tmp_path), engine) if how == "logs" else diagnose_bundle(tmp_path, engine))["diagnosis"]
+    assert d["root_cluster"]["chain"] == "wa device 0 -> wb device 1", d["root_cluster"]
+    assert (d["root"]["host"], d["root"]["device"]) == ("wb", 1)

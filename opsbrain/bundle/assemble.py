@@ -182,6 +182,9 @@ class Assembly(ReaderState):
             if ("current time" in ln or ln.startswith("# collected")) and (
                     dt := stamp(ln, "ctime") or stamp(ln, "iso")):
                 return dt
+        for ln in head:  # the collection script's own stamp, its first line (ascend-fd's fixtures, the twin's files)
+            if ln.startswith("Datetime:") and (dt := stamp(ln, "iso")):
+                return dt
         return None
 
 

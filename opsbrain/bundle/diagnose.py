@@ -22,7 +22,7 @@ from opsbrain.bundle.reader import BundleLine, paused_gc, real_nodes, scan_bundl
 from opsbrain.diagnosis.multirank import apply_root_cluster, multirank_verdict
 from opsbrain.ingest import Signal
 from opsbrain.ingest.derive import link_history_dropped
-from opsbrain.ingest.where import user_terms
+from opsbrain.ingest.where import node_of, user_terms
 from opsbrain.verdict import nothing_found
 
 
@@ -248,6 +248,10 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     if mr is not None:
         diagnosis["root_cluster"] = mr
         apply_root_cluster(diagnosis, mr, engine)
+    from opsbrain.diagnosis.oneclick import with_component_self
+
+    # a monitoring component's own failure is not the job's: an abstaining verdict says so (ingest.benign)
+    with_component_self(diagnosis, sigs, lambda s: names.get(node_of(s.component or "") or "", s.host))
     report = dict(r.report)
     report.update({
         "signals": len(sigs),

@@ -15,7 +15,7 @@ from opsbrain.bundle import layout as L
 from opsbrain.bundle.walk import _File
 from opsbrain.ingest.asys import OUTPUT_DIR, host_dirs
 from opsbrain.ingest.timestamps import MONTH
-from opsbrain.ingest.workers import shared_head
+from opsbrain.ingest.workers import host_root, shared_head
 
 _SYSLOG_HOST = re.compile(r"^" + MONTH + r"\s+\d{1,2} \d\d:\d\d:\d\d (\S+) ")
 _NODE_HOST = re.compile(r"pod(\d+)-node(\d+)")
@@ -88,15 +88,28 @@ def map_workers(files: list[_File], root_name: str) -> dict[str, dict[str, Any]]
         named[d] = (f"pod0/node{k}", "sorted order")
         taken.add(f"pod0/node{k}")
     cut = shared_head(dirs)  # named from where their paths differ (collected/job/worker-0 -> worker-0), as --logs
+    subs = _env_names(files, host_of)
     for r in raw:
         d = host_of[r]
         nid, how = named[d]
-        workers[r] = {"dir": r or ".", "name": d[cut:] or root_name or ".", "node": nid, "named_by": how,
-                      "hosts": sorted(hosts[d]), "ips": [], "files": 0}
+        workers[r] = {"dir": r or ".", "name": subs.get(d) or d[cut:] or root_name or ".", "node": nid,
+                      "named_by": how, "hosts": sorted(hosts[d]), "ips": [], "files": 0}
     for f in files:
         if f.kind.worker is not None:
             workers[f.kind.worker]["files"] += 1
     return workers
+
+
+def _env_names(files: list[_File], host_of: dict[str, str]) -> dict[str, str]:
+    """Host directory -> the name its one ``environment_check/<name>/`` sub-directory gives it (``worker-5``; the
+    collection names each worker so, whatever folder holds it: ``out/environment_check/worker-5/``), as the rank
+    analysis names it (:class:`opsbrain.ingest.ranks.RankCollector`); a directory with several such names keeps its
+    own."""
+    subs: dict[str, set[str]] = defaultdict(set)
+    for f in files:
+        if f.kind.worker is not None and "environment_check/" in f.rel and (sub := host_root(f.rel)[1]):
+            subs[host_of[f.kind.worker]].add(sub)
+    return {d: next(iter(s)) for d, s in subs.items() if len(s) == 1}
 
 
 def _same_host_collections(host_of: dict[str, str], dirs: list[str], hosts: dict[str, Counter[str]]

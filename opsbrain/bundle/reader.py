@@ -176,11 +176,13 @@ class _Reader(TimedFiles, StateFiles, Assembly):
             seq = self._read_timed(f, seq)
             f.release()
         ref = self._reference()
+        snapshot = {f.kind.worker for f in later if f.kind.kind == L.NPU_INFO and f.kind.tag != "before"}
         for f in later:
             if f.kind.kind == L.NPU_INFO:
                 real = self.workers.get(f.kind.worker or "", {}).get("named_by") == "sorted order"
-                after = (f.kind.tag or "after") == "after"
-                self._npu_info(f, to_us(self._file_time(f.rel) or ref) if real and after else None)
+                # the state at collection: the after file; a before file where it is the worker's one snapshot
+                now = f.kind.tag != "before" or f.kind.worker not in snapshot
+                self._npu_info(f, to_us(self._file_time(f.rel) or ref) if real and now else None)
             else:
                 seq = self._read_timed(f, seq, ref)
             f.release()
@@ -191,7 +193,8 @@ class _Reader(TimedFiles, StateFiles, Assembly):
                 f.release()
         ranks = RankCollector(self.scan.name)
         for f in files:
-            if f.kind.kind in (L.PLOG, L.CANN_DEVICE, L.NPU_INFO, L.TRAIN, L.OTHER, L.MESSAGES, L.DMESG, L.VMCORE):
+            if f.kind.kind in (L.PLOG, L.CANN_DEVICE, L.NPU_INFO, L.TRAIN, L.OTHER, L.MESSAGES, L.DMESG, L.VMCORE,
+                               L.RANK_TABLE):  # (a rank table's servers and device addresses: RankCollector._servers)
                 ranks.feed_lines(f.lines, f.rel)
                 f.release()
         out = self._finish(ref)

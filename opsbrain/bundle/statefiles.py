@@ -10,6 +10,7 @@ from opsbrain.bundle.hosts import ip_to_node
 from opsbrain.bundle.records import _TIE, ReaderState
 from opsbrain.bundle.stamps import stamp, to_us
 from opsbrain.bundle.walk import _File
+from opsbrain.ingest.parsers.device import RE_SMI_HEALTH
 from opsbrain.ingest.parsers.hccn import RE_OPTICAL_ABSENT, RE_OPTICAL_LOSS
 from opsbrain.yamlio import json_or_none
 
@@ -37,8 +38,9 @@ class StateFiles(ReaderState):
 
     def _npu_info(self, f: _File, at: int | None = None) -> None:
         """Link records, link states and metrics of an npu_info file; ``at``: the file's time, for the net-health
-        and optical-module answers of a real host's file (:data:`_NET_HEALTH`, :data:`_OPTICAL_CMD`; None: not read
-        as lines)."""
+        and optical-module answers and the npu-smi table's health column of a real host's file (:data:`_NET_HEALTH`,
+        :data:`_OPTICAL_CMD`, :data:`~opsbrain.ingest.parsers.device.RE_SMI_HEALTH`: a device row saying Warning,
+        Alarm, Critical or Abnormal is a line of the node, the row names its NPU; None: not read as lines)."""
         node = self._node(f)
         when = f.kind.tag or "after"
         dev: int | None = None
@@ -70,6 +72,8 @@ class StateFiles(ReaderState):
             if at is not None and node is not None and queried is not None and _NET_HEALTH.match(text):
                 self.dated.append((at, 0, f, i, text.strip(), f"{node}/npu{queried}", "hccn", None, _TIE["hccn"]))
                 continue
+            if at is not None and node is not None and RE_SMI_HEALTH.search(text):
+                self.dated.append((at, 0, f, i, text.strip(), node, "hccn", None, _TIE["hccn"]))
             if (m := _LINK_STATE.match(text)) and link_dev is not None:
                 state[link_dev] = m.group(1).upper()
                 continue

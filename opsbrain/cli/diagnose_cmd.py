@@ -121,7 +121,9 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool, foll
                f"without a time stamp); {len(res['workers'])} workers; {res['signals']} signals; "
                f"{len(res['incidents'])} incidents")
     for w in res["workers"]:
-        click.echo(f"  worker {w['dir']} -> {w['node']} ({w['named_by']})")
+        shown = src.get("name") if w["dir"] == "." else w["dir"].rsplit("/", 1)[-1]
+        named = f" (named {w['name']})" if w.get("name") and w["name"] != shown else ""  # environment_check/<name>/
+        click.echo(f"  worker {w['dir']}{named} -> {w['node']} ({w['named_by']})")
     for x in res["skipped"][:10]:
         click.echo(f"  skipped {x['path']}: {x['reason']}")
     if len(res["skipped"]) > 10:
@@ -168,7 +170,12 @@ def _verdict_line(d: dict[str, Any], bar: float) -> str:
     else the root's name or the twin's component, else said to be unnamed. A class given below the answer bar (a
     documented rule decided it, the model's probability is low: a root cluster's RDMA completion errors) says so,
     and its runbook is the one to take once confirmed, as the incident lines below it say "escalate". ``bar``: the
-    engine's answer bar (``DiagnosisParams.min_confidence``)."""
+    engine's answer bar (``DiagnosisParams.min_confidence``). An input whose only findings are a monitoring
+    component's own failures says that (``oneclick.with_component_self``)."""
+    own = d.get("component_self") or []
+    if own and d["fault_class"] == "unknown" and str((d.get("evidence") or [""])[0]).startswith("not the job's fault"):
+        return "diagnosis: no fault of the job found; " + "; ".join(  # (oneclick.with_component_self)
+            f"{r['component']}'s own failure on {', '.join(r['hosts']) or 'the input'}" for r in own)
     root = d.get("root") or {}
     where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) or root.get(
         "name") or d.get("component") or "no host or device named"

@@ -121,12 +121,23 @@ def component_of(p: RankProcess) -> str:
     return f"{p.worker}/{dev}" if p.worker else dev
 
 
+def hosts_of_servers(table: RankTable) -> dict[str, str]:
+    """Server address -> the worker whose processes have it (one worker an address), where the worker is named
+    otherwise (a directory): a line that names a host by its server address names that worker."""
+    seen: dict[str, set[str]] = {}
+    for p in table.processes:
+        if p.server and p.worker and p.worker != p.server:
+            seen.setdefault(p.server, set()).add(p.worker)
+    return {s: next(iter(w)) for s, w in seen.items() if len(w) == 1}
+
+
 def multirank_verdict(table: RankTable, signals: list[Signal], engine: Any, now: float) -> dict[str, Any] | None:
     """The root cluster and its class, or None when no process of a collective logged an error."""
     if not any(p.first_error is not None for p in table.processes):
         return None
     rc = analyse(table)
     out = rc.as_dict()
+    out["hosts_of_servers"] = hosts_of_servers(table)
     out["decides"] = rc.kind in DECIDING and bool(rc.roots) and len(rc.roots) <= max(2, len(table.processes) // 2)
     if rc.roots and not out["decides"] and rc.kind in DECIDING:
         out["not_deciding"] = (f"{len(rc.roots)} of the job's {len(table.processes)} processes are roots by the rule: "
@@ -247,6 +258,10 @@ def apply_root_cluster(out: dict[str, Any], mr: dict[str, Any], engine: Any, max
     class stands and the root cluster gives the host); and where the root's class was decided by documented rules
     and the verdict, of another class, is below :data:`CONFIDENT`."""
     own = out.get("root") or user_terms(out.get("component"))
+    if (host := (mr.get("hosts_of_servers") or {}).get(server := str(own.get("host")))) is not None:
+        comp = str(own.get("component") or "")  # the verdict's host by its server address: the worker's name
+        own = out["root"] = {**own, "host": host} | (
+            {"component": host + comp[len(server):]} if comp.startswith(server + "/") else {})
     if not (mr.get("decides") and mr.get("fault_class", UNKNOWN) != UNKNOWN):
         _first_of_the_same_class(out, mr, own)  # (a root cluster that does not decide may still order the roots)
         return

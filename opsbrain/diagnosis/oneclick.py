@@ -16,6 +16,7 @@ dev excerpts) may answer a software class at a capped confidence, citing the lin
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -153,6 +154,51 @@ def text_fallback(engine: Engine, d: Diagnosis, sigs: list[Signal], view: TextVi
     return out, [{"file": f, "line": n, "kind": "text", "text": t[:300]} for f, n, t in a.lines]
 
 
+def component_self(signals: list[Signal], host_of: Callable[[Signal], str | None]) -> list[dict[str, Any]]:
+    """The monitoring components' own failures among the signals (:data:`opsbrain.ingest.benign.COMPONENT_SELF`),
+    one row per kind: the component, what failed, what to check, the hosts (``host_of``: a signal's host in the
+    input's terms) and the number of lines."""
+    from opsbrain.ingest.benign import COMPONENT_SELF
+
+    rows: dict[str, dict[str, Any]] = {}
+    hosts: dict[str, set[str]] = {}
+    for s in signals:
+        if (what := COMPONENT_SELF.get(s.kind)) is None:
+            continue
+        row = rows.setdefault(s.kind, {"kind": s.kind, "component": what[0], "failed": what[1], "check": what[2],
+                                       "lines": 0})
+        row["lines"] += 1
+        if h := host_of(s):
+            hosts.setdefault(s.kind, set()).add(h)
+    for kind, row in rows.items():
+        row["hosts"] = sorted(hosts.get(kind, ()), key=lambda h: [int(x) if x.isdigit() else x
+                                                                   for x in re.split(r"(\d+)", h)])
+    return list(rows.values())
+
+
+def with_component_self(d: dict[str, Any], signals: list[Signal], host_of: Callable[[Signal], str | None]) -> None:
+    """An abstaining verdict (``d``, a diagnosis dict) says what the monitoring components' own failures among the
+    signals are: not the job's fault. Where they are its only findings (no other signal at warning level or above)
+    they lead its evidence in place of the escalation; else they are added to it. A verdict with a class is left as
+    it is (a fault of the job, or of a device, was found)."""
+    from opsbrain.ingest.benign import COMPONENT_SELF
+
+    if d.get("fault_class") != UNKNOWN or not (rows := component_self(signals, host_of)):
+        return
+    d["component_self"] = rows
+    what = "; ".join(f"{r['component']} on {', '.join(r['hosts']) or 'the input'} {r['failed']} "
+                     f"({r['lines']} line{'s' * (r['lines'] != 1)}): {r['check']}" for r in rows)
+    only = not any(s.severity >= 1 and s.kind not in COMPONENT_SELF and not s.kind.startswith(("level:", "vendor:"))
+                   for s in signals)
+    ev = [e for e in d.get("evidence", []) if not (only and "escalate" in e)]
+    if only:
+        d["evidence"] = [f"not the job's fault: the only findings are a monitoring component's own failure: {what}",
+                         *ev]
+        d["root"] = user_terms(None)  # no root of the job's: the hosts are the component's, in its row
+    else:
+        d["evidence"] = [*ev, f"also a monitoring component's own failure, not the job's fault: {what}"]
+
+
 def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any], knowledge: _Knowledge | None,
                      ranks: RankTable | None = None, view: TextView | None = None) -> dict[str, Any]:
     now = max((s.t for s in signals), default=0.0)
@@ -189,6 +235,7 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
     if mr is not None:
         out["root_cluster"] = mr
         apply_root_cluster(out, mr, engine, MAX_EVIDENCE_LINES)
+    with_component_self(out, sigs, lambda s: s.host)
     if out["fault_class"] != UNKNOWN and not out["evidence_lines"]:
         out["evidence"].append("no evidence line: the verdict rests on metrics or events only")
     notes = []

@@ -33,3 +33,27 @@ SETTING_LINE = re.compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'
 HCCL_EXEC_TIMEOUT=1836``, ``ASCEND_GLOBAL_LOG_LEVEL=3``, ``os.environ["HCCL_EXEC_TIMEOUT"] = "3600"``): the words
 of its name (``TIMEOUT``, ``ERROR``) are no error of the run's: no HCCL timeout (:mod:`opsbrain.ingest.parsers.hccl`)
 and no error line of the text fallback (:class:`opsbrain.diagnosis.realtext.TextView`)."""
+
+
+SELF_FAILURE = re.compile(r"\bget npu (?:link status|link speed|link stat|stat inf|interface traffic) failed\b", re.I)
+"""A monitoring component's own failure: npu-exporter could not run ``hccn_tool`` to read the NPUs' RoCE links
+(Ascend/ascend-npu-exporter ``devmanager/hccn/hccn_tool.go``: ``hccnToolGetInfo`` checks
+``/usr/local/Ascend/driver/tools/hccn_tool`` with ``utils.CheckPath``, then runs it; ``GetNPULinkStatus``,
+``GetNPULinkSpeed``, ``GetNPULinkUpNum``, ``GetNPUStatInfo`` / ``GetNPUOpticalInfo`` and ``GetNPUInterfaceTraffic``
+log ``get npu link status failed, %s``, ``get npu link speed failed``, ``get npu link stat failed``, ``get npu stat
+inf failed``, ``get npu interface traffic failed`` with the error, e.g. ``no such file or directory``). The
+exporter, not the job, failed: the vendor's knowledge graph files it as an exporter entry (AISW_MindX_Npu_Exporter_03,
+"unable to obtain network information": hccn_tool abnormal or its path a soft link), and its link metrics then read
+DOWN / 0 for want of the tool, not from the links. Such a line is the component's own kind (:data:`COMPONENT_SELF`),
+never the job's environment (its "no such file or directory" is not ``cfg:env``), and is left out of the text the
+fallback reads, as :data:`BENIGN` lines are."""
+
+COMPONENT_SELF: dict[str, tuple[str, str, str]] = {
+    "mon:exporter_read": (
+        "npu-exporter", "could not run hccn_tool to read the NPUs' links ('get npu link ... failed')",
+        "check that /usr/local/Ascend/driver/tools/hccn_tool exists on the host and is not a symbolic link (the "
+        "exporter refuses a linked path); until then its link metrics are not readings of the links"),
+}
+"""Signal kinds of a monitoring component's own failures: kind -> (component, what failed, what to check). No class
+takes them (a job-level class would blame the job for its monitor's problem): a verdict whose only findings they are
+says so, as the vendor map gives the exporter's own entries no class (knowledge_base/vendor_map.yaml)."""

@@ -51,6 +51,12 @@ from opsbrain.ingest.workers import (
     unarchived,
 )
 
+RANK_TABLE_FILE = re.compile(r"(?:^|/)(?:rank_?table[^/]*|hccl[^/]*)\.json$", re.I)
+"""An HCCL rank table (``hccl.json``, ``rank_table.json``, ``ranktable_8p.json``): its server ids and device addresses
+name the server of a worker whose processes print none (:meth:`RankCollector._servers`)."""
+RANK_TABLE_LINES = 200_000
+"""Lines of one rank table kept (a rank table of 10,000 devices pretty-printed is ~70,000 lines)."""
+
 RE_PLOG_LINE = re.compile(r"^\[(\w+)\s*\]\s*(\w+)\((\d+),[^)]*\):"
                           r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{3})\.(\d{3})\s?(.*)$")
 RE_PLOG_FILE = re.compile(r"(?:^|/)(?:plog|(?:process_log/(?:.+/)?|(?:debug|run)/)device-\d+/device)-(\d+)_\d+\.log$")
@@ -158,6 +164,7 @@ class RankProcess:
     phy_id: int | None = None
     server: str | None = None
     device_ip: str | None = None
+    root_host: dict[str, str] = field(default_factory=dict)  # identifier -> the root-info host address it printed
     timeouts: dict[str, int] = field(default_factory=dict)
     tls: str | None = None
     first_t: float | None = None
@@ -248,6 +255,7 @@ class RankCollector:
         self.other_workers: set[str] = set()  # worker directories of other files, named as the processes' are
         self.rank_dirs: set[str] = set()  # worker directories with a rank's directory right below (job/rank_0/)
         self.killed: list[tuple[str, str, LineRef]] = []  # (worker, pid, the kernel's line) of RE_OOM_KILL
+        self._rank_tables: dict[str, list[str]] = {}  # rank table file -> its lines (read in :meth:`_servers`)
 
     # ---- feeding ---------------------------------------------------------------------------------------------
     def feed(self, line: str, file: str | None, line_no: int, worker: str | None = None,
@@ -272,6 +280,11 @@ class RankCollector:
             self.note_file(name, info[0][0])
         if info[3]:
             return  # the device's own slog: its HCCL lines are the AI CPU scheduler's, no host process's
+        if RANK_TABLE_FILE.search(log_name(name)):
+            held = self._rank_tables.setdefault(name, [])
+            held.extend(ln.rstrip("\r\n") if strip else ln for ln in lines)
+            del held[RANK_TABLE_LINES:]
+            return
         if worker is None:
             worker, sub = info[0]
             if sub is not None:
@@ -396,8 +409,13 @@ class RankCollector:
         p.logic_id = p.logic_id if p.logic_id is not None else logic
         p.phy_id = p.phy_id if p.phy_id is not None else phy
         p.device_ip = p.device_ip or _ip(_bracket(body, "deviceIp"))
-        p.server = p.server or _ip(_bracket(body, "server")) or _ip(_bracket(body, "serverId")) or \
-            _ip(_bracket(body, "host ip"))
+        p.server = p.server or _ip(_bracket(body, "server")) or _ip(_bracket(body, "serverId"))
+        if entry and ident is not None and (root := _ip(_bracket(body, "host ip"))):
+            # ``rootinfo: host ip[...]`` is the root rank's host (hicann/hccl fault_diagnosis/debug_thinking.md:
+            # "rootinfo: the root node's information"; cluster_info_nego.md: the root, usually rank 0, makes it from
+            # its host NIC's address and every rank is given it): the same on every rank, never this process's own
+            # server (:meth:`RankCollector._servers`)
+            p.root_host.setdefault(ident, root)
         p.identity = p.identity or ref
 
     # ---- errors -----------------------------------------------------------------------------------------------
@@ -523,6 +541,66 @@ class RankCollector:
             self.device_ips.setdefault(worker, {}).setdefault(dev, m.group(1))
             self._ip_dev[file] = None
 
+    # ---- server addresses -------------------------------------------------------------------------------------
+    def _servers(self) -> None:
+        """The server (host) address of a worker directory's processes that print none of their own, where the input
+        shows it another way: a rank table (``server_list[].server_id`` over its devices' ``device_ip``) listing an
+        address the worker's npu_info (``hccn_tool -i N -ip -g``) or its processes give their devices, or the
+        root-info host address (``host ip[...]``) of a communicator whose root process (the one that printed
+        ``HcclGetRootInfo success`` for it, else its rank 0) is the worker's. A heartbeat or transport line names a
+        peer by its server address; with it the peer's processes are found by it, so one host keeps one name in the
+        chain. Only a worker whose evidence names one address, and not a container directory (a job's, holding
+        several hosts' ranks) nor the unnamed worker of pasted text."""
+        by_worker: dict[str, list[RankProcess]] = {}
+        for p in self.procs.values():
+            by_worker.setdefault(p.worker, []).append(p)
+        found: dict[str, set[str]] = {}
+        server_of_ip = self._rank_table_servers()
+        if server_of_ip:
+            for w in set(by_worker) | set(self.device_ips):
+                ips = set(self.device_ips.get(w, {}).values()) | {p.device_ip for p in by_worker.get(w, ())
+                                                                   if p.device_ip}
+                found.setdefault(w, set()).update(server_of_ip[ip] for ip in ips if ip in server_of_ip)
+        roots: dict[str, str] = {}
+        for p in self.procs.values():
+            for ident, host in p.root_host.items():
+                roots.setdefault(ident, host)
+        for ident, host in roots.items():
+            root = next((p for p in self.procs.values() if ident in p.root_of), None) or next(
+                (p for p in self.procs.values() if p.ranks.get(ident, (None, None))[0] == 0), None)
+            if root is not None:
+                found.setdefault(root.worker, set()).add(host)
+        for w, servers in found.items():
+            procs = by_worker.get(w, [])
+            own = {p.server for p in procs if p.server}
+            if not w or len(servers | own) != 1 or names_no_host(w, w in self.rank_dirs):
+                continue
+            for p in procs:
+                p.server = p.server or next(iter(servers))
+
+    def _rank_table_servers(self) -> dict[str, str]:
+        """Device address -> server id of every rank table fed (HCCL's rank table, hicann/hccl docs/zh/user_guide/
+        cluster_info_config/rank_table_config_a2.md: ``server_list`` of ``server_id`` and ``device`` rows with
+        ``device_id``, ``device_ip``, ``rank_id``); a file that is not one is left out."""
+        import json
+
+        out: dict[str, str] = {}
+        for lines in self._rank_tables.values():
+            try:
+                doc = json.loads("\n".join(lines))
+            except ValueError:
+                continue
+            servers = doc.get("server_list") if isinstance(doc, dict) else None
+            for srv in servers if isinstance(servers, list) else ():
+                sid = srv.get("server_id") if isinstance(srv, dict) else None
+                devs = srv.get("device") if isinstance(srv, dict) else None
+                if not isinstance(sid, str) or not isinstance(devs, list):
+                    continue
+                for d in devs:
+                    if isinstance(d, dict) and isinstance(d.get("device_ip"), str) and _ip(d["device_ip"]):
+                        out.setdefault(d["device_ip"], sid)
+        return out
+
     # ---- result -------------------------------------------------------------------------------------------------
     def note_file(self, file: str, worker: str) -> None:
         """A file of ``worker``'s: whether a rank's directory holds it right below the worker (:attr:`rank_dirs`)."""
@@ -580,6 +658,7 @@ class RankCollector:
         claim one device of a worker, the one whose log starts later (the job that ran last) is kept."""
         notes: list[str] = []
         kept: dict[tuple[str, int | None, str], RankProcess] = {}
+        self._servers()
         shown = self.shown()
         self._mark_killed()
         for p in self.procs.values():

@@ -32,6 +32,7 @@ from opsbrain.ingest.parsers import (
     kubelet,
     messages,
     mindie,
+    monitor,
     twin,
 )
 from opsbrain.ingest.parsers.ctx import MAX_LINE, LineCtx, Parser, stated_level, worded_level
@@ -39,11 +40,12 @@ from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.surface import fan_out_host, logged_level
 from opsbrain.multiscan import Screen, literal_pattern, re2_superset, superset_key
 
-ORDER: tuple[Parser, ...] = (fdreport.parse, fdtoolkit.parse, twin.parse, messages.parse, mindie.parse, errnums.parse,
-                             dmi.parse, device.parse, kubelet.parse, hccn.parse, kernel.parse_driver, hccl.parse,
-                             cann.parse, kernel.parse, framework.parse)
+ORDER: tuple[Parser, ...] = (fdreport.parse, fdtoolkit.parse, twin.parse, monitor.parse, messages.parse,
+                             mindie.parse, errnums.parse, dmi.parse, device.parse, kubelet.parse, hccn.parse,
+                             kernel.parse_driver, hccl.parse, cann.parse, kernel.parse, framework.parse)
 """The FaultDiag report's rows come first: a row of the report's own words (a fault description naming a part)
-is fully explained by it, before a message or hardware parser reads the words as a log's."""
+is fully explained by it, before a message or hardware parser reads the words as a log's. A monitoring component's
+own failure (:mod:`.monitor`) before the parsers that would read its error text as the job's."""
 
 GATE = re.compile(
     r"event[_ ]?id|fault|alarm|error|err\d|fail|timeout|timed out|time out|heartbeat|link|ecc|panic|lockup|hung|"
