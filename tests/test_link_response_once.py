@@ -27,4 +27,6 @@ def test_one_link_down_is_isolated_and_ticketed_once(tmp_path: Path, runner: Any
     acts = faults[0]["actions"]
     assert [a["action"] for a in acts if a["status"] == "succeeded"].count("isolate_link") == 1, acts
     assert len(j["recovery"]["open_tickets"]) == 1, j["recovery"]["open_tickets"]
-    assert j["recovery"]["incidents"] == 1
+    # (a first guess of another class below the bar, dirty_connector on the same sure part, is a response of its own:
+    # its drain is its own holder's and ends without putting traffic back on the isolated link)
+    assert [a["action"] for a in acts].count("reroute") == 1, acts

@@ -582,13 +582,12 @@ class RankCollector:
         """Device address -> server id of every rank table fed (HCCL's rank table, hicann/hccl docs/zh/user_guide/
         cluster_info_config/rank_table_config_a2.md: ``server_list`` of ``server_id`` and ``device`` rows with
         ``device_id``, ``device_ip``, ``rank_id``); a file that is not one is left out."""
-        import json
+        from opsbrain.yamlio import json_or_none
 
         out: dict[str, str] = {}
         for lines in self._rank_tables.values():
-            try:
-                doc = json.loads("\n".join(lines))
-            except ValueError:
+            ok, doc = json_or_none("\n".join(lines))  # (nested too deep, a 5000-digit number: not a rank table)
+            if not ok:
                 continue
             servers = doc.get("server_list") if isinstance(doc, dict) else None
             for srv in servers if isinstance(servers, list) else ():
