@@ -805,6 +805,17 @@ def test_a_rank_table_and_a_workers_device_address_name_the_server_of_its_proces
     assert analyse(collect(files, root="job")).chain == ["wa device 0", "10.0.0.2 device 1"]
 
 
+def test_a_rank_table_that_lists_none_of_a_workers_addresses_leaves_its_server_alone() -> None:
+    # the worker's devices are not in the rank table (another job's, or the twin's bundle beside its own addresses):
+    # no server is found for it, and a process that prints its own keeps it (before: StopIteration, exit 70, on
+    # the padded bundle of benchmarks/bench_startup.py)
+    files = {"wc/process_log/run/plog/plog-300_1.log": [setup(300, 1, 0, 2, "10.0.0.9", 0, "192.168.7.7")],
+             "wc/process_log/run/plog/plog-301_1.log": [err(301, 5, "recv fail")],  # prints no server
+             "job/hccl.json": _rank_table().splitlines()}
+    table = collect(files, root="job")
+    assert {p.pid: p.server for p in table.processes} == {"300": "10.0.0.9", "301": None}
+
+
 def test_the_root_infos_host_names_the_roots_worker_in_the_chain() -> None:
     """wb reports the root's (rank 0's) heartbeat lost at 10.0.0.1 device 0: wa, whose process is the root of the
     communicator, is that host (before: a stand-in named 10.0.0.1 beside wa device 0, or wb's own process read as

@@ -573,7 +573,7 @@ class RankCollector:
         for w, servers in found.items():
             procs = by_worker.get(w, [])
             own = {p.server for p in procs if p.server}
-            if not w or len(servers | own) != 1 or names_no_host(w, w in self.rank_dirs):
+            if not w or not servers or len(servers | own) != 1 or names_no_host(w, w in self.rank_dirs):
                 continue
             for p in procs:
                 p.server = p.server or next(iter(servers))
