@@ -54,8 +54,13 @@ BELOW_WARNING = re.compile(_TAGS + r"\[(?:INFO|DEBUG|TRACE|EVENT)\]|^\s*(?:INFO|
 ``INFO 05-01 10:11:12 [file:line]``, Python logging's ``2024-05-01 10:11:12,345 INFO``: a start-up's record around
 the failure, not the failure's words."""
 WARNING_STATED = re.compile(_TAGS + r"\[WARN(?:ING)?\]|^\s*WARN(?:ING)?\b|\bWARN(?:ING)?\s+\d\d-\d\d \d\d:\d\d:\d\d\b"
-                            r"|^\d{4}-\d\d-\d\d[ T][\d:.,]+\s+WARN(?:ING)?\b|\[WARN(?:ING)?\]\s*$")
-"""A line (or the head a paste put before it) stated at WARNING level, in the shapes of :data:`BELOW_WARNING`: its
+                            r"|^\d{4}-\d\d-\d\d[ T][\d:.,]+\s+WARN(?:ING)?\b|\[WARN(?:ING)?\]\s*$"
+                            r"|^\s*\[W(?:\d{4} [\d:.]+)?\s*[\w.-]+:\d+\]"
+                            r"|^\S+\.py:\d+: (?:User|Deprecation|Future|Runtime|Resource|Pending)?Warning: ")
+"""A line (or the head a paste put before it) stated at WARNING level, in the shapes of :data:`BELOW_WARNING`, and
+PyTorch's ``TORCH_WARN`` head (c10's ``[W compiler_depend.ts:133] Warning: ...``, torch_npu's ``Device do not support
+double dtype now``) and Python's warnings module line (``.../storage.py:38: UserWarning: TypedStorage is
+deprecated``; session 30, tester Z's healthy run read framework_error 0.60 from such lines): its
 words are read, but an error word on it does not say the program failed (:func:`shows_failure`): an installer's
 ``[WARNING]: Cannot find the install path of driver.`` goes on installing."""
 ERROR_WORDS = re.compile(

@@ -49,11 +49,12 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
               r"\[Ranktabl(?:e)?(?:Config|Check)\]", re.I),
      "cfg:ranktable"),  # read on the line without HCCL's stage tags (RE_STAGE_TAG): the tag is not the text
 )
-RE_TIMEOUT_SETTING = screened(r"\b(?:HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT) set by \w+ to \[\d+\]")
+RE_TIMEOUT_SETTING = screened(r"\b(?:HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT) (?:set by \w+ to \[\d+\]"
+                              r"|(?:is )?not set,? (?:so )?(?:using|use) (?:the )?default)")
 """A timeout's value being set, not a timeout: HCCL's start-up line naming each timeout and where its value came from
 (``[INFO] HCCL(114725,python3):... [externalinput.cc:407] [114725]HCCL_CONNECT_TIMEOUT set by environment to
 [130]s``, every job's plog in ascend-fd's st_transport_init fixture; the multi-rank analysis reads the values from
-it). A line that only gives the variable a number (``export HCCL_EXEC_TIMEOUT=1836``, an environment dump, a Python
+it), or saying it was not set and its default is used (``HCCL_EXEC_TIMEOUT is not set, using default value 1836s``). A line that only gives the variable a number (``export HCCL_EXEC_TIMEOUT=1836``, an environment dump, a Python
 dict: :data:`opsbrain.ingest.benign.SETTING_LINE`) is none either. An error that names the variable, with its value
 or not (``execute timeout, HCCL_EXEC_TIMEOUT=1836s exceeded``), is still a timeout."""
 RE_STAGE_TAG = screened(r"\[(?:InitGroupStage|InitChannelStage|TaskExecStage)\]\[(Ranktable(?:Config|Check|Detect))\]")
