@@ -2,9 +2,9 @@
 ``Readings.npu_fault_codes`` the exporter's ``npu_chip_info_error_code`` fills, so the sweep's ``npu_health`` finding
 names each code with the knowledge base's meaning (opsbrain/sweeps/devcodes.py) whichever source read it.
 
-Layouts: Huawei's npu-smi manual ("查询指定芯片健康状态", ``npu-smi info -t health -i id -c chip_id``: ``Health Status``,
-``Error Code``, ``Error Information``, ``NA`` when healthy; the device-level ``npu-smi info -t health -i id``: ``NPU
-ID``, ``Health``, ``Error Code``, ``Error Information``) and MindCluster ascend-fd's collection fixture
+Layouts: Huawei's npu-smi manual ("查询指定芯片健康状态", ``npu-smi info -t health -i id -c chip_id``: ``Health
+Status``, ``Error Code``, ``Error Information``, ``NA`` when healthy; the device-level ``npu-smi info -t health -i
+id``: ``NPU ID``, ``Health``, ``Error Code``, ``Error Information``) and MindCluster ascend-fd's collection fixture
 ``test/st_module_testcase/kg_parse/npu_info_after.txt`` (several codes on one line, separated by spaces, and the
 ``Error Information`` continued on lines with no key of their own). The codes and texts below are ours in that
 layout."""

@@ -246,11 +246,11 @@ def parse_command_outputs(text: str, host: str | None = None, file: str | None =
                 if out.net_unhealthy[dev]:
                     out.signals.append(Signal(0.0, "hccn:net_health_fail", comp, host, 2, line.strip(), device=dev,
                                               file=file))
-    for (n, _chip), (health, codes) in sorted(chips.items()):
-        if health is not None and HEALTH_RANK[health.lower()] >= HEALTH_RANK.get(
+    for (n, _chip), (state, found) in sorted(chips.items()):
+        if state is not None and HEALTH_RANK[state.lower()] >= HEALTH_RANK.get(
                 out.health_status.get(n, "").lower(), -1):
-            out.health_status[n] = health
-        if codes is not None:
+            out.health_status[n] = state
+        if found is not None:
             have = out.fault_codes.setdefault(n, [])
-            have += [c for c in codes if c not in have]
+            have += [c for c in found if c not in have]
     return out

@@ -50,7 +50,7 @@ def readings_of(parts: list[CommandReadings], t: float) -> Readings:
                 health[dev] = max(rank, health.get(dev, -1))
         for dev, rank in health.items():
             r.npu_health[npu(dev)] = rank
-        for dev, codes in c.fault_codes.items():  # each file's reading as each of its other values (a later file's kept)
+        for dev, codes in c.fault_codes.items():  # per file, as its other values (a later file's kept)
             r.npu_fault_codes[npu(dev)] = list(codes)
         for reason, example in c.notes:
             n, first = notes.get(reason, (0, f"{c.host}: {example}" if c.host else example))
