@@ -79,7 +79,7 @@ def test_chips_of_an_npu_are_read_together_and_the_worse_health_kept() -> None:
 
 
 def test_garbled_health_outputs_are_noted_not_raised(tmp_path: Path) -> None:
-    text = (DEVICE.format(dev=0, health="Alarm", codes="80E01801, GARBAGE; 123456789")  # a good one and two bad
+    text = (DEVICE.format(dev=0, health="Alarm", codes="80E01801, GARBAGE; 1801 00000000")  # 1 good, 2 bad, 1 none
             + "npu-smi info -t health -i 7\nError parameter of -i\n"                   # no Health, no Error Code
             + "npu-smi info -t health\n\x00\xff: :\n"                                  # no device
             + DEVICE.format(dev=5, health="OK", codes="none"))

@@ -41,9 +41,10 @@ RE_CHIP = re.compile(r"-c\s+(\d+)")
 RE_HEALTH_KV = re.compile(r"^\s*([A-Za-z][A-Za-z ]*?)?\s*:\s*(.*?)\s*$")
 """A line of ``npu-smi info -t health``: ``Health Status : Alarm``, ``Error Code : A4025021 8C03A000``, or a
 continuation of the key above it with no key of its own (``                : node type=adda, ...``)."""
-RE_CODE_TOKEN = re.compile(r"^(?:0x)?([0-9A-Fa-f]{1,8})$")
-"""One fault code as npu-smi prints it: hex without ``0x`` (``80E01801``), a ``0x`` prefix accepted; the exporter
-reads the same 32-bit event ids (``npu_chip_info_error_code``)."""
+RE_CODE_TOKEN = re.compile(r"^(?:0x)?([0-9A-Fa-f]{8})$")
+"""One fault code as npu-smi prints it: eight hex digits without ``0x`` (``80E01801``), a ``0x`` prefix accepted, as
+the log parser reads the same line (:data:`opsbrain.ingest.parsers.device.RE_SMI_T_CODES`); the exporter reads the
+same 32-bit event ids (``npu_chip_info_error_code``). All zeros: no event."""
 NO_CODE = frozenset({"na", "none", "n/a", "-", ""})
 """``Error Code`` values meaning no fault (the manual's healthy example prints ``NA``)."""
 NO_LIGHT_DBM = -40.0
