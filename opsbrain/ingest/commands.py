@@ -1,5 +1,6 @@
 """Collected command outputs -> readings and signals: ``npu-smi info`` (the device table), ``npu-smi info -i N -t
-ecc``, ``hccn_tool -i N -optical -g``, ``-link -g``, ``-link_stat -g`` and ``-net_health -g``.
+ecc``, ``npu-smi info -t health -i N [-c C]``, ``hccn_tool -i N -optical -g``, ``-link -g``, ``-link_stat -g`` and
+``-net_health -g``.
 
 A collected file holds one or more commands, each as its command line (full path or not, ``$ `` / ``# `` prompt
 allowed) followed by its output, the way MindCluster's fault-diagnosis collection writes them (ascend-fd test
@@ -35,6 +36,17 @@ RE_NET_HEALTH = re.compile(r"net health status\s*:\s*(.+?)\s*$", re.I)
 HEALTH_RANK = {"ok": 0, "warning": 1, "alarm": 2, "critical": 3, "unknown": 2}
 """npu-smi's health states, mildest first (its manual, ``info -t health``: OK, Warning, Alarm, Critical; UNKNOWN, the
 device absent or not started, as Alarm)."""
+RE_HEALTH_CMD = re.compile(r"-t\s+health\b")
+RE_CHIP = re.compile(r"-c\s+(\d+)")
+RE_HEALTH_KV = re.compile(r"^\s*([A-Za-z][A-Za-z ]*?)?\s*:\s*(.*?)\s*$")
+"""A line of ``npu-smi info -t health``: ``Health Status : Alarm``, ``Error Code : A4025021 8C03A000``, or a
+continuation of the key above it with no key of its own (``                : node type=adda, ...``)."""
+RE_CODE_TOKEN = re.compile(r"^(?:0x)?([0-9A-Fa-f]{8})$")
+"""One fault code as npu-smi prints it: eight hex digits without ``0x`` (``80E01801``), a ``0x`` prefix accepted, as
+the log parser reads the same line (:data:`opsbrain.ingest.parsers.device.RE_SMI_T_CODES`); the exporter reads the
+same 32-bit event ids (``npu_chip_info_error_code``). All zeros: no event."""
+NO_CODE = frozenset({"na", "none", "n/a", "-", ""})
+"""``Error Code`` values meaning no fault (the manual's healthy example prints ``NA``)."""
 NO_LIGHT_DBM = -40.0
 """A lane the module flags as loss of signal (``Rx Los Flag`` bit set) or reading 0 mW: no light."""
 
@@ -54,7 +66,14 @@ class CommandReadings:
     link_down: dict[int, bool] = field(default_factory=dict)
     net_unhealthy: dict[int, bool] = field(default_factory=dict)
     link_down_times: dict[int, list[float]] = field(default_factory=dict)
+    fault_codes: dict[int, list[str]] = field(default_factory=dict)
+    """The fault codes ``npu-smi info -t health`` prints per NPU (its chips' together), upper-case 8-digit hex
+    without ``0x`` as npu-exporter's are read; an empty list: read, no fault (``NA``)."""
+    health_status: dict[int, str] = field(default_factory=dict)
+    """``Health Status`` / ``Health`` of ``npu-smi info -t health`` (the worst of the NPU's chips)."""
     signals: list[Signal] = field(default_factory=list)
+    notes: list[tuple[str, str]] = field(default_factory=list)
+    """(reason, example) per value read but not used (a garbled ``Error Code``)."""
     commands: int = 0
 
 
@@ -122,14 +141,59 @@ def _optical(out: CommandReadings, dev: int, lines: list[str]) -> None:
     out.optics[dev] = fields
 
 
+def _health(out: CommandReadings, dev: int | None, chip: str, lines: list[str],
+            chips: dict[tuple[int, str], tuple[str | None, list[str] | None]]) -> None:
+    """``npu-smi info -t health -i N [-c C]`` (npu-smi manual, "Querying the Health Status of a Chip": ``Health
+    Status``, ``Error Code``, ``Error Information``; ``-i N`` alone: ``NPU ID``, ``Health``, ``Error Code``; the
+    ascend-fd fixture ``kg_parse/npu_info_after.txt`` prints several codes on one line, ``A4025021 8C03A000
+    8C084E00``, and continues ``Error Information`` on lines with no key). Each chip's reading replaces an earlier
+    one of the same chip in the file; the NPU's are its chips' together (:func:`parse_command_outputs`)."""
+    health: str | None = None
+    codes: list[str] | None = None
+    key = ""
+    for line in lines:
+        m = RE_HEALTH_KV.match(line)
+        if not m:
+            continue
+        key = (m.group(1) or key).strip().lower()
+        value = m.group(2)
+        if key == "npu id" and dev is None and value.isdigit():
+            dev = int(value)
+        elif key in ("health status", "health") and value.lower() in HEALTH_RANK:
+            if HEALTH_RANK[value.lower()] >= HEALTH_RANK.get((health or "").lower(), -1):
+                health = value
+        elif key == "error code":
+            codes = [] if codes is None else codes
+            for tok in re.split(r"[\s,;]+", value):
+                if tok.lower() in NO_CODE:
+                    continue
+                if (c := RE_CODE_TOKEN.match(tok)) is None:
+                    out.notes.append(("npu-smi info -t health Error Code values that are no hex fault code, not used",
+                                      f"npu{'?' if dev is None else dev} {tok[:40]!r}"))
+                    continue
+                if int(c.group(1), 16) and (code := f"{int(c.group(1), 16):08X}") not in codes:
+                    codes.append(code)  # 0: no fault, as the exporter's 0
+    if dev is None or (health is None and codes is None):
+        shown = " ".join(" ".join(lines).split())[:60]
+        out.notes.append(("npu-smi info -t health outputs without a device or a Health / Error Code line, not used",
+                          f"npu{'?' if dev is None else dev}: {shown!r}"))
+        return
+    chips[(dev, chip)] = (health, codes)
+
+
 def parse_command_outputs(text: str, host: str | None = None, file: str | None = None) -> CommandReadings:
     """Readings and signals of one collected file (never raises: lines it does not know are skipped)."""
     out = CommandReadings(host)
     node = node_component(host)
+    chips: dict[tuple[int, str], tuple[str | None, list[str] | None]] = {}
     for tool, args, lines in _sections(text):
         out.commands += 1
         d = RE_DEV.search(args)
         dev = int(d.group(1)) if d else None
+        if tool == "npu-smi" and RE_HEALTH_CMD.search(args):
+            c = RE_CHIP.search(args)
+            _health(out, dev, c.group(1) if c else "", lines, chips)
+            continue
         if tool == "npu-smi" and args.split()[:1] == ["info"] and dev is None and "-t" not in args:
             health: dict[int, str] = {}
             temps: dict[int, float] = {}
@@ -183,4 +247,11 @@ def parse_command_outputs(text: str, host: str | None = None, file: str | None =
                 if out.net_unhealthy[dev]:
                     out.signals.append(Signal(0.0, "hccn:net_health_fail", comp, host, 2, line.strip(), device=dev,
                                               file=file))
+    for (n, _chip), (state, found) in sorted(chips.items()):
+        if state is not None and HEALTH_RANK[state.lower()] >= HEALTH_RANK.get(
+                out.health_status.get(n, "").lower(), -1):
+            out.health_status[n] = state
+        if found is not None:
+            have = out.fault_codes.setdefault(n, [])
+            have += [c for c in found if c not in have]
     return out

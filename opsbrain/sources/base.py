@@ -93,11 +93,30 @@ class ReadingsSource:
         """What the kept history lets the windowed checks see (for reports)."""
         n = len(self.history.items)
         span = self.history.items[-1].t - self.history.items[0].t if n > 1 else 0.0
-        return {"source": self.name, "collections_kept": n, "history_s": round(span, 3),
+        extra = {"link_downs": link_downs_note(self.history)} if "link_downs" in self.covers() else {}
+        return {"source": self.name, "collections_kept": n, "history_s": round(span, 3), **extra,
                 "checks": sorted(self.covers()), "not_covered": sorted(set(CHECK_NAMES) - self.covers()),
                 "not_read": list(self.not_read[:20]), "dropped": _capped(self.dropped, MAX_DROPPED_LINES),
-                "note": "windowed checks (hbm_ce, link_crc, hbm_rows growth) and dom_trend need earlier collections "
-                        "of this source; a first collection feeds the point-in-time checks only" if n < 2 else ""}
+                "note": "windowed checks (hbm_ce, link_crc, hbm_rows growth, link_downs from link states) and "
+                        "dom_trend need earlier collections of this source; a first collection feeds the "
+                        "point-in-time checks only" if n < 2 else ""}
+
+
+def link_downs_note(history: CollectionHistory) -> str:
+    """How the link_downs counts were read, for ``coverage.link_downs``: a port's down records (``hccn_tool -link_stat
+    -g``) are every down the tool kept; a port's link state (npu-exporter's ``npu_chip_info_link_status``, ``hccn_tool
+    -link -g``) gives only its UP->DOWN changes between kept collections
+    (:func:`~opsbrain.sources.readings.state_downs`)."""
+    states = [x for x in history.items if x.link_oper_down]
+    records = bool(history.items and history.items[-1].link_down_times)
+    span = states[-1].t - states[0].t if states else 0.0
+    out = ("ports' down records (hccn_tool -link_stat -g) within 24 h; " if records else "")
+    if len(states) < 2:
+        return out + (f"the link state was read in {len(states)} collection(s): link-down events from its changes "
+                      "need two or more (sweep run)")
+    return out + (f"link-down events from the link state's UP->DOWN changes across {len(states)} collections over "
+                  f"{span / 3600:.1f} h: a port that went down and up again between two collections is not seen, so "
+                  "the count is a lower bound")
 
 
 MAX_DROPPED_LINES = 100

@@ -35,6 +35,7 @@ MAX_FILE_BYTES = 16 << 20
 def readings_of(parts: list[CommandReadings], t: float) -> Readings:
     """One collection from the parsed files of every host."""
     r = Readings(t, covers=set(COMMAND_COVERS))
+    notes: dict[str, tuple[int, str]] = {}
     for c in parts:
         node = node_component(c.host)
 
@@ -43,9 +44,17 @@ def readings_of(parts: list[CommandReadings], t: float) -> Readings:
 
         for dev, v in c.npu_temp_c.items():
             r.npu_temp_c[npu(dev)] = v
-        for dev, state in c.npu_health.items():
+        health: dict[int, int] = {}
+        for dev, state in [*c.npu_health.items(), *c.health_status.items()]:  # the table's and -t health's: the worse
             if (rank := HEALTH_RANK.get(state.lower())) is not None:  # "NA": not read
-                r.npu_health[npu(dev)] = rank
+                health[dev] = max(rank, health.get(dev, -1))
+        for dev, rank in health.items():
+            r.npu_health[npu(dev)] = rank
+        for dev, codes in c.fault_codes.items():  # per file, as its other values (a later file's kept)
+            r.npu_fault_codes[npu(dev)] = list(codes)
+        for reason, example in c.notes:
+            n, first = notes.get(reason, (0, f"{c.host}: {example}" if c.host else example))
+            notes[reason] = (n + 1, first)
         for dev, v in c.hbm_ce_total.items():
             r.hbm_ce_total[npu(dev) + "/hbm"] = v
         for dev, v in c.hbm_ue_total.items():
@@ -62,6 +71,7 @@ def readings_of(parts: list[CommandReadings], t: float) -> Readings:
             r.link_oper_down[npu(dev) + "/port"] = down
         for dev, bad in c.net_unhealthy.items():
             r.link_net_unhealthy[npu(dev) + "/port"] = bad
+    r.notes = [f"{n} {reason} (first: {ex})" for reason, (n, ex) in notes.items()]
     return r
 
 

@@ -63,10 +63,12 @@ METRIC_TABLE: tuple[MetricRow, ...] = (
     MetricRow("npu_chip_info_crc_error_sum", "id, udie, port", "errors (counter)", "CRC errors: increase over the "
               "window", "link_crc", SRC_GO + "collector_for_ub.go"),
     MetricRow("npu_chip_info_link_status", "id (udie, port on UB ports)", "1 UP, 0 DOWN, -1 not read",
-              "the port's link status, read by hccn_tool -i N -link -g (0: link down, as that command's DOWN)",
-              "link_light", SRC_GO + "collector_for_network.go (hccn.GetNPULinkStatus); values: " + DOC_METRICS),
+              "the port's link status, read by hccn_tool -i N -link -g (0: link down, as that command's DOWN); its "
+              "UP->DOWN changes between kept collections are counted as link-down events (a lower bound: a flap "
+              "between two collections is not seen)", "link_light, link_downs",
+              SRC_GO + "collector_for_network.go (hccn.GetNPULinkStatus); values: " + DOC_METRICS),
     MetricRow("npu_chip_info_link_status_X_Y", "id", "as above", "as above, under -enableLegacyMetrics: udie X, port "
-              "Y in the name", "link_light", SRC_GO + "collector_for_network_legacy.go; " + DOC_METRICS),
+              "Y in the name", "link_light, link_downs", SRC_GO + "collector_for_network_legacy.go; " + DOC_METRICS),
     MetricRow("npu_chip_info_network_status", "id", "1 healthy, 0 unhealthy, -1 not read",
               "the NPU's network health (hccn_tool -net_health -g's answer; 0: network unreachable, Alarm)",
               "link_light", SRC_GO + "collector_for_npu.go (GetDeviceNetWorkHealth: Init, Success healthy); values: "
@@ -76,9 +78,11 @@ METRIC_TABLE: tuple[MetricRow, ...] = (
               "the chip's collection time stamp)"),
 )
 """npu-exporter metric -> what it feeds. Checks with no exporter metric: dom_bias, dom_snr (no bias/SNR series:
-read them from ``hccn_tool -optical -g`` outputs), link_downs (the exporter's ``npu_chip_link_up_num`` counts
-link-ups per NPU, not downs per link, and ``npu_chip_info_link_status`` is the state now, which misses a flap between
-scrapes: read ``-link_stat -g`` records), link_fec, straggler, spares."""
+read them from ``hccn_tool -optical -g`` outputs), link_fec, straggler, spares. link_downs only as a lower bound:
+the exporter's ``npu_chip_link_up_num`` counts link-ups per NPU, not downs per link, and ``npu_chip_info_link_status``
+is the state now, so only its UP->DOWN changes between kept collections are counted
+(:func:`opsbrain.sources.readings.state_downs`); a flap between scrapes is missed (``-link_stat -g`` records have
+them all)."""
 
 COVERS = frozenset({"npu_temp", "hbm_temp", "hbm_ce", "hbm_uce", "hbm_rows", "dom_rx", "dom_tx", "dom_spread",
-                    "dom_trend", "link_light", "link_crc", "heartbeat", "npu_health"})
+                    "dom_trend", "link_light", "link_crc", "heartbeat", "npu_health", "link_downs"})

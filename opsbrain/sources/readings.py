@@ -8,8 +8,9 @@ collections; :func:`snapshot_from` turns the newest one and the kept ones into t
 
 Windowed counts (correctable errors, CRC errors, isolated-row growth) are the counter increase since the oldest
 kept collection inside the window; ``Snapshot.windows`` says how many seconds that really covers (0 and no finding
-before a second collection). The trend fit and the lane confirmation read the kept optical readings exactly as
-the twin's sweep reads its own history.
+before a second collection). Link-down events are a port's down records, or, at least, its link state's UP->DOWN
+changes across the kept collections (:func:`state_downs`: a lower bound). The trend fit and the lane confirmation
+read the kept optical readings exactly as the twin's sweep reads its own history.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ class Readings:
     """The health each NPU reports of itself, 0 OK .. 3 Critical (:data:`opsbrain.sweeps.checks.HEALTH_STATES`)."""
     npu_fault_codes: dict[str, list[str]] = field(default_factory=dict)
     """The fault event codes each NPU reports now, upper-case hex without ``0x`` (``80E01801``; npu-exporter's
-    ``npu_chip_info_error_code``, ``_1`` .. ``_9``); an empty list: read, no fault."""
+    ``npu_chip_info_error_code``, ``_1`` .. ``_9``; ``npu-smi info -t health``'s ``Error Code``); an empty list: read,
+    no fault."""
     hbm_temp_c: dict[str, float] = field(default_factory=dict)
     hbm_ce_total: dict[str, float] = field(default_factory=dict)
     """Correctable (single-bit) ECC errors, a counter."""
@@ -57,7 +59,8 @@ class Readings:
     """Unix times of the link-down records a link reports (``hccn_tool -link_stat -g``)."""
     link_oper_down: dict[str, bool] = field(default_factory=dict)
     """The port's own link state is DOWN (``hccn_tool -i N -link -g``; npu-exporter ``npu_chip_info_link_status``
-    0, which the exporter reads with that command)."""
+    0, which the exporter reads with that command). Its UP->DOWN changes across kept collections are link-down events
+    (:func:`state_downs`)."""
     link_net_unhealthy: dict[str, bool] = field(default_factory=dict)
     """The NPU's network health check fails (``hccn_tool -i N -net_health -g`` other than Success/Init; npu-exporter
     ``npu_chip_info_network_status`` 0, the same DCMI answer), keyed by the NPU's port."""
@@ -162,8 +165,11 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
     rows = _values(cur.hbm_rows, hbms)
     rows_before = _values(rows_then.hbm_rows, hbms) if rows_then is not None else rows.copy()
     w_rows = t - rows_then.t if rows_then is not None else 0.0
-    downs = np.fromiter((sum(1 for x in cur.link_down_times.get(ln, ()) if t - p.link_down_window_s <= x <= t)
-                         for ln in links), dtype=float, count=len(links))
+    records = np.fromiter((sum(1 for x in cur.link_down_times.get(ln, ()) if t - p.link_down_window_s <= x <= t)
+                           for ln in links), dtype=float, count=len(links))
+    changes, w_states = state_downs(history.within(t - p.link_down_window_s, t), links)
+    downs = np.maximum(records, changes)
+    from_states = changes > records
 
     reading = _dom(cur, modules, lanes)
     earlier: list[Mapping[str, np.ndarray]] = [_dom(x, modules, lanes)
@@ -177,7 +183,8 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
     admin = np.zeros(len(links), dtype=bool)
     return Snapshot(
         t=t, windows={"hbm_ce": w_ce, "hbm_ue": w_ue, "hbm_rows": w_rows, "link_down": p.link_down_window_s,
-                      "crc": w_crc, "fec": 0.0, "trend": float(trend_t.max() - trend_t.min()) if len(trend_t) else 0.0},
+                      "link_down_states": w_states, "crc": w_crc, "fec": 0.0,
+                      "trend": float(trend_t.max() - trend_t.min()) if len(trend_t) else 0.0},
         pods=(), modules=modules, module_link=module_link, dom=reading, trend_t=trend_t, trend_rx=trend_rx,
         links=links, link_admin_down=admin, link_downs=downs, link_crc=crc, link_fec_per_s=np.zeros(len(links)),
         line_bps=0.0, hbms=hbms, hbm_ce=ce, hbm_rows=rows, hbm_rows_before=rows_before,
@@ -191,7 +198,33 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
         npu_health=np.fromiter((cur.npu_health.get(n, -1) for n in npus), dtype=np.int8, count=len(npus)),
         hbm_ue=ue if cur.hbm_ue_total else None,
         hbm_ue_total=_values(cur.hbm_ue_total, hbms) if cur.hbm_ue_total else None,
-        npu_fault_codes=tuple(tuple(cur.npu_fault_codes.get(n, ())) for n in npus) if cur.npu_fault_codes else None)
+        npu_fault_codes=tuple(tuple(cur.npu_fault_codes.get(n, ())) for n in npus) if cur.npu_fault_codes else None,
+        link_downs_from_states=from_states if from_states.any() else None)
+
+
+def state_downs(kept: list[Readings], links: tuple[str, ...]) -> tuple[np.ndarray, float]:
+    """Link-down events seen as a port's link state going from UP to DOWN between two kept collections that read it
+    (``link_oper_down``: npu-exporter's ``npu_chip_info_link_status``, ``hccn_tool -i N -link -g``), and the seconds
+    those collections span. A collection that did not read the port is skipped (UP, not read, DOWN: it went down in
+    between). Reason: the state is all either source publishes of a port's downs (npu-exporter's
+    ``npu_chip_link_up_num`` counts link-ups per NPU, not per port); a port that went down and up again between two
+    collections shows nothing, and one already down at the first kept collection went down at an unknown time, so
+    the count is a lower bound (MindCluster's 5-in-24-h isolation counts every down)."""
+    n = np.zeros(len(links))
+    index = {ln: i for i, ln in enumerate(links)}
+    last: dict[str, bool] = {}
+    first_t: float | None = None
+    last_t = 0.0
+    for x in kept:
+        if not x.link_oper_down:
+            continue
+        first_t = x.t if first_t is None else first_t
+        last_t = x.t
+        for ln, down in x.link_oper_down.items():
+            if down and last.get(ln) is False and ln in index:
+                n[index[ln]] += 1
+            last[ln] = bool(down)
+    return n, (last_t - first_t if first_t is not None else 0.0)
 
 
 def sample_ages(r: Readings, npus: tuple[str, ...], skew_s: float) -> np.ndarray:

@@ -348,18 +348,24 @@ def check_dom_spread(s: Snapshot, p: SweepParams) -> list[Finding]:
 
 
 def check_link_downs(s: Snapshot, p: SweepParams) -> list[Finding]:
-    """Link-down events per link over the last 24 h (warn 3, alarm 5: MindCluster isolates at 5)."""
+    """Link-down events per link over the last 24 h (warn 3, alarm 5: MindCluster isolates at 5). On a real source
+    without the link's down records, the UP->DOWN changes of its state between collections: a lower bound, said so."""
     lv = np.where(s.link_admin_down, 0, _levels(s.link_downs, p.link_down_warn, p.link_down_alarm))
     out = []
+    states = s.link_downs_from_states
     for i in np.flatnonzero(lv):
         sev = SEVERITIES[lv[i]]
+        seen = states is not None and bool(states[i])
+        text = (f"at least {s.link_downs[i]:.0f} link-down events in the last "
+                f"{_hours(s.windows.get('link_down_states', 0.0))} (the port's link state seen going from UP to DOWN "
+                "between collections; a down and up again between two collections is not seen)" if seen else
+                f"{s.link_downs[i]:.0f} link-down events in the last {_hours(s.windows['link_down'])}")
         out.append(Finding(
             s.links[i], "link_downs", sev,
-            f"{s.link_downs[i]:.0f} link-down events in the last {_hours(s.windows['link_down'])} "
-            f"(warn {p.link_down_warn}, alarm {p.link_down_alarm})",
+            f"{text} (warn {p.link_down_warn}, alarm {p.link_down_alarm})",
             "a flapping link: isolate it and re-route, then clean or replace the optics" if sev == "Alarm" else
             "the link flaps: inspect and clean the fibre end-faces",
-            data={"downs": int(s.link_downs[i])}))
+            data={"downs": int(s.link_downs[i]), **({"lower_bound": True} if seen else {})}))
     return out
 
 
