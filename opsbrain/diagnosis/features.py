@@ -69,7 +69,9 @@ def incident_features(signals: Iterable[Signal], now: float, history: LinkRecord
     hw_nodes = {node_id(s.component) for s in sigs if s.kind.startswith(("dev:", "agent:", "os:", "sw:", "port:"))}
     f["remote_has_hw_errors"] = float(bool(remotes & hw_nodes))
     nodes = {nd for s in sigs if (nd := node_id(s.component) or node_id(s.host))}
-    f["nodes"] = math.log1p(len(nodes))
+    # lines that name no host came from one host at least: a pasted excerpt with a syslog or fan-out head naming its
+    # host is the same evidence as without it (session 30: the head alone moved an answer across a bar)
+    f["nodes"] = math.log1p(max(len(nodes), 1 if sigs else 0))
     f["span_s"] = math.log1p(max(0.0, now - min((s.t for s in sigs), default=now)))
     if metric is not None:
         _metric_features(f, npus, down | lanes, metric)
