@@ -55,8 +55,9 @@ RE_TIMEOUT_SETTING = screened(r"\b(?:HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT) (?:
 (``[INFO] HCCL(114725,python3):... [externalinput.cc:407] [114725]HCCL_CONNECT_TIMEOUT set by environment to
 [130]s``, every job's plog in ascend-fd's st_transport_init fixture; the multi-rank analysis reads the values from
 it), or saying it was not set and its default is used (``HCCL_EXEC_TIMEOUT is not set, using default value 1836s``).
-A line that only gives the variable a number (``export HCCL_EXEC_TIMEOUT=1836``, an environment dump, a Python dict: :data:`opsbrain.ingest.benign.SETTING_LINE`) is none either. An error that names the variable, with its value
-or not (``execute timeout, HCCL_EXEC_TIMEOUT=1836s exceeded``), is still a timeout."""
+A line that only gives the variable a number (``export HCCL_EXEC_TIMEOUT=1836``, an environment dump, a Python dict:
+:data:`opsbrain.ingest.benign.SETTING_LINE`) is none either. An error that names the variable, with its value or not
+(``execute timeout, HCCL_EXEC_TIMEOUT=1836s exceeded``), is still a timeout."""
 RE_STAGE_TAG = screened(r"\[(?:InitGroupStage|InitChannelStage|TaskExecStage)\]\[(Ranktable(?:Config|Check|Detect))\]")
 """HCCL's multi-level search keywords (hicann/hccl docs/zh/user_guide/fault_diagnosis/debug_thinking.md, "HCCL
 多级检索关键字"): a stage tag and a scene tag on every error of that scene. Two of the init-stage scenes are rank
