@@ -47,7 +47,7 @@ _INCIDENT = _obj({
     "affected_workloads": {"type": "array", "items": {"type": "string"}},
     "recovered_at_s": _OPT_NUM, "ttd_s": _OPT_NUM, "ttdiag_s": _OPT_NUM, "ttr_s": _OPT_NUM,
     "correct": {"type": "boolean"}, "class_correct": {"type": "boolean"}, "localized": {"type": "boolean"},
-    "false_positive": {"type": "boolean"}, "consequence_of": {"type": "string"},
+    "false_positive": {"type": "boolean"}, "consequence_of": {"type": "string"}, "covered_by": {"type": "string"},
     "human_steps": {"type": "integer", "minimum": 0},
     "impact": _OBJ, "impact_shared_with": _OBJ, "detected_by": _OPT_STR, "lead_time_s": _OPT_NUM,
     "link_down_at_s": _OPT_NUM,

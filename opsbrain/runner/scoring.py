@@ -168,6 +168,85 @@ def match_incidents(faults: list[FaultLife], incidents: list[tuple[str, float, s
     return out
 
 
+Covering = tuple[str, float, float, set[str], list[tuple[float, str | None]]]
+# (incident id, opened_at, detected at, components, its signals as (time stamp, component))
+
+
+def covered_faults(faults: list[FaultLife], incidents: list[Covering], horizon_s: float,
+                   skip: set[str]) -> dict[str, tuple[str, float]]:
+    """The faults (other than ``skip``: those :func:`match_incidents` gave an incident of their own) that an
+    incident covers, each with the incident and when it detected the fault: the detector folds one event's reports
+    (nine links of one L2 chip going dark within a second, the next flaps of a node's links, a second UCE on the same
+    HBM) into the incident already open, so that incident detected every fault behind them, not only the one it is
+    matched to. An incident covers a fault when its most specific components name the fault's part
+    (:func:`covers`: the part itself, a part inside it, the NPU of an HBM stack, a link of an L2 chip; a node's own
+    line does not name each link of that node) and it holds a signal naming that part stamped while the fault lived
+    (onset to its end plus ``horizon_s``) and before another fault on the same part began. Detected: the incident's
+    detection when the fault began before the incident opened; otherwise when the fault's first signal joined it, its
+    time stamp plus the incident's own intake delay (detection - opening: the detector records no join time per
+    signal). Among several incidents, the one that detected it first. Returns fault id -> (incident id, detected)."""
+    by_target: dict[str, list[FaultLife]] = {}
+    by_part: dict[str, list[FaultLife]] = {}
+    for f in faults:
+        by_target.setdefault(f[2], []).append(f)
+        for whole in _wholes(f[2], "/"):
+            by_part.setdefault(whole, []).append(f)
+    best: dict[str, tuple[float, str]] = {}
+    for inc_id, opened, detected, components, signals in incidents:
+        specific = most_specific(components)
+        for fid, _kind, target, onset, ended in _candidates(specific, by_target, by_part):
+            if fid in skip or not covers(target, specific):
+                continue
+            until = (math.inf if ended is None else ended) + horizon_s
+            later = min((g[3] for g in by_target[target] if g[3] > onset + 1e-9), default=math.inf)
+            own = [t for t, comp in signals if comp is not None and onset - 1e-9 <= t <= until
+                   and t < later - 1e-9 and covers(target, {comp})]
+            if not own:
+                continue
+            at = detected if onset <= opened + 1e-9 else min(own) + max(0.0, detected - opened)
+            if fid not in best or (at, inc_id) < best[fid]:
+                best[fid] = (at, inc_id)
+    return {fid: (inc_id, at) for fid, (at, inc_id) in best.items()}
+
+
+def covers(target: str, components: set[str]) -> bool:
+    """Whether ``components`` name the injected ``target`` itself (:func:`covered_faults`): the target, a part
+    inside it (a link of a crashed node), the NPU of an HBM stack or a die (device lines name the NPU), or a link of
+    a failed L2 chip. Narrower than :func:`names_target`: a whole that holds a link (its node's switch-fault line)
+    does not name that link."""
+    npu = None if "~" in target else ids.npu_of(target)
+    for c in components:
+        if c == target or inside(c, target) or c == npu or ("~" in c and c.endswith("~" + target)):
+            return True
+    return False
+
+
+def back_in_service(fault_id: str, onset: float, health: list[tuple[float, str, str | None]],
+                    reroutes: list[float], link: bool, end: float) -> tuple[bool, float | None]:
+    """For a fault that touches no workload: whether it took its part out of service (a ``health`` change, (t,
+    new state, cause), caused by ``fault:<id>`` to a state that carries no traffic) and, if so, when the part was
+    back: in service again (healthy, degraded or cordoned: repaired, restored, replaced), or isolated and, for a
+    link, routed around (the end of a successful re-route or drain of the fault's response, ``reroutes``, after the
+    part went out). None while it is still down and unhandled at ``end``."""
+    up = {"healthy", "degraded", "cordoned"}
+    out_at = next((t for t, new, cause in health if t >= onset - 1e-9 and cause == f"fault:{fault_id}"
+                   and new not in up), None)
+    if out_at is None:
+        return False, None
+    for t, new, _cause in health:
+        if t < out_at or t > end:
+            continue
+        if new in up:
+            return True, t
+        if new == "isolated":
+            if not link:
+                return True, t
+            routed = [r for r in reroutes if out_at - 1e-9 <= r <= end]
+            if routed:
+                return True, max(t, min(routed))
+    return True, None
+
+
 def _root_rank(target: str, root: str | None) -> int:
     """0 when the incident's root is the fault's target, 1 when it lies in or holds it, 2 otherwise (no root)."""
     if root is None:
