@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 2  # 2: ttr's bar includes the latency SLO; impact is each fault's share (docs/architecture.md)
+SCHEMA_VERSION = 3  # 2: ttr's bar includes the latency SLO; impact is each fault's share; 3: folded faults are
+# detected by the incident that covers them (covered_by), a fault touching no workload recovers only once its part is
+# back (docs/architecture.md)
 SCHEMA_ID = "https://opsbrain.invalid/schemas/journal-v1.json"  # an identifier, not a download address
 
 _NUM = {"type": "number"}

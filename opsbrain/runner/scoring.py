@@ -6,8 +6,13 @@ TTFT over its SLO) in which they are back within it, - onset. A workload that st
 degraded (below its pre-fault rate) recovers when the degradation stopped (back at the pre-fault rate for 30 s):
 a fault is never recovered at the onset of a degradation it caused, and a fault tolerated by design (only a ticket)
 is charged the time its impact lasted. 0 only when no affected workload was degraded at all. A fault that touches
-no workload gets ttr from its component's return to service (the end of the incident's last successful action, or
-the fault's own end when it healed by itself).
+no workload gets ttr from its part's return to service: back in service, or isolated and (a link) routed around
+(:func:`back_in_service`; never while it is still down and unhandled); one that never took its part out of service,
+from the end of its incident's last successful action, or the fault's own end when it healed by itself.
+
+Folded faults: an incident is matched to one fault (:func:`match_incidents`, which decides its diagnosis outcome);
+every other fault it covers (:func:`covered_faults`: the detector folded that fault's reports into it) is detected
+by it, with its own ttd.
 
 Impact: a workload's loss is cut at every fault's onset; each segment's loss goes in equal shares to the faults
 touching the workload whose impact window (onset to that workload's recovery, the run's end when it never
