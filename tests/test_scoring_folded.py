@@ -117,3 +117,11 @@ def test_a_link_left_dark_on_a_node_without_workload_is_not_recovered(tmp_path: 
     still_down = [f for f in faults if not any(a["action"] in ("isolate_link", "restore_link", "replace_part")
                                                and a["status"] == "succeeded" for a in f["actions"])]
     assert still_down and all(f["ttr_s"] is None for f in still_down)
+
+
+def test_the_part_index_finds_what_covers_accepts() -> None:
+    comps = [link(22), link(23), "pod0/node22", "pod0/node3/npu1", "pod0/node3/npu1/hbm", L2, "serve/decode0",
+             "pod0/node22/l1sw2", "pod0/node3"]
+    idx = scoring.PartIndex((c, c) for c in comps)
+    for target in [*comps, "pod0/node3/npu1/hbm", "pod0/node3/npu1/die0", "pod0/node22/qingtian", link(40)]:
+        assert idx.naming(target) == sorted(c for c in comps if scoring.covers(target, {c})), target

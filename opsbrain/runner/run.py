@@ -319,6 +319,7 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
     breaches = {name: br for name, w in sim.workloads.items() if (br := _breach(w)) is not None}
     out: list[dict[str, Any]] = []
     changes = _health_changes(sim)
+    by_part: dict[str, scoring.PartIndex] = {}  # a covering incident's signals by the part they name
     harms: list[scoring.Harm] = []  # what each fault's workloads suffered, and until when (consequences)
     windows: dict[str, list[scoring.Window]] = {}  # workload -> each touching fault's impact window on it
     for f in truths:
@@ -374,7 +375,7 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
             "human_steps": sum(orch.incident(k).get("human_steps", 0) for k in keys),
             "impact": {},  # below, once every fault's impact window is known (:func:`scoring.loss_owners`)
             **signal_lines([sg for inc in mine for sg in inc.signals] if cover is None else
-                           [sg for sg in cover.signals if sg.component and scoring.covers(f.target, {sg.component})]),
+                           _signals_of(cover, by_part).items_naming(f.target)),
         })
         out[-1].update(_lead_time(sim, f, detected, primary is not None and primary.id in ctl.adopted))
     _attribute_impact(out, windows, snaps, accounting_end, end)
@@ -397,6 +398,13 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
                     **({"consequence_of": cause} if cause else {}),  # the fault whose workload reported it
                     "impact": {}, **signal_lines(inc.signals, MAX_SIGNAL_LINES if fp else MAX_NOISE_SIGNAL_LINES)})
     return out
+
+
+def _signals_of(inc: Incident, cache: dict[str, scoring.PartIndex]) -> scoring.PartIndex:
+    """``inc``'s signals indexed by the part they name (built once per incident)."""
+    if inc.id not in cache:
+        cache[inc.id] = scoring.PartIndex((s.component, s) for s in inc.signals if s.component)
+    return cache[inc.id]
 
 
 def _workload_reports(inc: Incident, placement: dict[str, list[str]]) -> bool:

@@ -33,6 +33,7 @@ from __future__ import annotations
 import bisect
 import math
 from bisect import bisect_right
+from collections.abc import Iterable
 from typing import Any
 
 from faultlib import ids
@@ -199,13 +200,14 @@ def covered_faults(faults: list[FaultLife], incidents: list[Covering], horizon_s
     best: dict[str, tuple[float, str]] = {}
     for inc_id, opened, detected, components, signals in incidents:
         specific = most_specific(components)
+        named = PartIndex((c, None) for c in specific)
+        stamps = PartIndex((comp, t) for t, comp in signals if comp is not None)
         for fid, _kind, target, onset, ended in _candidates(specific, by_target, by_part):
-            if fid in skip or not covers(target, specific):
+            if fid in skip or not named.naming(target):
                 continue
             until = (math.inf if ended is None else ended) + horizon_s
             later = min((g[3] for g in by_target[target] if g[3] > onset + 1e-9), default=math.inf)
-            own = [t for t, comp in signals if comp is not None and onset - 1e-9 <= t <= until
-                   and t < later - 1e-9 and covers(target, {comp})]
+            own = [t for t in stamps.items_naming(target) if onset - 1e-9 <= t <= until and t < later - 1e-9]
             if not own:
                 continue
             at = detected if onset <= opened + 1e-9 else min(own) + max(0.0, detected - opened)
@@ -224,6 +226,35 @@ def covers(target: str, components: set[str]) -> bool:
         if c == target or inside(c, target) or c == npu or ("~" in c and c.endswith("~" + target)):
             return True
     return False
+
+
+class PartIndex:
+    """Items under the components they were reported for, looked up by the injected target they name
+    (:func:`covers`) without a scan: an incident of a pod whose every link went dark holds thousands of signals."""
+
+    def __init__(self, items: Iterable[tuple[str, Any]]) -> None:
+        self.by_comp: dict[str, list[Any]] = {}
+        for comp, item in items:
+            self.by_comp.setdefault(comp, []).append(item)
+        self.ordered = sorted(self.by_comp)
+        self.by_end: dict[str, list[str]] = {}  # L2 end -> the links named with it
+        for c in self.by_comp:
+            if "~" in c:
+                self.by_end.setdefault(c.rsplit("~", 1)[1], []).append(c)
+
+    def naming(self, target: str) -> list[str]:
+        """The components :func:`covers` accepts for ``target``, sorted."""
+        out = {c for c in (target, None if "~" in target else ids.npu_of(target)) if c in self.by_comp}
+        for sep in "/~":
+            i = bisect.bisect_left(self.ordered, target + sep)
+            while i < len(self.ordered) and self.ordered[i].startswith(target + sep):
+                out.add(self.ordered[i])
+                i += 1
+        out.update(self.by_end.get(target, ()))
+        return sorted(c for c in out if c is not None)
+
+    def items_naming(self, target: str) -> list[Any]:
+        return [item for c in self.naming(target) for item in self.by_comp[c]]
 
 
 def back_in_service(fault_id: str, onset: float, health: list[tuple[float, str, str | None]],
