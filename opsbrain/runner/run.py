@@ -312,9 +312,9 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
     incs = {i.id: i for i in ctl.incidents}
     matched = scoring.match_incidents(faults, [(i.id, i.opened_at, i.components) for i in ctl.incidents],
                                       horizon_s=24 * 3600.0, roots={i.id: _root(i) for i in ctl.incidents})
-    covered = scoring.covered_faults(faults, [(i.id, i.opened_at, i.opened_at if i.detected_at is None else i.detected_at,
-                                               i.components, [(s.t, s.component) for s in i.signals])
-                                              for i in ctl.incidents], 24 * 3600.0, skip=set(matched.values()))
+    covering_in = [(i.id, i.opened_at, i.opened_at if i.detected_at is None else i.detected_at, i.components,
+                    [(s.t, s.component) for s in i.signals]) for i in ctl.incidents]
+    covered = scoring.covered_faults(faults, covering_in, 24 * 3600.0, skip=set(matched.values()))
     series = {name: _series(w) for name, w in sim.workloads.items()}
     breaches = {name: br for name, w in sim.workloads.items() if (br := _breach(w)) is not None}
     out: list[dict[str, Any]] = []
@@ -349,7 +349,8 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
                 is not None}
         degraded = scoring.degraded_after(actions, sim.workloads)
         raw, per_workload = _ttr(f, affected, series, actions, end, bars, window_end,
-                                 {d["workload"]: d["rate"] for d in degraded}, breaches, _service(changes, f, actions, end))
+                                 {d["workload"]: d["rate"] for d in degraded}, breaches,
+                                 _service(changes, f, actions, end))
         ttr = scoring.credited_ttr(raw, detected)
         for w, t in per_workload.items():
             windows.setdefault(w, []).append((f.id, f.at_s, end if t is None else f.at_s + t))

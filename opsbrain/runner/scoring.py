@@ -222,10 +222,7 @@ def covers(target: str, components: set[str]) -> bool:
     a failed L2 chip. Narrower than :func:`names_target`: a whole that holds a link (its node's switch-fault line)
     does not name that link."""
     npu = None if "~" in target else ids.npu_of(target)
-    for c in components:
-        if c == target or inside(c, target) or c == npu or ("~" in c and c.endswith("~" + target)):
-            return True
-    return False
+    return any(c in (target, npu) or inside(c, target) or ("~" in c and c.endswith("~" + target)) for c in components)
 
 
 class PartIndex:
