@@ -73,7 +73,9 @@ def is_noise(inc: dict[str, Any]) -> bool:
 
 def incident_outcome(inc: dict[str, Any]) -> tuple[str, str]:
     """A journal incident. An injected fault: ``correct``, ``wrong component``, ``wrong class``, ``abstained`` or
-    ``missed`` (never diagnosed; ``symptom of <cause>`` for one declared a symptom, scored with its cause). A noise
+    ``missed`` (never diagnosed; ``symptom of <cause>`` for one declared a symptom, scored with its cause); a fault
+    folded into the incident matched to another (``covered_by``) takes that incident's diagnosis, its label followed by
+    ``(folded into <incident>)``. A noise
     incident: ``ignored`` (nothing that costs capacity was done), ``acted: false positive``, or ``consequence of
     <fault>`` (a workload's report of an injected fault's harm, :func:`opsbrain.runner.scoring.consequence_of`)."""
     d = inc.get("diagnosis") or {}
@@ -83,6 +85,11 @@ def incident_outcome(inc: dict[str, Any]) -> tuple[str, str]:
         return ("acted: false positive", "bad") if inc.get("false_positive") else ("ignored", "ok")
     if inc.get("correct"):
         return "correct", "ok"
+    if inc.get("covered_by") and d:  # folded into the incident matched to another fault: judged by its diagnosis
+        if inc.get("symptom_of"):  # a declared symptom folded into its cause's incident is no miss of its own
+            return f"symptom of {', '.join(inc['symptom_of'])} (folded into {inc['covered_by']})", "neutral"
+        label, tone = incident_outcome({k: v for k, v in inc.items() if k != "covered_by"})
+        return f"{label} (folded into {inc['covered_by']})", tone
     if inc.get("symptom_of") and not d:  # declared a symptom of another fault: scored with its cause
         return f"symptom of {', '.join(inc['symptom_of'])}", "neutral"
     if not d:

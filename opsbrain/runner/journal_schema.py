@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 2  # 2: ttr's bar includes the latency SLO; impact is each fault's share (docs/architecture.md)
+SCHEMA_VERSION = 3  # 2: ttr's bar includes the latency SLO; impact is each fault's share; 3: folded faults are
+# detected by the incident that covers them (covered_by), a fault touching no workload recovers only once its part is
+# back (docs/architecture.md)
 SCHEMA_ID = "https://opsbrain.invalid/schemas/journal-v1.json"  # an identifier, not a download address
 
 _NUM = {"type": "number"}
@@ -47,7 +49,7 @@ _INCIDENT = _obj({
     "affected_workloads": {"type": "array", "items": {"type": "string"}},
     "recovered_at_s": _OPT_NUM, "ttd_s": _OPT_NUM, "ttdiag_s": _OPT_NUM, "ttr_s": _OPT_NUM,
     "correct": {"type": "boolean"}, "class_correct": {"type": "boolean"}, "localized": {"type": "boolean"},
-    "false_positive": {"type": "boolean"}, "consequence_of": {"type": "string"},
+    "false_positive": {"type": "boolean"}, "consequence_of": {"type": "string"}, "covered_by": {"type": "string"},
     "human_steps": {"type": "integer", "minimum": 0},
     "impact": _OBJ, "impact_shared_with": _OBJ, "detected_by": _OPT_STR, "lead_time_s": _OPT_NUM,
     "link_down_at_s": _OPT_NUM,

@@ -312,23 +312,36 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
     incs = {i.id: i for i in ctl.incidents}
     matched = scoring.match_incidents(faults, [(i.id, i.opened_at, i.components) for i in ctl.incidents],
                                       horizon_s=24 * 3600.0, roots={i.id: _root(i) for i in ctl.incidents})
+    covering_in = [(i.id, i.opened_at, i.opened_at if i.detected_at is None else i.detected_at, i.components,
+                    [(s.t, s.component) for s in i.signals]) for i in ctl.incidents]
+    covered = scoring.covered_faults(faults, covering_in, 24 * 3600.0, skip=set(matched.values()))
     series = {name: _series(w) for name, w in sim.workloads.items()}
     breaches = {name: br for name, w in sim.workloads.items() if (br := _breach(w)) is not None}
     out: list[dict[str, Any]] = []
+    changes = _health_changes(sim)
+    by_part: dict[str, scoring.PartIndex] = {}  # a covering incident's signals by the part they name
     harms: list[scoring.Harm] = []  # what each fault's workloads suffered, and until when (consequences)
     windows: dict[str, list[scoring.Window]] = {}  # workload -> each touching fault's impact window on it
     for f in truths:
         mine = sorted((incs[i] for i, fid in matched.items() if fid == f.id), key=lambda x: x.opened_at)
-        primary = mine[0] if mine else None
-        keys = [k for inc in mine for k in ctl.handled.get(inc.id, [])]
+        cover = incs[covered[f.id][0]] if not mine and f.id in covered else None  # folded into another's incident
+        responders = mine or ([cover] if cover else [])
+        primary = responders[0] if responders else None
+        keys = [k for inc in responders for k in ctl.handled.get(inc.id, [])]
         actions = [a for k in keys for a in orch.actions_for(k)]
         diag, diag_at = _final_diagnosis(primary) if primary else (None, None)
         detected = (primary.opened_at if primary.detected_at is None else primary.detected_at) if primary else None
+        if cover is not None:
+            detected = covered[f.id][1]
         manual = [orch.incident(k) for k in keys] if plan.policy in ("manual", "vendor-default") else []
         if manual:  # the person's times, not the tool's: none yet while their step is still under way at the end
-            detected = manual[0].get("detected_at_s")
+            seen = manual[0].get("detected_at_s")
+            detected = seen if cover is None or seen is None or detected is None else max(seen, detected)
             diag_at = manual[0].get("diagnosed_at_s")
             diag = diag | {"at_s": diag_at} if diag is not None and diag_at is not None else None
+        if cover is not None and diag is not None and diag_at is not None and detected is not None:
+            diag_at = max(diag_at, detected)  # a diagnosis made before the fault began is not its diagnosis time
+            diag = diag | {"at_s": diag_at}
         window_end = scoring.fault_window_end(f.at_s, f.ended_at_s, [a["start_s"] for a in actions
                                                                       if a.get("start_s") is not None], end)
         affected = scoring.blast_radius(f.kind, f.target, _placed(sim, f.at_s, window_end))
@@ -336,7 +349,8 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
                 is not None}
         degraded = scoring.degraded_after(actions, sim.workloads)
         raw, per_workload = _ttr(f, affected, series, actions, end, bars, window_end,
-                                 {d["workload"]: d["rate"] for d in degraded}, breaches)
+                                 {d["workload"]: d["rate"] for d in degraded}, breaches,
+                                 _service(changes, f, actions, end))
         ttr = scoring.credited_ttr(raw, detected)
         for w, t in per_workload.items():
             windows.setdefault(w, []).append((f.id, f.at_s, end if t is None else f.at_s + t))
@@ -348,6 +362,7 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
         out.append({
             "id": f.id, "injected": {"kind": f.kind, "component": f.target, "at_s": f.at_s, "params": f.params},
             "incident_ids": [i.id for i in mine],
+            **({"covered_by": cover.id} if cover else {}),  # folded into the incident matched to another fault
             "detected_at_s": detected, "diagnosis": diag,
             "runbook": next((r for r in reversed(runbooks) if r), None),
             "actions": actions, "affected_workloads": affected,
@@ -360,12 +375,14 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
             "degraded": [{k: v for k, v in d.items() if k != "rate"} for d in degraded],  # recovered scaled in
             "human_steps": sum(orch.incident(k).get("human_steps", 0) for k in keys),
             "impact": {},  # below, once every fault's impact window is known (:func:`scoring.loss_owners`)
-            **signal_lines([sg for inc in mine for sg in inc.signals]),
+            **signal_lines([sg for inc in mine for sg in inc.signals] if cover is None else
+                           _signals_of(cover, by_part).items_naming(f.target)),
         })
         out[-1].update(_lead_time(sim, f, detected, primary is not None and primary.id in ctl.adopted))
     _attribute_impact(out, windows, snaps, accounting_end, end)
+    covering = {inc_id for inc_id, _at in covered.values()}
     for inc in ctl.incidents:
-        if inc.id in matched:
+        if inc.id in matched or inc.id in covering:  # a fault's incident (the one it was folded into too)
             continue
         d = inc.diagnosis
         keys = ctl.handled.get(inc.id, [])
@@ -384,10 +401,20 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
     return out
 
 
+def _signals_of(inc: Incident, cache: dict[str, scoring.PartIndex]) -> scoring.PartIndex:
+    """``inc``'s signals indexed by the part they name (built once per incident)."""
+    if inc.id not in cache:
+        cache[inc.id] = scoring.PartIndex((s.component, s) for s in inc.signals if s.component)
+    return cache[inc.id]
+
+
 def _workload_reports(inc: Incident, placement: dict[str, list[str]]) -> bool:
     """Whether every signal of an incident is a workload's own report: a rank saying a collective failed, or a job
-    event (:func:`scoring.consequence_of` attributes such an incident by blast radius and time)."""
-    return bool(inc.signals) and all(collective_failure(s) or s.component in placement for s in inc.signals)
+    event (its kind ``job:...``, whether it names the job or the device the scheduler saw fail: an instance that went
+    down when its HCCL re-executions ran out names a device of the reporting node, not the fault's part;
+    :func:`scoring.consequence_of` attributes such an incident by blast radius and time)."""
+    return bool(inc.signals) and all(collective_failure(s) or s.component in placement or s.kind.startswith("job:")
+                                     for s in inc.signals)
 
 
 MAX_SIGNAL_LINES = 12  # per incident (reason: the evidence a report quotes; a week-long journal stays small)
@@ -459,21 +486,44 @@ def _breach(w: Any) -> scoring.Series | None:
 
 def _ttr(f: ActiveFault, affected: list[str], series: dict[str, scoring.Series], actions: list[dict[str, Any]],
          end: float, nominal: dict[str, float], dip_by: float | None = None,
-         degraded: dict[str, float] | None = None,
-         breaches: dict[str, scoring.Series] | None = None) -> tuple[float | None, dict[str, float | None]]:
-    """The fault's ttr (None: not recovered by the run's end) and, per affected workload, when it was back."""
+         degraded: dict[str, float] | None = None, breaches: dict[str, scoring.Series] | None = None,
+         service: tuple[bool, float | None] = (False, None)) -> tuple[float | None, dict[str, float | None]]:
+    """The fault's ttr (None: not recovered by the run's end) and, per affected workload, when it was back. A fault
+    that touches no workload: when its part was back (``service``, :func:`scoring.back_in_service`) if the fault
+    took it out of service; otherwise the end of its response's last successful action, or the fault's end."""
     if affected:
         ttrs = {w: scoring.time_to_recover(series[w], f.at_s, end, nominal=nominal.get(w), dip_by=dip_by,
                                            degraded_rate=(degraded or {}).get(w), breach=(breaches or {}).get(w))
                 for w in affected}
         vals = list(ttrs.values())
         return (None if any(t is None for t in vals) else max(t for t in vals if t is not None)), ttrs
+    took_out, back = service
+    if took_out:  # never while the part is still down and unhandled (a ticket does not bring a link back)
+        return (None if back is None else back - f.at_s), {}
     done = [a["end_s"] for a in actions if a.get("status") == "succeeded" and a.get("end_s") is not None]
     if done:
         return max(done) - f.at_s, {}
     if f.ended_at_s is not None:
         return f.ended_at_s - f.at_s, {}
     return None, {}
+
+
+def _health_changes(sim: Any) -> dict[str, list[tuple[float, str, str | None]]]:
+    """Each part's health changes in the plant's trace: part -> [(t, new state, cause)], in time order."""
+    out: dict[str, list[tuple[float, str, str | None]]] = {}
+    for e in sim.trace.of_kind("health"):
+        out.setdefault(e.subject, []).append((e.t, str(e.detail.get("new")), e.detail.get("cause")))
+    return out
+
+
+def _service(changes: dict[str, list[tuple[float, str, str | None]]], f: ActiveFault, actions: list[dict[str, Any]],
+             end: float) -> tuple[bool, float | None]:
+    """:func:`scoring.back_in_service` for ``f`` from the plant's health changes of its part and its response's
+    successful re-routes and drains."""
+    health = [h for h in changes.get(f.target, []) if h[0] >= f.at_s - 1e-9]
+    routes = [a["end_s"] for a in actions if a.get("action") in ("reroute", "drain_link")
+              and a.get("status") == "succeeded" and a.get("end_s") is not None]
+    return scoring.back_in_service(f.id, f.at_s, health, routes, "~" in f.target, end)
 
 
 def summarize(incidents: list[dict[str, Any]], faults: list[dict[str, Any]], world: World,

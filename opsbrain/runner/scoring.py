@@ -6,8 +6,13 @@ TTFT over its SLO) in which they are back within it, - onset. A workload that st
 degraded (below its pre-fault rate) recovers when the degradation stopped (back at the pre-fault rate for 30 s):
 a fault is never recovered at the onset of a degradation it caused, and a fault tolerated by design (only a ticket)
 is charged the time its impact lasted. 0 only when no affected workload was degraded at all. A fault that touches
-no workload gets ttr from its component's return to service (the end of the incident's last successful action, or
-the fault's own end when it healed by itself).
+no workload gets ttr from its part's return to service: back in service, or isolated and (a link) routed around
+(:func:`back_in_service`; never while it is still down and unhandled); one that never took its part out of service,
+from the end of its incident's last successful action, or the fault's own end when it healed by itself.
+
+Folded faults: an incident is matched to one fault (:func:`match_incidents`, which decides its diagnosis outcome);
+every other fault it covers (:func:`covered_faults`: the detector folded that fault's reports into it) is detected
+by it, with its own ttd.
 
 Impact: a workload's loss is cut at every fault's onset; each segment's loss goes in equal shares to the faults
 touching the workload whose impact window (onset to that workload's recovery, the run's end when it never
@@ -28,6 +33,7 @@ from __future__ import annotations
 import bisect
 import math
 from bisect import bisect_right
+from collections.abc import Iterable
 from typing import Any
 
 from faultlib import ids
@@ -166,6 +172,112 @@ def match_incidents(faults: list[FaultLife], incidents: list[tuple[str, float, s
         if best is not None:
             out[inc_id] = best[2]
     return out
+
+
+Covering = tuple[str, float, float, set[str], list[tuple[float, str | None]]]
+# (incident id, opened_at, detected at, components, its signals as (time stamp, component))
+
+
+def covered_faults(faults: list[FaultLife], incidents: list[Covering], horizon_s: float,
+                   skip: set[str]) -> dict[str, tuple[str, float]]:
+    """The faults (other than ``skip``: those :func:`match_incidents` gave an incident of their own) that an
+    incident covers, each with the incident and when it detected the fault: the detector folds one event's reports
+    (nine links of one L2 chip going dark within a second, the next flaps of a node's links, a second UCE on the same
+    HBM) into the incident already open, so that incident detected every fault behind them, not only the one it is
+    matched to. An incident covers a fault when its most specific components name the fault's part
+    (:func:`covers`: the part itself, a part inside it, the NPU of an HBM stack, a link of an L2 chip; a node's own
+    line does not name each link of that node) and it holds a signal naming that part stamped while the fault lived
+    (onset to its end plus ``horizon_s``) and before another fault on the same part began. Detected: the incident's
+    detection when the fault began before the incident opened; otherwise when the fault's first signal joined it, its
+    time stamp plus the incident's own intake delay (detection - opening: the detector records no join time per
+    signal). Among several incidents, the one that detected it first. Returns fault id -> (incident id, detected)."""
+    by_target: dict[str, list[FaultLife]] = {}
+    by_part: dict[str, list[FaultLife]] = {}
+    for f in faults:
+        by_target.setdefault(f[2], []).append(f)
+        for whole in _wholes(f[2], "/"):
+            by_part.setdefault(whole, []).append(f)
+    best: dict[str, tuple[float, str]] = {}
+    for inc_id, opened, detected, components, signals in incidents:
+        specific = most_specific(components)
+        named = PartIndex((c, None) for c in specific)
+        stamps = PartIndex((comp, t) for t, comp in signals if comp is not None)
+        for fid, _kind, target, onset, ended in _candidates(specific, by_target, by_part):
+            if fid in skip or not named.naming(target):
+                continue
+            until = (math.inf if ended is None else ended) + horizon_s
+            later = min((g[3] for g in by_target[target] if g[3] > onset + 1e-9), default=math.inf)
+            own = [t for t in stamps.items_naming(target) if onset - 1e-9 <= t <= until and t < later - 1e-9]
+            if not own:
+                continue
+            at = detected if onset <= opened + 1e-9 else min(own) + max(0.0, detected - opened)
+            if fid not in best or (at, inc_id) < best[fid]:
+                best[fid] = (at, inc_id)
+    return {fid: (inc_id, at) for fid, (at, inc_id) in best.items()}
+
+
+def covers(target: str, components: set[str]) -> bool:
+    """Whether ``components`` name the injected ``target`` itself (:func:`covered_faults`): the target, a part
+    inside it (a link of a crashed node), the NPU of an HBM stack or a die (device lines name the NPU), or a link of
+    a failed L2 chip. Narrower than :func:`names_target`: a whole that holds a link (its node's switch-fault line)
+    does not name that link."""
+    npu = None if "~" in target else ids.npu_of(target)
+    return any(c in (target, npu) or inside(c, target) or ("~" in c and c.endswith("~" + target)) for c in components)
+
+
+class PartIndex:
+    """Items under the components they were reported for, looked up by the injected target they name
+    (:func:`covers`) without a scan: an incident of a pod whose every link went dark holds thousands of signals."""
+
+    def __init__(self, items: Iterable[tuple[str, Any]]) -> None:
+        self.by_comp: dict[str, list[Any]] = {}
+        for comp, item in items:
+            self.by_comp.setdefault(comp, []).append(item)
+        self.ordered = sorted(self.by_comp)
+        self.by_end: dict[str, list[str]] = {}  # L2 end -> the links named with it
+        for c in self.by_comp:
+            if "~" in c:
+                self.by_end.setdefault(c.rsplit("~", 1)[1], []).append(c)
+
+    def naming(self, target: str) -> list[str]:
+        """The components :func:`covers` accepts for ``target``, sorted."""
+        out = {c for c in (target, None if "~" in target else ids.npu_of(target)) if c in self.by_comp}
+        for sep in "/~":
+            i = bisect.bisect_left(self.ordered, target + sep)
+            while i < len(self.ordered) and self.ordered[i].startswith(target + sep):
+                out.add(self.ordered[i])
+                i += 1
+        out.update(self.by_end.get(target, ()))
+        return sorted(c for c in out if c is not None)
+
+    def items_naming(self, target: str) -> list[Any]:
+        return [item for c in self.naming(target) for item in self.by_comp[c]]
+
+
+def back_in_service(fault_id: str, onset: float, health: list[tuple[float, str, str | None]],
+                    reroutes: list[float], link: bool, end: float) -> tuple[bool, float | None]:
+    """For a fault that touches no workload: whether it took its part out of service (a ``health`` change, (t,
+    new state, cause), caused by ``fault:<id>`` to a state that carries no traffic) and, if so, when the part was
+    back: in service again (healthy, degraded or cordoned: repaired, restored, replaced), or isolated and, for a
+    link, routed around (the end of a successful re-route or drain of the fault's response, ``reroutes``, after the
+    part went out). None while it is still down and unhandled at ``end``."""
+    up = {"healthy", "degraded", "cordoned"}
+    out_at = next((t for t, new, cause in health if t >= onset - 1e-9 and cause == f"fault:{fault_id}"
+                   and new not in up), None)
+    if out_at is None:
+        return False, None
+    for t, new, _cause in health:
+        if t < out_at or t > end:
+            continue
+        if new in up:
+            return True, t
+        if new == "isolated":
+            if not link:
+                return True, t
+            routed = [r for r in reroutes if out_at - 1e-9 <= r <= end]
+            if routed:
+                return True, max(t, min(routed))
+    return True, None
 
 
 def _root_rank(target: str, root: str | None) -> int:
