@@ -18,7 +18,7 @@ from opsbrain.cli import cli
 from opsbrain.errors import InputError
 from opsbrain.report import build_campaign_report, build_run_report, plots, render
 from opsbrain.report import output as out_mod
-from opsbrain.runner.run import downsample
+from opsbrain.runner.series import downsample
 
 SECTIONS = ("summary", "incidents", "other-incidents", "workloads", "recovery-state", "baseline")
 INCIDENT_PARTS = ("timeline", "throughput", "root-cause", "topology", "actions", "impact", "followups", "baseline")

@@ -4,16 +4,12 @@ workload is recovered only when its part is back in service or isolated and rout
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
-import yaml
 
-from opsbrain import chaos
 from opsbrain.runner import scoring
-from opsbrain.scenario.loader import load_scenario
-from opsbrain.scenario.plan import build_plan
 from opsbrain.verdict import incident_outcome
+from tests.test_scoring_impact import _run, _write
 
 L2 = "pod0/l2plane2/sw05"
 
@@ -68,18 +64,6 @@ def test_a_part_without_workload_recovers_when_back_in_service_or_isolated_and_r
     assert scoring.back_in_service("f1", 300.0, iso, [318.0], link=True, end=900.0) == (True, 318.0)
     assert scoring.back_in_service("f1", 300.0, iso, [], link=False, end=900.0) == (True, 310.0)
     assert scoring.back_in_service("f1", 300.0, [], [], link=True, end=900.0) == (False, None)  # never took it out
-
-
-def _write(tmp_path: Path, name: str, spec: dict[str, Any]) -> Path:
-    f = tmp_path / f"{name}.yaml"
-    f.write_text(yaml.safe_dump({"apiVersion": "opsbrain/v1", "kind": "ChaosScenario",
-                                 "metadata": {"name": name, "description": "scoring test"}, "spec": spec}))
-    return f
-
-
-def _run(path: Path) -> dict[str, Any]:
-    sc, p = load_scenario(str(path))
-    return chaos.run(build_plan(sc, str(p)))
 
 
 @pytest.fixture(autouse=True)
