@@ -44,3 +44,16 @@ def test_ge_e19022_is_out_of_memory() -> None:
     d = _diagnose("E19022: 2025-01-08-15:20:31.004.112 Model resnet_batch256 requires [38654705664] memory, which "
                   "exceeds system limit [34359738368].\n")
     assert d["fault_class"] == "npu_oom"
+
+
+def test_a_healthy_npu_smi_table_says_no_fault_found() -> None:
+    # npu-smi info's table with every NPU OK (tester Z's c19: the verdict line read "unknown at device 0")
+    table = ("| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|\n"
+             "| 0     910B3               | OK            | 96.7        37                0    / 0             |\n"
+             "| 0                         | 0000:C1:00.0  | 0           0    / 0          3380 / 65536         |\n"
+             "| No running processes found in NPU 0                                                            |\n")
+    from opsbrain.cli.diagnose_cmd import _verdict_line
+
+    d = _diagnose(table)
+    assert d["fault_class"] == "unknown" and d["evidence"][0].startswith("no fault found")
+    assert _verdict_line(d, 0.4) == "diagnosis: no fault found (the input names device 0)"

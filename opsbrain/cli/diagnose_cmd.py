@@ -179,6 +179,9 @@ def _verdict_line(d: dict[str, Any], bar: float) -> str:
     root = d.get("root") or {}
     where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) or root.get(
         "name") or d.get("component") or "no host or device named"
+    if d["fault_class"] == "unknown" and str((d.get("evidence") or [""])[0]).startswith("no fault found"):
+        named = "" if where == "no host or device named" else f" (the input names {where})"
+        return f"diagnosis: no fault found{named}"  # not "unknown at device 0" for a healthy npu-smi table
     low = d["fault_class"] != "unknown" and d["confidence"] < bar
     return (f"diagnosis: {d['fault_class']} at {where} (confidence {d['confidence']:.2f}"
             + (f", below the {bar:.2f} answer bar: confirm before acting" if low else "") + ")"
