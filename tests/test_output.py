@@ -147,3 +147,17 @@ def test_one_outcome_vocabulary() -> None:
 def test_kb_show_prints_unicode(runner: Any) -> None:
     res = runner.invoke(cli, ["kb", "show", "hbm_uce"])
     assert res.exit_code == 0 and "\\xA7" not in res.output and "\\u" not in res.output
+
+
+def test_a_run_without_probes_prints_no_empty_probe_table(journal: dict[str, Any],
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    # tester T, session 30: a scenario without probes printed the probe table's header with no row under it
+    from opsbrain.cli.chaos_cmds import _print_journal
+
+    bare = {**journal, "steady_state": {**(journal.get("steady_state") or {}), "after": {}, "before": {},
+                                        "baseline": {}, "longest_deviation_s": {}}}
+    _print_journal(bare)
+    out = capsys.readouterr().out
+    assert "): no probes" in out and "longest deviation s" not in out
+    _print_journal(journal)  # link-down-training has probes: their table is still printed
+    assert "longest deviation s" in capsys.readouterr().out

@@ -239,7 +239,10 @@ def _print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False
                + _expected_note(j)
                + (f"  run id {j['run_id']}" if j.get("run_id") else ""))
     for t in tables:
-        click.echo(t.render(fmt))
+        if t.rows or t is tables[0]:
+            click.echo(t.render(fmt))
+        else:  # a scenario without probes: no empty probe table (tester T)
+            click.echo(f"{t.title}: no probes")
     fps = [i for i in j["incidents"] if i.get("false_positive")]
     named = "; ".join(f"{(i['diagnosis'] or {}).get('fault_class')} at {(i['diagnosis'] or {}).get('component')}"
                       for i in fps[:3])
