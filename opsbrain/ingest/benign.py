@@ -7,7 +7,7 @@ import re
 
 BENIGN = re.compile(r"Failed to import from vllm\._C with|"
                     r"The model has a long context length \(\d+\)\. This may cause OOM|"
-                    r"(?i:error log can be ignored)")
+                    r"(?i:\berror (?:log|message)s?\b.{0,80}?\bcan be (?:safely )?ignored)")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -21,7 +21,9 @@ healthy run), its process group once a delayed work is dispatched (``Process gro
 sucess. This error log can be ignored.``, ProcessGroupHCCL.cpp), HCCL's client once it reconnected
 (``[OpRetryConnection][Init] Client reconnect %u times to success, so the above or this error log can be
 ignored``) and its snapshot recovery banner (``THE ABOVE AND THIS ERROR LOG CAN BE IGNORED``); ascend-fd reads
-the phrase as a retry marker too (ascend_fd cann_log_parser).
+the phrase as a retry marker too (ascend_fd cann_log_parser). The same holds for a program's announcement of an
+error message to come (sglang's ``The following error message 'operation scheduled before its operands' can be
+ignored.``, printed at each healthy start of the server, sglang#3781).
 
 Not here: vllm-ascend's own ``Failed to import vllm_ascend_C: ...`` (its custom operators), harmless when they are
 not used (vllm-ascend#703) but the cause where sleep mode's allocator needs them (corpus_q q016, corpus_zk zk004)."""

@@ -83,6 +83,12 @@ _VLLM_HEAD = re.compile(_VLLM + " ?")
 _LOGGED = re.compile(r"(DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:")
 _RAY_REPEAT = re.compile(r" \[repeated \d+x across cluster\]$")
 """Ray's log deduplication: a line other workers logged too ends ``[repeated 6x across cluster]``."""
+_PROGRESS = re.compile(r"^[^\n%]{0,80}?\b\d{1,3}%(?:\|[^|\n]{0,160}\|)?\s*\d+/\d+\s*"
+                       r"\[[^\]\n]{0,60}(?:it/s|s/it|B/s|\?it/s)\]\s*")
+"""A tqdm progress bar (``Train:   0%|          | 0/465 [00:00<?, ?it/s]``, ``Loading ... 100% 4/4 [00:03<00:00,
+1.10it/s]``): tqdm redraws it with a carriage return, so a log file or a copied terminal holds the next line's text
+right after the bar (``...?it/s][W AclInterface.cpp:181] Warning: ...``, ms-swift#1243). The bar is taken off as a
+head when a line follows it."""
 _FULL_COLON = re.compile("\uff1a ?")
 _GREP_FILE = re.compile(r"(?:\.(?:log|txt|out|err)(?:\.\d+)?(?:\.(?:gz|bz2|xz))?"
                         r"|(?:^|/)(?:messages|syslog|dmesg|kern\.log)(?:[.-]\d+)?)$")
@@ -155,6 +161,8 @@ def plain(line: str) -> tuple[str, str]:
         line = _FULL_COLON.sub(": ", line)
     if line.endswith(" across cluster]"):
         line = _RAY_REPEAT.sub("", line)
+    if "%" in line[:96] and (bar := _PROGRESS.match(line)) and bar.end() < len(line.rstrip()):
+        line, record = line[bar.end():], record + line[:bar.end()]
     n = _head(line)
     if not n:
         return line, record

@@ -122,14 +122,15 @@ src/dfx/error_manager/error_code.json), the same text for every occurrence of th
 apply, not what happened, so a line is read up to them (the code itself says all they say)."""
 
 
-DEBUG_ADVICE = re.compile(r"If you want to get the accurate stacktrace, please set the environment variable "
+DEBUG_ADVICE = re.compile(r"If you want to get the accurate stacktrace, plea[sc]e set the environment variable "
                           r"ASCEND_LAUNCH_BLOCKING=1\.|Note: ASCEND_LAUNCH_BLOCKING=1 will force ops to run in "
                           r"synchronous mode[^.]*\.(?: Please unset ASCEND_LAUNCH_BLOCKING in time after debugging\.)?")
 """torch_npu's canned advice after every asynchronous inner error (Ascend/pytorch torch_npu/csrc/core/npu/NPUQueue.cpp,
 Repository::Enqueue: ``... please set the environment variable ASCEND_LAUNCH_BLOCKING=1.`` and ``Note:
 ASCEND_LAUNCH_BLOCKING=1 will force ops ...``): how to debug, not a variable the environment lacks (triton-ascend#783).
-Only these sentences are dropped; what the line holds besides them (a one-line rendering carries the ACL error after
-them) is read as usual."""
+Older torch_npu releases print "pleace" (the line as vllm-ascend#1007 and lmdeploy#2471 show it); both spellings
+are read. Only these sentences are dropped; what the line holds besides them (a one-line rendering carries the ACL
+error after them) is read as usual."""
 
 
 @lru_cache(maxsize=1)

@@ -24,11 +24,12 @@ RE_RT_FIELD = screened(rf"(?:code|ret|result|retcode|errcode)\s*[:=]\s*({RT_CODE
 """``error code:507053``, ``retcode:507011``: a code right after its field name (the colon the general pattern
 refuses, so as not to read clock fields and ids)."""
 _RT_CONTEXT = screened(r"err|fail|ret|result|code|exception|abnormal", re.I)
-RE_PLOG_HEAD = re.compile(r"^\[\w+\s*\]\s*\w+\(\d+,[^)]*\):\S+\s*(?:\[[^\]]*\])*(?:\s*\d+(?=\s*[A-Za-z_]))?")
+RE_PLOG_HEAD = re.compile(r"^\[\w+\s*\]\s*\w+\(\d+,[^)]*\):\S+(?:\s*\[[^\]]*\])*(?:\s*\d+(?=\s*[A-Za-z_]))?")
 """A plog line's head ``[ERROR] HCCL(pid,proc):time [file.cc:line][tid]...``: its numbers (thread ids) are no codes;
 nor is the thread id that RUNTIME and TBE lines print bare after the source position, before the function name
 (``[ascendc_runtime.cpp:228]  505389 AscendCheckSoCVersion:...``,
-``[capture_model.cc:1078]227839 AllocSqCqProc:...``)."""
+``[capture_model.cc:1078]227839 AllocSqCqProc:...``). HCCL lines may put a space between the bracketed fields
+(``[adapter_hccp.cc:1240] [106335]cur idx[0]``, vllm-ascend#9447)."""
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"SilentCheck|silent[ _]check|npu_asd_detect", re.I), "sdc:silent_check"),
     (screened(r"ai ?core.*(?:exception|error|trap)|aicore_exception|aic(?:ore)? error|aivec.*(?:exception|error)|"

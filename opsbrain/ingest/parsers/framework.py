@@ -19,7 +19,7 @@ _ENV = (
     r"address already in use|port is (?:been |being )?(?:using|used|in use|occupied)|port .{0,40}(?:in use|occupied)|"
     r"gethostbyname failed|Name or service not known|DNS resolution failed|"
     r"(?:npu-smi|hccn_tool|ascend-dmi|msnpureport) not found|Cannot find bin(?:ary)? (?:of|for) op|"
-    r"未找到命令|died unexpectedly with status 127|\bsh: \d+: [^\s:]+: not found")
+    r"未找到命令|died unexpectedly with status 127|\bsh: \d+: [^\s:]+: not found|\bvisible devices \(0\)")
 _FILES = (r"(?<!device )\bpath\b(?![\s:=\[(\"']*/dev/)(?:[^.;]|\.(?=\S)){0,120}\b(?:does not|do not|doesn't) exist|"
           r"\b(?:fail(?:ed)? to|cannot|can't|could not|unable to) open (?:the )?(?:(?!device )[A-Za-z]+ )?file\b"
           r"(?![\s:=\[(\"']*/dev/)(?!.{0,200}?(?:Input/output error|Read-only file system|\berrno[=: ]\s*(?:5|30)\b))")
@@ -68,6 +68,12 @@ RE_SYSTEM_ENOENT = re.compile(r"/(?:dev|proc|sys)/[^\s:'\"]*['\"]?:\s*No such fi
 """strerror(ENOENT) on a system path: a device node the driver did not create or the container did not mount
 (``/dev/davinci3``), a process that ended while a tool walked /proc (``find: '/proc/123/task/124': No such file or
 directory``). Neither is the job's installation: not read as the environment text."""
+RE_ENV_ADVICE = re.compile(r"\b(?:try|consider|you (?:can|may|could|might|should)(?: also)?) (?:setting|to set|set)\b"
+                           r"[^.]{0,120}?\benvironment variables?\b[^.]*", re.I)
+"""Advice to set an environment variable, printed whether or not anything failed (DeepSpeed's op builder at every
+start without libaio: ``If libaio is already installed (perhaps from source), try setting the CFLAGS and LDFLAGS
+environment variables to where it can be found.``, deepspeed/ops/op_builder/async_io.py, seen in ms-swift#1243's
+healthy run): what one may do, not a variable the environment lacks. The rest of the line is read as usual."""
 RE_LEVEL_TAG = re.compile(r"\[(WARN(?:ING)?|INFO|DEBUG|ERROR|ERR|CRITICAL|FATAL)\]")
 """The first bracketed level within a line's head that the level reader does not take as the line's level, because
 a tag of the tool's own comes first: msnpureport's export script prints ``<date time> [RECORD_LOG] [WARNING] The
@@ -316,6 +322,8 @@ def parse(ctx: LineCtx) -> bool:
         if rx is RE_JOB_FILES and (warning or (ctx.stated and ctx.sev < 2) or _tagged_below_error(text)):
             continue
         if rx is CFG_ENV_TEXT and RE_SYSTEM_ENOENT.search(text) and not rx.search(RE_SYSTEM_ENOENT.sub(" ", text)):
+            continue
+        if rx is CFG_ENV_TEXT and RE_ENV_ADVICE.search(text) and not rx.search(RE_ENV_ADVICE.sub(" ", text)):
             continue
         if rx.search(text):
             dev = ctx.device()
