@@ -30,7 +30,8 @@ def test_up_down_changes_are_counted_and_rated() -> None:
     f = by(sweep(*flaps), "link_downs")[PORT]
     assert f.severity == "Alarm" and f.data == {"downs": 5, "lower_bound": True}
     assert f.evidence.startswith("at least 5 link-down events in the last 45 min")
-    assert "between two collections is not seen" in f.evidence
+    assert "a lower bound" in f.evidence and "between two readings is not seen" in f.evidence
+    assert "a missing or unread state is neither UP nor DOWN" in f.evidence
     three = by(sweep(*flaps[:6]), "link_downs")[PORT]
     assert three.severity == "Warning" and three.data["downs"] == 3
 
@@ -41,6 +42,9 @@ def test_what_is_not_a_down_seen() -> None:
     # not read in between: UP, -, DOWN is one down; a port missing from the newest collection is not swept
     s = snapshot(states(False, None, True, None, False, True, False, True))
     assert s.link_downs.tolist() == [3.0] and s.link_downs_from_states is not None
+    # not read is unknown, neither UP nor DOWN: DOWN, -, DOWN and UP, -, UP are no down
+    assert snapshot(states(True, None, True, None, True)).link_downs.tolist() == [0.0]
+    assert snapshot(states(False, None, False, True)).link_downs.tolist() == [1.0]
 
 
 def snapshot(seq: list[Readings], p: SweepParams | None = None) -> object:
@@ -84,7 +88,7 @@ def test_records_and_changes_are_not_added() -> None:
 def test_exporter_link_status_pages_over_time() -> None:
     assert "link_downs" in COVERS
     pages = []
-    for k, v in enumerate([1.0, 0.0, 1.0, 0.0, 1.0, 0.0, -1.0, 1.0, 0.0, 1.0, 0.0]):  # -1: not read, skipped
+    for k, v in enumerate([1.0, 0.0, 1.0, 0.0, 1.0, 0.0, -1.0, 0.0, 1.0, 0.0, -1.0, 0.0, 1.0, 0.0]):  # -1: unknown
         page = family("npu_chip_info_link_status", {5: v, 0: 1.0}, "the npu link status")
         pages.append(parse_page(page.replace(f" {MS}\n", f" {MS + k * 300_000}\n"), "w", now=NOW + k * 300))
     f = by(sweep(*pages), "link_downs")

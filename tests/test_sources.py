@@ -251,7 +251,9 @@ class _FakePrometheusAPI:
                 expr, t = q["query"][0], float(q["time"][0])
                 page = render_twin_page(sim, t - epoch)
                 result = []
-                if expr.startswith("timestamp("):
+                if expr.startswith("resets("):  # the link-down count: the twin's link states do not flap here
+                    result = []
+                elif expr.startswith("timestamp("):
                     want = expr[len("timestamp("):-1]
                     result = [{"metric": lb, "value": [t, str(ts)]}
                               for n, lb, _v, ts in PageParser().samples(page) if n == want]

@@ -17,7 +17,9 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from opsbrain.ingest.parsers.ctx import stated_level, worded_level
 from opsbrain.ingest.signal import Signal
+from opsbrain.ingest.smihealth import ErrorCodes, code_signals, error_code_line
 from opsbrain.ingest.where import node_component
 
 RE_COMMAND = re.compile(r"^\s*(?:[$#]\s*)?(?:\S*/)?(npu-smi|hccn_tool)\s+(.*?)\s*$")
@@ -39,14 +41,9 @@ device absent or not started, as Alarm)."""
 RE_HEALTH_CMD = re.compile(r"-t\s+health\b")
 RE_CHIP = re.compile(r"-c\s+(\d+)")
 RE_HEALTH_KV = re.compile(r"^\s*([A-Za-z][A-Za-z ]*?)?\s*:\s*(.*?)\s*$")
-"""A line of ``npu-smi info -t health``: ``Health Status : Alarm``, ``Error Code : A4025021 8C03A000``, or a
-continuation of the key above it with no key of its own (``                : node type=adda, ...``)."""
-RE_CODE_TOKEN = re.compile(r"^(?:0x)?([0-9A-Fa-f]{8})$")
-"""One fault code as npu-smi prints it: eight hex digits without ``0x`` (``80E01801``), a ``0x`` prefix accepted, as
-the log parser reads the same line (:data:`opsbrain.ingest.parsers.device.RE_SMI_T_CODES`); the exporter reads the
-same 32-bit event ids (``npu_chip_info_error_code``). All zeros: no event."""
-NO_CODE = frozenset({"na", "none", "n/a", "-", ""})
-"""``Error Code`` values meaning no fault (the manual's healthy example prints ``NA``)."""
+"""A line of ``npu-smi info -t health``: ``Health Status : Alarm``, ``NPU ID : 3``, or a continuation of ``Error
+Information`` with no key of its own (``                : node type=adda, ...``, not read). ``Error Code`` lines are
+:func:`opsbrain.ingest.smihealth.error_code_line`'s."""
 NO_LIGHT_DBM = -40.0
 """A lane the module flags as loss of signal (``Rx Los Flag`` bit set) or reading 0 mW: no light."""
 
@@ -72,6 +69,8 @@ class CommandReadings:
     health_status: dict[int, str] = field(default_factory=dict)
     """``Health Status`` / ``Health`` of ``npu-smi info -t health`` (the worst of the NPU's chips)."""
     signals: list[Signal] = field(default_factory=list)
+    """What the outputs say as the ingestion layer's signals, as ``diagnose`` reads the same text: ``hccn:down`` /
+    ``hccn:up``, ``hccn:net_health_fail`` and the ``-t health`` codes' ``dev:<CODE>`` on ``<host>/npu<N>``."""
     notes: list[tuple[str, str]] = field(default_factory=list)
     """(reason, example) per value read but not used (a garbled ``Error Code``)."""
     commands: int = 0
@@ -142,43 +141,46 @@ def _optical(out: CommandReadings, dev: int, lines: list[str]) -> None:
 
 
 def _health(out: CommandReadings, dev: int | None, chip: str, lines: list[str],
-            chips: dict[tuple[int, str], tuple[str | None, list[str] | None]]) -> None:
+            chips: dict[tuple[int, str], tuple[str | None, list[str] | None]], file: str | None = None) -> None:
     """``npu-smi info -t health -i N [-c C]`` (npu-smi manual, "Querying the Health Status of a Chip": ``Health
     Status``, ``Error Code``, ``Error Information``; ``-i N`` alone: ``NPU ID``, ``Health``, ``Error Code``; the
     ascend-fd fixture ``kg_parse/npu_info_after.txt`` prints several codes on one line, ``A4025021 8C03A000
-    8C084E00``, and continues ``Error Information`` on lines with no key). Each chip's reading replaces an earlier
-    one of the same chip in the file; the NPU's are its chips' together (:func:`parse_command_outputs`)."""
+    8C084E00``, and continues ``Error Information`` on lines with no key). The ``Error Code`` line is read by
+    :func:`opsbrain.ingest.smihealth.error_code_line`, as the log parser reads it, and its codes become the same
+    ``dev:<CODE>`` signals on ``<host>/npu<N>`` (N: npu-smi's NPU id, ``-i``). Each chip's reading replaces an
+    earlier one of the same chip in the file; the NPU's are its chips' together (:func:`parse_command_outputs`)."""
     health: str | None = None
     codes: list[str] | None = None
-    key = ""
+    code_lines: list[tuple[str, ErrorCodes]] = []
     for line in lines:
-        m = RE_HEALTH_KV.match(line)
-        if not m:
+        if (got := error_code_line(line)) is not None:
+            codes = [] if codes is None else codes
+            out.notes += [("npu-smi info -t health Error Code values that are no hex fault code, not used",
+                           f"npu{'?' if dev is None else dev} {tok[:40]!r}") for tok in got.rejected]
+            codes += [c for c in got.codes if c not in codes]  # 0: no fault, as the exporter's 0
+            code_lines.append((line, got))
             continue
-        key = (m.group(1) or key).strip().lower()
-        value = m.group(2)
+        m = RE_HEALTH_KV.match(line)
+        if not m or not m.group(1):  # a key-less line continues Error Information: not read
+            continue
+        key, value = m.group(1).strip().lower(), m.group(2)
         if key == "npu id" and dev is None and value.isdigit():
             dev = int(value)
-        elif key in ("health status", "health") and value.lower() in HEALTH_RANK:
-            if HEALTH_RANK[value.lower()] >= HEALTH_RANK.get((health or "").lower(), -1):
-                health = value
-        elif key == "error code":
-            codes = [] if codes is None else codes
-            for tok in re.split(r"[\s,;]+", value):
-                if tok.lower() in NO_CODE:
-                    continue
-                if (c := RE_CODE_TOKEN.match(tok)) is None:
-                    out.notes.append(("npu-smi info -t health Error Code values that are no hex fault code, not used",
-                                      f"npu{'?' if dev is None else dev} {tok[:40]!r}"))
-                    continue
-                if int(c.group(1), 16) and (code := f"{int(c.group(1), 16):08X}") not in codes:
-                    codes.append(code)  # 0: no fault, as the exporter's 0
+        elif (key in ("health status", "health") and value.lower() in HEALTH_RANK
+              and HEALTH_RANK[value.lower()] >= HEALTH_RANK.get((health or "").lower(), -1)):
+            health = value
     if dev is None or (health is None and codes is None):
         shown = " ".join(" ".join(lines).split())[:60]
         out.notes.append(("npu-smi info -t health outputs without a device or a Health / Error Code line, not used",
                           f"npu{'?' if dev is None else dev}: {shown!r}"))
         return
     chips[(dev, chip)] = (health, codes)
+    node = node_component(out.host)
+    for line, got in code_lines:
+        sev = stated_level(line, None)  # the severity diagnose --logs gives the line
+        out.signals += code_signals(got, t=0.0, node=node, host=out.host, device=dev,
+                                    severity=worded_level(line) if sev is None else sev, text=line.strip(),
+                                    file=file)
 
 
 def parse_command_outputs(text: str, host: str | None = None, file: str | None = None) -> CommandReadings:
@@ -192,7 +194,7 @@ def parse_command_outputs(text: str, host: str | None = None, file: str | None =
         dev = int(d.group(1)) if d else None
         if tool == "npu-smi" and RE_HEALTH_CMD.search(args):
             c = RE_CHIP.search(args)
-            _health(out, dev, c.group(1) if c else "", lines, chips)
+            _health(out, dev, c.group(1) if c else "", lines, chips, file)
             continue
         if tool == "npu-smi" and args.split()[:1] == ["info"] and dev is None and "-t" not in args:
             health: dict[int, str] = {}

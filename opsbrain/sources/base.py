@@ -106,17 +106,21 @@ def link_downs_note(history: CollectionHistory) -> str:
     """How the link_downs counts were read, for ``coverage.link_downs``: a port's down records (``hccn_tool -link_stat
     -g``) are every down the tool kept; a port's link state (npu-exporter's ``npu_chip_info_link_status``, ``hccn_tool
     -link -g``) gives only its UP->DOWN changes between kept collections
-    (:func:`~opsbrain.sources.readings.state_downs`)."""
+    (:func:`~opsbrain.sources.readings.state_downs`), or between the samples a Prometheus server kept
+    (``Readings.link_states_counted``). A missing or unread state is neither UP nor DOWN."""
     states = [x for x in history.items if x.link_oper_down]
     records = bool(history.items and history.items[-1].link_down_times)
     span = states[-1].t - states[0].t if states else 0.0
     out = ("ports' down records (hccn_tool -link_stat -g) within 24 h; " if records else "")
+    if history.items and history.items[-1].link_states_counted:
+        return out + history.items[-1].link_states_counted
     if len(states) < 2:
         return out + (f"the link state was read in {len(states)} collection(s): link-down events from its changes "
                       "need two or more (sweep run)")
     return out + (f"link-down events from the link state's UP->DOWN changes across {len(states)} collections over "
-                  f"{span / 3600:.1f} h: a port that went down and up again between two collections is not seen, so "
-                  "the count is a lower bound")
+                  f"{span / 3600:.1f} h (a collection that did not read a port, or read -1, is neither UP nor DOWN "
+                  "for it): a port that went down and up again between two collections is not seen, so the count is "
+                  "a lower bound")
 
 
 MAX_DROPPED_LINES = 100

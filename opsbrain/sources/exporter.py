@@ -100,6 +100,18 @@ def port_ids(host: str | None, labels: dict[str, str]) -> tuple[str, str]:
     return link + "/xcvr", link
 
 
+def port_link(name: str, labels: dict[str, str], default_host: str | None = None) -> str | None:
+    """The link id of a port's link-status series (``npu_chip_info_link_status``, its legacy ``_X_Y`` names), as a
+    page's sample of it is read (:func:`readings_of_samples`); None for any other metric."""
+    kind, attr = _kind(name)[:2]
+    if attr != "link_oper_down":
+        return None
+    if ":" in kind:  # the legacy name holds the udie and port
+        _base, udie, port = kind.split(":")
+        labels = {**labels, "udie": udie, "port": port}
+    return port_ids(_host(labels, default_host), labels)[1]
+
+
 class PageParser:
     """Parses exporter pages; keeps the label sets it has seen (a scheduled source re-reads the same series every
     collection), so only new series cost a full parse.

@@ -64,8 +64,9 @@ METRIC_TABLE: tuple[MetricRow, ...] = (
               "window", "link_crc", SRC_GO + "collector_for_ub.go"),
     MetricRow("npu_chip_info_link_status", "id (udie, port on UB ports)", "1 UP, 0 DOWN, -1 not read",
               "the port's link status, read by hccn_tool -i N -link -g (0: link down, as that command's DOWN); its "
-              "UP->DOWN changes between kept collections are counted as link-down events (a lower bound: a flap "
-              "between two collections is not seen)", "link_light, link_downs",
+              "UP->DOWN changes between kept collections, or (prometheus-api) between the samples the server kept in "
+              "24 h, are counted as link-down events (a lower bound: a flap between two readings is not seen; a "
+              "missing or -1 reading is neither UP nor DOWN)", "link_light, link_downs",
               SRC_GO + "collector_for_network.go (hccn.GetNPULinkStatus); values: " + DOC_METRICS),
     MetricRow("npu_chip_info_link_status_X_Y", "id", "as above", "as above, under -enableLegacyMetrics: udie X, port "
               "Y in the name", "link_light, link_downs", SRC_GO + "collector_for_network_legacy.go; " + DOC_METRICS),
@@ -81,8 +82,9 @@ METRIC_TABLE: tuple[MetricRow, ...] = (
 read them from ``hccn_tool -optical -g`` outputs), link_fec, straggler, spares. link_downs only as a lower bound:
 the exporter's ``npu_chip_link_up_num`` counts link-ups per NPU, not downs per link, and ``npu_chip_info_link_status``
 is the state now, so only its UP->DOWN changes between kept collections are counted
-(:func:`opsbrain.sources.readings.state_downs`); a flap between scrapes is missed (``-link_stat -g`` records have
-them all)."""
+(:func:`opsbrain.sources.readings.state_downs`), or, from a Prometheus server, between the samples it kept
+(:func:`opsbrain.sources.promapi.link_downs_query`); a missing or -1 sample is neither UP nor DOWN, and a flap
+between two samples is missed (``-link_stat -g`` records have them all)."""
 
 COVERS = frozenset({"npu_temp", "hbm_temp", "hbm_ce", "hbm_uce", "hbm_rows", "dom_rx", "dom_tx", "dom_spread",
                     "dom_trend", "link_light", "link_crc", "heartbeat", "npu_health", "link_downs"})

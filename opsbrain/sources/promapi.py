@@ -7,10 +7,17 @@ cold sweep reads its own store: now, the windowed checks' window starts (10 min,
 (every 20 min over 2 h), plus ``timestamp(npu_chip_info_temperature)`` for each chip's sample age. Each answer
 becomes one collection; the newest is swept with the others as its history, so windowed counts and the Rx trend
 are there at the first sweep.
+
+Link-down events are counted on the server, over every sample it kept in the link-down window (24 h), not from the
+link state at those query times (a port that flapped between two of them was not seen): one more instant query,
+:func:`link_downs_query`, counts each port's UP (1) -> DOWN (0) changes between consecutive samples, with
+npu-exporter's -1 (not read) left out, so a missing or unread sample is neither UP nor DOWN. The count is still a
+lower bound: a down and up again between two evaluation steps is not seen.
 """
 
 from __future__ import annotations
 
+import math
 import time
 import urllib.parse
 from collections.abc import Callable
@@ -18,7 +25,7 @@ from typing import Any
 
 from opsbrain.errors import InputError
 from opsbrain.sources.base import ReadingsSource
-from opsbrain.sources.exporter import METRIC_TABLE, SAME_CLOCK_S, PageParser, Sample, readings_of_samples
+from opsbrain.sources.exporter import METRIC_TABLE, SAME_CLOCK_S, PageParser, Sample, port_link, readings_of_samples
 from opsbrain.sources.httpget import fetch, shown_url
 from opsbrain.sources.readings import CollectionHistory, Readings, snapshot_from
 from opsbrain.sweeps.params import SweepParams
@@ -48,6 +55,27 @@ def _names() -> list[str]:
 
 SELECTOR = '{__name__=~"' + "|".join(_names()) + '"}'
 AGE_QUERY = "timestamp(npu_chip_info_temperature)"
+LINK_STATUS = [n for n in _names() if n.startswith("npu_chip_info_link_status")]
+"""npu-exporter's link-status names (METRIC_TABLE: the plain one and the legacy ``_X_Y`` ones): 1 UP, 0 DOWN, -1 not
+read."""
+NAME_LABEL = "opsbrain_metric"
+"""The label :func:`link_downs_query` keeps each series' metric name in (``resets`` drops ``__name__``, and two legacy
+names of one NPU would then collide)."""
+
+
+def link_downs_query(window_s: float) -> str:
+    """Each port's link-down events over the last ``window_s``, counted by the server: ``resets`` (any decrease between
+    two consecutive samples; for a 0/1 state, UP -> DOWN) over a subquery of the state with every sample that is not
+    0 or 1 left out (npu-exporter's -1, not read: unknown; unfiltered, 1 -> -1 and 0 -> -1 count as resets, a read that
+    failed taken for a down). A step with no sample in the server's look-back is absent too, so a gap between two
+    readings is no change either way (UP, gap, DOWN: one down). The subquery steps at the server's global evaluation
+    interval (Prometheus docs, "Subquery": the resolution's default; 1 min unless configured, the sample config's 15 s
+    as its scrape interval). Checked against Prometheus 2.42's ``promtool test rules``
+    (tests/test_promapi_link_downs.py)."""
+    sel = '{__name__=~"' + "|".join(LINK_STATUS) + '"}'
+    return f'resets(label_replace({sel} >= 0 <= 1, "{NAME_LABEL}", "$1", "__name__", "(.+)")[{int(window_s)}s:])'
+
+
 CLOCK_RESOLUTION_S = 2.0
 """An HTTP ``Date`` header counts whole seconds: a smaller difference from our clock is no offset."""
 
@@ -121,10 +149,36 @@ class PrometheusQuerySource(ReadingsSource):
     def collect(self) -> Readings:
         return self.readings_at(self.now())
 
+    def count_link_downs(self, r: Readings, t: float, window_s: float) -> None:
+        """Fill ``r.link_state_downs`` with the server's count (:func:`link_downs_query`) at ``t``; where the server
+        refuses the query, say so in ``r.link_states_counted`` (the link state at the query times still counts)."""
+        try:
+            result = self.query(link_downs_query(window_s), t)
+        except InputError as exc:
+            r.link_states_counted = (f"the server did not count link-state changes ({exc.reason}); link-down events "
+                                     "are the link state's UP->DOWN changes between the sweep's query times only")
+            return
+        for item in result:
+            try:
+                labels = {str(k): str(v) for k, v in item["metric"].items()}
+                n = float(item["value"][1])
+            except (AttributeError, KeyError, IndexError, TypeError, ValueError):
+                continue
+            link = port_link(labels.pop(NAME_LABEL, ""), labels)
+            if link is not None and math.isfinite(n) and n >= 0:  # a federated copy: the larger count
+                r.link_state_downs[link] = max(n, r.link_state_downs.get(link, 0.0))
+        r.link_states_counted = (
+            f"link-down events counted by the Prometheus server over every link-state sample it kept in the last "
+            f"{window_s / 3600:.1f} h (UP->DOWN changes between consecutive samples at its evaluation interval; a "
+            "missing or unread (-1) sample is neither UP nor DOWN): a port that went down and up again between two "
+            "samples is not seen, so the count is a lower bound")
+
     def snapshot(self, params: SweepParams) -> Snapshot:
         t = self.now()
         self.history = CollectionHistory()
         for x in read_times(t, params)[:-1]:
             self.history.add(self.readings_at(x))
         self.collections += 1
-        return snapshot_from(self.readings_at(t), self.history, params)
+        cur = self.readings_at(t)
+        self.count_link_downs(cur, t, params.link_down_window_s)
+        return snapshot_from(cur, self.history, params)

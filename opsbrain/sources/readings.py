@@ -61,6 +61,12 @@ class Readings:
     """The port's own link state is DOWN (``hccn_tool -i N -link -g``; npu-exporter ``npu_chip_info_link_status``
     0, which the exporter reads with that command). Its UP->DOWN changes across kept collections are link-down events
     (:func:`state_downs`)."""
+    link_state_downs: dict[str, float] = field(default_factory=dict)
+    """UP->DOWN changes of each port's link state that the source counted itself over the link-down window, from
+    readings it kept between its collections (a Prometheus server over its stored samples:
+    :mod:`opsbrain.sources.promapi`); a lower bound, taken with :func:`state_downs`' count (the larger)."""
+    link_states_counted: str = ""
+    """How the source counted ``link_state_downs`` (for ``coverage.link_downs``); empty where it did not."""
     link_net_unhealthy: dict[str, bool] = field(default_factory=dict)
     """The NPU's network health check fails (``hccn_tool -i N -net_health -g`` other than Success/Init; npu-exporter
     ``npu_chip_info_network_status`` 0, the same DCMI answer), keyed by the NPU's port."""
@@ -168,6 +174,9 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
     records = np.fromiter((sum(1 for x in cur.link_down_times.get(ln, ()) if t - p.link_down_window_s <= x <= t)
                            for ln in links), dtype=float, count=len(links))
     changes, w_states = state_downs(history.within(t - p.link_down_window_s, t), links)
+    if cur.link_state_downs:  # the source's own count over the window (every sample its store kept)
+        changes = np.fmax(changes, _values(cur.link_state_downs, links))  # NaN: a port it did not count
+        w_states = p.link_down_window_s
     downs = np.maximum(records, changes)
     from_states = changes > records
 
@@ -205,8 +214,9 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
 def state_downs(kept: list[Readings], links: tuple[str, ...]) -> tuple[np.ndarray, float]:
     """Link-down events seen as a port's link state going from UP to DOWN between two kept collections that read it
     (``link_oper_down``: npu-exporter's ``npu_chip_info_link_status``, ``hccn_tool -i N -link -g``), and the seconds
-    those collections span. A collection that did not read the port is skipped (UP, not read, DOWN: it went down in
-    between). Reason: the state is all either source publishes of a port's downs (npu-exporter's
+    those collections span. A collection that did not read the port (no sample, or npu-exporter's -1, not read) is
+    unknown, neither UP nor DOWN: it is skipped, so UP, not read, DOWN is one down (it went down in between) and
+    DOWN, not read, DOWN none. Reason: the state is all either source publishes of a port's downs (npu-exporter's
     ``npu_chip_link_up_num`` counts link-ups per NPU, not per port); a port that went down and up again between two
     collections shows nothing, and one already down at the first kept collection went down at an unknown time, so
     the count is a lower bound (MindCluster's 5-in-24-h isolation counts every down)."""
@@ -261,7 +271,7 @@ def merge(parts: Iterable[Readings], t: float | None = None) -> Readings:
         ts.append(r.t)
         for name in ("npu_temp_c", "npu_sample_t", "npu_health", "npu_fault_codes", "hbm_temp_c", "hbm_ce_total",
                      "hbm_ue_total", "hbm_rows", "module_link", "link_crc_total", "link_oper_down",
-                     "link_net_unhealthy"):
+                     "link_net_unhealthy", "link_state_downs"):
             getattr(out, name).update(getattr(r, name))
         for m, fields in r.optics.items():
             out.optics.setdefault(m, {}).update(fields)

@@ -349,7 +349,7 @@ def check_dom_spread(s: Snapshot, p: SweepParams) -> list[Finding]:
 
 def check_link_downs(s: Snapshot, p: SweepParams) -> list[Finding]:
     """Link-down events per link over the last 24 h (warn 3, alarm 5: MindCluster isolates at 5). On a real source
-    without the link's down records, the UP->DOWN changes of its state between collections: a lower bound, said so."""
+    without the link's down records, the UP->DOWN changes of its state between readings: a lower bound, said so."""
     lv = np.where(s.link_admin_down, 0, _levels(s.link_downs, p.link_down_warn, p.link_down_alarm))
     out = []
     states = s.link_downs_from_states
@@ -357,8 +357,9 @@ def check_link_downs(s: Snapshot, p: SweepParams) -> list[Finding]:
         sev = SEVERITIES[lv[i]]
         seen = states is not None and bool(states[i])
         text = (f"at least {s.link_downs[i]:.0f} link-down events in the last "
-                f"{_hours(s.windows.get('link_down_states', 0.0))} (the port's link state seen going from UP to DOWN "
-                "between collections; a down and up again between two collections is not seen)" if seen else
+                f"{_hours(s.windows.get('link_down_states', 0.0))} (a lower bound: its link state seen going from UP "
+                "to DOWN between two readings; a down and up again between two readings is not seen, and a missing "
+                "or unread state is neither UP nor DOWN)" if seen else
                 f"{s.link_downs[i]:.0f} link-down events in the last {_hours(s.windows['link_down'])}")
         out.append(Finding(
             s.links[i], "link_downs", sev,

@@ -190,9 +190,10 @@ class Snapshot:
     hbm_ue_total: np.ndarray | None = None
     """(hbms,) the same errors over the stack's lifetime."""
     link_downs_from_states: np.ndarray | None = None
-    """(links,) the link's ``link_downs`` count is its link state's UP->DOWN changes between collections
-    (``windows['link_down_states']`` seconds of them): a lower bound, a flap between two collections unseen; None
-    where every count is the links' own down records."""
+    """(links,) the link's ``link_downs`` count is its link state's UP->DOWN changes between readings (kept
+    collections, or a Prometheus server's samples; ``windows['link_down_states']`` seconds of them): a lower bound, a
+    flap between two readings unseen, a missing or unread state neither UP nor DOWN; None where every count is the
+    links' own down records."""
     npu_fault_codes: tuple[tuple[str, ...], ...] | None = None
     """(npus,) the fault event codes each NPU reports now (``80E01801``; npu-exporter's ``npu_chip_info_error_code``);
     None where nothing reads them."""

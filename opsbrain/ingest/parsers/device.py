@@ -13,6 +13,7 @@ from functools import cache, lru_cache
 from opsbrain.ingest import where
 from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.screen import group_of, screened
+from opsbrain.ingest.smihealth import RE_ERROR_CODE, code_signals, error_code_line
 from opsbrain.ingest.where import RE_DIE
 
 RE_EVENT = screened(r"event[_ ]?id\s*[=:]\s*\[?\s*0x([0-9a-f]{8})(?![0-9a-z])(?:.*?assertion=(occur|recover))?", re.I)
@@ -31,14 +32,13 @@ RE_PLUGIN_SW = screened(r"switch fault (occurred|recovered), fault code \[(0x[0-
 RE_ALARM_ID = screened(r"alarmID=(0x[0-9a-f]{8})", re.I)
 RE_BMC = screened(r"\[device type: (\w+)\]-\[device id: (\d+)\]-\[error code: ([0-9A-Fa-f]{8})\]")
 RE_SMI_HEALTH = screened(r"^\|\s*(\d+)\s+\S*9\d0\S*\s*\|\s*(Warning|Alarm|Critical|Abnormal)\b", re.I)
-RE_SMI_T_CODES = screened(r"^\s*Error Code\s*:\s*((?:0x)?[0-9a-f]{8}(?:[\s,;]+(?:0x)?[0-9a-f]{8})*)\s*$", re.I)
-"""The chip health query ``npu-smi info -t health -i id -c chip_id`` (HDK npu-smi reference, "查询指定芯片健康状态",
-https://hiascend.com/document/detail/zh/Atlas%20200I%20A2/24.1.RC3/re/npu/npusmi_028.html; MindCluster's log
-collection guide prints the same three fields): ``Health Status : OK|Warning|Alarm|Critical|UNKNOWN``, ``Error Code :
-NA`` or the chip's fault codes (the black-box error-code list's event ids, e.g. ``80E01801``), ``Error Information :
-...``. A line holds one field and names no device (the ``-i`` of the command line above it does), so the codes are
-the device's fault events of no named NPU. The status line is not read: the codes below it say what it sums up, and
-a bare Critical beside a code the knowledge base does not know would name a lost device it does not report."""
+RE_SMI_T_CODES = RE_ERROR_CODE
+"""The chip health query ``npu-smi info -t health -i id -c chip_id``'s ``Error Code`` line (``Error Code : NA`` or
+the chip's fault codes, e.g. ``80E01801``), read by :mod:`opsbrain.ingest.smihealth` as the collected-outputs reader
+reads it: the codes are the device's fault events, on the NPU the ``-i`` of the command line above names (the line
+itself names none); a token that is no code is not used. The ``Health Status`` line is not read: the codes below it
+say what it sums up, and a bare Critical beside a code the knowledge base does not know would name a lost device it
+does not report."""
 RE_SMI_COMPAT = screened(r"^\s*Compatibility\s*:\s*NOK\s*$", re.I)
 """``npu-smi info -t board -i id``'s driver/firmware compatibility field (HDK npu-smi reference, "查询NPU的详细信息",
 npusmi_008: ``Compatibility : OK | NOK | UNKNOWN | NOT SUPPORT``, NOK the NPU driver and firmware do not match;
@@ -171,10 +171,9 @@ def parse(ctx: LineCtx) -> bool:
         named = ctx.device()  # the device index the line names, if any
         ctx.add(f"dev:{m.group(1).upper()}", ctx.npu(named), device=named)
         return True
-    if m := RE_SMI_T_CODES.search(text):
-        for code in re.findall(r"[0-9a-f]{8}", re.sub(r"0x", "", m.group(1), flags=re.I), re.I):
-            if int(code, 16):  # an all-zero code is no event
-                ctx.add(f"dev:{code.upper()}", None)
+    if (got := error_code_line(text)) is not None and got.read:  # a line of codes (all zeros: no event)
+        ctx.out += code_signals(got, t=ctx.t, node=ctx.node, host=ctx.origin or ctx.host, device=ctx.device(),
+                                severity=ctx.sev, text=text)
         return True
     if (m := RE_SMI_T_ECC.search(text)) and int(m.group(2)) > 0:
         double = m.group(1).lower() == "double"
