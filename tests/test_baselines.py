@@ -13,8 +13,12 @@ from faultlib.topology import Topology
 from faultlib.workloads.training import TrainingJob
 from opsbrain.recovery import Orchestrator
 from opsbrain.recovery.loader import load_runbooks
+from opsbrain.recovery.manual import ManualPolicy
 from opsbrain.recovery.orchestrator import POLICIES
 from opsbrain.recovery.params import VendorParams
+from opsbrain.recovery.record import IncidentRecord
+from opsbrain.recovery.schema import Step
+from opsbrain.recovery.targets import Context
 from opsbrain.recovery.vendor import VendorDefaultPolicy
 from opsbrain.verdict import Diagnosis
 
@@ -48,9 +52,10 @@ def test_vendor_default_detects_a_crashed_host_by_heartbeat_and_reschedules_the_
     assert restart["status"] == "succeeded" and job.state == "running" and node not in job.nodes
     assert restart["detail"]["checkpoint"]["source"] == "persistent"  # the job-level reschedule: last saved step
     assert restart["end_s"] - restart["start_s"] > 200  # a full job launch
-    # only the field repair of the dead host is a person's work
-    people = [a["action"] for a in inc["actions"] if a["action"] in ("ticket", "replace_part")]
-    assert inc["human_steps"] == len(people)
+    # only the field repair of the dead host is a person's work: its ticket and the replacement that carries it out
+    # are one human step
+    repairs = [a["action"] for a in inc["actions"] if a["action"] in ("ticket", "replace_part")]
+    assert sorted(repairs) == ["replace_part", "ticket"] and inc["human_steps"] == 1
 
 
 def test_vendor_default_acts_on_a_fault_code_in_seconds_and_never_on_a_hang_before_the_timeout(
@@ -124,6 +129,48 @@ def test_vendor_default_reschedules_a_job_a_dark_link_took_down(topo1: Topology)
     sim.run(20000)
     acts = [a["action"] for a in proc.value["actions"] if a["kind"] == "step"]
     assert "restart_job" in acts and job.state == "running" and job.accounting()["restarts"] == 1
+
+
+@pytest.mark.parametrize("policy_name", ["vendor-default", "manual"])
+def test_a_replacement_that_carries_out_its_ticket_is_not_a_second_human_step(topo1: Topology,
+                                                                               policy_name: str) -> None:
+    """A dead link's field repair is one person's work: the replacement ticket and the ``replace_part`` it sends
+    are one human step, not two (vendor-default counted 2 for a link down with nobody else in the loop)."""
+    sim, job = job_sim(topo1)
+    link = sim.fabric.node_uplinks(job.nodes[2])[9]
+    sim.inject(FaultSpec(at_s=100, kind="link_down", target=link))
+    sim.run(101)
+    policy = VendorDefaultPolicy(sim) if policy_name == "vendor-default" else ManualPolicy(sim)
+    proc = policy.handle("d", {"fault_class": "link_down", "component": link})
+    sim.run(200000)  # the replacement done (optics replacement: hours), after the response ended
+    assert proc.triggered
+    inc = policy.records["d"].as_dict(sim.now)
+    steps = [(a["action"], a["status"]) for a in inc["actions"] if a["kind"] == "step"]
+    assert ("ticket", "succeeded") in steps and ("replace_part", "succeeded") in steps
+    assert ("restart_job", "succeeded") in steps
+    if policy_name == "vendor-default":  # machine detection and reschedule: the field repair is the one step
+        assert inc["human_steps"] == 1
+    else:  # the person: noticing it (a page), triage, the field repair (ticket + replacement), the restart
+        people = [a for a in inc["actions"] if a["kind"] == "manual" and a["detail"].get("via") == "person"]
+        assert inc["human_steps"] == len(people) + 1 + 1 + 1
+
+
+def test_a_replacement_without_a_ticket_is_still_a_human_step(topo1: Topology) -> None:
+    """A node replaced in line (no spare left) under a ticket for another part, or with no ticket at all, is
+    still a person's step: only the replacement of the part its own ticket names is folded into the ticket."""
+    sim, _job = job_sim(topo1)
+    rec = IncidentRecord("x", "vendor-default", False, 0.0, None)
+    policy = VendorDefaultPolicy(sim)
+    node = sim.topology.nodes()[3]
+    ctx = Context(sim, node)
+    step = Step.model_validate({"action": "replace_part", "target": "node_of(component)"})
+    assert policy._human_step(rec, ctx, step)
+    rec.follow_up("ticket", sim.topology.nodes()[4], 0.0, kind="replace")  # another node's ticket
+    assert policy._human_step(rec, ctx, step)
+    rec.follow_up("ticket", node, 0.0, kind="inspect")  # not a replacement ticket
+    assert policy._human_step(rec, ctx, step)
+    rec.follow_up("ticket", node, 0.0, kind="replace")
+    assert not policy._human_step(rec, ctx, step)
 
 
 @pytest.mark.parametrize("policy_name", ["vendor-default", "manual"])

@@ -262,6 +262,11 @@ def _print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False
         click.echo(f"  note: {missed} fault(s) not detected and {open_} detected but not recovered"
                    + ("; the verdict rests on the steady-state probes and the expectations only"
                       if j["verdict"] == "passed" else ""))
+    for i in faults:  # a link only drained or re-routed around: never said to be recovered
+        if i.get("still_out_of_service"):
+            click.echo(f"  still out of service at the end of the run: {i['injected']['component']} "
+                       f"({i['injected']['kind']}): {i['still_out_of_service']['reason']}; not recovered, its loss "
+                       "counted until the end of the run")
     if j.get("superpod"):  # the scenario's superpod block ran with the chaos run (issue 21)
         from opsbrain.cli.superpod_cmds import print_block
 

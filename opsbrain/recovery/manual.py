@@ -206,7 +206,7 @@ class ManualPolicy:
     # ---- repair --------------------------------------------------------------------------------------------
     def _do(self, rec: IncidentRecord, ctx: Context, step: Step,
             before_retry: Callable[[], Gen] | None = None) -> Gen:
-        rec.human_steps += int(self.person or step.action in ("ticket", "replace_part"))
+        rec.human_steps += int(self._human_step(rec, ctx, step))
         try:
             calls = self.exec.calls(step, ctx, rec)
         except TargetError as exc:
@@ -224,6 +224,18 @@ class ManualPolicy:
             for node, _call in calls:
                 self._swapped_out[node] = rec
         return ok
+
+    def _human_step(self, rec: IncidentRecord, ctx: Context, step: Step) -> bool:
+        """Whether the step is a person's: every step under the manual policy, only the field repair of a dead part
+        (ticket, replacement) under vendor-default. A replacement that carries out the replacement ticket this
+        response opened for that part is the ticket's field repair: one human step, counted with the ticket."""
+        if step.action == "replace_part" and step.target_expr is not None:
+            with contextlib.suppress(TargetError):
+                parts = ctx.resolve(step.target_expr)
+                if parts and all(any(f["type"] == "ticket" and f["component"] == p and f.get("kind") == "replace"
+                                     for f in rec.follow_ups) for p in parts):
+                    return False
+        return self.person or step.action in ("ticket", "replace_part")
 
     def _restart(self, replace: bool) -> Step:
         params: dict[str, Any] = {"source": "persistent", "weights_from": self.p.weights_from}

@@ -1,12 +1,13 @@
 """Scaling a training job back out after a scale-in, once a node returns to the warm-spare pool.
 
 A response that found no warm spare scales a training job in (fewer data-parallel replicas,
-:meth:`opsbrain.recovery.actions.Executor._scale_in_training`); the job then runs in degraded operation. When a
-spare or a repaired node rejoins the pool of the job's pod and no waiting repair step takes it, the job scales
-back out towards its launch size: a process-level rescale (:meth:`faultlib.control.ControlAPI.scale_out_job`, the
-restart stages of a process-level reschedule onto warm standbys plus the in-memory checkpoint load). It is
-journaled on the incident that scaled the job in, as an action of rung ``scale_out`` (kind ``followup``), with a
-``spare_used`` follow-up per node taken and a ``scaled_out`` follow-up once the job runs at its new size.
+:meth:`opsbrain.recovery.workload_actions.WorkloadActions._scale_in_training`); the job then runs in degraded
+operation. When a spare or a repaired node rejoins the pool of the job's pod and no waiting repair step takes it,
+the job scales back out towards its launch size: a process-level rescale
+(:meth:`faultlib.control.ControlAPI.scale_out_job`, the restart stages of a process-level reschedule onto warm
+standbys plus the in-memory checkpoint load). It is journaled on the incident that scaled the job in, as an action
+of rung ``scale_out`` (kind ``followup``), with a ``spare_used`` follow-up per node taken and a ``scaled_out``
+follow-up once the job runs at its new size.
 
 The rescale starts only while the job runs (a checkpoint write under way is let finish, re-checked each step)
 and no response is acting on it; a failed rescale gives the nodes back to the pool and leaves the job scaled in

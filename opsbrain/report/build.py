@@ -123,7 +123,7 @@ def _incident(inc: dict[str, Any], index: int, series: dict[str, Any], recovery:
         "title": _title(inc, words),
         "injected": inj, "onset_s": onset, "t0_s": t0,
         "detected_at_s": inc.get("detected_at_s"), "diagnosed_at_s": diag_at,
-        "recovered_at_s": inc.get("recovered_at_s"),
+        "recovered_at_s": inc.get("recovered_at_s"), "still_out_of_service": inc.get("still_out_of_service"),
         "ttd_s": ttd, "ttdiag_s": inc.get("ttdiag_s"), "ttr_s": inc.get("ttr_s"),
         "lead_time_s": -ttd if ttd is not None and ttd < 0 else None,
         "diagnosis": _diagnosis(diag, words) if diag else None,

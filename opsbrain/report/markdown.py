@@ -145,7 +145,9 @@ def _incident(inc: dict[str, Any], m: dict[str, Any]) -> list[str]:
     out += ["", f"- **Time to detect:** {text.seconds(inc['ttd_s'])}"
             + (f" (lead time {text.human(inc['lead_time_s'])})" if inc["lead_time_s"] else ""),
             f"- **Time to diagnose:** {text.seconds(inc['ttdiag_s'])}",
-            f"- **Time to recover:** {text.both(inc['ttr_s'])}",
+            f"- **Time to recover:** {text.both(inc['ttr_s'])}" + (
+                f" (still out of service at the end of the run: {inc['still_out_of_service']['reason']})"
+                if inc.get("still_out_of_service") else ""),
             f"- **Confidence:** {text.conf(d.get('confidence'))}",
             f"- **Actions:** {inc['action_count']}",
             f"- **Human steps:** {inc['human_steps']}", "", "### Root cause", "", inc["root_cause"], ""]

@@ -89,7 +89,11 @@ def next_steps(model: dict[str, Any]) -> list[str]:
     if f.get("spares_used") and left <= LOW_SPARES:
         out.append(f"Refill the spare pool: {', '.join(f['spares_used'])} taken, {left} spare node"
                    f"{'' if left == 1 else 's'} left.")
-    if model.get("category") == "fault" and model.get("ttr_s") is None:
+    dark = model.get("still_out_of_service")
+    if dark:  # a link only drained or re-routed around: nobody isolated or repaired it
+        part = (model.get("injected") or {}).get("component") or "the link"
+        out.append(f"Isolate or repair {part}: still out of service at the end of the run ({dark['reason']}).")
+    elif model.get("category") == "fault" and model.get("ttr_s") is None:
         out.append("The workload did not recover within the run: check "
                    + (", ".join(model.get("affected_workloads") or []) or "the affected part") + " now.")
     return out or ["Nothing left to do: the runbook finished and nothing is out of service."]

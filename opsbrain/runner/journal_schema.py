@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 3  # 2: ttr's bar includes the latency SLO; impact is each fault's share; 3: folded faults are
+SCHEMA_VERSION = 4  # 2: ttr's bar includes the latency SLO; impact is each fault's share; 3: folded faults are
 # detected by the incident that covers them (covered_by), a fault touching no workload recovers only once its part is
-# back (docs/architecture.md)
+# back; 4: a link only drained or routed around and still down at the end is not recovered, workloads or not
+# (still_out_of_service) (docs/architecture.md)
 SCHEMA_ID = "https://opsbrain.invalid/schemas/journal-v1.json"  # an identifier, not a download address
 
 _NUM = {"type": "number"}
@@ -53,6 +54,8 @@ _INCIDENT = _obj({
     "human_steps": {"type": "integer", "minimum": 0},
     "impact": _OBJ, "impact_shared_with": _OBJ, "detected_by": _OPT_STR, "lead_time_s": _OPT_NUM,
     "link_down_at_s": _OPT_NUM,
+    "still_out_of_service": _obj({"since_s": _NUM, "drained": {"type": "boolean"}, "reason": {"type": "string"}},
+                                 ["since_s", "drained", "reason"]),
     "signals": {"type": "array", "items": _obj({"t_s": _NUM, "host": _OPT_STR, "severity": {"enum": [0, 1, 2]},
                                                 "kinds": {"type": "array", "items": {"type": "string"}},
                                                 "text": {"type": "string"}, "file": _OPT_STR,

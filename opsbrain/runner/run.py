@@ -277,9 +277,9 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
         bars = {w: b for w in affected if (b := scoring.nominal_at(sim.workloads[w], f.at_s, (nominal or {}).get(w)))
                 is not None}
         degraded = scoring.degraded_after(actions, sim.workloads)
+        service, dark = _service(sim, changes, f, actions, end)
         raw, per_workload = _ttr(f, affected, series, actions, end, bars, window_end,
-                                 {d["workload"]: d["rate"] for d in degraded}, breaches,
-                                 _service(changes, f, actions, end))
+                                 {d["workload"]: d["rate"] for d in degraded}, breaches, service, dark is not None)
         ttr = scoring.credited_ttr(raw, detected)
         for w, t in per_workload.items():
             windows.setdefault(w, []).append((f.id, f.at_s, end if t is None else f.at_s + t))
@@ -302,6 +302,7 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
             "localized": scoring.localized(f.kind, f.target, comp),
             "correct": cls == f.kind and scoring.localized(f.kind, f.target, comp),
             "degraded": [{k: v for k, v in d.items() if k != "rate"} for d in degraded],  # recovered scaled in
+            **({"still_out_of_service": dark} if dark is not None else {}),  # a link only drained, still dark
             "human_steps": sum(orch.incident(k).get("human_steps", 0) for k in keys),
             "impact": {},  # below, once every fault's impact window is known (:func:`scoring.loss_owners`)
             **signal_lines([sg for inc in mine for sg in inc.signals] if cover is None else
@@ -416,10 +417,15 @@ def _breach(w: Any) -> scoring.Series | None:
 def _ttr(f: ActiveFault, affected: list[str], series: dict[str, scoring.Series], actions: list[dict[str, Any]],
          end: float, nominal: dict[str, float], dip_by: float | None = None,
          degraded: dict[str, float] | None = None, breaches: dict[str, scoring.Series] | None = None,
-         service: tuple[bool, float | None] = (False, None)) -> tuple[float | None, dict[str, float | None]]:
+         service: tuple[bool, float | None] = (False, None), still_out: bool = False
+         ) -> tuple[float | None, dict[str, float | None]]:
     """The fault's ttr (None: not recovered by the run's end) and, per affected workload, when it was back. A fault
     that touches no workload: when its part was back (``service``, :func:`scoring.back_in_service`) if the fault
-    took it out of service; otherwise the end of its response's last successful action, or the fault's end."""
+    took it out of service; otherwise the end of its response's last successful action, or the fault's end. A link
+    ``still_out`` of service at the end (:func:`scoring.still_out_of_service`) is not recovered, nor are its
+    workloads: their loss is the fault's until the end of the run."""
+    if still_out:
+        return None, {w: None for w in affected}
     if affected:
         ttrs = {w: scoring.time_to_recover(series[w], f.at_s, end, nominal=nominal.get(w), dip_by=dip_by,
                                            degraded_rate=(degraded or {}).get(w), breach=(breaches or {}).get(w))
@@ -445,14 +451,17 @@ def _health_changes(sim: Any) -> dict[str, list[tuple[float, str, str | None]]]:
     return out
 
 
-def _service(changes: dict[str, list[tuple[float, str, str | None]]], f: ActiveFault, actions: list[dict[str, Any]],
-             end: float) -> tuple[bool, float | None]:
+def _service(sim: Any, changes: dict[str, list[tuple[float, str, str | None]]], f: ActiveFault,
+             actions: list[dict[str, Any]], end: float) -> tuple[tuple[bool, float | None], dict[str, Any] | None]:
     """:func:`scoring.back_in_service` for ``f`` from the plant's health changes of its part and its response's
-    successful re-routes and drains."""
+    successful re-routes and drains; and for a link, :func:`scoring.still_out_of_service`."""
     health = [h for h in changes.get(f.target, []) if h[0] >= f.at_s - 1e-9]
     routes = [a["end_s"] for a in actions if a.get("action") in ("reroute", "drain_link")
               and a.get("status") == "succeeded" and a.get("end_s") is not None]
-    return scoring.back_in_service(f.id, f.at_s, health, routes, "~" in f.target, end)
+    link = "~" in f.target
+    dark = scoring.still_out_of_service(f.id, f.at_s, health, routes, bool(sim.fabric.drain_holders(f.target)),
+                                        end) if link else None
+    return scoring.back_in_service(f.id, f.at_s, health, routes, link, end), dark
 
 
 def summarize(incidents: list[dict[str, Any]], faults: list[dict[str, Any]], world: World,

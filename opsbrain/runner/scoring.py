@@ -8,7 +8,9 @@ a fault is never recovered at the onset of a degradation it caused, and a fault 
 is charged the time its impact lasted. 0 only when no affected workload was degraded at all. A fault that touches
 no workload gets ttr from its part's return to service: back in service, or isolated and (a link) routed around
 (:func:`back_in_service`; never while it is still down and unhandled); one that never took its part out of service,
-from the end of its incident's last successful action, or the fault's own end when it healed by itself.
+from the end of its incident's last successful action, or the fault's own end when it healed by itself. A link whose
+response only moved traffic off it (drained or re-routed around it, never isolated nor repaired) and that is still
+down at the run's end is not recovered, workloads or not (:func:`still_out_of_service`).
 
 Folded faults: an incident is matched to one fault (:func:`match_incidents`, which decides its diagnosis outcome);
 every other fault it covers (:func:`covered_faults`: the detector folded that fault's reports into it) is detected
@@ -278,6 +280,26 @@ def back_in_service(fault_id: str, onset: float, health: list[tuple[float, str, 
             if routed:
                 return True, max(t, min(routed))
     return True, None
+
+
+def still_out_of_service(fault_id: str, onset: float, health: list[tuple[float, str, str | None]],
+                         moved_off: list[float], drained: bool, end: float) -> dict[str, Any] | None:
+    """For a link fault: its link is still out of service at ``end`` although its response moved the traffic off it
+    (a successful drain or re-route, ``moved_off``, after the fault took it out), having never isolated nor repaired
+    it: the fault is not recovered (its loss runs to the end of the run), whatever its workloads did. Returns since
+    when, whether a drain still holds it (``drained``) and why, in words; None when the fault never took the link
+    out, the link is up or isolated at ``end``, or nothing moved traffic off it (the baselines: a ticket and a
+    replacement under way, no re-route)."""
+    up = {"healthy", "degraded", "cordoned"}
+    out_at = next((t for t, new, cause in health if t >= onset - 1e-9 and cause == f"fault:{fault_id}"
+                   and new not in up), None)
+    if out_at is None:
+        return None
+    last = [new for t, new, _cause in health if out_at <= t <= end][-1]
+    if last in up or last == "isolated" or not any(out_at - 1e-9 <= r <= end for r in moved_off):
+        return None
+    how = "drained" if drained else "routed around (no drain holds it now)"
+    return {"since_s": out_at, "drained": drained, "reason": f"{how}, never isolated or repaired, still down"}
 
 
 def _root_rank(target: str, root: str | None) -> int:

@@ -1,0 +1,77 @@
+"""The executor's state and plumbing: run a control-API process so that a refusal comes back as a failed result.
+
+:class:`ExecutorBase` holds what every kind of action shares (the simulation, the policy's limits, the restarts
+under way, the responses waiting for a warm spare, the spares taken); :class:`~opsbrain.recovery.actions.Executor`
+adds the step's calls on top of :mod:`~opsbrain.recovery.workload_actions` and
+:mod:`~opsbrain.recovery.spare_actions`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import simpy
+
+from faultlib.control import ActionResult
+from opsbrain.recovery.record import IncidentRecord
+from opsbrain.recovery.targets import TargetError
+
+if TYPE_CHECKING:
+    from faultlib.engine import Simulation
+
+Call = tuple[str, Callable[[], simpy.Process]]
+
+
+@dataclass
+class SpareWaiter:
+    """A repair step waiting for a warm spare to return to ``pod`` (``take_returning_spare``), until ``until``."""
+
+    pod: str
+    until: float
+    rec: IncidentRecord
+    event: simpy.Event
+
+
+class ExecutorBase:
+    """State shared by the executor's actions, and the wrappers that turn a control-API call into a result."""
+
+    def __init__(self, sim: Simulation, scale_in_max_share: float = 0.0, step_timeout_s: float = 1800.0,
+                 restart_pending_max_s: float = 900.0) -> None:
+        self.sim = sim
+        self.restart_pending_max_s = restart_pending_max_s  # RecoveryParams.restart_pending_max_s
+        self.scale_in_max_share = scale_in_max_share  # of a training job's launch nodes (RecoveryParams)
+        self.step_timeout_s = step_timeout_s  # a step's attempt ends then (RecoveryParams.step_timeout_s)
+        self._restarting: dict[str, simpy.Event] = {}  # workload label -> ends with its restart under way
+        self._pending: dict[str, list[simpy.Event]] = {}  # workload -> pending restarts to wake when one starts
+        self._spare_waiters: list[SpareWaiter] = []  # first come, first served
+        self._returned_at: dict[str, float] = {}  # node -> when it last rejoined the pool
+        self.on_returned: Callable[[str], None] | None = None  # a node stayed in the pool (no waiter took it)
+        self.taken: dict[str, str] = {}  # failed node -> the warm spare a response took for it (any incident)
+
+    # ---- plumbing ------------------------------------------------------------------------------------------
+    def start(self, action: str, target: str, factory: Callable[[], simpy.Process]) -> simpy.Process:
+        """Run ``factory()``'s process; a refusal or error inside it becomes a failed :class:`ActionResult`."""
+        env = self.sim.env
+
+        def run() -> Generator[simpy.Event, Any, ActionResult]:
+            start = env.now
+            try:
+                res = yield factory()
+            except (ValueError, KeyError, RuntimeError, TargetError) as exc:
+                return ActionResult(action, target, "failed", float(start), float(env.now), {"reason": str(exc)})
+            if not isinstance(res, ActionResult):
+                return ActionResult(action, target, "succeeded", float(start), float(env.now), {"value": res})
+            return res
+
+        return env.process(run())
+
+    def _instant(self, action: str, target: str, status: str, **detail: Any) -> simpy.Process:
+        env = self.sim.env
+
+        def run() -> Generator[simpy.Event, Any, ActionResult]:
+            yield env.timeout(0)
+            return ActionResult(action, target, status, float(env.now), float(env.now), detail)
+
+        return env.process(run())

@@ -1,0 +1,204 @@
+"""Workload actions of the executor: restarts (one at a time per workload, pending while the job cannot be
+placed), training scale-in, and the node swaps a restart brings in."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Generator
+from functools import partial
+from typing import Any
+
+import simpy
+
+from faultlib.control import ActionResult
+from faultlib.health import Health
+from opsbrain.recovery.action_base import Call, ExecutorBase
+from opsbrain.recovery.targets import Context, out_of_service
+
+_RESTARTS = ("restart_job", "restart_instance")
+
+
+class WorkloadActions(ExecutorBase):
+    """Restart, scale and re-place the incident's affected workloads (mixed into
+    :class:`~opsbrain.recovery.actions.Executor`)."""
+
+    def _one_restart_at_a_time(self, action: str, label: str, running: Callable[[], bool],
+                               factory: Callable[[], simpy.Process]) -> simpy.Process:
+        """Restarts of one workload never overlap: a second one (another incident's) waits for the one under way
+        and succeeds without acting if that brought the workload back; else it runs. Several waiting for one
+        restart take turns: the first to wake runs, the others wait for it in turn."""
+        env = self.sim.env
+
+        def run() -> Generator[simpy.Event, Any, Any]:
+            start = env.now
+            other = self._restarting.get(label)
+            while other is not None and not other.triggered:
+                yield other
+                if running():
+                    return ActionResult(action, label, "succeeded", float(start), float(env.now),
+                                        {"joined": True, "reason": "the restart already under way brought it back"})
+                other = self._restarting.get(label)
+            done = env.event()
+            self._restarting[label] = done
+            for ev in self._pending.pop(label, []):  # a pending restart looks again: this one re-places the job
+                if not ev.triggered:
+                    ev.succeed()
+            try:
+                return (yield factory())
+            finally:
+                done.succeed()
+                if self._restarting.get(label) is done:
+                    del self._restarting[label]
+
+        return env.process(run())
+    def _out_of_service(self, nodes: list[str]) -> set[str]:
+        """Nodes whose host or a compute device is out of service now (a synchronous job cannot run with them)."""
+        return {n for n in nodes if out_of_service(self.sim, n)}
+
+    def _scale_in_training(self, name: str, params: Any, ctx: Context) -> simpy.Process:
+        """Scale a training job in: drop the step's nodes and every other job node out of service now, within the
+        policy's share of the job's launch nodes."""
+        w = self.sim.workloads[name]
+        launch = len(w.placements[0][1]) if getattr(w, "placements", None) else len(w.nodes)
+        replace = self._replace({}, ctx, list(w.nodes))  # nodes a spare already taken stands in for stay
+        wanted = set(ctx.resolve(params.drop)) | self._out_of_service(list(w.nodes))
+        drop = sorted((wanted & set(w.nodes)) - set(replace))
+        if not drop:
+            return self._instant("scale_instance", name, "failed", retryable=False, reason="no node to give up")
+        if launch - (len(w.nodes) - len(drop)) > self.scale_in_max_share * launch:
+            return self._instant("scale_instance", name, "failed", retryable=False,
+                                 reason=f"scaling in to {len(w.nodes) - len(drop)} of {launch} launch nodes exceeds "
+                                 f"the policy's {self.scale_in_max_share:.0%}", nodes=len(w.nodes))
+        return self.sim.control.scale_in_job(name, drop, replace)
+
+    # ---- workloads -----------------------------------------------------------------------------------------
+    def _replace(self, mapping: dict[str, str], ctx: Context, current: list[str]) -> dict[str, str]:
+        """Resolve a ``replace`` mapping, plus the node swaps a policy took before the restart
+        (``ctx.vars["replace_nodes"]``, concrete ids); drop pairs already applied (the old node left the
+        placement)."""
+        pairs = [(ctx.resolve_one(k), ctx.resolve_one(v)) for k, v in mapping.items()]
+        pairs += list(ctx.vars.get("replace_nodes", {}).items())
+        # a spare another incident took for another failed node of the same job: one restart brings in every
+        # spare taken for it (several nodes of one job failing together, a rack losing power)
+        pairs += [(old, new) for old, new in self.taken.items()
+                  if out_of_service(self.sim, old) and self._usable_spare(new)]  # not a node since repaired
+        out: dict[str, str] = {}
+        for old, new in pairs:
+            if old in current and new not in current and old not in out and new not in out.values():
+                out[old] = new
+        return out
+
+    def _usable_spare(self, node: str) -> bool:
+        """A spare taken for a failed node that no workload runs on yet and that is still healthy."""
+        return (self.sim.state.health(node) == Health.HEALTHY
+                and not any(node in w.nodes for w in self.sim.workloads.values()))
+
+    def _unplaceable(self, name: str, replace: dict[str, str]) -> list[str]:
+        """Nodes a training job's restart would keep that are out of service (host down or a compute device out):
+        the scheduler cannot place its ranks there, so the restart cannot run until they are replaced, repaired
+        or given up (a gang-scheduled job stays pending: Volcano, MindCluster)."""
+        return sorted(self._out_of_service(list(self.sim.workloads[name].nodes)) - set(replace))
+
+    def _pending_restart(self, a: str, name: str, params: Any, ctx: Context,
+                         restart: Callable[[], simpy.Process]) -> simpy.Process:
+        """Run ``restart`` once every node the training job would keep can take its ranks. While a node is out of
+        service (another incident's spare, repair or scale-in is under way, or its response has not begun), the
+        restart stays pending, as a gang-scheduled job does (Volcano, MindCluster), for up to
+        ``restart_pending_max_s``; then it fails without running. The wait takes no restart turn (a scale-in or
+        repair of another incident's may need it)."""
+        env, st, w = self.sim.env, self.sim.state, self.sim.workloads[name]
+
+        def run() -> Generator[simpy.Event, Any, Any]:
+            start = env.now
+            was_running = ctx.workload_runs(name)
+            deadline = env.timeout(self.restart_pending_max_s)
+            waited = False
+            while True:
+                stuck = self._unplaceable(name, self._replace(params.replace, ctx, list(w.nodes)))
+                other = self._restarting.get(name)  # another response's restart (or scale) of the job under way
+                other = other if other is not None and not other.triggered else None
+                if not stuck and other is None:
+                    break
+                if stuck and deadline.processed:
+                    return ActionResult(a, name, "failed", float(start), float(env.now), {
+                        "unplaceable": stuck, "reason": f"{len(stuck)} node(s) of the job still out of service "
+                        f"with no spare after {env.now - start:.0f} s: {', '.join(stuck)} (its ranks cannot be "
+                        "placed)"})
+                waited = True
+                if not stuck:  # placeable now, but another restart re-places the job: look again once it ends
+                    assert other is not None
+                    yield other
+                    continue
+                changed = env.event()
+
+                def wake(*_: Any, ev: simpy.Event = changed) -> None:
+                    if not ev.triggered:
+                        ev.succeed()
+
+                # look again at a health change anywhere, when another response's restart of the job starts (it
+                # re-places the job) and when the one under way ends
+                self._pending.setdefault(name, []).append(changed)
+                st.subscribe(wake)
+                try:
+                    yield changed | deadline | (other if other is not None else env.event())
+                finally:
+                    st.unsubscribe(wake)
+                    if changed in self._pending.get(name, []):
+                        self._pending[name].remove(changed)
+            if waited and not was_running and ctx.workload_runs(name):
+                # while this restart was pending, another response's restart brought the job back (and placed it
+                # off the node it waited for): restarting it again would only throw away the steps since then
+                return ActionResult(a, name, "succeeded", float(start), float(env.now), {
+                    "joined": True, "pending_s": round(env.now - start, 3),
+                    "reason": "another restart brought the job back while this one was pending"})
+            res = yield restart()
+            if env.now > start and isinstance(res, ActionResult) and res.start_s > start:
+                res = dataclasses.replace(res, detail={**res.detail, "pending_s": round(res.start_s - start, 3)})
+            return res
+
+        return env.process(run())
+
+    def _restart_training(self, name: str, params: Any, ctx: Context) -> simpy.Process:
+        w = self.sim.workloads[name]
+        return self.sim.control.restart_job(name, getattr(params, "source", "memory"),
+                                            self._replace(params.replace, ctx, list(w.nodes)),
+                                            getattr(params, "scope", "job"))
+
+    def _workload_call(self, a: str, name: str, inst: str | None, params: Any, ctx: Context) -> Call:
+        c = self.sim.control
+        w = self.sim.workloads[name]
+        label = inst or name
+        if w.kind == "training":
+            job_runs = partial(ctx.workload_runs, name)
+            if a == "restart_process":
+                return label, lambda: self._one_restart_at_a_time(a, label, job_runs,
+                                                                   lambda: c.restart_process(name))
+            if a in _RESTARTS:
+                return label, lambda: self._pending_restart(a, name, params, ctx, lambda: self._one_restart_at_a_time(
+                    a, label, job_runs, lambda: self._restart_training(name, params, ctx)))
+            if a == "scale_instance":
+                def shed() -> bool:  # the restart under way (another incident's) already left these nodes out
+                    return job_runs() and not set(ctx.resolve(params.drop)) & set(w.nodes)
+
+                return label, lambda: self._one_restart_at_a_time(
+                    a, label, shed, lambda: self._scale_in_training(name, params, ctx))
+            return label, lambda: self._instant(a, label, "failed", retryable=False,
+                                                reason=f"{a} does not apply to a training job")
+        assert inst is not None
+        nodes = lambda: list(w.instances()[inst]["nodes"])  # type: ignore[attr-defined]  # noqa: E731
+        instance_up = partial(ctx.workload_runs, name, inst)
+        if a == "restart_process":
+            return label, lambda: self._one_restart_at_a_time(a, label, instance_up,
+                                                               lambda: c.restart_process(name, inst))
+        if a in _RESTARTS:
+            return label, lambda: self._one_restart_at_a_time(a, label, instance_up, lambda: c.restart_instance(
+                name, inst, self._replace(params.replace, ctx, nodes()), params.weights_from))
+
+        def scale() -> simpy.Process:
+            drop = set(ctx.resolve(params.drop))
+            keep = [n for n in nodes() if n not in drop]
+            if not keep:
+                return self._instant(a, label, "failed", retryable=False, reason="no node would be left")
+            return c.scale_instance(name, inst, keep)
+
+        return label, scale
