@@ -320,6 +320,32 @@ def test_a_fan_out_tools_host_is_the_lines_host() -> None:
     assert {s.host for s in sigs} == {"worker-1"}
 
 
+_UCE = ("[rank8]: [ERROR] 2025-09-14-04:11:40 (PID:1201, Device:0, RankID:8) ERR00100 PTA call acl api failed: "
+        "NPU function error: UCE ERROR., error code is 507053")
+_WAIT = ("[rank2]:[E compiler_depend.ts:413] EI0002: [PID: 991] 2025-09-14-04:41:41.008.112 The wait execution of the "
+         "Notify register times out. Reason: The Notify register has not received the Notify record from remote "
+         "rank: [8]. base information: [streamID:[3], taskID[12], tag[AllReduce_172.16.0.21%eth0_60000_0_1]]")
+
+
+@pytest.mark.parametrize(("root_head", "peer_head", "host"), [
+    ("[pod/job-worker-1/pytorch] ", "[pod/job-worker-0/pytorch] ", "job-worker-1"),  # kubectl logs --prefix
+    ("job-worker-1  | ", "job-worker-0  | ", "job-worker-1"),  # docker compose logs
+    ("worker-1: ", "worker-0: ", "worker-1"),  # pdsh / clush
+    ("2025-09-14 04:11:40 node-1: ", "2025-09-14 04:41:41 node-0: ", "node-1"),  # a collector's stamp and host
+    ("(RayWorkerWrapper pid=1201, ip=10.0.0.12) ", "(RayWorkerWrapper pid=991, ip=10.0.0.11) ", "10.0.0.12"),
+])
+def test_a_multi_host_paste_names_the_host_whose_line_carries_the_root(
+        tmp_path: Path, engine: Any, root_head: str, peer_head: str, host: str) -> None:
+    """Two hosts' output in one paste, each line behind its source's head: the root is named with the host whose
+    own line carries the fault (the verdict and its JSON root, not only the root cluster)."""
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    f = tmp_path / "paste.log"
+    f.write_text(f"{root_head}{_UCE}\n{peer_head}{_WAIT}\n")
+    d = diagnose_logs(str(f), engine)["diagnosis"]
+    assert (d["fault_class"], d["root"]["host"], d["root"]["device"]) == ("hbm_uce", host, 0)
+
+
 PLOG0 = FIX / "worker-0" / "process_log" / "run" / "plog" / "plog-23456_20250301100000123.log"  # server 192.168.10.11
 PLOG1 = next((FIX / "worker-1" / "process_log" / "run" / "plog").glob("plog-*.log"))  # server 192.168.10.12
 
