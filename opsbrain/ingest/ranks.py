@@ -33,11 +33,14 @@ the device's own slog exported by msnpureport (:data:`DEVICE_OS_DIR`).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from itertools import chain, islice
 
 from opsbrain.ingest.asys import host_dirs
+from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, host_syslog, real_names
 from opsbrain.ingest.rankconsole import CONSOLE_GROUP, console_line
 from opsbrain.ingest.streams import log_name
 from opsbrain.ingest.workers import (
@@ -253,7 +256,9 @@ class RankCollector:
         self._pending_notify: dict[tuple[str, str], dict[str, object]] = {}
         self._pending_aicpu: dict[tuple[str, str, str | None], tuple[float, LineRef, int]] = {}
         self._resets: dict[tuple[str, str], int] = {}
-        self._files: dict[str, tuple[str, bool, re.Match[str] | None, bool]] = {}
+        self._files: dict[str, tuple[str, bool, re.Match[str] | None, bool, bool]] = {}
+        self.syslog_hosts: dict[str, Counter[str]] = {}  # worker directory -> the hosts its syslog's heads name
+        self._syslog_read: Counter[str] = Counter()
         self._seconds: dict[tuple[str, ...], float] = {}  # a time stamp's second -> epoch seconds (local time)
         self.other_workers: set[str] = set()  # worker directories of other files, named as the processes' are
         self.rank_dirs: set[str] = set()  # worker directories with a rank's directory right below (job/rank_0/)
@@ -279,7 +284,8 @@ class RankCollector:
         if info is None:  # what the file's name says, once per file (a plog has thousands of lines), compressed
             plain = log_name(name)  # or not (``plog-903_2025....log.gz`` is the same process's plog)
             info = self._files[name] = (self.worker_of(name), bool(self.NPU_INFO_FILE.search(plain)),
-                                        RE_PLOG_FILE.search(plain), bool(DEVICE_OS_DIR.search(plain)))
+                                        RE_PLOG_FILE.search(plain), bool(DEVICE_OS_DIR.search(plain)),
+                                        host_syslog(name))
             self.note_file(name, info[0])
         if info[3]:
             return  # the device's own slog: its HCCL lines are the AI CPU scheduler's, no host process's
@@ -288,6 +294,8 @@ class RankCollector:
             held.extend(ln.rstrip("\r\n") if strip else ln for ln in lines)
             del held[RANK_TABLE_LINES:]
             return
+        if info[4] and (left := SCAN_LINES - self._syslog_read[name]) > 0:
+            lines = self._syslog(lines, left, info[0], name)
         if worker is None:
             worker = info[0]
         if info[1]:
@@ -607,6 +615,18 @@ class RankCollector:
         if RANK_DIR.fullmatch(below_worker(file, worker)):
             self.rank_dirs.add(worker)
 
+    def _syslog(self, lines: Iterable[str], left: int, worker: str, name: str) -> Iterable[str]:
+        """The host a syslog file's first lines' heads name, counted for its worker (:attr:`syslog_hosts`, which
+        :func:`~opsbrain.ingest.hostnames.real_names` names the worker by); the same lines, to be read on."""
+        it = iter(lines)
+        head = list(islice(it, left))
+        self._syslog_read[name] += len(head)
+        count = self.syslog_hosts.setdefault(worker, Counter())
+        for ln in head:
+            if m := SYSLOG_HOST.match(ln):
+                count[m.group(1)] += 1
+        return chain(head, it)
+
     def worker_of(self, file: str) -> str:
         """The worker directory of ``file`` (:func:`host_root`); an ``environment_check/<name>/`` folder's own
         (:func:`env_worker`), folded back into its directory by :meth:`shown` where that holds no other."""
@@ -636,8 +656,10 @@ class RankCollector:
         """Worker directory -> the name the table gives it: its host's directory (:func:`asys.host_dirs`), its
         ``environment_check/<name>/`` where it has one, from where the workers' paths differ (theirs and
         :attr:`other_workers`'), cut to a host-like last directory (:func:`~opsbrain.ingest.workers.short_names`),
-        ``root_name`` for the root given. A container directory (a job's, :func:`~opsbrain.ingest.workers.
-        names_no_host`) names no host: its processes' one server address where they print one, else ``""``."""
+        ``root_name`` for the root given; where that only numbers the host (``worker-1``, the root), the one host its
+        syslog names (:func:`~opsbrain.ingest.hostnames.real_names`). A container directory (a job's,
+        :func:`~opsbrain.ingest.workers.names_no_host`) names no host: its processes' one server address where they
+        print one, else ``""``."""
         fold = env_folds(self._alias)
         names = {w: next(iter(a)) for w, a in self._alias.items() if len(a) == 1}
         names |= {env_worker(w, sub): sub for w, a in self._alias.items() if len(a) > 1 for sub in a}
@@ -652,6 +674,12 @@ class RankCollector:
             servers = {p.server for p in self.procs.values() if host_of.get(p.worker) == h and p.server}
             shown[h] = servers.pop() if len(servers) == 1 else ""
 
+        seen: dict[str, Counter[str]] = {}
+        for w, count in self.syslog_hosts.items():
+            if (h := host_of.get(fold.get(w, w), w)) in hosts:
+                seen.setdefault(h, Counter()).update(count)
+        label = {h: shown[h] or self.root_name for h in hosts - container}
+        shown |= real_names({h: (label[h], seen.get(h)) for h in hosts - container})
 
         def name(w: str) -> str:
             w = fold.get(w, w)
