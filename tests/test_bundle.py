@@ -187,7 +187,8 @@ def test_real_cluster_bundle_without_pod_ids(engine: Any, matcher: Any) -> None:
     assert (d["fault_class"], d["component"]) == ("hbm_uce", "pod0/node0/npu3/hbm")
     # evidence names the real file and line
     inc = next(i for i in rep["incidents"] if i["id"] == rep["primary"])
-    assert inc["nodes"] == {"pod0/node0": "worker-0"}
+    assert inc["nodes"] == {"pod0/node0": "ascend-a01"}  # worker-0 only numbers it; its syslog names it (session 31)
+    assert workers["worker-0"]["name"] == "ascend-a01" and d["root"]["host"] == "ascend-a01"
     files = {(e["file"], e["line"]) for e in inc["evidence_lines"]}
     assert ("worker-0/device_log/slog/dev-os-3/run/device-os/device-os_20250301100000000.log", 2) in files
     assert any(ev.startswith("worker-0/process_log/run/plog/plog-23456_") and ":2: " in ev for ev in d["evidence"])
@@ -206,7 +207,7 @@ def test_single_worker_bundle_link_down_from_hccn_records(engine: Any) -> None:
     # a real host's devid 4 is NPU 4's one RoCE port (the twin's two-ports-per-NPU numbering read it as npu2/roce0
     # until session 28: the reader's pod0/node0 id for the host looked like the twin's)
     assert (d["fault_class"], d["component"]) == ("roce_port_down", "pod0/node0/npu4")
-    assert (d["root"]["host"], d["root"]["device"]) == ("roce-down-single", 4)
+    assert (d["root"]["host"], d["root"]["device"]) == ("ascend-b07", 4)  # its syslog's host, not the bundle's name
     states = {x["when"]: x["state"] for x in rep["link_state"]}
     assert states == {"before": {4: "UP"}, "after": {4: "DOWN"}}
 
@@ -403,7 +404,7 @@ def test_cli_diagnose_bundle_json_and_text(tmp_path: Path) -> None:
     assert data["incidents"][0]["evidence_lines"][0]["file"].startswith("worker-0/")
     res = runner.invoke(cli, ["diagnose", "--bundle", str(FIX / "broken"), *home])
     assert res.exit_code == 0, res.output
-    assert "skipped notes.txt" in res.stdout and "worker worker-0 -> pod0/node0" in res.stdout
+    assert "skipped notes.txt" in res.stdout and "worker worker-0 (named ascend-c03) -> pod0/node0" in res.stdout
 
 
 @pytest.mark.parametrize("args", [["diagnose"], ["diagnose", "x.json", "--bundle", "d"],
@@ -476,7 +477,7 @@ def test_a_bundle_whose_only_known_line_is_a_vendor_entry_takes_the_mapped_class
     for rep in (diagnose_bundle(tmp_path / "b", engine, with_kg), diagnose_logs(str(tmp_path / "b"), engine, with_kg)):
         d = rep["diagnosis"]
         assert d["fault_class"] == "npu_oom" and any(r["kind"] == "vendor:npu_oom" for r in d["evidence_lines"])
-    assert diagnose_bundle(tmp_path / "b", engine, with_kg)["diagnosis"]["root"]["host"] == "worker-0"
+    assert diagnose_bundle(tmp_path / "b", engine, with_kg)["diagnosis"]["root"]["host"] == "node-a"  # its syslog's
 
 
 def _kg_matcher(tmp_path: Path) -> Any:
@@ -606,7 +607,7 @@ def test_an_ubuntu_hosts_kern_log_and_syslog_are_read_as_its_syslog(tmp_path: Pa
     rep = diagnose_bundle(tmp_path / "b", engine)
     assert not rep["skipped"]
     assert rep["lines"]["read"] == 2 and rep["lines"]["duplicates"] == 1
-    assert rep["diagnosis"]["root"]["host"] == "worker-3"
+    assert rep["diagnosis"]["root"]["host"] == "npu-host-3"  # worker-3 only numbers it; both logs name it
 
 
 def _kbox_of_device_2(root: Path) -> Path:

@@ -111,3 +111,30 @@ def test_bundle_and_logs_read_the_same_health_signal(tmp_path: Path, engine: Any
     got_b, got_l = diagnose_bundle(b, engine)["diagnosis"], diagnose_logs(str(b), engine)["diagnosis"]
     assert got_b["fault_class"] == got_l["fault_class"]
     assert got_b["root"]["device"] == got_l["root"]["device"] == 4
+
+
+@pytest.mark.parametrize("top", ["out/", ""])
+def test_each_environment_check_folder_of_several_is_its_own_worker(tmp_path: Path, engine: Any, top: str) -> None:
+    """Two hosts' checks in one bundle (``environment_check/worker-5/`` with NPU 4 Critical, ``.../worker-6/`` with NPU
+    2 Critical), below a top folder or at the bundle's root: two workers, each device on its own host (before: one
+    worker ``out``, or the bundle's name, holding both, and ``--logs`` named no host at the root)."""
+    from opsbrain.bundle import read_bundle
+    from opsbrain.bundle.diagnose import diagnose_bundle
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    b = tmp_path / "b"
+    for name, bad in (("worker-5", 4), ("worker-6", 2)):
+        env = b / f"{top}environment_check" / name
+        env.mkdir(parents=True)
+        (env / "npu_info_after.txt").write_text(_npu_info("2025-03-01 09:20:00.179645", {bad: "Critical"}))
+    _lines, rep = read_bundle(b)
+    assert sorted(w["name"] for w in rep["workers"]) == ["worker-5", "worker-6"], rep["workers"]
+    res = diagnose_bundle(b, engine)
+    placed = {(n, e.split(" on ")[1]) for inc in res["incidents"] for n in inc["nodes"].values()
+              for e in inc["diagnosis"]["evidence"] if "smi:critical on" in e}
+    nodes = {w["name"]: w["node"] for w in rep["workers"]}
+    assert placed == {("worker-5", f"{nodes['worker-5']}/npu4"), ("worker-6", f"{nodes['worker-6']}/npu2")}, placed
+    for d in (res["diagnosis"], diagnose_logs(str(b), engine)["diagnosis"]):
+        assert (d["root"]["host"], d["root"]["device"]) in {("worker-5", 4), ("worker-6", 2)}, d["root"]
+    single = diagnose_logs(str(b / f"{top}environment_check" / "worker-6" / "npu_info_after.txt"), engine)
+    assert single["diagnosis"]["root"]["device"] == 2

@@ -20,13 +20,15 @@ def engine() -> Any:
 
 
 def test_the_root_device_is_named_with_its_workers_directory(engine: Any) -> None:
+    """The worker directory ``worker-0`` only numbers its host; its syslog names it ``ascend-a01``, the name the
+    operator knows it by (session 31: was ``worker-0``)."""
     from opsbrain.bundle.diagnose import diagnose_bundle
     from opsbrain.diagnosis.oneclick import diagnose_logs
 
     d = diagnose_logs(str(FIX), engine)["diagnosis"]
     b = diagnose_bundle(FIX, engine)["diagnosis"]
     assert d["fault_class"] == b["fault_class"] == "hbm_uce"
-    assert (d["root"]["host"], d["root"]["device"]) == (b["root"]["host"], b["root"]["device"]) == ("worker-0", 3)
+    assert (d["root"]["host"], d["root"]["device"]) == (b["root"]["host"], b["root"]["device"]) == ("ascend-a01", 3)
 
 
 def test_one_device_index_on_two_workers_is_two_devices(tmp_path: Path, engine: Any) -> None:
@@ -58,7 +60,7 @@ def test_a_bundle_concatenated_names_the_same_root(how: str, tmp_path: Path, eng
     got = diagnose_logs(str(paste), engine)["diagnosis"]
     want = diagnose_logs(str(FIX), engine)["diagnosis"]
     assert (got["fault_class"], got["root"]["host"], got["root"]["device"]) == \
-        (want["fault_class"], want["root"]["host"], want["root"]["device"]) == ("hbm_uce", "worker-0", 3)
+        (want["fault_class"], want["root"]["host"], want["root"]["device"]) == ("hbm_uce", "ascend-a01", 3)
 
 
 def test_a_shells_glob_after_logs_is_read_as_the_directory_they_share(tmp_path: Path) -> None:
@@ -76,7 +78,7 @@ def test_a_shells_glob_after_logs_is_read_as_the_directory_they_share(tmp_path: 
     run = CliRunner().invoke(cli, ["diagnose", "--logs", *files, "--json", "--data-dir", str(tmp_path)])
     assert run.exit_code == 0, run.output
     d = json.loads(run.stdout)["diagnosis"]
-    assert (d["fault_class"], d["root"]["host"], d["root"]["device"]) == ("hbm_uce", "worker-0", 3)
+    assert (d["fault_class"], d["root"]["host"], d["root"]["device"]) == ("hbm_uce", "ascend-a01", 3)
     inc = tmp_path / "inc.json"
     inc.write_text('{"lines": ["EI0002 notify wait timeout"]}')
     for args in (["--logs", "-", files[0]], [files[0], files[1]], ["--bundle", str(FIX), files[0]],
@@ -86,20 +88,23 @@ def test_a_shells_glob_after_logs_is_read_as_the_directory_they_share(tmp_path: 
 
 
 def test_a_bundle_deeper_down_names_its_workers_from_where_they_differ(tmp_path: Path, engine: Any) -> None:
-    """``collected/2025-06-19/job/worker-0``: the worker is ``worker-0`` under --bundle as under --logs."""
+    """``collected/2025-06-19/job/worker-0``: the worker is ``worker-0`` under --bundle as under --logs (named
+    after its syslog's host, ``ascend-a01``, in both since session 31)."""
     from opsbrain.bundle.diagnose import diagnose_bundle
     from opsbrain.diagnosis.oneclick import diagnose_logs
 
     shutil.copytree(FIX, tmp_path / "collected" / "2025-06-19" / "job")
     b = diagnose_bundle(tmp_path, engine)
-    assert sorted(w["name"] for w in b["workers"]) == ["worker-0", "worker-1"]
+    assert sorted(w["dir"].rpartition("/")[2] for w in b["workers"]) == ["worker-0", "worker-1"]
+    assert sorted(w["name"] for w in b["workers"]) == ["ascend-a01", "ascend-a02"]
     assert b["diagnosis"]["root"]["host"] == diagnose_logs(str(tmp_path), engine)["diagnosis"]["root"]["host"] \
-        == "worker-0"
+        == "ascend-a01"
 
 
 def test_grep_of_absolute_paths_names_the_worker_not_the_root(tmp_path: Path, engine: Any) -> None:
-    """``grep -rn "" /abs/path/worker-*``: the names start with ``/``; the worker is still ``worker-0`` (before the
-    review's mend: a host named ``//tmp/.../worker-0``, or ``/`` for ``/root/ascend/log``)."""
+    """``grep -rn "" /abs/path/worker-*``: the names start with ``/``; the worker is still ``worker-0``, named after
+    its syslog's host ``ascend-a01`` (before the review's mend: a host named ``//tmp/.../worker-0``, or ``/`` for
+    ``/root/ascend/log``)."""
     from opsbrain.diagnosis.oneclick import diagnose_logs
     from tests.test_fd_fixture_variants import concatenated
 
@@ -107,7 +112,7 @@ def test_grep_of_absolute_paths_names_the_worker_not_the_root(tmp_path: Path, en
     paste = tmp_path / "all.txt"
     paste.write_text("\n".join(lines) + "\n")
     d = diagnose_logs(str(paste), engine)["diagnosis"]
-    assert (d["fault_class"], d["root"]["host"], d["root"]["device"]) == ("hbm_uce", "worker-0", 3)
+    assert (d["fault_class"], d["root"]["host"], d["root"]["device"]) == ("hbm_uce", "ascend-a01", 3)
 
 
 @pytest.mark.parametrize("top", [True, False], ids=["with-top-folder", "flat"])
@@ -149,12 +154,12 @@ def test_evidence_counted_over_several_components_says_so(tmp_path: Path, engine
 
 def test_a_syslog_host_inside_a_worker_directory_is_that_worker(tmp_path: Path, engine: Any) -> None:
     """hbm-uce-real's worker-0 holds a syslog whose head names ``ascend-a01``: its ECC lines are worker-0's, one
-    device with the dmesg's (before: ``ascend-a01/npu3`` beside ``worker-0/npu3``, two devices). A file holding
-    two hosts' lines keeps their names."""
+    device with the dmesg's (before: ``ascend-a01/npu3`` beside ``worker-0/npu3``, two devices), the worker named
+    after the host since session 31. A file holding two hosts' lines keeps their names."""
     from opsbrain.diagnosis.oneclick import diagnose_logs
 
     d = diagnose_logs(str(FIX), engine)["diagnosis"]
-    assert "2 x ecc:uce on worker-0/npu3" in d["evidence"], d["evidence"]
+    assert "2 x ecc:uce on ascend-a01/npu3" in d["evidence"], d["evidence"]
     (tmp_path / "w").mkdir()
     (tmp_path / "w" / "messages").write_text("".join(
         f"Jan 24 11:24:0{i} {h} kernel: [ 100.1] EDAC MC0: 1 UE multi-bit ECC error on NPU device 3\n"
@@ -318,6 +323,32 @@ def test_a_fan_out_tools_host_is_the_lines_host() -> None:
     sigs, _ = ingest_text("worker-1: [ERROR] 2025-04-08-18:07:20 (PID:1292363, Device:1, RankID:9) ERR01100 OPS call "
                           "acl api failed.\n")
     assert {s.host for s in sigs} == {"worker-1"}
+
+
+_UCE = ("[rank8]: [ERROR] 2025-09-14-04:11:40 (PID:1201, Device:0, RankID:8) ERR00100 PTA call acl api failed: "
+        "NPU function error: UCE ERROR., error code is 507053")
+_WAIT = ("[rank2]:[E compiler_depend.ts:413] EI0002: [PID: 991] 2025-09-14-04:41:41.008.112 The wait execution of the "
+         "Notify register times out. Reason: The Notify register has not received the Notify record from remote "
+         "rank: [8]. base information: [streamID:[3], taskID[12], tag[AllReduce_172.16.0.21%eth0_60000_0_1]]")
+
+
+@pytest.mark.parametrize(("root_head", "peer_head", "host"), [
+    ("[pod/job-worker-1/pytorch] ", "[pod/job-worker-0/pytorch] ", "job-worker-1"),  # kubectl logs --prefix
+    ("job-worker-1  | ", "job-worker-0  | ", "job-worker-1"),  # docker compose logs
+    ("worker-1: ", "worker-0: ", "worker-1"),  # pdsh / clush
+    ("2025-09-14 04:11:40 node-1: ", "2025-09-14 04:41:41 node-0: ", "node-1"),  # a collector's stamp and host
+    ("(RayWorkerWrapper pid=1201, ip=10.0.0.12) ", "(RayWorkerWrapper pid=991, ip=10.0.0.11) ", "10.0.0.12"),
+])
+def test_a_multi_host_paste_names_the_host_whose_line_carries_the_root(
+        tmp_path: Path, engine: Any, root_head: str, peer_head: str, host: str) -> None:
+    """Two hosts' output in one paste, each line behind its source's head: the root is named with the host whose
+    own line carries the fault (the verdict and its JSON root, not only the root cluster)."""
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    f = tmp_path / "paste.log"
+    f.write_text(f"{root_head}{_UCE}\n{peer_head}{_WAIT}\n")
+    d = diagnose_logs(str(f), engine)["diagnosis"]
+    assert (d["fault_class"], d["root"]["host"], d["root"]["device"]) == ("hbm_uce", host, 0)
 
 
 PLOG0 = FIX / "worker-0" / "process_log" / "run" / "plog" / "plog-23456_20250301100000123.log"  # server 192.168.10.11

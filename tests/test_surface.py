@@ -33,6 +33,9 @@ def test_grep_file_names_are_taken_off_and_given_back(line: str, body: str | Non
     ("train-worker-1  | [ERROR] HCCL(1,python):x", "train-worker-1"),
     ("node-7: [ERROR] HCCL(1,python):x", "node-7"),
     ("10.0.0.5: [ERROR] HCCL(1,python):x", "10.0.0.5"),
+    ("2025-03-01 10:00:00 node-7: [ERROR] HCCL(1,python):x", "node-7"),
+    ("(RayWorkerWrapper pid=45464, ip=10.0.0.2) [ERROR] HCCL(1,python):x", "10.0.0.2"),
+    ("(Worker_DP0_TP7 pid=2112) [ERROR] HCCL(1,python):x", None),  # a process, not a host
     ("[rank3]: [ERROR] HCCL(1,python):x", None),  # a rank, not a host
     ("> [ERROR] HCCL(1,python):x", None),
 ])

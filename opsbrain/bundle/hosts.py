@@ -14,10 +14,9 @@ from typing import Any
 from opsbrain.bundle import layout as L
 from opsbrain.bundle.walk import _File
 from opsbrain.ingest.asys import OUTPUT_DIR, host_dirs
-from opsbrain.ingest.timestamps import MONTH
-from opsbrain.ingest.workers import host_root, shared_head
+from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, host_syslog, real_names
+from opsbrain.ingest.workers import host_root, names_no_host, shared_head
 
-_SYSLOG_HOST = re.compile(r"^" + MONTH + r"\s+\d{1,2} \d\d:\d\d:\d\d (\S+) ")
 _NODE_HOST = re.compile(r"pod(\d+)-node(\d+)")
 _L1_HOST = re.compile(r"pod(\d+)-node(\d+)-l1sw(\d+)")
 _L2_HOST = re.compile(r"pod(\d+)-l2plane(\d+)-sw(\d+)")
@@ -57,11 +56,15 @@ def map_workers(files: list[_File], root_name: str) -> dict[str, dict[str, Any]]
     host_of = host_dirs(raw)
     dirs = sorted(set(host_of.values()), key=_natural)
     hosts: dict[str, Counter[str]] = defaultdict(Counter)
+    own: dict[str, Counter[str]] = defaultdict(Counter)  # the host side's syslog only (hostnames.host_syslog)
     for f in files:
         if f.kind.kind == L.MESSAGES:
-            for ln in f.lines[:2000]:
-                if m := _SYSLOG_HOST.match(ln):
+            mine = host_syslog(f.rel)
+            for ln in f.lines[:SCAN_LINES]:
+                if m := SYSLOG_HOST.match(ln):
                     hosts[host_of[f.kind.worker or ""]][m.group(1)] += 1
+                    if mine:
+                        own[host_of[f.kind.worker or ""]][m.group(1)] += 1
     host_of, dirs = _same_host_collections(host_of, dirs, hosts)
     taken: set[str] = set()
     named: dict[str, tuple[str, str]] = {}
@@ -89,10 +92,13 @@ def map_workers(files: list[_File], root_name: str) -> dict[str, dict[str, Any]]
         taken.add(f"pod0/node{k}")
     cut = shared_head(dirs)  # named from where their paths differ (collected/job/worker-0 -> worker-0), as --logs
     subs = _env_names(files, host_of)
+    label = {d: subs.get(d) or d[cut:] or root_name or "." for d in dirs}
+    # a replica's or a collection's folder whose syslog names one host: that host (worker-1 -> node-a12)
+    label |= real_names({d: (label[d], own.get(d)) for d in dirs if not names_no_host(d, False)})
     for r in raw:
         d = host_of[r]
         nid, how = named[d]
-        workers[r] = {"dir": r or ".", "name": subs.get(d) or d[cut:] or root_name or ".", "node": nid,
+        workers[r] = {"dir": r or ".", "name": label[d], "node": nid,
                       "named_by": how, "hosts": sorted(hosts[d]), "ips": [], "files": 0}
     for f in files:
         if f.kind.worker is not None:
@@ -140,6 +146,8 @@ def host_ids(workers: dict[str, dict[str, Any]], root_name: str) -> dict[str, st
         out[name.rsplit("/", 1)[-1] if name else root_name] = w["node"]
         for h in w["hosts"]:
             out.setdefault(h, w["node"])
+        if w["dir"] != ".":  # a worker named after its syslog's host: its folder's name too (worker-1)
+            out.setdefault(w["dir"].rsplit("/", 1)[-1], w["node"])
     return out
 
 

@@ -35,6 +35,7 @@ from opsbrain.ingest.archive import (
 from opsbrain.ingest.encoding import SAMPLE, decode, sniff
 from opsbrain.ingest.streams import log_name
 from opsbrain.ingest.surface import fill_holes, may_carry, plain
+from opsbrain.ingest.workers import ENV_CHECK, env_worker, host_root
 
 
 @dataclass
@@ -192,6 +193,7 @@ class _Scan:
                 self._add(rel, kind, g.data)
         self._root_consoles()
         self._fold_nested_workers()
+        self._split_env_checks()
         self.limits.extend(self.tree.problems)
         if len(tops) > 0:  # the directory walk's order (level by level, names sorted), whatever the archives' order
             self.files.sort(key=lambda f: (f.rel.count("/"), f.rel.split("/")))
@@ -222,6 +224,21 @@ class _Scan:
                           if "/".join(parts[:n]) in workers), None)
             if outer is not None:
                 self.files[k] = replace(f, kind=replace(f.kind, worker=outer))
+
+    def _split_env_checks(self) -> None:
+        """Each ``environment_check/<name>/`` folder of a worker directory that holds several is a worker of its own
+        (:func:`~opsbrain.ingest.workers.env_worker`: ``out/environment_check/worker-5/``, ``.../worker-6/``, each
+        host's check), as the multi-rank analysis reads them; a directory with one such folder stays one worker."""
+        subs: dict[str, set[str]] = {}
+        found: list[tuple[int, str, str]] = []
+        for k, f in enumerate(self.files):
+            if f.kind.worker is not None and f"{ENV_CHECK}/" in f.rel and (sub := host_root(f.rel)[1]):
+                subs.setdefault(f.kind.worker, set()).add(sub)
+                found.append((k, f.kind.worker, sub))
+        for k, w, sub in found:
+            if len(subs[w]) > 1:
+                f = self.files[k]
+                self.files[k] = replace(f, kind=replace(f.kind, worker=env_worker(w, sub)))
 
     def _as_named(self, rel: str) -> str:
         """``rel`` as the layout classifies it: below the root's own name when the root given is an asys collection's

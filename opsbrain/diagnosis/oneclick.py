@@ -364,7 +364,7 @@ def on_workers(signals: list[Signal], ranks: RankCollector,
     def written_to(s: Signal) -> str | None:
         return origins.get((s.file, s.line_no or 0)) or s.file
 
-    where = {f: host_root(f)[0] for f in {written_to(s) for s in signals if s.host is None} if f}
+    where = {f: ranks.worker_of(f) for f in {written_to(s) for s in signals if s.host is None} if f}
     ranks.other_workers |= {w for w in where.values() if w}
     for f, w in where.items():
         ranks.note_file(f, w)

@@ -33,16 +33,21 @@ the device's own slog exported by msnpureport (:data:`DEVICE_OS_DIR`).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from itertools import chain, islice
 
 from opsbrain.ingest.asys import host_dirs
+from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, host_syslog, real_names
 from opsbrain.ingest.rankconsole import CONSOLE_GROUP, console_line
 from opsbrain.ingest.streams import log_name
 from opsbrain.ingest.workers import (
     RANK_DIR,
     below_worker,
+    env_folds,
+    env_worker,
     host_root,
     names_no_host,
     natural_key,
@@ -237,7 +242,8 @@ class RankCollector:
     """Fed line by line (any order of files); keeps per-process identity and errors.
 
     ``worker`` names the host of a file; by default the directory :func:`host_root` finds (named after its single
-    ``environment_check/<name>/`` when it has one; ``root_name`` for the root given). A file not named
+    ``environment_check/<name>/`` when it has one; where it has several, each is a worker of its own, so named;
+    ``root_name`` for the root given). A file not named
     ``plog-<pid>_*.log`` (pasted text, stdin) gives only its HCCL lines, placed by the pid they print."""
 
     def __init__(self, root_name: str = "") -> None:
@@ -250,7 +256,9 @@ class RankCollector:
         self._pending_notify: dict[tuple[str, str], dict[str, object]] = {}
         self._pending_aicpu: dict[tuple[str, str, str | None], tuple[float, LineRef, int]] = {}
         self._resets: dict[tuple[str, str], int] = {}
-        self._files: dict[str, tuple[tuple[str, str | None], bool, re.Match[str] | None, bool]] = {}
+        self._files: dict[str, tuple[str, bool, re.Match[str] | None, bool, bool]] = {}
+        self.syslog_hosts: dict[str, Counter[str]] = {}  # worker directory -> the hosts its syslog's heads name
+        self._syslog_read: Counter[str] = Counter()
         self._seconds: dict[tuple[str, ...], float] = {}  # a time stamp's second -> epoch seconds (local time)
         self.other_workers: set[str] = set()  # worker directories of other files, named as the processes' are
         self.rank_dirs: set[str] = set()  # worker directories with a rank's directory right below (job/rank_0/)
@@ -275,9 +283,10 @@ class RankCollector:
         info = self._files.get(name)
         if info is None:  # what the file's name says, once per file (a plog has thousands of lines), compressed
             plain = log_name(name)  # or not (``plog-903_2025....log.gz`` is the same process's plog)
-            info = self._files[name] = (host_root(name), bool(self.NPU_INFO_FILE.search(plain)),
-                                        RE_PLOG_FILE.search(plain), bool(DEVICE_OS_DIR.search(plain)))
-            self.note_file(name, info[0][0])
+            info = self._files[name] = (self.worker_of(name), bool(self.NPU_INFO_FILE.search(plain)),
+                                        RE_PLOG_FILE.search(plain), bool(DEVICE_OS_DIR.search(plain)),
+                                        host_syslog(name))
+            self.note_file(name, info[0])
         if info[3]:
             return  # the device's own slog: its HCCL lines are the AI CPU scheduler's, no host process's
         if RANK_TABLE_FILE.search(log_name(name)):
@@ -285,10 +294,10 @@ class RankCollector:
             held.extend(ln.rstrip("\r\n") if strip else ln for ln in lines)
             del held[RANK_TABLE_LINES:]
             return
+        if info[4] and (left := SCAN_LINES - self._syslog_read[name]) > 0:
+            lines = self._syslog(lines, left, info[0], name)
         if worker is None:
-            worker, sub = info[0]
-            if sub is not None:
-                self._alias.setdefault(worker, set()).add(sub)
+            worker = info[0]
         if info[1]:
             for ln in lines:
                 self._npu_info(ln.rstrip("\r\n") if strip else ln, worker, name)
@@ -606,20 +615,56 @@ class RankCollector:
         if RANK_DIR.fullmatch(below_worker(file, worker)):
             self.rank_dirs.add(worker)
 
+    def _syslog(self, lines: Iterable[str], left: int, worker: str, name: str) -> Iterable[str]:
+        """The host a syslog file's first lines' heads name, counted for its worker (:attr:`syslog_hosts`, which
+        :func:`~opsbrain.ingest.hostnames.real_names` names the worker by); the same lines, to be read on."""
+        it = iter(lines)
+        head = list(islice(it, left))
+        self._syslog_read[name] += len(head)
+        count = self.syslog_hosts.setdefault(worker, Counter())
+        for ln in head:
+            if m := SYSLOG_HOST.match(ln):
+                count[m.group(1)] += 1
+        return chain(head, it)
+
+    def worker_of(self, file: str) -> str:
+        """The worker directory of ``file`` (:func:`host_root`); an ``environment_check/<name>/`` folder's own
+        (:func:`env_worker`), folded back into its directory by :meth:`shown` where that holds no other."""
+        worker, sub = host_root(file)
+        if sub is not None:
+            self._alias.setdefault(worker, set()).add(sub)
+        return env_worker(worker, sub)
+
+    def _folded_ips(self) -> dict[str, dict[int, str]]:
+        """:attr:`device_ips` with each ``environment_check/<name>/`` folder's in its directory where that holds no
+        other (:func:`env_folds`)."""
+        fold = env_folds(self._alias)
+        out: dict[str, dict[int, str]] = {}
+        for w, ips in self.device_ips.items():
+            into = out.setdefault(fold.get(w, w), {})
+            for dev, ip in ips.items():
+                into.setdefault(dev, ip)
+        return out
+
     def server_of(self, file: str) -> str | None:
         """The server address the process whose plog ``file`` is prints in its init line, if it does."""
         info = self._files.get(file)
-        p = self.procs.get((info[0][0], info[2].group(1))) if info is not None and info[2] is not None else None
+        p = self.procs.get((info[0], info[2].group(1))) if info is not None and info[2] is not None else None
         return p.server if p is not None else None
 
     def shown(self) -> Callable[[str], str]:
         """Worker directory -> the name the table gives it: its host's directory (:func:`asys.host_dirs`), its
         ``environment_check/<name>/`` where it has one, from where the workers' paths differ (theirs and
         :attr:`other_workers`'), cut to a host-like last directory (:func:`~opsbrain.ingest.workers.short_names`),
-        ``root_name`` for the root given. A container directory (a job's, :func:`~opsbrain.ingest.workers.
-        names_no_host`) names no host: its processes' one server address where they print one, else ``""``."""
-        names = {w: (next(iter(a)) if len(a) == 1 else w) for w, a in self._alias.items()}
-        host_of = host_dirs({p.worker for p in self.procs.values()} | set(self.device_ips) | self.other_workers)
+        ``root_name`` for the root given; where that only numbers the host (``worker-1``, the root), the one host its
+        syslog names (:func:`~opsbrain.ingest.hostnames.real_names`). A container directory (a job's,
+        :func:`~opsbrain.ingest.workers.names_no_host`) names no host: its processes' one server address where they
+        print one, else ``""``."""
+        fold = env_folds(self._alias)
+        names = {w: next(iter(a)) for w, a in self._alias.items() if len(a) == 1}
+        names |= {env_worker(w, sub): sub for w, a in self._alias.items() if len(a) > 1 for sub in a}
+        host_of = host_dirs({fold.get(w, w) for w in ({p.worker for p in self.procs.values()} | set(self.device_ips)
+                                                      | self.other_workers)})
         hosts = set(host_of.values())
         cut = shared_head([names.get(h, h) for h in hosts])
         container = {h for h in hosts if h not in names and names_no_host(h, h in self.rank_dirs)}
@@ -629,7 +674,15 @@ class RankCollector:
             servers = {p.server for p in self.procs.values() if host_of.get(p.worker) == h and p.server}
             shown[h] = servers.pop() if len(servers) == 1 else ""
 
+        seen: dict[str, Counter[str]] = {}
+        for w, count in self.syslog_hosts.items():
+            if (h := host_of.get(fold.get(w, w), w)) in hosts:
+                seen.setdefault(h, Counter()).update(count)
+        label = {h: shown[h] or self.root_name for h in hosts - container}
+        shown |= real_names({h: (label[h], seen.get(h)) for h in hosts - container})
+
         def name(w: str) -> str:
+            w = fold.get(w, w)
             h = host_of.get(w, w)
             if h in shown:
                 return shown[h] or ("" if h in container else self.root_name)
@@ -657,6 +710,7 @@ class RankCollector:
         claim one device of a worker, the one whose log starts later (the job that ran last) is kept."""
         notes: list[str] = []
         kept: dict[tuple[str, int | None, str], RankProcess] = {}
+        self.device_ips = self._folded_ips()
         self._servers()
         shown = self.shown()
         self._mark_killed()

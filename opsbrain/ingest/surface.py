@@ -194,21 +194,13 @@ _FAN_OUT = r"((?=[\w.-]*[.-][\w.-]*\d|[\w.-]*\d[\w.-]*[.-])[A-Za-z0-9][\w.-]{0,6
 """A fan-out tool's host before a line: a digit and a dot or dash in it, as :data:`_HEAD` takes it."""
 _SOURCE_HEADS = (re.compile(r"\[pod/([^\]\s/]+)/"),  # kubectl logs --prefix: the pod
                  re.compile(r"(?:^|\s)([A-Za-z0-9][\w.-]*[-_]\d+) +\| "),  # docker compose logs: the container
-                 re.compile(r"(?:^|\s)" + _FAN_OUT))
+                 re.compile(r"(?:^|\s)" + _FAN_OUT),
+                 re.compile(r"\((?:[\w.-]+ )?pid=\d+, ip=([\d.]+)\)"))  # Ray: a remote worker's node address
 """Heads that name the container or host a line came from: ``kubectl logs --prefix``' pod, ``docker compose logs``'
 container, a fan-out tool's host (pdsh, clush, ``ansible -m shell``: a digit and a dot or dash in it, as
-:data:`_HEAD` takes it)."""
+:data:`_HEAD` takes it), Ray's ``(RayWorkerWrapper pid=45464, ip=10.0.0.2) `` (the node of a remote worker)."""
 
 
-_FAN_OUT_FIRST = re.compile(_FAN_OUT)
-
-
-def fan_out_host(prefix: str) -> str | None:
-    """The host a fan-out tool put first before a line (pdsh, clush, ``ansible -m shell``, DeepSpeed's launcher:
-    ``worker-1: <line>``; the outermost head only, as :data:`_SOURCE_HEADS` takes it), or None: the line's host
-    where the line names none."""
-    m = _FAN_OUT_FIRST.match(prefix) if prefix else None
-    return m.group(1) if m else None
 
 
 def head_source(prefix: str) -> str | None:

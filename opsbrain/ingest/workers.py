@@ -137,6 +137,26 @@ def host_root(file: str | None) -> tuple[str, str | None]:
     return _joined(parts), None  # no known directory: the file's own directory is its worker
 
 
+ENV_CHECK = "environment_check"
+
+
+def env_worker(worker: str, sub: str | None) -> str:
+    """The worker of a file :func:`host_root` places in ``worker`` with the sub-directory ``sub`` of its
+    ``environment_check/``: that folder, a worker of its own (``out/environment_check/worker-5``; MindCluster's
+    collection scripts write one host's check to ``environment_check/worker-<i>/``, so a bundle of several hosts' checks
+    holds one folder each); ``worker`` itself for a file in no such folder. Where the directory holds one such folder
+    only, the folder is the directory's host (:func:`env_folds` folds it back, and the host is named after it)."""
+    if sub is None:
+        return worker
+    return f"{worker}/{ENV_CHECK}/{sub}" if worker else f"{ENV_CHECK}/{sub}"
+
+
+def env_folds(subs: dict[str, set[str]]) -> dict[str, str]:
+    """:func:`env_worker`'s folder -> its directory, for each directory (of ``subs``: directory -> the names of its
+    ``environment_check/<name>/`` folders) that holds one folder only: one host's directory, named after it."""
+    return {env_worker(w, next(iter(names))): w for w, names in subs.items() if len(names) == 1}
+
+
 def _label_parts(parts: tuple[str, ...]) -> list[str]:
     """A path's directories with an archive's label ``<archive>:`` apart from its first member directory (``--logs``
     names a member ``<archive>:<member>``), so that an archive without a top folder (``tar czf worker-1.tgz -C

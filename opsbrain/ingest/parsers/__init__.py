@@ -37,7 +37,7 @@ from opsbrain.ingest.parsers import (
 )
 from opsbrain.ingest.parsers.ctx import MAX_LINE, LineCtx, Parser, stated_level, worded_level
 from opsbrain.ingest.signal import Signal
-from opsbrain.ingest.surface import fan_out_host, logged_level
+from opsbrain.ingest.surface import head_source, logged_level
 from opsbrain.multiscan import Screen, literal_pattern, re2_superset, superset_key
 
 ORDER: tuple[Parser, ...] = (fdreport.parse, fdtoolkit.parse, twin.parse, monitor.parse, messages.parse,
@@ -189,7 +189,8 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
                level: str | None = None, head: str = "", file_device: int | None = None,
                twin: bool | None = None) -> list[Signal]:
     """Signals in one log line (never raises). ``origin`` (a twin component id) places lines that name no host;
-    ``head``: what :func:`opsbrain.ingest.surface.plain` took off the line (a syslog head's host is the line's);
+    ``head``: what :func:`opsbrain.ingest.surface.plain` took off the line (a syslog head's host is the line's, else
+    the pod, container or host a multi-host paste's head names: :func:`~opsbrain.ingest.surface.head_source`);
     ``file_device``: the device whose own log the line's file is (:func:`opsbrain.ingest.workers.device_dir`), for
     lines that name none; ``twin``: False for a real host's line that a bundle placed on a twin-shaped node id
     (``pod0/node0`` for ``node-a``: the twin's own numbering conventions do not apply), None to tell by the id."""
@@ -214,7 +215,7 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
             return []  # a gate word, but every parser's regexes are ruled out: no parser can find a signal
     if BENIGN.search(text):  # after the gate: each documented harmless line holds a gate word ("fail", "oom")
         return []
-    host = where.host_in(text) or where.head_host(head) or fan_out_host(head)
+    host = where.host_in(text) or where.head_host(head) or head_source(head)
     node = where.node_component(host)
     if origin and where.twin_node(host) is None and (own := where.node_of(origin)):
         node = own  # a twin line that names no twin host belongs to the node whose log holds it
