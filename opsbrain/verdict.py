@@ -50,6 +50,13 @@ ETTR_WARN = 0.85
 on Meta's research clusters was 0.85-0.9 (arXiv 2410.21680)."""
 
 
+def verdict_first(matches: list[dict[str, Any]], fault_class: str | None) -> list[dict[str, Any]]:
+    """Knowledge matches with those of the verdict's class first (stable otherwise): a code several classes list
+    (80E01801: hbm_uce, and hbm_row_exhaustion where each one isolates a row) is shown with the advice of the class
+    the diagnosis chose, not another's."""
+    return sorted(matches, key=lambda k: k.get("class") != fault_class) if fault_class else matches
+
+
 def probe_outcome(longest_deviation_s: float | None, tolerance_s: float | None, ok_after: bool | None) -> tuple[
         str, str]:
     """A steady-state probe: ``ok`` only when it never stayed out of band longer than the tolerance AND is back in

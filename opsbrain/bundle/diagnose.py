@@ -23,7 +23,7 @@ from opsbrain.diagnosis.multirank import apply_root_cluster, multirank_verdict
 from opsbrain.ingest import Signal
 from opsbrain.ingest.derive import link_history_dropped
 from opsbrain.ingest.where import node_of, user_terms
-from opsbrain.verdict import nothing_found
+from opsbrain.verdict import nothing_found, verdict_first
 
 
 class _Clock:
@@ -208,7 +208,8 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
             "signals": len(inc.signals), "errors": sum(1 for s in inc.signals if s.severity >= 2),
             "kinds": dict(Counter(s.kind for s in inc.signals).most_common(12)),
             "diagnosis": dd, "evidence_lines": ev,
-            "knowledge": _aggregate(((k, hits[k]) for k in mine), lines, top=5),
+            "knowledge": verdict_first(_aggregate(((k, hits[k]) for k in mine), lines, top=5),
+                                       dd.get("fault_class") if dd else None),
         })
     primary = _cause_first(max(out_incs, key=lambda i: (i["errors"], -i["opened_at_s"]), default=None), out_incs)
     documented = _clearest_documented(incidents, out_incs, engine) if primary and _abstained(primary) else None
@@ -259,7 +260,8 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
         "primary": primary["id"] if primary else None,
         "diagnosis": diagnosis,
         "processes_of_collectives": len(r.ranks.processes),
-        "knowledge": _aggregate(enumerate(hits), lines, top=KNOWLEDGE_TOP),
+        "knowledge": verdict_first(_aggregate(enumerate(hits), lines, top=KNOWLEDGE_TOP),
+                                   diagnosis.get("fault_class") if isinstance(diagnosis, dict) else None),
         "knowledge_lines": sum(1 for h in hits if h),
         "knowledge_lines_by_source": dict(sorted(Counter(src for h in hits for src in {m.source for m in h}).items())),
         "timing_s": {"read": round(t_read, 4), "detect_diagnose": round(t_detect, 4), "match": round(t_match, 4)},

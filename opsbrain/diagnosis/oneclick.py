@@ -36,7 +36,7 @@ from opsbrain.ingest.text import ingest_paths, read_small
 from opsbrain.ingest.where import device_in, head_host, node_of, npu_of, renamed, twin_node, user_terms, with_host
 from opsbrain.ingest.workers import host_root
 from opsbrain.kb.compiled import compiled_kb
-from opsbrain.verdict import UNKNOWN, Diagnosis, nothing_found
+from opsbrain.verdict import UNKNOWN, Diagnosis, nothing_found, verdict_first
 
 MAX_EVIDENCE_LINES = 12
 DEVICE_SCAN_LINES = 5_000
@@ -247,6 +247,7 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
     counted = {(v.file, v.line_no, v.kind) for v in vendor}
     entries = [{**v, "counted": (v["file"], v["line"], f"vendor:{v['class']}") in counted}
                for v in (knowledge.vendor_report() if knowledge else [])]
+    kn = verdict_first(kn, out["fault_class"] if out["fault_class"] != UNKNOWN else None)
     return {"diagnosis": out, "input": stats, "knowledge": kn, "vendor_entries": entries, "limits": notes}
 
 

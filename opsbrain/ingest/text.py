@@ -44,7 +44,7 @@ from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.streams import not_a_log
 from opsbrain.ingest.surface import WRAP_LOOK, fill_holes, grep_file, looks_binary, plain, unwrap, wrapped_paste
 from opsbrain.ingest.timestamps import parse_stamp
-from opsbrain.ingest.workers import device_dir
+from opsbrain.ingest.workers import device_dir, root_label
 
 MAX_TOTAL_BYTES = 4 << 30
 """Bytes read from one input (all files of a directory together): far beyond any log bundle worth pasting; past it
@@ -431,7 +431,7 @@ def ingest_paths(specs: list[str], stdin: IO[bytes] | None = None, reader: LineR
     if len(specs) == 1:
         p = Path(specs[0])
         ingest_path(specs[0], stdin, r)
-        return r.signals, r.stats, (p.name if specs[0] != "-" and p.is_dir() else "")
+        return r.signals, r.stats, (root_label(p) if specs[0] != "-" and p.is_dir() else "")
     if "-" in specs:
         raise InputError("- (standard input) cannot be given with other paths", file="-", path="--logs")
     seen: dict[str, str] = {}
@@ -443,7 +443,7 @@ def ingest_paths(specs: list[str], stdin: IO[bytes] | None = None, reader: LineR
     base = os.path.commonpath([os.path.dirname(a) for a in seen])
     for full, spec in seen.items():
         ingest_path(spec, None, r, label=Path(os.path.relpath(full, base)).as_posix())
-    return r.signals, r.stats, Path(base).name
+    return r.signals, r.stats, root_label(Path(base))
 
 
 def ingest_path(spec: str, stdin: IO[bytes] | None = None, reader: LineReader | None = None,

@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 
 TWIN_HOST = r"(pod\d+-node\d+(?:-l1sw\d+)?|pod\d+-l2plane\d+-sw\d+)"
 RE_TWIN_HOST = screened(TWIN_HOST)
-_MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
+_MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|1[0-2]月|0?[1-9]月"
+"""A syslog head's month: English's abbreviation, or the zh_CN locale's ``12月`` (rsyslog under LANG=zh_CN.UTF-8:
+``12月 05 03:10:00 gz-trn-c12 kernel: ...``), as :data:`opsbrain.ingest.timestamps.MONTH` reads its time."""
 _SYSLOG_HEAD = (r"(?:<\d+>)?(?:" + _MONTHS + r")\s+\d+\s+\d\d:\d\d:\d\d(?:\s+\d{4})?\s+([A-Za-z0-9][\w.\-]{0,62})\s+"
                 r"(?:kernel|[\w.\-/]+(?:\[\d+\])?):")
 RE_SYSLOG_HOST = screened("^" + _SYSLOG_HEAD)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from opsbrain.ingest.asys import canonical, place
 from opsbrain.ingest.streams import archive_stem
@@ -47,8 +47,15 @@ ANCHORS = ("process_log", "environment_check", "device_log", "dl_log", "mindx-dl
 """Directories real collections put a worker's logs under: the directory above one of them is the worker (MindCluster's
 component logs too, ``dl_log/`` as ascend-fd collects them and ``mindx-dl/`` as the twin writes them: the bundle
 layout's ``_dl``)."""
+NODE_LOG_DIRS = frozenset({"slog", "plog", "hisi_logs", "profiling", "conf", "coredump", "oplog", "device-os",
+                           "debug", "run", "bbox", "kbox", "npu", "ascend_seclog", "driver", "dl_log", "mindx-dl",
+                           "process_log", "device_log", "environment_check"})
+"""Directories of a node's own log tree (``/var/log/npu/{slog,profiling,conf,...}``, CANN's ``{debug,run}/plog``,
+MindCluster's component logs): a directory given that is one, or holds them at its top, is one node's logs, and
+they name no host (``--logs /var/log/npu`` is not host ``slog``; ``watch`` follows such a tree the same way)."""
 CANN_LOG_LEVELS = ("debug", "run")
 _DEVICE_DIR = re.compile(r"device-\d+")
+_DEV_OS = re.compile(r"dev-os-\d+")
 
 
 def cann_log_head(dirs: list[str]) -> list[str] | None:
@@ -130,6 +137,9 @@ def host_root(file: str | None) -> tuple[str, str | None]:
         if found is not None:
             parts = found
             break
+    if (cut := next((i for i, x in enumerate(parts) if x.lower() in NODE_LOG_DIRS or _DEV_OS.fullmatch(x)),
+                    None)) is not None:
+        parts = parts[:cut]  # a node's own log tree below its worker: its folders name no host
     while parts and is_wrapper(parts[-1]):
         parts.pop()
     if not parts and (m := POD_DUMP.match(PurePosixPath(file).name)):
@@ -251,6 +261,13 @@ def names_no_host(worker: str, ranks_below: bool) -> bool:
     ``job/rank_1/``: a job's ranks; ``ascend-a01/rank_0/`` names its host)."""
     name = unarchived(worker).rpartition("/")[2]
     return bool(name) and not any(c.isdigit() for c in name) and (JOB_DIR.fullmatch(name) is not None or ranks_below)
+
+
+def root_label(path: Path) -> str:
+    """The name a directory given is shown by where its logs name no worker: its own, unless it is a folder of a
+    node's log tree (:data:`NODE_LOG_DIRS`: ``/var/log/npu``), which names no host (``""``)."""
+    name = path.name
+    return "" if name.lower() in NODE_LOG_DIRS or _DEVICE_DIR.fullmatch(name) or _DEV_OS.fullmatch(name) else name
 
 
 def host_like(name: str) -> bool:

@@ -28,7 +28,7 @@ from opsbrain.ingest.dirwalk import log_files
 from opsbrain.ingest.streams import ROTATION
 from opsbrain.ingest.text import LineReader, TextStats
 from opsbrain.ingest.where import with_host
-from opsbrain.ingest.workers import is_wrapper
+from opsbrain.ingest.workers import NODE_LOG_DIRS, is_wrapper
 
 READ_BUDGET = 4 << 20
 """Bytes read from one file per poll (a file growing faster is caught up over the next polls)."""
@@ -212,11 +212,9 @@ class LogFollower:
         return base if base != rel and t is not None and t.packed is not True else None
 
 
-NOT_HOSTS = frozenset({"slog", "plog", "hisi_logs", "profiling", "conf", "coredump", "oplog", "device-os", "debug",
-                       "run", "bbox", "kbox", "npu", "ascend_seclog", "driver", "dl_log", "mindx-dl", "process_log",
-                       "device_log", "environment_check"})
-"""Directories of a node's own log tree (``/var/log/npu/{slog,profiling,conf,...}``, CANN's ``{debug,run}/plog``,
-MindCluster's component logs): a watch pointed at one node's tree finds them first, and they name no host."""
+NOT_HOSTS = NODE_LOG_DIRS
+"""Directories of a node's own log tree (:data:`opsbrain.ingest.workers.NODE_LOG_DIRS`): a watch pointed at one node's
+tree finds them first, and they name no host."""
 
 
 def host_dir(rel: str) -> str | None:
