@@ -227,7 +227,7 @@ def test_codes_beat_patterns_and_benign_lines_match_nothing(matcher) -> None:
                    fmt.plog_hcom_init(DT, 1, 2, 384, 5, "10.0.0.1", 5),
                    fmt.switch_transceiver(DT, "pod0-node1-l1sw0", 3, 0, -2.1, -1.0, 7.5, 25.0),
                    fmt.syslog(DT, "pod0-node1", "systemd[1]: Started Session 42 of user root."),
-                   fmt.device_plugin(DT, "INFO", "timestamp 10:03:20.507053 pid 507053x ok"),
+                   fmt.device_plugin(DT, "INFO", "timestamp 10:03:20.507053 pid 507053x ok", "main.go:304"),
                    fmt.syslog(DT, "pod0-node1", "[  123.507053] usb 1-1: new device", uptime_s=123.507053)]:
         assert matcher.match(benign) == [], benign
 

@@ -1,12 +1,15 @@
 """MindCluster's own device-fault lines, filled in as its Go format strings print them (Ascend/mind-cluster at commit
-22bb3d98, paths under component/), read into ``plugin:<CODE>`` on the device the line names."""
+22bb3d98, paths under component/), read into ``plugin:<CODE>`` on the device the line names; and the twin's device
+plugin line is that same format string."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
+from faultlib.telemetry import formats as fmt
 from opsbrain.ingest.parsers import parse_line
 
 HEAD = "[INFO]     2025/12/05 02:45:10.200000 52      "
@@ -94,6 +97,13 @@ def test_an_atlas_950_kubernetes_event_names_the_npu_by_its_logical_id() -> None
     assert _sig(ev.format(a="Occur"), None) == [("plugin:80E01801", "node-a/npu5", 2, 5),
                                                 ("level:RestartBusiness", "node-a/npu5", 0, 5)]
     assert _sig(ev.format(a="Notice"), None)[0][0] == "plugin:80E01801"  # assertion 2, a fault that occurs once
+
+
+def test_the_twins_plugin_line_is_the_real_format_and_reads_the_same() -> None:
+    line = fmt.device_plugin_fault(datetime(2025, 12, 5, 2, 45, 10, 200000), 3, "80E01801", "RestartBusiness",
+                                   raised=datetime(2025, 12, 5, 2, 45, 10, 100000))
+    assert line == PLUGIN_RECEIVE.format(eid=UCE, logic=3, sev=2, a=1, hex=UCE)
+    assert _sig(line) == [("plugin:80E01801", "pod0/node3/npu3", 2, 3)]
 
 
 @pytest.mark.parametrize("name", ["devicePlugin.log", "container-manager.log"])

@@ -1,7 +1,6 @@
 """Device-side fault codes: device-os / DSMI events (``event_id=0x80e01801``, ``Event id=0x...``,
 ``event_id:  [0x...]`` as in the vendor knowledge graph's NPU_OS patterns), the MindCluster device plugin's
-fault-code lines (``Ascend910-3 ... fault code [80E01801]``; its own log lines: :mod:`.mindcluster`), its switch
-fault tuples
+Kubernetes fault events (its own log lines: :mod:`.mindcluster`), its switch fault tuples
 (``AssembledFaultCode:"[0x00f1ff09,155912,npu,na]"``), NodeD's BMC events (``[error code: 2C000031]``), LCNE switch
 alarms (``alarmID=0x00f10509``), ``npu-smi info`` health words (OK / Warning / Alarm / Critical) and the chip health
 query ``npu-smi info -t health -i N -c C`` (``Error Code : 80E01801``)."""
@@ -18,8 +17,6 @@ from opsbrain.ingest.smihealth import RE_ERROR_CODE, code_signals, error_code_li
 from opsbrain.ingest.where import RE_DIE
 
 RE_EVENT = screened(r"event[_ ]?id\s*[=:]\s*\[?\s*0x([0-9a-f]{8})(?![0-9a-z])(?:.*?assertion=(occur|recover))?", re.I)
-RE_PLUGIN = screened(r"Ascend910[A-Z0-9]*-(\d+) fault (occurred|recovered), fault code \[([0-9A-Fa-f]{8})\](?:, "
-                       r"fault level (\w+))?")
 RE_DP_EVENT = screened(r"device fault, nodeName:([^,\s]*), assertion:(\w+), "
                        r"(?:cardID:(\d+), deviceID:\d+|logicID:(\d+)), "
                        r"faultCodes:([0-9A-Fa-f]{8}(?:[,;|][0-9A-Fa-f]{8})*), faultLevelName:(\w+)")
@@ -153,12 +150,6 @@ def parse(ctx: LineCtx) -> bool:
                 ctx.add(f"plugin:{code}", comp, 1 if lvl in ("NotHandleFault", "SubHealthFault") else 2,
                         device=card)
         ctx.add(f"level:{lvl}", comp, 0, device=card)
-        return True
-    if m := RE_PLUGIN.search(text):
-        dev, state, code, lvl = int(m.group(1)), m.group(2), m.group(3).upper(), m.group(4)
-        ctx.add(f"plugin:{code}" + (":recover" if state == "recovered" else ""), ctx.npu(dev), device=dev)
-        if lvl:
-            ctx.add(f"level:{lvl}", ctx.npu(dev), 0, device=dev)
         return True
     if m := RE_PLUGIN_SW.search(text):
         ctx.add("plugin_sw:down" if m.group(1) == "occurred" else "plugin_sw:up", None, 0)  # names no plane
