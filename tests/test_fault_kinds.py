@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,15 @@ T0 = 600.0
 TRAIN_NODES = [ids.node(0, n) for n in range(32, 46)]
 LINK_DOWN = r"UBSW/4/ALARM: WARN \[0x08520003,na,L2,na\] Assertion alarmID=0x08520003 port=UB0/0/(\d+)"
 LINK_UP = r"UBSW/6/ALARM: INFO \[0x08520003,na,L2,na\] Recovery alarmID=0x08520003 port=UB0/0/(\d+)"
-PLUGIN_DEVICE = r"device Ascend910-(\d) fault occurred, fault code \[([0-9A-F]{8})\], fault level (\w+)"
+PLUGIN_DEVICE = (r"receive devFaultInfo: common\.DevFaultInfo\{EventID:(\d+), LogicID:(\d+), [^{}]*Severity:(\d), "
+                 r"Assertion:1, [^{}]*\}, hex code: ([0-9a-f]{8})")
+"""The device plugin's fault callback line (Ascend/mind-cluster ascend-device-plugin pkg/common/fault_code.go:1844)."""
+
+
+def plugin_severity(level: str) -> str:
+    """The DCMI severity the twin's plugin line carries for a handling level: Minor for a no-action level, else
+    Major."""
+    return "1" if level in ("NotHandle", "SubHealth") else "2"
 PLUGIN_SWITCH = r"switch subscribe got fault:.*AssembledFaultCode:\"\[0x08520003,,L2,na\]\".*Assertion:0x1"
 LLAMA3 = {c.name for c in get_profile("llama3").categories}
 DOWN_EVENTS = {"crash", "timeout", "instance_crash", "instance_down"}
@@ -107,9 +116,9 @@ def plant(topo: Topology, seed: int = 5, noise: bool = False) -> Plant:
 def check_catalogue(p: Plant, kind: str, since: float = T0, until: float = float("inf")) -> None:
     """(e) The catalogue entry agrees with the model and with what the plant showed since ``since``.
 
-    Device-plugin lines for a device fault code carry exactly the catalogue's handling level (switch-fault lines
-    carry the fault tuple only, as the real plugin prints them: their level is looked up, not printed). A kind that
-    interrupts jobs counts in a Llama 3 root-cause category and cost a workload work (a stall, hang or crash);
+    Device-plugin lines for a device fault code carry the severity of the catalogue's handling level (the real
+    plugin prints no level on them; switch-fault lines carry the fault tuple only: their level is looked up). A kind
+    that interrupts jobs counts in a Llama 3 root-cause category and cost a workload work (a stall, hang or crash);
     a kind that does not counts in no category and took no workload down.
     """
     meta = CATALOG[kind]
@@ -118,7 +127,7 @@ def check_catalogue(p: Plant, kind: str, since: float = T0, until: float = float
     assert meta.category == "none" or meta.category in LLAMA3
     dev_levels = {m.group(3) for ln in p.logs(PLUGIN_DEVICE, source="device_plugin", since=since)
                   if (m := re.search(PLUGIN_DEVICE, ln.text))}
-    assert dev_levels <= {meta.level}, f"{kind}: plugin reported {dev_levels}, catalogue says {meta.level}"
+    assert dev_levels <= {plugin_severity(meta.level)}, f"{kind}: plugin reported {dev_levels}, catalogue {meta.level}"
     seen = p.event_kinds(since, until)
     if meta.interrupts:
         assert seen & (DOWN_EVENTS | STALL_EVENTS), f"{kind} interrupts jobs but no workload noticed"
@@ -169,10 +178,12 @@ def test_device_plugin_writes_a_device_fault_at_its_poll_not_at_the_fault(topo1:
         p.inject("hbm_uce", "pod0/node33/npu2/hbm")
         p.run(T0 + 10)
         (uce,) = p.logs(r"Event id=0x80e01801, assertion=occur", source="device_os")
-        (plug,) = p.logs(r"fault code \[80E01801\]", source="device_plugin")
+        (plug,) = p.logs(r"hex code: 80e01801$", source="device_plugin")
         assert uce.t == T0 and T0 < plug.t <= T0 + period
         dt = p.sim.wallclock(plug.t)
         assert f"{dt:%Y/%m/%d %H:%M:%S}.{dt.microsecond:06d}" in plug.text  # the text carries the poll's time
+        raised = p.sim.wallclock(T0).replace(tzinfo=UTC).timestamp()  # the event's own time is the fault's
+        assert f"AlarmRaisedTime:{int(raised * 1000)}}}" in plug.text
         lags.append(plug.t - T0)
     assert len({round(x, 6) for x in lags}) == len(lags)
 
@@ -186,8 +197,8 @@ def test_hbm_uce_code_followon_errors_and_training_crash(topo1: Topology) -> Non
     # (a) the device log holds the UCE code; the node's device plugin relays it with its handling level
     (uce,) = p.logs(r"Event id=0x80e01801, assertion=occur", source="device_os", origin=npu)
     assert uce.t == T0 and uce.level == "ERROR" and uce.text.endswith("Event id=0x80e01801, assertion=occur")
-    (plug,) = p.logs(r"Ascend910-2 fault occurred, fault code \[80E01801\]", source="device_plugin", origin=node)
-    assert f"fault level {CATALOG['hbm_uce'].level}" in plug.text
+    (plug,) = p.logs(r"LogicID:2, .*Assertion:1, .*hex code: 80e01801$", source="device_plugin", origin=node)
+    assert f"Severity:{plugin_severity(CATALOG['hbm_uce'].level)}, " in plug.text
     assert p.logs(r"ErrCode=507053", source="plog", origin=node)
     # (b) no follow-on device codes: the knowledge graph documents none for 0x80E01801
     assert not p.logs(r"Event id=0x80c98000|ErrCode=507015")
@@ -227,8 +238,8 @@ def test_hbm_row_exhaustion_rows_climb_warn_at_16_separate_at_64(topo1: Topology
     assert T0 < warn.t < sep.t
     rows_at_warn = p.sim.telemetry.read("hbm_isolated_rows", hbm, warn.t)
     assert rows_at_warn == ctrl.hbm_rows_warn_threshold  # the counter says how many; the line only the code
-    (plug,) = p.logs(r"fault code \[80E18402\]", source="device_plugin", origin="pod0/node40")
-    assert f"fault level {CATALOG['hbm_row_exhaustion'].level}" in plug.text
+    (plug,) = p.logs(r"hex code: 80e18402$", source="device_plugin", origin="pod0/node40")
+    assert f"Severity:{plugin_severity(CATALOG['hbm_row_exhaustion'].level)}, " in plug.text
     # each new isolated row is one more multi-bit error report on the device log
     assert len(p.logs(r"Event id=0x80e01801", origin=npu)) == 64 - 10
     # (c) the job runs while rows accumulate and stops only when the chip is separated
@@ -256,8 +267,8 @@ def test_hbm_overtemp_temperature_rises_alarm_then_fatal_stop(topo1: Topology) -
     assert T0 < alarm.t < fatal.t and alarm.level == "WARNING" and fatal.level == "ERROR"
     assert tel.read("hbm_temp_c", hbm, alarm.t) == pytest.approx(fp.hbm_temp_alarm_c)
     assert tel.read("hbm_temp_c", hbm, fatal.t) == pytest.approx(fp.hbm_temp_fatal_c)
-    (plug,) = p.logs(r"fault code \[80E0020B\]", source="device_plugin", origin="pod0/node7")
-    assert f"fault level {CATALOG['hbm_overtemp'].level}" in plug.text
+    (plug,) = p.logs(r"hex code: 80e0020b$", source="device_plugin", origin="pod0/node7")
+    assert f"Severity:{plugin_severity(CATALOG['hbm_overtemp'].level)}, " in plug.text
     # (c) the prefill instance holding the chip goes down; the others keep serving
     inst = p.inst(hbm)
     assert inst["state"] == "down" and p.others_up(hbm)
@@ -621,7 +632,7 @@ def test_collective_timeout_sw_peers_report_ei0002_hardware_healthy(topo1: Topol
     assert all(ln.t == pytest.approx(T0 + p.sim.params.faults.peer_timeout_report_s) for ln in peers)
     assert not p.logs(r".", origin=node)  # the stuck rank prints nothing
     # no hardware signal at all: no device codes, no link or switch alarms, nothing unhealthy
-    assert not p.logs(r"event_id=|UBSW/|linkDown_|Ascend910-\d fault")
+    assert not p.logs(r"event_id=|UBSW/|linkDown_|receive devFaultInfo")
     assert not p.sim.state.unhealthy()
     # (c) the job stalls on the stuck rank and times out
     assert p.events("stalled", job="train")[0].t == T0 and p.events("timeout", job="train")
@@ -640,7 +651,7 @@ def test_silent_data_corruption_nan_loss_line_and_crash_without_hardware_codes(t
     assert nan and nan[0].t == pytest.approx(T0 + 90.0)
     (crash,) = p.events("crash", job="train")
     assert crash.t == pytest.approx(T0 + 90.0) and p.job.state == "down"
-    assert not p.logs(r"event_id=|UBSW/|ErrCode=50|Ascend910-\d fault")  # nothing in hardware telemetry
+    assert not p.logs(r"event_id=|UBSW/|ErrCode=50|receive devFaultInfo")  # nothing in hardware telemetry
     assert not p.sim.state.unhealthy()
     assert all(v["up"] for v in p.inf.instances().values())
     assert ended(p, f)

@@ -145,7 +145,7 @@ def test_a_collection_without_device_logs_shows_a_fatal_chip_through_host_plugin
     assert any(s.kind.startswith("dev:") for s in full)
     no_dev = _recorded(replace(case_lib.TRAIN_WORLD, missing_sources=("device_os",)), topo1, 900.0, *hot)
     assert no_dev and not any(s.kind.startswith("dev:") for s in no_dev)
-    assert {"plugin:80E0020B", "level:SeparateNPU"} <= {s.kind for s in no_dev}
+    assert "plugin:80E0020B" in {s.kind for s in no_dev}  # the plugin's fault callback line (it prints no level)
 
 
 @pytest.mark.parametrize("fmt", ["syslog", "syslog_pri_year"])

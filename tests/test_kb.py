@@ -227,7 +227,7 @@ def test_codes_beat_patterns_and_benign_lines_match_nothing(matcher) -> None:
                    fmt.plog_hcom_init(DT, 1, 2, 384, 5, "10.0.0.1", 5),
                    fmt.switch_transceiver(DT, "pod0-node1-l1sw0", 3, 0, -2.1, -1.0, 7.5, 25.0),
                    fmt.syslog(DT, "pod0-node1", "systemd[1]: Started Session 42 of user root."),
-                   fmt.device_plugin(DT, "INFO", "timestamp 10:03:20.507053 pid 507053x ok"),
+                   fmt.device_plugin(DT, "INFO", "timestamp 10:03:20.507053 pid 507053x ok", "main.go:304"),
                    fmt.syslog(DT, "pod0-node1", "[  123.507053] usb 1-1: new device", uptime_s=123.507053)]:
         assert matcher.match(benign) == [], benign
 
@@ -236,7 +236,14 @@ def test_codes_beat_patterns_and_benign_lines_match_nothing(matcher) -> None:
     ("event_id=0x80e01801, assertion=occur", [("device", "80E01801")]),
     ("[ERROR] 2025 dev-os-3 fault_manager: event_id=0x80E01801, hbm", [("device", "80E01801")]),
     ("Event id=0x80c98000 and event_id:  [0x80fa4e00]", [("device", "80C98000"), ("device", "80FA4E00")]),
-    ("device Ascend910-3 fault occurred, fault code [80E18402], fault level SeparateNPU", [("device", "80E18402")]),
+    # MindCluster's device plugin (ascend-device-plugin pkg/common/fault_code.go:1844 at 22bb3d98) and container-manager
+    # (pkg/fault/app/faultmgr.go:145): EventID in decimal, the code in lower-case hex
+    ("receive devFaultInfo: common.DevFaultInfo{EventID:2162263042, LogicID:3, ModuleType:0, ModuleID:0, "
+     "SubModuleType:0, SubModuleID:0, Severity:2, Assertion:1, AlarmRaisedTime:1740823400123}, hex code: 80e18402",
+     [("device", "80E18402")]),
+    ("receive devFaultInfo: {EventID:2162169857 LogicID:3 ModuleType:0 ModuleID:0 SubModuleType:0 SubModuleID:0 "
+     "Severity:2 Assertion:1 AlarmRaisedTime:1740823400123}, hex fault code: 80e01801, fault level: RestartBusiness",
+     [("device", "80E01801")]),
     ("reported fault code 0x80E01801, handling level RestartBusiness", [("device", "80E01801")]),
     ("switch fault occurred, fault code [0x08520003,na,L2,na], port UB0/0/7",
      [("switch", "[0x08520003,na,l2,na]")]),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pytest
@@ -44,14 +44,23 @@ def test_device_os_event_line_carries_event_id_device_and_slog_timestamp() -> No
     assert "assertion=recover" in fmt.device_os_event(DT, 0, 0x81078603, assertion=False)
 
 
-def test_device_plugin_line_names_ascend910_device_code_and_handling_level() -> None:
+def test_device_plugin_line_is_the_plugins_fault_callback_line() -> None:
+    """The format string of Ascend/mind-cluster ascend-device-plugin pkg/common/fault_code.go:1844 (commit 22bb3d98),
+    ``receive devFaultInfo: %#v, hex code: %v``, with ascend-common devmanager/common/types.go:212's DevFaultInfo."""
     line = fmt.device_plugin_fault(DT, 5, "0x80e01801", "RestartBusiness")
-    m = re.match(r"^\[(WARN|INFO)\] +(\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}\.\d{6}) +\d+ +[\w/.]+:\d+ +(.*)$", line)
+    m = re.match(r"^\[INFO\] +(\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}\.\d{6}) +\d+ +common/fault_code\.go:1844 +(.*)$",
+                 line)
     assert m, line
-    assert m.group(2) == "2025/03/01 10:03:20.123456"
-    body = re.search(r"Ascend910-(\d+) fault (occurred|recovered), fault code \[([0-9A-F]{8})\], fault level (\w+)",
-                     m.group(3))
-    assert body and body.groups() == ("5", "occurred", "80E01801", "RestartBusiness")
+    assert m.group(1) == "2025/03/01 10:03:20.123456"
+    body = re.fullmatch(r"receive devFaultInfo: common\.DevFaultInfo\{EventID:(\d+), LogicID:(\d+), ModuleType:0, "
+                        r"ModuleID:0, SubModuleType:0, SubModuleID:0, Severity:(\d), Assertion:(\d), "
+                        r"AlarmRaisedTime:(\d+)\}, hex code: ([0-9a-f]+)", m.group(2))
+    assert body, m.group(2)
+    assert body.groups()[:4] == ("2162169857", "5", "2", "1") and body.group(6) == "80e01801"
+    assert int(body.group(5)) == int(DT.replace(tzinfo=UTC).timestamp() * 1000)  # the wall clock as UTC
+    rec = fmt.device_plugin_fault(DT, 5, "80E01805", "NotHandle", recovered=True, raised=DT - timedelta(seconds=2))
+    assert "Severity:1, Assertion:0," in rec and f"AlarmRaisedTime:{int(body.group(5)) - 2000}}}" in rec
+    assert "Ascend910-" not in line  # the twin's former line, which no MindCluster source prints
     sw = fmt.device_plugin_switch_fault(DT, "0x08520003", "L2", 7, "NotHandle")
     # the layout of ascend-fd's devicePlugin.log fixture
     assert re.search(r"^\[WARN\] {5}\d{4}/\d\d/\d\d [\d:.]+ 17 +deviceswitch/ascend_switch.go:190 +switch subscribe got "

@@ -37,14 +37,16 @@ class Emitter:
         self.hub.log(npu, "device_os", line.split("]", 1)[0].lstrip("["), line)
 
     def plugin(self, npu: str, code: str, handling: str) -> None:
-        """The node's device plugin reporting the code with its MindCluster handling level. The plugin finds the
-        code at its next poll of the device (``delivery.device_plugin_poll_s``, uniform phase) and writes the line
-        then, stamped with the poll's time, not the fault's."""
+        """The node's device plugin logging the fault event it received for the code (its DCMI fault callback; the
+        MindCluster handling level sets the event's severity). The plugin takes the event at its next poll of the
+        device (``delivery.device_plugin_poll_s``, uniform phase) and writes the line then, stamped with the poll's
+        time; the event's own AlarmRaisedTime is the fault's."""
         node = ids.node_of(npu) or npu
+        raised = self.sim.wallclock()
 
         def write() -> None:
-            line = fmt.device_plugin_fault(self.sim.wallclock(), fmt.device_index(npu), code, handling)
-            self.hub.log(node, "device_plugin", "WARN", line)
+            line = fmt.device_plugin_fault(self.sim.wallclock(), fmt.device_index(npu), code, handling, raised=raised)
+            self.hub.log(node, "device_plugin", "INFO", line)
 
         wait = self.sim.durations.phase("delivery.device_plugin_poll_s", self.sim.params.delivery.device_plugin_poll_s)
         if wait <= 0:

@@ -7,8 +7,9 @@ the origin a caller should give (the component whose log bundle holds the line) 
 - ``device_os`` (origin: the NPU): slog device-os,
   ``[ERROR] DRV(pid,proc):YYYY-MM-DD-HH:MM:SS.mmm.uuu [file.c:line][devN]text`` with ``event_id=0x<code>``;
 - ``device_plugin`` (the node): MindCluster hwlog, ``[WARN]     YYYY/MM/DD HH:MM:SS.uuuuuu 17  file.go:line  text``:
-  switch faults in the real ``switch subscribe got fault:...`` layout; NPU faults as ``Ascend910-<n>``, the fault
-  code and the handling level (codes and levels sourced, that line's layout not verified against a real sample);
+  switch faults in the real ``switch subscribe got fault:...`` layout; NPU faults as the plugin's DCMI callback
+  logs them, ``receive devFaultInfo: common.DevFaultInfo{EventID:<decimal>, LogicID:<n>, ...}, hex code: <hex>``
+  (Ascend/mind-cluster ascend-device-plugin pkg/common/fault_code.go:1844 at 22bb3d98);
 - ``syslog`` (the node): ``Mon DD HH:MM:SS host kernel: text`` (no year); ``dmesg -T``: ``[Sat Mar  1 ...] text``;
 - ``plog`` (the node): CANN ``[LEVEL] MODULE(pid,python):YYYY-MM-DD-HH:MM:SS.mmm.uuu [file.cc:line][tid]text``;
 - ``train`` (the node): training console lines (rank prefix, iteration lines, RuntimeError lines);
@@ -16,16 +17,16 @@ the origin a caller should give (the component whose log bundle holds the line) 
 - ``hccn`` (the node): ``hccn_tool -link_stat -g`` / ``-optical -g`` output lines.
 
 Device fault codes are 8 hex digits. Device logs print them in lower case (``event_id=0x80e01801``) as the
-device OS does; the device plugin prints them in upper case without ``0x`` as its fault-code files do. An
-operator tool should match codes case-insensitively. Nothing here says whether a line was caused by an
-injected fault or by background noise: operators cannot know that either.
+device OS does; the device plugin prints the event id in decimal and its hex in lower case without ``0x``
+(``FormatFaultCodeHex``). An operator tool should match codes case-insensitively. Nothing here says whether a line
+was caused by an injected fault or by background noise: operators cannot know that either.
 """
 
 from __future__ import annotations
 
 import zlib
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 
 from faultlib import ids
 
@@ -182,24 +183,43 @@ def device_os_event(dt: datetime, device: int, code: str | int, assertion: bool 
 
 
 # ---- device plugin / node agent (MindCluster hwlog) -------------------------------------------------------
-def device_plugin(dt: datetime, level: str, text: str, where: str = "device/devicefault.go:312",
-                  goroutine: int = 1) -> str:
+def device_plugin(dt: datetime, level: str, text: str, where: str, goroutine: int = 1) -> str:
     """A device-plugin or node-agent log line (MindCluster hwlog layout: ``[WARN]     2024/01/10 03:30:38.643330 17
-    deviceswitch/ascend_switch.go:190    text``, ascend-fd fixtures dl_log/devicePlugin)."""
+    deviceswitch/ascend_switch.go:190    text``, ascend-fd fixtures dl_log/devicePlugin); ``where``: the source file
+    and line that prints ``text``."""
     tag = f"[{level.upper()}]"
     return f"{tag:<11}{dt:%Y/%m/%d %H:%M:%S}.{dt.microsecond:06d} {goroutine:<7d} {where}    {text}"
 
 
-def device_plugin_fault(dt: datetime, device: int, code: str | int, handling: str, recovered: bool = False) -> str:
-    """The device plugin reporting a device fault code and its handling level for ``Ascend910-<device>``. The code and
-    level pairs are MindCluster's (faultCode.json); the line's layout is the twin's (no real sample in the
-    reference set)."""
+PLUGIN_FAULT_CALLBACK = "common/fault_code.go:1844"
+"""Where the device plugin logs each fault event DCMI delivers (Ascend/mind-cluster, commit 22bb3d98,
+component/ascend-device-plugin/pkg/common/fault_code.go:1844, DoSaveDevFaultInfo): ``hwlog.RunLog.Infof("receive
+devFaultInfo: %#v, hex code: %v", devFaultInfo, FormatFaultCodeHex(devFaultInfo.EventID))``."""
+
+
+def _epoch_ms(dt: datetime) -> int:
+    """Milliseconds since 1970 of ``dt`` (a naive wall clock read as UTC: the twin's clock has no zone)."""
+    return int((dt if dt.tzinfo else dt.replace(tzinfo=UTC)).timestamp() * 1000)
+
+
+def device_plugin_fault(dt: datetime, device: int, code: str | int, handling: str, recovered: bool = False,
+                        raised: datetime | None = None) -> str:
+    """The device plugin's line for a fault event of logical device ``device`` (:data:`PLUGIN_FAULT_CALLBACK`): the
+    ``%#v`` of ascend-common's DevFaultInfo (devmanager/common/types.go:212: EventID as a decimal int64, LogicID,
+    the DCMI module ids, Severity, Assertion 1 occur / 0 recover, AlarmRaisedTime in ms) and the code in lower-case
+    hex (FormatFaultCodeHex: ``%x``). ``raised``: when the device raised it (default ``dt``). The line carries no
+    handling level; ``handling`` (checked against the levels) sets the DCMI severity the twin reports: Minor (1)
+    for a no-action level, Major (2) otherwise, the split the plugin itself makes for a code its table lacks
+    (fault_code.go getFaultTypeBySeverity). The module ids are 0: the twin does not model DCMI's node ids."""
     if handling not in HANDLING_LEVELS:
         raise ValueError(f"unknown handling level {handling!r}")
-    what = "recovered" if recovered else "occurred"
-    return device_plugin(dt, "INFO" if recovered else "WARN",
-                         f"device Ascend910-{device} fault {what}, fault code [{norm_code(code)}], "
-                         f"fault level {handling}")
+    c = norm_code(code)
+    severity = 1 if handling in ("NotHandle", "SubHealth") else 2
+    info = (f"common.DevFaultInfo{{EventID:{int(c, 16)}, LogicID:{device}, ModuleType:0, ModuleID:0, "
+            f"SubModuleType:0, SubModuleID:0, Severity:{severity}, Assertion:{0 if recovered else 1}, "
+            f"AlarmRaisedTime:{_epoch_ms(raised or dt)}}}")
+    return device_plugin(dt, "INFO", f"receive devFaultInfo: {info}, hex code: {c.lower()}",
+                         where=PLUGIN_FAULT_CALLBACK, goroutine=52)
 
 
 def device_plugin_switch_fault(dt: datetime, alarm_id: str, peer_type: str, port: int, handling: str,

@@ -3,7 +3,9 @@
 Order of work per line (everything precompiled in the constructor):
 
 1. codes: a few literal-prefixed regular expressions find device codes (``event_id=0x80e01801``,
-   ``fault code [80E01801]``), UB switch fault tuples (``[0x08520003,na,L2,na]``), HCCL/CANN codes
+   ``fault code [80E01801]``, MindCluster's device plugin and container-manager ``hex code: 80e01801`` /
+   ``hex fault code: 80e01801``: ascend-device-plugin pkg/common/fault_code.go:1844, container-manager
+   pkg/fault/app/faultmgr.go:145), UB switch fault tuples (``[0x08520003,na,L2,na]``), HCCL/CANN codes
    (``EI0002``) and runtime codes (``507053``); each is a dictionary look-up into the knowledge-base classes
    and the imported codes;
 2. knowledge-base log patterns, only when no knowledge-base code matched: a literal every match must contain
@@ -38,7 +40,8 @@ MAX_SCAN_CHARS = 8192
 # Each code regex starts with a literal so that the regex engine skips ahead quickly; device codes and switch
 # tuples are searched in the lower-cased line, HCCL and runtime codes in the line as written.
 _DEVICE_RES = (re.compile(r"event[ _]id\s*[=:]\s*\[?0x([0-9a-f]{8,9})(?![0-9a-z])"),
-               re.compile(r"fault code (?:\[([0-9a-f]{8,9})\]|0x([0-9a-f]{8,9})(?![0-9a-z]))"))
+               re.compile(r"fault code (?:\[([0-9a-f]{8,9})\]|0x([0-9a-f]{8,9})(?![0-9a-z]))"),
+               re.compile(r"hex (?:fault )?code: ([0-9a-f]{8,9})(?![0-9a-z])"))
 _SWITCH_RE = re.compile(r"\[(0x[0-9a-f]{8}),([0-9a-z_]{0,16}),([0-9a-z_]{1,16}),[^\],\s]{1,16}\]")
 _HCCL_RE = re.compile(r"E(?<![0-9A-Za-z]E)[IZEL]\d{4}(?![0-9A-Za-z])")
 _RUNTIME_RE = re.compile(r"50(?<![0-9A-Za-z.]50)\d{4}(?![0-9A-Za-z])")

@@ -31,6 +31,7 @@ from opsbrain.ingest.parsers import (
     kernel,
     kubelet,
     messages,
+    mindcluster,
     mindie,
     monitor,
     twin,
@@ -40,9 +41,9 @@ from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.surface import head_source, logged_level
 from opsbrain.multiscan import Screen, literal_pattern, re2_superset, superset_key
 
-ORDER: tuple[Parser, ...] = (fdreport.parse, fdtoolkit.parse, twin.parse, monitor.parse, messages.parse,
-                             mindie.parse, errnums.parse, dmi.parse, device.parse, kubelet.parse, hccn.parse,
-                             kernel.parse_driver, hccl.parse, cann.parse, kernel.parse, framework.parse)
+ORDER: tuple[Parser, ...] = (fdreport.parse, fdtoolkit.parse, twin.parse, monitor.parse, mindcluster.parse,
+                             messages.parse, mindie.parse, errnums.parse, dmi.parse, device.parse, kubelet.parse,
+                             hccn.parse, kernel.parse_driver, hccl.parse, cann.parse, kernel.parse, framework.parse)
 """The FaultDiag report's rows come first: a row of the report's own words (a fault description naming a part)
 is fully explained by it, before a message or hardware parser reads the words as a log's. A monitoring component's
 own failure (:mod:`.monitor`) before the parsers that would read its error text as the job's."""
@@ -97,8 +98,8 @@ def _every_parser() -> screen.Group:
     """Every regex a parser keys on (each parser returns at once when the screen rules out all of its own), but for
     those that only qualify a signal another regex finds (``screened(..., context=True)``)."""
     rx = messages.catalog()[0]
-    groups = (fdreport._ANY, fdtoolkit._ANY, twin._ANY, mindie._ANY, errnums._ANY, dmi._ANY, device._ANY, kubelet._ANY,
-              hccn._ANY, kernel._ANY, hccl._ANY, cann._ANY, framework._ANY)
+    groups = (fdreport._ANY, fdtoolkit._ANY, twin._ANY, mindcluster._ANY, mindie._ANY, errnums._ANY, dmi._ANY,
+              device._ANY, kubelet._ANY, hccn._ANY, kernel._ANY, hccl._ANY, cann._ANY, framework._ANY)
     return screen.Group(sorted({r for g in groups for r in g.regexes if not r.context}
                                | {kernel.RE_DRV, kernel.RE_VM_FAULT, kernel.RE_DRV_IN_USE,
                                   *(row[0] for row in kernel.DRV_KINDS)}

@@ -1,6 +1,6 @@
 """Device-side fault codes: device-os / DSMI events (``event_id=0x80e01801``, ``Event id=0x...``,
 ``event_id:  [0x...]`` as in the vendor knowledge graph's NPU_OS patterns), the MindCluster device plugin's
-fault-code lines (``Ascend910-3 ... fault code [80E01801]``), its switch fault tuples
+Kubernetes fault events (its own log lines: :mod:`.mindcluster`), its switch fault tuples
 (``AssembledFaultCode:"[0x00f1ff09,155912,npu,na]"``), NodeD's BMC events (``[error code: 2C000031]``), LCNE switch
 alarms (``alarmID=0x00f10509``), ``npu-smi info`` health words (OK / Warning / Alarm / Critical) and the chip health
 query ``npu-smi info -t health -i N -c C`` (``Error Code : 80E01801``)."""
@@ -17,15 +17,16 @@ from opsbrain.ingest.smihealth import RE_ERROR_CODE, code_signals, error_code_li
 from opsbrain.ingest.where import RE_DIE
 
 RE_EVENT = screened(r"event[_ ]?id\s*[=:]\s*\[?\s*0x([0-9a-f]{8})(?![0-9a-z])(?:.*?assertion=(occur|recover))?", re.I)
-RE_PLUGIN = screened(r"Ascend910[A-Z0-9]*-(\d+) fault (occurred|recovered), fault code \[([0-9A-Fa-f]{8})\](?:, "
-                       r"fault level (\w+))?")
-RE_DP_EVENT = screened(r"device fault, nodeName:([^,\s]*), assertion:(\w+), cardID:(\d+), deviceID:\d+, "
+RE_DP_EVENT = screened(r"device fault, nodeName:([^,\s]*), assertion:(\w+), "
+                       r"(?:cardID:(\d+), deviceID:\d+|logicID:(\d+)), "
                        r"faultCodes:([0-9A-Fa-f]{8}(?:[,;|][0-9A-Fa-f]{8})*), faultLevelName:(\w+)")
 """The device plugin's fault event as ``kubectl get events -n kube-system`` lists it (MindCluster "Fault Event
 Information", mxdlug_com_009: ``device fault, nodeName:k8smaster, assertion:Occur, cardID:2, deviceID:0,
 faultCodes:8C084E00, faultLevelName:RestartBusiness, ...``): the node by name, the NPU by ``cardID`` (the NPU ID,
 npu-smi's ``-i``; ``deviceID`` is the chip within it, 0 on a one-chip card), the handling level (``Occur`` at a
-no-action level is a warning, at any other an error, whatever the event's ``Warning`` type column says)."""
+no-action level is a warning, at any other an error, whatever the event's ``Warning`` type column says). On Atlas
+950 (Ascend910A5) the plugin writes ``logicID:N`` in place of the card and chip (Ascend/mind-cluster
+component/ascend-device-plugin/pkg/device/ascendcommon.go:1585-1589 at 22bb3d98): that logical id names the NPU."""
 RE_FAULT_CODE = screened(r"fault ?code[s]?\s*[:=]?\s*\[?\s*(?:0x)?([0-9a-f]{8})(?![0-9a-z])", re.I)
 RE_SW_TUPLE = screened(r"\[(0x[0-9a-f]{8}),\s*(\w*),\s*(\w*),\s*(\w*)\]", re.I)
 RE_PLUGIN_SW = screened(r"switch fault (occurred|recovered), fault code \[(0x[0-9a-f]{8}),", re.I)
@@ -139,21 +140,16 @@ def parse(ctx: LineCtx) -> bool:
         ctx.add(f"dev:{code}" + (":recover" if state == "recover" else ""), comp, sev, device=ctx.device())
         return True
     if m := RE_DP_EVENT.search(text):
-        host, state, card, codes, lvl = m.groups()
-        comp = where.npu_component(where.node_component(host) or ctx.node, int(card))
+        host, state, card_id, logic_id, codes, lvl = m.groups()
+        card = int(card_id if card_id is not None else logic_id)
+        comp = where.npu_component(where.node_component(host) or ctx.node, card)
         for code in re.split(r"[,;|]", codes.upper()):
             if state.lower() == "recovery":
-                ctx.add(f"plugin:{code}:recover", comp, 0, device=int(card))
-            elif state.lower() == "occur":
+                ctx.add(f"plugin:{code}:recover", comp, 0, device=card)
+            elif state.lower() in ("occur", "notice"):  # Notice: a fault that occurs once (assertion 2)
                 ctx.add(f"plugin:{code}", comp, 1 if lvl in ("NotHandleFault", "SubHealthFault") else 2,
-                        device=int(card))
-        ctx.add(f"level:{lvl}", comp, 0, device=int(card))
-        return True
-    if m := RE_PLUGIN.search(text):
-        dev, state, code, lvl = int(m.group(1)), m.group(2), m.group(3).upper(), m.group(4)
-        ctx.add(f"plugin:{code}" + (":recover" if state == "recovered" else ""), ctx.npu(dev), device=dev)
-        if lvl:
-            ctx.add(f"level:{lvl}", ctx.npu(dev), 0, device=dev)
+                        device=card)
+        ctx.add(f"level:{lvl}", comp, 0, device=card)
         return True
     if m := RE_PLUGIN_SW.search(text):
         ctx.add("plugin_sw:down" if m.group(1) == "occurred" else "plugin_sw:up", None, 0)  # names no plane

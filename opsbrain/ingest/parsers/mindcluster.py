@@ -1,0 +1,112 @@
+"""MindCluster's own device-fault log lines: the Ascend Device Plugin's and container-manager's (hwlog run logs,
+``devicePlugin.log``, ``container-manager.log``), as the format strings of Ascend/mind-cluster write them (paths
+under ``component/``, line numbers at commit 22bb3d98):
+
+- the DCMI fault callback, ``ascend-device-plugin/pkg/common/fault_code.go:1844`` (DoSaveDevFaultInfo):
+  ``receive devFaultInfo: %#v, hex code: %v`` of ``ascend-common/devmanager/common/types.go:212`` DevFaultInfo
+  (``common.DevFaultInfo{EventID:2162169857, LogicID:3, ..., Severity:2, Assertion:1, AlarmRaisedTime:...}, hex
+  code: 80e01801``); before commit 1f6e5d1f (2025-05) ``%v``, the fields by position (``{2162169857 3 2 1
+  1764902710100}``: EventID, LogicID, ..., Severity, Assertion, AlarmRaisedTime); the same struct in the rate
+  limiter's ``current fault: %#v will be discard`` (:1836) and the plugin's own UB codes, ``generate UB separate
+  fault, devFaultInfo: %#v`` (:1743, :1781);
+- container-manager's callback, ``container-manager/pkg/fault/app/faultmgr.go:145``: ``receive devFaultInfo: %+v,
+  hex fault code: %s, fault level: %s`` (``{EventID:2162169857 LogicID:3 ...}``), and its limiter's ``fault [%+v]
+  will be discard`` (:142);
+- the plugin's escalations, ``fault_code.go:1248`` ``FaultFrequency detected, event id: %s, logic id: %d, fault
+  occurred times: %d, fault level: %s, ...`` and ``:1302`` ``FaultDuration detected, ...`` (a code that occurred
+  too often, or lasted too long, on a device, and the handling level it is raised to; printed again at each health
+  check of the device, ``GetFaultType`` :1131, while the count holds; the duration line at debug level);
+- its parameter-plane codes, ``fault_code.go:1639/:1685`` ``parameter plane fault code occur|recover, logicID: %d,
+  hex code: %v, ...``;
+- container-manager's start-up list of the codes a device already has, ``pkg/devmgr/hwdevmgr.go:392`` ``before fault
+  subscribe, device(%d) had error code: %v`` (the device by its physical id there).
+
+Each gives ``plugin:<CODE>`` (``:recover`` for Assertion 0, ``FaultRecover`` of
+``devmanager/common/constants.go:200``; 1 occur and 2 once are occurrences), the kind the plugin's Kubernetes fault
+events give (:data:`opsbrain.ingest.parsers.device.RE_DP_EVENT`): the device's event as a MindCluster node component
+relays it, told from the device's own log (``dev:<CODE>``), which a collection may lack. It is placed on
+``npu<LogicID>``, the device as the line writes it (docs/formats.md): the logical id, the device id CANN and the twin
+use (the start-up list's physical id likewise as written). EventID is decimal (an ``int64`` under ``%#v``); the code
+is its eight hex digits. The level a line states (container-manager's, an escalation's) comes as ``level:<name>``
+beside it. Not read: the plugin's ``detect ManuallySeparateNPU, logic id: %d`` (:1252, printed only right after the
+escalation line that states the same device and level) and ``successfully create event for fault: %#v``
+(``pkg/device/ascendcommon.go:1615``, the received event restated as it is written to Kubernetes)."""
+
+from __future__ import annotations
+
+import re
+
+from opsbrain.ingest.parsers.ctx import LineCtx
+from opsbrain.ingest.parsers.device import level_severity
+from opsbrain.ingest.screen import group_of, screened
+from opsbrain.ingest.where import MAX_DEVICE
+
+RE_NAMED = screened(r"(?:receive devFaultInfo: |current fault: |fault \[|fault, devFaultInfo: )(?:\w+\.DevFaultInfo)?"
+                    r"\{EventID:(\d+),? LogicID:(-?\d+)([^{}]*)\}(?:, hex fault code: \w+, fault level: (\w+))?")
+RE_POSITIONAL = screened(r"receive devFaultInfo: \{(\d+) (-?\d+)((?: -?\d+){3,})\}")
+RE_ESCALATED = screened(r"Fault(?:Frequency|Duration) detected, event id: ([0-9a-fA-F]{1,16}), logic id: (-?\d+), "
+                        r".*?fault level: (\w+)")
+RE_PARAM_PLANE = screened(r"parameter plane fault code (occur|recover), logicID: (-?\d+), "
+                          r"hex code: ([0-9a-fA-F]{1,16})")
+RE_BEFORE_SUBSCRIBE = screened(r"before fault subscribe, device\((\d+)\) had error code: ([0-9a-fA-F]{1,16})\b")
+RE_FIELD = re.compile(r"\b(Severity|Assertion):(-?\d+)")
+FAULT_RECOVER = 0
+NO_ACTION = frozenset({"NotHandleFault", "SubHealthFault", "NotHandle", "SubHealth", "NormalNPU", "NormalNetwork"})
+"""Handling levels that ask for no action (ascend-device-plugin ``pkg/common/fault_code.go:38-98``,
+container-manager ``pkg/common/constant.go:71-85``): a warning; ``Unknown`` says nothing."""
+KNOWN_LEVELS = NO_ACTION | {"RestartRequest", "RestartBusiness", "RestartNPU", "FreeRestartNPU", "PreSeparateNPU",
+                            "SeparateNPU", "ManuallySeparateNPU"}
+
+_ANY = group_of(globals())
+
+
+def _code(value: str, base: int) -> str | None:
+    n = int(value, base)
+    return f"{n:08X}" if 0 < n < 1 << 32 else None
+
+
+def _severity(code: str, level: str | None, dcmi: int | None) -> int:
+    """The handling level the line states; else the code's documented one; else the device's own severity (the
+    plugin's rule for a code its table lacks, ``getFaultTypeBySeverity``: above Minor (1) an error)."""
+    if level in KNOWN_LEVELS:
+        return 1 if level in NO_ACTION else 2
+    if sev := level_severity(code):
+        return sev
+    return 2 if dcmi is not None and dcmi > 1 else 1
+
+
+def _add(ctx: LineCtx, code: str | None, logic: int, recover: bool, level: str | None, dcmi: int | None) -> None:
+    dev = logic if 0 <= logic <= MAX_DEVICE else None
+    comp = ctx.npu(dev) if dev is not None else None
+    if code is not None:
+        if recover:
+            ctx.add(f"plugin:{code}:recover", comp, 0, device=dev)
+        else:
+            ctx.add(f"plugin:{code}", comp, _severity(code, level, dcmi), device=dev)
+    if level and level in KNOWN_LEVELS:
+        ctx.add(f"level:{level}", comp, 0, device=dev)
+
+
+def parse(ctx: LineCtx) -> bool:
+    if not _ANY.may(ctx.text):
+        return False
+    text = ctx.text
+    if m := RE_NAMED.search(text):
+        fields = {k: int(v) for k, v in RE_FIELD.findall(m.group(3))}
+        _add(ctx, _code(m.group(1), 10), int(m.group(2)), fields.get("Assertion") == FAULT_RECOVER, m.group(4),
+             fields.get("Severity"))
+        return True
+    if m := RE_POSITIONAL.search(text):
+        rest = [int(v) for v in m.group(3).split()]  # ..., Severity, Assertion, AlarmRaisedTime
+        _add(ctx, _code(m.group(1), 10), int(m.group(2)), rest[-2] == FAULT_RECOVER, None, rest[-3])
+        return True
+    if m := RE_ESCALATED.search(text):
+        _add(ctx, _code(m.group(1), 16), int(m.group(2)), False, m.group(3), None)
+        return True
+    if m := RE_BEFORE_SUBSCRIBE.search(text):  # a physical id, as the line writes it
+        _add(ctx, _code(m.group(2), 16), int(m.group(1)), False, None, None)
+        return True
+    if m := RE_PARAM_PLANE.search(text):
+        _add(ctx, _code(m.group(3), 16), int(m.group(2)), m.group(1) == "recover", None, None)
+        return True
+    return False
