@@ -465,7 +465,7 @@ CHECKS: tuple[Check, ...] = (
     Check("link_downs", check_link_downs, lambda s: len(s.links)),
     Check("link_crc", check_link_crc, lambda s: len(s.links)),
     Check("link_fec", check_link_fec, lambda s: len(s.links)),
-    Check("heartbeat", check_heartbeat, lambda s: len(s.npus)),
+    Check("heartbeat", check_heartbeat, lambda s: len(s.npus) + len(s.node_sample_age_s or ())),
     Check("npu_temp", check_npu_temp, lambda s: len(s.npus)),
     Check("npu_health", check_npu_health, lambda s: _health_scope(s)),
     Check("hbm_temp", check_hbm_temp, lambda s: len(s.hbms)),

@@ -128,6 +128,11 @@ class SweepParams(ParamGroup):
         60.0, "s", "Prometheus's default scrape_interval, 1 m (prometheus.io configuration reference): a real "
         "source's nodes are scraped apart, so on a federated page or a query answer one node's samples may be a "
         "scrape older than another's; only a node's lag beyond it counts as missed heartbeats", gt=0)
+    exporter_update_s: float = P(
+        5.0, "s", "npu-exporter's -updateTime default: it refreshes its metrics cache every 5 s (range 1-60 s; "
+        "Ascend/ascend-npu-exporter cmd/npu-exporter/main.go, the flag's help and updateTimeConst). A chip's samples "
+        "may lag its node's newest, and a node's newest the collection, by up to one refresh: only a lag beyond it "
+        "counts as missed heartbeats. Set it to the -updateTime the cluster's exporters run with", gt=0)
     npu_temp_warn_c: float = P(85.0, "degC", A + "10 C below the SoC throttle level (faults.npu_temp_throttle_c)")
     npu_temp_alarm_c: float = P(95.0, "degC", A + "SoC temperature past its upper non-critical threshold, 0x80E20207 "
                                 "(faults.npu_temp_throttle_c): the chip throttles")
