@@ -119,7 +119,35 @@ class CommandDirSource(ReadingsSource):
             unread = f"; not read: {'; '.join(self.stats.not_read[:3])}" if self.stats.not_read else ""
             raise InputError("no npu-smi or hccn_tool output found (each file starts with its command line)" + unread,
                              file=str(self.root), path="--dir")
+        failed = failed_hosts(parts)
+        self.not_read = self.stats.not_read + failed
+        if failed and not any(c.size() for c in parts):
+            raise InputError(f"no host's outputs could be read; {failed[0]}", file=str(self.root), path="--dir")
         return readings_of(parts, newest)
+
+
+MAX_FAILED_SHOWN = 3
+"""Failed commands named per host in ``coverage.not_read`` (the rest counted)."""
+
+
+def failed_hosts(parts: list[CommandReadings]) -> list[str]:
+    """One line per host whose tools failed (``CommandReadings.failed``), with the tool's own error line: a host that
+    read nothing at all is not read (its components not swept), as an exporter that cannot be read; a host that
+    read something names its failed commands."""
+    by_host: dict[str | None, list[CommandReadings]] = {}
+    for c in parts:
+        by_host.setdefault(c.host, []).append(c)
+    out = []
+    for host, got in by_host.items():
+        failed = [f for c in got for f in c.failed]
+        if not failed:
+            continue
+        name = host or "(the directory's own files)"
+        shown = "; ".join(f"{cmd}: {line!r}" for cmd, line in failed[:MAX_FAILED_SHOWN])
+        more = f" (and {len(failed) - MAX_FAILED_SHOWN} more)" if len(failed) > MAX_FAILED_SHOWN else ""
+        what = "nothing read, its tools failed" if not any(c.size() for c in got) else "some commands failed"
+        out.append(f"host {name}: {what}: {shown}{more}")
+    return out
 
 
 # ---- the twin's nodes as collected command outputs -------------------------------------------------------------
