@@ -110,11 +110,12 @@ def test_real_hccn_tool_and_a3_npu_smi_shapes_are_read(tmp_path: Path) -> None:
     kept (MindCluster docs faultdiag/user_guide/03_collecting_logs.md, 01_soft_allocation_scheduling_inference.md)."""
     from opsbrain.ingest.commands import parse_command_outputs
 
+    now = time.time()  # the tool's current time is the outputs' collection time: now, so the findings are current
     text = ("hccn_tool -i 0 -link_stat -g\n"
-            "[device 0]current time        : Fri Dec  4 16:08:00 2026\n"
+            f"[device 0]current time        : {time.ctime(now)}\n"
             "[device 0]link change records :\n"
-            "[device 0]    Fri Dec  4 15:58:00 2026    LINK DOWN\n"
-            "[device 0]    Fri Dec  4 15:48:00 2026    LINK DOWN\n"
+            f"[device 0]    {time.ctime(now - 600)}    LINK DOWN\n"
+            f"[device 0]    {time.ctime(now - 1200)}    LINK DOWN\n"
             "hccn_tool -i 4 -link -g\n"
             "link status: DOWN\n"
             "hccn_tool -i 5 -optical -g\n"

@@ -121,6 +121,10 @@ def sweep_table(d: dict[str, Any]) -> Table:
     return table
 
 
+MAX_COLLECTED_LINES = 10
+"""Nodes whose collection time the table output shows (``--json`` has them all)."""
+
+
 def _print_sweep(d: dict[str, Any], fmt: str = "table") -> None:
     from opsbrain.cli.output import colour_enabled, paint
 
@@ -134,9 +138,20 @@ def _print_sweep(d: dict[str, Any], fmt: str = "table") -> None:
     on = colour_enabled()
     click.echo(f"{paint(where, 'bold', on)}: {paint(d['severity'], colour[d['severity']], on)}  "
                f"({c['Critical']} critical, {c['Alarm']} alarm, {c['Warning']} warning; "
-               f"{c['OK']:,} component-checks OK; {d['duration_ms']:.0f} ms)")
+               f"{c['OK']:,} component-checks OK; {d['duration_ms']:.0f} ms)"
+               + (f"; {n} from stale outputs (below)" if (n := sum(1 for f in d["findings"]
+                                                              if f.get("data", {}).get("stale"))) else ""))
     if d["findings"]:
         click.echo(table.render(fmt))
+    collected = d.get("coverage", {}).get("collected", [])
+    for x in collected[:MAX_COLLECTED_LINES]:
+        age = x["age_s"]
+        ago = f"{age / 86400:.1f} d" if age >= 86400 else f"{age / 3600:.1f} h" if age >= 3600 else f"{age:.0f} s"
+        stale = (f"; STALE (older than {d['coverage']['stale_after_s']:g} s: its findings are at most a Warning)"
+                 if x["stale"] else "")
+        click.echo(f"  collected: {x['node'] or '(no host)'} at {x['at']}, {ago} ago (from {x['from']}){stale}")
+    if len(collected) > MAX_COLLECTED_LINES:
+        click.echo(f"  ... and {len(collected) - MAX_COLLECTED_LINES} more nodes (--json lists them)")
     for x in d.get("coverage", {}).get("not_read", []):
         click.echo(f"  not read (its components not swept): {x}")
     for x in d.get("coverage", {}).get("dropped", []):

@@ -210,4 +210,6 @@ def sweep_source(source: TelemetrySource, params: SweepParams | None = None) -> 
     p = params or SweepParams()
     start = time.perf_counter()
     snap = source.snapshot(p)
-    return sweep_snapshot(snap, p, [c for c in CHECK_NAMES if c in source.covers()], start)
+    report = sweep_snapshot(snap, p, [c for c in CHECK_NAMES if c in source.covers()], start)
+    finish = getattr(source, "finish", None)  # a source's own say on its findings (stale outputs)
+    return finish(report, p) if finish is not None else report

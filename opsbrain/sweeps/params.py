@@ -20,6 +20,11 @@ class SweepParams(ParamGroup):
     """Thresholds, read windows and trend guards of the scheduled health sweep."""
 
     interval_s: float = P(300.0, "s", "Meta research clusters run health checks every 5 min (facts.md §4)", gt=0)
+    outputs_stale_s: float = P(
+        600.0, "s", "reason: collected command outputs (--source commands) refreshed on the sweep's own schedule "
+        "(interval_s, 5 min) are at most one interval old when swept, plus the collection's run; older than two "
+        "intervals, a refresh was missed and the outputs no longer say how the node is now: their findings are "
+        "reported as stale (at most a Warning), not as current", gt=0)
 
     # ---- HBM ---------------------------------------------------------------------------------------------
     hbm_ce_window_s: float = P(
