@@ -212,10 +212,16 @@ def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, 
     def on_start(svc: Any) -> None:  # stderr carries JSON lines only: the start is one of them
         import logging
 
+        source = getattr(svc.pod, "source", None)
+        kept = source.kept.describe(source.history) if getattr(source, "kept", None) is not None else None
         logging.getLogger("opsbrain.service").info(
             f"sweeping {svc.pod.name} {svc.trigger}, speed {svc.pod.speed:g}x", extra={
                 "schedule": svc.schedule_id, "store": str(svc.store.path),
-                "metrics_url": svc.server.url if svc.server is not None else None})
+                "metrics_url": svc.server.url if svc.server is not None else None,
+                **({"history_restored": kept["restored"]} if kept is not None else {})})
+        if kept is not None and not as_json:
+            click.echo(f"history: {kept['restored']} collections over {kept['restored_span_s']:g} s restored from "
+                       f"{kept['store']}; kept: {kept['bounds']}")
 
     def on_sweep(d: dict[str, Any]) -> None:
         if as_json:

@@ -14,7 +14,8 @@ The only module that imports apscheduler (a test enforces it).
   not otherwise depend on, and would pickle a callable bound to a live simulation that cannot survive a restart
   anyway. At start the stored schedule is reloaded: a command without ``--interval``/``--cron`` resumes it with
   its trigger, and a stored next run still ahead is kept (one already past runs at once, coalesced). The live
-  pod itself is not persisted: it starts again from simulated time 0.
+  pod itself is not persisted: it starts again from simulated time 0. A real source's collection history is kept
+  in the same store (``pod.attach_store``, :mod:`opsbrain.sources.keep`).
 - Results: every sweep is stored in the run store's ``sweeps`` table and exported as Prometheus metrics.
 """
 
@@ -176,6 +177,9 @@ class SweepService:
         self.schedule_id = schedule_id or f"sweep-{pod.name}"
         self.errors: list[str] = []
         self.trigger, self._resume_at = self._restore(trigger)
+        attach = getattr(pod, "attach_store", None)  # a real source keeps its collection history in the store
+        if attach is not None:
+            attach(store, self.schedule_id)
         self._next_trigger = self.trigger.build()  # for the next-run time the job records (see _job)
         self._lock = threading.Lock()
         self.scheduler = BackgroundScheduler(timezone=UTC, executors={"default": {"type": "threadpool",

@@ -8,8 +8,8 @@
   outputs (``--source commands --dir ...``).
 
 A source keeps its own collection history, so a scheduled service that sweeps it every few minutes gets windowed
-counts and the Rx trend; a one-off sweep of a real source has no history (those checks then find nothing, and
-``coverage`` says why).
+counts and the Rx trend (and keeps that history in the run store across restarts: :mod:`opsbrain.sources.keep`); a
+one-off sweep of a real source has no history (those checks then find nothing, and ``coverage`` says why).
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ from opsbrain.sweeps.sweep import CHECK_NAMES, SweepReport, sweep_snapshot
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
+    from opsbrain.sources.keep import KeptHistory
+    from opsbrain.store import RunStore
 
 MAX_PAGE_BYTES = 64 << 20
 """An exporter page bigger than this is refused (a 384-NPU page is a few MB)."""
@@ -76,6 +78,16 @@ class ReadingsSource:
         """What the last collection could not read (a URL down, a file refused), its other parts swept."""
         self.dropped: list[str] = []
         """What the last collection read but did not use (:attr:`Readings.notes`: implausible values, ...)."""
+        self.kept: KeptHistory | None = None
+        """The run-store copy of :attr:`history` (``sweep run``: :meth:`keep_in`), else None."""
+
+    def keep_in(self, store: RunStore, schedule_id: str) -> int:
+        """Keep the history in ``store`` under ``schedule_id`` from now on, after reloading what it holds there
+        (:mod:`opsbrain.sources.keep`); returns the collections reloaded."""
+        from opsbrain.sources.keep import KeptHistory
+
+        self.kept = KeptHistory(store, schedule_id, self.name)
+        return self.kept.restore(self.history)
 
     def collect(self) -> Readings:  # pragma: no cover - every subclass defines it
         raise NotImplementedError
@@ -87,7 +99,10 @@ class ReadingsSource:
         r = self.collect()
         self.collections += 1
         self.dropped = list(r.notes)
-        return snapshot_from(r, self.history, params)
+        snap = snapshot_from(r, self.history, params)
+        if self.kept is not None:
+            self.kept.save(self.history)
+        return snap
 
     def coverage(self) -> dict[str, Any]:
         """What the kept history lets the windowed checks see (for reports)."""
@@ -96,6 +111,7 @@ class ReadingsSource:
         extra = {"link_downs": link_downs_note(self.history)} if "link_downs" in self.covers() else {}
         return {"source": self.name, "collections_kept": n, "history_s": round(span, 3), **extra,
                 "checks": sorted(self.covers()), "not_covered": sorted(set(CHECK_NAMES) - self.covers()),
+                **({"history_kept": self.kept.describe(self.history)} if self.kept is not None else {}),
                 "not_read": list(self.not_read[:20]), "dropped": _capped(self.dropped, MAX_DROPPED_LINES),
                 "note": "windowed checks (hbm_ce, link_crc, hbm_rows growth, link_downs from link states) and "
                         "dom_trend need earlier collections of this source; a first collection feeds the "

@@ -77,12 +77,27 @@ class Readings:
     its metric's plausible range, a sample time stamp in the future, a duplicated series)."""
 
 
-class CollectionHistory:
-    """The last collections of one source, oldest first, kept for ``max_age_s`` (the longest window)."""
+MAX_KEPT = 1500
+"""Collections a source keeps at most (reason: a 5-min schedule keeps 288 in 24 h and a 1-min one 1,440, all of them;
+a faster one, 43,200 a day at 2 s, is thinned so memory and the run store's copy stay bounded)."""
+KEEP_RECENT = 16
+"""The newest collections never thinned (reason: the lane confirmation reads the last ``dom_confirm_reads``, 3, and
+a fast schedule's last minutes stay whole)."""
 
-    def __init__(self, max_age_s: float = 86400.0) -> None:
+
+class CollectionHistory:
+    """The last collections of one source, oldest first, kept for ``max_age_s`` (the longest window). Beyond
+    ``max_items`` the older ones (all but the last :data:`KEEP_RECENT`) are thinned to the first of each
+    ``max_age_s / (max_items - KEEP_RECENT)`` seconds (:attr:`thinned_s`): windows then start up to that much later,
+    a trend fits fewer points, and a link-state flap between two kept collections is not seen (said in
+    ``coverage``)."""
+
+    def __init__(self, max_age_s: float = 86400.0, max_items: int = MAX_KEPT) -> None:
         self.max_age_s = float(max_age_s)
+        self.max_items = max(int(max_items), 2 * KEEP_RECENT)
         self.items: list[Readings] = []
+        self.thinned_s = 0.0
+        """The spacing the older collections were thinned to (0: none thinned)."""
 
     def add(self, r: Readings) -> None:
         """Keep ``r`` (a collection at the time of one kept replaces it; an older one is ignored)."""
@@ -94,6 +109,19 @@ class CollectionHistory:
             self.items.append(r)
         cut = r.t - self.max_age_s
         self.items = [x for x in self.items if x.t >= cut]
+        if len(self.items) > self.max_items:
+            self._thin()
+
+    def _thin(self) -> None:
+        width = self.max_age_s / (self.max_items - KEEP_RECENT)
+        kept: list[Readings] = []
+        last = None
+        for x in self.items[:-KEEP_RECENT]:
+            if (slot := math.floor(x.t / width)) != last:  # slots on the clock: a kept collection stays kept
+                kept.append(x)
+                last = slot
+        self.items = kept + self.items[-KEEP_RECENT:]
+        self.thinned_s = width
 
     def oldest_within(self, t: float, window: float) -> Readings | None:
         """The oldest kept collection in ``[t - window, t)``."""
