@@ -228,8 +228,16 @@ def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, 
             return
         c = d["counts"]
         pro = "".join(f"; proactive {i['id']}: drain {i['component']}" for i in d["proactive_new"])
-        click.echo(f"t={d['t_s']:>10.0f} s  {d['severity']:<8} {c['Critical']} critical, {c['Alarm']} alarm, "
+        click.echo(f"{when(d['t_s'])}  {d['severity']:<8} {c['Critical']} critical, {c['Alarm']} alarm, "
                    f"{c['Warning']} warning  ({d['duration_ms']:.0f} ms){pro}")
+
+    def when(t: float, pad: bool = True) -> str:
+        """A real source's sweep time is a Unix time: shown as ISO 8601 UTC; the twin's is simulated seconds."""
+        if pod is not None:
+            from opsbrain.sources.freshness import iso
+
+            return iso(t) if t > 0 else "no sweep"
+        return f"t={t:>10.0f} s" if pad else f"t={t:.0f} s"
 
     summary = run_service(scenario, trigger, speed=speed, metrics_port=metrics_port, home=data_dir,
                           max_runtime_s=max_runtime, seed=seed, on_sweep=on_sweep, on_start=on_start, pod=pod,
@@ -238,7 +246,8 @@ def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, 
         _emit_json(summary)
         return
     click.echo(f"stopped ({summary['stopped_by']}) after {summary['wall_s']:.1f} s: {summary['sweeps']} sweeps to "
-               f"t={summary['sim_time_s']:.0f} s, {len(summary['proactive'])} proactive incidents, "
+               f"{when(summary['sim_time_s'], pad=False)}, "
+               f"{len(summary['proactive'])} proactive incidents, "
                f"{len(summary['errors'])} errors")
 
 

@@ -43,6 +43,7 @@ from faultlib.params import P, ParamGroup
 from opsbrain.errors import InputError
 from opsbrain.service.alerts import WebhookSender, deadline_left
 from opsbrain.service.live import LivePod
+from opsbrain.service.lock import ScheduleLock
 from opsbrain.service.metrics import DEFAULT_BIND, MetricsServer, RunStoreCollector, SweepMetrics
 from opsbrain.store import RunStore
 from opsbrain.sweeps.params import SweepParams
@@ -330,7 +331,12 @@ def run_service(scenario: str, trigger: TriggerSpec | None = None, speed: float 
         raise InputError(f"must be a TCP port 0..65535, got {metrics_port}", path="--metrics-port")
     store = RunStore(home)
     pod = pod if pod is not None else LivePod.from_scenario(scenario, speed=speed, seed=seed, home=home)
-    svc = SweepService(pod, store, trigger, on_sweep=on_sweep, webhook=webhook, webhook_format=webhook_format)
+    lock = ScheduleLock(store.home, f"sweep-{pod.name}").acquire()  # one service per schedule and data dir
+    try:
+        svc = SweepService(pod, store, trigger, on_sweep=on_sweep, webhook=webhook, webhook_format=webhook_format)
+    except BaseException:
+        lock.release()
+        raise
     stop = stop or threading.Event()
     reason = {"why": "max-runtime"}
     previous: dict[signal.Signals, Any] = {}
@@ -356,6 +362,7 @@ def run_service(scenario: str, trigger: TriggerSpec | None = None, speed: float 
             reason["why"] = "stopped"
     finally:
         svc.stop()
+        lock.release()
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     status = pod.status()

@@ -169,6 +169,8 @@ class PrometheusSource(ReadingsSource):
         self.deadline_s = 3 * self.timeout_s
         """The whole page's time (reason: three reads' timeouts; a 384-NPU page of a few MB takes well under 1 s)."""
         self.name = "prometheus " + " ".join(shown_url(u) for u in self.urls)
+        self.binary = ""
+        """Why the last page fetched is no text (empty when it is UTF-8)."""
         self.parsers: dict[str, PageParser] = {}
         """One per URL: label sets parsed once, reused by every later collection."""
 
@@ -177,7 +179,13 @@ class PrometheusSource(ReadingsSource):
         server's clock when it answered."""
         page = fetch(url, self.timeout_s, self.deadline_s, MAX_PAGE_BYTES)
         self.server_time = page.server_time
-        return page.body.decode("utf-8", "replace")
+        try:
+            self.binary = ""
+            return page.body.decode("utf-8")
+        except UnicodeDecodeError:  # the text format is UTF-8: say so if the page does not parse either
+            head = page.body[:8].hex(" ")
+            self.binary = f"{len(page.body):,} bytes that are not UTF-8 text (the first: {head})"
+            return page.body.decode("utf-8", "replace")
 
     def collect(self) -> Readings:
         """One collection of every URL. A URL that cannot be read is listed in :attr:`not_read` and the others are
@@ -194,7 +202,8 @@ class PrometheusSource(ReadingsSource):
                 now = self.server_time if self.server_time is not None else time.time()  # the server's clock:
                 parts.append(parse_page(text, default_host=hosts[url], now=now, parser=parser))  # ours may be off
             except ValueError as exc:
-                failed.append(InputError(f"not a Prometheus text page: {exc}", file=shown_url(url), path="--url"))
+                why = self.binary or shown_text(str(exc))
+                failed.append(InputError(f"not a Prometheus text page: {why}", file=shown_url(url), path="--url"))
             except InputError as exc:
                 failed.append(exc)
             else:
@@ -209,6 +218,19 @@ class PrometheusSource(ReadingsSource):
             raise InputError("no npu-exporter series on the page(s) (another exporter's port, or an empty page?)",
                              file=shown_url(self.urls[0]) if len(self.urls) == 1 else None, path="--url")
         return merged
+
+
+MAX_SHOWN_CHARS = 120
+"""Characters of a page's offending line shown in an error (reason: enough to recognise an HTML page or a wrong
+exporter's line; a page of garbage echoed whole hid the error and its control bytes garbled the terminal)."""
+
+
+def shown_text(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
+    """``text`` safe for one error line: control and replacement characters escaped (``\\x1b``, ``\\ufffd``), cut
+    to ``limit`` characters saying how much more there was."""
+    out = "".join(c if c.isprintable() and c != "\ufffd" else c.encode("unicode_escape").decode("ascii")
+                  for c in text[:limit])
+    return out + (f"... ({len(text) - limit} more characters)" if len(text) > limit else "")
 
 
 def page_hosts(urls: Sequence[str]) -> dict[str, str | None]:
