@@ -212,7 +212,7 @@ def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, 
     def on_start(svc: Any) -> None:  # stderr carries JSON lines only: the start is one of them
         import logging
 
-        source = getattr(svc.pod, "source", None)
+        source: Any = getattr(svc.pod, "source", None)
         kept = source.kept.describe(source.history) if getattr(source, "kept", None) is not None else None
         logging.getLogger("opsbrain.service").info(
             f"sweeping {svc.pod.name} {svc.trigger}, speed {svc.pod.speed:g}x", extra={
