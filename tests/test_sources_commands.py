@@ -140,9 +140,11 @@ def test_real_hccn_tool_and_a3_npu_smi_shapes_are_read(tmp_path: Path) -> None:
             ("n/npu3", "npu_temp", "Alarm"), ("n/npu3", "npu_health", "Alarm")} <= found
 
 
-FAILED_NODE = ("/usr/local/bin/npu-smi info\ndcmi model initialized failed, because the device is used. ret is -8020\n\n"
-               "/usr/local/Ascend/driver/tools/hccn_tool -i 0 -link -g\nhccn_tool: error while loading shared libraries: "
-               "libhccn.so: cannot open shared object file: No such file or directory\n")
+FAILED_NODE = ("/usr/local/bin/npu-smi info\n"
+               "dcmi model initialized failed, because the device is used. ret is -8020\n\n"
+               "/usr/local/Ascend/driver/tools/hccn_tool -i 0 -link -g\n"
+               "hccn_tool: error while loading shared libraries: libhccn.so: cannot open shared object file: "
+               "No such file or directory\n")
 
 
 def test_a_node_whose_tools_failed_is_not_read_with_the_tools_own_line(tmp_path: Path) -> None:

@@ -97,3 +97,21 @@ def test_a_kept_collection_round_trips() -> None:
     assert back.optics["n1/npu3/port/xcvr"]["rx_dbm"][:2] == [-2.0, -2.1] and back.npu_temp_c == {}
     with pytest.raises(ValueError):
         keep.decode(b"not zlib")
+
+
+def test_a_store_that_cannot_be_written_does_not_stop_the_sweep(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from opsbrain.store import StoreError
+
+    store = RunStore(tmp_path)
+    svc = service(store, SeqSource([0.0, 1.0, 3.0]))
+    uce(svc)
+
+    def full(*_a: object) -> int:
+        raise StoreError("run store error: database or disk is full; free disk space and run the command again")
+
+    monkeypatch.setattr(store, "save_collections", full)
+    assert uce(svc) == "Alarm" and "disk is full" in svc.pod.status()["coverage"]["history_kept"]["error"]
+    monkeypatch.undo()
+    assert uce(svc) == "Critical" and svc.pod.status()["coverage"]["history_kept"]["error"] is None
+    assert len(store.load_collections("sweep-lab")) == 3  # the collection the full disk refused was written later

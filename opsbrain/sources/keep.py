@@ -109,6 +109,8 @@ class KeptHistory:
             if total > MAX_BYTES:
                 total = self._shrink(history, total)
         except InputError as exc:  # StoreError: a full disk, a locked or damaged store
+            for t, _body in add:  # not stored: written again at the next save
+                self.saved.pop(t, None)
             self.error = str(exc)
             log.warning("kept collections not saved", extra={"schedule": self.schedule_id, "error": self.error})
             return
