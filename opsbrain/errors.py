@@ -15,6 +15,14 @@ def _cap(text: str, limit: int) -> str:
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text) - limit} more characters)"
 
 
+def _printable(text: str) -> str:
+    """``text`` with control characters escaped (``\\x1b``): input echoed into an error line (a garbage page's bytes)
+    must not drive the terminal."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 class OpsbrainError(Exception):
     """Base of every error opsbrain raises on purpose."""
 
@@ -28,7 +36,7 @@ class InputError(OpsbrainError):
     def __init__(self, reason: str, file: str | None = None, path: str | None = None) -> None:
         self.file = _cap(str(file), MAX_FILE_CHARS) if file is not None else None
         self.path = _cap(path, MAX_FILE_CHARS) if path is not None else None
-        self.reason = _cap(" ".join(str(reason).split()), MAX_REASON_CHARS)  # one line, whatever the caller passed
+        self.reason = _cap(_printable(" ".join(str(reason).split())), MAX_REASON_CHARS)  # one line, however given
         super().__init__(self.reason)
 
     def __str__(self) -> str:

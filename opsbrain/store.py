@@ -49,6 +49,10 @@ CREATE TABLE IF NOT EXISTS sweep_schedules (
     id TEXT PRIMARY KEY, scenario TEXT NOT NULL, trigger TEXT NOT NULL, next_run TEXT, last_run TEXT,
     created_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS sweep_collections (
+    schedule_id TEXT NOT NULL, source TEXT NOT NULL, t REAL NOT NULL, body BLOB NOT NULL,
+    PRIMARY KEY (schedule_id, t)
+);
 CREATE TABLE IF NOT EXISTS campaigns (
     id TEXT PRIMARY KEY, spec TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL
 );
@@ -341,7 +345,30 @@ class RunStore:
 
     def delete_schedule(self, schedule_id: str) -> bool:
         with self._db() as db:
+            db.execute("DELETE FROM sweep_collections WHERE schedule_id=?", (schedule_id,))
             return db.execute("DELETE FROM sweep_schedules WHERE id=?", (schedule_id,)).rowcount > 0
+
+    def save_collections(self, schedule_id: str, source: str, add: list[tuple[float, bytes]], keep: set[float]
+                         ) -> int:
+        """A real source's kept collections (``opsbrain.sources.keep``), in one transaction: store ``add`` (time,
+        body), delete the schedule's other rows not at a time in ``keep`` or of another source; return the bytes its
+        rows now hold."""
+        with self._db() as db:
+            db.executemany("INSERT OR REPLACE INTO sweep_collections (schedule_id, source, t, body) VALUES (?,?,?,?)",
+                           [(schedule_id, source, t, body) for t, body in add])
+            gone = [(schedule_id, t) for t, src in db.execute(
+                "SELECT t, source FROM sweep_collections WHERE schedule_id=?", (schedule_id,))
+                if src != source or t not in keep]
+            db.executemany("DELETE FROM sweep_collections WHERE schedule_id=? AND t=?", gone)
+            row = db.execute("SELECT COALESCE(SUM(LENGTH(body)), 0) FROM sweep_collections WHERE schedule_id=?",
+                             (schedule_id,)).fetchone()
+            return int(row[0])
+
+    def load_collections(self, schedule_id: str) -> list[tuple[str, float, bytes]]:
+        """(source, time, body) of a schedule's kept collections, oldest first."""
+        with self._db() as db:
+            return [(str(src), float(t), bytes(body)) for src, t, body in db.execute(
+                "SELECT source, t, body FROM sweep_collections WHERE schedule_id=? ORDER BY t", (schedule_id,))]
 
     # ---- campaigns (issue 10; stored with their runs since issue 19) -------------------------------------------
     def register_campaign(self, campaign_id: str, spec: dict[str, Any]) -> None:

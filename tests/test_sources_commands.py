@@ -110,11 +110,12 @@ def test_real_hccn_tool_and_a3_npu_smi_shapes_are_read(tmp_path: Path) -> None:
     kept (MindCluster docs faultdiag/user_guide/03_collecting_logs.md, 01_soft_allocation_scheduling_inference.md)."""
     from opsbrain.ingest.commands import parse_command_outputs
 
+    now = time.time()  # the tool's current time is the outputs' collection time: now, so the findings are current
     text = ("hccn_tool -i 0 -link_stat -g\n"
-            "[device 0]current time        : Fri Dec  4 16:08:00 2026\n"
+            f"[device 0]current time        : {time.ctime(now)}\n"
             "[device 0]link change records :\n"
-            "[device 0]    Fri Dec  4 15:58:00 2026    LINK DOWN\n"
-            "[device 0]    Fri Dec  4 15:48:00 2026    LINK DOWN\n"
+            f"[device 0]    {time.ctime(now - 600)}    LINK DOWN\n"
+            f"[device 0]    {time.ctime(now - 1200)}    LINK DOWN\n"
             "hccn_tool -i 4 -link -g\n"
             "link status: DOWN\n"
             "hccn_tool -i 5 -optical -g\n"
@@ -137,3 +138,36 @@ def test_real_hccn_tool_and_a3_npu_smi_shapes_are_read(tmp_path: Path) -> None:
     found = {(f.component, f.check, f.severity) for f in rep.findings}
     assert {("n/npu4/port", "link_light", "Critical"), ("n/npu5/port", "link_light", "Critical"),
             ("n/npu3", "npu_temp", "Alarm"), ("n/npu3", "npu_health", "Alarm")} <= found
+
+
+FAILED_NODE = ("/usr/local/bin/npu-smi info\n"
+               "dcmi model initialized failed, because the device is used. ret is -8020\n\n"
+               "/usr/local/Ascend/driver/tools/hccn_tool -i 0 -link -g\n"
+               "hccn_tool: error while loading shared libraries: libhccn.so: cannot open shared object file: "
+               "No such file or directory\n")
+
+
+def test_a_node_whose_tools_failed_is_not_read_with_the_tools_own_line(tmp_path: Path) -> None:
+    """Tester AC (09): a node whose npu-smi and hccn_tool failed was silently absent (OK, not_read empty)."""
+    (tmp_path / "gz-trn-c12").mkdir()
+    (tmp_path / "gz-trn-c12" / "npu_info_before.txt").write_text(FAILED_NODE)
+    (tmp_path / "ok-node").mkdir()
+    (tmp_path / "ok-node" / "smi.txt").write_text(_optical(0, [1.0] * 4, [23.0] * 4))
+    env = {"OPSBRAIN_HOME": str(tmp_path / "home")}
+    res = CliRunner().invoke(cli, ["sweep", "once", "--source", "commands", "--dir", str(tmp_path), "--json"], env=env)
+    assert res.exit_code == 0, res.output
+    not_read = json.loads(res.stdout)["coverage"]["not_read"]
+    assert len(not_read) == 1 and not_read[0].startswith("host gz-trn-c12: nothing read, its tools failed")
+    assert "ret is -8020" in not_read[0] and "libhccn.so: cannot open shared object file" in not_read[0]
+    # only that node: no host read, exit 2 with the tool's line
+    res = CliRunner().invoke(cli, ["sweep", "once", "--source", "commands", "--dir", str(tmp_path / "gz-trn-c12")],
+                             env=env)
+    assert res.exit_code == 2 and "ret is -8020" in res.output and "Traceback" not in res.output
+
+
+def test_a_failing_command_opsbrain_does_not_read_and_a_quiet_link_stat_are_no_failure() -> None:
+    text = ("/usr/local/bin/npu-smi info -i 0 -t board\nInvalid card id.\n"
+            "/usr/local/Ascend/driver/tools/hccn_tool -i 1 -link_stat -g\n[devid 1]link up count : 0\n"
+            "/usr/local/bin/npu-smi info -t ecc -i 2\nError: the device is not exist\n")
+    got = parse_command_outputs(text, "n1")
+    assert got.failed == [("npu-smi info -t ecc -i 2", "Error: the device is not exist")]

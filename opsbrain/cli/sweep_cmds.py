@@ -121,6 +121,10 @@ def sweep_table(d: dict[str, Any]) -> Table:
     return table
 
 
+MAX_COLLECTED_LINES = 10
+"""Nodes whose collection time the table output shows (``--json`` has them all)."""
+
+
 def _print_sweep(d: dict[str, Any], fmt: str = "table") -> None:
     from opsbrain.cli.output import colour_enabled, paint
 
@@ -134,9 +138,20 @@ def _print_sweep(d: dict[str, Any], fmt: str = "table") -> None:
     on = colour_enabled()
     click.echo(f"{paint(where, 'bold', on)}: {paint(d['severity'], colour[d['severity']], on)}  "
                f"({c['Critical']} critical, {c['Alarm']} alarm, {c['Warning']} warning; "
-               f"{c['OK']:,} component-checks OK; {d['duration_ms']:.0f} ms)")
+               f"{c['OK']:,} component-checks OK; {d['duration_ms']:.0f} ms)"
+               + (f"; {n} from stale outputs (below)" if (n := sum(1 for f in d["findings"]
+                                                              if f.get("data", {}).get("stale"))) else ""))
     if d["findings"]:
         click.echo(table.render(fmt))
+    collected = d.get("coverage", {}).get("collected", [])
+    for x in collected[:MAX_COLLECTED_LINES]:
+        age = x["age_s"]
+        ago = f"{age / 86400:.1f} d" if age >= 86400 else f"{age / 3600:.1f} h" if age >= 3600 else f"{age:.0f} s"
+        stale = (f"; STALE (older than {d['coverage']['stale_after_s']:g} s: its findings are at most a Warning)"
+                 if x["stale"] else "")
+        click.echo(f"  collected: {x['node'] or '(no host)'} at {x['at']}, {ago} ago (from {x['from']}){stale}")
+    if len(collected) > MAX_COLLECTED_LINES:
+        click.echo(f"  ... and {len(collected) - MAX_COLLECTED_LINES} more nodes (--json lists them)")
     for x in d.get("coverage", {}).get("not_read", []):
         click.echo(f"  not read (its components not swept): {x}")
     for x in d.get("coverage", {}).get("dropped", []):
@@ -197,18 +212,32 @@ def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, 
     def on_start(svc: Any) -> None:  # stderr carries JSON lines only: the start is one of them
         import logging
 
+        source: Any = getattr(svc.pod, "source", None)
+        kept = source.kept.describe(source.history) if getattr(source, "kept", None) is not None else None
         logging.getLogger("opsbrain.service").info(
             f"sweeping {svc.pod.name} {svc.trigger}, speed {svc.pod.speed:g}x", extra={
                 "schedule": svc.schedule_id, "store": str(svc.store.path),
-                "metrics_url": svc.server.url if svc.server is not None else None})
+                "metrics_url": svc.server.url if svc.server is not None else None,
+                **({"history_restored": kept["restored"]} if kept is not None else {})})
+        if kept is not None and not as_json:
+            click.echo(f"history: {kept['restored']} collections over {kept['restored_span_s']:g} s restored from "
+                       f"{kept['store']}; kept: {kept['bounds']}")
 
     def on_sweep(d: dict[str, Any]) -> None:
         if as_json:
             return
         c = d["counts"]
         pro = "".join(f"; proactive {i['id']}: drain {i['component']}" for i in d["proactive_new"])
-        click.echo(f"t={d['t_s']:>10.0f} s  {d['severity']:<8} {c['Critical']} critical, {c['Alarm']} alarm, "
+        click.echo(f"{when(d['t_s'])}  {d['severity']:<8} {c['Critical']} critical, {c['Alarm']} alarm, "
                    f"{c['Warning']} warning  ({d['duration_ms']:.0f} ms){pro}")
+
+    def when(t: float, pad: bool = True) -> str:
+        """A real source's sweep time is a Unix time: shown as ISO 8601 UTC; the twin's is simulated seconds."""
+        if pod is not None:
+            from opsbrain.sources.freshness import iso
+
+            return iso(t) if t > 0 else "no sweep"
+        return f"t={t:>10.0f} s" if pad else f"t={t:.0f} s"
 
     summary = run_service(scenario, trigger, speed=speed, metrics_port=metrics_port, home=data_dir,
                           max_runtime_s=max_runtime, seed=seed, on_sweep=on_sweep, on_start=on_start, pod=pod,
@@ -217,7 +246,8 @@ def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, 
         _emit_json(summary)
         return
     click.echo(f"stopped ({summary['stopped_by']}) after {summary['wall_s']:.1f} s: {summary['sweeps']} sweeps to "
-               f"t={summary['sim_time_s']:.0f} s, {len(summary['proactive'])} proactive incidents, "
+               f"{when(summary['sim_time_s'], pad=False)}, "
+               f"{len(summary['proactive'])} proactive incidents, "
                f"{len(summary['errors'])} errors")
 
 

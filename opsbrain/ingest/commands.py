@@ -74,6 +74,24 @@ class CommandReadings:
     notes: list[tuple[str, str]] = field(default_factory=list)
     """(reason, example) per value read but not used (a garbled ``Error Code``)."""
     commands: int = 0
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    """(command line, the tool's own error line) per command whose output read nothing and says it failed
+    (:data:`RE_TOOL_ERROR`: ``dcmi model initialized failed ... ret is -8020``, a shared library not loaded)."""
+
+    def size(self) -> int:
+        """How many values were read (a command that added none read nothing)."""
+        return (len(self.npu_temp_c) + len(self.npu_health) + len(self.hbm_ce_total) + len(self.hbm_ue_total)
+                + len(self.hbm_rows) + len(self.optics) + len(self.los_lanes) + len(self.link_down)
+                + len(self.net_unhealthy) + sum(map(len, self.link_down_times.values())) + len(self.fault_codes)
+                + len(self.health_status) + len(self.notes))
+
+
+RE_TOOL_ERROR = re.compile(r"\b(?:error|errors|failed|fail|failure|cannot|can't|not found|denied|invalid|"
+                           r"no such|not exist|does not exist|ret(?: is|=|:)\s*-\d+)\b", re.I)
+"""A line in which a tool says it failed: npu-smi's DCMI errors (``dcmi model initialized failed, because the device
+is used. ret is -8020``), the loader's ``error while loading shared libraries``, the shell's ``command not found``,
+``Permission denied``. Only a command whose output read nothing is judged by it (``npu-smi info -t health`` prints
+``Error Code`` and ``Error Information`` lines when it works)."""
 
 
 def _number(text: str) -> tuple[float, str] | None:
@@ -183,12 +201,35 @@ def _health(out: CommandReadings, dev: int | None, chip: str, lines: list[str],
                                     file=file)
 
 
+def _reads(tool: str, args: str) -> bool:
+    """Whether opsbrain reads this command's output (the module docstring's list; another command's failure, such
+    as ``npu-smi info -i 0 -t board``'s ``Invalid card id.``, costs no reading)."""
+    if tool == "npu-smi":
+        plain = args.split()[:1] == ["info"] and "-t" not in args and not RE_DEV.search(args)
+        return plain or bool(RE_HEALTH_CMD.search(args)) or ("-t ecc" in args and bool(RE_DEV.search(args)))
+    return bool(RE_DEV.search(args)) and any(k in args for k in ("-optical", "-link", "-net_health"))
+
+
+def _judge(out: CommandReadings, read: bool, section: tuple[str, str, list[str]]) -> None:
+    """Keep a command that read nothing and whose output says it failed in ``out.failed`` with that line."""
+    tool, args, lines = section
+    if read or not _reads(tool, args):
+        return
+    if said := next((ln.strip() for ln in lines if RE_TOOL_ERROR.search(ln)), None):
+        out.failed.append((f"{tool} {args}".strip(), said[:200]))
+
+
 def parse_command_outputs(text: str, host: str | None = None, file: str | None = None) -> CommandReadings:
     """Readings and signals of one collected file (never raises: lines it does not know are skipped)."""
     out = CommandReadings(host)
     node = node_component(host)
     chips: dict[tuple[int, str], tuple[str | None, list[str] | None]] = {}
-    for tool, args, lines in _sections(text):
+    sections = _sections(text)
+    before = 0
+    for i, (tool, args, lines) in enumerate(sections):
+        if i:
+            _judge(out, before != out.size() + len(chips), sections[i - 1])
+        before = out.size() + len(chips)
         out.commands += 1
         d = RE_DEV.search(args)
         dev = int(d.group(1)) if d else None
@@ -249,6 +290,8 @@ def parse_command_outputs(text: str, host: str | None = None, file: str | None =
                 if out.net_unhealthy[dev]:
                     out.signals.append(Signal(0.0, "hccn:net_health_fail", comp, host, 2, line.strip(), device=dev,
                                               file=file))
+    if sections:
+        _judge(out, before != out.size() + len(chips), sections[-1])
     for (n, _chip), (state, found) in sorted(chips.items()):
         if state is not None and HEALTH_RANK[state.lower()] >= HEALTH_RANK.get(
                 out.health_status.get(n, "").lower(), -1):

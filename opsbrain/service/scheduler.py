@@ -14,7 +14,8 @@ The only module that imports apscheduler (a test enforces it).
   not otherwise depend on, and would pickle a callable bound to a live simulation that cannot survive a restart
   anyway. At start the stored schedule is reloaded: a command without ``--interval``/``--cron`` resumes it with
   its trigger, and a stored next run still ahead is kept (one already past runs at once, coalesced). The live
-  pod itself is not persisted: it starts again from simulated time 0.
+  pod itself is not persisted: it starts again from simulated time 0. A real source's collection history is kept
+  in the same store (``pod.attach_store``, :mod:`opsbrain.sources.keep`).
 - Results: every sweep is stored in the run store's ``sweeps`` table and exported as Prometheus metrics.
 """
 
@@ -42,6 +43,7 @@ from faultlib.params import P, ParamGroup
 from opsbrain.errors import InputError
 from opsbrain.service.alerts import WebhookSender, deadline_left
 from opsbrain.service.live import LivePod
+from opsbrain.service.lock import ScheduleLock
 from opsbrain.service.metrics import DEFAULT_BIND, MetricsServer, RunStoreCollector, SweepMetrics
 from opsbrain.store import RunStore
 from opsbrain.sweeps.params import SweepParams
@@ -176,6 +178,9 @@ class SweepService:
         self.schedule_id = schedule_id or f"sweep-{pod.name}"
         self.errors: list[str] = []
         self.trigger, self._resume_at = self._restore(trigger)
+        attach = getattr(pod, "attach_store", None)  # a real source keeps its collection history in the store
+        if attach is not None:
+            attach(store, self.schedule_id)
         self._next_trigger = self.trigger.build()  # for the next-run time the job records (see _job)
         self._lock = threading.Lock()
         self.scheduler = BackgroundScheduler(timezone=UTC, executors={"default": {"type": "threadpool",
@@ -326,7 +331,12 @@ def run_service(scenario: str, trigger: TriggerSpec | None = None, speed: float 
         raise InputError(f"must be a TCP port 0..65535, got {metrics_port}", path="--metrics-port")
     store = RunStore(home)
     pod = pod if pod is not None else LivePod.from_scenario(scenario, speed=speed, seed=seed, home=home)
-    svc = SweepService(pod, store, trigger, on_sweep=on_sweep, webhook=webhook, webhook_format=webhook_format)
+    lock = ScheduleLock(store.home, f"sweep-{pod.name}").acquire()  # one service per schedule and data dir
+    try:
+        svc = SweepService(pod, store, trigger, on_sweep=on_sweep, webhook=webhook, webhook_format=webhook_format)
+    except BaseException:
+        lock.release()
+        raise
     stop = stop or threading.Event()
     reason = {"why": "max-runtime"}
     previous: dict[signal.Signals, Any] = {}
@@ -352,6 +362,7 @@ def run_service(scenario: str, trigger: TriggerSpec | None = None, speed: float 
             reason["why"] = "stopped"
     finally:
         svc.stop()
+        lock.release()
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     status = pod.status()

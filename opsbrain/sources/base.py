@@ -8,8 +8,8 @@
   outputs (``--source commands --dir ...``).
 
 A source keeps its own collection history, so a scheduled service that sweeps it every few minutes gets windowed
-counts and the Rx trend; a one-off sweep of a real source has no history (those checks then find nothing, and
-``coverage`` says why).
+counts and the Rx trend (and keeps that history in the run store across restarts: :mod:`opsbrain.sources.keep`); a
+one-off sweep of a real source has no history (those checks then find nothing, and ``coverage`` says why).
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ from opsbrain.sweeps.sweep import CHECK_NAMES, SweepReport, sweep_snapshot
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
+    from opsbrain.sources.keep import KeptHistory
+    from opsbrain.store import RunStore
 
 MAX_PAGE_BYTES = 64 << 20
 """An exporter page bigger than this is refused (a 384-NPU page is a few MB)."""
@@ -76,6 +78,16 @@ class ReadingsSource:
         """What the last collection could not read (a URL down, a file refused), its other parts swept."""
         self.dropped: list[str] = []
         """What the last collection read but did not use (:attr:`Readings.notes`: implausible values, ...)."""
+        self.kept: KeptHistory | None = None
+        """The run-store copy of :attr:`history` (``sweep run``: :meth:`keep_in`), else None."""
+
+    def keep_in(self, store: RunStore, schedule_id: str) -> int:
+        """Keep the history in ``store`` under ``schedule_id`` from now on, after reloading what it holds there
+        (:mod:`opsbrain.sources.keep`); returns the collections reloaded."""
+        from opsbrain.sources.keep import KeptHistory
+
+        self.kept = KeptHistory(store, schedule_id, self.name)
+        return self.kept.restore(self.history)
 
     def collect(self) -> Readings:  # pragma: no cover - every subclass defines it
         raise NotImplementedError
@@ -87,7 +99,10 @@ class ReadingsSource:
         r = self.collect()
         self.collections += 1
         self.dropped = list(r.notes)
-        return snapshot_from(r, self.history, params)
+        snap = snapshot_from(r, self.history, params)
+        if self.kept is not None:
+            self.kept.save(self.history)
+        return snap
 
     def coverage(self) -> dict[str, Any]:
         """What the kept history lets the windowed checks see (for reports)."""
@@ -96,6 +111,7 @@ class ReadingsSource:
         extra = {"link_downs": link_downs_note(self.history)} if "link_downs" in self.covers() else {}
         return {"source": self.name, "collections_kept": n, "history_s": round(span, 3), **extra,
                 "checks": sorted(self.covers()), "not_covered": sorted(set(CHECK_NAMES) - self.covers()),
+                **({"history_kept": self.kept.describe(self.history)} if self.kept is not None else {}),
                 "not_read": list(self.not_read[:20]), "dropped": _capped(self.dropped, MAX_DROPPED_LINES),
                 "note": "windowed checks (hbm_ce, link_crc, hbm_rows growth, link_downs from link states) and "
                         "dom_trend need earlier collections of this source; a first collection feeds the "
@@ -153,6 +169,8 @@ class PrometheusSource(ReadingsSource):
         self.deadline_s = 3 * self.timeout_s
         """The whole page's time (reason: three reads' timeouts; a 384-NPU page of a few MB takes well under 1 s)."""
         self.name = "prometheus " + " ".join(shown_url(u) for u in self.urls)
+        self.binary = ""
+        """Why the last page fetched is no text (empty when it is UTF-8)."""
         self.parsers: dict[str, PageParser] = {}
         """One per URL: label sets parsed once, reused by every later collection."""
 
@@ -161,7 +179,13 @@ class PrometheusSource(ReadingsSource):
         server's clock when it answered."""
         page = fetch(url, self.timeout_s, self.deadline_s, MAX_PAGE_BYTES)
         self.server_time = page.server_time
-        return page.body.decode("utf-8", "replace")
+        try:
+            self.binary = ""
+            return page.body.decode("utf-8")
+        except UnicodeDecodeError:  # the text format is UTF-8: say so if the page does not parse either
+            head = page.body[:8].hex(" ")
+            self.binary = f"{len(page.body):,} bytes that are not UTF-8 text (the first: {head})"
+            return page.body.decode("utf-8", "replace")
 
     def collect(self) -> Readings:
         """One collection of every URL. A URL that cannot be read is listed in :attr:`not_read` and the others are
@@ -178,7 +202,8 @@ class PrometheusSource(ReadingsSource):
                 now = self.server_time if self.server_time is not None else time.time()  # the server's clock:
                 parts.append(parse_page(text, default_host=hosts[url], now=now, parser=parser))  # ours may be off
             except ValueError as exc:
-                failed.append(InputError(f"not a Prometheus text page: {exc}", file=shown_url(url), path="--url"))
+                why = self.binary or shown_text(str(exc))
+                failed.append(InputError(f"not a Prometheus text page: {why}", file=shown_url(url), path="--url"))
             except InputError as exc:
                 failed.append(exc)
             else:
@@ -193,6 +218,19 @@ class PrometheusSource(ReadingsSource):
             raise InputError("no npu-exporter series on the page(s) (another exporter's port, or an empty page?)",
                              file=shown_url(self.urls[0]) if len(self.urls) == 1 else None, path="--url")
         return merged
+
+
+MAX_SHOWN_CHARS = 120
+"""Characters of a page's offending line shown in an error (reason: enough to recognise an HTML page or a wrong
+exporter's line; a page of garbage echoed whole hid the error and its control bytes garbled the terminal)."""
+
+
+def shown_text(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
+    """``text`` safe for one error line: control and replacement characters escaped (``\\x1b``, ``\\ufffd``), cut
+    to ``limit`` characters saying how much more there was."""
+    out = "".join(c if c.isprintable() and c != "\ufffd" else c.encode("unicode_escape").decode("ascii")
+                  for c in text[:limit])
+    return out + (f"... ({len(text) - limit} more characters)" if len(text) > limit else "")
 
 
 def page_hosts(urls: Sequence[str]) -> dict[str, str | None]:
@@ -210,4 +248,6 @@ def sweep_source(source: TelemetrySource, params: SweepParams | None = None) -> 
     p = params or SweepParams()
     start = time.perf_counter()
     snap = source.snapshot(p)
-    return sweep_snapshot(snap, p, [c for c in CHECK_NAMES if c in source.covers()], start)
+    report = sweep_snapshot(snap, p, [c for c in CHECK_NAMES if c in source.covers()], start)
+    finish = getattr(source, "finish", None)  # a source's own say on its findings (stale outputs)
+    return finish(report, p) if finish is not None else report

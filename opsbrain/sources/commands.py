@@ -11,8 +11,9 @@ the same directory and the next sweep sees the change (windowed checks need two 
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from opsbrain.errors import InputError
 from opsbrain.ingest.archive import READ_ERRORS, ArchiveError
@@ -22,7 +23,10 @@ from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.text import TextStats, read_members
 from opsbrain.ingest.where import node_component
 from opsbrain.sources.base import ReadingsSource
+from opsbrain.sources.freshness import Collected, collection_time, iso, mark_stale
 from opsbrain.sources.readings import Readings
+from opsbrain.sweeps.params import SweepParams
+from opsbrain.sweeps.sweep import SweepReport
 
 COMMAND_COVERS = frozenset({"npu_temp", "npu_health", "hbm_ce", "hbm_uce", "hbm_rows", "dom_rx", "dom_tx", "dom_bias",
                             "dom_snr", "dom_spread", "dom_trend", "link_light", "link_downs"})
@@ -30,6 +34,8 @@ if TYPE_CHECKING:
     from faultlib.engine import Simulation
 
 MAX_FILE_BYTES = 16 << 20
+MAX_COLLECTED_SHOWN = 1000
+"""Nodes listed in ``coverage.collected`` (a SuperPod has 48 nodes; a report is not the place for ten thousand)."""
 
 
 def readings_of(parts: list[CommandReadings], t: float) -> Readings:
@@ -87,30 +93,38 @@ class CommandDirSource(ReadingsSource):
         self.name = f"commands {self.root}"
         self.signals: list[Signal] = []
         self.stats = TextStats()
+        self.collected: dict[str, Collected] = {}
+        """Node id ("" for files of no host) -> the collection time of its newest output."""
+        self.stale_after_s = SweepParams().outputs_stale_s
 
     def covers(self) -> frozenset[str]:
         return COMMAND_COVERS
 
     def collect(self) -> Readings:
         parts = []
-        newest = 0.0
         self.signals = []
         self.stats = TextStats()
+        self.collected = {}
+        now = time.time()
         for path, rel in log_files(self.root, self.stats):
             try:
-                size = path.stat().st_size
-                if size > MAX_FILE_BYTES:
-                    self.stats.not_read.append(f"{rel}: {size} bytes, more than {MAX_FILE_BYTES}")
+                st = path.stat()
+                if st.st_size > MAX_FILE_BYTES:
+                    self.stats.not_read.append(f"{rel}: {st.st_size} bytes, more than {MAX_FILE_BYTES}")
                     continue
-                newest = max(newest, path.stat().st_mtime)
                 for label, inner, u in read_members(path, rel, self.stats, MAX_FILE_BYTES, level=2):
                     where = f"{rel.rpartition('/')[0]}/{inner}".lstrip("/") if inner else rel
                     host = where.split("/", 1)[0] if "/" in where else None
-                    got = parse_command_outputs(u.read().decode("utf-8", "replace"), host, label)
+                    text = u.read().decode("utf-8", "replace")
+                    got = parse_command_outputs(text, host, label)
                     if got.commands:
                         self.stats.files += 1
                         parts.append(got)
                         self.signals.extend(got.signals)
+                        when = collection_time(text, st.st_mtime, now)
+                        node = node_component(host) or ""
+                        if node not in self.collected or when.t > self.collected[node].t:
+                            self.collected[node] = when  # a node's newest output: its collection
             except ArchiveError as exc:
                 self.stats.not_read.append(f"{rel}: {exc}: not read")
             except (OSError, *READ_ERRORS) as exc:
@@ -119,7 +133,53 @@ class CommandDirSource(ReadingsSource):
             unread = f"; not read: {'; '.join(self.stats.not_read[:3])}" if self.stats.not_read else ""
             raise InputError("no npu-smi or hccn_tool output found (each file starts with its command line)" + unread,
                              file=str(self.root), path="--dir")
-        return readings_of(parts, newest)
+        failed = failed_hosts(parts)
+        self.not_read = self.stats.not_read + failed
+        if failed and not any(c.size() for c in parts):
+            raise InputError(f"no host's outputs could be read; {failed[0]}", file=str(self.root), path="--dir")
+        return readings_of(parts, max(c.t for c in self.collected.values()))
+
+    def finish(self, report: SweepReport, params: SweepParams) -> SweepReport:
+        """Findings on nodes whose outputs are older than ``params.outputs_stale_s`` marked stale
+        (:func:`~opsbrain.sources.freshness.mark_stale`)."""
+        now = time.time()
+        self.stale_after_s = params.outputs_stale_s
+        stale = {n: c for n, c in self.collected.items() if now - c.t > params.outputs_stale_s}
+        return mark_stale(report, stale, params.outputs_stale_s, now)
+
+    def coverage(self) -> dict[str, Any]:
+        """As :meth:`ReadingsSource.coverage`, with each node's collection time (``collected``) and how it was
+        known."""
+        now = time.time()
+        bound = self.stale_after_s
+        return {**super().coverage(), "collected": [
+            {"node": n or None, "at": iso(c.t), "age_s": round(now - c.t, 1), "from": c.how,
+             "stale": now - c.t > bound} for n, c in sorted(self.collected.items())][:MAX_COLLECTED_SHOWN],
+            "stale_after_s": bound}
+
+
+MAX_FAILED_SHOWN = 3
+"""Failed commands named per host in ``coverage.not_read`` (the rest counted)."""
+
+
+def failed_hosts(parts: list[CommandReadings]) -> list[str]:
+    """One line per host whose tools failed (``CommandReadings.failed``), with the tool's own error line: a host that
+    read nothing at all is not read (its components not swept), as an exporter that cannot be read; a host that
+    read something names its failed commands."""
+    by_host: dict[str | None, list[CommandReadings]] = {}
+    for c in parts:
+        by_host.setdefault(c.host, []).append(c)
+    out = []
+    for host, got in by_host.items():
+        failed = [f for c in got for f in c.failed]
+        if not failed:
+            continue
+        name = host or "(the directory's own files)"
+        shown = "; ".join(f"{cmd}: {line!r}" for cmd, line in failed[:MAX_FAILED_SHOWN])
+        more = f" (and {len(failed) - MAX_FAILED_SHOWN} more)" if len(failed) > MAX_FAILED_SHOWN else ""
+        what = "nothing read, its tools failed" if not any(c.size() for c in got) else "some commands failed"
+        out.append(f"host {name}: {what}: {shown}{more}")
+    return out
 
 
 # ---- the twin's nodes as collected command outputs -------------------------------------------------------------

@@ -77,12 +77,27 @@ class Readings:
     its metric's plausible range, a sample time stamp in the future, a duplicated series)."""
 
 
-class CollectionHistory:
-    """The last collections of one source, oldest first, kept for ``max_age_s`` (the longest window)."""
+MAX_KEPT = 1500
+"""Collections a source keeps at most (reason: a 5-min schedule keeps 288 in 24 h and a 1-min one 1,440, all of them;
+a faster one, 43,200 a day at 2 s, is thinned so memory and the run store's copy stay bounded)."""
+KEEP_RECENT = 16
+"""The newest collections never thinned (reason: the lane confirmation reads the last ``dom_confirm_reads``, 3, and
+a fast schedule's last minutes stay whole)."""
 
-    def __init__(self, max_age_s: float = 86400.0) -> None:
+
+class CollectionHistory:
+    """The last collections of one source, oldest first, kept for ``max_age_s`` (the longest window). Beyond
+    ``max_items`` the older ones (all but the last :data:`KEEP_RECENT`) are thinned to the first of each
+    ``max_age_s / (max_items - KEEP_RECENT)`` seconds (:attr:`thinned_s`): windows then start up to that much later,
+    a trend fits fewer points, and a link-state flap between two kept collections is not seen (said in
+    ``coverage``)."""
+
+    def __init__(self, max_age_s: float = 86400.0, max_items: int = MAX_KEPT) -> None:
         self.max_age_s = float(max_age_s)
+        self.max_items = max(int(max_items), 2 * KEEP_RECENT)
         self.items: list[Readings] = []
+        self.thinned_s = 0.0
+        """The spacing the older collections were thinned to (0: none thinned)."""
 
     def add(self, r: Readings) -> None:
         """Keep ``r`` (a collection at the time of one kept replaces it; an older one is ignored)."""
@@ -94,6 +109,19 @@ class CollectionHistory:
             self.items.append(r)
         cut = r.t - self.max_age_s
         self.items = [x for x in self.items if x.t >= cut]
+        if len(self.items) > self.max_items:
+            self._thin()
+
+    def _thin(self) -> None:
+        width = self.max_age_s / (self.max_items - KEEP_RECENT)
+        kept: list[Readings] = []
+        last = None
+        for x in self.items[:-KEEP_RECENT]:
+            if (slot := math.floor(x.t / width)) != last:  # slots on the clock: a kept collection stays kept
+                kept.append(x)
+                last = slot
+        self.items = kept + self.items[-KEEP_RECENT:]
+        self.thinned_s = width
 
     def oldest_within(self, t: float, window: float) -> Readings | None:
         """The oldest kept collection in ``[t - window, t)``."""
@@ -188,7 +216,7 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
     trend_t = np.asarray([x.t for x in trend], dtype=float)
     trend_rx = (np.stack([_dom(x, modules, lanes)["rx_dbm"].astype(np.float32) for x in trend]) if trend
                 else np.empty((0, len(modules), lanes), dtype=np.float32))
-    age = sample_ages(cur, npus, p.scrape_skew_s)
+    age, node_age = sample_ages(cur, npus, p)
     admin = np.zeros(len(links), dtype=bool)
     return Snapshot(
         t=t, windows={"hbm_ce": w_ce, "hbm_ue": w_ue, "hbm_rows": w_rows, "link_down": p.link_down_window_s,
@@ -208,7 +236,8 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
         hbm_ue=ue if cur.hbm_ue_total else None,
         hbm_ue_total=_values(cur.hbm_ue_total, hbms) if cur.hbm_ue_total else None,
         npu_fault_codes=tuple(tuple(cur.npu_fault_codes.get(n, ())) for n in npus) if cur.npu_fault_codes else None,
-        link_downs_from_states=from_states if from_states.any() else None)
+        link_downs_from_states=from_states if from_states.any() else None,
+        heartbeat_grace_s=p.exporter_update_s if cur.npu_sample_t else 0.0, node_sample_age_s=node_age)
 
 
 def state_downs(kept: list[Readings], links: tuple[str, ...]) -> tuple[np.ndarray, float]:
@@ -237,11 +266,17 @@ def state_downs(kept: list[Readings], links: tuple[str, ...]) -> tuple[np.ndarra
     return n, (last_t - first_t if first_t is not None else 0.0)
 
 
-def sample_ages(r: Readings, npus: tuple[str, ...], skew_s: float) -> np.ndarray:
-    """Each NPU's heartbeat age as a real source shows it: how far its samples lag its own node's newest (one
-    exporter reads all its chips at once: a chip it could not read lags), plus how far the node's newest lags the
-    collection (``r.t``, or the newest node) beyond ``skew_s``, the spread of scrapes across nodes. Measured from the
-    page's newest sample, a node scraped 14 s before another had all its NPUs alarmed (session 26)."""
+def sample_ages(r: Readings, npus: tuple[str, ...], p: SweepParams) -> tuple[np.ndarray, dict[str, float]]:
+    """Each NPU's heartbeat age as a real source shows it, and each node's metrics age.
+
+    An NPU's age is how far its samples lag its own node's newest beyond ``p.exporter_update_s`` (one exporter reads
+    all its chips in each refresh of its cache, so their stamps spread over up to one refresh: MindCluster's own
+    example page stamps 8 chips ~350 ms apart; a chip it could not read lags by more). A node's age is how far its
+    newest sample lags the collection (``r.t``, or the newest node) beyond ``p.scrape_skew_s`` (nodes are scraped
+    apart: measured from the page's newest sample, a node scraped 14 s before another had all its NPUs alarmed,
+    session 26) plus one refresh. A node whose samples are all that old is one stale exporter (or scrape), not
+    that many lost chips: its age is reported once on the node (``Snapshot.node_sample_age_s``), not added to its
+    NPUs'."""
     def node(n: str) -> str:
         return n.rpartition("/npu")[0]
 
@@ -250,8 +285,10 @@ def sample_ages(r: Readings, npus: tuple[str, ...], skew_s: float) -> np.ndarray
         k = node(n)
         newest[k] = max(newest.get(k, -math.inf), ts)
     ref = max(r.t, max(newest.values(), default=r.t))
-    return np.fromiter((newest[node(n)] - r.npu_sample_t[n] + max(0.0, ref - newest[node(n)] - skew_s)
-                        if n in r.npu_sample_t else NAN for n in npus), dtype=float, count=len(npus))
+    grace = p.exporter_update_s
+    ages = np.fromiter((max(0.0, newest[node(n)] - r.npu_sample_t[n] - grace) if n in r.npu_sample_t else NAN
+                        for n in npus), dtype=float, count=len(npus))
+    return ages, {k: max(0.0, ref - t - p.scrape_skew_s - grace) for k, t in sorted(newest.items())}
 
 
 def read_anything(r: Readings) -> bool:

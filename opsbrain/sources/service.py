@@ -6,12 +6,15 @@ are reported, the operator acts)."""
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from opsbrain.sources.base import ReadingsSource, sweep_source
 from opsbrain.sweeps.inrun import SweepTally
 from opsbrain.sweeps.params import SweepParams
 from opsbrain.sweeps.sweep import SweepReport
+
+if TYPE_CHECKING:
+    from opsbrain.store import RunStore
 
 
 class SourcePod:
@@ -25,6 +28,11 @@ class SourcePod:
         self.name = name or "cluster"
         self.tally = SweepTally()
         self._lock = threading.Lock()
+
+    def attach_store(self, store: RunStore, schedule_id: str) -> None:
+        """Keep the source's collection history in the service's run store (:mod:`opsbrain.sources.keep`), reloading
+        what an earlier run of the schedule kept."""
+        self.source.keep_in(store, schedule_id)
 
     def sweep(self) -> tuple[SweepReport, list[Any]]:
         """Collect from the source and sweep (no proactive incidents on a real cluster: the list is empty)."""

@@ -11,83 +11,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple
 
 import numpy as np
 
+from opsbrain.sweeps.finding import LEVEL as LEVEL
+from opsbrain.sweeps.finding import SEVERITIES as SEVERITIES
+from opsbrain.sweeps.finding import Check as Check
+from opsbrain.sweeps.finding import CheckFn as CheckFn
+from opsbrain.sweeps.finding import Finding as Finding
+from opsbrain.sweeps.finding import json_safe as json_safe
+from opsbrain.sweeps.finding import levels as _levels
+from opsbrain.sweeps.finding import worst as worst
+from opsbrain.sweeps.heartbeat import check_heartbeat
 from opsbrain.sweeps.params import SweepParams
 from opsbrain.sweeps.snapshot import Snapshot
 
-SEVERITIES = ("OK", "Warning", "Alarm", "Critical")
-LEVEL = {s: i for i, s in enumerate(SEVERITIES)}
-
-
-def worst(*severities: str) -> str:
-    """The most severe of ``severities`` (OK when none)."""
-    return max(severities, key=LEVEL.__getitem__, default="OK")
-
-
-def json_safe(value: Any) -> Any:
-    """``value`` with non-finite floats as None and numpy scalars as Python numbers (recursively)."""
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_safe(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    return value
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One component's result of one check, in an operator's words."""
-
-    component: str
-    check: str
-    severity: str
-    evidence: str
-    suggested_action: str
-    predicted_failure_s: float | None = None
-    """Seconds from the sweep until the component is predicted to fail (trend checks), else None."""
-    data: dict[str, Any] = field(default_factory=dict, compare=False)
-    """The numbers behind the evidence (machine-readable)."""
-
-    def __post_init__(self) -> None:
-        if self.severity not in LEVEL:
-            raise ValueError(f"severity must be one of {', '.join(SEVERITIES)}, got {self.severity!r}")
-
-    @property
-    def level(self) -> int:
-        return LEVEL[self.severity]
-
-    def as_dict(self) -> dict[str, Any]:
-        return json_safe({"component": self.component, "check": self.check, "severity": self.severity,
-                          "evidence": self.evidence, "suggested_action": self.suggested_action,
-                          "predicted_failure_s": self.predicted_failure_s, "data": self.data})
-
-
-CheckFn = Callable[[Snapshot, SweepParams], list[Finding]]
-
-
-class Check(NamedTuple):
-    """A named check and how many components it examines in a snapshot."""
-
-    name: str
-    fn: CheckFn
-    scope: Callable[[Snapshot], int]
-
 
 # ---- helpers ----------------------------------------------------------------------------------------------
-def _levels(value: np.ndarray, warn: float, alarm: float, critical: float | None = None) -> np.ndarray:
-    """0..3 per element: value >= warn / alarm / critical (NaN -> 0)."""
-    v = np.nan_to_num(value, nan=-np.inf)
-    lv = (v >= warn).astype(np.int8) + (v >= alarm)
-    return lv + (v >= critical) if critical is not None else lv
-
-
 def _low_levels(value: np.ndarray, warn: float, alarm: float) -> np.ndarray:
     """0..2 per element: value < warn / alarm."""
     return (value < warn).astype(np.int8) + (value < alarm)
@@ -404,19 +344,6 @@ def check_link_fec(s: Snapshot, p: SweepParams) -> list[Finding]:
 
 
 # ---- NPUs ----------------------------------------------------------------------------------------------------
-def check_heartbeat(s: Snapshot, p: SweepParams) -> list[Finding]:
-    """Age of each NPU's last heartbeat (warn 3 s, alarm 10 s, critical 30 s)."""
-    age = s.heartbeat_age_s
-    lv = _levels(age, p.heartbeat_warn_s, p.heartbeat_alarm_s, p.heartbeat_critical_s)
-    actions = {1: "the NPU missed heartbeats: check it again next sweep",
-               2: "the NPU stopped answering: check the device plugin and the node; prepare a spare",
-               3: "the NPU is lost: move its rank to a spare (process-level recovery) and reset or separate the chip"}
-    return [Finding(s.npus[i], "heartbeat", SEVERITIES[lv[i]],
-                    f"no heartbeat for {age[i]:.0f} s (warn {p.heartbeat_warn_s:.0f} s, alarm "
-                    f"{p.heartbeat_alarm_s:.0f} s, critical {p.heartbeat_critical_s:.0f} s)",
-                    actions[int(lv[i])], data={"age_s": age[i]}) for i in np.flatnonzero(lv)]
-
-
 def _temp_check(ids: tuple[str, ...], temp: np.ndarray, check: str, what: str, levels: tuple[float, float, float]
                 ) -> list[Finding]:
     lv = _levels(temp, *levels)
@@ -538,7 +465,7 @@ CHECKS: tuple[Check, ...] = (
     Check("link_downs", check_link_downs, lambda s: len(s.links)),
     Check("link_crc", check_link_crc, lambda s: len(s.links)),
     Check("link_fec", check_link_fec, lambda s: len(s.links)),
-    Check("heartbeat", check_heartbeat, lambda s: len(s.npus)),
+    Check("heartbeat", check_heartbeat, lambda s: len(s.npus) + len(s.node_sample_age_s or ())),
     Check("npu_temp", check_npu_temp, lambda s: len(s.npus)),
     Check("npu_health", check_npu_health, lambda s: _health_scope(s)),
     Check("hbm_temp", check_hbm_temp, lambda s: len(s.hbms)),

@@ -20,6 +20,11 @@ class SweepParams(ParamGroup):
     """Thresholds, read windows and trend guards of the scheduled health sweep."""
 
     interval_s: float = P(300.0, "s", "Meta research clusters run health checks every 5 min (facts.md §4)", gt=0)
+    outputs_stale_s: float = P(
+        600.0, "s", "reason: collected command outputs (--source commands) refreshed on the sweep's own schedule "
+        "(interval_s, 5 min) are at most one interval old when swept, plus the collection's run; older than two "
+        "intervals, a refresh was missed and the outputs no longer say how the node is now: their findings are "
+        "reported as stale (at most a Warning), not as current", gt=0)
 
     # ---- HBM ---------------------------------------------------------------------------------------------
     hbm_ce_window_s: float = P(
@@ -128,6 +133,11 @@ class SweepParams(ParamGroup):
         60.0, "s", "Prometheus's default scrape_interval, 1 m (prometheus.io configuration reference): a real "
         "source's nodes are scraped apart, so on a federated page or a query answer one node's samples may be a "
         "scrape older than another's; only a node's lag beyond it counts as missed heartbeats", gt=0)
+    exporter_update_s: float = P(
+        5.0, "s", "npu-exporter's -updateTime default: it refreshes its metrics cache every 5 s (range 1-60 s; "
+        "Ascend/ascend-npu-exporter cmd/npu-exporter/main.go, the flag's help and updateTimeConst). A chip's samples "
+        "may lag its node's newest, and a node's newest the collection, by up to one refresh: only a lag beyond it "
+        "counts as missed heartbeats. Set it to the -updateTime the cluster's exporters run with", gt=0)
     npu_temp_warn_c: float = P(85.0, "degC", A + "10 C below the SoC throttle level (faults.npu_temp_throttle_c)")
     npu_temp_alarm_c: float = P(95.0, "degC", A + "SoC temperature past its upper non-critical threshold, 0x80E20207 "
                                 "(faults.npu_temp_throttle_c): the chip throttles")

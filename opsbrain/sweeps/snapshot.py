@@ -197,6 +197,13 @@ class Snapshot:
     npu_fault_codes: tuple[tuple[str, ...], ...] | None = None
     """(npus,) the fault event codes each NPU reports now (``80E01801``; npu-exporter's ``npu_chip_info_error_code``);
     None where nothing reads them."""
+    heartbeat_grace_s: float = 0.0
+    """Seconds of a real source's sample lag not counted in ``heartbeat_age_s`` (the exporter's refresh interval,
+    ``SweepParams.exporter_update_s``); 0 on the twin, whose ages are its own."""
+    node_sample_age_s: Mapping[str, float] | None = None
+    """Per node of a real source, how far its newest sample lags the collection beyond the scrape spread and one
+    refresh (:func:`opsbrain.sources.readings.sample_ages`): a stale exporter, reported once on the node; None on the
+    twin."""
 
 
 def _read(sim: Simulation, metric: str, comps: tuple[str, ...], t: float) -> np.ndarray:

@@ -84,11 +84,16 @@ def sweep_snapshot(snap: Snapshot, params: SweepParams | None = None, checks: It
     for c in selected:
         findings.extend(c.fn(snap, p))
         checked[c.name] = int(c.scope(snap))
-    findings.sort(key=lambda f: (-f.level, f.check, f.component))
+    return summarise(snap.t, findings, checked, (time.perf_counter() - start) * 1e3)
+
+
+def summarise(t: float, findings: list[Finding], checked: dict[str, int], duration_ms: float) -> SweepReport:
+    """The report of ``findings`` (sorted most severe first; counted by severity and worst per component)."""
+    findings = sorted(findings, key=lambda f: (-f.level, f.check, f.component))
     counts = dict.fromkeys(SEVERITIES, 0)
     worst_of: dict[str, str] = {}
     for f in findings:
         counts[f.severity] += 1
         worst_of[f.component] = worst(worst_of.get(f.component, "OK"), f.severity)
     counts["OK"] = sum(checked.values()) - len(findings)
-    return SweepReport(snap.t, findings, counts, (time.perf_counter() - start) * 1e3, worst_of, checked)
+    return SweepReport(t, findings, counts, duration_ms, worst_of, checked)

@@ -1,0 +1,76 @@
+"""What every health check returns: severities, :class:`Finding`, :class:`Check`, and the threshold helper the checks
+share (:mod:`opsbrain.sweeps.checks` re-exports them)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from opsbrain.sweeps.params import SweepParams
+from opsbrain.sweeps.snapshot import Snapshot
+
+SEVERITIES = ("OK", "Warning", "Alarm", "Critical")
+LEVEL = {s: i for i, s in enumerate(SEVERITIES)}
+
+def worst(*severities: str) -> str:
+    """The most severe of ``severities`` (OK when none)."""
+    return max(severities, key=LEVEL.__getitem__, default="OK")
+
+def json_safe(value: Any) -> Any:
+    """``value`` with non-finite floats as None and numpy scalars as Python numbers (recursively)."""
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    return value
+
+@dataclass(frozen=True)
+class Finding:
+    """One component's result of one check, in an operator's words."""
+
+    component: str
+    check: str
+    severity: str
+    evidence: str
+    suggested_action: str
+    predicted_failure_s: float | None = None
+    """Seconds from the sweep until the component is predicted to fail (trend checks), else None."""
+    data: dict[str, Any] = field(default_factory=dict, compare=False)
+    """The numbers behind the evidence (machine-readable)."""
+
+    def __post_init__(self) -> None:
+        if self.severity not in LEVEL:
+            raise ValueError(f"severity must be one of {', '.join(SEVERITIES)}, got {self.severity!r}")
+
+    @property
+    def level(self) -> int:
+        return LEVEL[self.severity]
+
+    def as_dict(self) -> dict[str, Any]:
+        return json_safe({"component": self.component, "check": self.check, "severity": self.severity,
+                          "evidence": self.evidence, "suggested_action": self.suggested_action,
+                          "predicted_failure_s": self.predicted_failure_s, "data": self.data})
+
+CheckFn = Callable[[Snapshot, SweepParams], list[Finding]]
+
+class Check(NamedTuple):
+    """A named check and how many components it examines in a snapshot."""
+
+    name: str
+    fn: CheckFn
+    scope: Callable[[Snapshot], int]
+
+def levels(value: np.ndarray, warn: float, alarm: float, critical: float | None = None) -> np.ndarray:
+    """0..3 per element: value >= warn / alarm / critical (NaN -> 0)."""
+    v = np.nan_to_num(value, nan=-np.inf)
+    lv = (v >= warn).astype(np.int8) + (v >= alarm)
+    return lv + (v >= critical) if critical is not None else lv
+
