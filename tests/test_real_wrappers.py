@@ -13,11 +13,12 @@ from opsbrain.ingest.where import device_in
 from opsbrain.kb.perturb import WRAPPERS, disagreements, wrapped
 from opsbrain.kb.realeval import default_corpus_dir, load_corpus
 
-HOSTED = ("syslog", "journalctl", "journal-json", "loki-jsonl", "logcli", "compose", "ray")
+HOSTED = ("syslog", "journalctl", "journalctl-zh", "journal-json", "loki-jsonl", "logcli", "compose", "ray")
 """Heads that name a host the bare excerpt lacks: the root names it, and where a device-less signal then sits on
 that node, localisation's vote can name the node instead of the device (2 DEV excerpts today): a device, not a
 class, that changes; the class is asserted for them as for every wrapper. ``docker compose logs``' container and
-Ray's ``ip=`` of a remote worker name the line's host since session 31 (the same 2 excerpts)."""
+Ray's ``ip=`` of a remote worker name the line's host since session 31, and so does the zh_CN syslog head (the same
+2 excerpts)."""
 ONE_ROW = ("wrap80",)
 """A line wrapped into one full row and its rest is not told from a line of 80 characters (surface.WRAP_LOOK): a
 device number cut at the row's end is then lost (1 DEV excerpt); the class is asserted."""
