@@ -1,15 +1,21 @@
 """``opsbrain watch`` reads what ``diagnose --logs`` reads, by the same rules, and says what it skips (session 31):
 links are followed with --follow-links and listed otherwise; a GBK line, a line of megabytes and a binary file are
-read, cut and left out as ``diagnose --logs`` does, each said in the summary."""
+read, cut and left out as ``diagnose --logs`` does, each said in the summary; ``--from-start`` groups old lines by
+their own time stamps."""
 
 from __future__ import annotations
 
 import os
 from datetime import datetime
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from faultlib.telemetry import formats as fmt
+from opsbrain.errors import InputError
 from opsbrain.sources.follow import LogFollower
+from opsbrain.sources.watch import Watcher
 
 UCE = fmt.device_os_event(datetime(2026, 12, 5, 2, 45, 10), 3, "80E01801")
 OPTICAL_ZH = "3月 01 10:10:00 gz-trn-c12 ascend-fd: 光模块光功率异常，RX功率-18.5dBm低于阈值-15dBm"
@@ -31,6 +37,9 @@ def test_a_linked_host_directory_is_listed_and_read_with_follow_links(tmp_path: 
     assert plain.poll(1.0) == [] and any("npu-host-07: symbolic link: not followed" in x for x in plain.skipped())
     (sig,) = linked.poll(1.0)
     assert sig.component is not None and sig.component.startswith("npu-host-07/npu3")
+    os.symlink(logs, tmp_path / "link")
+    with pytest.raises(InputError, match="--follow-links"):
+        Watcher(tmp_path / "link", None, print)
 
 
 def test_gbk_long_and_binary_input_is_read_as_diagnose_reads_it(tmp_path: Path) -> None:
@@ -55,3 +64,28 @@ def test_gbk_long_and_binary_input_is_read_as_diagnose_reads_it(tmp_path: Path) 
     assert any("core.1234: binary content (not text): not read after line 64" in x for x in follow.skipped())
     assert any("syslog: read as gb18030" in n for n in st.notes) and any("mixed.log: lines read as gb18030" in n
                                                                           for n in st.notes)
+
+
+@pytest.fixture(scope="module")
+def engine() -> Any:
+    from opsbrain.kb.training import load_engine
+
+    return load_engine()
+
+
+def test_from_start_groups_old_lines_by_their_time_stamps(tmp_path: Path, engine: Any) -> None:
+    node = _host(tmp_path, "npu-c03")
+    (node / "messages").write_text(
+        "Nov 28 11:00:00 npu-c03 kernel: Out of memory: Killed process 2111666 (python3) total-vm:812345kB\n"
+        "Dec  2 09:00:00 npu-c03 kernel: NMI watchdog: Watchdog detected hard LOCKUP on cpu 17\n")
+    (node / "device-os.log").write_text(UCE + "\n")
+    got: list[dict[str, Any]] = []
+    clock = [0.0]
+    w = Watcher(tmp_path, engine, got.append, from_start=True, clock=lambda: clock[0],
+                wall=lambda: datetime(2026, 12, 5, 3, 0).timestamp() + clock[0])
+    w.step()
+    clock[0] = 3.0
+    w.step()
+    days = sorted(r["opened_at"][:10] for r in got)
+    assert days == ["2026-11-28", "2026-12-02", "2026-12-05"], [(r["incident"], r["fault_class"]) for r in got]
+    assert {r["fault_class"] for r in got if r["opened_at"].startswith("2026-12-05")} == {"hbm_uce"}
