@@ -271,16 +271,22 @@ def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, 
               "new Alarm-or-worse findings.")
 @click.option("--sweep-interval", "sweep_s", type=_Finite(0.1, 366 * 86400.0), default=300.0, show_default=True,
               help="Seconds between sweeps of --url.")
+@click.option("--follow-links", "follow_links", is_flag=True, default=False,
+              help="Follow symbolic links under DIR (and DIR itself if it is one), each directory once.")
+@click.option("--state", "state", type=NON_EMPTY, default=None, metavar="FILE",
+              help="Keep each file's offset and the reported incidents in FILE; a watch started again with it "
+              "continues where this one stopped.")
 @data_dir_option
 @json_option
 def watch_cmd(logs: str, webhook: str | None, webhook_format: str, metrics_port: int | None, bind: str,
               max_runtime: float | None, poll_s: float, from_start: bool, urls: tuple[str, ...], sweep_s: float,
-              data_dir: Path | None, as_json: bool) -> None:
+              follow_links: bool, state: str | None, data_dir: Path | None, as_json: bool) -> None:
     """Follow log files, group signals into incidents, diagnose each and show the runbook it would run (a dry
     run: advisory, nothing is executed). Stops on SIGINT/SIGTERM or --max-runtime."""
     import signal
     import threading
 
+    from opsbrain.ingest import MAX_LINE
     from opsbrain.kb.training import load_engine
     from opsbrain.sources.watch import Watcher
 
@@ -293,13 +299,22 @@ def watch_cmd(logs: str, webhook: str | None, webhook_format: str, metrics_port:
             return
         if "finding" in d:
             f = d["finding"]
-            click.echo(f"sweep at +{d['reported_s']:.1f} s: {f['severity']} {f['check']} {f['component']}: "
+            again = " (again)" if d["again"] else ""
+            click.echo(f"sweep at +{d['reported_s']:.1f} s{again}: {f['severity']} {f['check']} {f['component']}: "
                        f"{f['evidence']}\n  advised (not executed): {f['suggested_action']}")
             return
         root = d.get("root") or {}
         where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) or d["component"]
+        stop = " (at stop: collected for less than its window)" if d["at_stop"] else ""
         click.echo(f"{d['incident']}{' (update)' if d['update'] else ''} at +{d['reported_s']:.1f} s: "
-                   f"{d['fault_class']} at {where} (confidence {d['confidence']:.2f}, {d['signals']} signals)")
+                   f"{d['fault_class']} at {where} (confidence {d['confidence']:.2f}, {d['signals']} signals){stop}")
+        for item in d["news"]:
+            click.echo(f"  new: {item}")
+        if (rep := d["repeat"]) is not None:
+            rule = rep["rule"]
+            click.echo(f"  repeat: {rep['count']} x {d['fault_class']} on {rep['part']} within {rep['within_s']:.0f} s"
+                       + (f" (earlier: {', '.join(rep['earlier'])})" if rep["earlier"] else "")
+                       + (f": {rule['source']}; advised {rule['to']} instead of {rule['from']}" if rule else ""))
         for e in d["evidence_lines"][:3]:
             click.echo(f"  {e['file']}:{e['line']}: {e['text'][:140]}")
         adv = d["advice"]
@@ -319,7 +334,7 @@ def watch_cmd(logs: str, webhook: str | None, webhook_format: str, metrics_port:
     metrics = DiagnosisMetrics()
     watcher = Watcher(logs, load_engine(data_dir, say=lambda m: click.echo(m, err=True)), report, webhook=webhook,
                       poll_s=poll_s, from_start=from_start, source=source, sweep_every_s=sweep_s,
-                      webhook_format=webhook_format, metrics=metrics)
+                      webhook_format=webhook_format, metrics=metrics, follow_links=follow_links, state_file=state)
     server = _serve_metrics(metrics.registry, metrics_port, bind)
     stop = threading.Event()
     why = {"by": "max-runtime"}
@@ -344,8 +359,19 @@ def watch_cmd(logs: str, webhook: str | None, webhook_format: str, metrics_port:
     else:
         click.echo(f"stopped ({summary['stopped_by']}) after {summary['wall_s']:.1f} s: {summary['incidents']} "
                    f"incidents from {summary['lines']} lines in {summary['files']} files"
-                   + (f"; {len(summary['webhook_errors'])} webhook errors" if summary["webhook_errors"] else ""),
+                   + (f"; {len(summary['webhook_errors'])} webhook errors" if summary["webhook_errors"] else "")
+                   + (f"; {summary['reported_at_stop']} reported at the stop" if summary["reported_at_stop"] else ""),
                    err=True)
+        if summary["lines_cut"]:
+            click.echo(f"  {summary['lines_cut']} lines longer than {MAX_LINE} characters: scanned in their first "
+                       "part only", err=True)
+        if summary["binary_lines"]:
+            click.echo(f"  {summary['binary_lines']} lines of binary content: not read", err=True)
+        for item in summary["notes"]:
+            click.echo(f"  note: {item}", err=True)
+        click.echo(f"  state kept in {state}: a watch started with --state {state} continues where this one stopped"
+                   if state else "  no --state FILE: a restart follows the files from their end (lines written "
+                   "while stopped are not read)", err=True)
         for item in summary["not_read"]:
             click.echo(f"  not read: {item}", err=True)
         if summary["not_read_n"] > len(summary["not_read"]):

@@ -135,6 +135,7 @@ class WebhookSender:
         self.on_result = on_result
         self._q: queue.Queue[tuple[str, Mapping[str, Any]]] = queue.Queue(maxsize=max_queue)
         self._closing = threading.Event()
+        self._current: str | None = None  # the notification being posted
         self._thread = threading.Thread(target=self._run, name="webhook-sender", daemon=True)
         self._thread.start()
 
@@ -151,21 +152,26 @@ class WebhookSender:
                 key, body = self._q.get(timeout=0.1)
             except queue.Empty:
                 continue
-            self.on_result(key, post_json(self.url, body))
+            self._current = key
+            result = post_json(self.url, body)
+            self._current = None
+            self.on_result(key, result)
 
-    def close(self, wait_s: float) -> None:
+    def close(self, wait_s: float, why: str = "the service stopped") -> None:
         """Let queued notifications go out for at most ``wait_s`` seconds, then report the rest as not sent (a POST
-        under way is left to its own timeout on the daemon thread)."""
+        under way is left to its own timeout on the daemon thread); ``why``: what the not-sent reason says."""
         self._closing.set()
         self._thread.join(max(0.0, wait_s))
         left: list[str] = []
+        if self._thread.is_alive() and (busy := self._current) is not None:
+            self.on_result(busy, f"not confirmed: {why} while the receiver had not answered its POST yet")
         while True:
             try:
                 left.append(self._q.get_nowait()[0])
             except queue.Empty:
                 break
         for key in left:
-            self.on_result(key, f"not sent: the service stopped (at most {wait_s:.1f} s left for the webhook)")
+            self.on_result(key, f"not sent: {why} (at most {wait_s:.1f} s left for the webhook)")
 
 
 def deadline_left(deadline: float) -> float:

@@ -11,6 +11,14 @@ read_members`: members in place, archives inside one level deep, the same limits
 for one poll (a copy still being written is not read half), and again if it is replaced. One that appears while
 the watch runs and is named as the rotation of a followed file (``messages-20250301.gz``, ``kern.log.1.gz`` beside
 ``messages``, ``kern.log``) holds lines already read as they were written: it is listed as not read, not read twice.
+
+Files are found by the walk of ``diagnose --logs`` (:func:`opsbrain.ingest.dirwalk.log_files`: symbolic links
+followed only with ``follow_links``, files that are by their names no logs, pseudo-file systems, the depth and file
+limits), and what it leaves out is kept for the summary (:meth:`LogFollower.skipped`); lines are read by its rules
+too (:mod:`opsbrain.sources.tailread`: encodings, cut lines, binary content, the heads a collection put before a
+line), each with its own time stamp. Lines already in the files when the watch starts (``from_start``) or written
+while a resumed watch was stopped (``resume``: the offsets of :meth:`LogFollower.state`) are *replayed*: the watch
+groups them by their time stamps, not by when they were read.
 """
 
 from __future__ import annotations
@@ -20,15 +28,19 @@ import os
 import tarfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
-from opsbrain.ingest import MAX_LINE, Signal, parse_line
+from opsbrain.ingest import Signal, parse_line
 from opsbrain.ingest.archive import READ_ERRORS, ArchiveError, plain_name, sniff_path
 from opsbrain.ingest.derive import SectionPlacer
 from opsbrain.ingest.dirwalk import log_files
+from opsbrain.ingest.encoding import SAMPLE
 from opsbrain.ingest.streams import ROTATION
+from opsbrain.ingest.surface import plain
 from opsbrain.ingest.text import LineReader, TextStats
 from opsbrain.ingest.where import with_host
-from opsbrain.ingest.workers import NODE_LOG_DIRS, is_wrapper
+from opsbrain.ingest.workers import NODE_LOG_DIRS, device_dir, is_wrapper
+from opsbrain.sources.tailread import TailText, line_stamp, split_lines, tell_codec
 
 READ_BUDGET = 4 << 20
 """Bytes read from one file per poll (a file growing faster is caught up over the next polls)."""
@@ -40,11 +52,21 @@ SMALL_BYTES = 64 << 10
 that grows)."""
 
 
+@dataclass(frozen=True)
+class Arrival:
+    """A signal as the watch gets it: ``sig.t`` is when it was read (wall clock), ``stamp`` its line's time stamp (or
+    its file's last before it; None: none), ``replayed`` whether the line was already written when the watch
+    started (``from_start``) or while a resumed watch was stopped."""
+
+    sig: Signal
+    stamp: float | None
+    replayed: bool
+
+
 @dataclass
 class _Tail:
     inode: int
     offset: int
-    rest: bytes = b""
     line_no: int = 0
     packed: bool | None = None  # compressed or an archive (read whole), told by its first bytes once it has some
     size: int = -1  # a packed file's size at the last poll: read once it holds
@@ -56,21 +78,30 @@ class _Tail:
     rotated_copy: bool = False  # a copy named as a followed file's rotation (its lines were read): never read
     whole: bytes | None = None  # digest of the whole file while it is at most SMALL_BYTES: a health table
     # rewritten in place at the same size (``npu-smi info > t.txt`` every minute) differs
+    text: TailText = field(default_factory=TailText)  # how its bytes are read into lines
+    replay_to: int = 0  # its bytes before this offset were written before the watch (or while it was stopped)
 
 
 class LogFollower:
     """``poll()`` returns the signals of the lines written since the last poll."""
 
-    def __init__(self, root: str | Path, from_start: bool = False) -> None:
+    def __init__(self, root: str | Path, from_start: bool = False, follow_links: bool = False,
+                 resume: dict[str, Any] | None = None) -> None:
         self.root = Path(root)
+        self.follow_links = follow_links
         self.stats = TextStats()
+        self.walk_not_read: list[str] = []  # what the latest walk left out (links, no logs, limits), and why
         self._tails: dict[str, _Tail] = {}
         self._by_inode: dict[int, tuple[str, _Tail]] = {}
         self.lines = 0
+        self.resumed = 0  # files continued from a saved offset
         self._polled = not from_start  # a file seen from now on appeared while the watch ran (--from-start: after
         # the first poll, which finds the files already there)
-        if not from_start:  # files already there are followed from their end, as tail -F does
-            for path, rel in log_files(self.root, TextStats()):
+        if resume is not None:
+            self._resume(resume)
+            self._polled = True
+        elif not from_start:  # files already there are followed from their end, as tail -F does
+            for path, rel in self._walk():
                 try:
                     st = path.stat()
                 except OSError:
@@ -78,9 +109,61 @@ class LogFollower:
                 tail = self._tails[rel] = _Tail(st.st_ino, st.st_size, mtime_ns=st.st_mtime_ns)
                 _fingerprint(path, tail)
 
+    def _walk(self) -> list[tuple[Path, str]]:
+        """The files to follow (``diagnose --logs``' walk); what it leaves out replaces :attr:`walk_not_read`."""
+        walk = TextStats()
+        files = log_files(self.root, walk, self.follow_links)
+        self.walk_not_read = walk.not_read
+        return files
+
+    def skipped(self) -> list[str]:
+        """Everything not read, and why: the latest walk's, then what reading left out (each file once)."""
+        return self.walk_not_read + self.stats.not_read
+
+    def state(self) -> dict[str, Any]:
+        """Each followed file's inode, the offset read to (a partial last line not counted) and the digest of its
+        start: what :meth:`_resume` continues from."""
+        files = {}
+        for rel, t in self._tails.items():
+            pending = len(t.text.rest) + len(t.text.rest_text.encode(t.text.codec or "utf-8", "replace"))
+            files[rel] = {"inode": t.inode, "offset": max(0, t.offset - pending), "head": t.head.hex(),
+                          "head_n": t.head_n, "line_no": t.line_no}
+        return {"files": files}
+
+    def _resume(self, saved: dict[str, Any]) -> None:
+        """Continue each file from the offset in ``saved`` (:meth:`state`) when it is the same file (same inode,
+        at least as long, the same start; under its name or renamed); a file that is not (new, recreated) is read
+        from its start. What was written since the stop is replayed."""
+        files = {k: v for k, v in (saved.get("files") or {}).items() if isinstance(v, dict)}
+        by_inode = {v.get("inode"): v for v in files.values()}
+        for path, rel in self._walk():
+            try:
+                st = path.stat()
+            except OSError:
+                continue
+            old: Any = files.get(rel)
+            if old is None or old.get("inode") != st.st_ino:
+                old = by_inode.get(st.st_ino)
+            try:
+                offset, head_n, head = int(old["offset"]), int(old["head_n"]), bytes.fromhex(old["head"])
+            except (TypeError, KeyError, ValueError):
+                offset, head_n, head = -1, 0, b""
+            if 0 <= offset <= st.st_size and (head_n == 0 or _digest(path, head_n) == head):
+                tail = self._tails[rel] = _Tail(st.st_ino, offset, replay_to=st.st_size, mtime_ns=st.st_mtime_ns)
+                line_no = old.get("line_no")
+                tail.line_no = line_no if isinstance(line_no, int) and line_no >= 0 else 0
+                _fingerprint(path, tail)
+                self.resumed += 1
+            else:  # new since the stop, or not the file that was followed: from its start
+                self._tails[rel] = _Tail(st.st_ino, 0, appeared=True, replay_to=st.st_size)
+
     def poll(self, now: float) -> list[Signal]:
-        """Signals of the new complete lines, time ``now`` (arrival: watch groups by when lines are written)."""
-        out: list[Signal] = []
+        """Signals of the new complete lines, time ``now``."""
+        return [a.sig for a in self.poll_timed(now, now)]
+
+    def poll_timed(self, now: float, wall: float) -> list[Arrival]:
+        """The signals of the new complete lines, each at ``wall`` (when it was read), with its line's stamp."""
+        out: list[Arrival] = []
         if not self.root.is_dir():
             gone = f"{self.root}: the directory is gone (removed while watched); its files are read if it comes back"
             if gone not in self.stats.not_read:
@@ -88,7 +171,7 @@ class LogFollower:
             return out
         self._by_inode = {t.inode: (rel, t) for rel, t in self._tails.items()}  # before any is replaced below
         seen: set[str] = set()
-        for path, rel in log_files(self.root, TextStats()):
+        for path, rel in self._walk():
             try:
                 st = path.stat()
             except OSError:
@@ -101,7 +184,8 @@ class LogFollower:
             if tail is None and (moved := self._renamed(path, rel, st)) is not None:
                 tail = self._tails[rel] = moved  # logrotate's rename (``messages`` -> ``messages.1``): read on
             elif tail is None or tail.inode != st.st_ino or st.st_size < tail.offset or self._rewritten(path, tail, st):
-                tail = self._tails[rel] = _Tail(st.st_ino, 0, appeared=self._polled)
+                tail = self._tails[rel] = _Tail(st.st_ino, 0, appeared=self._polled,
+                                                replay_to=0 if self._polled else st.st_size)
             if st.st_size == tail.offset:
                 tail.mtime_ns = st.st_mtime_ns
                 continue
@@ -114,9 +198,9 @@ class LogFollower:
             if tail.packed is None:
                 tail.packed = _packed(path)
             if tail.packed:
-                out += self._read_packed(path, rel, tail, st.st_size, now)
+                out += self._read_packed(path, rel, tail, st.st_size, wall)
                 continue
-            out += self._read_appended(path, rel, tail, st.st_size, now)
+            out += self._read_appended(path, rel, tail, st.st_size, wall)
             tail.mtime_ns = st.st_mtime_ns
             _fingerprint(path, tail)
         for gone in self._tails.keys() - seen:  # deleted (or renamed, adopted above): a later file that reuses its
@@ -125,34 +209,42 @@ class LogFollower:
         self.stats.lines = self.lines
         return out
 
-    def _read_appended(self, path: Path, rel: str, tail: _Tail, size: int, now: float) -> list[Signal]:
-        """The complete lines appended to a plain file since the last poll."""
-        out: list[Signal] = []
+    def _read_appended(self, path: Path, rel: str, tail: _Tail, size: int, wall: float) -> list[Arrival]:
+        """The complete lines appended to a plain file since the last poll (those written before the watch, or
+        while it was stopped, in reads of their own: replayed)."""
+        out: list[Arrival] = []
+        replayed = tail.offset < tail.replay_to
+        end = min(size, tail.replay_to) if replayed else size
+        text = tail.text
         try:
             with path.open("rb") as fh:
+                head = fh.read(SAMPLE) if text.codec is None and tail.offset else b""
                 fh.seek(tail.offset)
-                data = fh.read(min(READ_BUDGET, size - tail.offset))
+                data = fh.read(min(READ_BUDGET, end - tail.offset))
         except OSError as exc:
             note = f"{rel}: {exc.strerror or exc}"
             if note not in self.stats.not_read:  # retried each poll; named once
                 self.stats.not_read.append(note)
             return out
+        if text.codec is None:
+            tell_codec(text, head or data, rel, self.stats)
         tail.offset += len(data)
         self.stats.bytes += len(data)
-        parts = (tail.rest + data).split(b"\n")
-        tail.rest = parts.pop()[: 4 * MAX_LINE]
-        host = host_dir(rel)
-        for raw in parts:
+        host, device = host_dir(rel), device_dir(rel)
+        for raw in split_lines(text, data, rel, self.stats):
             tail.line_no += 1
             self.lines += 1
-            line = raw.decode("utf-8", "replace").replace("\x00", "").rstrip("\r")
-            for s in parse_line(line, now):
+            if raw is None:  # binary content: counted
+                continue
+            line, prefix = plain(raw)
+            stamp = line_stamp(text, line, prefix, wall)
+            for s in parse_line(line, wall, head=prefix, file_device=device):
                 if (placed := tail.place(s)) is not None:
-                    out.append(_placed(placed, host, rel, tail.line_no))
+                    out.append(Arrival(_placed(placed, host, rel, tail.line_no), stamp, replayed))
         return out
 
-    def _read_packed(self, path: Path, rel: str, tail: _Tail, size: int, now: float) -> list[Signal]:
-        """A compressed file or archive, whole, once its size held since the last poll; its signals at ``now``."""
+    def _read_packed(self, path: Path, rel: str, tail: _Tail, size: int, wall: float) -> list[Arrival]:
+        """A compressed file or archive, whole, once its size held since the last poll; its signals at ``wall``."""
         if size != tail.size:  # new or still growing: wait a poll
             tail.size = size
             return []
@@ -169,12 +261,15 @@ class LogFollower:
             return []
         st = reader.stats
         self.lines += st.lines
-        self.stats.bytes += st.bytes
-        self.stats.decompressed += st.decompressed
+        for key in ("bytes", "decompressed", "lines_cut", "binary_lines"):
+            setattr(self.stats, key, getattr(self.stats, key) + getattr(st, key))
         self.stats.not_read += st.not_read
         self.stats.notes += st.notes
         host = host_dir(rel)
-        return [_placed(replace(s, t=now), host, s.file or rel, s.line_no or 0) for s in reader.signals]
+        replayed = tail.replay_to >= size
+        t0 = _reader_t0(reader, wall)
+        return [Arrival(_placed(replace(s, t=wall), host, s.file or rel, s.line_no or 0),
+                        t0 + s.t if t0 is not None else None, replayed) for s in reader.signals]
 
     def _renamed(self, path: Path, rel: str, st: os.stat_result) -> _Tail | None:
         """The tail of a followed file now found under the new name ``rel`` (same inode, its old name gone or
@@ -263,6 +358,25 @@ def _packed(path: Path) -> bool | None:
     except OSError:
         return None
     return s.kind is not None or s.compression is not None
+
+
+def _reader_t0(reader: LineReader, wall: float) -> float | None:
+    """The time stamp a reader's signal times count from (its first stamp), None without one; yearless stamps
+    (the reader's year 2000) moved to the year that puts them closest to ``wall``, not after tomorrow."""
+    t0 = reader._t0  # noqa: SLF001 - the reader's own origin
+    if t0 is None or reader._dated:  # noqa: SLF001
+        return t0
+    from datetime import datetime
+
+    at, now = datetime.fromtimestamp(t0), datetime.fromtimestamp(wall)
+    for year in (now.year, now.year - 1):
+        try:
+            moved = at.replace(year=year).timestamp()
+        except ValueError:  # 29 February
+            continue
+        if moved <= wall + 86400:
+            return moved
+    return t0
 
 
 def _placed(s: Signal, host: str | None, file: str, line_no: int) -> Signal:
