@@ -61,8 +61,9 @@ CREATE TABLE IF NOT EXISTS campaign_runs (
     finished_at TEXT NOT NULL, PRIMARY KEY (campaign_id, seed, policy)
 );
 """
-STORE_VERSION = 3  # 1 (implicit, user_version 0); 2: runs.campaign_id, campaigns.summary, incidents.false_positive;
-# 3: incidents.noise (verdict.is_noise: no injected fault and no fault's consequence), filled from stored journals
+STORE_VERSION = 4  # 1 (implicit, user_version 0); 2: runs.campaign_id, campaigns.summary, incidents.false_positive;
+# 3: incidents.noise (verdict.is_noise: no injected fault and no fault's consequence), filled from stored journals;
+# 4: incidents.noise refilled: a workload down, failed restarts or escalations are never noise (verdict.trouble)
 MIGRATIONS = (
     ("runs", "campaign_id", "ALTER TABLE runs ADD COLUMN campaign_id TEXT",
      "UPDATE runs SET campaign_id = (SELECT r.campaign_id FROM campaign_runs r WHERE r.run_id = runs.id) "

@@ -40,7 +40,7 @@ def num(v: float | None) -> str:
 def journal_tables(j: dict[str, Any], show_all: bool = False) -> list[Table]:
     """The tables of a run journal: incidents (ignored noise collapsed into one row unless ``show_all``; a false
     positive is always its own row, named by class and component) and the steady-state probes."""
-    from opsbrain.verdict import TONE_STYLE, incident_outcome, probe_outcome
+    from opsbrain.verdict import TONE_STYLE, incident_outcome, needs_attention, probe_outcome
 
     inc = Table.of(["fault", "component", "diagnosis", "conf", "ttd s", "ttdiag s", "ttr s", "outcome"],
                    title="incidents", wrap=["component", "diagnosis"], right=["conf", "ttd s", "ttdiag s", "ttr s"])
@@ -51,7 +51,8 @@ def journal_tables(j: dict[str, Any], show_all: bool = False) -> list[Table]:
         if not inj and word == "ignored" and not show_all:
             ignored.append(i)
             continue
-        label = inj["kind"] if inj else "(consequence)" if i.get("consequence_of") else "(noise)"
+        label = inj["kind"] if inj else "(consequence)" if i.get("consequence_of") else (
+            "(attention)" if needs_attention(i) else "(noise)")
         inc.add(label, inj["component"] if inj else d.get("component"),
                 d.get("fault_class", "-"), f"{d['confidence']:.2f}" if d else "-", num(i["ttd_s"]),
                 num(i["ttdiag_s"]), num(i["ttr_s"]), word,
@@ -98,7 +99,7 @@ def expected_note(j: dict[str, Any]) -> str:
 
 def print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False) -> None:
     from opsbrain.cli.output import colour_enabled, paint
-    from opsbrain.verdict import TONE_STYLE, run_outcome
+    from opsbrain.verdict import TONE_STYLE, needs_attention, run_outcome, trouble
 
     tables = journal_tables(j, show_all)
     if fmt == "plain":
@@ -127,10 +128,13 @@ def print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False)
     open_ = sum(1 for i in faults if i.get("detected_at_s") is not None and i.get("recovered_at_s") is None)
     if j["verdict"] == "inconclusive":
         click.echo(f"  inconclusive: {j.get('verdict_reason')}")
-        for w in j.get("workloads", []):
-            if w.get("ettr") is not None:
-                click.echo(f"  {w['name']}: ETTR {w['ettr']:.3f}" + (f", {w['state']} at the end" if w.get("state")
-                                                                    else ""))
+    for i in j["incidents"]:  # no injected fault explains it, yet no background event (verdict.trouble)
+        if needs_attention(i):
+            d = i.get("diagnosis") or {}
+            click.echo(f"  {i['id']} ({d.get('fault_class', '-')} on {d.get('component', '-')}) needs attention: "
+                       f"{trouble(i)}; no injected fault explains it")
+    for line in workload_lines(j):  # every verdict: a FAILED run's ETTR and end state are what to look at first
+        click.echo(f"  {line}")
     if j["verdict"] in ("passed", "inconclusive") and (missed or open_):
         click.echo(f"  note: {missed} fault(s) not detected and {open_} detected but not recovered"
                    + ("; the verdict rests on the steady-state probes and the expectations only"
@@ -148,3 +152,20 @@ def print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False)
         if not e["met"]:
             what = f"faults[{e['fault']}]" if e.get("fault") is not None else e.get("check", "the run")
             click.echo(f"  expectation on {what} not met: {'; '.join(e['problems'])}")
+
+
+def workload_lines(j: dict[str, Any]) -> list[str]:
+    """Each workload's ETTR (training) or tokens (serving), goodput and its state at the end of the run, in the
+    words the reports use (:mod:`opsbrain.report.workloads`)."""
+    from opsbrain.report import workloads as wl
+
+    end = j.get("ended_at_s") or j.get("duration_s")
+    out = []
+    for w in j.get("workloads") or []:
+        st = wl.end_state(w, j.get("series"), end)
+        g = wl.goodput(w)
+        head = (f"ETTR {w['ettr']:.3f}" if w.get("kind") == "training" and w.get("ettr") is not None else
+                f"{w.get('tokens_served', 0):,.0f} tokens served, {w.get('lost_tokens', 0):,.0f} lost"
+                if w.get("kind") != "training" else "ETTR not recorded")
+        out.append(f"{w.get('name')}: {head}" + (f", goodput {g:.3f}" if g is not None else "") + f"; {st['words']}")
+    return out
