@@ -49,7 +49,9 @@ def test_the_end_state_is_the_journals_final_state() -> None:
     assert running["state"] == "degraded" and running["words"].startswith("degraded: 42 of 46 launch nodes")
     assert end_state(DOWN | {"state": "checkpointing", "degraded": None, "nodes": 46}, {}, 1.0)["state"] == "running"
     assert end_state(DOWN | {"state": "stalled"}, SERIES, 21600.0)["words"].startswith(
-        "stalled at the end of the run (up, no step made), no step made since t=6000.0 s")
+        "stalled at the end of the run (up), no step made since t=6000.0 s")
+    assert end_state(DOWN | {"state": "stalled"}, {}, 1.0)["words"] == (
+        "stalled at the end of the run (up, no step made)")
     assert end_state(DOWN | {"state": "restarting"}, {}, 1.0)["words"].startswith(
         "down at the end of the run (job state: restarting)")
     assert end_state({"name": "train", "kind": "training"}, {}, 1.0)["state"] == "unknown"

@@ -13,6 +13,8 @@ from opsbrain.cli.output import Table
 
 
 def print_plan(desc: dict[str, Any]) -> None:
+    from opsbrain.runner.triggers import trigger_words
+
     click.echo(f"scenario {desc['scenario']} (seed {desc['seed']}, policy {desc['policy']}, "
                f"{desc['duration_s']:.0f} s, {desc['pods']} pod(s)) -- dry run, nothing executed")
     for w in desc["workloads"]:
@@ -20,17 +22,9 @@ def print_plan(desc: dict[str, Any]) -> None:
     click.echo(f"  spares: {', '.join(desc['spares']) or 'none'}")
     for f in desc["faults"]:
         rbs = ", ".join(f.get("eligible_runbooks", [])) or "none"
-        at = f"t={f['at_s']:>9.1f}s" if "at_s" in f else _trigger_text(f["at"])
+        at = f"t={f['at_s']:>9.1f}s" if "at_s" in f else trigger_words(f["at"])
         which = f"faults[{f['fault']}] " if f.get("fault") is not None else ""
         click.echo(f"  {which}{at}  {f['kind']:<24} {f['target']}  runbooks: {rbs}")
-
-
-def _trigger_text(at: dict[str, Any]) -> str:
-    """An event trigger as the scenario wrote it: ``job_down of train (occurrence 50) +0s``."""
-    of = at.get("workload") if at.get("workload") is not None else (
-        f"faults[{at['fault']}]" if at.get("fault") is not None else None)
-    nth = f" (occurrence {at['occurrence']})" if at.get("occurrence", 1) != 1 else ""
-    return f"{at['event']}{' of ' + str(of) if of else ''}{nth} +{at.get('after_s', 0):g}s"
 
 
 def num(v: float | None) -> str:
@@ -99,6 +93,7 @@ def expected_note(j: dict[str, Any]) -> str:
 
 def print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False) -> None:
     from opsbrain.cli.output import colour_enabled, paint
+    from opsbrain.report.text import never_fired
     from opsbrain.verdict import TONE_STYLE, needs_attention, run_outcome, trouble
 
     tables = journal_tables(j, show_all)
@@ -120,9 +115,13 @@ def print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False)
     fps = [i for i in j["incidents"] if i.get("false_positive")]
     named = "; ".join(f"{(i['diagnosis'] or {}).get('fault_class')} at {(i['diagnosis'] or {}).get('component')}"
                       for i in fps[:3])
-    click.echo(f"{s['incidents']} faults, {s['diagnosed_correctly']} diagnosed correctly, {s['recovered']} "
+    silent = never_fired(j)
+    click.echo(f"{s['incidents']} faults" + (f" (+{len(silent)} whose trigger never fired)" if silent else "")
+               + f", {s['diagnosed_correctly']} diagnosed correctly, {s['recovered']} "
                f"recovered, {s['false_positives']} false positives" + (f" ({named})" if named else "")
                + f"; {steady_words(j['steady_state'])}")
+    for line in silent:  # a triggered fault whose event never came: never injected, in no table
+        click.echo(f"  {line}")
     faults = [i for i in j["incidents"] if i.get("injected")]
     missed = sum(1 for i in faults if i.get("detected_at_s") is None)
     open_ = sum(1 for i in faults if i.get("detected_at_s") is not None and i.get("recovered_at_s") is None)

@@ -77,6 +77,7 @@ def build_run_report(journal: dict[str, Any], baseline: dict[str, Any] | None = 
         "timeline": postmortem.run_timeline(models, epoch),
         "headline": _headline(journal, faults),
         "summary": summary,
+        "never_fired": text.never_fired(journal),
         "steady_state": _steady(journal.get("steady_state") or {}),
         "expectations": journal.get("expectations") or [],
         "incidents": models,
@@ -420,6 +421,8 @@ def _headline(journal: dict[str, Any], faults: list[dict[str, Any]]) -> str:
                      f"{s.get('recovered', 0)} recovered (median ttr {text.both(s.get('median_ttr_s'))}).")
     else:
         parts.append("No injected fault.")
+    if silent := text.never_fired(journal):
+        parts.append(f"{len(silent)} triggered fault(s) never injected: the trigger never fired.")
     if s.get("false_positives"):
         parts.append(f"{s['false_positives']} false positive(s).")
     if journal.get("abort_reason"):

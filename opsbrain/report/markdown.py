@@ -76,6 +76,8 @@ def render_run(m: dict[str, Any]) -> str:
                     [[s.get("incidents"), s.get("detected"), s.get("diagnosed_correctly"), s.get("recovered"),
                       text.seconds(s.get("median_ttr_s")), s.get("false_positives"), m["counts"]["actions"],
                       m["steady_state"].get("shown", "no")]])
+    if m.get("never_fired"):
+        lines += ["", "Faults never injected (not counted above):", *[f"- {x}" for x in m["never_fired"]]]
     unmet = [e for e in m["expectations"] if not e.get("met")]
     if m["expectations"]:
         lines += ["", "Expectations: " + ("all met" if not unmet else "; ".join(

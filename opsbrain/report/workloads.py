@@ -89,7 +89,8 @@ def _words(w: dict[str, Any], s: dict[str, Any], deg: dict[str, Any] | None) -> 
         how = f" (job state: {_DOWN[raw]})" if raw in _DOWN and raw != "down" else ""
         return f"down at the end of the run{how}{idle}{where}"
     if state == "stalled":
-        return f"stalled at the end of the run (up, no step made){idle}"
+        return f"stalled at the end of the run (up){idle}" if idle else (
+            "stalled at the end of the run (up, no step made)")
     if state == "degraded" and deg:
         return (f"degraded: {deg.get('nodes')} of {deg.get('launch_nodes')} launch nodes since "
                 f"{text.at(deg.get('since_s'), None)}, {text.pct(deg.get('throughput_share'))} of its launch "
