@@ -26,6 +26,7 @@ from opsbrain.cli.base import (
 from opsbrain.cli.journal_view import num, print_journal, print_plan
 from opsbrain.cli.output import Table, emit, output_option, resolve_format
 from opsbrain.errors import InputError
+from opsbrain.policies import POLICIES
 
 
 @cli.group()
@@ -85,7 +86,7 @@ def chaos_schema(journal: bool) -> None:
 @chaos.command("run")
 @click.argument("scenario")
 @click.option("--seed", type=SEED, default=None, help="Override the scenario's seed.")
-@click.option("--policy", type=click.Choice(["auto", "manual", "vendor-default"]), default=None,
+@click.option("--policy", type=click.Choice(list(POLICIES)), default=None,
               help="Override the policy (vendor-default: MindCluster's out-of-the-box fault handling).")
 @click.option("--dry-run", is_flag=True, help="Validate and print the plan; run nothing.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -197,7 +198,7 @@ def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | No
 @click.option("--first-seed", default=0, show_default=True, type=click.IntRange(0), help="Seeds are FIRST..FIRST+K-1.")
 @click.option("--profile", default="llama3", show_default=True, type=LazyChoice(fault_profiles),
               help="Random fault profile (faultlib/injection/profiles.py; docs/parameters.md).")
-@click.option("--policy", type=click.Choice(["auto", "manual", "vendor-default", "both", "all"]), default="auto",
+@click.option("--policy", type=click.Choice([*POLICIES, "both", "all"]), default="auto",
               show_default=True, help="Recovery policy; 'both' runs auto and manual on the same seeds and compares "
               "them, 'all' runs auto, vendor-default and manual.")
 @click.option("--layout", type=click.Choice(["auto", "mixed", "cluster"]), default="auto", show_default=True,
