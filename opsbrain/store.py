@@ -61,8 +61,9 @@ CREATE TABLE IF NOT EXISTS campaign_runs (
     finished_at TEXT NOT NULL, PRIMARY KEY (campaign_id, seed, policy)
 );
 """
-STORE_VERSION = 3  # 1 (implicit, user_version 0); 2: runs.campaign_id, campaigns.summary, incidents.false_positive;
-# 3: incidents.noise (verdict.is_noise: no injected fault and no fault's consequence), filled from stored journals
+STORE_VERSION = 4  # 1 (implicit, user_version 0); 2: runs.campaign_id, campaigns.summary, incidents.false_positive;
+# 3: incidents.noise (verdict.is_noise: no injected fault and no fault's consequence), filled from stored journals;
+# 4: incidents.noise refilled: a workload down, failed restarts or escalations are never noise (verdict.trouble)
 MIGRATIONS = (
     ("runs", "campaign_id", "ALTER TABLE runs ADD COLUMN campaign_id TEXT",
      "UPDATE runs SET campaign_id = (SELECT r.campaign_id FROM campaign_runs r WHERE r.run_id = runs.id) "
@@ -211,21 +212,24 @@ class RunStore:
         with self._db() as db:
             return str(db.execute("PRAGMA integrity_check").fetchone()[0])
 
-    def new_run_id(self, scenario: str, seed: int) -> str:
+    def new_run_id(self, scenario: str, seed: int, policy: str | None = None) -> str:
         """A run id not yet in the store (only a guess under concurrency: :meth:`begin_run` allocates atomically)."""
-        base = self._id_base(scenario, seed)
+        base = self._id_base(scenario, seed, policy)
         with self._db() as db:
             n = db.execute("SELECT COUNT(*) FROM runs WHERE id LIKE ?", (base + "%",)).fetchone()[0]
         return base if n == 0 else f"{base}-{n + 1}"
 
     @staticmethod
-    def _id_base(scenario: str, seed: int) -> str:
-        return f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}-{scenario}-s{seed}"
+    def _id_base(scenario: str, seed: int, policy: str | None = None) -> str:
+        """``<UTC stamp>-<scenario>-s<seed>-<policy>``: runs of one seed under different policies (a campaign's
+        auto and manual runs start in the same second) differ by their policy, not by a ``-2`` suffix. Ids stored
+        before the policy was part of them (``...-s<seed>[-N]``) stay as they are and are looked up as before."""
+        return f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}-{scenario}-s{seed}" + (f"-{policy}" if policy else "")
 
     def begin_run(self, scenario: str, seed: int, policy: str, campaign_id: str | None = None) -> str:
         """Allocate a run id and insert the run as ``running`` in one step: the primary key decides, and a
         conflict (another process took the id) retries with the next suffix."""
-        base = self._id_base(scenario, seed)
+        base = self._id_base(scenario, seed, policy)
         with self._db() as db:
             n = db.execute("SELECT COUNT(*) FROM runs WHERE id LIKE ?", (base + "%",)).fetchone()[0]
         for k in range(n, n + MAX_ID_TRIES):

@@ -71,11 +71,41 @@ def probe_outcome(longest_deviation_s: float | None, tolerance_s: float | None, 
     return "ok", "ok"
 
 
+WORKLOAD_DOWN_CLASS = "workload_stuck"
+"""The progress watchdog's class (opsbrain.recovery.schema.WORKLOAD_STUCK): a job made no progress."""
+RESTARTS = ("restart_process", "restart_job", "restart_instance")
+
+
+def trouble(inc: dict[str, Any]) -> str | None:
+    """Why an incident is no background event whatever caused it, in words, or None: a workload down (the
+    progress watchdog's ``workload_stuck``), restarts of work that failed, escalations of its runbook
+    (``train down, 9 failed restart(s), 3 escalation(s), the last to a person``)."""
+    d = inc.get("diagnosis") or {}
+    acts = [a for a in inc.get("actions") or [] if isinstance(a, dict)]
+    failed = sum(1 for a in acts if a.get("action") in RESTARTS and a.get("status") == "failed")
+    esc = [a for a in acts if a.get("action") == "escalate"]
+    parts = [f"{d.get('component') or 'a workload'} down"] if d.get("fault_class") == WORKLOAD_DOWN_CLASS else []
+    if failed:
+        parts.append(f"{failed} failed restart(s)")
+    if esc:
+        human = (esc[-1].get("detail") or {}).get("to_rung") == "human"
+        parts.append(f"{len(esc)} escalation(s)" + (", the last to a person" if human else ""))
+    return ", ".join(parts) or None
+
+
 def is_noise(inc: dict[str, Any]) -> bool:
     """A journal incident with no injected fault behind it that is no fault's consequence (``consequence_of``, a
-    workload's report of an injected fault's harm): what run summaries, campaign figures and the run store's
-    ``opsbrain_run_noise_incidents`` gauge count as noise."""
-    return not inc.get("injected") and not inc.get("consequence_of")
+    workload's report of an injected fault's harm) and, unless acted on as a false positive, no :func:`trouble`
+    (a workload down, failed restarts, escalations: never noise): what run summaries, campaign figures and the
+    run store's ``opsbrain_run_noise_incidents`` gauge count as noise (false positives are noise acted on)."""
+    if inc.get("injected") or inc.get("consequence_of"):
+        return False
+    return bool(inc.get("false_positive")) or trouble(inc) is None
+
+
+def needs_attention(inc: dict[str, Any]) -> bool:
+    """An incident no injected fault explains, no false positive and no noise (:func:`trouble` says why)."""
+    return not inc.get("injected") and not inc.get("consequence_of") and not is_noise(inc)
 
 
 def incident_outcome(inc: dict[str, Any]) -> tuple[str, str]:
@@ -83,13 +113,16 @@ def incident_outcome(inc: dict[str, Any]) -> tuple[str, str]:
     ``missed`` (never diagnosed; ``symptom of <cause>`` for one declared a symptom, scored with its cause); a fault
     folded into the incident matched to another (``covered_by``) takes that incident's diagnosis, its label followed by
     ``(folded into <incident>)``. A noise
-    incident: ``ignored`` (nothing that costs capacity was done), ``acted: false positive``, or ``consequence of
+    incident: ``ignored`` (nothing that costs capacity was done), ``acted: false positive``, ``needs attention`` (a
+    workload down, failed restarts or escalations, :func:`trouble`; no injected fault explains it), or ``consequence of
     <fault>`` (a workload's report of an injected fault's harm, :func:`opsbrain.runner.scoring.consequence_of`)."""
     d = inc.get("diagnosis") or {}
     if not inc.get("injected"):
         if inc.get("consequence_of"):  # a workload's report of an injected fault's harm: scored with that fault
             return f"consequence of {inc['consequence_of']}", "neutral"
-        return ("acted: false positive", "bad") if inc.get("false_positive") else ("ignored", "ok")
+        if inc.get("false_positive"):
+            return "acted: false positive", "bad"
+        return ("needs attention", "bad") if needs_attention(inc) else ("ignored", "ok")
     if inc.get("correct"):
         return "correct", "ok"
     if inc.get("covered_by") and d:  # folded into the incident matched to another fault: judged by its diagnosis

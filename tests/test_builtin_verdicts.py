@@ -51,9 +51,9 @@ def test_expected_failed_needs_a_reason(tmp_path: Any, runner: Any) -> None:
 
 
 def test_the_run_line_says_a_failure_is_expected() -> None:
-    from opsbrain.cli.chaos_cmds import _expected_note
+    from opsbrain.cli.journal_view import expected_note
 
     base = {"verdict": "failed", "expected_verdict": "failed", "expected_reason": "manual baseline"}
-    assert _expected_note(base) == " (expected by the scenario: manual baseline)"
-    assert _expected_note({**base, "verdict": "passed"}) == " (the scenario expects FAILED)"
-    assert _expected_note({"verdict": "failed"}) == ""
+    assert expected_note(base) == " (expected by the scenario: manual baseline)"
+    assert expected_note({**base, "verdict": "passed"}) == " (the scenario expects FAILED)"
+    assert expected_note({"verdict": "failed"}) == ""

@@ -92,3 +92,29 @@ def test_extra_fields_are_allowed_where_the_journal_grows() -> None:
     j["incidents"][0]["spare"] = {"node": "pod0/node46"}
     j["incidents"][0]["actions"][0]["rung"] = {"name": "restart", "level": 2}
     assert _errors(j) == []
+
+
+def _cli_policies() -> list[str]:
+    """The policies ``chaos run --policy`` accepts, read from the command itself."""
+    from opsbrain.cli.chaos_cmds import chaos_run
+
+    opt = next(p for p in chaos_run.params if p.name == "policy")
+    return list(opt.type.choices)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("policy", _cli_policies())
+def test_a_journal_of_every_policy_the_cli_accepts_validates(policy: str) -> None:
+    """Tester D11: 'chaos run node-crash-training --policy vendor-default --json' failed 'chaos schema --journal'
+    (the schema's policy enum held only auto and manual)."""
+    from opsbrain import chaos
+
+    j = json.loads(json.dumps(chaos.run(chaos.plan("node-crash-training", policy=policy))))
+    assert j["policy"] == policy and _errors(j) == []
+
+
+def test_the_schema_names_every_policy_the_cli_accepts() -> None:
+    from opsbrain.cli.chaos_cmds import chaos_campaign
+
+    campaign = next(p for p in chaos_campaign.params if p.name == "policy").type.choices  # type: ignore[attr-defined]
+    enum = journal_schema()["properties"]["policy"]["enum"]
+    assert sorted(enum) == sorted(_cli_policies()) == sorted(set(campaign) - {"both", "all"})

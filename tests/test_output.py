@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from opsbrain.cli import cli
-from opsbrain.cli.chaos_cmds import journal_tables
+from opsbrain.cli.journal_view import journal_tables
 from opsbrain.cli.output import Table, resolve_format
 from opsbrain.cli.sweep_cmds import sweep_table
 from opsbrain.verdict import ETTR_BAR, ettr_outcome, incident_outcome, probe_outcome, run_outcome
@@ -152,12 +152,12 @@ def test_kb_show_prints_unicode(runner: Any) -> None:
 def test_a_run_without_probes_prints_no_empty_probe_table(journal: dict[str, Any],
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     # tester T, session 30: a scenario without probes printed the probe table's header with no row under it
-    from opsbrain.cli.chaos_cmds import _print_journal
+    from opsbrain.cli.journal_view import print_journal
 
     bare = {**journal, "steady_state": {**(journal.get("steady_state") or {}), "after": {}, "before": {},
                                         "baseline": {}, "longest_deviation_s": {}}}
-    _print_journal(bare)
+    print_journal(bare)
     out = capsys.readouterr().out
     assert "): no probes" in out and "longest deviation s" not in out
-    _print_journal(journal)  # link-down-training has probes: their table is still printed
+    print_journal(journal)  # link-down-training has probes: their table is still printed
     assert "longest deviation s" in capsys.readouterr().out

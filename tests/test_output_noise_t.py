@@ -39,3 +39,27 @@ def test_json_output_has_no_negative_zero() -> None:
     assert json.loads(json.dumps(_clean({"a": -1e-9, "b": [-0.0]}))) == {"a": 0.0, "b": [0.0]}
     assert "-0" not in json.dumps(_clean({"a": -1e-9, "b": [-0.0]}))
     assert strict_json({"a": -0.0, "b": [-0.0, 1.5]}) == '{"a": 0.0, "b": [0.0, 1.5]}'
+
+
+def test_the_campaign_html_report_renders_without_mathtext(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tester D13: the campaign report's symlog axes (ttr per class, vs manual) still used mathtext labels and
+    wrote ~20 "findfont" lines on stderr; they share the run report's plain-number axis now."""
+    import copy
+
+    import matplotlib.mathtext
+
+    from opsbrain.report import render_campaign_report
+
+    auto = chaos.run(chaos.plan("node-crash-training"))
+    manual = copy.deepcopy(auto) | {"policy": "manual", "run_id": "manual-run"}
+    for inc in manual["incidents"]:
+        if inc["injected"] and inc["ttr_s"] is not None:
+            inc["ttr_s"] += 900.0
+
+    def no_mathtext(*_a: Any, **_k: Any) -> Any:
+        raise AssertionError("mathtext used in a campaign report plot")
+
+    monkeypatch.setattr(matplotlib.mathtext.MathTextParser, "parse", no_mathtext)
+    html = render_campaign_report([auto, manual], "html")
+    assert 'data-plot="vs_manual"' in html and 'data-plot="ttr"' in html
+    assert "logarithmic beyond" in html

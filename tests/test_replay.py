@@ -225,6 +225,30 @@ def test_cli_run_reports_ettr_and_interruptions_beside_the_trace(tmp_path: Path)
     assert 0 < r["ettr"] <= 1 and r["nodes"] == st["servers"] and r["days"] == st["days"]
     assert math.isclose(r["interruptions_per_node_day"], st["interruptions_per_node_day"], rel_tol=0.10)
     assert j["wall_s"] > 0 and j["cpu_s"] > 0 and j["journal"]["run_id"] == r["run_id"]
+    # tester D12: how many recoveries were onto a scaled-in job, the time run scaled in, and goodput
+    train = next(w for w in j["journal"]["workloads"] if w["name"] == "train")
+    assert r["recovered_full"] + r["recovered_degraded"] == r["recovered"]
+    assert r["recovered_degraded"] == j["journal"]["summary"]["recovered_degraded"]
+    assert r["degraded_share"] == pytest.approx(train["degraded_s"] / train["elapsed_s"], abs=1e-6)
+    assert r["goodput"] == pytest.approx(
+        train["useful_steps"] * train["launch_nominal_step_time_s"] / train["elapsed_s"], abs=1e-6)
+    assert (r["scale_ins"], r["scale_outs"]) == (train["scale_ins"], train["scale_outs"])
+
+
+def test_the_replay_line_says_how_many_recoveries_were_scale_ins() -> None:
+    """Tester D12: 'ETTR 0.963, 558 detected, 558 recovered' while 335 recoveries were scale-ins and the job ran
+    scaled in 61% of the run: the line now splits the recoveries and gives goodput and the time run scaled in."""
+    out = {"trace": "t.json", "events": 2, "faults": 1, "mapped_total": 1, "unmapped_total": 0, "nodes_mapped": 1,
+           "pods": 1, "by_kind": {}, "unmapped": {}, "unmapped_reasons": {}, "notes": [],
+           "trace_statistics": {"servers": 1, "days": 1.0, "interruptions_per_node_day": 1.0},
+           "run": {"interruptions_per_node_day": 1.0, "ettr": 0.962557, "goodput": 0.806167, "detected": 558,
+                   "faults": 558, "recovered": 558, "recovered_full": 223, "recovered_degraded": 335,
+                   "degraded_s": 18415148.2, "degraded_share": 0.610674, "scale_ins": 300, "scale_outs": 309,
+                   "verdict": "inconclusive", "run_id": "r"}}
+    text = "\n".join(rp.summary_lines(out))
+    assert ("goodput 0.806, 558 of 558 faults detected, 558 recovered (223 to full size, 335 scaled in: degraded)"
+            in text)
+    assert "the job ran scaled in 61% of the run (213.1 days; 300 scale-ins, 309 scale-outs)" in text
 
 
 # ---- the published trace (skipped without ../shared) -----------------------------------------------------------

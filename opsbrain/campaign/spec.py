@@ -27,10 +27,10 @@ from faultlib.numbers import NoBoolNumbers
 from faultlib.params import ParamGroup, apply_overrides
 from faultlib.simparams import SimParams
 from faultlib.topology import Topology
+from opsbrain.policies import Policy
 from opsbrain.scenario.plan import Plan
 from opsbrain.scenario.schema import Metadata, RandomFaults, Scenario, Spec, SweepSpec, TopologySpec, WorkloadSpec
 
-Policy = Literal["auto", "manual", "vendor-default"]
 CAMPAIGN_FORMAT = 1  # bump when a change makes stored seed results incomparable with new ones
 CHEAP_NOISE = {"noise.temp_update_interval_s": 48 * 3600.0}
 """``cheap_noise``: every noise family stays on in every pod; only the temperature wander of each NPU and HBM stack

@@ -17,6 +17,7 @@ from faultlib.injection.profiles import get_profile
 from faultlib.injection.spec import Timeline
 from opsbrain import stats
 from opsbrain.campaign.spec import CampaignSpec, sim_params
+from opsbrain.report.workloads import training_goodput
 from opsbrain.verdict import is_noise
 
 if TYPE_CHECKING:
@@ -70,8 +71,8 @@ def _workload(w: dict[str, Any]) -> dict[str, Any]:
     if w.get("kind") == "training":
         el = float(w.get("elapsed_s") or 0.0)
         # the launch placement's step time: a job that scaled in (fewer replicas, slower steps) counts it
-        nominal = float(w.get("launch_nominal_step_time_s") or w.get("nominal_step_time_s") or 0.0)
-        out["goodput"] = _r(float(w.get("useful_steps") or 0.0) * nominal / el) if el > 0 else None
+        g = training_goodput(w)
+        out["goodput"] = None if g is None else _r(g)
         out["goodput_steps_per_s"] = _r(float(w.get("useful_steps") or 0.0) / el) if el > 0 else None
     else:
         served, lost = float(w.get("tokens_served") or 0.0), float(w.get("lost_tokens") or 0.0)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +23,10 @@ from opsbrain.cli.base import (
     parse_params,
     sim_params,
 )
+from opsbrain.cli.journal_view import num, print_journal, print_plan
 from opsbrain.cli.output import Table, emit, output_option, resolve_format
 from opsbrain.errors import InputError
+from opsbrain.policies import POLICIES
 
 
 @cli.group()
@@ -85,7 +86,7 @@ def chaos_schema(journal: bool) -> None:
 @chaos.command("run")
 @click.argument("scenario")
 @click.option("--seed", type=SEED, default=None, help="Override the scenario's seed.")
-@click.option("--policy", type=click.Choice(["auto", "manual", "vendor-default"]), default=None,
+@click.option("--policy", type=click.Choice(list(POLICIES)), default=None,
               help="Override the policy (vendor-default: MindCluster's out-of-the-box fault handling).")
 @click.option("--dry-run", is_flag=True, help="Validate and print the plan; run nothing.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -109,14 +110,14 @@ def chaos_run(scenario: str, seed: int | None, policy: str | None, dry_run: bool
         if as_json:
             _emit_json(desc)
         else:
-            _print_plan(desc)
+            print_plan(desc)
         return
     store = _store(data_dir)
     journal = _run_with_progress(lib, plan, store, out_dir, data_dir, quiet=as_json)
     if as_json:
         _emit_json(journal)
     else:
-        _print_journal(journal, fmt, show_all)
+        print_journal(journal, fmt, show_all)
     exit_unless_passed(journal)
 
 
@@ -137,144 +138,6 @@ def _run_with_progress(lib: Any, plan: Any, store: Any, out_dir: Path | None, da
             bar.update(task, completed=now, sim=f"sim {now:,.0f}/{total:,.0f} s")
 
         return dict(lib.run(plan, store, out_dir, progress=progress, say=say, home=data_dir))
-
-
-def _print_plan(desc: dict[str, Any]) -> None:
-    click.echo(f"scenario {desc['scenario']} (seed {desc['seed']}, policy {desc['policy']}, "
-               f"{desc['duration_s']:.0f} s, {desc['pods']} pod(s)) -- dry run, nothing executed")
-    for w in desc["workloads"]:
-        click.echo(f"  workload {w['name']} ({w['kind']}): {w['nodes']} nodes {w['first']} .. {w['last']}")
-    click.echo(f"  spares: {', '.join(desc['spares']) or 'none'}")
-    for f in desc["faults"]:
-        rbs = ", ".join(f.get("eligible_runbooks", [])) or "none"
-        at = f"t={f['at_s']:>9.1f}s" if "at_s" in f else _trigger_text(f["at"])
-        which = f"faults[{f['fault']}] " if f.get("fault") is not None else ""
-        click.echo(f"  {which}{at}  {f['kind']:<24} {f['target']}  runbooks: {rbs}")
-
-
-def _trigger_text(at: dict[str, Any]) -> str:
-    """An event trigger as the scenario wrote it: ``job_down of train (occurrence 50) +0s``."""
-    of = at.get("workload") if at.get("workload") is not None else (
-        f"faults[{at['fault']}]" if at.get("fault") is not None else None)
-    nth = f" (occurrence {at['occurrence']})" if at.get("occurrence", 1) != 1 else ""
-    return f"{at['event']}{' of ' + str(of) if of else ''}{nth} +{at.get('after_s', 0):g}s"
-
-
-def _num(v: float | None) -> str:
-    return "-" if v is None else f"{v:.1f}"
-
-
-def journal_tables(j: dict[str, Any], show_all: bool = False) -> list[Table]:
-    """The tables of a run journal: incidents (ignored noise collapsed into one row unless ``show_all``; a false
-    positive is always its own row, named by class and component) and the steady-state probes."""
-    from opsbrain.verdict import TONE_STYLE, incident_outcome, probe_outcome
-
-    inc = Table.of(["fault", "component", "diagnosis", "conf", "ttd s", "ttdiag s", "ttr s", "outcome"],
-                   title="incidents", wrap=["component", "diagnosis"], right=["conf", "ttd s", "ttdiag s", "ttr s"])
-    ignored = []
-    for i in j["incidents"]:
-        inj, d = i["injected"], i["diagnosis"] or {}
-        word, tone = incident_outcome(i)
-        if not inj and word == "ignored" and not show_all:
-            ignored.append(i)
-            continue
-        label = inj["kind"] if inj else "(consequence)" if i.get("consequence_of") else "(noise)"
-        inc.add(label, inj["component"] if inj else d.get("component"),
-                d.get("fault_class", "-"), f"{d['confidence']:.2f}" if d else "-", _num(i["ttd_s"]),
-                _num(i["ttdiag_s"]), _num(i["ttr_s"]), word,
-                styles=[None] * 7 + [TONE_STYLE[tone]])
-    if ignored:
-        classes = Counter(str((i["diagnosis"] or {}).get("fault_class", "-")) for i in ignored)
-        top = ", ".join(f"{c} {n}" for c, n in classes.most_common(3)) + (", ..." if len(classes) > 3 else "")
-        inc.add("(noise)", f"{len(ignored)} incidents", top, "-", "-", "-", "-", "ignored",
-                styles=[None] * 7 + [TONE_STYLE["ok"]])
-        inc.note(f"{len(ignored)} noise incidents that opsbrain rightly left alone are one row; --all lists each")
-    ss = j.get("steady_state") or {}
-    probes = Table.of(["probe", "baseline", "before", "after", "longest deviation s", "outcome"],
-                      title=f"steady state (tolerance {ss.get('tolerance_s', 0):g} s)",
-                      right=["baseline", "before", "after", "longest deviation s"])
-    for name in ss.get("after") or {}:
-        before, after = (ss.get("before") or {}).get(name, {}), (ss.get("after") or {}).get(name, {})
-        longest = (ss.get("longest_deviation_s") or {}).get(name)
-        word, tone = probe_outcome(longest, ss.get("tolerance_s"), after.get("ok"))
-        base = (ss.get("baseline") or {}).get(name)
-        probes.add(name, "-" if base is None else f"{base:g}", before.get("value"), after.get("value"), _num(longest),
-                   word,
-                   styles=[None] * 5 + [TONE_STYLE[tone]])
-    return [inc, probes]
-
-
-def steady_words(ss: dict[str, Any]) -> str:
-    """The steady state in a few words: ``steady state held``, ``DEVIATED``, ``could not be checked`` (a probe had
-    no baseline) or ``no steady-state hypothesis`` (no probes: there was nothing to hold)."""
-    h = ss.get("hypothesis") or ("deviated" if ss.get("deviated") else "held" if ss.get("after") else "none")
-    return {"deviated": "steady state DEVIATED", "unchecked": "steady state could not be checked",
-            "none": "no steady-state hypothesis"}.get(h, "steady state held")
-
-
-def _expected_note(j: dict[str, Any]) -> str:
-    """What the scenario declares about a failed verdict: expected (and why) or, for a scenario meant to fail
-    that passed, that it did not fail as declared."""
-    expected = j.get("expected_verdict", "passed")
-    if j["verdict"] == "failed" and expected == "failed":
-        return f" (expected by the scenario: {j.get('expected_reason')})"
-    if j["verdict"] == "passed" and expected == "failed":
-        return " (the scenario expects FAILED)"
-    return ""
-
-
-def _print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False) -> None:
-    from opsbrain.cli.output import colour_enabled, paint
-    from opsbrain.verdict import TONE_STYLE, run_outcome
-
-    tables = journal_tables(j, show_all)
-    if fmt == "plain":
-        click.echo(tables[0].plain())
-        return
-    s = j["summary"]
-    word, tone = run_outcome(j["verdict"])
-    click.echo(f"{paint(j['scenario'], 'bold', colour_enabled())} seed {j['seed']} policy {j['policy']}: "
-               f"{paint(word.upper(), TONE_STYLE[tone], colour_enabled())}"
-               + (f" ({j['abort_reason']})" if j.get("abort_reason") else "")
-               + _expected_note(j)
-               + (f"  run id {j['run_id']}" if j.get("run_id") else ""))
-    for t in tables:
-        if t.rows or t is tables[0]:
-            click.echo(t.render(fmt))
-        else:  # a scenario without probes: no empty probe table (tester T)
-            click.echo(f"{t.title}: no probes")
-    fps = [i for i in j["incidents"] if i.get("false_positive")]
-    named = "; ".join(f"{(i['diagnosis'] or {}).get('fault_class')} at {(i['diagnosis'] or {}).get('component')}"
-                      for i in fps[:3])
-    click.echo(f"{s['incidents']} faults, {s['diagnosed_correctly']} diagnosed correctly, {s['recovered']} "
-               f"recovered, {s['false_positives']} false positives" + (f" ({named})" if named else "")
-               + f"; {steady_words(j['steady_state'])}")
-    faults = [i for i in j["incidents"] if i.get("injected")]
-    missed = sum(1 for i in faults if i.get("detected_at_s") is None)
-    open_ = sum(1 for i in faults if i.get("detected_at_s") is not None and i.get("recovered_at_s") is None)
-    if j["verdict"] == "inconclusive":
-        click.echo(f"  inconclusive: {j.get('verdict_reason')}")
-        for w in j.get("workloads", []):
-            if w.get("ettr") is not None:
-                click.echo(f"  {w['name']}: ETTR {w['ettr']:.3f}" + (f", {w['state']} at the end" if w.get("state")
-                                                                    else ""))
-    if j["verdict"] in ("passed", "inconclusive") and (missed or open_):
-        click.echo(f"  note: {missed} fault(s) not detected and {open_} detected but not recovered"
-                   + ("; the verdict rests on the steady-state probes and the expectations only"
-                      if j["verdict"] == "passed" else ""))
-    for i in faults:  # a link only drained or re-routed around: never said to be recovered
-        if i.get("still_out_of_service"):
-            click.echo(f"  still out of service at the end of the run: {i['injected']['component']} "
-                       f"({i['injected']['kind']}): {i['still_out_of_service']['reason']}; not recovered, its loss "
-                       "counted until the end of the run")
-    if j.get("superpod"):  # the scenario's superpod block ran with the chaos run (issue 21)
-        from opsbrain.cli.superpod_cmds import print_block
-
-        print_block(j["superpod"])
-    for e in j.get("expectations", []):
-        if not e["met"]:
-            what = f"faults[{e['fault']}]" if e.get("fault") is not None else e.get("check", "the run")
-            click.echo(f"  expectation on {what} not met: {'; '.join(e['problems'])}")
 
 
 @chaos.command("replay")
@@ -335,7 +198,7 @@ def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | No
 @click.option("--first-seed", default=0, show_default=True, type=click.IntRange(0), help="Seeds are FIRST..FIRST+K-1.")
 @click.option("--profile", default="llama3", show_default=True, type=LazyChoice(fault_profiles),
               help="Random fault profile (faultlib/injection/profiles.py; docs/parameters.md).")
-@click.option("--policy", type=click.Choice(["auto", "manual", "vendor-default", "both", "all"]), default="auto",
+@click.option("--policy", type=click.Choice([*POLICIES, "both", "all"]), default="auto",
               show_default=True, help="Recovery policy; 'both' runs auto and manual on the same seeds and compares "
               "them, 'all' runs auto, vendor-default and manual.")
 @click.option("--layout", type=click.Choice(["auto", "mixed", "cluster"]), default="auto", show_default=True,
@@ -430,8 +293,8 @@ def campaign_tables(out: dict[str, Any]) -> list[Table]:
         for name, j in s["jobs"].items():
             e, g = j.get("ettr") or {}, j["goodput"]
             tone = ettr_outcome(e.get("mean"))[1] if e else "neutral"
-            jobs.add(pol, name, _rng(e), _rng(g), _num(j.get("downtime_s")), _num(j.get("stalled_s")),
-                     _num(j.get("ckpt_stall_s")), _num(j.get("restarts")),
+            jobs.add(pol, name, _rng(e), _rng(g), num(j.get("downtime_s")), num(j.get("stalled_s")),
+                     num(j.get("ckpt_stall_s")), num(j.get("restarts")),
                      styles=[None, None, TONE_STYLE[tone]] + [None] * 5)
     jobs.note(f"ETTR bar {ETTR_BAR:.2f} (Llama 3 405B kept > 90% effective training time, arXiv 2407.21783): "
               "green at or above it, yellow 0.85-0.90, red below")
@@ -444,7 +307,7 @@ def campaign_tables(out: dict[str, Any]) -> list[Table]:
         for k, v in s["ttr_by_class"].items():
             d = v["ttr_s"]  # a summary from before the ttd/ttdiag distributions has their medians only
             dd, dg = v.get("ttd_s") or {"p50": v.get("ttd_s_p50")}, v.get("ttdiag_s") or {"p50": v.get("ttdiag_s_p50")}
-            ttr.add(k, v["n"], v["recovered"], *(_num(x.get(q)) for x in (d, dd, dg) for q in ("p50", "p90", "p99")))
+            ttr.add(k, v["n"], v["recovered"], *(num(x.get(q)) for x in (d, dd, dg) for q in ("p50", "p90", "p99")))
         tables.append(ttr)
     return tables
 

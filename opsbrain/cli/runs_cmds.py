@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from opsbrain.cli.base import _emit_json, _store, cli, data_dir_option, json_option
-from opsbrain.cli.chaos_cmds import _print_journal
+from opsbrain.cli.journal_view import print_journal
 from opsbrain.cli.output import Table, emit, output_option, resolve_format
 from opsbrain.errors import InputError
 
@@ -65,7 +65,7 @@ def runs_show(run_id: str, show_all: bool, data_dir: Path | None, output: str | 
     if journal is None:
         click.echo(f"{run_id}: {row['status']} (no journal: the run did not finish)")
         return
-    _print_journal(journal, fmt, show_all)
+    print_journal(journal, fmt, show_all)
 
 
 @runs.command("bundle")

@@ -23,6 +23,7 @@ from faultlib.control import ActionResult
 from faultlib.health import Health
 from opsbrain.diagnosis.localize import RULES as LOCALIZATION_RULES
 from opsbrain.ingest.history import LinkRecords
+from opsbrain.policies import POLICIES, Policy
 from opsbrain.recovery.actions import Call, Executor
 from opsbrain.recovery.guardrails import Guardrails
 from opsbrain.recovery.loader import RunbookSet, load_runbooks
@@ -40,11 +41,8 @@ if TYPE_CHECKING:
 
 Gen = Generator[simpy.Event, Any, Any]
 _WATCH_ACTIONS = frozenset({"none", "notify", "wait", "ticket"})
-POLICIES = ("auto", "manual", "vendor-default")
-"""Recovery policies: opsbrain's runbooks, a person with a pager, MindCluster's out-of-the-box handling."""
 BASELINES = POLICIES[1:]
 """The policies that act once per incident on the diagnosis as it stands (no runbook ladder, no watchdog)."""
-Policy = Literal["auto", "manual", "vendor-default"]
 _STEP_GAP_S = 1.0
 """Margin over the retry back-off in :meth:`Orchestrator.busy_with`: a runbook starts its next step at once (same
 simulated instant) after the last one ends, so 1 s covers the gap between steps with room to spare."""

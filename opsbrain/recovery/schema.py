@@ -19,9 +19,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from faultlib.faults.catalog import CATALOG, HANDLING_LEVELS
+from opsbrain.verdict import WORKLOAD_DOWN_CLASS
 
 UNKNOWN_CLASS = "unknown"
-WORKLOAD_STUCK = "workload_stuck"
+WORKLOAD_STUCK = WORKLOAD_DOWN_CLASS
 """Not a fault class: the progress watchdog's verdict that a workload makes no progress and nothing recovers it
 (:mod:`opsbrain.detection.watchdog`); its runbook restarts the workload, the cause unknown."""
 LINK_FAULT = "link_fault"

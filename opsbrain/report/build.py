@@ -12,8 +12,8 @@ from bisect import bisect_right
 from collections import Counter
 from typing import Any
 
-from opsbrain.report import postmortem, text
-from opsbrain.verdict import probe_outcome
+from opsbrain.report import postmortem, text, workloads
+from opsbrain.verdict import needs_attention, probe_outcome, trouble
 
 REPORT_VERSION = 2
 RECOVERY_SHARE = 0.95  # DESIGN.md: recovered = back at >= 95% of the pre-fault rate
@@ -77,13 +77,17 @@ def build_run_report(journal: dict[str, Any], baseline: dict[str, Any] | None = 
         "timeline": postmortem.run_timeline(models, epoch),
         "headline": _headline(journal, faults),
         "summary": summary,
+        "never_fired": text.never_fired(journal),
         "steady_state": _steady(journal.get("steady_state") or {}),
         "expectations": journal.get("expectations") or [],
         "incidents": models,
         "counts": {"faults": len(faults), "false_positives": sum(m["category"] == "false_positive" for m in models),
-                   "noise": sum(m["category"] == "noise" for m in models), "detailed": len(detailed),
+                   "noise": sum(m["category"] == "noise" for m in models),
+                   "attention": sum(m["category"] == "attention" for m in models), "detailed": len(detailed),
                    "actions": sum(m["action_count"] for m in models)},
-        "workloads": [_workload(w) for w in journal.get("workloads") or []],
+        "workloads": [_workload(w) | {"end_state": workloads.end_state(w, series, end)}
+                      for w in journal.get("workloads") or []],
+        "workload_table": workloads.table(list(journal.get("workloads") or []), series, end),
         "recovery": {"spares_left": recovery.get("spares_left", []), "isolated": recovery.get("isolated", []),
                      "open_tickets": [{k: t.get(k) for k in _TICKET_KEYS} for t in recovery.get("open_tickets") or []
                                       if isinstance(t, dict)],  # each key there, None where a journal lacks it
@@ -105,6 +109,8 @@ def _incident(inc: dict[str, Any], index: int, series: dict[str, Any], recovery:
         category = "fault"
     elif inc.get("false_positive"):
         category = "false_positive"
+    elif needs_attention(inc):  # no injected fault explains it, yet no background event: a workload down, ...
+        category = "attention"
     else:
         category = "noise"
     onset = inj.get("at_s") if inj else None
@@ -146,6 +152,7 @@ def _incident(inc: dict[str, Any], index: int, series: dict[str, Any], recovery:
         "onset_clock": postmortem.clock(epoch, onset),
         "detected_clock": postmortem.clock(epoch, inc.get("detected_at_s")),
         "signals": postmortem.signal_rows(inc, epoch, t0), "signals_total": inc.get("signals_total"),
+        "trouble": trouble(inc) if category == "attention" else None,
     }
     model["baseline"] = _match_baseline(inc, base_incs) if category == "fault" else None
     model["next_steps"] = postmortem.next_steps(model)
@@ -160,7 +167,7 @@ def _title(inc: dict[str, Any], words: dict[str, dict[str, str]]) -> str:
     d = inc.get("diagnosis") or {}
     cls = d.get("fault_class", "unclassified")
     what = ("false positive" if inc.get("false_positive") else f"consequence of {inc['consequence_of']}"
-            if inc.get("consequence_of") else "background event")
+            if inc.get("consequence_of") else "needs attention" if needs_attention(inc) else "background event")
     return f"{what}: {words.get(cls, {}).get('title', cls)} on {d.get('component', '?')}"
 
 
@@ -414,6 +421,8 @@ def _headline(journal: dict[str, Any], faults: list[dict[str, Any]]) -> str:
                      f"{s.get('recovered', 0)} recovered (median ttr {text.both(s.get('median_ttr_s'))}).")
     else:
         parts.append("No injected fault.")
+    if silent := text.never_fired(journal):
+        parts.append(f"{len(silent)} triggered fault(s) never injected: the trigger never fired.")
     if s.get("false_positives"):
         parts.append(f"{s['false_positives']} false positive(s).")
     if journal.get("abort_reason"):
@@ -445,7 +454,8 @@ def _workload(w: dict[str, Any]) -> dict[str, Any]:
             "degraded_s", "degraded_loss_s")
     else:
         keys = ("tokens_served", "lost_tokens", "slo_violation_s", "mean_tpot_ms", "demand_tokens_per_s")
-    return {"name": w.get("name"), "kind": w.get("kind"), **{k: w.get(k) for k in keys if k in w}}
+    return {"name": w.get("name"), "kind": w.get("kind"), **{k: w.get(k) for k in keys if k in w},
+            "goodput": workloads.goodput(w)}
 
 
 # ---- the manual baseline -----------------------------------------------------------------------------

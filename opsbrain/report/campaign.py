@@ -215,7 +215,7 @@ def ttr_svg(m: dict[str, Any]) -> str:
             for y, (vals, c) in enumerate(zip(data, colours, strict=True), start=1):
                 ax.plot(vals, [y] * len(vals), "o", markersize=3, color=c, alpha=0.8)
             ax.set_yticks(range(1, len(labels) + 1), labels)
-            ax.set_xscale("symlog", linthresh=10.0)
+            plots.symlog_seconds(ax)
             ax.set_xlim(left=0, right=max(max(v) for v in data) * 1.5 + 1)
             ax.invert_yaxis()
         ax.set_xlabel("time to recover, seconds (linear to 10 s, logarithmic beyond)")
@@ -288,7 +288,7 @@ def vs_manual_svg(m: dict[str, Any]) -> str:
             vals = [r[p]["median_ttr_s"] for r in rows]
             ax.barh(ys, vals, height=h * 0.95, label=p, color="#2e86c1" if p != "manual" else "#e67e22")
         ax.set_yticks([y + 0.4 - h / 2 for y in range(len(rows))], [r["fault_class"] for r in rows])
-        ax.set_xscale("symlog", linthresh=10.0)
+        plots.symlog_seconds(ax)
         ax.invert_yaxis()
         ax.set_xlabel("median time to recover, seconds (linear to 10 s, logarithmic beyond)")
         ax.legend(frameon=False, fontsize=7.5, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=len(pols))

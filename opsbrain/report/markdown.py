@@ -76,6 +76,8 @@ def render_run(m: dict[str, Any]) -> str:
                     [[s.get("incidents"), s.get("detected"), s.get("diagnosed_correctly"), s.get("recovered"),
                       text.seconds(s.get("median_ttr_s")), s.get("false_positives"), m["counts"]["actions"],
                       m["steady_state"].get("shown", "no")]])
+    if m.get("never_fired"):
+        lines += ["", "Faults never injected (not counted above):", *[f"- {x}" for x in m["never_fired"]]]
     unmet = [e for e in m["expectations"] if not e.get("met")]
     if m["expectations"]:
         lines += ["", "Expectations: " + ("all met" if not unmet else "; ".join(
@@ -83,7 +85,16 @@ def render_run(m: dict[str, Any]) -> str:
     lines += ["", *_timeline(m.get("timeline") or {})]
     for inc in (i for i in m["incidents"] if i["detailed"]):
         lines += ["", *_incident(inc, m)]
-    rest = [i for i in m["incidents"] if not i["detailed"]]
+    attention = [i for i in m["incidents"] if i["category"] == "attention"]
+    if attention:
+        lines += ["", f"## Incidents that need attention ({len(attention)})", "",
+                  "_No injected fault explains them, yet they are no background event: a workload down, restarts "
+                  "that failed, escalations._", ""]
+        lines += _table(["id", "detected", "diagnosis", "component", "why", "response"],
+                        [[i["id"], text.at(i["detected_at_s"], None), (i["diagnosis"] or {}).get("fault_class", "-"),
+                          _c((i["diagnosis"] or {}).get("component", "-")), i["trouble"],
+                          "; ".join(a["words"] for a in i["actions"]) or "none"] for i in attention])
+    rest = [i for i in m["incidents"] if not i["detailed"] and i["category"] != "attention"]
     if rest:
         lines += ["", f"## Other incidents ({len(rest)})", ""]
         lines += _table(["id", "detected", "diagnosis", "confidence", "component", "response"],
@@ -92,15 +103,19 @@ def render_run(m: dict[str, Any]) -> str:
                           text.conf((i["diagnosis"] or {}).get("confidence")),
                           _c((i["diagnosis"] or {}).get("component", "-")),
                           "; ".join(a["words"] for a in i["actions"]) or "none"] for i in rest])
+    wt = m.get("workload_table") or {}
+    lines += ["", "## Workloads", ""]
+    lines += _table(wt["head"], wt["rows"]) if wt.get("rows") else ["_No workload ran._"]
     rec = m["recovery"]
     gone = rec.get("spares_exhausted") or []
-    lines += ["", "## State after the run", "",
+    ends = [(w["name"], w["end_state"]) for w in m.get("workloads", []) if w.get("end_state")]
+    lines += ["", "## State after the run", "", *[f"- {name}: {st['words']}" for name, st in ends],
               f"- spare nodes left: {len(rec['spares_left'])}"
               + (f" ({', '.join(_c(x) for x in rec['spares_left'])})" if rec["spares_left"] else ""),
               f"- spares ran out: {len(gone)} time(s)" + (f", first at {text.at(gone[0].get('at_s'), None)}"
                                                           if gone else ""),
-              "- degraded operation: " + ("; ".join(degraded_words(w["degraded"] | {"workload": w["name"]})
-                                                    for w in m.get("workloads", []) if w.get("degraded")) or "none"),
+              "- degraded operation: " + ("; ".join(degraded_words(st["degraded"] | {"workload": name})
+                                                    for name, st in ends if st.get("degraded")) or "none"),
               f"- isolated parts: {', '.join(_c(x) for x in rec['isolated']) or 'none'}",
               f"- open tickets: {len(rec['open_tickets'])}"]
     b = m.get("baseline")

@@ -39,6 +39,14 @@ RC: dict[RcKeyType, Any] = {
 _ID = re.compile(r'\sid="([^"]+)"')
 
 
+def symlog_seconds(ax: Any) -> None:
+    """A time axis linear to 10 s and logarithmic beyond, labelled with plain numbers: the default log labels are
+    mathtext ($10^{2}$), which looks for the STIX fonts and, with a font cache that lacks them, prints matplotlib's
+    "findfont" warnings on stderr (every report plot with a symlog axis goes through here)."""
+    ax.set_xscale("symlog", linthresh=10.0)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+
+
 def to_svg(fig: Figure, salt: str) -> str:
     """One figure as a clean inline ``<svg>`` element (see the module docstring)."""
     FigureCanvasAgg(fig)
@@ -118,10 +126,7 @@ def timeline_svg(inc: dict[str, Any], salt: str) -> str:
         ax.set_ylim(len(labels) - 0.4, -0.6)
         ref = "onset" if inc.get("onset_s") is not None else "detection"
         if log:
-            ax.set_xscale("symlog", linthresh=10.0)
-            # plain numbers: the default log labels are mathtext ($10^{2}$), which looks for the STIX fonts and,
-            # with a font cache that lacks them, prints matplotlib's findfont warnings on stderr
-            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+            symlog_seconds(ax)
             ax.set_xlabel(f"seconds after {ref} (linear to 10 s, logarithmic beyond)")
         else:
             ax.set_xlabel(f"seconds after {ref}")

@@ -170,3 +170,19 @@ def utc(iso: Any) -> str:
         return datetime.fromisoformat(str(iso)).astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
     except ValueError:
         return "-"
+
+
+def never_fired(journal: dict[str, Any]) -> list[str]:
+    """Each scenario fault whose event trigger never fired (so it was never injected and no table counts it):
+    ``faults[2] (hbm_uce on pod0/node6/npu0/hbm): trigger job_down of train +0s never fired (its event came 0 of 1
+    time(s))``, from the journal's summary, else its ``triggers`` record (journals before the summary kept it)."""
+    rows = (journal.get("summary") or {}).get("triggers_never_fired")
+    if rows is None:
+        rows = [t for t in journal.get("triggers") or [] if isinstance(t, dict) and t.get("fired") is False]
+    out = []
+    for t in rows:
+        what = f" ({t['kind']} on {t.get('target')})" if t.get("kind") else ""
+        came = (f" (its event came {t.get('seen', 0)} of {t['occurrence']} time(s))" if t.get("occurrence")
+                else f" (its event came {t.get('seen', 0)} time(s))")
+        out.append(f"faults[{t.get('fault')}]{what}: trigger {t.get('trigger') or t.get('event')} never fired{came}")
+    return out

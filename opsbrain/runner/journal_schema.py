@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from opsbrain.policies import POLICIES
+
 SCHEMA_VERSION = 4  # 2: ttr's bar includes the latency SLO; impact is each fault's share; 3: folded faults are
 # detected by the incident that covers them (covered_by), a fault touching no workload recovers only once its part is
 # back; 4: a link only drained or routed around and still down at the end is not recovered, workloads or not
@@ -80,7 +82,7 @@ def journal_schema() -> dict[str, Any]:
             "started_at": _ISO, "finished_at": _ISO, "sim_epoch": _ISO,
             "scenario_definition": _obj({"metadata": _OBJ, "spec": _OBJ}, ["metadata", "spec"]),
             "scenario": {"type": "string"}, "description": _OPT_STR, "seed": {"type": "integer", "minimum": 0},
-            "policy": {"enum": ["auto", "manual"]},
+            "policy": {"enum": list(POLICIES)},
             "verdict": {"enum": ["passed", "failed", "aborted", "inconclusive"]}, "verdict_reason": _OPT_STR,
             "expected_verdict": {"enum": ["passed", "failed"]}, "expected_reason": _OPT_STR,
             "status": {"enum": ["finished", "aborted", "interrupted"]}, "abort_reason": _OPT_STR,

@@ -24,6 +24,7 @@ from opsbrain.runner import scoring
 from opsbrain.runner.expectations import acted, check_expectations, check_report, mark_symptoms
 from opsbrain.runner.monitor import Monitor, MonitorParams
 from opsbrain.runner.series import journal_series
+from opsbrain.runner.triggers import never_fired
 from opsbrain.runner.world import World, build_world
 from opsbrain.scenario.plan import Plan
 from opsbrain.verdict import is_noise, run_verdict
@@ -94,6 +95,7 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
     hypothesis = "deviated" if deviated else mon.hypothesis()
     verdict, verdict_reason = run_verdict(status, hypothesis, mon.unchecked, expectations)
     faults = [i for i in incidents if i["injected"] is not None and not i.get("symptom_of")]  # symptoms: with cause
+    triggers = world.triggers.report() if world.triggers else []
     journal = {
         **journal_header(plan, started_at, world.sim.params.telemetry.epoch),
         "scenario": plan.scenario.metadata.name, "description": plan.scenario.metadata.description,
@@ -116,9 +118,10 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
                       for name, acc in accounting_end.items()],
         "recovery": world.orchestrator.report(),
         "sweeps": world.sweeper.report(world.orchestrator.actions_for) if world.sweeper else {"enabled": False},
-        "summary": summarize(incidents, faults, world, time.perf_counter() - wall0),
+        "summary": summarize(incidents, faults, world, time.perf_counter() - wall0)
+        | {"triggers_never_fired": never_fired(triggers)},  # faults never injected: said, not silently dropped
         "series": journal_series(world, incidents),
-        "triggers": world.triggers.report() if world.triggers else [],
+        "triggers": triggers,
     }
     out = dict(_clean(journal))
     if any("pending" in e for e in expectations):

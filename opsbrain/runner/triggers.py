@@ -13,7 +13,7 @@ Trace events per trigger:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -77,11 +77,27 @@ class Triggers:
             self.inject(spec, tf.index)
 
     def report(self) -> list[dict[str, Any]]:
-        """Each trigger: fired (when, on which event occurrence) or not (its event never came)."""
+        """Each trigger: fired (when, on which event occurrence) or not (its event never came, or came fewer times
+        than its ``occurrence``: ``seen``), the fault it holds and the trigger in the scenario's words."""
         out = list(self.fired)
-        out += [{"fault": tf.index, "event": tf.trigger.event, "fired": False, "seen": n}
+        out += [{"fault": tf.index, "event": tf.trigger.event, "fired": False, "seen": n, "kind": tf.spec.kind,
+                 "target": tf.spec.target, "occurrence": tf.trigger.occurrence,
+                 "trigger": trigger_words(tf.trigger.model_dump())}
                 for tf, n in zip(self.pending, self.seen, strict=True) if tf is not None]
         return sorted(out, key=lambda d: d["fault"])
+
+
+def trigger_words(at: Mapping[str, Any]) -> str:
+    """An event trigger as the scenario wrote it: ``job_down of train (occurrence 50) +0s``."""
+    of = at.get("workload") if at.get("workload") is not None else (
+        f"faults[{at['fault']}]" if at.get("fault") is not None else None)
+    nth = f" (occurrence {at['occurrence']})" if at.get("occurrence", 1) != 1 else ""
+    return f"{at['event']}{' of ' + str(of) if of else ''}{nth} +{at.get('after_s', 0):g}s"
+
+
+def never_fired(report: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The triggers of :meth:`Triggers.report` that never fired: their faults were never injected."""
+    return [{k: v for k, v in t.items() if k != "fired"} for t in report if t.get("fired") is False]
 
 
 def apply_initial_state(sim: Simulation, plan: Plan) -> None:

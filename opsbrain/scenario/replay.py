@@ -34,6 +34,7 @@ from faultlib.injection.trace_table import TraceTable, read_trace, starts_during
 from faultlib.simparams import SimParams
 from faultlib.topology import Topology
 from opsbrain.errors import InputError, ScenarioError
+from opsbrain.report.workloads import training_goodput
 from opsbrain.runner.monitor import MonitorParams
 from opsbrain.scenario.plan import Plan
 from opsbrain.scenario.schema import Guard, Metadata, Scenario, Spec, SweepSpec, TopologySpec, WorkloadSpec
@@ -203,12 +204,21 @@ def replay_statistics(plan: Plan, rep: ReplayReport, journal: dict[str, Any]) ->
                 and i["injected"]["at_s"] <= window_s and ids.node_of(i["injected"]["component"]) in set(nodes))
     days = window_s / 86400.0
     train: dict[str, Any] = next((w for w in journal["workloads"] if w["name"] == "train"), {})
+    s = journal["summary"]
+    elapsed = float(train.get("elapsed_s") or 0.0)
+    good = training_goodput(train) if train else None
     return {"nodes": len(nodes), "days": round(days, 4), "interruptions": inter,
             "interruptions_per_node_day": round(inter / (len(nodes) * days), 6) if nodes and days > 0 else None,
-            "ettr": train.get("ettr"), "verdict": journal["verdict"], "abort_reason": journal.get("abort_reason"),
-            "ended_at_s": journal["ended_at_s"], "sim_wall_s": journal["summary"]["wall_s"],
-            "faults": journal["summary"]["incidents"], "detected": journal["summary"]["detected"],
-            "recovered": journal["summary"]["recovered"]}
+            "ettr": train.get("ettr"), "goodput": None if good is None else round(good, 6),
+            "verdict": journal["verdict"], "abort_reason": journal.get("abort_reason"),
+            "ended_at_s": journal["ended_at_s"], "sim_wall_s": s["wall_s"],
+            "faults": s["incidents"], "detected": s["detected"], "recovered": s["recovered"],
+            # a recovery onto the smaller placement of a scale-in is not one to full size (docs/reports.md)
+            "recovered_degraded": s.get("recovered_degraded", 0),
+            "recovered_full": s["recovered"] - s.get("recovered_degraded", 0),
+            "degraded_s": train.get("degraded_s"),
+            "degraded_share": round(float(train.get("degraded_s") or 0.0) / elapsed, 6) if elapsed > 0 else None,
+            "scale_ins": train.get("scale_ins"), "scale_outs": train.get("scale_outs")}
 
 
 def summary(rep: ReplayReport, plan: Plan | None = None, fold: bool = False) -> dict[str, Any]:
@@ -265,10 +275,17 @@ def summary_lines(out: dict[str, Any]) -> list[str]:
         r = out["run"]
         lines.append(f"replay: {r['interruptions_per_node_day']} interruptions per node-day, ETTR {r['ettr']}"
                      + (f" (below the {ETTR_BAR:.2f} bar)" if r["ettr"] is not None and r["ettr"] < ETTR_BAR else "")
-                     + f", {r['detected']} of {r.get('faults', '?')} faults detected, {r['recovered']} recovered; "
+                     + (f", goodput {r['goodput']:.3f}" if r.get("goodput") is not None else "")
+                     + f", {r['detected']} of {r.get('faults', '?')} faults detected, {r['recovered']} recovered"
+                     + (f" ({r['recovered_full']} to full size, {r['recovered_degraded']} scaled in: degraded)"
+                        if "recovered_degraded" in r else "") + "; "
                      + (f"verdict {r['verdict']}" if r["verdict"] != "inconclusive" else
                         "no verdict (a replay has no steady-state hypothesis)")
                      + (f" ({r['abort_reason']})" if r.get("abort_reason") else "") + f", run id {r['run_id']}")
+        if r.get("degraded_share") is not None:
+            lines.append(f"        the job ran scaled in {100 * r['degraded_share']:.0f}% of the run "
+                         f"({r['degraded_s'] / 86400:.1f} days; {r['scale_ins']} scale-ins, {r['scale_outs']} "
+                         "scale-outs): ETTR counts that time as useful, goodput counts its slower steps")
     if "wall_s" in out:
         lines.append(f"wall {out['wall_s']:.1f} s, cpu {out['cpu_s']:.1f} s")
     return lines

@@ -9,6 +9,7 @@ from pydantic import ConfigDict, Field, create_model, field_validator, model_val
 from faultlib.faults.catalog import CATALOG
 from faultlib.numbers import NoBoolNumbers
 from faultlib.topology import TopologyParams
+from opsbrain.policies import Policy
 from opsbrain.recovery.schema import ACTIONS
 from opsbrain.scenario.fault_params import params_model
 from opsbrain.scenario.superpod import SuperpodSpec
@@ -308,7 +309,7 @@ class SweepSpec(Strict):
 class Spec(Strict):
     duration: float = Field(3600.0, gt=0, le=MAX_DURATION_S, description="simulated seconds")
     seed: int = Field(0, ge=0, le=MAX_SEED)
-    policy: Literal["auto", "manual", "vendor-default"] = "auto"
+    policy: Policy = "auto"
     topology: TopologySpec = Field(default_factory=TopologySpec)
     workloads: list[WorkloadSpec] = Field(default_factory=list)
     steady_state: SteadyState = Field(default_factory=SteadyState)

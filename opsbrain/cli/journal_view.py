@@ -1,0 +1,170 @@
+"""How ``opsbrain chaos run`` (and ``opsbrain runs show``) print a plan and a run journal: the incidents and
+steady-state tables, the summary line, what the run left behind (each workload's ETTR and state at the end,
+triggers that never fired, links still out of service) and unmet expectations."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import click
+
+from opsbrain.cli.output import Table
+
+
+def print_plan(desc: dict[str, Any]) -> None:
+    from opsbrain.runner.triggers import trigger_words
+
+    click.echo(f"scenario {desc['scenario']} (seed {desc['seed']}, policy {desc['policy']}, "
+               f"{desc['duration_s']:.0f} s, {desc['pods']} pod(s)) -- dry run, nothing executed")
+    for w in desc["workloads"]:
+        click.echo(f"  workload {w['name']} ({w['kind']}): {w['nodes']} nodes {w['first']} .. {w['last']}")
+    click.echo(f"  spares: {', '.join(desc['spares']) or 'none'}")
+    for f in desc["faults"]:
+        rbs = ", ".join(f.get("eligible_runbooks", [])) or "none"
+        at = f"t={f['at_s']:>9.1f}s" if "at_s" in f else trigger_words(f["at"])
+        which = f"faults[{f['fault']}] " if f.get("fault") is not None else ""
+        click.echo(f"  {which}{at}  {f['kind']:<24} {f['target']}  runbooks: {rbs}")
+
+
+def num(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1f}"
+
+
+def journal_tables(j: dict[str, Any], show_all: bool = False) -> list[Table]:
+    """The tables of a run journal: incidents (ignored noise collapsed into one row unless ``show_all``; a false
+    positive is always its own row, named by class and component) and the steady-state probes."""
+    from opsbrain.verdict import TONE_STYLE, incident_outcome, needs_attention, probe_outcome
+
+    inc = Table.of(["fault", "component", "diagnosis", "conf", "ttd s", "ttdiag s", "ttr s", "outcome"],
+                   title="incidents", wrap=["component", "diagnosis"], right=["conf", "ttd s", "ttdiag s", "ttr s"])
+    ignored = []
+    for i in j["incidents"]:
+        inj, d = i["injected"], i["diagnosis"] or {}
+        word, tone = incident_outcome(i)
+        if not inj and word == "ignored" and not show_all:
+            ignored.append(i)
+            continue
+        label = inj["kind"] if inj else "(consequence)" if i.get("consequence_of") else (
+            "(attention)" if needs_attention(i) else "(noise)")
+        inc.add(label, inj["component"] if inj else d.get("component"),
+                d.get("fault_class", "-"), f"{d['confidence']:.2f}" if d else "-", num(i["ttd_s"]),
+                num(i["ttdiag_s"]), num(i["ttr_s"]), word,
+                styles=[None] * 7 + [TONE_STYLE[tone]])
+    if ignored:
+        classes = Counter(str((i["diagnosis"] or {}).get("fault_class", "-")) for i in ignored)
+        top = ", ".join(f"{c} {n}" for c, n in classes.most_common(3)) + (", ..." if len(classes) > 3 else "")
+        inc.add("(noise)", f"{len(ignored)} incidents", top, "-", "-", "-", "-", "ignored",
+                styles=[None] * 7 + [TONE_STYLE["ok"]])
+        inc.note(f"{len(ignored)} noise incidents that opsbrain rightly left alone are one row; --all lists each")
+    ss = j.get("steady_state") or {}
+    probes = Table.of(["probe", "baseline", "before", "after", "longest deviation s", "outcome"],
+                      title=f"steady state (tolerance {ss.get('tolerance_s', 0):g} s)",
+                      right=["baseline", "before", "after", "longest deviation s"])
+    for name in ss.get("after") or {}:
+        before, after = (ss.get("before") or {}).get(name, {}), (ss.get("after") or {}).get(name, {})
+        longest = (ss.get("longest_deviation_s") or {}).get(name)
+        word, tone = probe_outcome(longest, ss.get("tolerance_s"), after.get("ok"))
+        base = (ss.get("baseline") or {}).get(name)
+        probes.add(name, "-" if base is None else f"{base:g}", before.get("value"), after.get("value"), num(longest),
+                   word,
+                   styles=[None] * 5 + [TONE_STYLE[tone]])
+    return [inc, probes]
+
+
+def steady_words(ss: dict[str, Any]) -> str:
+    """The steady state in a few words: ``steady state held``, ``DEVIATED``, ``could not be checked`` (a probe had
+    no baseline) or ``no steady-state hypothesis`` (no probes: there was nothing to hold)."""
+    h = ss.get("hypothesis") or ("deviated" if ss.get("deviated") else "held" if ss.get("after") else "none")
+    return {"deviated": "steady state DEVIATED", "unchecked": "steady state could not be checked",
+            "none": "no steady-state hypothesis"}.get(h, "steady state held")
+
+
+def expected_note(j: dict[str, Any]) -> str:
+    """What the scenario declares about a failed verdict: expected (and why) or, for a scenario meant to fail
+    that passed, that it did not fail as declared."""
+    expected = j.get("expected_verdict", "passed")
+    if j["verdict"] == "failed" and expected == "failed":
+        return f" (expected by the scenario: {j.get('expected_reason')})"
+    if j["verdict"] == "passed" and expected == "failed":
+        return " (the scenario expects FAILED)"
+    return ""
+
+
+def print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False) -> None:
+    from opsbrain.cli.output import colour_enabled, paint
+    from opsbrain.report.text import never_fired
+    from opsbrain.verdict import TONE_STYLE, needs_attention, run_outcome, trouble
+
+    tables = journal_tables(j, show_all)
+    if fmt == "plain":
+        click.echo(tables[0].plain())
+        return
+    s = j["summary"]
+    word, tone = run_outcome(j["verdict"])
+    click.echo(f"{paint(j['scenario'], 'bold', colour_enabled())} seed {j['seed']} policy {j['policy']}: "
+               f"{paint(word.upper(), TONE_STYLE[tone], colour_enabled())}"
+               + (f" ({j['abort_reason']})" if j.get("abort_reason") else "")
+               + expected_note(j)
+               + (f"  run id {j['run_id']}" if j.get("run_id") else ""))
+    for t in tables:
+        if t.rows or t is tables[0]:
+            click.echo(t.render(fmt))
+        else:  # a scenario without probes: no empty probe table (tester T)
+            click.echo(f"{t.title}: no probes")
+    fps = [i for i in j["incidents"] if i.get("false_positive")]
+    named = "; ".join(f"{(i['diagnosis'] or {}).get('fault_class')} at {(i['diagnosis'] or {}).get('component')}"
+                      for i in fps[:3])
+    silent = never_fired(j)
+    click.echo(f"{s['incidents']} faults" + (f" (+{len(silent)} whose trigger never fired)" if silent else "")
+               + f", {s['diagnosed_correctly']} diagnosed correctly, {s['recovered']} "
+               f"recovered, {s['false_positives']} false positives" + (f" ({named})" if named else "")
+               + f"; {steady_words(j['steady_state'])}")
+    for line in silent:  # a triggered fault whose event never came: never injected, in no table
+        click.echo(f"  {line}")
+    faults = [i for i in j["incidents"] if i.get("injected")]
+    missed = sum(1 for i in faults if i.get("detected_at_s") is None)
+    open_ = sum(1 for i in faults if i.get("detected_at_s") is not None and i.get("recovered_at_s") is None)
+    if j["verdict"] == "inconclusive":
+        click.echo(f"  inconclusive: {j.get('verdict_reason')}")
+    for i in j["incidents"]:  # no injected fault explains it, yet no background event (verdict.trouble)
+        if needs_attention(i):
+            d = i.get("diagnosis") or {}
+            click.echo(f"  {i['id']} ({d.get('fault_class', '-')} on {d.get('component', '-')}) needs attention: "
+                       f"{trouble(i)}; no injected fault explains it")
+    for line in workload_lines(j):  # every verdict: a FAILED run's ETTR and end state are what to look at first
+        click.echo(f"  {line}")
+    if j["verdict"] in ("passed", "inconclusive") and (missed or open_):
+        click.echo(f"  note: {missed} fault(s) not detected and {open_} detected but not recovered"
+                   + ("; the verdict rests on the steady-state probes and the expectations only"
+                      if j["verdict"] == "passed" else ""))
+    for i in faults:  # a link only drained or re-routed around: never said to be recovered
+        if i.get("still_out_of_service"):
+            click.echo(f"  still out of service at the end of the run: {i['injected']['component']} "
+                       f"({i['injected']['kind']}): {i['still_out_of_service']['reason']}; not recovered, its loss "
+                       "counted until the end of the run")
+    if j.get("superpod"):  # the scenario's superpod block ran with the chaos run (issue 21)
+        from opsbrain.cli.superpod_cmds import print_block
+
+        print_block(j["superpod"])
+    for e in j.get("expectations", []):
+        if not e["met"]:
+            what = f"faults[{e['fault']}]" if e.get("fault") is not None else e.get("check", "the run")
+            click.echo(f"  expectation on {what} not met: {'; '.join(e['problems'])}")
+
+
+def workload_lines(j: dict[str, Any]) -> list[str]:
+    """Each workload's ETTR (training) or tokens (serving), goodput and its state at the end of the run, in the
+    words the reports use (:mod:`opsbrain.report.workloads`)."""
+    from opsbrain.report import workloads as wl
+
+    end = j.get("ended_at_s") or j.get("duration_s")
+    out = []
+    for w in j.get("workloads") or []:
+        st = wl.end_state(w, j.get("series"), end)
+        g = wl.goodput(w)
+        head = (f"ETTR {w['ettr']:.3f}" if w.get("kind") == "training" and w.get("ettr") is not None else
+                f"{w.get('tokens_served', 0):,.0f} tokens served, {w.get('lost_tokens', 0):,.0f} lost"
+                if w.get("kind") != "training" else "ETTR not recorded")
+        out.append(f"{w.get('name')}: {head}" + (f", goodput {g:.3f}" if g is not None else "") + f"; {st['words']}")
+    return out
