@@ -109,6 +109,21 @@ def test_an_hbm_error_beside_a_diagnosed_flap_is_its_own_incident_with_the_jobs_
     assert flap.nodes == {flapping.split("~")[0].rsplit("/", 1)[0]}  # the rank's crash report did not widen it
 
 
+def test_the_flaps_later_relays_stay_with_the_flap_not_with_the_newer_incident_on_its_node() -> None:
+    det = _detector()
+    _flap(det)
+    det.feed(*_uce())
+    det.feed(Signal(650.0, "sw:down", LINK, LINK.split("~")[0], 2, "sw down"))
+    det.feed(Signal(650.0, "swfault:08520003", NODE, NODE, 1, "plugin relays the link's alarm"))
+    det.feed(Signal(651.5, "sw:up", LINK, LINK.split("~")[0], 0, "sw up"))
+    det.feed(Signal(651.5, "swfault:08520003", NODE, NODE, 1, "plugin relays the link's recovery"))
+    det.feed(Signal(660.0, "sw:down", LINK, LINK.split("~")[0], 2, "sw down"))
+    det.feed(Signal(665.0, "sw:up", LINK, LINK.split("~")[0], 0, "sw up"))
+    det.feed(Signal(660.0, "swfault:08520003", NODE, NODE, 1, "the relay of 660 s, delivered late"))
+    got = _by_root(det)
+    assert "swfault:08520003" not in got[f"{NPU}/hbm"], got
+
+
 def test_what_the_root_holds_or_its_class_explains_still_joins() -> None:
     det = _detector()  # a crashed node holds its NPUs: their errors join the crash
     det.feed(Signal(500.0, "os:panic", NODE, NODE, 2, "Kernel panic"))

@@ -6,8 +6,8 @@ errors above a rate). A signal joins an open incident when it shares a node or a
 incident's horizon; a rank's report that a collective failed also joins the incident a stall of its job joined (the
 rank that reports it can sit on any node of the job). Once an incident is diagnosed, a signal its root's class does
 not explain (the knowledge base reads it as another class's primary evidence) on a part the root neither holds nor
-lies in is a fault of its own and does not join it; a job's own reports sort after the hardware's of the same
-stamp. Every incident gets a first
+lies in is a fault of its own and does not join it; a node's own line goes with the report of its node from the
+same second, and a job's own reports sort after the hardware's of the same stamp. Every incident gets a first
 diagnosis ``collect_s`` after it opens (sympathetic signals arrive within seconds) and another whenever a signal kind
 it had not seen arrives.
 Host clocks are read from the data: a host whose lines arrive before their own stamps is ahead and its stamps are
@@ -300,6 +300,8 @@ class Detector:
         that were active within the group window (the same L2 chip only within the same second)."""
         nodes, l2 = anchors(sig, self.placement)
         is_job = sig.component in self.placement
+        if (same := self._same_moment(sig, nodes)) is not None:
+            return same
         for inc in reversed(self.incidents):  # opened in time order: stop at the first beyond the horizon
             if sig.t - inc.opened_at > self.p.horizon_s + TIME_RESOLUTION_S:
                 break
@@ -326,6 +328,32 @@ class Detector:
                     or (nodes & inc.job_nodes and collective_failure(sig))):  # a stalled job's collective failed
                 return inc
         return None
+
+    def _same_moment(self, sig: Signal, nodes: set[str]) -> Incident | None:
+        """For a line that names its node but no part of it (a host's own line, the device plugin's relay of a
+        link's alarm): the latest incident holding a hardware report on that node from the same second (a late line
+        too), if its root can explain the line. Where several incidents hold the node (a flapping link and an HBM's
+        error beside it) the line goes with the report it came with, not with whichever incident opened last or
+        first named the node."""
+        if not nodes or is_job_report(sig, self.placement) or (sig.component and sig.component not in nodes):
+            return None
+        for inc in reversed(self.incidents):
+            if sig.t - inc.opened_at > self.p.horizon_s + TIME_RESOLUTION_S:
+                break
+            if nodes & inc.nodes and self._reported_with(sig, inc, nodes) and not self._another_fault(sig, inc):
+                return inc
+        return None
+
+    def _reported_with(self, sig: Signal, inc: Incident, nodes: set[str]) -> bool:
+        """Whether ``inc`` holds a hardware report on one of ``nodes`` from the same second as ``sig`` (its signals
+        are in processing order: time-stamp order, a straggler late)."""
+        for s in reversed(inc.signals):
+            if s.t < sig.t - self.p.l2_join_s - self.p.reorder_s:
+                return False
+            if (abs(s.t - sig.t) <= self.p.l2_join_s and not is_job_report(s, self.placement)
+                    and anchors(s, None)[0] & nodes):
+                return True
+        return False
 
     def _another_fault(self, sig: Signal, inc: Incident) -> bool:
         """Whether ``sig`` is a fault of its own beside ``inc``'s diagnosed root (:func:`explain.beside`): an HBM's
