@@ -17,6 +17,7 @@ from opsbrain import livereadings
 from opsbrain.detection import Detector, DetectorParams, Incident, LinkHistory
 from opsbrain.detection.detector import anchors
 from opsbrain.detection.watchdog import ProgressWatchdog
+from opsbrain.diagnosis.knowledge import another_fault
 from opsbrain.ingest import Signal, parse_job_event, parse_line
 from opsbrain.ingest.derive import SectionPlacer
 from opsbrain.recovery.schema import WORKLOAD_STUCK
@@ -79,7 +80,7 @@ class Controller:
             for inst, info in getattr(w, "instances", dict)().items():
                 self.placement[inst] = list(info["nodes"])
         self.detector = Detector(params or DetectorParams(), sim.clock, self._schedule, self._diagnose,
-                                 self.placement)
+                                 self.placement, another_fault)
         if hasattr(self.responder, "link_records"):  # runbooks count a link's downs from the same records
             self.responder.link_records = lambda: LinkHistory(self.detector, self.sim.now)
         self.key_incident: dict[str, str] = {}  # responder key -> its incident

@@ -56,6 +56,7 @@ def detect(signals: list[Signal], engine: Any, placement: dict[str, list[str]],
            metric: Callable[[str, str], float | None] | None) -> list[Any]:
     """Replay time-ordered signals through the live controller's detector; diagnose as the controller does."""
     from opsbrain.detection import Detector, LinkHistory
+    from opsbrain.diagnosis.knowledge import another_fault
     from opsbrain.kb.compiled import compiled_kb
 
     clock = _Clock()
@@ -68,7 +69,7 @@ def detect(signals: list[Signal], engine: Any, placement: dict[str, list[str]],
         inc.diagnoses.append(d)
 
     params: Any = compiled_kb().detector_params  # DetectorParams' defaults, without importing pydantic
-    det = Detector(params, lambda: clock.now, clock.schedule, diagnose, placement)
+    det = Detector(params, lambda: clock.now, clock.schedule, diagnose, placement, another_fault)
     for s in signals:
         clock.run_before(s.t)
         clock.now = max(clock.now, s.t)

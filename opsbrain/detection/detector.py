@@ -4,8 +4,12 @@ Error-level signals open or join incidents; warnings join an open incident, and 
 actionable on their own (lanes lost, temperature alarms, isolated-row warnings) or come as a burst (correctable
 errors above a rate). A signal joins an open incident when it shares a node or an L2 chip with it, within the
 incident's horizon; a rank's report that a collective failed also joins the incident a stall of its job joined (the
-rank that reports it can sit on any node of the job). Every incident gets a first diagnosis ``collect_s`` after it
-opens (sympathetic signals arrive within seconds) and another whenever a signal kind it had not seen arrives.
+rank that reports it can sit on any node of the job). Once an incident is diagnosed, a signal its root's class does
+not explain (the knowledge base reads it as another class's primary evidence) on a part the root neither holds nor
+lies in is a fault of its own and does not join it; a node's own line goes with the report of its node from the
+same second, and a job's own reports sort after the hardware's of the same stamp. Every incident gets a first
+diagnosis ``collect_s`` after it opens (sympathetic signals arrive within seconds) and another whenever a signal kind
+it had not seen arrives.
 Host clocks are read from the data: a host whose lines arrive before their own stamps is ahead and its stamps are
 moved back; an incident's opening event lies between its first stamp and that line's arrival (a clock that is
 behind looks like a late line).
@@ -20,6 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from opsbrain.detection.explain import beside, collective_failure, is_job_report
 from opsbrain.ingest import DOWN, Signal, dark_links
 from opsbrain.ingest.where import node_of
 from opsbrain.verdict import Diagnosis
@@ -45,17 +50,13 @@ NODE_WIDE = ("node_crash",)  # classes whose root is a whole node: other wholly 
 IGNORED = ("level:", "plugin_sw:", "sw:up", "port:up", "hccn:up", ":recover", "hccn:tls_")  # tls_: states
 
 
-def collective_failure(sig: Signal) -> bool:
-    """A rank reporting that a collective failed (an HCCL error, the communication-timeout message, the job's
-    crash event naming the rank): a collective spans every node of the job, so the rank that reports it can sit on
-    any of them, not where the fault is."""
-    return sig.kind.startswith("hccl:") or sig.kind in ("msg:comm_timeout", "job:crash")
-
-
 def _tie_order(sig: Signal) -> int:
     """Among signals with the same time stamp: those naming a link first (they anchor both its node and its L2
-    chip), then those anchored to a node, then the rest, so one event's reports group the same way whatever
-    order their paths delivered them in."""
+    chip), then those anchored to a node, then the rest, and a job's own reports (its events, a rank's collective
+    failure) last: they are the hardware's consequences, so they join the incident the hardware of that moment
+    opened or joined. One event's reports group the same way whatever order their paths delivered them in."""
+    if is_job_report(sig, {}):
+        return 3
     comp = sig.component or ""
     if "~" in comp:
         return 0
@@ -185,9 +186,14 @@ def unexplained_nodes(root: str | None, dark: Iterable[str]) -> list[str]:
 class Detector:
     def __init__(self, params: DetectorParams, clock: Callable[[], float],
                  schedule: Callable[[float, Callable[[], None]], None],
-                 diagnose: Callable[[Incident], None], placement: dict[str, list[str]] | None = None) -> None:
+                 diagnose: Callable[[Incident], None], placement: dict[str, list[str]] | None = None,
+                 another_fault: Callable[[str, str], bool] | None = None) -> None:
         self.p = params
         self.placement = placement or {}  # job or instance name -> nodes (an operator knows where jobs run)
+        # (signal kind, fault class) -> whether the kind is evidence of a fault other than one of that class (the
+        # knowledge base's, handed in by whoever wires the diagnosis: opsbrain.diagnosis.knowledge.another_fault);
+        # None: no signal is told apart from an open incident by its kind
+        self._another_kind = another_fault
         self._clock = clock
         self._schedule = schedule
         self._diagnose = diagnose
@@ -294,6 +300,8 @@ class Detector:
         that were active within the group window (the same L2 chip only within the same second)."""
         nodes, l2 = anchors(sig, self.placement)
         is_job = sig.component in self.placement
+        if (same := self._same_moment(sig, nodes)) is not None:
+            return same
         for inc in reversed(self.incidents):  # opened in time order: stop at the first beyond the horizon
             if sig.t - inc.opened_at > self.p.horizon_s + TIME_RESOLUTION_S:
                 break
@@ -305,6 +313,8 @@ class Detector:
                 continue
             if sig.component in inc.comps and (sig.severity < 2 or sig.kind in inc.kinds or _same_event(sig, inc)):
                 return inc
+            if self._another_fault(sig, inc):
+                continue  # a fault of its own beside this incident's: its own incident, or an older one's
             if sig.component is not None and "~" in sig.component:
                 # another link joins only in the same second as the incident began: one event (a node, an L1
                 # or an L2 chip) darkening many links; a link failing later is its own incident
@@ -318,6 +328,37 @@ class Detector:
                     or (nodes & inc.job_nodes and collective_failure(sig))):  # a stalled job's collective failed
                 return inc
         return None
+
+    def _same_moment(self, sig: Signal, nodes: set[str]) -> Incident | None:
+        """For a line that names its node but no part of it (a host's own line, the device plugin's relay of a
+        link's alarm): the latest incident holding a hardware report on that node from the same second (a late line
+        too), if its root can explain the line. Where several incidents hold the node (a flapping link and an HBM's
+        error beside it) the line goes with the report it came with, not with whichever incident opened last or
+        first named the node."""
+        if not nodes or is_job_report(sig, self.placement) or (sig.component and sig.component not in nodes):
+            return None
+        for inc in reversed(self.incidents):
+            if sig.t - inc.opened_at > self.p.horizon_s + TIME_RESOLUTION_S:
+                break
+            if nodes & inc.nodes and self._reported_with(sig, inc, nodes) and not self._another_fault(sig, inc):
+                return inc
+        return None
+
+    def _reported_with(self, sig: Signal, inc: Incident, nodes: set[str]) -> bool:
+        """Whether ``inc`` holds a hardware report on one of ``nodes`` from the same second as ``sig`` (its signals
+        are in processing order: time-stamp order, a straggler late)."""
+        for s in reversed(inc.signals):
+            if s.t < sig.t - self.p.l2_join_s - self.p.reorder_s:
+                return False
+            if (abs(s.t - sig.t) <= self.p.l2_join_s and not is_job_report(s, self.placement)
+                    and anchors(s, None)[0] & nodes):
+                return True
+        return False
+
+    def _another_fault(self, sig: Signal, inc: Incident) -> bool:
+        """Whether ``sig`` is a fault of its own beside ``inc``'s diagnosed root (:func:`explain.beside`): an HBM's
+        uncorrectable error beside a flapping link opens its own incident instead of being diagnosed as the flap."""
+        return self._another_kind is not None and beside(sig, inc.diagnosis, self.placement, self._another_kind)
 
     def _attach_quietly(self, sig: Signal) -> None:
         inc = self._find(sig)

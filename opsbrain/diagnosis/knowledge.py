@@ -153,6 +153,15 @@ def default_table() -> KindTable:
     return KindTable({k: list(v) for k, v in compiled_kb().kind_roles.items()})
 
 
+def another_fault(kind: str, fault_class: str, table: KindTable | None = None) -> bool:
+    """Whether the knowledge base reads a signal of ``kind`` as a fault other than one of ``fault_class``: the kind
+    is a primary signature of some class and ``fault_class`` gives it no role at all (an HBM's uncorrectable-error
+    event beside a flapping link). A kind it does not list, or lists only as secondary or ambiguous evidence, says
+    nothing of the kind (default table: the shipped knowledge base)."""
+    roles = (table or default_table()).of(kind)
+    return any(role == "primary" for _, role in roles) and all(cls != fault_class for cls, _ in roles)
+
+
 def default_params() -> Any:
     """The defaults of :class:`opsbrain.diagnosis.params.DiagnosisParams` as plain attributes (compiled once)."""
     from opsbrain.kb.compiled import compiled_kb
