@@ -95,7 +95,10 @@ def pad(bundle: Path, total: int, seed: int) -> int:
                 line = fmt.device_os_event(dt, dev, fmt.HBM_CE_CODE)
         elif k < 9:
             path = w / "mindx-dl" / "devicePlugin" / "devicePlugin.log"
-            line = fmt.device_plugin(dt, "INFO", f"device Ascend910-{dev} health check ok", where="device/ascend.go:77")
+            # the plugin's report of each device's health to the kubelet (Ascend/mind-cluster ascend-device-plugin
+            # pkg/server/plugin.go:217 at 22bb3d98: "ListAndWatch resp devices: %s %s", name and health)
+            line = fmt.device_plugin(dt, "INFO", f"ListAndWatch resp devices: Ascend910-{dev} Healthy",
+                                     where="server/plugin.go:217", goroutine=93)
         else:
             path = w / "messages"
             line = fmt.syslog(dt, workers[i % len(workers)], f"session {rng.randrange(10**5)} opened for user root",

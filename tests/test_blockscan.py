@@ -117,7 +117,8 @@ LOOK_ALIKES = [
     "lm loss: 2.913438E+00 | throughput (tokens/s): 110114.3",
     "/usr/local/Ascend/driver/tools/hccn_tool -i 0 -link -g",
     "/usr/local/bin/npu-smi info -t ecc -i 0 -c 0",
-    "[INFO]     2025/03/01 00:38:52.500649 1       device/ascend.go:77    device Ascend910-1 health check ok",
+    "[INFO]     2025/03/01 00:38:52.500649 93      server/plugin.go:217    ListAndWatch resp devices: "
+    "Ascend910-1 Healthy",
 ]
 REAL_CODE_LINES = [  # docs/formats.md and corpus lines: a runtime code with the words that make it one
     "[ERROR] aclrtSynchronizeStream(stream) failed: 507015",

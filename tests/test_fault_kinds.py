@@ -52,7 +52,9 @@ def plugin_severity(level: str) -> str:
     """The DCMI severity the twin's plugin line carries for a handling level: Minor for a no-action level, else
     Major."""
     return "1" if level in ("NotHandle", "SubHealth") else "2"
-PLUGIN_SWITCH = r"switch subscribe got fault:.*AssembledFaultCode:\"\[0x08520003,,L2,na\]\".*Assertion:0x1"
+PLUGIN_SWITCH = (r"switch subscribe got fault:AlarmId: 0x08520003, FaultID: na, .*Assertion: 1, "
+                 r".*faultCode:\[0x08520003,na,L2,na\]$")
+"""The device plugin's link-down relay (ascend-device-plugin deviceswitch/ascend_switch.go:174 at 22bb3d98)."""
 LLAMA3 = {c.name for c in get_profile("llama3").categories}
 DOWN_EVENTS = {"crash", "timeout", "instance_crash", "instance_down"}
 STALL_EVENTS = {"stalled", "instance_hang", "instance_stalled"}
@@ -430,7 +432,8 @@ def test_l1_switch_failure_16_uplinks_down_devices_report_ub_port_down(topo1: To
     sw, node = "pod0/node42/l1sw1", "pod0/node42"
     f = p.inject("l1_switch_failure", sw)
     p.run(T0 + 1800 + 300)
-    (fe,) = p.logs(r'AssembledFaultCode:"\[0x00f103b0,155907,na,na\]".*SwitchChipId:0x1,', source="device_plugin",
+    (fe,) = p.logs(r"AssembledFaultCode: \[0x00f103b0,155907,na,na\].*SwitchChipId: 1, SwitchPortId: 4294967295,",
+                   source="device_plugin",
                    origin=node)
     assert fe.t == T0
     assert not p.logs(LINK_DOWN, source="switch", origin=sw)  # a dead chip logs nothing

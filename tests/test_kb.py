@@ -245,7 +245,9 @@ def test_codes_beat_patterns_and_benign_lines_match_nothing(matcher) -> None:
      "Severity:2 Assertion:1 AlarmRaisedTime:1740823400123}, hex fault code: 80e01801, fault level: RestartBusiness",
      [("device", "80E01801")]),
     ("reported fault code 0x80E01801, handling level RestartBusiness", [("device", "80E01801")]),
-    ("switch fault occurred, fault code [0x08520003,na,L2,na], port UB0/0/7",
+    ("switch subscribe got fault:AlarmId: 0x08520003, FaultID: na, AssembledFaultCode: [0x08520003,na,L2,na], "
+     "PeerPortDevice: 2, PeerPortId: 0, SwitchChipId: 1, SwitchPortId: 7, Assertion: 1, AlarmRaisedTime: 0, "
+     "faultCode:[0x08520003,na,L2,na]",
      [("switch", "[0x08520003,na,l2,na]")]),
     ("UBSW [ERROR] alarm [0x08520003,na,L1,12] downlink port down", [("switch", "[0x08520003,na,l1,na]")]),
     ("ErrorCode[EI0002] notify wait timeout ... EZ9999 EE9999 EL0004 and XEI0002 EI00021",

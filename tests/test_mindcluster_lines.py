@@ -116,3 +116,38 @@ def test_a_log_of_them_alone_is_diagnosed_on_the_device(tmp_path: Path, name: st
     (tmp_path / name).write_text(text + "\n")
     d = diagnose_logs(str(tmp_path / name), load_engine())["diagnosis"]
     assert (d["fault_class"], d["root"]["device"]) == ("hbm_uce", 3)
+
+
+SWITCH_DT = datetime(2025, 3, 1, 10, 3, 20)
+SWITCH_FIXTURE = ('[WARN]     2024/01/10 03:30:38.643330 17      deviceswitch/ascend_switch.go:190    switch subscribe '
+                  'got fault:deviceswitch.SwitchFaultEvent{EventType:0x4, FaultID:0xf1ff09, AssembledFaultCode:'
+                  '"[0x00f1ff09,155912,npu,na]", PeerPortDevice:0x1, PeerPortId:0x2, SwitchChipId:0x0, '
+                  'SwitchPortId:0x0, '
+                  'Severity:0x0, Assertion:{a}, EventSerialNum:0, NotifySerialNum:0, AlarmRaisedTime:0, '
+                  'AdditionalParam:"", AdditionalInfo:""}, faultCode:[0x00f1ff09,155912,npu,na]')
+"""The older plugin's ``%#v`` switch line, as ascend-fd's dl_log/devicePlugin fixture shows it (Assertion 0x1/0x0)."""
+
+
+@pytest.mark.parametrize("line, kind", [
+    (fmt.device_plugin_switch_fault(SWITCH_DT, "0x08520003", "L2", 7, "NotHandle"), "swfault:08520003"),
+    (fmt.device_plugin_switch_fault(SWITCH_DT, "0x08520003", "L2", 7, "NotHandle", recovered=True),
+     "swfault:08520003:recover"),
+    (fmt.device_plugin_switch_fault(SWITCH_DT, "0x00f103b0", "na", 0, "SeparateNPU", fault_id="155907"),
+     "swfault:00F103B0"),
+    (SWITCH_FIXTURE.replace("{a}", "0x1"), "swfault:00F1FF09"),
+    (SWITCH_FIXTURE.replace("{a}", "0x0"), "swfault:00F1FF09:recover"),
+])
+def test_the_plugins_switch_callback_line_gives_the_alarm_and_its_recovery(line: str, kind: str) -> None:
+    """ascend_switch.go:174 (and the older %#v form) log a switch fault's occurrence and its recovery alike at
+    WARN; ``Assertion: 0`` is the recovery (FaultRecover)."""
+    sigs = parse_line(line, 0.0, origin="pod0/node1")
+    assert [s.kind for s in sigs] == [kind], line
+    assert sigs[0].component == "pod0/node1" and sigs[0].severity == (0 if kind.endswith(":recover") else 1)
+
+
+def test_no_rule_reads_the_switch_line_no_plugin_prints() -> None:
+    """``switch fault occurred, fault code [0x...`` is in no MindCluster source (Ascend/mind-cluster history):
+    no ``plugin_sw:`` signal comes from it any more."""
+    line = "switch fault occurred, fault code [0x08520003,na,L2,na], port UB0/0/7"
+    sigs = parse_line(line, 0.0, origin="n")
+    assert not [s for s in sigs if s.kind.startswith("plugin_sw:")]

@@ -61,13 +61,27 @@ def test_device_plugin_line_is_the_plugins_fault_callback_line() -> None:
     rec = fmt.device_plugin_fault(DT, 5, "80E01805", "NotHandle", recovered=True, raised=DT - timedelta(seconds=2))
     assert "Severity:1, Assertion:0," in rec and f"AlarmRaisedTime:{int(body.group(5)) - 2000}}}" in rec
     assert "Ascend910-" not in line  # the twin's former line, which no MindCluster source prints
-    sw = fmt.device_plugin_switch_fault(DT, "0x08520003", "L2", 7, "NotHandle")
-    # the layout of ascend-fd's devicePlugin.log fixture
-    assert re.search(r"^\[WARN\] {5}\d{4}/\d\d/\d\d [\d:.]+ 17 +deviceswitch/ascend_switch.go:190 +switch subscribe got "
-                     r'fault:deviceswitch.SwitchFaultEvent\{EventType:0x4, FaultID:0x8520003, AssembledFaultCode:'
-                     r'"\[0x08520003,,L2,na\]".*\}, faultCode:\[0x08520003,,L2,na\]$', sw), sw
     with pytest.raises(ValueError):
         fmt.device_plugin_fault(DT, 0, "80E01801", "Reboot")
+
+
+def test_device_plugin_switch_line_is_the_plugins_switch_callback_line() -> None:
+    """Ascend/mind-cluster ascend-device-plugin pkg/device/deviceswitch/ascend_switch.go:174 (commit 22bb3d98):
+    ``switch subscribe got fault:%s, faultCode:%v`` at WARN, the event as ``AlarmId: 0x%08x, FaultID: %v, ...``; a
+    link-down has no fault id (``na``, setExtraFaultInfo), a chip-level fault port 0xFFFFFFFF."""
+    sw = fmt.device_plugin_switch_fault(DT, "0x08520003", "L2", 7, "NotHandle", chip=3)
+    assert re.fullmatch(r"\[WARN\] {5}2025/03/01 10:03:20\.123456 17 +deviceswitch/ascend_switch\.go:174 {4}switch "
+                        r"subscribe got fault:AlarmId: 0x08520003, FaultID: na, AssembledFaultCode: "
+                        r"\[0x08520003,na,L2,na\], PeerPortDevice: 2, PeerPortId: 0, SwitchChipId: 3, SwitchPortId: 7, "
+                        r"Assertion: 1, AlarmRaisedTime: \d{13}, faultCode:\[0x08520003,na,L2,na\]", sw), sw
+    assert "faultCode:[0x08520003,,L2" not in sw  # the twin's former empty fault id: the plugin writes na
+    rec = fmt.device_plugin_switch_fault(DT, "0x08520003", "L2", 7, "NotHandle", recovered=True)
+    assert rec.startswith("[WARN]") and "Assertion: 0," in rec  # Warnf for a recovery too
+    chip = fmt.device_plugin_switch_fault(DT, "0x00f103b0", "na", 0, "SeparateNPU", fault_id="155907")
+    assert "FaultID: 155907, AssembledFaultCode: [0x00f103b0,155907,na,na], PeerPortDevice: 0" in chip
+    assert "SwitchPortId: 4294967295," in chip
+    with pytest.raises(ValueError):
+        fmt.device_plugin_switch_fault(DT, "0x08520003", "L3", 7, "NotHandle")
 
 
 def test_syslog_has_no_year_and_pads_the_day_dmesg_t_has_ctime() -> None:

@@ -47,10 +47,10 @@ LAYOUTS: list[tuple[str, re.Pattern[str], str]] = [(n, re.compile(rx), src) for 
      r"EventID:(?P<evid>\d+), LogicID:\d+, ModuleType:0, ModuleID:0, SubModuleType:0, SubModuleID:0, Severity:[12], "
      r"Assertion:[01], AlarmRaisedTime:\d{13}\}, hex code: (?P<dev>[0-9a-f]{8})$",
      "Ascend/mind-cluster ascend-device-plugin pkg/common/fault_code.go:1844 at 22bb3d98 (DoSaveDevFaultInfo)"),
-    ("plugin switch fault", r" deviceswitch/ascend_switch\.go:190 +switch subscribe got fault:deviceswitch\."
-     r"SwitchFaultEvent\{EventType:0x4, FaultID:0x[0-9a-f]+, AssembledFaultCode:\"(?P<sw>\[[^\]]+\])\", "
-     r"PeerPortDevice:0x0, PeerPortId:0x0, SwitchChipId:0x[0-9a-f]+, SwitchPortId:0x[0-9a-f]+, Severity:0x0, "
-     r"Assertion:0x[01]\}, faultCode:\[[^\]]+\]$", "ascend-fd fixture dl_log/devicePlugin/devicePlugin.log"),
+    ("plugin switch fault", r" deviceswitch/ascend_switch\.go:174 +switch subscribe got fault:AlarmId: 0x[0-9a-f]{8}, "
+     r"FaultID: (na|\d+), AssembledFaultCode: (?P<sw>\[[^\]]+\]), PeerPortDevice: [0-2], PeerPortId: 0, "
+     r"SwitchChipId: \d+, SwitchPortId: \d+, Assertion: [01], AlarmRaisedTime: \d{13}, faultCode:\[[^\]]+\]$",
+     "Ascend/mind-cluster ascend-device-plugin pkg/device/deviceswitch/ascend_switch.go:174 at 22bb3d98"),
     ("switch alarm", r" UBSW/\d/ALARM: (WARN|INFO) (?P<sw>\[0x[0-9a-f]{8},\w+,\w+,na\]) (Assertion|Recovery) "
      r"alarmID=0x[0-9a-f]{8} port=UB0/0/\d+$", "ascend-fd fixture lcne_log (alarmID=); SwitchFaultCode.json tuples"),
     ("switch port state", r" %%01IFNET/\d/linkDown_(active|clear)\(l\): The interface status changes\. "

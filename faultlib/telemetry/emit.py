@@ -122,7 +122,7 @@ class Emitter:
             self.hub.log(lk.b, "switch", "INFO" if up else "ERROR", fmt.switch_port_state(dt, l2_host, l2_port, up))
         node = lk.node or ids.node_of(lk.a) or lk.a
         if l1_alive:
-            self.hub.log(node, "device_plugin", "INFO" if up else "WARN",
+            self.hub.log(node, "device_plugin", "WARN",  # the plugin logs a recovery at WARN too
                          fmt.device_plugin_switch_fault(dt, "0x08520003", "L2", l1_port, "NotHandle", recovered=up,
                                                         chip=ids.index(lk.a, "l1sw")))
 

@@ -7,9 +7,11 @@ the origin a caller should give (the component whose log bundle holds the line) 
 - ``device_os`` (origin: the NPU): slog device-os,
   ``[ERROR] DRV(pid,proc):YYYY-MM-DD-HH:MM:SS.mmm.uuu [file.c:line][devN]text`` with ``event_id=0x<code>``;
 - ``device_plugin`` (the node): MindCluster hwlog, ``[WARN]     YYYY/MM/DD HH:MM:SS.uuuuuu 17  file.go:line  text``:
-  switch faults in the real ``switch subscribe got fault:...`` layout; NPU faults as the plugin's DCMI callback
-  logs them, ``receive devFaultInfo: common.DevFaultInfo{EventID:<decimal>, LogicID:<n>, ...}, hex code: <hex>``
-  (Ascend/mind-cluster ascend-device-plugin pkg/common/fault_code.go:1844 at 22bb3d98);
+  switch faults as its switch DCMI callback logs them, ``switch subscribe got fault:AlarmId: 0x<alarm>,
+  FaultID: ..., faultCode:[0x<alarm>,<fault id>,<peer>,na]`` (deviceswitch/ascend_switch.go:174 at 22bb3d98);
+  NPU faults as the plugin's DCMI callback logs them, ``receive devFaultInfo: common.DevFaultInfo{EventID:<decimal>,
+  LogicID:<n>, ...}, hex code: <hex>`` (Ascend/mind-cluster ascend-device-plugin pkg/common/fault_code.go:1844 at
+  22bb3d98);
 - ``syslog`` (the node): ``Mon DD HH:MM:SS host kernel: text`` (no year); ``dmesg -T``: ``[Sat Mar  1 ...] text``;
 - ``plog`` (the node): CANN ``[LEVEL] MODULE(pid,python):YYYY-MM-DD-HH:MM:SS.mmm.uuu [file.cc:line][tid]text``;
 - ``train`` (the node): training console lines (rank prefix, iteration lines, RuntimeError lines);
@@ -222,23 +224,45 @@ def device_plugin_fault(dt: datetime, device: int, code: str | int, handling: st
                          where=PLUGIN_FAULT_CALLBACK, goroutine=52)
 
 
+PLUGIN_SWITCH_CALLBACK = "deviceswitch/ascend_switch.go:174"
+"""Where the device plugin logs each UB switch fault event the switch DCMI library delivers (Ascend/mind-cluster,
+commit 22bb3d98, component/ascend-device-plugin/pkg/device/deviceswitch/ascend_switch.go:174, goFaultEventHandler):
+``hwlog.RunLog.Warnf("switch subscribe got fault:%s, faultCode:%v", fmt.Sprintf("AlarmId: 0x%08x, FaultID: %v,
+AssembledFaultCode: %v, PeerPortDevice: %v, PeerPortId: %v, SwitchChipId: %v, SwitchPortId: %v, Assertion: %v,
+AlarmRaisedTime: %v", ...), AssembledFaultCode)``, at WARN for an occurrence and a recovery alike."""
+
+PEER_PORT_DEVICE = {"cpu": 0, "npu": 1, "L2": 2}
+"""The switch DCMI peer device type of a port -> its number (ascend-device-plugin pkg/common/constants.go:697-708 at
+22bb3d98: 0 a chip or CPU port, 1 an NPU, 2 an L2 chip); ``na`` is a chip-level fault (port 0xFFFFFFFF)."""
+CHIP_LEVEL_PORT = 0xFFFFFFFF
+"""SwitchPortId of a fault of the whole chip, not of one port (ascend_switch.go ``invalidNum``, isPortLevelFault)."""
+
+
 def device_plugin_switch_fault(dt: datetime, alarm_id: str, peer_type: str, port: int, handling: str,
-                               recovered: bool = False, fault_id: str = "", chip: int = 0) -> str:
-    """The device plugin relaying a UB switch fault ``[alarmId,faultId,peerType,na]`` in the layout of
-    ``deviceswitch/ascend_switch.go`` (ascend-fd fixtures dl_log/devicePlugin/devicePlugin.log); an alarm without a
-    fault id leaves the field empty (``[0x08520003,,L2,na]``: the spelling ascend-fd's own knowledge-graph patterns
-    match; no public document other than that vendor data shows the line). ``handling`` is checked against the
-    levels (the plugin looks it up in SwitchFaultCode.json; the line does not print it)."""
+                               recovered: bool = False, fault_id: str = "", chip: int = 0,
+                               raised: datetime | None = None) -> str:
+    """The device plugin's line for a UB switch fault event (:data:`PLUGIN_SWITCH_CALLBACK`): the alarm id, the fault
+    id (``na`` when the driver gives none, as for a link-down: setExtraFaultInfo, ascend_switch.go:310-330), the
+    tuple ``[0x<alarm>,<fault id>,<peer>,na]`` it assembles for SwitchFaultCode.json, the peer device number, the
+    chip and port (a chip-level fault, peer ``na``, has port 0xFFFFFFFF), Assertion 1 occur / 0 recover and the
+    alarm's time in ms. ``handling`` is checked against the levels (the plugin looks it up in SwitchFaultCode.json;
+    the line does not print it). PeerPortId is 0: the twin does not model the far port's number."""
     if handling not in HANDLING_LEVELS:
         raise ValueError(f"unknown handling level {handling!r}")
-    a = alarm_id.lower()
-    code = f"[{a},{fault_id},{peer_type},na]"
-    fid = int(a, 16)
-    event = (f"deviceswitch.SwitchFaultEvent{{EventType:0x4, FaultID:{fid:#x}, AssembledFaultCode:\"{code}\", "
-             f"PeerPortDevice:0x0, PeerPortId:0x0, SwitchChipId:{chip:#x}, SwitchPortId:{port:#x}, Severity:0x0, "
-             f"Assertion:{0 if recovered else 1:#x}}}")
-    return device_plugin(dt, "INFO" if recovered else "WARN", f"switch subscribe got fault:{event}, faultCode:{code}",
-                         where="deviceswitch/ascend_switch.go:190", goroutine=17)
+    if peer_type != "na" and peer_type not in PEER_PORT_DEVICE:
+        raise ValueError(f"unknown switch peer type {peer_type!r} (one of cpu, npu, L2, na)")
+    alarm = int(alarm_id, 16)
+    fid = fault_id if fault_id not in ("", "na") else "na"
+    if fid != "na":
+        int(fid)  # the driver's fault id is a number
+    code = f"[0x{alarm:08x},{fid},{peer_type},na]"
+    peer_dev = PEER_PORT_DEVICE.get(peer_type, 0)
+    sw_port = CHIP_LEVEL_PORT if peer_type == "na" else port
+    event = (f"AlarmId: 0x{alarm:08x}, FaultID: {fid}, AssembledFaultCode: {code}, PeerPortDevice: {peer_dev}, "
+             f"PeerPortId: 0, SwitchChipId: {chip}, SwitchPortId: {sw_port}, Assertion: {0 if recovered else 1}, "
+             f"AlarmRaisedTime: {_epoch_ms(raised or dt)}")
+    return device_plugin(dt, "WARN", f"switch subscribe got fault:{event}, faultCode:{code}",
+                         where=PLUGIN_SWITCH_CALLBACK, goroutine=17)
 
 
 # ---- host OS ---------------------------------------------------------------------------------------------

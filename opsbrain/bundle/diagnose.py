@@ -78,7 +78,7 @@ def detect(signals: list[Signal], engine: Any, placement: dict[str, list[str]],
     return list(det.incidents)
 
 
-_QUIET = ("level:", "plugin_sw:", ":recover", "sw:up", "port:up", "hccn:up", "hccn:tls_")
+_QUIET = ("level:", ":recover", "sw:up", "port:up", "hccn:up", "hccn:tls_")
 
 
 def _evidence_lines(inc: Any, where: dict[int, int], lines: list[BundleLine], n: int = 8) -> list[dict[str, Any]]:

@@ -206,7 +206,7 @@ class _Export:
     def _plogs(self, node: str, by_pid: dict[int, list[LogLine]]) -> None:
         w = host_of(node)
         ranks = self._ranks()
-        t0, t1 = self.sim.wallclock(self.start_s), self.sim.wallclock(self.end_s)
+        t0 = self.sim.wallclock(self.start_s)
         procs: dict[int, int] = {}  # pid -> device
         for npu in self.sim.topology.npus_of(node):
             if npu in ranks:
@@ -222,8 +222,8 @@ class _Export:
             self.files.add(path, fmt.plog_hcom_init(t0, pid, pid + 1, n, rank, fmt.host_ip(node), dev))
             for ln in by_pid.get(pid, []):
                 self.files.add(path, ln.text)
-            self.files.add(path, fmt.plog(t1, "INFO", "RUNTIME", pid, pid + 1, "runtime.cc:1520",
-                                          f"device_id={dev}, log bundle collected, process log flushed"))
+            # no closing line: the twin's former 'log bundle collected, process log flushed' (runtime.cc:1520) is in
+            # no CANN source or log
 
     # ---- environment_check ----------------------------------------------------------------------------------
     def env_checks(self, hccn: Mapping[str, list[tuple[float, int, bool]]],

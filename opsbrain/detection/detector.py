@@ -47,7 +47,7 @@ TIME_RESOLUTION_S = 1e-3  # log time stamps carry milliseconds: windows compare 
 ACTIONABLE_WARNINGS = ("sw:lanes", "dev:80E20207", "dev:80E18401", "dev:80E00209", "dev:81B18605", "dev:81078605")
 BURST_KINDS = ("dev:80E01805",)
 NODE_WIDE = ("node_crash",)  # classes whose root is a whole node: other wholly dark nodes are incidents of their own
-IGNORED = ("level:", "plugin_sw:", "sw:up", "port:up", "hccn:up", ":recover", "hccn:tls_")  # tls_: states
+IGNORED = ("level:", "sw:up", "port:up", "hccn:up", ":recover", "hccn:tls_")  # tls_: states
 
 
 def _tie_order(sig: Signal) -> int:

@@ -86,7 +86,7 @@ def describe_kind(kind: str) -> str:
 
 def evidence(signals: list[Signal], history: LinkRecords) -> list[str]:
     out: list[str] = []
-    kinds = Counter(s.kind for s in signals if not s.kind.startswith(("level:", "plugin_sw:")))
+    kinds = Counter(s.kind for s in signals if not s.kind.startswith("level:"))
     for kind, n in kinds.most_common(5):
         where = Counter(s.component for s in signals if s.kind == kind and s.component).most_common()
         more = f" and {len(where) - 1} other{'s' if len(where) > 2 else ''}" if len(where) > 1 else ""

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from opsbrain.ingest import Signal
 
 NAMING = ("primary", "secondary")
-HARDWARE_SOURCES = ("dev:", "plugin:", "plugin_sw:", "sw:", "port:", "swfault:", "hccn:", "agent:", "bmc:", "smi:",
+HARDWARE_SOURCES = ("dev:", "plugin:", "sw:", "port:", "swfault:", "hccn:", "agent:", "bmc:", "smi:",
                     "dmi:", "drv:", "os:")
 """Kind families printed by a hardware or fabric component or about one: the device's fault events (npu-smi, the
 device plugin), the switches and their ports, RoCE ports (hccn_tool), node agents, the BMC, ascend-dmi, the driver

@@ -29,7 +29,10 @@ no-action level is a warning, at any other an error, whatever the event's ``Warn
 component/ascend-device-plugin/pkg/device/ascendcommon.go:1585-1589 at 22bb3d98): that logical id names the NPU."""
 RE_FAULT_CODE = screened(r"fault ?code[s]?\s*[:=]?\s*\[?\s*(?:0x)?([0-9a-f]{8})(?![0-9a-z])", re.I)
 RE_SW_TUPLE = screened(r"\[(0x[0-9a-f]{8}),\s*(\w*),\s*(\w*),\s*(\w*)\]", re.I)
-RE_PLUGIN_SW = screened(r"switch fault (occurred|recovered), fault code \[(0x[0-9a-f]{8}),", re.I)
+RE_SW_RECOVER = re.compile(r"\bAssertion:\s*(?:0x)?0\b")
+"""A switch fault event's recovery as the device plugin logs it (ascend-device-plugin
+pkg/device/deviceswitch/ascend_switch.go:174 at 22bb3d98: ``Assertion: 0``; the ``%#v`` form of ascend-fd's
+devicePlugin.log fixture: ``Assertion:0x0``; 0 is FaultRecover, devmanager/common/constants.go:200)."""
 RE_ALARM_ID = screened(r"alarmID=(0x[0-9a-f]{8})", re.I)
 RE_BMC = screened(r"\[device type: (\w+)\]-\[device id: (\d+)\]-\[error code: ([0-9A-Fa-f]{8})\]")
 RE_SMI_HEALTH = screened(r"^\|\s*(\d+)\s+\S*9\d0\S*\s*\|\s*(Warning|Alarm|Critical|Abnormal)\b", re.I)
@@ -151,14 +154,14 @@ def parse(ctx: LineCtx) -> bool:
                         device=card)
         ctx.add(f"level:{lvl}", comp, 0, device=card)
         return True
-    if m := RE_PLUGIN_SW.search(text):
-        ctx.add("plugin_sw:down" if m.group(1) == "occurred" else "plugin_sw:up", None, 0)  # names no plane
-        return True
     if m := RE_BMC.search(text):
         ctx.add(f"bmc:{m.group(3).upper()}", ctx.node, 2)
         return True
     if (m := RE_SW_TUPLE.search(text)) and ("fault" in ctx.low or "alarm" in ctx.low):
-        ctx.add(f"swfault:{m.group(1).lower()[2:].upper()}", ctx.node, max(ctx.sev, 1))
+        if "subscribe got fault" in text and RE_SW_RECOVER.search(text):
+            ctx.add(f"swfault:{m.group(1).lower()[2:].upper()}:recover", ctx.node, 0)
+        else:
+            ctx.add(f"swfault:{m.group(1).lower()[2:].upper()}", ctx.node, max(ctx.sev, 1))
         return True
     if m := RE_ALARM_ID.search(text):
         ctx.add(f"swfault:{m.group(1).lower()[2:].upper()}", ctx.node, max(ctx.sev, 1))
