@@ -185,11 +185,13 @@ def test_node_loss_stalls_peers_then_restart_onto_spare(topo1: Topology) -> None
     assert spare in job.nodes and bad not in job.nodes
     assert job.accounting()["restarts"] == 1
     assert job.accounting()["downtime_s"] > job.p.replace_node_s.median
-    # two adjacent nodes losing host memory destroy the in-memory replicas: fall back to persistent
-    sim.state.set_health(job.nodes[0], Health.FAILED)
-    sim.state.set_health(job.nodes[1], Health.FAILED)
+    # a node and its replica peer (half the job away) losing host memory destroy the in-memory checkpoint
+    pair = [job.nodes[0], job.replica_peers()[job.nodes[0]]]
+    assert pair[1] == job.nodes[8]
+    for nd in pair:
+        sim.state.set_health(nd, Health.FAILED)
     spares = sim.topology.nodes()[41:43]
-    proc = job.restart("memory", replace=dict(zip(job.nodes[:2], spares, strict=True)))
+    proc = job.restart("memory", replace=dict(zip(pair, spares, strict=True)))
     assert [e for e in sim.telemetry.events if e.kind == "restart"][-1].detail["source"] == "persistent"
     sim.env.run(until=proc)
     assert proc.value is True

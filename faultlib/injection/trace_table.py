@@ -8,9 +8,12 @@ flat ``level``/``class``/``desc`` columns (also ``fault_type.Level`` ... as a CS
 column (``description``/``category``/``fault``/``fault_category``/``fault_type``/``reason``). An optional per-row
 ``unit``/``time_unit`` (s, min, h, days) overrides the ``time_unit`` argument.
 
-Pairing: a ``fault_end`` closes the earliest still-open ``fault_start`` of the same node and the same
-(level, class, desc) from an earlier row and gives the duration; an end with no open start is counted in
-``orphan_ends``; a start never ended has no duration. A fault that ends at the instant it starts (the published
+Pairing: events are taken in time order, whatever the file's order (traces concatenated per node are not in
+time order): a start before an end at equal times, then by node and fault. A ``fault_end`` closes the earliest
+still-open ``fault_start`` of the same node and the same (level, class, desc) and gives the duration; an end with
+no open start is counted in ``orphan_ends`` (a fault that began before the trace's window), unless the file puts
+a start of that node and fault before it that is later in time and never ended: an end before its own start,
+refused. A start never ended has no duration. A fault that ends at the instant it starts (the published
 InfiniteHBD trace has 14) is kept with a minimum duration: the trace's time resolution, i.e. the smallest positive
 gap between its event times (1e-4 day = 8.64 s there; 1 s when no two times differ).
 """
@@ -81,6 +84,7 @@ class TraceTable:
     resolution_s: float
     origin_s: float
     end_s: float          # last event time (from the origin)
+    out_of_order: int = 0  # events earlier than an event before them in the file (all are paired in time order)
 
     def statistics(self) -> dict[str, Any]:
         """The trace's own figures: servers, window, faults, interruptions per node-day, overlaps, durations.
@@ -298,10 +302,13 @@ def table_from_frame(frame: pd.DataFrame, file: str, *, time_unit: str = "s", re
     resolution = round(min(gaps), 6) if gaps else FALLBACK_RESOLUTION_S
     resolution = max(resolution, 1e-3)  # reason: below a millisecond a gap is float noise, not a resolution
 
+    order = time_order(parsed)
+    out_of_order = _out_of_order([p[1] for p in parsed])
     open_starts: dict[tuple[str, str, str, str], deque[int]] = {}
     starts: list[list[Any]] = []  # [row, t, duration, zero]
-    orphan = 0
-    for i, (node, t, ev, level, cls, desc) in enumerate(parsed):
+    orphans: list[int] = []
+    for i in order:
+        node, t, ev, level, cls, desc = parsed[i]
         key = (node, level, cls, desc)
         if ev == "start":
             if t - origin < 0:
@@ -312,19 +319,56 @@ def table_from_frame(frame: pd.DataFrame, file: str, *, time_unit: str = "s", re
             continue
         q = open_starts.get(key)
         if not q:
-            orphan += 1
+            orphans.append(i)
             continue
         j = q.popleft()
-        si, st = starts[j][0], starts[j][1]
-        if t < st:
-            raise FaultPlanError(f"{labels[i]}.{cols['time']}", f"fault_end at {t:g} s is before its "
-                                 f"fault_start at {st:g} s ({labels[si]})")
+        st = starts[j][1]
         starts[j][2], starts[j][3] = (t - st, False) if t > st else (resolution, True)
+    _refuse_end_before_own_start(parsed, orphans, starts, labels, str(cols["time"]))
+    orphan = len(orphans)
     faults = [TraceFault(si, labels[si], parsed[si][0], st - origin, dur, parsed[si][3], parsed[si][4],
                          parsed[si][5], zero) for si, st, dur, zero in starts]
     end = max((p[1] for p in parsed), default=origin) - origin
     return TraceTable(file, len(parsed), faults, orphan, sum(f.zero_length for f in faults), resolution, origin,
-                      end)
+                      end, out_of_order)
+
+
+def time_order(parsed: list[tuple[str, float, str, str, str, str]]) -> list[int]:
+    """Row indices in time order: start before end at equal times, then node (natural order) and fault, then
+    file order (only rows that differ in nothing else keep it), so the pairing does not depend on file order."""
+    return sorted(range(len(parsed)), key=lambda i: (parsed[i][1], parsed[i][2] != "start", _natural(parsed[i][0]),
+                                                     parsed[i][3:], i))
+
+
+def _natural(s: str) -> tuple[tuple[int, Any], ...]:
+    return tuple((0, int(t)) if t.isdigit() else (1, t) for t in re.split(r"(\d+)", s))
+
+
+def _out_of_order(times: list[float]) -> int:
+    """Events earlier than an event before them in the file."""
+    n, latest = 0, -math.inf
+    for t in times:
+        n += t < latest
+        latest = max(latest, t)
+    return n
+
+
+def _refuse_end_before_own_start(parsed: list[tuple[str, float, str, str, str, str]], orphans: list[int],
+                                 starts: list[list[Any]], labels: list[str], time_col: str) -> None:
+    """An end that no earlier start closes, while the file puts a start of the same node and fault before it that
+    is later in time and never ended: the trace contradicts itself (an end before its own start)."""
+    unended: dict[tuple[str, ...], list[int]] = {}
+    for s in starts:
+        if s[2] is None:
+            unended.setdefault((parsed[s[0]][0], *parsed[s[0]][3:]), []).append(s[0])
+    for i in orphans:
+        node, t, _ev, level, cls, desc = parsed[i]
+        own = [j for j in unended.get((node, level, cls, desc), []) if j < i]
+        if own:
+            j = max(own)
+            raise FaultPlanError(f"{labels[i]}.{time_col}", f"fault_end at {t:g} s is before its fault_start at "
+                                 f"{parsed[j][1]:g} s ({labels[j]})")
+
 
 
 def read_trace(path: str | Path, *, time_unit: str = "s", rebase: bool = False,

@@ -1,7 +1,8 @@
 """Checkpoints of a training job: a persistent write every ``ckpt_interval_s`` at the next step boundary (a
 stall while it lasts; a lost storage path fails it with the storage client's I/O error and it is retried after
-the next interval), and the in-memory checkpoint every ``mem_ckpt_every_steps``, replicated on the next node of
-the job (lost only when both nodes lost their host memory)."""
+the next interval), and the in-memory checkpoint every ``mem_ckpt_every_steps``, each node's shard replicated on
+its peer (``mem_ckpt_peer``: by default the node half the job away, another rack; lost only when a node and its
+peer both lost their host memory)."""
 
 from __future__ import annotations
 
@@ -75,10 +76,16 @@ class Checkpoints(CollectiveStalls):
         self._schedule_ckpt()
         self._enter_running(None)
 
+    def replica_peers(self) -> dict[str, str]:
+        """Each job node -> the node holding the replica of its in-memory checkpoint shard (``mem_ckpt_peer``)."""
+        n = len(self.nodes)
+        k = n // 2 if self.p.mem_ckpt_peer == "half" else 1
+        return {nd: self.nodes[(i + k) % n] for i, nd in enumerate(self.nodes)}
+
     def _memory_ok(self) -> bool:
-        """Each node's shard is replicated on the next node of the job: lost only if both lost host memory."""
-        n, lost = len(self.nodes), self._nodes_lost
-        return not any(self.nodes[i] in lost and self.nodes[(i + 1) % n] in lost for i in range(n))
+        """The in-memory checkpoint survives unless some node and its replica peer both lost host memory."""
+        lost = self._nodes_lost
+        return not any(nd in lost and peer in lost for nd, peer in self.replica_peers().items())
 
     @property
     def last_persistent_step(self) -> int:

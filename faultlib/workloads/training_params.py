@@ -4,7 +4,7 @@ day/night switch and the benchmarks)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import model_validator
 
@@ -95,6 +95,19 @@ class TrainingParams(OpRetryParams):
     mem_ckpt_every_steps: int = P(
         1, "steps", "in-memory checkpoint every iteration, replicated to a peer node (Gemini, SOSP'23, facts.md §5)",
         ge=1)
+    mem_ckpt_peer: Literal["half", "next"] = P(
+        "half", "placement", "where a node's in-memory checkpoint shard is replicated. half: on the node half the job "
+        "away, as Huawei's MindIO TTP replica optimizer places it (MindSpeed-LLM docs/pytorch/features/"
+        "high_availability.md; tft_replica_group.py: each data-parallel group split into REPLICA_NUM = 2 contiguous "
+        "halves, each holding the whole optimizer state, so a shard's copy sits at the same place in the other "
+        "half); the twin's TP x PP is one node, so the data-parallel index is the node's place in the job and the "
+        "peer is n // 2 places on (a ring when a scale-in leaves an odd count: reasoned). In node order that is "
+        "another rack (topology.nodes_per_compute_rack) once the job spans 8 nodes, so one rack's loss leaves a copy "
+        "of every shard; NVIDIA's resiliency-ext local checkpoints likewise set the replication jump to the failure "
+        "blast radius (CliqueReplicationStrategy). UB bandwidth is the same between any two nodes of a pod "
+        "(fabric.inter_node_overhead), so the distance costs no step time. next: the next node of the job, as "
+        "DLRover's flash checkpoint backs up within groups of consecutive node ranks (ShardCkptReplicaManager): two "
+        "adjacent nodes of one rack lose both copies (the twin's placement before session 31)")
     mem_ckpt_overlap: float = P(
         0.9, "fraction", "reason: the replica traffic is interleaved into idle network time (Gemini), so little of "
         "it shows in the step", ge=0, le=1)

@@ -53,9 +53,9 @@ class RecoveryActions(Checkpoints):
         is one data-parallel replica fewer; the global batch stays, so each step takes longer).
 
         Downtime = node replacement (if any) + process launch + HCCL init + checkpoint load (peer memory over UB,
-        or the persistent checkpoint over the storage path); work since that checkpoint is redone. If every
-        node of an adjacent replica pair lost its host memory, the in-memory checkpoint is gone and the restart
-        falls back to the persistent one. The process's value is True once the job runs again.
+        or the persistent checkpoint over the storage path); work since that checkpoint is redone. If a node
+        and its replica peer (``replica_peers``) both lost their host memory, the in-memory checkpoint is gone and
+        the restart falls back to the persistent one. The process's value is True once the job runs again.
 
         ``scope="process"`` is a process-level reschedule: the surviving ranks keep their processes and only
         re-form the communicator; the replaced nodes' ranks start on warm standbys (``warm_attach_s`` instead of

@@ -231,7 +231,7 @@ def summary(rep: ReplayReport, plan: Plan | None = None, fold: bool = False) -> 
                              for k, v in rep.unmapped_reasons.items()}, "by_basis": rep.by_basis,
         "zero_length": {"count": tt.zero_length, "min_duration_s": tt.resolution_s},
         "durations": {"used": rep.durations_used, "not_modelled": rep.durations_not_modelled},
-        "orphan_ends": rep.orphan_ends, "open_faults": rep.open_faults,
+        "out_of_order_events": tt.out_of_order, "orphan_ends": rep.orphan_ends, "open_faults": rep.open_faults,
         "pods": plan.topology.pods if plan else None, "nodes_mapped": len(set(rep.node_map.values())),
         "folded": rep.folded, "trace_statistics": tt.statistics(),
         "starts_with_fault_open_on_nodes": starts_during_open(pd.DataFrame(
@@ -244,6 +244,9 @@ def notes(rep: ReplayReport) -> list[str]:
     """What the replay changed or could not do, each said once."""
     tt = rep.trace
     out = []
+    if tt.out_of_order:
+        out.append(f"{tt.out_of_order} of {tt.events} event(s) are earlier than an event before them in the file: all "
+                   "were sorted by time (a start before an end at equal times) before pairing")
     if tt.orphan_ends:
         out.append(f"{tt.orphan_ends} fault_end event(s) without a fault_start of the same server and fault before "
                    "them: left out")
