@@ -20,7 +20,8 @@ incident = st.one_of(
             {"fault_class": st.one_of(st.none(), st.sampled_from([*KINDS, "unknown", "dirty_connector"]))})),
         "ttr_s": st.one_of(st.none(), st.floats(0, 1e5, allow_nan=False)),
         "detected_at_s": st.one_of(st.none(), st.floats(0, 1e4, allow_nan=False)),
-        "class_correct": st.booleans(), "correct": st.booleans(), "localized": st.booleans()}))
+        "class_correct": st.booleans(), "correct": st.booleans(), "localized": st.booleans()},
+        optional={"recovery": st.sampled_from(["before_detection", "after_detection", "not_recovered"])}))
 journal = st.fixed_dictionaries({"policy": st.sampled_from(["auto", "manual", "vendor-default"]),
                                  "scenario": st.just("s"), "incidents": st.lists(incident, max_size=8)})
 
@@ -40,9 +41,11 @@ def _loops(journals: list[dict[str, Any]]) -> dict[str, Any]:
         count[kind, pol]["faults"] += 1
         count[kind, pol]["top1"] += d == kind
         count[kind, pol]["unrecovered"] += i.get("ttr_s") is None
+        early = i.get("recovery") == "before_detection"  # back before detection: counted apart, not in the ttrs
+        count[kind, pol]["before_detection"] += early
         if i.get("ttr_s") is None:
             unrecovered[kind] += 1
-        else:
+        elif not early:
             ttr[kind][pol].append(float(i["ttr_s"]))
     n = len(faults)
     acc = {"faults": n, "detected": sum(i.get("detected_at_s") is not None for _, i in faults),

@@ -172,6 +172,7 @@ def journal_tables(j: dict[str, Any], show_all: bool = False) -> list[Table]:
     inc = Table.of(["fault", "component", "diagnosis", "conf", "ttd s", "ttdiag s", "ttr s", "outcome"],
                    title="incidents", wrap=["component", "diagnosis"], right=["conf", "ttd s", "ttdiag s", "ttr s"])
     ignored = []
+    early = 0  # recovered before detection (ttr marked)
     for i in j["incidents"]:
         inj, d = i["injected"], i["diagnosis"] or {}
         word, tone = incident_outcome(i)
@@ -179,10 +180,15 @@ def journal_tables(j: dict[str, Any], show_all: bool = False) -> list[Table]:
             ignored.append(i)
             continue
         label = inj["kind"] if inj else "(consequence)" if i.get("consequence_of") else "(noise)"
+        before = i.get("recovery") == "before_detection"
+        early += before
         inc.add(label, inj["component"] if inj else d.get("component"),
                 d.get("fault_class", "-"), f"{d['confidence']:.2f}" if d else "-", _num(i["ttd_s"]),
-                _num(i["ttdiag_s"]), _num(i["ttr_s"]), word,
+                _num(i["ttdiag_s"]), f"{_num(i['ttr_s'])}*" if before else _num(i["ttr_s"]), word,
                 styles=[None] * 7 + [TONE_STYLE[tone]])
+    if early:
+        inc.note("* back before it was detected (healed by itself or needed no action): counted apart from the "
+                 "recoveries after detection, and out of the median ttr")
     if ignored:
         classes = Counter(str((i["diagnosis"] or {}).get("fault_class", "-")) for i in ignored)
         top = ", ".join(f"{c} {n}" for c, n in classes.most_common(3)) + (", ..." if len(classes) > 3 else "")
@@ -246,9 +252,12 @@ def _print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False
     fps = [i for i in j["incidents"] if i.get("false_positive")]
     named = "; ".join(f"{(i['diagnosis'] or {}).get('fault_class')} at {(i['diagnosis'] or {}).get('component')}"
                       for i in fps[:3])
+    split = (f" ({s['recovered_after_detection']} after detection, {s['recovered_before_detection']} before it)"
+             if s.get("recovered_before_detection") else "")
+    med = (f"; median ttr after detection {_num(s['median_ttr_s'])} s" if s.get("median_ttr_s") is not None else "")
     click.echo(f"{s['incidents']} faults, {s['diagnosed_correctly']} diagnosed correctly, {s['recovered']} "
-               f"recovered, {s['false_positives']} false positives" + (f" ({named})" if named else "")
-               + f"; {steady_words(j['steady_state'])}")
+               f"recovered{split}, {s['false_positives']} false positives" + (f" ({named})" if named else "")
+               + f"{med}; {steady_words(j['steady_state'])}")
     faults = [i for i in j["incidents"] if i.get("injected")]
     missed = sum(1 for i in faults if i.get("detected_at_s") is None)
     open_ = sum(1 for i in faults if i.get("detected_at_s") is not None and i.get("recovered_at_s") is None)
@@ -437,14 +446,17 @@ def campaign_tables(out: dict[str, Any]) -> list[Table]:
               "green at or above it, yellow 0.85-0.90, red below")
     tables = [jobs]
     for pol, s in out["by_policy"].items():
-        cols = ["n", "recovered", "ttr p50", "ttr p90", "ttr p99", "ttd p50", "ttd p90", "ttd p99", "ttdiag p50",
-                "ttdiag p90", "ttdiag p99"]
+        cols = ["n", "recovered", "before det.", "ttr p50", "ttr p90", "ttr p99", "ttd p50", "ttd p90", "ttd p99",
+                "ttdiag p50", "ttdiag p90", "ttdiag p99"]
         ttr = Table.of(["class", *cols], title=f"{pol}: time to recover, detect and diagnose by fault class (s; "
                        "quantiles: numpy linear)", right=cols)
         for k, v in s["ttr_by_class"].items():
             d = v["ttr_s"]  # a summary from before the ttd/ttdiag distributions has their medians only
             dd, dg = v.get("ttd_s") or {"p50": v.get("ttd_s_p50")}, v.get("ttdiag_s") or {"p50": v.get("ttdiag_s_p50")}
-            ttr.add(k, v["n"], v["recovered"], *(_num(x.get(q)) for x in (d, dd, dg) for q in ("p50", "p90", "p99")))
+            ttr.add(k, v["n"], v["recovered"], v.get("recovered_before_detection", "-"),
+                    *(_num(x.get(q)) for x in (d, dd, dg) for q in ("p50", "p90", "p99")))
+        ttr.note("ttr: over the faults recovered after their detection; 'before det.' were back before it (healed "
+                 "by themselves or needing no action) and are counted apart")
         tables.append(ttr)
     return tables
 
@@ -469,6 +481,12 @@ def _print_campaign(out: dict[str, Any], fmt: str = "table") -> None:
                    f"noise incidents, {dg['false_positives']} acted on (false positives); hands-off share "
                    f"{s['recovery']['handled_without_human']}; spare swaps {s['spares']['swaps']}, runs out of "
                    f"spares {s['spares']['runs_exhausted']}")
+        rec = s["recovery"]
+        if "ttr_after_detection_s" in rec:  # the headline over the faults that needed a response
+            a = rec["ttr_after_detection_s"]
+            click.echo(f"  ttr of the faults recovered after detection: median {_num(a.get('p50'))} s (n {a['n']}); "
+                       f"{rec['recovered_before_detection']} back before detection (self-healed or no action "
+                       "needed), counted apart")
         click.echo(ttr.render(fmt))
     cmp_ = out.get("auto_vs_manual")
     if cmp_:
@@ -480,8 +498,10 @@ def _print_campaign(out: dict[str, Any], fmt: str = "table") -> None:
                 click.echo(f"auto vs manual, {name}: lost tokens reduced by {j['lost_tokens_reduction']}, SLO "
                            f"violation {j['slo_violation_s_auto']} s vs {j['slo_violation_s_manual']} s")
         t = cmp_["ttr_s"]
-        click.echo(f"auto vs manual, ttr on the same {t['pairs']} faults: median {t['auto']['p50']} s vs "
-                   f"{t['manual']['p50']} s")
+        click.echo(f"auto vs manual, ttr on the same {t['pairs']} faults recovered after detection: median "
+                   f"{t['auto']['p50']} s vs {t['manual']['p50']} s"
+                   + (f" ({t['pairs_before_detection']} pairs back before detection left out)"
+                      if t.get("pairs_before_detection") else ""))
 
 
 def _rng(d: dict[str, Any]) -> str:
