@@ -43,6 +43,7 @@ def seed_record(journal: dict[str, Any], timeline: Timeline | None = None, spare
             "category": cats.get((inj["component"], _r(inj["at_s"])), inj.get("category", BACKGROUND)),
             "ttd_s": i.get("ttd_s"), "ttdiag_s": i.get("ttdiag_s"), "ttr_s": i.get("ttr_s"),
             "recovery": i.get("recovery"),  # before_detection: healed by itself, out of the ttr distributions
+            "detection": i.get("detection"),  # censored: too late in the run to detect, out of the accuracy
             "diagnosis": d.get("fault_class"), "correct": bool(i.get("correct")),
             "class_correct": bool(i.get("class_correct")), "localized": bool(i.get("localized")),
             "runbook": i.get("runbook"), "human_steps": int(i.get("human_steps") or 0),
@@ -157,15 +158,19 @@ def policy_summary(records: list[dict[str, Any]], npus: int | None = None, days:
     out["faults_by_kind"] = dict(sorted(Counter(f["kind"] for f in faults).items()))
     out["jobs"] = _jobs(records)
     out["ttr_by_class"] = _ttr_by_class(faults)
-    det = [f for f in faults if f["ttd_s"] is not None]
+    scored = [f for f in faults if f.get("detection") != "censored"]  # censored: no time left to detect them
+    inter_scored = [f for f in inter if f.get("detection") != "censored"]
+    det = [f for f in scored if f["ttd_s"] is not None]
     noise = sum(r["noise_incidents"] for r in records)
     fps = sum(r["false_positives"] for r in records)
     out["diagnosis"] = {
-        "faults": len(faults), "detected": len(det), "correct": sum(f["correct"] for f in faults),
-        "accuracy": _r(sum(f["correct"] for f in faults) / len(faults), 4) if faults else None,
-        "class_accuracy": _r(sum(f["class_correct"] for f in faults) / len(faults), 4) if faults else None,
-        "interruption_accuracy": _r(sum(f["correct"] for f in inter) / len(inter), 4) if inter else None,
-        "by_class": _diagnosis_by_class(faults),
+        "faults": len(scored), "censored": len(faults) - len(scored), "detected": len(det),
+        "correct": sum(f["correct"] for f in scored),
+        "accuracy": _r(sum(f["correct"] for f in scored) / len(scored), 4) if scored else None,
+        "class_accuracy": _r(sum(f["class_correct"] for f in scored) / len(scored), 4) if scored else None,
+        "interruption_accuracy": _r(sum(f["correct"] for f in inter_scored) / len(inter_scored), 4)
+        if inter_scored else None,
+        "by_class": _diagnosis_by_class(scored),
         "noise_incidents": noise, "false_positives": fps, "false_positives_per_run": _r(fps / n) if n else None}
     early = [f["ttr_s"] for f in faults if _early(f)]
     out["recovery"] = {

@@ -259,7 +259,8 @@ def _print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False
                f"recovered{split}, {s['false_positives']} false positives" + (f" ({named})" if named else "")
                + f"{med}; {steady_words(j['steady_state'])}")
     faults = [i for i in j["incidents"] if i.get("injected")]
-    missed = sum(1 for i in faults if i.get("detected_at_s") is None)
+    censored = [i for i in faults if i.get("detection") == "censored"]  # no time left to detect: not a miss
+    missed = sum(1 for i in faults if i.get("detected_at_s") is None) - len(censored)
     open_ = sum(1 for i in faults if i.get("detected_at_s") is not None and i.get("recovered_at_s") is None)
     if j["verdict"] == "inconclusive":
         click.echo(f"  inconclusive: {j.get('verdict_reason')}")
@@ -271,6 +272,9 @@ def _print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False
         click.echo(f"  note: {missed} fault(s) not detected and {open_} detected but not recovered"
                    + ("; the verdict rests on the steady-state probes and the expectations only"
                       if j["verdict"] == "passed" else ""))
+    for i in censored:
+        click.echo(f"  censored (not counted as missed): {i['injected']['kind']} on {i['injected']['component']}: "
+                   f"{i.get('detection_note')}")
     for i in faults:  # a link only drained or re-routed around: never said to be recovered
         if i.get("still_out_of_service"):
             click.echo(f"  still out of service at the end of the run: {i['injected']['component']} "

@@ -209,6 +209,11 @@ def _grading(inc: dict[str, Any]) -> dict[str, Any]:
     ok_cls, ok_loc = bool(inc.get("class_correct")), bool(inc.get("localized"))
     if inc.get("correct"):
         words = "correct: class and component match the injected fault"
+    elif not d and inc.get("detection") == "censored":  # no time left to detect: graded apart, not a miss
+        return {"graded": False, "correct": None, "censored": True, "injected_kind": inj.get("kind"),
+                "injected_component": inj.get("component"),
+                "words": f"censored: injected {inj.get('kind')} too late in the run to be detected "
+                         f"({inc.get('detection_note')})"}
     elif not d:
         words = f"missed: injected {inj.get('kind')} was not diagnosed"
     elif not ok_cls:

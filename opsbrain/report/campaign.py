@@ -52,9 +52,10 @@ def _fault_table(faults: list[tuple[dict[str, Any], dict[str, Any]]]) -> pd.Data
              "ttr_s": float(i["ttr_s"]) if i.get("ttr_s") is not None else float("nan"),
              "detected": i.get("detected_at_s") is not None, "class_correct": bool(i.get("class_correct")),
              "correct": bool(i.get("correct")), "localized": bool(i.get("localized")),
-             "early": i.get("recovery") == "before_detection"} for j, i in faults]
+             "early": i.get("recovery") == "before_detection", "censored": i.get("detection") == "censored"}
+            for j, i in faults]
     df = pd.DataFrame.from_records(rows, columns=["kind", "policy", "diag", "ttr_s", "detected", "class_correct",
-                                                  "correct", "localized", "early"])
+                                                  "correct", "localized", "early", "censored"])
     df["top1"] = df["diag"] == df["kind"]
     df["unrecovered"] = df["ttr_s"].isna()
     return df
@@ -72,10 +73,13 @@ def build_campaign_report(journals: list[dict[str, Any]], summary: dict[str, Any
     matrix = [[int(x) for x in row] for row in
               pd.crosstab(df["kind"], df["diag"]).reindex(index=kinds, columns=cols, fill_value=0).to_numpy()] \
         if len(df) else []
-    n = len(df)
-    acc: dict[str, Any] = {"faults": n, "detected": int(df["detected"].sum()), "top1": int(df["class_correct"].sum()),
-                           "correct": int(df["correct"].sum()), "localized": int(df["localized"].sum()),
-                           "abstained": int(df["diag"].isin([NONE, "unknown"]).sum())}
+    scored = df[~df["censored"].astype(bool)]  # censored: injected too late in a run to be detected, apart
+    n = len(scored)
+    acc: dict[str, Any] = {"faults": n, "detected": int(scored["detected"].sum()),
+                           "top1": int(scored["class_correct"].sum()), "correct": int(scored["correct"].sum()),
+                           "localized": int(scored["localized"].sum()),
+                           "abstained": int(scored["diag"].isin([NONE, "unknown"]).sum()),
+                           "censored": len(df) - n}
     acc |= {f"{k}_rate": (acc[k] / n if n else None) for k in ("detected", "top1", "correct", "localized",
                                                                 "abstained")}
     per_class: dict[str, Any] = {}

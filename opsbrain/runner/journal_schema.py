@@ -17,7 +17,8 @@ SCHEMA_VERSION = 5  # 2: ttr's bar includes the latency SLO; impact is each faul
 # back; 4: a link only drained or routed around and still down at the end is not recovered, workloads or not
 # (still_out_of_service); 5: ttr and impact come from the dips a fault owns (not another cause's), an inference
 # fault's instances count, impact_measurable / impact_note; recovery (before or after detection) and the
-# summary's median over recoveries after detection (docs/architecture.md)
+# summary's median over recoveries after detection; detection (censored: too late in the run to detect)
+# (docs/architecture.md)
 SCHEMA_ID = "https://opsbrain.invalid/schemas/journal-v1.json"  # an identifier, not a download address
 
 _NUM = {"type": "number"}
@@ -52,6 +53,7 @@ _INCIDENT = _obj({
     "affected_workloads": {"type": "array", "items": {"type": "string"}},
     "recovered_at_s": _OPT_NUM, "ttd_s": _OPT_NUM, "ttdiag_s": _OPT_NUM, "ttr_s": _OPT_NUM,
     "recovery": {"enum": ["after_detection", "before_detection", "not_recovered"]},
+    "detection": {"enum": ["detected", "missed", "censored"]}, "detection_note": _OPT_STR,
     "correct": {"type": "boolean"}, "class_correct": {"type": "boolean"}, "localized": {"type": "boolean"},
     "false_positive": {"type": "boolean"}, "consequence_of": {"type": "string"}, "covered_by": {"type": "string"},
     "human_steps": {"type": "integer", "minimum": 0},

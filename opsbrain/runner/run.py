@@ -21,6 +21,7 @@ from opsbrain.diagnosis.engine import Engine
 from opsbrain.recovery.params import hccl_launch_env
 from opsbrain.recovery.schema import WORKLOAD_STUCK
 from opsbrain.runner import dips, scoring
+from opsbrain.runner.censor import detection
 from opsbrain.runner.expectations import acted, check_expectations, check_report, mark_symptoms
 from opsbrain.runner.impact import attribute_impact, measurable, unattributed
 from opsbrain.runner.monitor import Monitor, MonitorParams
@@ -211,6 +212,7 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
     events = fault_events(sim, ctx)
     causes = {name: dips.build_causes(w, events, {c.f.id: set(c.affected) for c in ctx},
                                       sim.trace.events, others, end) for name, w in sim.workloads.items()}
+    sweep = world.sweeper.params if world.sweeper else None  # its trend can flag an optical decay early
     histories = {name: w.rate_history() for name, w in sim.workloads.items() if isinstance(w, InferenceService)}
     for c in ctx:
         f, detected, diag, diag_at, actions, affected = c.f, c.detected, c.diag, c.diag_at, c.actions, c.affected
@@ -237,7 +239,8 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
             "id": f.id, "injected": {"kind": f.kind, "component": f.target, "at_s": f.at_s, "params": f.params},
             "incident_ids": [i.id for i in c.mine],
             **({"covered_by": c.cover.id} if c.cover else {}),  # folded into the incident matched to another fault
-            "detected_at_s": detected, "diagnosis": diag,
+            "detected_at_s": detected, **detection(sim, f, detected, end, ctl.detector.p.reorder_s, sweep),
+            "diagnosis": diag,
             "runbook": next((r for r in reversed(runbooks) if r), None),
             "actions": actions, "affected_workloads": affected,
             "recovered_at_s": None if ttr is None else f.at_s + ttr,
@@ -441,6 +444,8 @@ def summarize(incidents: list[dict[str, Any]], faults: list[dict[str, Any]], wor
     ms = world.controller.diagnosis_ms
     return {
         "incidents": len(faults), "detected": sum(i["detected_at_s"] is not None for i in faults),
+        "missed": sum(i.get("detection") == "missed" for i in faults),
+        "censored": sum(i.get("detection") == "censored" for i in faults),  # no time left to detect: not missed
         "diagnosed_correctly": sum(bool(i["correct"]) for i in faults),
         "class_correct": sum(bool(i["class_correct"]) for i in faults),
         "recovered": sum(i["ttr_s"] is not None for i in faults),
