@@ -161,7 +161,9 @@ def early(r: dict[str, Any]) -> bool:
 def dist(rows: list[dict[str, Any]], key: str) -> tuple[str, float | None, float | None]:
     xs = [r[key] for r in rows if r[key] is not None and not (key == "ttr" and early(r))]
     p50, p90, p99 = q(xs, 0.5), q(xs, 0.9), q(xs, 0.99)
-    return f"{fmt(p50)} / {fmt(p90)} / {fmt(p99)}", p50, p90
+    n = len(xs)  # beside each distribution; a quantile n cannot support is marked (stats.UNSUPPORTED_NOTE)
+    return (f"{fmt(p50)} / {stats.mark(fmt(p90), 0.9, n)} / {stats.mark(fmt(p99), 0.99, n)}"
+            + (f" (n {n})" if n else ""), p50, p90)
 
 
 def cut(base: float | None, auto: float | None) -> str:
@@ -252,7 +254,8 @@ def path_table(base: list[dict[str, Any]]) -> list[str]:
         order = ["diagnosis", *sorted(parts - {"diagnosis", "after the last action"}), "after the last action"]
         for k in (k for k in order if sum(k in p for p in paths) * 2 >= len(paths)):
             xs = [p[k] for p in paths if k in p]
-            lines.append(f"| {name} | {k} | {len(xs)} | {fmt(q(xs, 0.5))} | {fmt(q(xs, 0.9))} |")
+            p90 = stats.mark(fmt(q(xs, 0.9)), 0.9, len(xs))
+            lines.append(f"| {name} | {k} | {len(xs)} | {fmt(q(xs, 0.5))} | {p90} |")
     return lines
 
 
@@ -300,7 +303,7 @@ def main() -> int:
         base = [r for r in got if r["nodes"] is None]
         sized = [r for r in got if r["nodes"] is not None]
         print("\n".join(([*scenario_table(base), "", *reduction_table(base), "", *path_table(base)] if base else [])
-                        + (["", *size_table(sized)] if sized else [])).strip("\n"))
+                        + (["", *size_table(sized)] if sized else []) + ["", stats.UNSUPPORTED_NOTE]).strip("\n"))
         return 0
     seeds = [1000 + s for s in range(args.seeds)]
     pols = [p for p in args.policies.split(",") if p]
@@ -353,7 +356,7 @@ def main() -> int:
                   f"{size_seeds[0]}..{size_seeds[-1]} (auto), {size_base[0]}..{size_base[-1]} (baselines, at the "
                   "sizes with a target)):", "",
                   *size_table(sized)]
-    text = "\n".join(lines)
+    text = "\n".join([*lines, "", stats.UNSUPPORTED_NOTE])
     print(text)
     if args.json:
         import json

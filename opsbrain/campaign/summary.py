@@ -91,8 +91,10 @@ def quantile(xs: list[float], q: float) -> float | None:
 
 
 def dist(xs: Iterable[float | None]) -> dict[str, Any]:
+    """:func:`opsbrain.stats.summary` rounded, with ``unsupported``: the quantiles too few values support
+    (:func:`opsbrain.stats.unsupported`: p90 below 10 values, p99 below 100)."""
     d = stats.summary(xs, QUANTILES)
-    return {k: (v if k == "n" else _r(v)) for k, v in d.items()}
+    return {k: (v if k == "n" else _r(v)) for k, v in d.items()} | {"unsupported": stats.unsupported(d, QUANTILES)}
 
 
 def _mean(xs: Iterable[float | None]) -> float | None:
@@ -123,7 +125,8 @@ def dist_table(df: pd.DataFrame, by: str, col: str) -> pd.DataFrame:
 
 def dist_row(row: Any) -> dict[str, Any]:
     """One row of :func:`dist_table` as the summary's distribution dict (rounded as :func:`dist` rounds)."""
-    return {k: (int(v) if k == "n" else _nan_none(v)) for k, v in row.items()}
+    d = {k: (int(v) if k == "n" else _nan_none(v)) for k, v in row.items()}
+    return d | {"unsupported": stats.unsupported(d, QUANTILES)}
 
 
 def group_means(df: pd.DataFrame, by: str, cols: Iterable[str]) -> pd.DataFrame:

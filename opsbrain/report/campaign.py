@@ -39,7 +39,7 @@ def _q(values: list[float], q: float) -> float | None:
 def _stats(values: list[float]) -> dict[str, Any]:
     return {"n": len(values), "median": _q(values, 0.5), "p90": _q(values, 0.9),
             "max": max(values) if values else None, "mean": statistics.fmean(values) if values else None,
-            "values": sorted(values)}
+            "values": sorted(values), "unsupported": stats.unsupported({"n": len(values)}, (0.9,))}
 
 
 def _fault_table(faults: list[tuple[dict[str, Any], dict[str, Any]]]) -> pd.DataFrame:

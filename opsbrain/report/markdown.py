@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from opsbrain import stats
 from opsbrain.report import text
 
 _SPECIAL = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "\\[", "]": "\\]"})
@@ -234,13 +235,15 @@ def render_campaign(m: dict[str, Any]) -> str:
     for k, v in m["per_class"].items():
         for p, s in v["ttr"].items():
             rows.append([k, s["faults"], s["top1"], p, s.get("before_detection", 0), s["n"],
-                         text.seconds(s.get("median")), text.seconds(s.get("p90")), text.seconds(s.get("max")),
-                         s["unrecovered"]])
+                         text.seconds(s.get("median")), stats.mark(text.seconds(s.get("p90")), 0.9, s["n"]),
+                         text.seconds(s.get("max")), s["unrecovered"]])
     lines += _table(["fault class", "faults", "top-1", "policy", "back before detection", "recovered after detection",
                      "median ttr", "p90 ttr", "max ttr", "not recovered"], rows)
     lines += ["", "The ttr figures are over the faults recovered after their detection (n: recovered after "
               "detection); those back before it (healed by themselves or needing no action) are counted apart, not "
               "as recoveries by the response."]
+    if any(r[7].endswith("*") for r in rows):
+        lines += ["", stats.UNSUPPORTED_NOTE]
     c = m["confusion"]
     lines += ["", "## Confusion matrix (rows injected, columns diagnosed)", ""]
     lines += _table(["injected \\ diagnosed", *c["cols"]], [[r, *row] for r, row in zip(c["rows"], c["matrix"],
