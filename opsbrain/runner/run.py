@@ -52,8 +52,8 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
     journal incident into ``bundle_dir/<incident id>/`` (issue 9; listed under the journal's ``bundles``)."""
     wall0 = time.perf_counter()
     started_at = _utc_now()
-    snaps: dict[float, dict[str, dict[str, Any]]] = {}
-    world = build_world(plan, engine, dry_run=dry_run, on_inject=lambda s: _on_inject(world, mon, s, snaps))
+    # a triggered fault tells the monitor its onset (no baseline is taken after it)
+    world = build_world(plan, engine, dry_run=dry_run, on_inject=lambda s: mon.onsets.append(s.at_s))
     sim = world.sim
     spec = plan.scenario.spec
     mon_params = (MonitorParams() if plan.monitor_interval_s is None
@@ -61,8 +61,6 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
     mon = Monitor(sim, spec.steady_state.probes, spec.guards, spec.steady_state.tolerance_s, params=mon_params)
     mon.onsets = [s.at_s for s in plan.timeline]
     abort = mon.start()
-    for t in sorted({s.at_s for s in plan.timeline}):
-        _snapshot_at(world, t, snaps)
     first_fault = min(mon.onsets, default=spec.duration)
     before_t = max(0.0, min(first_fault - mon.params.fault_margin_s, mon.params.baseline_at_s))
     steady_before: dict[str, Any] = {}
@@ -88,7 +86,7 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
     accounting_end = {name: w.accounting() for name, w in sim.workloads.items()}
     steady_after = mon.snapshot(end)
     nominal = mon.baseline_at_s_rate()
-    incidents = score(world, plan, snaps, end, accounting_end, nominal)
+    incidents = score(world, plan, end, accounting_end, nominal)
     fault_index = world.triggers.fault_index if world.triggers else {}
     mark_symptoms(plan, incidents, fault_index)
     deviated = mon.deviated() or any(v["ok"] is False for v in steady_after.values())
@@ -156,23 +154,6 @@ def journal_header(plan: Plan, started_at: str, sim_epoch: str) -> dict[str, Any
             "scenario_definition": plan.scenario.model_dump(mode="json")}
 
 
-def _on_inject(world: World, mon: Monitor, spec: Any, snaps: dict[float, dict[str, dict[str, Any]]]) -> None:
-    """A triggered fault is about to start: the monitor learns its onset (no baseline after it) and the workloads'
-    accounting is snapshot at its onset."""
-    mon.onsets.append(spec.at_s)
-    _snapshot_at(world, spec.at_s, snaps)
-
-
-def _snapshot_at(world: World, t: float, snaps: dict[float, dict[str, dict[str, Any]]]) -> None:
-    sim = world.sim
-
-    def take() -> Any:
-        yield sim.env.timeout(max(0.0, t - sim.now))
-        snaps[t] = {name: w.accounting() for name, w in sim.workloads.items()}
-
-    sim.env.process(take())
-
-
 def _series(w: Any) -> scoring.Series:
     if w.kind == "training":
         return [(float(t), float(r)) for t, r in w.rate_history()]
@@ -185,8 +166,8 @@ def _root(inc: Incident) -> str | None:
     return None if d is None or d.abstained else d.component
 
 
-def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]], end: float,
-          accounting_end: dict[str, dict[str, Any]], nominal: dict[str, float] | None = None) -> list[dict[str, Any]]:
+def score(world: World, plan: Plan, end: float, accounting_end: dict[str, dict[str, Any]],
+          nominal: dict[str, float] | None = None) -> list[dict[str, Any]]:
     """One journal entry per injected fault that began, plus one per incident that matches none."""
     sim, ctl, orch = world.sim, world.controller, world.orchestrator
     began = {e.detail.get("id") for e in sim.trace.of_kind("fault")}
