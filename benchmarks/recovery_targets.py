@@ -120,6 +120,7 @@ def one(args: tuple[str, int, str, int | None]) -> dict[str, Any]:
     measure, onset = SCENARIOS[name][2], f["injected"]["at_s"]
     impact = sum(v.get(measure, 0.0) or 0.0 for v in f["impact"].values())
     return {"scenario": name, "seed": seed, "policy": policy, "nodes": nodes, "ttr": f["ttr_s"],
+            "recovery": f.get("recovery"),  # before_detection: back before it was detected, out of the ttr figures
             "ttd": f["ttd_s"], "ttdiag": f["ttdiag_s"], "correct": f["correct"], "human": f.get("human_steps", 0),
             "impact": impact, "wall_s": time.perf_counter() - t0,
             "actions": [(a["action"], a["status"], a["start_s"] - onset, a["end_s"] - onset)  # relative to onset
@@ -151,10 +152,18 @@ def spread_interval(xs: list[float], draws: int = BOOT_DRAWS) -> tuple[float, fl
     return float(lo), float(hi)
 
 
+def early(r: dict[str, Any]) -> bool:
+    """The run's fault was back before it was detected (healed by itself, needed no action): not a recovery by the
+    response, so not in the ttr distributions (counted apart)."""
+    return r.get("recovery") == "before_detection"
+
+
 def dist(rows: list[dict[str, Any]], key: str) -> tuple[str, float | None, float | None]:
-    xs = [r[key] for r in rows if r[key] is not None]
+    xs = [r[key] for r in rows if r[key] is not None and not (key == "ttr" and early(r))]
     p50, p90, p99 = q(xs, 0.5), q(xs, 0.9), q(xs, 0.99)
-    return f"{fmt(p50)} / {fmt(p90)} / {fmt(p99)}", p50, p90
+    n = len(xs)  # beside each distribution; a quantile n cannot support is marked (stats.UNSUPPORTED_NOTE)
+    return (f"{fmt(p50)} / {stats.mark(fmt(p90), 0.9, n)} / {stats.mark(fmt(p99), 0.99, n)}"
+            + (f" (n {n})" if n else ""), p50, p90)
 
 
 def cut(base: float | None, auto: float | None) -> str:
@@ -173,7 +182,12 @@ def per_scenario(base: list[dict[str, Any]]) -> Iterator[tuple[str, str, float, 
 def _ttr_cell(rows: list[dict[str, Any]]) -> str:
     """p50 / p90 / p99 of ttr over the recovered runs, and how many of the runs never recovered (within the run)."""
     unrec = sum(r["ttr"] is None for r in rows)
-    return dist(rows, "ttr")[0] + (f" ({unrec} of {len(rows)} not recovered)" if unrec else "")
+    return dist(rows, "ttr")[0] + (f" ({unrec} of {len(rows)} not recovered)" if unrec else "") + _early_note(rows)
+
+
+def _early_note(rows: list[dict[str, Any]]) -> str:
+    k = sum(early(r) for r in rows)
+    return f" ({k} of {len(rows)} back before detection, not counted)" if k else ""
 
 
 def scenario_table(base: list[dict[str, Any]]) -> list[str]:
@@ -183,13 +197,14 @@ def scenario_table(base: list[dict[str, Any]]) -> list[str]:
     for name, cls, target, rows in per_scenario(base):
         auto = rows["auto"]
         ttr, p50, p90 = dist(auto, "ttr")
-        band = spread_interval([r["ttr"] for r in auto])
+        band = spread_interval([r["ttr"] for r in auto if not early(r)])
         spread = (f"{p90 / p50:.2f}" + (f" ({band[0]:.2f}-{band[1]:.2f})" if band else "")
                   if p50 and p90 is not None else "-")
         met = "yes" if p90 is not None and p90 <= target else "NO"
         unrec = sum(r["ttr"] is None for r in auto)
         lines.append(f"| {name} | {cls} | {dist(auto, 'ttd')[0]} | {dist(auto, 'ttdiag')[0]} | {ttr}"
-                     f"{f' ({unrec} not recovered)' if unrec else ''} | {spread} | {target:.0f} | {met} | "
+                     f"{f' ({unrec} not recovered)' if unrec else ''}{_early_note(auto)} | {spread} | "
+                     f"{target:.0f} | {met} | "
                      f"{_ttr_cell(rows['vendor-default'])} | {_ttr_cell(rows['manual'])} | "
                      f"{sum(r['correct'] for r in auto)}/{len(auto)} | "
                      f"{sum(r['human'] == 0 for r in auto)}/{len(auto)} |")
@@ -234,12 +249,13 @@ def path_table(base: list[dict[str, Any]]) -> list[str]:
     """p50 / p90 of each part of the auto policy's ttr per scenario (parts in at least half of the runs)."""
     lines = ["| scenario | part of ttr | runs | p50 (s) | p90 (s) |", "|---|---|---|---|---|"]
     for name, _cls, _target, rows in per_scenario(base):
-        paths = [_path(r) for r in rows["auto"] if r["ttr"] is not None]
+        paths = [_path(r) for r in rows["auto"] if r["ttr"] is not None and not early(r)]
         parts = {k for p in paths for k in p}
         order = ["diagnosis", *sorted(parts - {"diagnosis", "after the last action"}), "after the last action"]
         for k in (k for k in order if sum(k in p for p in paths) * 2 >= len(paths)):
             xs = [p[k] for p in paths if k in p]
-            lines.append(f"| {name} | {k} | {len(xs)} | {fmt(q(xs, 0.5))} | {fmt(q(xs, 0.9))} |")
+            p90 = stats.mark(fmt(q(xs, 0.9)), 0.9, len(xs))
+            lines.append(f"| {name} | {k} | {len(xs)} | {fmt(q(xs, 0.5))} | {p90} |")
     return lines
 
 
@@ -287,7 +303,7 @@ def main() -> int:
         base = [r for r in got if r["nodes"] is None]
         sized = [r for r in got if r["nodes"] is not None]
         print("\n".join(([*scenario_table(base), "", *reduction_table(base), "", *path_table(base)] if base else [])
-                        + (["", *size_table(sized)] if sized else [])).strip("\n"))
+                        + (["", *size_table(sized)] if sized else []) + ["", stats.UNSUPPORTED_NOTE]).strip("\n"))
         return 0
     seeds = [1000 + s for s in range(args.seeds)]
     pols = [p for p in args.policies.split(",") if p]
@@ -327,7 +343,8 @@ def main() -> int:
              f"it hits; {DURATION_S / 3600:.0f} h simulated each; every policy sees the same draws. Cells are "
              f"p50 / p90 / p99 in seconds; beside each p90/p50, its 5-95% range over {BOOT_DRAWS:,} bootstrap "
              "resamples of the same runs (an estimate, from these runs alone, of how far that many seeds move the "
-             "ratio by luck).", "",
+             "ratio by luck). ttr cells are over the runs whose fault was recovered after its detection; a run whose "
+             "workloads were back before anything detected the fault (it healed by itself) is counted apart.", "",
              *scenario_table(base), "",
              "Reductions of the auto policy against both baselines (negative = less):", "", *reduction_table(base),
              "", "Where the auto policy's ttr goes (step actions that ended by the recovery; 'after the last action' "
@@ -339,7 +356,7 @@ def main() -> int:
                   f"{size_seeds[0]}..{size_seeds[-1]} (auto), {size_base[0]}..{size_base[-1]} (baselines, at the "
                   "sizes with a target)):", "",
                   *size_table(sized)]
-    text = "\n".join(lines)
+    text = "\n".join([*lines, "", stats.UNSUPPORTED_NOTE])
     print(text)
     if args.json:
         import json

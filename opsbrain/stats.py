@@ -4,10 +4,16 @@ Quantiles are numpy's ``method="linear"`` (Hyndman & Fan's definition 7, numpy's
 position ``q * (n - 1)`` of the sorted sample, interpolated linearly between its neighbours. The median is the
 0.5 quantile (for an even count, the mean of the two middle values). The standard deviation is the sample one
 (``ddof=1``; 0 for one value). An empty sample gives None, never NaN.
+
+A sample supports an upper quantile only when it has enough values for one in ``1 - q`` of them to lie above it:
+``n >= 1 / (1 - q)`` (:func:`min_n`: p90 needs 10 values, p99 100; the median any). Below that, numpy's linear
+quantile is an interpolation between the largest values, close to the sample's maximum, not an estimate of the
+tail: printed tables mark such a quantile (:func:`mark`, ``*``) and print ``n`` beside it.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any, Literal
 
@@ -42,4 +48,30 @@ def summary(xs: Iterable[float | None], quantiles: tuple[float, ...] = (0.5, 0.9
             "min": float(v.min()), **{k: float(x) for k, x in zip(keys, qs, strict=True)}, "max": float(v.max())}
 
 
-__all__ = ["METHOD", "median", "quantile", "summary"]
+def min_n(q: float) -> int:
+    """The fewest values that support the ``q`` quantile (module docstring): ``ceil(1 / (1 - q))`` above the
+    median, 1 for the median and below."""
+    return 1 if q <= 0.5 else math.ceil(round(1.0 / (1.0 - q), 9))
+
+
+def supported(q: float, n: int) -> bool:
+    return n >= min_n(q)
+
+
+def unsupported(d: dict[str, Any], quantiles: Iterable[float]) -> list[str]:
+    """The keys (``p90``, ``p99``) of a :func:`summary` whose quantile its ``n`` does not support (none when empty)."""
+    n = int(d.get("n") or 0)
+    return [f"p{round(q * 100):d}" for q in quantiles if n and not supported(q, n)]
+
+
+def mark(text: str, q: float, n: int) -> str:
+    """A printed quantile, followed by ``*`` when ``n`` values do not support it."""
+    return text if text in ("-", "") or supported(q, n) else f"{text}*"
+
+
+UNSUPPORTED_NOTE = ("* fewer values than the quantile needs (p90: n >= 10, p99: n >= 100): the figure sits between the "
+                    "largest values, near the maximum, and is no estimate of the tail")
+
+
+__all__ = ["METHOD", "UNSUPPORTED_NOTE", "mark", "median", "min_n", "quantile", "summary", "supported",
+           "unsupported"]

@@ -110,7 +110,8 @@ def needs_attention(inc: dict[str, Any]) -> bool:
 
 def incident_outcome(inc: dict[str, Any]) -> tuple[str, str]:
     """A journal incident. An injected fault: ``correct``, ``wrong component``, ``wrong class``, ``abstained`` or
-    ``missed`` (never diagnosed; ``symptom of <cause>`` for one declared a symptom, scored with its cause); a fault
+    ``missed`` (never diagnosed; ``symptom of <cause>`` for one declared a symptom, scored with its cause;
+    ``censored: ...`` for one the run ended too soon after to be detected, journal ``detection``); a fault
     folded into the incident matched to another (``covered_by``) takes that incident's diagnosis, its label followed by
     ``(folded into <incident>)``. A noise
     incident: ``ignored`` (nothing that costs capacity was done), ``acted: false positive``, ``needs attention`` (a
@@ -132,6 +133,8 @@ def incident_outcome(inc: dict[str, Any]) -> tuple[str, str]:
         return f"{label} (folded into {inc['covered_by']})", tone
     if inc.get("symptom_of") and not d:  # declared a symptom of another fault: scored with its cause
         return f"symptom of {', '.join(inc['symptom_of'])}", "neutral"
+    if not d and inc.get("detection") == "censored":  # injected too close to the end to be detected: not a miss
+        return "censored: too late in the run to detect", "neutral"
     if not d:
         return "missed", "bad"
     if d.get("fault_class") == UNKNOWN:

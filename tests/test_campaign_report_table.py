@@ -20,7 +20,9 @@ incident = st.one_of(
             {"fault_class": st.one_of(st.none(), st.sampled_from([*KINDS, "unknown", "dirty_connector"]))})),
         "ttr_s": st.one_of(st.none(), st.floats(0, 1e5, allow_nan=False)),
         "detected_at_s": st.one_of(st.none(), st.floats(0, 1e4, allow_nan=False)),
-        "class_correct": st.booleans(), "correct": st.booleans(), "localized": st.booleans()}))
+        "class_correct": st.booleans(), "correct": st.booleans(), "localized": st.booleans()},
+        optional={"recovery": st.sampled_from(["before_detection", "after_detection", "not_recovered"]),
+                  "detection": st.sampled_from(["detected", "missed", "censored"])}))
 journal = st.fixed_dictionaries({"policy": st.sampled_from(["auto", "manual", "vendor-default"]),
                                  "scenario": st.just("s"), "incidents": st.lists(incident, max_size=8)})
 
@@ -40,16 +42,19 @@ def _loops(journals: list[dict[str, Any]]) -> dict[str, Any]:
         count[kind, pol]["faults"] += 1
         count[kind, pol]["top1"] += d == kind
         count[kind, pol]["unrecovered"] += i.get("ttr_s") is None
+        early = i.get("recovery") == "before_detection"  # back before detection: counted apart, not in the ttrs
+        count[kind, pol]["before_detection"] += early
         if i.get("ttr_s") is None:
             unrecovered[kind] += 1
-        else:
+        elif not early:
             ttr[kind][pol].append(float(i["ttr_s"]))
-    n = len(faults)
-    acc = {"faults": n, "detected": sum(i.get("detected_at_s") is not None for _, i in faults),
-           "top1": sum(bool(i.get("class_correct")) for _, i in faults),
-           "correct": sum(bool(i.get("correct")) for _, i in faults),
-           "localized": sum(bool(i.get("localized")) for _, i in faults),
-           "abstained": sum(d in (C.NONE, "unknown") for d in diag)}
+    scored = [(i, d) for (_, i), d in zip(faults, diag, strict=True) if i.get("detection") != "censored"]
+    n = len(scored)
+    acc = {"faults": n, "detected": sum(i.get("detected_at_s") is not None for i, _ in scored),
+           "top1": sum(bool(i.get("class_correct")) for i, _ in scored),
+           "correct": sum(bool(i.get("correct")) for i, _ in scored),
+           "localized": sum(bool(i.get("localized")) for i, _ in scored),
+           "abstained": sum(d in (C.NONE, "unknown") for _, d in scored), "censored": len(faults) - n}
     acc |= {f"{k}_rate": (acc[k] / n if n else None) for k in ("detected", "top1", "correct", "localized",
                                                                 "abstained")}
     per_class = {k: {"support": sum(1 for _, i in faults if i["injected"]["kind"] == k),

@@ -300,3 +300,25 @@ def test_a_relaunch_sets_up_its_links_around_a_dark_port(topo1: Topology) -> Non
     run_until(sim, proc)
     assert proc.value["ok"] and svc.instances()["dsr1/decode0"]["up"]
     assert sim.fabric.is_rerouted(dec[3])  # HCCL link set-up skipped the dead port
+
+
+def test_loss_totals_at_any_moment_match_the_accounting_then(topo1: Topology) -> None:
+    """A scorer cuts a service's loss at moments it picks after the run (:meth:`loss_totals_at`): the lost tokens
+    and SLO seconds at a moment are the accounting's at that moment."""
+    sim, svc, _pre, dec = build(topo1)
+    sim.run(100.0)
+    svc.fail(dec[0] + "/npu1", "crash", "HBM uncorrectable error")
+    live = {}
+    for t in (130.0, 400.0, 1000.0):
+        sim.run(t)
+        live[t] = svc.accounting()
+    proc = svc.restart_instance("dsr1/decode0")
+    run_until(sim, proc)
+    sim.run(sim.now + 100.0)
+    for t, acc in live.items():
+        got = svc.loss_totals_at(t)
+        assert got == {k: pytest.approx(acc[k], rel=1e-9) for k in got} and got["lost_tokens"] > 0
+    end = svc.accounting()
+    assert svc.loss_totals_at(sim.now) == {k: pytest.approx(end[k], rel=1e-9) for k in ("lost_tokens",
+                                                                                       "slo_violation_s")}
+    assert svc.loss_totals_at(50.0) == {"lost_tokens": 0.0, "slo_violation_s": 0.0}

@@ -46,11 +46,21 @@ def test_cli_and_html_campaign_summaries_print_the_same_quantiles() -> None:
         assert cli["p50"] == pytest.approx(want50) and rep["median"] == pytest.approx(want50)
         assert cli["p90"] == pytest.approx(want90) and rep["p90"] == pytest.approx(want90)
         row = next(ln for ln in cli_text.splitlines() if ln.startswith(kind + "\t")).split("\t")
-        for q in (want50, want90):
+        for q, mark in ((want50, ""), (want90, "*")):  # six values cannot support a p90: marked, n beside it
             shown = f"{q:.1f}"
-            assert shown in row, (kind, shown, row)
-            assert re.search(rf">{re.escape(shown)} s<", html), (kind, shown)
-            assert f"{shown} s" in md, (kind, shown)
+            assert shown + mark in row, (kind, shown, row)
+            assert re.search(rf">{re.escape(shown)} s{re.escape(mark)}<", html), (kind, shown)
+            assert f"{shown} s{mark}" in md, (kind, shown)
+        assert row[4] == "6"  # ttr n
+    table = " ".join(" ".join(t.render("table") for t in campaign_tables(cli_out)).split())  # notes: table format
+    assert " ".join(stats.UNSUPPORTED_NOTE.split()) in table and "* fewer values than the quantile needs" in md
+
+
+def test_a_quantile_needs_enough_values_to_be_printed_unmarked() -> None:
+    assert (stats.min_n(0.5), stats.min_n(0.9), stats.min_n(0.99)) == (1, 10, 100)
+    assert stats.mark("812.3", 0.9, 4) == "812.3*" and stats.mark("812.3", 0.9, 10) == "812.3"
+    assert stats.mark("3.0", 0.99, 20) == "3.0*" and stats.mark("-", 0.99, 0) == "-"
+    assert stats.unsupported(stats.summary([1.0] * 12, (0.5, 0.9, 0.99)), (0.5, 0.9, 0.99)) == ["p99"]
 
 
 @settings(max_examples=100, deadline=None)

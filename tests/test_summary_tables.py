@@ -18,7 +18,8 @@ from opsbrain.kb import realeval
 KINDS = ["hbm_uce", "link_flap", "node_crash"]
 maybe_s = st.one_of(st.none(), st.floats(0, 1e5, allow_nan=False))
 fault = st.fixed_dictionaries({"kind": st.sampled_from(KINDS), "ttd_s": maybe_s, "ttdiag_s": maybe_s,
-                               "ttr_s": maybe_s, "correct": st.booleans()})
+                               "ttr_s": maybe_s, "correct": st.booleans()},
+                              optional={"recovery": st.sampled_from(["before_detection", "after_detection"])})
 
 
 def _ttr_by_class_loops(faults: list[dict[str, Any]]) -> dict[str, Any]:
@@ -26,7 +27,9 @@ def _ttr_by_class_loops(faults: list[dict[str, Any]]) -> dict[str, Any]:
     for f in faults:
         by[f["kind"]].append(f)
     return {k: {"n": len(fs), "recovered": sum(f["ttr_s"] is not None for f in fs),
-                "ttr_s": summary.dist(f["ttr_s"] for f in fs), "ttd_s": summary.dist(f["ttd_s"] for f in fs),
+                "recovered_before_detection": sum(f.get("recovery") == "before_detection" for f in fs),
+                "ttr_s": summary.dist(f["ttr_s"] for f in fs if f.get("recovery") != "before_detection"),
+                "ttd_s": summary.dist(f["ttd_s"] for f in fs),
                 "ttdiag_s": summary.dist(f["ttdiag_s"] for f in fs), "ttd_s_p50": summary._r(summary.quantile(
                     [f["ttd_s"] for f in fs if f["ttd_s"] is not None], 0.5)),
                 "ttdiag_s_p50": summary._r(summary.quantile([f["ttdiag_s"] for f in fs if f["ttdiag_s"] is not None],

@@ -473,3 +473,30 @@ def test_stall_resume_cycles_add_no_per_rank_segments_when_step_times_are_unchan
         sim.run(t + 10)
     assert job.accounting()["stalls"] >= 30 and job.state == "running"
     assert len(sim.telemetry.metrics.series("rank_step_time_s", healthy)) <= before + 2
+
+
+def test_loss_totals_at_any_moment_match_the_accounting_then_and_the_redo_ends_where_the_rerun_does(
+        topo1: Topology) -> None:
+    """A scorer charges a job's loss to intervals it picks after the run (:meth:`loss_totals_at`); the figures at
+    a moment are the accounting's at that moment, and the redo of a restart from the persistent checkpoint is over
+    once the job is back where it was (:meth:`redo_until`)."""
+    sim, job = make(topo1)
+    sim.run(5000)
+    assert job.fail(job.ranks[13], "crash", "ACL stream synchronize failed, error code is 507053")
+    sim.run(5100)
+    live = {}
+    proc = job.restart("persistent")
+    sim.env.run(until=proc)
+    back = sim.now
+    for t in (back + 200.0, back + 900.0, 3 * HOUR):
+        sim.run(t)
+        live[t] = job.accounting()
+    for t, acc in live.items():
+        got = job.loss_totals_at(t)
+        assert got == {k: pytest.approx(acc[k], rel=1e-9, abs=1e-9) for k in got}
+    assert job.loss_totals_at(100.0)["lost_npu_s"] == 0.0
+    redo = job.redo_until(back)
+    assert back < redo < 3 * HOUR
+    assert job.loss_totals_at(redo)["redone_steps"] == pytest.approx(live[3 * HOUR]["redone_steps"], rel=1e-6)
+    assert job.loss_totals_at(redo - 60.0)["redone_steps"] < live[3 * HOUR]["redone_steps"]
+    assert job.redo_until(3 * HOUR) == 3 * HOUR  # nothing being redone then

@@ -79,6 +79,8 @@ class InferenceRates:
     _tot: dict[str, float]
     _published: dict[tuple[str, str], float]
     _node_bw: dict[str, tuple[float, float]]
+    _prefix: tuple[list[float], list[float]] = ([0.0], [0.0])  # loss sums at each snapshot (loss_totals_at)
+    _prefix_key: tuple[int, int | None] | None = None
 
     def _role(self, role: str) -> list[_Instance]:
         return [i for i in self._insts.values() if i.role == role]
@@ -320,6 +322,25 @@ class InferenceRates:
         """Mean time to first token, seconds, at ``t`` (inf when no prefill instance serves)."""
         s = self._snap_at(t)
         return s.ttft_s if s else math.inf
+
+    def loss_totals_at(self, t: float) -> dict[str, float]:
+        """The accounting's loss totals (``lost_tokens``, ``slo_violation_s``) as they stood at ``t`` (<= now),
+        summed over the rate snapshots as :meth:`_advance` sums them: a scorer charges a loss to any interval after
+        the run, not only to the moments it took snapshots."""
+        key = (len(self._hist), id(self._hist[-1]) if self._hist else None)
+        if self._prefix_key != key:  # running sums at each snapshot's start, built once per read
+            lost, slo = [0.0], [0.0]
+            for k in range(len(self._hist) - 1):
+                s, dt = self._hist[k], self._times[k + 1] - self._times[k]
+                lost.append(lost[-1] + max(0.0, s.demand_tok_s - s.decode_tok_s) * dt)
+                slo.append(slo[-1] + (dt if s.violating else 0.0))
+            self._prefix, self._prefix_key = (lost, slo), key
+        i = bisect_right(self._times, t) - 1
+        if i < 0:
+            return {"lost_tokens": 0.0, "slo_violation_s": 0.0}
+        s, dt = self._hist[i], t - self._times[i]
+        return {"lost_tokens": self._prefix[0][i] + max(0.0, s.demand_tok_s - s.decode_tok_s) * dt,
+                "slo_violation_s": self._prefix[1][i] + (dt if s.violating else 0.0)}
 
     def rate_history(self) -> list[dict[str, Any]]:
         """Piecewise-constant segments, each valid from its ``t`` to the next one's."""

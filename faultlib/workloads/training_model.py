@@ -15,6 +15,8 @@ The state machine on top of it: :mod:`faultlib.workloads.training_stalls`.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from faultlib import ids
@@ -30,6 +32,33 @@ COMPUTE_KINDS = frozenset({"node", "npu", "die", "hbm"})
 """Component kinds whose loss kills the rank on them."""
 EPS = 1e-9
 """Tolerance of a step position on a step boundary."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Books:
+    """A training job's bookkeeping right after a state change (the figures :meth:`StepTimeModel._advance` moves
+    on from there)."""
+
+    t: float
+    state: str
+    rate: float
+    pos: float
+    hw: float
+    processed: float
+    down_s: float
+    stalled_s: float
+    redone_s: float
+    slow_loss_s: float
+    ckpt_s: float
+    nominal_s: float
+
+
+def running_split(dt: float, rate: float, pos: float, hw: float, nominal_s: float) -> tuple[float, float]:
+    """Of ``dt`` seconds running at ``rate`` steps/s from step ``pos`` (``hw``: the furthest step reached): the
+    seconds spent redoing steps already done once (up to ``hw``), and the useful part's shortfall against the nominal
+    step time, in seconds (a redone stretch is lost whole already)."""
+    redo_t = min(dt, max(0.0, hw - pos) / rate) if rate > 0 else 0.0
+    return redo_t, (dt - redo_t) * max(0.0, 1.0 - rate * nominal_s)
 
 
 class StepTimeModel(Workload):
@@ -60,6 +89,8 @@ class StepTimeModel(Workload):
         self._step_s = 0.0
         self._times: list[float] = []
         self._rates: list[float] = []
+        self._books: list[_Books] = []  # the bookkeeping at each state change (:meth:`loss_totals_at`)
+        self._book_times: list[float] = []
         self._hangs: dict[str, str] = {}
         self._dead: dict[str, str] = {}  # job device / node out of service now -> its health
         self._lost: dict[str, str] = {}  # devices whose ranks died while the processes ran (until restart)
@@ -283,12 +314,11 @@ class StepTimeModel(Workload):
             return
         if self.state == "running":
             steps = self._rate * dt
-            redo_t = min(dt, max(0.0, self._hw - self._pos) / self._rate) if self._rate > 0 else 0.0
+            redo_t, slow_t = running_split(dt, self._rate, self._pos, self._hw, self._nominal_s)
             self._redone_s += redo_t
             self._useful_s += dt - redo_t
             self._running_s += dt
-            # the useful part's shortfall against the nominal step time (a redone stretch is lost whole already)
-            self._slow_loss_s += (dt - redo_t) * max(0.0, 1.0 - self._rate * self._nominal_s)
+            self._slow_loss_s += slow_t
             if self._degraded_since is not None:  # running scaled in: the launch placement's throughput lost
                 self._degraded_s += dt
                 self._degraded_loss_s += dt * max(0.0, 1.0 - self._launch_nominal_s / self._nominal_s)
@@ -304,6 +334,54 @@ class StepTimeModel(Workload):
         else:
             self._down_s += dt
         self._t_last = now
+
+    def loss_totals_at(self, t: float) -> dict[str, float]:
+        """The accounting's loss totals (``lost_npu_s``, ``redone_steps``, ``downtime_s``, ``stalled_s``,
+        ``ckpt_stall_s``) as they stood at ``t`` (<= now): the bookkeeping of the last state change before ``t``,
+        advanced as :meth:`_advance` advances it (exact at a state change, which is where a scorer cuts a run).
+        Lets a scorer charge a loss to any interval after the run, not only to the moments it took snapshots."""
+        i = bisect_right(self._book_times, t) - 1
+        if i < 0:
+            return {"lost_npu_s": 0.0, "redone_steps": 0.0, "downtime_s": 0.0, "stalled_s": 0.0, "ckpt_stall_s": 0.0}
+        b = self._books[i]
+        dt = max(0.0, t - b.t)
+        down, stalled, redone, slow, ckpt, processed, hw = (b.down_s, b.stalled_s, b.redone_s, b.slow_loss_s,
+                                                            b.ckpt_s, b.processed, b.hw)
+        if b.state == "running":
+            redo_t, slow_t = running_split(dt, b.rate, b.pos, b.hw, b.nominal_s)
+            redone, slow = redone + redo_t, slow + slow_t
+            processed += b.rate * dt
+            hw = max(hw, b.pos + b.rate * dt)
+        elif b.state == "stalled":
+            stalled += dt
+        elif b.state == "checkpointing":
+            ckpt += dt
+        else:
+            down += dt
+        # NPU-seconds as :meth:`accounting` counts them (lost seconds x the job's NPUs now), so that the losses of
+        # intervals add up to its figure even when a scale-in or -out changed the job's size in between
+        return {"lost_npu_s": (down + stalled + redone + slow) * len(self.ranks),
+                "redone_steps": max(0.0, processed - hw), "downtime_s": down, "stalled_s": stalled,
+                "ckpt_stall_s": ckpt}
+
+    def redo_until(self, t: float) -> float:
+        """When the stretch of redone steps under way at ``t`` is over (a restart from a checkpoint runs the steps
+        since it again: lost work that follows the job's return); ``t`` when none is, or at the next state change
+        that interrupts it."""
+        i = bisect_right(self._book_times, t) - 1
+        for k in range(max(i, 0), len(self._books)):
+            b = self._books[k]
+            start = max(t, b.t)
+            if b.state != "running" or b.rate <= 0:
+                return start
+            pos = b.pos + b.rate * (start - b.t)
+            if pos >= b.hw - EPS:
+                return start
+            done = start + (b.hw - pos) / b.rate
+            nxt = self._book_times[k + 1] if k + 1 < len(self._books) else self._sim.now
+            if done <= nxt:
+                return done
+        return max(t, self._sim.now) if self._books else t
 
     def _set(self, state: JobState, rate: float) -> None:
         """Move to ``state`` at ``rate`` steps/s (caller has advanced); record the rate and the metrics."""
@@ -326,6 +404,13 @@ class StepTimeModel(Workload):
             tel.metric("step_time_s", self.name, frac * self._step_s, slope=1.0)
         elif state != "checkpointing":
             tel.metric("step_time_s", self.name, 0.0)
+        books = _Books(sim.now, state, rate, self._pos, self._hw, self._processed, self._down_s, self._stalled_s,
+                       self._redone_s, self._slow_loss_s, self._ckpt_s, self._nominal_s)
+        if self._books and self._books[-1].t == sim.now:
+            self._books[-1] = books
+        else:
+            self._books.append(books)
+            self._book_times.append(sim.now)
         if old != state and state != "checkpointing" and not (old == "checkpointing" and state == "running"):
             # a checkpoint write and its end are no state change of the job's (running before and after); a crash
             # during the write is one: it was dropped, and triggers on job_down / recovery_start never fired

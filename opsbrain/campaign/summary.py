@@ -43,6 +43,8 @@ def seed_record(journal: dict[str, Any], timeline: Timeline | None = None, spare
             "kind": inj["kind"], "component": inj["component"], "at_s": inj["at_s"],
             "category": cats.get((inj["component"], _r(inj["at_s"])), inj.get("category", BACKGROUND)),
             "ttd_s": i.get("ttd_s"), "ttdiag_s": i.get("ttdiag_s"), "ttr_s": i.get("ttr_s"),
+            "recovery": i.get("recovery"),  # before_detection: healed by itself, out of the ttr distributions
+            "detection": i.get("detection"),  # censored: too late in the run to detect, out of the accuracy
             "diagnosis": d.get("fault_class"), "correct": bool(i.get("correct")),
             "class_correct": bool(i.get("class_correct")), "localized": bool(i.get("localized")),
             "runbook": i.get("runbook"), "human_steps": int(i.get("human_steps") or 0),
@@ -90,8 +92,10 @@ def quantile(xs: list[float], q: float) -> float | None:
 
 
 def dist(xs: Iterable[float | None]) -> dict[str, Any]:
+    """:func:`opsbrain.stats.summary` rounded, with ``unsupported``: the quantiles too few values support
+    (:func:`opsbrain.stats.unsupported`: p90 below 10 values, p99 below 100)."""
     d = stats.summary(xs, QUANTILES)
-    return {k: (v if k == "n" else _r(v)) for k, v in d.items()}
+    return {k: (v if k == "n" else _r(v)) for k, v in d.items()} | {"unsupported": stats.unsupported(d, QUANTILES)}
 
 
 def _mean(xs: Iterable[float | None]) -> float | None:
@@ -122,7 +126,8 @@ def dist_table(df: pd.DataFrame, by: str, col: str) -> pd.DataFrame:
 
 def dist_row(row: Any) -> dict[str, Any]:
     """One row of :func:`dist_table` as the summary's distribution dict (rounded as :func:`dist` rounds)."""
-    return {k: (int(v) if k == "n" else _nan_none(v)) for k, v in row.items()}
+    d = {k: (int(v) if k == "n" else _nan_none(v)) for k, v in row.items()}
+    return d | {"unsupported": stats.unsupported(d, QUANTILES)}
 
 
 def group_means(df: pd.DataFrame, by: str, cols: Iterable[str]) -> pd.DataFrame:
@@ -157,20 +162,29 @@ def policy_summary(records: list[dict[str, Any]], npus: int | None = None, days:
     out["faults_by_kind"] = dict(sorted(Counter(f["kind"] for f in faults).items()))
     out["jobs"] = _jobs(records)
     out["ttr_by_class"] = _ttr_by_class(faults)
-    det = [f for f in faults if f["ttd_s"] is not None]
+    scored = [f for f in faults if f.get("detection") != "censored"]  # censored: no time left to detect them
+    inter_scored = [f for f in inter if f.get("detection") != "censored"]
+    det = [f for f in scored if f["ttd_s"] is not None]
     noise = sum(r["noise_incidents"] for r in records)
     fps = sum(r["false_positives"] for r in records)
     out["diagnosis"] = {
-        "faults": len(faults), "detected": len(det), "correct": sum(f["correct"] for f in faults),
-        "accuracy": _r(sum(f["correct"] for f in faults) / len(faults), 4) if faults else None,
-        "class_accuracy": _r(sum(f["class_correct"] for f in faults) / len(faults), 4) if faults else None,
-        "interruption_accuracy": _r(sum(f["correct"] for f in inter) / len(inter), 4) if inter else None,
-        "by_class": _diagnosis_by_class(faults),
+        "faults": len(scored), "censored": len(faults) - len(scored), "detected": len(det),
+        "correct": sum(f["correct"] for f in scored),
+        "accuracy": _r(sum(f["correct"] for f in scored) / len(scored), 4) if scored else None,
+        "class_accuracy": _r(sum(f["class_correct"] for f in scored) / len(scored), 4) if scored else None,
+        "interruption_accuracy": _r(sum(f["correct"] for f in inter_scored) / len(inter_scored), 4)
+        if inter_scored else None,
+        "by_class": _diagnosis_by_class(scored),
         "noise_incidents": noise, "false_positives": fps, "false_positives_per_run": _r(fps / n) if n else None}
+    early = [f["ttr_s"] for f in faults if _early(f)]
     out["recovery"] = {
         "handled_without_human": _r(sum(f["ttr_s"] is not None and f["human_steps"] == 0 for f in faults)
                                     / len(faults), 4) if faults else None,  # recovered, and no person in the loop
-        "human_steps": sum(r.get("human_steps", 0) for r in records)}
+        "human_steps": sum(r.get("human_steps", 0) for r in records),
+        # the headline: faults that needed a response (recovered after their detection); those back before it
+        # (self-healed, no action needed) apart
+        "ttr_after_detection_s": dist(f["ttr_s"] for f in faults if not _early(f)),
+        "recovered_before_detection": len(early), "ttr_before_detection_s": dist(early)}
     sp = [r["spares"] for r in records]
     out["spares"] = {"initial": sp[0]["initial"] if sp else 0, "swaps": sum(s["swaps"] for s in sp),
                      "swaps_per_run": dist(s["swaps"] for s in sp),
@@ -225,17 +239,27 @@ def _jobs(records: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def _early(f: dict[str, Any]) -> bool:
+    """Recovered before it was detected (healed by itself, needed no action): not a recovery by the response."""
+    return f.get("recovery") == "before_detection"
+
+
 def _ttr_by_class(faults: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per fault class (a table of one row per fault, grouped by kind): faults, recovered, and the distributions
-    of ttr, ttd and ttdiag (the medians of the last two also under their old keys ``ttd_s_p50``, ``ttdiag_s_p50``)."""
+    """Per fault class (a table of one row per fault, grouped by kind): faults, recovered, of those how many were
+    back before their detection (``recovered_before_detection``: left out of ``ttr_s``, the distribution of the
+    recoveries after detection), and the distributions of ttr, ttd and ttdiag (the medians of the last two also
+    under their old keys ``ttd_s_p50``, ``ttdiag_s_p50``)."""
     if not faults:
         return {}
-    df = frame(faults, ["kind", "ttd_s", "ttdiag_s", "ttr_s"], ("ttd_s", "ttdiag_s", "ttr_s"))
+    rows = [{**f, "early": _early(f), "ttr_after": None if _early(f) else f["ttr_s"]} for f in faults]
+    df = frame(rows, ["kind", "ttd_s", "ttdiag_s", "ttr_s", "ttr_after", "early"],
+               ("ttd_s", "ttdiag_s", "ttr_s", "ttr_after"))
     g = df.groupby("kind", sort=True)
-    counts = g.agg(n=("kind", "size"), recovered=("ttr_s", "count"))
+    counts = g.agg(n=("kind", "size"), recovered=("ttr_s", "count"), early=("early", "sum"))
     med = g[["ttd_s", "ttdiag_s"]].agg(lambda x: stats.quantile(x.dropna().tolist(), 0.5))
-    ttr, ttd, ttdiag = (dist_table(df, "kind", c) for c in ("ttr_s", "ttd_s", "ttdiag_s"))
-    return {str(k): {"n": int(c["n"]), "recovered": int(c["recovered"]), "ttr_s": dist_row(ttr.loc[k]),
+    ttr, ttd, ttdiag = (dist_table(df, "kind", c) for c in ("ttr_after", "ttd_s", "ttdiag_s"))
+    return {str(k): {"n": int(c["n"]), "recovered": int(c["recovered"]),
+                     "recovered_before_detection": int(c["early"]), "ttr_s": dist_row(ttr.loc[k]),
                      "ttd_s": dist_row(ttd.loc[k]), "ttdiag_s": dist_row(ttdiag.loc[k]),
                      "ttd_s_p50": _nan_none(med.loc[k, "ttd_s"]), "ttdiag_s_p50": _nan_none(med.loc[k, "ttdiag_s"])}
             for k, c in counts.iterrows()}
@@ -270,15 +294,17 @@ def compare(auto: list[dict[str, Any]], manual: list[dict[str, Any]], base: str 
             out["jobs"][str(name)] = {"lost_tokens_auto": _r(la), f"lost_tokens_{base}": _r(lm),
                                       "lost_tokens_reduction": _r(1 - la / lm, 4) if lm > 0 else None,
                                       "slo_violation_s_auto": _r(sa), f"slo_violation_s_{base}": _r(sm)}
-    fcols = ["seed", "kind", "component", "at_s", "ttr_s"]
-    fa = frame([{**f, "seed": r["seed"]} for r in auto for f in r["faults"]], fcols, ("ttr_s",))
-    fm = frame([{**f, "seed": r["seed"]} for r in manual for f in r["faults"]], fcols, ("ttr_s",))
+    fcols = ["seed", "kind", "component", "at_s", "ttr_s", "early"]
+    fa = frame([{**f, "seed": r["seed"], "early": _early(f)} for r in auto for f in r["faults"]], fcols, ("ttr_s",))
+    fm = frame([{**f, "seed": r["seed"], "early": _early(f)} for r in manual for f in r["faults"]], fcols,
+               ("ttr_s",))
     fm = fm.drop_duplicates(["seed", "kind", "component", "at_s"], keep="last")  # one fault per key, as a dict
     both = fa.merge(fm, on=["seed", "kind", "component", "at_s"], how="inner", suffixes=("_a", "_m"), sort=False)
     both = both[both["seed"].isin(seeds)].dropna(subset=["ttr_s_a", "ttr_s_m"])
-    both = both.sort_values("seed", kind="stable")  # seed order, each seed's faults in the auto run's order
+    early = both["early_a"].astype(bool) | both["early_m"].astype(bool)  # back before detection under either
+    both = both[~early].sort_values("seed", kind="stable")  # seed order, each seed's faults in the auto run's order
     ta, tm = both["ttr_s_a"].tolist(), both["ttr_s_m"].tolist()
-    out["ttr_s"] = {"pairs": len(ta), "auto": dist(ta), base: dist(tm),
+    out["ttr_s"] = {"pairs": len(ta), "pairs_before_detection": int(early.sum()), "auto": dist(ta), base: dist(tm),
                     "median_reduction": _r(1 - quantile(ta, 0.5) / quantile(tm, 0.5), 4)  # type: ignore[operator]
                     if ta and (quantile(tm, 0.5) or 0) > 0 else None}
     return out

@@ -284,6 +284,7 @@ def _campaign_with_progress(run: Any, spec: Any, store: Any, opts: Any, data_dir
 def campaign_tables(out: dict[str, Any]) -> list[Table]:
     """The jobs table (ETTR coloured against the stated bar, opsbrain.verdict.ETTR_BAR) and one time-to-recover
     table per policy; the quantiles are opsbrain.stats' (the campaign report prints the same)."""
+    from opsbrain import stats
     from opsbrain.verdict import ETTR_BAR, TONE_STYLE, ettr_outcome
 
     jobs = Table.of(["policy", "job", "ETTR", "goodput", "downtime s", "stalled s", "ckpt stall s", "restarts"],
@@ -300,14 +301,21 @@ def campaign_tables(out: dict[str, Any]) -> list[Table]:
               "green at or above it, yellow 0.85-0.90, red below")
     tables = [jobs]
     for pol, s in out["by_policy"].items():
-        cols = ["n", "recovered", "ttr p50", "ttr p90", "ttr p99", "ttd p50", "ttd p90", "ttd p99", "ttdiag p50",
-                "ttdiag p90", "ttdiag p99"]
+        cols = ["faults", "recovered", "before det.", *(f"{m} {q}" for m in ("ttr", "ttd", "ttdiag")
+                                                          for q in ("n", "p50", "p90", "p99"))]
         ttr = Table.of(["class", *cols], title=f"{pol}: time to recover, detect and diagnose by fault class (s; "
                        "quantiles: numpy linear)", right=cols)
+        marked = False
         for k, v in s["ttr_by_class"].items():
             d = v["ttr_s"]  # a summary from before the ttd/ttdiag distributions has their medians only
             dd, dg = v.get("ttd_s") or {"p50": v.get("ttd_s_p50")}, v.get("ttdiag_s") or {"p50": v.get("ttdiag_s_p50")}
-            ttr.add(k, v["n"], v["recovered"], *(num(x.get(q)) for x in (d, dd, dg) for q in ("p50", "p90", "p99")))
+            cells = [c for x in (d, dd, dg) for c in _dist_cells(x)]
+            marked = marked or any(c.endswith("*") for c in cells)
+            ttr.add(k, v["n"], v["recovered"], v.get("recovered_before_detection", "-"), *cells)
+        ttr.note("ttr: over the faults recovered after their detection; 'before det.' were back before it (healed "
+                 "by themselves or needing no action) and are counted apart")
+        if marked:
+            ttr.note(stats.UNSUPPORTED_NOTE)
         tables.append(ttr)
     return tables
 
@@ -332,6 +340,12 @@ def _print_campaign(out: dict[str, Any], fmt: str = "table") -> None:
                    f"noise incidents, {dg['false_positives']} acted on (false positives); hands-off share "
                    f"{s['recovery']['handled_without_human']}; spare swaps {s['spares']['swaps']}, runs out of "
                    f"spares {s['spares']['runs_exhausted']}")
+        rec = s["recovery"]
+        if "ttr_after_detection_s" in rec:  # the headline over the faults that needed a response
+            a = rec["ttr_after_detection_s"]
+            click.echo(f"  ttr of the faults recovered after detection: median {num(a.get('p50'))} s (n {a['n']}); "
+                       f"{rec['recovered_before_detection']} back before detection (self-healed or no action "
+                       "needed), counted apart")
         click.echo(ttr.render(fmt))
     cmp_ = out.get("auto_vs_manual")
     if cmp_:
@@ -343,8 +357,20 @@ def _print_campaign(out: dict[str, Any], fmt: str = "table") -> None:
                 click.echo(f"auto vs manual, {name}: lost tokens reduced by {j['lost_tokens_reduction']}, SLO "
                            f"violation {j['slo_violation_s_auto']} s vs {j['slo_violation_s_manual']} s")
         t = cmp_["ttr_s"]
-        click.echo(f"auto vs manual, ttr on the same {t['pairs']} faults: median {t['auto']['p50']} s vs "
-                   f"{t['manual']['p50']} s")
+        click.echo(f"auto vs manual, ttr on the same {t['pairs']} faults recovered after detection: median "
+                   f"{t['auto']['p50']} s vs {t['manual']['p50']} s"
+                   + (f" ({t['pairs_before_detection']} pairs back before detection left out)"
+                      if t.get("pairs_before_detection") else ""))
+
+
+def _dist_cells(d: dict[str, Any]) -> list[str]:
+    """n, p50, p90, p99 of a campaign distribution; a quantile its n cannot support marked ``*`` (opsbrain.stats)."""
+    from opsbrain import stats
+
+    n = d.get("n")
+    qs = [num(d.get(k)) if n is None else stats.mark(num(d.get(k)), q, int(n))
+          for k, q in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99))]
+    return ["-" if n is None else str(n), *qs]
 
 
 def _rng(d: dict[str, Any]) -> str:

@@ -39,6 +39,7 @@ def journal_tables(j: dict[str, Any], show_all: bool = False) -> list[Table]:
     inc = Table.of(["fault", "component", "diagnosis", "conf", "ttd s", "ttdiag s", "ttr s", "outcome"],
                    title="incidents", wrap=["component", "diagnosis"], right=["conf", "ttd s", "ttdiag s", "ttr s"])
     ignored = []
+    early = 0  # recovered before detection (ttr marked)
     for i in j["incidents"]:
         inj, d = i["injected"], i["diagnosis"] or {}
         word, tone = incident_outcome(i)
@@ -47,10 +48,15 @@ def journal_tables(j: dict[str, Any], show_all: bool = False) -> list[Table]:
             continue
         label = inj["kind"] if inj else "(consequence)" if i.get("consequence_of") else (
             "(attention)" if needs_attention(i) else "(noise)")
+        before = i.get("recovery") == "before_detection"
+        early += before
         inc.add(label, inj["component"] if inj else d.get("component"),
                 d.get("fault_class", "-"), f"{d['confidence']:.2f}" if d else "-", num(i["ttd_s"]),
-                num(i["ttdiag_s"]), num(i["ttr_s"]), word,
+                num(i["ttdiag_s"]), f"{num(i['ttr_s'])}*" if before else num(i["ttr_s"]), word,
                 styles=[None] * 7 + [TONE_STYLE[tone]])
+    if early:
+        inc.note("* back before it was detected (healed by itself or needed no action): counted apart from the "
+                 "recoveries after detection, and out of the median ttr")
     if ignored:
         classes = Counter(str((i["diagnosis"] or {}).get("fault_class", "-")) for i in ignored)
         top = ", ".join(f"{c} {n}" for c, n in classes.most_common(3)) + (", ..." if len(classes) > 3 else "")
@@ -116,14 +122,18 @@ def print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False)
     named = "; ".join(f"{(i['diagnosis'] or {}).get('fault_class')} at {(i['diagnosis'] or {}).get('component')}"
                       for i in fps[:3])
     silent = never_fired(j)
+    split = (f" ({s['recovered_after_detection']} after detection, {s['recovered_before_detection']} before it)"
+             if s.get("recovered_before_detection") else "")
+    med = (f"; median ttr after detection {num(s['median_ttr_s'])} s" if s.get("median_ttr_s") is not None else "")
     click.echo(f"{s['incidents']} faults" + (f" (+{len(silent)} whose trigger never fired)" if silent else "")
                + f", {s['diagnosed_correctly']} diagnosed correctly, {s['recovered']} "
-               f"recovered, {s['false_positives']} false positives" + (f" ({named})" if named else "")
-               + f"; {steady_words(j['steady_state'])}")
+               f"recovered{split}, {s['false_positives']} false positives" + (f" ({named})" if named else "")
+               + f"{med}; {steady_words(j['steady_state'])}")
     for line in silent:  # a triggered fault whose event never came: never injected, in no table
         click.echo(f"  {line}")
     faults = [i for i in j["incidents"] if i.get("injected")]
-    missed = sum(1 for i in faults if i.get("detected_at_s") is None)
+    censored = [i for i in faults if i.get("detection") == "censored"]  # no time left to detect: not a miss
+    missed = sum(1 for i in faults if i.get("detected_at_s") is None) - len(censored)
     open_ = sum(1 for i in faults if i.get("detected_at_s") is not None and i.get("recovered_at_s") is None)
     if j["verdict"] == "inconclusive":
         click.echo(f"  inconclusive: {j.get('verdict_reason')}")
@@ -138,6 +148,9 @@ def print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False)
         click.echo(f"  note: {missed} fault(s) not detected and {open_} detected but not recovered"
                    + ("; the verdict rests on the steady-state probes and the expectations only"
                       if j["verdict"] == "passed" else ""))
+    for i in censored:
+        click.echo(f"  censored (not counted as missed): {i['injected']['kind']} on {i['injected']['component']}: "
+                   f"{i.get('detection_note')}")
     for i in faults:  # a link only drained or re-routed around: never said to be recovered
         if i.get("still_out_of_service"):
             click.echo(f"  still out of service at the end of the run: {i['injected']['component']} "

@@ -90,9 +90,14 @@ def superpod_run(scenario: str, seed: int | None, seeds: int | None, demand_scal
 
 
 def _fmt(p: dict[str, Any], unit: str = "", digits: int = 0) -> str:
+    """p50 and p90 over seeds with n; a p90 fewer than 10 seeds cannot support is marked (opsbrain.stats)."""
+    from opsbrain import stats
+
     if not p.get("n"):
         return "-"
-    return f"p50 {p['p50']:.{digits}f}{unit} p90 {p['p90']:.{digits}f}{unit} (n {p['n']})"
+    p90 = stats.mark(f"{p['p90']:.{digits}f}", 0.9, int(p["n"]))
+    return (f"p50 {p['p50']:.{digits}f}{unit} p90 {p90}{unit} (n {p['n']}"
+            + (", * too few for a p90)" if p90.endswith("*") else ")"))
 
 
 def _print(out: dict[str, Any]) -> None:

@@ -130,7 +130,7 @@ def _incident(inc: dict[str, Any], index: int, series: dict[str, Any], recovery:
         "injected": inj, "onset_s": onset, "t0_s": t0,
         "detected_at_s": inc.get("detected_at_s"), "diagnosed_at_s": diag_at,
         "recovered_at_s": inc.get("recovered_at_s"), "still_out_of_service": inc.get("still_out_of_service"),
-        "ttd_s": ttd, "ttdiag_s": inc.get("ttdiag_s"), "ttr_s": inc.get("ttr_s"),
+        "ttd_s": ttd, "ttdiag_s": inc.get("ttdiag_s"), "ttr_s": inc.get("ttr_s"), "recovery": inc.get("recovery"),
         "lead_time_s": -ttd if ttd is not None and ttd < 0 else None,
         "diagnosis": _diagnosis(diag, words) if diag else None,
         "root_cause": _root_cause(inc, words),
@@ -142,7 +142,8 @@ def _incident(inc: dict[str, Any], index: int, series: dict[str, Any], recovery:
         "affected_workloads": affected, "affected_inferred": inferred,
         "dips": dips,
         "impact": inc.get("impact") or {},
-        "impact_words": _impact_words(inc.get("impact") or {}, inc.get("impact_shared_with") or {}),
+        "impact_words": _impact_words(inc.get("impact") or {}, inc.get("impact_shared_with") or {})
+        + ([f"not measurable: {inc['impact_note']}"] if inc.get("impact_measurable") is False else []),
         "human_steps": inc.get("human_steps", 0),
         "followups": _followups(inc, actions, recovery),
         "components": _components(inc, actions),
@@ -215,6 +216,11 @@ def _grading(inc: dict[str, Any]) -> dict[str, Any]:
     ok_cls, ok_loc = bool(inc.get("class_correct")), bool(inc.get("localized"))
     if inc.get("correct"):
         words = "correct: class and component match the injected fault"
+    elif not d and inc.get("detection") == "censored":  # no time left to detect: graded apart, not a miss
+        return {"graded": False, "correct": None, "censored": True, "injected_kind": inj.get("kind"),
+                "injected_component": inj.get("component"),
+                "words": f"censored: injected {inj.get('kind')} too late in the run to be detected "
+                         f"({inc.get('detection_note')})"}
     elif not d:
         words = f"missed: injected {inj.get('kind')} was not diagnosed"
     elif not ok_cls:
@@ -380,7 +386,9 @@ def _impact_words(impact: dict[str, Any], shared: dict[str, list[str]] | None = 
                        f"{text.num(v.get('redone_steps'), 'steps', 2)} redone, " + _time_lost_words(v))
         else:
             out.append(f"{w}: {text.num(v.get('lost_tokens'), 'tokens')} lost, "
-                       f"{text.human(v.get('slo_violation_s'))} in SLO violation")
+                       f"{text.human(v.get('slo_violation_s'))} in SLO violation"
+                       + (f", its instances out {text.human(v['instances_down_s'])} (instance time)"
+                          if v.get("instances_down_s") else ""))
     return out
 
 
@@ -417,8 +425,12 @@ def _headline(journal: dict[str, Any], faults: list[dict[str, Any]]) -> str:
     if journal.get("verdict_reason"):  # inconclusive: why (docs/scenarios.md, "Verdict")
         parts.append(f"{str(journal['verdict_reason'])[0].upper()}{str(journal['verdict_reason'])[1:]}.")
     if faults:
+        early = s.get("recovered_before_detection") or 0
         parts.append(f"{len(faults)} fault(s); {s.get('diagnosed_correctly', 0)} diagnosed correctly, "
-                     f"{s.get('recovered', 0)} recovered (median ttr {text.both(s.get('median_ttr_s'))}).")
+                     f"{s.get('recovered', 0)} recovered (median ttr after detection "
+                     f"{text.both(s.get('median_ttr_s'))})"
+                     + (f"; {early} back before detection (healed by itself or needed no action), counted apart"
+                        if early else "") + ".")
     else:
         parts.append("No injected fault.")
     if silent := text.never_fired(journal):

@@ -39,7 +39,7 @@ def _q(values: list[float], q: float) -> float | None:
 def _stats(values: list[float]) -> dict[str, Any]:
     return {"n": len(values), "median": _q(values, 0.5), "p90": _q(values, 0.9),
             "max": max(values) if values else None, "mean": statistics.fmean(values) if values else None,
-            "values": sorted(values)}
+            "values": sorted(values), "unsupported": stats.unsupported({"n": len(values)}, (0.9,))}
 
 
 def _fault_table(faults: list[tuple[dict[str, Any], dict[str, Any]]]) -> pd.DataFrame:
@@ -51,9 +51,11 @@ def _fault_table(faults: list[tuple[dict[str, Any], dict[str, Any]]]) -> pd.Data
              "diag": (i.get("diagnosis") or {}).get("fault_class") or NONE,
              "ttr_s": float(i["ttr_s"]) if i.get("ttr_s") is not None else float("nan"),
              "detected": i.get("detected_at_s") is not None, "class_correct": bool(i.get("class_correct")),
-             "correct": bool(i.get("correct")), "localized": bool(i.get("localized"))} for j, i in faults]
+             "correct": bool(i.get("correct")), "localized": bool(i.get("localized")),
+             "early": i.get("recovery") == "before_detection", "censored": i.get("detection") == "censored"}
+            for j, i in faults]
     df = pd.DataFrame.from_records(rows, columns=["kind", "policy", "diag", "ttr_s", "detected", "class_correct",
-                                                  "correct", "localized"])
+                                                  "correct", "localized", "early", "censored"])
     df["top1"] = df["diag"] == df["kind"]
     df["unrecovered"] = df["ttr_s"].isna()
     return df
@@ -71,16 +73,20 @@ def build_campaign_report(journals: list[dict[str, Any]], summary: dict[str, Any
     matrix = [[int(x) for x in row] for row in
               pd.crosstab(df["kind"], df["diag"]).reindex(index=kinds, columns=cols, fill_value=0).to_numpy()] \
         if len(df) else []
-    n = len(df)
-    acc: dict[str, Any] = {"faults": n, "detected": int(df["detected"].sum()), "top1": int(df["class_correct"].sum()),
-                           "correct": int(df["correct"].sum()), "localized": int(df["localized"].sum()),
-                           "abstained": int(df["diag"].isin([NONE, "unknown"]).sum())}
+    scored = df[~df["censored"].astype(bool)]  # censored: injected too late in a run to be detected, apart
+    n = len(scored)
+    acc: dict[str, Any] = {"faults": n, "detected": int(scored["detected"].sum()),
+                           "top1": int(scored["class_correct"].sum()), "correct": int(scored["correct"].sum()),
+                           "localized": int(scored["localized"].sum()),
+                           "abstained": int(scored["diag"].isin([NONE, "unknown"]).sum()),
+                           "censored": len(df) - n}
     acc |= {f"{k}_rate": (acc[k] / n if n else None) for k in ("detected", "top1", "correct", "localized",
                                                                 "abstained")}
     per_class: dict[str, Any] = {}
     for k, g in df.groupby("kind", sort=True):
-        by_pol = {str(p): _stats(gp["ttr_s"].dropna().tolist()) | {
-                      "faults": len(gp), "top1": int(gp["top1"].sum()), "unrecovered": int(gp["unrecovered"].sum())}
+        by_pol = {str(p): _stats(gp.loc[~gp["early"].astype(bool), "ttr_s"].dropna().tolist()) | {
+                      "faults": len(gp), "top1": int(gp["top1"].sum()), "unrecovered": int(gp["unrecovered"].sum()),
+                      "before_detection": int(gp["early"].sum())}  # back before detection: out of the ttr figures
                   for p, gp in g.groupby("policy", sort=True)}
         per_class[str(k)] = {"support": len(g), "top1": int(g["top1"].sum()), "ttr": by_pol,
                              "unrecovered": int(g["unrecovered"].sum())}
@@ -103,7 +109,8 @@ def _run_row(j: dict[str, Any]) -> dict[str, Any]:
     row = {"run_id": j.get("run_id"), "scenario": j.get("scenario"), "seed": j.get("seed"),
             "policy": j.get("policy"), "verdict": j.get("verdict"), "faults": s.get("incidents"),
             "diagnosed_correctly": s.get("diagnosed_correctly"), "recovered": s.get("recovered"),
-            "median_ttr_s": s.get("median_ttr_s"), "false_positives": s.get("false_positives"),
+            "median_ttr_s": s.get("median_ttr_s"), "before_detection": s.get("recovered_before_detection"),
+            "false_positives": s.get("false_positives"),
             "ettr": eff["by_policy"].get(str(j.get("policy", "auto")), {}).get("ettr"),
             "training_goodput": eff["by_policy"].get(str(j.get("policy", "auto")), {}).get("training_goodput"),
             "inference_goodput": eff["by_policy"].get(str(j.get("policy", "auto")), {}).get("inference_goodput")}
@@ -170,7 +177,8 @@ def _vs_manual(faults: list[tuple[dict[str, Any], dict[str, Any]]]) -> list[dict
         row: dict[str, Any] = {"fault_class": k}
         for p in sorted(policies):
             mine = [i for j, i in faults if i["injected"]["kind"] == k and str(j.get("policy", "auto")) == p]
-            ttrs = [float(i["ttr_s"]) for i in mine if i.get("ttr_s") is not None]
+            ttrs = [float(i["ttr_s"]) for i in mine if i.get("ttr_s") is not None
+                    and i.get("recovery") != "before_detection"]  # recoveries after detection only
             row[p] = {"n": len(mine), "median_ttr_s": _q(ttrs, 0.5),
                       "lost_npu_s": statistics.fmean([_impact_sum(i, "lost_npu_s") for i in mine]) if mine else None,
                       "lost_tokens": statistics.fmean([_impact_sum(i, "lost_tokens") for i in mine]) if mine else None,

@@ -20,9 +20,12 @@ from opsbrain.detection.detector import collective_failure
 from opsbrain.diagnosis.engine import Engine
 from opsbrain.recovery.params import hccl_launch_env
 from opsbrain.recovery.schema import WORKLOAD_STUCK
-from opsbrain.runner import scoring
+from opsbrain.runner import dips, scoring
+from opsbrain.runner.censor import detection
 from opsbrain.runner.expectations import acted, check_expectations, check_report, mark_symptoms
+from opsbrain.runner.impact import attribute_impact, measurable, unattributed
 from opsbrain.runner.monitor import Monitor, MonitorParams
+from opsbrain.runner.responses import fault_events, placed, respond
 from opsbrain.runner.series import journal_series
 from opsbrain.runner.triggers import never_fired
 from opsbrain.runner.world import World, build_world
@@ -50,8 +53,8 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
     journal incident into ``bundle_dir/<incident id>/`` (issue 9; listed under the journal's ``bundles``)."""
     wall0 = time.perf_counter()
     started_at = _utc_now()
-    snaps: dict[float, dict[str, dict[str, Any]]] = {}
-    world = build_world(plan, engine, dry_run=dry_run, on_inject=lambda s: _on_inject(world, mon, s, snaps))
+    # a triggered fault tells the monitor its onset (no baseline is taken after it)
+    world = build_world(plan, engine, dry_run=dry_run, on_inject=lambda s: mon.onsets.append(s.at_s))
     sim = world.sim
     spec = plan.scenario.spec
     mon_params = (MonitorParams() if plan.monitor_interval_s is None
@@ -59,8 +62,6 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
     mon = Monitor(sim, spec.steady_state.probes, spec.guards, spec.steady_state.tolerance_s, params=mon_params)
     mon.onsets = [s.at_s for s in plan.timeline]
     abort = mon.start()
-    for t in sorted({s.at_s for s in plan.timeline}):
-        _snapshot_at(world, t, snaps)
     first_fault = min(mon.onsets, default=spec.duration)
     before_t = max(0.0, min(first_fault - mon.params.fault_margin_s, mon.params.baseline_at_s))
     steady_before: dict[str, Any] = {}
@@ -86,7 +87,7 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
     accounting_end = {name: w.accounting() for name, w in sim.workloads.items()}
     steady_after = mon.snapshot(end)
     nominal = mon.baseline_at_s_rate()
-    incidents = score(world, plan, snaps, end, accounting_end, nominal)
+    incidents = score(world, plan, end, accounting_end, nominal)
     fault_index = world.triggers.fault_index if world.triggers else {}
     mark_symptoms(plan, incidents, fault_index)
     deviated = mon.deviated() or any(v["ok"] is False for v in steady_after.values())
@@ -156,68 +157,10 @@ def journal_header(plan: Plan, started_at: str, sim_epoch: str) -> dict[str, Any
             "scenario_definition": plan.scenario.model_dump(mode="json")}
 
 
-def _on_inject(world: World, mon: Monitor, spec: Any, snaps: dict[float, dict[str, dict[str, Any]]]) -> None:
-    """A triggered fault is about to start: the monitor learns its onset (no baseline after it) and the workloads'
-    accounting is snapshot at its onset."""
-    mon.onsets.append(spec.at_s)
-    _snapshot_at(world, spec.at_s, snaps)
-
-
-def _snapshot_at(world: World, t: float, snaps: dict[float, dict[str, dict[str, Any]]]) -> None:
-    sim = world.sim
-
-    def take() -> Any:
-        yield sim.env.timeout(max(0.0, t - sim.now))
-        snaps[t] = {name: w.accounting() for name, w in sim.workloads.items()}
-
-    sim.env.process(take())
-
-
 def _series(w: Any) -> scoring.Series:
     if w.kind == "training":
         return [(float(t), float(r)) for t, r in w.rate_history()]
     return [(float(s["t"]), float(s["decode_tokens_per_s"])) for s in w.rate_history()]
-
-
-def unattributed(acc: dict[str, Any], name: str, faults: list[dict[str, Any]]) -> dict[str, float]:
-    """The part of a workload's loss no fault's impact carries (before the first fault touching it, or while none
-    of their impact windows was open: noise, a fault no one injected): the faults' ``impact`` shares of it plus
-    this add up to its total."""
-    fields = IMPACT_FIELDS.get(acc.get("kind", ""), ())
-    return {k: (acc.get(k) or 0.0) - sum((f.get("impact") or {}).get(name, {}).get(k, 0.0) for f in faults)
-            for k in fields}
-
-
-IMPACT_FIELDS = {"training": ("lost_npu_s", "redone_steps", "downtime_s", "stalled_s", "ckpt_stall_s"),
-                 "inference": ("lost_tokens", "slo_violation_s")}
-
-
-def _attribute_impact(entries: list[dict[str, Any]], windows: dict[str, list[scoring.Window]],
-                      snaps: dict[float, dict[str, dict[str, Any]]], accounting_end: dict[str, dict[str, Any]],
-                      end: float) -> None:
-    """Fill each fault entry's ``impact``: per affected workload, its share of the workload's loss. The run is cut
-    at every snapshot (each fault's onset); each segment's loss (the workload's accounting at its end minus at its
-    start) goes to the faults :func:`scoring.loss_owners` names, in equal shares, so the faults' figures and the
-    workload's ``unattributed`` rest add up to its loss instead of each fault carrying all of it. A fault that
-    shared a loss says with which faults (``impact_shared_with``: workload -> fault ids)."""
-    cuts = sorted(t for t in snaps if t < end) + [end]
-    points = [snaps[t] for t in cuts[:-1]] + [accounting_end]
-    by_id = {e["id"]: e for e in entries}
-    for e in entries:
-        e["impact"] = {w: {k: 0.0 for k in IMPACT_FIELDS[accounting_end.get(w, {}).get("kind", "inference")]}
-                       for w in e["affected_workloads"]}
-    for w, wins in windows.items():
-        fields = IMPACT_FIELDS[accounting_end.get(w, {}).get("kind", "inference")]
-        for k, owners in enumerate(scoring.loss_owners(cuts, wins)):
-            a, b = points[k + 1].get(w, {}), points[k].get(w, {})
-            if any(a.get(fld, 0.0) - b.get(fld, 0.0) > 0 for fld in fields) and len(owners) > 1:
-                for fid in owners:  # say who shared a loss with whom (reports print "its share")
-                    others = by_id[fid].setdefault("impact_shared_with", {}).setdefault(w, [])
-                    others += [o for o in owners if o != fid and o not in others]
-            for fid in owners:
-                share = by_id[fid]["impact"][w]
-                for fld in fields:
-                    share[fld] += (a.get(fld, 0.0) - b.get(fld, 0.0)) / len(owners)
 
 
 def _root(inc: Incident) -> str | None:
@@ -226,16 +169,8 @@ def _root(inc: Incident) -> str | None:
     return None if d is None or d.abstained else d.component
 
 
-def _final_diagnosis(inc: Incident) -> tuple[dict[str, Any] | None, float | None]:
-    d = inc.diagnosis
-    if d is None:
-        return None, None
-    first_same = next(x for x in inc.diagnoses if (x.fault_class, x.component) == (d.fault_class, d.component))
-    return d.as_dict() | {"at_s": first_same.at_s}, first_same.at_s
-
-
-def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]], end: float,
-          accounting_end: dict[str, dict[str, Any]], nominal: dict[str, float] | None = None) -> list[dict[str, Any]]:
+def score(world: World, plan: Plan, end: float, accounting_end: dict[str, dict[str, Any]],
+          nominal: dict[str, float] | None = None) -> list[dict[str, Any]]:
     """One journal entry per injected fault that began, plus one per incident that matches none."""
     sim, ctl, orch = world.sim, world.controller, world.orchestrator
     began = {e.detail.get("id") for e in sim.trace.of_kind("fault")}
@@ -253,67 +188,64 @@ def score(world: World, plan: Plan, snaps: dict[float, dict[str, dict[str, Any]]
     changes = _health_changes(sim)
     by_part: dict[str, scoring.PartIndex] = {}  # a covering incident's signals by the part they name
     harms: list[scoring.Harm] = []  # what each fault's workloads suffered, and until when (consequences)
-    windows: dict[str, list[scoring.Window]] = {}  # workload -> each touching fault's impact window on it
-    for f in truths:
-        mine = sorted((incs[i] for i, fid in matched.items() if fid == f.id), key=lambda x: x.opened_at)
-        cover = incs[covered[f.id][0]] if not mine and f.id in covered else None  # folded into another's incident
-        responders = mine or ([cover] if cover else [])
-        primary = responders[0] if responders else None
-        keys = [k for inc in responders for k in ctl.handled.get(inc.id, [])]
-        actions = [a for k in keys for a in orch.actions_for(k)]
-        diag, diag_at = _final_diagnosis(primary) if primary else (None, None)
-        detected = (primary.opened_at if primary.detected_at is None else primary.detected_at) if primary else None
-        if cover is not None:
-            detected = covered[f.id][1]
-        manual = [orch.incident(k) for k in keys] if plan.policy in ("manual", "vendor-default") else []
-        if manual:  # the person's times, not the tool's: none yet while their step is still under way at the end
-            seen = manual[0].get("detected_at_s")
-            detected = seen if cover is None or seen is None or detected is None else max(seen, detected)
-            diag_at = manual[0].get("diagnosed_at_s")
-            diag = diag | {"at_s": diag_at} if diag is not None and diag_at is not None else None
-        if cover is not None and diag is not None and diag_at is not None and detected is not None:
-            diag_at = max(diag_at, detected)  # a diagnosis made before the fault began is not its diagnosis time
-            diag = diag | {"at_s": diag_at}
-        window_end = scoring.fault_window_end(f.at_s, f.ended_at_s, [a["start_s"] for a in actions
-                                                                      if a.get("start_s") is not None], end)
-        affected = scoring.blast_radius(f.kind, f.target, _placed(sim, f.at_s, window_end))
+    windows: dict[str, list[scoring.Window]] = {}  # workload -> each touching fault's impact windows on it
+    ctx = [respond(world, plan, f, incs, matched, covered, end) for f in truths]
+    covering = {inc_id for inc_id, _at in covered.values()}
+    others = [a for inc in ctl.incidents if inc.id not in matched and inc.id not in covering
+              for k in ctl.handled.get(inc.id, []) for a in orch.actions_for(k)]
+    events = fault_events(sim, ctx)
+    causes = {name: dips.build_causes(w, events, {c.f.id: set(c.affected) for c in ctx},
+                                      sim.trace.events, others, end) for name, w in sim.workloads.items()}
+    sweep = world.sweeper.params if world.sweeper else None  # its trend can flag an optical decay early
+    histories = {name: w.rate_history() for name, w in sim.workloads.items() if isinstance(w, InferenceService)}
+    for c in ctx:
+        f, detected, diag, diag_at, actions, affected = c.f, c.detected, c.diag, c.diag_at, c.actions, c.affected
         bars = {w: b for w in affected if (b := scoring.nominal_at(sim.workloads[w], f.at_s, (nominal or {}).get(w)))
                 is not None}
         degraded = scoring.degraded_after(actions, sim.workloads)
         service, dark = _service(sim, changes, f, actions, end)
-        raw, per_workload = _ttr(f, affected, series, actions, end, bars, window_end,
-                                 {d["workload"]: d["rate"] for d in degraded}, breaches, service, dark is not None)
+        recs, units = _recoveries(f, affected, series, histories, causes, end, bars, c.window_end,
+                                  {d["workload"]: d["rate"] for d in degraded}, breaches)
+        raw = _ttr(f, affected, recs, actions, service, dark is not None)
         ttr = scoring.credited_ttr(raw, detected)
-        for w, t in per_workload.items():
-            windows.setdefault(w, []).append((f.id, f.at_s, end if t is None else f.at_s + t))
-        placed = _placed(sim, f.at_s, window_end)
-        harms.append((f.id, f.at_s, end if ttr is None else f.at_s + ttr, {n for w in affected for n in placed[w]}))
-        runbooks = [orch.incident(k).get("runbook") for k in keys]
+        fault_windows: dict[str, list[scoring.Window]] = {}
+        for w in affected:
+            redo = getattr(sim.workloads[w], "redo_until", None)
+            fault_windows[w] = ([(f.id, f.at_s, end)] if dark is not None
+                                else recs[w].windows(f.id, f.at_s, end, redo))
+            windows.setdefault(w, []).extend(fault_windows[w])
+        where = placed(sim, f.at_s, c.window_end)
+        harms.append((f.id, f.at_s, end if ttr is None else f.at_s + ttr, {n for w in affected for n in where[w]}))
+        runbooks = [orch.incident(k).get("runbook") for k in c.keys]
         cls = diag["fault_class"] if diag else None
         comp = diag["component"] if diag else None
         out.append({
             "id": f.id, "injected": {"kind": f.kind, "component": f.target, "at_s": f.at_s, "params": f.params},
-            "incident_ids": [i.id for i in mine],
-            **({"covered_by": cover.id} if cover else {}),  # folded into the incident matched to another fault
-            "detected_at_s": detected, "diagnosis": diag,
+            "incident_ids": [i.id for i in c.mine],
+            **({"covered_by": c.cover.id} if c.cover else {}),  # folded into the incident matched to another fault
+            "detected_at_s": detected, **detection(sim, f, detected, end, ctl.detector.p.reorder_s, sweep),
+            "diagnosis": diag,
             "runbook": next((r for r in reversed(runbooks) if r), None),
             "actions": actions, "affected_workloads": affected,
             "recovered_at_s": None if ttr is None else f.at_s + ttr,
             "ttd_s": None if detected is None else detected - f.at_s,
             "ttdiag_s": None if diag_at is None else diag_at - f.at_s,
-            "ttr_s": ttr, "class_correct": cls == f.kind,
+            "ttr_s": ttr, "recovery": recovery_kind(f.at_s, ttr, detected), "class_correct": cls == f.kind,
             "localized": scoring.localized(f.kind, f.target, comp),
             "correct": cls == f.kind and scoring.localized(f.kind, f.target, comp),
             "degraded": [{k: v for k, v in d.items() if k != "rate"} for d in degraded],  # recovered scaled in
             **({"still_out_of_service": dark} if dark is not None else {}),  # a link only drained, still dark
-            "human_steps": sum(orch.incident(k).get("human_steps", 0) for k in keys),
+            "human_steps": sum(orch.incident(k).get("human_steps", 0) for k in c.keys),
             "impact": {},  # below, once every fault's impact window is known (:func:`scoring.loss_owners`)
-            **signal_lines([sg for inc in mine for sg in inc.signals] if cover is None else
-                           _signals_of(cover, by_part).items_naming(f.target)),
+            **signal_lines([sg for inc in c.mine for sg in inc.signals] if c.cover is None else
+                           _signals_of(c.cover, by_part).items_naming(f.target)),
         })
-        out[-1].update(_lead_time(sim, f, detected, primary is not None and primary.id in ctl.adopted))
-    _attribute_impact(out, windows, snaps, accounting_end, end)
-    covering = {inc_id for inc_id, _at in covered.values()}
+        out[-1]["_units"] = {w: (sorted(u), dips.unit_seconds(dips.units_out(histories[w], u), [  # unmasked
+            (f.id, f.at_s, end if (t := recs[w].ttr) is None else f.at_s + t)], end)) for w, u in units.items() if u}
+        out[-1].update(_lead_time(sim, f, detected, c.primary is not None and c.primary.id in ctl.adopted))
+    attribute_impact(out, windows, sim.workloads, accounting_end, end)
+    for e in out:
+        e.update(measurable(e, e.pop("_units")))
     for inc in ctl.incidents:
         if inc.id in matched or inc.id in covering:  # a fault's incident (the one it was folded into too)
             continue
@@ -400,12 +332,6 @@ def _lead_time(sim: Any, f: ActiveFault, detected: float | None, swept: bool) ->
             "lead_time_s": lead}
 
 
-def _placed(sim: Any, start: float, end: float) -> dict[str, list[str]]:
-    """Where each workload ran during a fault's window (its placement history: spares swapped in count from the
-    moment they joined)."""
-    return {name: sorted(scoring.nodes_during(w, start, end)) for name, w in sim.workloads.items()}
-
-
 def _breach(w: Any) -> scoring.Series | None:
     """An inference service's latency SLO over time: (t, 1.0 while TPOT or TTFT is over its bound, else 0.0), the
     bounds its ``slo_violation_s`` also counts; None for training, or for a service that did not meet them at its
@@ -417,33 +343,48 @@ def _breach(w: Any) -> scoring.Series | None:
     return out if out and out[0][1] == 0.0 else None
 
 
-def _ttr(f: ActiveFault, affected: list[str], series: dict[str, scoring.Series], actions: list[dict[str, Any]],
-         end: float, nominal: dict[str, float], dip_by: float | None = None,
-         degraded: dict[str, float] | None = None, breaches: dict[str, scoring.Series] | None = None,
-         service: tuple[bool, float | None] = (False, None), still_out: bool = False
-         ) -> tuple[float | None, dict[str, float | None]]:
-    """The fault's ttr (None: not recovered by the run's end) and, per affected workload, when it was back. A fault
-    that touches no workload: when its part was back (``service``, :func:`scoring.back_in_service`) if the fault
-    took it out of service; otherwise the end of its response's last successful action, or the fault's end. A link
-    ``still_out`` of service at the end (:func:`scoring.still_out_of_service`) is not recovered, nor are its
+def _recoveries(f: ActiveFault, affected: list[str], series: dict[str, scoring.Series],
+                histories: dict[str, list[dict[str, Any]]], causes: dict[str, dips.Causes], end: float,
+                nominal: dict[str, float], dip_by: float, degraded: dict[str, float],
+                breaches: dict[str, scoring.Series]) -> tuple[dict[str, dips.Recovery], dict[str, dict[str, float]]]:
+    """Per affected workload, the fault's recovery from its own dips (:func:`dips.recover`: a dip is the fault's when
+    it owns the dip's start, :class:`dips.Causes`), and per inference service the instances whose drop the fault owns
+    (its units: out of the bar until they serve again, :func:`dips.unit_drops`)."""
+    recs: dict[str, dips.Recovery] = {}
+    units: dict[str, dict[str, float]] = {}
+    for w in affected:
+        def mine(t: float, w: str = w) -> bool:
+            return f.id in causes[w].owners_at(t)
+
+        u = dips.unit_drops(histories[w], f.at_s, mine) if w in histories else {}
+        units[w] = u
+        recs[w] = dips.recover(series[w], f.at_s, end, nominal=nominal.get(w), dip_by=dip_by,
+                               degraded_rate=degraded.get(w), breach=breaches.get(w),
+                               units=dips.units_out(histories[w], u) if u else None, mine=mine)
+    return recs, units
+
+
+def _ttr(f: ActiveFault, affected: list[str], recs: dict[str, dips.Recovery], actions: list[dict[str, Any]],
+         service: tuple[bool, float | None] = (False, None), still_out: bool = False) -> float | None:
+    """The fault's ttr (None: not recovered by the run's end): the last of its workloads' recoveries (``recs``). A
+    fault that touches no workload: when its part was back (``service``, :func:`scoring.back_in_service`) if the
+    fault took it out of service; otherwise the end of its response's last successful action, or the fault's end. A
+    link ``still_out`` of service at the end (:func:`scoring.still_out_of_service`) is not recovered, nor are its
     workloads: their loss is the fault's until the end of the run."""
     if still_out:
-        return None, {w: None for w in affected}
+        return None
     if affected:
-        ttrs = {w: scoring.time_to_recover(series[w], f.at_s, end, nominal=nominal.get(w), dip_by=dip_by,
-                                           degraded_rate=(degraded or {}).get(w), breach=(breaches or {}).get(w))
-                for w in affected}
-        vals = list(ttrs.values())
-        return (None if any(t is None for t in vals) else max(t for t in vals if t is not None)), ttrs
+        vals = [recs[w].ttr for w in affected]
+        return None if any(t is None for t in vals) else max(t for t in vals if t is not None)
     took_out, back = service
     if took_out:  # never while the part is still down and unhandled (a ticket does not bring a link back)
-        return (None if back is None else back - f.at_s), {}
+        return None if back is None else back - f.at_s
     done = [a["end_s"] for a in actions if a.get("status") == "succeeded" and a.get("end_s") is not None]
     if done:
-        return max(done) - f.at_s, {}
+        return max(done) - f.at_s
     if f.ended_at_s is not None:
-        return f.ended_at_s - f.at_s, {}
-    return None, {}
+        return f.ended_at_s - f.at_s
+    return None
 
 
 def _health_changes(sim: Any) -> dict[str, list[tuple[float, str, str | None]]]:
@@ -467,16 +408,32 @@ def _service(sim: Any, changes: dict[str, list[tuple[float, str, str | None]]], 
     return scoring.back_in_service(f.id, f.at_s, health, routes, link, end), dark
 
 
+def recovery_kind(onset: float, ttr: float | None, detected: float | None) -> str:
+    """How a fault came back (docs/architecture.md, "recovery"): ``after_detection`` (its workloads or part back at or
+    after it was detected: what the response is measured on), ``before_detection`` (back before anything detected it:
+    it healed by itself or needed no action; ttr 0, never degraded, is one), ``not_recovered``."""
+    if ttr is None:
+        return "not_recovered"
+    return "before_detection" if detected is not None and onset + ttr < detected - 1e-9 else "after_detection"
+
+
 def summarize(incidents: list[dict[str, Any]], faults: list[dict[str, Any]], world: World,
               wall_s: float) -> dict[str, Any]:
-    ttrs = [i["ttr_s"] for i in faults if i["ttr_s"] is not None]
+    """The run's figures. ``median_ttr_s`` is over the faults recovered after their detection (the ones that needed
+    a response); those back before it (self-healed, no action needed) are counted apart with their own median, so a
+    run of flaps that heal in a second does not report a 1 s median beside restarts of minutes."""
+    ttrs = [i["ttr_s"] for i in faults if i["ttr_s"] is not None and i.get("recovery") != "before_detection"]
+    early = [i["ttr_s"] for i in faults if i.get("recovery") == "before_detection"]
     fps = [i for i in incidents if i["injected"] is None and i.get("false_positive")]
     ms = world.controller.diagnosis_ms
     return {
         "incidents": len(faults), "detected": sum(i["detected_at_s"] is not None for i in faults),
+        "missed": sum(i.get("detection") == "missed" for i in faults),
+        "censored": sum(i.get("detection") == "censored" for i in faults),  # no time left to detect: not missed
         "diagnosed_correctly": sum(bool(i["correct"]) for i in faults),
         "class_correct": sum(bool(i["class_correct"]) for i in faults),
         "recovered": sum(i["ttr_s"] is not None for i in faults),
+        "recovered_after_detection": len(ttrs), "recovered_before_detection": len(early),
         "recovered_degraded": sum(i["ttr_s"] is not None and bool(i.get("degraded")) for i in faults),
         "degraded_workloads": [{"workload": name, **d} for name, w in world.sim.workloads.items()
                                if (d := getattr(w, "degraded", lambda: None)()) is not None],
@@ -484,7 +441,8 @@ def summarize(incidents: list[dict[str, Any]], faults: list[dict[str, Any]], wor
         # recovered with no person's step: a fault nothing handled (missed, never recovered) is none
         "false_positives": len(fps),
         "noise_incidents": sum(is_noise(i) for i in incidents),
-        "median_ttr_s": sorted(ttrs)[len(ttrs) // 2] if ttrs else None,
+        "median_ttr_s": sorted(ttrs)[len(ttrs) // 2] if ttrs else None,  # after detection only
+        "median_ttr_before_detection_s": sorted(early)[len(early) // 2] if early else None,
         "diagnosis_ms_mean": sum(ms) / len(ms) if ms else None, "wall_s": wall_s,
         "events": len(world.sim.trace),
     }

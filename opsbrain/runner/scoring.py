@@ -16,10 +16,15 @@ Folded faults: an incident is matched to one fault (:func:`match_incidents`, whi
 every other fault it covers (:func:`covered_faults`: the detector folded that fault's reports into it) is detected
 by it, with its own ttd.
 
-Impact: a workload's loss is cut at every fault's onset; each segment's loss goes in equal shares to the faults
-touching the workload whose impact window (onset to that workload's recovery, the run's end when it never
-recovered) covers the segment's start (:func:`loss_owners`); the rest (before any fault, after every impact ended)
-is the workload's ``unattributed`` loss. Per-fault figures plus that add up to the workload's total.
+Impact: a workload's loss goes in equal shares to the faults touching the workload whose impact window covers it
+(:func:`loss_owners`; the windows: onset to that workload's recovery, the run's end when it never recovered, and the
+fault's later own dips, less the dips other causes own: :mod:`opsbrain.runner.dips`, :mod:`opsbrain.runner.impact`);
+the rest (before any fault, after every impact ended, inside noise's dips) is the workload's ``unattributed`` loss.
+Per-fault figures plus that add up to the workload's total.
+
+Ownership (helper AD, D1): a dip is a fault's only when the fault or its response owns the moment it began
+(:class:`opsbrain.runner.dips.Causes`): a noise flap's dip hours after a recovery is the noise's, and an inference
+fault's instances (its units) are out of the bar until they serve again, even when the service's rate never moved.
 
 Issue 17: an incident belongs to a fault while the fault lives (onset to its end, plus the matching horizon), so a
 slow decay flagged days before it fails is credited; ttr is charged only to the workloads placed on the fault's
@@ -39,17 +44,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from faultlib import ids
-
-RECOVERY_SHARE = 0.95
-RECOVERY_WINDOW_S = 30.0
-FULL_SHARE = 1 - 1e-6  # reason: 'back at the pre-fault rate', short of float noise in a recomputed rate
-
-Series = list[tuple[float, float]]  # piecewise-constant (t, rate) change points, sorted by t
-
-
-def rate_at(series: Series, t: float) -> float:
-    i = bisect_right([p[0] for p in series], t) - 1
-    return series[i][1] if i >= 0 else 0.0
+from opsbrain.runner.dips import RECOVERY_SHARE, RECOVERY_WINDOW_S, Series, rate_at, recover
 
 
 def time_to_recover(series: Series, onset: float, end: float, share: float = RECOVERY_SHARE,
@@ -65,42 +60,9 @@ def time_to_recover(series: Series, onset: float, end: float, share: float = REC
     ``dip_by``: a dip that begins after the fault's window is another cause's); None if no recovery before ``end``.
     When an earlier fault had already pulled the rate below ``share`` of ``nominal``, recovery is measured against
     ``nominal`` instead. ``degraded_rate``: the fault's response scaled the job in; it has recovered (in degraded
-    operation, said apart) once it runs at ``share`` of that smaller placement's fault-free rate."""
-    pre = rate_at(series, onset - 1e-6)
-    if nominal is not None and pre < share * nominal:
-        pre = nominal
-    if degraded_rate is not None:
-        pre = min(pre, degraded_rate)
-    if pre <= 0:
-        return 0.0
-    times = sorted({onset} | {t for t, _ in series if onset < t <= end}
-                   | {t for t, _ in (breach or []) if onset < t <= end})
-    by = end if dip_by is None else dip_by
-
-    def out_of(level: float, t: float) -> bool:
-        return rate_at(series, t) < level or (breach is not None and rate_at(breach, t) > 0)
-
-    level = share * pre
-    dip = next((t for t in times if t <= by and out_of(level, t)), None)
-    if dip is None:  # inside the bar throughout: recovered when the degradation, if any, stopped
-        level = FULL_SHARE * pre
-        dip = next((t for t in times if t <= by and out_of(level, t)), None)
-        if dip is None:
-            return 0.0
-    good_since: float | None = None
-    for t in times:
-        if t < dip:
-            continue
-        if not out_of(level, t):
-            if good_since is None:
-                good_since = t
-        else:
-            if good_since is not None and t - good_since >= window:
-                return good_since - onset
-            good_since = None
-    if good_since is not None and end - good_since >= window:
-        return good_since - onset
-    return None
+    operation, said apart) once it runs at ``share`` of that smaller placement's fault-free rate. Every dip counts
+    here; the scorer also asks who owns each dip (:func:`opsbrain.runner.dips.recover`)."""
+    return recover(series, onset, end, share, window, nominal, dip_by, degraded_rate, breach).ttr
 
 
 def integrate_deficit(series: Series, start: float, end: float, reference: float) -> float:

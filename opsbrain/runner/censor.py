@@ -1,0 +1,52 @@
+"""A fault the run ended too soon after to be detected is ``censored``, not missed (helper AD, D9).
+
+Whether an undetected fault was missed or never had the time: the earliest moment any detection path could have
+reported it (:func:`earliest_detection`) against the run's end. Every path holds a line for the detector's watermark
+(``detector.reorder_s``: nothing is processed before its time stamp plus it), so a fault less than that before the end
+cannot be detected. A progressive fault (an optical module's decay) reports nothing until a lane drops or the link
+dies (a plant change of its own, then the hold) or, before that, until the sweeps' Rx trend predicts the alarm
+threshold within ``sweeps.trend_alarm_horizon_s`` (its noise-free crossing time, from the DOM model, minus that
+horizon; only with in-run sweeps). These are lower bounds: a fault undetected although its earliest moment had passed
+is missed; one whose earliest moment lay beyond the end is censored and left out of accuracy, counted apart.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+PROGRESSIVE = ("optical_degradation",)  # kinds that announce themselves only when their decay crosses a threshold
+
+
+def earliest_detection(sim: Any, f: Any, hold_s: float, sweep: Any | None) -> tuple[float, str]:
+    """The earliest moment ``f`` could have been detected, and by what (in words)."""
+    if f.kind not in PROGRESSIVE:
+        return f.at_s + hold_s, f"the detector's {hold_s:g} s watermark hold"
+    own = f"fault:{f.id}"
+    first = min((e.t for e in sim.trace.events if e.kind in ("health", "lanes") and e.detail.get("cause") == own),
+                default=math.inf)
+    by_event = first + hold_s
+    by_trend = math.inf
+    dom = getattr(sim, "dom", None)
+    if sweep is not None and dom is not None:
+        crossings = [t for m in dom.modules_of(f.target) for lane in range(dom.lanes)
+                     if (t := dom.crossing_time(m, lane, sweep.rx_alarm_dbm, after_t=f.at_s)) is not None]
+        if crossings:
+            by_trend = max(f.at_s, min(crossings) - sweep.trend_alarm_horizon_s)
+    if sweep is not None and by_trend < by_event:
+        return by_trend, (f"the Rx trend's alarm horizon ({sweep.trend_alarm_horizon_s / 3600:g} h before the "
+                          "predicted alarm crossing)")
+    return by_event, "its first lane drop or link-down and the detector's hold"
+
+
+def detection(sim: Any, f: Any, detected: float | None, end: float, hold_s: float,
+              sweep: Any | None) -> dict[str, Any]:
+    """``detection``: ``detected``, ``missed`` or ``censored`` (with ``detection_note``: why there was no time)."""
+    if detected is not None:
+        return {"detection": "detected"}
+    at, how = earliest_detection(sim, f, hold_s, sweep)
+    if at <= end:
+        return {"detection": "missed"}
+    return {"detection": "censored",
+            "detection_note": f"injected {end - f.at_s:.1f} s before the run's end; the earliest it could have been "
+                              f"detected is {at - f.at_s:.1f} s after its onset ({how})"}
