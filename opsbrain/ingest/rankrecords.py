@@ -1,0 +1,189 @@
+"""The records the multi-rank reader (:mod:`opsbrain.ingest.ranks`) builds from CANN process logs and the patterns
+of the plog texts it keys on: a process's identity and errors, with the line each was read from, and the job's rank
+table. The module docstring of :mod:`opsbrain.ingest.ranks` describes the texts and their sources."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+RANK_TABLE_FILE = re.compile(r"(?:^|/)(?:rank_?table[^/]*|hccl[^/]*)\.json$", re.I)
+"""An HCCL rank table (``hccl.json``, ``rank_table.json``, ``ranktable_8p.json``): its server ids and device addresses
+name the server of a worker whose processes print none (:meth:`RankCollector._servers`)."""
+RANK_TABLE_LINES = 200_000
+"""Lines of one rank table kept (a rank table of 10,000 devices pretty-printed is ~70,000 lines)."""
+
+RE_PLOG_LINE = re.compile(r"^\[(\w+)\s*\]\s*(\w+)\((\d+),[^)]*\):"
+                          r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{3})\.(\d{3})\s?(.*)$")
+RE_PLOG_FILE = re.compile(r"(?:^|/)(?:plog|(?:process_log/(?:.+/)?|(?:debug|run)/)device-\d+/device)-(\d+)_\d+\.log$")
+"""A process's plog, or its CANN device log (``process_log/debug/device-<N>/device-<pid>_<stamp>.log``; CANN's own
+``$HOME/ascend/log/debug/device-<N>/``): the pid in the name is the host process's own. The pid printed in the lines
+may not be: a device log's lines come from the device's AI CPU scheduler (``HCCL(3496,aicpu_scheduler)``). A file
+below ``dev-os-<N>`` is none (:data:`DEVICE_OS_DIR`)."""
+DEVICE_OS_DIR = re.compile(r"(?:^|/)dev-os-\d+/")
+"""msnpureport's export of a device's own slog: ``slog/dev-os-<N>/device-<N>/device-<N>_<stamp>.log``, or with its level
+directory ``slog/dev-os-<N>/debug/device-<N>/device-<N>_<stamp>.log`` (as ascend-fd's toolkit reads it:
+msnpureport_log_config.py). Its number is the device's, not a pid, and its HCCL lines are the AI CPU scheduler's: no
+rank record reads it (ascend-fd's root-cluster parse reads the process logs only: parser_saver.py ProcessLogSaver)."""
+_IP = r"\d{1,3}(?:\.\d{1,3}){3}"
+RE_LINK_ROW = re.compile(r"\|\s*(" + _IP + r")\((\d+)\)\s*\|\s*(?:\d+\s*\|\s*)?(" + _IP + r")\((\d+)\)\s*\|"
+                         r"\s*(?:\d+\s*\|\s*)?(\w+)\s*\|\s*([\w ]+?)\s*\|")
+"""A row of HCCL's LINK_ERROR_INFO table: ``| dest_ip(user_rank) | src_ip(user_rank) | MyRole | Status |``, or with
+the ports (``| 192.168.100.212(10) | 16666 | 192.168.100.202(2) | 2882681339 | server | time out |``, ascend-fd's
+st_transport_timeout_testcase)."""
+RE_TRANSPORT_REMOTE = re.compile(r"remoteIpAddr\[(" + _IP + r")/(\d+)\]")
+RE_CQE = re.compile(r"cqe err(?:or)? status\[(\d+)\]", re.I)
+RE_CQE_IP = re.compile(r"(?:remoteIP|\bip):\[(" + _IP + r")\]")
+RE_CLUSTER = re.compile(r"Cluster Exception Location\[IP/ID\]:\[(" + _IP + r")/(\d+)\]")
+RE_EXC_TYPE = re.compile(r"ExceptionType:\[([^\]]*)\]")
+RE_REMOTE_RANK = re.compile(r"remote rank:\s*\[(\d+|local)\]")
+RE_EI0002_REMOTE = re.compile(r"has not received the Notify record from remote rank\s*\[(\d+)\]")
+"""EI0002's own message names the rank waited for (its template, CANN error-code reference: "The Notify register has
+not received the Notify record from remote rank [%s]"): a notify wait with a remote where no task-exception block
+gave one (the screen's and the plog's EI0002 line; ``[unknown]`` names none)."""
+TASK_EXCEPTION = ("TaskExceptionHandler", "Task run failed, base information is")
+"""A task exception's head: the older ``[TaskExceptionHandler]`` tag, and the text every version prints (the newer
+``[TaskExecStage][Timeout][Host]Task run failed, base information is streamID:[2], ...``, hicann/hccl
+docs/zh/user_guide/fault_diagnosis/task_exec_stage.md)."""
+
+RE_AICPU_NOTIFY = re.compile(r"base information is .*?\btype:NOTIFY WAIT,.*?\bremoteRank:(\d+)")
+"""The AI CPU's HCCL task exception on a notify wait (device log, ``[TaskException]base information is streamId:149,
+..., type:NOTIFY WAIT, localRank:1, remoteRank:0, ...``), its communicator on the next line (:data:`RE_AICPU_OPDATA`).
+remoteRank 4294967295 (UINT32_MAX) names no rank. Source: the lines of ascend-fd's st_aicpu_notify_testcase
+(Ascend/mind-cluster @22bb3d98, component/ascend-faultdiag/test/), which ascend-fd reads the same way
+(pkg/parse/root_cluster/rc_parse_job.py: find_remote_rank_id, find_group; result code 109, AI CPU notify wait
+timeout)."""
+RE_AICPU_OPDATA = re.compile(r"opData information is (?:tag:([^,\s]+),\s*)?.*?\bgroup:([^,\s]+)")
+RE_THREAD = re.compile(r"^\s*\[[^\]\s]+:\d+\]\s*\[(\d+)\]")
+"""The thread id a plog line's body gives after its source position (``[aicpu_communicator.cc:3083] [3896]...``): two
+AI CPU exceptions on different threads interleave their base and opData lines, each thread's in order."""
+NO_RANK = 4294967295
+RE_GROUP = re.compile(r"group:\[([^\]]+)\]")
+RE_TAG = re.compile(r"\btag\[([^\]]+)\]")
+RE_INDEX = re.compile(r"\bindex\[(\d+)\]")
+RE_P2P_REMOTE = re.compile(r"remote physic id:\s*\[?(\d+)")
+RE_TIMEOUT_ENV = re.compile(r"(HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT) set by \w+ to \[(\d+)\]")
+RE_TLS = re.compile(r"TLS SWITCH \((\d)\)")
+SOCKET_TEXTS = ("the connection failure", "Wait links establish completed failed", "channel connect timeout")
+NORMAL_TEXTS = ("Wait timeout for sockets recv", "get rasocket timeout", "recv fail")
+ROOTINFO_ROOT = ("topo exchange server get socket timeout", "GetRankBasicInfo from rank[")
+ROOTINFO_AGENT = ("topo exchange agent get socket timeout", "receive from fdhandle failed",
+                  "receive msg length from fdhandle failed")
+_IDENTITY_WORDS = re.compile("|".join(re.escape(w) for w in (
+    "HcclGetRootInfo success", " set by ", "TLS SWITCH (", "rankNum[", "totalRanks[", "Entry-HcclCommInitRootInfo")))
+"""A literal every line :meth:`RankCollector._identity` reads holds (one of its tests needs each): a line with none
+of them and no ERROR level only counts for its process's first time."""
+
+
+@dataclass(frozen=True, slots=True)
+class LineRef:
+    """Where a line was read: file (as given), 1-based line number, the text (cut)."""
+
+    file: str | None
+    line: int
+    text: str
+
+
+RE_OOM_KILL = re.compile(r"\b(?:Out of memory|Memory cgroup out of memory): Kill(?:ed)? process (\d+) \(")
+"""The kernel's OOM killer ending a process (mm/oom_kill.c: ``Out of memory: Killed process %d (%s) ...``, ``Kill
+process`` before Linux 4.19; ``Memory cgroup out of memory:`` when a container's limit was hit)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RankError:
+    """One failure a process logged, with the remote it names when it names one."""
+
+    kind: str                    # socket | transport | notify | cqe | rootinfo | cluster | ffts | normal | killed
+    t: float                     # seconds since the epoch (naive, as logged)
+    ref: LineRef
+    remote_ip: str | None = None       # a device address (socket, cqe) or a server address (transport, cluster)
+    remote_device: int | None = None   # the remote's device index (transport, cluster, p2p)
+    remote_rank: int | None = None     # the remote's rank in the communicator (notify, link table)
+    local_rank: int | None = None      # this process's own rank in that communicator (link table: src_ip(user_rank))
+    group: str | None = None           # the communicator identifier the error names
+    tag: str | None = None
+    index: int | None = None
+    waits_on_self: bool = False        # notify with remote rank "local": the main stream waits on its own sub-stream
+    detail: str | None = None          # the cause a cluster-exception line gives
+
+
+@dataclass
+class RankProcess:
+    """One process (one device) of a collective job as its plog shows it."""
+
+    worker: str                 # the host as the bundle names it (worker directory, or the server address)
+    pid: str
+    files: list[str] = field(default_factory=list)
+    ranks: dict[str, tuple[int, int | None]] = field(default_factory=dict)  # identifier -> (rank, rank count)
+    root_of: set[str] = field(default_factory=set)   # identifiers this process is the root rank of
+    logic_id: int | None = None
+    phy_id: int | None = None
+    server: str | None = None
+    device_ip: str | None = None
+    root_host: dict[str, str] = field(default_factory=dict)  # identifier -> the root-info host address it printed
+    timeouts: dict[str, int] = field(default_factory=dict)
+    tls: str | None = None
+    first_t: float | None = None
+    first_error: LineRef | None = None
+    first_error_t: float | None = None
+    errors: list[RankError] = field(default_factory=list)
+    identity: LineRef | None = None
+    cited: set[tuple[str | None, int]] = field(default_factory=set)  # (file, line) of its lines in a file holding
+    # several files' lines (grep -r's output), where ``files`` names where they were written
+
+    @property
+    def device(self) -> int | None:
+        """The device index (physical when known, else logical), as ascend-fd prints it."""
+        return self.phy_id if self.phy_id is not None else self.logic_id
+
+    @property
+    def name(self) -> str:
+        dev = f"device {self.device}" if self.device is not None else f"process {self.pid}"
+        return f"{self.worker} {dev}" if self.worker else dev
+
+
+@dataclass
+class RankTable:
+    """Every process seen, and what could not be read."""
+
+    processes: list[RankProcess]
+    device_ips: dict[str, dict[int, str]]  # worker -> device index -> address (npu_info)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def job_start(self) -> float | None:
+        """The time of the processes' first line (epoch seconds, naive as logged), or None without one."""
+        return min((p.first_t for p in self.processes if p.first_t is not None), default=None)
+
+
+def _thread_key(key: tuple[str, str], body: str) -> tuple[str, str, str | None]:
+    """A process key with the thread the line names (:data:`RE_THREAD`; None when it names none)."""
+    m = RE_THREAD.match(body)
+    return (*key, m.group(1) if m else None)
+
+
+def _bracket(text: str, key: str) -> str | None:
+    """The text after ``key[`` up to the next ``]`` (ascend-fd's field spelling), None when absent or empty."""
+    i = text.find(key + "[")
+    if i < 0:
+        return None
+    j = text.find("]", i + len(key) + 1)
+    v = text[i + len(key) + 1: j if j >= 0 else None].strip()
+    return v or None
+
+
+def _int(v: str | None) -> int | None:
+    if v is None or not v.lstrip("-").isdigit():
+        return None
+    n = int(v)
+    return None if n < 0 or n >= 1 << 31 else n
+
+
+def _ip(v: str | None) -> str | None:
+    if not v:
+        return None
+    v = v.split("%", 1)[0].strip()
+    parts = v.split(".")
+    if len(parts) != 4 or not all(p.isdigit() and int(p) < 256 for p in parts) or v == "0.0.0.0":  # noqa: S104
+        return None
+    return v
