@@ -1,7 +1,10 @@
-"""Shared fixtures: the repository root, a CLI runner, and one built superpod topology per test session."""
+"""Shared fixtures: the repository root, a CLI runner, one built superpod topology per test session, and a webhook
+receiver that never answers."""
 
 from __future__ import annotations
 
+import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,3 +29,14 @@ def topo1() -> Topology:
 @pytest.fixture
 def runner() -> CliRunner:
     return CliRunner()
+
+
+@pytest.fixture()
+def blackhole() -> Iterator[str]:
+    """A TCP port that completes connections (the kernel's backlog) and never answers: each webhook POST to it hits
+    its timeout."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(128)
+    yield f"http://127.0.0.1:{srv.getsockname()[1]}/hook"
+    srv.close()

@@ -6,10 +6,8 @@ stopped."""
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -100,15 +98,6 @@ def test_the_same_fault_again_within_an_incident_is_reported(tmp_path: Path, eng
     assert "again" in got[1]["news"][0] and got[1]["repeat"]["count"] == 2
     assert got[1]["advice"]["runbook"] == "rb-hbm-uce-repeat"
 
-
-@pytest.fixture()
-def blackhole() -> Iterator[str]:
-    """A port that takes connections and never answers."""
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(128)
-    yield f"http://127.0.0.1:{srv.getsockname()[1]}/hook"
-    srv.close()
 
 
 def test_a_silent_webhook_holds_neither_polling_nor_the_stop(tmp_path: Path, engine: Any, blackhole: str) -> None:

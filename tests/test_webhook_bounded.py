@@ -4,28 +4,16 @@ thread with a 5 s timeout, so 28 findings held the sweep (and the process's exit
 
 from __future__ import annotations
 
-import socket
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 
 from opsbrain.service.scheduler import STOP_WAIT_S, SweepService, TriggerSpec
 from opsbrain.store import RunStore
 from opsbrain.sweeps.checks import Finding
 from opsbrain.sweeps.sweep import SweepReport
 
-
-@pytest.fixture()
-def blackhole() -> Iterator[str]:
-    """A TCP port that completes connections (the kernel's backlog) and never answers: each POST hits its timeout."""
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(128)
-    yield f"http://127.0.0.1:{srv.getsockname()[1]}/hook"
-    srv.close()
 
 
 class _ManyAlarms:
