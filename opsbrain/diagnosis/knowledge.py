@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from opsbrain.ingest import Signal
+from opsbrain.ingest.parsers.device import stated_level_severity
 
 AMBIGUOUS_AT = 3
 ROLES = ("primary", "secondary", "ambiguous")
@@ -114,8 +115,9 @@ def documented_rows() -> list[tuple[list[str], dict[str, Any]]]:
     return out
 
 
-NO_ACTION_LEVELS = frozenset({"NotHandleFaultCodes", "SubHealthFaultCodes", "NotHandle", "SubHealth"})
-"""MindCluster handling levels that ask for no action (MindCluster's fault-level configuration, facts.md §3): a
+NO_ACTION = 1
+"""MindCluster handling levels that ask for no action (MindCluster's fault-level configuration, facts.md §3; their
+severity by :func:`opsbrain.ingest.parsers.device.stated_level_severity`, whatever the spelling): a
 device event documented at one of them (codes.yaml ``level``) supports the class its category speaks for, but does
 not name it: the category table's ``primary`` becomes ``secondary`` for that code. The vendor rates the event
 informational, so it alone is no confident fault of a class that acts (0x80E01809, multi-bit ECC errors found while
@@ -134,8 +136,8 @@ def documented_kinds() -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
     for kinds, row in documented_rows():
         for cls_id, role in (cats.get(row.get("category")) or {}).items():
-            if role == "primary" and str(row.get("level", "")) in NO_ACTION_LEVELS:
-                role = "secondary"  # see NO_ACTION_LEVELS
+            if role == "primary" and stated_level_severity(str(row.get("level", ""))) == NO_ACTION:
+                role = "secondary"  # see NO_ACTION
             for kind in kinds:
                 out.setdefault(kind, {})[cls_id] = "ambiguous" if row.get("ambiguous") else role
     fd = read_package_yaml(base / "fd_categories.yaml") or {}

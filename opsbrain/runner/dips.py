@@ -27,8 +27,8 @@ from typing import Any
 
 from faultlib import ids
 
-RECOVERY_SHARE = 0.95
-RECOVERY_WINDOW_S = 30.0
+RECOVERY_SHARE = 0.95  # the scoring's definition of "back" (docs/architecture.md): >= 95% of the pre-fault rate ...
+RECOVERY_WINDOW_S = 30.0  # ... held for 30 s, a scoring convention of this project, not a plant parameter
 FULL_SHARE = 1 - 1e-6  # reason: 'back at the pre-fault rate', short of float noise in a recomputed rate
 NOISE, OTHER, OWN = "noise", "other incident", "the workload itself"  # owners that are no injected fault
 EPS = 1e-9

@@ -99,9 +99,23 @@ def documented_device_codes() -> frozenset[str]:
                      if k.startswith("dev:") and re.fullmatch(r"8[0-9a-f]{7}", k[4:], re.I))
 
 
-NO_ACTION_LEVELS = {"NotHandleFaultCodes": 1, "SubHealthFaultCodes": 1}
-"""MindCluster handling levels that ask for no action now (faultCode.json): a warning. Every other documented level
-(RestartRequest, RestartBusiness, RestartNPU, FreeRestartNPU, SeparateNPU, ...) asks for one: an error."""
+NO_ACTION_LEVELS = frozenset({"NotHandle", "SubHealth", "NormalNPU", "NormalNetwork"})
+"""MindCluster handling levels that ask for no action now: a warning (ascend-device-plugin
+``pkg/common/fault_code.go:38-98``, container-manager ``pkg/common/constant.go:71-85``)."""
+ACTION_LEVELS = frozenset({"RestartRequest", "RestartBusiness", "RestartNPU", "FreeRestartNPU", "PreSeparateNPU",
+                           "SeparateNPU", "ManuallySeparateNPU"})
+"""The levels that ask for an action: an error."""
+
+
+def stated_level_severity(level: str | None) -> int | None:
+    """The severity a MindCluster handling level gives, in any of its spellings (faultCode.json's
+    ``NotHandleFaultCodes``, the plugin's and container-manager's log ``NotHandleFault``, the knowledge base's
+    ``NotHandle``): 1 for a level that asks for no action, 2 for one that asks for one, None for no known level
+    (``Unknown``)."""
+    if not level:
+        return None
+    name = level.removesuffix("Codes").removesuffix("Fault")
+    return 1 if name in NO_ACTION_LEVELS else 2 if name in ACTION_LEVELS else None
 
 
 @cache
@@ -117,7 +131,7 @@ def level_severity(code: str) -> int:
         level = compiled_kb().device_levels.get(code.upper())
     except InputError:
         return 0
-    return 0 if level is None else NO_ACTION_LEVELS.get(level, 2)
+    return 0 if level is None else stated_level_severity(level) or 2
 
 
 _ANY = group_of(globals())
@@ -150,8 +164,7 @@ def parse(ctx: LineCtx) -> bool:
             if state.lower() == "recovery":
                 ctx.add(f"plugin:{code}:recover", comp, 0, device=card)
             elif state.lower() in ("occur", "notice"):  # Notice: a fault that occurs once (assertion 2)
-                ctx.add(f"plugin:{code}", comp, 1 if lvl in ("NotHandleFault", "SubHealthFault") else 2,
-                        device=card)
+                ctx.add(f"plugin:{code}", comp, stated_level_severity(lvl) or 2, device=card)
         ctx.add(f"level:{lvl}", comp, 0, device=card)
         return True
     if m := RE_BMC.search(text):

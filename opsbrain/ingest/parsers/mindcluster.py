@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
-from opsbrain.ingest.parsers.device import level_severity
+from opsbrain.ingest.parsers.device import level_severity, stated_level_severity
 from opsbrain.ingest.screen import group_of, screened
 from opsbrain.ingest.where import MAX_DEVICE
 
@@ -51,11 +51,6 @@ RE_PARAM_PLANE = screened(r"parameter plane fault code (occur|recover), logicID:
 RE_BEFORE_SUBSCRIBE = screened(r"before fault subscribe, device\((\d+)\) had error code: ([0-9a-fA-F]{1,16})\b")
 RE_FIELD = re.compile(r"\b(Severity|Assertion):(-?\d+)")
 FAULT_RECOVER = 0
-NO_ACTION = frozenset({"NotHandleFault", "SubHealthFault", "NotHandle", "SubHealth", "NormalNPU", "NormalNetwork"})
-"""Handling levels that ask for no action (ascend-device-plugin ``pkg/common/fault_code.go:38-98``,
-container-manager ``pkg/common/constant.go:71-85``): a warning; ``Unknown`` says nothing."""
-KNOWN_LEVELS = NO_ACTION | {"RestartRequest", "RestartBusiness", "RestartNPU", "FreeRestartNPU", "PreSeparateNPU",
-                            "SeparateNPU", "ManuallySeparateNPU"}
 
 _ANY = group_of(globals())
 
@@ -68,8 +63,8 @@ def _code(value: str, base: int) -> str | None:
 def _severity(code: str, level: str | None, dcmi: int | None) -> int:
     """The handling level the line states; else the code's documented one; else the device's own severity (the
     plugin's rule for a code its table lacks, ``getFaultTypeBySeverity``: above Minor (1) an error)."""
-    if level in KNOWN_LEVELS:
-        return 1 if level in NO_ACTION else 2
+    if (stated := stated_level_severity(level)) is not None:  # ``Unknown`` says nothing
+        return stated
     if sev := level_severity(code):
         return sev
     return 2 if dcmi is not None and dcmi > 1 else 1
@@ -83,7 +78,7 @@ def _add(ctx: LineCtx, code: str | None, logic: int, recover: bool, level: str |
             ctx.add(f"plugin:{code}:recover", comp, 0, device=dev)
         else:
             ctx.add(f"plugin:{code}", comp, _severity(code, level, dcmi), device=dev)
-    if level and level in KNOWN_LEVELS:
+    if stated_level_severity(level) is not None:
         ctx.add(f"level:{level}", comp, 0, device=dev)
 
 
