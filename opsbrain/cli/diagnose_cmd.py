@@ -70,7 +70,7 @@ def diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | Non
         how = "" if not k["class"] else " (counted)" if k.get("counted") else " (shown, not counted)"
         click.echo(f"  vendor: {k['entry']} -> {k['class'] or 'no class'}{how}: {k['cause']}")
     for k in [k for k in res["knowledge"] if k["source"] != "imported"][:3]:
-        click.echo(f"  kb: {_kb_label(k)} [{k['handling']}] {k['cause']}")
+        click.echo(f"  kb: {_kb_label(k)} [{k['handling']}] {k['cause']}{_other_class(k, d)}")
     for note in res.get("limits", []):
         click.echo(f"  note: {note}")
 
@@ -157,6 +157,14 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool, foll
         who = "vendor" if k["source"] == "imported" else "kb"
         click.echo(f"  {who}: {_kb_label(k)} [{k['handling']}] x{k['lines']} (first {k['first']}) "
                    f"{k['cause']}" + (f" -> {k['suggestion']}" if k["suggestion"] else ""))
+
+
+def _other_class(k: dict[str, Any], d: dict[str, Any]) -> str:
+    """`` (a match of <class>, not the verdict's)`` for a knowledge match of a class the diagnosis did not choose: its
+    handling (``[RestartNPU]``) is that class's advice, not advice for this input (a 507048 read as a program's hang
+    must not tell the operator to reset a healthy chip)."""
+    cls = k.get("class")
+    return f" (a match of {cls}, not the verdict's)" if cls and cls != d.get("fault_class") else ""
 
 
 def _kb_label(k: dict[str, Any]) -> str:

@@ -7,6 +7,7 @@ import re
 
 BENIGN = re.compile(r"Failed to import from vllm\._C with|"
                     r"The model has a long context length \(\d+\)\. This may cause OOM|"
+                    r"\bOOM killer (?:disabled|enabled)\.?\s*$|"
                     r"(?i:\berror (?:log|message)s?\b.{0,80}?\bcan be (?:safely )?ignored)")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
@@ -23,7 +24,9 @@ sucess. This error log can be ignored.``, ProcessGroupHCCL.cpp), HCCL's client o
 ignored``) and its snapshot recovery banner (``THE ABOVE AND THIS ERROR LOG CAN BE IGNORED``); ascend-fd reads
 the phrase as a retry marker too (ascend_fd cann_log_parser). The same holds for a program's announcement of an
 error message to come (sglang's ``The following error message 'operation scheduled before its operands' can be
-ignored.``, printed at each healthy start of the server, sglang#3781).
+ignored.``, printed at each healthy start of the server, sglang#3781). The kernel's ``OOM killer disabled.`` and
+``OOM killer enabled.`` (kernel/power/process.c, around freezing and thawing tasks at every suspend or hibernation)
+say that no OOM kill can happen meanwhile, not that memory ran out.
 
 Not here: vllm-ascend's own ``Failed to import vllm_ascend_C: ...`` (its custom operators), harmless when they are
 not used (vllm-ascend#703) but the cause where sleep mode's allocator needs them (corpus_q q016, corpus_zk zk004)."""

@@ -88,12 +88,20 @@ def head_host(head: str) -> str | None:
     return m.group(1) if m else None
 
 
+_NOT_AN_INDEX = re.compile(r"[xX][0-9a-fA-F]|:[0-9a-fA-F]{2}\b|\.\d")
+"""What continues a number that is no device index: a hex value (``device_id: 0x1572``, a PCI device id) or a PCI
+address (``device_id: 0000:05:00.1``, the kernel's APEI ``[Hardware Error]`` block on any PCIe function)."""
+
+
 def device_in(text: str) -> int | None:
-    """The device index a line names, as written (logical or physical: whatever the line says)."""
+    """The device index a line names, as written (logical or physical: whatever the line says); a field whose value
+    is a PCI address or a hex id names no NPU (:data:`_NOT_AN_INDEX`)."""
     for m in RE_DEVICE.finditer(text):
-        v = next((g for g in m.groups() if g is not None), None)
-        if v is not None and int(v) <= MAX_DEVICE:
-            return int(v)
+        k = next((i for i, g in enumerate(m.groups(), 1) if g is not None), None)
+        if k is None or _NOT_AN_INDEX.match(text, m.end(k)):
+            continue
+        if int(m.group(k)) <= MAX_DEVICE:
+            return int(m.group(k))
     return None
 
 

@@ -61,6 +61,17 @@ DRV_KINDS: tuple[tuple[Screened, str], ...] = (
     (screened(r"Dma copy failed|DMA timeout|dma.*fail", re.I), "drv:dma_failed"),
     (screened(r"link down|pcie.*(?:not ready|down)|hot ?reset|surprise", re.I), "drv:pcie_down"),
 )
+RE_BBOX_RECORD = screened(r"system exception code \[0x[0-9A-Fa-f]{8}\]: ModuleName \[(\w+)\],\s*"
+                          r"ExceptionReason\[([^\]]+)\]", re.I)
+"""The device black box's exception record (``hisi_logs/device-N/history.log``: ``[2020-02-27-19:18:46.142527] system
+exception code [0x68020002]: ModuleName [DRIVER],ExceptionReason[DEVICE HBL EXCEPTION], TimeStamp [...]``; Atlas
+200 DK "Black Box Instructions", support.huaweicloud.com, where 0x68020002 is the driver's device heartbeat loss).
+Its reason names what happened: a heartbeat loss (``HBL``) is the driver's lost device heartbeat; another reason of
+the driver module is a driver error; another module's reason is read by no rule here (its code list is the
+product's black-box error code table, an xlsx the project has not read)."""
+RE_BBOX_HEARTBEAT = re.compile(r"\bHBL\b|heart ?beat", re.I)
+
+
 MEMORY_KINDS = tuple(row for row in KINDS if row[1] in ("ecc:uce", "ecc:ce"))
 """A driver line that states a multi- or single-bit ECC error reads as that memory error, as the same text does in
 any other head (the bbox driver record above; the kernel's EDAC lines): the driver is the reporter, not the fault."""
@@ -87,6 +98,13 @@ addressing memory outside its buffers."""
 def parse_driver(ctx: LineCtx) -> bool:
     """The Ascend driver's own kernel lines (``[ascend] [ERROR] [drv_...]``)."""
     text = ctx.text
+    if rec := RE_BBOX_RECORD.search(text):
+        kind = ("drv:heartbeat_lost" if RE_BBOX_HEARTBEAT.search(rec.group(2))
+                else "drv:error" if rec.group(1).upper() == "DRIVER" else None)
+        if kind:
+            dev = ctx.device()
+            ctx.add(kind, ctx.npu(dev) or ctx.node, 2, device=dev)
+        return kind is not None
     if (drv := RE_DRV.search(text)) or ("[ascend]" in ctx.low and "[error]" in ctx.low):
         if not drv and (app := RE_APP_HEAD.search(text)) and not DRIVER_MODULE.search(app.group(1)):
             return False  # a program's line in the driver's head (Ascend DMI's AML): the other parsers read it
