@@ -18,8 +18,9 @@ from opsbrain.detection import Detector, DetectorParams, Incident, LinkHistory
 from opsbrain.detection.detector import anchors
 from opsbrain.detection.watchdog import ProgressWatchdog
 from opsbrain.diagnosis.knowledge import another_fault
-from opsbrain.ingest import Signal, parse_job_event, parse_line
+from opsbrain.ingest import Signal, parse_job_event
 from opsbrain.ingest.derive import SectionPlacer
+from opsbrain.ingest.linememo import LineMemo
 from opsbrain.recovery.schema import WORKLOAD_STUCK
 from opsbrain.verdict import Diagnosis
 
@@ -107,12 +108,13 @@ class Controller:
                                              rp.stuck_revivals, rp.repeat_window_s,
                                              busy if busy is not None else (lambda _job: False))
         self._place = SectionPlacer(key=lambda s: s.host)  # a printed health table's rows, per printing host
+        self._lines = LineMemo()  # the twin's lines repeat but for their time stamp
         sim.telemetry.subscribe(self._on_record)
 
     # ---- wiring -------------------------------------------------------------------------------------
     def _on_record(self, rec: LogLine | JobEvent) -> None:
         if isinstance(rec, LogLine):
-            sigs = parse_line(rec.text, rec.t, rec.origin, rec.source, rec.level)
+            sigs = self._lines.parse(rec.text, rec.t, rec.origin, rec.source, rec.level)
         else:
             sigs = parse_job_event(rec.job, rec.kind, rec.detail, rec.t, self.placement)
             w = self.sim.workloads.get(rec.job)

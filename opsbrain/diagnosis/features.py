@@ -58,7 +58,11 @@ def incident_features(signals: Iterable[Signal], now: float, history: LinkRecord
         f["planes_on_busiest_node"] = float(len({ln.split("/l1sw", 1)[1].split("~")[0] for ln in busiest}))
         f["max_flaps_24h"] = float(max(history.flaps(ln) for ln in down))
         f["lanes_lost_before"] = float(any(history.lanes_lost(ln) for ln in down))
-    gaps = [g for ln in sorted(down | lanes) if (g := _lane_loss_gap_s(ln, sigs, history)) is not None]
+    firsts: dict[str, float] = {}  # each link's first down or lane-loss line (one pass: an incident holds thousands)
+    for s in sigs:
+        if (s.kind in DOWN or s.kind == "sw:lanes") and (ln := link_of(s)) and s.t < firsts.get(ln, math.inf):
+            firsts[ln] = s.t
+    gaps = [g for ln in sorted(down | lanes) if (g := _lane_loss_gap_s(ln, firsts[ln], history)) is not None]
     if gaps:
         f["lane_gap_log2"] = gap_magnitude(min(gaps))
     npus = Counter(npu for s in sigs if (npu := npu_id(s.component)))
@@ -85,11 +89,9 @@ LANE_GAP_MIN_S = 60.0
 than the detector's grouping window (DetectorParams.group_window_s): closer lines are one event."""
 
 
-def _lane_loss_gap_s(link: str, sigs: list[Signal], history: LinkRecords) -> float | None:
-    """Seconds from the link's previous lane-loss report (24 h records) to this incident's first line about it."""
-    first = min((s.t for s in sigs if link_of(s) == link and (s.kind in DOWN or s.kind == "sw:lanes")), default=None)
-    if first is None:
-        return None
+def _lane_loss_gap_s(link: str, first: float, history: LinkRecords) -> float | None:
+    """Seconds from the link's previous lane-loss report (24 h records) to this incident's first line about it
+    (``first``)."""
     earlier = [t for t in history.lane_losses(link) if t < first - LANE_GAP_MIN_S]
     return first - max(earlier) if earlier else None
 

@@ -44,7 +44,8 @@ def attribute_impact(entries: list[dict[str, Any]], windows: dict[str, list[scor
             if any(a.get(fld, 0.0) - b.get(fld, 0.0) > 0 for fld in fields) and len(owners) > 1:
                 for fid in owners:  # say who shared a loss with whom (reports print "its share")
                     others = by_id[fid].setdefault("impact_shared_with", {}).setdefault(w, [])
-                    others += [o for o in owners if o != fid and o not in others]
+                    have = {fid, *others}
+                    others += [o for o in owners if o not in have]
             for fid in owners:
                 share = by_id[fid]["impact"][w]
                 for fld in fields:
