@@ -20,6 +20,7 @@ from opsbrain.detection.detector import collective_failure
 from opsbrain.diagnosis.engine import Engine
 from opsbrain.recovery.params import hccl_launch_env
 from opsbrain.recovery.schema import WORKLOAD_STUCK
+from opsbrain.report.workloads import summary_lists
 from opsbrain.runner import dips, scoring
 from opsbrain.runner.censor import detection
 from opsbrain.runner.expectations import acted, check_expectations, check_report, mark_symptoms
@@ -97,6 +98,9 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
     verdict, verdict_reason = run_verdict(status, hypothesis, mon.unchecked, expectations)
     faults = [i for i in incidents if i["injected"] is not None and not i.get("symptom_of")]  # symptoms: with cause
     triggers = world.triggers.report() if world.triggers else []
+    workloads = [{"name": name, **acc, "unattributed": unattributed(acc, name, incidents)}
+                 for name, acc in accounting_end.items()]
+    series = journal_series(world, incidents)
     journal = {
         **journal_header(plan, started_at, world.sim.params.telemetry.epoch),
         "scenario": plan.scenario.metadata.name, "description": plan.scenario.metadata.description,
@@ -115,13 +119,13 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
         "launch_config": {name: hccl_launch_env(w.p) for name, w in world.sim.workloads.items()
                           if isinstance(w, TrainingJob | InferenceService)},  # each workload's HCCL environment
         "incidents": incidents,
-        "workloads": [{"name": name, **acc, "unattributed": unattributed(acc, name, incidents)}
-                      for name, acc in accounting_end.items()],
+        "workloads": workloads,
         "recovery": world.orchestrator.report(),
         "sweeps": world.sweeper.report(world.orchestrator.actions_for) if world.sweeper else {"enabled": False},
         "summary": summarize(incidents, faults, world, time.perf_counter() - wall0)
+        | summary_lists(workloads, series, end)  # each workload's end state as the workload table says it
         | {"triggers_never_fired": never_fired(triggers)},  # faults never injected: said, not silently dropped
-        "series": journal_series(world, incidents),
+        "series": series,
         "triggers": triggers,
     }
     out = dict(_clean(journal))
@@ -435,8 +439,6 @@ def summarize(incidents: list[dict[str, Any]], faults: list[dict[str, Any]], wor
         "recovered": sum(i["ttr_s"] is not None for i in faults),
         "recovered_after_detection": len(ttrs), "recovered_before_detection": len(early),
         "recovered_degraded": sum(i["ttr_s"] is not None and bool(i.get("degraded")) for i in faults),
-        "degraded_workloads": [{"workload": name, **d} for name, w in world.sim.workloads.items()
-                               if (d := getattr(w, "degraded", lambda: None)()) is not None],
         "handled_without_human": sum(i["ttr_s"] is not None and i.get("human_steps", 0) == 0 for i in faults),
         # recovered with no person's step: a fault nothing handled (missed, never recovered) is none
         "false_positives": len(fps),
