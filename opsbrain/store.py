@@ -61,9 +61,10 @@ CREATE TABLE IF NOT EXISTS campaign_runs (
     finished_at TEXT NOT NULL, PRIMARY KEY (campaign_id, seed, policy)
 );
 """
-STORE_VERSION = 4  # 1 (implicit, user_version 0); 2: runs.campaign_id, campaigns.summary, incidents.false_positive;
+STORE_VERSION = 5  # 1 (implicit, user_version 0); 2: runs.campaign_id, campaigns.summary, incidents.false_positive;
 # 3: incidents.noise (verdict.is_noise: no injected fault and no fault's consequence), filled from stored journals;
-# 4: incidents.noise refilled: a workload down, failed restarts or escalations are never noise (verdict.trouble)
+# 4: incidents.noise refilled: a workload down, failed restarts or escalations are never noise (verdict.trouble);
+# 5: incidents.detection (the journal's: detected, missed, censored), filled from stored journals
 MIGRATIONS = (
     ("runs", "campaign_id", "ALTER TABLE runs ADD COLUMN campaign_id TEXT",
      "UPDATE runs SET campaign_id = (SELECT r.campaign_id FROM campaign_runs r WHERE r.run_id = runs.id) "
@@ -72,6 +73,7 @@ MIGRATIONS = (
     ("incidents", "false_positive", "ALTER TABLE incidents ADD COLUMN false_positive INTEGER", None),
     ("incidents", "noise", "ALTER TABLE incidents ADD COLUMN noise INTEGER",
      "UPDATE incidents SET noise = (kind IS NULL) WHERE noise IS NULL"),  # then corrected from the journals
+    ("incidents", "detection", "ALTER TABLE incidents ADD COLUMN detection TEXT", None),  # filled from the journals
 )
 
 
@@ -81,6 +83,12 @@ class StoreError(InputError):
 
 log = logging.getLogger(__name__)
 MAX_ID_TRIES = 1000  # reason: same scenario, seed and second; far more concurrent starts than a host can run
+
+
+def _detection(inc: dict[str, Any]) -> str | None:
+    """An injected fault's ``detection`` in its journal (``detected``, ``missed``, ``censored``), else None."""
+    d = inc.get("detection") if inc.get("injected") else None
+    return d if isinstance(d, str) else None
 
 
 def default_home() -> Path:
@@ -157,20 +165,22 @@ class RunStore:
                 db.execute(alter)
             if fill:
                 db.execute(fill)
-        RunStore._fill_noise(db)
+        RunStore._fill_from_journals(db)
         db.execute(f"PRAGMA user_version={STORE_VERSION}")
 
     @staticmethod
-    def _fill_noise(db: sqlite3.Connection) -> None:
+    def _fill_from_journals(db: sqlite3.Connection) -> None:
         """Mark the noise incidents of stored runs as :func:`~opsbrain.verdict.is_noise` decides from their
-        journals (a run stored without a journal keeps ``kind IS NULL``: nothing says what caused its incidents)."""
+        journals (a run stored without a journal keeps ``kind IS NULL``: nothing says what caused its incidents),
+        and copy each incident's ``detection`` (a journal without one leaves NULL: scored as before)."""
         for run_id, text in db.execute("SELECT id, journal FROM runs WHERE journal IS NOT NULL").fetchall():
             try:
                 incidents = json.loads(text).get("incidents") or []
             except (ValueError, AttributeError):
                 continue
-            rows = [(int(is_noise(i)), run_id, i["id"]) for i in incidents if isinstance(i, dict) and "id" in i]
-            db.executemany("UPDATE incidents SET noise=? WHERE run_id=? AND id=?", rows)
+            rows = [(int(is_noise(i)), _detection(i), run_id, i["id"]) for i in incidents
+                    if isinstance(i, dict) and "id" in i]
+            db.executemany("UPDATE incidents SET noise=?, detection=? WHERE run_id=? AND id=?", rows)
 
     @contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
@@ -254,11 +264,13 @@ class RunStore:
                 diag = inc.get("diagnosis") or {}
                 inj = inc.get("injected") or {}
                 db.execute("INSERT OR REPLACE INTO incidents (run_id, id, kind, component, at_s, diagnosis, correct, "
-                           "ttd_s, ttdiag_s, ttr_s, false_positive, noise) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                           "ttd_s, ttdiag_s, ttr_s, false_positive, noise, detection) "
+                           "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                            (run_id, inc["id"], inj.get("kind"), inj.get("component"), inj.get("at_s"),
                             diag.get("fault_class"), int(bool(inc.get("correct"))), inc.get("ttd_s"),
                             inc.get("ttdiag_s"), inc.get("ttr_s"),
-                            None if inj else int(bool(inc.get("false_positive"))), int(is_noise(inc))))
+                            None if inj else int(bool(inc.get("false_positive"))), int(is_noise(inc)),
+                            _detection(inc)))
                 for seq, act in enumerate(inc.get("actions", [])):
                     db.execute("INSERT OR REPLACE INTO actions VALUES (?,?,?,?,?,?,?,?)",
                                (run_id, inc["id"], seq, act.get("action"), act.get("target"), act.get("status"),
@@ -433,16 +445,19 @@ class RunStore:
     # ---- figures for the metrics endpoint (opsbrain.service.metrics.RunStoreCollector) --------------------------
     def run_figures(self) -> dict[str, Any]:
         """Counts over the stored runs for Prometheus: runs by (status, verdict, policy), faults by diagnosis
-        outcome, noise incidents by whether they were false positives, final diagnoses by class, (count, sum) of time to
-        recover by injected class, campaigns, and the Unix time the last run finished. A noise incident is one
-        :func:`~opsbrain.verdict.is_noise` counts (column ``noise``: no injected fault, no fault's consequence, as run
-        summaries and campaign figures count it), ``false_positive`` as its journal scored it ("unknown" for runs
-        stored before the column existed)."""
+        outcome (``diagnosed_correctly``, ``misdiagnosed``, ``missed``, and ``censored``: undiagnosed and injected too
+        late in its run to be detected, journal ``detection``, never counted as missed, as
+        :func:`~opsbrain.verdict.incident_outcome` scores it), noise incidents by whether they were false positives,
+        final diagnoses by class, (count, sum) of time to recover by injected class, campaigns, and the Unix time the
+        last run finished. A noise incident is one :func:`~opsbrain.verdict.is_noise` counts (column ``noise``: no
+        injected fault, no fault's consequence, as run summaries and campaign figures count it), ``false_positive``
+        as its journal scored it ("unknown" for runs stored before the column existed)."""
         with self._db() as db:
             runs = {(s, v or "none", p): n for s, v, p, n in db.execute(
                 "SELECT status, verdict, policy, COUNT(*) FROM runs GROUP BY status, verdict, policy")}
             faults = {(o,): n for o, n in db.execute(
-                "SELECT CASE WHEN correct=1 THEN 'diagnosed_correctly' WHEN diagnosis IS NULL THEN 'missed' "
+                "SELECT CASE WHEN correct=1 THEN 'diagnosed_correctly' WHEN diagnosis IS NULL AND "
+                "detection='censored' THEN 'censored' WHEN diagnosis IS NULL THEN 'missed' "
                 "ELSE 'misdiagnosed' END AS o, COUNT(*) FROM incidents WHERE kind IS NOT NULL GROUP BY o")}
             noise = {("true" if fp else "false" if fp is not None else "unknown",): n for fp, n in db.execute(
                 "SELECT false_positive, COUNT(*) FROM incidents WHERE noise = 1 GROUP BY false_positive")}

@@ -108,6 +108,26 @@ def needs_attention(inc: dict[str, Any]) -> bool:
     return not inc.get("injected") and not inc.get("consequence_of") and not is_noise(inc)
 
 
+def person_steps(fault: dict[str, Any]) -> int:
+    """Steps a person took on the incident that handled a journal fault: its own ``human_steps``, or for a fault
+    folded into another's incident that incident's (``human_steps_folded.steps``, counted with another fault's
+    figures). For "handled without a human", never for sums or means (those take ``human_steps``: each step once)."""
+    folded = fault.get("human_steps_folded")
+    steps = folded.get("steps") if isinstance(folded, dict) else None
+    return max(int(fault.get("human_steps") or 0), int(steps or 0))
+
+
+def human_steps_note(fault: dict[str, Any]) -> str:
+    """For a report, beside a fault's human steps: for a folded fault, the incident it was folded into and the
+    fault its steps are counted with ("" for any other)."""
+    folded = fault.get("human_steps_folded")
+    if not isinstance(folded, dict):
+        return ""
+    where = ("counted here" if folded.get("counted_with") == fault.get("id")
+             else f"counted with {folded.get('counted_with')}")
+    return f"folded into {folded.get('into')}: its {folded.get('steps', 0)} step(s) {where}"
+
+
 def incident_outcome(inc: dict[str, Any]) -> tuple[str, str]:
     """A journal incident. An injected fault: ``correct``, ``wrong component``, ``wrong class``, ``abstained`` or
     ``missed`` (never diagnosed; ``symptom of <cause>`` for one declared a symptom, scored with its cause;

@@ -150,3 +150,22 @@ def test_the_reports_of_the_dry_run_say_the_job_is_down(dry_run: tuple[str, dict
     assert "- train: down at the end of the run" in state and "- degraded operation: none" in state
     assert "## Workloads" in md
     assert ("## Incidents that need attention" in md) == any(needs_attention(i) for i in j["incidents"])
+
+
+def test_the_run_summary_lists_a_job_down_at_the_end_as_down_not_degraded(
+        dry_run: tuple[str, dict[str, Any], Path]) -> None:
+    """Tester, session 32: ``summary.degraded_workloads`` listed a job that ended down (it had scaled in before it
+    went down): the summary's lists come from each workload's end state, as the workload table says it."""
+    _, j, _ = dry_run
+    train = j["workloads"][0]
+    assert train["state"] == "down" and train["degraded"] is not None  # scaled in, then down to the end
+    s = j["summary"]
+    assert s["degraded_workloads"] == []
+    (down,) = s["down_workloads"]
+    assert down["workload"] == "train" and down["journal_state"] == "down" and down["idle_since_s"] == 6000.0
+    assert down["last_placement"]["nodes"] == train["degraded"]["nodes"]  # where it last ran, scaled in
+    end = j["ended_at_s"]
+    for key, state in (("degraded_workloads", "degraded"), ("down_workloads", "down"),
+                       ("stalled_workloads", "stalled")):
+        assert [w["workload"] for w in s[key]] == [w["name"] for w in j["workloads"]
+                                                   if end_state(w, j["series"], end)["state"] == state]

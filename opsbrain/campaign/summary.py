@@ -18,7 +18,7 @@ from faultlib.injection.spec import Timeline
 from opsbrain import stats
 from opsbrain.campaign.spec import CampaignSpec, sim_params
 from opsbrain.report.workloads import training_goodput
-from opsbrain.verdict import is_noise
+from opsbrain.verdict import is_noise, person_steps
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -47,7 +47,8 @@ def seed_record(journal: dict[str, Any], timeline: Timeline | None = None, spare
             "detection": i.get("detection"),  # censored: too late in the run to detect, out of the accuracy
             "diagnosis": d.get("fault_class"), "correct": bool(i.get("correct")),
             "class_correct": bool(i.get("class_correct")), "localized": bool(i.get("localized")),
-            "runbook": i.get("runbook"), "human_steps": int(i.get("human_steps") or 0),
+            "runbook": i.get("runbook"), "human_steps": int(i.get("human_steps") or 0),  # each step once
+            "person_steps": person_steps(i),  # on the incident that handled it (folded: the covering one's)
             "degraded": bool(i.get("degraded")),  # its recovery left a job scaled in (degraded operation)
             "affected": list(i.get("affected_workloads") or []), "impact": i.get("impact") or {}})
     noise = [i for i in journal.get("incidents", []) if is_noise(i)]
@@ -178,8 +179,9 @@ def policy_summary(records: list[dict[str, Any]], npus: int | None = None, days:
         "noise_incidents": noise, "false_positives": fps, "false_positives_per_run": _r(fps / n) if n else None}
     early = [f["ttr_s"] for f in faults if _early(f)]
     out["recovery"] = {
-        "handled_without_human": _r(sum(f["ttr_s"] is not None and f["human_steps"] == 0 for f in faults)
-                                    / len(faults), 4) if faults else None,  # recovered, and no person in the loop
+        "handled_without_human": _r(sum(f["ttr_s"] is not None and f.get("person_steps", f["human_steps"]) == 0
+                                        for f in faults) / len(faults), 4) if faults else None,
+        # recovered, and no person in the loop (records kept before person_steps: their human_steps)
         "human_steps": sum(r.get("human_steps", 0) for r in records),
         # the headline: faults that needed a response (recovered after their detection); those back before it
         # (self-healed, no action needed) apart

@@ -67,22 +67,26 @@ def sweep() -> None:
               "e.g. http://HOST:8082/metrics (--source prometheus), or the server (--source prometheus-api).")
 @click.option("--dir", "cmd_dir", type=NON_EMPTY, default=None, metavar="DIR",
               help="Collected command outputs (--source commands).")
+@click.option("--name", "name", default=None, help="The cluster's name (real sources): the schedule of `sweep run "
+              "--name` whose lock and kept history this sweep shares (default: SOURCE-cluster, as sweep run's).")
 @data_dir_option
 @output_option
 @json_option
 def sweep_once_cmd(scenario: str, at_s: float, seed: int | None, source: str, urls: tuple[str, ...],
-                   cmd_dir: str | None, data_dir: Path | None, output: str | None, as_json: bool) -> None:
-    """One sweep of SCENARIO's pod at --at, or of a real cluster's telemetry (--source). Exit 0: no finding is
-    Alarm or worse; 1: at least one is."""
+                   cmd_dir: str | None, name: str | None, data_dir: Path | None, output: str | None,
+                   as_json: bool) -> None:
+    """One sweep of SCENARIO's pod at --at, or of a real cluster's telemetry (--source; with the schedule's lock and
+    kept history, as `sweep run` keeps them). Exit 0: no finding is Alarm or worse; 1: at least one is; 2: bad
+    input, or the schedule is in use by a running `sweep run`."""
     fmt = resolve_format(output, as_json)
     as_json = fmt == "json"
     if source != "twin":
         if scenario != "noise-only-day" or at_s != 3600.0 or seed is not None:
             raise InputError("--scenario, --at and --seed belong to --source twin", path="--source")
-        _sweep_real_once(source, urls, cmd_dir, fmt)
+        _sweep_real_once(source, urls, cmd_dir, fmt, name, data_dir)
         return
-    if urls or cmd_dir:
-        raise InputError("--url/--dir need --source prometheus or commands", path="--source")
+    if urls or cmd_dir or name:
+        raise InputError("--url/--dir/--name need --source prometheus, prometheus-api or commands", path="--source")
     from opsbrain.sweeps.once import sweep_once
 
     res = sweep_once(scenario, at_s, seed=seed, home=data_dir)
@@ -95,12 +99,14 @@ def sweep_once_cmd(scenario: str, at_s: float, seed: int | None, source: str, ur
         sys.exit(1)
 
 
-def _sweep_real_once(kind: str, urls: tuple[str, ...], cmd_dir: str | None, fmt: str) -> None:
-    from opsbrain.sources import open_source, sweep_source
+def _sweep_real_once(kind: str, urls: tuple[str, ...], cmd_dir: str | None, fmt: str, name: str | None,
+                     data_dir: Path | None) -> None:
+    from opsbrain.sources import open_source
+    from opsbrain.sources.service import cluster_name, sweep_once_kept
     from opsbrain.sweeps.once import verdict
 
     src = open_source(kind, urls, cmd_dir)
-    report = sweep_source(src)
+    report = sweep_once_kept(src, cluster_name(kind, name), data_dir)
     data = {"source": src.name, "coverage": src.coverage(), "exit_code": verdict(report), **report.as_dict()}
     if fmt == "json":
         _emit_json(data)
@@ -199,12 +205,12 @@ def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, 
     pod = None
     if source != "twin":
         from opsbrain.sources import open_source
-        from opsbrain.sources.service import SourcePod
+        from opsbrain.sources.service import SourcePod, cluster_name
 
         if scenario is not None or speed != 1.0 or seed is not None:
             raise InputError("--scenario, --speed and --seed belong to --source twin", path="--source")
 
-        pod = SourcePod(open_source(source, urls, cmd_dir), name=name or f"{source}-cluster")
+        pod = SourcePod(open_source(source, urls, cmd_dir), name=cluster_name(source, name))
         scenario = pod.name
     elif scenario is None:
         raise InputError("give --scenario (the live pod's world) or --source prometheus|commands", path="--scenario")

@@ -13,7 +13,7 @@ from collections import Counter
 from typing import Any
 
 from opsbrain.report import postmortem, text, workloads
-from opsbrain.verdict import needs_attention, probe_outcome, trouble
+from opsbrain.verdict import human_steps_note, needs_attention, probe_outcome, trouble
 
 REPORT_VERSION = 2
 RECOVERY_SHARE = 0.95  # DESIGN.md: recovered = back at >= 95% of the pre-fault rate
@@ -145,6 +145,7 @@ def _incident(inc: dict[str, Any], index: int, series: dict[str, Any], recovery:
         "impact_words": _impact_words(inc.get("impact") or {}, inc.get("impact_shared_with") or {})
         + ([f"not measurable: {inc['impact_note']}"] if inc.get("impact_measurable") is False else []),
         "human_steps": inc.get("human_steps", 0),
+        "human_steps_note": human_steps_note(inc),  # a folded fault: where its incident's steps are counted
         "followups": _followups(inc, actions, recovery),
         "components": _components(inc, actions),
         "timeline": _timeline(inc, actions, t0),

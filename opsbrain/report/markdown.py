@@ -169,7 +169,9 @@ def _incident(inc: dict[str, Any], m: dict[str, Any]) -> list[str]:
                 if inc.get("recovery") == "before_detection" else ""),
             f"- **Confidence:** {text.conf(d.get('confidence'))}",
             f"- **Actions:** {inc['action_count']}",
-            f"- **Human steps:** {inc['human_steps']}", "", "### Root cause", "", inc["root_cause"], ""]
+            f"- **Human steps:** {inc['human_steps']}" + (f" ({inc['human_steps_note']})" if inc.get("human_steps_note")
+                                                         else ""),
+            "", "### Root cause", "", inc["root_cause"], ""]
     if d:
         out += ["Evidence:", *[f"- {_c(e)}" for e in d.get("evidence") or ["none recorded"]]]
     if g["graded"] and not g.get("correct"):

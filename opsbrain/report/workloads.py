@@ -77,6 +77,25 @@ def end_state(w: dict[str, Any], series: dict[str, Any] | None = None, end: floa
     return out
 
 
+def summary_lists(workloads: list[dict[str, Any]], series: dict[str, Any] | None = None,
+                  end: float | None = None) -> dict[str, list[dict[str, Any]]]:
+    """The run summary's workloads by their state at the end (:func:`end_state`, as the workload table says it):
+    ``degraded_workloads`` (running scaled in: its placement), ``down_workloads`` (its journal state, no step or
+    token since ``idle_since_s``, ``last_placement`` when it had been scaled in) and ``stalled_workloads``. A job
+    that scaled in and then went down is down, not degraded."""
+    out: dict[str, list[dict[str, Any]]] = {"degraded_workloads": [], "down_workloads": [], "stalled_workloads": []}
+    for w in workloads:
+        st = end_state(w, series, end)
+        name = w.get("name")
+        if st["state"] == "degraded":
+            out["degraded_workloads"].append({"workload": name, **st["degraded"]})
+        elif st["state"] in ("down", "stalled"):
+            last = w.get("degraded") if isinstance(w.get("degraded"), dict) else None
+            out[f"{st['state']}_workloads"].append({"workload": name, "journal_state": st["journal_state"],
+                                                   "idle_since_s": st["idle_since_s"], "last_placement": last})
+    return out
+
+
 def _words(w: dict[str, Any], s: dict[str, Any], deg: dict[str, Any] | None) -> str:
     state, raw = s["state"], s["journal_state"]
     what = "token decoded" if w.get("kind") != "training" else "step made"

@@ -14,13 +14,14 @@ from typing import Any
 
 from opsbrain.policies import POLICIES
 
-SCHEMA_VERSION = 5  # 2: ttr's bar includes the latency SLO; impact is each fault's share; 3: folded faults are
+SCHEMA_VERSION = 6  # 2: ttr's bar includes the latency SLO; impact is each fault's share; 3: folded faults are
 # detected by the incident that covers them (covered_by), a fault touching no workload recovers only once its part is
 # back; 4: a link only drained or routed around and still down at the end is not recovered, workloads or not
 # (still_out_of_service); 5: ttr and impact come from the dips a fault owns (not another cause's), an inference
 # fault's instances count, impact_measurable / impact_note; recovery (before or after detection) and the
-# summary's median over recoveries after detection; detection (censored: too late in the run to detect)
-# (docs/architecture.md)
+# summary's median over recoveries after detection; detection (censored: too late in the run to detect); 6: a folded
+# fault's human_steps count its covering incident's steps only when they are counted with it (human_steps_folded),
+# so that each step is counted once (docs/architecture.md)
 SCHEMA_ID = "https://opsbrain.invalid/schemas/journal-v1.json"  # an identifier, not a download address
 
 _NUM = {"type": "number"}
@@ -59,6 +60,8 @@ _INCIDENT = _obj({
     "correct": {"type": "boolean"}, "class_correct": {"type": "boolean"}, "localized": {"type": "boolean"},
     "false_positive": {"type": "boolean"}, "consequence_of": {"type": "string"}, "covered_by": {"type": "string"},
     "human_steps": {"type": "integer", "minimum": 0},
+    "human_steps_folded": _obj({"into": {"type": "string"}, "steps": {"type": "integer", "minimum": 0},
+                                "counted_with": {"type": "string"}}, ["into", "steps", "counted_with"]),
     "impact": _OBJ, "impact_shared_with": _OBJ, "impact_measurable": {"type": "boolean"}, "impact_note": _OPT_STR,
     "detected_by": _OPT_STR, "lead_time_s": _OPT_NUM,
     "link_down_at_s": _OPT_NUM,

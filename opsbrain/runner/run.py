@@ -20,6 +20,7 @@ from opsbrain.detection.detector import collective_failure
 from opsbrain.diagnosis.engine import Engine
 from opsbrain.recovery.params import hccl_launch_env
 from opsbrain.recovery.schema import WORKLOAD_STUCK
+from opsbrain.report.workloads import summary_lists
 from opsbrain.runner import dips, scoring
 from opsbrain.runner.censor import detection
 from opsbrain.runner.expectations import acted, check_expectations, check_report, mark_symptoms
@@ -30,7 +31,7 @@ from opsbrain.runner.series import journal_series
 from opsbrain.runner.triggers import never_fired
 from opsbrain.runner.world import World, build_world
 from opsbrain.scenario.plan import Plan
-from opsbrain.verdict import is_noise, run_verdict
+from opsbrain.verdict import is_noise, person_steps, run_verdict
 
 NO_ACTION_CLASSES = ("dirty_connector", "hbm_ce_storm", "unknown")
 Progress = Callable[[float, float], None]
@@ -97,6 +98,9 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
     verdict, verdict_reason = run_verdict(status, hypothesis, mon.unchecked, expectations)
     faults = [i for i in incidents if i["injected"] is not None and not i.get("symptom_of")]  # symptoms: with cause
     triggers = world.triggers.report() if world.triggers else []
+    workloads = [{"name": name, **acc, "unattributed": unattributed(acc, name, incidents)}
+                 for name, acc in accounting_end.items()]
+    series = journal_series(world, incidents)
     journal = {
         **journal_header(plan, started_at, world.sim.params.telemetry.epoch),
         "scenario": plan.scenario.metadata.name, "description": plan.scenario.metadata.description,
@@ -115,13 +119,13 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
         "launch_config": {name: hccl_launch_env(w.p) for name, w in world.sim.workloads.items()
                           if isinstance(w, TrainingJob | InferenceService)},  # each workload's HCCL environment
         "incidents": incidents,
-        "workloads": [{"name": name, **acc, "unattributed": unattributed(acc, name, incidents)}
-                      for name, acc in accounting_end.items()],
+        "workloads": workloads,
         "recovery": world.orchestrator.report(),
         "sweeps": world.sweeper.report(world.orchestrator.actions_for) if world.sweeper else {"enabled": False},
         "summary": summarize(incidents, faults, world, time.perf_counter() - wall0)
+        | summary_lists(workloads, series, end)  # each workload's end state as the workload table says it
         | {"triggers_never_fired": never_fired(triggers)},  # faults never injected: said, not silently dropped
-        "series": journal_series(world, incidents),
+        "series": series,
         "triggers": triggers,
     }
     out = dict(_clean(journal))
@@ -198,6 +202,7 @@ def score(world: World, plan: Plan, end: float, accounting_end: dict[str, dict[s
                                       sim.trace.events, others, end) for name, w in sim.workloads.items()}
     sweep = world.sweeper.params if world.sweeper else None  # its trend can flag an optical decay early
     histories = {name: w.rate_history() for name, w in sim.workloads.items() if isinstance(w, InferenceService)}
+    steps_with = human_step_owners(ctx)
     for c in ctx:
         f, detected, diag, diag_at, actions, affected = c.f, c.detected, c.diag, c.diag_at, c.actions, c.affected
         bars = {w: b for w in affected if (b := scoring.nominal_at(sim.workloads[w], f.at_s, (nominal or {}).get(w)))
@@ -235,7 +240,7 @@ def score(world: World, plan: Plan, end: float, accounting_end: dict[str, dict[s
             "correct": cls == f.kind and scoring.localized(f.kind, f.target, comp),
             "degraded": [{k: v for k, v in d.items() if k != "rate"} for d in degraded],  # recovered scaled in
             **({"still_out_of_service": dark} if dark is not None else {}),  # a link only drained, still dark
-            "human_steps": sum(orch.incident(k).get("human_steps", 0) for k in c.keys),
+            **human_steps(c, sum(orch.incident(k).get("human_steps", 0) for k in c.keys), steps_with),
             "impact": {},  # below, once every fault's impact window is known (:func:`scoring.loss_owners`)
             **signal_lines([sg for inc in c.mine for sg in inc.signals] if c.cover is None else
                            _signals_of(c.cover, by_part).items_naming(f.target)),
@@ -264,6 +269,27 @@ def score(world: World, plan: Plan, end: float, accounting_end: dict[str, dict[s
                     **({"consequence_of": cause} if cause else {}),  # the fault whose workload reported it
                     "impact": {}, **signal_lines(inc.signals, MAX_SIGNAL_LINES if fp else MAX_NOISE_SIGNAL_LINES)})
     return out
+
+
+def human_step_owners(ctx: list[Any]) -> dict[str, str]:
+    """Incident id -> the one fault its human steps are counted with: the fault it is matched to, else (an incident
+    that only covers folded faults) the earliest of those. Each step is counted once, in one fault's figures."""
+    out = {inc.id: c.f.id for c in ctx for inc in c.mine}
+    for c in sorted(ctx, key=lambda c: (c.f.at_s, c.f.id)):
+        if c.cover is not None:
+            out.setdefault(c.cover.id, c.f.id)
+    return out
+
+
+def human_steps(c: Any, steps: int, owners: dict[str, str]) -> dict[str, Any]:
+    """A fault's ``human_steps``: the steps a person took on its own incidents. A folded fault (``covered_by``) says
+    so in ``human_steps_folded`` (the covering incident, its steps and the fault they are counted with) and counts
+    them only when it is that fault, so that per-fault sums and means count each step once."""
+    if c.cover is None:
+        return {"human_steps": steps}
+    owner = owners[c.cover.id]
+    return {"human_steps": steps if owner == c.f.id else 0,
+            "human_steps_folded": {"into": c.cover.id, "steps": steps, "counted_with": owner}}
 
 
 def _signals_of(inc: Incident, cache: dict[str, scoring.PartIndex]) -> scoring.PartIndex:
@@ -435,10 +461,9 @@ def summarize(incidents: list[dict[str, Any]], faults: list[dict[str, Any]], wor
         "recovered": sum(i["ttr_s"] is not None for i in faults),
         "recovered_after_detection": len(ttrs), "recovered_before_detection": len(early),
         "recovered_degraded": sum(i["ttr_s"] is not None and bool(i.get("degraded")) for i in faults),
-        "degraded_workloads": [{"workload": name, **d} for name, w in world.sim.workloads.items()
-                               if (d := getattr(w, "degraded", lambda: None)()) is not None],
-        "handled_without_human": sum(i["ttr_s"] is not None and i.get("human_steps", 0) == 0 for i in faults),
-        # recovered with no person's step: a fault nothing handled (missed, never recovered) is none
+        "handled_without_human": sum(i["ttr_s"] is not None and person_steps(i) == 0 for i in faults),
+        # recovered with no person's step (on its own incident or the one it was folded into): a fault nothing
+        # handled (missed, never recovered) is none
         "false_positives": len(fps),
         "noise_incidents": sum(is_noise(i) for i in incidents),
         "median_ttr_s": sorted(ttrs)[len(ttrs) // 2] if ttrs else None,  # after detection only

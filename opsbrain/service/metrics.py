@@ -16,7 +16,8 @@ Diagnoses made while serving (:class:`DiagnosisMetrics`, ``watch``): ``diagnoses
 ``diagnosis_confidence`` and ``diagnosis_seconds`` (histograms), ``webhook_posts_total{format,result}``.
 
 Runs, read from the run store at each scrape (:class:`RunStoreCollector`): ``runs{status,verdict,policy}``,
-``run_faults{outcome}`` (diagnosed correctly, misdiagnosed, missed), ``run_noise_incidents{false_positive}``,
+``run_faults{outcome}`` (diagnosed correctly, misdiagnosed, missed, censored: injected too late in its run to be
+detected, not a miss), ``run_noise_incidents{false_positive}``,
 ``run_diagnoses{fault_class}``, ``run_ttr_seconds{fault_class}`` (a summary: count and sum of the recovered faults'
 time to recover), ``campaigns`` and ``run_last_finished_timestamp_seconds``.
 """

@@ -43,7 +43,7 @@ from faultlib.params import P, ParamGroup
 from opsbrain.errors import InputError
 from opsbrain.service.alerts import WebhookSender, deadline_left
 from opsbrain.service.live import LivePod
-from opsbrain.service.lock import ScheduleLock
+from opsbrain.service.lock import ScheduleLock, schedule_id_of
 from opsbrain.service.metrics import DEFAULT_BIND, MetricsServer, RunStoreCollector, SweepMetrics
 from opsbrain.store import RunStore
 from opsbrain.sweeps.params import SweepParams
@@ -175,7 +175,7 @@ class SweepService:
         self.metrics = metrics or SweepMetrics()
         self.p = params or ServiceParams()
         self.on_sweep = on_sweep
-        self.schedule_id = schedule_id or f"sweep-{pod.name}"
+        self.schedule_id = schedule_id or schedule_id_of(pod.name)
         self.errors: list[str] = []
         self.trigger, self._resume_at = self._restore(trigger)
         attach = getattr(pod, "attach_store", None)  # a real source keeps its collection history in the store
@@ -331,7 +331,7 @@ def run_service(scenario: str, trigger: TriggerSpec | None = None, speed: float 
         raise InputError(f"must be a TCP port 0..65535, got {metrics_port}", path="--metrics-port")
     store = RunStore(home)
     pod = pod if pod is not None else LivePod.from_scenario(scenario, speed=speed, seed=seed, home=home)
-    lock = ScheduleLock(store.home, f"sweep-{pod.name}").acquire()  # one service per schedule and data dir
+    lock = ScheduleLock(store.home, schedule_id_of(pod.name)).acquire()  # one sweeper per schedule and data dir
     try:
         svc = SweepService(pod, store, trigger, on_sweep=on_sweep, webhook=webhook, webhook_format=webhook_format)
     except BaseException:

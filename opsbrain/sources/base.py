@@ -8,8 +8,9 @@
   outputs (``--source commands --dir ...``).
 
 A source keeps its own collection history, so a scheduled service that sweeps it every few minutes gets windowed
-counts and the Rx trend (and keeps that history in the run store across restarts: :mod:`opsbrain.sources.keep`); a
-one-off sweep of a real source has no history (those checks then find nothing, and ``coverage`` says why).
+counts and the Rx trend (and keeps that history in the run store across restarts: :mod:`opsbrain.sources.keep`;
+``sweep once`` of the same schedule shares it); a source's first sweep has no history (those checks then find
+nothing, and ``coverage`` says why).
 """
 
 from __future__ import annotations

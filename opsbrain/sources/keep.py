@@ -1,6 +1,7 @@
-"""A real source's collection history kept in the run store, so ``sweep run`` restarted on the same schedule keeps
-its 24-h windows (two new HBM UCEs in 24 h stay Critical, a link's downs stay counted, the Rx trend keeps its
-points) instead of starting again from one collection.
+"""A real source's collection history kept in the run store, so ``sweep run`` restarted on the same schedule (and
+``sweep once`` of it: :func:`opsbrain.sources.service.sweep_once_kept`) keeps its 24-h windows (two new HBM UCEs
+in 24 h stay Critical, a link's downs stay counted, the Rx trend keeps its points) instead of starting again from
+one collection.
 
 Table ``sweep_collections`` of ``<data dir>/runs.sqlite`` (:meth:`opsbrain.store.RunStore.save_collections`): one
 row per kept collection (schedule id, source name, time, body), written after every sweep in one SQLite

@@ -6,6 +6,7 @@ are reported, the operator acts)."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from opsbrain.sources.base import ReadingsSource, sweep_source
@@ -48,3 +49,25 @@ class SourcePod:
                     "sim_time_s": t.last.t_s if t.last is not None else 0.0, "sweeps": t.sweeps,
                     "findings": dict(t.findings), "alarmed_components": len(t.alarmed), "proactive": [],
                     "incidents": 0, "coverage": self.source.coverage()}
+
+
+def cluster_name(kind: str, name: str | None) -> str:
+    """A real cluster's name in its schedule id (``--name``, else ``<source>-cluster``), for ``sweep run`` and
+    ``sweep once`` alike."""
+    return name or f"{kind}-cluster"
+
+
+def sweep_once_kept(source: ReadingsSource, name: str, home: Path | None = None,
+                    params: SweepParams | None = None) -> SweepReport:
+    """One sweep of a real source (``sweep once --source ...``) under the schedule ``sweep run --name NAME`` uses: its
+    lock held for the sweep (:class:`~opsbrain.service.lock.ScheduleLock`: InputError, exit 2, while a ``sweep run``
+    of it runs) and its collection history in the run store (reloaded, then this collection added:
+    :mod:`opsbrain.sources.keep`), so windows and trends see the earlier sweeps of either command."""
+    from opsbrain.service.lock import ONCE, ScheduleLock, schedule_id_of
+    from opsbrain.store import RunStore
+
+    store = RunStore(home)
+    schedule = schedule_id_of(name)
+    with ScheduleLock(store.home, schedule, command=ONCE):
+        source.keep_in(store, schedule)
+        return sweep_source(source, params)
