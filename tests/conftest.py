@@ -3,6 +3,7 @@ receiver that never answers."""
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +12,21 @@ import pytest
 from click.testing import CliRunner
 
 from faultlib.topology import Topology, TopologyParams
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _own_data_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Commands a test runs without --data-dir write to a run store of the test session's own, never to the user's
+    ``~/.local/share/opsbrain`` (a ``sweep once`` keeps its history and takes its schedule's lock there)."""
+    if os.environ.get("OPSBRAIN_HOME"):
+        yield
+        return
+    os.environ["OPSBRAIN_HOME"] = str(tmp_path_factory.mktemp("opsbrain-home"))
+    try:
+        yield
+    finally:
+        os.environ.pop("OPSBRAIN_HOME", None)
+
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
