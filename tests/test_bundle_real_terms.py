@@ -1,5 +1,6 @@
 """Bundles of real clusters (hand-built in the collection's layout, non-twin host names): the verdict names the
-host and device as the bundle does."""
+host and device as the bundle does, and a documented hardware fault on the root device of a collective's wait chain
+outranks the chain's software symptom (the collective timeout is its consequence)."""
 
 from __future__ import annotations
 
@@ -65,3 +66,75 @@ def test_the_twins_own_bundle_keeps_its_ids(tmp_path: Path, engine: Any) -> None
     _device_log(w, 3, HBM_EVENT)
     d = diagnose_bundle(tmp_path / "b", engine)["diagnosis"]
     assert d["component"] == "pod0/node5/npu3/hbm" and "internal_component" not in d
+
+
+def _collective(root: Path, hosts: list[str], culprit: int, culprit_times_out: bool = False) -> None:
+    """Ranks 0..n-1 on ``hosts`` (rank r on device 0, the culprit's on device 3): every other rank logs HCCL's
+    notify-wait (EI0002) and socket (EI0006) time-outs naming the culprit, 30 minutes (HCCL_EXEC_TIMEOUT's default)
+    after the culprit's device reported an HBM UCE (0x80E01801) in its device log."""
+    ident = "10.1.0.1%eth0_60000_0_1740823200"
+    for r, h in enumerate(hosts):
+        pid, dev = 40100 + r, 3 if r == culprit else 0
+        head = f"HCCL({pid},python):2025-03-01-"
+        lines = [f"[INFO] {head}10:00:00.100.000 [topoinfo_detect.cc:506] [{pid}][HCCL_TRACE][Flat]SetupAgent "
+                 f"rankNum[{len(hosts)}], rank[{r}], rootInfo identifier[{ident}], server[10.1.0.{r + 1}%eth0], "
+                 f"logicDevId[{dev}], phydevId[{dev}], deviceIp[10.2.0.{r + 1}]"]
+        if r != culprit:
+            lines += [f"[ERROR] {head}10:33:21.000.000 [task_exception_handler.cc:300] [{pid}]EI0002: The wait "
+                      "execution of the Notify register times out. Reason: The Notify register has not received the "
+                      f"Notify record from remote rank [{culprit}]. base information: [streamID:[5], taskID[7]]"]
+        if r != culprit or culprit_times_out:
+            lines += [f"[ERROR] {head}10:33:21.{100 + k:03d}.000 [hccl_communicator.cc:900] [{pid}]EI0006: Getting "
+                      "socket times out." for k in range(3)]
+        _plog(root / h, pid, lines)
+        (root / h / "messages").write_text(f"Mar  1 10:00:05 {h} systemd[1]: Started Session 1 of user root.\n")
+    _device_log(root / hosts[culprit], 3, HBM_EVENT)
+
+
+def test_bundle_b_hbm_uce_on_the_root_device_outranks_the_collective_timeout(tmp_path: Path, engine: Any) -> None:
+    """Before: collective_timeout_sw at ascend-c03 device 3 (the root cluster's class, from the waiters' lines:
+    the root's device log, named by the reader's id, was not counted as the root's own)."""
+    _collective(tmp_path / "b", ["ascend-c01", "ascend-c02", "ascend-c03", "ascend-c04"], culprit=2)
+    d = diagnose_bundle(tmp_path / "b", engine)["diagnosis"]
+    assert d["fault_class"] == "hbm_uce", d["evidence"][:3]
+    assert (d["root"]["host"], d["root"]["device"]) == ("ascend-c03", 3)
+    assert d["root_cluster"]["root"] == "ascend-c03 device 3" and d["root_cluster"]["fault_class"] == "hbm_uce"
+    assert d["root_cluster"]["chain"]  # the wait chain is still shown
+
+
+def test_the_root_devices_own_timeouts_do_not_outvote_its_hardware_fault(tmp_path: Path, engine: Any) -> None:
+    """The root rank times out too (waiting on its neighbour, its own lines full of EI0002/EI0006): its device's
+    documented HBM UCE is still the class; the timeouts are the consequence."""
+    _collective(tmp_path / "b", ["h1", "h2", "h3", "h4", "h5", "h6"], culprit=2, culprit_times_out=True)
+    d = diagnose_bundle(tmp_path / "b", engine)["diagnosis"]
+    rc = d["root_cluster"]
+    assert rc["root"] == "h3 device 3", rc
+    assert d["fault_class"] == "hbm_uce" and rc["fault_class"] == "hbm_uce", (rc["class_from"], d["evidence"][:3])
+    assert (d["root"]["host"], d["root"]["device"]) == ("h3", 3)
+
+
+def _mr(cls: str) -> dict[str, Any]:
+    """A deciding root cluster (documented class ``cls``): root h3 device 3, waited on by h1 device 0."""
+    return {"decides": True, "fault_class": cls, "confidence": 0.7, "documented": True, "class_from": "rule 2",
+            "component": "h3/npu3", "summary": "notify wait timeout; root h3 device 3", "evidence_lines": [],
+            "roots": [{"host": "h3", "device": 3, "name": "h3 device 3"}], "chain": ["h1 device 0", "h3 device 3"]}
+
+
+def _verdict(cls: str, comp: str) -> dict[str, Any]:
+    return {"fault_class": cls, "component": comp, "confidence": 0.62, "evidence": ["x"], "evidence_lines": []}
+
+
+@pytest.mark.parametrize(("verdict", "comp", "cluster", "want", "host"), [
+    ("hbm_uce", "h3/npu3/hbm", "collective_timeout_sw", "hbm_uce", "h3"),   # hardware at the root outranks
+    ("hbm_uce", "npu3/hbm", "collective_timeout_sw", "hbm_uce", "h3"),      # (its host unnamed: the root's)
+    ("hbm_uce", "h1/npu0/hbm", "collective_timeout_sw", "collective_timeout_sw", "h3"),  # not at a root: overruled
+    ("framework_error", "h3/npu3", "hbm_uce", "hbm_uce", "h3"),             # not the reverse
+    ("collective_timeout_sw", "h3/npu3", "hbm_uce", "hbm_uce", "h3"),
+])
+def test_a_hardware_verdict_at_a_root_device_outranks_the_clusters_software_class(
+        verdict: str, comp: str, cluster: str, want: str, host: str) -> None:
+    from opsbrain.diagnosis.multirank import apply_root_cluster
+
+    out = _verdict(verdict, comp)
+    apply_root_cluster(out, _mr(cluster), None)
+    assert out["fault_class"] == want and (out["root"]["host"], out["root"]["device"]) == (host, 3), out

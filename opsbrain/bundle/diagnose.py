@@ -247,7 +247,7 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     placed = [s.at(file=lines[where[id(s)]].file, line_no=lines[where[id(s)]].line) for s in sigs]
     # a port's link changes from before the job are its history: not the root's own signals (as under --logs)
     placed, _old = link_history_dropped(placed, r.ranks.job_start)
-    mr = multirank_verdict(r.ranks, placed, engine, max((s.t for s in sigs), default=0.0))
+    mr = multirank_verdict(r.ranks, placed, engine, max((s.t for s in sigs), default=0.0), names)
     if mr is not None:
         diagnosis["root_cluster"] = mr
         apply_root_cluster(diagnosis, mr, engine)
