@@ -138,3 +138,25 @@ def test_a_hardware_verdict_at_a_root_device_outranks_the_clusters_software_clas
     out = _verdict(verdict, comp)
     apply_root_cluster(out, _mr(cluster), None)
     assert out["fault_class"] == want and (out["root"]["host"], out["root"]["device"]) == (host, 3), out
+
+
+def test_datetime_stamps_are_the_collections_local_time_and_zones_are_not_mixed_silently(tmp_path: Path) -> None:
+    """Unzoned ``Datetime:`` / plog stamps are read as the collection's local time (said in the report); a file
+    written in UTC (``...Z``) beside them is moved onto the zone a ``Datetime:`` line states, and where none states
+    one the report says the bundle mixes zoned and unzoned times."""
+    from opsbrain.bundle import read_bundle
+
+    w = tmp_path / "b" / "worker-0"
+    _plog(w, 1, ["[ERROR] RUNTIME(1,python):2025-03-01-10:00:00.000.000 [x.cc:1][1]first, local time"])
+    (w / "train.log").write_text("2025-03-01T02:30:00Z ERROR second, written in UTC\n")
+    lines, rep = read_bundle(tmp_path / "b")
+    assert rep["time_zone"]["assumed"].startswith("times without a zone are the collection's local time")
+    assert rep["time_zone"]["zoned_files"] == {"worker-0/train.log": "+00:00"}
+    assert any("write times with a zone (+00:00" in n for n in rep["limits"]), rep["limits"]
+    env = w / "environment_check"
+    env.mkdir()
+    (env / "npu_info_after.txt").write_text("Datetime: 2025-03-01 10:40:00.123456 +08:00\n\nlink status: UP\n")
+    lines, rep = read_bundle(tmp_path / "b")
+    assert rep["time_zone"]["stated"] == "+08:00" and rep["time_zone"]["moved_files"] == {"worker-0/train.log": 480}
+    t = {ln.file.rsplit("/", 1)[-1]: ln.t for ln in lines}
+    assert t["train.log"] - t["plog-1_20250301100000000.log"] == 1800.0  # 02:30Z is 10:30 at +08:00
