@@ -291,7 +291,7 @@ def test_a_health_row_the_logs_hold_opens_no_second_incident(tmp_path: Path, eng
         _health_result([(3, "Critical", [("0x80e01801", "NA")]), (5, "Critical", [("0x80e01801", "NA")])]))
     rep = diagnose_bundle(tmp_path, engine)
     got = sorted((i["opened_at"][:13], i["diagnosis"]["component"]) for i in rep["incidents"])
-    assert got == [("2025-03-01T10", "pod0/node0/npu3/hbm"), ("2025-03-01T16", "pod0/node0/npu5/hbm")]
+    assert got == [("2025-03-01T10", "one/npu3/hbm"), ("2025-03-01T16", "one/npu5/hbm")]  # the worker's name
 
 
 def test_collections_of_two_hosts_side_by_side_stay_two_hosts(tmp_path: Path, engine: Any) -> None:

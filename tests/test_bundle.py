@@ -184,7 +184,9 @@ def test_real_cluster_bundle_without_pod_ids(engine: Any, matcher: Any) -> None:
     proc = {p["pid"]: p for p in rep["processes"]}
     assert proc[23456]["device"] == 3 and proc[23456]["rank"] == 3 and proc[23456]["node"] == "pod0/node0"
     d = rep["diagnosis"]
-    assert (d["fault_class"], d["component"]) == ("hbm_uce", "pod0/node0/npu3/hbm")
+    # the host as the bundle names it (its syslog's), the reader's numbering kept apart (session 32)
+    assert (d["fault_class"], d["component"]) == ("hbm_uce", "ascend-a01/npu3/hbm")
+    assert d["internal_component"] == "pod0/node0/npu3/hbm"
     # evidence names the real file and line
     inc = next(i for i in rep["incidents"] if i["id"] == rep["primary"])
     assert inc["nodes"] == {"pod0/node0": "ascend-a01"}  # worker-0 only numbers it; its syslog names it (session 31)
@@ -206,7 +208,8 @@ def test_single_worker_bundle_link_down_from_hccn_records(engine: Any) -> None:
     d = rep["diagnosis"]
     # a real host's devid 4 is NPU 4's one RoCE port (the twin's two-ports-per-NPU numbering read it as npu2/roce0
     # until session 28: the reader's pod0/node0 id for the host looked like the twin's)
-    assert (d["fault_class"], d["component"]) == ("roce_port_down", "pod0/node0/npu4")
+    assert (d["fault_class"], d["component"], d["internal_component"]) == ("roce_port_down", "ascend-b07/npu4",
+                                                                           "pod0/node0/npu4")
     assert (d["root"]["host"], d["root"]["device"]) == ("ascend-b07", 4)  # its syslog's host, not the bundle's name
     states = {x["when"]: x["state"] for x in rep["link_state"]}
     assert states == {"before": {4: "UP"}, "after": {4: "DOWN"}}
@@ -220,7 +223,7 @@ def test_link_up_before_and_down_after_without_a_record_is_a_link_down(tmp_path:
     lines, _rep = read_bundle(b)
     synth = [ln for ln in lines if ln.source == "hccn" and "LINK DOWN" in ln.text]
     assert len(synth) == 1 and synth[0].file == "environment_check/npu_info_after.txt"
-    assert diagnose_bundle(b, engine)["diagnosis"]["component"] == "pod0/node0/npu4"
+    assert diagnose_bundle(b, engine)["diagnosis"]["internal_component"] == "pod0/node0/npu4"
 
 
 def test_broken_bundle_is_read_with_everything_listed(tmp_path: Path, engine: Any) -> None:

@@ -171,3 +171,35 @@ def test_a_failing_command_opsbrain_does_not_read_and_a_quiet_link_stat_are_no_f
             "/usr/local/bin/npu-smi info -t ecc -i 2\nError: the device is not exist\n")
     got = parse_command_outputs(text, "n1")
     assert got.failed == [("npu-smi info -t ecc -i 2", "Error: the device is not exist")]
+
+
+@pytest.mark.parametrize("prompt", ["root@worker-3:~# ", "admin@worker-3:/home/admin$ ", "[root@worker-3 ~]# ",
+                                    "[admin@worker-3 logs]$ "])
+def test_a_shell_prompt_starts_a_command_of_its_host(prompt: str) -> None:
+    """A terminal transcript: the prompt's ``user@host`` names the host whose output follows (before: the line was
+    not read as a command and the output went to the command before it, or to none)."""
+    text = (f"{prompt}npu-smi info -t health -i 3\n"
+            "        Health Status                  : Critical\n"
+            "        Error Code                     : 80E01801\n")
+    got = parse_command_outputs(text)
+    assert got.commands == 1 and got.host == "worker-3" and got.health_status == {3: "Critical"}
+    assert got.fault_codes == {3: ["80E01801"]}
+    assert all(s.host == "worker-3" for s in got.signals) and got.signals
+
+
+def test_a_transcript_of_two_hosts_gives_each_its_own_readings(tmp_path: Path) -> None:
+    from opsbrain.ingest.commands import parse_command_file
+
+    text = ("root@node-a:~# hccn_tool -i 1 -link -g\nlink status: DOWN\n"
+            "root@node-a:~# ls /var/log\nmessages\n"
+            "[root@node-b ~]# hccn_tool -i 1 -link -g\nlink status: UP\n")
+    parts = {p.host: p for p in parse_command_file(text, "dir-host")}
+    assert set(parts) == {"node-a", "node-b"}
+    assert parts["node-a"].link_down == {1: True} and parts["node-b"].link_down == {1: False}
+    host = tmp_path / "collected"
+    host.mkdir()
+    (host / "session.log").write_text(text)
+    src = CommandDirSource(tmp_path)
+    src.collect()
+    assert {s.host for s in src.signals if s.kind == "hccn:down"} == {"node-a"}
+    assert set(src.collected) == {"node-a", "node-b"}

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from opsbrain.bundle import layout as L
+from opsbrain.bundle.hosts import diagnosis_in_user_terms, user_names
 from opsbrain.bundle.reader import BundleLine, paused_gc, real_nodes, scan_bundle, signals_of
 from opsbrain.diagnosis.multirank import apply_root_cluster, multirank_verdict
 from opsbrain.ingest import Signal
@@ -246,7 +247,7 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     placed = [s.at(file=lines[where[id(s)]].file, line_no=lines[where[id(s)]].line) for s in sigs]
     # a port's link changes from before the job are its history: not the root's own signals (as under --logs)
     placed, _old = link_history_dropped(placed, r.ranks.job_start)
-    mr = multirank_verdict(r.ranks, placed, engine, max((s.t for s in sigs), default=0.0))
+    mr = multirank_verdict(r.ranks, placed, engine, max((s.t for s in sigs), default=0.0), names)
     if mr is not None:
         diagnosis["root_cluster"] = mr
         apply_root_cluster(diagnosis, mr, engine)
@@ -254,6 +255,9 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
 
     # a monitoring component's own failure is not the job's: an abstaining verdict says so (ingest.benign)
     with_component_self(diagnosis, sigs, lambda s: names.get(node_of(s.component or "") or "", s.host))
+    real = user_names(r.report["workers"])  # real hosts by their names, not the reader's numbering (issue 9)
+    for d_ in [diagnosis, *(i["diagnosis"] for i in out_incs)]:
+        diagnosis_in_user_terms(d_, real)
     report = dict(r.report)
     report.update({
         "signals": len(sigs),

@@ -163,3 +163,39 @@ def unqualify(value: Any, hosts: dict[str, str]) -> Any:
         return {(unqualify(k, hosts) if isinstance(k, str) else k): unqualify(v, hosts) for k, v in value.items()}
     return value
 
+
+_READER_NODE = re.compile(r"(?<![\w/-])(pod0/node\d+)(?![\w-])")
+_CITED = re.compile(r"\S+:\d+: ")
+"""An evidence item citing a line of the bundle (``file:line: text``): the text as written, never rewritten."""
+
+
+def user_names(workers: list[dict[str, Any]]) -> dict[str, str]:
+    """The reader's node id -> the worker's name, for the workers the reader numbered (``pod0/node<k>`` in sorted
+    order: real hosts); the twin's own ``pod0-node35`` directories keep their ids, which are their host names."""
+    return {w["node"]: name for w in workers if w.get("named_by") == "sorted order"
+            and (name := w.get("name", w["dir"])) not in ("", ".")}
+
+
+def in_user_terms(text: str, names: dict[str, str]) -> str:
+    """A component id, or a sentence naming some, with the reader's node ids of real hosts (:func:`user_names`)
+    replaced by the hosts' names: ``pod0/node2/npu3/hbm`` -> ``worker-3/npu3/hbm``."""
+    if not names or "pod0/node" not in text:
+        return text
+    return _READER_NODE.sub(lambda m: names.get(m.group(1), m.group(1)), text)
+
+
+def diagnosis_in_user_terms(d: dict[str, Any] | None, names: dict[str, str]) -> None:
+    """A bundle diagnosis (a dict, changed in place) whose ``component``, ``root.component`` and evidence name real
+    hosts by the reader's ids: named as the bundle names them; the reader's id kept in ``internal_component``
+    (docs/bundles.md). Twin bundles (no numbered host) are left as they are."""
+    if not d or not names:
+        return
+    comp = d.get("component")
+    if isinstance(comp, str) and (mine := in_user_terms(comp, names)) != comp:
+        d["internal_component"], d["component"] = comp, mine
+    root = d.get("root")
+    if isinstance(root, dict) and isinstance(root.get("component"), str):
+        root["component"] = in_user_terms(root["component"], names)
+    if isinstance(d.get("evidence"), list):
+        d["evidence"] = [in_user_terms(e, names) if isinstance(e, str) and not _CITED.match(e) else e
+                         for e in d["evidence"]]

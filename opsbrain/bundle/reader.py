@@ -62,6 +62,7 @@ from opsbrain.bundle.stamps import (  # noqa: F401 - re-exported
 from opsbrain.bundle.statefiles import StateFiles
 from opsbrain.bundle.timed import _LEVEL, TimedFiles  # noqa: F401 - re-exported
 from opsbrain.bundle.walk import _File, _Scan
+from opsbrain.bundle.zones import file_zone, plan
 from opsbrain.errors import InputError
 from opsbrain.ingest import Signal, parse_job_event, parse_line
 from opsbrain.ingest.archive import ArchiveError, DirTree, Tree, open_tree
@@ -150,6 +151,7 @@ class _Reader(TimedFiles, StateFiles, Assembly):
     def build(self) -> BundleRead:
         """Every file in its turn; a packed file's lines are let go after each use (:meth:`_File.release`)."""
         files = self.scan.files
+        self.zones: dict[str, tuple[int | None, bool]] = {}  # file -> its first stamp's zone (bundle.zones)
         for f in files:
             if f.kind.kind == L.MANIFEST_KIND:
                 ok, m = json_or_none("\n".join(f.lines))
@@ -174,6 +176,7 @@ class _Reader(TimedFiles, StateFiles, Assembly):
                 later.append(f)
                 continue
             seq = self._read_timed(f, seq)
+            self._probe_zone(f)
             f.release()
         ref = self._reference()
         snapshot = {f.kind.worker for f in later if f.kind.kind == L.NPU_INFO and f.kind.tag != "before"}
@@ -185,6 +188,7 @@ class _Reader(TimedFiles, StateFiles, Assembly):
                 self._npu_info(f, to_us(self._file_time(f.rel) or ref) if real and now else None)
             else:
                 seq = self._read_timed(f, seq, ref)
+            self._probe_zone(f)
             f.release()
         seq = self.place_undated(seq, ref)
         for f in files:
@@ -197,9 +201,20 @@ class _Reader(TimedFiles, StateFiles, Assembly):
                                L.RANK_TABLE):  # (a rank table's servers and device addresses: RankCollector._servers)
                 ranks.feed_lines(f.lines, f.rel)
                 f.release()
+        shift, zone_report, zone_notes = plan(self.zones, set(self.zones))
+        if shift:  # onto the collection's local time (opsbrain.bundle.zones), before the records are put in order
+            self.dated = [(d[0] + shift[d[2].rel] * 60_000_000, *d[1:]) if d[2].rel in shift else d
+                          for d in self.dated]
         out = self._finish(ref)
+        out.report["time_zone"] = zone_report
+        out.report["limits"] = [*out.report["limits"], *zone_notes]
         out.ranks = ranks.table()
         return out
+
+    def _probe_zone(self, f: _File) -> None:
+        """The zone the file's first time stamp writes, if any (:func:`opsbrain.bundle.zones.file_zone`)."""
+        if (z := file_zone(f.lines)) is not None:
+            self.zones[f.rel] = z
 
     def _reference(self) -> datetime:
         """The bundle's typical time (median of the full time stamps): fixes syslog's missing year. Without a stamp:

@@ -132,6 +132,9 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool, foll
         click.echo(f"  refused {x['path']}: {x['reason']}")
     for note in res.get("limits", [])[:10]:
         click.echo(f"  note: {note}")
+    if (tz := res.get("time_zone") or {}) and (tz.get("stated") or tz.get("zoned_files") or tz.get("datetime_files")):
+        click.echo("  times: " + (f"the collection's local time is {tz['stated']} (its Datetime: line)"
+                                  if tz.get("stated") else tz["assumed"]))
     for rel in res.get("read_as_console", [])[:10]:
         click.echo(f"  read {rel} as a job's console (a text log whose name the layout does not know)")
     for x in res.get("placed_files", [])[:10]:

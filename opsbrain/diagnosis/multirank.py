@@ -31,7 +31,7 @@ from opsbrain.diagnosis.rootcluster import KIND_WORDS, RootCluster, analyse
 from opsbrain.diagnosis.vote import scores, vote
 from opsbrain.ingest import Signal
 from opsbrain.ingest.ranks import RankProcess, RankTable
-from opsbrain.ingest.where import user_terms
+from opsbrain.ingest.where import node_of, user_terms
 from opsbrain.ingest.workers import host_root
 from opsbrain.verdict import UNKNOWN
 
@@ -39,6 +39,8 @@ ERROR = 2
 """Signal severity of an error line: rules 1 and 2 weigh the root devices' error lines only (an INFO line such as
 ``HCCL_CONNECT_TIMEOUT set by environment to [130]s`` names a setting, not a failure)."""
 
+ROOTS_OWN = "the root devices' own"
+"""Whose lines the class is decided on when the root's own lines are in the input (else the reporting devices')."""
 DOCUMENTED = ("the knowledge base's documented signatures", "the root cluster's failure kind")
 """How rules 1 and 2 say they decided (a class from documents, not from the model)."""
 CONFIDENT = 0.8
@@ -68,13 +70,14 @@ KIND_CLASS = {
 other class (rule 2 of the module docstring)."""
 
 
-def _own(p: RankProcess, s: Signal, nodes: set[str]) -> bool:
+def _own(p: RankProcess, s: Signal, nodes: set[str], aliases: dict[str, str] | None = None) -> bool:
     if s.file is not None and (s.file in p.files or (s.file, s.line_no) in p.cited):
         return True
     if s.device is None or s.device != p.device:
         return False
     if s.host is not None:
-        return s.host == p.worker or s.host in nodes
+        return s.host == p.worker or s.host in nodes or bool(
+            aliases and p.worker and aliases.get(node_of(s.host) or "") == p.worker)
     return s.file is not None and host_root(s.file)[0] in nodes  # no host named: the same worker directory
 
 
@@ -85,11 +88,37 @@ def _nodes_of(p: RankProcess, signals: list[Signal]) -> set[str]:
     return {s.host for s in signals if s.file in files and s.host} | {host_root(f)[0] for f in files}
 
 
-def signals_of(procs: list[RankProcess], signals: list[Signal]) -> list[Signal]:
+def signals_of(procs: list[RankProcess], signals: list[Signal], aliases: dict[str, str] | None = None
+               ) -> list[Signal]:
     """The signals of these processes' own lines (the root devices', or the reporting devices' for a root none of
-    whose own lines are in the input)."""
+    whose own lines are in the input). ``aliases``: a host id the signals carry -> the worker's name the processes
+    carry (a bundle reader's ``pod0/node2`` for ``ascend-c03``: the device log of a root whose plog logged no error
+    is still its own)."""
     nodes = {p.name: _nodes_of(p, signals) for p in procs}
-    return [s for s in signals if any(_own(p, s, nodes[p.name]) for p in procs)]
+    return [s for s in signals if any(_own(p, s, nodes[p.name], aliases) for p in procs)]
+
+
+def _software() -> frozenset[str]:
+    from opsbrain.diagnosis.triage import software_classes
+    from opsbrain.kb.compiled import compiled_kb
+
+    return software_classes(compiled_kb())
+
+
+def hardware_on_root(errs: list[Signal], classes: list[str], software: frozenset[str]
+                     ) -> tuple[str, float, dict[str, float]] | None:
+    """A documented hardware fault on the root devices' own error lines: the clear vote (rule 1's lead and minimum)
+    over the lines that speak for a class of a hardware family some line names by a primary signature (an HBM UCE
+    event 0x80E01801: hbm_uce); None when no such class is named or the vote does not lead. A collective's timeouts
+    on the root (or the waiters' lines) are the consequence of such a fault: they do not outvote it, and a software
+    class never outranks a hardware one this way (docs/bundles.md, multi-rank)."""
+    named = naming_classes(errs) - software
+    if not named:
+        return None
+    table = default_table()
+    mine = [s for s in errs if any(c in named for c, _r in table.of(s.kind))]
+    v = clear_vote(mine, [c for c in classes if c not in software])
+    return v if v is not None and v[0] in named else None
 
 
 def kb_vote(signals: list[Signal]) -> tuple[str | None, dict[str, float]]:
@@ -131,8 +160,10 @@ def hosts_of_servers(table: RankTable) -> dict[str, str]:
     return {s: next(iter(w)) for s, w in seen.items() if len(w) == 1}
 
 
-def multirank_verdict(table: RankTable, signals: list[Signal], engine: Any, now: float) -> dict[str, Any] | None:
-    """The root cluster and its class, or None when no process of a collective logged an error."""
+def multirank_verdict(table: RankTable, signals: list[Signal], engine: Any, now: float,
+                      aliases: dict[str, str] | None = None) -> dict[str, Any] | None:
+    """The root cluster and its class, or None when no process of a collective logged an error. ``aliases``: as
+    :func:`signals_of` takes them."""
     if not any(p.first_error is not None for p in table.processes):
         return None
     rc = analyse(table)
@@ -144,10 +175,10 @@ def multirank_verdict(table: RankTable, signals: list[Signal], engine: Any, now:
                                f"that is most of the job, not a place")
     if not rc.roots:
         return out
-    own, whose = signals_of(rc.roots, signals), "the root devices' own"
+    own, whose = signals_of(rc.roots, signals, aliases), ROOTS_OWN
     if not own:  # the root's own lines are not in the input (a device named by its peers): what the reporting
-        own, whose = signals_of(rc.error_devices, signals), "the reporting devices'"  # devices logged is all
-    cls, conf, how = decide_class(rc, own, signals, engine, now, whose)
+        own, whose = signals_of(rc.error_devices, signals, aliases), "the reporting devices'"  # devices logged is all
+    cls, conf, how = decide_class(rc, own, signals, engine, now, whose, aliases)
     out["fault_class"] = cls
     out["confidence"] = conf
     out["class_from"] = how
@@ -158,7 +189,8 @@ def multirank_verdict(table: RankTable, signals: list[Signal], engine: Any, now:
 
 
 def decide_class(rc: RootCluster, own: list[Signal], signals: list[Signal], engine: Any, now: float,
-                 whose: str = "the root devices' own") -> tuple[str, float, str]:
+                 whose: str = ROOTS_OWN, aliases: dict[str, str] | None = None
+                 ) -> tuple[str, float, str]:
     """(class, confidence, which rule decided) for the root cluster (the module docstring's rules 1-4); ``whose``
     names the lines ``own`` holds, in the reason."""
     classes = list(getattr(getattr(engine, "model", None), "classes", None) or
@@ -171,6 +203,13 @@ def decide_class(rc: RootCluster, own: list[Signal], signals: list[Signal], engi
             probs.setdefault(d.fault_class, d.confidence)
     errs = [s for s in own if s.severity >= ERROR]
     voted = clear_vote(errs, classes) if errs else None
+    software = _software()
+    hw = hardware_on_root(errs, classes, software) if whose == ROOTS_OWN else None
+    if hw is not None and (voted is None or voted[0] in software):
+        cls, conf, score = hw
+        return cls, conf, (f"{DOCUMENTED[0]} of hardware on {whose} error lines, which outrank the collective's "
+                           f"software symptom (its timeouts are the consequence; vote {score} over the lines that "
+                           f"speak for {cls}, with the engine's lead and minimum; confidence the vote's own)")
     if voted is not None:
         cls, conf, score = voted
         return cls, conf, (f"{DOCUMENTED[0]} on {whose} error lines (vote "
@@ -184,7 +223,7 @@ def decide_class(rc: RootCluster, own: list[Signal], signals: list[Signal], engi
         if {id(p) for p in rc.error_devices} - {id(p) for p in rc.roots} and engine is not None:
             # the wait that makes the root is on the waiters' lines (an AI CPU notify wait, a socket timeout): the
             # model's probability on the whole root cluster's lines, where that is higher than on the root's own
-            cluster = signals_of(rc.error_devices, signals)
+            cluster = signals_of(rc.error_devices, signals, aliases)
             dc = engine.diagnose_signals(cluster, now, triage=False) if cluster else None
             p_all = 0.0 if dc is None else (dc.confidence if not dc.abstained and dc.fault_class == kind[0]
                                             else dict(dc.alternatives).get(kind[0], 0.0))
@@ -199,7 +238,7 @@ def decide_class(rc: RootCluster, own: list[Signal], signals: list[Signal], engi
     if d is not None:
         best = (d.alternatives or [(UNKNOWN, 0.0)])[0]
         how = f"the model abstained on {whose} lines (best guess {best[0]} at {best[1]:.0%}); "
-    waiters = [s for s in signals if any(_own(p, s, set()) for p in rc.error_devices)]
+    waiters = [s for s in signals if any(_own(p, s, set(), aliases) for p in rc.error_devices)]
     voted_any, score_any = kb_vote(own) if own else (None, {})
     if voted_any is None:
         voted_any, score_any = kb_vote(waiters)
@@ -236,6 +275,19 @@ def _a_later_root(own: dict[str, Any], roots: list[dict[str, Any]]) -> bool:
         r["device"] == own.get("device") and (r["host"] or None) in (own.get("host"), None) for r in roots[1:])
 
 
+def _hardware_at_a_root(out: dict[str, Any], mr: dict[str, Any], own: dict[str, Any]) -> dict[str, Any] | None:
+    """The root the verdict names where its class is of a hardware family and the root cluster's of the software
+    family (its device one of the roots', its host that root's or unnamed), as a verdict's ``root``; else None."""
+    software = _software()
+    if out.get("fault_class") in (UNKNOWN, *software) or mr.get("fault_class") not in software:
+        return None
+    for r in mr.get("roots") or []:
+        if r["device"] is not None and own.get("device") == r["device"] and own.get("host") in (r["host"] or None,
+                                                                                                  None):
+            return {"host": r["host"] or None, "device": r["device"], "name": r["name"]}
+    return None
+
+
 def _first_root(mr: dict[str, Any]) -> dict[str, Any]:
     """The root cluster's first root as a verdict's ``root``."""
     r = mr["roots"][0]
@@ -268,6 +320,13 @@ def apply_root_cluster(out: dict[str, Any], mr: dict[str, Any], engine: Any, max
     roots = mr["roots"]
     overrule = mr.get("documented") and mr["fault_class"] != out.get("fault_class") and \
         float(out.get("confidence") or 0.0) < CONFIDENT
+    if overrule and (at := _hardware_at_a_root(out, mr, own)) is not None:
+        # a hardware fault at a root device: the collective's software symptom is its consequence, not its cause
+        out["root"] = {**at, "component": out.get("component") or mr["component"]}
+        out["evidence"].insert(0, f"placed by the multi-rank root cluster; its class {mr['fault_class']} is the "
+                               f"consequence of the verdict's {out.get('fault_class')} on its root device (hardware "
+                               "outranks the collective's software symptom): " + mr["summary"])
+        return
     if out.get("fault_class") not in (UNKNOWN, "collective_timeout_sw") and not overrule:
         if own.get("host") is None and own.get("device") in (None, roots[0]["device"]):
             # the verdict's class stands; the root cluster says which host its device is on

@@ -22,7 +22,12 @@ from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.smihealth import ErrorCodes, code_signals, error_code_line
 from opsbrain.ingest.where import node_component
 
-RE_COMMAND = re.compile(r"^\s*(?:[$#]\s*)?(?:\S*/)?(npu-smi|hccn_tool)\s+(.*?)\s*$")
+RE_PROMPT = re.compile(r"(?:[\w.-]+@(?P<host>[A-Za-z0-9][\w.-]*):[^\s#$]*|\[[\w.-]+@(?P<bhost>[A-Za-z0-9][\w.-]*)"
+                       r"(?:\s[^\]]*)?\])\s?[#$]\s*")
+"""A shell prompt before a command: bash's ``root@worker-3:~# `` (``user@host:path# ``, ``$`` for a user) and the
+Red Hat family's ``[root@worker-3 ~]# ``; the host is the command's (a terminal transcript of several hosts)."""
+RE_COMMAND = re.compile(r"^\s*(?:" + RE_PROMPT.pattern + r"|[$#]\s*)?(?:\S*/)?(?P<tool>npu-smi|hccn_tool)\s+"
+                        r"(?P<args>.*?)\s*$")
 RE_DEV = re.compile(r"-i\s+(\d+)")
 RE_SMI_ROW = re.compile(r"^\|\s*(\d+)\s+(\S+)\s*\|\s*(\w+)\s*\|\s*(\S+)\s+(\S+)\s")
 RE_KV = re.compile(r"^\s*(?:\[dev(?:id|ice) \d+\])?\s*([A-Za-z][\w ()%/.-]*?)\s*:\s*(.*?)\s*$")
@@ -101,13 +106,36 @@ def _number(text: str) -> tuple[float, str] | None:
 
 def _sections(text: str) -> list[tuple[str, str, list[str]]]:
     """(tool, arguments, output lines) per command of a collected file."""
-    out: list[tuple[str, str, list[str]]] = []
+    return [(tool, args, lines) for tool, args, lines, _host in _prompted(text)]
+
+
+def _prompted(text: str) -> list[tuple[str, str, list[str], str | None]]:
+    """(tool, arguments, output lines, the host its prompt names or None) per command of a collected file; a
+    prompt line before any other command (``root@worker-3:~# ls``) ends the output before it."""
+    out: list[tuple[str, str, list[str], str | None]] = []
+    done = False
     for line in text.splitlines():
         if m := RE_COMMAND.match(line):
-            out.append((m.group(1), m.group(2), []))
-        elif out:
+            out.append((m.group("tool"), m.group("args"), [], m.group("host") or m.group("bhost")))
+            done = False
+        elif out and RE_PROMPT.match(line.lstrip()):
+            done = True  # another command's prompt: its output is not the last command's
+        elif out and not done:
             out[-1][2].append(line)
     return out
+
+
+def parse_command_file(text: str, host: str | None = None, file: str | None = None) -> list[CommandReadings]:
+    """:func:`parse_command_outputs` of a file, per host: the commands whose shell prompt names a host
+    (``root@worker-3:~# npu-smi info``) are that host's, the others ``host``'s (the directory's)."""
+    sections = _prompted(text)
+    hosts = list(dict.fromkeys(h or host for *_x, h in sections))
+    if len(hosts) <= 1:
+        return [parse_command_outputs(text, hosts[0] if hosts else host, file)]
+    parts: dict[str | None, list[str]] = {h: [] for h in hosts}
+    for tool, args, lines, h in sections:
+        parts[h or host] += [f"{tool} {args}", *lines]
+    return [parse_command_outputs("\n".join(body), h, file) for h, body in parts.items()]
 
 
 def ctime_seconds(text: str) -> float | None:
@@ -220,7 +248,10 @@ def _judge(out: CommandReadings, read: bool, section: tuple[str, str, list[str]]
 
 
 def parse_command_outputs(text: str, host: str | None = None, file: str | None = None) -> CommandReadings:
-    """Readings and signals of one collected file (never raises: lines it does not know are skipped)."""
+    """Readings and signals of one collected file (never raises: lines it does not know are skipped). A host its
+    prompts name is taken where the caller gives none (:func:`parse_command_file` splits a file of several)."""
+    if host is None:
+        host = next((h for *_x, h in _prompted(text) if h), None)
     out = CommandReadings(host)
     node = node_component(host)
     chips: dict[tuple[int, str], tuple[str | None, list[str] | None]] = {}

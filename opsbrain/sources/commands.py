@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from opsbrain.errors import InputError
 from opsbrain.ingest.archive import READ_ERRORS, ArchiveError
-from opsbrain.ingest.commands import HEALTH_RANK, CommandReadings, parse_command_outputs
+from opsbrain.ingest.commands import HEALTH_RANK, CommandReadings, parse_command_file
 from opsbrain.ingest.dirwalk import check_listable, log_files
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.text import TextStats, read_members
@@ -116,13 +116,13 @@ class CommandDirSource(ReadingsSource):
                     where = f"{rel.rpartition('/')[0]}/{inner}".lstrip("/") if inner else rel
                     host = where.split("/", 1)[0] if "/" in where else None
                     text = u.read().decode("utf-8", "replace")
-                    got = parse_command_outputs(text, host, label)
-                    if got.commands:
-                        self.stats.files += 1
+                    got_all = [g for g in parse_command_file(text, host, label) if g.commands]
+                    self.stats.files += bool(got_all)
+                    for got in got_all:  # a prompt's host (``root@worker-3:~# npu-smi info``) is its commands'
                         parts.append(got)
                         self.signals.extend(got.signals)
                         when = collection_time(text, st.st_mtime, now)
-                        node = node_component(host) or ""
+                        node = node_component(got.host) or ""
                         if node not in self.collected or when.t > self.collected[node].t:
                             self.collected[node] = when  # a node's newest output: its collection
             except ArchiveError as exc:
