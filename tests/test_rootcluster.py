@@ -172,9 +172,23 @@ def test_socket_mutual_wait_is_a_cycle_and_an_unknown_remote_a_dead_end() -> Non
     assert rc.other_roots == [["hB device 1"]]
     assert rc.dead_ends == [{"waiter": "hB device 1", "remote": "3.0.0.0", "ref": rc.dead_ends[0]["ref"],
                              "why": rc.dead_ends[0]["why"]}]
-    # the same bundle without hA: hB device 0's remote resolves to nothing, so it is its own root
+    # the same bundle without hA: hB device 0's remote resolves to no process; the peer its link row names (address
+    # and rank) did not answer and is the root, hB device 0 the one that waited (it was its own root before)
     alone = analyse(collect({k: v for k, v in files.items() if k.startswith("hB/")}))
-    assert [p.name for p in alone.roots] == ["hB device 0"] and alone.chain == ["hB device 0", "10.1.0.1"]
+    assert [p.name for p in alone.roots] == ["10.1.0.1 (rank 0)"]
+    assert alone.chain == ["hB device 0", "10.1.0.1 (rank 0)"] and "the one that waited" in alone.rule
+    assert alone.as_dict()["roots"][0]["peer"] is True and alone.dead_ends[0]["waiter"] == "hB device 0"
+
+
+def test_a_peer_wait_that_names_no_peer_has_no_root_and_says_who_waited() -> None:
+    """EI0006's own line without its link table (HCCL guide 'Connection Setup Timeout'): the peer is unknown; the
+    device that logged it waited, it is not the root."""
+    line = "[Wait][LinkEstablish]wait socket establish timeout, role[0] rank[0] timeout[120 s]"
+    files = {"hB/process_log/run/plog/plog-2_1.log": [setup(2, 1, 1, 3, "192.168.1.2", 0, "10.1.0.2", "world")],
+             "hB/process_log/debug/plog/plog-2_2.log": [err(2, 50.0, line, "hccl_socket_manager.cc:816")]}
+    rc = analyse(collect(files))
+    assert rc.kind == "socket" and rc.roots == [] and not rc.chain
+    assert "hB device 0 waited for a peer" in rc.rule and "the one that waited" in rc.rule
 
 
 def test_a_remote_whose_host_is_there_but_never_came_up_is_said_so() -> None:
@@ -338,7 +352,9 @@ ROOT_RE = r"{w}\b.*?(device|dev|npu|chip|/)[-_ ]?0*{d}\b"
 @pytest.mark.parametrize(("case", "host", "device", "chain", "cls"), [
     ("st_event_timeout_testcase", "worker-1", 0, "worker-1 device 0 -> worker-0 device 0 -> worker-1 device 0",
      "collective_timeout_sw"),
-    ("st_event_timeout_testcase/worker-1", "worker-1", 0, "worker-1 device 0 -> 124.0.0.21", "collective_timeout_sw"),
+    # worker-1 alone: the peer its link table names (worker-0's device, absent) did not answer and is the root
+    ("st_event_timeout_testcase/worker-1", "124.0.0.21", None, "worker-1 device 0 -> 124.0.0.21 (rank 0)",
+     "collective_timeout_sw"),
     ("st_transport_init_testcase", "worker-0", 0, "worker-2 device 2 -> worker-1 device 1 -> worker-0 device 0",
      "collective_timeout_sw"),
     ("st_transport_init_testcase/worker-3", "worker-3", 2, "", "collective_timeout_sw"),
@@ -346,7 +362,8 @@ ROOT_RE = r"{w}\b.*?(device|dev|npu|chip|/)[-_ ]?0*{d}\b"
     # history, not the CQE's cause (derive.link_history_dropped); the root's own error lines are the driver's
     ("st_testcase", "worker-0", 0, "worker-0 device 0 -> 51.38.68.155", "driver_firmware_error"),
 ])
-def test_ascend_fd_fixtures_both_ways(case: str, host: str, device: int, chain: str, cls: str, engine: Any) -> None:
+def test_ascend_fd_fixtures_both_ways(case: str, host: str, device: int | None, chain: str, cls: str,
+                                     engine: Any) -> None:
     from opsbrain.bundle import diagnose_bundle
     from opsbrain.diagnosis.oneclick import diagnose_logs
 
@@ -357,7 +374,10 @@ def test_ascend_fd_fixtures_both_ways(case: str, host: str, device: int, chain: 
         assert rc["fault_class"] == cls and rc["documented"], rc["class_from"]  # a documented rule, not the model
         assert (d["root"]["host"], d["root"]["device"]) == (host, device)
         assert rc["chain"] == chain
-        assert re.search(ROOT_RE.format(w=re.escape(host), d=device), json.dumps(d, indent=1))
+        if device is not None:
+            assert re.search(ROOT_RE.format(w=re.escape(host), d=device), json.dumps(d, indent=1))
+        else:  # a silent peer: no line of its own, no device of the input
+            assert d["root"]["peer"] and rc["roots"][0]["peer"]
         assert d["evidence_lines"] and all(e["file"] and e["line"] for e in d["evidence_lines"])
 
 

@@ -209,3 +209,60 @@ def test_a_class_below_the_answer_bar_says_so_in_the_verdict_line() -> None:
     assert _verdict_line(low, 0.4) == ("diagnosis: roce_port_down at host node-36, device 4 (confidence 0.35, below the "
                                   "0.40 answer bar: confirm before acting), runbook rb-roce-port-down once confirmed")
     assert _verdict_line({**low, "confidence": 0.6}, 0.4).endswith("(confidence 0.60), runbook rb-roce-port-down")
+
+
+# ---- documented runtime timeouts (tester AB case 07: ERR00100 ... 507048 read framework_error 0.44) ---------------
+def _timeout_trace(code: str, reason: str) -> str:
+    """torch_npu's relay of a runtime code (vllm-ascend#2800's shape: ERR00100, the code's description, EH9999 with
+    the runtime's reason and the code) for one documented timeout code."""
+    return (f"[ERROR] 2025-09-07-01:11:09 (PID:961, Device:1, RankID:-1) ERR00100 PTA call acl api failed\n"
+            f"[Error]: The execution of the internal task times out.\n"
+            f"EH9999: Inner Error!\n"
+            f"        rtStreamSynchronizeWithTimeout execute failed, reason=[{reason}][FUNC:FuncErrorReason]"
+            f"[FILE:error_message_manage.cc][LINE:53]\n"
+            f"EH9999: [PID: 961] 2025-09-07-01:11:09.333.567 synchronize stream failed, runtime result = {code}"
+            f"[FUNC:ReportCallError][FILE:log_inner.cpp][LINE:161]\n")
+
+
+def test_every_documented_timeout_code_is_known_with_its_meaning() -> None:
+    kinds = compiled_kb().timeout_kinds
+    assert {"rt:507014", "rt:507017", "rt:507034", "rt:507046", "rt:507047", "rt:507048"} <= set(kinds)
+    assert "FFTS_PLUS_TIMEOUT" in kinds["rt:507048"] and "rt:507015" not in kinds  # an exception is no timeout
+
+
+def test_torch_npu_call_acl_api_failed_names_no_class() -> None:
+    """ERR00100 relays the CANN code printed with it (torch_npu error_code_information.md, ERR**100): it was read as
+    a parameter error supporting framework_error, which tipped every relayed timeout to that class."""
+    from opsbrain.diagnosis.knowledge import default_table
+
+    assert default_table().of("err:ERR00100") == [("framework_error", "ambiguous")]
+
+
+@pytest.mark.parametrize(("code", "reason"), [("507048", "fftsplus timeout"), ("507014", "aicore timeout"),
+                                              ("507034", "vector core timeout"), ("507017", "aicpu timeout"),
+                                              ("507046", "stream sync timeout"), ("507047", "event sync timeout")])
+def test_a_lone_documented_timeout_is_not_triaged_to_a_program_error(code: str, reason: str) -> None:
+    from opsbrain.diagnosis.features import incident_features
+    from opsbrain.diagnosis.triage import undecided_timeouts
+    from opsbrain.ingest.text import ingest_text
+
+    sigs = ingest_text(_timeout_trace(code, reason))[0]
+    assert f"rt:{code}" in {s.kind for s in sigs} and "rt:aicore_exception" not in {s.kind for s in sigs}
+    feats = incident_features(sigs, 0.0)
+    assert undecided_timeouts(feats) == [f"rt:{code}"]
+    assert triage(feats, P, V, SOFTWARE, CLASSES) is None
+    d = _diagnose(_timeout_trace(code, reason))
+    assert not any("software triage" in e or "text fallback" in e for e in d["evidence"])
+    if d["fault_class"] == "unknown":  # (the model alone may still answer: then it is its answer, not a tip)
+        assert any(e.startswith("documented timeout, cause undecided: " + code) for e in d["evidence"])
+        assert not any("documented signatures favour framework_error" in e for e in d["evidence"])
+
+
+def test_a_timeout_beside_a_named_cause_is_decided_as_before() -> None:
+    """A notify wait (collective_timeout_sw secondary) or an AI Core error text names a class: the timeout does not
+    hold the triage back."""
+    from opsbrain.diagnosis.triage import undecided_timeouts
+
+    assert undecided_timeouts({"n:rt:507048": 1.0, "kb:collective_timeout_sw:secondary": 0.69}) == []
+    assert undecided_timeouts({"n:rt:507015": 1.0, "kb:framework_error:ambiguous": 0.69}) == []
+    assert triage({"n:rt:507048": 1.0, "kb:framework_error:secondary": 0.69}, P, V, SOFTWARE, CLASSES) is not None

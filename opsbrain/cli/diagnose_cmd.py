@@ -94,9 +94,10 @@ def _is_incident_file(path: str) -> bool:
 def _echo_root_cluster(d: dict[str, Any]) -> None:
     """The multi-rank root cluster of a diagnosis: root devices, wait chain, dead ends (issue 14)."""
     rc = d.get("root_cluster")
-    if not rc or not rc.get("root"):
+    if not rc or not (rc.get("root") or rc.get("rule")):
         return
-    click.echo(f"  root cluster ({rc['what']}): root {rc['root']}" + (f"; chain {rc['chain']}" if rc["chain"] else ""))
+    root = rc.get("root") or "unknown (the peer waited for is not named)"
+    click.echo(f"  root cluster ({rc['what']}): root {root}" + (f"; chain {rc['chain']}" if rc["chain"] else ""))
     click.echo(f"    rule: {rc['rule']}" + (f"; class from {rc['class_from']}" if rc.get("class_from") else ""))
     for x in rc.get("dead_ends", [])[:3]:
         click.echo(f"    {x['waiter']} waited for {x['remote']}: {x['why']}")

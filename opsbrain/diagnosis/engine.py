@@ -14,7 +14,7 @@ from opsbrain.diagnosis.features import DOWN, incident_features, l2_of_link, lin
 from opsbrain.diagnosis.knowledge import default_params
 from opsbrain.diagnosis.localize import RULES, localize
 from opsbrain.diagnosis.model import DiagnosisModel
-from opsbrain.diagnosis.triage import software_classes
+from opsbrain.diagnosis.triage import software_classes, timeout_words, undecided_timeouts
 from opsbrain.diagnosis.triage import triage as software_triage
 from opsbrain.diagnosis.vote import vote
 from opsbrain.ingest import NO_HISTORY, LinkRecords, Signal
@@ -186,6 +186,8 @@ class Engine:
             conf = SDC_UNCONFIRMED_CAP
             ev = ev + [SDC_UNCONFIRMED_WHY]
         if conf < self.p.min_confidence:
+            if timeouts := undecided_timeouts(feats):
+                ev = ev + [timeout_words(timeouts)]
             return Diagnosis(UNKNOWN, component, conf, ev + [f"best guess {best} at {conf:.0%} is below the "
                                                             f"{self.p.min_confidence:.0%} bar; escalate"],
                              now, None, [(best, conf)] + alts)

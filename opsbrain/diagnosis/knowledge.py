@@ -146,6 +146,23 @@ def documented_kinds() -> dict[str, dict[str, str]]:
     return out
 
 
+TIMEOUT_CATEGORY = "timeout"
+"""The documented category of the runtime's task-execution timeouts (knowledge_base/codes.yaml ``acl_runtime``: an AI
+Core, vector core, AI CPU or FFTS+ task, a stream or event synchronisation that ran past its time). The documents say
+that a task on the device did not finish in time, not whose task it was nor why: a kernel that never ends, a collective
+waiting on a peer (FFTS+ tasks carry HCCL's too), a hung core. categories.yaml reads the category for the classes of
+all three alike (ambiguous), so alone it decides none (:func:`opsbrain.diagnosis.triage.undecided_timeouts`)."""
+
+
+def documented_timeouts() -> dict[str, str]:
+    """``rt:<code>`` -> its name and documented meaning, for every runtime code of :data:`TIMEOUT_CATEGORY`."""
+    out: dict[str, str] = {}
+    for kinds, row in documented_rows():
+        if row.get("category") == TIMEOUT_CATEGORY and row.get("name") and kinds[0].startswith("rt:"):
+            out[kinds[0]] = f"{row['name']}: {str(row.get('meaning', '')).rstrip('.')}"
+    return out
+
+
 @lru_cache(maxsize=1)
 def default_table() -> KindTable:
     """The kind table of the shipped knowledge base (read once; the knowledge base is immutable package data),

@@ -146,6 +146,8 @@ def naming_classes(signals: list[Signal]) -> set[str]:
 
 def component_of(p: RankProcess) -> str:
     """A root process as a component id in the user's terms: ``<host>/npu<device>``."""
+    if p.label:  # a peer named by another's lines only (rootcluster._silent_peer): its address, no device known
+        return p.worker
     dev = f"npu{p.device}" if p.device is not None else f"pid{p.pid}"
     return f"{p.worker}/{dev}" if p.worker else dev
 
@@ -291,7 +293,8 @@ def _hardware_at_a_root(out: dict[str, Any], mr: dict[str, Any], own: dict[str, 
 def _first_root(mr: dict[str, Any]) -> dict[str, Any]:
     """The root cluster's first root as a verdict's ``root``."""
     r = mr["roots"][0]
-    return {"component": mr["component"], "host": r["host"] or None, "device": r["device"], "name": r["name"]}
+    return {"component": mr["component"], "host": r["host"] or None, "device": r["device"], "name": r["name"]} | (
+        {"peer": True} if r.get("peer") else {})  # a peer no line of its own shows: no device of the input is it
 
 
 def _first_of_the_same_class(out: dict[str, Any], mr: dict[str, Any], own: dict[str, Any]) -> None:
@@ -309,6 +312,9 @@ def apply_root_cluster(out: dict[str, Any], mr: dict[str, Any], engine: Any, max
     the verdict cannot place the failure: it abstained, blamed the collective itself, or names no host (then its
     class stands and the root cluster gives the host); and where the root's class was decided by documented rules
     and the verdict, of another class, is below :data:`CONFIDENT`."""
+    if not mr.get("roots"):  # a wait for a peer no line names (rootcluster._silent_peer): the root is unknown
+        out["evidence"].insert(0, f"{mr['what']}: {mr['rule']}")
+        return
     own = out.get("root") or user_terms(out.get("component"))
     if (host := (mr.get("hosts_of_servers") or {}).get(server := str(own.get("host")))) is not None:
         comp = str(own.get("component") or "")  # the verdict's host by its server address: the worker's name

@@ -126,7 +126,8 @@ def text_fallback(engine: Engine, d: Diagnosis, sigs: list[Signal], view: TextVi
     ``documented``: the classes the input's knowledge-base and vendor matches name. A weak answer is never overruled
     where a vendor entry took part, where a match names its class, where one names a class the fallback does not
     answer (a documented code of hardware is evidence the words cannot outweigh), nor for a class no match names
-    when matches name others."""
+    when matches name others. An abstention on a lone documented runtime timeout
+    (:func:`opsbrain.diagnosis.triage.undecided_timeouts`) stays one: the documents leave its cause open."""
     from opsbrain.diagnosis.realtext import ANSWERABLE, SECOND_OPINION_AT, SECOND_OPINION_BELOW
 
     weak = (not d.abstained and d.fault_class in ANSWERABLE and d.confidence < SECOND_OPINION_BELOW
@@ -136,9 +137,13 @@ def text_fallback(engine: Engine, d: Diagnosis, sigs: list[Signal], view: TextVi
         return d, []
     from opsbrain.diagnosis.features import incident_features
     from opsbrain.diagnosis.realtext import answer, hardware_free, shows_failure
+    from opsbrain.diagnosis.triage import undecided_timeouts
 
-    if not shows_failure(sigs, view) or (sigs and not hardware_free(incident_features(sigs, now, NO_HISTORY, None))):
+    feats = incident_features(sigs, now, NO_HISTORY, None) if sigs else {}
+    if not shows_failure(sigs, view) or (sigs and not hardware_free(feats)):
         return d, []
+    if d.abstained and undecided_timeouts(feats):
+        return d, []  # the documents leave a lone runtime timeout undecided: the words do not decide it either
     if (a := answer(view, kinds=(s.kind for s in sigs))) is None:
         return d, []
     if weak:
@@ -320,8 +325,8 @@ def _root_from_text(out: dict[str, Any], dev: int | None,
     """A verdict (or an abstention) that no signal placed on a device: the device the input itself names, with the
     first line that names it among the evidence lines (the line the root rests on)."""
     root = out.get("root") or {"component": None, "host": None}
-    if dev is None or root.get("device") is not None:
-        return
+    if dev is None or root.get("device") is not None or root.get("peer"):
+        return  # (a silent peer's root: the device the input names is the one that waited for it)
     out["root"] = {**root, "device": dev}
     at = f" (first named on line {where[1]})" if where else ""
     out["evidence"].append(f"device {dev}: the one device the input names{at} (no signal placed the fault on a device)")

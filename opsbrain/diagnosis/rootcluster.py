@@ -18,7 +18,9 @@ result meanings are described in our own words in the project notes; this is our
    root (ties: the earliest error). The chain shown follows each device's earliest wait, as ascend-fd draws it
    (the shortest path where that walk does not reach the root). A remote that resolves to no process is a dead end:
    the erroring device itself is reported, with the remote's address, and whether its host is in the bundle at all
-   (a remote that never came up) or not (logs not collected). A link-table row whose
+   (a remote that never came up) or not (logs not collected); where no wait resolves and the wait is for a peer
+   (:data:`PEER_WAITS`), the peer named is the root and the erroring device the one that waited
+   (:func:`_silent_peer`). A link-table row whose
    address no process has is resolved by the remote's rank in the process's communicator, as ascend-fd does.
 5. Where the first error is no timeout, the devices that logged errors but no timeout are the suspects; the others'
    waits that end at one give the chain and the failure kind (an AI CPU notify wait: ascend-fd's code 109).
@@ -83,7 +85,7 @@ class RootCluster:
             "kind": self.kind, "what": KIND_WORDS.get(self.kind, self.kind), "rule": self.rule,
             "roots": [{"host": p.worker, "device": p.device, "pid": p.pid, "name": p.name, "server": p.server,
                        "device_ip": p.device_ip, "ranks": {k: r for k, (r, _n) in p.ranks.items()}}
-                      for p in self.roots],
+                      | ({"peer": True} if p.label else {}) for p in self.roots],
             "root": ", ".join(p.name for p in self.roots) or None,
             "chain": " -> ".join(self.chain), "chain_nodes": self.chain, "cycle": self.cycle,
             "waits": [{"waiter": a, "waits_for": b, "file": r.file, "line": r.line} for a, b, r in self.edges],
@@ -380,6 +382,8 @@ def _graph(errs: list[RankProcess], ix: _Index, kind: str, table: RankTable) -> 
             elif (words := _remote_words(e)) is not None and not any(d["waiter"] == p.name for d in dead):
                 dead.append({"waiter": p.name, "remote": words, "ref": e.ref, "why": _dead_end_why(e, ix)})
     waiters = [p.name for p in errs if any(x.kind == kind for x in p.errors)]
+    if not edges and kind in PEER_WAITS and waiters:
+        return _silent_peer(errs, byname, waiters, dead, kind, table)
     if not edges:
         roots = [byname[d["waiter"]] for d in dead][:1] or [byname[w] for w in waiters] or errs
         chain = [roots[0].name, dead[0]["remote"]] if dead else []
@@ -433,6 +437,34 @@ def _graph(errs: list[RankProcess], ix: _Index, kind: str, table: RankTable) -> 
         notes.append(f"{len(others)} other wait chain end(s), reached by fewer erroring devices: "
                      + "; ".join(", ".join(o) for o in others[:5]))
     return RootCluster(kind, roots, chain, cyc, rule, edges, dead, errs, others, notes)
+
+
+PEER_WAITS = ("socket", "notify")
+"""Timeouts of a device waiting for a peer (EI0006's link set-up, EI0002's notify wait): the HCCL guide's fault
+locating reads them as a wait on the remote end, whose own logs hold the cause; the device that logged one waited."""
+
+
+def _silent_peer(errs: list[RankProcess], byname: dict[str, RankProcess], waiters: list[str],
+                 dead: list[dict[str, Any]], kind: str, table: RankTable) -> RootCluster:
+    """A peer wait whose remote no process of the input is: the peer its line names (a link table's dest_ip and
+    rank, a notify wait's remote rank) is the root, a stand-in without lines of its own; where no line names it,
+    no root (the peer is unknown), and the rule says the erroring device is the one that waited."""
+    if dead:
+        d = dead[0]
+        e = next((x for x in byname[d["waiter"]].errors if x.ref is d["ref"]), None)
+        rank = f" (rank {e.remote_rank})" if e is not None and e.remote_ip and e.remote_rank is not None else ""
+        peer = RankProcess(worker=d["remote"], pid="", label=d["remote"] + rank)
+        return RootCluster(kind, [peer], [d["waiter"], peer.name],
+                           rule=(f"{d['waiter']} waited for {peer.name}, which did not answer; no process of the "
+                                 "input is that peer: the peer is the root (its own logs hold the cause), the "
+                                 "erroring device is the one that waited"),
+                           dead_ends=dead, error_devices=errs, notes=list(table.notes))
+    who = ", ".join(waiters[:3]) + (f" and {len(waiters) - 3} more" if len(waiters) > 3 else "")
+    return RootCluster(kind, [], [],
+                       rule=(f"{who} waited for a peer that did not answer, and no line names the peer: the root is "
+                             "that unknown peer, not the erroring device, which is the one that waited (collect the "
+                             "other ranks' logs)"),
+                       error_devices=[byname[w] for w in waiters] or errs, notes=list(table.notes))
 
 
 def _path_in(v: str, comp: set[str], succ: dict[str, list[str]]) -> list[str]:

@@ -11,7 +11,9 @@ signal counts for a software class. Then:
   for framework and configuration errors -- stays an abstention: the documents do not say which);
 - when no software class is named or supported and the signals are only ambiguous ones (a bare ``RuntimeError``, a
   segfault, the runtime's "internal error"), the program's own failure is the generic software class
-  (:attr:`TriageParams.generic`), if the signals count for it at least as much as for any other class.
+  (:attr:`TriageParams.generic`), if the signals count for it at least as much as for any other class -- unless one
+  of them is a documented runtime timeout code (:func:`undecided_timeouts`: the documents say a task did not finish,
+  not that the program failed; ``ERR00100 ... 507048`` was framework_error 0.44, tester AB's case 07).
 
 Its answer carries a fixed, modest confidence (:attr:`TriageParams.confidence`): above the answer bar, far below the
 0.8 confident-wrong bar; the evidence says it was triaged. A signal that counts for no class at all (an undocumented
@@ -112,6 +114,8 @@ def triage(feats: dict[str, float], p: TriageParams, vote_p: VoteParams, softwar
             return None
         return Triage(ranked[0][1], p.confidence, f"no hardware evidence; the software signatures present name "
                                                   f"{ranked[0][1]} ({ranked[0][0]:.2f} against {runner:.2f})")
+    if undecided_timeouts(feats):
+        return None  # a documented timeout names no program failure more than a hang elsewhere (undecided_timeouts)
     generic = p.generic
     if generic not in classes or generic not in software or s.get(generic, 0.0) <= 0 or s[generic] < max(s.values()):
         return None
@@ -119,6 +123,40 @@ def triage(feats: dict[str, float], p: TriageParams, vote_p: VoteParams, softwar
     return Triage(generic, p.confidence, "no hardware evidence, and no documented signature names a cause (the "
                                          f"signals are printed for several: {among}); a program's own failure is "
                                          f"triaged to {generic}")
+
+
+def undecided_timeouts(feats: dict[str, float], timeouts: dict[str, str] | None = None) -> list[str]:
+    """The documented runtime timeout codes (``n:rt:<code>`` features of
+    :data:`opsbrain.diagnosis.knowledge.TIMEOUT_CATEGORY`; ``timeouts``: kind -> meaning, default the shipped
+    knowledge base's) of an incident in which no signal names or supports a class: the documents then leave the cause
+    open between the classes the category speaks for (a kernel that never ends, a collective waiting on a peer, a
+    hung core), and neither the generic software class nor the words of the input may close it. Empty when another
+    signal names or supports a class (an HCCL notify wait, an AI Core error text), which then decides as usual."""
+    if any(k.startswith("kb:") and k.endswith((":primary", ":secondary")) for k in feats):
+        return []
+    if timeouts is None:
+        from opsbrain.kb.compiled import compiled_kb
+
+        timeouts = compiled_kb().timeout_kinds
+    return sorted(k[2:] for k in feats if k.startswith("n:") and k[2:] in timeouts)
+
+
+def timeout_words(kinds: list[str], roles_of: Callable[[str], list[tuple[str, str]]] | None = None,
+                  timeouts: dict[str, str] | None = None) -> str:
+    """One sentence for an abstention on :func:`undecided_timeouts`: each code's documented meaning and the classes
+    the knowledge base reads it for."""
+    from opsbrain.diagnosis.knowledge import default_table
+    from opsbrain.kb.compiled import compiled_kb
+
+    roles_of = roles_of or default_table().of
+    timeouts = timeouts if timeouts is not None else compiled_kb().timeout_kinds
+    said = "; ".join(f"{k.removeprefix('rt:')} ({timeouts[k]})" for k in kinds if k in timeouts)
+    among = sorted({c for k in kinds for c, _r in roles_of(k)})
+    return (f"documented timeout, cause undecided: {said}: a task on the device did not finish in time; the documents "
+            f"do not say whose task or why, and the knowledge base reads it for {', '.join(among)} alike; nothing "
+            "else in the input tells them apart (a peer's notify wait or an HCCL task error names a collective, an "
+            "AI Core error text or a device fault event names the kernel or the chip): check the other ranks' logs "
+            "and the device's AI Core state")
 
 
 def software_classes(classes: Any) -> frozenset[str]:

@@ -64,7 +64,10 @@ RE_INDEX = re.compile(r"\bindex\[(\d+)\]")
 RE_P2P_REMOTE = re.compile(r"remote physic id:\s*\[?(\d+)")
 RE_TIMEOUT_ENV = re.compile(r"(HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT) set by \w+ to \[(\d+)\]")
 RE_TLS = re.compile(r"TLS SWITCH \((\d)\)")
-SOCKET_TEXTS = ("the connection failure", "Wait links establish completed failed", "channel connect timeout")
+SOCKET_TEXTS = ("the connection failure", "Wait links establish completed failed", "channel connect timeout",
+                "wait socket establish timeout")
+"""Link set-up failures without a remote on the line (``wait socket establish timeout, role[0] rank[0] timeout[120 s]``:
+the HCCL guide's EI0006 symptom, hcclug 'Connection Setup Timeout'); the link table after them names the remote."""
 NORMAL_TEXTS = ("Wait timeout for sockets recv", "get rasocket timeout", "recv fail")
 ROOTINFO_ROOT = ("topo exchange server get socket timeout", "GetRankBasicInfo from rank[")
 ROOTINFO_AGENT = ("topo exchange agent get socket timeout", "receive from fdhandle failed",
@@ -130,6 +133,7 @@ class RankProcess:
     identity: LineRef | None = None
     cited: set[tuple[str | None, int]] = field(default_factory=set)  # (file, line) of its lines in a file holding
     # several files' lines (grep -r's output), where ``files`` names where they were written
+    label: str | None = None    # a peer named only by the lines of another (no line of its own): its name
 
     @property
     def device(self) -> int | None:
@@ -138,6 +142,8 @@ class RankProcess:
 
     @property
     def name(self) -> str:
+        if self.label:
+            return self.label
         dev = f"device {self.device}" if self.device is not None else f"process {self.pid}"
         return f"{self.worker} {dev}" if self.worker else dev
 

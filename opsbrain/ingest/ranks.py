@@ -13,8 +13,8 @@ Error kinds (the texts HCCL prints; the CANN HCCL troubleshooting guide names th
 
 - ``socket``: link set-up failures: the ``LINK_ERROR_INFO`` table rows ``| dest_ip(rank) | src_ip(rank) | Role |
   Status |`` whose status is ``no connect`` / ``time out`` (the remote is the dest_ip column), "the connection
-  failure between this device and target device", "Wait links establish completed failed", "connected p2p
-  timeout ... remote physic id:N", "channel connect timeout";
+  failure between this device and target device", "Wait links establish completed failed", "wait socket establish
+  timeout" (no remote on these lines), "connected p2p timeout ... remote physic id:N", "channel connect timeout";
 - ``transport``: ``Transport init error`` with ``remoteIpAddr[<server ip>/<device>]``;
 - ``notify``: ``TaskExceptionHandler`` ``taskType[Notify Wait]`` (EI0002) with ``remote rank:[N]`` and ``group:[...]``,
   or EI0002's own message ``... from remote rank [N]``;

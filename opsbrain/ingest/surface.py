@@ -396,3 +396,47 @@ def unwrap(texts: Iterable[str], cut: int) -> Iterator[tuple[int, str]]:
         yield n, row
     if held:
         yield at, held
+
+
+REJOIN_MIN = 60
+"""The shortest row a paste may have cut at its width: editors, mail and issue forms wrap prose at 70-80 columns
+(a terminal's exact 80 is :func:`unwrap`'s); a shorter line ended where its writer ended it."""
+_PROSE_GOES_ON = re.compile(r"[a-z]+ ")
+"""How a cut row's rest starts: a lower-case word and a space (``of visible devices (0).``). Not a name before a colon,
+a call, a path, a host, a key or a command (``error:``, ``what():``, ``torch._C``, ``npu-smi``, ``rank=3``)."""
+_OWN_LINE = re.compile(r"terminate called |during handling |double free |corrupted |munmap_chunk|malloc")
+"""Lower-case prose that a program prints as a line of its own (libstdc++'s abort, Python's chained traceback, glibc's
+heap checks): never the rest of the row before."""
+_LEVELLED = re.compile(r"\b(?:DEBUG|INFO|WARN(?:ING)?|ERROR|CRITICAL|FATAL)\b|\[[DIWEF]\]")
+
+
+def goes_on(prev: str, row: str) -> bool:
+    """Whether ``row`` is the rest of ``prev`` that a paste cut at its width (``... must be less than or equal to the
+    number`` then ``of visible devices (0).``): ``prev`` is at least :data:`REJOIN_MIN` long, ends inside a word or
+    number (no end punctuation, bracket or table border), and is prose, with no level, no indent and no head that
+    carries a level (a logger's line whose rest lost its head would be read at that level); ``row`` starts with a
+    lower-case word and a space (:data:`_PROSE_GOES_ON`), is none of :data:`_OWN_LINE`, and has no head of its own.
+    A traceback's indented lines, a log line with its head, a table row, a rule and ``key: value`` lines never
+    continue a row."""
+    if len(prev) < REJOIN_MIN or not prev[-1].isalnum() or not row[:1].islower() or not row.isascii():
+        return False
+    if not _PROSE_GOES_ON.match(row) or _OWN_LINE.match(row) or plain(row)[1]:
+        return False
+    body, head = plain(prev)
+    return not (_LEVELLED.search(head) or _LINE_START.match(body) or _LEVELLED.match(body))
+
+
+def rejoin(rows: Iterable[str], cut: int) -> Iterator[tuple[int, str]]:
+    """Numbered lines, a row that :func:`goes_on` the one before joined to it with a space (the line numbered as its
+    first row; a joined line is cut at ``cut``)."""
+    held: str | None = None
+    last, at = "", 0
+    for n, row in enumerate(rows, 1):
+        if held is not None and goes_on(last, row):
+            held, last = (held + " " + row)[:cut], row
+            continue
+        if held is not None:
+            yield at, held
+        held, last, at = row, row, n
+    if held is not None:
+        yield at, held

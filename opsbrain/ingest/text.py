@@ -42,7 +42,7 @@ from opsbrain.ingest.encoding import SAMPLE, decode, decoded_lines, sniff
 from opsbrain.ingest.parsers import MAX_LINE, parse_line
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.streams import not_a_log
-from opsbrain.ingest.surface import WRAP_LOOK, fill_holes, grep_file, looks_binary, plain, unwrap, wrapped_paste
+from opsbrain.ingest.surface import WRAP_LOOK, fill_holes, grep_file, looks_binary, plain, rejoin, unwrap, wrapped_paste
 from opsbrain.ingest.timestamps import parse_stamp
 from opsbrain.ingest.workers import device_dir, root_label
 
@@ -187,18 +187,14 @@ class LineReader:
         it = iter(lines)
         head = list(islice(it, WRAP_LOOK))
         wrapped = wrapped_paste(head)  # a terminal's rows: joined back into lines (then counted and cut first)
-        numbered = unwrap(self._cut(chain(head, it)), MAX_LINE) if wrapped else enumerate(chain(head, it), 1)
+        # a terminal's rows, else rows a paste cut at its width (surface.goes_on), joined back; counted and cut first
+        numbered = (unwrap if wrapped else rejoin)(self._cut(chain(head, it)), MAX_LINE)
         prev = None
         binary_before = self.stats.binary_lines  # of the files fed before this one
         file_device = device_dir(path or file)
         header: str | None = None  # the file ``tail`` / ``head`` of several files named last (``==> f <==``)
         queried: int | None = None  # the device the last hccn_tool / npu-smi command line queried (``-i N``)
         for n, raw in numbered:
-            if not wrapped:
-                self.stats.lines += 1
-                if len(raw) > MAX_LINE:
-                    self.stats.lines_cut += 1
-                raw = raw[:MAX_LINE].replace("\x00", "").rstrip("\r")
             if raw == prev and raw.strip():
                 continue  # one record written twice (two handlers on a logger, a stream and its tee pasted together)
             prev = raw

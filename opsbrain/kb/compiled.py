@@ -28,7 +28,7 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-FORMAT = 6
+FORMAT = 7  # 7: timeout_kinds
 CACHE_NAME = "kb-compiled.json"
 _PKG = Path(__file__).resolve().parents[1]  # opsbrain/
 SOURCES = ("kb/compiled.py", "kb/loader.py", "kb/schema.py", "kb/codenorm.py", "kb/training.py",
@@ -74,7 +74,7 @@ def content_key() -> str:
 def compile_kb() -> dict[str, Any]:
     """The plain form, computed from the validated (pydantic) knowledge base: the slow path, run once per key."""
     from opsbrain.detection.params import DetectorParams
-    from opsbrain.diagnosis.knowledge import KindTable, raw_vendor_rules
+    from opsbrain.diagnosis.knowledge import KindTable, documented_timeouts, raw_vendor_rules
     from opsbrain.diagnosis.params import DiagnosisParams
     from opsbrain.ingest.parsers.messages import message_parts_of, messages_of
     from opsbrain.ingest.parsers.rt_internal import driver_codes_of, inner_codes_of, reasons_of
@@ -95,6 +95,7 @@ def compile_kb() -> dict[str, Any]:
         "kb_hash": kb_hash(),
         "classes": [c.model_dump(mode="json") for c in kb],
         "kind_roles": {k: [list(x) for x in v] for k, v in KindTable.from_kb(kb).roles.items()},
+        "timeout_kinds": documented_timeouts(),
         "messages": messages_of(codes_doc),
         "message_parts": message_parts_of(codes_doc),
         "message_templates": templates_of(codes_doc, table_doc),
@@ -145,6 +146,7 @@ class CompiledKB:
         self.classes = {c["id"]: plain(c) for c in doc["classes"]}
         self.kind_roles: dict[str, list[tuple[str, str]]] = {k: [(a, b) for a, b in v]
                                                              for k, v in doc["kind_roles"].items()}
+        self.timeout_kinds: dict[str, str] = dict(doc["timeout_kinds"])  # "rt:507048" -> its name and meaning
         self.messages: dict[str, str] = dict(doc["messages"])
         self.message_parts: list[str] = list(doc["message_parts"])
         self.message_templates: list[list[Any]] = list(doc["message_templates"])

@@ -82,6 +82,13 @@ error only by the device's RAS report, so it is not read). CANN's troubleshootin
 gives 0xA's likely cause: data read back from HBM with an error, most probably an HBM bit-ECC fault."""
 
 
+RE_SOURCE_TAGS = re.compile(r"\[(?:FUNC|FILE|LINE):[^\]\[]{0,200}\]")
+"""The source position CANN's error messages end with
+(``[FUNC:FuncErrorReason][FILE:error_message_manage.cc][LINE:53]``): names of the code that printed the line, not its
+words. :data:`TEXTS` reads the line without them (``reason=[aicore
+timeout][FUNC:FuncErrorReason]...``, the runtime's text of 507014, is a timeout, not an AI Core error)."""
+
+
 _ANY = group_of(globals())
 
 
@@ -135,8 +142,9 @@ def parse(ctx: LineCtx) -> bool:
         for code in dict.fromkeys(RE_RT.findall(body) + RE_RT_FIELD.findall(body)):
             ctx.add(f"rt:{code}", comp, 2, device=dev)
             found = True
+    said = RE_SOURCE_TAGS.sub("", text) if "[FUNC:" in text or "[FILE:" in text else text
     for rx, kind in TEXTS:
-        if rx.search(text) and (ctx.sev >= 1 or found):
+        if rx.search(said) and (ctx.sev >= 1 or found):
             ctx.add(kind, comp, max(ctx.sev, 1), device=dev)
             found = True
             break
