@@ -487,6 +487,10 @@ class RankCollector:
                 count[m.group(1)] += 1
         return chain(head, it)
 
+    def files_read(self) -> list[str]:
+        """The names of the files whose lines were fed (their first-written files', for lines that say so)."""
+        return list(self._files)
+
     def worker_of(self, file: str) -> str:
         """The worker directory of ``file`` (:func:`host_root`); an ``environment_check/<name>/`` folder's own
         (:func:`env_worker`), folded back into its directory by :meth:`shown` where that holds no other."""
