@@ -19,7 +19,7 @@ from typing import Any
 
 from opsbrain.bundle import layout as L
 from opsbrain.bundle.reader import BundleLine, paused_gc, real_nodes, scan_bundle, signals_of
-from opsbrain.diagnosis.multirank import apply_root_cluster, multirank_verdict
+from opsbrain.diagnosis.multirank import apply_root_cluster, chip_named, multirank_verdict
 from opsbrain.ingest import Signal
 from opsbrain.ingest.derive import link_history_dropped
 from opsbrain.ingest.where import node_of, user_terms
@@ -250,6 +250,8 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     if mr is not None:
         diagnosis["root_cluster"] = mr
         apply_root_cluster(diagnosis, mr, engine)
+    if (note := chip_named(diagnosis["root"], r.ranks)) is not None:
+        diagnosis["evidence"].append(note)  # the root cluster's name and the verdict's: one device
     from opsbrain.diagnosis.oneclick import with_component_self
 
     # a monitoring component's own failure is not the job's: an abstaining verdict says so (ingest.benign)

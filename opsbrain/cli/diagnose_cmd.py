@@ -177,7 +177,8 @@ def _verdict_line(d: dict[str, Any], bar: float) -> str:
         return "diagnosis: no fault of the job found; " + "; ".join(  # (oneclick.with_component_self)
             f"{r['component']}'s own failure on {', '.join(r['hosts']) or 'the input'}" for r in own)
     root = d.get("root") or {}
-    where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) or root.get(
+    chip = f" (chip {root['chip']})" if root.get("chip") is not None and root.get("device") is not None else ""
+    where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) + chip or root.get(
         "name") or d.get("component") or "no host or device named"
     if d["fault_class"] == "unknown" and str((d.get("evidence") or [""])[0]).startswith("no fault found"):
         named = "" if where == "no host or device named" else f" (the input names {where})"

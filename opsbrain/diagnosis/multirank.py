@@ -237,9 +237,33 @@ def _a_later_root(own: dict[str, Any], roots: list[dict[str, Any]]) -> bool:
 
 
 def _first_root(mr: dict[str, Any]) -> dict[str, Any]:
-    """The root cluster's first root as a verdict's ``root``."""
+    """The root cluster's first root as a verdict's ``root`` (with the chip the runtime named, where it did)."""
     r = mr["roots"][0]
-    return {"component": mr["component"], "host": r["host"] or None, "device": r["device"], "name": r["name"]}
+    return {"component": mr["component"], "host": r["host"] or None, "device": r["device"], "name": r["name"]} | (
+        {"chip": r["chip"]} if r.get("chip") is not None else {})
+
+
+def chip_named(root: dict[str, Any], table: RankTable | None) -> str | None:
+    """A verdict's ``root`` (changed in place) with the physical chip of its device, where the input gives a
+    process's device (torch_npu's ``Device:0``) and the runtime's chip id of the same process (``chipId:7``,
+    :attr:`~opsbrain.ingest.rankrecords.RankProcess.chip`) and they differ: a root placed on the chip (the
+    runtime's line's ``npu7``) is named by the process's device with the chip beside it, ``device 0 (chip 7)``, as
+    the root cluster names it; one placed on the device gets its chip. The note to add to the evidence, or None."""
+    dev, host = root.get("device"), root.get("host")
+    if dev is None or table is None or root.get("chip") is not None:
+        return None
+    procs = [p for p in table.processes if p.chip is not None and p.device is not None and p.chip != p.device
+             and (not host or not p.worker or p.worker == host)]
+    logical = {p.device for p in table.processes if p.device is not None}
+    on_device = [p for p in procs if p.device == dev]
+    on_chip = [p for p in procs if p.chip == dev] if dev not in logical else []
+    found = on_device or on_chip
+    if len({(p.device, p.chip) for p in found}) != 1:
+        return None
+    p = found[0]
+    root["device"], root["chip"] = p.device, p.chip
+    return (f"device {p.device} (chip {p.chip}): process {p.pid} names device {p.device} (the program's logical "
+            f"index) and its runtime error names chip {p.chip} (the physical chip)")
 
 
 def _first_of_the_same_class(out: dict[str, Any], mr: dict[str, Any], own: dict[str, Any]) -> None:

@@ -24,7 +24,7 @@ from typing import IO, Any
 
 from opsbrain.diagnosis.engine import Engine
 from opsbrain.diagnosis.knowledge import load_vendor_rules, vendor_mapping
-from opsbrain.diagnosis.multirank import apply_root_cluster, multirank_verdict
+from opsbrain.diagnosis.multirank import apply_root_cluster, chip_named, multirank_verdict
 from opsbrain.diagnosis.realtext import TextView
 from opsbrain.diagnosis.vendorlevel import imported_levels, level_notes, levelled
 from opsbrain.errors import InputError
@@ -355,6 +355,8 @@ def diagnose_logs(path: str | list[str], engine: Engine, matcher: Any = None, st
             "first process line left out: the ports' history, not this failure")
     dev = hooks.named_device()
     _root_from_text(res["diagnosis"], dev, hooks.first_line.get(dev) if dev is not None else None)
+    if (note := chip_named(res["diagnosis"]["root"], table)) is not None:
+        res["diagnosis"]["evidence"].append(note)  # the root cluster's name and the headline's: one device
     return res | {"file": paths[0] if len(paths) == 1 else paths}
 
 
