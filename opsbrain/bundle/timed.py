@@ -31,6 +31,7 @@ from opsbrain.bundle.stamps import (
 from opsbrain.bundle.walk import _File
 from opsbrain.ingest import asys
 from opsbrain.ingest.surface import logged_level
+from opsbrain.ingest.timestamps import dated_lines, nearest_dated
 
 _LEVEL = re.compile(r"^\[(\w+)\s*\]")
 BLOCK_LINES = 16_384
@@ -225,14 +226,35 @@ class TimedFiles(ReaderState):
         own clock: :func:`_shift` of ``pair``), else the time of the line before (a continuation: traceback, wrapped
         message; counted as untimed in a file whose lines do not continue), else None (counted; the line waits for
         the file's first stamp)."""
-        if f.prefixes is not None and f.prefixes[i - 1] and (
-                dt := _head_time(f.prefixes[i - 1], self.head_ref)) is not None:
-            return dt + _shift(pair)
-        if self.head_ref is not None and (m := _YEARLESS_HEAD.match(text)) and (dt := _yearless(m, self.head_ref)):
+        if f.prefixes is not None and (head := f.prefixes[i - 1]):
+            dt = _head_time(head)
+            if dt is None and self.head_ref is not None and (m := _YEARLESS_HEAD.search(head)):
+                dt = self._yearless_in(f, i, m)
+            if dt is not None:
+                return dt + _shift(pair)
+        if self.head_ref is not None and (m := _YEARLESS_HEAD.match(text)) and (dt := self._yearless_in(f, i, m)):
             return dt  # the line opens with a logger's head without a year (glog's ``[E1203 06:22:01.1 ...``)
         if last is None or not continued:
             self.scan.untimed[f.rel] += 1
         return last
+
+    def _yearless_in(self, f: _File, i: int, m: re.Match[str]) -> int | None:
+        """The time of line ``i``'s year-less head ``m`` in the year nearest the stamp of the same file that writes
+        its year nearest the line (:func:`~opsbrain.ingest.timestamps.nearest_dated`: glog's ``[E706 23:45:07 ...]``
+        before the runtime's ``2026-07-06-23:45:07.563``), else nearest the bundle's time (:attr:`head_ref`); the
+        report says which, once per file (``yearless``)."""
+        dated = self.file_years.get(f.rel)
+        if dated is None:
+            dated = self.file_years[f.rel] = dated_lines(f.lines)
+        near = nearest_dated(dated, i)
+        ref = datetime.fromtimestamp(near[1]) if near is not None else self.head_ref
+        if ref is None or (dt := _yearless(m, ref)) is None:
+            return None
+        if f.rel not in self.yearless:
+            self.yearless[f.rel] = {"path": f.rel, "year": from_us(dt).year, "from": (
+                f"the full stamp on line {near[0]} of the file" if near is not None else
+                f"the bundle's reference time {ref:%Y-%m-%d} (no stamp of the file writes its year)")}
+        return dt
 
     def _read_block(self, f: _File, seq: int, style: str, read: BlockStamps, origin: str | None, source: str,
                     tie: int, last: int | None, continued: bool, ahead: list[tuple[int, str, str | None]]
