@@ -193,7 +193,8 @@ class TimedFiles(ReaderState):
             self.undated.append(f)
             self.scan.untimed[f.rel] -= len(ahead)  # counted again when placed
             ahead.clear()
-        elif last is not None and f.kind.kind in PROCESS_KINDS:
+        elif last is not None and f.kind.kind in PROCESS_KINDS and f.kind.tag != L.UNNAMED_CONSOLE:
+            # (a text log the layout does not know is no log of the job's processes: it places no other file)
             w = f.kind.worker or ""
             self.process_end[w] = max(last, self.process_end.get(w, last))
         return seq
@@ -201,11 +202,14 @@ class TimedFiles(ReaderState):
     def place_undated(self, seq: int, ref: datetime) -> int:
         """Read the files without a time stamp, every line at one time: the last stamp of its worker's process logs
         (a console ends when its job does), else of any process log of the bundle, else the bundle's typical time
-        (``ref``); each is listed in the report with the time it was given and why."""
+        (``ref``); each is listed in the report with the time it was given and why. A file its own worker's process
+        logs do not place is ``apart``: its lines make incidents of their own (:func:`opsbrain.bundle.diagnose.
+        detect_apart`), not part of another file's that happens to be open at the time it was given."""
         ends = dict(self.process_end)  # the stamped logs' only: a placed file does not place another
         self.head_ref = ref  # a logger's head without a year is read now, in the year nearest the bundle's time
         for f in self.undated:
             w = f.kind.worker or ""
+            apart = w not in ends
             if w in ends:
                 at, why = ends[w], f"the last time stamp of {w or 'the bundle root'}'s process logs"
             elif ends:
@@ -216,7 +220,8 @@ class TimedFiles(ReaderState):
             seq = self._read_timed(f, seq, placed_at=at)
             self.scan.malformed[f.rel], self.scan.cut[f.rel] = counted  # the first read counted them
             if n := self.scan.untimed[f.rel] - before:  # (lines whose head gave a time are not placed)
-                self.placed_files.append({"path": f.rel, "at": from_us(at).isoformat(), "why": why, "lines": n})
+                self.placed_files.append({"path": f.rel, "at": from_us(at).isoformat(), "why": why, "lines": n,
+                                          "apart": apart})
             f.release()
         return seq
 
@@ -253,7 +258,7 @@ class TimedFiles(ReaderState):
         if f.rel not in self.yearless:
             self.yearless[f.rel] = {"path": f.rel, "year": from_us(dt).year, "from": (
                 f"the full stamp on line {near[0]} of the file" if near is not None else
-                f"the bundle's reference time {ref:%Y-%m-%d} (no stamp of the file writes its year)")}
+                f"the bundle's reference time {ref:%Y-%m-%d}, no stamp of the file writing its year")}
         return dt
 
     def _read_block(self, f: _File, seq: int, style: str, read: BlockStamps, origin: str | None, source: str,

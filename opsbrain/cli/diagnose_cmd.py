@@ -137,9 +137,9 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool, foll
     for x in res.get("placed_files", [])[:10]:
         n = x["lines"]
         click.echo(f"  placed {x['path']}: no time stamp in it; its {n} line{'s' * (n != 1)} at {x['at']} "
-                   f"({x['why']})")
+                   f"({x['why']})" + ("; read as incidents of their own" if x.get("apart") else ""))
     for x in res.get("yearless", [])[:10]:
-        click.echo(f"  year-less stamps of {x['path']} read in {x['year']}, the year of {x['from']}")
+        click.echo(f"  year-less stamps of {x['path']} read in {x['year']}, the year nearest {x['from']}")
     for inc in res["incidents"]:
         d = inc["diagnosis"] or {}
         where = ", ".join(f"{n} ({real})" if real != n else n for n, real in inc["nodes"].items()) or "-"

@@ -266,28 +266,37 @@ def chip_named(root: dict[str, Any], table: RankTable | None) -> str | None:
             f"index) and its runtime error names chip {p.chip} (the physical chip)")
 
 
-def _first_of_the_same_class(out: dict[str, Any], mr: dict[str, Any], own: dict[str, Any]) -> None:
+def _first_of_the_same_class(out: dict[str, Any], mr: dict[str, Any], own: dict[str, Any],
+                             within: set[str] | None = None) -> None:
     """Where the root cluster's class is the verdict's and the verdict's device is one of its roots but not the
-    first (the earliest to fail), the first is the root: the same failure on several devices started there."""
-    roots = mr.get("roots") or []
+    first (the earliest to fail), the first is the root: the same failure on several devices started there.
+    ``within``: the names of the processes whose lines the verdict rests on (a bundle's primary incident); roots
+    outside them are another incident's and place nothing."""
+    roots = [r for r in mr.get("roots") or [] if within is None or r["name"] in within]
     if roots and mr.get("fault_class") == out.get("fault_class") and _a_later_root(own, roots):
-        out["root"] = _first_root(mr)
+        first = roots[0]
+        comp = f"npu{first['device']}" if first["device"] is not None else f"pid{first['pid']}"
+        out["root"] = _first_root({**mr, "roots": roots, "component": (
+            mr["component"] if first is mr["roots"][0] else f"{first['host']}/{comp}" if first["host"] else comp)})
         out["evidence"].insert(0, "placed by the multi-rank root cluster (its class is the verdict's; the verdict's "
                                "device failed later): " + mr["summary"])
 
 
-def apply_root_cluster(out: dict[str, Any], mr: dict[str, Any], engine: Any, max_lines: int = 12) -> None:
+def apply_root_cluster(out: dict[str, Any], mr: dict[str, Any], engine: Any, max_lines: int = 12,
+                       within: set[str] | None = None) -> None:
     """Let the root cluster decide a verdict (``Diagnosis.as_dict()`` plus ``root`` and ``evidence_lines``) where
     the verdict cannot place the failure: it abstained, blamed the collective itself, or names no host (then its
     class stands and the root cluster gives the host); and where the root's class was decided by documented rules
-    and the verdict, of another class, is below :data:`CONFIDENT`."""
+    and the verdict, of another class, is below :data:`CONFIDENT`. ``within``: see :func:`_first_of_the_same_class`
+    (a root cluster without a wait relation only lists the devices that logged errors: it moves a verdict to none
+    outside them)."""
     own = out.get("root") or user_terms(out.get("component"))
     if (host := (mr.get("hosts_of_servers") or {}).get(server := str(own.get("host")))) is not None:
         comp = str(own.get("component") or "")  # the verdict's host by its server address: the worker's name
         own = out["root"] = {**own, "host": host} | (
             {"component": host + comp[len(server):]} if comp.startswith(server + "/") else {})
     if not (mr.get("decides") and mr.get("fault_class", UNKNOWN) != UNKNOWN):
-        _first_of_the_same_class(out, mr, own)  # (a root cluster that does not decide may still order the roots)
+        _first_of_the_same_class(out, mr, own, within)  # (a root cluster that does not decide may order the roots)
         return
     roots = mr["roots"]
     overrule = mr.get("documented") and mr["fault_class"] != out.get("fault_class") and \

@@ -74,8 +74,7 @@ def node_file(rel: str) -> bool:
     of a node's log tree (:data:`~opsbrain.ingest.workers.NODE_LOG_DIRS`, the collections' anchors, CANN's
     ``ascend/log``, the serving programs' and the container logs' directories) or an asys collection's file."""
     from opsbrain.ingest.asys import place
-    from opsbrain.ingest.workers import (ANCHORS, NODE_LOG_DIRS, SERVICE_DIRS, cann_log_head,
-                                         container_log_head)
+    from opsbrain.ingest.workers import ANCHORS, NODE_LOG_DIRS, SERVICE_DIRS, cann_log_head, container_log_head
 
     path = canonical(log_name(rel))
     dirs = path.split("/")[:-1]

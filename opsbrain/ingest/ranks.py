@@ -98,7 +98,6 @@ from opsbrain.ingest.workers import (
     unarchived,
 )
 
-
 RE_PID = re.compile(r"\[PID:\s*(\d+)\]|\(PID:\s*(\d+),")
 """The pid a runtime or error-manager line prints (``EZ9999: [PID: 4242] ...``, torch_npu's ``(PID:4242, Device:0``)."""
 RE_CHIP_ID = re.compile(r"\bchipId\**\s*[:=]\s*(\d+)")
