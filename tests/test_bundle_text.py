@@ -92,3 +92,38 @@ def test_a_level_in_a_logger_head_taken_off_counts(tmp_path: Path, tools: tuple[
         "INFO 03-06 01:16:36 __init__.py:34] set environment variable VLLM_PLUGINS to control which plugins to load.\n")
     rep = diagnose_bundle(b, engine, matcher)
     assert rep["incidents"] == [] and rep["diagnosis"]["fault_class"] == "unknown"
+
+
+COMPILE_FAILURE = (
+    "Traceback (most recent call last):\n"
+    '  File "/usr/lib/python3.11/site-packages/triton/compiler/compiler.py", line 320, in compile\n'
+    "    raise MLIRCompilationError(stage_name, error_detail)\n"
+    "triton.compiler.errors.MLIRCompilationError:\n"
+    "[ConvertLinalgRToBinary] encounters error:\n"
+    "bishengir-compile: for the --target option: Cannot find option named 'Ascend910B9'!\n"
+    "[2026-01-04 01:51:58] Received sigquit from a child process. It usually means the child failed.\n")
+OTHER_JOB = "".join(f"[ERROR] 2025-03-01-11:00:0{i} (PID:8, Device:1, RankID:-1) ERR00100 PTA call acl api "
+                    f"failed ({i}).\n" for i in range(4))
+
+
+def test_the_text_fallback_answers_each_incident_as_under_logs(tmp_path: Path, tools: tuple[Any, Any]) -> None:
+    """An incident that abstains is read by the real-text fallback on its own lines, under the same gates as
+    ``--logs`` (session 32, tester BB: a console answered framework_error 0.60 on stdin and ``unknown`` as a
+    bundle's incident, the fallback reading only the primary incident)."""
+    import io
+
+    from opsbrain.bundle import diagnose_bundle
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    engine, matcher = tools
+    want = diagnose_logs("-", engine, matcher, stdin=io.BytesIO(COMPILE_FAILURE.encode()))["diagnosis"]
+    assert want["decided_by"] == "text"
+    b = tmp_path / "b"
+    b.mkdir()
+    (b / "compile.txt").write_text(COMPILE_FAILURE)
+    (b / "other.txt").write_text(OTHER_JOB)
+    rep = diagnose_bundle(b, engine, matcher)
+    inc = next(i for i in rep["incidents"] if {e["file"] for e in i["evidence_lines"]} == {"compile.txt"})
+    d = inc["diagnosis"]
+    assert (d["fault_class"], d.get("decided_by")) == (want["fault_class"], "text"), d  # was unknown
+    assert round(d["confidence"], 2) == round(want["confidence"], 2)

@@ -46,7 +46,7 @@ def test_a_console_without_stamps_is_placed_at_the_end_of_its_workers_process_lo
     plog_end = max(ln.t for ln in lines if ln.file.startswith("worker-0/process_log"))
     assert console[0].t == plog_end  # worker-0's own processes, not worker-1's later end
     assert rep["placed_files"] == [{"path": "worker-0/rank-3.txt", "at": "2025-03-01T10:05:00.500000", "lines": 3,
-                                    "why": "the last time stamp of worker-0's process logs"}]
+                                    "why": "the last time stamp of worker-0's process logs", "apart": False}]
     assert rep["lines"]["untimed"] == 3
     d = diagnose_bundle(b, engine)["diagnosis"]
     assert d["fault_class"] == "hbm_uce" and d["root"]["host"] == "worker-0"
@@ -104,3 +104,19 @@ def test_cli_lists_placed_and_console_files(tmp_path: Path) -> None:
     assert "placed train_node1.log: no time stamp in it; its 3 lines at" in res.stdout
     assert "None" not in res.stdout
 
+
+
+STAMPED = "[ERROR] 2025-03-01-10:05:00 (PID:42, Device:1, RankID:-1) ERR00100 PTA call acl api failed.\n"
+UNSTAMPED = ("Traceback (most recent call last):\n"
+             "triton.compiler.errors.MLIRCompilationError: bishengir-compile failed\n")
+
+
+def test_an_untimed_file_is_not_glued_to_another_files_incident(tmp_path: Path, engine: Any) -> None:
+    """Unrelated pastes side by side (session 32, tester BB): a file without stamps is not placed by another text
+    log the layout does not know, and its lines make their own incident, not a part of the stamped file's."""
+    b = _write(tmp_path / "cases", {"05-stamped.txt": STAMPED, "03-unstamped.txt": UNSTAMPED})
+    rep = diagnose_bundle(b, engine)
+    placed = {p["path"]: p for p in rep["placed_files"]}
+    assert "process logs" not in placed["03-unstamped.txt"]["why"], placed  # was: the stamped paste's last stamp
+    files_of = [{ln["file"] for ln in i["evidence_lines"]} for i in rep["incidents"]]
+    assert {"05-stamped.txt"} in files_of and {"03-unstamped.txt"} in files_of, files_of  # was one incident of both

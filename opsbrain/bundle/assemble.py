@@ -88,6 +88,7 @@ class Assembly(ReaderState):
             "malformed_files": dict(self.scan.malformed.most_common(20)),
             "untimed_files": dict((+self.scan.untimed).most_common(20)),
             "placed_files": self.placed_files,
+            "yearless": list(self.yearless.values()),
             "workers": list(self.workers.values()),
             "processes": self.processes[:200],
             "placement": self.placement,

@@ -20,7 +20,7 @@ from typing import Any
 from opsbrain.bundle import layout as L
 from opsbrain.bundle.hosts import diagnosis_in_user_terms, user_names
 from opsbrain.bundle.reader import BundleLine, paused_gc, real_nodes, scan_bundle, signals_of
-from opsbrain.diagnosis.multirank import apply_root_cluster, multirank_verdict
+from opsbrain.diagnosis.multirank import apply_root_cluster, chip_named, multirank_verdict
 from opsbrain.ingest import Signal
 from opsbrain.ingest.derive import link_history_dropped
 from opsbrain.ingest.where import node_of, user_terms
@@ -77,6 +77,25 @@ def detect(signals: list[Signal], engine: Any, placement: dict[str, list[str]],
         det.feed(s)
     clock.drain()
     return list(det.incidents)
+
+
+def detect_apart(signals: list[Signal], file_of: Callable[[Signal], str], apart: set[str], engine: Any,
+                 placement: dict[str, list[str]], metric: Callable[[str, str], float | None] | None) -> list[Any]:
+    """:func:`detect` where the lines of each file in ``apart`` (a file without a stamp that its own worker's
+    process logs do not place: :meth:`opsbrain.bundle.timed.TimedFiles.place_undated`) are replayed on their own:
+    the time they were given is no time they were written, so they make their own incidents and join no other
+    file's. The incidents of all replays in opening order, numbered again."""
+    if not apart:
+        return detect(signals, engine, placement, metric)
+    groups: dict[str, list[Signal]] = {}
+    for s in signals:
+        f = file_of(s)
+        groups.setdefault(f if f in apart else "", []).append(s)
+    found = [(inc, k) for k, group in enumerate(groups.values()) for inc in detect(group, engine, placement, metric)]
+    found.sort(key=lambda x: (x[0].opened_at, x[1]))
+    for n, (inc, _k) in enumerate(found, 1):
+        inc.id = f"i{n:04d}"
+    return [inc for inc, _k in found]
 
 
 _QUIET = ("level:", ":recover", "sw:up", "port:up", "hccn:up", "hccn:tls_")
@@ -190,7 +209,8 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
         sigs = rated
     metric = (lambda name, comp: r.metrics.get((name, comp))) if r.metrics else None
     t1 = time.perf_counter()
-    incidents = detect(sigs, engine, r.placement, metric)
+    apart = {p["path"] for p in r.report["placed_files"] if p.get("apart")}
+    incidents = detect_apart(sigs, lambda s: lines[where[id(s)]].file, apart, engine, r.placement, metric)
     t_detect = time.perf_counter() - t1
     hits, t_match = _knowledge(texts, matcher, may)
     origin = datetime.fromisoformat(r.report["time_origin"])
@@ -213,6 +233,8 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
             "knowledge": verdict_first(_aggregate(((k, hits[k]) for k in mine), lines, top=5),
                                        dd.get("fault_class") if dd else None),
         })
+    every = (lambda: scan_bundle(path, params).lines) if keep is not None else (lambda: lines)
+    _text_per_incident(incidents, out_incs, where, lines, hits, engine, every)
     primary = _cause_first(max(out_incs, key=lambda i: (i["errors"], -i["opened_at_s"]), default=None), out_incs)
     documented = _clearest_documented(incidents, out_incs, engine) if primary and _abstained(primary) else None
     if documented is not None:
@@ -220,7 +242,6 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     voted = _vendor_verdict(incidents, out_incs, primary, hits, lines, matcher, engine)
     if voted is not None:
         primary = voted
-    every = (lambda: scan_bundle(path, params).lines) if keep is not None else (lambda: lines)
     read = _text_look(incidents, out_incs, primary, sigs, lines, hits, engine, every)
     if read is not None:
         primary = read
@@ -250,7 +271,9 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     mr = multirank_verdict(r.ranks, placed, engine, max((s.t for s in sigs), default=0.0), names)
     if mr is not None:
         diagnosis["root_cluster"] = mr
-        apply_root_cluster(diagnosis, mr, engine)
+        apply_root_cluster(diagnosis, mr, engine, within=_incident_processes(incidents, primary, where, lines, r.ranks))
+    if (note := chip_named(diagnosis["root"], r.ranks)) is not None:
+        diagnosis["evidence"].append(note)  # the root cluster's name and the verdict's: one device
     from opsbrain.diagnosis.oneclick import with_component_self
 
     # a monitoring component's own failure is not the job's: an abstaining verdict says so (ingest.benign)
@@ -341,6 +364,20 @@ def _vendor_verdict(incidents: list[Any], out_incs: list[dict[str, Any]], primar
     return {"id": None, "diagnosis": dd, "evidence_lines": ev[:10], "errors": 0, "opened_at_s": now}
 
 
+def _incident_processes(incidents: list[Any], primary: dict[str, Any] | None, where: dict[int, int],
+                        lines: list[BundleLine], table: Any) -> set[str] | None:
+    """The names of the collective's processes whose own lines (:func:`opsbrain.diagnosis.multirank.signals_of`)
+    the primary incident holds: the root cluster places the verdict on none of the others (another incident's).
+    None where there is no primary incident (the verdict rests on the whole bundle)."""
+    from opsbrain.diagnosis.multirank import signals_of as own_signals
+
+    inc = next((i for i in incidents if primary is not None and i.id == primary.get("id")), None)
+    if inc is None:
+        return None
+    mine = [s.at(file=lines[k].file, line_no=lines[k].line) for s in inc.signals if (k := where.get(id(s))) is not None]
+    return {p.name for p in table.processes if own_signals([p], mine)}
+
+
 def _one_npu(incidents: list[Any], primary: dict[str, Any] | None) -> str | None:
     """The one NPU every device-level signal of the primary incident names, else None (as ``--logs`` names the one
     device its input names where no signal placed the verdict on one)."""
@@ -349,6 +386,54 @@ def _one_npu(incidents: list[Any], primary: dict[str, Any] | None) -> str | None
     inc = next((i for i in incidents if primary is not None and i.id == primary.get("id")), None)
     npus = {n for s in (inc.signals if inc is not None else ()) if s.component and (n := npu_of(s.component))}
     return npus.pop() if len(npus) == 1 else None
+
+
+TEXT_WINDOW_S = 60.0
+"""Seconds around an incident whose lines of its own files the real-text fallback reads for it: the detector's
+group window (:attr:`opsbrain.detection.params.DetectorParams.group_window_s`), within which a file's errors are
+taken as one incident's (the healthy lines around them weigh too, as under ``--logs``)."""
+
+
+def _text_per_incident(incidents: list[Any], out_incs: list[dict[str, Any]], where: dict[int, int],
+                       lines: list[BundleLine], hits: list[list[Any]], engine: Any,
+                       every: Callable[[], list[BundleLine]]) -> None:
+    """Each incident that abstains or gives a weak answer read by the real-text fallback as ``diagnose --logs``
+    reads a paste (:func:`opsbrain.diagnosis.oneclick.text_fallback`, under its own gates: no hardware evidence, a
+    failure shown, a reading sure enough, documented matches): on the lines of the incident's own files within
+    :data:`TEXT_WINDOW_S` of it (``every``: the read without the block scan's cut), with its own signals and the
+    knowledge matches on its lines; its row (``out_incs``) takes the answer, ``decided_by: text``. Before, only the
+    primary incident was read, on every line of the bundle: a paste's own incident among others said ``unknown``
+    where the same text under ``--logs`` was answered (session 32, tester BB)."""
+    from opsbrain.diagnosis.oneclick import text_fallback
+    from opsbrain.diagnosis.realtext import SECOND_OPINION_BELOW, TextView
+    from opsbrain.verdict import Diagnosis
+
+    read: list[BundleLine] | None = None
+    for inc, row in zip(incidents, out_incs, strict=True):
+        dd = row["diagnosis"]
+        if dd is None or (dd["fault_class"] != "unknown" and float(dd["confidence"]) >= SECOND_OPINION_BELOW):
+            continue
+        mine = [k for s in inc.signals if (k := where.get(id(s))) is not None]
+        files = {lines[k].file for k in mine}
+        lo, hi = inc.opened_at - TEXT_WINDOW_S, inc.last_at + TEXT_WINDOW_S
+        read = read if read is not None else every()
+        view = TextView()
+        for ln in read:
+            if ln.file in files and lo <= ln.t <= hi:
+                view(ln.text, ln.file, ln.line)
+        d = Diagnosis(dd["fault_class"], dd.get("component"), float(dd["confidence"]), list(dd["evidence"]),
+                      inc.last_at, dd.get("runbook"), [(c, p) for c, p in dd.get("alternatives", [])])
+        documented = frozenset(m.class_id for k in mine for m in hits[k] if m.class_id)
+        got, cited = text_fallback(engine, d, list(inc.signals), view, inc.last_at, documented)
+        if not cited:
+            continue
+        out = got.as_dict()
+        if out.get("component") is None and len(inc.nodes) == 1:
+            out["component"] = next(iter(inc.nodes))  # the one host whose lines the incident holds
+        out["decided_by"] = "text"
+        out["evidence"] = list(out["evidence"]) + [f"{e['file']}:{e['line']}: {e['text'][:160]}" for e in cited]
+        row["diagnosis"] = out
+        row["evidence_lines"] = (cited + row["evidence_lines"])[:10]
 
 
 def _text_look(incidents: list[Any], out_incs: list[dict[str, Any]], primary: dict[str, Any] | None,
@@ -369,6 +454,8 @@ def _text_look(incidents: list[Any], out_incs: list[dict[str, Any]], primary: di
     own = list(inc.signals) if inc is not None else sigs
     now = max((s.t for s in own), default=max((ln.t for ln in lines), default=0.0))
     dd = (primary or {}).get("diagnosis")
+    if dd and dd.get("decided_by") == "text":
+        return None  # its own lines were read already (:func:`_text_per_incident`)
     d = (Diagnosis(dd["fault_class"], dd.get("component"), float(dd["confidence"]), list(dd["evidence"]), now,
                    dd.get("runbook"), [(c, p) for c, p in dd.get("alternatives", [])]) if dd else
          Diagnosis(UNKNOWN, None, 0.0, [nothing_found(len(lines))], now))

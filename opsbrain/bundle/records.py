@@ -86,6 +86,8 @@ class ReaderState:
         self.placed_files: list[dict[str, Any]] = []
         self.head_ref: datetime | None = None  # once set: the year of a logger's year-less head (timed.place_undated)
         self.ref_why = "the bundle's typical time (no process log has a time stamp)"  # reader._reference's source
+        self.file_years: dict[str, list[tuple[int, float]]] = {}  # file -> its lines' stamps that write a year
+        self.yearless: dict[str, dict[str, Any]] = {}  # file -> the year its year-less heads were read in, and why
 
     def _node(self, f: _File) -> str | None:
         w = f.kind.worker

@@ -31,6 +31,7 @@ from opsbrain.bundle.stamps import (
 from opsbrain.bundle.walk import _File
 from opsbrain.ingest import asys
 from opsbrain.ingest.surface import logged_level
+from opsbrain.ingest.timestamps import dated_lines, nearest_dated
 
 _LEVEL = re.compile(r"^\[(\w+)\s*\]")
 BLOCK_LINES = 16_384
@@ -192,7 +193,8 @@ class TimedFiles(ReaderState):
             self.undated.append(f)
             self.scan.untimed[f.rel] -= len(ahead)  # counted again when placed
             ahead.clear()
-        elif last is not None and f.kind.kind in PROCESS_KINDS:
+        elif last is not None and f.kind.kind in PROCESS_KINDS and f.kind.tag != L.UNNAMED_CONSOLE:
+            # (a text log the layout does not know is no log of the job's processes: it places no other file)
             w = f.kind.worker or ""
             self.process_end[w] = max(last, self.process_end.get(w, last))
         return seq
@@ -200,11 +202,14 @@ class TimedFiles(ReaderState):
     def place_undated(self, seq: int, ref: datetime) -> int:
         """Read the files without a time stamp, every line at one time: the last stamp of its worker's process logs
         (a console ends when its job does), else of any process log of the bundle, else the bundle's typical time
-        (``ref``); each is listed in the report with the time it was given and why."""
+        (``ref``); each is listed in the report with the time it was given and why. A file its own worker's process
+        logs do not place is ``apart``: its lines make incidents of their own (:func:`opsbrain.bundle.diagnose.
+        detect_apart`), not part of another file's that happens to be open at the time it was given."""
         ends = dict(self.process_end)  # the stamped logs' only: a placed file does not place another
         self.head_ref = ref  # a logger's head without a year is read now, in the year nearest the bundle's time
         for f in self.undated:
             w = f.kind.worker or ""
+            apart = w not in ends
             if w in ends:
                 at, why = ends[w], f"the last time stamp of {w or 'the bundle root'}'s process logs"
             elif ends:
@@ -215,7 +220,8 @@ class TimedFiles(ReaderState):
             seq = self._read_timed(f, seq, placed_at=at)
             self.scan.malformed[f.rel], self.scan.cut[f.rel] = counted  # the first read counted them
             if n := self.scan.untimed[f.rel] - before:  # (lines whose head gave a time are not placed)
-                self.placed_files.append({"path": f.rel, "at": from_us(at).isoformat(), "why": why, "lines": n})
+                self.placed_files.append({"path": f.rel, "at": from_us(at).isoformat(), "why": why, "lines": n,
+                                          "apart": apart})
             f.release()
         return seq
 
@@ -225,14 +231,35 @@ class TimedFiles(ReaderState):
         own clock: :func:`_shift` of ``pair``), else the time of the line before (a continuation: traceback, wrapped
         message; counted as untimed in a file whose lines do not continue), else None (counted; the line waits for
         the file's first stamp)."""
-        if f.prefixes is not None and f.prefixes[i - 1] and (
-                dt := _head_time(f.prefixes[i - 1], self.head_ref)) is not None:
-            return dt + _shift(pair)
-        if self.head_ref is not None and (m := _YEARLESS_HEAD.match(text)) and (dt := _yearless(m, self.head_ref)):
+        if f.prefixes is not None and (head := f.prefixes[i - 1]):
+            dt = _head_time(head)
+            if dt is None and self.head_ref is not None and (m := _YEARLESS_HEAD.search(head)):
+                dt = self._yearless_in(f, i, m)
+            if dt is not None:
+                return dt + _shift(pair)
+        if self.head_ref is not None and (m := _YEARLESS_HEAD.match(text)) and (dt := self._yearless_in(f, i, m)):
             return dt  # the line opens with a logger's head without a year (glog's ``[E1203 06:22:01.1 ...``)
         if last is None or not continued:
             self.scan.untimed[f.rel] += 1
         return last
+
+    def _yearless_in(self, f: _File, i: int, m: re.Match[str]) -> int | None:
+        """The time of line ``i``'s year-less head ``m`` in the year nearest the stamp of the same file that writes
+        its year nearest the line (:func:`~opsbrain.ingest.timestamps.nearest_dated`: glog's ``[E706 23:45:07 ...]``
+        before the runtime's ``2026-07-06-23:45:07.563``), else nearest the bundle's time (:attr:`head_ref`); the
+        report says which, once per file (``yearless``)."""
+        dated = self.file_years.get(f.rel)
+        if dated is None:
+            dated = self.file_years[f.rel] = dated_lines(f.lines)
+        near = nearest_dated(dated, i)
+        ref = datetime.fromtimestamp(near[1]) if near is not None else self.head_ref
+        if ref is None or (dt := _yearless(m, ref)) is None:
+            return None
+        if f.rel not in self.yearless:
+            self.yearless[f.rel] = {"path": f.rel, "year": from_us(dt).year, "from": (
+                f"the full stamp on line {near[0]} of the file" if near is not None else
+                f"the bundle's reference time {ref:%Y-%m-%d}, no stamp of the file writing its year")}
+        return dt
 
     def _read_block(self, f: _File, seq: int, style: str, read: BlockStamps, origin: str | None, source: str,
                     tie: int, last: int | None, continued: bool, ahead: list[tuple[int, str, str | None]]

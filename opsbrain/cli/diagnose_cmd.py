@@ -141,7 +141,9 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool, foll
     for x in res.get("placed_files", [])[:10]:
         n = x["lines"]
         click.echo(f"  placed {x['path']}: no time stamp in it; its {n} line{'s' * (n != 1)} at {x['at']} "
-                   f"({x['why']})")
+                   f"({x['why']})" + ("; read as incidents of their own" if x.get("apart") else ""))
+    for x in res.get("yearless", [])[:10]:
+        click.echo(f"  year-less stamps of {x['path']} read in {x['year']}, the year nearest {x['from']}")
     for inc in res["incidents"]:
         d = inc["diagnosis"] or {}
         where = ", ".join(f"{n} ({real})" if real != n else n for n, real in inc["nodes"].items()) or "-"
@@ -189,7 +191,8 @@ def _verdict_line(d: dict[str, Any], bar: float) -> str:
         return "diagnosis: no fault of the job found; " + "; ".join(  # (oneclick.with_component_self)
             f"{r['component']}'s own failure on {', '.join(r['hosts']) or 'the input'}" for r in own)
     root = d.get("root") or {}
-    where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) or root.get(
+    chip = f" (chip {root['chip']})" if root.get("chip") is not None and root.get("device") is not None else ""
+    where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) + chip or root.get(
         "name") or d.get("component") or "no host or device named"
     if d["fault_class"] == "unknown" and str((d.get("evidence") or [""])[0]).startswith("no fault found"):
         named = "" if where == "no host or device named" else f" (the input names {where})"

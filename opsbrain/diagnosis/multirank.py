@@ -291,27 +291,60 @@ def _hardware_at_a_root(out: dict[str, Any], mr: dict[str, Any], own: dict[str, 
 
 
 def _first_root(mr: dict[str, Any]) -> dict[str, Any]:
-    """The root cluster's first root as a verdict's ``root``."""
+    """The root cluster's first root as a verdict's ``root`` (with the chip the runtime named, where it did)."""
     r = mr["roots"][0]
     return {"component": mr["component"], "host": r["host"] or None, "device": r["device"], "name": r["name"]} | (
-        {"peer": True} if r.get("peer") else {})  # a peer no line of its own shows: no device of the input is it
+        {"peer": True} if r.get("peer") else {}) | (  # a peer no line of its own shows: no device of the input is it
+        {"chip": r["chip"]} if r.get("chip") is not None else {})
 
 
-def _first_of_the_same_class(out: dict[str, Any], mr: dict[str, Any], own: dict[str, Any]) -> None:
+def chip_named(root: dict[str, Any], table: RankTable | None) -> str | None:
+    """A verdict's ``root`` (changed in place) with the physical chip of its device, where the input gives a
+    process's device (torch_npu's ``Device:0``) and the runtime's chip id of the same process (``chipId:7``,
+    :attr:`~opsbrain.ingest.rankrecords.RankProcess.chip`) and they differ: a root placed on the chip (the
+    runtime's line's ``npu7``) is named by the process's device with the chip beside it, ``device 0 (chip 7)``, as
+    the root cluster names it; one placed on the device gets its chip. The note to add to the evidence, or None."""
+    dev, host = root.get("device"), root.get("host")
+    if dev is None or table is None or root.get("chip") is not None:
+        return None
+    procs = [p for p in table.processes if p.chip is not None and p.device is not None and p.chip != p.device
+             and (not host or not p.worker or p.worker == host)]
+    logical = {p.device for p in table.processes if p.device is not None}
+    on_device = [p for p in procs if p.device == dev]
+    on_chip = [p for p in procs if p.chip == dev] if dev not in logical else []
+    found = on_device or on_chip
+    if len({(p.device, p.chip) for p in found}) != 1:
+        return None
+    p = found[0]
+    root["device"], root["chip"] = p.device, p.chip
+    return (f"device {p.device} (chip {p.chip}): process {p.pid} names device {p.device} (the program's logical "
+            f"index) and its runtime error names chip {p.chip} (the physical chip)")
+
+
+def _first_of_the_same_class(out: dict[str, Any], mr: dict[str, Any], own: dict[str, Any],
+                             within: set[str] | None = None) -> None:
     """Where the root cluster's class is the verdict's and the verdict's device is one of its roots but not the
-    first (the earliest to fail), the first is the root: the same failure on several devices started there."""
-    roots = mr.get("roots") or []
+    first (the earliest to fail), the first is the root: the same failure on several devices started there.
+    ``within``: the names of the processes whose lines the verdict rests on (a bundle's primary incident); roots
+    outside them are another incident's and place nothing."""
+    roots = [r for r in mr.get("roots") or [] if within is None or r["name"] in within]
     if roots and mr.get("fault_class") == out.get("fault_class") and _a_later_root(own, roots):
-        out["root"] = _first_root(mr)
+        first = roots[0]
+        comp = f"npu{first['device']}" if first["device"] is not None else f"pid{first['pid']}"
+        out["root"] = _first_root({**mr, "roots": roots, "component": (
+            mr["component"] if first is mr["roots"][0] else f"{first['host']}/{comp}" if first["host"] else comp)})
         out["evidence"].insert(0, "placed by the multi-rank root cluster (its class is the verdict's; the verdict's "
                                "device failed later): " + mr["summary"])
 
 
-def apply_root_cluster(out: dict[str, Any], mr: dict[str, Any], engine: Any, max_lines: int = 12) -> None:
+def apply_root_cluster(out: dict[str, Any], mr: dict[str, Any], engine: Any, max_lines: int = 12,
+                       within: set[str] | None = None) -> None:
     """Let the root cluster decide a verdict (``Diagnosis.as_dict()`` plus ``root`` and ``evidence_lines``) where
     the verdict cannot place the failure: it abstained, blamed the collective itself, or names no host (then its
     class stands and the root cluster gives the host); and where the root's class was decided by documented rules
-    and the verdict, of another class, is below :data:`CONFIDENT`."""
+    and the verdict, of another class, is below :data:`CONFIDENT`. ``within``: see :func:`_first_of_the_same_class`
+    (a root cluster without a wait relation only lists the devices that logged errors: it moves a verdict to none
+    outside them)."""
     if not mr.get("roots"):  # a wait for a peer no line names (rootcluster._silent_peer): the root is unknown
         out["evidence"].insert(0, f"{mr['what']}: {mr['rule']}")
         return
@@ -321,7 +354,7 @@ def apply_root_cluster(out: dict[str, Any], mr: dict[str, Any], engine: Any, max
         own = out["root"] = {**own, "host": host} | (
             {"component": host + comp[len(server):]} if comp.startswith(server + "/") else {})
     if not (mr.get("decides") and mr.get("fault_class", UNKNOWN) != UNKNOWN):
-        _first_of_the_same_class(out, mr, own)  # (a root cluster that does not decide may still order the roots)
+        _first_of_the_same_class(out, mr, own, within)  # (a root cluster that does not decide may order the roots)
         return
     roots = mr["roots"]
     overrule = mr.get("documented") and mr["fault_class"] != out.get("fault_class") and \

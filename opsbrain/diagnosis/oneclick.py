@@ -24,12 +24,13 @@ from typing import IO, Any
 
 from opsbrain.diagnosis.engine import Engine
 from opsbrain.diagnosis.knowledge import load_vendor_rules, vendor_mapping
-from opsbrain.diagnosis.multirank import apply_root_cluster, multirank_verdict
+from opsbrain.diagnosis.multirank import apply_root_cluster, chip_named, multirank_verdict
 from opsbrain.diagnosis.realtext import TextView
 from opsbrain.diagnosis.vendorlevel import imported_levels, level_notes, levelled
 from opsbrain.errors import InputError
 from opsbrain.ingest import NO_HISTORY, LineReader, Signal, parse_line
 from opsbrain.ingest.derive import LINK_HISTORY_S, link_history_dropped, section_placed
+from opsbrain.ingest.hostnames import root_names_host
 from opsbrain.ingest.ranks import RankCollector, RankTable
 from opsbrain.ingest.surface import head_source
 from opsbrain.ingest.text import ingest_paths, read_small
@@ -345,7 +346,10 @@ def diagnose_logs(path: str | list[str], engine: Engine, matcher: Any = None, st
     hooks = _Hooks(knowledge, ranks)
     reader = LineReader(hook=hooks)
     reader.follow_links = follow_links
-    _, _, ranks.root_name = ingest_paths(paths, stdin, reader)
+    _, _, root = ingest_paths(paths, stdin, reader)
+    # the directory given names the host of the files in it only where the layout says so (a node's logs, a host's
+    # name); a folder of unrelated pastes names none: their lines keep the hosts they name, or none
+    ranks.root_name = root if root_names_host(root, ranks.files_read()) else ""
     signals = on_workers(reader.signals, ranks, reader.origins)
     table = ranks.table()  # (after on_workers, which names the collector's root)
     signals, old = link_history_dropped(signals, table.job_start)
@@ -356,6 +360,8 @@ def diagnose_logs(path: str | list[str], engine: Engine, matcher: Any = None, st
             "first process line left out: the ports' history, not this failure")
     dev = hooks.named_device()
     _root_from_text(res["diagnosis"], dev, hooks.first_line.get(dev) if dev is not None else None)
+    if (note := chip_named(res["diagnosis"]["root"], table)) is not None:
+        res["diagnosis"]["evidence"].append(note)  # the root cluster's name and the headline's: one device
     return res | {"file": paths[0] if len(paths) == 1 else paths}
 
 

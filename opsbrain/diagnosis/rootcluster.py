@@ -83,8 +83,8 @@ class RootCluster:
     def as_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind, "what": KIND_WORDS.get(self.kind, self.kind), "rule": self.rule,
-            "roots": [{"host": p.worker, "device": p.device, "pid": p.pid, "name": p.name, "server": p.server,
-                       "device_ip": p.device_ip, "ranks": {k: r for k, (r, _n) in p.ranks.items()}}
+            "roots": [{"host": p.worker, "device": p.device, "chip": p.chip, "pid": p.pid, "name": p.name,
+                       "server": p.server, "device_ip": p.device_ip, "ranks": {k: r for k, (r, _n) in p.ranks.items()}}
                       | ({"peer": True} if p.label else {}) for p in self.roots],
             "root": ", ".join(p.name for p in self.roots) or None,
             "chain": " -> ".join(self.chain), "chain_nodes": self.chain, "cycle": self.cycle,

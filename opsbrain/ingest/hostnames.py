@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from opsbrain.ingest.asys import OUTPUT_DIR, canonical
 from opsbrain.ingest.streams import log_name
@@ -62,3 +62,37 @@ def real_names(workers: Mapping[str, tuple[str, Counter[str] | None]]) -> dict[s
     taken = Counter(found.values())
     shown = {label for w, (label, _) in workers.items()}
     return {w: h for w, h in found.items() if taken[h] == 1 and (h == workers[w][0] or h not in shown)}
+
+
+_NODE_FILE = re.compile(r"(?:^|/)(?:dmesg(?:\.txt|\.log)?|(?:plog|device)-\d+_\d+\.log|sysmonitor\.log)$")
+"""A node's own log by its name (beside a host syslog, :func:`host_syslog`): the kernel ring buffer, a CANN
+process's plog or device log (``plog-<pid>_<stamp>.log``), sysmonitor's."""
+
+
+def node_file(rel: str) -> bool:
+    """Whether a file (its path below the directory given) is one of a node's own logs, by its name or a directory
+    of a node's log tree (:data:`~opsbrain.ingest.workers.NODE_LOG_DIRS`, the collections' anchors, CANN's
+    ``ascend/log``, the serving programs' and the container logs' directories) or an asys collection's file."""
+    from opsbrain.ingest.asys import place
+    from opsbrain.ingest.workers import ANCHORS, NODE_LOG_DIRS, SERVICE_DIRS, cann_log_head, container_log_head
+
+    path = canonical(log_name(rel))
+    dirs = path.split("/")[:-1]
+    return (host_syslog(rel) or _NODE_FILE.search(path) is not None or place(rel) is not None
+            or any(d.lower() in NODE_LOG_DIRS or d in ANCHORS or d in SERVICE_DIRS for d in dirs)
+            or cann_log_head(dirs) is not None or container_log_head(dirs) is not None)
+
+
+def root_names_host(name: str, files: Iterable[str]) -> bool:
+    """Whether the directory given, shown as ``name`` (:func:`~opsbrain.ingest.workers.root_label`), names the host
+    of the files that sit in it (no worker directory of their own): its name is a host's (with a digit:
+    :func:`~opsbrain.ingest.workers.host_like`; not a date or a rank's folder), or one of those files is a node's
+    own log (:func:`node_file`: the directory is one node's collection). A folder of unrelated pastes (``cases/``,
+    ``issues/``) names none: its lines are placed by the hosts they name themselves, or by none (session 32)."""
+    from opsbrain.ingest.workers import host_like, host_root, is_wrapper
+
+    if not name:
+        return False
+    if host_like(name) and not is_wrapper(name):
+        return True
+    return any(node_file(f) for f in files if not host_root(f)[0])

@@ -134,6 +134,7 @@ class RankProcess:
     cited: set[tuple[str | None, int]] = field(default_factory=set)  # (file, line) of its lines in a file holding
     # several files' lines (grep -r's output), where ``files`` names where they were written
     label: str | None = None    # a peer named only by the lines of another (no line of its own): its name
+    chip: int | None = None  # the runtime's physical chip id in the process's error lines (``chipId:7``)
 
     @property
     def device(self) -> int | None:
@@ -142,9 +143,14 @@ class RankProcess:
 
     @property
     def name(self) -> str:
+        """``<worker> device <N>``; with the chip the runtime names where that is another number (``device 0 (chip
+        7)``: the program's device and the physical chip), or the process where no device is known; a peer no line
+        of its own shows, by its label."""
         if self.label:
             return self.label
         dev = f"device {self.device}" if self.device is not None else f"process {self.pid}"
+        if self.chip is not None and self.chip != self.device:
+            dev += f" (chip {self.chip})"
         return f"{self.worker} {dev}" if self.worker else dev
 
 

@@ -84,6 +84,7 @@ from opsbrain.ingest.rankrecords import (  # noqa: F401 (re-exported: the record
     _thread_key,
 )
 from opsbrain.ingest.streams import log_name
+from opsbrain.ingest.where import MAX_DEVICE
 from opsbrain.ingest.workers import (
     RANK_DIR,
     below_worker,
@@ -96,6 +97,11 @@ from opsbrain.ingest.workers import (
     short_names,
     unarchived,
 )
+
+RE_PID = re.compile(r"\[PID:\s*(\d+)\]|\(PID:\s*(\d+),")
+"""The pid a runtime or error-manager line prints (``EZ9999: [PID: 4242] ...``, torch_npu's ``(PID:4242, Device:0``)."""
+RE_CHIP_ID = re.compile(r"\bchipId\**\s*[:=]\s*(\d+)")
+"""The runtime's physical chip id in its error message (``The error from device(chipId:7, dieId:0)``)."""
 
 
 class RankCollector:
@@ -124,6 +130,8 @@ class RankCollector:
         self.rank_dirs: set[str] = set()  # worker directories with a rank's directory right below (job/rank_0/)
         self.killed: list[tuple[str, str, LineRef]] = []  # (worker, pid, the kernel's line) of RE_OOM_KILL
         self._rank_tables: dict[str, list[str]] = {}  # rank table file -> its lines (read in :meth:`_servers`)
+        self._chips: dict[tuple[str, str], int] = {}  # (worker, pid) -> the runtime's chip id of its error lines
+        self._block_pid: dict[str, str] = {}  # file -> the pid of the line its indented lines continue
 
     # ---- feeding ---------------------------------------------------------------------------------------------
     def feed(self, line: str, file: str | None, line_no: int, worker: str | None = None,
@@ -168,6 +176,8 @@ class RankCollector:
         w = worker
         for n, raw in enumerate(lines, line_no):
             line = raw.rstrip("\r\n") if strip else raw
+            if fm is None and ("PID" in line or "chipId" in line or name in self._block_pid):
+                self._chip_line(line, w or "", name)
             if fm is None and line[:8] in ("[ERROR] ", "EI0002: ") and self._console(line, w, name, file, n, origin):
                 continue
             if fm is None and "ill" in line and "process " in line and (k := RE_OOM_KILL.search(line)):
@@ -249,6 +259,22 @@ class RankCollector:
         else:
             proc.errors.append(RankError("notify", got.t, ref, remote_rank=got.remote_rank, group=CONSOLE_GROUP))
         return True
+
+    def _chip_line(self, line: str, w: str, name: str) -> None:
+        """The physical chip id the runtime's error message gives (``device(chipId:7, dieId:0)``) for the process
+        whose pid that line prints (``[PID: 4242]``, ``(PID:4242, ...``) or the line its indented block continues
+        (the error manager's ``TraceBack`` lines under ``[PID: 920] ...``); a line that is not indented ends a
+        block. Kept apart from the device the program names (torch_npu's ``Device:0``, a logical index under
+        ASCEND_RT_VISIBLE_DEVICES), so that the answer can say which is which."""
+        pid = m.group(1) or m.group(2) if "PID" in line and (m := RE_PID.search(line)) else None
+        if line[:1] not in (" ", "\t"):
+            if pid:
+                self._block_pid[name] = pid
+            else:
+                self._block_pid.pop(name, None)
+        if "chipId" in line and (c := RE_CHIP_ID.search(line)) and int(c.group(1)) <= MAX_DEVICE and (
+                pid := pid or self._block_pid.get(name)):
+            self._chips.setdefault((w, pid), int(c.group(1)))
 
     # ---- identity ---------------------------------------------------------------------------------------------
     def _identity(self, p: RankProcess, body: str, ref: LineRef) -> None:
@@ -487,6 +513,10 @@ class RankCollector:
                 count[m.group(1)] += 1
         return chain(head, it)
 
+    def files_read(self) -> list[str]:
+        """The names of the files whose lines were fed (their first-written files', for lines that say so)."""
+        return list(self._files)
+
     def worker_of(self, file: str) -> str:
         """The worker directory of ``file`` (:func:`host_root`); an ``environment_check/<name>/`` folder's own
         (:func:`env_worker`), folded back into its directory by :meth:`shown` where that holds no other."""
@@ -577,6 +607,7 @@ class RankCollector:
         for p in self.procs.values():
             if not p.ranks and not p.errors and p.first_error is None:
                 continue
+            p.chip = self._chips.get((p.worker, p.pid))
             if p.device_ip is None and p.device is not None:
                 p.device_ip = self.device_ips.get(p.worker, {}).get(p.device)
             p.worker = shown(p.worker) or p.server or ""  # pasted text names no worker: the server address does

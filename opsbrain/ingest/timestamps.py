@@ -8,6 +8,8 @@ and ``dmesg -T`` write the month as ``3月`` (``3月 01 09:06:00``, ``[六 3月 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from collections.abc import Iterable
 from datetime import datetime
 
 _MON = {m: i for i, m in enumerate(["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
@@ -67,3 +69,26 @@ def parse_stamp(line: str, year: int = 2000) -> tuple[float | None, bool]:
         except ValueError:
             return None, False
     return None, False
+
+
+def dated_lines(lines: Iterable[str]) -> list[tuple[int, float]]:
+    """(line number from 1, epoch seconds) of each line whose stamp writes its year (:func:`parse_stamp`, anywhere
+    in the line's head: glog's ``[E706 23:45:07.79 ...] ... [PID: 1] 2026-07-06-23:45:07.563`` writes one after its
+    own year-less head), in line order: what a year-less stamp of the same input takes its year from
+    (:func:`nearest_dated`)."""
+    out = []
+    for n, line in enumerate(lines, 1):
+        ts, dated = parse_stamp(line)
+        if ts is not None and dated:
+            out.append((n, ts))
+    return out
+
+
+def nearest_dated(dated: list[tuple[int, float]], n: int) -> tuple[int, float] | None:
+    """The entry of :func:`dated_lines` nearest line ``n`` (the earlier of two as near), or None when there is
+    none: a year-less stamp is in the year of the nearest stamp of its own input that writes one."""
+    if not dated:
+        return None
+    i = bisect_left(dated, (n, float("-inf")))
+    near = [dated[k] for k in (i - 1, i) if 0 <= k < len(dated)]
+    return min(near, key=lambda d: (abs(d[0] - n), d[0]))
