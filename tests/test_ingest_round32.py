@@ -6,6 +6,8 @@ one per family is a line of a public issue, as its comment says."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from opsbrain.ingest.parsers import parse_line
@@ -152,3 +154,23 @@ def test_atb_working_operator_name_is_not_a_setup_failure() -> None:
     line = ("RuntimeError: The Inner error is reported as above. The process exits for this inner error, and the "
             "current working operator name is SelfAttentionOperation.")
     assert "op:atb_setup" not in kinds(line)
+
+
+# --- the diagnosis: the setting outweighs the operator's wrapper codes ----------------------------------------------
+
+def test_a_setting_too_small_outweighs_the_operator_wrapper(tmp_path: Path) -> None:
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+    from opsbrain.kb.training import load_engine
+
+    # torch_npu's wrapper (ERR00100), the operator's tiling failure (EZ1008, hicann/runtime error_code.json) and
+    # the tiling check that names the setting (the MoE combine operator's "HCCL_BUFFSIZE is too SMALL")
+    paste = tmp_path / "paste.log"
+    paste.write_text(
+        "[ERROR] 2026-03-02-10:00:01 (PID:2001, Device:2, RankID:-1) ERR00100 PTA call acl api failed.\n"
+        "[PID: 2001] 2026-03-02-10:00:01.100.200 Execution_Error(EZ1008): Failed to execute operator "
+        "MoeDistributeCombine_12. Reason: Failed to execute tiling function.\n"
+        "        HCCL_BUFFSIZE is too SMALL, maxBs = 32, h = 7168, epWorldSize = 16, localMoeExpertNum = 16, "
+        "ep_worldsize * maxBs * h * 2 * 2 * localMoeExpertNum = 449MB, HCCL_BUFFSIZE=200MB.\n",
+        encoding="utf-8")
+    d = diagnose_logs(str(paste), load_engine())["diagnosis"]
+    assert d["fault_class"] == "config_error" and d["root"]["device"] == 2, d

@@ -31,9 +31,28 @@ dsmi_optical.c; EIO 5, EROFS 30 on Linux) is the storage's, not the job's files.
 (``/dev/davinci3``, a "device path" or "device file"): the driver creates them, and the driver's own check says so
 (hicann/driver dsmi_product_ext.c: ``Davinci device path does not exist. (path="/dev/davinci3")``)."""
 _SETTING = r"configuration (?:item|file)\b|config file\b|for (?:parameter|option) --[A-Za-z]"
+_SETTING_VAR = (r"(?-i:\b(?:(?:HCCL|HCCN|ASCEND|ATB|ASDOPS|LCCL|MINDIE|PYTORCH_NPU|TORCH_NPU|TASK_QUEUE|RANK_TABLE)"
+                r"_[A-Z0-9_]*[A-Z0-9]|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_BUFF?SIZE(?:_[A-Z0-9]+)*)\b)")
+_SETTING_VERDICT = (r"(?:too (?:small|large|big|low|high)|invalid|illegal|not valid|out of (?:the )?range|"
+                    r"not set\b(?!,? (?:so )?(?:using|use) (?:the )?default)|must be|should be|"
+                    r"should (?:be )?(?:larger|greater|smaller|less) than|insufficient|not enough)\b")
+_SETTING_WRONG = (rf"(?<!\bif )(?<!\bwhen )(?<!\bwhether ){_SETTING_VAR}[^.;,]{{0,40}}?\b{_SETTING_VERDICT}|"
+                  rf"\b(?:invalid|illegal|wrong) (?:value (?:of|for) )?(?:the )?(?:env(?:ironment)? (?:variable )?)?"
+                  rf"{_SETTING_VAR}")
+"""An environment setting the line names as wrong: too small or too large, invalid, out of range, required (``must
+be``) or not set. The setting is named as the CANN and Ascend libraries name theirs (``HCCL_*``, ``HCCN_*``,
+``ASCEND_*``, ATB's ``ATB_*`` / ``ASDOPS_*`` / ``LCCL_*``, ``MINDIE_*``, torch_npu's ``PYTORCH_NPU_*`` /
+``TASK_QUEUE_ENABLE``, ``RANK_TABLE_FILE``; any ``*_BUFFSIZE``), in capitals: the MoE dispatch / combine operators'
+tiling check of the communication window (ops-transformer moe_distribute_*_tiling.cpp: ``HCCL_BUFFSIZE is too SMALL,
+... NEEDED_HCCL_BUFFSIZE(...) = %luMB, HCCL_BUFFSIZE=%luMB.``; the FAQ of hicann/cann-recipes-infer's model guides:
+set ``export HCCL_BUFFSIZE`` to the size needed, the same on every rank; the HCCL_BUFFSIZE reference of the CANN
+environment-variable guide). The variable is the cause and its value the fix, whatever operator or wrapper code
+(EZ1008 "Failed to execute tiling function", ERR00100) reports the failure around it. Not a sentence about the
+setting (``if HCCL_BUFFSIZE is too small ...``), a default taken (``... is not set, using default ...``), nor a
+line stated below ERROR (:func:`parse`)."""
 _FAILING = (r"fail|error|invalid|cannot|can't|unable|could not|not (?:found|exist|set)|no such|denied|wrong|"
             r"incorrect|illegal|missing")
-CFG_ENV = screened(_ENV + "|" + _FILES + "|" + _SETTING, re.I)
+CFG_ENV = screened(_ENV + "|" + _FILES + "|" + _SETTING + "|" + _SETTING_WRONG, re.I)
 """Missing or wrongly set pieces of the environment, on a line another parser found failing (CANN, HCCL). A
 configuration file or item, or a command-line option (``--aicore_num``), named by a failing line is a setting the job
 was started with: the CANN references' solution for such errors is to change the setting (EP0003 "Value ... for
@@ -61,6 +80,7 @@ File_Operation_Error_Open "Failed to open file ...", whose reference names the c
 permissions are insufficient, or the software package was installed wrongly; hicann/runtime error_code.json) are the
 job's files and installation, as "No such file or directory" is (:data:`RE_JOB_FILES`, not on a warning)."""
 RE_JOB_FILES = screened(_FILES, re.I)
+RE_SETTING_WRONG = screened(_SETTING_WRONG, re.I)
 """The missing paths and files of :data:`CFG_ENV_TEXT`, read only on a line that does not state a level below
 ERROR: a program that logs at WARNING a path it then creates or skips goes on (CANN's W-level codes, e.g. W40010
 "Path [%s] for [%s] is invalid", are warnings), while EK0001 / E20002 / E21001 are errors."""
@@ -249,6 +269,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
      "cfg:version"),  # the word: "Data type conversion of 'Parameter' is not supported" (MindSpore) names none
     (CFG_ENV_TEXT, "cfg:env"),
     (RE_JOB_FILES, "cfg:env"),
+    (RE_SETTING_WRONG, "cfg:env"),
     (CFG_SETTING, "cfg:env"),
     (RE_PARALLEL_LAYOUT, "cfg:env"),
     (RE_SHARD_CHECK, "cfg:env"),
@@ -319,7 +340,8 @@ def parse(ctx: LineCtx) -> bool:
     for rx, kind in TEXTS:
         if (warning and kind.startswith("op:")) or (info and kind not in INFO_KINDS):
             continue
-        if rx is RE_JOB_FILES and (warning or (ctx.stated and ctx.sev < 2) or _tagged_below_error(text)):
+        if rx in (RE_JOB_FILES, RE_SETTING_WRONG) and (warning or (ctx.stated and ctx.sev < 2)
+                                                       or _tagged_below_error(text)):
             continue
         if rx is CFG_ENV_TEXT and RE_SYSTEM_ENOENT.search(text) and not rx.search(RE_SYSTEM_ENOENT.sub(" ", text)):
             continue
