@@ -17,6 +17,7 @@ _ENV = (
     r"directory|environment variable|env(?:ironment)? (?:is )?not (?:set|found)|not found in the environment|"
     r"undefined symbol|init env failed|\[EnvConfig\]|\bby (?:HCCL|HCCN|ASCEND)_[A-Z_]+|AclSetCompileopt|"
     r"address already in use|port is (?:been |being )?(?:using|used|in use|occupied)|port .{0,40}(?:in use|occupied)|"
+    r"\bfail(?:ed)? to (?:listen|bind)(?: on| to| at)?:?\s*\[?\d{1,3}(?:\.\d{1,3}){3}\]?:\d{1,5}\b|"
     r"gethostbyname failed|Name or service not known|DNS resolution failed|"
     r"(?:npu-smi|hccn_tool|ascend-dmi|msnpureport) not found|Cannot find bin(?:ary)? (?:of|for) op|"
     r"未找到命令|died unexpectedly with status 127|\bsh: \d+: [^\s:]+: not found|\bvisible devices \(0\)")
@@ -65,6 +66,9 @@ CFG_ENV_TEXT = screened(_ENV, re.I)
 and paths not found, environment variables a program names (HCCL's ``[EnvConfig]`` stage and ``set ... by
 HCCL_SOCKET_IFNAME`` lines, CANN's ``init env failed``), a port already taken
 (errno EADDRINUSE, "Address already in use"; HCCL's listen failure asks whether another process uses the port), a
+server that cannot listen on or bind the address and port it was given (MindIE Server's endpoint: ``[MIE04E02041C]
+[endpoint] Failed to listen 172.17.0.3:40032, please check if business ip and port are legal``: a port in use or an
+address the host does not have, both the server's configured ipAddress / port), a
 host name that does not resolve (MPICH's ``gethostbyname failed``, the HCCL Test FAQ of hicann/oam-tools: the node's
 name is missing from /etc/hosts; ``DNS resolution failed: [Errno -2] Name or service not known``, MindSpore's
 distributed FAQ: a master host name DNS cannot resolve), the vendor tools a node must provide not found (HAMi's
