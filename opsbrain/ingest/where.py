@@ -3,8 +3,9 @@
 Hosts are free-form: the twin's ``pod0-node7``, a syslog host field (``Mar 15 03:40:50 dn360 kernel: ...``),
 ``worker-3``, an IP (``server[10.20.8.111%bond1]``, ``ip=172.16.22.183``), or none at all. Devices are found in the
 spellings Ascend tools use (``device_id=3``, ``device 3``, ``[dev3]``, ``devid 3``, ``device[3]``, ``npu3``,
-``chip 3``, ``Ascend910-3`` (not the SoC version ``Ascend910B4-1``), ``logicDevId[0]``, ``device=1``). Component ids follow DESIGN.md for the twin
-(``pod0/node7/npu3``) and use the host as written otherwise (``worker-3/npu3``, ``10.0.0.5/npu0``, ``npu3``).
+``chip 3``, ``Ascend910-3`` (not the SoC version ``Ascend910B4-1``), ``logicDevId[0]``, ``device=1``). Component ids
+follow DESIGN.md for the twin (``pod0/node7/npu3``) and use the host as written otherwise (``worker-3/npu3``,
+``10.0.0.5/npu0``, ``npu3``).
 """
 
 from __future__ import annotations
