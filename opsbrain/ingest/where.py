@@ -3,8 +3,9 @@
 Hosts are free-form: the twin's ``pod0-node7``, a syslog host field (``Mar 15 03:40:50 dn360 kernel: ...``),
 ``worker-3``, an IP (``server[10.20.8.111%bond1]``, ``ip=172.16.22.183``), or none at all. Devices are found in the
 spellings Ascend tools use (``device_id=3``, ``device 3``, ``[dev3]``, ``devid 3``, ``device[3]``, ``npu3``,
-``chip 3``, ``Ascend910-3``, ``logicDevId[0]``, ``device=1``). Component ids follow DESIGN.md for the twin
-(``pod0/node7/npu3``) and use the host as written otherwise (``worker-3/npu3``, ``10.0.0.5/npu0``, ``npu3``).
+``chip 3``, ``Ascend910-3`` (not the SoC version ``Ascend910B4-1``), ``logicDevId[0]``, ``device=1``). Component ids
+follow DESIGN.md for the twin (``pod0/node7/npu3``) and use the host as written otherwise (``worker-3/npu3``,
+``10.0.0.5/npu0``, ``npu3``).
 """
 
 from __future__ import annotations
@@ -42,11 +43,20 @@ DEVICE_FIELD_PATTERNS = (
     r"\[devid (\d+)\]", r"\bdevid[\s=:]\s*(\d+)",
     r"\[dev(\d+)\]", r"\bdev(\d+)\b",
     r"\bdevice\s*\[(\d+)\]", r"\bdevice[=:]\s*(\d+)\b", r"\bdevice[ -](\d+)\b", r"\bdevice\((\d+)\)",
-    r"Ascend910[A-Z0-9]*-(\d+)\b", r"\bnpu[ _-]?(?:id[\s=:]*)?(\d+)\b", r"\bNPU (\d+)\b",
+    r"\bAscend(?:910|310P?)(?:-(?:V|VPro|IPro))?-(\d+)\b(?!-)", r"\bnpu[ _-]?(?:id[\s=:]*)?(\d+)\b",
+    r"\bNPU (\d+)\b", r"\bNPU=(\d+)\b",
     r"\bchip[ _]?(?:id\**[\s=:]*)?(\d+)\b",
     r"\bcard[ _-]?(\d+)\b",
 )
-"""A device named in a field of the line (each pattern's one group: its index)."""
+r"""A device named in a field of the line (each pattern's one group: its index). A device name of MindCluster's device
+plugin is its type and physical id, ``Ascend910-3``, ``Ascend310-0``, ``Ascend310P-2`` (Ascend/mind-cluster @22bb3d98,
+component/ascend-device-plugin/pkg/device/ascendcommon.go ``fmt.Sprintf("%s-%d", ...)``; its own patterns
+``^Ascend910-\d+``, ``^Ascend310-\d+``, ``^Ascend310P-\d+`` in pkg/common/common.go; the 310P product names
+``Ascend310P-V``, ``-VPro``, ``-IPro`` of proto.go likewise): every 910 variant is ``Ascend910``. A SoC version
+(``Ascend910B4-1``, ``Ascend910B2``, ``Ascend910_9391``: CANN's soc_version names, a compiler's ``--target``, HAMi's
+resource names) names a chip model, not a device; nor does a virtual NPU's template (``Ascend910-2c-100-0``).
+onnxruntime's CANN execution provider prints the current device as ``NPU=0`` (onnxruntime/core/providers/cann/
+cann_call.cc: ``%s failure %d: %s ; NPU=%d ; hostname=%s ; expr=%s``, the device aclrtGetDevice returns)."""
 _DEV_PATTERNS = [
     *DEVICE_FIELD_PATTERNS,
     rf"\b(?:npu-smi|hccn_tool)\b[^|;&]{{0,{MAX_OPTIONS_GAP}}}?\s-i\s*(\d+)\b",  # a query: npu-smi info -t health -i 3

@@ -23,6 +23,12 @@ RE_RT = screened(rf"(?<![0-9A-Za-z.:\-/_])({RT_CODE})(?![0-9A-Za-z:\-/_]|\.\d)",
 RE_RT_FIELD = screened(rf"(?:code|ret|result|retcode|errcode)\s*[:=]\s*({RT_CODE})(?!\d)", re.I, context=True)
 """``error code:507053``, ``retcode:507011``: a code right after its field name (the colon the general pattern
 refuses, so as not to read clock fields and ids)."""
+RE_RT_NAMED = screened(rf"(?<![0-9A-Za-z.:\-/_])({RT_CODE}):?\s*\(?ACL_ERROR_[A-Z_]+\b|"
+                       rf"\bACL_ERROR_[A-Z_]+\s*[(\[]\s*({RT_CODE})\s*[)\]]")
+"""A code printed beside its documented name, ``500002: ACL_ERROR_GE_FAILURE`` or ``ACL_ERROR_GE_FAILURE(500002)``:
+onnxruntime's CANN execution provider (onnxruntime/core/providers/cann/cann_call.cc: ``%s failure %d: %s ; NPU=%d ;
+hostname=%s ; expr=%s``, the name from CannErrString). The colon the general pattern refuses after a number is the
+name's separator here: the name says the number is the AscendCL code."""
 _RT_CONTEXT = screened(r"err|fail|ret|result|code|exception|abnormal", re.I)
 RE_PLOG_HEAD = re.compile(r"^\[\w+\s*\]\s*\w+\(\d+,[^)]*\):\S+(?:\s*\[[^\]]*\])*(?:\s*\d+(?=\s*[A-Za-z_]))?")
 """A plog line's head ``[ERROR] HCCL(pid,proc):time [file.cc:line][tid]...``: its numbers (thread ids) are no codes;
@@ -55,6 +61,12 @@ RE_ACLNN_CALL = screened(r"\baclnn[A-Z]\w*.{0,40}?(?:fail|error)", re.I, context
 """An aclnn operator call that failed, named on the same line as the CANN code it returned (``call
 aclnnCausalConv1d failed, detail: ... Invalid_Argument(EE1003)``, vllm-ascend#7310): the operator is the subject
 of the error, as the framework parser reads it on a line without a code (``op:aclnn``)."""
+RE_ACLOP_COMPILE = screened(r"\baclopCompile(?:AndExecute)?(?:V2)?\b", context=True)
+"""The single-operator API that compiles an operator before it runs it (AscendCL ``aclopCompile`` /
+``aclopCompileAndExecute`` / ``aclopCompileAndExecuteV2``: GE builds the operator's single-op model first), named by a
+failing line with the code it returned (onnxruntime's CANN EP: ``CANN failure 500002: ACL_ERROR_GE_FAILURE ; ... ;
+expr=aclopCompileAndExecute("BroadcastToD", ...)``): the operator's compile, read as GE's own ``build op model failed,
+result = 500002`` is (``op:compile``)."""
 RE_ERRSTR = screened(r"errorStr:\s*(.{0,300})", re.I)
 AICORE_HW = screened(r"\becc\b|parity|\bcrc\b|SF MEM failure|multi-bit|2-?bits?\b", re.I, context=True)
 AICORE_SW = screened(r"out of range|overflow|underflow|misalign|not aligned|illegal|divide[- ]by[- ]zero|div0|"
@@ -139,7 +151,8 @@ def parse(ctx: LineCtx) -> bool:
         found = True
     if _RT_CONTEXT.search(text):
         body = RE_PLOG_HEAD.sub("", text, count=1)
-        for code in dict.fromkeys(RE_RT.findall(body) + RE_RT_FIELD.findall(body)):
+        named = [a or b for a, b in RE_RT_NAMED.findall(body)]
+        for code in dict.fromkeys(RE_RT.findall(body) + RE_RT_FIELD.findall(body) + named):
             ctx.add(f"rt:{code}", comp, 2, device=dev)
             found = True
     said = RE_SOURCE_TAGS.sub("", text) if "[FUNC:" in text or "[FILE:" in text else text
@@ -152,4 +165,6 @@ def parse(ctx: LineCtx) -> bool:
         ctx.add("cfg:env", comp, 2, device=dev)  # a CANN error that names its environment cause ("init env failed")
     if found and RE_ACLNN_CALL.search(text):
         ctx.add("op:aclnn", comp, 2, device=dev)  # the failed aclnn call that returned the code
+    if found and RE_ACLOP_COMPILE.search(text):
+        ctx.add("op:compile", comp, 2, device=dev)  # the single-operator compile call that returned it
     return found

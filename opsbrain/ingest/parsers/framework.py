@@ -17,6 +17,7 @@ _ENV = (
     r"directory|environment variable|env(?:ironment)? (?:is )?not (?:set|found)|not found in the environment|"
     r"undefined symbol|init env failed|\[EnvConfig\]|\bby (?:HCCL|HCCN|ASCEND)_[A-Z_]+|AclSetCompileopt|"
     r"address already in use|port is (?:been |being )?(?:using|used|in use|occupied)|port .{0,40}(?:in use|occupied)|"
+    r"\bfail(?:ed)? to (?:listen|bind)(?: on| to| at)?:?\s*\[?\d{1,3}(?:\.\d{1,3}){3}\]?:\d{1,5}\b|"
     r"gethostbyname failed|Name or service not known|DNS resolution failed|"
     r"(?:npu-smi|hccn_tool|ascend-dmi|msnpureport) not found|Cannot find bin(?:ary)? (?:of|for) op|"
     r"未找到命令|died unexpectedly with status 127|\bsh: \d+: [^\s:]+: not found|\bvisible devices \(0\)")
@@ -31,9 +32,28 @@ dsmi_optical.c; EIO 5, EROFS 30 on Linux) is the storage's, not the job's files.
 (``/dev/davinci3``, a "device path" or "device file"): the driver creates them, and the driver's own check says so
 (hicann/driver dsmi_product_ext.c: ``Davinci device path does not exist. (path="/dev/davinci3")``)."""
 _SETTING = r"configuration (?:item|file)\b|config file\b|for (?:parameter|option) --[A-Za-z]"
+_SETTING_VAR = (r"(?-i:\b(?:(?:HCCL|HCCN|ASCEND|ATB|ASDOPS|LCCL|MINDIE|PYTORCH_NPU|TORCH_NPU|TASK_QUEUE|RANK_TABLE)"
+                r"_[A-Z0-9_]*[A-Z0-9]|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_BUFF?SIZE(?:_[A-Z0-9]+)*)\b)")
+_SETTING_VERDICT = (r"(?:too (?:small|large|big|low|high)|invalid|illegal|not valid|out of (?:the )?range|"
+                    r"not set\b(?!,? (?:so )?(?:using|use) (?:the )?default)|must be|should be|"
+                    r"should (?:be )?(?:larger|greater|smaller|less) than|insufficient|not enough)\b")
+_SETTING_WRONG = (rf"(?<!\bif )(?<!\bwhen )(?<!\bwhether ){_SETTING_VAR}[^.;,]{{0,40}}?\b{_SETTING_VERDICT}|"
+                  rf"\b(?:invalid|illegal|wrong) (?:value (?:of|for) )?(?:the )?(?:env(?:ironment)? (?:variable )?)?"
+                  rf"{_SETTING_VAR}")
+"""An environment setting the line names as wrong: too small or too large, invalid, out of range, required (``must
+be``) or not set. The setting is named as the CANN and Ascend libraries name theirs (``HCCL_*``, ``HCCN_*``,
+``ASCEND_*``, ATB's ``ATB_*`` / ``ASDOPS_*`` / ``LCCL_*``, ``MINDIE_*``, torch_npu's ``PYTORCH_NPU_*`` /
+``TASK_QUEUE_ENABLE``, ``RANK_TABLE_FILE``; any ``*_BUFFSIZE``), in capitals: the MoE dispatch / combine operators'
+tiling check of the communication window (ops-transformer moe_distribute_*_tiling.cpp: ``HCCL_BUFFSIZE is too SMALL,
+... NEEDED_HCCL_BUFFSIZE(...) = %luMB, HCCL_BUFFSIZE=%luMB.``; the FAQ of hicann/cann-recipes-infer's model guides:
+set ``export HCCL_BUFFSIZE`` to the size needed, the same on every rank; the HCCL_BUFFSIZE reference of the CANN
+environment-variable guide). The variable is the cause and its value the fix, whatever operator or wrapper code
+(EZ1008 "Failed to execute tiling function", ERR00100) reports the failure around it. Not a sentence about the
+setting (``if HCCL_BUFFSIZE is too small ...``), a default taken (``... is not set, using default ...``), nor a
+line stated below ERROR (:func:`parse`)."""
 _FAILING = (r"fail|error|invalid|cannot|can't|unable|could not|not (?:found|exist|set)|no such|denied|wrong|"
             r"incorrect|illegal|missing")
-CFG_ENV = screened(_ENV + "|" + _FILES + "|" + _SETTING, re.I)
+CFG_ENV = screened(_ENV + "|" + _FILES + "|" + _SETTING + "|" + _SETTING_WRONG, re.I)
 """Missing or wrongly set pieces of the environment, on a line another parser found failing (CANN, HCCL). A
 configuration file or item, or a command-line option (``--aicore_num``), named by a failing line is a setting the job
 was started with: the CANN references' solution for such errors is to change the setting (EP0003 "Value ... for
@@ -46,6 +66,9 @@ CFG_ENV_TEXT = screened(_ENV, re.I)
 and paths not found, environment variables a program names (HCCL's ``[EnvConfig]`` stage and ``set ... by
 HCCL_SOCKET_IFNAME`` lines, CANN's ``init env failed``), a port already taken
 (errno EADDRINUSE, "Address already in use"; HCCL's listen failure asks whether another process uses the port), a
+server that cannot listen on or bind the address and port it was given (MindIE Server's endpoint: ``[MIE04E02041C]
+[endpoint] Failed to listen 172.17.0.3:40032, please check if business ip and port are legal``: a port in use or an
+address the host does not have, both the server's configured ipAddress / port), a
 host name that does not resolve (MPICH's ``gethostbyname failed``, the HCCL Test FAQ of hicann/oam-tools: the node's
 name is missing from /etc/hosts; ``DNS resolution failed: [Errno -2] Name or service not known``, MindSpore's
 distributed FAQ: a master host name DNS cannot resolve), the vendor tools a node must provide not found (HAMi's
@@ -61,6 +84,7 @@ File_Operation_Error_Open "Failed to open file ...", whose reference names the c
 permissions are insufficient, or the software package was installed wrongly; hicann/runtime error_code.json) are the
 job's files and installation, as "No such file or directory" is (:data:`RE_JOB_FILES`, not on a warning)."""
 RE_JOB_FILES = screened(_FILES, re.I)
+RE_SETTING_WRONG = screened(_SETTING_WRONG, re.I)
 """The missing paths and files of :data:`CFG_ENV_TEXT`, read only on a line that does not state a level below
 ERROR: a program that logs at WARNING a path it then creates or skips goes on (CANN's W-level codes, e.g. W40010
 "Path [%s] for [%s] is invalid", are warnings), while EK0001 / E20002 / E21001 are errors."""
@@ -249,6 +273,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
      "cfg:version"),  # the word: "Data type conversion of 'Parameter' is not supported" (MindSpore) names none
     (CFG_ENV_TEXT, "cfg:env"),
     (RE_JOB_FILES, "cfg:env"),
+    (RE_SETTING_WRONG, "cfg:env"),
     (CFG_SETTING, "cfg:env"),
     (RE_PARALLEL_LAYOUT, "cfg:env"),
     (RE_SHARD_CHECK, "cfg:env"),
@@ -272,7 +297,8 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
                 r"not registered|op type .* not", re.I), "op:unsupported"),
     (screened(r"\bcompil(?:e|ed|ing|ation)\b.*fail|fail.*\bcompil(?:e|ed|ing|ation)\b|build graph fail|"
                 r"graph.*(?:build|compile).*fail|TBE.*fail|op_compile|CompileOp|build op model fail|"
-                r"BuildSingleOpModel fail|Fail to build op model", re.I), "op:compile"),
+                r"BuildSingleOpModel fail|Fail to build op model|\baclopCompile\w*.*fail|fail.*\baclopCompile",
+                re.I), "op:compile"),
     (screened(r"aclnn\w*.*(?:fail|error)|(?:fail|error).*aclnn", re.I), "op:aclnn"),
     (screened(r"\[ASSERT\].*Assertion|Assertion `.*' failed|Assertion `", re.I), "op:assert"),
     (screened(r"loss is nan|nan loss|grad(?:ient)? norm is (?:inf|nan)|loss scale.*overflow|"
@@ -284,6 +310,34 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
 error:...`` (hicann/runtime errcode_manage.cc rtErrMap_): they describe a driver return code by the AscendCL code
 the runtime maps it to, which the ``errnums`` parser reads (``driver error:invalid value`` is 107000, a parameter;
 ``driver error:internal error`` is 507899, the driver's own)."""
+
+
+RE_ATB_SETUP = screened(r"\b[A-Z][A-Za-z0-9]*Operation setup failed\b")
+"""An ATB (Ascend Transformer Boost) operation that failed its setup, as torch_npu's op-plugin reports it
+(op_plugin/utils/custom_functions/atb/AtbCommon.cpp, ``OperationSetup``: ``TORCH_CHECK(status == 0,
+operation->GetName(), " setup failed!")``, e.g. ``RopeOperation setup failed!``). Setup is the operation's host-side
+check of its parameters and tensors, its shape inference and tiling, before anything runs on the device: the
+operator refused what it was given (vllm-ascend#6304 fixed ``ReshapeAndCacheOperation setup failed!`` in the caller).
+The name of the operation that was *running* when an asynchronous error surfaced (torch_npu's ``... the current
+working operator name is SelfAttentionOperation``) is no setup failure and says nothing of the cause."""
+RE_ATB_SETUP_CODE = screened(r"\bsetup fail(?:ed)?\b[^\n]{0,80}?\berror code:?\s*(\d{1,2})\b")
+"""ATB's own log of a failed setup with the ErrorType it returned (ATB OperationBase::Setup / graph runner: ``...
+setup fail, error code: 8``)."""
+ATB_NOT_THE_OPERATOR = {3: "", 4: "", 12: "", 25: "", 27: "", 28: "", 29: "", 26: "mem:oom"}
+"""ATB ErrorType values (ATB API reference, ``ErrorType``) whose setup failure is not the operation's own check: 3
+ERROR_INTERNAL_ERROR, 4 ERROR_RT_FAIL, 12 ERROR_CANN_ERROR, 25 ERROR_HCCL_FAIL, 27 ERROR_OUT_OF_HOST_MEMORY, 28
+ERROR_COMM_EMPTY, 29 ERROR_COPY_HOST_MEMORY_FAIL (the layer below reports its own failure; no kind here) and 26
+ERROR_OUT_OF_DEVICE_MEMORY (``mem:oom``). The others (1 ERROR_INVALID_PARAM, 2 ERROR_INVALID_GRAPH, 5-11 and 13-24:
+tensor count, dtype, format, dims and size, infer-shape, parameter, workspace and address checks) are the operation
+refusing its inputs: ``op:atb_setup``."""
+
+
+def atb_setup_kind(text: str) -> str | None:
+    """The kind of an ATB operation's setup failure on a line (:data:`RE_ATB_SETUP`, :data:`RE_ATB_SETUP_CODE`), or
+    None."""
+    if m := RE_ATB_SETUP_CODE.search(text):
+        return ATB_NOT_THE_OPERATOR.get(int(m.group(1)), "op:atb_setup") or None
+    return "op:atb_setup" if RE_ATB_SETUP.search(text) else None
 
 
 INFO_KINDS = ("mem:oom", "train:nan")
@@ -316,10 +370,15 @@ def parse(ctx: LineCtx) -> bool:
     found = False
     warning = bool(RE_WARNING.search(text))
     info = ctx.sev == 0
+    if not (warning or info) and (kind := atb_setup_kind(text)):
+        dev = ctx.device()
+        ctx.add(kind, ctx.npu(dev) or ctx.node, 2, device=dev)
+        found = True
     for rx, kind in TEXTS:
         if (warning and kind.startswith("op:")) or (info and kind not in INFO_KINDS):
             continue
-        if rx is RE_JOB_FILES and (warning or (ctx.stated and ctx.sev < 2) or _tagged_below_error(text)):
+        if rx in (RE_JOB_FILES, RE_SETTING_WRONG) and (warning or (ctx.stated and ctx.sev < 2)
+                                                       or _tagged_below_error(text)):
             continue
         if rx is CFG_ENV_TEXT and RE_SYSTEM_ENOENT.search(text) and not rx.search(RE_SYSTEM_ENOENT.sub(" ", text)):
             continue

@@ -1,14 +1,22 @@
 """MindIE (Ascend inference serving) error codes in its server and MindIE-MS logs: ``MIE05E040000[llm_backend] get
-model instance processing request failed`` (``MIE`` + component + level + six digits) become ``err:<code>``. The shipped
-knowledge base gives them no category (their meanings are listed only in MindCluster FaultDiag's knowledge graph,
-vendor data not copied here); an imported knowledge graph (``opsbrain kb import``) speaks for them at run time."""
+model instance processing request failed`` become ``err:<code>``. A code is ``MIE``, a two-digit component (04 the
+Server, 05 LLM, 03 MS / Motor ...), a level letter and a six-digit *hexadecimal* code of the component (MindIE
+error-code reference, "使用说明": ``MIE01E000001``; the Server's own codes end in hex digits, ``MIE04E02041C``,
+``MIE04E01010A``). The shipped knowledge base gives the codes no category (their meanings are listed only in
+MindCluster FaultDiag's knowledge graph, vendor data not copied here); an imported knowledge graph (``opsbrain kb
+import``) speaks for them at run time. One field the reference documents is read: the error type of a Server code
+(its last two hex digits; the Server's "错误码展示方式说明": sub-component, service phase, error type), where ``1B``
+is a configuration error (``cfg:env``). Earlier releases numbered the types otherwise but had no ``1B``; the other
+types (``1C`` an initialisation exception, ``16`` an unknown error ...) name no cause."""
 
 from __future__ import annotations
 
 from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.screen import group_of, screened
 
-RE_MIE = screened(r"(?<![0-9A-Za-z])(MIE\d{2}[A-Z]\d{6})(?![0-9A-Za-z])")
+RE_MIE = screened(r"(?<![0-9A-Za-z])(MIE\d{2}[A-Z][0-9A-F]{6})(?![0-9A-Za-z])")
+SERVER = "04"  # the component code of MindIE Server
+SERVER_CONFIG_TYPE = "1B"  # a Server code's error type: configuration error
 
 _ANY = group_of(globals())
 
@@ -19,6 +27,8 @@ def parse(ctx: LineCtx) -> bool:
     found = False
     for code in dict.fromkeys(RE_MIE.findall(ctx.text)):
         ctx.add(f"err:{code}", ctx.npu() or ctx.node, max(ctx.sev, 1), device=ctx.device())
+        if code[3:5] == SERVER and code[5] == "E" and code[-2:] == SERVER_CONFIG_TYPE:
+            ctx.add("cfg:env", ctx.npu() or ctx.node, 2, device=ctx.device())
         found = True
     del found
     return False  # a code adds to the line; the other parsers still read its text
