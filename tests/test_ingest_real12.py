@@ -46,8 +46,8 @@ def test_the_black_box_exception_record_names_a_heartbeat_loss() -> None:
 
 
 def test_a_knowledge_match_of_another_class_says_so(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    # a 507048 the diagnosis does not read as the AI Core hang the knowledge base lists it under
-    text = "RuntimeError: ACL stream synchronize failed, error code:507048\n"
+    # a lost heartbeat (507010) that three hardware classes list, none of which the diagnosis chose
+    text = "[ERROR] RUNTIME: rtStreamSynchronize failed, ret=507010\n"
     args = [sys.executable, "-m", "opsbrain", "diagnose", "--logs", "-", "--data-dir", str(tmp_path)]
     out = subprocess.run(args, input=text, capture_output=True, text=True, check=True).stdout
     res = json.loads(subprocess.run([*args, "--json"], input=text, capture_output=True, text=True,
@@ -60,3 +60,24 @@ def test_a_knowledge_match_of_another_class_says_so(tmp_path) -> None:  # type: 
         assert ln.endswith(f"(a match of {k['class']}, not the verdict's)") == bool(k.get("class") and
                                                                               k["class"] != verdict), ln
     assert any("not the verdict's" in ln for ln in kb_lines) == any(k.get("class") != verdict for k in shown)
+
+
+def test_a_numbered_paste_and_a_nameless_python_logging_level() -> None:
+    # a healthy Ray cluster's log pasted with `cat -n` (healthy set): NumExpr's INFO note is no missing setting
+    from opsbrain.ingest.surface import plain
+
+    line = ('2025-01-08 09:54:50,931 - INFO - Note: NumExpr detected 192 cores but "NUMEXPR_MAX_THREADS" not set, '
+            "so enforcing safe limit of 8.")
+    assert plain("   324\t" + line) == (line, "   324\t")
+    assert plain("0\t910B\tOK") == ("0\t910B\tOK", "")  # a tab-separated row is no numbered line
+    assert "cfg:env" not in kinds(line)
+    assert "cfg:env" in kinds("2025-01-08 09:54:50,931 - ERROR - environment variable ASCEND_HOME_PATH not set")
+
+
+def test_a_dcmi_function_this_driver_lacks_is_no_fault() -> None:
+    # NodeD's pingmesh probe at start on a node whose driver lacks the call (healthy set); codes from MindCluster's
+    # ascend-common/devmanager/dcmi/common.go
+    line = ("[ERROR] 2025/05/25 15:24:19.994588 1 pingmesh/controller.go:68 new device manager failed, err: dcmi get "
+            "hccs ping mesh state failed cardID(0) deviceID(0) error code: -99998")
+    assert kinds(line) == []
+    assert "drv:api_error" in kinds(line.replace("-99998", "-8005"))

@@ -252,10 +252,12 @@ def test_a_lone_documented_timeout_is_not_triaged_to_a_program_error(code: str, 
     assert undecided_timeouts(feats) == [f"rt:{code}"]
     assert triage(feats, P, V, SOFTWARE, CLASSES) is None
     d = _diagnose(_timeout_trace(code, reason))
-    assert not any("software triage" in e or "text fallback" in e for e in d["evidence"])
-    if d["fault_class"] == "unknown":  # (the model alone may still answer: then it is its answer, not a tip)
+    assert not any("software triage" in e for e in d["evidence"])
+    assert not any("documented signatures favour framework_error" in e for e in d["evidence"])
+    if d["fault_class"] == "unknown" or any("text fallback" in e for e in d["evidence"]):
+        # the engine abstained and says why; the words may still answer, capped (oneclick.text_fallback)
         assert any(e.startswith("documented timeout, cause undecided: " + code) for e in d["evidence"])
-        assert not any("documented signatures favour framework_error" in e for e in d["evidence"])
+        assert d["confidence"] <= 0.6
 
 
 def test_a_timeout_beside_a_named_cause_is_decided_as_before() -> None:

@@ -8,6 +8,7 @@ import re
 BENIGN = re.compile(r"Failed to import from vllm\._C with|"
                     r"The model has a long context length \(\d+\)\. This may cause OOM|"
                     r"\bOOM killer (?:disabled|enabled)\.?\s*$|"
+                    r"(?i:\bdcmi\b.{0,160}?\berror code:?\s*-(?:8255|99998)\b)|"
                     r"(?i:\berror (?:log|message)s?\b.{0,80}?\bcan be (?:safely )?ignored)")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
@@ -26,7 +27,11 @@ the phrase as a retry marker too (ascend_fd cann_log_parser). The same holds for
 error message to come (sglang's ``The following error message 'operation scheduled before its operands' can be
 ignored.``, printed at each healthy start of the server, sglang#3781). The kernel's ``OOM killer disabled.`` and
 ``OOM killer enabled.`` (kernel/power/process.c, around freezing and thawing tasks at every suspend or hibernation)
-say that no OOM kill can happen meanwhile, not that memory ran out.
+say that no OOM kill can happen meanwhile, not that memory ran out. A DCMI call that fails with -8255 ("Device
+ID/function is not supported") or -99998 ("The called function is missing, please upgrade the driver"; MindCluster
+ascend-common/devmanager/dcmi/common.go @22bb3d98) asked for what this chip or driver does not offer: NodeD's
+pingmesh probe prints ``dcmi get hccs ping mesh state failed ... error code: -99998`` at every start on such a node
+and goes on without pingmesh (noded/pkg/pingmesh/executor/dev_manager.go), a healthy start.
 
 Not here: vllm-ascend's own ``Failed to import vllm_ascend_C: ...`` (its custom operators), harmless when they are
 not used (vllm-ascend#703) but the cause where sleep mode's allocator needs them (corpus_q q016, corpus_zk zk004)."""

@@ -226,10 +226,18 @@ def grep_file(prefix: str) -> str | None:
     return found
 
 
+_CAT_N = re.compile(r"(?: {5}\d| {4}\d\d| {3}\d{3}|  \d{4}| \d{5}|\d{6,})\t")
+"""``cat -n``'s line number: right-aligned in six columns, then a tab (coreutils cat.c, ``%6d\t``), as a paste of a
+numbered file shows it (a Ray cluster's healthy log pasted with ``cat -n``: its ``- INFO -`` level was not read
+behind the number, and an INFO note read as a missing setting)."""
+
+
 def _head(line: str) -> int:
     """The length of the one head at the start of ``line`` (0: none); the first character picks the tests."""
     c = line[:1]
     m: re.Match[str] | None = None
+    if (line[6:7] == "\t" or line[7:8] == "\t") and (m := _CAT_N.match(line)):
+        return m.end()
     if c not in _NO_GREP and (n := _grep_head(line)):
         return n
     if c == "[":

@@ -62,11 +62,14 @@ _LEVEL = screened(r"^\s*\[?\s*(TRACE|DEBUG|INFO|EVENT|NOTICE|WARN(?:ING)?|ERROR|
 _KLOG = screened(r"^\s*([EWIF])\d{4} \d\d:\d\d:\d\d")  # klog (Volcano, Kubernetes): E0111 03:29:15.700191
 _STAMPED_LEVEL = screened(
     r"^\s*(?:\[\d{4}-\d\d-\d\d[ T][\d:.,]+\]\s*\[(TRACE|DEBUG|INFO|WARN(?:ING)?|ERROR|CRITICAL|FATAL)\]|"
-    r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)? - [\w.-]+ - (TRACE|DEBUG|INFO|WARNING|ERROR|CRITICAL) - )", re.I)
+    r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)? - (?:[\w.-]+ - )?(TRACE|DEBUG|INFO|WARNING|ERROR|CRITICAL) - )",
+    re.I)
 """A level right after a time stamp: a bracketed stamp and a bracketed level (MindCluster's Go components,
 ``[2026-04-28 07:59:11.955139][WARN]     261     dcmi/dcmi.go:1466 ...``; the ATB / xLLM C++ logger, ``[2025-12-08
 11:52:44.735471] [error] [69197] [operation_util.h:156] ...``) and Python logging's ``%(asctime)s - %(name)s -
-%(levelname)s - `` format (lmdeploy: ``2024-10-21 10:42:00,218 - lmdeploy - ERROR - model_agent.py:489 - ...``)."""
+%(levelname)s - `` format (lmdeploy: ``2024-10-21 10:42:00,218 - lmdeploy - ERROR - model_agent.py:489 - ...``), and
+the same without the logger's name (``%(asctime)s - %(levelname)s - ``: NumExpr's ``- INFO - Note: ...
+"NUMEXPR_MAX_THREADS" not set`` in a healthy Ray cluster's log)."""
 
 
 def stated_level(text: str, given: str | None, logged: str | None = None) -> int | None:
