@@ -39,9 +39,9 @@ from dataclasses import replace
 from datetime import datetime
 from itertools import chain, islice
 
-from opsbrain.ingest.asys import host_dirs
-from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, host_syslog, real_names
+from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, host_syslog
 from opsbrain.ingest.rankconsole import CONSOLE_GROUP, console_line
+from opsbrain.ingest.rankhosts import fill_servers, shown_names
 from opsbrain.ingest.rankrecords import (  # noqa: F401 (re-exported: the records and patterns kept their old home)
     _IDENTITY_WORDS,
     _IP,
@@ -91,11 +91,7 @@ from opsbrain.ingest.workers import (
     env_folds,
     env_worker,
     host_root,
-    names_no_host,
     natural_key,
-    shared_head,
-    short_names,
-    unarchived,
 )
 
 RE_PID = re.compile(r"\[PID:\s*(\d+)\]|\(PID:\s*(\d+),")
@@ -438,62 +434,8 @@ class RankCollector:
 
     # ---- server addresses -------------------------------------------------------------------------------------
     def _servers(self) -> None:
-        """The server (host) address of a worker directory's processes that print none of their own, where the input
-        shows it another way: a rank table (``server_list[].server_id`` over its devices' ``device_ip``) listing an
-        address the worker's npu_info (``hccn_tool -i N -ip -g``) or its processes give their devices, or the
-        root-info host address (``host ip[...]``) of a communicator whose root process (the one that printed
-        ``HcclGetRootInfo success`` for it, else its rank 0) is the worker's. A heartbeat or transport line names a
-        peer by its server address; with it the peer's processes are found by it, so one host keeps one name in the
-        chain. Only a worker whose evidence names one address, and not a container directory (a job's, holding
-        several hosts' ranks) nor the unnamed worker of pasted text."""
-        by_worker: dict[str, list[RankProcess]] = {}
-        for p in self.procs.values():
-            by_worker.setdefault(p.worker, []).append(p)
-        found: dict[str, set[str]] = {}
-        server_of_ip = self._rank_table_servers()
-        if server_of_ip:
-            for w in set(by_worker) | set(self.device_ips):
-                ips = set(self.device_ips.get(w, {}).values()) | {p.device_ip for p in by_worker.get(w, ())
-                                                                   if p.device_ip}
-                found.setdefault(w, set()).update(server_of_ip[ip] for ip in ips if ip in server_of_ip)
-        roots: dict[str, str] = {}
-        for p in self.procs.values():
-            for ident, host in p.root_host.items():
-                roots.setdefault(ident, host)
-        for ident, host in roots.items():
-            root = next((p for p in self.procs.values() if ident in p.root_of), None) or next(
-                (p for p in self.procs.values() if p.ranks.get(ident, (None, None))[0] == 0), None)
-            if root is not None:
-                found.setdefault(root.worker, set()).add(host)
-        for w, servers in found.items():
-            procs = by_worker.get(w, [])
-            own = {p.server for p in procs if p.server}
-            if not w or not servers or len(servers | own) != 1 or names_no_host(w, w in self.rank_dirs):
-                continue
-            for p in procs:
-                p.server = p.server or next(iter(servers))
-
-    def _rank_table_servers(self) -> dict[str, str]:
-        """Device address -> server id of every rank table fed (HCCL's rank table, hicann/hccl docs/zh/user_guide/
-        cluster_info_config/rank_table_config_a2.md: ``server_list`` of ``server_id`` and ``device`` rows with
-        ``device_id``, ``device_ip``, ``rank_id``); a file that is not one is left out."""
-        from opsbrain.yamlio import json_or_none
-
-        out: dict[str, str] = {}
-        for lines in self._rank_tables.values():
-            ok, doc = json_or_none("\n".join(lines))  # (nested too deep, a 5000-digit number: not a rank table)
-            if not ok:
-                continue
-            servers = doc.get("server_list") if isinstance(doc, dict) else None
-            for srv in servers if isinstance(servers, list) else ():
-                sid = srv.get("server_id") if isinstance(srv, dict) else None
-                devs = srv.get("device") if isinstance(srv, dict) else None
-                if not isinstance(sid, str) or not isinstance(devs, list):
-                    continue
-                for d in devs:
-                    if isinstance(d, dict) and isinstance(d.get("device_ip"), str) and _ip(d["device_ip"]):
-                        out.setdefault(d["device_ip"], sid)
-        return out
+        """Each worker's processes' server address where the input shows it (:func:`.rankhosts.fill_servers`)."""
+        fill_servers(list(self.procs.values()), self.device_ips, self._rank_tables.values(), self.rank_dirs)
 
     # ---- result -------------------------------------------------------------------------------------------------
     def note_file(self, file: str, worker: str) -> None:
@@ -543,41 +485,9 @@ class RankCollector:
         return p.server if p is not None else None
 
     def shown(self) -> Callable[[str], str]:
-        """Worker directory -> the name the table gives it: its host's directory (:func:`asys.host_dirs`), its
-        ``environment_check/<name>/`` where it has one, from where the workers' paths differ (theirs and
-        :attr:`other_workers`'), cut to a host-like last directory (:func:`~opsbrain.ingest.workers.short_names`),
-        ``root_name`` for the root given; where that only numbers the host (``worker-1``, the root), the one host its
-        syslog names (:func:`~opsbrain.ingest.hostnames.real_names`). A container directory (a job's,
-        :func:`~opsbrain.ingest.workers.names_no_host`) names no host: its processes' one server address where they
-        print one, else ``""``."""
-        fold = env_folds(self._alias)
-        names = {w: next(iter(a)) for w, a in self._alias.items() if len(a) == 1}
-        names |= {env_worker(w, sub): sub for w, a in self._alias.items() if len(a) > 1 for sub in a}
-        host_of = host_dirs({fold.get(w, w) for w in ({p.worker for p in self.procs.values()} | set(self.device_ips)
-                                                      | self.other_workers)})
-        hosts = set(host_of.values())
-        cut = shared_head([names.get(h, h) for h in hosts])
-        container = {h for h in hosts if h not in names and names_no_host(h, h in self.rank_dirs)}
-        full = {h: unarchived(names.get(h, h)[cut:]) for h in hosts - container}
-        shown = short_names(full)
-        for h in container:
-            servers = {p.server for p in self.procs.values() if host_of.get(p.worker) == h and p.server}
-            shown[h] = servers.pop() if len(servers) == 1 else ""
-
-        seen: dict[str, Counter[str]] = {}
-        for w, count in self.syslog_hosts.items():
-            if (h := host_of.get(fold.get(w, w), w)) in hosts:
-                seen.setdefault(h, Counter()).update(count)
-        label = {h: shown[h] or self.root_name for h in hosts - container}
-        shown |= real_names({h: (label[h], seen.get(h)) for h in hosts - container})
-
-        def name(w: str) -> str:
-            w = fold.get(w, w)
-            h = host_of.get(w, w)
-            if h in shown:
-                return shown[h] or ("" if h in container else self.root_name)
-            return unarchived(names.get(h, h)[cut:]) or self.root_name
-        return name
+        """Worker directory -> the name the table gives it (:func:`.rankhosts.shown_names`)."""
+        return shown_names(self._alias, list(self.procs.values()), set(self.device_ips), self.other_workers,
+                           self.rank_dirs, self.syslog_hosts, self.root_name)
 
     def _mark_killed(self) -> None:
         """A process the kernel's OOM killer ended (:data:`RE_OOM_KILL`, its pid the plog's) logs a ``killed`` error
