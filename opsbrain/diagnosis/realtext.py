@@ -77,7 +77,11 @@ excerpts labelled ``other`` stay abstentions at 0.3 (1 at 0.2); parts Q-T were t
 Session 17, class weights as in the corpus (:data:`opsbrain.kb.realtext_fit.BALANCED`), parts I-U: agreement 0.600 at
 0.3, 0.545 at 0.4, 0.480 at 0.5 (an ``other`` excerpt right when abstained); 0.3 kept. The cost, stated: out of part,
 the unbalanced model abstains on 1 of 16 ``other`` excerpts (the balanced one on more: the 6 of 14 above), so on an
-input no class of ours fits the fallback answers almost always, at <= :data:`CONFIDENCE_CAP`."""
+input no class of ours fits the fallback answers almost always, at <= :data:`CONFIDENCE_CAP`.
+Session 32 (dev, benchmarks/textgen_variants.py; right / answered / precision of 318 in the chronological check and of
+404 in project-grouped 5-fold CV): 0.2: 223/315/0.708, 289/399/0.724; 0.3: 223/312/0.715, 289/397/0.728; 0.35:
+220/305/0.721, 285/391/0.729; 0.4: 216/298/0.725, 281/380/0.739; 0.5: 193/254/0.760, 259/334/0.775. Higher buys
+precision with right answers; 0.3 kept."""
 CONFIDENCE_CAP = 0.6
 """reason: the fallback's measured precision (0.65-0.67 out of part) bounds how sure it may say it is; far below the
 0.8 confident-wrong bar."""

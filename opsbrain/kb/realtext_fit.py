@@ -31,7 +31,11 @@ DIGITS = 7
 BALANCED = False
 """reason (fitted on dev, chronological check): balanced class weights spread the mass over rare classes and left 41
 of 200 later-part firm/likely dev excerpts below the threshold; weights as in the corpus answered 194 and raised the
-text model's own agreement from 0.530 to 0.600 at the same precision (session 17, /work/helpers/s17/chrono2.py)."""
+text model's own agreement from 0.530 to 0.600 at the same precision (session 17, /work/helpers/s17/chrono2.py).
+Session 32 (dev, benchmarks/textgen_variants.py; right / answered / precision, chronological check of 318 and
+project-grouped 5-fold of 404): weights (n / (k * count)) ** 0.3 gave 223/310/0.719 and 287/392/0.732, ** 0.5
+222/304/0.730 and 287/386/0.744, against 223/312/0.715 and 289/397/0.728 unweighted: a little precision for fewer
+answers, no more right; not taken."""
 SIGNAL_KINDS = True
 """Whether an excerpt's tokens include ``sig:<kind>`` for each signal kind the ingestion layer reads from its whole
 text (:func:`opsbrain.kb.texttokens.signal_tokens`; the diagnosis passes the input's signal kinds the same way).
@@ -53,7 +57,10 @@ category names one class as primary, 691 of them), a dev excerpt's being 1. reas
 /work/helpers/s21/variants.py, on parts A-ZH): chronological check 195 -> 199 of 283 right, project-grouped 5-fold
 243 -> 261 of 369 (firm/likely with a class label, answered at the threshold and right); weights 0.05 / 0.1 / 0.2 / 0.3
 gave 194 / 193 / 192 / 192 of 273 on parts A-ZF (190 without), so the gain is the examples', not the weight's. The
-knowledge base's class texts as examples (textcv's ``kb`` variant) gave 187 of 273 and were not taken."""
+knowledge base's class texts as examples (textcv's ``kb`` variant) gave 187 of 273 and were not taken. Session 32
+(dev, benchmarks/textgen_variants.py ``vendor``): the imported MindCluster knowledge-graph entries the vendor map sends
+to a class (cause and log keywords) as examples at this weight gave 223 of 318 chronological (unchanged) and 289 -> 285
+of 404 project-grouped, at 0.03 220 and 288; not taken (and they would need the vendor file at fit time)."""
 
 
 def dev_excerpts(corpus: Path) -> list[dict[str, Any]]:

@@ -35,7 +35,10 @@ KB_WEIGHT = 0.3
 """reason: a documented symptom line is a paraphrase, not a log; it should count for a third of a real excerpt."""
 STRENGTH = 10.0
 """Inverse L2 regularisation (scikit-learn's C). reason: C=1 left every out-of-fold top probability below 0.4 on
-~180 examples over ~10 classes (nothing answered); C=100 spread the mass but lowered precision at every tau."""
+~180 examples over ~10 classes (nothing answered); C=100 spread the mass but lowered precision at every tau.
+Re-checked for the shipped fallback (session 32, dev, benchmarks/textgen_variants.py; right of 318 in the
+chronological check / of 404 in project-grouped 5-fold CV, at the threshold): C 3, 5, 10, 20, 30 gave 224 / 225 / 223 /
+223 / 222 and 288 / 287 / 289 / 285 / 282, precision 0.709-0.721 and 0.716-0.728: within noise, 10 kept."""
 MIN_DF = 2
 """reason: a token seen in one excerpt only names that excerpt (a path, a model name), not its class."""
 TAUS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)

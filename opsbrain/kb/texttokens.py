@@ -6,6 +6,12 @@ framework codes, six-digit runtime return codes (``507035``, ``107002``) and eig
 (``0x80E01801``). Dropped: other numbers, hex addresses, hex-like identifiers (kernel hashes), timestamps (their
 digits), and single letters. Words glued to digits lose the digits (``kernel0`` -> ``kernel``); a device field in
 any spelling is the token ``device`` (:data:`_DEVICE_FIELD`).
+
+CJK text gives no token. Measured (session 32, dev, benchmarks/textgen_variants.py; right of 318 in the chronological
+check / of 404 in project-grouped 5-fold CV, 223 / 289 as shipped): CJK character bigrams 222 / 289 (9 of 518 dev
+views hold CJK); character 3-5-grams of the words of error-bearing lines in the same vector 205 / 282 (4-grams from 3
+excerpts 212 / 288), as a separate l2 block scaled 0.3 or 0.5 224 / 288 and 223 / 290 (three times the vocabulary),
+of the raw lines 225 / 289 (four times). None gained 5; words stay the only tokens.
 """
 
 from __future__ import annotations
