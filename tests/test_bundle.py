@@ -294,8 +294,11 @@ def test_bundle_layout_written_at_run_time(stored_run: dict[str, Any]) -> None:
     node = root / "pod0-node35"
     devos = list((node / "device_log" / "slog" / "dev-os-3" / "run" / "device-os").iterdir())
     assert len(devos) == 1 and re.fullmatch(r"device-os_\d{17}\.log", devos[0].name)
-    assert "Event id=0x80e01801" in devos[0].read_text()
-    assert "Event id=0x80e01801" in (node / "device_log" / "hisi_logs" / "device-3" / "history.log").read_text()
+    assert "[fault_manager][" in devos[0].read_text() and "event_id=0x80e01801;" in devos[0].read_text()
+    # the black box's record of the UCE (0xA8028802, hicann/driver dms_event_distribute_proc.c:29), in its layout
+    hist = (node / "device_log" / "hisi_logs" / "device-3" / "history.log").read_text()
+    assert re.fullmatch(r"\[[\d\-:.]+\] system exception code \[0xA8028802\]: ModuleName \[DRIVER\], ExceptionReason "
+                        r"\[DRIVER_EXCEPTION\], TimeStamp \[\d{14}-\d{9}\]\.\n", hist), hist
     plogs = {p.name.split("_")[0]: p for p in (node / "process_log" / "run" / "plog").iterdir()}
     assert len(plogs) == 8  # one process per NPU of the training job on the node
     from faultlib.telemetry import formats as fmt

@@ -46,7 +46,7 @@ _RANK = re.compile(r"\[rank(\d+)\]")
 _DEVICE_IN_TEXT = re.compile(r"device_id=(\d+)|device\[(\d+)\]")
 _HCCN_REC = re.compile(r"\[devid (\d+)\]\s+.*LINK (UP|DOWN)")
 _NODE_IN = re.compile(r"pod\d+/node\d+")
-_SEVERITY = re.compile(r"severity=(\w+)")
+_DEVICE_EVENT = re.compile(r"event_id=0x([0-9a-f]{8});.*? assertion=(\d)\[")
 _PANIC = re.compile(r"Kernel panic - not syncing")
 
 
@@ -172,9 +172,9 @@ class _Export:
             elif ln.source == "device_os":
                 dev = ids.index(ln.origin, "npu") if ids.npu_of(ln.origin) else 0
                 self.files.add(L.device_os_path(w, dev, self.stamp), ln.text)
-                sev = _SEVERITY.search(ln.text)
-                if ln.level == "ERROR" or (sev and sev.group(1) in ("major", "critical")):
-                    self.files.add(L.history_path(w, dev), history_line(self.sim.wallclock(ln.t), dev, ln.text))
+                if (ev := _DEVICE_EVENT.search(ln.text)) and (rec := fmt.history_record(
+                        self.sim.wallclock(ln.t), ev.group(1), assertion=ev.group(2) == "1")):
+                    self.files.add(L.history_path(w, dev), rec)
             elif ln.source == "plog":
                 m = _PID.match(ln.text)
                 plog[w][int(m.group(1)) if m else 0].append(ln)
@@ -268,12 +268,6 @@ def _device_ip(node: str, dev: int) -> str:
 
 def _natural(s: str) -> list[Any]:
     return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", s)]
-
-
-def history_line(dt: datetime, dev: int, device_os_text: str) -> str:
-    """A device exception record in ``hisi_logs/device-<N>/history.log`` (time, device, the event)."""
-    payload = device_os_text.split(f"[dev{dev}]", 1)[-1]
-    return f"[{dt:%Y-%m-%d %H:%M:%S}.{dt.microsecond:06d}] device-{dev} exception record: {payload}"
 
 
 # ---- the public API ------------------------------------------------------------------------------------------------
