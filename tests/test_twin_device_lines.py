@@ -36,3 +36,10 @@ def test_the_event_string_is_not_read_again_as_a_message() -> None:
     # the TS CPU's "Heartbeat Lost." is event 0x80FA4E00's state name, not the host driver's lost device
     kinds = [s.kind for s in parse_line(_line("80FA4E00").text, 0.0, "pod0/node1/npu3", "device_os", "EVENT")]
     assert kinds == ["dev:80FA4E00"]
+
+
+def test_a_ub_port_down_event_is_a_warning_at_its_documented_level() -> None:
+    # 81B18603 is NotHandle in the device plugin's faultCode.json; the [EVENT] line states no level of its own
+    got = [(s.kind, s.severity) for s in parse_line(_line("81B18603").text, 0.0, "pod0/node1/npu3", "device_os",
+                                                     "EVENT")]
+    assert got == [("dev:81B18603", 1)]
