@@ -52,8 +52,9 @@ KINDS: tuple[tuple[Screened, str, int], ...] = (
     (screened(r"\[Hardware Error\]|Machine check events logged", re.I), "os:hw_error", 1),
     (screened(r"Out of memory: Kill|invoked oom-killer|oom-kill|Memory cgroup out of memory|"
                 r"page allocation failure", re.I), "os:oom_killer", 2),
-    (screened(r"nfs: server .* not responding|storage .* timed out|EXT4-fs error|I/O error", re.I),
-     "os:storage", 2),
+    (screened(r"nfs: server .* not responding|storage .* timed out|EXT4-fs error|I/O error|"
+                r"\[Errno 5\] Input/output error", re.I),
+     "os:storage", 2),  # EIO's strerror as Python raises it (OSError errno 5): the storage under the path failed
     (screened(r"Segmentation fault|segfault at|core dumped|\*\*\* SIGSEGV received", re.I), "os:segfault", 2),
 )
 DRV_KINDS: tuple[tuple[Screened, str], ...] = (
@@ -62,7 +63,7 @@ DRV_KINDS: tuple[tuple[Screened, str], ...] = (
     (screened(r"link down|pcie.*(?:not ready|down)|hot ?reset|surprise", re.I), "drv:pcie_down"),
 )
 RE_BBOX_RECORD = screened(r"system exception code \[0x[0-9A-Fa-f]{8}\]: ModuleName \[(\w+)\],\s*"
-                          r"ExceptionReason\[([^\]]+)\]", re.I)
+                          r"ExceptionReason\s*\[([^\]]+)\]", re.I)
 """The device black box's exception record (``hisi_logs/device-N/history.log``: ``[2020-02-27-19:18:46.142527] system
 exception code [0x68020002]: ModuleName [DRIVER],ExceptionReason[DEVICE HBL EXCEPTION], TimeStamp [...]``; Atlas
 200 DK "Black Box Instructions", support.huaweicloud.com, where 0x68020002 is the driver's device heartbeat loss).
