@@ -268,7 +268,9 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     placed = [s.at(file=lines[where[id(s)]].file, line_no=lines[where[id(s)]].line) for s in sigs]
     # a port's link changes from before the job are its history: not the root's own signals (as under --logs)
     placed, _old = link_history_dropped(placed, r.ranks.job_start)
-    mr = multirank_verdict(r.ranks, placed, engine, max((s.t for s in sigs), default=0.0), names)
+    now = max((s.t for s in sigs), default=0.0)
+    placed += _vendor_at_roots(placed, hits, lines, matcher, engine, now)
+    mr = multirank_verdict(r.ranks, placed, engine, now, names)
     if mr is not None:
         diagnosis["root_cluster"] = mr
         apply_root_cluster(diagnosis, mr, engine, within=_incident_processes(incidents, primary, where, lines, r.ranks))
@@ -297,28 +299,52 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     return report
 
 
-def _vendor_signals(hits: list[list[Any]], lines: list[BundleLine], matcher: Any) -> list[tuple[Signal, bool]]:
+def _vendor_signals(hits: list[list[Any]], lines: list[BundleLine], matcher: Any, files: Any = None
+                    ) -> list[tuple[Signal, bool]]:
     """One ``vendor:<class>`` signal per imported entry the bundle matched and the reviewed vendor map gives a class
     (knowledge_base/vendor_map.yaml), at its first line, with whether the entry may decide it (as ``diagnose --logs``
-    reads them: :class:`opsbrain.diagnosis.oneclick._Knowledge`)."""
+    reads them: :class:`opsbrain.diagnosis.oneclick._Knowledge`). ``files``: a
+    :class:`opsbrain.diagnosis.oneclick.VendorFiles` that takes every file's first line of each entry."""
     from opsbrain.diagnosis.knowledge import load_vendor_rules, vendor_mapping
 
     out: list[tuple[Signal, bool]] = []
-    seen: set[str] = set()
+    mapped_of: dict[str, str | None] = {}
     rules = None
     for k, matches in enumerate(hits):
         for m in matches:
-            if m.source != "imported" or not m.entry_id or m.entry_id in seen:
+            if m.source != "imported" or not m.entry_id:
                 continue
-            seen.add(m.entry_id)
+            ln = lines[k]
+            if m.entry_id in mapped_of:
+                if files is not None and (mapped := mapped_of[m.entry_id]):
+                    files.add(m.entry_id, Signal(ln.t, f"vendor:{mapped}", None, None, 2, ln.text[:300],
+                                                 line_no=ln.line, file=ln.file))
+                continue
             rules = rules if rules is not None else load_vendor_rules()
             entry = matcher.imported_entry(m.entry_id)
             mapped, decides = vendor_mapping(entry, rules) if entry is not None else (None, False)
+            mapped_of[m.entry_id] = mapped
             if mapped:
-                ln = lines[k]
-                out.append((Signal(ln.t, f"vendor:{mapped}", None, None, 2, ln.text[:300], line_no=ln.line,
-                                   file=ln.file), decides))
+                s = Signal(ln.t, f"vendor:{mapped}", None, None, 2, ln.text[:300], line_no=ln.line, file=ln.file)
+                out.append((s, decides))
+                if files is not None:
+                    files.add(m.entry_id, s, first=True)
     return out
+
+
+def _vendor_at_roots(placed: list[Signal], hits: list[list[Any]], lines: list[BundleLine], matcher: Any,
+                     engine: Any, now: float) -> list[Signal]:
+    """The imported vendor entries the root cluster weighs, as ``diagnose --logs`` weighs them on the same files:
+    those :func:`opsbrain.diagnosis.oneclick.vendor_votes` admits on the bundle's signals, on every file's first
+    line of each (:class:`opsbrain.diagnosis.oneclick.VendorFiles`). Before, the root cluster of a bundle never saw
+    a vendor entry, so the same files answered 0.23 under ``--bundle`` and 0.61 under ``--logs``."""
+    from opsbrain.diagnosis.oneclick import VendorFiles, vendor_votes
+
+    if matcher is None:
+        return []
+    files = VendorFiles()
+    vendor = _vendor_signals(hits, lines, matcher, files)
+    return files.admitted(vendor_votes(engine, placed, vendor, now)) if vendor else []
 
 
 def _vendor_verdict(incidents: list[Any], out_incs: list[dict[str, Any]], primary: dict[str, Any] | None,

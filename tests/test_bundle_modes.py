@@ -1,0 +1,77 @@
+"""``diagnose --bundle`` and ``diagnose --logs`` on the same files: the same evidence, the same answer; and the
+text answer of a bundle says what it did not read or list (session 32, tester BJ).
+
+Every input is written here (hand-made plog lines in the format the HCCL runtime writes; a vendor graph entry with
+our own words), never copied from ../shared."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+RUN = ("[INFO] HCCL({pid},python3):2026-03-02-08:00:01.000.100 [topoinfo_detect.cc:506] [{pid}][HCCL_TRACE][Flat]"
+       "SetupAgent rankNum[3], rank[{rank}], rootInfo identifier[10.9.0.1%eth0_60000_0_1], server[{ip}%eth0], "
+       "serverPort[60000]deviceType[{rank}], logicDevId[{rank}], phydevId[{rank}], deviceIp[10.8.0.{rank}]\n")
+RECV = ("[ERROR] HCCL(77,python3.8):2026-03-02-{hh}:10:00.000.100 [adapter_hccp.cc:1357] [5][Recv][RaSocket]"
+        "errNo[0x000000000500000d] recv fail, data[0xffff0000], size[100]\n")
+INIT = ("[ERROR] HCCL(77,python3.8):2026-03-02-09:10:00.000.300 [transport_manager.cc:777] [5][Create][DestLink]"
+        "Transport init error! createLink para:rank[{rank}]-localUserrank[{rank}]-localIpAddr[], dst_rank[{dst}]-"
+        "remoteUserrank[{dst}]-remoteIpAddr[{rip}], machineType[1],\n"
+        "[ERROR] HCCL(77,python3.8):2026-03-02-09:10:00.000.400 [transport_manager.cc:247] [5][Create]"
+        "errNo[0x0000000005000006] transport create fail in thread, local rank[{rank}] remote rank[{dst}]\n")
+
+
+def _write(p: Path, text: str) -> None:
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text, encoding="utf-8")
+
+
+def _chain(root: Path, names: tuple[str, ...] = ("worker-0", "worker-1", "worker-2")) -> Path:
+    """Three workers of one job: the third waits on the second, the second on the first (the root), whose only line
+    is a socket receive failure stamped after the others' (a host clock an hour behind puts the waiters' first)."""
+    ips = ["10.9.0.1", "10.9.0.2", "10.9.0.3"]
+    for w, name in enumerate(names):
+        pid = 500 + w
+        _write(root / f"{name}/process_log/run/plog/plog-{pid}_1.log", RUN.format(pid=pid, rank=w, ip=ips[w]))
+        err = RECV.format(hh="09" if w == 0 else "08")
+        if w:
+            err += INIT.format(rank=w, dst=w - 1, rip=f"{ips[w - 1]}/{w - 1}")
+        _write(root / f"{name}/process_log/debug/plog/plog-{pid}_2.log", err)
+    return root
+
+
+@pytest.fixture(scope="module")
+def tools(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Any]:
+    """The shipped engine; a matcher with one imported vendor entry (an HCCL socket family id, our own words)."""
+    from opsbrain.kb import SignatureMatcher, import_kg, load_imported, load_kb
+    from opsbrain.kb.training import load_engine
+
+    d = tmp_path_factory.mktemp("kg")
+    graph = {"AISW_CANN_HCCL_018": {"attribute": {"cause_en": "A socket receive failed", "class": "Software",
+                                                  "description_en": "A socket receive between ranks failed"},
+                                    "regex": {"in": ["recv fail"]}}}
+    (d / "kg.json").write_text(json.dumps({"knowledge-repository": graph}), encoding="utf-8")
+    import_kg(d / "kg.json", d)
+    return load_engine(), SignatureMatcher(load_kb(), load_imported(d))
+
+
+@pytest.mark.parametrize("names", [("worker-0", "worker-1", "worker-2"), ("worker-9", "worker-1", "worker-2")])
+def test_the_same_files_weigh_the_same_vendor_entries_in_both_modes(tmp_path: Path, tools: Any,
+                                                                     names: tuple[str, ...]) -> None:
+    """The entry matched every worker's socket line; the root's own is counted wherever the reader met the entry
+    first (the bundle reads in time order, ``--logs`` in path order: worker-9's file is read last)."""
+    from opsbrain.bundle import diagnose_bundle
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    engine, matcher = tools
+    root = _chain(tmp_path / "job", names)
+    b = diagnose_bundle(root, engine, matcher)["diagnosis"]
+    lg = diagnose_logs(str(root), engine, matcher)["diagnosis"]
+    assert lg["root"]["host"] == names[0] and b["root"]["host"] == names[0]
+    assert b["fault_class"] == lg["fault_class"] == "collective_timeout_sw"
+    for d in (b, lg):  # the vendor entry on the root's own line counts in both modes' root cluster
+        assert "documented signatures" in d["root_cluster"]["class_from"], d["root_cluster"]["class_from"]
+    assert b["confidence"] == pytest.approx(lg["confidence"], abs=0.02)
