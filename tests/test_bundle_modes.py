@@ -75,3 +75,42 @@ def test_the_same_files_weigh_the_same_vendor_entries_in_both_modes(tmp_path: Pa
     for d in (b, lg):  # the vendor entry on the root's own line counts in both modes' root cluster
         assert "documented signatures" in d["root_cluster"]["class_from"], d["root_cluster"]["class_from"]
     assert b["confidence"] == pytest.approx(lg["confidence"], abs=0.02)
+
+
+@pytest.mark.parametrize("archive", [False, True])
+def test_a_collection_below_wrapper_directories_is_read_as_without_them(tmp_path: Path, tools: Any,
+                                                                         archive: bool) -> None:
+    """Twelve directories whose only entry is the next (where a collection was unpacked) are no levels of the
+    collection: its plogs are read, as ``--logs`` reads them, and the answer is the unwrapped bundle's. Before,
+    every file was refused as deeper than 10 levels and the answer was "no fault found"."""
+    import tarfile
+
+    from opsbrain.bundle import diagnose_bundle
+
+    engine, matcher = tools
+    plain = diagnose_bundle(_chain(tmp_path / "plain"), engine, matcher)
+    deep = tmp_path.joinpath("wrapped", *[f"w{i}" for i in range(12)])
+    _chain(deep)
+    path = tmp_path / "wrapped"
+    if archive:
+        path = tmp_path / "wrapped.tar.gz"
+        with tarfile.open(path, "w:gz") as tf:
+            tf.add(tmp_path / "wrapped", arcname="wrapped")
+    rep = diagnose_bundle(path, engine, matcher)
+    assert rep["refused"] == []
+    assert rep["files"] == plain["files"] and rep["files"]["read"] == 6 and rep["lines"] == plain["lines"]
+    assert rep["diagnosis"]["fault_class"] == plain["diagnosis"]["fault_class"] == "collective_timeout_sw"
+    assert rep["diagnosis"]["root"] == plain["diagnosis"]["root"]
+
+
+def test_a_deep_folder_beside_others_is_still_refused(tmp_path: Path, tools: Any) -> None:
+    """The wrappers are only the chain from the bundle's root: a folder twelve levels down beside the workers is
+    deeper than the limit, refused as before."""
+    from opsbrain.bundle import diagnose_bundle
+
+    engine, matcher = tools
+    root = _chain(tmp_path / "job")
+    deep = root.joinpath(*[f"d{i}" for i in range(12)])
+    _write(deep / "messages", "Mar  1 10:00:00 h kernel: Kernel panic - not syncing\n")
+    rep = diagnose_bundle(root, engine, matcher)
+    assert any("deeper than 10" in x["reason"] for x in rep["refused"])
