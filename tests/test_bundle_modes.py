@@ -114,3 +114,35 @@ def test_a_deep_folder_beside_others_is_still_refused(tmp_path: Path, tools: Any
     _write(deep / "messages", "Mar  1 10:00:00 h kernel: Kernel panic - not syncing\n")
     rep = diagnose_bundle(root, engine, matcher)
     assert any("deeper than 10" in x["reason"] for x in rep["refused"])
+
+
+SWITCH_ALARM = ("[WARN]     2026/03/02 08:20:00.000000 17      deviceswitch/ascend_switch.go:174    switch subscribe got "
+                "fault:AlarmId: 0x08520003, FaultID: na, AssembledFaultCode: [0x08520003,na,L2,na], PeerPortDevice: 1, "
+                "PeerPortId: 0, SwitchChipId: 1, SwitchPortId: 3, Assertion: 1, AlarmRaisedTime: 1772439600000,\n")
+
+
+def test_a_documented_alarm_without_an_incident_is_no_no_fault_found(tmp_path: Path, tools: Any) -> None:
+    """A device plugin's one switch alarm (a warning: the detector opens no incident) is a signal the knowledge
+    base documents: the headline is the engine's verdict on it, as under ``--logs``, not "no known fault signal"
+    above the matches of that very code."""
+    from opsbrain.bundle import diagnose_bundle
+
+    engine, matcher = tools
+    _write(tmp_path / "b" / "gz-x-n7/dl_log/devicePlugin/devicePlugin.log", SWITCH_ALARM)
+    rep = diagnose_bundle(tmp_path / "b", engine, matcher)
+    assert rep["signals"] == 1 and rep["incidents"] == []
+    assert any(k["code"] and "0x08520003" in k["code"] for k in rep["knowledge"])
+    d = rep["diagnosis"]
+    assert not any("no known fault signal" in e for e in d["evidence"]), d["evidence"]
+    assert d["root"]["host"] == "gz-x-n7"
+    assert any("knowledge base recognises" in e for e in d["evidence"]) or d["fault_class"] != "unknown"
+    assert [e["line"] for e in d["evidence_lines"]] == [1]
+
+
+def test_a_bundle_without_any_signal_is_still_no_fault_found(tmp_path: Path, tools: Any) -> None:
+    from opsbrain.bundle import diagnose_bundle
+
+    engine, matcher = tools
+    _write(tmp_path / "b" / "gz-x-n7/process_log/run/plog/plog-500_1.log", RUN.format(pid=500, rank=0, ip="10.9.0.1"))
+    d = diagnose_bundle(tmp_path / "b", engine, matcher)["diagnosis"]
+    assert d["fault_class"] == "unknown" and any("no known fault signal" in e for e in d["evidence"])

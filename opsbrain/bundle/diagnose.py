@@ -245,6 +245,8 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     read = _text_look(incidents, out_incs, primary, sigs, lines, hits, engine, every)
     if read is not None:
         primary = read
+    if primary is None or not primary["diagnosis"]:
+        primary = _no_incident(sigs, where, lines, hits, engine) or primary
     diagnosis: dict[str, Any] = dict(primary["diagnosis"]) if primary and primary["diagnosis"] else {
         "fault_class": "unknown", "component": None, "confidence": 0.0, "runbook": None, "alternatives": [],
         "evidence": [nothing_found(r.report["lines"]["read"], "lines of the bundle")],
@@ -297,6 +299,35 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
         "timing_s": {"read": round(t_read, 4), "detect_diagnose": round(t_detect, 4), "match": round(t_match, 4)},
     })
     return report
+
+
+def _no_incident(sigs: list[Signal], where: dict[int, int], lines: list[BundleLine], hits: list[list[Any]],
+                 engine: Any) -> dict[str, Any] | None:
+    """Where the detector opened no incident but the bundle holds signals at warning level or above (a device
+    plugin's switch alarm alone): the engine's verdict on all of them, as ``diagnose --logs`` gives it, with what
+    the knowledge base recognises when it abstains; None where there is no such signal (then "no fault found" is
+    true). Before, such a bundle said "no known fault signal" above the knowledge base's matches of that signal."""
+    from opsbrain.diagnosis.oneclick import kb_label
+
+    warn = [s for s in sigs if s.severity >= 1 and not s.kind.startswith(_QUIET)]
+    if not warn or engine is None:
+        return None
+    now = max(s.t for s in sigs)
+    d = engine.diagnose_signals(sigs, now)
+    dd = d.as_dict()
+    kn = _aggregate(enumerate(hits), lines, top=3)
+    if d.abstained and kn:
+        dd["evidence"] = list(dd["evidence"]) + ["the knowledge base recognises: " + "; ".join(
+            f"{kb_label(k)}: {k['cause']}" for k in kn)]
+    nodes = {node_of(s.component or "") for s in warn}
+    if dd.get("component") is None and len(nodes) == 1 and None not in nodes:
+        dd["component"] = next(iter(nodes))  # the one host whose lines hold the signals
+    ev = []
+    for s in sorted(warn, key=lambda s: (-s.severity, s.t))[:8]:
+        if (k := where.get(id(s))) is not None:
+            ln = lines[k]
+            ev.append({"file": ln.file, "line": ln.line, "t": round(ln.t, 6), "text": ln.text[:300]})
+    return {"id": None, "diagnosis": dd, "evidence_lines": ev, "errors": 0, "opened_at_s": now}
 
 
 def _vendor_signals(hits: list[list[Any]], lines: list[BundleLine], matcher: Any, files: Any = None
