@@ -146,3 +146,27 @@ def test_a_bundle_without_any_signal_is_still_no_fault_found(tmp_path: Path, too
     _write(tmp_path / "b" / "gz-x-n7/process_log/run/plog/plog-500_1.log", RUN.format(pid=500, rank=0, ip="10.9.0.1"))
     d = diagnose_bundle(tmp_path / "b", engine, matcher)["diagnosis"]
     assert d["fault_class"] == "unknown" and any("no known fault signal" in e for e in d["evidence"])
+
+
+def test_the_text_answer_says_how_many_knowledge_matches_it_left_out(tmp_path: Path, tools: Any,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Twelve imported entries match (a graph entry has no handling level): the text lists 8, says "... and 4 more
+    (--json lists all)", and prints no ``[None]`` (before: 8 listed, the rest dropped silently, ``[None]`` each)."""
+    from opsbrain.cli.diagnose_cmd import _diagnose_bundle
+    from opsbrain.kb import SignatureMatcher, import_kg, load_imported, load_kb
+
+    engine, _ = tools
+    graph = {f"AISW_ZQX_Test_{n:02d}": {"attribute": {"cause_en": f"Marker {n} seen", "class": "Software",
+                                                      "description_en": f"Marker {n} seen"},
+                                        "regex": {"in": [f"zqx marker {n:02d}"]}} for n in range(12)}
+    (tmp_path / "kg.json").write_text(json.dumps({"knowledge-repository": graph}), encoding="utf-8")
+    import_kg(tmp_path / "kg.json", tmp_path / "imp")
+    matcher = SignatureMatcher(load_kb(), load_imported(tmp_path / "imp"))
+    text = "".join(f"[ERROR] HCCL(77,python3.8):2026-03-02-09:10:{n:02d}.000.100 [x.cc:1] [5]zqx marker {n:02d}\n"
+                   for n in range(12))
+    _write(tmp_path / "b" / "gz-x-n7/process_log/debug/plog/plog-500_2.log", text)
+    _diagnose_bundle(str(tmp_path / "b"), engine, matcher, False)
+    out = capsys.readouterr().out
+    assert sum(1 for ln in out.splitlines() if ln.startswith(("  vendor: AISW_ZQX", "  kb: "))) == 8, out
+    assert "  ... and 4 more knowledge matches (--json lists all)" in out
+    assert "[None]" not in out
