@@ -116,9 +116,10 @@ def test_a_deep_folder_beside_others_is_still_refused(tmp_path: Path, tools: Any
     assert any("deeper than 10" in x["reason"] for x in rep["refused"])
 
 
-SWITCH_ALARM = ("[WARN]     2026/03/02 08:20:00.000000 17      deviceswitch/ascend_switch.go:174    switch subscribe got "
-                "fault:AlarmId: 0x08520003, FaultID: na, AssembledFaultCode: [0x08520003,na,L2,na], PeerPortDevice: 1, "
-                "PeerPortId: 0, SwitchChipId: 1, SwitchPortId: 3, Assertion: 1, AlarmRaisedTime: 1772439600000,\n")
+SWITCH_ALARM = ("[WARN]     2026/03/02 08:20:00.000000 17      deviceswitch/ascend_switch.go:174    switch subscribe "
+                "got fault:AlarmId: 0x08520003, FaultID: na, AssembledFaultCode: [0x08520003,na,L2,na], "
+                "PeerPortDevice: 1, PeerPortId: 0, SwitchChipId: 1, SwitchPortId: 3, Assertion: 1, "
+                "AlarmRaisedTime: 1772439600000,\n")
 
 
 def test_a_documented_alarm_without_an_incident_is_no_no_fault_found(tmp_path: Path, tools: Any) -> None:
