@@ -245,6 +245,8 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     read = _text_look(incidents, out_incs, primary, sigs, lines, hits, engine, every)
     if read is not None:
         primary = read
+    if primary is None or not primary["diagnosis"]:
+        primary = _no_incident(sigs, where, lines, hits, engine) or primary
     diagnosis: dict[str, Any] = dict(primary["diagnosis"]) if primary and primary["diagnosis"] else {
         "fault_class": "unknown", "component": None, "confidence": 0.0, "runbook": None, "alternatives": [],
         "evidence": [nothing_found(r.report["lines"]["read"], "lines of the bundle")],
@@ -268,10 +270,19 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     placed = [s.at(file=lines[where[id(s)]].file, line_no=lines[where[id(s)]].line) for s in sigs]
     # a port's link changes from before the job are its history: not the root's own signals (as under --logs)
     placed, _old = link_history_dropped(placed, r.ranks.job_start)
-    mr = multirank_verdict(r.ranks, placed, engine, max((s.t for s in sigs), default=0.0), names)
+    now = max((s.t for s in sigs), default=0.0)
+    placed += _vendor_at_roots(placed, hits, lines, matcher, engine, now)
+    within = _incident_processes(incidents, primary, where, lines, r.ranks)
+    table, others = _runs(r.ranks, within)
+    mr = multirank_verdict(table, placed, engine, now, names)
     if mr is not None:
         diagnosis["root_cluster"] = mr
-        apply_root_cluster(diagnosis, mr, engine, within=_incident_processes(incidents, primary, where, lines, r.ranks))
+        apply_root_cluster(diagnosis, mr, engine, within=within)
+    for run, at in others:  # the other runs' root clusters: listed, never merged into the verdict's
+        if (other := multirank_verdict(run, placed, engine, now, names)) is not None:
+            diagnosis.setdefault("other_runs", []).append({"first_error": at, "root_cluster": other})
+            diagnosis["evidence"].append(f"another run's collective errors (from {at}), not this verdict's: "
+                                         f"{other.get('summary') or other.get('what')}")
     if (note := chip_named(diagnosis["root"], r.ranks)) is not None:
         diagnosis["evidence"].append(note)  # the root cluster's name and the verdict's: one device
     from opsbrain.diagnosis.oneclick import with_component_self
@@ -297,28 +308,81 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     return report
 
 
-def _vendor_signals(hits: list[list[Any]], lines: list[BundleLine], matcher: Any) -> list[tuple[Signal, bool]]:
+def _no_incident(sigs: list[Signal], where: dict[int, int], lines: list[BundleLine], hits: list[list[Any]],
+                 engine: Any) -> dict[str, Any] | None:
+    """Where the detector opened no incident but the bundle holds signals at warning level or above (a device
+    plugin's switch alarm alone): the engine's verdict on all of them, as ``diagnose --logs`` gives it, with what
+    the knowledge base recognises when it abstains; None where there is no such signal (then "no fault found" is
+    true). Before, such a bundle said "no known fault signal" above the knowledge base's matches of that signal."""
+    from opsbrain.diagnosis.oneclick import kb_label
+
+    warn = [s for s in sigs if s.severity >= 1 and not s.kind.startswith(_QUIET)]
+    if not warn or engine is None:
+        return None
+    now = max(s.t for s in sigs)
+    d = engine.diagnose_signals(sigs, now)
+    dd = d.as_dict()
+    kn = _aggregate(enumerate(hits), lines, top=3)
+    if d.abstained and kn:
+        dd["evidence"] = list(dd["evidence"]) + ["the knowledge base recognises: " + "; ".join(
+            f"{kb_label(k)}: {k['cause']}" for k in kn)]
+    nodes = {node_of(s.component or "") for s in warn}
+    if dd.get("component") is None and len(nodes) == 1 and None not in nodes:
+        dd["component"] = next(iter(nodes))  # the one host whose lines hold the signals
+    ev = []
+    for s in sorted(warn, key=lambda s: (-s.severity, s.t))[:8]:
+        if (k := where.get(id(s))) is not None:
+            ln = lines[k]
+            ev.append({"file": ln.file, "line": ln.line, "t": round(ln.t, 6), "text": ln.text[:300]})
+    return {"id": None, "diagnosis": dd, "evidence_lines": ev, "errors": 0, "opened_at_s": now}
+
+
+def _vendor_signals(hits: list[list[Any]], lines: list[BundleLine], matcher: Any, files: Any = None
+                    ) -> list[tuple[Signal, bool]]:
     """One ``vendor:<class>`` signal per imported entry the bundle matched and the reviewed vendor map gives a class
     (knowledge_base/vendor_map.yaml), at its first line, with whether the entry may decide it (as ``diagnose --logs``
-    reads them: :class:`opsbrain.diagnosis.oneclick._Knowledge`)."""
+    reads them: :class:`opsbrain.diagnosis.oneclick._Knowledge`). ``files``: a
+    :class:`opsbrain.diagnosis.oneclick.VendorFiles` that takes every file's first line of each entry."""
     from opsbrain.diagnosis.knowledge import load_vendor_rules, vendor_mapping
 
     out: list[tuple[Signal, bool]] = []
-    seen: set[str] = set()
+    mapped_of: dict[str, str | None] = {}
     rules = None
     for k, matches in enumerate(hits):
         for m in matches:
-            if m.source != "imported" or not m.entry_id or m.entry_id in seen:
+            if m.source != "imported" or not m.entry_id:
                 continue
-            seen.add(m.entry_id)
+            ln = lines[k]
+            if m.entry_id in mapped_of:
+                if files is not None and (mapped := mapped_of[m.entry_id]):
+                    files.add(m.entry_id, Signal(ln.t, f"vendor:{mapped}", None, None, 2, ln.text[:300],
+                                                 line_no=ln.line, file=ln.file))
+                continue
             rules = rules if rules is not None else load_vendor_rules()
             entry = matcher.imported_entry(m.entry_id)
             mapped, decides = vendor_mapping(entry, rules) if entry is not None else (None, False)
+            mapped_of[m.entry_id] = mapped
             if mapped:
-                ln = lines[k]
-                out.append((Signal(ln.t, f"vendor:{mapped}", None, None, 2, ln.text[:300], line_no=ln.line,
-                                   file=ln.file), decides))
+                s = Signal(ln.t, f"vendor:{mapped}", None, None, 2, ln.text[:300], line_no=ln.line, file=ln.file)
+                out.append((s, decides))
+                if files is not None:
+                    files.add(m.entry_id, s, first=True)
     return out
+
+
+def _vendor_at_roots(placed: list[Signal], hits: list[list[Any]], lines: list[BundleLine], matcher: Any,
+                     engine: Any, now: float) -> list[Signal]:
+    """The imported vendor entries the root cluster weighs, as ``diagnose --logs`` weighs them on the same files:
+    those :func:`opsbrain.diagnosis.oneclick.vendor_votes` admits on the bundle's signals, on every file's first
+    line of each (:class:`opsbrain.diagnosis.oneclick.VendorFiles`). Before, the root cluster of a bundle never saw
+    a vendor entry, so the same files answered 0.23 under ``--bundle`` and 0.61 under ``--logs``."""
+    from opsbrain.diagnosis.oneclick import VendorFiles, vendor_votes
+
+    if matcher is None:
+        return []
+    files = VendorFiles()
+    vendor = _vendor_signals(hits, lines, matcher, files)
+    return files.admitted(vendor_votes(engine, placed, vendor, now)) if vendor else []
 
 
 def _vendor_verdict(incidents: list[Any], out_incs: list[dict[str, Any]], primary: dict[str, Any] | None,
@@ -362,6 +426,41 @@ def _vendor_verdict(incidents: list[Any], out_incs: list[dict[str, Any]], primar
     if primary is not None:
         return {**primary, "diagnosis": dd, "evidence_lines": (primary["evidence_lines"] + ev)[:10]}
     return {"id": None, "diagnosis": dd, "evidence_lines": ev[:10], "errors": 0, "opened_at_s": now}
+
+
+RUN_GAP_S = 3600.0
+"""Seconds between collective processes' first errors that part two runs (two jobs, or one job restarted) in one
+bundle: the detector's horizon, beyond which it groups no signals into one incident."""
+
+
+def _runs(table: Any, within: set[str] | None) -> tuple[Any, list[tuple[Any, str]]]:
+    """The processes of the verdict's run (those whose first errors are within :data:`RUN_GAP_S` of each other, the
+    run holding the primary incident's processes ``within``; the latest run where none is known) and each other
+    run's, with the time of its first error as logged. One run: the table unchanged. Before, a bundle of two jobs
+    months apart got one root cluster of both, its class and root from one job, its times from the other."""
+    from datetime import UTC
+
+    from opsbrain.ingest.rankrecords import RankTable
+
+    timed = sorted((p for p in table.processes if p.first_error_t is not None), key=lambda p: p.first_error_t)
+    runs: list[list[Any]] = []
+    for p in timed:
+        if runs and p.first_error_t - runs[-1][-1].first_error_t <= RUN_GAP_S:
+            runs[-1].append(p)
+        else:
+            runs.append([p])
+    if len(runs) < 2:
+        return table, []
+    mine = next((run for run in runs if within and any(p.name in within for p in run)), runs[-1])
+    quiet = [p for p in table.processes if p.first_error_t is None]
+
+    def of(run: list[Any]) -> Any:
+        return RankTable(run + quiet, table.device_ips, table.notes)
+
+    def at(run: list[Any]) -> str:
+        return datetime.fromtimestamp(run[0].first_error_t, UTC).replace(tzinfo=None).isoformat(timespec="seconds")
+
+    return of(mine), [(of(run), at(run)) for run in runs if run is not mine]
 
 
 def _incident_processes(incidents: list[Any], primary: dict[str, Any] | None, where: dict[int, int],

@@ -97,6 +97,16 @@ def _top(rels: list[str]) -> str:
     return "" if top[:-1] in L.LAYOUT_DIRS or asys.OUTPUT_DIR.fullmatch(top[:-1]) else top
 
 
+def _wrappers(rels: list[str]) -> int:
+    """The directories every entry is under (``data/collect/.../nodes/`` around a collection): not counted in the
+    depth limit, which is the collection's own (as :class:`opsbrain.ingest.trees.DirTree` walks a directory)."""
+    dirs = [r.split("/")[:-1] for r in rels]
+    n = 0
+    while dirs and all(len(x) > n for x in dirs) and len({x[n] for x in dirs}) == 1:
+        n += 1
+    return n
+
+
 def _name(names: dict[str, list[str]], group: str, rel: str) -> None:
     """``rel`` among the names of its archive (``group``), and that archive's stem among the names of the one
     holding it, up to the tree itself (``""``): each archive's top folder is found among its own names."""
@@ -175,6 +185,7 @@ class _Scan:
         if tops.get(""):
             self.name = tops[""][:-1]
         self.limits.extend(f"{self._final(g, tops)}: {g.note}" for g in notes)
+        wrappers = _wrappers([self._final(g, tops) for g in got if not g.unsafe])
         for g in got:
             rel = self._final(g, tops)
             if g.note:
@@ -187,7 +198,7 @@ class _Scan:
                 self.skipped.append({"path": rel, "reason": "unknown file (not a source of facts.md §7)"})
                 if "environment_check" in rel.split("/")[:-1] and g.problem is None:
                     self.limits.append(f"{rel}: {UNKNOWN_CHECK_FILE}")
-            elif rel.count("/") > p.max_depth:
+            elif rel.count("/") - wrappers > p.max_depth:
                 self.refuse(rel, f"deeper than {p.max_depth} directory levels: not read")
             else:
                 self._add(rel, kind, g.data)

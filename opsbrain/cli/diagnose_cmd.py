@@ -66,11 +66,15 @@ def diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | Non
     _echo_root_cluster(d)
     for e in d.get("evidence_lines", [])[:8]:
         click.echo(f"  {e['file']}:{e['line']}: {e['text'][:150]}")
-    for k in res.get("vendor_entries", [])[:3]:
+    vendor = res.get("vendor_entries", [])
+    for k in vendor[:3]:
         how = "" if not k["class"] else " (counted)" if k.get("counted") else " (shown, not counted)"
         click.echo(f"  vendor: {k['entry']} -> {k['class'] or 'no class'}{how}: {k['cause']}")
-    for k in [k for k in res["knowledge"] if k["source"] != "imported"][:3]:
-        click.echo(f"  kb: {_kb_label(k)} [{k['handling']}] {k['cause']}{_other_class(k, d)}")
+    _echo_more(len(vendor), 3, "vendor entries")
+    kb = [k for k in res["knowledge"] if k["source"] != "imported"]
+    for k in kb[:3]:
+        click.echo(f"  kb: {_kb_label(k)}{_handling(k)} {k['cause']}{_other_class(k, d)}")
+    _echo_more(len(kb), 3, "knowledge-base matches")
     for note in res.get("limits", []):
         click.echo(f"  note: {note}")
 
@@ -159,10 +163,27 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool, foll
     for ev in [e for e in d.get("evidence", []) if e not in shown][:6]:  # what the bundle's verdict added
         click.echo(f"  - {ev}")
     _echo_root_cluster(d)
-    for k in res["knowledge"][:8]:
+    for k in res["knowledge"][:KNOWLEDGE_SHOWN]:
         who = "vendor" if k["source"] == "imported" else "kb"
-        click.echo(f"  {who}: {_kb_label(k)} [{k['handling']}] x{k['lines']} (first {k['first']}) "
+        click.echo(f"  {who}: {_kb_label(k)}{_handling(k)} x{k['lines']} (first {k['first']}) "
                    f"{k['cause']}" + (f" -> {k['suggestion']}" if k["suggestion"] else ""))
+    _echo_more(len(res["knowledge"]), KNOWLEDGE_SHOWN, "knowledge matches")
+
+
+KNOWLEDGE_SHOWN = 8
+"""Knowledge matches the text answer of ``--bundle`` lists (the verdict's class first, then most lines); the rest
+are counted on one line and listed by ``--json``."""
+
+
+def _echo_more(total: int, shown: int, what: str) -> None:
+    """``... and N more <what> (--json lists all)`` where the text answer cut a list (before, it cut silently)."""
+    if total > shown:
+        click.echo(f"  ... and {total - shown} more {what} (--json lists all)")
+
+
+def _handling(k: dict[str, Any]) -> str:
+    """`` [<handling level>]`` of a knowledge match, nothing for one without a level (an imported graph entry)."""
+    return f" [{k['handling']}]" if k.get("handling") else ""
 
 
 def _other_class(k: dict[str, Any], d: dict[str, Any]) -> str:

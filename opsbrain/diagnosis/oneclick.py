@@ -54,12 +54,17 @@ class _Knowledge:
         self.seen: Counter[tuple[Any, ...]] = Counter()
         self.info: dict[tuple[Any, ...], dict[str, Any]] = {}
         self.vendor_signals: list[tuple[Signal, bool]] = []  # (signal of the mapped class, the entry may decide it)
+        self.vendor_files = VendorFiles()  # every file's first line of each mapped entry (for the root cluster)
 
     def __call__(self, line: str, file: str | None, line_no: int, t: float) -> None:
         for m in self.matcher.match(line):
             key = (m.source, m.class_id, m.entry_id, m.code)
             self.seen[key] += 1
             if key in self.info:
+                mapped = self.info[key]["class"]
+                if m.source == "imported" and mapped:
+                    self.vendor_files.add(key, Signal(t, f"vendor:{mapped}", None, None, 2, line[:300],
+                                                      line_no=line_no, file=file))
                 continue
             mapped, decides = m.class_id, True
             if m.source == "imported" and m.entry_id:
@@ -69,8 +74,9 @@ class _Knowledge:
                               "handling": m.handling, "cause": m.cause, "suggestion": m.suggestion,
                               "file": file, "line": line_no, "text": line[:300]}
             if m.source == "imported" and mapped:
-                self.vendor_signals.append((Signal(t, f"vendor:{mapped}", None, None, 2, line[:300],
-                                                   line_no=line_no, file=file), decides))
+                s = Signal(t, f"vendor:{mapped}", None, None, 2, line[:300], line_no=line_no, file=file)
+                self.vendor_signals.append((s, decides))
+                self.vendor_files.add(key, s, first=True)
 
     def report(self, top: int = 10) -> list[dict[str, Any]]:
         return [{**self.info[k], "lines": n} for k, n in self.seen.most_common(top)]
@@ -78,6 +84,31 @@ class _Knowledge:
     def vendor_report(self, top: int = 50) -> list[dict[str, Any]]:
         """The imported vendor entries that matched (all of them up to ``top``, most lines first)."""
         return [{**self.info[k], "lines": n} for k, n in self.seen.most_common() if k[0] == "imported"][:top]
+
+
+class VendorFiles:
+    """Each mapped vendor entry's first matching line in every file, beside the one ``vendor:`` signal per entry
+    the whole-input verdict weighs (its first line in reading order). The root cluster votes on the root devices'
+    own lines: the entry counts there where it matched one of them, whichever file was read first (before, only the
+    first line read carried it, so ``--logs`` and ``--bundle``, which order files differently, weighed the same
+    files differently)."""
+
+    def __init__(self) -> None:
+        self._by_entry: dict[Any, dict[str | None, Signal]] = {}
+        self._entry_of: dict[int, Any] = {}  # id(first signal) -> its entry key
+
+    def add(self, key: Any, s: Signal, first: bool = False) -> None:
+        self._by_entry.setdefault(key, {}).setdefault(s.file, s)
+        if first:
+            self._entry_of[id(s)] = key
+
+    def admitted(self, counted: list[Signal]) -> list[Signal]:
+        """Every file's line of the entries whose first signal takes part (``counted``, from :func:`vendor_votes`)."""
+        out: list[Signal] = []
+        for s in counted:
+            key = self._entry_of.get(id(s))
+            out += list(self._by_entry.get(key, {}).values()) if key is not None else [s]
+        return out
 
 
 def kb_label(k: dict[str, Any]) -> str:
@@ -236,7 +267,9 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
     ev = [r for r in _evidence_lines(sigs, d) if (r["file"], r["line"]) not in cited]
     out["evidence_lines"] = (text_lines + ev)[:MAX_EVIDENCE_LINES]
     out["decided_by"] = "text" if text_lines else "signals"
-    mr = multirank_verdict(ranks, sigs, engine, now) if ranks is not None else None
+    # the root cluster: the admitted vendor entries on every file's own line (:class:`VendorFiles`)
+    at_roots = signals + knowledge.vendor_files.admitted(vendor) if knowledge else sigs
+    mr = multirank_verdict(ranks, at_roots, engine, now) if ranks is not None else None
     if mr is not None:
         out["root_cluster"] = mr
         apply_root_cluster(out, mr, engine, MAX_EVIDENCE_LINES)

@@ -67,8 +67,16 @@ def safe_name(name: str) -> tuple[str, str | None]:
 LINK_NOT_FOLLOWED = "symbolic link: not followed (--follow-links reads it)"
 
 
+MAX_WRAPPED = 64
+"""Directory levels a walk descends in all, wrappers included (``--logs``' own limit,
+:data:`opsbrain.ingest.dirwalk.MAX_DIR_DEPTH`)."""
+
+
 class DirTree:
-    """A directory, level by level (names sorted), up to ``max_depth`` levels; symbolic links followed only with
+    """A directory, level by level (names sorted), up to ``max_depth`` levels below its wrappers (the directories
+    from the root down whose only entry is one directory, as ``data/collect/2025/01/24/.../nodes/`` around a
+    collection: the limit is the collection's own depth, not where it was unpacked; :data:`MAX_WRAPPED` levels in
+    all, as ``--logs`` walks); symbolic links followed only with
     ``follow_links`` (the operator's own tree: worker directories linked in from a store), each directory once (a
     link back up is not walked again)."""
 
@@ -84,17 +92,18 @@ class DirTree:
         """Nothing to close (as an archive's tree has)."""
 
     def entries(self) -> Iterator[Entry]:
-        level: list[tuple[Path, str]] = [(self.root, "")]
-        seen = {os.path.realpath(self.root)}
-        depth = 0
+        level: list[tuple[Path, str, int]] = [(self.root, "", -1)]  # (directory, its name, levels above it; -1: a
+        seen = {os.path.realpath(self.root)}                          # wrapper, or the root below wrappers)
         while level:
-            nxt: list[tuple[Path, str]] = []
-            for d, rel_d in level:
+            nxt: list[tuple[Path, str, int]] = []
+            for d, rel_d, above in level:
                 try:
                     found = sorted(os.scandir(d), key=lambda e: e.name)
                 except OSError as exc:
                     yield Entry(rel_d or ".", DIR, problem=f"cannot list the directory: {exc.strerror or exc}")
                     continue
+                wrapper = above < 0 and len(found) == 1 and found[0].is_dir(follow_symlinks=False)
+                depth = -1 if wrapper else max(above, 0) + 1  # the level of this directory's subdirectories
                 for e in found:
                     rel = f"{rel_d}/{printable(e.name)}" if rel_d else printable(e.name)
                     link = e.is_symlink()
@@ -103,19 +112,19 @@ class DirTree:
                     elif link and not os.path.exists(e.path):
                         yield Entry(rel, LINK, problem="symbolic link to nothing: not read")
                     elif e.is_dir(follow_symlinks=link):
-                        if depth + 1 > self.max_depth:
-                            yield Entry(rel, DIR, problem=f"deeper than {self.max_depth} directory levels: not read")
+                        if depth > self.max_depth or rel.count("/") >= MAX_WRAPPED:
+                            most = self.max_depth if depth > self.max_depth else MAX_WRAPPED
+                            yield Entry(rel, DIR, problem=f"deeper than {most} directory levels: not read")
                         elif (real := os.path.realpath(e.path)) in seen:
                             yield Entry(rel, LINK, problem="a directory already walked (a link to it): not read again")
                         else:
                             seen.add(real)
-                            nxt.append((Path(e.path), rel))
+                            nxt.append((Path(e.path), rel, depth))
                     elif e.is_file(follow_symlinks=link):
                         yield Entry(rel, FILE, None, _dir_opener(e))
                     else:
                         yield Entry(rel, SPECIAL, problem="not a regular file")
             level = nxt
-            depth += 1
 
 
 def _dir_opener(e: os.DirEntry[str]) -> Callable[[], IO[bytes]]:
