@@ -272,17 +272,10 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     placed, _old = link_history_dropped(placed, r.ranks.job_start)
     now = max((s.t for s in sigs), default=0.0)
     placed += _vendor_at_roots(placed, hits, lines, matcher, engine, now)
-    within = _incident_processes(incidents, primary, where, lines, r.ranks)
-    table, others = _runs(r.ranks, within)
-    mr = multirank_verdict(table, placed, engine, now, names)
+    mr = multirank_verdict(r.ranks, placed, engine, now, names)
     if mr is not None:
         diagnosis["root_cluster"] = mr
-        apply_root_cluster(diagnosis, mr, engine, within=within)
-    for run, at in others:  # the other runs' root clusters: listed, never merged into the verdict's
-        if (other := multirank_verdict(run, placed, engine, now, names)) is not None:
-            diagnosis.setdefault("other_runs", []).append({"first_error": at, "root_cluster": other})
-            diagnosis["evidence"].append(f"another run's collective errors (from {at}), not this verdict's: "
-                                         f"{other.get('summary') or other.get('what')}")
+        apply_root_cluster(diagnosis, mr, engine, within=_incident_processes(incidents, primary, where, lines, r.ranks))
     if (note := chip_named(diagnosis["root"], r.ranks)) is not None:
         diagnosis["evidence"].append(note)  # the root cluster's name and the verdict's: one device
     from opsbrain.diagnosis.oneclick import with_component_self
@@ -426,41 +419,6 @@ def _vendor_verdict(incidents: list[Any], out_incs: list[dict[str, Any]], primar
     if primary is not None:
         return {**primary, "diagnosis": dd, "evidence_lines": (primary["evidence_lines"] + ev)[:10]}
     return {"id": None, "diagnosis": dd, "evidence_lines": ev[:10], "errors": 0, "opened_at_s": now}
-
-
-RUN_GAP_S = 3600.0
-"""Seconds between collective processes' first errors that part two runs (two jobs, or one job restarted) in one
-bundle: the detector's horizon, beyond which it groups no signals into one incident."""
-
-
-def _runs(table: Any, within: set[str] | None) -> tuple[Any, list[tuple[Any, str]]]:
-    """The processes of the verdict's run (those whose first errors are within :data:`RUN_GAP_S` of each other, the
-    run holding the primary incident's processes ``within``; the latest run where none is known) and each other
-    run's, with the time of its first error as logged. One run: the table unchanged. Before, a bundle of two jobs
-    months apart got one root cluster of both, its class and root from one job, its times from the other."""
-    from datetime import UTC
-
-    from opsbrain.ingest.rankrecords import RankTable
-
-    timed = sorted((p for p in table.processes if p.first_error_t is not None), key=lambda p: p.first_error_t)
-    runs: list[list[Any]] = []
-    for p in timed:
-        if runs and p.first_error_t - runs[-1][-1].first_error_t <= RUN_GAP_S:
-            runs[-1].append(p)
-        else:
-            runs.append([p])
-    if len(runs) < 2:
-        return table, []
-    mine = next((run for run in runs if within and any(p.name in within for p in run)), runs[-1])
-    quiet = [p for p in table.processes if p.first_error_t is None]
-
-    def of(run: list[Any]) -> Any:
-        return RankTable(run + quiet, table.device_ips, table.notes)
-
-    def at(run: list[Any]) -> str:
-        return datetime.fromtimestamp(run[0].first_error_t, UTC).replace(tzinfo=None).isoformat(timespec="seconds")
-
-    return of(mine), [(of(run), at(run)) for run in runs if run is not mine]
 
 
 def _incident_processes(incidents: list[Any], primary: dict[str, Any] | None, where: dict[int, int],
