@@ -1,0 +1,61 @@
+"""Real bundles (hosts not named like the twin's ``pod0-nodeN``) are answered in the bundle's own names (tester BJ,
+session 32): the twin's conventions (its management addresses ``10.<hi>.<lo>`` -> ``pod0/node<k>``, its switch
+chips ``pod0-nodeN-l1swK``, its DPU parts) neither decide nor leak into the answer; a peer whose logs are absent is
+named by the address its waiters' lines give."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from opsbrain.bundle import diagnose_bundle
+
+
+@pytest.fixture(scope="module")
+def engine() -> Any:
+    from opsbrain.kb.training import load_engine
+
+    return load_engine()
+
+
+def _plog(worker: Path, pid: int, lines: list[str]) -> None:
+    p = worker / "process_log" / "run" / "plog" / f"plog-{pid}_20250301000000000.log"
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text("".join(ln + "\n" for ln in lines))
+
+
+def _stuck_peer_bundle(root: Path) -> Path:
+    """Two collected hosts (servers 10.0.0.33 and 10.0.0.34, four devices each) whose every device's notify wait
+    names ``remote[10.0.0.40]``: a third host of the rank table, whose folder was not collected."""
+    b = root / "bundle"
+    servers = ["10.0.0.33", "10.0.0.34", "10.0.0.40"]
+    for k, server in enumerate(servers[:2]):
+        for dev in range(4):
+            pid = 1000 + 10 * k + dev
+            _plog(b / f"gz-a3-r07-n{32 + k}", pid, [
+                f"[INFO] HCCL({pid},python):2025-03-01-00:00:00.000.000 [hcom.cc:187][{pid + 1}]hcom init by file "
+                f"success, rankTablePath[/user/config/rank_table.json], rankNum[12], rank[{4 * k + dev}], "
+                f"server[{server}], device[{dev}]",
+                f"[ERROR] HCCL({pid},python):2025-03-01-00:10:30.000.000 [task_exception_handler.cc:812][{pid + 1}]"
+                "[TaskExceptionHandler][Callback]Task run failed, base information is streamID:[3], taskID[50], "
+                "taskType[Notify Wait], remote[10.0.0.40]"])
+    table = {"version": "1.0", "server_count": "3", "status": "completed", "server_list": [
+        {"server_id": s, "device": [{"device_id": str(d), "device_ip": f"192.168.{i}.{d + 1}", "rank_id": str(4 * i + d)}
+                                    for d in range(4)], "host_nic_ip": "reserve"} for i, s in enumerate(servers)]}
+    (b / "cluster" / "jobs" / "train").mkdir(parents=True)
+    (b / "cluster" / "jobs" / "train" / "rank_table.json").write_text(json.dumps(table))
+    return b
+
+
+def test_an_absent_peer_is_named_by_its_address_not_the_twins_node_id(tmp_path: Path, engine: Any) -> None:
+    rep = diagnose_bundle(_stuck_peer_bundle(tmp_path), engine)
+    d = rep["diagnosis"]
+    assert d["fault_class"] == "collective_timeout_sw"
+    assert d["root"]["host"] == "10.0.0.40" and d["root"]["device"] is None
+    assert any("absent" in e for e in d["evidence"])
+    said = json.dumps([d["evidence"], d.get("component"), [i["diagnosis"] for i in rep["incidents"]],
+                       [list(i["nodes"].values()) for i in rep["incidents"]]])
+    assert "node39" not in said and "pod0-node" not in said  # the twin's reading of 10.0.0.40
