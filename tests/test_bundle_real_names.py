@@ -59,3 +59,11 @@ def test_an_absent_peer_is_named_by_its_address_not_the_twins_node_id(tmp_path: 
     said = json.dumps([d["evidence"], d.get("component"), [i["diagnosis"] for i in rep["incidents"]],
                        [list(i["nodes"].values()) for i in rep["incidents"]]])
     assert "node39" not in said and "pod0-node" not in said  # the twin's reading of 10.0.0.40
+
+
+def test_logs_of_a_real_bundle_name_the_absent_peer_by_its_address(tmp_path: Path, engine: Any) -> None:
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    d = diagnose_logs(str(_stuck_peer_bundle(tmp_path)), engine)["diagnosis"]
+    assert d["root"]["host"] == "10.0.0.40"
+    assert "node39" not in json.dumps(d["evidence"])
