@@ -67,3 +67,16 @@ def test_logs_of_a_real_bundle_name_the_absent_peer_by_its_address(tmp_path: Pat
     d = diagnose_logs(str(_stuck_peer_bundle(tmp_path)), engine)["diagnosis"]
     assert d["root"]["host"] == "10.0.0.40"
     assert "node39" not in json.dumps(d["evidence"])
+
+
+def test_incident_headers_lead_with_the_hosts_names(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from opsbrain.cli import cli
+
+    b = _stuck_peer_bundle(tmp_path)
+    res = CliRunner().invoke(cli, ["diagnose", "--bundle", str(b), "--data-dir", str(tmp_path / "home")])
+    assert res.exit_code == 0, res.output
+    heads = [ln for ln in res.stdout.splitlines() if ln.startswith("incident ")]
+    assert heads and all("pod0/" not in h for h in heads)
+    assert " on gz-a3-r07-n32" in heads[0]
