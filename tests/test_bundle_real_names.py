@@ -43,8 +43,9 @@ def _stuck_peer_bundle(root: Path) -> Path:
                 "[TaskExceptionHandler][Callback]Task run failed, base information is streamID:[3], taskID[50], "
                 "taskType[Notify Wait], remote[10.0.0.40]"])
     table = {"version": "1.0", "server_count": "3", "status": "completed", "server_list": [
-        {"server_id": s, "device": [{"device_id": str(d), "device_ip": f"192.168.{i}.{d + 1}", "rank_id": str(4 * i + d)}
-                                    for d in range(4)], "host_nic_ip": "reserve"} for i, s in enumerate(servers)]}
+        {"server_id": s, "host_nic_ip": "reserve",
+         "device": [{"device_id": str(d), "device_ip": f"192.168.{i}.{d + 1}", "rank_id": str(4 * i + d)}
+                    for d in range(4)]} for i, s in enumerate(servers)]}
     (b / "cluster" / "jobs" / "train").mkdir(parents=True)
     (b / "cluster" / "jobs" / "train" / "rank_table.json").write_text(json.dumps(table))
     return b
@@ -80,3 +81,39 @@ def test_incident_headers_lead_with_the_hosts_names(tmp_path: Path) -> None:
     heads = [ln for ln in res.stdout.splitlines() if ln.startswith("incident ")]
     assert heads and all("pod0/" not in h for h in heads)
     assert " on gz-a3-r07-n32" in heads[0]
+
+
+def test_a_real_host_is_never_placed_on_a_twin_only_part() -> None:
+    """The twin's DPU (``qingtian``) and its per-node L1 switch chips are the twin's own parts: a real host's verdict
+    (fx/st_testcase: an EXT4 error and an OOM kill, best guess qingtian_failure) names the host, not
+    ``st_testcase/qingtian``; the twin's own nodes keep them."""
+    from opsbrain.bundle.hosts import diagnosis_in_user_terms
+    from opsbrain.ingest.where import real_component
+
+    d: dict[str, Any] = {"component": "pod0/node0/qingtian", "root": {"component": "pod0/node0/qingtian"},
+                         "evidence": []}
+    diagnosis_in_user_terms(d, {"pod0/node0": "st_testcase"})
+    assert d["component"] == "st_testcase" and d["root"]["component"] == "st_testcase"
+    assert d["internal_component"] == "pod0/node0/qingtian"
+    assert real_component("worker-0/qingtian") == "worker-0"
+    assert real_component("gz-a3-r07-n36/l1sw2") == "gz-a3-r07-n36"
+    assert real_component("pod0/node7/qingtian") == "pod0/node7/qingtian"
+    assert real_component("worker-0/npu3/hbm") == "worker-0/npu3/hbm"
+
+
+def test_logs_verdict_on_a_real_host_drops_a_twin_only_part(tmp_path: Path, monkeypatch: Any) -> None:
+    """Under --logs too: the engine's placement of a best guess on ``<host>/qingtian`` is the host."""
+    from opsbrain.diagnosis import oneclick
+    from opsbrain.verdict import Diagnosis
+
+    class Guessing:
+        def diagnose_signals(self, sigs: Any, now: float, **_k: Any) -> Diagnosis:
+            return Diagnosis("unknown", "worker-0/qingtian", 0.35, ["best guess qingtian_failure"], now)
+
+    monkeypatch.setattr(oneclick, "text_fallback", lambda engine, d, *a: (d, []))
+    f = tmp_path / "worker-0" / "messages"
+    f.parent.mkdir()
+    f.write_text("Mar 15 03:40:50 worker-0 kernel: EXT4-fs error (device sda1): ext4_find_entry:1455: inode #2: "
+                 "comm ls: reading directory lblock 0\n")
+    d = oneclick.diagnose_logs(str(tmp_path), Guessing())["diagnosis"]  # type: ignore[arg-type]
+    assert d["component"] == "worker-0" and "qingtian" not in json.dumps(d["root"])

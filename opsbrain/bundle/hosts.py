@@ -15,6 +15,7 @@ from opsbrain.bundle import layout as L
 from opsbrain.bundle.walk import _File
 from opsbrain.ingest.asys import OUTPUT_DIR, host_dirs
 from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, host_syslog, real_names
+from opsbrain.ingest.where import real_component
 from opsbrain.ingest.workers import host_root, names_no_host, shared_head
 
 _NODE_HOST = re.compile(r"pod(\d+)-node(\d+)")
@@ -191,11 +192,11 @@ def diagnosis_in_user_terms(d: dict[str, Any] | None, names: dict[str, str]) -> 
     if not d or not names:
         return
     comp = d.get("component")
-    if isinstance(comp, str) and (mine := in_user_terms(comp, names)) != comp:
-        d["internal_component"], d["component"] = comp, mine
+    if isinstance(comp, str) and (mine := real_component(in_user_terms(comp, names))) != comp:
+        d["internal_component"], d["component"] = comp, mine  # (no twin-only part on a real host: where.py)
     root = d.get("root")
     if isinstance(root, dict) and isinstance(root.get("component"), str):
-        root["component"] = in_user_terms(root["component"], names)
+        root["component"] = real_component(in_user_terms(root["component"], names))
     if isinstance(d.get("evidence"), list):
         d["evidence"] = [in_user_terms(e, names) if isinstance(e, str) and not _CITED.match(e) else e
                          for e in d["evidence"]]
