@@ -5,9 +5,8 @@ and transport init errors, whichever single worker of a job was collected."""
 
 from __future__ import annotations
 
-from tests.test_rootcluster import HOSTS, chain_bundle, collect, err, notify_lines, setup
-
 from opsbrain.diagnosis.rootcluster import analyse
+from tests.test_rootcluster import HOSTS, chain_bundle, collect, err, notify_lines, setup
 
 
 def test_transport_chain_ending_at_an_absent_host_blames_that_host() -> None:

@@ -44,7 +44,6 @@ from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, host_syslog
 from opsbrain.ingest.rankconsole import CONSOLE_GROUP, console_line
 from opsbrain.ingest.rankhosts import fill_servers, shown_names
 from opsbrain.ingest.rankrecords import (  # noqa: F401 (re-exported: the records and patterns kept their old home)
-    bracket_address,
     _IDENTITY_WORDS,
     _IP,
     DEVICE_OS_DIR,
@@ -84,6 +83,7 @@ from opsbrain.ingest.rankrecords import (  # noqa: F401 (re-exported: the record
     _int,
     _ip,
     _thread_key,
+    bracket_address,
 )
 from opsbrain.ingest.streams import log_name
 from opsbrain.ingest.where import MAX_DEVICE
