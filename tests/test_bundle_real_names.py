@@ -117,3 +117,31 @@ def test_logs_verdict_on_a_real_host_drops_a_twin_only_part(tmp_path: Path, monk
                  "comm ls: reading directory lblock 0\n")
     d = oneclick.diagnose_logs(str(tmp_path), Guessing())["diagnosis"]  # type: ignore[arg-type]
     assert d["component"] == "worker-0" and "qingtian" not in json.dumps(d["root"])
+
+
+def _switch_bundle(root: Path, node: str, l1: str, l2: str) -> Path:
+    """A node's folder, its L1 chip's log (port 5 toward the L2 chip down) and the L2 chip's (its port 36 down)."""
+    b = root / node.split("-")[0]
+    env = b / node / "environment_check"
+    env.mkdir(parents=True)
+    (env / "npu_info_before.txt").write_text("$ npu-smi info -t health -i 0\nHealth Status : OK\n")
+    for host, line in ((l1, "UBSW/4/ALARM: WARN [0x08520003,na,L2,na] Assertion alarmID=0x08520003 port=UB0/0/5"),
+                       (l2, "%%01IFNET/2/linkDown_active(l): The interface status changes. (ifName=UB0/0/36, "
+                            "AdminStatus=UP, OperStatus=DOWN)")):
+        p = b / "lcne_log" / host / "log.log"
+        p.parent.mkdir(parents=True)
+        p.write_text(f"2025-03-01 00:10:00.000 {host} {line}\n")
+    return b
+
+
+def test_a_real_switchs_port_down_is_read_as_the_twins_is(tmp_path: Path, engine: Any) -> None:
+    """The UB switch chip's alarm and port trap (the switch log's own formats) on real switch hosts: the same class
+    as with the twin's chip names, placed on the switch as the bundle names it (before: no signal, unknown)."""
+    twin = diagnose_bundle(_switch_bundle(tmp_path, "pod0-node36", "pod0-node36-l1sw2", "pod0-l2plane2-sw05"),
+                           engine)["diagnosis"]
+    real = diagnose_bundle(_switch_bundle(tmp_path, "gz-a3-r07-n36", "gz-a3-r07-n36-l1sw2", "gz-l2p2-sw05"),
+                           engine)["diagnosis"]
+    assert twin["fault_class"] != "unknown"
+    assert real["fault_class"] == twin["fault_class"]
+    assert real["root"]["host"] in ("gz-a3-r07-n36-l1sw2", "gz-l2p2-sw05", "gz-a3-r07-n36")
+    assert "pod0" not in json.dumps(real["evidence"]) + str(real.get("component"))

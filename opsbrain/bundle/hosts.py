@@ -48,6 +48,18 @@ def ip_to_node(ip: str) -> str | None:
     return f"pod{int(m[1])}/node{int(m[2]) * 250 + int(m[3]) - 1}"
 
 
+def switch_of_host(switch: str, workers: dict[str, dict[str, Any]]) -> str | None:
+    """A switch chip named after a host of the bundle (``gz-a3-r07-n36-l1sw2``: the L1 chip inside that host, as an
+    Atlas A3 node holds its own): that host's node id and the chip's own name (``pod0/node4/l1sw2``); None for a
+    switch named otherwise (it keeps its own name)."""
+    best: tuple[int, str] | None = None
+    for w in workers.values():
+        for name in {w.get("name") or "", w["dir"].rsplit("/", 1)[-1], *w.get("hosts", [])}:
+            if len(name) > 1 and switch.startswith(name + "-") and (best is None or len(name) > best[0]):
+                best = (len(name), f"{w['node']}/{switch[len(name) + 1:]}")
+    return best[1] if best else None
+
+
 def map_workers(files: list[_File], root_name: str) -> dict[str, dict[str, Any]]:
     """Worker directory -> its node id, how it was named, its syslog host names, addresses (filled later) and files.
     Directories of one host (an asys collection's folder and the directory above it: :func:`asys.host_dirs`) share
