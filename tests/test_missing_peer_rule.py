@@ -14,8 +14,10 @@ def test_transport_chain_ending_at_an_absent_host_blames_that_host() -> None:
     without_first = {k: v for k, v in files.items() if not k.startswith(HOSTS[0][0] + "/")}
     rc = analyse(collect(without_first))
     assert rc.kind == "transport"
-    assert [p.name for p in rc.roots] == [f"{HOSTS[0][1]}/0"]  # the address the chain's end waited for
-    assert rc.chain[-2:] == [f"{HOSTS[1][0]} device 1", f"{HOSTS[0][1]}/0"]
+    # the server address and device the chain's end waited for
+    assert [p.name for p in rc.roots] == [f"{HOSTS[0][1]} device 0"]
+    assert (rc.roots[0].worker, rc.roots[0].device) == (HOSTS[0][1], 0)
+    assert rc.chain[-2:] == [f"{HOSTS[1][0]} device 1", f"{HOSTS[0][1]} device 0"]
     assert "absent" in rc.rule and "waited" in rc.rule
     assert rc.as_dict()["roots"][0]["peer"] is True
 

@@ -468,6 +468,10 @@ def _stand_in(d: dict[str, Any], byname: dict[str, RankProcess]) -> RankProcess:
     """The absent peer a dead end names (its address, and its rank where the waiter's line gives one), a process
     without lines of its own."""
     e = next((x for x in byname[d["waiter"]].errors if x.ref is d["ref"]), None)
+    if e is not None and e.kind == "transport" and e.remote_ip and e.remote_device is not None:
+        # a server address and a device: that host's device, as the chain names a device of the input
+        return RankProcess(worker=e.remote_ip, pid="", server=e.remote_ip, phy_id=e.remote_device,
+                           label=f"{e.remote_ip} device {e.remote_device}")
     rank = f" (rank {e.remote_rank})" if e is not None and e.remote_ip and e.remote_rank is not None else ""
     return RankProcess(worker=d["remote"], pid="", label=d["remote"] + rank)
 
