@@ -357,7 +357,6 @@ ROOT_RE = r"{w}\b.*?(device|dev|npu|chip|/)[-_ ]?0*{d}\b"
      "collective_timeout_sw"),
     ("st_transport_init_testcase", "worker-0", 0, "worker-2 device 2 -> worker-1 device 1 -> worker-0 device 0",
      "collective_timeout_sw"),
-    ("st_transport_init_testcase/worker-3", "worker-3", 2, "", "collective_timeout_sw"),
     # st_testcase's link change records are of 2022-08-01, seven weeks before its plogs (2022-09-23): the ports'
     # history, not the CQE's cause (derive.link_history_dropped); the root's own error lines are the driver's
     ("st_testcase", "worker-0", 0, "worker-0 device 0 -> 51.38.68.155", "driver_firmware_error"),
@@ -379,6 +378,23 @@ def test_ascend_fd_fixtures_both_ways(case: str, host: str, device: int | None, 
         else:  # a silent peer: no line of its own, no device of the input
             assert d["root"]["peer"] and rc["roots"][0]["peer"]
         assert d["evidence_lines"] and all(e["file"] and e["line"] for e in d["evidence_lines"])
+
+
+@needs_fixtures
+def test_ascend_fd_fixture_worker_alone_whose_peer_no_line_names(engine: Any) -> None:
+    """st_transport_init's worker-3 alone: its transport error names no remote. The root is unknown (ascend-fd's
+    code 133, root device unknown) and worker-3 device 2 is named as the device that waited, not as the root (it was
+    the root before: the one rule for a missing peer, tester BJ)."""
+    from opsbrain.bundle import diagnose_bundle
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    case = FX / "st_transport_init_testcase" / "worker-3"
+    for rep in (diagnose_bundle(case, engine), diagnose_logs(str(case), engine)):
+        d = rep["diagnosis"]
+        assert d["fault_class"] == "collective_timeout_sw"
+        assert d["root_cluster"]["roots"] == [] and d["component"] is None
+        assert (d["root"]["host"], d["root"]["device"]) == (None, None) and d["root"]["peer"]
+        assert any("worker-3 device 2 waited for a peer" in e for e in d["evidence"])
 
 
 @needs_fixtures

@@ -15,6 +15,7 @@ from opsbrain.bundle import layout as L
 from opsbrain.bundle.walk import _File
 from opsbrain.ingest.asys import OUTPUT_DIR, host_dirs
 from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, host_syslog, real_names
+from opsbrain.ingest.where import real_component
 from opsbrain.ingest.workers import host_root, names_no_host, shared_head
 
 _NODE_HOST = re.compile(r"pod(\d+)-node(\d+)")
@@ -45,6 +46,18 @@ def ip_to_node(ip: str) -> str | None:
     if not m or int(m[3]) < 1:
         return None
     return f"pod{int(m[1])}/node{int(m[2]) * 250 + int(m[3]) - 1}"
+
+
+def switch_of_host(switch: str, workers: dict[str, dict[str, Any]]) -> str | None:
+    """A switch chip named after a host of the bundle (``gz-a3-r07-n36-l1sw2``: the L1 chip inside that host, as an
+    Atlas A3 node holds its own): that host's node id and the chip's own name (``pod0/node4/l1sw2``); None for a
+    switch named otherwise (it keeps its own name)."""
+    best: tuple[int, str] | None = None
+    for w in workers.values():
+        for name in {w.get("name") or "", w["dir"].rsplit("/", 1)[-1], *w.get("hosts", [])}:
+            if len(name) > 1 and switch.startswith(name + "-") and (best is None or len(name) > best[0]):
+                best = (len(name), f"{w['node']}/{switch[len(name) + 1:]}")
+    return best[1] if best else None
 
 
 def map_workers(files: list[_File], root_name: str) -> dict[str, dict[str, Any]]:
@@ -191,11 +204,11 @@ def diagnosis_in_user_terms(d: dict[str, Any] | None, names: dict[str, str]) -> 
     if not d or not names:
         return
     comp = d.get("component")
-    if isinstance(comp, str) and (mine := in_user_terms(comp, names)) != comp:
-        d["internal_component"], d["component"] = comp, mine
+    if isinstance(comp, str) and (mine := real_component(in_user_terms(comp, names))) != comp:
+        d["internal_component"], d["component"] = comp, mine  # (no twin-only part on a real host: where.py)
     root = d.get("root")
     if isinstance(root, dict) and isinstance(root.get("component"), str):
-        root["component"] = in_user_terms(root["component"], names)
+        root["component"] = real_component(in_user_terms(root["component"], names))
     if isinstance(d.get("evidence"), list):
         d["evidence"] = [in_user_terms(e, names) if isinstance(e, str) and not _CITED.match(e) else e
                          for e in d["evidence"]]

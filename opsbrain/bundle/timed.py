@@ -12,7 +12,7 @@ import re
 from datetime import datetime
 
 from opsbrain.bundle import layout as L
-from opsbrain.bundle.hosts import host_to_id
+from opsbrain.bundle.hosts import host_to_id, switch_of_host
 from opsbrain.bundle.records import _TIE, ReaderState
 from opsbrain.bundle.stamps import (
     _STYLE,
@@ -98,7 +98,8 @@ class TimedFiles(ReaderState):
         if kind in (L.DEVICE_OS, L.HISTORY, L.HISI_DUMP, L.MESSAGES) and node is not None and f.kind.device is not None:
             origin = f"{node}/npu{f.kind.device}"
         elif kind == L.SWITCH:
-            origin = (host_to_id(f.kind.tag) or f.kind.tag) if f.kind.tag else None
+            origin = (host_to_id(f.kind.tag) or switch_of_host(f.kind.tag, self.workers) or f.kind.tag
+                      ) if f.kind.tag else None
         elif kind == L.CLUSTERD:
             origin = None
         if kind == L.OTHER:

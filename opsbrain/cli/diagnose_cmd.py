@@ -150,7 +150,8 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool, foll
         click.echo(f"  year-less stamps of {x['path']} read in {x['year']}, the year nearest {x['from']}")
     for inc in res["incidents"]:
         d = inc["diagnosis"] or {}
-        where = ", ".join(f"{n} ({real})" if real != n else n for n, real in inc["nodes"].items()) or "-"
+        # the hosts by the bundle's own names (the reader's ids of real hosts stay in --json's ``nodes`` keys)
+        where = ", ".join(sorted(set(inc["nodes"].values()), key=_natural)) or "-"
         click.echo(f"incident {inc['id']} opened {inc['opened_at']} on {where}: {d.get('fault_class')} at "
                    f"{d.get('component') or 'no component named'} (confidence {d.get('confidence', 0):.2f})"
                    + (f", runbook {d['runbook']}" if d.get("runbook") else ""))
@@ -222,3 +223,10 @@ def _verdict_line(d: dict[str, Any], bar: float) -> str:
     return (f"diagnosis: {d['fault_class']} at {where} (confidence {d['confidence']:.2f}"
             + (f", below the {bar:.2f} answer bar: confirm before acting" if low else "") + ")"
             + (f", runbook {d['runbook']}" + (" once confirmed" if low else "") if d.get("runbook") else ""))
+
+
+def _natural(s: str) -> list[Any]:
+    """``n2`` before ``n10``."""
+    import re
+
+    return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", s)]

@@ -55,7 +55,9 @@ def incident_features(signals: Iterable[Signal], now: float, history: LinkRecord
         f["nodes_with_down"] = math.log1p(len(per_node))
         f["l2_with_down"] = math.log1p(len(per_l2))
         busiest = max(per_node.values(), key=len)
-        f["planes_on_busiest_node"] = float(len({ln.split("/l1sw", 1)[1].split("~")[0] for ln in busiest}))
+        # the twin's links name their plane (``.../l1sw4~...``); a real switch's port link is its own plane
+        f["planes_on_busiest_node"] = float(len({ln.split("/l1sw", 1)[1].split("~")[0] if "/l1sw" in ln else ln
+                                                 for ln in busiest}))
         f["max_flaps_24h"] = float(max(history.flaps(ln) for ln in down))
         f["lanes_lost_before"] = float(any(history.lanes_lost(ln) for ln in down))
     firsts: dict[str, float] = {}  # each link's first down or lane-loss line (one pass: an incident holds thousands)

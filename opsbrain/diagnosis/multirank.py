@@ -175,7 +175,10 @@ def multirank_verdict(table: RankTable, signals: list[Signal], engine: Any, now:
     if rc.roots and not out["decides"] and rc.kind in DECIDING:
         out["not_deciding"] = (f"{len(rc.roots)} of the job's {len(table.processes)} processes are roots by the rule: "
                                f"that is most of the job, not a place")
-    if not rc.roots:
+    if not rc.roots:  # a wait for a peer no line names: the waiters' lines give the class, no place
+        if rc.kind in DECIDING and (own := signals_of(rc.error_devices, signals, aliases)):
+            cls, conf, how = decide_class(rc, own, signals, engine, now, "the reporting devices'", aliases)
+            out |= {"fault_class": cls, "confidence": conf, "class_from": how, "documented": how.startswith(DOCUMENTED)}
         return out
     own, whose = signals_of(rc.roots, signals, aliases), ROOTS_OWN
     if not own:  # the root's own lines are not in the input (a device named by its peers): what the reporting
@@ -347,6 +350,18 @@ def apply_root_cluster(out: dict[str, Any], mr: dict[str, Any], engine: Any, max
     outside them)."""
     if not mr.get("roots"):  # a wait for a peer no line names (rootcluster._silent_peer): the root is unknown
         out["evidence"].insert(0, f"{mr['what']}: {mr['rule']}")
+        if mr.get("documented") and mr.get("fault_class", UNKNOWN) != UNKNOWN and out.get("fault_class") != \
+                mr["fault_class"] and float(out.get("confidence") or 0.0) < CONFIDENT:
+            was = out.get("fault_class")
+            out["fault_class"], out["confidence"] = mr["fault_class"], round(mr["confidence"], 4)
+            out["runbook"] = _runbook(engine, mr["fault_class"])
+            out["decided_by"] = "multi-rank root cluster; class from " + mr["class_from"]
+            out["evidence"].append(f"the verdict on the whole input was {was}; the root cluster's wait decides "
+                                   "the class, no line places its root")
+        if out.get("fault_class") in (UNKNOWN, "collective_timeout_sw"):  # a wait's verdict: not on the waiter
+            out["component"] = None
+            out["root"] = {"component": None, "host": None, "device": None, "peer": True,
+                           "name": "an unknown peer (no line names it; its logs are not in the input)"}
         return
     own = out.get("root") or user_terms(out.get("component"))
     if (host := (mr.get("hosts_of_servers") or {}).get(server := str(own.get("host")))) is not None:

@@ -34,7 +34,17 @@ from opsbrain.ingest.hostnames import root_names_host
 from opsbrain.ingest.ranks import RankCollector, RankTable
 from opsbrain.ingest.surface import head_source
 from opsbrain.ingest.text import ingest_paths, read_small
-from opsbrain.ingest.where import device_in, head_host, node_of, npu_of, renamed, twin_node, user_terms, with_host
+from opsbrain.ingest.where import (
+    device_in,
+    head_host,
+    node_of,
+    npu_of,
+    real_component,
+    renamed,
+    twin_node,
+    user_terms,
+    with_host,
+)
 from opsbrain.ingest.workers import host_root
 from opsbrain.kb.compiled import compiled_kb
 from opsbrain.verdict import UNKNOWN, Diagnosis, nothing_found, verdict_first
@@ -256,7 +266,8 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
         d.evidence.append("the knowledge base recognises: " + "; ".join(
             f"{kb_label(k)}: {k['cause']}" for k in kn[:3]))
     out = d.as_dict()
-    out["root"] = user_terms(d.component)
+    out["component"] = real_component(d.component)  # a real host is on no part only the twin has (its DPU)
+    out["root"] = user_terms(out["component"])
     if out["fault_class"] == UNKNOWN and d.component is None and (where := _one_place(sigs)) is not None:
         out["root"] = user_terms(where)  # no class, but the place: what the operator looks at first
         d.evidence.append(f"no class, but every error names {where}")

@@ -16,11 +16,12 @@ result meanings are described in our own words in the project notes; this is our
 4. Otherwise the wait graph: its terminal groups (a device that waits for nobody, a device waiting on itself, or
    a cycle of devices waiting for each other) are the candidates; the one most erroring devices lead to is the
    root (ties: the earliest error). The chain shown follows each device's earliest wait, as ascend-fd draws it
-   (the shortest path where that walk does not reach the root). A remote that resolves to no process is a dead end:
-   the erroring device itself is reported, with the remote's address, and whether its host is in the bundle at all
-   (a remote that never came up) or not (logs not collected); where no wait resolves and the wait is for a peer
-   (:data:`PEER_WAITS`), the peer named is the root and the erroring device the one that waited
-   (:func:`_silent_peer`). A link-table row whose
+   (the shortest path where that walk does not reach the root). A remote that resolves to no process is a dead end.
+   One rule for a wait on a peer (:data:`PEER_WAITS`) whose logs are absent (no process of the input is it, and
+   its host is not one of the input's): the peer, by the address or rank its waiters' lines name, is the root,
+   said to be absent, and the erroring device is the one that waited; where no line names the peer, the root is
+   unknown and the waiting devices are named as waiting (:func:`_silent_peer`). A remote whose host is in the
+   input but which never came up leaves the erroring device the root. A link-table row whose
    address no process has is resolved by the remote's rank in the process's communicator, as ascend-fd does.
 5. Where the first error is no timeout, the devices that logged errors but no timeout are the suspects; the others'
    waits that end at one give the chain and the failure kind (an AI CPU notify wait: ascend-fd's code 109).
@@ -183,9 +184,17 @@ def _dead_end_why(e: RankError, ix: _Index) -> str:
         return "its host is in the bundle but no process ran on that device: the remote never came up"
     if e.kind in ("socket", "cqe") and e.remote_ip in ix.servers:
         return "the address is a host's server address, not a device's: the remote device is not resolved"
+    if e.kind == "notify" and e.remote_rank is None and e.remote_ip:
+        return "no process of that host is in the bundle: its logs are missing"
     if e.kind == "notify":
         return "no process of that rank is in the bundle: the remote rank never came up or its logs are missing"
     return "no process in the bundle has that address (its logs were not collected, or it never came up)"
+
+
+def _absent(e: RankError, ix: _Index) -> bool:
+    """Whether a dead end's remote is a peer whose logs are absent (not a host of the input whose device never
+    came up, nor a host's server address named where a device's was meant)."""
+    return not (e.remote_ip in ix.servers and e.kind in ("transport", "cluster", "socket", "cqe"))
 
 
 def _sccs(nodes: list[str], succ: dict[str, list[str]]) -> list[list[str]]:
@@ -368,6 +377,7 @@ def _graph(errs: list[RankProcess], ix: _Index, kind: str, table: RankTable) -> 
     succ: dict[str, list[str]] = {}
     edges: list[tuple[str, str, LineRef]] = []
     dead: list[dict[str, Any]] = []
+    absent: set[str] = set()  # the waiters whose dead end is a peer whose logs are absent (:func:`_absent`)
     byname = {p.name: p for p in errs}
     for p in errs:
         # in time order: a device's first wait is its earliest (:func:`_first_waits`), whatever order its files
@@ -379,11 +389,14 @@ def _graph(errs: list[RankProcess], ix: _Index, kind: str, table: RankTable) -> 
                 if t.name not in succ.setdefault(p.name, []):
                     succ[p.name].append(t.name)
                     edges.append((p.name, t.name, e.ref))
-            elif (words := _remote_words(e)) is not None and not any(d["waiter"] == p.name for d in dead):
+            elif (words := _remote_words(e)) is not None and not any(d["waiter"] == p.name for d in dead) and not (
+                    e.kind == "notify" and e.remote_rank is None and e.remote_ip in ix.servers):
                 dead.append({"waiter": p.name, "remote": words, "ref": e.ref, "why": _dead_end_why(e, ix)})
+                if _absent(e, ix):
+                    absent.add(p.name)
     waiters = [p.name for p in errs if any(x.kind == kind for x in p.errors)]
-    if not edges and kind in PEER_WAITS and waiters:
-        return _silent_peer(errs, byname, waiters, dead, kind, table)
+    if not edges and kind in PEER_WAITS and waiters and (absent or not dead):
+        return _silent_peer(errs, byname, waiters, [d for d in dead if d["waiter"] in absent], kind, table)
     if not edges:
         roots = [byname[d["waiter"]] for d in dead][:1] or [byname[w] for w in waiters] or errs
         chain = [roots[0].name, dead[0]["remote"]] if dead else []
@@ -428,6 +441,12 @@ def _graph(errs: list[RankProcess], ix: _Index, kind: str, table: RankTable) -> 
             False: "the end of the wait chain waits for nobody: it is the root"}[cyc and len(top) > 1]
     if cyc and len(top) == 1:
         rule = "a device waits on itself while others wait on it: it is the root"
+    elif not cyc and kind in PEER_WAITS and top[0] in absent:
+        d = next(d for d in dead if d["waiter"] == top[0])
+        peer = _stand_in(d, byname)
+        rule = (f"the end of the wait chain, {top[0]}, waited for {peer.name}, whose logs are absent from the input: "
+                "that peer is the root (its own logs hold the cause), the erroring device is the one that waited")
+        roots, chain = [peer], chain + [peer.name]
     elif not cyc and any(d["waiter"] == top[0] for d in dead):
         rule = "the end of the wait chain waits for a remote that resolves to no process: it is the root"
         chain = chain + [next(d["remote"] for d in dead if d["waiter"] == top[0])]
@@ -439,9 +458,22 @@ def _graph(errs: list[RankProcess], ix: _Index, kind: str, table: RankTable) -> 
     return RootCluster(kind, roots, chain, cyc, rule, edges, dead, errs, others, notes)
 
 
-PEER_WAITS = ("socket", "notify")
-"""Timeouts of a device waiting for a peer (EI0006's link set-up, EI0002's notify wait): the HCCL guide's fault
-locating reads them as a wait on the remote end, whose own logs hold the cause; the device that logged one waited."""
+PEER_WAITS = ("socket", "notify", "transport")
+"""Timeouts of a device waiting for a peer (EI0006's link set-up, EI0002's notify wait, a transport's link set-up
+to its remote): the HCCL guide's fault locating reads them as a wait on the remote end, whose own logs hold the
+cause; the device that logged one waited."""
+
+
+def _stand_in(d: dict[str, Any], byname: dict[str, RankProcess]) -> RankProcess:
+    """The absent peer a dead end names (its address, and its rank where the waiter's line gives one), a process
+    without lines of its own."""
+    e = next((x for x in byname[d["waiter"]].errors if x.ref is d["ref"]), None)
+    if e is not None and e.kind == "transport" and e.remote_ip and e.remote_device is not None:
+        # a server address and a device: that host's device, as the chain names a device of the input
+        return RankProcess(worker=e.remote_ip, pid="", server=e.remote_ip, phy_id=e.remote_device,
+                           label=f"{e.remote_ip} device {e.remote_device}")
+    rank = f" (rank {e.remote_rank})" if e is not None and e.remote_ip and e.remote_rank is not None else ""
+    return RankProcess(worker=d["remote"], pid="", label=d["remote"] + rank)
 
 
 def _silent_peer(errs: list[RankProcess], byname: dict[str, RankProcess], waiters: list[str],
@@ -451,13 +483,11 @@ def _silent_peer(errs: list[RankProcess], byname: dict[str, RankProcess], waiter
     no root (the peer is unknown), and the rule says the erroring device is the one that waited."""
     if dead:
         d = dead[0]
-        e = next((x for x in byname[d["waiter"]].errors if x.ref is d["ref"]), None)
-        rank = f" (rank {e.remote_rank})" if e is not None and e.remote_ip and e.remote_rank is not None else ""
-        peer = RankProcess(worker=d["remote"], pid="", label=d["remote"] + rank)
+        peer = _stand_in(d, byname)
         return RootCluster(kind, [peer], [d["waiter"], peer.name],
                            rule=(f"{d['waiter']} waited for {peer.name}, which did not answer; no process of the "
-                                 "input is that peer: the peer is the root (its own logs hold the cause), the "
-                                 "erroring device is the one that waited"),
+                                 "input is that peer (its logs are absent): the peer is the root (its own logs "
+                                 "hold the cause), the erroring device is the one that waited"),
                            dead_ends=dead, error_devices=errs, notes=list(table.notes))
     who = ", ".join(waiters[:3]) + (f" and {len(waiters) - 3} more" if len(waiters) > 3 else "")
     return RootCluster(kind, [], [],

@@ -99,7 +99,7 @@ class RankError:
     kind: str                    # socket | transport | notify | cqe | rootinfo | cluster | ffts | normal | killed
     t: float                     # seconds since the epoch (naive, as logged)
     ref: LineRef
-    remote_ip: str | None = None       # a device address (socket, cqe) or a server address (transport, cluster)
+    remote_ip: str | None = None       # a device address (socket, cqe) or a server address (transport, cluster, notify)
     remote_device: int | None = None   # the remote's device index (transport, cluster, p2p)
     remote_rank: int | None = None     # the remote's rank in the communicator (notify, link table)
     local_rank: int | None = None      # this process's own rank in that communicator (link table: src_ip(user_rank))
@@ -172,6 +172,16 @@ def _thread_key(key: tuple[str, str], body: str) -> tuple[str, str, str | None]:
     """A process key with the thread the line names (:data:`RE_THREAD`; None when it names none)."""
     m = RE_THREAD.match(body)
     return (*key, m.group(1) if m else None)
+
+
+_ADDRESS = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+
+
+def bracket_address(text: str, key: str) -> str | None:
+    """An IPv4 address in ``key[...]`` (a notify wait's ``remote[10.0.0.40]``: the host its peer runs on), None when
+    the field is absent or holds no address."""
+    v = _bracket(text, key)
+    return v if v is not None and _ADDRESS.fullmatch(v) else None
 
 
 def _bracket(text: str, key: str) -> str | None:

@@ -16,7 +16,8 @@ Error kinds (the texts HCCL prints; the CANN HCCL troubleshooting guide names th
   failure between this device and target device", "Wait links establish completed failed", "wait socket establish
   timeout" (no remote on these lines), "connected p2p timeout ... remote physic id:N", "channel connect timeout";
 - ``transport``: ``Transport init error`` with ``remoteIpAddr[<server ip>/<device>]``;
-- ``notify``: ``TaskExceptionHandler`` ``taskType[Notify Wait]`` (EI0002) with ``remote rank:[N]`` and ``group:[...]``,
+- ``notify``: ``TaskExceptionHandler`` ``taskType[Notify Wait]`` (EI0002) with ``remote rank:[N]`` and ``group:[...]``
+  (and the remote's host where the base line gives it: ``remote[<server ip>]``),
   or EI0002's own message ``... from remote rank [N]``;
   the AI CPU's ``base information is ... type:NOTIFY WAIT, ... remoteRank:N`` in a process's CANN device log, its
   communicator on the ``opData information is ... group:...`` line after it;
@@ -82,6 +83,7 @@ from opsbrain.ingest.rankrecords import (  # noqa: F401 (re-exported: the record
     _int,
     _ip,
     _thread_key,
+    bracket_address,
 )
 from opsbrain.ingest.streams import log_name
 from opsbrain.ingest.where import MAX_DEVICE
@@ -365,7 +367,7 @@ class RankCollector:
         if "taskType[Notify Wait]" in body:
             self._pending_notify[key] = {"t": t, "ref": ref, "tag": _bracket(body, "tag"),
                                          "index": _int(_bracket(body, "index")), "rank": None, "local": False,
-                                         "group": None}
+                                         "group": None, "server": bracket_address(body, "remote")}
             self._flush_notify(p, key)
             return
         ev = self._pending_notify.get(key)
@@ -409,6 +411,7 @@ class RankCollector:
     def _flush_notify(self, p: RankProcess, key: tuple[str, str]) -> None:
         ev = self._pending_notify[key]
         new = RankError("notify", float(ev["t"]), ev["ref"], remote_rank=ev["rank"],  # type: ignore[arg-type]
+                        remote_ip=ev["server"],  # type: ignore[arg-type]
                         group=ev["group"], tag=ev["tag"], index=ev["index"],  # type: ignore[arg-type]
                         waits_on_self=bool(ev["local"]))
         for i, e in enumerate(p.errors):
@@ -533,3 +536,4 @@ class RankCollector:
         procs = sorted(kept.values(), key=lambda p: (natural_key(p.worker), p.device if p.device is not None else -1,
                                                      p.pid))
         return RankTable(procs, {shown(w): ips for w, ips in self.device_ips.items()}, notes)
+

@@ -44,7 +44,7 @@ from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.streams import not_a_log
 from opsbrain.ingest.surface import WRAP_LOOK, fill_holes, grep_file, looks_binary, plain, rejoin, unwrap, wrapped_paste
 from opsbrain.ingest.timestamps import parse_stamp
-from opsbrain.ingest.workers import device_dir, root_label
+from opsbrain.ingest.workers import device_dir, real_host_file, root_label
 
 MAX_TOTAL_BYTES = 4 << 30
 """Bytes read from one input (all files of a directory together): far beyond any log bundle worth pasting; past it
@@ -192,6 +192,7 @@ class LineReader:
         prev = None
         binary_before = self.stats.binary_lines  # of the files fed before this one
         file_device = device_dir(path or file)
+        twin = real_host_file(path or file)
         header: str | None = None  # the file ``tail`` / ``head`` of several files named last (``==> f <==``)
         queried: int | None = None  # the device the last hccn_tool / npu-smi command line queried (``-i N``)
         for n, raw in numbered:
@@ -231,7 +232,7 @@ class LineReader:
                 if origin not in self._origin_devices:
                     self._origin_devices[origin] = device_dir(origin)
                 here = self._origin_devices[origin]
-            for s in parse_line(line, self._last, head=prefix, file_device=here):
+            for s in parse_line(line, self._last, head=prefix, file_device=here, twin=twin):
                 if s.kind in TLS_STATES:
                     self._tls.setdefault(s.kind, s.at(line_no=n, file=file))  # the first of each state is enough
                 else:

@@ -132,6 +132,17 @@ _NPU_SEG = re.compile(r"npu\d+$")
 _PART_SEG = re.compile(r"(npu|cpu|l1sw)\d+$|qingtian$|hbm$|die\d+$|roce\d+$")
 
 
+_TWIN_PART = re.compile(r"/(?:qingtian|l1sw\d+)(?=/|$)")
+
+
+def real_component(comp: str | None) -> str | None:
+    """A component of a real host without the twin's own parts (its DPU ``qingtian``, its per-node L1 switch chips
+    ``l1sw<k>``): ``worker-0/qingtian`` -> ``worker-0``; the twin's nodes (``pod0/node7/...``) keep them."""
+    if not comp or "~" in comp or re.match(r"pod\d+/node\d+", comp) or not (m := _TWIN_PART.search(comp)):
+        return comp
+    return comp[:m.start()] or comp
+
+
 def npu_of(comp: str | None) -> str | None:
     """The NPU a component belongs to (``pod0/node1/npu3/hbm`` -> ``pod0/node1/npu3``, ``w1/npu0`` -> itself)."""
     if not comp or "~" in comp:

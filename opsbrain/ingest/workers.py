@@ -105,6 +105,15 @@ a PyTorchJob / MPIJob / Volcano job are named ``<job>-<replica>-<index>`` (``lla
 one per node of the job, so each dump is its pod's worker; in a directory, the directory is the worker."""
 
 
+def real_host_file(file: str | None) -> bool | None:
+    """False for a file of a real host's directory (a worker directory not named like the twin's ``pod0-node7``):
+    the twin's naming conventions do not read its lines (``parse_line``'s ``twin``); None otherwise (told by the
+    line's host)."""
+    worker = host_root(file)[0] if file else ""
+    base = worker.rsplit("/", 1)[-1]
+    return False if base and not re.match(r"pod\d+-node\d+(?=$|[-.])", base) else None
+
+
 def host_root(file: str | None) -> tuple[str, str | None]:
     """The worker directory a bundle-relative path belongs to (the directory holding ``process_log`` /
     ``environment_check`` / ``device_log``, CANN's own log directory (:func:`cann_log_head`) or a node's container

@@ -12,7 +12,7 @@ from opsbrain.ingest.benign import SETTING_LINE
 from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.parsers.framework import CFG_ENV
 from opsbrain.ingest.screen import Screened, group_of, screened
-from opsbrain.ingest.where import device_in
+from opsbrain.ingest.where import device_in, twin_node
 
 RE_EI = screened(r"(?<![0-9A-Za-z])(EI\d{4})(?![0-9A-Za-z])")
 _CQE_PEER = r"cqe err status\[\d+\].*?\bip:\["
@@ -114,7 +114,11 @@ _HCCL_CONTEXT = screened(r"HCCL|hccl|hcom|Hccl|HCOM|collective|allreduce|all_red
 
 
 def _peer(ctx: LineCtx) -> str | None:
-    if m := RE_TWIN_REMOTE.search(ctx.text):
+    """The remote a line names: the twin's node id for the twin's management address (``remote[10.0.0.40]`` ->
+    ``pod0/node39``) on the twin's own lines only (a line of a host named like the twin's, or of no host); on a
+    real host's line the address as written (tester BJ: a real bundle's missing host was named ``pod0/node39``)."""
+    twin = ctx.twin if ctx.twin is not None else (not ctx.node or twin_node(ctx.node.replace("/", "-")) is not None)
+    if twin and (m := RE_TWIN_REMOTE.search(ctx.text)):
         p, hi, lo = (int(x) for x in m.groups())
         return f"pod{p}/node{hi * 250 + lo - 1}"
     if m := RE_REMOTE.search(ctx.text):

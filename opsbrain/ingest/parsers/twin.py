@@ -1,6 +1,7 @@
-"""Lines whose host field names the twin's own parts (``pod0-node12-l1sw4``, ``pod0-l2plane4-sw07``): UB switch
-alarms and port-state traps in the switches' log layout (Huawei VRP ``%%01IFNET/...linkDown`` traps and UB fault
-tuples ``[0x08520003,na,L2,na]``, facts.md §3), which only make a component id when the switch host is known."""
+"""UB switch alarms and port-state traps in the switches' log layout (Huawei VRP ``%%01IFNET/...linkDown`` traps and
+UB fault tuples ``[0x08520003,na,L2,na]``, facts.md §3). Lines whose host field names the twin's own parts
+(``pod0-node12-l1sw4``, ``pod0-l2plane4-sw07``) make the twin's link ids; a real switch's lines, its port's link as
+the switch names it (:func:`_real`)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,21 @@ from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.screen import group_of, screened
 from opsbrain.ingest.where import TWIN_HOST
 
+RE_TWIN_HOST_FULL = re.compile(TWIN_HOST)
+
 RE_SW_ALARM = screened(TWIN_HOST + r" UBSW/\d/ALARM: \w+ \[(0x[0-9a-f]{8}),(\w+),(\w+),(?:na)?\] (Assertion|Recovery) "
                          r"alarmID=\S+ port=UB0/0/(\d+)", re.I)
 RE_PORT_STATE = screened(TWIN_HOST + r" %%01IFNET/\d/linkDown_(active|clear)\(l\): .*?ifName=UB0/0/(\d+), "
                            r"AdminStatus=\w+, OperStatus=(UP|DOWN)(?:, Reason=([^)]*))?")
+_SWITCH_HOST = r"([A-Za-z][\w.-]*\w)"
+"""A real switch's host field (the switch as its own log names it: ``gz-l2p2-sw05``, ``lcne-a07``)."""
+RE_REAL_SW_ALARM = screened(_SWITCH_HOST + r" UBSW/\d/ALARM: \w+ \[(0x[0-9a-f]{8}),(\w+),(\w+),(?:na)?\] "
+                            r"(Assertion|Recovery) alarmID=\S+ port=(UB\d+/\d+/\d+)", re.I)
+RE_REAL_PORT_STATE = screened(_SWITCH_HOST + r" %%01IFNET/\d/linkDown_(active|clear)\(l\): .*?ifName=(UB\d+/\d+/\d+), "
+                              r"AdminStatus=\w+, OperStatus=(UP|DOWN)")
+"""The same two lines from a real switch (any host name): the twin's chip-naming conventions do not apply, so the
+link is the switch's port as the line names it, toward the peer level the fault tuple gives (``L2``) or an unnamed
+peer: ``gz-l2p2-sw05/UB0/0/36~peer`` (tester BJ: a real bundle's link down gave no signal)."""
 LANES_ALARM = "0x00f10509"
 """UB switch port fault: lanes reduced (fault id 132332 to half, 132333 to a quarter; hicann/driver
 src/custom/lqdrv/kernel/ioctl_comm_def.h, the switch-event table)."""
@@ -44,11 +56,38 @@ def _host_component(host: str) -> str:
 _ANY = group_of(globals())
 
 
+def _real(ctx: LineCtx) -> bool:
+    """A real switch's alarm or port trap (:data:`RE_REAL_SW_ALARM`): its port's link, named as the switch names it,
+    or below the host a bundle placed the switch in (``origin``: ``pod0/node4/l1sw2``, the chip of a collected host,
+    whose id the bundle names back as the host's)."""
+    if m := RE_REAL_SW_ALARM.search(ctx.text):
+        sw_host, alarm, _fid, peer, state, port = m.groups()
+        sw_host = _placed(ctx, sw_host)
+        down = state.lower() == "assertion"
+        comp = f"{sw_host}/{port}~{peer.upper() if peer.lower() != 'na' else 'peer'}"
+        if alarm.lower() == LANES_ALARM:
+            if down:
+                ctx.add("sw:lanes", comp, 1)
+            return True
+        ctx.add("sw:down" if down else "sw:up", comp, 2 if down else 0)
+        return True
+    if m := RE_REAL_PORT_STATE.search(ctx.text):
+        sw_host, _ev, port, oper = m.groups()
+        sw_host = _placed(ctx, sw_host)
+        ctx.add("port:down" if oper == "DOWN" else "port:up", f"{sw_host}/{port}~peer", 2 if oper == "DOWN" else 0)
+        return True
+    return False
+
+
+def _placed(ctx: LineCtx, sw_host: str) -> str:
+    return ctx.origin if ctx.origin and re.match(r"pod\d+/node\d+/", ctx.origin) else sw_host
+
+
 def parse(ctx: LineCtx) -> bool:
-    if ctx.host is None or not ctx.host.startswith("pod"):
-        return False
     if not _ANY.may(ctx.text):  # the line screen rules out every regex of this parser: no signal here
         return False
+    if ctx.twin is False or not (ctx.host or "").startswith("pod") or not RE_TWIN_HOST_FULL.fullmatch(ctx.host or ""):
+        return _real(ctx)
     if m := RE_SW_ALARM.search(ctx.text):
         sw_host, alarm, _fid, peer, state, port = m.groups()
         down = state.lower() == "assertion"
