@@ -20,6 +20,17 @@ from typing import Any
 from opsbrain.bundle import layout as L
 from opsbrain.bundle.hosts import diagnosis_in_user_terms, user_names
 from opsbrain.bundle.reader import BundleLine, paused_gc, real_nodes, scan_bundle, signals_of
+from opsbrain.bundle.secondlook import (  # noqa: F401 (_vendor_verdict: tests import it from here)
+    TEXT_WINDOW_S,
+    _abstained,
+    _class_of,
+    _incident_processes,
+    _one_npu,
+    _text_look,
+    _text_per_incident,
+    _vendor_at_roots,
+    _vendor_verdict,
+)
 from opsbrain.diagnosis.multirank import apply_root_cluster, chip_named, multirank_verdict
 from opsbrain.ingest import Signal
 from opsbrain.ingest.derive import link_history_dropped
@@ -330,213 +341,6 @@ def _no_incident(sigs: list[Signal], where: dict[int, int], lines: list[BundleLi
     return {"id": None, "diagnosis": dd, "evidence_lines": ev, "errors": 0, "opened_at_s": now}
 
 
-def _vendor_signals(hits: list[list[Any]], lines: list[BundleLine], matcher: Any, files: Any = None
-                    ) -> list[tuple[Signal, bool]]:
-    """One ``vendor:<class>`` signal per imported entry the bundle matched and the reviewed vendor map gives a class
-    (knowledge_base/vendor_map.yaml), at its first line, with whether the entry may decide it (as ``diagnose --logs``
-    reads them: :class:`opsbrain.diagnosis.oneclick._Knowledge`). ``files``: a
-    :class:`opsbrain.diagnosis.oneclick.VendorFiles` that takes every file's first line of each entry."""
-    from opsbrain.diagnosis.knowledge import load_vendor_rules, vendor_mapping
-
-    out: list[tuple[Signal, bool]] = []
-    mapped_of: dict[str, str | None] = {}
-    rules = None
-    for k, matches in enumerate(hits):
-        for m in matches:
-            if m.source != "imported" or not m.entry_id:
-                continue
-            ln = lines[k]
-            if m.entry_id in mapped_of:
-                if files is not None and (mapped := mapped_of[m.entry_id]):
-                    files.add(m.entry_id, Signal(ln.t, f"vendor:{mapped}", None, None, 2, ln.text[:300],
-                                                 line_no=ln.line, file=ln.file))
-                continue
-            rules = rules if rules is not None else load_vendor_rules()
-            entry = matcher.imported_entry(m.entry_id)
-            mapped, decides = vendor_mapping(entry, rules) if entry is not None else (None, False)
-            mapped_of[m.entry_id] = mapped
-            if mapped:
-                s = Signal(ln.t, f"vendor:{mapped}", None, None, 2, ln.text[:300], line_no=ln.line, file=ln.file)
-                out.append((s, decides))
-                if files is not None:
-                    files.add(m.entry_id, s, first=True)
-    return out
-
-
-def _vendor_at_roots(placed: list[Signal], hits: list[list[Any]], lines: list[BundleLine], matcher: Any,
-                     engine: Any, now: float) -> list[Signal]:
-    """The imported vendor entries the root cluster weighs, as ``diagnose --logs`` weighs them on the same files:
-    those :func:`opsbrain.diagnosis.oneclick.vendor_votes` admits on the bundle's signals, on every file's first
-    line of each (:class:`opsbrain.diagnosis.oneclick.VendorFiles`). Before, the root cluster of a bundle never saw
-    a vendor entry, so the same files answered 0.23 under ``--bundle`` and 0.61 under ``--logs``."""
-    from opsbrain.diagnosis.oneclick import VendorFiles, vendor_votes
-
-    if matcher is None:
-        return []
-    files = VendorFiles()
-    vendor = _vendor_signals(hits, lines, matcher, files)
-    return files.admitted(vendor_votes(engine, placed, vendor, now)) if vendor else []
-
-
-def _vendor_verdict(incidents: list[Any], out_incs: list[dict[str, Any]], primary: dict[str, Any] | None,
-                    hits: list[list[Any]], lines: list[BundleLine], matcher: Any, engine: Any
-                    ) -> dict[str, Any] | None:
-    """Where the primary incident abstains (or the bundle has none): the incident re-diagnosed with the imported vendor
-    entries that may decide (:func:`opsbrain.diagnosis.oneclick.vendor_votes`), as ``diagnose --logs`` answers an
-    abstention; None when no entry takes part or the verdict still abstains. A verdict the bundle's own signals give
-    is left as it is: its vendor entries are listed beside it (re-diagnosing with an agreeing entry moved the
-    model's probability by 0.01-0.04, down, on 9 of the 418 built-in scenario bundles)."""
-    from opsbrain.diagnosis.oneclick import vendor_votes
-
-    if primary is not None and not _abstained(primary):
-        return None
-    vendor = _vendor_signals(hits, lines, matcher) if matcher is not None else []
-    if not vendor:
-        return None
-    # by id: the primary may be a copy of its row (the clearest documented incident's, :func:`_clearest_documented`)
-    inc = next((i for i, row in zip(incidents, out_incs, strict=True)
-                if primary is not None and row["id"] == primary["id"]), None)
-    own = list(inc.signals) if inc is not None else []
-    now = max((s.t for s in own), default=max(s.t for s, _ in vendor))
-    counted = vendor_votes(engine, own, vendor, now)
-    if not counted:
-        return None
-    d = engine.diagnose_signals(own + counted, now)
-    if d.abstained and primary is not None:
-        return None
-    dd = d.as_dict()
-    at = {(s.file, s.line_no) for s in counted}
-    where = {ln.origin for ln in lines if (ln.file, ln.line) in at}  # the hosts whose lines the entries are
-    if dd.get("component") is None and inc is not None and len(inc.nodes) == 1 and where <= set(inc.nodes):
-        # host-level lines (a kernel's OOM kill) of the incident's one node: that node (not where the entries that
-        # took part are another host's lines)
-        dd["component"] = next(iter(inc.nodes))
-    elif dd.get("component") is None and inc is None and len(where) == 1 and None not in where:
-        dd["component"] = next(iter(where))  # no incident: the one host whose lines the deciding entries are
-    dd["evidence"] = list(dd["evidence"]) + [
-        f"imported vendor entries take part: {len(counted)} line(s) mapped by knowledge_base/vendor_map.yaml"]
-    ev = [{"file": s.file, "line": s.line_no, "kind": s.kind, "text": s.text} for s in counted]
-    if primary is not None:
-        return {**primary, "diagnosis": dd, "evidence_lines": (primary["evidence_lines"] + ev)[:10]}
-    return {"id": None, "diagnosis": dd, "evidence_lines": ev[:10], "errors": 0, "opened_at_s": now}
-
-
-def _incident_processes(incidents: list[Any], primary: dict[str, Any] | None, where: dict[int, int],
-                        lines: list[BundleLine], table: Any) -> set[str] | None:
-    """The names of the collective's processes whose own lines (:func:`opsbrain.diagnosis.multirank.signals_of`)
-    the primary incident holds: the root cluster places the verdict on none of the others (another incident's).
-    None where there is no primary incident (the verdict rests on the whole bundle)."""
-    from opsbrain.diagnosis.multirank import signals_of as own_signals
-
-    inc = next((i for i in incidents if primary is not None and i.id == primary.get("id")), None)
-    if inc is None:
-        return None
-    mine = [s.at(file=lines[k].file, line_no=lines[k].line) for s in inc.signals if (k := where.get(id(s))) is not None]
-    return {p.name for p in table.processes if own_signals([p], mine)}
-
-
-def _one_npu(incidents: list[Any], primary: dict[str, Any] | None) -> str | None:
-    """The one NPU every device-level signal of the primary incident names, else None (as ``--logs`` names the one
-    device its input names where no signal placed the verdict on one)."""
-    from opsbrain.ingest.where import npu_of
-
-    inc = next((i for i in incidents if primary is not None and i.id == primary.get("id")), None)
-    npus = {n for s in (inc.signals if inc is not None else ()) if s.component and (n := npu_of(s.component))}
-    return npus.pop() if len(npus) == 1 else None
-
-
-TEXT_WINDOW_S = 60.0
-"""Seconds around an incident whose lines of its own files the real-text fallback reads for it: the detector's
-group window (:attr:`opsbrain.detection.params.DetectorParams.group_window_s`), within which a file's errors are
-taken as one incident's (the healthy lines around them weigh too, as under ``--logs``)."""
-
-
-def _text_per_incident(incidents: list[Any], out_incs: list[dict[str, Any]], where: dict[int, int],
-                       lines: list[BundleLine], hits: list[list[Any]], engine: Any,
-                       every: Callable[[], list[BundleLine]]) -> None:
-    """Each incident that abstains or gives a weak answer read by the real-text fallback as ``diagnose --logs``
-    reads a paste (:func:`opsbrain.diagnosis.oneclick.text_fallback`, under its own gates: no hardware evidence, a
-    failure shown, a reading sure enough, documented matches): on the lines of the incident's own files within
-    :data:`TEXT_WINDOW_S` of it (``every``: the read without the block scan's cut), with its own signals and the
-    knowledge matches on its lines; its row (``out_incs``) takes the answer, ``decided_by: text``. Before, only the
-    primary incident was read, on every line of the bundle: a paste's own incident among others said ``unknown``
-    where the same text under ``--logs`` was answered (session 32, tester BB)."""
-    from opsbrain.diagnosis.oneclick import text_fallback
-    from opsbrain.diagnosis.realtext import SECOND_OPINION_BELOW, TextView
-    from opsbrain.verdict import Diagnosis
-
-    read: list[BundleLine] | None = None
-    for inc, row in zip(incidents, out_incs, strict=True):
-        dd = row["diagnosis"]
-        if dd is None or (dd["fault_class"] != "unknown" and float(dd["confidence"]) >= SECOND_OPINION_BELOW):
-            continue
-        mine = [k for s in inc.signals if (k := where.get(id(s))) is not None]
-        files = {lines[k].file for k in mine}
-        lo, hi = inc.opened_at - TEXT_WINDOW_S, inc.last_at + TEXT_WINDOW_S
-        read = read if read is not None else every()
-        view = TextView()
-        for ln in read:
-            if ln.file in files and lo <= ln.t <= hi:
-                view(ln.text, ln.file, ln.line)
-        d = Diagnosis(dd["fault_class"], dd.get("component"), float(dd["confidence"]), list(dd["evidence"]),
-                      inc.last_at, dd.get("runbook"), [(c, p) for c, p in dd.get("alternatives", [])])
-        documented = frozenset(m.class_id for k in mine for m in hits[k] if m.class_id)
-        got, cited = text_fallback(engine, d, list(inc.signals), view, inc.last_at, documented)
-        if not cited:
-            continue
-        out = got.as_dict()
-        if out.get("component") is None and len(inc.nodes) == 1:
-            out["component"] = next(iter(inc.nodes))  # the one host whose lines the incident holds
-        out["decided_by"] = "text"
-        out["evidence"] = list(out["evidence"]) + [f"{e['file']}:{e['line']}: {e['text'][:160]}" for e in cited]
-        row["diagnosis"] = out
-        row["evidence_lines"] = (cited + row["evidence_lines"])[:10]
-
-
-def _text_look(incidents: list[Any], out_incs: list[dict[str, Any]], primary: dict[str, Any] | None,
-               sigs: list[Signal], lines: list[BundleLine], hits: list[list[Any]], engine: Any,
-               every: Callable[[], list[BundleLine]]) -> dict[str, Any] | None:
-    """Where the primary incident abstains or gives a weak answer (or the bundle has none), the real-text fallback
-    ``diagnose --logs`` takes (:func:`opsbrain.diagnosis.oneclick.text_fallback`, under its own conditions: no
-    hardware evidence, a failure shown, a reading sure enough) on every line of the bundle in time order (``every``:
-    the read without the block scan's cut, as ``--logs`` reads every line: the healthy lines around an error weigh
-    too), with that incident's signals (all the bundle's when it has none); None when it does not answer. Before
-    it, a bundle of consoles and framework logs answered ``unknown`` where the same text under ``--logs`` was read."""
-    from opsbrain.diagnosis.oneclick import text_fallback
-    from opsbrain.diagnosis.realtext import SECOND_OPINION_BELOW, TextView
-    from opsbrain.verdict import UNKNOWN, Diagnosis
-
-    inc = next((i for i, row in zip(incidents, out_incs, strict=True)
-                if primary is not None and row["id"] == primary["id"]), None)
-    own = list(inc.signals) if inc is not None else sigs
-    now = max((s.t for s in own), default=max((ln.t for ln in lines), default=0.0))
-    dd = (primary or {}).get("diagnosis")
-    if dd and dd.get("decided_by") == "text":
-        return None  # its own lines were read already (:func:`_text_per_incident`)
-    d = (Diagnosis(dd["fault_class"], dd.get("component"), float(dd["confidence"]), list(dd["evidence"]), now,
-                   dd.get("runbook"), [(c, p) for c, p in dd.get("alternatives", [])]) if dd else
-         Diagnosis(UNKNOWN, None, 0.0, [nothing_found(len(lines))], now))
-    if not d.abstained and d.confidence >= SECOND_OPINION_BELOW:
-        return None  # (text_fallback's own first test, before the bundle's lines are put in a view)
-    view = TextView()
-    lines = every()
-    for ln in lines:
-        view(ln.text, ln.file, ln.line)
-    documented = frozenset(m.class_id for h in hits for m in h if m.class_id)
-    got, cited = text_fallback(engine, d, own, view, now, documented)
-    if not cited:
-        return None
-    out = got.as_dict()
-    at = {(r["file"], r["line"]) for r in cited}
-    nodes = set(inc.nodes) if inc is not None else {
-        "/".join(ln.origin.split("/")[:2]) if ln.origin else None for ln in lines if (ln.file, ln.line) in at}
-    if out.get("component") is None and len(nodes) == 1 and None not in nodes:
-        out["component"] = next(iter(nodes))  # the one host whose lines the incident (or the cited lines) are
-    out["decided_by"] = "text"
-    base = primary or {"id": None, "evidence_lines": [], "errors": 0, "opened_at_s": now}
-    return {**base, "diagnosis": out, "evidence_lines": (cited + base.get("evidence_lines", []))[:10]}
-
-
 WAITING = ("collective_timeout_sw",)
 """Classes whose errors are ranks waiting for another: every rank of a collective logs its timeout, so the incident
 with the most errors is theirs even when a device fault on one rank (the one they waited for) came first."""
@@ -551,14 +355,6 @@ def _cause_first(primary: dict[str, Any] | None, out_incs: list[dict[str, Any]])
     before = [i for i in out_incs if i is not primary and _class_of(i) not in (*WAITING, "unknown")
               and 0.0 <= primary["opened_at_s"] - i["opened_at_s"] <= 3600.0]
     return min(before, key=lambda i: i["opened_at_s"]) if before else primary
-
-
-def _class_of(inc: dict[str, Any]) -> str:
-    return str((inc.get("diagnosis") or {}).get("fault_class", "unknown"))
-
-
-def _abstained(inc: dict[str, Any]) -> bool:
-    return (inc.get("diagnosis") or {}).get("fault_class", "unknown") == "unknown"
 
 
 def _clearest_documented(incidents: list[Any], out_incs: list[dict[str, Any]], engine: Any) -> dict[str, Any] | None:
