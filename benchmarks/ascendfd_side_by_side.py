@@ -15,8 +15,8 @@ knowledge-graph diagnosis with the devices it names, whether the roots agree, an
 holds (every controller incident of the simulation diagnosed the same from the bundle, as
 ``benchmarks/roundtrip_bundles.py`` checks). Roots agree when ascend-fd's root-cluster roots (or, where its root
 cluster finds none, the devices of its first knowledge-graph fault) include opsbrain's root host, on the same
-device index where both name one. The injected fault is read from the bundle's manifest for the table only; no
-diagnosis reads it.
+device index where both name one. The injected fault is read from the sidecar beside the bundle
+(``<bundle>.sim.json``) for the table only; no diagnosis reads it.
 """
 
 from __future__ import annotations
@@ -165,7 +165,10 @@ def row_for(name: str, path: Path, engine: Any, matcher: Any, exe: Path, work: P
     rep = chk["report"]
     d = rep["diagnosis"]
     root = d.get("root") or {}
-    manifest = rep.get("manifest") or {}
+    from opsbrain.bundle.writer import sim_sidecar
+
+    side = sim_sidecar(path)
+    manifest = json.loads(side.read_text()) if side.is_file() else rep.get("manifest") or {}
     inj = ((manifest.get("incident") or {}).get("in_simulation") or {}).get("injected") or {}
     workers = [w["dir"] for w in rep["workers"] if w["dir"] not in (".", "cluster")]
     row: dict[str, Any] = {

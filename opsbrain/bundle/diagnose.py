@@ -408,11 +408,18 @@ def compare(report: dict[str, Any], expected: Iterable[tuple[float, str | None, 
 
 def check_bundle(path: str | Path, engine: Any, matcher: Any = None, params: L.BundleParams | None = None
                  ) -> dict[str, Any]:
-    """Round trip: diagnose a bundle the twin wrote and compare every controller incident its manifest records
+    """Round trip: diagnose a bundle the twin wrote and compare every controller incident its sidecar records
+    (:func:`opsbrain.bundle.writer.sim_sidecar`; older bundles: their manifest)
     (opened at, class, component in the simulation) with the bundle's own incidents (:func:`compare`). Incidents
     a health sweep opened from metrics (not from log lines) are listed apart: a bundle cannot show them."""
+    from opsbrain.bundle.writer import sim_sidecar
+    from opsbrain.yamlio import json_or_none
+
     rep = diagnose_bundle(path, engine, matcher, params)
-    sim = ((rep.get("manifest") or {}).get("incident") or {}).get("in_simulation") or {}
+    side = sim_sidecar(path)
+    ok, doc = json_or_none(side.read_text(encoding="utf-8")) if side.is_file() else (False, None)
+    info = doc if ok and isinstance(doc, dict) else rep.get("manifest") or {}  # (bundles before session 32)
+    sim = (info.get("incident") or {}).get("in_simulation") or {}
     ctl = sim.get("controller_incidents", [])
     expected = [(float(c["opened_at_s"]), (c.get("diagnosis") or {}).get("fault_class"),
                  (c.get("diagnosis") or {}).get("component")) for c in ctl if c.get("diagnosis") and not c.get("sweep")]

@@ -34,6 +34,7 @@ from faultlib.telemetry.records import JobEvent, LogLine
 from opsbrain.bundle import layout as L
 from opsbrain.bundle.envcheck import npu_info
 from opsbrain.errors import InputError
+from opsbrain.fsio import write_atomic
 from opsbrain.ingest import parse_line
 
 if TYPE_CHECKING:
@@ -372,8 +373,20 @@ def write_incident_bundle(world: World, entry: Mapping[str, Any], out_dir: str |
     info = {"incident": {"id": entry.get("id"), "in_simulation": {
         "injected": entry.get("injected"), "diagnosis": entry.get("diagnosis"),
         "controller_incidents": [_controller_incident(i, adopted) for i in incs]}}, **dict(meta or {})}
-    return write_bundle(out_dir, world.sim, start_s=onset - p.window_margin_s, end_s=max(ends) + p.window_margin_s,
-                        nodes=nodes, l2=l2, collect_s=collect, placement=world.controller.placement, meta=info)
+    man = write_bundle(out_dir, world.sim, start_s=onset - p.window_margin_s, end_s=max(ends) + p.window_margin_s,
+                       nodes=nodes, l2=l2, collect_s=collect, placement=world.controller.placement)
+    write_atomic(sim_sidecar(out_dir), (json.dumps(info, indent=1, sort_keys=True, default=str) + "\n").encode(),
+                 option="--bundle", force=True)
+    return man
+
+
+def sim_sidecar(bundle: str | Path) -> Path:
+    """``<bundle>.sim.json`` beside a bundle the twin wrote: what the simulation injected and diagnosed (its run's
+    scenario, seed and policy, the journal entry's fault and diagnosis, the controller's incidents). It is the round
+    trip's expectation (:func:`opsbrain.bundle.diagnose.check_bundle`) and lies outside the bundle: nothing inside a
+    bundle says which fault was injected (no ground truth in a side channel a reader could find)."""
+    b = Path(bundle)
+    return b.with_name(b.name + ".sim.json")
 
 
 def _controller_incident(inc: Incident, adopted: set[str]) -> dict[str, Any]:
