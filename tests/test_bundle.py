@@ -429,8 +429,9 @@ def test_cli_runs_bundle_regenerates_identical_bundles(stored_run: dict[str, Any
     assert res.exit_code == 0, res.output
     rep = json.loads(res.stdout)
     assert rep["reproduced"] and [b["incident"] for b in rep["bundles"]] == ["f0001"]
-    assert sorted(p.name for p in out.iterdir()) == ["f0001"]
+    assert sorted(p.name for p in out.iterdir()) == ["f0001", "f0001.sim.json"]  # the round trip's sidecar too
     a, b = stored_run["bundles"] / "f0001", out / "f0001"
+    assert (out / "f0001.sim.json").read_bytes() == (stored_run["bundles"] / "f0001.sim.json").read_bytes()
     files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
     assert files_a == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
     assert all((a / f).read_bytes() == (b / f).read_bytes() for f in files_a)  # deterministic re-run

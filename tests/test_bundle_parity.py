@@ -224,4 +224,7 @@ def test_nothing_inside_a_twin_bundle_names_the_injected_fault(tmp_path: Path) -
         text = "\n".join(f.read_text(errors="replace") for f in path.rglob("*") if f.is_file())
         assert "in_simulation" not in text and "hbm-uce-training" not in text and '"injected"' not in text
         assert "in_simulation" in sim_sidecar(path).read_text()
-        assert check_bundle(path, engine)["comparisons"]  # the round trip still has its expectation
+        chk = check_bundle(path, engine)
+        assert chk["comparisons"] and chk["expectation"] == sim_sidecar(path).name  # the expectation, from beside it
+        sim_sidecar(path).rename(tmp_path / "moved.json")
+        assert check_bundle(path, engine)["expectation"] is None  # without it: said, not a vacuous "same"

@@ -418,13 +418,15 @@ def check_bundle(path: str | Path, engine: Any, matcher: Any = None, params: L.B
     rep = diagnose_bundle(path, engine, matcher, params)
     side = sim_sidecar(path)
     ok, doc = json_or_none(side.read_text(encoding="utf-8")) if side.is_file() else (False, None)
-    info = doc if ok and isinstance(doc, dict) else rep.get("manifest") or {}  # (bundles before session 32)
+    info, source = (doc, side.name) if ok and isinstance(doc, dict) else (rep.get("manifest") or {}, "manifest")
     sim = (info.get("incident") or {}).get("in_simulation") or {}
     ctl = sim.get("controller_incidents", [])
     expected = [(float(c["opened_at_s"]), (c.get("diagnosis") or {}).get("fault_class"),
                  (c.get("diagnosis") or {}).get("component")) for c in ctl if c.get("diagnosis") and not c.get("sweep")]
     rows = compare(rep, expected)
     return {"bundle": str(path), "comparisons": rows, "same": all(r["same"] for r in rows), "report": rep,
+            "expectation": source if "in_simulation" in (info.get("incident") or {}) else None,  # (None: nothing to
+            # compare: a bundle without its sidecar; its manifest holds no expectation since session 32)
             "sweep_incidents": [c["id"] for c in ctl if c.get("sweep")]}
 
 

@@ -434,8 +434,9 @@ def regenerate(journal: Mapping[str, Any], out_dir: str | Path, incident: str | 
     out = Path(out_dir)
     targets = [incident] if incident else ids_stored
     for t in targets:
-        if (out / t).exists():
-            raise InputError("exists; refusing to overwrite", file=str(out / t))
+        for path in (out / t, sim_sidecar(out / t)):
+            if path.exists():
+                raise InputError("exists; refusing to overwrite", file=str(path))
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".bundles.", dir=out) as tmp:
         rerun = chaos.run(plan, bundle_dir=Path(tmp), home=home)
@@ -443,6 +444,7 @@ def regenerate(journal: Mapping[str, Any], out_dir: str | Path, incident: str | 
         for b in bundles:
             if "error" not in b:
                 os.replace(Path(tmp) / b["incident"], out / b["incident"])
+                os.replace(sim_sidecar(Path(tmp) / b["incident"]), sim_sidecar(out / b["incident"]))
                 b["path"] = str(out / b["incident"])
     diffs = compare_journals(journal, rerun)
     return {"run_id": journal.get("run_id"), "scenario": name, "seed": journal.get("seed"),
