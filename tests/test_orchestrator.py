@@ -630,3 +630,13 @@ def test_manual_policy_does_not_restart_work_that_came_back_by_itself(topo1: Top
     inc = proc.value
     assert job.state == "running" and job.accounting()["restarts"] == 0  # the HCCL retry resumed it
     assert [a["action"] for a in inc["actions"] if a["kind"] == "step"] == ["ticket"]
+
+
+def test_an_incident_whose_response_never_began_has_an_empty_log(topo1: Topology, rbs: RunbookSet) -> None:
+    """A SIGTERM between the controller's hand-over and handle() left an incident the orchestrator never saw; the
+    partial run's scoring asked for its actions and crashed (KeyError, exit 70 instead of 143)."""
+    sim, _job = training(topo1)
+    orch = Orchestrator(sim, rbs)
+    assert orch.actions_for("i0171") == []
+    got = orch.incident("i0171")
+    assert got["started"] is False and got["human_steps"] == 0 and got["actions"] == []

@@ -135,8 +135,11 @@ class Orchestrator:
         return rec is not None and (rec.finished_at_s is None or rec.extra.get("followup_running", False))
 
     def actions_for(self, incident_id: str) -> list[dict[str, Any]]:
-        """The incident's action log (complete at any moment; actions under way end now, ``in_flight``)."""
-        return self.records[incident_id].actions_view(self.sim.now)
+        """The incident's action log (complete at any moment; actions under way end now, ``in_flight``); none for an
+        incident whose response never began (a stop that landed between the controller's hand-over and
+        :meth:`handle`: the partial run's journal is still written)."""
+        rec = self.records.get(incident_id)
+        return rec.actions_view(self.sim.now) if rec is not None else []
 
     def _on_plant_change(self, component: str, old: str, new: str) -> None:
         """A node a response took out of service (the node, or one of its chips) is back (repaired, rebooted,
@@ -188,8 +191,12 @@ class Orchestrator:
         return False
 
     def incident(self, incident_id: str) -> dict[str, Any]:
-        """Runbook, outcome, rung reached, human steps, actions and follow-ups of one incident."""
-        return self.records[incident_id].as_dict(self.sim.now)
+        """Runbook, outcome, rung reached, human steps, actions and follow-ups of one incident; for one whose response
+        never began (see :meth:`actions_for`), only that (``started`` false, no action, no human step)."""
+        rec = self.records.get(incident_id)
+        if rec is None:
+            return {"id": incident_id, "started": False, "actions": [], "human_steps": 0, "follow_ups": []}
+        return rec.as_dict(self.sim.now)
 
     def follow_ups(self, incident_id: str | None = None) -> list[dict[str, Any]]:
         recs = [self.records[incident_id]] if incident_id else list(self.records.values())
