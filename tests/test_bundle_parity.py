@@ -94,7 +94,7 @@ NOISE = [
 
 def test_scenario_bundle_as_written_and_with_noise(scenario_bundle: Path, tools: tuple[Any, Any],
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    assert len(_same_both_ways(scenario_bundle, *tools, monkeypatch)) > 15  # no closing plog lines any more
+    assert len(_same_both_ways(scenario_bundle, *tools, monkeypatch)) > 10  # no closing plog lines, no job events
     rng = random.Random(14)
     files = sorted(p for p in scenario_bundle.rglob("*") if p.is_file() and p.suffix in (".log", ".txt", ""))
     for p in files:
@@ -104,7 +104,7 @@ def test_scenario_bundle_as_written_and_with_noise(scenario_bundle: Path, tools:
         p.write_text("\n".join(lines))
     noisy = files[0]
     noisy.write_text(noisy.read_text() + "\n2025-03-01 00:00:09 caf\u00e9 (a non-ASCII line: read line by line)\n")
-    assert len(_same_both_ways(scenario_bundle, *tools, monkeypatch)) > 15
+    assert len(_same_both_ways(scenario_bundle, *tools, monkeypatch)) > 10
 
 
 @pytest.mark.skipif(not ASCEND_FD.is_dir(), reason="../shared/reference/ascend-fd-fixtures is absent")

@@ -159,9 +159,9 @@ def test_hbm_ce_storm_counter_slope_warnings_and_no_impact(topo1: Topology) -> N
     assert grown >= rate * dur
     # (a) periodic device warnings with the CE logging code on the NPU's device log: the same line a background
     # burst prints (the count is in the counter, not in the line)
-    warn = p.logs(r"Event id=0x80e01805, assertion=occur$", source="device_os", origin=npu, until=T0 + dur)
-    assert len(warn) >= 5 and all(ln.level == "WARNING" for ln in warn)
-    assert not p.logs(r"Event id=0x80e01801")  # a precursor: no uncorrectable error yet
+    warn = p.logs(r"event_id=0x80e01805;.* assertion=1\[Event occur\]", source="device_os", origin=npu, until=T0 + dur)
+    assert len(warn) >= 5 and all(ln.level == "EVENT" and "severity=1[Warning]" in ln.text for ln in warn)
+    assert not p.logs(r"event_id=0x80e01801")  # a precursor: no uncorrectable error yet
     # (c) no impact; (d) heals by itself: nothing unhealthy, the storm ended
     assert p.job.state == "running" and all(v["up"] for v in p.inf.instances().values())
     assert p.inf.throughput_at(p.sim.now) == pytest.approx(p.inf.throughput_at(T0 - 1))
@@ -179,7 +179,7 @@ def test_device_plugin_writes_a_device_fault_at_its_poll_not_at_the_fault(topo1:
         p = plant(topo1, seed=seed)
         p.inject("hbm_uce", "pod0/node33/npu2/hbm")
         p.run(T0 + 10)
-        (uce,) = p.logs(r"Event id=0x80e01801, assertion=occur", source="device_os")
+        (uce,) = p.logs(r"event_id=0x80e01801;.* assertion=1\[Event occur\]", source="device_os")
         (plug,) = p.logs(r"hex code: 80e01801$", source="device_plugin")
         assert uce.t == T0 and T0 < plug.t <= T0 + period
         dt = p.sim.wallclock(plug.t)
@@ -197,13 +197,13 @@ def test_hbm_uce_code_followon_errors_and_training_crash(topo1: Topology) -> Non
     f = p.inject("hbm_uce", hbm)
     p.run(T0 + 120)
     # (a) the device log holds the UCE code; the node's device plugin relays it with its handling level
-    (uce,) = p.logs(r"Event id=0x80e01801, assertion=occur", source="device_os", origin=npu)
-    assert uce.t == T0 and uce.level == "ERROR" and uce.text.endswith("Event id=0x80e01801, assertion=occur")
+    (uce,) = p.logs(r"event_id=0x80e01801;.* assertion=1\[Event occur\]", source="device_os", origin=npu)
+    assert uce.t == T0 and uce.level == "EVENT" and "severity=3[Critical]; assertion=1[Event occur]" in uce.text
     (plug,) = p.logs(r"LogicID:2, .*Assertion:1, .*hex code: 80e01801$", source="device_plugin", origin=node)
     assert f"Severity:{plugin_severity(CATALOG['hbm_uce'].level)}, " in plug.text
     assert p.logs(r"ErrCode=507053", source="plog", origin=node)
     # (b) no follow-on device codes: the knowledge graph documents none for 0x80E01801
-    assert not p.logs(r"Event id=0x80c98000|ErrCode=507015")
+    assert not p.logs(r"event_id=0x80c98000|ErrCode=507015")
     assert p.logs(r"\[rank\d+\]: RuntimeError: InnerRun: NPU error, error code is 507053", source="train", origin=node)
     # (c) the rank's process dies: the training job crashes at once; inference does not notice
     (crash,) = p.events("crash", job="train")
@@ -220,7 +220,7 @@ def test_hbm_uce_in_a_prefill_instance_takes_that_instance_down(topo1: Topology)
     hbm = "pod0/node4/npu6/hbm"  # prefill2
     p.inject("hbm_uce", hbm)
     p.run(T0 + 60)
-    assert p.logs(r"Event id=0x80e01801", origin="pod0/node4/npu6")
+    assert p.logs(r"event_id=0x80e01801", origin="pod0/node4/npu6")
     inst = p.inst(hbm)
     assert inst["role"] == "prefill" and inst["state"] == "down" and not inst["up"]
     assert p.events("instance_crash", job="inf")[0].detail["instance"] == p.inf.instance_of(hbm)
@@ -235,15 +235,15 @@ def test_hbm_row_exhaustion_rows_climb_warn_at_16_separate_at_64(topo1: Topology
     p.run(T0 + 40 * 3600)
     series = [v for _t, v, _s in p.sim.telemetry.metrics.series("hbm_isolated_rows", hbm)]
     assert series == sorted(series) and series[0] == 11 and series[-1] == ctrl.hbm_rows_replace_threshold
-    (warn,) = p.logs(r"Event id=0x80e18401", source="device_os", origin=npu)
-    (sep,) = p.logs(r"Event id=0x80e18402", source="device_os", origin=npu)
+    (warn,) = p.logs(r"event_id=0x80e18401", source="device_os", origin=npu)
+    (sep,) = p.logs(r"event_id=0x80e18402", source="device_os", origin=npu)
     assert T0 < warn.t < sep.t
     rows_at_warn = p.sim.telemetry.read("hbm_isolated_rows", hbm, warn.t)
     assert rows_at_warn == ctrl.hbm_rows_warn_threshold  # the counter says how many; the line only the code
     (plug,) = p.logs(r"hex code: 80e18402$", source="device_plugin", origin="pod0/node40")
     assert f"Severity:{plugin_severity(CATALOG['hbm_row_exhaustion'].level)}, " in plug.text
     # each new isolated row is one more multi-bit error report on the device log
-    assert len(p.logs(r"Event id=0x80e01801", origin=npu)) == 64 - 10
+    assert len(p.logs(r"event_id=0x80e01801", origin=npu)) == 64 - 10
     # (c) the job runs while rows accumulate and stops only when the chip is separated
     stops = p.events(job="train")
     assert [e for e in stops if e.kind in DOWN_EVENTS | STALL_EVENTS][0].t == pytest.approx(sep.t)
@@ -264,9 +264,9 @@ def test_hbm_overtemp_temperature_rises_alarm_then_fatal_stop(topo1: Topology) -
     assert t60 is not None and fp.hbm_temp_nominal_c < t60 < fp.hbm_temp_alarm_c
     assert tel.metrics.slope("hbm_temp_c", hbm, p.sim.now) > 0  # rising
     p.run(T0 + 2 * fp.overtemp_ramp_s)
-    (alarm,) = p.logs(r"Event id=0x80e00209", source="device_os", origin=npu)
-    (fatal,) = p.logs(r"Event id=0x80e0020b", source="device_os", origin=npu)
-    assert T0 < alarm.t < fatal.t and alarm.level == "WARNING" and fatal.level == "ERROR"
+    (alarm,) = p.logs(r"event_id=0x80e00209", source="device_os", origin=npu)
+    (fatal,) = p.logs(r"event_id=0x80e0020b", source="device_os", origin=npu)
+    assert T0 < alarm.t < fatal.t and "severity=2[Alarm]" in alarm.text and "severity=3[Critical]" in fatal.text
     assert tel.read("hbm_temp_c", hbm, alarm.t) == pytest.approx(fp.hbm_temp_alarm_c)
     assert tel.read("hbm_temp_c", hbm, fatal.t) == pytest.approx(fp.hbm_temp_fatal_c)
     (plug,) = p.logs(r"hex code: 80e0020b$", source="device_plugin", origin="pod0/node7")
@@ -439,7 +439,7 @@ def test_l1_switch_failure_16_uplinks_down_devices_report_ub_port_down(topo1: To
     assert not p.logs(LINK_DOWN, source="switch", origin=sw)  # a dead chip logs nothing
     l2_ports = p.logs(r"linkDown_active.*ifName=UB0/0/42,", source="switch", until=T0)
     assert {ln.origin for ln in l2_ports} == {ids.l2(0, 1, k) for k in range(16)}  # all on plane 1
-    dev = p.logs(r"Event id=0x81b18603", source="device_os", until=T0)
+    dev = p.logs(r"event_id=0x81b18603", source="device_os", until=T0)
     assert {ln.origin for ln in dev} == set(p.sim.topology.npus_of(node))
     # (c) the node's dies lose a plane; without re-route the job's collectives stall, the re-execution fails and
     # the error surfaces (MaxCnt 1)
@@ -478,7 +478,7 @@ def test_aicore_hang_ts_heartbeat_error_then_runtime_timeout_instance_hangs(topo
     f = p.inject("aicore_hang", die)
     hang_s = p.inf.p.hang_timeout_s
     p.run(T0 + hang_s + 60)
-    (ts,) = p.logs(r"Event id=0x80fa4e00", source="device_os", origin=npu)
+    (ts,) = p.logs(r"event_id=0x80fa4e00", source="device_os", origin=npu)
     assert ts.t == T0 and "die" not in ts.text
     (rt,) = p.logs(r"rtStreamSynchronize:ErrCode=507010$", source="plog", origin="pod0/node9")
     assert rt.t == pytest.approx(T0 + p.sim.params.faults.peer_timeout_report_s)
@@ -519,8 +519,8 @@ def test_npu_fail_slow_raises_step_time_by_about_the_factor_then_recovers(topo1:
     fs = [p.inject("npu_fail_slow", npu, params={"factor": factor}, duration=dur),
           p.inject("npu_fail_slow", dec_npu, params={"factor": factor}, duration=dur)]
     p.run(T0 + dur / 2)
-    (warn,) = p.logs(r"Event id=0x80e20207", source="device_os", origin=npu)
-    assert warn.level == "WARNING" and warn.text.endswith("Event id=0x80e20207, assertion=occur")
+    (warn,) = p.logs(r"event_id=0x80e20207", source="device_os", origin=npu)
+    assert "severity=1[Warning]; assertion=1[Event occur]" in warn.text
     fp = p.sim.params.faults
     assert p.sim.telemetry.read("npu_temp_c", npu) == fp.npu_temp_throttle_c
     slow = p.job.step_time_s
@@ -611,7 +611,7 @@ def test_roce_port_down_code_hccn_record_cqe_error_prefill_hangs(topo1: Topology
     f = p.inject("roce_port_down", port)
     hang_s = p.inf.p.hang_timeout_s
     p.run(T0 + hang_s + 60)
-    (code,) = p.logs(r"Event id=0x81078603", source="device_os", origin=npu)
+    (code,) = p.logs(r"event_id=0x81078603", source="device_os", origin=npu)
     (hccn,) = p.logs(rf"\[devid {3 * 2 + 1}\].*LINK DOWN", source="hccn", origin=node)
     cqe = p.logs(r"\[Heartbeat\]cqe err status\[12\]", source="plog")
     assert len({ln.origin for ln in cqe}) == 2 and node in {ln.origin for ln in cqe}  # both ends report

@@ -31,17 +31,37 @@ def _sim(topo: Topology, seed: int = 0, **overrides: object) -> Simulation:
 
 
 # ---- formats --------------------------------------------------------------------------------------------
-def test_device_os_event_line_carries_event_id_device_and_slog_timestamp() -> None:
-    line = fmt.device_os_event(DT, 3, "80E01801")
-    m = re.match(r"^\[(ERROR|WARNING|INFO)\] DRV\((\d+),(\w+)\):" + SLOG_TS + r" \[([\w.]+):(\d+)\]\[dev(\d+)\](.*)$",
-                 line)
-    assert m, line
-    assert m.group(1) == "ERROR" and m.group(4) == "2025-03-01-10:03:20.123.456" and m.group(7) == "3"
-    assert "Event id=0x80e01801" in line  # the substring the vendor knowledge graph keys on for every code
-    assert re.search(r"Event id=0x([0-9a-fA-F]{8})", line).group(1).upper() == "80E01801"
-    assert m.group(8) == "Event id=0x80e01801, assertion=occur"  # the code only: no description, no cause words
-    assert fmt.device_os_event(DT, 0, "0x80e01805").startswith("[WARNING]")  # NotHandle level
-    assert "assertion=recover" in fmt.device_os_event(DT, 0, 0x81078603, assertion=False)
+def test_device_os_event_line_is_the_drivers_fault_manager_line() -> None:
+    """hicann/driver@ef377e95: the slog frame of log_drv_write_ring_buffer.c:166 (``[EVENT] DRV(%d,%s):%s
+    [%s:%d][%s]%s``), the uptime of fms_define.h:65 and dms_event.c:1410's event fields, with the names of the driver's
+    node-type and sensor tables. Before (session 31): ``[ERROR] DRV(1187,dmp_daemon):... [dms_fault.c:688][dev3]Event
+    id=0x80e01801, assertion=occur``, a frame no driver prints."""
+    line = fmt.device_os_event(DT, 3, "80E01801", uptime_s=1234.5678901, serial=7)
+    assert line == ("[EVENT] DRV(1187,dms_poll_task):2025-03-01-10:03:20.123.456 [dms_event.c:1410][fault_manager]"
+                    "[ 1234.567890] event_id=0x80e01801; device_id=3; node_type=0x70[HBM/3DRAM]; node_id=0; "
+                    "sub_node_id=0; event_type=0x1[Uncorrectable ECC / other uncorrectable memory error. ]; "
+                    "severity=3[Critical]; assertion=1[Event occur]; description=[]; os_id=0; event_serial_num=7; "
+                    "notify_serial_num=7; event_raised_time=1740823400123 ms.")
+    assert re.match(r"^\[EVENT\] DRV\(\d+,dms_poll_task\):" + SLOG_TS + " ", line)
+    assert "event_id=0x80e01801" in line  # a substring ascend-fd's knowledge graph keys on (kg-config.json NPU_OS)
+    ce = fmt.device_os_event(DT, 0, "0x80e01805")
+    assert "event_type=0x5[Correctable ECC / other correctable memory error logging limit reached. ]" in ce
+    assert "severity=1[Warning]" in ce and ce.startswith("[EVENT]")  # one level for every event
+    down = fmt.device_os_event(DT, 0, 0x81078603, assertion=False)
+    assert "node_type=0x83[PORT]" in down and "assertion=0[Event resume]" in down
+    with pytest.raises(ValueError):
+        fmt.device_os_event(DT, 0, "80E01809")  # no driver text in the twin's table: refused, not invented
+
+
+def test_history_record_is_the_black_boxs_layout_for_the_events_it_records() -> None:
+    """A UCE's black-box record as ascend-fd's fixture history.log prints 0xA8028802 (the code hicann/driver's
+    dms_event_distribute_proc.c:29 gives an occurring 0x80E01801); no record for an event without a sourced one.
+    Before: ``[2025-03-01 10:03:20.123456] device-3 exception record: ...``, the twin's own layout."""
+    assert fmt.history_record(DT, "80E01801") == (
+        "[2025-03-01-10:03:20.123456] system exception code [0xA8028802]: ModuleName [DRIVER], ExceptionReason "
+        "[DRIVER_EXCEPTION], TimeStamp [20250301100320-123456000].")
+    assert fmt.history_record(DT, "80E01801", assertion=False) is None
+    assert fmt.history_record(DT, "80FA4E00") is None
 
 
 def test_device_plugin_line_is_the_plugins_fault_callback_line() -> None:
@@ -333,7 +353,7 @@ def test_flaps_self_heal_and_rates_over_a_day_match_parameters(topo1: Topology) 
                      if x.source == "switch" and "alarmID=0x08520003" in x.text)
     assert alarms["Assertion"] == alarms["Recovery"] == len(downs)
     # HBM correctable-error bursts: one device-os line each, at the aggregate rate
-    ce_lines = [x for x in sim.telemetry.logs if x.source == "device_os" and "Event id=0x80e01805" in x.text
+    ce_lines = [x for x in sim.telemetry.logs if x.source == "device_os" and "event_id=0x80e01805;" in x.text
                 and x.t <= DAY]
     n_hbm = len(topo1.by_kind["hbm"])
     assert abs(len(ce_lines) - n_hbm * bursts) < 4 * math.sqrt(n_hbm * bursts)

@@ -71,7 +71,7 @@ class HbmRowExhaustion(FaultModel):
         while rows < ctrl.hbm_rows_replace_threshold:
             rows += 1
             self.sim.telemetry.metric("hbm_isolated_rows", self.target, float(rows))
-            self.emit.device_event(npu, "80E01801", level="WARNING")
+            self.emit.device_event(npu, "80E01801")
             if rows >= ctrl.hbm_rows_warn_threshold and not warned:
                 warned = True
                 self.emit.device_event(npu, "80E18401")

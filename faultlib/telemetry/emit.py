@@ -16,6 +16,11 @@ if TYPE_CHECKING:
     from faultlib.engine import Simulation
 
 
+BOOT_LEAD_S = 1200.0
+"""How long before the simulation's start the hosts and their devices booted: the uptime the kernel and the device's
+fault manager stamp their lines with is ``sim.now + BOOT_LEAD_S``."""
+
+
 class Emitter:
     def __init__(self, sim: Simulation) -> None:
         self.sim = sim
@@ -30,11 +35,13 @@ class Emitter:
         node = ids.node_of(npu) or npu
         return any(node in w.nodes for w in self.sim.workloads.values())
 
-    def device_event(self, npu: str, code: str, level: str | None = None, recovered: bool = False) -> None:
-        """A device (NPU OS) fault event carrying ``Event id=0x<code>``, in the NPU's device log."""
+    def device_event(self, npu: str, code: str, recovered: bool = False) -> None:
+        """A device (NPU OS) fault event as the device's fault manager logs it (``event_id=0x<code>; ...``,
+        :func:`~faultlib.telemetry.formats.device_os_event`), in the NPU's device log, at the EVENT level the line
+        states; each event of the NPU takes the next serial number."""
         line = fmt.device_os_event(self.sim.wallclock(), fmt.device_index(npu), code, assertion=not recovered,
-                                   level=level)
-        self.hub.log(npu, "device_os", line.split("]", 1)[0].lstrip("["), line)
+                                   uptime_s=self.sim.now + BOOT_LEAD_S, serial=self.hub.next_serial(npu))
+        self.hub.log(npu, "device_os", "EVENT", line)
 
     def plugin(self, npu: str, code: str, handling: str) -> None:
         """The node's device plugin logging the fault event it received for the code (its DCMI fault callback; the
@@ -71,7 +78,7 @@ class Emitter:
 
     def kernel(self, node: str, text: str, level: str = "ERROR") -> None:
         """A kernel line in the node's messages, with the uptime stamp the kernel prints."""
-        line = fmt.syslog(self.sim.wallclock(), fmt.hostname(node), text, uptime_s=self.sim.now + 1200.0)
+        line = fmt.syslog(self.sim.wallclock(), fmt.hostname(node), text, uptime_s=self.sim.now + BOOT_LEAD_S)
         self.hub.log(node, "syslog", level, line)
 
     def heartbeat_lost(self, npu: str) -> None:

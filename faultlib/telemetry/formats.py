@@ -4,8 +4,9 @@ Every renderer is a pure function of the simulated wall-clock time (``sim.wallcl
 returns the line text; callers publish it with ``sim.telemetry.log(origin, source, level, text)``. Per source,
 the origin a caller should give (the component whose log bundle holds the line) and the layout:
 
-- ``device_os`` (origin: the NPU): slog device-os,
-  ``[ERROR] DRV(pid,proc):YYYY-MM-DD-HH:MM:SS.mmm.uuu [file.c:line][devN]text`` with ``event_id=0x<code>``;
+- ``device_os`` (origin: the NPU): the device's fault-manager slog line, ``[EVENT] DRV(pid,dms_poll_task):
+  YYYY-MM-DD-HH:MM:SS.mmm.uuu [dms_event.c:1410][fault_manager][uptime] event_id=0x<code>; device_id=N; ...``
+  (:func:`device_os_event`, hicann/driver);
 - ``device_plugin`` (the node): MindCluster hwlog, ``[WARN]     YYYY/MM/DD HH:MM:SS.uuuuuu 17  file.go:line  text``:
   switch faults as its switch DCMI callback logs them, ``switch subscribe got fault:AlarmId: 0x<alarm>,
   FaultID: ..., faultCode:[0x<alarm>,<fault id>,<peer>,na]`` (deviceswitch/ascend_switch.go:174 at 22bb3d98);
@@ -166,22 +167,111 @@ def _ms(dt: datetime) -> str:
 
 
 # ---- device OS (slog) -------------------------------------------------------------------------------------
-def device_os(dt: datetime, device: int, level: str, text: str, pid: int = 1187, proc: str = "dmp_daemon",
-              where: str = "dms_fault.c:688") -> str:
-    """A device-os log line of device ``device``."""
-    return f"[{level}] DRV({pid},{proc}):{_slog_ts(dt)} [{where}][dev{device}]{text}"
+DRIVER_SOURCE = "hicann/driver@ef377e95"
+"""The Ascend driver source the device-event line is taken from (github.com/hicann/driver, commit ef377e95)."""
+
+DMS_EVENT_LOG_CALL = "dms_event.c:1410"
+"""The call that logs each fault event on the device: ``dms_record_fault_event_log`` (hicann/driver@ef377e95
+src/sdk_driver/fms/smf/event/dms_event.c:1410, under CFG_FEATURE_LOG_STANDARD_FAULT_EVENT, from the event poll task
+``dms_poll_task``, dms_event.c:1496). The slog prints ``__FILE__``'s base name and the call's ``__LINE__``; the
+call spans lines 1410-1415, so a compiler that gives a multi-line call its last line would print 1415."""
+
+DMS_POLL_PID = 1187
+"""The pid of the device's ``dms_poll_task`` kernel thread (any pid: it is fixed at the device's boot)."""
+
+NODE_TYPE_NAMES: dict[int, str] = {0x70: "HBM/3DRAM", 0x71: "LPM", 0x7D: "TSCPU(A55/R52)", 0x83: "PORT",
+                                   0xD8: "UB_PORT"}
+"""Node type -> the name the driver prints (hicann/driver@ef377e95 src/sdk_driver/fms/dtm/dms_node_type.c
+``g_dms_node_type``; the numbers: pkg_inc/dms_device_node_type.h). Only the node types of the codes the twin emits."""
+
+SENSOR_EVENTS: dict[tuple[int, int], tuple[int, str]] = {
+    (0x01, 0x07): (1, "Crossed Upper non-critical going high. "),
+    (0x01, 0x09): (2, "Crossed Upper critical going high. "),
+    (0x01, 0x0B): (3, "Crossed Upper non-recoverable going high. "),
+    (0x0C, 0x01): (3, "Uncorrectable ECC / other uncorrectable memory error. "),
+    (0x0C, 0x05): (1, "Correctable ECC / other correctable memory error logging limit reached. "),
+    (0x27, 0x00): (2, "Heartbeat Lost."),
+    (0xC2, 0x01): (1, "Uncorrectable ECC address count reached normal threshold."),
+    (0xC2, 0x02): (3, "Uncorrectable ECC address count reached the upper limits."),
+    (0xC3, 0x03): (2, "port link status change(up to down)"),
+}
+"""(sensor type, event state) -> (default severity, event string), as the driver's sensor table holds them
+(hicann/driver@ef377e95 src/sdk_driver/fms/smf/sensor/config/dms_sensor_type.c, trailing blanks included; the
+severity is the table's default, dms_sensor.c:1414 ``dms_get_event_def_severity``, which the driver uses where its
+``dms_events_conf.lst`` sets none). Only the events the twin emits: a code outside this table is refused rather
+than printed with words no driver prints."""
+
+EVENT_SEVERITY_NAMES = ("OK", "Warning", "Alarm", "Critical")
+EVENT_ASSERTION_NAMES = ("Event resume", "Event occur", "One time event")
+"""The names the driver prints beside a severity and an assertion (dms_event.c:1338-1348)."""
 
 
-def device_os_event(dt: datetime, device: int, code: str | int, assertion: bool = True,
-                    level: str | None = None) -> str:
-    """A device fault event: ``Event id=0x<code>`` (as in the ascend-fd fixture
-    st_module_testcase/kg_parse/device-os_20231031164139951.log) and whether it occurs or recovers. No description:
-    the code is what the device reports; what it means is in the vendor's documentation, not in the line."""
-    c = norm_code(code)
-    handling = DEVICE_CODES.get(c, ("NotHandle", ""))[0]
-    if level is None:
-        level = "INFO" if not assertion else ("WARNING" if handling in ("NotHandle", "SubHealth") else "ERROR")
-    return device_os(dt, device, level, f"Event id=0x{c.lower()}, assertion={'occur' if assertion else 'recover'}")
+def device_event_fields(code: str | int) -> tuple[int, int, int, int, str]:
+    """A device event id split as the driver splits it (dms_event_converge.h:29-31: node type bits 17-27, sensor
+    type bits 9-16, event state bits 0-8) -> (node type, sensor type, event state, default severity, event
+    string). Raises ValueError for an id whose node type or event string the twin does not have from the driver."""
+    c = int(norm_code(code), 16)
+    node, sensor, state = (c >> 17) & 0x7FF, (c >> 9) & 0xFF, c & 0x1FF
+    if node not in NODE_TYPE_NAMES or (sensor, state) not in SENSOR_EVENTS:
+        raise ValueError(f"no driver text for device event 0x{c:08x} (node type 0x{node:x}, sensor 0x{sensor:x}, "
+                         f"state 0x{state:x})")
+    sev, text = SENSOR_EVENTS[(sensor, state)]
+    return node, sensor, state, sev, text
+
+
+def device_os_event(dt: datetime, device: int, code: str | int, assertion: bool = True, uptime_s: float = 0.0,
+                    serial: int = 1, raised: datetime | None = None) -> str:
+    """The device's fault-manager line for a fault event (hicann/driver@ef377e95): the slog frame
+    ``[EVENT] DRV(%d,%s):%s [%s:%d][%s]%s`` (src/sdk_driver/fms/smf/logdrv/log_drv_write_ring_buffer.c:166, pid and
+    comm of ``dms_poll_task``, the date ``%04ld-%02d-%02d-%02d:%02d:%02d.%03lu.%03ld`` of log_drv_get_date, module
+    ``fault_manager``), the uptime ``[%5lu.%06lu] `` (src/sdk_driver/fms/fms_define.h:65) and the event
+    (:data:`DMS_EVENT_LOG_CALL`): ``event_id=0x%x; device_id=%u; node_type=0x%x[%s]; node_id=%u; sub_node_id=%u;
+    event_type=0x%x[%s]; severity=%u[%s]; assertion=%u[%s]; description=[%s]; os_id=%u; event_serial_num=%d;
+    notify_serial_num=%d; event_raised_time=%llu ms.``. Always at EVENT: the line has no level of its own. The
+    description (the sensor's parameter buffer) is empty and the node ids are 0: the twin models neither.
+    ``serial``: the event's serial number (event and notify); ``raised``: when the device raised it (default
+    ``dt``)."""
+    node, _sensor, state, sev, text = device_event_fields(code)
+    c = int(norm_code(code), 16)
+    a = 1 if assertion else 0
+    up_us = max(0, round(uptime_s * 1e6))
+    up = f"[{up_us // 1_000_000:5d}.{up_us % 1_000_000:06d}] "
+    body = (f"event_id=0x{c:x}; device_id={device}; node_type=0x{node:x}[{NODE_TYPE_NAMES[node]}]; node_id=0; "
+            f"sub_node_id=0; event_type=0x{state:x}[{text}]; severity={sev}[{EVENT_SEVERITY_NAMES[sev]}]; "
+            f"assertion={a}[{EVENT_ASSERTION_NAMES[a]}]; description=[]; os_id=0; event_serial_num={serial}; "
+            f"notify_serial_num={serial}; event_raised_time={_epoch_ms(raised or dt)} ms.")
+    return f"[EVENT] DRV({DMS_POLL_PID},dms_poll_task):{_slog_ts(dt)} [{DMS_EVENT_LOG_CALL}][fault_manager]{up}{body}"
+
+
+BBOX_EXCEPTIONS: dict[tuple[str, bool], tuple[int, str, str]] = {("80E01801", True): (0xA8028802, "DRIVER",
+                                                                                       "DRIVER_EXCEPTION")}
+"""(device event, occurs) -> (black-box exception code, module name, exception reason) for the events whose
+black-box record has a public source: the driver hands an event to the black box by its table
+(hicann/driver@ef377e95 src/sdk_driver/fms/smf/event/dms_event_distribute_proc.c:29-34: 0x80E01801 occurring is
+0xA8028802), and ascend-fd's fixture history.log prints that code's module and reason (Ascend/mind-cluster@22bb3d98
+component/ascend-faultdiag/test/st_testcase/modelarts-job-testdt/ascend/device_log/hisi_logs/device-0/history.log:2).
+The table maps 0x80E18402, 0x80E18401, 0x80FA4E00 and a UCE's recovery to codes too, but no public source gives
+their module and reason: the twin writes no history record for them."""
+
+
+def history_record(dt: datetime, code: str | int, assertion: bool = True) -> str | None:
+    """The black-box record of a device event in ``hisi_logs/device-<N>/history.log`` (hicann/driver@ef377e95
+    src/ascend_hal/bbox/bbox_tools/dump_tool/dump_impl/bbox_dump_process.c:310: ``[%s] system exception code
+    [0x%08X]: ModuleName [%s], ExceptionReason [%s], TimeStamp [%s].``; the time as ascend-fd's fixture prints it,
+    ``2021-10-05-23:07:08.656411``, and the dump directory's stamp ``YYYYmmddHHMMSS-<nanoseconds>``), or None for an
+    event without one (:data:`BBOX_EXCEPTIONS`). The record is stamped at the event: the black box's delay is not
+    modelled."""
+    got = BBOX_EXCEPTIONS.get((norm_code(code), assertion))
+    if got is None:
+        return None
+    excep, module, reason = got
+    return (f"[{dt:%Y-%m-%d-%H:%M:%S}.{dt.microsecond:06d}] system exception code [0x{excep:08X}]: ModuleName "
+            f"[{module}], ExceptionReason [{reason}], TimeStamp [{bbox_stamp(dt)}].")
+
+
+def bbox_stamp(dt: datetime) -> str:
+    """A black-box dump's time stamp and directory name: ``20211005230708-651408009`` (seconds, then nanoseconds)."""
+    return f"{dt:%Y%m%d%H%M%S}-{dt.microsecond * 1000:09d}"
 
 
 # ---- device plugin / node agent (MindCluster hwlog) -------------------------------------------------------

@@ -22,6 +22,7 @@ class TelemetryHub:
         self.events: list[JobEvent] = []
         self._subs: list[tuple[Subscriber, frozenset[str] | None]] = []
         self.delivery: Any = None  # a faultlib.telemetry.delivery.Delivery: path delays to subscribers (None: at once)
+        self._serials: dict[str, int] = {}
 
     def subscribe(self, fn: Subscriber, sources: set[str] | None = None) -> None:
         """Call ``fn`` for each new record; ``sources`` filters log sources (``"job"`` selects job events)."""
@@ -46,6 +47,11 @@ class TelemetryHub:
         self.logs.append(line)
         self._publish(line, source)
         return line
+
+    def next_serial(self, key: str) -> int:
+        """The next event serial number of ``key`` (a device numbers its fault events 1, 2, ...)."""
+        self._serials[key] = self._serials.get(key, 0) + 1
+        return self._serials[key]
 
     def job_event(self, job: str, kind: str, **detail: Any) -> JobEvent:
         ev = JobEvent(self._clock(), job, kind, detail)

@@ -268,8 +268,7 @@ class _Background:
             self.hub.count("hbm_ce_total", hbm, float(size))
             total = int(self.hub.read("hbm_ce_total", hbm) or 0)
             del total  # the counter is a metric; the report line is the same for a burst and a storm
-            self._log(npu, "device_os", "WARNING", fmt.device_os_event(sim.wallclock(), fmt.device_index(npu),
-                                                                       fmt.HBM_CE_CODE))
+            Emitter(sim).device_event(npu, fmt.HBM_CE_CODE)
 
     # ---- self-healing flaps ----------------------------------------------------------------------------------
     def _flappable(self, lid: str) -> bool:

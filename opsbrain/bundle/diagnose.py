@@ -384,18 +384,23 @@ def _clearest_documented(incidents: list[Any], out_incs: list[dict[str, Any]], e
     return {**row, "diagnosis": d}
 
 
-def compare(report: dict[str, Any], expected: Iterable[tuple[float, str | None, str | None]], slack_s: float = 2.0
+def compare(report: dict[str, Any], expected: Iterable[tuple[Any, ...]], slack_s: float = 2.0
             ) -> list[dict[str, Any]]:
-    """For each expected incident (opened at s, class, component) of the simulation, the bundle incident opened
-    within ``slack_s`` of it (the most signals among them) and whether class and component agree. Where none opened
-    then, a bundle incident of the same class and component still open at that time (its first and last signals
-    around it) holds it: the live controller closes an incident when its recovery runs and opens another when the
-    fault shows again, while the bundle, which holds no recovery, keeps one incident over both."""
+    """For each expected incident (opened at s, class, component[, diagnosed at s]) of the simulation, the bundle
+    incident opened within ``slack_s`` of it (the most signals among them) and whether class and component agree.
+    Where none opened then, a bundle incident of the same class and component open at some time from the opening to
+    the diagnosis (its first and last signals around it) holds it: the live controller closes an incident when its
+    recovery runs and opens another when the fault shows again, while the bundle, which holds no recovery, keeps one
+    incident over both; and the live controller may open an incident on a job event of the scheduler (a stall at the
+    instant it starts), which no bundle holds, while the bundle opens it at the first line that shows the fault (the
+    peers' notify-wait reports, ``faults.peer_timeout_report_s`` later)."""
     out = []
     incs = report.get("incidents", [])
-    for at, cls, comp in expected:
+    for at, cls, comp, *rest in expected:
+        until = max(at, float(rest[0])) if rest and rest[0] is not None else at
         near = [i for i in incs if abs(i["opened_at_s"] - at) <= slack_s] or [
-            i for i in incs if i["opened_at_s"] - slack_s <= at <= i.get("last_at_s", i["opened_at_s"]) + slack_s
+            i for i in incs
+            if i["opened_at_s"] - slack_s <= until and at <= i.get("last_at_s", i["opened_at_s"]) + slack_s
             and ((i.get("diagnosis") or {}).get("fault_class"), (i.get("diagnosis") or {}).get("component")) == (
                 cls, comp)]
         best = max(near, key=lambda i: i["signals"], default=None)
@@ -411,7 +416,9 @@ def check_bundle(path: str | Path, engine: Any, matcher: Any = None, params: L.B
     """Round trip: diagnose a bundle the twin wrote and compare every controller incident its sidecar records
     (:func:`opsbrain.bundle.writer.sim_sidecar`; older bundles: their manifest)
     (opened at, class, component in the simulation) with the bundle's own incidents (:func:`compare`). Incidents
-    a health sweep opened from metrics (not from log lines) are listed apart: a bundle cannot show them."""
+    a health sweep opened from metrics (not from log lines), and those the scheduler's job events alone opened and
+    held (a bundle holds no job events: no program prints the twin's), are listed apart: a bundle cannot show
+    them."""
     from opsbrain.bundle.writer import sim_sidecar
     from opsbrain.yamlio import json_or_none
 
@@ -422,12 +429,14 @@ def check_bundle(path: str | Path, engine: Any, matcher: Any = None, params: L.B
     sim = (info.get("incident") or {}).get("in_simulation") or {}
     ctl = sim.get("controller_incidents", [])
     expected = [(float(c["opened_at_s"]), (c.get("diagnosis") or {}).get("fault_class"),
-                 (c.get("diagnosis") or {}).get("component")) for c in ctl if c.get("diagnosis") and not c.get("sweep")]
+                 (c.get("diagnosis") or {}).get("component"), (c.get("diagnosis") or {}).get("at_s"))
+                for c in ctl if c.get("diagnosis") and not c.get("sweep") and not c.get("scheduler")]
     rows = compare(rep, expected)
     return {"bundle": str(path), "comparisons": rows, "same": all(r["same"] for r in rows), "report": rep,
             "expectation": source if "in_simulation" in (info.get("incident") or {}) else None,  # (None: nothing to
             # compare: a bundle without its sidecar; its manifest holds no expectation since session 32)
-            "sweep_incidents": [c["id"] for c in ctl if c.get("sweep")]}
+            "sweep_incidents": [c["id"] for c in ctl if c.get("sweep")],
+            "scheduler_incidents": [c["id"] for c in ctl if c.get("scheduler")]}
 
 
 def _in_user_terms(comp: str | None, workers: list[dict[str, Any]]) -> dict[str, Any]:

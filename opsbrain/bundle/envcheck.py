@@ -78,14 +78,15 @@ def _health(device_lines: list[LogLine]) -> dict[int, str]:
     """npu-smi health per device while a device event is active: Critical for a code whose MindCluster level acts
     on the business or the chip, Alarm for a NotHandle / SubHealth code (the benign CE report excepted)."""
     active: dict[tuple[int, str], str] = {}
-    rx = re.compile(r"\[dev(\d+)\].*event[_ ]id=0x([0-9a-f]{8}), assertion=(occur|recover)", re.I)
+    # the device fault manager's line (faultlib.telemetry.formats.device_os_event): id, device, assertion 1 / 0
+    rx = re.compile(r"event_id=0x([0-9a-f]{8}); device_id=(\d+);.*? assertion=(\d)\[", re.I)
     for ln in device_lines:
         if m := rx.search(ln.text):
-            key = (int(m.group(1)), m.group(2))
-            code = m.group(2).upper()
+            key = (int(m.group(2)), m.group(1))
+            code = m.group(1).upper()
             level = fmt.DEVICE_CODES.get(code, ("NotHandle", ""))[0]
             sev = "" if code == fmt.HBM_CE_CODE else "major" if level in ("NotHandle", "SubHealth") else "critical"
-            if m.group(3) == "occur":
+            if m.group(3) != "0":
                 active[key] = sev
             else:
                 active.pop(key, None)

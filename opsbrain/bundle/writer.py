@@ -6,7 +6,11 @@ a device-os line of ``pod0/node12/npu3`` goes to ``pod0-node12/device_log/slog/d
 ``pod0/node12`` to ``pod0-node12/messages`` (kernel lines also to ``dmesg``; a panic only to kdump's
 ``crash/<ip>-<time>/vmcore-dmesg.txt``), a device-plugin line to
 ``pod0-node12/dl_log/devicePlugin/devicePlugin.log``, a switch line of a chip to ``lcne_log/<chip host>/log.log``.
-Job events become cluster-level ``clusterd`` lines and the controller's placement becomes HCCL rank tables.
+The controller's placement becomes HCCL rank tables. A device event the black box records (a UCE) is also written
+to ``hisi_logs/device-<N>/history.log`` in the black box's own layout. The twin's job events (crash, hang, restart,
+...) are not written: no MindCluster component prints a line of that content (the former ``clusterd`` line,
+``job <name> event <kind> {...}``, was the twin's own); a bundle shows a job's end only through what its ranks, their
+devices and hosts print.
 ``environment_check`` holds hccn_tool / npu-smi output at the window start (before) and when the incident was
 diagnosed (after): link change records, link state, temperatures, HBM error counters.
 
@@ -30,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from faultlib import ids
 from faultlib.telemetry import formats as fmt
-from faultlib.telemetry.records import JobEvent, LogLine
+from faultlib.telemetry.records import LogLine
 from opsbrain.bundle import layout as L
 from opsbrain.bundle.envcheck import npu_info
 from opsbrain.errors import InputError
@@ -47,7 +51,7 @@ _RANK = re.compile(r"\[rank(\d+)\]")
 _DEVICE_IN_TEXT = re.compile(r"device_id=(\d+)|device\[(\d+)\]")
 _HCCN_REC = re.compile(r"\[devid (\d+)\]\s+.*LINK (UP|DOWN)")
 _NODE_IN = re.compile(r"pod\d+/node\d+")
-_SEVERITY = re.compile(r"severity=(\w+)")
+_DEVICE_EVENT = re.compile(r"event_id=0x([0-9a-f]{8});.*? assertion=(\d)\[")
 _PANIC = re.compile(r"Kernel panic - not syncing")
 
 
@@ -173,9 +177,9 @@ class _Export:
             elif ln.source == "device_os":
                 dev = ids.index(ln.origin, "npu") if ids.npu_of(ln.origin) else 0
                 self.files.add(L.device_os_path(w, dev, self.stamp), ln.text)
-                sev = _SEVERITY.search(ln.text)
-                if ln.level == "ERROR" or (sev and sev.group(1) in ("major", "critical")):
-                    self.files.add(L.history_path(w, dev), history_line(self.sim.wallclock(ln.t), dev, ln.text))
+                if (ev := _DEVICE_EVENT.search(ln.text)) and (rec := fmt.history_record(
+                        self.sim.wallclock(ln.t), ev.group(1), assertion=ev.group(2) == "1")):
+                    self.files.add(L.history_path(w, dev), rec)
             elif ln.source == "plog":
                 m = _PID.match(ln.text)
                 plog[w][int(m.group(1)) if m else 0].append(ln)
@@ -236,13 +240,8 @@ class _Export:
                 devs = [ln for ln in device_lines.get(node, []) if ln.t <= t]
                 self.files.raw[L.npu_info_path(w, when)] = npu_info(self.sim, node, t, recs, devs)
 
-    def cluster(self, events: Iterable[JobEvent]) -> None:
-        for ev in events:
-            text = f"job {ev.job} event {ev.kind} " + json.dumps(qualify(ev.detail), sort_keys=True, default=str)
-            level = "WARN" if ev.kind in _JOB_ALERTS else "INFO"
-            self.files.add(L.clusterd_path(), fmt.device_plugin(self.sim.wallclock(ev.t), level, text,
-                                                                 where="job/jobevent.go:142"))
-            self.lines_out += 1
+    def rank_tables(self) -> None:
+        """The HCCL rank table of each job and instance (``cluster/.../rank_table``)."""
         topo = self.sim.topology
         for name, nodes in self.placement.items():
             servers = []
@@ -259,22 +258,12 @@ class _Export:
             self.files.raw[L.rank_table_path(name)] = json.dumps(table, indent=1) + "\n"
 
 
-_JOB_ALERTS = frozenset({"crash", "timeout", "stalled", "instance_crash", "instance_hang", "instance_down",
-                         "instance_stalled", "recover_failed", "checkpoint_failed", "instance_restart_failed"})
-
-
 def _device_ip(node: str, dev: int) -> str:
     return f"192.168.{ids.index(node, 'node')}.{dev + 1}"
 
 
 def _natural(s: str) -> list[Any]:
     return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", s)]
-
-
-def history_line(dt: datetime, dev: int, device_os_text: str) -> str:
-    """A device exception record in ``hisi_logs/device-<N>/history.log`` (time, device, the event)."""
-    payload = device_os_text.split(f"[dev{dev}]", 1)[-1]
-    return f"[{dt:%Y-%m-%d %H:%M:%S}.{dt.microsecond:06d}] device-{dev} exception record: {payload}"
 
 
 # ---- the public API ------------------------------------------------------------------------------------------------
@@ -305,7 +294,7 @@ def write_bundle(out_dir: str | Path, sim: Simulation, *, start_s: float, end_s:
         elif ln.source == "device_os":
             device_lines[node].append(ln)
     ex.env_checks(hccn, device_lines)
-    ex.cluster(_in_window(sim.telemetry.events, ex.start_s, ex.end_s))
+    ex.rank_tables()
     wall = sim.wallclock
     manifest = {
         "format": L.BUNDLE_FORMAT, "generator": _generator(), "epoch": wall(0.0).isoformat(),
@@ -391,7 +380,9 @@ def sim_sidecar(bundle: str | Path) -> Path:
 
 def _controller_incident(inc: Incident, adopted: set[str]) -> dict[str, Any]:
     d = inc.diagnosis
+    scheduler = bool(inc.signals) and all(x.kind.startswith("job:") for x in inc.signals)  # job events alone
     return {"id": inc.id, "opened_at_s": inc.opened_at, "signals": len(inc.signals), "sweep": inc.id in adopted,
+            "scheduler": scheduler,
             "diagnosis": None if d is None else {"fault_class": d.fault_class, "component": d.component,
                                                  "confidence": round(d.confidence, 4), "at_s": d.at_s}}
 

@@ -16,7 +16,12 @@ from opsbrain.ingest.screen import group_of, screened
 from opsbrain.ingest.smihealth import RE_ERROR_CODE, code_signals, error_code_line
 from opsbrain.ingest.where import RE_DIE
 
-RE_EVENT = screened(r"event[_ ]?id\s*[=:]\s*\[?\s*0x([0-9a-f]{8})(?![0-9a-z])(?:.*?assertion=(occur|recover))?", re.I)
+RE_EVENT = screened(r"event[_ ]?id\s*[=:]\s*\[?\s*0x([0-9a-f]{8})(?![0-9a-z])(?:.*?assertion=(occur|recover|\d))?",
+                    re.I)
+"""A device fault event: its id, and whether it occurs or recovers. The device's fault manager writes the assertion
+as a number with its name, ``assertion=0[Event resume]`` (a recovery), ``1[Event occur]``, ``2[One time event]``
+(hicann/driver@ef377e95 src/sdk_driver/fms/smf/event/dms_event.c:1344-1348 and :1410); other tools write
+``assertion=occur`` / ``recover``."""
 RE_DP_EVENT = screened(r"device fault, nodeName:([^,\s]*), assertion:(\w+), "
                        r"(?:cardID:(\d+), deviceID:\d+|logicID:(\d+)), "
                        r"faultCodes:([0-9A-Fa-f]{8}(?:[,;|][0-9A-Fa-f]{8})*), faultLevelName:(\w+)")
@@ -150,6 +155,7 @@ def parse(ctx: LineCtx) -> bool:
         return True
     if m := RE_EVENT.search(text):
         code, state = m.group(1).upper(), (m.group(2) or "occur").lower()
+        state = "recover" if state in ("recover", "0") else "occur"
         comp = ctx.npu()
         if comp and (d := RE_DIE.search(text)):
             comp = f"{comp}/die{d.group(1)}"

@@ -1,0 +1,45 @@
+"""The twin's device-side lines are the Ascend driver's own (session 32): the fault manager's event line in the
+device-os log, the black box's record in history.log; the bundle's npu-smi health and the reader follow them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from faultlib.telemetry import formats as fmt
+from faultlib.telemetry.records import LogLine
+from opsbrain.bundle.envcheck import _health
+from opsbrain.ingest import parse_line
+
+DT = datetime(2025, 3, 1, 10, 3, 20, 400000)
+
+
+def _line(code: str, occurs: bool = True, dev: int = 3) -> LogLine:
+    return LogLine(0.0, f"pod0/node1/npu{dev}", "device_os", "EVENT", fmt.device_os_event(DT, dev, code, occurs))
+
+
+def test_npu_smi_health_follows_the_drivers_event_lines() -> None:
+    # before the envcheck reader followed the new line, a UCE left npu-smi's health word at OK
+    assert _health([_line("80E01801")]) == {3: "Critical"}
+    assert _health([_line("80E01801"), _line("80E01801", occurs=False)]) == {}
+    assert _health([_line("80E00209", dev=2)]) == {2: "Alarm"}
+    assert _health([_line(fmt.HBM_CE_CODE)]) == {}
+
+
+def test_a_recovery_is_read_as_a_recovery() -> None:
+    # the driver writes the assertion as a number and a name: before, assertion=0[Event resume] was read as occurring
+    got = [(s.kind, s.severity) for s in parse_line(_line("80E01801", occurs=False).text, 0.0, "pod0/node1/npu3",
+                                                     "device_os", "EVENT")]
+    assert got == [("dev:80E01801:recover", 0)]
+
+
+def test_the_event_string_is_not_read_again_as_a_message() -> None:
+    # the TS CPU's "Heartbeat Lost." is event 0x80FA4E00's state name, not the host driver's lost device
+    kinds = [s.kind for s in parse_line(_line("80FA4E00").text, 0.0, "pod0/node1/npu3", "device_os", "EVENT")]
+    assert kinds == ["dev:80FA4E00"]
+
+
+def test_a_ub_port_down_event_is_a_warning_at_its_documented_level() -> None:
+    # 81B18603 is NotHandle in the device plugin's faultCode.json; the [EVENT] line states no level of its own
+    got = [(s.kind, s.severity) for s in parse_line(_line("81B18603").text, 0.0, "pod0/node1/npu3", "device_os",
+                                                     "EVENT")]
+    assert got == [("dev:81B18603", 1)]
