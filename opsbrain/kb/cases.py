@@ -301,12 +301,39 @@ def run_case(seed: int, kind: str, concurrent: bool = False, noise_scale: float 
             label, comp = _noise_label(sigs)
             if label is None:
                 continue
-        out.append(Case(feats, label, comp, seed, inc.id, now, sigs if keep_signals else [], fid is not None))
+        out.append(Case(feats, shown_label(label, feats), comp, seed, inc.id, now, sigs if keep_signals else [],
+                        fid is not None))
         tv = text_view(sigs, now) if text_views else None
-        if tv is not None:
+        if tv is not None:  # each view labelled by what it shows (the text view reads no isolated-row metric)
             lines = [x for x in sigs if not x.kind.startswith("job:")] if keep_signals else []
-            out.append(Case(tv, label, comp, seed, inc.id, now, lines, fid is not None, "text"))
+            out.append(Case(tv, shown_label(label, tv), comp, seed, inc.id, now, lines, fid is not None, "text"))
     return out
+
+
+ROW_EXHAUSTION = "hbm_row_exhaustion"
+
+
+def _rows_threshold() -> float:
+    """The lowest isolated-row count among hbm_row_exhaustion's primary metric rules (knowledge base)."""
+    from opsbrain.kb.loader import load_kb
+
+    rules = load_kb().get(ROW_EXHAUSTION).signatures.metric_rules
+    return min((r.threshold for r in rules if r.metric == "hbm_isolated_rows" and r.role == "primary"),
+               default=float("inf"))
+
+
+def shown_label(kind: str, feats: dict[str, float]) -> str:
+    """The class a moment of an injected ``kind`` can show. A row-exhaustion fault starts as a run of HBM UCE events
+    (0x80E01801, each isolating one row, at the code's documented level): a moment that holds none of
+    hbm_row_exhaustion's primary evidence (``kb:hbm_row_exhaustion:primary``: 0x80E18401/0x80E18402; nor, where
+    metrics are read, an isolated-row count at its primary rule's threshold) shows an HBM UCE and nothing more,
+    so it is labelled ``hbm_uce``; labelled by the injected kind it would teach the model that a lone UCE means
+    exhausted rows. Every other kind, and every moment with that evidence, keeps the injected kind."""
+    if kind != ROW_EXHAUSTION or feats.get(f"kb:{ROW_EXHAUSTION}:primary", 0.0) > 0:
+        return kind
+    if feats.get("isolated_rows", 0.0) >= _rows_threshold():
+        return kind
+    return "hbm_uce"
 
 
 def _noise_label(sigs: list[Any]) -> tuple[str | None, str | None]:
