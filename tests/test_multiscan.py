@@ -42,7 +42,8 @@ def twin_lines() -> list[str]:
     from faultlib.telemetry import formats as fmt
 
     dt = datetime(2025, 3, 1, 10, 0, 0)
-    lines = [fmt.train_step(dt, 5, 100, 1.5, 2.0, 1e5), fmt.device_os(dt, 3, "INFO", "dms heartbeat ok"),
+    lines = [fmt.train_step(dt, 5, 100, 1.5, 2.0, 1e5),
+             fmt.device_os_event(dt, 3, "80E01805", assertion=False, uptime_s=812.5),  # a resume line
              fmt.syslog(dt, "pod0-node3", "watchdog: BUG: soft lockup - CPU#17 stuck for 22s!"),
              fmt.switch_alarm(dt, "pod0-node4-l1sw2", "0x08520003", "L2", 5),
              fmt.switch_port_state(dt, "pod0-l2plane3-sw07", 12, False),
