@@ -194,12 +194,14 @@ SENSOR_EVENTS: dict[tuple[int, int], tuple[int, str]] = {
     (0xC2, 0x01): (1, "Uncorrectable ECC address count reached normal threshold."),
     (0xC2, 0x02): (3, "Uncorrectable ECC address count reached the upper limits."),
     (0xC3, 0x03): (2, "port link status change(up to down)"),
+    (0xC3, 0x05): (1, "port lane drop"),
 }
 """(sensor type, event state) -> (default severity, event string), as the driver's sensor table holds them
 (hicann/driver@ef377e95 src/sdk_driver/fms/smf/sensor/config/dms_sensor_type.c, trailing blanks included; the
 severity is the table's default, dms_sensor.c:1414 ``dms_get_event_def_severity``, which the driver uses where its
-``dms_events_conf.lst`` sets none). Only the events the twin emits: a code outside this table is refused rather
-than printed with words no driver prints."""
+``dms_events_conf.lst`` sets none). Only the events the twin emits and those of the device codes its knowledge
+base's classes sign with (0xC3/5, a UB or NPU port's lane drop: 0x81B18605, 0x81078605): a code outside this table is
+refused rather than printed with words no driver prints."""
 
 EVENT_SEVERITY_NAMES = ("OK", "Warning", "Alarm", "Critical")
 EVENT_ASSERTION_NAMES = ("Event resume", "Event occur", "One time event")
