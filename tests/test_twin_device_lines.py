@@ -38,8 +38,19 @@ def test_the_event_string_is_not_read_again_as_a_message() -> None:
     assert kinds == ["dev:80FA4E00"]
 
 
-def test_a_ub_port_down_event_is_a_warning_at_its_documented_level() -> None:
-    # 81B18603 is NotHandle in the device plugin's faultCode.json; the [EVENT] line states no level of its own
+def test_a_ub_port_down_event_has_no_level_without_a_public_document() -> None:
+    # 81B18603's handling level is in no public document besides MindCluster's fault files, which the knowledge
+    # base does not cite (tests/test_kb_vendor_text.py): the [EVENT] line states no level of its own, so it reads at 0
     got = [(s.kind, s.severity) for s in parse_line(_line("81B18603").text, 0.0, "pod0/node1/npu3", "device_os",
                                                      "EVENT")]
-    assert got == [("dev:81B18603", 1)]
+    assert got == [("dev:81B18603", 0)]
+    # a code with a documented level reads at it (81078603: NotHandle in MindCluster's documented default list)
+    assert [s.severity for s in parse_line(_line("81078603").text, 0.0, "pod0/node1/npu3", "device_os", "EVENT")] == [1]
+
+
+def test_a_port_lane_drop_has_the_drivers_words() -> None:
+    # 0x81B18605 (UB port, safety sensor 0xC3, state 5): refused before, no driver text in the twin's table
+    line = fmt.device_os_event(DT, 2, "81B18605")
+    assert "node_type=0xd8[UB_PORT]" in line and "event_type=0x5[port lane drop]; severity=1[Warning]" in line
+    kinds = [s.kind for s in parse_line(line, 0.0, "pod0/node1/npu2", "device_os", "EVENT")]
+    assert kinds == ["dev:81B18605"]
