@@ -13,13 +13,13 @@ from opsbrain.ingest.parsers.templates import anchor_of, holds
 from opsbrain.ingest.screen import Screened, screened
 
 PART_SECTIONS = ("cann_message_parts", "runtime_reason_texts")
+"""codes.yaml sections of texts that stand for a CANN code: the fixed parts of the runtime's message templates and the
+reasons the runtime fills into them (``... failed. Reason: <text>``)."""
 FAULT_MANAGER_EVENT = re.compile(r"\[fault_manager\]\[\s*\d+\.\d+\] event_id=0x[0-9a-f]{8};", re.I)
 """The device fault manager's event line (hicann/driver@ef377e95 src/sdk_driver/fms/smf/event/dms_event.c:1410):
 its ``event_type=0x..[...]`` words are the driver's name for the event id's state (the sensor table,
 dms_sensor_type.c), which the device parser reads from the id; read again as a message they would count the event
 twice (0x80FA4E00's ``Heartbeat Lost.`` is the task-scheduler CPU's, not the host driver's lost device)."""
-"""codes.yaml sections of texts that stand for a CANN code: the fixed parts of the runtime's message templates and the
-reasons the runtime fills into them (``... failed. Reason: <text>``)."""
 
 
 def _part_rows(doc: Any) -> list[Any]:
