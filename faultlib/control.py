@@ -222,7 +222,8 @@ class ControlAPI:
             self.sim.telemetry.metric("hbm_isolated_rows", hbm, float(total))
             return {"isolated_rows": total, "replace": total >= self.p.hbm_rows_replace_threshold}
 
-        return self._action("isolate_hbm_rows", hbm, self._draw("hbm_row_isolate_s"), self.p.isolate_failure_prob, effect)
+        return self._action("isolate_hbm_rows", hbm, self._draw("hbm_row_isolate_s"), self.p.isolate_failure_prob,
+                            effect)
 
     def reset_chip(self, npu: str) -> simpy.Process:
         self._expect(npu, "npu")

@@ -43,5 +43,5 @@ class FaultParams(ParamGroup):
                                    "knowledge_base/codes.yaml)", gt=0)
     sdc_detect_delay_s: float = P(
         120.0, "s", A + "a loss spike/NaN shows in the training log a few steps after corruption starts", ge=0)
-    npu_heartbeat_s: float = P(2.5, "s", "each NPU pings its gateway every 2.5 s (facts.md §3); the host driver reports "
-                               "a stopped device's heartbeat lost after three missed beats", gt=0)
+    npu_heartbeat_s: float = P(2.5, "s", "each NPU pings its gateway every 2.5 s (facts.md §3); the host driver "
+                               "reports a stopped device's heartbeat lost after three missed beats", gt=0)

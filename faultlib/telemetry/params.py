@@ -24,12 +24,14 @@ class TelemetryParams(ParamGroup):
         "vllm-ascend and LLaMA-Factory issues, tests/data/real_logs corpus_d/e)")
     megatron_nan_messages: str = P(
         "assertion", "variant",
-        "how Megatron-core's gradient check stops on a NaN local grad norm: 'assertion' = ``AssertionError: Rank R: found "
-        "NaN in local grad norm in backward pass before data-parallel communication collective. Device: d, node: h`` "
+        "how Megatron-core's gradient check stops on a NaN local grad norm: 'assertion' = ``AssertionError: Rank R: "
+        "found NaN in local grad norm in backward pass before data-parallel communication collective. Device: d, "
+        "node: h`` "
         "(param_and_grad_buffer.py check_for_nan_in_grad); 'rerun_state_machine' = the releases whose check goes "
         "through the rerun state machine (param_and_grad_buffer.py check_grads -> validate_result, fatal): "
-        "``RuntimeError: Rank R, node h, device d, iteration i: Unexpected result nan (message='found NaN in local grad "
-        "norm for bucket #0 in backward pass before data-parallel communication collective')``, as printed in public "
+        "``RuntimeError: Rank R, node h, device d, iteration i: Unexpected result nan (message='found NaN in local "
+        "grad norm for bucket #0 in backward pass before data-parallel communication collective')``, as printed in "
+        "public "
         "training logs (e.g. flash-dmattn's BF16 backward INF note)")
 
     # ---- DOM thresholds (what an operator tool alarms on; the model keeps healthy lanes well inside) ----
