@@ -297,6 +297,10 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     for d_ in [diagnosis, *(i["diagnosis"] for i in out_incs)]:
         diagnosis_in_user_terms(d_, real)
     report = dict(r.report)
+    # the reader's own id of each worker (pod0/node<k> for a real host): no name of the user's, kept as internal_
+    for key in ("workers", "processes"):
+        report[key] = [{("internal_node" if k == "node" else k): v for k, v in w.items()} for w in r.report[key]]
+    _worker_facts(report["workers"], r.ranks)
     report.update({
         "signals": len(sigs),
         "incidents": out_incs,
@@ -310,6 +314,15 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
         "timing_s": {"read": round(t_read, 4), "detect_diagnose": round(t_detect, 4), "match": round(t_match, 4)},
     })
     return report
+
+
+def _worker_facts(workers: list[dict[str, Any]], table: Any) -> None:
+    """Each worker's ``devices`` (those its collective processes ran on) and its ``ips`` with the servers those
+    processes print: what the text answer names a host by besides its folder (not the reader's id)."""
+    for w in workers:
+        mine = [p for p in table.processes if p.worker in (w.get("name"), w["dir"])]
+        w["devices"] = sorted({p.device for p in mine if p.device is not None})
+        w["ips"] = list(w.get("ips", [])) + sorted({p.server for p in mine if p.server} - set(w.get("ips", [])))
 
 
 def _no_incident(sigs: list[Signal], where: dict[int, int], lines: list[BundleLine], hits: list[list[Any]],

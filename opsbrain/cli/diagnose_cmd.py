@@ -126,9 +126,7 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool, foll
                f"without a time stamp); {len(res['workers'])} workers; {res['signals']} signals; "
                f"{len(res['incidents'])} incidents")
     for w in res["workers"]:
-        shown = src.get("name") if w["dir"] == "." else w["dir"].rsplit("/", 1)[-1]
-        named = f" (named {w['name']})" if w.get("name") and w["name"] != shown else ""  # environment_check/<name>/
-        click.echo(f"  worker {w['dir']}{named} -> {w['node']} ({w['named_by']})")
+        click.echo(f"  worker {_worker_words(w, src)}")
     for x in res["skipped"][:10]:
         click.echo(f"  skipped {x['path']}: {x['reason']}")
     if len(res["skipped"]) > 10:
@@ -169,6 +167,22 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool, foll
         click.echo(f"  {who}: {_kb_label(k)}{_handling(k)} x{k['lines']} (first {k['first']}) "
                    f"{k['cause']}" + (f" -> {k['suggestion']}" if k["suggestion"] else ""))
     _echo_more(len(res["knowledge"]), KNOWLEDGE_SHOWN, "knowledge matches")
+
+
+def _worker_words(w: dict[str, Any], src: dict[str, Any]) -> str:
+    """A worker in the bundle's own terms: its folder, the host it is named after, its server addresses and the
+    devices its collective processes ran on (``gz-a3-r07-n12 (server 10.0.0.12; devices 0, 3)``). The reader's
+    own id of a real host (``pod0/node0``, in sorted order) is no name of the user's: it stays in ``--json`` as
+    ``internal_node`` (session 33; before, ``worker gz-a3-r07-n12 -> pod0/node0 (sorted order)``). A twin host's id
+    is its folder's name (``pod0-node35 -> pod0/node35``, by which the twin's components name it) and is shown."""
+    shown = src.get("name") if w["dir"] == "." else w["dir"].rsplit("/", 1)[-1]
+    facts = [f"named {w['name']}"] if w.get("name") and w["name"] != shown else []  # environment_check/<name>/
+    if w.get("ips"):
+        facts.append(f"server{'s' * (len(w['ips']) > 1)} {', '.join(w['ips'])}")
+    if devs := w.get("devices"):
+        facts.append(f"device{'s' * (len(devs) > 1)} {', '.join(map(str, devs))}")
+    words = w["dir"] + (f" ({'; '.join(facts)})" if facts else "")
+    return words if w.get("named_by") == "sorted order" else f"{words} -> {w['internal_node']} ({w['named_by']})"
 
 
 KNOWLEDGE_SHOWN = 8
