@@ -127,6 +127,7 @@ class RankProcess:
     timeouts: dict[str, int] = field(default_factory=dict)
     tls: str | None = None
     first_t: float | None = None
+    last_t: float | None = None  # its last plog line's time (the job it ran in: :mod:`opsbrain.ingest.rankjobs`)
     first_error: LineRef | None = None
     first_error_t: float | None = None
     errors: list[RankError] = field(default_factory=list)
@@ -161,6 +162,8 @@ class RankTable:
     processes: list[RankProcess]
     device_ips: dict[str, dict[int, str]]  # worker -> device index -> address (npu_info)
     notes: list[str] = field(default_factory=list)
+    jobs: list[RankTable] = field(default_factory=list)  # where the processes are of several jobs: one table each
+    # (:mod:`opsbrain.ingest.rankjobs`; earliest first); empty for one job. ``processes`` are all jobs' as before
 
     @property
     def job_start(self) -> float | None:
