@@ -147,3 +147,19 @@ def test_a_real_switchs_port_down_is_read_as_the_twins_is(tmp_path: Path, engine
     assert real["fault_class"] == twin["fault_class"]
     assert real["root"]["host"] in ("gz-a3-r07-n36-l1sw2", "gz-l2p2-sw05", "gz-a3-r07-n36")
     assert "pod0" not in json.dumps(real["evidence"]) + str(real.get("component"))
+
+
+@pytest.mark.parametrize("mode", ["bundle", "logs"])
+def test_an_absent_peer_the_rank_table_lists_is_said_to_be_listed_with_its_devices(tmp_path: Path, engine: Any,
+                                                                                     mode: str) -> None:
+    """The waiters' peer 10.0.0.40 has no log in the input, but the job's rank table lists it: the root cluster says
+    so, with the devices and ranks it holds there (session 33; before: only "its logs are missing")."""
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    b = _stuck_peer_bundle(tmp_path)
+    d = diagnose_bundle(b, engine)["diagnosis"] if mode == "bundle" else diagnose_logs(str(b), engine)["diagnosis"]
+    rc = d["root_cluster"]
+    said = "the rank table cluster/jobs/train/rank_table.json lists server 10.0.0.40 (devices 0-3, ranks 8-11)"
+    assert said in rc["rule"], rc["rule"]
+    assert all(said in x["why"] and x["listed"]["server"] == "10.0.0.40" for x in rc["dead_ends"]), rc["dead_ends"]
+    assert any(said in e for e in d["evidence"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 RANK_TABLE_FILE = re.compile(r"(?:^|/)(?:rank_?table[^/]*|hccl[^/]*)\.json$", re.I)
 """An HCCL rank table (``hccl.json``, ``rank_table.json``, ``ranktable_8p.json``): its server ids and device addresses
@@ -162,6 +163,7 @@ class RankTable:
     processes: list[RankProcess]
     device_ips: dict[str, dict[int, str]]  # worker -> device index -> address (npu_info)
     notes: list[str] = field(default_factory=list)
+    listed: dict[str, dict[str, Any]] = field(default_factory=dict)  # address -> where a rank table lists it
     jobs: list[RankTable] = field(default_factory=list)  # where the processes are of several jobs: one table each
     # (:mod:`opsbrain.ingest.rankjobs`; earliest first); empty for one job. ``processes`` are all jobs' as before
 

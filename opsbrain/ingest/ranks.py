@@ -42,7 +42,7 @@ from itertools import chain, islice
 
 from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, host_syslog
 from opsbrain.ingest.rankconsole import CONSOLE_GROUP, console_line
-from opsbrain.ingest.rankhosts import fill_servers, shown_names
+from opsbrain.ingest.rankhosts import fill_servers, rank_table_listing, shown_names
 from opsbrain.ingest.rankjobs import part_jobs
 from opsbrain.ingest.rankrecords import (  # noqa: F401 (re-exported: the records and patterns kept their old home)
     _IDENTITY_WORDS,
@@ -531,9 +531,12 @@ class RankCollector:
             seen.append(p)
         ips = {shown(w): ips for w, ips in self.device_ips.items()}
         table = _one_table(seen, ips)
+        table.listed = rank_table_listing(self._rank_tables)
         jobs = part_jobs(seen)
         if len(jobs) > 1:
             table.jobs = [_one_table(job, ips) for job in jobs]
+            for job in table.jobs:
+                job.listed = table.listed
         return table
 
 
