@@ -163,3 +163,50 @@ def test_an_absent_peer_the_rank_table_lists_is_said_to_be_listed_with_its_devic
     assert said in rc["rule"], rc["rule"]
     assert all(said in x["why"] and x["listed"]["server"] == "10.0.0.40" for x in rc["dead_ends"]), rc["dead_ends"]
     assert any(said in e for e in d["evidence"])
+
+
+def _link_down_bundle(root: Path) -> Path:
+    """A real host's L1 switch chip reports its L2 uplink down (placed on the host: ``gz-a3-r07-n36/l1sw2``, with the
+    device plugin's relay of the alarm), and an L2 switch, in no host's folder, traps a port down at the same second:
+    the L2 switch's port cannot be tied to the host's link by its names. The job on the host stalls."""
+    b = root / "ld"
+    host = b / "gz-a3-r07-n36"
+    (host / "dl_log" / "devicePlugin").mkdir(parents=True)
+    (host / "dl_log" / "devicePlugin" / "devicePlugin.log").write_text(
+        "[WARN]     2025/03/01 00:10:00.000000 17      deviceswitch/ascend_switch.go:174    switch subscribe got "
+        "fault:AlarmId: 0x08520003, FaultID: na, AssembledFaultCode: [0x08520003,na,L2,na], PeerPortDevice: 2, "
+        "PeerPortId: 0, SwitchChipId: 2, SwitchPortId: 5, Assertion: 1, AlarmRaisedTime: 1740787800000, "
+        "faultCode:[0x08520003,na,L2,na]\n")
+    for dev in range(2):
+        pid = 3000 + dev
+        _plog(host, pid, [f"[INFO] HCCL({pid},python):2025-03-01-00:00:00.000.000 [hcom.cc:187][{pid + 1}]hcom init "
+                          f"by file success, rankTablePath[/user/config/rank_table.json], rankNum[2], rank[{dev}], "
+                          f"server[10.0.0.37], device[{dev}]"])
+    for chip, line in (("gz-a3-r07-n36-l1sw2", "UBSW/4/ALARM: WARN [0x08520003,na,L2,na] Assertion "
+                                                "alarmID=0x08520003 port=UB0/0/5"),
+                       ("gz-l2p2-sw05", "%%01IFNET/2/linkDown_active(l): The interface status changes. "
+                                        "(ifName=UB0/0/36, AdminStatus=UP, OperStatus=DOWN)")):
+        (b / "lcne_log" / chip).mkdir(parents=True)
+        (b / "lcne_log" / chip / "log.log").write_text(f"2025-03-01 00:10:00.000 {chip} {line}\n")
+    (b / "cluster" / "dl_log" / "clusterd").mkdir(parents=True)
+    (b / "cluster" / "dl_log" / "clusterd" / "clusterd.log").write_text(
+        '[INFO]     2025/03/01 00:00:00.000000 1       job/jobevent.go:142    job train event started {"step": 0}\n'
+        '[WARN]     2025/03/01 00:10:00.000000 1       job/jobevent.go:142    job train event stalled {"step": 5}\n')
+    (b / "cluster" / "jobs" / "train").mkdir(parents=True)
+    (b / "cluster" / "jobs" / "train" / "rank_table.json").write_text(json.dumps({
+        "version": "1.0", "server_count": "1", "status": "completed", "server_list": [
+            {"server_id": "10.0.0.37", "device": [{"device_id": str(d), "device_ip": f"192.168.36.{d + 1}",
+                                                   "rank_id": str(d)} for d in range(2)]}]}))
+    return b
+
+
+def test_an_untied_switch_trap_ranks_below_the_tied_link_fault(tmp_path: Path, engine: Any) -> None:
+    """The L2 switch's trap and the job's stall (two errors) made the headline "unknown at host gz-l2p2-sw05" over
+    the host's own link_down (one error); a trap the bundle cannot tie to a host's link now ranks below a tied link
+    fault (session 33, tester BJ's real link-down bundle), and stays listed as its own incident."""
+    rep = diagnose_bundle(_link_down_bundle(tmp_path), engine)
+    untied = [i for i in rep["incidents"] if "port:down" in i["kinds"]]
+    tied = [i for i in rep["incidents"] if "sw:down" in i["kinds"]]
+    assert len(untied) == 1 and len(tied) == 1 and untied[0]["errors"] > tied[0]["errors"], rep["incidents"]
+    assert rep["primary"] == tied[0]["id"]
+    assert rep["diagnosis"]["root"]["host"] == "gz-a3-r07-n36", rep["diagnosis"]["root"]

@@ -30,6 +30,7 @@ from opsbrain.bundle.secondlook import (  # noqa: F401 (_vendor_verdict: tests i
     _text_per_incident,
     _vendor_at_roots,
     _vendor_verdict,
+    primary_order,
 )
 from opsbrain.diagnosis.multirank import apply_root_cluster, chip_named, multirank_verdict
 from opsbrain.ingest import Signal
@@ -250,7 +251,9 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
         tag_incidents(incidents, out_incs, where, lines, r.ranks)  # which job's processes each incident holds
     every = (lambda: scan_bundle(path, params).lines) if keep is not None else (lambda: lines)
     _text_per_incident(incidents, out_incs, where, lines, hits, engine, every)
-    primary = _cause_first(max(out_incs, key=lambda i: (i["errors"], -i["opened_at_s"]), default=None), out_incs)
+    rank = primary_order(incidents, out_incs, set(names))  # an untied switch trap below a tied link fault
+    primary = _cause_first(max(out_incs, key=lambda i: (rank[i["id"]], i["errors"], -i["opened_at_s"]), default=None),
+                           out_incs)
     documented = _clearest_documented(incidents, out_incs, engine) if primary and _abstained(primary) else None
     if documented is not None:
         primary = documented
