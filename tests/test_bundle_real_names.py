@@ -210,3 +210,26 @@ def test_an_untied_switch_trap_ranks_below_the_tied_link_fault(tmp_path: Path, e
     assert len(untied) == 1 and len(tied) == 1 and untied[0]["errors"] > tied[0]["errors"], rep["incidents"]
     assert rep["primary"] == tied[0]["id"]
     assert rep["diagnosis"]["root"]["host"] == "gz-a3-r07-n36", rep["diagnosis"]["root"]
+
+
+def test_logs_of_a_link_down_bundle_is_not_decided_by_another_hosts_lone_warning(tmp_path: Path,
+                                                                                 engine: Any) -> None:
+    """Beside the link-down bundle's lines, one HBM correctable-error warning (0x80E01805, SubHealth) of another
+    host's device eight minutes earlier: the bundle's detector opens no incident on it and puts it in none, so
+    ``--bundle`` answers on the link; ``--logs``, unsure among the link classes, let the knowledge base's vote count it
+    as hbm_ce_storm's primary signature and answered hbm_ce_storm at that host (session 33). A warning on a part
+    without an error, beside another part's errors, no longer votes: both answers are at the link's host."""
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    b = _link_down_bundle(tmp_path)
+    dev = b / "gz-a3-r07-n38" / "device_log" / "slog" / "dev-os-5" / "run" / "device-os"
+    dev.mkdir(parents=True)
+    (dev / "device-os_20250301000000000.log").write_text(
+        "[WARNING] DRV(1187,dmp_daemon):2025-03-01-00:01:41.859.365 [dms_fault.c:688][dev5]Event id=0x80e01805, "
+        "assertion=occur\n")
+    rep = diagnose_bundle(b, engine)
+    assert rep["diagnosis"]["root"]["host"] == "gz-a3-r07-n36", rep["diagnosis"]
+    d = diagnose_logs(str(b), engine)["diagnosis"]
+    assert d["fault_class"] != "hbm_ce_storm" and "gz-a3-r07-n38" not in str(d["root"]), (d["fault_class"], d["root"])
+    assert not any("favour hbm_ce_storm" in e for e in d["evidence"]), d["evidence"]
+    assert str(d["root"].get("host") or "").startswith("gz-a3-r07-n36"), d["root"]  # the link's host (its chip)
