@@ -69,7 +69,8 @@ def run(p: Plan, store: RunStore | None = None, out_dir: Path | None = None,
         progress: Callable[[float, float], None] | None = None, say: Say | None = None,
         home: Path | None = None, bundle_dir: Path | None = None) -> dict[str, Any]:
     """Run a plan, store its journal (run store and, with ``out_dir``, a JSON file); return the journal.
-    With ``bundle_dir``, a log bundle per incident is written into ``bundle_dir/<incident id>/`` (issue 9)."""
+    With ``bundle_dir``, a log bundle per incident is written into ``bundle_dir/b0001/``, ... in the journal's order
+    (issue 9)."""
     from opsbrain.fsio import check_output_dir, write_json_atomic
     from opsbrain.kb.training import load_engine
     from opsbrain.runner.run import run_plan

@@ -128,7 +128,7 @@ def test_an_asys_collection_is_diagnosed_as_the_same_logs_in_the_usual_layout(tm
     assert got["diagnosis"]["fault_class"] == want["diagnosis"]["fault_class"] == "hbm_uce"
     assert got["diagnosis"]["component"] == want["diagnosis"]["component"]
     assert _verdicts(got) == _verdicts(want)
-    assert sorted({(w["name"], w["node"]) for w in got["workers"]}) == sorted((w["name"], w["node"])
+    assert sorted({(w["name"], w["internal_node"]) for w in got["workers"]}) == sorted((w["name"], w["internal_node"])
                                                                                 for w in want["workers"])
 
 
@@ -335,4 +335,4 @@ def test_one_host_collected_twice_stays_one_host(tmp_path: Path, engine: Any) ->
         (tmp_path / sub / OUT).rename(tmp_path / "node1" / name)
     rep = diagnose_bundle(tmp_path / "node1", engine)
     comps = {i["diagnosis"]["component"] for i in rep["incidents"] if i["diagnosis"]["fault_class"] == "hbm_uce"}
-    assert len(comps) == 1 and len({w["node"] for w in rep["workers"]}) == 1
+    assert len(comps) == 1 and len({w["internal_node"] for w in rep["workers"]}) == 1

@@ -178,11 +178,11 @@ def test_job_event_names_round_trip() -> None:
 def test_real_cluster_bundle_without_pod_ids(engine: Any, matcher: Any) -> None:
     rep = diagnose_bundle(FIX / "hbm-uce-real", engine, matcher)
     workers = {w["dir"]: w for w in rep["workers"]}
-    assert workers["worker-0"]["node"] == "pod0/node0" and workers["worker-1"]["node"] == "pod0/node1"
+    assert workers["worker-0"]["internal_node"] == "pod0/node0" and workers["worker-1"]["internal_node"] == "pod0/node1"
     assert workers["worker-0"]["named_by"] == "sorted order" and workers["worker-0"]["hosts"] == ["ascend-a01"]
     assert workers["worker-0"]["ips"] == ["192.168.10.11"]
     proc = {p["pid"]: p for p in rep["processes"]}
-    assert proc[23456]["device"] == 3 and proc[23456]["rank"] == 3 and proc[23456]["node"] == "pod0/node0"
+    assert proc[23456]["device"] == 3 and proc[23456]["rank"] == 3 and proc[23456]["internal_node"] == "pod0/node0"
     d = rep["diagnosis"]
     # the host as the bundle names it (its syslog's), the reader's numbering kept apart (session 32)
     assert (d["fault_class"], d["component"]) == ("hbm_uce", "ascend-a01/npu3/hbm")
@@ -290,10 +290,26 @@ def stored_run(tmp_path_factory: pytest.TempPathFactory, engine: Any) -> dict[st
     return {"home": home, "bundles": bundles, "journal": journal}
 
 
+def test_bundle_folders_do_not_say_which_incident_was_injected(stored_run: dict[str, Any]) -> None:
+    """The journal ids (``f0001`` an injected fault, ``i0002`` an incident of no fault) name no bundle folder: the
+    folders are a neutral sequence in the journal's order, and only the sidecar beside each says which journal
+    incident it holds (session 33; before, ``bundles/f0001/`` told a reader the ground truth)."""
+    j = stored_run["journal"]
+    ids = [i["id"] for i in j["incidents"]]
+    assert any(i.startswith("f") for i in ids) and any(i.startswith("i") for i in ids)  # both kinds in this run
+    folders = sorted(p.name for p in stored_run["bundles"].iterdir() if p.is_dir())
+    assert folders == [f"b{n:04d}" for n in range(1, len(ids) + 1)]
+    assert [b["bundle"] for b in j["bundles"]] == folders and [b["incident"] for b in j["bundles"]] == ids
+    for b in j["bundles"]:
+        side = json.loads((stored_run["bundles"] / f"{b['bundle']}.sim.json").read_text())
+        assert side["incident"]["id"] == b["incident"]  # the round trip's mapping, outside the bundle
+        assert not any(i in p.name for p in Path(b["path"]).rglob("*") for i in ids)
+
+
 def test_bundle_layout_written_at_run_time(stored_run: dict[str, Any]) -> None:
     j = stored_run["journal"]
     assert [b["incident"] for b in j["bundles"]] == [i["id"] for i in j["incidents"]]
-    root = stored_run["bundles"] / "f0001"
+    root = stored_run["bundles"] / "b0001"
     node = root / "pod0-node35"
     devos = list((node / "device_log" / "slog" / "dev-os-3" / "run" / "device-os").iterdir())
     assert len(devos) == 1 and re.fullmatch(r"device-os_\d{17}\.log", devos[0].name)
@@ -335,7 +351,7 @@ def test_bundle_layout_written_at_run_time(stored_run: dict[str, Any]) -> None:
     crash = next(ln for ln in lines if ln.source == "train" and "507053" in ln.text)
     assert crash.t == pytest.approx(600.0, abs=5.0) and crash.origin == "pod0/node35"
     # the noise incident's bundle holds the switch chips' logs
-    assert (stored_run["bundles"] / "i0002" / "lcne_log" / "pod0-node26-l1sw0" / "log.log").exists()
+    assert (stored_run["bundles"] / "b0002" / "lcne_log" / "pod0-node26-l1sw0" / "log.log").exists()
     assert not any(p.name in ("mindx-dl", "switch") for p in root.rglob("*"))  # the names ascend-fd looks for
 
 
@@ -345,7 +361,7 @@ def test_run_time_bundles_parse_back_to_the_same_diagnoses(stored_run: dict[str,
         assert chk["comparisons"], b
         assert chk["same"], chk["comparisons"]
     f = next(i for i in stored_run["journal"]["incidents"] if i["id"] == "f0001")
-    rep = diagnose_bundle(stored_run["bundles"] / "f0001", engine)
+    rep = diagnose_bundle(stored_run["bundles"] / "b0001", engine)
     assert (rep["diagnosis"]["fault_class"], rep["diagnosis"]["component"]) == \
         (f["diagnosis"]["fault_class"], f["diagnosis"]["component"])
 
@@ -399,7 +415,7 @@ def test_write_refuses_a_non_empty_directory(stored_run: dict[str, Any]) -> None
     from opsbrain.bundle import write_bundle
 
     with pytest.raises(InputError, match="refusing to overwrite"):
-        write_bundle(stored_run["bundles"] / "f0001", Simulation(), start_s=0, end_s=1, nodes=[])
+        write_bundle(stored_run["bundles"] / "b0001", Simulation(), start_s=0, end_s=1, nodes=[])
 
 
 # ---- the CLI ---------------------------------------------------------------------------------------------------------
@@ -413,7 +429,7 @@ def test_cli_diagnose_bundle_json_and_text(tmp_path: Path) -> None:
     assert data["incidents"][0]["evidence_lines"][0]["file"].startswith("worker-0/")
     res = runner.invoke(cli, ["diagnose", "--bundle", str(FIX / "broken"), *home])
     assert res.exit_code == 0, res.output
-    assert "skipped notes.txt" in res.stdout and "worker worker-0 (named ascend-c03) -> pod0/node0" in res.stdout
+    assert "skipped notes.txt" in res.stdout and "worker worker-0 (named ascend-c03" in res.stdout
 
 
 @pytest.mark.parametrize("args", [["diagnose"], ["diagnose", "x.json", "--bundle", "d"],
@@ -433,9 +449,9 @@ def test_cli_runs_bundle_regenerates_identical_bundles(stored_run: dict[str, Any
     assert res.exit_code == 0, res.output
     rep = json.loads(res.stdout)
     assert rep["reproduced"] and [b["incident"] for b in rep["bundles"]] == ["f0001"]
-    assert sorted(p.name for p in out.iterdir()) == ["f0001", "f0001.sim.json"]  # the round trip's sidecar too
-    a, b = stored_run["bundles"] / "f0001", out / "f0001"
-    assert (out / "f0001.sim.json").read_bytes() == (stored_run["bundles"] / "f0001.sim.json").read_bytes()
+    assert sorted(p.name for p in out.iterdir()) == ["b0001", "b0001.sim.json"]  # the round trip's sidecar too
+    a, b = stored_run["bundles"] / "b0001", out / "b0001"
+    assert (out / "b0001.sim.json").read_bytes() == (stored_run["bundles"] / "b0001.sim.json").read_bytes()
     files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
     assert files_a == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
     assert all((a / f).read_bytes() == (b / f).read_bytes() for f in files_a)  # deterministic re-run
@@ -668,7 +684,7 @@ def test_the_device_whose_own_log_a_file_is(path: str | None, device: int | None
 def test_a_written_plog_holds_no_invented_closing_line(stored_run: dict[str, Any]) -> None:
     """The writer closed each plog with 'log bundle collected, process log flushed' (runtime.cc:1520), a line no
     CANN source prints; a plog holds the HCCL init line and the process's own lines only."""
-    plogs = list((stored_run["bundles"] / "f0001").rglob("plog-*.log"))
+    plogs = list((stored_run["bundles"] / "b0001").rglob("plog-*.log"))
     assert len(plogs) >= 8
     assert all(p.read_text().startswith("[INFO] HCCL(") for p in plogs)
     assert not any("process log flushed" in p.read_text() for p in plogs)

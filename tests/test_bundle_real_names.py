@@ -152,3 +152,89 @@ def test_a_real_switchs_port_down_is_read_as_the_twins_is(tmp_path: Path, engine
         assert best in links, d
     assert real["root"]["host"] in ("gz-a3-r07-n36-l1sw2", "gz-l2p2-sw05", "gz-a3-r07-n36")
     assert "pod0" not in json.dumps(real["evidence"]) + str(real.get("component"))
+
+
+@pytest.mark.parametrize("mode", ["bundle", "logs"])
+def test_an_absent_peer_the_rank_table_lists_is_said_to_be_listed_with_its_devices(tmp_path: Path, engine: Any,
+                                                                                     mode: str) -> None:
+    """The waiters' peer 10.0.0.40 has no log in the input, but the job's rank table lists it: the root cluster says
+    so, with the devices and ranks it holds there (session 33; before: only "its logs are missing")."""
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    b = _stuck_peer_bundle(tmp_path)
+    d = diagnose_bundle(b, engine)["diagnosis"] if mode == "bundle" else diagnose_logs(str(b), engine)["diagnosis"]
+    rc = d["root_cluster"]
+    said = "the rank table cluster/jobs/train/rank_table.json lists server 10.0.0.40 (devices 0-3, ranks 8-11)"
+    assert said in rc["rule"], rc["rule"]
+    assert all(said in x["why"] and x["listed"]["server"] == "10.0.0.40" for x in rc["dead_ends"]), rc["dead_ends"]
+    assert any(said in e for e in d["evidence"])
+
+
+def _link_down_bundle(root: Path) -> Path:
+    """A real host's L1 switch chip reports its L2 uplink down (placed on the host: ``gz-a3-r07-n36/l1sw2``, with the
+    device plugin's relay of the alarm), and an L2 switch, in no host's folder, traps a port down at the same second:
+    the L2 switch's port cannot be tied to the host's link by its names. The job on the host stalls."""
+    b = root / "ld"
+    host = b / "gz-a3-r07-n36"
+    (host / "dl_log" / "devicePlugin").mkdir(parents=True)
+    (host / "dl_log" / "devicePlugin" / "devicePlugin.log").write_text(
+        "[WARN]     2025/03/01 00:10:00.000000 17      deviceswitch/ascend_switch.go:174    switch subscribe got "
+        "fault:AlarmId: 0x08520003, FaultID: na, AssembledFaultCode: [0x08520003,na,L2,na], PeerPortDevice: 2, "
+        "PeerPortId: 0, SwitchChipId: 2, SwitchPortId: 5, Assertion: 1, AlarmRaisedTime: 1740787800000, "
+        "faultCode:[0x08520003,na,L2,na]\n")
+    for dev in range(2):
+        pid = 3000 + dev
+        _plog(host, pid, [f"[INFO] HCCL({pid},python):2025-03-01-00:00:00.000.000 [hcom.cc:187][{pid + 1}]hcom init "
+                          f"by file success, rankTablePath[/user/config/rank_table.json], rankNum[2], rank[{dev}], "
+                          f"server[10.0.0.37], device[{dev}]"])
+    for chip, line in (("gz-a3-r07-n36-l1sw2", "UBSW/4/ALARM: WARN [0x08520003,na,L2,na] Assertion "
+                                                "alarmID=0x08520003 port=UB0/0/5"),
+                       ("gz-l2p2-sw05", "%%01IFNET/2/linkDown_active(l): The interface status changes. "
+                                        "(ifName=UB0/0/36, AdminStatus=UP, OperStatus=DOWN)")):
+        (b / "lcne_log" / chip).mkdir(parents=True)
+        (b / "lcne_log" / chip / "log.log").write_text(f"2025-03-01 00:10:00.000 {chip} {line}\n")
+    (b / "cluster" / "dl_log" / "clusterd").mkdir(parents=True)
+    (b / "cluster" / "dl_log" / "clusterd" / "clusterd.log").write_text(
+        '[INFO]     2025/03/01 00:00:00.000000 1       job/jobevent.go:142    job train event started {"step": 0}\n'
+        '[WARN]     2025/03/01 00:10:00.000000 1       job/jobevent.go:142    job train event stalled {"step": 5}\n')
+    (b / "cluster" / "jobs" / "train").mkdir(parents=True)
+    (b / "cluster" / "jobs" / "train" / "rank_table.json").write_text(json.dumps({
+        "version": "1.0", "server_count": "1", "status": "completed", "server_list": [
+            {"server_id": "10.0.0.37", "device": [{"device_id": str(d), "device_ip": f"192.168.36.{d + 1}",
+                                                   "rank_id": str(d)} for d in range(2)]}]}))
+    return b
+
+
+def test_an_untied_switch_trap_ranks_below_the_tied_link_fault(tmp_path: Path, engine: Any) -> None:
+    """The L2 switch's trap and the job's stall (two errors) made the headline "unknown at host gz-l2p2-sw05" over
+    the host's own link_down (one error); a trap the bundle cannot tie to a host's link now ranks below a tied link
+    fault (session 33, tester BJ's real link-down bundle), and stays listed as its own incident."""
+    rep = diagnose_bundle(_link_down_bundle(tmp_path), engine)
+    untied = [i for i in rep["incidents"] if "port:down" in i["kinds"]]
+    tied = [i for i in rep["incidents"] if "sw:down" in i["kinds"]]
+    assert len(untied) == 1 and len(tied) == 1 and untied[0]["errors"] > tied[0]["errors"], rep["incidents"]
+    assert rep["primary"] == tied[0]["id"]
+    assert rep["diagnosis"]["root"]["host"] == "gz-a3-r07-n36", rep["diagnosis"]["root"]
+
+
+def test_logs_of_a_link_down_bundle_is_not_decided_by_another_hosts_lone_warning(tmp_path: Path,
+                                                                                 engine: Any) -> None:
+    """Beside the link-down bundle's lines, one HBM correctable-error warning (0x80E01805, SubHealth) of another
+    host's device eight minutes earlier: the bundle's detector opens no incident on it and puts it in none, so
+    ``--bundle`` answers on the link; ``--logs``, unsure among the link classes, let the knowledge base's vote count it
+    as hbm_ce_storm's primary signature and answered hbm_ce_storm at that host (session 33). A warning on a part
+    without an error, beside another part's errors, no longer votes: both answers are at the link's host."""
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    b = _link_down_bundle(tmp_path)
+    dev = b / "gz-a3-r07-n38" / "device_log" / "slog" / "dev-os-5" / "run" / "device-os"
+    dev.mkdir(parents=True)
+    (dev / "device-os_20250301000000000.log").write_text(
+        "[WARNING] DRV(1187,dmp_daemon):2025-03-01-00:01:41.859.365 [dms_fault.c:688][dev5]Event id=0x80e01805, "
+        "assertion=occur\n")
+    rep = diagnose_bundle(b, engine)
+    assert rep["diagnosis"]["root"]["host"] == "gz-a3-r07-n36", rep["diagnosis"]
+    d = diagnose_logs(str(b), engine)["diagnosis"]
+    assert d["fault_class"] != "hbm_ce_storm" and "gz-a3-r07-n38" not in str(d["root"]), (d["fault_class"], d["root"])
+    assert not any("favour hbm_ce_storm" in e for e in d["evidence"]), d["evidence"]
+    assert str(d["root"].get("host") or "").startswith("gz-a3-r07-n36"), d["root"]  # the link's host (its chip)

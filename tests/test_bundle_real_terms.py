@@ -160,3 +160,22 @@ def test_datetime_stamps_are_the_collections_local_time_and_zones_are_not_mixed_
     assert rep["time_zone"]["stated"] == "+08:00" and rep["time_zone"]["moved_files"] == {"worker-0/train.log": 480}
     t = {ln.file.rsplit("/", 1)[-1]: ln.t for ln in lines}
     assert t["train.log"] - t["plog-1_20250301100000000.log"] == 1800.0  # 02:30Z is 10:30 at +08:00
+
+
+def test_the_text_answer_names_real_workers_by_their_own_names_not_the_readers_ids() -> None:
+    """The read summary of a real bundle names each worker by its folder and host, server address and devices; the
+    reader's numbering (``pod0/node0``) is in ``--json`` as ``internal_node`` only (session 33; before: ``worker
+    worker-0 (named ascend-a01) -> pod0/node0 (sorted order)``)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from opsbrain.cli import cli
+
+    fix = Path(__file__).parent / "fixtures" / "bundles" / "hbm-uce-real"
+    out = CliRunner().invoke(cli, ["diagnose", "--bundle", str(fix)]).output
+    assert "  worker worker-0 (named ascend-a01; server 192.168.10.11; devices 0, 3)\n" in out, out
+    assert "pod0/node" not in out and "sorted order" not in out, out
+    rep = json.loads(CliRunner().invoke(cli, ["diagnose", "--bundle", str(fix), "--json"]).stdout)
+    w0 = next(w for w in rep["workers"] if w["dir"] == "worker-0")
+    assert w0["internal_node"] == "pod0/node0" and "node" not in w0 and w0["devices"] == [0, 3]

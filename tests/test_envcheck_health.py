@@ -85,7 +85,7 @@ def test_the_health_column_of_the_after_file_is_read_and_the_worker_named(tmp_pa
     from opsbrain.cli import cli
 
     out = CliRunner().invoke(cli, ["diagnose", "--bundle", str(b)]).output
-    assert "worker . (named worker-5) -> pod0/node0" in out and "no known fault signal" not in out, out
+    assert "worker . (named worker-5" in out and "pod0/node0" not in out and "no known fault signal" not in out, out
 
 
 def test_a_before_file_critical_the_after_file_no_longer_shows_is_not_read(tmp_path: Path, engine: Any) -> None:

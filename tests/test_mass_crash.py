@@ -169,8 +169,9 @@ def test_the_bundles_read_back_to_one_incident_per_node(rack_run: tuple[dict[str
     from opsbrain.kb.training import load_engine
 
     j, bundles = rack_run
+    where = {b["incident"]: b["bundle"] for b in j["bundles"]}  # (folders are b0001, ...: they name no fault)
     for f in (i for i in j["incidents"] if i["injected"]):
-        rep = diagnose_bundle(bundles / f["id"], load_engine())
+        rep = diagnose_bundle(bundles / where[f["id"]], load_engine())
         roots = {(i["diagnosis"] or {}).get("component") for i in rep["incidents"]
                  if (i["diagnosis"] or {}).get("fault_class") == "node_crash"}
         assert {"pod0/node38", "pod0/node39"} <= roots, roots

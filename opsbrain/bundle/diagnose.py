@@ -30,6 +30,7 @@ from opsbrain.bundle.secondlook import (  # noqa: F401 (_vendor_verdict: tests i
     _text_per_incident,
     _vendor_at_roots,
     _vendor_verdict,
+    primary_order,
 )
 from opsbrain.diagnosis.multirank import apply_root_cluster, chip_named, multirank_verdict
 from opsbrain.ingest import Signal
@@ -244,9 +245,15 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
             "knowledge": verdict_first(_aggregate(((k, hits[k]) for k in mine), lines, top=5),
                                        dd.get("fault_class") if dd else None),
         })
+    if r.ranks.jobs:
+        from opsbrain.bundle.jobs import tag_incidents
+
+        tag_incidents(incidents, out_incs, where, lines, r.ranks)  # which job's processes each incident holds
     every = (lambda: scan_bundle(path, params).lines) if keep is not None else (lambda: lines)
     _text_per_incident(incidents, out_incs, where, lines, hits, engine, every)
-    primary = _cause_first(max(out_incs, key=lambda i: (i["errors"], -i["opened_at_s"]), default=None), out_incs)
+    rank = primary_order(incidents, out_incs, set(names))  # an untied switch trap below a tied link fault
+    primary = _cause_first(max(out_incs, key=lambda i: (rank[i["id"]], i["errors"], -i["opened_at_s"]), default=None),
+                           out_incs)
     documented = _clearest_documented(incidents, out_incs, engine) if primary and _abstained(primary) else None
     if documented is not None:
         primary = documented
@@ -283,11 +290,19 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     placed, _old = link_history_dropped(placed, r.ranks.job_start)
     now = max((s.t for s in sigs), default=0.0)
     placed += _vendor_at_roots(placed, hits, lines, matcher, engine, now)
-    mr = multirank_verdict(r.ranks, placed, engine, now, names)
+    table, chosen = r.ranks, -1
+    if r.ranks.jobs:  # several jobs' processes: the verdict's root cluster is its own job's (bundle/jobs.py)
+        from opsbrain.bundle import jobs as J
+
+        chosen = J.verdict_job(r.ranks, primary, out_incs, origin)
+        table = r.ranks.jobs[chosen]
+    mr = multirank_verdict(table, placed, engine, now, names)
     if mr is not None:
         diagnosis["root_cluster"] = mr
-        apply_root_cluster(diagnosis, mr, engine, within=_incident_processes(incidents, primary, where, lines, r.ranks))
-    if (note := chip_named(diagnosis["root"], r.ranks)) is not None:
+        apply_root_cluster(diagnosis, mr, engine, within=_incident_processes(incidents, primary, where, lines, table))
+    if r.ranks.jobs:
+        J.other_jobs(diagnosis, r.ranks, chosen, placed, engine, now, names)
+    if (note := chip_named(diagnosis["root"], table)) is not None:
         diagnosis["evidence"].append(note)  # the root cluster's name and the verdict's: one device
     from opsbrain.diagnosis.oneclick import with_component_self
 
@@ -297,6 +312,12 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     for d_ in [diagnosis, *(i["diagnosis"] for i in out_incs)]:
         diagnosis_in_user_terms(d_, real)
     report = dict(r.report)
+    # the reader's own id of each worker (pod0/node<k> for a real host): no name of the user's, kept as internal_
+    for key in ("workers", "processes"):
+        report[key] = [{("internal_node" if k == "node" else k): v for k, v in w.items()} for w in r.report[key]]
+    _worker_facts(report["workers"], r.ranks)
+    if r.ranks.jobs:
+        report["jobs"] = J.jobs_report(r.ranks, out_incs, chosen)
     report.update({
         "signals": len(sigs),
         "incidents": out_incs,
@@ -310,6 +331,16 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
         "timing_s": {"read": round(t_read, 4), "detect_diagnose": round(t_detect, 4), "match": round(t_match, 4)},
     })
     return report
+
+
+def _worker_facts(workers: list[dict[str, Any]], table: Any) -> None:
+    """Each worker's ``devices`` (those its collective processes ran on) and its ``ips`` with the servers those
+    processes print: what the text answer names a host by besides its folder (not the reader's id)."""
+    every = [p for job in table.jobs for p in job.processes] or table.processes
+    for w in workers:
+        mine = [p for p in every if p.worker in (w.get("name"), w["dir"])]
+        w["devices"] = sorted({p.device for p in mine if p.device is not None})
+        w["ips"] = list(w.get("ips", [])) + sorted({p.server for p in mine if p.server} - set(w.get("ips", [])))
 
 
 def _no_incident(sigs: list[Signal], where: dict[int, int], lines: list[BundleLine], hits: list[list[Any]],

@@ -8,7 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 from opsbrain.bundle.reader import BundleLine
-from opsbrain.ingest import Signal
+from opsbrain.ingest import DOWN, Signal, link_of
+from opsbrain.ingest.where import node_of
 from opsbrain.verdict import nothing_found
 
 
@@ -225,3 +226,30 @@ def _text_look(incidents: list[Any], out_incs: list[dict[str, Any]], primary: di
     out["decided_by"] = "text"
     base = primary or {"id": None, "evidence_lines": [], "errors": 0, "opened_at_s": now}
     return {**base, "diagnosis": out, "evidence_lines": (cited + base.get("evidence_lines", []))[:10]}
+
+
+def _untied(inc: Any, hosts: set[str]) -> bool:
+    """Whether an incident's hardware errors are only switch-port traps whose link the bundle cannot tie to a host:
+    a real switch's port, named as the switch names it (``gz-l2p2-sw05/UB0/0/36~peer``, :func:`opsbrain.ingest.
+    parsers.twin._real`), in no host's folder; the twin ties its chips' ports to a node's L1 link by their names
+    (``l2_downlink``), a real switch's names tie nothing.
+    A job's own reports (``job:``) do not count either way."""
+    hw = [s for s in inc.signals if s.severity >= 2 and not s.kind.startswith("job:")]
+    return bool(hw) and all(s.kind in DOWN and node_of(link_of(s) or "") not in hosts for s in hw)
+
+
+def _tied_link(inc: Any, hosts: set[str]) -> bool:
+    """Whether an incident holds a link fault tied to a host of the bundle (a link down whose link names one)."""
+    return any(s.kind in DOWN and node_of(link_of(s) or "") in hosts for s in inc.signals)
+
+
+def primary_order(incidents: list[Any], out_incs: list[dict[str, Any]], hosts: set[str]) -> dict[str, int]:
+    """Incident id -> its rank before the error count when the primary incident is chosen (``hosts``: the node ids of
+    the bundle's workers): 0 for an incident whose
+    hardware errors are only untied switch traps (:func:`_untied`) where another incident holds a tied link fault
+    (:func:`_tied_link`), else 1. The trap may be the far end of that same link or another's, which the bundle cannot
+    tell; the tied link names the host to act on, so it leads (session 33, tester BJ's real link-down bundle: the L2
+    switch's trap and the job's stall, two errors, took the headline as "unknown at host gz-l2p2-sw05" over the
+    L1 side's link_down at gz-a3-r07-n36, one error)."""
+    tied = any(_tied_link(inc, hosts) for inc in incidents)
+    return {row["id"]: 0 if tied and _untied(inc, hosts) else 1 for inc, row in zip(incidents, out_incs, strict=True)}

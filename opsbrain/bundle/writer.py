@@ -387,27 +387,39 @@ def _controller_incident(inc: Incident, adopted: set[str]) -> dict[str, Any]:
                                                  "confidence": round(d.confidence, 4), "at_s": d.at_s}}
 
 
+def bundle_names(journal: Mapping[str, Any]) -> dict[str, str]:
+    """Journal incident id -> the folder its bundle is written to: ``b0001``, ``b0002``, ... in the journal's
+    order. The journal's own ids say what the simulation knew (``f0001`` an injected fault, ``i0004`` an incident of
+    no fault); a bundle named so would hand its reader the ground truth in its name (session 33; before, the folder
+    was the journal id). The sidecar (:func:`sim_sidecar`) keeps the journal id for the round trip."""
+    return {str(e["id"]): f"b{n:04d}" for n, e in enumerate(journal.get("incidents", []), 1)}
+
+
 def write_run_bundles(world: World, journal: Mapping[str, Any], bundle_dir: str | Path,
                       params: L.BundleParams | None = None) -> list[dict[str, Any]]:
-    """A bundle per journal incident in ``bundle_dir/<incident id>/``. Never raises for one incident: a failure
-    is reported in its entry (the journal must be complete whatever happens)."""
+    """A bundle per journal incident in ``bundle_dir/<bundle name>/`` (:func:`bundle_names`). Never raises for one
+    incident: a failure is reported in its entry (the journal must be complete whatever happens)."""
     out: list[dict[str, Any]] = []
     meta = {"run": {"scenario": journal.get("scenario"), "seed": journal.get("seed"), "policy": journal.get("policy"),
                     "run_id": journal.get("run_id")}}
+    names = bundle_names(journal)
     for entry in journal.get("incidents", []):
-        path = Path(bundle_dir) / str(entry["id"])
+        name = names[str(entry["id"])]
+        path = Path(bundle_dir) / name
         try:
             man = write_incident_bundle(world, entry, path, params, meta)
-            out.append({"incident": entry["id"], "path": str(path), "files": man["files"], "lines": man["lines"]})
+            out.append({"incident": entry["id"], "bundle": name, "path": str(path), "files": man["files"],
+                        "lines": man["lines"]})
         except (OSError, InputError, ValueError) as exc:
-            out.append({"incident": entry["id"], "path": str(path), "error": str(exc)})
+            out.append({"incident": entry["id"], "bundle": name, "path": str(path), "error": str(exc)})
     return out
 
 
 def regenerate(journal: Mapping[str, Any], out_dir: str | Path, incident: str | None = None,
                scenario: str | None = None, home: Path | None = None) -> dict[str, Any]:
     """``opsbrain runs bundle``: re-run a stored run's scenario with its seed and policy (runs are deterministic)
-    and write its bundles into ``out_dir/<incident id>/``; report whether the re-run reproduced the stored journal.
+    and write its bundles into ``out_dir/<bundle name>/`` (:func:`bundle_names`); report whether the re-run
+    reproduced the stored journal.
     """
     from opsbrain import chaos
 
@@ -424,8 +436,9 @@ def regenerate(journal: Mapping[str, Any], out_dir: str | Path, incident: str | 
         raise InputError(f"run has no incident {incident!r} (it has: {', '.join(ids_stored) or 'none'})")
     out = Path(out_dir)
     targets = [incident] if incident else ids_stored
+    names = bundle_names(journal)  # the stored run's names: a regenerated bundle lands where the run put it
     for t in targets:
-        for path in (out / t, sim_sidecar(out / t)):
+        for path in (out / names[t], sim_sidecar(out / names[t])):
             if path.exists():
                 raise InputError("exists; refusing to overwrite", file=str(path))
     out.mkdir(parents=True, exist_ok=True)
@@ -434,9 +447,10 @@ def regenerate(journal: Mapping[str, Any], out_dir: str | Path, incident: str | 
         bundles = [b for b in rerun.get("bundles", []) if b["incident"] in targets]
         for b in bundles:
             if "error" not in b:
-                os.replace(Path(tmp) / b["incident"], out / b["incident"])
-                os.replace(sim_sidecar(Path(tmp) / b["incident"]), sim_sidecar(out / b["incident"]))
-                b["path"] = str(out / b["incident"])
+                name = names.get(b["incident"], b["bundle"])
+                os.replace(Path(tmp) / b["bundle"], out / name)
+                os.replace(sim_sidecar(Path(tmp) / b["bundle"]), sim_sidecar(out / name))
+                b["bundle"], b["path"] = name, str(out / name)
     diffs = compare_journals(journal, rerun)
     return {"run_id": journal.get("run_id"), "scenario": name, "seed": journal.get("seed"),
             "policy": journal.get("policy"), "reproduced": not diffs, "differences": diffs, "bundles": bundles}

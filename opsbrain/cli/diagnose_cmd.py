@@ -64,6 +64,7 @@ def diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | Non
     for ev in d["evidence"]:
         click.echo(f"  - {ev}")
     _echo_root_cluster(d)
+    _echo_jobs(res.get("jobs") or [], d)
     for e in d.get("evidence_lines", [])[:8]:
         click.echo(f"  {e['file']}:{e['line']}: {e['text'][:150]}")
     vendor = res.get("vendor_entries", [])
@@ -107,6 +108,21 @@ def _echo_root_cluster(d: dict[str, Any]) -> None:
         click.echo(f"    {x['waiter']} waited for {x['remote']}: {x['why']}")
 
 
+def _echo_jobs(jobs: list[dict[str, Any]], d: dict[str, Any] | None) -> None:
+    """The jobs an input's processes are of, where they are several (``ingest.rankjobs``); with ``d``: each other
+    job's own root cluster, not the verdict's."""
+    from opsbrain.diagnosis.jobs import job_words
+
+    if jobs:
+        click.echo(f"  jobs: {len(jobs)} in the input (their processes ran on one device at other times, or apart "
+                   "in time under other communicators); each has its own root cluster")
+        for job in jobs:
+            click.echo(f"    {job_words(job)}")
+    for other in (d or {}).get("other_jobs", []):  # another job: its own root cluster, not the verdict's
+        click.echo(f"  job {other['job']} (not this verdict's job):")
+        _echo_root_cluster(other)
+
+
 # ---- bundles (issue 9): add 'runs bundle' / 'diagnose --bundle' support here --------------------------
 def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool, follow_links: bool = False) -> None:
     """``diagnose --bundle DIR``: every incident of the bundle, the primary one's diagnosis, what the knowledge
@@ -126,9 +142,8 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool, foll
                f"without a time stamp); {len(res['workers'])} workers; {res['signals']} signals; "
                f"{len(res['incidents'])} incidents")
     for w in res["workers"]:
-        shown = src.get("name") if w["dir"] == "." else w["dir"].rsplit("/", 1)[-1]
-        named = f" (named {w['name']})" if w.get("name") and w["name"] != shown else ""  # environment_check/<name>/
-        click.echo(f"  worker {w['dir']}{named} -> {w['node']} ({w['named_by']})")
+        click.echo(f"  worker {_worker_words(w, src)}")
+    _echo_jobs(res.get("jobs") or [], None)
     for x in res["skipped"][:10]:
         click.echo(f"  skipped {x['path']}: {x['reason']}")
     if len(res["skipped"]) > 10:
@@ -152,7 +167,8 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool, foll
         d = inc["diagnosis"] or {}
         # the hosts by the bundle's own names (the reader's ids of real hosts stay in --json's ``nodes`` keys)
         where = ", ".join(sorted(set(inc["nodes"].values()), key=_natural)) or "-"
-        click.echo(f"incident {inc['id']} opened {inc['opened_at']} on {where}: {d.get('fault_class')} at "
+        job = f" (job {inc['job']})" if inc.get("job") else ""
+        click.echo(f"incident {inc['id']}{job} opened {inc['opened_at']} on {where}: {d.get('fault_class')} at "
                    f"{d.get('component') or 'no component named'} (confidence {d.get('confidence', 0):.2f})"
                    + (f", runbook {d['runbook']}" if d.get("runbook") else ""))
         for ev in d.get("evidence", []):
@@ -164,11 +180,28 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool, foll
     for ev in [e for e in d.get("evidence", []) if e not in shown][:6]:  # what the bundle's verdict added
         click.echo(f"  - {ev}")
     _echo_root_cluster(d)
+    _echo_jobs([], d)
     for k in res["knowledge"][:KNOWLEDGE_SHOWN]:
         who = "vendor" if k["source"] == "imported" else "kb"
         click.echo(f"  {who}: {_kb_label(k)}{_handling(k)} x{k['lines']} (first {k['first']}) "
                    f"{k['cause']}" + (f" -> {k['suggestion']}" if k["suggestion"] else ""))
     _echo_more(len(res["knowledge"]), KNOWLEDGE_SHOWN, "knowledge matches")
+
+
+def _worker_words(w: dict[str, Any], src: dict[str, Any]) -> str:
+    """A worker in the bundle's own terms: its folder, the host it is named after, its server addresses and the
+    devices its collective processes ran on (``gz-a3-r07-n12 (server 10.0.0.12; devices 0, 3)``). The reader's
+    own id of a real host (``pod0/node0``, in sorted order) is no name of the user's: it stays in ``--json`` as
+    ``internal_node`` (session 33; before, ``worker gz-a3-r07-n12 -> pod0/node0 (sorted order)``). A twin host's id
+    is its folder's name (``pod0-node35 -> pod0/node35``, by which the twin's components name it) and is shown."""
+    shown = src.get("name") if w["dir"] == "." else w["dir"].rsplit("/", 1)[-1]
+    facts = [f"named {w['name']}"] if w.get("name") and w["name"] != shown else []  # environment_check/<name>/
+    if w.get("ips"):
+        facts.append(f"server{'s' * (len(w['ips']) > 1)} {', '.join(w['ips'])}")
+    if devs := w.get("devices"):
+        facts.append(f"device{'s' * (len(devs) > 1)} {', '.join(map(str, devs))}")
+    words = w["dir"] + (f" ({'; '.join(facts)})" if facts else "")
+    return words if w.get("named_by") == "sorted order" else f"{words} -> {w['internal_node']} ({w['named_by']})"
 
 
 KNOWLEDGE_SHOWN = 8

@@ -72,7 +72,8 @@ def runs_show(run_id: str, show_all: bool, data_dir: Path | None, output: str | 
 @click.argument("run_id")
 @click.option("--incident", default=None, help="Only this journal incident (default: every incident).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Write each bundle into OUT/<incident id>/.")
+              help="Write each bundle into OUT/b0001/, ... (the journal's order; OUT/b0001.sim.json names its "
+                   "incident).")
 @click.option("--scenario", default=None, help="The scenario file the run used, if it was not a built-in.")
 @data_dir_option
 @json_option

@@ -11,13 +11,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from opsbrain.diagnosis.features import DOWN, incident_features, l2_of_link, link_of, node_id
-from opsbrain.diagnosis.knowledge import default_params
+from opsbrain.diagnosis.knowledge import default_params, default_table
 from opsbrain.diagnosis.localize import RULES, localize
 from opsbrain.diagnosis.model import DiagnosisModel
 from opsbrain.diagnosis.triage import software_classes, timeout_words, undecided_timeouts
 from opsbrain.diagnosis.triage import triage as software_triage
 from opsbrain.diagnosis.vote import vote
 from opsbrain.ingest import NO_HISTORY, LinkRecords, Signal
+from opsbrain.ingest.where import node_of
 from opsbrain.verdict import UNKNOWN, Diagnosis
 
 if TYPE_CHECKING:
@@ -124,6 +125,28 @@ def ranked(probs: list[float]) -> list[int]:
     return order
 
 
+def _vote_features(feats: dict[str, float], signals: list[Signal]) -> dict[str, float]:
+    """The knowledge base's features its vote counts: where the signals hold an error, not those of a warning on a
+    part (its component, or its node) that shows no error; all of them otherwise. A warning on a part without an
+    error beside another part's errors opens no incident of the live detector's and joins none (only an actionable
+    kind or a burst opens one, a warning joins its own part's incident): it is context, and as the bundle's
+    incidents leave it out, so does the vote here. Session 33: ``diagnose --logs`` of a link-down bundle's text,
+    whose model was unsure among the link classes, took one HBM correctable-error warning (0x80E01805, SubHealth)
+    logged eight minutes earlier on another host for hbm_ce_storm's primary signature and answered hbm_ce_storm at
+    that host, where ``--bundle`` answered link_down (the link-down traps, ambiguous among five link classes, vote
+    for none). The model's own input is unchanged."""
+    errors = [s for s in signals if s.severity >= 2]
+    parts = {s.component for s in errors if s.component} | {node_of(s.component) for s in errors if s.component}
+    parts.discard(None)
+    lone = [s for s in signals if s.severity == 1 and not (s.component and (
+        s.component in parts or node_of(s.component) in parts))] if errors else []
+    if not lone:
+        return feats
+    out = {k: v for k, v in feats.items() if not k.startswith("kb:")}
+    gone = {id(s) for s in lone}
+    return out | default_table().features([s for s in signals if id(s) not in gone])
+
+
 class Engine:
     """Diagnoses incidents with a trained :class:`DiagnosisModel`."""
 
@@ -172,7 +195,8 @@ class Engine:
         if not signals or (novelty > self.p.max_novelty and not named):
             return Diagnosis(UNKNOWN, None, conf, ev + [f"{novelty:.0%} of the signal kinds are unfamiliar; "
                                                       "escalate to an engineer"], now, None, [(best, conf)] + alts)
-        if conf < self.p.min_confidence and (v := vote(feats, self.p.vote, self.model.classes)):
+        voted = _vote_features(feats, signals) if conf < self.p.min_confidence else feats
+        if conf < self.p.min_confidence and (v := vote(voted, self.p.vote, self.model.classes)):
             ev = ev + [f"the model was unsure ({best} at {conf:.0%}); the knowledge base's documented signatures "
                        f"favour {v.leader} ({v.score:.2f} against {v.runner_up:.2f})"]
             prob = float(probs[list(self.model.classes).index(v.leader)])

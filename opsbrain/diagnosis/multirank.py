@@ -162,6 +162,25 @@ def hosts_of_servers(table: RankTable) -> dict[str, str]:
     return {s: next(iter(w)) for s, w in seen.items() if len(w) == 1}
 
 
+def _listed(rc: Any, table: RankTable) -> None:
+    """A remote no process of the input is, but a rank table of the input lists (its address: a server's or a
+    device's): its dead end says so, with the devices and ranks the table gives it, and so does the rule where that
+    peer is the root (session 33; before: only "its logs are missing")."""
+    from opsbrain.ingest.rankhosts import listed_words
+
+    if not table.listed:
+        return
+    for d in rc.dead_ends:
+        addr = str(d.get("remote") or "").split("/", 1)[0]
+        if (words := listed_words(addr, table.listed)) is not None:
+            d["why"] = f"{d['why']}; {words}"
+            d["listed"] = table.listed[addr]
+    peers = {str(r.label or "").split(" ", 1)[0] for r in rc.roots if not r.pid and r.label}
+    said = [w for a in sorted(peers) if (w := listed_words(a, table.listed))]
+    if said:
+        rc.rule += "; " + "; ".join(said) + ": a host of the job whose logs were not collected"
+
+
 def multirank_verdict(table: RankTable, signals: list[Signal], engine: Any, now: float,
                       aliases: dict[str, str] | None = None) -> dict[str, Any] | None:
     """The root cluster and its class, or None when no process of a collective logged an error. ``aliases``: as
@@ -169,6 +188,7 @@ def multirank_verdict(table: RankTable, signals: list[Signal], engine: Any, now:
     if not any(p.first_error is not None for p in table.processes):
         return None
     rc = analyse(table)
+    _listed(rc, table)
     out = rc.as_dict()
     out["hosts_of_servers"] = hosts_of_servers(table)
     out["decides"] = rc.kind in DECIDING and bool(rc.roots) and len(rc.roots) <= max(2, len(table.processes) // 2)

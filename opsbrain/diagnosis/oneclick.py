@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from opsbrain.diagnosis.engine import Engine
+from opsbrain.diagnosis.jobs import busiest_job, jobs_listed, other_jobs
 from opsbrain.diagnosis.knowledge import load_vendor_rules, vendor_mapping
 from opsbrain.diagnosis.multirank import apply_root_cluster, chip_named, multirank_verdict
 from opsbrain.diagnosis.realtext import TextView
@@ -396,14 +397,19 @@ def diagnose_logs(path: str | list[str], engine: Engine, matcher: Any = None, st
     signals = on_workers(reader.signals, ranks, reader.origins)
     table = ranks.table()  # (after on_workers, which names the collector's root)
     signals, old = link_history_dropped(signals, table.job_start)
-    res = diagnose_signals(engine, signals, reader.stats.as_dict(), knowledge, table, hooks.view)
+    chosen = busiest_job(table) if table.jobs else -1  # several jobs' processes: one root cluster each
+    mine = table.jobs[chosen] if table.jobs else table
+    res = diagnose_signals(engine, signals, reader.stats.as_dict(), knowledge, mine, hooks.view)
+    if table.jobs:
+        other_jobs(res["diagnosis"], table, chosen, signals, engine, max((s.t for s in signals), default=0.0))
+        res["jobs"] = jobs_listed(table, chosen)
     if old:
         res["diagnosis"]["evidence"].append(
             f"{old} link change record(s) or counter(s) from more than {LINK_HISTORY_S:.0f} s before the job's "
             "first process line left out: the ports' history, not this failure")
     dev = hooks.named_device()
     _root_from_text(res["diagnosis"], dev, hooks.first_line.get(dev) if dev is not None else None)
-    if (note := chip_named(res["diagnosis"]["root"], table)) is not None:
+    if (note := chip_named(res["diagnosis"]["root"], mine)) is not None:
         res["diagnosis"]["evidence"].append(note)  # the root cluster's name and the headline's: one device
     return res | {"file": paths[0] if len(paths) == 1 else paths}
 

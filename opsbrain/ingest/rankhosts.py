@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from opsbrain.ingest.asys import host_dirs
 from opsbrain.ingest.hostnames import real_names
@@ -71,6 +72,50 @@ def rank_table_servers(rank_tables: Iterable[list[str]]) -> dict[str, str]:
                 if isinstance(d, dict) and isinstance(d.get("device_ip"), str) and _ip(d["device_ip"]):
                     out.setdefault(d["device_ip"], sid)
     return out
+
+
+def rank_table_listing(rank_tables: dict[str, list[str]]) -> dict[str, dict[str, Any]]:
+    """Address -> where a rank table lists it (the same HCCL rank table as :func:`rank_table_servers` reads): a
+    server address -> ``{"file", "server", "devices", "ranks"}``, a device address -> the same of its one device.
+    So a peer whose logs are missing is said to be one the job's rank table holds (session 33)."""
+    from opsbrain.yamlio import json_or_none
+
+    out: dict[str, dict[str, Any]] = {}
+    for file, lines in sorted(rank_tables.items()):
+        ok, doc = json_or_none("\n".join(lines))
+        servers = doc.get("server_list") if ok and isinstance(doc, dict) else None
+        for srv in servers if isinstance(servers, list) else ():
+            sid = srv.get("server_id") if isinstance(srv, dict) else None
+            devs = [d for d in (srv.get("device") if isinstance(srv, dict) else None) or () if isinstance(d, dict)]
+            if not isinstance(sid, str) or not _ip(sid):
+                continue
+            rows = [(str(d.get("device_id")), str(d.get("rank_id")), d.get("device_ip")) for d in devs]
+            out.setdefault(sid, {"file": file, "server": sid, "devices": [r[0] for r in rows],
+                                 "ranks": [r[1] for r in rows]})
+            for dev, rank, ip in rows:
+                if isinstance(ip, str) and _ip(ip):
+                    out.setdefault(ip, {"file": file, "server": sid, "devices": [dev], "ranks": [rank]})
+    return out
+
+
+def listed_words(address: str, listed: dict[str, dict[str, Any]]) -> str | None:
+    """``the rank table F lists server 10.0.0.40 (devices 0-7, ranks 56-63)`` (a device address: ``... lists device
+    192.168.39.1 (server 10.0.0.40, device 0, rank 56)``), None where no rank table lists the address."""
+    row = listed.get(address)
+    if row is None:
+        return None
+    what = "device" if row["server"] != address else "server"
+
+    def span(xs: list[str]) -> str:
+        if len(xs) > 2 and all(x.isdigit() for x in xs) and [int(x) for x in xs] == list(
+                range(int(xs[0]), int(xs[0]) + len(xs))):
+            return f"{xs[0]}-{xs[-1]}"
+        return ", ".join(xs)
+
+    many = "s" if len(row["devices"]) > 1 else ""
+    where = f"server {row['server']}, " if what == "device" else ""
+    return (f"the rank table {row['file']} lists {what} {address} ({where}device{many} {span(row['devices'])}, "
+            f"rank{many} {span(row['ranks'])})")
 
 
 def shown_names(alias: dict[str, set[str]], procs: list[RankProcess], ip_workers: set[str],

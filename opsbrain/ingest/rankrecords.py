@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 RANK_TABLE_FILE = re.compile(r"(?:^|/)(?:rank_?table[^/]*|hccl[^/]*)\.json$", re.I)
 """An HCCL rank table (``hccl.json``, ``rank_table.json``, ``ranktable_8p.json``): its server ids and device addresses
@@ -127,6 +128,7 @@ class RankProcess:
     timeouts: dict[str, int] = field(default_factory=dict)
     tls: str | None = None
     first_t: float | None = None
+    last_t: float | None = None  # its last plog line's time (the job it ran in: :mod:`opsbrain.ingest.rankjobs`)
     first_error: LineRef | None = None
     first_error_t: float | None = None
     errors: list[RankError] = field(default_factory=list)
@@ -161,6 +163,9 @@ class RankTable:
     processes: list[RankProcess]
     device_ips: dict[str, dict[int, str]]  # worker -> device index -> address (npu_info)
     notes: list[str] = field(default_factory=list)
+    listed: dict[str, dict[str, Any]] = field(default_factory=dict)  # address -> where a rank table lists it
+    jobs: list[RankTable] = field(default_factory=list)  # where the processes are of several jobs: one table each
+    # (:mod:`opsbrain.ingest.rankjobs`; earliest first); empty for one job. ``processes`` are all jobs' as before
 
     @property
     def job_start(self) -> float | None:

@@ -42,7 +42,8 @@ from itertools import chain, islice
 
 from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, host_syslog
 from opsbrain.ingest.rankconsole import CONSOLE_GROUP, console_line
-from opsbrain.ingest.rankhosts import fill_servers, shown_names
+from opsbrain.ingest.rankhosts import fill_servers, rank_table_listing, shown_names
+from opsbrain.ingest.rankjobs import part_jobs
 from opsbrain.ingest.rankrecords import (  # noqa: F401 (re-exported: the records and patterns kept their old home)
     _IDENTITY_WORDS,
     _IP,
@@ -211,6 +212,7 @@ class RankCollector:
             if origin:
                 proc.cited.add((file, n))
             proc.first_t = t if proc.first_t is None else min(proc.first_t, t)
+            proc.last_t = t if proc.last_t is None else max(proc.last_t, t)
             if level != "ERROR" and not identity_words(body):
                 continue  # neither an error nor a line _identity reads (most INFO lines of a plog): nothing more
             # lines differing only in time stamp are one line (ascend-fd's rule: the text after the second '['); a
@@ -247,6 +249,7 @@ class RankCollector:
         if proc.first_error_t is None or got.t < proc.first_error_t:
             proc.first_error_t, proc.first_error = got.t, ref
         proc.first_t = got.t if proc.first_t is None else min(proc.first_t, got.t)
+        proc.last_t = got.t if proc.last_t is None else max(proc.last_t, got.t)
         if got.remote_rank is None:  # torch_npu's error head: who the process is
             if got.device is not None and proc.logic_id is None:
                 proc.logic_id = got.device
@@ -510,13 +513,14 @@ class RankCollector:
 
     def table(self) -> RankTable:
         """The processes with an identity or an error; device addresses filled from npu_info; when two processes
-        claim one device of a worker, the one whose log starts later (the job that ran last) is kept."""
-        notes: list[str] = []
-        kept: dict[tuple[str, int | None, str], RankProcess] = {}
+        claim one device of a worker, the one whose log starts later (the job that ran last) is kept. Where the
+        processes are of several jobs (:func:`opsbrain.ingest.rankjobs.part_jobs`), ``jobs`` holds one table each,
+        every process of each job kept (session 33)."""
         self.device_ips = self._folded_ips()
         self._servers()
         shown = self.shown()
         self._mark_killed()
+        seen = []
         for p in self.procs.values():
             if not p.ranks and not p.errors and p.first_error is None:
                 continue
@@ -524,16 +528,32 @@ class RankCollector:
             if p.device_ip is None and p.device is not None:
                 p.device_ip = self.device_ips.get(p.worker, {}).get(p.device)
             p.worker = shown(p.worker) or p.server or ""  # pasted text names no worker: the server address does
-            slot = (p.worker, p.device, "" if p.device is not None else p.pid)
-            old = kept.get(slot)
-            if old is not None:
-                later = p if (p.first_t or 0) >= (old.first_t or 0) else old
-                notes.append(f"{p.worker} device {p.device}: processes {old.pid} and {p.pid} both ran on it; "
-                             f"the later one ({later.pid}) is read")
-                kept[slot] = later
-            else:
-                kept[slot] = p
-        procs = sorted(kept.values(), key=lambda p: (natural_key(p.worker), p.device if p.device is not None else -1,
-                                                     p.pid))
-        return RankTable(procs, {shown(w): ips for w, ips in self.device_ips.items()}, notes)
+            seen.append(p)
+        ips = {shown(w): ips for w, ips in self.device_ips.items()}
+        table = _one_table(seen, ips)
+        table.listed = rank_table_listing(self._rank_tables)
+        jobs = part_jobs(seen)
+        if len(jobs) > 1:
+            table.jobs = [_one_table(job, ips) for job in jobs]
+            for job in table.jobs:
+                job.listed = table.listed
+        return table
 
+
+def _one_table(seen: list[RankProcess], ips: dict[str, dict[int, str]]) -> RankTable:
+    """The table of ``seen``: one process per device of a worker, the later where two ran on it (said in a note)."""
+    notes: list[str] = []
+    kept: dict[tuple[str, int | None, str], RankProcess] = {}
+    for p in seen:
+        slot = (p.worker, p.device, "" if p.device is not None else p.pid)
+        old = kept.get(slot)
+        if old is not None:
+            later = p if (p.first_t or 0) >= (old.first_t or 0) else old
+            notes.append(f"{p.worker} device {p.device}: processes {old.pid} and {p.pid} both ran on it; "
+                         f"the later one ({later.pid}) is read")
+            kept[slot] = later
+        else:
+            kept[slot] = p
+    procs = sorted(kept.values(), key=lambda p: (natural_key(p.worker), p.device if p.device is not None else -1,
+                                                 p.pid))
+    return RankTable(procs, ips, notes)

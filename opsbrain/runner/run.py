@@ -51,7 +51,8 @@ def _clean(x: Any) -> Any:
 def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_run: bool = False,
              bundle_dir: Path | None = None) -> dict[str, Any]:
     """Run a plan to its end (or abort) and return the journal. With ``bundle_dir``, also write a log bundle per
-    journal incident into ``bundle_dir/<incident id>/`` (issue 9; listed under the journal's ``bundles``)."""
+    journal incident into ``bundle_dir/b0001/``, ... (issue 9; named by :func:`opsbrain.bundle.writer.bundle_names`,
+    listed under the journal's ``bundles`` with the incident each holds)."""
     wall0 = time.perf_counter()
     started_at = _utc_now()
     # a triggered fault tells the monitor its onset (no baseline is taken after it)
