@@ -138,8 +138,9 @@ def _vote_features(feats: dict[str, float], signals: list[Signal]) -> dict[str, 
     errors = [s for s in signals if s.severity >= 2]
     parts = {s.component for s in errors if s.component} | {node_of(s.component) for s in errors if s.component}
     parts.discard(None)
-    lone = [s for s in signals if s.severity == 1 and not (s.component and (
-        s.component in parts or node_of(s.component) in parts))] if errors else []
+    lone = [s for s in signals if s.severity == 1 and s.component and not (
+        s.component in parts or node_of(s.component) in parts)] if errors else []  # (a warning naming no part
+    # is on no other part: it stays)
     if not lone:
         return feats
     out = {k: v for k, v in feats.items() if not k.startswith("kb:")}
