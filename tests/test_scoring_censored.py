@@ -68,3 +68,20 @@ def test_an_optical_decay_the_trend_cannot_flag_before_the_end_is_censored(tmp_p
     assert "alarm horizon" in late["detection_note"]
     horizon = float(late["detection_note"].split("detected is ")[1].split(" s after")[0])
     assert horizon <= early["ttd_s"] and horizon > j["duration_s"] - late["injected"]["at_s"]  # a lower bound
+
+
+def test_a_silent_corruption_whose_nan_comes_after_the_end_is_censored(tmp_path: Path) -> None:
+    """Silent data corruption shows nothing (no code, no metric) until the NaN its model waits ``detect_delay_s``
+    for: one whose NaN would come a day after the onset cannot be detected in a 1 h run (it was scored missed);
+    one whose NaN comes within the run is detected."""
+    path = _write(tmp_path, 3600, [
+        {"at": 600, "kind": "silent_data_corruption", "target": "pod0/node5/npu2", "params": {"detect_delay_s": 60}},
+        {"at": 900, "kind": "silent_data_corruption", "target": "pod0/node7/npu1",
+         "params": {"detect_delay_s": 86400}}])
+    sc, p = load_scenario(str(path))
+    j = chaos.run(build_plan(sc, str(p)))
+    early, late = (i for i in j["incidents"] if i["injected"])
+    assert early["detection"] == "detected" and late["detection"] == "censored"  # was missed
+    assert "2700.0 s before the run's end" in late["detection_note"]
+    assert "86403.0 s after its onset" in late["detection_note"], late["detection_note"]
+    assert j["summary"]["censored"] == 1 and j["summary"]["missed"] == 0

@@ -6,8 +6,10 @@ reported it (:func:`earliest_detection`) against the run's end. Every path holds
 cannot be detected. A progressive fault (an optical module's decay) reports nothing until a lane drops or the link
 dies (a plant change of its own, then the hold) or, before that, until the sweeps' Rx trend predicts the alarm
 threshold within ``sweeps.trend_alarm_horizon_s`` (its noise-free crossing time, from the DOM model, minus that
-horizon; only with in-run sweeps). These are lower bounds: a fault undetected although its earliest moment had passed
-is missed; one whose earliest moment lay beyond the end is censored and left out of accuracy, counted apart.
+horizon; only with in-run sweeps). A model that first waits silently (silent data corruption until its NaN,
+``detect_delay_s``) says how long (``ActiveFault.quiet_s``): nothing can see it before then. These are lower
+bounds: a fault undetected although its earliest moment had passed is missed; one whose earliest moment lay beyond
+the end is censored and left out of accuracy, counted apart.
 """
 
 from __future__ import annotations
@@ -21,6 +23,10 @@ PROGRESSIVE = ("optical_degradation",)  # kinds that announce themselves only wh
 def earliest_detection(sim: Any, f: Any, hold_s: float, sweep: Any | None) -> tuple[float, str]:
     """The earliest moment ``f`` could have been detected, and by what (in words)."""
     if f.kind not in PROGRESSIVE:
+        quiet = float(getattr(f, "quiet_s", 0.0) or 0.0)
+        if quiet > 0:  # the model shows nothing before then (silent data corruption's NaN delay)
+            return f.at_s + quiet + hold_s, (f"its first sign {quiet:g} s after the onset (the fault shows nothing "
+                                             f"before) and the detector's {hold_s:g} s watermark hold")
         return f.at_s + hold_s, f"the detector's {hold_s:g} s watermark hold"
     own = f"fault:{f.id}"
     first = min((e.t for e in sim.trace.events if e.kind in ("health", "lanes") and e.detail.get("cause") == own),
