@@ -42,7 +42,7 @@ def scenario_errors(data: Any, file: str) -> list[ScenarioError]:
     return [ScenarioError(msg, file=file, path=yaml_path(loc)) for msg, loc in map(_located, found)]
 
 
-_INNER_PATH = re.compile(r"^((?:faults|workloads|expectations)\[\d+\][\w.\[\]]*): (.*)$", re.S)
+_INNER_PATH = re.compile(r"^((?:faults|workloads|expectations|steady_state\.probes)\[\d+\][\w.\[\]]*): (.*)$", re.S)
 
 
 def _located(err: Any) -> tuple[str, tuple[Any, ...]]:
@@ -90,7 +90,7 @@ def _other_branch(err: Any) -> bool:
 
 def _message(err: Any) -> str:
     msg = str(err["msg"]).removeprefix("Value error, ")
-    if err["type"] in ("literal_error", "enum") and "kind" in [str(x) for x in err["loc"]][-1:]:
+    if err["type"] in ("literal_error", "enum"):  # a typo is easier to see beside the choices
         return f"{msg} (got {str(repr(err.get('input')))[:80]})"
     if err["type"] == "extra_forbidden":
         return "unknown field"

@@ -25,8 +25,10 @@ MAX_SWEEPS = 30_000  # reason: the default 300 s interval over the longest run (
 
 if TYPE_CHECKING:
     FaultKindName = str
+    DiagnosisName = str
 else:  # a Literal of the catalog's kinds, so that pydantic rejects an unknown kind by name
     FaultKindName = Literal[tuple(sorted(CATALOG))]
+    DiagnosisName = Literal[(*sorted(CATALOG), "none")]  # an expectation's class, or none (no diagnosis)
 
 
 class Strict(NoBoolNumbers):
@@ -246,7 +248,7 @@ class Expectation(Strict):
     fails the verdict."""
 
     fault: int | None = Field(None, ge=0)
-    diagnosis: FaultKindName | Literal["none"] | None = None
+    diagnosis: DiagnosisName | None = None  # one Literal: a wrong name is one error, not one per union member
     component: str | None = None
     ttr_max_s: float | None = Field(None, ge=0)
     no_action: bool = False
@@ -325,24 +327,29 @@ class Spec(Strict):
     @model_validator(mode="after")
     def _references(self) -> Spec:
         names = [w.name for w in self.workloads]
-        if len(set(names)) != len(names):
-            raise ValueError("workload names must be unique")
+        for j, name in enumerate(names):
+            if name in names[:j]:
+                raise ValueError(f"workloads[{j}].name: {name!r} is also the name of workloads[{names.index(name)}] "
+                                 "(workload names must be unique)")
         kinds = {w.name: w.kind for w in self.workloads}
-        for p in self.steady_state.probes:
+        known = f"(workloads: {', '.join(names) or 'none'})"
+        for i, p in enumerate(self.steady_state.probes):
             if p.workload is not None and p.workload not in names:
-                raise ValueError(f"probe {p.name!r} names unknown workload {p.workload!r}")
+                raise ValueError(f"steady_state.probes[{i}].workload: unknown workload {p.workload!r} {known}")
             need = WORKLOAD_METRICS.get(p.metric)
             if need is not None and (p.workload is None or kinds[p.workload] != need):
                 has = "names no workload" if p.workload is None else \
                     f"names {p.workload!r}, a {kinds[p.workload]} workload"
                 article = "an" if need == "inference" else "a"
-                raise ValueError(f"probe {p.name!r}: {p.metric} is a metric of {article} {need} workload; the probe "
-                                 f"{has}")
-        for e in self.expectations:
+                raise ValueError(f"steady_state.probes[{i}].workload: {p.metric} is a metric of {article} {need} "
+                                 f"workload; the probe {has}")
+        for k, e in enumerate(self.expectations):
             if e.fault is not None and e.fault >= len(self.faults):
-                raise ValueError(f"expectation refers to faults[{e.fault}], which does not exist")
+                raise ValueError(f"expectations[{k}].fault: faults[{e.fault}] does not exist (the scenario has "
+                                 f"{len(self.faults)} fault(s))")
             if e.degraded_operation is not None and e.degraded_operation.workload not in names:
-                raise ValueError(f"degraded_operation names unknown workload {e.degraded_operation.workload!r}")
+                raise ValueError(f"expectations[{k}].degraded_operation.workload: unknown workload "
+                                 f"{e.degraded_operation.workload!r} {known}")
         _check_fault_links(self.faults, {w.name: w.kind for w in self.workloads})
         seen: dict[tuple[Any, ...], int] = {}
         for i, f in enumerate(self.faults):

@@ -1,0 +1,57 @@
+"""A scenario error found by a check across the spec (names, references) names the item it is about, as a field
+error does: ``FILE: spec.expectations[0].fault: ...``, not ``FILE: spec: ...``; and a wrong value of a field that
+takes a fault kind or 'none' is one line, not one per member of the union (session 33, helper CC)."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from opsbrain.cli import cli
+
+BASE: dict[str, Any] = {
+    "apiVersion": "opsbrain/v1", "kind": "ChaosScenario", "metadata": {"name": "paths", "description": "paths"},
+    "spec": {"duration": 1800, "seed": 1, "topology": {"pods": 1, "spares": 2},
+             "workloads": [{"name": "train", "kind": "training", "first_node": 32, "nodes": 14}],
+             "faults": [{"at": 300, "kind": "node_crash", "target": "pod0/node38"}]}}
+
+
+def _with(**spec: Any) -> dict[str, Any]:
+    d = copy.deepcopy(BASE)
+    d["spec"].update(spec)
+    return d
+
+
+CASES = [
+    (_with(workloads=[*BASE["spec"]["workloads"], {"name": "train", "kind": "inference", "first_node": 0}]),
+     "spec.workloads[1].name", "'train' is also the name of workloads[0]"),
+    (_with(expectations=[{"fault": 0, "diagnosis": "node_crash"}, {"fault": 99, "diagnosis": "node_crash"}]),
+     "spec.expectations[1].fault", "faults[99] does not exist"),
+    (_with(expectations=[{"degraded_operation": {"workload": "serve", "max_down_s": 60}}]),
+     "spec.expectations[0].degraded_operation.workload", "unknown workload 'serve'"),
+    (_with(steady_state={"probes": [{"name": "r", "metric": "step_rate", "workload": "trian", "op": ">=",
+                                     "of_baseline": 0.9}]}),
+     "spec.steady_state.probes[0].workload", "unknown workload 'trian'"),
+    (_with(steady_state={"probes": [{"name": "t", "metric": "tpot_ms", "workload": "train", "op": "<=",
+                                     "value": 50}]}),
+     "spec.steady_state.probes[0].workload", "tpot_ms is a metric of an inference workload"),
+    (_with(expectations=[{"fault": 0, "diagnosis": "node_crashh"}]),
+     "spec.expectations[0].diagnosis", "'node_crashh'"),
+]
+
+
+@pytest.mark.parametrize(("doc", "path", "text"), CASES, ids=[c[1] + ":" + c[2][:20] for c in CASES])
+def test_a_cross_check_error_names_its_item(tmp_path: Path, doc: dict[str, Any], path: str, text: str) -> None:
+    f = tmp_path / "s.yaml"
+    f.write_text(yaml.safe_dump(doc))
+    res = CliRunner().invoke(cli, ["chaos", "validate", str(f)], env={"OPSBRAIN_HOME": str(tmp_path)})
+    assert res.exit_code == 2 and "Traceback" not in res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"opsbrain: error: {f}: {path}: "), lines[0]
+    assert text in lines[0], lines[0]
