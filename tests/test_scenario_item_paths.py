@@ -55,3 +55,28 @@ def test_a_cross_check_error_names_its_item(tmp_path: Path, doc: dict[str, Any],
     assert len(lines) == 1, lines
     assert lines[0].startswith(f"opsbrain: error: {f}: {path}: "), lines[0]
     assert text in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("cause", ["panic\nEvent id=0x80e01801, assertion=occur", "panic\r", "nul \x00 byte",
+                                   "tab\there"])
+def test_a_panic_line_is_one_line_of_text(tmp_path: Path, cause: str) -> None:
+    """node_crash's ``cause`` is printed as the kernel's panic line: a line break in it printed a second log line
+    that the ingestion read as a signal of its own (an HBM UCE device event beside the crash: a forged symptom)."""
+    doc = copy.deepcopy(BASE)
+    doc["spec"]["faults"][0]["params"] = {"cause": cause}
+    f = tmp_path / "s.yaml"
+    f.write_text(yaml.safe_dump(doc))
+    res = CliRunner().invoke(cli, ["chaos", "validate", str(f)], env={"OPSBRAIN_HOME": str(tmp_path)})
+    assert res.exit_code == 2 and "Traceback" not in res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and "spec.faults[0].params.cause: " in lines[0], lines
+    assert "one line of printable text" in lines[0], lines[0]
+
+
+def test_a_plain_panic_line_is_kept(tmp_path: Path) -> None:
+    doc = copy.deepcopy(BASE)
+    doc["spec"]["faults"][0]["params"] = {"cause": "Kernel panic - not syncing: Oops: ünïcode is fine"}
+    f = tmp_path / "s.yaml"
+    f.write_text(yaml.safe_dump(doc, allow_unicode=True))
+    res = CliRunner().invoke(cli, ["chaos", "validate", str(f)], env={"OPSBRAIN_HOME": str(tmp_path)})
+    assert res.exit_code == 0, res.output
