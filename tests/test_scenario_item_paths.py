@@ -80,3 +80,22 @@ def test_a_plain_panic_line_is_kept(tmp_path: Path) -> None:
     f.write_text(yaml.safe_dump(doc, allow_unicode=True))
     res = CliRunner().invoke(cli, ["chaos", "validate", str(f)], env={"OPSBRAIN_HOME": str(tmp_path)})
     assert res.exit_code == 0, res.output
+
+
+@pytest.mark.parametrize(("faults", "path", "text"), [
+    ([{"at": 100, "kind": "node_crash", "target": "pod0/node38", "symptom_of": 0}],
+     "spec.faults[0].symptom_of", "(there is no other fault), got 0: itself"),
+    ([{"at": {"event": "fault_start", "fault": 0}, "kind": "node_crash", "target": "pod0/node38"}],
+     "spec.faults[0].at.fault", "(there is no other fault), got 0: itself"),
+    ([{"at": 100, "kind": "node_crash", "target": "pod0/node38"},
+      {"at": 200, "kind": "node_crash", "target": "pod0/node39", "symptom_of": 5}],
+     "spec.faults[1].symptom_of", "(0..1 other than 1), got 5: faults[5], which does not exist"),
+])
+def test_a_reference_to_another_fault_says_what_it_got(tmp_path: Path, faults: list[dict[str, Any]], path: str,
+                                                       text: str) -> None:
+    """It said 'must be the index of another fault (0..0)' for a fault naming itself in a one-fault scenario."""
+    f = tmp_path / "s.yaml"
+    f.write_text(yaml.safe_dump(_with(faults=faults)))
+    res = CliRunner().invoke(cli, ["chaos", "validate", str(f)], env={"OPSBRAIN_HOME": str(tmp_path)})
+    lines = res.stderr.strip().splitlines()
+    assert res.exit_code == 2 and len(lines) == 1 and f": {path}: " in lines[0] and text in lines[0], lines

@@ -381,16 +381,22 @@ def _check_fault_links(faults: list[Any], workloads: dict[str, str]) -> None:
     """Event triggers name existing training jobs and faults; ``symptom_of`` and ``fault_start`` form no cycle."""
     n = len(faults)
     after: dict[int, int] = {}
+
+    def other(i: int, k: int) -> str:
+        got = "itself" if k == i else f"faults[{k}], which does not exist"
+        others = "there is no other fault" if n == 1 else f"0..{n - 1} other than {i}"
+        return f"must be the index of another fault ({others}), got {k}: {got}"
+
     for i, f in enumerate(faults):
         t = f.trigger
         if t is not None and t.workload is not None and workloads.get(t.workload) != "training":
             raise ValueError(f"faults[{i}].at: {t.workload!r} is not a training workload of this scenario")
         if t is not None and t.fault is not None:
             if t.fault >= n or t.fault == i:
-                raise ValueError(f"faults[{i}].at.fault: must be the index of another fault (0..{n - 1})")
+                raise ValueError(f"faults[{i}].at.fault: {other(i, t.fault)}")
             after[i] = t.fault
         if f.symptom_of is not None and (f.symptom_of >= n or f.symptom_of == i):
-            raise ValueError(f"faults[{i}].symptom_of: must be the index of another fault (0..{n - 1})")
+            raise ValueError(f"faults[{i}].symptom_of: {other(i, f.symptom_of)}")
     for links, what in ((after, "at.fault"), ({i: f.symptom_of for i, f in enumerate(faults)
                                                if f.symptom_of is not None}, "symptom_of")):
         for start in links:
