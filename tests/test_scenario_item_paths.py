@@ -99,3 +99,13 @@ def test_a_reference_to_another_fault_says_what_it_got(tmp_path: Path, faults: l
     res = CliRunner().invoke(cli, ["chaos", "validate", str(f)], env={"OPSBRAIN_HOME": str(tmp_path)})
     lines = res.stderr.strip().splitlines()
     assert res.exit_code == 2 and len(lines) == 1 and f": {path}: " in lines[0] and text in lines[0], lines
+
+
+def test_an_unknown_random_profile_is_refused_at_its_path(tmp_path: Path) -> None:
+    """It said 'FILE: profile: unknown profile ...', a path that is not in the file."""
+    f = tmp_path / "s.yaml"
+    f.write_text(yaml.safe_dump(_with(random={"profile": "llama4"})))
+    res = CliRunner().invoke(cli, ["chaos", "validate", str(f)], env={"OPSBRAIN_HOME": str(tmp_path)})
+    lines = res.stderr.strip().splitlines()
+    assert res.exit_code == 2 and len(lines) == 1, lines
+    assert f"{f}: spec.random.profile: unknown profile 'llama4' (known: llama3, meta_rsc1)" in lines[0], lines
