@@ -8,10 +8,10 @@ dies (a plant change of its own, then the hold) or, before that, until the sweep
 threshold within ``sweeps.trend_alarm_horizon_s`` (its noise-free crossing time, from the DOM model, minus that
 horizon; only with in-run sweeps). A model that first waits silently (silent data corruption until its NaN,
 ``detect_delay_s``) says how long (``ActiveFault.quiet_s``): nothing can see it before then. A fault that shows
-only through a metric its model ramps (an HBM over-temperature, :data:`RAMPS`) is seen first when the ramp crosses the
-sweeps' warning threshold (with in-run sweeps) or the level at which the model prints its first line (then the hold). These are lower
-bounds: a fault undetected although its earliest moment had passed is missed; one whose earliest moment lay beyond
-the end is censored and left out of accuracy, counted apart.
+only through a metric its model ramps (an HBM over-temperature, :data:`RAMPS`) is seen first when the ramp crosses
+the sweeps' warning threshold (with in-run sweeps) or the level at which the model prints its first line (then the
+hold). These are lower bounds: a fault undetected although its earliest moment had passed is missed; one whose
+earliest moment lay beyond the end is censored and left out of accuracy, counted apart.
 """
 
 from __future__ import annotations
