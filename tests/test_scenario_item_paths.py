@@ -109,3 +109,27 @@ def test_an_unknown_random_profile_is_refused_at_its_path(tmp_path: Path) -> Non
     lines = res.stderr.strip().splitlines()
     assert res.exit_code == 2 and len(lines) == 1, lines
     assert f"{f}: spec.random.profile: unknown profile 'llama4' (known: llama3, meta_rsc1)" in lines[0], lines
+
+
+@pytest.mark.parametrize("kind,target", [("hbm_uce", "pod0/node38/npu0/hbm"), ("dirty_connector", LINK := (
+    "pod0/node36/l1sw2~pod0/l2plane2/sw05")), ("optical_degradation", LINK), ("collective_timeout_sw", "pod0/node38"),
+    ("silent_data_corruption", "pod0/node38/npu1")])
+def test_a_duration_the_kinds_model_ignores_is_refused(tmp_path: Path, kind: str, target: str) -> None:
+    """A fault's ``duration`` is when it heals (faultlib.injection.replay.DURATION_KINDS) or its part's repair time
+    (REPAIR_KINDS); the other kinds' models never read it: a dirty connector given 'duration: 600' flapped on to
+    the end of the run, silently (session 33, helper CC)."""
+    f = tmp_path / "s.yaml"
+    f.write_text(yaml.safe_dump(_with(faults=[{"at": 100, "kind": kind, "target": target, "duration": 600}])))
+    res = CliRunner().invoke(cli, ["chaos", "validate", str(f)], env={"OPSBRAIN_HOME": str(tmp_path)})
+    lines = res.stderr.strip().splitlines()
+    assert res.exit_code == 2 and len(lines) == 1, lines
+    assert f": spec.faults[0].duration: {kind} takes no duration" in lines[0], lines
+
+
+@pytest.mark.parametrize("kind,target", [("link_flap", "pod0/node36/l1sw2~pod0/l2plane2/sw05"),
+                                         ("node_crash", "pod0/node38")])
+def test_a_duration_is_kept_where_the_model_reads_it(tmp_path: Path, kind: str, target: str) -> None:
+    f = tmp_path / "s.yaml"
+    f.write_text(yaml.safe_dump(_with(faults=[{"at": 100, "kind": kind, "target": target, "duration": 600}])))
+    res = CliRunner().invoke(cli, ["chaos", "validate", str(f)], env={"OPSBRAIN_HOME": str(tmp_path)})
+    assert res.exit_code == 0, res.output

@@ -351,6 +351,7 @@ class Spec(Strict):
                 raise ValueError(f"expectations[{k}].degraded_operation.workload: unknown workload "
                                  f"{e.degraded_operation.workload!r} {known}")
         _check_fault_links(self.faults, {w.name: w.kind for w in self.workloads})
+        _check_durations(self.faults)
         seen: dict[tuple[Any, ...], int] = {}
         for i, f in enumerate(self.faults):
             if getattr(f, "target", None) is not None and isinstance(f.at, int | float):
@@ -375,6 +376,21 @@ class Spec(Strict):
         if isinstance(self.noise, NoiseSpec):
             return self.noise.scale
         return 1.0 if self.noise else 0.0
+
+
+def _check_durations(faults: list[Any]) -> None:
+    """A ``duration`` only where the kind's model reads it: when the fault heals, or its part's repair time
+    (``faultlib.injection.replay``'s DURATION_KINDS and REPAIR_KINDS, checked against the models by a test); the
+    other models never read it, so it would be ignored without a word."""
+    from faultlib.injection.replay import DURATION_KINDS, REPAIR_KINDS
+
+    for i, f in enumerate(faults):
+        kind = getattr(f, "kind", None)
+        if f.duration is not None and kind in CATALOG and kind not in DURATION_KINDS | REPAIR_KINDS:
+            raise ValueError(f"faults[{i}].duration: {kind} takes no duration: it lasts until the response (or a "
+                             f"replacement) ends it. A duration is when the fault heals for "
+                             f"{', '.join(sorted(DURATION_KINDS))}, and the part's repair time for "
+                             f"{', '.join(sorted(REPAIR_KINDS))}")
 
 
 def _check_fault_links(faults: list[Any], workloads: dict[str, str]) -> None:
