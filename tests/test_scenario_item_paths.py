@@ -133,3 +133,39 @@ def test_a_duration_is_kept_where_the_model_reads_it(tmp_path: Path, kind: str, 
     f.write_text(yaml.safe_dump(_with(faults=[{"at": 100, "kind": kind, "target": target, "duration": 600}])))
     res = CliRunner().invoke(cli, ["chaos", "validate", str(f)], env={"OPSBRAIN_HOME": str(tmp_path)})
     assert res.exit_code == 0, res.output
+
+
+@pytest.mark.parametrize(("fault", "extra", "path", "hint"), [
+    ({"at": 300, "kind": "node_crash", "tagret": "pod0/node38"}, {}, "spec.faults[0].tagret", "'target'"),
+    ({"at": 300, "kind": "link_flap", "target": "pod0/node36/l1sw2~pod0/l2plane2/sw05", "params": {"flapz": 3}}, {},
+     "spec.faults[0].params.flapz", "'flaps'"),
+    ({"at": 300, "kind": "node_crash", "target": "pod0/node38"}, {"expectatons": []}, "spec.expectatons",
+     "'expectations'"),
+    ({"at": {"event": "job_down", "afer_s": 5}, "kind": "node_crash", "target": "pod0/node38"}, {},
+     "spec.faults[0].at.afer_s", "'after_s'"),
+])
+def test_an_unknown_field_names_the_field_it_is_probably(tmp_path: Path, fault: dict[str, Any],
+                                                         extra: dict[str, Any], path: str, hint: str) -> None:
+    """A typo in a key said only 'unknown field'; the closest field of that place in the schema is named (the kind's
+    own params for a fault's params: link_down has no 'flaps')."""
+    f = tmp_path / "s.yaml"
+    f.write_text(yaml.safe_dump(_with(faults=[fault], **extra)))
+    res = CliRunner().invoke(cli, ["chaos", "validate", str(f)], env={"OPSBRAIN_HOME": str(tmp_path)})
+    lines = res.stderr.strip().splitlines()
+    assert res.exit_code == 2 and len(lines) == 1, lines
+    assert f": {path}: unknown field (did you mean {hint}?)" in lines[0], lines
+
+
+def test_no_hint_for_a_field_like_no_other(tmp_path: Path) -> None:
+    f = tmp_path / "s.yaml"
+    f.write_text(yaml.safe_dump(_with(faults=[{"at": 300, "kind": "link_down", "target": "pod0/node38",
+                                               "params": {"flaps": 3}}])))
+    res = CliRunner().invoke(cli, ["chaos", "validate", str(f)], env={"OPSBRAIN_HOME": str(tmp_path)})
+    assert "spec.faults[0].params.flaps: unknown field" in res.stderr and "did you mean" not in res.stderr
+
+
+def test_a_hint_inside_a_union_member(tmp_path: Path) -> None:
+    f = tmp_path / "s.yaml"
+    f.write_text(yaml.safe_dump(_with(noise={"scael": 2})))
+    res = CliRunner().invoke(cli, ["chaos", "validate", str(f)], env={"OPSBRAIN_HOME": str(tmp_path)})
+    assert "spec.noise.scael: unknown field (did you mean 'scale'?)" in res.stderr, res.stderr

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from faultlib.faults.catalog import CATALOG
 from opsbrain.errors import ScenarioError
 from opsbrain.scenario.builtin import builtin_dir, read_yaml
+from opsbrain.scenario.hints import closest_field
 from opsbrain.scenario.schema import AnyKindFault, Scenario
 from opsbrain.yamlio import yaml_path
 
@@ -57,6 +58,8 @@ def _located(err: Any) -> tuple[str, tuple[Any, ...]]:
             del loc[k + 1]
             break
     msg = _message(err)
+    if err["type"] == "extra_forbidden" and (near := closest_field(tuple(err["loc"]))) is not None:
+        msg += f" (did you mean {near!r}?)"
     if err["type"] == "union_tag_invalid":
         loc.append("kind")
         msg = f"unknown fault kind {err.get('input', {}).get('kind')!r} (known: {', '.join(sorted(CATALOG))})" \
