@@ -41,11 +41,13 @@ def _loops(journals: list[dict[str, Any]]) -> dict[str, Any]:
         kind, pol = i["injected"]["kind"], str(j.get("policy", "auto"))
         count[kind, pol]["faults"] += 1
         count[kind, pol]["top1"] += d == kind
-        count[kind, pol]["unrecovered"] += i.get("ttr_s") is None
+        censored = i.get("detection") == "censored"  # too late in its run to detect: not a fault left unrecovered
+        count[kind, pol]["unrecovered"] += i.get("ttr_s") is None and not censored
+        count[kind, pol]["censored"] += censored
         early = i.get("recovery") == "before_detection"  # back before detection: counted apart, not in the ttrs
         count[kind, pol]["before_detection"] += early
         if i.get("ttr_s") is None:
-            unrecovered[kind] += 1
+            unrecovered[kind] += not censored
         elif not early:
             ttr[kind][pol].append(float(i["ttr_s"]))
     scored = [(i, d) for (_, i), d in zip(faults, diag, strict=True) if i.get("detection") != "censored"]
@@ -77,3 +79,22 @@ def test_an_empty_campaign_has_empty_tables() -> None:
     got = C.build_campaign_report([])
     assert got["confusion"] == {"rows": [], "cols": [], "matrix": []}
     assert got["per_class"] == {} and got["accuracy"]["faults"] == 0
+
+
+def test_a_censored_fault_is_not_counted_unrecovered_in_its_class() -> None:
+    """A node crash injected too late in its run to be detected (censored, no ttr) was a 'not recovered' in the
+    per-class table while the accuracy line above left it out (session 33, helper CC)."""
+    j = {"policy": "auto", "scenario": "s", "incidents": [
+        {"injected": {"kind": "node_crash"}, "ttr_s": 100.0, "detected_at_s": 3.0, "detection": "detected",
+         "recovery": "after_detection", "class_correct": True, "correct": True, "localized": True,
+         "diagnosis": {"fault_class": "node_crash"}},
+        {"injected": {"kind": "node_crash"}, "ttr_s": None, "detected_at_s": None, "detection": "censored",
+         "diagnosis": None}]}
+    got = C.build_campaign_report([j])
+    row = got["per_class"]["node_crash"]["ttr"]["auto"]
+    assert row["faults"] == 2 and row["unrecovered"] == 0 and row["censored"] == 1
+    assert got["per_class"]["node_crash"]["unrecovered"] == 0
+    from opsbrain.report.markdown import render_campaign
+    md = render_campaign(got)
+    line = next(x for x in md.splitlines() if x.startswith("| node_crash |"))
+    assert line.rstrip(" |").endswith("| 0 | 1"), line  # not recovered 0, censored 1

@@ -79,3 +79,24 @@ def test_pseudo_file_systems_are_found_where_they_are_mounted() -> None:
     procs = {row.split()[1] for row in mounts.read_text().splitlines() if row.split()[2:3] == ["proc"]} \
         if mounts.exists() else set()
     assert procs <= dirwalk.pseudo_mounts()
+
+
+def test_the_twins_ground_truth_beside_its_bundles_is_not_read(tmp_path: Path) -> None:
+    """``opsbrain runs bundle --out DIR`` writes DIR/f0001/ and, beside it, f0001.sim.json: the fault injected and
+    the simulation's diagnosis (docs/bundles.md). ``diagnose --logs DIR`` read the sidecar as log text, so the
+    ground truth's panic text became evidence (session 33, helper CC); a directory walk and an archive skip it."""
+    (tmp_path / "f0001").mkdir()
+    (tmp_path / "f0001" / "device.log").write_text(HBM)
+    (tmp_path / "f0001.sim.json").write_text('{"injected": {"kind": "node_crash", "params": {"cause": '
+                                             '"Kernel panic - not syncing: Fatal machine check"}}}\n')
+    signals, stats = ingest_path(str(tmp_path))
+    assert {s.file for s in signals} == {"f0001/device.log"}
+    assert stats.not_read == ["f0001.sim.json: the twin's ground truth beside a bundle it wrote (docs/bundles.md), "
+                              "not logs"]
+    with tarfile.open(tmp_path / "b.tgz", "w:gz") as tar:
+        tar.add(tmp_path / "f0001", arcname="f0001")
+        tar.add(tmp_path / "f0001.sim.json", arcname="f0001.sim.json")
+    signals, stats = ingest_path(str(tmp_path / "b.tgz"))
+    assert {s.file for s in signals} == {"b.tgz:f0001/device.log"}
+    assert stats.not_read == ["b.tgz:f0001.sim.json: the twin's ground truth beside a bundle it wrote "
+                              "(docs/bundles.md), not logs"]

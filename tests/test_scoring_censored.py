@@ -68,3 +68,39 @@ def test_an_optical_decay_the_trend_cannot_flag_before_the_end_is_censored(tmp_p
     assert "alarm horizon" in late["detection_note"]
     horizon = float(late["detection_note"].split("detected is ")[1].split(" s after")[0])
     assert horizon <= early["ttd_s"] and horizon > j["duration_s"] - late["injected"]["at_s"]  # a lower bound
+
+
+def test_a_silent_corruption_whose_nan_comes_after_the_end_is_censored(tmp_path: Path) -> None:
+    """Silent data corruption shows nothing (no code, no metric) until the NaN its model waits ``detect_delay_s``
+    for: one whose NaN would come a day after the onset cannot be detected in a 1 h run (it was scored missed);
+    one whose NaN comes within the run is detected."""
+    path = _write(tmp_path, 3600, [
+        {"at": 600, "kind": "silent_data_corruption", "target": "pod0/node5/npu2", "params": {"detect_delay_s": 60}},
+        {"at": 900, "kind": "silent_data_corruption", "target": "pod0/node7/npu1",
+         "params": {"detect_delay_s": 86400}}])
+    sc, p = load_scenario(str(path))
+    j = chaos.run(build_plan(sc, str(p)))
+    early, late = (i for i in j["incidents"] if i["injected"])
+    assert early["detection"] == "detected" and late["detection"] == "censored"  # was missed
+    assert "2700.0 s before the run's end" in late["detection_note"]
+    assert "86403.0 s after its onset" in late["detection_note"], late["detection_note"]
+    assert j["summary"]["censored"] == 1 and j["summary"]["missed"] == 0
+
+
+def test_an_hbm_overtemperature_that_stays_cool_until_the_end_is_censored(tmp_path: Path) -> None:
+    """An HBM over-temperature shows through its stack's temperature, which ramps from 70 C: its first line at the
+    95 C alarm, the sweeps' warning at 85 C. A day-long ramp begun 1 h before the end reaches neither (71 C at the
+    end): censored, not missed. The default 5-minute ramp is detected."""
+    path = _write(tmp_path, 3600, [
+        {"at": 600, "kind": "hbm_overtemp", "target": "pod0/node5/npu2/hbm"},
+        {"at": 300, "kind": "hbm_overtemp", "target": "pod0/node7/npu1/hbm", "params": {"ramp_s": 86400}}])
+    sc, p = load_scenario(str(path))
+    j = chaos.run(build_plan(sc, str(p)))
+    faults = {i["injected"]["component"]: i for i in j["incidents"] if i["injected"]}
+    assert faults["pod0/node5/npu2/hbm"]["detection"] == "detected"
+    late = faults["pod0/node7/npu1/hbm"]
+    assert late["detection"] == "censored", late["detection"]  # was missed
+    # 15 C of the 35 C ramp to the sweeps' 85 C warning: 15/35 of a day
+    assert "37028.6 s after its onset" in late["detection_note"] and "85" in late["detection_note"], \
+        late["detection_note"]
+    assert j["summary"]["censored"] == 1 and j["summary"]["missed"] == 0

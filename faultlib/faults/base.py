@@ -52,6 +52,9 @@ class ActiveFault:
     at_s: float
     params: dict[str, Any] = field(default_factory=dict)
     ended_at_s: float | None = None
+    quiet_s: float = 0.0
+    """Seconds after onset during which the fault changes nothing a detection path reads (:meth:`FaultModel.quiet_s`):
+    the scorer's lower bound on when it could have been detected."""
 
 
 class FaultModel:
@@ -68,13 +71,19 @@ class FaultModel:
         self.params = dict(spec.params or {})
         self.emit = Emitter(sim)
         self.rng = sim.rng(f"fault/{fault_id}")
-        self.truth = ActiveFault(fault_id, self.kind, self.target, float(spec.at_s), dict(self.params))
+        self.truth = ActiveFault(fault_id, self.kind, self.target, float(spec.at_s), dict(self.params),
+                                 quiet_s=self.quiet_s())
 
     # ---- to override -------------------------------------------------------------------------------
     def run(self) -> Generator[simpy.Event, Any, None]:
         """Progression from onset; returns when the fault is over (healed or permanent state reached)."""
         raise NotImplementedError
         yield  # pragma: no cover
+
+    def quiet_s(self) -> float:
+        """Seconds after onset before the model prints, counts or changes anything (a model that first waits
+        silently says how long); 0 for a fault that shows at once."""
+        return 0.0
 
     # ---- helpers ----------------------------------------------------------------------------------
     @property

@@ -446,10 +446,13 @@ class SilentDataCorruption(FaultModel):
 
     kind = "silent_data_corruption"
 
+    def quiet_s(self) -> float:
+        return max(0.0, float(self.param("detect_delay_s", self.p.sdc_detect_delay_s)))
+
     def run(self) -> Gen:
         npu = self.target
         node = ids.node_of(npu) or ""
-        yield self.wait(self.param("detect_delay_s", self.p.sdc_detect_delay_s))
+        yield self.wait(self.quiet_s())
         for w in self.workloads_on(npu):
             if w.kind == "training":
                 ranks = getattr(w, "ranks", [])

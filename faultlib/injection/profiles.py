@@ -268,10 +268,18 @@ def burst_mixture(mean_gap_s: float, prm: InjectionParams) -> tuple[np.ndarray, 
 
 def renewal_times(rng: np.random.Generator, horizon_s: float, mean_gap_s: float,
                   prm: InjectionParams) -> np.ndarray:
-    """Arrival times in [0, horizon) of a renewal process with the bursty inter-arrival law."""
+    """Arrival times in [0, horizon) of a renewal process with the bursty inter-arrival law, observed from its
+    steady state: the first arrival comes after the forward-recurrence time (the equilibrium excess of the law:
+    for a mixture of exponentials, branch i with probability p_i m_i / sum p_j m_j, mean m_i), so the expected count
+    is horizon / mean_gap_s over any horizon. Starting the clock at an arrival instead (an ordinary renewal
+    process) adds the burst branch's short first gaps: +40% faults in 10 days at one pod's rate."""
     probs, means = burst_mixture(mean_gap_s, prm)
     chunks: list[np.ndarray] = []
-    t = 0.0
+    excess = probs * means / float(np.sum(probs * means))
+    t = float(rng.exponential(means[rng.choice(len(means), p=excess)]))
+    if t >= horizon_s:
+        return np.empty(0)
+    chunks.append(np.array([t]))
     expect = horizon_s / mean_gap_s
     while t < horizon_s:
         n = int(expect + 4 * math.sqrt(expect + 1) * prm.burst_cv) + 16

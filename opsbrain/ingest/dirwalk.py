@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Protocol
 
-from opsbrain.ingest.streams import not_a_log
+from opsbrain.ingest.streams import NOT_EVIDENCE, ground_truth_sidecar, not_a_log
 from opsbrain.ingest.trees import LINK_NOT_FOLLOWED, printable
 
 
@@ -66,7 +66,8 @@ def log_files(root: Path, stats: HasNotRead, follow_links: bool = False) -> list
     """Regular files under ``root`` (sorted; symbolic links followed only with ``follow_links``, each directory once,
     and listed as not read otherwise), with names relative to it (control characters shown as ``?``); a directory that
     cannot be listed (no permission) goes to ``stats.not_read``, as do files that are by their names no logs
-    (:func:`~opsbrain.ingest.streams.not_a_log`, one line for them all) and the kernel's pseudo-file systems."""
+    (:func:`~opsbrain.ingest.streams.not_a_log`, one line for them all), the twin's ground-truth sidecars
+    (:func:`~opsbrain.ingest.streams.ground_truth_sidecar`) and the kernel's pseudo-file systems."""
     out: list[tuple[Path, str]] = []
     skipped: list[str] = []
 
@@ -97,6 +98,9 @@ def log_files(root: Path, stats: HasNotRead, follow_links: bool = False) -> list
         for f in sorted(filenames):
             p = Path(dirpath) / f
             rel = printable(str(p.relative_to(root)))  # a name holding a line end cannot split a line of the answer
+            if ground_truth_sidecar(f):
+                stats.not_read.append(f"{rel}: {NOT_EVIDENCE}")
+                continue
             if not_a_log(f):
                 skipped.append(rel)
                 continue

@@ -92,6 +92,18 @@ def not_a_log(name: str) -> bool:
     return bool(_NOT_LOG_NAMES.fullmatch(base)) or PurePosixPath(base).suffix.lower() in _NOT_LOG_SUFFIXES
 
 
+SIM_SIDECAR = ".sim.json"
+"""Suffix of the file the twin writes beside each bundle with the simulation's ground truth (``<bundle>.sim.json``,
+:func:`opsbrain.bundle.writer.sim_sidecar`, docs/bundles.md)."""
+NOT_EVIDENCE = "the twin's ground truth beside a bundle it wrote (docs/bundles.md), not logs"
+
+
+def ground_truth_sidecar(name: str) -> bool:
+    """Whether a file found in a directory or archive is, by its name, the twin's ground-truth sidecar: what was
+    injected is never evidence, so ``--logs DIR`` skips it (a file given by name is read whatever it is called)."""
+    return name.rpartition("/")[2].endswith(SIM_SIDECAR)
+
+
 def _describe(exc: BaseException) -> str:
     text = str(exc) or type(exc).__name__
     if isinstance(exc, EOFError) or "end of data" in text or "ended before" in text:

@@ -41,7 +41,7 @@ from opsbrain.ingest.dirwalk import MAX_FILES, check_listable, log_files, no_log
 from opsbrain.ingest.encoding import SAMPLE, decode, decoded_lines, sniff
 from opsbrain.ingest.parsers import MAX_LINE, parse_line
 from opsbrain.ingest.signal import Signal
-from opsbrain.ingest.streams import not_a_log
+from opsbrain.ingest.streams import NOT_EVIDENCE, ground_truth_sidecar, not_a_log
 from opsbrain.ingest.surface import WRAP_LOOK, fill_holes, grep_file, looks_binary, plain, rejoin, unwrap, wrapped_paste
 from opsbrain.ingest.timestamps import parse_stamp
 from opsbrain.ingest.workers import device_dir, real_host_file, root_label
@@ -300,6 +300,9 @@ def read_members(path: Path, name: str, stats: TextStats, cap: int | None = None
             if e.problem is not None:
                 stats.not_read.append(f"{label}: {e.problem}")
             elif e.what == FILE and e.open is not None:
+                if ground_truth_sidecar(e.rel):
+                    stats.not_read.append(f"{label}: {NOT_EVIDENCE}")
+                    continue
                 if not_a_log(e.rel):
                     skipped.append(label)
                     continue

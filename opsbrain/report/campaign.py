@@ -57,7 +57,8 @@ def _fault_table(faults: list[tuple[dict[str, Any], dict[str, Any]]]) -> pd.Data
     df = pd.DataFrame.from_records(rows, columns=["kind", "policy", "diag", "ttr_s", "detected", "class_correct",
                                                   "correct", "localized", "early", "censored"])
     df["top1"] = df["diag"] == df["kind"]
-    df["unrecovered"] = df["ttr_s"].isna()
+    # censored (too late in its run to be detected): no recovery was due, so not an unrecovered fault
+    df["unrecovered"] = df["ttr_s"].isna() & ~df["censored"].astype(bool)
     return df
 
 
@@ -86,6 +87,7 @@ def build_campaign_report(journals: list[dict[str, Any]], summary: dict[str, Any
     for k, g in df.groupby("kind", sort=True):
         by_pol = {str(p): _stats(gp.loc[~gp["early"].astype(bool), "ttr_s"].dropna().tolist()) | {
                       "faults": len(gp), "top1": int(gp["top1"].sum()), "unrecovered": int(gp["unrecovered"].sum()),
+                      "censored": int(gp["censored"].sum()),
                       "before_detection": int(gp["early"].sum())}  # back before detection: out of the ttr figures
                   for p, gp in g.groupby("policy", sort=True)}
         per_class[str(k)] = {"support": len(g), "top1": int(g["top1"].sum()), "ttr": by_pol,

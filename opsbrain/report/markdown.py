@@ -253,9 +253,9 @@ def render_campaign(m: dict[str, Any]) -> str:
         for p, s in v["ttr"].items():
             rows.append([k, s["faults"], s["top1"], p, s.get("before_detection", 0), s["n"],
                          text.seconds(s.get("median")), stats.mark(text.seconds(s.get("p90")), 0.9, s["n"]),
-                         text.seconds(s.get("max")), s["unrecovered"]])
+                         text.seconds(s.get("max")), s["unrecovered"], s.get("censored", 0)])
     lines += _table(["fault class", "faults", "top-1", "policy", "back before detection", "recovered after detection",
-                     "median ttr", "p90 ttr", "max ttr", "not recovered"], rows)
+                     "median ttr", "p90 ttr", "max ttr", "not recovered", "censored"], rows)
     lines += ["", "The ttr figures are over the faults recovered after their detection (n: recovered after "
               "detection); those back before it (healed by themselves or needing no action) are counted apart, not "
               "as recoveries by the response."]

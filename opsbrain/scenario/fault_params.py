@@ -8,9 +8,9 @@ each says why.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field, create_model
+from pydantic import AfterValidator, ConfigDict, Field, create_model
 
 from faultlib.faults.catalog import CATALOG
 from faultlib.numbers import NoBoolNumbers
@@ -26,7 +26,20 @@ class NoFaultParams(FaultParamsModel):
     """This fault kind has no parameters."""
 
 
-ParamSpec = tuple[type, dict[str, Any], str]
+def _one_line(text: str) -> str:
+    """A text printed as one log line: no line break (a second line would be read as a log record of its own),
+    tab or other control or separator character (``str.isprintable``, which also refuses what ``splitlines`` breaks
+    on)."""
+    bad = next((c for c in text if not c.isprintable()), None)
+    if bad is not None:
+        raise ValueError(f"must be one line of printable text: it is printed as one log line (found {bad!r} at "
+                         f"character {text.index(bad)})")
+    return text
+
+
+LogLine = Annotated[str, AfterValidator(_one_line)]
+
+ParamSpec = tuple[Any, dict[str, Any], str]
 """(type, bounds, description) of one fault parameter."""
 
 _SPECS: dict[str, dict[str, ParamSpec]] = {
@@ -44,8 +57,8 @@ _SPECS: dict[str, dict[str, ParamSpec]] = {
                                              "minutes, a cut rather than a decay (use link_down)")},
     "link_flap": {"flaps": (int, {"ge": 1, "le": 10_000}, "down/up cycles of the burst (default faults.flap_count); "
                             "bound: 10,000 flaps at the 40 s mean gap is ~5 days")},
-    "node_crash": {"cause": (str, {"min_length": 1, "max_length": 300}, "the kernel's panic line (default 'Kernel "
-                             "panic - not syncing: Fatal machine check')")},
+    "node_crash": {"cause": (LogLine, {"min_length": 1, "max_length": 300}, "the kernel's panic line, one line of "
+                             "printable text (default 'Kernel panic - not syncing: Fatal machine check')")},
     "npu_fail_slow": {"factor": (float, {"gt": 1, "le": 100}, "slowdown of the chip's compute (default "
                                  "faults.fail_slow_factor); bound: 100x slower is a hang (use aicore_hang)")},
     "silent_data_corruption": {"detect_delay_s": (float, {"ge": 0, "le": DAY_S}, "seconds until the NaN shows in "

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from faultlib.faults.catalog import CATALOG
 from opsbrain.errors import ScenarioError
 from opsbrain.scenario.builtin import builtin_dir, read_yaml
+from opsbrain.scenario.hints import closest_field
 from opsbrain.scenario.schema import AnyKindFault, Scenario
 from opsbrain.yamlio import yaml_path
 
@@ -42,7 +43,7 @@ def scenario_errors(data: Any, file: str) -> list[ScenarioError]:
     return [ScenarioError(msg, file=file, path=yaml_path(loc)) for msg, loc in map(_located, found)]
 
 
-_INNER_PATH = re.compile(r"^((?:faults|workloads|expectations)\[\d+\][\w.\[\]]*): (.*)$", re.S)
+_INNER_PATH = re.compile(r"^((?:faults|workloads|expectations|steady_state\.probes)\[\d+\][\w.\[\]]*): (.*)$", re.S)
 
 
 def _located(err: Any) -> tuple[str, tuple[Any, ...]]:
@@ -57,6 +58,8 @@ def _located(err: Any) -> tuple[str, tuple[Any, ...]]:
             del loc[k + 1]
             break
     msg = _message(err)
+    if err["type"] == "extra_forbidden" and (near := closest_field(tuple(err["loc"]))) is not None:
+        msg += f" (did you mean {near!r}?)"
     if err["type"] == "union_tag_invalid":
         loc.append("kind")
         msg = f"unknown fault kind {err.get('input', {}).get('kind')!r} (known: {', '.join(sorted(CATALOG))})" \
@@ -90,7 +93,7 @@ def _other_branch(err: Any) -> bool:
 
 def _message(err: Any) -> str:
     msg = str(err["msg"]).removeprefix("Value error, ")
-    if err["type"] in ("literal_error", "enum") and "kind" in [str(x) for x in err["loc"]][-1:]:
+    if err["type"] in ("literal_error", "enum"):  # a typo is easier to see beside the choices
         return f"{msg} (got {str(repr(err.get('input')))[:80]})"
     if err["type"] == "extra_forbidden":
         return "unknown field"

@@ -123,10 +123,13 @@ def build_plan(sc: Scenario, file: str, seed: int | None = None, policy: str | N
                      if (k := origin_index(s)) is not None and k in triggers]
         timeline = Timeline(s for s in timeline if origin_index(s) not in triggers)
         if spec.random is not None:
-            drawn = draw_timeline(spec.random.profile, topo, spec.duration / 86400.0,
-                                  np.random.default_rng([seed, 2]), bursty=spec.random.bursty,
-                                  lemons=spec.random.lemons, background=spec.random.background,
-                                  params=params.injection)
+            try:
+                drawn = draw_timeline(spec.random.profile, topo, spec.duration / 86400.0,
+                                      np.random.default_rng([seed, 2]), bursty=spec.random.bursty,
+                                      lemons=spec.random.lemons, background=spec.random.background,
+                                      params=params.injection)
+            except FaultPlanError as exc:  # its field is one of spec.random's ('profile: unknown profile ...')
+                raise exc.under("spec.random") from None
             timeline = timeline.merge(drawn)
     except (FaultPlanError, KeyError, ValueError) as exc:
         text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)  # a KeyError's repr quotes

@@ -25,8 +25,10 @@ MAX_SWEEPS = 30_000  # reason: the default 300 s interval over the longest run (
 
 if TYPE_CHECKING:
     FaultKindName = str
+    DiagnosisName = str
 else:  # a Literal of the catalog's kinds, so that pydantic rejects an unknown kind by name
     FaultKindName = Literal[tuple(sorted(CATALOG))]
+    DiagnosisName = Literal[(*sorted(CATALOG), "none")]  # an expectation's class, or none (no diagnosis)
 
 
 class Strict(NoBoolNumbers):
@@ -246,7 +248,7 @@ class Expectation(Strict):
     fails the verdict."""
 
     fault: int | None = Field(None, ge=0)
-    diagnosis: FaultKindName | Literal["none"] | None = None
+    diagnosis: DiagnosisName | None = None  # one Literal: a wrong name is one error, not one per union member
     component: str | None = None
     ttr_max_s: float | None = Field(None, ge=0)
     no_action: bool = False
@@ -325,25 +327,31 @@ class Spec(Strict):
     @model_validator(mode="after")
     def _references(self) -> Spec:
         names = [w.name for w in self.workloads]
-        if len(set(names)) != len(names):
-            raise ValueError("workload names must be unique")
+        for j, name in enumerate(names):
+            if name in names[:j]:
+                raise ValueError(f"workloads[{j}].name: {name!r} is also the name of workloads[{names.index(name)}] "
+                                 "(workload names must be unique)")
         kinds = {w.name: w.kind for w in self.workloads}
-        for p in self.steady_state.probes:
+        known = f"(workloads: {', '.join(names) or 'none'})"
+        for i, p in enumerate(self.steady_state.probes):
             if p.workload is not None and p.workload not in names:
-                raise ValueError(f"probe {p.name!r} names unknown workload {p.workload!r}")
+                raise ValueError(f"steady_state.probes[{i}].workload: unknown workload {p.workload!r} {known}")
             need = WORKLOAD_METRICS.get(p.metric)
             if need is not None and (p.workload is None or kinds[p.workload] != need):
                 has = "names no workload" if p.workload is None else \
                     f"names {p.workload!r}, a {kinds[p.workload]} workload"
                 article = "an" if need == "inference" else "a"
-                raise ValueError(f"probe {p.name!r}: {p.metric} is a metric of {article} {need} workload; the probe "
-                                 f"{has}")
-        for e in self.expectations:
+                raise ValueError(f"steady_state.probes[{i}].workload: {p.metric} is a metric of {article} {need} "
+                                 f"workload; the probe {has}")
+        for k, e in enumerate(self.expectations):
             if e.fault is not None and e.fault >= len(self.faults):
-                raise ValueError(f"expectation refers to faults[{e.fault}], which does not exist")
+                raise ValueError(f"expectations[{k}].fault: faults[{e.fault}] does not exist (the scenario has "
+                                 f"{len(self.faults)} fault(s))")
             if e.degraded_operation is not None and e.degraded_operation.workload not in names:
-                raise ValueError(f"degraded_operation names unknown workload {e.degraded_operation.workload!r}")
+                raise ValueError(f"expectations[{k}].degraded_operation.workload: unknown workload "
+                                 f"{e.degraded_operation.workload!r} {known}")
         _check_fault_links(self.faults, {w.name: w.kind for w in self.workloads})
+        _check_durations(self.faults)
         seen: dict[tuple[Any, ...], int] = {}
         for i, f in enumerate(self.faults):
             if getattr(f, "target", None) is not None and isinstance(f.at, int | float):
@@ -370,20 +378,41 @@ class Spec(Strict):
         return 1.0 if self.noise else 0.0
 
 
+def _check_durations(faults: list[Any]) -> None:
+    """A ``duration`` only where the kind's model reads it: when the fault heals, or its part's repair time
+    (``faultlib.injection.replay``'s DURATION_KINDS and REPAIR_KINDS, checked against the models by a test); the
+    other models never read it, so it would be ignored without a word."""
+    from faultlib.injection.replay import DURATION_KINDS, REPAIR_KINDS
+
+    for i, f in enumerate(faults):
+        kind = getattr(f, "kind", None)
+        if f.duration is not None and kind in CATALOG and kind not in DURATION_KINDS | REPAIR_KINDS:
+            raise ValueError(f"faults[{i}].duration: {kind} takes no duration: it lasts until the response (or a "
+                             f"replacement) ends it. A duration is when the fault heals for "
+                             f"{', '.join(sorted(DURATION_KINDS))}, and the part's repair time for "
+                             f"{', '.join(sorted(REPAIR_KINDS))}")
+
+
 def _check_fault_links(faults: list[Any], workloads: dict[str, str]) -> None:
     """Event triggers name existing training jobs and faults; ``symptom_of`` and ``fault_start`` form no cycle."""
     n = len(faults)
     after: dict[int, int] = {}
+
+    def other(i: int, k: int) -> str:
+        got = "itself" if k == i else f"faults[{k}], which does not exist"
+        others = "there is no other fault" if n == 1 else f"0..{n - 1} other than {i}"
+        return f"must be the index of another fault ({others}), got {k}: {got}"
+
     for i, f in enumerate(faults):
         t = f.trigger
         if t is not None and t.workload is not None and workloads.get(t.workload) != "training":
             raise ValueError(f"faults[{i}].at: {t.workload!r} is not a training workload of this scenario")
         if t is not None and t.fault is not None:
             if t.fault >= n or t.fault == i:
-                raise ValueError(f"faults[{i}].at.fault: must be the index of another fault (0..{n - 1})")
+                raise ValueError(f"faults[{i}].at.fault: {other(i, t.fault)}")
             after[i] = t.fault
         if f.symptom_of is not None and (f.symptom_of >= n or f.symptom_of == i):
-            raise ValueError(f"faults[{i}].symptom_of: must be the index of another fault (0..{n - 1})")
+            raise ValueError(f"faults[{i}].symptom_of: {other(i, f.symptom_of)}")
     for links, what in ((after, "at.fault"), ({i: f.symptom_of for i, f in enumerate(faults)
                                                if f.symptom_of is not None}, "symptom_of")):
         for start in links:
