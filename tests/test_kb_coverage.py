@@ -65,14 +65,15 @@ def test_a_generic_code_is_never_class_exclusive(shipped: list[TableCoverage]) -
         for row in table.rows:
             name = str(row.get("name", ""))
             if name in ("Inner_Error", "ACL_ERROR_RT_INTERNAL_ERROR", "ACL_ERROR_GE_INTERNAL_ERROR",
-                        "ACL_ERROR_INTERNAL_ERROR", "HCCL_E_INTERNAL"):
+                        "ACL_ERROR_INTERNAL_ERROR", "HCCL_E_INTERNAL", "ACLNN_ERR_INNER"):
                 assert cov.outcome[str(row["code"])] == "ambiguous", (table.id, row)
 
 
 def test_shipped_tables_are_well_formed_and_mostly_known(shipped: list[TableCoverage]) -> None:
     tables = [c.table for c in shipped]
     assert {t.id for t in tables} >= {"cann_error_codes", "ge_error_codes", "acl_runtime_codes", "acl_error_codes",
-                                      "acl_ge_codes", "torch_npu_error_codes", "hccl_results", "dcmi_return_codes"}
+                                      "acl_ge_codes", "torch_npu_error_codes", "hccl_results", "dcmi_return_codes",
+                                      "aclnn_status_codes"}
     for t in tables:
         codes = [str(r["code"]) for r in t.rows]
         assert len(codes) == len(set(codes)), t.id
@@ -82,7 +83,7 @@ def test_shipped_tables_are_well_formed_and_mostly_known(shipped: list[TableCove
     by_id = {c.table.id: c for c in shipped}
     # the CANN and AscendCL tables are covered; a lost codes.yaml row shows here
     for tid in ("cann_error_codes", "ge_error_codes", "acl_runtime_codes", "acl_error_codes", "acl_ge_codes",
-                "torch_npu_error_codes", "hccl_results"):
+                "torch_npu_error_codes", "hccl_results", "aclnn_status_codes"):
         assert by_id[tid].known / by_id[tid].total >= 0.95, by_id[tid].as_dict(missing=True)["missing"][:10]
 
 

@@ -88,14 +88,14 @@ every module (``ERR**002``: invalid type)."""
 
 
 def documented_rows() -> list[tuple[list[str], dict[str, Any]]]:
-    """Every documented row of knowledge_base/codes.yaml (runtime, CANN and device codes, HCCL's API return codes as
-    ``hcclret:N``, one row per message category) with the signal kinds the ingestion layer gives its code."""
+    """Every documented row of knowledge_base/codes.yaml (runtime, aclnn, CANN and device codes, HCCL's API return
+    codes as ``hcclret:N``, one row per message category) with the signal kinds the ingestion layer gives its code."""
     from opsbrain.yamlio import read_package_yaml
 
     codes = read_package_yaml(Path(str(resources.files("knowledge_base"))) / "codes.yaml") or {}
     out: list[tuple[list[str], dict[str, Any]]] = []
-    for row in codes.get("acl_runtime", []) or []:
-        out.append(([f"rt:{row['code']}"], row))
+    for row in [*(codes.get("acl_runtime", []) or []), *(codes.get("aclnn_status", []) or [])]:
+        out.append(([f"rt:{row['code']}"], row))  # aclnn return codes (161xxx/361xxx/561xxx) share AscendCL's kinds
     for row in codes.get("cann_error_codes", []) or []:
         c = str(row["code"]).upper()
         if c.startswith("ERR**"):  # a torch_npu error type whatever the submodule: ERR<2-digit module><type>

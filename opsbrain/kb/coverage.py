@@ -35,6 +35,9 @@ PROBES: dict[str, str] = {
     "ecode": "{code}: [PID: 30776] 2026-03-16-07:55:33.842.415",
     # AscendCL / runtime / GE return codes as the application prints them (formats.md, cann parser)
     "acl": "[ERROR] aclrtSynchronizeStream(stream) failed: {code}",
+    # aclnn return codes as torch_npu relays an aclnn call's status (NPU_CHECK_ERROR; Ascend/pytorch#90)
+    "aclnn": "RuntimeError: copy_d2d_baseformat_opapi:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:88 NPU "
+             "function error: call aclnnInplaceCopy failed, error code is {code}",
     # torch_npu's error-code line (Ascend/pytorch error_code_information.md, formats.md)
     "torch_npu": "[ERROR] 2024-06-20-10:41:32 (PID:59450, Device:-1, RankID:-1) {code}",
     # HCCL API return codes relayed by torch_npu (vllm-ascend#2712)

@@ -2,8 +2,9 @@
 lines and consoles that relay them. Error codes of the CANN error-code reference (``EE9999``, ``EZ9999``,
 ``EL0004``, ``EJ0001``, ``EH0001``, ``E30008`` ...; ``EI`` codes are HCCL's, see :mod:`.hccl`), AscendCL / runtime
 return codes (``507053``, ``507015``, ``207018``, ``107002``; with or without ``ErrCode=`` / ``error code is``),
-torch_npu's ``ERR00100`` / ``ERR99999`` family, and the runtime's exception texts (AI Core / AI CPU / FFTS+ task
-exceptions, memory copy failures)."""
+aclnn return codes after the aclnn call that returned them (``161002``, ``561103``), torch_npu's ``ERR00100`` /
+``ERR99999`` family, and the runtime's exception texts (AI Core / AI CPU / FFTS+ task exceptions, memory copy
+failures)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,17 @@ RE_RT_NAMED = screened(rf"(?<![0-9A-Za-z.:\-/_])({RT_CODE}):?\s*\(?ACL_ERROR_[A-
 onnxruntime's CANN execution provider (onnxruntime/core/providers/cann/cann_call.cc: ``%s failure %d: %s ; NPU=%d ;
 hostname=%s ; expr=%s``, the name from CannErrString). The colon the general pattern refuses after a number is the
 name's separator here: the name says the number is the AscendCL code."""
+ACLNN_CODE = r"[135]61\d{3}"
+"""aclnn return codes (aclnnStatus): ACLNN_ERR_PARAM_* 161xxx, ACLNN_ERR_RUNTIME_ERROR 361001, ACLNN_ERR_INNER_* 561xxx
+(knowledge_base/code_tables/aclnn_status_codes.yaml)."""
+RE_ACLNN_RET = screened(rf"\baclnn[A-Z]\w*[^\n]{{0,40}}?(?:\berror code is|\baclnnStatus\s*=)\s*({ACLNN_CODE})"
+                        r"(?![0-9A-Za-z]|\.\d)")
+"""The status an aclnn call returned, printed right after the call's name: torch_npu's NPU_CHECK_ERROR on op-plugin's
+call (``NPU function error: call aclnnInplaceCopy failed, error code is 561103``, Ascend/pytorch#90,
+vllm-ascend#4859), its OPS_CHECK_ERROR in OpParamMaker (``OPS function error: aclnnRecomputeWUFwd, error code is
+561000``, flash-linear-attention-npu#149) and a ctypes caller's (``aclnnCausalConv1dGetWorkspaceSize failed with
+aclnnStatus=561002.``, flash-linear-attention-npu#333). Only there: the general pattern does not take these ranges, so
+a six-digit count or id on an error line stays no code."""
 _RT_CONTEXT = screened(r"err|fail|ret|result|code|exception|abnormal", re.I)
 RE_PLOG_HEAD = re.compile(r"^\[\w+\s*\]\s*\w+\(\d+,[^)]*\):\S+(?:\s*\[[^\]]*\])*(?:\s*\d+(?=\s*[A-Za-z_]))?")
 """A plog line's head ``[ERROR] HCCL(pid,proc):time [file.cc:line][tid]...``: its numbers (thread ids) are no codes;
@@ -152,7 +164,8 @@ def parse(ctx: LineCtx) -> bool:
     if _RT_CONTEXT.search(text):
         body = RE_PLOG_HEAD.sub("", text, count=1)
         named = [a or b for a, b in RE_RT_NAMED.findall(body)]
-        for code in dict.fromkeys(RE_RT.findall(body) + RE_RT_FIELD.findall(body) + named):
+        found_rt = RE_RT.findall(body) + RE_RT_FIELD.findall(body) + named + RE_ACLNN_RET.findall(body)
+        for code in dict.fromkeys(found_rt):
             ctx.add(f"rt:{code}", comp, 2, device=dev)
             found = True
     said = RE_SOURCE_TAGS.sub("", text) if "[FUNC:" in text or "[FILE:" in text else text
