@@ -34,7 +34,8 @@ def table() -> dict[str, Any]:
 
 
 MODEL_FLIPS = {"m025-oam-tools-asys-faq-rerun-segfault-leftover-process",
-               "x001-cann-troubleshooting-moe-combine-mte-out-of-range-network"}
+               "x001-cann-troubleshooting-moe-combine-mte-out-of-range-network",
+               "n002-runtime-faq-setdevice-107001-driver-not-loaded"}
 """Known changes that are the model's, not the reading's, under a head that names a host (:data:`HOSTED`; the signals
 are the same but for that host):
 with a host, the shipped model's best guess for a shell's segfault and a Python traceback, qingtian_failure (its
@@ -42,7 +43,10 @@ family feature ``fam:os`` and one node), crosses the 0.4 bar at 0.42; bare, it s
 hidden: any other change fails.
 x001 (session 17): bare, the model's best guess for a MoE kernel's MTE error beside a notify wait and a remote memory
 error is framework_error at 0.40, on the bar; with a host it falls just under and the fallback stays out (the remote
-memory error, 507057's text, is hardware evidence)."""
+memory error, 507057's text, is hardware evidence).
+n002 (session 33, after the aclnn table's refit): bare, the engine reads config_error at 0.545, just under the text
+fallback's second-opinion bar (0.55), and the words overrule it (driver_firmware_error); with a host it reads 0.551,
+just over, and stands."""
 
 
 def test_no_wrapper_changes_the_class_or_abstention_of_a_dev_excerpt(table: dict[str, Any]) -> None:
