@@ -31,7 +31,7 @@ from opsbrain.diagnosis.vendorlevel import imported_levels, level_notes, levelle
 from opsbrain.errors import InputError
 from opsbrain.ingest import NO_HISTORY, LineReader, Signal, parse_line
 from opsbrain.ingest.derive import LINK_HISTORY_S, link_history_dropped, section_placed
-from opsbrain.ingest.hostnames import root_names_host
+from opsbrain.ingest.hostnames import SWITCH_LOG, chip_host, root_names_host
 from opsbrain.ingest.ranks import RankCollector, RankTable
 from opsbrain.ingest.surface import head_source
 from opsbrain.ingest.text import ingest_paths, read_small
@@ -40,6 +40,7 @@ from opsbrain.ingest.where import (
     head_host,
     node_of,
     npu_of,
+    on_host_chip,
     real_component,
     renamed,
     twin_node,
@@ -436,8 +437,30 @@ def on_workers(signals: list[Signal], ranks: RankCollector,
     # a container directory names no host (shown ""): a plog's lines are its process's server's, others keep the
     # host they name, or none
     host = {f: shown(w) or ranks.server_of(f) or "" for f, w in where.items()}
-    return [with_host(s, h) if s.host is None and (src := written_to(s)) and where[src] and (h := host[src]) else
-            renamed(s, h) if s.host in alias and (h := shown(alias[s.host])) else s for s in signals]
+    placed = [with_host(s, h) if s.host is None and (src := written_to(s)) and where[src] and (h := host[src]) else
+              renamed(s, h) if s.host in alias and (h := shown(alias[s.host])) else s for s in signals]
+    return _chips_on_hosts(placed, ranks, written_to)
+
+
+def _chips_on_hosts(signals: list[Signal], ranks: RankCollector,
+                    written_to: Callable[[Signal], str | None]) -> list[Signal]:
+    """A switch chip's lines (its LCNE log, :data:`~opsbrain.ingest.hostnames.SWITCH_LOG`) whose chip is named after
+    a worker's host (``gz-a3-r07-n36-l1sw2``): that host's, as the bundle reader places them (the one rule,
+    :func:`~opsbrain.ingest.hostnames.chip_host`); before session 33 ``--logs DIR`` named the chip as a host."""
+    shown = ranks.shown()
+    workers = ranks.other_workers | {p.worker for p in ranks.procs.values()} | {
+        ranks.worker_of(f) for f in ranks.files_read()}  # (a host whose files hold no signal is a host too)
+    names = {n for w in workers if (n := shown(w))}
+    found: dict[str, tuple[str, str] | None] = {}
+    out = []
+    for s in signals:
+        if s.host and (f := written_to(s)) and SWITCH_LOG.search(f):
+            if s.host not in found:
+                found[s.host] = chip_host(s.host, names - {s.host})
+            if (at := found[s.host]) is not None:
+                s = on_host_chip(s, s.host, *at)
+        out.append(s)
+    return out
 
 
 def _host_aliases(signals: list[Signal], written_to: Callable[[Signal], str | None]) -> dict[str, str]:

@@ -198,3 +198,14 @@ def renamed(s: Signal, host: str) -> Signal:
     if comp and "~" not in comp and node is not None and node == node_component(s.host):
         comp = host + comp[len(node):]
     return replace(s, component=comp, host=host)
+
+
+def on_host_chip(s: Signal, chip: str, host: str, part: str) -> Signal:
+    """The signal of a switch chip's line where the chip is the one inside ``host`` (``gz-a3-r07-n36-l1sw2`` ->
+    host ``gz-a3-r07-n36``, part ``l1sw2``: :func:`opsbrain.ingest.hostnames.chip_host`): that host's, and the chip
+    a part of it in the component (``gz-a3-r07-n36-l1sw2/UB0/0/5~L2`` -> ``gz-a3-r07-n36/l1sw2/UB0/0/5~L2``), as the
+    bundle reader places it."""
+    comp = s.component
+    if comp and node_of(comp) == chip:
+        comp = f"{host}/{part}{comp[len(chip):]}"
+    return replace(s, component=comp, host=host)
