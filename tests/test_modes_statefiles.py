@@ -98,3 +98,13 @@ def test_the_chip_rule_takes_the_longest_host_and_leaves_other_chips_alone() -> 
     assert chip_host("gz-l2p0-sw00", ["gz-x-n2"]) is None
     assert chip_host("gz-x-n2", ["gz-x-n2"]) is None  # a host is not its own chip
 
+
+def test_a_real_bundles_incidents_name_their_hosts_by_the_users_names(tmp_path: Path, engine: Any) -> None:
+    """``--json``'s ``incidents[].nodes``: the hosts as the bundle names them; the reader's own numbering of a real
+    host (``pod0/node1``) only under ``internal_nodes`` (before: the keys of ``nodes``)."""
+    from opsbrain.bundle import diagnose_bundle
+
+    res = diagnose_bundle(_collection(tmp_path / "c"), engine, None)
+    inc = next(i for i in res["incidents"] if i["id"] == res["primary"])
+    assert inc["nodes"] == ["gz-x-n2"], inc["nodes"]
+    assert set(inc["internal_nodes"]) == {"gz-x-n2"} and inc["internal_nodes"]["gz-x-n2"].startswith("pod0/node")
