@@ -108,3 +108,40 @@ def test_a_real_bundles_incidents_name_their_hosts_by_the_users_names(tmp_path: 
     inc = next(i for i in res["incidents"] if i["id"] == res["primary"])
     assert inc["nodes"] == ["gz-x-n2"], inc["nodes"]
     assert set(inc["internal_nodes"]) == {"gz-x-n2"} and inc["internal_nodes"]["gz-x-n2"].startswith("pod0/node")
+
+
+PORT_DOWN = ("2025-03-01 00:10:00.000 {chip} %%01IFNET/2/linkDown_active(l): The interface status changes. "
+             "(ifName=UB0/0/{port}, AdminStatus=UP, OperStatus=DOWN)\n")
+
+
+def _crash(root: Path) -> Path:
+    """Host ``gz-x-n3``'s kdump (``crash/<ip>-<time>/vmcore-dmesg.txt``, a panic) and the port toward it down on two
+    L2 chips, whose LCNE logs sit in their own folders (chips named by no host)."""
+    dump = root / "gz-x-n3/crash/10.0.0.4-2025-03-01-00:10:00/vmcore-dmesg.txt"
+    dump.parent.mkdir(parents=True)
+    dump.write_text("[ 1800.000000] Kernel panic - not syncing: Fatal machine check\n", encoding="utf-8")
+    (root / "gz-x-n3/messages").write_text("Mar  1 00:05:00 gz-x-n3 kernel: [  100.0] eth0: link up\n",
+                                           encoding="utf-8")
+    for chip in ("gz-l2p0-sw00", "gz-l2p1-sw00"):
+        log = root / "lcne_log" / chip / "log.log"
+        log.parent.mkdir(parents=True)
+        log.write_text(PORT_DOWN.format(chip=chip, port=38), encoding="utf-8")
+    return root
+
+
+def test_a_kdump_is_its_hosts_and_an_l2_chip_no_host_in_both_modes(tmp_path: Path, engine: Any) -> None:
+    """Before: ``--logs`` took the dump's folder (``gz-x-n3/crash/10.0.0.4-...``) for a host and an L2 chip's folder
+    for another, and a node crash's root was the chip ``gz-l2p0-sw00`` (its links' near end)."""
+    from opsbrain.bundle import diagnose_bundle
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+    from opsbrain.ingest.where import node_of
+    from opsbrain.ingest.workers import host_root
+
+    assert host_root("gz-x-n3/crash/10.0.0.4-2025-03-01-00:10:00/vmcore-dmesg.txt")[0] == "gz-x-n3"
+    assert node_of("gz-l2p0-sw00/UB0/0/38~peer") is None  # a chip's own port: the chip is no node
+    assert node_of("gz-x-n2/l1sw2/UB0/0/5~L2") == "gz-x-n2"  # an L1 chip placed in its host
+    root = _crash(tmp_path / "c")
+    lg = diagnose_logs(str(root), engine)["diagnosis"]
+    b = diagnose_bundle(root, engine, None)["diagnosis"]
+    assert lg["root"]["host"] == b["root"]["host"] == "gz-x-n3", (lg["root"], b["root"])
+    assert lg["fault_class"] == b["fault_class"] == "node_crash", (lg["fault_class"], b["fault_class"])

@@ -53,7 +53,14 @@ from typing import Any
 from opsbrain.ingest import asys
 from opsbrain.ingest.hostnames import SWITCH_LOG
 from opsbrain.ingest.npuinfo import NPU_INFO as NPU_INFO_NAME
-from opsbrain.ingest.workers import NAMED_SERVICE_DIRS, POD_DUMP, SERVICE_DIRS, container_log_head, is_wrapper
+from opsbrain.ingest.workers import (
+    NAMED_SERVICE_DIRS,
+    POD_DUMP,
+    SERVICE_DIRS,
+    VMCORE as VMCORE_NAME,
+    container_log_head,
+    is_wrapper,
+)
 
 BUNDLE_FORMAT = "opsbrain-bundle/1"
 MANIFEST = "bundle.json"
@@ -188,9 +195,7 @@ _DEBIAN_SYSLOG = re.compile(r"(?:syslog|kern\.log)(?:\.\d+)?$")
 """rsyslog's files on Debian and Ubuntu (``/var/log/syslog``, ``/var/log/kern.log`` and their rotations ``syslog.1``,
 ``kern.log.2.gz``: the distribution's /etc/rsyslog.d/50-default.conf and logrotate's numbering), where Red Hat-like
 systems (openEuler, CentOS, Kylin) write ``/var/log/messages``: the same line format, read as :data:`MESSAGES`."""
-_VMCORE = re.compile(r"(?:^|/)(?:crash/([^/]+)/)?vmcore[-_]dmesg\.txt$")
-"""kdump's ``vmcore-dmesg.txt``; MindCluster's fault-diagnosis collection layout writes it ``vmcore_dmesg.txt``
-(hiascend.com mindx-dl/600 faultdiag fdug mindxdlFDUG019, the directory tree to collect)."""
+_VMCORE = VMCORE_NAME  # (opsbrain.ingest.workers: --logs DIR places the file by it too)
 _OTHER = re.compile(r"(?:^|/)other/([A-Za-z0-9_.-]+)\.log$")
 _POD_LOG = re.compile(r"(?:^|/)pods/[^/]+/[^/]+/\d+\.log(?:\.\d{8}-\d{6})?$")
 _DOCKER_LOG = re.compile(r"(?:^|/)containers/([0-9a-f]{64})/\1-json\.log(?:\.\d+)?$")
