@@ -57,10 +57,10 @@ from opsbrain.ingest.workers import (
     NAMED_SERVICE_DIRS,
     POD_DUMP,
     SERVICE_DIRS,
-    VMCORE as VMCORE_NAME,
     container_log_head,
     is_wrapper,
 )
+from opsbrain.ingest.workers import VMCORE as VMCORE_NAME
 
 BUNDLE_FORMAT = "opsbrain-bundle/1"
 MANIFEST = "bundle.json"

@@ -3,7 +3,6 @@ npu-smi temperatures and HBM counters as metrics) and the collective jobs' rank 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from opsbrain.bundle.hosts import ip_to_node
