@@ -189,7 +189,8 @@ def test_real_cluster_bundle_without_pod_ids(engine: Any, matcher: Any) -> None:
     assert d["internal_component"] == "pod0/node0/npu3/hbm"
     # evidence names the real file and line
     inc = next(i for i in rep["incidents"] if i["id"] == rep["primary"])
-    assert inc["nodes"] == {"pod0/node0": "ascend-a01"}  # worker-0 only numbers it; its syslog names it (session 31)
+    # worker-0 only numbers it; its syslog names it (session 31); keyed by that name, the reader's id apart (session 33)
+    assert inc["nodes"] == ["ascend-a01"] and inc["internal_nodes"] == {"ascend-a01": "pod0/node0"}
     assert workers["worker-0"]["name"] == "ascend-a01" and d["root"]["host"] == "ascend-a01"
     files = {(e["file"], e["line"]) for e in inc["evidence_lines"]}
     assert ("worker-0/device_log/slog/dev-os-3/run/device-os/device-os_20250301100000000.log", 2) in files

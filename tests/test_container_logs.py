@@ -71,7 +71,7 @@ def test_a_collection_of_container_logs_is_diagnosed_per_node(tmp_path: Path, en
     docker.write_text(json.dumps({"log": HCCL + "\n", "stream": "stderr", "time": "2025-03-01T10:03:21.5Z"}) + "\n")
     rep = diagnose_bundle(tmp_path / "c", engine)
     assert [w["dir"] for w in rep["workers"]] == ["node-1", "node-2"] and not rep["skipped"]
-    found = {(_read_as(i["diagnosis"]), host) for i in rep["incidents"] for host in i["nodes"].values()}
+    found = {(_read_as(i["diagnosis"]), host) for i in rep["incidents"] for host in i["nodes"]}
     assert ("npu_oom", "node-1") in found and ("roce_port_down", "node-2") in found
     d = diagnose_logs(str(tmp_path / "c" / "node-1"), engine)["diagnosis"]
     assert d["fault_class"] == "npu_oom" and d["root"]["device"] == 3

@@ -130,7 +130,7 @@ def test_each_environment_check_folder_of_several_is_its_own_worker(tmp_path: Pa
     _lines, rep = read_bundle(b)
     assert sorted(w["name"] for w in rep["workers"]) == ["worker-5", "worker-6"], rep["workers"]
     res = diagnose_bundle(b, engine)
-    placed = {(n, e.split(" on ")[1]) for inc in res["incidents"] for n in inc["nodes"].values()
+    placed = {(n, e.split(" on ")[1]) for inc in res["incidents"] for n in inc["nodes"]
               for e in inc["diagnosis"]["evidence"] if "smi:critical on" in e}
     assert placed == {("worker-5", "worker-5/npu4"), ("worker-6", "worker-6/npu2")}, placed  # (their names)
     for d in (res["diagnosis"], diagnose_logs(str(b), engine)["diagnosis"]):

@@ -15,6 +15,7 @@ from opsbrain.bundle.hosts import host_ids, unqualify
 from opsbrain.bundle.records import _TIES, BundleLine, BundleRead, Dated, ReaderState
 from opsbrain.bundle.stamps import from_us, stamp, to_us
 from opsbrain.bundle.statefiles import _HCCN_REC
+from opsbrain.ingest.npuinfo import down_ports, down_record
 from opsbrain.yamlio import json_or_none
 
 _JOB_EVENT = re.compile(r"job (\S+) event (\w+)(?: (\{.*\}))?\s*$")
@@ -162,15 +163,10 @@ class Assembly(ReaderState):
             before, after = pair.get("before"), pair.get("after")
             if not after:
                 continue
-            if before is None:
-                states = list(after["state"].values())
-                if states.count("UP") <= states.count("DOWN"):
-                    continue
-            for dev, st in sorted(after["state"].items()):
-                if st == "DOWN" and (before is None or before["state"].get(dev) == "UP") and (node, dev) not in fed:
+            for dev in down_ports(before["state"] if before else None, after["state"]):  # (ingest.npuinfo's rule)
+                if (node, dev) not in fed:
                     dt = self._file_time(after["file"]) or origin_dt
-                    text = f"[devid {dev}]    {dt:%a %b} {dt.day:2d} {dt:%H:%M:%S %Y}    LINK DOWN"
-                    out.append(BundleLine((dt - origin_dt).total_seconds(), node, "hccn", None, text,
+                    out.append(BundleLine((dt - origin_dt).total_seconds(), node, "hccn", None, down_record(dev, dt),
                                           after["file"], 0))
         return out
 

@@ -14,7 +14,7 @@ from typing import Any
 from opsbrain.bundle import layout as L
 from opsbrain.bundle.walk import _File
 from opsbrain.ingest.asys import OUTPUT_DIR, host_dirs
-from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, host_syslog, real_names
+from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, chip_host, host_syslog, real_names
 from opsbrain.ingest.where import real_component
 from opsbrain.ingest.workers import host_root, names_no_host, shared_head
 
@@ -24,7 +24,7 @@ _L2_HOST = re.compile(r"pod(\d+)-l2plane(\d+)-sw(\d+)")
 _IP_NODE = re.compile(r"^10\.(\d+)\.(\d+)\.(\d+)$")
 
 
-def _natural(s: str) -> list[Any]:
+def natural_key(s: str) -> list[Any]:
     return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", s)]
 
 
@@ -52,12 +52,12 @@ def switch_of_host(switch: str, workers: dict[str, dict[str, Any]]) -> str | Non
     """A switch chip named after a host of the bundle (``gz-a3-r07-n36-l1sw2``: the L1 chip inside that host, as an
     Atlas A3 node holds its own): that host's node id and the chip's own name (``pod0/node4/l1sw2``); None for a
     switch named otherwise (it keeps its own name)."""
-    best: tuple[int, str] | None = None
+    node_of: dict[str, str] = {}
     for w in workers.values():
         for name in {w.get("name") or "", w["dir"].rsplit("/", 1)[-1], *w.get("hosts", [])}:
-            if len(name) > 1 and switch.startswith(name + "-") and (best is None or len(name) > best[0]):
-                best = (len(name), f"{w['node']}/{switch[len(name) + 1:]}")
-    return best[1] if best else None
+            node_of.setdefault(name, w["node"])
+    found = chip_host(switch, node_of)  # (the rule --logs DIR places a chip's lines by too)
+    return f"{node_of[found[0]]}/{found[1]}" if found else None
 
 
 def map_workers(files: list[_File], root_name: str) -> dict[str, dict[str, Any]]:
@@ -65,9 +65,9 @@ def map_workers(files: list[_File], root_name: str) -> dict[str, dict[str, Any]]
     Directories of one host (an asys collection's folder and the directory above it: :func:`asys.host_dirs`) share
     a node."""
     workers: dict[str, dict[str, Any]] = {}
-    raw = sorted({f.kind.worker for f in files if f.kind.worker is not None}, key=_natural)
+    raw = sorted({f.kind.worker for f in files if f.kind.worker is not None}, key=natural_key)
     host_of = host_dirs(raw)
-    dirs = sorted(set(host_of.values()), key=_natural)
+    dirs = sorted(set(host_of.values()), key=natural_key)
     hosts: dict[str, Counter[str]] = defaultdict(Counter)
     own: dict[str, Counter[str]] = defaultdict(Counter)  # the host side's syslog only (hostnames.host_syslog)
     for f in files:
@@ -148,7 +148,7 @@ def _same_host_collections(host_of: dict[str, str], dirs: list[str], hosts: dict
         if a != d:
             hosts[a].update(hosts.pop(d))
     host_of = {r: same.get(h, h) for r, h in host_of.items()}
-    return host_of, sorted(set(host_of.values()), key=_natural)
+    return host_of, sorted(set(host_of.values()), key=natural_key)
 
 
 def host_ids(workers: dict[str, dict[str, Any]], root_name: str) -> dict[str, str]:

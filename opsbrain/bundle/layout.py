@@ -51,7 +51,16 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from opsbrain.ingest import asys
-from opsbrain.ingest.workers import NAMED_SERVICE_DIRS, POD_DUMP, SERVICE_DIRS, container_log_head, is_wrapper
+from opsbrain.ingest.hostnames import SWITCH_LOG
+from opsbrain.ingest.npuinfo import NPU_INFO as NPU_INFO_NAME
+from opsbrain.ingest.workers import (
+    NAMED_SERVICE_DIRS,
+    POD_DUMP,
+    SERVICE_DIRS,
+    container_log_head,
+    is_wrapper,
+)
+from opsbrain.ingest.workers import VMCORE as VMCORE_NAME
 
 BUNDLE_FORMAT = "opsbrain-bundle/1"
 MANIFEST = "bundle.json"
@@ -171,7 +180,7 @@ _DEVICE_SYSLOG = re.compile(r"(?:^|/)message/(?:(?:dev-os-(\d+)|device-(\d+))/)?
 "msnpureport工具使用": slog, syslog, black box and stackcore go to ``slog``, ``message``, ``hisi_logs`` and
 ``stackcore`` under the export's time-stamped directory), read as syslog of device N when a ``dev-os-N`` /
 ``device-N`` folder names it, of the worker above ``message`` otherwise."""
-_NPU_INFO = re.compile(r"(?:^|/)npu_info_([^/]+)\.txt$")
+_NPU_INFO = NPU_INFO_NAME  # (opsbrain.ingest.npuinfo: the rule --logs DIR reads these files by too)
 _ENV_TABLE = re.compile(r"(?:^|/)environment_check/(?:[^/]+/)?"
                         r"(?:npu_(?:smi_)?\d+_details\.csv|host_metrics_\d+\.json)$")
 _PLUGIN = re.compile(r"(?:^|/)" + _DL + r"/devicePlugin/devicePlugin[^/]*\.log$")
@@ -181,15 +190,12 @@ _MINDCLUSTER = re.compile(r"(?:^|/)" + _DL + r"/(npu-exporter|[^/]*docker-runtim
 _VOLCANO = re.compile(r"(?:^|/)" + _DL + r"/(volcano-(?:scheduler|controller))/[^/]+\.log$")
 _CLUSTERD = re.compile(r"(?:^|/)" + _DL + r"/clusterd/clusterd[^/]*\.log$")
 _RANK_TABLE = re.compile(r"(?:^|/)(?:jobs/(.+)/)?(?:rank_table|hccl)\.json$")
-_SWITCH = re.compile(r"(?:^|/)(?:lcne_log|switch)/(?:([^/]+)/)?(?:.+/)?"
-                     r"(?:[^/]*log\.log|log_\d+_\d{13,15}\.log)$")
+_SWITCH = SWITCH_LOG  # (opsbrain.ingest.hostnames: --logs DIR places a chip's lines by it too)
 _DEBIAN_SYSLOG = re.compile(r"(?:syslog|kern\.log)(?:\.\d+)?$")
 """rsyslog's files on Debian and Ubuntu (``/var/log/syslog``, ``/var/log/kern.log`` and their rotations ``syslog.1``,
 ``kern.log.2.gz``: the distribution's /etc/rsyslog.d/50-default.conf and logrotate's numbering), where Red Hat-like
 systems (openEuler, CentOS, Kylin) write ``/var/log/messages``: the same line format, read as :data:`MESSAGES`."""
-_VMCORE = re.compile(r"(?:^|/)(?:crash/([^/]+)/)?vmcore[-_]dmesg\.txt$")
-"""kdump's ``vmcore-dmesg.txt``; MindCluster's fault-diagnosis collection layout writes it ``vmcore_dmesg.txt``
-(hiascend.com mindx-dl/600 faultdiag fdug mindxdlFDUG019, the directory tree to collect)."""
+_VMCORE = VMCORE_NAME  # (opsbrain.ingest.workers: --logs DIR places the file by it too)
 _OTHER = re.compile(r"(?:^|/)other/([A-Za-z0-9_.-]+)\.log$")
 _POD_LOG = re.compile(r"(?:^|/)pods/[^/]+/[^/]+/\d+\.log(?:\.\d{8}-\d{6})?$")
 _DOCKER_LOG = re.compile(r"(?:^|/)containers/([0-9a-f]{64})/\1-json\.log(?:\.\d+)?$")

@@ -165,8 +165,8 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool, foll
         click.echo(f"  year-less stamps of {x['path']} read in {x['year']}, the year nearest {x['from']}")
     for inc in res["incidents"]:
         d = inc["diagnosis"] or {}
-        # the hosts by the bundle's own names (the reader's ids of real hosts stay in --json's ``nodes`` keys)
-        where = ", ".join(sorted(set(inc["nodes"].values()), key=_natural)) or "-"
+        # the hosts by the bundle's own names (the reader's ids of real hosts only in --json's ``internal_nodes``)
+        where = ", ".join(inc["nodes"]) or "-"
         job = f" (job {inc['job']})" if inc.get("job") else ""
         click.echo(f"incident {inc['id']}{job} opened {inc['opened_at']} on {where}: {d.get('fault_class')} at "
                    f"{d.get('component') or 'no component named'} (confidence {d.get('confidence', 0):.2f})"

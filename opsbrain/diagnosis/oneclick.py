@@ -31,7 +31,7 @@ from opsbrain.diagnosis.vendorlevel import imported_levels, level_notes, levelle
 from opsbrain.errors import InputError
 from opsbrain.ingest import NO_HISTORY, LineReader, Signal, parse_line
 from opsbrain.ingest.derive import LINK_HISTORY_S, link_history_dropped, section_placed
-from opsbrain.ingest.hostnames import root_names_host
+from opsbrain.ingest.hostnames import SWITCH_LOG, chip_host, root_names_host
 from opsbrain.ingest.ranks import RankCollector, RankTable
 from opsbrain.ingest.surface import head_source
 from opsbrain.ingest.text import ingest_paths, read_small
@@ -40,6 +40,7 @@ from opsbrain.ingest.where import (
     head_host,
     node_of,
     npu_of,
+    on_host_chip,
     real_component,
     renamed,
     twin_node,
@@ -425,19 +426,48 @@ def on_workers(signals: list[Signal], ranks: RankCollector,
     def written_to(s: Signal) -> str | None:
         return origins.get((s.file, s.line_no or 0)) or s.file
 
-    where = {f: ranks.worker_of(f) for f in {written_to(s) for s in signals if s.host is None} if f}
+    # a switch chip's log is no host's directory: its lines are the chip's (the bundle reader's layout alike)
+    where = {f: "" if SWITCH_LOG.search(f) else ranks.worker_of(f)
+             for f in {written_to(s) for s in signals if s.host is None} if f}
     ranks.other_workers |= {w for w in where.values() if w}
     for f, w in where.items():
         ranks.note_file(f, w)
     if not ranks.other_workers:
-        return signals
+        return _chips_on_hosts(signals, ranks, written_to)
     shown = ranks.shown()
     alias = _host_aliases(signals, written_to)
     # a container directory names no host (shown ""): a plog's lines are its process's server's, others keep the
     # host they name, or none
     host = {f: shown(w) or ranks.server_of(f) or "" for f, w in where.items()}
-    return [with_host(s, h) if s.host is None and (src := written_to(s)) and where[src] and (h := host[src]) else
-            renamed(s, h) if s.host in alias and (h := shown(alias[s.host])) else s for s in signals]
+    placed = [with_host(s, h) if s.host is None and (src := written_to(s)) and where[src] and (h := host[src]) else
+              renamed(s, h) if s.host in alias and (h := shown(alias[s.host])) else s for s in signals]
+    return _chips_on_hosts(placed, ranks, written_to)
+
+
+def _chips_on_hosts(signals: list[Signal], ranks: RankCollector,
+                    written_to: Callable[[Signal], str | None]) -> list[Signal]:
+    """A switch chip's lines (its LCNE log, :data:`~opsbrain.ingest.hostnames.SWITCH_LOG`, whose folder names the
+    chip) whose chip is named after a worker's host (``gz-a3-r07-n36-l1sw2``): that host's, as the bundle reader
+    places them (the one rule, :func:`~opsbrain.ingest.hostnames.chip_host`); before session 33 ``--logs DIR``
+    named the chip's folder as a host."""
+    chips = {f for s in signals if (f := written_to(s)) and SWITCH_LOG.search(f)}
+    if not chips:
+        return signals
+    shown = ranks.shown()
+    workers = ranks.other_workers | {p.worker for p in ranks.procs.values()} | {
+        ranks.worker_of(f) for f in ranks.files_read() if not SWITCH_LOG.search(f)}  # (a host without signals too)
+    names = {n for w in workers if (n := shown(w))}
+    found: dict[str, tuple[str, str] | None] = {}
+    out = []
+    for s in signals:
+        if (f := written_to(s)) in chips and (m := SWITCH_LOG.search(f or "")) and (
+                chip := m.group(1) or (s.component or "").split("~")[0].split("/")[0]):
+            if chip not in found:
+                found[chip] = chip_host(chip, names - {chip})
+            if (at := found[chip]) is not None:
+                s = on_host_chip(s, chip, *at)
+        out.append(s)
+    return out
 
 
 def _host_aliases(signals: list[Signal], written_to: Callable[[Signal], str | None]) -> dict[str, str]:

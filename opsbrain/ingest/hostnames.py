@@ -96,3 +96,19 @@ def root_names_host(name: str, files: Iterable[str]) -> bool:
     if host_like(name) and not is_wrapper(name):
         return True
     return any(node_file(f) for f in files if not host_root(f)[0])
+
+
+SWITCH_LOG = re.compile(r"(?:^|/)(?:lcne_log|switch)/(?:([^/]+)/)?(?:.+/)?(?:[^/]*log\.log|log_\d+_\d{13,15}\.log)$")
+"""A UB switch chip's LCNE log (``lcne_log/<chip>/log.log``, real ``log_<n>_<13-15 digits>.log``; ``switch/`` before
+session 30; ascend-fd's LCNE walk takes every ``*log.log`` below ``lcne_log/``): the group is the chip's folder."""
+
+
+def chip_host(chip: str, hosts: Iterable[str]) -> tuple[str, str] | None:
+    """A switch chip named after a host (``gz-a3-r07-n36-l1sw2``: the L1 chip inside host ``gz-a3-r07-n36``, as an
+    Atlas A3 node holds its own): (that host, the chip's own part ``l1sw2``), the longest host name followed by
+    ``-`` that starts the chip's; None for a chip named otherwise (an L2 chip keeps its own name). The bundle reader
+    (:func:`opsbrain.bundle.hosts.switch_of_host`) and ``--logs DIR`` (:func:`opsbrain.diagnosis.oneclick.
+    on_workers`) place a chip's lines by this one rule."""
+    best = max((h for h in hosts if len(h) > 1 and chip.startswith(h + "-") and len(chip) > len(h) + 1),
+               key=len, default=None)
+    return (best, chip[len(best) + 1:]) if best is not None else None

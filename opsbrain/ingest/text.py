@@ -39,6 +39,7 @@ from opsbrain.ingest.archive import sniff as sniff_archive
 from opsbrain.ingest.derive import TLS_STATES, fd_placed, section_placed, tls_mismatch, with_flaps
 from opsbrain.ingest.dirwalk import MAX_FILES, check_listable, log_files, no_logs
 from opsbrain.ingest.encoding import SAMPLE, decode, decoded_lines, sniff
+from opsbrain.ingest.npuinfo import NPU_INFO, NpuInfoScan, PortStates, link_downs
 from opsbrain.ingest.parsers import MAX_LINE, parse_line
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.streams import NOT_EVIDENCE, ground_truth_sidecar, not_a_log
@@ -163,6 +164,7 @@ class LineReader:
         self._dated = False
         self._given = 0  # bytes of input as given (files on disk, stdin as read): MAX_EXPANSION's measure
         self._origin_devices: dict[str, int | None] = {}  # origin file -> the device whose log it is
+        self._link_states: PortStates = {}  # npu_info files' link states, for close_states
         self.origins: dict[tuple[str | None, int], str] = {}
         """(file, line) of a signal's line -> the file it was first written to, where the input holds several
         files' lines: ``grep -r``'s output (the name before each line) or ``tail`` / ``head`` of several files
@@ -195,6 +197,9 @@ class LineReader:
         twin = real_host_file(path or file)
         header: str | None = None  # the file ``tail`` / ``head`` of several files named last (``==> f <==``)
         queried: int | None = None  # the device the last hccn_tool / npu-smi command line queried (``-i N``)
+        # an npu_info file of a collection: read by the bundle reader's rule (link states and metrics are no lines)
+        info = NPU_INFO.search(path or file or "")
+        scan = NpuInfoScan() if info else None
         for n, raw in numbered:
             if raw == prev and raw.strip():
                 continue  # one record written twice (two handlers on a logger, a stream and its tee pasted together)
@@ -227,6 +232,14 @@ class LineReader:
                 queried = int(q.group(1)) if (q := RE_QUERIED.search(line)) else None
             elif not line.strip():
                 queried = None  # its output ends at a blank line (what a paste holds after it is not the query's)
+            if scan is not None and info is not None:
+                got = scan.step(line if line.strip() else None)
+                if got.state is not None:  # the port's state when the file was taken, not an event
+                    self._link_states.setdefault(((file or "").rpartition("/")[0], info.group(1)), {})[got.port] = (
+                        got.state, self._last, n, file or "input", twin)
+                    continue
+                if got.metric is not None and not got.line:
+                    continue  # a metric of npu-smi's (a temperature, an HBM counter), not a line of a fault
             here = file_device if file_device is not None else queried
             if origin is not None:  # the file a line of several files' lines came from: its device
                 if origin not in self._origin_devices:
@@ -247,6 +260,13 @@ class LineReader:
         if not self._tls_told and (told := tls_mismatch(list(self._tls.values()))):
             self.signals.extend(told)
             self._tls_told = True
+        self.stats.signals = len(self.signals)
+
+    def close_states(self) -> None:
+        """The ports the npu_info files of a directory found down, as link-down signals (:func:`.npuinfo.
+        link_downs`, the bundle reader's rule); called once the whole input is read."""
+        states, self._link_states = self._link_states, {}
+        self.signals.extend(link_downs(states, self.signals, self._t0 or 0.0))
         self.stats.signals = len(self.signals)
 
     def _cut(self, lines: Iterable[str]) -> Iterator[str]:
@@ -431,6 +451,7 @@ def ingest_paths(specs: list[str], stdin: IO[bytes] | None = None, reader: LineR
     if len(specs) == 1:
         p = Path(specs[0])
         ingest_path(specs[0], stdin, r)
+        r.close_states()
         return r.signals, r.stats, (root_label(p) if specs[0] != "-" and p.is_dir() else "")
     if "-" in specs:
         raise InputError("- (standard input) cannot be given with other paths", file="-", path="--logs")
@@ -443,6 +464,7 @@ def ingest_paths(specs: list[str], stdin: IO[bytes] | None = None, reader: LineR
     base = os.path.commonpath([os.path.dirname(a) for a in seen])
     for full, spec in seen.items():
         ingest_path(spec, None, r, label=Path(os.path.relpath(full, base)).as_posix())
+    r.close_states()  # (a glob's npu_info_before.txt and npu_info_after.txt are one node's pair)
     return r.signals, r.stats, root_label(Path(base))
 
 
@@ -490,6 +512,8 @@ def ingest_path(spec: str, stdin: IO[bytes] | None = None, reader: LineReader | 
         raise InputError("permission denied", file=spec) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", file=spec) from None
+    if reader is None:
+        r.close_states()
     return r.signals, r.stats
 
 

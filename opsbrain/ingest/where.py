@@ -154,6 +154,13 @@ def npu_of(comp: str | None) -> str | None:
     return None
 
 
+_CHIP_PORT = re.compile(r"UB\d+/\d+/\d+")
+"""A UB switch port as an LCNE line names it (``ifName=UB0/0/38``, ``port=UB0/0/5``: :mod:`.parsers.twin`'s real
+switch lines): right below a name (``gz-l2p0-sw00/UB0/0/38~peer``) it is a chip's own port, and the name a chip's,
+not a host's; an L1 chip a bundle or ``--logs`` placed in its host (``gz-a3-r07-n36/l1sw2/UB0/0/5~L2``) is that
+host's (:func:`opsbrain.ingest.hostnames.chip_host`)."""
+
+
 def node_of(comp: str | None) -> str | None:
     """The node a component (or link) belongs to: ``pod0/node12``, a free host, or None for a bare ``npu3``."""
     if not comp:
@@ -164,8 +171,8 @@ def node_of(comp: str | None) -> str | None:
     if head.startswith("pod") and "/l2plane" in head:
         return None
     parts = head.split("/")
-    if _PART_SEG.fullmatch(parts[0]):
-        return None
+    if _PART_SEG.fullmatch(parts[0]) or _CHIP_PORT.fullmatch("/".join(parts[1:4])):
+        return None  # (a switch chip's own port, its chip no host's: an L2 chip, as the twin's l2plane above)
     return parts[0]
 
 
@@ -197,4 +204,15 @@ def renamed(s: Signal, host: str) -> Signal:
     node = node_of(comp)
     if comp and "~" not in comp and node is not None and node == node_component(s.host):
         comp = host + comp[len(node):]
+    return replace(s, component=comp, host=host)
+
+
+def on_host_chip(s: Signal, chip: str, host: str, part: str) -> Signal:
+    """The signal of a switch chip's line where the chip is the one inside ``host`` (``gz-a3-r07-n36-l1sw2`` ->
+    host ``gz-a3-r07-n36``, part ``l1sw2``: :func:`opsbrain.ingest.hostnames.chip_host`): that host's, and the chip
+    a part of it in the component (``gz-a3-r07-n36-l1sw2/UB0/0/5~L2`` -> ``gz-a3-r07-n36/l1sw2/UB0/0/5~L2``), as the
+    bundle reader places it."""
+    comp = s.component
+    if comp and comp.split("~")[0].split("/")[0] == chip:
+        comp = f"{host}/{part}{comp[len(chip):]}"
     return replace(s, component=comp, host=host)

@@ -47,6 +47,12 @@ ANCHORS = ("process_log", "environment_check", "device_log", "dl_log", "mindx-dl
 """Directories real collections put a worker's logs under: the directory above one of them is the worker (MindCluster's
 component logs too, ``dl_log/`` as ascend-fd collects them and ``mindx-dl/`` as the twin writes them: the bundle
 layout's ``_dl``)."""
+VMCORE = re.compile(r"(?:^|/)(?:crash/([^/]+)/)?vmcore[-_]dmesg\.txt$")
+"""kdump's ``vmcore-dmesg.txt``; MindCluster's fault-diagnosis collection layout writes it ``vmcore_dmesg.txt``
+(hiascend.com mindx-dl/600 faultdiag fdug mindxdlFDUG019, the directory tree to collect), in ``crash/<ip>-<time>/``
+below its worker, as kdump names its dumps: the worker is the directory before ``crash`` (the bundle reader's
+``layout.classify`` and :func:`host_root`, so ``--logs DIR``, alike; before session 33 ``--logs`` took the dump's
+own folder for a host)."""
 NODE_LOG_DIRS = frozenset({"slog", "plog", "hisi_logs", "profiling", "conf", "coredump", "oplog", "device-os",
                            "debug", "run", "bbox", "kbox", "npu", "ascend_seclog", "driver", "dl_log", "mindx-dl",
                            "process_log", "device_log", "environment_check"})
@@ -128,6 +134,8 @@ def host_root(file: str | None) -> tuple[str, str | None]:
             head.pop()
         return "/".join(head), None
     parts = _label_parts(PurePosixPath(canonical(file)).parts)[:-1]
+    if len(parts) >= 2 and parts[-2] == "crash" and VMCORE.search(file):  # crash/<ip>-<time>/vmcore-dmesg.txt
+        parts = parts[:-2]
     for a in ANCHORS:
         if a in parts:
             i = parts.index(a)
