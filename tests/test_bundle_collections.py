@@ -113,7 +113,8 @@ def test_symbolic_links_are_read_only_when_asked_and_each_directory_once(tmp_pat
 
 
 def test_logs_lists_a_link_it_does_not_follow_and_follows_it_when_asked(tmp_path: Path) -> None:
-    from opsbrain.ingest.text import LineReader, ingest_path
+    from opsbrain.ingest.text import LineReader
+    from opsbrain.ingest.textpaths import ingest_path
 
     b = _linked(tmp_path)
     _sigs, stats = ingest_path(str(b))

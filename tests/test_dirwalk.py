@@ -10,7 +10,8 @@ import pytest
 
 from opsbrain.ingest import dirwalk
 from opsbrain.ingest.streams import not_a_log
-from opsbrain.ingest.text import TextStats, ingest_path
+from opsbrain.ingest.text import TextStats
+from opsbrain.ingest.textpaths import ingest_path
 
 
 @pytest.mark.parametrize("name", ["README.md", "README", "LICENSE", "run.sh", "train.py", "topo.png", "x/notes.rst",

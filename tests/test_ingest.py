@@ -206,7 +206,7 @@ def test_binary_content_is_counted_not_read(tmp_path: Path) -> None:
     import random
 
     from opsbrain.ingest.surface import looks_binary
-    from opsbrain.ingest.text import ingest_path
+    from opsbrain.ingest.textpaths import ingest_path
 
     junk = random.Random(7).randbytes(400_000)
     (tmp_path / "core.bin").write_bytes(junk)

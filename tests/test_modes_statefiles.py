@@ -52,7 +52,8 @@ def engine() -> Any:
 
 
 def _signals(root: Path) -> list[Any]:
-    from opsbrain.ingest.text import LineReader, ingest_paths
+    from opsbrain.ingest.text import LineReader
+    from opsbrain.ingest.textpaths import ingest_paths
 
     r = LineReader()
     ingest_paths([str(root)], None, r)

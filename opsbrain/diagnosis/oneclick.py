@@ -34,7 +34,7 @@ from opsbrain.ingest.derive import LINK_HISTORY_S, link_history_dropped, section
 from opsbrain.ingest.hostnames import SWITCH_LOG, chip_host, root_names_host
 from opsbrain.ingest.ranks import RankCollector, RankTable
 from opsbrain.ingest.surface import head_source
-from opsbrain.ingest.text import ingest_paths, read_small
+from opsbrain.ingest.textpaths import ingest_paths, read_small
 from opsbrain.ingest.where import (
     device_in,
     head_host,

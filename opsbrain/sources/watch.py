@@ -288,7 +288,7 @@ class Watcher:
 
     def _load_state(self) -> dict[str, Any] | None:
         """The saved state (None: no file yet); InputError for a file that is not one, or one of another tree."""
-        from opsbrain.ingest.text import read_small
+        from opsbrain.ingest.textpaths import read_small
 
         assert self.state_file is not None
         if not self.state_file.exists():
