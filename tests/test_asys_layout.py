@@ -312,7 +312,7 @@ def test_collections_of_two_hosts_side_by_side_stay_two_hosts(tmp_path: Path, en
     assert len(comps) == 2 and all(c.endswith("/npu3/hbm") for c in comps)
     assert sorted(w["dir"] for w in rep["workers"]) == [OUT, second]
     assert sorted(w["name"] for w in rep["workers"]) == ["ascend-a01", "ascend-a02"]  # each syslog's own host
-    from opsbrain.diagnosis.oneclick import on_workers
+    from opsbrain.diagnosis.hostplace import on_workers
     from opsbrain.ingest import LineReader, ingest_path
     from opsbrain.ingest.ranks import RankCollector
 

@@ -33,7 +33,8 @@ def test_the_root_device_is_named_with_its_workers_directory(engine: Any) -> Non
 
 def test_one_device_index_on_two_workers_is_two_devices(tmp_path: Path, engine: Any) -> None:
     """worker-0 and worker-1 both log an HBM UCE on their device 3: two devices, each named with its worker."""
-    from opsbrain.diagnosis.oneclick import diagnose_logs, on_workers
+    from opsbrain.diagnosis.hostplace import on_workers
+    from opsbrain.diagnosis.oneclick import diagnose_logs
     from opsbrain.ingest import LineReader, ingest_path
     from opsbrain.ingest.ranks import RankCollector
 
@@ -122,7 +123,8 @@ def test_one_archive_per_worker_is_named_as_its_folder(top: bool, tmp_path: Path
     folder still shows its ``device_log`` (before: the worker was ``worker-0.tgz:device_log``)."""
     import tarfile
 
-    from opsbrain.diagnosis.oneclick import diagnose_logs, on_workers
+    from opsbrain.diagnosis.hostplace import on_workers
+    from opsbrain.diagnosis.oneclick import diagnose_logs
     from opsbrain.ingest import LineReader, ingest_path
     from opsbrain.ingest.ranks import RankCollector
 
@@ -267,9 +269,9 @@ def test_the_same_failure_on_two_hosts_is_rooted_where_it_came_first_under_both_
 def test_a_ports_link_records_from_before_the_job_are_history(tmp_path: Path, engine: Any, days_before: int) -> None:
     """``-link_stat -g`` lists a port's changes back to its first link-up (the hccl fault-diagnosis guide's output):
     a flap weeks before the job's first line is not its failure; one during the job is."""
-    from opsbrain.diagnosis.oneclick import diagnose_logs
-
     from datetime import date
+
+    from opsbrain.diagnosis.oneclick import diagnose_logs
 
     day = 28 - days_before
     wd = f"{date(2025, 10, day):%a}"

@@ -35,6 +35,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from opsbrain.diagnosis.waitgraph import first_waits, path_in, sccs, wait_path
 from opsbrain.ingest.ranks import LineRef, RankError, RankProcess, RankTable
 
 CONNECT_TIMEOUT_S = 120
@@ -197,80 +198,6 @@ def _absent(e: RankError, ix: _Index) -> bool:
     return not (e.remote_ip in ix.servers and e.kind in ("transport", "cluster", "socket", "cqe"))
 
 
-def _sccs(nodes: list[str], succ: dict[str, list[str]]) -> list[list[str]]:
-    """Strongly connected components (iterative Tarjan), in the order of ``nodes``."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on: set[str] = set()
-    stack: list[str] = []
-    out: list[list[str]] = []
-    counter = 0
-    for start in nodes:
-        if start in index:
-            continue
-        work = [(start, 0)]
-        while work:
-            v, i = work.pop()
-            if i == 0:
-                index[v] = low[v] = counter
-                counter += 1
-                stack.append(v)
-                on.add(v)
-            nxt = succ.get(v, [])
-            if i < len(nxt):
-                work.append((v, i + 1))
-                w = nxt[i]
-                if w not in index:
-                    work.append((w, 0))
-                elif w in on:
-                    low[v] = min(low[v], index[w])
-                continue
-            for w in nxt:
-                if w in on:
-                    low[v] = min(low[v], low[w])
-            if low[v] == index[v]:
-                comp = []
-                while True:
-                    w = stack.pop()
-                    on.discard(w)
-                    comp.append(w)
-                    if w == v:
-                        break
-                out.append(comp)
-    return out
-
-
-def _path(start: str, goal: set[str], succ: dict[str, list[str]]) -> list[str]:
-    """The shortest path from ``start`` to any node of ``goal`` (BFS), or [start]."""
-    prev: dict[str, str | None] = {start: None}
-    queue = [start]
-    for v in queue:
-        if v in goal:
-            path = [v]
-            while (u := prev[path[-1]]) is not None:
-                path.append(u)
-            return path[::-1]
-        for w in succ.get(v, []):
-            if w not in prev:
-                prev[w] = v
-                queue.append(w)
-    return [start]
-
-
-def _first_waits(start: str, goal: set[str], succ: dict[str, list[str]]) -> list[str]:
-    """The walk from ``start`` along each device's first (earliest) wait to ``goal``, as
-    ascend-fd draws the chain (``worker-0 device-2 -> worker-1 device-2 -> worker-1 device-0 -> worker-1 device-1``:
-    a device's link-table wait before its later p2p wait); [] when the walk does not reach ``goal``."""
-    walk, seen = [start], {start}
-    while walk[-1] not in goal:
-        nxt = succ.get(walk[-1], [])
-        if not nxt or nxt[0] in seen:
-            return []
-        walk.append(nxt[0])
-        seen.add(nxt[0])
-    return walk
-
-
 def _when(p: RankProcess) -> float:
     return p.first_error_t if p.first_error_t is not None else float("inf")
 
@@ -380,8 +307,8 @@ def _graph(errs: list[RankProcess], ix: _Index, kind: str, table: RankTable) -> 
     absent: set[str] = set()  # the waiters whose dead end is a peer whose logs are absent (:func:`_absent`)
     byname = {p.name: p for p in errs}
     for p in errs:
-        # in time order: a device's first wait is its earliest (:func:`_first_waits`), whatever order its files
-        # (rotated plogs, an archive's members) were read in
+        # in time order: a device's first wait is its earliest (:func:`opsbrain.diagnosis.waitgraph.first_waits`),
+        # whatever order its files (rotated plogs, an archive's members) were read in
         for e in sorted((x for x in p.errors if x.kind == kind), key=lambda x: x.t):
             t = _target(e, p, ix)
             if t is not None:
@@ -405,7 +332,7 @@ def _graph(errs: list[RankProcess], ix: _Index, kind: str, table: RankTable) -> 
                                  "device is the root" if dead else "no wait relation could be resolved"),
                            dead_ends=dead, error_devices=errs, notes=list(table.notes))
     nodes = list(dict.fromkeys(waiters + [b for _a, b, _r in edges]))
-    comps = _sccs(nodes, succ)
+    comps = sccs(nodes, succ)
     comp_of = {v: i for i, c in enumerate(comps) for v in c}
     terminal = [i for i, c in enumerate(comps)
                 if not any(comp_of[w] != i for v in c for w in succ.get(v, []))]
@@ -429,13 +356,13 @@ def _graph(errs: list[RankProcess], ix: _Index, kind: str, table: RankTable) -> 
     cyc = len(top) > 1 or top[0] in succ.get(top[0], [])
     roots = sorted((byname[v] for v in top), key=lambda p: (_when(p), p.name))
     goal = set(top)
-    walks = (_first_waits(w, goal, succ) or _path(w, goal, succ) for w in waiters if w not in goal)
+    walks = (first_waits(w, goal, succ) or wait_path(w, goal, succ) for w in waiters if w not in goal)
     paths = [pth for pth in walks if pth[-1] in goal]
     # the longest chain into the root (ties: the earliest waiter); every waiter in the cycle: its earliest member
     chain = max(paths, key=lambda pth: (len(pth), -_when(byname[pth[0]]))) if paths else [roots[0].name]
     if cyc:
         v = chain[-1]
-        loop = _path_in(v, goal, succ)
+        loop = path_in(v, goal, succ)
         chain = chain[:-1] + loop
     rule = {True: "devices waiting for each other (a cycle): the cycle is the root",
             False: "the end of the wait chain waits for nobody: it is the root"}[cyc and len(top) > 1]
@@ -497,18 +424,3 @@ def _silent_peer(errs: list[RankProcess], byname: dict[str, RankProcess], waiter
                        error_devices=[byname[w] for w in waiters] or errs, notes=list(table.notes))
 
 
-def _path_in(v: str, comp: set[str], succ: dict[str, list[str]]) -> list[str]:
-    """A walk from ``v`` around its cycle back to ``v``, inside ``comp``: [v, ..., v]."""
-    out = [v]
-    seen = {v}
-    cur = v
-    while True:
-        nxt = [w for w in succ.get(cur, []) if w in comp]
-        if not nxt:
-            return out
-        w = next((x for x in nxt if x == v), None) or next((x for x in nxt if x not in seen), nxt[0])
-        out.append(w)
-        if w == v or w in seen:
-            return out
-        seen.add(w)
-        cur = w

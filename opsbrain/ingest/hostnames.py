@@ -107,7 +107,7 @@ def chip_host(chip: str, hosts: Iterable[str]) -> tuple[str, str] | None:
     """A switch chip named after a host (``gz-a3-r07-n36-l1sw2``: the L1 chip inside host ``gz-a3-r07-n36``, as an
     Atlas A3 node holds its own): (that host, the chip's own part ``l1sw2``), the longest host name followed by
     ``-`` that starts the chip's; None for a chip named otherwise (an L2 chip keeps its own name). The bundle reader
-    (:func:`opsbrain.bundle.hosts.switch_of_host`) and ``--logs DIR`` (:func:`opsbrain.diagnosis.oneclick.
+    (:func:`opsbrain.bundle.hosts.switch_of_host`) and ``--logs DIR`` (:func:`opsbrain.diagnosis.hostplace.
     on_workers`) place a chip's lines by this one rule."""
     best = max((h for h in hosts if len(h) > 1 and chip.startswith(h + "-") and len(chip) > len(h) + 1),
                key=len, default=None)
