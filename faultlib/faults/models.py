@@ -332,14 +332,23 @@ class NpuFailSlow(FaultModel):
 class NodeCrash(FaultModel):
     """Kernel panic: the host stops. Its ranks die silently (peers wait, see the workloads); the L2 chips log
     their ports toward the node down (the node's own L1 chips and plugin are on the dead board); the panic text
-    itself is the kernel's (kernel/panic.c; read from vmcore-dmesg after the reboot)."""
+    itself is the kernel's (kernel/panic.c; read from vmcore-dmesg after the reboot). The host then stays stopped
+    (:meth:`~faultlib.state.PlantState.halt_host`: nothing on its board writes a line) until it is back in service.
+    A host that is already stopped cannot crash again: nothing runs to panic and its ports are already down, so the
+    fault changes and prints nothing (it ends at once, ``cause`` says why)."""
 
     kind = "node_crash"
 
     def run(self) -> Gen:
         node = self.target
+        if self.sim.state.host_down(node):
+            self.truth.quiet_s = math.inf  # nothing any detection path reads changes (the scorer censors it)
+            yield self.wait(0)
+            self.end(cause="a crash of a host that had already stopped")
+            return
         cause = str(self.param("cause", "Kernel panic - not syncing: Fatal machine check"))
         self.emit.kernel(node, cause)
+        self.sim.state.halt_host(node)
         self.set_health(node, Health.FAILED)
         for plane in range(self.sim.topology.params.l2_planes):
             for lid in self.sim.topology.uplinks[(node, plane)]:
