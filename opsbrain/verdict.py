@@ -185,15 +185,20 @@ def run_verdict(status: str, hypothesis: str, unchecked: list[str],
     """A run's verdict and, when it is ``inconclusive``, why (docs/scenarios.md, "Verdict"). ``aborted``: the run
     did not reach its end. ``failed``: the steady state deviated or an expectation is unmet. ``inconclusive``:
     nothing failed, but a probe could not be checked (no fault-free baseline), or there was nothing to check (no
-    steady-state hypothesis and no expectations; chaostoolkit's "completed"). ``passed``: every probe was checked
-    and held and every expectation was met, and there was at least one of either."""
+    steady-state hypothesis and no expectations; chaostoolkit's "completed"), or an expectation could not be judged
+    (``met`` null: its fault was censored, too late in the run to detect). ``passed``: every probe was checked and
+    held and every expectation was met, and there was at least one of either."""
     if status != "finished":
         return "aborted", None
-    if hypothesis == "deviated" or not all(e.get("met") for e in expectations):
+    if hypothesis == "deviated" or any(e.get("met") is False for e in expectations):
         return "failed", None
     if hypothesis == "unchecked":
         return "inconclusive", (f"probe(s) {', '.join(unchecked)} could not be checked: no fault-free baseline "
                                 "(a fault at t=0 and no model value)")
+    unjudged = [e for e in expectations if e.get("met") is None]
+    if unjudged:
+        return "inconclusive", ("expectation(s) on " + ", ".join(str(e.get("check") or "the run") for e in unjudged)
+                                + " could not be judged: the fault was censored (too late in the run to detect)")
     if hypothesis == "none" and not expectations:
         return "inconclusive", "no steady-state hypothesis and no expectations: nothing was checked"
     return "passed", None
