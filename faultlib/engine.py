@@ -43,6 +43,7 @@ class Simulation:
         self.state = PlantState(self.topology, self.trace, self.clock)
         self.fabric = Fabric(self.topology, self.params.fabric, self.state)
         self.telemetry = TelemetryHub(self.clock)
+        self.telemetry.silent = self.state.host_down  # a stopped host and the parts on its board write nothing
         self.telemetry.delivery = Delivery(self)  # detection paths: poll and shipping delays to subscribers
         self.workloads: dict[str, Workload] = {}
         self.control = ControlAPI(self)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
+from faultlib import ids
 from faultlib.health import UP, Health, check_transition
 from faultlib.topology import Topology
 from faultlib.trace import Trace
@@ -32,6 +33,7 @@ class PlantState:
         self._health_view = MappingProxyType(self._health)
         self._lanes_down: dict[str, int] = {}
         self._listeners: list[Listener] = []
+        self._hosts_down: set[str] = set()
         self.version = 0  # bumped on every change; caches key on it
 
     def subscribe(self, listener: Listener) -> None:
@@ -56,6 +58,22 @@ class PlantState:
         """Read-only view of the components that are not healthy (absent = healthy); no copy, for hot paths."""
         return self._health_view
 
+    def halt_host(self, node: str) -> None:
+        """The host ``node`` stopped (a kernel panic, a power-off): it and every part on its board write no log line
+        until it is back in service (:meth:`host_down`)."""
+        if self.topology.kind.get(node) != "node":
+            raise UnknownComponent(node)
+        self._hosts_down.add(node)
+
+    def host_down(self, component: str) -> bool:
+        """Whether the host ``component`` is on (the node itself, a chip, its device OS, an L1 chip of its board)
+        has stopped and not come back: a reboot, repair or replacement that returns the node to HEALTHY brings it
+        back. A hung host (soft lockup) has not stopped: its kernel still prints."""
+        if not self._hosts_down:
+            return False
+        node = component if component in self._hosts_down else ids.node_of(component)
+        return node in self._hosts_down
+
     def set_health(self, cid: str, new: Health, cause: str = "") -> None:
         if not self.topology.exists(cid):
             raise UnknownComponent(cid)
@@ -65,6 +83,7 @@ class PlantState:
         check_transition(cid, old, new)
         if new == Health.HEALTHY:
             self._health.pop(cid, None)
+            self._hosts_down.discard(cid)  # a host back in service has booted again
         else:
             self._health[cid] = new
         self.version += 1

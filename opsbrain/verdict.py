@@ -128,6 +128,14 @@ def human_steps_note(fault: dict[str, Any]) -> str:
     return f"folded into {folded.get('into')}: its {folded.get('steps', 0)} step(s) {where}"
 
 
+def censored_reason(inc: dict[str, Any]) -> str:
+    """Why a censored fault was out of the run's reach: it changed nothing a detection path reads (its
+    ``detection_note`` says nothing could have detected it, opsbrain.runner.censor.NOTHING) or it came too late."""
+    if str(inc.get("detection_note") or "").startswith("nothing could have detected it"):
+        return "nothing to detect"
+    return "too late in the run to detect"
+
+
 def incident_outcome(inc: dict[str, Any]) -> tuple[str, str]:
     """A journal incident. An injected fault: ``correct``, ``wrong component``, ``wrong class``, ``abstained`` or
     ``missed`` (never diagnosed; ``symptom of <cause>`` for one declared a symptom, scored with its cause;
@@ -153,8 +161,8 @@ def incident_outcome(inc: dict[str, Any]) -> tuple[str, str]:
         return f"{label} (folded into {inc['covered_by']})", tone
     if inc.get("symptom_of") and not d:  # declared a symptom of another fault: scored with its cause
         return f"symptom of {', '.join(inc['symptom_of'])}", "neutral"
-    if not d and inc.get("detection") == "censored":  # injected too close to the end to be detected: not a miss
-        return "censored: too late in the run to detect", "neutral"
+    if not d and inc.get("detection") == "censored":  # the run could not see it: not a miss
+        return f"censored: {censored_reason(inc)}", "neutral"
     if not d:
         return "missed", "bad"
     if d.get("fault_class") == UNKNOWN:
@@ -177,15 +185,20 @@ def run_verdict(status: str, hypothesis: str, unchecked: list[str],
     """A run's verdict and, when it is ``inconclusive``, why (docs/scenarios.md, "Verdict"). ``aborted``: the run
     did not reach its end. ``failed``: the steady state deviated or an expectation is unmet. ``inconclusive``:
     nothing failed, but a probe could not be checked (no fault-free baseline), or there was nothing to check (no
-    steady-state hypothesis and no expectations; chaostoolkit's "completed"). ``passed``: every probe was checked
-    and held and every expectation was met, and there was at least one of either."""
+    steady-state hypothesis and no expectations; chaostoolkit's "completed"), or an expectation could not be judged
+    (``met`` null: its fault was censored, too late in the run to detect). ``passed``: every probe was checked and
+    held and every expectation was met, and there was at least one of either."""
     if status != "finished":
         return "aborted", None
-    if hypothesis == "deviated" or not all(e.get("met") for e in expectations):
+    if hypothesis == "deviated" or any(e.get("met") is False for e in expectations):
         return "failed", None
     if hypothesis == "unchecked":
         return "inconclusive", (f"probe(s) {', '.join(unchecked)} could not be checked: no fault-free baseline "
                                 "(a fault at t=0 and no model value)")
+    unjudged = [e for e in expectations if e.get("met") is None]
+    if unjudged:
+        return "inconclusive", ("expectation(s) on " + ", ".join(str(e.get("check") or "the run") for e in unjudged)
+                                + " could not be judged: the fault was censored (too late in the run to detect)")
     if hypothesis == "none" and not expectations:
         return "inconclusive", "no steady-state hypothesis and no expectations: nothing was checked"
     return "passed", None

@@ -288,13 +288,16 @@ def test_a_passed_run_that_missed_a_fault_says_so(tmp_path: Path) -> None:
 
 
 def test_a_fault_undetected_with_time_to_spare_is_still_said_missed(tmp_path: Path) -> None:
-    """Censoring takes only the faults no path could have seen in time: a CE storm a minute long had the detector's
-    3 s hold and more, so it is missed (its burst count was not reached: the lower bound is the hold)."""
+    """Censoring takes only the faults no path could have seen in time: a CE storm whose first report (32 s in at 2
+    errors/s: faults.ce_log_limit 64) came with the detector's 3 s hold and more to spare in a 60 s run is missed (its
+    burst count was not reached: the lower bound is its first report and the hold). At the default 0.5 errors/s
+    its first report would come after the run's end (128 s): censored (session 33)."""
     f = tmp_path / "storm.yaml"
     f.write_text(yaml.safe_dump({
         "apiVersion": "opsbrain/v1", "kind": "ChaosScenario", "metadata": {"name": "storm", "description": "x"},
         "spec": {"duration": 60, "noise": False, "workloads": [{"name": "train", "kind": "training",
                                                                  "first_node": 32, "nodes": 14}],
-                 "faults": [{"at": 0, "kind": "hbm_ce_storm", "target": "pod0/node33/npu1/hbm"}]}}))
+                 "faults": [{"at": 0, "kind": "hbm_ce_storm", "target": "pod0/node33/npu1/hbm",
+                             "params": {"rate_per_s": 2}}]}}))
     res = CliRunner().invoke(cli, ["chaos", "run", str(f), "--data-dir", str(tmp_path)])
     assert res.exit_code == 0 and "1 fault(s) not detected" in res.output and "censored" not in res.output

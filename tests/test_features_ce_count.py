@@ -40,7 +40,7 @@ def test_a_faster_storm_counts_more_by_its_first_reports() -> None:
     def count_at_first_report(rate: float) -> float:
         sim = case_lib.build_world(4, topo)
         sim.inject(FaultSpec(at_s=100.0, kind="hbm_ce_storm", target=NPU + "/hbm", params={"rate_per_s": rate}))
-        sim.run(100.0 + 300.0 + 1.0)  # the storm's first report (30 min / 6 reports)
+        sim.run(100.0 + 300.0 + 1.0)  # five minutes in (the first reports come sooner the faster the storm)
         return float(sim.telemetry.read("hbm_ce_total", NPU + "/hbm") or 0.0)
 
     slow, fast = count_at_first_report(0.2), count_at_first_report(1.5)

@@ -272,8 +272,8 @@ def test_a_ttr_bound_on_an_unrecovered_fault_says_so() -> None:
     e = Expectation(fault=0, ttr_max_s=10)
     late = {"diagnosis": None, "ttr_s": 17.019200479847655, "actions": []}
     never = {"diagnosis": None, "ttr_s": None, "actions": []}
-    assert _fault_problems(e, [late]) == ["ttr 17.0 s exceeds 10 s"]
-    assert _fault_problems(e, [never]) == ["not recovered"]
+    assert _fault_problems(e, [late]) == (["ttr 17.0 s exceeds 10 s"], [])
+    assert _fault_problems(e, [never]) == (["not recovered"], [])
 
 
 @pytest.mark.parametrize(("probe", "words"), [

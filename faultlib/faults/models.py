@@ -19,23 +19,39 @@ Gen = Generator[simpy.Event, Any, None]
 
 # ---- HBM ------------------------------------------------------------------------------------------
 class HbmCeStorm(FaultModel):
-    """Correctable-error storm: CE counter climbs fast, periodic device reports; heals by itself. The reports are
-    the same line background bursts print (``Event id=0x80e01805``): only their rate tells a storm."""
+    """Correctable-error storm: the CE counter climbs at ``rate_per_s`` and heals by itself. The device reports each
+    time the storm has added ``faults.ce_log_limit`` errors (0x80E01805: correctable errors reached their logging
+    limit), no more often than its sensor check (``faults.ce_sensor_check_s``): a faster storm reports sooner and more
+    often; one that never reaches the limit before it ends prints nothing. The reports are the same line background
+    bursts print (``Event id=0x80e01805``): only their rate tells a storm."""
 
     kind = "hbm_ce_storm"
 
+    def _rate(self) -> float:
+        return float(self.param("rate_per_s", self.p.ce_storm_rate_per_s))
+
+    def report_every_s(self) -> float:
+        """Seconds between two reports: the time the storm takes to add the logging limit's errors, at least one
+        sensor check."""
+        return max(self.p.ce_log_limit / self._rate(), self.p.ce_sensor_check_s)
+
+    def quiet_s(self) -> float:
+        """Nothing is printed before the first report (inf: the storm ends before it reaches the limit)."""
+        first = self.report_every_s()
+        return first if first <= float(self.spec.duration_s or self.p.ce_storm_duration_s) else math.inf
+
     def run(self) -> Gen:
         npu = ids.npu_of(self.target) or self.target
-        rate = float(self.param("rate_per_s", self.p.ce_storm_rate_per_s))
-        dur = float(self.spec.duration_s or self.p.ce_storm_duration_s)
+        rate, dur = self._rate(), float(self.spec.duration_s or self.p.ce_storm_duration_s)
         hub = self.sim.telemetry
         base_slope = hub.metrics.slope("hbm_ce_total", self.target, self.sim.now)
         hub.metrics.add("hbm_ce_total", self.target, self.sim.now, 0.0, slope=base_slope + rate)
-        n_reports = max(1, int(dur // 300))
-        for _ in range(n_reports):
-            # the device reports once errors have accumulated (a report at onset would read ce_count=0)
-            yield self.wait(dur / n_reports)
+        every = self.report_every_s()
+        start = self.sim.now
+        for k in range(1, int(dur / every + 1e-9) + 1):
+            yield self.wait(start + k * every - self.sim.now)  # the k-th limit's worth of errors is in
             self.emit.device_event(npu, fmt.HBM_CE_CODE)
+        yield self.wait(start + dur - self.sim.now)
         hub.metrics.add("hbm_ce_total", self.target, self.sim.now, 0.0, slope=base_slope)
         self.end()
 
@@ -332,14 +348,23 @@ class NpuFailSlow(FaultModel):
 class NodeCrash(FaultModel):
     """Kernel panic: the host stops. Its ranks die silently (peers wait, see the workloads); the L2 chips log
     their ports toward the node down (the node's own L1 chips and plugin are on the dead board); the panic text
-    itself is the kernel's (kernel/panic.c; read from vmcore-dmesg after the reboot)."""
+    itself is the kernel's (kernel/panic.c; read from vmcore-dmesg after the reboot). The host then stays stopped
+    (:meth:`~faultlib.state.PlantState.halt_host`: nothing on its board writes a line) until it is back in service.
+    A host that is already stopped cannot crash again: nothing runs to panic and its ports are already down, so the
+    fault changes and prints nothing (it ends at once, ``cause`` says why)."""
 
     kind = "node_crash"
 
     def run(self) -> Gen:
         node = self.target
+        if self.sim.state.host_down(node):
+            self.truth.quiet_s = math.inf  # nothing any detection path reads changes (the scorer censors it)
+            yield self.wait(0)
+            self.end(cause="a crash of a host that had already stopped")
+            return
         cause = str(self.param("cause", "Kernel panic - not syncing: Fatal machine check"))
         self.emit.kernel(node, cause)
+        self.sim.state.halt_host(node)
         self.set_health(node, Health.FAILED)
         for plane in range(self.sim.topology.params.l2_planes):
             for lid in self.sim.topology.uplinks[(node, plane)]:

@@ -10,6 +10,16 @@ A = "assumed; "
 class FaultParams(ParamGroup):
     ce_storm_duration_s: float = P(1800.0, "s", A + "CE storms before a UCE last tens of minutes", gt=0)
     ce_storm_rate_per_s: float = P(0.5, "errors/s", A + "well above the benign background CE rate", gt=0)
+    ce_log_limit: int = P(
+        64, "errors", A + "a CE storm's device reports 0x80E01805 (correctable ECC errors reached their logging "
+        "limit; IPMI memory sensor 0x0C offset 05h, hicann/driver dms_sensor_type.c) each time it has added this many "
+        "errors; the firmware's limit is not public: taken as the 64 single-bit ECC records the device keeps "
+        "(HBM_ECC_RECORD_MAX_NUMS, hicann/driver src/ascend_hal/dmc/dsmi/include/dsmi_common.h @ef377e9), each storm "
+        "error on a new address, the log starting over after each report", ge=1)
+    ce_sensor_check_s: float = P(
+        0.1, "s", "the device's sensor detection timer (DMS_SENSOR_CHECK_TIMER_LEN, 100 ms, hicann/driver "
+        "src/sdk_driver/inc/dms/dms_interface.h @ef377e9): a sensor state is read, so reported, at most once per check",
+        gt=0)
     peer_timeout_report_s: float = P(
         30.0, "s", "when a stalled job's peers report their notify-wait timeout (plog) and RDMA ends their CQE error, "
         "for every stall cause alike; step-retry timeout 30 s (facts.md §3)", ge=0)

@@ -23,6 +23,8 @@ class TelemetryHub:
         self._subs: list[tuple[Subscriber, frozenset[str] | None]] = []
         self.delivery: Any = None  # a faultlib.telemetry.delivery.Delivery: path delays to subscribers (None: at once)
         self._serials: dict[str, int] = {}
+        self.silent: Callable[[str], bool] | None = None
+        """Origins that cannot write a line now (the parts of a stopped host): their lines are never written."""
 
     def subscribe(self, fn: Subscriber, sources: set[str] | None = None) -> None:
         """Call ``fn`` for each new record; ``sources`` filters log sources (``"job"`` selects job events)."""
@@ -42,7 +44,10 @@ class TelemetryHub:
             if filt is None or source in filt:
                 fn(rec)
 
-    def log(self, origin: str, source: str, level: str, text: str) -> LogLine:
+    def log(self, origin: str, source: str, level: str, text: str) -> LogLine | None:
+        """Write one line of ``origin``'s log (None: the origin cannot write now, :attr:`silent`)."""
+        if self.silent is not None and self.silent(origin):
+            return None
         line = LogLine(self._clock(), origin, source, level, text)
         self.logs.append(line)
         self._publish(line, source)

@@ -161,9 +161,11 @@ def print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False)
 
         print_block(j["superpod"])
     for e in j.get("expectations", []):
-        if not e["met"]:
-            what = f"faults[{e['fault']}]" if e.get("fault") is not None else e.get("check", "the run")
+        what = f"faults[{e['fault']}]" if e.get("fault") is not None else e.get("check", "the run")
+        if e["met"] is False:
             click.echo(f"  expectation on {what} not met: {'; '.join(e['problems'])}")
+        elif e["met"] is None:  # its fault was censored: the run cannot judge it
+            click.echo(f"  expectation on {what} not judged: {'; '.join(e.get('unjudged') or [])}")
 
 
 def workload_lines(j: dict[str, Any]) -> list[str]:

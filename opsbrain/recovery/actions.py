@@ -22,7 +22,7 @@ from opsbrain.recovery.action_base import Call, SpareWaiter
 from opsbrain.recovery.record import IncidentRecord
 from opsbrain.recovery.schema import TARGETS, Step
 from opsbrain.recovery.spare_actions import SpareActions
-from opsbrain.recovery.targets import Context
+from opsbrain.recovery.targets import Context, TargetError
 from opsbrain.recovery.workload_actions import WorkloadActions
 
 __all__ = ["Call", "Executor", "SpareWaiter"]
@@ -122,7 +122,8 @@ class Executor(WorkloadActions, SpareActions):
         if a == "add_spare":
             return [(t, partial(self._add_spare, t, ctx, rec)) for t in targets]
         if a == "ticket":
-            return [(t, partial(self._ticket, t, params.kind, params.reason, rec)) for t in targets]
+            reason = ticket_reason(params.reason, ctx, rec.diagnosis)
+            return [(t, partial(self._ticket, t, params.kind, reason, rec)) for t in targets]
         if a == "wait":
             return [("-", lambda: self._wait(params.seconds))]
         if a == "notify":
@@ -150,3 +151,28 @@ class Executor(WorkloadActions, SpareActions):
             return ActionResult("wait", "-", "succeeded", float(start), float(env.now), {"seconds": seconds})
 
         return env.process(run())
+
+
+TRIGGER_EVIDENCE = 3
+"""How many of the diagnosis' evidence items (strongest first) a ticket's ``{trigger}`` quotes: the codes that decided
+the class are among the first few, and a ticket stays one readable line."""
+
+
+def ticket_reason(template: str, ctx: Context, diagnosis: dict[str, Any] | None) -> str:
+    """A ticket's text with its fields (:data:`~opsbrain.recovery.schema.TICKET_FIELDS`) filled from what the
+    response knows when it opens the ticket: the rows its NPU has isolated, and the diagnosis it acted on with the
+    strongest evidence (what triggered it). ``?`` for a fact the incident does not have."""
+    if "{" not in template:
+        return template
+    values: dict[str, str] = {}
+    try:
+        values["isolated_rows"] = str(ctx.isolated_rows())
+    except TargetError:
+        values["isolated_rows"] = "?"
+    d = diagnosis or {}
+    evidence = [str(e) for e in d.get("evidence") or []]
+    trigger = f"diagnosis {d.get('fault_class', '?')}"
+    if isinstance(d.get("confidence"), int | float):
+        trigger += f" ({float(d['confidence']):.2f})"
+    values["trigger"] = trigger + (" from " + "; ".join(evidence[:TRIGGER_EVIDENCE]) if evidence else "")
+    return template.format_map(values)

@@ -13,6 +13,7 @@ rung order) and returns YAML paths such as ``steps[2].target``.
 
 from __future__ import annotations
 
+import string
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -101,9 +102,29 @@ class ScaleParams(_Params):
     drop: str = Field("node_of(component)", description="node expression: the node(s) the instance gives up")
 
 
+TICKET_FIELDS = ("isolated_rows", "trigger")
+"""What a ticket's ``reason`` may name in braces, filled when it is opened (opsbrain.recovery.actions.ticket_reason):
+``{isolated_rows}`` the HBM rows isolated on the incident's NPU, ``{trigger}`` the diagnosis acted on and its first
+evidence."""
+
+
 class TicketParams(_Params):
     kind: Literal["replace", "inspect", "clean", "software", "page"] = "replace"
-    reason: str = ""
+    reason: str = Field("", description="the ticket's text; may name " + ", ".join(f"{{{f}}}" for f in TICKET_FIELDS)
+                        + ", filled with the facts when it is opened")
+
+    @field_validator("reason")
+    @classmethod
+    def _known_fields(cls, v: str) -> str:
+        try:
+            names = {name for _lit, name, _spec, _conv in string.Formatter().parse(v) if name is not None}
+        except ValueError as exc:
+            raise ValueError(f"reason {v!r}: {exc} (a literal brace is written twice)") from None
+        unknown = sorted(names - set(TICKET_FIELDS))
+        if unknown:
+            raise ValueError(f"reason names {{{unknown[0]}}}; it may name only "
+                             + ", ".join(f"{{{f}}}" for f in TICKET_FIELDS))
+        return v
 
 
 class WaitParams(_Params):

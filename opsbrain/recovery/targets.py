@@ -80,6 +80,13 @@ class Context:
             raise TargetError(f"{self.component!r} is not an NPU or part of one")
         return n
 
+    def isolated_rows(self) -> int:
+        """HBM rows isolated on the component's NPU: what its ``hbm_isolated_rows`` reading says, or the rows this
+        side isolated if more (raises :class:`TargetError` when the component is no NPU or part of one)."""
+        hbm = f"{self.npu()}/hbm"
+        seen = self.sim.telemetry.read("hbm_isolated_rows", hbm, default=0.0) or 0.0
+        return max(self.sim.control.isolated_rows.get(hbm, 0), int(seen))
+
     def affected_nodes(self) -> list[str]:
         """Nodes whose traffic or processes the component touches: every node of the pod for an L2 chip (each
         node has one uplink to it), else the component's own node."""
@@ -213,11 +220,9 @@ def conditions_hold(cond: Any, ctx: Context) -> tuple[bool, str]:
             return False, "node_healthy is " + str(ok).lower()
     if cond.isolated_rows_at_least is not None:
         try:
-            hbm = f"{ctx.npu()}/hbm"
+            rows = ctx.isolated_rows()
         except TargetError as exc:
             return False, str(exc)
-        seen = ctx.sim.telemetry.read("hbm_isolated_rows", hbm, default=0.0) or 0.0
-        rows = max(ctx.sim.control.isolated_rows.get(hbm, 0), int(seen))
         if rows < cond.isolated_rows_at_least:
             return False, f"{rows} HBM rows isolated (< {cond.isolated_rows_at_least})"
     if cond.link_downs_at_least is not None or cond.link_downs_below is not None:

@@ -13,7 +13,7 @@ from collections import Counter
 from typing import Any
 
 from opsbrain.report import postmortem, text, workloads
-from opsbrain.verdict import human_steps_note, needs_attention, probe_outcome, trouble
+from opsbrain.verdict import censored_reason, human_steps_note, needs_attention, probe_outcome, trouble
 
 REPORT_VERSION = 2
 RECOVERY_SHARE = 0.95  # DESIGN.md: recovered = back at >= 95% of the pre-fault rate
@@ -220,8 +220,7 @@ def _grading(inc: dict[str, Any]) -> dict[str, Any]:
     elif not d and inc.get("detection") == "censored":  # no time left to detect: graded apart, not a miss
         return {"graded": False, "correct": None, "censored": True, "injected_kind": inj.get("kind"),
                 "injected_component": inj.get("component"),
-                "words": f"censored: injected {inj.get('kind')} too late in the run to be detected "
-                         f"({inc.get('detection_note')})"}
+                "words": f"censored: injected {inj.get('kind')} {_censored_words(inc)} ({inc.get('detection_note')})"}
     elif not d:
         words = f"missed: injected {inj.get('kind')} was not diagnosed"
     elif not ok_cls:
@@ -498,3 +497,9 @@ def _baseline_summary(baseline: dict[str, Any] | None, journal: dict[str, Any]) 
             "run_id": baseline.get("run_id"), "verdict": baseline.get("verdict"), "summary": s,
             "same_scenario": baseline.get("scenario") in (None, journal.get("scenario")),
             "workloads": [_workload(w) for w in baseline.get("workloads") or []]}
+
+
+def _censored_words(inc: dict[str, Any]) -> str:
+    """Why a censored fault was not graded, in a sentence's words."""
+    return ("changed nothing that could be detected" if censored_reason(inc) == "nothing to detect"
+            else "too late in the run to be detected")

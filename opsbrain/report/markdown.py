@@ -79,10 +79,12 @@ def render_run(m: dict[str, Any]) -> str:
                       s.get("false_positives"), m["counts"]["actions"], m["steady_state"].get("shown", "no")]])
     if m.get("never_fired"):
         lines += ["", "Faults never injected (not counted above):", *[f"- {x}" for x in m["never_fired"]]]
-    unmet = [e for e in m["expectations"] if not e.get("met")]
+    unmet = [e for e in m["expectations"] if e.get("met") is False]
+    unjudged = [e for e in m["expectations"] if e.get("met") is None]
     if m["expectations"]:
-        lines += ["", "Expectations: " + ("all met" if not unmet else "; ".join(
-            f"{_expectation_label(e)} not met ({'; '.join(e['problems'])})" for e in unmet))]
+        said = [f"{_expectation_label(e)} not met ({'; '.join(e['problems'])})" for e in unmet] + [
+            f"{_expectation_label(e)} not judged ({'; '.join(e.get('unjudged') or [])})" for e in unjudged]
+        lines += ["", "Expectations: " + ("all met" if not said else "; ".join(said))]
     lines += ["", *_timeline(m.get("timeline") or {})]
     for inc in (i for i in m["incidents"] if i["detailed"]):
         lines += ["", *_incident(inc, m)]

@@ -11,7 +11,9 @@ horizon; only with in-run sweeps). A model that first waits silently (silent dat
 only through a metric its model ramps (an HBM over-temperature, :data:`RAMPS`) is seen first when the ramp crosses
 the sweeps' warning threshold (with in-run sweeps) or the level at which the model prints its first line (then the
 hold). These are lower bounds: a fault undetected although its earliest moment had passed is missed; one whose
-earliest moment lay beyond the end is censored and left out of accuracy, counted apart.
+earliest moment lay beyond the end is censored and left out of accuracy, counted apart. A fault whose model changed
+nothing at all (``quiet_s`` unbounded: a crash of a host that had already stopped) has no earliest moment: it is
+censored too, its note saying nothing could have detected it (:data:`NOTHING`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ PROGRESSIVE = ("optical_degradation",)  # kinds that announce themselves only wh
 RAMPS: dict[str, tuple[str, str, str]] = {"hbm_overtemp": ("hbm_temp_c", "hbm_temp_alarm_c", "hbm_temp_warn_c")}
 """Kinds that show only through a metric their model ramps from the onset: (metric, the fault parameter at whose
 crossing the model prints its first line, the sweeps' threshold that flags the metric first)."""
+
+
+NOTHING = "nothing could have detected it"
+"""How a ``detection_note`` begins for a fault that changed nothing any detection path reads (no time would do)."""
 
 
 def metric_crossing(sim: Any, metric: str, component: str, level: float, after: float) -> float:
@@ -59,6 +65,10 @@ def earliest_detection(sim: Any, f: Any, hold_s: float, sweep: Any | None) -> tu
         return _ramp_detection(sim, f, hold_s, sweep)
     if f.kind not in PROGRESSIVE:
         quiet = float(getattr(f, "quiet_s", 0.0) or 0.0)
+        if math.isinf(quiet):  # the model changed nothing (it says why in its fault_end's cause)
+            why = next((e.detail.get("cause") for e in sim.trace.events
+                        if e.kind == "fault_end" and e.detail.get("id") == f.id and e.detail.get("cause")), None)
+            return math.inf, "the fault changed nothing a detection path reads" + (f": {why}" if why else "")
         if quiet > 0:  # the model shows nothing before then (silent data corruption's NaN delay)
             return f.at_s + quiet + hold_s, (f"the fault shows nothing for {quiet:g} s after its onset, then the "
                                              f"detector's {hold_s:g} s watermark hold")
@@ -88,6 +98,8 @@ def detection(sim: Any, f: Any, detected: float | None, end: float, hold_s: floa
     at, how = earliest_detection(sim, f, hold_s, sweep)
     if at <= end:
         return {"detection": "missed"}
+    if math.isinf(at):
+        return {"detection": "censored", "detection_note": f"{NOTHING}: {how}"}
     return {"detection": "censored",
             "detection_note": f"injected {end - f.at_s:.1f} s before the run's end; the earliest it could have been "
                               f"detected is {at - f.at_s:.1f} s after its onset ({how})"}

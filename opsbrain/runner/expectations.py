@@ -3,7 +3,9 @@
 Per-fault expectations (``fault: 2``) look at the journal entry of every fault the scenario item injected (known by
 fault id, so event-triggered faults count too). Run-level expectations look at the whole run: false alarms, a
 workload's degraded operation (it kept working, if at a lower rate, instead of waiting down), the Markdown
-report's content. Each result says what was checked, whether it was met and why not.
+report's content. Each result says what was checked, whether it was met and why not. A check that needs a fault
+detected (its diagnosis, component, ttr, the response's actions) cannot be judged on a fault the run ended too soon
+after to detect (``detection: censored``): such a result has ``met`` null and says why in ``unjudged`` (session 33).
 """
 
 from __future__ import annotations
@@ -48,9 +50,10 @@ def check_expectations(plan: Plan, incidents: list[dict[str, Any]], fault_index:
     first = min(onsets, default=0.0)
     for e in plan.scenario.spec.expectations:
         problems: list[str] = []
+        unjudged: list[str] = []
         if e.fault is not None:
             entries = [i for i in incidents if i["injected"] is not None and fault_index.get(i["id"]) == e.fault]
-            problems = _fault_problems(e, entries)
+            problems, unjudged = _fault_problems(e, entries)
             label = f"faults[{e.fault}]"
         else:
             label = ", ".join(k for k in ("actions_any", "false_alarms_max", "degraded_operation", "report_contains")
@@ -65,7 +68,10 @@ def check_expectations(plan: Plan, incidents: list[dict[str, Any]], fault_index:
                 d = e.degraded_operation
                 problems += _degraded_problems(d.workload, d.max_down_s, d.min_share, series.get(d.workload, []),
                                                nominal.get(d.workload, 0.0), first, end)
-        result: dict[str, Any] = {"fault": e.fault, "check": label, "met": not problems, "problems": problems}
+        met = False if problems else None if unjudged else True
+        result: dict[str, Any] = {"fault": e.fault, "check": label, "met": met, "problems": problems}
+        if unjudged:
+            result["unjudged"] = unjudged
         if e.report_contains:
             result["pending"] = list(e.report_contains)
         out.append(result)
@@ -81,14 +87,28 @@ def check_report(expectations: list[dict[str, Any]], render: Callable[[], str]) 
     for e in pending:
         missing = [t for t in e.pop("pending") if t.lower() not in text]
         e["problems"] += [f"the report does not say {t!r}" for t in missing]
-        e["met"] = not e["problems"]
+        e["met"] = False if e["problems"] else None if e.get("unjudged") else True
 
 
-def _fault_problems(e: Expectation, entries: list[dict[str, Any]]) -> list[str]:
+def _censored(i: dict[str, Any]) -> bool:
+    """A fault entry the run ended too soon after to detect, and that nothing diagnosed."""
+    return i.get("detection") == "censored" and not i.get("diagnosis")
+
+
+def _fault_problems(e: Expectation, entries: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """The expectation's unmet checks on the fault's entries, and why checks could not be judged on censored ones
+    (all but ``no_action``: nothing acted on a fault nobody detected is still a fact)."""
     problems: list[str] = []
+    unjudged: list[str] = []
     if not entries:
         problems.append("fault never started")
     for i in entries:
+        if _censored(i):
+            if any(v is not None for v in (e.diagnosis, e.component, e.ttr_max_s, e.actions_any)):
+                unjudged.append(f"{i['id']} censored: {i.get('detection_note') or 'too late in the run to detect'}")
+            if e.no_action and acted(i["actions"]):
+                problems.append("actions were taken where none were expected")
+            continue
         d = i["diagnosis"] or {}
         if e.diagnosis is not None:
             got = d.get("fault_class") or "none"
@@ -103,7 +123,7 @@ def _fault_problems(e: Expectation, entries: list[dict[str, Any]]) -> list[str]:
             problems.append("actions were taken where none were expected")
         if e.actions_any is not None and not _took([i], e.actions_any):
             problems.append(f"the response completed none of {', '.join(e.actions_any)}")
-    return problems
+    return problems, unjudged
 
 
 def _took(incidents: list[dict[str, Any]], actions: list[str]) -> bool:

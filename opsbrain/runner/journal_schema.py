@@ -14,14 +14,15 @@ from typing import Any
 
 from opsbrain.policies import POLICIES
 
-SCHEMA_VERSION = 6  # 2: ttr's bar includes the latency SLO; impact is each fault's share; 3: folded faults are
+SCHEMA_VERSION = 7  # 2: ttr's bar includes the latency SLO; impact is each fault's share; 3: folded faults are
 # detected by the incident that covers them (covered_by), a fault touching no workload recovers only once its part is
 # back; 4: a link only drained or routed around and still down at the end is not recovered, workloads or not
 # (still_out_of_service); 5: ttr and impact come from the dips a fault owns (not another cause's), an inference
 # fault's instances count, impact_measurable / impact_note; recovery (before or after detection) and the
 # summary's median over recoveries after detection; detection (censored: too late in the run to detect); 6: a folded
 # fault's human_steps count its covering incident's steps only when they are counted with it (human_steps_folded),
-# so that each step is counted once (docs/architecture.md)
+# so that each step is counted once (docs/architecture.md); 7: an expectation on a censored fault is not judged
+# (met null, unjudged says why)
 SCHEMA_ID = "https://opsbrain.invalid/schemas/journal-v1.json"  # an identifier, not a download address
 
 _NUM = {"type": "number"}
@@ -100,7 +101,9 @@ def journal_schema() -> dict[str, Any]:
                                   "tolerance_s": _OPT_NUM}, ["before", "after", "deviated"]),
             "expectations": {"type": "array", "items": _obj({"fault": {"type": ["integer", "null"]},  # null: run-level
                                                              "check": {"type": ["string", "null"]},
-                                                             "met": {"type": "boolean"},
+                                                             "met": {"type": ["boolean", "null"]},  # null: 7
+                                                             "unjudged": {"type": "array",
+                                                                          "items": {"type": "string"}},
                                                              "problems": {"type": "array",
                                                                           "items": {"type": "string"}}},
                                                             ["fault", "met", "problems"])},
