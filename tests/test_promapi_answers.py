@@ -1,21 +1,97 @@
 """What a Prometheus query API answers, as a sweep reads it (session 33): an element that is not the API's
-``{"metric": ..., "value": [t, "v"]}`` is one line and exit 2 (was exit 70), and a server holding no npu-exporter
-series is exit 2 (was a healthy cluster)."""
+``{"metric": ..., "value": [t, "v"]}`` is one line and exit 2 (was exit 70), a server holding no npu-exporter series
+is exit 2 (was a healthy cluster), and a node whose series stopped is a stale node, a chip no longer on its node's page
+a lost chip (both were dropped from the sweep)."""
 
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from opsbrain.errors import InputError
-from opsbrain.sources.base import sweep_source
+from opsbrain.sources.base import PrometheusSource, sweep_source
 from opsbrain.sources.promapi import PrometheusQuerySource
 from tests.test_sources_http import reply, serving
+
+STEP_S = 30.0
+LOOKBACK_S = 300.0  # Prometheus's default look-back for instant queries
+
+
+def _labels(node: str, npu: int) -> dict[str, str]:
+    """npu-exporter's card labels (collector/common CardLabel) plus what a Kubernetes scrape adds."""
+    return {"container_name": "", "id": str(npu), "model_name": "Ascend910B3", "namespace": "",
+            "pcie_bus_info": f"0000:C{npu}:00.0", "pod_name": "", "vdie_id": f"185011D4-{npu:08X}",
+            "instance": f"10.0.0.{ord(node[-1]) - 96}:8082", "job": "npu-exporter", "node": node}
+
+
+def tsdb(stopped: dict[str, float]) -> Callable[[BaseHTTPRequestHandler], None]:
+    """A query API over npu-exporter series of nodes worker-a and worker-d (8 NPUs each), scraped every 30 s with the
+    exporter's own time stamps; a node in ``stopped`` has no sample after that Unix time (its exporter stopped). An
+    instant query returns each series' last sample within the look-back, as Prometheus does for stamped samples."""
+    def handle(h: BaseHTTPRequestHandler) -> None:
+        q = parse_qs(urlsplit(h.path).query)
+        expr, t = q["query"][0], float(q["time"][0])
+        result: list[dict[str, Any]] = []
+        for node in ("worker-a", "worker-d"):
+            last = min(math.floor(t / STEP_S) * STEP_S, stopped.get(node, math.inf))
+            if t - last >= LOOKBACK_S:
+                continue
+            for npu in range(8):
+                stamp = last + 0.35 * npu
+                if expr.startswith("timestamp("):
+                    result.append({"metric": _labels(node, npu), "value": [t, f"{stamp:.3f}"]})
+                elif expr.startswith("{__name__"):
+                    for name, v in (("npu_chip_info_temperature", "44"), ("npu_chip_info_health_status", "1"),
+                                    ("npu_chip_info_hbm_ecc_total_double_bit_error_cnt", "0")):
+                        result.append({"metric": {"__name__": name, **_labels(node, npu)}, "value": [t, v]})
+        reply(json.dumps({"status": "success", "data": {"resultType": "vector", "result": result}}).encode())(h)
+    return handle
+
+
+def test_a_node_whose_series_stopped_is_a_stale_node_and_the_live_one_is_quiet() -> None:
+    with serving(tsdb({"worker-d": time.time() - 900})) as url:  # type: ignore[arg-type]
+        rep = sweep_source(PrometheusQuerySource(url))
+    got = [(f.component, f.check, f.severity) for f in rep.findings]
+    assert got == [("worker-d", "heartbeat", "Alarm")], got
+    stale = rep.findings[0]
+    # its last sample is the last one a query time saw (the 20-min query spacing): 900 s old, or up to 20 min more
+    assert stale.data["no_series"] is True and 900 <= stale.data["age_s"] + 65 <= 900 + 1200 + STEP_S
+    assert "no series of it in this collection" in stale.evidence
+
+
+def test_every_node_answering_gives_no_finding() -> None:
+    with serving(tsdb({})) as url:  # type: ignore[arg-type]
+        rep = sweep_source(PrometheusQuerySource(url))
+    assert rep.findings == [] and rep.checked["heartbeat"] == 18
+
+
+def test_a_chip_gone_from_its_nodes_page_is_lost_not_dropped() -> None:
+    """npu-exporter pages (one URL per node) swept twice: the second no longer lists NPU 7."""
+    now = time.time()
+    pages = [(now - 120, range(8)), (now, range(7))]
+
+    def handle(h: BaseHTTPRequestHandler) -> None:
+        stamp, npus = pages[0] if len(h.server.seen) == 1 else pages[1]  # type: ignore[attr-defined]
+        text = "".join("npu_chip_info_temperature{" + ",".join(f'{k}="{v}"' for k, v in _labels("w1", i).items())
+                       + f"}} 44 {int((stamp + 0.35 * i) * 1000)}\n" for i in npus)
+        reply(text.encode())(h)
+
+    with serving(handle) as url:
+        src = PrometheusSource([url + "/metrics"])
+        sweep_source(src)
+        rep = sweep_source(src)
+    got = [(f.component, f.check, f.severity, f.data.get("no_series")) for f in rep.findings]
+    assert got == [("w1/npu7", "heartbeat", "Critical", True)], got
 
 
 @pytest.mark.parametrize("element", [

@@ -172,8 +172,9 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
                             p.hbm_ue_window_s)
     history.add(cur)
     t = cur.t
+    gone = vanished(cur, history)
     npus = tuple(sorted(cur.npu_temp_c.keys() | cur.npu_sample_t.keys() | cur.npu_health.keys()
-                        | cur.npu_fault_codes.keys()))
+                        | cur.npu_fault_codes.keys() | gone.keys()))
     hbms = tuple(sorted(cur.hbm_temp_c.keys() | cur.hbm_ce_total.keys() | cur.hbm_rows.keys()
                         | cur.hbm_ue_total.keys()))
     modules = tuple(sorted(cur.optics))
@@ -216,7 +217,7 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
     trend_t = np.asarray([x.t for x in trend], dtype=float)
     trend_rx = (np.stack([_dom(x, modules, lanes)["rx_dbm"].astype(np.float32) for x in trend]) if trend
                 else np.empty((0, len(modules), lanes), dtype=np.float32))
-    age, node_age = sample_ages(cur, npus, p)
+    age, node_age = sample_ages(cur, npus, p, {**gone, **cur.npu_sample_t})
     admin = np.zeros(len(links), dtype=bool)
     return Snapshot(
         t=t, windows={"hbm_ce": w_ce, "hbm_ue": w_ue, "hbm_rows": w_rows, "link_down": p.link_down_window_s,
@@ -237,7 +238,8 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
         hbm_ue_total=_values(cur.hbm_ue_total, hbms) if cur.hbm_ue_total else None,
         npu_fault_codes=tuple(tuple(cur.npu_fault_codes.get(n, ())) for n in npus) if cur.npu_fault_codes else None,
         link_downs_from_states=from_states if from_states.any() else None,
-        heartbeat_grace_s=p.exporter_update_s if cur.npu_sample_t else 0.0, node_sample_age_s=node_age)
+        heartbeat_grace_s=p.exporter_update_s if cur.npu_sample_t or gone else 0.0, node_sample_age_s=node_age,
+        npus_unseen=frozenset(gone) or None)
 
 
 def state_downs(kept: list[Readings], links: tuple[str, ...]) -> tuple[np.ndarray, float]:
@@ -266,7 +268,27 @@ def state_downs(kept: list[Readings], links: tuple[str, ...]) -> tuple[np.ndarra
     return n, (last_t - first_t if first_t is not None else 0.0)
 
 
-def sample_ages(r: Readings, npus: tuple[str, ...], p: SweepParams) -> tuple[np.ndarray, dict[str, float]]:
+def vanished(cur: Readings, history: CollectionHistory) -> dict[str, float]:
+    """NPUs that an earlier kept collection read a sample time of and ``cur`` holds no series of, with their last
+    sample time. An exporter that stopped answering to Prometheus, or a chip it no longer lists, leaves no series:
+    npu-exporter stamps its samples, and Prometheus keeps such a series in an instant query only for its 5-min
+    look-back (no staleness marker for samples with their own time stamps; Prometheus docs, "Staleness"), then returns
+    nothing. Before, such a node simply dropped out of the sweep (OK); aged from its last sample it is the stale node
+    (or the lost chip) it is. The kept history bounds how long it is remembered (24 h; a ``prometheus-api`` sweep's 2 h
+    of query times)."""
+    present = cur.npu_temp_c.keys() | cur.npu_sample_t.keys() | cur.npu_health.keys() | cur.npu_fault_codes.keys()
+    out: dict[str, float] = {}
+    for x in history.items:
+        if x is cur:
+            continue
+        for n, ts in x.npu_sample_t.items():
+            if n not in present and ts > out.get(n, -math.inf):
+                out[n] = ts
+    return out
+
+
+def sample_ages(r: Readings, npus: tuple[str, ...], p: SweepParams,
+                sample_t: Mapping[str, float] | None = None) -> tuple[np.ndarray, dict[str, float]]:
     """Each NPU's heartbeat age as a real source shows it, and each node's metrics age.
 
     An NPU's age is how far its samples lag its own node's newest beyond ``p.exporter_update_s`` (one exporter reads
@@ -280,13 +302,14 @@ def sample_ages(r: Readings, npus: tuple[str, ...], p: SweepParams) -> tuple[np.
     def node(n: str) -> str:
         return n.rpartition("/npu")[0]
 
+    stamps = r.npu_sample_t if sample_t is None else sample_t
     newest: dict[str, float] = {}
-    for n, ts in r.npu_sample_t.items():
+    for n, ts in stamps.items():
         k = node(n)
         newest[k] = max(newest.get(k, -math.inf), ts)
     ref = max(r.t, max(newest.values(), default=r.t))
     grace = p.exporter_update_s
-    ages = np.fromiter((max(0.0, newest[node(n)] - r.npu_sample_t[n] - grace) if n in r.npu_sample_t else NAN
+    ages = np.fromiter((max(0.0, newest[node(n)] - stamps[n] - grace) if n in stamps else NAN
                         for n in npus), dtype=float, count=len(npus))
     return ages, {k: max(0.0, ref - t - p.scrape_skew_s - grace) for k, t in sorted(newest.items())}
 
