@@ -160,6 +160,8 @@ def _print_sweep(d: dict[str, Any], fmt: str = "table") -> None:
         click.echo(f"  ... and {len(collected) - MAX_COLLECTED_LINES} more nodes (--json lists them)")
     for x in d.get("coverage", {}).get("not_read", []):
         click.echo(f"  not read (its components not swept): {x}")
+    for check, why in d.get("coverage", {}).get("not_fed", {}).items():
+        click.echo(f"  not fed (checked nothing): {check}: {why}")
     for x in d.get("coverage", {}).get("dropped", []):
         click.echo(f"  not used: {x}")
 

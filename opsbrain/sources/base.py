@@ -22,8 +22,9 @@ from urllib.parse import urlsplit
 
 from opsbrain.errors import InputError
 from opsbrain.sources.exporter import COVERS, PageParser, parse_page
+from opsbrain.sources.exporter_metrics import metrics_feeding
 from opsbrain.sources.httpget import fetch, shown_url
-from opsbrain.sources.readings import CollectionHistory, Readings, merge, read_anything, snapshot_from
+from opsbrain.sources.readings import CollectionHistory, Readings, fed_checks, merge, read_anything, snapshot_from
 from opsbrain.sweeps.params import SweepParams
 from opsbrain.sweeps.snapshot import Snapshot, SweepHistory, take_snapshot
 from opsbrain.sweeps.sweep import CHECK_NAMES, SweepReport, sweep_snapshot
@@ -105,6 +106,16 @@ class ReadingsSource:
             self.kept.save(self.history)
         return snap
 
+    def feeding(self, check: str) -> list[str]:
+        """What feeds ``check`` on this source (metric names), for ``coverage.not_fed``."""
+        return metrics_feeding(check)
+
+    def not_fed(self) -> dict[str, str]:
+        """Checks this source can feed that the last collection read nothing for (:func:`fed_checks`), each with what
+        would have fed it: an older npu-exporter (no HBM ECC series before MindCluster v6.0.0) or a card without
+        them is said, not swept as OK on 0 components."""
+        return _not_fed(self)
+
     def coverage(self) -> dict[str, Any]:
         """What the kept history lets the windowed checks see (for reports)."""
         n = len(self.history.items)
@@ -113,10 +124,24 @@ class ReadingsSource:
         return {"source": self.name, "collections_kept": n, "history_s": round(span, 3), **extra,
                 "checks": sorted(self.covers()), "not_covered": sorted(set(CHECK_NAMES) - self.covers()),
                 **({"history_kept": self.kept.describe(self.history)} if self.kept is not None else {}),
-                "not_read": list(self.not_read[:20]), "dropped": _capped(self.dropped, MAX_DROPPED_LINES),
+                "not_read": list(self.not_read[:20]), "not_fed": self.not_fed(),
+                "dropped": _capped(self.dropped, MAX_DROPPED_LINES),
                 "note": "windowed checks (hbm_ce, link_crc, hbm_rows growth, link_downs from link states) and "
                         "dom_trend need earlier collections of this source; a first collection feeds the "
                         "point-in-time checks only" if n < 2 else ""}
+
+
+def _not_fed(source: ReadingsSource) -> dict[str, str]:
+    """Checks ``source`` can feed that its last collection read nothing for, each with what would feed it."""
+    if not source.history.items:
+        return {}
+    fed = fed_checks(source.history.items[-1])
+    out = {}
+    for check in sorted(source.covers() - fed):
+        names = source.feeding(check)
+        out[check] = ("no reading for it in this collection" + (f": no {', '.join(names)} series with a value"
+                                                               if names else ""))
+    return out
 
 
 def link_downs_note(history: CollectionHistory) -> str:

@@ -314,6 +314,25 @@ def sample_ages(r: Readings, npus: tuple[str, ...], p: SweepParams,
     return ages, {k: max(0.0, ref - t - p.scrape_skew_s - grace) for k, t in sorted(newest.items())}
 
 
+def fed_checks(r: Readings) -> set[str]:
+    """The checks a collection holds any reading for (NaN and -1, no reading, feed none). A source that can feed a
+    check but read nothing for it in a collection (npu-exporter before MindCluster v6.0.0 publishes no HBM ECC series,
+    before v7.1 no HBM temperature) says so in ``coverage.not_fed``, instead of the check reading as OK on 0
+    components. Checks not named here are taken as fed."""
+    def optic(f: str) -> bool:
+        return any(any(v == v for v in fields.get(f, ())) for fields in r.optics.values())
+
+    rx = optic("rx_dbm")
+    got = {"npu_temp": bool(r.npu_temp_c), "hbm_temp": bool(r.hbm_temp_c),
+           "npu_health": bool(r.npu_health or r.npu_fault_codes), "hbm_ce": bool(r.hbm_ce_total),
+           "hbm_uce": bool(r.hbm_ue_total), "hbm_rows": bool(r.hbm_rows), "dom_rx": rx, "dom_spread": rx,
+           "dom_trend": rx, "dom_tx": optic("tx_dbm"), "dom_bias": optic("bias_ma"), "dom_snr": optic("snr_db"),
+           "link_light": bool(rx or r.link_oper_down or r.link_net_unhealthy), "link_crc": bool(r.link_crc_total),
+           "link_downs": bool(r.link_oper_down or r.link_down_times or r.link_state_downs),
+           "heartbeat": bool(r.npu_sample_t)}
+    return {c for c, fed in got.items() if fed}
+
+
 def read_anything(r: Readings) -> bool:
     """Whether a collection holds any reading the checks use (an empty page, or another exporter's, holds none)."""
     return any(getattr(r, name) for name in ("npu_temp_c", "npu_sample_t", "npu_health", "npu_fault_codes",

@@ -1,0 +1,67 @@
+"""npu-exporter pages of different releases (session 33). ascend-npu-exporter v5 (labels id, model_name,
+pcie_bus_info, vdie_id) publishes no HBM ECC series and no HBM temperature (MindCluster v6.0.0 added the ECC
+counters, v7.1 ``npu_chip_info_hbm_temperature``): a sweep of its page must say those checks read nothing
+(``coverage.not_fed``), not count them OK on 0 components."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from opsbrain.sources.base import PrometheusSource, sweep_source
+from tests.test_sources_http import reply, serving
+
+V5 = 'id="{i}",model_name="Ascend910B3",pcie_bus_info="0000:C{i}:00.0",vdie_id="185011D4-0000000{i}"'
+V7 = ('container_name="",id="{i}",model_name="Ascend910B3",namespace="",pcie_bus_info="0000:C{i}:00.0",pod_name="",'
+      'vdie_id="185011D4-0000000{i}"')
+HBM = ("npu_chip_info_hbm_temperature", "npu_chip_info_hbm_ecc_total_single_bit_error_cnt",
+       "npu_chip_info_hbm_ecc_total_double_bit_error_cnt", "npu_chip_info_hbm_ecc_single_bit_isolated_pages_cnt",
+       "npu_chip_info_hbm_ecc_double_bit_isolated_pages_cnt")
+
+
+def page(labels: str, names: tuple[str, ...], value: str = "0") -> str:
+    stamp = int(time.time() * 1000)
+    out = ["# HELP machine_npu_nums Amount of npu installed on the machine.", "# TYPE machine_npu_nums gauge",
+           "machine_npu_nums 8"]
+    for name, v in (("npu_chip_info_temperature", "44"), ("npu_chip_info_health_status", "1"),
+                    ("npu_chip_info_link_status", "1"), *((n, value) for n in names)):
+        out += [f"# HELP {name} {name}", f"# TYPE {name} gauge"]
+        out += [f"{name}{{{labels.format(i=i)}}} {v} {stamp + 350 * i}" for i in range(8)]
+    return "\n".join(out) + "\n"
+
+
+def not_fed(text: str) -> dict[str, str]:
+    with serving(reply(text.encode())) as url:
+        src = PrometheusSource([url + "/metrics"])
+        sweep_source(src)
+    return src.coverage()["not_fed"]
+
+
+def test_an_older_exporter_without_hbm_series_is_said_not_swept_as_ok() -> None:
+    got = not_fed(page(V5, ()))
+    assert {"hbm_ce", "hbm_uce", "hbm_rows", "hbm_temp"} <= got.keys()
+    assert "npu_chip_info_hbm_ecc_total_double_bit_error_cnt" in got["hbm_uce"]
+    assert "npu_temp" not in got and "npu_health" not in got and "heartbeat" not in got
+
+
+def test_a_current_exporter_feeds_the_hbm_checks_and_nan_feeds_nothing() -> None:
+    got = not_fed(page(V7, HBM))
+    assert not {"hbm_ce", "hbm_uce", "hbm_rows", "hbm_temp"} & got.keys()
+    assert {"hbm_ce", "hbm_uce", "hbm_rows", "hbm_temp"} <= not_fed(page(V7, HBM, "NaN")).keys()
+
+
+def test_the_table_names_the_checks_that_read_nothing(tmp_path: Path) -> None:
+    with serving(reply(page(V5, ()).encode())) as url:
+        got = subprocess.run([sys.executable, "-m", "opsbrain", "sweep", "once", "--source", "prometheus", "--url",
+                              url + "/metrics", "--data-dir", str(tmp_path)], capture_output=True, text=True,
+                             timeout=120)
+        js = subprocess.run([sys.executable, "-m", "opsbrain", "sweep", "once", "--source", "prometheus", "--url",
+                             url + "/metrics", "--data-dir", str(tmp_path), "--name", "j", "--json"],
+                            capture_output=True, text=True, timeout=120)
+    assert got.returncode == 0, got.stderr
+    assert "  not fed (checked nothing): hbm_uce: no reading for it in this collection: no " \
+           "npu_chip_info_hbm_ecc_total_double_bit_error_cnt series with a value" in got.stdout
+    assert "hbm_uce" in json.loads(js.stdout)["coverage"]["not_fed"]
