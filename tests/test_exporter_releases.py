@@ -65,3 +65,16 @@ def test_the_table_names_the_checks_that_read_nothing(tmp_path: Path) -> None:
     assert "  not fed (checked nothing): hbm_uce: no reading for it in this collection: no " \
            "npu_chip_info_hbm_ecc_total_double_bit_error_cnt series with a value" in got.stdout
     assert "hbm_uce" in json.loads(js.stdout)["coverage"]["not_fed"]
+
+
+def test_a_nan_reading_is_said_with_its_component_and_minus_one_is_not() -> None:
+    lines = [ln if not ln.startswith('npu_chip_info_temperature{container_name="",id="7"') else
+             ln.rsplit(" ", 2)[0] + " NaN " + ln.rsplit(" ", 1)[1] for ln in page(V7, ()).splitlines()]
+    lines = [ln if not ln.startswith('npu_chip_info_link_status{container_name="",id="6"') else
+             ln.rsplit(" ", 2)[0] + " -1 " + ln.rsplit(" ", 1)[1] for ln in lines]
+    with serving(reply(("\n".join(lines) + "\n").encode())) as url:
+        src = PrometheusSource([url + "/metrics"])
+        sweep_source(src)
+    dropped = src.coverage()["dropped"]
+    assert "1 npu_chip_info_temperature series read NaN: no reading, not checked (first: 127.0.0.1/npu7)" in dropped
+    assert not [x for x in dropped if "link_status" in x]

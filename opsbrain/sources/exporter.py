@@ -327,7 +327,14 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
                 ids_cache[(key, default_host)] = ident
         what, attr, lane, native = kind
         if not math.isfinite(value) or (value == FAILED_READ and not native):
-            continue  # no reading: NaN / Inf, or the exporter's mark of a read that failed (not a dBm of -1)
+            # no reading: NaN / Inf, or the exporter's mark of a read that failed (not a dBm of -1). npu-exporter
+            # marks a failed read -1 (common_utils.go FailedMetricValue), so a NaN or Inf (a relay, a rule) is said: the
+            # component's check reads nothing of it (before: skipped without a word); -1 stays unsaid, as before
+            if not math.isfinite(value):
+                notes.add(f"{_RE_PORT_DIGITS.sub('_X_Y', name)} series read "
+                          f"{'NaN' if math.isnan(value) else _shown(value).replace('inf', 'Inf')}: no reading, not "
+                          "checked", ident[0] if what in ("chip", "code") else ident[1][1])
+            continue
         where = ident[0] if what in ("chip", "code") else ident[1][1]
         if attr != "hbm_rows" and what != "crc":  # summed series: _repeated below
             first = (name, key if key is not None else frozenset(labels.items()))

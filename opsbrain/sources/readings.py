@@ -273,9 +273,9 @@ def vanished(cur: Readings, history: CollectionHistory) -> dict[str, float]:
     sample time. An exporter that stopped answering to Prometheus, or a chip it no longer lists, leaves no series:
     npu-exporter stamps its samples, and Prometheus keeps such a series in an instant query only for its 5-min
     look-back (no staleness marker for samples with their own time stamps unless the scrape sets
-    ``track_timestamps_staleness``), then returns nothing. Before, such a node simply dropped out of the sweep (OK); aged from its last sample it is the stale node
-    (or the lost chip) it is. The kept history bounds how long it is remembered (24 h; a ``prometheus-api`` sweep's 2 h
-    of query times)."""
+    ``track_timestamps_staleness``), then returns nothing. Before, such a node simply dropped out of the sweep (OK);
+    aged from its last sample it is the stale node (or the lost chip) it is. The kept history bounds how long it is
+    remembered (24 h; a ``prometheus-api`` sweep's 2 h of query times)."""
     present = cur.npu_temp_c.keys() | cur.npu_sample_t.keys() | cur.npu_health.keys() | cur.npu_fault_codes.keys()
     out: dict[str, float] = {}
     for x in history.items:
