@@ -78,3 +78,19 @@ def test_a_nan_reading_is_said_with_its_component_and_minus_one_is_not() -> None
     dropped = src.coverage()["dropped"]
     assert "1 npu_chip_info_temperature series read NaN: no reading, not checked (first: 127.0.0.1/npu7)" in dropped
     assert not [x for x in dropped if "link_status" in x]
+
+
+def test_a_federating_servers_instance_does_not_merge_the_nodes() -> None:
+    """A Prometheus that federates another (honor_labels false, the default) keeps each node's instance as
+    exported_instance and sets its own: node 10.0.0.1's hot NPU 2 was overwritten by 10.0.0.2's cool one."""
+    stamp = int(time.time() * 1000)
+    lines = []
+    for ip, temp in (("10.0.0.1", 99), ("10.0.0.2", 44)):
+        for i in range(8):
+            lab = (f'exported_instance="{ip}:8082",exported_job="npu-exporter",id="{i}",instance="prom-edge:9090",'
+                   f'job="federate",model_name="Ascend910B3"')
+            lines.append(f"npu_chip_info_temperature{{{lab}}} {temp if i == 2 else 45} {stamp}")
+    with serving(reply(("\n".join(lines) + "\n").encode())) as url:
+        rep = sweep_source(PrometheusSource([url + "/federate"]))
+    assert [(f.component, f.check, f.severity) for f in rep.findings] == [("10.0.0.1/npu2", "npu_temp", "Alarm")]
+    assert rep.checked["npu_temp"] == 16

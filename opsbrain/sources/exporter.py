@@ -69,15 +69,25 @@ NODE_LABELS = ("node", "nodename", "kubernetes_node", "node_name")
 public npu-exporter dashboards' queries ``npu_chip_info_health_status{node="..."}``)."""
 
 
+EXPORTED = "exported_"
+"""Prometheus's prefix for a scraped label that clashes with one the scrape sets (``honor_labels: false``, the
+default; Prometheus docs, scrape_config): a Prometheus that federates another, or scrapes a relay, keeps each node's
+``instance`` as ``exported_instance`` and sets its own ``instance`` (the federated server's), the same for every
+node."""
+
+
 def _host(labels: dict[str, str], default: str | None) -> str | None:
     """The host a series names: the node name a Kubernetes scrape relabels in (``node``, ``nodename``,
     ``kubernetes_node``, ``node_name``: its ``instance`` is then the exporter pod's address), else its ``instance``
     without the port (``[v6]:port`` too) or ``host``; else ``default`` as given (the page's, which keeps a port where
-    two pages share an address)."""
+    two pages share an address). Each label's ``exported_`` copy (:data:`EXPORTED`) comes before it: it is the
+    node's own, the plain one the federating server's (before, every node of a federation read as one host, and one
+    node's NPU 2 overwrote another's)."""
     for key in NODE_LABELS:
-        if name := labels.get(key):
+        if name := labels.get(EXPORTED + key) or labels.get(key):
             return name
-    inst = labels.get("instance") or labels.get("host")
+    inst = (labels.get(EXPORTED + "instance") or labels.get("instance") or labels.get(EXPORTED + "host")
+            or labels.get("host"))
     if not inst:
         return default or None
     if inst.startswith("["):
