@@ -94,3 +94,22 @@ def test_a_federating_servers_instance_does_not_merge_the_nodes() -> None:
         rep = sweep_source(PrometheusSource([url + "/federate"]))
     assert [(f.component, f.check, f.severity) for f in rep.findings] == [("10.0.0.1/npu2", "npu_temp", "Alarm")]
     assert rep.checked["npu_temp"] == 16
+
+
+def test_a_chips_pages_under_its_old_and_new_pod_are_added_once() -> None:
+    """npu-exporter labels a chip's series with the pod using it; after a pod starts on NPU 3 a Prometheus server
+    answers with both label sets for up to 5 min: its 10 isolated pages read as 20, a Warning (16)."""
+    stamp = int(time.time() * 1000)
+    lines = []
+    for i in range(8):
+        for ns, pod, ctr in (("", "", ""), ("default", "llama-0", "trainer")) if i == 3 else (("", "", ""),):
+            lab = (f'container_name="{ctr}",id="{i}",model_name="Ascend910B3",namespace="{ns}",pcie_bus_info="",'
+                   f'pod_name="{pod}",vdie_id="X{i}"')
+            lines += [f"npu_chip_info_temperature{{{lab}}} 44 {stamp}",
+                      f"npu_chip_info_hbm_ecc_double_bit_isolated_pages_cnt{{{lab}}} 10 {stamp}"]
+    with serving(reply(("\n".join(lines) + "\n").encode())) as url:
+        src = PrometheusSource([url + "/metrics"])
+        rep = sweep_source(src)
+    assert not [f for f in rep.findings if f.check == "hbm_rows"], rep.findings
+    assert any("repeated npu_chip_info_hbm_ecc_double_bit_isolated_pages_cnt series (another job's or pod's copy"
+               in x for x in src.coverage()["dropped"])

@@ -209,10 +209,18 @@ def _kind(name: str) -> tuple[str, str, int, bool]:
     return "skip", "", 0, False
 
 
+NOT_THE_PART = frozenset({"job", "namespace", "pod_name", "container_name"})
+"""Labels that do not tell one chip's series from another's: the scrape job, and the container npu-exporter names
+as using the chip (its card labels ``namespace``, ``pod_name``, ``container_name``: collector/common ``CardLabel``,
+set per pod at each refresh). After a pod starts or ends on an NPU, a Prometheus server answers an instant query with
+both label sets for up to its 5-min look-back (the exporter's stamped samples get no staleness marker)."""
+
+
 def _repeated(name: str, labels: dict[str, str], seen: set[tuple[str, frozenset[tuple[str, str]]]]) -> bool:
     """Whether a series that is added up (isolated rows, CRC errors) came before on the page under another ``job``
-    (one exporter scraped by two jobs, federated: its 10 rows read as 20)."""
-    ident = (name, frozenset((k, v) for k, v in labels.items() if k != "job"))
+    (one exporter scraped by two jobs, federated: its 10 rows read as 20) or another container's labels
+    (:data:`NOT_THE_PART`: a chip's 10 isolated pages under its old and new pod read as 20, a Warning)."""
+    ident = (name, frozenset((k, v) for k, v in labels.items() if k not in NOT_THE_PART))
     if ident in seen:
         return True
     seen.add(ident)
@@ -378,7 +386,8 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
                 d[npu] = 0 if value >= 1 else 2
             elif attr == "hbm_rows":
                 if _repeated(name, labels, seen):
-                    notes.add(f"repeated {name} series (another job's copy: not added)", f"{where} {_shown(value)}")
+                    notes.add(f"repeated {name} series (another job's or pod's copy: not added)",
+                              f"{where} {_shown(value)}")
                     continue
                 d[npu + "/hbm"] = d.get(npu + "/hbm", 0.0) + value
             else:
@@ -392,7 +401,8 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
         module, link = ident[1]
         if what == "crc":
             if _repeated(name, labels, seen):
-                notes.add(f"repeated {name} series (another job's copy: not added)", f"{link} {_shown(value)}")
+                notes.add(f"repeated {name} series (another job's or pod's copy: not added)",
+                          f"{link} {_shown(value)}")
                 continue
             r.link_crc_total[link] = r.link_crc_total.get(link, 0.0) + value
             continue
