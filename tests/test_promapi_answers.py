@@ -115,3 +115,23 @@ def test_a_server_without_exporter_series_is_bad_input_not_a_healthy_cluster(tmp
                               "--url", url, "--data-dir", str(tmp_path)], capture_output=True, text=True, timeout=120)
     assert got.returncode == 2, got.stdout + got.stderr
     assert got.stderr.count("\n") == 1 and "holds no npu-exporter series" in got.stderr
+
+
+def test_what_the_answer_held_but_was_not_used_is_said() -> None:
+    """coverage.dropped was always empty for this source: a NaN or a 300 C temperature went unsaid."""
+    def handle(h: BaseHTTPRequestHandler) -> None:
+        q = parse_qs(urlsplit(h.path).query)
+        t = float(q["time"][0])
+        result: list[dict[str, Any]] = []
+        for npu, v in enumerate(("44", "NaN", "300")):
+            lab = _labels("worker-a", npu)
+            result.append({"metric": lab, "value": [t, f"{t - 2:.3f}"]} if q["query"][0].startswith("timestamp(")
+                          else {"metric": {"__name__": "npu_chip_info_temperature", **lab}, "value": [t, v]})
+        reply(json.dumps({"status": "success", "data": {"resultType": "vector", "result": result}}).encode())(h)
+
+    with serving(handle) as url:  # type: ignore[arg-type]
+        src = PrometheusQuerySource(url)
+        sweep_source(src)
+    dropped = "\n".join(src.coverage()["dropped"])
+    assert "npu_chip_info_temperature series read NaN: no reading, not checked (first: worker-a/npu1)" in dropped
+    assert "npu_chip_info_temperature outside -40 .. 150, not used (first: worker-a/npu2 300)" in dropped

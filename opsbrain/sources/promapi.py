@@ -199,4 +199,5 @@ class PrometheusQuerySource(ReadingsSource):
                              f"{params.trend_window_s / 3600:g} h (is npu-exporter scraped by this Prometheus?)",
                              file=shown_url(self.base), path="--url")
         self.count_link_downs(cur, t, params.link_down_window_s)
+        self.dropped = list(cur.notes)  # what the answer held but was not used (before: never said for this source)
         return snapshot_from(cur, self.history, params)
