@@ -113,3 +113,16 @@ def test_a_chips_pages_under_its_old_and_new_pod_are_added_once() -> None:
     assert not [f for f in rep.findings if f.check == "hbm_rows"], rep.findings
     assert any("repeated npu_chip_info_hbm_ecc_double_bit_isolated_pages_cnt series (another job's or pod's copy"
                in x for x in src.coverage()["dropped"])
+
+
+def test_a_chip_without_a_reading_its_neighbours_have_is_named() -> None:
+    """npu-exporter leaves out a series whose read failed: NPU 3 without a temperature passed as OK unsaid."""
+    lines = [ln for ln in page(V7, ()).splitlines()
+             if not ln.startswith('npu_chip_info_temperature{container_name="",id="3"')]
+    with serving(reply(("\n".join(lines) + "\n").encode())) as url:
+        src = PrometheusSource([url + "/metrics"])
+        rep = sweep_source(src)
+    assert rep.findings == []
+    assert ("1 NPUs without a npu_chip_info_temperature reading that their node's other NPUs have (no series, or NaN "
+            "/ -1): their npu_temp not checked (first: 127.0.0.1/npu3)") in src.coverage()["dropped"]
+    assert not [x for x in src.coverage()["dropped"] if "hbm_temperature reading" in x]  # none of them has one

@@ -283,6 +283,32 @@ def _shown(v: float) -> str:
     return f"{v:.6g}"
 
 
+_PER_CHIP = (("npu_temp_c", "", "npu_chip_info_temperature", "npu_temp"),
+             ("npu_health", "", "npu_chip_info_health_status", "npu_health"),
+             ("hbm_temp_c", "/hbm", "npu_chip_info_hbm_temperature", "hbm_temp"),
+             ("hbm_ue_total", "/hbm", "npu_chip_info_hbm_ecc_total_double_bit_error_cnt", "hbm_uce"))
+"""Per-chip readings whose absence on one NPU, where its node's other NPUs have them, is said (_chips_without)."""
+
+
+def _chips_without(r: Readings, notes: _Notes) -> None:
+    """Name each NPU that lacks a reading its node's other NPUs have (no series, or NaN / -1): npu-exporter leaves a
+    series out when the chip's read failed (``doUpdateMetricWithValidateNum`` drops -1 and 0xFFFFFFFF, its
+    common_utils.go), so that chip's check reads nothing of it; before, it passed as OK without a word. A node that
+    has the reading on none of its NPUs is a release or card without it (``coverage.not_fed``), not named here."""
+    npus = set(r.npu_temp_c) | set(r.npu_health) | set(r.npu_sample_t) | set(r.npu_fault_codes) | {
+        k[:-4] for d in (r.hbm_temp_c, r.hbm_ce_total, r.hbm_ue_total, r.hbm_rows) for k in d}
+    by_node: dict[str, set[str]] = {}
+    for n in npus:
+        by_node.setdefault(n.rpartition("/npu")[0], set()).add(n)
+    for attr, suffix, metric, check in _PER_CHIP:
+        have = {k[:len(k) - len(suffix)] if suffix else k for k in getattr(r, attr)}
+        for members in by_node.values():
+            if members & have:
+                for n in sorted(members - have):
+                    notes.add(f"NPUs without a {metric} reading that their node's other NPUs have (no series, or "
+                              f"NaN / -1): their {check} not checked", n)
+
+
 def parse_page(text: str, default_host: str | None = None, now: float | None = None,
                parser: PageParser | None = None) -> Readings:
     """Readings of an exporter page. The collection time is ``now`` (and at least the newest sample's time stamp),
@@ -435,6 +461,7 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
             newest = newest_ahead
             for npu, ts in ahead_t.items():
                 sample_t[npu] = max(ts, sample_t.get(npu, -math.inf))
+    _chips_without(r, notes)
     r.notes = notes.lines()
     if not math.isfinite(newest):
         r.t = now if now is not None else 0.0
