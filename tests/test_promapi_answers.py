@@ -30,7 +30,7 @@ LOOKBACK_S = 300.0  # Prometheus's default look-back for instant queries
 def _labels(node: str, npu: int) -> dict[str, str]:
     """npu-exporter's card labels (collector/common CardLabel) plus what a Kubernetes scrape adds."""
     return {"container_name": "", "id": str(npu), "model_name": "Ascend910B3", "namespace": "",
-            "pcie_bus_info": f"0000:C{npu}:00.0", "pod_name": "", "vdie_id": f"185011D4-{npu:08X}",
+            "pcie_bus_info": f"0000:C{npu}:00.0", "pod_name": "", "vdie_id": f"185011D4-{node[-1]}{npu:07X}",
             "instance": f"10.0.0.{ord(node[-1]) - 96}:8082", "job": "npu-exporter", "node": node}
 
 
@@ -135,3 +135,48 @@ def test_what_the_answer_held_but_was_not_used_is_said() -> None:
     dropped = "\n".join(src.coverage()["dropped"])
     assert "npu_chip_info_temperature series read NaN: no reading, not checked (first: worker-a/npu1)" in dropped
     assert "npu_chip_info_temperature outside -40 .. 150, not used (first: worker-a/npu2 300)" in dropped
+
+
+def test_a_node_renamed_by_its_exporters_restart_is_not_stale() -> None:
+    """A scrape that names nodes by the exporter pod's address (no node label): the DaemonSet pod on the node restarted
+    15 min ago on 10.0.0.9 (was 10.0.0.4). Its dies (vdie_id) are read under the new name: no stale node."""
+    now = time.time()
+
+    def handle(h: BaseHTTPRequestHandler) -> None:
+        q = parse_qs(urlsplit(h.path).query)
+        expr, t = q["query"][0], float(q["time"][0])
+        result: list[dict[str, Any]] = []
+        for ip, lo, hi in (("10.0.0.4", 0.0, now - 900), ("10.0.0.9", now - 880, math.inf)):
+            last = min(math.floor(t / STEP_S) * STEP_S, hi)
+            if t - last >= LOOKBACK_S or last < lo:
+                continue
+            for npu in range(8):
+                lab = {**_labels("worker-d", npu), "instance": f"{ip}:8082"}
+                del lab["node"]
+                result.append({"metric": lab, "value": [t, f"{last + 0.35 * npu:.3f}"]} if expr.startswith("time")
+                              else {"metric": {"__name__": "npu_chip_info_temperature", **lab}, "value": [t, "44"]})
+        reply(json.dumps({"status": "success", "data": {"resultType": "vector", "result": result}}).encode())(h)
+
+    with serving(handle) as url:  # type: ignore[arg-type]
+        rep = sweep_source(PrometheusQuerySource(url))
+    assert rep.findings == [] and rep.checked["npu_temp"] == 8
+
+
+def test_a_chip_gone_between_two_sweep_once_runs_is_lost(tmp_path: Path) -> None:
+    """``sweep once --name N`` from cron: the NPUs' last samples are kept with the schedule's collections."""
+    now = time.time()
+    pages = [(now - 120, range(8)), (now, range(7))]
+
+    def handle(h: BaseHTTPRequestHandler) -> None:
+        stamp, npus = pages[min(len(h.server.seen), 2) - 1]  # type: ignore[attr-defined]
+        text = "".join("npu_chip_info_temperature{" + ",".join(f'{k}="{v}"' for k, v in _labels("w1", i).items())
+                       + f"}} 44 {int((stamp + 0.35 * i) * 1000)}\n" for i in npus)
+        reply(text.encode())(h)
+
+    with serving(handle) as url:
+        for _ in range(2):
+            got = subprocess.run([sys.executable, "-m", "opsbrain", "sweep", "once", "--source", "prometheus", "--url",
+                                  f"{url}/metrics", "--data-dir", str(tmp_path), "--name", "cron", "--json"],
+                                 capture_output=True, text=True, timeout=120)
+    found = [(f["component"], f["check"], f["severity"]) for f in json.loads(got.stdout)["findings"]]
+    assert found == [("w1/npu7", "heartbeat", "Critical")], got.stderr

@@ -407,6 +407,8 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
             continue
         if what == "chip":
             npu = ident[0]
+            if die := labels.get("vdie_id"):
+                r.npu_die[npu] = die
             d = getattr(r, attr)
             if attr == "npu_health":  # 1 healthy, 0 unhealthy: Alarm (HEALTH_STATES)
                 d[npu] = 0 if value >= 1 else 2

@@ -44,6 +44,9 @@ class Readings:
     """The fault event codes each NPU reports now, upper-case hex without ``0x`` (``80E01801``; npu-exporter's
     ``npu_chip_info_error_code``, ``_1`` .. ``_9``; ``npu-smi info -t health``'s ``Error Code``); an empty list: read,
     no fault."""
+    npu_die: dict[str, str] = field(default_factory=dict)
+    """Each NPU's die id where the source names it (npu-exporter's ``vdie_id`` label, the die's own id): an NPU whose
+    die is read under another name now (its exporter pod restarted on a new address) has not vanished."""
     hbm_temp_c: dict[str, float] = field(default_factory=dict)
     hbm_ce_total: dict[str, float] = field(default_factory=dict)
     """Correctable (single-bit) ECC errors, a counter."""
@@ -275,14 +278,17 @@ def vanished(cur: Readings, history: CollectionHistory) -> dict[str, float]:
     look-back (no staleness marker for samples with their own time stamps unless the scrape sets
     ``track_timestamps_staleness``), then returns nothing. Before, such a node simply dropped out of the sweep (OK);
     aged from its last sample it is the stale node (or the lost chip) it is. The kept history bounds how long it is
-    remembered (24 h; a ``prometheus-api`` sweep's 2 h of query times)."""
+    remembered (24 h; a ``prometheus-api`` sweep's 2 h of query times). An NPU whose die (``Readings.npu_die``) is read
+    now under another name was renamed, not lost: npu-exporter runs as a DaemonSet, and a scrape that names nodes by
+    the exporter pod's address (``instance``) renames all of them when the pods restart."""
     present = cur.npu_temp_c.keys() | cur.npu_sample_t.keys() | cur.npu_health.keys() | cur.npu_fault_codes.keys()
+    dies = set(cur.npu_die.values())
     out: dict[str, float] = {}
     for x in history.items:
         if x is cur:
             continue
         for n, ts in x.npu_sample_t.items():
-            if n not in present and ts > out.get(n, -math.inf):
+            if n not in present and x.npu_die.get(n, "\0") not in dies and ts > out.get(n, -math.inf):
                 out[n] = ts
     return out
 
@@ -348,7 +354,8 @@ def merge(parts: Iterable[Readings], t: float | None = None) -> Readings:
     ts = []
     for r in parts:
         ts.append(r.t)
-        for name in ("npu_temp_c", "npu_sample_t", "npu_health", "npu_fault_codes", "hbm_temp_c", "hbm_ce_total",
+        for name in ("npu_temp_c", "npu_sample_t", "npu_health", "npu_fault_codes", "npu_die", "hbm_temp_c",
+                     "hbm_ce_total",
                      "hbm_ue_total", "hbm_rows", "module_link", "link_crc_total", "link_oper_down",
                      "link_net_unhealthy", "link_state_downs"):
             getattr(out, name).update(getattr(r, name))
