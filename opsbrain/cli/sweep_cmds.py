@@ -64,7 +64,8 @@ def sweep() -> None:
               default="twin", show_default=True, help="What to sweep: the twin's scenario, npu-exporter pages, a "
               "Prometheus server's query API, or collected npu-smi/hccn_tool outputs (docs/real-cluster.md).")
 @click.option("--url", "urls", multiple=True, metavar="URL", help="An exporter page (repeat for one per node), "
-              "e.g. http://HOST:8082/metrics (--source prometheus), or the server (--source prometheus-api).")
+              "e.g. http://HOST:8082/metrics or a saved page file:///path/node-1.prom (--source prometheus), or the "
+              "server (--source prometheus-api).")
 @click.option("--dir", "cmd_dir", type=NON_EMPTY, default=None, metavar="DIR",
               help="Collected command outputs (--source commands).")
 @click.option("--name", "name", default=None, help="The cluster's name (real sources): the schedule of `sweep run "
@@ -160,6 +161,8 @@ def _print_sweep(d: dict[str, Any], fmt: str = "table") -> None:
         click.echo(f"  ... and {len(collected) - MAX_COLLECTED_LINES} more nodes (--json lists them)")
     for x in d.get("coverage", {}).get("not_read", []):
         click.echo(f"  not read (its components not swept): {x}")
+    for check, why in d.get("coverage", {}).get("not_fed", {}).items():
+        click.echo(f"  not fed (checked nothing): {check}: {why}")
     for x in d.get("coverage", {}).get("dropped", []):
         click.echo(f"  not used: {x}")
 

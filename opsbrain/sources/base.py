@@ -22,8 +22,10 @@ from urllib.parse import urlsplit
 
 from opsbrain.errors import InputError
 from opsbrain.sources.exporter import COVERS, PageParser, parse_page
+from opsbrain.sources.exporter_metrics import metrics_feeding
 from opsbrain.sources.httpget import fetch, shown_url
-from opsbrain.sources.readings import CollectionHistory, Readings, merge, read_anything, snapshot_from
+from opsbrain.sources.pagefile import SavedPages, file_host, file_path, is_file_url, read_page_file
+from opsbrain.sources.readings import CollectionHistory, Readings, fed_checks, merge, read_anything, snapshot_from
 from opsbrain.sweeps.params import SweepParams
 from opsbrain.sweeps.snapshot import Snapshot, SweepHistory, take_snapshot
 from opsbrain.sweeps.sweep import CHECK_NAMES, SweepReport, sweep_snapshot
@@ -105,6 +107,16 @@ class ReadingsSource:
             self.kept.save(self.history)
         return snap
 
+    def feeding(self, check: str) -> list[str]:
+        """What feeds ``check`` on this source (metric names), for ``coverage.not_fed``."""
+        return metrics_feeding(check)
+
+    def not_fed(self) -> dict[str, str]:
+        """Checks this source can feed that the last collection read nothing for (:func:`fed_checks`), each with what
+        would have fed it: an older npu-exporter (no HBM ECC series before MindCluster v6.0.0) or a card without
+        them is said, not swept as OK on 0 components."""
+        return _not_fed(self)
+
     def coverage(self) -> dict[str, Any]:
         """What the kept history lets the windowed checks see (for reports)."""
         n = len(self.history.items)
@@ -113,10 +125,24 @@ class ReadingsSource:
         return {"source": self.name, "collections_kept": n, "history_s": round(span, 3), **extra,
                 "checks": sorted(self.covers()), "not_covered": sorted(set(CHECK_NAMES) - self.covers()),
                 **({"history_kept": self.kept.describe(self.history)} if self.kept is not None else {}),
-                "not_read": list(self.not_read[:20]), "dropped": _capped(self.dropped, MAX_DROPPED_LINES),
+                "not_read": list(self.not_read[:20]), "not_fed": self.not_fed(),
+                "dropped": _capped(self.dropped, MAX_DROPPED_LINES),
                 "note": "windowed checks (hbm_ce, link_crc, hbm_rows growth, link_downs from link states) and "
                         "dom_trend need earlier collections of this source; a first collection feeds the "
                         "point-in-time checks only" if n < 2 else ""}
+
+
+def _not_fed(source: ReadingsSource) -> dict[str, str]:
+    """Checks ``source`` can feed that its last collection read nothing for, each with what would feed it."""
+    if not source.history.items:
+        return {}
+    fed = fed_checks(source.history.items[-1])
+    out = {}
+    for check in sorted(source.covers() - fed):
+        names = source.feeding(check)
+        out[check] = ("no reading for it in this collection" + (f": no {', '.join(names)} series with a value"
+                                                               if names else ""))
+    return out
 
 
 def link_downs_note(history: CollectionHistory) -> str:
@@ -158,8 +184,12 @@ class PrometheusSource(ReadingsSource):
             raise InputError("give at least one --url", path="--url")
         for u in urls:
             parts = urlsplit(u)
+            if is_file_url(u):  # a saved page (opsbrain.sources.pagefile)
+                file_path(u)
+                continue
             if parts.scheme not in ("http", "https") or not parts.hostname:
-                raise InputError(f"not an http(s) URL: {shown_url(u)!r}", path="--url")
+                raise InputError(f"not an http(s) URL (or file:///path of a saved page): {shown_url(u)!r}",
+                                 path="--url")
             try:
                 parts.port  # noqa: B018 (urllib checks the port when it is read: ':99999', ':abc')
             except ValueError as exc:
@@ -174,19 +204,33 @@ class PrometheusSource(ReadingsSource):
         """Why the last page fetched is no text (empty when it is UTF-8)."""
         self.parsers: dict[str, PageParser] = {}
         """One per URL: label sets parsed once, reused by every later collection."""
+        self.saved = SavedPages()
+        """When the saved pages (``file:`` URLs) were written, per node: their stale findings are marked."""
 
     def fetch(self, url: str) -> str:
-        """The page at ``url`` as text (:func:`opsbrain.sources.httpget.fetch`); :attr:`server_time` keeps the
-        server's clock when it answered."""
-        page = fetch(url, self.timeout_s, self.deadline_s, MAX_PAGE_BYTES)
-        self.server_time = page.server_time
+        """The page at ``url`` as text (:func:`opsbrain.sources.httpget.fetch`; a ``file:`` URL's saved page,
+        :mod:`opsbrain.sources.pagefile`); :attr:`server_time` keeps the server's clock when it answered (a saved
+        page's modification time)."""
+        if is_file_url(url):  # a saved page: collected when the file was written
+            body, self.server_time = read_page_file(url, MAX_PAGE_BYTES)
+        else:
+            page = fetch(url, self.timeout_s, self.deadline_s, MAX_PAGE_BYTES)
+            body, self.server_time = page.body, page.server_time
         try:
             self.binary = ""
-            return page.body.decode("utf-8")
+            return body.decode("utf-8")
         except UnicodeDecodeError:  # the text format is UTF-8: say so if the page does not parse either
-            head = page.body[:8].hex(" ")
-            self.binary = f"{len(page.body):,} bytes that are not UTF-8 text (the first: {head})"
-            return page.body.decode("utf-8", "replace")
+            head = body[:8].hex(" ")
+            self.binary = f"{len(body):,} bytes that are not UTF-8 text (the first: {head})"
+            return body.decode("utf-8", "replace")
+
+    def finish(self, report: SweepReport, params: SweepParams) -> SweepReport:
+        """Findings from saved pages older than ``params.outputs_stale_s`` marked stale (:class:`SavedPages`)."""
+        return self.saved.finish(report, params)
+
+    def coverage(self) -> dict[str, Any]:
+        """As :meth:`ReadingsSource.coverage`, with the saved pages' collection times (``collected``)."""
+        return {**super().coverage(), **self.saved.coverage()}
 
     def collect(self) -> Readings:
         """One collection of every URL. A URL that cannot be read is listed in :attr:`not_read` and the others are
@@ -202,6 +246,8 @@ class PrometheusSource(ReadingsSource):
                 parser = self.parsers.setdefault(url, PageParser())
                 now = self.server_time if self.server_time is not None else time.time()  # the server's clock:
                 parts.append(parse_page(text, default_host=hosts[url], now=now, parser=parser))  # ours may be off
+                if is_file_url(url) and self.server_time is not None:
+                    self.saved.add(parts[-1], self.server_time)
             except ValueError as exc:
                 why = self.binary or shown_text(str(exc))
                 failed.append(InputError(f"not a Prometheus text page: {why}", file=shown_url(url), path="--url"))
@@ -240,7 +286,8 @@ def page_hosts(urls: Sequence[str]) -> dict[str, str | None]:
     overwrote each other's series)."""
     parts = {u: urlsplit(u) for u in urls}
     names = [p.hostname for p in parts.values()]
-    return {u: (f"{p.hostname}:{p.port}" if names.count(p.hostname) > 1 and p.port else p.hostname)
+    return {u: file_host(u) if is_file_url(u) else
+            (f"{p.hostname}:{p.port}" if names.count(p.hostname) > 1 and p.port else p.hostname)
             for u, p in parts.items()}
 
 

@@ -69,15 +69,25 @@ NODE_LABELS = ("node", "nodename", "kubernetes_node", "node_name")
 public npu-exporter dashboards' queries ``npu_chip_info_health_status{node="..."}``)."""
 
 
+EXPORTED = "exported_"
+"""Prometheus's prefix for a scraped label that clashes with one the scrape sets (``honor_labels: false``, the
+default; Prometheus docs, scrape_config): a Prometheus that federates another, or scrapes a relay, keeps each node's
+``instance`` as ``exported_instance`` and sets its own ``instance`` (the federated server's), the same for every
+node."""
+
+
 def _host(labels: dict[str, str], default: str | None) -> str | None:
     """The host a series names: the node name a Kubernetes scrape relabels in (``node``, ``nodename``,
     ``kubernetes_node``, ``node_name``: its ``instance`` is then the exporter pod's address), else its ``instance``
     without the port (``[v6]:port`` too) or ``host``; else ``default`` as given (the page's, which keeps a port where
-    two pages share an address)."""
+    two pages share an address). Each label's ``exported_`` copy (:data:`EXPORTED`) comes before it: it is the
+    node's own, the plain one the federating server's (before, every node of a federation read as one host, and one
+    node's NPU 2 overwrote another's)."""
     for key in NODE_LABELS:
-        if name := labels.get(key):
+        if name := labels.get(EXPORTED + key) or labels.get(key):
             return name
-    inst = labels.get("instance") or labels.get("host")
+    inst = (labels.get(EXPORTED + "instance") or labels.get("instance") or labels.get(EXPORTED + "host")
+            or labels.get("host"))
     if not inst:
         return default or None
     if inst.startswith("["):
@@ -199,10 +209,18 @@ def _kind(name: str) -> tuple[str, str, int, bool]:
     return "skip", "", 0, False
 
 
+NOT_THE_PART = frozenset({"job", "namespace", "pod_name", "container_name"})
+"""Labels that do not tell one chip's series from another's: the scrape job, and the container npu-exporter names
+as using the chip (its card labels ``namespace``, ``pod_name``, ``container_name``: collector/common ``CardLabel``,
+set per pod at each refresh). After a pod starts or ends on an NPU, a Prometheus server answers an instant query with
+both label sets for up to its 5-min look-back (the exporter's stamped samples get no staleness marker)."""
+
+
 def _repeated(name: str, labels: dict[str, str], seen: set[tuple[str, frozenset[tuple[str, str]]]]) -> bool:
     """Whether a series that is added up (isolated rows, CRC errors) came before on the page under another ``job``
-    (one exporter scraped by two jobs, federated: its 10 rows read as 20)."""
-    ident = (name, frozenset((k, v) for k, v in labels.items() if k != "job"))
+    (one exporter scraped by two jobs, federated: its 10 rows read as 20) or another container's labels
+    (:data:`NOT_THE_PART`: a chip's 10 isolated pages under its old and new pod read as 20, a Warning)."""
+    ident = (name, frozenset((k, v) for k, v in labels.items() if k not in NOT_THE_PART))
     if ident in seen:
         return True
     seen.add(ident)
@@ -263,6 +281,32 @@ class _Notes:
 
 def _shown(v: float) -> str:
     return f"{v:.6g}"
+
+
+_PER_CHIP = (("npu_temp_c", "", "npu_chip_info_temperature", "npu_temp"),
+             ("npu_health", "", "npu_chip_info_health_status", "npu_health"),
+             ("hbm_temp_c", "/hbm", "npu_chip_info_hbm_temperature", "hbm_temp"),
+             ("hbm_ue_total", "/hbm", "npu_chip_info_hbm_ecc_total_double_bit_error_cnt", "hbm_uce"))
+"""Per-chip readings whose absence on one NPU, where its node's other NPUs have them, is said (_chips_without)."""
+
+
+def _chips_without(r: Readings, notes: _Notes) -> None:
+    """Name each NPU that lacks a reading its node's other NPUs have (no series, or NaN / -1): npu-exporter leaves a
+    series out when the chip's read failed (``doUpdateMetricWithValidateNum`` drops -1 and 0xFFFFFFFF, its
+    common_utils.go), so that chip's check reads nothing of it; before, it passed as OK without a word. A node that
+    has the reading on none of its NPUs is a release or card without it (``coverage.not_fed``), not named here."""
+    npus = set(r.npu_temp_c) | set(r.npu_health) | set(r.npu_sample_t) | set(r.npu_fault_codes) | {
+        k[:-4] for d in (r.hbm_temp_c, r.hbm_ce_total, r.hbm_ue_total, r.hbm_rows) for k in d}
+    by_node: dict[str, set[str]] = {}
+    for n in npus:
+        by_node.setdefault(n.rpartition("/npu")[0], set()).add(n)
+    for attr, suffix, metric, check in _PER_CHIP:
+        have = {k[:len(k) - len(suffix)] if suffix else k for k in getattr(r, attr)}
+        for members in by_node.values():
+            if members & have:
+                for n in sorted(members - have):
+                    notes.add(f"NPUs without a {metric} reading that their node's other NPUs have (no series, or "
+                              f"NaN / -1): their {check} not checked", n)
 
 
 def parse_page(text: str, default_host: str | None = None, now: float | None = None,
@@ -327,7 +371,14 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
                 ids_cache[(key, default_host)] = ident
         what, attr, lane, native = kind
         if not math.isfinite(value) or (value == FAILED_READ and not native):
-            continue  # no reading: NaN / Inf, or the exporter's mark of a read that failed (not a dBm of -1)
+            # no reading: NaN / Inf, or the exporter's mark of a read that failed (not a dBm of -1). npu-exporter
+            # marks a failed read -1 (common_utils.go FailedMetricValue), so a NaN or Inf (a relay, a rule) is said: the
+            # component's check reads nothing of it (before: skipped without a word); -1 stays unsaid, as before
+            if not math.isfinite(value):
+                notes.add(f"{_RE_PORT_DIGITS.sub('_X_Y', name)} series read "
+                          f"{'NaN' if math.isnan(value) else _shown(value).replace('inf', 'Inf')}: no reading, not "
+                          "checked", ident[0] if what in ("chip", "code") else ident[1][1])
+            continue
         where = ident[0] if what in ("chip", "code") else ident[1][1]
         if attr != "hbm_rows" and what != "crc":  # summed series: _repeated below
             first = (name, key if key is not None else frozenset(labels.items()))
@@ -356,12 +407,15 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
             continue
         if what == "chip":
             npu = ident[0]
+            if die := labels.get("vdie_id"):
+                r.npu_die[npu] = die
             d = getattr(r, attr)
             if attr == "npu_health":  # 1 healthy, 0 unhealthy: Alarm (HEALTH_STATES)
                 d[npu] = 0 if value >= 1 else 2
             elif attr == "hbm_rows":
                 if _repeated(name, labels, seen):
-                    notes.add(f"repeated {name} series (another job's copy: not added)", f"{where} {_shown(value)}")
+                    notes.add(f"repeated {name} series (another job's or pod's copy: not added)",
+                              f"{where} {_shown(value)}")
                     continue
                 d[npu + "/hbm"] = d.get(npu + "/hbm", 0.0) + value
             else:
@@ -375,7 +429,8 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
         module, link = ident[1]
         if what == "crc":
             if _repeated(name, labels, seen):
-                notes.add(f"repeated {name} series (another job's copy: not added)", f"{link} {_shown(value)}")
+                notes.add(f"repeated {name} series (another job's or pod's copy: not added)",
+                          f"{link} {_shown(value)}")
                 continue
             r.link_crc_total[link] = r.link_crc_total.get(link, 0.0) + value
             continue
@@ -408,6 +463,7 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
             newest = newest_ahead
             for npu, ts in ahead_t.items():
                 sample_t[npu] = max(ts, sample_t.get(npu, -math.inf))
+    _chips_without(r, notes)
     r.notes = notes.lines()
     if not math.isfinite(newest):
         r.t = now if now is not None else 0.0

@@ -88,3 +88,8 @@ between two samples is missed (``-link_stat -g`` records have them all)."""
 
 COVERS = frozenset({"npu_temp", "hbm_temp", "hbm_ce", "hbm_uce", "hbm_rows", "dom_rx", "dom_tx", "dom_spread",
                     "dom_trend", "link_light", "link_crc", "heartbeat", "npu_health", "link_downs"})
+
+
+def metrics_feeding(check: str) -> list[str]:
+    """The npu-exporter metrics :data:`METRIC_TABLE` feeds ``check`` from (for ``coverage.not_fed``)."""
+    return [row.metric for row in METRIC_TABLE if check in row.check.split(", ") and row.metric.startswith("npu_")]

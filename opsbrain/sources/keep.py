@@ -33,9 +33,11 @@ log = logging.getLogger(__name__)
 MAX_BYTES = 64 << 20
 """Stored bytes per schedule at most (reason: a 384-NPU page's windowed readings compress to tens of kB, so a day at
 5 min is a few MB; the bound keeps a fast schedule of a large cluster from filling the data directory)."""
-FIELDS = ("hbm_ce_total", "hbm_ue_total", "hbm_rows", "link_crc_total", "link_oper_down", "module_link", "optics")
+FIELDS = ("hbm_ce_total", "hbm_ue_total", "hbm_rows", "link_crc_total", "link_oper_down", "module_link", "optics",
+          "npu_sample_t", "npu_die")
 """The :class:`Readings` fields the windowed checks, the Rx trend and the lane confirmation read of an earlier
-collection (``opsbrain.sources.readings.snapshot_from``, ``state_downs``)."""
+collection (``opsbrain.sources.readings.snapshot_from``, ``state_downs``), and the NPUs' last sample times and die ids
+(``readings.vanished``: an NPU with no series now is aged from its last sample, also across ``sweep once`` runs)."""
 
 
 def encode(r: Readings) -> bytes:

@@ -27,7 +27,7 @@ from opsbrain.errors import InputError
 from opsbrain.sources.base import ReadingsSource
 from opsbrain.sources.exporter import METRIC_TABLE, SAME_CLOCK_S, PageParser, Sample, port_link, readings_of_samples
 from opsbrain.sources.httpget import fetch, shown_url
-from opsbrain.sources.readings import CollectionHistory, Readings, snapshot_from
+from opsbrain.sources.readings import CollectionHistory, Readings, read_anything, snapshot_from
 from opsbrain.sweeps.params import SweepParams
 from opsbrain.sweeps.snapshot import Snapshot
 from opsbrain.yamlio import json_or_none
@@ -123,16 +123,30 @@ class PrometheusQuerySource(ReadingsSource):
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise InputError(f"not a Prometheus query answer: {exc}", file=shown_url(self.base), path="--url") from None
 
+    def _items(self, expr: str, t: float) -> list[tuple[str, dict[str, str], float]]:
+        """(metric name, other labels, value) of each element of an instant query's vector. An element that is not
+        the API's ``{"metric": {labels}, "value": [time, "number"]}`` (a proxy's or another server's answer) is
+        refused with one line naming it, not a crash (before: exit 70 on an element without ``value``)."""
+        out = []
+        for item in self.query(expr, t):
+            try:
+                metric, value = item["metric"], item["value"]
+                labels = {str(k): str(v) for k, v in metric.items()}
+                out.append((labels.pop("__name__", ""), labels, float(value[1])))
+            except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+                raise InputError(f"not a Prometheus query answer: a vector element that is not "
+                                 f"{{\"metric\": {{...}}, \"value\": [time, \"number\"]}}: {str(item)[:120]!r}",
+                                 file=shown_url(self.base), path="--url") from None
+        return out
+
     def readings_at(self, t: float) -> Readings:
-        samples: list[Sample] = []
-        for item in self.query(SELECTOR, t):
-            labels = {k: str(v) for k, v in item["metric"].items() if k != "__name__"}
-            samples.append((str(item["metric"]["__name__"]), None, labels, float(item["value"][1]), None))
+        samples: list[Sample] = [(name, None, labels, value, None)
+                                 for name, labels, value in self._items(SELECTOR, t) if name]
         r = readings_of_samples(samples, None, t, self.parser)
         r.t = t
         ages = readings_of_samples(
-            [("npu_chip_info_temperature", None, {k: str(v) for k, v in it["metric"].items()}, 0.0,
-              float(it["value"][1])) for it in self.query(AGE_QUERY, t)], None, t, self.parser)
+            [("npu_chip_info_temperature", None, labels, 0.0, value)
+             for _name, labels, value in self._items(AGE_QUERY, t)], None, t, self.parser)
         r.npu_sample_t = ages.npu_sample_t
         return r
 
@@ -180,5 +194,10 @@ class PrometheusQuerySource(ReadingsSource):
             self.history.add(self.readings_at(x))
         self.collections += 1
         cur = self.readings_at(t)
+        if not read_anything(cur) and not any(read_anything(x) for x in self.history.items):
+            raise InputError("the server holds no npu-exporter series over the last "
+                             f"{params.trend_window_s / 3600:g} h (is npu-exporter scraped by this Prometheus?)",
+                             file=shown_url(self.base), path="--url")
         self.count_link_downs(cur, t, params.link_down_window_s)
+        self.dropped = list(cur.notes)  # what the answer held but was not used (before: never said for this source)
         return snapshot_from(cur, self.history, params)

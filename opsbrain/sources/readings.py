@@ -44,6 +44,9 @@ class Readings:
     """The fault event codes each NPU reports now, upper-case hex without ``0x`` (``80E01801``; npu-exporter's
     ``npu_chip_info_error_code``, ``_1`` .. ``_9``; ``npu-smi info -t health``'s ``Error Code``); an empty list: read,
     no fault."""
+    npu_die: dict[str, str] = field(default_factory=dict)
+    """Each NPU's die id where the source names it (npu-exporter's ``vdie_id`` label, the die's own id): an NPU whose
+    die is read under another name now (its exporter pod restarted on a new address) has not vanished."""
     hbm_temp_c: dict[str, float] = field(default_factory=dict)
     hbm_ce_total: dict[str, float] = field(default_factory=dict)
     """Correctable (single-bit) ECC errors, a counter."""
@@ -172,8 +175,9 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
                             p.hbm_ue_window_s)
     history.add(cur)
     t = cur.t
+    gone = vanished(cur, history)
     npus = tuple(sorted(cur.npu_temp_c.keys() | cur.npu_sample_t.keys() | cur.npu_health.keys()
-                        | cur.npu_fault_codes.keys()))
+                        | cur.npu_fault_codes.keys() | gone.keys()))
     hbms = tuple(sorted(cur.hbm_temp_c.keys() | cur.hbm_ce_total.keys() | cur.hbm_rows.keys()
                         | cur.hbm_ue_total.keys()))
     modules = tuple(sorted(cur.optics))
@@ -216,7 +220,7 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
     trend_t = np.asarray([x.t for x in trend], dtype=float)
     trend_rx = (np.stack([_dom(x, modules, lanes)["rx_dbm"].astype(np.float32) for x in trend]) if trend
                 else np.empty((0, len(modules), lanes), dtype=np.float32))
-    age, node_age = sample_ages(cur, npus, p)
+    age, node_age = sample_ages(cur, npus, p, {**gone, **cur.npu_sample_t})
     admin = np.zeros(len(links), dtype=bool)
     return Snapshot(
         t=t, windows={"hbm_ce": w_ce, "hbm_ue": w_ue, "hbm_rows": w_rows, "link_down": p.link_down_window_s,
@@ -237,7 +241,8 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> 
         hbm_ue_total=_values(cur.hbm_ue_total, hbms) if cur.hbm_ue_total else None,
         npu_fault_codes=tuple(tuple(cur.npu_fault_codes.get(n, ())) for n in npus) if cur.npu_fault_codes else None,
         link_downs_from_states=from_states if from_states.any() else None,
-        heartbeat_grace_s=p.exporter_update_s if cur.npu_sample_t else 0.0, node_sample_age_s=node_age)
+        heartbeat_grace_s=p.exporter_update_s if cur.npu_sample_t or gone else 0.0, node_sample_age_s=node_age,
+        npus_unseen=frozenset(gone) or None)
 
 
 def state_downs(kept: list[Readings], links: tuple[str, ...]) -> tuple[np.ndarray, float]:
@@ -266,7 +271,30 @@ def state_downs(kept: list[Readings], links: tuple[str, ...]) -> tuple[np.ndarra
     return n, (last_t - first_t if first_t is not None else 0.0)
 
 
-def sample_ages(r: Readings, npus: tuple[str, ...], p: SweepParams) -> tuple[np.ndarray, dict[str, float]]:
+def vanished(cur: Readings, history: CollectionHistory) -> dict[str, float]:
+    """NPUs that an earlier kept collection read a sample time of and ``cur`` holds no series of, with their last
+    sample time. An exporter that stopped answering to Prometheus, or a chip it no longer lists, leaves no series:
+    npu-exporter stamps its samples, and Prometheus keeps such a series in an instant query only for its 5-min
+    look-back (no staleness marker for samples with their own time stamps unless the scrape sets
+    ``track_timestamps_staleness``), then returns nothing. Before, such a node simply dropped out of the sweep (OK);
+    aged from its last sample it is the stale node (or the lost chip) it is. The kept history bounds how long it is
+    remembered (24 h; a ``prometheus-api`` sweep's 2 h of query times). An NPU whose die (``Readings.npu_die``) is read
+    now under another name was renamed, not lost: npu-exporter runs as a DaemonSet, and a scrape that names nodes by
+    the exporter pod's address (``instance``) renames all of them when the pods restart."""
+    present = cur.npu_temp_c.keys() | cur.npu_sample_t.keys() | cur.npu_health.keys() | cur.npu_fault_codes.keys()
+    dies = set(cur.npu_die.values())
+    out: dict[str, float] = {}
+    for x in history.items:
+        if x is cur:
+            continue
+        for n, ts in x.npu_sample_t.items():
+            if n not in present and x.npu_die.get(n, "\0") not in dies and ts > out.get(n, -math.inf):
+                out[n] = ts
+    return out
+
+
+def sample_ages(r: Readings, npus: tuple[str, ...], p: SweepParams,
+                sample_t: Mapping[str, float] | None = None) -> tuple[np.ndarray, dict[str, float]]:
     """Each NPU's heartbeat age as a real source shows it, and each node's metrics age.
 
     An NPU's age is how far its samples lag its own node's newest beyond ``p.exporter_update_s`` (one exporter reads
@@ -280,15 +308,35 @@ def sample_ages(r: Readings, npus: tuple[str, ...], p: SweepParams) -> tuple[np.
     def node(n: str) -> str:
         return n.rpartition("/npu")[0]
 
+    stamps = r.npu_sample_t if sample_t is None else sample_t
     newest: dict[str, float] = {}
-    for n, ts in r.npu_sample_t.items():
+    for n, ts in stamps.items():
         k = node(n)
         newest[k] = max(newest.get(k, -math.inf), ts)
     ref = max(r.t, max(newest.values(), default=r.t))
     grace = p.exporter_update_s
-    ages = np.fromiter((max(0.0, newest[node(n)] - r.npu_sample_t[n] - grace) if n in r.npu_sample_t else NAN
+    ages = np.fromiter((max(0.0, newest[node(n)] - stamps[n] - grace) if n in stamps else NAN
                         for n in npus), dtype=float, count=len(npus))
     return ages, {k: max(0.0, ref - t - p.scrape_skew_s - grace) for k, t in sorted(newest.items())}
+
+
+def fed_checks(r: Readings) -> set[str]:
+    """The checks a collection holds any reading for (NaN and -1, no reading, feed none). A source that can feed a
+    check but read nothing for it in a collection (npu-exporter before MindCluster v6.0.0 publishes no HBM ECC series,
+    before v7.1 no HBM temperature) says so in ``coverage.not_fed``, instead of the check reading as OK on 0
+    components. Checks not named here are taken as fed."""
+    def optic(f: str) -> bool:
+        return any(any(v == v for v in fields.get(f, ())) for fields in r.optics.values())
+
+    rx = optic("rx_dbm")
+    got = {"npu_temp": bool(r.npu_temp_c), "hbm_temp": bool(r.hbm_temp_c),
+           "npu_health": bool(r.npu_health or r.npu_fault_codes), "hbm_ce": bool(r.hbm_ce_total),
+           "hbm_uce": bool(r.hbm_ue_total), "hbm_rows": bool(r.hbm_rows), "dom_rx": rx, "dom_spread": rx,
+           "dom_trend": rx, "dom_tx": optic("tx_dbm"), "dom_bias": optic("bias_ma"), "dom_snr": optic("snr_db"),
+           "link_light": bool(rx or r.link_oper_down or r.link_net_unhealthy), "link_crc": bool(r.link_crc_total),
+           "link_downs": bool(r.link_oper_down or r.link_down_times or r.link_state_downs),
+           "heartbeat": bool(r.npu_sample_t)}
+    return {c for c, fed in got.items() if fed}
 
 
 def read_anything(r: Readings) -> bool:
@@ -306,7 +354,8 @@ def merge(parts: Iterable[Readings], t: float | None = None) -> Readings:
     ts = []
     for r in parts:
         ts.append(r.t)
-        for name in ("npu_temp_c", "npu_sample_t", "npu_health", "npu_fault_codes", "hbm_temp_c", "hbm_ce_total",
+        for name in ("npu_temp_c", "npu_sample_t", "npu_health", "npu_fault_codes", "npu_die", "hbm_temp_c",
+                     "hbm_ce_total",
                      "hbm_ue_total", "hbm_rows", "module_link", "link_crc_total", "link_oper_down",
                      "link_net_unhealthy", "link_state_downs"):
             getattr(out, name).update(getattr(r, name))

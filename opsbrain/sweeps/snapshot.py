@@ -204,6 +204,9 @@ class Snapshot:
     """Per node of a real source, how far its newest sample lags the collection beyond the scrape spread and one
     refresh (:func:`opsbrain.sources.readings.sample_ages`): a stale exporter, reported once on the node; None on the
     twin."""
+    npus_unseen: frozenset[str] | None = None
+    """NPUs of a real source with no series in this collection, aged from their last sample in the kept history
+    (:func:`opsbrain.sources.readings.vanished`); None where every NPU was read."""
 
 
 def _read(sim: Simulation, metric: str, comps: tuple[str, ...], t: float) -> np.ndarray:
