@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -20,8 +20,12 @@ from opsbrain.cli.base import (
     data_dir_option,
     json_option,
 )
+from opsbrain.cli.http_opts import http_auth_options
 from opsbrain.cli.output import Table, output_option, resolve_format
 from opsbrain.errors import InputError
+
+if TYPE_CHECKING:
+    from opsbrain.sources.httpauth import HttpAuth
 
 bind_option = click.option(
     "--bind", default="127.0.0.1", show_default=True, metavar="ADDRESS",
@@ -70,12 +74,13 @@ def sweep() -> None:
               help="Collected command outputs (--source commands).")
 @click.option("--name", "name", default=None, help="The cluster's name (real sources): the schedule of `sweep run "
               "--name` whose lock and kept history this sweep shares (default: SOURCE-cluster, as sweep run's).")
+@http_auth_options
 @data_dir_option
 @output_option
 @json_option
 def sweep_once_cmd(scenario: str, at_s: float, seed: int | None, source: str, urls: tuple[str, ...],
                    cmd_dir: str | None, name: str | None, data_dir: Path | None, output: str | None,
-                   as_json: bool) -> None:
+                   as_json: bool, auth: HttpAuth) -> None:
     """One sweep of SCENARIO's pod at --at, or of a real cluster's telemetry (--source; with the schedule's lock and
     kept history, as `sweep run` keeps them). Exit 0: no finding is Alarm or worse; 1: at least one is; 2: bad
     input, or the schedule is in use by a running `sweep run`."""
@@ -84,9 +89,9 @@ def sweep_once_cmd(scenario: str, at_s: float, seed: int | None, source: str, ur
     if source != "twin":
         if scenario != "noise-only-day" or at_s != 3600.0 or seed is not None:
             raise InputError("--scenario, --at and --seed belong to --source twin", path="--source")
-        _sweep_real_once(source, urls, cmd_dir, fmt, name, data_dir)
+        _sweep_real_once(source, urls, cmd_dir, fmt, name, data_dir, auth)
         return
-    if urls or cmd_dir or name:
+    if urls or cmd_dir or name or auth.given:
         raise InputError("--url/--dir/--name need --source prometheus, prometheus-api or commands", path="--source")
     from opsbrain.sweeps.once import sweep_once
 
@@ -101,12 +106,12 @@ def sweep_once_cmd(scenario: str, at_s: float, seed: int | None, source: str, ur
 
 
 def _sweep_real_once(kind: str, urls: tuple[str, ...], cmd_dir: str | None, fmt: str, name: str | None,
-                     data_dir: Path | None) -> None:
+                     data_dir: Path | None, auth: HttpAuth) -> None:
     from opsbrain.sources import open_source
     from opsbrain.sources.service import cluster_name, sweep_once_kept
     from opsbrain.sweeps.once import verdict
 
-    src = open_source(kind, urls, cmd_dir)
+    src = open_source(kind, urls, cmd_dir, auth)
     report = sweep_once_kept(src, cluster_name(kind, name), data_dir)
     data = {"source": src.name, "coverage": src.coverage(), "exit_code": verdict(report), **report.as_dict()}
     if fmt == "json":
@@ -150,6 +155,8 @@ def _print_sweep(d: dict[str, Any], fmt: str = "table") -> None:
                                                               if f.get("data", {}).get("stale"))) else ""))
     if d["findings"]:
         click.echo(table.render(fmt))
+    if said := d.get("coverage", {}).get("connection"):
+        click.echo(f"  connection: {said}")
     collected = d.get("coverage", {}).get("collected", [])
     for x in collected[:MAX_COLLECTED_LINES]:
         age = x["age_s"]
@@ -190,12 +197,13 @@ def _print_sweep(d: dict[str, Any], fmt: str = "table") -> None:
 @click.option("--name", "name", default=None, help="The cluster's name for the schedule id (real sources).")
 @click.option("--webhook", default=None, metavar="URL", help="POST each new Alarm-or-worse finding to this URL.")
 @webhook_format_option("alertmanager")
+@http_auth_options
 @data_dir_option
 @json_option
 def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, speed: float,
                   metrics_port: int | None, bind: str, max_runtime: float | None, seed: int | None, source: str,
                   urls: tuple[str, ...], cmd_dir: str | None, name: str | None, webhook: str | None,
-                  webhook_format: str, data_dir: Path | None, as_json: bool) -> None:
+                  webhook_format: str, data_dir: Path | None, as_json: bool, auth: HttpAuth) -> None:
     """Scheduled sweeps of a live simulated pod (or of a real source) until SIGINT/SIGTERM or --max-runtime
     (schedule kept in the run store: a restart without --interval/--cron resumes it). Logs JSON lines on stderr
     (INFO unless -v/-q or OPSBRAIN_LOG_LEVEL choose)."""
@@ -213,8 +221,11 @@ def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, 
         if scenario is not None or speed != 1.0 or seed is not None:
             raise InputError("--scenario, --speed and --seed belong to --source twin", path="--source")
 
-        pod = SourcePod(open_source(source, urls, cmd_dir), name=cluster_name(source, name))
+        pod = SourcePod(open_source(source, urls, cmd_dir, auth), name=cluster_name(source, name))
         scenario = pod.name
+    elif auth.given:
+        raise InputError("credentials and TLS options belong to --source prometheus or prometheus-api",
+                         path="--source")
     elif scenario is None:
         raise InputError("give --scenario (the live pod's world) or --source prometheus|commands", path="--scenario")
 
@@ -285,11 +296,12 @@ def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, 
 @click.option("--state", "state", type=NON_EMPTY, default=None, metavar="FILE",
               help="Keep each file's offset and the reported incidents in FILE; a watch started again with it "
               "continues where this one stopped.")
+@http_auth_options
 @data_dir_option
 @json_option
 def watch_cmd(logs: str, webhook: str | None, webhook_format: str, metrics_port: int | None, bind: str,
               max_runtime: float | None, poll_s: float, from_start: bool, urls: tuple[str, ...], sweep_s: float,
-              follow_links: bool, state: str | None, data_dir: Path | None, as_json: bool) -> None:
+              follow_links: bool, state: str | None, data_dir: Path | None, as_json: bool, auth: HttpAuth) -> None:
     """Follow log files, group signals into incidents, diagnose each and show the runbook it would run (a dry
     run: advisory, nothing is executed). Stops on SIGINT/SIGTERM or --max-runtime."""
     import signal
@@ -334,10 +346,12 @@ def watch_cmd(logs: str, webhook: str | None, webhook_format: str, metrics_port:
             click.echo(f"    - {st['name']}: {how}{cond}")
 
     source = None
+    if auth.given and not urls:
+        raise InputError("credentials and TLS options apply to --url pages only", path="--url")
     if urls:
         from opsbrain.sources import open_source
 
-        source = open_source("prometheus", urls)
+        source = open_source("prometheus", urls, auth=auth)
     from opsbrain.service.metrics import DiagnosisMetrics
 
     metrics = DiagnosisMetrics()

@@ -8,16 +8,25 @@ from collections.abc import Sequence
 
 from opsbrain.errors import InputError
 from opsbrain.sources.base import PrometheusSource, ReadingsSource, TelemetrySource, TwinSource, sweep_source
+from opsbrain.sources.httpauth import NO_AUTH, HttpAuth
 
 SOURCE_KINDS = ("twin", "prometheus", "prometheus-api", "commands")
 
 
-def open_source(kind: str, urls: Sequence[str] = (), directory: str | None = None) -> ReadingsSource:
-    """A real source by its CLI name (``prometheus`` with URLs, ``commands`` with a directory)."""
+def open_source(kind: str, urls: Sequence[str] = (), directory: str | None = None,
+                auth: HttpAuth = NO_AUTH) -> ReadingsSource:
+    """A real source by its CLI name (``prometheus`` with URLs, ``commands`` with a directory); ``auth``: the
+    credentials and TLS check of its http(s) URLs, its secrets and CA bundle read here once (a bad file is exit 2
+    before any request)."""
+    if auth.given:
+        if kind not in ("prometheus", "prometheus-api") or not any(u.startswith(("http://", "https://"))
+                                                                   for u in urls):
+            raise InputError("credentials and TLS options apply to http(s) --url sources only", path="--source")
+        auth.check()
     if kind == "prometheus":
         if directory:
             raise InputError("--dir belongs to --source commands", path="--dir")
-        return PrometheusSource(list(urls))
+        return PrometheusSource(list(urls), auth=auth)
     if kind == "prometheus-api":
         from opsbrain.sources.promapi import PrometheusQuerySource
 
@@ -26,7 +35,7 @@ def open_source(kind: str, urls: Sequence[str] = (), directory: str | None = Non
         if len(urls) != 1:
             raise InputError("--source prometheus-api takes one --url (the server, e.g. http://prom:9090)",
                              path="--url")
-        return PrometheusQuerySource(urls[0])
+        return PrometheusQuerySource(urls[0], auth=auth)
     if kind == "commands":
         from opsbrain.sources.commands import CommandDirSource
 
@@ -38,5 +47,5 @@ def open_source(kind: str, urls: Sequence[str] = (), directory: str | None = Non
     raise InputError(f"unknown source {kind!r} (known: {', '.join(SOURCE_KINDS)})", path="--source")
 
 
-__all__ = ["SOURCE_KINDS", "PrometheusSource", "ReadingsSource", "TelemetrySource", "TwinSource", "open_source",
-           "sweep_source"]
+__all__ = ["NO_AUTH", "SOURCE_KINDS", "HttpAuth", "PrometheusSource", "ReadingsSource", "TelemetrySource", "TwinSource",
+           "open_source", "sweep_source"]

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 from opsbrain.errors import InputError
 from opsbrain.sources.exporter import COVERS, PageParser, parse_page
 from opsbrain.sources.exporter_metrics import metrics_feeding
+from opsbrain.sources.httpauth import NO_AUTH, HttpAuth
 from opsbrain.sources.httpget import fetch, shown_url
 from opsbrain.sources.pagefile import SavedPages, file_host, file_path, is_file_url, read_page_file
 from opsbrain.sources.readings import CollectionHistory, Readings, fed_checks, merge, read_anything, snapshot_from
@@ -178,8 +179,9 @@ def _capped(lines: list[str], n: int) -> list[str]:
 class PrometheusSource(ReadingsSource):
     """npu-exporter pages fetched over HTTP (one or more URLs, merged into one collection)."""
 
-    def __init__(self, urls: Sequence[str], timeout_s: float = 10.0) -> None:
+    def __init__(self, urls: Sequence[str], timeout_s: float = 10.0, auth: HttpAuth = NO_AUTH) -> None:
         super().__init__()
+        self.auth = auth
         if not urls:
             raise InputError("give at least one --url", path="--url")
         for u in urls:
@@ -214,7 +216,7 @@ class PrometheusSource(ReadingsSource):
         if is_file_url(url):  # a saved page: collected when the file was written
             body, self.server_time = read_page_file(url, MAX_PAGE_BYTES)
         else:
-            page = fetch(url, self.timeout_s, self.deadline_s, MAX_PAGE_BYTES)
+            page = fetch(url, self.timeout_s, self.deadline_s, MAX_PAGE_BYTES, self.auth)
             body, self.server_time = page.body, page.server_time
         try:
             self.binary = ""
@@ -230,7 +232,7 @@ class PrometheusSource(ReadingsSource):
 
     def coverage(self) -> dict[str, Any]:
         """As :meth:`ReadingsSource.coverage`, with the saved pages' collection times (``collected``)."""
-        return {**super().coverage(), **self.saved.coverage()}
+        return {**super().coverage(), **self.saved.coverage(), **connection(self.auth)}
 
     def collect(self) -> Readings:
         """One collection of every URL. A URL that cannot be read is listed in :attr:`not_read` and the others are
@@ -249,7 +251,7 @@ class PrometheusSource(ReadingsSource):
                 if is_file_url(url) and self.server_time is not None:
                     self.saved.add(parts[-1], self.server_time)
             except ValueError as exc:
-                why = self.binary or shown_text(str(exc))
+                why = self.binary or shown_text(self.auth.redact(str(exc)))  # a page may echo the request
                 failed.append(InputError(f"not a Prometheus text page: {why}", file=shown_url(url), path="--url"))
             except InputError as exc:
                 failed.append(exc)
@@ -265,6 +267,13 @@ class PrometheusSource(ReadingsSource):
             raise InputError("no npu-exporter series on the page(s) (another exporter's port, or an empty page?)",
                              file=shown_url(self.urls[0]) if len(self.urls) == 1 else None, path="--url")
         return merged
+
+
+def connection(auth: HttpAuth) -> dict[str, str]:
+    """``coverage.connection``: how the source's URLs were read (credentials' kind, CA, a TLS check skipped), where
+    told; said in the sweep's output, not in the source's name (the kept history is keyed by that name)."""
+    said = auth.describe()
+    return {"connection": said} if said else {}
 
 
 MAX_SHOWN_CHARS = 120

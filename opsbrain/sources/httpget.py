@@ -1,7 +1,8 @@
 """HTTP GET for the real sources (exporter pages, the Prometheus query API): within a deadline for the whole answer,
-refused when cut short, gzip inflated when sent unasked, credentials in the URL sent as basic authentication and
-never shown, and a PromQL selector's spaces and quotes percent-encoded. Every failure is one InputError naming the
-URL (without its password) and ``--url``."""
+refused when cut short, gzip inflated when sent unasked, credentials in the URL or given as
+:class:`~opsbrain.sources.httpauth.HttpAuth` (a bearer token, basic authentication; a CA bundle) sent and never
+shown, and a PromQL selector's spaces and quotes percent-encoded. Every failure is one InputError naming the URL
+(without its password) and ``--url``."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import base64
 import contextlib
 import http.client
 import socket
+import ssl
 import threading
 import time
 import urllib.error
@@ -19,6 +21,7 @@ from typing import Any, NamedTuple
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from opsbrain.errors import InputError
+from opsbrain.sources.httpauth import NO_AUTH, HttpAuth
 
 CHUNK = 1 << 16
 
@@ -30,16 +33,24 @@ class Page(NamedTuple):
     server_time: float | None
 
 
-def fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int) -> Page:
+def fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int, auth: HttpAuth = NO_AUTH) -> Page:
     """The body at ``url``: read in pieces within ``deadline_s`` for the whole of it (a server that sends a byte now
     and then held a sweep for ever: the socket's ``timeout_s`` is per read), at most ``max_bytes``; refused when
-    shorter than its Content-Length (a cut page read 101 C as 10 C)."""
+    shorter than its Content-Length (a cut page read 101 C as 10 C). ``auth``: the credentials sent and the TLS
+    check (:class:`~opsbrain.sources.httpauth.HttpAuth`); no secret is ever in an error line."""
+    try:
+        return _fetch(url, timeout_s, deadline_s, max_bytes, auth)
+    except InputError as exc:
+        raise InputError(auth.redact(exc.reason), file=exc.file and auth.redact(exc.file), path=exc.path) from None
+
+
+def _fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int, auth: HttpAuth) -> Page:
     shown = shown_url(url)
-    request = authorised_request(url)
+    request = authorised_request(url, auth)
     deadline = time.monotonic() + deadline_s
     chunks: list[bytes] = []
     size = 0
-    guard = _Guard(deadline_s)
+    guard = _Guard(deadline_s, auth.ssl_context() if urlsplit(url).scheme == "https" else None)
     try:
         with guard, guard.opener.open(request, timeout=timeout_s) as resp:
             while chunk := resp.read1(CHUNK):
@@ -59,7 +70,8 @@ def fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int) -> Page
             encoding = (resp.headers.get("Content-Encoding") or "identity").strip().lower()
             date = resp.headers.get("Date")
     except urllib.error.HTTPError as exc:
-        raise InputError(f"HTTP {exc.code} {exc.reason}", file=shown, path="--url") from None
+        raise InputError(f"HTTP {exc.code} {exc.reason}{_refused(exc.code, request)}", file=shown,
+                         path="--url") from None
     except http.client.IncompleteRead as exc:
         raise InputError(f"page cut short: {len(exc.partial)} bytes of a chunk", file=shown, path="--url") from None
     except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
@@ -67,6 +79,12 @@ def fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int) -> Page
             raise InputError(f"the page took more than {deadline_s:g} s ({size} bytes read)", file=shown,
                              path="--url") from None
         reason = getattr(exc, "reason", exc)
+        if isinstance(reason, ssl.SSLCertVerificationError):  # the server's certificate is not trusted
+            raise InputError(f"TLS certificate not verified: {reason.verify_message or reason.reason} (give the "
+                             "server's CA bundle with --ca-file; --insecure-skip-verify skips the check)",
+                             file=shown, path="--url") from None
+        if isinstance(reason, ssl.SSLError):
+            raise InputError(f"TLS failed: {reason.reason or reason}", file=shown, path="--url") from None
         raise InputError(f"cannot fetch: {reason}", file=shown, path="--url") from None
     return Page(_decoded(b"".join(chunks), encoding, shown, max_bytes), _http_date(date))
 
@@ -76,7 +94,7 @@ class _Guard:
     passes (the socket's timeout is per read, and a server sending its headers a byte at a time held a sweep past
     SIGTERM). ``opener`` makes the connections it guards; ``fired`` says it closed one."""
 
-    def __init__(self, deadline_s: float) -> None:
+    def __init__(self, deadline_s: float, context: ssl.SSLContext | None = None) -> None:
         self.socks: list[socket.socket] = []
         self.fired = False
         self.timer = threading.Timer(deadline_s, self._fire)
@@ -99,7 +117,7 @@ class _Guard:
                 return self.do_open(guarded(http.client.HTTPSConnection), req,
                                     context=self._context)  # type: ignore[attr-defined]
 
-        self.opener = urllib.request.build_opener(Http(), Https())
+        self.opener = urllib.request.build_opener(Http(), Https(context=context))
 
     def _fire(self) -> None:
         self.fired = True
@@ -131,20 +149,39 @@ def shown_url(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.username}@{host}"))
 
 
-def authorised_request(url: str) -> urllib.request.Request:
+def authorised_request(url: str, auth: HttpAuth = NO_AUTH) -> urllib.request.Request:
     """A request for ``url`` with what a shell would pass along unquoted percent-encoded (a PromQL selector's
     spaces and quotes: ``match[]={__name__=~"npu_.*", job="x"}``) and credentials in the URL moved to an HTTP basic
-    authorization header (urllib sends neither)."""
+    authorization header (urllib sends neither), or ``auth``'s header (read now). The header is one urllib does not
+    copy into a redirect's request: a redirect to another host must not carry the secret."""
     parts = urlsplit(url)
-    headers = {"Accept-Encoding": "identity"}
+    header = auth.header()
     if parts.username is not None:
+        if header is not None:
+            raise InputError("credentials both in the URL and in --bearer-token-*/--basic-auth-*: give one",
+                             file=shown_url(url), path="--url")
         token = base64.b64encode(f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()).decode()
-        headers["Authorization"] = f"Basic {token}"
+        header = f"Basic {token}"
         parts = parts._replace(netloc=parts.netloc.rpartition("@")[2])
     safe = "/:@!$&'()*+,;=%~-._"
     fixed = parts._replace(path=quote(parts.path, safe=safe), query=quote(parts.query, safe=safe + "?[]"),
                            fragment="")
-    return urllib.request.Request(urlunsplit(fixed), headers=headers)
+    request = urllib.request.Request(urlunsplit(fixed), headers={"Accept-Encoding": "identity"})
+    if header is not None:
+        request.add_unredirected_header("Authorization", header)
+    return request
+
+
+def _refused(code: int, request: urllib.request.Request) -> str:
+    """What a 401 or 403 means for the credentials sent (RFC 9110: 401 none or not accepted; 403 not allowed)."""
+    sent = request.has_header("Authorization")
+    if code == 401:
+        return (": the server did not accept the credentials sent" if sent else
+                ": the server wants credentials (--bearer-token-file/-env, or --basic-auth-user with "
+                "--basic-auth-password-file/-env)")
+    if code == 403:
+        return ": the credentials sent are not allowed to read this" if sent else ": forbidden without credentials"
+    return ""
 
 
 def _decoded(body: bytes, encoding: str, shown: str, max_bytes: int) -> bytes:

@@ -24,8 +24,9 @@ from collections.abc import Callable
 from typing import Any
 
 from opsbrain.errors import InputError
-from opsbrain.sources.base import ReadingsSource
+from opsbrain.sources.base import ReadingsSource, connection
 from opsbrain.sources.exporter import METRIC_TABLE, SAME_CLOCK_S, PageParser, Sample, port_link, readings_of_samples
+from opsbrain.sources.httpauth import NO_AUTH, HttpAuth
 from opsbrain.sources.httpget import fetch, shown_url
 from opsbrain.sources.readings import CollectionHistory, Readings, read_anything, snapshot_from
 from opsbrain.sweeps.params import SweepParams
@@ -90,8 +91,10 @@ def read_times(t: float, p: SweepParams) -> list[float]:
 class PrometheusQuerySource(ReadingsSource):
     """Instant queries to a Prometheus server (see module docstring)."""
 
-    def __init__(self, base_url: str, timeout_s: float = 10.0, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, base_url: str, timeout_s: float = 10.0, clock: Callable[[], float] = time.time,
+                 auth: HttpAuth = NO_AUTH) -> None:
         super().__init__()
+        self.auth = auth
         parts = urllib.parse.urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise InputError(f"not an http(s) URL: {shown_url(base_url)!r}", path="--url")
@@ -106,7 +109,7 @@ class PrometheusQuerySource(ReadingsSource):
         """``data.result`` of an instant query at ``t`` (a vector)."""
         url = f"{self.base}/api/v1/query?" + urllib.parse.urlencode({"query": expr, "time": f"{t:.3f}"})
         try:
-            page = fetch(url, self.timeout_s, 3 * self.timeout_s, MAX_ANSWER_BYTES)
+            page = fetch(url, self.timeout_s, 3 * self.timeout_s, MAX_ANSWER_BYTES, self.auth)
             body = page.body
             self._server_offset = None if page.server_time is None else page.server_time - self.clock()
         except InputError as exc:
@@ -121,7 +124,8 @@ class PrometheusQuerySource(ReadingsSource):
             result: list[dict[str, Any]] = data["data"]["result"]
             return result
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise InputError(f"not a Prometheus query answer: {exc}", file=shown_url(self.base), path="--url") from None
+            raise InputError(f"not a Prometheus query answer: {self.auth.redact(str(exc))}", file=shown_url(self.base),
+                             path="--url") from None
 
     def _items(self, expr: str, t: float) -> list[tuple[str, dict[str, str], float]]:
         """(metric name, other labels, value) of each element of an instant query's vector. An element that is not
@@ -135,7 +139,8 @@ class PrometheusQuerySource(ReadingsSource):
                 out.append((labels.pop("__name__", ""), labels, float(value[1])))
             except (KeyError, IndexError, TypeError, ValueError, AttributeError):
                 raise InputError(f"not a Prometheus query answer: a vector element that is not "
-                                 f"{{\"metric\": {{...}}, \"value\": [time, \"number\"]}}: {str(item)[:120]!r}",
+                                 f"{{\"metric\": {{...}}, \"value\": [time, \"number\"]}}: "
+                                 f"{self.auth.redact(str(item)[:120])!r}",
                                  file=shown_url(self.base), path="--url") from None
         return out
 
@@ -186,6 +191,10 @@ class PrometheusQuerySource(ReadingsSource):
             f"{window_s / 3600:.1f} h (UP->DOWN changes between consecutive samples at its evaluation interval; a "
             "missing or unread (-1) sample is neither UP nor DOWN): a port that went down and up again between two "
             "samples is not seen, so the count is a lower bound")
+
+    def coverage(self) -> dict[str, Any]:
+        """As :meth:`ReadingsSource.coverage`, with how the server was read (``connection``)."""
+        return {**super().coverage(), **connection(self.auth)}
 
     def snapshot(self, params: SweepParams) -> Snapshot:
         t = self.now()
