@@ -178,6 +178,21 @@ def test_basic_auth_from_the_environment_on_the_query_api(monkeypatch: pytest.Mo
     assert "changed" not in line and "b3BzOmNoYW5nZWQ=" not in line, line  # neither the password nor its base64
 
 
+def test_a_long_reason_phrase_is_redacted_before_it_is_cut(tmp_path: Path) -> None:
+    tok = tmp_path / "t"
+    tok.write_text("x" * 500)  # cut to an error line's length first, a partial token would be shown
+
+    def echo(h: BaseHTTPRequestHandler) -> None:
+        h.send_response(401, "Denied " + str(h.headers.get("Authorization")))
+        h.send_header("Content-Length", "0")
+        h.end_headers()
+        h.close_connection = True
+
+    with serving(echo) as url, pytest.raises(InputError) as err:
+        PrometheusSource([url + "/metrics"], auth=HttpAuth(bearer=SecretRef(file=str(tok)))).collect()
+    assert "xxxx" not in str(err.value) and "Denied Bearer <redacted>" in str(err.value), str(err.value)
+
+
 def test_a_403_says_the_credentials_are_not_allowed(tmp_path: Path) -> None:
     tok = tmp_path / "t"
     tok.write_text("reader\n")

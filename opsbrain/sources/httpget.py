@@ -70,8 +70,8 @@ def _fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int, auth: 
             encoding = (resp.headers.get("Content-Encoding") or "identity").strip().lower()
             date = resp.headers.get("Date")
     except urllib.error.HTTPError as exc:
-        raise InputError(f"HTTP {exc.code} {exc.reason}{_refused(exc.code, request)}", file=shown,
-                         path="--url") from None
+        phrase = shown_phrase(auth.redact(str(exc.reason)))  # the server's own text: redacted before it is cut
+        raise InputError(f"HTTP {exc.code} {phrase}{_refused(exc.code, request)}", file=shown, path="--url") from None
     except http.client.IncompleteRead as exc:
         raise InputError(f"page cut short: {len(exc.partial)} bytes of a chunk", file=shown, path="--url") from None
     except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
@@ -170,6 +170,14 @@ def authorised_request(url: str, auth: HttpAuth = NO_AUTH) -> urllib.request.Req
     if header is not None:
         request.add_unredirected_header("Authorization", header)
     return request
+
+
+MAX_PHRASE_CHARS = 80
+"""Characters of a server's reason phrase shown (``Unauthorized``; a proxy's phrase may be anything)."""
+
+
+def shown_phrase(text: str) -> str:
+    return text if len(text) <= MAX_PHRASE_CHARS else text[:MAX_PHRASE_CHARS] + "..."
 
 
 def _refused(code: int, request: urllib.request.Request) -> str:
