@@ -44,6 +44,12 @@ def tsdb(stopped: dict[str, float]) -> Callable[[BaseHTTPRequestHandler], None]:
         result: list[dict[str, Any]] = []
         for node in ("worker-a", "worker-d"):
             last = min(math.floor(t / STEP_S) * STEP_S, stopped.get(node, math.inf))
+            if expr.startswith("last_over_time(timestamp("):  # the newest sample a 1-min step of the window saw
+                window = float(expr.split("[", 1)[1].split("s:", 1)[0])
+                seen = min(math.floor(math.floor(t / 60) * 60 / STEP_S) * STEP_S, stopped.get(node, math.inf))
+                result += [{"metric": _labels(node, npu), "value": [t, f"{seen + 0.35 * npu:.3f}"]}
+                           for npu in range(8) if seen >= t - window]
+                continue
             if t - last >= LOOKBACK_S:
                 continue
             for npu in range(8):
@@ -64,8 +70,9 @@ def test_a_node_whose_series_stopped_is_a_stale_node_and_the_live_one_is_quiet()
     got = [(f.component, f.check, f.severity) for f in rep.findings]
     assert got == [("worker-d", "heartbeat", "Alarm")], got
     stale = rep.findings[0]
-    # its last sample is the last one a query time saw (the 20-min query spacing): 900 s old, or up to 20 min more
-    assert stale.data["no_series"] is True and 900 <= stale.data["age_s"] + 65 <= 900 + 1200 + STEP_S
+    # aged from its last sample as the server holds it, 900 s ago (a scrape every 30 s; beyond 60 s of scrape skew and
+    # a 5-s refresh): before, from the last of the sweep's query times (20 min apart) that saw it, up to 20 min more
+    assert stale.data["no_series"] is True and 900 - STEP_S <= stale.data["age_s"] + 65 <= 900, stale.data
     assert "no series of it in this collection" in stale.evidence
 
 

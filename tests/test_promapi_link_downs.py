@@ -65,6 +65,8 @@ def _api(link_answer: dict[str, object]) -> object:
         expr, t = q["query"][0], float(q["time"][0])
         if expr.startswith("resets("):
             body = link_answer
+        elif expr.startswith("last_over_time("):  # each chip's last sample time: no chip series here
+            body = {"status": "success", "data": {"resultType": "vector", "result": []}}
         else:
             result = [] if expr.startswith("timestamp(") else [
                 {"metric": {"__name__": "npu_chip_info_link_status", "id": "5", "instance": "w:8082"},

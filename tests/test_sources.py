@@ -254,8 +254,8 @@ class _FakePrometheusAPI:
                 result = []
                 if expr.startswith("resets("):  # the link-down count: the twin's link states do not flap here
                     result = []
-                elif expr.startswith("timestamp("):
-                    want = expr[len("timestamp("):-1]
+                elif expr.startswith(("timestamp(", "last_over_time(timestamp(")):  # every twin chip answers now
+                    want = expr.split("timestamp(", 1)[1].split(")", 1)[0]
                     result = [{"metric": lb, "value": [t, str(ts)]}
                               for n, lb, _v, ts in PageParser().samples(page) if n == want]
                 else:

@@ -6,7 +6,8 @@ queries (``GET /api/v1/query?query={__name__=~"..."}&time=T``, the Prometheus HT
 cold sweep reads its own store: now, the windowed checks' window starts (10 min, 1 h) and the trend re-read points
 (every 20 min over 2 h), plus ``timestamp(npu_chip_info_temperature)`` for each chip's sample age. Each answer
 becomes one collection; the newest is swept with the others as its history, so windowed counts and the Rx trend
-are there at the first sweep.
+are there at the first sweep. A chip with no series now (its exporter stopped) is aged from its last sample as the
+server holds it (:func:`last_seen_query`), not from the last query time that saw it.
 
 Link-down events are counted on the server, over every sample it kept in the link-down window (24 h), not from the
 link state at those query times (a port that flapped between two of them was not seen): one more instant query,
@@ -77,6 +78,21 @@ def link_downs_query(window_s: float) -> str:
     return f'resets(label_replace({sel} >= 0 <= 1, "{NAME_LABEL}", "$1", "__name__", "(.+)")[{int(window_s)}s:])'
 
 
+LAST_SEEN_STEP = "1m"
+"""The step of :func:`last_seen_query`'s subquery: below Prometheus's 5-min look-back (``--query.lookback-delta``), so
+every sample is in some step's look-back and the last one is found."""
+
+
+def last_seen_query(window_s: float) -> str:
+    """Each chip's last sample time within ``window_s``, by the server: ``timestamp()`` of an instant vector selector
+    is each sample's own time (Prometheus docs, "Functions": ``timestamp(v instant-vector)``), not the evaluation's,
+    and ``last_over_time`` of a subquery (``[<range>:<resolution>]``, Prometheus docs, "Subquery") of it is the time of
+    the newest sample any step saw. An NPU whose series stopped is so aged to its exporter's own stamp, where the
+    sweep's query times (20 min apart) read it up to 20 min too old. Checked with ``promtool test rules``
+    (tests/test_promapi_last_seen.py)."""
+    return f"last_over_time({AGE_QUERY}[{int(window_s)}s:{LAST_SEEN_STEP}])"
+
+
 CLOCK_RESOLUTION_S = 2.0
 """An HTTP ``Date`` header counts whole seconds: a smaller difference from our clock is no offset."""
 
@@ -104,6 +120,7 @@ class PrometheusQuerySource(ReadingsSource):
         self.name = f"prometheus-api {shown_url(self.base)}"
         self.parser = PageParser()
         self._server_offset: float | None = None
+        self.last_seen_note = ""
 
     def query(self, expr: str, t: float) -> list[dict[str, Any]]:
         """``data.result`` of an instant query at ``t`` (a vector)."""
@@ -154,6 +171,21 @@ class PrometheusQuerySource(ReadingsSource):
              for _name, labels, value in self._items(AGE_QUERY, t)], None, t, self.parser)
         r.npu_sample_t = ages.npu_sample_t
         return r
+
+    def last_seen(self, t: float, window_s: float) -> Readings | None:
+        """Each NPU's last sample time at ``t`` within ``window_s`` (:func:`last_seen_query`), its die with it; a time
+        the query cannot give (before the window, after ``t``) is left out. None, noted in ``self.last_seen_note``,
+        where the server refuses the query (a Prometheus before 2.26 has no ``last_over_time``)."""
+        try:
+            items = self._items(last_seen_query(window_s), t)
+        except InputError as exc:
+            self.last_seen_note = (f"the server did not give the chips' last sample times ({exc.reason}): a chip with "
+                                   "no series now is aged from the sweep's query times, up to 20 min too old")
+            return None
+        self.last_seen_note = ""
+        return readings_of_samples(
+            [("npu_chip_info_temperature", None, labels, 0.0, value) for _name, labels, value in items
+             if t - window_s - 60.0 <= value <= t + 60.0], None, t, self.parser)
 
     def now(self) -> float:
         """The time to query at: our clock, corrected by the server's (its ``Date`` header, read with one cheap
@@ -208,5 +240,6 @@ class PrometheusQuerySource(ReadingsSource):
                              f"{params.trend_window_s / 3600:g} h (is npu-exporter scraped by this Prometheus?)",
                              file=shown_url(self.base), path="--url")
         self.count_link_downs(cur, t, params.link_down_window_s)
-        self.dropped = list(cur.notes)  # what the answer held but was not used (before: never said for this source)
-        return snapshot_from(cur, self.history, params)
+        seen = self.last_seen(t, params.trend_window_s)
+        self.dropped = list(cur.notes) + ([self.last_seen_note] if self.last_seen_note else [])  # what the answer
+        return snapshot_from(cur, self.history, params, seen)  # held but was not used (before: never said)

@@ -169,13 +169,15 @@ def _dom(r: Readings, modules: tuple[str, ...], lanes: int) -> dict[str, np.ndar
     return out
 
 
-def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams) -> Snapshot:
-    """The snapshot of ``cur`` with the windows and trend read from ``history`` (``cur`` is added to it)."""
+def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams,
+                  last_seen: Readings | None = None) -> Snapshot:
+    """The snapshot of ``cur`` with the windows and trend read from ``history`` (``cur`` is added to it);
+    ``last_seen``: each NPU's last sample time as the source knows it besides its kept collections (:func:`vanished`)."""
     history.max_age_s = max(history.max_age_s, p.link_down_window_s, p.trend_window_s, p.hbm_rows_rate_window_s,
                             p.hbm_ue_window_s)
     history.add(cur)
     t = cur.t
-    gone = vanished(cur, history)
+    gone = vanished(cur, history, last_seen)
     npus = tuple(sorted(cur.npu_temp_c.keys() | cur.npu_sample_t.keys() | cur.npu_health.keys()
                         | cur.npu_fault_codes.keys() | gone.keys()))
     hbms = tuple(sorted(cur.hbm_temp_c.keys() | cur.hbm_ce_total.keys() | cur.hbm_rows.keys()
@@ -271,7 +273,7 @@ def state_downs(kept: list[Readings], links: tuple[str, ...]) -> tuple[np.ndarra
     return n, (last_t - first_t if first_t is not None else 0.0)
 
 
-def vanished(cur: Readings, history: CollectionHistory) -> dict[str, float]:
+def vanished(cur: Readings, history: CollectionHistory, last_seen: Readings | None = None) -> dict[str, float]:
     """NPUs that an earlier kept collection read a sample time of and ``cur`` holds no series of, with their last
     sample time. An exporter that stopped answering to Prometheus, or a chip it no longer lists, leaves no series:
     npu-exporter stamps its samples, and Prometheus keeps such a series in an instant query only for its 5-min
@@ -280,11 +282,14 @@ def vanished(cur: Readings, history: CollectionHistory) -> dict[str, float]:
     aged from its last sample it is the stale node (or the lost chip) it is. The kept history bounds how long it is
     remembered (24 h; a ``prometheus-api`` sweep's 2 h of query times). An NPU whose die (``Readings.npu_die``) is read
     now under another name was renamed, not lost: npu-exporter runs as a DaemonSet, and a scrape that names nodes by
-    the exporter pod's address (``instance``) renames all of them when the pods restart."""
+    the exporter pod's address (``instance``) renames all of them when the pods restart. ``last_seen`` (its
+    ``npu_sample_t`` and ``npu_die``) is read as one more kept collection: a Prometheus server's own last sample of each
+    NPU (:mod:`opsbrain.sources.promapi`), where the kept collections (its query times, 20 min apart) saw the last
+    sample up to 20 min before it was."""
     present = cur.npu_temp_c.keys() | cur.npu_sample_t.keys() | cur.npu_health.keys() | cur.npu_fault_codes.keys()
     dies = set(cur.npu_die.values())
     out: dict[str, float] = {}
-    for x in history.items:
+    for x in [*history.items, *([last_seen] if last_seen is not None else [])]:
         if x is cur:
             continue
         for n, ts in x.npu_sample_t.items():
