@@ -69,7 +69,7 @@ def sweep() -> None:
               "Prometheus server's query API, or collected npu-smi/hccn_tool outputs (docs/real-cluster.md).")
 @click.option("--url", "urls", multiple=True, metavar="URL", help="An exporter page (repeat for one per node), "
               "e.g. http://HOST:8082/metrics or a saved page file:///path/node-1.prom (--source prometheus), or the "
-              "server (--source prometheus-api).")
+              "server, or a saved range answer file:///path/range.json (--source prometheus-api).")
 @click.option("--dir", "cmd_dir", type=NON_EMPTY, default=None, metavar="DIR",
               help="Collected command outputs (--source commands).")
 @click.option("--name", "name", default=None, help="The cluster's name (real sources): the schedule of `sweep run "

@@ -35,6 +35,12 @@ def open_source(kind: str, urls: Sequence[str] = (), directory: str | None = Non
         if len(urls) != 1:
             raise InputError("--source prometheus-api takes one --url (the server, e.g. http://prom:9090)",
                              path="--url")
+        if urls[0].startswith("file:"):  # a saved range answer (opsbrain.sources.promfile)
+            from opsbrain.sources.pagefile import file_path
+            from opsbrain.sources.promfile import SavedAnswerSource
+
+            file_path(urls[0])
+            return SavedAnswerSource(urls[0])
         return PrometheusQuerySource(urls[0], auth=auth)
     if kind == "commands":
         from opsbrain.sources.commands import CommandDirSource

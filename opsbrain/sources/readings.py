@@ -172,7 +172,8 @@ def _dom(r: Readings, modules: tuple[str, ...], lanes: int) -> dict[str, np.ndar
 def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams,
                   last_seen: Readings | None = None) -> Snapshot:
     """The snapshot of ``cur`` with the windows and trend read from ``history`` (``cur`` is added to it);
-    ``last_seen``: each NPU's last sample time as the source knows it besides its kept collections (:func:`vanished`)."""
+    ``last_seen``: each NPU's last sample time as the source knows it besides its kept collections
+    (:func:`vanished`)."""
     history.max_age_s = max(history.max_age_s, p.link_down_window_s, p.trend_window_s, p.hbm_rows_rate_window_s,
                             p.hbm_ue_window_s)
     history.add(cur)
