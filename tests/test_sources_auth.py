@@ -225,6 +225,18 @@ def test_a_redirect_does_not_carry_the_token_elsewhere(tmp_path: Path) -> None:
             src = open_source("prometheus", [url + "/metrics"], auth=HttpAuth(bearer=SecretRef(file=str(tok))))
             assert src.collect().npu_temp_c
     assert seen == [f"Bearer {TOKEN}", None]  # sent to the server asked, not to the one it redirected to
+    with serving(guarded(f"Bearer {TOKEN}")) as other:  # the target wants the token: the line says why it lacks it
+        def moved_too(h: BaseHTTPRequestHandler) -> None:
+            h.send_response(301)
+            h.send_header("Location", other + "/metrics")
+            h.send_header("Content-Length", "0")
+            h.end_headers()
+            h.close_connection = True
+
+        with serving(moved_too) as url, pytest.raises(InputError) as err:
+            open_source("prometheus", [url + "/metrics"], auth=HttpAuth(bearer=SecretRef(file=str(tok)))).collect()
+    assert f"HTTP 401 Denied: from {other}/metrics, where the server redirected, to which the credentials are not " \
+           "sent on" in str(err.value), str(err.value)
 
 
 def test_auth_options_without_an_http_url_are_refused(tmp_path: Path) -> None:

@@ -71,7 +71,10 @@ def _fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int, auth: 
             date = resp.headers.get("Date")
     except urllib.error.HTTPError as exc:
         phrase = shown_phrase(auth.redact(str(exc.reason)))  # the server's own text: redacted before it is cut
-        raise InputError(f"HTTP {exc.code} {phrase}{_refused(exc.code, request)}", file=shown, path="--url") from None
+        moved = exc.geturl() if exc.geturl() and exc.geturl() != request.full_url else None
+        why = (f": from {shown_url(moved)}, where the server redirected, to which the credentials are not sent on "
+               "(give that URL)") if moved and request.has_header("Authorization") else _refused(exc.code, request)
+        raise InputError(f"HTTP {exc.code} {phrase}{why}", file=shown, path="--url") from None
     except http.client.IncompleteRead as exc:
         raise InputError(f"page cut short: {len(exc.partial)} bytes of a chunk", file=shown, path="--url") from None
     except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
