@@ -243,3 +243,19 @@ def test_auth_options_without_an_http_url_are_refused(tmp_path: Path) -> None:
     (tmp_path / "n.prom").write_bytes(PAGE)
     with pytest.raises(InputError, match="http\\(s\\) --url sources only"):
         open_source("prometheus", [f"file://{tmp_path}/n.prom"], auth=HttpAuth(insecure=True))
+
+
+@pytest.mark.parametrize("args", [
+    ["sweep", "once", "--bearer-token-env", "T"],                                   # the twin: nothing to send it to
+    ["sweep", "once", "--source", "commands", "--dir", ".", "--ca-file", "x.pem"],
+    ["sweep", "run", "--scenario", "noise-only-day", "--insecure-skip-verify", "--max-runtime", "1"],
+    ["watch", "--logs", ".", "--bearer-token-env", "T", "--max-runtime", "1"],      # no --url to sweep
+])
+def test_the_options_without_an_http_source_are_refused(tmp_path: Path, args: list[str]) -> None:
+    from click.testing import CliRunner
+
+    from opsbrain.cli import cli
+
+    res = CliRunner().invoke(cli, [*args, "--data-dir", str(tmp_path)], env={"T": TOKEN})
+    assert res.exit_code == 2, res.output
+    assert "credentials and TLS options" in res.output and TOKEN not in res.output, res.output

@@ -91,7 +91,10 @@ def sweep_once_cmd(scenario: str, at_s: float, seed: int | None, source: str, ur
             raise InputError("--scenario, --at and --seed belong to --source twin", path="--source")
         _sweep_real_once(source, urls, cmd_dir, fmt, name, data_dir, auth)
         return
-    if urls or cmd_dir or name or auth.given:
+    if auth.given:
+        raise InputError("credentials and TLS options belong to --source prometheus or prometheus-api",
+                         path="--source")
+    if urls or cmd_dir or name:
         raise InputError("--url/--dir/--name need --source prometheus, prometheus-api or commands", path="--source")
     from opsbrain.sweeps.once import sweep_once
 

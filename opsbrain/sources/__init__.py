@@ -5,6 +5,7 @@ to point opsbrain at a cluster."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from urllib.parse import urlsplit
 
 from opsbrain.errors import InputError
 from opsbrain.sources.base import PrometheusSource, ReadingsSource, TelemetrySource, TwinSource, sweep_source
@@ -19,7 +20,7 @@ def open_source(kind: str, urls: Sequence[str] = (), directory: str | None = Non
     credentials and TLS check of its http(s) URLs, its secrets and CA bundle read here once (a bad file is exit 2
     before any request)."""
     if auth.given:
-        if kind not in ("prometheus", "prometheus-api") or not any(u.startswith(("http://", "https://"))
+        if kind not in ("prometheus", "prometheus-api") or not any(urlsplit(u).scheme in ("http", "https")
                                                                    for u in urls):
             raise InputError("credentials and TLS options apply to http(s) --url sources only", path="--source")
         auth.check()
