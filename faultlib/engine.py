@@ -44,6 +44,8 @@ class Simulation:
         self.fabric = Fabric(self.topology, self.params.fabric, self.state)
         self.telemetry = TelemetryHub(self.clock)
         self.telemetry.silent = self.state.host_down  # a stopped host and the parts on its board write nothing
+        self.telemetry.scraped.stopped_since = self.state.stopped_since  # ... and its exporters serve nothing
+        self.telemetry.scraped.stopped_nodes = self.state.stopped_nodes
         self.telemetry.delivery = Delivery(self)  # detection paths: poll and shipping delays to subscribers
         self.workloads: dict[str, Workload] = {}
         self.control = ControlAPI(self)
