@@ -91,6 +91,12 @@ class PlantState:
                 return None
         return None
 
+    def host_booting(self, node: str) -> bool:
+        """Whether the host ``node`` came back in service at this very instant: its board is powering on, and a
+        port toward a part that is dead then never came up (a fault acting as the host returns)."""
+        spans = self._stops.get(node)
+        return spans is not None and bool(spans) and spans[-1][1] == self._clock()
+
     def stopped_nodes(self, t: float) -> dict[str, float]:
         """Every host stopped at ``t``, with the time it stopped."""
         out: dict[str, float] = {}
