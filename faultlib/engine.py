@@ -144,6 +144,9 @@ class Simulation:
         self.state.subscribe(on_health)
         try:
             yield back
+        except simpy.Interrupt as stop:  # the part (or its node) was replaced while the host was down
+            f.quiet_why = f"{host} and the part was replaced ({stop.cause}) before the host was back"
+            raise
         finally:
             self.state.unsubscribe(on_health)
         f.quiet_s, f.quiet_why = self.now - f.at_s + model.quiet_s(), ""

@@ -77,3 +77,16 @@ def test_faults_on_a_stopped_host_are_censored_not_missed(tmp_path: Path, monkey
     assert off["detection"] == "detected" and off["diagnosis"]["fault_class"] == "npu_off_bus"
     assert off["diagnosis"]["component"] == "pod0/node5/npu2"
     assert j["summary"]["missed"] == 0 and j["summary"]["censored"] == 2
+
+
+def test_a_broken_part_replaced_while_its_host_is_down_never_shows(topo1: Topology) -> None:
+    sim = Simulation(seed=5, topology=topo1)
+    sim.inject(_spec(100, "node_crash", NODE))
+    off = sim.inject(_spec(220, "npu_off_bus", f"{NODE}/npu2"))
+    sim.run(300)
+    assert sim.end_faults_of(f"{NODE}/npu2", "replace_part") == [off.id]
+    sim.run(301)
+    assert off.ended_at_s == 300 and math.isinf(off.quiet_s) and "was replaced" in off.quiet_why
+    sim.state.set_health(NODE, Health.HEALTHY, cause="reboot")
+    sim.run(400)
+    assert not any("PCIe Bus Error" in t for t in _lines(sim, 300))
