@@ -6,6 +6,7 @@ consumer of randomness does not shift the draws of another. No module-global sta
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Generator
 from datetime import datetime, timedelta
@@ -15,10 +16,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import simpy
 
+from faultlib import ids
 from faultlib.control import ControlAPI
 from faultlib.durations import Durations
 from faultlib.fabric import Fabric
 from faultlib.faults.base import ActiveFault, FaultModel, SpecLike
+from faultlib.faults.catalog import SURVIVES_STOP
 from faultlib.faults.models import MODELS
 from faultlib.simparams import SimParams
 from faultlib.state import PlantState
@@ -44,6 +47,8 @@ class Simulation:
         self.fabric = Fabric(self.topology, self.params.fabric, self.state)
         self.telemetry = TelemetryHub(self.clock)
         self.telemetry.silent = self.state.host_down  # a stopped host and the parts on its board write nothing
+        self.telemetry.scraped.stopped_since = self.state.stopped_since  # ... and its exporters serve nothing
+        self.telemetry.scraped.stopped_nodes = self.state.stopped_nodes
         self.telemetry.delivery = Delivery(self)  # detection paths: poll and shipping delays to subscribers
         self.workloads: dict[str, Workload] = {}
         self.control = ControlAPI(self)
@@ -102,6 +107,8 @@ class Simulation:
             self.trace.record(self.now, "fault", model.target, id=fault_id, kind=spec.kind)
             self._acting[fault_id] = (model, proc)
             try:
+                if not (yield from self._through_stop(model)):
+                    return
                 yield from model.run()
             except simpy.Interrupt as stop:
                 model.on_replaced()
@@ -112,6 +119,38 @@ class Simulation:
 
         proc = self.env.process(start())
         return model.truth
+
+    def _through_stop(self, model: FaultModel) -> Generator[simpy.Event, Any, bool]:
+        """A fault on a part of a stopped host (:meth:`PlantState.host_down`; not a link, not a node crash, whose
+        model says what a crash of a stopped host does): one of :data:`SURVIVES_STOP` waits until the host is back
+        and then acts (its ``quiet_s`` counts the wait), any other changes nothing and ends at once. False: do not
+        run the model."""
+        f, node = model.truth, ids.node_of(model.target)
+        if node is None or "~" in model.target or model.kind == "node_crash" or not self.state.host_down(node):
+            return True
+        host = f"its host {node} had stopped"
+        if model.kind not in SURVIVES_STOP:
+            f.quiet_s, f.quiet_why = math.inf, f"{host}: nothing runs there for a {model.kind} to happen to"
+            yield self.env.timeout(0)
+            model.end(cause=f.quiet_why)
+            return False
+        f.quiet_s, f.quiet_why = math.inf, f"{host} and was not back before the run's end (the part shows then)"
+        back = self.env.event()
+
+        def on_health(_cid: str, _old: Any, _new: Any) -> None:
+            if not back.triggered and not self.state.host_down(node):
+                back.succeed()
+
+        self.state.subscribe(on_health)
+        try:
+            yield back
+        except simpy.Interrupt as stop:  # the part (or its node) was replaced while the host was down
+            f.quiet_why = f"{host} and the part was replaced ({stop.cause}) before the host was back"
+            raise
+        finally:
+            self.state.unsubscribe(on_health)
+        f.quiet_s, f.quiet_why = self.now - f.at_s + model.quiet_s(), ""
+        return True
 
     def end_faults_of(self, component: str, cause: str) -> list[str]:
         """A part was replaced: every fault acting on it or on a part of it ends now (ids returned)."""

@@ -6,6 +6,7 @@ Every change is recorded in the trace and announced to listeners (workloads re-d
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
@@ -34,6 +35,7 @@ class PlantState:
         self._lanes_down: dict[str, int] = {}
         self._listeners: list[Listener] = []
         self._hosts_down: set[str] = set()
+        self._stops: dict[str, list[list[float]]] = {}  # node -> [stopped at, back at (inf: still stopped)], in order
         self.version = 0  # bumped on every change; caches key on it
 
     def subscribe(self, listener: Listener) -> None:
@@ -63,6 +65,8 @@ class PlantState:
         until it is back in service (:meth:`host_down`)."""
         if self.topology.kind.get(node) != "node":
             raise UnknownComponent(node)
+        if node not in self._hosts_down:
+            self._stops.setdefault(node, []).append([self._clock(), math.inf])
         self._hosts_down.add(node)
 
     def host_down(self, component: str) -> bool:
@@ -74,6 +78,37 @@ class PlantState:
         node = component if component in self._hosts_down else ids.node_of(component)
         return node in self._hosts_down
 
+    def stopped_since(self, component: str, t: float) -> float | None:
+        """When the host ``component`` is on (the node, a chip, an HBM stack: not a link) last stopped, if it was
+        stopped at ``t`` (None: it ran at ``t``). Its exporters served nothing from then until it was back."""
+        if not self._stops or "~" in component:
+            return None
+        spans = self._stops.get(component if component in self._stops else ids.node_of(component) or "")
+        for t0, t1 in reversed(spans or ()):
+            if t0 <= t < t1:
+                return t0
+            if t1 <= t:
+                return None
+        return None
+
+    def host_booting(self, node: str) -> bool:
+        """Whether the host ``node`` came back in service at this very instant: its board is powering on, and a
+        port toward a part that is dead then never came up (a fault acting as the host returns)."""
+        spans = self._stops.get(node)
+        return spans is not None and bool(spans) and spans[-1][1] == self._clock()
+
+    def stopped_nodes(self, t: float) -> dict[str, float]:
+        """Every host stopped at ``t``, with the time it stopped."""
+        out: dict[str, float] = {}
+        for node, spans in self._stops.items():
+            for t0, t1 in reversed(spans):
+                if t0 <= t < t1:
+                    out[node] = t0
+                    break
+                if t1 <= t:
+                    break
+        return out
+
     def set_health(self, cid: str, new: Health, cause: str = "") -> None:
         if not self.topology.exists(cid):
             raise UnknownComponent(cid)
@@ -83,7 +118,9 @@ class PlantState:
         check_transition(cid, old, new)
         if new == Health.HEALTHY:
             self._health.pop(cid, None)
-            self._hosts_down.discard(cid)  # a host back in service has booted again
+            if cid in self._hosts_down:  # a host back in service has booted again
+                self._hosts_down.discard(cid)
+                self._stops[cid][-1][1] = self._clock()
         else:
             self._health[cid] = new
         self.version += 1

@@ -136,7 +136,7 @@ class Controller:
         (an HBM stack's temperature climb over the last scrapes, a node's NPUs allocated by the scheduler)."""
         if name in livereadings.NAMES:
             return livereadings.read(self.sim, self.placement, name, component)
-        return self.sim.telemetry.read(name, component)
+        return self.sim.telemetry.scrape(name, component)  # as the exporters serve it (none from a stopped host)
 
     def adopt(self, incident_id: str, diagnosis: Diagnosis, component: str) -> Incident:
         """Take over an incident opened outside the detector (a health sweep's proactive incident, issue 7) and

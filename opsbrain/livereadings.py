@@ -27,14 +27,15 @@ RISE_PROBES_S = (RISE_WINDOW_S, 60.0, 30.0, 15.0)
 
 
 def hbm_temp_rise_c_per_min(sim: Simulation, hbm: str) -> float | None:
-    """(temperature now - the earliest of the probed scrapes) per minute, or None."""
+    """(temperature now - the earliest of the probed scrapes) per minute, or None (also while the stack's host is
+    stopped: its exporter serves nothing, faultlib.telemetry.scrape)."""
     tel = sim.telemetry
     now = sim.now
-    cur = tel.read("hbm_temp_c", hbm)
+    cur = tel.scrape("hbm_temp_c", hbm)
     if cur is None:
         return None
     for back in RISE_PROBES_S:
-        if back <= now and (old := tel.read("hbm_temp_c", hbm, now - back)) is not None:
+        if back <= now and (old := tel.scrape("hbm_temp_c", hbm, now - back)) is not None:
             return (cur - old) / (back / 60.0)
     return None
 

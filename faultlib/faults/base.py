@@ -55,6 +55,8 @@ class ActiveFault:
     quiet_s: float = 0.0
     """Seconds after onset during which the fault changes nothing a detection path reads (:meth:`FaultModel.quiet_s`):
     the scorer's lower bound on when it could have been detected."""
+    quiet_why: str = ""
+    """Why nothing showed, when ``quiet_s`` is unbounded and no ``fault_end`` cause says it (the scorer's note)."""
 
 
 class FaultModel:

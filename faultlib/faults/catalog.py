@@ -69,6 +69,13 @@ _KINDS = [
 
 CATALOG: dict[str, FaultKind] = {k.name: k for k in _KINDS}
 
+SURVIVES_STOP = frozenset({"npu_off_bus", "l1_switch_failure", "qingtian_failure"})
+"""Kinds that are a broken part, whether its host runs or not: injected while the host is stopped they show once it
+is back (a chip dead on its bus, a dead switch chip or card is still dead after the reboot). Every other kind on a
+host's part is an event of a running host (a hang, an error raised on a memory access, heat, throttling, a port
+going down, a stuck or wrong computation): on a stopped host nothing runs for it to happen to, and it changes
+nothing (see faultlib.engine, docs/faults.md)."""
+
 
 def kind(name: str) -> FaultKind:
     try:

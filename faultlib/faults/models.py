@@ -256,7 +256,7 @@ class L1SwitchFailure(FaultModel):
         self.emit.plugin_switch(node, "0x00f103b0", "155907", "na", "SeparateNPU", chip=ids.index(sw, "l1sw"))
         for lid in self.sim.topology.links_of[sw]:
             if self.sim.topology.links[lid].kind == "ub_optical":
-                self.emit.link_state(lid, up=False, l1_alive=False)
+                self.emit.link_state(lid, up=False, l1_alive=False, by=sw)
         for npu in self.sim.topology.npus_of(node):
             self.emit.device_event(npu, "81B18603")
         if (yield from self.heal_after_duration()):
@@ -274,7 +274,7 @@ class L2SwitchFailure(FaultModel):
         self.set_health(sw, Health.FAILED)
         for lid in self.sim.topology.links_of[sw]:
             if self.sim.topology.links[lid].kind == "ub_optical":
-                self.emit.link_state(lid, up=False, l2_alive=False)
+                self.emit.link_state(lid, up=False, l2_alive=False, by=sw)
         if (yield from self.heal_after_duration()):
             self.set_health(sw, Health.HEALTHY)
         self.end()
@@ -368,7 +368,7 @@ class NodeCrash(FaultModel):
         self.set_health(node, Health.FAILED)
         for plane in range(self.sim.topology.params.l2_planes):
             for lid in self.sim.topology.uplinks[(node, plane)]:
-                self.emit.link_state(lid, up=False, l1_alive=False)
+                self.emit.link_state(lid, up=False, l1_alive=False, by=node)
         yield self.wait(0)
         yield from self.repair_for_duration(node)
         self.end()

@@ -10,10 +10,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from faultlib import ids
+from faultlib.health import Health
 from faultlib.telemetry import formats as fmt
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
+    from faultlib.state import PlantState
+    from faultlib.topology import Link
 
 
 BOOT_LEAD_S = 1200.0
@@ -113,12 +116,18 @@ class Emitter:
     def train(self, node: str, text: str, level: str = "ERROR", rank: int | None = None) -> None:
         self.hub.log(node, "train", level, fmt.train_line(self.sim.wallclock(), level, text, rank))
 
-    def link_state(self, link_id: str, up: bool, l1_alive: bool = True, l2_alive: bool = True) -> None:
+    def link_state(self, link_id: str, up: bool, l1_alive: bool = True, l2_alive: bool = True,
+                   by: str | None = None) -> None:
         """What an L1-L2 link going down (or up) shows, whatever the cause: the L1 chip's uplink alarm toward the
         L2 chip, the L2 chip's port state, and the node's device plugin relaying the switch fault tuple. The same
         text for a background flap and for any fault; a dead end (a failed chip, a crashed node's board) logs
-        nothing, so ``l1_alive`` / ``l2_alive`` say which ends can still write."""
+        nothing, so ``l1_alive`` / ``l2_alive`` say which ends can still write. ``by`` is the part whose change
+        this is (default: the link itself): while another part holds the link down (:func:`held_down`) its ports
+        do not change state, and nothing is printed (a port already down does not report down again, nor up while
+        it stays down)."""
         lk = self.sim.topology.links[link_id]
+        if held_down(self.sim.state, lk, link_id, by or link_id):
+            return
         dt = self.sim.wallclock()
         l1_port, l2_port = ids.index(lk.b, "sw"), ids.index(lk.a, "node")
         l1_host, l2_host = fmt.hostname(lk.a), fmt.hostname(lk.b)
@@ -137,3 +146,20 @@ class Emitter:
         """A RoCE port's link change record as ``hccn_tool -link_stat`` shows it."""
         line = fmt.hccn_link_record(self.sim.wallclock(), fmt.roce_devid(port), up)
         self.hub.log(ids.node_of(port) or port, "hccn", "INFO" if up else "ERROR", line)
+
+
+def held_down(state: PlantState, lk: Link, link_id: str, by: str) -> bool:
+    """Whether a part other than ``by`` holds the link dark: the link itself out of service (failed, or shut by
+    an operator), one of its chips failed or resetting, or its node's host stopped (its board unpowered) or coming
+    back this instant (its ports not up yet: a part that fails as it returns leaves them down, unreported)."""
+    if by != link_id and not state.is_up(link_id):
+        return True
+    if any(end != by and state.health(end) in _DARK for end in (lk.a, lk.b)):
+        return True
+    node = lk.node or ids.node_of(lk.a)
+    return node is not None and node != by and (state.host_down(node) or state.host_booting(node))
+
+
+_DARK = frozenset({Health.FAILED, Health.RESETTING})
+"""Health states of a switch chip whose ports carry no light."""
+

@@ -7,6 +7,7 @@ from typing import Any
 
 from faultlib.telemetry.metrics import MetricStore
 from faultlib.telemetry.records import JobEvent, LogLine
+from faultlib.telemetry.scrape import ScrapeView
 
 Record = LogLine | JobEvent
 Subscriber = Callable[[Record], None]
@@ -18,6 +19,8 @@ class TelemetryHub:
     def __init__(self, clock: Callable[[], float]) -> None:
         self._clock = clock
         self.metrics = MetricStore()
+        self.scraped = ScrapeView(self.metrics)
+        """The metrics as the pod's exporters serve them (a stopped host's series absent): what opsbrain reads."""
         self.logs: list[LogLine] = []
         self.events: list[JobEvent] = []
         self._subs: list[tuple[Subscriber, frozenset[str] | None]] = []
@@ -72,4 +75,10 @@ class TelemetryHub:
 
     def read(self, metric: str, component: str, t: float | None = None, default: float | None = None
              ) -> float | None:
+        """The plant's value (fault models, noise); a reader outside the plant reads :meth:`scrape`."""
         return self.metrics.read(metric, component, self._clock() if t is None else t, default)
+
+    def scrape(self, metric: str, component: str, t: float | None = None, default: float | None = None
+               ) -> float | None:
+        """``metric`` of ``component`` as a scrape sees it (None while its host serves nothing, :attr:`scraped`)."""
+        return self.scraped.read(metric, component, self._clock() if t is None else t, default)

@@ -84,7 +84,7 @@ class Context:
         """HBM rows isolated on the component's NPU: what its ``hbm_isolated_rows`` reading says, or the rows this
         side isolated if more (raises :class:`TargetError` when the component is no NPU or part of one)."""
         hbm = f"{self.npu()}/hbm"
-        seen = self.sim.telemetry.read("hbm_isolated_rows", hbm, default=0.0) or 0.0
+        seen = self.sim.telemetry.scrape("hbm_isolated_rows", hbm, default=0.0) or 0.0
         return max(self.sim.control.isolated_rows.get(hbm, 0), int(seen))
 
     def affected_nodes(self) -> list[str]:

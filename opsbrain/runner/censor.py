@@ -61,14 +61,15 @@ def _ramp_detection(sim: Any, f: Any, hold_s: float, sweep: Any | None) -> tuple
 
 def earliest_detection(sim: Any, f: Any, hold_s: float, sweep: Any | None) -> tuple[float, str]:
     """The earliest moment ``f`` could have been detected, and by what (in words)."""
+    quiet = float(getattr(f, "quiet_s", 0.0) or 0.0)
+    if math.isinf(quiet):  # the model changed nothing (why: its quiet_why, or its fault_end's cause)
+        why = getattr(f, "quiet_why", "") or next((e.detail.get("cause") for e in sim.trace.events
+                                                   if e.kind == "fault_end" and e.detail.get("id") == f.id
+                                                   and e.detail.get("cause")), None)
+        return math.inf, "the fault changed nothing a detection path reads" + (f": {why}" if why else "")
     if f.kind in RAMPS:
         return _ramp_detection(sim, f, hold_s, sweep)
     if f.kind not in PROGRESSIVE:
-        quiet = float(getattr(f, "quiet_s", 0.0) or 0.0)
-        if math.isinf(quiet):  # the model changed nothing (it says why in its fault_end's cause)
-            why = next((e.detail.get("cause") for e in sim.trace.events
-                        if e.kind == "fault_end" and e.detail.get("id") == f.id and e.detail.get("cause")), None)
-            return math.inf, "the fault changed nothing a detection path reads" + (f": {why}" if why else "")
         if quiet > 0:  # the model shows nothing before then (silent data corruption's NaN delay)
             return f.at_s + quiet + hold_s, (f"the fault shows nothing for {quiet:g} s after its onset, then the "
                                              f"detector's {hold_s:g} s watermark hold")

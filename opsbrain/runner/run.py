@@ -180,7 +180,8 @@ def score(world: World, plan: Plan, end: float, accounting_end: dict[str, dict[s
     sim, ctl, orch = world.sim, world.controller, world.orchestrator
     began = {e.detail.get("id") for e in sim.trace.of_kind("fault")}
     truths: list[ActiveFault] = [f for f in sim.faults if f.at_s <= end and f.id in began]
-    faults = [(f.id, f.kind, f.target, f.at_s, f.ended_at_s) for f in truths]
+    # a fault that changed nothing (quiet_s unbounded: on a host already stopped) is no incident's cause
+    faults = [(f.id, f.kind, f.target, f.at_s, f.ended_at_s) for f in truths if not math.isinf(f.quiet_s)]
     incs = {i.id: i for i in ctl.incidents}
     matched = scoring.match_incidents(faults, [(i.id, i.opened_at, i.components) for i in ctl.incidents],
                                       horizon_s=24 * 3600.0, roots={i.id: _root(i) for i in ctl.incidents})

@@ -1,9 +1,11 @@
 """What an operator's collectors return at time ``t``: the input of every sweep check.
 
-:func:`take_snapshot` reads only what an operator sees: the metric store (counters and gauges, with their
-history, as a TSDB would keep it), the optical DOM readings of every module (now and over the trend window),
-port admin state (which links the operator isolated), job placement and the spare pool. It never reads the
-injected faults, the trace, or any other component health: a link's lost light shows through DOM loss of signal.
+:func:`take_snapshot` reads only what an operator sees: the metric store as the exporters serve it (counters and
+gauges, with their history, as a TSDB would keep it; a stopped host's series absent, its chips aged from their last
+sample and listed in ``npus_unseen``: :mod:`faultlib.telemetry.scrape`), the optical DOM readings of every module
+(now and over the trend window; none for a module on a stopped host's board, :func:`dom_read`), port admin state
+(which links the operator isolated), job placement and the spare pool. It never reads the injected faults, the
+trace, or any other component health: a link's lost light shows through DOM loss of signal.
 
 Arrays are aligned to tuples of ids (``modules``, ``links``, ``hbms``, ``npus``); a metric that was never
 written reads NaN ("no data").
@@ -206,12 +208,26 @@ class Snapshot:
     twin."""
     npus_unseen: frozenset[str] | None = None
     """NPUs of a real source with no series in this collection, aged from their last sample in the kept history
-    (:func:`opsbrain.sources.readings.vanished`); None where every NPU was read."""
+    (:func:`opsbrain.sources.readings.vanished`), or the twin's chips of a stopped host (whose exporter serves
+    nothing, aged from their last sample before the stop); None where every NPU was read."""
+
+
+def dom_read(sim: Simulation, t: float) -> Reading:
+    """Every module's DOM reading at ``t`` as the exporters serve it: a module on a stopped host's board (its L1
+    chips' ports, read by that host's npu-exporter) has no reading (NaN rows)."""
+    reading = sim.dom.read(t)
+    gone = [i for i, _since in sim.telemetry.scraped.absent(sim.dom.modules, t)]
+    if not gone:
+        return reading
+    out = {k: v.copy() for k, v in reading.items()}
+    for v in out.values():
+        v[gone] = np.nan
+    return out
 
 
 def _read(sim: Simulation, metric: str, comps: tuple[str, ...], t: float) -> np.ndarray:
     """Gauge values at ``t`` (NaN: no data)."""
-    return np.asarray(sim.telemetry.metrics.read_many(metric, comps, t), dtype=float)
+    return np.asarray(sim.telemetry.scraped.read_many(metric, comps, t), dtype=float)
 
 
 def _window_count(sim: Simulation, metric: str, comps: tuple[str, ...], t: float, window: float,
@@ -222,7 +238,7 @@ def _window_count(sim: Simulation, metric: str, comps: tuple[str, ...], t: float
     written inside the window increase by slope x window (vectorised); the others are read one by one.
     """
     start = max(0.0, t - window)
-    store = sim.telemetry.metrics
+    store = sim.telemetry.scraped
     if history is None:
         return np.asarray(store.increase_many(metric, comps, start, t), dtype=float), t - start
     version = store.version(metric)
@@ -234,6 +250,8 @@ def _window_count(sim: Simulation, metric: str, comps: tuple[str, ...], t: float
     t_last, slope = cached[2], cached[3]
     out = slope * (t - start)
     recent = np.flatnonzero(t_last > start)
+    if gone := store.absent(comps, t):  # a stopped host's counters: their samples up to the stop
+        recent = np.union1d(recent, [i for i, _since in gone])
     if len(recent):
         out[recent] = store.increase_many(metric, [comps[i] for i in recent], start, t)
     return out, t - start
@@ -248,7 +266,7 @@ def _baseline(series: list[tuple[float, float, float]], t: float, window: float)
 
 
 def _job_steps(sim: Simulation, t: float, window: float) -> tuple[JobSteps, ...]:
-    store = sim.telemetry.metrics
+    store = sim.telemetry.scraped
     out = []
     for w in sim.workloads.values():
         step = store.read("step_time_s", w.name, t)
@@ -286,14 +304,14 @@ def _trend(sim: Simulation, t: float, p: SweepParams, reading: Reading, history:
     past = [x for x in past if x >= 0.0]
     keep = p.dom_confirm_reads - 1
     if history is None:
-        reads: list[Reading] = [sim.dom.read(x) for x in past]
+        reads: list[Reading] = [dom_read(sim, x) for x in past]
         stack = np.stack([*(r["rx_dbm"].astype(np.float32) for r in reads), reading["rx_dbm"].astype(np.float32)])
         return np.asarray([*past, t]), stack, reads[len(reads) - keep:] if keep else []
     dom = history.dom
     dom.max_age_s = max(dom.max_age_s, p.trend_window_s)
     if not len(dom):
         for x in past:
-            r = sim.dom.read(x)
+            r = dom_read(sim, x)
             dom.add(x, r["rx_dbm"])
             history.readings.append((x, r))
     earlier = [r for x, r in history.readings if x < t][-keep:] if keep else []
@@ -331,7 +349,7 @@ def take_snapshot(sim: Simulation, t: float | None = None, params: SweepParams |
         raise ValueError(f"cannot take a snapshot at t={t}: the simulation is at {now} (telemetry of the future)")
     topo = sim.topology
     dom = sim.dom
-    reading = dom.read(t)
+    reading = dom_read(sim, t)
     lay = _layout(sim, history)
     links, hbms, npus = lay.links, lay.hbms, lay.npus
     admin = np.zeros(len(links), dtype=bool)
@@ -345,6 +363,7 @@ def take_snapshot(sim: Simulation, t: float | None = None, params: SweepParams |
     ce, w_ce = _window_count(sim, "hbm_ce_total", hbms, t, p.hbm_ce_window_s, history)
     t_rows = max(0.0, t - p.hbm_rows_rate_window_s)
     heartbeat = _read(sim, "npu_heartbeat_age_s", npus, t)
+    unseen = frozenset(npus[i] for i, _since in sim.telemetry.scraped.absent(npus, t))  # stopped hosts' chips
 
     spares = tuple(sim.control.spares)
     npu_pos = {n: i for i, n in enumerate(npus)}
@@ -366,6 +385,7 @@ def take_snapshot(sim: Simulation, t: float | None = None, params: SweepParams |
         hbm_rows_before=_read(sim, "hbm_isolated_rows", hbms, t_rows), hbm_temp_c=_read(sim, "hbm_temp_c", hbms, t),
         npus=npus, npu_temp_c=_read(sim, "npu_temp_c", npus, t), heartbeat_age_s=heartbeat,
         jobs=_job_steps(sim, t, p.straggler_baseline_window_s), spares=spares, spare_usable=usable,
+        npus_unseen=unseen or None,
         dom_hi=dom_hi, dom_lo=dom_lo, dark=reading["rx_dbm"] < p.los_below_dbm,
         module_admin_down=admin[lay.module_link],
     )
