@@ -87,12 +87,19 @@ def pad(bundle: Path, total: int, seed: int) -> int:
                             f"Entry-HcclAllReduce: tag[AllReduce_{tag}], count[{count}], dataType[bfloat16], "
                             f"op[sum], streamId[{rng.randrange(8)}], deviceLogicId[{dev}]")
         elif k < 8:
-            path = w / "device_log" / "slog" / f"dev-os-{dev}" / "run" / "device-os" / \
-                f"device-os_{t0:%Y%m%d%H%M%S}000.log"
-            line = fmt.device_os(dt, dev, "INFO", f"dmp heartbeat ok, aicore util {rng.randrange(100)}%",
-                                 where="dms_main.c:212")
+            # the device OS's log holds fault-manager events only (the twin prints no invented free text there,
+            # session 32): a rare benign HBM CE report; the rest of this share is the debug plog's HCCL entries
             if rng.random() < 0.002:
+                path = w / "device_log" / "slog" / f"dev-os-{dev}" / "run" / "device-os" / \
+                    f"device-os_{t0:%Y%m%d%H%M%S}000.log"
                 line = fmt.device_os_event(dt, dev, fmt.HBM_CE_CODE)
+            else:
+                pid = fmt.pid_of(f"x{dev}")
+                path = w / "process_log" / "debug" / "plog" / f"plog-{pid}_{t0:%Y%m%d%H%M%S}000.log"
+                line = fmt.plog(dt, "INFO", "HCCL", pid, pid + 1, "hccl_communicator.cc:412",
+                                f"Entry-HcclBroadcast: tag[Broadcast_{rng.randrange(10**6)}], "
+                                f"count[{rng.randrange(10**7)}], dataType[bfloat16], root[0], "
+                                f"streamId[{rng.randrange(8)}], deviceLogicId[{dev}]")
         elif k < 9:
             path = w / "mindx-dl" / "devicePlugin" / "devicePlugin.log"
             # the plugin's report of each device's health to the kubelet (Ascend/mind-cluster ascend-device-plugin

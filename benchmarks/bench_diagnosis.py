@@ -92,8 +92,10 @@ def benign_lines(rng: random.Random) -> list[str]:
                    f"dataType[bfloat16], op[sum], streamId[{rng.randrange(8)}], deviceLogicId[{rng.randrange(8)}]")
             out.append(fmt.plog(dt, "INFO", "HCCL", pid, pid + 1, "hccl_communicator.cc:412", msg))
         elif k == 2:
-            msg = f"dmp heartbeat ok, aicore util {rng.randrange(100)}%"
-            out.append(fmt.device_os(dt, rng.randrange(8), "INFO", msg, where="dms_main.c:212"))
+            # the device plugin's health report to the kubelet (ascend-device-plugin pkg/server/plugin.go:217 at
+            # 22bb3d98); the device OS's log holds fault events only
+            out.append(fmt.device_plugin(dt, "INFO", f"ListAndWatch resp devices: Ascend910-{rng.randrange(8)} Healthy",
+                                         where="server/plugin.go:217", goroutine=93))
         else:
             out.append(fmt.syslog(dt, "worker-3", f"session {rng.randrange(10**5)} opened for user root",
                                   proc="systemd-logind", pid=1422))

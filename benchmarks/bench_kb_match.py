@@ -31,7 +31,14 @@ def make_lines(n: int, seed: int) -> list[str]:
     """``n`` log lines in realistic layouts, about 70% benign and 30% carrying a fault code or pattern."""
     rng = random.Random(seed)
     t0 = datetime(2025, 3, 1, 10, 0, 0)
-    dev_codes = list(fmt.DEVICE_CODES) + ["80C98000", "80FA4E00", "80E20207", "80E18005"]
+    def printable(code: str) -> bool:  # the device-OS line of a code the driver's sensor tables name (formats)
+        try:
+            fmt.device_event_fields(code)
+        except ValueError:
+            return False
+        return True
+
+    dev_codes = [c for c in list(fmt.DEVICE_CODES) + ["80C98000", "80FA4E00", "80E20207", "80E18005"] if printable(c)]
 
     def benign(dt: datetime) -> str:
         k = rng.randrange(5)
@@ -49,7 +56,10 @@ def make_lines(n: int, seed: int) -> list[str]:
         if k == 3:
             return fmt.syslog(dt, f"pod0-node{rng.randrange(48)}", "systemd[1]: Started Session 42 of user root.",
                               proc="systemd", pid=1)
-        return fmt.device_os(dt, rng.randrange(8), "INFO", "dms heartbeat ok, temperature 55C")
+        # the device plugin's health report to the kubelet (Ascend/mind-cluster ascend-device-plugin
+        # pkg/server/plugin.go:217 at 22bb3d98); the device OS's log holds fault events only
+        return fmt.device_plugin(dt, "INFO", f"ListAndWatch resp devices: Ascend910-{rng.randrange(8)} Healthy",
+                                 where="server/plugin.go:217", goroutine=93)
 
     def faulty(dt: datetime) -> str:
         k = rng.randrange(8)
