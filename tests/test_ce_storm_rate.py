@@ -1,8 +1,9 @@
 """A CE storm's reports follow its rate (tester CC, session 33): 0x80E01805 says the correctable errors reached their
 logging limit, so a faster storm reaches it sooner. The twin printed one report every ~300 s whatever ``rate_per_s``
 (detection ~903 s even at 10,000 errors/s). Now a report each time the storm has added ``faults.ce_log_limit``
-errors, no more often than the device's sensor check (``faults.ce_sensor_check_s``); a storm that never reaches the
-limit before it ends prints nothing (its counter still climbs)."""
+errors (the time to add them Gamma-distributed: the errors arrive independently), no more often than the device's
+sensor check (``faults.ce_sensor_check_s``); a storm that never reaches the limit before it ends prints nothing (its
+counter still climbs)."""
 
 from __future__ import annotations
 
@@ -27,11 +28,30 @@ def _reports(topo: Topology, rate: float, dur: float = 1800.0) -> tuple[list[flo
 
 @pytest.mark.parametrize("rate", [0.2, 0.5, 5.0])
 def test_a_report_each_time_the_storm_adds_the_logging_limit(topo1: Topology, rate: float) -> None:
+    """The gaps are the times the storm's independent errors take to reach the limit again: Gamma (shape: the
+    limit), mean limit / rate, a spread, never constant; the first report is the fault's quiet time."""
     sim0 = Simulation(seed=3, topology=topo1)
     limit = sim0.params.faults.ce_log_limit
-    times, _ = _reports(topo1, rate)
-    step = limit / rate
-    assert times == pytest.approx([step * k for k in range(1, int(1800 * rate // limit) + 1)])
+    times, sim = _reports(topo1, rate)
+    mean = limit / rate
+    gaps = [b - a for a, b in zip([0.0, *times], times, strict=False)]
+    assert len(gaps) >= 2 and len(set(round(g, 6) for g in gaps)) == len(gaps)  # a spread, not a constant
+    sd = mean / math.sqrt(limit)
+    assert abs(sum(gaps) / len(gaps) - mean) < 4 * sd / math.sqrt(len(gaps))
+    assert all(abs(g - mean) < 6 * sd for g in gaps)
+    assert times[-1] <= 1800.0 and 1800.0 - times[-1] < mean + 6 * sd  # no report after the storm, none missing
+    assert sim.faults[0].quiet_s == pytest.approx(times[0], abs=1e-6)
+
+
+def test_the_report_schedule_is_the_faults_own_draw(topo1: Topology) -> None:
+    """The same seed gives the same reports; another seed other ones (the fault's own random stream)."""
+    a, _ = _reports(topo1, 0.5)
+    b, _ = _reports(topo1, 0.5)
+    assert a == b
+    sim = Simulation(seed=4, topology=topo1)
+    sim.inject(FaultSpec(at_s=T0, kind="hbm_ce_storm", target=HBM, params={"rate_per_s": 0.5}, duration_s=1800.0))
+    sim.run(T0 + 1810)
+    assert [ln.t - T0 for ln in sim.telemetry.logs if "0x80e01805" in ln.text.lower()] != a
 
 
 def test_a_faster_storm_reports_sooner_down_to_the_sensor_check(topo1: Topology) -> None:
@@ -46,5 +66,5 @@ def test_a_faster_storm_reports_sooner_down_to_the_sensor_check(topo1: Topology)
 def test_a_storm_too_weak_to_reach_the_limit_prints_nothing_and_is_quiet(topo1: Topology) -> None:
     times, sim = _reports(topo1, 0.01)  # 18 errors in 30 min: short of the limit
     assert times == [] and math.isinf(sim.faults[0].quiet_s)
-    _, sim = _reports(topo1, 0.5)
-    assert sim.faults[0].quiet_s == pytest.approx(sim.params.faults.ce_log_limit / 0.5)
+    times, sim = _reports(topo1, 0.5)
+    assert sim.faults[0].quiet_s == pytest.approx(times[0], abs=1e-6)

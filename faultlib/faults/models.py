@@ -7,6 +7,7 @@ import math
 from collections.abc import Generator
 from typing import Any
 
+import numpy as np
 import simpy
 
 from faultlib import ids
@@ -22,34 +23,53 @@ class HbmCeStorm(FaultModel):
     """Correctable-error storm: the CE counter climbs at ``rate_per_s`` and heals by itself. The device reports each
     time the storm has added ``faults.ce_log_limit`` errors (0x80E01805: correctable errors reached their logging
     limit), no more often than its sensor check (``faults.ce_sensor_check_s``): a faster storm reports sooner and more
-    often; one that never reaches the limit before it ends prints nothing. The reports are the same line background
-    bursts print (``Event id=0x80e01805``): only their rate tells a storm."""
+    often; one that never reaches the limit before it ends prints nothing. The errors arrive independently (a Poisson
+    process at the storm's rate), so the time to add the limit's errors is Gamma-distributed (shape: the limit; mean:
+    limit / rate; spread: mean / sqrt(limit)). The reports are the same line background bursts print (``Event
+    id=0x80e01805``): only their rate tells a storm."""
 
     kind = "hbm_ce_storm"
+    _offsets: list[float] | None = None
 
     def _rate(self) -> float:
         return float(self.param("rate_per_s", self.p.ce_storm_rate_per_s))
 
-    def report_every_s(self) -> float:
-        """Seconds between two reports: the time the storm takes to add the logging limit's errors, at least one
-        sensor check."""
-        return max(self.p.ce_log_limit / self._rate(), self.p.ce_sensor_check_s)
+    def _duration(self) -> float:
+        return float(self.spec.duration_s or self.p.ce_storm_duration_s)
+
+    def report_offsets(self) -> list[float]:
+        """Seconds from onset of each report within the storm: the times its errors reach the logging limit again,
+        a sensor check apart at least (drawn once from the fault's own random stream, so the schedule is the same
+        whoever asks first)."""
+        if self._offsets is None:
+            limit, rate, check, dur = self.p.ce_log_limit, self._rate(), self.p.ce_sensor_check_s, self._duration()
+            out: list[float] = []
+            t = 0.0
+            while True:
+                size = int(min((dur - t) * rate / limit * 1.2 + 16, (dur - t) / check + 2))
+                gaps = np.maximum(self.rng.gamma(limit, 1.0 / rate, size=max(size, 1)), check)
+                for g in gaps:
+                    t += float(g)
+                    if t > dur:
+                        self._offsets = out
+                        return out
+                    out.append(t)
+        return self._offsets
 
     def quiet_s(self) -> float:
         """Nothing is printed before the first report (inf: the storm ends before it reaches the limit)."""
-        first = self.report_every_s()
-        return first if first <= float(self.spec.duration_s or self.p.ce_storm_duration_s) else math.inf
+        offsets = self.report_offsets()
+        return offsets[0] if offsets else math.inf
 
     def run(self) -> Gen:
         npu = ids.npu_of(self.target) or self.target
-        rate, dur = self._rate(), float(self.spec.duration_s or self.p.ce_storm_duration_s)
+        rate, dur = self._rate(), self._duration()
         hub = self.sim.telemetry
         base_slope = hub.metrics.slope("hbm_ce_total", self.target, self.sim.now)
         hub.metrics.add("hbm_ce_total", self.target, self.sim.now, 0.0, slope=base_slope + rate)
-        every = self.report_every_s()
         start = self.sim.now
-        for k in range(1, int(dur / every + 1e-9) + 1):
-            yield self.wait(start + k * every - self.sim.now)  # the k-th limit's worth of errors is in
+        for off in self.report_offsets():
+            yield self.wait(start + off - self.sim.now)  # the next limit's worth of errors is in
             self.emit.device_event(npu, fmt.HBM_CE_CODE)
         yield self.wait(start + dur - self.sim.now)
         hub.metrics.add("hbm_ce_total", self.target, self.sim.now, 0.0, slope=base_slope)
