@@ -36,6 +36,13 @@ time, up to the next command or blank line (the FaultDiag collection's layout)."
 _NET_HEALTH = re.compile(r"^net health status\s*:")
 """``hccn_tool -i N -net_health -g``'s answer (``net health status: Receive timeout``): a line of the device the
 command queried, at the file's time."""
+_SMI_HEALTH_CMD = re.compile(r"^(?:\$ |\S*/)?npu-smi info -t health -i (\d+)")
+_SMI_HEALTH_FIELD = re.compile(r"^\s*(?:Health Status|Error Code|Error Information)\s*:\s*(\S.*?)\s*$")
+"""``npu-smi info -t health -i N [-c chip]``'s answer (the npu-smi reference's "query a chip's health status",
+hiascend.com Atlas 200I A2 npusmi_028: ``Health Status`` OK / Warning / Alarm / Critical / UNKNOWN, ``Error Code`` the
+black box's fault codes or NA, ``Error Information`` their words): a field that is not OK / NA is a line of NPU N at
+the file's time, up to the next command or blank line (session 33: ``--logs DIR`` read its error code by the general
+parsers, the bundle reader not at all, so an HBM UCE that npu-smi showed was missed by ``--bundle``)."""
 _LINK_STATE = re.compile(r"^link status: (\w+)")
 _KV = re.compile(r"^([A-Za-z][A-Za-z ()]+?)\s*:\s*(\S+)")
 _SMI_ROW = re.compile(r"^\|\s*(\d+)\s+\S+\s*\|\s*\S+\s*\|\s*\S+\s+([\d.]+)\s")
@@ -80,13 +87,22 @@ class NpuInfoScan:
         self.link_dev: int | None = None  # the port the last ``-link -g`` queried
         self.dev: int | None = None  # npu-smi's ``NPU ID`` field
         self.optical = False
+        self.health_dev: int | None = None  # the NPU of the ``npu-smi info -t health -i N`` answer being read
 
     def step(self, text: str | None) -> Read:
         if text is None:
             self.optical = False
+            self.health_dev = None
             return NOTHING
         if LINK_RECORD.search(text):
             return Read(record=True)
+        if m := _SMI_HEALTH_CMD.match(text.strip()):
+            self.health_dev = int(m.group(1))
+            return NOTHING
+        if self.health_dev is not None and (m := _SMI_HEALTH_FIELD.match(text)):
+            return Read(line=m.group(1).upper() not in ("OK", "NA", "N/A", "NONE", "0"), npu=self.health_dev)
+        if _QUERY_CMD.match(text) or text.lstrip().startswith(("$ ", "npu-smi ")):
+            self.health_dev = None
         if m := _QUERY_CMD.match(text):
             self.queried = int(m.group(1))
             self.optical = bool(_OPTICAL_CMD.match(text))
