@@ -63,7 +63,7 @@ class HbmCeStorm(FaultModel):
 
     def run(self) -> Gen:
         npu = ids.npu_of(self.target) or self.target
-        rate, dur = self._rate(), self._duration()
+        rate, dur = self._rate(), float(self.spec.duration_s or self.p.ce_storm_duration_s)
         hub = self.sim.telemetry
         base_slope = hub.metrics.slope("hbm_ce_total", self.target, self.sim.now)
         hub.metrics.add("hbm_ce_total", self.target, self.sim.now, 0.0, slope=base_slope + rate)
