@@ -312,6 +312,8 @@ def campaign_tables(out: dict[str, Any]) -> list[Table]:
             cells = [c for x in (d, dd, dg) for c in _dist_cells(x)]
             marked = marked or any(c.endswith("*") for c in cells)
             ttr.add(k, v["n"], v["recovered"], v.get("recovered_before_detection", "-"), *cells)
+        if not s["ttr_by_class"]:
+            ttr.note("no fault in these runs: nothing to time")
         ttr.note("ttr: over the faults recovered after their detection; 'before det.' were back before it (healed "
                  "by themselves or needing no action) and are counted apart")
         if marked:
@@ -336,14 +338,14 @@ def _print_campaign(out: dict[str, Any], fmt: str = "table") -> None:
         cats = ", ".join(f"{c} {v['count']}" for c, v in it["by_category"].items())
         click.echo(f"{pol}: {it['total']} interruptions ({it['per_run']} per run, expected "
                    f"{it['expected_per_run']}): {cats or 'none'}; {it['background_faults']} background faults")
-        click.echo(f"  diagnosis: {dg['correct']}/{dg['faults']} correct ({dg['accuracy']}), {dg['noise_incidents']} "
-                   f"noise incidents, {dg['false_positives']} acted on (false positives); hands-off share "
-                   f"{s['recovery']['handled_without_human']}; spare swaps {s['spares']['swaps']}, runs out of "
-                   f"spares {s['spares']['runs_exhausted']}")
+        click.echo(f"  diagnosis: {dg['correct']}/{dg['faults']} correct ({share(dg['accuracy'])}), "
+                   f"{dg['noise_incidents']} noise incidents, {dg['false_positives']} acted on (false positives); "
+                   f"hands-off share {share(s['recovery']['handled_without_human'])}; spare swaps "
+                   f"{s['spares']['swaps']}, runs out of spares {s['spares']['runs_exhausted']}")
         rec = s["recovery"]
         if "ttr_after_detection_s" in rec:  # the headline over the faults that needed a response
             a = rec["ttr_after_detection_s"]
-            click.echo(f"  ttr of the faults recovered after detection: median {num(a.get('p50'))} s (n {a['n']}); "
+            click.echo(f"  ttr of the faults recovered after detection: median {secs(a.get('p50'))} (n {a['n']}); "
                        f"{rec['recovered_before_detection']} back before detection (self-healed or no action "
                        "needed), counted apart")
         click.echo(ttr.render(fmt))
@@ -351,16 +353,33 @@ def _print_campaign(out: dict[str, Any], fmt: str = "table") -> None:
     if cmp_:
         for name, j in cmp_["jobs"].items():
             if "ettr_auto" in j:
-                click.echo(f"auto vs manual, {name}: ETTR {j['ettr_auto']} vs {j['ettr_manual']} (gain "
-                           f"{j['ettr_gain']}), lost NPU-s reduced by {j['lost_npu_s_reduction']}")
+                click.echo(f"auto vs manual, {name}: ETTR {ratio(j['ettr_auto'])} vs {ratio(j['ettr_manual'])} "
+                           f"(gain {ratio(j['ettr_gain'])}), lost NPU-s reduced by "
+                           f"{share(j['lost_npu_s_reduction'])}")
             else:
-                click.echo(f"auto vs manual, {name}: lost tokens reduced by {j['lost_tokens_reduction']}, SLO "
-                           f"violation {j['slo_violation_s_auto']} s vs {j['slo_violation_s_manual']} s")
+                click.echo(f"auto vs manual, {name}: lost tokens reduced by {share(j['lost_tokens_reduction'])}, "
+                           f"SLO violation {secs(j['slo_violation_s_auto'])} vs {secs(j['slo_violation_s_manual'])}")
         t = cmp_["ttr_s"]
         click.echo(f"auto vs manual, ttr on the same {t['pairs']} faults recovered after detection: median "
-                   f"{t['auto']['p50']} s vs {t['manual']['p50']} s"
+                   f"{secs(t['auto']['p50'])} vs {secs(t['manual']['p50'])}"
                    + (f" ({t['pairs_before_detection']} pairs back before detection left out)"
                       if t.get("pairs_before_detection") else ""))
+
+
+def share(v: float | None) -> str:
+    """A share or fraction (0..1) for prose: a percentage with one decimal, or "-" where there is none (no fault
+    scored, no baseline loss): never a raw None."""
+    return "-" if v is None else f"{v:.1%}"
+
+
+def ratio(v: float | None) -> str:
+    """An ETTR or goodput for prose, with the jobs table's four decimals; "-" where there is none."""
+    return "-" if v is None else f"{v:.4f}"
+
+
+def secs(v: float | None) -> str:
+    """Seconds for prose, with their unit and the tables' one decimal; "-" (no unit) where there is none."""
+    return "-" if v is None else f"{v:.1f} s"
 
 
 def _dist_cells(d: dict[str, Any]) -> list[str]:
