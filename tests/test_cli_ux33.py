@@ -34,3 +34,28 @@ def test_campaign_prose_has_no_raw_none_and_rounds_its_numbers(tmp_path: Path) -
     assert any(re.search(r"reduced by \d+\.\d%", x) for x in prose)
     for x in quiet.output.splitlines() + both.output.splitlines():
         assert not REPR.search(x), x
+
+
+# A plog excerpt in CANN's layout ([LEVEL] MODULE(pid,process):date [file:line][pid] text), written for this test:
+# one rank's notify wait times out and its stream sync fails, no remote rank logs a wait.
+PLOG = """\
+[ERROR] HCCL(40211,python3.9):2025-11-02-03:14:07.551.209 [hccl_communicator.cc:1188][40211][Rank 11] wait notify \
+timeout: remote rank 12 did not answer within 1836 s, tag AllReduce_x
+[ERROR] HCCL(40211,python3.9):2025-11-02-03:14:07.551.377 [transport_base.cc:420][40211] link between rank 11 and \
+rank 12 is broken, errno 107
+[ERROR] RUNTIME(40211,python3.9):2025-11-02-03:14:07.560.001 [stream.cc:1062][40211] stream synchronize failed, \
+device_id=3, stream_id=7, retCode=0x7100002
+"""
+
+
+def test_diagnose_rule_lists_class_scores_not_a_python_dict(tmp_path: Path) -> None:
+    """The root cluster's rule named its vote as a dict repr ({'npu_oom': 0.69, ...}); now 'npu_oom 0.69, ...'."""
+    from opsbrain.diagnosis.multirank import weights
+
+    assert weights({"a": 0.1, "b": 0.7}) == "b 0.70, a 0.10" and weights({}) == "none"
+    log = tmp_path / "pasted.log"
+    log.write_text(PLOG)
+    res = CliRunner().invoke(cli, ["diagnose", "--logs", str(log), "--data-dir", str(tmp_path / "home")])
+    assert res.exit_code == 0, res.output
+    rule = next(x for x in res.output.splitlines() if x.strip().startswith("rule:"))
+    assert "vote" in rule and not REPR.search(rule), rule
