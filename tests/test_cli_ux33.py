@@ -59,3 +59,28 @@ def test_diagnose_rule_lists_class_scores_not_a_python_dict(tmp_path: Path) -> N
     assert res.exit_code == 0, res.output
     rule = next(x for x in res.output.splitlines() if x.strip().startswith("rule:"))
     assert "vote" in rule and not REPR.search(rule), rule
+
+
+def test_runs_bundle_names_the_scenario_and_says_differences_in_words(tmp_path: Path) -> None:
+    """'runs bundle' printed 're-ran b0002 seed 7 ...' (the last bundle's name, a loop variable shadowing the
+    scenario's) and a difference as two tuple reprs."""
+    import json
+
+    from opsbrain.bundle.writer import compare_journals
+
+    home = str(tmp_path / "home")
+    ran = CliRunner().invoke(cli, ["chaos", "run", "dirty-connector-flap", "--json", "--data-dir", home])
+    assert ran.exit_code == 0, ran.output
+    journal = json.loads(ran.stdout)
+    res = CliRunner().invoke(cli, ["runs", "bundle", journal["run_id"], "--out", str(tmp_path / "b"),
+                                   "--data-dir", home])
+    assert res.exit_code == 0, res.output
+    assert res.output.startswith("re-ran dirty-connector-flap seed "), res.output
+    as_json = CliRunner().invoke(cli, ["runs", "bundle", journal["run_id"], "--out", str(tmp_path / "c"),
+                                       "--data-dir", home, "--json"])
+    assert json.loads(as_json.stdout)["scenario"] == "dirty-connector-flap"
+    changed = json.loads(json.dumps(journal))
+    changed["incidents"][0]["diagnosis"] = None
+    diffs = compare_journals(journal, changed)
+    assert diffs and not any(REPR.search(d) for d in diffs), diffs
+    assert "diagnosed nothing" in diffs[0]
