@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from opsbrain.cli import cli
@@ -84,3 +85,44 @@ def test_runs_bundle_names_the_scenario_and_says_differences_in_words(tmp_path: 
     diffs = compare_journals(journal, changed)
     assert diffs and not any(REPR.search(d) for d in diffs), diffs
     assert "diagnosed nothing" in diffs[0]
+
+
+def _unwritable(tmp_path: Path) -> Path:
+    """A directory no file can be created in: a mode-0555 one (not for root, whom modes do not stop), else sysfs
+    or procfs, which refuse new files to root too."""
+    import tempfile
+
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o555)
+    for d in (ro, Path("/sys"), Path("/proc")):
+        try:
+            fd, name = tempfile.mkstemp(dir=d)
+        except OSError:
+            return d
+        Path(name).unlink()
+    pytest.skip("no unwritable directory here")
+
+
+def test_unwritable_out_is_refused_before_the_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """'chaos run --out', 'kb train --out', 'runs bundle --out': a directory that takes no file was found out only
+    when writing, after the run (the run already stored) or the training; os.access says yes to root everywhere."""
+    from opsbrain.errors import InputError
+    from opsbrain.fsio import check_output_dir
+    from opsbrain.store import RunStore
+
+    bad = _unwritable(tmp_path)
+    with pytest.raises(InputError, match="not writable"):
+        check_output_dir(bad / "journals", "--out")
+    home = tmp_path / "home"
+    res = CliRunner().invoke(cli, ["chaos", "run", "dirty-connector-flap", "--out", str(bad / "j"),
+                                   "--data-dir", str(home)])
+    assert res.exit_code == 2 and "--out" in res.output and "not writable" in res.output, res.output
+    assert not RunStore(home).list_runs()  # refused before the run
+
+    def no_training(**_: object) -> None:
+        raise AssertionError("trained before checking --out")
+
+    monkeypatch.setattr("opsbrain.kb.training.train_model", no_training)
+    res = CliRunner().invoke(cli, ["kb", "train", "--out", str(bad / "m.npz"), "--data-dir", str(home)])
+    assert res.exit_code == 2 and "not writable" in res.output, res.output

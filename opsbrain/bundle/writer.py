@@ -38,7 +38,7 @@ from faultlib.telemetry.records import LogLine
 from opsbrain.bundle import layout as L
 from opsbrain.bundle.envcheck import npu_info
 from opsbrain.errors import InputError
-from opsbrain.fsio import write_atomic
+from opsbrain.fsio import check_output_dir, write_atomic
 from opsbrain.ingest import parse_line
 
 if TYPE_CHECKING:
@@ -434,7 +434,7 @@ def regenerate(journal: Mapping[str, Any], out_dir: str | Path, incident: str | 
     ids_stored = [str(i["id"]) for i in journal.get("incidents", [])]
     if incident is not None and incident not in ids_stored:
         raise InputError(f"run has no incident {incident!r} (it has: {', '.join(ids_stored) or 'none'})")
-    out = Path(out_dir)
+    out = check_output_dir(out_dir, "--out")  # before the re-run, not after it
     targets = [incident] if incident else ids_stored
     names = bundle_names(journal)  # the stored run's names: a regenerated bundle lands where the run put it
     for t in targets:

@@ -142,7 +142,7 @@ def kb_train_cmd(runs_per_class: int, workers: int, out: Path | None, data_dir: 
                  as_json: bool) -> None:
     """Generate the case library (training seeds) and train the diagnosis model with its sidecar."""
     from opsbrain.diagnosis.model import sidecar
-    from opsbrain.fsio import check_target
+    from opsbrain.fsio import check_target, check_writable
     from opsbrain.kb.training import train_model, trained_model_path
 
     if not 2 <= runs_per_class <= 10_000 or not 1 <= workers <= 256:
@@ -159,6 +159,7 @@ def kb_train_cmd(runs_per_class: int, workers: int, out: Path | None, data_dir: 
                              file=str(path.parent)) from None
     for target in (path, sidecar(path)):  # refuse before minutes of training, not after
         check_target(target, "--out", force)
+    check_writable(path.parent, "--out")
     model = train_model(per_kind=runs_per_class, workers=workers,
                         progress=None if as_json else _counter("case runs"))
     model.save(path, force=force)
@@ -327,6 +328,7 @@ def kb_text_train_cmd(real: str | None, out: str | None, force: bool, as_json: b
     as the plain JSON the diagnosis serves; prints its chronological check (each later part scored by a model of
     the earlier ones)."""
     from opsbrain.diagnosis.realtext import MODEL_FILE
+    from opsbrain.fsio import check_target, check_writable
     from opsbrain.kb.realeval import default_corpus_dir
     from opsbrain.kb.realtext_fit import fit_text_model, write_model
 
@@ -336,6 +338,7 @@ def kb_text_train_cmd(real: str | None, out: str | None, force: bool, as_json: b
     target = Path(out) if out else MODEL_FILE
     if not target.name.endswith(".json"):
         raise InputError("the text model is a .json file", path="--out")
+    check_writable(check_target(target, "--out", force).parent, "--out")  # before the fit, not after it
     doc = fit_text_model(root, engine=_engine_alone_answers(root))
     write_model(doc, target, force=force)
     meta = doc["meta"]
