@@ -126,3 +126,26 @@ def test_unwritable_out_is_refused_before_the_work(tmp_path: Path, monkeypatch: 
     monkeypatch.setattr("opsbrain.kb.training.train_model", no_training)
     res = CliRunner().invoke(cli, ["kb", "train", "--out", str(bad / "m.npz"), "--data-dir", str(home)])
     assert res.exit_code == 2 and "not writable" in res.output, res.output
+
+
+def _commands(cmd: object, path: list[str]) -> list[tuple[str, object]]:
+    import click
+
+    if isinstance(cmd, click.Group):
+        ctx = click.Context(cmd)
+        return [x for n in cmd.list_commands(ctx) for x in _commands(cmd.get_command(ctx, n), [*path, n])]
+    return [(" ".join(path), cmd)]
+
+
+def test_every_option_of_every_command_says_what_it_does() -> None:
+    """--help is all a new on-call engineer has: campaign --spares-per-pod/--executor, replay --policy/--seed,
+    runs list --limit and kb train/eval --workers had none (kb train's ranges were checked in the body, one message
+    for two options, and not shown)."""
+    import click
+
+    bare = [f"{name} {'/'.join(p.opts)}" for name, cmd in _commands(cli, [])
+            for p in getattr(cmd, "params", []) if isinstance(p, click.Option) and not p.hidden
+            and not (p.help or "").strip()]
+    assert bare == []
+    res = CliRunner().invoke(cli, ["kb", "train", "--workers", "0"])
+    assert res.exit_code == 2 and "'--workers'" in res.output and "--runs-per-class" not in res.output

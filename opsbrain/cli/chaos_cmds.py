@@ -154,8 +154,10 @@ def _run_with_progress(lib: Any, plan: Any, store: Any, out_dir: Path | None, da
               "before 0 are an error).")
 @click.option("--noise", is_flag=True, help="Add the twin's background noise (off: the trace is the fault record).")
 @click.option("--run", "do_run", is_flag=True, help="Also run the replayed faults (journal in the run store).")
-@click.option("--policy", type=click.Choice(["auto", "manual"]), default="auto", show_default=True)
-@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--policy", type=click.Choice(["auto", "manual"]), default="auto", show_default=True,
+              help="Recovery policy of the --run.")
+@click.option("--seed", type=SEED, default=0, show_default=True,
+              help="Seed of the mapping (which node a trace server lands on) and of the --run.")
 @data_dir_option
 @json_option
 def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | None, fold: bool, rebase: bool,
@@ -203,7 +205,8 @@ def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | No
               "them, 'all' runs auto, vendor-default and manual.")
 @click.option("--layout", type=click.Choice(["auto", "mixed", "cluster"]), default="auto", show_default=True,
               help="mixed: inference + training on one pod; cluster: one training job across all pods.")
-@click.option("--spares-per-pod", default=2, show_default=True, type=click.IntRange(0, 16))
+@click.option("--spares-per-pod", default=2, show_default=True, type=click.IntRange(0, 16),
+              help="Warm spare nodes per pod (its highest-numbered nodes), kept out of the jobs.")
 @click.option("--bursty", is_flag=True, help="Bursty interruption arrivals.")
 @click.option("--lemons", is_flag=True, help="Lemon nodes carry a share of node faults.")
 @click.option("--sweeps/--no-sweeps", default=False, show_default=True, help="In-run health sweeps.")
@@ -211,7 +214,8 @@ def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | No
 @click.option("--cheap-noise", is_flag=True, help="Re-draw chip temperatures every 48 h instead of 12 h (a third "
               "of the cost at 27 pods; all noise stays on in every pod).")
 @click.option("--workers", default=None, type=click.IntRange(1), help="Parallel runs (default: CPUs, at most runs).")
-@click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True)
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+              help="local: processes on this machine; dask: a Dask cluster (--scheduler).")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Dask scheduler address (default with --executor dask: a local cluster of --workers processes).")
 @click.option("--no-journals", is_flag=True, help="Store only each run's compact record, not its full journal.")

@@ -129,8 +129,10 @@ def kb_coverage_cmd(tables: tuple[Path, ...], faultcodes: tuple[Path, ...], miss
 
 
 @kb.command("train")
-@click.option("--runs-per-class", default=30, show_default=True, type=int, help="Case runs per fault class.")
-@click.option("--workers", default=2, show_default=True, type=int)
+@click.option("--runs-per-class", default=30, show_default=True, type=click.IntRange(2, 10_000),
+              help="Case runs per fault class.")
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 256),
+              help="Parallel case-run processes.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Where to write the model, a .npz name (its sidecar: the same name with .json; default: "
               "DATA_DIR/models/diagnosis.npz, which diagnosis then prefers; the shipped model is replaced only "
@@ -145,8 +147,6 @@ def kb_train_cmd(runs_per_class: int, workers: int, out: Path | None, data_dir: 
     from opsbrain.fsio import check_target, check_writable
     from opsbrain.kb.training import train_model, trained_model_path
 
-    if not 2 <= runs_per_class <= 10_000 or not 1 <= workers <= 256:
-        raise InputError("--runs-per-class must be 2..10000 and --workers 1..256")
     path = out or trained_model_path(data_dir)
     if path.suffix != ".npz":
         raise InputError(f"give a model name ending in .npz (its sidecar is the .json beside it), got "
@@ -184,7 +184,8 @@ def _counter(what: str) -> Any:
 @click.option("--noise-days", default=1.0, show_default=True, type=_Finite(0, 3650, min_open=True),
               help="Noise-only pod-days for FPs.")
 @click.option("--quick", is_flag=True, help="A smaller run (3 runs per class, 0.25 noise-only pod-days).")
-@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 256))
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 256),
+              help="Parallel case-run processes.")
 @click.option("--real", "real", type=NON_EMPTY, default=None, metavar="DIR|FILE",
               help="Score the real-log corpus instead (tests/data/real_logs in a checkout); with --split.")
 @click.option("--split", type=click.Choice(["dev", "test", "all"]), default="dev", show_default=True,

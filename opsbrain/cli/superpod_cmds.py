@@ -42,10 +42,12 @@ def superpod() -> None:
 
 @superpod.command("run")
 @click.argument("scenario")
-@click.option("--seed", type=click.IntRange(0, 2**31), default=None, help="first seed (default: the scenario's)")
-@click.option("--seeds", type=click.IntRange(1, 100), default=None, help="seeds per experiment")
-@click.option("--demand-scale", default=None, help="campaign: peak demand multipliers, e.g. 0.8,1,1.2")
-@click.option("--tenant-faults", default=None, help="campaign: random faults on tenant a per seed, e.g. 2,5")
+@click.option("--seed", type=click.IntRange(0, 2**31 - 1), default=None,
+              help="First seed (default: the scenario's).")
+@click.option("--seeds", type=click.IntRange(1, 100), default=None,
+              help="Seeds per experiment (default: the scenario's spec.superpod.seeds, else 3).")
+@click.option("--demand-scale", default=None, help="Campaign: peak demand multipliers, e.g. 0.8,1,1.2.")
+@click.option("--tenant-faults", default=None, help="Campaign: random faults on tenant a per seed, e.g. 2,5.")
 @click.option("--no-store", is_flag=True, help="Do not keep the run in the run store.")
 @data_dir_option
 @json_option
