@@ -149,3 +149,35 @@ def test_every_option_of_every_command_says_what_it_does() -> None:
     assert bare == []
     res = CliRunner().invoke(cli, ["kb", "train", "--workers", "0"])
     assert res.exit_code == 2 and "'--workers'" in res.output and "--runs-per-class" not in res.output
+
+
+def test_diagnose_logs_with_no_text_at_all_is_bad_input(tmp_path: Path) -> None:
+    """An empty file, an empty directory or nothing on stdin answered 'no fault found ... in 0 lines', exit 0 -- a
+    clean bill of health for a paste that never arrived; an empty bundle and an incident file without lines were
+    already refused (exit 2). Now one line naming --logs and the input."""
+    empty = tmp_path / "empty.log"
+    empty.write_text("")
+    (tmp_path / "d").mkdir()
+    home = ["--data-dir", str(tmp_path / "home")]
+    for args, stdin, said in ((["--logs", str(empty)], None, "empty file"),
+                              (["--logs", str(tmp_path / "d")], None, "no log text in the directory"),
+                              (["--logs", str(empty), str(empty)], None, "these 2 files"),
+                              (["--logs", "-"], "", "nothing on stdin"),
+                              (["--logs", "-", "--json"], "", "nothing on stdin")):
+        res = CliRunner().invoke(cli, ["diagnose", *args, *home], input=stdin)
+        assert res.exit_code == 2, (args, res.output)
+        assert said in res.stderr and "--logs" in res.stderr and len(res.stderr.splitlines()) == 1, res.stderr
+        assert res.stdout == ""
+    log = tmp_path / "pasted.log"
+    log.write_text(PLOG)
+    assert CliRunner().invoke(cli, ["diagnose", "--logs", "-", *home], input=PLOG).exit_code == 0
+
+
+def test_watch_state_that_is_a_directory_names_the_option(tmp_path: Path) -> None:
+    """'watch --state DIR' said 'is a directory (use --bundle for a log bundle, --logs for a folder of logs)':
+    diagnose's hint, naming options watch does not have for the wrong one."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    res = CliRunner().invoke(cli, ["watch", "--logs", str(logs), "--state", str(logs), "--max-runtime", "0.2",
+                                   "--data-dir", str(tmp_path / "home")])
+    assert res.exit_code == 2 and "--state" in res.stderr and "--bundle" not in res.stderr, res.stderr

@@ -56,6 +56,8 @@ def diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | Non
     res = (oneclick.diagnose_logs([logs, *more] if more else logs, engine, matcher, follow_links=follow_links)
            if logs is not None
            else oneclick.diagnose_incident_file(str(incident), engine, matcher))
+    if logs is not None:
+        _refuse_empty(logs, more, res.get("input") or {})
     if as_json:
         _emit_json(res)
         return
@@ -78,6 +80,23 @@ def diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | Non
     _echo_more(len(kb), 3, "knowledge-base matches")
     for note in res.get("limits", []):
         click.echo(f"  note: {note}")
+
+
+def _refuse_empty(logs: str, more: list[str], inp: dict[str, Any]) -> None:
+    """No log text at all (an empty file, an empty directory, nothing on stdin) is bad input, as an empty bundle
+    and an incident file without lines are: "no fault found in 0 lines" with exit 0 read as a clean bill of
+    health. Input that was there but not read (binary, an unknown archive) keeps its answer and its notes."""
+    if inp.get("lines", 1) or inp.get("bytes", 1) or inp.get("not_read") or inp.get("notes"):
+        return
+    if logs == "-":
+        what = "nothing on stdin to read (paste the lines, then Ctrl-D)"
+    elif more:
+        what = f"no log text in these {1 + len(more)} files (all empty)"
+    elif Path(logs).is_dir():
+        what = "no log text in the directory (no files, or empty ones only)"
+    else:
+        what = "empty file: no log text to read"
+    raise InputError(what, file=logs if logs != "-" else None, path="--logs")
 
 
 def _is_incident_file(path: str) -> bool:

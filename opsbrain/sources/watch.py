@@ -293,6 +293,9 @@ class Watcher:
         assert self.state_file is not None
         if not self.state_file.exists():
             return None
+        if self.state_file.is_dir():
+            raise InputError("is a directory; the state is one file (give a file name, e.g. DIR/watch-state.json)",
+                             file=str(self.state_file), path="--state")
         try:
             data = json.loads(read_small(self.state_file))
         except ValueError:
