@@ -181,3 +181,25 @@ def test_watch_state_that_is_a_directory_names_the_option(tmp_path: Path) -> Non
     res = CliRunner().invoke(cli, ["watch", "--logs", str(logs), "--state", str(logs), "--max-runtime", "0.2",
                                    "--data-dir", str(tmp_path / "home")])
     assert res.exit_code == 2 and "--state" in res.stderr and "--bundle" not in res.stderr, res.stderr
+
+
+def test_steady_state_table_gives_each_probe_its_unit_and_bar(tmp_path: Path) -> None:
+    """The probe table showed '1554.12', '30.2306', '0.009074' with no unit and no bar (tpot's baseline '-' left
+    the reader guessing what it was held to); now 'decode-throughput (tokens/s/NPU)', '<= 50 ms',
+    '>= 0.95 x baseline', and it fits an 80-column terminal as a grid."""
+    import json
+
+    from opsbrain.cli.journal_view import journal_tables
+    from opsbrain.scenario.schema import PROBE_UNITS, Probe
+
+    assert set(PROBE_UNITS) == set(Probe.model_fields["metric"].annotation.__args__)  # type: ignore[union-attr]
+    ran = CliRunner().invoke(cli, ["chaos", "run", "node-crash-training", "--json", "--data-dir", str(tmp_path)])
+    journal = json.loads(ran.stdout)
+    probes = journal_tables(journal)[1]
+    rows = {r[0]: r for r in probes.rows}
+    assert rows["tpot (ms)"][1] == "<= 50 ms"
+    assert rows["decode-throughput (tokens/s/NPU)"][1] == ">= 0.95 x baseline"
+    assert "training-step-rate (steps/s)" in rows
+    assert probes._grid(80, False) is not None
+    for r in probes.rows:
+        assert not re.search(r"\bNone\b|\bnan\b", " ".join(r)), r

@@ -64,18 +64,42 @@ def journal_tables(j: dict[str, Any], show_all: bool = False) -> list[Table]:
                 styles=[None] * 7 + [TONE_STYLE["ok"]])
         inc.note(f"{len(ignored)} noise incidents that opsbrain rightly left alone are one row; --all lists each")
     ss = j.get("steady_state") or {}
-    probes = Table.of(["probe", "baseline", "before", "after", "longest deviation s", "outcome"],
-                      title=f"steady state (tolerance {ss.get('tolerance_s', 0):g} s)",
-                      right=["baseline", "before", "after", "longest deviation s"])
+    probes = Table.of(["probe (unit)", "holds when", "baseline", "before", "after", "off s", "outcome"],
+                      title=f"steady state (tolerance {ss.get('tolerance_s', 0):g} s; off s: the probe's longest "
+                      "time off its bar)", wrap=["probe (unit)", "holds when"],
+                      right=["baseline", "before", "after", "off s"])
+    defs = _probe_defs(j)
     for name in ss.get("after") or {}:
         before, after = (ss.get("before") or {}).get(name, {}), (ss.get("after") or {}).get(name, {})
         longest = (ss.get("longest_deviation_s") or {}).get(name)
         word, tone = probe_outcome(longest, ss.get("tolerance_s"), after.get("ok"))
         base = (ss.get("baseline") or {}).get(name)
-        probes.add(name, "-" if base is None else f"{base:g}", before.get("value"), after.get("value"), num(longest),
-                   word,
-                   styles=[None] * 5 + [TONE_STYLE[tone]])
+        unit, bar = defs.get(name, ("-", "-"))
+        probes.add(name if unit == "-" else f"{name} ({unit})", bar, _reading(base),
+                   _reading(before.get("value")), _reading(after.get("value")), num(longest), word,
+                   styles=[None] * 6 + [TONE_STYLE[tone]])
     return [inc, probes]
+
+
+def _probe_defs(j: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """Each probe's unit and bar (``>= 0.95 x baseline``, ``<= 50 ms``) from the scenario the journal keeps; a
+    journal without it (an older one) shows "-"."""
+    from opsbrain.scenario.schema import PROBE_UNITS
+
+    spec = (j.get("scenario_definition") or {}).get("spec") or {}
+    out = {}
+    for p in (spec.get("steady_state") or {}).get("probes") or []:
+        unit = PROBE_UNITS.get(str(p.get("metric")), "-")
+        ref = (f"{p['of_baseline']:g} x baseline" if p.get("of_baseline") is not None
+               else f"{p['value']:g}" + ("" if unit == "-" else f" {unit}") if p.get("value") is not None else "?")
+        out[str(p.get("name"))] = (unit, f"{p.get('op', '?')} {ref}")
+    return out
+
+
+def _reading(v: Any) -> str:
+    """A probe reading to four significant digits, as the journal keeps them; "-" where there is none (never None
+    or nan)."""
+    return "-" if not isinstance(v, (int, float)) or v != v else f"{v:.4g}"
 
 
 def steady_words(ss: dict[str, Any]) -> str:

@@ -118,10 +118,12 @@ class Table:
             wrap_idx = [i for i, c in enumerate(self.columns) if c.wrap]
             fixed = sum(natural[i] for i in range(n) if i not in wrap_idx)
             share = room - fixed
-            if not wrap_idx or share < sum(max(MIN_WRAP, floor[i]) for i in wrap_idx):
+            if not wrap_idx or share < sum(min(natural[i], max(MIN_WRAP, floor[i])) for i in wrap_idx):
                 return None
-            for i in wrap_idx:  # each prose column gets room in proportion to its natural width
-                widths[i] = max(floor[i], MIN_WRAP, share * natural[i] // sum(natural[j] for j in wrap_idx))
+            low = {i: min(natural[i], max(MIN_WRAP, floor[i])) for i in wrap_idx}
+            extra = share - sum(low.values())
+            for i in wrap_idx:  # each prose column its floor, and the room left in proportion to its natural width
+                widths[i] = min(natural[i], low[i] + extra * natural[i] // sum(natural[j] for j in wrap_idx))
             if sum(widths) > room:
                 return None
         out = [GAP.join(paint(c.name.ljust(widths[i]), "bold", colour) for i, c in enumerate(self.columns)).rstrip(),

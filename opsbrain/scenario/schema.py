@@ -88,6 +88,11 @@ WORKLOAD_METRICS = {"decode_tokens_per_npu": "inference", "tpot_ms": "inference"
 """The probe metrics a workload gives, and its kind (the pod's own: isolated_npus, failed_links)."""
 
 
+PROBE_UNITS = {"decode_tokens_per_npu": "tokens/s/NPU", "tpot_ms": "ms", "ttft_ms": "ms", "step_rate": "steps/s",
+               "isolated_npus": "NPUs", "failed_links": "links"}
+"""The unit of each probe metric (the monitor's readings: faultlib's throughput_at, TPOT/TTFT in ms, counts)."""
+
+
 class Probe(Strict):
     """A steady-state probe: ``metric`` of ``workload`` compared with ``value`` (or a share of its baseline)."""
 
