@@ -203,3 +203,28 @@ def test_steady_state_table_gives_each_probe_its_unit_and_bar(tmp_path: Path) ->
     assert probes._grid(80, False) is not None
     for r in probes.rows:
         assert not re.search(r"\bNone\b|\bnan\b", " ".join(r)), r
+
+
+def test_small_bad_inputs_say_what_to_do(tmp_path: Path) -> None:
+    """One line naming the option and the way out: an empty JSON file (was 'Expecting value'), report --baseline
+    (the option was not named), a log file given as INCIDENT_FILE (no hint that raw logs go to --logs), and
+    superpod run on a scenario without a superpod block (no hint which built-ins have one)."""
+    empty = tmp_path / "empty.json"
+    empty.write_text("")
+    log = tmp_path / "pasted.log"
+    log.write_text(PLOG)
+    home = ["--data-dir", str(tmp_path / "home")]
+    cases = [(["kb", "import", "mindcluster-kg", str(empty), *home], ["empty file"]),
+             (["report", str(empty), "--out", str(tmp_path / "r.md")], ["empty file"]),
+             (["report", "nosuch-run", "--out", str(tmp_path / "r.md"), "--baseline", "nosuch-base", *home],
+              ["no run or campaign 'nosuch-run'"]),
+             (["diagnose", str(log), *home], ["not valid JSON", "--logs"]),
+             (["superpod", "run", "node-crash-training", "--no-store", *home], ["tenant-slices"])]
+    for args, said in cases:
+        res = CliRunner().invoke(cli, args)
+        assert res.exit_code == 2 and len(res.stderr.splitlines()) == 1, (args, res.output)
+        assert all(s in res.stderr for s in said), (args, res.stderr)
+    ran = CliRunner().invoke(cli, ["chaos", "run", "dirty-connector-flap", "--json", *home])
+    run_id = __import__("json").loads(ran.stdout)["run_id"]
+    res = CliRunner().invoke(cli, ["report", run_id, "--out", str(tmp_path / "r.md"), "--baseline", "nosuch", *home])
+    assert res.exit_code == 2 and "--baseline" in res.stderr, res.stderr

@@ -63,7 +63,8 @@ def superpod_run(scenario: str, seed: int | None, seeds: int | None, demand_scal
     sc, path = load_scenario(scenario)
     sp = sc.spec.superpod
     if sp is None:
-        raise InputError("the scenario has no spec.superpod block", file=str(path), path="spec.superpod")
+        raise InputError("the scenario has no spec.superpod block (built-ins with one: "
+                         f"{', '.join(_superpod_builtins()) or 'none'})", file=str(path), path="spec.superpod")
     if seeds is not None:
         sp = sp.model_copy(update={"seeds": seeds})
     first = sc.spec.seed if seed is None else seed
@@ -150,3 +151,15 @@ def print_block(out: dict[str, Any]) -> None:
     for e in out.get("expectations", []):
         if not e["met"] and str(e.get("check", "")).startswith("superpod."):
             click.echo(f"  not met: {'; '.join(e['problems'])}")
+
+
+def _superpod_builtins() -> list[str]:
+    """The built-in scenarios that have a ``spec.superpod`` block (read as YAML only: no schema, no simulator)."""
+    from opsbrain.scenario.builtin import builtin_dir, read_yaml
+
+    out = []
+    for p in sorted(builtin_dir().glob("*.yaml")):
+        doc = read_yaml(p)
+        if isinstance(doc, dict) and isinstance(doc.get("spec"), dict) and doc["spec"].get("superpod") is not None:
+            out.append(p.stem)
+    return out
