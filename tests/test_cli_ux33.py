@@ -228,3 +228,11 @@ def test_small_bad_inputs_say_what_to_do(tmp_path: Path) -> None:
     run_id = __import__("json").loads(ran.stdout)["run_id"]
     res = CliRunner().invoke(cli, ["report", run_id, "--out", str(tmp_path / "r.md"), "--baseline", "nosuch", *home])
     assert res.exit_code == 2 and "--baseline" in res.stderr, res.stderr
+
+
+def test_run_summary_counts_in_the_right_number() -> None:
+    """'1 faults', '1 noise incidents that ... are one row', '(noise) 1 incidents': the count's noun follows it."""
+    from opsbrain.cli.journal_view import count
+
+    assert (count(1, "fault"), count(0, "fault"), count(2, "false positive")) == ("1 fault", "0 faults",
+                                                                                    "2 false positives")

@@ -27,6 +27,11 @@ def print_plan(desc: dict[str, Any]) -> None:
         click.echo(f"  {which}{at}  {f['kind']:<24} {f['target']}  runbooks: {rbs}")
 
 
+def count(n: int, word: str) -> str:
+    """``1 fault``, ``2 faults``, ``0 faults``: a count with its noun in the right number."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def num(v: float | None) -> str:
     return "-" if v is None else f"{v:.1f}"
 
@@ -60,9 +65,10 @@ def journal_tables(j: dict[str, Any], show_all: bool = False) -> list[Table]:
     if ignored:
         classes = Counter(str((i["diagnosis"] or {}).get("fault_class", "-")) for i in ignored)
         top = ", ".join(f"{c} {n}" for c, n in classes.most_common(3)) + (", ..." if len(classes) > 3 else "")
-        inc.add("(noise)", f"{len(ignored)} incidents", top, "-", "-", "-", "-", "ignored",
+        inc.add("(noise)", count(len(ignored), "incident"), top, "-", "-", "-", "-", "ignored",
                 styles=[None] * 7 + [TONE_STYLE["ok"]])
-        inc.note(f"{len(ignored)} noise incidents that opsbrain rightly left alone are one row; --all lists each")
+        inc.note(f"{count(len(ignored), 'noise incident')} that opsbrain rightly left alone "
+                 f"{'is' if len(ignored) == 1 else 'are'} one row; --all lists each")
     ss = j.get("steady_state") or {}
     probes = Table.of(["probe (unit)", "holds when", "baseline", "before", "after", "off s", "outcome"],
                       title=f"steady state (tolerance {ss.get('tolerance_s', 0):g} s; off s: the probe's longest "
@@ -143,15 +149,15 @@ def print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False)
         else:  # a scenario without probes: no empty probe table (tester T)
             click.echo(f"{t.title}: no probes")
     fps = [i for i in j["incidents"] if i.get("false_positive")]
-    named = "; ".join(f"{(i['diagnosis'] or {}).get('fault_class')} at {(i['diagnosis'] or {}).get('component')}"
-                      for i in fps[:3])
+    named = "; ".join(f"{(i['diagnosis'] or {}).get('fault_class') or 'no class'} at "
+                      f"{(i['diagnosis'] or {}).get('component') or 'no component'}" for i in fps[:3])
     silent = never_fired(j)
     split = (f" ({s['recovered_after_detection']} after detection, {s['recovered_before_detection']} before it)"
              if s.get("recovered_before_detection") else "")
     med = (f"; median ttr after detection {num(s['median_ttr_s'])} s" if s.get("median_ttr_s") is not None else "")
-    click.echo(f"{s['incidents']} faults" + (f" (+{len(silent)} whose trigger never fired)" if silent else "")
+    click.echo(count(s["incidents"], "fault") + (f" (+{len(silent)} whose trigger never fired)" if silent else "")
                + f", {s['diagnosed_correctly']} diagnosed correctly, {s['recovered']} "
-               f"recovered{split}, {s['false_positives']} false positives" + (f" ({named})" if named else "")
+               f"recovered{split}, {count(s['false_positives'], 'false positive')}" + (f" ({named})" if named else "")
                + f"{med}; {steady_words(j['steady_state'])}")
     for line in silent:  # a triggered fault whose event never came: never injected, in no table
         click.echo(f"  {line}")
