@@ -236,3 +236,17 @@ def test_run_summary_counts_in_the_right_number() -> None:
 
     assert (count(1, "fault"), count(0, "fault"), count(2, "false positive")) == ("1 fault", "0 faults",
                                                                                     "2 false positives")
+
+
+def test_an_unreachable_exporter_is_said_in_words(tmp_path: Path) -> None:
+    """'cannot fetch: [Errno 111] Connection refused' (Python's OSError str): now 'cannot fetch: Connection
+    refused', naming --url and the address."""
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on: bound, never listening
+        s.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{s.getsockname()[1]}/metrics"
+        res = CliRunner().invoke(cli, ["sweep", "once", "--source", "prometheus", "--url", url,
+                                       "--data-dir", str(tmp_path)])
+    assert res.exit_code == 2 and "--url" in res.stderr and url in res.stderr, res.stderr
+    assert "[Errno" not in res.stderr and "cannot fetch: Connection refused" in res.stderr, res.stderr
