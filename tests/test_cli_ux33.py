@@ -250,3 +250,19 @@ def test_an_unreachable_exporter_is_said_in_words(tmp_path: Path) -> None:
                                        "--data-dir", str(tmp_path)])
     assert res.exit_code == 2 and "--url" in res.stderr and url in res.stderr, res.stderr
     assert "[Errno" not in res.stderr and "cannot fetch: Connection refused" in res.stderr, res.stderr
+
+
+def test_replay_line_rounds_ettr_as_goodput_and_shows_none_as_a_dash() -> None:
+    """'ETTR 0.986625, goodput 0.986': ETTR now has goodput's three decimals; a run without a training job's ETTR
+    printed 'ETTR None'."""
+    from opsbrain.scenario import replay as rp
+
+    run = {"interruptions_per_node_day": 1.0, "ettr": 0.986625, "goodput": 0.98612, "detected": 2, "faults": 2,
+           "recovered": 2, "verdict": "inconclusive", "run_id": "r"}
+    out = {"trace": "t.csv", "events": 4, "faults": 2, "mapped_total": 2, "unmapped_total": 0, "nodes_mapped": 2,
+           "pods": 1, "by_kind": {}, "unmapped": {}, "unmapped_reasons": {}, "notes": [],
+           "trace_statistics": {"servers": 2, "days": 0.0174, "interruptions_per_node_day": 57.6}, "run": run}
+    assert "ETTR 0.987, goodput 0.986" in "\n".join(rp.summary_lines(out))
+    out["run"] = run | {"ettr": None}
+    text = "\n".join(rp.summary_lines(out))
+    assert "ETTR -," in text and "None" not in text

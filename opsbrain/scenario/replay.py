@@ -276,7 +276,8 @@ def summary_lines(out: dict[str, Any]) -> list[str]:
     lines.append(f"trace:  {st['interruptions_per_node_day']} interruptions per node-day")
     if "run" in out:
         r = out["run"]
-        lines.append(f"replay: {r['interruptions_per_node_day']} interruptions per node-day, ETTR {r['ettr']}"
+        ettr = "-" if r["ettr"] is None else f"{r['ettr']:.3f}"  # as goodput: three decimals, never a raw None
+        lines.append(f"replay: {r['interruptions_per_node_day']} interruptions per node-day, ETTR {ettr}"
                      + (f" (below the {ETTR_BAR:.2f} bar)" if r["ettr"] is not None and r["ettr"] < ETTR_BAR else "")
                      + (f", goodput {r['goodput']:.3f}" if r.get("goodput") is not None else "")
                      + f", {r['detected']} of {r.get('faults', '?')} faults detected, {r['recovered']} recovered"
