@@ -266,3 +266,24 @@ def test_replay_line_rounds_ettr_as_goodput_and_shows_none_as_a_dash() -> None:
     out["run"] = run | {"ettr": None}
     text = "\n".join(rp.summary_lines(out))
     assert "ETTR -," in text and "None" not in text
+
+
+def test_watch_advice_names_step_guards_in_the_runbooks_terms(tmp_path: Path) -> None:
+    """watch printed an advised step as 'ticket worker-0/npu3 when {'has_component': True}' (a dict repr) and
+    its stop line as '1 incidents from 3 lines in 1 files'."""
+    from opsbrain.recovery.schema import conditions_text
+
+    assert conditions_text({"has_component": True, "spare_taken": False, "isolated_rows_at_least": 64,
+                            "component_kind": ["link", "hbm"], "node_healthy": None}) == (
+        "has_component and not spare_taken and isolated_rows_at_least=64 and component_kind=link|hbm")
+    logs = tmp_path / "logs" / "worker-0"
+    logs.mkdir(parents=True)
+    (logs / "plog.log").write_text(PLOG)
+    res = CliRunner().invoke(cli, ["watch", "--logs", str(logs.parent), "--from-start", "--max-runtime", "2",
+                                   "--poll", "0.1", "--data-dir", str(tmp_path / "home")])
+    assert res.exit_code == 0, res.output
+    assert "advised" in res.stdout
+    for line in res.stdout.splitlines():
+        assert not REPR.search(line), line
+    stop = next(x for x in res.output.splitlines() if x.startswith("stopped"))
+    assert re.search(r": 1 incident from 3 lines in 1 file$", stop), stop
