@@ -287,3 +287,15 @@ def test_watch_advice_names_step_guards_in_the_runbooks_terms(tmp_path: Path) ->
         assert not REPR.search(line), line
     stop = next(x for x in res.output.splitlines() if x.startswith("stopped"))
     assert re.search(r": 1 incident from 3 lines in 1 file$", stop), stop
+
+
+def test_kb_coverage_gives_shares_as_percentages_with_one_decimal() -> None:
+    """The share column read '1' beside '0.986' and '0.2' (a float's repr); now '100.0%', '98.6%', and the total
+    line gives its share too."""
+    res = CliRunner().invoke(cli, ["kb", "coverage", "-o", "plain"])
+    assert res.exit_code == 0, res.output
+    rows = [x.split("\t") for x in res.stdout.splitlines()]
+    col = rows[0].index("share")
+    assert len(rows) > 2 and all(re.fullmatch(r"\d{1,3}\.\d%", r[col]) for r in rows[1:]), rows
+    table = CliRunner().invoke(cli, ["kb", "coverage"]).stdout
+    assert re.search(r"all tables: \d+ / \d+ known \(\d+\.\d%\)", table), table

@@ -117,9 +117,11 @@ def kb_coverage_cmd(tables: tuple[Path, ...], faultcodes: tuple[Path, ...], miss
                      right=["known", "rows", "share", *OUTCOMES])
     for c in res:
         d = c.as_dict()
-        table.add(d["table"], d["known"], d["rows"], d["share"], *(d[o] for o in OUTCOMES))
+        table.add(d["table"], d["known"], d["rows"], "-" if d["share"] is None else f"{d['share']:.1%}",
+                  *(d[o] for o in OUTCOMES))
     known, total = sum(c.known for c in res), sum(c.total for c in res)
-    table.note(f"all tables: {known} / {total} known; known = class + ambiguous + category")
+    table.note(f"all tables: {known} / {total} known" + (f" ({known / total:.1%})" if total else "")
+               + "; known = class + ambiguous + category")
     data = {"tables": [c.as_dict(missing) for c in res], "known": known, "rows": total}
     emit(table, fmt, data)
     if missing and fmt != "json":
