@@ -299,3 +299,15 @@ def test_kb_coverage_gives_shares_as_percentages_with_one_decimal() -> None:
     assert len(rows) > 2 and all(re.fullmatch(r"\d{1,3}\.\d%", r[col]) for r in rows[1:]), rows
     table = CliRunner().invoke(cli, ["kb", "coverage"]).stdout
     assert re.search(r"all tables: \d+ / \d+ known \(\d+\.\d%\)", table), table
+
+
+def test_show_commands_leave_unset_fields_out_of_the_yaml() -> None:
+    """'kb show' printed 'level: null' for every signature without a level and 'runbooks show' 'when: null' and
+    "name: ''" for every step: unset fields, left out now (--json keeps them)."""
+    import json
+
+    for args in (["kb", "show", "node_crash"], ["runbooks", "show", "rb-node-crash"]):
+        res = CliRunner().invoke(cli, args)
+        assert res.exit_code == 0, res.output
+        assert not re.search(r":\s+(null|'')\s*$", res.stdout, re.M), res.stdout
+        assert "null" in json.dumps(json.loads(CliRunner().invoke(cli, [*args, "--json"]).stdout))

@@ -49,9 +49,9 @@ def kb_show_cmd(class_id: str, as_json: bool) -> None:
     if as_json:
         _emit_json(data)
         return
-    import yaml
+    from opsbrain.cli.output import yaml_text
 
-    click.echo(yaml.safe_dump(data, sort_keys=False, width=110, allow_unicode=True).rstrip())
+    click.echo(yaml_text(data))
 
 
 @kb.command("validate")

@@ -187,3 +187,21 @@ def emit(table: Table, fmt: str, data: Any | None = None, echo: Callable[[str], 
 
 
 __all__ = ["FORMATS", "Column", "Table", "emit", "output_option", "paint", "resolve_format", "terminal_width"]
+
+
+def yaml_text(data: Any) -> str:
+    """A document (``kb show``, ``runbooks show``) as YAML for a person: the fields left unset (None, '') are left
+    out, not printed as ``level: null`` or ``name: ''``; ``--json`` keeps every field."""
+    import yaml
+
+    def unset(v: Any) -> bool:
+        return v is None or v == ""
+
+    def prune(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: prune(x) for k, x in v.items() if not unset(x)}
+        if isinstance(v, list):
+            return [prune(x) for x in v]
+        return v
+
+    return yaml.safe_dump(prune(data), sort_keys=False, width=110, allow_unicode=True).rstrip()
