@@ -311,3 +311,13 @@ def test_show_commands_leave_unset_fields_out_of_the_yaml() -> None:
         assert res.exit_code == 0, res.output
         assert not re.search(r":\s+(null|'')\s*$", res.stdout, re.M), res.stdout
         assert "null" in json.dumps(json.loads(CliRunner().invoke(cli, [*args, "--json"]).stdout))
+
+
+def test_scenario_schema_describes_fault_kinds_without_a_wrong_article() -> None:
+    """'A aicore_hang fault: ...' in the JSON Schema an editor shows; now 'Fault kind aicore_hang: ...'."""
+    import json
+
+    schema = json.loads(CliRunner().invoke(cli, ["chaos", "schema"]).stdout)
+    docs = [d.get("description", "") for d in schema["$defs"].values()]
+    kinds = [d for d in docs if d.startswith("Fault kind ")]
+    assert kinds and not any(re.match(r"A [aeiou]", d) for d in docs)

@@ -193,7 +193,7 @@ def _fault_item(kind: str) -> type[_FaultItemBase]:
     pm = params_model(kind)
     name = "".join(w.title() for w in kind.split("_")) + "Fault"
     model: type[_FaultItemBase] = create_model(
-        name, __base__=_FaultItemBase, __doc__=f"A {kind} fault: {CATALOG[kind].summary}.",
+        name, __base__=_FaultItemBase, __doc__=f"Fault kind {kind}: {CATALOG[kind].summary}.",
         kind=(Literal[kind], ...), params=(pm, Field(default_factory=pm)))  # type: ignore[arg-type]
     return model
 
