@@ -321,3 +321,27 @@ def test_scenario_schema_describes_fault_kinds_without_a_wrong_article() -> None
     docs = [d.get("description", "") for d in schema["$defs"].values()]
     kinds = [d for d in docs if d.startswith("Fault kind ")]
     assert kinds and not any(re.match(r"A [aeiou]", d) for d in docs)
+
+
+def test_report_of_an_incident_diagnosed_without_a_component_shows_a_dash(tmp_path: Path) -> None:
+    """An incident the diagnosis left at 'unknown' (no component) showed `None` in the report's incident tables
+    and 'diagnosed unknown at None' in its timeline, in Markdown and HTML; a superpod report's bound showed a dict
+    repr."""
+    import json
+
+    from opsbrain.report.superpod import _f
+
+    ran = CliRunner().invoke(cli, ["chaos", "run", "dirty-connector-flap", "--json", "--data-dir", str(tmp_path)])
+    journal = json.loads(ran.stdout)
+    for i in journal["incidents"]:
+        if i.get("diagnosis"):
+            i["diagnosis"] |= {"fault_class": "unknown", "component": None}
+    src = tmp_path / "j.json"
+    src.write_text(json.dumps(journal))
+    md = CliRunner().invoke(cli, ["report", str(src), "--format", "md", "--out", "-"])
+    assert md.exit_code == 0, md.output
+    assert "`None`" not in md.stdout and "at None" not in md.stdout and "diagnosed unknown" in md.stdout
+    html = tmp_path / "r.html"
+    assert CliRunner().invoke(cli, ["report", str(src), "--out", str(html)]).exit_code == 0
+    assert ">None<" not in html.read_text() and "at None" not in html.read_text()
+    assert _f({"EMS reads": 0, "actions": 2}) == "EMS reads 0, actions 2" and _f(None) == "-"

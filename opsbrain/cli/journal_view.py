@@ -170,7 +170,7 @@ def print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False)
     for i in j["incidents"]:  # no injected fault explains it, yet no background event (verdict.trouble)
         if needs_attention(i):
             d = i.get("diagnosis") or {}
-            click.echo(f"  {i['id']} ({d.get('fault_class', '-')} on {d.get('component', '-')}) needs attention: "
+            click.echo(f"  {i['id']} ({d.get('fault_class') or '-'} on {d.get('component') or '-'}) needs attention: "
                        f"{trouble(i)}; no injected fault explains it")
     for line in workload_lines(j):  # every verdict: a FAILED run's ETTR and end state are what to look at first
         click.echo(f"  {line}")
