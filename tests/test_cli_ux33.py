@@ -345,3 +345,22 @@ def test_report_of_an_incident_diagnosed_without_a_component_shows_a_dash(tmp_pa
     assert CliRunner().invoke(cli, ["report", str(src), "--out", str(html)]).exit_code == 0
     assert ">None<" not in html.read_text() and "at None" not in html.read_text()
     assert _f({"EMS reads": 0, "actions": 2}) == "EMS reads 0, actions 2" and _f(None) == "-"
+
+
+def test_a_group_that_lists_its_commands_lists_them_all() -> None:
+    """'opsbrain chaos --help' read 'Chaos scenarios: list, validate, schema, run, replay.' and left out campaign."""
+    import click
+
+    ctx = click.Context(cli)
+    checked = 0
+    for name in cli.list_commands(ctx):
+        group = cli.get_command(ctx, name)
+        if not isinstance(group, click.Group):
+            continue
+        first = (group.help or "").split(".")[0]
+        named = [w.strip() for w in first.split(":", 1)[-1].split(",")] if ":" in first else []
+        subs = set(group.list_commands(click.Context(group)))
+        if named and set(named) <= subs:
+            checked += 1
+            assert set(named) == subs, (name, named, subs)
+    assert checked >= 2

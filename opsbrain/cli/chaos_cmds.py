@@ -31,7 +31,7 @@ from opsbrain.policies import POLICIES
 
 @cli.group()
 def chaos() -> None:
-    """Chaos scenarios: list, validate, schema, run, replay."""
+    """Chaos scenarios: list, validate, schema, run, replay, campaign."""
 
 
 @chaos.command("list")
