@@ -81,8 +81,8 @@ def sweep() -> None:
 def sweep_once_cmd(scenario: str, at_s: float, seed: int | None, source: str, urls: tuple[str, ...],
                    cmd_dir: str | None, name: str | None, data_dir: Path | None, output: str | None,
                    as_json: bool, auth: HttpAuth) -> None:
-    """One sweep of the --scenario's pod at --at, or of a real cluster's telemetry (--source; with the schedule's lock and
-    kept history, as `sweep run` keeps them). Exit 0: no finding is Alarm or worse; 1: at least one is; 2: bad
+    """One sweep of the --scenario's pod at --at, or of a real cluster's telemetry (--source; with the schedule's
+    lock and kept history, as `sweep run` keeps them). Exit 0: no finding is Alarm or worse; 1: at least one is; 2: bad
     input, or the schedule is in use by a running `sweep run`."""
     fmt = resolve_format(output, as_json)
     as_json = fmt == "json"

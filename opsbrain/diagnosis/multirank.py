@@ -239,8 +239,9 @@ def decide_class(rc: RootCluster, own: list[Signal], signals: list[Signal], engi
     if hw is not None and (voted is None or voted[0] in software):
         cls, conf, score = hw
         return cls, conf, (f"{DOCUMENTED[0]} of hardware on {whose} error lines, which outrank the collective's "
-                           f"software symptom (its timeouts are the consequence; vote {weights(score)} over the lines that "
-                           f"speak for {cls}, with the engine's lead and minimum; confidence the vote's own)")
+                           f"software symptom (its timeouts are the consequence; vote {weights(score)} over the "
+                           f"lines that speak for {cls}, with the engine's lead and minimum; confidence the vote's "
+                           "own)")
     if voted is not None:
         cls, conf, score = voted
         return cls, conf, (f"{DOCUMENTED[0]} on {whose} error lines (vote "
