@@ -25,7 +25,7 @@ def test_campaign_prose_has_no_raw_none_and_rounds_its_numbers(tmp_path: Path) -
     line = next(x for x in quiet.output.splitlines() if "diagnosis:" in x)
     assert "0/0 correct (-)" in line and "hands-off share -;" in line
     assert "no fault in these runs" in quiet.output
-    both = CliRunner().invoke(cli, ["chaos", "campaign", "--days", "2", "--seeds", "2", "--first-seed", "5",
+    both = CliRunner().invoke(cli, ["chaos", "campaign", "--days", "1", "--seeds", "2", "--first-seed", "5",
                                     "--policy", "both", "--workers", "1", "--data-dir", str(tmp_path / "b")])
     assert both.exit_code == 0, both.output
     prose = [x for x in both.output.splitlines() if x.startswith(("auto vs manual", "  diagnosis", "  ttr of"))]
@@ -33,6 +33,8 @@ def test_campaign_prose_has_no_raw_none_and_rounds_its_numbers(tmp_path: Path) -
     for x in prose:
         assert not REPR.search(x), x
     assert any(re.search(r"reduced by \d+\.\d%", x) for x in prose)
+    assert re.search(r"auto: \d+ interruptions? \(", both.output)  # the noun in the right number: these seeds
+    assert not re.search(r"\b1 (interruptions|background faults)\b", both.output)  # had 1, printed '1 interruptions'
     for x in quiet.output.splitlines() + both.output.splitlines():
         assert not REPR.search(x), x
 

@@ -23,7 +23,7 @@ from opsbrain.cli.base import (
     parse_params,
     sim_params,
 )
-from opsbrain.cli.journal_view import num, print_journal, print_plan
+from opsbrain.cli.journal_view import count, num, print_journal, print_plan
 from opsbrain.cli.output import Table, emit, output_option, resolve_format
 from opsbrain.errors import InputError
 from opsbrain.policies import POLICIES
@@ -340,8 +340,8 @@ def _print_campaign(out: dict[str, Any], fmt: str = "table") -> None:
     for (pol, s), ttr in zip(out["by_policy"].items(), tables[1:], strict=True):
         it, dg = s["interruptions"], s["diagnosis"]
         cats = ", ".join(f"{c} {v['count']}" for c, v in it["by_category"].items())
-        click.echo(f"{pol}: {it['total']} interruptions ({it['per_run']} per run, expected "
-                   f"{it['expected_per_run']}): {cats or 'none'}; {it['background_faults']} background faults")
+        click.echo(f"{pol}: {count(it['total'], 'interruption')} ({it['per_run']} per run, expected "
+                   f"{it['expected_per_run']}): {cats or 'none'}; {count(it['background_faults'], 'background fault')}")
         click.echo(f"  diagnosis: {dg['correct']}/{dg['faults']} correct ({share(dg['accuracy'])}), "
                    f"{dg['noise_incidents']} noise incidents, {dg['false_positives']} acted on (false positives); "
                    f"hands-off share {share(s['recovery']['handled_without_human'])}; spare swaps "
