@@ -38,3 +38,19 @@ def test_a_nan_gradient_alone_is_never_a_confident_silent_corruption() -> None:
     assert d["confidence"] <= SDC_UNCONFIRMED_CAP
     if d["fault_class"] == "silent_data_corruption":
         assert any("does not name its cause" in e for e in d["evidence"])
+
+
+def test_every_kind_the_knowledge_base_names_is_worded_in_evidence() -> None:
+    """Session 33: evidence read '1 x rt:sync_failed on npu3', '1 x msg:host_crash', '1 x port:up': the ingestion
+    layer's kinds, where the knowledge base's signal signatures word each kind ("stream synchronize failed"). Now
+    those words, with the kind beside them for grep; a documented message category is worded by its name."""
+    from opsbrain.kb.loader import load_kb
+
+    kinds = {s.kind for c in load_kb() for s in c.signatures.signals}
+    assert kinds
+    for kind in sorted(kinds):
+        words = describe_kind(kind)
+        assert words != kind and not words.startswith(f"{kind} "), (kind, words)
+    assert describe_kind("rt:sync_failed") == "stream synchronize failed (rt:sync_failed)"
+    assert describe_kind("msg:host_crash") == "host crash message (msg:host_crash)"
+    assert describe_kind("port:up") == "switch port back up"

@@ -6,6 +6,7 @@ Below the confidence threshold, or when most of what the incident shows is unfam
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
@@ -75,6 +76,7 @@ def describe_kind(kind: str) -> str:
             (f"collective error {code} ({_gist(fmt.HCCL_CODES[code])})" if code in fmt.HCCL_CODES
              else f"collective error: {code.replace('_', ' ')}")
     words = {"sw:down": "switch port link down", "port:down": "switch port down", "sw:lanes": "port lanes lost",
+             "sw:up": "switch port link back up", "port:up": "switch port back up",
              "os:panic": "kernel panic", "os:lockup": "CPU soft lockup or RCU stall",
              "os:hard_lockup": "CPU hard lockup (NMI watchdog)", "os:pcie_fatal": "fatal PCIe error",
              "os:vpc_down": "Qingtian/VPC interface down", "os:storage": "storage not responding",
@@ -82,7 +84,31 @@ def describe_kind(kind: str) -> str:
              "agent:node_hb_devup": "node heartbeat lost while devices report up",
              "agent:dev_hb": "device heartbeat lost", "hccn:down": "RoCE port link down",
              "train:nan": "NaN loss in training", "train:storage": "training data read timed out"}
-    return words.get(kind, kind)
+    if kind in words:
+        return words[kind]
+    meaning = kb_meanings().get(kind)
+    if meaning:
+        return f"{meaning} ({kind})"
+    if fam == "msg" and code:  # a documented message's category (knowledge_base/codes.yaml, categories.yaml)
+        return f"{code.replace('_', ' ')} message ({kind})"
+    return kind
+
+
+@functools.lru_cache(maxsize=1)
+def kb_meanings() -> dict[str, str]:
+    """Each signal kind's words from the knowledge base's signal signatures (``rt:sync_failed``: "stream
+    synchronize failed"): a primary role's meaning before another's, then the first class in id order. Evidence
+    names a kind the table above has no words for by them, the kind kept beside them for grep."""
+    from opsbrain.kb.loader import load_kb
+
+    rank = {"primary": 0, "secondary": 1, "ambiguous": 2}
+    best: dict[str, tuple[int, str]] = {}
+    for c in sorted(load_kb(), key=lambda c: c.id):
+        for sig in c.signatures.signals:
+            r = (rank.get(sig.role, 3), sig.meaning)
+            if sig.kind not in best or r[0] < best[sig.kind][0]:
+                best[sig.kind] = r
+    return {k: " ".join(m.split()) for k, (_, m) in best.items()}
 
 
 def evidence(signals: list[Signal], history: LinkRecords) -> list[str]:
