@@ -366,3 +366,15 @@ def test_a_group_that_lists_its_commands_lists_them_all() -> None:
             checked += 1
             assert set(named) == subs, (name, named, subs)
     assert checked >= 2
+
+
+def test_watch_state_in_a_missing_directory_is_refused_at_the_start(tmp_path: Path) -> None:
+    """'watch --state /nonexist/s.json' made /nonexist/ (and its parents) at its first save, against the output
+    policy (`report --out`, `chaos run --out`: never a missing parent), and a typo went unnoticed."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    missing = tmp_path / "nope" / "deeper"
+    res = CliRunner().invoke(cli, ["watch", "--logs", str(logs), "--state", str(missing / "s.json"), "--max-runtime",
+                                   "0.2", "--data-dir", str(tmp_path / "home")])
+    assert res.exit_code == 2 and "--state" in res.stderr and "does not exist" in res.stderr, res.stderr
+    assert not (tmp_path / "nope").exists()
