@@ -378,3 +378,12 @@ def test_watch_state_in_a_missing_directory_is_refused_at_the_start(tmp_path: Pa
                                    "0.2", "--data-dir", str(tmp_path / "home")])
     assert res.exit_code == 2 and "--state" in res.stderr and "does not exist" in res.stderr, res.stderr
     assert not (tmp_path / "nope").exists()
+
+
+def test_a_param_override_of_a_group_or_a_distribution_says_what_it_takes() -> None:
+    """'--param fabric=1' said 'Input should be a valid dictionary or instance of FabricParams', and
+    '--param training.launch_s=5' '... instance of Dist': pydantic's words for the model's class names."""
+    for pair, said in (("fabric=1", "a group of parameters"), ("training.launch_s=5", "a distribution, given as JSON")):
+        res = CliRunner().invoke(cli, ["topology", "--param", pair])
+        assert res.exit_code == 2 and said in res.stderr and "instance of" not in res.stderr, res.stderr
+    assert CliRunner().invoke(cli, ["topology", "--param", "fabric.die_links=3"]).exit_code == 0
