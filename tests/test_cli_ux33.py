@@ -387,3 +387,12 @@ def test_a_param_override_of_a_group_or_a_distribution_says_what_it_takes() -> N
         res = CliRunner().invoke(cli, ["topology", "--param", pair])
         assert res.exit_code == 2 and said in res.stderr and "instance of" not in res.stderr, res.stderr
     assert CliRunner().invoke(cli, ["topology", "--param", "fabric.die_links=3"]).exit_code == 0
+
+
+def test_commands_that_judge_state_their_exit_codes_in_help() -> None:
+    """An on-call engineer scripting around 'chaos run' or 'diagnose' had the README's general rule only: now each
+    help says what 0 and 1 mean for it (diagnose: 0 with any answer, a found fault included)."""
+    for args, said in ((["chaos", "run", "--help"], "1: failed"), (["diagnose", "--help"], "Exit 0 with an answer"),
+                       (["sweep", "once", "--help"], "Exit 0"), (["runs", "bundle", "--help"], "exits 1")):
+        out = " ".join(CliRunner().invoke(cli, args).output.split())
+        assert said in out, (args, out[:300])

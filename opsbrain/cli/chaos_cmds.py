@@ -98,7 +98,9 @@ def chaos_schema(journal: bool) -> None:
 @json_option
 def chaos_run(scenario: str, seed: int | None, policy: str | None, dry_run: bool, out_dir: Path | None,
               show_all: bool, data_dir: Path | None, output: str | None, as_json: bool) -> None:
-    """Run a scenario (built-in name or file): inject, detect, diagnose, recover, score, journal."""
+    """Run a scenario (built-in name or file): inject, detect, diagnose, recover, score, journal. Exit 0: the
+    verdict passed (or was inconclusive: nothing to check); 1: failed or aborted; 2: bad input; 130/143:
+    interrupted (docs/scenarios.md)."""
     from opsbrain import chaos as lib
 
     fmt = resolve_format(output, as_json)

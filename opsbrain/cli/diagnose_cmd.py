@@ -31,7 +31,9 @@ from opsbrain.errors import InputError
 @json_option
 def diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | None, follow_links: bool,
              model: Path | None, data_dir: Path | None, as_json: bool) -> None:
-    """Diagnose an exported incident file, raw logs or a log bundle: class, component, confidence, evidence."""
+    """Diagnose an exported incident file, raw logs or a log bundle: class, component, confidence, evidence.
+    Exit 0 with an answer, whether a fault was found or not (the first line says which); 2: bad input (also no log
+    text at all)."""
     from opsbrain.diagnosis import oneclick
     from opsbrain.kb.training import load_engine
 
