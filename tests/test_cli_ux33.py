@@ -82,6 +82,11 @@ def test_runs_bundle_names_the_scenario_and_says_differences_in_words(tmp_path: 
     as_json = CliRunner().invoke(cli, ["runs", "bundle", journal["run_id"], "--out", str(tmp_path / "c"),
                                        "--data-dir", home, "--json"])
     assert json.loads(as_json.stdout)["scenario"] == "dirty-connector-flap"
+    for b in ("b0001", "b0002"):  # their incidents: opened to the millisecond (was '00:21:32.088000')
+        d = CliRunner().invoke(cli, ["diagnose", "--bundle", str(tmp_path / "b" / b), "--data-dir", home])
+        assert d.exit_code == 0, d.output
+        for line in (x for x in d.output.splitlines() if x.startswith("incident ")):
+            assert not re.search(r"opened \S*\.\d{4,}", line) and " None " not in line, line
     changed = json.loads(json.dumps(journal))
     changed["incidents"][0]["diagnosis"] = None
     diffs = compare_journals(journal, changed)

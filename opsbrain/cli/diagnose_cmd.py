@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -189,7 +190,8 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool, foll
         # the hosts by the bundle's own names (the reader's ids of real hosts only in --json's ``internal_nodes``)
         where = ", ".join(inc["nodes"]) or "-"
         job = f" (job {inc['job']})" if inc.get("job") else ""
-        click.echo(f"incident {inc['id']}{job} opened {inc['opened_at']} on {where}: {d.get('fault_class')} at "
+        opened = re.sub(r"(\.\d{3})\d*", r"\1", str(inc["opened_at"]))  # to the millisecond, as the logs write it
+        click.echo(f"incident {inc['id']}{job} opened {opened} on {where}: {d.get('fault_class') or 'unknown'} at "
                    f"{d.get('component') or 'no component named'} (confidence {d.get('confidence', 0):.2f})"
                    + (f", runbook {d['runbook']}" if d.get("runbook") else ""))
         for ev in d.get("evidence", []):
