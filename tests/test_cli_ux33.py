@@ -401,3 +401,14 @@ def test_commands_that_judge_state_their_exit_codes_in_help() -> None:
                        (["sweep", "once", "--help"], "Exit 0"), (["runs", "bundle", "--help"], "exits 1")):
         out = " ".join(CliRunner().invoke(cli, args).output.split())
         assert said in out, (args, out[:300])
+
+
+def test_kb_import_lists_refused_entries_without_a_list_repr(tmp_path: Path) -> None:
+    """'refused ['RestartNPUCodes[1]']: ...' (a Python list); now 'refused RestartNPUCodes[1]: ...'."""
+    fixture = Path(__file__).parent / "fixtures" / "vendor_small" / "faultcode_good.json"
+    res = CliRunner().invoke(cli, ["kb", "import", "mindcluster-faultcode", str(fixture), "--data-dir",
+                                   str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    refused = [x for x in res.output.splitlines() if x.strip().startswith("refused")]
+    assert refused and not any("['" in x for x in refused), refused
+    assert any(x.strip().startswith("refused MadeUpLevelCodes[0], MadeUpLevelCodes[1]:") for x in refused)

@@ -88,8 +88,9 @@ def kb_import_cmd(fmt: str, path: str, data_dir: Path | None, as_json: bool) -> 
         _emit_json(rep)
         return
     click.echo(f"{path}: {rep.get('imported')} imported, {rep.get('refused')} refused")
-    for reason, n in (rep.get("refused_reasons") or {}).items():
-        click.echo(f"  refused {n}: {reason}")
+    for reason, where in (rep.get("refused_reasons") or {}).items():
+        shown = ", ".join(map(str, where)) if isinstance(where, list | tuple) else str(where)
+        click.echo(f"  refused {shown}: {reason}")
 
 
 @kb.command("coverage")
