@@ -270,6 +270,10 @@ def test_replay_line_rounds_ettr_as_goodput_and_shows_none_as_a_dash() -> None:
            "pods": 1, "by_kind": {}, "unmapped": {}, "unmapped_reasons": {}, "notes": [],
            "trace_statistics": {"servers": 2, "days": 0.0174, "interruptions_per_node_day": 57.6}, "run": run}
     assert "ETTR 0.987, goodput 0.986" in "\n".join(rp.summary_lines(out))
+    stats = out["trace_statistics"] | {"servers": 1}
+    one = out | {"events": 2, "faults": 1, "nodes_mapped": 1, "trace_statistics": stats}
+    assert "2 events, 1 fault on 1 server over" in rp.summary_lines(one)[0]  # was '1 faults on 1 servers'
+    assert rp.summary_lines(one)[0].endswith("; 1 node of 1 pod")
     out["run"] = run | {"ettr": None}
     text = "\n".join(rp.summary_lines(out))
     assert "ETTR -," in text and "None" not in text

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from opsbrain.cli.output import Table
+from opsbrain.report.text import count  # noqa: F401  (re-exported: the CLI modules take it from here)
 
 
 def print_plan(desc: dict[str, Any]) -> None:
@@ -25,11 +26,6 @@ def print_plan(desc: dict[str, Any]) -> None:
         at = f"t={f['at_s']:>9.1f}s" if "at_s" in f else trigger_words(f["at"])
         which = f"faults[{f['fault']}] " if f.get("fault") is not None else ""
         click.echo(f"  {which}{at}  {f['kind']:<24} {f['target']}  runbooks: {rbs}")
-
-
-def count(n: int, word: str) -> str:
-    """``1 fault``, ``2 faults``, ``0 faults``: a count with its noun in the right number."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def num(v: float | None) -> str:
