@@ -54,3 +54,16 @@ def test_every_kind_the_knowledge_base_names_is_worded_in_evidence() -> None:
     assert describe_kind("rt:sync_failed") == "stream synchronize failed (rt:sync_failed)"
     assert describe_kind("msg:host_crash") == "host crash message (msg:host_crash)"
     assert describe_kind("port:up") == "switch port back up"
+
+
+def test_a_documented_runtime_code_the_twin_does_not_word_is_named_from_the_code_table() -> None:
+    """Session 33: a real plog's retCode 0x7100002 (ACL 207001) read '1 x runtime error 207001 (runtime error)':
+    knowledge_base/codes.yaml names it ACL_ERROR_RT_MEMORY_ALLOCATION."""
+    from opsbrain.diagnosis.knowledge import documented_rows
+
+    named = {k: str(r["name"]) for ks, r in documented_rows() for k in ks if k.startswith("rt:") and r.get("name")}
+    assert named
+    for kind, name in sorted(named.items())[:200]:
+        if kind[3:].isdigit() and int(kind[3:]) not in fmt.RUNTIME_CODES:
+            assert describe_kind(kind) == f"runtime error {kind[3:]} ({name})", kind
+    assert describe_kind("rt:207001") == "runtime error 207001 (ACL_ERROR_RT_MEMORY_ALLOCATION)"

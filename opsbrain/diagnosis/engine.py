@@ -70,7 +70,8 @@ def describe_kind(kind: str) -> str:
         desc = fmt.DEVICE_CODES.get(code, ("", ""))[1] or "device fault event"  # undocumented code: no words
         return f"device event 0x{code} ({desc})"
     if fam == "rt" and code.isdigit():
-        return f"runtime error {code} ({fmt.RUNTIME_CODES.get(int(code), 'runtime error')})"
+        named = fmt.RUNTIME_CODES.get(int(code)) or documented_names().get(kind) or "runtime error"
+        return f"runtime error {code} ({named})"
     if fam == "hccl":
         return "remote rank named by peers" if code == "remote" else \
             (f"collective error {code} ({_gist(fmt.HCCL_CODES[code])})" if code in fmt.HCCL_CODES
@@ -92,6 +93,20 @@ def describe_kind(kind: str) -> str:
     if fam == "msg" and code:  # a documented message's category (knowledge_base/codes.yaml, categories.yaml)
         return f"{code.replace('_', ' ')} message ({kind})"
     return kind
+
+
+@functools.lru_cache(maxsize=1)
+def documented_names() -> dict[str, str]:
+    """Each documented code's name by its signal kind (knowledge_base/codes.yaml: ``rt:207001`` ->
+    ``ACL_ERROR_RT_MEMORY_ALLOCATION``), for the codes the twin's own table does not word."""
+    from opsbrain.diagnosis.knowledge import documented_rows
+
+    out: dict[str, str] = {}
+    for kinds, row in documented_rows():
+        if row.get("name"):
+            for k in kinds:
+                out.setdefault(k, str(row["name"]))
+    return out
 
 
 @functools.lru_cache(maxsize=1)
