@@ -67,3 +67,14 @@ def test_a_documented_runtime_code_the_twin_does_not_word_is_named_from_the_code
         if kind[3:].isdigit() and int(kind[3:]) not in fmt.RUNTIME_CODES:
             assert describe_kind(kind) == f"runtime error {kind[3:]} ({name})", kind
     assert describe_kind("rt:207001") == "runtime error 207001 (ACL_ERROR_RT_MEMORY_ALLOCATION)"
+
+
+def test_evidence_words_come_from_the_compiled_knowledge_base_as_from_the_validated_one() -> None:
+    """The words are compiled with the knowledge base (a bundle diagnosis imports no pydantic nor YAML for them):
+    the compiled tables equal what the validated knowledge base and codes.yaml give."""
+    from opsbrain.kb.compiled import code_names, compiled_kb, kind_words
+    from opsbrain.kb.loader import load_kb
+
+    ckb = compiled_kb()
+    assert ckb.kind_words == kind_words(load_kb()) and ckb.kind_words
+    assert ckb.code_names == code_names() and ckb.code_names["rt:207001"] == "ACL_ERROR_RT_MEMORY_ALLOCATION"

@@ -6,7 +6,6 @@ Below the confidence threshold, or when most of what the incident shows is unfam
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
@@ -95,35 +94,22 @@ def describe_kind(kind: str) -> str:
     return kind
 
 
-@functools.lru_cache(maxsize=1)
 def documented_names() -> dict[str, str]:
     """Each documented code's name by its signal kind (knowledge_base/codes.yaml: ``rt:207001`` ->
-    ``ACL_ERROR_RT_MEMORY_ALLOCATION``), for the codes the twin's own table does not word."""
-    from opsbrain.diagnosis.knowledge import documented_rows
+    ``ACL_ERROR_RT_MEMORY_ALLOCATION``), for the codes the twin's own table does not word (the compiled
+    knowledge base's, :func:`opsbrain.kb.compiled.code_names`)."""
+    from opsbrain.kb.compiled import compiled_kb
 
-    out: dict[str, str] = {}
-    for kinds, row in documented_rows():
-        if row.get("name"):
-            for k in kinds:
-                out.setdefault(k, str(row["name"]))
-    return out
+    return compiled_kb().code_names
 
 
-@functools.lru_cache(maxsize=1)
 def kb_meanings() -> dict[str, str]:
     """Each signal kind's words from the knowledge base's signal signatures (``rt:sync_failed``: "stream
-    synchronize failed"): a primary role's meaning before another's, then the first class in id order. Evidence
-    names a kind the table above has no words for by them, the kind kept beside them for grep."""
-    from opsbrain.kb.loader import load_kb
+    synchronize failed"; :func:`opsbrain.kb.compiled.kind_words`). Evidence names a kind the table above has no
+    words for by them, the kind kept beside them for grep."""
+    from opsbrain.kb.compiled import compiled_kb
 
-    rank = {"primary": 0, "secondary": 1, "ambiguous": 2}
-    best: dict[str, tuple[int, str]] = {}
-    for c in sorted(load_kb(), key=lambda c: c.id):
-        for sig in c.signatures.signals:
-            r = (rank.get(sig.role, 3), sig.meaning)
-            if sig.kind not in best or r[0] < best[sig.kind][0]:
-                best[sig.kind] = r
-    return {k: " ".join(m.split()) for k, (_, m) in best.items()}
+    return compiled_kb().kind_words
 
 
 def evidence(signals: list[Signal], history: LinkRecords) -> list[str]:
