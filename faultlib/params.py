@@ -6,6 +6,7 @@ from them (``python -m faultlib.paramdoc``) and a test keeps the file in step wi
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -45,6 +46,13 @@ def apply_overrides(model: ParamGroup, overrides: dict[str, Any]) -> Any:
             node = node[part]
         if not isinstance(node, dict) or parts[-1] not in node:
             raise ParamError(path, "no such parameter")
+        ann = _annotation(type(model), parts)
+        if isinstance(ann, type) and issubclass(ann, BaseModel) and not isinstance(value, dict):
+            if not _is_leaf(ann):
+                raise ParamError(path, f"a group of parameters, not one value (its parameters: 'opsbrain params "
+                                       f"{path}.')")
+            raise ParamError(path, f"a distribution, given as JSON like its default: "
+                                   f"{json.dumps(node[parts[-1]], separators=(',', ':'))} (got {value!r})")
         node[parts[-1]] = value
     try:
         return type(model).model_validate(data)
@@ -54,6 +62,18 @@ def apply_overrides(model: ParamGroup, overrides: dict[str, Any]) -> Any:
         got = err.get("input")
         detail = "" if isinstance(got, dict) else f" (got {got!r})"  # a whole group's dump is noise
         raise ParamError(loc, f"{err['msg'].removeprefix('Value error, ')}{detail}") from None
+
+
+def _annotation(model: type[BaseModel], parts: list[str]) -> Any:
+    """The declared type at a dotted path of a parameter model (a group's model, a distribution's, a number's);
+    None where the path leaves the models."""
+    ann: Any = model
+    for part in parts:
+        field = ann.model_fields.get(part) if isinstance(ann, type) and issubclass(ann, BaseModel) else None
+        if field is None:
+            return None
+        ann = field.annotation
+    return ann
 
 
 def _is_leaf(model: type[BaseModel]) -> bool:

@@ -108,10 +108,22 @@ def check_output_dir(path: Path | str, option: str | None = None) -> Path:
     parent = p.absolute().parent
     if not p.exists() and not parent.is_dir():  # as report --out: the named thing is made, never its parents
         raise InputError(f"directory {str(parent)[:200]!r} does not exist", path=option)
-    where = p if p.exists() else parent
-    if not os.access(where, os.W_OK | os.X_OK):
-        raise InputError(f"directory {str(where)[:200]!r} is not writable", path=option)
+    check_writable(p if p.exists() else parent, option)
     return p
+
+
+def check_writable(directory: Path | str, option: str | None = None) -> Path:
+    """Refuse (exit 2) a directory no file can be created in, by creating and removing one: ``os.access`` answers
+    yes for root everywhere, also where the file system refuses every file (read-only mounts, sysfs, a full quota),
+    and a command found that out only when it wrote, after its run or its training."""
+    d = Path(directory)
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".opsbrain-write-check.", dir=d)
+    except OSError as exc:
+        raise InputError(f"directory {str(d)[:200]!r} is not writable ({exc.strerror or exc})", path=option) from None
+    os.close(fd)
+    os.unlink(probe)
+    return d
 
 
 def write_atomic(path: Path, data: bytes, mode: int | None = None, *, option: str | None = None,

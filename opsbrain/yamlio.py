@@ -291,6 +291,8 @@ def parse_json(text: str | bytes, file: str, error: type[InputError] = InputErro
             out[k] = v
         return out
 
+    if not text.strip():
+        raise error("empty file: no JSON document in it", file=file)
     try:
         data = json.loads(text, parse_constant=no_constant, parse_int=bounded_int, parse_float=finite_float,
                           object_pairs_hook=unique_keys)

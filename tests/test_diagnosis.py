@@ -89,7 +89,7 @@ def test_pasted_uce_logs_are_diagnosed(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("junk", [bytes(range(256)) * 20, b"x" * 2_000_000 + b"\n", "故障 日志 无法 解析\n" * 50,
-                                  b"", b"\x00\x00\n\n\r\n"])
+                                  b"\x00\x00\n\n\r\n"])  # no bytes at all is refused (test_cli_ux33, session 33)
 def test_any_text_gets_an_answer(tmp_path: Path, junk: bytes | str) -> None:
     code, out, err = _diag(tmp_path, junk)
     assert code == 0 and "Traceback" not in err

@@ -76,7 +76,7 @@ def test_the_health_column_of_the_after_file_is_read_and_the_worker_named(tmp_pa
     _lines, rep = read_bundle(b)
     assert [w["name"] for w in rep["workers"]] == ["worker-5"], rep["workers"]
     res = diagnose_bundle(b, engine)
-    assert any("smi:critical on" in e and "npu4" in e for e in _smi(res)), res
+    assert any("(smi:critical) on" in e and "npu4" in e for e in _smi(res)), res
     d = res["diagnosis"]
     assert d["root"]["host"] == "worker-5" and d["root"]["device"] == 4, d
     assert res["incidents"][0]["opened_at"].startswith("2025-03-01T09:20:00")  # the after file's Datetime line
@@ -130,8 +130,8 @@ def test_each_environment_check_folder_of_several_is_its_own_worker(tmp_path: Pa
     _lines, rep = read_bundle(b)
     assert sorted(w["name"] for w in rep["workers"]) == ["worker-5", "worker-6"], rep["workers"]
     res = diagnose_bundle(b, engine)
-    placed = {(n, e.split(" on ")[1]) for inc in res["incidents"] for n in inc["nodes"]
-              for e in inc["diagnosis"]["evidence"] if "smi:critical on" in e}
+    placed = {(n, e.rsplit(" on ", 1)[1]) for inc in res["incidents"] for n in inc["nodes"]
+              for e in inc["diagnosis"]["evidence"] if "(smi:critical) on" in e}  # worded since session 33
     assert placed == {("worker-5", "worker-5/npu4"), ("worker-6", "worker-6/npu2")}, placed  # (their names)
     for d in (res["diagnosis"], diagnose_logs(str(b), engine)["diagnosis"]):
         assert (d["root"]["host"], d["root"]["device"]) in {("worker-5", 4), ("worker-6", 2)}, d["root"]

@@ -434,6 +434,9 @@ def test_any_bytes_on_stdin_give_a_result(data: bytes, tmp_path_factory: pytest.
     home.mkdir(exist_ok=True)
     out = fuzz_cli.run_case(fuzz_cli.Case("stdin", ["diagnose", "--logs", "-", "--data-dir", str(home)]), home,
                             TIME_BOUND_S, stdin=data)
+    if not data:  # no bytes at all: nothing was pasted, refused in one line (session 33), not "no fault found"
+        assert out.status == "refused" and "nothing on stdin" in out.stderr, (out.status, out.stderr[-300:])
+        return
     assert out.status == "ok", (out.status, out.stderr[-300:], out.detail[-800:])
 
 

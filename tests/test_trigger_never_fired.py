@@ -44,7 +44,7 @@ def test_the_journal_summary_names_the_fault_whose_trigger_never_fired(outputs: 
 
 def test_the_cli_says_the_trigger_never_fired(outputs: tuple[str, dict[str, Any]]) -> None:
     out, _ = outputs
-    assert "1 faults (+1 whose trigger never fired)" in out
+    assert "1 fault (+1 whose trigger never fired)" in out
     assert f"  {NEVER} (its event came " in out
 
 

@@ -38,7 +38,7 @@ from faultlib.telemetry.records import LogLine
 from opsbrain.bundle import layout as L
 from opsbrain.bundle.envcheck import npu_info
 from opsbrain.errors import InputError
-from opsbrain.fsio import write_atomic
+from opsbrain.fsio import check_output_dir, write_atomic
 from opsbrain.ingest import parse_line
 
 if TYPE_CHECKING:
@@ -434,7 +434,7 @@ def regenerate(journal: Mapping[str, Any], out_dir: str | Path, incident: str | 
     ids_stored = [str(i["id"]) for i in journal.get("incidents", [])]
     if incident is not None and incident not in ids_stored:
         raise InputError(f"run has no incident {incident!r} (it has: {', '.join(ids_stored) or 'none'})")
-    out = Path(out_dir)
+    out = check_output_dir(out_dir, "--out")  # before the re-run, not after it
     targets = [incident] if incident else ids_stored
     names = bundle_names(journal)  # the stored run's names: a regenerated bundle lands where the run put it
     for t in targets:
@@ -447,10 +447,10 @@ def regenerate(journal: Mapping[str, Any], out_dir: str | Path, incident: str | 
         bundles = [b for b in rerun.get("bundles", []) if b["incident"] in targets]
         for b in bundles:
             if "error" not in b:
-                name = names.get(b["incident"], b["bundle"])
-                os.replace(Path(tmp) / b["bundle"], out / name)
-                os.replace(sim_sidecar(Path(tmp) / b["bundle"]), sim_sidecar(out / name))
-                b["bundle"], b["path"] = name, str(out / name)
+                dest = names.get(b["incident"], b["bundle"])
+                os.replace(Path(tmp) / b["bundle"], out / dest)
+                os.replace(sim_sidecar(Path(tmp) / b["bundle"]), sim_sidecar(out / dest))
+                b["bundle"], b["path"] = dest, str(out / dest)
     diffs = compare_journals(journal, rerun)
     return {"run_id": journal.get("run_id"), "scenario": name, "seed": journal.get("seed"),
             "policy": journal.get("policy"), "reproduced": not diffs, "differences": diffs, "bundles": bundles}
@@ -465,6 +465,16 @@ def compare_journals(stored: Mapping[str, Any], rerun: Mapping[str, Any]) -> lis
 
     a = {str(i["id"]): key(i) for i in stored.get("incidents", [])}
     b = {str(i["id"]): key(i) for i in rerun.get("incidents", [])}
-    diffs = [f"incident {k}: stored {a.get(k)} re-run {b.get(k)}" for k in sorted(set(a) | set(b))
+    diffs = [f"incident {k}: stored {_said(a.get(k))}; re-run {_said(b.get(k))}" for k in sorted(set(a) | set(b))
              if a.get(k) != b.get(k)]
     return diffs
+
+
+def _said(key: tuple[Any, ...] | None) -> str:
+    """One side of a journal difference in words: the injected fault and the diagnosis (never a tuple repr)."""
+    if key is None:
+        return "no such incident"
+    kind, comp, cls, where = key
+    fault = f"{kind} on {comp}" if kind else "noise (nothing injected)"
+    return f"{fault}, diagnosed {f'{cls} at {where}' if cls else 'nothing'}"
+

@@ -23,7 +23,7 @@ from opsbrain.cli.base import (
     parse_params,
     sim_params,
 )
-from opsbrain.cli.journal_view import num, print_journal, print_plan
+from opsbrain.cli.journal_view import count, num, print_journal, print_plan
 from opsbrain.cli.output import Table, emit, output_option, resolve_format
 from opsbrain.errors import InputError
 from opsbrain.policies import POLICIES
@@ -31,7 +31,7 @@ from opsbrain.policies import POLICIES
 
 @cli.group()
 def chaos() -> None:
-    """Chaos scenarios: list, validate, schema, run, replay."""
+    """Chaos scenarios: list, validate, schema, run, replay, campaign."""
 
 
 @chaos.command("list")
@@ -98,7 +98,9 @@ def chaos_schema(journal: bool) -> None:
 @json_option
 def chaos_run(scenario: str, seed: int | None, policy: str | None, dry_run: bool, out_dir: Path | None,
               show_all: bool, data_dir: Path | None, output: str | None, as_json: bool) -> None:
-    """Run a scenario (built-in name or file): inject, detect, diagnose, recover, score, journal."""
+    """Run a scenario (built-in name or file): inject, detect, diagnose, recover, score, journal. Exit 0: the
+    verdict passed (or was inconclusive: nothing to check); 1: failed or aborted; 2: bad input; 130/143:
+    interrupted (docs/scenarios.md)."""
     from opsbrain import chaos as lib
 
     fmt = resolve_format(output, as_json)
@@ -154,8 +156,10 @@ def _run_with_progress(lib: Any, plan: Any, store: Any, out_dir: Path | None, da
               "before 0 are an error).")
 @click.option("--noise", is_flag=True, help="Add the twin's background noise (off: the trace is the fault record).")
 @click.option("--run", "do_run", is_flag=True, help="Also run the replayed faults (journal in the run store).")
-@click.option("--policy", type=click.Choice(["auto", "manual"]), default="auto", show_default=True)
-@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--policy", type=click.Choice(["auto", "manual"]), default="auto", show_default=True,
+              help="Recovery policy of the --run.")
+@click.option("--seed", type=SEED, default=0, show_default=True,
+              help="Seed of the mapping (which node a trace server lands on) and of the --run.")
 @data_dir_option
 @json_option
 def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | None, fold: bool, rebase: bool,
@@ -203,7 +207,8 @@ def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | No
               "them, 'all' runs auto, vendor-default and manual.")
 @click.option("--layout", type=click.Choice(["auto", "mixed", "cluster"]), default="auto", show_default=True,
               help="mixed: inference + training on one pod; cluster: one training job across all pods.")
-@click.option("--spares-per-pod", default=2, show_default=True, type=click.IntRange(0, 16))
+@click.option("--spares-per-pod", default=2, show_default=True, type=click.IntRange(0, 16),
+              help="Warm spare nodes per pod (its highest-numbered nodes), kept out of the jobs.")
 @click.option("--bursty", is_flag=True, help="Bursty interruption arrivals.")
 @click.option("--lemons", is_flag=True, help="Lemon nodes carry a share of node faults.")
 @click.option("--sweeps/--no-sweeps", default=False, show_default=True, help="In-run health sweeps.")
@@ -211,7 +216,8 @@ def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | No
 @click.option("--cheap-noise", is_flag=True, help="Re-draw chip temperatures every 48 h instead of 12 h (a third "
               "of the cost at 27 pods; all noise stays on in every pod).")
 @click.option("--workers", default=None, type=click.IntRange(1), help="Parallel runs (default: CPUs, at most runs).")
-@click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True)
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+              help="local: processes on this machine; dask: a Dask cluster (--scheduler).")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Dask scheduler address (default with --executor dask: a local cluster of --workers processes).")
 @click.option("--no-journals", is_flag=True, help="Store only each run's compact record, not its full journal.")
@@ -312,6 +318,8 @@ def campaign_tables(out: dict[str, Any]) -> list[Table]:
             cells = [c for x in (d, dd, dg) for c in _dist_cells(x)]
             marked = marked or any(c.endswith("*") for c in cells)
             ttr.add(k, v["n"], v["recovered"], v.get("recovered_before_detection", "-"), *cells)
+        if not s["ttr_by_class"]:
+            ttr.note("no fault in these runs: nothing to time")
         ttr.note("ttr: over the faults recovered after their detection; 'before det.' were back before it (healed "
                  "by themselves or needing no action) and are counted apart")
         if marked:
@@ -334,16 +342,16 @@ def _print_campaign(out: dict[str, Any], fmt: str = "table") -> None:
     for (pol, s), ttr in zip(out["by_policy"].items(), tables[1:], strict=True):
         it, dg = s["interruptions"], s["diagnosis"]
         cats = ", ".join(f"{c} {v['count']}" for c, v in it["by_category"].items())
-        click.echo(f"{pol}: {it['total']} interruptions ({it['per_run']} per run, expected "
-                   f"{it['expected_per_run']}): {cats or 'none'}; {it['background_faults']} background faults")
-        click.echo(f"  diagnosis: {dg['correct']}/{dg['faults']} correct ({dg['accuracy']}), {dg['noise_incidents']} "
-                   f"noise incidents, {dg['false_positives']} acted on (false positives); hands-off share "
-                   f"{s['recovery']['handled_without_human']}; spare swaps {s['spares']['swaps']}, runs out of "
-                   f"spares {s['spares']['runs_exhausted']}")
+        click.echo(f"{pol}: {count(it['total'], 'interruption')} ({it['per_run']} per run, expected "
+                   f"{it['expected_per_run']}): {cats or 'none'}; {count(it['background_faults'], 'background fault')}")
+        click.echo(f"  diagnosis: {dg['correct']}/{dg['faults']} correct ({share(dg['accuracy'])}), "
+                   f"{dg['noise_incidents']} noise incidents, {dg['false_positives']} acted on (false positives); "
+                   f"hands-off share {share(s['recovery']['handled_without_human'])}; spare swaps "
+                   f"{s['spares']['swaps']}, runs out of spares {s['spares']['runs_exhausted']}")
         rec = s["recovery"]
         if "ttr_after_detection_s" in rec:  # the headline over the faults that needed a response
             a = rec["ttr_after_detection_s"]
-            click.echo(f"  ttr of the faults recovered after detection: median {num(a.get('p50'))} s (n {a['n']}); "
+            click.echo(f"  ttr of the faults recovered after detection: median {secs(a.get('p50'))} (n {a['n']}); "
                        f"{rec['recovered_before_detection']} back before detection (self-healed or no action "
                        "needed), counted apart")
         click.echo(ttr.render(fmt))
@@ -351,16 +359,33 @@ def _print_campaign(out: dict[str, Any], fmt: str = "table") -> None:
     if cmp_:
         for name, j in cmp_["jobs"].items():
             if "ettr_auto" in j:
-                click.echo(f"auto vs manual, {name}: ETTR {j['ettr_auto']} vs {j['ettr_manual']} (gain "
-                           f"{j['ettr_gain']}), lost NPU-s reduced by {j['lost_npu_s_reduction']}")
+                click.echo(f"auto vs manual, {name}: ETTR {ratio(j['ettr_auto'])} vs {ratio(j['ettr_manual'])} "
+                           f"(gain {ratio(j['ettr_gain'])}), lost NPU-s reduced by "
+                           f"{share(j['lost_npu_s_reduction'])}")
             else:
-                click.echo(f"auto vs manual, {name}: lost tokens reduced by {j['lost_tokens_reduction']}, SLO "
-                           f"violation {j['slo_violation_s_auto']} s vs {j['slo_violation_s_manual']} s")
+                click.echo(f"auto vs manual, {name}: lost tokens reduced by {share(j['lost_tokens_reduction'])}, "
+                           f"SLO violation {secs(j['slo_violation_s_auto'])} vs {secs(j['slo_violation_s_manual'])}")
         t = cmp_["ttr_s"]
         click.echo(f"auto vs manual, ttr on the same {t['pairs']} faults recovered after detection: median "
-                   f"{t['auto']['p50']} s vs {t['manual']['p50']} s"
+                   f"{secs(t['auto']['p50'])} vs {secs(t['manual']['p50'])}"
                    + (f" ({t['pairs_before_detection']} pairs back before detection left out)"
                       if t.get("pairs_before_detection") else ""))
+
+
+def share(v: float | None) -> str:
+    """A share or fraction (0..1) for prose: a percentage with one decimal, or "-" where there is none (no fault
+    scored, no baseline loss): never a raw None."""
+    return "-" if v is None else f"{v:.1%}"
+
+
+def ratio(v: float | None) -> str:
+    """An ETTR or goodput for prose, with the jobs table's four decimals; "-" where there is none."""
+    return "-" if v is None else f"{v:.4f}"
+
+
+def secs(v: float | None) -> str:
+    """Seconds for prose, with their unit and the tables' one decimal; "-" (no unit) where there is none."""
+    return "-" if v is None else f"{v:.1f} s"
 
 
 def _dist_cells(d: dict[str, Any]) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,9 @@ from opsbrain.errors import InputError
 @json_option
 def diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | None, follow_links: bool,
              model: Path | None, data_dir: Path | None, as_json: bool) -> None:
-    """Diagnose an exported incident file, raw logs or a log bundle: class, component, confidence, evidence."""
+    """Diagnose an exported incident file, raw logs or a log bundle: class, component, confidence, evidence.
+    Exit 0 with an answer, whether a fault was found or not (the first line says which); 2: bad input (also no log
+    text at all)."""
     from opsbrain.diagnosis import oneclick
     from opsbrain.kb.training import load_engine
 
@@ -56,6 +59,8 @@ def diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | Non
     res = (oneclick.diagnose_logs([logs, *more] if more else logs, engine, matcher, follow_links=follow_links)
            if logs is not None
            else oneclick.diagnose_incident_file(str(incident), engine, matcher))
+    if logs is not None:
+        _refuse_empty(logs, more, res.get("input") or {})
     if as_json:
         _emit_json(res)
         return
@@ -78,6 +83,23 @@ def diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | Non
     _echo_more(len(kb), 3, "knowledge-base matches")
     for note in res.get("limits", []):
         click.echo(f"  note: {note}")
+
+
+def _refuse_empty(logs: str, more: list[str], inp: dict[str, Any]) -> None:
+    """No log text at all (an empty file, an empty directory, nothing on stdin) is bad input, as an empty bundle
+    and an incident file without lines are: "no fault found in 0 lines" with exit 0 read as a clean bill of
+    health. Input that was there but not read (binary, an unknown archive) keeps its answer and its notes."""
+    if inp.get("lines", 1) or inp.get("bytes", 1) or inp.get("not_read") or inp.get("notes"):
+        return
+    if logs == "-":
+        what = "nothing on stdin to read (paste the lines, then Ctrl-D)"
+    elif more:
+        what = f"no log text in these {1 + len(more)} files (all empty)"
+    elif Path(logs).is_dir():
+        what = "no log text in the directory (no files, or empty ones only)"
+    else:
+        what = "empty file: no log text to read"
+    raise InputError(what, file=logs if logs != "-" else None, path="--logs")
 
 
 def _is_incident_file(path: str) -> bool:
@@ -168,7 +190,8 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool, foll
         # the hosts by the bundle's own names (the reader's ids of real hosts only in --json's ``internal_nodes``)
         where = ", ".join(inc["nodes"]) or "-"
         job = f" (job {inc['job']})" if inc.get("job") else ""
-        click.echo(f"incident {inc['id']}{job} opened {inc['opened_at']} on {where}: {d.get('fault_class')} at "
+        opened = re.sub(r"(\.\d{3})\d*", r"\1", str(inc["opened_at"]))  # to the millisecond, as the logs write it
+        click.echo(f"incident {inc['id']}{job} opened {opened} on {where}: {d.get('fault_class') or 'unknown'} at "
                    f"{d.get('component') or 'no component named'} (confidence {d.get('confidence', 0):.2f})"
                    + (f", runbook {d['runbook']}" if d.get("runbook") else ""))
         for ev in d.get("evidence", []):

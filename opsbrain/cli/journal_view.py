@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from opsbrain.cli.output import Table
+from opsbrain.report.text import count  # noqa: F401  (re-exported: the CLI modules take it from here)
 
 
 def print_plan(desc: dict[str, Any]) -> None:
@@ -60,22 +61,47 @@ def journal_tables(j: dict[str, Any], show_all: bool = False) -> list[Table]:
     if ignored:
         classes = Counter(str((i["diagnosis"] or {}).get("fault_class", "-")) for i in ignored)
         top = ", ".join(f"{c} {n}" for c, n in classes.most_common(3)) + (", ..." if len(classes) > 3 else "")
-        inc.add("(noise)", f"{len(ignored)} incidents", top, "-", "-", "-", "-", "ignored",
+        inc.add("(noise)", count(len(ignored), "incident"), top, "-", "-", "-", "-", "ignored",
                 styles=[None] * 7 + [TONE_STYLE["ok"]])
-        inc.note(f"{len(ignored)} noise incidents that opsbrain rightly left alone are one row; --all lists each")
+        inc.note(f"{count(len(ignored), 'noise incident')} that opsbrain rightly left alone "
+                 f"{'is' if len(ignored) == 1 else 'are'} one row; --all lists each")
     ss = j.get("steady_state") or {}
-    probes = Table.of(["probe", "baseline", "before", "after", "longest deviation s", "outcome"],
-                      title=f"steady state (tolerance {ss.get('tolerance_s', 0):g} s)",
-                      right=["baseline", "before", "after", "longest deviation s"])
+    probes = Table.of(["probe (unit)", "holds when", "baseline", "before", "after", "off s", "outcome"],
+                      title=f"steady state (tolerance {ss.get('tolerance_s', 0):g} s; off s: the probe's longest "
+                      "time off its bar)", wrap=["probe (unit)", "holds when"],
+                      right=["baseline", "before", "after", "off s"])
+    defs = _probe_defs(j)
     for name in ss.get("after") or {}:
         before, after = (ss.get("before") or {}).get(name, {}), (ss.get("after") or {}).get(name, {})
         longest = (ss.get("longest_deviation_s") or {}).get(name)
         word, tone = probe_outcome(longest, ss.get("tolerance_s"), after.get("ok"))
         base = (ss.get("baseline") or {}).get(name)
-        probes.add(name, "-" if base is None else f"{base:g}", before.get("value"), after.get("value"), num(longest),
-                   word,
-                   styles=[None] * 5 + [TONE_STYLE[tone]])
+        unit, bar = defs.get(name, ("-", "-"))
+        probes.add(name if unit == "-" else f"{name} ({unit})", bar, _reading(base),
+                   _reading(before.get("value")), _reading(after.get("value")), num(longest), word,
+                   styles=[None] * 6 + [TONE_STYLE[tone]])
     return [inc, probes]
+
+
+def _probe_defs(j: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """Each probe's unit and bar (``>= 0.95 x baseline``, ``<= 50 ms``) from the scenario the journal keeps; a
+    journal without it (an older one) shows "-"."""
+    from opsbrain.scenario.schema import PROBE_UNITS
+
+    spec = (j.get("scenario_definition") or {}).get("spec") or {}
+    out = {}
+    for p in (spec.get("steady_state") or {}).get("probes") or []:
+        unit = PROBE_UNITS.get(str(p.get("metric")), "-")
+        ref = (f"{p['of_baseline']:g} x baseline" if p.get("of_baseline") is not None
+               else f"{p['value']:g}" + ("" if unit == "-" else f" {unit}") if p.get("value") is not None else "?")
+        out[str(p.get("name"))] = (unit, f"{p.get('op', '?')} {ref}")
+    return out
+
+
+def _reading(v: Any) -> str:
+    """A probe reading to four significant digits, as the journal keeps them; "-" where there is none (never None
+    or nan)."""
+    return "-" if not isinstance(v, (int, float)) or v != v else f"{v:.4g}"
 
 
 def steady_words(ss: dict[str, Any]) -> str:
@@ -119,15 +145,15 @@ def print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False)
         else:  # a scenario without probes: no empty probe table (tester T)
             click.echo(f"{t.title}: no probes")
     fps = [i for i in j["incidents"] if i.get("false_positive")]
-    named = "; ".join(f"{(i['diagnosis'] or {}).get('fault_class')} at {(i['diagnosis'] or {}).get('component')}"
-                      for i in fps[:3])
+    named = "; ".join(f"{(i['diagnosis'] or {}).get('fault_class') or 'no class'} at "
+                      f"{(i['diagnosis'] or {}).get('component') or 'no component'}" for i in fps[:3])
     silent = never_fired(j)
     split = (f" ({s['recovered_after_detection']} after detection, {s['recovered_before_detection']} before it)"
              if s.get("recovered_before_detection") else "")
     med = (f"; median ttr after detection {num(s['median_ttr_s'])} s" if s.get("median_ttr_s") is not None else "")
-    click.echo(f"{s['incidents']} faults" + (f" (+{len(silent)} whose trigger never fired)" if silent else "")
+    click.echo(count(s["incidents"], "fault") + (f" (+{len(silent)} whose trigger never fired)" if silent else "")
                + f", {s['diagnosed_correctly']} diagnosed correctly, {s['recovered']} "
-               f"recovered{split}, {s['false_positives']} false positives" + (f" ({named})" if named else "")
+               f"recovered{split}, {count(s['false_positives'], 'false positive')}" + (f" ({named})" if named else "")
                + f"{med}; {steady_words(j['steady_state'])}")
     for line in silent:  # a triggered fault whose event never came: never injected, in no table
         click.echo(f"  {line}")
@@ -140,7 +166,7 @@ def print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False)
     for i in j["incidents"]:  # no injected fault explains it, yet no background event (verdict.trouble)
         if needs_attention(i):
             d = i.get("diagnosis") or {}
-            click.echo(f"  {i['id']} ({d.get('fault_class', '-')} on {d.get('component', '-')}) needs attention: "
+            click.echo(f"  {i['id']} ({d.get('fault_class') or '-'} on {d.get('component') or '-'}) needs attention: "
                        f"{trouble(i)}; no injected fault explains it")
     for line in workload_lines(j):  # every verdict: a FAILED run's ETTR and end state are what to look at first
         click.echo(f"  {line}")

@@ -49,9 +49,9 @@ def kb_show_cmd(class_id: str, as_json: bool) -> None:
     if as_json:
         _emit_json(data)
         return
-    import yaml
+    from opsbrain.cli.output import yaml_text
 
-    click.echo(yaml.safe_dump(data, sort_keys=False, width=110, allow_unicode=True).rstrip())
+    click.echo(yaml_text(data))
 
 
 @kb.command("validate")
@@ -88,8 +88,9 @@ def kb_import_cmd(fmt: str, path: str, data_dir: Path | None, as_json: bool) -> 
         _emit_json(rep)
         return
     click.echo(f"{path}: {rep.get('imported')} imported, {rep.get('refused')} refused")
-    for reason, n in (rep.get("refused_reasons") or {}).items():
-        click.echo(f"  refused {n}: {reason}")
+    for reason, where in (rep.get("refused_reasons") or {}).items():
+        shown = ", ".join(map(str, where)) if isinstance(where, list | tuple) else str(where)
+        click.echo(f"  refused {shown}: {reason}")
 
 
 @kb.command("coverage")
@@ -117,9 +118,11 @@ def kb_coverage_cmd(tables: tuple[Path, ...], faultcodes: tuple[Path, ...], miss
                      right=["known", "rows", "share", *OUTCOMES])
     for c in res:
         d = c.as_dict()
-        table.add(d["table"], d["known"], d["rows"], d["share"], *(d[o] for o in OUTCOMES))
+        table.add(d["table"], d["known"], d["rows"], "-" if d["share"] is None else f"{d['share']:.1%}",
+                  *(d[o] for o in OUTCOMES))
     known, total = sum(c.known for c in res), sum(c.total for c in res)
-    table.note(f"all tables: {known} / {total} known; known = class + ambiguous + category")
+    table.note(f"all tables: {known} / {total} known" + (f" ({known / total:.1%})" if total else "")
+               + "; known = class + ambiguous + category")
     data = {"tables": [c.as_dict(missing) for c in res], "known": known, "rows": total}
     emit(table, fmt, data)
     if missing and fmt != "json":
@@ -129,8 +132,10 @@ def kb_coverage_cmd(tables: tuple[Path, ...], faultcodes: tuple[Path, ...], miss
 
 
 @kb.command("train")
-@click.option("--runs-per-class", default=30, show_default=True, type=int, help="Case runs per fault class.")
-@click.option("--workers", default=2, show_default=True, type=int)
+@click.option("--runs-per-class", default=30, show_default=True, type=click.IntRange(2, 10_000),
+              help="Case runs per fault class.")
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 256),
+              help="Parallel case-run processes.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Where to write the model, a .npz name (its sidecar: the same name with .json; default: "
               "DATA_DIR/models/diagnosis.npz, which diagnosis then prefers; the shipped model is replaced only "
@@ -142,11 +147,9 @@ def kb_train_cmd(runs_per_class: int, workers: int, out: Path | None, data_dir: 
                  as_json: bool) -> None:
     """Generate the case library (training seeds) and train the diagnosis model with its sidecar."""
     from opsbrain.diagnosis.model import sidecar
-    from opsbrain.fsio import check_target
+    from opsbrain.fsio import check_target, check_writable
     from opsbrain.kb.training import train_model, trained_model_path
 
-    if not 2 <= runs_per_class <= 10_000 or not 1 <= workers <= 256:
-        raise InputError("--runs-per-class must be 2..10000 and --workers 1..256")
     path = out or trained_model_path(data_dir)
     if path.suffix != ".npz":
         raise InputError(f"give a model name ending in .npz (its sidecar is the .json beside it), got "
@@ -159,6 +162,7 @@ def kb_train_cmd(runs_per_class: int, workers: int, out: Path | None, data_dir: 
                              file=str(path.parent)) from None
     for target in (path, sidecar(path)):  # refuse before minutes of training, not after
         check_target(target, "--out", force)
+    check_writable(path.parent, "--out")
     model = train_model(per_kind=runs_per_class, workers=workers,
                         progress=None if as_json else _counter("case runs"))
     model.save(path, force=force)
@@ -183,7 +187,8 @@ def _counter(what: str) -> Any:
 @click.option("--noise-days", default=1.0, show_default=True, type=_Finite(0, 3650, min_open=True),
               help="Noise-only pod-days for FPs.")
 @click.option("--quick", is_flag=True, help="A smaller run (3 runs per class, 0.25 noise-only pod-days).")
-@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 256))
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 256),
+              help="Parallel case-run processes.")
 @click.option("--real", "real", type=NON_EMPTY, default=None, metavar="DIR|FILE",
               help="Score the real-log corpus instead (tests/data/real_logs in a checkout); with --split.")
 @click.option("--split", type=click.Choice(["dev", "test", "all"]), default="dev", show_default=True,
@@ -327,6 +332,7 @@ def kb_text_train_cmd(real: str | None, out: str | None, force: bool, as_json: b
     as the plain JSON the diagnosis serves; prints its chronological check (each later part scored by a model of
     the earlier ones)."""
     from opsbrain.diagnosis.realtext import MODEL_FILE
+    from opsbrain.fsio import check_target, check_writable
     from opsbrain.kb.realeval import default_corpus_dir
     from opsbrain.kb.realtext_fit import fit_text_model, write_model
 
@@ -336,6 +342,7 @@ def kb_text_train_cmd(real: str | None, out: str | None, force: bool, as_json: b
     target = Path(out) if out else MODEL_FILE
     if not target.name.endswith(".json"):
         raise InputError("the text model is a .json file", path="--out")
+    check_writable(check_target(target, "--out", force).parent, "--out")  # before the fit, not after it
     doc = fit_text_model(root, engine=_engine_alone_answers(root))
     write_model(doc, target, force=force)
     meta = doc["meta"]

@@ -118,10 +118,12 @@ class Table:
             wrap_idx = [i for i, c in enumerate(self.columns) if c.wrap]
             fixed = sum(natural[i] for i in range(n) if i not in wrap_idx)
             share = room - fixed
-            if not wrap_idx or share < sum(max(MIN_WRAP, floor[i]) for i in wrap_idx):
+            if not wrap_idx or share < sum(min(natural[i], max(MIN_WRAP, floor[i])) for i in wrap_idx):
                 return None
-            for i in wrap_idx:  # each prose column gets room in proportion to its natural width
-                widths[i] = max(floor[i], MIN_WRAP, share * natural[i] // sum(natural[j] for j in wrap_idx))
+            low = {i: min(natural[i], max(MIN_WRAP, floor[i])) for i in wrap_idx}
+            extra = share - sum(low.values())
+            for i in wrap_idx:  # each prose column its floor, and the room left in proportion to its natural width
+                widths[i] = min(natural[i], low[i] + extra * natural[i] // sum(natural[j] for j in wrap_idx))
             if sum(widths) > room:
                 return None
         out = [GAP.join(paint(c.name.ljust(widths[i]), "bold", colour) for i, c in enumerate(self.columns)).rstrip(),
@@ -185,3 +187,21 @@ def emit(table: Table, fmt: str, data: Any | None = None, echo: Callable[[str], 
 
 
 __all__ = ["FORMATS", "Column", "Table", "emit", "output_option", "paint", "resolve_format", "terminal_width"]
+
+
+def yaml_text(data: Any) -> str:
+    """A document (``kb show``, ``runbooks show``) as YAML for a person: the fields left unset (None, '') are left
+    out, not printed as ``level: null`` or ``name: ''``; ``--json`` keeps every field."""
+    import yaml
+
+    def unset(v: Any) -> bool:
+        return v is None or v == ""
+
+    def prune(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: prune(x) for k, x in v.items() if not unset(x)}
+        if isinstance(v, list):
+            return [prune(x) for x in v]
+        return v
+
+    return yaml.safe_dump(prune(data), sort_keys=False, width=110, allow_unicode=True).rstrip()

@@ -43,9 +43,9 @@ def runbooks_show(runbook_id: str, as_json: bool) -> None:
     if as_json:
         _emit_json(data)
         return
-    import yaml
+    from opsbrain.cli.output import yaml_text
 
-    click.echo(yaml.safe_dump(data, sort_keys=False, width=110, allow_unicode=True).rstrip())
+    click.echo(yaml_text(data))
 
 
 @runbooks.command("validate")

@@ -20,7 +20,8 @@ def runs() -> None:
 
 
 @runs.command("list")
-@click.option("--limit", type=click.IntRange(1, 1_000_000), default=50, show_default=True)
+@click.option("--limit", type=click.IntRange(1, 1_000_000), default=50, show_default=True,
+              help="At most this many runs, the newest.")
 @click.option("--campaign", "campaign", default=None, metavar="CAMPAIGN_ID",
               help="Only the runs of this campaign (ids: 'opsbrain chaos campaign' prints them).")
 @data_dir_option

@@ -42,10 +42,12 @@ def superpod() -> None:
 
 @superpod.command("run")
 @click.argument("scenario")
-@click.option("--seed", type=click.IntRange(0, 2**31), default=None, help="first seed (default: the scenario's)")
-@click.option("--seeds", type=click.IntRange(1, 100), default=None, help="seeds per experiment")
-@click.option("--demand-scale", default=None, help="campaign: peak demand multipliers, e.g. 0.8,1,1.2")
-@click.option("--tenant-faults", default=None, help="campaign: random faults on tenant a per seed, e.g. 2,5")
+@click.option("--seed", type=click.IntRange(0, 2**31 - 1), default=None,
+              help="First seed (default: the scenario's).")
+@click.option("--seeds", type=click.IntRange(1, 100), default=None,
+              help="Seeds per experiment (default: the scenario's spec.superpod.seeds, else 3).")
+@click.option("--demand-scale", default=None, help="Campaign: peak demand multipliers, e.g. 0.8,1,1.2.")
+@click.option("--tenant-faults", default=None, help="Campaign: random faults on tenant a per seed, e.g. 2,5.")
 @click.option("--no-store", is_flag=True, help="Do not keep the run in the run store.")
 @data_dir_option
 @json_option
@@ -61,7 +63,8 @@ def superpod_run(scenario: str, seed: int | None, seeds: int | None, demand_scal
     sc, path = load_scenario(scenario)
     sp = sc.spec.superpod
     if sp is None:
-        raise InputError("the scenario has no spec.superpod block", file=str(path), path="spec.superpod")
+        raise InputError("the scenario has no spec.superpod block (built-ins with one: "
+                         f"{', '.join(_superpod_builtins()) or 'none'})", file=str(path), path="spec.superpod")
     if seeds is not None:
         sp = sp.model_copy(update={"seeds": seeds})
     first = sc.spec.seed if seed is None else seed
@@ -148,3 +151,15 @@ def print_block(out: dict[str, Any]) -> None:
     for e in out.get("expectations", []):
         if not e["met"] and str(e.get("check", "")).startswith("superpod."):
             click.echo(f"  not met: {'; '.join(e['problems'])}")
+
+
+def _superpod_builtins() -> list[str]:
+    """The built-in scenarios that have a ``spec.superpod`` block (read as YAML only: no schema, no simulator)."""
+    from opsbrain.scenario.builtin import builtin_dir, read_yaml
+
+    out = []
+    for p in sorted(builtin_dir().glob("*.yaml")):
+        doc = read_yaml(p)
+        if isinstance(doc, dict) and isinstance(doc.get("spec"), dict) and doc["spec"].get("superpod") is not None:
+            out.append(p.stem)
+    return out

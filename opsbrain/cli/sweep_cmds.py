@@ -81,8 +81,8 @@ def sweep() -> None:
 def sweep_once_cmd(scenario: str, at_s: float, seed: int | None, source: str, urls: tuple[str, ...],
                    cmd_dir: str | None, name: str | None, data_dir: Path | None, output: str | None,
                    as_json: bool, auth: HttpAuth) -> None:
-    """One sweep of SCENARIO's pod at --at, or of a real cluster's telemetry (--source; with the schedule's lock and
-    kept history, as `sweep run` keeps them). Exit 0: no finding is Alarm or worse; 1: at least one is; 2: bad
+    """One sweep of the --scenario's pod at --at, or of a real cluster's telemetry (--source; with the schedule's
+    lock and kept history, as `sweep run` keeps them). Exit 0: no finding is Alarm or worse; 1: at least one is; 2: bad
     input, or the schedule is in use by a running `sweep run`."""
     fmt = resolve_format(output, as_json)
     as_json = fmt == "json"
@@ -310,8 +310,10 @@ def watch_cmd(logs: str, webhook: str | None, webhook_format: str, metrics_port:
     import signal
     import threading
 
+    from opsbrain.cli.journal_view import count
     from opsbrain.ingest import MAX_LINE
     from opsbrain.kb.training import load_engine
+    from opsbrain.recovery.schema import conditions_text
     from opsbrain.sources.watch import Watcher
 
     if max_runtime is not None and not max_runtime > 0:
@@ -344,7 +346,7 @@ def watch_cmd(logs: str, webhook: str | None, webhook_format: str, metrics_port:
         adv = d["advice"]
         click.echo(f"  advised (dry run, not executed): {adv['runbook'] or '-'} {adv['title']}")
         for st in adv["steps"]:
-            cond = f" when {st['when']}" if st.get("when") else ""
+            cond = f" when {conditions_text(st['when'])}" if st.get("when") else ""
             how = st["command"] or f"{st['action']} {st['target'] or '(target not in the logs)'}"
             click.echo(f"    - {st['name']}: {how}{cond}")
 
@@ -383,8 +385,9 @@ def watch_cmd(logs: str, webhook: str | None, webhook_format: str, metrics_port:
     if as_json:
         click.echo(json.dumps({"summary": summary}, default=str))
     else:
-        click.echo(f"stopped ({summary['stopped_by']}) after {summary['wall_s']:.1f} s: {summary['incidents']} "
-                   f"incidents from {summary['lines']} lines in {summary['files']} files"
+        click.echo(f"stopped ({summary['stopped_by']}) after {summary['wall_s']:.1f} s: "
+                   f"{count(summary['incidents'], 'incident')} from {count(summary['lines'], 'line')} in "
+                   f"{count(summary['files'], 'file')}"
                    + (f"; {len(summary['webhook_errors'])} webhook errors" if summary["webhook_errors"] else "")
                    + (f"; {summary['reported_at_stop']} reported at the stop" if summary["reported_at_stop"] else ""),
                    err=True)

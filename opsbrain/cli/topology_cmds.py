@@ -23,7 +23,8 @@ from opsbrain.errors import InputError
 
 # ---- topology ---------------------------------------------------------------------------------------
 @cli.command()
-@click.option("--pods", default=1, show_default=True, type=int, help="Number of superpods in the cluster.")
+@click.option("--pods", default=1, show_default=True, type=int,
+              help="Number of superpods in the cluster: 1 .. the parameter topology.max_pods (64).")
 @click.option("--export-graphml", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the component/link graph as GraphML to this file.")
 @force_option

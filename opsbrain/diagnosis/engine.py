@@ -69,12 +69,14 @@ def describe_kind(kind: str) -> str:
         desc = fmt.DEVICE_CODES.get(code, ("", ""))[1] or "device fault event"  # undocumented code: no words
         return f"device event 0x{code} ({desc})"
     if fam == "rt" and code.isdigit():
-        return f"runtime error {code} ({fmt.RUNTIME_CODES.get(int(code), 'runtime error')})"
+        named = fmt.RUNTIME_CODES.get(int(code)) or documented_names().get(kind) or "runtime error"
+        return f"runtime error {code} ({named})"
     if fam == "hccl":
         return "remote rank named by peers" if code == "remote" else \
             (f"collective error {code} ({_gist(fmt.HCCL_CODES[code])})" if code in fmt.HCCL_CODES
              else f"collective error: {code.replace('_', ' ')}")
     words = {"sw:down": "switch port link down", "port:down": "switch port down", "sw:lanes": "port lanes lost",
+             "sw:up": "switch port link back up", "port:up": "switch port back up",
              "os:panic": "kernel panic", "os:lockup": "CPU soft lockup or RCU stall",
              "os:hard_lockup": "CPU hard lockup (NMI watchdog)", "os:pcie_fatal": "fatal PCIe error",
              "os:vpc_down": "Qingtian/VPC interface down", "os:storage": "storage not responding",
@@ -82,7 +84,32 @@ def describe_kind(kind: str) -> str:
              "agent:node_hb_devup": "node heartbeat lost while devices report up",
              "agent:dev_hb": "device heartbeat lost", "hccn:down": "RoCE port link down",
              "train:nan": "NaN loss in training", "train:storage": "training data read timed out"}
-    return words.get(kind, kind)
+    if kind in words:
+        return words[kind]
+    meaning = kb_meanings().get(kind)
+    if meaning:
+        return f"{meaning} ({kind})"
+    if fam == "msg" and code:  # a documented message's category (knowledge_base/codes.yaml, categories.yaml)
+        return f"{code.replace('_', ' ')} message ({kind})"
+    return kind
+
+
+def documented_names() -> dict[str, str]:
+    """Each documented code's name by its signal kind (knowledge_base/codes.yaml: ``rt:207001`` ->
+    ``ACL_ERROR_RT_MEMORY_ALLOCATION``), for the codes the twin's own table does not word (the compiled
+    knowledge base's, :func:`opsbrain.kb.compiled.code_names`)."""
+    from opsbrain.kb.compiled import compiled_kb
+
+    return compiled_kb().code_names
+
+
+def kb_meanings() -> dict[str, str]:
+    """Each signal kind's words from the knowledge base's signal signatures (``rt:sync_failed``: "stream
+    synchronize failed"; :func:`opsbrain.kb.compiled.kind_words`). Evidence names a kind the table above has no
+    words for by them, the kind kept beside them for grep."""
+    from opsbrain.kb.compiled import compiled_kb
+
+    return compiled_kb().kind_words
 
 
 def evidence(signals: list[Signal], history: LinkRecords) -> list[str]:

@@ -128,6 +128,12 @@ def kb_vote(signals: list[Signal]) -> tuple[str | None, dict[str, float]]:
     return (top[0][0] if top else None), {c: round(v, 2) for c, v in top}
 
 
+def weights(score: dict[str, float]) -> str:
+    """Class scores as a person reads them, highest first: ``npu_oom 0.69, collective_timeout_sw 0.28`` (not a
+    Python dict); ``none`` when empty."""
+    return ", ".join(f"{c} {v:.2f}" for c, v in sorted(score.items(), key=lambda kv: -kv[1])) or "none"
+
+
 def clear_vote(signals: list[Signal], classes: list[str]) -> tuple[str, float, dict[str, float]] | None:
     """The vote's clear leader with the engine's lead and minimum (rule 1): (class, confidence, top scores)."""
     feats = default_table().features(signals)
@@ -233,17 +239,18 @@ def decide_class(rc: RootCluster, own: list[Signal], signals: list[Signal], engi
     if hw is not None and (voted is None or voted[0] in software):
         cls, conf, score = hw
         return cls, conf, (f"{DOCUMENTED[0]} of hardware on {whose} error lines, which outrank the collective's "
-                           f"software symptom (its timeouts are the consequence; vote {score} over the lines that "
-                           f"speak for {cls}, with the engine's lead and minimum; confidence the vote's own)")
+                           f"software symptom (its timeouts are the consequence; vote {weights(score)} over the "
+                           f"lines that speak for {cls}, with the engine's lead and minimum; confidence the vote's "
+                           "own)")
     if voted is not None:
         cls, conf, score = voted
         return cls, conf, (f"{DOCUMENTED[0]} on {whose} error lines (vote "
-                           f"{score}, with the engine's lead and minimum; confidence the vote's own)")
+                           f"{weights(score)}, with the engine's lead and minimum; confidence the vote's own)")
     kind = KIND_CLASS.get(rc.kind)
     leader, score = kb_vote(errs)
     if kind is not None and (not (naming_classes(errs) - {kind[0]}) or leader == kind[0]):
         why = ("no other class named" if not (naming_classes(errs) - {kind[0]})
-               else f"its class leading the documented signatures {score}")
+               else f"its class leading the documented signatures ({weights(score)})")
         conf, on = probs.get(kind[0], 0.0), ""
         if {id(p) for p in rc.error_devices} - {id(p) for p in rc.roots} and engine is not None:
             # the wait that makes the root is on the waiters' lines (an AI CPU notify wait, a socket timeout): the
@@ -270,7 +277,7 @@ def decide_class(rc: RootCluster, own: list[Signal], signals: list[Signal], engi
     if voted_any is None:
         return UNKNOWN, 0.0, how + "no signal of the root devices is known"
     return voted_any, probs.get(voted_any, 0.0), how + (
-        f"knowledge-base signature roles over their signals (weights {score_any}); confidence is the model's "
+        f"knowledge-base signature roles over their signals (weights {weights(score_any)}); confidence is the model's "
         f"probability for {voted_any}")
 
 

@@ -416,7 +416,12 @@ def diagnose_incident_file(path: str, engine: Engine, matcher: Any = None) -> di
     """An exported incident: JSON ``{"lines": [{"t", "origin", "source", "level", "text"} | "text", ...]}``."""
     from opsbrain.yamlio import parse_json
 
-    data = parse_json(read_small(path), path)
+    text = read_small(path)
+    try:
+        data = parse_json(text, path)
+    except InputError as exc:  # a log file given as INCIDENT_FILE: say where raw logs go
+        raise InputError(f"{exc.reason} (INCIDENT_FILE is an exported incident, JSON; raw log text goes to --logs "
+                         "FILE)", file=exc.file, path=exc.path) from None
     lines = data.get("lines") if isinstance(data, dict) else data
     if not isinstance(lines, list):
         raise InputError("expected an object with a 'lines' list", file=path, path="lines")

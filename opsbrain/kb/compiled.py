@@ -28,7 +28,7 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-FORMAT = 7  # 7: timeout_kinds
+FORMAT = 8  # 7: timeout_kinds; 8: kind_words, code_names (the words of evidence lines)
 CACHE_NAME = "kb-compiled.json"
 _PKG = Path(__file__).resolve().parents[1]  # opsbrain/
 SOURCES = ("kb/compiled.py", "kb/loader.py", "kb/schema.py", "kb/codenorm.py", "kb/training.py",
@@ -96,6 +96,8 @@ def compile_kb() -> dict[str, Any]:
         "classes": [c.model_dump(mode="json") for c in kb],
         "kind_roles": {k: [list(x) for x in v] for k, v in KindTable.from_kb(kb).roles.items()},
         "timeout_kinds": documented_timeouts(),
+        "kind_words": kind_words(kb),
+        "code_names": code_names(),
         "messages": messages_of(codes_doc),
         "message_parts": message_parts_of(codes_doc),
         "message_templates": templates_of(codes_doc, table_doc),
@@ -108,6 +110,32 @@ def compile_kb() -> dict[str, Any]:
         "diagnosis_params": DiagnosisParams().model_dump(mode="json"),
         "detector_params": DetectorParams().model_dump(mode="json"),
     }
+
+
+def kind_words(kb: Any) -> dict[str, str]:
+    """Each signal kind's words from the classes' signal signatures (``rt:sync_failed``: "stream synchronize
+    failed"): a primary role's meaning before another's, then the first class in id order."""
+    rank = {"primary": 0, "secondary": 1, "ambiguous": 2}
+    best: dict[str, tuple[int, str]] = {}
+    for c in sorted(kb, key=lambda c: c.id):
+        for sig in c.signatures.signals:
+            r = (rank.get(sig.role, 3), " ".join(sig.meaning.split()))
+            if sig.kind not in best or r[0] < best[sig.kind][0]:
+                best[sig.kind] = r
+    return {k: m for k, (_, m) in sorted(best.items())}
+
+
+def code_names() -> dict[str, str]:
+    """Each documented code's name by its signal kind (codes.yaml: ``rt:207001`` -> ACL_ERROR_RT_MEMORY_ALLOCATION),
+    the first row's where several give one kind."""
+    from opsbrain.diagnosis.knowledge import documented_rows
+
+    out: dict[str, str] = {}
+    for kinds, row in documented_rows():
+        if row.get("name"):
+            for k in kinds:
+                out.setdefault(k, str(row["name"]))
+    return out
 
 
 def cache_path(home: Path | None = None) -> Path:
@@ -147,6 +175,8 @@ class CompiledKB:
         self.kind_roles: dict[str, list[tuple[str, str]]] = {k: [(a, b) for a, b in v]
                                                              for k, v in doc["kind_roles"].items()}
         self.timeout_kinds: dict[str, str] = dict(doc["timeout_kinds"])  # "rt:507048" -> its name and meaning
+        self.kind_words: dict[str, str] = dict(doc["kind_words"])  # "rt:sync_failed" -> "stream synchronize failed"
+        self.code_names: dict[str, str] = dict(doc["code_names"])  # "rt:207001" -> "ACL_ERROR_RT_MEMORY_ALLOCATION"
         self.messages: dict[str, str] = dict(doc["messages"])
         self.message_parts: list[str] = list(doc["message_parts"])
         self.message_templates: list[list[Any]] = list(doc["message_templates"])

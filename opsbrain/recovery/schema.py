@@ -214,6 +214,25 @@ class Conditions(Strict):
                                          "this in 24 h (the operator's link records)")
 
 
+def conditions_text(when: Any) -> str:
+    """A step's guard as a person reads it, in the runbook's own terms (``runbooks show``): ``has_component``, ``not
+    spare_taken``, ``isolated_rows_at_least=64``, ``component_kind=link|hbm``, joined by ``and`` (not a dict
+    repr); a value that is not a mapping as its text."""
+    if not isinstance(when, dict):
+        return str(when)
+    parts = []
+    for k, v in when.items():
+        if v is None:
+            continue
+        if isinstance(v, bool):
+            parts.append(k if v else f"not {k}")
+        elif isinstance(v, (list, tuple)):
+            parts.append(f"{k}={'|'.join(str(x) for x in v)}")
+        else:
+            parts.append(f"{k}={v}")
+    return " and ".join(parts)
+
+
 class Step(Strict):
     name: str = ""
     action: str

@@ -102,10 +102,14 @@ def _build_and_write(loaded: list[tuple[str, Any]], path: Path | None, fmt: str,
         journal = loaded[0][1]
         base = None
         if baseline is not None:
-            base = load_source(baseline, data_dir)
-            if not is_journal(base):
-                raise InputError("the baseline must be one run journal", file=baseline)
-            check_journal(base, baseline)
+            try:
+                base = load_source(baseline, data_dir)
+                if not is_journal(base):
+                    raise InputError("the baseline must be one run journal", file=baseline)
+                check_journal(base, baseline)
+            except InputError as exc:  # name the option: the sources and the baseline are read alike
+                raise InputError(exc.reason, file=exc.file, path="--baseline" + (f": {exc.path}" if exc.path else "")
+                                 ) from None
         from opsbrain.report.superpod import build_superpod_report, is_superpod
 
         if is_superpod(journal) and base is None:

@@ -120,7 +120,8 @@ def run_timeline(models: list[dict[str, Any]], epoch: str | None) -> dict[str, A
         d = m.get("diagnosis") or {}
         if d:
             conf = d.get("confidence")
-            add(d.get("at_s"), m, "diagnosed", f"diagnosed {d.get('fault_class')} at {d.get('component')}"
+            add(d.get("at_s"), m, "diagnosed", f"diagnosed {d.get('fault_class') or 'no class'}"
+                + (f" at {d['component']}" if d.get("component") else "")
                 + (f" (confidence {conf:.2f})" if isinstance(conf, int | float) else ""))
         for a in m.get("action_groups") or []:
             n = f" x{a['count']}" if a["count"] > 1 else ""

@@ -79,10 +79,18 @@ def build_superpod_report(journal: dict[str, Any]) -> dict[str, Any]:
 
 
 def _f(v: Any, digits: int = 0) -> str:
+    """A value for a table cell: "-" for none, a float to ``digits``, a mapping as ``name value, ...`` and a list
+    joined by commas (never a Python repr)."""
     if v is None:
         return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
     if isinstance(v, float):
         return f"{v:.{digits}f}"
+    if isinstance(v, dict):
+        return ", ".join(f"{k} {_f(x, digits)}" for k, x in v.items()) or "-"
+    if isinstance(v, (list, tuple)):
+        return ", ".join(_f(x, digits) for x in v) or "-"
     return str(v)
 
 

@@ -7,6 +7,11 @@ from typing import Any
 DASH = "-"
 
 
+def count(n: int, word: str) -> str:
+    """``1 fault``, ``2 faults``, ``0 faults``: a count with its noun in the right number."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def _n(x: Any) -> bool:
     """Whether ``x`` is a number to format (template lookups of missing keys give other things)."""
     return isinstance(x, int | float) and not isinstance(x, bool)

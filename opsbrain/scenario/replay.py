@@ -34,6 +34,7 @@ from faultlib.injection.trace_table import TraceTable, read_trace, starts_during
 from faultlib.simparams import SimParams
 from faultlib.topology import Topology
 from opsbrain.errors import InputError, ScenarioError
+from opsbrain.report.text import count
 from opsbrain.report.workloads import training_goodput
 from opsbrain.runner.monitor import MonitorParams
 from opsbrain.scenario.plan import Plan
@@ -266,9 +267,9 @@ def notes(rep: ReplayReport) -> list[str]:
 def summary_lines(out: dict[str, Any]) -> list[str]:
     """The summary (``summary`` plus notes, run figures and times) as the text ``chaos replay`` prints."""
     st = out["trace_statistics"]
-    lines = [f"{out['trace']}: {out['events']} events, {out['faults']} faults on {st['servers']} servers over "
-             f"{st['days']:g} days -> {out['mapped_total']} mapped, {out['unmapped_total']} unmapped; "
-             f"{out['nodes_mapped']} nodes of {out['pods']} pod(s)"]
+    lines = [f"{out['trace']}: {count(out['events'], 'event')}, {count(out['faults'], 'fault')} on "
+             f"{count(st['servers'], 'server')} over {st['days']:g} days -> {out['mapped_total']} mapped, "
+             f"{out['unmapped_total']} unmapped; {count(out['nodes_mapped'], 'node')} of {count(out['pods'], 'pod')}"]
     lines += [f"  note: {n}" for n in out.get("notes", [])]
     lines += [f"  {kind:<24} {n}" for kind, n in sorted(out["by_kind"].items())]
     lines += [f"  unmapped: {desc!r} x {n} ({out['unmapped_reasons'][desc]})"
@@ -276,7 +277,8 @@ def summary_lines(out: dict[str, Any]) -> list[str]:
     lines.append(f"trace:  {st['interruptions_per_node_day']} interruptions per node-day")
     if "run" in out:
         r = out["run"]
-        lines.append(f"replay: {r['interruptions_per_node_day']} interruptions per node-day, ETTR {r['ettr']}"
+        ettr = "-" if r["ettr"] is None else f"{r['ettr']:.3f}"  # as goodput: three decimals, never a raw None
+        lines.append(f"replay: {r['interruptions_per_node_day']} interruptions per node-day, ETTR {ettr}"
                      + (f" (below the {ETTR_BAR:.2f} bar)" if r["ettr"] is not None and r["ettr"] < ETTR_BAR else "")
                      + (f", goodput {r['goodput']:.3f}" if r.get("goodput") is not None else "")
                      + f", {r['detected']} of {r.get('faults', '?')} faults detected, {r['recovered']} recovered"

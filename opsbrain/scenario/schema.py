@@ -88,6 +88,11 @@ WORKLOAD_METRICS = {"decode_tokens_per_npu": "inference", "tpot_ms": "inference"
 """The probe metrics a workload gives, and its kind (the pod's own: isolated_npus, failed_links)."""
 
 
+PROBE_UNITS = {"decode_tokens_per_npu": "tokens/s/NPU", "tpot_ms": "ms", "ttft_ms": "ms", "step_rate": "steps/s",
+               "isolated_npus": "NPUs", "failed_links": "links"}
+"""The unit of each probe metric (the monitor's readings: faultlib's throughput_at, TPOT/TTFT in ms, counts)."""
+
+
 class Probe(Strict):
     """A steady-state probe: ``metric`` of ``workload`` compared with ``value`` (or a share of its baseline)."""
 
@@ -188,7 +193,7 @@ def _fault_item(kind: str) -> type[_FaultItemBase]:
     pm = params_model(kind)
     name = "".join(w.title() for w in kind.split("_")) + "Fault"
     model: type[_FaultItemBase] = create_model(
-        name, __base__=_FaultItemBase, __doc__=f"A {kind} fault: {CATALOG[kind].summary}.",
+        name, __base__=_FaultItemBase, __doc__=f"Fault kind {kind}: {CATALOG[kind].summary}.",
         kind=(Literal[kind], ...), params=(pm, Field(default_factory=pm)))  # type: ignore[arg-type]
     return model
 

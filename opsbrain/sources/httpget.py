@@ -88,7 +88,7 @@ def _fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int, auth: 
                              file=shown, path="--url") from None
         if isinstance(reason, ssl.SSLError):
             raise InputError(f"TLS failed: {reason.reason or reason}", file=shown, path="--url") from None
-        raise InputError(f"cannot fetch: {reason}", file=shown, path="--url") from None
+        raise InputError(f"cannot fetch: {_why(reason)}", file=shown, path="--url") from None
     return Page(_decoded(b"".join(chunks), encoding, shown, max_bytes), _http_date(date))
 
 
@@ -218,3 +218,16 @@ def _decoded(body: bytes, encoding: str, shown: str, max_bytes: int) -> bytes:
         raise InputError(f"the server sent the page as {encoding!r}, which is not read (send it plain or gzip)",
                          file=shown, path="--url")
     return body
+
+
+def _why(reason: object) -> str:
+    """An OS error as its words (``Connection refused``), not Python's ``[Errno 111] Connection refused``; a
+    name that does not resolve says so; any other reason as it is."""
+    import socket
+
+    if isinstance(reason, socket.gaierror):
+        return f"host name not resolved ({reason.strerror or reason})"
+    if isinstance(reason, OSError) and reason.strerror:
+        return str(reason.strerror)
+    return str(reason)
+

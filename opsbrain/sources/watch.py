@@ -291,7 +291,13 @@ class Watcher:
         from opsbrain.ingest.textpaths import read_small
 
         assert self.state_file is not None
-        if not self.state_file.exists():
+        if self.state_file.is_dir():
+            raise InputError("is a directory; the state is one file (give a file name, e.g. DIR/watch-state.json)",
+                             file=str(self.state_file), path="--state")
+        if not self.state_file.exists():  # where it will be written: checked now, not at the first save
+            from opsbrain.fsio import check_target, check_writable
+
+            check_writable(check_target(self.state_file, "--state").parent, "--state")
             return None
         try:
             data = json.loads(read_small(self.state_file))
