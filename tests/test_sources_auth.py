@@ -9,15 +9,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import ssl
 import subprocess
 import sys
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -54,31 +51,9 @@ def certs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"cert": cert, "key": key, "other": other}
 
 
-@contextmanager
-def serving_tls(handle: Callable[[BaseHTTPRequestHandler], None], cert: Path, key: Path) -> Iterator[str]:
-    class H(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-            self.server.seen.append(self)  # type: ignore[attr-defined]
-            handle(self)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), H)
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(cert, key)
-    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
-    srv.daemon_threads = True
-    srv.seen = []  # type: ignore[attr-defined]
-    srv.handle_error = lambda *a: None  # type: ignore[method-assign] (a client refusing our certificate)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    try:
-        yield f"https://127.0.0.1:{srv.server_address[1]}"
-    finally:
-        srv.shutdown()
-        srv.server_close()
+def serving_tls(handle: Callable[[BaseHTTPRequestHandler], None], cert: Path, key: Path
+                ) -> AbstractContextManager[str]:
+    return serving(handle, tls=(cert, key))
 
 
 def guarded(want: str, body: bytes = PAGE, code_without: int = 401) -> Callable[[BaseHTTPRequestHandler], None]:

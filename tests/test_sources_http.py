@@ -5,11 +5,13 @@ down; pages with no exporter series, NaN, failed reads (-1), duplicate jobs; nod
 from __future__ import annotations
 
 import gzip
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,7 +27,8 @@ Handler = Callable[[BaseHTTPRequestHandler], None]
 
 
 @contextmanager
-def serving(handle: Handler) -> Iterator[str]:
+def serving(handle: Handler, tls: tuple[Path, Path] | None = None) -> Iterator[str]:
+    """A server on 127.0.0.1 answering GETs with ``handle``; ``tls``: (certificate, key) to serve HTTPS with."""
     class H(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -37,11 +40,16 @@ def serving(handle: Handler) -> Iterator[str]:
             pass
 
     srv = ThreadingHTTPServer(("127.0.0.1", 0), H)
+    if tls is not None:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(*tls)
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+        srv.handle_error = lambda *a: None  # type: ignore[method-assign] (a client refusing our certificate)
     srv.daemon_threads = True
     srv.seen = []  # type: ignore[attr-defined]
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     try:
-        yield f"http://127.0.0.1:{srv.server_address[1]}"
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{srv.server_address[1]}"
     finally:
         srv.shutdown()
         srv.server_close()
