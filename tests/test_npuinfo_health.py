@@ -43,6 +43,10 @@ def test_the_health_answer_is_a_line_of_the_npu_queried() -> None:
     assert [(r.line, r.npu) for r in reads[1:]] == [(True, 3)] * 3
     scan = NpuInfoScan()
     assert not any(scan.step(x).line for x in HEALTHY.splitlines())
+    # the next command ends the answer, written with its full path as real collections write it
+    scan = NpuInfoScan()
+    lines = [*FAULTY.splitlines()[:2], "/usr/local/bin/npu-smi info -t temp -i 3", "Health Status : Alarm"]
+    assert [scan.step(x).line for x in lines] == [False, True, False, False]
 
 
 def test_both_modes_read_an_hbm_uce_npu_smi_showed(tmp_path: Path, engine: Any) -> None:

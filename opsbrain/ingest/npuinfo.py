@@ -36,6 +36,7 @@ time, up to the next command or blank line (the FaultDiag collection's layout)."
 _NET_HEALTH = re.compile(r"^net health status\s*:")
 """``hccn_tool -i N -net_health -g``'s answer (``net health status: Receive timeout``): a line of the device the
 command queried, at the file's time."""
+_SMI_CMD = re.compile(r"^(?:\$ |\S*/)?npu-smi ")
 _SMI_HEALTH_CMD = re.compile(r"^(?:\$ |\S*/)?npu-smi info -t health -i (\d+)")
 _SMI_HEALTH_FIELD = re.compile(r"^\s*(?:Health Status|Error Code|Error Information)\s*:\s*(\S.*?)\s*$")
 """``npu-smi info -t health -i N [-c chip]``'s answer (the npu-smi reference's "query a chip's health status",
@@ -101,7 +102,7 @@ class NpuInfoScan:
             return NOTHING
         if self.health_dev is not None and (m := _SMI_HEALTH_FIELD.match(text)):
             return Read(line=m.group(1).upper() not in ("OK", "NA", "N/A", "NONE", "0"), npu=self.health_dev)
-        if _QUERY_CMD.match(text) or text.lstrip().startswith(("$ ", "npu-smi ")):
+        if _QUERY_CMD.match(text) or _SMI_CMD.match(text.strip()):  # another command (as written, or its full path)
             self.health_dev = None
         if m := _QUERY_CMD.match(text):
             self.queried = int(m.group(1))
