@@ -6,12 +6,21 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 UNKNOWN = "unknown"
+NOTHING_FOUND = "no fault found"
+"""How the evidence of an input with no known fault signal begins (:func:`nothing_found`)."""
 
 
 def nothing_found(lines: int, what: str = "lines") -> str:
     """The evidence line of an input with no known fault signal at all: no fault found, which is not an unknown
     fault (a healthy collection said "escalate" before); escalation stays the advice for a job that did fail."""
-    return f"no fault found: no known fault signal in {lines} {what} (if the job failed, escalate with them)"
+    return f"{NOTHING_FOUND}: no known fault signal in {lines} {what} (if the job failed, escalate with them)"
+
+
+def found_nothing(d: dict[str, Any]) -> bool:
+    """True for a diagnosis (``Diagnosis.as_dict()`` form) of an input in which no known fault signal was read:
+    not an abstention over fault signals (that is ``unknown`` with evidence), but nothing to look at."""
+    ev = d.get("evidence") or [""]
+    return d.get("fault_class") == UNKNOWN and str(ev[0]).startswith(NOTHING_FOUND)
 
 
 @dataclass

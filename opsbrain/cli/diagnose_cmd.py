@@ -11,6 +11,7 @@ import click
 from opsbrain.cli.base import NON_EMPTY, _emit_json, cli, data_dir_option, json_option
 from opsbrain.cli.kb_cmds import _matcher, model_option
 from opsbrain.errors import InputError
+from opsbrain.verdict import found_nothing
 
 
 # ---- diagnose (issue 5) ---------------------------------------------------------------------------------
@@ -27,14 +28,25 @@ from opsbrain.errors import InputError
               help="Read what symbolic links in a --logs or --bundle directory point to (worker directories linked "
                    "in from a store); each directory once. Off by default: a link may point anywhere. Links inside "
                    "archives are never followed.")
+@click.option("--exit-code", "exit_code", is_flag=True, default=False,
+              help="Exit 1 when something was found (a fault class, or fault signals no class explains), 0 only "
+                   "when no known fault signal was read: for scripts (diagnose --exit-code --logs x || page).")
 @model_option
 @data_dir_option
 @json_option
 def diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | None, follow_links: bool,
-             model: Path | None, data_dir: Path | None, as_json: bool) -> None:
+             exit_code: bool, model: Path | None, data_dir: Path | None, as_json: bool) -> None:
     """Diagnose an exported incident file, raw logs or a log bundle: class, component, confidence, evidence.
-    Exit 0 with an answer, whether a fault was found or not (the first line says which); 2: bad input (also no log
-    text at all)."""
+    Exit 0 with an answer, whether a fault was found or not (the first line says which; with --exit-code, 1 when
+    one was); 2: bad input (also no log text at all)."""
+    d = _diagnose(incident_file, logs, bundle, follow_links, model, data_dir, as_json)
+    if exit_code and not found_nothing(d):
+        click.get_current_context().exit(1)
+
+
+def _diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | None, follow_links: bool,
+              model: Path | None, data_dir: Path | None, as_json: bool) -> dict[str, Any]:
+    """Read, diagnose and print; the verdict (``Diagnosis.as_dict()`` form)."""
     from opsbrain.diagnosis import oneclick
     from opsbrain.kb.training import load_engine
 
@@ -54,17 +66,16 @@ def diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | Non
     engine = load_engine(data_dir, say=lambda m: click.echo(m, err=True), model=model)
     matcher = _matcher(data_dir)
     if bundle is not None:
-        _diagnose_bundle(bundle, engine, matcher, as_json, follow_links)
-        return
+        return _diagnose_bundle(bundle, engine, matcher, as_json, follow_links)
     res = (oneclick.diagnose_logs([logs, *more] if more else logs, engine, matcher, follow_links=follow_links)
            if logs is not None
            else oneclick.diagnose_incident_file(str(incident), engine, matcher))
     if logs is not None:
         _refuse_empty(logs, more, res.get("input") or {})
+    d: dict[str, Any] = res["diagnosis"]
     if as_json:
         _emit_json(res)
-        return
-    d = res["diagnosis"]
+        return d
     click.echo(_verdict_line(d, engine.p.min_confidence))
     for ev in d["evidence"]:
         click.echo(f"  - {ev}")
@@ -83,6 +94,7 @@ def diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | Non
     _echo_more(len(kb), 3, "knowledge-base matches")
     for note in res.get("limits", []):
         click.echo(f"  note: {note}")
+    return d
 
 
 def _refuse_empty(logs: str, more: list[str], inp: dict[str, Any]) -> None:
@@ -146,16 +158,17 @@ def _echo_jobs(jobs: list[dict[str, Any]], d: dict[str, Any] | None) -> None:
 
 
 # ---- bundles (issue 9): add 'runs bundle' / 'diagnose --bundle' support here --------------------------
-def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool, follow_links: bool = False) -> None:
+def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool,
+                     follow_links: bool = False) -> dict[str, Any]:
     """``diagnose --bundle DIR``: every incident of the bundle, the primary one's diagnosis, what the knowledge
-    base and imported vendor knowledge matched, and what was skipped or refused."""
+    base and imported vendor knowledge matched, and what was skipped or refused; the bundle's verdict."""
     from opsbrain.bundle import diagnose_bundle
     from opsbrain.bundle.layout import BundleParams
 
     res = diagnose_bundle(bundle, engine, matcher, BundleParams(follow_links=follow_links))
     if as_json:
         _emit_json(res)
-        return
+        return dict(res["diagnosis"])
     ln = res["lines"]
     src = res.get("read_from") or {}
     kind = f" ({src['kind']} archive)" if src.get("kind", "directory") != "directory" else ""
@@ -209,6 +222,7 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool, foll
         click.echo(f"  {who}: {_kb_label(k)}{_handling(k)} x{k['lines']} (first {k['first']}) "
                    f"{k['cause']}" + (f" -> {k['suggestion']}" if k["suggestion"] else ""))
     _echo_more(len(res["knowledge"]), KNOWLEDGE_SHOWN, "knowledge matches")
+    return dict(d)
 
 
 def _worker_words(w: dict[str, Any], src: dict[str, Any]) -> str:
@@ -272,7 +286,7 @@ def _verdict_line(d: dict[str, Any], bar: float) -> str:
     chip = f" (chip {root['chip']})" if root.get("chip") is not None and root.get("device") is not None else ""
     where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) + chip or root.get(
         "name") or d.get("component") or "no host or device named"
-    if d["fault_class"] == "unknown" and str((d.get("evidence") or [""])[0]).startswith("no fault found"):
+    if found_nothing(d):
         named = "" if where == "no host or device named" else f" (the input names {where})"
         return f"diagnosis: no fault found{named}"  # not "unknown at device 0" for a healthy npu-smi table
     low = d["fault_class"] != "unknown" and d["confidence"] < bar
