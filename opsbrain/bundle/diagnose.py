@@ -247,15 +247,17 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
             "knowledge": verdict_first(_aggregate(((k, hits[k]) for k in mine), lines, top=5),
                                        dd.get("fault_class") if dd else None),
         })
-    if r.ranks.jobs:
-        from opsbrain.bundle.jobs import tag_incidents
+    from opsbrain.bundle import jobs as J
 
-        tag_incidents(incidents, out_incs, where, lines, r.ranks)  # which job's processes each incident holds
+    old: set[str] = set()
+    if r.ranks.jobs or r.ranks.attempts:  # which job's (attempt's) processes each incident holds
+        J.tag_incidents(incidents, out_incs, where, lines, r.ranks)
+        old = J.stale(out_incs, r.ranks)  # an attempt's before a restart that failed again: not the primary
     every = (lambda: scan_bundle(path, params).lines) if keep is not None else (lambda: lines)
     _text_per_incident(incidents, out_incs, where, lines, hits, engine, every)
     rank = primary_order(incidents, out_incs, set(names))  # an untied switch trap below a tied link fault
-    primary = _cause_first(max(out_incs, key=lambda i: (rank[i["id"]], i["errors"], -i["opened_at_s"]), default=None),
-                           out_incs)
+    primary = _cause_first(max(out_incs, key=lambda i: (i["id"] not in old, rank[i["id"]], i["errors"],
+                                                        -i["opened_at_s"]), default=None), out_incs)
     documented = _clearest_documented(incidents, out_incs, engine) if primary and _abstained(primary) else None
     if documented is not None:
         primary = documented
@@ -295,16 +297,19 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     placed += _vendor_at_roots(placed, hits, lines, matcher, engine, now)
     table, chosen = r.ranks, -1
     if r.ranks.jobs:  # several jobs' processes: the verdict's root cluster is its own job's (bundle/jobs.py)
-        from opsbrain.bundle import jobs as J
-
         chosen = J.verdict_job(r.ranks, primary, out_incs, origin)
         table = r.ranks.jobs[chosen]
+    job, nth = table, table.attempt
+    if job.attempts:  # the job ran more than once (a restart): the attempt the primary incident is of
+        nth = J.verdict_attempt(job, primary)
+        table = job.attempts[nth]
     mr = multirank_verdict(table, placed, engine, now, names)
     if mr is not None:
         diagnosis["root_cluster"] = mr
         apply_root_cluster(diagnosis, mr, engine, within=_incident_processes(incidents, primary, where, lines, table))
     if r.ranks.jobs:
         J.other_jobs(diagnosis, r.ranks, chosen, placed, engine, now, names)
+    attempts = J.say_attempt(diagnosis, job, nth)
     if (note := chip_named(diagnosis["root"], table)) is not None:
         diagnosis["evidence"].append(note)  # the root cluster's name and the verdict's: one device
     from opsbrain.diagnosis.oneclick import with_component_self
@@ -320,7 +325,9 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
         report[key] = [{("internal_node" if k == "node" else k): v for k, v in w.items()} for w in r.report[key]]
     _worker_facts(report["workers"], r.ranks)
     if r.ranks.jobs:
-        report["jobs"] = J.jobs_report(r.ranks, out_incs, chosen)
+        report["jobs"] = J.jobs_report(r.ranks, out_incs, chosen, nth)
+    if attempts:
+        report["attempts"] = attempts
     report.update({
         "signals": len(sigs),
         "incidents": out_incs,
@@ -339,7 +346,7 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
 def _worker_facts(workers: list[dict[str, Any]], table: Any) -> None:
     """Each worker's ``devices`` (those its collective processes ran on) and its ``ips`` with the servers those
     processes print: what the text answer names a host by besides its folder (not the reader's id)."""
-    every = [p for job in table.jobs for p in job.processes] or table.processes
+    every = table.every
     for w in workers:
         mine = [p for p in every if p.worker in (w.get("name"), w["dir"])]
         w["devices"] = sorted({p.device for p in mine if p.device is not None})

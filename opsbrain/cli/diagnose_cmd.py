@@ -80,7 +80,7 @@ def _diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | No
     for ev in d["evidence"]:
         click.echo(f"  - {ev}")
     _echo_root_cluster(d)
-    _echo_jobs(res.get("jobs") or [], d)
+    _echo_jobs(res.get("jobs") or [], d, res.get("attempts"))
     for e in d.get("evidence_lines", [])[:8]:
         click.echo(f"  {e['file']}:{e['line']}: {e['text'][:150]}")
     vendor = res.get("vendor_entries", [])
@@ -142,11 +142,16 @@ def _echo_root_cluster(d: dict[str, Any]) -> None:
         click.echo(f"    {x['waiter']} waited for {x['remote']}: {x['why']}")
 
 
-def _echo_jobs(jobs: list[dict[str, Any]], d: dict[str, Any] | None) -> None:
-    """The jobs an input's processes are of, where they are several (``ingest.rankjobs``); with ``d``: each other
-    job's own root cluster, not the verdict's."""
-    from opsbrain.diagnosis.jobs import job_words
+def _echo_jobs(jobs: list[dict[str, Any]], d: dict[str, Any] | None,
+               attempts: list[dict[str, Any]] | None = None) -> None:
+    """The jobs an input's processes are of, where they are several (``ingest.rankjobs``), and the attempts of a job
+    run more than once (a restart); with ``d``: each other job's own root cluster, not the verdict's."""
+    from opsbrain.diagnosis.jobs import attempt_line, job_words
 
+    if attempts:
+        click.echo(f"  attempts: the job ran {len(attempts)} times on the same devices with the same ranks (a restart)")
+        for a in attempts:
+            click.echo(f"    {attempt_line(a)}")
     if jobs:
         click.echo(f"  jobs: {len(jobs)} in the input (their processes ran on one device at other times, or apart "
                    "in time under other communicators); each has its own root cluster")
@@ -178,7 +183,7 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool,
                f"{len(res['incidents'])} incidents")
     for w in res["workers"]:
         click.echo(f"  worker {_worker_words(w, src)}")
-    _echo_jobs(res.get("jobs") or [], None)
+    _echo_jobs(res.get("jobs") or [], None, res.get("attempts"))
     for x in res["skipped"][:10]:
         click.echo(f"  skipped {x['path']}: {x['reason']}")
     if len(res["skipped"]) > 10:
@@ -203,6 +208,7 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool,
         # the hosts by the bundle's own names (the reader's ids of real hosts only in --json's ``internal_nodes``)
         where = ", ".join(inc["nodes"]) or "-"
         job = f" (job {inc['job']})" if inc.get("job") else ""
+        job += f" (attempt {inc['attempt']})" if inc.get("attempt") else ""
         opened = re.sub(r"(\.\d{3})\d*", r"\1", str(inc["opened_at"]))  # to the millisecond, as the logs write it
         click.echo(f"incident {inc['id']}{job} opened {opened} on {where}: {d.get('fault_class') or 'unknown'} at "
                    f"{d.get('component') or 'no component named'} (confidence {d.get('confidence', 0):.2f})"

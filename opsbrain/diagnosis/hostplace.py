@@ -35,14 +35,18 @@ def on_workers(signals: list[Signal], ranks: RankCollector,
     ranks.other_workers |= {w for w in where.values() if w}
     for f, w in where.items():
         ranks.note_file(f, w)
-    if not ranks.other_workers:
+    if not ranks.other_workers and not ranks.root_name:
         return _chips_on_hosts(signals, ranks, written_to)
     shown = ranks.shown()
     alias = _host_aliases(signals, written_to)
     # a container directory names no host (shown ""): a plog's lines are its process's server's, others keep the
-    # host they name, or none
+    # host they name, or none. The root given holds one node's files where it names a host (``ranks.root_name``,
+    # :func:`~opsbrain.ingest.hostnames.root_names_host`): its own files are that node's, named as the rank table
+    # and the bundle reader name it (its syslog's host; session 34: before, a node's collection given at its top
+    # left every line of no host of its own on no host, where the root cluster and --bundle named the host)
     host = {f: shown(w) or ranks.server_of(f) or "" for f, w in where.items()}
-    placed = [with_host(s, h) if s.host is None and (src := written_to(s)) and where[src] and (h := host[src]) else
+    placed = [with_host(s, h) if s.host is None and (src := written_to(s)) and (where[src] or ranks.root_name)
+              and (h := host[src]) else
               renamed(s, h) if s.host in alias and (h := shown(alias[s.host])) else s for s in signals]
     return _chips_on_hosts(placed, ranks, written_to)
 

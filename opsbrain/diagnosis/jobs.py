@@ -30,21 +30,59 @@ def job_words(job: dict[str, Any]) -> str:
                       for c in job["communicators"][:3]) or "no communicator named"
     more = f" and {len(job['communicators']) - 3} more" if len(job["communicators"]) > 3 else ""
     incs = f"; incidents {', '.join(job['incidents']) or 'none'}" if "incidents" in job else ""
+    runs = job.get("attempts") or []
+    again = (f"; ran {len(runs)} times (a restart), the evidence from attempt "
+             + str(next(a["attempt"] for a in runs if a["read"]))) if runs else ""
     return (f"job {job['job']}: communicator {comms}{more} on {', '.join(job['hosts']) or 'no host named'}, "
-            f"{job['first_line']} to {job['last_line']}{incs}"
+            f"{job['first_line']} to {job['last_line']}{incs}{again}"
             + ("; the verdict's root cluster" if job.get("verdict") else ""))
+
+
+def attempt_line(a: dict[str, Any]) -> str:
+    """One attempt of a job in a line: ``attempt 1: pids 501, 502, 2026-01-24T08:00:01 to ..., first error ...``."""
+    pids = ", ".join(a["pids"][:4]) + (f" and {len(a['pids']) - 4} more" if len(a["pids"]) > 4 else "")
+    return (f"attempt {a['attempt']}: pid {pids}, {a['first_line']} to {a['last_line']}, "
+            + (f"first error {a['first_error']}" if a["first_error"] else "failed" if a["failed"] else "no error")
+            + ("; the verdict's evidence is from it" if a["read"] else ""))
 
 
 def busiest_job(table: RankTable) -> int:
     """The job an answer on the whole input (``diagnose --logs``, which has no incidents) builds its root cluster
     of: the one whose processes logged the most collective errors, the earliest of equals (the bundle's verdict is
     the incident with the most errors, the earliest of equals: the two modes pick alike)."""
-    errs = [sum(len(p.errors) for p in job.processes) for job in table.jobs]
+    errs = [sum(len(p.errors) for p in job.every) for job in table.jobs]
     return errs.index(max(errs))
 
 
-def jobs_listed(table: RankTable, chosen: int) -> list[dict[str, Any]]:
-    """Each job described (:func:`opsbrain.ingest.rankjobs.describe`) and whether the verdict's root cluster is its."""
+def jobs_listed(table: RankTable, chosen: int, read: int | None = None) -> list[dict[str, Any]]:
+    """Each job described (:func:`opsbrain.ingest.rankjobs.describe`), whether the verdict's root cluster is its, and
+    a job run more than once its ``attempts`` (the verdict's job's read attempt ``read`` where given)."""
     from opsbrain.ingest.rankjobs import describe
 
-    return [describe(k + 1, job.processes) | {"verdict": k == chosen} for k, job in enumerate(table.jobs)]
+    rows = []
+    for k, job in enumerate(table.jobs):
+        row = describe(k + 1, job.every) | {"verdict": k == chosen}
+        if job.attempts:
+            row["attempts"] = attempts_listed(job, read if k == chosen and read is not None else job.attempt)
+        rows.append(row)
+    return rows
+
+
+def attempts_listed(job: RankTable, read: int) -> list[dict[str, Any]]:
+    """A job's attempts (:func:`opsbrain.ingest.rankjobs.describe_attempts`), ``read`` the verdict's."""
+    from opsbrain.ingest.rankjobs import describe_attempts
+
+    return describe_attempts([a.processes for a in job.attempts], read)
+
+
+def say_attempt(diagnosis: dict[str, Any], job: RankTable, read: int) -> list[dict[str, Any]]:
+    """A verdict on a job run more than once: ``diagnosis["attempt"]`` (the attempt its evidence is from, of how
+    many) and one evidence line saying which and why; the attempts listed (empty for a job run once)."""
+    from opsbrain.ingest.rankjobs import attempt_words
+
+    if not job.attempts:
+        return []
+    rows = attempts_listed(job, read)
+    diagnosis["attempt"] = {"attempt": read + 1, "of": len(rows), "failed": rows[read]["failed"]}
+    diagnosis.setdefault("evidence", []).insert(0, attempt_words(rows))
+    return rows

@@ -24,7 +24,7 @@ from typing import IO, Any
 
 from opsbrain.diagnosis.engine import Engine
 from opsbrain.diagnosis.hostplace import on_workers
-from opsbrain.diagnosis.jobs import busiest_job, jobs_listed, other_jobs
+from opsbrain.diagnosis.jobs import busiest_job, jobs_listed, other_jobs, say_attempt
 from opsbrain.diagnosis.knowledge import load_vendor_rules, vendor_mapping
 from opsbrain.diagnosis.multirank import apply_root_cluster, chip_named, multirank_verdict
 from opsbrain.diagnosis.realtext import TextView
@@ -398,6 +398,8 @@ def diagnose_logs(path: str | list[str], engine: Engine, matcher: Any = None, st
     chosen = busiest_job(table) if table.jobs else -1  # several jobs' processes: one root cluster each
     mine = table.jobs[chosen] if table.jobs else table
     res = diagnose_signals(engine, signals, reader.stats.as_dict(), knowledge, mine, hooks.view)
+    if mine.attempts:  # the job ran more than once (a restart): which attempt the evidence is from
+        res["attempts"] = say_attempt(res["diagnosis"], mine, mine.attempt)
     if table.jobs:
         other_jobs(res["diagnosis"], table, chosen, signals, engine, max((s.t for s in signals), default=0.0))
         res["jobs"] = jobs_listed(table, chosen)

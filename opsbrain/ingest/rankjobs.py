@@ -1,5 +1,5 @@
-"""Which processes of a bundle belong to one job: a bundle may hold the plogs of two jobs (or of two runs of one
-job) that ran on the same hosts at other times.
+"""Which processes of a bundle belong to one job, and which run (attempt) of it: a bundle may hold the plogs of two
+jobs that ran on the same hosts at other times, or of two runs of one job (a failed job restarted on its devices).
 
 A process tells its job by the communicators it joined (HCCL's init line: ``identifier[...]`` and ``rankNum[...]``,
 ``opsbrain.ingest.ranks.RankCollector._identity``) and by when it ran. Two groups of processes are two jobs only
@@ -16,6 +16,14 @@ numbering, :data:`opsbrain.ingest.rankconsole.CONSOLE_GROUP`, is no communicator
 claim one device, or one rank of one communicator, is cut where a later process claims again what an earlier one
 held. A process that names no communicator goes with the group whose time span holds its first line (else the
 nearest). Groups that are not two jobs by the rules above are one job. One job: the table is read as before.
+
+A restart is not another job (session 34): a run that began after the job's latest run ended, within
+:data:`RESTART_S` of its last line, on the same devices with the same ranks (each host's device holding the same rank
+of a communicator of the same size: the same rank table; the communicator's identifier may differ, as HCCL's
+root-info identifier ends in the time it was made) is the job's next attempt. The verdict is about the latest
+attempt that logged an error (:func:`read_attempt`): the earlier one's fault when the restart ran clean, the
+later one's when it failed again. Another rank table (another rank count, another device or host) or a start more
+than :data:`RESTART_S` after the earlier run is another job, as before.
 """
 
 from __future__ import annotations
@@ -30,6 +38,13 @@ from opsbrain.ingest.rankrecords import RankProcess
 APART_S = 3600.0
 """Seconds between the last line of one group and the first of another beyond which two groups that share no
 communicator are two jobs: the detector's horizon, beyond which it groups no signals into one incident."""
+
+
+RESTART_S = APART_S
+"""Seconds after the last line of a job's latest run within which a run on the same devices with the same ranks is its
+restart (its next attempt). A restart by MindCluster's process-, pod- or job-level rescheduling, or by an operator
+at the alarm, starts within minutes; later than the detector's horizon the runs are read as two jobs (each its own
+verdict), as before session 34."""
 
 
 def _slot(p: RankProcess) -> tuple[str, int | None, str]:
@@ -105,31 +120,70 @@ def _two_jobs(a: list[RankProcess], b: list[RankProcess]) -> bool:
     return gap > APART_S and not set().union(*map(_comms, a)) & set().union(*map(_comms, b))
 
 
-def part_jobs(procs: list[RankProcess]) -> list[list[RankProcess]]:
-    """The processes parted into jobs, earliest first; ``[procs]`` where the logs show one job (the usual case)."""
+def _placement(run: list[RankProcess]) -> dict[tuple[str, int | None, str], tuple[int, int | None]] | None:
+    """Each device of a run with its rank in the run's widest communicator (rank, rank count): the rank table the run
+    was started with. None where a process names no device (no placement to compare)."""
+    out = {}
+    for p in run:
+        ranks = [(rank, total) for ident, (rank, total) in p.ranks.items() if ident != CONSOLE_GROUP]
+        if p.device is None or not ranks:
+            return None
+        out[_slot(p)] = max(ranks, key=lambda rt: (rt[1] or 0, -rt[0]))
+    return out
+
+
+def _restart(last: list[RankProcess], run: list[RankProcess]) -> bool:
+    """Whether ``run`` is the next attempt of the job whose latest attempt is ``last`` (the module docstring)."""
+    sa, sb = _span(last), _span(run)
+    if sa is None or sb is None or not 0 < sb[0] - sa[1] <= RESTART_S:
+        return False
+    pa, pb = _placement(last), _placement(run)
+    return pa is not None and pa == pb
+
+
+def _gap(group: list[RankProcess], t: float | None) -> float:
+    """How far ``t`` lies outside the group's time span (0 within it; infinite without a time)."""
+    s = _span(group)
+    return float("inf") if s is None or t is None else max(s[0] - t, t - s[1], 0.0)
+
+
+def part_runs(procs: list[RankProcess]) -> list[list[list[RankProcess]]]:
+    """The processes parted into jobs and each job into its attempts (runs), earliest first; ``[[procs]]`` where the
+    logs show one job run once (the usual case)."""
     groups, loose = _by_communicator(procs)
     runs = [run for g in groups for run in _cut(g)]
     if len(runs) < 2:
-        return [procs]
+        return [[procs]]
     runs.sort(key=lambda r: (_span(r) or (float("inf"), 0.0))[0])
-    jobs: list[list[RankProcess]] = []
-    for run in runs:  # a run joins the first job it is not shown apart from
-        home = next((j for j in jobs if not _two_jobs(j, run)), None)
+    jobs: list[list[list[RankProcess]]] = []
+    for run in runs:  # a run is a job's next attempt, or joins the first job it is not shown apart from
+        again = next((j for j in jobs if _restart(j[-1], run)), None)
+        home = again or next((j for j in jobs if not _two_jobs([p for a in j for p in a], run)), None)
         if home is None:
-            jobs.append(list(run))
+            jobs.append([list(run)])
+        elif again is not None:
+            again.append(list(run))
         else:
-            home.extend(run)
-    if len(jobs) < 2:
-        return [procs]
-    for p in loose:  # a process that names no communicator: the job whose time span holds it, else the nearest
+            home[-1].extend(run)
+    if len(jobs) < 2 and len(jobs[0]) < 2:
+        return [[procs]]
+    for p in loose:  # a process that names no communicator: the job (attempt) whose time span holds it, else nearest
         t = p.first_t if p.first_t is not None else p.first_error_t
-
-        def gap(job: list[RankProcess], t: float | None = t) -> float:
-            s = _span(job)
-            return float("inf") if s is None or t is None else max(s[0] - t, t - s[1], 0.0)
-
-        min(jobs, key=gap).append(p)
+        job = min(jobs, key=lambda j, t=t: _gap([q for a in j for q in a], t))  # type: ignore[misc]
+        min(job, key=lambda a, t=t: _gap(a, t)).append(p)  # type: ignore[misc]
     return jobs
+
+
+def part_jobs(procs: list[RankProcess]) -> list[list[RankProcess]]:
+    """The processes parted into jobs (every attempt's together), earliest first; ``[procs]`` for one job."""
+    return [[p for a in job for p in a] for job in part_runs(procs)]
+
+
+def read_attempt(attempts: list[list[RankProcess]]) -> int:
+    """The attempt a verdict is about: the latest that logged an error (the restart's when it failed again, the
+    earlier one's when the restart ran clean); the latest where none did."""
+    failed = [k for k, a in enumerate(attempts) if any(p.errors or p.first_error is not None for p in a)]
+    return failed[-1] if failed else len(attempts) - 1
 
 
 def _when(t: float | None) -> str | None:
@@ -149,3 +203,32 @@ def describe(n: int, procs: list[RankProcess]) -> dict[str, Any]:
             "servers": sorted({p.server for p in procs if p.server}),
             "first_line": _when(span[0] if span else None), "last_line": _when(span[1] if span else None),
             "first_error": _when(min(errs) if errs else None)}
+
+
+def describe_attempts(attempts: list[list[RankProcess]], read: int) -> list[dict[str, Any]]:
+    """Each attempt (run) of a job as the report lists it: its number, pids, first and last line, first error,
+    whether it failed (logged an error) and whether the verdict's evidence is from it (``read``)."""
+    out = []
+    for k, procs in enumerate(attempts):
+        span = _span(procs)
+        errs = [p.first_error_t for p in procs if p.first_error_t is not None]
+        out.append({"attempt": k + 1, "pids": sorted({p.pid for p in procs}, key=lambda x: (len(x), x)),
+                    "first_line": _when(span[0] if span else None), "last_line": _when(span[1] if span else None),
+                    "first_error": _when(min(errs) if errs else None),
+                    "failed": any(p.errors or p.first_error is not None for p in procs), "read": k == read})
+    return out
+
+
+def attempt_words(attempts: list[dict[str, Any]]) -> str:
+    """Why the verdict's evidence is from the attempt it is from (``attempts``: :func:`describe_attempts`)."""
+    read = next(a for a in attempts if a["read"])
+    later = [a for a in attempts if a["attempt"] > read["attempt"]]
+    why = ("no attempt logged an error" if not read["failed"]
+           else "the restart ran clean (no error logged after it began)" if later
+           else "the latest attempt failed too" if read["attempt"] > 1 else "the only failing attempt")
+    runs = "; ".join(f"attempt {a['attempt']} (pid {', '.join(a['pids'][:3])}"
+                     + (" ..." if len(a["pids"]) > 3 else "") + f") {a['first_line']} to {a['last_line']}"
+                     + (f", first error {a['first_error']}" if a["first_error"] else ", no error")
+                     for a in attempts)
+    return (f"the job ran {len(attempts)} times on the same devices with the same ranks (a restart: {runs}); "
+            f"the evidence is from attempt {read['attempt']}: {why}")

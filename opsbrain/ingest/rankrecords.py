@@ -166,6 +166,16 @@ class RankTable:
     listed: dict[str, dict[str, Any]] = field(default_factory=dict)  # address -> where a rank table lists it
     jobs: list[RankTable] = field(default_factory=list)  # where the processes are of several jobs: one table each
     # (:mod:`opsbrain.ingest.rankjobs`; earliest first); empty for one job. ``processes`` are all jobs' as before
+    attempts: list[RankTable] = field(default_factory=list)  # a job run more than once (a restart on its devices):
+    # one table per attempt, earliest first; ``processes`` are then those of attempt ``attempt`` (the verdict's)
+    attempt: int = -1
+
+    @property
+    def every(self) -> list[RankProcess]:
+        """Every process of every job and attempt (``processes`` holds one attempt's, a device's latest)."""
+        if self.jobs:
+            return [p for job in self.jobs for p in job.every]
+        return [p for a in self.attempts for p in a.processes] or self.processes
 
     @property
     def job_start(self) -> float | None:

@@ -43,7 +43,7 @@ from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, host_syslog
 from opsbrain.ingest.rankconsole import CONSOLE_GROUP, console_line
 from opsbrain.ingest.rankerrors import RankErrorReading
 from opsbrain.ingest.rankhosts import fill_servers, rank_table_listing, shown_names
-from opsbrain.ingest.rankjobs import part_jobs
+from opsbrain.ingest.rankjobs import part_runs, read_attempt
 from opsbrain.ingest.rankrecords import (  # noqa: F401 (re-exported: the records and patterns kept their old home)
     _IDENTITY_WORDS,
     _IP,
@@ -405,8 +405,9 @@ class RankCollector(RankErrorReading):
     def table(self) -> RankTable:
         """The processes with an identity or an error; device addresses filled from npu_info; when two processes
         claim one device of a worker, the one whose log starts later (the job that ran last) is kept. Where the
-        processes are of several jobs (:func:`opsbrain.ingest.rankjobs.part_jobs`), ``jobs`` holds one table each,
-        every process of each job kept (session 33)."""
+        processes are of several jobs (:func:`opsbrain.ingest.rankjobs.part_runs`), ``jobs`` holds one table each,
+        every process of each job kept (session 33); where a job ran more than once (a restart), its table holds the
+        attempt the verdict is about and ``attempts`` one table each (session 34)."""
         self.device_ips = self._folded_ips()
         self._servers()
         shown = self.shown()
@@ -421,14 +422,26 @@ class RankCollector(RankErrorReading):
             p.worker = shown(p.worker) or p.server or ""  # pasted text names no worker: the server address does
             seen.append(p)
         ips = {shown(w): ips for w, ips in self.device_ips.items()}
-        table = _one_table(seen, ips)
-        table.listed = rank_table_listing(self._rank_tables)
-        jobs = part_jobs(seen)
+        listed = rank_table_listing(self._rank_tables)
+        jobs = part_runs(seen)
+        table = _one_table(seen, ips) if len(jobs) > 1 else _job_table(jobs[0], ips)
+        table.listed = listed
         if len(jobs) > 1:
-            table.jobs = [_one_table(job, ips) for job in jobs]
+            table.jobs = [_job_table(job, ips) for job in jobs]
             for job in table.jobs:
-                job.listed = table.listed
+                job.listed = listed
         return table
+
+
+def _job_table(attempts: list[list[RankProcess]], ips: dict[str, dict[int, str]]) -> RankTable:
+    """One job's table: the attempt the verdict is about (:func:`.rankjobs.read_attempt`), and with several attempts
+    one table each."""
+    if len(attempts) == 1:
+        return _one_table(attempts[0], ips)
+    k = read_attempt(attempts)
+    table = _one_table(attempts[k], ips)
+    table.attempts, table.attempt = [_one_table(a, ips) for a in attempts], k
+    return table
 
 
 def _one_table(seen: list[RankProcess], ips: dict[str, dict[int, str]]) -> RankTable:
