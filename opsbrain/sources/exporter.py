@@ -44,6 +44,12 @@ _PORT_METRICS = {"npu_chip_info_link_status": "link_oper_down", "npu_chip_info_n
 collector_for_network.go, ``hccn.GetNPULinkStatus``), the network status the device's network health (healthy 1,
 unhealthy 0; collector_for_npu.go, ``GetDeviceNetWorkHealth``, Init and Success healthy). Without udie/port labels a
 series is the NPU's RoCE port, ``<node>/npu<id>/port``, the id ``hccn_tool -i N`` gives the same port."""
+_RE_HCCS_CRC = re.compile(r"^npu_chip_info_hccs_statistic_info_crc_err_cnt_(\d)$")
+"""CRC errors (in flits) received on the NPU's HCCS link X (1..7; 2..7 on Atlas 9000 A3 SuperPoD): a counter read as
+the CRC errors of the link ``<node>/npu<id>/hccs<X>`` (collector_for_hccs.go; -1 a failed read)."""
+RX_FCS = "npu_chip_info_rx_fcs_num"
+"""Frames the NPU's RoCE port received with a bad FCS (the frame's CRC-32; ``hccn_tool -i N -stat -g``
+``mac_rx_fcs_err_pkt_num``, collector_for_roce.go): a counter read as the CRC errors of ``<node>/npu<id>/port``."""
 _RE_CODE = re.compile(r"^npu_chip_info_error_code(?:_(\d))?$")
 """The device's fault event codes: the first as ``npu_chip_info_error_code``, the next nine as ``..._1`` .. ``_9``
 (its metrics reference: "only the first ten error codes that occur are reported"; collector_for_npu.go,
@@ -196,6 +202,10 @@ def _kind(name: str) -> tuple[str, str, int, bool]:
         return "chip", _CHIP_METRICS[name], 0, False
     if name == "npu_chip_info_crc_error_sum":
         return "crc", "", 0, False
+    if name == RX_FCS:
+        return "crc", "fcs", 0, False
+    if m := _RE_HCCS_CRC.match(name):
+        return "crc", "hccs", int(m.group(1)), False
     if m := _RE_CODE.match(name):
         return "code", "npu_fault_codes", int(m.group(1) or 0), False
     if name in _PORT_METRICS:
@@ -395,7 +405,7 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
             if value and (code := f"{int(value):08X}") not in codes:
                 codes.append(code)
             continue
-        lo, hi = _RANGES.get(attr or what, (-math.inf, math.inf))
+        lo, hi = _RANGES.get(what if what == "crc" else attr or what, (-math.inf, math.inf))
         state = attr == "npu_health" or what == "port"
         if not lo <= value <= hi or (state and value not in HEALTH_VALUES):
             shown = "1, 0 or -1" if state else (f"{_shown(lo)} .. {_shown(hi)}" if hi < math.inf
@@ -428,6 +438,8 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
             continue
         module, link = ident[1]
         if what == "crc":
+            if attr == "hccs":  # the NPU's HCCS link X, not an optical port
+                link = f"{ident[0]}/hccs{lane}"
             if _repeated(name, labels, seen):
                 notes.add(f"repeated {name} series (another job's or pod's copy: not added)",
                           f"{link} {_shown(value)}")
