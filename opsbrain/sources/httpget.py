@@ -87,9 +87,26 @@ def _fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int, auth: 
                              "server's CA bundle with --ca-file; --insecure-skip-verify skips the check)",
                              file=shown, path="--url") from None
         if isinstance(reason, ssl.SSLError):
-            raise InputError(f"TLS failed: {reason.reason or reason}", file=shown, path="--url") from None
+            raise InputError(f"TLS failed: {reason.reason or reason}{_client_hint(reason, auth)}", file=shown,
+                             path="--url") from None
         raise InputError(f"cannot fetch: {_why(reason)}", file=shown, path="--url") from None
     return Page(_decoded(b"".join(chunks), encoding, shown, max_bytes), _http_date(date))
+
+
+def _client_hint(err: ssl.SSLError, auth: HttpAuth) -> str:
+    """What a TLS failure may say of mutual TLS: an alert about our certificate (the server wants a client certificate
+    it trusts), or a connection closed right after the handshake (a server that checks the client's certificate after
+    TLS 1.3's handshake, or drops it without an alert, leaves the client only an EOF)."""
+    reason = str(err.reason or "")
+    cert = auth.client_cert
+    if isinstance(err, ssl.SSLEOFError) or "EOF" in reason:
+        return (f" (the server closed the connection: did it refuse the client certificate {cert}?)" if cert else
+                " (the server closed the connection: if it asks for a client certificate, give one it trusts with "
+                "--client-cert and --client-key)")
+    if "CERTIFICATE" not in reason and "UNKNOWN_CA" not in reason:
+        return ""
+    return (f" (the server did not accept the client certificate {cert})" if cert else
+            " (the server wants a client certificate: give it with --client-cert and --client-key)")
 
 
 class _Guard:
