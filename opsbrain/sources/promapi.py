@@ -133,9 +133,9 @@ class PrometheusQuerySource(ReadingsSource):
             page = fetch(url, self.timeout_s, 3 * self.timeout_s, MAX_ANSWER_BYTES, self.auth)
             body = page.body
             self._server_offset = None if page.server_time is None else page.server_time - self.clock()
-        except InputError as exc:
-            raise InputError(f"cannot query: {exc.reason.removeprefix('cannot fetch: ')}", file=shown_url(self.base),
-                             path="--url") from None
+        except InputError as exc:  # its kind kept (SourceAuthError: the server refused the credentials)
+            raise exc.reworded(f"cannot query: {exc.reason.removeprefix('cannot fetch: ')}", file=shown_url(self.base),
+                               path="--url") from None
         try:
             ok, data = json_or_none(body)
             if not ok:
