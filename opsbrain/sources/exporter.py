@@ -61,6 +61,13 @@ no check reads is named in ``Readings.notes``, one line per metric with its seri
 on the page (``machine_npu_nums``, ``container_*``, node_exporter's) are not the chip's and pass unnoted."""
 _RE_PORT_DIGITS = re.compile(r"_\d+_\d+$")
 """A per-port legacy name's udie and port (``npu_chip_info_bandwidth_rx_0_1``): one note line for all its ports."""
+_RE_HCCS_DIGIT = re.compile(r"^(npu_chip_info_hccs_\w+)_\d$")
+"""An HCCS link's number in a name (``npu_chip_info_hccs_statistic_info_tx_cnt_3``): one note line for its links."""
+
+
+def _family(name: str) -> str:
+    """A metric's name with its port or HCCS link numbers as ``_X_Y`` / ``_X``, for a note line."""
+    return _RE_HCCS_DIGIT.sub(r"\1_X", _RE_PORT_DIGITS.sub("_X_Y", name))
 _TWIN_SWITCH = re.compile(r"^(pod\d+-node\d+-l1sw\d+|pod\d+-l2plane\d+-sw\d+)$")
 _CHIP_METRICS = {"npu_chip_info_temperature": "npu_temp_c", "npu_chip_info_hbm_temperature": "hbm_temp_c",
                  "npu_chip_info_health_status": "npu_health",
@@ -363,7 +370,7 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
             kind = kinds[name] = _kind(name)
         if kind[0] == "skip":
             if name.startswith(CHIP_FAMILY):  # one of the chip's series no check uses: named, not dropped silently
-                notes.add(f"{_RE_PORT_DIGITS.sub('_X_Y', name)} series not read by opsbrain (no check uses them)",
+                notes.add(f"{_family(name)} series not read by opsbrain (no check uses them)",
                           f"id {labels.get('id', '?')} {_shown(value)}")
             continue
         if ":" in kind[0]:  # a legacy name that holds the port: its labels are the name's too
@@ -385,7 +392,7 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
             # marks a failed read -1 (common_utils.go FailedMetricValue), so a NaN or Inf (a relay, a rule) is said: the
             # component's check reads nothing of it (before: skipped without a word); -1 stays unsaid, as before
             if not math.isfinite(value):
-                notes.add(f"{_RE_PORT_DIGITS.sub('_X_Y', name)} series read "
+                notes.add(f"{_family(name)} series read "
                           f"{'NaN' if math.isnan(value) else _shown(value).replace('inf', 'Inf')}: no reading, not "
                           "checked", ident[0] if what in ("chip", "code") else ident[1][1])
             continue
