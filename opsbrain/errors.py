@@ -42,6 +42,23 @@ class InputError(OpsbrainError):
     def __str__(self) -> str:
         return ": ".join(part for part in (self.file, self.path, self.reason) if part)
 
+    def reworded(self, reason: str, file: str | None = None, path: str | None = None) -> InputError:
+        """The same kind of error with another text (a wrapper's words, secrets redacted)."""
+        return InputError(reason, file, path)
+
+
+class SourceAuthError(InputError):
+    """A source's server refused the credentials sent, or wants some (HTTP 401 Unauthorized, 403 Forbidden): not a
+    source without data. ``status`` is the HTTP status, ``url`` the URL asked (no password, secrets redacted)."""
+
+    def __init__(self, reason: str, status: int, url: str, file: str | None = None, path: str | None = None) -> None:
+        super().__init__(reason, file, path)
+        self.status = int(status)
+        self.url = _cap(url, MAX_FILE_CHARS)
+
+    def reworded(self, reason: str, file: str | None = None, path: str | None = None) -> SourceAuthError:
+        return SourceAuthError(reason, self.status, self.url, file, path)
+
 
 class ScenarioError(InputError):
     """A chaos scenario file does not validate."""

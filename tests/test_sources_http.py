@@ -27,8 +27,9 @@ Handler = Callable[[BaseHTTPRequestHandler], None]
 
 
 @contextmanager
-def serving(handle: Handler, tls: tuple[Path, Path] | None = None) -> Iterator[str]:
-    """A server on 127.0.0.1 answering GETs with ``handle``; ``tls``: (certificate, key) to serve HTTPS with."""
+def serving(handle: Handler, tls: tuple[Path, Path] | None = None, client_ca: Path | None = None) -> Iterator[str]:
+    """A server on 127.0.0.1 answering GETs with ``handle``; ``tls``: (certificate, key) to serve HTTPS with;
+    ``client_ca``: ask every client for a certificate signed by this CA (mutual TLS)."""
     class H(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -43,6 +44,9 @@ def serving(handle: Handler, tls: tuple[Path, Path] | None = None) -> Iterator[s
     if tls is not None:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(*tls)
+        if client_ca is not None:
+            ctx.verify_mode = ssl.CERT_REQUIRED
+            ctx.load_verify_locations(cafile=str(client_ca))
         srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
         srv.handle_error = lambda *a: None  # type: ignore[method-assign] (a client refusing our certificate)
     srv.daemon_threads = True

@@ -28,6 +28,10 @@ _OPTIONS = [
                  help="The basic-auth password, in environment variable VAR."),
     click.option("--ca-file", metavar="FILE", default=None,
                  help="Verify the server's certificate against the CA bundle (PEM) in FILE."),
+    click.option("--client-cert", metavar="FILE", default=None,
+                 help="Present the client certificate (PEM) in FILE when the server asks for one (mutual TLS)."),
+    click.option("--client-key", metavar="FILE", default=None,
+                 help="The client certificate's private key (PEM, unencrypted) in FILE; default: in --client-cert."),
     click.option("--insecure-skip-verify", is_flag=True, default=False,
                  help="Do not verify the server's TLS certificate (said in the output)."),
 ]
@@ -47,21 +51,21 @@ def _secret(file: str | None, env: str | None, option: str) -> SecretRef | None:
 
 def auth_of(bearer_token_file: str | None, bearer_token_env: str | None, basic_auth_user: str | None,
             basic_auth_password_file: str | None, basic_auth_password_env: str | None, ca_file: str | None,
-            insecure_skip_verify: bool) -> HttpAuth:
+            client_cert: str | None, client_key: str | None, insecure_skip_verify: bool) -> HttpAuth:
     """The options' :class:`HttpAuth` (InputError for a contradiction: two sources of one secret, a bearer token and
-    basic authentication, a CA bundle and no verification)."""
+    basic authentication, a CA bundle and no verification, a client key without its certificate)."""
     from opsbrain.sources.httpauth import HttpAuth
 
     return HttpAuth(bearer=_secret(bearer_token_file, bearer_token_env, "--bearer-token"),
                     basic_user=basic_auth_user,
                     basic_password=_secret(basic_auth_password_file, basic_auth_password_env, "--basic-auth-password"),
-                    ca_file=ca_file, insecure=insecure_skip_verify)
+                    ca_file=ca_file, insecure=insecure_skip_verify, client_cert=client_cert, client_key=client_key)
 
 
 def http_auth_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """Adds the options above to a command and passes them to it as one ``auth`` keyword argument."""
     names = ("bearer_token_file", "bearer_token_env", "basic_auth_user", "basic_auth_password_file",
-             "basic_auth_password_env", "ca_file", "insecure_skip_verify")
+             "basic_auth_password_env", "ca_file", "client_cert", "client_key", "insecure_skip_verify")
 
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:

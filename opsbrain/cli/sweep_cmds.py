@@ -272,6 +272,10 @@ def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, 
                f"{when(summary['sim_time_s'], pad=False)}, "
                f"{len(summary['proactive'])} proactive incidents, "
                f"{len(summary['errors'])} errors")
+    src = summary.get("source_state") or {}
+    if src.get("state") == "unauthorized":  # the last sweeps had no data because the credentials were refused
+        click.echo(f"source unauthorized: HTTP {src['status']} from {src['url']} ({src['refused_sweeps']} sweeps "
+                   "refused in a row): check the token or password given")
 
 
 # ---- watch (issue 20) ---------------------------------------------------------------------------------

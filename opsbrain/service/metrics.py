@@ -10,7 +10,11 @@ Sweeps (:class:`SweepMetrics`; ``opsbrain_`` prefix):
 - ``sweep_duration_seconds``: histogram of the wall time of one sweep (the issue's goal: <= 50 ms per pod);
 - ``sweeps_total``, ``sweep_proactive_incidents_total``, ``sweep_errors_total``, ``sweep_skipped_total``: counters;
 - ``sweep_last_timestamp_seconds`` (Unix time) and ``sweep_last_sim_time_seconds`` (simulated time) of the last
-  sweep.
+  sweep;
+- ``sweep_source_state{opsbrain_sweep_source_state}``: the source's state after the last sweep, 1 for the one it is
+  in (``unknown``, ``ok``, ``unauthorized``: its server refused the credentials, ``failed``) and 0 for the others
+  (:mod:`opsbrain.service.sourcestate`); ``sweep_source_refused_status``: the HTTP status of the refusal (401, 403;
+  0 when not refused).
 
 Diagnoses made while serving (:class:`DiagnosisMetrics`, ``watch``): ``diagnoses_total{fault_class,severity,source}``,
 ``diagnosis_confidence`` and ``diagnosis_seconds`` (histograms), ``webhook_posts_total{format,result}``.
@@ -31,10 +35,11 @@ from threading import Thread
 from typing import TYPE_CHECKING, Any
 from wsgiref.simple_server import WSGIServer
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client import CollectorRegistry, Counter, Enum, Gauge, Histogram, start_http_server
 from prometheus_client.core import GaugeMetricFamily, Metric, SummaryMetricFamily
 from prometheus_client.registry import Collector
 
+from opsbrain.service.sourcestate import STATES
 from opsbrain.sweeps.checks import LEVEL, SEVERITIES
 from opsbrain.sweeps.sweep import SweepReport
 
@@ -92,6 +97,11 @@ class SweepMetrics:
         self.last_ts = Gauge("opsbrain_sweep_last_timestamp_seconds", "Unix time of the last sweep", registry=r)
         self.last_sim = Gauge("opsbrain_sweep_last_sim_time_seconds", "Simulated time of the last sweep",
                               registry=r)
+        self.source_state = Enum("opsbrain_sweep_source_state", "The swept source's state after the last sweep: "
+                                 "ok, unauthorized (its server refused the credentials: HTTP 401/403), failed",
+                                 states=list(STATES), registry=r)
+        self.source_refused_status = Gauge("opsbrain_sweep_source_refused_status", "HTTP status with which the "
+                                           "source's server refused the credentials (0: not refused)", registry=r)
         for sev in SEVERITIES[1:]:  # the series exist (at 0) before the first sweep
             self.findings.labels(sev)
             self.findings_total.labels(sev)

@@ -40,11 +40,12 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from faultlib.params import P, ParamGroup
-from opsbrain.errors import InputError
+from opsbrain.errors import InputError, SourceAuthError
 from opsbrain.service.alerts import WebhookSender, deadline_left
 from opsbrain.service.live import LivePod
 from opsbrain.service.lock import ScheduleLock, schedule_id_of
 from opsbrain.service.metrics import DEFAULT_BIND, MetricsServer, RunStoreCollector, SweepMetrics
+from opsbrain.service.sourcestate import SourceState
 from opsbrain.store import RunStore
 from opsbrain.sweeps.params import SweepParams
 
@@ -177,6 +178,8 @@ class SweepService:
         self.on_sweep = on_sweep
         self.schedule_id = schedule_id or schedule_id_of(pod.name)
         self.errors: list[str] = []
+        self.source = SourceState(self.schedule_id, log, self.metrics)
+        """The swept source's state: a refused authorization said once per change (docs/sweeps.md)."""
         self.trigger, self._resume_at = self._restore(trigger)
         attach = getattr(pod, "attach_store", None)  # a real source keeps its collection history in the store
         if attach is not None:
@@ -286,10 +289,18 @@ class SweepService:
                                      "proactive": [i.id for i in new]})
             if self.webhook:
                 self._alert(data)
+            self.source.update(None)
             if self.on_sweep is not None:
                 self.on_sweep(data | {"proactive_new": [i.as_dict() for i in new]})
+        except SourceAuthError as exc:  # the credentials, refused: said once per change, not at every interval
+            self.metrics.errors.inc()
+            line = self.source.update(exc)
+            if line is not None:
+                with self._lock:
+                    self.errors.append(line)
         except Exception as exc:  # a failed sweep must not kill the service; it is counted and reported
             self.metrics.errors.inc()
+            self.source.update(exc)
             log.error("sweep failed", extra={"schedule": self.schedule_id, "error": f"{type(exc).__name__}: {exc}"})
             with self._lock:
                 self.errors.append(f"{type(exc).__name__}: {exc}")
@@ -370,5 +381,6 @@ def run_service(scenario: str, trigger: TriggerSpec | None = None, speed: float 
                                              "sweeps": status.get("sweeps"), "errors": len(svc.errors)})
     return {"schedule": {"id": svc.schedule_id, "trigger": svc.trigger.encode(), "description": str(svc.trigger)},
             "jobs": svc.jobs(), "stopped_by": reason["why"], "wall_s": round(time.monotonic() - wall0, 3),
-            **status, "skipped_runs": svc.skipped, "errors": list(svc.errors), "metrics_url": url,
+            **status, "skipped_runs": svc.skipped, "errors": list(svc.errors), "source_state": svc.source.as_dict(),
+            "metrics_url": url,
             "webhook_errors": svc.webhook_errors[:20], "webhook_errors_total": len(svc.webhook_errors)}

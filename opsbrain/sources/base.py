@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
-from opsbrain.errors import InputError
+from opsbrain.errors import InputError, SourceAuthError
 from opsbrain.sources.exporter import COVERS, PageParser, parse_page
 from opsbrain.sources.exporter_metrics import metrics_feeding
 from opsbrain.sources.httpauth import NO_AUTH, HttpAuth
@@ -260,7 +260,10 @@ class PrometheusSource(ReadingsSource):
             self.not_read.append(str(failed[-1]))
         if not parts:
             if len(failed) > 1:
-                raise InputError(f"none of the {len(failed)} URLs could be read; the first: {failed[0]}")
+                why = f"none of the {len(failed)} URLs could be read; the first: {failed[0]}"
+                if all(isinstance(e, SourceAuthError) for e in failed):  # unauthorized everywhere, not down
+                    raise failed[0].reworded(why)
+                raise InputError(why)
             raise failed[0]
         merged = merge(parts)
         if not read_anything(merged):

@@ -44,6 +44,12 @@ _PORT_METRICS = {"npu_chip_info_link_status": "link_oper_down", "npu_chip_info_n
 collector_for_network.go, ``hccn.GetNPULinkStatus``), the network status the device's network health (healthy 1,
 unhealthy 0; collector_for_npu.go, ``GetDeviceNetWorkHealth``, Init and Success healthy). Without udie/port labels a
 series is the NPU's RoCE port, ``<node>/npu<id>/port``, the id ``hccn_tool -i N`` gives the same port."""
+_RE_HCCS_CRC = re.compile(r"^npu_chip_info_hccs_statistic_info_crc_err_cnt_(\d)$")
+"""CRC errors (in flits) received on the NPU's HCCS link X (1..7; 2..7 on Atlas 9000 A3 SuperPoD): a counter read as
+the CRC errors of the link ``<node>/npu<id>/hccs<X>`` (collector_for_hccs.go; -1 a failed read)."""
+RX_FCS = "npu_chip_info_rx_fcs_num"
+"""Frames the NPU's RoCE port received with a bad FCS (the frame's CRC-32; ``hccn_tool -i N -stat -g``
+``mac_rx_fcs_err_pkt_num``, collector_for_roce.go): a counter read as the CRC errors of ``<node>/npu<id>/port``."""
 _RE_CODE = re.compile(r"^npu_chip_info_error_code(?:_(\d))?$")
 """The device's fault event codes: the first as ``npu_chip_info_error_code``, the next nine as ``..._1`` .. ``_9``
 (its metrics reference: "only the first ten error codes that occur are reported"; collector_for_npu.go,
@@ -55,6 +61,13 @@ no check reads is named in ``Readings.notes``, one line per metric with its seri
 on the page (``machine_npu_nums``, ``container_*``, node_exporter's) are not the chip's and pass unnoted."""
 _RE_PORT_DIGITS = re.compile(r"_\d+_\d+$")
 """A per-port legacy name's udie and port (``npu_chip_info_bandwidth_rx_0_1``): one note line for all its ports."""
+_RE_HCCS_DIGIT = re.compile(r"^(npu_chip_info_hccs_\w+)_\d$")
+"""An HCCS link's number in a name (``npu_chip_info_hccs_statistic_info_tx_cnt_3``): one note line for its links."""
+
+
+def _family(name: str) -> str:
+    """A metric's name with its port or HCCS link numbers as ``_X_Y`` / ``_X``, for a note line."""
+    return _RE_HCCS_DIGIT.sub(r"\1_X", _RE_PORT_DIGITS.sub("_X_Y", name))
 _TWIN_SWITCH = re.compile(r"^(pod\d+-node\d+-l1sw\d+|pod\d+-l2plane\d+-sw\d+)$")
 _CHIP_METRICS = {"npu_chip_info_temperature": "npu_temp_c", "npu_chip_info_hbm_temperature": "hbm_temp_c",
                  "npu_chip_info_health_status": "npu_health",
@@ -196,6 +209,10 @@ def _kind(name: str) -> tuple[str, str, int, bool]:
         return "chip", _CHIP_METRICS[name], 0, False
     if name == "npu_chip_info_crc_error_sum":
         return "crc", "", 0, False
+    if name == RX_FCS:
+        return "crc", "fcs", 0, False
+    if m := _RE_HCCS_CRC.match(name):
+        return "crc", "hccs", int(m.group(1)), False
     if m := _RE_CODE.match(name):
         return "code", "npu_fault_codes", int(m.group(1) or 0), False
     if name in _PORT_METRICS:
@@ -353,7 +370,7 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
             kind = kinds[name] = _kind(name)
         if kind[0] == "skip":
             if name.startswith(CHIP_FAMILY):  # one of the chip's series no check uses: named, not dropped silently
-                notes.add(f"{_RE_PORT_DIGITS.sub('_X_Y', name)} series not read by opsbrain (no check uses them)",
+                notes.add(f"{_family(name)} series not read by opsbrain (no check uses them)",
                           f"id {labels.get('id', '?')} {_shown(value)}")
             continue
         if ":" in kind[0]:  # a legacy name that holds the port: its labels are the name's too
@@ -375,7 +392,7 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
             # marks a failed read -1 (common_utils.go FailedMetricValue), so a NaN or Inf (a relay, a rule) is said: the
             # component's check reads nothing of it (before: skipped without a word); -1 stays unsaid, as before
             if not math.isfinite(value):
-                notes.add(f"{_RE_PORT_DIGITS.sub('_X_Y', name)} series read "
+                notes.add(f"{_family(name)} series read "
                           f"{'NaN' if math.isnan(value) else _shown(value).replace('inf', 'Inf')}: no reading, not "
                           "checked", ident[0] if what in ("chip", "code") else ident[1][1])
             continue
@@ -395,7 +412,7 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
             if value and (code := f"{int(value):08X}") not in codes:
                 codes.append(code)
             continue
-        lo, hi = _RANGES.get(attr or what, (-math.inf, math.inf))
+        lo, hi = _RANGES.get(what if what == "crc" else attr or what, (-math.inf, math.inf))
         state = attr == "npu_health" or what == "port"
         if not lo <= value <= hi or (state and value not in HEALTH_VALUES):
             shown = "1, 0 or -1" if state else (f"{_shown(lo)} .. {_shown(hi)}" if hi < math.inf
@@ -428,6 +445,8 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
             continue
         module, link = ident[1]
         if what == "crc":
+            if attr == "hccs":  # the NPU's HCCS link X, not an optical port
+                link = f"{ident[0]}/hccs{lane}"
             if _repeated(name, labels, seen):
                 notes.add(f"repeated {name} series (another job's or pod's copy: not added)",
                           f"{link} {_shown(value)}")

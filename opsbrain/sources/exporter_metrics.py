@@ -62,6 +62,16 @@ METRIC_TABLE: tuple[MetricRow, ...] = (
               SRC_GO + "collector_for_optical_legacy.go"),
     MetricRow("npu_chip_info_crc_error_sum", "id, udie, port", "errors (counter)", "CRC errors: increase over the "
               "window", "link_crc", SRC_GO + "collector_for_ub.go"),
+    MetricRow("npu_chip_info_rx_fcs_num", "id", "frames (counter)",
+              "the NPU's RoCE port: frames received with a bad FCS (the Ethernet frame's CRC-32; hccn_tool -i N -stat "
+              "-g's mac_rx_fcs_err_pkt_num), read as link CRC errors: increase over the window, a decrease a reset",
+              "link_crc", SRC_GO + "collector_for_roce.go (descRxFCSNum); " + DOC_METRICS + " (RoCE data, "
+              "npu_chip_info_rx_fcs_num)"),
+    MetricRow("npu_chip_info_hccs_statistic_info_crc_err_cnt_1..7", "id", "flits (counter; -1 not read)",
+              "HCCS link X of the NPU (X 1..7; 2..7 on Atlas 9000 A3 SuperPoD): flits received with a CRC error, "
+              "read as link CRC errors: increase over the window, a decrease a reset", "link_crc",
+              SRC_GO + "collector_for_hccs.go (hccsErrDescs); " + DOC_METRICS + " (HCCS data, "
+              "npu_chip_info_hccs_statistic_info_crc_err_cnt_X)"),
     MetricRow("npu_chip_info_link_status", "id (udie, port on UB ports)", "1 UP, 0 DOWN, -1 not read",
               "the port's link status, read by hccn_tool -i N -link -g (0: link down, as that command's DOWN); its "
               "UP->DOWN changes between kept collections, or (prometheus-api) between the samples the server kept in "

@@ -1,8 +1,9 @@
 """Credentials and TLS for the HTTP sources (exporter pages, the Prometheus query API), as Prometheus's own
 ``scrape_config`` names them (Prometheus docs, "Configuration": ``authorization`` with ``credentials_file``,
-``basic_auth`` with ``password_file``, ``tls_config`` with ``ca_file`` and ``insecure_skip_verify``): a bearer token
-or a basic-auth password read from a file or an environment variable (never from the command line: a secret there
-shows in ``ps`` and in shell history), a CA bundle, and skipping the certificate check only when asked.
+``basic_auth`` with ``password_file``, ``tls_config`` with ``ca_file``, ``cert_file``, ``key_file`` and
+``insecure_skip_verify``): a bearer token or a basic-auth password read from a file or an environment variable (never
+from the command line: a secret there shows in ``ps`` and in shell history), a CA bundle, a client certificate and
+its key (mutual TLS), and skipping the certificate check only when asked.
 
 A secret is read again for each request (a Kubernetes service-account token file is rotated under a running
 ``sweep run``), is sent in a header urllib does not carry across a redirect (another host must not get it), and is
@@ -73,8 +74,14 @@ class HttpAuth:
     basic_password: SecretRef | None = None
     ca_file: str | None = None
     insecure: bool = False
+    client_cert: str | None = None
+    """A PEM client certificate (mutual TLS); its key in ``client_key``, else in the same file."""
+    client_key: str | None = None
 
     def __post_init__(self) -> None:
+        if self.client_key is not None and self.client_cert is None:
+            raise InputError("--client-key needs --client-cert (the certificate the key belongs to)",
+                             path="--client-key")
         if self.bearer is not None and self.basic_user is not None:
             raise InputError("give a bearer token or basic authentication, not both (as Prometheus's scrape_config)",
                              path="--bearer-token-file")
@@ -93,7 +100,7 @@ class HttpAuth:
 
     @property
     def given(self) -> bool:
-        return self.sends_credentials or self.ca_file is not None or self.insecure
+        return self.sends_credentials or self.ca_file is not None or self.insecure or self.client_cert is not None
 
     def check(self) -> None:
         """Read every secret and the CA bundle once, so that a bad file is exit 2 before the first request."""
@@ -110,21 +117,58 @@ class HttpAuth:
         return None
 
     def ssl_context(self) -> ssl.SSLContext:
-        """The TLS context: the system's CAs, or ``ca_file``'s (PEM), or no verification at all (``insecure``)."""
+        """The TLS context: the system's CAs, or ``ca_file``'s (PEM), or no verification at all (``insecure``); with
+        the client certificate and key presented when the server asks (:meth:`_client_identity`)."""
         if self.insecure:
             ctx = ssl.create_default_context()
             ctx.check_hostname = False
             ctx.verify_mode = ssl.CERT_NONE
-            return ctx
-        if self.ca_file is None:
-            return ssl.create_default_context()
-        if not Path(self.ca_file).is_file():
+        elif self.ca_file is None:
+            ctx = ssl.create_default_context()
+        elif not Path(self.ca_file).is_file():
             raise InputError("no such CA bundle file", file=self.ca_file, path="--ca-file")
+        else:
+            try:
+                ctx = ssl.create_default_context(cafile=self.ca_file)
+            except (ssl.SSLError, OSError, ValueError) as exc:
+                why = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or type(exc).__name__
+                raise InputError(f"not a PEM CA bundle ({why})", file=self.ca_file, path="--ca-file") from None
+        if self.client_cert is not None:
+            self._client_identity(ctx, self.client_cert, self.client_key)
+        return ctx
+
+    @staticmethod
+    def _client_identity(ctx: ssl.SSLContext, cert: str, key: str | None) -> None:
+        """Load the client certificate and its key into ``ctx``; one InputError naming the file for a missing or
+        unreadable file, a file that is no PEM certificate or key, an encrypted key (nothing would be there to type
+        its passphrase under ``sweep run``: OpenSSL would prompt on the terminal), or a key of another certificate."""
+        pem: dict[str, str] = {}
+        for what, path, option in (("certificate", cert, "--client-cert"), ("key", key or cert, "--client-key")):
+            try:
+                pem[what] = Path(path).read_bytes()[:1 << 20].decode("ascii", "replace")
+            except OSError as exc:
+                why = "no such file" if isinstance(exc, FileNotFoundError) else exc.strerror or type(exc).__name__
+                raise InputError(f"cannot read the client {what}: {why}", file=path, path=option) from None
+        if "-----BEGIN CERTIFICATE-----" not in pem["certificate"]:
+            raise InputError("not a PEM certificate (no BEGIN CERTIFICATE block)", file=cert, path="--client-cert")
+        if "PRIVATE KEY-----" not in pem["key"]:
+            raise InputError("no PEM private key in it" + ("" if key else " (give its key with --client-key)"),
+                             file=key or cert, path="--client-key" if key else "--client-cert")
+
+        def no_passphrase() -> bytes:
+            raise _Encrypted
+
         try:
-            return ssl.create_default_context(cafile=self.ca_file)
-        except (ssl.SSLError, OSError, ValueError) as exc:
-            why = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or type(exc).__name__
-            raise InputError(f"not a PEM CA bundle ({why})", file=self.ca_file, path="--ca-file") from None
+            ctx.load_cert_chain(cert, key, password=no_passphrase)
+        except _Encrypted:
+            raise InputError("the key is encrypted: give it unencrypted, readable by this user only (as Prometheus's "
+                             "tls_config key_file)", file=key or cert, path="--client-key") from None
+        except ssl.SSLError as exc:
+            if exc.reason == "KEY_VALUES_MISMATCH":
+                raise InputError(f"the key does not match the client certificate {cert}", file=key or cert,
+                                 path="--client-key") from None
+            raise InputError(f"not a usable client certificate and key ({exc.reason or exc})", file=cert,
+                             path="--client-cert") from None
 
     def secrets(self) -> list[str]:
         """The secrets as they are now and as they travel (the base64 of a basic pair), for :meth:`redact`."""
@@ -157,9 +201,15 @@ class HttpAuth:
             parts.append(f"basic auth as {self.basic_user}")
         if self.ca_file is not None:
             parts.append(f"CA {self.ca_file}")
+        if self.client_cert is not None:
+            parts.append(f"client certificate {self.client_cert}")
         if self.insecure:
             parts.append(INSECURE)
         return "; ".join(parts)
+
+
+class _Encrypted(Exception):
+    """A client key asked for a passphrase (:meth:`HttpAuth._client_identity`)."""
 
 
 NO_AUTH = HttpAuth()

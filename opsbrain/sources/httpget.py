@@ -20,7 +20,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any, NamedTuple
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
-from opsbrain.errors import InputError
+from opsbrain.errors import InputError, SourceAuthError
 from opsbrain.sources.httpauth import NO_AUTH, HttpAuth
 
 CHUNK = 1 << 16
@@ -40,8 +40,8 @@ def fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int, auth: H
     check (:class:`~opsbrain.sources.httpauth.HttpAuth`); no secret is ever in an error line."""
     try:
         return _fetch(url, timeout_s, deadline_s, max_bytes, auth)
-    except InputError as exc:
-        raise InputError(auth.redact(exc.reason), file=exc.file and auth.redact(exc.file), path=exc.path) from None
+    except InputError as exc:  # its kind kept: a refused authorization is a SourceAuthError
+        raise exc.reworded(auth.redact(exc.reason), file=exc.file and auth.redact(exc.file), path=exc.path) from None
 
 
 def _fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int, auth: HttpAuth) -> Page:
@@ -74,6 +74,9 @@ def _fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int, auth: 
         moved = exc.geturl() if exc.geturl() and exc.geturl() != request.full_url else None
         why = (f": from {shown_url(moved)}, where the server redirected, to which the credentials are not sent on "
                "(give that URL)") if moved and request.has_header("Authorization") else _refused(exc.code, request)
+        if exc.code in (401, 403):  # the credentials, not the data: a distinct error (the sweep service's state)
+            raise SourceAuthError(f"HTTP {exc.code} {phrase}{why}", exc.code, auth.redact(shown), file=shown,
+                                  path="--url") from None
         raise InputError(f"HTTP {exc.code} {phrase}{why}", file=shown, path="--url") from None
     except http.client.IncompleteRead as exc:
         raise InputError(f"page cut short: {len(exc.partial)} bytes of a chunk", file=shown, path="--url") from None
@@ -87,9 +90,26 @@ def _fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int, auth: 
                              "server's CA bundle with --ca-file; --insecure-skip-verify skips the check)",
                              file=shown, path="--url") from None
         if isinstance(reason, ssl.SSLError):
-            raise InputError(f"TLS failed: {reason.reason or reason}", file=shown, path="--url") from None
+            raise InputError(f"TLS failed: {reason.reason or reason}{_client_hint(reason, auth)}", file=shown,
+                             path="--url") from None
         raise InputError(f"cannot fetch: {_why(reason)}", file=shown, path="--url") from None
     return Page(_decoded(b"".join(chunks), encoding, shown, max_bytes), _http_date(date))
+
+
+def _client_hint(err: ssl.SSLError, auth: HttpAuth) -> str:
+    """What a TLS failure may say of mutual TLS: an alert about our certificate (the server wants a client certificate
+    it trusts), or a connection closed right after the handshake (a server that checks the client's certificate after
+    TLS 1.3's handshake, or drops it without an alert, leaves the client only an EOF)."""
+    reason = str(err.reason or "")
+    cert = auth.client_cert
+    if isinstance(err, ssl.SSLEOFError) or "EOF" in reason:
+        return (f" (the server closed the connection: did it refuse the client certificate {cert}?)" if cert else
+                " (the server closed the connection: if it asks for a client certificate, give one it trusts with "
+                "--client-cert and --client-key)")
+    if "CERTIFICATE" not in reason and "UNKNOWN_CA" not in reason:
+        return ""
+    return (f" (the server did not accept the client certificate {cert})" if cert else
+            " (the server wants a client certificate: give it with --client-cert and --client-key)")
 
 
 class _Guard:

@@ -19,6 +19,7 @@ lower bound: a down and up again between two evaluation steps is not seen.
 from __future__ import annotations
 
 import math
+import re
 import time
 import urllib.parse
 from collections.abc import Callable
@@ -37,6 +38,9 @@ from opsbrain.yamlio import json_or_none
 MAX_ANSWER_BYTES = 256 << 20
 
 
+_RE_RANGE = re.compile(r"_(\d)\.\.(\d)$")
+
+
 def _names() -> list[str]:
     out = []
     for row in METRIC_TABLE:
@@ -46,8 +50,8 @@ def _names() -> list[str]:
             out += [row.metric[:-4] + str(k) for k in range(4)]
         elif row.metric.endswith("_Z_X_Y"):  # the legacy names: lane, udie and port in the name (a regex)
             out.append(row.metric[:-5] + r"[0-3]_[0-9]+_[0-9]+")
-        elif row.metric.endswith("_1..9"):
-            out.append(row.metric[:-4] + "[1-9]")
+        elif m := _RE_RANGE.search(row.metric):  # a number range in the name: _1..9, _1..7
+            out.append(row.metric[:m.start()] + f"_[{m.group(1)}-{m.group(2)}]")
         elif row.metric.endswith("_X_Y"):  # udie and port in the name
             out.append(row.metric[:-3] + r"[0-9]+_[0-9]+")
         else:
@@ -129,9 +133,9 @@ class PrometheusQuerySource(ReadingsSource):
             page = fetch(url, self.timeout_s, 3 * self.timeout_s, MAX_ANSWER_BYTES, self.auth)
             body = page.body
             self._server_offset = None if page.server_time is None else page.server_time - self.clock()
-        except InputError as exc:
-            raise InputError(f"cannot query: {exc.reason.removeprefix('cannot fetch: ')}", file=shown_url(self.base),
-                             path="--url") from None
+        except InputError as exc:  # its kind kept (SourceAuthError: the server refused the credentials)
+            raise exc.reworded(f"cannot query: {exc.reason.removeprefix('cannot fetch: ')}", file=shown_url(self.base),
+                               path="--url") from None
         try:
             ok, data = json_or_none(body)
             if not ok:

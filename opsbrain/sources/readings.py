@@ -6,9 +6,10 @@ Every real source (a Prometheus exporter page, a directory of collected command 
 collections; :func:`snapshot_from` turns the newest one and the kept ones into the same
 :class:`~opsbrain.sweeps.snapshot.Snapshot` the twin's sweep builds, so the same checks run on both.
 
-Windowed counts (correctable errors, CRC errors, isolated-row growth) are the counter increase since the oldest
-kept collection inside the window; ``Snapshot.windows`` says how many seconds that really covers (0 and no finding
-before a second collection). Link-down events are a port's down records, or, at least, its link state's UP->DOWN
+Windowed counts of counters (correctable and uncorrectable errors, CRC errors) are their increase over the kept
+collections inside the window, step by step with a decrease read as a reset (:func:`counter_increase`), isolated-row
+growth the change since the oldest of them; ``Snapshot.windows`` says how many seconds that really covers (0 and no
+finding before a second collection). Link-down events are a port's down records, or, at least, its link state's UP->DOWN
 changes across the kept collections (:func:`state_downs`: a lower bound). The trend fit and the lane confirmation
 read the kept optical readings exactly as the twin's sweep reads its own history.
 """
@@ -147,14 +148,34 @@ def _values(d: dict[str, float], ids: tuple[str, ...]) -> np.ndarray:
     return np.fromiter((d.get(i, NAN) for i in ids), dtype=float, count=len(ids))
 
 
-def _increase(now: dict[str, float], then: dict[str, float] | None, ids: tuple[str, ...]) -> np.ndarray:
-    """Counter increase per id (NaN without an earlier value; a counter that went down restarted: its value)."""
-    cur = _values(now, ids)
-    if then is None:
-        return np.full(len(ids), NAN)
-    old = _values(then, ids)
-    inc = cur - old
-    return np.where(inc < 0, cur, inc)
+def counter_increase(kept: list[Readings], attr: str, ids: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Per id, the increase of counter ``attr`` over ``kept`` (oldest first, the collection now last) and its rate
+    (per second) over the last step: the now's value against the id's last earlier reading.
+
+    The increase is summed step by step between consecutive readings of the id, as Prometheus's ``increase()``
+    counts: a step that goes down is a counter reset (a device reset, an exporter that restarted from zero), which
+    counts the value after it (the errors since the reset), never a negative step; a collection that did not read
+    the id (no series, npu-exporter's -1) is skipped, so the next reading is compared with the last one before it.
+    Before (session 34), only the window's oldest collection and now were compared: a reset inside the window lost
+    the errors before it. NaN where the id has no earlier reading (no step)."""
+    n = len(ids)
+    if len(kept) < 2 or not n:
+        return np.full(n, NAN), np.full(n, NAN)
+    import pandas as pd
+
+    vals = np.stack([_values(getattr(x, attr), ids) for x in kept])
+    times = np.where(np.isnan(vals), NAN, np.asarray([x.t for x in kept])[:, None])
+    filled = pd.DataFrame(vals).ffill().to_numpy()  # each id's last reading so far
+    before = np.vstack([np.full((1, n), NAN), filled[:-1]])
+    step = vals - before
+    step = np.where(step < 0, vals, step)  # a reset: what was counted since
+    seen = ~np.isnan(step)
+    inc = np.where(seen.any(axis=0), np.where(seen, step, 0.0).sum(axis=0), NAN)
+    t_before = pd.DataFrame(times).ffill().to_numpy()[-2]
+    dt = kept[-1].t - t_before
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(dt > 0, step[-1] / dt, NAN)
+    return inc, rate
 
 
 def _dom(r: Readings, modules: tuple[str, ...], lanes: int) -> dict[str, np.ndarray]:
@@ -193,15 +214,14 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams,
         link_index.setdefault(ln, len(link_index))
     links = tuple(link_index)
 
-    def windowed(attr: str, ids: tuple[str, ...], window: float) -> tuple[np.ndarray, float]:
-        then = history.oldest_within(t, window)
-        if then is None:
-            return np.full(len(ids), NAN), 0.0
-        return _increase(getattr(cur, attr), getattr(then, attr), ids), t - then.t
+    def windowed(attr: str, ids: tuple[str, ...], window: float) -> tuple[np.ndarray, float, np.ndarray]:
+        kept = [x for x in history.within(t - window, t) if x is not cur and x.t < t] + [cur]
+        inc, rate = counter_increase(kept, attr, ids)
+        return inc, (t - kept[0].t if len(kept) > 1 else 0.0), rate
 
-    ce, w_ce = windowed("hbm_ce_total", hbms, p.hbm_ce_window_s)
-    crc, w_crc = windowed("link_crc_total", links, p.crc_window_s)
-    ue, w_ue = windowed("hbm_ue_total", hbms, p.hbm_ue_window_s)
+    ce, w_ce, _ = windowed("hbm_ce_total", hbms, p.hbm_ce_window_s)
+    crc, w_crc, crc_rate = windowed("link_crc_total", links, p.crc_window_s)
+    ue, w_ue, _ = windowed("hbm_ue_total", hbms, p.hbm_ue_window_s)
     rows_then = history.oldest_within(t, p.hbm_rows_rate_window_s)
     rows = _values(cur.hbm_rows, hbms)
     rows_before = _values(rows_then.hbm_rows, hbms) if rows_then is not None else rows.copy()
@@ -245,7 +265,23 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams,
         npu_fault_codes=tuple(tuple(cur.npu_fault_codes.get(n, ())) for n in npus) if cur.npu_fault_codes else None,
         link_downs_from_states=from_states if from_states.any() else None,
         heartbeat_grace_s=p.exporter_update_s if cur.npu_sample_t or gone else 0.0, node_sample_age_s=node_age,
-        npus_unseen=frozenset(gone) or None)
+        npus_unseen=frozenset(gone) or None, link_crc_rate_per_s=crc_rate if cur.link_crc_total else None,
+        link_crc_what=_crc_what(links) if cur.link_crc_total else None)
+
+
+HCCS_CRC = "HCCS CRC errors (flits)"
+ROCE_FCS = "RoCE FCS errors (frames with a bad checksum)"
+
+
+def _crc_what(links: tuple[str, ...]) -> tuple[str, ...]:
+    """What a real source's link counter counts, by its link id's last part (:mod:`opsbrain.sources.exporter`): an
+    NPU's HCCS link ``.../hccs<X>`` (``npu_chip_info_hccs_statistic_info_crc_err_cnt_X``), its RoCE port ``.../port``
+    (``npu_chip_info_rx_fcs_num``); empty for any other (a UB port's ``.../udie<u>/port<p>`` CRC errors,
+    ``npu_chip_info_crc_error_sum``)."""
+    def what(ln: str) -> str:
+        last = ln.rpartition("/")[2]
+        return ROCE_FCS if last == "port" else HCCS_CRC if last[:4] == "hccs" and last[4:].isdigit() else ""
+    return tuple(what(ln) for ln in links)
 
 
 def state_downs(kept: list[Readings], links: tuple[str, ...]) -> tuple[np.ndarray, float]:

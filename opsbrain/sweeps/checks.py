@@ -311,18 +311,23 @@ def check_link_downs(s: Snapshot, p: SweepParams) -> list[Finding]:
 
 
 def check_link_crc(s: Snapshot, p: SweepParams) -> list[Finding]:
-    """Post-FEC CRC errors per link over the last window."""
+    """Post-FEC CRC errors per link over the last window (on a real source also an NPU's RoCE FCS and HCCS CRC
+    errors, ``Snapshot.link_crc_what``, with the rate over the last collection interval)."""
     lv = np.where(s.link_admin_down, 0, _levels(s.link_crc, p.crc_warn_errors, p.crc_alarm_errors))
     out = []
     for i in np.flatnonzero(lv):
         sev = SEVERITIES[lv[i]]
+        what = (s.link_crc_what[i] if s.link_crc_what is not None else "") or "CRC errors"
+        rate = s.link_crc_rate_per_s[i] if s.link_crc_rate_per_s is not None else math.nan
+        now = f", {rate:.3g}/s over the last collection interval" if what != "CRC errors" and rate == rate else ""
         out.append(Finding(
             s.links[i], "link_crc", sev,
-            f"{s.link_crc[i]:.0f} CRC errors in the last {_hours(s.windows['crc'])} "
+            f"{s.link_crc[i]:.0f} {what} in the last {_hours(s.windows['crc'])}{now} "
             f"(warn {p.crc_warn_errors:.0f}, alarm {p.crc_alarm_errors:.0f})",
             "frames are being lost: drain and re-route the link, then inspect the optics" if sev == "Alarm" else
             "watch the link's error counters; inspect the optics if it repeats",
-            data={"errors": s.link_crc[i]}))
+            data={"errors": s.link_crc[i], **({"per_s": float(rate)} if rate == rate else {}),
+                  **({"counter": what} if what != "CRC errors" else {})}))
     return out
 
 

@@ -210,6 +210,12 @@ class Snapshot:
     """NPUs of a real source with no series in this collection, aged from their last sample in the kept history
     (:func:`opsbrain.sources.readings.vanished`), or the twin's chips of a stopped host (whose exporter serves
     nothing, aged from their last sample before the stop); None where every NPU was read."""
+    link_crc_rate_per_s: np.ndarray | None = None
+    """(links,) a real source's CRC errors per second over its last collection interval (NaN: no earlier reading);
+    None on the twin."""
+    link_crc_what: tuple[str, ...] | None = None
+    """(links,) what a real source's link counter counts where it is not a UB port's CRC errors (``RoCE FCS errors
+    ...``, ``HCCS CRC errors (flits)``; empty: CRC errors); None on the twin."""
 
 
 def dom_read(sim: Simulation, t: float) -> Reading:
