@@ -23,11 +23,13 @@ from faultlib.fabric import Fabric
 from faultlib.faults.base import ActiveFault, FaultModel, SpecLike
 from faultlib.faults.catalog import SURVIVES_STOP
 from faultlib.faults.models import MODELS
+from faultlib.health import Health
 from faultlib.simparams import SimParams
 from faultlib.state import PlantState
 from faultlib.telemetry import TelemetryHub
 from faultlib.telemetry.delivery import Delivery
 from faultlib.telemetry.dom import DomModel
+from faultlib.telemetry.emit import Emitter
 from faultlib.topology import Topology
 from faultlib.trace import Trace
 
@@ -50,6 +52,7 @@ class Simulation:
         self.telemetry.scraped.stopped_since = self.state.stopped_since  # ... and its exporters serve nothing
         self.telemetry.scraped.stopped_nodes = self.state.stopped_nodes
         self.telemetry.delivery = Delivery(self)  # detection paths: poll and shipping delays to subscribers
+        self.state.subscribe(self._on_host_back)
         self.workloads: dict[str, Workload] = {}
         self.control = ControlAPI(self)
         self.faults: list[ActiveFault] = []  # ground truth: for scoring only, never for diagnosis
@@ -151,6 +154,17 @@ class Simulation:
             self.state.unsubscribe(on_health)
         f.quiet_s, f.quiet_why = self.now - f.at_s + model.quiet_s(), ""
         return True
+
+    def _on_host_back(self, cid: str, _old: Any, new: Any) -> None:
+        """A stopped host back in service this instant: the L2 chips log their ports toward it up
+        (:meth:`Emitter.host_back`), once what acts at this instant has acted (a part that waited for the host,
+        :meth:`_through_stop`, and fails as it returns leaves its ports down and unreported)."""
+        if new == Health.HEALTHY and self.topology.kind.get(cid) == "node" and self.state.host_booting(cid):
+            def ports_up() -> Generator[simpy.Event, Any, None]:
+                yield self.env.timeout(0)
+                Emitter(self).host_back(cid)
+
+            self.env.process(ports_up())
 
     def end_faults_of(self, component: str, cause: str) -> list[str]:
         """A part was replaced: every fault acting on it or on a part of it ends now (ids returned)."""
