@@ -13,10 +13,8 @@ to ``hisi_logs/device-<N>/history.log`` in the black box's own layout. The twin'
 devices and hosts print.
 ``environment_check`` holds hccn_tool / npu-smi output at the window start (before) and when the incident was
 diagnosed (after): link change records, link state, temperatures, HBM error counters.
-A host that is down (stopped: crashed, not yet back in service) cannot be logged in to: what a collection would have
-fetched from it at that moment is absent (its ``npu_info`` file of that moment; its whole folder, and the logs of the
-L1 chips on its board, when it is down at the window's end, when its logs are fetched), and the manifest lists what
-could not be fetched (``not_collected``). docs/bundles.md "A host that is down" says why.
+A host that is down (crashed, not yet back in service) cannot be logged in to: what a collection would fetch from it
+then is absent, and the manifest says so (``not_collected``; docs/bundles.md "A host that is down").
 
 Nothing in a bundle says whether a line came from an injected fault or background noise. The manifest
 (``bundle.json``) records where the bundle came from; a reader never needs it.

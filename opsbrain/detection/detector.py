@@ -10,9 +10,8 @@ lies in is a fault of its own and does not join it; a node's own line goes with 
 same second, and a job's own reports sort after the hardware's of the same stamp. Every incident gets a first
 diagnosis ``collect_s`` after it opens (sympathetic signals arrive within seconds) and another whenever a signal kind
 it had not seen arrives.
-An incident diagnosed as a whole host's stop (:data:`NODE_WIDE`) closes when the host is seen back: an L2 chip logs a
-port toward it up again after the stop darkened it (a stopped host's board carries no light, so a port up means the
-board is powered). Nothing joins a closed incident: a later fault of that host is an incident of its own.
+An incident diagnosed as a whole host's stop (:data:`NODE_WIDE`) closes when a link it holds dark comes up (the host
+is back): nothing joins it then, and a later fault of that host is an incident of its own.
 Host clocks are read from the data: a host whose lines arrive before their own stamps is ahead and its stamps are
 moved back; an incident's opening event lies between its first stamp and that line's arrival (a clock that is
 behind looks like a late line).
@@ -272,8 +271,7 @@ class Detector:
             self._process(sig, arrived)
 
     def _process(self, sig: Signal, arrived: float) -> None:
-        if sig.kind in UP:
-            self._close_on_return(sig)
+        self._close_on_return(sig)
         if any(tag in sig.kind for tag in IGNORED):
             self._attach_quietly(sig)
             return
@@ -301,20 +299,15 @@ class Detector:
             self._open(sig, arrived)
 
     def _close_on_return(self, sig: Signal) -> None:
-        """Close the open incidents whose root is a whole host's stop (:data:`NODE_WIDE`) when ``sig`` shows a link
-        of that host up that the incident holds dark: the host is back (a link of a stopped host's board cannot come
-        up), so its stop is over and what it reports next is new."""
-        link = sig.component if sig.component and "~" in sig.component else None
-        node = node_of(link) if link else None
-        if node is None:
+        """A link up closes the incidents of its host's stop (:data:`NODE_WIDE`) that hold it dark: the host is back."""
+        link = sig.component if sig.kind in UP and sig.component and "~" in sig.component else None
+        if (node := node_of(link)) is None:
             return
         for inc in reversed(self.incidents):
             if sig.t - inc.opened_at > self.p.horizon_s + TIME_RESOLUTION_S:
                 break
-            d = inc.diagnosis
-            if (not inc.closed and d is not None and d.fault_class in NODE_WIDE and d.component is not None
-                    and node_of(d.component) == node and link in dark_links(inc.signals)):
-                inc.closed = True
+            if (d := inc.diagnosis) and d.fault_class in NODE_WIDE and node_of(d.component) == node:
+                inc.closed = inc.closed or link in dark_links(inc.signals)
 
     def _burst_rule(self, sig: Signal) -> bool:
         if sig.kind not in BURST_KINDS or not sig.component:
