@@ -27,6 +27,7 @@ from faultlib.health import Health
 from faultlib.simparams import SimParams
 from faultlib.state import PlantState
 from faultlib.telemetry import TelemetryHub
+from faultlib.telemetry.celog import CeLogs
 from faultlib.telemetry.delivery import Delivery
 from faultlib.telemetry.dom import DomModel
 from faultlib.telemetry.emit import Emitter
@@ -74,6 +75,12 @@ class Simulation:
     def durations(self) -> Durations:
         """Seeded draws of every modelled duration (one random stream per duration name)."""
         return Durations(self)
+
+    @cached_property
+    def ce_logs(self) -> CeLogs:
+        """Every HBM stack's correctable-error log (:mod:`faultlib.telemetry.celog`): storms and background errors
+        fill it, and its device reports 0x80E01805 when it is full."""
+        return CeLogs(self)
 
     @cached_property
     def dom(self) -> DomModel:
