@@ -9,9 +9,7 @@ host's stop closes when a link of that host comes up: what the host reports next
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -19,9 +17,10 @@ from faultlib.engine import Simulation
 from faultlib.health import Health
 from faultlib.injection.spec import FaultSpec
 from faultlib.topology import Topology
-from opsbrain.detection import Detector, DetectorParams, Incident
+from opsbrain.detection import Incident
 from opsbrain.ingest import Signal
 from opsbrain.verdict import Diagnosis
+from tests.test_fault_beside_incident import _detector
 from tests.test_mass_crash import PLANES, _down, _uplink
 
 NODE = "pod0/node35"
@@ -44,38 +43,12 @@ def _up(t: float, link: str) -> Signal:
     return Signal(t, "port:up", link, link.split("~")[1], 0, f"port up {link}")
 
 
-def _drive(signals: list[Signal], diagnose: Any) -> Detector:
-    """Feed ``signals`` in order through a detector on a manual clock, firing each timer when it is due."""
-    now = [0.0]
-    timers: list[tuple[float, int, Any]] = []
-    order = itertools.count()
-
-    def schedule(delay: float, fn: Any) -> None:
-        timers.append((now[0] + delay, next(order), fn))
-
-    def run_until(t: float) -> None:
-        while timers and min(timers)[0] <= t:
-            due = min(timers)
-            timers.remove(due)
-            now[0] = max(now[0], due[0])
-            due[2]()
-
-    det = Detector(DetectorParams(reorder_s=0.0), lambda: now[0], schedule, diagnose, {})
-    for s in signals:
-        run_until(s.t)
-        now[0] = s.t
-        det.feed(s)
-    run_until(float("inf"))
-    return det
-
-
-def _by_dark_chips(inc: Incident) -> None:
+def _by_dark_chips(inc: Incident) -> Diagnosis:
     """A whole node when its dark links span several L1 chips, else the one chip (the engine's rules, in short)."""
     chips = {(s.component or "").split("~")[0] for s in inc.signals if s.kind == "port:down"}
     if len(chips) > 1:
-        inc.diagnoses.append(Diagnosis("node_crash", "pod0/node38", 0.9))
-    else:
-        inc.diagnoses.append(Diagnosis("l1_switch_failure", chips.pop(), 0.9))
+        return Diagnosis("node_crash", "pod0/node38", 0.9)
+    return Diagnosis("l1_switch_failure", chips.pop(), 0.9)
 
 
 CRASH = [_uplink(38, p, chip) for p in range(PLANES) for chip in (0, 5)]
@@ -88,7 +61,9 @@ def test_a_hosts_stop_closes_when_its_links_come_up(back: bool) -> None:
     if back:
         sigs += [_up(1326.7, ln) for ln in CRASH]
     sigs += [_down(1500.0, ln) for ln in CHIP]
-    det = _drive(sigs, _by_dark_chips)
+    det = _detector(_by_dark_chips, reorder_s=0.0)
+    det.feed(*sigs)
+    det.run_until(float("inf"))
     got = [(i.diagnosis.fault_class, i.diagnosis.component, len(i.signals)) for i in det.incidents if i.diagnosis]
     if back:  # the chip's downs are an incident of their own
         assert got == [("node_crash", "pod0/node38", len(CRASH)), ("l1_switch_failure", "pod0/node38/l1sw1", 2)]
