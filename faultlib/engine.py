@@ -23,11 +23,14 @@ from faultlib.fabric import Fabric
 from faultlib.faults.base import ActiveFault, FaultModel, SpecLike
 from faultlib.faults.catalog import SURVIVES_STOP
 from faultlib.faults.models import MODELS
+from faultlib.health import Health
 from faultlib.simparams import SimParams
 from faultlib.state import PlantState
 from faultlib.telemetry import TelemetryHub
+from faultlib.telemetry.celog import CeLogs
 from faultlib.telemetry.delivery import Delivery
 from faultlib.telemetry.dom import DomModel
+from faultlib.telemetry.emit import Emitter
 from faultlib.topology import Topology
 from faultlib.trace import Trace
 
@@ -50,6 +53,7 @@ class Simulation:
         self.telemetry.scraped.stopped_since = self.state.stopped_since  # ... and its exporters serve nothing
         self.telemetry.scraped.stopped_nodes = self.state.stopped_nodes
         self.telemetry.delivery = Delivery(self)  # detection paths: poll and shipping delays to subscribers
+        self.state.subscribe(self._on_host_back)
         self.workloads: dict[str, Workload] = {}
         self.control = ControlAPI(self)
         self.faults: list[ActiveFault] = []  # ground truth: for scoring only, never for diagnosis
@@ -71,6 +75,12 @@ class Simulation:
     def durations(self) -> Durations:
         """Seeded draws of every modelled duration (one random stream per duration name)."""
         return Durations(self)
+
+    @cached_property
+    def ce_logs(self) -> CeLogs:
+        """Every HBM stack's correctable-error log (:mod:`faultlib.telemetry.celog`): storms and background errors
+        fill it, and its device reports 0x80E01805 when it is full."""
+        return CeLogs(self)
 
     @cached_property
     def dom(self) -> DomModel:
@@ -151,6 +161,17 @@ class Simulation:
             self.state.unsubscribe(on_health)
         f.quiet_s, f.quiet_why = self.now - f.at_s + model.quiet_s(), ""
         return True
+
+    def _on_host_back(self, cid: str, _old: Any, new: Any) -> None:
+        """A stopped host back in service this instant: the L2 chips log their ports toward it up
+        (:meth:`Emitter.host_back`), once what acts at this instant has acted (a part that waited for the host,
+        :meth:`_through_stop`, and fails as it returns leaves its ports down and unreported)."""
+        if new == Health.HEALTHY and self.topology.kind.get(cid) == "node" and self.state.host_booting(cid):
+            def ports_up() -> Generator[simpy.Event, Any, None]:
+                yield self.env.timeout(0)
+                Emitter(self).host_back(cid)
+
+            self.env.process(ports_up())
 
     def end_faults_of(self, component: str, cause: str) -> list[str]:
         """A part was replaced: every fault acting on it or on a part of it ends now (ids returned)."""

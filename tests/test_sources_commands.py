@@ -76,7 +76,9 @@ def test_twin_nodes_rendered_as_npu_smi_give_the_twins_findings(tmp_path: Path) 
     for node in sorted(sim.topology.by_kind["node"]):
         d = tmp_path / node.replace("/", "-")
         d.mkdir()
-        (d / "npu-smi.txt").write_text(render_twin_npu_smi(sim, node))
+        out = render_twin_npu_smi(sim, node)
+        assert out is not None  # no host is down here
+        (d / "npu-smi.txt").write_text(out)
     p = SweepParams()
     rep = sweep_source(CommandDirSource(tmp_path), p)
     twin = run_sweep(sim, params=p, checks=["npu_temp", "hbm_rows"])

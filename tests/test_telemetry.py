@@ -352,11 +352,12 @@ def test_flaps_self_heal_and_rates_over_a_day_match_parameters(topo1: Topology) 
     alarms = Counter(re.search(r"(Assertion|Recovery)", x.text).group(1) for x in sim.telemetry.logs
                      if x.source == "switch" and "alarmID=0x08520003" in x.text)
     assert alarms["Assertion"] == alarms["Recovery"] == len(downs)
-    # HBM correctable-error bursts: one device-os line each, at the aggregate rate
+    # HBM correctable errors: a device-os line only when a stack's log is full (session 34: not one per burst, whose
+    # ~20 errors fall short of the 64-record limit; tests/test_ce_background.py checks the rate)
     ce_lines = [x for x in sim.telemetry.logs if x.source == "device_os" and "event_id=0x80e01805;" in x.text
                 and x.t <= DAY]
     n_hbm = len(topo1.by_kind["hbm"])
-    assert abs(len(ce_lines) - n_hbm * bursts) < 4 * math.sqrt(n_hbm * bursts)
+    assert len(ce_lines) < n_hbm * bursts / 4  # 192 bursts, ~20 errors each, into logs that started empty
     assert all(ids.npu_of(x.origin) == x.origin for x in ce_lines)
     # background slopes: median CE rate per stack and total down counts
     m = sim.telemetry.metrics

@@ -7,7 +7,6 @@ import math
 from collections.abc import Generator
 from typing import Any
 
-import numpy as np
 import simpy
 
 from faultlib import ids
@@ -20,58 +19,39 @@ Gen = Generator[simpy.Event, Any, None]
 
 # ---- HBM ------------------------------------------------------------------------------------------
 class HbmCeStorm(FaultModel):
-    """Correctable-error storm: the CE counter climbs at ``rate_per_s`` and heals by itself. The device reports each
-    time the storm has added ``faults.ce_log_limit`` errors (0x80E01805: correctable errors reached their logging
-    limit), no more often than its sensor check (``faults.ce_sensor_check_s``): a faster storm reports sooner and more
-    often; one that never reaches the limit before it ends prints nothing. The errors arrive independently (a Poisson
-    process at the storm's rate), so the time to add the limit's errors is Gamma-distributed (shape: the limit; mean:
-    limit / rate; spread: mean / sqrt(limit)). The reports are the same line background bursts print (``Event
-    id=0x80e01805``): only their rate tells a storm."""
+    """Correctable-error storm: the CE counter climbs at ``rate_per_s`` and heals by itself. The storm's errors join
+    the stack's correctable-error log (:mod:`faultlib.telemetry.celog`, the one the background's errors fill too),
+    which the device reports each time it holds ``faults.ce_log_limit`` errors (0x80E01805: correctable errors
+    reached their logging limit), no more often than its sensor check (``faults.ce_sensor_check_s``): a faster storm
+    reports sooner and more often; one that never fills the log before it ends prints nothing. The errors arrive
+    independently (a Poisson process at the storm's rate), so the time to fill the log is Gamma-distributed (shape:
+    the free records; mean: that many over the rate). The reports are the line background errors print too: only
+    their rate tells a storm."""
 
     kind = "hbm_ce_storm"
-    _offsets: list[float] | None = None
 
     def _rate(self) -> float:
         return float(self.param("rate_per_s", self.p.ce_storm_rate_per_s))
 
-    def _duration(self) -> float:
-        return float(self.spec.duration_s or self.p.ce_storm_duration_s)
-
-    def report_offsets(self) -> list[float]:
-        """Seconds from onset of each report within the storm: the times its errors reach the logging limit again,
-        a sensor check apart at least (drawn once from the fault's own random stream, so the schedule is the same
-        whoever asks first)."""
-        if self._offsets is None:
-            limit, rate, check, dur = self.p.ce_log_limit, self._rate(), self.p.ce_sensor_check_s, self._duration()
-            out: list[float] = []
-            t = 0.0
-            while True:
-                size = int(min((dur - t) * rate / limit * 1.2 + 16, (dur - t) / check + 2))
-                gaps = np.maximum(self.rng.gamma(limit, 1.0 / rate, size=max(size, 1)), check)
-                for g in gaps:
-                    t += float(g)
-                    if t > dur:
-                        self._offsets = out
-                        return out
-                    out.append(t)
-        return self._offsets
-
-    def quiet_s(self) -> float:
-        """Nothing is printed before the first report (inf: the storm ends before it reaches the limit)."""
-        offsets = self.report_offsets()
-        return offsets[0] if offsets else math.inf
-
     def run(self) -> Gen:
-        npu = ids.npu_of(self.target) or self.target
         rate, dur = self._rate(), float(self.spec.duration_s or self.p.ce_storm_duration_s)
         hub = self.sim.telemetry
         base_slope = hub.metrics.slope("hbm_ce_total", self.target, self.sim.now)
         hub.metrics.add("hbm_ce_total", self.target, self.sim.now, 0.0, slope=base_slope + rate)
-        start = self.sim.now
-        for off in self.report_offsets():
-            yield self.wait(start + off - self.sim.now)  # the next limit's worth of errors is in
-            self.emit.device_event(npu, fmt.HBM_CE_CODE)
-        yield self.wait(start + dur - self.sim.now)
+        start, log = self.sim.now, self.sim.ce_logs.of(self.target)
+        log.set_rate(log.rate + rate)
+        # nothing shows before the log's first report (unbounded: the storm ends before it fills the log)
+        first = max(log.due, log.last_report + self.p.ce_sensor_check_s) - start
+        self.truth.quiet_s = first if first <= dur else math.inf
+
+        def on_report(hbm: str, at: float) -> None:  # a burst of the background's may fill the log sooner
+            if hbm == self.target and at - start < self.truth.quiet_s:
+                self.truth.quiet_s = at - start
+
+        self.sim.ce_logs.listeners.append(on_report)
+        yield self.wait(dur)
+        self.sim.ce_logs.listeners.remove(on_report)
+        log.set_rate(log.rate - rate)
         hub.metrics.add("hbm_ce_total", self.target, self.sim.now, 0.0, slope=base_slope)
         self.end()
 

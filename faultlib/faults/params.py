@@ -15,7 +15,8 @@ class FaultParams(ParamGroup):
         "limit; IPMI memory sensor 0x0C offset 05h, hicann/driver dms_sensor_type.c) each time it has added this many "
         "errors; the firmware's limit is not public: taken as the 64 single-bit ECC records the device keeps "
         "(HBM_ECC_RECORD_MAX_NUMS, hicann/driver src/ascend_hal/dmc/dsmi/include/dsmi_common.h @ef377e9), each storm "
-        "error on a new address, the log starting over after each report", ge=1)
+        "error on a new address, the log starting over after each report; since session 34 the background's steady "
+        "errors and bursts fill the same log (faultlib.telemetry.celog)", ge=1)
     ce_sensor_check_s: float = P(
         0.1, "s", "the device's sensor detection timer (DMS_SENSOR_CHECK_TIMER_LEN, 100 ms, hicann/driver "
         "src/sdk_driver/inc/dms/dms_interface.h @ef377e9): a sensor state is read, so reported, at most once per check",

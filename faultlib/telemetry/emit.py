@@ -142,6 +142,16 @@ class Emitter:
                          fmt.device_plugin_switch_fault(dt, "0x08520003", "L2", l1_port, "NotHandle", recovered=up,
                                                         chip=ids.index(lk.a, "l1sw")))
 
+    def host_back(self, node: str) -> None:
+        """A stopped host is back in service (rebooted, repaired or replaced): its board is powered again and its
+        uplinks train, so each L2 chip logs its port toward the node up (``linkDown_clear``), as it logged it down
+        at the stop. The node's own ends print nothing: its L1 chips raised no alarm while unpowered, so none is
+        cleared, and the device plugin starts afresh with nothing to relay. A link another part still holds dark
+        (:func:`held_down`: the link failed or shut, a chip dead) stays down and silent."""
+        for plane in range(self.sim.topology.params.l2_planes):
+            for lid in self.sim.topology.uplinks[(node, plane)]:
+                self.link_state(lid, up=True, l1_alive=False, by=node)
+
     def hccn_link(self, port: str, up: bool) -> None:
         """A RoCE port's link change record as ``hccn_tool -link_stat`` shows it."""
         line = fmt.hccn_link_record(self.sim.wallclock(), fmt.roce_devid(port), up)

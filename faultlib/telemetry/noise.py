@@ -5,8 +5,10 @@ family. Each process draws the next event time from the pod-wide aggregate rate 
 so cost grows with events, not with components x simulated seconds.
 
 - HBM correctable errors: counter ``hbm_ce_total`` per HBM stack with a per-stack slope (lognormal spread), plus
-  occasional small bursts that add to the counter and log a device-os line with :data:`~formats.HBM_CE_CODE`
-  (the same line a CE storm prints). ``hbm_uce_total`` and ``hbm_isolated_rows`` exist (0) for every stack.
+  occasional small bursts that add to the counter. Both fill the stack's correctable-error log
+  (:mod:`faultlib.telemetry.celog`, the one a CE storm fills), whose device logs a device-os line with
+  :data:`~formats.HBM_CE_CODE` each time it is full (session 34; before, each burst printed one line whatever its
+  size). ``hbm_uce_total`` and ``hbm_isolated_rows`` exist (0) for every stack.
 - Self-healing link flaps (dirty connectors): an L1-L2 link goes FAILED for about a second and back to
   HEALTHY (``sim.state.set_health``), with switch alarm / port-state / device-plugin lines, a CRC burst and
   ``link_down_total`` + 1. Links that are not fully healthy (a fault owns them) are skipped.
@@ -35,7 +37,6 @@ import simpy
 from faultlib import ids
 from faultlib.health import Health
 from faultlib.params import P, ParamGroup
-from faultlib.telemetry import formats as fmt
 from faultlib.telemetry.emit import Emitter
 
 if TYPE_CHECKING:
@@ -57,8 +58,11 @@ class NoiseParams(ParamGroup):
         1.0, "ln units", A + "stack-to-stack spread of the CE rate (lognormal): as in DRAM field studies, a few "
         "devices carry most correctable errors", ge=0)
     hbm_ce_bursts_per_day: float = P(
-        0.05, "bursts/day per HBM", A + "a small CE burst that crosses the logging threshold about once in "
-        "20 days per stack (~19 lines/day in a 384-NPU pod); weighted towards the noisier stacks", ge=0)
+        0.05, "bursts/day per HBM", A + "a small CE burst about once in 20 days per stack, weighted towards the "
+        "noisier stacks; its errors join the stack's CE log with the steady ones and are reported only when the log "
+        "is full (faults.ce_log_limit; session 34: before, each burst printed one line, ~19 lines/day in a 384-NPU "
+        "pod; now ~4 reports/day in a fresh pod's first days, ~23/day after a few weeks: 40 simulated days, seed 1)",
+        ge=0)
     hbm_ce_burst_mean: float = P(
         20.0, "errors", A + "mean size of a benign CE burst (geometric), far below a pre-UCE storm", ge=1)
 
@@ -199,6 +203,8 @@ class _Background:
         prior_ce, prior_crc = self._prior_counts(ce)
         for h, r, c0 in zip(self.hbms, ce, prior_ce, strict=True):
             m.set("hbm_ce_total", h, now, float(c0), float(r) / DAY)
+            # the device's CE log holds the errors counted since it last started over (faultlib.telemetry.celog)
+            sim.ce_logs.of(h, int(c0)).set_rate(float(r) / DAY)
             # counters an operator's exporter publishes for every stack from the start, not when a fault occurs
             m.set("hbm_uce_total", h, now, 0.0, 0.0)
             m.set("hbm_isolated_rows", h, now, 0.0, 0.0)
@@ -266,9 +272,7 @@ class _Background:
             if not sim.state.is_up(npu):
                 continue
             self.hub.count("hbm_ce_total", hbm, float(size))
-            total = int(self.hub.read("hbm_ce_total", hbm) or 0)
-            del total  # the counter is a metric; the report line is the same for a burst and a storm
-            Emitter(sim).device_event(npu, fmt.HBM_CE_CODE)
+            sim.ce_logs.of(hbm).add(size)  # reported when the log is full, as a storm's errors are
 
     # ---- self-healing flaps ----------------------------------------------------------------------------------
     def _flappable(self, lid: str) -> bool:

@@ -13,6 +13,8 @@ to ``hisi_logs/device-<N>/history.log`` in the black box's own layout. The twin'
 devices and hosts print.
 ``environment_check`` holds hccn_tool / npu-smi output at the window start (before) and when the incident was
 diagnosed (after): link change records, link state, temperatures, HBM error counters.
+A host that is down (crashed, not yet back in service) cannot be logged in to: what a collection would fetch from it
+then is absent, and the manifest says so (``not_collected``; docs/bundles.md "A host that is down").
 
 Nothing in a bundle says whether a line came from an injected fault or background noise. The manifest
 (``bundle.json``) records where the bundle came from; a reader never needs it.
@@ -69,6 +71,12 @@ def crash_dump_path(worker: str, node: str, when: datetime) -> str:
     the ring buffer is gone after the reboot. The directory is stamped at the panic (the capture kernel's few
     seconds of boot are not modelled)."""
     return f"{worker}/crash/{fmt.host_ip(node)}-{when:%Y-%m-%d-%H:%M:%S}/vmcore-dmesg.txt"
+
+
+def reachable(sim: Simulation, node: str, t: float) -> bool:
+    """Whether a collection at ``t`` can log in to ``node``: not while its host is stopped (crashed, not yet back in
+    service; :meth:`faultlib.state.PlantState.stopped_since`)."""
+    return sim.state.stopped_since(node, t) is None
 
 
 def host_of(cid: str) -> str:
@@ -139,12 +147,16 @@ class _Export:
         self.stamp = L.stamp17(sim.wallclock(start_s))
         self.lines_out = 0
         self.switches: set[str] = set()
+        # hosts down when their logs are fetched (the window's end): no folder, nor their board's L1 chips' logs
+        self.down = {n for n in self.nodes if not reachable(sim, n, self.end_s)}
+        # host -> what could not be fetched from it: its whole folder, or a check taken while it was down
+        self.not_collected: dict[str, list[str]] = {host_of(n): ["folder"] for n in sorted(self.down, key=_natural)}
 
     # ---- routing ------------------------------------------------------------------------------------------
     def _switch_in_scope(self, line: LogLine) -> bool:
         node = ids.node_of(line.origin)
         if node is not None:
-            return node in self.node_set  # an L1 chip on a node
+            return node in self.node_set and node not in self.down  # an L1 chip on a node's (powered) board
         if line.origin in self.l2:
             return True
         for s in parse_line(line.text, line.t, line.origin, line.source, line.level):
@@ -162,7 +174,7 @@ class _Export:
                     self.lines_out += 1
                 continue
             node = ids.node_of(ln.origin)
-            if node not in self.node_set:
+            if node not in self.node_set or node in self.down:
                 continue
             w = host_of(node)
             self.lines_out += 1
@@ -195,7 +207,8 @@ class _Export:
             else:
                 self.files.add(L.other_path(w, ln.source), ln.text)
         for node in self.nodes:
-            self._plogs(node, plog.get(host_of(node), {}))
+            if node not in self.down:
+                self._plogs(node, plog.get(host_of(node), {}))
 
     # ---- CANN process logs -----------------------------------------------------------------------------
     def _ranks(self) -> dict[str, tuple[str, int, int]]:
@@ -234,8 +247,13 @@ class _Export:
     def env_checks(self, hccn: Mapping[str, list[tuple[float, int, bool]]],
                    device_lines: Mapping[str, list[LogLine]]) -> None:
         for node in self.nodes:
+            if node in self.down:
+                continue
             w = host_of(node)
             for when, t in (("before", self.start_s), ("after", self.collect_s)):
+                if not reachable(self.sim, node, t):  # npu-smi and hccn_tool run on the host: nothing ran them
+                    self.not_collected.setdefault(w, []).append(f"npu_info_{when}")
+                    continue
                 recs = [r for r in hccn.get(node, []) if r[0] <= t]
                 devs = [ln for ln in device_lines.get(node, []) if ln.t <= t]
                 self.files.raw[L.npu_info_path(w, when)] = npu_info(self.sim, node, t, recs, devs)
@@ -301,9 +319,10 @@ def write_bundle(out_dir: str | Path, sim: Simulation, *, start_s: float, end_s:
         "window": {"start": wall(ex.start_s).isoformat(), "end": wall(ex.end_s).isoformat(),
                    "start_s": ex.start_s, "end_s": ex.end_s, "collected": wall(ex.collect_s).isoformat(),
                    "collected_s": ex.collect_s},
-        "workers": {host_of(n): {"node": n, "ip": fmt.host_ip(n)} for n in ex.nodes},
+        "workers": {host_of(n): {"node": n, "ip": fmt.host_ip(n)} for n in ex.nodes if n not in ex.down},
         "switches": {host_of(s): s for s in sorted(ex.switches)},
-        "lines": ex.lines_out, **dict(meta or {}),
+        "lines": ex.lines_out, **({"not_collected": ex.not_collected} if ex.not_collected else {}),
+        **dict(meta or {}),
     }
     ex.files.raw[L.MANIFEST] = json.dumps(manifest, indent=1, sort_keys=True, default=str) + "\n"
     out.parent.mkdir(parents=True, exist_ok=True)

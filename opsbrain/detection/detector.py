@@ -10,6 +10,8 @@ lies in is a fault of its own and does not join it; a node's own line goes with 
 same second, and a job's own reports sort after the hardware's of the same stamp. Every incident gets a first
 diagnosis ``collect_s`` after it opens (sympathetic signals arrive within seconds) and another whenever a signal kind
 it had not seen arrives.
+An incident diagnosed as a whole host's stop (:data:`NODE_WIDE`) closes when a link it holds dark comes up (the host
+is back): nothing joins it then, and a later fault of that host is an incident of its own.
 Host clocks are read from the data: a host whose lines arrive before their own stamps is ahead and its stamps are
 moved back; an incident's opening event lies between its first stamp and that line's arrival (a clock that is
 behind looks like a late line).
@@ -26,7 +28,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from opsbrain.detection.explain import beside, collective_failure, is_job_report
-from opsbrain.ingest import DOWN, Signal, dark_links
+from opsbrain.ingest import DOWN, UP, Signal, dark_links
 from opsbrain.ingest.where import node_of
 from opsbrain.verdict import Diagnosis
 
@@ -45,7 +47,8 @@ def __getattr__(name: str) -> Any:
 
 TIME_RESOLUTION_S = 1e-3  # log time stamps carry milliseconds: windows compare at that resolution, so an
 # incident read back from a log bundle groups exactly as it did live
-ACTIONABLE_WARNINGS = ("sw:lanes", "dev:80E20207", "dev:80E18401", "dev:80E00209", "dev:81B18605", "dev:81078605")
+ACTIONABLE_WARNINGS = ("sw:lanes", "dev:80E20207", "dev:80E18401", "dev:80E00209", "dev:81B18605", "dev:81078605",
+                       "swfault:00F103B0")
 BURST_KINDS = ("dev:80E01805",)
 NODE_WIDE = ("node_crash",)  # classes whose root is a whole node: other wholly dark nodes are incidents of their own
 IGNORED = ("level:", "sw:up", "port:up", "hccn:up", ":recover", "hccn:tls_")  # tls_: states
@@ -97,7 +100,7 @@ class Incident:
     kinds: set[str] = field(default_factory=set)
     comps: set[str] = field(default_factory=set)
     job_nodes: set[str] = field(default_factory=set)  # where the jobs named by its job events run
-    closed: bool = False
+    closed: bool = False  # its host came back after a whole host's stop: nothing joins it any more
     detected_at: float | None = None  # when the detector opened it: the first signal's path delay + reorder_s later
     # the latest moment its first signal can have happened: when it reached the detector (None: at ``opened_at``)
     event_until: float | None = None
@@ -268,6 +271,7 @@ class Detector:
             self._process(sig, arrived)
 
     def _process(self, sig: Signal, arrived: float) -> None:
+        self._close_on_return(sig)
         if any(tag in sig.kind for tag in IGNORED):
             self._attach_quietly(sig)
             return
@@ -294,6 +298,17 @@ class Detector:
         if sig.severity >= 2 or sig.kind in ACTIONABLE_WARNINGS or self._burst_rule(sig):
             self._open(sig, arrived)
 
+    def _close_on_return(self, sig: Signal) -> None:
+        """A link up closes the incidents of its host's stop (:data:`NODE_WIDE`) that hold it dark: the host is back."""
+        link = sig.component if sig.kind in UP and sig.component and "~" in sig.component else None
+        if (node := node_of(link)) is None:
+            return
+        for inc in reversed(self.incidents):
+            if sig.t - inc.opened_at > self.p.horizon_s + TIME_RESOLUTION_S:
+                break
+            if (d := inc.diagnosis) and d.fault_class in NODE_WIDE and node_of(d.component) == node:
+                inc.closed = inc.closed or link in dark_links(inc.signals)
+
     def _burst_rule(self, sig: Signal) -> bool:
         if sig.kind not in BURST_KINDS or not sig.component:
             return False
@@ -314,6 +329,8 @@ class Detector:
         for inc in reversed(self.incidents):  # opened in time order: stop at the first beyond the horizon
             if sig.t - inc.opened_at > self.p.horizon_s + TIME_RESOLUTION_S:
                 break
+            if inc.closed:
+                continue
             if is_job:
                 # the job's nodes hold the incident's hardware, or stalls of several jobs at the same instant
                 # (one fabric event stalls every job it touches) while no hardware signal has arrived yet
@@ -349,7 +366,8 @@ class Detector:
         for inc in reversed(self.incidents):
             if sig.t - inc.opened_at > self.p.horizon_s + TIME_RESOLUTION_S:
                 break
-            if nodes & inc.nodes and self._reported_with(sig, inc, nodes) and not self._another_fault(sig, inc):
+            if (not inc.closed and nodes & inc.nodes and self._reported_with(sig, inc, nodes)
+                    and not self._another_fault(sig, inc)):
                 return inc
         return None
 

@@ -183,13 +183,17 @@ def failed_hosts(parts: list[CommandReadings]) -> list[str]:
 
 
 # ---- the twin's nodes as collected command outputs -------------------------------------------------------------
-def render_twin_npu_smi(sim: Simulation, node: str, t: float | None = None) -> str:
+def render_twin_npu_smi(sim: Simulation, node: str, t: float | None = None) -> str | None:
     """``npu-smi info`` and ``npu-smi info -i N -t ecc`` of a twin node at ``t``, in the tool's layout (MindCluster
     docs faultdiag/user_guide/03_collecting_logs.md). Values the twin does not model print ``NA``, as the tool
-    prints values it cannot read; the health column is ``NA`` too (the twin prints no ground truth)."""
+    prints values it cannot read; the health column is ``NA`` too (the twin prints no ground truth). None while the
+    node's host is stopped (crashed, not yet back in service): nothing runs npu-smi there and a collection cannot log
+    in, so there is no output to collect (docs/bundles.md "A host that is down")."""
     from faultlib.telemetry import formats as fmt
 
     t = sim.now if t is None else float(t)
+    if sim.state.stopped_since(node, t) is not None:
+        return None
     store = sim.telemetry.metrics
     npus = sorted((n for n in sim.topology.by_kind.get("npu", ()) if n.startswith(node + "/")),
                   key=fmt.device_index)

@@ -1,0 +1,119 @@
+"""HBM correctable-error logs: when a device reports 0x80E01805, for every source of correctable errors alike.
+
+The device keeps the stack's correctable errors in a log of ``faults.ce_log_limit`` records and reports 0x80E01805
+(correctable errors reached their logging limit) when it is full, at most once per sensor check
+(``faults.ce_sensor_check_s``); the log then starts over (errors recorded between the limit and the check are lost
+with it). What fills it does not matter: a CE storm, the stack's steady background errors and a background burst
+add to the same log (:class:`CeLog`), and one waiter per stack prints the report when it is due.
+
+Errors that arrive independently at a rate (a Poisson process: a storm, the steady background) reach the limit after
+a Gamma-distributed time (shape: the records still free; mean: that many over the rate). Where the rate changes or
+a burst adds errors at once, the errors that arrived meanwhile are drawn from that pending Gamma draw (given the
+``k``-th arrival at ``due``, the earlier ``k - 1`` are uniform before it: a binomial count), and the rest is drawn
+afresh (the arrivals after a moment are independent of those before). Each stack draws from its own random stream.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any
+
+import simpy
+
+if TYPE_CHECKING:
+    from faultlib.engine import Simulation
+
+Report = Callable[[str, float], None]
+"""Called with the stack and the time of each report it prints."""
+
+
+class CeLog:
+    """One stack's correctable-error log: the errors recorded since it last started over, the rate errors arrive at,
+    and when (a draw) that rate fills it."""
+
+    def __init__(self, logs: CeLogs, hbm: str, fill: int = 0) -> None:
+        self.logs, self.hbm = logs, hbm
+        self.fill = fill
+        self.rate = 0.0  # errors/s arriving independently now (the steady background, plus a storm while it lasts)
+        self.since = logs.sim.now  # when ``fill`` was last known
+        self.due = math.inf  # when the errors arriving at ``rate`` fill the log (a draw)
+        self.last_report = -math.inf
+        self._rng = logs.sim.rng(f"ce_log/{hbm}")
+        self._generation = 0
+
+    def set_rate(self, rate: float) -> None:
+        """Errors arrive at ``rate`` per second from now on."""
+        self._catch_up()
+        self.rate = max(0.0, rate)
+        self._arm(self.logs.sim.now)
+
+    def add(self, n: int) -> None:
+        """``n`` errors recorded at once now (a burst)."""
+        self._catch_up()
+        self.fill += n
+        now = self.logs.sim.now
+        if self.fill >= self.logs.limit:
+            self._wait_until(max(now, self.last_report + self.logs.check_s))
+        else:
+            self._arm(now)
+
+    # ---- the draws ----------------------------------------------------------------------------------------------
+    def _catch_up(self) -> None:
+        """Add the errors that arrived at ``rate`` since ``since`` (fewer than the log's free records: it is not due
+        yet)."""
+        now = self.logs.sim.now
+        free = self.logs.limit - self.fill
+        if self.rate > 0 and now > self.since and math.isfinite(self.due) and free > 1:
+            self.fill += int(self._rng.binomial(free - 1, min(1.0, (now - self.since) / (self.due - self.since))))
+        self.since = now
+
+    def _arm(self, t: float) -> None:
+        """Draw when the errors arriving at ``rate`` from ``t`` fill the log, and wait for it."""
+        free = self.logs.limit - self.fill
+        self.since = t
+        self.due = t + float(self._rng.gamma(free, 1.0 / self.rate)) if self.rate > 0 else math.inf
+        self._wait_until(max(self.due, self.last_report + self.logs.check_s))
+
+    def _wait_until(self, at: float) -> None:
+        self._generation += 1
+        if math.isfinite(at):
+            self.logs.sim.env.process(self._waiter(self._generation, at))
+
+    def _waiter(self, generation: int, at: float) -> Generator[simpy.Event, Any, None]:
+        yield self.logs.sim.env.timeout(max(0.0, at - self.logs.sim.now))
+        if generation != self._generation:  # re-armed meanwhile: a later waiter holds the log
+            return
+        self.last_report = at
+        self.fill = 0  # the log starts over
+        self.logs.report(self.hbm, at)
+        self._arm(at)
+
+
+class CeLogs:
+    """Every stack's log of one simulation (created on first use, empty and with no rate)."""
+
+    def __init__(self, sim: Simulation) -> None:
+        self.sim = sim
+        self.limit = sim.params.faults.ce_log_limit
+        self.check_s = sim.params.faults.ce_sensor_check_s
+        self._logs: dict[str, CeLog] = {}
+        self.listeners: list[Report] = []
+
+    def of(self, hbm: str, fill: int = 0) -> CeLog:
+        """The log of ``hbm`` (``fill``: the errors it holds when first used)."""
+        if hbm not in self._logs:
+            self._logs[hbm] = CeLog(self, hbm, fill % self.limit)
+        return self._logs[hbm]
+
+    def report(self, hbm: str, at: float) -> None:
+        """The device of ``hbm`` reports its log full (0x80E01805), if the chip is running."""
+        from faultlib import ids
+        from faultlib.telemetry import formats as fmt
+        from faultlib.telemetry.emit import Emitter
+
+        npu = ids.npu_of(hbm) or hbm
+        if self.sim.state.is_up(npu):
+            Emitter(self.sim).device_event(npu, fmt.HBM_CE_CODE)
+        for fn in self.listeners:
+            fn(hbm, at)

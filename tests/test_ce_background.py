@@ -1,0 +1,93 @@
+"""Background correctable errors are reported as a storm's are (session 34, branch twin34): the device reports
+0x80E01805 when the stack's log holds ``faults.ce_log_limit`` errors, whatever filled it
+(faultlib.telemetry.celog, the one mechanism the storm and the background use).
+
+Before: every background burst (~20 errors, geometric) printed one 0x80E01805 line at once, below the 64-record limit
+the storm's reports follow (session 33), and the steady background errors printed nothing however many they were."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from faultlib.engine import Simulation
+from faultlib.injection.spec import FaultSpec
+from faultlib.params import apply_overrides
+from faultlib.simparams import SimParams
+from faultlib.telemetry.noise import start_background_noise
+from faultlib.topology import Topology
+
+HBM = "pod0/node20/npu3/hbm"
+DAY = 86400.0
+
+
+def _reports(sim: Simulation, hbm: str | None = None) -> list[float]:
+    npu = hbm.rsplit("/", 1)[0] if hbm else None
+    return [ln.t for ln in sim.telemetry.logs if "event_id=0x80e01805;" in ln.text and (npu is None or
+                                                                                       ln.origin == npu)]
+
+
+def test_a_burst_below_the_limit_prints_nothing_and_the_one_that_fills_the_log_reports(topo1: Topology) -> None:
+    sim = Simulation(seed=3, topology=topo1)
+    log = sim.ce_logs.of(HBM)
+    for t in (10.0, 20.0, 30.0):
+        sim.run(t)
+        log.add(20)  # a background burst's size (noise.hbm_ce_burst_mean)
+    sim.run(40.0)
+    assert _reports(sim) == [] and log.fill == 60
+    log.add(20)  # the log is full: reported at once, and it starts over
+    sim.run(50.0)
+    assert _reports(sim) == [40.0] and log.fill == 0
+    log.add(64)
+    log.add(64)  # a full log records no more: one report
+    sim.run(50.05)
+    log.add(64)  # full again within the same sensor check: reported a check later
+    sim.run(60.0)
+    assert _reports(sim) == pytest.approx([40.0, 50.0, 50.0 + sim.params.faults.ce_sensor_check_s])
+
+
+def test_a_storm_fills_the_log_the_background_has_partly_filled(topo1: Topology) -> None:
+    """The same log: a stack whose log already holds 60 errors reports after ~4 of the storm's errors."""
+    rate, firsts = 0.5, {}
+    for fill in (0, 60):
+        sim = Simulation(seed=3, topology=topo1)
+        sim.ce_logs.of(HBM).add(fill)
+        sim.inject(FaultSpec(at_s=100.0, kind="hbm_ce_storm", target=HBM, params={"rate_per_s": rate},
+                             duration_s=1800.0))
+        sim.run(2000.0)
+        firsts[fill] = _reports(sim, HBM)[0] - 100.0
+        assert sim.faults[0].quiet_s == pytest.approx(firsts[fill])
+    limit = Simulation(seed=3, topology=topo1).params.faults.ce_log_limit
+    assert firsts[60] < 30.0 < firsts[0]  # 4 errors at 0.5/s (mean 8 s) against 64 (mean 128 s)
+    assert abs(firsts[0] - limit / rate) < 6 * (limit / rate) / math.sqrt(limit)
+
+
+def test_background_reports_follow_the_errors_the_stacks_count(topo1: Topology) -> None:
+    """With enough errors to fill each log a few times, the pod's reports are its counted errors over the limit,
+    less about half a log per stack (the logs start empty: each holds what it counted since its last report)."""
+    days, per_day = 3.0, 64.0
+    params = apply_overrides(SimParams(), {"noise.hbm_ce_per_day": per_day, "noise.flap_per_link_day": 0.0})
+    sim = Simulation(params, seed=7, topology=topo1)
+    start_background_noise(sim)
+    sim.run(days * DAY)
+    hbms = topo1.by_kind["hbm"]
+    limit = params.faults.ce_log_limit
+    counted = np.array([sim.telemetry.read("hbm_ce_total", h) for h in hbms])
+    expected = counted.sum() / limit - 0.5 * len(hbms)
+    got = len(_reports(sim))
+    assert abs(got - expected) < 0.1 * expected, (got, expected)
+    # each stack's gaps are Gamma-like, not one line per burst: no stack reports twice within a minute
+    for h in hbms[:40]:
+        ts = _reports(sim, h)
+        assert all(b - a > 60.0 for a, b in zip(ts, ts[1:], strict=False))
+
+
+def test_an_aged_pods_logs_hold_what_their_counters_counted(topo1: Topology) -> None:
+    params = apply_overrides(SimParams(), {"noise.counters_age_s": 20 * DAY})
+    sim = Simulation(params, seed=2, topology=topo1)
+    start_background_noise(sim)
+    limit = params.faults.ce_log_limit
+    for h in topo1.by_kind["hbm"][:20]:
+        assert sim.ce_logs.of(h).fill == int(sim.telemetry.read("hbm_ce_total", h) or 0) % limit
