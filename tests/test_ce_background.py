@@ -91,3 +91,21 @@ def test_an_aged_pods_logs_hold_what_their_counters_counted(topo1: Topology) -> 
     limit = params.faults.ce_log_limit
     for h in topo1.by_kind["hbm"][:20]:
         assert sim.ce_logs.of(h).fill == int(sim.telemetry.read("hbm_ce_total", h) or 0) % limit
+
+
+@pytest.mark.parametrize("unknown", [True, False])
+def test_a_fresh_pods_logs_start_at_an_unknown_fill_unless_its_devices_were_reset(topo1: Topology,
+                                                                                   unknown: bool) -> None:
+    """noise.ce_log_fill_unknown: a run's devices were not just reset, so a log's fill at t=0 is uniform over
+    0..limit-1 (the stationary fill); False: every log starts empty. The counters still start at 0 either way."""
+    params = apply_overrides(SimParams(), {"noise.ce_log_fill_unknown": unknown})
+    sim = Simulation(params, seed=3, topology=topo1)
+    start_background_noise(sim)
+    limit = params.faults.ce_log_limit
+    fills = np.array([sim.ce_logs.of(h).fill for h in topo1.by_kind["hbm"]])
+    assert all((sim.telemetry.read("hbm_ce_total", h) or 0) == 0 for h in topo1.by_kind["hbm"][:20])
+    if unknown:
+        assert fills.min() >= 0 and fills.max() < limit
+        assert abs(fills.mean() - (limit - 1) / 2) < 4 * limit / math.sqrt(12 * len(fills)), fills.mean()
+    else:
+        assert not fills.any()

@@ -98,6 +98,13 @@ class NoiseParams(ParamGroup):
         "(a freshly booted pod; the diagnosis training world). The held-out worlds (opsbrain/kb/heldout.py, axis "
         "counters_age) draw 1-3 days (assumed: a node rebooted or its driver reloaded in the last days) or 14-30 days "
         "(assumed: a pod in service between monthly maintenance windows)", ge=0)
+    ce_log_fill_unknown: bool = P(
+        True, "", "assumed: a run starts on devices that were not just reset, so each stack's correctable-error log "
+        "(faults.ce_log_limit records, telemetry/celog.py) holds an unknown number of records at t=0, drawn uniformly "
+        "over 0..limit-1 (the stationary fill of a log that starts over each time it is full). Where counters_age_s "
+        "gives the counters a history, the log holds that history's count modulo the limit instead. False: every log "
+        "starts empty (devices reset at t=0). Session 34: with empty logs a fresh pod printed ~4 background CE reports "
+        "a day pod-wide in its first days, against ~23 a day once the logs had filled")
 
     # ---- temperatures -------------------------------------------------------------------------------------
     npu_temp_mean_c: float = P(55.0, "degC", A + "NPU SoC temperature under steady load with liquid/air cooling")
@@ -201,10 +208,10 @@ class _Background:
             else np.full(n_h, p.hbm_ce_per_day)
         self.ce_weights = ce / ce.sum() if n_h and ce.sum() > 0 else np.full(n_h, 1.0 / max(n_h, 1))
         prior_ce, prior_crc = self._prior_counts(ce)
-        for h, r, c0 in zip(self.hbms, ce, prior_ce, strict=True):
+        for h, r, c0, fill in zip(self.hbms, ce, prior_ce, self._ce_log_fills(prior_ce), strict=True):
             m.set("hbm_ce_total", h, now, float(c0), float(r) / DAY)
             # the device's CE log holds the errors counted since it last started over (faultlib.telemetry.celog)
-            sim.ce_logs.of(h, int(c0)).set_rate(float(r) / DAY)
+            sim.ce_logs.of(h, int(fill)).set_rate(float(r) / DAY)
             # counters an operator's exporter publishes for every stack from the start, not when a fault occurs
             m.set("hbm_uce_total", h, now, 0.0, 0.0)
             m.set("hbm_isolated_rows", h, now, 0.0, 0.0)
@@ -240,6 +247,14 @@ class _Background:
         crc = rng.poisson(p.crc_per_link_day * days, len(self.links)) + np.ceil(
             rng.gamma(np.maximum(flaps, 1), p.flap_crc_burst_mean)) * (flaps > 0)
         return ce.astype(float), crc.astype(float)
+
+    def _ce_log_fills(self, prior: np.ndarray) -> np.ndarray:
+        """The records each stack's CE log holds at t=0 (:attr:`NoiseParams.ce_log_fill_unknown`): the counters'
+        history modulo the limit where they have one, else a uniform draw (its own stream: no other draw moves)."""
+        limit = self.sim.params.faults.ce_log_limit
+        if self.p.counters_age_s > 0 or not self.p.ce_log_fill_unknown:
+            return prior.astype(int) % limit
+        return self.sim.rng("noise/ce_log_fill").integers(0, limit, len(prior))
 
     # ---- helpers ------------------------------------------------------------------------------------------
     def _write_temp(self, metric: str, comp: str, value: float) -> None:
