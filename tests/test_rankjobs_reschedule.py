@@ -103,6 +103,22 @@ def test_the_text_answer_says_which_ranks_moved(rescheduled: Path) -> None:
     assert js["attempts"][1]["moved"]["from_host"] == "node-b"
 
 
+def test_a_rescheduled_run_that_failed_again_is_read_on_its_own_fault(tmp_path: Path, engine: Any) -> None:
+    """Rescheduled onto node-d at 09:00, the job fails again at 09:10, now rooted on node-d (rank 0 waits on 2, 2 on
+    1): the verdict is attempt 2's, root node-d, and the move is still said."""
+    from opsbrain.bundle import diagnose_bundle
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    b = tmp_path / "again"
+    _run(b, "08", T1, 500, FIRST, (0, 2, 1))
+    _run(b, "09", T2, 900, ("node-a", "node-d", "node-c"), (0, 2, 1))
+    for rep in (diagnose_bundle(b, engine), diagnose_logs(str(b), engine)):
+        assert "jobs" not in rep and [a["read"] for a in rep["attempts"]] == [False, True]
+        d = rep["diagnosis"]
+        assert d["attempt"]["attempt"] == 2 and _roots(d["root_cluster"]) == {"node-d"}, d["root_cluster"]
+        assert MOVE in d["evidence"][0] and "the latest attempt failed too" in d["evidence"][0]
+
+
 @pytest.mark.parametrize("case", ["two hosts moved", "another rank count", "the moved host stayed"])
 def test_other_rank_tables_stay_two_jobs(tmp_path: Path, engine: Any, case: str) -> None:
     """Two hosts' ranks moved (one rescheduling moves one faulty node's pods); a run of four ranks; node-b's rank

@@ -22,8 +22,14 @@ A restart is not another job (session 34): a run that began after the job's late
 of a communicator of the same size: the same rank table; the communicator's identifier may differ, as HCCL's
 root-info identifier ends in the time it was made) is the job's next attempt. The verdict is about the latest
 attempt that logged an error (:func:`read_attempt`): the earlier one's fault when the restart ran clean, the
-later one's when it failed again. Another rank table (another rank count, another device or host) or a start more
-than :data:`RESTART_S` after the earlier run is another job, as before.
+later one's when it failed again. So is a rescheduling off a failed host (:func:`moved_ranks`): MindCluster's pod- and
+process-level rescheduling start the faulty node's pods on a spare node, the rest again on their devices; a run of
+the same rank count whose ranks that changed device all left one host (which runs none of the later run's) for
+devices the earlier run did not use is the next attempt, the moved ranks and the host that left (the earlier
+attempt's suspect) said in :func:`describe_attempts`. The rank tables are compared on what both runs name: a rank
+whose plog one run lacks (a partial collection) is no difference. Another rank table (another rank count, ranks
+moved off two hosts or among the job's own hosts) or a start more than :data:`RESTART_S` after the earlier run is
+another job, as before.
 """
 
 from __future__ import annotations
