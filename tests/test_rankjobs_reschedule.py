@@ -17,9 +17,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from tests.test_bundle_twojobs import INIT, RUN, _write
+from tests.test_rankjobs_restart import _run as run_at
 
-IP = {"node-a": "10.9.0.1", "node-b": "10.9.0.2", "node-c": "10.9.0.3", "node-d": "10.9.0.4", "node-e": "10.9.0.5"}
 FIRST = ("node-a", "node-b", "node-c")  # rank r on FIRST[r]'s device r
 T1 = "10.9.0.1%eth0_60000_0_1769241601000100"  # the root-info identifier of the 08:00 run
 T2 = "10.9.0.1%eth0_60000_0_1769245201000100"  # of the 09:00 run (HCCL makes one per run)
@@ -27,21 +26,8 @@ T2 = "10.9.0.1%eth0_60000_0_1769245201000100"  # of the 09:00 run (HCCL makes on
 
 def _run(root: Path, hour: str, ident: str, pid0: int, hosts: tuple[str, ...], order: tuple[int, ...] | None,
          size: int = 3, lost: tuple[int, ...] = ()) -> None:
-    """One run at ``hour`` on 2026-01-24: rank r on ``hosts[r]``'s device r of ``size`` ranks; with ``order`` each
-    rank waits on the next of it (a transport set-up failure, the last one the root), without it a clean run. The
-    ranks of ``lost`` have no plog in the collection."""
-    day = "2026-01-24"
-    for r, host in enumerate(hosts):
-        if r in lost:
-            continue
-        pid = pid0 + r
-        text = RUN.format(pid=pid, day=day, rank=r, ident=ident, ip=IP[host]).replace("rankNum[3]", f"rankNum[{size}]")
-        if order is not None and r != order[-1]:
-            dst = order[order.index(r) + 1]
-            text += INIT.format(pid=pid, day=day, rank=r, dst=dst, rip=f"{IP[hosts[dst]]}/{dst}", ms=100 + r,
-                                ms2=200 + r)
-        _write(root / host / "process_log" / "run" / "plog" / f"plog-{pid}_20260124{hour}0000000.log",
-               text.replace("-08:", f"-{hour}:"))
+    """One run at ``hour`` on 2026-01-24 (tests/test_rankjobs_restart.py's), rank r on ``hosts[r]``'s device r."""
+    run_at(root, "2026-01-24", hour, ident, pid0, order, size=size, hosts=hosts, lost=lost)
 
 
 @pytest.fixture(scope="module")
