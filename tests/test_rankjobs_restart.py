@@ -17,18 +17,22 @@ from click.testing import CliRunner
 
 from tests.test_bundle_twojobs import HOSTS, INIT, IPS, RUN, _write
 
+IP = dict(zip(HOSTS, IPS, strict=True)) | {"node-d": "10.9.0.4", "node-e": "10.9.0.5"}  # node-d, node-e: spare nodes
+
 
 def _run(root: Path, day: str, hour: str, ident: str, pid0: int, order: tuple[int, ...] | None,
-         size: int = 3) -> None:
-    """One run of a job at ``hour``: host k runs rank k of ``size`` on device k; with ``order`` each rank waits on the
-    next of it (a transport set-up failure, the last one the root), without it a clean run."""
-    ranks = (0, 1, 2)
-    for k, host in enumerate(HOSTS):
-        r, pid = ranks[k], pid0 + k
-        text = RUN.format(pid=pid, day=day, rank=r, ident=ident, ip=IPS[k]).replace("rankNum[3]", f"rankNum[{size}]")
+         size: int = 3, hosts: tuple[str, ...] = HOSTS, lost: tuple[int, ...] = ()) -> None:
+    """One run of a job at ``hour``: rank k on ``hosts[k]``'s device k of ``size`` ranks; with ``order`` each rank
+    waits on the next of it (a transport set-up failure, the last one the root), without it a clean run. The ranks
+    of ``lost`` have no plog in the collection (tests/test_rankjobs_reschedule.py)."""
+    for r, host in enumerate(hosts):
+        if r in lost:
+            continue
+        pid = pid0 + r
+        text = RUN.format(pid=pid, day=day, rank=r, ident=ident, ip=IP[host]).replace("rankNum[3]", f"rankNum[{size}]")
         if order is not None and r != order[-1]:
             dst = order[order.index(r) + 1]
-            text += INIT.format(pid=pid, day=day, rank=r, dst=dst, rip=f"{IPS[ranks.index(dst)]}/{dst}",
+            text += INIT.format(pid=pid, day=day, rank=r, dst=dst, rip=f"{IP[hosts[dst]]}/{dst}",
                                 ms=100 + r, ms2=200 + r)
         stamp = day.replace("-", "") + hour + "0000000"
         _write(root / host / "process_log" / "run" / "plog" / f"plog-{pid}_{stamp}.log",

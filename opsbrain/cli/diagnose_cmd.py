@@ -147,9 +147,10 @@ def _echo_jobs(jobs: list[dict[str, Any]], d: dict[str, Any] | None,
     """The jobs an input's processes are of, where they are several (``ingest.rankjobs``), and the attempts of a job
     run more than once (a restart); with ``d``: each other job's own root cluster, not the verdict's."""
     from opsbrain.diagnosis.jobs import attempt_line, job_words
+    from opsbrain.ingest.rankjobs import ran_words
 
     if attempts:
-        click.echo(f"  attempts: the job ran {len(attempts)} times on the same devices with the same ranks (a restart)")
+        click.echo(f"  attempts: {ran_words(attempts)}")
         for a in attempts:
             click.echo(f"    {attempt_line(a)}")
     if jobs:

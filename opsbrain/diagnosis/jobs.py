@@ -31,7 +31,8 @@ def job_words(job: dict[str, Any]) -> str:
     more = f" and {len(job['communicators']) - 3} more" if len(job["communicators"]) > 3 else ""
     incs = f"; incidents {', '.join(job['incidents']) or 'none'}" if "incidents" in job else ""
     runs = job.get("attempts") or []
-    again = (f"; ran {len(runs)} times (a restart), the evidence from attempt "
+    how = "a rescheduling" if any(a.get("moved") for a in runs) else "a restart"
+    again = (f"; ran {len(runs)} times ({how}), the evidence from attempt "
              + str(next(a["attempt"] for a in runs if a["read"]))) if runs else ""
     return (f"job {job['job']}: communicator {comms}{more} on {', '.join(job['hosts']) or 'no host named'}, "
             f"{job['first_line']} to {job['last_line']}{incs}{again}"
@@ -39,11 +40,15 @@ def job_words(job: dict[str, Any]) -> str:
 
 
 def attempt_line(a: dict[str, Any]) -> str:
-    """One attempt of a job in a line: ``attempt 1: pids 501, 502, 2026-01-24T08:00:01 to ..., first error ...``."""
+    """One attempt of a job in a line: ``attempt 1: pids 501, 502, 2026-01-24T08:00:01 to ..., first error ...``
+    (and the ranks a rescheduling moved before it)."""
+    from opsbrain.ingest.rankjobs import move_words
+
     pids = ", ".join(a["pids"][:4]) + (f" and {len(a['pids']) - 4} more" if len(a["pids"]) > 4 else "")
     return (f"attempt {a['attempt']}: pid {pids}, {a['first_line']} to {a['last_line']}, "
             + (f"first error {a['first_error']}" if a["first_error"] else "failed" if a["failed"] else "no error")
-            + ("; the verdict's evidence is from it" if a["read"] else ""))
+            + ("; the verdict's evidence is from it" if a["read"] else "")
+            + (f"; {w}" if (w := move_words(a)) else ""))
 
 
 def busiest_job(table: RankTable) -> int:

@@ -22,8 +22,14 @@ A restart is not another job (session 34): a run that began after the job's late
 of a communicator of the same size: the same rank table; the communicator's identifier may differ, as HCCL's
 root-info identifier ends in the time it was made) is the job's next attempt. The verdict is about the latest
 attempt that logged an error (:func:`read_attempt`): the earlier one's fault when the restart ran clean, the
-later one's when it failed again. Another rank table (another rank count, another device or host) or a start more
-than :data:`RESTART_S` after the earlier run is another job, as before.
+later one's when it failed again. So is a rescheduling off a failed host (:func:`moved_ranks`): MindCluster's pod- and
+process-level rescheduling start the faulty node's pods on a spare node, the rest again on their devices; a run of
+the same rank count whose ranks that changed device all left one host (which runs none of the later run's) for
+devices the earlier run did not use is the next attempt, the moved ranks and the host that left (the earlier
+attempt's suspect) said in :func:`describe_attempts`. The rank tables are compared on what both runs name: a rank
+whose plog one run lacks (a partial collection) is no difference. Another rank table (another rank count, ranks
+moved off two hosts or among the job's own hosts) or a start more than :data:`RESTART_S` after the earlier run is
+another job, as before.
 """
 
 from __future__ import annotations
@@ -47,7 +53,14 @@ at the alarm, starts within minutes; later than the detector's horizon the runs 
 verdict), as before session 34."""
 
 
-def _slot(p: RankProcess) -> tuple[str, int | None, str]:
+Slot = tuple[str, int | None, str]
+"""A device a process ran on (:func:`_slot`)."""
+
+Moved = list[tuple[int, Slot, Slot]]
+"""The ranks a rescheduling moved: (rank, its device in the earlier attempt, its device in the later), by rank."""
+
+
+def _slot(p: RankProcess) -> Slot:
     """The device a process ran on (its worker and device; its pid where no device is known)."""
     return (p.worker, p.device, "" if p.device is not None else p.pid)
 
@@ -120,16 +133,44 @@ def _two_jobs(a: list[RankProcess], b: list[RankProcess]) -> bool:
     return gap > APART_S and not set().union(*map(_comms, a)) & set().union(*map(_comms, b))
 
 
-def _placement(run: list[RankProcess]) -> dict[tuple[str, int | None, str], tuple[int, int | None]] | None:
+def _placement(run: list[RankProcess]) -> dict[Slot, tuple[int, int | None]] | None:
     """Each device of a run with its rank in the run's widest communicator (rank, rank count): the rank table the run
-    was started with. None where a process names no device (no placement to compare)."""
+    was started with (a process that names no communicator is in none). None where a process names no device."""
     out = {}
     for p in run:
         ranks = [(rank, total) for ident, (rank, total) in p.ranks.items() if ident != CONSOLE_GROUP]
-        if p.device is None or not ranks:
+        if not ranks:
+            continue
+        if p.device is None:
             return None
         out[_slot(p)] = max(ranks, key=lambda rt: (rt[1] or 0, -rt[0]))
     return out
+
+
+def _by_rank(pl: dict[Slot, tuple[int, int | None]]) -> dict[tuple[int, int | None], Slot] | None:
+    """A placement read by rank (None where two devices hold one rank: sub-communicators of one size)."""
+    out = {rt: slot for slot, rt in pl.items()}
+    return out if len(out) == len(pl) else None
+
+
+def moved_ranks(last: list[RankProcess], run: list[RankProcess]) -> Moved | None:
+    """How ``run``'s rank table differs from ``last``'s where it is the same job's (the module docstring): ``[]`` the
+    same devices with the same ranks, else the ranks a rescheduling moved off the one host that left the job; None
+    where it is another rank table. A rank whose plog one run lacks (a partial collection) is no difference."""
+    pa, pb = _placement(last), _placement(run)
+    if not pa or not pb or max(t or 0 for _r, t in pa.values()) != max(t or 0 for _r, t in pb.values()):
+        return None  # (another rank count)
+    if any(pa[s] != pb[s] for s in pa.keys() & pb.keys()):
+        return None  # a device that holds another rank
+    ra, rb = _by_rank(pa), _by_rank(pb)
+    if ra is None or rb is None:
+        return [] if pa == pb else None
+    common = ra.keys() & rb.keys()
+    moved = sorted((rt[0], ra[rt], rb[rt]) for rt in common if ra[rt] != rb[rt])
+    left = {a[0] for _r, a, _b in moved}
+    if not common or len(left) > 1 or left & {s[0] for s in pb}:
+        return None  # no rank to compare; more than one host's ranks moved; the host they left still runs ranks
+    return moved
 
 
 def _restart(last: list[RankProcess], run: list[RankProcess]) -> bool:
@@ -137,8 +178,7 @@ def _restart(last: list[RankProcess], run: list[RankProcess]) -> bool:
     sa, sb = _span(last), _span(run)
     if sa is None or sb is None or not 0 < sb[0] - sa[1] <= RESTART_S:
         return False
-    pa, pb = _placement(last), _placement(run)
-    return pa is not None and pa == pb
+    return moved_ranks(last, run) is not None
 
 
 def _gap(group: list[RankProcess], t: float | None) -> float:
@@ -205,10 +245,16 @@ def describe(n: int, procs: list[RankProcess]) -> dict[str, Any]:
             "first_error": _when(min(errs) if errs else None)}
 
 
+def _device(s: Slot) -> str:
+    return f"{s[0]} device {s[1]}"
+
+
 def describe_attempts(attempts: list[list[RankProcess]], read: int) -> list[dict[str, Any]]:
     """Each attempt (run) of a job as the report lists it: its number, pids, first and last line, first error,
-    whether it failed (logged an error) and whether the verdict's evidence is from it (``read``)."""
-    out = []
+    whether it failed (logged an error) and whether the verdict's evidence is from it (``read``); an attempt a
+    rescheduling moved ranks for its ``moved`` (the host they left, the hosts they went to, each rank's devices), the
+    attempt before it its ``suspect_host`` (the host that left: the one the rescheduling took out of the job)."""
+    out: list[dict[str, Any]] = []
     for k, procs in enumerate(attempts):
         span = _span(procs)
         errs = [p.first_error_t for p in procs if p.first_error_t is not None]
@@ -216,11 +262,41 @@ def describe_attempts(attempts: list[list[RankProcess]], read: int) -> list[dict
                     "first_line": _when(span[0] if span else None), "last_line": _when(span[1] if span else None),
                     "first_error": _when(min(errs) if errs else None),
                     "failed": any(p.errors or p.first_error is not None for p in procs), "read": k == read})
+        if k and (moved := moved_ranks(attempts[k - 1], procs)):
+            left = moved[0][1][0]
+            out[-1]["moved"] = {"from_host": left, "to_hosts": sorted({b[0] for _r, _a, b in moved}),
+                                "ranks": [{"rank": r, "from": _device(a), "to": _device(b)} for r, a, b in moved]}
+            out[-2]["suspect_host"] = left
     return out
 
 
+def ran_words(attempts: list[dict[str, Any]], runs: str = "") -> str:
+    """How a job ran more than once: ``the job ran 2 times on the same devices with the same ranks (a restart)``, or
+    with the ranks of a host that left moved to another (a rescheduling); ``runs`` said within the brackets."""
+    moves = [a["moved"] for a in attempts if a.get("moved")]
+    more = f": {runs}" if runs else ""
+    if not moves:
+        return f"the job ran {len(attempts)} times on the same devices with the same ranks (a restart{more})"
+    hosts = "; ".join(f"{m['from_host']}'s ranks to {', '.join(m['to_hosts'])}" for m in moves)
+    return (f"the job ran {len(attempts)} times with the same ranks, all but one host's on the same devices "
+            f"(a rescheduling, {hosts}{more})")
+
+
+def move_words(a: dict[str, Any]) -> str:
+    """The ranks a rescheduling moved before attempt ``a``: ``attempt 2 moved rank 1 from node-b device 1 to node-d
+    device 1; node-b left the job: attempt 1's suspect``; empty where none moved."""
+    m = a.get("moved")
+    if not m:
+        return ""
+    ranks = ", ".join(f"rank {x['rank']} from {x['from']} to {x['to']}" for x in m["ranks"][:4])
+    more = f" and {len(m['ranks']) - 4} more" if len(m["ranks"]) > 4 else ""
+    return (f"attempt {a['attempt']} moved {ranks}{more}; {m['from_host']} left the job: attempt "
+            f"{a['attempt'] - 1}'s suspect")
+
+
 def attempt_words(attempts: list[dict[str, Any]]) -> str:
-    """Why the verdict's evidence is from the attempt it is from (``attempts``: :func:`describe_attempts`)."""
+    """Why the verdict's evidence is from the attempt it is from (``attempts``: :func:`describe_attempts`), and
+    which ranks a rescheduling moved from which host to which."""
     read = next(a for a in attempts if a["read"])
     later = [a for a in attempts if a["attempt"] > read["attempt"]]
     why = ("no attempt logged an error" if not read["failed"]
@@ -230,5 +306,5 @@ def attempt_words(attempts: list[dict[str, Any]]) -> str:
                      + (" ..." if len(a["pids"]) > 3 else "") + f") {a['first_line']} to {a['last_line']}"
                      + (f", first error {a['first_error']}" if a["first_error"] else ", no error")
                      for a in attempts)
-    return (f"the job ran {len(attempts)} times on the same devices with the same ranks (a restart: {runs}); "
-            f"the evidence is from attempt {read['attempt']}: {why}")
+    moves = "".join(f"; {w}" for a in attempts if (w := move_words(a)))
+    return f"{ran_words(attempts, runs)}{moves}; the evidence is from attempt {read['attempt']}: {why}"
