@@ -1,0 +1,83 @@
+"""Session 34's hardening: one regression test (or more) per defect found, each failing before its fix."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from opsbrain.cli import cli
+
+BLANK = "  \n\n\t \r\n\u3000\u00a0\n"  # spaces, tabs, CRLF, an ideographic and a no-break space: no text
+
+
+def _tgz(members: dict[str, str]) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name, text in members.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def _one_line(res: object, *said: str) -> None:
+    out = res  # click's Result
+    assert out.exit_code == 2, (out.exit_code, out.output)  # type: ignore[attr-defined]
+    err = out.stderr  # type: ignore[attr-defined]
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert out.stdout == ""  # type: ignore[attr-defined]
+    for s in said:
+        assert s in err, (s, err)
+
+
+def test_blank_logs_are_refused_as_empty_ones_are(tmp_path: Path) -> None:
+    """White space only (a file, stdin, a directory of blank files, several blank files, a blank .gz, an archive of
+    blank members) answered "no fault found ... in N lines", exit 0 -- the clean bill of health session 33 took
+    away from empty input. Now one line naming --logs and the input, exit 2."""
+    import gzip
+
+    home = ["--data-dir", str(tmp_path / "home")]
+    blank = tmp_path / "blank.log"
+    blank.write_text(BLANK)
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "a.log").write_text(BLANK)
+    (d / "b.log").write_text("")
+    gz = tmp_path / "blank.log.gz"
+    gz.write_bytes(gzip.compress(BLANK.encode()))
+    tgz = tmp_path / "blank.tar.gz"
+    tgz.write_bytes(_tgz({"w/a.log": BLANK, "w/b.log": "\n\n"}))
+    for args, stdin, said in ((["--logs", str(blank)], None, ("blank file", str(blank))),
+                              (["--logs", "-"], BLANK, ("only blank lines on stdin",)),
+                              (["--logs", "-", "--json"], BLANK, ("only blank lines on stdin",)),
+                              (["--logs", str(d)], None, ("no log text in the directory", str(d))),
+                              (["--logs", str(blank), str(d / "a.log")], None, ("these 2 files",)),
+                              (["--logs", str(gz)], None, ("blank file", str(gz))),
+                              (["--logs", str(tgz)], None, ("its 2 files", str(tgz)))):
+        res = CliRunner().invoke(cli, ["diagnose", *args, *home], input=stdin)
+        _one_line(res, "--logs", *said)
+    # one line of text among the blank ones is text: an answer
+    (d / "c.log").write_text("[ERROR] RUNTIME(1,python):2025-01-01-00:00:00.000.000 [x.cc:1] aicore timeout\n")
+    assert CliRunner().invoke(cli, ["diagnose", "--logs", str(d), *home]).exit_code == 0
+
+
+@pytest.mark.parametrize("archived", [False, True])
+def test_a_bundle_of_blank_files_is_refused(tmp_path: Path, archived: bool) -> None:
+    """A bundle whose files are all empty or blank answered "no fault found ... in 0 lines of the bundle", exit 0,
+    while a bundle without files was already refused."""
+    home = ["--data-dir", str(tmp_path / "home")]
+    if archived:
+        bundle = tmp_path / "b.tar.gz"
+        bundle.write_bytes(_tgz({"b/worker-0/plog-1.log": BLANK, "b/worker-0/x.log": ""}))
+    else:
+        bundle = tmp_path / "b"
+        (bundle / "worker-0").mkdir(parents=True)
+        (bundle / "worker-0" / "plog-1.log").write_text(BLANK)
+        (bundle / "worker-0" / "x.log").write_text("")
+    res = CliRunner().invoke(cli, ["diagnose", "--bundle", str(bundle), *home])
+    _one_line(res, str(bundle), "no log text in the bundle", "2 files are empty or blank")
