@@ -81,3 +81,44 @@ def test_a_bundle_of_blank_files_is_refused(tmp_path: Path, archived: bool) -> N
         (bundle / "worker-0" / "x.log").write_text("")
     res = CliRunner().invoke(cli, ["diagnose", "--bundle", str(bundle), *home])
     _one_line(res, str(bundle), "no log text in the bundle", "2 files are empty or blank")
+
+
+def _state(root: Path, **change: object) -> dict[str, object]:
+    return {"version": 1, "root": str(root.resolve()), "saved_at": "2026-12-05T10:00:00", "next_incident": 3,
+            "history": [], "files": {"a.log": {"head": "00", "head_n": 1, "inode": 1, "line_no": 4, "offset": 11}},
+            **change}
+
+
+@pytest.mark.parametrize("change, where", [
+    ({"next_incident": [None]}, "next_incident: expected a whole number >= 1, got [null]"),
+    ({"next_incident": 1e300}, "next_incident"),
+    ({"next_incident": True}, "next_incident"),
+    ({"files": {"a.log": {"inode": [1], "offset": 0, "head": "", "head_n": 0}}}, "files.a.log.inode"),
+    ({"files": {"a.log": {"inode": 1, "offset": 0, "head": 5, "head_n": 0}}}, "files.a.log.head"),
+    ({"files": []}, "files: expected a mapping"),
+    ({"history": {"a": 1}}, "history: expected a list"),
+])
+def test_a_watch_state_of_the_wrong_shape_is_one_line(tmp_path: Path, change: dict[str, object], where: str) -> None:
+    """``watch --state FILE`` with a field of the wrong type: ``next_incident: [null]`` was a TypeError traceback
+    (found by tests/test_fuzz_inputs.py), a list as a file's inode an unhashable-type one."""
+    import json
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "a.log").write_text("[ERROR] x\n")
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps(_state(logs, **change)))
+    res = CliRunner().invoke(cli, ["watch", "--logs", str(logs), "--state", str(state), "--max-runtime", "0.2",
+                                   "--data-dir", str(tmp_path / "home")])
+    _one_line(res, str(state), where, "not a watch state file")
+
+
+def test_a_watch_state_nested_too_deeply_is_one_line(tmp_path: Path) -> None:
+    """A state file of 10^5 '[': a RecursionError traceback (json.loads outside the one JSON reader)."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    state = tmp_path / "state.json"
+    state.write_text("[" * 100_000)
+    res = CliRunner().invoke(cli, ["watch", "--logs", str(logs), "--state", str(state), "--max-runtime", "0.2",
+                                   "--data-dir", str(tmp_path / "home")])
+    _one_line(res, str(state), "not a watch state file")
