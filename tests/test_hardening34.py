@@ -122,3 +122,17 @@ def test_a_watch_state_nested_too_deeply_is_one_line(tmp_path: Path) -> None:
     res = CliRunner().invoke(cli, ["watch", "--logs", str(logs), "--state", str(state), "--max-runtime", "0.2",
                                    "--data-dir", str(tmp_path / "home")])
     _one_line(res, str(state), "not a watch state file")
+
+
+@pytest.mark.parametrize("command", [["chaos", "validate"], ["runbooks", "validate"], ["kb", "validate"]])
+def test_validate_errors_stay_one_line_each(tmp_path: Path, command: list[str]) -> None:
+    """A key holding a CR or a line break (``"x\\ry\\nz": 1``) was echoed as it is by the validate commands: the
+    error 'x<CR>y<LF>z: unknown field' broke into lines that did not start with 'opsbrain: error:' (found by
+    tests/test_fuzz_inputs.py on a superpod block); each error is one line now, as the root group's are."""
+    f = tmp_path / "cr.yaml"
+    f.write_text('"x\\ry\\nz\\u2028w": 1\n')
+    res = CliRunner().invoke(cli, [*command, str(f)])
+    assert res.exit_code == 2
+    lines = res.stderr.splitlines()
+    assert lines and all(x.startswith(f"opsbrain: error: {f}: ") for x in lines), lines
+    assert any("x y z w: unknown field" in x for x in lines), lines

@@ -16,6 +16,7 @@ from opsbrain.cli.base import (
     _store,
     cli,
     data_dir_option,
+    echo_errors,
     exit_unless_passed,
     fault_profiles,
     json_option,
@@ -62,8 +63,7 @@ def chaos_validate(files: tuple[str, ...], as_json: bool) -> None:
         _emit_json({"valid": not errors, "errors": errors, "files": list(files)})
     elif not errors:
         click.echo(f"{len(files)} scenario file(s) valid")
-    for e in errors if not as_json else []:
-        click.echo(f"opsbrain: error: {e}", err=True)
+    echo_errors(errors if not as_json else [])
     if errors:
         sys.exit(2)
 
