@@ -136,3 +136,19 @@ def test_validate_errors_stay_one_line_each(tmp_path: Path, command: list[str]) 
     lines = res.stderr.splitlines()
     assert lines and all(x.startswith(f"opsbrain: error: {f}: ") for x in lines), lines
     assert any("x y z w: unknown field" in x for x in lines), lines
+
+
+@pytest.mark.parametrize("probe, code, where", [
+    ("[]", "1", "probe: expected text"),  # was a TypeError traceback (unhashable list), found by test_fuzz_inputs
+    ("{a: 1}", "1", "probe: expected text"),
+    ("hcclret", "{a: 1}", "rows[0].code: a code is a whole number or text"),  # these were counted as rows
+    ("hcclret", "1.5", "rows[0].code"),
+    ("hcclret", "true", "rows[0].code"),
+    ("hcclret", "null", "rows[0].code"),
+])
+def test_a_code_table_of_the_wrong_shape_is_one_line(tmp_path: Path, probe: str, code: str, where: str) -> None:
+    """``kb coverage --table FILE``: a probe that is no text crashed; a code that is no number or word (a mapping,
+    1.5, true, null) was measured as a row of the table (1.5 even as 'known')."""
+    f = tmp_path / "t.yaml"
+    f.write_text(f"table: t\nsource: s\nprobe: {probe}\nrows:\n  - code: {code}\n    name: n\n")
+    _one_line(CliRunner().invoke(cli, ["kb", "coverage", "--table", str(f)]), str(f), where)
