@@ -152,3 +152,17 @@ def test_a_code_table_of_the_wrong_shape_is_one_line(tmp_path: Path, probe: str,
     f = tmp_path / "t.yaml"
     f.write_text(f"table: t\nsource: s\nprobe: {probe}\nrows:\n  - code: {code}\n    name: n\n")
     _one_line(CliRunner().invoke(cli, ["kb", "coverage", "--table", str(f)]), str(f), where)
+
+
+@pytest.mark.parametrize("command", [["superpod", "run"], ["chaos", "run"], ["chaos", "validate"]])
+def test_an_empty_key_in_a_scenario_is_named_with_the_file(tmp_path: Path, command: list[str]) -> None:
+    """``"": {...}`` in a scenario's spec (a key hypothesis renamed to ""): the scenario check took the empty key
+    for a union member's scalar branch and dropped the error, so the model's own ValidationError came out as
+    'spec.: Extra inputs are not permitted', naming no file (superpod run, chaos run) or no error at all."""
+    repo = Path(__file__).resolve().parents[1]
+    text = (repo / "scenarios/tenant-slices.yaml").read_text()
+    f = tmp_path / "s.yaml"
+    f.write_text(text.replace("\n  superpod:", '\n  "":', 1))
+    extra = ["--no-store"] if command[0] == "superpod" else ["--dry-run"] if command[1] == "run" else []
+    res = CliRunner().invoke(cli, [*command, str(f), *extra])
+    _one_line(res, str(f), 'spec[""]: unknown field')
