@@ -45,7 +45,8 @@ def diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | Non
                          "with --logs FILE FILE ...")
     if bundle is not None and incident_file:
         raise InputError(f"--bundle reads one bundle, a directory or an archive ({len(incident_file)} more "
-                         f"path(s) given: {incident_file[0]}); several log files are read with --logs FILE FILE ...")
+                         f"path{'s' * (len(incident_file) != 1)} given: {incident_file[0]}); several log files are "
+                         "read with --logs FILE FILE ...")
     if incident_json := next((f for f in more if _is_incident_file(f)), None):
         raise InputError(f"{incident_json} is an exported incident (an object with a 'lines' list), given with --logs: "
                          "diagnose it alone (diagnose INCIDENT_FILE), or give --logs only log files")

@@ -298,7 +298,7 @@ def _headline(journal: dict[str, Any], faults: list[dict[str, Any]]) -> str:
         parts.append(f"{str(journal['verdict_reason'])[0].upper()}{str(journal['verdict_reason'])[1:]}.")
     if faults:
         early = s.get("recovered_before_detection") or 0
-        parts.append(f"{len(faults)} fault(s); {s.get('diagnosed_correctly', 0)} diagnosed correctly, "
+        parts.append(f"{text.count(len(faults), 'fault')}; {s.get('diagnosed_correctly', 0)} diagnosed correctly, "
                      f"{s.get('recovered', 0)} recovered (median ttr after detection "
                      f"{text.both(s.get('median_ttr_s'))})"
                      + (f"; {early} back before detection (healed by itself or needed no action), counted apart"
@@ -306,9 +306,9 @@ def _headline(journal: dict[str, Any], faults: list[dict[str, Any]]) -> str:
     else:
         parts.append("No injected fault.")
     if silent := text.never_fired(journal):
-        parts.append(f"{len(silent)} triggered fault(s) never injected: the trigger never fired.")
+        parts.append(f"{text.count(len(silent), 'triggered fault')} never injected: the trigger never fired.")
     if s.get("false_positives"):
-        parts.append(f"{s['false_positives']} false positive(s).")
+        parts.append(f"{text.count(s['false_positives'], 'false positive')}.")
     if journal.get("abort_reason"):
         parts.append(f"Aborted: {journal['abort_reason']}.")
     return " ".join(parts)
