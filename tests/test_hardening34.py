@@ -166,3 +166,28 @@ def test_an_empty_key_in_a_scenario_is_named_with_the_file(tmp_path: Path, comma
     extra = ["--no-store"] if command[0] == "superpod" else ["--dry-run"] if command[1] == "run" else []
     res = CliRunner().invoke(cli, [*command, str(f), *extra])
     _one_line(res, str(f), 'spec[""]: unknown field')
+
+
+def test_no_maybe_plurals_in_what_the_cli_and_the_reports_print() -> None:
+    """'1 fault(s) not detected', '0 spare node(s) left', 'in-place recovery(ies)': the CLI and the reports say a
+    count's noun in its number (opsbrain.report.text.count). Every string literal of opsbrain/cli and
+    opsbrain/report but docstrings; 'http(s)' is a scheme, not a plural."""
+    import ast
+    import re
+
+    from opsbrain.report.text import count
+
+    assert [count(1, "fault"), count(0, "fault"), count(2, "in-place recovery", "in-place recoveries")] == [
+        "1 fault", "0 faults", "2 in-place recoveries"]
+    repo = Path(__file__).resolve().parents[1]
+    found = []
+    for f in sorted([*(repo / "opsbrain/cli").glob("*.py"), *(repo / "opsbrain/report").glob("*.py")]):
+        tree = ast.parse(f.read_text())
+        docs = {id(n.body[0].value) for n in ast.walk(tree) if isinstance(
+            n, ast.Module | ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef) and n.body and isinstance(
+            n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+                found += [f"{f.name}:{node.lineno}: {m}" for m in re.findall(r"\w+\((?:s|es|ies)\)", node.value)
+                          if m != "http(s)"]
+    assert found == []
