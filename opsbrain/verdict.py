@@ -88,17 +88,19 @@ RESTARTS = ("restart_process", "restart_job", "restart_instance")
 def trouble(inc: dict[str, Any]) -> str | None:
     """Why an incident is no background event whatever caused it, in words, or None: a workload down (the
     progress watchdog's ``workload_stuck``), restarts of work that failed, escalations of its runbook
-    (``train down, 9 failed restart(s), 3 escalation(s), the last to a person``)."""
+    (``train down, 9 failed restarts, 3 escalations, the last to a person``)."""
+    from opsbrain.report.text import count  # (opsbrain.report imports this module)
+
     d = inc.get("diagnosis") or {}
     acts = [a for a in inc.get("actions") or [] if isinstance(a, dict)]
     failed = sum(1 for a in acts if a.get("action") in RESTARTS and a.get("status") == "failed")
     esc = [a for a in acts if a.get("action") == "escalate"]
     parts = [f"{d.get('component') or 'a workload'} down"] if d.get("fault_class") == WORKLOAD_DOWN_CLASS else []
     if failed:
-        parts.append(f"{failed} failed restart(s)")
+        parts.append(count(failed, "failed restart"))
     if esc:
         human = (esc[-1].get("detail") or {}).get("to_rung") == "human"
-        parts.append(f"{len(esc)} escalation(s)" + (", the last to a person" if human else ""))
+        parts.append(count(len(esc), "escalation") + (", the last to a person" if human else ""))
     return ", ".join(parts) or None
 
 
@@ -134,7 +136,9 @@ def human_steps_note(fault: dict[str, Any]) -> str:
         return ""
     where = ("counted here" if folded.get("counted_with") == fault.get("id")
              else f"counted with {folded.get('counted_with')}")
-    return f"folded into {folded.get('into')}: its {folded.get('steps', 0)} step(s) {where}"
+    from opsbrain.report.text import count
+
+    return f"folded into {folded.get('into')}: its {count(folded.get('steps', 0), 'step')} {where}"
 
 
 def censored_reason(inc: dict[str, Any]) -> str:
@@ -202,11 +206,12 @@ def run_verdict(status: str, hypothesis: str, unchecked: list[str],
     if hypothesis == "deviated" or any(e.get("met") is False for e in expectations):
         return "failed", None
     if hypothesis == "unchecked":
-        return "inconclusive", (f"probe(s) {', '.join(unchecked)} could not be checked: no fault-free baseline "
-                                "(a fault at t=0 and no model value)")
+        return "inconclusive", (f"probe{'s' * (len(unchecked) != 1)} {', '.join(unchecked)} could not be checked: "
+                                "no fault-free baseline (a fault at t=0 and no model value)")
     unjudged = [e for e in expectations if e.get("met") is None]
     if unjudged:
-        return "inconclusive", ("expectation(s) on " + ", ".join(str(e.get("check") or "the run") for e in unjudged)
+        return "inconclusive", (f"expectation{'s' * (len(unjudged) != 1)} on "
+                                + ", ".join(str(e.get("check") or "the run") for e in unjudged)
                                 + " could not be judged: the fault was censored (too late in the run to detect)")
     if hypothesis == "none" and not expectations:
         return "inconclusive", "no steady-state hypothesis and no expectations: nothing was checked"

@@ -35,6 +35,8 @@ def yaml_path(loc: Iterable[Any]) -> str:
             out += f"[{part}]"
         elif str(part).startswith(("function-", "literal[", "union[")):
             continue
+        elif part == "":  # an empty key: said, not lost (``spec.`` named no key)
+            out += '[""]'
         else:
             out += ("." if out else "") + str(part)
     return out or "(top)"

@@ -300,4 +300,4 @@ def test_a_fault_undetected_with_time_to_spare_is_still_said_missed(tmp_path: Pa
                  "faults": [{"at": 0, "kind": "hbm_ce_storm", "target": "pod0/node33/npu1/hbm",
                              "params": {"rate_per_s": 2}}]}}))
     res = CliRunner().invoke(cli, ["chaos", "run", str(f), "--data-dir", str(tmp_path)])
-    assert res.exit_code == 0 and "1 fault(s) not detected" in res.output and "censored" not in res.output
+    assert res.exit_code == 0 and "1 fault not detected" in res.output and "censored" not in res.output

@@ -58,7 +58,7 @@ def test_the_reports_say_a_folded_faults_steps_are_counted_with_another(journal:
     f = next(f for f in _faults(journal) if f.get("covered_by"))
     md = render(build_run_report(journal), "md")
     steps = f["human_steps_folded"]["steps"]
-    assert (f"- **Human steps:** 0 (folded into {f['covered_by']}: its {steps} step(s) counted with "
+    assert (f"- **Human steps:** 0 (folded into {f['covered_by']}: its {steps} step{'s' * (steps != 1)} counted with "
             f"{f['human_steps_folded']['counted_with']})") in md
 
 

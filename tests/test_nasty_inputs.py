@@ -429,6 +429,7 @@ SETTINGS = settings(max_examples=EXAMPLES, deadline=None, database=None,
 @SETTINGS
 @given(data=nasty_bytes)
 @example(data=b"PK\x03\x04")  # starts like a zip, is none: found by this test once stdin archives were read
+@example(data=b"\r\n \t\n")
 def test_any_bytes_on_stdin_give_a_result(data: bytes, tmp_path_factory: pytest.TempPathFactory) -> None:
     home = tmp_path_factory.getbasetemp() / "stdin-home"
     home.mkdir(exist_ok=True)
@@ -436,6 +437,9 @@ def test_any_bytes_on_stdin_give_a_result(data: bytes, tmp_path_factory: pytest.
                             TIME_BOUND_S, stdin=data)
     if not data:  # no bytes at all: nothing was pasted, refused in one line (session 33), not "no fault found"
         assert out.status == "refused" and "nothing on stdin" in out.stderr, (out.status, out.stderr[-300:])
+        return
+    if not data.decode("utf-8", "replace").strip():  # white space only: no text either (session 34)
+        assert out.status == "refused" and "only blank lines" in out.stderr, (out.status, out.stderr[-300:])
         return
     assert out.status == "ok", (out.status, out.stderr[-300:], out.detail[-800:])
 

@@ -155,7 +155,7 @@ def test_servers_map_one_to_one_onto_enough_pods_and_fold_only_on_request() -> N
     assert plan.topology.pods == 6 and len(rep.node_map) == 231 and len(set(rep.node_map.values())) == 231
     assert set(rep.node_map.values()) <= set(plan.placements["train"]) and not rep.folded
     assert not set(rep.node_map.values()) & set(plan.spares)
-    with pytest.raises(ScenarioError, match="231 servers, 2 pod.s. hold 92 job nodes: use --pods 6 or --fold"):
+    with pytest.raises(ScenarioError, match="231 servers, 2 pods hold 92 job nodes: use --pods 6 or --fold"):
         rp.replay_plan(str(GENERATED), time_unit="days", pods=2)
     _p, folded = rp.replay_plan(str(GENERATED), time_unit="days", pods=2, fold=True)
     assert folded.folded and len(set(folded.node_map.values())) == 92

@@ -98,7 +98,7 @@ def test_an_incident_with_a_workload_down_failed_restarts_or_escalations_is_no_n
     j = _journal() | {"incidents": [copy.deepcopy(STUCK), quiet]}
     md = render(build_run_report(j), "md")
     attention = md.split("## Incidents that need attention (1)")[1].split("## Other incidents (1)")
-    assert "train down, 9 failed restart(s), 3 escalation(s), the last to a person" in attention[0]
+    assert "train down, 9 failed restarts, 3 escalations, the last to a person" in attention[0]
     assert "w0001" not in attention[1]
 
 

@@ -49,10 +49,10 @@ def test_the_report_says_spares_ran_out_with_the_count_at_each_moment_and_the_ru
         journal: dict[str, Any]) -> None:
     md = render_run(build_run_report(journal))
     assert "spares ran out: no warm spare was left" in md
-    assert "0 spare node(s) left (swap spare, failed)" in md
+    assert "0 spare nodes left (swap spare, failed)" in md
     assert "rungs tried, in order: process_reschedule, job_reschedule, scale_in" in md
     assert "restart from the memory checkpoint" in md
-    assert "spares ran out: 1 time(s)" in md
+    assert "spares ran out: 1 time" in md
 
 
 def test_scale_in_refused_by_policy_is_said(tmp_path: Path) -> None:

@@ -104,8 +104,8 @@ def test_the_spare_pool_is_journaled_at_the_scale_out(journal: dict[str, Any]) -
     assert out["detail"]["spares_left"] == 0  # the returned node was the pod's only free one, now taken
     md = render_run(build_run_report(journal))
     assert "scaled train back out to 14 of 14 launch nodes" in md
-    assert "1 node(s) added (scaled back out)" in md
-    assert "0 spare node(s) left (scale out, succeeded)" in md
+    assert "1 node added (scaled back out)" in md
+    assert "0 spare nodes left (scale out, succeeded)" in md
     assert "rungs tried, in order: process_reschedule, job_reschedule, scale_in, scale_out" in md
 
 

@@ -95,6 +95,9 @@ def scan_bundle(path: str | Path, params: L.BundleParams | None = None, keep: Ke
             if not (scan.files or scan.skipped or scan.refused):
                 raise InputError("no file in the bundle: nothing to read (an empty directory or archive)",
                                  file=str(path))
+            if scan.no_text():
+                raise InputError(f"no log text in the bundle: its {len(scan.files)} "
+                                 f"file{'s are' if len(scan.files) != 1 else ' is'} empty or blank", file=str(path))
             return _Reader(scan, keep).build()
     finally:
         tree.close()

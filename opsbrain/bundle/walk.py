@@ -209,6 +209,18 @@ class _Scan:
         if len(tops) > 0:  # the directory walk's order (level by level, names sorted), whatever the archives' order
             self.files.sort(key=lambda f: (f.rel.count("/"), f.rel.split("/")))
 
+    def no_text(self) -> bool:
+        """Whether the walk found files and nothing else, every one of them empty or white space only (session 34:
+        such a bundle answered "no fault found in 0 lines", exit 0). Stops at the first line of text."""
+        if not self.files or self.skipped or self.refused or self.limits:
+            return False
+        for f in self.files:
+            blank = not any(ln.strip() for ln in f.lines)
+            f.release()
+            if not blank:
+                return False
+        return True
+
     def _root_consoles(self) -> None:
         """A text log of no known name at the root of a bundle whose other files are in worker directories is not a
         host's console (a note, a README): skipped, as unknown files are, rather than made a worker of its own."""

@@ -41,11 +41,23 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(msg.split())
 
 
-def _fail(message: str, code: int = 2) -> NoReturn:
+def error_line(message: str) -> str:
+    """``opsbrain: error: MESSAGE`` on one line: line breaks (also a CR or U+2028 a user's key held) and runs of
+    white space made one space, capped at 1000 characters (an error line never echoes kilobytes of input)."""
     line = " ".join(message.split())
-    if len(line) > 1000:  # an error line never echoes kilobytes of input
+    if len(line) > 1000:
         line = f"{line[:1000]}... ({len(line) - 1000} more characters)"
-    click.echo(f"opsbrain: error: {line}", err=True)
+    return f"opsbrain: error: {line}"
+
+
+def echo_errors(messages: Sequence[object]) -> None:
+    """A validate command's errors, one line each (:func:`error_line`), on stderr."""
+    for m in messages:
+        click.echo(error_line(str(m)), err=True)
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    click.echo(error_line(message), err=True)
     sys.exit(code)
 
 

@@ -16,6 +16,7 @@ from opsbrain.cli.base import (
     _store,
     cli,
     data_dir_option,
+    echo_errors,
     exit_unless_passed,
     fault_profiles,
     json_option,
@@ -61,9 +62,8 @@ def chaos_validate(files: tuple[str, ...], as_json: bool) -> None:
     if as_json:
         _emit_json({"valid": not errors, "errors": errors, "files": list(files)})
     elif not errors:
-        click.echo(f"{len(files)} scenario file(s) valid")
-    for e in errors if not as_json else []:
-        click.echo(f"opsbrain: error: {e}", err=True)
+        click.echo(f"{count(len(files), 'scenario file')} valid")
+    echo_errors(errors if not as_json else [])
     if errors:
         sys.exit(2)
 
@@ -177,8 +177,8 @@ def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | No
     out["notes"] = rp.notes(rep)
     journal = None
     if do_run and not plan.timeline:
-        raise InputError(f"nothing to run: none of the trace's {len(rep.trace.faults)} fault(s) mapped to a fault "
-                         "kind", file=trace, path="--run")
+        raise InputError(f"nothing to run: none of the trace's {count(len(rep.trace.faults), 'fault')} mapped to a "
+                         "fault kind", file=trace, path="--run")
     if do_run:
         from opsbrain import chaos as lib
 
@@ -335,9 +335,9 @@ def _print_campaign(out: dict[str, Any], fmt: str = "table") -> None:
             click.echo(t.plain())
         return
     sp, runs, ex = out["spec"], out["runs"], out["execution"]
-    click.echo(f"{out['campaign']}: {sp['pods']} pod(s) = {out['npus']:,} NPUs, {sp['days']:g} days, "
+    click.echo(f"{out['campaign']}: {count(sp['pods'], 'pod')} = {out['npus']:,} NPUs, {sp['days']:g} days, "
                f"profile {sp['profile']}; {runs['finished']}/{runs['total']} runs ({runs['reused']} reused), "
-               f"{ex['wall_s']:.1f} s wall on {ex['workers']} {ex['executor']} worker(s)")
+               f"{ex['wall_s']:.1f} s wall on {count(ex['workers'], ex['executor'] + ' worker')}")
     click.echo(tables[0].render(fmt))
     for (pol, s), ttr in zip(out["by_policy"].items(), tables[1:], strict=True):
         it, dg = s["interruptions"], s["diagnosis"]

@@ -57,7 +57,8 @@ def _diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | No
                          "with --logs FILE FILE ...")
     if bundle is not None and incident_file:
         raise InputError(f"--bundle reads one bundle, a directory or an archive ({len(incident_file)} more "
-                         f"path(s) given: {incident_file[0]}); several log files are read with --logs FILE FILE ...")
+                         f"path{'s' * (len(incident_file) != 1)} given: {incident_file[0]}); several log files are "
+                         "read with --logs FILE FILE ...")
     if incident_json := next((f for f in more if _is_incident_file(f)), None):
         raise InputError(f"{incident_json} is an exported incident (an object with a 'lines' list), given with --logs: "
                          "diagnose it alone (diagnose INCIDENT_FILE), or give --logs only log files")
@@ -98,19 +99,24 @@ def _diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | No
 
 
 def _refuse_empty(logs: str, more: list[str], inp: dict[str, Any]) -> None:
-    """No log text at all (an empty file, an empty directory, nothing on stdin) is bad input, as an empty bundle
-    and an incident file without lines are: "no fault found in 0 lines" with exit 0 read as a clean bill of
-    health. Input that was there but not read (binary, an unknown archive) keeps its answer and its notes."""
-    if inp.get("lines", 1) or inp.get("bytes", 1) or inp.get("not_read") or inp.get("notes"):
+    """No log text at all (an empty file, an empty directory, nothing on stdin, or only white space in any of these:
+    session 34) is bad input, as an empty bundle and an incident file without lines are: "no fault found in 0
+    lines" with exit 0 read as a clean bill of health. Input that was there but not read (binary, an unknown
+    archive) keeps its answer and its notes."""
+    if inp.get("lines", 1) > inp.get("blank_lines", 0) or inp.get("not_read") or inp.get("notes"):
         return
+    blank = bool(inp.get("blank_lines"))
     if logs == "-":
-        what = "nothing on stdin to read (paste the lines, then Ctrl-D)"
+        what = ("only blank lines on stdin: no log text to read" if blank
+                else "nothing on stdin to read (paste the lines, then Ctrl-D)")
     elif more:
-        what = f"no log text in these {1 + len(more)} files (all empty)"
+        what = f"no log text in these {1 + len(more)} files (all empty{' or blank' if blank else ''})"
     elif Path(logs).is_dir():
-        what = "no log text in the directory (no files, or empty ones only)"
+        what = f"no log text in the directory (no files, or {'empty or blank' if blank else 'empty'} ones only)"
+    elif (n := inp.get("files", 1)) > 1:  # an archive's members
+        what = f"no log text in its {n} files (all empty{' or blank' if blank else ''})"
     else:
-        what = "empty file: no log text to read"
+        what = "blank file (white space only): no log text to read" if blank else "empty file: no log text to read"
     raise InputError(what, file=logs if logs != "-" else None, path="--logs")
 
 

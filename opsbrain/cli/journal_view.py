@@ -17,7 +17,7 @@ def print_plan(desc: dict[str, Any]) -> None:
     from opsbrain.runner.triggers import trigger_words
 
     click.echo(f"scenario {desc['scenario']} (seed {desc['seed']}, policy {desc['policy']}, "
-               f"{desc['duration_s']:.0f} s, {desc['pods']} pod(s)) -- dry run, nothing executed")
+               f"{desc['duration_s']:.0f} s, {count(desc['pods'], 'pod')}) -- dry run, nothing executed")
     for w in desc["workloads"]:
         click.echo(f"  workload {w['name']} ({w['kind']}): {w['nodes']} nodes {w['first']} .. {w['last']}")
     click.echo(f"  spares: {', '.join(desc['spares']) or 'none'}")
@@ -171,7 +171,7 @@ def print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False)
     for line in workload_lines(j):  # every verdict: a FAILED run's ETTR and end state are what to look at first
         click.echo(f"  {line}")
     if j["verdict"] in ("passed", "inconclusive") and (missed or open_):
-        click.echo(f"  note: {missed} fault(s) not detected and {open_} detected but not recovered"
+        click.echo(f"  note: {count(missed, 'fault')} not detected and {open_} detected but not recovered"
                    + ("; the verdict rests on the steady-state probes and the expectations only"
                       if j["verdict"] == "passed" else ""))
     for i in censored:

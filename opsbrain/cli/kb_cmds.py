@@ -8,7 +8,16 @@ from typing import Any
 
 import click
 
-from opsbrain.cli.base import NON_EMPTY, _emit_json, _Finite, cli, data_dir_option, force_option, json_option
+from opsbrain.cli.base import (
+    NON_EMPTY,
+    _emit_json,
+    _Finite,
+    cli,
+    data_dir_option,
+    echo_errors,
+    force_option,
+    json_option,
+)
 from opsbrain.cli.output import Table, emit, output_option, resolve_format
 from opsbrain.errors import InputError
 
@@ -66,8 +75,7 @@ def kb_validate_cmd(path: str | None, as_json: bool) -> None:
         _emit_json({"valid": not errors, "errors": errors})
     elif not errors:
         click.echo("knowledge base valid")
-    for e in errors if not as_json else []:
-        click.echo(f"opsbrain: error: {e}", err=True)
+    echo_errors(errors if not as_json else [])
     if errors:
         sys.exit(2)
 

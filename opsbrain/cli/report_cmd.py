@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from opsbrain.cli.base import _emit_json, cli, data_dir_option, force_option, json_option
+from opsbrain.report.text import count
 
 
 # ---- report (issue 8): add the 'report' command here --------------------------------------------------
@@ -38,7 +39,7 @@ def report_cmd(sources: tuple[str, ...], fmt: str | None, out: str, baseline: st
         click.echo(text, nl=False)
     else:
         click.echo(f"wrote {res['kind']} report ({res['format']}, {res['bytes'] / 1024:.0f} KiB, "
-                   f"{res['incidents']} incident(s)) to {res['path']}")
+                   f"{count(res['incidents'], 'incident')}) to {res['path']}")
         if sys.stdout.isatty() and not open_it:
             click.echo(f"open it: {res['url']}  (or add --open)")
     if open_it and res.get("url"):

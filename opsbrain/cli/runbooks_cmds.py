@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from opsbrain.cli.base import _emit_json, cli, json_option
+from opsbrain.cli.base import _emit_json, cli, echo_errors, json_option
 from opsbrain.cli.output import Table, emit, output_option, resolve_format
 
 
@@ -61,7 +61,6 @@ def runbooks_validate(files: tuple[str, ...], as_json: bool) -> None:
         _emit_json({"valid": not msgs, "errors": msgs})
     elif not msgs:
         click.echo("runbooks valid")
-    for m in msgs if not as_json else []:
-        click.echo(f"opsbrain: error: {m}", err=True)
+    echo_errors(msgs if not as_json else [])
     if msgs:
         sys.exit(2)

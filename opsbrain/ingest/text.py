@@ -70,6 +70,7 @@ not read (random bytes' short lines would otherwise be read as text, and one in 
 @dataclass
 class TextStats:
     lines: int = 0
+    blank_lines: int = 0  # lines of white space only (counted in ``lines``): no text to read
     bytes: int = 0
     files: int = 0
     decompressed: int = 0  # files (or members) that were gzip, bzip2 or xz streams
@@ -268,6 +269,8 @@ class LineReader:
         """Lines counted, cut to MAX_LINE, without NULs and a CR end (as :meth:`feed` reads them)."""
         for raw in lines:
             self.stats.lines += 1
+            if not raw.strip():
+                self.stats.blank_lines += 1
             if len(raw) > MAX_LINE:
                 self.stats.lines_cut += 1
             yield raw[:MAX_LINE].replace("\x00", "").rstrip("\r")

@@ -112,11 +112,21 @@ def read_table(path: Path) -> CodeTable:
     for key in ("table", "source", "probe", "rows"):
         if key not in doc:
             raise InputError(f"missing {key!r}", file=str(path), path="(top)")
+    for key in ("table", "source", "probe", "title"):  # session 34: 'probe: []' was a TypeError traceback
+        if key in doc and not (isinstance(doc[key], str) and doc[key].strip()):
+            raise InputError("expected text", file=str(path), path=key)
     if doc["probe"] not in PROBES:
-        raise InputError(f"unknown probe {doc['probe']!r} (one of {', '.join(PROBES)})", file=str(path), path="probe")
+        raise InputError(f"unknown probe {doc['probe'][:80]!r} (one of {', '.join(PROBES)})", file=str(path),
+                         path="probe")
     rows = doc["rows"]
     if not isinstance(rows, list) or not all(isinstance(r, dict) and "code" in r for r in rows):
         raise InputError("rows must be a list of mappings with a code", file=str(path), path="rows")
+    for k, r in enumerate(rows):  # a code is a number or a word: a list, a mapping or 1.5 was counted as a row
+        code = r["code"]
+        if not (type(code) is int or (isinstance(code, str) and code.strip())):
+            raise InputError("a code is a whole number or text", file=str(path), path=f"rows[{k}].code")
+        if not isinstance(r.get("name", ""), str):
+            raise InputError("expected text", file=str(path), path=f"rows[{k}].name")
     return CodeTable(str(doc["table"]), str(doc.get("title", doc["table"])), str(doc["source"]), str(doc["probe"]),
                      rows)
 

@@ -48,7 +48,7 @@ def _scale_out_words(s: dict[str, Any]) -> str:
         return (f"- scaling {s['workload']} back out failed at {text.at(s['t_s'], None)}: {s.get('reason')}; it "
                 "runs scaled in")
     return (f"- scaled {s['workload']} back out to {s['nodes']} of {s['launch_nodes']} launch nodes at "
-            f"{text.at(s['t_s'], None)} ({len(s['added'])} node(s) back in the pool taken)")
+            f"{text.at(s['t_s'], None)} ({text.count(len(s['added']), 'node')} back in the pool taken)")
 
 
 def degraded_words(d: dict[str, Any]) -> str:
@@ -115,8 +115,8 @@ def render_run(m: dict[str, Any]) -> str:
     lines += ["", "## State after the run", "", *[f"- {name}: {st['words']}" for name, st in ends],
               f"- spare nodes left: {len(rec['spares_left'])}"
               + (f" ({', '.join(_c(x) for x in rec['spares_left'])})" if rec["spares_left"] else ""),
-              f"- spares ran out: {len(gone)} time(s)" + (f", first at {text.at(gone[0].get('at_s'), None)}"
-                                                          if gone else ""),
+              f"- spares ran out: {text.count(len(gone), 'time')}" + (
+                  f", first at {text.at(gone[0].get('at_s'), None)}" if gone else ""),
               "- degraded operation: " + ("; ".join(degraded_words(st["degraded"] | {"workload": name})
                                                     for name, st in ends if st.get("degraded")) or "none"),
               f"- isolated parts: {', '.join(_c(x) for x in rec['isolated']) or 'none'}",
@@ -212,10 +212,11 @@ def _incident(inc: dict[str, Any], m: dict[str, Any]) -> list[str]:
     if f.get("rungs"):
         out.append(f"- rungs tried, in order: {', '.join(f['rungs'])}")
     out += [f"- restart from the {c.get('source')} checkpoint (step {c.get('step')})"
-            + (f", {len(c['dropped'])} node(s) given up (scaled in)" if c.get("dropped") else "")
-            + (f", {len(c['added'])} node(s) added (scaled back out)" if c.get("added") else "")
+            + (f", {text.count(len(c['dropped']), 'node')} given up (scaled in)" if c.get("dropped") else "")
+            + (f", {text.count(len(c['added']), 'node')} added (scaled back out)" if c.get("added") else "")
             for c in f.get("checkpoints", [])]
-    out += [f"- {text.at(c['t_s'], None)}: {c['spares_left']} spare node(s) left ({c['action'].replace('_', ' ')}, "
+    out += [f"- {text.at(c['t_s'], None)}: {text.count(c['spares_left'], 'spare node')} left "
+            f"({c['action'].replace('_', ' ')}, "
             f"{c['status']})" for c in f.get("spare_counts", [])]
     if f.get("spares_exhausted"):
         out.append("- spares ran out: no warm spare was left in the pod when this incident needed one")
@@ -247,8 +248,9 @@ def render_campaign(m: dict[str, Any]) -> str:
                       text.pct(a["correct_rate"], 1), text.pct(a["abstained_rate"], 1), m["false_positives"],
                       a.get("censored", 0)]])
     if a.get("censored"):
-        lines += ["", f"{a['censored']} fault(s) censored: injected too close to their run's end to be detected (the "
-                  "journal's `detection_note` says why); left out of the faults and rates above, not counted missed."]
+        lines += ["", f"{text.count(a['censored'], 'fault')} censored: injected too close to the end of "
+                  f"{'its' if a['censored'] == 1 else 'their'} run to be detected (the journal's `detection_note` says "
+                  "why); left out of the faults and rates above, not counted missed."]
     lines += ["", "## Time to recover per fault class", ""]
     rows = []
     for k, v in m["per_class"].items():

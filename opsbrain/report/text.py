@@ -7,9 +7,11 @@ from typing import Any
 DASH = "-"
 
 
-def count(n: int, word: str) -> str:
-    """``1 fault``, ``2 faults``, ``0 faults``: a count with its noun in the right number."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+def count(n: Any, word: str, plural: str | None = None) -> str:
+    """``1 fault``, ``2 faults``, ``0 faults``: a count with its noun in the right number (``plural`` where it is
+    not the word and an s: ``count(2, "recovery", "recoveries")``). A count that is no number (``?``) takes the
+    plural."""
+    return f"{n} {word}" if n == 1 else f"{n} {plural or word + 's'}"
 
 
 def _n(x: Any) -> bool:
@@ -132,14 +134,14 @@ def outcome(a: dict[str, Any]) -> str:
 
 def _detail_words(action: str, d: dict[str, Any]) -> str:
     if action == "swap_spare" and d.get("spare"):
-        return f"spare {d['spare']} in, {d.get('spares_left', '?')} spare(s) left"
+        return f"spare {d['spare']} in, {count(d.get('spares_left', '?'), 'spare')} left"
     if action == "ticket":
         return f"{d.get('kind', 'ticket')} ticket" + (f": {d['reason']}" if d.get("reason") else "")
     if action == "reroute" and isinstance(d.get("usable"), dict) and d["usable"]:
         vals = list(d["usable"].values())
-        return f"{len(vals)} node(s) at {min(vals):.1%} of their UB bandwidth"
+        return f"{count(len(vals), 'node')} at {min(vals):.1%} of {'its' if len(vals) == 1 else 'their'} UB bandwidth"
     if action == "isolate_hbm_rows" and "isolated_rows" in d:
-        return f"{d['isolated_rows']} row(s) isolated"
+        return f"{count(d['isolated_rows'], 'row')} isolated"
     if action in ("detect", "diagnose") and d.get("via"):
         return f"via {d['via']}"
     if action == "diagnose" and d.get("fault_class"):
@@ -180,14 +182,14 @@ def utc(iso: Any) -> str:
 def never_fired(journal: dict[str, Any]) -> list[str]:
     """Each scenario fault whose event trigger never fired (so it was never injected and no table counts it):
     ``faults[2] (hbm_uce on pod0/node6/npu0/hbm): trigger job_down of train +0s never fired (its event came 0 of 1
-    time(s))``, from the journal's summary, else its ``triggers`` record (journals before the summary kept it)."""
+    time)``, from the journal's summary, else its ``triggers`` record (journals before the summary kept it)."""
     rows = (journal.get("summary") or {}).get("triggers_never_fired")
     if rows is None:
         rows = [t for t in journal.get("triggers") or [] if isinstance(t, dict) and t.get("fired") is False]
     out = []
     for t in rows:
         what = f" ({t['kind']} on {t.get('target')})" if t.get("kind") else ""
-        came = (f" (its event came {t.get('seen', 0)} of {t['occurrence']} time(s))" if t.get("occurrence")
-                else f" (its event came {t.get('seen', 0)} time(s))")
+        came = (f" (its event came {t.get('seen', 0)} of {count(t['occurrence'], 'time')})" if t.get("occurrence")
+                else f" (its event came {count(t.get('seen', 0), 'time')})")
         out.append(f"faults[{t.get('fault')}]{what}: trigger {t.get('trigger') or t.get('event')} never fired{came}")
     return out

@@ -136,8 +136,9 @@ def table(workloads: list[dict[str, Any]], series: dict[str, Any] | None = None,
                     f"({text.num((w.get('lost_npu_s') or 0) / 3600, 'NPU-h')})")
             acct = (f"{text.num(w.get('useful_steps'), 'useful steps')}, {text.num(w.get('redone_steps'), 'redone', 2)}"
                     f", down {text.human(w.get('downtime_s'))}, stalled {text.human(w.get('stalled_s'))}, "
-                    f"{w.get('restarts', 0)} restart(s), {w.get('in_place_recoveries', 0)} in-place recovery(ies)"
-                    + (f", {w['scale_ins']} scale-in(s), {text.human(w.get('degraded_s'))} run scaled in"
+                    f"{text.count(w.get('restarts', 0), 'restart')}, "
+                    f"{text.count(w.get('in_place_recoveries', 0), 'in-place recovery', 'in-place recoveries')}"
+                    + (f", {text.count(w['scale_ins'], 'scale-in')}, {text.human(w.get('degraded_s'))} run scaled in"
                        if w.get("scale_ins") else ""))
         else:
             lost = text.num(w.get("lost_tokens"), "tokens")

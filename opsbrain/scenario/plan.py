@@ -97,8 +97,9 @@ def build_plan(sc: Scenario, file: str, seed: int | None = None, policy: str | N
         else:
             count = w.nodes or 8
         if w.first_node + count > spec.topology.pods * per_pod:  # before a list of them is built
-            raise ScenarioError(f"needs {count} nodes from index {w.first_node}; the {spec.topology.pods} pod(s) "
-                                f"have {spec.topology.pods * per_pod}", file=file, path=f"spec.workloads[{i}]")
+            pods = f"{spec.topology.pods} pod{' has' if spec.topology.pods == 1 else 's have'}"
+            raise ScenarioError(f"needs {count} nodes from index {w.first_node}; the {pods} "
+                                f"{spec.topology.pods * per_pod}", file=file, path=f"spec.workloads[{i}]")
         nodes = [ids.node(k // per_pod, k % per_pod) for k in range(w.first_node, w.first_node + count)]
         for node in nodes:
             if not topo.exists(node):

@@ -139,7 +139,8 @@ def map_trace(tt: TraceTable, trace: str, *, mapping: str | None, pods: int | No
     train, spares = layout(n_pods, params)
     if servers > len(train) and not fold:
         need = pods_needed(servers, params)
-        raise ScenarioError(f"the trace names {servers} servers, {n_pods} pod(s) hold {len(train)} job nodes: use "
+        raise ScenarioError(f"the trace names {servers} servers, {count(n_pods, 'pod')} hold {len(train)} job nodes: "
+                            "use "
                             + (f"--pods {need} or --fold" if need <= MAX_PODS else
                                f"--fold (one node per server needs {need} pods, past the {MAX_PODS} allowed)"),
                             file=trace)
@@ -246,20 +247,22 @@ def notes(rep: ReplayReport) -> list[str]:
     tt = rep.trace
     out = []
     if tt.out_of_order:
-        out.append(f"{tt.out_of_order} of {tt.events} event(s) are earlier than an event before them in the file: all "
-                   "were sorted by time (a start before an end at equal times) before pairing")
+        out.append(f"{tt.out_of_order} of {count(tt.events, 'event')} {'is' if tt.out_of_order == 1 else 'are'} "
+                   "earlier than an event before them in the file: all were sorted by time (a start before an end at "
+                   "equal times) before pairing")
     if tt.orphan_ends:
-        out.append(f"{tt.orphan_ends} fault_end event(s) without a fault_start of the same server and fault before "
-                   "them: left out")
+        out.append(f"{count(tt.orphan_ends, 'fault_end event')} without a fault_start of the same server and fault "
+                   "before them: left out")
     if tt.zero_length:
-        out.append(f"{tt.zero_length} fault(s) end at the instant they start: kept with the trace's time resolution "
-                   f"{tt.resolution_s:g} s as their duration")
+        out.append(f"{count(tt.zero_length, 'fault')} {'ends' if tt.zero_length == 1 else 'end'} at the instant "
+                   f"{'it starts' if tt.zero_length == 1 else 'they start'}: kept with the trace's time resolution "
+                   f"{tt.resolution_s:g} s as {'its' if tt.zero_length == 1 else 'their'} duration")
     if rep.folded:
         servers = len(rep.node_map)
         out.append(f"folded {servers} trace servers onto {len(set(rep.node_map.values()))} nodes (--fold)")
     if rep.durations_not_modelled:
         n = sum(rep.durations_not_modelled.values())
-        out.append(f"{n} trace duration(s) not applied: the models of "
+        out.append(f"{count(n, 'trace duration')} not applied: the models of "
                    f"{', '.join(sorted(rep.durations_not_modelled))} end as the twin's recovery decides")
     return out
 

@@ -350,8 +350,10 @@ class Spec(Strict):
                                  f"workload; the probe {has}")
         for k, e in enumerate(self.expectations):
             if e.fault is not None and e.fault >= len(self.faults):
+                from opsbrain.report.text import count
+
                 raise ValueError(f"expectations[{k}].fault: faults[{e.fault}] does not exist (the scenario has "
-                                 f"{len(self.faults)} fault(s))")
+                                 f"{count(len(self.faults), 'fault')})")
             if e.degraded_operation is not None and e.degraded_operation.workload not in names:
                 raise ValueError(f"expectations[{k}].degraded_operation.workload: unknown workload "
                                  f"{e.degraded_operation.workload!r} {known}")

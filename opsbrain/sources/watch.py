@@ -22,7 +22,6 @@ comes back is reported again); a collection that fails is counted, and the next 
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable
@@ -299,16 +298,18 @@ class Watcher:
 
             check_writable(check_target(self.state_file, "--state").parent, "--state")
             return None
-        try:
-            data = json.loads(read_small(self.state_file))
-        except ValueError:
-            data = None
+        from opsbrain.yamlio import json_or_none
+
+        _ok, data = json_or_none(read_small(self.state_file))  # deep nesting, a 5000-digit number: not a state
         if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
             raise InputError("not a watch state file (give a new path, or remove it)", file=str(self.state_file),
                              path="--state")
         if data.get("root") != str(self.root):
-            raise InputError(f"the state of a watch of {data.get('root')}, not of {self.root} (give another "
-                             "--state file)", file=str(self.state_file), path="--state")
+            raise InputError(f"the state of a watch of {str(data.get('root'))[:200]}, not of {self.root} (give "
+                             "another --state file)", file=str(self.state_file), path="--state")
+        if (bad := state_problem(data)) is not None:
+            raise InputError(f"{bad[1]}: not a watch state file (give a new path, or remove it)",
+                             file=str(self.state_file), path=bad[0])
         return data
 
     def _keep_state(self, final: bool) -> None:
@@ -330,6 +331,31 @@ class Watcher:
             note = f"{self.state_file}: the state could not be kept: {getattr(exc, 'strerror', None) or exc}"
             if note not in self.follower.stats.not_read:
                 self.follower.stats.not_read.append(note)
+
+
+_STATE_FILE_FIELDS = {"inode": int, "offset": int, "head_n": int, "line_no": int, "head": str}
+
+
+def state_problem(data: dict[str, Any]) -> tuple[str, str] | None:
+    """(where, what) of the first field of a watch state file (:meth:`Watcher._keep_state`) of the wrong shape, else
+    None (session 34: ``next_incident: [null]`` or a list as a file's inode was a TypeError traceback)."""
+    first = data.get("next_incident", 1)
+    if type(first) is not int or not 1 <= first < 2**63:
+        import json
+
+        return "next_incident", f"expected a whole number >= 1, got {json.dumps(first, default=str)[:40]}"
+    if not isinstance(data.get("history", []), list):
+        return "history", "expected a list"
+    files = data.get("files", {})
+    if not isinstance(files, dict):
+        return "files", "expected a mapping of file names"
+    for rel, row in files.items():
+        if not isinstance(row, dict):
+            return f"files.{rel[:100]}", "expected a mapping"
+        for key, kind in _STATE_FILE_FIELDS.items():
+            if key in row and (type(row[key]) is not kind or (kind is int and not 0 <= row[key] < 2**63)):
+                return f"files.{rel[:100]}.{key}", f"expected {'a whole number >= 0' if kind is int else 'text'}"
+    return None
 
 
 def _iso(t: float) -> str | None:
