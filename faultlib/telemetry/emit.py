@@ -142,15 +142,20 @@ class Emitter:
                          fmt.device_plugin_switch_fault(dt, "0x08520003", "L2", l1_port, "NotHandle", recovered=up,
                                                         chip=ids.index(lk.a, "l1sw")))
 
-    def host_back(self, node: str) -> None:
-        """A stopped host is back in service (rebooted, repaired or replaced): its board is powered again and its
-        uplinks train, so each L2 chip logs its port toward the node up (``linkDown_clear``), as it logged it down
-        at the stop. The node's own ends print nothing: its L1 chips raised no alarm while unpowered, so none is
-        cleared, and the device plugin starts afresh with nothing to relay. A link another part still holds dark
-        (:func:`held_down`: the link failed or shut, a chip dead) stays down and silent."""
-        for plane in range(self.sim.topology.params.l2_planes):
-            for lid in self.sim.topology.uplinks[(node, plane)]:
-                self.link_state(lid, up=True, l1_alive=False, by=node)
+    def back_in_service(self, part: str) -> None:
+        """A part back in service whose uplinks went dark with it: a stopped host (rebooted, repaired or replaced:
+        its board powered again) or a failed L1 chip (repaired or replaced). Its L1-L2 links train again, so each
+        L2 chip logs its port toward it up (``linkDown_clear``), as it logged it down when the part went dark. The
+        part's own ends print nothing: its L1 chips raised no alarm while unpowered or dead, so none is cleared,
+        and the device plugin starts afresh with nothing to relay. A link another part still holds dark
+        (:func:`held_down`: the link failed or shut, a chip dead, the host down) stays down and silent."""
+        topo = self.sim.topology
+        if topo.kind.get(part) == "node":
+            links = [lid for plane in range(topo.params.l2_planes) for lid in topo.uplinks[(part, plane)]]
+        else:
+            links = [lid for lid in topo.links_of[part] if topo.links[lid].kind == "ub_optical"]
+        for lid in links:
+            self.link_state(lid, up=True, l1_alive=False, by=part)
 
     def hccn_link(self, port: str, up: bool) -> None:
         """A RoCE port's link change record as ``hccn_tool -link_stat`` shows it."""
@@ -164,12 +169,12 @@ def held_down(state: PlantState, lk: Link, link_id: str, by: str) -> bool:
     back this instant (its ports not up yet: a part that fails as it returns leaves them down, unreported)."""
     if by != link_id and not state.is_up(link_id):
         return True
-    if any(end != by and state.health(end) in _DARK for end in (lk.a, lk.b)):
+    if any(end != by and state.health(end) in DARK for end in (lk.a, lk.b)):
         return True
     node = lk.node or ids.node_of(lk.a)
     return node is not None and node != by and (state.host_down(node) or state.host_booting(node))
 
 
-_DARK = frozenset({Health.FAILED, Health.RESETTING})
+DARK = frozenset({Health.FAILED, Health.RESETTING})
 """Health states of a switch chip whose ports carry no light."""
 
