@@ -19,11 +19,6 @@ if TYPE_CHECKING:
     from faultlib.topology import Link
 
 
-BOOT_LEAD_S = 1200.0
-"""How long before the simulation's start the hosts and their devices booted: the uptime the kernel and the device's
-fault manager stamp their lines with is ``sim.now + BOOT_LEAD_S``."""
-
-
 class Emitter:
     def __init__(self, sim: Simulation) -> None:
         self.sim = sim
@@ -38,12 +33,19 @@ class Emitter:
         node = ids.node_of(npu) or npu
         return any(node in w.nodes for w in self.sim.workloads.values())
 
+    def uptime_s(self, part: str) -> float:
+        """The uptime the kernel of ``part``'s host (and its devices' fault manager) stamps a line with: it counts
+        from the host's last boot (``telemetry.boot_uptime_s`` when it was back in service), or from
+        ``telemetry.boot_lead_s`` before the run for a host that has not rebooted in it."""
+        p, back = self.sim.params.telemetry, self.sim.state.booted_at(part)
+        return self.sim.now + p.boot_lead_s if back is None else self.sim.now - back + p.boot_uptime_s
+
     def device_event(self, npu: str, code: str, recovered: bool = False) -> None:
         """A device (NPU OS) fault event as the device's fault manager logs it (``event_id=0x<code>; ...``,
         :func:`~faultlib.telemetry.formats.device_os_event`), in the NPU's device log, at the EVENT level the line
         states; each event of the NPU takes the next serial number."""
         line = fmt.device_os_event(self.sim.wallclock(), fmt.device_index(npu), code, assertion=not recovered,
-                                   uptime_s=self.sim.now + BOOT_LEAD_S, serial=self.hub.next_serial(npu))
+                                   uptime_s=self.uptime_s(npu), serial=self.hub.next_serial(npu))
         self.hub.log(npu, "device_os", "EVENT", line)
 
     def plugin(self, npu: str, code: str, handling: str) -> None:
@@ -81,7 +83,7 @@ class Emitter:
 
     def kernel(self, node: str, text: str, level: str = "ERROR") -> None:
         """A kernel line in the node's messages, with the uptime stamp the kernel prints."""
-        line = fmt.syslog(self.sim.wallclock(), fmt.hostname(node), text, uptime_s=self.sim.now + BOOT_LEAD_S)
+        line = fmt.syslog(self.sim.wallclock(), fmt.hostname(node), text, uptime_s=self.uptime_s(node))
         self.hub.log(node, "syslog", level, line)
 
     def heartbeat_lost(self, npu: str) -> None:
