@@ -30,7 +30,7 @@ from faultlib.telemetry import TelemetryHub
 from faultlib.telemetry.celog import CeLogs
 from faultlib.telemetry.delivery import Delivery
 from faultlib.telemetry.dom import DomModel
-from faultlib.telemetry.emit import Emitter
+from faultlib.telemetry.emit import DARK, Emitter
 from faultlib.topology import Topology
 from faultlib.trace import Trace
 
@@ -53,7 +53,7 @@ class Simulation:
         self.telemetry.scraped.stopped_since = self.state.stopped_since  # ... and its exporters serve nothing
         self.telemetry.scraped.stopped_nodes = self.state.stopped_nodes
         self.telemetry.delivery = Delivery(self)  # detection paths: poll and shipping delays to subscribers
-        self.state.subscribe(self._on_host_back)
+        self.state.subscribe(self._on_back)
         self.workloads: dict[str, Workload] = {}
         self.control = ControlAPI(self)
         self.faults: list[ActiveFault] = []  # ground truth: for scoring only, never for diagnosis
@@ -162,14 +162,16 @@ class Simulation:
         f.quiet_s, f.quiet_why = self.now - f.at_s + model.quiet_s(), ""
         return True
 
-    def _on_host_back(self, cid: str, _old: Any, new: Any) -> None:
-        """A stopped host back in service this instant: the L2 chips log their ports toward it up
-        (:meth:`Emitter.host_back`), once what acts at this instant has acted (a part that waited for the host,
-        :meth:`_through_stop`, and fails as it returns leaves its ports down and unreported)."""
-        if new == Health.HEALTHY and self.topology.kind.get(cid) == "node" and self.state.host_booting(cid):
+    def _on_back(self, cid: str, old: Any, new: Any) -> None:
+        """A stopped host, or a failed (or resetting) L1 chip, back in service this instant: the L2 chips log their
+        ports toward it up (:meth:`Emitter.back_in_service`), once what acts at this instant has acted (a part that
+        waited for the host, :meth:`_through_stop`, and fails as it returns leaves its ports down and unreported)."""
+        kind = self.topology.kind.get(cid)
+        if new == Health.HEALTHY and ((kind == "node" and self.state.host_booting(cid))
+                                      or (kind == "l1" and old in DARK)):
             def ports_up() -> Generator[simpy.Event, Any, None]:
                 yield self.env.timeout(0)
-                Emitter(self).host_back(cid)
+                Emitter(self).back_in_service(cid)
 
             self.env.process(ports_up())
 

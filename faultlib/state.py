@@ -91,6 +91,13 @@ class PlantState:
                 return None
         return None
 
+    def booted_at(self, component: str) -> float | None:
+        """When the host ``component`` is on (the node, a chip, its device OS) last came back in service after a
+        stop (None: it has run since before the simulation began): its kernel and its devices'
+        OS booted then, and their uptime counts from that boot."""
+        spans = self._stops.get(component if component in self._stops else ids.node_of(component) or "")
+        return next((t1 for _t0, t1 in reversed(spans or ()) if t1 <= self._clock()), None)
+
     def host_booting(self, node: str) -> bool:
         """Whether the host ``node`` came back in service at this very instant: its board is powering on, and a
         port toward a part that is dead then never came up (a fault acting as the host returns)."""

@@ -19,11 +19,6 @@ if TYPE_CHECKING:
     from faultlib.topology import Link
 
 
-BOOT_LEAD_S = 1200.0
-"""How long before the simulation's start the hosts and their devices booted: the uptime the kernel and the device's
-fault manager stamp their lines with is ``sim.now + BOOT_LEAD_S``."""
-
-
 class Emitter:
     def __init__(self, sim: Simulation) -> None:
         self.sim = sim
@@ -38,12 +33,19 @@ class Emitter:
         node = ids.node_of(npu) or npu
         return any(node in w.nodes for w in self.sim.workloads.values())
 
+    def uptime_s(self, part: str) -> float:
+        """The uptime the kernel of ``part``'s host (and its devices' fault manager) stamps a line with: it counts
+        from the host's last boot (``telemetry.boot_uptime_s`` when it was back in service), or from
+        ``telemetry.boot_lead_s`` before the run for a host that has not rebooted in it."""
+        p, back = self.sim.params.telemetry, self.sim.state.booted_at(part)
+        return self.sim.now + p.boot_lead_s if back is None else self.sim.now - back + p.boot_uptime_s
+
     def device_event(self, npu: str, code: str, recovered: bool = False) -> None:
         """A device (NPU OS) fault event as the device's fault manager logs it (``event_id=0x<code>; ...``,
         :func:`~faultlib.telemetry.formats.device_os_event`), in the NPU's device log, at the EVENT level the line
         states; each event of the NPU takes the next serial number."""
         line = fmt.device_os_event(self.sim.wallclock(), fmt.device_index(npu), code, assertion=not recovered,
-                                   uptime_s=self.sim.now + BOOT_LEAD_S, serial=self.hub.next_serial(npu))
+                                   uptime_s=self.uptime_s(npu), serial=self.hub.next_serial(npu))
         self.hub.log(npu, "device_os", "EVENT", line)
 
     def plugin(self, npu: str, code: str, handling: str) -> None:
@@ -81,7 +83,7 @@ class Emitter:
 
     def kernel(self, node: str, text: str, level: str = "ERROR") -> None:
         """A kernel line in the node's messages, with the uptime stamp the kernel prints."""
-        line = fmt.syslog(self.sim.wallclock(), fmt.hostname(node), text, uptime_s=self.sim.now + BOOT_LEAD_S)
+        line = fmt.syslog(self.sim.wallclock(), fmt.hostname(node), text, uptime_s=self.uptime_s(node))
         self.hub.log(node, "syslog", level, line)
 
     def heartbeat_lost(self, npu: str) -> None:
@@ -142,15 +144,20 @@ class Emitter:
                          fmt.device_plugin_switch_fault(dt, "0x08520003", "L2", l1_port, "NotHandle", recovered=up,
                                                         chip=ids.index(lk.a, "l1sw")))
 
-    def host_back(self, node: str) -> None:
-        """A stopped host is back in service (rebooted, repaired or replaced): its board is powered again and its
-        uplinks train, so each L2 chip logs its port toward the node up (``linkDown_clear``), as it logged it down
-        at the stop. The node's own ends print nothing: its L1 chips raised no alarm while unpowered, so none is
-        cleared, and the device plugin starts afresh with nothing to relay. A link another part still holds dark
-        (:func:`held_down`: the link failed or shut, a chip dead) stays down and silent."""
-        for plane in range(self.sim.topology.params.l2_planes):
-            for lid in self.sim.topology.uplinks[(node, plane)]:
-                self.link_state(lid, up=True, l1_alive=False, by=node)
+    def back_in_service(self, part: str) -> None:
+        """A part back in service whose uplinks went dark with it: a stopped host (rebooted, repaired or replaced:
+        its board powered again) or a failed L1 chip (repaired or replaced). Its L1-L2 links train again, so each
+        L2 chip logs its port toward it up (``linkDown_clear``), as it logged it down when the part went dark. The
+        part's own ends print nothing: its L1 chips raised no alarm while unpowered or dead, so none is cleared,
+        and the device plugin starts afresh with nothing to relay. A link another part still holds dark
+        (:func:`held_down`: the link failed or shut, a chip dead, the host down) stays down and silent."""
+        topo = self.sim.topology
+        if topo.kind.get(part) == "node":
+            links = [lid for plane in range(topo.params.l2_planes) for lid in topo.uplinks[(part, plane)]]
+        else:
+            links = [lid for lid in topo.links_of[part] if topo.links[lid].kind == "ub_optical"]
+        for lid in links:
+            self.link_state(lid, up=True, l1_alive=False, by=part)
 
     def hccn_link(self, port: str, up: bool) -> None:
         """A RoCE port's link change record as ``hccn_tool -link_stat`` shows it."""
@@ -164,12 +171,12 @@ def held_down(state: PlantState, lk: Link, link_id: str, by: str) -> bool:
     back this instant (its ports not up yet: a part that fails as it returns leaves them down, unreported)."""
     if by != link_id and not state.is_up(link_id):
         return True
-    if any(end != by and state.health(end) in _DARK for end in (lk.a, lk.b)):
+    if any(end != by and state.health(end) in DARK for end in (lk.a, lk.b)):
         return True
     node = lk.node or ids.node_of(lk.a)
     return node is not None and node != by and (state.host_down(node) or state.host_booting(node))
 
 
-_DARK = frozenset({Health.FAILED, Health.RESETTING})
+DARK = frozenset({Health.FAILED, Health.RESETTING})
 """Health states of a switch chip whose ports carry no light."""
 

@@ -34,6 +34,17 @@ class TelemetryParams(ParamGroup):
         "public "
         "training logs (e.g. flash-dmattn's BF16 backward INF note)")
 
+    boot_lead_s: float = P(
+        1200.0, "s", A + "how long before the simulation's start the hosts and their devices booted: a host that has "
+        "not rebooted in the run stamps its kernel lines, and its devices their fault events, with the uptime "
+        "``sim.now + boot_lead_s``", ge=0)
+    boot_uptime_s: float = P(
+        120.0, "s", A + "a rebooted host's kernel uptime when it is back in service (the twin's return to HEALTHY): "
+        "the kernel's part of a reboot, its own start, systemd's services and the NPU driver loading its devices; "
+        "firmware POST runs before the kernel starts and does not count. Its kernel lines and its devices' fault "
+        "events after the reboot are stamped ``boot_uptime_s`` plus the time since it was back (session 34), as a "
+        "kernel's uptime restarts at each boot", ge=0)
+
     # ---- DOM thresholds (what an operator tool alarms on; the model keeps healthy lanes well inside) ----
     dom_rx_warn_dbm: float = P(-6.5, "dBm", "module Rx power warn below, " + MC)
     dom_rx_alarm_dbm: float = P(-10.0, "dBm", "module Rx power alarm below, " + MC)

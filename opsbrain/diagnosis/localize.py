@@ -46,7 +46,8 @@ def _by_rule(rule: str, signals: list[Signal]) -> str | None:
         return _most(link_of(s) for s in signals if s.kind.startswith(("sw:", "port:"))) or None
     if rule == "l1_switch":
         named = _most(s.component for s in signals if s.kind == "os:l1_fault")
-        return named or _most(ln.split("~", 1)[0] for ln in down)
+        return named or _most(ln.split("~", 1)[0] for ln in down) or _most(  # else the chip the plugin names
+            s.component for s in signals if s.kind.startswith("swfault:") and "l1sw" in (s.component or ""))
     if rule == "l2_switch":
         return _most(l2_of_link(ln) for ln in down)
     if rule == "die":

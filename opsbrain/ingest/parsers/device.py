@@ -38,6 +38,12 @@ RE_SW_RECOVER = re.compile(r"\bAssertion:\s*(?:0x)?0\b")
 """A switch fault event's recovery as the device plugin logs it (ascend-device-plugin
 pkg/device/deviceswitch/ascend_switch.go:174 at 22bb3d98: ``Assertion: 0``; the ``%#v`` form of ascend-fd's
 devicePlugin.log fixture: ``Assertion:0x0``; 0 is FaultRecover, devmanager/common/constants.go:200)."""
+RE_SW_CHIP = re.compile(r"\bSwitchChipId:\s*(0x[0-9a-f]+|\d+)\b", re.I)
+"""The switch chip a switch fault event names (ascend_switch.go convertFaultEvent at 22bb3d98: the driver's
+``switchChipid``, printed ``SwitchChipId: 1`` by today's plugin and ``SwitchChipId:0x1`` by the ``%#v`` of older
+ones). A chip-level event (its tuple's peer field ``na``: isPortLevelFault false, port 0xFFFFFFFF) is the chip's own:
+it is placed on that chip of the node (``<node>/l1sw<id>``); a port-level event (a link's alarm relayed) stays on
+the node, as the L1 and L2 chips' own lines name its link."""
 RE_ALARM_ID = screened(r"alarmID=(0x[0-9a-f]{8})", re.I)
 RE_BMC = screened(r"\[device type: (\w+)\]-\[device id: (\d+)\]-\[error code: ([0-9A-Fa-f]{8})\]")
 RE_SMI_HEALTH = screened(r"^\|\s*(\d+)\s+\S*9\d0\S*\s*\|\s*(Warning|Alarm|Critical|Abnormal)\b", re.I)
@@ -142,6 +148,16 @@ def level_severity(code: str) -> int:
 _ANY = group_of(globals())
 
 
+def _switch_subject(ctx: LineCtx, peer: str) -> str | None:
+    """Where a switch fault tuple goes: the chip :data:`RE_SW_CHIP` reads for a chip-level fault (peer ``na``),
+    else (a port's fault, or a line naming no chip) the node."""
+    if peer.lower() != "na" or not (c := RE_SW_CHIP.search(ctx.text)):
+        return ctx.node
+    v = c.group(1).lower()
+    chip = f"l1sw{int(v, 16) if v.startswith('0x') else int(v)}"
+    return f"{ctx.node}/{chip}" if ctx.node else chip
+
+
 def parse(ctx: LineCtx) -> bool:
     if not _ANY.may(ctx.text):  # the line screen rules out every regex of this parser: no signal here
         return False
@@ -178,9 +194,9 @@ def parse(ctx: LineCtx) -> bool:
         return True
     if (m := RE_SW_TUPLE.search(text)) and ("fault" in ctx.low or "alarm" in ctx.low):
         if "subscribe got fault" in text and RE_SW_RECOVER.search(text):
-            ctx.add(f"swfault:{m.group(1).lower()[2:].upper()}:recover", ctx.node, 0)
+            ctx.add(f"swfault:{m.group(1).lower()[2:].upper()}:recover", _switch_subject(ctx, m.group(3)), 0)
         else:
-            ctx.add(f"swfault:{m.group(1).lower()[2:].upper()}", ctx.node, max(ctx.sev, 1))
+            ctx.add(f"swfault:{m.group(1).lower()[2:].upper()}", _switch_subject(ctx, m.group(3)), max(ctx.sev, 1))
         return True
     if m := RE_ALARM_ID.search(text):
         ctx.add(f"swfault:{m.group(1).lower()[2:].upper()}", ctx.node, max(ctx.sev, 1))
