@@ -239,16 +239,22 @@ def _untied(inc: Any, hosts: set[str]) -> bool:
 
 
 def _tied_link(inc: Any, hosts: set[str]) -> bool:
-    """Whether an incident holds a link fault tied to a host of the bundle (a link down whose link names one)."""
-    return any(s.kind in DOWN and node_of(link_of(s) or "") in hosts for s in inc.signals)
+    """Whether an incident holds a fault that names a host of the bundle to act on: a link down whose link names
+    one, or a hardware error of a component placed on one (a host's kernel panic, a device's event; a job's own
+    reports do not count). Session 34: a host's kdump panic and the L2 chips' ports toward it (each chip's trap an
+    incident of its own) were led by a chip's dirty_connector at 0.40 once the model answered a lone untied port
+    down above the bar; the panic names the host to act on."""
+    return any((s.kind in DOWN and node_of(link_of(s) or "") in hosts)
+               or (s.severity >= 2 and not s.kind.startswith("job:") and s.kind not in DOWN
+                   and node_of(s.component or "") in hosts) for s in inc.signals)
 
 
 def primary_order(incidents: list[Any], out_incs: list[dict[str, Any]], hosts: set[str]) -> dict[str, int]:
     """Incident id -> its rank before the error count when the primary incident is chosen (``hosts``: the node ids of
-    the bundle's workers): 0 for an incident whose
-    hardware errors are only untied switch traps (:func:`_untied`) where another incident holds a tied link fault
-    (:func:`_tied_link`), else 1. The trap may be the far end of that same link or another's, which the bundle cannot
-    tell; the tied link names the host to act on, so it leads (session 33, tester BJ's real link-down bundle: the L2
+    the bundle's workers): 0 for an incident whose hardware errors are only untied switch traps (:func:`_untied`)
+    where another incident holds a tied link fault or a host's own hardware error (:func:`_tied_link`), else 1. The
+    trap may be the far end of that same link or another's, which the bundle cannot tell; the tied fault names the
+    host to act on, so it leads (session 33, tester BJ's real link-down bundle: the L2
     switch's trap and the job's stall, two errors, took the headline as "unknown at host gz-l2p2-sw05" over the
     L1 side's link_down at gz-a3-r07-n36, one error)."""
     tied = any(_tied_link(inc, hosts) for inc in incidents)
