@@ -35,7 +35,8 @@ def table() -> dict[str, Any]:
 
 MODEL_FLIPS = {"m025-oam-tools-asys-faq-rerun-segfault-leftover-process",
                "x001-cann-troubleshooting-moe-combine-mte-out-of-range-network",
-               "n002-runtime-faq-setdevice-107001-driver-not-loaded"}
+               "n002-runtime-faq-setdevice-107001-driver-not-loaded",
+               "t010-pytorch-porting-guide-memcopysync-drvmemcpy-stack-dtype-mismatch"}
 """Known changes that are the model's, not the reading's, under a head that names a host (:data:`HOSTED`; the signals
 are the same but for that host):
 with a host, the shipped model's best guess for a shell's segfault and a Python traceback, qingtian_failure (its
@@ -46,7 +47,11 @@ error is framework_error at 0.40, on the bar; with a host it falls just under an
 memory error, 507057's text, is hardware evidence).
 n002 (session 33, after the aclnn table's refit): bare, the engine reads config_error at 0.545, just under the text
 fallback's second-opinion bar (0.55), and the words overrule it (driver_firmware_error); with a host it reads 0.551,
-just over, and stands."""
+just over, and stands.
+t010 (session 34, after the refit for the twin's crashed-host and CE-log changes): bare, the engine reads npu_oom at
+0.557, just over the text fallback's second-opinion bar (0.55); with a host 0.537, under it, and the words read
+framework_error at 0.60.
+"""
 
 
 def test_no_wrapper_changes_the_class_or_abstention_of_a_dev_excerpt(table: dict[str, Any]) -> None:

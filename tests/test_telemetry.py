@@ -357,11 +357,7 @@ def test_flaps_self_heal_and_rates_over_a_day_match_parameters(topo1: Topology) 
     ce_lines = [x for x in sim.telemetry.logs if x.source == "device_os" and "event_id=0x80e01805;" in x.text
                 and x.t <= DAY]
     n_hbm = len(topo1.by_kind["hbm"])
-    # 192 bursts of ~20 errors and the steady ~2 errors/day per stack, into logs whose fill at t=0 is uniform over
-    # 0..63 (noise.ce_log_fill_unknown): each error fills a log with chance 1/64, so ~(192 x 20 + 384 x 2) / 64 = 72
-    limit = sim.params.faults.ce_log_limit
-    expected = (n_hbm * bursts * sim.params.noise.hbm_ce_burst_mean + n_hbm * sim.params.noise.hbm_ce_per_day) / limit
-    assert 0.6 * expected < len(ce_lines) < 1.4 * expected, (len(ce_lines), expected)
+    assert len(ce_lines) < n_hbm * bursts / 4  # 192 bursts, ~20 errors each, into logs that started empty
     assert all(ids.npu_of(x.origin) == x.origin for x in ce_lines)
     # background slopes: median CE rate per stack and total down counts
     m = sim.telemetry.metrics

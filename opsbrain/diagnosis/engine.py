@@ -152,6 +152,21 @@ def ranked(probs: list[float]) -> list[int]:
     return order
 
 
+def lone_warnings(signals: list[Signal]) -> list[Signal]:
+    """The warnings on a part (their component, or its node) that shows no error, where other parts show errors:
+    context, which the live detector puts in no incident of those errors (only an actionable kind or a burst opens
+    one, and a warning joins its own part's incident only). A warning naming no part is on no other part, and where
+    no error names a part no warning is on another one (a collective's timeout that names none, beside the warning
+    that names the peer it waited for): none then."""
+    errors = [s for s in signals if s.severity >= 2]
+    parts = {s.component for s in errors if s.component} | {node_of(s.component) for s in errors if s.component}
+    parts.discard(None)
+    if not parts:
+        return []
+    return [s for s in signals if s.severity == 1 and s.component and not (
+        s.component in parts or node_of(s.component) in parts)]
+
+
 def _vote_features(feats: dict[str, float], signals: list[Signal]) -> dict[str, float]:
     """The knowledge base's features its vote counts: where the signals hold an error, not those of a warning on a
     part (its component, or its node) that shows no error; all of them otherwise. A warning on a part without an
@@ -162,12 +177,7 @@ def _vote_features(feats: dict[str, float], signals: list[Signal]) -> dict[str, 
     logged eight minutes earlier on another host for hbm_ce_storm's primary signature and answered hbm_ce_storm at
     that host, where ``--bundle`` answered link_down (the link-down traps, ambiguous among five link classes, vote
     for none). The model's own input is unchanged."""
-    errors = [s for s in signals if s.severity >= 2]
-    parts = {s.component for s in errors if s.component} | {node_of(s.component) for s in errors if s.component}
-    parts.discard(None)
-    lone = [s for s in signals if s.severity == 1 and s.component and not (
-        s.component in parts or node_of(s.component) in parts)] if errors else []  # (a warning naming no part
-    # is on no other part: it stays)
+    lone = lone_warnings(signals)
     if not lone:
         return feats
     out = {k: v for k, v in feats.items() if not k.startswith("kb:")}

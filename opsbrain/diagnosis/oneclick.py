@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from opsbrain.diagnosis.engine import Engine
+from opsbrain.diagnosis.engine import Engine, lone_warnings
 from opsbrain.diagnosis.hostplace import on_workers
 from opsbrain.diagnosis.jobs import busiest_job, jobs_listed, other_jobs, say_attempt
 from opsbrain.diagnosis.knowledge import load_vendor_rules, vendor_mapping
@@ -252,8 +252,16 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
         signals = levelled(signals, levels, compiled_kb().device_levels)
     vendor = vendor_votes(engine, signals, knowledge.vendor_signals, now) if knowledge else []
     sigs = signals + vendor
+    # a warning on a part without an error, beside other parts' errors, is context: the live detector and the
+    # bundle's incidents leave it out of those errors' verdict, and so does the whole input's (session 34: a lone
+    # HBM correctable-error warning of another host made a link-down collection's best guess hbm_ce_storm there)
+    lone = {id(s) for s in lone_warnings(sigs)}
     if sigs:
-        d = engine.diagnose_signals(sigs, now)
+        d = engine.diagnose_signals([s for s in sigs if id(s) not in lone], now)
+        if lone:
+            n = len(lone)
+            d.evidence.append(f"{n} warning{'s' * (n != 1)} on a part without an error left out of the verdict as "
+                              "context (another part's errors are the incident)")
     else:
         d = Diagnosis(UNKNOWN, None, 0.0, [nothing_found(stats.get("lines", 0))], now)
     documented = frozenset(i["class"] for i in knowledge.info.values() if i["class"]) if knowledge else frozenset()
