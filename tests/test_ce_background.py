@@ -94,10 +94,10 @@ def test_an_aged_pods_logs_hold_what_their_counters_counted(topo1: Topology) -> 
 
 
 @pytest.mark.parametrize("unknown", [True, False])
-def test_a_fresh_pods_logs_start_at_an_unknown_fill_unless_its_devices_were_reset(topo1: Topology,
-                                                                                   unknown: bool) -> None:
-    """noise.ce_log_fill_unknown: a run's devices were not just reset, so a log's fill at t=0 is uniform over
-    0..limit-1 (the stationary fill); False: every log starts empty. The counters still start at 0 either way."""
+def test_a_fresh_pods_logs_start_empty_or_at_the_stationary_fill(topo1: Topology, unknown: bool) -> None:
+    """noise.ce_log_fill_unknown: False (the default: a freshly booted pod, as counters_age_s 0 says) every log
+    starts empty; True, a log's fill at t=0 is uniform over 0..limit-1 (the stationary fill). The counters start at 0
+    either way."""
     params = apply_overrides(SimParams(), {"noise.ce_log_fill_unknown": unknown})
     sim = Simulation(params, seed=3, topology=topo1)
     start_background_noise(sim)

@@ -101,3 +101,25 @@ def test_the_client_options_need_an_http_source() -> None:
     with pytest.raises(InputError, match="needs --client-cert"):
         HttpAuth(client_key="k.pem")
     assert HttpAuth(client_cert="c.pem").given
+
+
+def test_a_tls_alert_raised_while_reading_is_said_as_tls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """TLS 1.3 sends the server's refusal of a client certificate after the handshake: the SSLError comes from the
+    read, unwrapped, and its ``reason`` is OpenSSL's short string, not a cause (session 34: it read 'cannot fetch:
+    TLSV13_ALERT_CERTIFICATE_REQUIRED', without the hint, about one run in ten)."""
+    import ssl
+    import urllib.request
+
+    from opsbrain.errors import InputError
+    from opsbrain.sources.httpauth import HttpAuth
+    from opsbrain.sources.httpget import fetch
+
+    def refuse(*_a: object, **_k: object) -> None:
+        err = ssl.SSLError(1, "[SSL: TLSV13_ALERT_CERTIFICATE_REQUIRED] tlsv13 alert certificate required")
+        err.reason = "TLSV13_ALERT_CERTIFICATE_REQUIRED"
+        raise err
+
+    monkeypatch.setattr(urllib.request.OpenerDirector, "open", refuse)
+    with pytest.raises(InputError) as caught:
+        fetch("https://127.0.0.1:1/metrics", 1.0, 2.0, 1 << 20, HttpAuth())
+    assert "TLS failed" in str(caught.value) and "--client-cert" in str(caught.value), caught.value

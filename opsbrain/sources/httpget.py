@@ -84,7 +84,9 @@ def _fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int, auth: 
         if guard.fired:  # the connection closed under a server that had not answered in time (headers dripped)
             raise InputError(f"the page took more than {deadline_s:g} s ({size} bytes read)", file=shown,
                              path="--url") from None
-        reason = getattr(exc, "reason", exc)
+        # URLError wraps the cause in ``reason``; an SSLError raised while reading (TLS 1.3's post-handshake alert:
+        # the server refused the client certificate) has a ``reason`` too, its short string, and is its own cause
+        reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
         if isinstance(reason, ssl.SSLCertVerificationError):  # the server's certificate is not trusted
             raise InputError(f"TLS certificate not verified: {reason.verify_message or reason.reason} (give the "
                              "server's CA bundle with --ca-file; --insecure-skip-verify skips the check)",
