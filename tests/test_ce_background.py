@@ -48,6 +48,21 @@ def test_a_burst_below_the_limit_prints_nothing_and_the_one_that_fills_the_log_r
     assert _reports(sim) == pytest.approx([40.0, 50.0, 50.0 + sim.params.faults.ce_sensor_check_s])
 
 
+def test_a_rate_change_while_a_full_log_waits_for_its_check_reports_it_then(topo1: Topology) -> None:
+    """A storm starting (a rate set) in the sensor check a burst filled the log in: the report still comes at that
+    check (before: a Gamma draw over the negative free records raised ValueError and stopped the run)."""
+    sim = Simulation(seed=3, topology=topo1)
+    log = sim.ce_logs.of(HBM)
+    sim.run(10.0)
+    log.add(64)
+    sim.run(10.05)
+    log.add(70)  # full again within the check of the report at 10.0: due at 10.1
+    log.set_rate(0.5)  # a storm starts before that check
+    sim.run(10.2)
+    check = sim.params.faults.ce_sensor_check_s
+    assert _reports(sim) == pytest.approx([10.0, 10.0 + check]) and log.fill < 64
+
+
 def test_a_storm_fills_the_log_the_background_has_partly_filled(topo1: Topology) -> None:
     """The same log: a stack whose log already holds 60 errors reports after ~4 of the storm's errors."""
     rate, firsts = 0.5, {}
