@@ -124,3 +124,21 @@ def test_a_fresh_pods_logs_start_at_an_unknown_fill_unless_its_devices_were_rese
         assert abs(fills.mean() - (limit - 1) / 2) < 4 * limit / math.sqrt(12 * len(fills)), fills.mean()
     else:
         assert not fills.any()
+
+
+def test_a_storm_on_a_replaced_chip_stops_filling_its_log(topo1: Topology) -> None:
+    """A chip replaced mid-storm (its fault ended by replace_part): the new chip's log no longer fills at the storm's
+    rate, and its counter no longer climbs at it (before: the interrupted storm left its rate on the log, so the new
+    chip reported 0x80E01805 at the storm's rate for the rest of the run)."""
+    sim = Simulation(seed=3, topology=topo1)
+    npu = HBM.rsplit("/", 1)[0]
+    sim.inject(FaultSpec(at_s=100.0, kind="hbm_ce_storm", target=HBM, params={"rate_per_s": 2.0},
+                         duration_s=5 * DAY))
+    sim.run(300.0)
+    sim.control.replace_part(npu)
+    sim.run(2 * DAY)
+    ended = sim.faults[0].ended_at_s
+    assert ended is not None and ended < 2 * DAY  # the replacement ended the storm
+    assert _reports(sim, HBM) and max(_reports(sim, HBM)) <= ended
+    assert sim.ce_logs.of(HBM).rate == 0.0 and not sim.ce_logs.listeners
+    assert sim.telemetry.metrics.slope("hbm_ce_total", HBM, sim.now) == 0.0
