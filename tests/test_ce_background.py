@@ -48,6 +48,21 @@ def test_a_burst_below_the_limit_prints_nothing_and_the_one_that_fills_the_log_r
     assert _reports(sim) == pytest.approx([40.0, 50.0, 50.0 + sim.params.faults.ce_sensor_check_s])
 
 
+def test_a_rate_change_while_a_full_log_waits_for_its_check_reports_it_then(topo1: Topology) -> None:
+    """A storm starting (a rate set) in the sensor check a burst filled the log in: the report still comes at that
+    check (before: a Gamma draw over the negative free records raised ValueError and stopped the run)."""
+    sim = Simulation(seed=3, topology=topo1)
+    log = sim.ce_logs.of(HBM)
+    sim.run(10.0)
+    log.add(64)
+    sim.run(10.05)
+    log.add(70)  # full again within the check of the report at 10.0: due at 10.1
+    log.set_rate(0.5)  # a storm starts before that check
+    sim.run(10.2)
+    check = sim.params.faults.ce_sensor_check_s
+    assert _reports(sim) == pytest.approx([10.0, 10.0 + check]) and log.fill < 64
+
+
 def test_a_storm_fills_the_log_the_background_has_partly_filled(topo1: Topology) -> None:
     """The same log: a stack whose log already holds 60 errors reports after ~4 of the storm's errors."""
     rate, firsts = 0.5, {}
@@ -109,3 +124,21 @@ def test_a_fresh_pods_logs_start_empty_or_at_the_stationary_fill(topo1: Topology
         assert abs(fills.mean() - (limit - 1) / 2) < 4 * limit / math.sqrt(12 * len(fills)), fills.mean()
     else:
         assert not fills.any()
+
+
+def test_a_storm_on_a_replaced_chip_stops_filling_its_log(topo1: Topology) -> None:
+    """A chip replaced mid-storm (its fault ended by replace_part): the new chip's log no longer fills at the storm's
+    rate, and its counter no longer climbs at it (before: the interrupted storm left its rate on the log, so the new
+    chip reported 0x80E01805 at the storm's rate for the rest of the run)."""
+    sim = Simulation(seed=3, topology=topo1)
+    npu = HBM.rsplit("/", 1)[0]
+    sim.inject(FaultSpec(at_s=100.0, kind="hbm_ce_storm", target=HBM, params={"rate_per_s": 2.0},
+                         duration_s=5 * DAY))
+    sim.run(300.0)
+    sim.control.replace_part(npu)
+    sim.run(2 * DAY)
+    ended = sim.faults[0].ended_at_s
+    assert ended is not None and ended < 2 * DAY  # the replacement ended the storm
+    assert _reports(sim, HBM) and max(_reports(sim, HBM)) <= ended
+    assert sim.ce_logs.of(HBM).rate == 0.0 and not sim.ce_logs.listeners
+    assert sim.telemetry.metrics.slope("hbm_ce_total", HBM, sim.now) == 0.0

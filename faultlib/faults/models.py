@@ -48,11 +48,18 @@ class HbmCeStorm(FaultModel):
             if hbm == self.target and at - start < self.truth.quiet_s:
                 self.truth.quiet_s = at - start
 
+        def stop() -> None:  # the storm's errors stop arriving: it healed, or its part was replaced
+            self.sim.ce_logs.listeners.remove(on_report)
+            log.set_rate(log.rate - rate)
+            hub.metrics.add("hbm_ce_total", self.target, self.sim.now, 0.0, slope=base_slope)
+
         self.sim.ce_logs.listeners.append(on_report)
-        yield self.wait(dur)
-        self.sim.ce_logs.listeners.remove(on_report)
-        log.set_rate(log.rate - rate)
-        hub.metrics.add("hbm_ce_total", self.target, self.sim.now, 0.0, slope=base_slope)
+        try:
+            yield self.wait(dur)
+        except simpy.Interrupt:  # replaced mid-storm: the new part's log does not go on at the storm's rate
+            stop()
+            raise
+        stop()
         self.end()
 
 

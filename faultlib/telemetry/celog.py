@@ -69,10 +69,14 @@ class CeLog:
         self.since = now
 
     def _arm(self, t: float) -> None:
-        """Draw when the errors arriving at ``rate`` from ``t`` fill the log, and wait for it."""
+        """Draw when the errors arriving at ``rate`` from ``t`` fill the log, and wait for it (a log a burst filled,
+        its report waiting for the sensor check, is due at ``t``: nothing drawn)."""
         free = self.logs.limit - self.fill
         self.since = t
-        self.due = t + float(self._rng.gamma(free, 1.0 / self.rate)) if self.rate > 0 else math.inf
+        if free <= 0:
+            self.due = t
+        else:
+            self.due = t + float(self._rng.gamma(free, 1.0 / self.rate)) if self.rate > 0 else math.inf
         self._wait_until(max(self.due, self.last_report + self.logs.check_s))
 
     def _wait_until(self, at: float) -> None:

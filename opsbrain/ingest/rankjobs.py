@@ -219,10 +219,15 @@ def part_jobs(procs: list[RankProcess]) -> list[list[RankProcess]]:
     return [[p for a in job for p in a] for job in part_runs(procs)]
 
 
+def _failed(run: list[RankProcess]) -> bool:
+    """Whether an attempt failed: one of its processes logged an error."""
+    return any(p.errors or p.first_error is not None for p in run)
+
+
 def read_attempt(attempts: list[list[RankProcess]]) -> int:
     """The attempt a verdict is about: the latest that logged an error (the restart's when it failed again, the
     earlier one's when the restart ran clean); the latest where none did."""
-    failed = [k for k, a in enumerate(attempts) if any(p.errors or p.first_error is not None for p in a)]
+    failed = [k for k, a in enumerate(attempts) if _failed(a)]
     return failed[-1] if failed else len(attempts) - 1
 
 
@@ -261,7 +266,7 @@ def describe_attempts(attempts: list[list[RankProcess]], read: int) -> list[dict
         out.append({"attempt": k + 1, "pids": sorted({p.pid for p in procs}, key=lambda x: (len(x), x)),
                     "first_line": _when(span[0] if span else None), "last_line": _when(span[1] if span else None),
                     "first_error": _when(min(errs) if errs else None),
-                    "failed": any(p.errors or p.first_error is not None for p in procs), "read": k == read})
+                    "failed": _failed(procs), "read": k == read})
         if k and (moved := moved_ranks(attempts[k - 1], procs)):
             left = moved[0][1][0]
             out[-1]["moved"] = {"from_host": left, "to_hosts": sorted({b[0] for _r, _a, b in moved}),
