@@ -274,8 +274,11 @@ def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, 
                f"{len(summary['errors'])} errors")
     src = summary.get("source_state") or {}
     if src.get("state") == "unauthorized":  # the last sweeps had no data because the credentials were refused
-        click.echo(f"source unauthorized: HTTP {src['status']} from {src['url']} ({src['refused_sweeps']} sweeps "
-                   "refused in a row): check the token or password given")
+        from opsbrain.cli.journal_view import count
+
+        refused = count(src["refused_sweeps"], "sweep")
+        click.echo(f"source unauthorized: HTTP {src['status']} from {src['url']} ({refused} refused in a row): check "
+                   "the token or password given")
 
 
 # ---- watch (issue 20) ---------------------------------------------------------------------------------
