@@ -52,7 +52,7 @@ class LineMemo:
         if all(s.text == text for s in out):
             if len(self._memo) >= MAX_ENTRIES:
                 self._memo.clear()
-            self._memo[key] = tuple(out)
+            self._memo[key] = out
         return out
 
 

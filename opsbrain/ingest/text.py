@@ -34,8 +34,8 @@ from opsbrain.ingest.archive import (
 from opsbrain.ingest.derive import TLS_STATES, fd_placed, section_placed, tls_mismatch, with_flaps
 from opsbrain.ingest.dirwalk import MAX_FILES, no_logs
 from opsbrain.ingest.encoding import SAMPLE, decoded_lines, sniff
-from opsbrain.ingest.npuinfo import NPU_INFO, NpuInfoScan, PortStates, link_downs
 from opsbrain.ingest.linememo import ReadMemo
+from opsbrain.ingest.npuinfo import NPU_INFO, NpuInfoScan, PortStates, link_downs
 from opsbrain.ingest.parsers import MAX_LINE
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.streams import NOT_EVIDENCE, ground_truth_sidecar, not_a_log
