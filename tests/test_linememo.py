@@ -65,3 +65,33 @@ def test_a_replay_reads_every_line_as_parse_line_does(tmp_path: Path, monkeypatc
         pytest.fail("the replay printed no line")
     assert checked[1] > 0, checked
     print("memo lines, hits:", checked)
+
+
+READ_LINES = [  # plog lines in the formats the bundle tests write (HCCL, RUNTIME, DRV), and an unstamped console line
+    "[ERROR] HCCL(40101,python):2025-03-01-10:33:21.000.000 [task_exception_handler.cc:300] [40101]EI0002: The wait "
+    "execution of the Notify register times out. Reason: The Notify register has not received the Notify record from "
+    "remote rank [11]. base information: [streamID:[5], taskID[7]]",
+    "[ERROR] HCCL(40102,python):2025-03-01-10:33:21.100.000 [hccl_communicator.cc:900] [40102]EI0006: Getting socket "
+    "times out.",
+    "[ERROR] RUNTIME(23456,python):2025-03-01-10:03:20.450.000 [stream.cc:1044][23457]Stream synchronize failed, "
+    "device_id=3, retCode=0x7bcad, ErrCode=507053, desc=[device memory uncorrectable ecc error (hbm uce)]",
+    "[ERROR] DRV(1187,dmp_daemon):2025-03-01-10:03:20.400.000 [dms_fault.c:688][dev3]fault event: event_id=0x80e01801, "
+    "assertion=occur, severity=critical, dev_id=3, hbm multi-bit ecc error, uncorrectable",
+    "RuntimeError: ACL stream synchronize failed, error code:507053",
+]
+
+
+@pytest.mark.parametrize("line", READ_LINES)
+def test_the_read_memo_gives_what_parse_line_gives_for_another_stamp_and_time(line: str) -> None:
+    """A bundle's or --logs input's memo (linememo.ReadMemo): the same line at another plog stamp and time is a hit
+    that equals parse_line's own answer; another process id is another key."""
+    memo = linememo.ReadMemo()
+    first = memo.parse(line, 1.0, "pod0/node1", None, "ERROR")
+    later = line.replace("2025-03-01-10:", "2025-03-02-23:")
+    assert first and memo.parse(later, 5.0, "pod0/node1", None, "ERROR") == parse_line(later, 5.0, "pod0/node1", None,
+                                                                                        "ERROR")
+    assert len(memo._memo) == 1
+    memo.parse(line.replace("(4010", "(5010").replace("(2345", "(3345").replace("(1187", "(2187"), 2.0, "pod0/node1",
+               None, "ERROR")
+    assert len(memo._memo) == (2 if line.startswith("[") else 1)
+    assert linememo.read_key(later) == linememo.read_key(line)

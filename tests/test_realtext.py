@@ -447,3 +447,29 @@ def test_the_failure_line_displaces_the_least_weighty_cited_line() -> None:
     got = _frames({"frame": 3.0, "heavy": 9.0}, ["frame a", "frame b", "frame heavy", "frame d"])
     assert got is not None and got.cls == "framework_error"
     assert [n for _f, n, _t in got.lines] == [1, 2, 4]
+
+
+def test_a_view_looking_at_a_repeated_line_once_keeps_what_looking_every_time_keeps(monkeypatch: Any) -> None:
+    """TextView's memo of lines looked at (MAX_DONE): over a console repeating its lines, past both limits, the kept
+    lines, failing count and overflow are those of the view that looks at every line."""
+    import random
+
+    from opsbrain.diagnosis import realtext
+
+    rnd = random.Random(3)
+    pool = ["Traceback (most recent call last):", "RuntimeError: ACL stream synchronize failed, error code:507053",
+            "[INFO] step done", "[WARNING] retry failed once", "epoch 1 step 5 loss 2.1"]
+    feed = [(rnd.choice(pool) if rnd.random() < 0.7 else f"error {rnd.randrange(700)} failed", rnd.choice(["", "h: "]))
+            for _ in range(3000)]
+
+    def kept(limit: int) -> tuple[Any, ...]:
+        view = realtext.TextView(limit)
+        for n, (line, head) in enumerate(feed, 1):
+            view(line, "f", n, head)
+        return view.first, view.errors, view.failing, view.overflow, view.lines()
+
+    for limit in (5, 300, 5000):
+        memo = kept(limit)
+        monkeypatch.setattr(realtext, "MAX_DONE", 0)
+        assert kept(limit) == memo
+        monkeypatch.undo()

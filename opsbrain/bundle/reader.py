@@ -64,9 +64,10 @@ from opsbrain.bundle.timed import _LEVEL, TimedFiles  # noqa: F401 - re-exported
 from opsbrain.bundle.walk import _File, _Scan
 from opsbrain.bundle.zones import file_zone, plan
 from opsbrain.errors import InputError
-from opsbrain.ingest import Signal, parse_job_event, parse_line
+from opsbrain.ingest import Signal, parse_job_event
 from opsbrain.ingest.archive import ArchiveError, DirTree, Tree, open_tree
 from opsbrain.ingest.derive import restatements_dropped, section_placed
+from opsbrain.ingest.linememo import ReadMemo
 from opsbrain.ingest.parsers import may_signal
 from opsbrain.ingest.parsers.device import SECTION_DEVICE
 from opsbrain.ingest.ranks import RankCollector
@@ -250,12 +251,13 @@ def signals_of(lines: Iterable[BundleLine], placement: dict[str, list[str]], may
     lines = list(lines)
     if may is None or len(may) != len(lines):
         may = may_signal([ln.text for ln in lines])  # one scan of all the lines rules out most of them
+    parse = ReadMemo().parse  # a failed job's ranks repeat the same error lines: each shape parsed once
     for k, ln in enumerate(lines):
         if ln.job is not None:
             got = parse_job_event(ln.job[0], ln.job[1], ln.job[2], ln.t, placement)
         elif may is None or may[k]:
             twin = False if real and ln.origin and "/".join(ln.origin.split("/")[:2]) in real else None
-            got = parse_line(ln.text, ln.t, ln.origin, ln.source, ln.level, twin=twin)
+            got = parse(ln.text, ln.t, ln.origin, ln.source, ln.level, twin=twin)
         else:
             continue
         for s in got:

@@ -322,6 +322,10 @@ def block_ready(lines: list[str], style: str) -> bool:
     return style in _BLOCK_RX and all(map(str.isascii, lines))
 
 
+MAX_UNSTAMPED = 4096
+"""reason: bounds :attr:`BlockStamps._unstamped` (a file of distinct lines without stamps: a few hundred kB)."""
+
+
 class BlockStamps:
     """Reads the stamps :func:`block_scan` found as integer microseconds (:func:`to_us`), as :func:`stamp` would
     (None for impossible fields: the ValueError on which ``stamp`` answers None), with the days and minutes of the
@@ -334,6 +338,9 @@ class BlockStamps:
         """``YYYY?MM?DD?HH:MM`` -> its microseconds (None: no such day or minute); shareable between the files of
         a bundle (:func:`_prefix_us` does not depend on the separators, only on the digits)."""
         self._levels: dict[str, str] = {}
+        self._unstamped: dict[str, int | None] = {}
+        """A line without the first form's stamp -> :func:`stamp`'s reading of it (a pure function of the line): a
+        console's lines repeat (the same traceback and error lines again and again)."""
 
     def level(self, written: str) -> str | None:
         """The level as the reader keeps it (upper case), None for none."""
@@ -347,12 +354,20 @@ class BlockStamps:
     def read(self, lines: list[str], found: list[tuple[str, str, str]]) -> tuple[list[int | None], list[str | None]]:
         """The stamps and levels of ``lines``, as :func:`block_scan` found them (one loop, no call a line)."""
         minutes, uppers, style, slog, level_of = self._minutes, self._levels, self.style, self.slog, self.level
+        unstamped = self._unstamped
         levels = [(uppers.get(lv) or level_of(lv)) if lv else None for lv, _b, _w in found]
         us: list[int | None] = []
         add = us.append
         for line, (_lv, before, whole) in zip(lines, found, strict=True):
             if not whole or len(before) + len(whole) > _STAMP_SCAN:
-                add(to_us(stamp(line, style)) if line and not line.isspace() else None)
+                if not line or line.isspace():
+                    add(None)
+                elif (got := unstamped.get(line, -1)) != -1:  # (never -1: no time lies before EPOCH)
+                    add(got)
+                else:
+                    if len(unstamped) >= MAX_UNSTAMPED:
+                        unstamped.clear()
+                    add(unstamped.setdefault(line, to_us(stamp(line, style))))
                 continue
             minute = minutes.get(whole[:16], -1)  # (never -1: no time lies before EPOCH)
             if minute == -1:

@@ -152,6 +152,10 @@ def load_model(path: Path = MODEL_FILE) -> TextModel | None:
         return None
 
 
+MAX_DONE = 100_000
+"""reason: bounds :attr:`TextView._done` (a few MB); past it, lines are looked at every time, as before."""
+
+
 class TextView:
     """A line hook keeping what the fallback reads: the first :data:`MAX_VIEW_LINES` distinct lines and, apart, the
     first distinct lines with an error word; :meth:`lines` gives the first set when the input fitted in it. A syslog /
@@ -165,14 +169,21 @@ class TextView:
         self.failing = 0
         """Error lines not stated at WARNING level (:data:`WARNING_STATED`)."""
         self._seen: set[str] = set()
+        self._done: set[tuple[str, str]] = set()
+        """(line, head) already looked at: looking again changes nothing (a line kept is seen, one left out is left
+        out again, as the lists only grow) but :attr:`overflow`; a console repeats its lines thousands of times."""
         self.overflow = False
 
     def __call__(self, line: str, file: str | None, line_no: int, head: str = "") -> None:
         full = len(self.first) >= self.limit
         if full:  # past a paste's size only error lines are kept: the common line of a large log costs one search
             self.overflow = True
-            if len(self.errors) >= self.limit or _has_error_word(line) is None:
-                return
+        if (line, head) in self._done:
+            return
+        if len(self._done) < MAX_DONE:
+            self._done.add((line, head))
+        if full and (len(self.errors) >= self.limit or _has_error_word(line) is None):
+            return
         text = FAN_OUT_HEAD.sub("", SYSLOG_HEAD.sub("", line.strip(), count=1), count=1)
         if text and (host := host_in(text)):
             text = text.replace(host, " ").strip()  # a host's name is the collection's, not the failure's words

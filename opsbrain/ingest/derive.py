@@ -115,7 +115,7 @@ _COUNTER = re.compile(r"link (?:up|down) count\s*:", re.I)
 
 
 def _record_time(text: str) -> float | None:
-    m = _RECORD.search(text)
+    m = _RECORD.search(text) if "LINK " in text else None  # (the record's literal: most lines are no record)
     return ctime_seconds(m.group(1)) if m else None
 
 

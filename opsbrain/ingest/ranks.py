@@ -121,7 +121,7 @@ class RankCollector(RankErrorReading):
         self._pending_notify: dict[tuple[str, str], dict[str, object]] = {}
         self._pending_aicpu: dict[tuple[str, str, str | None], tuple[float, LineRef, int]] = {}
         self._resets: dict[tuple[str, str], int] = {}
-        self._files: dict[str, tuple[str, bool, re.Match[str] | None, bool, bool]] = {}
+        self._files: dict[str, tuple[str, bool, re.Match[str] | None, bool, bool, bool]] = {}
         self.syslog_hosts: dict[str, Counter[str]] = {}  # worker directory -> the hosts its syslog's heads name
         self._syslog_read: Counter[str] = Counter()
         self._seconds: dict[tuple[str, ...], float] = {}  # a time stamp's second -> epoch seconds (local time)
@@ -152,11 +152,11 @@ class RankCollector(RankErrorReading):
             plain = log_name(name)  # or not (``plog-903_2025....log.gz`` is the same process's plog)
             info = self._files[name] = (self.worker_of(name), bool(self.NPU_INFO_FILE.search(plain)),
                                         RE_PLOG_FILE.search(plain), bool(DEVICE_OS_DIR.search(plain)),
-                                        host_syslog(name))
+                                        host_syslog(name), bool(RANK_TABLE_FILE.search(plain)))
             self.note_file(name, info[0])
         if info[3]:
             return  # the device's own slog: its HCCL lines are the AI CPU scheduler's, no host process's
-        if RANK_TABLE_FILE.search(log_name(name)):
+        if info[5]:  # a rank table
             held = self._rank_tables.setdefault(name, [])
             held.extend(ln.rstrip("\r\n") if strip else ln for ln in lines)
             del held[RANK_TABLE_LINES:]

@@ -8,7 +8,7 @@ and where the line came from (file and line number), so that evidence can be sho
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 SEV = {"TRACE": 0, "DEBUG": 0, "INFO": 0, "EVENT": 0, "NOTICE": 0, "WARN": 1, "WARNING": 1, "ERROR": 2,
        "ERR": 2, "CRITICAL": 2, "CRIT": 2, "FATAL": 2, "ALERT": 2, "EMERG": 2}
@@ -28,9 +28,11 @@ class Signal:
     file: str | None = None       # the file (relative to what was given) that held the line
 
     def at(self, *, line_no: int | None = None, file: str | None = None, t: float | None = None) -> Signal:
-        """The same signal, placed in a file and line (and time)."""
-        return replace(self, line_no=self.line_no if line_no is None else line_no,
-                       file=self.file if file is None else file, t=self.t if t is None else t)
+        """The same signal, placed in a file and line (and time); built directly (``dataclasses.replace`` costs
+        ~10 us a call, and every signal of a read is placed)."""
+        return Signal(self.t if t is None else t, self.kind, self.component, self.host, self.severity, self.text,
+                      self.peer, self.device, self.line_no if line_no is None else line_no,
+                      self.file if file is None else file)
 
 
 DOWN = ("sw:down", "port:down")

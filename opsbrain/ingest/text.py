@@ -34,8 +34,9 @@ from opsbrain.ingest.archive import (
 from opsbrain.ingest.derive import TLS_STATES, fd_placed, section_placed, tls_mismatch, with_flaps
 from opsbrain.ingest.dirwalk import MAX_FILES, no_logs
 from opsbrain.ingest.encoding import SAMPLE, decoded_lines, sniff
+from opsbrain.ingest.linememo import ReadMemo
 from opsbrain.ingest.npuinfo import NPU_INFO, NpuInfoScan, PortStates, link_downs
-from opsbrain.ingest.parsers import MAX_LINE, parse_line
+from opsbrain.ingest.parsers import MAX_LINE
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.streams import NOT_EVIDENCE, ground_truth_sidecar, not_a_log
 from opsbrain.ingest.surface import WRAP_LOOK, fill_holes, grep_file, looks_binary, plain, rejoin, unwrap, wrapped_paste
@@ -161,6 +162,7 @@ class LineReader:
         self._given = 0  # bytes of input as given (files on disk, stdin as read): MAX_EXPANSION's measure
         self._origin_devices: dict[str, int | None] = {}  # origin file -> the device whose log it is
         self._link_states: PortStates = {}  # npu_info files' link states, for close_states
+        self._parse = ReadMemo().parse  # parse_line, once per repeated line (a failed job's ranks repeat theirs)
         self.origins: dict[tuple[str | None, int], str] = {}
         """(file, line) of a signal's line -> the file it was first written to, where the input holds several
         files' lines: ``grep -r``'s output (the name before each line) or ``tail`` / ``head`` of several files
@@ -241,7 +243,7 @@ class LineReader:
                 if origin not in self._origin_devices:
                     self._origin_devices[origin] = device_dir(origin)
                 here = self._origin_devices[origin]
-            for s in parse_line(line, self._last, head=prefix, file_device=here, twin=twin):
+            for s in self._parse(line, self._last, head=prefix, file_device=here, twin=twin):
                 if s.kind in TLS_STATES:
                     self._tls.setdefault(s.kind, s.at(line_no=n, file=file))  # the first of each state is enough
                 else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from opsbrain.ingest.screen import screened
@@ -143,6 +144,7 @@ def real_component(comp: str | None) -> str | None:
     return comp[:m.start()] or comp
 
 
+@lru_cache(maxsize=8192)  # a pure function of a few hundred ids, asked once per signal (often many times)
 def npu_of(comp: str | None) -> str | None:
     """The NPU a component belongs to (``pod0/node1/npu3/hbm`` -> ``pod0/node1/npu3``, ``w1/npu0`` -> itself)."""
     if not comp or "~" in comp:
@@ -161,6 +163,7 @@ not a host's; an L1 chip a bundle or ``--logs`` placed in its host (``gz-a3-r07-
 host's (:func:`opsbrain.ingest.hostnames.chip_host`)."""
 
 
+@lru_cache(maxsize=8192)  # (as npu_of)
 def node_of(comp: str | None) -> str | None:
     """The node a component (or link) belongs to: ``pod0/node12``, a free host, or None for a bare ``npu3``."""
     if not comp:
