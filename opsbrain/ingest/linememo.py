@@ -71,11 +71,11 @@ def read_key(text: str) -> str:
 
 class ReadMemo:
     """:func:`parse_line` for a bundle's or a ``--logs`` input's lines, memoised by the line as written but for a plog
-    head's time stamp (:func:`read_key`) and every other argument: a failed job's logs repeat the same error lines
-    on every rank, thousands of times, ~0.1 ms a parse. A hit gives the first parse's signals with this line's time
-    and text; a result is kept only when every signal carries the whole line and the line's time (so nothing else
-    of the stamp's can have reached it). Exact, where :class:`LineMemo` (the live stream's) also ignores process
-    ids and every stamp of the text."""
+    head's time stamp (:func:`read_key`) and every other argument (its source too): a failed job's logs repeat the
+    same error lines on every rank, thousands of times, ~0.1 ms a parse. A hit gives the first parse's signals with
+    this line's time and text; a result is kept only when every signal carries the whole line and the line's time (so
+    nothing else of the stamp's can have reached it). Exact, where :class:`LineMemo` (the live stream's) also ignores
+    process ids and every stamp of the text."""
 
     def __init__(self) -> None:
         self._memo: dict[tuple[object, ...], tuple[Signal, ...]] = {}
@@ -85,7 +85,7 @@ class ReadMemo:
               twin: bool | None = None) -> list[Signal]:
         if not isinstance(text, str):
             return []
-        key = (read_key(text), origin, level, head, file_device, twin)
+        key = (read_key(text), origin, source, level, head, file_device, twin)
         if (got := self._memo.get(key)) is not None:
             return [Signal(t, s.kind, s.component, s.host, s.severity, text, s.peer, s.device, s.line_no, s.file)
                     for s in got]
