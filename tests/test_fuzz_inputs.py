@@ -124,7 +124,7 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return w
 
 
-def _run(args: list[str], work: Path, file: Path | None, multi: bool = False, stdin: bytes | None = None) -> Any:
+def check_run(args: list[str], work: Path, file: Path | None, multi: bool = False, stdin: bytes | None = None) -> Any:
     out = fuzz_cli.run_case(fuzz_cli.Case("fuzz34", args, str(file) if file else None, multi=multi), work / "home",
                             TIME_BOUND_S, stdin=stdin)
     assert out.status in ("ok", "refused"), (out.status, args[:3], out.stderr[-600:], out.detail[-2000:])
@@ -148,7 +148,7 @@ def test_damaged_structured_inputs_give_a_result_or_one_line(kind: str, work: Pa
         f = folder / f"input{suffix}"
         f.write_bytes(_dump(doc, fmt))
         try:
-            _run(command(f, folder), work, f, multi)
+            check_run(command(f, folder), work, f, multi)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
@@ -171,7 +171,7 @@ LONG_LINE = b"E" * (3 << 20)  # one 3 MB line without an end
 def test_generated_bytes_as_a_log_file(data: bytes, work: Path) -> None:
     f = work / "gen.log"
     f.write_bytes(data)
-    _run(["diagnose", "--logs", str(f), "--data-dir", str(work / "home")], work, f)
+    check_run(["diagnose", "--logs", str(f), "--data-dir", str(work / "home")], work, f)
 
 
 @SETTINGS
@@ -193,10 +193,10 @@ def test_generated_directories_with_link_loops(files: list[bytes], loop: str, wo
         os.symlink("..", d / "sub" / "back")
     home = ["--data-dir", str(work / "home")]
     for follow in ([], ["--follow-links"]):
-        _run(["diagnose", "--logs", str(d), *follow, *home], work, d)
-        _run(["watch", "--logs", str(d), *follow, "--from-start", "--max-runtime", "0.2", "--poll", "0.05", *home],
+        check_run(["diagnose", "--logs", str(d), *follow, *home], work, d)
+        check_run(["watch", "--logs", str(d), *follow, "--from-start", "--max-runtime", "0.2", "--poll", "0.05", *home],
              work, d)
-    _run(["sweep", "once", "--source", "commands", "--dir", str(d), *home], work, d)
+    check_run(["sweep", "once", "--source", "commands", "--dir", str(d), *home], work, d)
 
 
 def _tgz(members: dict[str, bytes], mode: str = "w:gz") -> bytes:
@@ -219,19 +219,19 @@ def test_archives_cut_anywhere(cut: float, as_bundle: bool, suffix: str, work: P
     """The real-layout bundle as a .tar.gz cut at a generated point (named as other archives too)."""
     f = work / f"cut{suffix}"
     f.write_bytes(bundle_tgz[: int(len(bundle_tgz) * cut)])
-    _run(["diagnose", "--bundle" if as_bundle else "--logs", str(f), "--data-dir", str(work / "home")], work, f)
+    check_run(["diagnose", "--bundle" if as_bundle else "--logs", str(f), "--data-dir", str(work / "home")], work, f)
 
 
 @SETTINGS
 @given(data=log_bytes)
 def test_generated_bytes_on_stdin_and_in_a_bundle_file(data: bytes, work: Path) -> None:
-    _run(["diagnose", "--logs", "-", "--data-dir", str(work / "home")], work, None, stdin=data)
+    check_run(["diagnose", "--logs", "-", "--data-dir", str(work / "home")], work, None, stdin=data)
     b = work / "genbundle"
     shutil.rmtree(b, ignore_errors=True)
     shutil.copytree(BUNDLE, b)
     victim = sorted(p for p in b.rglob("*") if p.is_file())[len(data) % 7]
     victim.write_bytes(data)
-    _run(["diagnose", "--bundle", str(b), "--data-dir", str(work / "home")], work, b)
+    check_run(["diagnose", "--bundle", str(b), "--data-dir", str(work / "home")], work, b)
 
 
 def _zip_of_lines(path: Path, mb: int, level: int) -> Path:
@@ -261,7 +261,7 @@ def test_zip_bombs_are_read_to_their_bounds(work: Path) -> None:
     assert any("expands past 200:1" in x for x in json.loads(res.stdout)["input"]["not_read"]), res.stdout[-800:]
     nested = work / "bomb.tar.gz"
     nested.write_bytes(_tgz({"w/bomb.zip": bomb.read_bytes()}))
-    _run(["diagnose", "--logs", str(nested), *home], work, nested)
+    check_run(["diagnose", "--logs", str(nested), *home], work, nested)
     big = _zip_of_lines(work / "big.zip", 520, 1)
     res = CliRunner().invoke(cli, ["diagnose", "--bundle", str(big), "--json", *home])
     assert res.exit_code == 0, res.output[-500:]

@@ -25,7 +25,7 @@ def _tgz(members: dict[str, str]) -> bytes:
     return buf.getvalue()
 
 
-def _one_line(res: object, *said: str) -> None:
+def check_one_line(res: object, *said: str) -> None:
     out = res  # click's Result
     assert out.exit_code == 2, (out.exit_code, out.output)  # type: ignore[attr-defined]
     err = out.stderr  # type: ignore[attr-defined]
@@ -60,7 +60,7 @@ def test_blank_logs_are_refused_as_empty_ones_are(tmp_path: Path) -> None:
                               (["--logs", str(gz)], None, ("blank file", str(gz))),
                               (["--logs", str(tgz)], None, ("its 2 files", str(tgz)))):
         res = CliRunner().invoke(cli, ["diagnose", *args, *home], input=stdin)
-        _one_line(res, "--logs", *said)
+        check_one_line(res, "--logs", *said)
     # one line of text among the blank ones is text: an answer
     (d / "c.log").write_text("[ERROR] RUNTIME(1,python):2025-01-01-00:00:00.000.000 [x.cc:1] aicore timeout\n")
     assert CliRunner().invoke(cli, ["diagnose", "--logs", str(d), *home]).exit_code == 0
@@ -80,7 +80,7 @@ def test_a_bundle_of_blank_files_is_refused(tmp_path: Path, archived: bool) -> N
         (bundle / "worker-0" / "plog-1.log").write_text(BLANK)
         (bundle / "worker-0" / "x.log").write_text("")
     res = CliRunner().invoke(cli, ["diagnose", "--bundle", str(bundle), *home])
-    _one_line(res, str(bundle), "no log text in the bundle", "2 files are empty or blank")
+    check_one_line(res, str(bundle), "no log text in the bundle", "2 files are empty or blank")
 
 
 def _state(root: Path, **change: object) -> dict[str, object]:
@@ -110,7 +110,7 @@ def test_a_watch_state_of_the_wrong_shape_is_one_line(tmp_path: Path, change: di
     state.write_text(json.dumps(_state(logs, **change)))
     res = CliRunner().invoke(cli, ["watch", "--logs", str(logs), "--state", str(state), "--max-runtime", "0.2",
                                    "--data-dir", str(tmp_path / "home")])
-    _one_line(res, str(state), where, "not a watch state file")
+    check_one_line(res, str(state), where, "not a watch state file")
 
 
 def test_a_watch_state_nested_too_deeply_is_one_line(tmp_path: Path) -> None:
@@ -121,7 +121,7 @@ def test_a_watch_state_nested_too_deeply_is_one_line(tmp_path: Path) -> None:
     state.write_text("[" * 100_000)
     res = CliRunner().invoke(cli, ["watch", "--logs", str(logs), "--state", str(state), "--max-runtime", "0.2",
                                    "--data-dir", str(tmp_path / "home")])
-    _one_line(res, str(state), "not a watch state file")
+    check_one_line(res, str(state), "not a watch state file")
 
 
 @pytest.mark.parametrize("command", [["chaos", "validate"], ["runbooks", "validate"], ["kb", "validate"]])
@@ -151,7 +151,7 @@ def test_a_code_table_of_the_wrong_shape_is_one_line(tmp_path: Path, probe: str,
     1.5, true, null) was measured as a row of the table (1.5 even as 'known')."""
     f = tmp_path / "t.yaml"
     f.write_text(f"table: t\nsource: s\nprobe: {probe}\nrows:\n  - code: {code}\n    name: n\n")
-    _one_line(CliRunner().invoke(cli, ["kb", "coverage", "--table", str(f)]), str(f), where)
+    check_one_line(CliRunner().invoke(cli, ["kb", "coverage", "--table", str(f)]), str(f), where)
 
 
 @pytest.mark.parametrize("command", [["superpod", "run"], ["chaos", "run"], ["chaos", "validate"]])
@@ -165,7 +165,7 @@ def test_an_empty_key_in_a_scenario_is_named_with_the_file(tmp_path: Path, comma
     f.write_text(text.replace("\n  superpod:", '\n  "":', 1))
     extra = ["--no-store"] if command[0] == "superpod" else ["--dry-run"] if command[1] == "run" else []
     res = CliRunner().invoke(cli, [*command, str(f), *extra])
-    _one_line(res, str(f), 'spec[""]: unknown field')
+    check_one_line(res, str(f), 'spec[""]: unknown field')
 
 
 def test_no_maybe_plurals_in_what_the_cli_and_the_reports_print() -> None:
