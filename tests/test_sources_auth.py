@@ -120,7 +120,7 @@ def test_a_bearer_token_file_over_https_with_a_private_ca(certs: dict[str, Path]
     (["--ca-file", "{d}/empty"], "not a PEM CA bundle"),
     (["--basic-auth-user", "ops"], "needs both"),
     (["--insecure-skip-verify", "--ca-file", "{d}/empty"], "contradict"),
-    (["--bearer-token-env", "T", "--basic-auth-user", "u", "--basic-auth-password-env", "T"], "not both"),
+    (["--bearer-token-env", "T", "--basic-auth-user", "u", "--basic-auth-password-env", "T"], "not two"),
 ])
 def test_a_bad_secret_or_ca_option_is_one_line_and_exit_2(tmp_path: Path, args: list[str], says: str) -> None:
     (tmp_path / "empty").write_text("\n")

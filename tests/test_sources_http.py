@@ -28,7 +28,7 @@ Handler = Callable[[BaseHTTPRequestHandler], None]
 
 @contextmanager
 def serving(handle: Handler, tls: tuple[Path, Path] | None = None, client_ca: Path | None = None) -> Iterator[str]:
-    """A server on 127.0.0.1 answering GETs with ``handle``; ``tls``: (certificate, key) to serve HTTPS with;
+    """A server on 127.0.0.1 answering GETs and POSTs with ``handle``; ``tls``: (certificate, key) to serve HTTPS with;
     ``client_ca``: ask every client for a certificate signed by this CA (mutual TLS)."""
     class H(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -36,6 +36,8 @@ def serving(handle: Handler, tls: tuple[Path, Path] | None = None, client_ca: Pa
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
             self.server.seen.append(self)  # type: ignore[attr-defined]
             handle(self)
+
+        do_POST = do_GET  # noqa: N815 (an OAuth2 token endpoint: the handler reads self.command)
 
         def log_message(self, *args: Any) -> None:
             pass

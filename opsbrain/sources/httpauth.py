@@ -2,8 +2,9 @@
 ``scrape_config`` names them (Prometheus docs, "Configuration": ``authorization`` with ``credentials_file``,
 ``basic_auth`` with ``password_file``, ``tls_config`` with ``ca_file``, ``cert_file``, ``key_file`` and
 ``insecure_skip_verify``): a bearer token or a basic-auth password read from a file or an environment variable (never
-from the command line: a secret there shows in ``ps`` and in shell history), a CA bundle, a client certificate and
-its key (mutual TLS), and skipping the certificate check only when asked.
+from the command line: a secret there shows in ``ps`` and in shell history), or OAuth2 client credentials (``oauth2``:
+:mod:`opsbrain.sources.oauth2`), a CA bundle, a client certificate and its key (mutual TLS), and skipping the
+certificate check only when asked.
 
 A secret is read again for each request (a Kubernetes service-account token file is rotated under a running
 ``sweep run``), is sent in a header urllib does not carry across a redirect (another host must not get it), and is
@@ -16,8 +17,12 @@ import os
 import ssl
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from opsbrain.errors import InputError
+
+if TYPE_CHECKING:
+    from opsbrain.sources.oauth2 import ClientCredentials
 
 MAX_SECRET_BYTES = 16 << 10
 """A token or password file larger than this is not a secret (a wrong path: a log, a binary)."""
@@ -77,14 +82,16 @@ class HttpAuth:
     client_cert: str | None = None
     """A PEM client certificate (mutual TLS); its key in ``client_key``, else in the same file."""
     client_key: str | None = None
+    oauth2: ClientCredentials | None = None
+    """OAuth2 client credentials (:mod:`opsbrain.sources.oauth2`): a token fetched from an endpoint, sent as bearer."""
 
     def __post_init__(self) -> None:
         if self.client_key is not None and self.client_cert is None:
             raise InputError("--client-key needs --client-cert (the certificate the key belongs to)",
                              path="--client-key")
-        if self.bearer is not None and self.basic_user is not None:
-            raise InputError("give a bearer token or basic authentication, not both (as Prometheus's scrape_config)",
-                             path="--bearer-token-file")
+        if sum(x is not None for x in (self.bearer, self.basic_user, self.oauth2)) > 1:
+            raise InputError("give one of a bearer token, basic authentication and OAuth2, not two (as Prometheus's "
+                             "scrape_config)", path="--oauth2-token-url" if self.oauth2 else "--bearer-token-file")
         if (self.basic_user is None) != (self.basic_password is None):
             raise InputError("basic authentication needs both --basic-auth-user and a password "
                              "(--basic-auth-password-file or --basic-auth-password-env)", path="--basic-auth-user")
@@ -96,7 +103,7 @@ class HttpAuth:
 
     @property
     def sends_credentials(self) -> bool:
-        return self.bearer is not None or self.basic_user is not None
+        return self.bearer is not None or self.basic_user is not None or self.oauth2 is not None
 
     @property
     def given(self) -> bool:
@@ -104,11 +111,19 @@ class HttpAuth:
 
     def check(self) -> None:
         """Read every secret and the CA bundle once, so that a bad file is exit 2 before the first request."""
-        self.header()
+        if self.oauth2 is not None:
+            self.oauth2.client_secret.read()  # the token itself is asked for with the first request
+        else:
+            self.header()
         self.ssl_context()
 
     def header(self) -> str | None:
-        """The ``Authorization`` header's value (RFC 6750 ``Bearer``, RFC 7617 ``Basic``), read now; None without."""
+        """The ``Authorization`` header's value (RFC 6750 ``Bearer``, RFC 7617 ``Basic``), read now (an OAuth2 token
+        fetched when none is held); None without."""
+        if self.oauth2 is not None:
+            from opsbrain.sources.oauth2 import tls_only
+
+            return f"Bearer {self.oauth2.token(tls_only(self))}"
         if self.bearer is not None:
             return f"Bearer {self.bearer.read()}"
         if self.basic_user is not None and self.basic_password is not None:
@@ -182,6 +197,8 @@ class HttpAuth:
                 continue
         if self.basic_user is not None and self.basic_password is not None and out:
             out.append(base64.b64encode(f"{self.basic_user}:{out[-1]}".encode()).decode())
+        if self.oauth2 is not None:
+            out.extend(self.oauth2.secrets())
         return [s for s in out if s]
 
     def redact(self, text: str) -> str:
@@ -199,6 +216,8 @@ class HttpAuth:
             parts.append("bearer token")
         elif self.basic_user is not None:
             parts.append(f"basic auth as {self.basic_user}")
+        elif self.oauth2 is not None:
+            parts.append(self.oauth2.describe())
         if self.ca_file is not None:
             parts.append(f"CA {self.ca_file}")
         if self.client_cert is not None:

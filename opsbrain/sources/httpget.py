@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import http.client
+import json
 import socket
 import ssl
 import threading
@@ -18,7 +19,7 @@ import urllib.request
 import zlib
 from email.utils import parsedate_to_datetime
 from typing import Any, NamedTuple
-from urllib.parse import quote, unquote, urlsplit, urlunsplit
+from urllib.parse import quote, unquote, urlencode, urlsplit, urlunsplit
 
 from opsbrain.errors import InputError, SourceAuthError
 from opsbrain.sources.httpauth import NO_AUTH, HttpAuth
@@ -33,20 +34,34 @@ class Page(NamedTuple):
     server_time: float | None
 
 
-def fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int, auth: HttpAuth = NO_AUTH) -> Page:
+def fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int, auth: HttpAuth = NO_AUTH,
+          post: Post | None = None, option: str = "--url") -> Page:
     """The body at ``url``: read in pieces within ``deadline_s`` for the whole of it (a server that sends a byte now
     and then held a sweep for ever: the socket's ``timeout_s`` is per read), at most ``max_bytes``; refused when
     shorter than its Content-Length (a cut page read 101 C as 10 C). ``auth``: the credentials sent and the TLS
-    check (:class:`~opsbrain.sources.httpauth.HttpAuth`); no secret is ever in an error line."""
+    check (:class:`~opsbrain.sources.httpauth.HttpAuth`); no secret is ever in an error line. ``post``: a form
+    POSTed instead of a GET (an OAuth2 token request), with its own ``Authorization``; ``option``: the CLI option
+    that named ``url``, for error lines."""
     try:
-        return _fetch(url, timeout_s, deadline_s, max_bytes, auth)
+        return _fetch(url, timeout_s, deadline_s, max_bytes, auth, post)
     except InputError as exc:  # its kind kept: a refused authorization is a SourceAuthError
-        raise exc.reworded(auth.redact(exc.reason), file=exc.file and auth.redact(exc.file), path=exc.path) from None
+        if isinstance(exc, SourceAuthError) and exc.status == 401 and auth.oauth2 is not None and post is None:
+            auth.oauth2.invalidate()  # a revoked or expired token: the next request fetches a new one
+        raise exc.reworded(auth.redact(exc.reason), file=exc.file and auth.redact(exc.file),
+                           path=option if exc.path == "--url" else exc.path) from None
 
 
-def _fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int, auth: HttpAuth) -> Page:
+class Post(NamedTuple):
+    """A form to POST (``application/x-www-form-urlencoded``) and the ``Authorization`` header sent with it."""
+
+    form: dict[str, str]
+    authorization: str | None = None
+
+
+def _fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int, auth: HttpAuth, post: Post | None
+           ) -> Page:
     shown = shown_url(url)
-    request = authorised_request(url, auth)
+    request = authorised_request(url, auth, post)
     deadline = time.monotonic() + deadline_s
     chunks: list[bytes] = []
     size = 0
@@ -73,7 +88,8 @@ def _fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int, auth: 
         phrase = shown_phrase(auth.redact(str(exc.reason)))  # the server's own text: redacted before it is cut
         moved = exc.geturl() if exc.geturl() and exc.geturl() != request.full_url else None
         why = (f": from {shown_url(moved)}, where the server redirected, to which the credentials are not sent on "
-               "(give that URL)") if moved and request.has_header("Authorization") else _refused(exc.code, request)
+               "(give that URL)") if moved and request.has_header("Authorization") else (
+            _form_refused(exc) if post is not None else _refused(exc.code, request))
         if exc.code in (401, 403):  # the credentials, not the data: a distinct error (the sweep service's state)
             raise SourceAuthError(f"HTTP {exc.code} {phrase}{why}", exc.code, auth.redact(shown), file=shown,
                                   path="--url") from None
@@ -174,16 +190,17 @@ def shown_url(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.username}@{host}"))
 
 
-def authorised_request(url: str, auth: HttpAuth = NO_AUTH) -> urllib.request.Request:
+def authorised_request(url: str, auth: HttpAuth = NO_AUTH, post: Post | None = None) -> urllib.request.Request:
     """A request for ``url`` with what a shell would pass along unquoted percent-encoded (a PromQL selector's
     spaces and quotes: ``match[]={__name__=~"npu_.*", job="x"}``) and credentials in the URL moved to an HTTP basic
-    authorization header (urllib sends neither), or ``auth``'s header (read now). The header is one urllib does not
-    copy into a redirect's request: a redirect to another host must not carry the secret."""
+    authorization header (urllib sends neither), or ``auth``'s header (read now; an OAuth2 token is fetched here
+    when none is held), or ``post``'s. The header is one urllib does not copy into a redirect's request: a redirect
+    to another host must not carry the secret."""
     parts = urlsplit(url)
-    header = auth.header()
+    header = post.authorization if post is not None else auth.header()
     if parts.username is not None:
         if header is not None:
-            raise InputError("credentials both in the URL and in --bearer-token-*/--basic-auth-*: give one",
+            raise InputError("credentials both in the URL and in --bearer-token-*/--basic-auth-*/--oauth2-*: give one",
                              file=shown_url(url), path="--url")
         token = base64.b64encode(f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()).decode()
         header = f"Basic {token}"
@@ -192,6 +209,10 @@ def authorised_request(url: str, auth: HttpAuth = NO_AUTH) -> urllib.request.Req
     fixed = parts._replace(path=quote(parts.path, safe=safe), query=quote(parts.query, safe=safe + "?[]"),
                            fragment="")
     request = urllib.request.Request(urlunsplit(fixed), headers={"Accept-Encoding": "identity"})
+    if post is not None:
+        request.data = urlencode(post.form).encode()
+        request.add_header("Content-Type", "application/x-www-form-urlencoded")
+        request.add_header("Accept", "application/json")
     if header is not None:
         request.add_unredirected_header("Authorization", header)
     return request
@@ -215,6 +236,24 @@ def _refused(code: int, request: urllib.request.Request) -> str:
     if code == 403:
         return ": the credentials sent are not allowed to read this" if sent else ": forbidden without credentials"
     return ""
+
+
+MAX_ERROR_BODY = 4096
+"""Bytes of a refused form POST's answer read for its OAuth2 error (RFC 6749 section 5.2: a small JSON object)."""
+
+
+def _form_refused(exc: urllib.error.HTTPError) -> str:
+    """What a token endpoint said when it refused a form (RFC 6749 section 5.2: ``error``, e.g. ``invalid_client``,
+    ``invalid_scope``, and an optional ``error_description``), cut to one short phrase; empty when it said nothing
+    readable."""
+    try:
+        answer = json.loads(exc.read(MAX_ERROR_BODY).decode("utf-8", "replace"))
+    except (OSError, ValueError, http.client.HTTPException):
+        return ""
+    if not isinstance(answer, dict) or not isinstance(answer.get("error"), str):
+        return ""
+    text = " ".join(f"{answer.get('error')}: {answer.get('error_description') or ''}".split()).rstrip(": ")
+    return f": {shown_phrase(text)}" if text.isprintable() else ""
 
 
 def _decoded(body: bytes, encoding: str, shown: str, max_bytes: int) -> bytes:
