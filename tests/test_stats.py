@@ -70,3 +70,34 @@ def test_quantile_is_numpys_linear(xs: list[float], q: float) -> None:
     assert stats.quantile([], q) is None and stats.summary([])["p50"] is None
     s = stats.summary(xs + [None])  # None values are left out
     assert s["n"] == len(xs) and s["min"] <= s["p50"] <= s["p90"] <= s["max"]
+
+
+def test_wilson_interval_matches_the_published_worked_value_and_holds_the_share() -> None:
+    # Newcombe (1998), Statistics in Medicine 17:857, table I: 15 of 148 at 95% -> 0.0624 to 0.1605
+    lo, hi = stats.wilson(15, 148, z=1.959964)
+    assert (round(lo, 4), round(hi, 4)) == (0.0624, 0.1605)
+    assert stats.wilson(0, 0) is None
+    lo, hi = stats.wilson(0, 3)
+    assert lo == 0.0 and 0.3 < hi < 0.6  # no right answer in 3: the share may still be near a half
+
+
+def test_reliability_bins_answers_by_stated_confidence() -> None:
+    conf = [0.45, 0.45, 0.65, 0.65, 0.65, 0.65, 0.95, 1.0]
+    right = [True, False, True, True, True, False, True, True]
+    rel = stats.reliability(conf, right)
+    assert [(b["from"], b["n"], b["right"]) for b in rel["bins"]] == [(0.4, 2, 0.5), (0.6, 4, 0.75), (0.9, 2, 1.0)]
+    # ECE: (2 * |0.5 - 0.45| + 4 * |0.75 - 0.65| + 2 * |1.0 - 0.975|) / 8
+    assert rel["ece"] == pytest.approx((2 * 0.05 + 4 * 0.1 + 2 * 0.025) / 8, abs=1e-4)
+    assert stats.reliability([], []) == {"n": 0, "ece": None, "bins": []}
+    with pytest.raises(ValueError):
+        stats.reliability([0.5], [True, False])
+
+
+@given(st.lists(st.tuples(st.floats(0, 1), st.booleans()), min_size=1, max_size=60))
+def test_reliability_counts_every_answer_once_and_its_error_is_a_share(pairs: list[tuple[float, bool]]) -> None:
+    rel = stats.reliability([c for c, _ in pairs], [r for _, r in pairs])
+    assert sum(b["n"] for b in rel["bins"]) == len(pairs)
+    assert 0.0 <= rel["ece"] <= 1.0
+    for b in rel["bins"]:
+        lo, hi = b["right_90"]
+        assert lo <= b["right"] <= hi

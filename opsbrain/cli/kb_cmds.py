@@ -302,6 +302,10 @@ def _kb_eval_real(real: str, split: str, data_dir: Path | None, as_json: bool, m
             click.echo(f"{name}: n {b['n']}, agreement {b.get('agreement')}, abstention {b.get('abstention')}, "
                        f"confident-wrong {b.get('confident_wrong')}, evidence cited {b.get('evidence_cited')}, "
                        f"root device {b.get('root_device')}, traps right {b.get('traps_right')}")
+        if res["firm_or_likely"].get("reliability"):
+            from opsbrain.kb.heldout_report import reliability_line
+
+            click.echo(f"firm_or_likely answers, {reliability_line(res['firm_or_likely']['reliability'])}")
         click.echo(f"{'class':24} {'n':>3} {'right':>5} {'unknown':>7}  wrong")
         for c, v in res["per_class"].items():
             click.echo(f"{c:24} {v['n']:>3} {v['right']:>5} {v['unknown']:>7}  {v['wrong'] or ''}")

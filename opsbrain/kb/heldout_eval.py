@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from opsbrain import stats
 from opsbrain.diagnosis.engine import Engine
 from opsbrain.diagnosis.localize import RULES, localize
 from opsbrain.kb import cases as case_lib
@@ -56,7 +57,8 @@ def score(rows: Sequence[Scored]) -> dict[str, Any]:
             "with_target_n": len(loc),
             "confident_wrong": _r(np.mean([r.top1 != r.case.label and r.confidence >= CONFIDENT for r in rows])),
             "abstention": _r(np.mean([r.answer == UNKNOWN for r in rows])),
-            "accuracy_with_abstention": _r(np.mean([r.answer == r.case.label for r in rows]))}
+            "accuracy_with_abstention": _r(np.mean([r.answer == r.case.label for r in rows])),
+            "reliability": stats.reliability([r.confidence for r in rows], [r.top1 == r.case.label for r in rows])}
 
 
 def run_weighted(rows: Sequence[Scored]) -> dict[str, Any]:

@@ -24,6 +24,13 @@ def abbreviations(classes: list[str]) -> dict[str, str]:
     return out
 
 
+def reliability_line(rel: dict[str, Any]) -> str:
+    """One line of :func:`opsbrain.stats.reliability`: per confidence bin, answers and share right (90% interval)."""
+    cells = [f"[{b['from']:.1f},{b['to']:.1f}{']' if b['to'] >= 1 else ')'} {b['n']}: "
+             f"{b['right']:.2f} ({b['right_90'][0]:.2f}-{b['right_90'][1]:.2f})" for b in rel["bins"]]
+    return f"stated confidence vs share right (ECE {_f(rel['ece'])}): " + "; ".join(cells)
+
+
 def print_report(res: dict[str, Any], echo: Echo) -> None:
     f, pr, n = res["faults"], res["faults_per_run"], res["noise"]
     proto = res["protocol"]
@@ -42,6 +49,8 @@ def print_report(res: dict[str, Any], echo: Echo) -> None:
     echo(f"  per run ({pr['runs']} runs, each weighted once): top-1 {_f(pr['top1'])}, localization "
          f"{_f(pr['localization'])}, confident-wrong {_f(pr['confident_wrong'])}, abstention {_f(pr['abstention'])}, "
          f"near-copy {_f(pr['near_copy_rate'])}")
+    if f.get("reliability"):
+        echo("  " + reliability_line(f["reliability"]))
     u = res["undetected_runs"]
     echo(f"  runs whose fault opened no incident: {u['n']} of {u['of']} {u['by_class'] or ''}")
     echo(f"NOISE incidents {n['n']} (background, scored apart): top-1 {_f(n['top1'])}, false-alarm rate "

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from opsbrain.errors import InputError
+from opsbrain.stats import reliability
 
 TEST_SHARE = 2  # of 5 hash buckets
 CONFIDENT = 0.8
@@ -111,7 +112,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
                 "root_device": {"named": len(roots), "found": sum(roots)},
                 "other_abstained": f"{sum(r['predicted'] == 'unknown' for r in expect_unknown)}/{len(expect_unknown)}",
                 "traps_right": f"{sum(r['predicted'] == r['label'] for r in rs if r['trap'])}/"
-                               f"{sum(1 for r in rs if r['trap'])}"}
+                               f"{sum(1 for r in rs if r['trap'])}",
+                "reliability": reliability([r["confidence"] for r in answered],
+                                           [r["predicted"] == r["label"] for r in answered])}
 
     firm = [r for r in rows if r["confidence_label"] in ("firm", "likely")]
     return {"firm_or_likely": block(firm), "all": block(rows),
