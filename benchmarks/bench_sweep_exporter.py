@@ -5,7 +5,8 @@ small exporter of ``opsbrain.sources.serve`` on 127.0.0.1; ``PrometheusSource`` 
 (prometheus_client's text parser for every label set; see ``opsbrain.sources.exporter.PageParser``), builds the
 snapshot and runs the covered checks. Two pages:
 
-- ``npus``: the 384 NPUs' own series (temperature, HBM temperature, ECC counter, isolated pages), the issue's
+- ``npus``: the 384 NPUs' own series (temperature, HBM temperature, ECC counter, isolated pages; since session 35
+  their RoCE FCS and HCCS CRC counters), the issue's
   "sweep of 384 NPUs' metrics" (goal <= 200 ms);
 - ``pod``: the same plus the 10,752 switch-port optical modules (8 power series each) and 5,376 CRC counters.
 

@@ -119,7 +119,11 @@ def test_scheduled_scrapes_match_the_twin_on_every_covered_check() -> None:
     assert {"hbm_ce", "link_crc", "dom_trend"} <= {f.check for f in twin.findings}
     assert _keys(rep.findings) == _keys(twin.findings)
     nodes = len(sim.topology.by_kind["node"])  # a real source's heartbeat check also judges each node's exporter
-    assert rep.checked == {**twin.checked, "heartbeat": twin.checked["heartbeat"] + nodes}
+    # the page also names each NPU's RoCE port and HCCS links (their FCS / CRC counters, session 35), which the
+    # twin's own sweep does not read: the link checks count them too
+    npus, hccs = len(sim.topology.by_kind["npu"]), sim.topology.params.l1_per_node
+    more = {c: twin.checked[c] + npus * (1 + hccs) for c in ("link_light", "link_downs", "link_crc")}
+    assert rep.checked == {**twin.checked, "heartbeat": twin.checked["heartbeat"] + nodes, **more}
     trend = [f for f in rep.findings if f.check == "dom_trend"]
     twin_trend = [f for f in twin.findings if f.check == "dom_trend"]
     # the source fits every kept collection in the window (one more than the twin's seven re-read points: the

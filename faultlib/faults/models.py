@@ -430,7 +430,9 @@ class QingtianFailure(FaultModel):
 # ---- RDMA and software -----------------------------------------------------------------------------------
 class RocePortDown(FaultModel):
     """A die's RoCE port goes down: the device OS reports 0x81078603, hccn_tool records LINK DOWN, and once RDMA
-    retransmissions run out HCCL on both ends reports the error CQE (hicann/hccl docs: Error CQE Occurred)."""
+    retransmissions run out HCCL on both ends reports the error CQE (hicann/hccl docs: Error CQE Occurred). The
+    frames the port was receiving as it lost lock fail their FCS: counted on its link's ``link_crc_total`` as for a
+    UB link's hard down (``faults.crc_burst``; npu-exporter publishes the count as ``npu_chip_info_rx_fcs_num``)."""
 
     kind = "roce_port_down"
 
@@ -438,6 +440,9 @@ class RocePortDown(FaultModel):
         port = self.target
         npu = ids.npu_of(port) or port
         node = ids.node_of(port) or ""
+        link = ids.link(port, f"{ids.pod_of(port)}/rdma")
+        if self.p.crc_burst > 0 and link in self.sim.topology.links:
+            self.sim.telemetry.count("link_crc_total", link, float(math.ceil(self.rng.exponential(self.p.crc_burst))))
         self.set_health(port, Health.FAILED)
         self.emit.device_event(npu, "81078603")
         self.emit.hccn_link(port, up=False)

@@ -45,7 +45,9 @@ class FaultParams(ParamGroup):
     flap_down_s: float = P(1.5, "s", A + "mean time a flapping link stays down", gt=0)
     dirty_flap_down_s: float = P(0.5, "s", A + "a dirty end-face flap re-locks within about a second", gt=0)
     crc_burst: float = P(5000.0, "errors", A + "mean CRC errors counted around one hard flap (link_flap, link_down; "
-                         "exponential); a dirty connector draws from the background flap's mean instead", ge=0)
+                         "exponential); a dirty connector draws from the background flap's mean instead; since "
+                         "session 35 a RoCE port going down (roce_port_down) counts its frames cut by the loss of "
+                         "lock (bad FCS) from the same law", ge=0)
     fail_slow_factor: float = P(1.4, "x", A + "thermal throttling slows a chip by tens of percent (Alibaba fail-slow)",
                                 gt=1)
     fail_slow_duration_s: float = P(600.0, "s", "compute fail-slow lasts ~10 min (Alibaba ATC'25, facts.md §4)", gt=0)

@@ -25,7 +25,7 @@ from opsbrain.ingest.parsers.twin import l1_uplink, l2_downlink
 from opsbrain.ingest.where import node_component
 from opsbrain.sources.exporter_metrics import COVERS as COVERS
 from opsbrain.sources.exporter_metrics import METRIC_TABLE as METRIC_TABLE
-from opsbrain.sources.readings import Readings
+from opsbrain.sources.readings import UB_UNKNOWN, Readings
 from opsbrain.sources.twinpage import render_twin_page as render_twin_page
 
 NO_LIGHT_DBM = -40.0
@@ -39,6 +39,10 @@ collector_for_ub_legacy.go)."""
 _RE_LINK_NAMED = re.compile(r"^npu_chip_info_link_status_(\d+)_(\d+)$")
 """A UB port's link status with its udie X and port Y in the name (``npu_chip_info_link_status_X_Y``, its metrics
 reference; collector_for_network_legacy.go)."""
+_RE_CRC_NAMED = re.compile(r"^npu_chip_info_crc_error_sum_(\d+)_(\d+)$")
+"""A UB port's CRC error count with its udie X and port Y in the name (``npu_chip_info_crc_error_sum_X_Y``, its metrics
+reference, UB data; collector_for_ub_legacy.go): read as ``npu_chip_info_crc_error_sum`` with those labels (session
+35; before, not read and noted as a series no check uses)."""
 _PORT_METRICS = {"npu_chip_info_link_status": "link_oper_down", "npu_chip_info_network_status": "link_net_unhealthy"}
 """Per-port states, 1 good / 0 bad (-1 not read): the link status is ``hccn_tool -i N -link -g`` (UP 1, DOWN 0;
 collector_for_network.go, ``hccn.GetNPULinkStatus``), the network status the device's network health (healthy 1,
@@ -217,6 +221,8 @@ def _kind(name: str) -> tuple[str, str, int, bool]:
         return "code", "npu_fault_codes", int(m.group(1) or 0), False
     if name in _PORT_METRICS:
         return "port", _PORT_METRICS[name], 0, False
+    if m := _RE_CRC_NAMED.match(name):
+        return f"crc:{m.group(1)}:{m.group(2)}", "", 0, False
     if m := _RE_LINK_NAMED.match(name):
         return f"port:{m.group(1)}:{m.group(2)}", "link_oper_down", 0, False
     if m := _RE_POWER.match(name):
@@ -447,6 +453,8 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
         if what == "crc":
             if attr == "hccs":  # the NPU's HCCS link X, not an optical port
                 link = f"{ident[0]}/hccs{lane}"
+            elif not attr and "port" not in labels:  # a UB port's count that names no port: not the RoCE port's
+                link = f"{ident[0]}/{UB_UNKNOWN}"
             if _repeated(name, labels, seen):
                 notes.add(f"repeated {name} series (another job's or pod's copy: not added)",
                           f"{link} {_shown(value)}")

@@ -61,7 +61,11 @@ METRIC_TABLE: tuple[MetricRow, ...] = (
     MetricRow("npu_chip_optical_tx_power_0..3", "id", "mW", "Tx power per lane (RoCE port), to dBm", "dom_tx",
               SRC_GO + "collector_for_optical_legacy.go"),
     MetricRow("npu_chip_info_crc_error_sum", "id, udie, port", "errors (counter)", "CRC errors: increase over the "
-              "window", "link_crc", SRC_GO + "collector_for_ub.go"),
+              "window; without udie/port labels the NPU's UB CRC errors, port unknown (<node>/npu<id>/ub; session "
+              "35, before read as the RoCE port's FCS)", "link_crc", SRC_GO + "collector_for_ub.go"),
+    MetricRow("npu_chip_info_crc_error_sum_X_Y", "id", "errors (counter)", "as above, under -enableLegacyMetrics: "
+              "udie X, port Y in the name (session 35)", "link_crc",
+              SRC_GO + "collector_for_ub_legacy.go; " + DOC_METRICS + " (UB data)"),
     MetricRow("npu_chip_info_rx_fcs_num", "id", "frames (counter)",
               "the NPU's RoCE port: frames received with a bad FCS (the Ethernet frame's CRC-32; hccn_tool -i N -stat "
               "-g's mac_rx_fcs_err_pkt_num), read as link CRC errors: increase over the window, a decrease a reset",

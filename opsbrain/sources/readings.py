@@ -271,15 +271,23 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams,
 
 HCCS_CRC = "HCCS CRC errors (flits)"
 ROCE_FCS = "RoCE FCS errors (frames with a bad checksum)"
+UB_CRC_UNKNOWN = "UB CRC errors (port unknown)"
+UB_UNKNOWN = "ub"
+"""The last part of the link id of a UB CRC series that names no port (``npu_chip_info_crc_error_sum`` without
+``udie``/``port`` labels: a relabelled or aggregated series): ``<node>/npu<id>/ub``, one per NPU. Before (session 34)
+it took the RoCE port's id ``.../port``, was added to that port's FCS count and was labelled RoCE FCS errors."""
 
 
 def _crc_what(links: tuple[str, ...]) -> tuple[str, ...]:
     """What a real source's link counter counts, by its link id's last part (:mod:`opsbrain.sources.exporter`): an
     NPU's HCCS link ``.../hccs<X>`` (``npu_chip_info_hccs_statistic_info_crc_err_cnt_X``), its RoCE port ``.../port``
-    (``npu_chip_info_rx_fcs_num``); empty for any other (a UB port's ``.../udie<u>/port<p>`` CRC errors,
-    ``npu_chip_info_crc_error_sum``)."""
+    (``npu_chip_info_rx_fcs_num``), a UB CRC series that named no port ``.../ub`` (``npu_chip_info_crc_error_sum``
+    without ``udie``/``port`` labels: session 35, before read as RoCE FCS); empty for any other (a UB port's
+    ``.../udie<u>/port<p>`` CRC errors, ``npu_chip_info_crc_error_sum``)."""
     def what(ln: str) -> str:
         last = ln.rpartition("/")[2]
+        if last == UB_UNKNOWN:
+            return UB_CRC_UNKNOWN
         return ROCE_FCS if last == "port" else HCCS_CRC if last[:4] == "hccs" and last[4:].isdigit() else ""
     return tuple(what(ln) for ln in links)
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
+    from faultlib.topology import Topology
 
 
 def _series(out: list[str], name: str, help_: str, rows: Iterator[tuple[str, float, int]]) -> None:
@@ -22,7 +23,8 @@ def render_twin_page(sim: Simulation, t: float | None = None, optics: bool = Tru
 
     Read only from what an operator sees (the metric store and the DOM readings, as the twin's sweep reads them):
     chip series carry the time the chip was last read (``t`` minus its heartbeat age), the others ``t``.
-    ``optics=False`` leaves out the switch-port optical and CRC series (the NPUs' own series only).
+    ``optics=False`` leaves out the switch-port optical and CRC series (the NPUs' own series only, their RoCE FCS
+    and HCCS CRC counters included: :func:`_link_error_series`).
     """
     from faultlib.telemetry import formats as fmt
 
@@ -46,6 +48,7 @@ def render_twin_page(sim: Simulation, t: float | None = None, optics: bool = Tru
         vals = store.read_many(metric, comps, t, default=default)
         _series(out, name, f"the npu {name.removeprefix('npu_chip_info_').replace('_', ' ')}",
                 ((lab[i], float(v), chip_ms[i]) for i, v in enumerate(vals) if math.isfinite(v)))
+    _link_error_series(out, sim, npus, gone, lab, chip_ms, t)
     if not optics:
         return "\n".join(out) + "\n"
     reading = sim.dom.read(t)
@@ -69,3 +72,47 @@ def render_twin_page(sim: Simulation, t: float | None = None, optics: bool = Tru
             ((f'id="0",instance="{fmt.hostname(first[lk])}",port="{fmt.switch_port(first[lk])}",udie="0"',
               float(crc[i]), ms) for i, lk in enumerate(links) if lk in first))
     return "\n".join(out) + "\n"
+
+
+FCS = "npu_chip_info_rx_fcs_num"
+HCCS_CRC = "npu_chip_info_hccs_statistic_info_crc_err_cnt_{}"
+
+
+def npu_link_counters(topo: Topology, npu: str) -> tuple[list[str], list[list[str]]]:
+    """The twin's links whose ``link_crc_total`` an NPU's npu-exporter publishes (session 35): its dies' RoCE port
+    links (``npu_chip_info_rx_fcs_num``) and, per HCCS link X = L1 chip index + 1 (``..._crc_err_cnt_X``, X 1..7 as
+    npu-exporter numbers an Atlas 900 A3 SuperPoD's), its dies' electrical UB links to that L1 chip. The twin's page
+    names NPUs, not dies (as its other chip series): both dies' counts are added."""
+    fcs: list[str] = []
+    hccs: list[list[str]] = [[] for _ in range(topo.params.l1_per_node)]
+    for part in topo.children.get(npu, ()):
+        for lid in topo.links_of.get(part, ()):
+            lk = topo.links[lid]
+            if lk.kind == "rdma":
+                fcs.append(lid)
+            elif lk.kind == "ub_electrical" and lk.plane is not None:
+                hccs[lk.plane].append(lid)
+    return fcs, hccs
+
+
+def _link_error_series(out: list[str], sim: Simulation, npus: list[str], gone: set[str], lab: list[str],
+                       chip_ms: list[int], t: float) -> None:
+    """Each served NPU's RoCE FCS and HCCS CRC counters, as npu-exporter names them (collector_for_roce.go,
+    collector_for_hccs.go; label ``id``), from the twin's ``link_crc_total`` of the links they count
+    (:func:`npu_link_counters`; a link no model counted on reads 0, as a fresh counter). Stamped as the chip's other
+    series. Before (session 34) the page had neither, so a real cluster's reader path for them ran only on hand-made
+    pages."""
+    topo = sim.topology
+    served = [i for i, n in enumerate(npus) if n not in gone]
+    parts = {i: npu_link_counters(topo, npus[i]) for i in served}
+    every = sorted({lid for fcs, hccs in parts.values() for lid in (*fcs, *(x for h in hccs for x in h))})
+    count = dict(zip(every, sim.telemetry.scraped.read_many("link_crc_total", every, t, default=0.0), strict=True))
+
+    def total(lids: list[str]) -> float:
+        return float(sum(count[lid] for lid in lids))
+
+    _series(out, FCS, "number of frames the npu's roce port received with a bad fcs",
+            ((lab[i], total(parts[i][0]), chip_ms[i]) for i in served if parts[i][0]))
+    for x in range(topo.params.l1_per_node):
+        _series(out, HCCS_CRC.format(x + 1), f"crc errors in flits received on hccs link {x + 1}",
+                ((lab[i], total(parts[i][1][x]), chip_ms[i]) for i in served if parts[i][1][x]))
