@@ -65,7 +65,7 @@ def page_for(endpoint: Endpoint, revoked: set[str] | None = None) -> Callable[[B
         if got in endpoint.issued and got not in (revoked or set()):
             reply(PAGE)(h)
             return
-        h.send_response(401, "Unauthorized")
+        h.send_response(401, f"Unauthorized {h.headers.get('Authorization')}")  # a careless echo
         h.send_header("Content-Length", "0")
         h.end_headers()
         h.close_connection = True
@@ -102,8 +102,9 @@ def test_a_token_is_kept_until_shortly_before_it_expires_and_dropped_on_401(monk
             fetch(url_a + "/metrics", 5, 5, 1 << 20, kept)
         assert long.issued == ["tok-1-9f3c"]  # one token for three pages
         revoked.add("tok-1-9f3c")
-        with pytest.raises(SourceAuthError, match="HTTP 401"):
+        with pytest.raises(SourceAuthError, match="HTTP 401") as refused:
             fetch(url_a + "/metrics", 5, 5, 1 << 20, kept)
+        assert "tok-1" not in str(refused.value) and "<redacted>" in str(refused.value)  # dropped, yet redacted
         fetch(url_a + "/metrics", 5, 5, 1 << 20, kept)  # the refused token was dropped: a new one
         assert long.issued == ["tok-1-9f3c", "tok-2-9f3c"]
         brief = HttpAuth(oauth2=creds(b))  # expires_in 10 s, within the 10 s margin: fetched for every request

@@ -45,10 +45,11 @@ def fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int, auth: H
     try:
         return _fetch(url, timeout_s, deadline_s, max_bytes, auth, post)
     except InputError as exc:  # its kind kept: a refused authorization is a SourceAuthError
+        said = exc.reworded(auth.redact(exc.reason), file=exc.file and auth.redact(exc.file),
+                            path=option if exc.path == "--url" else exc.path)
         if isinstance(exc, SourceAuthError) and exc.status == 401 and auth.oauth2 is not None and post is None:
-            auth.oauth2.invalidate()  # a revoked or expired token: the next request fetches a new one
-        raise exc.reworded(auth.redact(exc.reason), file=exc.file and auth.redact(exc.file),
-                           path=option if exc.path == "--url" else exc.path) from None
+            auth.oauth2.invalidate()  # a revoked or expired token (redacted above): the next request fetches anew
+        raise said from None
 
 
 class Post(NamedTuple):
