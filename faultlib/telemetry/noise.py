@@ -35,7 +35,7 @@ import numpy as np
 import simpy
 
 from faultlib import ids
-from faultlib.health import Health
+from faultlib.health import DOWN, Health
 from faultlib.params import P, ParamGroup
 from faultlib.telemetry.emit import Emitter
 
@@ -381,7 +381,7 @@ class _Background:
                 stop_heartbeat(self.sim, npu)
 
 
-_SILENT = frozenset({Health.FAILED, Health.RESETTING})
+_SILENT = DOWN
 """Health states in which a chip sends no heartbeat (ISOLATED/CORDONED chips still beat)."""
 
 
