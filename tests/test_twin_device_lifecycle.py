@@ -7,7 +7,8 @@ after a chip reset or a host reboot the device's events went on numbering from t
 part's log starts empty, a down chip records and prints nothing until it is back, and a chip's uptime stamp and
 event serials restart at the boot of its device OS (the fault manager stamps the device kernel's local_clock;
 its serials are counters of the device's kernel module: hicann/driver@ef377e95 fms_define.h:65, dms_sensor.c:60,
-dms_event_converge.c:52). The times the oracles use are the twin's own trace (health changes, actions)."""
+dms_event_converge.c:52). An isolated chip is not down: its full log is reported (before, dropped). The times the
+oracles use are the twin's own trace (health changes, actions)."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ EVENT = re.compile(r"\[fault_manager\]\[\s*(\d+\.\d{6})\].*event_serial_num=(\d+
 
 
 def _sim(topo: Topology) -> Simulation:
-    params = apply_overrides(SimParams(), {"control.reset_failure_prob": 0.0})
+    params = apply_overrides(SimParams(), {"control.reset_failure_prob": 0.0, "control.isolate_failure_prob": 0.0})
     return Simulation(params, seed=3, topology=topo)
 
 
@@ -107,6 +108,15 @@ def test_a_stopped_hosts_chips_record_nothing(topo1: Topology) -> None:
     sim.state.set_health(NODE, Health.HEALTHY, cause="reboot")  # back at 200
     sim.run(300.0)
     assert _ce_reports(sim) == [] and log.fill == 60
+
+
+def test_an_isolated_chip_still_runs_and_reports_its_full_log(topo1: Topology) -> None:
+    sim = _sim(topo1)
+    sim.env.run(until=sim.control.isolate(NPU))  # taken out of service, still powered: it beats and logs
+    t = _done_at(sim, "isolate", NPU)
+    sim.ce_logs.of(HBM).add(64)
+    sim.run(t + 1.0)
+    assert _ce_reports(sim) == [t]  # before: the report was dropped and the log started over silently
 
 
 def test_a_chip_resets_uptime_and_event_serials_restart_at_its_boot(topo1: Topology) -> None:
