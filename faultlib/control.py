@@ -326,6 +326,7 @@ class ControlAPI:
     def reboot_node(self, node: str) -> simpy.Process:
         """Reboot a host; one whose hardware is under repair boots once the repair is done."""
         self._expect(node, "node")
+
         def effect() -> dict[str, Any]:
             self.sim.state.mark_booted(node)  # a hung host that never stopped in the twin boots too (session 35)
             return self._set(node, Health.HEALTHY, "reboot_node")

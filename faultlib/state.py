@@ -107,9 +107,11 @@ class PlantState:
         after its host's last boot (a chip reset, a chip back from down, a new chip; None: it booted with its
         host, :meth:`booted_at`)."""
         npu = component if self.topology.kind.get(component) == "npu" else ids.npu_of(component)
-        at = self._boots.get(npu or "")
+        at = self._boots.get(npu) if npu else None
+        if at is None:
+            return None
         host = self.booted_at(npu or "")
-        return at if at is not None and (host is None or at > host) else None
+        return at if host is None or at > host else None
 
     def mark_booted(self, part: str) -> None:
         """``part`` (a node's host, or a chip's device OS) booted now without its host having stopped in the twin

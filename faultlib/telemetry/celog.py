@@ -152,7 +152,7 @@ class CeLogs:
                     self._logs[hbm].set_down(self.sim.state.device_down(hbm))
 
     def report(self, hbm: str, at: float) -> None:
-        """The device of ``hbm`` reports its log full (0x80E01805) (a log reports only while its chip runs)."""
+        """The device of ``hbm`` reports its log full (0x80E01805; a down chip prints nothing, Emitter.device_event)."""
         from faultlib import ids
         from faultlib.telemetry import formats as fmt
         from faultlib.telemetry.emit import Emitter
