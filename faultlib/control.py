@@ -266,6 +266,7 @@ class ControlAPI:
                 del self.isolated_rows[part]
             self._clear_row_readings(component)
             renewed = self._renew_parts_of(component)
+            self._boot_new(component)
             if component in self.sim.topology.links:  # a new module/fibre: all lanes back, optics as new
                 self.sim.state.set_lanes_down(component, 0, cause="replace_part")
                 if "dom" in self.sim.__dict__:  # only when the optics model was built (cached property)
@@ -279,6 +280,20 @@ class ControlAPI:
         # already holds the replacement, so the longer of the two, not their sum
         return self._action("replace_part", component, max(took, self.repair_left_s(component, inside=True)), 0.0,
                             effect)
+
+    def _boot_new(self, component: str) -> None:
+        """A replaced part's OS boots anew: a new server's host, the chip a new part is of (powered off for it) and
+        every chip it holds (:meth:`~faultlib.state.PlantState.mark_booted`); each HBM stack's correctable-error log
+        starts empty (a new part has its own log: :meth:`~faultlib.telemetry.celog.CeLogs.renew`). Session 35."""
+        topo, state = self.sim.topology, self.sim.state
+        if component not in topo.kind:
+            return
+        parts = [component, *topo.descendants(component)]
+        chip = ids.npu_of(component)
+        for part in ([chip] if chip and chip != component else []) + parts:
+            if topo.kind.get(part) in ("node", "npu"):
+                state.mark_booted(part)
+        self.sim.ce_logs.renew([p for p in parts if topo.kind.get(p) == "hbm"])
 
     def _clear_row_readings(self, component: str) -> None:
         """A new chip's HBM reads no isolated rows: zero the ``hbm_isolated_rows`` reading of every HBM stack of (or
@@ -311,8 +326,13 @@ class ControlAPI:
     def reboot_node(self, node: str) -> simpy.Process:
         """Reboot a host; one whose hardware is under repair boots once the repair is done."""
         self._expect(node, "node")
+
+        def effect() -> dict[str, Any]:
+            self.sim.state.mark_booted(node)  # a hung host that never stopped in the twin boots too (session 35)
+            return self._set(node, Health.HEALTHY, "reboot_node")
+
         return self._action("reboot_node", node, self.repair_left_s(node) + self._draw("node_reboot_s"),
-                            self.p.reset_failure_prob, lambda: self._set(node, Health.HEALTHY, "reboot_node"))
+                            self.p.reset_failure_prob, effect)
 
     def hold_for_repair(self, part: str, until: float) -> None:
         """The part's hardware is under repair until ``until`` (simulated s): nothing brings it back sooner."""

@@ -28,6 +28,9 @@ TRANSITIONS: dict[Health, frozenset[Health]] = {
 UP = frozenset({Health.HEALTHY, Health.DEGRADED, Health.CORDONED})
 """States in which a component carries traffic / runs work."""
 
+DOWN = frozenset({Health.FAILED, Health.RESETTING})
+"""States in which a chip's device OS is down: no heartbeat, no error recorded, no line written (session 35)."""
+
 
 class InvalidTransition(ValueError):
     """A component was asked to move between two states the state machine does not connect."""

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
 from faultlib import ids
-from faultlib.health import UP, Health, check_transition
+from faultlib.health import DOWN, UP, Health, check_transition
 from faultlib.topology import Topology
 from faultlib.trace import Trace
 
@@ -36,6 +36,7 @@ class PlantState:
         self._listeners: list[Listener] = []
         self._hosts_down: set[str] = set()
         self._stops: dict[str, list[list[float]]] = {}  # node -> [stopped at, back at (inf: still stopped)], in order
+        self._boots: dict[str, float] = {}  # node or chip -> when it last booted without its host stopping first
         self.version = 0  # bumped on every change; caches key on it
 
     def subscribe(self, listener: Listener) -> None:
@@ -95,8 +96,34 @@ class PlantState:
         """When the host ``component`` is on (the node, a chip, its device OS) last came back in service after a
         stop (None: it has run since before the simulation began): its kernel and its devices'
         OS booted then, and their uptime counts from that boot."""
-        spans = self._stops.get(component if component in self._stops else ids.node_of(component) or "")
-        return next((t1 for _t0, t1 in reversed(spans or ()) if t1 <= self._clock()), None)
+        node = component if self.topology.kind.get(component) == "node" else ids.node_of(component) or ""
+        spans = self._stops.get(node)
+        back = next((t1 for _t0, t1 in reversed(spans or ()) if t1 <= self._clock()), None)
+        rebooted = self._boots.get(node)
+        return back if rebooted is None or (back is not None and back >= rebooted) else rebooted
+
+    def chip_booted_at(self, component: str) -> float | None:
+        """When the device OS of the chip ``component`` is on (the chip, its HBM, a die) last booted on its own,
+        after its host's last boot (a chip reset, a chip back from down, a new chip; None: it booted with its
+        host, :meth:`booted_at`)."""
+        npu = component if self.topology.kind.get(component) == "npu" else ids.npu_of(component)
+        at = self._boots.get(npu) if npu else None
+        if at is None:
+            return None
+        host = self.booted_at(npu or "")
+        return at if host is None or at > host else None
+
+    def mark_booted(self, part: str) -> None:
+        """``part`` (a node's host, or a chip's device OS) booted now without its host having stopped in the twin
+        (a reboot of a hung host, a replaced server or chip): its uptime and its devices' event numbering restart."""
+        self._boots[part] = self._clock()
+
+    def device_down(self, component: str) -> bool:
+        """Whether the chip ``component`` is on (the chip, its HBM, a die) is down: failed (off the bus, crashed,
+        overheated) or resetting, or its host stopped. A down chip's device OS runs nothing: it records no error
+        and writes no line until it is back. An isolated or cordoned chip still runs."""
+        npu = component if self.topology.kind.get(component) == "npu" else ids.npu_of(component)
+        return self.host_down(component) or (npu is not None and self.health(npu) in DOWN)
 
     def host_booting(self, node: str) -> bool:
         """Whether the host ``node`` came back in service at this very instant: its board is powering on, and a
@@ -130,6 +157,8 @@ class PlantState:
                 self._stops[cid][-1][1] = self._clock()
         else:
             self._health[cid] = new
+        if old in DOWN and new in UP and self.topology.kind.get(cid) == "npu":
+            self._boots[cid] = self._clock()  # a chip back from down has booted its device OS again
         self.version += 1
         self._trace.record(self._clock(), "health", cid, old=str(old), new=str(new), cause=cause)
         for fn in list(self._listeners):

@@ -11,6 +11,10 @@ a Gamma-distributed time (shape: the records still free; mean: that many over th
 a burst adds errors at once, the errors that arrived meanwhile are drawn from that pending Gamma draw (given the
 ``k``-th arrival at ``due``, the earlier ``k - 1`` are uniform before it: a binomial count), and the rest is drawn
 afresh (the arrivals after a moment are independent of those before). Each stack draws from its own random stream.
+
+A log follows its chip (session 35): while the chip is down (:meth:`~faultlib.state.PlantState.device_down`: failed,
+resetting, or its host stopped) it records no error and reports nothing, and it goes on from what it held when the
+chip is back (no public source says a reset empties it); a replaced part's stacks start with an empty log.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ class CeLog:
         self.last_report = -math.inf
         self._rng = logs.sim.rng(f"ce_log/{hbm}")
         self._generation = 0
+        self.down = logs.sim.state.device_down(hbm)  # the chip is down: nothing recorded, nothing reported
 
     def set_rate(self, rate: float) -> None:
         """Errors arrive at ``rate`` per second from now on."""
@@ -49,7 +54,9 @@ class CeLog:
         self._arm(self.logs.sim.now)
 
     def add(self, n: int) -> None:
-        """``n`` errors recorded at once now (a burst)."""
+        """``n`` errors recorded at once now (a burst; none while the chip is down)."""
+        if self.down:
+            return
         self._catch_up()
         self.fill += n
         now = self.logs.sim.now
@@ -57,6 +64,20 @@ class CeLog:
             self._wait_until(max(now, self.last_report + self.logs.check_s))
         else:
             self._arm(now)
+
+    def set_down(self, down: bool) -> None:
+        """The chip went down (its log keeps what it held, records nothing more and its pending report is not
+        printed) or is back (errors arrive at ``rate`` again, and a full log is reported at the next check)."""
+        if down == self.down:
+            return
+        self._catch_up()
+        self.down = down
+        self._arm(self.logs.sim.now)
+
+    def renew(self) -> None:
+        """A new part's log: empty, never reported, at the same rate."""
+        self.fill, self.last_report = 0, -math.inf
+        self._arm(self.logs.sim.now)
 
     # ---- the draws ----------------------------------------------------------------------------------------------
     def _catch_up(self) -> None:
@@ -73,7 +94,9 @@ class CeLog:
         its report waiting for the sensor check, is due at ``t``: nothing drawn)."""
         free = self.logs.limit - self.fill
         self.since = t
-        if free <= 0:
+        if self.down:
+            self.due = math.inf
+        elif free <= 0:
             self.due = t
         else:
             self.due = t + float(self._rng.gamma(free, 1.0 / self.rate)) if self.rate > 0 else math.inf
@@ -103,6 +126,7 @@ class CeLogs:
         self.check_s = sim.params.faults.ce_sensor_check_s
         self._logs: dict[str, CeLog] = {}
         self.listeners: list[Report] = []
+        sim.state.subscribe(self._on_health)
 
     def of(self, hbm: str, fill: int = 0) -> CeLog:
         """The log of ``hbm`` (``fill``: the errors it holds when first used)."""
@@ -110,14 +134,29 @@ class CeLogs:
             self._logs[hbm] = CeLog(self, hbm, fill % self.limit)
         return self._logs[hbm]
 
+    def renew(self, stacks: list[str]) -> None:
+        """The stacks of a replaced part: their logs start empty."""
+        for hbm in stacks:
+            if hbm in self._logs:
+                self._logs[hbm].renew()
+
+    def _on_health(self, cid: str, _old: object, _new: object) -> None:
+        """A chip or host changed state: the logs of its stacks stop or go on with their chips."""
+        topo = self.sim.topology
+        kind = topo.kind.get(cid)
+        if kind not in ("npu", "node") or not self._logs:
+            return
+        for npu in [cid] if kind == "npu" else topo.npus_of(cid):
+            for hbm in topo.children.get(npu, []):
+                if hbm in self._logs:
+                    self._logs[hbm].set_down(self.sim.state.device_down(hbm))
+
     def report(self, hbm: str, at: float) -> None:
-        """The device of ``hbm`` reports its log full (0x80E01805), if the chip is running."""
+        """The device of ``hbm`` reports its log full (0x80E01805; a down chip prints nothing, Emitter.device_event)."""
         from faultlib import ids
         from faultlib.telemetry import formats as fmt
         from faultlib.telemetry.emit import Emitter
 
-        npu = ids.npu_of(hbm) or hbm
-        if self.sim.state.is_up(npu):
-            Emitter(self.sim).device_event(npu, fmt.HBM_CE_CODE)
+        Emitter(self.sim).device_event(ids.npu_of(hbm) or hbm, fmt.HBM_CE_CODE)
         for fn in self.listeners:
             fn(hbm, at)

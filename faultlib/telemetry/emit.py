@@ -33,19 +33,38 @@ class Emitter:
         node = ids.node_of(npu) or npu
         return any(node in w.nodes for w in self.sim.workloads.values())
 
+    def boot(self, part: str) -> tuple[float, float]:
+        """When the OS that stamps ``part``'s lines last booted (simulated s; before the run: ``-boot_lead_s``) and
+        its uptime then. A host's kernel (a node's lines) booted at its last return to service
+        (``telemetry.boot_uptime_s`` then). A chip's device OS (a device event: the fault manager's stamp is the
+        device kernel's ``local_clock``, hicann/driver@ef377e95 src/sdk_driver/fms/fms_define.h:65) booted with its
+        host, or on its own since (a chip reset, a chip back from down, a new chip: ``telemetry.chip_boot_uptime_s``
+        then; session 35)."""
+        p, state = self.sim.params.telemetry, self.sim.state
+        chip = state.chip_booted_at(part)
+        if chip is not None:
+            return chip, p.chip_boot_uptime_s
+        back = state.booted_at(part)
+        return (-p.boot_lead_s, 0.0) if back is None else (back, p.boot_uptime_s)
+
     def uptime_s(self, part: str) -> float:
-        """The uptime the kernel of ``part``'s host (and its devices' fault manager) stamps a line with: it counts
-        from the host's last boot (``telemetry.boot_uptime_s`` when it was back in service), or from
-        ``telemetry.boot_lead_s`` before the run for a host that has not rebooted in it."""
-        p, back = self.sim.params.telemetry, self.sim.state.booted_at(part)
-        return self.sim.now + p.boot_lead_s if back is None else self.sim.now - back + p.boot_uptime_s
+        """The uptime the kernel of ``part``'s host, or the device OS of ``part``'s chip, stamps a line with: it
+        counts from that OS's last boot (:meth:`boot`)."""
+        at, up = self.boot(part)
+        return self.sim.now - at + up
 
     def device_event(self, npu: str, code: str, recovered: bool = False) -> None:
         """A device (NPU OS) fault event as the device's fault manager logs it (``event_id=0x<code>; ...``,
         :func:`~faultlib.telemetry.formats.device_os_event`), in the NPU's device log, at the EVENT level the line
-        states; each event of the NPU takes the next serial number."""
+        states; each event of the NPU takes the next serial number since its device OS booted (the driver's serials
+        are counters of the device's kernel module, from 0 at its load: hicann/driver@ef377e95
+        src/sdk_driver/fms/smf/sensor/dms_sensor.c:60 and smf/event/dms_event_converge.c:52; session 35). A down
+        chip (:meth:`~faultlib.state.PlantState.device_down`) writes nothing."""
+        if self.sim.state.device_down(npu):
+            return
+        at, up = self.boot(npu)
         line = fmt.device_os_event(self.sim.wallclock(), fmt.device_index(npu), code, assertion=not recovered,
-                                   uptime_s=self.uptime_s(npu), serial=self.hub.next_serial(npu))
+                                   uptime_s=self.sim.now - at + up, serial=self.hub.next_serial(npu, since=at))
         self.hub.log(npu, "device_os", "EVENT", line)
 
     def plugin(self, npu: str, code: str, handling: str) -> None:
@@ -53,6 +72,8 @@ class Emitter:
         MindCluster handling level sets the event's severity). The plugin takes the event at its next poll of the
         device (``delivery.device_plugin_poll_s``, uniform phase) and writes the line then, stamped with the poll's
         time; the event's own AlarmRaisedTime is the fault's."""
+        if self.sim.state.device_down(npu):  # a down chip raises no event for the plugin to receive
+            return
         node = ids.node_of(npu) or npu
         raised = self.sim.wallclock()
 

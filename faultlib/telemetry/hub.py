@@ -25,7 +25,7 @@ class TelemetryHub:
         self.events: list[JobEvent] = []
         self._subs: list[tuple[Subscriber, frozenset[str] | None]] = []
         self.delivery: Any = None  # a faultlib.telemetry.delivery.Delivery: path delays to subscribers (None: at once)
-        self._serials: dict[str, int] = {}
+        self._serials: dict[str, tuple[float, int]] = {}
         self.silent: Callable[[str], bool] | None = None
         """Origins that cannot write a line now (the parts of a stopped host): their lines are never written."""
 
@@ -56,10 +56,13 @@ class TelemetryHub:
         self._publish(line, source)
         return line
 
-    def next_serial(self, key: str) -> int:
-        """The next event serial number of ``key`` (a device numbers its fault events 1, 2, ...)."""
-        self._serials[key] = self._serials.get(key, 0) + 1
-        return self._serials[key]
+    def next_serial(self, key: str, since: float = 0.0) -> int:
+        """The next event serial number of ``key`` (a device numbers its fault events 1, 2, ... from its boot at
+        ``since``: a later boot starts again at 1)."""
+        at, n = self._serials.get(key, (since, 0))
+        n = n + 1 if at == since else 1
+        self._serials[key] = (since, n)
+        return n
 
     def job_event(self, job: str, kind: str, **detail: Any) -> JobEvent:
         ev = JobEvent(self._clock(), job, kind, detail)

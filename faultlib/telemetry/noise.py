@@ -35,7 +35,7 @@ import numpy as np
 import simpy
 
 from faultlib import ids
-from faultlib.health import Health
+from faultlib.health import DOWN, Health
 from faultlib.params import P, ParamGroup
 from faultlib.telemetry.emit import Emitter
 
@@ -284,8 +284,7 @@ class _Background:
             i = min(int(np.searchsorted(cum, draw.uniform() * cum[-1], side="right")), len(self.hbms) - 1)
             size = draw.geometric(p.hbm_ce_burst_mean)
             hbm = self.hbms[i]
-            npu = ids.npu_of(hbm) or hbm
-            if not sim.state.is_up(npu):
+            if sim.state.device_down(hbm):  # a down chip records no error (an isolated one still runs)
                 continue
             self.hub.count("hbm_ce_total", hbm, float(size))
             sim.ce_logs.of(hbm).add(size)  # reported when the log is full, as a storm's errors are
@@ -381,7 +380,7 @@ class _Background:
                 stop_heartbeat(self.sim, npu)
 
 
-_SILENT = frozenset({Health.FAILED, Health.RESETTING})
+_SILENT = DOWN
 """Health states in which a chip sends no heartbeat (ISOLATED/CORDONED chips still beat)."""
 
 

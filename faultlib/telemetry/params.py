@@ -44,6 +44,14 @@ class TelemetryParams(ParamGroup):
         "firmware POST runs before the kernel starts and does not count. Its kernel lines and its devices' fault "
         "events after the reboot are stamped ``boot_uptime_s`` plus the time since it was back (session 34), as a "
         "kernel's uptime restarts at each boot", ge=0)
+    chip_boot_uptime_s: float = P(
+        20.0, "s", A + "a chip's device OS uptime when the chip is back in service after booting on its own (a chip "
+        "reset, a chip back from down, a new chip; the twin's return to HEALTHY): the device kernel's start and its "
+        "driver modules, after the chip's reset and firmware load, which do not count; below the median of "
+        "control.chip_reset_s (60 s), which holds them all. Its fault events are stamped ``chip_boot_uptime_s`` "
+        "plus the time since it was back, and numbered from 1 again (session 35): the fault manager's stamp is the "
+        "device kernel's local_clock (hicann/driver fms_define.h:65) and its serials are counters of the device's "
+        "kernel module (dms_sensor.c:60, dms_event_converge.c:52), which restart at that boot", ge=0)
 
     # ---- DOM thresholds (what an operator tool alarms on; the model keeps healthy lanes well inside) ----
     dom_rx_warn_dbm: float = P(-6.5, "dBm", "module Rx power warn below, " + MC)
