@@ -13,7 +13,7 @@ from typing import Any
 
 from opsbrain.bundle import layout as L
 from opsbrain.bundle.walk import _File
-from opsbrain.ingest.asys import OUTPUT_DIR, host_dirs
+from opsbrain.ingest.asys import OUTPUT_DIR, host_dirs, job_log_host
 from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, chip_host, dated, host_syslog, real_names
 from opsbrain.ingest.where import real_component
 from opsbrain.ingest.workers import host_root, names_no_host, shared_head
@@ -112,7 +112,8 @@ def map_workers(files: list[_File], root_name: str) -> dict[str, dict[str, Any]]
     subs = _env_names(files, host_of)
     # the root given names its files' host, unless a tool named it by its run time (msnpureport's 20250301100600/):
     # then the host is not named (UNNAMED), as under --logs (hostnames.root_names_host), unless its syslog names it
-    label = {d: subs.get(d) or d[cut:] or (UNNAMED if dated(root_name) else root_name or ".") for d in dirs}
+    label = {d: subs.get(d) or job_log_host(d) or d[cut:] or (UNNAMED if dated(root_name) else root_name or ".")
+             for d in dirs}
     # a replica's or a collection's folder whose syslog names one host: that host (worker-1 -> node-a12)
     label |= real_names({d: (label[d], own.get(d)) for d in dirs if not names_no_host(d, False)})
     for r in raw:

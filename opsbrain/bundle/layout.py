@@ -258,12 +258,15 @@ top-level folder of these names is kept (``tar czf x.tgz process_log/``), not ta
 
 def _cann_worker(rel: str) -> str:
     """The worker of a CANN process log: the directory holding ``process_log``, else the one holding CANN's own log
-    directory (``<worker>/ascend/log/{debug,run}/plog/``: :func:`opsbrain.ingest.workers.cann_log_head`)."""
-    from opsbrain.ingest.workers import cann_log_head
+    directory (``<worker>/ascend/log/{debug,run}/plog/``: :func:`opsbrain.ingest.workers.cann_log_head`), else the
+    one holding an ``ASCEND_PROCESS_LOG_PATH`` tree (``<worker>/plog/``), by --logs's rule (``workers.host_root``)."""
+    from opsbrain.ingest.workers import cann_log_head, host_root
 
     dirs = rel.split("/")[:-1]
-    if "process_log" in dirs or (head := cann_log_head(dirs)) is None:
+    if "process_log" in dirs:
         return _worker_before(rel, _CANN_ANCHORS)
+    if (head := cann_log_head(dirs)) is None:  # ASCEND_PROCESS_LOG_PATH's own tree (``<path>/plog/``, ``<path>/
+        return host_root(rel)[0]  # run/plog/``): the directory above it, as --logs places it (session 35)
     while head and head[-1] in CANN_WRAPPERS:
         head = head[:-1]
     return _strip_wrappers(head)

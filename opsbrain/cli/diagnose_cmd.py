@@ -160,8 +160,9 @@ def _echo_jobs(jobs: list[dict[str, Any]], d: dict[str, Any] | None,
         for a in attempts:
             click.echo(f"    {attempt_line(a)}")
     if jobs:
+        marked = ", or their files name other MindCluster jobs" if any(j.get("marker") for j in jobs) else ""
         click.echo(f"  jobs: {len(jobs)} in the input (their processes ran on one device at other times, or apart "
-                   "in time under other communicators); each has its own root cluster")
+                   f"in time under other communicators{marked}); each has its own root cluster")
         for job in jobs:
             click.echo(f"    {job_words(job)}")
     for other in (d or {}).get("other_jobs", []):  # another job: its own root cluster, not the verdict's
