@@ -240,7 +240,11 @@ def _strip_wrappers(parts: list[str]) -> str:
 def _worker_before(rel: str, anchor: str | tuple[str, ...]) -> str:
     """The worker directory of ``rel``: what comes before the first anchor directory it has (of ``anchor``, in
     order; the last occurrence of that name), wrappers skipped; the file's own directory when it has none."""
+    from opsbrain.ingest.workers import device_store
+
     parts = rel.split("/")
+    if "device_log" in anchor and (k := device_store(parts)) is not None:
+        return _strip_wrappers(parts[:k + 1])  # <store>/device_log/<server>/...: that server's (session 35)
     for name in (anchor,) if isinstance(anchor, str) else anchor:
         if name in parts[:-1]:
             i = max(k for k, p in enumerate(parts[:-1]) if p == name)
