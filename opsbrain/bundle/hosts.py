@@ -13,8 +13,8 @@ from typing import Any
 
 from opsbrain.bundle import layout as L
 from opsbrain.bundle.walk import _File
-from opsbrain.ingest.asys import OUTPUT_DIR, host_dirs
-from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, chip_host, host_syslog, real_names
+from opsbrain.ingest.asys import OUTPUT_DIR, host_dirs, job_log_host
+from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, chip_host, dated, host_syslog, real_names
 from opsbrain.ingest.where import real_component
 from opsbrain.ingest.workers import host_root, names_no_host, shared_head
 
@@ -58,6 +58,11 @@ def switch_of_host(switch: str, workers: dict[str, dict[str, Any]]) -> str | Non
             node_of.setdefault(name, w["node"])
     found = chip_host(switch, node_of)  # (the rule --logs DIR places a chip's lines by too)
     return f"{node_of[found[0]]}/{found[1]}" if found else None
+
+
+UNNAMED = ""
+"""The name of a worker whose host nothing names (the files of a directory given that a tool named by its run time,
+msnpureport's ``20250301100600/``, session 35): its lines are on no named host, as ``--logs`` reads them."""
 
 
 def map_workers(files: list[_File], root_name: str) -> dict[str, dict[str, Any]]:
@@ -105,7 +110,10 @@ def map_workers(files: list[_File], root_name: str) -> dict[str, dict[str, Any]]
         taken.add(f"pod0/node{k}")
     cut = shared_head(dirs)  # named from where their paths differ (collected/job/worker-0 -> worker-0), as --logs
     subs = _env_names(files, host_of)
-    label = {d: subs.get(d) or d[cut:] or root_name or "." for d in dirs}
+    # the root given names its files' host, unless a tool named it by its run time (msnpureport's 20250301100600/):
+    # then the host is not named (UNNAMED), as under --logs (hostnames.root_names_host), unless its syslog names it
+    label = {d: subs.get(d) or job_log_host(d) or d[cut:] or (UNNAMED if dated(root_name) else root_name or ".")
+             for d in dirs}
     # a replica's or a collection's folder whose syslog names one host: that host (worker-1 -> node-a12)
     label |= real_names({d: (label[d], own.get(d)) for d in dirs if not names_no_host(d, False)})
     for r in raw:
@@ -177,7 +185,7 @@ def unqualify(value: Any, hosts: dict[str, str]) -> Any:
     return value
 
 
-_READER_NODE = re.compile(r"(?<![\w/-])(pod0/node\d+)(?![\w-])")
+_READER_NODE = re.compile(r"(?<![\w/-])(pod0/node\d+)(?:(/)|(?![\w-]))")
 _CITED = re.compile(r"\S+:\d+: ")
 """An evidence item citing a line of the bundle (``file:line: text``): the text as written, never rewritten."""
 
@@ -186,15 +194,32 @@ def user_names(workers: list[dict[str, Any]]) -> dict[str, str]:
     """The reader's node id -> the worker's name, for the workers the reader numbered (``pod0/node<k>`` in sorted
     order: real hosts); the twin's own ``pod0-node35`` directories keep their ids, which are their host names."""
     return {w["node"]: name for w in workers if w.get("named_by") == "sorted order"
-            and (name := w.get("name", w["dir"])) not in ("", ".")}
+            and (name := w.get("name", w["dir"])) != "."}
 
 
 def in_user_terms(text: str, names: dict[str, str]) -> str:
     """A component id, or a sentence naming some, with the reader's node ids of real hosts (:func:`user_names`)
-    replaced by the hosts' names: ``pod0/node2/npu3/hbm`` -> ``worker-3/npu3/hbm``."""
+    replaced by the hosts' names: ``pod0/node2/npu3/hbm`` -> ``worker-3/npu3/hbm``; a host not named
+    (:data:`UNNAMED`) is left out of a part's id (``npu3/hbm``, as ``--logs`` names it) and said to be unnamed alone."""
     if not names or "pod0/node" not in text:
         return text
-    return _READER_NODE.sub(lambda m: names.get(m.group(1), m.group(1)), text)
+
+    def named(m: re.Match[str]) -> str:
+        name = names.get(m.group(1))
+        if name is None:
+            return m.group(0)
+        return (name + m.group(2) if name else "") if m.group(2) else (name or NO_NAME)
+    return _READER_NODE.sub(named, text)
+
+
+NO_NAME = "the host (not named)"
+"""A host not named (:data:`UNNAMED`) where a sentence names it alone."""
+
+
+def _component(comp: str, names: dict[str, str]) -> str | None:
+    """A component id in the user's terms; None for the node of a host not named (as ``--logs`` names none)."""
+    mine = in_user_terms(comp, names)
+    return None if mine == NO_NAME else real_component(mine)
 
 
 def diagnosis_in_user_terms(d: dict[str, Any] | None, names: dict[str, str]) -> None:
@@ -204,11 +229,11 @@ def diagnosis_in_user_terms(d: dict[str, Any] | None, names: dict[str, str]) -> 
     if not d or not names:
         return
     comp = d.get("component")
-    if isinstance(comp, str) and (mine := real_component(in_user_terms(comp, names))) != comp:
+    if isinstance(comp, str) and (mine := _component(comp, names)) != comp:
         d["internal_component"], d["component"] = comp, mine  # (no twin-only part on a real host: where.py)
     root = d.get("root")
     if isinstance(root, dict) and isinstance(root.get("component"), str):
-        root["component"] = real_component(in_user_terms(root["component"], names))
+        root["component"] = _component(root["component"], names)
     if isinstance(d.get("evidence"), list):
         d["evidence"] = [in_user_terms(e, names) if isinstance(e, str) and not _CITED.match(e) else e
                          for e in d["evidence"]]

@@ -240,7 +240,11 @@ def _strip_wrappers(parts: list[str]) -> str:
 def _worker_before(rel: str, anchor: str | tuple[str, ...]) -> str:
     """The worker directory of ``rel``: what comes before the first anchor directory it has (of ``anchor``, in
     order; the last occurrence of that name), wrappers skipped; the file's own directory when it has none."""
+    from opsbrain.ingest.workers import device_store
+
     parts = rel.split("/")
+    if "device_log" in anchor and (k := device_store(parts)) is not None:
+        return _strip_wrappers(parts[:k + 1])  # <store>/device_log/<server>/...: that server's (session 35)
     for name in (anchor,) if isinstance(anchor, str) else anchor:
         if name in parts[:-1]:
             i = max(k for k, p in enumerate(parts[:-1]) if p == name)
@@ -258,12 +262,15 @@ top-level folder of these names is kept (``tar czf x.tgz process_log/``), not ta
 
 def _cann_worker(rel: str) -> str:
     """The worker of a CANN process log: the directory holding ``process_log``, else the one holding CANN's own log
-    directory (``<worker>/ascend/log/{debug,run}/plog/``: :func:`opsbrain.ingest.workers.cann_log_head`)."""
-    from opsbrain.ingest.workers import cann_log_head
+    directory (``<worker>/ascend/log/{debug,run}/plog/``: :func:`opsbrain.ingest.workers.cann_log_head`), else the
+    one holding an ``ASCEND_PROCESS_LOG_PATH`` tree (``<worker>/plog/``), by --logs's rule (``workers.host_root``)."""
+    from opsbrain.ingest.workers import cann_log_head, host_root
 
     dirs = rel.split("/")[:-1]
-    if "process_log" in dirs or (head := cann_log_head(dirs)) is None:
+    if "process_log" in dirs:
         return _worker_before(rel, _CANN_ANCHORS)
+    if (head := cann_log_head(dirs)) is None:  # ASCEND_PROCESS_LOG_PATH's own tree (``<path>/plog/``, ``<path>/
+        return host_root(rel)[0]  # run/plog/``): the directory above it, as --logs places it (session 35)
     while head and head[-1] in CANN_WRAPPERS:
         head = head[:-1]
     return _strip_wrappers(head)

@@ -160,8 +160,9 @@ def _echo_jobs(jobs: list[dict[str, Any]], d: dict[str, Any] | None,
         for a in attempts:
             click.echo(f"    {attempt_line(a)}")
     if jobs:
+        marked = ", or their files name other MindCluster jobs" if any(j.get("marker") for j in jobs) else ""
         click.echo(f"  jobs: {len(jobs)} in the input (their processes ran on one device at other times, or apart "
-                   "in time under other communicators); each has its own root cluster")
+                   f"in time under other communicators{marked}); each has its own root cluster")
         for job in jobs:
             click.echo(f"    {job_words(job)}")
     for other in (d or {}).get("other_jobs", []):  # another job: its own root cluster, not the verdict's
@@ -213,7 +214,7 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool,
     for inc in res["incidents"]:
         d = inc["diagnosis"] or {}
         # the hosts by the bundle's own names (the reader's ids of real hosts only in --json's ``internal_nodes``)
-        where = ", ".join(inc["nodes"]) or "-"
+        where = ", ".join(inc["nodes"]) or ("a host not named" if "" in inc.get("internal_nodes", {}) else "-")
         job = f" (job {inc['job']})" if inc.get("job") else ""
         job += f" (attempt {inc['attempt']})" if inc.get("attempt") else ""
         opened = re.sub(r"(\.\d{3})\d*", r"\1", str(inc["opened_at"]))  # to the millisecond, as the logs write it
@@ -246,6 +247,8 @@ def _worker_words(w: dict[str, Any], src: dict[str, Any]) -> str:
     is its folder's name (``pod0-node35 -> pod0/node35``, by which the twin's components name it) and is shown."""
     shown = src.get("name") if w["dir"] == "." else w["dir"].rsplit("/", 1)[-1]
     facts = [f"named {w['name']}"] if w.get("name") and w["name"] != shown else []  # environment_check/<name>/
+    if w.get("name") == "":  # (bundle.hosts.UNNAMED: the folder given is named by a tool's run time)
+        facts.append(f"host not named: {shown} is a date and time, no host's name")
     if w.get("ips"):
         facts.append(f"server{'s' * (len(w['ips']) > 1)} {', '.join(w['ips'])}")
     if devs := w.get("devices"):

@@ -31,10 +31,12 @@ def job_words(job: dict[str, Any]) -> str:
     more = f" and {len(job['communicators']) - 3} more" if len(job["communicators"]) > 3 else ""
     incs = f"; incidents {', '.join(job['incidents']) or 'none'}" if "incidents" in job else ""
     runs = job.get("attempts") or []
-    how = "a rescheduling" if any(a.get("moved") for a in runs) else "a restart"
+    how = ("a job-level rescheduling" if any(a.get("rescheduled") for a in runs)
+           else "a rescheduling" if any(a.get("moved") for a in runs) else "a restart")
     again = (f"; ran {len(runs)} times ({how}), the evidence from attempt "
              + str(next(a["attempt"] for a in runs if a["read"]))) if runs else ""
-    return (f"job {job['job']}: communicator {comms}{more} on {', '.join(job['hosts']) or 'no host named'}, "
+    mark = f" ({job['marker']})" if job.get("marker") else ""
+    return (f"job {job['job']}{mark}: communicator {comms}{more} on {', '.join(job['hosts']) or 'no host named'}, "
             f"{job['first_line']} to {job['last_line']}{incs}{again}"
             + ("; the verdict's root cluster" if job.get("verdict") else ""))
 

@@ -146,8 +146,39 @@ def host_dirs(workers: Iterable[str]) -> dict[str, str]:
     """Worker directory -> the directory that names its host: an asys collection's folder
     (``node1/asys_output_<stamp>``) the directory above it (``node1``; ``""``, the root given, at the top) where
     that holds no other collection among ``workers``; collections side by side keep their own folders (one host
-    each); any other directory itself."""
+    each); a host's folders in MindCluster's job log tree (:data:`JOB_LOG_HOST`) the first of them; a server's
+    device-log folder on shared storage (:data:`DEVICE_STORE`) its job folder's; any other directory itself."""
     workers = set(workers)
     parent = {w: w.rpartition("/")[0] for w in workers if OUTPUT_DIR.fullmatch(w.rpartition("/")[2])}
     shared = Counter(parent.values())
-    return {w: parent[w] if w in parent and shared[parent[w]] == 1 else w for w in workers}
+    out = {w: parent[w] if w in parent and shared[parent[w]] == 1 else w for w in workers}
+    first: dict[tuple[str, str], str] = {}  # one host's folders in several jobs' log folders: the first's (session 35)
+    for w in sorted(workers):
+        if m := JOB_LOG_HOST.search(w):
+            out[w] = first.setdefault((w[:m.start()], m[1]), w)
+    for w in workers:  # <store>/device_log/<server>: the one other worker folder <store>/.../<server>, if one
+        if m := DEVICE_STORE.search(w):
+            pre = w[:m.start()]
+            same = {out[v] for v in workers if v != w and v.rpartition("/")[2] == m[1]
+                    and v.startswith(pre) and not DEVICE_STORE.search(v)}
+            out[w] = same.pop() if len(same) == 1 else out[w]
+    return out
+
+
+DEVICE_STORE = re.compile(r"(?:^|/)device_log/([^/]+)$")
+"""A server's folder of device logs on shared storage (``<store>/device_log/worker-0``: MindCluster FaultDiag's usage
+example, beside the job's ``<store>/<job id>/worker-0/process_log/``): that server's, where one other worker folder of
+the store bears its name (:func:`host_dirs`)."""
+
+
+JOB_LOG_HOST = re.compile(r"(?:^|/)alllogs/[^/]+/[^/]+/(\d{1,3}(?:\.\d{1,3}){3})(?:-\d+(?:-\d{14})?)?$")
+"""A host's folder in MindCluster's job log tree, ``alllogs/<MINDX_TASK_ID>/<kind>/<XDL_IP>`` (its training-script
+samples: ``ASCEND_PROCESS_LOG_PATH=/job/code/alllogs/$MINDX_TASK_ID/plogs/$XDL_IP``, ``$XDL_IP`` the node's
+address; the training logs' ``trainlogs/$XDL_IP-$RANK-<14-digit time>``, FAQ "Training Logs Are Overwritten After
+Task Rescheduling"): named by that address; one host's folders of several jobs (or kinds) are one host
+(:func:`host_dirs`)."""
+
+
+def job_log_host(worker: str) -> str | None:
+    """The host a worker directory of MindCluster's job log tree names (:data:`JOB_LOG_HOST`), else None."""
+    return m[1] if (m := JOB_LOG_HOST.search(worker)) else None

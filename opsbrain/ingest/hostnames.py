@@ -83,15 +83,25 @@ def node_file(rel: str) -> bool:
             or cann_log_head(dirs) is not None or container_log_head(dirs) is not None)
 
 
+def dated(name: str) -> bool:
+    """Whether a folder's name is only a date and time (:data:`~opsbrain.ingest.workers.EXPORT_STAMP`: msnpureport's
+    ``20250301100600``, a script's ``2025-03-01-10-06-00``): a run's name, never a host's."""
+    from opsbrain.ingest.workers import EXPORT_STAMP
+
+    return EXPORT_STAMP.fullmatch(name) is not None
+
+
 def root_names_host(name: str, files: Iterable[str]) -> bool:
     """Whether the directory given, shown as ``name`` (:func:`~opsbrain.ingest.workers.root_label`), names the host
     of the files that sit in it (no worker directory of their own): its name is a host's (with a digit:
     :func:`~opsbrain.ingest.workers.host_like`; not a date or a rank's folder), or one of those files is a node's
     own log (:func:`node_file`: the directory is one node's collection). A folder of unrelated pastes (``cases/``,
-    ``issues/``) names none: its lines are placed by the hosts they name themselves, or by none (session 32)."""
+    ``issues/``) names none: its lines are placed by the hosts they name themselves, or by none (session 32); nor
+    does a folder named only by a date and time (msnpureport's export, ``20250301100600/``: :func:`dated`), which
+    the tool, not the host, named (session 35)."""
     from opsbrain.ingest.workers import host_like, host_root, is_wrapper
 
-    if not name:
+    if not name or dated(name):
         return False
     if host_like(name) and not is_wrapper(name):
         return True

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from opsbrain.ingest.asys import host_dirs
+from opsbrain.ingest.asys import host_dirs, job_log_host
 from opsbrain.ingest.hostnames import real_names
 from opsbrain.ingest.rankrecords import RankProcess, _ip
 from opsbrain.ingest.workers import env_folds, env_worker, names_no_host, shared_head, short_names, unarchived
@@ -136,7 +136,7 @@ def shown_names(alias: dict[str, set[str]], procs: list[RankProcess], ip_workers
     hosts = set(host_of.values())
     cut = shared_head([names.get(h, h) for h in hosts])
     container = {h for h in hosts if h not in names and names_no_host(h, h in rank_dirs)}
-    full = {h: unarchived(names.get(h, h)[cut:]) for h in hosts - container}
+    full = {h: job_log_host(h) or unarchived(names.get(h, h)[cut:]) for h in hosts - container}
     shown = short_names(full)
     for h in container:
         servers = {p.server for p in procs if host_of.get(p.worker) == h and p.server}

@@ -30,10 +30,20 @@ attempt's suspect) said in :func:`describe_attempts`. The rank tables are compar
 whose plog one run lacks (a partial collection) is no difference. Another rank table (another rank count, ranks
 moved off two hosts or among the job's own hosts) or a start more than :data:`RESTART_S` after the earlier run is
 another job, as before.
+
+Where the files say which MindCluster job they are of (:func:`job_marker`, session 35), that decides: MindCluster's
+job-level rescheduling stops every pod of the job and re-creates them, its ranks possibly re-placed on other hosts
+(MindCluster docs, "Job-Level Rescheduling", "Rescheduling Mode"), so the rank tables need not match; but the job
+object stays, and with it its UID, which Ascend Operator gives each pod as ``MINDX_TASK_ID`` and MindCluster's
+training scripts name the job's log folder by (``/job/code/alllogs/$MINDX_TASK_ID/plogs/$XDL_IP``), and its pods keep
+their names (``<job>-worker-<i>``, the folder kubelet keeps a pod's console in, with the new pod's UID). A run that
+began after the latest attempt of a job of the same marker ended is that job's next attempt, whatever its rank
+table; runs of two different markers are two jobs, never merged (neither as a restart nor as one run).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
@@ -58,6 +68,31 @@ Slot = tuple[str, int | None, str]
 
 Moved = list[tuple[int, Slot, Slot]]
 """The ranks a rescheduling moved: (rank, its device in the earlier attempt, its device in the later), by rank."""
+
+
+TASK_DIR = re.compile(r"(?:^|/)alllogs/([^/]+)/")
+"""MindCluster's job log folder, named by the job's UID (``MINDX_TASK_ID``, which Ascend Operator sets in each pod):
+its training-script samples write ``/job/code/alllogs/$MINDX_TASK_ID/{plogs,trainlogs,ttplogs,...}`` (MindCluster
+docs: resumable-training configuration; FAQ "Training Logs Are Overwritten After Task Rescheduling")."""
+POD_DIR = re.compile(r"(?:^|/)pods/([^/_]+)_([^/_]+)-(?:master|worker|scheduler|chief)-\d+_[0-9a-f-]{36}/", re.I)
+"""kubelet's folder of a pod's logs, ``pods/<namespace>_<pod>_<pod UID>/``, of a pod Ascend Operator named
+``<job>-<replica type>-<index>`` (its replica types Master, Scheduler, Chief, Worker): the job is namespace and name."""
+
+
+def job_marker(path: str) -> str | None:
+    """The MindCluster job a file's path says it is of (:data:`TASK_DIR`'s UID, else :data:`POD_DIR`'s job name),
+    None where it says none."""
+    if m := TASK_DIR.search(path):
+        return f"MINDX_TASK_ID {m[1]}"
+    if m := POD_DIR.search(path):
+        return f"job {m[1]}/{m[2]}"
+    return None
+
+
+def _marker(runs: Iterable[Iterable[RankProcess]]) -> str | None:
+    """The one job marker the files of these processes name (:func:`job_marker`); None for none, or several."""
+    found = {m for run in runs for p in run for f in p.files if (m := job_marker(f))}
+    return found.pop() if len(found) == 1 else None
 
 
 def _slot(p: RankProcess) -> Slot:
@@ -181,6 +216,12 @@ def _restart(last: list[RankProcess], run: list[RankProcess]) -> bool:
     return moved_ranks(last, run) is not None
 
 
+def _after(last: list[RankProcess], run: list[RankProcess]) -> bool:
+    """Whether ``run`` began after ``last`` ended (a job-level rescheduling's new pods start after the old stop)."""
+    sa, sb = _span(last), _span(run)
+    return sa is not None and sb is not None and sb[0] > sa[1]
+
+
 def _gap(group: list[RankProcess], t: float | None) -> float:
     """How far ``t`` lies outside the group's time span (0 within it; infinite without a time)."""
     s = _span(group)
@@ -197,8 +238,15 @@ def part_runs(procs: list[RankProcess]) -> list[list[list[RankProcess]]]:
     runs.sort(key=lambda r: (_span(r) or (float("inf"), 0.0))[0])
     jobs: list[list[list[RankProcess]]] = []
     for run in runs:  # a run is a job's next attempt, or joins the first job it is not shown apart from
-        again = next((j for j in jobs if _restart(j[-1], run)), None)
-        home = again or next((j for j in jobs if not _two_jobs([p for a in j for p in a], run)), None)
+        mine = _marker([run])
+        marks = [_marker(j) for j in jobs]
+        same = [j for j, m in zip(jobs, marks, strict=True) if mine is not None and m == mine]
+        other = [j for j, m in zip(jobs, marks, strict=True) if mine is not None and m is not None and m != mine]
+        again = next((j for j in same if _after(j[-1], run)), None) if same else next(
+            (j for j in jobs if not any(j is o for o in other) and _restart(j[-1], run)), None)
+        home = again or (same[0] if same else next(
+            (j for j in jobs if not any(j is o for o in other) and not _two_jobs([p for a in j for p in a], run)),
+            None))
         if home is None:
             jobs.append([list(run)])
         elif again is not None:
@@ -238,7 +286,8 @@ def _when(t: float | None) -> str | None:
 
 def describe(n: int, procs: list[RankProcess]) -> dict[str, Any]:
     """A job as the report lists it: its number, communicators (identifier, rank count), hosts, devices, first and
-    last line and first error (as logged, local time)."""
+    last line and first error (as logged, local time), and the MindCluster job its files name (``marker``:
+    :func:`job_marker`), if one."""
     span = _span(procs)
     errs = [p.first_error_t for p in procs if p.first_error_t is not None]
     comms = sorted({(ident, total) for p in procs for ident, (_r, total) in p.ranks.items()}, key=str)
@@ -247,7 +296,7 @@ def describe(n: int, procs: list[RankProcess]) -> dict[str, Any]:
             "processes": [p.name for p in procs],
             "servers": sorted({p.server for p in procs if p.server}),
             "first_line": _when(span[0] if span else None), "last_line": _when(span[1] if span else None),
-            "first_error": _when(min(errs) if errs else None)}
+            "first_error": _when(min(errs) if errs else None)} | ({"marker": m} if (m := _marker([procs])) else {})
 
 
 def _device(s: Slot) -> str:
@@ -267,7 +316,10 @@ def describe_attempts(attempts: list[list[RankProcess]], read: int) -> list[dict
                     "first_line": _when(span[0] if span else None), "last_line": _when(span[1] if span else None),
                     "first_error": _when(min(errs) if errs else None),
                     "failed": _failed(procs), "read": k == read})
-        if k and (moved := moved_ranks(attempts[k - 1], procs)):
+        if k and (moved := moved_ranks(attempts[k - 1], procs)) is None:  # re-placed: the same job by its marker
+            out[-1]["rescheduled"] = {"job": _marker(attempts), "hosts_before": _hosts(attempts[k - 1]),
+                                      "hosts": _hosts(procs)}
+        elif k and moved:
             left = moved[0][1][0]
             out[-1]["moved"] = {"from_host": left, "to_hosts": sorted({b[0] for _r, _a, b in moved}),
                                 "ranks": [{"rank": r, "from": _device(a), "to": _device(b)} for r, a, b in moved]}
@@ -275,11 +327,22 @@ def describe_attempts(attempts: list[list[RankProcess]], read: int) -> list[dict
     return out
 
 
+def _hosts(procs: list[RankProcess]) -> list[str]:
+    return sorted({p.worker for p in procs if p.worker})
+
+
 def ran_words(attempts: list[dict[str, Any]], runs: str = "") -> str:
-    """How a job ran more than once: ``the job ran 2 times on the same devices with the same ranks (a restart)``, or
-    with the ranks of a host that left moved to another (a rescheduling); ``runs`` said within the brackets."""
+    """How a job ran more than once: ``the job ran 2 times on the same devices with the same ranks (a restart)``,
+    with the ranks of a host that left moved to another (a rescheduling), or re-placed (a job-level rescheduling, the
+    same job by its files' marker: :func:`job_marker`); ``runs`` said within the brackets."""
     moves = [a["moved"] for a in attempts if a.get("moved")]
     more = f": {runs}" if runs else ""
+    if whole := [a for a in attempts if a.get("rescheduled")]:
+        job = whole[0]["rescheduled"]["job"]
+        placed = "; ".join(f"attempt {a['attempt'] - 1} on {', '.join(a['rescheduled']['hosts_before'])}, attempt "
+                           f"{a['attempt']} on {', '.join(a['rescheduled']['hosts'])}" for a in whole)
+        return (f"the job ran {len(attempts)} times, rescheduled as a whole (one job by its files' {job}: its pods "
+                f"re-created, its ranks re-placed: {placed}{more})")
     if not moves:
         return f"the job ran {len(attempts)} times on the same devices with the same ranks (a restart{more})"
     hosts = "; ".join(f"{m['from_host']}'s ranks to {', '.join(m['to_hosts'])}" for m in moves)

@@ -120,6 +120,20 @@ def real_host_file(file: str | None) -> bool | None:
     return False if base and not re.match(r"pod\d+-node\d+(?=$|[-.])", base) else None
 
 
+def device_store(parts: list[str] | tuple[str, ...]) -> int | None:
+    """The index of a worker's folder right below ``device_log`` (``<store>/device_log/worker-0/<export>/slog/...``:
+    MindCluster FaultDiag's shared-storage example, where msnpureport_auto_export.sh exports each server's device
+    logs to ``device_log/<server>/``; session 35) among a file's directories ``parts``: a host-like name that is no
+    folder of a device log tree (``slog``, ``dev-os-3``, msnpureport's dated export, ...); None where there is none."""
+    for i, x in enumerate(parts[:-2]):
+        if x == "device_log":
+            sub = parts[i + 1]
+            if host_like(sub) and not is_wrapper(sub) and sub.lower() not in NODE_LOG_DIRS and not (
+                    _DEVICE_DIR.fullmatch(sub) or _DEV_OS.fullmatch(sub)):
+                return i + 1
+    return None
+
+
 def host_root(file: str | None) -> tuple[str, str | None]:
     """The worker directory a bundle-relative path belongs to (the directory holding ``process_log`` /
     ``environment_check`` / ``device_log``, CANN's own log directory (:func:`cann_log_head`) or a node's container
@@ -136,6 +150,8 @@ def host_root(file: str | None) -> tuple[str, str | None]:
     parts = _label_parts(PurePosixPath(canonical(file)).parts)[:-1]
     if len(parts) >= 2 and parts[-2] == "crash" and VMCORE.search(file):  # crash/<ip>-<time>/vmcore-dmesg.txt
         parts = parts[:-2]
+    if (k := device_store(parts)) is not None and not any(a in parts[:k - 1] for a in ANCHORS):
+        return _joined(parts[:k + 1]), None  # <store>/device_log/<server>/...: that server's
     for a in ANCHORS:
         if a in parts:
             i = parts.index(a)
