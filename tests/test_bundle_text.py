@@ -127,3 +127,20 @@ def test_the_text_fallback_answers_each_incident_as_under_logs(tmp_path: Path, t
     d = inc["diagnosis"]
     assert (d["fault_class"], d.get("decided_by")) == (want["fault_class"], "text"), d  # was unknown
     assert round(d["confidence"], 2) == round(want["confidence"], 2)
+
+
+FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "reference" / "ascend-fd-fixtures"
+
+
+@pytest.mark.skipif(not FIXTURES.is_dir(), reason="../shared is absent")
+def test_an_incident_read_by_the_words_quotes_each_line_once(tools: tuple[Any, Any]) -> None:
+    """Session 35: an incident the fallback read listed the engine's quoted line, the fallback's reason, and the same
+    line again (the fallback cites it too)."""
+    engine, matcher = tools
+    res = diagnose_bundle(FIXTURES / "st_transport_init_testcase", engine, matcher)
+    read = [i for i in res["incidents"] if (i["diagnosis"] or {}).get("decided_by") == "text"]
+    assert read
+    for inc in read:
+        ev = inc["diagnosis"]["evidence"]
+        assert len(ev) == len(set(ev)), ev
+        assert any("text fallback" in e for e in ev)

@@ -179,7 +179,8 @@ def _text_per_incident(incidents: list[Any], out_incs: list[dict[str, Any]], whe
         if out.get("component") is None and len(inc.nodes) == 1:
             out["component"] = next(iter(inc.nodes))  # the one host whose lines the incident holds
         out["decided_by"] = "text"
-        out["evidence"] = list(out["evidence"]) + [f"{e['file']}:{e['line']}: {e['text'][:160]}" for e in cited]
+        said = list(out["evidence"])  # a cited line the engine's evidence already quotes is not quoted twice
+        out["evidence"] = said + [x for e in cited if (x := f"{e['file']}:{e['line']}: {e['text'][:160]}") not in said]
         row["diagnosis"] = out
         row["evidence_lines"] = (cited + row["evidence_lines"])[:10]
 
