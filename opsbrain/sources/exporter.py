@@ -55,10 +55,6 @@ the CRC errors of the link ``<node>/npu<id>/hccs<X>`` (collector_for_hccs.go; -1
 RX_FCS = "npu_chip_info_rx_fcs_num"
 """Frames the NPU's RoCE port received with a bad FCS (the frame's CRC-32; ``hccn_tool -i N -stat -g``
 ``mac_rx_fcs_err_pkt_num``, collector_for_roce.go): a counter read as the CRC errors of ``<node>/npu<id>/port``."""
-SIO_RX_CRC = "npu_chip_info_sio_crc_rx_err_cnt"
-"""Packets the NPU's SIO (the die-to-die link of an Atlas A3 NPU's two dies) received with a CRC error
-(collector_for_sio.go, label ``id``; A3 and A5 only): a counter read as the CRC errors of ``<node>/npu<id>/sio``
-(session 35). Its ``..._tx_err_cnt`` twin counts the other die's receive errors as the sender sees them: not read."""
 _RE_CODE = re.compile(r"^npu_chip_info_error_code(?:_(\d))?$")
 """The device's fault event codes: the first as ``npu_chip_info_error_code``, the next nine as ``..._1`` .. ``_9``
 (its metrics reference: "only the first ten error codes that occur are reported"; collector_for_npu.go,
@@ -220,7 +216,7 @@ def _kind(name: str) -> tuple[str, str, int, bool]:
         return "crc", "", 0, False
     if name == RX_FCS:
         return "crc", "fcs", 0, False
-    if name == SIO_RX_CRC:
+    if name == ports.SIO_RX_CRC:
         return "crc", "sio", 0, False
     if m := _RE_HCCS_CRC.match(name):
         return "crc", "hccs", int(m.group(1)), False

@@ -1,6 +1,7 @@
 """npu-exporter series read since session 35 beside the chip's own (:mod:`opsbrain.sources.exporter` parses the page and
 hands each of these samples here): the node's NPU count, the RoCE port's packet error and retry counters, a port's
-link speed and the RoCE port's optical module presence. Names, labels and units are npu-exporter's
+link speed and the RoCE port's optical module presence (and the SIO CRC counter's name, which the CRC path reads).
+Names, labels and units are npu-exporter's
 (Ascend/mind-cluster ``component/npu-exporter/collector/metrics/``: collector_for_npu.go ``machine_npu_nums``,
 collector_for_roce.go, collector_for_network.go / _legacy.go, collector_for_optical.go); what each feeds is in
 :data:`opsbrain.sources.exporter_metrics.METRIC_TABLE`."""
@@ -44,6 +45,12 @@ _RE_SPEED_NAMED = re.compile(r"^npu_chip_info_link_speed_(\d+)_(\d+)$")
 OPTICAL_STATE = "npu_chip_optical_state"
 """The RoCE port's optical module: 1 present, 0 not present (``hccn_tool -i N -optical -g``'s ``present`` line;
 collector_for_optical.go ``getMainOptInfo``; -1 unreadable, which the exporter leaves out)."""
+
+SIO_RX_CRC = "npu_chip_info_sio_crc_rx_err_cnt"
+"""Packets the NPU's SIO (the die-to-die link of an Atlas A3 NPU's two dies) received with a CRC error
+(collector_for_sio.go, label ``id``; A3 and A5 only): a counter read as the CRC errors of ``<node>/npu<id>/sio``
+(session 35). Its ``..._tx_err_cnt`` (errors in what the die sent) is not read: receive errors are the link's evidence,
+as for the FCS and HCCS counters."""
 
 
 def kind(name: str) -> tuple[str, str, int, bool] | None:

@@ -5,6 +5,7 @@ the node NPU counts, RoCE port counters, link speeds and optical module presence
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -25,6 +26,11 @@ def _before_max(earlier: list[Readings], attr: str, ids: tuple[str, ...]) -> np.
         if d:
             out = np.fmax(out, np.fromiter((d.get(i, NAN) for i in ids), dtype=float, count=len(ids)))
     return out
+
+
+def _counter(name: str) -> Callable[[Readings], Mapping[str, float]]:
+    """A collection's ``port_counters[name]`` (empty where it read none)."""
+    return lambda x: x.port_counters.get(name, {})
 
 
 def _peer_speeds(speed: dict[str, float], links: tuple[str, ...]) -> np.ndarray:
@@ -56,8 +62,7 @@ def port_state(cur: Readings, history: CollectionHistory, p: SweepParams, npus: 
     read = npus_per_node(npus)
     ports = tuple(sorted({ln for d in cur.port_counters.values() for ln in d}))
     kept = [x for x in history.within(t - p.crc_window_s, t) if x is not cur and x.t < t] + [cur]
-    errors = {c: counter_increase(kept, lambda x, c=c: x.port_counters.get(c, {}), ports)[0]
-              for c in sorted(cur.port_counters)}
+    errors = {c: counter_increase(kept, _counter(c), ports)[0] for c in sorted(cur.port_counters)}
     links = tuple(sorted(cur.link_speed))
     modules = tuple(sorted(cur.optics_present))
     seen = np.fromiter((any(x.optics_present.get(m) for x in earlier) for m in modules), dtype=bool,
