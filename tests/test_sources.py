@@ -123,7 +123,9 @@ def test_scheduled_scrapes_match_the_twin_on_every_covered_check() -> None:
     # twin's own sweep does not read: the link checks count them too
     npus, hccs = len(sim.topology.by_kind["npu"]), sim.topology.params.l1_per_node
     more = {c: twin.checked[c] + npus * (1 + hccs) for c in ("link_light", "link_downs", "link_crc")}
-    assert rep.checked == {**twin.checked, "heartbeat": twin.checked["heartbeat"] + nodes, **more}
+    # and each node's machine_npu_nums (session 35: npu_count), which the twin's own sweep has no reading of
+    assert rep.checked == {**twin.checked, "heartbeat": twin.checked["heartbeat"] + nodes, **more, "npu_count": nodes}
+    assert twin.checked["npu_count"] == 0 and not [f for f in rep.findings if f.check == "npu_count"]
     trend = [f for f in rep.findings if f.check == "dom_trend"]
     twin_trend = [f for f in twin.findings if f.check == "dom_trend"]
     # the source fits every kept collection in the window (one more than the twin's seven re-read points: the

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 
 from opsbrain.ingest.parsers.twin import l1_uplink, l2_downlink
 from opsbrain.ingest.where import node_component
+from opsbrain.sources import exporter_ports as ports
 from opsbrain.sources.exporter_metrics import COVERS as COVERS
 from opsbrain.sources.exporter_metrics import METRIC_TABLE as METRIC_TABLE
 from opsbrain.sources.readings import UB_UNKNOWN, Readings
@@ -215,6 +216,8 @@ def _kind(name: str) -> tuple[str, str, int, bool]:
         return "crc", "", 0, False
     if name == RX_FCS:
         return "crc", "fcs", 0, False
+    if name == ports.SIO_RX_CRC:
+        return "crc", "sio", 0, False
     if m := _RE_HCCS_CRC.match(name):
         return "crc", "hccs", int(m.group(1)), False
     if m := _RE_CODE.match(name):
@@ -229,7 +232,7 @@ def _kind(name: str) -> tuple[str, str, int, bool]:
         return "power", f"{m.group(2)}_dbm", int(m.group(3)), bool(m.group(1))
     if m := _RE_POWER_NAMED.match(name):  # the port's udie and number in the name: labels of their own
         return f"power:{m.group(3)}:{m.group(4)}", f"{m.group(1)}_dbm", int(m.group(2)), True
-    return "skip", "", 0, False
+    return ports.kind(name) or ("skip", "", 0, False)
 
 
 NOT_THE_PART = frozenset({"job", "namespace", "pod_name", "container_name"})
@@ -409,6 +412,10 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
                 notes.add(f"repeated {name} series (the first kept)", f"{where} {_shown(value)}")
                 continue
             firsts.add(first)
+        if what == "ports":  # session 35: NPU count, RoCE packet counters, link speed, optical module presence
+            if why := ports.take(r, attr, ident[0], ident[1][1], ident[1][0], value):
+                notes.add(f"{why}, not used", f"{where} {_shown(value)}")
+            continue
         if what == "code":  # 0: no fault
             if value != int(value) or not 0 <= value <= CODE_MAX:
                 notes.add(f"{name} not a device fault code (an integer 0 .. 0xFFFFFFFF), not used",
@@ -451,8 +458,8 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
             continue
         module, link = ident[1]
         if what == "crc":
-            if attr == "hccs":  # the NPU's HCCS link X, not an optical port
-                link = f"{ident[0]}/hccs{lane}"
+            if attr in ("hccs", "sio"):  # the NPU's HCCS link X or its die-to-die link, not an optical port
+                link = f"{ident[0]}/hccs{lane}" if attr == "hccs" else f"{ident[0]}/{attr}"
             elif not attr and "port" not in labels:  # a UB port's count that names no port: not the RoCE port's
                 link = f"{ident[0]}/{UB_UNKNOWN}"
             if _repeated(name, labels, seen):

@@ -88,6 +88,39 @@ METRIC_TABLE: tuple[MetricRow, ...] = (
               "the NPU's network health (hccn_tool -net_health -g's answer; 0: network unreachable, Alarm)",
               "link_light", SRC_GO + "collector_for_npu.go (GetDeviceNetWorkHealth: Init, Success healthy); values: "
               + DOC_METRICS),
+    MetricRow("machine_npu_nums", "(none: the node's instance)", "NPUs",
+              "the NPUs the node's exporter lists (its DCMI device list, re-read on a ticker; session 35): fewer than "
+              "in an earlier kept collection, an NPU gone from the node (Critical); fewer NPUs with series than it "
+              "lists, unread NPUs (Warning)", "npu_count", SRC_GO + "collector_for_npu.go (machineInfoNPUDesc, "
+              "len(chips)); collector/common/npu_collector.go (getNPUChipList); " + DOC_METRICS),
+    MetricRow("npu_chip_roce_rx_err_pkt_num", "id", "packets (counter)", "RoCE packets received in error: "
+              "increase over the CRC window, the largest of the three damaged-packet counters against the CRC "
+              "thresholds (session 35)", "roce_errors", SRC_GO + "collector_for_roce.go; " + DOC_METRICS),
+    MetricRow("npu_chip_roce_verification_err_num", "id", "packets (counter)", "RoCE packets failing field "
+              "verification (ICRC, length, destination port): as above", "roce_errors",
+              SRC_GO + "collector_for_roce.go; " + DOC_METRICS),
+    MetricRow("npu_chip_mac_rx_bad_pkt_num", "id", "packets (counter)", "bad packets received at the MAC: as above",
+              "roce_errors", SRC_GO + "collector_for_roce.go; " + DOC_METRICS),
+    MetricRow("npu_chip_roce_new_pkt_rty_num", "id", "packets (counter)", "RoCE retransmissions: increase over the "
+              "CRC window, the larger of it and out-of-order packets over crc_warn_errors a Warning (session 35)",
+              "roce_errors", SRC_GO + "collector_for_roce.go; " + DOC_METRICS),
+    MetricRow("npu_chip_roce_out_of_order_num", "id", "packets (counter)", "RoCE packets with a PSN above the "
+              "expected or repeated (loss makes the sender retry): as above", "roce_errors",
+              SRC_GO + "collector_for_roce.go; " + DOC_METRICS),
+    MetricRow("npu_chip_info_sio_crc_rx_err_cnt", "id", "packets (counter)", "packets the NPU's die-to-die SIO link "
+              "received with a CRC error (<node>/npu<id>/sio; A3, A5): link CRC errors, increase over the window "
+              "(session 35)", "link_crc", SRC_GO + "collector_for_sio.go; " + DOC_METRICS),
+    MetricRow("npu_chip_link_speed", "id", "the port's speed (HELP Mb/s, reference MB/s)", "the RoCE port's speed: "
+              "below its highest in the kept collections, or below most of its node's RoCE ports' (3 or more), a "
+              "Warning (session 35)", "link_speed", SRC_GO + "collector_for_network.go; " + DOC_METRICS),
+    MetricRow("npu_chip_info_link_speed", "id, udie, port", "G", "a UB port's speed: as above, against its node's UB "
+              "ports", "link_speed", SRC_GO + "collector_for_network.go (buildUbDesc link_speed)"),
+    MetricRow("npu_chip_info_link_speed_X_Y", "id", "G", "as above, under -enableLegacyMetrics: udie X, port Y in "
+              "the name", "link_speed", SRC_GO + "collector_for_network_legacy.go; " + DOC_METRICS),
+    MetricRow("npu_chip_optical_state", "id", "1 present, 0 not present", "the RoCE port's optical module "
+              "(<node>/npu<id>/port/xcvr): not present, Critical where it was present in a kept collection, else "
+              "Warning (session 35)", "optics_present", SRC_GO + "collector_for_optical.go (getMainOptInfo); "
+              + DOC_METRICS),
     MetricRow("(sample time stamp of the chip's series)", "id", "ms", "age of the last successful read of the chip "
               "(collection time - sample time)", "heartbeat", SRC_GO + "collector_for_npu.go (doUpdateMetric with "
               "the chip's collection time stamp)"),
@@ -101,9 +134,10 @@ is the state now, so only its UP->DOWN changes between kept collections are coun
 between two samples is missed (``-link_stat -g`` records have them all)."""
 
 COVERS = frozenset({"npu_temp", "hbm_temp", "hbm_ce", "hbm_uce", "hbm_rows", "dom_rx", "dom_tx", "dom_spread",
-                    "dom_trend", "link_light", "link_crc", "heartbeat", "npu_health", "link_downs"})
+                    "dom_trend", "link_light", "link_crc", "heartbeat", "npu_health", "link_downs", "npu_count",
+                    "roce_errors", "link_speed", "optics_present"})
 
 
 def metrics_feeding(check: str) -> list[str]:
     """The npu-exporter metrics :data:`METRIC_TABLE` feeds ``check`` from (for ``coverage.not_fed``)."""
-    return [row.metric for row in METRIC_TABLE if check in row.check.split(", ") and row.metric.startswith("npu_")]
+    return [row.metric for row in METRIC_TABLE if check in row.check.split(", ") and row.metric[0] != "("]

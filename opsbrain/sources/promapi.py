@@ -44,7 +44,7 @@ _RE_RANGE = re.compile(r"_(\d)\.\.(\d)$")
 def _names() -> list[str]:
     out = []
     for row in METRIC_TABLE:
-        if not row.metric.startswith("npu_"):
+        if row.metric[0] == "(":  # not a metric (the sample time stamp)
             continue
         if row.metric.endswith("_0..3"):
             out += [row.metric[:-4] + str(k) for k in range(4)]

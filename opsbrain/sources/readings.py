@@ -17,7 +17,7 @@ read the kept optical readings exactly as the twin's sweep reads its own history
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -74,6 +74,15 @@ class Readings:
     link_net_unhealthy: dict[str, bool] = field(default_factory=dict)
     """The NPU's network health check fails (``hccn_tool -i N -net_health -g`` other than Success/Init; npu-exporter
     ``npu_chip_info_network_status`` 0, the same DCMI answer), keyed by the NPU's port."""
+    node_npu_count: dict[str, float] = field(default_factory=dict)
+    """The NPUs each node's exporter lists (npu-exporter's ``machine_npu_nums``, keyed by node id; session 35)."""
+    port_counters: dict[str, dict[str, float]] = field(default_factory=dict)
+    """The RoCE port's packet counters (``retries``, ``out_of_order``, ``rx_err``, ``verify_err``, ``mac_rx_bad``:
+    :data:`opsbrain.sources.exporter_ports.PORT_COUNTERS`) -> port link id -> count since the device's reset."""
+    link_speed: dict[str, float] = field(default_factory=dict)
+    """Each port's link speed as its exporter publishes it (RoCE: ``npu_chip_link_speed``; UB: in G)."""
+    optics_present: dict[str, bool] = field(default_factory=dict)
+    """The RoCE port's optical module is present (npu-exporter's ``npu_chip_optical_state`` 1), keyed by module id."""
     covers: set[str] = field(default_factory=set)
     """Checks the values read can feed (the rest have no data from this source)."""
     notes: list[str] = field(default_factory=list)
@@ -144,11 +153,12 @@ class CollectionHistory:
         return [x for x in self.items if t0 - 1e-6 <= x.t <= t1]
 
 
-def _values(d: dict[str, float], ids: tuple[str, ...]) -> np.ndarray:
+def _values(d: Mapping[str, float], ids: tuple[str, ...]) -> np.ndarray:
     return np.fromiter((d.get(i, NAN) for i in ids), dtype=float, count=len(ids))
 
 
-def counter_increase(kept: list[Readings], attr: str, ids: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+def counter_increase(kept: list[Readings], attr: str | Callable[[Readings], Mapping[str, float]],
+                     ids: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Per id, the increase of counter ``attr`` over ``kept`` (oldest first, the collection now last) and its rate
     (per second) over the last step: the now's value against the id's last earlier reading.
 
@@ -163,7 +173,8 @@ def counter_increase(kept: list[Readings], attr: str, ids: tuple[str, ...]) -> t
         return np.full(n, NAN), np.full(n, NAN)
     import pandas as pd
 
-    vals = np.stack([_values(getattr(x, attr), ids) for x in kept])
+    get = attr if callable(attr) else (lambda x: getattr(x, attr))  # a callable: the counter's dict in a collection
+    vals = np.stack([_values(get(x), ids) for x in kept])
     times = np.where(np.isnan(vals), NAN, np.asarray([x.t for x in kept])[:, None])
     filled = pd.DataFrame(vals).ffill().to_numpy()  # each id's last reading so far
     before = np.vstack([np.full((1, n), NAN), filled[:-1]])
@@ -244,6 +255,9 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams,
     trend_rx = (np.stack([_dom(x, modules, lanes)["rx_dbm"].astype(np.float32) for x in trend]) if trend
                 else np.empty((0, len(modules), lanes), dtype=np.float32))
     age, node_age = sample_ages(cur, npus, p, {**gone, **cur.npu_sample_t})
+    from opsbrain.sources.portreadings import port_state  # it reads this module's counter_increase
+
+    ports = port_state(cur, history, p, tuple(n for n in npus if n not in gone))
     admin = np.zeros(len(links), dtype=bool)
     return Snapshot(
         t=t, windows={"hbm_ce": w_ce, "hbm_ue": w_ue, "hbm_rows": w_rows, "link_down": p.link_down_window_s,
@@ -266,12 +280,14 @@ def snapshot_from(cur: Readings, history: CollectionHistory, p: SweepParams,
         link_downs_from_states=from_states if from_states.any() else None,
         heartbeat_grace_s=p.exporter_update_s if cur.npu_sample_t or gone else 0.0, node_sample_age_s=node_age,
         npus_unseen=frozenset(gone) or None, link_crc_rate_per_s=crc_rate if cur.link_crc_total else None,
-        link_crc_what=_crc_what(links) if cur.link_crc_total else None)
+        link_crc_what=_crc_what(links) if cur.link_crc_total else None, ports=ports)
 
 
 HCCS_CRC = "HCCS CRC errors (flits)"
 ROCE_FCS = "RoCE FCS errors (frames with a bad checksum)"
 UB_CRC_UNKNOWN = "UB CRC errors (port unknown)"
+SIO_CRC = "SIO CRC errors (die-to-die packets)"
+"""``<node>/npu<id>/sio``: npu-exporter's ``npu_chip_info_sio_crc_rx_err_cnt`` (session 35)."""
 UB_UNKNOWN = "ub"
 """The last part of the link id of a UB CRC series that names no port (``npu_chip_info_crc_error_sum`` without
 ``udie``/``port`` labels: a relabelled or aggregated series): ``<node>/npu<id>/ub``, one per NPU. Before (session 34)
@@ -288,6 +304,8 @@ def _crc_what(links: tuple[str, ...]) -> tuple[str, ...]:
         last = ln.rpartition("/")[2]
         if last == UB_UNKNOWN:
             return UB_CRC_UNKNOWN
+        if last == "sio":
+            return SIO_CRC
         return ROCE_FCS if last == "port" else HCCS_CRC if last[:4] == "hccs" and last[4:].isdigit() else ""
     return tuple(what(ln) for ln in links)
 
@@ -385,7 +403,9 @@ def fed_checks(r: Readings) -> set[str]:
            "dom_trend": rx, "dom_tx": optic("tx_dbm"), "dom_bias": optic("bias_ma"), "dom_snr": optic("snr_db"),
            "link_light": bool(rx or r.link_oper_down or r.link_net_unhealthy), "link_crc": bool(r.link_crc_total),
            "link_downs": bool(r.link_oper_down or r.link_down_times or r.link_state_downs),
-           "heartbeat": bool(r.npu_sample_t)}
+           "heartbeat": bool(r.npu_sample_t), "npu_count": bool(r.node_npu_count),
+           "roce_errors": bool(r.port_counters), "link_speed": bool(r.link_speed),
+           "optics_present": bool(r.optics_present)}
     return {c for c, fed in got.items() if fed}
 
 
@@ -395,7 +415,8 @@ def read_anything(r: Readings) -> bool:
                                               "hbm_temp_c", "hbm_ce_total", "hbm_ue_total",
                                               "hbm_rows",
                                               "optics", "link_crc_total", "link_oper_down", "link_net_unhealthy",
-                                              "link_down_times"))
+                                              "link_down_times", "node_npu_count", "port_counters",
+                                              "link_speed", "optics_present"))
 
 
 def merge(parts: Iterable[Readings], t: float | None = None) -> Readings:
@@ -407,8 +428,10 @@ def merge(parts: Iterable[Readings], t: float | None = None) -> Readings:
         for name in ("npu_temp_c", "npu_sample_t", "npu_health", "npu_fault_codes", "npu_die", "hbm_temp_c",
                      "hbm_ce_total",
                      "hbm_ue_total", "hbm_rows", "module_link", "link_crc_total", "link_oper_down",
-                     "link_net_unhealthy", "link_state_downs"):
+                     "link_net_unhealthy", "link_state_downs", "node_npu_count", "link_speed", "optics_present"):
             getattr(out, name).update(getattr(r, name))
+        for c, counts in r.port_counters.items():
+            out.port_counters.setdefault(c, {}).update(counts)
         for m, fields in r.optics.items():
             out.optics.setdefault(m, {}).update(fields)
         for ln, times in r.link_down_times.items():

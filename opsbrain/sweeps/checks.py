@@ -24,6 +24,7 @@ from opsbrain.sweeps.finding import levels as _levels
 from opsbrain.sweeps.finding import worst as worst
 from opsbrain.sweeps.heartbeat import check_heartbeat
 from opsbrain.sweeps.params import SweepParams
+from opsbrain.sweeps.portchecks import check_link_speed, check_npu_count, check_optics_present, check_roce_errors
 from opsbrain.sweeps.snapshot import Snapshot
 
 
@@ -476,5 +477,9 @@ CHECKS: tuple[Check, ...] = (
     Check("hbm_temp", check_hbm_temp, lambda s: len(s.hbms)),
     Check("straggler", check_stragglers, lambda s: sum(len(j.ranks) for j in s.jobs)),
     Check("spares", check_spares, lambda s: len(s.pods)),
+    Check("npu_count", check_npu_count, lambda s: len(s.ports.nodes) if s.ports else 0),
+    Check("roce_errors", check_roce_errors, lambda s: len(s.ports.ports) if s.ports else 0),
+    Check("link_speed", check_link_speed, lambda s: len(s.ports.speed_links) if s.ports else 0),
+    Check("optics_present", check_optics_present, lambda s: len(s.ports.modules) if s.ports else 0),
 )
 """The static checks, in report order (the trend check lives in :mod:`opsbrain.sweeps.predict`)."""

@@ -24,6 +24,7 @@ from opsbrain.sweeps.params import SweepParams
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
+    from opsbrain.sweeps.portchecks import PortState
 
 NAN = float("nan")
 Reading = Mapping[str, np.ndarray]
@@ -216,6 +217,9 @@ class Snapshot:
     link_crc_what: tuple[str, ...] | None = None
     """(links,) what a real source's link counter counts where it is not a UB port's CRC errors (``RoCE FCS errors
     ...``, ``HCCS CRC errors (flits)``; empty: CRC errors); None on the twin."""
+    ports: PortState | None = None
+    """A real source's NPU counts, RoCE port counters, link speeds and optical module presence (session 35:
+    :mod:`opsbrain.sweeps.portchecks`); None on the twin and where a source read none of them."""
 
 
 def dom_read(sim: Simulation, t: float) -> Reading:
