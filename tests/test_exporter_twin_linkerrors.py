@@ -111,3 +111,31 @@ def test_crc_error_sum_without_a_port_is_ub_crc_of_an_unknown_port_not_roce_fcs(
     assert got["127.0.0.1/npu0/ub"].startswith(f"1500 {UB_CRC_UNKNOWN} in the last 5 min")
     assert ROCE_FCS not in got["127.0.0.1/npu0/ub"] and HCCS_CRC not in got["127.0.0.1/npu0/ub"]
     assert got["127.0.0.1/npu1/udie0/port2"].startswith("3000 CRC errors in the last 5 min")
+
+
+def test_an_npu_off_the_bus_leaves_the_twin_pages_count_until_it_is_back() -> None:
+    """Session 35: the twin's page counted every NPU of the topology in ``machine_npu_nums``; the driver stops
+    listing a chip off the bus, and npu-exporter's count drops with it."""
+    sim = small_pod()
+    npu = "pod0/node1/npu3"
+    sim.inject(FaultSpec(T0 + 60.0, "npu_off_bus", npu, duration_s=600.0))
+    sim.run(T0 + 900.0)
+    host = re.escape(fmt_host(npu))
+
+    def listed(t: float) -> int:
+        m = re.search(rf'^machine_npu_nums{{instance="{host}"}} (\d+) ', render_twin_page(sim, t), re.M)
+        assert m is not None
+        return int(m[1])
+
+    assert (listed(T0), listed(T0 + 300.0), listed(T0 + 900.0)) == (8, 7, 8)  # back once repaired at 660 s
+    before, during, back = _sweep_twin(sim, {}, [T0, T0 + 300.0, T0 + 900.0], real=False)
+    assert not [f for f in before.findings if f.check == "npu_count"]
+    assert [(f.component, f.severity) for f in during.findings if f.check == "npu_count"] == [
+        ("pod0/node1", "Critical")]
+    assert not [f for f in back.findings if f.check == "npu_count"]
+
+
+def fmt_host(cid: str) -> str:
+    from faultlib.telemetry import formats as fmt
+
+    return fmt.hostname(cid)

@@ -308,9 +308,15 @@ class AicoreHang(FaultModel):
         self.end()
 
 
+ON_BUS = "npu_on_bus"
+"""1 while the driver lists the chip, 0 while it is off the bus: npu-exporter publishes the count of the chips the
+driver lists as ``machine_npu_nums`` (its chip list is re-read on a timer), so a chip off the bus drops out of it."""
+
+
 class NpuOffBus(FaultModel):
     """The chip leaves the PCIe bus: a fatal AER report on the host, the rank dies with 507010, and the driver
-    reports the device's heartbeat lost (0x40F84E00) after three missed beats."""
+    reports the device's heartbeat lost (0x40F84E00) after three missed beats. The driver stops listing the chip
+    (:data:`ON_BUS` 0) until it is back in service (a repair, a reset, a replacement)."""
 
     kind = "npu_off_bus"
 
@@ -318,6 +324,14 @@ class NpuOffBus(FaultModel):
         npu = self.target
         node = ids.node_of(npu) or ""
         self.set_health(npu, Health.FAILED)
+        self.sim.telemetry.metric(ON_BUS, npu, 0.0)
+
+        def back(cid: str, _old: object, new: object) -> None:
+            if cid == npu and new == Health.HEALTHY:
+                self.sim.telemetry.metric(ON_BUS, npu, 1.0)
+                self.sim.state.unsubscribe(back)
+
+        self.sim.state.subscribe(back)
         self.hit(npu, "crash", self.npu_error(npu, 507010))
         self.emit.kernel(node, fmt.pcie_aer(f"0000:{0x80 + ids.index(npu, 'npu'):02x}:00.0", 2,
                                             int(self.rng.integers(0, 3))))

@@ -38,7 +38,9 @@ def render_twin_page(sim: Simulation, t: float | None = None, optics: bool = Tru
     lab = [f'id="{fmt.device_index(n)}",instance="{fmt.hostname(n)}"' for n in npus]
     out = ["# HELP machine_npu_nums Amount of npu installed on the machine.", "# TYPE machine_npu_nums gauge"]
     nodes = sorted({fmt.hostname(n) for n in npus if n not in gone})
-    out += [f'machine_npu_nums{{instance="{h}"}} {sum(1 for n in npus if fmt.hostname(n) == h)} {ms}' for h in nodes]
+    listed = store.read_many("npu_on_bus", npus, t, default=1.0)  # a chip off the bus is not listed by the driver
+    out += [f'machine_npu_nums{{instance="{h}"}} '
+            f'{sum(1 for n, on in zip(npus, listed, strict=True) if fmt.hostname(n) == h and on)} {ms}' for h in nodes]
     hbms = [n + "/hbm" for n in npus]
     for name, metric, comps, default in (
             ("npu_chip_info_temperature", "npu_temp_c", npus, math.nan),
