@@ -64,7 +64,7 @@ def render_run(m: dict[str, Any]) -> str:
     if r.get("description"):
         lines += [f"_{r['description']}_", ""]
     lines += [f"run {_c(r.get('run_id') or '(not stored)')} · seed {r.get('seed')} · policy {r.get('policy')} · "
-              f"{text.human(r.get('duration_s'))} simulated" + (f" · aborted: {r['abort_reason']}"
+              f"{r['simulated']}" + (f" · aborted: {r['abort_reason']}"
                                                                  if r.get("abort_reason") else ""), ""]
     clocks = ([f"simulated clock {r['sim_start']} → {r['sim_end']}"] if r.get("sim_start") else []) + (
         [f"ran {text.utc(r['started_at'])} → {text.utc(r['finished_at'])} UTC"] if r.get("started_at") else []) + (
