@@ -226,6 +226,13 @@ class Guard(Strict):
     kind: Literal["isolated_npu_share", "isolated_node_share", "slo_breach_s"]
     max: float = Field(ge=0)
 
+    @model_validator(mode="after")
+    def _share_at_most_one(self) -> Guard:
+        if self.kind.endswith("_share") and self.max > 1:
+            raise ValueError(f"{self.kind}'s max is a share, 0..1 (0.25 = a quarter); got {self.max:g}, which no "
+                             "run can cross")
+        return self
+
 
 class DegradedOperation(Strict):
     """The workload keeps working, if degraded (fewer replicas, a smaller instance), rather than waiting down."""
