@@ -240,8 +240,10 @@ def _incident(inc: dict[str, Any], m: dict[str, Any]) -> list[str]:
 
 def render_campaign(m: dict[str, Any]) -> str:
     a = m["accuracy"]
-    lines = [f"# Campaign: {len(m['runs'])} runs, {a['faults']} faults", "",
-             f"policies {', '.join(m['policies'])} · scenarios {', '.join(m['scenarios'])}", "", "## Diagnosis", ""]
+    lines = [f"# Campaign: {m['runs_line']['head']}, {a['faults']} faults", "",
+             f"policies {', '.join(m['policies'])} · scenarios {', '.join(m['scenarios'])}", ""]
+    lines += [f"**{m['runs_line']['note']}**", ""] if m["runs_line"]["note"] else []
+    lines += ["## Diagnosis", ""]
     lines += _table(["faults", "detected", "top-1 accuracy", "class and component", "abstained", "false positives",
                      "censored"],
                     [[a["faults"], text.pct(a["detected_rate"], 1), text.pct(a["top1_rate"], 1),
