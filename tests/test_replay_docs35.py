@@ -39,8 +39,8 @@ def test_the_seed_picks_the_part_not_the_node(tmp_path: Path) -> None:
     events = []
     for k, node in enumerate(["s3", "s1", "s2"]):
         for ev, t in (("fault_start", k + 0.1), ("fault_end", k + 0.5)):
-            events.append({"node_id": node, "event_time": t, "event_type": ev,
-                           "fault_type": {"Level": "Hardware Failure", "Class": "GPU", "Desc": "GPU Fallen off the bus"}})
+            events.append({"node_id": node, "event_time": t, "event_type": ev, "fault_type": {
+                "Level": "Hardware Failure", "Class": "GPU", "Desc": "GPU Fallen off the bus"}})
     runs = [_replay(tmp_path, "t.json", json.dumps(events), "--time-unit", "days", "--seed", str(s)) for s in range(4)]
     assert {json.dumps(r["node_map"], sort_keys=True) for r in runs} == {json.dumps(
         {"s1": "pod0/node0", "s2": "pod0/node1", "s3": "pod0/node2"}, sort_keys=True)}

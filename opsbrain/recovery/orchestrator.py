@@ -19,6 +19,7 @@ import simpy
 
 from faultlib import ids
 from faultlib.health import Health
+from faultlib.workloads.training import TrainingJob
 from opsbrain.diagnosis.localize import RULES as LOCALIZATION_RULES
 from opsbrain.ingest.history import LinkRecords
 from opsbrain.policies import POLICIES, Policy
@@ -215,7 +216,7 @@ class Orchestrator(StepRunner):
         the job's own (before session 35 this was the auto policy's defaults, whatever the jobs ran with)."""
         keys = self.p.job_launch_overrides()
         return {name: {k: getattr(w.p, k) for k in keys} for name, w in sorted(self.sim.workloads.items())
-                if w.kind == "training"}
+                if isinstance(w, TrainingJob)}
 
     # ---- the response ---------------------------------------------------------------------------------------
     def _run(self, rec: IncidentRecord, diag: Diagnosis) -> Gen:
