@@ -159,7 +159,8 @@ def _run_with_progress(lib: Any, plan: Any, store: Any, out_dir: Path | None, da
 @click.option("--policy", type=click.Choice(["auto", "manual"]), default="auto", show_default=True,
               help="Recovery policy of the --run.")
 @click.option("--seed", type=SEED, default=0, show_default=True,
-              help="Seed of the mapping (which node a trace server lands on) and of the --run.")
+              help="Seed of the mapping (which part of its node a fault hits: an NPU, an HBM stack, a link; servers "
+                   "map onto nodes in order) and of the --run.")
 @data_dir_option
 @json_option
 def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | None, fold: bool, rebase: bool,

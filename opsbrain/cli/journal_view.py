@@ -197,9 +197,10 @@ def print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False)
 def workload_lines(j: dict[str, Any]) -> list[str]:
     """Each workload's ETTR (training) or tokens (serving), goodput and its state at the end of the run, in the
     words the reports use (:mod:`opsbrain.report.workloads`)."""
+    from opsbrain.report import text
     from opsbrain.report import workloads as wl
 
-    end = j.get("ended_at_s") or j.get("duration_s")
+    end = text.run_end(j)
     out = []
     for w in j.get("workloads") or []:
         st = wl.end_state(w, j.get("series"), end)

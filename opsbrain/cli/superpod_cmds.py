@@ -46,7 +46,7 @@ def superpod() -> None:
               help="First seed (default: the scenario's).")
 @click.option("--seeds", type=click.IntRange(1, 100), default=None,
               help="Seeds per experiment (default: the scenario's spec.superpod.seeds, else 3).")
-@click.option("--demand-scale", default=None, help="Campaign: peak demand multipliers, e.g. 0.8,1,1.2.")
+@click.option("--demand-scale", default=None, help="Campaign: peak demand multipliers, e.g. 0.8,0.9,1.")
 @click.option("--tenant-faults", default=None, help="Campaign: random faults on tenant a per seed, e.g. 2,5.")
 @click.option("--no-store", is_flag=True, help="Do not keep the run in the run store.")
 @data_dir_option
@@ -55,7 +55,8 @@ def superpod_run(scenario: str, seed: int | None, seeds: int | None, demand_scal
                  tenant_faults: str | None, no_store: bool, data_dir: Path | None, as_json: bool) -> None:
     """Run the spec.superpod block of SCENARIO; print p50/p90 over seeds; keep the scored journal in the run store
     (``runs list``, ``report RUN_ID``: a page per tenant)."""
-    from opsbrain.ops.scenario_run import run_superpod
+    from opsbrain.ops.elastic_run import LayoutError
+    from opsbrain.ops.scenario_run import OptionError, run_superpod
     from opsbrain.ops.superpod_journal import superpod_only_journal
     from opsbrain.runner.run import _clean, _utc_now
     from opsbrain.scenario.loader import load_scenario
@@ -76,7 +77,9 @@ def superpod_run(scenario: str, seed: int | None, seeds: int | None, demand_scal
     except BaseException as exc:
         if store is not None and run_id is not None:
             store.mark_interrupted(run_id)
-        if type(exc) is ValueError:  # a value the block's model refuses only when it runs: name the scenario's block
+        if isinstance(exc, OptionError):  # a campaign option's value the block cannot run: name the option
+            raise InputError(str(exc), path=exc.option) from None
+        if type(exc) is ValueError or isinstance(exc, LayoutError):  # refused only when it runs: name the block
             raise InputError(f"cannot run the block: {exc}", file=str(path), path="spec.superpod") from None
         raise
     journal = superpod_only_journal(sc.model_copy(update={"spec": sc.spec.model_copy(update={"superpod": sp})}),

@@ -44,6 +44,11 @@ class ElasticSetup:
     params: dict[str, Any] = field(default_factory=dict)  # dotted SimParams overrides
 
 
+class LayoutError(ValueError):
+    """A policy's layout does not fit the pods' usable nodes (``opsbrain superpod run`` names the block, or the
+    ``--demand-scale`` that asked for it)."""
+
+
 def _layout(sim: Simulation, counts: dict[str, int], dec_n: int, pre_n: int, nodes: list[str]
             ) -> tuple[list[list[str]], list[list[str]]]:
     """Place ``counts`` instances pod by pod (decode first, each inside one pod)."""
@@ -55,13 +60,13 @@ def _layout(sim: Simulation, counts: dict[str, int], dec_n: int, pre_n: int, nod
     for _ in range(counts["decode"]):
         pod = max(by_pod, key=lambda p: len(by_pod[p]))
         if len(by_pod[pod]) < dec_n:
-            raise ValueError(f"no pod has {dec_n} free nodes for a decode instance")
+            raise LayoutError(f"no pod has {dec_n} free nodes for a decode instance")
         dec.append(by_pod[pod][:dec_n])
         by_pod[pod] = by_pod[pod][dec_n:]
     for _ in range(counts["prefill"]):
         pod = max(by_pod, key=lambda p: len(by_pod[p]))
         if len(by_pod[pod]) < pre_n:
-            raise ValueError(f"no pod has {pre_n} free nodes for a prefill instance")
+            raise LayoutError(f"no pod has {pre_n} free nodes for a prefill instance")
         pre.append(by_pod[pod][:pre_n])
         by_pod[pod] = by_pod[pod][pre_n:]
     return pre, dec
@@ -131,7 +136,12 @@ def run_elastic(setup: ElasticSetup, policy: Policy, seed: int,
         counts = {str(k): v for k, v in sizing.wanted(curve.peak / ip.output_tokens).items()}
     else:
         counts = {str(k): v for k, v in sizing.wanted(curve.at(0.0) / ip.output_tokens).items()}
-    pre, dec = _layout(sim, counts, dec_n, pre_n, usable)
+    try:
+        pre, dec = _layout(sim, counts, dec_n, pre_n, usable)
+    except LayoutError as exc:
+        raise LayoutError(f"the {policy} layout for a peak of {setup.peak_tokens_per_s:,.0f} tok/s ({counts['decode']} "
+                          f"decode x {dec_n} nodes, {counts['prefill']} prefill x {pre_n}) does not fit the "
+                          f"{len(usable)} usable nodes of {setup.pods} pods: {exc}") from None
     svc = ElasticInferenceService("serve", pre, dec[0], ip, extra_decode=dec[1:])  # the run opens warm
     sim.add_workload(svc)
     sim.env.process(drive_demand(sim, svc, curve))

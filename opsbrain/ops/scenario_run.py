@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from faultlib import ids
-from opsbrain.ops.elastic_run import ElasticSetup, run_elastic
+from opsbrain.ops.elastic_run import ElasticSetup, LayoutError, run_elastic
 from opsbrain.ops.schedule import OVERLAPPED, MidSwitchFault, SwitchOps
 from opsbrain.ops.schedule_run import ScheduleSetup, run_schedule
 from opsbrain.ops.tenant_run import TENANT_NODES, CampaignItem, run_campaign
@@ -140,6 +140,14 @@ def run_tenants_block(b: TenantsBlock, seeds: list[int], random_faults: int | No
     return {"random_faults": n, **totals, "runs": runs}
 
 
+class OptionError(ValueError):
+    """A campaign option's value the block cannot run (``option``: the CLI's name of it)."""
+
+    def __init__(self, option: str, reason: str) -> None:
+        super().__init__(reason)
+        self.option = option
+
+
 def run_superpod(sp: SuperpodSpec, seed: int, demand_scales: list[float] | None = None,
                  tenant_faults: list[int] | None = None) -> dict[str, Any]:
     """Every experiment of the block over ``sp.seeds`` seeds from ``seed``; a grid over the campaign options."""
@@ -147,7 +155,15 @@ def run_superpod(sp: SuperpodSpec, seed: int, demand_scales: list[float] | None 
     out: dict[str, Any] = {"seeds": seeds}
     scales = demand_scales or [1.0]
     if sp.elastic is not None:
-        out["elastic"] = [run_elastic_block(sp.elastic, seeds, k) for k in scales]
+        out["elastic"] = []
+        for k in scales:
+            try:
+                out["elastic"].append(run_elastic_block(sp.elastic, seeds, k))
+            except LayoutError as exc:
+                if k == 1.0:
+                    raise
+                raise OptionError("--demand-scale", f"{k:g}: {exc}; give a smaller scale, or more pods in the "
+                                  "scenario's superpod.elastic") from None
     if sp.schedule is not None:
         out["schedule"] = [run_schedule_block(sp.schedule, seeds, k) for k in scales]
     if sp.tenants is not None:

@@ -19,6 +19,7 @@ import simpy
 
 from faultlib import ids
 from faultlib.health import Health
+from faultlib.workloads.training import TrainingJob
 from opsbrain.diagnosis.localize import RULES as LOCALIZATION_RULES
 from opsbrain.ingest.history import LinkRecords
 from opsbrain.policies import POLICIES, Policy
@@ -207,7 +208,15 @@ class Orchestrator(StepRunner):
                 "spares_exhausted": [f for f in fups if f["type"] == "spares_exhausted"],
                 "breaker": self.guardrails.breaker_state(self.sim, now),
                 "guardrail_refusals": list(self.guardrails.refusals),
-                "job_launch": self.p.job_launch_overrides() if self.policy == "auto" else {}}
+                "job_launch": self.job_launch()}
+
+    def job_launch(self) -> dict[str, dict[str, float]]:
+        """Each training job's launch settings of the kind the auto policy sets (``job_launch_overrides``), as the
+        job was launched: a value the scenario sets for the job wins over the policy's, and the other policies keep
+        the job's own (before session 35 this was the auto policy's defaults, whatever the jobs ran with)."""
+        keys = self.p.job_launch_overrides()
+        return {name: {k: getattr(w.p, k) for k in keys} for name, w in sorted(self.sim.workloads.items())
+                if isinstance(w, TrainingJob)}
 
     # ---- the response ---------------------------------------------------------------------------------------
     def _run(self, rec: IncidentRecord, diag: Diagnosis) -> Gen:

@@ -126,7 +126,8 @@ def _build_and_write(loaded: list[tuple[str, Any]], path: Path | None, fmt: str,
         first = loaded[0][1]
         summary = None
         if len(loaded) == 1 and isinstance(first, dict) and not is_journal(first):
-            summary = {k: v for k, v in first.items() if k not in ("journals", "runs")}
+            summary = {k: v for k, v in first.items()  # runs: the journals, or the campaign's counts (kept)
+                       if k != "journals" and not (k == "runs" and not isinstance(v, dict))}
         model = build_campaign_report(journals, summary)
         body = render(model, fmt)
         incidents = model["accuracy"]["faults"]

@@ -55,7 +55,7 @@ def build_run_report(journal: dict[str, Any], baseline: dict[str, Any] | None = 
     words = kb if kb is not None else kb_info(classes)
     series = journal.get("series") or {}
     recovery = journal.get("recovery") or {}
-    end = journal.get("ended_at_s") or journal.get("duration_s")
+    end = text.run_end(journal)
     base_incs = _baseline_faults(baseline)
     epoch = journal.get("sim_epoch")
     models = [_incident(i, k, series, recovery, words, end, base_incs, epoch) for k, i in enumerate(incs)]
@@ -71,8 +71,9 @@ def build_run_report(journal: dict[str, Any], baseline: dict[str, Any] | None = 
                                              "status", "abort_reason", "duration_s", "ended_at_s", "started_at",
                                              "finished_at", "sim_epoch", "campaign_id")}
         | {"tool": journal.get("tool") or {}, "schema_version": journal.get("schema_version"),
+           "simulated": text.simulated(journal.get("duration_s"), journal.get("ended_at_s")),
            "sim_start": postmortem.clock(epoch, 0.0),
-           "sim_end": postmortem.clock(epoch, journal.get("ended_at_s") or journal.get("duration_s"))},
+           "sim_end": postmortem.clock(epoch, end)},
         "severity": postmortem.run_severity(models),
         "timeline": postmortem.run_timeline(models, epoch),
         "headline": _headline(journal, faults),

@@ -94,6 +94,7 @@ def build_campaign_report(journals: list[dict[str, Any]], summary: dict[str, Any
                              "unrecovered": int(g["unrecovered"].sum())}
     runs = [_run_row(j) for j in journals]
     return {"kind": "campaign", "report_version": REPORT_VERSION, "runs": runs, "summary": summary or {},
+            "runs_line": runs_line(len(runs), summary),
             "policies": sorted({str(j.get("policy", "auto")) for j in journals}),
             "scenarios": sorted({str(j.get("scenario")) for j in journals}),
             "accuracy": acc, "per_class": per_class,
@@ -103,6 +104,19 @@ def build_campaign_report(journals: list[dict[str, Any]], summary: dict[str, Any
             "noise_incidents": sum(1 for j in journals for i in j.get("incidents") or [] if is_noise(i)),
             "efficiency": _efficiency(journals), "vs_manual": _vs_manual(faults),
             "unattributed": _unattributed(journals)}
+
+
+def runs_line(reported: int, summary: dict[str, Any] | None) -> dict[str, Any]:
+    """How many runs the report covers, of how many the campaign planned (its summary's ``runs.total``): a campaign
+    stopped before its end (``complete`` false) says so, since its figures are over the finished runs only (before
+    session 35 its report read as a whole campaign: "1 runs, 25 faults" of a campaign of 8)."""
+    planned = (summary or {}).get("runs")
+    total = planned.get("total") if isinstance(planned, dict) else None
+    stopped = (summary or {}).get("complete") is False and isinstance(total, int) and total > reported
+    head = f"{reported} of {total} runs" if stopped else f"{reported} run{'' if reported == 1 else 's'}"
+    note = (f"Stopped before its end: {reported} of its {total} runs finished (run the same `opsbrain chaos campaign` "
+            "command again to resume); every figure here is over the finished runs only.") if stopped else ""
+    return {"head": head, "note": note, "planned": total}
 
 
 def _run_row(j: dict[str, Any]) -> dict[str, Any]:

@@ -26,7 +26,7 @@ def environment() -> Environment:
 
 def run_figures(model: dict[str, Any], series: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The inline SVG plots of each detailed incident: timeline, affected workloads, topology."""
-    end = model["run"].get("ended_at_s") or model["run"].get("duration_s")
+    end = text.run_end(model["run"])
     figs: dict[str, dict[str, Any]] = {}
     topo: dict[str, Markup] = {}  # one picture per set of parts: repeated incidents on a part share it
     for k, inc in enumerate(i for i in model["incidents"] if i["detailed"]):

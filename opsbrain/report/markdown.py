@@ -64,7 +64,7 @@ def render_run(m: dict[str, Any]) -> str:
     if r.get("description"):
         lines += [f"_{r['description']}_", ""]
     lines += [f"run {_c(r.get('run_id') or '(not stored)')} · seed {r.get('seed')} · policy {r.get('policy')} · "
-              f"{text.human(r.get('duration_s'))} simulated" + (f" · aborted: {r['abort_reason']}"
+              f"{r['simulated']}" + (f" · aborted: {r['abort_reason']}"
                                                                  if r.get("abort_reason") else ""), ""]
     clocks = ([f"simulated clock {r['sim_start']} → {r['sim_end']}"] if r.get("sim_start") else []) + (
         [f"ran {text.utc(r['started_at'])} → {text.utc(r['finished_at'])} UTC"] if r.get("started_at") else []) + (
@@ -240,8 +240,10 @@ def _incident(inc: dict[str, Any], m: dict[str, Any]) -> list[str]:
 
 def render_campaign(m: dict[str, Any]) -> str:
     a = m["accuracy"]
-    lines = [f"# Campaign: {len(m['runs'])} runs, {a['faults']} faults", "",
-             f"policies {', '.join(m['policies'])} · scenarios {', '.join(m['scenarios'])}", "", "## Diagnosis", ""]
+    lines = [f"# Campaign: {m['runs_line']['head']}, {a['faults']} faults", "",
+             f"policies {', '.join(m['policies'])} · scenarios {', '.join(m['scenarios'])}", ""]
+    lines += [f"**{m['runs_line']['note']}**", ""] if m["runs_line"]["note"] else []
+    lines += ["## Diagnosis", ""]
     lines += _table(["faults", "detected", "top-1 accuracy", "class and component", "abstained", "false positives",
                      "censored"],
                     [[a["faults"], text.pct(a["detected_rate"], 1), text.pct(a["top1_rate"], 1),

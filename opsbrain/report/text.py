@@ -61,6 +61,21 @@ def seconds(x: Any) -> str:
     return f"{x:.1f} s" if _n(x) else DASH
 
 
+def run_end(journal: Any) -> Any:
+    """Where a run's simulated time ended: its journal's ``ended_at_s`` (0 for a run stopped at once), else its
+    planned ``duration_s`` (before session 35 an ``ended_at_s`` of 0 fell through to the planned end)."""
+    end = journal.get("ended_at_s")
+    return journal.get("duration_s") if end is None else end
+
+
+def simulated(duration_s: Any, ended_at_s: Any) -> str:
+    """How much simulated time a run covered: ``7.0 d simulated``, or for a run stopped before its planned end
+    ``1.3 d of 7.0 d simulated`` (its journal's ``ended_at_s`` against ``duration_s``)."""
+    if _n(ended_at_s) and _n(duration_s) and ended_at_s < duration_s:
+        return f"{human(ended_at_s)} of {human(duration_s)} simulated"
+    return f"{human(duration_s)} simulated"
+
+
 def human(x: Any) -> str:
     """A duration for reading: ``2.0 s``, ``14 min 2 s``, ``3.5 h``, ``2.1 d``."""
     if not _n(x):

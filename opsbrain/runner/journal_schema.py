@@ -14,7 +14,7 @@ from typing import Any
 
 from opsbrain.policies import POLICIES
 
-SCHEMA_VERSION = 7  # 2: ttr's bar includes the latency SLO; impact is each fault's share; 3: folded faults are
+SCHEMA_VERSION = 8  # 2: ttr's bar includes the latency SLO; impact is each fault's share; 3: folded faults are
 # detected by the incident that covers them (covered_by), a fault touching no workload recovers only once its part is
 # back; 4: a link only drained or routed around and still down at the end is not recovered, workloads or not
 # (still_out_of_service); 5: ttr and impact come from the dips a fault owns (not another cause's), an inference
@@ -22,7 +22,8 @@ SCHEMA_VERSION = 7  # 2: ttr's bar includes the latency SLO; impact is each faul
 # summary's median over recoveries after detection; detection (censored: too late in the run to detect); 6: a folded
 # fault's human_steps count its covering incident's steps only when they are counted with it (human_steps_folded),
 # so that each step is counted once (docs/architecture.md); 7: an expectation on a censored fault is not judged
-# (met null, unjudged says why)
+# (met null, unjudged says why); 8: recovery.job_launch is per training job, the settings it was launched with
+# (the scenario's own win over the policy's; it was the auto policy's defaults, whatever the jobs ran with)
 SCHEMA_ID = "https://opsbrain.invalid/schemas/journal-v1.json"  # an identifier, not a download address
 
 _NUM = {"type": "number"}

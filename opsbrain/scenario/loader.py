@@ -47,7 +47,8 @@ def scenario_errors(data: Any, file: str) -> list[ScenarioError]:
     return [ScenarioError(msg, file=file, path=yaml_path(loc)) for msg, loc in map(_located, found)]
 
 
-_INNER_PATH = re.compile(r"^((?:faults|workloads|expectations|steady_state\.probes)\[\d+\][\w.\[\]]*): (.*)$", re.S)
+_INNER_PATH = re.compile(r"^((?:faults|workloads|expectations|steady_state\.probes|initial_state\.components)"
+                         r"\[\d+\][\w.\[\]]*): (.*)$", re.S)
 
 
 def _located(err: Any) -> tuple[str, tuple[Any, ...]]:

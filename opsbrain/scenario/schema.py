@@ -226,6 +226,13 @@ class Guard(Strict):
     kind: Literal["isolated_npu_share", "isolated_node_share", "slo_breach_s"]
     max: float = Field(ge=0)
 
+    @model_validator(mode="after")
+    def _share_at_most_one(self) -> Guard:
+        if self.kind.endswith("_share") and self.max > 1:
+            raise ValueError(f"{self.kind}'s max is a share, 0..1 (0.25 = a quarter); got {self.max:g}, which no "
+                             "run can cross")
+        return self
+
 
 class DegradedOperation(Strict):
     """The workload keeps working, if degraded (fewer replicas, a smaller instance), rather than waiting down."""
@@ -336,6 +343,11 @@ class Spec(Strict):
             if name in names[:j]:
                 raise ValueError(f"workloads[{j}].name: {name!r} is also the name of workloads[{names.index(name)}] "
                                  "(workload names must be unique)")
+        _check_unique([p.name for p in self.steady_state.probes], "steady_state.probes[{}].name",
+                      "is also the name of probes[{}] (each probe's readings, baseline and time off its bar are "
+                      "kept under its name)")
+        _check_unique([c.id for c in self.initial_state.components], "initial_state.components[{}].id",
+                      "is also the id of components[{}] (give each component's starting state in one item)")
         kinds = {w.name: w.kind for w in self.workloads}
         known = f"(workloads: {', '.join(names) or 'none'})"
         for i, p in enumerate(self.steady_state.probes):
@@ -383,6 +395,15 @@ class Spec(Strict):
         if isinstance(self.noise, NoiseSpec):
             return self.noise.scale
         return 1.0 if self.noise else 0.0
+
+
+def _check_unique(values: list[str], where: str, said: str) -> None:
+    """Refuse the first value met again: ``where`` and ``said`` take the later and the first index."""
+    first: dict[str, int] = {}
+    for j, v in enumerate(values):
+        if v in first:
+            raise ValueError(f"{where.format(j)}: {v!r} {said.format(first[v])}")
+        first[v] = j
 
 
 def _check_durations(faults: list[Any]) -> None:

@@ -141,11 +141,15 @@ def check_hbm_uce(s: Snapshot, p: SweepParams) -> list[Finding]:
 
 # ---- optical links and modules -----------------------------------------------------------------------------
 def check_link_light(s: Snapshot, p: SweepParams) -> list[Finding]:
-    """Lanes without light on a link the operator did not take down: all lanes = link down, some = sub-healthy."""
+    """Lanes without light on a link the operator did not take down: all lanes = link down, some = sub-healthy.
+    A module with no reading (its host's exporter down, or not collected) is left out: a link whose modules read
+    are all dark is down, not "4 of 4 lanes" sub-healthy (session 35)."""
     dark, _ = _dark(s, p)
     nl = len(s.links)
     lanes = dark.shape[1]
-    mods = np.bincount(s.module_link, minlength=nl)
+    read = ~row_reduce(np.logical_and, np.isnan(s.dom["rx_dbm"])) if len(dark) else np.zeros(0, dtype=bool)
+    mods = np.bincount(s.module_link, weights=read, minlength=nl)
+    unread = np.bincount(s.module_link, weights=~read, minlength=nl) > 0
     any_dark = row_reduce(np.logical_or, dark)
     lost = np.zeros(nl, dtype=np.int64)
     mods_dark: np.ndarray = np.zeros(nl)
@@ -176,7 +180,8 @@ def check_link_light(s: Snapshot, p: SweepParams) -> list[Finding]:
         if down[i]:
             out.append(Finding(
                 s.links[i], "link_light", "Critical",
-                "link down: no light on any lane at either end (loss of signal)",
+                "link down: no light on any lane at the end read; the other end has no reading (its exporter does "
+                "not answer)" if unread[i] else "link down: no light on any lane at either end (loss of signal)",
                 "re-route the traffic of the link's node around it (HCCL retries the interrupted operator), then "
                 "clean or replace the optics", data={"lanes_dark": lanes}))
         else:
