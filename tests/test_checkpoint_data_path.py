@@ -31,3 +31,26 @@ def test_a_card_failing_mid_write_fails_the_write_and_recovers_in_place(tmp_path
     train = next(w for w in j["workloads"] if w["name"] == "train")
     assert train["persistent_ckpts"] == 0  # the interrupted write did not count; its retry is 3 h later
     assert train["in_place_recoveries"] == 1 and train["restarts"] == 0
+
+
+def test_a_write_retried_while_the_card_is_still_out_fails_on_its_node_not_rank_0s() -> None:
+    """Session 35 (a tester's repro): the card is replaced by ticket, so the next persistent write fails while it is
+    out. That I/O error was printed as rank 0's on the job's first node, whose storage path is sound; the diagnosis
+    then blamed that node's card and replaced a healthy one. Each rank writes its own shard: the error is the
+    writer's on the node whose storage path is lost."""
+    from faultlib.engine import Simulation
+    from faultlib.health import Health
+    from faultlib.workloads.training import TrainingJob
+
+    sim = Simulation(pods=1, seed=3)
+    nodes = [f"pod0/node{i}" for i in range(32, 36)]
+    job = TrainingJob("train", nodes, sim.params.training.model_copy(update={"ckpt_interval_s": 600.0}))
+    sim.add_workload(job)
+    sim.run(30.0)
+    sim.state.set_health("pod0/node34/qingtian", Health.FAILED)
+    sim.run(1500.0)
+    errors = [ln for ln in sim.telemetry.logs if "Input/output error" in ln.text]
+    assert errors, "no persistent write was tried while the card was out"
+    assert {ln.origin for ln in errors} == {"pod0/node34"}
+    assert all(f"[rank{job._rank_for('pod0/node34')}]:" in ln.text for ln in errors)
+    assert job._rank_for("pod0/node34") != 0

@@ -44,8 +44,9 @@ class Checkpoints(CollectiveStalls):
         self._ckpt_pending = False
         if not self._storage_ok():
             self._schedule_ckpt()
-            self._log(self.nodes[0], "ERROR", "[rank0]: OSError: [Errno 5] Input/output error")
-            self._event("checkpoint_failed", source="persistent")
+            lost = next(n for n in self.nodes if not self._sim.state.is_up(f"{n}/qingtian"))
+            self._io_error(lost)
+            self._event("checkpoint_failed", source="persistent", node=lost)
             return
         write_s = self._ckpt_bytes() / (self._storage_gbytes_s() * 1e9)
         self._bump("write")
@@ -71,10 +72,17 @@ class Checkpoints(CollectiveStalls):
         next interval; training goes on from the in-memory copy."""
         self._advance()
         self._bump("write")
-        self._log(node, "ERROR", "[rank0]: OSError: [Errno 5] Input/output error")
+        self._io_error(node)
         self._event("checkpoint_failed", source="persistent", node=node)
         self._schedule_ckpt()
         self._enter_running(None)
+
+    def _io_error(self, node: str) -> None:
+        """The storage client's I/O error as the writer on ``node`` (the node whose storage path is lost) prints it,
+        prefixed with that writer's rank: each rank writes its own shard (a distributed checkpoint), so the error is
+        the node's, not rank 0's (before session 35 it was printed as rank 0's on the job's first node, and a sound
+        node's storage path was blamed)."""
+        self._log(node, "ERROR", f"[rank{self._rank_for(node)}]: OSError: [Errno 5] Input/output error")
 
     def replica_peers(self) -> dict[str, str]:
         """Each job node -> the node holding the replica of its in-memory checkpoint shard (``mem_ckpt_peer``)."""
