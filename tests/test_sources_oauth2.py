@@ -180,6 +180,10 @@ def test_an_answer_that_is_not_json_is_refused(monkeypatch: pytest.MonkeyPatch) 
      "not an http(s) URL"),
     (["--oauth2-token-url", "https://127.0.0.1:9/t", "--oauth2-client-id", CLIENT, "--oauth2-client-secret-env", "T",
       "--oauth2-scope", "a b"], "not an OAuth2 scope"),
+    (["--oauth2-token-url", "https://[::1/t", "--oauth2-client-id", CLIENT, "--oauth2-client-secret-env", "T"],
+     "--oauth2-token-url: not a URL: Invalid IPv6 URL"),  # (session 35's review: the option was not named)
+    (["--oauth2-token-url", "https://h:x/t", "--oauth2-client-id", CLIENT, "--oauth2-client-secret-env", "T"],
+     "--oauth2-token-url: not a URL: Port could not be cast"),
     (["--oauth2-token-url", "https://127.0.0.1:9/t", "--oauth2-client-id", CLIENT, "--oauth2-client-secret-env", "T",
       "--bearer-token-env", "T"], "not two"),
     (["--oauth2-token-url", "https://127.0.0.1:9/t", "--oauth2-client-id", CLIENT, "--oauth2-client-secret-env",

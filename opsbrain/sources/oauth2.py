@@ -53,7 +53,11 @@ class ClientCredentials:
     _spent: deque[str] = field(default_factory=lambda: deque(maxlen=SPENT_KEPT), repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        parts = urlsplit(self.token_url)
+        try:
+            parts = urlsplit(self.token_url)
+            parts.port  # noqa: B018 (a port that is no number: ValueError, as a bracket left open)
+        except ValueError as exc:
+            raise InputError(f"not a URL: {exc}", file=self.token_url, path=OPTION) from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise InputError("not an http(s) URL of a token endpoint", file=self.token_url, path=OPTION)
         if parts.username is not None:
