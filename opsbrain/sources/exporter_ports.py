@@ -26,13 +26,8 @@ PORT_COUNTERS = {
 }
 """The NPU's RoCE port counters read (``hccn_tool -i N -stat -g``'s ``roce_new_pkt_rty_num``, ``roce_out_of_order_num``,
 ``roce_rx_err_pkt_num``, ``roce_verification_err_num``, ``mac_rx_bad_pkt_num``; collector_for_roce.go, label ``id``;
-packets, counters since the device's last reset): key -> the short name ``Readings.port_counters`` keeps them under."""
-BAD_PACKETS = ("rx_err", "verify_err", "mac_rx_bad")
-"""Counters of packets received damaged: RoCE packets in error, packets failing the RoCE field checks (ICRC, length,
-destination port: the metrics reference) and bad packets at the MAC."""
-RETRIES = ("retries", "out_of_order")
-"""Counters of packets sent again or received out of sequence (a lost packet makes the receiver see a PSN gap and
-the sender retry: the metrics reference on ``npu_chip_roce_out_of_order_num``)."""
+packets, counters since the device's last reset): key -> the short name ``Readings.port_counters`` keeps them under
+(damaged packets or retries: :data:`opsbrain.sweeps.portchecks.BAD`, :data:`~opsbrain.sweeps.portchecks.RETRY`)."""
 
 SPEED_ROCE = "npu_chip_link_speed"
 """The RoCE port's speed (``hccn_tool -i N -speed -g``; collector_for_network.go, label ``id``; its HELP says Mb/s,
