@@ -92,6 +92,22 @@ def test_ub_port_speed_and_its_legacy_name_map_to_the_port() -> None:
     assert r.link_speed == {"node-b/npu0/udie1/port3": 400.0, "node-b/npu1/udie0/port2": 200.0}
 
 
+def test_a_ub_speed_or_a_port_label_that_names_no_ub_port_is_not_the_roce_ports() -> None:
+    """Session 35's review: a UB port's speed without ``udie``/``port`` labels (a relabelled or aggregated series)
+    was read as the RoCE port's speed, in G against Mb/s, so the RoCE port read 'below its earlier speed' at every
+    sweep; and a ``port`` label without ``udie`` (a scrape's relabelling: the exporter's TCP port) on any series was a
+    KeyError for the whole page."""
+    text = ('npu_chip_link_speed{id="0"} 200000\n'
+            'npu_chip_info_link_speed{id="0"} 400\n'
+            'npu_chip_info_temperature{id="0",port="9101"} 45\n'
+            'npu_chip_info_crc_error_sum{id="0",port="9101"} 7\n')
+    r = parse_page(text, "node-b", T0)
+    assert r.link_speed == {"node-b/npu0/port": 200000.0}
+    assert any("npu_chip_info_link_speed names no udie and port" in n for n in r.notes), r.notes
+    assert r.npu_temp_c == {"node-b/npu0": 45.0}
+    assert r.link_crc_total == {"node-b/npu0/ub": 7.0}  # a UB count whose port is unknown, not the RoCE port's FCS
+
+
 def test_implausible_values_are_noted_not_used() -> None:
     r = parse_page(page(T0, listed=None, odd={("npu_chip_optical_state", 0): 2.0,
                                               ("npu_chip_roce_rx_err_pkt_num", 1): -5.0}), "node-a", T0)

@@ -82,11 +82,16 @@ def test_a_servers_device_logs_on_shared_storage_are_that_servers(tmp_path: Path
 
 
 def test_the_device_store_rule() -> None:
+    from opsbrain.bundle import layout as L
     from opsbrain.ingest.asys import host_dirs
     from opsbrain.ingest.workers import device_store, host_root
 
     assert host_root(f"{S}/device_log/worker-0/20250301100600/slog/dev-os-3/run/device-os/{DEVOS}")[0] == \
         f"{S}/device_log/worker-0"
+    # a file right in the server's folder is that server's under --logs as in a bundle (session 35's review: --logs
+    # gave it to the store, the bundle's layout to the server)
+    for rel in (f"{S}/device_log/worker-0/x.log", "device_log/worker-0/x.log"):
+        assert host_root(rel)[0] == L._worker_before(rel, ("device_log",)) == rel.rpartition("/")[0], rel
     for below in ("slog/dev-os-3/run/device-os", "20250301100600/slog/dev-os-3", "hisi_logs/device-3", "dev-os-3/run"):
         assert device_store(f"node-a/device_log/{below}/x.log".split("/")) is None, below  # a device log's own tree
     store = [f"{S}/device_log/worker-0", f"{S}/job1/worker-0", f"{S}/device_log/worker-2"]

@@ -173,3 +173,24 @@ def test_job_markers() -> None:
     assert [[len(a) for a in j] for j in part_runs(first + later)] == [[2, 2]]
     unmarked = run(None, [("b", 0), ("c", 0)], 20, 900.0)  # no folder says: session 34's rules (two jobs)
     assert [[len(a) for a in j] for j in part_runs(first + unmarked)] == [[2], [2]]
+
+
+def test_an_attempt_whose_rank_table_changed_without_a_marker_is_no_job_level_rescheduling() -> None:
+    """A run merged into a restart's attempt (another communicator of other hosts, at the same time: one job, as
+    before session 35) changes that attempt's rank table; without a job marker in the files nothing says the job was
+    rescheduled as a whole: the words stay a restart's (session 35's review: 'one job by its files' None')."""
+    from opsbrain.ingest.rankjobs import describe_attempts, part_runs, ran_words
+    from opsbrain.ingest.rankrecords import RankProcess
+
+    def proc(host: str, pid: int, dev: int, comm: str, rank: int, total: int, t0: float, t1: float) -> RankProcess:
+        return RankProcess(worker=host, pid=str(pid), files=[f"{host}/plog-{pid}.log"], ranks={comm: (rank, total)},
+                           phy_id=dev, first_t=t0, last_t=t1)
+
+    procs = [proc("h1", 1 + r, r, "c1", r, 2, 0, 100) for r in range(2)]
+    procs += [proc("h1", 3 + r, r, "c2", r, 2, 200, 300) for r in range(2)]  # the restart, on the same devices
+    procs += [proc("h2", 10 + r, r, "c3", r, 4, 210, 290) for r in range(4)]  # meanwhile, on another host
+    jobs = part_runs(procs)
+    assert [[len(a) for a in j] for j in jobs] == [[2, 6]]
+    att = describe_attempts(jobs[0], 0)
+    assert "rescheduled" not in att[1], att[1]
+    assert "None" not in ran_words(att) and "a restart" in ran_words(att)

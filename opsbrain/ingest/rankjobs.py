@@ -307,8 +307,10 @@ def describe_attempts(attempts: list[list[RankProcess]], read: int) -> list[dict
     """Each attempt (run) of a job as the report lists it: its number, pids, first and last line, first error,
     whether it failed (logged an error) and whether the verdict's evidence is from it (``read``); an attempt a
     rescheduling moved ranks for its ``moved`` (the host they left, the hosts they went to, each rank's devices), the
-    attempt before it its ``suspect_host`` (the host that left: the one the rescheduling took out of the job)."""
+    attempt before it its ``suspect_host`` (the host that left: the one the rescheduling took out of the job); an
+    attempt re-placed as a whole its ``rescheduled``, where the files name the job (:func:`job_marker`)."""
     out: list[dict[str, Any]] = []
+    job = _marker(attempts)
     for k, procs in enumerate(attempts):
         span = _span(procs)
         errs = [p.first_error_t for p in procs if p.first_error_t is not None]
@@ -316,9 +318,9 @@ def describe_attempts(attempts: list[list[RankProcess]], read: int) -> list[dict
                     "first_line": _when(span[0] if span else None), "last_line": _when(span[1] if span else None),
                     "first_error": _when(min(errs) if errs else None),
                     "failed": _failed(procs), "read": k == read})
-        if k and (moved := moved_ranks(attempts[k - 1], procs)) is None:  # re-placed: the same job by its marker
-            out[-1]["rescheduled"] = {"job": _marker(attempts), "hosts_before": _hosts(attempts[k - 1]),
-                                      "hosts": _hosts(procs)}
+        if k and (moved := moved_ranks(attempts[k - 1], procs)) is None:
+            if job is not None:  # re-placed: the same job by its marker (without one: a restart's words, as before)
+                out[-1]["rescheduled"] = {"job": job, "hosts_before": _hosts(attempts[k - 1]), "hosts": _hosts(procs)}
         elif k and moved:
             left = moved[0][1][0]
             out[-1]["moved"] = {"from_host": left, "to_hosts": sorted({b[0] for _r, _a, b in moved}),

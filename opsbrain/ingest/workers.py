@@ -150,7 +150,8 @@ def host_root(file: str | None) -> tuple[str, str | None]:
     parts = _label_parts(PurePosixPath(canonical(file)).parts)[:-1]
     if len(parts) >= 2 and parts[-2] == "crash" and VMCORE.search(file):  # crash/<ip>-<time>/vmcore-dmesg.txt
         parts = parts[:-2]
-    if (k := device_store(parts)) is not None and not any(a in parts[:k - 1] for a in ANCHORS):
+    # (device_store reads a file's whole path, its name last: as the bundle's layout calls it)
+    if (k := device_store([*parts, ""])) is not None and not any(a in parts[:k - 1] for a in ANCHORS):
         return _joined(parts[:k + 1]), None  # <store>/device_log/<server>/...: that server's
     for a in ANCHORS:
         if a in parts:

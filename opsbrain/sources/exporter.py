@@ -124,8 +124,15 @@ def port_ids(host: str | None, labels: dict[str, str]) -> tuple[str, str]:
         return f"{base}/osfp{int(port):02d}", link or base
     node = node_component(host)
     npu = f"{node}/npu{labels.get('id', '0')}" if node else f"npu{labels.get('id', '0')}"
-    link = npu + (f"/udie{labels['udie']}/port{port}" if port is not None else "/port")
+    link = npu + (f"/udie{labels['udie']}/port{port}" if names_ub_port(labels) else "/port")
     return link + "/xcvr", link
+
+
+def names_ub_port(labels: dict[str, str]) -> bool:
+    """Whether a series names a UB port: its ``udie`` and ``port`` labels (npu-exporter gives both). A ``port``
+    alone (a scrape's relabelling: the exporter's TCP port) names none (session 35's review: it read as a KeyError
+    on every series of such a page)."""
+    return "port" in labels and "udie" in labels
 
 
 def port_link(name: str, labels: dict[str, str], default_host: str | None = None) -> str | None:
@@ -460,7 +467,7 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
         if what == "crc":
             if attr in ("hccs", "sio"):  # the NPU's HCCS link X or its die-to-die link, not an optical port
                 link = f"{ident[0]}/hccs{lane}" if attr == "hccs" else f"{ident[0]}/{attr}"
-            elif not attr and "port" not in labels:  # a UB port's count that names no port: not the RoCE port's
+            elif not attr and not names_ub_port(labels):  # a UB port's count that names no port: not the RoCE port's
                 link = f"{ident[0]}/{UB_UNKNOWN}"
             if _repeated(name, labels, seen):
                 notes.add(f"repeated {name} series (another job's or pod's copy: not added)",

@@ -114,7 +114,8 @@ METRIC_TABLE: tuple[MetricRow, ...] = (
               "below its highest in the kept collections, or below most of its node's RoCE ports' (3 or more), a "
               "Warning (session 35)", "link_speed", SRC_GO + "collector_for_network.go; " + DOC_METRICS),
     MetricRow("npu_chip_info_link_speed", "id, udie, port", "G", "a UB port's speed: as above, against its node's UB "
-              "ports", "link_speed", SRC_GO + "collector_for_network.go (buildUbDesc link_speed)"),
+              "ports; without udie/port labels not used (session 35)", "link_speed",
+              SRC_GO + "collector_for_network.go (buildUbDesc link_speed)"),
     MetricRow("npu_chip_info_link_speed_X_Y", "id", "G", "as above, under -enableLegacyMetrics: udie X, port Y in "
               "the name", "link_speed", SRC_GO + "collector_for_network_legacy.go; " + DOC_METRICS),
     MetricRow("npu_chip_optical_state", "id", "1 present, 0 not present", "the RoCE port's optical module "

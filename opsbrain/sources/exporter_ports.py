@@ -26,13 +26,8 @@ PORT_COUNTERS = {
 }
 """The NPU's RoCE port counters read (``hccn_tool -i N -stat -g``'s ``roce_new_pkt_rty_num``, ``roce_out_of_order_num``,
 ``roce_rx_err_pkt_num``, ``roce_verification_err_num``, ``mac_rx_bad_pkt_num``; collector_for_roce.go, label ``id``;
-packets, counters since the device's last reset): key -> the short name ``Readings.port_counters`` keeps them under."""
-BAD_PACKETS = ("rx_err", "verify_err", "mac_rx_bad")
-"""Counters of packets received damaged: RoCE packets in error, packets failing the RoCE field checks (ICRC, length,
-destination port: the metrics reference) and bad packets at the MAC."""
-RETRIES = ("retries", "out_of_order")
-"""Counters of packets sent again or received out of sequence (a lost packet makes the receiver see a PSN gap and
-the sender retry: the metrics reference on ``npu_chip_roce_out_of_order_num``)."""
+packets, counters since the device's last reset): key -> the short name ``Readings.port_counters`` keeps them under
+(damaged packets or retries: :data:`opsbrain.sweeps.portchecks.BAD`, :data:`~opsbrain.sweeps.portchecks.RETRY`)."""
 
 SPEED_ROCE = "npu_chip_link_speed"
 """The RoCE port's speed (``hccn_tool -i N -speed -g``; collector_for_network.go, label ``id``; its HELP says Mb/s,
@@ -60,10 +55,12 @@ def kind(name: str) -> tuple[str, str, int, bool] | None:
         return "ports", "npu_count", 0, False
     if name in PORT_COUNTERS:
         return "ports", PORT_COUNTERS[name], 0, False
-    if name in (SPEED_ROCE, SPEED_UB):
+    if name == SPEED_ROCE:
         return "ports", "speed", 0, False
+    if name == SPEED_UB:
+        return "ports", "speed_ub", 0, False
     if m := _RE_SPEED_NAMED.match(name):
-        return f"ports:{m.group(1)}:{m.group(2)}", "speed", 0, False
+        return f"ports:{m.group(1)}:{m.group(2)}", "speed_ub", 0, False
     if name == OPTICAL_STATE:
         return "ports", "optical_state", 0, False
     return None
@@ -76,9 +73,11 @@ def take(r: Readings, what: str, npu: str, link: str, module: str, value: float)
         if value != int(value) or value < 0:
             return f"{NPU_COUNT} not a count"
         r.node_npu_count[npu.rpartition("/npu")[0]] = value
-    elif what == "speed":
+    elif what in ("speed", "speed_ub"):
         if value < 0:
             return "link speed below 0"
+        if what == "speed_ub" and "/udie" not in link:  # else read as the RoCE port's, in another unit (session 35's
+            return f"{SPEED_UB} names no udie and port"  # review: a degraded-speed Warning at every sweep)
         r.link_speed[link] = value
     elif what == "optical_state":
         if value not in (0.0, 1.0):

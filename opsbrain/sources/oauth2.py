@@ -15,6 +15,7 @@ import base64
 import json
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 from urllib.parse import quote_plus, urlsplit
@@ -32,6 +33,9 @@ TOKEN_TIMEOUT_S = 10.0
 MAX_TOKEN_BYTES = 64 << 10
 """A token answer is a small JSON object; a larger one is no token answer."""
 OPTION = "--oauth2-token-url"
+SPENT_KEPT = 8
+"""Tokens no longer held that are still redacted: requests sent with one may answer after it was dropped or replaced
+(the sweep's worker threads share a token), and a server may echo it into its error."""
 
 
 @dataclass
@@ -46,9 +50,14 @@ class ClientCredentials:
     _token: str | None = field(default=None, repr=False, compare=False)
     _expires: float = field(default=0.0, repr=False, compare=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    _spent: deque[str] = field(default_factory=lambda: deque(maxlen=SPENT_KEPT), repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        parts = urlsplit(self.token_url)
+        try:
+            parts = urlsplit(self.token_url)
+            parts.port  # noqa: B018 (a port that is no number: ValueError, as a bracket left open)
+        except ValueError as exc:
+            raise InputError(f"not a URL: {exc}", file=self.token_url, path=OPTION) from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise InputError("not an http(s) URL of a token endpoint", file=self.token_url, path=OPTION)
         if parts.username is not None:
@@ -68,6 +77,7 @@ class ClientCredentials:
             if self._token is not None and time.monotonic() < self._expires:
                 return self._token
             token, lifetime = self._request(tls)
+            self._drop()
             self._token = token
             self._expires = time.monotonic() + (lifetime - EXPIRY_MARGIN_S if lifetime is not None else float("inf"))
             return token
@@ -75,11 +85,17 @@ class ClientCredentials:
     def invalidate(self) -> None:
         """Drop the token held (a source refused it): the next request fetches a new one."""
         with self._lock:
+            self._drop()
+
+    def _drop(self) -> None:
+        if self._token is not None:
+            self._spent.append(self._token)  # still redacted (:data:`SPENT_KEPT`)
             self._token = None
 
     def secrets(self) -> list[str]:
-        """The client secret, its basic-authentication form and the token held, for redaction."""
-        out = [t for t in (self._token,) if t]
+        """The client secret, its basic-authentication form, the token held and the last ones dropped, for
+        redaction."""
+        out = [t for t in (self._token, *list(self._spent)) if t]  # (list(): one C call, no other thread's append)
         try:
             secret = self.client_secret.read()
         except InputError:

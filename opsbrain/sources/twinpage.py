@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -35,12 +36,13 @@ def render_twin_page(sim: Simulation, t: float | None = None, optics: bool = Tru
     ms = int(round(sim.wallclock(t).timestamp() * 1000))
     age = store.read_many("npu_heartbeat_age_s", npus, t)
     chip_ms = [ms - int(round(a * 1000)) if math.isfinite(a) else ms for a in age]
-    lab = [f'id="{fmt.device_index(n)}",instance="{fmt.hostname(n)}"' for n in npus]
+    hosts = [fmt.hostname(n) for n in npus]
+    lab = [f'id="{fmt.device_index(n)}",instance="{h}"' for n, h in zip(npus, hosts, strict=True)]
     out = ["# HELP machine_npu_nums Amount of npu installed on the machine.", "# TYPE machine_npu_nums gauge"]
-    nodes = sorted({fmt.hostname(n) for n in npus if n not in gone})
-    listed = store.read_many("npu_on_bus", npus, t, default=1.0)  # a chip off the bus is not listed by the driver
-    out += [f'machine_npu_nums{{instance="{h}"}} '
-            f'{sum(1 for n, on in zip(npus, listed, strict=True) if fmt.hostname(n) == h and on)} {ms}' for h in nodes]
+    nodes = sorted({h for n, h in zip(npus, hosts, strict=True) if n not in gone})
+    on_bus = store.read_many("npu_on_bus", npus, t, default=1.0)  # a chip off the bus is not listed by the driver
+    listed = Counter(h for h, on in zip(hosts, on_bus, strict=True) if on)
+    out += [f'machine_npu_nums{{instance="{h}"}} {listed[h]} {ms}' for h in nodes]
     hbms = [n + "/hbm" for n in npus]
     for name, metric, comps, default in (
             ("npu_chip_info_temperature", "npu_temp_c", npus, math.nan),

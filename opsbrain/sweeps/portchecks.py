@@ -16,7 +16,11 @@ from opsbrain.sweeps.params import SweepParams
 from opsbrain.sweeps.snapshot import Snapshot
 
 BAD = ("rx_err", "verify_err", "mac_rx_bad")
+"""Counters of packets received damaged: RoCE packets in error, packets failing the RoCE field checks (ICRC, length,
+destination port: the metrics reference) and bad packets at the MAC."""
 RETRY = ("retries", "out_of_order")
+"""Counters of packets sent again or received out of sequence (a lost packet makes the receiver see a PSN gap and
+the sender retry: the metrics reference on ``npu_chip_roce_out_of_order_num``)."""
 _SAID = {"rx_err": "RoCE packets received in error", "verify_err": "RoCE packets failing verification (ICRC, length, "
          "port)", "mac_rx_bad": "bad packets at the MAC", "retries": "RoCE retransmissions",
          "out_of_order": "RoCE packets out of sequence"}
