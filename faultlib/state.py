@@ -37,6 +37,7 @@ class PlantState:
         self._hosts_down: set[str] = set()
         self._stops: dict[str, list[list[float]]] = {}  # node -> [stopped at, back at (inf: still stopped)], in order
         self._boots: dict[str, float] = {}  # node or chip -> when it last booted without its host stopping first
+        self._dead: set[str] = set()  # chips whose device OS went down and has not run since (isolation keeps it)
         self.version = 0  # bumped on every change; caches key on it
 
     def subscribe(self, listener: Listener) -> None:
@@ -121,9 +122,15 @@ class PlantState:
     def device_down(self, component: str) -> bool:
         """Whether the chip ``component`` is on (the chip, its HBM, a die) is down: failed (off the bus, crashed,
         overheated) or resetting, or its host stopped. A down chip's device OS runs nothing: it records no error
-        and writes no line until it is back. An isolated or cordoned chip still runs."""
+        and writes no line until it is back in service (:meth:`chip_dead`). An isolated or cordoned chip still
+        runs, unless it was isolated while down (taking a dead chip out of service does not bring it back)."""
         npu = component if self.topology.kind.get(component) == "npu" else ids.npu_of(component)
-        return self.host_down(component) or (npu is not None and self.health(npu) in DOWN)
+        return self.host_down(component) or (npu is not None and npu in self._dead)
+
+    def chip_dead(self, npu: str) -> bool:
+        """Whether the chip ``npu``'s device OS went down (failed, resetting) and has not run since: until the chip
+        is back in service (healthy, degraded or cordoned); an isolation meanwhile keeps it dead."""
+        return npu in self._dead
 
     def host_booting(self, node: str) -> bool:
         """Whether the host ``node`` came back in service at this very instant: its board is powering on, and a
@@ -157,8 +164,12 @@ class PlantState:
                 self._stops[cid][-1][1] = self._clock()
         else:
             self._health[cid] = new
-        if old in DOWN and new in UP and self.topology.kind.get(cid) == "npu":
-            self._boots[cid] = self._clock()  # a chip back from down has booted its device OS again
+        if self.topology.kind.get(cid) == "npu":
+            if new in DOWN:
+                self._dead.add(cid)
+            elif new in UP and cid in self._dead:  # back in service from down (isolated meanwhile or not)
+                self._dead.discard(cid)
+                self._boots[cid] = self._clock()  # a chip back from down has booted its device OS again
         self.version += 1
         self._trace.record(self._clock(), "health", cid, old=str(old), new=str(new), cause=cause)
         for fn in list(self._listeners):

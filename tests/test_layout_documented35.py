@@ -96,6 +96,8 @@ def test_the_device_store_rule() -> None:
         assert device_store(f"node-a/device_log/{below}/x.log".split("/")) is None, below  # a device log's own tree
     store = [f"{S}/device_log/worker-0", f"{S}/job1/worker-0", f"{S}/device_log/worker-2"]
     assert host_dirs(store) == {store[0]: store[1], store[1]: store[1], store[2]: store[2]}
+    other = [f"{S}/device_log/worker-0", f"{S}2/job1/worker-0"]  # another store's worker-0 is not this server's
+    assert host_dirs(other) == {other[0]: other[0], other[1]: other[1]}
 
 
 def test_mindcluster_job_log_tree_names_the_host_by_its_address(tmp_path: Path, engine: Any) -> None:

@@ -119,6 +119,28 @@ def test_an_isolated_chip_still_runs_and_reports_its_full_log(topo1: Topology) -
     assert _ce_reports(sim) == [t]  # before: the report was dropped and the log started over silently
 
 
+def test_a_dead_chip_isolated_stays_dead_until_it_is_back_in_service(topo1: Topology) -> None:
+    """Session 35 review: isolating a chip off the bus (FAILED -> ISOLATED) brought its device OS back: it beat
+    again, recorded CE noise and printed events while the driver no longer listed it."""
+    from faultlib.telemetry.noise import HEARTBEAT, start_background_noise
+
+    sim = _sim(topo1)
+    start_background_noise(sim)
+    sim.inject(FaultSpec(at_s=100.0, kind="npu_off_bus", target=NPU, params={}, duration_s=None))
+    sim.run(150.0)
+    sim.env.run(until=sim.control.isolate(NPU))
+    t = _done_at(sim, "isolate", NPU)
+    assert sim.state.health(NPU) == Health.ISOLATED and sim.state.device_down(NPU)
+    Emitter(sim).device_event(NPU, "80E01801")
+    sim.ce_logs.of(HBM).add(64)
+    sim.run(t + 60.0)
+    assert _events(sim, t) == [] and _ce_reports(sim) == []
+    age = sim.telemetry.metrics.read(HEARTBEAT, NPU, t + 60.0)
+    assert age is not None and age >= t + 60.0 - 100.0 - 1.0  # no beat since the chip left the bus
+    sim.state.set_health(NPU, Health.HEALTHY, cause="replaced")  # back in service: it runs again
+    assert not sim.state.device_down(NPU)
+
+
 def test_a_chip_resets_uptime_and_event_serials_restart_at_its_boot(topo1: Topology) -> None:
     sim = _sim(topo1)
     p = sim.params.telemetry

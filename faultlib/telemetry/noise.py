@@ -363,7 +363,7 @@ class _Background:
     def _beating(self, npu: str) -> bool:
         st = self.sim.state
         node = ids.node_of(npu)
-        return st.health(npu) not in _SILENT and (node is None or st.health(node) not in _SILENT)
+        return not st.chip_dead(npu) and (node is None or st.health(node) not in _SILENT)
 
     def on_health(self, cid: str, old: Health, new: Health) -> None:
         kind = self.sim.topology.kind.get(cid)
@@ -381,7 +381,8 @@ class _Background:
 
 
 _SILENT = DOWN
-"""Health states in which a chip sends no heartbeat (ISOLATED/CORDONED chips still beat)."""
+"""Health states of a node in which its chips send no heartbeat; a chip beats unless its device OS is down
+(:meth:`~faultlib.state.PlantState.chip_dead`: ISOLATED/CORDONED chips still beat, unless isolated while down)."""
 
 
 def start_background_noise(sim: Simulation) -> None:

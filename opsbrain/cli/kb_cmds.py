@@ -302,7 +302,7 @@ def _kb_eval_real(real: str, split: str, data_dir: Path | None, as_json: bool, m
             click.echo(f"{name}: n {b['n']}, agreement {b.get('agreement')}, abstention {b.get('abstention')}, "
                        f"confident-wrong {b.get('confident_wrong')}, evidence cited {b.get('evidence_cited')}, "
                        f"root device {b.get('root_device')}, traps right {b.get('traps_right')}")
-        if res["firm_or_likely"].get("reliability"):
+        if (res["firm_or_likely"].get("reliability") or {}).get("bins"):
             from opsbrain.kb.heldout_report import reliability_line
 
             click.echo(f"firm_or_likely answers, {reliability_line(res['firm_or_likely']['reliability'])}")

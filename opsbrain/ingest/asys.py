@@ -160,7 +160,7 @@ def host_dirs(workers: Iterable[str]) -> dict[str, str]:
         if m := DEVICE_STORE.search(w):
             pre = w[:m.start()]
             same = {out[v] for v in workers if v != w and v.rpartition("/")[2] == m[1]
-                    and v.startswith(pre) and not DEVICE_STORE.search(v)}
+                    and (not pre or v.startswith(pre + "/")) and not DEVICE_STORE.search(v)}
             out[w] = same.pop() if len(same) == 1 else out[w]
     return out
 

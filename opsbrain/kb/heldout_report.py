@@ -49,7 +49,7 @@ def print_report(res: dict[str, Any], echo: Echo) -> None:
     echo(f"  per run ({pr['runs']} runs, each weighted once): top-1 {_f(pr['top1'])}, localization "
          f"{_f(pr['localization'])}, confident-wrong {_f(pr['confident_wrong'])}, abstention {_f(pr['abstention'])}, "
          f"near-copy {_f(pr['near_copy_rate'])}")
-    if f.get("reliability"):
+    if (f.get("reliability") or {}).get("bins"):
         echo("  " + reliability_line(f["reliability"]))
     u = res["undetected_runs"]
     echo(f"  runs whose fault opened no incident: {u['n']} of {u['of']} {u['by_class'] or ''}")
