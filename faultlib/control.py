@@ -15,7 +15,7 @@ import simpy
 
 from faultlib import ids
 from faultlib.durations import D, Dist
-from faultlib.health import Health
+from faultlib.health import UP, Health
 from faultlib.params import P, ParamGroup
 
 if TYPE_CHECKING:
@@ -77,6 +77,15 @@ class ControlParams(ParamGroup):
         ge=0, le=1)
     spare_failure_prob: float = P(0.02, "probability", "assumed: a warm spare occasionally fails its self-check",
                                   ge=0, le=1)
+
+
+HBM_COUNTERS = ("hbm_ce_total", "hbm_uce_total")
+"""An HBM stack's cumulative ECC counters (a new stack's start at 0)."""
+PORT_LINKS: dict[str, tuple[str, ...]] = {"die": ("ub_electrical",), "roce": ("rdma",), "l1": ("ub_optical",)}
+"""Part kind -> the kinds of its links whose error counters the part's own ports keep."""
+LINK_COUNTERS: dict[str, tuple[str, ...]] = {"die": ("link_crc_total",), "roce": ("link_crc_total",),
+                 "l1": ("link_crc_total", "link_fec_corrected_total", "link_down_total")}
+"""Part kind -> the cumulative counters of those links a new part starts at 0."""
 
 
 class ControlError(ValueError):
@@ -294,6 +303,27 @@ class ControlAPI:
             if topo.kind.get(part) in ("node", "npu"):
                 state.mark_booted(part)
         self.sim.ce_logs.renew([p for p in parts if topo.kind.get(p) == "hbm"])
+        self._renew_counters(parts)
+
+    def _renew_counters(self, parts: list[str]) -> None:
+        """A new part's cumulative error counters start at 0, at their rate (a device counts from its own start):
+        each HBM stack's correctable and uncorrectable ECC counts (npu-exporter's
+        ``npu_chip_info_hbm_ecc_total_single_bit_error_cnt``), a chip's port counters (its dies' RoCE FCS and HCCS
+        CRC counts, ``link_crc_total`` of their links) and an L1 chip's port counters (``link_crc_total``,
+        ``link_fec_corrected_total``, ``link_down_total`` of its optical links). Readers take the drop as a reset
+        (:meth:`~faultlib.telemetry.metrics.MetricStore.increase_many`). Session 35."""
+        topo, m, now = self.sim.topology, self.sim.telemetry.metrics, self.sim.now
+        for part in parts:
+            kind = topo.kind.get(part, "")
+            if kind == "hbm":
+                series = [(name, part) for name in HBM_COUNTERS]
+            else:
+                own = PORT_LINKS.get(kind, ())
+                links = [lid for lid in topo.links_of.get(part, ()) if topo.links[lid].kind in own]
+                series = [(name, lid) for lid in links for name in LINK_COUNTERS[kind]]
+            for name, comp in series:
+                if m.read(name, comp, now):  # a series the part has, not at 0
+                    m.set(name, comp, now, 0.0, m.slope(name, comp, now))
 
     def _clear_row_readings(self, component: str) -> None:
         """A new chip's HBM reads no isolated rows: zero the ``hbm_isolated_rows`` reading of every HBM stack of (or
@@ -324,15 +354,27 @@ class ControlAPI:
                             lambda: self._set(node, Health.CORDONED, "cordon"))
 
     def reboot_node(self, node: str) -> simpy.Process:
-        """Reboot a host; one whose hardware is under repair boots once the repair is done."""
+        """Reboot a host; one whose hardware is under repair boots once the repair is done. From the action's start
+        until the host is back it writes nothing (nor do its devices) and its exporters serve nothing
+        (:meth:`~faultlib.state.PlantState.begin_reboot`; session 35: before, a hung host went on printing until its
+        reboot was done). A reboot that fails leaves the host down (stopped; FAILED where it was in service) until
+        it is back."""
         self._expect(node, "node")
+        env, state = self.sim.env, self.sim.state
+        took = self.repair_left_s(node) + self._draw("node_reboot_s")
 
-        def effect() -> dict[str, Any]:
-            self.sim.state.mark_booted(node)  # a hung host that never stopped in the twin boots too (session 35)
-            return self._set(node, Health.HEALTHY, "reboot_node")
+        def run() -> Generator[simpy.Event, Any, ActionResult]:
+            start = env.now
+            state.begin_reboot(node)
+            yield env.timeout(took)
+            if self._rng.random() < self.p.reset_failure_prob:
+                if state.health(node) in UP:  # a host taken out of service stays so (isolated)
+                    self._set(node, Health.FAILED, "reboot_node failed")
+                return self._done("reboot_node", node, "failed", start, {"reason": "the host did not come back"})
+            state.end_reboot(node)
+            return self._done("reboot_node", node, "succeeded", start, self._set(node, Health.HEALTHY, "reboot_node"))
 
-        return self._action("reboot_node", node, self.repair_left_s(node) + self._draw("node_reboot_s"),
-                            self.p.reset_failure_prob, effect)
+        return env.process(run())
 
     def hold_for_repair(self, part: str, until: float) -> None:
         """The part's hardware is under repair until ``until`` (simulated s): nothing brings it back sooner."""

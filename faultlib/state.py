@@ -38,6 +38,7 @@ class PlantState:
         self._stops: dict[str, list[list[float]]] = {}  # node -> [stopped at, back at (inf: still stopped)], in order
         self._boots: dict[str, float] = {}  # node or chip -> when it last booted without its host stopping first
         self._dead: set[str] = set()  # chips whose device OS went down and has not run since (isolation keeps it)
+        self._warm: dict[str, float] = {}  # node -> when its last reboot stopped it (its board stayed powered)
         self.version = 0  # bumped on every change; caches key on it
 
     def subscribe(self, listener: Listener) -> None:
@@ -70,6 +71,28 @@ class PlantState:
         if node not in self._hosts_down:
             self._stops.setdefault(node, []).append([self._clock(), math.inf])
         self._hosts_down.add(node)
+
+    def begin_reboot(self, node: str) -> None:
+        """The host ``node`` goes down for a reboot now: from now until it is back (:meth:`end_reboot`) it and every
+        part on its board write nothing and its exporters serve nothing, as for a stopped host (session 35). Its board
+        stays powered, so its links stay up (:meth:`host_booting` is false when it is back). A host that has already
+        stopped stays as it is."""
+        if self.topology.kind.get(node) != "node":
+            raise UnknownComponent(node)
+        if node in self._hosts_down:
+            return
+        self.halt_host(node)
+        self._warm[node] = self._clock()
+        self.touch(node, "reboot", phase="down")
+
+    def end_reboot(self, node: str) -> None:
+        """The host ``node`` is back from a reboot now (a stop a crash began ends too): its kernel and its devices'
+        OS booted (:meth:`mark_booted`)."""
+        if node in self._hosts_down:
+            self._hosts_down.discard(node)
+            self._stops[node][-1][1] = self._clock()
+            self.touch(node, "reboot", phase="up")
+        self.mark_booted(node)
 
     def host_down(self, component: str) -> bool:
         """Whether the host ``component`` is on (the node itself, a chip, its device OS, an L1 chip of its board)
@@ -133,10 +156,11 @@ class PlantState:
         return npu in self._dead
 
     def host_booting(self, node: str) -> bool:
-        """Whether the host ``node`` came back in service at this very instant: its board is powering on, and a
-        port toward a part that is dead then never came up (a fault acting as the host returns)."""
-        spans = self._stops.get(node)
-        return spans is not None and bool(spans) and spans[-1][1] == self._clock()
+        """Whether the host ``node`` came back in service at this very instant from a stop that darkened its board
+        (not a reboot's, :meth:`begin_reboot`): its board is powering on, and a port toward a part that is dead then
+        never came up (a fault acting as the host returns)."""
+        spans = self._stops.get(node) or [[math.nan, math.nan]]
+        return spans[-1][1] == self._clock() and self._warm.get(node) != spans[-1][0]
 
     def stopped_nodes(self, t: float) -> dict[str, float]:
         """Every host stopped at ``t``, with the time it stopped."""

@@ -82,7 +82,7 @@ def device_event_fields(code: str | int) -> tuple[int, int, int, int, str]:
 
 
 def device_os_event(dt: datetime, device: int, code: str | int, assertion: bool = True, uptime_s: float = 0.0,
-                    serial: int = 1, raised: datetime | None = None) -> str:
+                    serial: int = 1, raised: datetime | None = None, notify: int | None = None) -> str:
     """The device's fault-manager line for a fault event (hicann/driver@ef377e95): the slog frame
     ``[EVENT] DRV(%d,%s):%s [%s:%d][%s]%s`` (src/sdk_driver/fms/smf/logdrv/log_drv_write_ring_buffer.c:166, pid and
     comm of ``dms_poll_task``, the date ``%04ld-%02d-%02d-%02d:%02d:%02d.%03lu.%03ld`` of log_drv_get_date, module
@@ -91,17 +91,18 @@ def device_os_event(dt: datetime, device: int, code: str | int, assertion: bool 
     event_type=0x%x[%s]; severity=%u[%s]; assertion=%u[%s]; description=[%s]; os_id=%u; event_serial_num=%d;
     notify_serial_num=%d; event_raised_time=%llu ms.``. Always at EVENT: the line has no level of its own. The
     description (the sensor's parameter buffer) is empty and the node ids are 0: the twin models neither.
-    ``serial``: the event's serial number (event and notify); ``raised``: when the device raised it (default
-    ``dt``)."""
+    ``serial``: the event's serial number (``event_serial_num``); ``notify``: the notification's
+    (``notify_serial_num``; default ``serial``); ``raised``: when the device raised it (default ``dt``)."""
     node, _sensor, state, sev, text = device_event_fields(code)
     c = int(norm_code(code), 16)
     a = 1 if assertion else 0
+    notify = serial if notify is None else notify
     up_us = max(0, round(uptime_s * 1e6))
     up = f"[{up_us // 1_000_000:5d}.{up_us % 1_000_000:06d}] "
     body = (f"event_id=0x{c:x}; device_id={device}; node_type=0x{node:x}[{NODE_TYPE_NAMES[node]}]; node_id=0; "
             f"sub_node_id=0; event_type=0x{state:x}[{text}]; severity={sev}[{EVENT_SEVERITY_NAMES[sev]}]; "
             f"assertion={a}[{EVENT_ASSERTION_NAMES[a]}]; description=[]; os_id=0; event_serial_num={serial}; "
-            f"notify_serial_num={serial}; event_raised_time={_epoch_ms(raised or dt)} ms.")
+            f"notify_serial_num={notify}; event_raised_time={_epoch_ms(raised or dt)} ms.")
     return f"[EVENT] DRV({DMS_POLL_PID},dms_poll_task):{slog_stamp(dt)} [{DMS_EVENT_LOG_CALL}][fault_manager]{up}{body}"
 
 

@@ -56,15 +56,18 @@ class Emitter:
     def device_event(self, npu: str, code: str, recovered: bool = False) -> None:
         """A device (NPU OS) fault event as the device's fault manager logs it (``event_id=0x<code>; ...``,
         :func:`~faultlib.telemetry.formats.device_os_event`), in the NPU's device log, at the EVENT level the line
-        states; each event of the NPU takes the next serial number since its device OS booted (the driver's serials
-        are counters of the device's kernel module, from 0 at its load: hicann/driver@ef377e95
-        src/sdk_driver/fms/smf/sensor/dms_sensor.c:60 and smf/event/dms_event_converge.c:52; session 35). A down
-        chip (:meth:`~faultlib.state.PlantState.device_down`) writes nothing."""
+        states; numbered as the driver numbers it since the device OS booted (:meth:`TelemetryHub.event_serials`:
+        each occurrence a new event serial, a resume its occurrence's, every line the next notify serial; session
+        35). A down chip (:meth:`~faultlib.state.PlantState.device_down`) writes nothing, nor does a resume of an
+        event its device OS has not raised since it booted."""
         if self.sim.state.device_down(npu):
             return
         at, up = self.boot(npu)
+        serials = self.hub.event_serials(npu, fmt.norm_code(code), since=at, resume=recovered)
+        if serials is None:
+            return
         line = fmt.device_os_event(self.sim.wallclock(), fmt.device_index(npu), code, assertion=not recovered,
-                                   uptime_s=self.sim.now - at + up, serial=self.hub.next_serial(npu, since=at))
+                                   uptime_s=self.sim.now - at + up, serial=serials[0], notify=serials[1])
         self.hub.log(npu, "device_os", "EVENT", line)
 
     def plugin(self, npu: str, code: str, handling: str) -> None:

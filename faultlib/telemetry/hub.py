@@ -25,7 +25,7 @@ class TelemetryHub:
         self.events: list[JobEvent] = []
         self._subs: list[tuple[Subscriber, frozenset[str] | None]] = []
         self.delivery: Any = None  # a faultlib.telemetry.delivery.Delivery: path delays to subscribers (None: at once)
-        self._serials: dict[str, tuple[float, int]] = {}
+        self._serials: dict[str, DeviceSerials] = {}
         self.silent: Callable[[str], bool] | None = None
         """Origins that cannot write a line now (the parts of a stopped host): their lines are never written."""
 
@@ -56,13 +56,19 @@ class TelemetryHub:
         self._publish(line, source)
         return line
 
-    def next_serial(self, key: str, since: float = 0.0) -> int:
-        """The next event serial number of ``key`` (a device numbers its fault events 1, 2, ... from its boot at
-        ``since``: a later boot starts again at 1)."""
-        at, n = self._serials.get(key, (since, 0))
-        n = n + 1 if at == since else 1
-        self._serials[key] = (since, n)
-        return n
+    def event_serials(self, key: str, code: str, since: float = 0.0, resume: bool = False) -> tuple[int, int] | None:
+        """(``event_serial_num``, ``notify_serial_num``) of the next fault event line of device ``key``, whose OS
+        booted at ``since`` (a later boot starts both counters again), as the driver numbers them (hicann/driver
+        @ef377e95, session 35): a new event takes the next serial of the device's sensor-event counter
+        (src/sdk_driver/fms/smf/sensor/dms_sensor.c:822 ``dms_generated_alarm_serial``, :60); an event that persists
+        keeps it (:929) and its resume is reported with it (:943, the old event's item); every notification, an
+        occurrence or a resume, takes the next serial of the notify counter (smf/event/dms_event_converge.c:1435,
+        :52). A resume of ``code`` that has not occurred since the boot is not reported (None: the converge layer
+        refuses it, dms_event_converge.c:1239-1246 and :1294-1298, and a new device OS has no old event to resume)."""
+        c = self._serials.get(key)
+        if c is None or c.since != since:
+            c = self._serials[key] = DeviceSerials(since)
+        return c.resume(code) if resume else c.occur(code)
 
     def job_event(self, job: str, kind: str, **detail: Any) -> JobEvent:
         ev = JobEvent(self._clock(), job, kind, detail)
@@ -85,3 +91,27 @@ class TelemetryHub:
                ) -> float | None:
         """``metric`` of ``component`` as a scrape sees it (None while its host serves nothing, :attr:`scraped`)."""
         return self.scraped.read(metric, component, self._clock() if t is None else t, default)
+
+
+class DeviceSerials:
+    """One device OS's two event counters since its boot at ``since``, and the serial of each event code raised and
+    not resumed (:meth:`TelemetryHub.event_serials`)."""
+
+    def __init__(self, since: float) -> None:
+        self.since = since
+        self.event = 0  # the sensor-event counter: one per new event
+        self.notify = 0  # the notify counter: one per reported occurrence or resume
+        self.active: dict[str, int] = {}
+
+    def occur(self, code: str) -> tuple[int, int]:
+        self.event += 1
+        self.notify += 1
+        self.active[code] = self.event
+        return self.event, self.notify
+
+    def resume(self, code: str) -> tuple[int, int] | None:
+        serial = self.active.pop(code, None)
+        if serial is None:
+            return None
+        self.notify += 1
+        return serial, self.notify

@@ -103,7 +103,10 @@ class MetricStore:
 
     def increase_many(self, metric: str, components: Iterable[str], t0: float, t1: float) -> list[float]:
         """Counter increase ``value(t1) - value(t0)`` per component (0 where the series does not exist; a series
-        that starts after ``t0`` counts from 0). One lookup when no write fell inside the window."""
+        that starts after ``t0`` counts from 0). One lookup when no write fell inside the window. A write that sets
+        the counter lower is a reset (a replaced part's counter starts again, session 35): it counts the value after
+        it, as Prometheus's ``increase()`` and the real cluster's reader
+        (``opsbrain.sources.readings.counter_increase``) do, never a drop."""
         t0s, segs = self._t0, self._seg
         out: list[float] = []
         app = out.append
@@ -123,11 +126,12 @@ class MetricStore:
                 app(v1 - (v0 + slope * (t0 - ts[i])))
                 continue
             j = bisect_right(ts, t0, 0, i) - 1
+            back = _reset_losses(ts, segs[key], max(j + 1, 1), i)
             if j < 0:
-                app(v1)
+                app(v1 + back)
             else:
                 w0, s0 = segs[key][j]
-                app(v1 - (w0 + s0 * (t0 - ts[j])))
+                app(v1 - (w0 + s0 * (t0 - ts[j])) + back)
         return out
 
     def components(self, metric: str) -> list[str]:
@@ -139,3 +143,15 @@ class MetricStore:
     def series(self, metric: str, component: str) -> list[tuple[float, float, float]]:
         key = (metric, component)
         return [(t, v, s) for t, (v, s) in zip(self._t0.get(key, []), self._seg.get(key, []), strict=True)]
+
+
+def _reset_losses(ts: list[float], segs: list[tuple[float, float]], first: int, last: int) -> float:
+    """What the counter held just before each reset among its writes ``first..last`` (a write that sets it lower):
+    the increase over them is their plain difference plus these."""
+    lost = 0.0
+    for k in range(first, last + 1):
+        v, s = segs[k - 1]
+        before = v + s * (ts[k] - ts[k - 1])
+        if segs[k][0] < before - 1e-9 * max(1.0, abs(before)):
+            lost += before
+    return lost
