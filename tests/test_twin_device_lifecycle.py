@@ -44,7 +44,7 @@ def _events(sim: Simulation, since: float) -> list[tuple[float, float, int]]:
     out = []
     for ln in sim.telemetry.logs:
         if ln.t >= since and ln.origin == NPU and (m := EVENT.search(ln.text)):
-            assert m.group(2) == m.group(3)  # the twin numbers event and notify alike
+            assert m.group(2) == m.group(3)  # occurrences only here: the two counters go together (twin35b)
             out.append((ln.t, float(m.group(1)), int(m.group(2))))
     return out
 
@@ -168,7 +168,7 @@ def test_a_rebooted_hosts_devices_number_their_events_from_the_boot(topo1: Topol
     Emitter(sim).device_event(NPU, "80E01801")
     sim.inject(FaultSpec(at_s=200.0, kind="node_hang", target=NODE, params={}, duration_s=None))
     sim.run(300.0)
-    sim.env.run(until=sim.control.reboot_node(NODE))  # a hung host never stopped in the twin: it boots all the same
+    sim.env.run(until=sim.control.reboot_node(NODE))  # a hung host stops for its reboot and boots
     back = _done_at(sim, "reboot_node", NODE)
     sim.run(back + 30.0)
     Emitter(sim).device_event(NPU, "80E01801")
