@@ -41,6 +41,8 @@ from faultlib.params import apply_overrides
 from faultlib.simparams import SimParams
 from faultlib.telemetry import JobEvent
 from faultlib.workloads.training import TrainingJob
+from opsbrain.errors import InputError
+from opsbrain.fsio import check_target, write_atomic
 from opsbrain.recovery.params import ManualParams
 from opsbrain.workers import init_worker
 
@@ -243,7 +245,7 @@ def write_section(path: Path, section: str) -> None:
         text = head + section + ("\n" + tail if tail else "")
     else:
         text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text, encoding="utf-8")
+    write_atomic(path, text.encode("utf-8"), option="--out")  # a reader never sees half the document
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -255,6 +257,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=DOC)
     ap.add_argument("--no-write", action="store_true", help="print the section instead of writing it")
     args = ap.parse_args(argv)
+    if not args.no_write:
+        try:  # before the runs (minutes), not after them
+            check_target(args.out, "--out")
+        except InputError as exc:
+            print(f"opsbrain: error: {exc}", file=sys.stderr)
+            return 2
     exp = Experiment()
     t0 = time.perf_counter()
     l3 = llama3_check()

@@ -21,7 +21,7 @@ import numpy as np
 from faultlib import ids
 from faultlib.engine import Simulation
 from faultlib.injection.spec import FaultSpec
-from faultlib.workloads.demand import curve_for, drive_demand
+from faultlib.workloads.demand import DemandCurve, curve_for, drive_demand
 from faultlib.workloads.elastic import ElasticInferenceService
 from opsbrain.ops.autoscaler import Autoscaler, AutoscalerParams
 from opsbrain.ops.setup import ops_params
@@ -113,35 +113,67 @@ class _Repairer:
         self.sim.env.process(wait())
 
 
-def run_elastic(setup: ElasticSetup, policy: Policy, seed: int,
-                params: AutoscalerParams | None = None) -> dict[str, Any]:
-    """Run one day under ``policy``; returns the metrics of :func:`summarize`."""
-    ap = params or AutoscalerParams()
+@dataclass
+class _Sized:
+    """A run's simulation, nodes, demand curve and the autoscaler's sizing, before any layout is placed."""
+
+    sim: Simulation
+    usable: list[str]
+    spares: list[str]
+    curve: DemandCurve
+    sizing: Autoscaler
+
+
+def _sized(setup: ElasticSetup, seed: int, ap: AutoscalerParams) -> _Sized:
     sim = Simulation(ops_params(setup.params), seed=seed, pods=setup.pods)
     ip = sim.params.inference
     dec_n, pre_n = ip.decode_nodes, ip.prefill_nodes_per_instance
-    all_nodes = sim.topology.nodes()
     last = sim.topology.params.nodes_per_pod - 1
     spares = [ids.node(pod, last - k) for pod in range(setup.pods) for k in range(setup.spare_nodes // setup.pods)]
-    usable = [n for n in all_nodes if n not in spares]
+    usable = [n for n in sim.topology.nodes() if n not in spares]
     curve = curve_for(sim, setup.peak_tokens_per_s, setup.duration_s, setup.start_hour)
     probe = ElasticInferenceService("probe", [usable[:pre_n]], usable[pre_n:pre_n + dec_n], ip)
     probe_sim = Simulation(sim.params, seed=seed, pods=setup.pods)
     probe_sim.add_workload(probe)
-    sizing = Autoscaler(probe_sim, probe, setup.budget_npus, usable, ap)
+    return _Sized(sim, usable, spares, curve, Autoscaler(probe_sim, probe, setup.budget_npus, usable, ap))
+
+
+def _placed(setup: ElasticSetup, policy: Policy, z: _Sized) -> tuple[list[list[str]], list[list[str]]]:
+    """(prefill, decode) instances of ``policy``'s opening layout; LayoutError where it does not fit."""
+    ip = z.sim.params.inference
+    dec_n, pre_n = ip.decode_nodes, ip.prefill_nodes_per_instance
     counts: dict[str, int]
     if policy == "static-paper":
         counts = {"decode": 1, "prefill": ip.prefill_instances}
     elif policy == "static-peak":
-        counts = {str(k): v for k, v in sizing.wanted(curve.peak / ip.output_tokens).items()}
+        counts = {str(k): v for k, v in z.sizing.wanted(z.curve.peak / ip.output_tokens).items()}
     else:
-        counts = {str(k): v for k, v in sizing.wanted(curve.at(0.0) / ip.output_tokens).items()}
+        counts = {str(k): v for k, v in z.sizing.wanted(z.curve.at(0.0) / ip.output_tokens).items()}
     try:
-        pre, dec = _layout(sim, counts, dec_n, pre_n, usable)
+        return _layout(z.sim, counts, dec_n, pre_n, z.usable)
     except LayoutError as exc:
         raise LayoutError(f"the {policy} layout for a peak of {setup.peak_tokens_per_s:,.0f} tok/s ({counts['decode']} "
                           f"decode x {dec_n} nodes, {counts['prefill']} prefill x {pre_n}) does not fit the "
-                          f"{len(usable)} usable nodes of {setup.pods} pods: {exc}") from None
+                          f"{len(z.usable)} usable nodes of {setup.pods} pods: {exc}") from None
+
+
+def check_layouts(setup: ElasticSetup, policies: tuple[Policy, ...] | list[Policy], seed: int,
+                  params: AutoscalerParams | None = None) -> None:
+    """Raise :class:`LayoutError` where a policy's opening layout on ``seed`` does not fit, without running the day
+    (the same sizing and placement :func:`run_elastic` does first: a campaign validates every scale before it runs
+    any, session 35)."""
+    z = _sized(setup, seed, params or AutoscalerParams())
+    for policy in policies:
+        _placed(setup, policy, z)
+
+
+def run_elastic(setup: ElasticSetup, policy: Policy, seed: int,
+                params: AutoscalerParams | None = None) -> dict[str, Any]:
+    """Run one day under ``policy``; returns the metrics of :func:`summarize`."""
+    ap = params or AutoscalerParams()
+    z = _sized(setup, seed, ap)
+    sim, usable, spares, curve, ip = z.sim, z.usable, z.spares, z.curve, z.sim.params.inference
+    pre, dec = _placed(setup, policy, z)
     svc = ElasticInferenceService("serve", pre, dec[0], ip, extra_decode=dec[1:])  # the run opens warm
     sim.add_workload(svc)
     sim.env.process(drive_demand(sim, svc, curve))

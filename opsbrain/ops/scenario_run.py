@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from faultlib import ids
-from opsbrain.ops.elastic_run import ElasticSetup, LayoutError, run_elastic
+from opsbrain.ops.elastic_run import ElasticSetup, LayoutError, check_layouts, run_elastic
 from opsbrain.ops.schedule import OVERLAPPED, MidSwitchFault, SwitchOps
 from opsbrain.ops.schedule_run import ScheduleSetup, run_schedule
 from opsbrain.ops.tenant_run import TENANT_NODES, CampaignItem, run_campaign
@@ -148,6 +148,21 @@ class OptionError(ValueError):
         self.option = option
 
 
+def check_scales(b: ElasticBlock, seeds: list[int], scales: list[float]) -> None:
+    """Every policy's opening layout at every demand scale and seed, before any runs (session 35: a scale that did not
+    fit was refused only after the earlier ones had run): :class:`OptionError` naming ``--demand-scale`` (a
+    :class:`LayoutError` at scale 1: the block's own)."""
+    for k in scales:
+        for s in seeds:
+            try:
+                check_layouts(elastic_setup(b, k), b.policies, s)
+            except LayoutError as exc:
+                if k == 1.0:
+                    raise
+                raise OptionError("--demand-scale", f"{k:g}: {exc}; give a smaller scale, or more pods in the "
+                                  "scenario's superpod.elastic") from None
+
+
 def run_superpod(sp: SuperpodSpec, seed: int, demand_scales: list[float] | None = None,
                  tenant_faults: list[int] | None = None) -> dict[str, Any]:
     """Every experiment of the block over ``sp.seeds`` seeds from ``seed``; a grid over the campaign options."""
@@ -155,15 +170,8 @@ def run_superpod(sp: SuperpodSpec, seed: int, demand_scales: list[float] | None 
     out: dict[str, Any] = {"seeds": seeds}
     scales = demand_scales or [1.0]
     if sp.elastic is not None:
-        out["elastic"] = []
-        for k in scales:
-            try:
-                out["elastic"].append(run_elastic_block(sp.elastic, seeds, k))
-            except LayoutError as exc:
-                if k == 1.0:
-                    raise
-                raise OptionError("--demand-scale", f"{k:g}: {exc}; give a smaller scale, or more pods in the "
-                                  "scenario's superpod.elastic") from None
+        check_scales(sp.elastic, seeds, scales)
+        out["elastic"] = [run_elastic_block(sp.elastic, seeds, k) for k in scales]
     if sp.schedule is not None:
         out["schedule"] = [run_schedule_block(sp.schedule, seeds, k) for k in scales]
     if sp.tenants is not None:

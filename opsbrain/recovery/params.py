@@ -15,6 +15,8 @@ from pydantic import BaseModel
 
 from faultlib.durations import D, Dist
 from faultlib.params import P, ParamGroup, iter_params
+from opsbrain.errors import InputError
+from opsbrain.fsio import write_atomic
 
 NVS = "NVIDIA NVSentinel circuit breaker pattern (facts.md §6)"
 RATE = "one unexpected interruption per ~5.5 days on 384 accelerators (Llama 3, facts.md §4)"
@@ -245,7 +247,14 @@ def main(path: Path = DOC_PATH) -> int:
         return 1
     head, rest = text.split(BEGIN, 1)
     tail = rest.split(END, 1)[1]
-    path.write_text(f"{head}{BEGIN}\n{render_markdown()}{END}{tail}", encoding="utf-8")
+    try:  # a reader never sees half the document
+        write_atomic(path, f"{head}{BEGIN}\n{render_markdown()}{END}{tail}".encode())
+    except InputError as exc:
+        print(f"opsbrain: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"opsbrain: error: {path}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     print(f"wrote {path}")
     return 0
 

@@ -15,7 +15,9 @@ from opsbrain.sources.readings import Readings
 NPU_COUNT = "machine_npu_nums"
 """The NPUs the node's exporter lists: ``len(chips)`` of the chip list it re-reads from DCMI (``GetDeviceList``) on
 its card-info ticker (collector_for_npu.go, common/npu_collector.go ``getNPUChipList``). No ``id`` label: one per node
-(its ``instance`` or node label names the node). An NPU that left the PCIe bus is no longer listed."""
+(its ``instance`` or node label names the node; on a page without either, the page's host, as every series; a series
+naming no host at all, as a query API's without ``instance``, is noted and not used: session 35). An NPU that left
+the PCIe bus is no longer listed."""
 
 PORT_COUNTERS = {
     "npu_chip_roce_new_pkt_rty_num": "retries",
@@ -72,7 +74,9 @@ def take(r: Readings, what: str, npu: str, link: str, module: str, value: float)
     if what == "npu_count":
         if value != int(value) or value < 0:
             return f"{NPU_COUNT} not a count"
-        r.node_npu_count[npu.rpartition("/npu")[0]] = value
+        if not (node := npu.rpartition("/npu")[0]):  # no node label, instance or page host: a count of no node
+            return f"{NPU_COUNT} names no host (no node or instance label, no page host)"  # (before: node "")
+        r.node_npu_count[node] = value
     elif what in ("speed", "speed_ub"):
         if value < 0:
             return "link speed below 0"

@@ -4,8 +4,10 @@ the node NPU counts, RoCE port counters, link speeds and optical module presence
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -19,12 +21,60 @@ PEERS_MIN = 3
 with two, neither tells which is the degraded one)."""
 
 
-def _before_max(earlier: list[Readings], attr: str, ids: tuple[str, ...]) -> np.ndarray:
-    out = np.full(len(ids), NAN)
+BUCKET_S = 600.0
+"""Width of the clock-aligned buckets whose per-id maxima the history keeps for the "before" values (reason: at the
+1,500-collection cap a bucket holds ~10 collections, so the one expiring at the window's start and the one still
+filling are cheap to redo, and a day is 144 bucket maxima to combine)."""
+
+
+def _fold(into: dict[str, float], ds: list[Mapping[str, float]]) -> None:
+    """Each id's highest value of ``ds`` into ``into`` (NaN and -inf: no value); a mapping equal to the one before
+    it (most collections read what the last one did) is skipped."""
+    last: Mapping[str, float] | None = None
+    get = into.get
+    for d in ds:
+        if d == last:
+            continue
+        last = d
+        for k, v in d.items():
+            if v > get(k, -math.inf):
+                into[k] = v
+
+
+def _before_max(earlier: list[Readings], attr: str, ids: tuple[str, ...], memo: dict[str, Any]) -> np.ndarray:
+    """Per id, the highest value ``attr`` (a mapping of id -> number or bool) read in ``earlier`` (NaN: none).
+
+    The maximum of each clock-aligned bucket of :data:`BUCKET_S` is kept in ``memo`` (the history's ``derived``)
+    under the times of the collections it covers (a kept collection never changes): a bucket whose collections are
+    the same is reused, one that only gained newer ones folds those in, any other (its oldest expired, one thinned
+    out) is redone; each bucket's maximum is aligned to ``ids`` once per set of ids. Session 35: before, every kept
+    collection was re-read every sweep (~0.4-0.9 s at the cap: benchmarks/bench_port_state.py)."""
+    if (last := memo.get(attr + " ids")) == ids:
+        ids = last  # the same ids: each bucket's aligned maximum is found by identity
+    memo[attr + " ids"] = ids
+    groups: dict[int, list[Readings]] = {}
     for x in earlier:
-        d = getattr(x, attr)
-        if d:
-            out = np.fmax(out, np.fromiter((d.get(i, NAN) for i in ids), dtype=float, count=len(ids)))
+        groups.setdefault(math.floor(x.t / BUCKET_S), []).append(x)
+    kept: dict[int, tuple[tuple[float, ...], dict[str, float], list[Any]]] = memo.get(attr, {})
+    now: dict[int, tuple[tuple[float, ...], dict[str, float], list[Any]]] = {}
+    for b, xs in groups.items():
+        times = tuple(x.t for x in xs)
+        old = kept.get(b)
+        if old is not None and old[0] == times:
+            now[b] = old
+            continue
+        grown = old is not None and times[: len(old[0])] == old[0]
+        top = dict(old[1]) if grown and old is not None else {}
+        _fold(top, [getattr(x, attr) for x in xs[len(old[0]) if grown and old is not None else 0:]])
+        now[b] = (times, top, [None, None])  # [ids, their aligned maximum]
+    memo[attr] = now
+    out = np.full(len(ids), NAN)
+    for _times, top, aligned in now.values():
+        if not top:
+            continue
+        if aligned[0] is not ids:
+            aligned[:] = [ids, np.fromiter((top.get(i, NAN) for i in ids), dtype=float, count=len(ids))]
+        np.fmax(out, aligned[1], out=out)
     return out
 
 
@@ -65,15 +115,15 @@ def port_state(cur: Readings, history: CollectionHistory, p: SweepParams, npus: 
     errors = {c: counter_increase(kept, _counter(c), ports)[0] for c in sorted(cur.port_counters)}
     links = tuple(sorted(cur.link_speed))
     modules = tuple(sorted(cur.optics_present))
-    seen = np.fromiter((any(x.optics_present.get(m) for x in earlier) for m in modules), dtype=bool,
-                       count=len(modules))
+    seen = _before_max(earlier, "optics_present", modules, history.derived) > 0
     return PortState(
         window_s=p.link_down_window_s, nodes=nodes,
         npus_counted=np.fromiter((cur.node_npu_count[n] for n in nodes), dtype=float, count=len(nodes)),
-        npus_counted_before=_before_max(earlier, "node_npu_count", nodes),
+        npus_counted_before=_before_max(earlier, "node_npu_count", nodes, history.derived),
         npus_read=np.fromiter((read.get(n, 0) for n in nodes), dtype=float, count=len(nodes)),
         ports=ports, errors=errors, errors_window_s=t - kept[0].t if len(kept) > 1 else 0.0,
         speed_links=links, speed=np.fromiter((cur.link_speed[ln] for ln in links), dtype=float, count=len(links)),
-        speed_before=_before_max(earlier, "link_speed", links), speed_peers=_peer_speeds(cur.link_speed, links),
+        speed_before=_before_max(earlier, "link_speed", links, history.derived),
+        speed_peers=_peer_speeds(cur.link_speed, links),
         modules=modules, present=np.fromiter((cur.optics_present[m] for m in modules), dtype=bool,
                                              count=len(modules)), present_before=seen)

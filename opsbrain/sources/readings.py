@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -111,6 +112,9 @@ class CollectionHistory:
         self.items: list[Readings] = []
         self.thinned_s = 0.0
         """The spacing the older collections were thinned to (0: none thinned)."""
+        self.derived: dict[str, Any] = {}
+        """What readers derive from the kept collections and keep between sweeps (a kept collection never changes:
+        :mod:`opsbrain.sources.portreadings`' per-bucket maxima); empty in a history just loaded."""
 
     def add(self, r: Readings) -> None:
         """Keep ``r`` (a collection at the time of one kept replaces it; an older one is ignored)."""

@@ -23,6 +23,7 @@ from opsbrain.sweeps.finding import json_safe as json_safe
 from opsbrain.sweeps.finding import levels as _levels
 from opsbrain.sweeps.finding import worst as worst
 from opsbrain.sweeps.heartbeat import check_heartbeat
+from opsbrain.sweeps.hostlinks import unread_host_findings
 from opsbrain.sweeps.params import SweepParams
 from opsbrain.sweeps.portchecks import check_link_speed, check_npu_count, check_optics_present, check_roce_errors
 from opsbrain.sweeps.snapshot import Snapshot
@@ -143,7 +144,8 @@ def check_hbm_uce(s: Snapshot, p: SweepParams) -> list[Finding]:
 def check_link_light(s: Snapshot, p: SweepParams) -> list[Finding]:
     """Lanes without light on a link the operator did not take down: all lanes = link down, some = sub-healthy.
     A module with no reading (its host's exporter down, or not collected) is left out: a link whose modules read
-    are all dark is down, not "4 of 4 lanes" sub-healthy (session 35)."""
+    are all dark is down, not "4 of 4 lanes" sub-healthy; several such links with their unread end on one host are
+    one finding on the host (:mod:`opsbrain.sweeps.hostlinks`; session 35)."""
     dark, _ = _dark(s, p)
     nl = len(s.links)
     lanes = dark.shape[1]
@@ -176,7 +178,9 @@ def check_link_light(s: Snapshot, p: SweepParams) -> list[Finding]:
                 "collective operations over this port will time out: drain and re-route the node's traffic, then "
                 "check the port's IP and detection-IP configuration (hccn_tool -ip -g, -netdetect -g), the switch "
                 "port and the peer", data={"net_unhealthy": True}))
-    for i in np.flatnonzero(bad):
+    grouped, covered = unread_host_findings(s, np.flatnonzero(bad & down & unread), read, lanes)
+    out.extend(grouped)
+    for i in np.flatnonzero(bad & ~covered):
         if down[i]:
             out.append(Finding(
                 s.links[i], "link_light", "Critical",

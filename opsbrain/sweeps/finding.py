@@ -54,6 +54,12 @@ class Finding:
     def level(self) -> int:
         return LEVEL[self.severity]
 
+    @property
+    def covers(self) -> int:
+        """Component-checks the finding stands for: ``data["covers"]`` where it folds several (one host's down
+        links, :mod:`opsbrain.sweeps.hostlinks`), else 1."""
+        return int(self.data.get("covers", 1))
+
     def as_dict(self) -> dict[str, Any]:
         return json_safe({"component": self.component, "check": self.check, "severity": self.severity,
                           "evidence": self.evidence, "suggested_action": self.suggested_action,
