@@ -59,6 +59,7 @@ from opsbrain.ingest.workers import (
     SERVICE_DIRS,
     container_log_head,
     is_wrapper,
+    node_tree_head,
 )
 from opsbrain.ingest.workers import VMCORE as VMCORE_NAME
 
@@ -252,6 +253,16 @@ def _worker_before(rel: str, anchor: str | tuple[str, ...]) -> str:
     return _strip_wrappers(parts[:-1])
 
 
+def _device_worker(rel: str, anchors: tuple[str, ...]) -> str:
+    """The worker of a device-side log (:func:`_worker_before` its ``anchors``): outside a ``device_log/``, the
+    directory above the node's own log tree, as ``--logs`` places it (``workers.host_root``; session 35: before,
+    msnpureport's export in ``var/log/npu/report/<stamp>/`` was the worker ``var/log/npu/report``)."""
+    worker = _worker_before(rel, anchors)
+    if "device_log" in rel.split("/")[:-1]:
+        return worker
+    return _strip_wrappers(node_tree_head(worker.split("/")))
+
+
 _DEV_ANCHORS = ("device_log", "slog", "hisi_logs")
 _CANN_ANCHORS = ("process_log",)
 LAYOUT_DIRS = frozenset({*_DEV_ANCHORS, *_CANN_ANCHORS, "environment_check", DL_DIR, "mindx-dl", SWITCH_DIR,
@@ -314,7 +325,7 @@ def _classify(rel: str) -> FileKind | None:
         if m := rx.search(rel):
             dev = int(m.group(1)) if rx.groups else None
             anchors = _DEV_ANCHORS + ((f"device-{dev}",) if dev is not None else ())
-            return FileKind(kind, _worker_before(rel, anchors), device=dev, tag=m.group(2) if rx.groups > 1 else None)
+            return FileKind(kind, _device_worker(rel, anchors), device=dev, tag=m.group(2) if rx.groups > 1 else None)
     if m := _NPU_INFO.search(rel):
         return FileKind(NPU_INFO, _worker_before(rel, "environment_check"), tag=m.group(1))
     if _ENV_TABLE.search(rel):
@@ -348,7 +359,7 @@ def _classify(rel: str) -> FileKind | None:
             return FileKind(OTHER, _worker_before(rel, SERVICE_DIRS), tag=source)
     if m := _DEVICE_SYSLOG.search(rel):
         npu = m.group(1) or m.group(2)
-        return FileKind(MESSAGES, _worker_before(rel, "message"), device=int(npu) if npu else None)
+        return FileKind(MESSAGES, _device_worker(rel, ("message",)), device=int(npu) if npu else None)
     host_dir = _strip_wrappers(list(p.parent.parts)) if str(p.parent) != "." else ""
     if (name.startswith("messages") or _DEBIAN_SYSLOG.match(name)) and not name.endswith((".gz", ".xz", ".bz2",
                                                                                           ".zip")):
