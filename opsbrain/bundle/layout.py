@@ -141,6 +141,10 @@ DEVICE_OS, HISTORY, NPU_INFO, DEVICE_PLUGIN, NODED = "device_os", "history", "np
 SWITCH, CLUSTERD, RANK_TABLE, OTHER, MANIFEST_KIND = "switch", "clusterd", "rank_table", "other", "manifest"
 CANN_DEVICE, HOST_KERNEL, HISI_DUMP, MINDCLUSTER, VOLCANO = "cann_device", "host_kernel", "hisi_dump", "mindcluster", \
     "volcano"
+HOST_SLOG = "host_slog"
+"""The host's slog of CANN's log daemon, ``/var/log/npu/slog/host-0/host-0_<stamp>.log`` (older drivers and CANN: the
+host side's application logs, AscendCL's among them, written by slogd; session 35): lines of the CANN log format,
+many processes', read as a plog's (source ``plog``), no pid of its own."""
 ENV_TABLE = "env_table"
 """Files recognised and not read as log lines: environment_check's performance tables (csv, json), and asys's
 summaries and dumps (the reason in the kind's ``tag``)."""
@@ -150,8 +154,8 @@ HOST_LOG_KINDS = frozenset({MESSAGES, DMESG, SYSMON, VMCORE})
 SOURCE_OF_KIND = {MESSAGES: "syslog", DMESG: "syslog", VMCORE: "syslog", SYSMON: "syslog", TRAIN: "train",
                   PLOG: "plog", DEVICE_OS: "device_os", HISTORY: "device_os", NPU_INFO: "hccn",
                   DEVICE_PLUGIN: "device_plugin", NODED: "device_plugin", SWITCH: "switch", CLUSTERD: "job",
-                  CANN_DEVICE: "plog", HOST_KERNEL: "syslog", HISI_DUMP: "device_os", MINDCLUSTER: "device_plugin",
-                  VOLCANO: "job"}
+                  CANN_DEVICE: "plog", HOST_SLOG: "plog", HOST_KERNEL: "syslog", HISI_DUMP: "device_os",
+                  MINDCLUSTER: "device_plugin", VOLCANO: "job"}
 """The log family (LogLine.source) whose lines a file kind holds."""
 
 _DL = r"(?:dl_log|mindx-dl)"
@@ -172,6 +176,7 @@ _DEVICE_SIDE: tuple[tuple[str, re.Pattern[str]], ...] = (
     # a device OS log out of its directory, its device unknown (ascend-fd's kg_parse test input holds one so)
     (DEVICE_OS, re.compile(r"(?:^|/)device-os_\d+\.log$")),
     (HOST_KERNEL, re.compile(r"(?:^|/)slog/host/[^/]+\.log$")),
+    (HOST_SLOG, re.compile(r"(?:^|/)slog/host-0/host-0_\d+\.log$")),  # (the host's slog: HOST_SLOG)
     (HISTORY, re.compile(r"(?:^|/)hisi_logs/device-(\d+)/history\.log$")),
     (HISI_DUMP, re.compile(r"(?:^|/)hisi_logs/device-(\d+)/(\d{14}-\d{6,9})/(?:.+/)?[^/]+\.(?:log|txt)$")),
 )

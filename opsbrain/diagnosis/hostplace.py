@@ -87,7 +87,8 @@ def _host_aliases(signals: list[Signal], written_to: Callable[[Signal], str | No
     hosts_in: dict[str, set[str]] = {}
     dirs_of: dict[str, set[str]] = {}
     for s in signals:
-        if s.host is not None and twin_node(s.host) is None and (f := written_to(s)) and (w := host_root(f)[0]) and w != root:
+        if s.host is not None and twin_node(s.host) is None and (f := written_to(s)) and (
+                w := host_root(f)[0]) and w != root:
             hosts_in.setdefault(w, set()).add(s.host)
             dirs_of.setdefault(s.host, set()).add(w)
     return {h: w for h, ws in dirs_of.items() if len(ws) == 1 and len(hosts_in[w := next(iter(ws))]) == 1}

@@ -34,6 +34,7 @@ from opsbrain.ingest import NO_HISTORY, LineReader, Signal, parse_line
 from opsbrain.ingest.derive import LINK_HISTORY_S, link_history_dropped, section_placed
 from opsbrain.ingest.hostnames import dated, root_names_host, syslog_host
 from opsbrain.ingest.ranks import RankCollector, RankTable
+from opsbrain.ingest.streams import archive_stem
 from opsbrain.ingest.surface import head_source
 from opsbrain.ingest.textpaths import ingest_paths, read_small
 from opsbrain.ingest.where import (
@@ -44,7 +45,6 @@ from opsbrain.ingest.where import (
     real_component,
     user_terms,
 )
-from opsbrain.ingest.streams import archive_stem
 from opsbrain.ingest.workers import archive_name, archive_top, host_root
 from opsbrain.kb.compiled import compiled_kb
 from opsbrain.verdict import UNKNOWN, Diagnosis, nothing_found, verdict_first
