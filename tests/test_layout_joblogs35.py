@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from tests.test_layout_documented35 import _both
+
 W = Path(__file__).parent / "fixtures" / "bundles" / "hbm-uce-real" / "worker-0"
 UID = "8c1f8a52-8d1e-4c8e-9a57-3f1b2c4d5e6f"
 PLOG = "plog-23456_20250301100000123.log"
@@ -43,13 +45,6 @@ def engine() -> Any:
     from opsbrain.kb.training import load_engine
 
     return load_engine()
-
-
-def _both(b: Path, engine: Any) -> list[dict[str, Any]]:
-    from opsbrain.bundle import diagnose_bundle
-    from opsbrain.diagnosis.oneclick import diagnose_logs
-
-    return [diagnose_bundle(b, engine), diagnose_logs(str(b), engine)]
 
 
 GIVEN = {"code": 2, "alllogs": 1, "the job's folder": 0}  # how many levels above the job's folder is given
