@@ -59,6 +59,7 @@ from opsbrain.ingest.workers import (
     SERVICE_DIRS,
     container_log_head,
     is_wrapper,
+    node_tree_head,
 )
 from opsbrain.ingest.workers import VMCORE as VMCORE_NAME
 
@@ -140,6 +141,10 @@ DEVICE_OS, HISTORY, NPU_INFO, DEVICE_PLUGIN, NODED = "device_os", "history", "np
 SWITCH, CLUSTERD, RANK_TABLE, OTHER, MANIFEST_KIND = "switch", "clusterd", "rank_table", "other", "manifest"
 CANN_DEVICE, HOST_KERNEL, HISI_DUMP, MINDCLUSTER, VOLCANO = "cann_device", "host_kernel", "hisi_dump", "mindcluster", \
     "volcano"
+HOST_SLOG = "host_slog"
+"""The host's slog of CANN's log daemon, ``/var/log/npu/slog/host-0/host-0_<stamp>.log`` (older drivers and CANN: the
+host side's application logs, AscendCL's among them, written by slogd; session 35): lines of the CANN log format,
+many processes', read as a plog's (source ``plog``), no pid of its own."""
 ENV_TABLE = "env_table"
 """Files recognised and not read as log lines: environment_check's performance tables (csv, json), and asys's
 summaries and dumps (the reason in the kind's ``tag``)."""
@@ -149,8 +154,8 @@ HOST_LOG_KINDS = frozenset({MESSAGES, DMESG, SYSMON, VMCORE})
 SOURCE_OF_KIND = {MESSAGES: "syslog", DMESG: "syslog", VMCORE: "syslog", SYSMON: "syslog", TRAIN: "train",
                   PLOG: "plog", DEVICE_OS: "device_os", HISTORY: "device_os", NPU_INFO: "hccn",
                   DEVICE_PLUGIN: "device_plugin", NODED: "device_plugin", SWITCH: "switch", CLUSTERD: "job",
-                  CANN_DEVICE: "plog", HOST_KERNEL: "syslog", HISI_DUMP: "device_os", MINDCLUSTER: "device_plugin",
-                  VOLCANO: "job"}
+                  CANN_DEVICE: "plog", HOST_SLOG: "plog", HOST_KERNEL: "syslog", HISI_DUMP: "device_os",
+                  MINDCLUSTER: "device_plugin", VOLCANO: "job"}
 """The log family (LogLine.source) whose lines a file kind holds."""
 
 _DL = r"(?:dl_log|mindx-dl)"
@@ -171,6 +176,7 @@ _DEVICE_SIDE: tuple[tuple[str, re.Pattern[str]], ...] = (
     # a device OS log out of its directory, its device unknown (ascend-fd's kg_parse test input holds one so)
     (DEVICE_OS, re.compile(r"(?:^|/)device-os_\d+\.log$")),
     (HOST_KERNEL, re.compile(r"(?:^|/)slog/host/[^/]+\.log$")),
+    (HOST_SLOG, re.compile(r"(?:^|/)slog/host-0/host-0_\d+\.log$")),  # (the host's slog: HOST_SLOG)
     (HISTORY, re.compile(r"(?:^|/)hisi_logs/device-(\d+)/history\.log$")),
     (HISI_DUMP, re.compile(r"(?:^|/)hisi_logs/device-(\d+)/(\d{14}-\d{6,9})/(?:.+/)?[^/]+\.(?:log|txt)$")),
 )
@@ -252,6 +258,16 @@ def _worker_before(rel: str, anchor: str | tuple[str, ...]) -> str:
     return _strip_wrappers(parts[:-1])
 
 
+def _device_worker(rel: str, anchors: tuple[str, ...]) -> str:
+    """The worker of a device-side log (:func:`_worker_before` its ``anchors``): outside a ``device_log/``, the
+    directory above the node's own log tree, as ``--logs`` places it (``workers.host_root``; session 35: before,
+    msnpureport's export in ``var/log/npu/report/<stamp>/`` was the worker ``var/log/npu/report``)."""
+    worker = _worker_before(rel, anchors)
+    if "device_log" in rel.split("/")[:-1]:
+        return worker
+    return _strip_wrappers(node_tree_head(worker.split("/")))
+
+
 _DEV_ANCHORS = ("device_log", "slog", "hisi_logs")
 _CANN_ANCHORS = ("process_log",)
 LAYOUT_DIRS = frozenset({*_DEV_ANCHORS, *_CANN_ANCHORS, "environment_check", DL_DIR, "mindx-dl", SWITCH_DIR,
@@ -314,7 +330,7 @@ def _classify(rel: str) -> FileKind | None:
         if m := rx.search(rel):
             dev = int(m.group(1)) if rx.groups else None
             anchors = _DEV_ANCHORS + ((f"device-{dev}",) if dev is not None else ())
-            return FileKind(kind, _worker_before(rel, anchors), device=dev, tag=m.group(2) if rx.groups > 1 else None)
+            return FileKind(kind, _device_worker(rel, anchors), device=dev, tag=m.group(2) if rx.groups > 1 else None)
     if m := _NPU_INFO.search(rel):
         return FileKind(NPU_INFO, _worker_before(rel, "environment_check"), tag=m.group(1))
     if _ENV_TABLE.search(rel):
@@ -348,7 +364,7 @@ def _classify(rel: str) -> FileKind | None:
             return FileKind(OTHER, _worker_before(rel, SERVICE_DIRS), tag=source)
     if m := _DEVICE_SYSLOG.search(rel):
         npu = m.group(1) or m.group(2)
-        return FileKind(MESSAGES, _worker_before(rel, "message"), device=int(npu) if npu else None)
+        return FileKind(MESSAGES, _device_worker(rel, ("message",)), device=int(npu) if npu else None)
     host_dir = _strip_wrappers(list(p.parent.parts)) if str(p.parent) != "." else ""
     if (name.startswith("messages") or _DEBIAN_SYSLOG.match(name)) and not name.endswith((".gz", ".xz", ".bz2",
                                                                                           ".zip")):

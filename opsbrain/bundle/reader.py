@@ -202,8 +202,8 @@ class _Reader(TimedFiles, StateFiles, Assembly):
                 f.release()
         ranks = RankCollector("" if dated(self.scan.name) else self.scan.name)  # (a run-time folder: no host)
         for f in files:
-            if f.kind.kind in (L.PLOG, L.CANN_DEVICE, L.NPU_INFO, L.TRAIN, L.OTHER, L.MESSAGES, L.DMESG, L.VMCORE,
-                               L.RANK_TABLE):  # (a rank table's servers and device addresses: RankCollector._servers)
+            if f.kind.kind in (L.PLOG, L.CANN_DEVICE, L.HOST_SLOG, L.NPU_INFO, L.TRAIN, L.OTHER, L.MESSAGES, L.DMESG,
+                               L.VMCORE, L.RANK_TABLE):  # (a rank table's servers and device addresses: _servers)
                 ranks.feed_lines(f.lines, f.rel)
                 f.release()
         shift, zone_report, zone_notes = plan(self.zones, set(self.zones))

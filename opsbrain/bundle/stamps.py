@@ -77,7 +77,7 @@ _PARSERS: dict[str, tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], datet
 }
 _STYLE = {L.PLOG: "slog", L.DEVICE_OS: "slog", L.DEVICE_PLUGIN: "hwlog", L.NODED: "hwlog", L.CLUSTERD: "hwlog",
           L.DMESG: "ctime", L.HISTORY: "iso", L.TRAIN: "iso", L.SWITCH: "iso", L.OTHER: "iso", L.SYSMON: "iso",
-          L.CANN_DEVICE: "slog", L.HOST_KERNEL: "slog", L.HISI_DUMP: "iso", L.MINDCLUSTER: "hwlog"}
+          L.CANN_DEVICE: "slog", L.HOST_SLOG: "slog", L.HOST_KERNEL: "slog", L.HISI_DUMP: "iso", L.MINDCLUSTER: "hwlog"}
 
 
 _LEAD = {_TS_SLOG: ("-", 4), _TS_DASHED: ("-", 4), _TS_ISO: ("-", 4), _TS_HWLOG: ("/", 4)}

@@ -36,7 +36,7 @@ from opsbrain.ingest.timestamps import dated_lines, nearest_dated
 _LEVEL = re.compile(r"^\[(\w+)\s*\]")
 BLOCK_LINES = 16_384
 """Lines of a file scanned at a time (:meth:`TimedFiles._read_block`): a few MB of matches, not a whole file's."""
-PROCESS_KINDS = frozenset({L.PLOG, L.CANN_DEVICE, L.TRAIN, L.OTHER})
+PROCESS_KINDS = frozenset({L.PLOG, L.CANN_DEVICE, L.HOST_SLOG, L.TRAIN, L.OTHER})
 """The logs of a job's processes: where their stamps end, its console (without stamps) ended too."""
 _INIT = re.compile(r"hcom init by file success.*?rankNum\[(\d+)\], rank\[(\d+)\], server\[([^\]]*)\], "
                    r"device\[(\d+)\]")
@@ -116,7 +116,7 @@ class TimedFiles(ReaderState):
             if kind == L.OTHER and f.kind.tag == "asys" else None)
         clean, plain = self.scan.clean, f.plain
         syslog, klog = kind in (L.MESSAGES, L.SYSMON), kind == L.VOLCANO
-        continued = kind in (L.TRAIN, L.PLOG, L.OTHER, L.HISI_DUMP, L.CANN_DEVICE)
+        continued = kind in (L.TRAIN, L.PLOG, L.OTHER, L.HISI_DUMP, L.CANN_DEVICE, L.HOST_SLOG)
         if placed_at is not None:  # every line is counted as untimed, and takes that time
             last, continued = placed_at, False
         plog, history = kind == L.PLOG, kind == L.HISTORY

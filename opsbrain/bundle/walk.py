@@ -35,7 +35,7 @@ from opsbrain.ingest.archive import (
 from opsbrain.ingest.encoding import SAMPLE, decode, sniff
 from opsbrain.ingest.streams import log_name
 from opsbrain.ingest.surface import fill_holes, may_carry, plain
-from opsbrain.ingest.workers import ENV_CHECK, env_worker, host_root
+from opsbrain.ingest.workers import ENV_CHECK, archive_name, env_worker, host_root
 
 
 @dataclass
@@ -182,8 +182,8 @@ class _Scan:
                 else:
                     got.append(self._read(e))
         tops = {g: _top(rels) for g, rels in names.items() if g or self.tree.archive}
-        if tops.get(""):
-            self.name = tops[""][:-1]
+        if tops.get(""):  # (the archive's one top folder names it, unless a wrapper: workers.archive_name)
+            self.name = archive_name(self.name, tops[""][:-1])
         self.limits.extend(f"{self._final(g, tops)}: {g.note}" for g in notes)
         wrappers = _wrappers([self._final(g, tops) for g in got if not g.unsafe])
         for g in got:

@@ -38,7 +38,7 @@ def on_workers(signals: list[Signal], ranks: RankCollector,
     if not ranks.other_workers and not ranks.root_name:
         return _chips_on_hosts(signals, ranks, written_to)
     shown = ranks.shown()
-    alias = _host_aliases(signals, written_to)
+    alias = _host_aliases(signals, written_to, ranks.root_archive)
     # a container directory names no host (shown ""): a plog's lines are its process's server's, others keep the
     # host they name, or none. The root given holds one node's files where it names a host (``ranks.root_name``,
     # :func:`~opsbrain.ingest.hostnames.root_names_host`): its own files are that node's, named as the rank table
@@ -77,15 +77,18 @@ def _chips_on_hosts(signals: list[Signal], ranks: RankCollector,
     return out
 
 
-def _host_aliases(signals: list[Signal], written_to: Callable[[Signal], str | None]) -> dict[str, str]:
+def _host_aliases(signals: list[Signal], written_to: Callable[[Signal], str | None], root: str = ""
+                  ) -> dict[str, str]:
     """Host names that lines give (a syslog head's ``ascend-a01``) -> the worker directory they stand for: the one
     directory that holds every line naming the host, where no line of it names another host (the bundle reader maps
     a worker to its syslog's host alike). A file of many hosts' lines (a fan-out tool's paste) names none, nor does
-    the twin's node id (``pod0-node7``), which is the node's own name."""
+    the twin's node id (``pod0-node7``), which is the node's own name; nor the root given (``root``: the label of
+    an archive given, which stands for it), as the root directory given names none."""
     hosts_in: dict[str, set[str]] = {}
     dirs_of: dict[str, set[str]] = {}
     for s in signals:
-        if s.host is not None and twin_node(s.host) is None and (f := written_to(s)) and (w := host_root(f)[0]):
+        if s.host is not None and twin_node(s.host) is None and (f := written_to(s)) and (
+                w := host_root(f)[0]) and w != root:
             hosts_in.setdefault(w, set()).add(s.host)
             dirs_of.setdefault(s.host, set()).add(w)
     return {h: w for h, ws in dirs_of.items() if len(ws) == 1 and len(hosts_in[w := next(iter(ws))]) == 1}

@@ -34,6 +34,7 @@ from opsbrain.ingest import NO_HISTORY, LineReader, Signal, parse_line
 from opsbrain.ingest.derive import LINK_HISTORY_S, link_history_dropped, section_placed
 from opsbrain.ingest.hostnames import dated, root_names_host, syslog_host
 from opsbrain.ingest.ranks import RankCollector, RankTable
+from opsbrain.ingest.streams import archive_stem
 from opsbrain.ingest.surface import head_source
 from opsbrain.ingest.textpaths import ingest_paths, read_small
 from opsbrain.ingest.where import (
@@ -44,7 +45,7 @@ from opsbrain.ingest.where import (
     real_component,
     user_terms,
 )
-from opsbrain.ingest.workers import host_root
+from opsbrain.ingest.workers import archive_name, archive_top, host_root
 from opsbrain.kb.compiled import compiled_kb
 from opsbrain.verdict import UNKNOWN, Diagnosis, nothing_found, verdict_first
 
@@ -396,10 +397,17 @@ def diagnose_logs(path: str | list[str], engine: Engine, matcher: Any = None, st
     hooks = _Hooks(knowledge, ranks)
     reader = LineReader(hook=hooks)
     reader.follow_links = follow_links
+    if len(paths) == 1 and paths[0] != "-" and Path(paths[0]).is_file():
+        ranks.root_archive = Path(paths[0]).name + ":"  # (its members are read as <archive>:<member>)
     _, _, root = ingest_paths(paths, stdin, reader)
+    files = ranks.files_read()
+    if ranks.root_archive and (members := [f[len(ranks.root_archive):] for f in files
+                                           if f.startswith(ranks.root_archive)]):
+        # an archive given is the directory it packs, named as the bundle reader names it (session 35)
+        root, files = archive_name(archive_stem(Path(paths[0]).name), archive_top(members)), members
     # the directory given names the host of the files in it only where the layout says so (a node's logs, a host's
     # name); a folder of unrelated pastes names none: their lines keep the hosts they name, or none
-    ranks.root_name = root if root_names_host(root, ranks.files_read()) else (
+    ranks.root_name = root if root_names_host(root, files) else (
         syslog_host(ranks.syslog_hosts.get("")) or "" if dated(root) else "")  # (a run-time folder: its syslog's host)
     signals = on_workers(reader.signals, ranks, reader.origins)
     table = ranks.table()  # (after on_workers, which names the collector's root)

@@ -171,12 +171,20 @@ example, beside the job's ``<store>/<job id>/worker-0/process_log/``): that serv
 the store bears its name (:func:`host_dirs`)."""
 
 
-JOB_LOG_HOST = re.compile(r"(?:^|/)alllogs/[^/]+/[^/]+/(\d{1,3}(?:\.\d{1,3}){3})(?:-\d+(?:-\d{14})?)?$")
-"""A host's folder in MindCluster's job log tree, ``alllogs/<MINDX_TASK_ID>/<kind>/<XDL_IP>`` (its training-script
-samples: ``ASCEND_PROCESS_LOG_PATH=/job/code/alllogs/$MINDX_TASK_ID/plogs/$XDL_IP``, ``$XDL_IP`` the node's
-address; the training logs' ``trainlogs/$XDL_IP-$RANK-<14-digit time>``, FAQ "Training Logs Are Overwritten After
-Task Rescheduling"): named by that address; one host's folders of several jobs (or kinds) are one host
-(:func:`host_dirs`)."""
+JOB_LOG_KINDS = ("plogs", "trainlogs", "ttplogs")
+"""The folders MindCluster's training-script samples make in a job's log folder ``alllogs/<MINDX_TASK_ID>/`` (its
+resumable-training guide, "Using Resumable Training on the CLI": ``mkdir -p .../ttplogs .../trainlogs``), one
+sub-folder per host: ``plogs/$XDL_IP`` (ASCEND_PROCESS_LOG_PATH), ``trainlogs/$XDL_IP-$RANK[-<14-digit time>]``
+(TRAIN_LOG_PATH; the time: FAQ "Training Logs Are Overwritten After Task Rescheduling"), ``ttplogs/ttplog$XDL_IP-
+$RANK`` (TTP_LOG_PATH, the folder MindIO TFT writes ``ttp_log.log[.<pid>]`` to: the same host's, not a host)."""
+JOB_LOG_HOST = re.compile(
+    r"(?:(?:^|/)alllogs/[^/]+/[^/]+|(?:^|/)(?:[^/]+/)?(?:" + "|".join(JOB_LOG_KINDS) + r"))/(?:ttplog)?"
+    r"(\d{1,3}(?:\.\d{1,3}){3})(?:-\d+(?:-\d{14})?)?$")
+"""A host's folder in MindCluster's job log tree, ``alllogs/<MINDX_TASK_ID>/<kind>/<XDL_IP>`` (:data:`JOB_LOG_KINDS`;
+``$XDL_IP`` the node's address): named by that address; one host's folders of several jobs (or kinds) are one host
+(:func:`host_dirs`). Given below ``alllogs`` (``--logs alllogs/`` or ``alllogs/<uid>/``), a folder of a known kind
+(and the job's folder above it, which the match takes in) reads the same (session 35: before, ``plogs/10.0.0.1`` and
+``trainlogs/10.0.0.1-3`` were two hosts there, and ``ttplogs/ttplog10.0.0.1-3`` a host of its own everywhere)."""
 
 
 def job_log_host(worker: str) -> str | None:

@@ -113,6 +113,7 @@ class RankCollector(RankErrorReading):
 
     def __init__(self, root_name: str = "") -> None:
         self.root_name = root_name
+        self.root_archive = ""  # the label of the one archive given (``npu-report.tgz:``): its files are the root's
         self._alias: dict[str, set[str]] = {}
         self.procs: dict[tuple[str, str], RankProcess] = {}
         self.device_ips: dict[str, dict[int, str]] = {}
@@ -360,6 +361,8 @@ class RankCollector(RankErrorReading):
         """The worker directory of ``file`` (:func:`host_root`); an ``environment_check/<name>/`` folder's own
         (:func:`env_worker`), folded back into its directory by :meth:`shown` where that holds no other."""
         worker, sub = host_root(file)
+        if worker and worker == self.root_archive:
+            worker = ""  # the archive given stands for the directory given (as the bundle reads it; session 35)
         if sub is not None:
             self._alias.setdefault(worker, set()).add(sub)
         return env_worker(worker, sub)

@@ -9,6 +9,7 @@ import re
 from collections import Counter
 from pathlib import Path, PurePosixPath
 
+from opsbrain.ingest.archive import common_top
 from opsbrain.ingest.asys import canonical, place
 from opsbrain.ingest.streams import archive_stem
 
@@ -171,14 +172,19 @@ def host_root(file: str | None) -> tuple[str, str | None]:
         if found is not None:
             parts = found
             break
-    if (cut := next((i for i, x in enumerate(parts) if x.lower() in NODE_LOG_DIRS or _DEV_OS.fullmatch(x)),
-                    None)) is not None:
-        parts = parts[:cut]  # a node's own log tree below its worker: its folders name no host
+    parts = node_tree_head(parts)  # a node's own log tree below its worker: its folders name no host
     while parts and is_wrapper(parts[-1]):
         parts.pop()
     if not parts and (m := POD_DUMP.match(PurePosixPath(file).name)):
         return m.group(1), None  # a pod's dump at the root: the pod is the worker
     return _joined(parts), None  # no known directory: the file's own directory is its worker
+
+
+def node_tree_head(parts: list[str]) -> list[str]:
+    """A path's directories before the first folder of a node's own log tree (:data:`NODE_LOG_DIRS`, ``dev-os-N``):
+    ``var/log`` of ``var/log/npu/report/<stamp>/slog/...`` (the bundle's layout cuts a device log's worker so too)."""
+    cut = next((i for i, x in enumerate(parts) if x.lower() in NODE_LOG_DIRS or _DEV_OS.fullmatch(x)), None)
+    return parts if cut is None else parts[:cut]
 
 
 ENV_CHECK = "environment_check"
@@ -302,6 +308,24 @@ def root_label(path: Path) -> str:
     node's log tree (:data:`NODE_LOG_DIRS`: ``/var/log/npu``), which names no host (``""``)."""
     name = path.name
     return "" if name.lower() in NODE_LOG_DIRS or _DEVICE_DIR.fullmatch(name) or _DEV_OS.fullmatch(name) else name
+
+
+def archive_name(stem: str, top: str) -> str:
+    """The name an archive given whole is read under (``--bundle`` and ``--logs`` alike; session 35): its one
+    top-level folder ``top`` (``""``: none), as the directory that folder is (``tar czf x.tgz ascend-a01``), a date
+    and time among them (msnpureport's ``20250301100600/``, which names no host: :func:`~opsbrain.ingest.hostnames.
+    dated`); the archive's ``stem`` where it has none (``tar czf node-3.tgz -C node-3 .``) or only a wrapper or a
+    folder of a node's log tree (``var/``, ``log/``, ``slog/``): the folder the operator packed is named by the
+    archive then, not by ``var``."""
+    if not top or (EXPORT_STAMP.fullmatch(top) is None and (
+            is_wrapper(top) or top.lower() in NODE_LOG_DIRS or _DEVICE_DIR.fullmatch(top) or _DEV_OS.fullmatch(top))):
+        return stem
+    return top
+
+
+def archive_top(members: list[str]) -> str:
+    """The one top-level folder of an archive's ``members`` (tar's ``./`` off), ``""`` where there is none."""
+    return common_top([m[2:] if m.startswith("./") else m for m in members])[:-1]
 
 
 def host_like(name: str) -> bool:
