@@ -71,8 +71,8 @@ class HbmUce(FaultModel):
 
     def run(self) -> Gen:
         npu = ids.npu_of(self.target) or self.target
-        self.emit.device_event(npu, "80E01801")
-        self.emit.plugin(npu, "80E01801", "RestartBusiness")
+        if self.emit.device_event(npu, "80E01801"):  # the plugin hears of a reported event only
+            self.emit.plugin(npu, "80E01801", "RestartBusiness")
         self.sim.telemetry.count("hbm_uce_total", self.target)
         self.emit.plog_runtime(npu, 507053)
         self.hit(npu, "crash", self.npu_error(npu, 507053))
@@ -99,8 +99,8 @@ class HbmRowExhaustion(FaultModel):
                 warned = True
                 self.emit.device_event(npu, "80E18401")
             yield self.wait(self.rng.exponential(self.p.rows_growth_interval_s))
-        self.emit.device_event(npu, "80E18402")
-        self.emit.plugin(npu, "80E18402", "SeparateNPU")
+        if self.emit.device_event(npu, "80E18402"):  # the plugin hears of a reported event only
+            self.emit.plugin(npu, "80E18402", "SeparateNPU")
         self.set_health(npu, Health.FAILED)
         self.hit(npu, "crash", self.npu_error(npu, 507053))
         yield from self.repair_for_duration(npu)
@@ -121,8 +121,8 @@ class HbmOvertemp(FaultModel):
         self.emit.device_event(npu, "80E00209")
         yield self.wait((p.hbm_temp_fatal_c - p.hbm_temp_alarm_c) / slope)
         self.sim.telemetry.metric("hbm_temp_c", self.target, p.hbm_temp_fatal_c)
-        self.emit.device_event(npu, "80E0020B")
-        self.emit.plugin(npu, "80E0020B", "SeparateNPU")
+        if self.emit.device_event(npu, "80E0020B"):  # the plugin hears of a reported event only
+            self.emit.plugin(npu, "80E0020B", "SeparateNPU")
         self.set_health(npu, Health.FAILED)
         self.hit(npu, "crash", self.npu_error(npu, 507010))
         yield self.wait(self.p.npu_heartbeat_s * 3)

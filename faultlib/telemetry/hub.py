@@ -63,8 +63,13 @@ class TelemetryHub:
         (src/sdk_driver/fms/smf/sensor/dms_sensor.c:822 ``dms_generated_alarm_serial``, :60); an event that persists
         keeps it (:929) and its resume is reported with it (:943, the old event's item); every notification, an
         occurrence or a resume, takes the next serial of the notify counter (smf/event/dms_event_converge.c:1435,
-        :52). A resume of ``code`` that has not occurred since the boot is not reported (None: the converge layer
-        refuses it, dms_event_converge.c:1239-1246 and :1294-1298, and a new device OS has no old event to resume)."""
+        :52). None: the line is not printed. A resume of ``code`` that has not occurred since the boot is not
+        reported (the converge layer refuses it, dms_event_converge.c:1239-1246 and :1294-1298, and a new device OS
+        has no old event to resume); nor is a second occurrence of ``code`` raised since the boot and not resumed
+        (session 35, events35): the sensor layer does not report an event state it already holds
+        (dms_sensor.c:885-889, "Check for recurring events"), the converge layer refuses an occurrence already
+        reported (dms_event_converge.c:1206-1212) and the device's event list one whose id it holds (:1353), and
+        only an event that passed them is logged and handed on (dms_event.c:1456-1464)."""
         c = self._serials.get(key)
         if c is None or c.since != since:
             c = self._serials[key] = DeviceSerials(since)
@@ -103,7 +108,9 @@ class DeviceSerials:
         self.notify = 0  # the notify counter: one per reported occurrence or resume
         self.active: dict[str, int] = {}
 
-    def occur(self, code: str) -> tuple[int, int]:
+    def occur(self, code: str) -> tuple[int, int] | None:
+        if code in self.active:  # raised and not resumed: the driver reports it once
+            return None
         self.event += 1
         self.notify += 1
         self.active[code] = self.event
