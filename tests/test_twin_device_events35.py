@@ -114,3 +114,29 @@ def test_the_twins_resume_lines_read_as_the_events_recovery(topo1: Topology) -> 
                                                                            ln.level)]
     occur = ("dev:80E01805", NPU, 1)  # NotHandle: a warning
     assert got == [occur, ("dev:80E01805:recover", NPU, 0)] * len(reports)
+
+
+def _ended(sim: Simulation, kind: str) -> float:
+    ends = [e.t for e in sim.trace.of_kind("fault_end") if e.detail.get("kind") == kind]
+    assert ends, f"no end of {kind} in the trace"
+    return ends[-1]
+
+
+@pytest.mark.parametrize(("kind", "target", "code"), [
+    ("roce_port_down", f"{NPU}/roce0", "81078603"),  # the port is up again
+    ("l1_switch_failure", f"{NODE}/l1sw2", "81B18603"),  # the NPUs' UB ports toward the chip are up again
+    ("npu_fail_slow", NPU, "80E20207"),  # the SoC is below its temperature threshold again
+])
+def test_an_event_whose_condition_the_twin_clears_resumes_and_occurs_anew(topo1: Topology, kind: str, target: str,
+                                                                            code: str) -> None:
+    sim = _sim(topo1)
+    sim.inject(FaultSpec(at_s=100.0, kind=kind, target=target, params={}, duration_s=300.0))
+    sim.run(1500.0)
+    first_end = _ended(sim, kind)
+    sim.inject(FaultSpec(at_s=2000.0, kind=kind, target=target, params={}, duration_s=300.0))
+    sim.run(3000.0)
+    starts = _fault_times(sim, kind)
+    assert len(starts) == 2 and _ended(sim, kind) > starts[1]
+    # before: (start, 1, 1, 1), (second start, 1, 2, 2), and no resume
+    assert _events(sim, code) == [(starts[0], 1, 1, 1), (first_end, 0, 1, 2), (starts[1], 1, 2, 3),
+                                  (_ended(sim, kind), 0, 2, 4)]

@@ -268,6 +268,8 @@ class L1SwitchFailure(FaultModel):
             self.emit.device_event(npu, "81B18603")
         if (yield from self.heal_after_duration()):
             self.set_health(sw, Health.HEALTHY)
+            for npu in self.sim.topology.npus_of(node):  # the ports are up again: the event resumes (session 35)
+                self.emit.device_event(npu, "81B18603", recovered=True)
         self.end()
 
 
@@ -363,6 +365,7 @@ class NpuFailSlow(FaultModel):
                 with contextlib.suppress(ValueError):  # the job moved off this NPU meanwhile
                     w.set_slowdown(npu, 1.0)
         self.sim.telemetry.metric("npu_temp_c", npu, self.sim.params.noise.npu_temp_mean_c)
+        self.emit.device_event(npu, "80E20207", recovered=True)  # below its threshold again (a new part: nothing)
 
 
 # ---- nodes ---------------------------------------------------------------------------------------------
@@ -470,6 +473,7 @@ class RocePortDown(FaultModel):
             self.emit.plog_cqe(self.sim.topology.npus_of(peer)[0], node)
         if (yield from self.heal_after_duration()):
             self.set_health(port, Health.HEALTHY)
+            self.emit.device_event(npu, "81078603", recovered=True)  # the port is up again (session 35)
             self.emit.hccn_link(port, up=True)
         self.end()
 
