@@ -41,7 +41,8 @@ def _events(sim: Simulation, code: str) -> list[tuple[float, int, int, int]]:
 
 
 def _plugin_lines(sim: Simulation, code: str) -> list[float]:
-    return [ln.t for ln in sim.telemetry.logs if ln.source == "device_plugin" and f"hex code: {code.lower()}" in ln.text]
+    return [ln.t for ln in sim.telemetry.logs
+            if ln.source == "device_plugin" and f"hex code: {code.lower()}" in ln.text]
 
 
 def _fault_times(sim: Simulation, kind: str) -> list[float]:

@@ -125,8 +125,8 @@ class CeLog:
     def _next_check(self, at: float) -> Generator[simpy.Event, Any, None]:
         """The sensor's next check after a report: the log started over, so the limit is no longer reached and the
         device reports the event's resume (hicann/driver@ef377e95 dms_sensor.c:937-944: an event state a check no
-        longer finds resumes, reported with its old item, so its serial), unless the log is full again by then (the state persists: nothing
-        printed, and the report due at this check is the event's own, not printed again either)."""
+        longer finds resumes, reported with its old item, so its serial), unless the log is full again by then (the
+        state persists: nothing printed, and the report due at this check is the event's own, not printed again)."""
         yield self.logs.sim.env.timeout(max(0.0, at - self.logs.sim.now))
         if self.last_report == at or (not self.down and (self.fill >= self.logs.limit or self.due <= at)):
             return
