@@ -12,6 +12,7 @@ twin's own trace (faults, actions) and its correctable-error log's reports (``Ce
 from __future__ import annotations
 
 import re
+from datetime import UTC
 
 import pytest
 
@@ -96,6 +97,10 @@ def test_each_ce_log_report_resumes_at_the_next_sensor_check(topo1: Topology) ->
     for i, r in enumerate(reports, start=1):  # each report a new event, resumed one check later with its serial
         want += [(r, 1, i, 2 * i - 1), (pytest.approx(r + check), 0, i, 2 * i)]  # type: ignore[list-item]
     assert _events(sim, fmt.HBM_CE_CODE) == want  # before: occurrences only, serials 1, 2, 3 ... and no resume
+    raised = [int(m.group(1)) for ln in sim.telemetry.logs if ln.origin == NPU
+              and (m := re.search(r"event_id=0x80e01805;.*event_raised_time=(\d+) ms", ln.text))]
+    assert raised[0::2] == raised[1::2]  # a resume reports when its event was raised (dms_sensor.c:928, :617)
+    assert raised[0] == int(sim.wallclock(reports[0]).replace(tzinfo=UTC).timestamp() * 1000)  # the first report
 
 
 def test_a_log_full_again_by_the_next_check_keeps_its_event(topo1: Topology) -> None:
