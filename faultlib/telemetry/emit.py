@@ -58,10 +58,10 @@ class Emitter:
         :func:`~faultlib.telemetry.formats.device_os_event`), in the NPU's device log, at the EVENT level the line
         states; numbered as the driver numbers it since the device OS booted (:meth:`TelemetryHub.event_serials`:
         each occurrence a new event serial, a resume its occurrence's serial and raised time, every line the next
-        notify serial; session 35). A down chip (:meth:`~faultlib.state.PlantState.device_down`) writes nothing, nor does a resume of an
-        event its device OS has not raised since it booted, nor (session 35, events35) an occurrence of an event it
-        raised since and has not resumed: the driver reports an event once until it resumes. Whether the device
-        reported the event (the driver hands only a reported event on, to the device plugin among others:
+        notify serial; session 35). A down chip (:meth:`~faultlib.state.PlantState.device_down`) writes nothing,
+        nor does a resume of an event its device OS has not raised since it booted, nor (session 35, events35) an
+        occurrence of an event it raised since and has not resumed: the driver reports an event once until it
+        resumes. Whether the device reported the event (the driver hands only a reported event on, to the device plugin among others:
         hicann/driver@ef377e95 dms_event.c:1456-1464)."""
         if self.sim.state.device_down(npu):
             return False
