@@ -61,8 +61,8 @@ class Emitter:
         notify serial; session 35). A down chip (:meth:`~faultlib.state.PlantState.device_down`) writes nothing,
         nor does a resume of an event its device OS has not raised since it booted, nor (session 35, events35) an
         occurrence of an event it raised since and has not resumed: the driver reports an event once until it
-        resumes. Whether the device reported the event (the driver hands only a reported event on, to the device plugin among others:
-        hicann/driver@ef377e95 dms_event.c:1456-1464)."""
+        resumes. Whether the device reported the event (the driver hands only a reported event on, to the device
+        plugin among others: hicann/driver@ef377e95 dms_event.c:1456-1464)."""
         if self.sim.state.device_down(npu):
             return False
         at, up = self.boot(npu)
