@@ -25,8 +25,12 @@ DAY = 86400.0
 
 def _reports(sim: Simulation, hbm: str | None = None) -> list[float]:
     npu = hbm.rsplit("/", 1)[0] if hbm else None
-    return [ln.t for ln in sim.telemetry.logs if "event_id=0x80e01805;" in ln.text and (npu is None or
-                                                                                       ln.origin == npu)]
+    return [ln.t for ln in sim.telemetry.logs if "event_id=0x80e01805;" in ln.text and "assertion=1[" in ln.text
+            and (npu is None or ln.origin == npu)]  # occurrences (each resumes a check later since session 35)
+
+
+def _resumes(sim: Simulation) -> list[float]:
+    return [ln.t for ln in sim.telemetry.logs if "event_id=0x80e01805;" in ln.text and "assertion=0[" in ln.text]
 
 
 def test_a_burst_below_the_limit_prints_nothing_and_the_one_that_fills_the_log_reports(topo1: Topology) -> None:
@@ -43,9 +47,15 @@ def test_a_burst_below_the_limit_prints_nothing_and_the_one_that_fills_the_log_r
     log.add(64)
     log.add(64)  # a full log records no more: one report
     sim.run(50.05)
+    checked: list[float] = []
+    sim.ce_logs.listeners.append(lambda _hbm, at: checked.append(at))
     log.add(64)  # full again within the same sensor check: reported a check later
     sim.run(60.0)
-    assert _reports(sim) == pytest.approx([40.0, 50.0, 50.0 + sim.params.faults.ce_sensor_check_s])
+    check = sim.params.faults.ce_sensor_check_s
+    assert checked == pytest.approx([50.0 + check])
+    # the log was full at that check, so the event of the report at 50.0 persists: its report is not printed again
+    # and it resumes one check later (session 35, events35; before, a second occurrence at 50.1)
+    assert _reports(sim) == pytest.approx([40.0, 50.0]) and _resumes(sim) == pytest.approx([40.1, 50.0 + 2 * check])
 
 
 def test_a_rate_change_while_a_full_log_waits_for_its_check_reports_it_then(topo1: Topology) -> None:
@@ -58,9 +68,13 @@ def test_a_rate_change_while_a_full_log_waits_for_its_check_reports_it_then(topo
     sim.run(10.05)
     log.add(70)  # full again within the check of the report at 10.0: due at 10.1
     log.set_rate(0.5)  # a storm starts before that check
+    checked: list[float] = []
+    sim.ce_logs.listeners.append(lambda _hbm, at: checked.append(at))
     sim.run(10.2)
     check = sim.params.faults.ce_sensor_check_s
-    assert _reports(sim) == pytest.approx([10.0, 10.0 + check]) and log.fill < 64
+    assert checked == pytest.approx([10.0 + check]) and log.fill < 64
+    sim.run(10.3)
+    assert _reports(sim) == [10.0] and _resumes(sim) == pytest.approx([10.0 + 2 * check])  # the event persisted
 
 
 def test_a_storm_fills_the_log_the_background_has_partly_filled(topo1: Topology) -> None:

@@ -71,8 +71,8 @@ class HbmUce(FaultModel):
 
     def run(self) -> Gen:
         npu = ids.npu_of(self.target) or self.target
-        self.emit.device_event(npu, "80E01801")
-        self.emit.plugin(npu, "80E01801", "RestartBusiness")
+        if self.emit.device_event(npu, "80E01801"):  # the plugin hears of a reported event only
+            self.emit.plugin(npu, "80E01801", "RestartBusiness")
         self.sim.telemetry.count("hbm_uce_total", self.target)
         self.emit.plog_runtime(npu, 507053)
         self.hit(npu, "crash", self.npu_error(npu, 507053))
@@ -99,8 +99,8 @@ class HbmRowExhaustion(FaultModel):
                 warned = True
                 self.emit.device_event(npu, "80E18401")
             yield self.wait(self.rng.exponential(self.p.rows_growth_interval_s))
-        self.emit.device_event(npu, "80E18402")
-        self.emit.plugin(npu, "80E18402", "SeparateNPU")
+        if self.emit.device_event(npu, "80E18402"):  # the plugin hears of a reported event only
+            self.emit.plugin(npu, "80E18402", "SeparateNPU")
         self.set_health(npu, Health.FAILED)
         self.hit(npu, "crash", self.npu_error(npu, 507053))
         yield from self.repair_for_duration(npu)
@@ -121,8 +121,8 @@ class HbmOvertemp(FaultModel):
         self.emit.device_event(npu, "80E00209")
         yield self.wait((p.hbm_temp_fatal_c - p.hbm_temp_alarm_c) / slope)
         self.sim.telemetry.metric("hbm_temp_c", self.target, p.hbm_temp_fatal_c)
-        self.emit.device_event(npu, "80E0020B")
-        self.emit.plugin(npu, "80E0020B", "SeparateNPU")
+        if self.emit.device_event(npu, "80E0020B"):  # the plugin hears of a reported event only
+            self.emit.plugin(npu, "80E0020B", "SeparateNPU")
         self.set_health(npu, Health.FAILED)
         self.hit(npu, "crash", self.npu_error(npu, 507010))
         yield self.wait(self.p.npu_heartbeat_s * 3)
@@ -268,6 +268,8 @@ class L1SwitchFailure(FaultModel):
             self.emit.device_event(npu, "81B18603")
         if (yield from self.heal_after_duration()):
             self.set_health(sw, Health.HEALTHY)
+            for npu in self.sim.topology.npus_of(node):  # the ports are up again: the event resumes (session 35)
+                self.emit.device_event(npu, "81B18603", recovered=True)
         self.end()
 
 
@@ -363,6 +365,7 @@ class NpuFailSlow(FaultModel):
                 with contextlib.suppress(ValueError):  # the job moved off this NPU meanwhile
                     w.set_slowdown(npu, 1.0)
         self.sim.telemetry.metric("npu_temp_c", npu, self.sim.params.noise.npu_temp_mean_c)
+        self.emit.device_event(npu, "80E20207", recovered=True)  # below its threshold again (a new part: nothing)
 
 
 # ---- nodes ---------------------------------------------------------------------------------------------
@@ -470,6 +473,7 @@ class RocePortDown(FaultModel):
             self.emit.plog_cqe(self.sim.topology.npus_of(peer)[0], node)
         if (yield from self.heal_after_duration()):
             self.set_health(port, Health.HEALTHY)
+            self.emit.device_event(npu, "81078603", recovered=True)  # the port is up again (session 35)
             self.emit.hccn_link(port, up=True)
         self.end()
 

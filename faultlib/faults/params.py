@@ -19,7 +19,10 @@ class FaultParams(ParamGroup):
         "errors and bursts fill the same log (faultlib.telemetry.celog)", ge=1)
     ce_sensor_check_s: float = P(
         0.1, "s", "the device's sensor detection timer (DMS_SENSOR_CHECK_TIMER_LEN, 100 ms, hicann/driver "
-        "src/sdk_driver/inc/dms/dms_interface.h @ef377e9): a sensor state is read, so reported, at most once per check",
+        "src/sdk_driver/inc/dms/dms_interface.h @ef377e9): a sensor state is read, so reported, at most once per "
+        "check; since session 35 (events35) the CE log's 0x80E01805 resumes at the check after its report (the log "
+        "started over, so the check no longer finds it full: hicann/driver dms_sensor.c:937-944) unless it is full "
+        "again",
         gt=0)
     peer_timeout_report_s: float = P(
         30.0, "s", "when a stalled job's peers report their notify-wait timeout (plog) and RDMA ends their CQE error, "

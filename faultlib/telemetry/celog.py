@@ -12,6 +12,11 @@ a burst adds errors at once, the errors that arrived meanwhile are drawn from th
 ``k``-th arrival at ``due``, the earlier ``k - 1`` are uniform before it: a binomial count), and the rest is drawn
 afresh (the arrivals after a moment are independent of those before). Each stack draws from its own random stream.
 
+Each report is an event the device holds until a sensor check no longer finds the log full (session 35, events35):
+as the log starts over at the report, the next check (``faults.ce_sensor_check_s`` later) reports the event's resume,
+and the next report is a new event; a log full again by that check keeps the event (no resume, and its report is
+not printed again: the driver reports an event once until it resumes, :meth:`TelemetryHub.event_serials`).
+
 A log follows its chip (session 35): while the chip is down (:meth:`~faultlib.state.PlantState.device_down`: failed,
 resetting, or its host stopped) it records no error and reports nothing, and it goes on from what it held when the
 chip is back (no public source says a reset empties it); a replaced part's stacks start with an empty log.
@@ -115,6 +120,17 @@ class CeLog:
         self.fill = 0  # the log starts over
         self.logs.report(self.hbm, at)
         self._arm(at)
+        self.logs.sim.env.process(self._next_check(at + self.logs.check_s))
+
+    def _next_check(self, at: float) -> Generator[simpy.Event, Any, None]:
+        """The sensor's next check after a report: the log started over, so the limit is no longer reached and the
+        device reports the event's resume (hicann/driver@ef377e95 dms_sensor.c:937-944: an event state a check no
+        longer finds resumes, reported with its old item, so its serial), unless the log is full again by then (the
+        state persists: nothing printed, and the report due at this check is the event's own, not printed again)."""
+        yield self.logs.sim.env.timeout(max(0.0, at - self.logs.sim.now))
+        if self.last_report == at or (not self.down and (self.fill >= self.logs.limit or self.due <= at)):
+            return
+        self.logs.resume(self.hbm)
 
 
 class CeLogs:
@@ -150,6 +166,15 @@ class CeLogs:
             for hbm in topo.children.get(npu, []):
                 if hbm in self._logs:
                     self._logs[hbm].set_down(self.sim.state.device_down(hbm))
+
+    def resume(self, hbm: str) -> None:
+        """The device of ``hbm`` reports its log no longer full (0x80E01805 resumes; nothing when the chip is down,
+        or its device OS booted since the report, Emitter.device_event)."""
+        from faultlib import ids
+        from faultlib.telemetry import formats as fmt
+        from faultlib.telemetry.emit import Emitter
+
+        Emitter(self.sim).device_event(ids.npu_of(hbm) or hbm, fmt.HBM_CE_CODE, recovered=True)
 
     def report(self, hbm: str, at: float) -> None:
         """The device of ``hbm`` reports its log full (0x80E01805; a down chip prints nothing, Emitter.device_event)."""

@@ -53,22 +53,27 @@ class Emitter:
         at, up = self.boot(part)
         return self.sim.now - at + up
 
-    def device_event(self, npu: str, code: str, recovered: bool = False) -> None:
+    def device_event(self, npu: str, code: str, recovered: bool = False) -> bool:
         """A device (NPU OS) fault event as the device's fault manager logs it (``event_id=0x<code>; ...``,
         :func:`~faultlib.telemetry.formats.device_os_event`), in the NPU's device log, at the EVENT level the line
         states; numbered as the driver numbers it since the device OS booted (:meth:`TelemetryHub.event_serials`:
-        each occurrence a new event serial, a resume its occurrence's, every line the next notify serial; session
-        35). A down chip (:meth:`~faultlib.state.PlantState.device_down`) writes nothing, nor does a resume of an
-        event its device OS has not raised since it booted."""
+        each occurrence a new event serial, a resume its occurrence's serial and raised time, every line the next
+        notify serial; session 35). A down chip (:meth:`~faultlib.state.PlantState.device_down`) writes nothing,
+        nor does a resume of an event its device OS has not raised since it booted, nor (session 35, events35) an
+        occurrence of an event it raised since and has not resumed: the driver reports an event once until it
+        resumes. Whether the device reported the event (the driver hands only a reported event on, to the device
+        plugin among others: hicann/driver@ef377e95 dms_event.c:1456-1464)."""
         if self.sim.state.device_down(npu):
-            return
+            return False
         at, up = self.boot(npu)
         serials = self.hub.event_serials(npu, fmt.norm_code(code), since=at, resume=recovered)
         if serials is None:
-            return
+            return False
         line = fmt.device_os_event(self.sim.wallclock(), fmt.device_index(npu), code, assertion=not recovered,
-                                   uptime_s=self.sim.now - at + up, serial=serials[0], notify=serials[1])
+                                   uptime_s=self.sim.now - at + up, serial=serials[0], notify=serials[1],
+                                   raised=self.sim.wallclock(serials[2]))
         self.hub.log(npu, "device_os", "EVENT", line)
+        return True
 
     def plugin(self, npu: str, code: str, handling: str) -> None:
         """The node's device plugin logging the fault event it received for the code (its DCMI fault callback; the

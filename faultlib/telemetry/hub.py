@@ -56,19 +56,28 @@ class TelemetryHub:
         self._publish(line, source)
         return line
 
-    def event_serials(self, key: str, code: str, since: float = 0.0, resume: bool = False) -> tuple[int, int] | None:
+    def event_serials(self, key: str, code: str, since: float = 0.0, resume: bool = False
+                      ) -> tuple[int, int, float] | None:
         """(``event_serial_num``, ``notify_serial_num``) of the next fault event line of device ``key``, whose OS
         booted at ``since`` (a later boot starts both counters again), as the driver numbers them (hicann/driver
         @ef377e95, session 35): a new event takes the next serial of the device's sensor-event counter
         (src/sdk_driver/fms/smf/sensor/dms_sensor.c:822 ``dms_generated_alarm_serial``, :60); an event that persists
         keeps it (:929) and its resume is reported with it (:943, the old event's item); every notification, an
         occurrence or a resume, takes the next serial of the notify counter (smf/event/dms_event_converge.c:1435,
-        :52). A resume of ``code`` that has not occurred since the boot is not reported (None: the converge layer
-        refuses it, dms_event_converge.c:1239-1246 and :1294-1298, and a new device OS has no old event to resume)."""
+        :52). None: the line is not printed. A resume of ``code`` that has not occurred since the boot is not
+        reported (the converge layer refuses it, dms_event_converge.c:1239-1246 and :1294-1298, and a new device OS
+        has no old event to resume); nor is a second occurrence of ``code`` raised since the boot and not resumed
+        (session 35, events35): the sensor layer does not report an event state it already holds
+        (dms_sensor.c:885-889, "Check for recurring events"), the converge layer refuses an occurrence already
+        reported (dms_event_converge.c:1206-1212) and the device's event list one whose id it holds (:1353), and
+        only an event that passed them is logged and handed on (dms_event.c:1456-1464). The third number is when
+        the event was raised (simulated s): a resume reports its occurrence's time, the sensor item's time stamp
+        taken when it was reported (dms_sensor.c:1008, kept while it persists :928, the resume's :617 and
+        dms_event_converge.c:162 ``alarm_raised_time``)."""
         c = self._serials.get(key)
         if c is None or c.since != since:
             c = self._serials[key] = DeviceSerials(since)
-        return c.resume(code) if resume else c.occur(code)
+        return c.resume(code) if resume else c.occur(code, self._clock())
 
     def job_event(self, job: str, kind: str, **detail: Any) -> JobEvent:
         ev = JobEvent(self._clock(), job, kind, detail)
@@ -101,17 +110,19 @@ class DeviceSerials:
         self.since = since
         self.event = 0  # the sensor-event counter: one per new event
         self.notify = 0  # the notify counter: one per reported occurrence or resume
-        self.active: dict[str, int] = {}
+        self.active: dict[str, tuple[int, float]] = {}  # code -> (event serial, raised at)
 
-    def occur(self, code: str) -> tuple[int, int]:
+    def occur(self, code: str, at: float) -> tuple[int, int, float] | None:
+        if code in self.active:  # raised and not resumed: the driver reports it once
+            return None
         self.event += 1
         self.notify += 1
-        self.active[code] = self.event
-        return self.event, self.notify
+        self.active[code] = (self.event, at)
+        return self.event, self.notify, at
 
-    def resume(self, code: str) -> tuple[int, int] | None:
-        serial = self.active.pop(code, None)
-        if serial is None:
+    def resume(self, code: str) -> tuple[int, int, float] | None:
+        got = self.active.pop(code, None)
+        if got is None:
             return None
         self.notify += 1
-        return serial, self.notify
+        return got[0], self.notify, got[1]
