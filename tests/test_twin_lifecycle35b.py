@@ -54,19 +54,19 @@ def test_a_resume_keeps_its_events_serial_and_takes_the_next_notify_serial(topo1
     sim = _sim(topo1)
     sim.run(100.0)
     em = Emitter(sim)
-    em.device_event(NPU, "80E01801")
-    em.device_event(NPU, "80E0020B")
-    em.device_event(NPU, "80E01801", recovered=True)  # the UCE resumes: its event's serial, the next notification
-    em.device_event(NPU, "80E01801")  # a new UCE: a new event
+    em.device_event(NPU, "80E20207")  # a chip throttling (an event that resumes: RESUMED_EVENTS)
+    em.device_event(NPU, "80E0020B")  # a one-time event (assertion 2)
+    em.device_event(NPU, "80E20207", recovered=True)  # it resumes: its event's serial, the next notification
+    em.device_event(NPU, "80E20207")  # throttling again: a new event
     em.device_event(NPU, "81078603", recovered=True)  # never raised: the driver reports no resume
-    assert _events(sim, 0.0) == [("80e01801", 1, 1, 1), ("80e0020b", 1, 2, 2), ("80e01801", 0, 1, 3),
-                                 ("80e01801", 1, 3, 4)]  # before: 3/3 for the resume, 4/4, and a resume 5/5
+    assert _events(sim, 0.0) == [("80e20207", 1, 1, 1), ("80e0020b", 2, 2, 2), ("80e20207", 0, 1, 3),
+                                 ("80e20207", 1, 3, 4)]  # before: 3/3 for the resume, 4/4, and a resume 5/5
     sim.env.run(until=sim.control.reset_chip(NPU))
     back = _done_at(sim, "reset_chip", NPU)
-    em.device_event(NPU, "80E0020B", recovered=True)  # raised by the device OS before its reset: nothing to resume
-    em.device_event(NPU, "80E01801")
-    em.device_event(NPU, "80E01801", recovered=True)
-    assert _events(sim, back) == [("80e01801", 1, 1, 1), ("80e01801", 0, 1, 2)]  # both counters restart at boot
+    em.device_event(NPU, "80E0020B", recovered=True)  # a one-time event has nothing to resume
+    em.device_event(NPU, "80E20207")
+    em.device_event(NPU, "80E20207", recovered=True)
+    assert _events(sim, back) == [("80e20207", 1, 1, 1), ("80e20207", 0, 1, 2)]  # both counters restart at boot
 
 
 # ---- 2. a new part's counters ----------------------------------------------------------------------------------

@@ -66,6 +66,14 @@ refused rather than printed with words no driver prints."""
 EVENT_SEVERITY_NAMES = ("OK", "Warning", "Alarm", "Critical")
 EVENT_ASSERTION_NAMES = ("Event resume", "Event occur", "One time event")
 """The names the driver prints beside a severity and an assertion (dms_event.c:1338-1348)."""
+RESUMED_EVENTS = frozenset({"80E01805", "80E20207", "81078603", "81B18603"})
+"""The device events whose clearing the twin models and prints as a resume: the HBM CE log's report (the log starts
+over), a fail-slow chip below its threshold again, a RoCE port up, an L1 chip healed. An event is reported once until
+it resumes (the driver's converge layer). Any other event the twin prints as a one-time event (``assertion=2[One time
+event]``, reported at each occurrence, never held as active): the driver makes an event one-time when its sensor has
+an assert mask and no deassert mask (hicann/driver@ef377e95 src/sdk_driver/fms/smf/event/dms_event.c:176-185,
+``dms_event_convert_assertion``), and for these (an HBM UCE, an AI Core hang, a heartbeat lost, row isolation) the
+masks are firmware settings with no public copy and the twin models no clearing: assumed (session 35)."""
 
 
 def device_event_fields(code: str | int) -> tuple[int, int, int, int, str]:
@@ -82,7 +90,8 @@ def device_event_fields(code: str | int) -> tuple[int, int, int, int, str]:
 
 
 def device_os_event(dt: datetime, device: int, code: str | int, assertion: bool = True, uptime_s: float = 0.0,
-                    serial: int = 1, raised: datetime | None = None, notify: int | None = None) -> str:
+                    serial: int = 1, raised: datetime | None = None, notify: int | None = None,
+                    once: bool = False) -> str:
     """The device's fault-manager line for a fault event (hicann/driver@ef377e95): the slog frame
     ``[EVENT] DRV(%d,%s):%s [%s:%d][%s]%s`` (src/sdk_driver/fms/smf/logdrv/log_drv_write_ring_buffer.c:166, pid and
     comm of ``dms_poll_task``, the date ``%04ld-%02d-%02d-%02d:%02d:%02d.%03lu.%03ld`` of log_drv_get_date, module
@@ -92,10 +101,11 @@ def device_os_event(dt: datetime, device: int, code: str | int, assertion: bool 
     notify_serial_num=%d; event_raised_time=%llu ms.``. Always at EVENT: the line has no level of its own. The
     description (the sensor's parameter buffer) is empty and the node ids are 0: the twin models neither.
     ``serial``: the event's serial number (``event_serial_num``); ``notify``: the notification's
-    (``notify_serial_num``; default ``serial``); ``raised``: when the device raised it (default ``dt``)."""
+    (``notify_serial_num``; default ``serial``); ``raised``: when the device raised it (default ``dt``); ``once``:
+    a one-time event (``assertion=2``, :data:`RESUMED_EVENTS`)."""
     node, _sensor, state, sev, text = device_event_fields(code)
     c = int(norm_code(code), 16)
-    a = 1 if assertion else 0
+    a = 2 if once else 1 if assertion else 0
     notify = serial if notify is None else notify
     up_us = max(0, round(uptime_s * 1e6))
     up = f"[{up_us // 1_000_000:5d}.{up_us % 1_000_000:06d}] "

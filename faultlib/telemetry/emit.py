@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from faultlib import ids
 from faultlib.health import Health
 from faultlib.telemetry import formats as fmt
+from faultlib.telemetry.devicelines import RESUMED_EVENTS
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
@@ -66,12 +67,14 @@ class Emitter:
         if self.sim.state.device_down(npu):
             return False
         at, up = self.boot(npu)
-        serials = self.hub.event_serials(npu, fmt.norm_code(code), since=at, resume=recovered)
+        key = fmt.norm_code(code)
+        once = key not in RESUMED_EVENTS  # an event the twin never resumes is a one-time event
+        serials = self.hub.event_serials(npu, key, since=at, resume=recovered, once=once)
         if serials is None:
             return False
         line = fmt.device_os_event(self.sim.wallclock(), fmt.device_index(npu), code, assertion=not recovered,
                                    uptime_s=self.sim.now - at + up, serial=serials[0], notify=serials[1],
-                                   raised=self.sim.wallclock(serials[2]))
+                                   raised=self.sim.wallclock(serials[2]), once=once and not recovered)
         self.hub.log(npu, "device_os", "EVENT", line)
         return True
 

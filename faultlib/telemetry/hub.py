@@ -56,7 +56,7 @@ class TelemetryHub:
         self._publish(line, source)
         return line
 
-    def event_serials(self, key: str, code: str, since: float = 0.0, resume: bool = False
+    def event_serials(self, key: str, code: str, since: float = 0.0, resume: bool = False, once: bool = False
                       ) -> tuple[int, int, float] | None:
         """(``event_serial_num``, ``notify_serial_num``) of the next fault event line of device ``key``, whose OS
         booted at ``since`` (a later boot starts both counters again), as the driver numbers them (hicann/driver
@@ -73,11 +73,12 @@ class TelemetryHub:
         only an event that passed them is logged and handed on (dms_event.c:1456-1464). The third number is when
         the event was raised (simulated s): a resume reports its occurrence's time, the sensor item's time stamp
         taken when it was reported (dms_sensor.c:1008, kept while it persists :928, the resume's :617 and
-        dms_event_converge.c:162 ``alarm_raised_time``)."""
+        dms_event_converge.c:162 ``alarm_raised_time``). ``once``: a one-time event, reported at each occurrence with
+        the next serials and never held as active (:data:`~faultlib.telemetry.devicelines.RESUMED_EVENTS`)."""
         c = self._serials.get(key)
         if c is None or c.since != since:
             c = self._serials[key] = DeviceSerials(since)
-        return c.resume(code) if resume else c.occur(code, self._clock())
+        return c.resume(code) if resume else c.occur(code, self._clock(), once)
 
     def job_event(self, job: str, kind: str, **detail: Any) -> JobEvent:
         ev = JobEvent(self._clock(), job, kind, detail)
@@ -112,12 +113,13 @@ class DeviceSerials:
         self.notify = 0  # the notify counter: one per reported occurrence or resume
         self.active: dict[str, tuple[int, float]] = {}  # code -> (event serial, raised at)
 
-    def occur(self, code: str, at: float) -> tuple[int, int, float] | None:
+    def occur(self, code: str, at: float, once: bool = False) -> tuple[int, int, float] | None:
         if code in self.active:  # raised and not resumed: the driver reports it once
             return None
         self.event += 1
         self.notify += 1
-        self.active[code] = (self.event, at)
+        if not once:  # a one-time event is never active: the next occurrence is reported too
+            self.active[code] = (self.event, at)
         return self.event, self.notify, at
 
     def resume(self, code: str) -> tuple[int, int, float] | None:
