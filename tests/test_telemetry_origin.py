@@ -44,7 +44,8 @@ LAYOUTS: list[tuple[str, re.Pattern[str], str]] = [(n, re.compile(rx), src) for 
     ("device event", r"^\[EVENT\] DRV\(\d+,dms_poll_task\):\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3} "
      r"\[dms_event\.c:1410\]\[fault_manager\]\[ *\d+\.\d{6}\] event_id=0x(?P<dev>[0-9a-f]{8}); device_id=\d+; "
      r"node_type=0x[0-9a-f]+\[[^\]]+\]; node_id=0; sub_node_id=0; event_type=0x[0-9a-f]+\[[^\]]+\]; "
-     r"severity=[0-3]\[(OK|Warning|Alarm|Critical)\]; assertion=[01]\[Event (resume|occur)\]; description=\[\]; "
+     r"severity=[0-3]\[(OK|Warning|Alarm|Critical)\]; "
+     r"assertion=([01]\[Event (resume|occur)\]|2\[One time event\]); description=\[\]; "
      r"os_id=0; event_serial_num=\d+; notify_serial_num=\d+; event_raised_time=\d{13} ms\.$",
      "hicann/driver@ef377e95 dms_event.c:1410 (dms_record_fault_event_log), log_drv_write_ring_buffer.c:166, "
      "fms_define.h:65"),

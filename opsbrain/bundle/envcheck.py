@@ -78,7 +78,8 @@ def _health(device_lines: list[LogLine]) -> dict[int, str]:
     """npu-smi health per device while a device event is active: Critical for a code whose MindCluster level acts
     on the business or the chip, Alarm for a NotHandle / SubHealth code (the benign CE report excepted)."""
     active: dict[tuple[int, str], str] = {}
-    # the device fault manager's line (faultlib.telemetry.formats.device_os_event): id, device, assertion 1 / 0
+    # the device fault manager's line (faultlib.telemetry.formats.device_os_event): id, device, assertion 1 or 2 (a
+    # one-time event: the chip shows it until a resume or its reset) / 0
     rx = re.compile(r"event_id=0x([0-9a-f]{8}); device_id=(\d+);.*? assertion=(\d)\[", re.I)
     for ln in device_lines:
         if m := rx.search(ln.text):

@@ -190,7 +190,7 @@ class _Export:
                 dev = ids.index(ln.origin, "npu") if ids.npu_of(ln.origin) else 0
                 self.files.add(L.device_os_path(w, dev, self.stamp), ln.text)
                 if (ev := _DEVICE_EVENT.search(ln.text)) and (rec := fmt.history_record(
-                        self.sim.wallclock(ln.t), ev.group(1), assertion=ev.group(2) == "1")):
+                        self.sim.wallclock(ln.t), ev.group(1), assertion=ev.group(2) != "0")):  # 1, 2: occurs
                     self.files.add(L.history_path(w, dev), rec)
             elif ln.source == "plog":
                 m = _PID.match(ln.text)
