@@ -56,3 +56,17 @@ def blackhole() -> Iterator[str]:
     srv.listen(128)
     yield f"http://127.0.0.1:{srv.getsockname()[1]}/hook"
     srv.close()
+
+
+STATEFUL_EVENTS = frozenset({"80E01805", "80E20207", "81078603", "81B18603"})
+"""Device events held as active until a resume, for the tests of the resume machinery (the twin ships none:
+:data:`faultlib.telemetry.devicelines.RESUMED_EVENTS`; session 35)."""
+
+
+@pytest.fixture
+def stateful_events(monkeypatch: pytest.MonkeyPatch) -> frozenset[str]:
+    """The twin as it would be if these events' sensors had a deassert mask: held until the resume it prints."""
+    import faultlib.telemetry.emit as emit
+
+    monkeypatch.setattr(emit, "RESUMED_EVENTS", STATEFUL_EVENTS)
+    return STATEFUL_EVENTS

@@ -159,7 +159,7 @@ def test_hbm_ce_storm_counter_slope_warnings_and_no_impact(topo1: Topology) -> N
     assert grown >= rate * dur
     # (a) periodic device warnings with the CE logging code on the NPU's device log: the same line a background
     # burst prints (the count is in the counter, not in the line)
-    warn = p.logs(r"event_id=0x80e01805;.* assertion=1\[Event occur\]", source="device_os", origin=npu, until=T0 + dur)
+    warn = p.logs(r"event_id=0x80e01805;.* assertion=2\[One time event\]", source="device_os", origin=npu, until=T0 + dur)
     assert len(warn) >= 5 and all(ln.level == "EVENT" and "severity=1[Warning]" in ln.text for ln in warn)
     assert not p.logs(r"event_id=0x80e01801")  # a precursor: no uncorrectable error yet
     # (c) no impact; (d) heals by itself: nothing unhealthy, the storm ended
@@ -520,7 +520,7 @@ def test_npu_fail_slow_raises_step_time_by_about_the_factor_then_recovers(topo1:
           p.inject("npu_fail_slow", dec_npu, params={"factor": factor}, duration=dur)]
     p.run(T0 + dur / 2)
     (warn,) = p.logs(r"event_id=0x80e20207", source="device_os", origin=npu)
-    assert "severity=1[Warning]; assertion=1[Event occur]" in warn.text
+    assert "severity=1[Warning]; assertion=2[One time event]" in warn.text
     fp = p.sim.params.faults
     assert p.sim.telemetry.read("npu_temp_c", npu) == fp.npu_temp_throttle_c
     slow = p.job.step_time_s

@@ -96,6 +96,21 @@ def _storm(topo: Topology, rate: float, duration: float, **over: float) -> tuple
     return sim, reports
 
 
+def test_the_shipped_twin_reports_each_event_as_one_time_and_prints_no_resume(topo1: Topology) -> None:
+    """No sensor's deassert mask is public: every event is a one-time event (RESUMED_EVENTS is empty), each CE log
+    report and each fail-slow warning an occurrence of its own, and no resume line is printed."""
+    sim, reports = _storm(topo1, rate=2.0, duration=400.0)
+    sim.inject(FaultSpec(at_s=sim.now + 10.0, kind="npu_fail_slow", target=NPU, params={}, duration_s=300.0))
+    sim.inject(FaultSpec(at_s=sim.now + 400.0, kind="npu_fail_slow", target=NPU, params={}, duration_s=300.0))
+    sim.run(sim.now + 800.0)
+    ce = _events(sim, "80E01805")
+    assert len(reports) >= 3 and [e[0] for e in ce] == pytest.approx(reports)
+    assert {e[1] for e in ce} == {2} and {e[1] for e in _events(sim, "80E20207")} == {2}
+    assert len(_events(sim, "80E20207")) == 2  # the second warning is reported too: nothing was held
+    assert not [ln for ln in sim.telemetry.logs if "assertion=0[" in ln.text]
+
+
+@pytest.mark.usefixtures("stateful_events")
 def test_each_ce_log_report_resumes_at_the_next_sensor_check(topo1: Topology) -> None:
     sim, reports = _storm(topo1, rate=2.0, duration=400.0)
     check = sim.params.faults.ce_sensor_check_s
@@ -108,16 +123,14 @@ def test_each_ce_log_report_resumes_at_the_next_sensor_check(topo1: Topology) ->
               and (m := re.search(r"event_id=0x80e01805;.*event_raised_time=(\d+) ms", ln.text))]
     assert raised[0::2] == raised[1::2]  # a resume reports when its event was raised (dms_sensor.c:928, :617)
     assert raised[0] == int(sim.wallclock(reports[0]).replace(tzinfo=UTC).timestamp() * 1000)  # the first report
-
-
+@pytest.mark.usefixtures("stateful_events")
 def test_a_log_full_again_by_the_next_check_keeps_its_event(topo1: Topology) -> None:
     # 1000 errors/s fill a 2-record log within each 0.1 s check: the state persists while the storm lasts
     sim, reports = _storm(topo1, rate=1000.0, duration=5.0, **{"faults.ce_log_limit": 2})
     check = sim.params.faults.ce_sensor_check_s
     assert len(reports) > 40
     assert _events(sim, fmt.HBM_CE_CODE) == [(reports[0], 1, 1, 1), (pytest.approx(reports[-1] + check), 0, 1, 2)]
-
-
+@pytest.mark.usefixtures("stateful_events")
 def test_the_twins_resume_lines_read_as_the_events_recovery(topo1: Topology) -> None:
     sim, reports = _storm(topo1, rate=2.0, duration=200.0)
     got = []
@@ -140,6 +153,7 @@ def _ended(sim: Simulation, kind: str) -> float:
     ("l1_switch_failure", f"{NODE}/l1sw2", "81B18603"),  # the NPUs' UB ports toward the chip are up again
     ("npu_fail_slow", NPU, "80E20207"),  # the SoC is below its temperature threshold again
 ])
+@pytest.mark.usefixtures("stateful_events")
 def test_an_event_whose_condition_the_twin_clears_resumes_and_occurs_anew(topo1: Topology, kind: str, target: str,
                                                                             code: str) -> None:
     sim = _sim(topo1)

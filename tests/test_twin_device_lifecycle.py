@@ -37,7 +37,7 @@ def _sim(topo: Topology) -> Simulation:
 
 def _ce_reports(sim: Simulation) -> list[float]:
     return [ln.t for ln in sim.telemetry.logs if ln.origin == NPU and "event_id=0x80e01805;" in ln.text
-            and "assertion=1[" in ln.text]  # occurrences (each resumes a check later since session 35, events35)
+            and "assertion=0[" not in ln.text]  # occurrences (one-time events, session 35)
 
 
 def _events(sim: Simulation, since: float) -> list[tuple[float, float, int]]:

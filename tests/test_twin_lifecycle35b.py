@@ -50,6 +50,7 @@ def _done_at(sim: Simulation, action: str, target: str, status: str = "succeeded
 
 
 # ---- 1. two serial numbers -------------------------------------------------------------------------------------
+@pytest.mark.usefixtures("stateful_events")
 def test_a_resume_keeps_its_events_serial_and_takes_the_next_notify_serial(topo1: Topology) -> None:
     sim = _sim(topo1)
     sim.run(100.0)

@@ -66,14 +66,18 @@ refused rather than printed with words no driver prints."""
 EVENT_SEVERITY_NAMES = ("OK", "Warning", "Alarm", "Critical")
 EVENT_ASSERTION_NAMES = ("Event resume", "Event occur", "One time event")
 """The names the driver prints beside a severity and an assertion (dms_event.c:1338-1348)."""
-RESUMED_EVENTS = frozenset({"80E01805", "80E20207", "81078603", "81B18603"})
-"""The device events whose clearing the twin models and prints as a resume: the HBM CE log's report (the log starts
-over), a fail-slow chip below its threshold again, a RoCE port up, an L1 chip healed. An event is reported once until
-it resumes (the driver's converge layer). Any other event the twin prints as a one-time event (``assertion=2[One time
-event]``, reported at each occurrence, never held as active): the driver makes an event one-time when its sensor has
-an assert mask and no deassert mask (hicann/driver@ef377e95 src/sdk_driver/fms/smf/event/dms_event.c:176-185,
-``dms_event_convert_assertion``), and for these (an HBM UCE, an AI Core hang, a heartbeat lost, row isolation) the
-masks are firmware settings with no public copy and the twin models no clearing: assumed (session 35)."""
+RESUMED_EVENTS: frozenset[str] = frozenset()
+"""The device events the twin holds as active until it prints their resume (``assertion=0[Event resume]``): none.
+The driver holds an event until it resumes only when its sensor has a deassert mask, and reports it as a one-time
+event (``assertion=2[One time event]``, at each occurrence, never held) when the sensor has an assert mask and no
+deassert mask (hicann/driver@ef377e95 src/sdk_driver/fms/smf/event/dms_event.c:176-185,
+``dms_event_convert_assertion``). The masks are firmware settings with no public copy, so the twin takes the case
+that claims nothing unsourced: every event one-time (session 35, the lead). A branch of this session (events35) held
+the CE log report, a fail-slow chip's warning, a RoCE port's and an L1 chip's down events as active until a resume
+the twin printed at its model of the clearing, and every other event as active until the chip's next boot; the first
+claims a deassert mask no source shows, the second dropped a chip's second UCE. The resume machinery
+(:meth:`faultlib.telemetry.hub.TelemetryHub.event_serials`, the callers that report a clearing) stays: an event code
+added here would be held and resumed as the driver does."""
 
 
 def device_event_fields(code: str | int) -> tuple[int, int, int, int, str]:
