@@ -21,6 +21,7 @@ from opsbrain.sweeps.finding import CheckFn as CheckFn
 from opsbrain.sweeps.finding import Finding as Finding
 from opsbrain.sweeps.finding import json_safe as json_safe
 from opsbrain.sweeps.finding import levels as _levels
+from opsbrain.sweeps.finding import window_words as _hours
 from opsbrain.sweeps.finding import worst as worst
 from opsbrain.sweeps.heartbeat import check_heartbeat
 from opsbrain.sweeps.hostlinks import unread_host_findings
@@ -45,10 +46,6 @@ def row_reduce(fn: np.ufunc, a: np.ndarray) -> np.ndarray:
 
 def _fmt(x: float, nd: int = 1) -> str:
     return f"{x:.{nd}f}"
-
-
-def _hours(s: float) -> str:
-    return f"{s / 3600:.1f} h" if s >= 3600 else f"{s / 60:.0f} min"
 
 
 def _dark(s: Snapshot, p: SweepParams) -> tuple[np.ndarray, np.ndarray]:

@@ -74,6 +74,11 @@ class Check(NamedTuple):
     fn: CheckFn
     scope: Callable[[Snapshot], int]
 
+def window_words(s: float) -> str:
+    """A check's window as its findings say it: ``1.0 h`` from an hour up, else ``10 min``."""
+    return f"{s / 3600:.1f} h" if s >= 3600 else f"{s / 60:.0f} min"
+
+
 def levels(value: np.ndarray, warn: float, alarm: float, critical: float | None = None) -> np.ndarray:
     """0..3 per element: value >= warn / alarm / critical (NaN -> 0)."""
     v = np.nan_to_num(value, nan=-np.inf)

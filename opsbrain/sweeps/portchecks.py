@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from opsbrain.sweeps.finding import SEVERITIES, Finding, levels
+from opsbrain.sweeps.finding import SEVERITIES, Finding, levels, window_words
 from opsbrain.sweeps.params import SweepParams
 from opsbrain.sweeps.snapshot import Snapshot
 
@@ -108,7 +108,7 @@ def check_roce_errors(s: Snapshot, p: SweepParams) -> list[Finding]:
     bad, retry = most(BAD), most(RETRY)
     lv = np.maximum(levels(bad, p.crc_warn_errors, p.crc_alarm_errors),
                     np.minimum(levels(retry, p.crc_warn_errors, p.crc_alarm_errors), 1))
-    span = f"{ps.errors_window_s / 3600:.1f} h" if ps.errors_window_s >= 3600 else f"{ps.errors_window_s / 60:.0f} min"
+    span = window_words(ps.errors_window_s)
     out = []
     for i in np.flatnonzero(lv):
         sev = SEVERITIES[lv[i]]
