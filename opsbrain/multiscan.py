@@ -320,8 +320,16 @@ class Screen:
         self._n = len(self._owners)
         pats = [f"(?i){literal_pattern(k)}" for k in self._lits] + [t for t, _i in whole] + self.extra
         self._patterns = pats
-        self.set = PatternSet(pats, engine=engine, checked=len(pats)) if len(self.extra) == len(extra) else \
-            PatternSet([], engine="re")  # an extra pattern RE2 cannot read: no screen at all
+        # a pattern held twice (a regex's RE2 translation that is also an extra: the documented-message catalog,
+        # ~23,000 characters, costs ~40 ms to compile) goes into the set once; a hit on it is a hit at each place
+        distinct = list(dict.fromkeys(pats))
+        where = {p: k for k, p in enumerate(distinct)}
+        places: list[list[int]] = [[] for _ in distinct]
+        for pos, p in enumerate(pats):
+            places[where[p]].append(pos)
+        self._places: list[list[int]] | None = places if len(distinct) < len(pats) else None
+        self.set = PatternSet(distinct, engine=engine, checked=len(distinct)) if len(self.extra) == len(extra) \
+            else PatternSet([], engine="re")  # an extra pattern RE2 cannot read: no screen at all
 
     def possible(self, text: str) -> tuple[frozenset[int], frozenset[int]] | None:
         """(regexes that can match, extra patterns found) for ``text``; None when the set cannot tell."""
@@ -333,6 +341,8 @@ class Screen:
         n = self._n
         may = set(self.always)
         extra = []
+        if self._places is not None:
+            hits = [pos for h in hits for pos in self._places[h]]
         for h in hits:
             if h < n:
                 may.update(self._owners[h])

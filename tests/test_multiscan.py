@@ -199,3 +199,18 @@ def test_literal_pattern_matches_exactly_its_literal(literal: str) -> None:
     pattern = literal_pattern(literal)
     assert pattern == "".join(_literal_char(c) for c in literal)
     assert re.fullmatch(pattern, literal, re.DOTALL)
+
+
+@pytest.mark.skipif(multiscan.ENGINE != "re2", reason="the set is RE2's")
+def test_a_pattern_held_twice_is_compiled_once_and_found_at_both_places() -> None:
+    """The parsers' screen holds the documented-message catalog twice (a regex's translation and the gate's extra):
+    the set compiles it once, and a hit on it is a hit for the regex and for the extra."""
+    rx = re.compile(r"uce error|link down")
+    t = re2_superset(rx)
+    assert t is not None
+    scr = Screen([rx, re.compile(r"heartbeat")], extra=[t, literal_pattern("fault")], checked_extra=True)
+    assert len(scr.set.patterns) == len(set(scr._patterns)) < len(scr._patterns)
+    assert scr.possible("a uce error here") == (frozenset({0}), frozenset({0}))
+    assert scr.possible("link down, fault") == (frozenset({0}), frozenset({0, 1}))
+    assert scr.possible("heartbeat lost") == (frozenset({1}), frozenset())
+    assert scr.possible("nothing") == (frozenset(), frozenset())
