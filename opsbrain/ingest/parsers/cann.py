@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from opsbrain.ingest.parsers.ctx import LineCtx
+from opsbrain.ingest.parsers.ctx import RE_PLOG_HEAD, LineCtx
 from opsbrain.ingest.parsers.framework import CFG_ENV
 from opsbrain.ingest.screen import Screened, group_of, screened
 
@@ -42,12 +42,6 @@ vllm-ascend#4859), its OPS_CHECK_ERROR in OpParamMaker (``OPS function error: ac
 aclnnStatus=561002.``, flash-linear-attention-npu#333). Only there: the general pattern does not take these ranges, so
 a six-digit count or id on an error line stays no code."""
 _RT_CONTEXT = screened(r"err|fail|ret|result|code|exception|abnormal", re.I)
-RE_PLOG_HEAD = re.compile(r"^\[\w+\s*\]\s*\w+\(\d+,[^)]*\):\S+(?:\s*\[[^\]]*\])*(?:\s*\d+(?=\s*[A-Za-z_]))?")
-"""A plog line's head ``[ERROR] HCCL(pid,proc):time [file.cc:line][tid]...``: its numbers (thread ids) are no codes;
-nor is the thread id that RUNTIME and TBE lines print bare after the source position, before the function name
-(``[ascendc_runtime.cpp:228]  505389 AscendCheckSoCVersion:...``,
-``[capture_model.cc:1078]227839 AllocSqCqProc:...``). HCCL lines may put a space between the bracketed fields
-(``[adapter_hccp.cc:1240] [106335]cur idx[0]``, vllm-ascend#9447)."""
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"SilentCheck|silent[ _]check|npu_asd_detect", re.I), "sdc:silent_check"),
     (screened(r"ai ?core.*(?:exception|error|trap)|aicore_exception|aic(?:ore)? error|aivec.*(?:exception|error)|"

@@ -14,6 +14,18 @@ _ORIGIN_NPU = re.compile(r"(?:^|/)npu(\d+)$")
 MAX_LINE = 4096  # characters of a line that are scanned; longer lines are cut (junk never costs more)
 
 
+RE_PLOG_HEAD = re.compile(r"^\[\w+\s*\]\s*\w+\(\d+,[^)]*\):\S+(?:\s*\[[^\]]*\])*(?:\s*\d+(?=\s*[A-Za-z_]))?")
+"""A plog line's head ``[ERROR] HCCL(pid,proc):time [file.cc:line][tid]...``: its numbers (thread ids) are no codes;
+nor is the thread id that RUNTIME and TBE lines print bare after the source position, before the function name
+(``[ascendc_runtime.cpp:228]  505389 AscendCheckSoCVersion:...``,
+``[capture_model.cc:1078]227839 AllocSqCqProc:...``). HCCL lines may put a space between the bracketed fields
+(``[adapter_hccp.cc:1240] [106335]cur idx[0]``, vllm-ascend#9447)."""
+RE_RT_FUNC = re.compile(RE_PLOG_HEAD.pattern + r"\s*([A-Za-z_]\w*):")
+"""The C++ function a RUNTIME plog line names right after its head (``[device_error_core_proc.cc:399]4702
+CheckSmmuFault:Get isSmmuFault is 1.``): the runtime's log functions print ``[%s:%d]%d %s:%s`` (source file, line,
+thread id, ``__func__``, message; hicann/runtime src/runtime/core/src/common/rt_log.cc RecordErrorLog / RecordLog
+@147ddf21), so that word is a function's name, never an exception class a program raised (session 36)."""
+
 @dataclass(slots=True)
 class LineCtx:
     text: str

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from opsbrain.ingest.parsers.ctx import LineCtx
+from opsbrain.ingest.parsers.ctx import RE_RT_FUNC, LineCtx
 from opsbrain.ingest.screen import Screened, group_of, screened
 
 RE_EXC = screened(r"(?:^|[\s:\]>|])((?:[A-Za-z_][\w]*\.)*([A-Z][A-Za-z0-9_]*(?:Error|Exception|Interrupt|Exit|Fault)))"
@@ -363,6 +363,14 @@ def exception_severity(ctx: LineCtx, warning: bool) -> int:
     return 1 if warning else 2
 
 
+
+def _raised(text: str) -> re.Match[str] | None:
+    """The first exception class a line names (:data:`RE_EXC`), not the C++ function a RUNTIME plog line names after
+    its head (:data:`RE_RT_FUNC`: ``CheckSmmuFault:`` was read as ``py:CheckSmmuFault``, session 36)."""
+    func = RE_RT_FUNC.match(text)
+    return next((m for m in RE_EXC.finditer(text) if func is None or m.start(1) != func.start(1)), None)
+
+
 def parse(ctx: LineCtx) -> bool:
     if not _ANY.may(ctx.text) and "Traceback (most recent call last)" not in ctx.text:
         return False  # the line screen rules out every regex of this parser
@@ -389,7 +397,7 @@ def parse(ctx: LineCtx) -> bool:
             ctx.add(kind, ctx.npu(dev) or ctx.node, 2, device=dev)
             found = True
             break
-    if m := RE_EXC.search(text):
+    if m := _raised(text):
         name = m.group(2)
         if name not in ("StopIteration",) and not (name == "AttributeError" and RE_VENDOR_ATTR.search(text)):
             ctx.add(f"py:{name}", ctx.node, exception_severity(ctx, warning))

@@ -109,6 +109,15 @@ RE_RT_TRACE = screened(r"\[FUNC:\w+\]\[FILE:\w+\.c(?:c|pp)?\]|reason=\[?lost hea
 direct_hwts_engine.cc][LINE:407]``, ``rtDeviceSynchronizeWithTimeout execution failed, reason=lost heartbeat``,
 vllm-ascend#8186): the task scheduler of the device stopped answering (ACL_ERROR_RT_LOST_HEARTBEAT 507010, "The task
 scheduler loses the heartbeat"), read by the CANN parser as a lost device, not HCCL's heartbeat between ranks."""
+RE_CQE_NOT_TIMEOUT = screened(r"\bTask run failed\b.*\berrType=0x[0-9a-f]+\((?!task timeout\))[a-z ]+\)", re.I)
+"""The runtime's failed-task record names why the task failed (``ProcLogicCqReport:Task run failed, ...,
+sqe_type=7(notify wait), errType=0x20(sq sw status error), sqSwStatus=0x102d0559``): the CQE's error bit by
+its name, ``task exception``, ``task trap``, ``task timeout``, ``sqe error``, ``resource conflict error``, ``sq sw
+status error``, ``warning`` (hicann/runtime src/runtime/core/src/engine/stars/stars_engine.cc @f5c2df5a,
+``StarsEngine::StarsCqeErrorDesc_`` and ``ProcLogicCqReport``). A notify-wait task that failed for any reason but
+``task timeout`` did not time out waiting for a peer: the runtime aborted the stream when another task on the device
+failed (the CANN troubleshooting case of MoE dispatch/combine prints it before the AI Core's ``MTE instruction is out
+of range``), so it is no ``hccl:notify_timeout`` (session 36; before, any ``Task run failed ... notify`` was one)."""
 _HCCL_CONTEXT = screened(r"HCCL|hccl|hcom|Hccl|HCOM|collective|allreduce|all_reduce|allgather|broadcast", re.I,
                          context=True)
 
@@ -177,6 +186,8 @@ def parse(ctx: LineCtx) -> bool:
                 continue  # the driver's (kernel parser) or the runtime's (CANN parser) device heartbeat, not HCCL's
             if kind == "hccl:exec_timeout" and (RE_TIMEOUT_SETTING.search(text) or SETTING_LINE.match(text)):
                 continue  # the value a job started with, not a timeout
+            if kind == "hccl:notify_timeout" and RE_CQE_NOT_TIMEOUT.search(text):
+                continue  # the runtime says the notify-wait task failed for another reason than a timeout
             ctx.add(kind, ctx.npu(), max(ctx.sev, 1), peer=peer, device=ctx.device())
             if kind in ("hccl:notify_timeout", "hccl:rdma_error") and not codes and peer and peer.startswith("pod"):
                 ctx.add("hccl:remote", peer, 1, peer=peer)  # the remote the wait or the failed RDMA work names
