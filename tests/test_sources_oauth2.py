@@ -122,8 +122,8 @@ def test_a_token_dropped_by_another_worker_is_still_redacted(monkeypatch: pytest
     auth = HttpAuth(oauth2=creds("http://127.0.0.1:1"))
     assert auth.oauth2 is not None
 
-    def refuse(h: BaseHTTPRequestHandler) -> None:
-        auth.oauth2.invalidate()  # another worker's 401 handled first, while this answer is on its way
+    def refuse(h: BaseHTTPRequestHandler) -> None:  # another worker's 401 for this token handled first
+        auth.oauth2.invalidate((h.headers.get("Authorization") or "").removeprefix("Bearer "))
         page_for(endpoint, revoked=set(endpoint.issued))(h)
 
     with serving(endpoint) as issuer, serving(refuse) as url:
@@ -135,6 +135,38 @@ def test_a_token_dropped_by_another_worker_is_still_redacted(monkeypatch: pytest
     assert endpoint.issued == ["tok-1-9f3c", "tok-2-9f3c"]
     for said in (str(refused.value), str(again.value)):
         assert "tok-" not in said and "<redacted>" in said, said
+
+
+def test_a_late_401_does_not_drop_the_token_another_worker_just_fetched(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two workers send tok-1, which the server has revoked. While the first's answer is on its way, the second is
+    refused, drops tok-1 and fetches tok-2, which the server takes. The first's 401 (for tok-1) then must not drop
+    tok-2: the next request sends it without a third token request (session 36; before, ``invalidate`` dropped
+    whatever token was held)."""
+    monkeypatch.setenv("OB_SECRET", SECRET)
+    endpoint = Endpoint()
+    auth = HttpAuth(oauth2=creds("http://127.0.0.1:1"))
+    assert auth.oauth2 is not None
+    page = page_for(endpoint, revoked={"tok-1-9f3c"})
+    where: list[str] = []
+    meanwhile: list[str] = []
+
+    def first_answer_late(h: BaseHTTPRequestHandler) -> None:
+        if not where[1:]:  # the first worker's request: the other worker's whole round runs before it is answered
+            where.append("busy")
+            with pytest.raises(SourceAuthError, match="HTTP 401"):
+                fetch(where[0], 5, 5, 1 << 20, auth)  # tok-1 refused: dropped
+            fetch(where[0], 5, 5, 1 << 20, auth)  # tok-2 fetched and taken
+            meanwhile.extend(endpoint.issued)
+        page(h)
+
+    with serving(endpoint) as issuer, serving(first_answer_late) as url:
+        auth.oauth2.token_url = issuer + "/token"
+        where.append(url + "/metrics")
+        with pytest.raises(SourceAuthError, match="HTTP 401"):
+            fetch(url + "/metrics", 5, 5, 1 << 20, auth)  # the first worker's late 401, for tok-1
+        fetch(url + "/metrics", 5, 5, 1 << 20, auth)  # tok-2 still held
+    assert meanwhile == ["tok-1-9f3c", "tok-2-9f3c"]
+    assert endpoint.issued == ["tok-1-9f3c", "tok-2-9f3c"]
 
 
 def test_a_refused_client_is_one_line_naming_the_endpoint_and_its_error(tmp_path: Path) -> None:

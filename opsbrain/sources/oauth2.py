@@ -5,7 +5,7 @@ secret are POSTed to the token endpoint (HTTP basic authentication, each form-en
 query endpoints behind an identity provider take such tokens (a service principal's client id and secret).
 
 A token is kept until :data:`EXPIRY_MARGIN_S` before its ``expires_in`` (kept until refused when the endpoint gives
-none), and dropped when a source answers 401, so the next request fetches a new one. The client secret is read
+none), and dropped when a source answers 401 to it, so the next request fetches a new one. The client secret is read
 again for each token request (a rotated secret file is followed), and neither it nor a token is ever in an error
 line (:meth:`opsbrain.sources.httpauth.HttpAuth.redact`)."""
 
@@ -82,10 +82,13 @@ class ClientCredentials:
             self._expires = time.monotonic() + (lifetime - EXPIRY_MARGIN_S if lifetime is not None else float("inf"))
             return token
 
-    def invalidate(self) -> None:
-        """Drop the token held (a source refused it): the next request fetches a new one."""
+    def invalidate(self, refused: str) -> None:
+        """Drop the token held if it is ``refused``, the one a source answered 401 to: the next request fetches a new
+        one. Another worker that was refused the same token may have fetched a new one meanwhile: that one is kept
+        (session 36; before, every 401 dropped whatever was held, and a late 401 cost a second token request)."""
         with self._lock:
-            self._drop()
+            if self._token == refused:
+                self._drop()
 
     def _drop(self) -> None:
         if self._token is not None:
