@@ -107,8 +107,9 @@ def _fetch(url: str, request: urllib.request.Request, timeout_s: float, deadline
         # the server refused the client certificate) has a ``reason`` too, its short string, and is its own cause
         reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
         if isinstance(reason, ssl.SSLCertVerificationError):  # the server's certificate is not trusted
-            raise InputError(f"TLS certificate not verified: {reason.verify_message or reason.reason} (give the "
-                             "server's CA bundle with --ca-file; --insecure-skip-verify skips the check)",
+            hint = ("the token endpoint's CA bundle with --oauth2-ca-file" if post is not None else
+                    "the server's CA bundle with --ca-file; --insecure-skip-verify skips the check")
+            raise InputError(f"TLS certificate not verified: {reason.verify_message or reason.reason} (give {hint})",
                              file=shown, path="--url") from None
         if isinstance(reason, ssl.SSLError):
             raise InputError(f"TLS failed: {reason.reason or reason}{_client_hint(reason, auth)}", file=shown,
