@@ -201,6 +201,8 @@ class _Reader(TimedFiles, StateFiles, Assembly):
                 self._rank_table(f)
                 f.release()
         ranks = RankCollector("" if unnamed_root(self.scan.name) else self.scan.name)  # (a run's or logs' folder)
+        if not self.scan.tree.archive:  # the directory given: its folders may name the job (rankjobs.job_marker)
+            ranks.root_path = Path(self.scan.root).absolute().as_posix()
         for f in files:
             if f.kind.kind in (L.PLOG, L.CANN_DEVICE, L.HOST_SLOG, L.NPU_INFO, L.TRAIN, L.OTHER, L.MESSAGES, L.DMESG,
                                L.VMCORE, L.RANK_TABLE):  # (a rank table's servers and device addresses: _servers)

@@ -399,7 +399,9 @@ def diagnose_logs(path: str | list[str], engine: Engine, matcher: Any = None, st
     reader.follow_links = follow_links
     if len(paths) == 1 and paths[0] != "-" and Path(paths[0]).is_file():
         ranks.root_archive = Path(paths[0]).name + ":"  # (its members are read as <archive>:<member>)
-    _, _, root = ingest_paths(paths, stdin, reader)
+    _, _, given = ingest_paths(paths, stdin, reader)
+    root = Path(given).name if given else ""
+    ranks.root_path = Path(given).absolute().as_posix() if given else ""  # (its folders may name the job)
     files = ranks.files_read()
     if ranks.root_archive and (members := [f[len(ranks.root_archive):] for f in files
                                            if f.startswith(ranks.root_archive)]):
