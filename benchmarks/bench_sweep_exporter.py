@@ -2,7 +2,7 @@
 
 The twin's pod (384 NPUs, background noise for an hour) is rendered as npu-exporter pages and served by the
 small exporter of ``opsbrain.sources.serve`` on 127.0.0.1; ``PrometheusSource`` fetches, parses
-(prometheus_client's text parser for every label set; see ``opsbrain.sources.exporter.PageParser``), builds the
+(prometheus_client's text parser for every label set; see ``opsbrain.sources.pagetext.PageParser``), builds the
 snapshot and runs the covered checks. Two pages:
 
 - ``npus``: the 384 NPUs' own series (temperature, HBM temperature, ECC counter, isolated pages; since session 35

@@ -10,7 +10,8 @@ import re
 from faultlib.engine import Simulation
 from faultlib.injection.spec import FaultSpec
 from opsbrain.sources import PrometheusSource, sweep_source
-from opsbrain.sources.exporter import PageParser, parse_page, render_twin_page
+from opsbrain.sources.exporter import parse_page, render_twin_page
+from opsbrain.sources.pagetext import PageParser
 from opsbrain.sources.readings import HCCS_CRC, ROCE_FCS, UB_CRC_UNKNOWN
 from opsbrain.sources.serve import PageServer
 from opsbrain.sources.twinpage import npu_link_counters

@@ -86,3 +86,38 @@ def test_logs_names_the_ttp_folder_after_its_node() -> None:
         ranks.other_workers |= {ttp, plog}
         shown = ranks.shown()
         assert shown(ttp) == shown(plog) == A, (head, ttp, shown(ttp))
+
+
+@pytest.mark.parametrize("up", GIVEN.values(), ids=GIVEN.keys())
+def test_the_job_is_found_by_its_folder_from_every_root(tmp_path: Path, engine: Any, up: int) -> None:
+    """Session 36: the job's UID (``MINDX_TASK_ID``, its folder's name below ``alllogs/``) is found given from the job's
+    folder or ``alllogs/`` too, by the folders above the directory given: a job rescheduled as a whole is one job of two
+    attempts in both modes (tests/test_rankjobs_jobreschedule.py's runs), as given from above. Before, from
+    ``alllogs/`` and ``alllogs/<uid>/`` no marker was found and the two runs read as two jobs (``jobs: 2``)."""
+    from tests.test_rankjobs_jobreschedule import ONE, TWO, UID2, _run
+
+    code = tmp_path / "code"
+    _run(code, UID, "08", ONE, 500, ("node-a", "node-b"), (0, 2))
+    _run(code, UID, "09", TWO, 900, ("node-b", "node-c"), None)
+    job = code / "alllogs" / UID
+    given = job.parents[up - 1] if up else job
+    for rep in _both(given, engine):
+        assert "jobs" not in rep, rep.get("jobs")
+        att = rep["attempts"]
+        assert att[1]["rescheduled"] == {"job": f"MINDX_TASK_ID {UID}", "hosts_before": ["10.9.0.1", "10.9.0.2"],
+                                         "hosts": ["10.9.0.2", "10.9.0.3"]}, att
+    if up == 1:  # from alllogs/ with a second job's folder beside: two jobs, each by its own folder
+        _run(code, UID2, "10", ONE.replace("1769241601", "1769248801"), 1300, ("node-a", "node-b"), None)
+        for rep in _both(given, engine):
+            assert [j["marker"] for j in rep["jobs"]] == [f"MINDX_TASK_ID {UID}", f"MINDX_TASK_ID {UID2}"], rep["jobs"]
+
+
+def test_the_job_marker_reads_the_folders_above_the_directory_given() -> None:
+    from opsbrain.ingest.rankjobs import job_marker
+
+    plog = f"plogs/{A}/plog/{PLOG}"
+    assert job_marker(plog) is None
+    assert job_marker(plog, f"/job/code/alllogs/{UID}") == f"MINDX_TASK_ID {UID}"
+    assert job_marker(f"{UID}/{plog}", "/job/code/alllogs/") == f"MINDX_TASK_ID {UID}"
+    assert job_marker(f"alllogs/{UID}/{plog}", "/data/alllogs/old") == f"MINDX_TASK_ID {UID}"  # the files' own first
+    assert job_marker(plog, "/job/code/logs") is None

@@ -6,7 +6,8 @@ itself the host (``npu-report`` of ``npu-report.tgz``): the archive's name is wh
 not the host's, unless the layout says so (an archive of no top folder, ``tar czf node-3.tgz -C node-3 .``, or of a
 wrapper, ``var/``, stands for the folder it was made of). Also: msnpureport's export below ``var/log/npu/report/``
 was the bundle's worker ``var/log/npu/report`` (a host named ``log/npu/report``), where ``--logs`` names the folder
-above the node's log tree.
+above the node's log tree. Session 36: a directory given whose own name only says it holds logs (``var/``, ``log/``,
+``npu/``, ``slog/``) names no host in either mode (both named host ``var``), unless its host syslog names one.
 
 The export's files are test_msnpureport_alone's (hbm-uce-real's real lines: an HBM UCE on device 3)."""
 
@@ -80,3 +81,21 @@ def test_an_export_below_var_log_npu_report_is_the_host_s(tmp_path: Path, engine
     assert _roots(*_both(host, engine)) == [("ascend-c01", 3), ("ascend-c01", 3)]
     arc = _tar(tmp_path / "ascend-c02.tgz", host / "var", "var")
     assert _roots(*_both(arc, engine)) == [("ascend-c02", 3), ("ascend-c02", 3)]
+
+
+@pytest.mark.parametrize("given, below", [("var", "log/device_log"), ("log", "device_log"), ("logs", "device_log"),
+                                          ("npu", "device_log"), ("slog", None)])
+def test_a_directory_given_named_as_a_wrapper_names_no_host_in_either_mode(tmp_path: Path, engine: Any, given: str,
+                                                                           below: str | None) -> None:
+    """``diagnose --logs var/``: before session 36 host ``var`` in both modes (``npu/``, ``slog/``: the bundle's only),
+    now no host, as for the export given alone; with the host's syslog copied in, the host it names in both."""
+    root = tmp_path / given
+    if below is None:  # the device's slog tree given at its top
+        shutil.copytree(FIX / "device_log" / "slog", root)
+    else:
+        shutil.copytree(FIX / "device_log", root / below)
+    rep, logs = _both(root, engine)
+    assert _roots(rep, logs) == [(None, 3), (None, 3)]
+    assert [w["name"] for w in rep["workers"]] == [""], rep["workers"]
+    shutil.copy(FIX / "messages", root / "messages")
+    assert _roots(*_both(root, engine)) == [("ascend-a01", 3), ("ascend-a01", 3)]

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
+from opsbrain.ingest.hostnames import unnamed_root
 from opsbrain.ingest.parsers import parse_line
-from opsbrain.ingest.workers import host_root, root_label
+from opsbrain.ingest.workers import host_root
 from opsbrain.verdict import verdict_first
 
 LINE = ("[ERROR] DRV(1187,dmp_daemon):2026-12-05-02:45:10.100.001 [fault_manager.c:512][fault_manager] "
@@ -40,7 +41,7 @@ def test_a_node_log_tree_names_no_host(tmp_path: Path, engine: Any, given: str) 
 def test_the_tree_below_a_host_folder_still_names_the_host() -> None:
     assert host_root("node-a12/slog/dev-os-3/run/device-os/x.log")[0] == "node-a12"
     assert host_root("slog/dev-os-3/run/device-os/x.log")[0] == ""
-    assert root_label(Path("/var/log/npu")) == "" and root_label(Path("/data/node-a12")) == "node-a12"
+    assert unnamed_root(Path("/var/log/npu").name) and not unnamed_root(Path("/data/node-a12").name)
 
 
 def test_a_zh_locale_syslog_head_names_its_host() -> None:

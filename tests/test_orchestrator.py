@@ -496,7 +496,8 @@ def test_recovery_code_never_reads_ground_truth() -> None:
         attrs = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
         assert not attrs & {"faults", "trace"}, path.name
         mods = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-        assert not any(m and m.startswith(("faultlib.faults.models", "faultlib.faults.base", "faultlib.trace"))
+        assert not any(m and m.startswith(("faultlib.faults.models", "faultlib.faults.fabric", "faultlib.faults.base",
+                                           "faultlib.trace"))
                        for m in mods), path.name
 
 

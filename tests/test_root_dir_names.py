@@ -58,6 +58,7 @@ def test_root_names_host_rule() -> None:
     assert not root_names_host("", ["messages"])
     assert root_names_host("ascend-a01", ["01-a.txt"])
     assert not root_names_host("20250619092715", ["01-a.txt"])  # msnpureport's export stamp: a date, no host
+    assert not root_names_host("var", ["log/messages"])  # a folder that only holds logs (session 36)
     assert root_names_host("collected", ["dmesg", "01-a.txt"])
     assert root_names_host("mylogs", ["process_log/run/plog/plog-1_20250101000000000.log"])
     assert not root_names_host("mylogs", ["worker-0/process_log/run/plog/plog-1_20250101000000000.log"])

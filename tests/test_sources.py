@@ -15,7 +15,8 @@ from faultlib.simparams import SimParams
 from faultlib.topology import Topology, TopologyParams
 from opsbrain.cli import cli
 from opsbrain.sources import PrometheusSource, sweep_source
-from opsbrain.sources.exporter import COVERS, METRIC_TABLE, PageParser, parse_page, render_twin_page
+from opsbrain.sources.exporter import COVERS, METRIC_TABLE, parse_page, render_twin_page
+from opsbrain.sources.pagetext import PageParser
 from opsbrain.sources.serve import PageServer
 from opsbrain.sweeps import SweepParams, run_sweep
 from opsbrain.sweeps.sweep import CHECK_NAMES

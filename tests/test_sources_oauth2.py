@@ -2,7 +2,7 @@
 for a client id and secret sent by HTTP basic authentication (RFC 6749 sections 2.3.1 and 4.4); the page server
 accepts only a token the endpoint handed out. The token is kept until shortly before it expires, fetched anew after a
 source's 401, and neither the secret nor a token shows in any output; a refused client or a wrong answer is one line
-and exit 2."""
+and exit 2. A token endpoint on another CA than the source's is verified against ``--oauth2-ca-file`` (session 36)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from opsbrain.errors import InputError, SourceAuthError
 from opsbrain.sources.httpauth import HttpAuth, SecretRef
 from opsbrain.sources.httpget import fetch
 from opsbrain.sources.oauth2 import ClientCredentials
-from tests.test_sources_auth import PAGE, cli
+from tests.test_sources_auth import OPENSSL, PAGE, _cert, cli
 from tests.test_sources_http import reply, serving
 
 CLIENT, SECRET = "opsbrain-sweeper", "s3cr+t/with=signs"
@@ -122,8 +122,8 @@ def test_a_token_dropped_by_another_worker_is_still_redacted(monkeypatch: pytest
     auth = HttpAuth(oauth2=creds("http://127.0.0.1:1"))
     assert auth.oauth2 is not None
 
-    def refuse(h: BaseHTTPRequestHandler) -> None:
-        auth.oauth2.invalidate()  # another worker's 401 handled first, while this answer is on its way
+    def refuse(h: BaseHTTPRequestHandler) -> None:  # another worker's 401 for this token handled first
+        auth.oauth2.invalidate((h.headers.get("Authorization") or "").removeprefix("Bearer "))
         page_for(endpoint, revoked=set(endpoint.issued))(h)
 
     with serving(endpoint) as issuer, serving(refuse) as url:
@@ -135,6 +135,38 @@ def test_a_token_dropped_by_another_worker_is_still_redacted(monkeypatch: pytest
     assert endpoint.issued == ["tok-1-9f3c", "tok-2-9f3c"]
     for said in (str(refused.value), str(again.value)):
         assert "tok-" not in said and "<redacted>" in said, said
+
+
+def test_a_late_401_does_not_drop_the_token_another_worker_just_fetched(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two workers send tok-1, which the server has revoked. While the first's answer is on its way, the second is
+    refused, drops tok-1 and fetches tok-2, which the server takes. The first's 401 (for tok-1) then must not drop
+    tok-2: the next request sends it without a third token request (session 36; before, ``invalidate`` dropped
+    whatever token was held)."""
+    monkeypatch.setenv("OB_SECRET", SECRET)
+    endpoint = Endpoint()
+    auth = HttpAuth(oauth2=creds("http://127.0.0.1:1"))
+    assert auth.oauth2 is not None
+    page = page_for(endpoint, revoked={"tok-1-9f3c"})
+    where: list[str] = []
+    meanwhile: list[str] = []
+
+    def first_answer_late(h: BaseHTTPRequestHandler) -> None:
+        if not where[1:]:  # the first worker's request: the other worker's whole round runs before it is answered
+            where.append("busy")
+            with pytest.raises(SourceAuthError, match="HTTP 401"):
+                fetch(where[0], 5, 5, 1 << 20, auth)  # tok-1 refused: dropped
+            fetch(where[0], 5, 5, 1 << 20, auth)  # tok-2 fetched and taken
+            meanwhile.extend(endpoint.issued)
+        page(h)
+
+    with serving(endpoint) as issuer, serving(first_answer_late) as url:
+        auth.oauth2.token_url = issuer + "/token"
+        where.append(url + "/metrics")
+        with pytest.raises(SourceAuthError, match="HTTP 401"):
+            fetch(url + "/metrics", 5, 5, 1 << 20, auth)  # the first worker's late 401, for tok-1
+        fetch(url + "/metrics", 5, 5, 1 << 20, auth)  # tok-2 still held
+    assert meanwhile == ["tok-1-9f3c", "tok-2-9f3c"]
+    assert endpoint.issued == ["tok-1-9f3c", "tok-2-9f3c"]
 
 
 def test_a_refused_client_is_one_line_naming_the_endpoint_and_its_error(tmp_path: Path) -> None:
@@ -193,3 +225,48 @@ def test_a_bad_oauth2_option_is_one_line_and_exit_2(tmp_path: Path, args: list[s
     got = cli("--source", "prometheus-api", "--url", "https://127.0.0.1:9", *args, env={"T": SECRET}, data=tmp_path)
     assert got.returncode == 2 and got.stderr.count("\n") == 1 and says in got.stderr, got.stderr
     assert SECRET not in got.stderr and "Traceback" not in got.stderr
+
+
+@pytest.fixture(scope="module")
+def two_cas(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Path]]:
+    """Self-signed certificates (each its own CA) for 127.0.0.1: the source's and the token endpoint's."""
+    if OPENSSL is None:
+        pytest.skip("no openssl")
+    d = tmp_path_factory.mktemp("two-cas")
+    return {"source": _cert(d, "source"), "issuer": _cert(d, "issuer")}
+
+
+def test_a_token_endpoint_on_another_ca_is_verified_against_its_own_bundle(two_cas: dict[str, tuple[Path, Path]],
+                                                                           tmp_path: Path) -> None:
+    """The page server's certificate is from one CA, the token endpoint's from another: ``--oauth2-ca-file`` names
+    the endpoint's (session 36; before, the token request could only use the source's ``--ca-file``, and such an
+    endpoint could not be reached)."""
+    endpoint = Endpoint()
+    source_ca, issuer_ca = str(two_cas["source"][0]), str(two_cas["issuer"][0])
+    with serving(endpoint, tls=two_cas["issuer"]) as issuer, serving(page_for(endpoint), tls=two_cas["source"]) as url:
+        base = ["--source", "prometheus", "--url", url + "/metrics", "--ca-file", source_ca, "--oauth2-token-url",
+                issuer + "/token", "--oauth2-client-id", CLIENT, "--oauth2-client-secret-env", "OB_SECRET"]
+        ok = cli(*base, "--oauth2-ca-file", issuer_ca, "--json", env={"OB_SECRET": SECRET}, data=tmp_path)
+        before = cli(*base, env={"OB_SECRET": SECRET}, data=tmp_path)  # the source's CA for the endpoint too
+    assert ok.returncode == 1, ok.stderr  # NPU 1 at 107 C: read through the token
+    assert json.loads(ok.stdout)["coverage"]["connection"] == (
+        f"OAuth2 client credentials as {CLIENT} from {issuer[8:]} (its CA {issuer_ca}); CA {source_ca}")
+    assert before.returncode == 2 and before.stderr.count("\n") == 1, before.stderr
+    assert "--oauth2-token-url" in before.stderr and "TLS certificate not verified" in before.stderr
+    assert "--oauth2-ca-file" in before.stderr and "Traceback" not in before.stderr, before.stderr
+    assert endpoint.issued == ["tok-1-9f3c"]
+
+
+def test_a_bad_oauth2_ca_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.pem"
+    junk.write_text("not a certificate\n")
+    oauth = ["--oauth2-token-url", "https://127.0.0.1:9/t", "--oauth2-client-id", CLIENT, "--oauth2-client-secret-env",
+             "T"]
+    for args, says in (([*oauth, "--oauth2-ca-file", str(tmp_path / "missing.pem")],
+                        f"{tmp_path / 'missing.pem'}: --oauth2-ca-file: no such CA bundle file"),
+                       ([*oauth, "--oauth2-ca-file", str(junk)], f"{junk}: --oauth2-ca-file: not a PEM CA bundle"),
+                       (["--oauth2-ca-file", str(junk)], "--oauth2-ca-file needs --oauth2-token-url")):
+        got = cli("--source", "prometheus-api", "--url", "https://127.0.0.1:9", *args, env={"T": SECRET},
+                  data=tmp_path)  # port 9: nothing is asked of it, the files are checked before any request
+        assert got.returncode == 2 and got.stderr.count("\n") == 1 and says in got.stderr, got.stderr
+        assert "Traceback" not in got.stderr and "cannot fetch" not in got.stderr, got.stderr

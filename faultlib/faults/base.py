@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from faultlib.engine import Simulation
     from faultlib.workloads.base import Workload
 
+Gen = Generator[simpy.Event, Any, None]
+"""What a model's :meth:`FaultModel.run` is: a simpy process."""
+
 
 class SpecLike(Protocol):
     """What an injector hands the plant (faultlib.injection.spec.FaultSpec fits it)."""
@@ -77,7 +80,7 @@ class FaultModel:
                                  quiet_s=self.quiet_s())
 
     # ---- to override -------------------------------------------------------------------------------
-    def run(self) -> Generator[simpy.Event, Any, None]:
+    def run(self) -> Gen:
         """Progression from onset; returns when the fault is over (healed or permanent state reached)."""
         raise NotImplementedError
         yield  # pragma: no cover
@@ -139,7 +142,7 @@ class FaultModel:
         if self.spec.duration_s is not None:
             self.sim.control.hold_for_repair(part, self.truth.at_s + self.spec.duration_s)
 
-    def repair_for_duration(self, part: str, held: str | None = None) -> Generator[simpy.Event, Any, None]:
+    def repair_for_duration(self, part: str, held: str | None = None) -> Gen:
         """A spec ``duration_s`` here is a repair time (a trace's), counted from the fault's onset: the part under
         repair (``held``, default ``part``: for an AI Core hang the NPU is repaired, the die is what failed)
         cannot be brought back before it has passed (a reboot, chip reset or replacement waits for the repair),

@@ -14,7 +14,7 @@ from typing import Any
 from opsbrain.bundle import layout as L
 from opsbrain.bundle.walk import _File
 from opsbrain.ingest.asys import OUTPUT_DIR, host_dirs, job_log_host
-from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, chip_host, dated, host_syslog, real_names
+from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, chip_host, host_syslog, real_names, unnamed_root
 from opsbrain.ingest.where import real_component
 from opsbrain.ingest.workers import host_root, names_no_host, shared_head
 
@@ -62,7 +62,8 @@ def switch_of_host(switch: str, workers: dict[str, dict[str, Any]]) -> str | Non
 
 UNNAMED = ""
 """The name of a worker whose host nothing names (the files of a directory given that a tool named by its run time,
-msnpureport's ``20250301100600/``, session 35): its lines are on no named host, as ``--logs`` reads them."""
+msnpureport's ``20250301100600/``, session 35, or that only holds logs, ``var/``, session 36): its lines are on no
+named host, as ``--logs`` reads them."""
 
 
 def map_workers(files: list[_File], root_name: str) -> dict[str, dict[str, Any]]:
@@ -110,9 +111,10 @@ def map_workers(files: list[_File], root_name: str) -> dict[str, dict[str, Any]]
         taken.add(f"pod0/node{k}")
     cut = shared_head(dirs)  # named from where their paths differ (collected/job/worker-0 -> worker-0), as --logs
     subs = _env_names(files, host_of)
-    # the root given names its files' host, unless a tool named it by its run time (msnpureport's 20250301100600/):
-    # then the host is not named (UNNAMED), as under --logs (hostnames.root_names_host), unless its syslog names it
-    label = {d: subs.get(d) or job_log_host(d) or d[cut:] or (UNNAMED if dated(root_name) else root_name or ".")
+    # the root given names its files' host, unless a tool named it by its run time (msnpureport's 20250301100600/) or
+    # its name only says it holds logs (var/, npu/): then the host is not named (UNNAMED), as under --logs
+    # (hostnames.unnamed_root), unless its syslog names it
+    label = {d: subs.get(d) or job_log_host(d) or d[cut:] or (UNNAMED if unnamed_root(root_name) else root_name or ".")
              for d in dirs}
     # a replica's or a collection's folder whose syslog names one host: that host (worker-1 -> node-a12)
     label |= real_names({d: (label[d], own.get(d)) for d in dirs if not names_no_host(d, False)})

@@ -67,7 +67,7 @@ from opsbrain.errors import InputError
 from opsbrain.ingest import Signal, parse_job_event
 from opsbrain.ingest.archive import ArchiveError, DirTree, Tree, open_tree
 from opsbrain.ingest.derive import restatements_dropped, section_placed
-from opsbrain.ingest.hostnames import dated
+from opsbrain.ingest.hostnames import unnamed_root
 from opsbrain.ingest.linememo import ReadMemo
 from opsbrain.ingest.parsers import may_signal
 from opsbrain.ingest.parsers.device import SECTION_DEVICE
@@ -200,7 +200,9 @@ class _Reader(TimedFiles, StateFiles, Assembly):
             if f.kind.kind == L.RANK_TABLE:
                 self._rank_table(f)
                 f.release()
-        ranks = RankCollector("" if dated(self.scan.name) else self.scan.name)  # (a run-time folder: no host)
+        ranks = RankCollector("" if unnamed_root(self.scan.name) else self.scan.name)  # (a run's or logs' folder)
+        if not self.scan.tree.archive:  # the directory given: its folders may name the job (rankjobs.job_marker)
+            ranks.root_path = Path(self.scan.root).absolute().as_posix()
         for f in files:
             if f.kind.kind in (L.PLOG, L.CANN_DEVICE, L.HOST_SLOG, L.NPU_INFO, L.TRAIN, L.OTHER, L.MESSAGES, L.DMESG,
                                L.VMCORE, L.RANK_TABLE):  # (a rank table's servers and device addresses: _servers)

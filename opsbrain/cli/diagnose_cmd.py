@@ -247,8 +247,11 @@ def _worker_words(w: dict[str, Any], src: dict[str, Any]) -> str:
     is its folder's name (``pod0-node35 -> pod0/node35``, by which the twin's components name it) and is shown."""
     shown = src.get("name") if w["dir"] == "." else w["dir"].rsplit("/", 1)[-1]
     facts = [f"named {w['name']}"] if w.get("name") and w["name"] != shown else []  # environment_check/<name>/
-    if w.get("name") == "":  # (bundle.hosts.UNNAMED: the folder given is named by a tool's run time)
-        facts.append(f"host not named: {shown} is a date and time, no host's name")
+    if w.get("name") == "":  # (bundle.hosts.UNNAMED: the folder given is named by a tool's run time, or as logs')
+        from opsbrain.ingest.hostnames import dated
+
+        what = "a date and time" if dated(str(shown)) else "a folder name logs are kept under"
+        facts.append(f"host not named: {shown} is {what}, no host's name")
     if w.get("ips"):
         facts.append(f"server{'s' * (len(w['ips']) > 1)} {', '.join(w['ips'])}")
     if devs := w.get("devices"):

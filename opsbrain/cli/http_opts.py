@@ -37,6 +37,9 @@ _OPTIONS = [
                  help="The OAuth2 client secret, in environment variable VAR."),
     click.option("--oauth2-scope", "oauth2_scopes", metavar="SCOPE", multiple=True,
                  help="An OAuth2 scope to ask for (repeat the option for several)."),
+    click.option("--oauth2-ca-file", metavar="FILE", default=None,
+                 help="Verify the OAuth2 token endpoint's certificate against the CA bundle (PEM) in FILE; default: "
+                 "as the source's (--ca-file, --insecure-skip-verify)."),
     click.option("--ca-file", metavar="FILE", default=None,
                  help="Verify the server's certificate against the CA bundle (PEM) in FILE."),
     click.option("--client-cert", metavar="FILE", default=None,
@@ -60,14 +63,16 @@ def _secret(file: str | None, env: str | None, option: str) -> SecretRef | None:
     return SecretRef(file=file, env=env, option=f"{option}-file" if file is not None else f"{option}-env")
 
 
-def _oauth2(token_url: str | None, client_id: str | None, secret: SecretRef | None, scopes: tuple[str, ...]
-            ) -> ClientCredentials | None:
-    """The OAuth2 options' client credentials: all of URL, id and secret, or none of them (scopes need them)."""
+def _oauth2(token_url: str | None, client_id: str | None, secret: SecretRef | None, scopes: tuple[str, ...],
+            ca_file: str | None) -> ClientCredentials | None:
+    """The OAuth2 options' client credentials: all of URL, id and secret, or none of them (scopes and the token
+    endpoint's CA bundle need them)."""
     given = {"--oauth2-token-url": token_url, "--oauth2-client-id": client_id, "--oauth2-client-secret-file": secret}
     if all(v is None for v in given.values()):
-        if scopes:
-            raise InputError("--oauth2-scope needs --oauth2-token-url, --oauth2-client-id and a client secret",
-                             path="--oauth2-scope")
+        for option, value in (("--oauth2-scope", scopes), ("--oauth2-ca-file", ca_file)):
+            if value:
+                raise InputError(f"{option} needs --oauth2-token-url, --oauth2-client-id and a client secret",
+                                 path=option)
         return None
     missing = [k for k, v in given.items() if v is None]
     if missing:
@@ -75,14 +80,15 @@ def _oauth2(token_url: str | None, client_id: str | None, secret: SecretRef | No
     from opsbrain.sources.oauth2 import ClientCredentials
 
     assert token_url is not None and client_id is not None and secret is not None
-    return ClientCredentials(token_url, client_id, secret, tuple(scopes))
+    return ClientCredentials(token_url, client_id, secret, tuple(scopes), ca_file)
 
 
 def auth_of(bearer_token_file: str | None, bearer_token_env: str | None, basic_auth_user: str | None,
             basic_auth_password_file: str | None, basic_auth_password_env: str | None, oauth2_token_url: str | None,
             oauth2_client_id: str | None, oauth2_client_secret_file: str | None,
-            oauth2_client_secret_env: str | None, oauth2_scopes: tuple[str, ...], ca_file: str | None,
-            client_cert: str | None, client_key: str | None, insecure_skip_verify: bool) -> HttpAuth:
+            oauth2_client_secret_env: str | None, oauth2_scopes: tuple[str, ...], oauth2_ca_file: str | None,
+            ca_file: str | None, client_cert: str | None, client_key: str | None, insecure_skip_verify: bool
+            ) -> HttpAuth:
     """The options' :class:`HttpAuth` (InputError for a contradiction: two sources of one secret, two kinds of
     credentials, an incomplete OAuth2 client, a CA bundle and no verification, a client key without its
     certificate)."""
@@ -90,7 +96,7 @@ def auth_of(bearer_token_file: str | None, bearer_token_env: str | None, basic_a
 
     oauth2 = _oauth2(oauth2_token_url, oauth2_client_id,
                      _secret(oauth2_client_secret_file, oauth2_client_secret_env, "--oauth2-client-secret"),
-                     oauth2_scopes)
+                     oauth2_scopes, oauth2_ca_file)
     return HttpAuth(bearer=_secret(bearer_token_file, bearer_token_env, "--bearer-token"),
                     basic_user=basic_auth_user,
                     basic_password=_secret(basic_auth_password_file, basic_auth_password_env, "--basic-auth-password"),
@@ -102,7 +108,7 @@ def http_auth_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """Adds the options above to a command and passes them to it as one ``auth`` keyword argument."""
     names = ("bearer_token_file", "bearer_token_env", "basic_auth_user", "basic_auth_password_file",
              "basic_auth_password_env", "oauth2_token_url", "oauth2_client_id", "oauth2_client_secret_file",
-             "oauth2_client_secret_env", "oauth2_scopes", "ca_file", "client_cert", "client_key",
+             "oauth2_client_secret_env", "oauth2_scopes", "oauth2_ca_file", "ca_file", "client_cert", "client_key",
              "insecure_skip_verify")
 
     @functools.wraps(f)

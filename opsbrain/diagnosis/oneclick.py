@@ -32,7 +32,7 @@ from opsbrain.diagnosis.vendorlevel import imported_levels, level_notes, levelle
 from opsbrain.errors import InputError
 from opsbrain.ingest import NO_HISTORY, LineReader, Signal, parse_line
 from opsbrain.ingest.derive import LINK_HISTORY_S, link_history_dropped, section_placed
-from opsbrain.ingest.hostnames import dated, root_names_host, syslog_host
+from opsbrain.ingest.hostnames import root_names_host, syslog_host, unnamed_root
 from opsbrain.ingest.ranks import RankCollector, RankTable
 from opsbrain.ingest.streams import archive_stem
 from opsbrain.ingest.surface import head_source
@@ -399,7 +399,9 @@ def diagnose_logs(path: str | list[str], engine: Engine, matcher: Any = None, st
     reader.follow_links = follow_links
     if len(paths) == 1 and paths[0] != "-" and Path(paths[0]).is_file():
         ranks.root_archive = Path(paths[0]).name + ":"  # (its members are read as <archive>:<member>)
-    _, _, root = ingest_paths(paths, stdin, reader)
+    _, _, given = ingest_paths(paths, stdin, reader)
+    root = Path(given).name if given else ""
+    ranks.root_path = Path(given).absolute().as_posix() if given else ""  # (its folders may name the job)
     files = ranks.files_read()
     if ranks.root_archive and (members := [f[len(ranks.root_archive):] for f in files
                                            if f.startswith(ranks.root_archive)]):
@@ -407,8 +409,8 @@ def diagnose_logs(path: str | list[str], engine: Engine, matcher: Any = None, st
         root, files = archive_name(archive_stem(Path(paths[0]).name), archive_top(members)), members
     # the directory given names the host of the files in it only where the layout says so (a node's logs, a host's
     # name); a folder of unrelated pastes names none: their lines keep the hosts they name, or none
-    ranks.root_name = root if root_names_host(root, files) else (
-        syslog_host(ranks.syslog_hosts.get("")) or "" if dated(root) else "")  # (a run-time folder: its syslog's host)
+    ranks.root_name = root if root_names_host(root, files) else (  # (a run-time or a log folder: its syslog's host)
+        syslog_host(ranks.syslog_hosts.get("")) or "" if unnamed_root(root) else "")
     signals = on_workers(reader.signals, ranks, reader.origins)
     table = ranks.table()  # (after on_workers, which names the collector's root)
     signals, old = link_history_dropped(signals, table.job_start)

@@ -91,19 +91,30 @@ def dated(name: str) -> bool:
     return EXPORT_STAMP.fullmatch(name) is not None
 
 
+def unnamed_root(name: str) -> bool:
+    """Whether a directory given (or an archive's top folder), by its own name, names no host: a date and time
+    (:func:`dated`, a tool's run) or a folder that only holds logs (:func:`~opsbrain.ingest.workers.log_folder`:
+    ``var/``, ``log/``, ``npu/``, ``slog/``; session 36, before named host ``var`` in both modes). Its files are then
+    on no named host unless its host syslog names one (:func:`syslog_host`; ``--logs`` and ``--bundle`` alike)."""
+    from opsbrain.ingest.workers import log_folder
+
+    return dated(name) or log_folder(name)
+
+
 def root_names_host(name: str, files: Iterable[str]) -> bool:
-    """Whether the directory given, shown as ``name`` (:func:`~opsbrain.ingest.workers.root_label`), names the host
+    """Whether the directory given, by its own name ``name``, names the host
     of the files that sit in it (no worker directory of their own): its name is a host's (with a digit:
     :func:`~opsbrain.ingest.workers.host_like`; not a date or a rank's folder), or one of those files is a node's
     own log (:func:`node_file`: the directory is one node's collection). A folder of unrelated pastes (``cases/``,
     ``issues/``) names none: its lines are placed by the hosts they name themselves, or by none (session 32); nor
     does a folder named only by a date and time (msnpureport's export, ``20250301100600/``: :func:`dated`), which
-    the tool, not the host, named (session 35)."""
-    from opsbrain.ingest.workers import host_like, host_root, is_wrapper
+    the tool, not the host, named (session 35), nor one that only holds logs (``var/``, ``npu/``: :func:`unnamed_root`,
+    session 36)."""
+    from opsbrain.ingest.workers import host_like, host_root
 
-    if not name or dated(name):
+    if not name or unnamed_root(name):
         return False
-    if host_like(name) and not is_wrapper(name):
+    if host_like(name):
         return True
     return any(node_file(f) for f in files if not host_root(f)[0])
 

@@ -79,19 +79,25 @@ POD_DIR = re.compile(r"(?:^|/)pods/([^/_]+)_([^/_]+)-(?:master|worker|scheduler|
 ``<job>-<replica type>-<index>`` (its replica types Master, Scheduler, Chief, Worker): the job is namespace and name."""
 
 
-def job_marker(path: str) -> str | None:
+def job_marker(path: str, root: str = "") -> str | None:
     """The MindCluster job a file's path says it is of (:data:`TASK_DIR`'s UID, else :data:`POD_DIR`'s job name),
-    None where it says none."""
-    if m := TASK_DIR.search(path):
-        return f"MINDX_TASK_ID {m[1]}"
-    if m := POD_DIR.search(path):
-        return f"job {m[1]}/{m[2]}"
+    None where it says none. ``root``: the directory given, which ``path`` is below; where the path alone names no
+    job, the folders above it may (``--logs /job/code/alllogs/<uid>/``: the job's own folder given, or ``alllogs/``;
+    session 36: before, no job was found then, and a rescheduled job read as two jobs)."""
+    for where in (path, f"{root.rstrip('/')}/{path}" if root else None):
+        if where is None:
+            continue
+        if m := TASK_DIR.search(where):
+            return f"MINDX_TASK_ID {m[1]}"
+        if m := POD_DIR.search(where):
+            return f"job {m[1]}/{m[2]}"
     return None
 
 
 def _marker(runs: Iterable[Iterable[RankProcess]]) -> str | None:
-    """The one job marker the files of these processes name (:func:`job_marker`); None for none, or several."""
-    found = {m for run in runs for p in run for f in p.files if (m := job_marker(f))}
+    """The one job marker the files of these processes name (:func:`job_marker`, below their ``root``); None for
+    none, or several."""
+    found = {m for run in runs for p in run for f in p.files if (m := job_marker(f, p.root))}
     return found.pop() if len(found) == 1 else None
 
 

@@ -137,6 +137,7 @@ class RankProcess:
     # several files' lines (grep -r's output), where ``files`` names where they were written
     label: str | None = None    # a peer named only by the lines of another (no line of its own): its name
     chip: int | None = None  # the runtime's physical chip id in the process's error lines (``chipId:7``)
+    root: str = ""  # the directory given, ``files`` being below it (its folders may name the job: rankjobs.job_marker)
 
     @property
     def device(self) -> int | None:

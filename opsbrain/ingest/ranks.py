@@ -114,6 +114,7 @@ class RankCollector(RankErrorReading):
     def __init__(self, root_name: str = "") -> None:
         self.root_name = root_name
         self.root_archive = ""  # the label of the one archive given (``npu-report.tgz:``): its files are the root's
+        self.root_path = ""  # the directory given, as a path (its folders may name the job: rankjobs.job_marker)
         self._alias: dict[str, set[str]] = {}
         self.procs: dict[tuple[str, str], RankProcess] = {}
         self.device_ips: dict[str, dict[int, str]] = {}
@@ -420,6 +421,7 @@ class RankCollector(RankErrorReading):
             if not p.ranks and not p.errors and p.first_error is None:
                 continue
             p.chip = self._chips.get((p.worker, p.pid))
+            p.root = self.root_path
             if p.device_ip is None and p.device is not None:
                 p.device_ip = self.device_ips.get(p.worker, {}).get(p.device)
             p.worker = shown(p.worker) or p.server or ""  # pasted text names no worker: the server address does

@@ -18,7 +18,6 @@ from opsbrain.ingest.dirwalk import check_listable, log_files
 from opsbrain.ingest.encoding import decode
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.text import MAX_TOTAL_BYTES, LineReader, TextStats
-from opsbrain.ingest.workers import root_label
 
 STDIN_SPOOL_CHUNK = 1 << 20
 
@@ -77,7 +76,7 @@ def ingest_paths(specs: list[str], stdin: IO[bytes] | None = None, reader: LineR
                  ) -> tuple[list[Signal], TextStats, str]:
     """Signals of several files and directories given at once (a shell's glob: ``--logs worker-*/plog/*.log``), each
     named by its path from the directory they share (so ``worker-0/...`` names its worker as in a directory given
-    whole); one given is :func:`ingest_path`'s. Also the shared directory's name (``""`` for stdin or one file)."""
+    whole); one given is :func:`ingest_path`'s. Also the directory given or shared (``""`` for stdin or one file)."""
     from opsbrain.errors import InputError
 
     r = reader or LineReader()
@@ -85,7 +84,7 @@ def ingest_paths(specs: list[str], stdin: IO[bytes] | None = None, reader: LineR
         p = Path(specs[0])
         ingest_path(specs[0], stdin, r)
         r.close_states()
-        return r.signals, r.stats, (root_label(p) if specs[0] != "-" and p.is_dir() else "")
+        return r.signals, r.stats, (specs[0] if specs[0] != "-" and p.is_dir() else "")
     if "-" in specs:
         raise InputError("- (standard input) cannot be given with other paths", file="-", path="--logs")
     seen: dict[str, str] = {}
@@ -98,7 +97,7 @@ def ingest_paths(specs: list[str], stdin: IO[bytes] | None = None, reader: LineR
     for full, spec in seen.items():
         ingest_path(spec, None, r, label=Path(os.path.relpath(full, base)).as_posix())
     r.close_states()  # (a glob's npu_info_before.txt and npu_info_after.txt are one node's pair)
-    return r.signals, r.stats, root_label(Path(base))
+    return r.signals, r.stats, base
 
 
 def ingest_path(spec: str, stdin: IO[bytes] | None = None, reader: LineReader | None = None,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
 from opsbrain.ingest.archive import common_top
 from opsbrain.ingest.asys import canonical, place
@@ -303,11 +303,14 @@ def names_no_host(worker: str, ranks_below: bool) -> bool:
     return bool(name) and not any(c.isdigit() for c in name) and (JOB_DIR.fullmatch(name) is not None or ranks_below)
 
 
-def root_label(path: Path) -> str:
-    """The name a directory given is shown by where its logs name no worker: its own, unless it is a folder of a
-    node's log tree (:data:`NODE_LOG_DIRS`: ``/var/log/npu``), which names no host (``""``)."""
-    name = path.name
-    return "" if name.lower() in NODE_LOG_DIRS or _DEVICE_DIR.fullmatch(name) or _DEV_OS.fullmatch(name) else name
+def log_folder(name: str) -> bool:
+    """Whether a folder's name says what it holds, not whose: a wrapper (:func:`is_wrapper`: ``var``, ``log``,
+    ``npu``, a rank's or a run's folder) or a folder of a node's log tree (:data:`NODE_LOG_DIRS`, ``device-N``,
+    ``dev-os-N``: ``slog``, ``/var/log/npu``). The walk skips such folders inside a tree (:func:`host_root`); a
+    directory or an archive's top folder given so names no host either (:func:`archive_name`,
+    :func:`opsbrain.ingest.hostnames.unnamed_root`)."""
+    return (is_wrapper(name) or name.lower() in NODE_LOG_DIRS or _DEVICE_DIR.fullmatch(name) is not None
+            or _DEV_OS.fullmatch(name) is not None)
 
 
 def archive_name(stem: str, top: str) -> str:
@@ -317,8 +320,7 @@ def archive_name(stem: str, top: str) -> str:
     dated`); the archive's ``stem`` where it has none (``tar czf node-3.tgz -C node-3 .``) or only a wrapper or a
     folder of a node's log tree (``var/``, ``log/``, ``slog/``): the folder the operator packed is named by the
     archive then, not by ``var``."""
-    if not top or (EXPORT_STAMP.fullmatch(top) is None and (
-            is_wrapper(top) or top.lower() in NODE_LOG_DIRS or _DEVICE_DIR.fullmatch(top) or _DEV_OS.fullmatch(top))):
+    if not top or (EXPORT_STAMP.fullmatch(top) is None and log_folder(top)):
         return stem
     return top
 

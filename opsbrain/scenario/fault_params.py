@@ -1,9 +1,9 @@
 """The ``params`` each fault kind accepts in a scenario, one typed model per kind.
 
-Each field is a parameter the kind's fault model reads (``faultlib.faults.models``, ``self.param(...)``); a field
-left out keeps the model's default (``faultlib.faults.params.FaultParams``). Unknown keys and out-of-range values
-are refused with their YAML path. Bounds are sanity limits (a value outside them is a typo, not an experiment);
-each says why.
+Each field is a parameter the kind's fault model reads (``faultlib.faults.models`` and ``.fabric``,
+``self.param(...)``); a field left out keeps the model's default (``faultlib.faults.params.FaultParams``). Unknown
+keys and out-of-range values are refused with their YAML path. Bounds are sanity limits (a value outside them is a
+typo, not an experiment); each says why.
 """
 
 from __future__ import annotations

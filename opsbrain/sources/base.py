@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
 from opsbrain.errors import InputError, SourceAuthError
-from opsbrain.sources.exporter import COVERS, PageParser, parse_page
+from opsbrain.sources.exporter import COVERS, parse_page
 from opsbrain.sources.exporter_metrics import metrics_feeding
 from opsbrain.sources.httpauth import NO_AUTH, HttpAuth
 from opsbrain.sources.httpget import fetch, shown_url
 from opsbrain.sources.pagefile import SavedPages, file_host, file_path, is_file_url, read_page_file
+from opsbrain.sources.pagetext import PageParser
 from opsbrain.sources.readings import CollectionHistory, Readings, fed_checks, merge, read_anything, snapshot_from
 from opsbrain.sweeps.params import SweepParams
 from opsbrain.sweeps.snapshot import Snapshot, SweepHistory, take_snapshot

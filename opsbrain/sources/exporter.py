@@ -2,11 +2,12 @@
 metric table is :mod:`opsbrain.sources.exporter_metrics`; the twin's pod rendered as such a page (so the twin and a
 real cluster are read by the same parser) is :mod:`opsbrain.sources.twinpage` (both re-exported here).
 
-The page is parsed with prometheus_client's text parser (``text_string_to_metric_families``). Metric names and
-labels are npu-exporter's own (Ascend/mind-cluster ``component/npu-exporter/collector/metrics/*.go``; the
-page layout as in MindCluster's "Prometheus Metrics接口" reference, default port 8082). :data:`METRIC_TABLE`
-maps each one to the check it feeds; docs/real-cluster.md prints the table. A page may hold several nodes (a
-Prometheus ``/federate`` page adds an ``instance`` label per target); without one the URL's host names the node.
+The page's text is read into samples by :mod:`opsbrain.sources.pagetext` (prometheus_client's text parser); this
+module maps the samples to components and readings. Metric names and labels are npu-exporter's own
+(Ascend/mind-cluster ``component/npu-exporter/collector/metrics/*.go``; the page layout as in MindCluster's
+"Prometheus Metrics接口" reference, default port 8082). :data:`METRIC_TABLE` maps each one to the check it feeds;
+docs/real-cluster.md prints the table. A page may hold several nodes (a Prometheus ``/federate`` page adds an
+``instance`` label per target); without one the URL's host names the node.
 
 Component ids follow the ingestion layer (``opsbrain.ingest.where``): ``<node>/npu<id>``, ``<node>/npu<id>/hbm``,
 and for an optical port ``<node>/npu<id>/udie<u>/port<p>`` (its module: ``.../xcvr``). The twin's optics sit in
@@ -19,13 +20,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 from opsbrain.ingest.parsers.twin import l1_uplink, l2_downlink
 from opsbrain.ingest.where import node_component
 from opsbrain.sources import exporter_ports as ports
 from opsbrain.sources.exporter_metrics import COVERS as COVERS
 from opsbrain.sources.exporter_metrics import METRIC_TABLE as METRIC_TABLE
+from opsbrain.sources.pagetext import PageParser, Sample
 from opsbrain.sources.readings import UB_UNKNOWN, Readings
 from opsbrain.sources.twinpage import render_twin_page as render_twin_page
 
@@ -145,73 +147,6 @@ def port_link(name: str, labels: dict[str, str], default_host: str | None = None
         _base, udie, port = kind.split(":")
         labels = {**labels, "udie": udie, "port": port}
     return port_ids(_host(labels, default_host), labels)[1]
-
-
-class PageParser:
-    """Parses exporter pages; keeps the label sets it has seen (a scheduled source re-reads the same series every
-    collection), so only new series cost a full parse.
-
-    Every label set and every line that is not a plain ``name{labels} value [timestamp]`` sample is parsed by
-    prometheus_client's ``text_string_to_metric_families``; the cache only remembers its answer per label string.
-    """
-
-    def __init__(self, max_cached: int = 1_000_000) -> None:
-        self.labels: dict[str, dict[str, str]] = {}
-        self.ids: dict[tuple[str, str | None], tuple[str, tuple[str, str]]] = {}
-        """(label string, default host) -> (NPU id, (module id, link id)) of the series (see :func:`parse_page`)."""
-        self.max_cached = max_cached
-
-    def _labels(self, text: str) -> dict[str, str]:
-        got = self.labels.get(text)
-        if got is None:
-            got = _parse_with_prometheus_client("x" + text + " 0")[0][1]
-            if len(self.labels) < self.max_cached:
-                self.labels[text] = got
-        return got
-
-    def samples(self, text: str) -> Iterator[tuple[str, dict[str, str], float, float | None]]:
-        """(name, labels, value, timestamp in s or None) of every sample of the page."""
-        for name, _key, labels, value, ts in self.keyed_samples(text):
-            yield name, labels, value, ts
-
-    def keyed_samples(self, text: str) -> Iterator[tuple[str, str | None, dict[str, str], float, float | None]]:
-        """As :meth:`samples`, with the raw label string of each sample (None where the library parsed the line)."""
-        for raw in text.splitlines():
-            line = raw.strip()
-            if not line or line[0] == "#":
-                continue
-            brace = line.find("{")
-            try:
-                if brace > 0:
-                    close = line.rindex("}")
-                    key = line[brace:close + 1]
-                    name, labels, rest = line[:brace], self._labels(key), line[close + 1:].split()
-                else:
-                    name, *rest = line.split()
-                    key, labels = "", {}
-                if not 1 <= len(rest) <= 2 or not _NAME.match(name):
-                    raise ValueError(f"not a sample line: {line[:80]!r}")
-                value = float(rest[0])
-                ts = float(rest[1]) / 1000.0 if len(rest) == 2 else None
-            except ValueError:
-                for nm, lb, v, t in _parse_with_prometheus_client(line):  # the library's verdict (or ValueError)
-                    yield nm, None, lb, v, t
-                continue
-            yield name, key, labels, value, ts
-
-
-_NAME = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")
-
-
-def _parse_with_prometheus_client(text: str) -> list[tuple[str, dict[str, str], float, float | None]]:
-    from prometheus_client.parser import text_string_to_metric_families
-
-    out = []
-    for fam in text_string_to_metric_families(text + "\n"):
-        for smp in fam.samples:
-            ts = float(smp.timestamp) if smp.timestamp is not None else None
-            out.append((smp.name, dict(smp.labels), float(smp.value), ts))
-    return out
 
 
 def _kind(name: str) -> tuple[str, str, int, bool]:
@@ -349,9 +284,6 @@ def parse_page(text: str, default_host: str | None = None, now: float | None = N
     Raises ValueError (with the parser's message) for text that is not the Prometheus text format."""
     pp = parser or PageParser()
     return readings_of_samples(pp.keyed_samples(text), default_host, now, pp)
-
-
-Sample = tuple[str, "str | None", dict[str, str], float, "float | None"]
 
 
 def readings_of_samples(samples: Iterable[Sample], default_host: str | None = None, now: float | None = None,

@@ -84,6 +84,8 @@ class HttpAuth:
     client_key: str | None = None
     oauth2: ClientCredentials | None = None
     """OAuth2 client credentials (:mod:`opsbrain.sources.oauth2`): a token fetched from an endpoint, sent as bearer."""
+    ca_option: str = "--ca-file"
+    """The option that gave ``ca_file``, for messages (a token request's TLS may hold ``--oauth2-ca-file``'s)."""
 
     def __post_init__(self) -> None:
         if self.client_key is not None and self.client_cert is None:
@@ -112,7 +114,10 @@ class HttpAuth:
     def check(self) -> None:
         """Read every secret and the CA bundle once, so that a bad file is exit 2 before the first request."""
         if self.oauth2 is not None:
+            from opsbrain.sources.oauth2 import tls_only
+
             self.oauth2.client_secret.read()  # the token itself is asked for with the first request
+            tls_only(self).ssl_context()  # the token endpoint's CA bundle, where it has its own
         else:
             self.header()
         self.ssl_context()
@@ -141,13 +146,13 @@ class HttpAuth:
         elif self.ca_file is None:
             ctx = ssl.create_default_context()
         elif not Path(self.ca_file).is_file():
-            raise InputError("no such CA bundle file", file=self.ca_file, path="--ca-file")
+            raise InputError("no such CA bundle file", file=self.ca_file, path=self.ca_option)
         else:
             try:
                 ctx = ssl.create_default_context(cafile=self.ca_file)
             except (ssl.SSLError, OSError, ValueError) as exc:
                 why = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or type(exc).__name__
-                raise InputError(f"not a PEM CA bundle ({why})", file=self.ca_file, path="--ca-file") from None
+                raise InputError(f"not a PEM CA bundle ({why})", file=self.ca_file, path=self.ca_option) from None
         if self.client_cert is not None:
             self._client_identity(ctx, self.client_cert, self.client_key)
         return ctx

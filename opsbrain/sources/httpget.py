@@ -42,13 +42,16 @@ def fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int, auth: H
     check (:class:`~opsbrain.sources.httpauth.HttpAuth`); no secret is ever in an error line. ``post``: a form
     POSTed instead of a GET (an OAuth2 token request), with its own ``Authorization``; ``option``: the CLI option
     that named ``url``, for error lines."""
+    request = None
     try:
-        return _fetch(url, timeout_s, deadline_s, max_bytes, auth, post)
+        request = authorised_request(url, auth, post)
+        return _fetch(url, request, timeout_s, deadline_s, max_bytes, auth, post)
     except InputError as exc:  # its kind kept: a refused authorization is a SourceAuthError
         said = exc.reworded(auth.redact(exc.reason), file=exc.file and auth.redact(exc.file),
                             path=option if exc.path == "--url" else exc.path)
-        if isinstance(exc, SourceAuthError) and exc.status == 401 and auth.oauth2 is not None and post is None:
-            auth.oauth2.invalidate()  # a revoked or expired token (redacted above): the next request fetches anew
+        if (isinstance(exc, SourceAuthError) and exc.status == 401 and auth.oauth2 is not None and post is None
+                and request is not None):  # a revoked or expired token (redacted above): the next request fetches anew
+            auth.oauth2.invalidate((request.get_header("Authorization") or "").removeprefix("Bearer "))
         raise said from None
 
 
@@ -59,10 +62,9 @@ class Post(NamedTuple):
     authorization: str | None = None
 
 
-def _fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int, auth: HttpAuth, post: Post | None
-           ) -> Page:
+def _fetch(url: str, request: urllib.request.Request, timeout_s: float, deadline_s: float, max_bytes: int,
+           auth: HttpAuth, post: Post | None) -> Page:
     shown = shown_url(url)
-    request = authorised_request(url, auth, post)
     deadline = time.monotonic() + deadline_s
     chunks: list[bytes] = []
     size = 0
@@ -105,8 +107,9 @@ def _fetch(url: str, timeout_s: float, deadline_s: float, max_bytes: int, auth: 
         # the server refused the client certificate) has a ``reason`` too, its short string, and is its own cause
         reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
         if isinstance(reason, ssl.SSLCertVerificationError):  # the server's certificate is not trusted
-            raise InputError(f"TLS certificate not verified: {reason.verify_message or reason.reason} (give the "
-                             "server's CA bundle with --ca-file; --insecure-skip-verify skips the check)",
+            hint = ("the token endpoint's CA bundle with --oauth2-ca-file" if post is not None else
+                    "the server's CA bundle with --ca-file; --insecure-skip-verify skips the check")
+            raise InputError(f"TLS certificate not verified: {reason.verify_message or reason.reason} (give {hint})",
                              file=shown, path="--url") from None
         if isinstance(reason, ssl.SSLError):
             raise InputError(f"TLS failed: {reason.reason or reason}{_client_hint(reason, auth)}", file=shown,

@@ -5,9 +5,10 @@ secret are POSTed to the token endpoint (HTTP basic authentication, each form-en
 query endpoints behind an identity provider take such tokens (a service principal's client id and secret).
 
 A token is kept until :data:`EXPIRY_MARGIN_S` before its ``expires_in`` (kept until refused when the endpoint gives
-none), and dropped when a source answers 401, so the next request fetches a new one. The client secret is read
+none), and dropped when a source answers 401 to it, so the next request fetches a new one. The client secret is read
 again for each token request (a rotated secret file is followed), and neither it nor a token is ever in an error
-line (:meth:`opsbrain.sources.httpauth.HttpAuth.redact`)."""
+line (:meth:`opsbrain.sources.httpauth.HttpAuth.redact`). The token request is made with the source's TLS options,
+or with the token endpoint's own CA bundle where one is given (:func:`tls_only`)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ TOKEN_TIMEOUT_S = 10.0
 MAX_TOKEN_BYTES = 64 << 10
 """A token answer is a small JSON object; a larger one is no token answer."""
 OPTION = "--oauth2-token-url"
+CA_OPTION = "--oauth2-ca-file"
 SPENT_KEPT = 8
 """Tokens no longer held that are still redacted: requests sent with one may answer after it was dropped or replaced
 (the sweep's worker threads share a token), and a server may echo it into its error."""
@@ -47,6 +49,9 @@ class ClientCredentials:
     client_id: str
     client_secret: SecretRef
     scopes: tuple[str, ...] = ()
+    ca_file: str | None = None
+    """The token endpoint's CA bundle (PEM; ``--oauth2-ca-file``, session 36), where it is not the source's: the
+    token request verifies against it instead of the source's ``--ca-file`` (or the system's CAs)."""
     _token: str | None = field(default=None, repr=False, compare=False)
     _expires: float = field(default=0.0, repr=False, compare=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
@@ -72,7 +77,7 @@ class ClientCredentials:
 
     def token(self, tls: HttpAuth) -> str:
         """The access token: the one held while it is good, else a new one from the token endpoint (over ``tls``'s
-        CA bundle, client certificate and verification settings)."""
+        CA bundle, client certificate and verification settings: :func:`tls_only`)."""
         with self._lock:
             if self._token is not None and time.monotonic() < self._expires:
                 return self._token
@@ -82,10 +87,13 @@ class ClientCredentials:
             self._expires = time.monotonic() + (lifetime - EXPIRY_MARGIN_S if lifetime is not None else float("inf"))
             return token
 
-    def invalidate(self) -> None:
-        """Drop the token held (a source refused it): the next request fetches a new one."""
+    def invalidate(self, refused: str) -> None:
+        """Drop the token held if it is ``refused``, the one a source answered 401 to: the next request fetches a new
+        one. Another worker that was refused the same token may have fetched a new one meanwhile: that one is kept
+        (session 36; before, every 401 dropped whatever was held, and a late 401 cost a second token request)."""
         with self._lock:
-            self._drop()
+            if self._token == refused:
+                self._drop()
 
     def _drop(self) -> None:
         if self._token is not None:
@@ -138,9 +146,15 @@ class ClientCredentials:
         return token, None if lifetime is None else float(lifetime)
 
     def describe(self) -> str:
-        return f"OAuth2 client credentials as {self.client_id} from {urlsplit(self.token_url).netloc}"
+        said = f"OAuth2 client credentials as {self.client_id} from {urlsplit(self.token_url).netloc}"
+        return said + (f" (its CA {self.ca_file})" if self.ca_file is not None else "")
 
 
 def tls_only(auth: HttpAuth) -> HttpAuth:
-    """``auth``'s TLS settings without its credentials: what a token request is made with."""
-    return replace(auth, bearer=None, basic_user=None, basic_password=None, oauth2=None)
+    """``auth``'s TLS settings without its credentials: what a token request is made with. With the token endpoint's
+    own CA bundle (:attr:`ClientCredentials.ca_file`), that bundle instead of the source's, and verified even where
+    the source's check is skipped (the bundle was given to check the endpoint with)."""
+    tls = replace(auth, bearer=None, basic_user=None, basic_password=None, oauth2=None)
+    if auth.oauth2 is not None and auth.oauth2.ca_file is not None:
+        tls = replace(tls, ca_file=auth.oauth2.ca_file, insecure=False, ca_option=CA_OPTION)
+    return tls

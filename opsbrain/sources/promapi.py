@@ -27,9 +27,10 @@ from typing import Any
 
 from opsbrain.errors import InputError
 from opsbrain.sources.base import ReadingsSource, connection
-from opsbrain.sources.exporter import METRIC_TABLE, SAME_CLOCK_S, PageParser, Sample, port_link, readings_of_samples
+from opsbrain.sources.exporter import METRIC_TABLE, SAME_CLOCK_S, port_link, readings_of_samples
 from opsbrain.sources.httpauth import NO_AUTH, HttpAuth
 from opsbrain.sources.httpget import fetch, shown_url
+from opsbrain.sources.pagetext import PageParser, Sample
 from opsbrain.sources.readings import CollectionHistory, Readings, read_anything, snapshot_from
 from opsbrain.sweeps.params import SweepParams
 from opsbrain.sweeps.snapshot import Snapshot
