@@ -58,7 +58,7 @@ def test_reboot_of_a_healthy_node_kills_its_training_ranks(topo1: Topology) -> N
     # the peers print the notify-wait timeouts they print for a crashed node, naming the rebooted host
     waits = [ln for ln in sim.telemetry.logs if ln.t >= T0 and ln.source == "plog"]
     assert waits and all(fmt.host_ip(node) in ln.text for ln in waits)
-    assert {ln.host for ln in waits} == set(job.nodes) - {node}
+    assert {ln.origin for ln in waits} == set(job.nodes) - {node}
     sim.run(T0 + 700)
     assert reboot.value.status == "succeeded" and sim.state.health(node) == Health.HEALTHY
     assert [h[1] for h in _health_changes(sim, node)] == ["resetting", "healthy"]
