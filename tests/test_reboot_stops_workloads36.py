@@ -33,9 +33,10 @@ def _world(topo: Topology, fail_reboot: bool = False) -> tuple[Simulation, Train
                             "control.restart_failure_prob": 0.0}
     sim = Simulation(at_medians(apply_overrides(SimParams(), over)), seed=3, topology=topo)
     pre, dec = paper_layout(sim.topology)
-    svc = sim.add_workload(InferenceService("serve", pre, dec))
     nodes = sim.topology.nodes()
-    job = sim.add_workload(TrainingJob("train", nodes[32:40]))
+    svc, job = InferenceService("serve", pre, dec), TrainingJob("train", nodes[32:40])
+    sim.add_workload(svc)
+    sim.add_workload(job)
     sim.control.set_spares(nodes[-2:])
     return sim, job, svc
 
