@@ -21,6 +21,9 @@ from faultlib.params import P, ParamGroup
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
 
+REBOOTING = UP | {Health.RESETTING}
+"""Health states of a host whose failed reboot leaves it FAILED: in service when the reboot began (RESETTING since)."""
+
 REASON_CMD = "reason: one management-plane command acknowledged by the device agent; seconds, not minutes"
 SPREAD_CMD = "assumed p90 = 2.5-3 x median (a busy agent or a retried RPC)"
 
@@ -357,8 +360,11 @@ class ControlAPI:
         """Reboot a host; one whose hardware is under repair boots once the repair is done. From the action's start
         until the host is back it writes nothing (nor do its devices) and its exporters serve nothing
         (:meth:`~faultlib.state.PlantState.begin_reboot`; session 35: before, a hung host went on printing until its
-        reboot was done). A reboot that fails leaves the host down (stopped; FAILED where it was in service) until
-        it is back."""
+        reboot was done). A host in service is RESETTING meanwhile (session 36): a reboot stops every process on
+        it, so its workloads see the node go out of service as for a crash (their ranks die, the peers stall and
+        report; before, the ranks of a node rebooted while HEALTHY ran through the reboot). A host already out of
+        service (crashed, hung, isolated) keeps its state. A reboot that fails leaves the host down (stopped;
+        FAILED where it was in service) until it is back."""
         self._expect(node, "node")
         env, state = self.sim.env, self.sim.state
         took = self.repair_left_s(node) + self._draw("node_reboot_s")
@@ -366,9 +372,11 @@ class ControlAPI:
         def run() -> Generator[simpy.Event, Any, ActionResult]:
             start = env.now
             state.begin_reboot(node)
+            if state.health(node) in UP:
+                self._set(node, Health.RESETTING, "reboot_node")
             yield env.timeout(took)
             if self._rng.random() < self.p.reset_failure_prob:
-                if state.health(node) in UP:  # a host taken out of service stays so (isolated)
+                if state.health(node) in REBOOTING:  # a host taken out of service stays so (isolated)
                     self._set(node, Health.FAILED, "reboot_node failed")
                 return self._done("reboot_node", node, "failed", start, {"reason": "the host did not come back"})
             state.end_reboot(node)

@@ -24,7 +24,8 @@ from faultlib.telemetry import formats as fmt
 
 # ---- HBM ------------------------------------------------------------------------------------------
 class HbmCeStorm(FaultModel):
-    """Correctable-error storm: the CE counter climbs at ``rate_per_s`` and heals by itself. The storm's errors join
+    """Correctable-error storm: the CE counter climbs at ``rate_per_s`` (while its chip runs: the log writes the
+    counter's slope, :mod:`faultlib.telemetry.celog`) and heals by itself. The storm's errors join
     the stack's correctable-error log (:mod:`faultlib.telemetry.celog`, the one the background's errors fill too),
     which the device reports each time it holds ``faults.ce_log_limit`` errors (0x80E01805: correctable errors
     reached their logging limit), no more often than its sensor check (``faults.ce_sensor_check_s``): a faster storm
@@ -40,11 +41,8 @@ class HbmCeStorm(FaultModel):
 
     def run(self) -> Gen:
         rate, dur = self._rate(), float(self.spec.duration_s or self.p.ce_storm_duration_s)
-        hub = self.sim.telemetry
-        base_slope = hub.metrics.slope("hbm_ce_total", self.target, self.sim.now)
-        hub.metrics.add("hbm_ce_total", self.target, self.sim.now, 0.0, slope=base_slope + rate)
         start, log = self.sim.now, self.sim.ce_logs.of(self.target)
-        log.set_rate(log.rate + rate)
+        log.set_rate(log.rate + rate)  # the log writes the counter's slope too (none while the chip is down)
         # nothing shows before the log's first report (unbounded: the storm ends before it fills the log)
         first = max(log.due, log.last_report + self.p.ce_sensor_check_s) - start
         self.truth.quiet_s = first if first <= dur else math.inf
@@ -56,7 +54,6 @@ class HbmCeStorm(FaultModel):
         def stop() -> None:  # the storm's errors stop arriving: it healed, or its part was replaced
             self.sim.ce_logs.listeners.remove(on_report)
             log.set_rate(log.rate - rate)
-            hub.metrics.add("hbm_ce_total", self.target, self.sim.now, 0.0, slope=base_slope)
 
         self.sim.ce_logs.listeners.append(on_report)
         try:

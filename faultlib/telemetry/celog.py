@@ -20,6 +20,12 @@ not printed again: the driver reports an event once until it resumes, :meth:`Tel
 A log follows its chip (session 35): while the chip is down (:meth:`~faultlib.state.PlantState.device_down`: failed,
 resetting, or its host stopped) it records no error and reports nothing, and it goes on from what it held when the
 chip is back (no public source says a reset empties it); a replaced part's stacks start with an empty log.
+
+The stack's cumulative counter ``hbm_ce_total`` (npu-exporter's ``npu_chip_info_hbm_ecc_total_single_bit_error_cnt``,
+the DCMI lifetime single-bit count) follows the same state (session 36): each log writes its slope, the rate errors
+arrive at while the chip runs and 0 while it is down (before, it kept its slope, a storm's included, through the
+outage). A chip back without replacement goes on from the count it held; a replaced part's starts at 0
+(``ControlAPI._renew_counters``). Bursts add to it themselves (:class:`~faultlib.telemetry.noise._Background`).
 """
 
 from __future__ import annotations
@@ -32,6 +38,9 @@ import simpy
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
+
+COUNTER = "hbm_ce_total"
+"""The stack's cumulative correctable-error count, whose slope its log writes (:meth:`CeLog._count`)."""
 
 Report = Callable[[str, float], None]
 """Called with the stack and the time of each report it prints."""
@@ -57,6 +66,7 @@ class CeLog:
         self._catch_up()
         self.rate = max(0.0, rate)
         self._arm(self.logs.sim.now)
+        self._count()
 
     def add(self, n: int) -> None:
         """``n`` errors recorded at once now (a burst; none while the chip is down)."""
@@ -78,6 +88,12 @@ class CeLog:
         self._catch_up()
         self.down = down
         self._arm(self.logs.sim.now)
+        self._count()
+
+    def _count(self) -> None:
+        """The stack's counter counts from now at the rate errors arrive, or holds while the chip is down."""
+        sim = self.logs.sim
+        sim.telemetry.metrics.add(COUNTER, self.hbm, sim.now, 0.0, slope=0.0 if self.down else self.rate)
 
     def renew(self) -> None:
         """A new part's log: empty, never reported, at the same rate."""
