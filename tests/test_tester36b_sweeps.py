@@ -1,0 +1,50 @@
+"""Tester 36b: sweeping npu-exporter pages as a real cluster serves them.
+
+Several exporters behind one address and port, told apart by the path: a reverse proxy (``http://gw/node-1/metrics``)
+or the Kubernetes API server's proxy (``/api/v1/nodes/<node>:8082/proxy/metrics``, Kubernetes docs "Proxies in
+Kubernetes": the apiserver proxy reaches a node's or pod's port by its name in the path). Before, every such page's
+series that name no node were named ``<address>:<port>``: one node's page overwrote the other's, and a node with a
+chip at 98 C and a link down swept OK when a healthy node's page came after it.
+"""
+
+from __future__ import annotations
+
+from http.server import BaseHTTPRequestHandler
+
+from opsbrain.sources.base import PrometheusSource, page_hosts, sweep_source
+from tests.test_sources_http import Handler, page, serving
+
+LABELS = 'container_name="",model_name="Ascend910B3",namespace="",pod_name=""'
+
+
+def _by_path(pages: dict[str, str]) -> Handler:
+    def handle(h: BaseHTTPRequestHandler) -> None:
+        body = pages.get(h.path, "").encode()
+        h.send_response(200 if body else 404)
+        h.send_header("Content-Length", str(len(body)))
+        h.end_headers()
+        h.wfile.write(body)
+        h.close_connection = True
+    return handle
+
+
+def test_exporters_behind_one_address_and_port_keep_their_series_apart_by_path() -> None:
+    hot = page({2: 98.0}) + 'npu_chip_info_link_status{id="5"} 0\n'
+    cool = page({2: 45.0}) + 'npu_chip_info_link_status{id="5"} 1\n'
+    with serving(_by_path({"/node-1/metrics": hot, "/node-2/metrics": cool})) as base:
+        rep = sweep_source(PrometheusSource([f"{base}/node-1/metrics", f"{base}/node-2/metrics"]))
+    got = {(f.check, f.component) for f in rep.findings}
+    assert got == {("npu_temp", "node-1/npu2"), ("link_light", "node-1/npu5/port")}, rep.findings
+
+
+def test_the_name_each_page_goes_by() -> None:
+    api = "https://10.0.0.1:6443/api/v1/nodes/{}:8082/proxy/metrics"
+    pods = "http://127.0.0.1:8001/api/v1/namespaces/npu-exporter/pods/{}:8082/proxy/metrics"
+    urls = [api.format("gz-a3-n01"), api.format("gz-a3-n02"), pods.format("npu-exporter-x7k2p"),
+            pods.format("npu-exporter-q9z4m"), "http://gw/node-1/metrics", "http://gw/node-2/metrics",
+            "http://b:3/m", "http://b:4/m", "http://c/metrics?x=1", "http://c/metrics?x=2"]
+    assert page_hosts(urls) == {
+        urls[0]: "gz-a3-n01", urls[1]: "gz-a3-n02", urls[2]: "npu-exporter-x7k2p", urls[3]: "npu-exporter-q9z4m",
+        urls[4]: "node-1", urls[5]: "node-2", urls[6]: "b:3", urls[7]: "b:4",
+        urls[8]: "c", urls[9]: "c"}  # (the same path: nothing tells them apart, as before)
+    assert page_hosts(["http://gw/node-1/metrics"]) == {"http://gw/node-1/metrics": "gw"}  # one page: its host
