@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from http.server import BaseHTTPRequestHandler
 
+import pytest
+
 from opsbrain.sources.base import PrometheusSource, page_hosts, sweep_source
 from tests.test_sources_http import Handler, page, serving
 
@@ -48,3 +50,17 @@ def test_the_name_each_page_goes_by() -> None:
         urls[4]: "node-1", urls[5]: "node-2", urls[6]: "b:3", urls[7]: "b:4",
         urls[8]: "c", urls[9]: "c"}  # (the same path: nothing tells them apart, as before)
     assert page_hosts(["http://gw/node-1/metrics"]) == {"http://gw/node-1/metrics": "gw"}  # one page: its host
+
+
+def test_a_window_shorter_than_a_minute_is_said_in_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``sweep run --interval 10s`` (or two ``sweep once`` runs 20 s apart): the findings said ``15000 RoCE FCS errors
+    ... in the last 0 min`` and ``1 new in the last 0 min``; now ``in the last 20 s``."""
+    import tests.test_sources_linkerrors as le
+    from opsbrain.sweeps.finding import window_words
+
+    monkeypatch.setattr(le, "STEP_S", 20.0)
+    reps = le.sweeps_of([le.exporter_page(0.0, None), le.exporter_page(15_000.0, None)])
+    (f,) = [f for f in reps[1].findings if f.check == "link_crc"]
+    assert "errors (frames with a bad checksum) in the last 20 s," in f.evidence, f.evidence
+    assert [window_words(s) for s in (0.4, 20, 59.6, 60, 600, 3600, 86400)] == [
+        "0 s", "20 s", "1 min", "1 min", "10 min", "1.0 h", "24.0 h"]
