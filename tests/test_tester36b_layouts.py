@@ -99,3 +99,19 @@ def test_a_syslog_of_a_host_with_no_name_is_placed_by_its_folder_in_both_modes(t
 
     assert host_in(HB) is None and head_host("Mar  1 10:05:00 localhost.localdomain kernel:") is None
     assert host_in(HB.replace("localhost", "node-a12")) == "node-a12"
+
+
+def test_random_bytes_in_a_bundle_are_binary_content_as_in_logs(tmp_path: Path, engine: Any) -> None:
+    """A file of random bytes (a dump or an encrypted file named ``.log``) has few C0 control bytes (~12%) but is no
+    UTF-8 text: ``--logs`` said "binary content (not text)", while the bundle read it as a console of "0 lines (20
+    malformed)" and answered no fault found without a word on it. Now the bundle refuses it as binary content, as it
+    refuses a file of control bytes, judged on the characters ``--logs`` judges a line by."""
+    import random
+
+    node = tmp_path / "node-7"
+    node.mkdir()
+    (node / "x.log").write_bytes(random.Random(36).randbytes(3000))
+    bundle, logs = _both(node, engine)
+    assert [r["path"] for r in bundle["refused"]] == ["x.log"], bundle["refused"]
+    assert "binary content" in bundle["refused"][0]["reason"]
+    assert any("binary content" in n for n in logs["input"]["not_read"]), logs["input"]
