@@ -64,3 +64,15 @@ def test_a_window_shorter_than_a_minute_is_said_in_seconds(monkeypatch: pytest.M
     assert "errors (frames with a bad checksum) in the last 20 s," in f.evidence, f.evidence
     assert [window_words(s) for s in (0.4, 20, 59.6, 60, 600, 3600, 86400)] == [
         "0 s", "20 s", "1 min", "1 min", "10 min", "1.0 h", "24.0 h"]
+
+
+def test_what_several_pages_did_not_use_is_one_line_per_reason() -> None:
+    """Two nodes' pages with the same unread series printed the same "not used" line twice (``8 npu_chip_info_power
+    series not read by opsbrain ...`` once per page, neither naming its node): now one line counting both."""
+    power = "".join(f'npu_chip_info_power{{id="{i}"}} 180.5\n' for i in range(8))
+    with serving(_by_path({"/node-1/metrics": page({0: 45.0}) + power,
+                           "/node-2/metrics": page({0: 45.0}) + power})) as base:
+        src = PrometheusSource([f"{base}/node-1/metrics", f"{base}/node-2/metrics"])
+        sweep_source(src)
+    lines = [n for n in src.dropped if "npu_chip_info_power" in n]
+    assert lines == ["16 npu_chip_info_power series not read by opsbrain (no check uses them) (first: id 0 180.5)"]
