@@ -76,3 +76,19 @@ def test_what_several_pages_did_not_use_is_one_line_per_reason() -> None:
         sweep_source(src)
     lines = [n for n in src.dropped if "npu_chip_info_power" in n]
     assert lines == ["16 npu_chip_info_power series not read by opsbrain (no check uses them) (first: id 0 180.5)"]
+
+
+def test_an_electrical_link_s_crc_errors_do_not_send_the_operator_to_the_optics() -> None:
+    """An NPU's SIO link joins its two dies inside the package and its HCCS links are electrical (board or
+    backplane): their CRC findings said "inspect the optics", which neither has. The RoCE port keeps its optics."""
+    import tests.test_sources_linkerrors as le
+
+    def page_(sio: float, hccs: float, fcs: float) -> str:
+        return (le.exporter_page(fcs, hccs) + f'npu_chip_info_sio_crc_rx_err_cnt{{id="0",vdie_id="d0"}} {sio!r}\n')
+
+    reps = le.sweeps_of([page_(0.0, 0.0, 0.0), page_(20_000.0, 2_000.0, 20_000.0)])
+    act = {f.component.rsplit("/", 1)[1]: f.suggested_action for f in reps[1].findings if f.check == "link_crc"}
+    assert set(act) == {"sio", "hccs3", "port"}, act
+    assert "inspect the optics" not in act["sio"] and "the NPU" in act["sio"], act["sio"]
+    assert "inspect the optics" not in act["hccs3"] and "electrical" in act["hccs3"], act["hccs3"]
+    assert "inspect the optics" in act["port"], act["port"]
