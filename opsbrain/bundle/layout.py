@@ -373,6 +373,8 @@ def _classify(rel: str) -> FileKind | None:
         return FileKind(DMESG, host_dir)
     if name == "sysmonitor.log":
         return FileKind(SYSMON, host_dir)
+    if (console := asys.job_console(rel)) is not None:  # MindCluster's TRAIN_LOG_PATH, a tee'd console (session 36)
+        return FileKind(TRAIN, console)
     if _TRAIN_NAME.search(name) and not f"/{rel}".endswith(f"/log/containers/{name}"):  # kubelet's links to pods/ files
         if not host_dir and (m := POD_DUMP.match(name)):
             return FileKind(TRAIN, m.group(1))

@@ -34,7 +34,7 @@ from opsbrain.ingest.archive import (
 )
 from opsbrain.ingest.encoding import SAMPLE, decode, sniff
 from opsbrain.ingest.streams import log_name
-from opsbrain.ingest.surface import fill_holes, may_carry, plain
+from opsbrain.ingest.surface import fill_holes, junk_count, may_carry, plain
 from opsbrain.ingest.workers import ENV_CHECK, archive_name, env_worker, host_root
 
 
@@ -327,10 +327,15 @@ class _Scan:
     def prepare(self, data: bytes) -> _Content:
         """A file's bytes as lines (colour codes, container or collector heads taken off, as from pasted text), and
         whether they are plain; held as a list while the read's held text is under ``hold_text_bytes``, else packed.
-        Binary content (more than ``binary_share`` control bytes in its first 4 KiB): no lines, nothing packed."""
+        Binary content (more than ``binary_share`` control bytes in its first 4 KiB, or of its characters no text
+        log writes: bytes that are not UTF-8 too, judged as ``--logs`` judges a line, session 36): no lines, nothing
+        packed."""
         head = data[:4096]
         control = len(head) - len(head.translate(None, _CONTROL_BYTES))
         if head and control > self.p.binary_share * len(head):
+            return _Content(None, None, False, None)
+        if head and not head.isascii() and (chars := head.decode("utf-8", errors="replace")) and (
+                junk_count(chars) > self.p.binary_share * len(chars)):  # random bytes: ~12% control, half U+FFFD
             return _Content(None, None, False, None)
         text = data.decode("utf-8", errors="replace")
         if "\r" not in text and self.held + len(data) > self.p.hold_text_bytes and not may_carry(data):

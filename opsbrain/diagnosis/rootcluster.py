@@ -379,9 +379,12 @@ def _graph(errs: list[RankProcess], ix: _Index, kind: str, table: RankTable) -> 
         chain = chain + [next(d["remote"] for d in dead if d["waiter"] == top[0])]
     others = [[v for v in comps[i]] for i in ranked[1:]]
     notes = list(table.notes)
-    if others:
-        notes.append(f"{len(others)} other wait chain end(s), reached by fewer erroring devices: "
-                     + "; ".join(", ".join(o) for o in others[:5]))
+    best = reach[ranked[0]]
+    for tied, said in ((True, f"reached by as many erroring devices ({best}), whose first error came later"),
+                       (False, "reached by fewer erroring devices")):  # (a tie said as one: session 36)
+        ends = [comps[i] for i in ranked[1:] if (reach[i] == best) == tied]
+        if ends:
+            notes.append(f"{len(ends)} other wait chain end(s), {said}: " + "; ".join(", ".join(o) for o in ends[:5]))
     return RootCluster(kind, roots, chain, cyc, rule, edges, dead, errs, others, notes)
 
 

@@ -187,6 +187,19 @@ JOB_LOG_HOST = re.compile(
 ``trainlogs/10.0.0.1-3`` were two hosts there, and ``ttplogs/ttplog10.0.0.1-3`` a host of its own everywhere)."""
 
 
+JOB_CONSOLE = re.compile(r"(?:^|/)trainlogs/\d{1,3}(?:\.\d{1,3}){3}-\d+(?:-\d{14})?(?=(?:\.(?:log|txt))?$)")
+"""``TRAIN_LOG_PATH`` as the file it is in MindCluster's samples: they end ``torchrun ... | tee ${TRAIN_LOG_PATH}``
+(Ascend/mindxdl-deploy, the resumable-training ``train_start.sh`` samples), so ``trainlogs/$XDL_IP-$RANK`` is the
+rank's console itself, a file without an extension (the FAQ's ``-<time>`` form makes it a folder instead)."""
+
+
+def job_console(rel: str) -> str | None:
+    """The worker of a console written straight to ``TRAIN_LOG_PATH`` (:data:`JOB_CONSOLE`): its path without an
+    extension, which names its node by :data:`JOB_LOG_HOST` as the folder form does; None for any other file
+    (session 36: the bundle skipped such a file as unknown, and ``--logs`` placed it on ``trainlogs``)."""
+    return rel[:m.end()] if (m := JOB_CONSOLE.search(rel)) else None
+
+
 def job_log_host(worker: str) -> str | None:
     """The host a worker directory of MindCluster's job log tree names (:data:`JOB_LOG_HOST`), else None."""
     return m[1] if (m := JOB_LOG_HOST.search(worker)) else None

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from opsbrain.ingest.asys import OUTPUT_DIR, canonical
 from opsbrain.ingest.streams import log_name
 from opsbrain.ingest.timestamps import MONTH
+from opsbrain.ingest.where import LOCAL_HOST
 
 SYSLOG_HOST = re.compile(r"^" + MONTH + r"\s+\d{1,2} \d\d:\d\d:\d\d (\S+) ")
 """A host syslog line's head (rsyslog's traditional format, English or zh_CN month): its host field."""
@@ -30,7 +31,6 @@ REPLICA_DIR = re.compile(r"(?:[\w.-]*[-_])?worker[-_]?\d+", re.I)
 """A folder named by a job's replica (``worker-0``, ``worker_3``, a pod's ``llama-worker-3``): what a collection
 script or an operator numbers the hosts by, not a host's own name."""
 _HOST_SYSLOG = re.compile(r"(?:^|/)(?:messages(?:[-.]\d[\w.-]*)?|syslog(?:\.\d+)?|kern\.log(?:\.\d+)?)$")
-_LOCAL = re.compile(r"localhost(?:\.localdomain)?|\(none\)", re.I)
 
 
 def host_syslog(path: str) -> bool:
@@ -50,7 +50,7 @@ def numbers_host(directory: str, label: str) -> bool:
 
 def syslog_host(hosts: Counter[str] | None) -> str | None:
     """The one host a worker's syslog heads name (``localhost`` left out), else None."""
-    named = [h for h in (hosts or ()) if not _LOCAL.fullmatch(h)]
+    named = [h for h in (hosts or ()) if not LOCAL_HOST.fullmatch(h)]
     return named[0] if len(named) == 1 else None
 
 

@@ -138,11 +138,16 @@ def fill_holes(data: bytes, binary_share: float = BINARY_SHARE) -> tuple[bytes, 
     return NUL_HOLE.subn(b"\n", data)
 
 
+def junk_count(text: str) -> int:
+    """How many characters of ``text`` no text log writes (:data:`_JUNK`)."""
+    return len(_JUNK.findall(text))
+
+
 def looks_binary(line: str) -> bool:
     """The line is binary content, not text (:data:`BINARY_SHARE`); an ASCII printable line costs one check."""
     if line.isascii() and line.isprintable():
         return False
-    junk = len(_JUNK.findall(line))
+    junk = junk_count(line)
     return junk >= BINARY_MIN and junk >= BINARY_SHARE * len(line)
 
 

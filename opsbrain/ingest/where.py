@@ -79,12 +79,24 @@ def twin_node(host: str | None) -> str | None:
     return f"{m.group(1)}/{m.group(2)}" if m else None
 
 
+LOCAL_HOST = re.compile(r"localhost(?:\.localdomain)?|\(none\)", re.I)
+"""A syslog head's host field that names no host: what a machine without a host name of its own logs under
+(``Aug  1 08:38:31 localhost kernel: ...``, as in ascend-fd's kg_parse ``messages`` test input); the kernel's
+``(none)`` likewise. Its lines are placed by the directory holding them, as lines without a host are (session 36:
+``--logs node-7/`` named the host ``localhost`` where ``--bundle`` names it ``node-7``)."""
+
+
+def _syslog_host(name: str) -> str | None:
+    return None if LOCAL_HOST.fullmatch(name) else name
+
+
 def host_in(text: str) -> str | None:
-    """The host a line names or was logged on, as written (None when it names none)."""
+    """The host a line names or was logged on, as written (None when it names none; a syslog head's ``localhost``
+    names none, :data:`LOCAL_HOST`)."""
     if m := RE_TWIN_HOST.search(text):
         return m.group(1)
-    if m := RE_SYSLOG_HOST.match(text):
-        return m.group(1)
+    if (m := RE_SYSLOG_HOST.match(text)) and (h := _syslog_host(m.group(1))):
+        return h
     if m := RE_IP_FIELD.search(text):
         return m.group(1)
     if m := RE_WORKER.search(text):
@@ -96,7 +108,7 @@ def head_host(head: str) -> str | None:
     """The host of a syslog or journal head taken off a line (:func:`opsbrain.ingest.surface.plain`'s prefix, where
     it may follow a paste's own heads), or None."""
     m = _HEAD_HOST.search(head) if head else None
-    return m.group(1) if m else None
+    return _syslog_host(m.group(1)) if m else None
 
 
 _NOT_AN_INDEX = re.compile(r"[xX][0-9a-fA-F]|:[0-9a-fA-F]{2}\b|\.\d")

@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import PurePosixPath
 
 from opsbrain.ingest.archive import common_top
-from opsbrain.ingest.asys import canonical, place
+from opsbrain.ingest.asys import canonical, job_console, place
 from opsbrain.ingest.streams import archive_stem
 
 WRAPPERS = frozenset({"ascend", "log", "logs", "var", "os", "os_log", "host_log", "console", "train_log", "training",
@@ -56,10 +56,13 @@ below its worker, as kdump names its dumps: the worker is the directory before `
 own folder for a host)."""
 NODE_LOG_DIRS = frozenset({"slog", "plog", "hisi_logs", "profiling", "conf", "coredump", "oplog", "device-os",
                            "debug", "run", "bbox", "kbox", "npu", "ascend_seclog", "driver", "dl_log", "mindx-dl",
-                           "process_log", "device_log", "environment_check"})
+                           "process_log", "device_log", "environment_check", "message", "stackcore"})
 """Directories of a node's own log tree (``/var/log/npu/{slog,profiling,conf,...}``, CANN's ``{debug,run}/plog``,
 MindCluster's component logs): a directory given that is one, or holds them at its top, is one node's logs, and
-they name no host (``--logs /var/log/npu`` is not host ``slog``; ``watch`` follows such a tree the same way)."""
+they name no host (``--logs /var/log/npu`` is not host ``slog``; ``watch`` follows such a tree the same way).
+msnpureport's export holds ``message/`` and ``stackcore/`` beside ``slog/`` and ``hisi_logs/`` (CANN log reference,
+msnpureport; the bundle's ``layout._DEVICE_SYSLOG``): session 36, before, ``--logs`` named the host of
+``node-b/<stamp>/message/messages`` ``node-b/<stamp>/message``."""
 CANN_LOG_LEVELS = ("debug", "run")
 _DEVICE_DIR = re.compile(r"device-\d+")
 _DEV_OS = re.compile(r"dev-os-\d+")
@@ -148,6 +151,8 @@ def host_root(file: str | None) -> tuple[str, str | None]:
         while head and is_wrapper(head[-1]):
             head.pop()
         return "/".join(head), None
+    if (console := job_console(canonical(file))) is not None:  # trainlogs/<address>-<rank>: its node's console
+        return console, None
     parts = _label_parts(PurePosixPath(canonical(file)).parts)[:-1]
     if len(parts) >= 2 and parts[-2] == "crash" and VMCORE.search(file):  # crash/<ip>-<time>/vmcore-dmesg.txt
         parts = parts[:-2]

@@ -16,9 +16,10 @@ nothing, and ``coverage`` says why).
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from opsbrain.errors import InputError, SourceAuthError
 from opsbrain.sources.exporter import COVERS, parse_page
@@ -296,12 +297,42 @@ def shown_text(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
 def page_hosts(urls: Sequence[str]) -> dict[str, str | None]:
     """The host each URL's series belong to where they name none: the URL's host name, with its port where two
     URLs share the name (two exporters behind one address, ``kubectl port-forward`` or an SSH tunnel each: they
-    overwrote each other's series)."""
+    overwrote each other's series), and the path where they share the port too (:func:`_path_names`)."""
     parts = {u: urlsplit(u) for u in urls}
-    names = [p.hostname for p in parts.values()]
-    return {u: file_host(u) if is_file_url(u) else
-            (f"{p.hostname}:{p.port}" if names.count(p.hostname) > 1 and p.port else p.hostname)
+    names = Counter(p.hostname for p in parts.values())
+    addrs = Counter((p.hostname, p.port) for p in parts.values())
+    by_path = _path_names([u for u, p in parts.items() if addrs[(p.hostname, p.port)] > 1 and not is_file_url(u)],
+                          parts)
+    return {u: file_host(u) if is_file_url(u) else by_path.get(u) or
+            (f"{p.hostname}:{p.port}" if names[p.hostname] > 1 and p.port else p.hostname)
             for u, p in parts.items()}
+
+
+def _path_names(urls: list[str], parts: dict[str, SplitResult]) -> dict[str, str]:
+    """Pages behind one address and port (a reverse proxy's ``http://gw/node-1/metrics``; the Kubernetes API
+    server's proxy, ``/api/v1/nodes/<node>:8082/proxy/metrics`` or ``.../pods/<pod>:8082/proxy/metrics``, Kubernetes
+    docs "Proxies in Kubernetes"): each named by the path segments where it differs from the others of its address
+    (a ``:port`` after a name dropped), which is what the proxy tells them apart by. Session 36: before, all were
+    ``<address>:<port>``, and the last page's series overwrote the others' (a node's 98 C chip swept OK)."""
+    groups: dict[tuple[str | None, int | None], list[str]] = {}
+    for u in urls:
+        groups.setdefault((parts[u].hostname, parts[u].port), []).append(u)
+    out: dict[str, str] = {}
+    for group in groups.values():
+        segs = {u: parts[u].path.strip("/").split("/") for u in group}
+        width = max(len(s) for s in segs.values())
+        differ = [i for i in range(width) if len({s[i] if i < len(s) else None for s in segs.values()}) > 1]
+        for u, s in segs.items():
+            name = "-".join(_unported(s[i]) for i in differ if i < len(s) and s[i])
+            if name:
+                out[u] = name
+    return out
+
+
+def _unported(segment: str) -> str:
+    """A path segment without the port the Kubernetes proxy appends to a node's or pod's name (``node-1:8082``)."""
+    name, _, port = segment.rpartition(":")
+    return name if name and port.isdigit() else segment
 
 
 def sweep_source(source: TelemetrySource, params: SweepParams | None = None) -> SweepReport:

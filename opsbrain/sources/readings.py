@@ -17,6 +17,7 @@ read the kept optical readings exactly as the twin's sweep reads its own history
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -442,5 +443,23 @@ def merge(parts: Iterable[Readings], t: float | None = None) -> Readings:
             out.link_down_times.setdefault(ln, []).extend(times)
         out.covers |= r.covers
         out.notes.extend(r.notes)
+    out.notes = fold_notes(out.notes)
     out.t = t if t is not None else max(ts, default=0.0)
     return out
+
+
+NOTE_LINE = re.compile(r"(\d+) (.+) \(first: (.*)\)", re.S)
+"""A "not used" line as a page's or a command file's read gives it: ``<count> <reason> (first: <example>)``."""
+
+
+def fold_notes(lines: Iterable[str]) -> list[str]:
+    """The "not used" lines of several pages (or files), one per reason: their counts added, the first example kept
+    (session 36: two nodes' pages printed ``8 npu_chip_info_power series not read ...`` twice, naming neither node);
+    a line of another form is kept once, in its place."""
+    counts: dict[str, list[Any]] = {}
+    for ln in lines:
+        m = NOTE_LINE.fullmatch(ln)
+        reason, n, first = (m[2], int(m[1]), m[3]) if m else (ln, 0, None)
+        held = counts.setdefault(reason, [0, first])
+        held[0] += n
+    return [f"{n} {reason} (first: {first})" if first is not None else reason for reason, (n, first) in counts.items()]

@@ -331,11 +331,20 @@ def check_link_crc(s: Snapshot, p: SweepParams) -> list[Finding]:
             s.links[i], "link_crc", sev,
             f"{s.link_crc[i]:.0f} {what} in the last {_hours(s.windows['crc'])}{now} "
             f"(warn {p.crc_warn_errors:.0f}, alarm {p.crc_alarm_errors:.0f})",
-            "frames are being lost: drain and re-route the link, then inspect the optics" if sev == "Alarm" else
-            "watch the link's error counters; inspect the optics if it repeats",
+            f"frames are being lost: drain and re-route the link, then inspect {_part(s.links[i])}" if sev == "Alarm"
+            else f"watch the link's error counters; inspect {_part(s.links[i])} if it repeats",
             data={"errors": s.link_crc[i], **({"per_s": float(rate)} if rate == rate else {}),
                   **({"counter": what} if what != "CRC errors" else {})}))
     return out
+
+
+def _part(link: str) -> str:
+    """What to inspect on a link with CRC errors: the optics, but not on an NPU's die-to-die SIO link (inside its
+    package, npu-exporter ``collector_for_sio.go``) or an electrical HCCS link (session 36: both said optics)."""
+    end = link.rpartition("/")[2]
+    return ("the NPU (its die-to-die link is inside the package: no cable or optics)" if end == "sio" else
+            "the NPU's board connection (an electrical HCCS link: no optics)" if end.startswith("hccs") else
+            "the optics")
 
 
 def check_link_fec(s: Snapshot, p: SweepParams) -> list[Finding]:

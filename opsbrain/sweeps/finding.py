@@ -75,8 +75,11 @@ class Check(NamedTuple):
     scope: Callable[[Snapshot], int]
 
 def window_words(s: float) -> str:
-    """A check's window as its findings say it: ``1.0 h`` from an hour up, else ``10 min``."""
-    return f"{s / 3600:.1f} h" if s >= 3600 else f"{s / 60:.0f} min"
+    """A check's window as its findings say it: ``1.0 h`` from an hour up, ``10 min`` from a minute, else ``20 s``
+    (session 36: a history of 20 s, ``sweep run --interval 10s``, read ``in the last 0 min``)."""
+    if s >= 3600:
+        return f"{s / 3600:.1f} h"
+    return f"{s / 60:.0f} min" if round(s) >= 60 else f"{s:.0f} s"
 
 
 def levels(value: np.ndarray, warn: float, alarm: float, critical: float | None = None) -> np.ndarray:
