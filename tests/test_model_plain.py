@@ -4,13 +4,17 @@ tests/test_kb_compiled.py)."""
 
 from __future__ import annotations
 
+import hashlib
 import random
+import zipfile
+from pathlib import Path
 
 import numpy as np
+import pytest
 
 from opsbrain.diagnosis.engine import ranked
 from opsbrain.diagnosis.forest import ArrayForest, f32
-from opsbrain.diagnosis.npzplain import load_npz
+from opsbrain.diagnosis.npzplain import CACHE_PREFIX, load_npz, load_npz_cached
 from opsbrain.kb.training import shipped_model_path
 
 LEAF = -1
@@ -28,6 +32,35 @@ def test_the_plain_reader_reads_what_numpy_reads() -> None:
     for k, a in want.items():
         assert got[k].shape == a.shape
         assert got[k].tolist() == a.ravel().tolist(), k
+
+
+def test_the_cached_arrays_are_the_inflated_ones(tmp_path: Path) -> None:
+    """Session 36: the raw copy in the cache (written by the first load, read by the next) gives the arrays the
+    model file gives, value for value and type for type; a damaged or foreign copy is not read (the file is
+    inflated again and the copy rewritten); an unwritable cache directory is no error."""
+    data = shipped_model_path().read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    want = load_npz(data)
+
+    def same(got: dict) -> bool:
+        return set(got) == set(want) and all(
+            got[k].shape == a.shape and got[k].data.typecode == a.data.typecode and got[k].data == a.data
+            for k, a in want.items())
+
+    assert same(load_npz_cached(data, digest, tmp_path))  # inflated, and written
+    (copy,) = tmp_path.glob(f"{CACHE_PREFIX}*")
+    assert same(load_npz_cached(b"not read: the copy is", digest, tmp_path))
+    raw = bytearray(copy.read_bytes())
+    raw[-5] ^= 0x40  # one bit of the leaf values
+    copy.write_bytes(bytes(raw))
+    with pytest.raises(zipfile.BadZipFile):  # the damaged copy is refused: the (empty) model file is read instead
+        load_npz_cached(b"", digest, tmp_path)
+    assert same(load_npz_cached(data, digest, tmp_path)) and copy.read_bytes() != bytes(raw)  # rewritten
+    other = "0" * 64
+    assert same(load_npz_cached(data, other, tmp_path))  # another model's digest: its own copy
+    assert len(list(tmp_path.glob(f"{CACHE_PREFIX}*"))) == 2
+    (tmp_path / "file").write_text("x")
+    assert same(load_npz_cached(data, digest, tmp_path / "file" / "sub"))  # no cache directory can be made there
 
 
 def _numpy_proba(arrays: dict[str, np.ndarray], row: dict[int, float]) -> np.ndarray:

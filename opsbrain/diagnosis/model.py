@@ -144,17 +144,19 @@ class DiagnosisModel:
         self.meta = meta
 
     @classmethod
-    def load(cls, path: Path, kb_hash: str) -> DiagnosisModel:
+    def load(cls, path: Path, kb_hash: str, cache_dir: Path | None = None) -> DiagnosisModel:
+        """The model at ``path`` (checked against this install); ``cache_dir``: where a stored copy of its arrays
+        is kept for the next process (:func:`opsbrain.diagnosis.npzplain.load_npz_cached`)."""
         data, meta = load_pair(path)
         want = {"format": FORMAT, "kb_hash": kb_hash}
         diff = {k: (meta.get(k), v) for k, v in want.items() if meta.get(k) != v}
         if diff:
             raise ModelMismatch("model sidecar does not match this install: " +
                                 ", ".join(f"{k} {a!r} != {b!r}" for k, (a, b) in sorted(diff.items())))
-        from opsbrain.diagnosis.npzplain import NotPlain, load_npz
+        from opsbrain.diagnosis.npzplain import NotPlain, load_npz_cached
 
-        try:
-            arrays: dict[str, Any] = dict(load_npz(data))
+        try:  # the sidecar names the arrays' digest (load_pair checked it)
+            arrays: dict[str, Any] = dict(load_npz_cached(data, str(meta["arrays_sha256"]), cache_dir))
         except NotPlain:  # a layout the plain reader does not handle: numpy reads it
             import numpy as np
 

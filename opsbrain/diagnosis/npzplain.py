@@ -3,6 +3,10 @@ header dict literal, raw little-endian data), each returned as a flat :class:`ar
 
 Only what the model stores is read (C-ordered little-endian int32/int64/uint64/float32/float64); anything else
 raises :class:`NotPlain` and the caller reads the file with numpy instead.
+
+Inflating the shipped model's arrays (6.8 MB of leaf values, deflated to 1.3 MB) took ~25 ms of every diagnosis, a
+twentieth of a 5-line one: :func:`load_npz_cached` keeps the arrays raw in the data directory's cache, named
+by the model file's digest, and reads them from there (~3 ms) -- session 36.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import struct
 import sys
 import zipfile
 from array import array
+from pathlib import Path
 from typing import Any
 
 MAGIC = b"\x93NUMPY"
@@ -77,4 +82,28 @@ def load_npz(data: bytes) -> dict[str, PlainArray]:
         for info in z.infolist():
             name = info.filename.removesuffix(".npy")
             out[name] = _npy(z.read(info), name)
+    return out
+
+
+
+
+CACHE_PREFIX = "model-arrays-"
+
+
+def load_npz_cached(data: bytes, digest: str, cache_dir: Path | None) -> dict[str, PlainArray]:
+    """:func:`load_npz` of ``data`` (an ``.npz`` whose sha256 is ``digest``), through a raw copy of its arrays in
+    ``cache_dir`` (:mod:`opsbrain.rawcache`): read from there when it is whole, else inflated from ``data`` and
+    written there for the next process. The arrays are the same either way."""
+    if cache_dir is None:
+        return load_npz(data)
+    from opsbrain import rawcache
+
+    path = rawcache.path_for(cache_dir, CACHE_PREFIX, digest)
+    got = rawcache.read(path, digest)
+    if got is not None:
+        shapes = got[0]["shapes"]
+        return {k: PlainArray(a, tuple(shapes[k])) for k, a in got[1].items()}
+    out = load_npz(data)
+    rawcache.store(path, digest, {"shapes": {k: list(a.shape) for k, a in out.items()}},
+                   {k: a.data for k, a in out.items()})
     return out

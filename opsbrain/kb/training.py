@@ -159,15 +159,16 @@ def load_engine(home: Path | None = None, say: Say | None = None, params: Diagno
         engine = Engine(load_model_file(Path(model)), params)
         log.info("diagnosis model loaded", extra={"path": str(model), "given": True})
         return engine
-    from opsbrain.kb.compiled import compiled_kb
+    from opsbrain.kb.compiled import cache_path, compiled_kb
 
     h = compiled_kb(home).kb_hash  # = kb_hash(), compiled once (no pydantic at diagnosis time)
+    cache = cache_path(home).parent
     reasons = []
     trained = trained_model_path(home)
     candidates = ([trained] if trained.exists() else []) + [shipped_model_path(), cached_model_path(home)]
     for path in candidates:
         try:
-            engine = Engine(DiagnosisModel.load(path, h), params)
+            engine = Engine(DiagnosisModel.load(path, h, cache), params)
             log.info("diagnosis model loaded", extra={"path": str(path)})
             return engine
         except ModelMismatch as exc:
