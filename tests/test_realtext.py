@@ -187,6 +187,38 @@ def test_the_shipped_model_answers_only_answerable_classes_at_a_capped_confidenc
     assert a is not None and a.cls in ANSWERABLE and a.confidence <= CONFIDENCE_CAP and a.lines == view.lines()
 
 
+@pytest.mark.skipif(not MODEL_FILE.exists(), reason="no shipped text model")
+def test_the_raw_copy_of_the_text_model_serves_the_parsed_weights_bit_for_bit(tmp_path: Path) -> None:
+    """Session 36: the weights kept raw in the cache (written by the first load, read by the next) give the model the
+    JSON file gives: its tokens in order, every weight, and so every probability and line weight; a damaged copy is
+    not read."""
+    import random
+
+    from opsbrain.diagnosis.realtext import CACHE_PREFIX
+
+    parsed = model_from_doc(json.loads(MODEL_FILE.read_bytes()))
+    load_model.cache_clear()
+    assert load_model(MODEL_FILE, tmp_path) == parsed  # parsed, and the copy written
+    (copy,) = tmp_path.glob(f"{CACHE_PREFIX}*")
+    load_model.cache_clear()
+    served = load_model(MODEL_FILE, tmp_path)
+    assert served is not None and not isinstance(served.vocab, dict)  # read from the copy
+    assert served == parsed and list(served.vocab) == list(parsed.vocab) and "no such token" not in served.vocab
+    rng = random.Random(3)
+    tokens = list(parsed.vocab)
+    for _ in range(200):
+        line = [rng.choice(tokens) for _ in range(rng.randrange(1, 50))] + ["no such token"]
+        assert served.proba(line) == parsed.proba(line)
+        assert all(served.weight(line, c) == parsed.weight(line, c) for c in parsed.classes)
+    raw = bytearray(copy.read_bytes())
+    raw[-3] ^= 1
+    copy.write_bytes(bytes(raw))
+    load_model.cache_clear()
+    again = load_model(MODEL_FILE, tmp_path)
+    assert again is not None and isinstance(again.vocab, dict) and again == parsed  # parsed again
+    load_model.cache_clear()
+
+
 @needs_corpus
 @pytest.mark.skipif(not MODEL_FILE.exists(), reason="no shipped text model")
 def test_the_shipped_model_is_fitted_on_the_current_dev_corpus() -> None:
