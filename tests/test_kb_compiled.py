@@ -125,7 +125,7 @@ def test_a_logs_diagnosis_imports_no_pydantic_yaml_numpy_or_simulator(tmp_path: 
             "try:\n    main(['diagnose', '--logs', '-'])\nexcept SystemExit:\n    pass\n"
             "top = ('pydantic', 'yaml', 'numpy', 'pandas', 'sklearn', 'scipy')\n"
             "bad = sorted(m for m in sys.modules if m.split('.')[0] in top "
-            "or m in ('faultlib.params', 'opsbrain.kb.loader', 'opsbrain.kb.schema'))\n"
+            "or m in ('faultlib.params', 'faultlib.telemetry.hub', 'opsbrain.kb.loader', 'opsbrain.kb.schema'))\n"
             "print('IMPORTED', bad)\n")
     env = {"OPSBRAIN_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)  # compiles
