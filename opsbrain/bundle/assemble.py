@@ -82,11 +82,11 @@ class Assembly(ReaderState):
             "files": {"read": sum(1 for f in self.scan.files if f.kind.kind != L.ENV_TABLE),
                       "by_kind": dict(Counter(f.kind.kind for f in self.scan.files if f.kind.kind != L.ENV_TABLE))},
             "skipped": self.skipped, "refused": self.scan.refused, "read_as_console": self.scan.consoles,
-            "lines": {"read": len(lines) + unkept + len(self.light) + self.folded,
+            "lines": {"read": len(lines) + unkept + len(self.light) + self.folded - self.folded_dups,
                       "folded": self.folded, "malformed": sum(self.scan.malformed.values()),
                       "untimed": sum(self.scan.untimed.values()), "placed": sum(self.scan.placed.values()),
                       "cut": sum(self.scan.cut.values()),
-                      "duplicates": len(self.dated) - len(records)},
+                      "duplicates": len(self.dated) - len(records) + self.folded_dups},
             "malformed_files": dict(self.scan.malformed.most_common(20)),
             "untimed_files": dict((+self.scan.untimed).most_common(20)),
             "placed_files": self.placed_files,
@@ -131,6 +131,7 @@ class Assembly(ReaderState):
             key = _dup_key(d)
             if key is None:
                 continue
+            self.folded_dups += d[2].copies(d[3]) - 1  # a folded run's copies: the same record, read once
             if key in seen:
                 drop.add(id(d))
             else:

@@ -90,6 +90,7 @@ class ReaderState:
         self.file_years: dict[str, list[tuple[int, float]]] = {}  # file -> its lines' stamps that write a year
         self.yearless: dict[str, dict[str, Any]] = {}  # file -> the year its year-less heads were read in, and why
         self.folded = 0  # lines of the timed files folded into the line before (a run of repeats), counted as read
+        self.folded_dups = 0  # of them, copies of a record two files may both hold: counted as duplicates
 
     def _node(self, f: _File) -> str | None:
         w = f.kind.worker
