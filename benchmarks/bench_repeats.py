@@ -102,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; whole process")
     print(f"{'option':9} {'wall':>8} {'max RSS':>9} {'lines read':>11}  answer")
     for r in rows:
-        print(f"{r['option']:9} {r['wall_s']:>7.2f}s {r['max_rss_mb']:>6} MB {r['lines_read'] or 0:>11,}  {r['answer']}")
+        print(f"{r['option']:9} {r['wall_s']:>7.2f}s {r['max_rss_mb']:>6} MB {r['lines_read'] or 0:>11,}  "
+              f"{r['answer']}")
     same = len({r["answer"] for r in rows}) == 1
     print("same answer both ways" if same else "the answers differ")
     return 0

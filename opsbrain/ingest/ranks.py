@@ -177,7 +177,7 @@ class RankCollector(RankErrorReading):
         match, seconds, seen, procs = RE_PLOG_LINE.match, self._seconds, self._seen, self.procs
         identity_words = _IDENTITY_WORDS.search
         w = worker
-        for n, raw in zip(numbers, lines) if numbers is not None else enumerate(lines, line_no):
+        for n, raw in zip(numbers, lines, strict=True) if numbers is not None else enumerate(lines, line_no):
             line = raw.rstrip("\r\n") if strip else raw
             if fm is None and ("PID" in line or "chipId" in line or name in self._block_pid):
                 self._chip_line(line, w or "", name)

@@ -32,7 +32,7 @@ def fold_runs(items: Iterable[T], key: Callable[[T], object] | None = None) -> I
             for x in run:
                 yield x, 1
             continue
-        last = deque(enumerate(run, 2), maxlen=1)  # the run counted at C speed, none of its copies kept
+        last = deque(enumerate(run, 2), maxlen=1)  # noqa: B031 - (the branch above returned) counted at C speed
         yield first, last[0][0] if last else 1
 
 
