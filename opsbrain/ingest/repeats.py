@@ -106,11 +106,13 @@ def fold_bytes(chunks: Iterable[bytes]) -> tuple[bytes, Folds]:
 
 def _pieces(chunks: Iterable[bytes]) -> Iterator[list[bytes]]:
     """The lines of the text the chunks make, without their line ends, a chunk's worth at a time; the text after the
-    last line end last."""
-    rest = b""
+    last line end last. A line over many chunks (a 50 MB line without an end) is joined once, not chunk by chunk."""
+    held: list[bytes] = []  # the bytes of the line under way, from the chunks before
     for c in chunks:
-        parts = (rest + c).split(b"\n")
-        rest = parts.pop()
-        if parts:
-            yield parts
-    yield [rest]
+        if b"\n" not in c:
+            held.append(c)
+            continue
+        parts = (b"".join([*held, c]) if held else c).split(b"\n")
+        held = [parts.pop()]
+        yield parts
+    yield [b"".join(held)]
