@@ -233,3 +233,10 @@ def run_outcome(verdict: str | None, ettr: float | None = None) -> tuple[str, st
 
 TONE_STYLE = {"ok": "green", "bad": "red", "warn": "yellow", "neutral": None}
 """The terminal colour of each tone (opsbrain.cli.output); the HTML report uses its CSS classes ok / bad / warn."""
+
+
+def cited_line(e: dict[str, Any], width: int = 160) -> str:
+    """An evidence row as the verdict's evidence quotes it: ``file:line: text``, and how many times it was written in
+    a row when more than once."""
+    times = f" (written {e['repeats']:,} times in a row)" if e.get("repeats", 1) > 1 else ""
+    return f"{e['file']}:{e['line']}: {e['text'][:width]}{times}"

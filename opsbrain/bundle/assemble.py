@@ -67,7 +67,7 @@ class Assembly(ReaderState):
                     unkept += 1  # read and counted; keep does not want it
                     continue
                 kept_may.append(may[k])
-            lines.append(BundleLine(t, origin, source, level, text, f.rel, i, job))
+            lines.append(BundleLine(t, origin, source, level, text, f.rel, f.line_no(i), job, f.copies(i)))
         if synthetic := self._link_changes(fed_links, origin_dt):
             lines += synthetic  # (the lines are in time order already: dedupe sorted them by time)
             order = sorted(range(len(lines)), key=lambda x: lines[x].t)  # stable: synthetic records join in time
@@ -82,10 +82,11 @@ class Assembly(ReaderState):
             "files": {"read": sum(1 for f in self.scan.files if f.kind.kind != L.ENV_TABLE),
                       "by_kind": dict(Counter(f.kind.kind for f in self.scan.files if f.kind.kind != L.ENV_TABLE))},
             "skipped": self.skipped, "refused": self.scan.refused, "read_as_console": self.scan.consoles,
-            "lines": {"read": len(lines) + unkept + len(self.light), "malformed": sum(self.scan.malformed.values()),
+            "lines": {"read": len(lines) + unkept + len(self.light) + self.folded - self.folded_dups,
+                      "folded": self.folded, "malformed": sum(self.scan.malformed.values()),
                       "untimed": sum(self.scan.untimed.values()), "placed": sum(self.scan.placed.values()),
                       "cut": sum(self.scan.cut.values()),
-                      "duplicates": len(self.dated) - len(records)},
+                      "duplicates": len(self.dated) - len(records) + self.folded_dups},
             "malformed_files": dict(self.scan.malformed.most_common(20)),
             "untimed_files": dict((+self.scan.untimed).most_common(20)),
             "placed_files": self.placed_files,
@@ -130,6 +131,7 @@ class Assembly(ReaderState):
             key = _dup_key(d)
             if key is None:
                 continue
+            self.folded_dups += d[2].copies(d[3]) - 1  # a folded run's copies: the same record, read once
             if key in seen:
                 drop.add(id(d))
             else:

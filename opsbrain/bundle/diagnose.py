@@ -37,7 +37,7 @@ from opsbrain.diagnosis.multirank import apply_root_cluster, chip_named, multira
 from opsbrain.ingest import Signal
 from opsbrain.ingest.derive import link_history_dropped
 from opsbrain.ingest.where import node_of, user_terms
-from opsbrain.verdict import nothing_found, verdict_first
+from opsbrain.verdict import cited_line, nothing_found, verdict_first
 
 
 class _Clock:
@@ -128,9 +128,17 @@ def _evidence_lines(inc: Any, where: dict[int, int], lines: list[BundleLine], n:
             picked.append(k)
     out = []
     for k in sorted(picked[:n], key=lambda k: lines[k].t):
-        ln = lines[k]
-        out.append({"file": ln.file, "line": ln.line, "t": round(ln.t, 6), "text": ln.text[:300]})
+        out.append(evidence_row(lines[k]))
     return out
+
+
+def evidence_row(ln: BundleLine) -> dict[str, Any]:
+    """A line as an incident's evidence; one that stands for a run of copies (folded at reading) says how many."""
+    row: dict[str, Any] = {"file": ln.file, "line": ln.line, "t": round(ln.t, 6), "text": ln.text[:300]}
+    if ln.repeats > 1:
+        row["repeats"] = ln.repeats
+    return row
+
 
 
 def _knowledge(texts: list[str], matcher: Any, may: list[bool] | None) -> tuple[list[list[Any]], float]:
@@ -234,7 +242,7 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
         ev = _evidence_lines(inc, where, lines)
         dd = d.as_dict() if d is not None else None
         if dd is not None:
-            dd["evidence"] = list(dd["evidence"]) + [f"{e['file']}:{e['line']}: {e['text'][:160]}" for e in ev[:5]]
+            dd["evidence"] = list(dd["evidence"]) + [cited_line(e) for e in ev[:5]]
         mine = sorted({where[id(s)] for s in inc.signals if id(s) in where})
         out_incs.append({
             "id": inc.id, "opened_at": (origin + timedelta(seconds=inc.opened_at)).isoformat(),

@@ -181,6 +181,7 @@ class _Reader(TimedFiles, StateFiles, Assembly):
                 later.append(f)
                 continue
             seq = self._read_timed(f, seq)
+            self.folded += f.folds.folded if f.folds else 0
             self._probe_zone(f)
             f.release()
         ref = self._reference()
@@ -193,6 +194,7 @@ class _Reader(TimedFiles, StateFiles, Assembly):
                 self._npu_info(f, to_us(self._file_time(f.rel) or ref) if real and now else None)
             else:
                 seq = self._read_timed(f, seq, ref)
+                self.folded += f.folds.folded if f.folds else 0
             self._probe_zone(f)
             f.release()
         seq = self.place_undated(seq, ref)
@@ -206,7 +208,7 @@ class _Reader(TimedFiles, StateFiles, Assembly):
         for f in files:
             if f.kind.kind in (L.PLOG, L.CANN_DEVICE, L.HOST_SLOG, L.NPU_INFO, L.TRAIN, L.OTHER, L.MESSAGES, L.DMESG,
                                L.VMCORE, L.RANK_TABLE):  # (a rank table's servers and device addresses: _servers)
-                ranks.feed_lines(f.lines, f.rel)
+                ranks.feed_lines(f.lines, f.rel, numbers=f.numbers())
                 f.release()
         shift, zone_report, zone_notes = plan(self.zones, set(self.zones))
         if shift:  # onto the collection's local time (opsbrain.bundle.zones), before the records are put in order

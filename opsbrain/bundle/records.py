@@ -29,6 +29,7 @@ class BundleLine:
     file: str
     line: int
     job: tuple[str, str, dict[str, Any]] | None = None  # (job, kind, detail) of a cluster job-event line
+    repeats: int = 1  # the lines it stands for: written this many times in a row (repeats.fold_runs, session 36)
 
 
 _TIE = {"device_os": 0, "switch": 0, "syslog": 0, "hccn": 0, "plog": 1, "train": 2, "device_plugin": 3, "job": 4}
@@ -88,6 +89,8 @@ class ReaderState:
         self.ref_why = "the bundle's typical time (no process log has a time stamp)"  # reader._reference's source
         self.file_years: dict[str, list[tuple[int, float]]] = {}  # file -> its lines' stamps that write a year
         self.yearless: dict[str, dict[str, Any]] = {}  # file -> the year its year-less heads were read in, and why
+        self.folded = 0  # lines of the timed files folded into the line before (a run of repeats), counted as read
+        self.folded_dups = 0  # of them, copies of a record two files may both hold: counted as duplicates
 
     def _node(self, f: _File) -> str | None:
         w = f.kind.worker

@@ -258,7 +258,7 @@ class TimedFiles(ReaderState):
             return None
         if f.rel not in self.yearless:
             self.yearless[f.rel] = {"path": f.rel, "year": from_us(dt).year, "from": (
-                f"the full stamp on line {near[0]} of the file" if near is not None else
+                f"the full stamp on line {f.line_no(near[0])} of the file" if near is not None else
                 f"the bundle's reference time {ref:%Y-%m-%d}, no stamp of the file writing its year")}
         return dt
 

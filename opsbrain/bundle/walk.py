@@ -14,12 +14,16 @@ import os
 import re
 import zlib
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from functools import partial
+from itertools import chain
 from typing import NamedTuple
 
 from opsbrain.bundle import layout as L
 from opsbrain.ingest import MAX_LINE, asys
 from opsbrain.ingest.archive import (
+    CHUNK,
     FILE,
     NEST,
     READ_ERRORS,
@@ -33,6 +37,7 @@ from opsbrain.ingest.archive import (
     with_nested,
 )
 from opsbrain.ingest.encoding import SAMPLE, decode, sniff
+from opsbrain.ingest.repeats import Folds, fold_bytes
 from opsbrain.ingest.streams import log_name
 from opsbrain.ingest.surface import fill_holes, junk_count, may_carry, plain
 from opsbrain.ingest.workers import ENV_CHECK, archive_name, env_worker, host_root
@@ -50,6 +55,21 @@ class _File:
     packed: bytes | None = None
     plain: bool = False  # no junk character and no line over MAX_LINE: every non-blank line is read as it is
     prefixes: list[str] | None = None  # per line, what plain() took off its head ("": nothing); None: nothing at all
+    folds: Folds | None = None  # the runs of repeated lines folded at reading (repeats.fold_bytes); None: none
+
+    def line_no(self, k: int) -> int:
+        """Line ``k`` of :attr:`lines` (1-based): its number in the file as written."""
+        return self.folds.line_no(k) if self.folds else k
+
+    def copies(self, k: int) -> int:
+        """How many lines of the file as written line ``k`` of :attr:`lines` stands for (a folded run's length)."""
+        return self.folds.copies(k) if self.folds else 1
+
+    def numbers(self) -> Iterator[int] | None:
+        """The numbers in the file as written of :attr:`lines`, in order; None when they are 1, 2, ... (no fold)."""
+        if not self.folds:
+            return None
+        return map(self.folds.line_no, range(1, len(self.lines) + 1))
 
     @property
     def lines(self) -> list[str]:
@@ -71,6 +91,7 @@ class _Content(NamedTuple):
     packed: bytes | None
     plain: bool
     prefixes: list[str] | None
+    folds: Folds | None = None
 
 
 PACK_LEVEL = 1
@@ -115,6 +136,18 @@ def _name(names: dict[str, list[str]], group: str, rel: str) -> None:
         outer, nest, stem = group.rpartition(NEST)
         names.setdefault(outer, []).append(stem if nest else group)
         group = outer
+
+
+def _folded(u: Unpacked) -> tuple[bytes, Folds | None]:
+    """A file's bytes, its runs of repeated lines folded as they are read (:func:`~opsbrain.ingest.repeats.
+    fold_bytes`, the rule ``--logs`` reads by: a plog of a million identical retries never held whole); a file whose
+    first bytes are not UTF-8 (UTF-16, GB18030: its line ends are other bytes) is read whole, as it is."""
+    head = b""
+    while len(head) < SAMPLE and (more := u.read(SAMPLE)):
+        head += more
+    if sniff(head[:SAMPLE]) != "utf-8":
+        return head + u.read(), None
+    return fold_bytes(chain([head], iter(partial(u.read, CHUNK), b"")))
 
 
 class _Got(NamedTuple):
@@ -301,7 +334,7 @@ class _Scan:
                     return _Got(e.rel, f"{size} bytes, over the {p.max_file_bytes}-byte limit: not read",
                                 group=e.group)
                 u = Unpacked(fh, min(p.max_file_bytes, budget))
-                data = u.read()
+                data, folds = _folded(u)
         except READ_ERRORS as exc:
             return _Got(e.rel, f"cannot read: {getattr(exc, 'strerror', None) or exc}", group=e.group)
         if u.capped:
@@ -310,9 +343,9 @@ class _Scan:
             return _Got(e.rel, why, group=e.group)
         if u.error and not data:
             return _Got(e.rel, f"{u.kind or 'the'} stream {u.error}: not read", group=e.group)
-        self.bytes_read += len(data)
+        self.bytes_read += u.produced  # (as written: the copies of a folded run too)
         self.decompressed += u.kind is not None
-        note = f"{u.kind} stream {u.error} after {len(data)} bytes: the lines before were read" if u.error else None
+        note = f"{u.kind} stream {u.error} after {u.produced} bytes: the lines before were read" if u.error else None
         if (codec := sniff(data[:SAMPLE])) != "utf-8":  # UTF-16 with its BOM, GB18030: read as that text
             data = decode(data, codec).encode("utf-8", "replace")
             note = "; ".join(x for x in (note, f"read as {codec} text") if x)
@@ -322,7 +355,7 @@ class _Scan:
                 note = "; ".join(x for x in (note, f"{holes} run(s) of NUL bytes (the writes a crash lost) read as "
                                              "line breaks") if x)
         note = "; ".join(x for x in (e.note, note) if x) or None  # e.note: a .tgz read as the one text it holds
-        return _Got(e.rel, None, self.prepare(data), note, group=e.group)
+        return _Got(e.rel, None, self.prepare(data)._replace(folds=folds or None), note, group=e.group)
 
     def prepare(self, data: bytes) -> _Content:
         """A file's bytes as lines (colour codes, container or collector heads taken off, as from pasted text), and
@@ -366,7 +399,7 @@ class _Scan:
         if c.lines is None and c.packed is None:
             self.refuse(rel, "binary content, not a text log: not read")
             return
-        self.files.append(_File(rel, kind, c.lines, c.packed, c.plain, c.prefixes))
+        self.files.append(_File(rel, kind, c.lines, c.packed, c.plain, c.prefixes, c.folds))
         if kind.tag == L.UNNAMED_CONSOLE:
             self.consoles.append(rel)
 

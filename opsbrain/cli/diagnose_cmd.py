@@ -11,7 +11,7 @@ import click
 from opsbrain.cli.base import NON_EMPTY, _emit_json, cli, data_dir_option, json_option
 from opsbrain.cli.kb_cmds import _matcher, model_option
 from opsbrain.errors import InputError
-from opsbrain.verdict import found_nothing
+from opsbrain.verdict import cited_line, found_nothing
 
 
 # ---- diagnose (issue 5) ---------------------------------------------------------------------------------
@@ -83,7 +83,7 @@ def _diagnose(incident_file: tuple[str, ...], logs: str | None, bundle: str | No
     _echo_root_cluster(d)
     _echo_jobs(res.get("jobs") or [], d, res.get("attempts"))
     for e in d.get("evidence_lines", [])[:8]:
-        click.echo(f"  {e['file']}:{e['line']}: {e['text'][:150]}")
+        click.echo(f"  {cited_line(e, 150)}")
     vendor = res.get("vendor_entries", [])
     for k in vendor[:3]:
         how = "" if not k["class"] else " (counted)" if k.get("counted") else " (shown, not counted)"

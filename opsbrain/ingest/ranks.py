@@ -141,11 +141,13 @@ class RankCollector(RankErrorReading):
         (``grep -r``'s output): its name places the line (worker, pid), ``file`` is where it is cited."""
         self._feed((line,), file, line_no, worker, False, origin)
 
-    def feed_lines(self, lines: Iterable[str], file: str | None, worker: str | None = None) -> None:
-        self._feed(lines, file, 1, worker, True)
+    def feed_lines(self, lines: Iterable[str], file: str | None, worker: str | None = None,
+                   numbers: Iterable[int] | None = None) -> None:
+        """``numbers``: the lines' numbers in the file, where they are not 1, 2, ... (a bundle's folded repeats)."""
+        self._feed(lines, file, 1, worker, True, numbers=numbers)
 
     def _feed(self, lines: Iterable[str], file: str | None, line_no: int, worker: str | None, strip: bool,
-              origin: str | None = None) -> None:
+              origin: str | None = None, numbers: Iterable[int] | None = None) -> None:
         """The lines of one file from ``line_no`` on (``strip``: their line ends taken off first); what the file's
         name (or ``origin``'s) says is read once, and the per-line work is one regex match of the plog lines."""
         name = origin or file or ""
@@ -175,7 +177,7 @@ class RankCollector(RankErrorReading):
         match, seconds, seen, procs = RE_PLOG_LINE.match, self._seconds, self._seen, self.procs
         identity_words = _IDENTITY_WORDS.search
         w = worker
-        for n, raw in enumerate(lines, line_no):
+        for n, raw in zip(numbers, lines, strict=True) if numbers is not None else enumerate(lines, line_no):
             line = raw.rstrip("\r\n") if strip else raw
             if fm is None and ("PID" in line or "chipId" in line or name in self._block_pid):
                 self._chip_line(line, w or "", name)

@@ -19,6 +19,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from itertools import chain, islice
+from operator import itemgetter
 from pathlib import Path
 from typing import IO, Any, cast
 
@@ -37,6 +38,7 @@ from opsbrain.ingest.encoding import SAMPLE, decoded_lines, sniff
 from opsbrain.ingest.linememo import ReadMemo
 from opsbrain.ingest.npuinfo import NPU_INFO, NpuInfoScan, PortStates, link_downs
 from opsbrain.ingest.parsers import MAX_LINE
+from opsbrain.ingest.repeats import fold_runs
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.streams import NOT_EVIDENCE, ground_truth_sidecar, not_a_log
 from opsbrain.ingest.surface import WRAP_LOOK, fill_holes, grep_file, looks_binary, plain, rejoin, unwrap, wrapped_paste
@@ -189,7 +191,6 @@ class LineReader:
         wrapped = wrapped_paste(head)  # a terminal's rows: joined back into lines (then counted and cut first)
         # a terminal's rows, else rows a paste cut at its width (surface.goes_on), joined back; counted and cut first
         numbered = (unwrap if wrapped else rejoin)(self._cut(chain(head, it)), MAX_LINE)
-        prev = None
         binary_before = self.stats.binary_lines  # of the files fed before this one
         file_device = device_dir(path or file)
         twin = real_host_file(path or file)
@@ -198,10 +199,9 @@ class LineReader:
         # an npu_info file of a collection: read by the bundle reader's rule (link states and metrics are no lines)
         info = NPU_INFO.search(path or file or "")
         scan = NpuInfoScan() if info else None
-        for n, raw in numbered:
-            if raw == prev and raw.strip():
-                continue  # one record written twice (two handlers on a logger, a stream and its tee pasted together)
-            prev = raw
+        # a line written again in a row (two handlers on a logger, a tee pasted with its stream, a retry printed
+        # a million times) is read once (repeats.fold_runs: the bundle reader's rule too)
+        for (n, raw), _copies in fold_runs(numbered, itemgetter(1)):
             if n == BINARY_HEAD + 1 and self.stats.binary_lines - binary_before >= BINARY_HEAD // 2:
                 self.stats.not_read.append(f"{file or 'input'}: binary content (not text): not read after line "
                                            f"{BINARY_HEAD}")
