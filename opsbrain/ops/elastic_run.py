@@ -24,7 +24,7 @@ from faultlib.injection.spec import FaultSpec
 from faultlib.workloads.demand import DemandCurve, curve_for, drive_demand
 from faultlib.workloads.elastic import ElasticInferenceService
 from opsbrain.ops.autoscaler import Autoscaler, AutoscalerParams
-from opsbrain.ops.setup import ops_params
+from opsbrain.ops.setup import ops_params, serviceable
 
 Policy = Literal["autoscale", "static-peak", "static-paper"]
 POLICIES: tuple[Policy, ...] = ("autoscale", "static-peak", "static-paper")
@@ -94,11 +94,11 @@ class _Repairer:
             yield self.sim.env.timeout(self.interval_s)
 
     def _repair(self, qual: str, nodes: list[str]) -> None:
-        bad = [n for n in nodes if not self.sim.state.is_up(n)]
+        bad = [n for n in nodes if not serviceable(self.sim, n)]
         pod = ids.pod_of(nodes[0])
         replace: dict[str, str] = {}
-        for n in bad:
-            cand = next((s for s in self.spares if ids.pod_of(s) == pod and self.sim.state.is_up(s)), None)
+        for n in bad:  # session 36: a spare with a chip down was taken (its host alone was looked at)
+            cand = next((s for s in self.spares if ids.pod_of(s) == pod and serviceable(self.sim, s)), None)
             if cand is None:
                 return
             self.spares.remove(cand)

@@ -41,6 +41,7 @@ from faultlib.workloads.switch import (
 )
 from faultlib.workloads.training import TrainingJob
 from opsbrain.ops.cron import Cron
+from opsbrain.ops.setup import serviceable
 from opsbrain.ops.schedule_plan import (
     OPERATIONS,
     OVERLAPPED,
@@ -367,9 +368,7 @@ class ScheduleRunner:
         return sim.env.process(run())
 
     def _healthy(self, node: str) -> bool:
-        st, topo = self.sim.state, self.sim.topology
-        return st.is_up(node) and all(st.is_up(c) for c in topo.descendants(node)
-                                      if topo.kind.get(c) in ("npu", "die", "hbm"))
+        return serviceable(self.sim, node)
 
     def _done_or_dead(self, proc: Any, nodes: Callable[[], list[str]]) -> Generator[Any, Any, Any]:
         """Wait for a start; every ``switch.node_health_poll_s`` look at its nodes, and give up (None) as soon as
@@ -384,13 +383,13 @@ class ScheduleRunner:
 
     def _swap(self, nodes: list[str], rec: SwitchRecord) -> dict[str, str] | None:
         """Spares for the nodes that look unhealthy (same pod); None if a spare is missing."""
-        st = self.sim.state
         swap: dict[str, str] = {}
         for n in nodes:
             if self._healthy(n):
                 continue
             pool = sorted(self.spares, key=lambda s: s not in self.warm)  # warm standbys first
-            cand = next((s for s in pool if ids.pod_of(s) == ids.pod_of(n) and st.is_up(s)), None)
+            # a spare that may take work (session 36: its host alone was looked at, so one with a chip down was taken)
+            cand = next((s for s in pool if ids.pod_of(s) == ids.pod_of(n) and self._healthy(s)), None)
             if cand is None:
                 return None
             self.spares.remove(cand)

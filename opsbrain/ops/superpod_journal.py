@@ -69,12 +69,12 @@ def expectations(out: dict[str, Any]) -> list[dict[str, Any]]:
     for s in out.get("schedule", []):
         res += _schedule(s)
     for t in out.get("tenants", []):
-        if not any(r["faults"] for r in t.get("runs", [])):
+        touched = {"actions": t["actions_on_b"], "EMS reads": t["ems_reads_b"], "out of service": t["blast_b"]}
+        if not any(touched.values()) and not any(r["faults"] for r in t.get("runs", [])):
             res.append(_unjudged("superpod.tenant_isolation", "0 actions, cache reads, blast radius on b",
                                  f"{t['random_faults']} random faults/seed and no scripted one: no fault was "
                                  "injected on tenant a"))
             continue
-        touched = {"actions": t["actions_on_b"], "EMS reads": t["ems_reads_b"], "out of service": t["blast_b"]}
         bad = {k: v for k, v in touched.items() if v}
         res.append(_exp("superpod.tenant_isolation", not bad, touched, "0 actions, cache reads, blast radius on b",
                         f"{t['random_faults']} random faults/seed: on tenant b "
