@@ -49,3 +49,13 @@ def test_a_mid_switch_swap_takes_no_spare_whose_chip_is_down(monkeypatch) -> Non
     out = sr.run_schedule(sr.ScheduleSetup(faults=(MidSwitchFault(0, 60, 3),)), 0)
     took = {v for r in out["replaced"] for v in r.values()}
     assert "pod0/node46" not in took and out["attempts"] == 1 and not out["failed"]
+
+
+def test_the_autoscalers_opening_layout_keeps_to_the_budget() -> None:
+    """Starting at the 14:00 peak with a 400-NPU budget: before, the opening layout was the demand's (3 decode + 2
+    prefill = 544 NPUs) and the hour allocated 544 NPU-h against a budget of 400 NPU-h."""
+    from opsbrain.ops.elastic_run import run_elastic
+
+    setup = ElasticSetup(duration_s=3600.0, start_hour=14.0, budget_npus=400, faults=())
+    out = run_elastic(setup, "autoscale", 0)
+    assert 0 < out["npu_hours_allocated"] <= 400 * 1.0 + 1e-6
