@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from faultlib import ids
 from faultlib.injection.spec import FaultSpec
+from faultlib.workloads.elastic import ElasticInferenceService
 from opsbrain.ops import schedule_run as sr
 from opsbrain.ops.autoscaler import Autoscaler, AutoscalerParams
 from opsbrain.ops.elastic_run import ElasticSetup, _placed, _sized
 from opsbrain.ops.schedule import MidSwitchFault
-from faultlib.workloads.elastic import ElasticInferenceService
 
 
 def _scaler() -> Autoscaler:

@@ -8,10 +8,9 @@ import pandas as pd
 
 from opsbrain.ops.scenario_run import run_tenants_block
 from opsbrain.ops.superpod_journal import attach
-from opsbrain.ops.tenant_run import CampaignItem, run_campaign
+from opsbrain.ops.tenant_run import WATCH_ACTIONS, CampaignItem, run_campaign
 from opsbrain.report.superpod import build_superpod_report
 from opsbrain.scenario.superpod import TenantsBlock
-from opsbrain.ops.tenant_run import WATCH_ACTIONS
 
 
 def test_each_fault_on_a_node_keeps_its_own_diagnosis() -> None:

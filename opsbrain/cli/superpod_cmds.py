@@ -148,9 +148,9 @@ def print_block(out: dict[str, Any]) -> None:
         if s["late"]:
             click.echo(f"  late hand-back: {s['late'][0]}")
         p = s.get("plan") or {}
-        if p.get("skipped") or p.get("waited"):
-            click.echo(f"  rule firings skipped (the group already in that role) {p['skipped']}; firings that waited "
-                       f"for the group's switch under way {p['waited']} (longest {p['waited_max_s']:.0f} s)")
+        if p.get("waited"):
+            click.echo(f"  rule firings that waited for their group's switch under way {p['waited']} (longest "
+                       f"{p['waited_max_s']:.0f} s)")
         if s.get("peer_fallbacks"):
             click.echo(f"  peer weight loads without a serving peer (read from the EMS pool): {s['peer_fallbacks']}")
     for t in out.get("tenants", []):

@@ -41,7 +41,6 @@ from faultlib.workloads.switch import (
 )
 from faultlib.workloads.training import TrainingJob
 from opsbrain.ops.cron import Cron
-from opsbrain.ops.setup import serviceable
 from opsbrain.ops.schedule_plan import (
     OPERATIONS,
     OVERLAPPED,
@@ -53,6 +52,7 @@ from opsbrain.ops.schedule_plan import (
     SwitchRecord,
     switch_stats,
 )
+from opsbrain.ops.setup import serviceable
 
 __all__ = ["MAX_START_ATTEMPTS", "OPERATIONS", "OVERLAPPED", "Group", "MidSwitchFault", "Rule", "SchedulePlan",
            "ScheduleRunner", "SwitchOps", "SwitchRecord", "switch_stats"]

@@ -95,7 +95,8 @@ def _schedule_checks(s: dict[str, Any]) -> list[dict[str, Any]]:
     res.append(_exp("superpod.switch_p90", p90 is not None and p90 < SWITCH_P90_MAX_S, p90,
                     f"< {SWITCH_P90_MAX_S:g} s{where}",
                     f"{tag}: no node finished a switch{where}" if p90 is None else
-                    f"{tag}: per-node switch p90{where} {round(p90)} s >= {SWITCH_P90_MAX_S:g} s (the vendor's < 5 min)"))
+                    f"{tag}: per-node switch p90{where} {round(p90)} s >= {SWITCH_P90_MAX_S:g} s "
+                    "(the vendor's < 5 min)"))
     failed = s["failed_switches"] + s.get("fault_free_failed_switches", [])
     lost = faulted["slots_never_working"] if faulted else 0
     res.append(_exp("superpod.switches_recovered", not failed and not lost, len(failed) + lost,

@@ -121,7 +121,7 @@ def run_campaign(items: list[CampaignItem], seed: int = 0, guarded: bool = True,
     counts and the incident log (see the module docstring)."""
     moves = _moves(items)
     base = engine if engine is not None else _engine(home)
-    sim, orch, guard, ems, ctl = build(seed, guarded, CrossTenantError(base, moves) if moves else base, home)  # type: ignore[arg-type]
+    sim, orch, guard, ems, ctl = build(seed, guarded, CrossTenantError(base, moves) if moves else base, home)
     before = {t: guard.map.out_of_service(t) for t in TENANT_NODES}
     b_nodes = set(guard.map.tenants["b"].nodes)
     for item in items:

@@ -152,7 +152,8 @@ class ScheduleBlock(_Strict):
                 raise ValueError(f"faults[{k}].switch: {f.switch}, but the plan runs {switches} switch"
                                  f"{'es' * (switches != 1)} in {self.duration:g} s (indexes from 0)")
             if f.node >= group:
-                raise ValueError(f"faults[{k}].node: {f.node}, but the flexible group has {group} nodes (0-{group - 1})")
+                raise ValueError(f"faults[{k}].node: {f.node}, but the flexible group has {group} nodes "
+                                 f"(0-{group - 1})")
         return self
 
 
