@@ -80,3 +80,17 @@ def test_a_failed_verdict_exits_1(tmp_path: Path) -> None:
     """The sequential switch misses the < 5 min bound on seed 0 (p90 356 s): verdict failed, exit 1 (before: 0)."""
     code, out, _err = _run("superpod", "run", _scenario(tmp_path, {"duration": 111600}), "--no-store")
     assert "verdict FAILED" in out and code == 1
+
+
+def test_the_report_says_a_bound_was_not_judged(tmp_path: Path) -> None:
+    """The stored run of a plan with no switch: its Bounds table says 'not judged' and why (before: 'NO')."""
+    home = str(tmp_path / "home")
+    code, out, _err = _run("superpod", "run", _scenario(tmp_path, {"dusk": "0 22 * * 1-5", "duration": 86400}),
+                           "--data-dir", home, "--json")
+    import json
+
+    run_id = json.loads(out)["run_id"]
+    md = tmp_path / "r.md"
+    assert _run("report", run_id, "--out", str(md), "--data-dir", home)[0] == 0
+    row = next(ln for ln in md.read_text().splitlines() if ln.startswith("| superpod.switch_p90"))
+    assert "not judged" in row and "no switch ran" in row and "NO" not in row.split("|")[4]
