@@ -94,3 +94,17 @@ def test_the_report_says_a_bound_was_not_judged(tmp_path: Path) -> None:
     assert _run("report", run_id, "--out", str(md), "--data-dir", home)[0] == 0
     row = next(ln for ln in md.read_text().splitlines() if ln.startswith("| superpod.switch_p90"))
     assert "not judged" in row and "no switch ran" in row and "NO" not in row.split("|")[4]
+
+
+def test_runs_show_reads_a_superpod_run(tmp_path: Path) -> None:
+    """``runs show`` of any stored ``superpod run`` crashed (exit 70: its journal's steady state has no tolerance);
+    it shows the run and the bound it could not judge."""
+    import json
+
+    home = str(tmp_path / "home")
+    _code, out, _err = _run("superpod", "run", _scenario(tmp_path, {"dusk": "0 22 * * 1-5", "duration": 86400}),
+                            "--data-dir", home, "--json")
+    run_id = json.loads(out)["run_id"]
+    r = CliRunner().invoke(cli, ["runs", "show", run_id, "--data-dir", home])
+    assert r.exit_code == 0, (r.exit_code, r.stderr, r.exception)
+    assert "not judged" in r.stdout and "no switch ran" in r.stdout
