@@ -209,10 +209,12 @@ def run_verdict(status: str, hypothesis: str, unchecked: list[str],
         return "inconclusive", (f"probe{'s' * (len(unchecked) != 1)} {', '.join(unchecked)} could not be checked: "
                                 "no fault-free baseline (a fault at t=0 and no model value)")
     unjudged = [e for e in expectations if e.get("met") is None]
-    if unjudged:
+    if unjudged:  # a superpod bound says why (no switch ran, no fault injected; session 36); else a censored fault
+        whys = dict.fromkeys(e["unjudged"][0] if str(e.get("check", "")).startswith("superpod.") and e.get("unjudged")
+                             else "the fault was censored (too late in the run to detect)" for e in unjudged)
         return "inconclusive", (f"expectation{'s' * (len(unjudged) != 1)} on "
                                 + ", ".join(str(e.get("check") or "the run") for e in unjudged)
-                                + " could not be judged: the fault was censored (too late in the run to detect)")
+                                + " could not be judged: " + "; ".join(whys))
     if hypothesis == "none" and not expectations:
         return "inconclusive", "no steady-state hypothesis and no expectations: nothing was checked"
     return "passed", None

@@ -89,7 +89,10 @@ def _out(p90: float, actions_on_b: int = 0) -> dict[str, Any]:
                                         "to_inference_s": pct, "handbacks_on_time": 1, "handbacks": 1, "late": [],
                                         "failed_switches": [], "retries": 0}],
             "tenants": [{"random_faults": 0, "actions_on_b": actions_on_b, "ems_reads_b": 0, "blast_b": 0,
-                         "runs": []}]}
+                         # one fault injected (session 36: a campaign that injected none is not judged)
+                         "runs": [{"seed": 0, "incident_log": [], "faults": [
+                             {"kind": "node_crash", "component": "pod0/node3", "at_s": 10.0,
+                              "diagnosed_as": "pod0/node3"}]}]}]}
 
 
 def test_the_bounds_can_fail() -> None:

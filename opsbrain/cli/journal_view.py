@@ -67,7 +67,8 @@ def journal_tables(j: dict[str, Any], show_all: bool = False) -> list[Table]:
                  f"{'is' if len(ignored) == 1 else 'are'} one row; --all lists each")
     ss = j.get("steady_state") or {}
     probes = Table.of(["probe (unit)", "holds when", "baseline", "before", "after", "off s", "outcome"],
-                      title=f"steady state (tolerance {ss.get('tolerance_s', 0):g} s; off s: the probe's longest "
+                      # a run without probes (superpod run) stores no tolerance (session 36: runs show crashed)
+                      title=f"steady state (tolerance {ss.get('tolerance_s') or 0:g} s; off s: the probe's longest "
                       "time off its bar)", wrap=["probe (unit)", "holds when"],
                       right=["baseline", "before", "after", "off s"])
     defs = _probe_defs(j)

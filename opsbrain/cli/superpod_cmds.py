@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from opsbrain.cli.base import _emit_json, _store, cli, data_dir_option, json_option
+from opsbrain.cli.base import _emit_json, _store, cli, data_dir_option, exit_unless_passed, json_option
 from opsbrain.errors import InputError
 
 
@@ -54,7 +54,8 @@ def superpod() -> None:
 def superpod_run(scenario: str, seed: int | None, seeds: int | None, demand_scale: str | None,
                  tenant_faults: str | None, no_store: bool, data_dir: Path | None, as_json: bool) -> None:
     """Run the spec.superpod block of SCENARIO; print p50/p90 over seeds; keep the scored journal in the run store
-    (``runs list``, ``report RUN_ID``: a page per tenant)."""
+    (``runs list``, ``report RUN_ID``: a page per tenant). Exit 0 when the verdict passed or is inconclusive, 1 when
+    a bound was missed."""
     from opsbrain.ops.elastic_run import LayoutError
     from opsbrain.ops.scenario_run import OptionError, run_superpod
     from opsbrain.ops.superpod_journal import superpod_only_journal
@@ -91,8 +92,9 @@ def superpod_run(scenario: str, seed: int | None, seeds: int | None, demand_scal
            "expectations": journal["expectations"], **out}
     if as_json:
         _emit_json(out)
-        return
-    _print(out)
+    else:
+        _print(out)
+    exit_unless_passed(journal)  # exit 1 on a bound missed, as chaos run (session 36: it exited 0)
 
 
 def _fmt(p: dict[str, Any], unit: str = "", digits: int = 0) -> str:
@@ -145,15 +147,25 @@ def print_block(out: dict[str, Any]) -> None:
                    f"failed switches {len(s['failed_switches'])}; SLO {_fmt(s['slo_attainment'], '', 4)}")
         if s["late"]:
             click.echo(f"  late hand-back: {s['late'][0]}")
+        p = s.get("plan") or {}
+        if p.get("waited"):
+            click.echo(f"  rule firings that waited for their group's switch under way {p['waited']} (longest "
+                       f"{p['waited_max_s']:.0f} s)")
         if s.get("peer_fallbacks"):
             click.echo(f"  peer weight loads without a serving peer (read from the EMS pool): {s['peer_fallbacks']}")
     for t in out.get("tenants", []):
         click.echo(f"tenants, {t['random_faults']} random faults/seed: {t['incidents']} incidents on a; actions on a "
                    f"{t['actions_on_a']}, on b {t['actions_on_b']}; EMS reads of b {t['ems_reads_b']}; b out of "
                    f"service {t['blast_b']}; scope refusals {t['refusals']}")
+    said: set[str] = set()
     for e in out.get("expectations", []):
-        if not e["met"] and str(e.get("check", "")).startswith("superpod."):
+        if not str(e.get("check", "")).startswith("superpod."):
+            continue
+        if e["met"] is False:
             click.echo(f"  not met: {'; '.join(e['problems'])}")
+        elif e["met"] is None and e["unjudged"][0] not in said:  # one line per reason (a plan with no switch: 3 bounds)
+            said.add(e["unjudged"][0])
+            click.echo(f"  not judged: {e['unjudged'][0]}")
 
 
 def _superpod_builtins() -> list[str]:

@@ -8,7 +8,8 @@ Every ``interval_s`` the policy reads what a serving scheduler sees -- the route
 2. wants ``ceil(demand / (target_utilization x capacity of one instance at the SLO))`` instances per role, where
    the decode capacity is the roofline's tokens/s at the TPOT bound (538 tok/s/NPU at 15 ms on 160 NPUs) and the
    prefill capacity is its prompt tokens/s; clamps to ``[min_instances, NPU budget]``;
-3. starts missing instances on free, healthy nodes of one pod (the pod with most free nodes), weights from the EMS
+3. starts missing instances on free nodes that may take work (:func:`opsbrain.ops.setup.serviceable`: not
+   cordoned, failed, rebooting, nor with a chip down) of one pod (the pod with most free nodes), weights from the EMS
    pool; retires surplus instances only after the demand stayed below for ``scale_down_hold_s``.
 
 Actions go through the service's control actions (:meth:`ElasticInferenceService.add_instance` /
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from faultlib import ids
 from faultlib.params import P, ParamGroup
 from faultlib.workloads.elastic import ElasticInferenceService, Role
+from opsbrain.ops.setup import serviceable
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
@@ -89,9 +91,7 @@ class Autoscaler:
         return bool(self.sim.telemetry.read("instance_up", qual, default=0.0))
 
     def _node_ok(self, node: str) -> bool:
-        st, topo = self.sim.state, self.sim.topology
-        return st.is_up(node) and all(st.is_up(c) for c in topo.descendants(node)
-                                      if topo.kind.get(c) in ("npu", "die", "hbm", "l1"))
+        return serviceable(self.sim, node)
 
     def free_nodes(self) -> list[str]:
         used = set(self.svc.nodes) | {n for w in self.sim.workloads.values() if w is not self.svc for n in w.nodes}

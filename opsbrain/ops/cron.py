@@ -1,8 +1,12 @@
 """Five-field cron expressions (``minute hour day-of-month month day-of-week``), parsed without a scheduler library.
 
 Each field is ``*``, a number, a range ``a-b``, a step ``*/n`` or ``a-b/n``, or a comma list of those; day-of-week
-0-7 with 0 and 7 = Sunday. As in Vixie cron, when both day fields are restricted a day matches either. Times are
-naive datetimes of the simulation's wall clock (``Simulation.wallclock``).
+0-7 with 0 and 7 = Sunday. The month and day-of-week fields also take crontab(5)'s names, the first three letters
+in any case (``jan``-``dec``, ``sun``-``sat``), in ranges and lists too (``mon-fri``; session 36: before, a name was
+refused as a bad range). As in Vixie cron, when both day fields are restricted a day matches either. Times are
+naive datetimes of the simulation's wall clock (``Simulation.wallclock``). An expression no date can match
+(``0 0 31 2 *``) is refused by :meth:`Cron.parse` (session 36: it was refused only when a run looked for its next
+time).
 """
 
 from __future__ import annotations
@@ -12,10 +16,20 @@ from datetime import datetime, timedelta
 
 FIELDS = (("minute", 0, 59), ("hour", 0, 23), ("day of month", 1, 31), ("month", 1, 12), ("day of week", 0, 7))
 MAX_SEARCH_DAYS = 366 * 5  # reason: 29 February on a Monday recurs within 28 years; 5 years bounds a typo's search
+NAMES = {"month": ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"),
+         "day of week": ("sun", "mon", "tue", "wed", "thu", "fri", "sat")}
+"""crontab(5): the first three letters of a month's or a day's name, in either case (January = 1, Sunday = 0)."""
 
 
 class CronError(ValueError):
     """A malformed cron expression; the message names the field."""
+
+
+def _number(text: str, name: str) -> str:
+    """``text`` with a month or day name replaced by its number (other text as it is)."""
+    names = NAMES.get(name, ())
+    low = text.lower()
+    return str(names.index(low) + (name == "month")) if low in names else text
 
 
 def _field(text: str, name: str, lo: int, hi: int) -> frozenset[int]:
@@ -31,11 +45,12 @@ def _field(text: str, name: str, lo: int, hi: int) -> frozenset[int]:
             a, b = lo, hi
         elif "-" in base:
             a_s, _, b_s = base.partition("-")
+            a_s, b_s = _number(a_s, name), _number(b_s, name)
             if not (a_s.isdigit() and b_s.isdigit()):
                 raise CronError(f"{name}: bad range {base!r}")
             a, b = int(a_s), int(b_s)
-        elif base.isdigit():
-            a = b = int(base)
+        elif _number(base, name).isdigit():
+            a = b = int(_number(base, name))
             if step_s:
                 b = hi
         else:
@@ -67,7 +82,10 @@ class Cron:
                             f"got {len(parts)}")
         sets = [_field(p, name, lo, hi) for p, (name, lo, hi) in zip(parts, FIELDS, strict=True)]
         weekdays = frozenset(d % 7 for d in sets[4])
-        return cls(text, sets[0], sets[1], sets[2], sets[3], weekdays, parts[2] == "*", parts[4] == "*")
+        cron = cls(text, sets[0], sets[1], sets[2], sets[3], weekdays, parts[2] == "*", parts[4] == "*")
+        if not any(cron._day_ok(datetime(2024, 1, 1) + timedelta(days=k)) for k in range(366 * 4 + 1)):
+            raise CronError(f"{text!r} never fires: no date matches its day-of-month, month and day-of-week")
+        return cron
 
     def _day_ok(self, d: datetime) -> bool:
         if d.month not in self.months:
@@ -77,6 +95,11 @@ class Cron:
         if self.dom_any or self.dow_any:
             return dom and dow
         return dom or dow
+
+    def same_times(self, other: Cron) -> bool:
+        """Whether the two expressions fire at exactly the same times (however written)."""
+        return all(getattr(self, k) == getattr(other, k) for k in ("minutes", "hours", "days", "months", "weekdays",
+                                                                   "dom_any", "dow_any"))
 
     def next_after(self, t: datetime) -> datetime:
         """The first firing time strictly after ``t`` (to the minute)."""

@@ -24,7 +24,7 @@ from faultlib.injection.spec import FaultSpec
 from faultlib.workloads.demand import DemandCurve, curve_for, drive_demand
 from faultlib.workloads.elastic import ElasticInferenceService
 from opsbrain.ops.autoscaler import Autoscaler, AutoscalerParams
-from opsbrain.ops.setup import ops_params
+from opsbrain.ops.setup import ops_params, serviceable
 
 Policy = Literal["autoscale", "static-peak", "static-paper"]
 POLICIES: tuple[Policy, ...] = ("autoscale", "static-peak", "static-paper")
@@ -94,11 +94,11 @@ class _Repairer:
             yield self.sim.env.timeout(self.interval_s)
 
     def _repair(self, qual: str, nodes: list[str]) -> None:
-        bad = [n for n in nodes if not self.sim.state.is_up(n)]
+        bad = [n for n in nodes if not serviceable(self.sim, n)]
         pod = ids.pod_of(nodes[0])
         replace: dict[str, str] = {}
-        for n in bad:
-            cand = next((s for s in self.spares if ids.pod_of(s) == pod and self.sim.state.is_up(s)), None)
+        for n in bad:  # session 36: a spare with a chip down was taken (its host alone was looked at)
+            cand = next((s for s in self.spares if ids.pod_of(s) == pod and serviceable(self.sim, s)), None)
             if cand is None:
                 return
             self.spares.remove(cand)
@@ -148,13 +148,23 @@ def _placed(setup: ElasticSetup, policy: Policy, z: _Sized) -> tuple[list[list[s
     elif policy == "static-peak":
         counts = {str(k): v for k, v in z.sizing.wanted(z.curve.peak / ip.output_tokens).items()}
     else:
-        counts = {str(k): v for k, v in z.sizing.wanted(z.curve.at(0.0) / ip.output_tokens).items()}
+        counts = _within_budget({str(k): v for k, v in z.sizing.wanted(z.curve.at(0.0) / ip.output_tokens).items()},
+                                dec_n, pre_n, z.sim.topology.params.npus_per_node, setup.budget_npus)
     try:
         return _layout(z.sim, counts, dec_n, pre_n, z.usable)
     except LayoutError as exc:
         raise LayoutError(f"the {policy} layout for a peak of {setup.peak_tokens_per_s:,.0f} tok/s ({counts['decode']} "
                           f"decode x {dec_n} nodes, {counts['prefill']} prefill x {pre_n}) does not fit the "
                           f"{len(z.usable)} usable nodes of {setup.pods} pods: {exc}") from None
+
+
+def _within_budget(counts: dict[str, int], dec_n: int, pre_n: int, npn: int, budget: int) -> dict[str, int]:
+    """The autoscaler's opening layout within its NPU budget, as its own starts would keep it: decode instances
+    first (room kept for one prefill), prefill in what is left; at least one of each (the block's validation keeps
+    the budget above that). Session 36: the opening layout was the demand's, above the budget at a peak start."""
+    dec = max(1, min(counts["decode"], (budget - pre_n * npn) // (dec_n * npn)))
+    pre = max(1, min(counts["prefill"], (budget - dec * dec_n * npn) // (pre_n * npn)))
+    return {"decode": dec, "prefill": pre}
 
 
 def check_layouts(setup: ElasticSetup, policies: tuple[Policy, ...] | list[Policy], seed: int,

@@ -4,6 +4,7 @@ counts (the campaign option); summarise each experiment as p50/p90 over seeds.""
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -12,6 +13,7 @@ from faultlib import ids
 from opsbrain.ops.elastic_run import ElasticSetup, LayoutError, check_layouts, run_elastic
 from opsbrain.ops.schedule import OVERLAPPED, MidSwitchFault, SwitchOps
 from opsbrain.ops.schedule_run import ScheduleSetup, run_schedule
+from opsbrain.ops.setup import ops_params
 from opsbrain.ops.tenant_run import TENANT_NODES, CampaignItem, run_campaign
 from opsbrain.scenario.superpod import ElasticBlock, ScheduleBlock, SuperpodSpec, TenantsBlock
 
@@ -65,6 +67,11 @@ def run_schedule_block(b: ScheduleBlock, seeds: list[int], demand_scale: float =
                           ops=switch_ops(b.operation, b.launch_spares), weights_source=b.weights_from,
                           dusk_inflight=b.dusk_inflight)
     rows = [run_schedule(setup, s) for s in seeds]
+    start = datetime.fromisoformat(ops_params(setup.params).telemetry.epoch)
+    plan = {"dusk": b.dusk, "dawn": b.dawn, "duration_s": b.duration,
+            "starts": f"{start:%A %Y-%m-%d %H:%M}", "switches": sum(r["switches"] for r in rows),
+            "skipped": sum(r["skipped"] for r in rows), "waited": sum(r["waited"] for r in rows),
+            "waited_max_s": max([w for r in rows for w in r["waited_s"]], default=0.0)}
     every = [v for r in rows for d in ("training", "inference") for v in r["node_switch_s"][d]]
     whole = [v for r in rows for d in ("training", "inference") for v in r["whole_switch_s"][d]]
     out: dict[str, Any] = {}
@@ -73,7 +80,7 @@ def run_schedule_block(b: ScheduleBlock, seeds: list[int], demand_scale: float =
         out["fault_free_node_switch_s"] = _pct([v for r in clean for v in r["fault_free_node_switch_s"]])
         out["faulted"] = faulted_summary(rows)
         out["fault_free_failed_switches"] = [f for r in clean for f in r["failed"]]
-    return {"demand_scale": demand_scale, "operation": setup.ops.name, **out,
+    return {"demand_scale": demand_scale, "operation": setup.ops.name, "plan": plan, **out,
             "node_switch_s": _pct(every),
             "whole_switch_s": _pct(whole),
             "training_node_ready_s": _pct([v for r in rows for v in r["node_ready_s"]]),

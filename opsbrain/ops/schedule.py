@@ -10,7 +10,10 @@ nodes within ``handback_deadline_s`` of the rule firing, and if not, why.
 :class:`SwitchOps` says how the switch is operated. The default runs the stages one after another for the whole
 group (``sequential``); :data:`OVERLAPPED` moves each node on as soon as it is free, kills processes after a grace
 period, pre-stages the checkpoint into host memory while the group drains and launches, and launches on N + k nodes
-(the plan's spares) -- see :mod:`faultlib.workloads.switch`. A training node's switch ends when the job runs (no
+(the plan's spares) -- see :mod:`faultlib.workloads.switch`. A rule that fires while its group is mid-switch waits
+for that switch to end, then runs (or is skipped when the group is already in its role); the wait is recorded
+(``SwitchRecord.waited_s``; session 36: both switches ran at once, the day's instances starting on the nodes the
+night's job was starting on). A training node's switch ends when the job runs (no
 rank works before all are ready); the moment its own stages were done is recorded beside it (``node_ready_s``).
 """
 
@@ -49,6 +52,7 @@ from opsbrain.ops.schedule_plan import (
     SwitchRecord,
     switch_stats,
 )
+from opsbrain.ops.setup import serviceable
 
 __all__ = ["MAX_START_ATTEMPTS", "OPERATIONS", "OVERLAPPED", "Group", "MidSwitchFault", "Rule", "SchedulePlan",
            "ScheduleRunner", "SwitchOps", "SwitchRecord", "switch_stats"]
@@ -74,6 +78,7 @@ class ScheduleRunner:
                 if set(info["nodes"]) <= set(g.nodes):
                     self.owned.setdefault(g.name, []).append(q)
         self._groups = {g.name: g for g in plan.groups}
+        self._busy: dict[str, Any] = {}  # group -> the event its switch in progress triggers when it ends
 
     def firings(self, until_s: float) -> list[tuple[float, Rule]]:
         """(simulated second, rule) of every firing from now to ``until_s``, in order."""
@@ -90,13 +95,17 @@ class ScheduleRunner:
 
     def _at(self, t: float, _k: int, rule: Rule) -> Generator[Any, Any, None]:
         yield self.sim.env.timeout(max(0.0, t - self.sim.now))
-        rec = SwitchRecord(len(self.records), rule.group, rule.to, self.sim.now)
+        fired = self.sim.now
+        while rule.group in self._busy:  # one switch of a group at a time: wait for the one under way
+            yield self._busy[rule.group]
+        rec = SwitchRecord(len(self.records), rule.group, rule.to, self.sim.now, waited_s=self.sim.now - fired)
         training = rule.group in self.jobs
         if training == (rule.to == "training"):
             rec.skipped = f"the group is already {'training' if training else 'serving'}"
             self.skipped.append(rec)
             return
         self.records.append(rec)
+        done = self._busy[rule.group] = self.sim.env.event()
         for f in self.plan.faults:
             if f.switch == rec.index:
                 nodes = self._current(rule.group)
@@ -111,6 +120,9 @@ class ScheduleRunner:
         else:
             body = self._to_training(rec) if rule.to == "training" else self._to_inference(rec)
         yield from body
+        rec.end_s = self.sim.now
+        del self._busy[rule.group]
+        done.succeed()
 
     def _current(self, group: str) -> list[str]:
         job = self.jobs.get(group)
@@ -356,9 +368,7 @@ class ScheduleRunner:
         return sim.env.process(run())
 
     def _healthy(self, node: str) -> bool:
-        st, topo = self.sim.state, self.sim.topology
-        return st.is_up(node) and all(st.is_up(c) for c in topo.descendants(node)
-                                      if topo.kind.get(c) in ("npu", "die", "hbm"))
+        return serviceable(self.sim, node)
 
     def _done_or_dead(self, proc: Any, nodes: Callable[[], list[str]]) -> Generator[Any, Any, Any]:
         """Wait for a start; every ``switch.node_health_poll_s`` look at its nodes, and give up (None) as soon as
@@ -373,13 +383,13 @@ class ScheduleRunner:
 
     def _swap(self, nodes: list[str], rec: SwitchRecord) -> dict[str, str] | None:
         """Spares for the nodes that look unhealthy (same pod); None if a spare is missing."""
-        st = self.sim.state
         swap: dict[str, str] = {}
         for n in nodes:
             if self._healthy(n):
                 continue
             pool = sorted(self.spares, key=lambda s: s not in self.warm)  # warm standbys first
-            cand = next((s for s in pool if ids.pod_of(s) == ids.pod_of(n) and st.is_up(s)), None)
+            # a spare that may take work (session 36: its host alone was looked at, so one with a chip down was taken)
+            cand = next((s for s in pool if ids.pod_of(s) == ids.pod_of(n) and self._healthy(s)), None)
             if cand is None:
                 return None
             self.spares.remove(cand)

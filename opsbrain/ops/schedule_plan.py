@@ -6,10 +6,12 @@ switch and their statistics (:func:`switch_stats`). The runner that executes a p
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from faultlib.workloads.elastic import Role
 from faultlib.workloads.switch import HandbackCheckpoint, Inflight
+from opsbrain.ops.cron import Cron
 from opsbrain.ops.switch_faults import fault_report
 from opsbrain.scenario.superpod import LAUNCH_SPARES
 
@@ -84,6 +86,21 @@ class SchedulePlan:
     dusk_inflight: Inflight = "drain"  # migrate: Llumnix-style live migration to the instances that stay
 
 
+def planned_switches(dusk: str, dawn: str, epoch: str, duration_s: float) -> int:
+    """How many switches the one-group plan runs in ``duration_s`` from ``epoch``: its rules' firings in order, each
+    a switch when the group is not in that role yet (it starts serving); a firing that finds the group already there
+    is skipped, so the count is the role changes."""
+    a = datetime.fromisoformat(epoch)
+    b = a + timedelta(seconds=duration_s)
+    fires = sorted([(t, "training") for t in Cron.parse(dusk).times_between(a, b)]
+                   + [(t, "inference") for t in Cron.parse(dawn).times_between(a, b)], key=lambda x: x[0])
+    role, n = "inference", 0
+    for _t, to in fires:
+        if to != role:
+            role, n = to, n + 1
+    return n
+
+
 @dataclass
 class SwitchRecord:
     index: int
@@ -103,6 +120,8 @@ class SwitchRecord:
     faults: list[dict[str, Any]] = field(default_factory=list)  # injected mid-switch: node, kind, after_s
     node_unit: dict[str, str] = field(default_factory=dict)  # node -> the job or instance it started in
     took_slot: dict[str, str] = field(default_factory=dict)  # group node left out -> the spare in its slot (N + k)
+    waited_s: float = 0.0  # the rule fired while its group was mid-switch: waited this long for that switch to end
+    end_s: float | None = None  # when the switch's work ended (its last node working, or the switch given up)
 
     def node_switch_s(self) -> dict[str, float]:
         return {n: t - self.start_s for n, t in self.node_end_s.items()}

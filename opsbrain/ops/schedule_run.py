@@ -87,5 +87,8 @@ def run_schedule(setup: ScheduleSetup, seed: int) -> dict[str, Any]:
                  slo_attainment=svc.slo_attainment(), peer_fallbacks=svc.peer_fallbacks,
                  replaced=[r.replaced for r in runner.records if r.replaced],
                  handback_detail=[r.handback for r in runner.records if r.handback],
-                 training={h["job"]: h["trained"] for h in stats_handbacks(runner)})
+                 training={h["job"]: h["trained"] for h in stats_handbacks(runner)},
+                 waited_s=[r.waited_s for r in runner.records + runner.skipped if r.waited_s > 0],
+                 switch_spans=[(r.start_s, r.end_s) for r in runner.records])
+    stats["waited"] = len(stats["waited_s"])
     return stats

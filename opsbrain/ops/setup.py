@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from faultlib.health import Health
 from faultlib.simparams import SimParams
+
+if TYPE_CHECKING:
+    from faultlib.engine import Simulation
+
+PLACEABLE = frozenset({Health.HEALTHY, Health.DEGRADED})
+"""A node in one of these states may take new work; cordoned takes none, failed / resetting / isolated run none."""
 
 
 def ops_params(overrides: dict[str, Any] | None = None, tight_slo: bool = True) -> SimParams:
@@ -24,3 +31,14 @@ def ops_params(overrides: dict[str, Any] | None = None, tight_slo: bool = True) 
             raise ValueError(f"unknown parameter {path!r}")
         node[last] = value
     return SimParams.model_validate(base)
+
+
+def serviceable(sim: Simulation, node: str) -> bool:
+    """Whether new work may be placed on ``node`` now: the host is healthy or degraded (not cordoned, failed,
+    rebooting or isolated) and so are its chips, dies, HBM and L1 switch chips (in service). The one test the
+    autoscaler, the day/night runner and the static layouts' repairer apply to a node or spare they pick (session
+    36: the runner's and the repairer's spare choice looked at the host alone, the autoscaler's took a cordoned
+    node)."""
+    st, topo = sim.state, sim.topology
+    return st.health(node) in PLACEABLE and all(st.is_up(c) for c in topo.descendants(node)
+                                                if topo.kind.get(c) in ("npu", "die", "hbm", "l1"))

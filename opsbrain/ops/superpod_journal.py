@@ -27,6 +27,31 @@ def _exp(check: str, met: bool, value: Any, bound: str, problem: str) -> dict[st
             "problems": [] if met else [problem]}
 
 
+def _unjudged(check: str, bound: str, why: str) -> dict[str, Any]:
+    """A bound the run gave nothing to judge on (no switch ran, no fault was injected): ``met`` null, ``unjudged``
+    says why; the verdict is then inconclusive, not failed (session 36: 'p90 None s >= 300 s', FAILED)."""
+    return {"fault": None, "check": check, "met": None, "value": None, "bound": bound, "problems": [],
+            "unjudged": [why]}
+
+
+def _no_switch(s: dict[str, Any]) -> str:
+    p = s["plan"]
+    return (f"no switch ran in the run: dusk {p['dusk']!r} and dawn {p['dawn']!r} changed the group's role 0 times "
+            f"in {p['duration_s']:g} s from {p['starts']}")
+
+
+def _schedule(s: dict[str, Any]) -> list[dict[str, Any]]:
+    """The day/night bounds of one demand scale; the ones the run gave nothing to judge on are unjudged."""
+    checks = ("superpod.switch_p90", "superpod.switches_recovered", "superpod.handback_on_time")
+    if "plan" in s and not s["plan"]["switches"]:
+        return [_unjudged(c, "", _no_switch(s)) for c in checks]
+    res = _schedule_checks(s)
+    if not s["handbacks"]:
+        res[2] = _unjudged(checks[2], res[2]["bound"], "no hand-back in the run: the group never switched back to "
+                           "inference")
+    return res
+
+
 def expectations(out: dict[str, Any]) -> list[dict[str, Any]]:
     """The bounds of each experiment the block ran, as run-level expectations."""
     res: list[dict[str, Any]] = []
@@ -42,34 +67,47 @@ def expectations(out: dict[str, Any]) -> list[dict[str, Any]]:
                             f"min over seeds >= {SLO_ATTAINMENT_MIN:g}",
                             f"{tag}: autoscaler SLO attainment {low} < {SLO_ATTAINMENT_MIN:g} on some seed"))
     for s in out.get("schedule", []):
-        tag = f"demand x{s['demand_scale']:g}"
-        faulted = s.get("faulted")
-        # with faults injected, the claim is checked on the same seeds without them: a node that crashes mid-switch
-        # is repaired, not switched; what the repair cost is reported beside (``faulted``), not hidden
-        clean = s["fault_free_node_switch_s"] if faulted else s["node_switch_s"]
-        where = " (switches without an injected fault, same seeds)" if faulted else ""
-        p90 = clean["p90"]
-        res.append(_exp("superpod.switch_p90", p90 is not None and p90 < SWITCH_P90_MAX_S, p90,
-                        f"< {SWITCH_P90_MAX_S:g} s{where}",
-                        f"{tag}: per-node switch p90{where} {p90 if p90 is None else round(p90)} s >= "
-                        f"{SWITCH_P90_MAX_S:g} s (the vendor's < 5 min)"))
-        failed = s["failed_switches"] + s.get("fault_free_failed_switches", [])
-        lost = faulted["slots_never_working"] if faulted else 0
-        res.append(_exp("superpod.switches_recovered", not failed and not lost, len(failed) + lost,
-                        "0 failed switches, every faulted node's slot working again",
-                        f"{tag}: {len(failed)} switches failed ({failed[0] if failed else ''}), {lost} faulted "
-                        "slots never worked"))
-        late = s["handbacks"] - s["handbacks_on_time"]
-        res.append(_exp("superpod.handback_on_time", late == 0, f"{s['handbacks_on_time']}/{s['handbacks']}",
-                        "every hand-back within the deadline",
-                        f"{tag}: {late} of {s['handbacks']} hand-backs late"
-                        + (f" ({s['late'][0]})" if s["late"] else "")))
+        res += _schedule(s)
     for t in out.get("tenants", []):
         touched = {"actions": t["actions_on_b"], "EMS reads": t["ems_reads_b"], "out of service": t["blast_b"]}
+        if not any(touched.values()) and not any(r["faults"] for r in t.get("runs", [])):
+            res.append(_unjudged("superpod.tenant_isolation", "0 actions, cache reads, blast radius on b",
+                                 f"{t['random_faults']} random faults/seed and no scripted one: no fault was "
+                                 "injected on tenant a"))
+            continue
         bad = {k: v for k, v in touched.items() if v}
         res.append(_exp("superpod.tenant_isolation", not bad, touched, "0 actions, cache reads, blast radius on b",
                         f"{t['random_faults']} random faults/seed: on tenant b "
                         + ", ".join(f"{k} {v}" for k, v in bad.items())))
+    return res
+
+
+def _schedule_checks(s: dict[str, Any]) -> list[dict[str, Any]]:
+    """switch p90, switches recovered, hand-backs on time."""
+    res: list[dict[str, Any]] = []
+    tag = f"demand x{s['demand_scale']:g}"
+    faulted = s.get("faulted")
+    # with faults injected, the claim is checked on the same seeds without them: a node that crashes mid-switch
+    # is repaired, not switched; what the repair cost is reported beside (``faulted``), not hidden
+    clean = s["fault_free_node_switch_s"] if faulted else s["node_switch_s"]
+    where = " (switches without an injected fault, same seeds)" if faulted else ""
+    p90 = clean["p90"]
+    res.append(_exp("superpod.switch_p90", p90 is not None and p90 < SWITCH_P90_MAX_S, p90,
+                    f"< {SWITCH_P90_MAX_S:g} s{where}",
+                    f"{tag}: no node finished a switch{where}" if p90 is None else
+                    f"{tag}: per-node switch p90{where} {round(p90)} s >= {SWITCH_P90_MAX_S:g} s "
+                    "(the vendor's < 5 min)"))
+    failed = s["failed_switches"] + s.get("fault_free_failed_switches", [])
+    lost = faulted["slots_never_working"] if faulted else 0
+    res.append(_exp("superpod.switches_recovered", not failed and not lost, len(failed) + lost,
+                    "0 failed switches, every faulted node's slot working again",
+                    f"{tag}: {len(failed)} switches failed ({failed[0] if failed else ''}), {lost} faulted "
+                    "slots never worked"))
+    late = s["handbacks"] - s["handbacks_on_time"]
+    res.append(_exp("superpod.handback_on_time", late == 0, f"{s['handbacks_on_time']}/{s['handbacks']}",
+                    "every hand-back within the deadline",
+                    f"{tag}: {late} of {s['handbacks']} hand-backs late"
+                    + (f" ({s['late'][0]})" if s["late"] else "")))
     return res
 
 

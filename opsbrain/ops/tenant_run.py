@@ -55,20 +55,32 @@ def _engine(home: str | None) -> Any:
 
 
 class CrossTenantError:
-    """The diagnosis engine, with its verdicts on the nodes of ``moves`` moved to the same part of another node
-    (``{a's node: b's node}``): a localisation error across the tenant boundary, applied to the engine's output."""
+    """The diagnosis engine, with its verdicts on the nodes of ``moves`` moved to the same part of another node: a
+    localisation error across the tenant boundary, applied to the engine's output. ``moves``: per node of a, the
+    campaign's items on it in time order, ``(at_s, the node its diagnosis names)``; a verdict follows the latest item
+    injected by then (session 36: one node per key, so of two items on one node the later one's move applied to both,
+    and a right diagnosis of the first was refused as b's)."""
 
-    def __init__(self, engine: Diagnoser, moves: dict[str, str]) -> None:
+    def __init__(self, engine: Diagnoser, moves: dict[str, list[tuple[float, str]]]) -> None:
         self.engine, self.moves = engine, moves
 
     def diagnose(self, incident: Incident, now: float, history: LinkHistory,
                  metric: Callable[[str, str], float | None]) -> Diagnosis:
         d = self.engine.diagnose(incident, now, history, metric)
         node = ids.node_of(d.component) if d.component else None
-        if node in self.moves:
+        item = max([m for m in self.moves.get(node or "", []) if m[0] <= now], default=None)
+        if item is not None and item[1] != node:
             assert d.component is not None and node is not None
-            d = replace(d, component=self.moves[node] + d.component[len(node):])
+            d = replace(d, component=item[1] + d.component[len(node):])
         return d
+
+
+def _moves(items: list[CampaignItem]) -> dict[str, list[tuple[float, str]]]:
+    """Per target node, ``(at_s, diagnosed node)`` of its items in time order; {} when no item names another node."""
+    out: dict[str, list[tuple[float, str]]] = {}
+    for i in sorted(items, key=lambda x: x.at_s):
+        out.setdefault(ids.node_of(i.target) or i.target, []).append((i.at_s, ids.node_of(i.diagnosed) or ""))
+    return out if any(d != n for n, ms in out.items() for _t, d in ms) else {}
 
 
 def build(seed: int, guarded: bool = True, engine: Diagnoser | None = None, home: str | None = None
@@ -107,10 +119,9 @@ def run_campaign(items: list[CampaignItem], seed: int = 0, guarded: bool = True,
                  engine: Diagnoser | None = None, home: str | None = None) -> dict[str, Any]:
     """Run the campaign, then ``horizon_s`` past its last fault (room for the runbooks' repairs); returns per-tenant
     counts and the incident log (see the module docstring)."""
-    moves = {ids.node_of(i.target): ids.node_of(i.diagnosed) for i in items
-             if ids.node_of(i.diagnosed) != ids.node_of(i.target)}
+    moves = _moves(items)
     base = engine if engine is not None else _engine(home)
-    sim, orch, guard, ems, ctl = build(seed, guarded, CrossTenantError(base, moves) if moves else base, home)  # type: ignore[arg-type]
+    sim, orch, guard, ems, ctl = build(seed, guarded, CrossTenantError(base, moves) if moves else base, home)
     before = {t: guard.map.out_of_service(t) for t in TENANT_NODES}
     b_nodes = set(guard.map.tenants["b"].nodes)
     for item in items:

@@ -38,24 +38,31 @@ def _slice_owner(target: str) -> str | None:
     return next((t for t, rng in TENANT_NODES.items() if k in rng), None)
 
 
+def _did(i: dict[str, Any]) -> list[dict[str, Any]]:
+    """The incident's actions that did something (not watching, paging, skipped, nor the guard's refusals)."""
+    return [a for a in i.get("actions", []) if a.get("action") not in WATCH and a.get("status") != "skipped"
+            and a.get("kind") != "guardrail"]
+
+
 def _tenant_page(name: str, incidents: list[dict[str, Any]], runs: list[dict[str, Any]]) -> dict[str, Any]:
     mine = [i for i in incidents if i.get("tenant") == name]
     acted = [{"incident": i["id"], **{k: a.get(k) for k in ("action", "target", "status", "start_s")}}
-             for i in mine for a in i.get("actions", []) if a.get("action") not in WATCH
-             and a.get("status") != "skipped" and a.get("kind") != "guardrail"]
+             for i in mine for a in _did(i)]
     from_outside = [{"incident": i["id"], "incident_tenant": i.get("tenant"), "action": a.get("action"),
-                     "target": t} for i in incidents if i.get("tenant") != name for a in i.get("actions", [])
-                    if a.get("action") not in WATCH and a.get("status") != "skipped" and a.get("kind") != "guardrail"
+                     "target": t} for i in incidents if i.get("tenant") != name for a in _did(i)
                     for t in str(a.get("target") or "").split(",") if _slice_owner(t) == name]
     return {
         "tenant": name,
         "incidents": [{"id": i["id"], "seed": i.get("seed"), "injected": i.get("injected"),
                        "diagnosis": {k: (i.get("diagnosis") or {}).get(k) for k in ("fault_class", "component",
                                                                                       "confidence")},
-                       "correct": i.get("correct"), "outcome": i.get("outcome"), "actions": len(i.get("actions", []))}
+                       # the actions that did something, as the actions table and its total (session 36: every log
+                       # entry, a guard's refusal or a page included, so the column did not add up to the total)
+                       "correct": i.get("correct"), "outcome": i.get("outcome"), "actions": len(_did(i))}
                       for i in mine],
         "actions": acted,
-        "refused": [r for i in mine for r in i.get("refused", [])],
+        # named by the journal's incident id (session 36: the campaign's own, i0002, which every seed has)
+        "refused": [{**r, "incident": i["id"]} for i in mine for r in i.get("refused", [])],
         "actions_from_outside": from_outside,
         "slo_attainment": _pct([r["slo_attainment"][name] for r in runs if name in r.get("slo_attainment", {})]),
         "blast_radius": {"per_seed": [len(r["out_of_service"].get(name, [])) for r in runs],
@@ -104,8 +111,9 @@ def _tables(m: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
     """(title, header, rows) of every table of the report, for both renderers."""
     out: list[tuple[str, list[str], list[list[str]]]] = []
     out.append(("Bounds", ["check", "value", "bound", "met", "problem"],
-                [[e["check"], _f(e.get("value"), 4), e.get("bound", ""), "yes" if e["met"] else "NO",
-                  "; ".join(e.get("problems", []))] for e in m["expectations"]]))
+                [[e["check"], _f(e.get("value"), 4), e.get("bound", ""),
+                  {True: "yes", False: "NO"}.get(e["met"], "not judged"),  # session 36: an unjudged bound read NO
+                  "; ".join(e.get("problems") or e.get("unjudged") or [])] for e in m["expectations"]]))
     for e in m["elastic"]:
         rows = [[pol, _f(e[pol]["slo_attainment"]["min"], 4), _f(e[pol]["slo_attainment"]["p50"], 4),
                  _f(e[pol]["time_to_slo_after_fault_s"]["p90"]), _f(e[pol]["tokens_per_s_per_npu"]["p50"], 1),

@@ -29,6 +29,21 @@ class _Strict(NoBoolNumbers):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
+def _params_ok(params: dict[str, Any]) -> dict[str, Any]:
+    """The dotted overrides, checked against the twin's parameters now (session 36: an unknown name was refused only
+    when the block ran, naming ``spec.superpod``; a value out of range named neither the file nor the block)."""
+    from pydantic import ValidationError
+
+    from opsbrain.ops.setup import ops_params
+
+    try:
+        ops_params(params)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise ValueError(f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']}") from None
+    return params
+
+
 class ElasticFault(_Strict):
     at: float = Field(ge=0, le=MAX_RUN_S, description="seconds from the start of the run")
     role: Literal["decode", "prefill"] = Field("decode", description="a node of the first such instance crashes")
@@ -52,6 +67,26 @@ class ElasticBlock(_Strict):
     policies: list[PolicyName] = Field(default_factory=_all_policies, min_length=1)
     params: dict[str, Any] = Field(default_factory=dict, description="dotted parameter overrides "
                                    "(demand.trough_ratio: 0.4)")
+
+    _params = field_validator("params")(_params_ok)
+
+    @model_validator(mode="after")
+    def _fits(self) -> ElasticBlock:
+        """Faults inside the run; a budget that holds the smallest layout (session 36: a fault past the end never
+        fired and the run passed; a budget below one decode and one prefill instance was exceeded by the opening
+        layout, its NPU-hours above budget x hours)."""
+        from opsbrain.ops.setup import ops_params
+
+        for k, f in enumerate(self.faults):
+            if f.at >= self.duration:
+                raise ValueError(f"faults[{k}].at: {f.at:g} s is not inside the run (duration {self.duration:g} s)")
+        p = ops_params(self.params)
+        least = (p.inference.decode_nodes + p.inference.prefill_nodes_per_instance) * p.topology.npus_per_node
+        if self.budget_npus < least:
+            raise ValueError(f"budget_npus: {self.budget_npus} NPUs cannot hold the smallest layout, one decode "
+                             f"({p.inference.decode_nodes} nodes) and one prefill instance "
+                             f"({p.inference.prefill_nodes_per_instance} nodes): {least} NPUs")
+        return self
 
 
 class SwitchFault(_Strict):
@@ -95,6 +130,31 @@ class ScheduleBlock(_Strict):
         except CronError as exc:
             raise ValueError(f"bad cron expression: {exc}") from None
         return v
+
+    _params = field_validator("params")(_params_ok)
+
+    @model_validator(mode="after")
+    def _plan(self) -> ScheduleBlock:
+        """dusk and dawn differ; each fault hits a switch the plan runs and a node of the group (session 36: a dusk
+        equal to dawn left the group training with no hand-back; a fault on a switch past the last was never injected;
+        a node index past the group wrapped round to another node)."""
+        from opsbrain.ops.schedule_plan import planned_switches
+        from opsbrain.ops.setup import ops_params
+
+        if Cron.parse(self.dusk).same_times(Cron.parse(self.dawn)):
+            raise ValueError(f"dusk {self.dusk!r} and dawn {self.dawn!r} fire at the same times: the same minute "
+                             "cannot switch the group both ways")
+        p = ops_params(self.params)
+        switches = planned_switches(self.dusk, self.dawn, p.telemetry.epoch, self.duration)
+        group = p.inference.decode_nodes + p.inference.prefill_nodes_per_instance
+        for k, f in enumerate(self.faults):
+            if f.switch >= switches:
+                raise ValueError(f"faults[{k}].switch: {f.switch}, but the plan runs {switches} switch"
+                                 f"{'es' * (switches != 1)} in {self.duration:g} s (indexes from 0)")
+            if f.node >= group:
+                raise ValueError(f"faults[{k}].node: {f.node}, but the flexible group has {group} nodes "
+                                 f"(0-{group - 1})")
+        return self
 
 
 class TenantItem(_Strict):
