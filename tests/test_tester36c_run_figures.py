@@ -61,3 +61,33 @@ def test_a_sweeps_proactive_incident_holds_its_link_one_isolation_one_replacemen
     replace = [t for t in j["recovery"]["open_tickets"] if t["component"] == link and t["kind"] == "replace"]
     assert len(isolations) == 1, [(a["start_s"], a["status"]) for a in isolations]
     assert len(replace) == 1, replace
+
+
+PROBES = {"tolerance_s": 300, "probes": [
+    {"name": "steps", "metric": "step_rate", "workload": "train", "op": ">=", "of_baseline": 0.95}]}
+
+
+def test_a_probe_off_its_bar_at_the_end_only_for_a_censored_fault_is_not_judged(tmp_path: Path) -> None:
+    """3. A link down 1 s before the run's end (censored: too late to detect, its expectation not judged) stalls the
+    job: the step-rate probe read out of band at the end and failed the run, which no response could have prevented.
+    The probe's end reading is now not judged (``ok`` null, ``steady_state.unjudged`` says why) and the verdict is
+    inconclusive, as for the censored fault's expectation."""
+    link = "pod0/node39/l1sw3~pod0/l2plane3/sw04"
+    j = _run(tmp_path, "edges", {"duration": 1800, "noise": False, "steady_state": PROBES, "faults": [
+        {"at": 600, "kind": "hbm_uce", "target": "pod0/node34/npu2/hbm"},
+        {"at": 1799, "kind": "link_down", "target": link}]})
+    late = [i for i in j["incidents"] if i["injected"]][1]
+    assert late["detection"] == "censored", late["detection"]
+    ss = j["steady_state"]
+    assert ss["after"]["steps"]["ok"] is None and "censored" in ss["unjudged"]["steps"], ss
+    assert j["verdict"] == "inconclusive" and "steps" in j["verdict_reason"], (j["verdict"], j["verdict_reason"])
+
+
+def test_a_probe_off_its_bar_at_the_end_for_a_detectable_fault_still_fails(tmp_path: Path) -> None:
+    """The control: a node crash 200 s before the end, detected, whose job the manual policy leaves down to the end
+    (a person's collective timeout is 30 min): the end reading is judged and fails the run."""
+    j = _run(tmp_path, "late-crash", {"duration": 1800, "noise": False, "policy": "manual", "steady_state": PROBES,
+                                      "faults": [{"at": 1600, "kind": "node_crash", "target": "pod0/node40"}]})
+    ss = j["steady_state"]
+    assert ss["after"]["steps"]["ok"] is False and not ss.get("unjudged"), ss
+    assert j["verdict"] == "failed"
