@@ -50,9 +50,32 @@ def test_each_injected_fault_of_a_tenant_campaign_is_one_journal_incident(tmp_pa
     assert sorted(matched) == sorted(injected), (matched, injected)  # each fault once, none twice
     assert j["summary"]["incidents"] == 6, j["summary"]
     # a response of the same incident is not a separate, unexplained incident
-    keys = {k.split(".")[0] for i in tenant for k in i["incident_ids"]}
+    keys = {(i["seed"], k.split(".")[0]) for i in tenant for k in i["incident_ids"]}
     assert len(keys) == len(tenant), [i["incident_ids"] for i in tenant]
     link = [i for i in tenant if i["injected"] and i["injected"]["kind"] == "link_down"]
     assert all(len(i["incident_ids"]) == 2 and i["ttd_s"] == pytest.approx(5.0) for i in link), [
         (i["incident_ids"], i["ttd_s"]) for i in link]
     assert all(i["diagnosis"]["fault_class"] == "link_down" and i["correct"] for i in link)
+
+
+def test_the_built_in_tenant_campaign_counts_every_injected_fault_once(tmp_path: Path) -> None:
+    """``tenant-slices`` (5 seeds, 2 campaign + 3 random faults each: 25) printed "21 faults" and three incidents
+    "no injected fault explains": node13 crashes twice on seed 0 with two different ``diagnosed`` nodes, and the
+    engine's verdicts on a node can move only one way (the last item's), so neither crash matched; a fault that no
+    incident matched (a UCE on a node crashed 8 s before) was in no count at all. Each is now listed once: matched
+    through the move actually applied (``diagnosed_as``), or scored as the chaos runner scores a fault no incident
+    found (``missed``, or ``censored`` when nothing could have detected it: a fault on a stopped host)."""
+    sc, p = load_scenario("tenant-slices")
+    j = chaos.run(build_plan(sc, str(p)))
+    runs = j["superpod"]["tenants"][0]["runs"]
+    injected = sorted((r["seed"], f["at_s"], f["component"]) for r in runs for f in r["faults"])
+    assert len(injected) == 25
+    tenant = [i for i in j["incidents"] if i.get("tenant")]
+    listed = sorted((i["seed"], i["injected"]["at_s"], i["injected"]["component"]) for i in tenant if i["injected"])
+    assert listed == injected, (listed, injected)
+    s = j["summary"]
+    assert s["incidents"] == 25 and s["detected"] + s["missed"] + s["censored"] == 25, s
+    uce = next(i for i in tenant if i["seed"] == 3 and i["injected"] and i["injected"]["kind"] == "hbm_uce")
+    assert uce["detection"] == "censored" and "nothing could have detected it" in uce["detection_note"], uce
+    crashes = [f for r in runs if r["seed"] == 0 for f in r["faults"] if f["component"] == "pod0/node13"]
+    assert len({f["diagnosed_as"] for f in crashes}) == 1 and any("diagnosed_requested" in f for f in crashes)

@@ -31,6 +31,7 @@ from opsbrain.detection import Incident, LinkHistory
 from opsbrain.ops.setup import ops_params
 from opsbrain.ops.tenants import Tenant, TenantGuard, TenantMap
 from opsbrain.recovery.orchestrator import Orchestrator
+from opsbrain.runner.censor import detection
 from opsbrain.verdict import Diagnosis
 
 TENANT_NODES = {"a": range(0, 22), "b": range(22, 44)}
@@ -103,6 +104,18 @@ def build(seed: int, guarded: bool = True, engine: Diagnoser | None = None, home
     return sim, orch, guard, ems, ctl
 
 
+def _fault_entry(item: CampaignItem, moves: dict[str, str]) -> dict[str, Any]:
+    """An injected fault as the campaign log lists it: ``diagnosed_as`` is where the engine's verdicts on its node were
+    moved to, which is the last item's ``diagnosed`` node for every fault of that node (session 36: it was each
+    item's own, so a node with two items of different ``diagnosed`` had a fault no incident could match);
+    ``diagnosed_requested`` the item's own when that differs."""
+    node = ids.node_of(item.target)
+    moved = moves.get(node) if node else None
+    applied = item.target.replace(node, moved, 1) if node and moved else item.target
+    out = {"kind": item.kind, "component": item.target, "at_s": item.at_s, "diagnosed_as": applied}
+    return out | ({"diagnosed_requested": item.diagnosed} if applied != item.diagnosed else {})
+
+
 def run_campaign(items: list[CampaignItem], seed: int = 0, guarded: bool = True, horizon_s: float = 3600.0,
                  engine: Diagnoser | None = None, home: str | None = None) -> dict[str, Any]:
     """Run the campaign, then ``horizon_s`` past its last fault (room for the runbooks' repairs); returns per-tenant
@@ -113,8 +126,7 @@ def run_campaign(items: list[CampaignItem], seed: int = 0, guarded: bool = True,
     sim, orch, guard, ems, ctl = build(seed, guarded, CrossTenantError(base, moves) if moves else base, home)  # type: ignore[arg-type]
     before = {t: guard.map.out_of_service(t) for t in TENANT_NODES}
     b_nodes = set(guard.map.tenants["b"].nodes)
-    for item in items:
-        sim.inject(FaultSpec(at_s=item.at_s, kind=item.kind, target=item.target))
+    truths = [sim.inject(FaultSpec(at_s=item.at_s, kind=item.kind, target=item.target)) for item in items]
     end = max([i.at_s for i in items], default=0.0) + horizon_s
     sim.run(end)
     acted: dict[str, list[tuple[str, str]]] = {"a": [], "b": [], "provider": [], "other": []}
@@ -140,6 +152,6 @@ def run_campaign(items: list[CampaignItem], seed: int = 0, guarded: bool = True,
             "out_of_service_a": len(guard.map.out_of_service("a")),
             "refusals": list(guard.refusals), "incidents": len(orch.records),
             "detected": len(ctl.incidents), "outcomes": {iid: r.outcome for iid, r in orch.records.items()},
-            "incident_log": log, "faults": [{"kind": i.kind, "component": i.target, "at_s": i.at_s,
-                                             "diagnosed_as": i.diagnosed} for i in items],
+            "incident_log": log, "faults": [_fault_entry(i, moves) | {"if_undetected": detection(
+                sim, f, None, end, ctl.detector.p.reorder_s, None)} for i, f in zip(items, truths, strict=True)],
             "slo_attainment": {t: s.slo_attainment() for t, s in svc.items()}}  # type: ignore[attr-defined]
