@@ -48,7 +48,7 @@ def scenario_errors(data: Any, file: str) -> list[ScenarioError]:
 
 
 _INNER_PATH = re.compile(r"^((?:faults|workloads|expectations|steady_state\.probes|initial_state\.components)"
-                         r"\[\d+\][\w.\[\]]*): (.*)$", re.S)
+                         r"\[\d+\][\w.\[\]]*|dusk|dawn): (.*)$", re.S)
 
 
 def _located(err: Any) -> tuple[str, tuple[Any, ...]]:
@@ -73,7 +73,7 @@ def _located(err: Any) -> tuple[str, tuple[Any, ...]]:
         loc.append("kind")
         msg = "missing (the fault kind)"
     m = _INNER_PATH.match(msg)
-    if m and loc and loc[-1] == "spec":
+    if m and loc and loc[-1] in ("spec", "schedule"):  # a check across the block that names its item
         loc += [part for part in re.split(r"\.|\[(\d+)\]", m.group(1)) if part]
         loc = [int(x) if isinstance(x, str) and x.isdigit() else x for x in loc]
         msg = m.group(2)

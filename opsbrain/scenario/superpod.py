@@ -96,6 +96,41 @@ class ScheduleBlock(_Strict):
             raise ValueError(f"bad cron expression: {exc}") from None
         return v
 
+    @model_validator(mode="after")
+    def _window_shows_a_switch_back(self) -> ScheduleBlock:
+        """The schedule's window holds a dusk switch and a dawn switch after it, before its end (else the hand-back
+        bound would be met by no hand-back at all), and each switch fault names a switch the window holds (else it is
+        never injected). Session 36, tester 36c: both passed silently."""
+        from datetime import datetime, timedelta
+
+        from faultlib.simparams import SimParams
+
+        epoch = datetime.fromisoformat(str(self.params.get("telemetry.epoch", SimParams().telemetry.epoch)))
+        end = epoch + timedelta(seconds=self.duration)
+        fires = sorted([(t, "training") for t in Cron.parse(self.dusk).times_between(epoch, end) if t < end]
+                       + [(t, "inference") for t in Cron.parse(self.dawn).times_between(epoch, end) if t < end])
+        state, switches, first_dusk, back = "inference", 0, None, False
+        for t, to in fires:  # a firing into the state the group is already in is skipped (the runner's rule)
+            if to != state:
+                state, switches = to, switches + 1
+                first_dusk = first_dusk or (t if to == "training" else None)
+                back = back or to == "inference"
+        hours = f"{self.duration / 3600:g} h"
+        if first_dusk is None:
+            raise ValueError(f"dusk: {self.dusk!r} never fires within the schedule's {hours} from "
+                             f"{epoch:%H:%M} (its duration): no switch to training to check")
+        if not back:
+            raise ValueError(f"dawn: {self.dawn!r} does not fire after the dusk switch at "
+                             f"{(first_dusk - epoch).total_seconds():g} s and before the schedule's end at "
+                             f"{self.duration:g} s ({hours}): no hand-back to check (lengthen the schedule's "
+                             "duration)")
+        for i, f in enumerate(self.faults):
+            if f.switch >= switches:
+                raise ValueError(f"faults[{i}].switch: {f.switch} is not a switch of this schedule: its window "
+                                 f"holds {switches} switches ({', '.join(map(str, range(switches)))}), so the fault "
+                                 "would never be injected")
+        return self
+
 
 class TenantItem(_Strict):
     at: float = Field(ge=0, le=DAY_S)
