@@ -194,14 +194,14 @@ def ettr_outcome(ettr: float | None) -> tuple[str, str]:
 
 
 def run_verdict(status: str, hypothesis: str, unchecked: list[str], expectations: list[dict[str, Any]],
-                unjudged: dict[str, str] | None = None) -> tuple[str, str | None]:
+                unjudged_probes: dict[str, str] | None = None) -> tuple[str, str | None]:
     """A run's verdict and, when it is ``inconclusive``, why (docs/scenarios.md, "Verdict"). ``aborted``: the run
     did not reach its end. ``failed``: the steady state deviated or an expectation is unmet. ``inconclusive``:
     nothing failed, but a probe could not be checked (no fault-free baseline), or there was nothing to check (no
     steady-state hypothesis and no expectations; chaostoolkit's "completed"), or an expectation could not be judged
     (``met`` null: its fault was censored, too late in the run to detect), or a probe's end reading was not judged
-    (``unjudged``: out of band at the end only since censored faults began; session 36). ``passed``: every probe was
-    checked and held and every expectation was met, and there was at least one of either."""
+    (``unjudged_probes``: out of band at the end only since censored faults began; session 36). ``passed``: every
+    probe was checked and held and every expectation was met, and there was at least one of either."""
     if status != "finished":
         return "aborted", None
     if hypothesis == "deviated" or any(e.get("met") is False for e in expectations):
@@ -209,7 +209,7 @@ def run_verdict(status: str, hypothesis: str, unchecked: list[str], expectations
     if hypothesis == "unchecked":
         why = [f"probe{'s' * (len(unchecked) != 1)} {', '.join(unchecked)} could not be checked: no fault-free "
                "baseline (a fault at t=0 and no model value)"] if unchecked else []
-        return "inconclusive", "; ".join(why + [f"probe {name} {w}" for name, w in (unjudged or {}).items()])
+        return "inconclusive", "; ".join(why + [f"probe {name} {w}" for name, w in (unjudged_probes or {}).items()])
     unjudged = [e for e in expectations if e.get("met") is None]
     if unjudged:
         return "inconclusive", (f"expectation{'s' * (len(unjudged) != 1)} on "

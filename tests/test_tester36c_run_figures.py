@@ -16,8 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from opsbrain import stats
-from opsbrain import chaos
+from opsbrain import chaos, stats
 from opsbrain.scenario.loader import load_scenario
 from opsbrain.scenario.plan import build_plan
 

@@ -104,7 +104,7 @@ def build(seed: int, guarded: bool = True, engine: Diagnoser | None = None, home
     return sim, orch, guard, ems, ctl
 
 
-def _fault_entry(item: CampaignItem, moves: dict[str, str]) -> dict[str, Any]:
+def _fault_entry(item: CampaignItem, moves: dict[str | None, str | None]) -> dict[str, Any]:
     """An injected fault as the campaign log lists it: ``diagnosed_as`` is where the engine's verdicts on its node were
     moved to, which is the last item's ``diagnosed`` node for every fault of that node (session 36: it was each
     item's own, so a node with two items of different ``diagnosed`` had a fault no incident could match);
