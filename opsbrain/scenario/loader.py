@@ -12,7 +12,7 @@ from faultlib.faults.catalog import CATALOG
 from opsbrain.errors import ScenarioError
 from opsbrain.scenario.builtin import builtin_dir, read_yaml
 from opsbrain.scenario.hints import closest_field
-from opsbrain.scenario.schema import AnyKindFault, Scenario
+from opsbrain.scenario.schema import PROBLEMS_SEP, AnyKindFault, Scenario
 from opsbrain.yamlio import yaml_path
 
 
@@ -37,6 +37,8 @@ def scenario_errors(data: Any, file: str) -> list[ScenarioError]:
         found = [e for e in exc.errors() if not _other_branch(e)]
     else:
         return []
+    found = [{**e, "msg": part} for e in found  # a check across the spec reports each problem it found
+             for part in (str(e["msg"]).split(PROBLEMS_SEP) if e["type"] == "value_error" else [e["msg"]])]
     for e in list(found):  # an unknown fault kind: the item's other fields are still checked
         if e["type"] in ("union_tag_invalid", "union_tag_not_found") and isinstance(e.get("input"), dict):
             try:
