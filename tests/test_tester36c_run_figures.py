@@ -90,3 +90,14 @@ def test_a_probe_off_its_bar_at_the_end_for_a_detectable_fault_still_fails(tmp_p
     ss = j["steady_state"]
     assert ss["after"]["steps"]["ok"] is False and not ss.get("unjudged"), ss
     assert j["verdict"] == "failed"
+
+
+def test_an_unjudged_end_reading_keeps_its_reason_beside_a_report_check(tmp_path: Path) -> None:
+    """A ``report_contains`` expectation is judged after the journal is built, and the verdict worked out again:
+    that second verdict left the probe's reason out (an inconclusive run with an empty reason)."""
+    j = _run(tmp_path, "edges-report", {"duration": 1800, "noise": False, "steady_state": PROBES,
+                                        "expectations": [{"report_contains": ["hbm_uce"]}], "faults": [
+        {"at": 600, "kind": "hbm_uce", "target": "pod0/node34/npu2/hbm"},
+        {"at": 1799, "kind": "link_down", "target": "pod0/node39/l1sw3~pod0/l2plane3/sw04"}]})
+    assert j["expectations"][0]["met"] is True
+    assert j["verdict"] == "inconclusive" and "probe steps" in (j["verdict_reason"] or ""), j["verdict_reason"]
