@@ -151,7 +151,8 @@ def attach(journal: dict[str, Any], out: dict[str, Any]) -> dict[str, Any]:
     if journal.get("verdict") in ("passed", "inconclusive"):  # the block's expectations are checks of the run too
         ss = journal.get("steady_state") or {}
         journal["verdict"], journal["verdict_reason"] = run_verdict(
-            "finished", ss.get("hypothesis", "none"), ss.get("unchecked", []), journal["expectations"])
+            "finished", ss.get("hypothesis", "none"), ss.get("unchecked", []), journal["expectations"],
+            ss.get("unjudged"))
     return journal
 
 

@@ -143,7 +143,8 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
         from opsbrain.report import render_run_report
 
         check_report(out["expectations"], lambda: render_run_report(out, "md"))
-        out["verdict"], out["verdict_reason"] = run_verdict(status, hypothesis, mon.unchecked, out["expectations"])
+        out["verdict"], out["verdict_reason"] = run_verdict(status, hypothesis, mon.unchecked, out["expectations"],
+                                                            unjudged)
     if bundle_dir is not None:
         from opsbrain.bundle.writer import write_run_bundles
         from opsbrain.runner.evidence import locate_run_evidence
