@@ -206,15 +206,18 @@ def run_verdict(status: str, hypothesis: str, unchecked: list[str], expectations
         return "aborted", None
     if hypothesis == "deviated" or any(e.get("met") is False for e in expectations):
         return "failed", None
+    why: list[str] = []  # every reason the run is inconclusive, probes first
     if hypothesis == "unchecked":
-        why = [f"probe{'s' * (len(unchecked) != 1)} {', '.join(unchecked)} could not be checked: no fault-free "
-               "baseline (a fault at t=0 and no model value)"] if unchecked else []
-        return "inconclusive", "; ".join(why + [f"probe {name} {w}" for name, w in (unjudged_probes or {}).items()])
+        why += [f"probe{'s' * (len(unchecked) != 1)} {', '.join(unchecked)} could not be checked: no fault-free "
+                "baseline (a fault at t=0 and no model value)"] if unchecked else []
+        why += [f"probe {name} {w}" for name, w in (unjudged_probes or {}).items()]
     unjudged = [e for e in expectations if e.get("met") is None]
     if unjudged:
-        return "inconclusive", (f"expectation{'s' * (len(unjudged) != 1)} on "
-                                + ", ".join(str(e.get("check") or "the run") for e in unjudged)
-                                + " could not be judged: the fault was censored (too late in the run to detect)")
+        why.append(f"expectation{'s' * (len(unjudged) != 1)} on "
+                   + ", ".join(str(e.get("check") or "the run") for e in unjudged)
+                   + " could not be judged: the fault was censored (too late in the run to detect)")
+    if why:
+        return "inconclusive", "; ".join(why)
     if hypothesis == "none" and not expectations:
         return "inconclusive", "no steady-state hypothesis and no expectations: nothing was checked"
     return "passed", None
