@@ -39,6 +39,7 @@ class PlantState:
         self._boots: dict[str, float] = {}  # node or chip -> when it last booted without its host stopping first
         self._dead: set[str] = set()  # chips whose device OS went down and has not run since (isolation keeps it)
         self._warm: dict[str, float] = {}  # node -> when its last reboot stopped it (its board stayed powered)
+        self._held_down: dict[str, set[str]] = {}  # link -> the causes holding it down (a fault, a background flap)
         self.version = 0  # bumped on every change; caches key on it
 
     def subscribe(self, listener: Listener) -> None:
@@ -174,6 +175,20 @@ class PlantState:
                     break
         return out
 
+    def hold_down(self, cid: str, cause: str) -> None:
+        """``cause`` (a fault id, a background flap) holds ``cid`` down until it releases it (session 36: a flap's
+        up brought back a link another fault had failed for good)."""
+        self._held_down.setdefault(cid, set()).add(cause)
+
+    def release_down(self, cid: str, cause: str) -> bool:
+        """Release ``cause``'s hold on ``cid``; whether nothing holds it down any more (it may come back up)."""
+        held = self._held_down.get(cid)
+        if held is not None:
+            held.discard(cause)
+            if not held:
+                del self._held_down[cid]
+        return cid not in self._held_down
+
     def set_health(self, cid: str, new: Health, cause: str = "") -> None:
         if not self.topology.exists(cid):
             raise UnknownComponent(cid)
@@ -183,6 +198,7 @@ class PlantState:
         check_transition(cid, old, new)
         if new == Health.HEALTHY:
             self._health.pop(cid, None)
+            self._held_down.pop(cid, None)  # back (repaired, restored, healed): no cause holds it down any more
             if cid in self._hosts_down:  # a host back in service has booted again
                 self._hosts_down.discard(cid)
                 self._stops[cid][-1][1] = self._clock()

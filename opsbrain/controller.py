@@ -142,7 +142,7 @@ class Controller:
         """Take over an incident opened outside the detector (a health sweep's proactive incident, issue 7) and
         hand it to the responder. It joins the detector's incidents, so what its response causes (a job stalled
         while a link is drained) joins it instead of opening another; it keeps the sweep's diagnosis (its evidence
-        is not in the detector's signals, so it is never re-diagnosed from them)."""
+        is not in the detector's signals, so it is never re-diagnosed from them) and holds its part (``part_owner``)."""
         now = self.sim.now
         inc = Incident(incident_id, now, now, comps={component}, kinds={"sweep:alarm"})
         inc.nodes, inc.l2 = anchors(Signal(now, "sweep:alarm", component, None, 1, ""), None)
@@ -151,6 +151,11 @@ class Controller:
         self.detector.incidents.append(inc)
         self.adopted.add(incident_id)
         self.handled[incident_id] = [incident_id]
+        # it holds its part as a detector incident's response does (session 36): a later incident on the part
+        # (its lane alarms) joins it instead of isolating and ticketing the part a second time
+        self.part_owner[component] = (incident_id, incident_id)
+        self.key_incident[incident_id] = incident_id
+        self.responding[(diagnosis.fault_class, component)] = (incident_id, now)
         self.responder.handle(incident_id, diagnosis)
         return inc
 

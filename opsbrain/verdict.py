@@ -193,28 +193,33 @@ def ettr_outcome(ettr: float | None) -> tuple[str, str]:
     return f"{ettr:.3f}", tone
 
 
-def run_verdict(status: str, hypothesis: str, unchecked: list[str],
-                expectations: list[dict[str, Any]]) -> tuple[str, str | None]:
+def run_verdict(status: str, hypothesis: str, unchecked: list[str], expectations: list[dict[str, Any]],
+                unjudged_probes: dict[str, str] | None = None) -> tuple[str, str | None]:
     """A run's verdict and, when it is ``inconclusive``, why (docs/scenarios.md, "Verdict"). ``aborted``: the run
     did not reach its end. ``failed``: the steady state deviated or an expectation is unmet. ``inconclusive``:
     nothing failed, but a probe could not be checked (no fault-free baseline), or there was nothing to check (no
     steady-state hypothesis and no expectations; chaostoolkit's "completed"), or an expectation could not be judged
-    (``met`` null: its fault was censored, too late in the run to detect). ``passed``: every probe was checked and
-    held and every expectation was met, and there was at least one of either."""
+    (``met`` null: its fault was censored, too late in the run to detect), or a probe's end reading was not judged
+    (``unjudged_probes``: out of band at the end only since censored faults began; session 36). ``passed``: every
+    probe was checked and held and every expectation was met, and there was at least one of either."""
     if status != "finished":
         return "aborted", None
     if hypothesis == "deviated" or any(e.get("met") is False for e in expectations):
         return "failed", None
+    why: list[str] = []  # every reason the run is inconclusive, probes first
     if hypothesis == "unchecked":
-        return "inconclusive", (f"probe{'s' * (len(unchecked) != 1)} {', '.join(unchecked)} could not be checked: "
-                                "no fault-free baseline (a fault at t=0 and no model value)")
+        why += [f"probe{'s' * (len(unchecked) != 1)} {', '.join(unchecked)} could not be checked: no fault-free "
+                "baseline (a fault at t=0 and no model value)"] if unchecked else []
+        why += [f"probe {name} {w}" for name, w in (unjudged_probes or {}).items()]
     unjudged = [e for e in expectations if e.get("met") is None]
     if unjudged:  # a superpod bound says why (no switch ran, no fault injected; session 36); else a censored fault
         whys = dict.fromkeys(e["unjudged"][0] if str(e.get("check", "")).startswith("superpod.") and e.get("unjudged")
                              else "the fault was censored (too late in the run to detect)" for e in unjudged)
-        return "inconclusive", (f"expectation{'s' * (len(unjudged) != 1)} on "
-                                + ", ".join(str(e.get("check") or "the run") for e in unjudged)
-                                + " could not be judged: " + "; ".join(whys))
+        why.append(f"expectation{'s' * (len(unjudged) != 1)} on "
+                   + ", ".join(str(e.get("check") or "the run") for e in unjudged)
+                   + " could not be judged: " + "; ".join(whys))
+    if why:
+        return "inconclusive", "; ".join(why)
     if hypothesis == "none" and not expectations:
         return "inconclusive", "no steady-state hypothesis and no expectations: nothing was checked"
     return "passed", None

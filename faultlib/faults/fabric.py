@@ -23,12 +23,16 @@ class _LinkFault(FaultModel):
         return ids.index(b, "sw") if end == a else ids.index(a, "node")
 
     def down(self) -> None:
+        self.sim.state.hold_down(self.target, self.truth.id)
         self.set_health(self.target, Health.FAILED)
         self.sim.telemetry.count("link_down_total", self.target)
         self.emit.link_state(self.target, up=False)
 
     def up(self) -> None:
-        if self.sim.state.health(self.target) == Health.FAILED:
+        """This fault lets its link go; it comes back up only when no other cause holds it down (a flap burst does
+        not bring back a link another fault has failed for good)."""
+        if self.sim.state.release_down(self.target, self.truth.id) and \
+                self.sim.state.health(self.target) == Health.FAILED:
             self.set_health(self.target, Health.HEALTHY)
             self.emit.link_state(self.target, up=True)
 

@@ -297,6 +297,7 @@ class _Background:
         Emitter(self.sim).link_state(lid, up)
 
     def _flap_down(self, lid: str, draw: _Draws) -> None:
+        self.sim.state.hold_down(lid, "noise:flap")
         self.sim.state.set_health(lid, Health.FAILED, cause="noise:flap")
         self.hub.count("link_down_total", lid)
         if self.p.flap_crc_burst_mean > 0:
@@ -304,7 +305,7 @@ class _Background:
         self._flap_lines(lid, up=False)
 
     def _flap_up(self, lid: str) -> None:
-        if self.sim.state.health(lid) == Health.FAILED:
+        if self.sim.state.release_down(lid, "noise:flap") and self.sim.state.health(lid) == Health.FAILED:
             self.sim.state.set_health(lid, Health.HEALTHY, cause="noise:flap")
             self._flap_lines(lid, up=True)
 

@@ -86,19 +86,23 @@ class SchedulePlan:
     dusk_inflight: Inflight = "drain"  # migrate: Llumnix-style live migration to the instances that stay
 
 
-def planned_switches(dusk: str, dawn: str, epoch: str, duration_s: float) -> int:
-    """How many switches the one-group plan runs in ``duration_s`` from ``epoch``: its rules' firings in order, each
-    a switch when the group is not in that role yet (it starts serving); a firing that finds the group already there
-    is skipped, so the count is the role changes."""
+def window_switches(dusk: str, dawn: str, epoch: str, duration_s: float) -> tuple[int, float | None, bool]:
+    """(switches, when the first switch to training begins in seconds from ``epoch`` or None, whether a hand-back
+    follows it) of the one-group plan in ``duration_s``: its rules' firings before the end, in order, each a switch
+    when the group is not in that role yet (it starts serving); a firing that finds the group already there is
+    skipped, so the switches are the role changes."""
     a = datetime.fromisoformat(epoch)
     b = a + timedelta(seconds=duration_s)
-    fires = sorted([(t, "training") for t in Cron.parse(dusk).times_between(a, b)]
-                   + [(t, "inference") for t in Cron.parse(dawn).times_between(a, b)], key=lambda x: x[0])
-    role, n = "inference", 0
-    for _t, to in fires:
+    fires = sorted([(t, "training") for t in Cron.parse(dusk).times_between(a, b) if t < b]
+                   + [(t, "inference") for t in Cron.parse(dawn).times_between(a, b) if t < b], key=lambda x: x[0])
+    role, n, first_dusk, back = "inference", 0, None, False
+    for t, to in fires:
         if to != role:
             role, n = to, n + 1
-    return n
+            if to == "training" and first_dusk is None:
+                first_dusk = (t - a).total_seconds()
+            back = back or (to == "inference" and first_dusk is not None)
+    return n, first_dusk, back
 
 
 @dataclass

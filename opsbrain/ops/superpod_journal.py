@@ -111,29 +111,58 @@ def _schedule_checks(s: dict[str, Any]) -> list[dict[str, Any]]:
     return res
 
 
+def _responses_by_incident(log: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The incident log's responses grouped by their incident (``i0001``, ``i0001.2``: a later, firmer diagnosis of
+    the same incident ran a second response), in order."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for inc in log:
+        groups.setdefault(str(inc["id"]).split(".")[0], []).append(inc)
+    return list(groups.values())
+
+
 def tenant_incidents(out: dict[str, Any]) -> list[dict[str, Any]]:
-    """The tenant campaigns' incidents as journal incidents: the injected fault they match (same node, started
-    before the response; scoring as the chaos runner's class + node check), the engine's diagnosis, the actions."""
+    """The tenant campaigns' incidents as journal incidents, one per incident of the controller with every response
+    it ran (session 36: one per response, so a fault whose incident was re-diagnosed counted twice): the injected
+    fault it matches (same node as any of its diagnoses, started before its first response; scoring as the chaos
+    runner's class + node check on its last diagnosis), its responses' actions in order."""
     res: list[dict[str, Any]] = []
     for k, t in enumerate(out.get("tenants", [])):
         for run in t.get("runs", []):
-            for inc in run["incident_log"]:
-                d = inc.get("diagnosis") or None
+            for group in _responses_by_incident(run["incident_log"]):
+                first, last = group[0], group[-1]
+                d = last.get("diagnosis") or None
+                nodes = {ids.node_of(g["diagnosis"]["component"]) for g in group
+                         if g.get("diagnosis") and g["diagnosis"].get("component")}
                 node = ids.node_of(d["component"]) if d and d.get("component") else None
-                cands = [f for f in run["faults"] if f["at_s"] <= inc["started_at_s"]
-                         and node in (ids.node_of(f["component"]), ids.node_of(f["diagnosed_as"]))]
+                cands = [f for f in run["faults"] if f["at_s"] <= first["started_at_s"]
+                         and nodes & {ids.node_of(f["component"]), ids.node_of(f["diagnosed_as"])}]
                 f = max(cands, key=lambda x: x["at_s"]) if cands else None
                 inj = {"kind": f["kind"], "component": f["component"], "at_s": f["at_s"], "params": {}} if f else None
                 correct = bool(f and d and d.get("fault_class") == f["kind"] and node == ids.node_of(f["component"]))
                 res.append({
-                    "id": f"t{k}-s{run['seed']}-{inc['id']}", "injected": inj, "incident_ids": [inc["id"]],
-                    "detected_at_s": inc["started_at_s"], "diagnosis": d, "runbook": (d or {}).get("runbook"),
-                    "actions": inc["actions"], "affected_workloads": [], "recovered_at_s": None,
-                    "ttd_s": None if f is None else inc["started_at_s"] - f["at_s"], "ttdiag_s": None, "ttr_s": None,
+                    "id": f"t{k}-s{run['seed']}-{first['id']}", "injected": inj,
+                    "incident_ids": [g["id"] for g in group], "detected_at_s": first["started_at_s"],
+                    "diagnosis": d, "runbook": (d or {}).get("runbook"),
+                    "actions": [a for g in group for a in g["actions"]], "affected_workloads": [],
+                    "recovered_at_s": None, "ttd_s": None if f is None else first["started_at_s"] - f["at_s"],
+                    "ttdiag_s": None, "ttr_s": None,
                     "correct": correct, "class_correct": bool(f and d and d.get("fault_class") == f["kind"]),
                     "localized": bool(f and node == ids.node_of(f["component"])), "impact": {},
-                    "tenant": inc["tenant"], "seed": run["seed"], "outcome": inc["outcome"],
-                    "refused": inc["refused"], "signals": [], "signals_total": 0})
+                    "tenant": last["tenant"] or first["tenant"], "seed": run["seed"], "outcome": last["outcome"],
+                    "refused": [r for g in group for r in g["refused"]], "signals": [], "signals_total": 0}
+                    | ({"detection": "detected"} if f else {}))
+            seen = {(i["injected"]["at_s"], i["injected"]["component"]) for i in res
+                    if i["seed"] == run["seed"] and i["id"].startswith(f"t{k}-") and i["injected"]}
+            for n, f in enumerate(run["faults"]):  # a fault no incident matched is counted too: missed or censored
+                if (f["at_s"], f["component"]) not in seen:
+                    res.append({
+                        "id": f"t{k}-s{run['seed']}-missed{n}", "incident_ids": [], "detected_at_s": None,
+                        "injected": {"kind": f["kind"], "component": f["component"], "at_s": f["at_s"], "params": {}},
+                        "diagnosis": None, "runbook": None, "actions": [], "affected_workloads": [],
+                        "recovered_at_s": None, "ttd_s": None, "ttdiag_s": None, "ttr_s": None, "correct": False,
+                        "class_correct": False, "localized": False, "impact": {}, "tenant": "a", "seed": run["seed"],
+                        "outcome": None, "refused": [], "signals": [], "signals_total": 0,
+                        **f.get("if_undetected", {"detection": "missed"})})
     return res
 
 
@@ -146,15 +175,22 @@ def attach(journal: dict[str, Any], out: dict[str, Any]) -> dict[str, Any]:
     if out.get("tenants"):
         journal["tenants"] = ["a", "b"]
     s = journal.setdefault("summary", {})
-    faults = [i for i in incs if i["injected"] is not None]
-    for key, n in (("incidents", len(faults)), ("detected", len(faults)),
+    first: dict[tuple[Any, ...], dict[str, Any]] = {}  # each injected fault once (its first incident)
+    for i in incs:
+        if i["injected"] is not None:
+            first.setdefault((i["id"].split("-")[0], i["seed"], i["injected"]["at_s"], i["injected"]["component"]), i)
+    faults = list(first.values())
+    for key, n in (("incidents", len(faults)), ("detected", sum(i.get("detection") == "detected" for i in faults)),
+                   ("missed", sum(i.get("detection") == "missed" for i in faults)),
+                   ("censored", sum(i.get("detection") == "censored" for i in faults)),
                    ("diagnosed_correctly", sum(i["correct"] for i in faults)),
                    ("class_correct", sum(i["class_correct"] for i in faults))):
         s[key] = s.get(key, 0) + n
     if journal.get("verdict") in ("passed", "inconclusive"):  # the block's expectations are checks of the run too
         ss = journal.get("steady_state") or {}
         journal["verdict"], journal["verdict_reason"] = run_verdict(
-            "finished", ss.get("hypothesis", "none"), ss.get("unchecked", []), journal["expectations"])
+            "finished", ss.get("hypothesis", "none"), ss.get("unchecked", []), journal["expectations"],
+            ss.get("unjudged"))
     return journal
 
 

@@ -31,6 +31,7 @@ from opsbrain.detection import Incident, LinkHistory
 from opsbrain.ops.setup import ops_params
 from opsbrain.ops.tenants import Tenant, TenantGuard, TenantMap
 from opsbrain.recovery.orchestrator import Orchestrator
+from opsbrain.runner.censor import detection
 from opsbrain.verdict import Diagnosis
 
 TENANT_NODES = {"a": range(0, 22), "b": range(22, 44)}
@@ -124,8 +125,7 @@ def run_campaign(items: list[CampaignItem], seed: int = 0, guarded: bool = True,
     sim, orch, guard, ems, ctl = build(seed, guarded, CrossTenantError(base, moves) if moves else base, home)
     before = {t: guard.map.out_of_service(t) for t in TENANT_NODES}
     b_nodes = set(guard.map.tenants["b"].nodes)
-    for item in items:
-        sim.inject(FaultSpec(at_s=item.at_s, kind=item.kind, target=item.target))
+    truths = [sim.inject(FaultSpec(at_s=item.at_s, kind=item.kind, target=item.target)) for item in items]
     end = max([i.at_s for i in items], default=0.0) + horizon_s
     sim.run(end)
     acted: dict[str, list[tuple[str, str]]] = {"a": [], "b": [], "provider": [], "other": []}
@@ -152,5 +152,6 @@ def run_campaign(items: list[CampaignItem], seed: int = 0, guarded: bool = True,
             "refusals": list(guard.refusals), "incidents": len(orch.records),
             "detected": len(ctl.incidents), "outcomes": {iid: r.outcome for iid, r in orch.records.items()},
             "incident_log": log, "faults": [{"kind": i.kind, "component": i.target, "at_s": i.at_s,
-                                             "diagnosed_as": i.diagnosed} for i in items],
+                                             "diagnosed_as": i.diagnosed, "if_undetected": detection(
+                sim, f, None, end, ctl.detector.p.reorder_s, None)} for i, f in zip(items, truths, strict=True)],
             "slo_attainment": {t: s.slo_attainment() for t, s in svc.items()}}  # type: ignore[attr-defined]

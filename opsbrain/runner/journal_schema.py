@@ -14,7 +14,7 @@ from typing import Any
 
 from opsbrain.policies import POLICIES
 
-SCHEMA_VERSION = 8  # 2: ttr's bar includes the latency SLO; impact is each fault's share; 3: folded faults are
+SCHEMA_VERSION = 9  # 2: ttr's bar includes the latency SLO; impact is each fault's share; 3: folded faults are
 # detected by the incident that covers them (covered_by), a fault touching no workload recovers only once its part is
 # back; 4: a link only drained or routed around and still down at the end is not recovered, workloads or not
 # (still_out_of_service); 5: ttr and impact come from the dips a fault owns (not another cause's), an inference
@@ -23,7 +23,8 @@ SCHEMA_VERSION = 8  # 2: ttr's bar includes the latency SLO; impact is each faul
 # fault's human_steps count its covering incident's steps only when they are counted with it (human_steps_folded),
 # so that each step is counted once (docs/architecture.md); 7: an expectation on a censored fault is not judged
 # (met null, unjudged says why); 8: recovery.job_launch is per training job, the settings it was launched with
-# (the scenario's own win over the policy's; it was the auto policy's defaults, whatever the jobs ran with)
+# (the scenario's own win over the policy's; it was the auto policy's defaults, whatever the jobs ran with); 9: a
+# probe out of band at the end only since censored faults began is not judged (after.ok null, steady_state.unjudged)
 SCHEMA_ID = "https://opsbrain.invalid/schemas/journal-v1.json"  # an identifier, not a download address
 
 _NUM = {"type": "number"}
@@ -99,6 +100,7 @@ def journal_schema() -> dict[str, Any]:
             "status": {"enum": ["finished", "aborted", "interrupted"]}, "abort_reason": _OPT_STR,
             "duration_s": _NUM, "ended_at_s": _NUM, "run_id": _OPT_STR, "campaign_id": _OPT_STR,
             "steady_state": _obj({"before": _OBJ, "after": _OBJ, "deviated": {"type": "boolean"},
+                                  "unjudged": {"type": "object", "additionalProperties": {"type": "string"}},
                                   "tolerance_s": _OPT_NUM}, ["before", "after", "deviated"]),
             "expectations": {"type": "array", "items": _obj({"fault": {"type": ["integer", "null"]},  # null: run-level
                                                              "check": {"type": ["string", "null"]},

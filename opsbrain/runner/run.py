@@ -15,6 +15,7 @@ from typing import Any
 from faultlib.faults.base import ActiveFault
 from faultlib.workloads.inference import InferenceService
 from faultlib.workloads.training import TrainingJob
+from opsbrain import stats
 from opsbrain.detection import Incident
 from opsbrain.detection.detector import collective_failure
 from opsbrain.diagnosis.engine import Engine
@@ -92,11 +93,19 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
     incidents = score(world, plan, end, accounting_end, nominal)
     fault_index = world.triggers.fault_index if world.triggers else {}
     mark_symptoms(plan, incidents, fault_index)
+    onsets: dict[float, bool] = {}
+    for i in incidents:
+        if i["injected"] is not None:
+            t = float(i["injected"]["at_s"])
+            onsets[t] = onsets.get(t, True) and i.get("detection") == "censored"
+    unjudged = mon.unjudged_at_end(steady_after, onsets)
+    for name in unjudged:
+        steady_after[name]["ok"] = None  # not judged: only censored faults since it was last in band
     deviated = mon.deviated() or any(v["ok"] is False for v in steady_after.values())
     expectations = check_expectations(plan, incidents, fault_index,
                                       {name: _series(w) for name, w in sim.workloads.items()}, nominal, end)
-    hypothesis = "deviated" if deviated else mon.hypothesis()
-    verdict, verdict_reason = run_verdict(status, hypothesis, mon.unchecked, expectations)
+    hypothesis = "deviated" if deviated else "unchecked" if unjudged else mon.hypothesis()
+    verdict, verdict_reason = run_verdict(status, hypothesis, mon.unchecked, expectations, unjudged)
     faults = [i for i in incidents if i["injected"] is not None and not i.get("symptom_of")]  # symptoms: with cause
     triggers = world.triggers.report() if world.triggers else []
     workloads = [{"name": name, **acc, "unattributed": unattributed(acc, name, incidents)}
@@ -114,7 +123,7 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
         "steady_state": {"before": steady_before, "after": steady_after, "deviated": deviated,
                          "hypothesis": hypothesis,
                          "baseline": mon.baseline, "baseline_source": mon.baseline_source,
-                         "unchecked": mon.unchecked, "deviation_s": mon.deviation_s,
+                         "unchecked": mon.unchecked, "unjudged": unjudged, "deviation_s": mon.deviation_s,
                          "longest_deviation_s": mon.worst_streak_s, "tolerance_s": spec.steady_state.tolerance_s},
         "expectations": expectations,
         "launch_config": {name: hccl_launch_env(w.p) for name, w in world.sim.workloads.items()
@@ -134,7 +143,8 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
         from opsbrain.report import render_run_report
 
         check_report(out["expectations"], lambda: render_run_report(out, "md"))
-        out["verdict"], out["verdict_reason"] = run_verdict(status, hypothesis, mon.unchecked, out["expectations"])
+        out["verdict"], out["verdict_reason"] = run_verdict(status, hypothesis, mon.unchecked, out["expectations"],
+                                                            unjudged)
     if bundle_dir is not None:
         from opsbrain.bundle.writer import write_run_bundles
         from opsbrain.runner.evidence import locate_run_evidence
@@ -468,8 +478,8 @@ def summarize(incidents: list[dict[str, Any]], faults: list[dict[str, Any]], wor
         # handled (missed, never recovered) is none
         "false_positives": len(fps),
         "noise_incidents": sum(is_noise(i) for i in incidents),
-        "median_ttr_s": sorted(ttrs)[len(ttrs) // 2] if ttrs else None,  # after detection only
-        "median_ttr_before_detection_s": sorted(early)[len(early) // 2] if early else None,
+        "median_ttr_s": stats.median(ttrs),  # after detection only; the median of opsbrain.stats (session 36)
+        "median_ttr_before_detection_s": stats.median(early),
         "diagnosis_ms_mean": sum(ms) / len(ms) if ms else None, "wall_s": wall_s,
         "events": len(world.sim.trace),
     }

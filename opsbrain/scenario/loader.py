@@ -12,7 +12,7 @@ from faultlib.faults.catalog import CATALOG
 from opsbrain.errors import ScenarioError
 from opsbrain.scenario.builtin import builtin_dir, read_yaml
 from opsbrain.scenario.hints import closest_field
-from opsbrain.scenario.schema import AnyKindFault, Scenario
+from opsbrain.scenario.schema import PROBLEMS_SEP, AnyKindFault, Scenario
 from opsbrain.yamlio import yaml_path
 
 
@@ -37,6 +37,8 @@ def scenario_errors(data: Any, file: str) -> list[ScenarioError]:
         found = [e for e in exc.errors() if not _other_branch(e)]
     else:
         return []
+    found = [{**e, "msg": part} for e in found  # a check across the spec reports each problem it found
+             for part in (str(e["msg"]).split(PROBLEMS_SEP) if e["type"] == "value_error" else [e["msg"]])]
     for e in list(found):  # an unknown fault kind: the item's other fields are still checked
         if e["type"] in ("union_tag_invalid", "union_tag_not_found") and isinstance(e.get("input"), dict):
             try:
@@ -48,7 +50,7 @@ def scenario_errors(data: Any, file: str) -> list[ScenarioError]:
 
 
 _INNER_PATH = re.compile(r"^((?:faults|workloads|expectations|steady_state\.probes|initial_state\.components)"
-                         r"\[\d+\][\w.\[\]]*): (.*)$", re.S)
+                         r"\[\d+\][\w.\[\]]*|dusk|dawn): (.*)$", re.S)
 
 
 def _located(err: Any) -> tuple[str, tuple[Any, ...]]:
@@ -73,7 +75,7 @@ def _located(err: Any) -> tuple[str, tuple[Any, ...]]:
         loc.append("kind")
         msg = "missing (the fault kind)"
     m = _INNER_PATH.match(msg)
-    if m and loc and loc[-1] == "spec":
+    if m and loc and loc[-1] in ("spec", "schedule"):  # a check across the block that names its item
         loc += [part for part in re.split(r"\.|\[(\d+)\]", m.group(1)) if part]
         loc = [int(x) if isinstance(x, str) and x.isdigit() else x for x in loc]
         msg = m.group(2)

@@ -197,9 +197,13 @@ def replay_plan(trace: str, *, time_unit: str = "s", mapping: str | None = None,
 
 
 def replay_statistics(plan: Plan, rep: ReplayReport, journal: dict[str, Any]) -> dict[str, Any]:
-    """The replay's figures beside the trace's: interruptions per node-day and ETTR (see the module doc)."""
+    """The replay's figures beside the trace's: interruptions per node-day and ETTR (see the module doc). A run that
+    stopped before the trace's end (interrupted, or aborted by a guard) is counted over the days it replayed, with the
+    trace's own rate over the same days beside it (``trace_interruptions_per_node_day``; session 36: it was divided
+    by the whole trace's days)."""
     nodes = sorted(set(rep.node_map.values()))
-    window_s = rep.trace.end_s
+    window_s = min(rep.trace.end_s, float(journal["ended_at_s"]))
+    early = window_s < rep.trace.end_s
     began = {i["injected"]["component"] + f"@{i['injected']['at_s']}": i for i in journal["incidents"]
              if i["injected"]}
     inter = sum(1 for i in began.values() if CATALOG[i["injected"]["kind"]].interrupts
@@ -209,8 +213,13 @@ def replay_statistics(plan: Plan, rep: ReplayReport, journal: dict[str, Any]) ->
     s = journal["summary"]
     elapsed = float(train.get("elapsed_s") or 0.0)
     good = training_goodput(train) if train else None
+    servers = len({f.node for f in rep.trace.faults})
+    trace_in = sum(1 for f in rep.trace.faults if f.start_s <= window_s)
     return {"nodes": len(nodes), "days": round(days, 4), "interruptions": inter,
             "interruptions_per_node_day": round(inter / (len(nodes) * days), 6) if nodes and days > 0 else None,
+            "stopped_early": early, "trace_days": round(rep.trace.end_s / 86400.0, 4),
+            "trace_interruptions_per_node_day": round(trace_in / (servers * days), 6) if servers and days > 0
+            else None,
             "ettr": train.get("ettr"), "goodput": None if good is None else round(good, 6),
             "verdict": journal["verdict"], "abort_reason": journal.get("abort_reason"),
             "ended_at_s": journal["ended_at_s"], "sim_wall_s": s["wall_s"],
@@ -290,6 +299,10 @@ def summary_lines(out: dict[str, Any]) -> list[str]:
                      + (f"verdict {r['verdict']}" if r["verdict"] != "inconclusive" else
                         "no verdict (a replay has no steady-state hypothesis)")
                      + (f" ({r['abort_reason']})" if r.get("abort_reason") else "") + f", run id {r['run_id']}")
+        if r.get("stopped_early"):
+            lines.append(f"        the run stopped early: the replay's interruptions per node-day are over the first "
+                         f"{r['days']:.1f} of the trace's {r['trace_days']:.1f} days; the trace over those days: "
+                         f"{r['trace_interruptions_per_node_day']}")
         if r.get("degraded_share") is not None:
             lines.append(f"        the job ran scaled in {100 * r['degraded_share']:.0f}% of the run "
                          f"({r['degraded_s'] / 86400:.1f} days; {r['scale_ins']} scale-ins, {r['scale_outs']} "

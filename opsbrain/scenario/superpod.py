@@ -135,22 +135,30 @@ class ScheduleBlock(_Strict):
 
     @model_validator(mode="after")
     def _plan(self) -> ScheduleBlock:
-        """dusk and dawn differ; each fault hits a switch the plan runs and a node of the group (session 36: a dusk
-        equal to dawn left the group training with no hand-back; a fault on a switch past the last was never injected;
-        a node index past the group wrapped round to another node)."""
-        from opsbrain.ops.schedule_plan import planned_switches
+        """dusk and dawn differ; a window in which the group switches to training also hands it back (else the
+        hand-back bound would be met by no hand-back at all); each fault hits a switch the window holds and a node of
+        the group. Session 36: a dusk equal to dawn left the group training with no hand-back; a hand-back at the
+        window's very end passed as "0/0 on time" (tester 36c); a fault on a switch past the last was never injected;
+        a node index past the group wrapped round to another node. A window with no switch at all runs, and its
+        switch bounds are not judged (ops36)."""
+        from opsbrain.ops.schedule_plan import window_switches
         from opsbrain.ops.setup import ops_params
 
         if Cron.parse(self.dusk).same_times(Cron.parse(self.dawn)):
             raise ValueError(f"dusk {self.dusk!r} and dawn {self.dawn!r} fire at the same times: the same minute "
                              "cannot switch the group both ways")
         p = ops_params(self.params)
-        switches = planned_switches(self.dusk, self.dawn, p.telemetry.epoch, self.duration)
+        switches, first_dusk, back = window_switches(self.dusk, self.dawn, p.telemetry.epoch, self.duration)
+        if first_dusk is not None and not back:
+            raise ValueError(f"dawn: {self.dawn!r} does not fire after the dusk switch at {first_dusk:g} s and before "
+                             f"the schedule's end at {self.duration:g} s ({self.duration / 3600:g} h): no hand-back "
+                             "to check (lengthen the schedule's duration)")
         group = p.inference.decode_nodes + p.inference.prefill_nodes_per_instance
         for k, f in enumerate(self.faults):
             if f.switch >= switches:
                 raise ValueError(f"faults[{k}].switch: {f.switch}, but the plan runs {switches} switch"
-                                 f"{'es' * (switches != 1)} in {self.duration:g} s (indexes from 0)")
+                                 f"{'es' * (switches != 1)} in {self.duration:g} s (indexes from 0): the fault would "
+                                 "never be injected")
             if f.node >= group:
                 raise ValueError(f"faults[{k}].node: {f.node}, but the flexible group has {group} nodes "
                                  f"(0-{group - 1})")
