@@ -219,6 +219,22 @@ def test_the_raw_copy_of_the_text_model_serves_the_parsed_weights_bit_for_bit(tm
     load_model.cache_clear()
 
 
+@pytest.mark.skipif(not MODEL_FILE.exists(), reason="no shipped text model")
+def test_a_raw_copy_made_under_another_format_is_not_served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review 36: the cache is named by the file's digest alone, so a copy written while the file's format was read
+    must not serve it once the code reads another format (the JSON path then refuses the file: no model)."""
+    import opsbrain.diagnosis.realtext as rt
+
+    load_model.cache_clear()
+    assert load_model(MODEL_FILE, tmp_path) is not None  # the copy written under this format
+    monkeypatch.setattr(rt, "FORMAT", rt.FORMAT + 1)
+    load_model.cache_clear()
+    try:
+        assert load_model(MODEL_FILE, tmp_path) is None
+    finally:
+        load_model.cache_clear()
+
+
 @needs_corpus
 @pytest.mark.skipif(not MODEL_FILE.exists(), reason="no shipped text model")
 def test_the_shipped_model_is_fitted_on_the_current_dev_corpus() -> None:

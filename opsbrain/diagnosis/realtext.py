@@ -182,12 +182,16 @@ def _to_raw(model: TextModel) -> tuple[dict[str, Any], dict[str, array[float]]]:
     for idf, coef in model.vocab.values():
         weights.append(idf)
         weights.extend(coef)
-    head = {"classes": list(model.classes), "intercept": list(model.intercept), "tokens": list(model.vocab),
-            "meta": model.meta}
+    head = {"format": FORMAT, "classes": list(model.classes), "intercept": list(model.intercept),
+            "tokens": list(model.vocab), "meta": model.meta}
     return head, {"weights": weights}
 
 
 def _from_raw(head: dict[str, Any], arrays: dict[str, array[float]]) -> TextModel:
+    """The model of a raw copy made by this format's reader (ValueError for another's: a copy written before
+    :data:`FORMAT` changed would serve a file the JSON path now refuses; review 36)."""
+    if head.get("format") != FORMAT:
+        raise ValueError(f"raw text model of format {head.get('format')!r}, not {FORMAT}")
     classes = tuple(str(c) for c in head["classes"])
     w, k = arrays["weights"], len(classes) + 1
     tokens = head["tokens"]
