@@ -140,6 +140,18 @@ def test_a_documented_alarm_without_an_incident_is_no_no_fault_found(tmp_path: P
     assert [e["line"] for e in d["evidence_lines"]] == [1]
 
 
+def test_a_documented_alarm_without_an_incident_written_again_says_how_often(tmp_path: Path, tools: Any) -> None:
+    """Review 36: the no-incident verdict's evidence row of a line written several times in a row (folded at reading)
+    says how many times, as an incident's does (before, it built its rows by hand and dropped ``repeats``)."""
+    from opsbrain.bundle import diagnose_bundle
+
+    engine, matcher = tools
+    _write(tmp_path / "b" / "gz-x-n7/dl_log/devicePlugin/devicePlugin.log", SWITCH_ALARM * 3)
+    rep = diagnose_bundle(tmp_path / "b", engine, matcher)
+    assert rep["incidents"] == []
+    assert [(e["line"], e.get("repeats")) for e in rep["diagnosis"]["evidence_lines"]] == [(1, 3)]
+
+
 def test_a_bundle_without_any_signal_is_still_no_fault_found(tmp_path: Path, tools: Any) -> None:
     from opsbrain.bundle import diagnose_bundle
 

@@ -388,8 +388,7 @@ def _no_incident(sigs: list[Signal], where: dict[int, int], lines: list[BundleLi
     ev = []
     for s in sorted(warn, key=lambda s: (-s.severity, s.t))[:8]:
         if (k := where.get(id(s))) is not None:
-            ln = lines[k]
-            ev.append({"file": ln.file, "line": ln.line, "t": round(ln.t, 6), "text": ln.text[:300]})
+            ev.append(evidence_row(lines[k]))
     return {"id": None, "diagnosis": dd, "evidence_lines": ev, "errors": 0, "opened_at_s": now}
 
 
