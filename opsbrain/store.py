@@ -18,7 +18,7 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -91,7 +91,29 @@ def _detection(inc: dict[str, Any]) -> str | None:
     return d if isinstance(d, str) else None
 
 
+_GIVEN_HOME: Path | None = None
+"""The data directory the running command was given (``--data-dir``; :func:`use_home`): every store and cache that
+would go under the default directory goes there instead. Session 36: the compiled knowledge base, the line screen's
+plans and the text model's cache were written under ``~/.local/share/opsbrain`` whatever ``--data-dir`` said."""
+
+
+def use_home(path: Path) -> Callable[[], None]:
+    """Make ``path`` the default data directory until the returned function is called (the command's end)."""
+    global _GIVEN_HOME
+    before, _GIVEN_HOME = _GIVEN_HOME, path
+
+    def restore() -> None:
+        global _GIVEN_HOME
+        _GIVEN_HOME = before
+
+    return restore
+
+
 def default_home() -> Path:
+    """The data directory: the command's ``--data-dir``, else ``$OPSBRAIN_HOME``, else ``~/.local/share/opsbrain``
+    (``$XDG_DATA_HOME/opsbrain``)."""
+    if _GIVEN_HOME is not None:
+        return _GIVEN_HOME
     env = os.environ.get("OPSBRAIN_HOME")
     if env:
         return Path(env)

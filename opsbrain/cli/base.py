@@ -323,9 +323,19 @@ def _store(data_dir: Path | None) -> Any:
     return RunStore(data_dir)
 
 
+def _given_home(ctx: click.Context, _param: click.Parameter, value: Path | None) -> Path | None:
+    """A data directory given: every store and cache of the command goes there, until the command ends
+    (:func:`opsbrain.store.use_home`)."""
+    if value is not None:
+        from opsbrain.store import use_home
+
+        ctx.call_on_close(use_home(value))
+    return value
+
+
 data_dir_option = click.option("--data-dir", type=_NonEmptyDir(file_okay=False, path_type=Path), default=None,
-                               envvar="OPSBRAIN_HOME", help="Run store and caches (default: $OPSBRAIN_HOME or "
-                               "~/.local/share/opsbrain).")
+                               envvar="OPSBRAIN_HOME", callback=_given_home,
+                               help="Run store and caches (default: $OPSBRAIN_HOME or ~/.local/share/opsbrain).")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
