@@ -385,10 +385,8 @@ def _no_incident(sigs: list[Signal], where: dict[int, int], lines: list[BundleLi
     nodes = {node_of(s.component or "") for s in warn}
     if dd.get("component") is None and len(nodes) == 1 and None not in nodes:
         dd["component"] = next(iter(nodes))  # the one host whose lines hold the signals
-    ev = []
-    for s in sorted(warn, key=lambda s: (-s.severity, s.t))[:8]:
-        if (k := where.get(id(s))) is not None:
-            ev.append(evidence_row(lines[k]))
+    ev = [evidence_row(lines[k]) for s in sorted(warn, key=lambda s: (-s.severity, s.t))[:8]
+          if (k := where.get(id(s))) is not None]
     return {"id": None, "diagnosis": dd, "evidence_lines": ev, "errors": 0, "opened_at_s": now}
 
 
