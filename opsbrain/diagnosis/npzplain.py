@@ -85,8 +85,6 @@ def load_npz(data: bytes) -> dict[str, PlainArray]:
     return out
 
 
-
-
 CACHE_PREFIX = "model-arrays-"
 
 
