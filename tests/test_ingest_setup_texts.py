@@ -195,3 +195,19 @@ def test_a_missing_path_with_dots_or_a_file_that_could_not_be_opened_is_read(lin
 def test_an_uncaught_standard_exception_is_what_pybind11_translates_it_to(line: str, kind: str) -> None:
     found = kinds(line)
     assert kind in found and "py:RuntimeError" not in found
+
+
+@pytest.mark.parametrize("line, kind", [
+    # a client relaying a FastAPI HTTPException detail: the CANN message's lines as one JSON string (RFC 8259 s.7
+    # escapes a newline as \n); line shape from vllm-ascend issue 4284 (mineru-npu-model-server), cut
+    ('ERROR | __main__:doc_parse:95 | Dispatch error: 500: {"detail":"NPU function error: c10_npu::SetDevice'
+     '(device_id_), error code is 507033\\n[ERROR] 2025-11-19-11:14:58 (PID:356, Device:0, RankID:-1) ERR00100 PTA '
+     'call acl api failed\\nE30006: 2025-11-19-11:14:58.516.606 Failed to verify the OPP\\n"}', "err:E30006"),
+    # the same escape before an HCCL code (CANN's EI0006 text, hicann/runtime error_code.json)
+    ("RuntimeError('DIST call hccl api failed.\\nEI0006: Getting socket times out.')", "hccl:EI0006"),
+])
+def test_a_code_after_an_escaped_newline_starts_a_line(line: str, kind: str) -> None:
+    """A code right after ``\\n`` (a multi-line message written as one JSON string or Python repr) is read as at
+    a line's start; a code glued to a word still is not (session 37)."""
+    assert kind in kinds(line)
+    assert "err:E30006" not in kinds("build tag xE30006 done")

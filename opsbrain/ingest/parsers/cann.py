@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 
-from opsbrain.ingest.parsers.ctx import RE_PLOG_HEAD, LineCtx
+from opsbrain.ingest.parsers.ctx import CODE_START, RE_PLOG_HEAD, LineCtx
 from opsbrain.ingest.parsers.framework import CFG_ENV
 from opsbrain.ingest.screen import Screened, group_of, screened
 
-RE_ECODE = screened(r"(?<![0-9A-Za-z])(E[A-HJ-Z]\d{4}|E[1-9]\d{4})(?![0-9A-Za-z])")
-RE_ERR = screened(r"(?<![0-9A-Za-z])(ERR\d{5})(?![0-9A-Za-z])")
+RE_ECODE = screened(CODE_START + r"(E[A-HJ-Z]\d{4}|E[1-9]\d{4})(?![0-9A-Za-z])")
+RE_ERR = screened(CODE_START + r"(ERR\d{5})(?![0-9A-Za-z])")
 RT_CODE = r"[125]0\d{4}|[1-5]4[58]\d{3}"
 """AscendCL return codes: ACL_ERROR_* and ACL_ERROR_RT_* (10xxxx/20xxxx/50xxxx), ACL_ERROR_* 148xxx, ACL_ERROR_GE_*
 (145xxx/245xxx/345xxx/545xxx): hicann/runtime acl_base_rt.h, rt_error_codes.h, ge_error_codes.h."""

@@ -14,6 +14,13 @@ _ORIGIN_NPU = re.compile(r"(?:^|/)npu(\d+)$")
 MAX_LINE = 4096  # characters of a line that are scanned; longer lines are cut (junk never costs more)
 
 
+CODE_START = r"(?:(?<![0-9A-Za-z])|(?<=\\[nrt]))"
+"""Where a CANN / HCCL error code (``E30006``, ``EI0002``, ``ERR00100``) may start: after no letter or digit, or right
+after an escaped newline, return or tab (session 37). A program that logs a multi-line message as one JSON string
+value (RFC 8259 section 7: a newline in a string is written ``\\n``) or as a Python ``repr`` puts each of the message's
+lines after a backslash and an ``n``: a FastAPI ``HTTPException`` detail relayed by a client
+(``500: {"detail":"...PTA call acl api failed\\nE30006: ... Failed to verify the OPP\\n..."}``, vllm-ascend issue
+4284), where the code's ``n`` before it hid it."""
 RE_PLOG_HEAD = re.compile(r"^\[\w+\s*\]\s*\w+\(\d+,[^)]*\):\S+(?:\s*\[[^\]]*\])*(?:\s*\d+(?=\s*[A-Za-z_]))?")
 """A plog line's head ``[ERROR] HCCL(pid,proc):time [file.cc:line][tid]...``: its numbers (thread ids) are no codes;
 nor is the thread id that RUNTIME and TBE lines print bare after the source position, before the function name

@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.benign import SETTING_LINE
-from opsbrain.ingest.parsers.ctx import LineCtx
+from opsbrain.ingest.parsers.ctx import CODE_START, LineCtx
 from opsbrain.ingest.parsers.framework import CFG_ENV
 from opsbrain.ingest.screen import Screened, group_of, screened
 from opsbrain.ingest.where import device_in, twin_node
 
-RE_EI = screened(r"(?<![0-9A-Za-z])(EI\d{4})(?![0-9A-Za-z])")
+RE_EI = screened(CODE_START + r"(EI\d{4})(?![0-9A-Za-z])")
 _CQE_PEER = r"cqe err status\[\d+\].*?\bip:\["
 """HCCL's heartbeat CQE error names the peer whose RDMA work completed in error (``[Heartbeat]cqe err status[12],
 time:[...], ip:[10.0.0.3]``, ascend-fd's st_cqe_testcase): the far end of the broken connection."""
