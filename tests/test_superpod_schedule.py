@@ -147,8 +147,8 @@ def test_a_prestaged_checkpoint_is_waited_for_and_loaded_from_host_memory() -> N
 
     sim = Simulation(seed=1, pods=1)
     nodes = [ids.node(0, i) for i in range(22)]
-    read = checkpoint_read_s(sim, len(nodes))
-    assert read == pytest.approx(9.394e12 / 200e9, rel=0.01)  # 671 B x 14 bytes over the 200 GB/s file system
+    reads = [checkpoint_read_s(sim, len(nodes)) for _ in range(401)]  # draws of the job's storage model
+    assert sorted(reads)[200] == pytest.approx(9.394e12 / 200e9, rel=0.1)  # 671 B x 14 bytes over 200 GB/s
     job = SwitchedTrainingJob("t", nodes)
     job.launched, job.prestaged_until = True, 500.0
     sim.add_workload(job)

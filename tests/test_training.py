@@ -411,6 +411,35 @@ def test_stage_durations_spread_per_seed_and_grow_with_the_job(topo1: Topology) 
     assert sorted(big)[6] > sorted(small)[6]  # median grows with the job (48 vs 8 nodes)
 
 
+def test_persistent_checkpoint_writes_and_reads_spread_around_the_storage_model(topo1: Topology) -> None:
+    """A persistent checkpoint write or read is the storage model's time (bytes over min(nodes x per-node share,
+    aggregate)) times a draw of ``storage_io_factor`` (median 1, p90 1.5): its median is the model's time, two
+    writes of one job differ, the same seed gives the same writes, and a fixed factor gives the model's time."""
+    import numpy as np
+
+    from faultlib.workloads.training import storage_io_s
+
+    p = TrainingParams()
+    model_s = p.total_params_b * 1e9 * p.state_bytes_per_param / (p.storage_aggregate_gbytes_s * 1e9)
+    sim = Simulation(seed=5, topology=topo1)
+    writes = [storage_io_s(sim, p, 48, "write") for _ in range(3000)]
+    assert np.median(writes) == pytest.approx(model_s, rel=0.05)
+    assert np.quantile(writes, 0.9) == pytest.approx(1.5 * model_s, rel=0.07)
+    assert storage_io_s(sim, p.model_copy(update={"storage_io_factor": Dist(median=1.0, p90=1.0)}), 48,
+                        "read") == pytest.approx(model_s)
+
+    def job_writes(seed: int) -> list[float]:
+        s = Simulation(seed=seed, topology=topo1)
+        job = TrainingJob("llm", s.topology.nodes()[:48])
+        s.add_workload(job)
+        s.run(3 * HOUR + 300)
+        return [e.detail["write_s"] for e in s.telemetry.events if e.kind == "checkpoint"]
+
+    a = job_writes(1)
+    assert len(a) == 3 and len(set(a)) == 3  # each write its own draw
+    assert job_writes(1) == a and job_writes(2) != a
+
+
 def test_online_recovery_waits_for_the_slowest_rank_and_rolls_the_training_state_back() -> None:
     """Stop and abort run on every rank and end with the slowest (the median is the stage's at scale_ref_npus,
     growing with the rank count, its spread narrower than one rank's); the memory repair is the faulty device's

@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from faultlib.durations import D, Dist
 from faultlib.params import P, ParamGroup
-from faultlib.workloads.training import TrainingJob, TrainingParams, stage_s
+from faultlib.workloads.training import TrainingJob, TrainingParams, stage_s, storage_io_s
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
@@ -148,12 +148,9 @@ def launch_draws(sim: Simulation, nodes: int, params: TrainingParams | None = No
 
 
 def checkpoint_read_s(sim: Simulation, nodes: int, params: TrainingParams | None = None) -> float:
-    """Seconds to read a job's whole persistent checkpoint from storage onto ``nodes`` nodes: the job's own storage
-    model (each node's share of its VPC path, bounded by the file system's aggregate throughput)."""
-    p = params or sim.params.training
-    per_node = sim.params.fabric.vpc_gbits_s / 8 * p.storage_efficiency
-    rate = min(max(1, nodes) * per_node, p.storage_aggregate_gbytes_s)
-    return p.total_params_b * 1e9 * p.state_bytes_per_param / (rate * 1e9)
+    """Seconds to read a job's whole persistent checkpoint from storage onto ``nodes`` nodes (one draw of the job's
+    own storage model, :func:`~faultlib.workloads.training_params.storage_io_s`)."""
+    return storage_io_s(sim, params or sim.params.training, nodes, "read")
 
 
 class SwitchedTrainingJob(TrainingJob):
@@ -190,8 +187,9 @@ def start_training(sim: Simulation, name: str, nodes: list[str], params: Trainin
 
 
 def checkpoint_write_s(job: TrainingJob) -> float:
-    """Seconds to write the job's persistent checkpoint over its storage path (the job's own write model)."""
-    return job._ckpt_bytes() / (job._storage_gbytes_s() * 1e9)
+    """Seconds to write the job's persistent checkpoint over its storage paths (one draw of the job's own storage
+    model, :func:`~faultlib.workloads.training_params.storage_io_s`)."""
+    return storage_io_s(job._sim, job.p, len(job.nodes), "write")
 
 
 def to_step_boundary_s(job: TrainingJob) -> float:

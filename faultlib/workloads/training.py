@@ -37,6 +37,7 @@ from faultlib.workloads.training_params import (
     online_recovery_stages_s,
     restart_stages_s,
     stage_s,
+    storage_io_s,
 )
 from faultlib.workloads.training_recovery import RecoveryActions
 
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
     from faultlib.engine import Simulation
 
 __all__ = ["JobState", "TrainingJob", "TrainingParams", "online_recovery_stages", "online_recovery_stages_s",
-           "restart_stages_s", "stage_s"]
+           "restart_stages_s", "stage_s", "storage_io_s"]
 
 
 class TrainingJob(RecoveryActions):

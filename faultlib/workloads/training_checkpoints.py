@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from faultlib.workloads.training_model import EPS
+from faultlib.workloads.training_params import storage_io_s
 from faultlib.workloads.training_stalls import CollectiveStalls
 
 
@@ -48,7 +49,7 @@ class Checkpoints(CollectiveStalls):
             self._io_error(lost)
             self._event("checkpoint_failed", source="persistent", node=lost)
             return
-        write_s = self._ckpt_bytes() / (self._storage_gbytes_s() * 1e9)
+        write_s = storage_io_s(self._sim, self.p, len(self.nodes), "write")
         self._bump("write")
         self._set("checkpointing", 0.0)
         self._sim.trace.record(self._sim.now, "job_checkpoint_start", self.name, step=int(self._pos))

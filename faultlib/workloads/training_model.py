@@ -294,13 +294,6 @@ class StepTimeModel(Workload):
         nd = ids.node_of(component)
         return self.nodes.index(nd) * (len(self.ranks) // len(self.nodes)) if nd in self._node_set else 0
 
-    def _storage_gbytes_s(self) -> float:
-        per_node = self._sim.params.fabric.vpc_gbits_s / 8 * self.p.storage_efficiency
-        return min(len(self.nodes) * per_node, self.p.storage_aggregate_gbytes_s)
-
-    def _ckpt_bytes(self) -> float:
-        return self.p.total_params_b * 1e9 * self.p.state_bytes_per_param
-
     def _storage_ok(self) -> bool:
         st = self._sim.state
         return all(st.is_up(f"{n}/qingtian") for n in self.nodes)

@@ -92,6 +92,12 @@ class TrainingParams(OpRetryParams):
     storage_aggregate_gbytes_s: float = P(
         200.0, "GB/s", "assumed aggregate throughput of the shared checkpoint file system; the bottleneck for a "
         "48-node job (9.4 TB in ~47 s)", gt=0)
+    storage_io_factor: Dist = D(
+        1.0, 1.5, "x model time", "reason: a persistent checkpoint write or read takes the storage model's time "
+        "(checkpoint bytes / min(nodes x per-node share, aggregate)) times one draw of this factor, since the file "
+        "system is shared with other jobs and the same write takes longer at busy times (checkpoint save and load "
+        "'often incur minute-level stalls', ByteCheckpoint, arXiv 2407.20143, facts.md). No published spread for "
+        "this path: median 1 (the model's time), assumed p90 1.5 x it")
     mem_ckpt_every_steps: int = P(
         1, "steps", "in-memory checkpoint every iteration, replicated to a peer node (Gemini, SOSP'23, facts.md §5)",
         ge=1)
@@ -201,6 +207,16 @@ def stage_s(sim: Simulation, p: TrainingParams, name: str, npus: int | None = No
     """One draw of the training stage ``name`` (a Dist field of ``p``), its median scaled to ``npus`` ranks."""
     scale = job_scale(npus, p.scale_ref_npus, exponent) if npus is not None else 1.0
     return sim.durations.draw(f"training.{name}", getattr(p, name), scale)
+
+
+def storage_io_s(sim: Simulation, p: TrainingParams, nodes: int, what: Literal["write", "read"]) -> float:
+    """Seconds to write (or read) a job's whole persistent checkpoint over the storage paths of ``nodes`` nodes:
+    the storage model's time (each node's share of its VPC path, bounded by the file system's aggregate
+    throughput) times one draw of ``storage_io_factor`` from the stream ``training.checkpoint_<what>``."""
+    per_node = sim.params.fabric.vpc_gbits_s / 8 * p.storage_efficiency
+    rate_gbytes_s = min(max(1, nodes) * per_node, p.storage_aggregate_gbytes_s)
+    model_s = p.total_params_b * p.state_bytes_per_param / rate_gbytes_s
+    return sim.durations.draw(f"training.checkpoint_{what}", p.storage_io_factor, model_s)
 
 
 def slowest_rank_s(sim: Simulation, p: TrainingParams, name: str, npus: int) -> float:

@@ -17,7 +17,7 @@ from faultlib.telemetry import formats as fmt
 from faultlib.workloads.base import reinit_comm
 from faultlib.workloads.training_checkpoints import Checkpoints
 from faultlib.workloads.training_model import EPS
-from faultlib.workloads.training_params import online_recovery_stages_s, restart_stages_s
+from faultlib.workloads.training_params import online_recovery_stages_s, restart_stages_s, storage_io_s
 
 if TYPE_CHECKING:
     import simpy
@@ -105,7 +105,7 @@ class RecoveryActions(Checkpoints):
             f = coll if len(self.nodes) > 1 else intra
             load_s = self._shard_b / (sim.params.fabric.npu_ub_gbytes_s * 1e9 * f) if f > 0 else 0.0
         else:
-            load_s = self._ckpt_bytes() / (self._storage_gbytes_s() * 1e9)
+            load_s = storage_io_s(sim, self.p, len(self.nodes), "read")
         dur = self._restart_stages_s(scope, bool(replace) or bool(added)) + load_s
         self.last_restart = {"source": used, "requested": source, "step": step, **({"dropped": dropped} if dropped
                                                                                      else {}),
