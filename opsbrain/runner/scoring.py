@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import re
 from bisect import bisect_right
 from collections.abc import Iterable
 from typing import Any
@@ -186,7 +187,8 @@ def covers(target: str, components: set[str]) -> bool:
     a failed L2 chip. Narrower than :func:`names_target`: a whole that holds a link (its node's switch-fault line)
     does not name that link."""
     npu = None if "~" in target else ids.npu_of(target)
-    return any(c in (target, npu) or inside(c, target) or ("~" in c and c.endswith("~" + target)) for c in components)
+    return any(c in (target, npu) or inside(c, target) or ("~" in c and c.endswith("~" + target))
+               for c in map(reported, components))
 
 
 class PartIndex:
@@ -195,8 +197,8 @@ class PartIndex:
 
     def __init__(self, items: Iterable[tuple[str, Any]]) -> None:
         self.by_comp: dict[str, list[Any]] = {}
-        for comp, item in items:
-            self.by_comp.setdefault(comp, []).append(item)
+        for comp, item in items:  # a die under its NPU (:func:`reported`)
+            self.by_comp.setdefault(reported(comp), []).append(item)
         self.ordered = sorted(self.by_comp)
         self.by_end: dict[str, list[str]] = {}  # L2 end -> the links named with it
         for c in self.by_comp:
@@ -311,9 +313,22 @@ def inside(part: str, whole: str) -> bool:
     return part.startswith(whole + "/") or part.startswith(whole + "~")
 
 
+_DIE = re.compile(r"^(.*/npu\d+)/die\d+$")
+
+
+def reported(component: str) -> str:
+    """The part a signal's component stands for in matching: an A3 die's logical device reports for its whole NPU
+    (its HBM, its RoCE port, the chip; session 37: the twin's device lines name the die, ``pod0/node3/npu1/die0``),
+    so a die counts as its NPU here, as the NPU-numbered lines did before; the diagnosis's root keeps the die."""
+    m = _DIE.match(component)
+    return m.group(1) if m else component
+
+
 def most_specific(components: set[str]) -> set[str]:
     """The components no other named component lies inside: a node drops out when one of its links or devices is
-    named, as an operator reads a node-level report sent alongside a link-down as that link's, not the node's."""
+    named, as an operator reads a node-level report sent alongside a link-down as that link's, not the node's. A
+    die counts as its NPU (:func:`reported`)."""
+    components = {reported(c) for c in components}
     ordered = sorted(components)
 
     def holds_another(c: str) -> bool:

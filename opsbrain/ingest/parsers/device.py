@@ -173,7 +173,7 @@ def parse(ctx: LineCtx) -> bool:
         code, state = m.group(1).upper(), (m.group(2) or "occur").lower()
         state = "recover" if state in ("recover", "0") else "occur"
         comp = ctx.npu()
-        if comp and (d := RE_DIE.search(text)):
+        if comp and "/die" not in comp and (d := RE_DIE.search(text)):
             comp = f"{comp}/die{d.group(1)}"
         sev = level_severity(code) if state == "occur" and ctx.sev == 0 else None  # EVENT / INFO lines only
         ctx.add(f"dev:{code}" + (":recover" if state == "recover" else ""), comp, sev, device=ctx.device())
@@ -181,7 +181,7 @@ def parse(ctx: LineCtx) -> bool:
     if m := RE_DP_EVENT.search(text):
         host, state, card_id, logic_id, codes, lvl = m.groups()
         card = int(card_id if card_id is not None else logic_id)
-        comp = where.npu_component(where.node_component(host) or ctx.node, card)
+        comp = where.device_component(where.node_component(host) or ctx.node, card, ctx.is_twin())
         for code in re.split(r"[,;|]", codes.upper()):
             if state.lower() == "recovery":
                 ctx.add(f"plugin:{code}:recover", comp, 0, device=card)
