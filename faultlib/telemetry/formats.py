@@ -139,7 +139,7 @@ def device_index(cid: str, dies_per_npu: int = ids.A3_DIES_PER_NPU) -> int:
     CANN's plog ``Device:``/``device_id``, the device OS's ``device_id=``, ``dev-os-<n>``, ``hisi_logs/device-<n>``,
     the device plugin's ``LogicID``, ``hccn_tool -i <n>``. A die (``die<d>``) or its RoCE port (``roce<d>``) is its
     own device; a part of the whole NPU (the NPU, its HBM) is given its die 0's id: the twin runs an NPU's one rank
-    on die 0 and keeps HBM per NPU (docs/parameters.md, "A3 logical device ids")."""
+    on die 0 and keeps HBM per NPU (docs/formats.md, "A3 logical device ids")."""
     last = cid.split("~", 1)[0].rsplit("/", 1)[-1]
     d = 0
     for seg in ("die", "roce"):
