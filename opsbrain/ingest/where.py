@@ -157,6 +157,18 @@ def device_component(node: str | None, dev: int | None, twin: bool) -> str | Non
     return f"{node}/npu{k}/die{d}"
 
 
+_DIE_OF_NPU = re.compile(r"^(.*/npu\d+)/die\d+$")
+
+
+def reporting_npu(comp: str) -> str:
+    """The part a die's report speaks for: its NPU (``pod0/node3/npu1/die0`` -> ``pod0/node3/npu1``), any other
+    component itself. An A3 die's logical device reports for the whole package too (its HBM, the rank the twin runs
+    there; session 37), so a die's line is read as its NPU's where lines are grouped with a diagnosed root or
+    matched to a fault, as the NPU-numbered lines were before; a root at the die keeps the die."""
+    m = _DIE_OF_NPU.match(comp)
+    return m.group(1) if m else comp
+
+
 def twin_device(npu_index: int) -> int:
     """The logical id a twin node's log names for a part of NPU ``npu_index`` as a whole (its die 0's)."""
     return logical_device(npu_index, 0)
@@ -216,8 +228,9 @@ _DIE = re.compile(r"/npu(\d+)/die(\d+)$")
 
 
 def user_terms(comp: str | None) -> dict[str, object]:
-    """A component in an operator's terms: host and device index (and the id itself); for a die, also its chip id
-    and logical device id as ``npu-smi info -m`` prints them (``chip``, ``logic_id``; session 37)."""
+    """A component in an operator's terms: host and device index (npu-smi's NPU ID; and the id itself); for a die,
+    also its die (npu-smi's Chip ID) and its logical device id (Chip Logic ID, the id its logs print): ``die``,
+    ``logic_id`` (session 37)."""
     if not comp:
         return {"component": None, "host": None, "device": None}
     npu = npu_of(comp)
@@ -226,7 +239,7 @@ def user_terms(comp: str | None) -> dict[str, object]:
     host = node.replace("/", "-") if node and node.startswith("pod") else node
     out: dict[str, object] = {"component": comp, "host": host, "device": dev}
     if m := _DIE.search(comp):
-        out |= {"chip": int(m.group(2)), "logic_id": logical_device(int(m.group(1)), int(m.group(2)))}
+        out |= {"die": int(m.group(2)), "logic_id": logical_device(int(m.group(1)), int(m.group(2)))}
     return out
 
 

@@ -39,12 +39,12 @@ from __future__ import annotations
 
 import bisect
 import math
-import re
 from bisect import bisect_right
 from collections.abc import Iterable
 from typing import Any
 
 from faultlib import ids
+from opsbrain.ingest.where import reporting_npu
 from opsbrain.runner.dips import RECOVERY_SHARE, RECOVERY_WINDOW_S, Series, rate_at, recover
 
 
@@ -313,15 +313,7 @@ def inside(part: str, whole: str) -> bool:
     return part.startswith(whole + "/") or part.startswith(whole + "~")
 
 
-_DIE = re.compile(r"^(.*/npu\d+)/die\d+$")
-
-
-def reported(component: str) -> str:
-    """The part a signal's component stands for in matching: an A3 die's logical device reports for its whole NPU
-    (its HBM, its RoCE port, the chip; session 37: the twin's device lines name the die, ``pod0/node3/npu1/die0``),
-    so a die counts as its NPU here, as the NPU-numbered lines did before; the diagnosis's root keeps the die."""
-    m = _DIE.match(component)
-    return m.group(1) if m else component
+reported = reporting_npu  # (a die's report counts as its NPU's in matching)
 
 
 def most_specific(components: set[str]) -> set[str]:

@@ -181,7 +181,8 @@ def parse(ctx: LineCtx) -> bool:
     if m := RE_DP_EVENT.search(text):
         host, state, card_id, logic_id, codes, lvl = m.groups()
         card = int(card_id if card_id is not None else logic_id)
-        comp = where.device_component(where.node_component(host) or ctx.node, card, ctx.is_twin())
+        node = where.node_component(host) or ctx.node  # the node the line names (a real host's ids stay as written)
+        comp = where.device_component(node, card, ctx.twin if ctx.twin is not None else where.is_twin_node(node))
         for code in re.split(r"[,;|]", codes.upper()):
             if state.lower() == "recovery":
                 ctx.add(f"plugin:{code}:recover", comp, 0, device=card)
@@ -218,8 +219,8 @@ def parse(ctx: LineCtx) -> bool:
         return True
     if m := RE_SMI_HEALTH.search(text):
         dev = int(m.group(1))
-        ctx.add(f"smi:{m.group(2).lower()}", ctx.npu(dev), 2 if m.group(2).lower() in ("alarm", "critical") else 1,
-                device=dev)
+        ctx.add(f"smi:{m.group(2).lower()}", where.npu_component(ctx.node, dev),  # npu-smi's NPU ID, not a logical
+                2 if m.group(2).lower() in ("alarm", "critical") else 1, device=dev)  # id (A3: the package's row)
         return True
     if not (ctx.stated and ctx.sev == 0):
         _bare_event(ctx, text)
