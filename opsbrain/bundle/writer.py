@@ -187,7 +187,8 @@ class _Export:
                 if sep:
                     self.files.add(f"{w}/dmesg", fmt.dmesg_t(self.sim.wallclock(ln.t), body))
             elif ln.source == "device_os":
-                dev = _device_of(ln)  # the logical device whose OS wrote it (dev-os-<n>, hisi_logs/device-<n>)
+                m = _DEVICE_IN_TEXT.search(ln.text)  # the A3 logical device whose OS wrote it (else its NPU's die 0)
+                dev = int(next(g for g in m.groups() if g)) if m else fmt.device_index(ln.origin)
                 self.files.add(L.device_os_path(w, dev, self.stamp), ln.text)
                 if (ev := _DEVICE_EVENT.search(ln.text)) and (rec := fmt.history_record(
                         self.sim.wallclock(ln.t), ev.group(1), assertion=ev.group(2) != "0")):  # 1, 2: occurs
@@ -274,13 +275,6 @@ class _Export:
             table = {"version": "1.0", "status": "completed", "server_count": str(len(servers)),
                      "server_list": servers}
             self.files.raw[L.rank_table_path(name)] = json.dumps(table, indent=1) + "\n"
-
-
-def _device_of(ln: LogLine) -> int:
-    """The A3 logical device a device-OS line is of: the ``device_id`` it prints, else its NPU's (die 0's)."""
-    if m := _DEVICE_IN_TEXT.search(ln.text):
-        return int(next(g for g in m.groups() if g))
-    return fmt.device_index(ln.origin) if ids.npu_of(ln.origin) else 0
 
 
 def _device_ip(node: str, dev: int) -> str:
