@@ -50,6 +50,25 @@ def rack(p: int, r: int) -> str:
     return f"pod{p}/rack{r}"
 
 
+A3_DIES_PER_NPU = 2
+"""Dies per Ascend 910C package, each its own logical device on Atlas A3 (docs/parameters.md, "A3 logical device
+ids"): MindCluster's scheduler counts ``DieNPUNumber = 2`` devices per A3 NPU and takes a device's NPU as
+``index / 2`` (Ascend/mind-cluster @22bb3d98, ascend-for-volcano internal/npu/ascend910/ascend910a3/type.go,
+base.go GetNodeCardTopology); its device plugin asks the driver for the logical id of die 0 and die 1 of a card
+(ascend-device-plugin pkg/device/ascend910.go ``deviceA3Id0``/``deviceA3Id1``)."""
+
+
+def logical_device(npu_index: int, die_index: int, dies: int = A3_DIES_PER_NPU) -> int:
+    """The A3 logical device id of die ``die_index`` of NPU ``npu_index`` on its node (``npu * dies + die``): the id
+    ``npu-smi info -m`` prints as Chip Logic ID and CANN, the device OS, plogs and the device plugin print."""
+    return npu_index * dies + die_index
+
+
+def npu_die(logical: int, dies: int = A3_DIES_PER_NPU) -> tuple[int, int]:
+    """Inverse of :func:`logical_device`: (NPU index, die index) of an A3 logical device id."""
+    return divmod(logical, dies)
+
+
 def link(a: str, b: str) -> str:
     return f"{a}~{b}"
 

@@ -31,7 +31,14 @@ class TopologyParams(ParamGroup):
 
     nodes_per_pod: int = P(48, "nodes", SRC_PAPER, ge=1)
     npus_per_node: int = P(8, "NPUs", SRC_PAPER, ge=1)
-    dies_per_npu: int = P(2, "dies", "Ascend 910C has two dies, " + SRC_PAPER, ge=1)
+    dies_per_npu: int = P(2, "dies", "Ascend 910C has two dies, " + SRC_PAPER + "; session 37: on Atlas A3 each "
+                          "die is its own logical device, id npu * 2 + die (npu-smi info -m Chip Logic ID; CANN "
+                          "Device:/device_id, dev-os-<n>, hisi_logs/device-<n>, device plugin LogicID): MindCluster "
+                          "counts DieNPUNumber = 2 devices per A3 NPU and takes a device's NPU as id / 2 "
+                          "(Ascend/mind-cluster @22bb3d98 ascend-for-volcano internal/npu/ascend910/ascend910a3/"
+                          "type.go, base.go), its device plugin asks for die 0 and die 1 of a card (ascend-device-"
+                          "plugin pkg/device/ascend910.go deviceA3Id0/1); the printed ids use the A3 package's 2 "
+                          "(faultlib.ids.A3_DIES_PER_NPU) whatever this is set to", ge=1)
     cpus_per_node: int = P(4, "CPUs", "Kunpeng CPUs per node, " + SRC_PAPER, ge=1)
     l1_per_node: int = P(7, "switch chips", "on-board L1 UB switch chips, " + SRC_PAPER, ge=1)
     l2_planes: int = P(7, "planes", "L2 sub-planes, one per L1 chip index, " + SRC_PAPER, ge=1)

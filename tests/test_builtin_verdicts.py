@@ -30,13 +30,15 @@ def test_the_verdict_is_the_one_the_scenario_declares(name: str) -> None:
         assert j["expected_reason"]
 
 
-def test_the_die_gap_is_the_only_reason_aicore_hang_fails() -> None:
-    """aicore-hang-training is declared failed for one reason only (no per-die device id in the twin): the steady
-    state holds within the sourced job-restart bound and the one unmet expectation is the die localization."""
+def test_aicore_hang_is_localized_to_the_die() -> None:
+    """aicore-hang-training (session 37): the hung die's A3 logical device id in its device-OS event is mapped back
+    to the die, so the diagnosis names pod0/node44/npu0/die1, not only its NPU, and the scenario passes."""
     j = _run("aicore-hang-training")
+    assert j["expected_verdict"] == "passed" and j["verdict"] == "passed"
     assert not j["steady_state"]["deviated"]
-    unmet = [p for e in j["expectations"] if not e["met"] for p in e["problems"]]
-    assert unmet == ["localized to pod0/node44/npu0, expected pod0/node44/npu0/die1"]
+    assert [e["problems"] for e in j["expectations"]] == [[]]
+    inc = next(i for i in j["incidents"] if i["injected"])
+    assert inc["diagnosis"]["component"] == "pod0/node44/npu0/die1"
 
 
 def test_expected_failed_needs_a_reason(tmp_path: Any, runner: Any) -> None:

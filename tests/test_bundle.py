@@ -312,11 +312,12 @@ def test_bundle_layout_written_at_run_time(stored_run: dict[str, Any]) -> None:
     assert [b["incident"] for b in j["bundles"]] == [i["id"] for i in j["incidents"]]
     root = stored_run["bundles"] / "b0001"
     node = root / "pod0-node35"
-    devos = list((node / "device_log" / "slog" / "dev-os-3" / "run" / "device-os").iterdir())
+    # npu3's HBM reports through its die 0, A3 logical device 6 (session 37: the folders name logical devices)
+    devos = list((node / "device_log" / "slog" / "dev-os-6" / "run" / "device-os").iterdir())
     assert len(devos) == 1 and re.fullmatch(r"device-os_\d{17}\.log", devos[0].name)
     assert "[fault_manager][" in devos[0].read_text() and "event_id=0x80e01801;" in devos[0].read_text()
     # the black box's record of the UCE (0xA8028802, hicann/driver dms_event_distribute_proc.c:29), in its layout
-    hist = (node / "device_log" / "hisi_logs" / "device-3" / "history.log").read_text()
+    hist = (node / "device_log" / "hisi_logs" / "device-6" / "history.log").read_text()
     assert re.fullmatch(r"\[[\d\-:.]+\] system exception code \[0xA8028802\]: ModuleName \[DRIVER\], ExceptionReason "
                         r"\[DRIVER_EXCEPTION\], TimeStamp \[\d{14}-\d{9}\]\.\n", hist), hist
     plogs = {p.name.split("_")[0]: p for p in (node / "process_log" / "run" / "plog").iterdir()}
@@ -324,10 +325,10 @@ def test_bundle_layout_written_at_run_time(stored_run: dict[str, Any]) -> None:
     from faultlib.telemetry import formats as fmt
 
     text = plogs[f"plog-{fmt.pid_of('pod0/node35/npu3')}"].read_text().splitlines()
-    assert "hcom init by file success" in text[0] and "device[3]" in text[0] and "rank[27]" in text[0]
+    assert "hcom init by file success" in text[0] and "device[6]" in text[0] and "rank[27]" in text[0]
     assert any("ErrCode=507053" in ln for ln in text)
     assert "507053" in (node / "rank-27.log").read_text()
-    assert "receive devFaultInfo: common.DevFaultInfo{EventID:2162169857, LogicID:3, " in (
+    assert "receive devFaultInfo: common.DevFaultInfo{EventID:2162169857, LogicID:6, " in (
         node / "dl_log" / "devicePlugin" / "devicePlugin.log").read_text()
     assert not (root / "cluster" / "dl_log" / "clusterd").exists()  # no program prints the twin's job-event line
     table = json.loads((root / "cluster" / "jobs" / "train" / "rank_table.json").read_text())

@@ -61,11 +61,12 @@ def test_a_real_hosts_component_is_named_as_the_bundle_names_it(tmp_path: Path, 
 
 
 def test_the_twins_own_bundle_keeps_its_ids(tmp_path: Path, engine: Any) -> None:
-    """A directory named like the twin's host (``pod0-node5``) is that host: its id is the component, unchanged."""
+    """A directory named like the twin's host (``pod0-node5``) is that host: its id is the component, unchanged. Its
+    devices are Atlas A3 logical ids (session 37): device 3 is die 1 of NPU 1, whose HBM it reports."""
     w = tmp_path / "b" / "pod0-node5"
     _device_log(w, 3, HBM_EVENT)
     d = diagnose_bundle(tmp_path / "b", engine)["diagnosis"]
-    assert d["component"] == "pod0/node5/npu3/hbm" and "internal_component" not in d
+    assert d["component"] == "pod0/node5/npu1/hbm" and "internal_component" not in d
 
 
 def _collective(root: Path, hosts: list[str], culprit: int, culprit_times_out: bool = False) -> None:

@@ -174,8 +174,11 @@ def test_names_and_indices_from_component_ids() -> None:
     assert fmt.hostname("pod0/node12/l1sw4/osfp07") == "pod0-node12-l1sw4"
     assert fmt.hostname("pod0/l2plane4/sw07") == fmt.hostname("pod0/l2plane4/sw07/osfp12") == "pod0-l2plane4-sw07"
     assert fmt.hostname("pod0/node2/l1sw1~pod0/l2plane1/sw03") == "pod0-node2-l1sw1"
-    assert fmt.device_index("pod0/node12/npu3/die1") == 3
-    assert fmt.npu_of_device("pod0/node12", 3) == "pod0/node12/npu3"
+    # A3 logical device ids (session 37): die d of NPU k is device k * 2 + d; a part of the whole NPU its die 0's
+    assert fmt.device_index("pod0/node12/npu3/die1") == 7 and fmt.device_index("pod0/node12/npu3/hbm") == 6
+    assert fmt.npu_index("pod0/node12/npu3/die1") == 3
+    assert fmt.npu_of_device("pod0/node12", 7) == fmt.npu_of_device("pod0/node12", 6) == "pod0/node12/npu3"
+    assert all(ids.npu_die(ids.logical_device(k, d)) == (k, d) for k in range(8) for d in range(2))
     assert fmt.roce_devid("pod0/node12/npu3/roce1") == 7 and fmt.roce_devid("pod0/node12/npu0/die0") == 0
     assert fmt.switch_port("pod0/l2plane4/sw07/osfp12") == 12
     assert len({fmt.host_ip(ids.node(p, n)) for p in range(3) for n in range(48)}) == 144

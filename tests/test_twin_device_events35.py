@@ -138,8 +138,9 @@ def test_the_twins_resume_lines_read_as_the_events_recovery(topo1: Topology) -> 
         if ln.origin == NPU and ln.source == "device_os":
             got += [(s.kind, s.component, s.severity) for s in parse_line(ln.text, ln.t, ln.origin, ln.source,
                                                                            ln.level)]
-    occur = ("dev:80E01805", NPU, 1)  # NotHandle: a warning
-    assert got == [occur, ("dev:80E01805:recover", NPU, 0)] * len(reports)
+    die0 = f"{NPU}/die0"  # the NPU's HBM reports through its die 0's logical device (A3 ids, session 37)
+    occur = ("dev:80E01805", die0, 1)  # NotHandle: a warning
+    assert got == [occur, ("dev:80E01805:recover", die0, 0)] * len(reports)
 
 
 def _ended(sim: Simulation, kind: str) -> float:

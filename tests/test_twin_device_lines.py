@@ -13,13 +13,16 @@ from opsbrain.ingest import parse_line
 DT = datetime(2025, 3, 1, 10, 3, 20, 400000)
 
 
-def _line(code: str, occurs: bool = True, dev: int = 3) -> LogLine:
-    return LogLine(0.0, f"pod0/node1/npu{dev}", "device_os", "EVENT", fmt.device_os_event(DT, dev, code, occurs))
+def _line(code: str, occurs: bool = True, dev: int = 3, die: int = 0) -> LogLine:
+    """A device-OS line of die ``die`` of NPU ``dev`` (its A3 logical id ``dev * 2 + die``, session 37)."""
+    return LogLine(0.0, f"pod0/node1/npu{dev}", "device_os", "EVENT",
+                   fmt.device_os_event(DT, dev * 2 + die, code, occurs))
 
 
 def test_npu_smi_health_follows_the_drivers_event_lines() -> None:
     # before the envcheck reader followed the new line, a UCE left npu-smi's health word at OK
     assert _health([_line("80E01801")]) == {3: "Critical"}
+    assert _health([_line("80E01801", die=1)]) == {3: "Critical"}  # npu-smi's row is the NPU of either die
     assert _health([_line("80E01801"), _line("80E01801", occurs=False)]) == {}
     assert _health([_line("80E00209", dev=2)]) == {2: "Alarm"}
     assert _health([_line(fmt.HBM_CE_CODE)]) == {}

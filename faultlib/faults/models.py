@@ -147,7 +147,7 @@ class AicoreHang(FaultModel):
         npu = ids.npu_of(die) or die
         self.set_health(die, Health.FAILED)
         self.hit(die, "hang", "")
-        self.emit.device_event(npu, "80FA4E00")
+        self.emit.device_event(npu, "80FA4E00", part=die)  # the hung die's own logical device reports it
         yield self.wait(self.p.peer_timeout_report_s)
         self.emit.plog_runtime(npu, 507010)
         yield from self.repair_for_duration(die, held=npu)  # the chip is repaired (RestartNPU resets the chip)
@@ -305,7 +305,7 @@ class RocePortDown(FaultModel):
         if self.p.crc_burst > 0 and link in self.sim.topology.links:
             self.sim.telemetry.count("link_crc_total", link, float(math.ceil(self.rng.exponential(self.p.crc_burst))))
         self.set_health(port, Health.FAILED)
-        self.emit.device_event(npu, "81078603")
+        self.emit.device_event(npu, "81078603", part=port)  # reported by the port's die (its logical device)
         self.emit.hccn_link(port, up=False)
         for w in self.workloads_on(npu):
             if w.kind == "inference":
@@ -317,7 +317,7 @@ class RocePortDown(FaultModel):
             self.emit.plog_cqe(self.sim.topology.npus_of(peer)[0], node)
         if (yield from self.heal_after_duration()):
             self.set_health(port, Health.HEALTHY)
-            self.emit.device_event(npu, "81078603", recovered=True)  # the port is up again (session 35)
+            self.emit.device_event(npu, "81078603", recovered=True, part=port)  # the port is up again (session 35)
             self.emit.hccn_link(port, up=True)
         self.end()
 

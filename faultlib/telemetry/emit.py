@@ -54,7 +54,7 @@ class Emitter:
         at, up = self.boot(part)
         return self.sim.now - at + up
 
-    def device_event(self, npu: str, code: str, recovered: bool = False) -> bool:
+    def device_event(self, npu: str, code: str, recovered: bool = False, part: str | None = None) -> bool:
         """A device (NPU OS) fault event as the device's fault manager logs it (``event_id=0x<code>; ...``,
         :func:`~faultlib.telemetry.formats.device_os_event`), in the NPU's device log, at the EVENT level the line
         states; numbered as the driver numbers it since the device OS booted (:meth:`TelemetryHub.event_serials`:
@@ -63,16 +63,19 @@ class Emitter:
         nor does a resume of an event its device OS has not raised since it booted, nor (session 35, events35) an
         occurrence of an event it raised since and has not resumed: the driver reports an event once until it
         resumes. Whether the device reported the event (the driver hands only a reported event on, to the device
-        plugin among others: hicann/driver@ef377e95 dms_event.c:1456-1464)."""
+        plugin among others: hicann/driver@ef377e95 dms_event.c:1456-1464). ``part``: the die (or a die's RoCE port)
+        the event is of, whose A3 logical device reports it (session 37: ``device_id`` is that die's logical id,
+        :func:`~faultlib.telemetry.formats.device_index`); by default the NPU's die 0."""
         if self.sim.state.device_down(npu):
             return False
         at, up = self.boot(npu)
         key = fmt.norm_code(code)
         once = key not in RESUMED_EVENTS  # an event the twin never resumes is a one-time event
-        serials = self.hub.event_serials(npu, key, since=at, resume=recovered, once=once)
+        dev = fmt.device_index(part or npu)
+        serials = self.hub.event_serials(part or npu, key, since=at, resume=recovered, once=once)
         if serials is None:
             return False
-        line = fmt.device_os_event(self.sim.wallclock(), fmt.device_index(npu), code, assertion=not recovered,
+        line = fmt.device_os_event(self.sim.wallclock(), dev, code, assertion=not recovered,
                                    uptime_s=self.sim.now - at + up, serial=serials[0], notify=serials[1],
                                    raised=self.sim.wallclock(serials[2]), once=once and not recovered)
         self.hub.log(npu, "device_os", "EVENT", line)

@@ -129,21 +129,34 @@ def host_ip(node: str) -> str:
     return f"10.{p}.{n // 250}.{n % 250 + 1}"
 
 
-def device_index(cid: str) -> int:
-    """The device (logical NPU) id on its node: ``npu-smi``, ``dev-os-<n>``, ``Ascend910-<n>`` all use it."""
+def npu_index(cid: str) -> int:
+    """The NPU (package) id on its node: ``npu-smi``'s NPU ID (``npu-smi info -t temp -i <n> -c <chip>``)."""
     return ids.index(cid, "npu")
 
 
-def npu_of_device(node: str, device: int) -> str:
-    """Inverse of :func:`device_index`: the NPU id of device ``device`` on ``node``."""
-    return f"{node}/npu{device}"
+def device_index(cid: str, dies_per_npu: int = ids.A3_DIES_PER_NPU) -> int:
+    """The A3 logical device id (:func:`faultlib.ids.logical_device`) a device or program prints for ``cid``:
+    CANN's plog ``Device:``/``device_id``, the device OS's ``device_id=``, ``dev-os-<n>``, ``hisi_logs/device-<n>``,
+    the device plugin's ``LogicID``, ``hccn_tool -i <n>``. A die (``die<d>``) or its RoCE port (``roce<d>``) is its
+    own device; a part of the whole NPU (the NPU, its HBM) is given its die 0's id: the twin runs an NPU's one rank
+    on die 0 and keeps HBM per NPU (docs/formats.md, "A3 logical device ids")."""
+    last = cid.split("~", 1)[0].rsplit("/", 1)[-1]
+    d = 0
+    for seg in ("die", "roce"):
+        if last.startswith(seg) and last[len(seg):].isdigit():
+            d = int(last[len(seg):])
+    return ids.logical_device(npu_index(cid), d, dies_per_npu)
 
 
-def roce_devid(cid: str, dies_per_npu: int = 2) -> int:
-    """``hccn_tool -i <n>`` number of a die's RoCE port (``roce<d>`` or ``die<d>`` of NPU k: ``k * dies + d``)."""
-    last = cid.rsplit("/", 1)[-1]
-    d = ids.index(cid, "roce") if last.startswith("roce") else ids.index(cid, "die")
-    return device_index(cid) * dies_per_npu + d
+def npu_of_device(node: str, device: int, dies_per_npu: int = ids.A3_DIES_PER_NPU) -> str:
+    """The NPU id on ``node`` whose die is logical device ``device`` (inverse of :func:`device_index` up to the
+    die)."""
+    return f"{node}/npu{ids.npu_die(device, dies_per_npu)[0]}"
+
+
+def roce_devid(cid: str, dies_per_npu: int = ids.A3_DIES_PER_NPU) -> int:
+    """``hccn_tool -i <n>`` number of a die's RoCE port (``roce<d>`` or ``die<d>`` of NPU k): its die's logical id."""
+    return device_index(cid, dies_per_npu)
 
 
 def switch_port(module_id: str) -> int:

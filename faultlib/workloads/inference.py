@@ -274,9 +274,8 @@ class InferenceService(InferenceRates, Workload):
         """What a scheduler knows of an exited rank: its node, its device index (when one device), and the text the
         framework printed; never the plant component id or its health."""
         detail: dict[str, Any] = {"node": ids.node_of(component)}
-        npu = ids.npu_of(component)
-        if npu is not None:
-            detail["device"] = ids.index(npu, "npu")
+        if ids.npu_of(component) is not None:  # the rank's logical device (A3: a die's id, session 37)
+            detail["device"] = fmt.device_index(component)
         if reason:
             detail["reason"] = reason
         return detail

@@ -8,6 +8,7 @@ from collections import defaultdict
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from faultlib import ids
 from faultlib.telemetry import formats as fmt
 from faultlib.telemetry.records import LogLine
 
@@ -56,14 +57,14 @@ def npu_info(sim: Simulation, node: str, t: float, records: list[tuple[float, in
             "| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)         |",
             "+" + "=" * 27 + "+" + "=" * 15 + "+" + "=" * 52 + "+"]
     for npu in npus:
-        k = fmt.device_index(npu)
+        k = fmt.npu_index(npu)  # npu-smi's NPU ID (its Chip rows and -c name the dies)
         temp = read("npu_temp_c", npu, t)
         out.append(f"| {k:<5} 910C                | {health.get(k, 'OK'):<13} | NA          "
                    f"{_num(temp, 0):<17} 0    / 0               |")
         out.append(f"| 0                         | 0000:{0x80 + k:02X}:00.0  | NA          NA                "
                    "NA                    |")
     for npu in npus:
-        k = fmt.device_index(npu)
+        k = fmt.npu_index(npu)
         hbm = f"{npu}/hbm"
         out += ["", f"{NPU_SMI} info -t temp -i {k} -c 0", f"NPU ID                         : {k}",
                 f"NPU Temperature (C)            : {_num(read('npu_temp_c', npu, t))}",
@@ -83,7 +84,7 @@ def _health(device_lines: list[LogLine]) -> dict[int, str]:
     rx = re.compile(r"event_id=0x([0-9a-f]{8}); device_id=(\d+);.*? assertion=(\d)\[", re.I)
     for ln in device_lines:
         if m := rx.search(ln.text):
-            key = (int(m.group(2)), m.group(1))
+            key = (ids.npu_die(int(m.group(2)))[0], m.group(1))  # the logical device's NPU: npu-smi's row
             code = m.group(1).upper()
             level = fmt.DEVICE_CODES.get(code, ("NotHandle", ""))[0]
             sev = "" if code == fmt.HBM_CE_CODE else "major" if level in ("NotHandle", "SubHealth") else "critical"

@@ -187,7 +187,8 @@ class _Export:
                 if sep:
                     self.files.add(f"{w}/dmesg", fmt.dmesg_t(self.sim.wallclock(ln.t), body))
             elif ln.source == "device_os":
-                dev = ids.index(ln.origin, "npu") if ids.npu_of(ln.origin) else 0
+                m = _DEVICE_IN_TEXT.search(ln.text)  # the A3 logical device whose OS wrote it (else its NPU's die 0)
+                dev = int(next(g for g in m.groups() if g)) if m else fmt.device_index(ln.origin)
                 self.files.add(L.device_os_path(w, dev, self.stamp), ln.text)
                 if (ev := _DEVICE_EVENT.search(ln.text)) and (rec := fmt.history_record(
                         self.sim.wallclock(ln.t), ev.group(1), assertion=ev.group(2) != "0")):  # 1, 2: occurs

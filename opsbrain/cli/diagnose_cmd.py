@@ -303,6 +303,8 @@ def _verdict_line(d: dict[str, Any], bar: float) -> str:
             f"{r['component']}'s own failure on {', '.join(r['hosts']) or 'the input'}" for r in own)
     root = d.get("root") or {}
     chip = f" (chip {root['chip']})" if root.get("chip") is not None and root.get("device") is not None else ""
+    if root.get("die") is not None and root.get("device") is not None:  # an A3 die (session 37)
+        chip = f" die {root['die']} (logical device {root['logic_id']})"
     where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) + chip or root.get(
         "name") or d.get("component") or "no host or device named"
     if found_nothing(d):

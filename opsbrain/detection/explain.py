@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from opsbrain.ingest import Signal
+from opsbrain.ingest.where import reporting_npu
 from opsbrain.verdict import Diagnosis
 
 
@@ -44,7 +45,7 @@ def beside(sig: Signal, d: Diagnosis | None, placement: dict[str, list[str]],
     if d is None or d.abstained or d.component is None or is_job_report(sig, placement):
         return False
     if sig.component is not None:
-        if related(sig.component, d.component):
+        if related(reporting_npu(sig.component), d.component):  # an A3 die's line speaks for its NPU
             return False
     elif sig.host is None or within(sig.host, d.component):
         return False

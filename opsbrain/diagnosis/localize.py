@@ -50,8 +50,9 @@ def _by_rule(rule: str, signals: list[Signal]) -> str | None:
             s.component for s in signals if s.kind.startswith("swfault:") and "l1sw" in (s.component or ""))
     if rule == "l2_switch":
         return _most(l2_of_link(ln) for ln in down)
-    if rule == "die":
-        die = _most(s.component for s in signals if s.component and "/die" in s.component)
+    if rule == "die":  # the die whose own device OS reports the fault (a rank's process on its sibling names its own)
+        die = _most(s.component for s in signals if s.component and "/die" in s.component and s.kind.startswith(
+            "dev:")) or _most(s.component for s in signals if s.component and "/die" in s.component)
         return die or _most(npu_id(s.component) for s in signals if _hw(s))
     if rule == "npu":
         return _most(npu_id(s.component) for s in signals if _hw(s)) or _most(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from opsbrain.ingest.parsers import parse_line
 from opsbrain.ingest.signal import Signal
+from opsbrain.ingest.where import device_component, is_twin_node
 
 JOB_KINDS = {"crash", "timeout", "stalled", "instance_crash", "instance_hang", "instance_down", "instance_stalled",
              "recover_failed", "checkpoint_failed"}
@@ -19,7 +20,8 @@ def parse_job_event(job: str, kind: str, detail: dict[str, object], t: float,
     named = detail.get("node")
     node = named if isinstance(named, str) else None
     dev = detail.get("device")
-    comp = f"{node}/npu{dev}" if node and isinstance(dev, int) and not isinstance(dev, bool) else None  # node + index
+    comp = (device_component(node, dev, is_twin_node(node))  # node + index (on an A3 node: a die's logical id)
+            if node and isinstance(dev, int) and not isinstance(dev, bool) else None)
     where = str(comp or node or detail.get("instance") or job)
     out = [Signal(t, f"job:{kind}", where, None, 2, f"{job}: {kind}")]
     reason = detail.get("reason")

@@ -15,6 +15,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from faultlib.ids import logical_device, npu_die
 from opsbrain.ingest.screen import screened
 
 if TYPE_CHECKING:
@@ -141,6 +142,38 @@ def npu_component(node: str | None, dev: int | None) -> str | None:
     return f"{node}/npu{dev}" if node else f"npu{dev}"
 
 
+def is_twin_node(node: str | None) -> bool:
+    """Whether ``node`` is one of the twin's (``pod0/node7``): an Atlas A3 node, whose device ids are logical ids."""
+    return bool(node and twin_node(node.replace("/", "-")))
+
+
+def device_component(node: str | None, dev: int | None, twin: bool) -> str | None:
+    """The component a device id names. On an Atlas A3 node (``twin``: the twin's nodes) the id is a die's logical
+    device id, mapped back to that die (``3`` -> ``<node>/npu1/die1``, :func:`faultlib.ids.npu_die`, session 37);
+    elsewhere the device as written (``<node>/npu3``: one device per NPU, as on Atlas A2)."""
+    if dev is None or not (twin and node):
+        return npu_component(node, dev)
+    k, d = npu_die(dev)
+    return f"{node}/npu{k}/die{d}"
+
+
+_DIE_OF_NPU = re.compile(r"^(.*/npu\d+)/die\d+$")
+
+
+def reporting_npu(comp: str) -> str:
+    """The part a die's report speaks for: its NPU (``pod0/node3/npu1/die0`` -> ``pod0/node3/npu1``), any other
+    component itself. An A3 die's logical device reports for the whole package too (its HBM, the rank the twin runs
+    there; session 37), so a die's line is read as its NPU's where lines are grouped with a diagnosed root or
+    matched to a fault, as the NPU-numbered lines were before; a root at the die keeps the die."""
+    m = _DIE_OF_NPU.match(comp)
+    return m.group(1) if m else comp
+
+
+def twin_device(npu_index: int) -> int:
+    """The logical id a twin node's log names for a part of NPU ``npu_index`` as a whole (its die 0's)."""
+    return logical_device(npu_index, 0)
+
+
 _NPU_SEG = re.compile(r"npu\d+$")
 _PART_SEG = re.compile(r"(npu|cpu|l1sw)\d+$|qingtian$|hbm$|die\d+$|roce\d+$")
 
@@ -191,15 +224,23 @@ def node_of(comp: str | None) -> str | None:
     return parts[0]
 
 
+_DIE = re.compile(r"/npu(\d+)/die(\d+)$")
+
+
 def user_terms(comp: str | None) -> dict[str, object]:
-    """A component in an operator's terms: host and device index (and the id itself)."""
+    """A component in an operator's terms: host and device index (npu-smi's NPU ID; and the id itself); for a die,
+    also its die (npu-smi's Chip ID) and its logical device id (Chip Logic ID, the id its logs print): ``die``,
+    ``logic_id`` (session 37)."""
     if not comp:
         return {"component": None, "host": None, "device": None}
     npu = npu_of(comp)
     dev = int(npu.rsplit("npu", 1)[1]) if npu else None
     node = node_of(comp)
     host = node.replace("/", "-") if node and node.startswith("pod") else node
-    return {"component": comp, "host": host, "device": dev}
+    out: dict[str, object] = {"component": comp, "host": host, "device": dev}
+    if m := _DIE.search(comp):
+        out |= {"die": int(m.group(2)), "logic_id": logical_device(int(m.group(1)), int(m.group(2)))}
+    return out
 
 
 def with_host(s: Signal, host: str) -> Signal:

@@ -44,6 +44,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from faultlib import ids
+from opsbrain.ingest.where import reporting_npu
 from opsbrain.runner.dips import RECOVERY_SHARE, RECOVERY_WINDOW_S, Series, rate_at, recover
 
 
@@ -186,7 +187,8 @@ def covers(target: str, components: set[str]) -> bool:
     a failed L2 chip. Narrower than :func:`names_target`: a whole that holds a link (its node's switch-fault line)
     does not name that link."""
     npu = None if "~" in target else ids.npu_of(target)
-    return any(c in (target, npu) or inside(c, target) or ("~" in c and c.endswith("~" + target)) for c in components)
+    return any(c in (target, npu) or inside(c, target) or ("~" in c and c.endswith("~" + target))
+               for c in map(reported, components))
 
 
 class PartIndex:
@@ -195,8 +197,8 @@ class PartIndex:
 
     def __init__(self, items: Iterable[tuple[str, Any]]) -> None:
         self.by_comp: dict[str, list[Any]] = {}
-        for comp, item in items:
-            self.by_comp.setdefault(comp, []).append(item)
+        for comp, item in items:  # a die under its NPU (:func:`reported`)
+            self.by_comp.setdefault(reported(comp), []).append(item)
         self.ordered = sorted(self.by_comp)
         self.by_end: dict[str, list[str]] = {}  # L2 end -> the links named with it
         for c in self.by_comp:
@@ -311,9 +313,14 @@ def inside(part: str, whole: str) -> bool:
     return part.startswith(whole + "/") or part.startswith(whole + "~")
 
 
+reported = reporting_npu  # (a die's report counts as its NPU's in matching)
+
+
 def most_specific(components: set[str]) -> set[str]:
     """The components no other named component lies inside: a node drops out when one of its links or devices is
-    named, as an operator reads a node-level report sent alongside a link-down as that link's, not the node's."""
+    named, as an operator reads a node-level report sent alongside a link-down as that link's, not the node's. A
+    die counts as its NPU (:func:`reported`)."""
+    components = {reported(c) for c in components}
     ordered = sorted(components)
 
     def holds_another(c: str) -> bool:

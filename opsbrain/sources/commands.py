@@ -196,7 +196,7 @@ def render_twin_npu_smi(sim: Simulation, node: str, t: float | None = None) -> s
         return None
     store = sim.telemetry.metrics
     npus = sorted((n for n in sim.topology.by_kind.get("npu", ()) if n.startswith(node + "/")),
-                  key=fmt.device_index)
+                  key=fmt.npu_index)
     temps = store.read_many("npu_temp_c", npus, t)
     bar = "+===========================+===============+====================================================+"
     out = ["/usr/local/bin/npu-smi info",
@@ -206,7 +206,7 @@ def render_twin_npu_smi(sim: Simulation, node: str, t: float | None = None) -> s
            "| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|",
            "| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |", bar]
     for npu, temp in zip(npus, temps, strict=True):
-        k = fmt.device_index(npu)
+        k = fmt.npu_index(npu)
         tc = f"{temp:.0f}" if temp == temp else "NA"
         out.append(f"| {k:<5} {'910C':<19} | {'NA':<13} | {'NA':<11} {tc:<17} {'NA':<21}|")
         out.append(f"| {0:<25} | {'NA':<13} | {'NA':<11} {'NA':<17} {'NA':<21}|")
@@ -215,7 +215,7 @@ def render_twin_npu_smi(sim: Simulation, node: str, t: float | None = None) -> s
     ce = store.read_many("hbm_ce_total", hbms, t, default=0.0)
     rows = store.read_many("hbm_isolated_rows", hbms, t, default=0.0)
     for npu, c, r in zip(npus, ce, rows, strict=True):
-        k = fmt.device_index(npu)
+        k = fmt.npu_index(npu)
         out += ["", f"/usr/local/bin/npu-smi info -i {k} -t ecc",
                 f"        NPU ID                                   : {k}",
                 "        Chip Count                               : 1", "",

@@ -37,7 +37,7 @@ def render_twin_page(sim: Simulation, t: float | None = None, optics: bool = Tru
     age = store.read_many("npu_heartbeat_age_s", npus, t)
     chip_ms = [ms - int(round(a * 1000)) if math.isfinite(a) else ms for a in age]
     hosts = [fmt.hostname(n) for n in npus]
-    lab = [f'id="{fmt.device_index(n)}",instance="{h}"' for n, h in zip(npus, hosts, strict=True)]
+    lab = [f'id="{fmt.npu_index(n)}",instance="{h}"' for n, h in zip(npus, hosts, strict=True)]
     out = ["# HELP machine_npu_nums Amount of npu installed on the machine.", "# TYPE machine_npu_nums gauge"]
     nodes = sorted({h for n, h in zip(npus, hosts, strict=True) if n not in gone})
     on_bus = store.read_many("npu_on_bus", npus, t, default=1.0)  # a chip off the bus is not listed by the driver

@@ -59,9 +59,15 @@ class LineCtx:
         self.out.append(Signal(self.t, kind, comp, self.origin or self.host, self.sev if sev is None else sev,
                                self.text, peer, device))
 
+    def is_twin(self) -> bool:
+        """Whether the twin's conventions apply (its nodes are Atlas A3: device ids are dies' logical ids)."""
+        return self.twin if self.twin is not None else where.is_twin_node(self.node)
+
     def npu(self, dev: int | None = None) -> str | None:
+        """The component device ``dev`` (default: the line's, :meth:`device`) names on the line's node: on an A3
+        node the die of that logical id (:func:`opsbrain.ingest.where.device_component`)."""
         d = self.device() if dev is None else dev
-        return where.npu_component(self.node, d)
+        return where.device_component(self.node, d, self.is_twin())
 
     def device(self) -> int | None:
         """The device the text names; else the device whose own log held the line: by the file's path
@@ -71,7 +77,8 @@ class LineCtx:
             if self._dev is None:
                 self._dev = self.file_device
             if self._dev is None and self.origin and (m := _ORIGIN_NPU.search(self.origin)):
-                self._dev = int(m.group(1))
+                k = int(m.group(1))  # the NPU the twin logged it for: on its A3 nodes, that NPU's die 0
+                self._dev = where.twin_device(k) if self.is_twin() else k
         return self._dev
 
 

@@ -173,7 +173,7 @@ def parse(ctx: LineCtx) -> bool:
         code, state = m.group(1).upper(), (m.group(2) or "occur").lower()
         state = "recover" if state in ("recover", "0") else "occur"
         comp = ctx.npu()
-        if comp and (d := RE_DIE.search(text)):
+        if comp and "/die" not in comp and (d := RE_DIE.search(text)):
             comp = f"{comp}/die{d.group(1)}"
         sev = level_severity(code) if state == "occur" and ctx.sev == 0 else None  # EVENT / INFO lines only
         ctx.add(f"dev:{code}" + (":recover" if state == "recover" else ""), comp, sev, device=ctx.device())
@@ -181,7 +181,8 @@ def parse(ctx: LineCtx) -> bool:
     if m := RE_DP_EVENT.search(text):
         host, state, card_id, logic_id, codes, lvl = m.groups()
         card = int(card_id if card_id is not None else logic_id)
-        comp = where.npu_component(where.node_component(host) or ctx.node, card)
+        node = where.node_component(host) or ctx.node  # the node the line names (a real host's ids stay as written)
+        comp = where.device_component(node, card, ctx.twin if ctx.twin is not None else where.is_twin_node(node))
         for code in re.split(r"[,;|]", codes.upper()):
             if state.lower() == "recovery":
                 ctx.add(f"plugin:{code}:recover", comp, 0, device=card)
@@ -218,8 +219,8 @@ def parse(ctx: LineCtx) -> bool:
         return True
     if m := RE_SMI_HEALTH.search(text):
         dev = int(m.group(1))
-        ctx.add(f"smi:{m.group(2).lower()}", ctx.npu(dev), 2 if m.group(2).lower() in ("alarm", "critical") else 1,
-                device=dev)
+        ctx.add(f"smi:{m.group(2).lower()}", where.npu_component(ctx.node, dev),  # npu-smi's NPU ID, not a logical
+                2 if m.group(2).lower() in ("alarm", "critical") else 1, device=dev)  # id (A3: the package's row)
         return True
     if not (ctx.stated and ctx.sev == 0):
         _bare_event(ctx, text)

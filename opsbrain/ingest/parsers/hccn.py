@@ -10,7 +10,6 @@ import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.screen import group_of, screened
-from opsbrain.ingest.where import twin_node
 
 RE_LINK_STAT = screened(r"\[(?:devid|device) (\d+)\]\s+\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s+LINK (UP|DOWN)")
 """A link-history record of ``hccn_tool -i N -link_stat -g``, tagged ``[devid N]`` or, as the MindCluster FaultDiag
@@ -43,12 +42,11 @@ RE_DEV_ID = screened(r"dev_id:\s*(\d+)|device-(\d+)", context=True)
 
 
 def _port(ctx: LineCtx, devid: int) -> str | None:
-    """The RoCE port an hccn_tool ``devid`` names: on the twin, which gives each NPU two ports, port ``devid % 2`` of
-    NPU ``devid // 2``; on a real host (one port per NPU) NPU ``devid``."""
-    twin = ctx.twin if ctx.twin is not None else bool(ctx.node and twin_node(ctx.node.replace("/", "-")))
-    if twin:
-        return f"{ctx.node}/npu{devid // 2}/roce{devid % 2}"
-    return ctx.npu(devid)
+    """The RoCE port an hccn_tool ``devid`` names: on the twin (Atlas A3: one port per die, ``devid`` a die's
+    logical id) the port of that die (:func:`opsbrain.ingest.where.device_component`); on a real host (one port per
+    NPU) NPU ``devid``."""
+    comp = ctx.npu(devid)
+    return comp.replace("/die", "/roce") if comp and ctx.is_twin() else comp
 
 
 _ANY = group_of(globals())
