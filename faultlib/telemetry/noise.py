@@ -117,7 +117,9 @@ class NoiseParams(ParamGroup):
     temp_step_sd_c: float = P(1.5, "degC", A + "wander of a reading around the chip's baseline between updates", ge=0)
     temp_update_interval_s: float = P(
         12 * 3600.0, "s", "reason: cost bound. Temperature under steady load is near constant, so each NPU's reading "
-        "is re-drawn on average twice a day (~770 events/day per pod) rather than sampled every second", gt=0)
+        "is re-drawn on average twice a day (~770 events/day per pod) rather than sampled every second; a chip that "
+        "does not beat (down, or its host stopped) is not re-drawn: nothing reads it, its reading holds (session 37)",
+        gt=0)
 
     # ---- heartbeat -------------------------------------------------------------------------------------------
     npu_heartbeat_period_s: float = P(
