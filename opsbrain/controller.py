@@ -295,7 +295,8 @@ class Controller:
                 return None
             owner = self.open_owner(part)
             if owner is None and self.sim.state.health(part) in (Health.ISOLATED, Health.CORDONED):
-                owner = next((self.open_owner(p) for p in self.part_owner if p.startswith(part + "/")), None)
+                inside = [p for p in self.part_owner if p.startswith(part + "/")]  # open_owner may drop entries
+                owner = next((o for p in inside if (o := self.open_owner(p)) is not None), None)
             owners.add(owner)
         return owners.pop() if len(owners) == 1 else None
 
