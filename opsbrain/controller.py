@@ -6,6 +6,7 @@ the topology and where workloads are placed. It never reads ``sim.faults`` or th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -16,6 +17,7 @@ from faultlib.telemetry import JobEvent, LogLine
 from opsbrain import livereadings
 from opsbrain.detection import Detector, DetectorParams, Incident, LinkHistory
 from opsbrain.detection.detector import anchors
+from opsbrain.detection.explain import is_job_report
 from opsbrain.detection.watchdog import ProgressWatchdog
 from opsbrain.diagnosis.knowledge import another_fault
 from opsbrain.ingest import Signal, parse_job_event
@@ -28,6 +30,8 @@ if TYPE_CHECKING:
     from faultlib.engine import Simulation
 
 
+RANK_LINE = re.compile(r"\[rank(\d+)\]:")
+"""A training rank's line (torch_npu prefixes what a rank prints with ``[rankN]:``)."""
 JOB_FAILURES = ("job:crash", "job:timeout")
 """Scheduler events of a training job that failed (its processes exited, or its collective timed out)."""
 DUPLICATE_WINDOW_S = 600.0
@@ -212,6 +216,8 @@ class Controller:
         on_link = not self.once and d.component is not None and d.component in self.sim.topology.links
         owner = None if d.component is None or (d.abstained and not on_link) else self.open_owner(
             d.component, named=not d.abstained)
+        if d.abstained and not on_link:  # reports only from parts a response holds are that response's (session 37)
+            owner = self._holder_of_reports(inc)
         if owner is not None and owner != inc.id:
             self.duplicates[inc.id] = owner  # one open incident per part: this one joins it
             return
@@ -263,6 +269,36 @@ class Controller:
                 return owner[0]
             del self.part_owner[part]
         return None
+
+    def rank_device(self, sig: Signal) -> str | None:
+        """The device a training rank's line (``[rankN]:`` on the host that printed it) ran on. A training job holds
+        whole nodes, its ranks in node order (the rank table lists server by server, device 0 up), so rank N sits on
+        its server's NPU N mod the server's NPU count, whichever placement printed it."""
+        m = RANK_LINE.search(sig.text) if sig.host else None
+        if m is None or not any(w.kind == "training" for w in self.sim.workloads.values()):
+            return None
+        npus = self.sim.topology.npus_of(sig.host) if sig.host in self.sim.topology.kind else []
+        return npus[int(m.group(1)) % len(npus)] if npus else None
+
+    def _holder_of_reports(self, inc: Incident) -> str | None:
+        """The one open incident that holds every part ``inc``'s reports come from (the part a report names, a
+        rank's device), or a part inside it when our hand took it out of service (an NPU isolated for its HBM): what
+        such a part reports is that response's consequence, not a fault of its own. A restart placed before another
+        response isolated one of its chips fails on it at its end (507033, device set-up) ~8 min later. None when a
+        report names no part, or the parts have no single holder. Job events are consequences and do not count."""
+        owners: set[str | None] = set()
+        for s in inc.signals:
+            if is_job_report(s, self.placement):
+                continue
+            part = s.component or self.rank_device(s)
+            if part is None:
+                return None
+            owner = self.open_owner(part)
+            if owner is None and self.sim.state.health(part) in (Health.ISOLATED, Health.CORDONED):
+                inside = [p for p in self.part_owner if p.startswith(part + "/")]  # open_owner may drop entries
+                owner = next((o for p in inside if (o := self.open_owner(p)) is not None), None)
+            owners.add(owner)
+        return owners.pop() if len(owners) == 1 else None
 
     @property
     def incidents(self) -> list[Incident]:

@@ -3,15 +3,18 @@
 A file holds a magic line, one JSON header line (what the caller names -- the digest of the file the arrays come
 from, shapes, tokens -- plus each array's type code, offset and size, and the Adler-32 of all the bytes) and the
 arrays' bytes. :func:`read` gives the header and the arrays only when the file is whole and names the digest asked
-for; :func:`store` writes a file atomically and keeps the newest few of its kind. A cache that cannot be read or
-written is no error: the caller decodes its source as before (session 36: the diagnosis model's inflated arrays,
-:mod:`opsbrain.diagnosis.npzplain`; the text model's parsed weights, :mod:`opsbrain.diagnosis.realtext`).
+for, and marks it used (its modification time set to now: session 37); :func:`store` writes a file atomically and
+keeps the few of its kind used last (before session 37: written last, so a copy read by every run but written
+before others was the one dropped). A cache that cannot be read or written is no error: the caller decodes its
+source as before (session 36: the diagnosis model's inflated arrays, :mod:`opsbrain.diagnosis.npzplain`; the text
+model's parsed weights, :mod:`opsbrain.diagnosis.realtext`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import zlib
 from array import array
 from pathlib import Path
@@ -19,7 +22,7 @@ from typing import Any
 
 MAGIC = b"opsbrain raw arrays 1\n"
 KEPT = 2
-"""Files of one kind (prefix) kept in the cache directory: the one used now and the one before it."""
+"""Files of one kind (prefix) kept in the cache directory: the two used last (read or written)."""
 
 
 def path_for(cache_dir: Path, prefix: str, digest: str) -> Path:
@@ -42,13 +45,16 @@ def read(path: Path, digest: str) -> tuple[dict[str, Any], dict[str, array[Any]]
             data = array(code)
             data.frombytes(body[start:start + size])
             out[name] = data
+        with contextlib.suppress(OSError):  # used now: the pruning in store keeps the files used last
+            os.utime(path)
         return head, out
     return None
 
 
 def store(path: Path, digest: str, head: dict[str, Any], arrays: dict[str, array[Any]]) -> None:
     """Write ``arrays`` with ``head`` (JSON-able) at ``path``, made from ``digest``; then drop all but the
-    :data:`KEPT` newest files of the same prefix (the name up to the digest)."""
+    :data:`KEPT` files of the same prefix (the name up to the digest) used last (read or written: their modification
+    time, which :func:`read` sets)."""
     from opsbrain.errors import InputError
     from opsbrain.fsio import write_atomic
 

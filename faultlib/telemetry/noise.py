@@ -14,7 +14,8 @@ so cost grows with events, not with components x simulated seconds.
   ``link_down_total`` + 1. Links that are not fully healthy (a fault owns them) are skipped.
 - Link error counters: ``link_fec_corrected_total`` (pre-FEC BER x line rate) and ``link_crc_total`` slopes.
 - Temperatures: ``npu_temp_c`` and ``hbm_temp_c`` per NPU / HBM, piecewise constant, re-read every few hours.
-  Noise never overwrites a temperature it did not write last (a fault model owns it from then on).
+  Noise never overwrites a temperature it did not write last (a fault model owns it from then on), nor one of a
+  chip that does not beat (down, or its host stopped: nothing reads it; session 37, before it was redrawn).
 - Heartbeat: ``npu_heartbeat_age_s`` per NPU is 0 while the NPU beats (every ``npu_heartbeat_period_s``; the
   plant does not record each beat). When the NPU stops (it or its node goes FAILED/RESETTING, or a fault calls
   :func:`stop_heartbeat`) the plant writes the age since the last beat with slope 1, so a reader at ``t`` sees
@@ -116,7 +117,9 @@ class NoiseParams(ParamGroup):
     temp_step_sd_c: float = P(1.5, "degC", A + "wander of a reading around the chip's baseline between updates", ge=0)
     temp_update_interval_s: float = P(
         12 * 3600.0, "s", "reason: cost bound. Temperature under steady load is near constant, so each NPU's reading "
-        "is re-drawn on average twice a day (~770 events/day per pod) rather than sampled every second", gt=0)
+        "is re-drawn on average twice a day (~770 events/day per pod) rather than sampled every second; a chip that "
+        "does not beat (down, or its host stopped) is not re-drawn: nothing reads it, its reading holds (session 37)",
+        gt=0)
 
     # ---- heartbeat -------------------------------------------------------------------------------------------
     npu_heartbeat_period_s: float = P(
@@ -355,6 +358,8 @@ class _Background:
             yield sim.env.timeout(draw.exp(mean_gap))
             npu = self.npus[draw.index(len(self.npus))]
             dn, dh = draw.normal(p.temp_step_sd_c), draw.normal(p.temp_step_sd_c)
+            if not self._beating(npu):  # a chip that does not beat is not read: its reading holds (session 37)
+                continue  # (its draws are still taken: the other chips' stream is unchanged)
             if self._owns_temp("npu_temp_c", npu):
                 self._write_temp("npu_temp_c", npu, self.npu_temp0[npu] + dn)
             if self._owns_temp("hbm_temp_c", f"{npu}/hbm"):

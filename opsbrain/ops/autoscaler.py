@@ -12,6 +12,11 @@ Every ``interval_s`` the policy reads what a serving scheduler sees -- the route
    cordoned, failed, rebooting, nor with a chip down) of one pod (the pod with most free nodes), weights from the EMS
    pool; retires surplus instances only after the demand stayed below for ``scale_down_hold_s``.
 
+A scale-up it cannot make (the NPU budget, or no pod with enough free serviceable nodes) is a refusal: one entry of
+:attr:`Autoscaler.refusals` per run of consecutive decisions refused for the same role and reason (when it began and
+last held, how many decisions, the reason in figures), so the journal and the report say why the pool stayed short
+(session 37: refusals were kept only as scale events, counted but never shown).
+
 Actions go through the service's control actions (:meth:`ElasticInferenceService.add_instance` /
 ``retire_instance``); their durations are the twin's sourced distributions. The policy never reads the fault list.
 """
@@ -73,6 +78,8 @@ class Autoscaler:
         self.decode_nodes = decode_nodes or service.p.decode_nodes
         self.prefill_nodes = prefill_nodes or service.p.prefill_nodes_per_instance
         self.events: list[ScaleEvent] = []
+        self.refusals: list[dict[str, Any]] = []  # runs of refused scale-ups (see the module docstring)
+        self._refusing: dict[str, dict[str, Any]] = {}  # role -> its refusal run still going on at the last decision
         self._starting: set[str] = set()
         self._down_since: dict[str, float] = {}
         self._aside: set[str] = set()  # nodes of lost instances, until they look healthy
@@ -123,6 +130,7 @@ class Autoscaler:
                 self._retire(qual, "lost", aside=True)
         insts = self.svc.instances()
         want = self.wanted(self.demand_req_s())
+        refused_before = {role: (run, run["times"]) for role, run in self._refusing.items()}
         for role in ("decode", "prefill"):
             mine = [q for q, i in insts.items() if i["role"] == role]
             have = len(mine)
@@ -139,6 +147,9 @@ class Autoscaler:
                     self._surplus_since[role] = now
             else:
                 self._surplus_since.pop(role, None)
+        for role, (run, times) in refused_before.items():  # a decision not refused ends the role's run of refusals
+            if self._refusing.get(role) is run and run["times"] == times:
+                del self._refusing[role]
 
     def _retire(self, qual: str, why: str, aside: bool = False) -> None:
         try:
@@ -151,19 +162,35 @@ class Autoscaler:
             self._aside.update(freed)
         self.events.append(ScaleEvent(self.sim.now, "retire", qual, {"reason": why, "nodes": len(freed)}))
 
+    def _refuse(self, role: Role, reason: str, **detail: Any) -> bool:
+        """Record a scale-up of ``role`` refused for ``reason`` (a run of them: see the module docstring)."""
+        now = self.sim.now
+        self.events.append(ScaleEvent(now, "refused", role, {"reason": reason, **detail}))
+        run = self._refusing.get(role)
+        if run is None or run["reason"] != reason:
+            run = {"role": role, "reason": reason, "first_s": now, "last_s": now, "times": 0, **detail}
+            self._refusing[role] = run
+            self.refusals.append(run)
+        run.update(detail, last_s=now, times=run["times"] + 1)
+        return False
+
     def _start(self, role: Role) -> bool:
         size = self.decode_nodes if role == "decode" else self.prefill_nodes
         npn = self.sim.topology.params.npus_per_node
-        if self.svc.allocated_npus() + size * npn > self.budget:
-            self.events.append(ScaleEvent(self.sim.now, "refused", role, {"reason": "NPU budget"}))
-            return False
+        held = self.svc.allocated_npus()
+        if held + size * npn > self.budget:
+            return self._refuse(role, "NPU budget", detail=f"{held} NPUs allocated + {size * npn} for one more "
+                                f"{role} instance > the budget of {self.budget}")
         by_pod: dict[str, list[str]] = {}
         for n in self.free_nodes():
             by_pod.setdefault(ids.pod_of(n) or "", []).append(n)
         fits = [ns for ns in by_pod.values() if len(ns) >= size]
         if not fits:
-            self.events.append(ScaleEvent(self.sim.now, "refused", role, {"reason": "no free healthy nodes"}))
-            return False
+            most = max((len(ns) for ns in by_pod.values()), default=0)
+            unfit = sum(1 for n in self.pool if not self._node_ok(n))
+            return self._refuse(role, "no serviceable node", detail=f"a {role} instance needs {size} free serviceable "
+                                f"nodes in one pod; the most free in a pod: {most} ({unfit} of the autoscaler's "
+                                f"{len(self.pool)} nodes not serviceable, {len(self._aside)} set aside)")
         nodes = max(fits, key=len)[:size]
         qual, proc = self.svc.add_instance(role, nodes)
         self._starting.add(qual)

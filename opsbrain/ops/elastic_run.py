@@ -250,6 +250,7 @@ def summarize(sim: Simulation, svc: ElasticInferenceService, setup: ElasticSetup
         "violation_s": float(np.sum([b - a for a, b in viol])) if viol else 0.0,
         "peak_tokens_per_s": setup.peak_tokens_per_s,
         "scale_events": len(scaler.events) if scaler else 0,
+        "refusals": [dict(r) for r in scaler.refusals] if scaler else [],  # refused scale-ups (session 37)
         "decode_npus_per_node": npn,
         "slo_ok_tokens": ok_tokens,
     }

@@ -46,6 +46,8 @@ def run_elastic_block(b: ElasticBlock, seeds: list[int], demand_scale: float = 1
             "tokens_per_s_per_npu": _pct([r["tokens_per_s_per_npu"] for r in rows]),
             "npu_hours_allocated": _pct([r["npu_hours_allocated"] for r in rows]),
             "npu_hours_idle": _pct([r["npu_hours_idle"] for r in rows]),
+            # each run of refused scale-ups, with its seed (session 37: counted in scale events, never shown)
+            "refusals": [{"seed": s, **x} for s, r in zip(seeds, rows, strict=True) for x in r["refusals"]],
         }
         out["decode_tokens_per_s_per_npu_at_slo_bound"] = rows[0]["decode_tokens_per_s_per_npu_at_slo_bound"]
     return out

@@ -121,6 +121,11 @@ def _tables(m: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
                 if pol in e]
         out.append((f"Elastic serving, demand x{e['demand_scale']:g}",
                     ["policy", "SLO min", "SLO p50", "time to SLO p90 s", "tok/s/NPU p50", "NPU-h p50"], rows))
+        refusals = [[pol, str(x["seed"]), x["role"], x["reason"], _f(x["first_s"]), _f(x["last_s"]), str(x["times"]),
+                     x.get("detail", "")] for pol in ("autoscale",) if pol in e for x in e[pol].get("refusals", [])]
+        if refusals:  # session 37: the autoscaler's refused scale-ups, with their reasons
+            out.append((f"Autoscaler refusals, demand x{e['demand_scale']:g}",
+                        ["policy", "seed", "role", "reason", "from s", "until s", "decisions", "detail"], refusals))
     for s in m["schedule"]:
         keys = ("node_switch_s", "to_training_s", "to_inference_s", "whole_switch_s", "training_node_ready_s")
         rows = [[k, _f(s[k]["p50"]), _f(s[k]["p90"]), _f(s[k]["max"])] for k in keys if k in s]

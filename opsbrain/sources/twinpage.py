@@ -24,6 +24,9 @@ def render_twin_page(sim: Simulation, t: float | None = None, optics: bool = Tru
 
     Read only from what an operator sees (the metric store and the DOM readings, as the twin's sweep reads them):
     chip series carry the time the chip was last read (``t`` minus its heartbeat age), the others ``t``.
+    As npu-exporter (session 37; docs/formats.md): a chip off the bus is not in the driver's device list, so it has
+    no series at all (before, it left ``machine_npu_nums`` only). A chip that is down but listed keeps its rows: its
+    readings hold (nothing redraws them) and its stamps age with its heartbeat.
     ``optics=False`` leaves out the switch-port optical and CRC series (the NPUs' own series only, their RoCE FCS
     and HCCS CRC counters included: :func:`_link_error_series`).
     """
@@ -32,16 +35,17 @@ def render_twin_page(sim: Simulation, t: float | None = None, optics: bool = Tru
     t = sim.now if t is None else float(t)
     store = sim.telemetry.scraped  # a stopped host's exporter serves nothing: its rows are left out
     npus = sorted(sim.topology.by_kind.get("npu", ()))
-    gone = {npus[i] for i, _since in store.absent(npus, t)}
+    on_bus = store.read_many("npu_on_bus", npus, t, default=1.0)  # a chip off the bus is not listed by the driver
+    stopped = {npus[i] for i, _since in store.absent(npus, t)}
+    gone = stopped | {n for n, on in zip(npus, on_bus, strict=True) if not on}  # no series at all
     ms = int(round(sim.wallclock(t).timestamp() * 1000))
     age = store.read_many("npu_heartbeat_age_s", npus, t)
     chip_ms = [ms - int(round(a * 1000)) if math.isfinite(a) else ms for a in age]
     hosts = [fmt.hostname(n) for n in npus]
     lab = [f'id="{fmt.npu_index(n)}",instance="{h}"' for n, h in zip(npus, hosts, strict=True)]
     out = ["# HELP machine_npu_nums Amount of npu installed on the machine.", "# TYPE machine_npu_nums gauge"]
-    nodes = sorted({h for n, h in zip(npus, hosts, strict=True) if n not in gone})
-    on_bus = store.read_many("npu_on_bus", npus, t, default=1.0)  # a chip off the bus is not listed by the driver
-    listed = Counter(h for h, on in zip(hosts, on_bus, strict=True) if on)
+    nodes = sorted({h for n, h in zip(npus, hosts, strict=True) if n not in stopped})
+    listed = Counter(h for n, h in zip(npus, hosts, strict=True) if n not in gone)
     out += [f'machine_npu_nums{{instance="{h}"}} {listed[h]} {ms}' for h in nodes]
     hbms = [n + "/hbm" for n in npus]
     for name, metric, comps, default in (
@@ -51,7 +55,8 @@ def render_twin_page(sim: Simulation, t: float | None = None, optics: bool = Tru
             ("npu_chip_info_hbm_ecc_double_bit_isolated_pages_cnt", "hbm_isolated_rows", hbms, math.nan)):
         vals = store.read_many(metric, comps, t, default=default)
         _series(out, name, f"the npu {name.removeprefix('npu_chip_info_').replace('_', ' ')}",
-                ((lab[i], float(v), chip_ms[i]) for i, v in enumerate(vals) if math.isfinite(v)))
+                ((lab[i], float(v), chip_ms[i]) for i, v in enumerate(vals) if math.isfinite(v)
+                 and npus[i] not in gone))
     _link_error_series(out, sim, npus, gone, lab, chip_ms, t)
     if not optics:
         return "\n".join(out) + "\n"
