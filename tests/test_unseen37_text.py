@@ -4,7 +4,10 @@ pastes."""
 
 from __future__ import annotations
 
+from importlib import resources
+
 import pytest
+import yaml
 
 from opsbrain.ingest.parsers import parse_line
 
@@ -56,3 +59,27 @@ def test_an_ecc_count_overflow_stays_hardware() -> None:
     # SU_SAFETY_1BIT_ECC_OVFLW_ERR_T0 holds "Overflow" (a program-error word) and "ECC": hardware is read first
     got = kinds(extend_info("Overflow error when the number of 1-bit ECC errors exceeds the preset value."))
     assert "rt:aicore_hw" in got and "rt:aicore_sw" not in got
+
+
+# hicann/opbase src/nnopbase/composite_op/aclnn_engine/kernel_mgr.cpp: no operator kernel JSON configuration found for
+# the SoC; logged "Parse dynamic kernel config fail." under EZ9999 until opbase commit c2739261 made it EZ1013
+# (op_error_manager.cpp, Config_Error: the SoC's operator package not installed, or ASCEND_(CUSTOM_)OPP_PATH wrong)
+@pytest.mark.parametrize("line", [
+    "EZ9999: [PID: 4242] 2026-01-02-03:04:05.678.901 Parse dynamic kernel config fail.",
+    "EZ1013: [PID: 4242] 2026-01-02-03:04:05.678.901 In the dynamic shape scenario, the JSON configuration file of "
+    "operator ZerosLike cannot be found.",
+])
+def test_a_missing_operator_kernel_configuration_is_an_environment_error(line: str) -> None:
+    assert {"msg:config_or_environment", "err:EZ1013"} & set(kinds(line))
+
+
+@pytest.mark.parametrize(("code", "category"), [
+    ("EZ1002", "config_or_environment"), ("EZ1005", "config_or_environment"), ("EZ1006", "feature_unsupported"),
+    ("EZ1007", "parameter_or_usage"), ("EZ1008", "operator_error"), ("EZ1013", "config_or_environment"),
+    ("EZ1014", "operator_error"),
+])
+def test_nnopbase_codes_are_catalogued(code: str, category: str) -> None:
+    # hicann/opbase src/nnopbase/composite_op/log/op_error_manager.cpp (g_errorInfoJson: errTitle and suggestion)
+    doc = yaml.safe_load((resources.files("knowledge_base") / "codes.yaml").read_text(encoding="utf-8"))
+    rows = {str(r["code"]): r for r in doc["cann_error_codes"]}
+    assert rows[code]["category"] == category and "hicann/opbase" in rows[code]["source"]
