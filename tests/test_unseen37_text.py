@@ -75,8 +75,8 @@ def test_a_missing_operator_kernel_configuration_is_an_environment_error(line: s
 
 @pytest.mark.parametrize(("code", "category"), [
     ("EZ1002", "config_or_environment"), ("EZ1005", "config_or_environment"), ("EZ1006", "feature_unsupported"),
-    ("EZ1007", "parameter_or_usage"), ("EZ1008", "operator_error"), ("EZ1013", "config_or_environment"),
-    ("EZ1014", "operator_error"),
+    ("EZ1007", "parameter_or_usage"), ("EZ1008", "internal"), ("EZ1013", "config_or_environment"),
+    ("EZ1014", "internal"),
 ])
 def test_nnopbase_codes_are_catalogued(code: str, category: str) -> None:
     # hicann/opbase src/nnopbase/composite_op/log/op_error_manager.cpp (g_errorInfoJson: errTitle and suggestion)
