@@ -58,9 +58,15 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
 
 # What an AI Core exception's ``errorStr`` says. The runtime prints one text per error bit (hicann/runtime,
 # src/runtime/feature/src/device/device_error_proc*.cc, the core error-map tables): ECC, parity and CRC failures of
-# on-chip memories are hardware; out-of-range, misaligned, illegal-configuration, divide-by-zero, INF/NAN and
-# overflow texts are what the kernel asked of the core (a program error); "timeout or trap error" and bus
-# responses say neither. The runtime also prints its own verdict on the error class (``hardware local error`` /
+# on-chip memories are hardware (and MTE_ERR_CACHE_ECC's "The MTE internal MVF cache fails."); out-of-range,
+# out-of-bounds (a buffer address past its end: VEC_UB_WRAP_AROUND's "VEC instruction error: the ub address out of
+# bounds." @d8beaaf09, "The address for the VEC instruction to read/write UB is out of bounds." @681ef761,
+# src/runtime/core/src/device/device_error_core_proc.cc), a size greater or less than its limit, misaligned,
+# illegal-configuration, read/write conflicts at the same address, an allocation scheme, an ISA-order violation, a
+# zero count or mask, divide-by-zero, INF/NAN and overflow texts are what the kernel asked of the core (a program
+# error); "timeout or trap error", bus responses and "Data from the X is abnormal" say neither. Session 37: the
+# out-of-bounds family (some 40 texts of the tables) and the others after it were read as neither. The runtime
+# also prints its own verdict on the error class (``hardware local error`` /
 # ``software error`` / ``network link error`` ``, stream_id=``), the same sources; CANN's "AI Core hardware fault"
 # troubleshooting page names the 2-bit ECC text as the hardware case (confirmed by an ascend-dmi stress test).
 RE_ACLNN_CALL = screened(r"\baclnn[A-Z]\w*.{0,40}?(?:fail|error)", re.I, context=True)
@@ -74,10 +80,17 @@ failing line with the code it returned (onnxruntime's CANN EP: ``CANN failure 50
 expr=aclopCompileAndExecute("BroadcastToD", ...)``): the operator's compile, read as GE's own ``build op model failed,
 result = 500002`` is (``op:compile``)."""
 RE_ERRSTR = screened(r"errorStr:\s*(.{0,300})", re.I)
-AICORE_HW = screened(r"\becc\b|parity|\bcrc\b|SF MEM failure|multi-bit|2-?bits?\b", re.I, context=True)
-AICORE_SW = screened(r"out of range|overflow|underflow|misalign|not aligned|illegal|divide[- ]by[- ]zero|div0|"
-                       r"inf/nan|nan/inf|negative|exceeds|wrap|incorrect|not supported|invalid|conflict|"
-                       r"nesting times|payload undefine|unsorted|incorrectly sorted", re.I, context=True)
+AICORE_HW = screened(r"\becc\b|parity|\bcrc\b|SF MEM failure|multi-bit|2-?bits?\b|internal MVF cache fails", re.I,
+                     context=True)
+AICORE_SW = screened(
+    r"out of range|out[- ]of[- ]bounds?|out of (?:the )?boundary|out of the [\w ]{1,30}? range|(?:greater|less) than|"
+    r"overflow|underflow|misalign|not aligned|illegal|divi(?:de|sion)[- ]by[- ](?:zero|0)|div0|inf/nan|nan/inf|"
+    r"\binf (?:or|and) nan\b|negative|exceeds|wrap|incorrect|not supported|invalid|conf(?:l|il)icts?|"
+    r"same (?:block )?address|addresses are the same|is same as|overwrit|configuration error|"
+    r"error in [\w ]{1,30}configuration|allocation scheme|violates (?:ISA|IAS) constraints|not defined in ISA|"
+    r"\b(?:is|are) (?:all )?0\b|compiler bug|contains a non-\w+ instruction|an extra \w+ instruction|"
+    r"value of the \w+ instruction is abnormal|nesting times|payload undefine|unsorted|"
+    r"(?:incorrectly|not correctly) sorted", re.I, context=True)
 RE_AICERR_SW = screened(r"Root cause conclusion.*It means Atomic accumulation exception", re.I)
 """The AI Core error analyser's conclusion (``Analysis result: success. "*****Root cause conclusion*****" "dha status 1"
 found in log. It means Atomic accumulation exception, please check the input data and network accuracy.``): an
