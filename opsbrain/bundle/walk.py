@@ -191,7 +191,8 @@ def _name(names: dict[str, list[str]], group: str, rel: str) -> None:
 def _folded(u: Unpacked) -> tuple[bytes | bytearray, Folds | None]:
     """A file's bytes, its runs of repeated lines folded as they are read (:func:`~opsbrain.ingest.repeats.
     fold_bytes`, the rule ``--logs`` reads by: a plog of a million identical retries never held whole); a file whose
-    first bytes are not UTF-8 (UTF-16, GB18030: its line ends are other bytes) is read whole, as it is."""
+    first bytes are not UTF-8 (UTF-16, GB18030: its line ends are other bytes) is read whole, as it is, and folded
+    once it is UTF-8 (:meth:`_Scan._read`)."""
     head = b""
     while len(head) < SAMPLE and (more := u.read(SAMPLE)):
         head += more
@@ -396,7 +397,8 @@ class _Scan:
         self.decompressed += u.kind is not None
         note = f"{u.kind} stream {u.error} after {u.produced} bytes: the lines before were read" if u.error else None
         if (codec := sniff(bytes(data[:SAMPLE]))) != "utf-8":  # UTF-16 with its BOM, GB18030: read as that text
-            data = decode(data, codec).encode("utf-8", "replace")
+            # and its runs folded by the UTF-8 files' rule (session 37: before, a GB18030 plog's copies were each read)
+            data, folds = fold_bytes([decode(data, codec).encode("utf-8", "replace")])
             note = "; ".join(x for x in (note, f"read as {codec} text") if x)
         elif b"\x00" in data:
             data, holes = fill_holes(bytes(data), self.p.binary_share)  # (a copy: rare)
