@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_repeats import run  # noqa: E402
+from bench_repeats import both_ways  # noqa: E402
 
 PID = 26251
 START = datetime(2025, 1, 24, 11, 0, 0)
@@ -88,18 +88,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout")
     args = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="bench-distinct-"))
-    rows = []
     try:
         bundle = make_bundle(args.keep or tmp, args.lines)
         size = sum(p.stat().st_size for p in bundle.rglob("*") if p.is_file())
-        env = {**os.environ, "OPSBRAIN_HOME": str(tmp / "home"), "COLUMNS": "120"}
-        for opt in ("--bundle", "--logs"):
-            cmd = ["diagnose", opt, str(bundle), "--data-dir", str(tmp / "data"), "--json"]
-            run(cmd, env, args.src, tmp)  # warm-up: byte-code, compiled caches
-            wall, rss, rep = run(cmd, env, args.src, tmp)
-            read = rep.get("lines", {}).get("read") if opt == "--bundle" else rep.get("input", {}).get("lines")
-            rows.append({"option": opt, "wall_s": round(wall, 2), "max_rss_mb": round(rss / 1024),
-                         "lines_read": read, "answer": answer(rep), "digest": digest(rep)})
+        rows = both_ways(bundle, args.src, tmp, lambda rep: {"answer": answer(rep), "digest": digest(rep)})
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if args.json:
