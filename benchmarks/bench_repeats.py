@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,22 @@ def run(args: list[str], env: dict[str, str], src: Path | None, tmp: Path) -> tu
     return wall, usage.ru_maxrss, json.loads(out.read_text())
 
 
+def both_ways(bundle: Path, src: Path | None, tmp: Path, describe: Callable[[dict[str, Any]], dict[str, Any]]
+              ) -> list[dict[str, Any]]:
+    """``diagnose --bundle`` and ``--logs`` of ``bundle``, each a new process after a warm-up one: per option its
+    wall seconds, peak RSS (MB), lines read and what ``describe`` says of its JSON answer."""
+    rows = []
+    env = {**os.environ, "OPSBRAIN_HOME": str(tmp / "home"), "COLUMNS": "120"}
+    for opt in ("--bundle", "--logs"):
+        cmd = ["diagnose", opt, str(bundle), "--data-dir", str(tmp / "data"), "--json"]
+        run(cmd, env, src, tmp)  # warm-up: byte-code, compiled caches
+        wall, rss, rep = run(cmd, env, src, tmp)
+        read = rep.get("lines", {}).get("read") if opt == "--bundle" else rep.get("input", {}).get("lines")
+        rows.append({"option": opt, "wall_s": round(wall, 2), "max_rss_mb": round(rss / 1024),
+                     "lines_read": read, **describe(rep)})
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=1_500_000, help="copies of the repeated line")
@@ -80,18 +97,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout")
     args = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="bench-repeats-"))
-    rows = []
     try:
         bundle = make_bundle(args.keep or tmp, args.repeats, args.lines)
         size = sum(p.stat().st_size for p in bundle.rglob("*") if p.is_file())
-        env = {**os.environ, "OPSBRAIN_HOME": str(tmp / "home"), "COLUMNS": "120"}
-        for opt in ("--bundle", "--logs"):
-            cmd = ["diagnose", opt, str(bundle), "--data-dir", str(tmp / "data"), "--json"]
-            run(cmd, env, args.src, tmp)  # warm-up: byte-code, compiled caches
-            wall, rss, rep = run(cmd, env, args.src, tmp)
-            read = rep.get("lines", {}).get("read") if opt == "--bundle" else rep.get("input", {}).get("lines")
-            rows.append({"option": opt, "wall_s": round(wall, 2), "max_rss_mb": round(rss / 1024),
-                         "lines_read": read, "answer": answer(rep)})
+        rows = both_ways(bundle, args.src, tmp, lambda rep: {"answer": answer(rep)})
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if args.json:

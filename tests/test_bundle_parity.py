@@ -51,7 +51,7 @@ def _answers(path: Path, engine: Any, matcher: Any) -> tuple[str, list[tuple[Any
 def _same_both_ways(path: Path, engine: Any, matcher: Any, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     fast = _answers(path, engine, matcher)
     with monkeypatch.context() as m:
-        m.setattr(T, "block_ready", lambda lines, style: False)  # every file line by line
+        m.setattr(T, "style_ready", lambda style: False)  # every file line by line
         m.setattr(D, "_keep", lambda matcher: None)  # a record of every line, the block scan over all of them
         m.setattr(ranks, "_IDENTITY_WORDS", re.compile(""))  # every plog line through _identity
         plain = _answers(path, engine, matcher)

@@ -6,6 +6,7 @@ of what was read, skipped and refused."""
 from __future__ import annotations
 
 import re
+from array import array
 from collections import Counter, defaultdict
 from datetime import datetime
 from typing import Any
@@ -15,6 +16,7 @@ from opsbrain.bundle.hosts import host_ids, unqualify
 from opsbrain.bundle.records import _TIES, BundleLine, BundleRead, Dated, ReaderState
 from opsbrain.bundle.stamps import from_us, stamp, to_us
 from opsbrain.bundle.statefiles import _HCCN_REC
+from opsbrain.bundle.viewlines import Entries, ViewLines
 from opsbrain.ingest.npuinfo import down_ports, down_record
 from opsbrain.yamlio import json_or_none
 
@@ -50,7 +52,9 @@ class Assembly(ReaderState):
         may = self._may(records)
         kept_may: list[bool] | None = [] if may is not None else None
         unkept = 0
-        for k, (dt, seq, f, i, text, origin, source, level, _tie) in enumerate(records):
+        entries = Entries()
+        for k, d in enumerate(records):
+            dt, seq, f, i, text, origin, source, level, _tie = d
             if seq < 0:  # a link change record of hccn_tool output: only those inside the logs' span
                 if span is not None and not lo <= dt <= hi:
                     continue
@@ -65,15 +69,21 @@ class Assembly(ReaderState):
             if kept_may is not None and may is not None:
                 if not may[k] and job is None:
                     unkept += 1  # read and counted; keep does not want it
+                    entries.add(d, -1)  # (the text look reads it: viewlines)
                     continue
                 kept_may.append(may[k])
+            entries.add(d, len(lines))
             lines.append(BundleLine(t, origin, source, level, text, f.rel, f.line_no(i), job, f.copies(i)))
+        made: list[int] = []
         if synthetic := self._link_changes(fed_links, origin_dt):
             lines += synthetic  # (the lines are in time order already: dedupe sorted them by time)
             order = sorted(range(len(lines)), key=lambda x: lines[x].t)  # stable: synthetic records join in time
             lines = [lines[x] for x in order]
             if kept_may is not None:
                 kept_may = [(kept_may + [True] * len(synthetic))[x] for x in order]
+            now = {x: k for k, x in enumerate(order)}
+            entries.kept = array("q", [now[j] if j >= 0 else -1 for j in entries.kept])
+            made = [now[j] for j in range(len(lines) - len(synthetic), len(lines))]
         report = {
             "bundle": str(self.scan.root),
             "read_from": {"kind": self.scan.tree.kind, "name": self.scan.name, "bytes": self.scan.bytes_read,
@@ -100,7 +110,8 @@ class Assembly(ReaderState):
             "metrics": len(self.metrics),
             "manifest": self.manifest,
         }
-        return BundleRead(lines, self.placement, self.metrics, report, may=kept_may)
+        view = ViewLines(entries, self.unkept, origin_us, self.scan.files, self.origins, lines, made)
+        return BundleRead(lines, self.placement, self.metrics, report, view=view, may=kept_may)
 
     def _may(self, records: list[Dated]) -> list[bool] | None:
         """With keep: its answer for each record (block-read files: given at reading; the others: asked now, of

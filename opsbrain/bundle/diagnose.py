@@ -14,7 +14,6 @@ import heapq
 from collections import Counter
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -262,8 +261,8 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     if r.ranks.jobs or r.ranks.attempts:  # which job's (attempt's) processes each incident holds
         J.tag_incidents(incidents, out_incs, where, lines, r.ranks)
         old = J.stale(out_incs, r.ranks)  # an attempt's before a restart that failed again: not the primary
-    full = cache(lambda: scan_bundle(path, params).lines)  # the read without the block scan's cut: made once,
-    every = full if keep is not None else (lambda: lines)    # for both text looks
+    every, r.view = r.view, None  # every line of the read, for both text looks (read once: session 37)
+    assert every is not None  # (scan_bundle's read always has it)
     _text_per_incident(incidents, out_incs, where, lines, hits, engine, every)
     rank = primary_order(incidents, out_incs, set(names))  # an untied switch trap below a tied link fault
     primary = _cause_first(max(out_incs, key=lambda i: (i["id"] not in old, rank[i["id"]], i["errors"],
@@ -275,7 +274,7 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     if voted is not None:
         primary = voted
     read = _text_look(incidents, out_incs, primary, sigs, lines, hits, engine, every)
-    full.cache_clear()  # (let go: its lines are no longer looked at)
+    del every  # (let go: its lines are no longer looked at)
     if read is not None:
         primary = read
     if primary is None or not primary["diagnosis"]:

@@ -156,6 +156,8 @@ class _Reader(TimedFiles, StateFiles, Assembly):
     def build(self) -> BundleRead:
         """Every file in its turn; a packed file's lines are let go after each use (:meth:`_File.release`)."""
         files = self.scan.files
+        for n, f in enumerate(files):
+            f.index = n
         self.zones: dict[str, tuple[int | None, bool]] = {}  # file -> its first stamp's zone (bundle.zones)
         for f in files:
             if f.kind.kind == L.MANIFEST_KIND:
@@ -208,12 +210,16 @@ class _Reader(TimedFiles, StateFiles, Assembly):
         for f in files:
             if f.kind.kind in (L.PLOG, L.CANN_DEVICE, L.HOST_SLOG, L.NPU_INFO, L.TRAIN, L.OTHER, L.MESSAGES, L.DMESG,
                                L.VMCORE, L.RANK_TABLE):  # (a rank table's servers and device addresses: _servers)
-                ranks.feed_lines(f.lines, f.rel, numbers=f.numbers())
+                ranks.feed_lines(f.stream(), f.rel, numbers=f.numbers())
                 f.release()
         shift, zone_report, zone_notes = plan(self.zones, set(self.zones))
         if shift:  # onto the collection's local time (opsbrain.bundle.zones), before the records are put in order
             self.dated = [(d[0] + shift[d[2].rel] * 60_000_000, *d[1:]) if d[2].rel in shift else d
                           for d in self.dated]
+            moved = {f.index: shift[f.rel] * 60_000_000 for f in files if f.rel in shift}
+            for j, x in enumerate(self.unkept.fidx):  # (and the lines read without a record, as with one)
+                if x in moved:
+                    self.light[j] += moved[x]
         out = self._finish(ref)
         out.report["time_zone"] = zone_report
         out.report["limits"] = [*out.report["limits"], *zone_notes]
@@ -222,7 +228,7 @@ class _Reader(TimedFiles, StateFiles, Assembly):
 
     def _probe_zone(self, f: _File) -> None:
         """The zone the file's first time stamp writes, if any (:func:`opsbrain.bundle.zones.file_zone`)."""
-        if (z := file_zone(f.lines)) is not None:
+        if (z := file_zone(f.stream())) is not None:
             self.zones[f.rel] = z
 
     def _reference(self) -> datetime:

@@ -10,10 +10,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import chain, repeat
 from operator import rshift
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from opsbrain.bundle.walk import _File, _Scan
+from opsbrain.diagnosis.realtext import _has_error_word
 from opsbrain.ingest.ranks import RankTable
+
+if TYPE_CHECKING:
+    from opsbrain.bundle.viewlines import ViewLines
 
 
 @dataclass(slots=True)
@@ -51,6 +55,9 @@ class BundleRead:
     metrics: dict[tuple[str, str], float]
     report: dict[str, Any]
     ranks: RankTable = field(default_factory=lambda: RankTable([], {}))
+    view: ViewLines | None = None
+    """Every line of the read in the full read's order, for the real-text look (:class:`opsbrain.bundle.viewlines.
+    ViewLines`)."""
     may: list[bool] | None = None
     """With ``keep`` (:func:`scan_bundle`): per line of ``lines``, what ``keep`` said of it (True for the lines it
     was not asked about: they take the exact per-line paths)."""
@@ -61,6 +68,28 @@ Keep = Callable[[list[str]], "list[bool] | None"]
 :func:`opsbrain.bundle.diagnose._candidates`; None: all of them."""
 
 
+class Light:
+    """With keep: the lines read without a record, in arrays (time in us, read order, file index, number in the
+    file: 24 bytes a line), the texts of those with an error word (the real-text look reads them:
+    :mod:`opsbrain.bundle.viewlines`) and each file's tie rank."""
+
+    def __init__(self, files: int) -> None:
+        self.dt = array("q")
+        self.seq = array("q")
+        self.fidx = array("i")
+        self.num = array("i")
+        self.texts: dict[int, str] = {}
+        self.ties = [1] * files
+
+    def add(self, dt: int, seq: int, f: _File, i: int, text: str) -> None:
+        if _has_error_word(text) is not None:
+            self.texts[len(self.dt)] = text
+        self.dt.append(dt)
+        self.seq.append(seq)
+        self.fidx.append(f.index)
+        self.num.append(i)
+
+
 class ReaderState:
     """What the reader's parts (:mod:`~opsbrain.bundle.timed`, :mod:`~opsbrain.bundle.statefiles`,
     :mod:`~opsbrain.bundle.assemble`) share while one bundle is read."""
@@ -68,8 +97,9 @@ class ReaderState:
     def __init__(self, scan: _Scan, keep: Keep | None = None) -> None:
         self.scan = scan
         self.keep = keep
-        self.light = array("q")  # with keep: the times (us) of the lines read without a record (counted, spanned);
-        # 8 bytes a line, where a list of ints holds 40
+        self.unkept = Light(len(scan.files))  # with keep: the lines read without a record (counted, spanned)
+        self.light = self.unkept.dt  # their times (us): 8 bytes a line, where a list of ints holds 40
+        self.origins: dict[int, str | None] = {}  # file index -> the origin of its lines read without a record
         self.kept: dict[int, bool] = {}  # with keep: keep's answer for the records of block-read files, by seq
         self.p = scan.p
         self.manifest: dict[str, Any] | None = None

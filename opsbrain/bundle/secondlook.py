@@ -4,10 +4,10 @@ paste. Split from :mod:`opsbrain.bundle.diagnose`, which calls them in this orde
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from opsbrain.bundle.reader import BundleLine
+from opsbrain.bundle.viewlines import ViewLines
 from opsbrain.ingest import DOWN, Signal, link_of
 from opsbrain.ingest.where import node_of
 from opsbrain.verdict import nothing_found
@@ -144,19 +144,19 @@ taken as one incident's (the healthy lines around them weigh too, as under ``--l
 
 def _text_per_incident(incidents: list[Any], out_incs: list[dict[str, Any]], where: dict[int, int],
                        lines: list[BundleLine], hits: list[list[Any]], engine: Any,
-                       every: Callable[[], list[BundleLine]]) -> None:
+                       every: ViewLines) -> None:
     """Each incident that abstains or gives a weak answer read by the real-text fallback as ``diagnose --logs``
     reads a paste (:func:`opsbrain.diagnosis.oneclick.text_fallback`, under its own gates: no hardware evidence, a
     failure shown, a reading sure enough, documented matches): on the lines of the incident's own files within
-    :data:`TEXT_WINDOW_S` of it (``every``: the read without the block scan's cut), with its own signals and the
-    knowledge matches on its lines; its row (``out_incs``) takes the answer, ``decided_by: text``. Before, only the
-    primary incident was read, on every line of the bundle: a paste's own incident among others said ``unknown``
-    where the same text under ``--logs`` was answered (session 32, tester BB)."""
+    :data:`TEXT_WINDOW_S` of it (``every``: every line of the read, :class:`~opsbrain.bundle.viewlines.ViewLines`),
+    with its own signals and the knowledge matches on its lines; its row (``out_incs``) takes the answer,
+    ``decided_by: text``. Before, only the primary incident was read, on every line of the bundle: a paste's own
+    incident among others said ``unknown`` where the same text under ``--logs`` was answered (session 32, tester
+    BB)."""
     from opsbrain.diagnosis.oneclick import text_fallback
     from opsbrain.diagnosis.realtext import SECOND_OPINION_BELOW, TextView
     from opsbrain.verdict import Diagnosis
 
-    read: list[BundleLine] | None = None
     for inc, row in zip(incidents, out_incs, strict=True):
         dd = row["diagnosis"]
         if dd is None or (dd["fault_class"] != "unknown" and float(dd["confidence"]) >= SECOND_OPINION_BELOW):
@@ -164,11 +164,8 @@ def _text_per_incident(incidents: list[Any], out_incs: list[dict[str, Any]], whe
         mine = [k for s in inc.signals if (k := where.get(id(s))) is not None]
         files = {lines[k].file for k in mine}
         lo, hi = inc.opened_at - TEXT_WINDOW_S, inc.last_at + TEXT_WINDOW_S
-        read = read if read is not None else every()
         view = TextView()
-        for ln in read:
-            if ln.file in files and lo <= ln.t <= hi:
-                view(ln.text, ln.file, ln.line)
+        every.feed(view, files, lo, hi)
         d = Diagnosis(dd["fault_class"], dd.get("component"), float(dd["confidence"]), list(dd["evidence"]),
                       inc.last_at, dd.get("runbook"), [(c, p) for c, p in dd.get("alternatives", [])])
         documented = frozenset(m.class_id for k in mine for m in hits[k] if m.class_id)
@@ -187,11 +184,11 @@ def _text_per_incident(incidents: list[Any], out_incs: list[dict[str, Any]], whe
 
 def _text_look(incidents: list[Any], out_incs: list[dict[str, Any]], primary: dict[str, Any] | None,
                sigs: list[Signal], lines: list[BundleLine], hits: list[list[Any]], engine: Any,
-               every: Callable[[], list[BundleLine]]) -> dict[str, Any] | None:
+               every: ViewLines) -> dict[str, Any] | None:
     """Where the primary incident abstains or gives a weak answer (or the bundle has none), the real-text fallback
     ``diagnose --logs`` takes (:func:`opsbrain.diagnosis.oneclick.text_fallback`, under its own conditions: no
     hardware evidence, a failure shown, a reading sure enough) on every line of the bundle in time order (``every``:
-    the read without the block scan's cut, as ``--logs`` reads every line: the healthy lines around an error weigh
+    every line of the read, as ``--logs`` reads every line: the healthy lines around an error weigh
     too), with that incident's signals (all the bundle's when it has none); None when it does not answer. Before
     it, a bundle of consoles and framework logs answered ``unknown`` where the same text under ``--logs`` was read."""
     from opsbrain.diagnosis.oneclick import text_fallback
@@ -211,17 +208,14 @@ def _text_look(incidents: list[Any], out_incs: list[dict[str, Any]], primary: di
     if not d.abstained and d.confidence >= SECOND_OPINION_BELOW:
         return None  # (text_fallback's own first test, before the bundle's lines are put in a view)
     view = TextView()
-    lines = every()
-    for ln in lines:
-        view(ln.text, ln.file, ln.line)
+    every.feed(view)
     documented = frozenset(m.class_id for h in hits for m in h if m.class_id)
     got, cited = text_fallback(engine, d, own, view, now, documented)
     if not cited:
         return None
     out = got.as_dict()
     at = {(r["file"], r["line"]) for r in cited}
-    nodes = set(inc.nodes) if inc is not None else {
-        "/".join(ln.origin.split("/")[:2]) if ln.origin else None for ln in lines if (ln.file, ln.line) in at}
+    nodes = set(inc.nodes) if inc is not None else every.origins_of(at)
     if out.get("component") is None and len(nodes) == 1 and None not in nodes:
         out["component"] = next(iter(nodes))  # the one host whose lines the incident (or the cited lines) are
     out["decided_by"] = "text"

@@ -322,6 +322,11 @@ def block_ready(lines: list[str], style: str) -> bool:
     return style in _BLOCK_RX and all(map(str.isascii, lines))
 
 
+def style_ready(style: str) -> bool:
+    """Whether :func:`block_scan` has a block form for ``style`` (:func:`block_ready` without its lines' test)."""
+    return style in _BLOCK_RX
+
+
 MAX_UNSTAMPED = 4096
 """reason: bounds :attr:`BlockStamps._unstamped` (a file of distinct lines without stamps: a few hundred kB)."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from itertools import islice
 
 from opsbrain.bundle import layout as L
 from opsbrain.bundle.hosts import host_to_id, switch_of_host
@@ -18,13 +19,13 @@ from opsbrain.bundle.stamps import (
     _STYLE,
     BlockStamps,
     _closest_year,
-    block_ready,
     block_scan,
     dir_stamp,
     from_us,
     klog_stamp,
     rotated_on,
     stamp,
+    style_ready,
     syslog_us,
     to_us,
 )
@@ -38,6 +39,10 @@ BLOCK_LINES = 16_384
 """Lines of a file scanned at a time (:meth:`TimedFiles._read_block`): a few MB of matches, not a whole file's."""
 PROCESS_KINDS = frozenset({L.PLOG, L.CANN_DEVICE, L.HOST_SLOG, L.TRAIN, L.OTHER})
 """The logs of a job's processes: where their stamps end, its console (without stamps) ended too."""
+WHOLE_KINDS = frozenset({L.CLUSTERD, L.HISTORY, L.DMESG})
+"""Files whose every line gets a record with keep too: job events, and the records another file may hold again
+(:func:`~opsbrain.bundle.assemble._dup_key`: history, and dmesg, whose kernel lines messages may hold: before session
+37, a dmesg line keep ruled out was counted as read where the full read counted it a duplicate)."""
 _INIT = re.compile(r"hcom init by file success.*?rankNum\[(\d+)\], rank\[(\d+)\], server\[([^\]]*)\], "
                    r"device\[(\d+)\]")
 
@@ -128,7 +133,7 @@ class TimedFiles(ReaderState):
         ahead: list[tuple[int, str, str | None]] = []  # lines before the file's first time stamp
         heads: list[str] | None = f.prefixes  # a collector's heads taken off
         pair: tuple[int, str] | None = None  # the latest line's time and head, for _shift
-        if plain and not (syslog or klog or kind == L.VMCORE) and block_ready(f.lines, style):
+        if plain and not (syslog or klog or kind == L.VMCORE) and style_ready(style) and f.all_ascii():
             read = BlockStamps(style, self.minutes)
             seq, last = self._read_block(f, seq, style, read, origin, source, tie, last, continued, ahead)
             return self._undated(f, seq, ahead, last)
@@ -181,7 +186,7 @@ class TimedFiles(ReaderState):
                 if may is not None:
                     self.kept[seq] = may[i - 1]
             else:
-                self.light.append(dt)
+                self.unkept.add(dt, seq, f, i, text)
         self.scan.placed[f.rel] += len(ahead)
         ahead.clear()
         return seq
@@ -271,12 +276,22 @@ class TimedFiles(ReaderState):
         others leaving their time."""
         history, plog = f.kind.kind == L.HISTORY, f.kind.kind == L.PLOG
         node = self._node(f) if plog else None
-        add, light, kept = self.dated.append, self.light.append, self.kept
-        wanted, may = self._wanted(f) or (None, None)
-        lines, heads = f.lines, f.prefixes
+        add, light, kept = self.dated.append, self.unkept.add, self.kept
+        self.unkept.ties[f.index] = tie
+        self.origins[f.index] = origin
+        wanted: list[bool] | None = None  # with keep: per line so far, whether it needs a record; keep's answer
+        may: list[bool] | None = None
+        asks = self.keep is not None and f.kind.kind not in WHOLE_KINDS
+        heads = f.prefixes
         pair: tuple[int, str] | None = None  # the latest line's time and head, for _shift
-        for lo in range(0, len(lines), BLOCK_LINES):
-            part = lines[lo: lo + BLOCK_LINES]
+        lines, lo = f.stream(), 0  # (a packed file's lines a block at a time: never all of them held, session 37)
+        while part := list(islice(lines, BLOCK_LINES)):
+            if asks:
+                got = self._wanted(f, part)
+                if wanted is None or may is None:
+                    wanted, may = [], []
+                wanted += got[0] if got is not None else [True] * len(part)
+                may += got[1] if got is not None else [True] * len(part)
             found = block_scan(part, style) or [("", "", "")] * len(part)  # (never None: block_ready said so)
             stamps, levels = read.read(part, found)
             for i, (raw, dt, level) in enumerate(zip(part, stamps, levels, strict=True), start=lo + 1):
@@ -300,20 +315,21 @@ class TimedFiles(ReaderState):
                     if may is not None:
                         kept[seq] = may[i - 1]
                 else:
-                    light(dt)
+                    light(dt, seq, f, i, raw)
+            lo += len(part)
         return seq, last
 
-    def _wanted(self, f: _File) -> tuple[list[bool], list[bool]] | None:
-        """With keep: per line of a block-read file, whether it needs a record (keep marks it, or the reader needs
-        it: a device record the history may repeat, :func:`_dup_key`) and keep's answer; None without keep, and for
-        the files whose every line needs a record (job events, the history)."""
-        if self.keep is None or f.kind.kind in (L.CLUSTERD, L.HISTORY):
-            return None
-        may = self.keep(f.lines)
+    def _wanted(self, f: _File, part: list[str]) -> tuple[list[bool], list[bool]] | None:
+        """With keep: per line of a block of a block-read file, whether it needs a record (keep marks it, or the
+        reader needs it: a device record the history may repeat, :func:`_dup_key`) and keep's answer; None when keep
+        cannot tell (the lines then all get a record, as without keep). The files whose every line needs a record
+        are not asked about (:data:`WHOLE_KINDS`)."""
+        assert self.keep is not None
+        may = self.keep(part)
         if may is None:
             return None
         if f.kind.kind == L.DEVICE_OS:
-            return [m or "event_id=" in raw for m, raw in zip(may, f.lines, strict=True)], may
+            return [m or "event_id=" in raw for m, raw in zip(may, part, strict=True)], may
         return may, may
 
     def _init_line(self, f: _File, node: str | None, m: re.Match[str]) -> None:

@@ -10,11 +10,12 @@ off is kept, for its time stamp to stand in for a line without one."""
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import zlib
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import partial
 from itertools import chain
@@ -56,6 +57,8 @@ class _File:
     plain: bool = False  # no junk character and no line over MAX_LINE: every non-blank line is read as it is
     prefixes: list[str] | None = None  # per line, what plain() took off its head ("": nothing); None: nothing at all
     folds: Folds | None = None  # the runs of repeated lines folded at reading (repeats.fold_bytes); None: none
+    index: int = -1  # its place among the bundle's files (the reader's: records of the lines it keeps no record of)
+    ascii: bool = False  # packed, and every byte of it ASCII (known as it was packed)
 
     def line_no(self, k: int) -> int:
         """Line ``k`` of :attr:`lines` (1-based): its number in the file as written."""
@@ -69,14 +72,57 @@ class _File:
         """The numbers in the file as written of :attr:`lines`, in order; None when they are 1, 2, ... (no fold)."""
         if not self.folds:
             return None
-        return map(self.folds.line_no, range(1, len(self.lines) + 1))
+        return map(self.folds.line_no, range(1, self._count() + 1))
+
+    def _count(self) -> int:
+        """How many lines :attr:`lines` holds (a packed file's counted from its text, a chunk at a time)."""
+        if self.held is not None or self.packed is None:
+            return len(self.lines)
+        return sum(1 for _ in self._unpacked())
 
     @property
     def lines(self) -> list[str]:
         if self.held is None:
-            self.held = (zlib.decompress(self.packed) if self.packed is not None else b"").decode(
-                "utf-8", "replace").split("\n")  # one expression: the bytes and the text go as soon as they can
+            self.held = list(self._unpacked()) if self.packed is not None else [""]
         return self.held
+
+    def _unpacked(self) -> Iterator[str]:
+        """The packed text's lines, as ``zlib.decompress(packed).decode("utf-8", "replace").split("\\n")`` gives
+        them, a chunk at a time: neither the whole text nor its bytes are ever held beside the lines (session 37: a
+        50 MB plog's 50 MB of text and 67 MB of lines at once)."""
+        z, text = zlib.decompressobj(), codecs.getincrementaldecoder("utf-8")("replace")
+        left, rest = self.packed or b"", ""
+        while True:
+            out = z.decompress(left, UNPACK_STEP)  # (at most UNPACK_STEP bytes of text: logs pack 7-20:1)
+            left = z.unconsumed_tail
+            if not out and not left:
+                break
+            parts = (rest + text.decode(out)).split("\n")
+            rest = parts.pop()
+            yield from parts
+        yield from (rest + text.decode(z.flush(), final=True)).split("\n")
+
+    def stream(self) -> Iterator[str]:
+        """:attr:`lines` one at a time: a packed file's never all held (unpacked a chunk at a time)."""
+        return self._unpacked() if self.held is None and self.packed is not None else iter(self.lines)
+
+    def all_ascii(self) -> bool:
+        """Whether every line is ASCII (a packed file: known from its bytes, its lines not made)."""
+        return self.ascii or all(map(str.isascii, self.stream()))
+
+    def pick(self, wanted: Iterable[int]) -> dict[int, str]:
+        """Lines ``k`` (1-based) of :attr:`lines`, by number, without making the list of a packed file's lines."""
+        want = set(wanted)
+        if self.held is not None or self.packed is None:
+            return {k: self.lines[k - 1] for k in want}
+        out: dict[int, str] = {}
+        last = max(want, default=0)
+        for k, line in enumerate(self._unpacked(), 1):
+            if k in want:
+                out[k] = line
+            if k >= last:
+                break
+        return out
 
     def release(self) -> None:
         """Let the lines go when they can be had again (a packed file); a held file keeps them."""
@@ -92,18 +138,22 @@ class _Content(NamedTuple):
     plain: bool
     prefixes: list[str] | None
     folds: Folds | None = None
+    ascii: bool = False  # packed, every byte ASCII
 
 
 PACK_LEVEL = 1
+UNPACK_STEP = 1 << 20
+"""Bytes of text unpacked at a time: a chunk's text and lines beside those the reader keeps."""
 """zlib's fastest level: ~7:1 on the padded bundle's logs (bench_bundle_memory.py), ~160 MB/s on this machine."""
 
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 13))
 """Bytes that make a file's head look binary (NUL and the C0 controls other than tab and line ends)."""
-_JUNK_BYTES = bytes([*range(0x09), *range(0x0b, 0x20), 0x7f])
+_JUNK_BYTE = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")
 """The bytes of _JUNK's control characters (UTF-8 keeps every byte below 0x80 as that character)."""
 _JUNK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffd]")
 _LONG = re.compile(rf"^[^\n]{{{MAX_LINE + 1}}}", re.MULTILINE)
 """A line longer than MAX_LINE characters (as ``max(map(len, lines)) > MAX_LINE``, without the lines)."""
+_LONG_BYTES = re.compile(rb"^[^\n]{%d}" % (MAX_LINE + 1), re.MULTILINE)
 
 UNKNOWN_CHECK_FILE = ("a file of environment_check the reader does not know (it reads the hccn_tool and npu-smi "
                       "answers of npu_info_*.txt): not read")
@@ -138,10 +188,11 @@ def _name(names: dict[str, list[str]], group: str, rel: str) -> None:
         group = outer
 
 
-def _folded(u: Unpacked) -> tuple[bytes, Folds | None]:
+def _folded(u: Unpacked) -> tuple[bytes | bytearray, Folds | None]:
     """A file's bytes, its runs of repeated lines folded as they are read (:func:`~opsbrain.ingest.repeats.
     fold_bytes`, the rule ``--logs`` reads by: a plog of a million identical retries never held whole); a file whose
-    first bytes are not UTF-8 (UTF-16, GB18030: its line ends are other bytes) is read whole, as it is."""
+    first bytes are not UTF-8 (UTF-16, GB18030: its line ends are other bytes) is read whole, as it is, and folded
+    once it is UTF-8 (:meth:`_Scan._read`)."""
     head = b""
     while len(head) < SAMPLE and (more := u.read(SAMPLE)):
         head += more
@@ -248,8 +299,7 @@ class _Scan:
         if not self.files or self.skipped or self.refused or self.limits:
             return False
         for f in self.files:
-            blank = not any(ln.strip() for ln in f.lines)
-            f.release()
+            blank = not any(ln.strip() for ln in f.stream())
             if not blank:
                 return False
         return True
@@ -346,18 +396,19 @@ class _Scan:
         self.bytes_read += u.produced  # (as written: the copies of a folded run too)
         self.decompressed += u.kind is not None
         note = f"{u.kind} stream {u.error} after {u.produced} bytes: the lines before were read" if u.error else None
-        if (codec := sniff(data[:SAMPLE])) != "utf-8":  # UTF-16 with its BOM, GB18030: read as that text
-            data = decode(data, codec).encode("utf-8", "replace")
+        if (codec := sniff(bytes(data[:SAMPLE]))) != "utf-8":  # UTF-16 with its BOM, GB18030: read as that text
+            # and its runs folded by the UTF-8 files' rule (session 37: before, a GB18030 plog's copies were each read)
+            data, folds = fold_bytes([decode(data, codec).encode("utf-8", "replace")])
             note = "; ".join(x for x in (note, f"read as {codec} text") if x)
         elif b"\x00" in data:
-            data, holes = fill_holes(data, self.p.binary_share)
+            data, holes = fill_holes(bytes(data), self.p.binary_share)  # (a copy: rare)
             if holes:
                 note = "; ".join(x for x in (note, f"{holes} run(s) of NUL bytes (the writes a crash lost) read as "
                                              "line breaks") if x)
         note = "; ".join(x for x in (e.note, note) if x) or None  # e.note: a .tgz read as the one text it holds
         return _Got(e.rel, None, self.prepare(data)._replace(folds=folds or None), note, group=e.group)
 
-    def prepare(self, data: bytes) -> _Content:
+    def prepare(self, data: bytes | bytearray) -> _Content:
         """A file's bytes as lines (colour codes, container or collector heads taken off, as from pasted text), and
         whether they are plain; held as a list while the read's held text is under ``hold_text_bytes``, else packed.
         Binary content (more than ``binary_share`` control bytes in its first 4 KiB, or of its characters no text
@@ -370,13 +421,13 @@ class _Scan:
         if head and not head.isascii() and (chars := head.decode("utf-8", errors="replace")) and (
                 junk_count(chars) > self.p.binary_share * len(chars)):  # random bytes: ~12% control, half U+FFFD
             return _Content(None, None, False, None)
+        if b"\r" not in data and self.held + len(data) > self.p.hold_text_bytes and not may_carry(data):
+            # packed as read (its lines are the bytes decoded and split again): no list of lines made here, nor its
+            # text (ASCII, as may_carry says: a line of over MAX_LINE bytes is one of as many characters)
+            plain_ = not _LONG_BYTES.search(data)
+            junk_free = not _JUNK_BYTE.search(data)
+            return _Content(None, zlib.compress(data, PACK_LEVEL), plain_ and junk_free, None, ascii=True)
         text = data.decode("utf-8", errors="replace")
-        if "\r" not in text and self.held + len(data) > self.p.hold_text_bytes and not may_carry(data):
-            # packed as read (its lines are the bytes decoded and split again): no list of lines made here
-            plain_ = not _LONG.search(text) and "\ufffd" not in text
-            del text
-            junk_free = len(data.translate(None, _JUNK_BYTES)) == len(data)
-            return _Content(None, zlib.compress(data, PACK_LEVEL), plain_ and junk_free, None)
         lines = text.split("\n")
         if "\r" in text:
             lines = [ln.rstrip("\r") for ln in lines]
@@ -388,18 +439,19 @@ class _Scan:
                 prefixes = [p for _s, p in stripped]
                 data = "\n".join(lines).encode("utf-8", errors="replace")  # for the junk test below
         # no junk character (the control bytes of _JUNK, or U+FFFD: a byte that is not UTF-8) and no long line
-        junk_free = len(data.translate(None, _JUNK_BYTES)) == len(data) and "\ufffd" not in text
+        junk_free = not _JUNK_BYTE.search(data) and "\ufffd" not in text
         is_plain = junk_free and max(map(len, lines)) <= MAX_LINE
         if self.held + len(data) <= self.p.hold_text_bytes:
             self.held += len(data)
             return _Content(lines, None, is_plain, prefixes)
-        return _Content(None, zlib.compress("\n".join(lines).encode("utf-8"), PACK_LEVEL), is_plain, prefixes)
+        packed = "\n".join(lines).encode("utf-8")
+        return _Content(None, zlib.compress(packed, PACK_LEVEL), is_plain, prefixes, ascii=packed.isascii())
 
     def _add(self, rel: str, kind: L.FileKind, c: _Content) -> None:
         if c.lines is None and c.packed is None:
             self.refuse(rel, "binary content, not a text log: not read")
             return
-        self.files.append(_File(rel, kind, c.lines, c.packed, c.plain, c.prefixes, c.folds))
+        self.files.append(_File(rel, kind, c.lines, c.packed, c.plain, c.prefixes, c.folds, ascii=c.ascii))
         if kind.tag == L.UNNAMED_CONSOLE:
             self.consoles.append(rel)
 

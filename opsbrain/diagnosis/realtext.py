@@ -271,6 +271,18 @@ class TextView:
             if not (WARNING_STATED.search(head) or WARNING_STATED.match(text)):
                 self.failing += 1
 
+    @property
+    def full(self) -> bool:
+        """Whether it holds its first :attr:`limit` lines: past that, a line without an error word changes nothing
+        but :attr:`overflow` (:meth:`passed`)."""
+        return len(self.first) >= self.limit
+
+    def passed(self) -> None:
+        """A line without an error word went by a full view (what looking at it would do: session 37, a bundle's
+        lines whose texts the reader did not keep, :mod:`opsbrain.bundle.viewlines`)."""
+        if self.full:
+            self.overflow = True
+
     def lines(self) -> list[tuple[str | None, int, str]]:
         return self.errors if self.overflow and self.errors else self.first
 

@@ -1,6 +1,6 @@
 """Collected command outputs -> readings and signals: ``npu-smi info`` (the device table), ``npu-smi info -i N -t
-ecc``, ``npu-smi info -t health -i N [-c C]``, ``hccn_tool -i N -optical -g``, ``-link -g``, ``-link_stat -g`` and
-``-net_health -g``.
+ecc``, ``npu-smi info -t health -i N [-c C]``, ``hccn_tool -i N -optical -g``, ``-link -g``, ``-link_stat -g``,
+``-net_health -g`` and ``-stat -g`` (the RoCE port's packet counters, session 37).
 
 A collected file holds one or more commands, each as its command line (full path or not, ``$ `` / ``# `` prompt
 allowed) followed by its output, the way MindCluster's fault-diagnosis collection writes them (ascend-fd test
@@ -38,6 +38,8 @@ faultdiag/user_guide/03_collecting_logs.md) is lane 0."""
 RE_LINK_RECORD = re.compile(r"\[dev(?:id|ice) (\d+)\]\s+(\w{3} \w{3}\s+\d+ [\d:]+ \d{4})\s+LINK (UP|DOWN)")
 """A link-change record, prefixed ``[devid N]`` or ``[device N]`` (both in MindCluster's docs and npu-exporter's
 hccn_tool.go comment)."""
+RE_STAT = re.compile(r"^\s*([a-z][a-z0-9_]*)\s*:\s*(\d+)\s*$")
+"""A counter of ``hccn_tool -i N -stat -g`` (``mac_rx_fcs_err_pkt_num:0``)."""
 RE_LINK_STATUS = re.compile(r"link status\s*:\s*(UP|DOWN)", re.I)
 RE_NET_HEALTH = re.compile(r"net health status\s*:\s*(.+?)\s*$", re.I)
 HEALTH_RANK = {"ok": 0, "warning": 1, "alarm": 2, "critical": 3, "unknown": 2}
@@ -73,6 +75,9 @@ class CommandReadings:
     without ``0x`` as npu-exporter's are read; an empty list: read, no fault (``NA``)."""
     health_status: dict[int, str] = field(default_factory=dict)
     """``Health Status`` / ``Health`` of ``npu-smi info -t health`` (the worst of the NPU's chips)."""
+    port_stats: dict[int, dict[str, int]] = field(default_factory=dict)
+    """``hccn_tool -i N -stat -g``'s packet counters of the NPU's RoCE port (``roce_rx_err_pkt_num:11``), by the
+    tool's own names; counters since the device's last reset (session 37)."""
     signals: list[Signal] = field(default_factory=list)
     """What the outputs say as the ingestion layer's signals, as ``diagnose`` reads the same text: ``hccn:down`` /
     ``hccn:up``, ``hccn:net_health_fail`` and the ``-t health`` codes' ``dev:<CODE>`` on ``<host>/npu<N>``."""
@@ -88,7 +93,7 @@ class CommandReadings:
         return (len(self.npu_temp_c) + len(self.npu_health) + len(self.hbm_ce_total) + len(self.hbm_ue_total)
                 + len(self.hbm_rows) + len(self.optics) + len(self.los_lanes) + len(self.link_down)
                 + len(self.net_unhealthy) + sum(map(len, self.link_down_times.values())) + len(self.fault_codes)
-                + len(self.health_status) + len(self.notes))
+                + len(self.health_status) + len(self.notes) + sum(map(len, self.port_stats.values())))
 
 
 RE_TOOL_ERROR = re.compile(r"\b(?:error|errors|failed|fail|failure|cannot|can't|not found|denied|invalid|"
@@ -186,6 +191,19 @@ def _optical(out: CommandReadings, dev: int, lines: list[str]) -> None:
     out.optics[dev] = fields
 
 
+def _stat(out: CommandReadings, dev: int, lines: list[str]) -> None:
+    """``hccn_tool -i N -stat -g``: ``packet statistics:`` then one ``name:count`` line per counter
+    (``roce_rx_err_pkt_num:11``; ascend-fd's fixture st_testcase ``npu_info_after.txt``), read as npu-exporter reads
+    it (devmanager/hccn/hccn_tool.go ``GetNPUStatInfo``: a line split at ``:`` into two parts, the count a whole
+    number). A later run of the command for the same device in the file replaces the earlier one."""
+    stats: dict[str, int] = {}
+    for line in lines:
+        if (m := RE_STAT.match(line)) is not None:
+            stats[m.group(1)] = int(m.group(2))
+    if stats:
+        out.port_stats[dev] = stats
+
+
 def _health(out: CommandReadings, dev: int | None, chip: str, lines: list[str],
             chips: dict[tuple[int, str], tuple[str | None, list[str] | None]], file: str | None = None) -> None:
     """``npu-smi info -t health -i N [-c C]`` (npu-smi manual, "Querying the Health Status of a Chip": ``Health
@@ -235,7 +253,8 @@ def _reads(tool: str, args: str) -> bool:
     if tool == "npu-smi":
         plain = args.split()[:1] == ["info"] and "-t" not in args and not RE_DEV.search(args)
         return plain or bool(RE_HEALTH_CMD.search(args)) or ("-t ecc" in args and bool(RE_DEV.search(args)))
-    return bool(RE_DEV.search(args)) and any(k in args for k in ("-optical", "-link", "-net_health"))
+    return bool(RE_DEV.search(args)) and (any(k in args for k in ("-optical", "-link", "-net_health"))
+                                         or "-stat" in args.split())
 
 
 def _judge(out: CommandReadings, read: bool, section: tuple[str, str, list[str]]) -> None:
@@ -302,6 +321,8 @@ def parse_command_outputs(text: str, host: str | None = None, file: str | None =
         comp = f"{node}/npu{dev}" if node else f"npu{dev}"
         if "-optical" in args:
             _optical(out, dev, lines)
+        elif "-stat" in args.split():
+            _stat(out, dev, lines)
         elif "-link_stat" in args:
             for line in lines:
                 if (m := RE_LINK_RECORD.search(line)) and m.group(3) == "DOWN" and (t := ctime_seconds(m.group(2))):

@@ -113,9 +113,9 @@ def _utf16_text(body: bytes, codec: str) -> bool:
     return texty >= TEXT_SHARE * len(text)
 
 
-def decode(data: bytes, codec: str | None = None) -> str:
+def decode(data: bytes | bytearray, codec: str | None = None) -> str:
     """``data`` as text in ``codec`` (sniffed when None), undecodable bytes replaced; a UTF-16 BOM dropped."""
-    codec = codec or sniff(data[:SAMPLE])
+    codec = codec or sniff(bytes(data[:SAMPLE]))
     text = data.decode(codec, "replace")
     return text[1:] if codec.startswith("utf-16") and text[:1] == "\ufeff" else text
 

@@ -71,11 +71,11 @@ class Folds:
         return 1
 
 
-def fold_bytes(chunks: Iterable[bytes]) -> tuple[bytes, Folds]:
+def fold_bytes(chunks: Iterable[bytes]) -> tuple[bytearray, Folds]:
     """The text of ``chunks`` (UTF-8 or ASCII bytes, in any cut) with each run of repeated lines folded into its first
     line (:func:`fold_runs`), and where (:class:`Folds`): a bundle's file read without ever holding its copies. A
     piece without a line equal to the one before is copied whole (one comparison of its lines at C speed); without a
-    run, the bytes come back as they were."""
+    run, the bytes come back as they were. A bytearray: its copy as bytes would hold the text twice (session 37)."""
     out = bytearray()
     folds = Folds()
     k = 0  # lines written out
@@ -101,7 +101,7 @@ def fold_bytes(chunks: Iterable[bytes]) -> tuple[bytes, Folds]:
     if run > 1:
         folds.add(k, run)
     del out[-1:]  # (the text after the last line end, b"" when it ends with one, took a line end of its own)
-    return bytes(out), folds
+    return out, folds
 
 
 def _pieces(chunks: Iterable[bytes]) -> Iterator[list[bytes]]:

@@ -328,7 +328,7 @@ RE2's ``\\s`` lacks)."""
 _CARRY: Any = None
 
 
-def may_carry(data: bytes) -> bool:
+def may_carry(data: bytes | bytearray) -> bool:
     """False when no line of ``data`` (a file's bytes, lines split at ``\n``) has anything :func:`plain` takes off:
     one scan (RE2 when installed); True for text that is not ASCII (Unicode digits and spaces: every line is read)."""
     global _CARRY

@@ -15,6 +15,7 @@ nothing, and ``coverage`` says why).
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -313,7 +314,9 @@ def _path_names(urls: list[str], parts: dict[str, SplitResult]) -> dict[str, str
     server's proxy, ``/api/v1/nodes/<node>:8082/proxy/metrics`` or ``.../pods/<pod>:8082/proxy/metrics``, Kubernetes
     docs "Proxies in Kubernetes"): each named by the path segments where it differs from the others of its address
     (a ``:port`` after a name dropped), which is what the proxy tells them apart by. Session 36: before, all were
-    ``<address>:<port>``, and the last page's series overwrote the others' (a node's 98 C chip swept OK)."""
+    ``<address>:<port>``, and the last page's series overwrote the others' (a node's 98 C chip swept OK). Session 37:
+    paths whose segments join to one name (``/a/b/m`` and ``/a-b/m``, or a name under two ports) each take a digest
+    of their own path after it (6 hex digits, the same on every run and in any order of the URLs)."""
     groups: dict[tuple[str | None, int | None], list[str]] = {}
     for u in urls:
         groups.setdefault((parts[u].hostname, parts[u].port), []).append(u)
@@ -322,8 +325,11 @@ def _path_names(urls: list[str], parts: dict[str, SplitResult]) -> dict[str, str
         segs = {u: parts[u].path.strip("/").split("/") for u in group}
         width = max(len(s) for s in segs.values())
         differ = [i for i in range(width) if len({s[i] if i < len(s) else None for s in segs.values()}) > 1]
-        for u, s in segs.items():
-            name = "-".join(_unported(s[i]) for i in differ if i < len(s) and s[i])
+        names = {u: "-".join(_unported(s[i]) for i in differ if i < len(s) and s[i]) for u, s in segs.items()}
+        shared = Counter(names.values())
+        for u, name in names.items():
+            if name and shared[name] > 1:  # two paths joined alike (``/a/b/m``, ``/a-b/m``; ``n:8082``, ``n:8083``)
+                name += "-" + hashlib.blake2s(parts[u].path.encode(), digest_size=3).hexdigest()
             if name:
                 out[u] = name
     return out

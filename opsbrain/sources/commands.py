@@ -23,13 +23,21 @@ from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.text import TextStats, read_members
 from opsbrain.ingest.where import node_component
 from opsbrain.sources.base import ReadingsSource
+from opsbrain.sources.exporter_ports import PORT_COUNTERS
 from opsbrain.sources.freshness import Collected, collection_time, iso, mark_stale
 from opsbrain.sources.readings import Readings
 from opsbrain.sweeps.params import SweepParams
 from opsbrain.sweeps.sweep import SweepReport
 
 COMMAND_COVERS = frozenset({"npu_temp", "npu_health", "hbm_ce", "hbm_uce", "hbm_rows", "dom_rx", "dom_tx", "dom_bias",
-                            "dom_snr", "dom_spread", "dom_trend", "link_light", "link_downs"})
+                            "dom_snr", "dom_spread", "dom_trend", "link_light", "link_downs", "link_crc",
+                            "roce_errors"})
+STAT_COUNTERS = {name.removeprefix("npu_chip_"): short for name, short in PORT_COUNTERS.items()}
+"""``hccn_tool -i N -stat -g``'s counters npu-exporter publishes as ``npu_chip_<name>`` (collector_for_roce.go), kept
+under the same short names (``Readings.port_counters``: the ``roce_errors`` check, an increase between collections);
+its ``mac_rx_fcs_err_pkt_num``, the exporter's ``npu_chip_info_rx_fcs_num``, is the port's CRC errors
+(``link_crc``). Session 37."""
+FCS = "mac_rx_fcs_err_pkt_num"
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
 
@@ -77,6 +85,12 @@ def readings_of(parts: list[CommandReadings], t: float) -> Readings:
             r.link_oper_down[npu(dev) + "/port"] = down
         for dev, bad in c.net_unhealthy.items():
             r.link_net_unhealthy[npu(dev) + "/port"] = bad
+        for dev, stats in c.port_stats.items():
+            for name, value in stats.items():
+                if name == FCS:
+                    r.link_crc_total[npu(dev) + "/port"] = float(value)
+                elif (short := STAT_COUNTERS.get(name)) is not None:
+                    r.port_counters.setdefault(short, {})[npu(dev) + "/port"] = float(value)
     r.notes = [f"{n} {reason} (first: {ex})" for reason, (n, ex) in notes.items()]
     return r
 
