@@ -199,7 +199,8 @@ def test_hbm_uce_code_followon_errors_and_training_crash(topo1: Topology) -> Non
     # (a) the device log holds the UCE code; the node's device plugin relays it with its handling level
     (uce,) = p.logs(r"event_id=0x80e01801;.* assertion=2\[One time event\]", source="device_os", origin=npu)
     assert uce.t == T0 and uce.level == "EVENT" and "severity=3[Critical]; assertion=2[One time event]" in uce.text
-    (plug,) = p.logs(r"LogicID:2, .*Assertion:1, .*hex code: 80e01801$", source="device_plugin", origin=node)
+    # the plugin names the A3 logical device: npu2's die 0 is 4 (session 37)
+    (plug,) = p.logs(r"LogicID:4, .*Assertion:1, .*hex code: 80e01801$", source="device_plugin", origin=node)
     assert f"Severity:{plugin_severity(CATALOG['hbm_uce'].level)}, " in plug.text
     assert p.logs(r"ErrCode=507053", source="plog", origin=node)
     # (b) no follow-on device codes: the knowledge graph documents none for 0x80E01801
@@ -499,7 +500,8 @@ def test_npu_off_bus_pcie_fatal_heartbeat_lost_decode_down(topo1: Topology) -> N
     p.run(T0 + 120)
     (pcie,) = p.logs(r"PCIe Bus Error: severity=Uncorrected \(Fatal\), type=[\w ]+ Layer, \(Receiver ID\)$",
                      source="syslog", origin=node)
-    (hb,) = p.logs(r"\[drv_soft_fault\] \[heart_beat_judge 318\] .*Heartbeat lost! \(device=1;", source="syslog",
+    # the driver names the A3 logical device: npu1's die 0 is 2 (session 37)
+    (hb,) = p.logs(r"\[drv_soft_fault\] \[heart_beat_judge 318\] .*Heartbeat lost! \(device=2;", source="syslog",
                    origin=node)
     assert pcie.t == T0 and T0 < hb.t <= T0 + 10
     assert (p.sim.telemetry.read("npu_heartbeat_age_s", npu) or 0) >= 100  # the NPU stopped beating

@@ -49,36 +49,36 @@ CM_BEFORE = ("[INFO]     2025/12/05 02:39:00.000000 61      devmgr/hwdevmgr.go:3
              "device(2) had error code: 80e18402")
 
 
-def _sig(line: str, origin: str | None = "pod0/node3") -> list[tuple[str, str | None, int, int | None]]:
+def _sig(line: str, origin: str | None = "node-3") -> list[tuple[str, str | None, int, int | None]]:
     return [(s.kind, s.component, s.severity, s.device) for s in parse_line(line, 0.0, origin)]
 
 
 def test_the_plugins_fault_callback_is_the_devices_code_on_its_logical_device() -> None:
     occur = PLUGIN_RECEIVE.format(eid=UCE, logic=3, sev=2, a=1, hex=UCE)
-    assert _sig(occur) == [("plugin:80E01801", "pod0/node3/npu3", 2, 3)]  # documented RestartBusiness: an error
+    assert _sig(occur) == [("plugin:80E01801", "node-3/npu3", 2, 3)]  # documented RestartBusiness: an error
     assert _sig(PLUGIN_RECEIVE.format(eid=UCE, logic=3, sev=2, a=0, hex=UCE)) == [
-        ("plugin:80E01801:recover", "pod0/node3/npu3", 0, 3)]
+        ("plugin:80E01801:recover", "node-3/npu3", 0, 3)]
     assert _sig(PLUGIN_RECEIVE.format(eid=UCE, logic=3, sev=2, a=2, hex=UCE))[0][0] == "plugin:80E01801"  # once
     ce = 0x80E01805  # documented NotHandle: a warning, whatever the DCMI severity
     assert _sig(PLUGIN_RECEIVE.format(eid=ce, logic=0, sev=2, a=1, hex=ce)) == [
-        ("plugin:80E01805", "pod0/node3/npu0", 1, 0)]
+        ("plugin:80E01805", "node-3/npu0", 1, 0)]
     other = 0x8C0E4E00  # no documented level: the event's own severity (above Minor an error)
     assert _sig(PLUGIN_RECEIVE.format(eid=other, logic=1, sev=3, a=1, hex=other))[0][2] == 2
     assert _sig(PLUGIN_RECEIVE.format(eid=other, logic=1, sev=1, a=1, hex=other))[0][2] == 1
     assert _sig(PLUGIN_RECEIVE.format(eid=0, logic=1, sev=0, a=1, hex=0)) == []  # EventID 0: the plugin ignores it
     assert _sig(PLUGIN_RECEIVE_V.format(eid=UCE, logic=4, a=1, hex=UCE)) == [
-        ("plugin:80E01801", "pod0/node3/npu4", 2, 4)]
+        ("plugin:80E01801", "node-3/npu4", 2, 4)]
     assert _sig(PLUGIN_RECEIVE_V.format(eid=UCE, logic=4, a=0, hex=UCE))[0][0] == "plugin:80E01801:recover"
-    assert _sig(DISCARDED) == [("plugin:80E01801", "pod0/node3/npu6", 2, 6)]  # dropped by the plugin, still raised
+    assert _sig(DISCARDED) == [("plugin:80E01801", "node-3/npu6", 2, 6)]  # dropped by the plugin, still raised
     assert _sig(EVENT_WRITTEN) == []  # the same event once more: read once, at its receipt
 
 
 def test_escalations_and_parameter_plane_lines() -> None:
-    assert _sig(FREQUENCY) == [("plugin:80E01801", "pod0/node3/npu3", 2, 3),
-                               ("level:ManuallySeparateNPU", "pod0/node3/npu3", 0, 3)]
+    assert _sig(FREQUENCY) == [("plugin:80E01801", "node-3/npu3", 2, 3),
+                               ("level:ManuallySeparateNPU", "node-3/npu3", 0, 3)]
     assert _sig(MANUAL) == []
     assert _sig(FREQUENCY.replace("ManuallySeparateNPU", "NotHandleFault"))[0][2] == 1
-    assert _sig(PARAM_PLANE.format(what="occur")) == [("plugin:81078603", "pod0/node3/npu5", 1, 5)]  # NotHandle
+    assert _sig(PARAM_PLANE.format(what="occur")) == [("plugin:81078603", "node-3/npu5", 1, 5)]  # NotHandle
     assert _sig(PARAM_PLANE.format(what="recover"))[0][0] == "plugin:81078603:recover"
 
 
@@ -87,7 +87,7 @@ def test_container_manager_lines_name_the_device_and_the_level() -> None:
         ("plugin:80E01801", "npu3", 2, 3), ("level:RestartBusiness", "npu3", 0, 3)]  # before: dev:80E01801, no device
     assert _sig(CM_RECEIVE.format(level="NotHandleFault"), None)[0][2] == 1  # the level the line states
     assert _sig(CM_RECEIVE.format(level="Unknown"), None) == [("plugin:80E01801", "npu3", 2, 3)]
-    assert _sig(CM_BEFORE) == [("plugin:80E18402", "pod0/node3/npu2", 2, 2)]
+    assert _sig(CM_BEFORE) == [("plugin:80E18402", "node-3/npu2", 2, 2)]
 
 
 def test_an_atlas_950_kubernetes_event_names_the_npu_by_its_logical_id() -> None:
@@ -103,7 +103,9 @@ def test_the_twins_plugin_line_is_the_real_format_and_reads_the_same() -> None:
     line = fmt.device_plugin_fault(datetime(2025, 12, 5, 2, 45, 10, 200000), 3, "80E01801", "RestartBusiness",
                                    raised=datetime(2025, 12, 5, 2, 45, 10, 100000))
     assert line == PLUGIN_RECEIVE.format(eid=UCE, logic=3, sev=2, a=1, hex=UCE)
-    assert _sig(line) == [("plugin:80E01801", "pod0/node3/npu3", 2, 3)]
+    assert _sig(line) == [("plugin:80E01801", "node-3/npu3", 2, 3)]  # a real host's id as written
+    # on the twin's Atlas A3 nodes the LogicID is a die's (session 37): 3 = NPU 1, die 1
+    assert _sig(line, "pod0/node3") == [("plugin:80E01801", "pod0/node3/npu1/die1", 2, 3)]
 
 
 @pytest.mark.parametrize("name", ["devicePlugin.log", "container-manager.log"])

@@ -25,7 +25,7 @@ NPU = "pod0/node1/npu3"
 
 
 def _rows(page: str, npu: str) -> list[str]:
-    lab = f'id="{fmt.device_index(npu)}",instance="{fmt.hostname(npu)}"'
+    lab = f'id="{fmt.npu_index(npu)}",instance="{fmt.hostname(npu)}"'
     return [ln for ln in page.splitlines() if ln.startswith("npu_chip_info_") and "{" + lab in ln]
 
 
