@@ -1,20 +1,23 @@
 """Session 37's cheaper paths give what the paths they replace gave: the controller's scheduled calls run in the order
-a waiting process's would, the topology's cached part walks equal a fresh walk, and the memoised slog stamp prints
-each time zone's own wall time."""
+a waiting process's would, the topology's cached part walks equal a fresh walk, the memoised slog stamp prints each
+time zone's own wall time, and a long run's collector pace is restored after it."""
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Generator
 from datetime import UTC, datetime, timedelta, timezone
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 import simpy
 
 from faultlib.telemetry.devicelines import slog_stamp
 from faultlib.topology import Topology
 from opsbrain.controller import Controller
 from opsbrain.recovery.targets import COMPUTE_KINDS
+from opsbrain.runner.gcpace import GEN0_THRESHOLD, long_run_gc
 
 
 def _by_process(env: simpy.Environment, delay: float, fn: Callable[[], None]) -> None:
@@ -87,3 +90,13 @@ def test_slog_stamp_memo_keeps_each_zone_apart() -> None:
     assert slog_stamp(utc) == "2025-03-01-10:00:00.123.456"
     assert slog_stamp(plus1) == "2025-03-01-11:00:00.123.456"
     assert slog_stamp(utc.replace(tzinfo=None)) == "2025-03-01-10:00:00.123.456"
+
+
+def test_a_long_run_collects_the_young_generation_less_often_and_restores_the_pace() -> None:
+    before = gc.get_threshold()
+    with long_run_gc():
+        assert gc.get_threshold() == (max(before[0], GEN0_THRESHOLD), *before[1:])
+    assert gc.get_threshold() == before
+    with pytest.raises(RuntimeError), long_run_gc():
+        raise RuntimeError("stopped")
+    assert gc.get_threshold() == before
