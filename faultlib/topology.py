@@ -205,12 +205,25 @@ class Topology:
         return list(cache[node])
 
     def descendants(self, cid: str) -> list[str]:
-        out, stack = [], [cid]
-        while stack:
-            for c in self.children.get(stack.pop(), []):
-                out.append(c)
-                stack.append(c)
-        return out
+        """Every part below ``cid`` (a fresh list; walked once per part, as :attr:`children` is derived once: health
+        checks ask for an NPU's parts ~1.3 million times in a year's replay)."""
+        cache = self.__dict__.setdefault("_descendants_cache", {})
+        if (got := cache.get(cid)) is None:
+            out, stack = [], [cid]
+            while stack:
+                for c in self.children.get(stack.pop(), []):
+                    out.append(c)
+                    stack.append(c)
+            got = cache[cid] = tuple(out)
+        return list(got)
+
+    def parts_of(self, cid: str, kinds: frozenset[str]) -> tuple[str, ...]:
+        """The parts below ``cid`` of one of ``kinds``, in :meth:`descendants`' order (derived once per part and kinds:
+        whether a node is in service asks it of each NPU)."""
+        cache = self.__dict__.setdefault("_parts_cache", {})
+        if (got := cache.get((cid, kinds))) is None:
+            got = cache[(cid, kinds)] = tuple(d for d in self.descendants(cid) if self.kind.get(d) in kinds)
+        return got
 
     def exists(self, cid: str) -> bool:
         return cid in self.kind or cid in self.links

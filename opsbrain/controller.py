@@ -7,10 +7,11 @@ the topology and where workloads are placed. It never reads ``sim.faults`` or th
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 import simpy
+from simpy.core import URGENT
 
 from faultlib.health import Health
 from faultlib.telemetry import JobEvent, LogLine
@@ -129,11 +130,18 @@ class Controller:
                 self.detector.feed(placed)
 
     def _schedule(self, delay: float, fn: Callable[[], None]) -> None:
-        def proc() -> Generator[simpy.Event, Any, None]:
-            yield self.sim.env.timeout(delay)
-            fn()
+        """Call ``fn`` after ``delay`` simulated seconds. Its events are those a process waiting ``delay`` makes, in
+        the same order (an urgent start now, whose callback sets the timeout, so that ``fn`` runs among events due at
+        the same moment where a process's would), without the process: a year's replay schedules ~2 million calls."""
+        env = self.sim.env
 
-        self.sim.env.process(proc())
+        def start(_ev: simpy.Event) -> None:
+            env.timeout(delay).callbacks.append(lambda _t: fn())
+
+        ev = simpy.Event(env)
+        ev._ok, ev._value = True, None  # triggered, as simpy's own Initialize event of a process is
+        ev.callbacks.append(start)
+        env.schedule(ev, URGENT)
 
     def metric(self, name: str, component: str) -> float | None:
         """A reading now: the metric store's, or one of the derived readings of :mod:`opsbrain.livereadings`

@@ -28,11 +28,11 @@ def report_peer_waits(sim: Simulation, peers: list[str], waited: str) -> None:
     lines a stall prints grows with the job or instance it hits (HCCL's task exception callback runs in each
     process whose task timed out; CANN HCCL fault-diagnosis guide). Simplification: a rank of another pipeline
     stage, which waits on its neighbour stage, names the stalled node too."""
-    ip = fmt.host_ip(waited)
+    ip, dt = fmt.host_ip(waited), sim.wallclock()  # every line at this moment
     for peer in peers:
         for npu in sim.topology.npus_of(peer):
             pid = fmt.pid_of(npu)
-            sim.telemetry.log(peer, "plog", "ERROR", fmt.plog_notify_wait(sim.wallclock(), pid, pid + 1, ip))
+            sim.telemetry.log(peer, "plog", "ERROR", fmt.plog_notify_wait(dt, pid, pid + 1, ip))
 
 
 class Workload(ABC):

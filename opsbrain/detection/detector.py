@@ -221,7 +221,7 @@ class Detector:
         self.clock_lead: dict[str, float] = {}  # host -> max(time stamp - arrival) over its lines: its clock's lead
 
     # ---- host clocks ---------------------------------------------------------------------------------
-    def _on_collector_clock(self, sig: Signal) -> Signal:
+    def _on_collector_clock(self, sig: Signal, now: float) -> Signal:
         """The signal with its time stamp moved onto the collector's clock when its host's clock is provably ahead.
 
         A line reaches the collector after it is written, so (time stamp - arrival) is the host's clock offset minus
@@ -235,7 +235,7 @@ class Detector:
         if written_by is None or sig.component in self.placement:
             return sig
         host = _clock_host(written_by)
-        lead = max(self.clock_lead.get(host, -float("inf")), sig.t - self._clock())
+        lead = max(self.clock_lead.get(host, -float("inf")), sig.t - now)
         self.clock_lead[host] = lead
         return replace(sig, t=sig.t - lead) if lead > self.p.clock_tolerance_s else sig
 
@@ -254,14 +254,14 @@ class Detector:
         time-stamp order (at once when that moment has passed, or on arrival when the window is 0). A host whose
         clock is provably ahead has its stamps moved onto the collector's clock first."""
         arrived = self._clock()
-        sig = self._on_collector_clock(sig)
+        sig = self._on_collector_clock(sig, arrived)
         if self.p.reorder_s <= 0:
             self._process(sig, arrived)
             return
         self._arrivals += 1
         heapq.heappush(self._held, (sig.t, _tie_order(sig), self._arrivals, sig, arrived))
         # a late signal is released at once, but after the other signals of its record have been fed
-        self._schedule(max(0.0, sig.t + self.p.reorder_s - self._clock()), self._release)
+        self._schedule(max(0.0, sig.t + self.p.reorder_s - arrived), self._release)
 
     def _release(self) -> None:
         """Process every held signal whose window has passed, oldest time stamp first."""

@@ -11,7 +11,6 @@ checks, line by line over a 20-day replay, that the memo gives what parse_line g
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from opsbrain.ingest.parsers import parse_line
 from opsbrain.ingest.parsers.cann import RE_PLOG_HEAD
@@ -46,7 +45,9 @@ class LineMemo:
         key = (shape(text), origin, level)
         if (got := self._memo.get(key)) is not None:
             self.hits += 1
-            return [replace(s, t=t, text=text) for s in got]
+            # built directly: dataclasses.replace costs ~30 us a call, and a year's replay makes 1.8 million
+            return [Signal(t, s.kind, s.component, s.host, s.severity, text, s.peer, s.device, s.line_no, s.file)
+                    for s in got]
         self.misses += 1
         out = parse_line(text, t, origin, source, level)
         if all(s.text == text for s in out):

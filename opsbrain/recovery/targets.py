@@ -181,8 +181,7 @@ def out_of_service(sim: Simulation, node: str) -> bool:
     if not st.is_up(node):
         return True
     for npu in topo.npus_of(node):
-        if not st.is_up(npu) or any(not st.is_up(d) for d in topo.descendants(npu)
-                                    if topo.kind.get(d) in COMPUTE_KINDS):
+        if not st.is_up(npu) or any(not st.is_up(d) for d in topo.parts_of(npu, COMPUTE_KINDS)):
             return True
     return False
 

@@ -333,8 +333,8 @@ def signal_lines(signals: list[Any], limit: int = MAX_SIGNAL_LINES) -> dict[str,
     (forty switch ports reporting a dead node) does not hide the line that names the cause."""
     lines: dict[tuple[float, str | None, str], dict[str, Any]] = {}
     for sg in sorted(signals, key=lambda x: x.t):
-        entry = lines.setdefault((sg.t, sg.host, sg.text), {"t_s": sg.t, "host": sg.host, "severity": sg.severity,
-                                                             "kinds": [], "text": sg.text})
+        if (entry := lines.get(key := (sg.t, sg.host, sg.text))) is None:  # a dict built only for a new line
+            entry = lines[key] = {"t_s": sg.t, "host": sg.host, "severity": sg.severity, "kinds": [], "text": sg.text}
         entry["severity"] = max(entry["severity"], sg.severity)
         if sg.kind not in entry["kinds"]:
             entry["kinds"].append(sg.kind)
