@@ -81,8 +81,10 @@ class Light:
         self.texts: dict[int, str] = {}
         self.ties = [1] * files
 
-    def add(self, dt: int, seq: int, f: _File, i: int, text: str) -> None:
-        if _has_error_word(text) is not None:
+    def add(self, dt: int, seq: int, f: _File, i: int, text: str, err: bool | None = None) -> None:
+        """One line; ``err``: whether it has an error word, when the caller looked for a whole block at once
+        (:data:`opsbrain.diagnosis.realtext.error_word_lines`), else looked for here."""
+        if err if err is not None else _has_error_word(text) is not None:
             self.texts[len(self.dt)] = text
         self.dt.append(dt)
         self.seq.append(seq)

@@ -30,6 +30,7 @@ from opsbrain.bundle.stamps import (
     to_us,
 )
 from opsbrain.bundle.walk import _File
+from opsbrain.diagnosis.realtext import error_word_lines
 from opsbrain.ingest import asys
 from opsbrain.ingest.surface import logged_level
 from opsbrain.ingest.timestamps import dated_lines, nearest_dated
@@ -286,6 +287,7 @@ class TimedFiles(ReaderState):
         pair: tuple[int, str] | None = None  # the latest line's time and head, for _shift
         lines, lo = f.stream(), 0  # (a packed file's lines a block at a time: never all of them held, session 37)
         while part := list(islice(lines, BLOCK_LINES)):
+            errs: set[int] | None = None  # the block's lines with an error word, looked for once a block if needed
             if asks:
                 got = self._wanted(f, part)
                 if wanted is None or may is None:
@@ -315,7 +317,9 @@ class TimedFiles(ReaderState):
                     if may is not None:
                         kept[seq] = may[i - 1]
                 else:
-                    light(dt, seq, f, i, raw)
+                    if errs is None:
+                        errs = error_word_lines(part)
+                    light(dt, seq, f, i, raw, i - lo - 1 in errs)
             lo += len(part)
         return seq, last
 

@@ -32,7 +32,7 @@ from typing import Any
 from opsbrain.ingest.benign import BENIGN, SELF_FAILURE, SETTING_LINE
 from opsbrain.ingest.where import host_in
 from opsbrain.kb.texttokens import line_tokens, signal_tokens
-from opsbrain.multiscan import fast_search
+from opsbrain.multiscan import fast_lines_with, fast_search
 
 MODEL_FILE = Path(__file__).resolve().parents[2] / "knowledge_base" / "model" / "realtext.json"
 FORMAT = 1
@@ -72,6 +72,9 @@ ERROR_WORDS = re.compile(
     r"|unreachable", re.I)
 _has_error_word = fast_search(ERROR_WORDS)
 """ERROR_WORDS.search, by RE2 when installed: the one regex every line of a large log meets (~2 us, not ~100 us)."""
+error_word_lines = fast_lines_with(ERROR_WORDS)
+"""The indexes of a block's lines with an error word, one scan a block (ERROR_WORDS holds no anchor and never
+matches a newline): the bundle reader's lines read without a record (:class:`opsbrain.bundle.records.Light`)."""
 THRESHOLD = 0.3
 """reason: chosen on the dev split's chronological check (trained on earlier parts, scored on parts I-P): at C=10
 the fallback's precision is 0.67 at 0.3 (0.65 at 0.0-0.2, 0.73 at 0.4 with half the coverage), and 6 of 14 dev
