@@ -264,8 +264,10 @@ def signals_of(lines: Iterable[BundleLine], placement: dict[str, list[str]], may
         may = may_signal([ln.text for ln in lines])  # one scan of all the lines rules out most of them
     parse = ReadMemo().parse  # a failed job's ranks repeat the same error lines: each shape parsed once
     for k, ln in enumerate(lines):
-        if ln.job is not None:
-            got = parse_job_event(ln.job[0], ln.job[1], ln.job[2], ln.t, placement)
+        if ln.job is not None:  # (a real host's event: its device ids as written, as its lines' below)
+            named = ln.job[2].get("node")
+            real_host = bool(real) and isinstance(named, str) and "/".join(named.split("/")[:2]) in real
+            got = parse_job_event(ln.job[0], ln.job[1], ln.job[2], ln.t, placement, twin=False if real_host else None)
         elif may is None or may[k]:
             twin = False if real and ln.origin and "/".join(ln.origin.split("/")[:2]) in real else None
             got = parse(ln.text, ln.t, ln.origin, ln.source, ln.level, twin=twin)

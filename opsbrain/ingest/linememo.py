@@ -20,6 +20,9 @@ STAMP = re.compile(r"\d{4}[-/]\d\d[-/]\d\d[- T]\d\d:\d\d:\d\d(?:[.:,]\d+)*")
 """A date and time as Ascend logs print them: the plog's ``2025-03-01-00:10:00.000.000``, ``2025-03-01 00:10:02.000``,
 MindCluster's ``2025/03/01 00:10:00.950782``."""
 _DIGITS = re.compile(r"\d+")
+_HEAD_DEVICE = re.compile(r"(\[\s*(?:dev(?:ice)?|die|chip)[\s_]?(?:id)?[\s_:=]*\d+\s*\])|\d+", re.I)
+"""A bracketed field of a plog head that names a device, die or chip (``[dms_fault.c:688][dev3]``), kept whole in a
+shape; any other number of the head."""
 MAX_ENTRIES = 50_000
 """reason: bounds the memo's memory (~20 MB at a few hundred bytes an entry); it is emptied when full."""
 
@@ -27,10 +30,18 @@ MAX_ENTRIES = 50_000
 def shape(text: str) -> str:
     """The memo's key of a line: its date-time stamps replaced, and the numbers of a plog head (``[ERROR]
     HCCL(34115,python):<time> [file.cc:812][34116]``: process and thread ids, the source line) too; every rank of a
-    job prints the same task exception with its own process id."""
+    job prints the same task exception with its own process id. A head field that names a device, die or chip
+    (``[dms_fault.c:688][dev3]``) is kept: it is what the line is about (session 37)."""
     if head := RE_PLOG_HEAD.match(text):
-        return _DIGITS.sub("#", head.group()) + STAMP.sub("\0", text[head.end():])
+        h = head.group()
+        low = h.lower()  # a head that may name its device keeps that field (review 37: [dev2] and [dev3] apart)
+        h = _HEAD_DEVICE.sub(_keep_device, h) if "dev" in low or "die" in low or "chip" in low else _DIGITS.sub("#", h)
+        return h + STAMP.sub("\0", text[head.end():])
     return STAMP.sub("\0", text)
+
+
+def _keep_device(m: re.Match[str]) -> str:
+    return m.group(1) or "#"
 
 
 class LineMemo:
