@@ -100,3 +100,14 @@ def test_a_long_run_collects_the_young_generation_less_often_and_restores_the_pa
     with pytest.raises(RuntimeError), long_run_gc():
         raise RuntimeError("stopped")
     assert gc.get_threshold() == before
+
+
+def test_a_long_run_leaves_automatic_collection_off_when_it_was() -> None:
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(0, *before[1:])
+        with long_run_gc():
+            assert gc.get_threshold()[0] == 0
+        assert gc.get_threshold()[0] == 0
+    finally:
+        gc.set_threshold(*before)

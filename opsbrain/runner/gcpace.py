@@ -23,7 +23,8 @@ def long_run_gc() -> Iterator[None]:
     """Collect the youngest generation every :data:`GEN0_THRESHOLD` allocations inside the block; the thresholds as
     they were after it."""
     old = gc.get_threshold()
-    gc.set_threshold(max(old[0], GEN0_THRESHOLD), *old[1:])
+    if old[0]:  # (a threshold of 0, automatic collection switched off, stays off)
+        gc.set_threshold(max(old[0], GEN0_THRESHOLD), *old[1:])
     try:
         yield
     finally:
