@@ -440,7 +440,9 @@ def fast_search(rx: re.Pattern[str]) -> Callable[[str], Any]:
     """``rx.search`` run by RE2 when it reads the pattern the same way (no back-references or look-arounds; case
     folding from ``re.I``), else by ``re``: a long alternation of words that ``re`` tries at every position of a line
     (~100 us a 300-character line) is one linear scan for RE2 (~2 us). Only for a regex whose match is tested, not
-    read: the two engines may pick different but equally valid matches."""
+    read: the two engines may pick different but equally valid matches. One reading differs: RE2's ``\\b`` and
+    ``\\w`` are ASCII, so a CJK letter after a code (``EI0002中``) is a word boundary for RE2 and not for ``re``; every
+    path of the reader runs its patterns by RE2, so they agree with each other (session 38)."""
     if _re2 is None or rx.flags & ~(re.I | re.U) or not _re2_reads(rx.pattern):
         return rx.search
     opts = _re2.Options()
