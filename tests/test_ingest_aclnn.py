@@ -5,6 +5,7 @@ reports show (each cited); a six-digit number without that context is no code.""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -81,3 +82,44 @@ def test_the_table_is_shipped_counted_and_matches_its_rows() -> None:
     for r in doc["rows"]:  # one name and one meaning per code, in both places
         assert (r["name"], r["meaning"]) == (rows[int(r["code"])]["name"], rows[int(r["code"])]["meaning"])
 
+
+
+# The aclnn engine's own lines when an operator's kernel fails (hicann/opbase src/nnopbase, session 38):
+# op_executor.cpp aclOpExecutor::Run ``OP_LOGE(status, "launch failed for %s, errno:%d.", <op type>, status)`` and
+# common/inc/kernel_mgr.h ``OP_LOGE(rc, "Kernel Run failed. opType: %u, %s", opType, <op type>)``; the lines below
+# fill those format strings (an op type id and name as the engine prints them).
+@pytest.mark.parametrize(("line", "code"), [
+    ("launch failed for MatMulV3, errno:561000.", "561000"),
+    ("        launch failed for ZerosLike, errno:361001.", "361001"),
+    ("[ERROR] OP(2117,python3):2026-03-01-10:00:00.000.001 [op_executor.cpp:597]2117 launch failed for Add, "
+     "errno:161002.", "161002"),
+])
+def test_the_aclnn_engine_names_the_status_of_a_failed_launch(line: str, code: str) -> None:
+    got = kinds(line)
+    assert f"rt:{code}" in got and "op:aclnn" in got, got
+
+
+def test_a_kernel_run_failure_is_a_failed_aclnn_operator_call() -> None:
+    assert "op:aclnn" in kinds("Kernel Run failed. opType: 13, ZerosLike")
+
+
+@pytest.mark.parametrize("line", [
+    "launch failed for Add, errno:5.",  # not an aclnn status
+    "rocket launch failed for Apollo, errno 561000 in the manual",  # not the engine's form (no colon)
+])
+def test_a_launch_line_without_an_aclnn_status_gives_no_code(line: str) -> None:
+    assert not {k for k in kinds(line) if k.startswith("rt:") and k[3:].isdigit()}, kinds(line)
+
+
+def test_a_failed_aclnn_launch_alone_reads_as_an_operator_fault() -> None:
+    # before session 38 these three engine lines held no known signal: the engine abstained and the text model guessed
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+    from opsbrain.kb.training import load_engine
+
+    text = ("KernelLaunch failed: /usr/local/Ascend/cann/opp/built-in/op_impl/ai_core/tbe/kernel/ascend910b/"
+            "zeros_like/ZerosLike_0_high_performance.o\n"
+            "Kernel Run failed. opType: 13, ZerosLike\n"
+            "launch failed for ZerosLike, errno:361001.\n")
+    d = diagnose_logs("-", load_engine(), stdin=io.BytesIO(text.encode()))["diagnosis"]
+    assert d["fault_class"] == "framework_error" and d["decided_by"] == "signals", d
+    assert {e["kind"] for e in d["evidence_lines"]} >= {"op:aclnn", "rt:361001"}

@@ -33,14 +33,16 @@ name's separator here: the name says the number is the AscendCL code."""
 ACLNN_CODE = r"[135]61\d{3}"
 """aclnn return codes (aclnnStatus): ACLNN_ERR_PARAM_* 161xxx, ACLNN_ERR_RUNTIME_ERROR 361001, ACLNN_ERR_INNER_* 561xxx
 (knowledge_base/code_tables/aclnn_status_codes.yaml)."""
-RE_ACLNN_RET = screened(rf"\baclnn[A-Z]\w*[^\n]{{0,40}}?(?:\berror code is|\baclnnStatus\s*=)\s*({ACLNN_CODE})"
-                        r"(?![0-9A-Za-z]|\.\d)")
+RE_ACLNN_RET = screened(rf"(?:\baclnn[A-Z]\w*[^\n]{{0,40}}?(?:\berror code is|\baclnnStatus\s*=)|"
+                        rf"\blaunch failed for \w+, errno:)\s*({ACLNN_CODE})(?![0-9A-Za-z]|\.\d)")
 """The status an aclnn call returned, printed right after the call's name: torch_npu's NPU_CHECK_ERROR on op-plugin's
 call (``NPU function error: call aclnnInplaceCopy failed, error code is 561103``, Ascend/pytorch#90,
 vllm-ascend#4859), its OPS_CHECK_ERROR in OpParamMaker (``OPS function error: aclnnRecomputeWUFwd, error code is
 561000``, flash-linear-attention-npu#149) and a ctypes caller's (``aclnnCausalConv1dGetWorkspaceSize failed with
-aclnnStatus=561002.``, flash-linear-attention-npu#333). Only there: the general pattern does not take these ranges, so
-a six-digit count or id on an error line stays no code."""
+aclnnStatus=561002.``, flash-linear-attention-npu#333); and the aclnn engine's own line when an operator's kernel
+fails to launch, the status after ``errno:`` (hicann/opbase src/nnopbase/composite_op/aclnn_engine/op_executor.cpp,
+aclOpExecutor::Run: ``launch failed for %s, errno:%d.``; session 38). Only there: the general pattern does not take
+these ranges, so a six-digit count or id on an error line stays no code."""
 _RT_CONTEXT = screened(r"err|fail|ret|result|code|exception|abnormal", re.I)
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"SilentCheck|silent[ _]check|npu_asd_detect", re.I), "sdc:silent_check"),
@@ -69,10 +71,13 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
 # also prints its own verdict on the error class (``hardware local error`` /
 # ``software error`` / ``network link error`` ``, stream_id=``), the same sources; CANN's "AI Core hardware fault"
 # troubleshooting page names the 2-bit ECC text as the hardware case (confirmed by an ascend-dmi stress test).
-RE_ACLNN_CALL = screened(r"\baclnn[A-Z]\w*.{0,40}?(?:fail|error)", re.I, context=True)
+RE_ACLNN_CALL = screened(r"\baclnn[A-Z]\w*.{0,40}?(?:fail|error)|\blaunch failed for \w+, errno:|"
+                         r"\bKernel Run failed\. opType:", re.I, context=True)
 """An aclnn operator call that failed, named on the same line as the CANN code it returned (``call
 aclnnCausalConv1d failed, detail: ... Invalid_Argument(EE1003)``, vllm-ascend#7310): the operator is the subject
-of the error, as the framework parser reads it on a line without a code (``op:aclnn``)."""
+of the error, as the framework parser reads it on a line without a code (``op:aclnn``). The aclnn engine names the
+operator itself when its kernel fails to launch or run (hicann/opbase src/nnopbase: op_executor.cpp ``launch failed for
+%s, errno:%d.``, common/inc/kernel_mgr.h ``Kernel Run failed. opType: %u, %s``; session 38)."""
 RE_ACLOP_COMPILE = screened(r"\baclopCompile(?:AndExecute)?(?:V2)?\b", context=True)
 """The single-operator API that compiles an operator before it runs it (AscendCL ``aclopCompile`` /
 ``aclopCompileAndExecute`` / ``aclopCompileAndExecuteV2``: GE builds the operator's single-op model first), named by a
