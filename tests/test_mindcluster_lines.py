@@ -155,3 +155,50 @@ def test_no_rule_reads_the_switch_line_no_plugin_prints() -> None:
     line = "switch fault occurred, fault code [0x08520003,na,L2,na], port UB0/0/7"
     sigs = parse_line(line, 0.0, origin="n")
     assert not [s for s in sigs if s.kind.startswith("plugin_sw:")]
+
+
+def _device_fault(npu: str, mode: str, level: str, codes: dict[str, str]) -> dict[str, object]:
+    """One ``DeviceFault`` (ascend-device-plugin pkg/common/proto.go:229) as getDeviceFaultsWithMode
+    (pkg/device/ascendcommon.go:806) fills it: the codes upper-case hex joined by commas, each code's own level in
+    the map (FaultTimeAndLevel, proto.go:222), fields in the struct's order (encoding/json)."""
+    return {"fault_type": mode, "npu_name": npu, "large_model_fault_level": level, "fault_level": level,
+            "fault_handling": level, "fault_code": ",".join(codes),
+            "fault_time_and_level_map": {c: {"fault_time": 1764902710100, "fault_level": lv}
+                                         for c, lv in codes.items()}}
+
+
+FAULT_LIST = [_device_fault("Ascend910-0", "CardNetworkUnhealthy", "PreSeparateNPU", {"81078603": "PreSeparateNPU"}),
+              _device_fault("Ascend910-4", "CardUnhealthy", "SeparateNPU",
+                            {"80E18402": "SeparateNPU", "80E18401": "NotHandleFault"})]
+
+
+def _configmap_line() -> str:
+    """The device-info ConfigMap's data as ``kubectl describe cm mindx-dl-deviceinfo-<node>`` prints it (MindCluster
+    "Fault Information", mxdlug_com_007): the fault list (key ``huawei.com/Ascend910-Fault``, api/consts.go:253) is a
+    JSON string inside the ConfigMap's JSON, its quotes escaped."""
+    import json
+
+    info = {"DeviceInfo": {"DeviceList": {"huawei.com/Ascend910": "Ascend910-1,Ascend910-2",
+                                          "huawei.com/Ascend910-Fault": json.dumps(FAULT_LIST, separators=(",", ":")),
+                                          "huawei.com/Ascend910-Unhealthy": "Ascend910-4"},
+                           "UpdateTime": 1764902720}, "SuperPodID": -2, "ServerIndex": -2, "CheckCode": "ab12"}
+    return json.dumps(info, separators=(",", ":"))
+
+
+def test_the_deviceinfo_configmaps_fault_list_gives_each_npus_codes_at_their_own_levels() -> None:
+    import json
+
+    want = [("plugin:81078603", "npu0", 2, 0), ("plugin:80E18402", "npu4", 2, 4), ("plugin:80E18401", "npu4", 1, 4)]
+    for line in (_configmap_line(), json.dumps(FAULT_LIST, separators=(",", ":"))):  # escaped and as the key holds it
+        got = [(s.kind, s.component, s.severity, s.device) for s in parse_line(line) if s.kind.startswith("plugin:")]
+        assert got == want, line
+    assert [s.kind for s in parse_line('"fault_code":"80E18402"')] == []  # a code without its NPU is no fault
+
+
+def test_the_deviceinfo_configmap_alone_is_diagnosed_on_the_npu_the_list_names(tmp_path: Path) -> None:
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+    from opsbrain.kb.training import load_engine
+
+    (tmp_path / "cm.txt").write_text(_configmap_line() + "\n")
+    d = diagnose_logs(str(tmp_path / "cm.txt"), load_engine())["diagnosis"]
+    assert d["root"]["device"] == 4 and d["fault_class"].startswith("hbm_")  # was: no fault found, device 0

@@ -30,7 +30,18 @@ use (the start-up list's physical id likewise as written). EventID is decimal (a
 is its eight hex digits. The level a line states (container-manager's, an escalation's) comes as ``level:<name>``
 beside it. Not read: the plugin's ``detect ManuallySeparateNPU, logic id: %d`` (:1252, printed only right after the
 escalation line that states the same device and level) and ``successfully create event for fault: %#v``
-(``pkg/device/ascendcommon.go:1615``, the received event restated as it is written to Kubernetes)."""
+(``pkg/device/ascendcommon.go:1615``, the received event restated as it is written to Kubernetes).
+
+Also the plugin's fault list in its device-info ConfigMap (``kubectl describe cm -n kube-system
+mindx-dl-deviceinfo-<node>``, MindCluster "Fault Information", mxdlug_com_007; session 38): the value of
+``huawei.com/Ascend910-Fault`` (``api/consts.go:253`` ``CmFaultListSuffix``) is a JSON list of ``DeviceFault``
+(``ascend-device-plugin/pkg/common/proto.go:229``), written by ``getDeviceFaultsWithMode``
+(``pkg/device/ascendcommon.go:806``): one entry per NPU and mode (``CardUnhealthy`` for its chip codes,
+``CardNetworkUnhealthy`` for its network codes), ``npu_name`` ``<type>-<physical id>`` (``ascendcommon.go:523``),
+``fault_code`` the codes as upper-case hex joined by commas, ``fault_time_and_level_map`` each code's own level.
+Each code gives ``plugin:<CODE>`` on the NPU the name writes (its physical id, as written) at the level the map
+states for it, else its documented one; the list is often printed as a string inside the ConfigMap's JSON, its
+quotes escaped."""
 
 from __future__ import annotations
 
@@ -50,6 +61,11 @@ RE_PARAM_PLANE = screened(r"parameter plane fault code (occur|recover), logicID:
                           r"hex code: ([0-9a-fA-F]{1,16})")
 RE_BEFORE_SUBSCRIBE = screened(r"before fault subscribe, device\((\d+)\) had error code: ([0-9a-fA-F]{1,16})\b")
 RE_FIELD = re.compile(r"\b(Severity|Assertion):(-?\d+)")
+RE_CM_ENTRY = screened(r'\\?"npu_name\\?":\\?"[A-Za-z][\w.]*?-(\d+)\\?"[^{}]*?\\?"fault_code\\?":\\?"'
+                       r'([0-9A-Fa-f]{8}(?:,[0-9A-Fa-f]{8})*)\\?"')
+"""One ``DeviceFault`` of the device-info ConfigMap's fault list: the NPU's physical id and its codes."""
+RE_CM_LEVEL = re.compile(r'\\?"([0-9A-Fa-f]{8})\\?":\{\\?"fault_time\\?":\d+,\\?"fault_level\\?":\\?"(\w+)\\?"')
+"""A code's own entry in that ``DeviceFault``'s ``fault_time_and_level_map`` (``FaultTimeAndLevel``, proto.go:222)."""
 FAULT_RECOVER = 0
 
 _ANY = group_of(globals())
@@ -82,10 +98,23 @@ def _add(ctx: LineCtx, code: str | None, logic: int, recover: bool, level: str |
         ctx.add(f"level:{level}", comp, 0, device=dev)
 
 
+def _fault_list(ctx: LineCtx, text: str) -> bool:
+    """The device-info ConfigMap's fault list (module docstring): every entry's codes on its NPU."""
+    entries = list(RE_CM_ENTRY.finditer(text))
+    for i, m in enumerate(entries):
+        end = entries[i + 1].start() if i + 1 < len(entries) else len(text)
+        levels = {c.upper(): lvl for c, lvl in RE_CM_LEVEL.findall(text, m.end(), end)}
+        for code in m.group(2).upper().split(","):
+            _add(ctx, code, int(m.group(1)), False, levels.get(code), None)
+    return bool(entries)
+
+
 def parse(ctx: LineCtx) -> bool:
     if not _ANY.may(ctx.text):
         return False
     text = ctx.text
+    if "fault_code" in text and _fault_list(ctx, text):
+        return True
     if m := RE_NAMED.search(text):
         fields = {k: int(v) for k, v in RE_FIELD.findall(m.group(3))}
         _add(ctx, _code(m.group(1), 10), int(m.group(2)), fields.get("Assertion") == FAULT_RECOVER, m.group(4),
