@@ -28,7 +28,6 @@ class StateFiles(ReaderState):
         when = f.kind.tag or "after"
         scan = NpuInfoScan()  # the rule --logs DIR reads these files by too (opsbrain.ingest.npuinfo)
         state: dict[int, str] = {}
-        chips = self.chip_scans[node].result() if node in self.chip_scans and self._real(f) else None
         for i, raw in enumerate(f.lines, start=1):
             text = self.scan.clean(f, raw)
             got = scan.step(text)
@@ -40,10 +39,8 @@ class StateFiles(ReaderState):
                     self.dated.append((dt, -1, f, i, text.strip(), node, "hccn", None, _TIE["hccn"]))
                 continue
             if got.line and at is not None and node is not None:
-                npu = got.npu
-                if npu is not None and chips is not None and chips.a3 and scan.health_dev is not None:
-                    npu = chips.logic_of(npu, scan.health_chip)  # (npu-smi's -i: an NPU ID; the lines' ids: dies')
-                where = node if npu is None else f"{node}/npu{npu}"
+                where = node if got.npu is None else f"{node}/npu{got.npu}"  # (npu-smi's -i: an NPU ID, read so
+                # on A3 too: opsbrain.ingest.smihealth puts an NPU's chips' codes on the NPU)
                 self.dated.append((at, 0, f, i, text.strip(), where, "hccn", None, _TIE["hccn"]))
             if got.state is not None:
                 state[got.port] = got.state
