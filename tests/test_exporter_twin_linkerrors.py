@@ -40,11 +40,13 @@ def test_twin_page_publishes_fcs_and_hccs_counters_from_link_state() -> None:
     npus = sorted(topo.by_kind["npu"])
     xs = {int(m.group(1)) for n, _lb, _v in rows if (m := HCCS.match(n))}
     assert xs == set(range(1, topo.params.l1_per_node + 1))
-    assert len(rows) == len(npus) * (1 + topo.params.l1_per_node)  # every served NPU, each counter once
+    dies = topo.params.dies_per_npu
+    assert len(rows) == len(npus) * dies * (1 + topo.params.l1_per_node)  # every served die, each counter once
     assert {frozenset(lb) for _n, lb, _v in rows} == {frozenset({"id", "instance"})}
     nonzero = {(n, lb["instance"], lb["id"]): v for n, lb, v in rows if v}
-    assert nonzero == {(FCS, "pod0-node2", "5"): 40.0,
-                       ("npu_chip_info_hccs_statistic_info_crc_err_cnt_2", "pod0-node2", "5"): 12.0}
+    hccs2 = "npu_chip_info_hccs_statistic_info_crc_err_cnt_2"  # (each die's own links, its own id: 10 and 11)
+    assert nonzero == {(FCS, "pod0-node2", "11"): 40.0, (hccs2, "pod0-node2", "10"): 7.0,
+                       (hccs2, "pod0-node2", "11"): 5.0}
     r = parse_page(page)
     assert r.link_crc_total["pod0/node2/npu5/port"] == 40.0 and r.link_crc_total["pod0/node2/npu5/hccs2"] == 12.0
     assert r.link_crc_total["pod0/node2/npu4/port"] == 0.0 and not r.notes
@@ -128,7 +130,8 @@ def test_an_npu_off_the_bus_leaves_the_twin_pages_count_until_it_is_back() -> No
         assert m is not None
         return int(m[1])
 
-    assert (listed(T0), listed(T0 + 300.0), listed(T0 + 900.0)) == (8, 7, 8)  # back once repaired at 660 s
+    assert (listed(T0), listed(T0 + 300.0), listed(T0 + 900.0)) == (16, 14, 16)  # back once repaired at 660 s
+    # (the driver lists logical devices: an A3 NPU's two dies, session 38)
     before, during, back = _sweep_twin(sim, {}, [T0, T0 + 300.0, T0 + 900.0], real=False)
     assert not [f for f in before.findings if f.check == "npu_count"]
     assert [(f.component, f.severity) for f in during.findings if f.check == "npu_count"] == [

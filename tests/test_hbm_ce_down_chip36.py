@@ -43,7 +43,7 @@ def _ce(sim: Simulation, t: float) -> float:
 
 def _page_ce(sim: Simulation, t: float) -> float | None:
     """The stack's count on the twin's npu-exporter page at ``t`` (None: not published)."""
-    idx = NPU.rsplit("npu", 1)[1]
+    idx = 2 * int(NPU.rsplit("npu", 1)[1])  # (the NPU's HBM: on its die 0's id, session 38)
     name = "npu_chip_info_hbm_ecc_total_single_bit_error_cnt"
     for line in render_twin_page(sim, t, optics=False).splitlines():
         if line.startswith(name + "{") and f'id="{idx}"' in line and "node20" in line:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from faultlib.engine import Simulation
+from faultlib.ids import logical_device
 from faultlib.injection.spec import FaultSpec
 from faultlib.params import apply_overrides
 from faultlib.simparams import SimParams
@@ -25,8 +26,9 @@ NPU = "pod0/node1/npu3"
 
 
 def _rows(page: str, npu: str) -> list[str]:
-    lab = f'id="{fmt.npu_index(npu)}",instance="{fmt.hostname(npu)}"'
-    return [ln for ln in page.splitlines() if ln.startswith("npu_chip_info_") and "{" + lab in ln]
+    """The chip series of ``npu``'s dies (npu-exporter's id: each die's own, its logical id on the twin; session 38)."""
+    labs = [f'id="{logical_device(fmt.npu_index(npu), d)}",instance="{fmt.hostname(npu)}"' for d in (0, 1)]
+    return [ln for ln in page.splitlines() if ln.startswith("npu_chip_info_") and any("{" + b in ln for b in labs)]
 
 
 def test_a_chip_off_the_bus_has_no_series_until_it_is_back() -> None:
@@ -51,4 +53,4 @@ def test_a_down_chips_temperature_is_not_redrawn() -> None:
     assert m.read("hbm_temp_c", NPU + "/hbm", T0 + 10.0) == m.read("hbm_temp_c", NPU + "/hbm", T0 + 3600.0)
     page = render_twin_page(sim)
     assert _rows(page, NPU) == []  # off the bus: no series
-    assert re.search(rf'^machine_npu_nums{{instance="{re.escape(fmt.hostname(NPU))}"}} 7 ', page, re.M)
+    assert re.search(rf'^machine_npu_nums{{instance="{re.escape(fmt.hostname(NPU))}"}} 14 ', page, re.M)  # (dies)

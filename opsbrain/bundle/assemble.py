@@ -17,6 +17,7 @@ from opsbrain.bundle.records import _TIES, BundleLine, BundleRead, Dated, Reader
 from opsbrain.bundle.stamps import from_us, stamp, to_us
 from opsbrain.bundle.statefiles import _HCCN_REC
 from opsbrain.bundle.viewlines import Entries, ViewLines
+from opsbrain.ingest.chipmap import ChipMap
 from opsbrain.ingest.npuinfo import down_ports, down_record
 from opsbrain.yamlio import json_or_none
 
@@ -111,7 +112,18 @@ class Assembly(ReaderState):
             "manifest": self.manifest,
         }
         view = ViewLines(entries, self.unkept, origin_us, self.scan.files, self.origins, lines, made)
-        return BundleRead(lines, self.placement, self.metrics, report, view=view, may=kept_may)
+        return BundleRead(lines, self.placement, self.metrics, report, view=view, may=kept_may, chips=self._chips())
+
+    def _chips(self) -> dict[str, ChipMap]:
+        """Each real host's numbering its npu-smi output shows (:mod:`opsbrain.ingest.chipmap`), also said in its
+        worker entry (``numbering``); the twin's own nodes are A3 by their ids (``where.is_twin_node``)."""
+        out: dict[str, ChipMap] = {}
+        for w in self.workers.values():
+            scan = self.chip_scans.get(w["node"])
+            if w.get("named_by") == "sorted order" and scan is not None and (m := scan.result()) is not None:
+                out[w["node"]] = m
+                w["numbering"] = m.facts()
+        return out
 
     def _may(self, records: list[Dated]) -> list[bool] | None:
         """With keep: its answer for each record (block-read files: given at reading; the others: asked now, of

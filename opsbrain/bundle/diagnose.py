@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from opsbrain.bundle import layout as L
-from opsbrain.bundle.hosts import UNNAMED, diagnosis_in_user_terms, natural_key, user_names
+from opsbrain.bundle.hosts import UNNAMED, diagnosis_in_user_terms, natural_key, root_in_user_terms, user_names
 from opsbrain.bundle.reader import BundleLine, paused_gc, real_nodes, scan_bundle, signals_of
 from opsbrain.bundle.secondlook import (  # noqa: F401 (_vendor_verdict: tests import it from here)
     TEXT_WINDOW_S,
@@ -35,7 +35,7 @@ from opsbrain.bundle.secondlook import (  # noqa: F401 (_vendor_verdict: tests i
 from opsbrain.diagnosis.multirank import apply_root_cluster, chip_named, multirank_verdict
 from opsbrain.ingest import Signal
 from opsbrain.ingest.derive import link_history_dropped
-from opsbrain.ingest.where import node_of, user_terms
+from opsbrain.ingest.where import node_of
 from opsbrain.verdict import cited_line, nothing_found, verdict_first
 
 
@@ -217,7 +217,7 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     lines = r.lines
     texts = [ln.text for ln in lines]
     may = r.may if keep is not None else _candidates(texts, matcher)
-    sigs, where = signals_of(lines, r.placement, may, real_nodes(r.report["workers"]))
+    sigs, where = signals_of(lines, r.placement, may, real_nodes(r.report["workers"]), r.chips)
     from opsbrain.diagnosis.vendorlevel import imported_levels, levelled
 
     levels = imported_levels(matcher)
@@ -293,10 +293,11 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     inner = list((primary or {}).get("internal_nodes", {}).values())
     only = inner if len(inner) == 1 else [None]
     # no component named: the one host whose lines the incident holds (a console says what failed, not where)
-    diagnosis["root"] = _in_user_terms(diagnosis.get("component") or only[0], r.report["workers"])
+    diagnosis["root"] = root_in_user_terms(diagnosis.get("component") or only[0], r.report["workers"], r.chips)
     if diagnosis["root"].get("device") is None and diagnosis.get("fault_class") != "unknown" and (
             npu := _one_npu(incidents, primary)) is not None:
-        diagnosis["root"] = {**_in_user_terms(npu, r.report["workers"]), "component": diagnosis.get("component")}
+        diagnosis["root"] = {**root_in_user_terms(npu, r.report["workers"], r.chips),
+                             "component": diagnosis.get("component")}
         diagnosis["evidence"].append(f"device {diagnosis['root']['device']}: the one device the incident's "
                                      "signals name (the class's component is its node)")
     diagnosis["evidence_lines"] = primary["evidence_lines"] if primary else []
@@ -485,14 +486,3 @@ def check_bundle(path: str | Path, engine: Any, matcher: Any = None, params: L.B
             # compare: a bundle without its sidecar; its manifest holds no expectation since session 32)
             "sweep_incidents": [c["id"] for c in ctl if c.get("sweep")],
             "scheduler_incidents": [c["id"] for c in ctl if c.get("scheduler")]}
-
-
-def _in_user_terms(comp: str | None, workers: list[dict[str, Any]]) -> dict[str, Any]:
-    """A component in the operator's terms: the worker directory's own name when the reader numbered it (the
-    bundle's own name for the files at its root, as the root cluster names them)."""
-    out = user_terms(comp)
-    node = "/".join(comp.split("/")[:2]) if comp else None
-    for w in workers:
-        if w["node"] == node and w["named_by"] == "sorted order":
-            out["host"] = w.get("name", w["dir"]) or None  # (None: a host not named, hosts.UNNAMED)
-    return out

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from typing import Any
 
 from opsbrain.bundle import layout as L
 from opsbrain.bundle.walk import _File
 from opsbrain.ingest.asys import OUTPUT_DIR, host_dirs, job_log_host
+from opsbrain.ingest.chipmap import ChipMap
 from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, chip_host, host_syslog, real_names, unnamed_root
-from opsbrain.ingest.where import real_component
+from opsbrain.ingest.where import real_component, user_terms
 from opsbrain.ingest.workers import host_root, names_no_host, shared_head
 
 _NODE_HOST = re.compile(r"pod(\d+)-node(\d+)")
@@ -239,3 +241,25 @@ def diagnosis_in_user_terms(d: dict[str, Any] | None, names: dict[str, str]) -> 
     if isinstance(d.get("evidence"), list):
         d["evidence"] = [in_user_terms(e, names) if isinstance(e, str) and not _CITED.match(e) else e
                          for e in d["evidence"]]
+
+
+def root_in_user_terms(comp: str | None, workers: list[dict[str, Any]],
+                       chips: Mapping[str, ChipMap] | None = None) -> dict[str, Any]:
+    """A component in the operator's terms: the worker directory's own name when the reader numbered it (the
+    bundle's own name for the files at its root, as the root cluster names them). A real host's device: a die's
+    logic id by its npu-smi table (``chips``, :attr:`BundleRead.chips`); where its npu-smi output shows no product,
+    ``device_ids`` says its ids are read as written (session 38)."""
+    node = "/".join(comp.split("/")[:2]) if comp else None
+    mine = (chips or {}).get(node or "")
+    out = user_terms(comp, mine)
+    for w in workers:
+        if w["node"] == node and w["named_by"] == "sorted order":
+            out["host"] = w.get("name", w["dir"]) or None  # (None: a host not named, hosts.UNNAMED)
+            if out.get("device") is not None:
+                out["device_ids"] = NO_PRODUCT if mine is None else f"{mine.product} ({mine.by})"
+    return out
+
+
+NO_PRODUCT = "as written: no npu-smi output of the host's tells Atlas A2 from A3 (docs/formats.md)"
+"""A real host's root device whose numbering nothing showed: the id as its logs print it (on A3 a die's logical
+id, on A2 the NPU's)."""

@@ -35,7 +35,7 @@ can be opened.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -66,6 +66,7 @@ from opsbrain.bundle.zones import file_zone, plan
 from opsbrain.errors import InputError
 from opsbrain.ingest import Signal, parse_job_event
 from opsbrain.ingest.archive import ArchiveError, DirTree, Tree, open_tree
+from opsbrain.ingest.chipmap import ChipMap
 from opsbrain.ingest.derive import restatements_dropped, section_placed
 from opsbrain.ingest.hostnames import unnamed_root
 from opsbrain.ingest.linememo import ReadMemo
@@ -190,7 +191,10 @@ class _Reader(TimedFiles, StateFiles, Assembly):
         snapshot = {f.kind.worker for f in later if f.kind.kind == L.NPU_INFO and f.kind.tag != "before"}
         for f in later:
             if f.kind.kind == L.NPU_INFO:
-                real = self.workers.get(f.kind.worker or "", {}).get("named_by") == "sorted order"
+                self._chip_scan(f)
+        for f in later:
+            if f.kind.kind == L.NPU_INFO:
+                real = self._real(f)
                 # the state at collection: the after file; a before file where it is the worker's one snapshot
                 now = f.kind.tag != "before" or f.kind.worker not in snapshot
                 self._npu_info(f, to_us(self._file_time(f.rel) or ref) if real and now else None)
@@ -253,10 +257,14 @@ class _Reader(TimedFiles, StateFiles, Assembly):
 
 # ---- signals (the ingestion layer) ----------------------------------------------------------------------------
 def signals_of(lines: Iterable[BundleLine], placement: dict[str, list[str]], may: list[bool] | None = None,
-               real: frozenset[str] = frozenset()) -> tuple[list[Signal], dict[int, int]]:
+               real: frozenset[str] = frozenset(), chips: Mapping[str, ChipMap] | None = None,
+               ) -> tuple[list[Signal], dict[int, int]]:
     """Signals of the lines in order, and signal (by id) -> index of its line. ``may``: per line, False where no
     parser can find a signal (a block scan the caller ran); by default :func:`may_signal` of the lines. ``real``:
-    the node ids the reader gave real hosts (:func:`real_nodes`), whose lines the twin's conventions do not read."""
+    the node ids the reader gave real hosts (:func:`real_nodes`), whose lines the twin's conventions do not read:
+    their device ids are as written unless ``chips`` (:attr:`BundleRead.chips`) holds the host's numbering as its
+    npu-smi output shows it (on Atlas A3 an id is a die's logical id, session 38)."""
+    chips = chips or {}
     sigs: list[Signal] = []
     where: dict[int, int] = {}
     lines = list(lines)
@@ -266,11 +274,13 @@ def signals_of(lines: Iterable[BundleLine], placement: dict[str, list[str]], may
     for k, ln in enumerate(lines):
         if ln.job is not None:  # (a real host's event: its device ids as written, as its lines' below)
             named = ln.job[2].get("node")
-            real_host = bool(real) and isinstance(named, str) and "/".join(named.split("/")[:2]) in real
-            got = parse_job_event(ln.job[0], ln.job[1], ln.job[2], ln.t, placement, twin=False if real_host else None)
+            host = "/".join(named.split("/")[:2]) if isinstance(named, str) else None
+            got = parse_job_event(ln.job[0], ln.job[1], ln.job[2], ln.t, placement,
+                                  twin=chips.get(host, False) if host in real else None)
         elif may is None or may[k]:
-            twin = False if real and ln.origin and "/".join(ln.origin.split("/")[:2]) in real else None
-            got = parse(ln.text, ln.t, ln.origin, ln.source, ln.level, twin=twin)
+            host = "/".join(ln.origin.split("/")[:2]) if ln.origin else None
+            got = parse(ln.text, ln.t, ln.origin, ln.source, ln.level,
+                        twin=chips.get(host, False) if host in real else None)
         else:
             continue
         for s in got:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from opsbrain.bundle.walk import _File, _Scan
 from opsbrain.diagnosis.realtext import _has_error_word
+from opsbrain.ingest.chipmap import ChipMap, ChipMapScan
 from opsbrain.ingest.ranks import RankTable
 
 if TYPE_CHECKING:
@@ -61,6 +62,9 @@ class BundleRead:
     may: list[bool] | None = None
     """With ``keep`` (:func:`scan_bundle`): per line of ``lines``, what ``keep`` said of it (True for the lines it
     was not asked about: they take the exact per-line paths)."""
+    chips: dict[str, ChipMap] = field(default_factory=dict)
+    """A real host's (its node id's) device numbering as its npu_info files' npu-smi output shows it
+    (:mod:`opsbrain.ingest.chipmap`, session 38); a host without such output is not here (its ids as written)."""
 
 
 Keep = Callable[[list[str]], "list[bool] | None"]
@@ -111,6 +115,7 @@ class ReaderState:
         self.placement: dict[str, list[str]] = {}
         self.metrics: dict[tuple[str, str], float] = {}
         self.links: list[dict[str, Any]] = []
+        self.chip_scans: dict[str, ChipMapScan] = {}  # node -> its npu_info files' npu-smi tables (ingest.chipmap)
         self.dated: list[Dated] = []
         self.minutes: dict[str, int | None] = {}  # BlockStamps' minutes, shared by the files of the bundle
         self.skipped = scan.skipped

@@ -9,6 +9,7 @@ from opsbrain.bundle.hosts import ip_to_node
 from opsbrain.bundle.records import _TIE, ReaderState
 from opsbrain.bundle.stamps import stamp, to_us
 from opsbrain.bundle.walk import _File
+from opsbrain.ingest.chipmap import ChipMapScan
 from opsbrain.ingest.npuinfo import LINK_RECORD, NpuInfoScan
 from opsbrain.yamlio import json_or_none
 
@@ -38,7 +39,8 @@ class StateFiles(ReaderState):
                     self.dated.append((dt, -1, f, i, text.strip(), node, "hccn", None, _TIE["hccn"]))
                 continue
             if got.line and at is not None and node is not None:
-                where = node if got.npu is None else f"{node}/npu{got.npu}"
+                where = node if got.npu is None else f"{node}/npu{got.npu}"  # (npu-smi's -i: an NPU ID, read so
+                # on A3 too: opsbrain.ingest.smihealth puts an NPU's chips' codes on the NPU)
                 self.dated.append((at, 0, f, i, text.strip(), where, "hccn", None, _TIE["hccn"]))
             if got.state is not None:
                 state[got.port] = got.state
@@ -51,6 +53,16 @@ class StateFiles(ReaderState):
                     self.metrics[key] = got.value
         if node is not None:
             self.links.append({"file": f.rel, "node": node, "when": when, "state": state})
+
+    def _real(self, f: _File) -> bool:
+        """Whether the file is of a host the reader numbered (a real host, not the twin's own)."""
+        return self.workers.get(f.kind.worker or "", {}).get("named_by") == "sorted order"
+
+    def _chip_scan(self, f: _File) -> None:
+        """The npu-smi tables of a real host's npu_info file, read before its lines are placed: which numbering
+        the host's device ids use (:mod:`opsbrain.ingest.chipmap`, session 38)."""
+        if (node := self._node(f)) is not None and self._real(f):
+            self.chip_scans.setdefault(node, ChipMapScan()).feed(f.lines)  # (clean() counts junk: once, below)
 
     def _rank_table(self, f: _File) -> None:
         _ok, doc = json_or_none("\n".join(f.lines))

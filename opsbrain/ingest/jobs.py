@@ -3,6 +3,7 @@ error text the framework printed."""
 
 from __future__ import annotations
 
+from opsbrain.ingest.chipmap import ChipMap
 from opsbrain.ingest.parsers import parse_line
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.where import device_component, is_twin_node
@@ -12,10 +13,11 @@ JOB_KINDS = {"crash", "timeout", "stalled", "instance_crash", "instance_hang", "
 
 
 def parse_job_event(job: str, kind: str, detail: dict[str, object], t: float,
-                    placement: dict[str, list[str]], twin: bool | None = None) -> list[Signal]:
+                    placement: dict[str, list[str]], twin: bool | ChipMap | None = None) -> list[Signal]:
     """A job event as a scheduler reports it: kind, the node it names, and codes in its error text. ``twin``: as
     :func:`~opsbrain.ingest.parsers.parse_line`'s (False for a real host a bundle numbered onto a twin-shaped id:
-    its device ids are as written; None: told by the node's id)."""
+    its device ids are as written; its ChipMap where its npu-smi output shows its product; None: told by the
+    node's id)."""
     del placement
     if kind not in JOB_KINDS:
         return []

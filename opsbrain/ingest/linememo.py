@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from opsbrain.ingest.chipmap import ChipMap
 from opsbrain.ingest.parsers import parse_line
 from opsbrain.ingest.parsers.cann import RE_PLOG_HEAD
 from opsbrain.ingest.signal import Signal
@@ -94,7 +95,7 @@ class ReadMemo:
 
     def parse(self, text: str, t: float = 0.0, origin: str | None = None, source: str | None = None,
               level: str | None = None, head: str = "", file_device: int | None = None,
-              twin: bool | None = None) -> list[Signal]:
+              twin: bool | ChipMap | None = None) -> list[Signal]:
         if not isinstance(text, str):
             return []
         key = (read_key(text), origin, source, level, head, file_device, twin)

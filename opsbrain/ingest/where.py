@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from faultlib.ids import logical_device, npu_die
+from opsbrain.ingest.chipmap import ChipMap
 from opsbrain.ingest.screen import screened
 
 if TYPE_CHECKING:
@@ -147,13 +148,16 @@ def is_twin_node(node: str | None) -> bool:
     return bool(node and twin_node(node.replace("/", "-")))
 
 
-def device_component(node: str | None, dev: int | None, twin: bool) -> str | None:
-    """The component a device id names. On an Atlas A3 node (``twin``: the twin's nodes) the id is a die's logical
-    device id, mapped back to that die (``3`` -> ``<node>/npu1/die1``, :func:`faultlib.ids.npu_die`, session 37);
-    elsewhere the device as written (``<node>/npu3``: one device per NPU, as on Atlas A2)."""
-    if dev is None or not (twin and node):
+def device_component(node: str | None, dev: int | None, twin: bool | ChipMap) -> str | None:
+    """The component a device id names. On an Atlas A3 node (``twin``: the twin's nodes, True; a real host whose
+    npu-smi output shows A3, its :class:`~opsbrain.ingest.chipmap.ChipMap`, session 38) the id is a die's logical
+    device id, mapped back to that die (``3`` -> ``<node>/npu1/die1``: :func:`faultlib.ids.npu_die`, session 37, or
+    the host's ``npu-smi info -m`` row); elsewhere the device as written (``<node>/npu3``: one device per NPU, as on
+    Atlas A2, or a real host whose product nothing showed)."""
+    a3 = twin.a3 if isinstance(twin, ChipMap) else twin
+    if dev is None or not (a3 and node):
         return npu_component(node, dev)
-    k, d = npu_die(dev)
+    k, d = twin.die_of(dev) if isinstance(twin, ChipMap) else npu_die(dev)
     return f"{node}/npu{k}/die{d}"
 
 
@@ -227,10 +231,10 @@ def node_of(comp: str | None) -> str | None:
 _DIE = re.compile(r"/npu(\d+)/die(\d+)$")
 
 
-def user_terms(comp: str | None) -> dict[str, object]:
+def user_terms(comp: str | None, chips: ChipMap | None = None) -> dict[str, object]:
     """A component in an operator's terms: host and device index (npu-smi's NPU ID; and the id itself); for a die,
     also its die (npu-smi's Chip ID) and its logical device id (Chip Logic ID, the id its logs print): ``die``,
-    ``logic_id`` (session 37)."""
+    ``logic_id`` (session 37; ``chips``: a real host's npu-smi table, whose row gives the logic id, session 38)."""
     if not comp:
         return {"component": None, "host": None, "device": None}
     npu = npu_of(comp)
@@ -239,7 +243,8 @@ def user_terms(comp: str | None) -> dict[str, object]:
     host = node.replace("/", "-") if node and node.startswith("pod") else node
     out: dict[str, object] = {"component": comp, "host": host, "device": dev}
     if m := _DIE.search(comp):
-        out |= {"die": int(m.group(2)), "logic_id": logical_device(int(m.group(1)), int(m.group(2)))}
+        k, d = int(m.group(1)), int(m.group(2))
+        out |= {"die": d, "logic_id": chips.logic_of(k, d) if chips is not None else logical_device(k, d)}
     return out
 
 

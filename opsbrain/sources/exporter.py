@@ -22,8 +22,9 @@ import math
 import re
 from collections.abc import Iterable
 
+from faultlib.ids import A3_DIES_PER_NPU, npu_die
 from opsbrain.ingest.parsers.twin import l1_uplink, l2_downlink
-from opsbrain.ingest.where import node_component
+from opsbrain.ingest.where import is_twin_node, node_component
 from opsbrain.sources import exporter_ports as ports
 from opsbrain.sources.exporter_metrics import COVERS as COVERS
 from opsbrain.sources.exporter_metrics import METRIC_TABLE as METRIC_TABLE
@@ -124,10 +125,20 @@ def port_ids(host: str | None, labels: dict[str, str]) -> tuple[str, str]:
         base = host.replace("-", "/")
         link = l1_uplink(host, int(port)) if "-l1sw" in host else l2_downlink(host, int(port))
         return f"{base}/osfp{int(port):02d}", link or base
-    node = node_component(host)
-    npu = f"{node}/npu{labels.get('id', '0')}" if node else f"npu{labels.get('id', '0')}"
+    npu = chip_npu(node_component(host), labels)
     link = npu + (f"/udie{labels['udie']}/port{port}" if names_ub_port(labels) else "/port")
     return link + "/xcvr", link
+
+
+def chip_npu(node: str | None, labels: dict[str, str]) -> str:
+    """The NPU a chip series names, ``<node>/npu<id>``: npu-exporter's ``id`` as written (a real host's, as its logs'
+    ids are read), but on the twin's nodes (Atlas A3) the id is a die's (npu-exporter labels each logical device's
+    series with its own id: :data:`opsbrain.sources.twinpage.CHIP_IDS`), read as the NPU the die belongs to
+    (:func:`faultlib.ids.npu_die`), where the twin keeps its chip readings (session 38)."""
+    dev = labels.get("id", "0")
+    if node and dev.isdigit() and is_twin_node(node):
+        dev = str(npu_die(int(dev))[0])
+    return f"{node}/npu{dev}" if node else f"npu{dev}"
 
 
 def names_ub_port(labels: dict[str, str]) -> bool:
@@ -329,9 +340,7 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
         ident = ids_cache.get((key, default_host)) if key is not None else None
         if ident is None:
             host = _host(labels, default_host)
-            node = node_component(host)
-            npu = f"{node}/npu{labels.get('id', '0')}" if node else f"npu{labels.get('id', '0')}"
-            ident = (npu, port_ids(host, labels))
+            ident = (chip_npu(node_component(host), labels), port_ids(host, labels))
             if key is not None and len(ids_cache) < pp.max_cached:
                 ids_cache[(key, default_host)] = ident
         what, attr, lane, native = kind
@@ -352,6 +361,8 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
                 continue
             firsts.add(first)
         if what == "ports":  # session 35: NPU count, RoCE packet counters, link speed, optical module presence
+            if attr == "npu_count" and is_twin_node(ident[0].rpartition("/npu")[0]):
+                value /= A3_DIES_PER_NPU  # (the twin's A3 node lists its dies; its chips are read as NPUs)
             if why := ports.take(r, attr, ident[0], ident[1][1], ident[1][0], value):
                 notes.add(f"{why}, not used", f"{where} {_shown(value)}")
             continue

@@ -22,6 +22,12 @@ def _series(out: list[str], name: str, help_: str, rows: Iterator[tuple[str, flo
 def render_twin_page(sim: Simulation, t: float | None = None, optics: bool = True) -> str:
     """The twin's pod at ``t`` (default: now) as npu-exporter series: what its operator's exporters would publish.
 
+    One chip's series a die (session 38): npu-exporter reads every logical device the driver lists and labels its
+    series ``id`` with that chip's physical id (:data:`CHIP_IDS`), so an Atlas A3 NPU has two ids, the twin's
+    logical ids of its dies (a full node's Chip Phy-ID equals its Chip Logic ID), and ``machine_npu_nums`` counts
+    dies. The twin keeps one temperature an NPU (both dies read it) and one HBM an NPU (its series on die 0's id, as
+    the twin's logs name a part of the whole NPU); each die's RoCE FCS and HCCS counters are its own links'.
+
     Read only from what an operator sees (the metric store and the DOM readings, as the twin's sweep reads them):
     chip series carry the time the chip was last read (``t`` minus its heartbeat age), the others ``t``.
     As npu-exporter (session 37; docs/formats.md): a chip off the bus is not in the driver's device list, so it has
@@ -30,6 +36,7 @@ def render_twin_page(sim: Simulation, t: float | None = None, optics: bool = Tru
     ``optics=False`` leaves out the switch-port optical and CRC series (the NPUs' own series only, their RoCE FCS
     and HCCS CRC counters included: :func:`_link_error_series`).
     """
+    from faultlib import ids
     from faultlib.telemetry import formats as fmt
 
     t = sim.now if t is None else float(t)
@@ -42,21 +49,23 @@ def render_twin_page(sim: Simulation, t: float | None = None, optics: bool = Tru
     age = store.read_many("npu_heartbeat_age_s", npus, t)
     chip_ms = [ms - int(round(a * 1000)) if math.isfinite(a) else ms for a in age]
     hosts = [fmt.hostname(n) for n in npus]
-    lab = [f'id="{fmt.npu_index(n)}",instance="{h}"' for n, h in zip(npus, hosts, strict=True)]
+    dies = sim.topology.params.dies_per_npu
+    lab = [[f'id="{ids.logical_device(fmt.npu_index(n), d, dies)}",instance="{h}"' for d in range(dies)]
+           for n, h in zip(npus, hosts, strict=True)]  # (npu-exporter's id: each die's own, CHIP_IDS)
     out = ["# HELP machine_npu_nums Amount of npu installed on the machine.", "# TYPE machine_npu_nums gauge"]
     nodes = sorted({h for n, h in zip(npus, hosts, strict=True) if n not in stopped})
     listed = Counter(h for n, h in zip(npus, hosts, strict=True) if n not in gone)
-    out += [f'machine_npu_nums{{instance="{h}"}} {listed[h]} {ms}' for h in nodes]
+    out += [f'machine_npu_nums{{instance="{h}"}} {listed[h] * dies} {ms}' for h in nodes]  # (logical devices)
     hbms = [n + "/hbm" for n in npus]
-    for name, metric, comps, default in (
-            ("npu_chip_info_temperature", "npu_temp_c", npus, math.nan),
-            ("npu_chip_info_hbm_temperature", "hbm_temp_c", hbms, math.nan),
-            ("npu_chip_info_hbm_ecc_total_single_bit_error_cnt", "hbm_ce_total", hbms, 0.0),
-            ("npu_chip_info_hbm_ecc_double_bit_isolated_pages_cnt", "hbm_isolated_rows", hbms, math.nan)):
+    for name, metric, comps, default, per_die in (
+            ("npu_chip_info_temperature", "npu_temp_c", npus, math.nan, True),
+            ("npu_chip_info_hbm_temperature", "hbm_temp_c", hbms, math.nan, False),
+            ("npu_chip_info_hbm_ecc_total_single_bit_error_cnt", "hbm_ce_total", hbms, 0.0, False),
+            ("npu_chip_info_hbm_ecc_double_bit_isolated_pages_cnt", "hbm_isolated_rows", hbms, math.nan, False)):
         vals = store.read_many(metric, comps, t, default=default)
         _series(out, name, f"the npu {name.removeprefix('npu_chip_info_').replace('_', ' ')}",
-                ((lab[i], float(v), chip_ms[i]) for i, v in enumerate(vals) if math.isfinite(v)
-                 and npus[i] not in gone))
+                ((lab[i][d], float(v), chip_ms[i]) for i, v in enumerate(vals) if math.isfinite(v)
+                 and npus[i] not in gone for d in range(dies if per_die else 1)))
     _link_error_series(out, sim, npus, gone, lab, chip_ms, t)
     if not optics:
         return "\n".join(out) + "\n"
@@ -83,18 +92,26 @@ def render_twin_page(sim: Simulation, t: float | None = None, optics: bool = Tru
     return "\n".join(out) + "\n"
 
 
+CHIP_IDS = ("Ascend/mind-cluster @22bb3d98 component/npu-exporter: collector/common/npu_collector.go getNPUChipList "
+            "(one chip a logical id of dmgr.GetDeviceList), setPhyId (chip.PhyId = GetPhysicIDFromLogicID); "
+            "collector/metrics/common_utils.go collectCardLabelValue (label id = chip.PhyId); collector/common/"
+            "constants.go (npuID = \"id\")")
+"""Where npu-exporter's chip label ``id`` comes from: one series set a logical device, labelled with its physical id."""
+
 FCS = "npu_chip_info_rx_fcs_num"
 HCCS_CRC = "npu_chip_info_hccs_statistic_info_crc_err_cnt_{}"
 
 
-def npu_link_counters(topo: Topology, npu: str) -> tuple[list[str], list[list[str]]]:
+def npu_link_counters(topo: Topology, npu: str, die: int | None = None) -> tuple[list[str], list[list[str]]]:
     """The twin's links whose ``link_crc_total`` an NPU's npu-exporter publishes (session 35): its dies' RoCE port
     links (``npu_chip_info_rx_fcs_num``) and, per HCCS link X = L1 chip index + 1 (``..._crc_err_cnt_X``, X 1..7 as
-    npu-exporter numbers an Atlas 900 A3 SuperPoD's), its dies' electrical UB links to that L1 chip. The twin's page
-    names NPUs, not dies (as its other chip series): both dies' counts are added."""
+    npu-exporter numbers an Atlas 900 A3 SuperPoD's), its dies' electrical UB links to that L1 chip; ``die``: those
+    of that die only (its own series on the page, session 38), else both dies'."""
     fcs: list[str] = []
     hccs: list[list[str]] = [[] for _ in range(topo.params.l1_per_node)]
     for part in topo.children.get(npu, ()):
+        if die is not None and not part.endswith((f"/die{die}", f"/roce{die}")):
+            continue
         for lid in topo.links_of.get(part, ()):
             lk = topo.links[lid]
             if lk.kind == "rdma":
@@ -104,16 +121,16 @@ def npu_link_counters(topo: Topology, npu: str) -> tuple[list[str], list[list[st
     return fcs, hccs
 
 
-def _link_error_series(out: list[str], sim: Simulation, npus: list[str], gone: set[str], lab: list[str],
+def _link_error_series(out: list[str], sim: Simulation, npus: list[str], gone: set[str], lab: list[list[str]],
                        chip_ms: list[int], t: float) -> None:
-    """Each served NPU's RoCE FCS and HCCS CRC counters, as npu-exporter names them (collector_for_roce.go,
-    collector_for_hccs.go; label ``id``), from the twin's ``link_crc_total`` of the links they count
-    (:func:`npu_link_counters`; a link no model counted on reads 0, as a fresh counter). Stamped as the chip's other
-    series. Before (session 34) the page had neither, so a real cluster's reader path for them ran only on hand-made
-    pages."""
+    """Each served die's RoCE FCS and HCCS CRC counters, as npu-exporter names them (collector_for_roce.go,
+    collector_for_hccs.go; label ``id``, the die's), from the twin's ``link_crc_total`` of the links they count
+    (:func:`npu_link_counters` of the die; a link no model counted on reads 0, as a fresh counter). Stamped as the
+    chip's other series. Before (session 34) the page had neither, so a real cluster's reader path for them ran only
+    on hand-made pages; before session 38 one row an NPU held both dies' counts."""
     topo = sim.topology
-    served = [i for i, n in enumerate(npus) if n not in gone]
-    parts = {i: npu_link_counters(topo, npus[i]) for i in served}
+    served = [(i, d) for i, n in enumerate(npus) if n not in gone for d in range(len(lab[i]))]
+    parts = {(i, d): npu_link_counters(topo, npus[i], d) for i, d in served}
     every = sorted({lid for fcs, hccs in parts.values() for lid in (*fcs, *(x for h in hccs for x in h))})
     count = dict(zip(every, sim.telemetry.scraped.read_many("link_crc_total", every, t, default=0.0), strict=True))
 
@@ -121,7 +138,7 @@ def _link_error_series(out: list[str], sim: Simulation, npus: list[str], gone: s
         return float(sum(count[lid] for lid in lids))
 
     _series(out, FCS, "number of frames the npu's roce port received with a bad fcs",
-            ((lab[i], total(parts[i][0]), chip_ms[i]) for i in served if parts[i][0]))
+            ((lab[i][d], total(parts[i, d][0]), chip_ms[i]) for i, d in served if parts[i, d][0]))
     for x in range(topo.params.l1_per_node):
         _series(out, HCCS_CRC.format(x + 1), f"crc errors in flits received on hccs link {x + 1}",
-                ((lab[i], total(parts[i][1][x]), chip_ms[i]) for i in served if parts[i][1][x]))
+                ((lab[i][d], total(parts[i, d][1][x]), chip_ms[i]) for i, d in served if parts[i, d][1][x]))

@@ -18,6 +18,7 @@ from types import SimpleNamespace
 from opsbrain.blockscan import BlockScan
 from opsbrain.ingest import screen, where
 from opsbrain.ingest.benign import BENIGN
+from opsbrain.ingest.chipmap import ChipMap
 from opsbrain.ingest.parsers import (
     cann,
     device,
@@ -189,13 +190,15 @@ def may_signal(texts: list[str]) -> list[bool] | None:
 
 def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: str | None = None,
                level: str | None = None, head: str = "", file_device: int | None = None,
-               twin: bool | None = None) -> list[Signal]:
+               twin: bool | ChipMap | None = None) -> list[Signal]:
     """Signals in one log line (never raises). ``origin`` (a twin component id) places lines that name no host;
     ``head``: what :func:`opsbrain.ingest.surface.plain` took off the line (a syslog head's host is the line's, else
     the pod, container or host a multi-host paste's head names: :func:`~opsbrain.ingest.surface.head_source`);
     ``file_device``: the device whose own log the line's file is (:func:`opsbrain.ingest.workers.device_dir`), for
     lines that name none; ``twin``: False for a real host's line that a bundle placed on a twin-shaped node id
-    (``pod0/node0`` for ``node-a``: the twin's own numbering conventions do not apply), None to tell by the id."""
+    (``pod0/node0`` for ``node-a``: the twin's own numbering conventions do not apply; its device ids as written),
+    that host's :class:`~opsbrain.ingest.chipmap.ChipMap` where its npu-smi output shows its product (session 38: on
+    A3 an id is a die's logical id), None to tell by the id."""
     if not isinstance(text, str):
         return []
     text = text[:MAX_LINE]

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from opsbrain.ingest import where
+from opsbrain.ingest.chipmap import ChipMap
 from opsbrain.ingest.screen import screened
 from opsbrain.ingest.signal import SEV, Signal
 
@@ -46,7 +47,8 @@ class LineCtx:
     _dev: int | None | bool = False  # the device the text names, once looked up (False: not yet)
     stated: bool = False  # ``sev`` is a level the line or its source states (not guessed from its words)
     file_device: int | None = None  # the device whose own log the file is, by its path (workers.device_dir)
-    twin: bool | None = None  # the line is the twin's (its conventions apply); None: told by the node's id
+    twin: bool | ChipMap | None = None  # the line is the twin's (its conventions apply); a real host's numbering
+    # as its npu-smi output shows it (opsbrain.ingest.chipmap, session 38); None: told by the node's id
 
     @property
     def low(self) -> str:
@@ -61,13 +63,24 @@ class LineCtx:
 
     def is_twin(self) -> bool:
         """Whether the twin's conventions apply (its nodes are Atlas A3: device ids are dies' logical ids)."""
+        if isinstance(self.twin, ChipMap):
+            return False
         return self.twin if self.twin is not None else where.is_twin_node(self.node)
+
+    def numbering(self) -> bool | ChipMap:
+        """How the line's device ids name parts: the twin's A3 rule (True), a real host's npu-smi output (its
+        :class:`~opsbrain.ingest.chipmap.ChipMap`), or as written (False)."""
+        return self.twin if isinstance(self.twin, ChipMap) else self.is_twin()
+
+    def a3(self) -> bool:
+        """Whether device ids are A3 dies' logical ids (the twin's nodes; a real host shown A3)."""
+        return self.twin.a3 if isinstance(self.twin, ChipMap) else self.is_twin()
 
     def npu(self, dev: int | None = None) -> str | None:
         """The component device ``dev`` (default: the line's, :meth:`device`) names on the line's node: on an A3
         node the die of that logical id (:func:`opsbrain.ingest.where.device_component`)."""
         d = self.device() if dev is None else dev
-        return where.device_component(self.node, d, self.is_twin())
+        return where.device_component(self.node, d, self.numbering())
 
     def device(self) -> int | None:
         """The device the text names; else the device whose own log held the line: by the file's path
@@ -77,7 +90,8 @@ class LineCtx:
             if self._dev is None:
                 self._dev = self.file_device
             if self._dev is None and self.origin and (m := _ORIGIN_NPU.search(self.origin)):
-                k = int(m.group(1))  # the NPU the twin logged it for: on its A3 nodes, that NPU's die 0
+                k = int(m.group(1))  # the NPU the twin logged it for: on its A3 nodes, that NPU's die 0 (a
+                # real host's directory, dev-os-<N>, names the device as its logs do: as written)
                 self._dev = where.twin_device(k) if self.is_twin() else k
         return self._dev
 

@@ -126,7 +126,8 @@ def _peer(ctx: LineCtx) -> str | None:
     """The remote a line names: the twin's node id for the twin's management address (``remote[10.0.0.40]`` ->
     ``pod0/node39``) on the twin's own lines only (a line of a host named like the twin's, or of no host); on a
     real host's line the address as written (tester BJ: a real bundle's missing host was named ``pod0/node39``)."""
-    twin = ctx.twin if ctx.twin is not None else (not ctx.node or twin_node(ctx.node.replace("/", "-")) is not None)
+    twin = ctx.is_twin() if ctx.twin is not None else (
+        not ctx.node or twin_node(ctx.node.replace("/", "-")) is not None)
     if twin and (m := RE_TWIN_REMOTE.search(ctx.text)):
         p, hi, lo = (int(x) for x in m.groups())
         return f"pod{p}/node{hi * 250 + lo - 1}"

@@ -46,7 +46,7 @@ def _port(ctx: LineCtx, devid: int) -> str | None:
     logical id) the port of that die (:func:`opsbrain.ingest.where.device_component`); on a real host (one port per
     NPU) NPU ``devid``."""
     comp = ctx.npu(devid)
-    return comp.replace("/die", "/roce") if comp and ctx.is_twin() else comp
+    return comp.replace("/die", "/roce") if comp and ctx.a3() else comp
 
 
 _ANY = group_of(globals())

@@ -86,7 +86,8 @@ def _placed(ctx: LineCtx, sw_host: str) -> str:
 def parse(ctx: LineCtx) -> bool:
     if not _ANY.may(ctx.text):  # the line screen rules out every regex of this parser: no signal here
         return False
-    if ctx.twin is False or not (ctx.host or "").startswith("pod") or not RE_TWIN_HOST_FULL.fullmatch(ctx.host or ""):
+    real = ctx.twin is not None and not ctx.is_twin()  # (a real host's line on a twin-shaped id)
+    if real or not (ctx.host or "").startswith("pod") or not RE_TWIN_HOST_FULL.fullmatch(ctx.host or ""):
         return _real(ctx)
     if m := RE_SW_ALARM.search(ctx.text):
         sw_host, alarm, _fid, peer, state, port = m.groups()
