@@ -16,9 +16,13 @@ from opsbrain.ingest.screen import Screened, group_of, screened
 
 RE_ECODE = screened(CODE_START + r"(E[A-HJ-Z]\d{4}|E[1-9]\d{4})(?![0-9A-Za-z])")
 RE_ERR = screened(CODE_START + r"(ERR\d{5})(?![0-9A-Za-z])")
-RT_CODE = r"[125]0\d{4}|[1-5]4[58]\d{3}"
-"""AscendCL return codes: ACL_ERROR_* and ACL_ERROR_RT_* (10xxxx/20xxxx/50xxxx), ACL_ERROR_* 148xxx, ACL_ERROR_GE_*
-(145xxx/245xxx/345xxx/545xxx): hicann/runtime acl_base_rt.h, rt_error_codes.h, ge_error_codes.h."""
+RT_CODE = r"[125]0[07]\d{3}|[1-5]4[58]\d{3}"
+"""AscendCL return codes: ACL_ERROR_* (100xxx/200xxx/500xxx) and ACL_ERROR_RT_* (107xxx/207xxx/507xxx), ACL_ERROR_*
+148xxx, ACL_ERROR_GE_* (145xxx/245xxx/345xxx/545xxx): hicann/runtime acl_base_rt.h, rt_error_codes.h,
+ge_error_codes.h define no code in the other x0xxxx blocks. Session 38: HIXL / ADXL (the KV-transfer library under
+Mooncake's AscendDirectTransport) returns its own statuses there, PARAM_INVALID 103900 ... UNSUPPORTED 103905,
+RESOURCE_EXHAUSTED 203900, FAILED 503900 (hixl error-code reference; adxl_engine.h), printed as ``status: 103902``:
+they are not AscendCL codes and are not read as such."""
 RE_RT = screened(rf"(?<![0-9A-Za-z.:\-/_])({RT_CODE})(?![0-9A-Za-z:\-/_]|\.\d)",  # "= 507033." ends a sentence
                  context=True)  # read only on a line _RT_CONTEXT finds (a count[506754] is no code)
 RE_RT_FIELD = screened(rf"(?:code|ret|result|retcode|errcode)\s*[:=]\s*({RT_CODE})(?!\d)", re.I, context=True)

@@ -92,12 +92,15 @@ RE_SYSTEM_ENOENT = re.compile(r"/(?:dev|proc|sys)/[^\s:'\"]*['\"]?:\s*No such fi
 """strerror(ENOENT) on a system path: a device node the driver did not create or the container did not mount
 (``/dev/davinci3``), a process that ended while a tool walked /proc (``find: '/proc/123/task/124': No such file or
 directory``). Neither is the job's installation: not read as the environment text."""
-RE_ENV_ADVICE = re.compile(r"\b(?:try|consider|you (?:can|may|could|might|should)(?: also)?) (?:setting|to set|set)\b"
-                           r"[^.]{0,120}?\benvironment variables?\b[^.]*", re.I)
+RE_ENV_ADVICE = re.compile(r"\b(?:try|consider|you (?:can|may|could|might|should)(?: also)?) (?:setting|to set|set|"
+                           r"increase|raise|adjust|change|tune)\b[^.]{0,120}?\benvironment variables?\b[^.]*", re.I)
 """Advice to set an environment variable, printed whether or not anything failed (DeepSpeed's op builder at every
 start without libaio: ``If libaio is already installed (perhaps from source), try setting the CFLAGS and LDFLAGS
 environment variables to where it can be found.``, deepspeed/ops/op_builder/async_io.py, seen in ms-swift#1243's
-healthy run): what one may do, not a variable the environment lacks. The rest of the line is read as usual."""
+healthy run): what one may do, not a variable the environment lacks. The rest of the line is read as usual. Session
+38: advice to change a variable's value is the same (Mooncake's AscendDirectTransport on HIXL's connect TIMEOUT:
+``Connect timeout to: <peer>, you can increase the timeout duration to reduce the ASCEND_CONNECT_TIMEOUT environment
+variable.``, mooncake-transfer-engine ascend_direct_transport.cpp): a timeout to a peer, not a missing variable."""
 RE_LEVEL_TAG = re.compile(r"\[(WARN(?:ING)?|INFO|DEBUG|ERROR|ERR|CRITICAL|FATAL)\]")
 """The first bracketed level within a line's head that the level reader does not take as the line's level, because
 a tag of the tool's own comes first: msnpureport's export script prints ``<date time> [RECORD_LOG] [WARNING] The
