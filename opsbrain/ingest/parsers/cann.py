@@ -19,11 +19,20 @@ RE_ERR = screened(CODE_START + r"(ERR\d{5})(?![0-9A-Za-z])")
 RT_CODE = r"[125]0\d{4}|[1-5]4[58]\d{3}"
 """AscendCL return codes: ACL_ERROR_* and ACL_ERROR_RT_* (10xxxx/20xxxx/50xxxx), ACL_ERROR_* 148xxx, ACL_ERROR_GE_*
 (145xxx/245xxx/345xxx/545xxx): hicann/runtime acl_base_rt.h, rt_error_codes.h, ge_error_codes.h."""
-RE_RT = screened(rf"(?<![0-9A-Za-z.:\-/_])({RT_CODE})(?![0-9A-Za-z:\-/_]|\.\d)",  # "= 507033." ends a sentence
-                 context=True)  # read only on a line _RT_CONTEXT finds (a count[506754] is no code)
-RE_RT_FIELD = screened(rf"(?:code|ret|result|retcode|errcode)\s*[:=]\s*({RT_CODE})(?!\d)", re.I, context=True)
-"""``error code:507053``, ``retcode:507011``: a code right after its field name (the colon the general pattern
-refuses, so as not to read clock fields and ids)."""
+RT_WORD = r"(?:ret(?:urn)?[ _]?code|retcode|ret|returned|result(?:[ _]?code)?|err(?:or)?[ _]?code|error|err|code|" \
+          r"fail(?:ed|ure)?)"
+"""The words a program prints a return code after, as whole words (``ErrCode`` and ``retCode`` are one word each;
+``drvRetCode``, ``InnerCode``, ``retry``, ``decode``, ``stderr``, ``errorStreamId`` are other words)."""
+RE_RT = screened(rf"(?<![0-9A-Za-z]){RT_WORD}(?![0-9A-Za-z_])\s*(?:[:=]|\bis\b\s*:?)?\s*[\[(]?\s*({RT_CODE})"
+                 r"(?![0-9A-Za-z\-/_]|[.:]\d)", re.I)
+"""A code right after the word that says it is one, in the same clause: the field (``ErrCode=507053``,
+``retCode=507035``, ``ret=507011``, ``ret: 145021``, ``ret[207001]``, ``ret=[507015]``, ``ret is 207000``,
+``result = 500002``, ``error code:507053``, ``error code is 507015``, ``error code is : 500001``, ``errorCode =
+507033``) or the verb (``failed: 507053``, ``returned 207001``, ``ret 107000``, ``device error 507899``): the
+format strings of hicann/runtime, GE and AscendCL samples, torch_npu's NPUException.h, MindSpore's and Paddle's
+checks. A number before the word, or with another field between (``stream id 507015 error``, ``failed for task id
+100000``, ``queue id:[100000]``), is no code: session 38 (before, any such number on a line where "ret", "err",
+"code" ... occurred anywhere, also inside "retry", "decode", "stderr", was read as one)."""
 RE_RT_NAMED = screened(rf"(?<![0-9A-Za-z.:\-/_])({RT_CODE}):?\s*\(?ACL_ERROR_[A-Z_]+\b|"
                        rf"\bACL_ERROR_[A-Z_]+\s*[(\[]\s*({RT_CODE})\s*[)\]]")
 """A code printed beside its documented name, ``500002: ACL_ERROR_GE_FAILURE`` or ``ACL_ERROR_GE_FAILURE(500002)``:
@@ -41,7 +50,6 @@ vllm-ascend#4859), its OPS_CHECK_ERROR in OpParamMaker (``OPS function error: ac
 561000``, flash-linear-attention-npu#149) and a ctypes caller's (``aclnnCausalConv1dGetWorkspaceSize failed with
 aclnnStatus=561002.``, flash-linear-attention-npu#333). Only there: the general pattern does not take these ranges, so
 a six-digit count or id on an error line stays no code."""
-_RT_CONTEXT = screened(r"err|fail|ret|result|code|exception|abnormal", re.I)
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"SilentCheck|silent[ _]check|npu_asd_detect", re.I), "sdc:silent_check"),
     (screened(r"ai ?core.*(?:exception|error|trap)|aicore_exception|aic(?:ore)? error|aivec.*(?:exception|error)|"
@@ -168,13 +176,11 @@ def parse(ctx: LineCtx) -> bool:
     for code in dict.fromkeys(RE_ERR.findall(text)):
         ctx.add(f"err:{code}", comp, 2, device=dev)
         found = True
-    if _RT_CONTEXT.search(text):
-        body = RE_PLOG_HEAD.sub("", text, count=1)
-        named = [a or b for a, b in RE_RT_NAMED.findall(body)]
-        found_rt = RE_RT.findall(body) + RE_RT_FIELD.findall(body) + named + RE_ACLNN_RET.findall(body)
-        for code in dict.fromkeys(found_rt):
-            ctx.add(f"rt:{code}", comp, 2, device=dev)
-            found = True
+    body = RE_PLOG_HEAD.sub("", text, count=1)  # not the head's pid, clock or thread id
+    named = [a or b for a, b in RE_RT_NAMED.findall(body)]
+    for code in dict.fromkeys(RE_RT.findall(body) + named + RE_ACLNN_RET.findall(body)):
+        ctx.add(f"rt:{code}", comp, 2, device=dev)
+        found = True
     said = RE_SOURCE_TAGS.sub("", text) if "[FUNC:" in text or "[FILE:" in text else text
     for rx, kind in TEXTS:
         if rx.search(said) and (ctx.sev >= 1 or found):
