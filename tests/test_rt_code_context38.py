@@ -155,3 +155,22 @@ def test_a_word_inside_another_word_is_no_context(word: str, pre: str, post: str
        st.sampled_from(["=", ": ", ":", " = ", "[", "=[", " is ", " is [", " ", " is : "]), CODES)
 def test_a_code_right_after_its_word_is_read(word: str, sep: str, code: str) -> None:
     assert rt_codes(f"aclrtSynchronizeStream failed, {word}{sep}{code}") == {code}  # "failed": a gate word
+
+
+def kinds(line: str) -> set[str]:
+    return {s.kind for s in parse_line(line)}
+
+
+def test_an_hccl_line_leaves_a_code_to_the_cann_parser_only_where_that_parser_reads_one() -> None:
+    """The HCCL parser ends a line unless it holds a CANN / runtime code: tied to its word as the CANN parser reads
+    it (a 10xxxx code after "error code is" is one; a task id 500000 is none)."""
+    line = "RuntimeError: EI0002: The wait execution of the Notify register times out. error code is 107020"
+    assert {"hccl:EI0002", "rt:107020"} <= kinds(line)
+    line = ("[ERROR] HCCL(1,python):2025-03-01-10:00:00.000.000 [transport.cc:1][2]EI0006: connect timeout, task id "
+            "500000 failed, retry")
+    assert "hccl:EI0006" in kinds(line) and not rt_codes(line)
+
+
+def test_a_dcmi_return_code_follows_its_own_word() -> None:
+    assert "cfg:device" in kinds("npu-smi: get card list failed, ret is -8020")
+    assert "cfg:device" not in kinds("dcmi_get_device_info failed, secret -8020")  # "ret" inside "secret"
