@@ -174,3 +174,14 @@ def test_an_hccl_line_leaves_a_code_to_the_cann_parser_only_where_that_parser_re
 def test_a_dcmi_return_code_follows_its_own_word() -> None:
     assert "cfg:device" in kinds("npu-smi: get card list failed, ret is -8020")
     assert "cfg:device" not in kinds("dcmi_get_device_info failed, secret -8020")  # "ret" inside "secret"
+
+
+def test_a_message_template_with_a_task_id_still_stands_for_its_code() -> None:
+    """A line that prints a documented message without its code is read as that code unless it prints a code of
+    its own: a stream id is none (before, any [125]0xxxx number was), a ``ret=`` code is one."""
+    msg = ("Value /npu/abc for configuration item dump_path in configuration file acl.json is invalid. Reason: The "
+           "value is a path without read and write permissions.")
+    assert "err:EP0003" in kinds(msg)
+    assert "err:EP0003" in kinds("stream id 100000: " + msg)
+    got = kinds("ret=100000 " + msg)
+    assert "rt:100000" in got and "err:EP0003" not in got

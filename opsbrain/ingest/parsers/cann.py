@@ -131,6 +131,13 @@ timeout][FUNC:FuncErrorReason]...``, the runtime's text of 507014, is a timeout,
 _ANY = group_of(globals())
 
 
+def rt_codes(body: str) -> list[str]:
+    """The AscendCL / runtime / aclnn codes a line's text (its plog head off) prints: after their word, beside their
+    name, after the aclnn call that returned them."""
+    named = [a or b for a, b in RE_RT_NAMED.findall(body)]
+    return list(dict.fromkeys(RE_RT.findall(body) + named + RE_ACLNN_RET.findall(body)))
+
+
 def sdma_status(ctx: LineCtx) -> bool:
     """``rt:sdma_mem`` for an SDMA error whose CQE status is one the runtime reports as a memory error."""
     if (m := RE_SDMA_CQE.search(ctx.text)) is None:
@@ -176,9 +183,7 @@ def parse(ctx: LineCtx) -> bool:
     for code in dict.fromkeys(RE_ERR.findall(text)):
         ctx.add(f"err:{code}", comp, 2, device=dev)
         found = True
-    body = RE_PLOG_HEAD.sub("", text, count=1)  # not the head's pid, clock or thread id
-    named = [a or b for a, b in RE_RT_NAMED.findall(body)]
-    for code in dict.fromkeys(RE_RT.findall(body) + named + RE_ACLNN_RET.findall(body)):
+    for code in rt_codes(RE_PLOG_HEAD.sub("", text, count=1)):  # not the head's pid, clock or thread id
         ctx.add(f"rt:{code}", comp, 2, device=dev)
         found = True
     said = RE_SOURCE_TAGS.sub("", text) if "[FUNC:" in text or "[FILE:" in text else text
