@@ -7,9 +7,8 @@ code."""
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import re
+from datetime import datetime
 
 import pytest
 from hypothesis import given, settings
