@@ -100,10 +100,13 @@ def _every_parser() -> screen.Group:
     """Every regex a parser keys on (each parser returns at once when the screen rules out all of its own), but for
     those that only qualify a signal another regex finds (``screened(..., context=True)``)."""
     rx = messages.catalog()[0]
-    groups = (fdreport._ANY, fdtoolkit._ANY, twin._ANY, mindcluster._ANY, mindie._ANY, errnums._ANY, dmi._ANY,
-              device._ANY, kubelet._ANY, hccn._ANY, kernel._ANY, hccl._ANY, cann._ANY, framework._ANY)
+    groups = (fdreport._ANY, fdtoolkit._ANY, twin._ANY, monitor._ANY, mindcluster._ANY, mindie._ANY, errnums._ANY,
+              dmi._ANY, device._ANY, kubelet._ANY, hccn._ANY, kernel._ANY, hccl._ANY, cann._ANY, framework._ANY)
+    # the driver parser's regexes are in no group of their own (kernel._ANY is the kernel parser's); before session
+    # 38 the black box record and the exporter's failure were let through only by the CANN parser's broad
+    # code-context regex ("code", "fail" anywhere)
     return screen.Group(sorted({r for g in groups for r in g.regexes if not r.context}
-                               | {kernel.RE_DRV, kernel.RE_VM_FAULT, kernel.RE_DRV_IN_USE,
+                               | {kernel.RE_DRV, kernel.RE_VM_FAULT, kernel.RE_DRV_IN_USE, kernel.RE_BBOX_RECORD,
                                   *(row[0] for row in kernel.DRV_KINDS)}
                                | ({rx} if rx is not None else set()), key=lambda r: r.id))
 

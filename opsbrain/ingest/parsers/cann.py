@@ -1,10 +1,10 @@
 """CANN process-log (plog) and runtime codes: ``[ERROR] RUNTIME(pid,proc):YYYY-MM-DD-HH:MM:SS.mmm.uuu [file:line]``
 lines and consoles that relay them. Error codes of the CANN error-code reference (``EE9999``, ``EZ9999``,
 ``EL0004``, ``EJ0001``, ``EH0001``, ``E30008`` ...; ``EI`` codes are HCCL's, see :mod:`.hccl`), AscendCL / runtime
-return codes (``507053``, ``507015``, ``207018``, ``107002``; with or without ``ErrCode=`` / ``error code is``),
-aclnn return codes after the aclnn call that returned them (``161002``, ``561103``), torch_npu's ``ERR00100`` /
-``ERR99999`` family, and the runtime's exception texts (AI Core / AI CPU / FFTS+ task exceptions, memory copy
-failures)."""
+return codes (``507053``, ``507015``, ``207018``, ``107002``) after the word that says so (``ErrCode=``,
+``ret=``, ``error code is``, ``failed:``), aclnn return codes after the aclnn call that returned them (``161002``,
+``561103``), torch_npu's ``ERR00100`` / ``ERR99999`` family, and the runtime's exception texts (AI Core / AI CPU /
+FFTS+ task exceptions, memory copy failures)."""
 
 from __future__ import annotations
 
@@ -23,17 +23,28 @@ ge_error_codes.h define no code in the other x0xxxx blocks. Session 38: HIXL / A
 Mooncake's AscendDirectTransport) returns its own statuses there, PARAM_INVALID 103900 ... UNSUPPORTED 103905,
 RESOURCE_EXHAUSTED 203900, FAILED 503900 (hixl error-code reference; adxl_engine.h), printed as ``status: 103902``:
 they are not AscendCL codes and are not read as such."""
-RE_RT = screened(rf"(?<![0-9A-Za-z.:\-/_])({RT_CODE})(?![0-9A-Za-z:\-/_]|\.\d)",  # "= 507033." ends a sentence
-                 context=True)  # read only on a line _RT_CONTEXT finds (a count[506754] is no code)
-RE_RT_FIELD = screened(rf"(?:code|ret|result|retcode|errcode)\s*[:=]\s*({RT_CODE})(?!\d)", re.I, context=True)
-"""``error code:507053``, ``retcode:507011``: a code right after its field name (the colon the general pattern
-refuses, so as not to read clock fields and ids)."""
+RT_WORD = r"(?:ret(?:urn)?[ _]?code|retcode|ret|returned|result(?:[ _]?code)?|err(?:or)?[ _]?code|error|err|code|" \
+          r"fail(?:ed|ure)?)"
+"""The words a program prints a return code after, as whole words (``ErrCode`` and ``retCode`` are one word each;
+``drvRetCode``, ``InnerCode``, ``retry``, ``decode``, ``stderr``, ``errorStreamId`` are other words)."""
+RE_RT = screened(rf"(?<![0-9A-Za-z]){RT_WORD}(?![0-9A-Za-z_])\s*(?:[:=]|\bis\b\s*:?)?\s*[\[(]?\s*({RT_CODE})"
+                 r"(?![0-9A-Za-z:\-/_]|\.\d)", re.I)  # "= 507033." ends a sentence
+"""A code right after the word that says it is one, in the same clause: the field (``ErrCode=507053``,
+``retCode=507035``, ``ret=507011``, ``ret: 145021``, ``ret[207001]``, ``ret=[507015]``, ``ret is 207000``,
+``result = 500002``, ``error code:507053``, ``error code is 507015``, ``error code is : 500001``, ``errorCode =
+507033``) or the verb (``failed: 507053``, ``returned 207001``, ``ret 107000``, ``device error 507899``): the
+format strings of hicann/runtime, GE and AscendCL samples, torch_npu's NPUException.h, MindSpore's and Paddle's
+checks. A number before the word, or with another field between (``stream id 507015 error``, ``failed for task id
+100000``, ``queue id:[100000]``), is no code: session 38 (before, any such number on a line where "ret", "err",
+"code" ... occurred anywhere, also inside "retry", "decode", "stderr", was read as one). A colon after the number is
+still refused (``CANN failure 507013: NPU=0`` is read only beside its name, :data:`RE_RT_NAMED`): reading it moved
+one dev excerpt of framework_error to driver_firmware_error, a shape left to a look with the corpus."""
 RE_RT_NAMED = screened(rf"(?<![0-9A-Za-z.:\-/_])({RT_CODE}):?\s*\(?ACL_ERROR_[A-Z_]+\b|"
                        rf"\bACL_ERROR_[A-Z_]+\s*[(\[]\s*({RT_CODE})\s*[)\]]")
 """A code printed beside its documented name, ``500002: ACL_ERROR_GE_FAILURE`` or ``ACL_ERROR_GE_FAILURE(500002)``:
 onnxruntime's CANN execution provider (onnxruntime/core/providers/cann/cann_call.cc: ``%s failure %d: %s ; NPU=%d ;
-hostname=%s ; expr=%s``, the name from CannErrString). The colon the general pattern refuses after a number is the
-name's separator here: the name says the number is the AscendCL code."""
+hostname=%s ; expr=%s``, the name from CannErrString). The name says the number is the AscendCL code, also where no
+word precedes it (``107001 ACL_ERROR_RT_INVALID_DEVICEID``)."""
 ACLNN_CODE = r"[135]61\d{3}"
 """aclnn return codes (aclnnStatus): ACLNN_ERR_PARAM_* 161xxx, ACLNN_ERR_RUNTIME_ERROR 361001, ACLNN_ERR_INNER_* 561xxx
 (knowledge_base/code_tables/aclnn_status_codes.yaml)."""
@@ -47,7 +58,6 @@ aclnnStatus=561002.``, flash-linear-attention-npu#333); and the aclnn engine's o
 fails to launch, the status after ``errno:`` (hicann/opbase src/nnopbase/composite_op/aclnn_engine/op_executor.cpp,
 aclOpExecutor::Run: ``launch failed for %s, errno:%d.``; session 38). Only there: the general pattern does not take
 these ranges, so a six-digit count or id on an error line stays no code."""
-_RT_CONTEXT = screened(r"err|fail|ret|result|code|exception|abnormal", re.I)
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"SilentCheck|silent[ _]check|npu_asd_detect", re.I), "sdc:silent_check"),
     (screened(r"ai ?core.*(?:exception|error|trap)|aicore_exception|aic(?:ore)? error|aivec.*(?:exception|error)|"
@@ -132,6 +142,13 @@ timeout][FUNC:FuncErrorReason]...``, the runtime's text of 507014, is a timeout,
 _ANY = group_of(globals())
 
 
+def rt_codes(body: str) -> list[str]:
+    """The AscendCL / runtime / aclnn codes a line's text (its plog head off) prints: after their word, beside their
+    name, after the aclnn call that returned them."""
+    named = [a or b for a, b in RE_RT_NAMED.findall(body)]
+    return list(dict.fromkeys(RE_RT.findall(body) + named + RE_ACLNN_RET.findall(body)))
+
+
 def sdma_status(ctx: LineCtx) -> bool:
     """``rt:sdma_mem`` for an SDMA error whose CQE status is one the runtime reports as a memory error."""
     if (m := RE_SDMA_CQE.search(ctx.text)) is None:
@@ -177,13 +194,9 @@ def parse(ctx: LineCtx) -> bool:
     for code in dict.fromkeys(RE_ERR.findall(text)):
         ctx.add(f"err:{code}", comp, 2, device=dev)
         found = True
-    if _RT_CONTEXT.search(text):
-        body = RE_PLOG_HEAD.sub("", text, count=1)
-        named = [a or b for a, b in RE_RT_NAMED.findall(body)]
-        found_rt = RE_RT.findall(body) + RE_RT_FIELD.findall(body) + named + RE_ACLNN_RET.findall(body)
-        for code in dict.fromkeys(found_rt):
-            ctx.add(f"rt:{code}", comp, 2, device=dev)
-            found = True
+    for code in rt_codes(RE_PLOG_HEAD.sub("", text, count=1)):  # not the head's pid, clock or thread id
+        ctx.add(f"rt:{code}", comp, 2, device=dev)
+        found = True
     said = RE_SOURCE_TAGS.sub("", text) if "[FUNC:" in text or "[FILE:" in text else text
     for rx, kind in TEXTS:
         if rx.search(said) and (ctx.sev >= 1 or found):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.benign import SETTING_LINE
+from opsbrain.ingest.parsers.cann import RE_RT
 from opsbrain.ingest.parsers.ctx import CODE_START, LineCtx
 from opsbrain.ingest.parsers.framework import CFG_ENV
 from opsbrain.ingest.screen import Screened, group_of, screened
@@ -103,7 +104,9 @@ error: hcclCommInitRootInfoConfig(...), error code is 1`` and ``OPS function err
 MindIE's ``HcclCommInitRootInfo fail, error:2``, HCCL's own ``call trace: hcclRet -> 4`` and ``... is failed.
 ret[9]``, and the aclnn base's ``Nnopbase fails to invoke the HcclAllocComResourceByTiling function of the hccl
 module. ret = 4``; the kind ``hcclret:N`` takes its roles from knowledge_base/codes.yaml ``hccl_results``."""
-_OTHER_CODES = screened(r"E[A-HJ-Z]\d{4}|\b50\d{4}\b|ERR\d{5}", context=True)  # CANN / runtime: the cann parser's too
+_OTHER_CODES = screened(r"E[A-HJ-Z]\d{4}|ERR\d{5}|(?i:" + RE_RT.pattern + ")", context=True)
+"""A CANN or runtime code on the line, which the CANN parser reads after this one (so the line is not explained
+here): a runtime code only where that parser reads one, after its word (session 38; before, any ``50xxxx``)."""
 RE_RT_TRACE = screened(r"\[FUNC:\w+\]\[FILE:\w+\.c(?:c|pp)?\]|reason=\[?lost heart ?beat", re.I)
 """The runtime's own trace of a lost device heartbeat (``Device[0] lost heartbeat.[FUNC:SyncTask][FILE:
 direct_hwts_engine.cc][LINE:407]``, ``rtDeviceSynchronizeWithTimeout execution failed, reason=lost heartbeat``,

@@ -8,7 +8,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from opsbrain.ingest.parsers.ctx import LineCtx
+from opsbrain.ingest.parsers.cann import rt_codes
+from opsbrain.ingest.parsers.ctx import RE_PLOG_HEAD, LineCtx
 from opsbrain.ingest.parsers.templates import anchor_of, holds
 from opsbrain.ingest.screen import Screened, screened
 
@@ -163,8 +164,9 @@ def parts() -> frozenset[str]:
         return frozenset()
 
 
-# an error code printed on the line: CANN's E?xxxx, ACL/runtime return codes, torch_npu's ERRxxyyy
-_OWN_CODE = re.compile(r"\bE[A-Z0-9]\d{4}\b|\b[125]0\d{4}\b|\bERR\d{5}\b")
+# an error code printed on the line: CANN's E?xxxx, torch_npu's ERRxxyyy; ACL/runtime return codes where the CANN
+# parser reads one (cann.rt_codes: after its word; session 38, before any [125]0xxxx number, a task id too)
+_OWN_CODE = re.compile(r"\bE[A-Z0-9]\d{4}\b|\bERR\d{5}\b")
 
 
 def _template_code(low: str, texts: list[str]) -> str | None:
@@ -189,7 +191,7 @@ def parse(ctx: LineCtx) -> bool:
     texts = messages_in(low)
     if not texts:
         return False
-    coded = _OWN_CODE.search(ctx.text) is not None
+    coded = _OWN_CODE.search(ctx.text) is not None or bool(rt_codes(RE_PLOG_HEAD.sub("", ctx.text, count=1)))
     dev = ctx.device()
     if not coded and (code := _template_code(low, texts)):
         # the message stands for its code; a documented part of it still says what it says (EE1024's "an OOM event
