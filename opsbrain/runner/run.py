@@ -234,6 +234,7 @@ def score(world: World, plan: Plan, end: float, accounting_end: dict[str, dict[s
         where = placed(sim, f.at_s, c.window_end)
         harms.append((f.id, f.at_s, end if ttr is None else f.at_s + ttr, {n for w in affected for n in where[w]}))
         runbooks = [orch.incident(k).get("runbook") for k in c.keys]
+        handed = next((h for k in c.keys if (r := orch.records.get(k)) and (h := r.extra.get("handed_to"))), None)
         cls = diag["fault_class"] if diag else None
         comp = diag["component"] if diag else None
         out.append({
@@ -244,6 +245,7 @@ def score(world: World, plan: Plan, end: float, accounting_end: dict[str, dict[s
             "diagnosis": diag,
             "runbook": next((r for r in reversed(runbooks) if r), None),
             "actions": actions, "affected_workloads": affected,
+            **({"handed_to": handed} if handed else {}),  # its doomed restart stopped, its job left to that incident
             "recovered_at_s": None if ttr is None else f.at_s + ttr,
             "ttd_s": None if detected is None else detected - f.at_s,
             "ttdiag_s": None if diag_at is None else diag_at - f.at_s,
