@@ -455,13 +455,14 @@ class ControlAPI:
         w = self._workload(job)
         body = (lambda: w.recover_in_place(instance)) if instance else w.recover_in_place
         return self._wrap("restart_process", instance or job, self.p.restart_failure_prob, "restart_fail_after_s", body,
-                          stop=None if instance else _stopper(w))
+                          stop=None if instance else getattr(w, "stop_restart", None))
 
     def restart_job(self, job: str, source: str = "persistent", replace: dict[str, str] | None = None,
                     scope: str = "job") -> simpy.Process:
         w = self._workload(job)
         return self._wrap("restart_job", job, self.p.restart_failure_prob, "job_restart_fail_after_s",
-                          lambda: w.restart(source, replace, scope=scope), lambda: _restart_detail(w), _stopper(w))
+                          lambda: w.restart(source, replace, scope=scope), lambda: _restart_detail(w),
+                          getattr(w, "stop_restart", None))
 
     def scale_in_job(self, job: str, drop: list[str], replace: dict[str, str] | None = None) -> simpy.Process:
         """Restart a training job from memory without ``drop`` (fewer data-parallel replicas), swapping the nodes
@@ -469,7 +470,7 @@ class ControlAPI:
         w = self._workload(job)
         return self._wrap("scale_in", job, self.p.restart_failure_prob, "job_restart_fail_after_s",
                           lambda: w.restart("memory", replace, drop=list(drop)), lambda: _restart_detail(w),
-                          _stopper(w))
+                          getattr(w, "stop_restart", None))
 
     def scale_out_job(self, job: str, add: list[str]) -> simpy.Process:
         """Scale a scaled-in training job back out onto the free nodes ``add``: a process-level rescale (the
@@ -494,11 +495,6 @@ class ControlAPI:
     def _set(self, component: str, health: Health, cause: str) -> dict[str, Any]:
         self.sim.state.set_health(component, health, cause)
         return {"health": str(health)}
-
-
-def _stopper(w: Any) -> Callable[[], bool] | None:
-    """What stops the workload's restart under way (a training job's ``stop_restart``); None: it cannot be stopped."""
-    return getattr(w, "stop_restart", None)
 
 
 def _restart_detail(w: Any) -> dict[str, Any]:
