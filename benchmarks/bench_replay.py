@@ -5,9 +5,9 @@ table opsbrain/scenario/replay_mapping.yaml), servers 1:1 onto the training job'
 (faults, detector, diagnosis, runbooks, scoring, journal; no noise, as the command's default). Printed: wall and
 CPU time of the whole (the CPU figure is the program's own use of the cores: on a shared machine the wall time
 also counts other programs), mapped / unmapped counts, the trace's interruptions per node-day beside the replay's,
-the training job's ETTR and goodput, how many recoveries were to full size and how many onto a scaled-in job, and
-the share of the run it ran scaled in. Without ../shared the generated trace of the same shape and size is used
-(tests/data/traces/infinitehbd_like.json).
+the training job's ETTR and goodput, the journal's false positives, how many recoveries were to full size and how
+many onto a scaled-in job, and the share of the run it ran scaled in. Without ../shared the generated trace of the
+same shape and size is used (tests/data/traces/infinitehbd_like.json).
 
 Goals (issue 17): <= 120 s wall on the 2-core machine; interruptions per node-day within 10% of the trace's own.
 Printed, never asserted.
@@ -51,6 +51,7 @@ def bench(trace: str, time_unit: str, seed: int) -> dict[str, Any]:
             "replay_interruptions_per_node_day": stats["interruptions_per_node_day"], "relative_diff": rel,
             "ettr": stats["ettr"], "goodput": stats["goodput"], "verdict": stats["verdict"],
             "abort_reason": stats["abort_reason"], "detected": stats["detected"], "recovered": stats["recovered"],
+            "false_positives": journal["summary"]["false_positives"],
             "recovered_full": stats["recovered_full"], "recovered_degraded": stats["recovered_degraded"],
             "degraded_share": stats["degraded_share"], "degraded_days": (stats["degraded_s"] or 0.0) / 86400,
             "scale_ins": stats["scale_ins"], "scale_outs": stats["scale_outs"], "plan_s": t_plan, "wall_s": wall,
@@ -75,7 +76,8 @@ def main() -> None:
           f"{r['replay_interruptions_per_node_day']} ({100 * (r['relative_diff'] or 0):+.1f}%) "
           f"{'PASS' if r['relative_diff'] is not None and abs(r['relative_diff']) <= GOAL_REL else 'SHORT'}")
     print(f"ETTR {r['ettr']}, goodput {r['goodput']}, verdict {r['verdict']}, {r['detected']} detected, "
-          f"{r['recovered']} recovered ({r['recovered_full']} to full size, {r['recovered_degraded']} scaled in); "
+          f"{r['recovered']} recovered ({r['recovered_full']} to full size, {r['recovered_degraded']} scaled in), "
+          f"{r['false_positives']} false positives; "
           f"ran scaled in {100 * (r['degraded_share'] or 0):.0f}% of the run ({r['degraded_days']:.1f} days; "
           f"{r['scale_ins']} scale-ins, {r['scale_outs']} scale-outs)")
     print(f"wall {r['wall_s']:.1f} s (plan {r['plan_s']:.1f} s), cpu {r['cpu_s']:.1f} s, load average "

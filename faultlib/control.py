@@ -99,7 +99,7 @@ class ControlError(ValueError):
 class ActionResult:
     action: str
     target: str
-    status: str  # succeeded | failed | skipped
+    status: str  # succeeded | failed | skipped | cancelled (stopped while under way: ControlAPI.stop)
     start_s: float
     end_s: float
     detail: dict[str, Any] = field(default_factory=dict)
@@ -116,6 +116,7 @@ class ControlAPI:
         self.spares: list[str] = []
         self.isolated_rows: dict[str, int] = {}
         self.repair_until: dict[str, float] = {}  # part -> when its hardware repair is done (trace repair times)
+        self._under_way: dict[str, simpy.Process] = {}  # workload -> its stoppable action under way (:meth:`stop`)
 
     # ---- plumbing -------------------------------------------------------------------------------
     def _expect(self, target: str, *kinds: str) -> None:
@@ -145,18 +146,36 @@ class ControlAPI:
         return env.process(run())
 
     def _wrap(self, name: str, target: str, fail_prob: float, fail_after: str,
-              body: Callable[[], simpy.Event], describe: Callable[[], dict[str, Any]] | None = None) -> simpy.Process:
+              body: Callable[[], simpy.Event], describe: Callable[[], dict[str, Any]] | None = None,
+              stop: Callable[[], bool] | None = None) -> simpy.Process:
         """An action whose duration is a workload's own process (restarts): a failed one ends after a draw of the
         ControlParams duration ``fail_after``. ``describe`` adds what the workload reports of the attempt (the
-        checkpoint a restart loaded) to the result's detail."""
+        checkpoint a restart loaded) to the result's detail. With ``stop`` (what stops the workload's side), the
+        action can be stopped while under way (:meth:`stop`): it ends at once, ``cancelled``."""
         env = self.sim.env
 
         def run() -> Generator[simpy.Event, Any, ActionResult]:
             start = env.now
-            if self._rng.random() < fail_prob:
-                yield env.timeout(self._draw(fail_after))
-                return self._done(name, target, "failed", start, {"reason": "action failed (injected probability)"})
-            value = yield body()
+            if stop is not None:
+                self._under_way[target] = env.active_process  # type: ignore[assignment]  # this process
+            proc: simpy.Event | None = None
+            try:
+                if self._rng.random() < fail_prob:
+                    yield env.timeout(self._draw(fail_after))
+                    return self._done(name, target, "failed", start, {"reason": "action failed (injected probability)"})
+                proc = ev = body()
+                value = yield ev
+            except simpy.Interrupt as halt:  # only :meth:`stop` interrupts, and only an action with ``stop``
+                assert stop is not None
+                if proc is None or not (proc.triggered and proc.ok):  # (ended this instant: its outcome stands)
+                    stopped = proc is not None and stop()  # None: the attempt was to fail (its draw) anyway
+                    cause = halt.cause if isinstance(halt.cause, dict) else {"reason": str(halt.cause)}
+                    said = describe() if describe is not None and proc is not None else {}  # what it had placed
+                    return self._done(name, target, "cancelled", start, {**said, **cause, "workload_stopped": stopped})
+                value = proc.value
+            finally:
+                if self._under_way.get(target) is env.active_process:
+                    del self._under_way[target]
             ok = value.get("ok", True) if isinstance(value, dict) else bool(value)
             detail = (dict(value) if isinstance(value, dict) else {}) | (describe() if describe else {})
             if not ok:
@@ -164,6 +183,18 @@ class ControlAPI:
             return self._done(name, target, "succeeded" if ok else "failed", start, detail)
 
         return env.process(run())
+
+    def stop(self, workload: str, cause: dict[str, Any] | str) -> bool:
+        """Stop the restart (or in-place recovery, scale-in) of ``workload`` under way, as an operator deletes a
+        job's pods (Volcano) or stops its recovery (MindCluster): the workload's processes are killed and it is down;
+        the action ends at once, ``cancelled``, with ``cause`` (its reason) in its detail. False when no stoppable
+        action of ``workload`` is under way."""
+        proc = self._under_way.get(workload)
+        if proc is None or not proc.is_alive:
+            return False
+        del self._under_way[workload]
+        proc.interrupt(cause)
+        return True
 
     def _done(self, name: str, target: str, status: str, start: float, detail: dict[str, Any]) -> ActionResult:
         res = ActionResult(name, target, status, float(start), self.sim.now, detail)
@@ -423,20 +454,23 @@ class ControlAPI:
         """Process-level online recovery in place (no job restart)."""
         w = self._workload(job)
         body = (lambda: w.recover_in_place(instance)) if instance else w.recover_in_place
-        return self._wrap("restart_process", instance or job, self.p.restart_failure_prob, "restart_fail_after_s", body)
+        return self._wrap("restart_process", instance or job, self.p.restart_failure_prob, "restart_fail_after_s", body,
+                          stop=None if instance else getattr(w, "stop_restart", None))
 
     def restart_job(self, job: str, source: str = "persistent", replace: dict[str, str] | None = None,
                     scope: str = "job") -> simpy.Process:
         w = self._workload(job)
         return self._wrap("restart_job", job, self.p.restart_failure_prob, "job_restart_fail_after_s",
-                          lambda: w.restart(source, replace, scope=scope), lambda: _restart_detail(w))
+                          lambda: w.restart(source, replace, scope=scope), lambda: _restart_detail(w),
+                          getattr(w, "stop_restart", None))
 
     def scale_in_job(self, job: str, drop: list[str], replace: dict[str, str] | None = None) -> simpy.Process:
         """Restart a training job from memory without ``drop`` (fewer data-parallel replicas), swapping the nodes
         of ``replace`` for spares in the same restart."""
         w = self._workload(job)
         return self._wrap("scale_in", job, self.p.restart_failure_prob, "job_restart_fail_after_s",
-                          lambda: w.restart("memory", replace, drop=list(drop)), lambda: _restart_detail(w))
+                          lambda: w.restart("memory", replace, drop=list(drop)), lambda: _restart_detail(w),
+                          getattr(w, "stop_restart", None))
 
     def scale_out_job(self, job: str, add: list[str]) -> simpy.Process:
         """Scale a scaled-in training job back out onto the free nodes ``add``: a process-level rescale (the

@@ -73,7 +73,6 @@ def run(p: Plan, store: RunStore | None = None, out_dir: Path | None = None,
     (issue 9)."""
     from opsbrain.fsio import check_output_dir, write_json_atomic
     from opsbrain.kb.training import load_engine
-    from opsbrain.runner.gcpace import long_run_gc
     from opsbrain.runner.run import run_plan
 
     if out_dir is not None:  # a path the write would refuse is refused before the run, not after it
@@ -85,8 +84,7 @@ def run(p: Plan, store: RunStore | None = None, out_dir: Path | None = None,
     log.info("run started", extra={"run_id": run_id, "scenario": p.scenario.metadata.name, "seed": p.seed,
                                    "policy": p.policy})
     try:
-        with long_run_gc():  # a long run's young objects die before a collection (session 37)
-            journal = run_plan(p, engine, progress=progress, bundle_dir=bundle_dir)
+        journal = run_plan(p, engine, progress=progress, bundle_dir=bundle_dir)  # at the long-run GC pace
     except KeyboardInterrupt:  # stopped before the simulation ran (run_plan journals a stop once it runs)
         if store is not None and run_id is not None:
             store.mark_interrupted(run_id)

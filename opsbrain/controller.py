@@ -92,6 +92,10 @@ class Controller:
         self.key_incident: dict[str, str] = {}  # responder key -> its incident
         if hasattr(self.responder, "incident_of"):  # the repeat and lemon rules count an incident once
             self.responder.incident_of = lambda key: self.key_incident.get(key, key)
+        if hasattr(self.responder, "holder_of") and hasattr(self.responder, "handed_over"):  # session 38: a doomed
+            # restart is stopped and its job handed to the response that holds the part
+            self.responder.holder_of = self.holder_of
+            self.responder.handed_over = self._handed_over
         self.diagnosis_ms: list[float] = []
         self.handled: dict[str, list[str]] = {}  # incident id -> responder keys (one per acted-on diagnosis)
         self.handled_classes: dict[str, list[str]] = {}  # incident id -> the class each response acted on
@@ -301,12 +305,23 @@ class Controller:
             part = s.component or self.rank_device(s)
             if part is None:
                 return None
-            owner = self.open_owner(part)
-            if owner is None and self.sim.state.health(part) in (Health.ISOLATED, Health.CORDONED):
-                inside = [p for p in self.part_owner if p.startswith(part + "/")]  # open_owner may drop entries
-                owner = next((o for p in inside if (o := self.open_owner(p)) is not None), None)
-            owners.add(owner)
+            owners.add(self.holder_of(part))
         return owners.pop() if len(owners) == 1 else None
+
+    def holder_of(self, part: str) -> str | None:
+        """The open incident that holds ``part`` (:meth:`open_owner`), or a part inside it when our hand took it
+        out of service (an NPU isolated for its HBM's response)."""
+        owner = self.open_owner(part)
+        if owner is None and self.sim.state.health(part) in (Health.ISOLATED, Health.CORDONED):
+            inside = [p for p in self.part_owner if p.startswith(part + "/")]  # open_owner may drop entries
+            owner = next((o for p in inside if (o := self.open_owner(p)) is not None), None)
+        return owner
+
+    def _handed_over(self, key: str, holder: str) -> None:
+        """A response's doomed restart was stopped and its job left to ``holder``'s response: its incident joins."""
+        incident = self.key_incident.get(key, key)
+        if incident != holder:
+            self.duplicates[incident] = holder
 
     @property
     def incidents(self) -> list[Incident]:

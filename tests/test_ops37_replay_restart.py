@@ -1,4 +1,5 @@
-"""Session 37 (ops37): a restart that a later isolation dooms does not open an incident of its own.
+"""Session 37 (ops37): a restart that a later isolation dooms does not open an incident of its own (since session 38
+it is stopped at the isolation: tests/test_ops38_doomed_restart.py).
 
 Two chips of one training job fail in the same second (the published InfiniteHBD trace's first two faults, day
 3.8955). The first response swaps a spare and restarts the job; the second isolates its chip ~2 s into that restart.
@@ -34,8 +35,11 @@ def test_a_restart_failing_on_a_chip_isolated_since_it_began_is_that_isolations_
     j = chaos.run(plan, None, say=lambda _m: None)
     rank_lines = [i for i in j["incidents"] if i["injected"] is None
                   and any("507033" in s["text"] for s in i.get("signals", []))]
-    assert rank_lines, "the situation under test did not arise (no restart failed on an isolated chip)"
     faults = {i["id"]: i for i in j["incidents"] if i["injected"] is not None}
+    # since session 38 the doomed restart is stopped when the chip is isolated (tests/test_ops38_doomed_restart.py):
+    # the 507033 line no longer arises here; if it does, it still joins the isolation's incident
+    handed = [f for f in faults.values() if f.get("handed_to")]
+    assert rank_lines or handed, "the situation under test did not arise (no restart doomed by an isolated chip)"
     for inc in rank_lines:
         assert not inc["false_positive"] and inc["joined"] is not None, inc
         owner = next(f for f in faults.values() if inc["joined"] in f["incident_ids"])

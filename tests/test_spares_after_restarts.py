@@ -51,8 +51,8 @@ def _actions(journal: dict[str, Any]) -> list[dict[str, Any]]:
 
 def test_a_job_left_smaller_by_a_failed_scale_in_scales_back_out(journal: dict[str, Any]) -> None:
     acts = _actions(journal)
-    shrunk = [a for a in acts if a["action"] == "scale_instance" and a["status"] == "failed"
-              and (a["detail"].get("checkpoint") or {}).get("dropped")]
+    shrunk = [a for a in acts if a["action"] == "scale_instance" and a["status"] in ("failed", "cancelled")
+              and (a["detail"].get("checkpoint") or {}).get("dropped")]  # cancelled: stopped as doomed (session 38)
     assert shrunk, "the scenario no longer leaves the job smaller through a failed scale-in"
     out = [a for a in acts if a["action"] == "scale_out"]
     assert [a["status"] for a in out] == ["succeeded"] and out[0]["rung"] == "scale_out"

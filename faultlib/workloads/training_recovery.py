@@ -39,6 +39,14 @@ class RecoveryActions(Checkpoints):
         self._hangs.clear()
         self._lost.clear()
 
+    def stop_restart(self) -> bool:
+        """Stop the restart or in-place recovery under way (the control API's ``stop``: its processes are killed
+        before they report): the job is down and the operation's end does nothing. False when none is under way."""
+        if self.state not in ("restarting", "recovering"):
+            return False
+        self._go_down()
+        return True
+
     def _done(self, value: bool) -> simpy.Process:
         def proc() -> Any:
             yield self._sim.env.timeout(0)

@@ -80,6 +80,7 @@ class Autoscaler:
         self.events: list[ScaleEvent] = []
         self.refusals: list[dict[str, Any]] = []  # runs of refused scale-ups (see the module docstring)
         self._refusing: dict[str, dict[str, Any]] = {}  # role -> its refusal run still going on at the last decision
+        self._refused: set[str] = set()  # roles refused in the decision under way
         self._starting: set[str] = set()
         self._down_since: dict[str, float] = {}
         self._aside: set[str] = set()  # nodes of lost instances, until they look healthy
@@ -130,7 +131,7 @@ class Autoscaler:
                 self._retire(qual, "lost", aside=True)
         insts = self.svc.instances()
         want = self.wanted(self.demand_req_s())
-        refused_before = {role: (run, run["times"]) for role, run in self._refusing.items()}
+        self._refused.clear()
         for role in ("decode", "prefill"):
             mine = [q for q, i in insts.items() if i["role"] == role]
             have = len(mine)
@@ -147,9 +148,8 @@ class Autoscaler:
                     self._surplus_since[role] = now
             else:
                 self._surplus_since.pop(role, None)
-        for role, (run, times) in refused_before.items():  # a decision not refused ends the role's run of refusals
-            if self._refusing.get(role) is run and run["times"] == times:
-                del self._refusing[role]
+        for role in [r for r in self._refusing if r not in self._refused]:  # a decision not refused ends the
+            del self._refusing[role]  # role's run of refusals
 
     def _retire(self, qual: str, why: str, aside: bool = False) -> None:
         try:
@@ -165,6 +165,7 @@ class Autoscaler:
     def _refuse(self, role: Role, reason: str, **detail: Any) -> bool:
         """Record a scale-up of ``role`` refused for ``reason`` (a run of them: see the module docstring)."""
         now = self.sim.now
+        self._refused.add(role)
         self.events.append(ScaleEvent(now, "refused", role, {"reason": reason, **detail}))
         run = self._refusing.get(role)
         if run is None or run["reason"] != reason:

@@ -42,8 +42,9 @@ class Executor(WorkloadActions, SpareActions):
         ``backoff_s`` (unless a result says ``retryable: false``), running ``before_retry`` first (a person looks
         again before re-running a command). A retry is idempotent: a call whose earlier attempt timed out but is
         still under way (or has since succeeded) is joined, not issued again (a reboot that outlived the step's
-        timeout is not started a second time); its entry says ``joined_in_flight``. Returns (all succeeded, last
-        failure reason)."""
+        timeout is not started a second time); its entry says ``joined_in_flight``. A call stopped as doomed and
+        handed to the response that holds the part it needed (``cancelled`` with ``handed_to``: Orchestrator,
+        session 38) is neither retried nor a failure. Returns (all succeeded, last failure reason)."""
         env = self.sim.env
         pending = list(calls)
         reason = ""
@@ -74,6 +75,8 @@ class Executor(WorkloadActions, SpareActions):
                         if on_success is not None:
                             on_success(call[0], res)
                         continue
+                    if res.status == "cancelled" and res.detail.get("handed_to"):
+                        continue  # stopped as doomed; the response that holds the part it needed carries on
                     reason = str(res.detail.get("reason", "action failed"))
                     retryable = retryable and res.detail.get("retryable", True) is not False
                 else:
@@ -98,7 +101,7 @@ class Executor(WorkloadActions, SpareActions):
         a = step.action
         c = self.sim.control
         if expr is not None and TARGETS[expr] == "workloads":
-            return [self._workload_call(a, name, inst, params, ctx) for name, inst in ctx.workloads]
+            return [self._workload_call(a, name, inst, params, ctx, rec) for name, inst in ctx.workloads]
         targets = ctx.resolve(expr) if expr is not None else ["-"]
         if a == "reroute":
             label = ",".join(targets) if len(targets) <= 3 else f"{len(targets)} nodes"

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import simpy
 
 from faultlib import ids
-from faultlib.health import Health
+from faultlib.health import UP, Health
 from faultlib.workloads.training import TrainingJob
 from opsbrain.diagnosis.localize import RULES as LOCALIZATION_RULES
 from opsbrain.ingest.history import LinkRecords
@@ -32,7 +32,7 @@ from opsbrain.recovery.record import IncidentRecord
 from opsbrain.recovery.scaleout import ScaleOut
 from opsbrain.recovery.schema import LINK_FAULT, UNKNOWN_CLASS, WORKLOAD_STUCK, Runbook
 from opsbrain.recovery.stepper import ACTING_KINDS, WATCH_ACTIONS, StepRunner, StepsResult
-from opsbrain.recovery.targets import Context, conditions_hold
+from opsbrain.recovery.targets import COMPUTE_KINDS, Context, conditions_hold
 from opsbrain.recovery.vendor import VendorDefaultPolicy
 from opsbrain.verdict import Diagnosis
 
@@ -100,6 +100,11 @@ class Orchestrator(StepRunner):
         self.incident_of: Callable[[str], str] | None = None
         """The incident a response key belongs to (the controller sets it: a later diagnosis of one incident gets
         a response of its own); None = every response is an incident of its own."""
+        self.holder_of: Callable[[str], str | None] | None = None
+        """The open incident whose response holds a part (the controller sets it); None = none known."""
+        self.handed_over: Callable[[str, str], None] | None = None
+        """Told (response key, holder incident) when a doomed restart of the response is stopped and its job's
+        recovery left to the holder's response (the controller joins the incident to the holder's)."""
         self._manual: ManualPolicy | None = (
             ManualPolicy(sim, manual_params, self.records) if policy == "manual" else
             VendorDefaultPolicy(sim, vendor_params, self.records) if policy == "vendor-default" else None)
@@ -136,7 +141,11 @@ class Orchestrator(StepRunner):
         replaced, reset: the host and every chip up) and runs no workload: it rejoins the warm-spare pool, whether
         or not the response's own follow-up got that far (a reboot or chip reset that outlasted its step timeout
         still completes)."""
-        if new != Health.HEALTHY or not self._taken_out:
+        if new != Health.HEALTHY:
+            if self.exec.restart_owner:
+                self._stop_doomed(component, new)
+            return
+        if not self._taken_out:
             return
         node = component if component in self._taken_out else ids.node_of(component)
         rec = self._taken_out.get(node) if node is not None else None
@@ -149,6 +158,43 @@ class Orchestrator(StepRunner):
             return
         del self._taken_out[component]
         self.exec.return_spare(component, rec, how="back in service")  # a response waiting for a spare takes it
+
+    def _stop_doomed(self, component: str, new: str) -> None:
+        """Stop a restart of ours that can no longer succeed (session 38): a job node it places ranks on went down,
+        or a compute part of one was isolated, by another response or a fault. Before, the restart ran to its end
+        (~8 min for a job restart) and failed there (507033, device set-up failed). It ends ``cancelled`` with its
+        reason; when another incident's response holds the part, the job's recovery is that response's (its restart
+        or scale-in, waiting for this one, starts at once): the stopped call is not retried and the incident joins
+        the holder's. Without a holder the call fails and is retried as any failed call (a retried restart waits
+        while a node it needs is out of service)."""
+        kind = self.sim.topology.kind.get(component)
+        node: str | None
+        if kind == "node":
+            node, doomed = component, new not in UP  # a host down (failed, rebooting, isolated)
+        elif kind in COMPUTE_KINDS:
+            node, doomed = ids.node_of(component), new == Health.ISOLATED  # a chip taken out of service by a hand
+        else:
+            return
+        if not doomed or node is None:
+            return
+        for job, rec in list(self.exec.restart_owner.items()):
+            w = self.sim.workloads.get(job)
+            if w is None or node not in w.nodes:
+                continue
+            holder = self.holder_of(component) if self.holder_of is not None else None
+            own = self.incident_of(rec.id) if self.incident_of is not None else rec.id
+            if holder == own:
+                continue  # the response's own incident took the part: not another response's to carry on
+            by = f"by {holder}'s response" if holder is not None else "(no response holds it yet)"
+            why = (f"{component} {'down' if kind == 'node' and new != Health.ISOLATED else str(new)} {by}: the "
+                   f"restart of {job} places ranks there and cannot succeed")
+            cause: dict[str, Any] = {"reason": why, "doomed_by": component}
+            if holder is not None:
+                cause["handed_to"] = holder
+            if self.sim.control.stop(job, cause) and holder is not None:
+                rec.extra["handed_to"] = holder
+                if self.handed_over is not None:
+                    self.handed_over(rec.id, holder)
 
     def _node_back(self, node: str) -> bool:
         """The host and every chip of the node are in service (what the device plugins report)."""

@@ -2,7 +2,8 @@
 
 An entry is written when an action *starts* (status ``skipped`` with ``detail.in_flight = true``) and completed
 in place when it ends, so a run stopped at any moment still lists every action taken or under way. Entry keys:
-``action, target, status (succeeded|failed|skipped), start_s, end_s, kind, rung, step, attempt, detail``;
+``action, target, status (succeeded|failed|skipped|cancelled), start_s, end_s, kind, rung, step, attempt, detail``
+(``cancelled``: stopped while under way, ``detail.reason`` says why; session 38);
 ``kind`` is one of ``step, retry, rollback, escalation, guardrail, approval, followup, plan``.
 """
 
@@ -12,7 +13,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-STATUSES = ("succeeded", "failed", "skipped")
+STATUSES = ("succeeded", "failed", "skipped", "cancelled")
 
 
 @dataclass

@@ -13,6 +13,7 @@ import simpy
 from faultlib.control import ActionResult
 from faultlib.health import Health
 from opsbrain.recovery.action_base import Call, ExecutorBase
+from opsbrain.recovery.record import IncidentRecord
 from opsbrain.recovery.targets import Context, out_of_service
 
 _RESTARTS = ("restart_job", "restart_instance")
@@ -23,10 +24,12 @@ class WorkloadActions(ExecutorBase):
     :class:`~opsbrain.recovery.actions.Executor`)."""
 
     def _one_restart_at_a_time(self, action: str, label: str, running: Callable[[], bool],
-                               factory: Callable[[], simpy.Process]) -> simpy.Process:
+                               factory: Callable[[], simpy.Process], rec: IncidentRecord | None = None
+                               ) -> simpy.Process:
         """Restarts of one workload never overlap: a second one (another incident's) waits for the one under way
         and succeeds without acting if that brought the workload back; else it runs. Several waiting for one
-        restart take turns: the first to wake runs, the others wait for it in turn."""
+        restart take turns: the first to wake runs, the others wait for it in turn. While it runs, ``rec`` (its
+        response) is :attr:`restart_owner` of ``label`` (a doomed one is stopped: Orchestrator, session 38)."""
         env = self.sim.env
 
         def run() -> Generator[simpy.Event, Any, Any]:
@@ -43,9 +46,13 @@ class WorkloadActions(ExecutorBase):
             for ev in self._pending.pop(label, []):  # a pending restart looks again: this one re-places the job
                 if not ev.triggered:
                     ev.succeed()
+            if rec is not None:
+                self.restart_owner[label] = rec
             try:
                 return (yield factory())
             finally:
+                if rec is not None and self.restart_owner.get(label) is rec:
+                    del self.restart_owner[label]
                 done.succeed()
                 if self._restarting.get(label) is done:
                     del self._restarting[label]
@@ -164,7 +171,8 @@ class WorkloadActions(ExecutorBase):
                                             self._replace(params.replace, ctx, list(w.nodes)),
                                             getattr(params, "scope", "job"))
 
-    def _workload_call(self, a: str, name: str, inst: str | None, params: Any, ctx: Context) -> Call:
+    def _workload_call(self, a: str, name: str, inst: str | None, params: Any, ctx: Context,
+                       rec: IncidentRecord | None = None) -> Call:
         c = self.sim.control
         w = self.sim.workloads[name]
         label = inst or name
@@ -172,16 +180,16 @@ class WorkloadActions(ExecutorBase):
             job_runs = partial(ctx.workload_runs, name)
             if a == "restart_process":
                 return label, lambda: self._one_restart_at_a_time(a, label, job_runs,
-                                                                   lambda: c.restart_process(name))
+                                                                   lambda: c.restart_process(name), rec)
             if a in _RESTARTS:
                 return label, lambda: self._pending_restart(a, name, params, ctx, lambda: self._one_restart_at_a_time(
-                    a, label, job_runs, lambda: self._restart_training(name, params, ctx)))
+                    a, label, job_runs, lambda: self._restart_training(name, params, ctx), rec))
             if a == "scale_instance":
                 def shed() -> bool:  # the restart under way (another incident's) already left these nodes out
                     return job_runs() and not set(ctx.resolve(params.drop)) & set(w.nodes)
 
                 return label, lambda: self._one_restart_at_a_time(
-                    a, label, shed, lambda: self._scale_in_training(name, params, ctx))
+                    a, label, shed, lambda: self._scale_in_training(name, params, ctx), rec)
             return label, lambda: self._instant(a, label, "failed", retryable=False,
                                                 reason=f"{a} does not apply to a training job")
         assert inst is not None

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
 
 COLORS = {"onset": "#c0392b", "detected": "#e67e22", "diagnosed": "#8e44ad", "recovered": "#27ae60",
-          "succeeded": "#2e86c1", "failed": "#c0392b", "skipped": "#aab7b8", "rate": "#1f4e79",
+          "succeeded": "#2e86c1", "failed": "#c0392b", "skipped": "#aab7b8", "cancelled": "#e59866", "rate": "#1f4e79",
           "tpot": "#7d3c98", "bar": "#7f8c8d", "fault": "#c0392b", "injected": "#e67e22", "isolated": "#7f8c8d",
           "spare": "#27ae60", "part": "#d6eaf8", "edge": "#c8d1d9"}
 MILESTONES = ("onset", "detected", "diagnosed", "recovered")
@@ -134,7 +134,8 @@ def timeline_svg(inc: dict[str, Any], salt: str) -> str:
         ax.grid(axis="x", color="#eeeeee", linewidth=0.6)
         handles, _ = ax.get_legend_handles_labels()
         handles += [Line2D([], [], color=COLORS[s], linewidth=6, label=f"action {s}")
-                    for s in ("succeeded", "failed", "skipped")]
+                    for s in ("succeeded", "failed", "skipped", "cancelled")
+                    if s != "cancelled" or any(g["status"] == "cancelled" for g in rows)]  # stopped as doomed (38)
         ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=7, frameon=False, fontsize=7.5,
                   handlelength=1.2, columnspacing=1.2)
         return to_svg(fig, salt)

@@ -25,6 +25,7 @@ from opsbrain.report.workloads import summary_lists
 from opsbrain.runner import dips, scoring
 from opsbrain.runner.censor import detection
 from opsbrain.runner.expectations import acted, check_expectations, check_report, mark_symptoms
+from opsbrain.runner.gcpace import long_run_gc
 from opsbrain.runner.impact import attribute_impact, measurable, unattributed
 from opsbrain.runner.monitor import Monitor, MonitorParams
 from opsbrain.runner.responses import fault_events, placed, respond
@@ -53,7 +54,15 @@ def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_r
              bundle_dir: Path | None = None) -> dict[str, Any]:
     """Run a plan to its end (or abort) and return the journal. With ``bundle_dir``, also write a log bundle per
     journal incident into ``bundle_dir/b0001/``, ... (issue 9; named by :func:`opsbrain.bundle.writer.bundle_names`,
-    listed under the journal's ``bundles`` with the incident each holds)."""
+    listed under the journal's ``bundles`` with the incident each holds). The whole run, scoring included, is at
+    the long-run collector pace (:func:`opsbrain.runner.gcpace.long_run_gc`; session 38: here, so that campaigns,
+    sweeps and benchmarks calling this directly get it too, not only ``opsbrain.chaos.run``)."""
+    with long_run_gc():
+        return _run_plan(plan, engine, progress, dry_run, bundle_dir)
+
+
+def _run_plan(plan: Plan, engine: Engine, progress: Progress | None, dry_run: bool,
+              bundle_dir: Path | None) -> dict[str, Any]:
     wall0 = time.perf_counter()
     started_at = _utc_now()
     # a triggered fault tells the monitor its onset (no baseline is taken after it)
@@ -234,6 +243,7 @@ def score(world: World, plan: Plan, end: float, accounting_end: dict[str, dict[s
         where = placed(sim, f.at_s, c.window_end)
         harms.append((f.id, f.at_s, end if ttr is None else f.at_s + ttr, {n for w in affected for n in where[w]}))
         runbooks = [orch.incident(k).get("runbook") for k in c.keys]
+        handed = next((h for k in c.keys if (r := orch.records.get(k)) and (h := r.extra.get("handed_to"))), None)
         cls = diag["fault_class"] if diag else None
         comp = diag["component"] if diag else None
         out.append({
@@ -244,6 +254,7 @@ def score(world: World, plan: Plan, end: float, accounting_end: dict[str, dict[s
             "diagnosis": diag,
             "runbook": next((r for r in reversed(runbooks) if r), None),
             "actions": actions, "affected_workloads": affected,
+            **({"handed_to": handed} if handed else {}),  # its doomed restart stopped, its job left to that incident
             "recovered_at_s": None if ttr is None else f.at_s + ttr,
             "ttd_s": None if detected is None else detected - f.at_s,
             "ttdiag_s": None if diag_at is None else diag_at - f.at_s,
