@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
+from opsbrain.ingest.chipmap import ChipMap
 from opsbrain.ingest.parsers import parse_line
 from opsbrain.ingest.parsers.device import RE_SMI_HEALTH
 from opsbrain.ingest.parsers.hccn import RE_OPTICAL_ABSENT, RE_OPTICAL_LOSS
@@ -154,9 +155,10 @@ def down_record(dev: int, dt: datetime) -> str:
     return f"[devid {dev}]    {dt:%a %b} {dt.day:2d} {dt:%H:%M:%S %Y}    LINK DOWN"
 
 
-PortStates = dict[tuple[str, str], dict[int, tuple[str, float, int, str, bool | None]]]
+PortStates = dict[tuple[str, str], dict[int, tuple[str, float, int, str, bool | ChipMap | None]]]
 """(directory, ``before`` / ``after``) of npu_info files -> port -> (its link state, the time, line and file that
-gave it, whether the file is a twin host's), as ``--logs`` reads them (:class:`opsbrain.ingest.text.LineReader`)."""
+gave it, whether the file is a twin host's or a real host's numbering), as ``--logs`` reads them
+(:class:`opsbrain.ingest.text.LineReader`)."""
 
 
 def link_downs(states: PortStates, signals: list[Signal], t0: float) -> list[Signal]:
