@@ -9,6 +9,7 @@ vllm-ascend issues #2035 and #2534) and of A2 hosts (one ``Chip`` row, vllm-asce
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -165,3 +166,29 @@ def test_an_a3_hosts_npu_smi_health_query_names_the_npu_it_asked(tmp_path: Path,
     (b / "gz-trn-n07" / "device_log").rename(tmp_path / "gone")  # the query alone
     root = diagnose_bundle(b, engine)["diagnosis"]["root"]
     assert (root["device"], root.get("die")) == (1, None)
+
+
+# ---- diagnose --logs DIR: the same decision, from a first pass over the host's npu_info files --------------------
+@pytest.mark.parametrize(("smi", "want"), [
+    (a3_map() + status_table(2, 2, "Ascend910"), (1, 1, 3)),
+    (status_table(2, 2, "Ascend910"), (1, 1, 3)),
+    (a2_map() + status_table(4, 1, "910B3"), (3, None, None)),
+    ([f"{SMI} info -t health -i 3", "Health Status : OK"], (3, None, None))])
+def test_logs_dir_reads_a_real_hosts_ids_by_its_npu_smi_output(tmp_path: Path, smi: list[str],
+                                                             want: tuple[int, int | None, int | None]) -> None:
+    """Session 38: ``--logs DIR`` read every real host's ids as written, where ``--bundle`` of the same directory
+    read an A3 host's device 3 as NPU 1's die 1."""
+    from click.testing import CliRunner
+
+    from opsbrain.cli import cli
+    from opsbrain.ingest.textpaths import ingest_paths
+
+    b = _bundle(tmp_path, smi)
+    sigs, stats, _ = ingest_paths([str(b)])
+    dev = {s.component for s in sigs if s.kind.startswith("dev:")}
+    assert dev == ({"npu1/die1"} if want[1] is not None else {"npu3"})
+    assert any(n.startswith("gz-trn-n07: Atlas A3") for n in stats.notes) == (want[1] is not None)
+    res = CliRunner().invoke(cli, ["diagnose", "--logs", str(b), "--json"],
+                             env={"OPSBRAIN_HOME": str(tmp_path / "home")})
+    root = json.loads(res.stdout)["diagnosis"]["root"]
+    assert (root["host"], root["device"], root.get("die"), root.get("logic_id")) == ("worker-0", *want)

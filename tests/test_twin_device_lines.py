@@ -21,10 +21,10 @@ def _line(code: str, occurs: bool = True, dev: int = 3, die: int = 0) -> LogLine
 
 def test_npu_smi_health_follows_the_drivers_event_lines() -> None:
     # before the envcheck reader followed the new line, a UCE left npu-smi's health word at OK
-    assert _health([_line("80E01801")]) == {3: "Critical"}
-    assert _health([_line("80E01801", die=1)]) == {3: "Critical"}  # npu-smi's row is the NPU of either die
+    assert _health([_line("80E01801")]) == {(3, 0): "Critical"}
+    assert _health([_line("80E01801", die=1)]) == {(3, 1): "Critical"}  # npu-smi lists a row per die (session 38)
     assert _health([_line("80E01801"), _line("80E01801", occurs=False)]) == {}
-    assert _health([_line("80E00209", dev=2)]) == {2: "Alarm"}
+    assert _health([_line("80E00209", dev=2)]) == {(2, 0): "Alarm"}
     assert _health([_line(fmt.HBM_CE_CODE)]) == {}
 
 

@@ -28,6 +28,7 @@ class StateFiles(ReaderState):
         when = f.kind.tag or "after"
         scan = NpuInfoScan()  # the rule --logs DIR reads these files by too (opsbrain.ingest.npuinfo)
         state: dict[int, str] = {}
+        rows: set[tuple[str, str]] = set()  # metrics this file's table rows gave
         for i, raw in enumerate(f.lines, start=1):
             text = self.scan.clean(f, raw)
             got = scan.step(text)
@@ -47,8 +48,10 @@ class StateFiles(ReaderState):
             elif got.metric is not None and when == "after" and node is not None:
                 name, part = got.metric
                 key = (name, f"{node}/npu{got.metric_npu}{part}")
-                if got.first:
-                    self.metrics.setdefault(key, got.value)
+                if got.first:  # a table row: kept where a -t field gave it; on A3 the hotter of an NPU's dies
+                    if key not in self.metrics or key in rows:
+                        self.metrics[key] = max(got.value, self.metrics.get(key, got.value))
+                        rows.add(key)
                 else:
                     self.metrics[key] = got.value
         if node is not None:

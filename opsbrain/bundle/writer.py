@@ -257,7 +257,8 @@ class _Export:
                     continue
                 recs = [r for r in hccn.get(node, []) if r[0] <= t]
                 devs = [ln for ln in device_lines.get(node, []) if ln.t <= t]
-                self.files.raw[L.npu_info_path(w, when)] = npu_info(self.sim, node, t, recs, devs)
+                self.files.raw[L.npu_info_path(w, when)] = npu_info(self.sim, node, t, recs, devs,
+                                                                 mapping=when == "before")
 
     def rank_tables(self) -> None:
         """The HCCL rank table of each job and instance (``cluster/.../rank_table``)."""

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
+from opsbrain.ingest.chipmap import ChipMap
 from opsbrain.ingest.parsers import parse_line
 from opsbrain.ingest.parsers.device import RE_SMI_HEALTH
 from opsbrain.ingest.parsers.hccn import RE_OPTICAL_ABSENT, RE_OPTICAL_LOSS
@@ -46,7 +47,10 @@ the file's time, up to the next command or blank line (session 33: ``--logs DIR`
 parsers, the bundle reader not at all, so an HBM UCE that npu-smi showed was missed by ``--bundle``)."""
 _LINK_STATE = re.compile(r"^link status: (\w+)")
 _KV = re.compile(r"^([A-Za-z][A-Za-z ()]+?)\s*:\s*(\S+)")
-_SMI_ROW = re.compile(r"^\|\s*(\d+)\s+\S+\s*\|\s*\S+\s*\|\s*\S+\s+([\d.]+)\s")
+_SMI_ROW = re.compile(r"^\|\s*(\d+)\s+\S+\s*\|\s*[A-Za-z]\w*\s*\|\s*\S+\s+([\d.]+)\s")
+"""npu-smi's NPU row (``| 0     Ascend910           | OK            | 178.5       36  ...``): NPU ID and temperature.
+Its health column is a word: an A3 table's chip row (``| 1     1                   | 0000:9F:00.0  | 0           0
+...``, chip and Phy-ID, then the Bus-Id) is no NPU row (session 38: it was read as NPU 1 at 0 degrees)."""
 METRICS = {"NPU Temperature (C)": ("npu_temp_c", ""), "HBM Temperature (C)": ("hbm_temp_c", "/hbm"),
            "HBM Double Bit Isolated Pages Count": ("hbm_isolated_rows", "/hbm"),
            "HBM Single Bit Error Count": ("hbm_ce_total", "/hbm")}
@@ -151,9 +155,10 @@ def down_record(dev: int, dt: datetime) -> str:
     return f"[devid {dev}]    {dt:%a %b} {dt.day:2d} {dt:%H:%M:%S %Y}    LINK DOWN"
 
 
-PortStates = dict[tuple[str, str], dict[int, tuple[str, float, int, str, bool | None]]]
+PortStates = dict[tuple[str, str], dict[int, tuple[str, float, int, str, bool | ChipMap | None]]]
 """(directory, ``before`` / ``after``) of npu_info files -> port -> (its link state, the time, line and file that
-gave it, whether the file is a twin host's), as ``--logs`` reads them (:class:`opsbrain.ingest.text.LineReader`)."""
+gave it, whether the file is a twin host's or a real host's numbering), as ``--logs`` reads them
+(:class:`opsbrain.ingest.text.LineReader`)."""
 
 
 def link_downs(states: PortStates, signals: list[Signal], t0: float) -> list[Signal]:

@@ -32,6 +32,7 @@ from opsbrain.ingest.archive import (
     open_tree,
     with_nested,
 )
+from opsbrain.ingest.chipmap import ChipMap, ChipMapScan
 from opsbrain.ingest.derive import TLS_STATES, fd_placed, section_placed, tls_mismatch, with_flaps
 from opsbrain.ingest.dirwalk import MAX_FILES, no_logs
 from opsbrain.ingest.encoding import SAMPLE, decoded_lines, sniff
@@ -43,7 +44,7 @@ from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.streams import NOT_EVIDENCE, ground_truth_sidecar, not_a_log
 from opsbrain.ingest.surface import WRAP_LOOK, fill_holes, grep_file, looks_binary, plain, rejoin, unwrap, wrapped_paste
 from opsbrain.ingest.timestamps import parse_stamp
-from opsbrain.ingest.workers import device_dir, real_host_file
+from opsbrain.ingest.workers import device_dir, host_root, real_host_file
 
 MAX_TOTAL_BYTES = 4 << 30
 """Bytes read from one input (all files of a directory together): far beyond any log bundle worth pasting; past it
@@ -141,6 +142,9 @@ def _lines_of(stream: IO[bytes] | Unpacked, stats: TextStats, given: Callable[[]
 
 
 
+MAX_NPU_INFO_BYTES = 16 << 20
+"""An npu_info file bigger than this is no collection's command outputs: not read for the host's numbering."""
+
 RE_QUERIED = re.compile(r"\b(?:hccn_tool|npu-smi)\b[^|;&]{0,80}?\s-i\s*(\d+)\b")
 """A command line that queries one device (``hccn_tool -i 3 -link -g``, ``npu-smi info -t health -i 3``; ``-i``: the
 device id, in both tools' references): the output lines after it, up to the next such command or a blank line, are
@@ -164,6 +168,7 @@ class LineReader:
         self._given = 0  # bytes of input as given (files on disk, stdin as read): MAX_EXPANSION's measure
         self._origin_devices: dict[str, int | None] = {}  # origin file -> the device whose log it is
         self._link_states: PortStates = {}  # npu_info files' link states, for close_states
+        self.chips: dict[str, ChipMap] = {}  # a real host's directory -> its numbering (:meth:`read_numbering`)
         self._parse = ReadMemo().parse  # parse_line, once per repeated line (a failed job's ranks repeat theirs)
         self.origins: dict[tuple[str | None, int], str] = {}
         """(file, line) of a signal's line -> the file it was first written to, where the input holds several
@@ -193,7 +198,9 @@ class LineReader:
         numbered = (unwrap if wrapped else rejoin)(self._cut(chain(head, it)), MAX_LINE)
         binary_before = self.stats.binary_lines  # of the files fed before this one
         file_device = device_dir(path or file)
-        twin = real_host_file(path or file)
+        twin: bool | ChipMap | None = real_host_file(path or file)
+        if twin is False and self.chips:  # a real host's: as written, unless its npu-smi output showed its product
+            twin = self.chips.get(host_root(path or file)[0], False)
         header: str | None = None  # the file ``tail`` / ``head`` of several files named last (``==> f <==``)
         queried: int | None = None  # the device the last hccn_tool / npu-smi command line queried (``-i N``)
         # an npu_info file of a collection: read by the bundle reader's rule (link states and metrics are no lines)
@@ -259,6 +266,29 @@ class LineReader:
             self.signals.extend(told)
             self._tls_told = True
         self.stats.signals = len(self.signals)
+
+    def read_numbering(self, files: Iterable[Path]) -> None:
+        """A first pass over a directory's ``npu_info_*.txt`` files (small; nothing else is read): each real host's
+        device numbering as its npu-smi tables show it (:mod:`opsbrain.ingest.chipmap`), by the host's directory
+        (:func:`~opsbrain.ingest.workers.host_root`), the bundle reader's decision (session 38; before, ``--logs DIR``
+        read every real host's ids as written). A host shown A3 has its ids read as dies' logical ids."""
+        scans: dict[str, ChipMapScan] = {}
+        for f in files:
+            where = f.resolve().as_posix()  # (the path :meth:`feed_path` reads a plain file under)
+            if not NPU_INFO.search(where) or real_host_file(where) is not False:
+                continue
+            try:
+                if f.stat().st_size > MAX_NPU_INFO_BYTES:
+                    continue
+                text = f.read_bytes().decode("utf-8", "replace")
+            except OSError:
+                continue  # (said where the file itself is read)
+            scans.setdefault(host_root(where)[0], ChipMapScan()).feed(text.splitlines())
+        for root, scan in sorted(scans.items()):
+            if (m := scan.result()) is not None:
+                self.chips[root] = m
+                ids = "read as dies' logical ids" if m.a3 else "as written"
+                self.stats.notes.append(f"{root.rsplit('/', 1)[-1]}: {m.product} ({m.by}): device ids {ids}")
 
     def close_states(self) -> None:
         """The ports the npu_info files of a directory found down, as link-down signals (:func:`.npuinfo.

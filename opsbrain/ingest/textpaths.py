@@ -124,7 +124,9 @@ def ingest_path(spec: str, stdin: IO[bytes] | None = None, reader: LineReader | 
     try:
         if p.is_dir():
             check_listable(p, "--logs")
-            for f, rel in log_files(p, r.stats, r.follow_links):
+            files = list(log_files(p, r.stats, r.follow_links))
+            r.read_numbering(f for f, _rel in files)  # (each real host's npu-smi tables, before its lines)
+            for f, rel in files:
                 rel = f"{label}/{rel}" if label else rel
                 try:
                     r.feed_path(f, rel, level=2)

@@ -153,12 +153,13 @@ def device_component(node: str | None, dev: int | None, twin: bool | ChipMap) ->
     npu-smi output shows A3, its :class:`~opsbrain.ingest.chipmap.ChipMap`, session 38) the id is a die's logical
     device id, mapped back to that die (``3`` -> ``<node>/npu1/die1``: :func:`faultlib.ids.npu_die`, session 37, or
     the host's ``npu-smi info -m`` row); elsewhere the device as written (``<node>/npu3``: one device per NPU, as on
-    Atlas A2, or a real host whose product nothing showed)."""
+    Atlas A2, or a real host whose product nothing showed). A real host's line that names no node (``--logs DIR``,
+    whose worker directory places it later: :func:`with_host`) is ``npu1/die1``."""
     a3 = twin.a3 if isinstance(twin, ChipMap) else twin
-    if dev is None or not (a3 and node):
+    if dev is None or not (a3 and (node or isinstance(twin, ChipMap))):
         return npu_component(node, dev)
     k, d = twin.die_of(dev) if isinstance(twin, ChipMap) else npu_die(dev)
-    return f"{node}/npu{k}/die{d}"
+    return f"{node}/npu{k}/die{d}" if node else f"npu{k}/die{d}"
 
 
 _DIE_OF_NPU = re.compile(r"^(.*/npu\d+)/die\d+$")

@@ -199,11 +199,14 @@ def failed_hosts(parts: list[CommandReadings]) -> list[str]:
 # ---- the twin's nodes as collected command outputs -------------------------------------------------------------
 def render_twin_npu_smi(sim: Simulation, node: str, t: float | None = None) -> str | None:
     """``npu-smi info`` and ``npu-smi info -i N -t ecc`` of a twin node at ``t``, in the tool's layout (MindCluster
-    docs faultdiag/user_guide/03_collecting_logs.md). Values the twin does not model print ``NA``, as the tool
-    prints values it cannot read; the health column is ``NA`` too (the twin prints no ground truth). None while the
-    node's host is stopped (crashed, not yet back in service): nothing runs npu-smi there and a collection cannot log
-    in, so there is no output to collect (docs/bundles.md "A host that is down")."""
+    docs faultdiag/user_guide/03_collecting_logs.md; on A3 a row pair per die, :mod:`faultlib.telemetry.npusmi`,
+    session 38). Values the twin does not model print ``NA``, as the tool prints values it cannot read; the health
+    column is ``NA`` too (the twin prints no ground truth). None while the node's host is stopped (crashed, not yet
+    back in service): nothing runs npu-smi there and a collection cannot log in, so there is no output to collect
+    (docs/bundles.md "A host that is down")."""
+    from faultlib import ids
     from faultlib.telemetry import formats as fmt
+    from faultlib.telemetry import npusmi as smi
 
     t = sim.now if t is None else float(t)
     if sim.state.stopped_since(node, t) is not None:
@@ -212,19 +215,11 @@ def render_twin_npu_smi(sim: Simulation, node: str, t: float | None = None) -> s
     npus = sorted((n for n in sim.topology.by_kind.get("npu", ()) if n.startswith(node + "/")),
                   key=fmt.npu_index)
     temps = store.read_many("npu_temp_c", npus, t)
-    bar = "+===========================+===============+====================================================+"
-    out = ["/usr/local/bin/npu-smi info",
-           "+------------------------------------------------------------------------------------------------+",
-           "| npu-smi 24.1.rc1                 Version: 24.1.rc1                                             |",
-           "+---------------------------+---------------+----------------------------------------------------+",
-           "| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|",
-           "| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |", bar]
-    for npu, temp in zip(npus, temps, strict=True):
-        k = fmt.npu_index(npu)
-        tc = f"{temp:.0f}" if temp == temp else "NA"
-        out.append(f"| {k:<5} {'910C':<19} | {'NA':<13} | {'NA':<11} {tc:<17} {'NA':<21}|")
-        out.append(f"| {0:<25} | {'NA':<13} | {'NA':<11} {'NA':<17} {'NA':<21}|")
-        out.append(bar)
+    dies = sim.topology.params.dies_per_npu
+    dierows = [smi.DieRow(k, d, "NA", temp=f"{temp:.0f}" if temp == temp else "NA",
+                          bus=smi.bus_id(ids.logical_device(k, d, dies)))  # (one temperature an NPU: both dies)
+               for npu, temp in zip(npus, temps, strict=True) for k in [fmt.npu_index(npu)] for d in range(dies)]
+    out = [smi.NPU_SMI + " info", *smi.status_table(dierows, dies)]
     hbms = [n + "/hbm" for n in npus]
     ce = store.read_many("hbm_ce_total", hbms, t, default=0.0)
     rows = store.read_many("hbm_isolated_rows", hbms, t, default=0.0)
