@@ -156,8 +156,9 @@ class ControlAPI:
 
         def run() -> Generator[simpy.Event, Any, ActionResult]:
             start = env.now
+            me = env.active_process  # this process (None once the generator is closed at the run's end)
             if stop is not None:
-                self._under_way[target] = env.active_process  # type: ignore[assignment]  # this process
+                self._under_way[target] = me  # type: ignore[assignment]
             proc: simpy.Event | None = None
             try:
                 if self._rng.random() < fail_prob:
@@ -174,7 +175,7 @@ class ControlAPI:
                     return self._done(name, target, "cancelled", start, {**said, **cause, "workload_stopped": stopped})
                 value = proc.value
             finally:
-                if self._under_way.get(target) is env.active_process:
+                if me is not None and self._under_way.get(target) is me:
                     del self._under_way[target]
             ok = value.get("ok", True) if isinstance(value, dict) else bool(value)
             detail = (dict(value) if isinstance(value, dict) else {}) | (describe() if describe else {})

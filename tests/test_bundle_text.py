@@ -144,3 +144,24 @@ def test_an_incident_read_by_the_words_quotes_each_line_once(tools: tuple[Any, A
         ev = inc["diagnosis"]["evidence"]
         assert len(ev) == len(set(ev)), ev
         assert any("text fallback" in e for e in ev)
+
+
+def test_a_console_line_keep_does_not_want_still_has_its_host(tmp_path: Path) -> None:
+    """The text look cites a console's lines, also those the reader kept no record of (keep did not want them):
+    each is on its worker's node, as the recorded ones (session 38: a cited INFO line between two error lines read
+    as no host, and a text answer from one host's console named none; the block reader kept them already)."""
+    from opsbrain.bundle.diagnose import _keep
+    from opsbrain.bundle.reader import scan_bundle
+    from opsbrain.kb import SignatureMatcher, load_kb
+
+    (tmp_path / "worker-0").mkdir()
+    (tmp_path / "worker-0" / "train.log").write_text(
+        "RuntimeError: The Inner error is reported as above \u2192 see the plog.\n"  # (not ASCII: read a line
+        "INFO: step 12 loss 2.31\n"  # at a time, not by blocks)
+        "[ERROR] aicore exception on op GatherV2\n")
+    r = scan_bundle(tmp_path, None, _keep(SignatureMatcher(load_kb())))
+    assert r.view is not None
+    assert len(r.lines) < 3  # (the INFO line has no record: the case this is about)
+    node = r.report["workers"][0]["node"]
+    for n in (1, 2, 3):
+        assert r.view.origins_of({("worker-0/train.log", n)}) == {node}, n

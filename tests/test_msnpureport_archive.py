@@ -46,8 +46,11 @@ def test_an_archive_of_the_export_names_no_host_in_either_mode(tmp_path: Path, e
     rep, logs = _both(arc, engine)
     for out in (rep, logs):  # (the evidence cites the archive's members, 20250301100600/slog/...: no host)
         d = out["diagnosis"]
-        assert (d["fault_class"], d["component"], d["root"]) == (
+        root = {k: v for k, v in d["root"].items() if k != "device_ids"}
+        assert (d["fault_class"], d["component"], root) == (
             "hbm_uce", "npu3/hbm", {"component": "npu3/hbm", "host": None, "device": 3}), d
+        # (no npu-smi output tells A2 from A3: the id is read as written, and the root may say so; session 38)
+        assert d["root"].get("device_ids", "as written").startswith("as written"), d["root"]
         assert all(inc["nodes"] == [] for inc in out.get("incidents", [])), out["incidents"]
     assert "npu-report" not in json.dumps(rep["diagnosis"]), rep["diagnosis"]
 

@@ -71,6 +71,7 @@ class Assembly(ReaderState):
                 if not may[k] and job is None:
                     unkept += 1  # read and counted; keep does not want it
                     entries.add(d, -1)  # (the text look reads it: viewlines)
+                    self.origins[f.index] = origin  # (its node, for the text look's cited lines: one a file)
                     continue
                 kept_may.append(may[k])
             entries.add(d, len(lines))

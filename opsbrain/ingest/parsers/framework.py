@@ -98,9 +98,9 @@ RE_ENV_ADVICE = re.compile(r"\b(?:try|consider|you (?:can|may|could|might|should
 start without libaio: ``If libaio is already installed (perhaps from source), try setting the CFLAGS and LDFLAGS
 environment variables to where it can be found.``, deepspeed/ops/op_builder/async_io.py, seen in ms-swift#1243's
 healthy run): what one may do, not a variable the environment lacks. The rest of the line is read as usual. Session
-38: advice to change a variable's value is the same (Mooncake's AscendDirectTransport on HIXL's connect TIMEOUT:
-``Connect timeout to: <peer>, you can increase the timeout duration to reduce the ASCEND_CONNECT_TIMEOUT environment
-variable.``, mooncake-transfer-engine ascend_direct_transport.cpp): a timeout to a peer, not a missing variable."""
+38: advice to change a variable's value is the same (Mooncake's AscendDirectTransport on HIXL's connect TIMEOUT
+names a peer, then advises raising ``ASCEND_CONNECT_TIMEOUT``, mooncake-transfer-engine ascend_direct_transport.cpp;
+tests/test_ingest_hixl_status.py): a timeout to a peer, not a missing variable."""
 RE_LEVEL_TAG = re.compile(r"\[(WARN(?:ING)?|INFO|DEBUG|ERROR|ERR|CRITICAL|FATAL)\]")
 """The first bracketed level within a line's head that the level reader does not take as the line's level, because
 a tag of the tool's own comes first: msnpureport's export script prints ``<date time> [RECORD_LOG] [WARNING] The
