@@ -12,6 +12,8 @@ from __future__ import annotations
 import pytest
 
 from faultlib.health import Health
+from faultlib.params import apply_overrides
+from faultlib.simparams import SimParams
 from faultlib.injection.spec import FaultSpec
 from faultlib.topology import Topology
 from opsbrain.recovery import Guardrails, Orchestrator, RecoveryParams, RunbookSet, load_runbooks
@@ -58,3 +60,31 @@ def test_a_live_part_on_a_pod_at_its_cap_is_still_held(topo1: Topology) -> None:
     sim.state.set_health(nodes[32], Health.FAILED)  # a crashed host: neither it nor its chips serve
     assert g.check_isolation(sim, "isolate", nodes[32], sim.now).allowed
     assert g.check_isolation(sim, "isolate", f"{nodes[32]}/npu0", sim.now).allowed
+
+
+def test_a_host_its_reboots_did_not_bring_back_is_repaired_and_rejoins_the_pool(topo1: Topology,
+                                                                                rbs: RunbookSet) -> None:
+    params = apply_overrides(SimParams(), {"control.reset_failure_prob": 1.0})  # every reboot fails
+    sim, job = training(topo1, spares=2, params=params)
+    node = job.nodes[4]
+    sim.inject(FaultSpec(at_s=100, kind="node_crash", target=node))
+    sim.run(110)
+    orch = Orchestrator(sim, rbs)
+    orch.handle("crash", Diagnosis("node_crash", node, 0.9))
+    c = sim.params.control
+    sim.run(110 + 3 * c.node_reboot_s.median + 600)  # the follow-up's reboot and its retry: both fail
+    reboots = [a for a in orch.actions_for("crash") if a["action"] == "reboot_node"]
+    assert [a["status"] for a in reboots] == ["failed", "failed"], reboots
+    assert reboots[-1]["detail"]["reason"] == "the host did not come back"
+    assert sim.state.health(node) == Health.ISOLATED and sim.state.host_down(node) and job.state == "running"
+    ticket = next(f for f in orch.follow_ups("crash") if f["type"] == "ticket" and f["component"] == node)
+    assert ticket["kind"] == "inspect" and ticket["closed_at_s"] is None and "did not come back" in ticket["reason"]
+    sim.run(sim.now + c.part_replacement_s.median + 60)  # at its median: the field repair is done
+    repair = next(a for a in orch.actions_for("crash") if a["action"] == "replace_part")
+    assert (repair["kind"], repair["status"], repair["step"]) == ("followup", "succeeded", "host_not_back")
+    assert repair["end_s"] - repair["start_s"] == pytest.approx(c.part_replacement_s.median)
+    assert sim.state.health(node) == Health.HEALTHY and not sim.state.host_down(node)
+    ticket = next(f for f in orch.follow_ups("crash") if f["type"] == "ticket" and f["component"] == node)
+    assert node in sim.control.spares and ticket["closed_at_s"] == pytest.approx(repair["end_s"])
+    back = [f for f in orch.follow_ups("crash") if f["type"] == "returned_to_spares" and f["component"] == node]
+    assert len(back) == 1, back  # returned once (by the orchestrator: the node it took out is back)
