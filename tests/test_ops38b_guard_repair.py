@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import pytest
 
+from faultlib.engine import Simulation
 from faultlib.health import Health
+from faultlib.injection.spec import FaultSpec
 from faultlib.params import apply_overrides
 from faultlib.simparams import SimParams
-from faultlib.injection.spec import FaultSpec
 from faultlib.topology import Topology
 from opsbrain.recovery import Guardrails, Orchestrator, RecoveryParams, RunbookSet, load_runbooks
 from opsbrain.verdict import Diagnosis
@@ -26,7 +27,7 @@ def rbs() -> RunbookSet:
     return load_runbooks()
 
 
-def _pod_at_cap(sim, nodes: list[str]) -> None:  # type: ignore[no-untyped-def]
+def _pod_at_cap(sim: Simulation, nodes: list[str]) -> None:
     """Six free nodes isolated: 48 of 384 NPUs (and 6 of 48 nodes), the 12.5% cap of the pod."""
     for n in nodes:
         sim.state.set_health(n, Health.ISOLATED)
@@ -88,3 +89,19 @@ def test_a_host_its_reboots_did_not_bring_back_is_repaired_and_rejoins_the_pool(
     assert node in sim.control.spares and ticket["closed_at_s"] == pytest.approx(repair["end_s"])
     back = [f for f in orch.follow_ups("crash") if f["type"] == "returned_to_spares" and f["component"] == node]
     assert len(back) == 1, back  # returned once (by the orchestrator: the node it took out is back)
+
+
+def test_a_dead_node_of_a_tenant_at_its_cap_is_not_held() -> None:
+    """The tenant slices' own blast radius (superpod-ops.md, tenant slices) takes the same rule."""
+    from opsbrain.ops.tenant_run import build
+
+    sim, _orch, guard, _ems, _ctl = build(0)
+    guard.open("i1", "a")
+    a_nodes = sorted(guard.map.tenants["a"].nodes, key=lambda n: int(n.rsplit("node", 1)[1]))
+    allowed = int(guard.p.max_isolated_node_share * len(a_nodes))
+    for n in a_nodes[:allowed]:
+        sim.state.set_health(n, Health.ISOLATED, "test")
+    live, dead = a_nodes[allowed], a_nodes[allowed + 1]
+    assert "tenant blast radius" in (guard.refuse("i1", "isolate", [live]) or "")
+    sim.state.set_health(dead, Health.FAILED, "test")
+    assert guard.refuse("i1", "isolate", [dead]) is None

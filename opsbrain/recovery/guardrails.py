@@ -32,6 +32,24 @@ if TYPE_CHECKING:
 OUT_OF_SERVICE = (Health.ISOLATED, Health.CORDONED)
 
 
+def already_out(sim: Simulation, target: str, part: str | None = None) -> bool:
+    """Whether ``part`` (default: ``target``; else an NPU, node, link or L2 chip a blast-radius count adds for
+    isolating ``target``) is out of service already, as the plant shows it: no workload can use it, so isolating it
+    takes no capacity away (session 38). Out of service: the part, the target, or the chip or node holding either
+    FAILED, or its host stopped; a link or L2 chip only when it is FAILED itself (its traffic is not one host's). A
+    part resetting comes back by itself and still counts."""
+    st = sim.state
+    if target in sim.topology.links or ids.node_of(target) is None:
+        return st.health(target) == Health.FAILED
+    for c in {part or target, target}:
+        if st.host_down(c):
+            return True
+        for p in {c, ids.npu_of(c), ids.node_of(c)}:
+            if p is not None and st.health(p) == Health.FAILED:
+                return True
+    return False
+
+
 @dataclass
 class Decision:
     allowed: bool
@@ -146,29 +164,11 @@ class Guardrails:
         elif kind == "l2":
             out["l2"].add(cid)
 
-    @staticmethod
-    def _dead(sim: Simulation, target: str, part: str) -> bool:
-        """Whether ``part`` (a category entry :meth:`_add` counts for isolating ``target``) is out of service
-        already: no workload can use it, so isolating it takes no capacity away (session 38). Out of service: the
-        part, the target, or the chip or node holding either FAILED, or its host stopped; a link or L2 chip only
-        when it is FAILED itself (its traffic is not one host's). A part resetting comes back by itself and still
-        counts."""
-        st = sim.state
-        if target in sim.topology.links or ids.node_of(target) is None:
-            return st.health(target) == Health.FAILED
-        for c in {part, target}:
-            if st.host_down(c):
-                return True
-            for p in {c, ids.npu_of(c), ids.node_of(c)}:
-                if p is not None and st.health(p) == Health.FAILED:
-                    return True
-        return False
-
     def _blast(self, sim: Simulation, target: str, pod: str) -> Decision:
         now_out = self.out_of_service(sim, pod)
         added: dict[str, set[str]] = {k: set() for k in now_out}
         self._add(sim.topology, target, added)
-        after = {k: now_out[k] | {p for p in added[k] - now_out[k] if not self._dead(sim, target, p)}
+        after = {k: now_out[k] | {p for p in added[k] - now_out[k] if not already_out(sim, target, p)}
                  for k in now_out}
         total = self._total(sim, pod)
         limits = {"npus": self.p.max_isolated_npu_share, "nodes": self.p.max_isolated_node_share,
