@@ -105,3 +105,27 @@ def test_a_dead_node_of_a_tenant_at_its_cap_is_not_held() -> None:
     assert "tenant blast radius" in (guard.refuse("i1", "isolate", [live]) or "")
     sim.state.set_health(dead, Health.FAILED, "test")
     assert guard.refuse("i1", "isolate", [dead]) is None
+
+
+def test_a_reboot_that_outlived_its_step_and_failed_sends_the_host_to_repair(topo1: Topology,
+                                                                            rbs: RunbookSet) -> None:
+    """The replay's case: the trace holds the crashed host for hours, so the follow-up reboot outlives both its
+    attempts' timeouts (the retry joins it in flight); it fails at its end, after the step gave up."""
+    params = apply_overrides(SimParams(), {"control.reset_failure_prob": 1.0})
+    sim, job = training(topo1, spares=2, params=params)
+    node = job.nodes[4]
+    sim.inject(FaultSpec(at_s=100, kind="node_crash", target=node))
+    sim.run(110)
+    sim.control.hold_for_repair(node, 110 + 6 * 3600.0)  # the trace's repair time: 6 h
+    orch = Orchestrator(sim, rbs)
+    orch.handle("crash", Diagnosis("node_crash", node, 0.9))
+    sim.run(110 + 3 * 3600.0)
+    reboots = [a for a in orch.actions_for("crash") if a["action"] == "reboot_node"]
+    assert [a["status"] for a in reboots] == ["failed", "failed"] and "timed out" in reboots[-1]["detail"]["reason"]
+    assert not [f for f in orch.follow_ups("crash") if f["type"] == "ticket"]  # the reboot is still under way
+    c = sim.params.control
+    sim.run(110 + 6 * 3600.0 + c.node_reboot_s.median + 60)  # the reboot ended: failed, the host did not come back
+    ticket = next(f for f in orch.follow_ups("crash") if f["type"] == "ticket" and f["component"] == node)
+    assert ticket["kind"] == "inspect" and ticket["closed_at_s"] is None
+    sim.run(sim.now + c.part_replacement_s.median + 60)
+    assert sim.state.health(node) == Health.HEALTHY and node in sim.control.spares

@@ -52,6 +52,7 @@ class ExecutorBase:
         self.taken: dict[str, str] = {}  # failed node -> the warm spare a response took for it (any incident)
         self.not_back: set[str] = set()  # hosts whose last reboot ended failed and that are still down (session 38)
         self._in_repair: set[str] = set()  # nodes under a field repair this executor sent them to
+        self.reboots: dict[str, simpy.Process] = {}  # node -> the last reboot this executor started on it
 
     # ---- plumbing ------------------------------------------------------------------------------------------
     def start(self, action: str, target: str, factory: Callable[[], simpy.Process]) -> simpy.Process:
@@ -74,7 +75,10 @@ class ExecutorBase:
                 self.not_back.add(target)  # the host did not come back (the plant shows it down)
             return res
 
-        return env.process(run())
+        proc = env.process(run())
+        if action == "reboot_node":
+            self.reboots[target] = proc
+        return proc
 
     def _instant(self, action: str, target: str, status: str, **detail: Any) -> simpy.Process:
         env = self.sim.env

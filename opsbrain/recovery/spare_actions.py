@@ -78,6 +78,19 @@ class SpareActions(ExecutorBase):
         self.send_to_repair(spare, rec, "warm spare failed its self-check", step="spare_self_check",
                             how="inspected and repaired after its failed self-check")
 
+    def repair_once_rebooted(self, node: str, rec: IncidentRecord) -> None:
+        """A reboot step on ``node`` ended failed: once its last reboot has ended (one that outlived the step's
+        timeout goes on in the background, and may still fail), a host it did not bring back goes to a field
+        repair (:meth:`repair_if_not_back`)."""
+        def check(_ev: object = None) -> None:
+            self.repair_if_not_back(node, rec)
+
+        proc = self.reboots.get(node)
+        if proc is not None and not proc.triggered and proc.callbacks is not None:
+            proc.callbacks.append(check)
+        else:
+            check()
+
     def repair_if_not_back(self, node: str, rec: IncidentRecord) -> bool:
         """A host whose reboot failed and that is still down ("the host did not come back") goes to a field repair
         (:meth:`send_to_repair`), as a real fleet sends such a host to a ticket and hardware replacement (session
