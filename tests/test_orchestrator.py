@@ -308,8 +308,9 @@ def test_blast_radius_caps_slow_isolations(topo1: Topology, rbs: RunbookSet) -> 
     sim = Simulation(seed=3, topology=topo1)
     nodes = sim.topology.nodes()[10:18]
     orch = Orchestrator(sim, rbs, Guardrails(RecoveryParams(breaker_window_s=10.0)))
+    # nodes still in service (a diagnosis names them, the plant shows them up): only such isolations take capacity
+    # away; a dead node's isolation takes none and is not capped (session 38, tests/test_ops38b_guard_repair.py)
     for k, n in enumerate(nodes):  # spaced wider than the breaker's window, faster than the reboots
-        sim.state.set_health(n, Health.FAILED)
         orch.handle(f"b{k}", diag("node_crash", n))
         sim.run(sim.now + 30)
     out = [n for n in nodes if sim.state.health(n) == Health.ISOLATED]

@@ -6,7 +6,8 @@
 * :class:`TenantGuard` -- plugged into :class:`opsbrain.recovery.orchestrator.Orchestrator` (``orch.scope``): an
   incident belongs to the tenant whose telemetry opened it; every step target must belong to that tenant, else
   the step is refused (held, paged). Isolations are also bounded per tenant (blast radius: at most
-  ``max_isolated_node_share`` / ``max_isolated_npu_share`` of the tenant's own slice). Spares are shared by the rule
+  ``max_isolated_node_share`` / ``max_isolated_npu_share`` of the tenant's own slice; a part already dead is not
+  capped: session 38). Spares are shared by the rule
   of :meth:`TenantMap.spare_quota`: a tenant may hold at most ``ceil(pool x its NPU share)`` spares at a time; a
   spare it takes joins its slice.
 * :class:`TenantStoreView` -- the run store seen by one tenant: its runs, and in each journal only the incidents
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from faultlib import ids
 from faultlib.health import Health
+from opsbrain.recovery.guardrails import already_out
 from opsbrain.recovery.params import RecoveryParams
 
 if TYPE_CHECKING:
@@ -168,6 +170,8 @@ class TenantGuard:
         return None
 
     def _blast(self, tenant: str, target: str) -> str | None:
+        if already_out(self.map.sim, target):
+            return None  # a dead chip or stopped host: its isolation takes nothing away (session 38)
         nodes = self.map.tenants[tenant].nodes
         out = self.map.out_of_service(tenant)
         out_nodes = {c for c in out if c in nodes}

@@ -50,6 +50,9 @@ class ExecutorBase:
         self._returned_at: dict[str, float] = {}  # node -> when it last rejoined the pool
         self.on_returned: Callable[[str], None] | None = None  # a node stayed in the pool (no waiter took it)
         self.taken: dict[str, str] = {}  # failed node -> the warm spare a response took for it (any incident)
+        self.not_back: set[str] = set()  # hosts whose last reboot ended failed and that are still down (session 38)
+        self._in_repair: set[str] = set()  # nodes under a field repair this executor sent them to
+        self.reboots: dict[str, simpy.Process] = {}  # node -> the last reboot this executor started on it
 
     # ---- plumbing ------------------------------------------------------------------------------------------
     def start(self, action: str, target: str, factory: Callable[[], simpy.Process]) -> simpy.Process:
@@ -58,15 +61,24 @@ class ExecutorBase:
 
         def run() -> Generator[simpy.Event, Any, ActionResult]:
             start = env.now
+            reboot = action == "reboot_node"
+            if reboot:
+                self.not_back.discard(target)  # a reboot under way: its own end tells
             try:
                 res = yield factory()
             except (ValueError, KeyError, RuntimeError, TargetError) as exc:
                 return ActionResult(action, target, "failed", float(start), float(env.now), {"reason": str(exc)})
             if not isinstance(res, ActionResult):
                 return ActionResult(action, target, "succeeded", float(start), float(env.now), {"value": res})
+            st = self.sim.state
+            if reboot and res.status == "failed" and (not st.is_up(target) or st.host_down(target)):
+                self.not_back.add(target)  # the host did not come back (the plant shows it down)
             return res
 
-        return env.process(run())
+        proc = env.process(run())
+        if action == "reboot_node":
+            self.reboots[target] = proc
+        return proc
 
     def _instant(self, action: str, target: str, status: str, **detail: Any) -> simpy.Process:
         env = self.sim.env

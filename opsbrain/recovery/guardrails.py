@@ -1,7 +1,8 @@
 """Guardrails on automated recovery: blast radius, circuit breaker, repeat/rate limits, approvals.
 
 * Blast radius: an isolating action (``isolate``, ``isolate_link``, ``cordon``) is refused when it would leave more
-  than a set share of the pod's NPUs, nodes, L1-L2 links or L2 chips isolated or cordoned.
+  than a set share of the pod's NPUs, nodes, L1-L2 links or L2 chips isolated or cordoned. Only parts still in
+  service count against it: isolating a failed chip or a stopped host takes no capacity away (session 38).
 * Circuit breaker (after NVIDIA NVSentinel): once isolations touched ``breaker_trip_share`` of a pod's nodes within
   ``breaker_window_s``, new isolations in that pod are refused; the breaker stays open ``breaker_hold_s``.
 * Repeat and rate limits (after MindCluster): incidents are counted per component and class over
@@ -29,6 +30,24 @@ if TYPE_CHECKING:
     from faultlib.engine import Simulation
 
 OUT_OF_SERVICE = (Health.ISOLATED, Health.CORDONED)
+
+
+def already_out(sim: Simulation, target: str, part: str | None = None) -> bool:
+    """Whether ``part`` (default: ``target``; else an NPU, node, link or L2 chip a blast-radius count adds for
+    isolating ``target``) is out of service already, as the plant shows it: no workload can use it, so isolating it
+    takes no capacity away (session 38). Out of service: the part, the target, or the chip or node holding either
+    FAILED, or its host stopped; a link or L2 chip only when it is FAILED itself (its traffic is not one host's). A
+    part resetting comes back by itself and still counts."""
+    st = sim.state
+    if target in sim.topology.links or ids.node_of(target) is None:
+        return st.health(target) == Health.FAILED
+    for c in {part or target, target}:
+        if st.host_down(c):
+            return True
+        for p in {c, ids.npu_of(c), ids.node_of(c)}:
+            if p is not None and st.health(p) == Health.FAILED:
+                return True
+    return False
 
 
 @dataclass
@@ -147,8 +166,10 @@ class Guardrails:
 
     def _blast(self, sim: Simulation, target: str, pod: str) -> Decision:
         now_out = self.out_of_service(sim, pod)
-        after = {k: set(v) for k, v in now_out.items()}
-        self._add(sim.topology, target, after)
+        added: dict[str, set[str]] = {k: set() for k in now_out}
+        self._add(sim.topology, target, added)
+        after = {k: now_out[k] | {p for p in added[k] - now_out[k] if not already_out(sim, target, p)}
+                 for k in now_out}
         total = self._total(sim, pod)
         limits = {"npus": self.p.max_isolated_npu_share, "nodes": self.p.max_isolated_node_share,
                   "links": self.p.max_isolated_link_share, "l2": self.p.max_isolated_l2_share}

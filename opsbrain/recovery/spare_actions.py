@@ -74,25 +74,60 @@ class SpareActions(ExecutorBase):
 
     # ---- spares returning to the pool ------------------------------------------------------------------------
     def failed_self_check(self, spare: str, rec: IncidentRecord) -> None:
-        """A warm spare failed its self-check: it is set aside with an inspect ticket and repaired as a field
-        ticket (the control API's ``replace_part``, ``control.part_replacement_s``, as a node's replacement), then
-        the ticket is closed and the node goes back into its pod's pool (a response waiting for one takes it)."""
-        now = self.sim.now
-        rec.follow_up("ticket", spare, now, kind="inspect", reason="warm spare failed its self-check",
-                      opened_at_s=now, closed_at_s=None)
-        self.sim.env.process(self._inspect_and_return(spare, rec))
+        """A warm spare failed its self-check: it is set aside and repaired (:meth:`send_to_repair`)."""
+        self.send_to_repair(spare, rec, "warm spare failed its self-check", step="spare_self_check",
+                            how="inspected and repaired after its failed self-check")
 
-    def _inspect_and_return(self, spare: str, rec: IncidentRecord) -> Generator[simpy.Event, Any, None]:
+    def repair_once_rebooted(self, node: str, rec: IncidentRecord) -> None:
+        """A reboot step on ``node`` ended failed: once its last reboot has ended (one that outlived the step's
+        timeout goes on in the background, and may still fail), a host it did not bring back goes to a field
+        repair (:meth:`repair_if_not_back`)."""
+        def check(_ev: object = None) -> None:
+            self.repair_if_not_back(node, rec)
+
+        proc = self.reboots.get(node)
+        if proc is not None and not proc.triggered and proc.callbacks is not None:
+            proc.callbacks.append(check)
+        else:
+            check()
+
+    def repair_if_not_back(self, node: str, rec: IncidentRecord) -> bool:
+        """A host whose reboot failed and that is still down ("the host did not come back") goes to a field repair
+        (:meth:`send_to_repair`), as a real fleet sends such a host to a ticket and hardware replacement (session
+        38: before, it stayed dead for the rest of the run). Whether it was sent now."""
+        st = self.sim.state
+        if node not in self.not_back or node in self._in_repair or (st.is_up(node) and not st.host_down(node)):
+            return False
+        self.send_to_repair(node, rec, "reboot failed: the host did not come back", step="host_not_back",
+                            how="repaired after its reboot failed")
+        return True
+
+    def send_to_repair(self, node: str, rec: IncidentRecord, reason: str, *, step: str, how: str) -> None:
+        """Open an inspect ticket for ``node`` and repair it as a field ticket (the control API's ``replace_part``,
+        ``control.part_replacement_s``, as a node's replacement; no sooner than a repair the plant already holds it
+        for); then the ticket is closed and the node goes back into its pod's pool (a response waiting for one takes
+        it), unless it rejoined the pool meanwhile (the orchestrator returns a node it took out once it is back)."""
+        now = self.sim.now
+        rec.follow_up("ticket", node, now, kind="inspect", reason=reason, opened_at_s=now, closed_at_s=None)
+        self._in_repair.add(node)
+        self.sim.env.process(self._repair_and_return(node, rec, reason, step, how))
+
+    def _repair_and_return(self, node: str, rec: IncidentRecord, reason: str, step: str, how: str
+                           ) -> Generator[simpy.Event, Any, None]:
         env = self.sim.env
-        entry = rec.begin("replace_part", spare, env.now, kind="followup", rung="followup", step="spare_self_check",
-                          reason="inspect and repair a warm spare that failed its self-check")
-        res = yield self.start("replace_part", spare, lambda: self.sim.control.replace_part(spare))
+        start = env.now
+        entry = rec.begin("replace_part", node, start, kind="followup", rung="followup", step=step,
+                          reason=f"inspect and repair: {reason}")
+        res = yield self.start("replace_part", node, lambda: self.sim.control.replace_part(node))
         rec.end(entry, res.status, env.now, **res.detail)
+        self._in_repair.discard(node)
         if res.status != "succeeded":
             return  # the ticket stays open
-        rec.close_tickets(spare, env.now)
-        if spare not in self.sim.control.spares and not any(spare in w.nodes for w in self.sim.workloads.values()):
-            self.return_spare(spare, rec, how="inspected and repaired after its failed self-check")
+        self.not_back.discard(node)
+        rec.close_tickets(node, env.now)
+        if (node not in self.sim.control.spares and self._returned_at.get(node, -1.0) < start
+                and not any(node in w.nodes for w in self.sim.workloads.values())):
+            self.return_spare(node, rec, how=how)
 
     def return_spare(self, node: str, rec: IncidentRecord, **detail: Any) -> str | None:
         """Put a node back into the warm-spare pool (journal: ``returned_to_spares`` on ``rec``); a repair step
@@ -174,6 +209,8 @@ class SpareActions(ExecutorBase):
         """Once a repair a spare overtook is done, the repaired node rejoins the pool (when healthy and idle, and
         not already returned meanwhile, e.g. by the orchestrator when an isolated node came back)."""
         yield repair
+        if self.repair_if_not_back(node, rec):
+            return  # the reboot failed: the host's field repair returns it
         if (self._returned_at.get(node, -1.0) < since and ctx.node_healthy(node)
                 and not any(node in w.nodes for w in self.sim.workloads.values())):
             self.return_spare(node, rec, how="repaired after a spare was taken")

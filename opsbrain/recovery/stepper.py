@@ -148,6 +148,9 @@ class StepRunner:
         if step.isolating:
             for label, _f in calls:
                 self.guardrails.release(label)
+        if not ok and step.action == "reboot_node":
+            for label, _f in calls:  # a host its reboots did not bring back goes to a field repair (session 38)
+                self.exec.repair_once_rebooted(label, rec)
         if step.target_expr is not None and TARGETS[step.target_expr] == "workloads" and not self.dry_run:
             # failed or not, the step may have left a training job below its launch size (a scale-in whose restart
             # failed still placed the job on fewer nodes): it scales back out once a spare is free
