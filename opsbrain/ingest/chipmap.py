@@ -85,11 +85,19 @@ class ChipMapScan:
         self._row: re.Pattern[str] | None = None  # inside an ``info -m`` table: its row shape
         self._npu: int | None = None  # the status table's last NPU row
         self._by: set[str] = set()
+        self.disagree = False  # two tables gave one logic id different chips
+        self.a3_named: set[bool] = set()  # per name read: whether it is an A3 die's (both: the output disagrees)
 
     def feed(self, lines: Iterable[str | None]) -> ChipMapScan:
+        """One file's lines (a table does not go on into the next file)."""
         for text in lines:
             self.step(text)
+        self._row = self._npu = None
         return self
+
+    def _name(self, npu: int, name: str) -> None:
+        self.names.setdefault(npu, name)
+        self.a3_named.add(bool(_A3_CHIP.match(name)))
 
     def step(self, text: str | None) -> None:
         if not text or not text.strip():
@@ -104,19 +112,24 @@ class ChipMapScan:
                 return
             npu, chip, lid, name = int(m.group(1)), int(m.group(2)), m.group(3), m.group(4)
             if lid.isdigit():  # (an MCU's row: ``-``)
-                self.table[int(lid)] = (npu, chip)
-                self.names.setdefault(npu, name)
+                self.disagree |= self.table.setdefault(int(lid), (npu, chip)) != (npu, chip)
+                self._name(npu, name)
                 self._by.add("npu-smi info -m")
             return
         if m := _SMI_NPU_ROW.match(text):
             self._npu = int(m.group(1))
-            self.names.setdefault(self._npu, m.group(2))
+            self._name(self._npu, m.group(2))
         elif (m := _SMI_CHIP_ROW.match(text)) and self._npu is not None:
             self.chips[self._npu].add(int(m.group(1)))
             self._by.add("npu-smi info")
 
     def result(self) -> ChipMap | None:
-        """The host's numbering, or None where its output shows none (no table; a card of two non-910 chips)."""
+        """The host's numbering, or None where its output shows none (no table; a card of two non-910 chips; A3 dies
+        and other chips named in one host's output). Where two ``info -m`` tables give one logic id different chips
+        (the host's own and a container's, files of two hosts under one name), neither table's rows are used: the A3
+        rule maps ids back, and ``by`` says so (session 38's review: before, the last file read won, row by row)."""
+        if len(self.a3_named) > 1:
+            return None
         per: dict[int, set[int]] = defaultdict(set)
         for npu, chip in self.table.values():
             per[npu].add(chip)
@@ -128,6 +141,8 @@ class ChipMapScan:
         if all(len(c) == 1 for c in per.values()):
             return ChipMap(A2, by=f"{by}: one chip an NPU ID")
         if all(_A3_CHIP.match(self.names.get(n, "")) for n, c in per.items() if len(c) > 1):
+            if self.disagree:
+                return ChipMap(A3, (), f"{by}: two dies an NPU ID; its tables disagree on logic ids: the A3 rule")
             rows = tuple(sorted((lid, n, c) for lid, (n, c) in self.table.items()))
             return ChipMap(A3, rows, f"{by}: two dies an NPU ID")
         return None
