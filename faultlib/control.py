@@ -116,7 +116,8 @@ class ControlAPI:
         self.spares: list[str] = []
         self.isolated_rows: dict[str, int] = {}
         self.repair_until: dict[str, float] = {}  # part -> when its hardware repair is done (trace repair times)
-        self._under_way: dict[str, simpy.Process] = {}  # workload -> its stoppable action under way (:meth:`stop`)
+        self._under_way: dict[str, tuple[simpy.Process, list[simpy.Event]]] = {}
+        """workload -> its stoppable action under way and the workload's side of it, once begun (:meth:`stop`)"""
 
     # ---- plumbing -------------------------------------------------------------------------------
     def _expect(self, target: str, *kinds: str) -> None:
@@ -157,14 +158,16 @@ class ControlAPI:
         def run() -> Generator[simpy.Event, Any, ActionResult]:
             start = env.now
             me = env.active_process  # this process (None once the generator is closed at the run's end)
-            if stop is not None:
-                self._under_way[target] = me  # type: ignore[assignment]
+            side: list[simpy.Event] = []  # the workload's side, once begun
+            if stop is not None and me is not None:
+                self._under_way[target] = (me, side)
             proc: simpy.Event | None = None
             try:
                 if self._rng.random() < fail_prob:
                     yield env.timeout(self._draw(fail_after))
                     return self._done(name, target, "failed", start, {"reason": "action failed (injected probability)"})
                 proc = ev = body()
+                side.append(ev)
                 value = yield ev
             except simpy.Interrupt as halt:  # only :meth:`stop` interrupts, and only an action with ``stop``
                 assert stop is not None
@@ -175,7 +178,7 @@ class ControlAPI:
                     return self._done(name, target, "cancelled", start, {**said, **cause, "workload_stopped": stopped})
                 value = proc.value
             finally:
-                if me is not None and self._under_way.get(target) is me:
+                if me is not None and self._under_way.get(target, (None,))[0] is me:
                     del self._under_way[target]
             ok = value.get("ok", True) if isinstance(value, dict) else bool(value)
             detail = (dict(value) if isinstance(value, dict) else {}) | (describe() if describe else {})
@@ -189,9 +192,10 @@ class ControlAPI:
         """Stop the restart (or in-place recovery, scale-in) of ``workload`` under way, as an operator deletes a
         job's pods (Volcano) or stops its recovery (MindCluster): the workload's processes are killed and it is down;
         the action ends at once, ``cancelled``, with ``cause`` (its reason) in its detail. False when no stoppable
-        action of ``workload`` is under way."""
-        proc = self._under_way.get(workload)
-        if proc is None or not proc.is_alive:
+        action of ``workload`` is under way, also when the workload's side ended at this very instant with a value (the
+        action's outcome stands: session 38's review, before it was interrupted, kept that outcome, yet said True)."""
+        proc, side = self._under_way.get(workload) or (None, [])
+        if proc is None or not proc.is_alive or (side and side[0].triggered and side[0].ok):
             return False
         del self._under_way[workload]
         proc.interrupt(cause)
