@@ -37,12 +37,13 @@ def already_out(sim: Simulation, target: str, part: str | None = None) -> bool:
     isolating ``target``) is out of service already, as the plant shows it: no workload can use it, so isolating it
     takes no capacity away (session 38). Out of service: the part, the target, or the chip or node holding either
     FAILED, or its host stopped; a link or L2 chip only when it is FAILED itself (its traffic is not one host's). A
-    part resetting comes back by itself and still counts."""
+    part resetting comes back by itself and still counts, also a host down for a reboot under way (its node
+    RESETTING: session 38's review, before it was out)."""
     st = sim.state
     if target in sim.topology.links or ids.node_of(target) is None:
         return st.health(target) == Health.FAILED
     for c in {part or target, target}:
-        if st.host_down(c):
+        if st.host_down(c) and st.health(ids.node_of(c) or c) != Health.RESETTING:  # (not a reboot under way)
             return True
         for p in {c, ids.npu_of(c), ids.node_of(c)}:
             if p is not None and st.health(p) == Health.FAILED:
