@@ -45,3 +45,12 @@ def test_a_file_that_ends_inside_a_table_does_not_carry_it_into_the_next() -> No
     cut = a3_map([0, 1])[:-1]  # no blank line after the last row
     m = _scan(cut, ["1 1 7 7 Ascend910"]).result()  # the next file's first line: no row of that table
     assert m is not None and m.die_of(7) != (1, 1) and dict((lid, (n, c)) for lid, n, c in m.chips).get(7) is None
+
+
+def test_a_row_named_outside_the_910_family_is_no_disagreement() -> None:
+    from test_a3_real_hosts38 import status_table
+
+    odd = [r.replace("Ascend910           ", "-                   ", 1) if r.startswith("| 1 ") else r
+           for r in status_table(2, 2, "Ascend910")]  # NPU 1's first row names no chip
+    m = _scan(a3_map([0, 1]), odd).result()
+    assert m is not None and m.a3

@@ -86,7 +86,7 @@ class ChipMapScan:
         self._npu: int | None = None  # the status table's last NPU row
         self._by: set[str] = set()
         self.disagree = False  # two tables gave one logic id different chips
-        self.a3_named: set[bool] = set()  # per name read: whether it is an A3 die's (both: the output disagrees)
+        self.a3_named: set[bool] = set()  # per 910 name read: whether an A3 die's (both: the output disagrees)
 
     def feed(self, lines: Iterable[str | None]) -> ChipMapScan:
         """One file's lines (a table does not go on into the next file)."""
@@ -97,7 +97,8 @@ class ChipMapScan:
 
     def _name(self, npu: int, name: str) -> None:
         self.names.setdefault(npu, name)
-        self.a3_named.add(bool(_A3_CHIP.match(name)))
+        if "910" in name:  # (a name of the family: A3's dies, or a 910A / 910B; not ``-`` nor an MCU)
+            self.a3_named.add(bool(_A3_CHIP.match(name)))
 
     def step(self, text: str | None) -> None:
         if not text or not text.strip():
