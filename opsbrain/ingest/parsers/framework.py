@@ -224,6 +224,26 @@ register/FunctionLoader.cpp), then ``TORCH_CHECK(func, "Failed to find function 
 (torch_npu/csrc/core/npu/interface/AclInterface.cpp, torch_npu/csrc/distributed/HcclCompile.h). The function is
 absent from the library installed: a CANN older than the torch_npu built against it (the loader's ``undefined
 symbol``, read as the environment, for a symbol looked up at run time). The versions installed, not the program."""
+RE_UNKNOWN_TARGET = screened(r"\bfor the --?target option: Cannot find option named '")
+"""An LLVM-based compiler asked for a target its build does not have: LLVM's option parser rejects a value no
+registered choice matches (llvm/include/llvm/Support/CommandLine.h, ``parser<DataType>::parse``: ``Cannot find option
+named '<value>'!``, after ``Option::error``'s ``for the --<option> option:``). triton-ascend hands its compiler the
+chip it runs on (ascend/backend/compiler.py, ``_get_kernel_target``): ``bishengir-compile: for the --target option:
+Cannot find option named 'Ascend310P3'!`` is a build that does not support that chip (vllm-ascend#7423, the
+maintainer: the main branch supports 310P3; vllm-ascend#7421 "Triton-Ascend doesn't support 310P"). The versions
+installed, not the program (session 39)."""
+RE_OPTION_VALUE = screened(r"\bfor the --?[\w-]+ option: Cannot find option named '")
+"""The same parser refusing the value of another option (``llc -regalloc=linearscan``: ``for the --regalloc option:
+Cannot find option named 'linearscan'!``): a value the command line gave, the job's settings (session 39)."""
+RE_UNKNOWN_ARGS = screened(r"\berror: unrecognized arguments: |\bSome specified arguments are not used by the "
+                           r"HfArgumentParser\b|\bremaining_argv: \[")
+"""A launcher's argument parser refusing arguments it does not know: Python's argparse (Lib/argparse.py,
+``parse_args``: ``<prog>: error: unrecognized arguments: ...``), transformers' ``HfArgumentParser``
+(src/transformers/hf_argparser.py: ``Some specified arguments are not used by the HfArgumentParser: [...]``) and
+ms-swift's (swift/llm/base.py ``_parse_args``: ``ValueError(f'remaining_argv: {remaining_argv}')`` unless
+``--ignore_args_error``, which logs the same text as a warning instead; ms-swift#8115: MindSpeed flags the ``megatron
+sft`` command does not take). The command line the job was started with, not the program; not read on a line below
+ERROR (session 39)."""
 _SHARD = r"\b(?:strateg(?:y|ies)|split|shard)"
 _SHARD_NO = r"\b(?:not supported|invalid|must|should|can ?not|is empty|exceed\w*|divisible|fail\w*)\b"
 RE_SHARD_CHECK = screened(rf"\b[A-Z][A-Za-z0-9]*Info\d+: .{{0,160}}?(?:{_SHARD}.{{0,160}}{_SHARD_NO}|"
@@ -290,6 +310,9 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_PROTO_TWICE, "cfg:env"),
     (RE_OP_INFO, "cfg:env"),
     (RE_CKPT_SHAPE, "cfg:env"),
+    (RE_UNKNOWN_TARGET, "cfg:version"),
+    (RE_OPTION_VALUE, "cfg:env"),
+    (RE_UNKNOWN_ARGS, "cfg:env"),
     (screened(r"invalid device|device id.*(?:invalid|out of range|exceed)|(?:invalid|wrong) (?:rank|device)|"
                 r"visible devices|set_device.*fail|SetDevice.*fail|because the device is (?:already )?(?:used|"
                 r"occupied|in use)|dcmi module initiali[sz]e failed\. ret is -8005"
@@ -390,7 +413,7 @@ def parse(ctx: LineCtx) -> bool:
     for rx, kind in TEXTS:
         if (warning and kind.startswith("op:")) or (info and kind not in INFO_KINDS):
             continue
-        if rx in (RE_JOB_FILES, RE_SETTING_WRONG) and (warning or (ctx.stated and ctx.sev < 2)
+        if rx in (RE_JOB_FILES, RE_SETTING_WRONG, RE_UNKNOWN_ARGS) and (warning or (ctx.stated and ctx.sev < 2)
                                                        or _tagged_below_error(text)):
             continue
         if rx is CFG_ENV_TEXT and RE_SYSTEM_ENOENT.search(text) and not rx.search(RE_SYSTEM_ENOENT.sub(" ", text)):
