@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from opsbrain.diagnosis.oneclick import diagnose_logs
-
 from opsbrain.ingest.text import ingest_text
 
 
