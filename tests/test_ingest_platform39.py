@@ -30,9 +30,12 @@ def test_a_path_the_program_ignores_is_no_missing_file() -> None:
 
 
 @pytest.mark.parametrize("line", [
-    # CANN EK0001 as MindSpore's error-analysis tutorial shows it: a path the job was given, at ERROR
-    "[ERROR] EK0001: Path [/home/out] for [profilerResultPath] is invalid or does not exist.",
-    "ERROR: the config path /data/cfg.yaml does not exist, exiting",
+    # CANN EK0001 as MindSpore's profiler relays it (MindSpore error-code doc; tests/test_ingest_setup_texts.py)
+    "EK0001: Path [/data/profiler_中文/profiler] for [profilerResultPath] is invalid or does not exist. The Path name "
+    "can only contain A-Za-z0-9-_.",
+    # CANN E20002 (hicann/runtime docs/zh/error_code_ref/FE-Errors; tests/test_ingest_real7.py)
+    "Value /usr/local/Ascend/cann/opp for environment variable ASCEND_OPP_PATH is invalid. Reason: ASCEND_OPP_PATH "
+    "does not exist or access permission is denied during FE initialization.",
 ])
 def test_a_missing_path_the_program_does_not_ignore_is_still_read(line: str) -> None:
     assert "cfg:env" in kinds(line)
