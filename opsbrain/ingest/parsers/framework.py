@@ -21,7 +21,8 @@ _ENV = (
     r"gethostbyname failed|Name or service not known|DNS resolution failed|"
     r"(?:npu-smi|hccn_tool|ascend-dmi|msnpureport) not found|Cannot find bin(?:ary)? (?:of|for) op|"
     r"未找到命令|died unexpectedly with status 127|\bsh: \d+: [^\s:]+: not found|\bvisible devices \(0\)")
-_FILES = (r"(?<!device )\bpath\b(?![\s:=\[(\"']*/dev/)(?:[^.;]|\.(?=\S)){0,120}\b(?:does not|do not|doesn't) exist|"
+_FILES = (r"(?<!device )\bpath\b(?![\s:=\[(\"']*/dev/)(?:[^.;]|\.(?=\S)){0,120}\b(?:does not|do not|doesn't) exist"
+          r"(?!,? (?:ignoring|skipping)\b)|"
           r"\b(?:fail(?:ed)? to|cannot|can't|could not|unable to) open (?:the )?(?:(?!device )[A-Za-z]+ )?file\b"
           r"(?![\s:=\[(\"']*/dev/)(?!.{0,200}?(?:Input/output error|Read-only file system|\berrno[=: ]\s*(?:5|30)\b))")
 """A path the job was given that does not exist, a file that cannot be opened (see :data:`CFG_ENV_TEXT`). A dot
@@ -30,7 +31,11 @@ strerror: ``Input/output error``, ``Read-only file system``; GE's E13001 appends
 Input/output error``, hicann/ge model_parser_base.cc; hccn_tool prints the number, ``errno=5``, hicann/driver
 dsmi_optical.c; EIO 5, EROFS 30 on Linux) is the storage's, not the job's files. Nor is a device node
 (``/dev/davinci3``, a "device path" or "device file"): the driver creates them, and the driver's own check says so
-(hicann/driver dsmi_product_ext.c: ``Davinci device path does not exist. (path="/dev/davinci3")``)."""
+(hicann/driver dsmi_product_ext.c: ``Davinci device path does not exist. (path="/dev/davinci3")``). Nor a path the
+program says it ignores or skips (session 39): kubelet's watch of its static-pod directory prints ``"Unable to read
+config path" err="path does not exist, ignoring" path="/etc/kubernetes/manifests"`` at level E every second or so
+when the node has no such directory, and goes on with no static pods (kubernetes/kubernetes
+pkg/kubelet/config/file_linux.go, ``doWatch``: a missing path is an empty pod list, a retryable error)."""
 _SETTING = r"configuration (?:item|file)\b|config file\b|for (?:parameter|option) --[A-Za-z]"
 _SETTING_VAR = (r"(?-i:\b(?:(?:HCCL|HCCN|ASCEND|ATB|ASDOPS|LCCL|MINDIE|PYTORCH_NPU|TORCH_NPU|TASK_QUEUE|RANK_TABLE)"
                 r"_[A-Z0-9_]*[A-Z0-9]|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_BUFF?SIZE(?:_[A-Z0-9]+)*)\b)")
@@ -253,6 +258,16 @@ RE_SHARD_CHECK = screened(rf"\b[A-Z][A-Za-z0-9]*Info\d+: .{{0,160}}?(?:{_SHARD}.
 the input is not supported to be split"). MindSpore's error-analysis tutorial files these checks under strategy
 configuration errors ("these policy check errors are reported due to specific operator slicing restrictions"): the
 strategy the job configured, as :data:`RE_PARALLEL_LAYOUT`."""
+RE_NODE_LABEL = screened(r"\bcheck Node \S+ label \[[\w./-]+\] Failed, value is\b")
+"""The Ascend Volcano plugin's predicate refusing a node whose ``accelerator-type`` label is not the type the job's
+NPU handler schedules (session 39; Ascend/mind-cluster component/ascend-for-volcano/internal/npu/ascend910/
+ascend910old/module910x8/node.go before commit b7ebe0b4, ``checkNodeLabelOK``: ``check Node %s label [%s] Failed,
+value is %s``, returned by ``CheckNodeNPUByTask``; volcano-sh/volcano#4446: ``checkNodeNPUByTask : check Node
+controller01 label [accelerator-type] Failed, value is module-910b-8``, the vcjob pending). The job asks for a kind
+of device the node does not have, by its labels: the job's or the node's set-up (``cfg:device``), not a fault of any
+device."""
+
+
 # Memory texts beyond the allocators' "out of memory": vLLM's start-up check when the weights leave no room for the KV
 # cache ("Available KV cache memory: -0.87 GiB", vllm-ascend#9372; "No available memory for the cache blocks",
 # vllm-ascend#5707; its start-up check "Free memory on device (8.0/64.0 GiB) on startup is less than desired GPU
@@ -305,6 +320,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_SHM_TOO_SMALL, "cfg:env"),
     (RE_COMPILER_HEADER, "cfg:env"),
     (RE_NPU_BUSY, "cfg:device"),
+    (RE_NODE_LABEL, "cfg:device"),
     (RE_LIB_SYMBOL_MISSING, "cfg:version"),
     (RE_TORCH_NO_NPU, "cfg:env"),
     (RE_PROTO_TWICE, "cfg:env"),
