@@ -37,14 +37,21 @@ format strings of hicann/runtime, GE and AscendCL samples, torch_npu's NPUExcept
 checks. A number before the word, or with another field between (``stream id 507015 error``, ``failed for task id
 100000``, ``queue id:[100000]``), is no code: session 38 (before, any such number on a line where "ret", "err",
 "code" ... occurred anywhere, also inside "retry", "decode", "stderr", was read as one). A colon after the number is
-still refused (``CANN failure 507013: NPU=0`` is read only beside its name, :data:`RE_RT_NAMED`): reading it moved
-one dev excerpt of framework_error to driver_firmware_error, a shape left to a look with the corpus."""
+still refused: reading it moved one dev excerpt of framework_error to driver_firmware_error. Session 39:
+onnxruntime's ``CANN failure 507013:`` is read by :data:`RE_RT_NAMED`, whose printer says the number is an aclError;
+no other number before a colon is."""
 RE_RT_NAMED = screened(rf"(?<![0-9A-Za-z.:\-/_])({RT_CODE}):?\s*\(?ACL_ERROR_[A-Z_]+\b|"
-                       rf"\bACL_ERROR_[A-Z_]+\s*[(\[]\s*({RT_CODE})\s*[)\]]")
+                       rf"\bACL_ERROR_[A-Z_]+\s*[(\[]\s*({RT_CODE})\s*[)\]]|"
+                       rf"(?<![0-9A-Za-z_])CANN failure ({RT_CODE}):")
 """A code printed beside its documented name, ``500002: ACL_ERROR_GE_FAILURE`` or ``ACL_ERROR_GE_FAILURE(500002)``:
 onnxruntime's CANN execution provider (onnxruntime/core/providers/cann/cann_call.cc: ``%s failure %d: %s ; NPU=%d ;
 hostname=%s ; expr=%s``, the name from CannErrString). The name says the number is the AscendCL code, also where no
-word precedes it (``107001 ACL_ERROR_RT_INVALID_DEVICEID``)."""
+word precedes it (``107001 ACL_ERROR_RT_INVALID_DEVICEID``). Session 39: that printer's own head also says so where
+the name is missing, ``CANN failure 507013: (look for ACL_ERROR_xxx in acl.h) ; NPU=0 ; ...`` (onnxruntime#15677):
+``CANN`` is the library name its CANN_CALL macros pass for an ``aclError`` (cann_call.h; CANN_GRAPH_CALL passes
+``CANNGRAPH`` for a ge::graphStatus), and CannErrString prints that placeholder for an aclError its switch does not
+list, so the number after ``CANN failure`` is the AscendCL code. Only that head: another number before a colon stays
+no code."""
 ACLNN_CODE = r"[135]61\d{3}"
 """aclnn return codes (aclnnStatus): ACLNN_ERR_PARAM_* 161xxx, ACLNN_ERR_RUNTIME_ERROR 361001, ACLNN_ERR_INNER_* 561xxx
 (knowledge_base/code_tables/aclnn_status_codes.yaml)."""
@@ -145,7 +152,7 @@ _ANY = group_of(globals())
 def rt_codes(body: str) -> list[str]:
     """The AscendCL / runtime / aclnn codes a line's text (its plog head off) prints: after their word, beside their
     name, after the aclnn call that returned them."""
-    named = [a or b for a, b in RE_RT_NAMED.findall(body)]
+    named = [a or b or c for a, b, c in RE_RT_NAMED.findall(body)]
     return list(dict.fromkeys(RE_RT.findall(body) + named + RE_ACLNN_RET.findall(body)))
 
 
