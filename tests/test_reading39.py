@@ -35,3 +35,53 @@ def test_onnxruntime_head_names_an_acl_code_without_its_name() -> None:
 def test_other_numbers_before_a_colon_stay_no_code(line: str) -> None:
     assert not {k for k in kinds(line) if k.startswith("rt:") and k[3:].isdigit()}
 
+
+# 2. The runtime's records of a core timeout (hicann/runtime @681ef761):
+# https://github.com/hicann/runtime/blob/681ef7610df13c8128982901142a2c869ddbb53e/src/runtime/core/src/device/device_error_core_proc.cc
+# (ProcessStarsCoreTimeoutDfxInfo) and .../src/runtime/core/src/engine/stars/stars_engine.cc (ProcLogicCqReport),
+# the lines as their format strings print them under the runtime's plog head.
+RT = "[ERROR] RUNTIME(3101,python3):2026-01-02-03:04:05.678.901"
+DFX = [
+    f"{RT} [device_error_core_proc.cc:1312]3101 ProcessStarsCoreTimeoutDfxInfo:The error from device(chipId:2, "
+    "dieId:0), serial number is 7, aicore task timeout dfx, falut_stream_id=5, falut_task_id=17, falut_slot_id=0, "
+    "timeout and own_bitmap=0",
+    f"{RT} [device_error_core_proc.cc:1352]3101 ProcessStarsCoreTimeoutDfxInfo:aicore task timeout dfx, show core "
+    "info, core_id=12, core_type=0, sub_error=2, current_pc=0x12c0c6ce5a6c, slot_id=0.",
+    f"{RT} [device_error_core_proc.cc:1391]3101 ProcessStarsTimeoutDfxSlotInfo:aicore task timeout dfx, show slot "
+    "info, slot_id=0, device_id=2, stream_id=5, task_id=17, sche_mode=0, blockd_dim=24, aic_own_bitmap=0xffffff, "
+    "aiv_own_bitmap0=0 aiv_own_bitmap1=0, kernel_name=MatMul_1, kernel_info_ext=none, pc_start=0x12c0c6ce5000.",
+]
+
+
+@pytest.mark.parametrize("line", DFX)
+def test_the_aicore_timeout_record_is_an_aicore_timeout(line: str) -> None:
+    got = kinds(line)
+    assert "rt:507014" in got
+    assert "rt:aicore_exception" not in got  # "sub_error" is the stuck core's state, no exception
+
+
+def cqe(sqe: str, err: str) -> str:
+    return (f"{RT} [stars_engine.cc:1615]3101 ProcLogicCqReport:Task run failed, device_id=2, stream_id=5, "
+            f"task_id=17, sqe_type={sqe}, errType={err}, sqSwStatus=0")
+
+
+@pytest.mark.parametrize(("sqe", "code"), [("0(ffts)", "507014"), ("1(aicpu)", "507017"), ("1(aiv)", "507034")])
+def test_a_kernel_task_whose_cqe_says_task_timeout_is_that_core_timeout(sqe: str, code: str) -> None:
+    assert f"rt:{code}" in kinds(cqe(sqe, "0x4(task timeout)"))
+
+
+@pytest.mark.parametrize("line", [
+    # hicann/runtime docs/zh/FAQ (how to locate a device-side exception from the plog), the real line: an exception
+    "[ERROR] RUNTIME(2082291,python3):2024-07-04-14:14:25.036.721 [stars_engine.cc:1321]2082291 ProcLogicCqReport:"
+    "[INIT][DEFAULT]Task run failed, device_id=0, stream_id=2, task_id=1, sqe_type=0(ffts), errType=0x1(task "
+    "exception), sqSwStatus=0",
+    # CANN troubleshooting, MoE Dispatch/Combine failing on a network fault (the real line): the notify wait aborted
+    # with its stream, its status not decoded on the line
+    "[ERROR] RUNTIME(1254,ker_DP25_EP25):2025-12-19-15:50:05.598.128 [stars_engine.cc:1502]1254 ProcLogicCqReport:"
+    "Task run failed, device_id=9, stream_id=3, task_id=5981, sqe_type=7(notify wait), errType=0x20(sq sw status "
+    "error), sqSwStatus=0x16620324",
+    cqe("0(ffts)", "0x20(sq sw status error)"),
+    cqe("0(ffts)", "0x5(task exception)"),  # the lowest bit names the error: an exception, not a timeout
+])
+def test_other_cqe_bits_are_no_timeout(line: str) -> None:
+    assert not {k for k in kinds(line) if k in ("rt:507014", "rt:507017", "rt:507034", "rt:107020")}

@@ -139,6 +139,48 @@ error only by the device's RAS report, so it is not read). CANN's troubleshootin
 gives 0xA's likely cause: data read back from HBM with an error, most probably an HBM bit-ECC fault."""
 
 
+RE_CORE_TIMEOUT_DFX = screened(r"\baicore task timeout dfx\b", re.I)
+"""The runtime's record of an AI Core task that ran past its time (hicann/runtime @681ef761,
+src/runtime/core/src/device/device_error_core_proc.cc ProcessStarsCoreTimeoutDfxInfo, the handler of the device's
+AICORE_TIMEOUT_DFX reports: ``The error from device(chipId:%u, dieId:%u), serial number is %lu, aicore task timeout
+dfx, falut_stream_id=%u, ...``, then ``aicore task timeout dfx, show slot info, ...`` and ``..., show core info,
+core_id=%u, core_type=%u, sub_error=%u, ...`` for a core still stuck; ``fftsplus aicore task timeout dfx`` for an
+FFTS+ slot; v200_base/device_error_proc_c.cc the same words): the AI Core timeout the runtime reports as
+ACL_ERROR_RT_AICORE_TIMEOUT 507014 (its reason text ``aicore timeout``), read as ``rt:507014``. Session 39: before,
+the first line gave nothing and the core-info line an AI Core exception (``aicore ... sub_error``)."""
+RE_CQE_TIMEOUT = screened(r"\bTask run (?:failed|timeout)\b[^\n]{0,240}?\b(?:sqe|task)_type=\d+\((ffts|aic|aiv|aicpu|"
+                          r"aicpu_h|aicpu_d)\), errType=0x[0-9a-f]{1,2}\(task timeout\)", re.I)
+"""The runtime's failed-task record of a kernel task whose CQE's first error bit is the timeout (hicann/runtime
+@681ef761, src/runtime/core/src/engine/stars/stars_engine.cc ProcLogicCqReport, ``Task run failed, device_id=%u,
+stream_id=%hu, task_id=%hu, sqe_type=%u(%s), errType=%#x(%s), sqSwStatus=%#x``; the name in brackets is
+StarsCqeErrorDesc_ of the lowest set bit: 0x1 task exception, 0x2 task trap, 0x4 task timeout, 0x8 sqe error, 0x10
+resource conflict error, 0x20 sq sw status error; v200's task_recycle_cqrpt_base.cc prints ``Task run failed`` /
+``Task run timeout`` with the same bits, 0x2 named bus error). The runtime turns that bit of a kernel task into the
+task's error by the kernel's core (davinci_kernel_task_v100.cc, v200_base/stars_david.cc: bit 2 is
+TS_ERROR_AICORE_TIMEOUT, TS_ERROR_VECTOR_CORE_TIMEOUT or TS_ERROR_AICPU_TIMEOUT) and reports it as
+ACL_ERROR_RT_AICORE_TIMEOUT 507014, ACL_ERROR_RT_VECTOR_CORE_TIMEOUT 507034 or ACL_ERROR_RT_AICPU_TIMEOUT 507017
+(error_code.cc g_tsErrCodeMap, errcode_manage.cc rtErrMap_). The v100 sqe type ``ffts`` carries AI Core and Vector
+Core kernels alike; it is read as the AI Core's (both codes are timeouts). Not read: a notify wait's timeout (the
+HCCL parser's), the other bits (the exception lines after it name what failed: ``Kernel task happen error ...``,
+``there is an aicore error``), and ``sq sw status error`` (0x20), whose sqSwStatus is the status the task's own
+software wrote: for a kernel task a task-scheduler error number (the maps' last entry), for a notify wait a status
+the runtime does not decode on that line (public lines: ``sqe_type=7(notify wait), errType=0x20(sq sw status
+error), sqSwStatus=0x16620324`` before the AI Core's own MTE error, CANN's MoE dispatch troubleshooting case): the
+reason is on the lines that follow (``Kernel task happen error, retCode=%#x, [%s]`` with the number's text)."""
+CQE_TIMEOUT_CODE = {"ffts": "507014", "aic": "507014", "aiv": "507034", "aicpu": "507017", "aicpu_h": "507017",
+                    "aicpu_d": "507017"}
+
+
+def timeout_code(text: str) -> str | None:
+    """The AscendCL code of the AI Core / Vector Core / AI CPU timeout a runtime record reports (session 39), or
+    None."""
+    if RE_CORE_TIMEOUT_DFX.search(text):
+        return "507014"
+    if m := RE_CQE_TIMEOUT.search(text):
+        return CQE_TIMEOUT_CODE[m.group(1).lower()]
+    return None
+
+
 RE_SOURCE_TAGS = re.compile(r"\[(?:FUNC|FILE|LINE):[^\]\[]{0,200}\]")
 """The source position CANN's error messages end with
 (``[FUNC:FuncErrorReason][FILE:error_message_manage.cc][LINE:53]``): names of the code that printed the line, not its
@@ -204,8 +246,13 @@ def parse(ctx: LineCtx) -> bool:
     for code in rt_codes(RE_PLOG_HEAD.sub("", text, count=1)):  # not the head's pid, clock or thread id
         ctx.add(f"rt:{code}", comp, 2, device=dev)
         found = True
+    if timed_out := timeout_code(text):  # the record of a core timeout: no exception text of its own
+        ctx.add(f"rt:{timed_out}", comp, 2, device=dev)
+        found = True
     said = RE_SOURCE_TAGS.sub("", text) if "[FUNC:" in text or "[FILE:" in text else text
     for rx, kind in TEXTS:
+        if timed_out:
+            break
         if rx.search(said) and (ctx.sev >= 1 or found):
             ctx.add(kind, comp, max(ctx.sev, 1), device=dev)
             found = True
