@@ -85,3 +85,20 @@ def test_a_kernel_task_whose_cqe_says_task_timeout_is_that_core_timeout(sqe: str
 ])
 def test_other_cqe_bits_are_no_timeout(line: str) -> None:
     assert not {k for k in kinds(line) if k in ("rt:507014", "rt:507017", "rt:507034", "rt:107020")}
+
+
+# 3. msaicerr's info.txt (the AI Core error analyser of the CANN toolkit): AicErrorInfo.analyse prints the conclusion
+# under "Root cause conclusion", then the AI Core error register as "code  : %s"
+# (https://github.com/Ascend/tools/blob/54e703b3f78b6bc4baac80ab917b247a83d6aab7/msaicerr/ms_interface/aic_error_info.py;
+# its ReadMe.md shows "code  : 0x800000" and the MTE_ERR_INFO meaning lines).
+def test_msaicerr_out_of_boundary_conclusion_is_the_operators_address() -> None:
+    assert "rt:aicore_sw" in kinds("Access ddr address out of boundary")
+
+
+@pytest.mark.parametrize("line", [
+    "code  : 0x800000",
+    "error code  : 0x10",  # a bit mask whose bits the tool names from a per-chip table
+    "    mte_err_type bit[26:24]=110  meaning:write bus error",
+])
+def test_msaicerr_register_fields_name_no_fault_alone(line: str) -> None:
+    assert not {k for k in kinds(line) if k.startswith("rt:")}

@@ -117,11 +117,19 @@ AICORE_SW = screened(
     r"\b(?:is|are) (?:all )?0\b|compiler bug|contains a non-\w+ instruction|an extra \w+ instruction|"
     r"value of the \w+ instruction is abnormal|nesting times|payload undefine|unsorted|"
     r"(?:incorrectly|not correctly) sorted", re.I, context=True)
-RE_AICERR_SW = screened(r"Root cause conclusion.*It means Atomic accumulation exception", re.I)
+RE_AICERR_SW = screened(r"Root cause conclusion.*It means Atomic accumulation exception|"
+                        r"\bAccess ddr address out of boundary\b", re.I)
 """The AI Core error analyser's conclusion (``Analysis result: success. "*****Root cause conclusion*****" "dha status 1"
 found in log. It means Atomic accumulation exception, please check the input data and network accuracy.``): an
 atomic add that overflowed on extreme data, the operator's inputs (CANN troubleshooting case "atomic add precision
-overflow", CANNCommunityEdition 80RC2alpha002 troubleshooting_0018)."""
+overflow", CANNCommunityEdition 80RC2alpha002 troubleshooting_0018). Session 39: the tool's older conclusion ``Access
+ddr address out of boundary`` (Ascend/tools@54e703b3 msaicerr/ms_interface/aic_error_info.py, AicErrorInfo.analyse:
+printed under ``Root cause conclusion`` when error bit 23, the MTE's DDR-address error, is set and an input or output
+address of the operator lies outside every range the task allocated): the operator's address, the program's. Its
+``code  : 0x800000`` / ``error code  : ...`` field is the AI Core error register's bit mask, whose bits the tool
+names from a per-chip table (constant.py AIC_ERROR_INFO_DICT: bit 4 is a CCU illegal instruction in the 910B table,
+another error in the 910 one), and its ``meaning:`` lines decode bus / address sub-fields: neither names a fault on
+the line alone, and neither is read."""
 RE_VERDICT = screened(r"\b(hardware local error|software error|network link error|mte error), stream_id=", re.I)
 VERDICT_KIND = {"hardware local error": "rt:aicore_hw", "software error": "rt:aicore_sw",
                 "network link error": "rt:aicore_link", "mte error": "rt:aicore_mte"}
