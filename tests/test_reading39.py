@@ -102,3 +102,32 @@ def test_msaicerr_out_of_boundary_conclusion_is_the_operators_address() -> None:
 ])
 def test_msaicerr_register_fields_name_no_fault_alone(line: str) -> None:
     assert not {k for k in kinds(line) if k.startswith("rt:")}
+
+
+# 4. The host PCIe driver's "Device is abnormal" (hicann/driver @ef377e95): printed when the device's status is not
+# alive, which a lost heartbeat or PCIe link down sets and so does every removal of the driver (devdrv_remove), the
+# host's shutdown too (devdrv_shutdown prints "Shutdown, pci remove driver." first). Lines as drv_printk prints them
+# ("[ascend] [%s] [%s %d] " + devdrv's "<%s:%d:%d> "):
+# https://github.com/hicann/driver/blob/ef377e950a32b1641c108c59481e39e9643b7d63/src/sdk_driver/comm/pcie/host/devdrv_dma.c
+# https://github.com/hicann/driver/blob/ef377e950a32b1641c108c59481e39e9643b7d63/src/sdk_driver/comm/pcie/dc/host/devdrv_adapt.c
+# https://github.com/hicann/driver/blob/ef377e950a32b1641c108c59481e39e9643b7d63/src/sdk_driver/comm/pcie/host/devdrv_ctrl.c
+SHUTDOWN = [
+    "[ 5120.431002] [ascend] [drv_pcie] [devdrv_shutdown 80] <systemd-shutdow:1:1> Shutdown, pci remove driver.",
+    "[ 5120.431107] [ascend] [drv_pcie] [devdrv_remove 2279] <systemd-shutdow:1:1> Remove driver start. (dev_id=5; "
+    "bdf:81:00.0)",
+    "[ 5120.452310] [ascend] [drv_pcie] [devdrv_dma_copy_sml_pkt 1800] <kworker/5:1:812:812> Device is abnormal, can't "
+    "dma copy. (dev_id=5)",
+    "[ 5120.452388] [ascend] [drv_pcie] [devdrv_sync_msg_send 1758] <kworker/5:1:812:812> Device is abnormal. "
+    "(dev_id=5; msg_type=\"devmng\")",
+]
+
+
+@pytest.mark.parametrize("line", SHUTDOWN)
+def test_the_drivers_removal_lines_name_no_lost_device(line: str) -> None:
+    assert "msg:device_lost" not in kinds(line)
+
+
+def test_the_drivers_heartbeat_broken_line_is_a_lost_device() -> None:
+    line = ("[ 3301.118204] [ascend] [drv_pcie] [devdrv_hb_broken_stop_msg_send_inner 1617] <kworker/3:2:4567:4567> "
+            "Heartbeat broken, stop message send.")
+    assert "msg:device_lost" in kinds(line)
