@@ -156,15 +156,16 @@ core_id=%u, core_type=%u, sub_error=%u, ...`` for a core still stuck; ``fftsplus
 FFTS+ slot; v200_base/device_error_proc_c.cc the same words): the AI Core timeout the runtime reports as
 ACL_ERROR_RT_AICORE_TIMEOUT 507014 (its reason text ``aicore timeout``), read as ``rt:507014``. Session 39: before,
 the first line gave nothing and the core-info line an AI Core exception (``aicore ... sub_error``)."""
-RE_CQE_TIMEOUT = screened(r"\bTask run (?:failed|timeout)\b[^\n]{0,240}?\b(?:sqe|task)_type=\d+\((ffts|aic|aiv|aicpu|"
-                          r"aicpu_h|aicpu_d)\), errType=0x[0-9a-f]{1,2}\(task timeout\)", re.I)
+RE_CQE_TIMEOUT = screened(r"\bTask run failed\b[^\n]{0,240}?\bsqe_type=\d+\((ffts|aic|aiv|aicpu|aicpu_h|aicpu_d)\), "
+                          r"errType=0x[0-9a-f]{1,2}\(task timeout\)", re.I)
 """The runtime's failed-task record of a kernel task whose CQE's first error bit is the timeout (hicann/runtime
 @681ef761, src/runtime/core/src/engine/stars/stars_engine.cc ProcLogicCqReport, ``Task run failed, device_id=%u,
 stream_id=%hu, task_id=%hu, sqe_type=%u(%s), errType=%#x(%s), sqSwStatus=%#x``; the name in brackets is
 StarsCqeErrorDesc_ of the lowest set bit: 0x1 task exception, 0x2 task trap, 0x4 task timeout, 0x8 sqe error, 0x10
-resource conflict error, 0x20 sq sw status error; v200's task_recycle_cqrpt_base.cc prints ``Task run failed`` /
-``Task run timeout`` with the same bits, 0x2 named bus error). The runtime turns that bit of a kernel task into the
-task's error by the kernel's core (davinci_kernel_task_v100.cc, v200_base/stars_david.cc: bit 2 is
+resource conflict error, 0x20 sq sw status error; v200's task_recycle_cqrpt_base.cc prints ``Task run failed`` with
+the same bits, 0x2 named bus error, and the sqe types ``aic``, ``aiv``, ``aicpu_h``, ``aicpu_d``; its ``Task run
+timeout`` line names a task type, not a kernel's sqe type, and is not read here). The runtime turns that bit of a
+kernel task into the task's error by the kernel's core (davinci_kernel_task_v100.cc, v200_base/stars_david.cc: bit 2 is
 TS_ERROR_AICORE_TIMEOUT, TS_ERROR_VECTOR_CORE_TIMEOUT or TS_ERROR_AICPU_TIMEOUT) and reports it as
 ACL_ERROR_RT_AICORE_TIMEOUT 507014, ACL_ERROR_RT_VECTOR_CORE_TIMEOUT 507034 or ACL_ERROR_RT_AICPU_TIMEOUT 507017
 (error_code.cc g_tsErrCodeMap, errcode_manage.cc rtErrMap_). The v100 sqe type ``ffts`` carries AI Core and Vector
