@@ -61,7 +61,7 @@ GATE = re.compile(
     r"ListAndWatch ended|terminate called after throwing|could not open|(?:does not|do not|doesn't) exist|"
     r"/dev/shm|shared memory \(shm\)|npu is busy|not present|\blo[sl] flag|\b0x8[0-9a-f]{7}\b|no module named|"
     r"no such file or directory|undefined symbol|address already in use|name or service not known|\[EnvConfig\]|"
-    r"\btoo (?:small|large|big)\b|"
+    r"\btoo (?:small|large|big)\b|address out of boundary|"
     + kernel.EDAC_REPORT + r"[CU]E\b|"
     r'故障分类|故障设备|故障节点|根因节点|root cause node|"(?:class|component|module)"\s*:|' + fdtoolkit.WORDS.pattern,
     re.I)

@@ -37,14 +37,21 @@ format strings of hicann/runtime, GE and AscendCL samples, torch_npu's NPUExcept
 checks. A number before the word, or with another field between (``stream id 507015 error``, ``failed for task id
 100000``, ``queue id:[100000]``), is no code: session 38 (before, any such number on a line where "ret", "err",
 "code" ... occurred anywhere, also inside "retry", "decode", "stderr", was read as one). A colon after the number is
-still refused (``CANN failure 507013: NPU=0`` is read only beside its name, :data:`RE_RT_NAMED`): reading it moved
-one dev excerpt of framework_error to driver_firmware_error, a shape left to a look with the corpus."""
+still refused: reading it moved one dev excerpt of framework_error to driver_firmware_error. Session 39:
+onnxruntime's ``CANN failure 507013:`` is read by :data:`RE_RT_NAMED`, whose printer says the number is an aclError;
+no other number before a colon is."""
 RE_RT_NAMED = screened(rf"(?<![0-9A-Za-z.:\-/_])({RT_CODE}):?\s*\(?ACL_ERROR_[A-Z_]+\b|"
-                       rf"\bACL_ERROR_[A-Z_]+\s*[(\[]\s*({RT_CODE})\s*[)\]]")
+                       rf"\bACL_ERROR_[A-Z_]+\s*[(\[]\s*({RT_CODE})\s*[)\]]|"
+                       rf"(?<![0-9A-Za-z_])CANN failure ({RT_CODE}):")
 """A code printed beside its documented name, ``500002: ACL_ERROR_GE_FAILURE`` or ``ACL_ERROR_GE_FAILURE(500002)``:
 onnxruntime's CANN execution provider (onnxruntime/core/providers/cann/cann_call.cc: ``%s failure %d: %s ; NPU=%d ;
 hostname=%s ; expr=%s``, the name from CannErrString). The name says the number is the AscendCL code, also where no
-word precedes it (``107001 ACL_ERROR_RT_INVALID_DEVICEID``)."""
+word precedes it (``107001 ACL_ERROR_RT_INVALID_DEVICEID``). Session 39: that printer's own head also says so where
+the name is missing, ``CANN failure 507013: (look for ACL_ERROR_xxx in acl.h) ; NPU=0 ; ...`` (onnxruntime#15677):
+``CANN`` is the library name its CANN_CALL macros pass for an ``aclError`` (cann_call.h; CANN_GRAPH_CALL passes
+``CANNGRAPH`` for a ge::graphStatus), and CannErrString prints that placeholder for an aclError its switch does not
+list, so the number after ``CANN failure`` is the AscendCL code. Only that head: another number before a colon stays
+no code."""
 ACLNN_CODE = r"[135]61\d{3}"
 """aclnn return codes (aclnnStatus): ACLNN_ERR_PARAM_* 161xxx, ACLNN_ERR_RUNTIME_ERROR 361001, ACLNN_ERR_INNER_* 561xxx
 (knowledge_base/code_tables/aclnn_status_codes.yaml)."""
@@ -110,11 +117,19 @@ AICORE_SW = screened(
     r"\b(?:is|are) (?:all )?0\b|compiler bug|contains a non-\w+ instruction|an extra \w+ instruction|"
     r"value of the \w+ instruction is abnormal|nesting times|payload undefine|unsorted|"
     r"(?:incorrectly|not correctly) sorted", re.I, context=True)
-RE_AICERR_SW = screened(r"Root cause conclusion.*It means Atomic accumulation exception", re.I)
+RE_AICERR_SW = screened(r"Root cause conclusion.*It means Atomic accumulation exception|"
+                        r"\bAccess ddr address out of boundary\b", re.I)
 """The AI Core error analyser's conclusion (``Analysis result: success. "*****Root cause conclusion*****" "dha status 1"
 found in log. It means Atomic accumulation exception, please check the input data and network accuracy.``): an
 atomic add that overflowed on extreme data, the operator's inputs (CANN troubleshooting case "atomic add precision
-overflow", CANNCommunityEdition 80RC2alpha002 troubleshooting_0018)."""
+overflow", CANNCommunityEdition 80RC2alpha002 troubleshooting_0018). Session 39: the tool's older conclusion ``Access
+ddr address out of boundary`` (Ascend/tools@54e703b3 msaicerr/ms_interface/aic_error_info.py, AicErrorInfo.analyse:
+printed under ``Root cause conclusion`` when error bit 23, the MTE's DDR-address error, is set and an input or output
+address of the operator lies outside every range the task allocated): the operator's address, the program's. Its
+``code  : 0x800000`` / ``error code  : ...`` field is the AI Core error register's bit mask, whose bits the tool
+names from a per-chip table (constant.py AIC_ERROR_INFO_DICT: bit 4 is a CCU illegal instruction in the 910B table,
+another error in the 910 one), and its ``meaning:`` lines decode bus / address sub-fields: neither names a fault on
+the line alone, and neither is read."""
 RE_VERDICT = screened(r"\b(hardware local error|software error|network link error|mte error), stream_id=", re.I)
 VERDICT_KIND = {"hardware local error": "rt:aicore_hw", "software error": "rt:aicore_sw",
                 "network link error": "rt:aicore_link", "mte error": "rt:aicore_mte"}
@@ -132,6 +147,49 @@ error only by the device's RAS report, so it is not read). CANN's troubleshootin
 gives 0xA's likely cause: data read back from HBM with an error, most probably an HBM bit-ECC fault."""
 
 
+RE_CORE_TIMEOUT_DFX = screened(r"\baicore task timeout dfx\b", re.I)
+"""The runtime's record of an AI Core task that ran past its time (hicann/runtime @681ef761,
+src/runtime/core/src/device/device_error_core_proc.cc ProcessStarsCoreTimeoutDfxInfo, the handler of the device's
+AICORE_TIMEOUT_DFX reports: ``The error from device(chipId:%u, dieId:%u), serial number is %lu, aicore task timeout
+dfx, falut_stream_id=%u, ...``, then ``aicore task timeout dfx, show slot info, ...`` and ``..., show core info,
+core_id=%u, core_type=%u, sub_error=%u, ...`` for a core still stuck; ``fftsplus aicore task timeout dfx`` for an
+FFTS+ slot; v200_base/device_error_proc_c.cc the same words): the AI Core timeout the runtime reports as
+ACL_ERROR_RT_AICORE_TIMEOUT 507014 (its reason text ``aicore timeout``), read as ``rt:507014``. Session 39: before,
+the first line gave nothing and the core-info line an AI Core exception (``aicore ... sub_error``)."""
+RE_CQE_TIMEOUT = screened(r"\bTask run failed\b[^\n]{0,240}?\bsqe_type=\d+\((ffts|aic|aiv|aicpu|aicpu_h|aicpu_d)\), "
+                          r"errType=0x[0-9a-f]{1,2}\(task timeout\)", re.I)
+"""The runtime's failed-task record of a kernel task whose CQE's first error bit is the timeout (hicann/runtime
+@681ef761, src/runtime/core/src/engine/stars/stars_engine.cc ProcLogicCqReport, ``Task run failed, device_id=%u,
+stream_id=%hu, task_id=%hu, sqe_type=%u(%s), errType=%#x(%s), sqSwStatus=%#x``; the name in brackets is
+StarsCqeErrorDesc_ of the lowest set bit: 0x1 task exception, 0x2 task trap, 0x4 task timeout, 0x8 sqe error, 0x10
+resource conflict error, 0x20 sq sw status error; v200's task_recycle_cqrpt_base.cc prints ``Task run failed`` with
+the same bits, 0x2 named bus error, and the sqe types ``aic``, ``aiv``, ``aicpu_h``, ``aicpu_d``; its ``Task run
+timeout`` line names a task type, not a kernel's sqe type, and is not read here). The runtime turns that bit of a
+kernel task into the task's error by the kernel's core (davinci_kernel_task_v100.cc, v200_base/stars_david.cc: bit 2 is
+TS_ERROR_AICORE_TIMEOUT, TS_ERROR_VECTOR_CORE_TIMEOUT or TS_ERROR_AICPU_TIMEOUT) and reports it as
+ACL_ERROR_RT_AICORE_TIMEOUT 507014, ACL_ERROR_RT_VECTOR_CORE_TIMEOUT 507034 or ACL_ERROR_RT_AICPU_TIMEOUT 507017
+(error_code.cc g_tsErrCodeMap, errcode_manage.cc rtErrMap_). The v100 sqe type ``ffts`` carries AI Core and Vector
+Core kernels alike; it is read as the AI Core's (both codes are timeouts). Not read: a notify wait's timeout (the
+HCCL parser's), the other bits (the exception lines after it name what failed: ``Kernel task happen error ...``,
+``there is an aicore error``), and ``sq sw status error`` (0x20), whose sqSwStatus is the status the task's own
+software wrote: for a kernel task a task-scheduler error number (the maps' last entry), for a notify wait a status
+the runtime does not decode on that line (public lines: ``sqe_type=7(notify wait), errType=0x20(sq sw status
+error), sqSwStatus=0x16620324`` before the AI Core's own MTE error, CANN's MoE dispatch troubleshooting case): the
+reason is on the lines that follow (``Kernel task happen error, retCode=%#x, [%s]`` with the number's text)."""
+CQE_TIMEOUT_CODE = {"ffts": "507014", "aic": "507014", "aiv": "507034", "aicpu": "507017", "aicpu_h": "507017",
+                    "aicpu_d": "507017"}
+
+
+def timeout_code(text: str) -> str | None:
+    """The AscendCL code of the AI Core / Vector Core / AI CPU timeout a runtime record reports (session 39), or
+    None."""
+    if RE_CORE_TIMEOUT_DFX.search(text):
+        return "507014"
+    if m := RE_CQE_TIMEOUT.search(text):
+        return CQE_TIMEOUT_CODE[m.group(1).lower()]
+    return None
+
+
 RE_SOURCE_TAGS = re.compile(r"\[(?:FUNC|FILE|LINE):[^\]\[]{0,200}\]")
 """The source position CANN's error messages end with
 (``[FUNC:FuncErrorReason][FILE:error_message_manage.cc][LINE:53]``): names of the code that printed the line, not its
@@ -145,7 +203,7 @@ _ANY = group_of(globals())
 def rt_codes(body: str) -> list[str]:
     """The AscendCL / runtime / aclnn codes a line's text (its plog head off) prints: after their word, beside their
     name, after the aclnn call that returned them."""
-    named = [a or b for a, b in RE_RT_NAMED.findall(body)]
+    named = [a or b or c for a, b, c in RE_RT_NAMED.findall(body)]
     return list(dict.fromkeys(RE_RT.findall(body) + named + RE_ACLNN_RET.findall(body)))
 
 
@@ -197,8 +255,13 @@ def parse(ctx: LineCtx) -> bool:
     for code in rt_codes(RE_PLOG_HEAD.sub("", text, count=1)):  # not the head's pid, clock or thread id
         ctx.add(f"rt:{code}", comp, 2, device=dev)
         found = True
+    if timed_out := timeout_code(text):  # the record of a core timeout: no exception text of its own
+        ctx.add(f"rt:{timed_out}", comp, 2, device=dev)
+        found = True
     said = RE_SOURCE_TAGS.sub("", text) if "[FUNC:" in text or "[FILE:" in text else text
     for rx, kind in TEXTS:
+        if timed_out:
+            break
         if rx.search(said) and (ctx.sev >= 1 or found):
             ctx.add(kind, comp, max(ctx.sev, 1), device=dev)
             found = True
