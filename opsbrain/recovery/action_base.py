@@ -52,6 +52,7 @@ class ExecutorBase:
         self.taken: dict[str, str] = {}  # failed node -> the warm spare a response took for it (any incident)
         self.not_back: set[str] = set()  # hosts whose last reboot ended failed and that are still down (session 38)
         self._in_repair: set[str] = set()  # nodes under a field repair this executor sent them to
+        self.repairs: dict[str, simpy.Process] = {}  # node -> the last field repair this executor sent it to
         self.reboots: dict[str, simpy.Process] = {}  # node -> the last reboot this executor started on it
 
     # ---- plumbing ------------------------------------------------------------------------------------------
