@@ -189,11 +189,12 @@ class ControlAPI:
         return env.process(run())
 
     def stop(self, workload: str, cause: dict[str, Any] | str) -> bool:
-        """Stop the restart (or in-place recovery, scale-in) of ``workload`` under way, as an operator deletes a
-        job's pods (Volcano) or stops its recovery (MindCluster): the workload's processes are killed and it is down;
-        the action ends at once, ``cancelled``, with ``cause`` (its reason) in its detail. False when no stoppable
-        action of ``workload`` is under way, also when the workload's side ended at this very instant with a value (the
-        action's outcome stands: session 38's review, before it was interrupted, kept that outcome, yet said True)."""
+        """Stop the restart (or in-place recovery, scale-in, scale-out: session 39) of ``workload`` under way, as an
+        operator deletes a job's pods (Volcano) or stops its recovery (MindCluster): the workload's processes are
+        killed and it is down; the action ends at once, ``cancelled``, with ``cause`` (its reason) in its detail.
+        False when no stoppable action of ``workload`` is under way, also when the workload's side ended at this very
+        instant with a value (the action's outcome stands: session 38's review, before it was interrupted, kept that
+        outcome, yet said True)."""
         proc, side = self._under_way.get(workload) or (None, [])
         if proc is None or not proc.is_alive or (side and side[0].triggered and side[0].ok):
             return False
@@ -483,7 +484,8 @@ class ControlAPI:
         peers' in-memory checkpoint, and the communicator re-forms)."""
         w = self._workload(job)
         return self._wrap("scale_out", job, self.p.restart_failure_prob, "job_restart_fail_after_s",
-                          lambda: w.restart("memory", scope="process", add=list(add)), lambda: _restart_detail(w))
+                          lambda: w.restart("memory", scope="process", add=list(add)), lambda: _restart_detail(w),
+                          getattr(w, "stop_restart", None))  # stoppable as a restart is (session 39)
 
     def restart_instance(self, service: str, instance: str, replace: dict[str, str] | None = None,
                          weights_from: str = "ems") -> simpy.Process:

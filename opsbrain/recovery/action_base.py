@@ -45,6 +45,7 @@ class ExecutorBase:
         self.step_timeout_s = step_timeout_s  # a step's attempt ends then (RecoveryParams.step_timeout_s)
         self._restarting: dict[str, simpy.Event] = {}  # workload label -> ends with its restart under way
         self.restart_owner: dict[str, IncidentRecord] = {}  # workload label -> the response whose restart runs now
+        self.restart_action: dict[str, str] = {}  # workload label -> that restart's action (scale_out: session 39)
         self._pending: dict[str, list[simpy.Event]] = {}  # workload -> pending restarts to wake when one starts
         self._spare_waiters: list[SpareWaiter] = []  # first come, first served
         self._returned_at: dict[str, float] = {}  # node -> when it last rejoined the pool
@@ -52,6 +53,7 @@ class ExecutorBase:
         self.taken: dict[str, str] = {}  # failed node -> the warm spare a response took for it (any incident)
         self.not_back: set[str] = set()  # hosts whose last reboot ended failed and that are still down (session 38)
         self._in_repair: set[str] = set()  # nodes under a field repair this executor sent them to
+        self.repairs: dict[str, simpy.Process] = {}  # node -> the last field repair this executor sent it to
         self.reboots: dict[str, simpy.Process] = {}  # node -> the last reboot this executor started on it
 
     # ---- plumbing ------------------------------------------------------------------------------------------

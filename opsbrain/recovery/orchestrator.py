@@ -166,7 +166,8 @@ class Orchestrator(StepRunner):
         reason; when another incident's response holds the part, the job's recovery is that response's (its restart
         or scale-in, waiting for this one, starts at once): the stopped call is not retried and the incident joins
         the holder's. Without a holder the call fails and is retried as any failed call (a retried restart waits
-        while a node it needs is out of service)."""
+        while a node it needs is out of service). A scale-out (session 39) is stopped the same way; it is not
+        retried (the job is down: the response to the fault that doomed it restarts it)."""
         kind = self.sim.topology.kind.get(component)
         node: str | None
         if kind == "node":
@@ -191,7 +192,10 @@ class Orchestrator(StepRunner):
             cause: dict[str, Any] = {"reason": why, "doomed_by": component}
             if holder is not None:
                 cause["handed_to"] = holder
-            if self.sim.control.stop(job, cause) and holder is not None:
+            # a scale-out (session 39) is stopped alike, but its incident (the one that scaled the job in, its
+            # fault recovered then) is not joined to the holder's: its entry alone names ``handed_to``
+            follow_up = self.exec.restart_action.get(job) == "scale_out"
+            if self.sim.control.stop(job, cause) and holder is not None and not follow_up:
                 rec.extra["handed_to"] = holder
                 if self.handed_over is not None:
                     self.handed_over(rec.id, holder)

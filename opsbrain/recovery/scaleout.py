@@ -118,7 +118,8 @@ class ScaleOut:
                               nodes_before=before, launch_nodes=launch, add=add,
                               spares_left=len(self._free_spares(w)))
             res = yield self.orch.exec.start("scale_out", job, lambda: self.orch.exec._one_restart_at_a_time(
-                "scale_out", job, lambda: len(w.nodes) >= launch, lambda: self.sim.control.scale_out_job(job, add)))
+                "scale_out", job, lambda: len(w.nodes) >= launch, lambda: self.sim.control.scale_out_job(job, add),
+                rec))  # its restart owned by ``rec``: a doomed one is stopped (Orchestrator._stop_doomed, session 39)
             assert isinstance(res, ActionResult)
             rec.end(entry, res.status, env.now, **{**res.detail, "nodes": len(w.nodes)})
             unused = [n for n in add if n not in w.nodes]

@@ -102,6 +102,10 @@ class SpareActions(ExecutorBase):
                             how="repaired after its reboot failed")
         return True
 
+    def field_repair_of(self, node: str) -> simpy.Process | None:
+        """The field repair ``node`` is under now (:meth:`send_to_repair`), if any."""
+        return self.repairs.get(node) if node in self._in_repair else None
+
     def send_to_repair(self, node: str, rec: IncidentRecord, reason: str, *, step: str, how: str) -> None:
         """Open an inspect ticket for ``node`` and repair it as a field ticket (the control API's ``replace_part``,
         ``control.part_replacement_s``, as a node's replacement; no sooner than a repair the plant already holds it
@@ -110,7 +114,7 @@ class SpareActions(ExecutorBase):
         now = self.sim.now
         rec.follow_up("ticket", node, now, kind="inspect", reason=reason, opened_at_s=now, closed_at_s=None)
         self._in_repair.add(node)
-        self.sim.env.process(self._repair_and_return(node, rec, reason, step, how))
+        self.repairs[node] = self.sim.env.process(self._repair_and_return(node, rec, reason, step, how))
 
     def _repair_and_return(self, node: str, rec: IncidentRecord, reason: str, step: str, how: str
                            ) -> Generator[simpy.Event, Any, None]:

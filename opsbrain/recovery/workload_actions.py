@@ -48,11 +48,13 @@ class WorkloadActions(ExecutorBase):
                     ev.succeed()
             if rec is not None:
                 self.restart_owner[label] = rec
+                self.restart_action[label] = action
             try:
                 return (yield factory())
             finally:
                 if rec is not None and self.restart_owner.get(label) is rec:
                     del self.restart_owner[label]
+                    self.restart_action.pop(label, None)
                 done.succeed()
                 if self._restarting.get(label) is done:
                     del self._restarting[label]

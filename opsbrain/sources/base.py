@@ -298,15 +298,29 @@ def shown_text(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
 def page_hosts(urls: Sequence[str]) -> dict[str, str | None]:
     """The host each URL's series belong to where they name none: the URL's host name, with its port where two
     URLs share the name (two exporters behind one address, ``kubectl port-forward`` or an SSH tunnel each: they
-    overwrote each other's series), and the path where they share the port too (:func:`_path_names`)."""
+    overwrote each other's series), and the path where they share the port too (:func:`_path_names`). A name a
+    path gives that another page's name also is (two gateways each with a ``node-1``) takes ``@`` and its gateway
+    after it (session 39)."""
     parts = {u: urlsplit(u) for u in urls}
     names = Counter(p.hostname for p in parts.values())
     addrs = Counter((p.hostname, p.port) for p in parts.values())
     by_path = _path_names([u for u, p in parts.items() if addrs[(p.hostname, p.port)] > 1 and not is_file_url(u)],
                           parts)
-    return {u: file_host(u) if is_file_url(u) else by_path.get(u) or
-            (f"{p.hostname}:{p.port}" if names[p.hostname] > 1 and p.port else p.hostname)
-            for u, p in parts.items()}
+    own = {u: f"{p.hostname}:{p.port}" if names[p.hostname] > 1 and p.port else p.hostname for u, p in parts.items()}
+    out = {u: file_host(u) if is_file_url(u) else by_path.get(u) or own[u] for u in parts}
+    return _per_gateway(out, by_path, own)
+
+
+def _per_gateway(out: dict[str, str | None], by_path: dict[str, str], gateways: dict[str, str | None]
+                 ) -> dict[str, str | None]:
+    """Names unique across gateways: a page named by its path (:func:`_path_names`, unique within its own address)
+    whose name another page also goes by, behind another gateway (``http://gw1/node-1/metrics`` and
+    ``http://gw2/node-1/metrics``: two clusters' API servers) or as its own host, is ``<name>@<gateway>``, the
+    gateway as :func:`page_hosts` names a page of its own (``node-1@gw1``; ``node-1@gw:8081`` where two gateways
+    share a host name). Session 39: before, both were ``node-1``, and one gateway's page overwrote the other's series
+    and findings. Names no other page gives stay as they were, the same on every run and in any order of the URLs."""
+    shared = Counter(out.values())
+    return {u: f"{name}@{gateways[u]}" if u in by_path and shared[name] > 1 else name for u, name in out.items()}
 
 
 def _path_names(urls: list[str], parts: dict[str, SplitResult]) -> dict[str, str]:
