@@ -94,13 +94,13 @@ def test_a_level_in_a_logger_head_taken_off_counts(tmp_path: Path, tools: tuple[
     assert rep["incidents"] == [] and rep["diagnosis"]["fault_class"] == "unknown"
 
 
-COMPILE_FAILURE = (
+COMPILE_FAILURE = (  # (its "bishengir-compile: for the --target option: Cannot find option named ..." line, a
+    # signal since session 39 (cfg:version), cut: the test wants an answer of the words alone)
     "Traceback (most recent call last):\n"
     '  File "/usr/lib/python3.11/site-packages/triton/compiler/compiler.py", line 320, in compile\n'
     "    raise MLIRCompilationError(stage_name, error_detail)\n"
     "triton.compiler.errors.MLIRCompilationError:\n"
     "[ConvertLinalgRToBinary] encounters error:\n"
-    "bishengir-compile: for the --target option: Cannot find option named 'Ascend910B9'!\n"
     "[2026-01-04 01:51:58] Received sigquit from a child process. It usually means the child failed.\n")
 OTHER_JOB = "".join(f"[ERROR] 2025-03-01-11:00:0{i} (PID:8, Device:1, RankID:-1) ERR00100 PTA call acl api "
                     f"failed ({i}).\n" for i in range(4))
