@@ -205,3 +205,16 @@ def test_conversion_is_no_version() -> None:
     assert "cfg:version" in kinds("[W  5/ 9 20:23:15.461 ...src/driver/huawei_ascend_npu/utility.cc:57 "
                                   "InitializeAscendCL] CANN version mismatch. The build version is 5.1.0, but the "
                                   "current environment version is 5.1.2")
+
+
+@pytest.mark.parametrize("line", [
+    # https://github.com/open-mmlab/mmcv/issues/3063 (via open-mmlab/mmcv#2998), mmocr's sdmgr on torch_npu
+    "RuntimeError: roi_align_forward_impl: implementation for device xla:1 not found.",
+    # https://github.com/open-mmlab/mmcv/issues/3216
+    "RuntimeError: nms_impl: implementation for device npu:0 not found.",
+])
+def test_mmcv_device_dispatch_without_a_kernel_is_an_unsupported_operator(line: str) -> None:
+    """mmcv's DISPATCH_DEVICE_IMPL (mmcv/ops/csrc/common/pytorch_device_registry.hpp) finds no kernel of the
+    operator for the tensor's device: the release does not run it there (session 39)."""
+    assert "op:unsupported" in kinds(line)
+    assert roles("op:unsupported").get("framework_error") == "primary"

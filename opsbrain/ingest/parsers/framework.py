@@ -295,6 +295,10 @@ device."""
 # model`` and ``build op model failed, result = 500002`` (vllm-omni#890, titled "Compile op[trans_Cast_2,] failed、
 # build op model failed"): the same operator compile failure without the word "compile" (the last line's code is
 # read by the runtime-code parser first).
+# Unsupported, session 39: mmcv's device dispatch finds no kernel of an operator for the tensor's device and prints
+# ``roi_align_forward_impl: implementation for device xla:1 not found.`` (open-mmlab/mmcv
+# mmcv/ops/csrc/common/pytorch_device_registry.hpp, DISPATCH_DEVICE_IMPL's TORCH_CHECK; mmcv#3063: some operators
+# have no NPU implementation yet): the installed release does not run that operator on the NPU.
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"out of memory|OutOfMemory|\bOOM\b|memory (?:allocation|alloc) fail|fail(?:ed)? to (?:allocate|"
                 r"malloc)|alloc(?:ate)? memory fail|(?:acl)?rtMalloc\w* fail|Tried to allocate|memory is not enough|"
@@ -336,7 +340,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
                 r"|Got device count\[\d+\] and device id\[\d+\]",
                 re.I), "cfg:device"),
     (screened(r"not supported|(?<!NORMAL_OR_)unsupported|not implemented|NotImplemented|is not support|no kernel|"
-                r"not registered|op type .* not", re.I), "op:unsupported"),
+                r"not registered|op type .* not|: implementation for device \S+ not found", re.I), "op:unsupported"),
     (screened(r"\bcompil(?:e|ed|ing|ation)\b.*fail|fail.*\bcompil(?:e|ed|ing|ation)\b|build graph fail|"
                 r"graph.*(?:build|compile).*fail|TBE.*fail|op_compile|CompileOp|build op model fail|"
                 r"BuildSingleOpModel fail|Fail to build op model|\baclopCompile\w*.*fail|fail.*\baclopCompile",
