@@ -176,7 +176,8 @@ HCCL parser's), the other bits (the exception lines after it name what failed: `
 software wrote: for a kernel task a task-scheduler error number (the maps' last entry), for a notify wait a status
 the runtime does not decode on that line (public lines: ``sqe_type=7(notify wait), errType=0x20(sq sw status
 error), sqSwStatus=0x16620324`` before the AI Core's own MTE error, CANN's MoE dispatch troubleshooting case): the
-reason is on the lines that follow (``Kernel task happen error, retCode=%#x, [%s]`` with the number's text)."""
+reason is on the lines that follow (``Kernel task happen error, retCode=%#x, [%s]`` with the number's text, read
+by :mod:`.ts_errors`)."""
 CQE_TIMEOUT_CODE = {"ffts": "507014", "aic": "507014", "aiv": "507034", "aicpu": "507017", "aicpu_h": "507017",
                     "aicpu_d": "507017"}
 
