@@ -12,6 +12,7 @@ import re
 
 from opsbrain.ingest.parsers.ctx import CODE_START, RE_PLOG_HEAD, LineCtx
 from opsbrain.ingest.parsers.framework import CFG_ENV
+from opsbrain.ingest.parsers.ts_errors import ts_timeout
 from opsbrain.ingest.screen import Screened, group_of, screened
 
 RE_ECODE = screened(CODE_START + r"(E[A-HJ-Z]\d{4}|E[1-9]\d{4})(?![0-9A-Za-z])")
@@ -67,8 +68,8 @@ aclOpExecutor::Run: ``launch failed for %s, errno:%d.``; session 38). Only there
 these ranges, so a six-digit count or id on an error line stays no code."""
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"SilentCheck|silent[ _]check|npu_asd_detect", re.I), "sdc:silent_check"),
-    (screened(r"ai ?core.*(?:exception|error|trap)|aicore_exception|aic(?:ore)? error|aivec.*(?:exception|error)|"
-                r"kernel task happen error", re.I), "rt:aicore_exception"),
+    (screened(r"ai ?core.*(?:exception|error|trap)|aicore_exception|aic(?:ore)? error|aivec.*(?:exception|error)",
+              re.I), "rt:aicore_exception"),  # session 39: not "Kernel task happen error" (a notify wait prints it)
     (screened(r"ai ?cpu.*(?:exception|error|time ?out)", re.I), "rt:aicpu_exception"),
     (screened(r"fftsplus|ffts\+|ffts plus", re.I), "rt:ffts_exception"),
     (screened(r"memory async copy failed|memcpy.*fail|Dma copy failed|DMA.*timeout", re.I), "rt:memcpy_failed"),
@@ -175,7 +176,8 @@ HCCL parser's), the other bits (the exception lines after it name what failed: `
 software wrote: for a kernel task a task-scheduler error number (the maps' last entry), for a notify wait a status
 the runtime does not decode on that line (public lines: ``sqe_type=7(notify wait), errType=0x20(sq sw status
 error), sqSwStatus=0x16620324`` before the AI Core's own MTE error, CANN's MoE dispatch troubleshooting case): the
-reason is on the lines that follow (``Kernel task happen error, retCode=%#x, [%s]`` with the number's text)."""
+reason is on the lines that follow (``Kernel task happen error, retCode=%#x, [%s]`` with the number's text, read
+by :mod:`.ts_errors`)."""
 CQE_TIMEOUT_CODE = {"ffts": "507014", "aic": "507014", "aiv": "507034", "aicpu": "507017", "aicpu_h": "507017",
                     "aicpu_d": "507017"}
 
@@ -258,9 +260,10 @@ def parse(ctx: LineCtx) -> bool:
     if timed_out := timeout_code(text):  # the record of a core timeout: no exception text of its own
         ctx.add(f"rt:{timed_out}", comp, 2, device=dev)
         found = True
+    quiet = bool(timed_out) or ts_timeout(text)  # a TS timeout number (errnums reads its code): no exception either
     said = RE_SOURCE_TAGS.sub("", text) if "[FUNC:" in text or "[FILE:" in text else text
     for rx, kind in TEXTS:
-        if timed_out:
+        if quiet:
             break
         if rx.search(said) and (ctx.sev >= 1 or found):
             ctx.add(kind, comp, max(ctx.sev, 1), device=dev)

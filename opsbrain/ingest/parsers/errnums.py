@@ -21,6 +21,12 @@ knowledge base's roles apply to them; this parser only adds to a line (the other
   does not list gives nothing. The HCCL fault-diagnosis guide's P-side log shows the pair (``drvRetCode=6, device_id
   7, ErrCode=207001, desc=[driver error:out of memory]``). A line logged below ERROR is not read: the runtime warns
   of a small-page allocation that ran out and retries it on huge pages (npu_driver.cc DevMemAlloc).
+- The task scheduler's error number of a failed task, printed beside its description (``Kernel task happen error,
+  retCode=0x25, [aicore timeout].``, ``Kernel task happen error, retCode=0x31, [vector core exception].``, a notify
+  wait's ``Kernel task happen error, retCode=%#x, [%s].``, ``event wait error, retCode=...``) or in the kernel task's
+  own report (``AICORE Kernel task happen error, retCode=0x25.``): the AscendCL code of the inner number the runtime's
+  table turns it into (:mod:`.ts_errors`; 0x25 is ACL_ERROR_RT_AICORE_TIMEOUT 507014, 0x105 ``task timeout``
+  ACL_ERROR_RT_TASK_TIMEOUT 107020); a description that is not the table's for its number gives nothing (session 39).
 - HCCL Test's ``hccl interface return err ./common/src/hccl_test_common.cc:538, retcode: 7`` (hicann/oam-tools
   ``docs/zh/hccl_test/faqs.md``), MindSpore's ``HcclCommInitRootInfo failed. | Error Number 2`` (mindspore-ai/docs
   ``faq/distributed_parallel.md``) and ``HcclCommInitClusterInfo failed, ret:1`` (its HCCL adapter,
@@ -40,6 +46,7 @@ import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.parsers.rt_internal import acl_maps, driver_codes
+from opsbrain.ingest.parsers.ts_errors import RE_TS_KERNEL, RE_TS_RETCODE, TS_ERRORS, ts_numbers  # noqa: F401 (screen)
 from opsbrain.ingest.screen import group_of, screened
 
 HCCL_MODULE_ID = 5  # hicann/hccl src/common/log.h
@@ -64,7 +71,7 @@ RE_DCMI = screened(r"(?<![A-Za-z_])(?:retCode|ret code|ret is|ret|return code)\s
 _DCMI_CONTEXT = screened(r"dcmi|npu-smi|vDev|device ?plugin|DrvMng", re.I, context=True)
 DCMI_KIND = {-8020: "cfg:device", -8007: "cfg:device", -8002: "cfg:env", -8013: "cfg:env"}
 
-_ANY = group_of(globals())
+_ANY = group_of(globals())  # with RE_TS_RETCODE and RE_TS_KERNEL (ts_numbers)
 
 
 def hccl_result(errno_hex: str) -> int | None:
@@ -100,6 +107,7 @@ def parse(ctx: LineCtx) -> bool:
     inner = acl_maps()[0]
     acls = [a for m in RE_RT_RETCODE.finditer(text) if (a := inner.get(int(m.group(1), 16)))]
     acls += [a for m in RE_RT_REASON.finditer(text) if (a := reason_code(m.group(1)))]
+    acls += [a for n in ts_numbers(text) if (a := inner.get(TS_ERRORS[n][1]))]
     if not (ctx.stated and ctx.sev < 2):  # at WARNING the runtime retries a small-page allocation on huge pages
         acls += [a for m in RE_DRV_RETCODE.finditer(text) if (a := driver_codes().get(int(m.group(1))))]
     for acl in dict.fromkeys(acls):
