@@ -164,15 +164,14 @@ class Orchestrator(StepRunner):
         self.exec.return_spare(component, rec, how="back in service")  # a response waiting for a spare takes it
 
     def _stop_doomed(self, component: str, new: str) -> None:
-        """Stop a restart of ours that can no longer succeed (session 38): a job node it places ranks on went down,
-        or a compute part of one failed or was isolated (session 39; before, only isolated), by another response or
-        a fault. Before, the restart ran to its end
-        (~8 min for a job restart) and failed there (507033, device set-up failed). It ends ``cancelled`` with its
-        reason; when another incident's response holds the part, the job's recovery is that response's (its restart
-        or scale-in, waiting for this one, starts at once): the stopped call is not retried and the incident joins
-        the holder's. Without a holder the call fails and is retried as any failed call (a retried restart waits
-        while a node it needs is out of service). A scale-out (session 39) is stopped the same way; it is not
-        retried (the job is down: the response to the fault that doomed it restarts it)."""
+        """Stop a restart of ours that can no longer succeed (session 38): a job node it places ranks on went down, or a
+        compute part of one failed or was isolated (session 39; before, only isolated), by another response or a fault.
+        Before, the restart ran to its end (~8 min for a job restart) and failed there (507033, device set-up failed).
+        It ends ``cancelled`` with its reason; when another incident's response holds the part, the job's recovery is
+        that response's (its restart or scale-in, waiting for this one, starts at once): the stopped call is not retried
+        and the incident joins the holder's. Without a holder the call fails and is retried as any failed call (a
+        retried restart waits while a node it needs is out of service). A scale-out (session 39) is stopped the same
+        way; it is not retried (the job is down: the response to the fault that doomed it restarts it)."""
         kind = self.sim.topology.kind.get(component)
         node: str | None
         if kind == "node":

@@ -9,9 +9,10 @@ standbys plus the in-memory checkpoint load). It is journaled on the incident th
 of rung ``scale_out`` (kind ``followup``), with a ``spare_used`` follow-up per node taken and a ``scaled_out``
 follow-up once the job runs at its new size.
 
-Only a pool node whose chips are all in service is taken (session 39). The rescale starts only while the job runs (a checkpoint write under way is let finish, re-checked each step)
-and no response is acting on it; a failed rescale gives the nodes back to the pool and leaves the job scaled in
-(the next node returning, or the next response ending, tries again).
+Only a pool node whose chips are all in service is taken (session 39). The rescale starts only while the job runs
+(a checkpoint write under way is let finish, re-checked each step) and no response is acting on it; a failed
+rescale gives the nodes back to the pool and leaves the job scaled in (the next node returning, or the next response
+ending, tries again).
 """
 
 from __future__ import annotations
