@@ -25,16 +25,7 @@ from tests.test_ops38_doomed_restart import _complete
 from tests.test_ops39_scale_out_stop import _rescaling
 from tests.test_orchestrator import diag, training
 from tests.test_scale_out import _scaled_in
-
-SWAP = """id: rb-swap-once
-title: test - take a warm spare for the hung host
-applies_to: [node_hang]
-level: RestartBusiness
-source: test runbook
-rung: job_reschedule
-steps:
-  - {action: swap_spare, target: node_of(component), retries: 0, on_failure: stop}
-"""
+from tests.test_spare_self_check_repair import RUNBOOK as SWAP
 
 
 def test_a_scale_out_leaves_a_pool_node_with_a_chip_out_of_service(topo1: Topology) -> None:
