@@ -145,6 +145,10 @@ class Orchestrator(StepRunner):
             if self.exec.restart_owner:
                 self._stop_doomed(component, new)
             return
+        if self.scale_out.scaled_in:  # a pool node's chip back in service: it is schedulable again (session 39)
+            back = component if component in self.sim.control.spares else ids.node_of(component)
+            if back in self.sim.control.spares and self._node_back(back):
+                self.scale_out.try_all()
         if not self._taken_out:
             return
         node = component if component in self._taken_out else ids.node_of(component)
@@ -160,20 +164,23 @@ class Orchestrator(StepRunner):
         self.exec.return_spare(component, rec, how="back in service")  # a response waiting for a spare takes it
 
     def _stop_doomed(self, component: str, new: str) -> None:
-        """Stop a restart of ours that can no longer succeed (session 38): a job node it places ranks on went down,
-        or a compute part of one was isolated, by another response or a fault. Before, the restart ran to its end
-        (~8 min for a job restart) and failed there (507033, device set-up failed). It ends ``cancelled`` with its
-        reason; when another incident's response holds the part, the job's recovery is that response's (its restart
-        or scale-in, waiting for this one, starts at once): the stopped call is not retried and the incident joins
-        the holder's. Without a holder the call fails and is retried as any failed call (a retried restart waits
-        while a node it needs is out of service). A scale-out (session 39) is stopped the same way; it is not
-        retried (the job is down: the response to the fault that doomed it restarts it)."""
+        """Stop a restart of ours that can no longer succeed (session 38): a job node it places ranks on went down, or a
+        compute part of one failed or was isolated (session 39; before, only isolated), by another response or a fault.
+        Before, the restart ran to its end (~8 min for a job restart) and failed there (507033, device set-up failed).
+        It ends ``cancelled`` with its reason; when another incident's response holds the part, the job's recovery is
+        that response's (its restart or scale-in, waiting for this one, starts at once): the stopped call is not retried
+        and the incident joins the holder's. Without a holder the call fails and is retried as any failed call (a
+        retried restart waits while a node it needs is out of service). A scale-out (session 39) is stopped the same
+        way; it is not retried (the job is down: the response to the fault that doomed it restarts it)."""
         kind = self.sim.topology.kind.get(component)
         node: str | None
         if kind == "node":
             node, doomed = component, new not in UP  # a host down (failed, rebooting, isolated)
         elif kind in COMPUTE_KINDS:
-            node, doomed = ids.node_of(component), new == Health.ISOLATED  # a chip taken out of service by a hand
+            # a chip failed or isolated (session 39: before, only isolated; a failed chip dooms the restart as surely,
+            # the job's ranks cannot run there, and its device plugin reports it unhealthy, which MindCluster
+            # reschedules on). A chip being reset is not: a reset (~1-2 min) can end before the restart does
+            node, doomed = ids.node_of(component), new in (Health.FAILED, Health.ISOLATED)
         else:
             return
         if not doomed or node is None:

@@ -9,9 +9,10 @@ standbys plus the in-memory checkpoint load). It is journaled on the incident th
 of rung ``scale_out`` (kind ``followup``), with a ``spare_used`` follow-up per node taken and a ``scaled_out``
 follow-up once the job runs at its new size.
 
-The rescale starts only while the job runs (a checkpoint write under way is let finish, re-checked each step)
-and no response is acting on it; a failed rescale gives the nodes back to the pool and leaves the job scaled in
-(the next node returning, or the next response ending, tries again).
+Only a pool node whose chips are all in service is taken (session 39). The rescale starts only while the job runs
+(a checkpoint write under way is let finish, re-checked each step) and no response is acting on it; a failed
+rescale gives the nodes back to the pool and leaves the job scaled in (the next node returning, or the next response
+ending, tries again).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from faultlib import ids
 from faultlib.control import ActionResult
 from faultlib.health import Health
 from opsbrain.recovery.record import IncidentRecord
+from opsbrain.recovery.targets import devices_out
 
 if TYPE_CHECKING:
     from opsbrain.recovery.orchestrator import Orchestrator
@@ -67,8 +69,11 @@ class ScaleOut:
         return len(w.placements[0][1]) if getattr(w, "placements", None) else len(w.nodes)
 
     def _free_spares(self, w: Any) -> list[str]:
+        """The pool's nodes of the job's pods a rank can be placed on: a node with a chip out of service (a spare
+        whose chip failed or was isolated while it waited, a repair ticket open) stays in the pool, unschedulable
+        until the chip is back (session 39: before, the rescale took it and failed at its end; targets.devices_out)."""
         pods = {ids.pod_of(n) for n in w.nodes}
-        return [n for n in self.sim.control.spares if ids.pod_of(n) in pods]
+        return [n for n in self.sim.control.spares if ids.pod_of(n) in pods and not devices_out(self.sim, n)]
 
     def _try(self, job: str) -> None:
         w = self.sim.workloads.get(job)

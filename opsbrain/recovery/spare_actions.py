@@ -14,7 +14,7 @@ from faultlib.control import ActionResult
 from faultlib.health import Health
 from opsbrain.recovery.action_base import ExecutorBase, SpareWaiter
 from opsbrain.recovery.record import IncidentRecord
-from opsbrain.recovery.targets import Context, pod_pool
+from opsbrain.recovery.targets import Context, devices_out, pod_pool
 
 
 class SpareActions(ExecutorBase):
@@ -29,7 +29,7 @@ class SpareActions(ExecutorBase):
         if ctx.spare is not None and st.health(ctx.spare) == Health.HEALTHY:  # a later rung: the spare already taken
             return self._instant("swap_spare", node, "succeeded", spare=ctx.spare, reused=True)
         while True:
-            cands = [n for n in c.spares if ids.pod_of(n) == pod]
+            cands = [n for n in c.spares if ids.pod_of(n) == pod and not devices_out(self.sim, n)]  # schedulable
             if not cands:
                 if not any(f["type"] == "spares_exhausted" and f.get("pod") == pod for f in rec.follow_ups):
                     # once per incident and pod: a later rung finding the pool still empty is the same shortage
@@ -175,7 +175,7 @@ class SpareActions(ExecutorBase):
                                     {"spare": ctx.spare, "reused": True, "reason": "a free spare this response took"})
             fixing = repair()
             while True:
-                found = next((n for n in c.spares if ids.pod_of(n) == pod), None)
+                found = next((n for n in c.spares if ids.pod_of(n) == pod and not devices_out(self.sim, n)), None)
                 waited_for = found is None
                 if found is None:
                     ev = env.event()

@@ -177,9 +177,15 @@ COMPUTE_KINDS = frozenset({"npu", "die", "hbm"})
 
 def out_of_service(sim: Simulation, node: str) -> bool:
     """Whether a node's host or one of its compute devices is out of service as the plant shows it."""
+    return not sim.state.is_up(node) or devices_out(sim, node)
+
+
+def devices_out(sim: Simulation, node: str) -> bool:
+    """Whether a compute device of the node (NPU, die, HBM) is out of service (failed, resetting, isolated) as the
+    plant shows it: its device plugin reports the chip unhealthy, so the scheduler places no rank there (session 39:
+    the node's ``huawei.com/Ascend910-Unhealthy`` chip list that Volcano reads, docs/en/scheduling/api/
+    ascend_device_plugin.md and volcano.md in github.com/Ascend/mind-cluster)."""
     st, topo = sim.state, sim.topology
-    if not st.is_up(node):
-        return True
     for npu in topo.npus_of(node):
         if not st.is_up(npu) or any(not st.is_up(d) for d in topo.parts_of(npu, COMPUTE_KINDS)):
             return True
