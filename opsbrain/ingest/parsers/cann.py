@@ -157,7 +157,7 @@ core_id=%u, core_type=%u, sub_error=%u, ...`` for a core still stuck; ``fftsplus
 FFTS+ slot; v200_base/device_error_proc_c.cc the same words): the AI Core timeout the runtime reports as
 ACL_ERROR_RT_AICORE_TIMEOUT 507014 (its reason text ``aicore timeout``), read as ``rt:507014``. Session 39: before,
 the first line gave nothing and the core-info line an AI Core exception (``aicore ... sub_error``)."""
-RE_CQE_TIMEOUT = screened(r"\bTask run failed\b[^\n]{0,240}?\bsqe_type=\d+\((ffts|aic|aiv|aicpu|aicpu_h|aicpu_d)\), "
+RE_CQE_TIMEOUT = screened(r"\bTask run failed\b[^\n]{0,240}?\bsqe_type=\d+\((aic|aiv|aicpu|aicpu_h|aicpu_d)\), "
                           r"errType=0x[0-9a-f]{1,2}\(task timeout\)", re.I)
 """The runtime's failed-task record of a kernel task whose CQE's first error bit is the timeout (hicann/runtime
 @681ef761, src/runtime/core/src/engine/stars/stars_engine.cc ProcLogicCqReport, ``Task run failed, device_id=%u,
@@ -169,8 +169,12 @@ timeout`` line names a task type, not a kernel's sqe type, and is not read here)
 kernel task into the task's error by the kernel's core (davinci_kernel_task_v100.cc, v200_base/stars_david.cc: bit 2 is
 TS_ERROR_AICORE_TIMEOUT, TS_ERROR_VECTOR_CORE_TIMEOUT or TS_ERROR_AICPU_TIMEOUT) and reports it as
 ACL_ERROR_RT_AICORE_TIMEOUT 507014, ACL_ERROR_RT_VECTOR_CORE_TIMEOUT 507034 or ACL_ERROR_RT_AICPU_TIMEOUT 507017
-(error_code.cc g_tsErrCodeMap, errcode_manage.cc rtErrMap_). The v100 sqe type ``ffts`` carries AI Core and Vector
-Core kernels alike; it is read as the AI Core's (both codes are timeouts). Not read: a notify wait's timeout (the
+(error_code.cc g_tsErrCodeMap, errcode_manage.cc rtErrMap_). Not read (session 39's review): the v100 sqe type
+``ffts``, the SQE header's type 0, which AI Core and Vector Core kernels carry (davinci_kernel_task_v100.cc) and
+FFTS+ tasks too (feature/ffts/ffts_task.cc FillFftsPlusSqe, HCCL's collectives among them, launched with a timeout of
+their own), whose timeout bit is TS_ERROR_FFTSPLUS_TASK_TIMEOUT, ACL_ERROR_RT_FFTS_PLUS_TIMEOUT 507048
+(SetStarsResultForFftsPlusTask): the line alone does not say which (before, it read as the AI Core's 507014, also for
+a collective waiting on its peer). Neither read: a notify wait's timeout (the
 HCCL parser's), the other bits (the exception lines after it name what failed: ``Kernel task happen error ...``,
 ``there is an aicore error``), and ``sq sw status error`` (0x20), whose sqSwStatus is the status the task's own
 software wrote: for a kernel task a task-scheduler error number (the maps' last entry), for a notify wait a status
@@ -178,7 +182,7 @@ the runtime does not decode on that line (public lines: ``sqe_type=7(notify wait
 error), sqSwStatus=0x16620324`` before the AI Core's own MTE error, CANN's MoE dispatch troubleshooting case): the
 reason is on the lines that follow (``Kernel task happen error, retCode=%#x, [%s]`` with the number's text, read
 by :mod:`.ts_errors`)."""
-CQE_TIMEOUT_CODE = {"ffts": "507014", "aic": "507014", "aiv": "507034", "aicpu": "507017", "aicpu_h": "507017",
+CQE_TIMEOUT_CODE = {"aic": "507014", "aiv": "507034", "aicpu": "507017", "aicpu_h": "507017",
                     "aicpu_d": "507017"}
 
 
