@@ -2,8 +2,11 @@
 
 A :class:`PatternSet` is a screen in front of exact Python regexes. On an ASCII line, where RE2 and Python's ``re``
 agree (case folding, ``\\b``, ``\\d``, ``\\w``), one RE2 scan says which patterns occur, and only the Python regexes
-that can match are run. A non-ASCII line, or an install without RE2, gets ``None`` ("cannot tell"): the caller then
-runs every regex, exactly as without a screen. So the answer never depends on the engine, only the time does.
+that can match are run. A :class:`Screen` also reads a non-ASCII line (session 39): by RE2 on a copy with ASCII
+stand-ins of the same ``re`` class (:mod:`opsbrain.standin`), and on the line itself for regexes with non-ASCII
+literals; a regex neither reading is proven for is run on every such line. An install without RE2 (or a line with
+a character ``re.I`` folds onto ASCII) gets ``None`` ("cannot tell"): the caller then runs every regex, exactly as
+without a screen. So the answer never depends on the engine, only the time does.
 
 :func:`required_literals` derives from a regex the literals of which one must occur in any line it matches: the
 screen for a regex RE2 cannot compile as written (look-behinds), or for many regexes at once.
@@ -17,6 +20,9 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
+
+from opsbrain.standin import cover, kinds, standin
+from opsbrain.standin import parse as standin_parse
 
 if TYPE_CHECKING:
     from opsbrain.blockscan import BlockScan
@@ -76,6 +82,16 @@ class PatternSet:
         if self._set is None or not text.isascii():
             return None
         return self._set.Match(text) or []
+
+    def hits_as_read(self, text: str) -> list[int] | None:
+        """The patterns RE2 finds in ``text`` as it reads any text (Unicode literals exact, ``\\w``/``\\b`` ASCII);
+        None without RE2 or for text RE2 cannot take (lone surrogates)."""
+        if self._set is None:
+            return None
+        try:
+            return self._set.Match(text) or []
+        except (UnicodeError, ValueError, TypeError):
+            return None
 
 
 def _literal_char(c: str) -> str:
@@ -320,6 +336,9 @@ class Screen:
         self.always = frozenset(plan["always"])
         self.extra = list(plan["extra"])
         self._n = len(self._owners)
+        # how a non-ASCII line is read, by the kinds of character it holds (none: not at all)
+        self._wide = [(tuple(w["texts"]), self.always | frozenset(w["always"]), frozenset(w["extra"]))
+                      for w in plan.get("wide", ())]
         pats = [f"(?i){literal_pattern(k)}" for k in self._lits] + [t for t, _i in whole] + self.extra
         self._patterns = pats
         # a pattern held twice (a regex's RE2 translation that is also an extra: the documented-message catalog,
@@ -334,23 +353,45 @@ class Screen:
             else PatternSet([], engine="re")  # an extra pattern RE2 cannot read: no screen at all
 
     def possible(self, text: str) -> tuple[frozenset[int], frozenset[int]] | None:
-        """(regexes that can match, extra patterns found) for ``text``; None when the set cannot tell."""
+        """(regexes that can match, extra patterns found) for ``text``; None when the set cannot tell. On a
+        non-ASCII line the extra patterns are those that may occur (a superset: the caller confirms them)."""
+        if not text.isascii():
+            return self._possible_wide(text)
         hits = self.set.hits(text)
         if hits is None:
             return None
         if not hits:
             return self.always, _NONE
+        return self._found(hits, self.always, _NONE)
+
+    def _found(self, hits: list[int], always: frozenset[int], maybe: frozenset[int]
+               ) -> tuple[frozenset[int], frozenset[int]]:
         n = self._n
-        may = set(self.always)
-        extra = []
+        may = set(always)
+        extra = set(maybe)
         if self._places is not None:
             hits = [pos for h in hits for pos in self._places[h]]
         for h in hits:
             if h < n:
                 may.update(self._owners[h])
             else:
-                extra.append(h - n)
+                extra.add(h - n)
         return frozenset(may), frozenset(extra)
+
+    def _possible_wide(self, text: str) -> tuple[frozenset[int], frozenset[int]] | None:
+        """:meth:`possible` of a non-ASCII line: the hits on its stand-in copies, and on the line itself, as the
+        regexes need (:mod:`opsbrain.standin`); the regexes no reading is proven for can always match."""
+        if not self._wide or not self.set.screening or (mask := kinds(text)) >= 16:
+            return None
+        texts, always, maybe = self._wide[mask]
+        hits: list[int] = []
+        for r in texts:
+            found = self.set.hits_as_read(text) if r == 2 else \
+                self.set.hits(mapped) if (mapped := standin(text, r)) is not None else None
+            if found is None:
+                return None
+            hits += found
+        return self._found(hits, always, maybe)
 
 
     def block(self, regexes: Iterable[int] | None = None, extra: Iterable[int] | None = None) -> BlockScan | None:
@@ -400,7 +441,35 @@ def _plan(regexes: Sequence[re.Pattern[str]], extra: Sequence[str], use_re2: boo
         for lit in need:
             lits.setdefault(lit, []).append(i)
     kept = [p for p in extra if checked_extra or _re2_reads(p)] if use_re2 else list(extra)
-    return {"lits": lits, "whole": whole, "always": always, "extra": kept}
+    plan = {"lits": lits, "whole": whole, "always": always, "extra": kept}
+    if use_re2 and len(kept) == len(extra):
+        plan["wide"] = _wide_plan(regexes, whole, kept)
+    return plan
+
+
+def _wide_plan(regexes: Sequence[re.Pattern[str]], whole: list[list[Any]], extra: list[str]
+               ) -> list[dict[str, Any]]:
+    """How a non-ASCII line is read (:mod:`opsbrain.standin`), for each set of kinds of character it may hold: the
+    regexes and extra patterns found on no reading (``always``, ``extra``) and the texts to scan (``texts``). A
+    regex screened by its literals needs the first copy only: an ASCII literal of the line is in it as it is."""
+    parsed = []
+    for pattern, flags, kind, i in [(regexes[i].pattern, regexes[i].flags, "r", i) for _t, i in whole] + \
+            [(p, 0, "x", k) for k, p in enumerate(extra)]:
+        p = standin_parse(pattern, flags)
+        ok = p is not None and not p[1] & (re.MULTILINE | re.VERBOSE | re.LOCALE)
+        parsed.append((p[0] if p and ok else None, bool(p and p[1] & re.IGNORECASE), kind, i))
+    plans = []
+    for mask in range(16):
+        out: dict[str, Any] = {"always": [], "extra": [], "texts": {0}}
+        for items, icase, kind, i in parsed:
+            texts = cover(items, icase, mask)
+            if texts is None:
+                out["always" if kind == "r" else "extra"].append(i)
+            else:
+                out["texts"] |= texts
+        out["texts"] = sorted(out["texts"])
+        plans.append(out)
+    return plans
 
 
 def plan_key(regexes: Sequence[re.Pattern[str]], extra: Sequence[str], use_re2: bool, checked_extra: bool) -> str:
@@ -417,6 +486,7 @@ def plan_key(regexes: Sequence[re.Pattern[str]], extra: Sequence[str], use_re2: 
     except OSError:
         lib_id = None
     h = hashlib.sha256(Path(__file__).read_bytes())
+    h.update(Path(__file__).with_name("standin.py").read_bytes())  # how non-ASCII lines are read
     # a regex compiled on first use (opsbrain.ingest.screen.Screened) is keyed by what it is made of, uncompiled
     parts = [list(getattr(rx, "key", None) or (rx.pattern, rx.flags)) for rx in regexes]
     h.update(json.dumps(parts + [list(extra), use_re2, checked_extra, lib_id],

@@ -289,7 +289,8 @@ class SignatureMatcher:
         self._n_codes = len(code_res)
         self._n_kb = len(self._patterns)
         regexes = code_res + [rx for rx, _m in self._patterns] + [rx for rx, _e in self._regexes]
-        self._screen_anchors = [a for a in self._groups_own if a.isascii()]  # others never occur in ASCII text
+        self._screen_anchors = [a for a in self._groups_own if a.isascii()]
+        self._wide_anchors = [a for a in self._groups_own if not a.isascii()]  # looked for on non-ASCII lines only
         from opsbrain.kb.compiled import screen_memo
 
         self._screen = Screen(regexes, extra=[literal_pattern(a) for a in self._screen_anchors], checked_extra=True,
@@ -341,8 +342,8 @@ class SignatureMatcher:
         return self._match_log(text)
 
     def _match_log(self, text: str) -> list[Match]:
-        screened = self._screen.possible(text)  # None: not ASCII (or no RE2), every regex runs
-        if screened is not None and not screened[0] and not screened[1]:
+        screened = self._screen.possible(text)  # None: no RE2 (or a character re.I folds onto ASCII), every regex runs
+        if screened is not None and not screened[0] and not screened[1] and (text.isascii() or not self._wide_anchors):
             return []  # nothing can match: the one scan was all
         may, anchors = screened if screened is not None else (None, None)
         out: list[Match] = []
@@ -394,10 +395,10 @@ class SignatureMatcher:
             pos = am.start() + 1
 
     def _groups_by_screen(self, text: str, anchors: frozenset[int]) -> Iterator[GroupHit]:
-        """The same for the anchors the screen found, in the same order: by position, shorter anchors first."""
+        """The same for the anchors the screen found, in the same order: by position, shorter anchors first. On a
+        non-ASCII line the screen's anchors are those that may occur, and the non-ASCII anchors are looked for too."""
         at = []
-        for k in anchors:
-            a = self._screen_anchors[k]
+        for a in [self._screen_anchors[k] for k in anchors] + ([] if text.isascii() else self._wide_anchors):
             pos = text.find(a)
             while pos >= 0:
                 at.append((pos, len(a), a))

@@ -211,13 +211,15 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
         text = DEBUG_ADVICE.sub(" ", text)
     scr, covered = _screen()
     seen = scr.possible(text)
-    if seen is None:  # not ASCII, or no RE2: the gate regex itself, and every parser regex runs
+    if seen is None:  # no RE2 (or a character re.I folds onto ASCII): the gate regex itself, every parser regex runs
         if not gate().search(text):
             return []
     else:
         may, extra = seen
-        if 0 not in extra and (not extra or not gate().search(text)):  # no gate word; a documented message's
-            return []                                                   # superset alone: the exact gate decides
+        # no gate word; a documented message's superset alone, or a non-ASCII line (the screen then names the
+        # patterns that may occur, session 39): the exact gate decides
+        if (0 not in extra or not text.isascii()) and (not extra or not gate().search(text)):
+            return []
         screen.set_line(text, may, covered)
         if not _parsers_may(text):
             return []  # a gate word, but every parser's regexes are ruled out: no parser can find a signal
