@@ -83,7 +83,7 @@ class PatternSet:
             return None
         return self._set.Match(text) or []
 
-    def hits_as_read(self, text: str) -> list[int] | None:
+    def hits_as_read(self, text: str | bytes) -> list[int] | None:
         """The patterns RE2 finds in ``text`` as it reads any text (Unicode literals exact, ``\\w``/``\\b`` ASCII);
         None without RE2 or for text RE2 cannot take (lone surrogates)."""
         if self._set is None:
@@ -386,8 +386,8 @@ class Screen:
         texts, always, maybe = self._wide[mask]
         hits: list[int] = []
         for r in texts:
-            found = self.set.hits_as_read(text) if r == 2 else \
-                self.set.hits(mapped) if (mapped := standin(text, r)) is not None else None
+            copy = text if r == 2 else standin(text, r, mask)
+            found = self.set.hits_as_read(copy) if copy is not None else None
             if found is None:
                 return None
             hits += found

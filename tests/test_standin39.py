@@ -39,14 +39,17 @@ def test_classes_are_python_re_classes_on_every_code_point() -> None:
 
 
 def test_stand_ins_keep_the_class_and_the_length() -> None:
-    text = "中文 ٣\u3000é，\u212a"
-    a = standin.standin(text.replace("\u212a", "k"))
-    assert a is not None and a.isascii() and len(a) == len(text)
-    for c, x in zip(text.replace("\u212a", "k"), a, strict=True):
-        for p in (r"\w", r"\d", r"\s"):
-            assert bool(re.match(p, c)) == bool(re.match(p, x)), (c, x, p)
-    assert standin.standin(text) is None  # the Kelvin sign: no stand-in under every flag
-    assert standin.kinds("中٣\u3000，") == 15 and standin.kinds("ascii") == 0
+    for text in ("中文 ٣\u3000é，\U0001f600x\udc80", "中文 é，\U0001f600x\udc80"):  # the translate and run paths
+        for r in (0, 1):
+            a = standin.standin(text, r)
+            assert a is not None and a.isascii() and len(a) == len(text)
+            assert a == text.translate({ord(c): standin.READINGS[r][standin._kind(c)] for c in text
+                                        if not c.isascii()}).encode()
+            for c, x in zip(text, a.decode(), strict=True):
+                for p in (r"\w", r"\d", r"\s"):
+                    assert r == 1 and p != r"\s" or bool(re.match(p, c)) == bool(re.match(p, x)), (c, x, p)
+    assert standin.standin("中\u212a") is None  # the Kelvin sign: no stand-in under every flag
+    assert standin.kinds("中٣\u3000，") == 15 and standin.kinds("中") == 10 and standin.kinds("ſ") >= 16
 
 
 @pytest.fixture(scope="module")
