@@ -31,7 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 ROOT = Path(__file__).resolve().parents[1]
 
 ZH = ["训练进度：第 {n} 步，损失 {f:.4f}，学习率 {g:.2e}，用时 {m} 毫秒", "正在加载检查点 /data/模型/检查点_{n}.ckpt",
-      "# 设置环境变量 ASCEND_RT_VISIBLE_DEVICES=0,1,2,3（只用前四张卡）", "数据集预处理完成，样本数 {n}，耗时 {f:.1f} 秒",
+      "# 设置环境变量 ASCEND_RT_VISIBLE_DEVICES=0,1,2,3（只用前四张卡）",
+      "数据集预处理完成，样本数 {n}，耗时 {f:.1f} 秒",
       "信息：日志写入 /var/log/训练/rank_{m}.log", "评估结果：准确率 {f:.2%}，召回率 {g:.2%}",
       "保存模型到 /home/用户/输出/第{m}轮/model.safetensors", "当前显存占用 {m} MB，峰值 {n} MB",
       "\u3000\u3000第 {m} 个批次已下发", "配置文件 /etc/训练/配置.yaml 读取成功，共 {m} 项"]

@@ -337,9 +337,13 @@ class Screen:
         self.extra = list(plan["extra"])
         self._n = len(self._owners)
         # how a non-ASCII line is read, by the kinds of character it holds (none: not at all)
-        self._wide = [(tuple(w["texts"]), self.always | frozenset(w["always"]), frozenset(w["extra"]))
-                      for w in plan.get("wide", ())]
-        pats = [f"(?i){literal_pattern(k)}" for k in self._lits] + [t for t, _i in whole] + self.extra
+        self._wide = [(tuple(w["texts"]), self.always | frozenset(w["always"]), frozenset(w["extra"]),
+                       frozenset(w["lits"])) for w in plan.get("wide", ())]
+        wide_lits: dict[str, list[int]] = plan.get("wide_lits", {})  # literals screening regexes on such lines
+        self._wide_lits = sorted(wide_lits)
+        self._wide_owners = [tuple(wide_lits[k]) for k in self._wide_lits]
+        pats = [f"(?i){literal_pattern(k)}" for k in self._lits] + [t for t, _i in whole] + self.extra + \
+            [f"(?i){literal_pattern(k)}" for k in self._wide_lits]
         self._patterns = pats
         # a pattern held twice (a regex's RE2 translation that is also an extra: the documented-message catalog,
         # ~23,000 characters, costs ~40 ms to compile) goes into the set once; a hit on it is a hit at each place
@@ -362,10 +366,11 @@ class Screen:
             return None
         if not hits:
             return self.always, _NONE
-        return self._found(hits, self.always, _NONE)
+        return self._found(hits, self.always, _NONE, _NONE)
 
-    def _found(self, hits: list[int], always: frozenset[int], maybe: frozenset[int]
+    def _found(self, hits: list[int], always: frozenset[int], maybe: frozenset[int], lits: frozenset[int]
                ) -> tuple[frozenset[int], frozenset[int]]:
+        """``lits``: the regexes screened by their literals (on a non-ASCII line the readings do not cover)."""
         n = self._n
         may = set(always)
         extra = set(maybe)
@@ -374,8 +379,10 @@ class Screen:
         for h in hits:
             if h < n:
                 may.update(self._owners[h])
-            else:
+            elif h < n + len(self.extra):
                 extra.add(h - n)
+            elif lits:  # a literal that screens a regex on non-ASCII lines only
+                may.update(lits.intersection(self._wide_owners[h - n - len(self.extra)]))
         return frozenset(may), frozenset(extra)
 
     def _possible_wide(self, text: str) -> tuple[frozenset[int], frozenset[int]] | None:
@@ -383,7 +390,7 @@ class Screen:
         regexes need (:mod:`opsbrain.standin`); the regexes no reading is proven for can always match."""
         if not self._wide or not self.set.screening or (mask := kinds(text)) >= 16:
             return None
-        texts, always, maybe = self._wide[mask]
+        texts, always, maybe, lits = self._wide[mask]
         hits: list[int] = []
         for r in texts:
             copy = text if r == 2 else standin(text, r, mask)
@@ -391,7 +398,7 @@ class Screen:
             if found is None:
                 return None
             hits += found
-        return self._found(hits, always, maybe)
+        return self._found(hits, always, maybe, lits)
 
 
     def block(self, regexes: Iterable[int] | None = None, extra: Iterable[int] | None = None) -> BlockScan | None:
@@ -402,12 +409,15 @@ class Screen:
         from opsbrain.blockscan import BlockScan
 
         pats = self.block_patterns(regexes, extra)
-        scan = BlockScan(pats) if pats is not None else None
+        wide, wide_pats = self.block_wide(regexes, extra), self.block_patterns(regexes, extra, wide=True)
+        scan = BlockScan(pats, wide=(wide_pats, wide) if wide is not None and wide_pats is not None else None) \
+            if pats is not None else None
         return scan if scan is not None and scan.usable else None
 
-    def block_patterns(self, regexes: Iterable[int] | None = None, extra: Iterable[int] | None = None
-                       ) -> list[str] | None:
-        """The patterns of :meth:`block` (RE2 syntax, one line's meaning), or None when it cannot be built."""
+    def block_patterns(self, regexes: Iterable[int] | None = None, extra: Iterable[int] | None = None,
+                       wide: bool = False) -> list[str] | None:
+        """The patterns of :meth:`block` (RE2 syntax, one line's meaning), or None when it cannot be built.
+        ``wide``: also those that screen the regexes on non-ASCII lines only (:meth:`block_wide`)."""
         if not self.set.screening:
             return None
         want = set(range(len(self.regexes))) if regexes is None else set(regexes)
@@ -415,10 +425,45 @@ class Screen:
             return None
         xs = set(range(len(self.extra))) if extra is None else set(extra)
         pats = [p for p, own in zip(self._patterns, self._owners, strict=False) if not want.isdisjoint(own)]
-        return pats + [self._patterns[self._n + k] for k in sorted(xs) if 0 <= k < len(self.extra)]
+        pats += [self._patterns[self._n + k] for k in sorted(xs) if 0 <= k < len(self.extra)]
+        at, lits = self._n + len(self.extra), self._wide[COMMON][3] if wide and self._wide else _NONE
+        return pats + [self._patterns[at + k] for k, own in enumerate(self._wide_owners)
+                       if not want.isdisjoint(lits.intersection(own))]
+
+    def block_wide(self, regexes: Iterable[int] | None = None, extra: Iterable[int] | None = None) -> Wide | None:
+        """How a block scan of :meth:`block_patterns` reads a non-ASCII line, by the kinds of character it holds
+        (:func:`opsbrain.standin.kinds`): (the texts to scan, True when one of the regexes or patterns must be
+        run on it anyway); None when this screen does not read non-ASCII lines."""
+        if not self._wide:
+            return None
+        want = set(range(len(self.regexes))) if regexes is None else set(regexes)
+        xs = set(range(len(self.extra))) if extra is None else set(extra)
+        common = self._wide[COMMON][3]  # regexes screened by literals at the common kinds: in the block's patterns
+        return [(texts, not want.isdisjoint(always | (lits - common)) or not xs.isdisjoint(maybe))
+                for texts, always, maybe, lits in self._wide]
 
 
 _NONE: frozenset[int] = frozenset()
+
+COMMON = 10
+"""The kinds of a Chinese line (:func:`opsbrain.standin.kinds`: word characters and punctuation, no digits or
+whitespace beyond ASCII): a block scan holds the literals that screen regexes on such lines."""
+
+Wide = list[tuple[tuple[int, ...], bool]]
+"""Per kinds of non-ASCII character (:func:`opsbrain.standin.kinds`, 0-15): the texts a block scan reads of such a
+line (0 and 1 the stand-in copies of :data:`opsbrain.standin.READINGS`, 2 the line itself), and whether the line is
+a candidate anyway."""
+
+
+def wide_union(*wides: Wide) -> Wide:
+    """Block readings of several pattern lists scanned as one union: every text any of them reads."""
+    return [(tuple(sorted({t for w in wides for t in w[m][0]})), any(w[m][1] for w in wides)) for m in range(16)]
+
+
+def wide_literals(texts: tuple[int, ...]) -> Wide:
+    """The block reading of literal patterns: ASCII ones are in the first stand-in copy as they are ((0,)), others
+    only in the line itself ((2,))."""
+    return [(texts, False)] * 16
 
 Memo = Callable[[str, Callable[[], dict[str, Any]]], dict[str, Any]]
 
@@ -443,33 +488,51 @@ def _plan(regexes: Sequence[re.Pattern[str]], extra: Sequence[str], use_re2: boo
     kept = [p for p in extra if checked_extra or _re2_reads(p)] if use_re2 else list(extra)
     plan = {"lits": lits, "whole": whole, "always": always, "extra": kept}
     if use_re2 and len(kept) == len(extra):
-        plan["wide"] = _wide_plan(regexes, whole, kept)
+        wide = _wide_plan(regexes, whole, kept)
+        plan["wide"], plan["wide_lits"] = wide["plans"], wide["wide_lits"]
     return plan
 
 
 def _wide_plan(regexes: Sequence[re.Pattern[str]], whole: list[list[Any]], extra: list[str]
-               ) -> list[dict[str, Any]]:
-    """How a non-ASCII line is read (:mod:`opsbrain.standin`), for each set of kinds of character it may hold: the
-    regexes and extra patterns found on no reading (``always``, ``extra``) and the texts to scan (``texts``). A
-    regex screened by its literals needs the first copy only: an ASCII literal of the line is in it as it is."""
+               ) -> dict[str, Any]:
+    """How a non-ASCII line is read (:mod:`opsbrain.standin`), for each set of kinds of character it may hold
+    (``plans``): the regexes and extra patterns found on no reading (``always``, ``extra``) and the texts to scan
+    (``texts``). A regex screened by its literals needs the first copy only: an ASCII literal of the line is in it
+    as it is. A regex no reading finds is screened by the literals it needs (``lits``: the line itself holds one,
+    as written where caseless), when it has such literals."""
     parsed = []
     for pattern, flags, kind, i in [(regexes[i].pattern, regexes[i].flags, "r", i) for _t, i in whole] + \
             [(p, 0, "x", k) for k, p in enumerate(extra)]:
         p = standin_parse(pattern, flags)
         ok = p is not None and not p[1] & (re.MULTILINE | re.VERBOSE | re.LOCALE)
         parsed.append((p[0] if p and ok else None, bool(p and p[1] & re.IGNORECASE), kind, i))
-    plans = []
+    plans, lits = [], {}
     for mask in range(16):
-        out: dict[str, Any] = {"always": [], "extra": [], "texts": {0}}
+        out: dict[str, Any] = {"always": [], "extra": [], "texts": {0}, "lits": []}
         for items, icase, kind, i in parsed:
             texts = cover(items, icase, mask)
+            if texts is None and kind == "r" and (need := _caseless_literals(regexes[i].pattern)):
+                texts = {0} if all(x.isascii() for x in need) else {2}
+                lits[i] = need
+                out["lits"].append(i)
             if texts is None:
                 out["always" if kind == "r" else "extra"].append(i)
             else:
                 out["texts"] |= texts
         out["texts"] = sorted(out["texts"])
         plans.append(out)
-    return plans
+    wide_lits: dict[str, list[int]] = {}
+    for i, need in sorted(lits.items()):
+        for x in need:
+            wide_lits.setdefault(x, []).append(i)
+    return {"plans": plans, "wide_lits": wide_lits}
+
+
+def _caseless_literals(pattern: str) -> tuple[str, ...]:
+    """:func:`required_literals` when each of their characters is ASCII or has no case (RE2 then finds them as
+    ``re`` does, in any text without a character of :data:`opsbrain.standin.FOLDS`), else ()."""
+    need = required_literals(pattern)
+    return need if all(c.isascii() or c.lower() == c == c.upper() for x in need for c in x) else ()
 
 
 def plan_key(regexes: Sequence[re.Pattern[str]], extra: Sequence[str], use_re2: bool, checked_extra: bool) -> str:

@@ -23,7 +23,6 @@ mapped line, which is then not ASCII: such a line is not screened at all (the ca
 
 from __future__ import annotations
 
-import codecs
 import re
 from typing import Any
 
@@ -69,26 +68,18 @@ class _Table(dict[int, Any]):
 _TABLES = tuple(_Table(r) for r in READINGS)
 _NA_DIGIT = re.compile(r"[^\D0-9]")  # a non-ASCII decimal digit
 _NA_SPACE = re.compile(r"[^\S\x00-\x7f]")  # non-ASCII whitespace
-_NA_NONWORD = re.compile(r"[^\x00-\x7f\w]")  # a non-ASCII character that is no word character
 _FOLD = re.compile("[" + "".join(sorted(FOLDS)) + "]")
-
-
-def _runs_as(standin: str) -> Any:
-    def handler(e: UnicodeError) -> tuple[str, int]:
-        assert isinstance(e, UnicodeEncodeError)
-        return standin * (e.end - e.start), e.end
-
-    return handler
-
-
-codecs.register_error("opsbrain-standin-word", _runs_as(WORD))  # a run of non-ASCII characters, at once
-codecs.register_error("opsbrain-standin-other", _runs_as(OTHER))
+_RARE = re.compile("|".join(rx.pattern for rx in (_NA_DIGIT, _NA_SPACE, _FOLD)))
+_NA_NONWORD = re.compile(r"[^\x00-\x7f\w]")  # a non-ASCII character that is no word character
+_QUESTION = {0: bytes.maketrans(b"?", WORD.encode()), 1: bytes.maketrans(b"?", OTHER.encode())}
 
 
 def kinds(text: str) -> int:
     """The kinds of non-ASCII character a non-ASCII ``text`` may hold, as bits: 1 a digit, 2 another word
     character, 4 whitespace, 8 anything else (2 and 8 always set: the plans assume them), 16 a character of
-    :data:`FOLDS`. Three scans in C, not a look at each character."""
+    :data:`FOLDS`. One scan in C (three when the line holds one of the rarer kinds), not a look at each character."""
+    if _RARE.search(text) is None:
+        return 10
     return 10 | (1 if _NA_DIGIT.search(text) else 0) | (4 if _NA_SPACE.search(text) else 0) | \
         (16 if _FOLD.search(text) else 0)
 
@@ -96,16 +87,16 @@ def kinds(text: str) -> int:
 def standin(text: str, reading: int = 0, mask: int | None = None) -> bytes | None:
     """``text`` (ASCII-encoded) with every non-ASCII character replaced by its stand-in of :data:`READINGS`
     [reading]; None when ``text`` holds a character of :data:`FOLDS` (no ASCII text stands in for it under every
-    flag). ``mask``: :func:`kinds` of ``text`` when known: without digits and whitespace beyond ASCII, each run of
-    non-ASCII characters is replaced at once (an encoder's error handler) instead of character by character."""
+    flag). ``mask``: :func:`kinds` of ``text`` when known. A line without digits and whitespace beyond ASCII and
+    without ``?`` takes the encoder's ``?`` for each non-ASCII character (in C), then the stand-in for ``?`` (the
+    first reading turns the non-word characters into :data:`OTHER` first); others go character by character."""
     if mask is None:
         mask = kinds(text)
     if mask & 16:
         return None
-    if not mask & 5:
-        if reading == 1:
-            return text.encode("ascii", "opsbrain-standin-other")
-        return _NA_NONWORD.sub(OTHER, text).encode("ascii", "opsbrain-standin-word")
+    if not mask & 5 and "?" not in text:
+        wide = text if reading == 1 else _NA_NONWORD.sub(OTHER, text)
+        return wide.encode("ascii", "replace").translate(_QUESTION[reading])
     return text.translate(_TABLES[reading]).encode("ascii")
 
 

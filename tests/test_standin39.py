@@ -153,3 +153,32 @@ def test_chinese_lines_are_screened_and_ruled_out(matcher: SignatureMatcher) -> 
     assert got is not None and not got[1]  # no gate word: nothing to confirm
     mg = matcher._screen.possible(line)
     assert mg is not None and not mg[0] and not mg[1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts=st.lists(_text(), min_size=1, max_size=40))
+def test_block_scans_keep_every_line_with_an_answer(texts: list[str], matcher: SignatureMatcher) -> None:
+    from opsbrain.bundle.diagnose import _candidates
+    from opsbrain.kb.matcher import MAX_SCAN_CHARS
+
+    signals = [bool(parsers.parse_line(t, 1.0)) for t in texts]
+    matches = [bool(matcher.match(t)) for t in texts]
+    may = parsers.may_signal(texts)
+    block = matcher._block
+    assert may is not None and block is not None
+    kept = block.candidates(texts, MAX_SCAN_CHARS)
+    both = _candidates(texts, matcher)
+    assert kept is not None and both is not None
+    for i, t in enumerate(texts):
+        assert may[i] or not signals[i], t
+        assert kept[i] or not matches[i], t
+        assert both[i] or not (signals[i] or matches[i]), t
+
+
+def test_block_scans_rule_out_chinese_console_lines(matcher: SignatureMatcher) -> None:
+    from opsbrain.bundle.diagnose import _candidates
+
+    texts = ["2026-01-01 10:00:00 信息：训练进度 第 12 步，损失 1.25，用时 300 毫秒",
+             "保存模型到 /home/用户/输出/第3轮/model.pt", "错误：EI0002 任务执行超时"]
+    assert _candidates(texts, matcher) == [False, False, True]  # before session 39: every non-ASCII line kept
+    assert parsers.may_signal(texts) == [False, False, True]

@@ -31,7 +31,7 @@ from opsbrain.blockscan import BlockScan
 from opsbrain.ingest.parsers.fdreport import fault_name, own_words, status_code
 from opsbrain.kb.codenorm import switch_key
 from opsbrain.kb.importers import MAX_ANCHOR_CHARS, ImportedEntry, ImportedKnowledge, name_digest
-from opsbrain.multiscan import Screen, in_order, literal_pattern, required_literals
+from opsbrain.multiscan import Screen, Wide, in_order, literal_pattern, required_literals, wide_literals, wide_union
 
 MAX_SCAN_CHARS = 8192
 """Characters of a line that are scanned: rsyslog's default maximum message size is 8 KiB, so a longer
@@ -434,7 +434,7 @@ class SignatureMatcher:
     @cached_property
     def _block(self) -> BlockScan | None:
         pats = self.block_patterns()
-        scan = BlockScan(pats) if pats is not None else None
+        scan = BlockScan(pats, wide=self.wide_block()) if pats is not None else None
         return scan if scan is not None and scan.usable else None
 
     def block_patterns(self) -> list[str] | None:
@@ -460,6 +460,17 @@ class SignatureMatcher:
             pats.append(r'^\s*"(?:cause_en|code)"\s*:')  # diag_report.json's name and code keys
         longest = {max(group, key=len) for a in self._screen_anchors for group, _e in self._groups_own[a]}
         return pats + [literal_pattern(sub) for sub in sorted(longest)]
+
+    def wide_block(self) -> tuple[list[str], Wide] | None:
+        """The block scan of :meth:`match_lines` on non-ASCII lines (session 39), or None: the line screen's
+        patterns of every regex and anchor as it reads such lines (:meth:`opsbrain.multiscan.Screen.block_wide`),
+        the non-ASCII anchors, and ``|`` or ``"`` (a FaultDiag report's row, also a Chinese one, is read whole)."""
+        pats = self._screen.block_patterns(wide=True)
+        wide = self._screen.block_wide()
+        if pats is None or wide is None:
+            return None
+        return (pats + [literal_pattern(a) for a in self._wide_anchors] + ['[|"]'],
+                wide_union(wide, wide_literals((0, 2))))
 
 
 def _family(code: str) -> str:

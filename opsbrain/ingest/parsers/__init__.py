@@ -40,7 +40,7 @@ from opsbrain.ingest.parsers import (
 from opsbrain.ingest.parsers.ctx import MAX_LINE, LineCtx, Parser, stated_level, worded_level
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.surface import head_source, logged_level
-from opsbrain.multiscan import Screen, literal_pattern, re2_superset, superset_key
+from opsbrain.multiscan import Screen, Wide, literal_pattern, re2_superset, superset_key, wide_literals, wide_union
 
 ORDER: tuple[Parser, ...] = (fdreport.parse, fdtoolkit.parse, twin.parse, monitor.parse, mindcluster.parse,
                              messages.parse, mindie.parse, errnums.parse, dmi.parse, device.parse, kubelet.parse,
@@ -161,8 +161,32 @@ def _block_gates() -> tuple[BlockScan, BlockScan] | None:
     pats = _gate_patterns()
     if pats is None:
         return None
-    words, tests = BlockScan(pats[0]), BlockScan(pats[1])
+    wide = _gate_wide()
+    words = BlockScan(pats[0], wide=wide[0] if wide else None)
+    tests = BlockScan(pats[1], wide=wide[1] if wide else None)
     return (words, tests) if words.usable and tests.usable else None
+
+
+@lru_cache(maxsize=1)
+def _gate_wide() -> tuple[tuple[list[str], Wide], tuple[list[str], Wide]] | None:
+    """The patterns and readings of the two block scans of :func:`_gate_patterns` on a non-ASCII line (session
+    39; the two literal tests are ASCII: in the first stand-in copy as written); None when the line screen does not
+    read such lines."""
+    scr, _covered = _screen()
+    pats = _gate_patterns()
+    ids = _every_parser().ids
+    words, parsers = scr.block_wide(regexes=(), extra=None), scr.block_wide(regexes=ids, extra=())
+    tests = scr.block_patterns(regexes=ids, extra=(), wide=True)
+    if pats is None or words is None or parsers is None or tests is None:
+        return None
+    return (pats[0], words), (tests + pats[1][-2:], wide_union(parsers, wide_literals((0,))))
+
+
+def signal_wide() -> tuple[list[str], Wide] | None:
+    """The patterns and readings of a block scan of :func:`signal_patterns` on a non-ASCII line, or None (such a
+    line is a candidate)."""
+    wide = _gate_wide()
+    return (list(wide[1][0]), wide[1][1]) if wide is not None else None
 
 
 def signal_patterns() -> list[str] | None:
@@ -243,4 +267,4 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
         ctx.out = [s if s.peer else replace(s, peer=peer) for s in ctx.out]
     return ctx.out
 
-__all__ = ["MAX_LINE", "LineCtx", "Signal", "may_signal", "parse_line", "signal_patterns"]
+__all__ = ["MAX_LINE", "LineCtx", "Signal", "may_signal", "parse_line", "signal_patterns", "signal_wide"]
