@@ -48,7 +48,8 @@ class BlockScan:
         such a line is read (:meth:`opsbrain.multiscan.Screen.block_wide`); None: such a line is a candidate."""
         self.patterns = list(patterns)
         self._wide: Wide | None = None
-        self._wide_scan: BlockScan | None = None
+        self._wide_pats: list[str] = []
+        self._wide_scan: BlockScan | None = None  # compiled on the first non-ASCII line (an ASCII log needs none)
         self._rx: Any = None
         self._raw: Any = None
         self._unanchored: Any = None
@@ -70,10 +71,7 @@ class BlockScan:
         if self._unanchored is None:
             self._raw = None
         if wide is not None:
-            pats, self._wide = wide
-            self._wide_scan = self if list(pats) == self.patterns else BlockScan(pats)
-            if not self._wide_scan.usable:
-                self._wide = self._wide_scan = None
+            self._wide_pats, self._wide = list(wide[0]), wide[1]
 
     @property
     def usable(self) -> bool:
@@ -102,13 +100,23 @@ class BlockScan:
                         wide.append(i)
                 else:
                     parts.append(t)
-            if wide and self._wide_scan is not None:
+            if wide and self._wide is not None and self._wide_block() is not None:
                 self._wide_lines(texts, wide, out)
             texts = parts
         for lo in range(0, n, CHUNK_LINES):
             self._scan("\n".join(texts[lo:min(n, lo + CHUNK_LINES)]).encode("ascii"), lo, min(n, lo + CHUNK_LINES),
                        out)
         return out
+
+    def _wide_block(self) -> BlockScan | None:
+        """The scan of non-ASCII lines' texts (this one when the patterns are the same), or None when RE2 cannot
+        read its patterns (such lines are then candidates)."""
+        if self._wide_scan is None:
+            self._wide_scan = self if self._wide_pats == self.patterns else BlockScan(self._wide_pats)
+            if not self._wide_scan.usable:
+                self._wide = None
+                return None
+        return self._wide_scan
 
     def _wide_lines(self, texts: Sequence[str], wide: list[int], out: list[bool]) -> None:
         """Rule out the non-ASCII lines ``wide`` where none of the patterns for such lines occurs in the texts the
