@@ -347,11 +347,14 @@ def _wide_plan(regexes: Sequence[re.Pattern[str]], whole: list[list[Any]], extra
         ok = p is not None and not p[1] & (re.MULTILINE | re.VERBOSE | re.LOCALE)
         parsed.append((p[0] if p and ok else None, bool(p and p[1] & re.IGNORECASE), kind, i))
     plans, lits = [], {}
+    covers = [cover(items, icase) for items, icase, _kind, _i in parsed]
+    fallback = {i: _caseless_literals(regexes[i].pattern)
+                for (_items, _c, kind, i), cov in zip(parsed, covers, strict=True) if kind == "r" and None in cov}
     for mask in range(16):
         out: dict[str, Any] = {"always": [], "extra": [], "texts": {0}, "lits": []}
-        for items, icase, kind, i in parsed:
-            texts = cover(items, icase, mask)
-            if texts is None and kind == "r" and (need := _caseless_literals(regexes[i].pattern)):
+        for (_items, _icase, kind, i), cov in zip(parsed, covers, strict=True):
+            texts = cov[mask]
+            if texts is None and kind == "r" and (need := fallback[i]):
                 texts = {0} if all(x.isascii() for x in need) else {2}
                 lits[i] = need
                 out["lits"].append(i)

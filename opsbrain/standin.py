@@ -158,6 +158,8 @@ def _walk(items: list[Any], icase: bool, neg: bool, st: _State) -> None:
                 st.mapped = [[False] * 4, [False] * 4]
                 st.orig = st.orig and not (icase and _cased(av))
                 continue
+            if name == "LITERAL" and not neg:
+                continue  # takes no non-ASCII character (FOLDS aside): nothing to keep
             lit = chr(av).lower() if icase else chr(av)
 
             def same(x: str, lit: str = lit) -> bool:
@@ -232,24 +234,28 @@ def top_alternatives(items: list[Any]) -> list[list[Any]] | None:
     return None
 
 
-def cover(items: list[Any] | None, icase: bool, mask: int) -> set[int] | None:
-    """The texts of a non-ASCII line holding the kinds ``mask`` (:func:`kinds`) on which the screen finds the regex
-    (parsed ``items``) wherever ``re`` does: 0 and 1 the copies of :data:`READINGS`, 2 the line itself; None when
-    there are none. A regex that is one alternation may need several (each alternative its own): RE2 finds an
-    alternative's match with the whole."""
+def cover(items: list[Any] | None, icase: bool) -> list[set[int] | None]:
+    """For each set of kinds of character a non-ASCII line holds (:func:`kinds`, 0-15), the texts of the line on
+    which the screen finds the regex (parsed ``items``) wherever ``re`` does: 0 and 1 the copies of
+    :data:`READINGS`, 2 the line itself; None when there are none. A regex that is one alternation may need
+    several (each alternative its own): RE2 finds an alternative's match with the whole."""
     if items is None:
-        return None
-    texts = set()
-    for part in [items] if (alts := top_alternatives(items)) is None else [items, *alts]:
-        ok, orig = analyse(part, icase)
-        found = next((r for r in (0, 1) if all(ok[r][k] for k in range(4) if mask >> k & 1)), 2 if orig else None)
-        if found is not None and part is items:
-            return {found}
-        if found is None and part is not items:
-            return None
+        return [None] * 16
+    whole = analyse(items, icase)
+    alts = [analyse(alt, icase) for alt in top_alternatives(items) or ()]
+
+    def reads(ok: list[list[bool]], orig: bool, mask: int) -> int | None:
+        return next((r for r in (0, 1) if all(ok[r][k] for k in range(4) if mask >> k & 1)), 2 if orig else None)
+
+    out: list[set[int] | None] = []
+    for mask in range(16):
+        found = reads(*whole, mask)
         if found is not None:
-            texts.add(found)
-    return texts or None
+            out.append({found})
+            continue
+        each = [reads(*a, mask) for a in alts]
+        out.append(None if not each or None in each else {r for r in each if r is not None})
+    return out
 
 
 __all__ = ["FOLDS", "READINGS", "analyse", "cover", "kinds", "parse", "standin", "top_alternatives"]
