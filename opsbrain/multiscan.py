@@ -182,8 +182,10 @@ class Screen:
         wide_lits: dict[str, list[int]] = plan.get("wide_lits", {})  # literals screening regexes on such lines
         self._wide_lits = sorted(wide_lits)
         self._wide_owners = [tuple(wide_lits[k]) for k in self._wide_lits]
-        pats = [f"(?i){literal_pattern(k)}" for k in self._lits] + [t for t, _i in whole] + self.extra + \
-            [f"(?i){literal_pattern(k)}" for k in self._wide_lits]
+        # in a set of their own, scanned on non-ASCII lines only: an ASCII line's scan is as before
+        self._wide_pats = [f"(?i){literal_pattern(k)}" for k in self._wide_lits]
+        self._wide_set: PatternSet | None = None
+        pats = [f"(?i){literal_pattern(k)}" for k in self._lits] + [t for t, _i in whole] + self.extra
         self._patterns = pats
         # a pattern held twice (a regex's RE2 translation that is also an extra: the documented-message catalog,
         # ~23,000 characters, costs ~40 ms to compile) goes into the set once; a hit on it is a hit at each place
@@ -208,20 +210,23 @@ class Screen:
             return self.always, _NONE
         return self._found(hits, self.always, _NONE, _NONE)
 
-    def _found(self, hits: list[int], always: frozenset[int], maybe: frozenset[int], lits: frozenset[int]
-               ) -> tuple[frozenset[int], frozenset[int]]:
-        """``lits``: the regexes screened by their literals (on a non-ASCII line the readings do not cover)."""
+    def _found(self, hits: list[int], always: frozenset[int], maybe: frozenset[int], lits: frozenset[int],
+               wide_hits: list[int] | None = None) -> tuple[frozenset[int], frozenset[int]]:
+        """``lits``: the regexes screened by their literals (on a non-ASCII line the readings do not cover), and
+        ``wide_hits`` the literals found (indices into their own set)."""
         n = self._n
         may = set(always)
         extra = set(maybe)
         if self._places is not None:
             hits = [pos for h in hits for pos in self._places[h]]
+        if wide_hits:
+            hits = [*hits, *(n + len(self.extra) + h for h in wide_hits)]
         for h in hits:
             if h < n:
                 may.update(self._owners[h])
             elif h < n + len(self.extra):
                 extra.add(h - n)
-            elif lits:  # a literal that screens a regex on non-ASCII lines only
+            elif lits:  # a literal that screens a regex on non-ASCII lines only (its own set, numbered after)
                 may.update(lits.intersection(self._wide_owners[h - n - len(self.extra)]))
         return frozenset(may), frozenset(extra)
 
@@ -238,6 +243,13 @@ class Screen:
             if found is None:
                 return None
             hits += found
+        if lits:  # the literals of regexes no reading covers, on the line itself
+            if self._wide_set is None:
+                self._wide_set = PatternSet(self._wide_pats, checked=len(self._wide_pats))
+            wide_hits = self._wide_set.hits_as_read(text)
+            if wide_hits is None:
+                return None
+            return self._found(hits, always, maybe, lits, wide_hits)
         return self._found(hits, always, maybe, lits)
 
 
@@ -266,8 +278,8 @@ class Screen:
         xs = set(range(len(self.extra))) if extra is None else set(extra)
         pats = [p for p, own in zip(self._patterns, self._owners, strict=False) if not want.isdisjoint(own)]
         pats += [self._patterns[self._n + k] for k in sorted(xs) if 0 <= k < len(self.extra)]
-        at, lits = self._n + len(self.extra), self._wide[COMMON][3] if wide and self._wide else _NONE
-        return pats + [self._patterns[at + k] for k, own in enumerate(self._wide_owners)
+        lits = self._wide[COMMON][3] if wide and self._wide else _NONE
+        return pats + [self._wide_pats[k] for k, own in enumerate(self._wide_owners)
                        if not want.isdisjoint(lits.intersection(own))]
 
     def block_wide(self, regexes: Iterable[int] | None = None, extra: Iterable[int] | None = None) -> Wide | None:
