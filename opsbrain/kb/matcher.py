@@ -289,8 +289,7 @@ class SignatureMatcher:
         self._n_codes = len(code_res)
         self._n_kb = len(self._patterns)
         regexes = code_res + [rx for rx, _m in self._patterns] + [rx for rx, _e in self._regexes]
-        self._screen_anchors = [a for a in self._groups_own if a.isascii()]
-        self._wide_anchors = [a for a in self._groups_own if not a.isascii()]  # looked for on non-ASCII lines only
+        self._screen_anchors = list(self._groups_own)  # a non-ASCII one is found on non-ASCII lines (session 39)
         from opsbrain.kb.compiled import screen_memo
 
         self._screen = Screen(regexes, extra=[literal_pattern(a) for a in self._screen_anchors], checked_extra=True,
@@ -343,7 +342,7 @@ class SignatureMatcher:
 
     def _match_log(self, text: str) -> list[Match]:
         screened = self._screen.possible(text)  # None: no RE2 (or a character re.I folds onto ASCII), every regex runs
-        if screened is not None and not screened[0] and not screened[1] and (text.isascii() or not self._wide_anchors):
+        if screened is not None and not screened[0] and not screened[1]:
             return []  # nothing can match: the one scan was all
         may, anchors = screened if screened is not None else (None, None)
         out: list[Match] = []
@@ -395,10 +394,10 @@ class SignatureMatcher:
             pos = am.start() + 1
 
     def _groups_by_screen(self, text: str, anchors: frozenset[int]) -> Iterator[GroupHit]:
-        """The same for the anchors the screen found, in the same order: by position, shorter anchors first. On a
-        non-ASCII line the screen's anchors are those that may occur, and the non-ASCII anchors are looked for too."""
+        """The same for the anchors the screen found, in the same order: by position, shorter anchors first (on a
+        non-ASCII line the anchors that may occur: each is looked for)."""
         at = []
-        for a in [self._screen_anchors[k] for k in anchors] + ([] if text.isascii() else self._wide_anchors):
+        for a in [self._screen_anchors[k] for k in anchors]:
             pos = text.find(a)
             while pos >= 0:
                 at.append((pos, len(a), a))
@@ -464,13 +463,12 @@ class SignatureMatcher:
     def wide_block(self) -> tuple[list[str], Wide] | None:
         """The block scan of :meth:`match_lines` on non-ASCII lines (session 39), or None: the line screen's
         patterns of every regex and anchor as it reads such lines (:meth:`opsbrain.multiscan.Screen.block_wide`),
-        the non-ASCII anchors, and ``|`` or ``"`` (a FaultDiag report's row, also a Chinese one, is read whole)."""
+        and ``|`` or ``"`` (a FaultDiag report's row, also a Chinese one, is read whole)."""
         pats = self._screen.block_patterns(wide=True)
         wide = self._screen.block_wide()
         if pats is None or wide is None:
             return None
-        return (pats + [literal_pattern(a) for a in self._wide_anchors] + ['[|"]'],
-                wide_union(wide, wide_literals((0, 2))))
+        return pats + ['[|"]'], wide_union(wide, wide_literals((0,)))
 
 
 def _family(code: str) -> str:
