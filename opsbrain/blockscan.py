@@ -4,8 +4,10 @@ A :class:`BlockScan` is the gate in front of a per-line screen (:class:`opsbrain
 of a block are joined with newlines and one union regex of the screen's patterns is searched over the joined text in
 multi-line mode, in C. A line no match touches holds none of the patterns, so the per-line screen would rule out
 everything there, and the caller's per-line work (screen, parsers, matcher) can be skipped for it. Lines the screen
-cannot tell about (not ASCII, longer than the caller's cap, holding a newline) are always reported as candidates:
-the caller runs its exact per-line path on them.
+cannot tell about (longer than the caller's cap, holding a newline) are always reported as candidates: the caller
+runs its exact per-line path on them. A non-ASCII line (session 39) is read as the per-line screen reads it
+(:meth:`opsbrain.multiscan.Screen.block_wide`): its ASCII stand-in copies and the line itself join a second block,
+scanned with the patterns given for such lines; without them it is a candidate.
 
 Why a match only ever marks a superset: each pattern is read with ``^``/``$`` at line boundaries (``(?m)``), and
 ``\\b``/``\\B`` see a newline next to a line's ends, as they see the text's ends in the line alone; so a pattern that
@@ -20,7 +22,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from opsbrain.multiscan import _re2
+from opsbrain.multiscan import Wide, _re2
+from opsbrain.standin import kinds, standin
 
 UNION_MAX_MEM = 256 << 20
 """Bytes RE2 may use for the union's automaton (a few thousand literals and regexes): past it RE2 would fall back to
@@ -40,8 +43,13 @@ class BlockScan:
     """Which lines of a block can hold one of ``patterns`` (RE2 syntax as :class:`opsbrain.multiscan.PatternSet`
     reads it, case-sensitive unless a pattern says ``(?i)``), in one scan of the block."""
 
-    def __init__(self, patterns: Sequence[str]) -> None:
+    def __init__(self, patterns: Sequence[str], wide: tuple[Sequence[str], Wide] | None = None) -> None:
+        """``wide``: the patterns a non-ASCII line is scanned with (the same as ``patterns`` or others) and how
+        such a line is read (:meth:`opsbrain.multiscan.Screen.block_wide`); None: such a line is a candidate."""
         self.patterns = list(patterns)
+        self._wide: Wide | None = None
+        self._wide_pats: list[str] = []
+        self._wide_scan: BlockScan | None = None  # compiled on the first non-ASCII line (an ASCII log needs none)
         self._rx: Any = None
         self._raw: Any = None
         self._unanchored: Any = None
@@ -62,6 +70,8 @@ class BlockScan:
         self._unanchored = getattr(getattr(raw, "Anchor", None), "UNANCHORED", None)
         if self._unanchored is None:
             self._raw = None
+        if wide is not None:
+            self._wide_pats, self._wide = list(wide[0]), wide[1]
 
     @property
     def usable(self) -> bool:
@@ -79,23 +89,65 @@ class BlockScan:
         if not n:
             return out
         joined = "\n".join(texts)
+        wide: list[int] = []
         if not (joined.isascii() and joined.count("\n") == n - 1 and max(map(len, texts)) <= cap):
             parts = []  # the lines the scan cannot tell about join as empty lines and are candidates
             for i, t in enumerate(texts):
                 if len(t) > cap or not t.isascii() or "\n" in t:
                     out[i] = True
                     parts.append("")
+                    if len(t) <= cap and "\n" not in t:
+                        wide.append(i)
                 else:
                     parts.append(t)
+            if wide and self._wide is not None and self._wide_block() is not None:
+                self._wide_lines(texts, wide, out)
             texts = parts
         for lo in range(0, n, CHUNK_LINES):
-            self._scan(texts, lo, min(n, lo + CHUNK_LINES), out)
+            self._scan("\n".join(texts[lo:min(n, lo + CHUNK_LINES)]).encode("ascii"), lo, min(n, lo + CHUNK_LINES),
+                       out)
         return out
 
-    def _scan(self, texts: Sequence[str], lo: int, hi: int, out: list[bool]) -> None:
-        """Mark the candidates among lines ``lo`` to ``hi`` (one block; RE2 copies its text on every call, so a
-        block is kept small and a search resumes at the next unmarked line)."""
-        block = "\n".join(texts[lo:hi]).encode("ascii")
+    def _wide_block(self) -> BlockScan | None:
+        """The scan of non-ASCII lines' texts (this one when the patterns are the same), or None when RE2 cannot
+        read its patterns (such lines are then candidates)."""
+        if self._wide_scan is None:
+            self._wide_scan = self if self._wide_pats == self.patterns else BlockScan(self._wide_pats)
+            if not self._wide_scan.usable:
+                self._wide = None
+                return None
+        return self._wide_scan
+
+    def _wide_lines(self, texts: Sequence[str], wide: list[int], out: list[bool]) -> None:
+        """Rule out the non-ASCII lines ``wide`` where none of the patterns for such lines occurs in the texts the
+        per-line screen reads (:class:`opsbrain.multiscan.Screen`: the stand-in copies, the line itself)."""
+        assert self._wide is not None and self._wide_scan is not None
+        copies: list[bytes] = []
+        owner: list[int] = []
+        for i in wide:
+            t = texts[i]
+            mask = kinds(t)
+            if mask >= 16 or self._wide[mask][1]:
+                continue  # a character re.I folds onto ASCII, or a regex run on every such line: a candidate
+            for r in self._wide[mask][0]:
+                copy = _utf8(t) if r == 2 else standin(t, r, mask)
+                if copy is None:
+                    break
+                copies.append(copy)
+                owner.append(i)
+            else:
+                out[i] = False
+        marks = [False] * len(copies)
+        for lo in range(0, len(copies), CHUNK_LINES):
+            self._wide_scan._scan(b"\n".join(copies[lo:lo + CHUNK_LINES]), lo, min(len(copies), lo + CHUNK_LINES),
+                                  marks)
+        for k, hit in enumerate(marks):
+            if hit:
+                out[owner[k]] = True
+
+    def _scan(self, block: bytes, lo: int, hi: int, out: list[bool]) -> None:
+        """Mark the candidates among lines ``lo`` to ``hi`` (``block``: those lines joined by newlines; RE2 copies
+        its text on every call, so a block is kept small and a search resumes at the next unmarked line)."""
         end, pos, line = len(block), 0, lo  # line: the index of the line that starts at pos
         while pos <= end:
             span = self._find(block, pos, end)
@@ -119,6 +171,14 @@ class BlockScan:
             return None if span[0] < 0 else (span[0], span[1])
         m = self._rx.search(block, pos, end)
         return None if m is None else m.span()
+
+
+def _utf8(text: str) -> bytes | None:
+    """``text`` as RE2 reads it (UTF-8), or None when it holds lone surrogates."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
 
 
 CHUNK_LINES = 128

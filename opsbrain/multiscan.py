@@ -2,8 +2,11 @@
 
 A :class:`PatternSet` is a screen in front of exact Python regexes. On an ASCII line, where RE2 and Python's ``re``
 agree (case folding, ``\\b``, ``\\d``, ``\\w``), one RE2 scan says which patterns occur, and only the Python regexes
-that can match are run. A non-ASCII line, or an install without RE2, gets ``None`` ("cannot tell"): the caller then
-runs every regex, exactly as without a screen. So the answer never depends on the engine, only the time does.
+that can match are run. A :class:`Screen` also reads a non-ASCII line (session 39): by RE2 on a copy with ASCII
+stand-ins of the same ``re`` class (:mod:`opsbrain.standin`), and on the line itself for regexes with non-ASCII
+literals; a regex neither reading is proven for is run on every such line. An install without RE2 (or a line with
+a character ``re.I`` folds onto ASCII) gets ``None`` ("cannot tell"): the caller then runs every regex, exactly as
+without a screen. So the answer never depends on the engine, only the time does.
 
 :func:`required_literals` derives from a regex the literals of which one must occur in any line it matches: the
 screen for a regex RE2 cannot compile as written (look-behinds), or for many regexes at once.
@@ -17,6 +20,10 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
+
+from opsbrain.re2translate import re2_superset
+from opsbrain.standin import cover, kinds, standin
+from opsbrain.standin import parse as standin_parse
 
 if TYPE_CHECKING:
     from opsbrain.blockscan import BlockScan
@@ -77,6 +84,16 @@ class PatternSet:
             return None
         return self._set.Match(text) or []
 
+    def hits_as_read(self, text: str | bytes) -> list[int] | None:
+        """The patterns RE2 finds in ``text`` as it reads any text (Unicode literals exact, ``\\w``/``\\b`` ASCII);
+        None without RE2 or for text RE2 cannot take (lone surrogates)."""
+        if self._set is None:
+            return None
+        try:
+            return self._set.Match(text) or []
+        except (UnicodeError, ValueError, TypeError):
+            return None
+
 
 def _literal_char(c: str) -> str:
     if not c.isascii() or c.isalnum() or c in " _":
@@ -133,167 +150,6 @@ def _seq_literals(items: list[Any]) -> tuple[str, ...]:
     return tuple(x.lower() for x in best)
 
 
-_SPACE = "\\t\\n\\x0b\\x0c\\r \\x1c-\\x1f"  # Python's \\s on ASCII text (RE2's lacks \\v and \\x1c-\\x1f)
-_CATEGORY = {"CATEGORY_DIGIT": "\\d", "CATEGORY_NOT_DIGIT": "\\D", "CATEGORY_WORD": "\\w", "CATEGORY_NOT_WORD": "\\W",
-             "CATEGORY_SPACE": _SPACE, "CATEGORY_NOT_SPACE": "\\S"}
-_AT = {"AT_BEGINNING": "^", "AT_BEGINNING_STRING": "\\A", "AT_END": "(?:\\n|$)", "AT_END_STRING": "$",
-       "AT_BOUNDARY": "\\b", "AT_NON_BOUNDARY": "\\B"}
-_RE2_MAX_REPEAT = 1000
-
-
-class _Untranslatable(Exception):
-    pass
-
-
-def re2_superset(rx: re.Pattern[str]) -> str | None:
-    """An RE2 pattern matching every ASCII text ``rx`` matches (and maybe a few more): look-arounds are dropped,
-    ``\\s`` spelled out as Python reads it, ``$`` also before a newline; None when ``rx`` uses what RE2 lacks
-    (back-references, multi-line or verbose flags)."""
-    if rx.flags & (re.MULTILINE | re.VERBOSE | re.LOCALE):
-        return None
-    try:
-        from re import _parser  # type: ignore[attr-defined]
-
-        body = _emit(list(_parser.parse(rx.pattern, rx.flags)), True, True)
-    except (_Untranslatable, Exception):  # noqa: BLE001 - an internal parser API: no translation is always safe
-        return None
-    flags = ("i" if rx.flags & re.IGNORECASE else "") + ("s" if rx.flags & re.DOTALL else "")
-    return f"(?{flags}){body}" if flags else body
-
-
-def _char(c: int) -> str:
-    ch = chr(c)
-    if ch.isascii() and not ch.isalnum() and ch != "_" and ch != " ":
-        return f"\\x{c:02x}"
-    return ch
-
-
-def _emit(items: list[Any], at_start: bool = False, at_end: bool = False) -> str:
-    """RE2 text of parsed ``items``; ``at_start``/``at_end``: they begin/end the whole match (where a one-character
-    look-behind/look-ahead can be kept as the character it asks for, or the text's edge)."""
-    out = []
-    if at_start:
-        items = _lead_lookbehind(items)
-    last_i = len(items) - 1
-    for i, (op, av) in enumerate(items):
-        name = str(op)
-        first, last = at_start and i == 0, at_end and i == last_i
-        if name == "LITERAL":
-            out.append(_char(av))
-        elif name == "NOT_LITERAL":
-            out.append(f"[^{_char(av)}]")
-        elif name == "ANY":
-            out.append(".")
-        elif name == "IN":
-            out.append(_emit_class(av))
-        elif name == "BRANCH":
-            out.append("(?:" + "|".join(_emit(list(a), first, last) for a in av[1]) + ")")
-        elif name == "SUBPATTERN":
-            _group, add, remove, sub = av
-            if (add | remove) & ~(re.IGNORECASE | re.DOTALL):
-                raise _Untranslatable(name)
-            on = ("i" if add & re.IGNORECASE else "") + ("s" if add & re.DOTALL else "")
-            off = ("i" if remove & re.IGNORECASE else "") + ("s" if remove & re.DOTALL else "")
-            fl = on + ("-" + off if off else "")
-            body = _emit(list(sub), first, last)
-            out.append(f"(?{fl}:" + body + ")" if fl else "(?:" + body + ")")
-        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
-            lo, hi, sub = av
-            if lo > _RE2_MAX_REPEAT or (hi != _parser_maxrepeat() and hi > _RE2_MAX_REPEAT):
-                raise _Untranslatable("repeat")
-            q = (("*" if lo == 0 else "+" if lo == 1 else f"{{{lo},}}") if hi == _parser_maxrepeat()
-                 else ("?" if (lo, hi) == (0, 1) else f"{{{lo}}}" if lo == hi else f"{{{lo},{hi}}}"))
-            out.append("(?:" + _emit(list(sub)) + ")" + q)
-        elif name == "ATOMIC_GROUP":
-            out.append("(?:" + _emit(list(av)) + ")")
-        elif name == "AT":
-            out.append(_AT[str(av)])
-        elif name in ("ASSERT", "ASSERT_NOT"):
-            direction, sub = av
-            edge = first if direction < 0 else last
-            one = _one_char(list(sub), negate=name == "ASSERT_NOT") if edge else None
-            if one is not None:  # the character before the match (after it), or the line's start (end)
-                out.append(one if name == "ASSERT" else ("(?:^|" if direction < 0 else "(?:$|") + one + ")")
-            # else: a look-around only narrows a match: without it the pattern matches more
-        else:  # GROUPREF, GROUPREF_EXISTS, ...
-            raise _Untranslatable(name)
-    return "".join(out)
-
-
-def _lead_lookbehind(items: list[Any]) -> list[Any]:
-    """``items`` with a look-behind that re-reads the literals just matched moved before them: ``50(?<![.]50)\\d{4}``
-    (a regex that starts with a literal, for speed) is ``(?<![.])50\\d{4}`` (the look-behind sees the same two
-    characters it was just shown, and one before them), which :func:`_emit` keeps as ``(?:^|[^.])50``."""
-    for k, (op, av) in enumerate(items):
-        if str(op) != "LITERAL":
-            if str(op) in ("ASSERT", "ASSERT_NOT") and k and av[0] < 0:
-                body = list(av[1])
-                if len(body) == k + 1 and [(str(o), a) for o, a in body[1:]] == \
-                        [(str(o), a) for o, a in items[:k]]:
-                    return [(op, (av[0], body[:1])), *items[:k], *items[k + 1:]]
-            break
-    return items
-
-
-def _one_char(items: list[Any], negate: bool) -> str | None:
-    """The RE2 class of a one-character look-around body (its complement when ``negate``), or None. A negative
-    look-around of alternatives keeps its one-character ones (``(?![a-z]|ab)`` as ``(?![a-z])``: it holds wherever
-    the whole does)."""
-    if len(items) != 1:
-        return None
-    op, av = items[0]
-    name = str(op)
-    if name == "BRANCH" and negate:
-        chars: list[Any] = []
-        for alt in av[1]:
-            if len(alt) == 1 and str(alt[0][0]) == "LITERAL":
-                chars.append(alt[0])
-            elif len(alt) == 1 and str(alt[0][0]) == "IN" and not any(str(o) == "NEGATE" for o, _a in alt[0][1]):
-                chars.extend(alt[0][1])
-        if not chars:
-            return None
-        op, av, name = None, chars, "IN"
-    try:
-        if name in ("LITERAL", "NOT_LITERAL"):
-            return f"[^{_char(av)}]" if negate == (name == "LITERAL") else _char(av)
-        if name == "IN":
-            if not negate:
-                return _emit_class(list(av))
-            from re import _constants  # type: ignore[attr-defined]
-
-            negated = bool(av) and str(av[0][0]) == "NEGATE"  # the complement, built (and checked) as a class
-            return _emit_class(list(av[1:]) if negated else [(_constants.NEGATE, None), *av])
-    except _Untranslatable:
-        return None
-    return None
-
-
-def _emit_class(items: list[Any]) -> str:
-    neg, parts = False, []
-    for op, av in items:
-        name = str(op)
-        if name == "NEGATE":
-            neg = True
-        elif name == "LITERAL":
-            parts.append(_char(av))
-        elif name == "RANGE":
-            parts.append(f"{_char(av[0])}-{_char(av[1])}")
-        elif name == "CATEGORY":
-            cat = str(av)
-            if cat == "CATEGORY_NOT_SPACE" and (neg or len(items) > 1):
-                raise _Untranslatable(cat)  # RE2's \\S inside a class would differ on \\v
-            parts.append(_CATEGORY[cat])
-        else:
-            raise _Untranslatable(name)
-    return "[" + ("^" if neg else "") + "".join(parts) + "]"
-
-
-def _parser_maxrepeat() -> int:
-    from re import _constants  # type: ignore[attr-defined]
-
-    return int(_constants.MAXREPEAT)
-
-
 class Screen:
     """Python regexes (``re.Pattern``) screened in one scan of a line: each by its RE2 translation
     (:func:`re2_superset`) or, where there is none, by the literals it needs. :meth:`possible` names the regexes
@@ -320,6 +176,15 @@ class Screen:
         self.always = frozenset(plan["always"])
         self.extra = list(plan["extra"])
         self._n = len(self._owners)
+        # how a non-ASCII line is read, by the kinds of character it holds (none: not at all)
+        self._wide = [(tuple(w["texts"]), self.always | frozenset(w["always"]), frozenset(w["extra"]),
+                       frozenset(w["lits"])) for w in plan.get("wide", ())]
+        wide_lits: dict[str, list[int]] = plan.get("wide_lits", {})  # literals screening regexes on such lines
+        self._wide_lits = sorted(wide_lits)
+        self._wide_owners = [tuple(wide_lits[k]) for k in self._wide_lits]
+        # in a set of their own, scanned on non-ASCII lines only: an ASCII line's scan is as before
+        self._wide_pats = [f"(?i){literal_pattern(k)}" for k in self._wide_lits]
+        self._wide_set: PatternSet | None = None
         pats = [f"(?i){literal_pattern(k)}" for k in self._lits] + [t for t, _i in whole] + self.extra
         self._patterns = pats
         # a pattern held twice (a regex's RE2 translation that is also an extra: the documented-message catalog,
@@ -334,23 +199,58 @@ class Screen:
             else PatternSet([], engine="re")  # an extra pattern RE2 cannot read: no screen at all
 
     def possible(self, text: str) -> tuple[frozenset[int], frozenset[int]] | None:
-        """(regexes that can match, extra patterns found) for ``text``; None when the set cannot tell."""
+        """(regexes that can match, extra patterns found) for ``text``; None when the set cannot tell. On a
+        non-ASCII line the extra patterns are those that may occur (a superset: the caller confirms them)."""
+        if not text.isascii():
+            return self._possible_wide(text)
         hits = self.set.hits(text)
         if hits is None:
             return None
         if not hits:
             return self.always, _NONE
+        return self._found(hits, self.always, _NONE, _NONE)
+
+    def _found(self, hits: list[int], always: frozenset[int], maybe: frozenset[int], lits: frozenset[int],
+               wide_hits: list[int] | None = None) -> tuple[frozenset[int], frozenset[int]]:
+        """``lits``: the regexes screened by their literals (on a non-ASCII line the readings do not cover), and
+        ``wide_hits`` the literals found (indices into their own set)."""
         n = self._n
-        may = set(self.always)
-        extra = []
+        may = set(always)
+        extra = set(maybe)
         if self._places is not None:
             hits = [pos for h in hits for pos in self._places[h]]
+        if wide_hits:
+            hits = [*hits, *(n + len(self.extra) + h for h in wide_hits)]
         for h in hits:
             if h < n:
                 may.update(self._owners[h])
-            else:
-                extra.append(h - n)
+            elif h < n + len(self.extra):
+                extra.add(h - n)
+            elif lits:  # a literal that screens a regex on non-ASCII lines only (its own set, numbered after)
+                may.update(lits.intersection(self._wide_owners[h - n - len(self.extra)]))
         return frozenset(may), frozenset(extra)
+
+    def _possible_wide(self, text: str) -> tuple[frozenset[int], frozenset[int]] | None:
+        """:meth:`possible` of a non-ASCII line: the hits on its stand-in copies, and on the line itself, as the
+        regexes need (:mod:`opsbrain.standin`); the regexes no reading is proven for can always match."""
+        if not self._wide or not self.set.screening or (mask := kinds(text)) >= 16:
+            return None
+        texts, always, maybe, lits = self._wide[mask]
+        hits: list[int] = []
+        for r in texts:
+            copy = text if r == 2 else standin(text, r, mask)
+            found = self.set.hits_as_read(copy) if copy is not None else None
+            if found is None:
+                return None
+            hits += found
+        if lits:  # the literals of regexes no reading covers, on the line itself
+            if self._wide_set is None:
+                self._wide_set = PatternSet(self._wide_pats, checked=len(self._wide_pats))
+            wide_hits = self._wide_set.hits_as_read(text)
+            if wide_hits is None:
+                return None
+            return self._found(hits, always, maybe, lits, wide_hits)
+        return self._found(hits, always, maybe, lits)
 
 
     def block(self, regexes: Iterable[int] | None = None, extra: Iterable[int] | None = None) -> BlockScan | None:
@@ -361,12 +261,15 @@ class Screen:
         from opsbrain.blockscan import BlockScan
 
         pats = self.block_patterns(regexes, extra)
-        scan = BlockScan(pats) if pats is not None else None
+        wide, wide_pats = self.block_wide(regexes, extra), self.block_patterns(regexes, extra, wide=True)
+        scan = BlockScan(pats, wide=(wide_pats, wide) if wide is not None and wide_pats is not None else None) \
+            if pats is not None else None
         return scan if scan is not None and scan.usable else None
 
-    def block_patterns(self, regexes: Iterable[int] | None = None, extra: Iterable[int] | None = None
-                       ) -> list[str] | None:
-        """The patterns of :meth:`block` (RE2 syntax, one line's meaning), or None when it cannot be built."""
+    def block_patterns(self, regexes: Iterable[int] | None = None, extra: Iterable[int] | None = None,
+                       wide: bool = False) -> list[str] | None:
+        """The patterns of :meth:`block` (RE2 syntax, one line's meaning), or None when it cannot be built.
+        ``wide``: also those that screen the regexes on non-ASCII lines only (:meth:`block_wide`)."""
         if not self.set.screening:
             return None
         want = set(range(len(self.regexes))) if regexes is None else set(regexes)
@@ -374,10 +277,45 @@ class Screen:
             return None
         xs = set(range(len(self.extra))) if extra is None else set(extra)
         pats = [p for p, own in zip(self._patterns, self._owners, strict=False) if not want.isdisjoint(own)]
-        return pats + [self._patterns[self._n + k] for k in sorted(xs) if 0 <= k < len(self.extra)]
+        pats += [self._patterns[self._n + k] for k in sorted(xs) if 0 <= k < len(self.extra)]
+        lits = self._wide[COMMON][3] if wide and self._wide else _NONE
+        return pats + [self._wide_pats[k] for k, own in enumerate(self._wide_owners)
+                       if not want.isdisjoint(lits.intersection(own))]
+
+    def block_wide(self, regexes: Iterable[int] | None = None, extra: Iterable[int] | None = None) -> Wide | None:
+        """How a block scan of :meth:`block_patterns` reads a non-ASCII line, by the kinds of character it holds
+        (:func:`opsbrain.standin.kinds`): (the texts to scan, True when one of the regexes or patterns must be
+        run on it anyway); None when this screen does not read non-ASCII lines."""
+        if not self._wide:
+            return None
+        want = set(range(len(self.regexes))) if regexes is None else set(regexes)
+        xs = set(range(len(self.extra))) if extra is None else set(extra)
+        common = self._wide[COMMON][3]  # regexes screened by literals at the common kinds: in the block's patterns
+        return [(texts, not want.isdisjoint(always | (lits - common)) or not xs.isdisjoint(maybe))
+                for texts, always, maybe, lits in self._wide]
 
 
 _NONE: frozenset[int] = frozenset()
+
+COMMON = 10
+"""The kinds of a Chinese line (:func:`opsbrain.standin.kinds`: word characters and punctuation, no digits or
+whitespace beyond ASCII): a block scan holds the literals that screen regexes on such lines."""
+
+Wide = list[tuple[tuple[int, ...], bool]]
+"""Per kinds of non-ASCII character (:func:`opsbrain.standin.kinds`, 0-15): the texts a block scan reads of such a
+line (0 and 1 the stand-in copies of :data:`opsbrain.standin.READINGS`, 2 the line itself), and whether the line is
+a candidate anyway."""
+
+
+def wide_union(*wides: Wide) -> Wide:
+    """Block readings of several pattern lists scanned as one union: every text any of them reads."""
+    return [(tuple(sorted({t for w in wides for t in w[m][0]})), any(w[m][1] for w in wides)) for m in range(16)]
+
+
+def wide_literals(texts: tuple[int, ...]) -> Wide:
+    """The block reading of literal patterns: ASCII ones are in the first stand-in copy as they are ((0,)), others
+    only in the line itself ((2,))."""
+    return [(texts, False)] * 16
 
 Memo = Callable[[str, Callable[[], dict[str, Any]]], dict[str, Any]]
 
@@ -400,7 +338,56 @@ def _plan(regexes: Sequence[re.Pattern[str]], extra: Sequence[str], use_re2: boo
         for lit in need:
             lits.setdefault(lit, []).append(i)
     kept = [p for p in extra if checked_extra or _re2_reads(p)] if use_re2 else list(extra)
-    return {"lits": lits, "whole": whole, "always": always, "extra": kept}
+    plan = {"lits": lits, "whole": whole, "always": always, "extra": kept}
+    if use_re2 and len(kept) == len(extra):
+        wide = _wide_plan(regexes, whole, kept)
+        plan["wide"], plan["wide_lits"] = wide["plans"], wide["wide_lits"]
+    return plan
+
+
+def _wide_plan(regexes: Sequence[re.Pattern[str]], whole: list[list[Any]], extra: list[str]
+               ) -> dict[str, Any]:
+    """How a non-ASCII line is read (:mod:`opsbrain.standin`), for each set of kinds of character it may hold
+    (``plans``): the regexes and extra patterns found on no reading (``always``, ``extra``) and the texts to scan
+    (``texts``). A regex screened by its literals needs the first copy only: an ASCII literal of the line is in it
+    as it is. A regex no reading finds is screened by the literals it needs (``lits``: the line itself holds one,
+    as written where caseless), when it has such literals."""
+    parsed = []
+    for pattern, flags, kind, i in [(regexes[i].pattern, regexes[i].flags, "r", i) for _t, i in whole] + \
+            [(p, 0, "x", k) for k, p in enumerate(extra)]:
+        p = standin_parse(pattern, flags)
+        ok = p is not None and not p[1] & (re.MULTILINE | re.VERBOSE | re.LOCALE)
+        parsed.append((p[0] if p and ok else None, bool(p and p[1] & re.IGNORECASE), kind, i))
+    plans, lits = [], {}
+    covers = [cover(items, icase) for items, icase, _kind, _i in parsed]
+    fallback = {i: _caseless_literals(regexes[i].pattern)
+                for (_items, _c, kind, i), cov in zip(parsed, covers, strict=True) if kind == "r" and None in cov}
+    for mask in range(16):
+        out: dict[str, Any] = {"always": [], "extra": [], "texts": {0}, "lits": []}
+        for (_items, _icase, kind, i), cov in zip(parsed, covers, strict=True):
+            texts = cov[mask]
+            if texts is None and kind == "r" and (need := fallback[i]):
+                texts = {0} if all(x.isascii() for x in need) else {2}
+                lits[i] = need
+                out["lits"].append(i)
+            if texts is None:
+                out["always" if kind == "r" else "extra"].append(i)
+            else:
+                out["texts"] |= texts
+        out["texts"] = sorted(out["texts"])
+        plans.append(out)
+    wide_lits: dict[str, list[int]] = {}
+    for i, need in sorted(lits.items()):
+        for x in need:
+            wide_lits.setdefault(x, []).append(i)
+    return {"plans": plans, "wide_lits": wide_lits}
+
+
+def _caseless_literals(pattern: str) -> tuple[str, ...]:
+    """:func:`required_literals` when each of their characters is ASCII or has no case (RE2 then finds them as
+    ``re`` does, in any text without a character of :data:`opsbrain.standin.FOLDS`), else ()."""
+    need = required_literals(pattern)
+    return need if all(c.isascii() or c.lower() == c == c.upper() for x in need for c in x) else ()
 
 
 def plan_key(regexes: Sequence[re.Pattern[str]], extra: Sequence[str], use_re2: bool, checked_extra: bool) -> str:
@@ -417,6 +404,8 @@ def plan_key(regexes: Sequence[re.Pattern[str]], extra: Sequence[str], use_re2: 
     except OSError:
         lib_id = None
     h = hashlib.sha256(Path(__file__).read_bytes())
+    for part in ("standin.py", "re2translate.py"):  # how non-ASCII lines are read, how a regex is translated
+        h.update(Path(__file__).with_name(part).read_bytes())
     # a regex compiled on first use (opsbrain.ingest.screen.Screened) is keyed by what it is made of, uncompiled
     parts = [list(getattr(rx, "key", None) or (rx.pattern, rx.flags)) for rx in regexes]
     h.update(json.dumps(parts + [list(extra), use_re2, checked_extra, lib_id],
@@ -432,6 +421,7 @@ def superset_key(regexes: Sequence[Any]) -> str:
     import json
 
     h = hashlib.sha256(Path(__file__).read_bytes())
+    h.update(Path(__file__).with_name("re2translate.py").read_bytes())
     h.update(json.dumps([[rx.pattern, rx.flags] for rx in regexes], ensure_ascii=True).encode())
     return h.hexdigest()
 

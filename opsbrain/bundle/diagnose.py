@@ -157,15 +157,20 @@ def _candidates(texts: list[str], matcher: Any) -> list[bool] | None:
     lines it keeps take both exact per-line paths. None when the scan cannot be built (each then scans alone)."""
     from opsbrain.blockscan import BlockScan
     from opsbrain.ingest import MAX_LINE
-    from opsbrain.ingest.parsers import signal_patterns
+    from opsbrain.ingest.parsers import signal_patterns, signal_wide
     from opsbrain.kb.matcher import MAX_SCAN_CHARS
+    from opsbrain.multiscan import wide_union
 
     if matcher is None or not hasattr(matcher, "block_patterns"):
         return None
     kept = _SHARED_SCANS.get(id(matcher))
     if kept is None or kept[0] is not matcher:
         parsers, known = signal_patterns(), matcher.block_patterns()
-        scan = BlockScan(parsers + known) if parsers is not None and known is not None else None
+        # a non-ASCII line: the parsers' patterns and the matcher's for such lines, read as the line screens read it
+        p_wide, k_wide = signal_wide(), getattr(matcher, "wide_block", lambda: None)()
+        wide = (p_wide[0] + k_wide[0], wide_union(p_wide[1], k_wide[1])) \
+            if p_wide is not None and k_wide is not None else None
+        scan = BlockScan(parsers + known, wide=wide) if parsers is not None and known is not None else None
         _SHARED_SCANS.clear()  # one matcher at a time (a process diagnoses with one)
         kept = _SHARED_SCANS[id(matcher)] = (matcher, scan if scan is not None and scan.usable else None)
     scan = kept[1]

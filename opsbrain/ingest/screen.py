@@ -4,8 +4,10 @@ Every regex a parser (or :mod:`opsbrain.ingest.where`) runs on a line is made wi
 parsers see a line, :func:`opsbrain.ingest.parsers.parse_line` scans it once (:class:`opsbrain.multiscan.Screen`)
 and records which regexes can match it; a ruled-out regex then answers "no match" without running. Whether a
 regex can match is a property of the text alone, so the record is keyed by the very string object scanned: any
-other text (a part of the line, another thread's line) runs the regex as usual. On a line the screen cannot tell
-about (not ASCII, or no RE2), every regex runs: the answers are ``re``'s in every case.
+other text (a part of the line, another thread's line) runs the regex as usual. A non-ASCII line is screened too
+(session 39: its ASCII stand-in copies and the line itself, :mod:`opsbrain.standin`); on a line the screen cannot
+tell about (no RE2, or a character ``re.I`` folds onto ASCII), every regex runs: the answers are ``re``'s in every
+case.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from opsbrain.blockscan import BlockScan
 from opsbrain.ingest.parsers.fdreport import fault_name, own_words, status_code
 from opsbrain.kb.codenorm import switch_key
 from opsbrain.kb.importers import MAX_ANCHOR_CHARS, ImportedEntry, ImportedKnowledge, name_digest
-from opsbrain.multiscan import Screen, in_order, literal_pattern, required_literals
+from opsbrain.multiscan import Screen, Wide, in_order, literal_pattern, required_literals, wide_literals, wide_union
 
 MAX_SCAN_CHARS = 8192
 """Characters of a line that are scanned: rsyslog's default maximum message size is 8 KiB, so a longer
@@ -289,7 +289,7 @@ class SignatureMatcher:
         self._n_codes = len(code_res)
         self._n_kb = len(self._patterns)
         regexes = code_res + [rx for rx, _m in self._patterns] + [rx for rx, _e in self._regexes]
-        self._screen_anchors = [a for a in self._groups_own if a.isascii()]  # others never occur in ASCII text
+        self._screen_anchors = list(self._groups_own)  # a non-ASCII one is found on non-ASCII lines (session 39)
         from opsbrain.kb.compiled import screen_memo
 
         self._screen = Screen(regexes, extra=[literal_pattern(a) for a in self._screen_anchors], checked_extra=True,
@@ -341,7 +341,7 @@ class SignatureMatcher:
         return self._match_log(text)
 
     def _match_log(self, text: str) -> list[Match]:
-        screened = self._screen.possible(text)  # None: not ASCII (or no RE2), every regex runs
+        screened = self._screen.possible(text)  # None: no RE2 (or a character re.I folds onto ASCII), every regex runs
         if screened is not None and not screened[0] and not screened[1]:
             return []  # nothing can match: the one scan was all
         may, anchors = screened if screened is not None else (None, None)
@@ -394,10 +394,10 @@ class SignatureMatcher:
             pos = am.start() + 1
 
     def _groups_by_screen(self, text: str, anchors: frozenset[int]) -> Iterator[GroupHit]:
-        """The same for the anchors the screen found, in the same order: by position, shorter anchors first."""
+        """The same for the anchors the screen found, in the same order: by position, shorter anchors first (on a
+        non-ASCII line the anchors that may occur: each is looked for)."""
         at = []
-        for k in anchors:
-            a = self._screen_anchors[k]
+        for a in [self._screen_anchors[k] for k in anchors]:
             pos = text.find(a)
             while pos >= 0:
                 at.append((pos, len(a), a))
@@ -433,7 +433,7 @@ class SignatureMatcher:
     @cached_property
     def _block(self) -> BlockScan | None:
         pats = self.block_patterns()
-        scan = BlockScan(pats) if pats is not None else None
+        scan = BlockScan(pats, wide=self.wide_block()) if pats is not None else None
         return scan if scan is not None and scan.usable else None
 
     def block_patterns(self) -> list[str] | None:
@@ -459,6 +459,16 @@ class SignatureMatcher:
             pats.append(r'^\s*"(?:cause_en|code)"\s*:')  # diag_report.json's name and code keys
         longest = {max(group, key=len) for a in self._screen_anchors for group, _e in self._groups_own[a]}
         return pats + [literal_pattern(sub) for sub in sorted(longest)]
+
+    def wide_block(self) -> tuple[list[str], Wide] | None:
+        """The block scan of :meth:`match_lines` on non-ASCII lines (session 39), or None: the line screen's
+        patterns of every regex and anchor as it reads such lines (:meth:`opsbrain.multiscan.Screen.block_wide`),
+        and ``|`` or ``"`` (a FaultDiag report's row, also a Chinese one, is read whole)."""
+        pats = self._screen.block_patterns(wide=True)
+        wide = self._screen.block_wide()
+        if pats is None or wide is None:
+            return None
+        return pats + ['[|"]'], wide_union(wide, wide_literals((0,)))
 
 
 def _family(code: str) -> str:

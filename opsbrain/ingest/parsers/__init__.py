@@ -40,7 +40,7 @@ from opsbrain.ingest.parsers import (
 from opsbrain.ingest.parsers.ctx import MAX_LINE, LineCtx, Parser, stated_level, worded_level
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.surface import head_source, logged_level
-from opsbrain.multiscan import Screen, literal_pattern, re2_superset, superset_key
+from opsbrain.multiscan import Screen, Wide, literal_pattern, re2_superset, superset_key, wide_literals, wide_union
 
 ORDER: tuple[Parser, ...] = (fdreport.parse, fdtoolkit.parse, twin.parse, monitor.parse, mindcluster.parse,
                              messages.parse, mindie.parse, errnums.parse, dmi.parse, device.parse, kubelet.parse,
@@ -161,8 +161,32 @@ def _block_gates() -> tuple[BlockScan, BlockScan] | None:
     pats = _gate_patterns()
     if pats is None:
         return None
-    words, tests = BlockScan(pats[0]), BlockScan(pats[1])
+    wide = _gate_wide()
+    words = BlockScan(pats[0], wide=wide[0] if wide else None)
+    tests = BlockScan(pats[1], wide=wide[1] if wide else None)
     return (words, tests) if words.usable and tests.usable else None
+
+
+@lru_cache(maxsize=1)
+def _gate_wide() -> tuple[tuple[list[str], Wide], tuple[list[str], Wide]] | None:
+    """The patterns and readings of the two block scans of :func:`_gate_patterns` on a non-ASCII line (session
+    39; the two literal tests are ASCII: in the first stand-in copy as written); None when the line screen does not
+    read such lines."""
+    scr, _covered = _screen()
+    pats = _gate_patterns()
+    ids = _every_parser().ids
+    words, parsers = scr.block_wide(regexes=(), extra=None), scr.block_wide(regexes=ids, extra=())
+    tests = scr.block_patterns(regexes=ids, extra=(), wide=True)
+    if pats is None or words is None or parsers is None or tests is None:
+        return None
+    return (pats[0], words), (tests + pats[1][-2:], wide_union(parsers, wide_literals((0,))))
+
+
+def signal_wide() -> tuple[list[str], Wide] | None:
+    """The patterns and readings of a block scan of :func:`signal_patterns` on a non-ASCII line, or None (such a
+    line is a candidate)."""
+    wide = _gate_wide()
+    return (list(wide[1][0]), wide[1][1]) if wide is not None else None
 
 
 def signal_patterns() -> list[str] | None:
@@ -211,13 +235,15 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
         text = DEBUG_ADVICE.sub(" ", text)
     scr, covered = _screen()
     seen = scr.possible(text)
-    if seen is None:  # not ASCII, or no RE2: the gate regex itself, and every parser regex runs
+    if seen is None:  # no RE2 (or a character re.I folds onto ASCII): the gate regex itself, every parser regex runs
         if not gate().search(text):
             return []
     else:
         may, extra = seen
-        if 0 not in extra and (not extra or not gate().search(text)):  # no gate word; a documented message's
-            return []                                                   # superset alone: the exact gate decides
+        # no gate word; a documented message's superset alone, or a non-ASCII line (the screen then names the
+        # patterns that may occur, session 39): the exact gate decides
+        if (0 not in extra or not text.isascii()) and (not extra or not gate().search(text)):
+            return []
         screen.set_line(text, may, covered)
         if not _parsers_may(text):
             return []  # a gate word, but every parser's regexes are ruled out: no parser can find a signal
@@ -241,4 +267,4 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
         ctx.out = [s if s.peer else replace(s, peer=peer) for s in ctx.out]
     return ctx.out
 
-__all__ = ["MAX_LINE", "LineCtx", "Signal", "may_signal", "parse_line", "signal_patterns"]
+__all__ = ["MAX_LINE", "LineCtx", "Signal", "may_signal", "parse_line", "signal_patterns", "signal_wide"]
