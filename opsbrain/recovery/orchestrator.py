@@ -145,9 +145,12 @@ class Orchestrator(StepRunner):
             if self.exec.restart_owner:
                 self._stop_doomed(component, new)
             return
-        if self.scale_out.scaled_in:  # a pool node's chip back in service: it is schedulable again (session 39)
-            back = component if component in self.sim.control.spares else ids.node_of(component)
-            if back in self.sim.control.spares and self._node_back(back):
+        back = component if component in self.sim.control.spares else ids.node_of(component)
+        if back is not None and back in self.sim.control.spares and self._node_back(back):
+            # a pool node's chip back in service: it is schedulable again (session 39), first for a response waiting
+            # for a spare of its pod (its job is down), else for a scaled-in job's scale-out
+            taken = self.exec.offer_schedulable(back)
+            if not taken and self.scale_out.scaled_in:
                 self.scale_out.try_all()
         if not self._taken_out:
             return

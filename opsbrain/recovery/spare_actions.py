@@ -141,18 +141,33 @@ class SpareActions(ExecutorBase):
         if node not in c.spares:
             c.spares.append(node)
         self._returned_at[node] = now
-        pod = ids.pod_of(node)
-        self._spare_waiters = [w for w in self._spare_waiters if not w.event.triggered]  # an expired one may be
-        waiter = next((w for w in self._spare_waiters if w.pod == pod and w.until >= now), None)  # joined again
-        if waiter is not None:
-            self._spare_waiters.remove(waiter)
-            c.spares.remove(node)
-            waiter.event.succeed(node)
+        waiter = self._hand_to_waiter(node) if not devices_out(self.sim, node) else None
         rec.follow_up("returned_to_spares", node, now, spares=pod_pool(self.sim, node), **detail,
                       **({"taken_by": waiter.rec.id} if waiter is not None else {}))
         if waiter is None and self.on_returned is not None:
             self.on_returned(node)  # a scaled-in job may scale back out onto it
         return waiter.rec.id if waiter is not None else None
+
+    def _hand_to_waiter(self, node: str) -> SpareWaiter | None:
+        """Give pool node ``node`` to the first repair step waiting for a spare of its pod (``take_returning_spare``),
+        if one waits: out of the pool, the waiter woken with it. The waiter, or None."""
+        now, pod = self.sim.now, ids.pod_of(node)
+        self._spare_waiters = [w for w in self._spare_waiters if not w.event.triggered]  # an expired one may be
+        waiter = next((w for w in self._spare_waiters if w.pod == pod and w.until >= now), None)  # joined again
+        if waiter is not None:
+            self._spare_waiters.remove(waiter)
+            self.sim.control.spares.remove(node)
+            waiter.event.succeed(node)
+        return waiter
+
+    def offer_schedulable(self, node: str) -> bool:
+        """A pool node whose chips are all back in service (a chip isolated or failed while it waited, now repaired or
+        reset: session 39) is schedulable again: a repair step waiting for a spare of its pod takes it at once, as it
+        takes a node returned to the pool (:meth:`return_spare`; journal: the waiter's ``spare_used``, returned).
+        Before, the waiter was woken only by a node returned to the pool and waited on. Whether a waiter took it."""
+        if node not in self.sim.control.spares or devices_out(self.sim, node) or not self.sim.state.is_up(node):
+            return False
+        return self._hand_to_waiter(node) is not None
 
     def _repair_or_spare(self, action: str, target: str, repair: Callable[[], simpy.Process], ctx: Context,
                          rec: IncidentRecord, timeout_s: float) -> simpy.Process:
