@@ -24,6 +24,7 @@ import re
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -176,6 +177,18 @@ def load_model(path: Path = MODEL_FILE, cache_dir: Path | None = None) -> TextMo
 
 
 CACHE_PREFIX = "text-model-"
+_SERVED: ContextVar[TextModel | None] = ContextVar("opsbrain_served_text_model", default=None)
+
+
+@contextlib.contextmanager
+def serving(model: TextModel) -> Iterator[None]:
+    """Within the block, :func:`answer` reads with ``model`` in place of the shipped one: the cross-fitted
+    evaluation (:mod:`opsbrain.kb.crossfit`) scores each dev excerpt with a model fitted without its fold."""
+    token = _SERVED.set(model)
+    try:
+        yield
+    finally:
+        _SERVED.reset(token)
 
 
 def _to_raw(model: TextModel) -> tuple[dict[str, Any], dict[str, array[float]]]:
@@ -317,7 +330,7 @@ def answer(view: TextView, model: TextModel | None = None, kinds: Iterable[str] 
     as the model was fitted: :func:`opsbrain.kb.texttokens.signal_tokens`) point to, or None (no model, no line, a
     class not answerable, below the threshold). The cited lines are those whose words weigh most. The hardware gate is
     the caller's (:func:`hardware_free`)."""
-    model = model if model is not None else load_model()
+    model = model if model is not None else (_SERVED.get() or load_model())
     lines = view.lines()
     if model is None or not lines:
         return None

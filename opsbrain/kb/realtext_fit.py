@@ -191,18 +191,12 @@ def fit_text_model(corpus: Path, strength: float = STRENGTH, engine: dict[str, t
                    with_codes: bool = True) -> dict[str, Any]:
     """The JSON document of the fitted model (see :func:`opsbrain.diagnosis.realtext.model_from_doc`); with the
     engine's answers on the dev excerpts (:func:`engine_answers`), its meta also holds :func:`second_opinion_check`."""
-    import numpy as np
     import sklearn
 
     excerpts = dev_excerpts(corpus)
     codes = code_examples() if with_codes else []
     vec, clf = _fit(_docs(excerpts), [str(e["label"]) for e in excerpts], strength, codes)
-    classes = [str(c) for c in clf.classes_]
-    coef, intercept = clf.coef_, clf.intercept_
-    if len(classes) == 2:  # scikit-learn's binary form: one row, p(second) = sigmoid; as softmax over (0, z)
-        coef, intercept = np.vstack([np.zeros_like(coef[0]), coef[0]]), np.array([0.0, intercept[0]])
-    vocab = [[tok, round(float(vec.idf_[j]), DIGITS), [round(float(coef[k, j]), DIGITS) for k in range(len(classes))]]
-             for tok, j in sorted(vec.vocabulary_.items())]
+    classes, intercept, vocab = exported(vec, clf)
     readings = later_part_readings(excerpts, strength, codes)
     check = chronological(excerpts, strength, readings)
     meta = {"excerpts": len(excerpts), "corpus_digest": corpus_digest(excerpts),
@@ -217,8 +211,21 @@ def fit_text_model(corpus: Path, strength: float = STRENGTH, engine: dict[str, t
             "chronological_check": check}
     if engine is not None:
         meta["second_opinion_check"] = second_opinion_check(excerpts, readings, engine)
-    return {"format": FORMAT, "classes": classes, "intercept": [round(float(v), DIGITS) for v in intercept],
-            "vocab": vocab, "meta": meta}
+    return {"format": FORMAT, "classes": classes, "intercept": intercept, "vocab": vocab, "meta": meta}
+
+
+def exported(vec: Any, clf: Any) -> tuple[list[str], list[float], list[list[Any]]]:
+    """The fitted pair as the served model's arrays: classes, intercepts, and [token, idf, coefficient per class]
+    rows (:func:`opsbrain.diagnosis.realtext.model_from_doc`)."""
+    import numpy as np
+
+    classes = [str(c) for c in clf.classes_]
+    coef, intercept = clf.coef_, clf.intercept_
+    if len(classes) == 2:  # scikit-learn's binary form: one row, p(second) = sigmoid; as softmax over (0, z)
+        coef, intercept = np.vstack([np.zeros_like(coef[0]), coef[0]]), np.array([0.0, intercept[0]])
+    vocab = [[tok, round(float(vec.idf_[j]), DIGITS), [round(float(coef[k, j]), DIGITS) for k in range(len(classes))]]
+             for tok, j in sorted(vec.vocabulary_.items())]
+    return classes, [round(float(v), DIGITS) for v in intercept], vocab
 
 
 def write_model(doc: dict[str, Any], out: Path, force: bool = False) -> None:
