@@ -360,7 +360,8 @@ def page_address(part: SplitResult) -> str:
     (``http://gw/m`` and ``http://gw:80/m`` are one page): what tells two pages apart. A query does not (two URLs
     that differ only in it keep one name, as since session 36: ``?x=1`` may as well be a cache-buster)."""
     port = part.port or {"http": 80, "https": 443}.get(part.scheme)
-    return f"{part.scheme}://{part.hostname}:{port}{part.path or '/'}"
+    host = f"[{part.hostname}]" if part.hostname and ":" in part.hostname else part.hostname  # (an IPv6 address)
+    return f"{part.scheme}://{host}:{port}{part.path or '/'}"
 
 
 def _digest(text: str) -> str:
