@@ -317,14 +317,6 @@ class ControlAPI:
             self._expect(n, "node")
         self.spares = list(nodes)
 
-    def take_spare(self) -> str | None:
-        """The first healthy spare node, removed from the pool; None when spares ran out."""
-        for n in list(self.spares):
-            self.spares.remove(n)
-            if self.sim.state.health(n) == Health.HEALTHY:
-                return n
-        return None
-
     # ---- workloads --------------------------------------------------------------------------------
     def _workload(self, name: str) -> Any:
         try:
