@@ -13,82 +13,17 @@ from typing import TYPE_CHECKING, Any
 
 import simpy
 
-from faultlib import ids
-from faultlib.durations import D, Dist
+from faultlib import ids, renewal
+from faultlib.control_params import ControlParams
 from faultlib.health import UP, Health
-from faultlib.params import P, ParamGroup
 
 if TYPE_CHECKING:
     from faultlib.engine import Simulation
 
+__all__ = ["ActionResult", "ControlAPI", "ControlError", "ControlParams", "REBOOTING"]
+
 REBOOTING = UP | {Health.RESETTING}
 """Health states of a host whose failed reboot leaves it FAILED: in service when the reboot began (RESETTING since)."""
-
-REASON_CMD = "reason: one management-plane command acknowledged by the device agent; seconds, not minutes"
-SPREAD_CMD = "assumed p90 = 2.5-3 x median (a busy agent or a retried RPC)"
-
-
-class ControlParams(ParamGroup):
-    """Control API action durations and failure probabilities."""
-
-    link_isolate_s: Dist = D(1.0, 3.0, "s", REASON_CMD + " (port admin-down on the L1/L2 chip); " + SPREAD_CMD)
-    route_push_s: Dist = D(
-        1.0, 3.0, "s", REASON_CMD + " (new UB route tables pushed to one L1 chip and acknowledged, before the route "
-        "convergence wait fabric.route_convergence_s); " + SPREAD_CMD + "; the same spread per chip of a fan-out "
-        "(route_push_fanout) is assumed too: no per-chip figure for the UB fabric is published")
-    route_push_fanout: bool = P(
-        True, "flag", "a route change around an L1-L2 link or an L2 chip is pushed to the L1 chip of that sub-plane on "
-        "every node of the pod (every node's traffic toward the node must avoid that L2 chip; one L1 chip per node "
-        "and sub-plane, 48 per pod, facts.md §2), and it ends when the slowest chip has acknowledged: the maximum of "
-        "one route_push_s draw per chip (a network update completes at its slowest switch, and per-switch update "
-        "times vary at run time: Dionysus, Jin et al., SIGCOMM 2014). false = one draw (the node's own chips only)")
-    link_restore_s: Dist = D(2.0, 5.0, "s", REASON_CMD + " (port admin-up + link training); " + SPREAD_CMD)
-    hbm_row_isolate_s: Dist = D(
-        2.0, 5.0, "s", "reason: driver marks the faulty row/page unusable and remaps (cf. row remapping, facts.md §4); "
-        + SPREAD_CMD)
-    hbm_rows_replace_threshold: int = P(64, "rows", "0x80E18402: isolated rows reached 64 => replace (facts.md §3)",
-                                        ge=1)
-    hbm_rows_warn_threshold: int = P(16, "rows", "0x80E18401: >= 16 isolated rows warning (facts.md §3)", ge=1)
-    chip_reset_s: Dist = D(
-        60.0, 120.0, "s", "assumed: a hot reset of one NPU (driver unload, chip reset, firmware re-init) takes about "
-        "a minute; MindCluster waits at most chip_reset_wait_s for it, so the p90 sits below that wait")
-    chip_reset_wait_s: float = P(
-        150.0, "s", "MindCluster chip reset wait 150 s (facts.md §3): a reset not back by then has failed", gt=0)
-    node_cordon_s: Dist = D(1.0, 3.0, "s", REASON_CMD + " (scheduler marks the node unschedulable); " + SPREAD_CMD)
-    node_reboot_s: Dist = D(
-        600.0, 1200.0, "s", "reason: server POST + OS boot + NPU driver load; ~10 min is typical for large AI servers; "
-        "assumed p90 20 min (memory training and device enumeration of a fully populated server)")
-    part_replacement_s: Dist = D(
-        4 * 3600.0, 24 * 3600.0, "s", "reason: a field replacement ticket (spare part on site, technician, re-test) ~ "
-        "hours; assumed p90 a day (part not on site)")
-    optics_replacement_s: Dist = D(
-        86400.0, 4 * 86400.0, "s", "operators need days to replace failed optical links (arXiv 2305.13792, facts.md "
-        "§8): median 1 day, assumed p90 4 days (the days-long tail)")
-    restart_fail_after_s: Dist = D(
-        10.0, 30.0, "s", "reason: a failed process-level restart surfaces at its first collective (HCCL init); "
-        "bounded by the 30 s step-retry timeout (facts.md §3) at the p90")
-    job_restart_fail_after_s: Dist = D(
-        30.0, 90.0, "s", "reason: a failed job/instance restart surfaces during launch or communicator init, tens of "
-        "seconds in; assumed p90 3 x median")
-    reroute_failure_prob: float = P(0.01, "probability", "assumed: route push rarely fails; retried by runbooks",
-                                    ge=0, le=1)
-    isolate_failure_prob: float = P(0.01, "probability", "assumed: a config command rarely fails", ge=0, le=1)
-    reset_failure_prob: float = P(0.05, "probability", "assumed: some chip resets do not bring the chip back",
-                                  ge=0, le=1)
-    restart_failure_prob: float = P(
-        0.03, "probability", "assumed: a process/job restart occasionally fails (init error) and is retried",
-        ge=0, le=1)
-    spare_failure_prob: float = P(0.02, "probability", "assumed: a warm spare occasionally fails its self-check",
-                                  ge=0, le=1)
-
-
-HBM_COUNTERS = ("hbm_ce_total", "hbm_uce_total")
-"""An HBM stack's cumulative ECC counters (a new stack's start at 0)."""
-PORT_LINKS: dict[str, tuple[str, ...]] = {"die": ("ub_electrical",), "roce": ("rdma",), "l1": ("ub_optical",)}
-"""Part kind -> the kinds of its links whose error counters the part's own ports keep."""
-LINK_COUNTERS: dict[str, tuple[str, ...]] = {"die": ("link_crc_total",), "roce": ("link_crc_total",),
-                 "l1": ("link_crc_total", "link_fec_corrected_total", "link_down_total")}
-"""Part kind -> the cumulative counters of those links a new part starts at 0."""
 
 
 class ControlError(ValueError):
@@ -313,9 +248,7 @@ class ControlAPI:
             ended = self.sim.end_faults_of(component, "replace_part")  # the new part does not carry the old faults
             for part in [p for p in self.isolated_rows if p == component or p.startswith(component + "/")]:
                 del self.isolated_rows[part]
-            self._clear_row_readings(component)
-            renewed = self._renew_parts_of(component)
-            self._boot_new(component)
+            renewed = renewal.renew(self.sim, component)
             if component in self.sim.topology.links:  # a new module/fibre: all lanes back, optics as new
                 self.sim.state.set_lanes_down(component, 0, cause="replace_part")
                 if "dom" in self.sim.__dict__:  # only when the optics model was built (cached property)
@@ -329,63 +262,6 @@ class ControlAPI:
         # already holds the replacement, so the longer of the two, not their sum
         return self._action("replace_part", component, max(took, self.repair_left_s(component, inside=True)), 0.0,
                             effect)
-
-    def _boot_new(self, component: str) -> None:
-        """A replaced part's OS boots anew: a new server's host, the chip a new part is of (powered off for it) and
-        every chip it holds (:meth:`~faultlib.state.PlantState.mark_booted`); each HBM stack's correctable-error log
-        starts empty (a new part has its own log: :meth:`~faultlib.telemetry.celog.CeLogs.renew`). Session 35."""
-        topo, state = self.sim.topology, self.sim.state
-        if component not in topo.kind:
-            return
-        parts = [component, *topo.descendants(component)]
-        chip = ids.npu_of(component)
-        for part in ([chip] if chip and chip != component else []) + parts:
-            if topo.kind.get(part) in ("node", "npu"):
-                state.mark_booted(part)
-        self.sim.ce_logs.renew([p for p in parts if topo.kind.get(p) == "hbm"])
-        self._renew_counters(parts)
-
-    def _renew_counters(self, parts: list[str]) -> None:
-        """A new part's cumulative error counters start at 0, at their rate (a device counts from its own start):
-        each HBM stack's correctable and uncorrectable ECC counts (npu-exporter's
-        ``npu_chip_info_hbm_ecc_total_single_bit_error_cnt``), a chip's port counters (its dies' RoCE FCS and HCCS
-        CRC counts, ``link_crc_total`` of their links) and an L1 chip's port counters (``link_crc_total``,
-        ``link_fec_corrected_total``, ``link_down_total`` of its optical links). Readers take the drop as a reset
-        (:meth:`~faultlib.telemetry.metrics.MetricStore.increase_many`). Session 35."""
-        topo, m, now = self.sim.topology, self.sim.telemetry.metrics, self.sim.now
-        for part in parts:
-            kind = topo.kind.get(part, "")
-            if kind == "hbm":
-                series = [(name, part) for name in HBM_COUNTERS]
-            else:
-                own = PORT_LINKS.get(kind, ())
-                links = [lid for lid in topo.links_of.get(part, ()) if topo.links[lid].kind in own]
-                series = [(name, lid) for lid in links for name in LINK_COUNTERS[kind]]
-            for name, comp in series:
-                if m.read(name, comp, now):  # a series the part has, not at 0
-                    m.set(name, comp, now, 0.0, m.slope(name, comp, now))
-
-    def _clear_row_readings(self, component: str) -> None:
-        """A new chip's HBM reads no isolated rows: zero the ``hbm_isolated_rows`` reading of every HBM stack of (or
-        under) a replaced ``component`` that shows some (the old chip's count is what the device reported)."""
-        topo = self.sim.topology
-        if component not in topo.kind:
-            return
-        stacks = [c for c in [component, *topo.descendants(component)] if topo.kind.get(c) == "hbm"]
-        for hbm in stacks:
-            if self.sim.telemetry.read("hbm_isolated_rows", hbm, default=0.0):
-                self.sim.telemetry.metric("hbm_isolated_rows", hbm, 0.0)
-
-    def _renew_parts_of(self, component: str) -> list[str]:
-        """Bring every part of a replaced ``component`` that is out of its healthy state back as new (a die a hung
-        AI Core left failed, with no repair of its own, under a replaced chip); the parts' ids, sorted."""
-        if component not in self.sim.topology.kind:
-            return []
-        unhealthy = self.sim.state.unhealthy_view
-        parts = sorted(c for c in self.sim.topology.descendants(component) if c in unhealthy)
-        for part in parts:
-            self._set(part, Health.HEALTHY, "replace_part")
-        return parts
 
     # ---- nodes ------------------------------------------------------------------------------------
     def cordon(self, node: str) -> simpy.Process:
@@ -440,14 +316,6 @@ class ControlAPI:
         for n in nodes:
             self._expect(n, "node")
         self.spares = list(nodes)
-
-    def take_spare(self) -> str | None:
-        """The first healthy spare node, removed from the pool; None when spares ran out."""
-        for n in list(self.spares):
-            self.spares.remove(n)
-            if self.sim.state.health(n) == Health.HEALTHY:
-                return n
-        return None
 
     # ---- workloads --------------------------------------------------------------------------------
     def _workload(self, name: str) -> Any:

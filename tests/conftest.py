@@ -1,5 +1,5 @@
-"""Shared fixtures: the repository root, a CLI runner, one built superpod topology per test session, and a webhook
-receiver that never answers."""
+"""Shared fixtures: the repository root, a CLI runner, one built superpod topology per test session, a webhook
+receiver that never answers, and the knowledge matcher with the small vendor fixtures imported."""
 
 from __future__ import annotations
 
@@ -7,11 +7,15 @@ import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from click.testing import CliRunner
 
 from faultlib.topology import Topology, TopologyParams
+
+if TYPE_CHECKING:
+    from opsbrain.kb import SignatureMatcher
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -70,3 +74,16 @@ def stateful_events(monkeypatch: pytest.MonkeyPatch) -> frozenset[str]:
 
     monkeypatch.setattr(emit, "RESUMED_EVENTS", STATEFUL_EVENTS)
     return STATEFUL_EVENTS
+
+
+@pytest.fixture(scope="module")
+def vendor_matcher(tmp_path_factory: pytest.TempPathFactory) -> SignatureMatcher:
+    """The knowledge matcher with the small vendor fixtures imported (``tests/fixtures/vendor_small``: its knowledge
+    graph and fault-code table), built once per test module (the block scan's and the screens' tests; session 40)."""
+    from opsbrain.kb import SignatureMatcher, import_faultcode, import_kg, load_imported, load_kb
+
+    fix = Path(__file__).resolve().parent / "fixtures" / "vendor_small"
+    d = tmp_path_factory.mktemp("imports")
+    import_kg(fix / "kg_good.json", d)
+    import_faultcode(fix / "faultcode_good.json", d)
+    return SignatureMatcher(load_kb(), load_imported(d))

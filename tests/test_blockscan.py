@@ -22,12 +22,10 @@ from hypothesis import strategies as st
 from opsbrain import blockscan, multiscan
 from opsbrain.blockscan import BlockScan
 from opsbrain.ingest import parsers
-from opsbrain.kb import SignatureMatcher, import_faultcode, import_kg, load_imported, load_kb
+from opsbrain.kb import SignatureMatcher
 from tests.test_multiscan import sample_lines
 
 pytestmark = pytest.mark.skipif(multiscan.ENGINE != "re2", reason="google-re2 is not installed: nothing is scanned")
-
-FIX = Path(__file__).resolve().parent / "fixtures" / "vendor_small"
 
 PATTERNS = [r"^\[ERROR\]", r"lost$", r"\bEI\d{4}\b", r"(?i)heart ?beat", r"fail[^\]]*\]", r"a\s+b", r"(?s)x.*y",
             r"rank\[\d+\]", "(?i)" + multiscan.literal_pattern("[ascend]")]
@@ -131,17 +129,17 @@ REAL_CODE_LINES = [  # docs/formats.md and corpus lines: a runtime code with the
 ]
 
 
-def test_numbers_and_words_that_only_look_like_signals_are_ruled_out(matcher: SignatureMatcher) -> None:
+def test_numbers_and_words_that_only_look_like_signals_are_ruled_out(vendor_matcher: SignatureMatcher) -> None:
     from opsbrain.bundle.diagnose import _candidates
 
     for ln in LOOK_ALIKES:
-        assert parsers.parse_line(ln, 1.0) == [] and matcher.match(ln) == [], ln
+        assert parsers.parse_line(ln, 1.0) == [] and vendor_matcher.match(ln) == [], ln
     assert parsers.may_signal(LOOK_ALIKES) == [False] * len(LOOK_ALIKES)
-    assert _candidates(LOOK_ALIKES, matcher) == [False] * len(LOOK_ALIKES)
+    assert _candidates(LOOK_ALIKES, vendor_matcher) == [False] * len(LOOK_ALIKES)
     for ln in REAL_CODE_LINES:
         assert parsers.parse_line(ln, 1.0), ln
     assert parsers.may_signal(REAL_CODE_LINES) == [True] * len(REAL_CODE_LINES)
-    assert _candidates(REAL_CODE_LINES, matcher) == [True] * len(REAL_CODE_LINES)
+    assert _candidates(REAL_CODE_LINES, vendor_matcher) == [True] * len(REAL_CODE_LINES)
 
 
 def test_bundle_signals_same_with_and_without_the_block_scan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -160,14 +158,6 @@ def test_bundle_signals_same_with_and_without_the_block_scan(tmp_path: Path, mon
 
 
 # ---- the knowledge matcher --------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def matcher(tmp_path_factory: pytest.TempPathFactory) -> SignatureMatcher:
-    d = tmp_path_factory.mktemp("imports")
-    import_kg(FIX / "kg_good.json", d)
-    import_faultcode(FIX / "faultcode_good.json", d)
-    return SignatureMatcher(load_kb(), load_imported(d))
-
-
 def _dicts(rows: list[list[object]]) -> list[list[dict[str, object]]]:
     return [[m.as_dict() for m in r] for r in rows]  # type: ignore[attr-defined]
 
@@ -178,49 +168,50 @@ def _matcher_literals(m: SignatureMatcher) -> list[str]:
             "ret=507053", "fault code [80E01801]"]
 
 
-def test_match_lines_equals_match_line_by_line(matcher: SignatureMatcher) -> None:
+def test_match_lines_equals_match_line_by_line(vendor_matcher: SignatureMatcher) -> None:
     lines = sample_lines()
-    for e in matcher.imported.entries.values():
+    for e in vendor_matcher.imported.entries.values():
         for g in e.groups:
             lines += [" ... ".join(g), " ".join(g).upper(), "x" + "".join(g), " ".join(reversed(g))]
-    assert matcher._block is not None
-    got = matcher.match_lines(lines)
-    want = [matcher.match(ln) for ln in lines]
+    assert vendor_matcher._block is not None
+    got = vendor_matcher.match_lines(lines)
+    want = [vendor_matcher.match(ln) for ln in lines]
     assert _dicts(got) == _dicts(want)
     assert sum(1 for r in want if r) > 30
-    may = matcher._block.candidates(lines, 8192)
+    may = vendor_matcher._block.candidates(lines, 8192)
     assert may is not None and sum(1 for x in may if not x) > 50  # most corpus lines are ruled out in the block
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(st.data())
-def test_match_lines_on_lines_built_from_the_matchers_literals(matcher: SignatureMatcher, data: st.DataObject) -> None:
-    words = st.sampled_from(_matcher_literals(matcher) + [" ", "x", ",", "0x", "["])
+def test_match_lines_on_lines_built_from_the_matchers_literals(vendor_matcher: SignatureMatcher,
+                                                               data: st.DataObject) -> None:
+    words = st.sampled_from(_matcher_literals(vendor_matcher) + [" ", "x", ",", "0x", "["])
     lines = data.draw(st.lists(st.lists(words, max_size=6).map("".join), min_size=1, max_size=20))
-    assert _dicts(matcher.match_lines(lines)) == _dicts([matcher.match(ln) for ln in lines])
+    assert _dicts(vendor_matcher.match_lines(lines)) == _dicts([vendor_matcher.match(ln) for ln in lines])
 
 
-def test_match_lines_without_re2_is_the_per_line_path(matcher: SignatureMatcher,
+def test_match_lines_without_re2_is_the_per_line_path(vendor_matcher: SignatureMatcher,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     lines = sample_lines()[:200]
-    want = _dicts([matcher.match(ln) for ln in lines])
-    monkeypatch.setattr(matcher, "_block", None)
-    assert _dicts(matcher.match_lines(lines)) == want
+    want = _dicts([vendor_matcher.match(ln) for ln in lines])
+    monkeypatch.setattr(vendor_matcher, "_block", None)
+    assert _dicts(vendor_matcher.match_lines(lines)) == want
 
 
-def test_one_shared_scan_keeps_every_line_with_a_signal_or_a_match(matcher: SignatureMatcher) -> None:
+def test_one_shared_scan_keeps_every_line_with_a_signal_or_a_match(vendor_matcher: SignatureMatcher) -> None:
     from opsbrain.bundle.diagnose import _candidates
 
     lines = sample_lines()
-    for e in matcher.imported.entries.values():
+    for e in vendor_matcher.imported.entries.values():
         for g in e.groups:
             lines += [" ... ".join(g), "x" + "".join(g)]
-    may = _candidates(lines, matcher)
+    may = _candidates(lines, vendor_matcher)
     assert may is not None and len(may) == len(lines)
     for ln, m in zip(lines, may, strict=True):
         if not m:
-            assert parsers.parse_line(ln, 1.0) == [] and matcher.match(ln) == [], ln
+            assert parsers.parse_line(ln, 1.0) == [] and vendor_matcher.match(ln) == [], ln
     assert sum(1 for m in may if not m) > 50
-    assert _dicts(matcher.match_lines(lines, may)) == _dicts([matcher.match(ln) for ln in lines])
+    assert _dicts(vendor_matcher.match_lines(lines, may)) == _dicts([vendor_matcher.match(ln) for ln in lines])
     assert _candidates(lines, None) is None  # no matcher: the parsers' own scan (signals_of) decides

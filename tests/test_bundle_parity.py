@@ -131,7 +131,8 @@ def test_a_bundle_diagnosis_imports_no_pydantic_numpy_or_bundle_writer(tmp_path:
     run = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     imported = {ln.rsplit("|", 1)[-1].strip() for ln in run.stderr.splitlines() if ln.startswith("import time:")}
     assert "incident" in run.stdout and "opsbrain.bundle.reader" in imported, run.stdout + run.stderr
-    unwanted = {"pydantic", "numpy", "pandas", "sklearn", "scipy", "faultlib.params", "opsbrain.bundle.writer"}
+    unwanted = {"pydantic", "numpy", "pandas", "sklearn", "scipy", "faultlib.params", "opsbrain.bundle.writer",
+                "opsbrain.bundle.export"}
     assert not imported & unwanted
 
 

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,12 +19,11 @@ from hypothesis import strategies as st
 
 from opsbrain import multiscan, standin
 from opsbrain.ingest import parsers
-from opsbrain.kb import SignatureMatcher, import_faultcode, import_kg, load_imported, load_kb
+from opsbrain.kb import SignatureMatcher
 from opsbrain.multiscan import Screen, re2_superset
 
 pytestmark = pytest.mark.skipif(multiscan.ENGINE != "re2", reason="google-re2 is not installed: nothing is screened")
 
-FIX = Path(__file__).resolve().parent / "fixtures" / "vendor_small"
 ALL = "".join(chr(i) for i in range(0x80, 0x110000))
 
 
@@ -50,14 +48,6 @@ def test_stand_ins_keep_the_class_and_the_length() -> None:
                     assert r == 1 and p != r"\s" or bool(re.match(p, c)) == bool(re.match(p, x)), (c, x, p)
     assert standin.standin("中\u212a") is None  # the Kelvin sign: no stand-in under every flag
     assert standin.kinds("中٣\u3000，") == 15 and standin.kinds("中") == 10 and standin.kinds("ſ") >= 16
-
-
-@pytest.fixture(scope="module")
-def matcher(tmp_path_factory: pytest.TempPathFactory) -> SignatureMatcher:
-    d = tmp_path_factory.mktemp("kb")
-    import_kg(FIX / "kg_good.json", d)
-    import_faultcode(FIX / "faultcode_good.json", d)
-    return SignatureMatcher(load_kb(), load_imported(d))
 
 
 WIDE = list("中文错误日志设备节点故障超时") + ["未找到命令", "故障分类", "，", "：", "（", "）"] + \
@@ -93,10 +83,10 @@ def test_parser_screen_is_a_superset_on_mixed_text(text: str) -> None:
 
 @settings(max_examples=400, deadline=None)
 @given(text=_text())
-def test_matcher_screen_is_a_superset_on_mixed_text(text: str, matcher: SignatureMatcher) -> None:
-    got = _check(matcher._screen, matcher._screen.regexes, text)
+def test_matcher_screen_is_a_superset_on_mixed_text(text: str, vendor_matcher: SignatureMatcher) -> None:
+    got = _check(vendor_matcher._screen, vendor_matcher._screen.regexes, text)
     if got is not None:
-        for k, a in enumerate(matcher._screen_anchors):
+        for k, a in enumerate(vendor_matcher._screen_anchors):
             if a in text:
                 assert k in got[1], (a, text)
 
@@ -107,17 +97,18 @@ def _exact(m: SignatureMatcher, text: str) -> list[object]:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=_text())
-def test_answers_same_as_the_exact_path(text: str, matcher: SignatureMatcher, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_answers_same_as_the_exact_path(text: str, vendor_matcher: SignatureMatcher,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
     fast_sig = [repr(s) for s in parsers.parse_line(text, 1.0)]
-    fast = _exact(matcher, text)
-    scr = matcher._screen
+    fast = _exact(vendor_matcher, text)
+    scr = vendor_matcher._screen
     _s, covered = parsers._screen()
     with monkeypatch.context() as mp:
-        mp.setattr(matcher, "_screen", Screen([], engine="re"))
+        mp.setattr(vendor_matcher, "_screen", Screen([], engine="re"))
         mp.setattr(parsers, "_screen", lambda: (Screen([], engine="re"), covered))
-        assert _exact(matcher, text) == fast
+        assert _exact(vendor_matcher, text) == fast
         assert [repr(s) for s in parsers.parse_line(text, 1.0)] == fast_sig
-    assert matcher._screen is scr
+    assert vendor_matcher._screen is scr
 
 
 CASES = [  # (regex, flags, a line re finds it in, RE2 on the line itself does not)
@@ -146,28 +137,28 @@ def test_lines_the_naive_screen_misses(pattern: str, flags: int, text: str) -> N
         assert got is not None  # screened, not deferred (before session 39: None on every non-ASCII line)
 
 
-def test_chinese_lines_are_screened_and_ruled_out(matcher: SignatureMatcher) -> None:
+def test_chinese_lines_are_screened_and_ruled_out(vendor_matcher: SignatureMatcher) -> None:
     scr, _n = parsers._screen()
     line = "2026-01-01 10:00:00 信息：训练进度 第 12 步，损失 1.25，用时 300 毫秒"
     got = scr.possible(line)
     assert got is not None and not got[1]  # no gate word: nothing to confirm
-    mg = matcher._screen.possible(line)
+    mg = vendor_matcher._screen.possible(line)
     assert mg is not None and not mg[0] and not mg[1]
 
 
 @settings(max_examples=60, deadline=None)
 @given(texts=st.lists(_text(), min_size=1, max_size=40))
-def test_block_scans_keep_every_line_with_an_answer(texts: list[str], matcher: SignatureMatcher) -> None:
+def test_block_scans_keep_every_line_with_an_answer(texts: list[str], vendor_matcher: SignatureMatcher) -> None:
     from opsbrain.bundle.diagnose import _candidates
     from opsbrain.kb.matcher import MAX_SCAN_CHARS
 
     signals = [bool(parsers.parse_line(t, 1.0)) for t in texts]
-    matches = [bool(matcher.match(t)) for t in texts]
+    matches = [bool(vendor_matcher.match(t)) for t in texts]
     may = parsers.may_signal(texts)
-    block = matcher._block
+    block = vendor_matcher._block
     assert may is not None and block is not None
     kept = block.candidates(texts, MAX_SCAN_CHARS)
-    both = _candidates(texts, matcher)
+    both = _candidates(texts, vendor_matcher)
     assert kept is not None and both is not None
     for i, t in enumerate(texts):
         assert may[i] or not signals[i], t
@@ -175,10 +166,10 @@ def test_block_scans_keep_every_line_with_an_answer(texts: list[str], matcher: S
         assert both[i] or not (signals[i] or matches[i]), t
 
 
-def test_block_scans_rule_out_chinese_console_lines(matcher: SignatureMatcher) -> None:
+def test_block_scans_rule_out_chinese_console_lines(vendor_matcher: SignatureMatcher) -> None:
     from opsbrain.bundle.diagnose import _candidates
 
     texts = ["2026-01-01 10:00:00 信息：训练进度 第 12 步，损失 1.25，用时 300 毫秒",
              "保存模型到 /home/用户/输出/第3轮/model.pt", "错误：EI0002 任务执行超时"]
-    assert _candidates(texts, matcher) == [False, False, True]  # before session 39: every non-ASCII line kept
+    assert _candidates(texts, vendor_matcher) == [False, False, True]  # before session 39: every non-ASCII line kept
     assert parsers.may_signal(texts) == [False, False, True]

@@ -25,7 +25,7 @@ The stack's cumulative counter ``hbm_ce_total`` (npu-exporter's ``npu_chip_info_
 the DCMI lifetime single-bit count) follows the same state (session 36): each log writes its slope, the rate errors
 arrive at while the chip runs and 0 while it is down (before, it kept its slope, a storm's included, through the
 outage). A chip back without replacement goes on from the count it held; a replaced part's starts at 0
-(``ControlAPI._renew_counters``). Bursts add to it themselves (:class:`~faultlib.telemetry.noise._Background`).
+(:func:`faultlib.renewal.renew_counters`). Bursts add to it themselves (:class:`~faultlib.telemetry.noise._Background`).
 """
 
 from __future__ import annotations

@@ -177,7 +177,7 @@ def host_ids(workers: dict[str, dict[str, Any]], root_name: str) -> dict[str, st
 
 
 def unqualify(value: Any, hosts: dict[str, str]) -> Any:
-    """The inverse of :func:`opsbrain.bundle.writer.qualify`: ``<host>[/<rest>]`` -> ``<node id>[/<rest>]``."""
+    """The inverse of :func:`opsbrain.bundle.export.qualify`: ``<host>[/<rest>]`` -> ``<node id>[/<rest>]``."""
     if isinstance(value, str):
         host, sep, rest = value.partition("/")
         nid = hosts.get(host) or (host_to_id(host) if _NODE_HOST.fullmatch(host) else None)

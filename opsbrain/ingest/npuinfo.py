@@ -38,7 +38,7 @@ _NET_HEALTH = re.compile(r"^net health status\s*:")
 """``hccn_tool -i N -net_health -g``'s answer (``net health status: Receive timeout``): a line of the device the
 command queried, at the file's time."""
 _SMI_CMD = re.compile(r"^(?:\$ |\S*/)?npu-smi ")
-_SMI_HEALTH_CMD = re.compile(r"^(?:\$ |\S*/)?npu-smi info -t health -i (\d+)(?: -c (\d+))?")
+_SMI_HEALTH_CMD = re.compile(r"^(?:\$ |\S*/)?npu-smi info -t health -i (\d+)")
 _SMI_HEALTH_FIELD = re.compile(r"^\s*(?:Health Status|Error Code|Error Information)\s*:\s*(\S.*?)\s*$")
 """``npu-smi info -t health -i N [-c chip]``'s answer (the npu-smi reference's "query a chip's health status",
 hiascend.com Atlas 200I A2 npusmi_028: ``Health Status`` OK / Warning / Alarm / Critical / UNKNOWN, ``Error Code`` the
@@ -93,7 +93,7 @@ class NpuInfoScan:
         self.dev: int | None = None  # npu-smi's ``NPU ID`` field
         self.optical = False
         self.health_dev: int | None = None  # the NPU of the ``npu-smi info -t health -i N`` answer being read
-        self.health_chip = 0  # and its chip (``-c C``; an A3 NPU's die)
+        # (its ``-c C`` is not kept: a chip's answer is its NPU's, as opsbrain.ingest.smihealth reads it)
 
     def step(self, text: str | None) -> Read:
         if text is None:
@@ -104,7 +104,6 @@ class NpuInfoScan:
             return Read(record=True)
         if m := _SMI_HEALTH_CMD.match(text.strip()):
             self.health_dev = int(m.group(1))
-            self.health_chip = int(m.group(2) or 0)
             return NOTHING
         if self.health_dev is not None and (m := _SMI_HEALTH_FIELD.match(text)):
             return Read(line=m.group(1).upper() not in ("OK", "NA", "N/A", "NONE", "0"), npu=self.health_dev)

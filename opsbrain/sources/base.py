@@ -300,7 +300,9 @@ def page_hosts(urls: Sequence[str]) -> dict[str, str | None]:
     URLs share the name (two exporters behind one address, ``kubectl port-forward`` or an SSH tunnel each: they
     overwrote each other's series), and the path where they share the port too (:func:`_path_names`). A name a
     path gives that another page's name also is (two gateways each with a ``node-1``) takes ``@`` and its gateway
-    after it (session 39)."""
+    after it (session 39). Web pages that still share a name, as pages of one host and path under two schemes
+    (``http://gw/node-1`` and ``https://gw/node-1``), each take a digest of their own address after it
+    (:func:`_distinct`, session 40)."""
     parts = {u: urlsplit(u) for u in urls}
     names = Counter(p.hostname for p in parts.values())
     addrs = Counter((p.hostname, p.port) for p in parts.values())
@@ -308,7 +310,7 @@ def page_hosts(urls: Sequence[str]) -> dict[str, str | None]:
                           parts)
     own = {u: f"{p.hostname}:{p.port}" if names[p.hostname] > 1 and p.port else p.hostname for u, p in parts.items()}
     out = {u: file_host(u) if is_file_url(u) else by_path.get(u) or own[u] for u in parts}
-    return _per_gateway(out, by_path, own)
+    return _distinct(_per_gateway(out, by_path, own), parts)
 
 
 def _per_gateway(out: dict[str, str | None], by_path: dict[str, str], gateways: dict[str, str | None]
@@ -341,12 +343,45 @@ def _path_names(urls: list[str], parts: dict[str, SplitResult]) -> dict[str, str
         differ = [i for i in range(width) if len({s[i] if i < len(s) else None for s in segs.values()}) > 1]
         names = {u: "-".join(_unported(s[i]) for i in differ if i < len(s) and s[i]) for u, s in segs.items()}
         shared = Counter(names.values())
+        pages: dict[str, set[str]] = {}  # path -> the pages it is the path of (two under two schemes)
+        for u in group:
+            pages.setdefault(parts[u].path, set()).add(page_address(parts[u]))
         for u, name in names.items():
             if name and shared[name] > 1:  # two paths joined alike (``/a/b/m``, ``/a-b/m``; ``n:8082``, ``n:8083``)
-                name += "-" + hashlib.blake2s(parts[u].path.encode(), digest_size=3).hexdigest()
+                path = parts[u].path  # (one path of two pages: the page's whole address, session 40)
+                name += "-" + _digest(path if len(pages[path]) == 1 else page_address(parts[u]))
             if name:
                 out[u] = name
     return out
+
+
+def page_address(part: SplitResult) -> str:
+    """A web page's address without its credentials and query, the scheme's default port written out
+    (``http://gw/m`` and ``http://gw:80/m`` are one page): what tells two pages apart. A query does not (two URLs
+    that differ only in it keep one name, as since session 36: ``?x=1`` may as well be a cache-buster)."""
+    port = part.port or {"http": 80, "https": 443}.get(part.scheme)
+    host = f"[{part.hostname}]" if part.hostname and ":" in part.hostname else part.hostname  # (an IPv6 address)
+    return f"{part.scheme}://{host}:{port}{part.path or '/'}"
+
+
+def _digest(text: str) -> str:
+    """6 hex digits of ``text``'s digest: the same on every run."""
+    return hashlib.blake2s(text.encode(), digest_size=3).hexdigest()
+
+
+def _distinct(out: dict[str, str | None], parts: dict[str, SplitResult]) -> dict[str, str | None]:
+    """Names unique across web pages: a name that two pages still go by (one host and path under two schemes:
+    ``http://gw/node-1/metrics`` and ``https://gw/node-1/metrics``, both ``gw``) takes ``-`` and 6
+    hex digits of the page's own address (:func:`page_address`) after it, the same on every run and in any order of
+    the URLs. Session 40: before, both were ``gw`` (or, with a third page, ``node-1-<digest of the path>@gw``), and
+    one page overwrote the other's series. URLs of one page (:func:`page_address`: credentials, a query or a default
+    port written out apart) keep their shared name; saved pages (``file:``) keep the name their file gives."""
+    address = {u: page_address(p) for u, p in parts.items() if not is_file_url(u) and out.get(u)}
+    pages: dict[str | None, set[str]] = {}
+    for u, a in address.items():
+        pages.setdefault(out[u], set()).add(a)
+    return {u: f"{name}-{_digest(address[u])}" if u in address and len(pages[name]) > 1 else name
+            for u, name in out.items()}
 
 
 def _unported(segment: str) -> str:
