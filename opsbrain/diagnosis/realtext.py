@@ -30,7 +30,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from opsbrain.ingest.benign import BENIGN, SELF_FAILURE, SETTING_LINE
+from opsbrain.ingest.benign import BENIGN, COUNTER_LINE, SELF_FAILURE, SETTING_LINE
 from opsbrain.ingest.where import host_in
 from opsbrain.kb.texttokens import line_tokens, signal_tokens
 from opsbrain.multiscan import fast_lines_with, fast_search
@@ -276,7 +276,8 @@ class TextView:
         if not text or text in self._seen or BELOW_WARNING.search(head) or BELOW_WARNING.match(text) or \
                 BENIGN.search(text) or SELF_FAILURE.search(text):
             return
-        err = len(self.errors) < self.limit and _has_error_word(text) is not None and not SETTING_LINE.match(text)
+        err = (len(self.errors) < self.limit and _has_error_word(text) is not None and not SETTING_LINE.match(text)
+               and not COUNTER_LINE.match(text))
         if full and not err:
             return
         self._seen.add(text)

@@ -45,6 +45,19 @@ of its name (``TIMEOUT``, ``ERROR``) are no error of the run's: no HCCL timeout 
 and no error line of the text fallback (:class:`opsbrain.diagnosis.realtext.TextView`)."""
 
 
+COUNTER_LINE = re.compile(r"^\s*[A-Za-z][\w .()/-]*?(?:num|cnt|count|counts|total)\b[\w .()/-]*?\s*:\s*"
+                          r"(?:0x[0-9a-fA-F]+|\d+)\s*$", re.I)
+"""A tool's counter, a name and a number alone on a line (session 40): ``decoded_fail_block_num: 0x0`` and
+``st_fec_decoding_fail_num: 0x4`` (Ascend 950 ``hccn_tool -g -port_info`` / ``-g -bit_err``, "MAC RX FEC
+decoding_fail statistics", "number of post-FEC error frames": https://github.com/hicann/driver/blob/
+ef377e950a32b1641c108c59481e39e9643b7d63/docs/en/Ascend_950_HCCN_Tool/Ascend_950_HCCN_Tool/querying-the-port-status.md,
+querying-the-number-of-port-bit-errors.md), ``HBM Double Bit Error Count : 0`` (``npu-smi info -t ecc``, same
+repository, docs/en/Ascend_950_npu-smi/Ascend_950_npu-smi/querying-the-ecc-error-count-of-a-device.md). The error
+word is the counter's name: a zero says nothing failed, and a count above zero is a measurement of the hardware,
+no program's failure the words could class (the text fallback answers software classes only). No error line of
+the fallback (:class:`opsbrain.diagnosis.realtext.TextView`); a status or error code (``Error Code : 80E01801``)
+is no counter and stays one."""
+
 SELF_FAILURE = re.compile(r"\bget npu (?:link status|link speed|link stat|stat inf|interface traffic) failed\b", re.I)
 """A monitoring component's own failure: npu-exporter could not run ``hccn_tool`` to read the NPUs' RoCE links
 (Ascend/ascend-npu-exporter ``devmanager/hccn/hccn_tool.go``: ``hccnToolGetInfo`` checks

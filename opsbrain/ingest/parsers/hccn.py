@@ -20,6 +20,11 @@ RE_LINK_TABLE = screened(r"^\s*\|\s*(\d+)\s*\|\s*\d+\s*\|\s*\d+\s*\|\s*LINK_(UP|
 """The Ascend 950 ``hccn_tool -g -link_stat`` history table row ``|  0  |  0   |  4   |  LINK_DOWN  | Mon Feb 9 ...|``
 (NPU, UDie, Port, Link_Status, Time_Stamp; hicann/driver docs, Ascend_950_HCCN_Tool 'querying the historical link
 up and down status of a port')."""
+RE_PORT_TABLE = screened(r"^\s*\|\s*\d+\s*\|\s*(\d+)\s*\|\s*\d+\s*\|\s*\w+\s*\|\s*(UP|DOWN)\s*\|\s*\w+\s*\|\s*$")
+"""A port row of the Ascend 950 ``hccn_tool -g -dev_info -i N`` table ``| 0 | 4 | 400 | UB | UP | Electrical |``
+(UDie ID, Port ID, Speed Ability(Gbps), Port Type, Link Status "which can be DOWN or UP", Media Type; session 40:
+https://github.com/hicann/driver/blob/ef377e950a32b1641c108c59481e39e9643b7d63/docs/en/Ascend_950_HCCN_Tool/
+Ascend_950_HCCN_Tool/querying-the-npu-device-information.md): a port of the NPU the command names (``-i N``)."""
 RE_LINK = screened(r"link status\s*:\s*(UP|DOWN)", re.I)
 RE_HEALTH = screened(r"net health status\s*:\s*(.+?)\s*$", re.I)
 RE_DASH_I = screened(r"-i\s+(\d+)", context=True)  # which device a found state is of
@@ -72,6 +77,11 @@ def parse(ctx: LineCtx) -> bool:
     if m := RE_LINK_TABLE.search(text):
         npu, state = int(m.group(1)), m.group(2)
         ctx.add("hccn:down" if state == "DOWN" else "hccn:up", ctx.npu(npu), 2 if state == "DOWN" else 0, device=npu)
+        return True
+    if m := RE_PORT_TABLE.search(text):
+        dev = ctx.device()
+        state = m.group(2)
+        ctx.add("hccn:down" if state == "DOWN" else "hccn:up", ctx.npu(dev), 2 if state == "DOWN" else 0, device=dev)
         return True
     if m := RE_LINK.search(text):
         dev = int(d.group(1)) if (d := RE_DASH_I.search(text)) else ctx.device()

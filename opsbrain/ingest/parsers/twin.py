@@ -26,6 +26,16 @@ RE_REAL_PORT_STATE = screened(_SWITCH_HOST + r" %%01IFNET/\d/linkDown_(active|cl
 """The same two lines from a real switch (any host name): the twin's chip-naming conventions do not apply, so the
 link is the switch's port as the line names it, toward the peer level the fault tuple gives (``L2``) or an unnamed
 peer: ``gz-l2p2-sw05/UB0/0/36~peer`` (tester BJ: a real bundle's link down gave no signal)."""
+RE_IF_STATE = screened(r"^\s*([\w.:/-]*\d) current state\s*:\s*"
+                       r"(UP|DOWN|ERROR DOWN\([\w-]+\))(?:\s|$)")
+"""A Huawei switch's ``display interface`` head line (session 40): ``10GE1/0/1 current state : ERROR DOWN(link-flap)
+(ifindex: 5)``. The field is the interface's physical state: ``UP``, ``DOWN``, ``Administratively DOWN`` (shut down
+by a command) or ``ERROR DOWN(<cause>)`` (the switch's own protection shut it, the cause in parentheses: link-flap,
+CRC errors and the like; https://support.huawei.com/enterprise/en/doc/EDOC1100086959, "Troubleshooting Interface
+Down Problems"; an example of such output: https://cloud.tencent.cn/developer/article/1825155). A port ``DOWN``
+or ``ERROR DOWN`` is the port's link down (``port:down``), on the port of the switch the line's host names
+(``switch`` where the paste names none). ``Administratively DOWN`` (shut by a command) is no fault and not
+read; nor is the line protocol's own state (``Line protocol current state``), which follows the physical one."""
 LANES_ALARM = "0x00f10509"
 """UB switch port fault: lanes reduced (fault id 132332 to half, 132333 to a quarter; hicann/driver
 src/custom/lqdrv/kernel/ioctl_comm_def.h, the switch-event table)."""
@@ -70,6 +80,11 @@ def _real(ctx: LineCtx) -> bool:
                 ctx.add("sw:lanes", comp, 1)
             return True
         ctx.add("sw:down" if down else "sw:up", comp, 2 if down else 0)
+        return True
+    if m := RE_IF_STATE.search(ctx.text):
+        ifname, state = m.groups()
+        comp = f"{ctx.host or 'switch'}/{ifname}~peer"
+        ctx.add("port:up" if state == "UP" else "port:down", comp, 0 if state == "UP" else 2)
         return True
     if m := RE_REAL_PORT_STATE.search(ctx.text):
         sw_host, _ev, port, oper = m.groups()
