@@ -12,8 +12,9 @@ from opsbrain.ingest.screen import Screened, group_of, screened
 RE_EXC = screened(r"(?:^|[\s:\]>|])((?:[A-Za-z_][\w]*\.)*([A-Z][A-Za-z0-9_]*(?:Error|Exception|Interrupt|Exit|Fault)))"
                     r"(?::|$)")
 _ENV = (
-    r"No module named|No package metadata was found for|cannot open shared object|libascend\w*\.so|set_env\.sh|LD_LIBRARY_PATH|"
-    r"ASCEND_(?:HOME|TOOLKIT|OPP|RT_VISIBLE)\w*|command not found|Permission denied|No such file or "
+    r"No module named|No package metadata was found for|cannot open shared object|libascend\w*\.so|set_env\.sh|"
+    r"LD_LIBRARY_PATH|"
+    r"(?-i:ASCEND_(?:HOME|TOOLKIT|OPP|RT_VISIBLE)\w*)|command not found|Permission denied|No such file or "
     r"directory|environment variable|env(?:ironment)? (?:is )?not (?:set|found)|not found in the environment|"
     r"undefined symbol|init env failed|\[EnvConfig\]|\bby (?:HCCL|HCCN|ASCEND)_[A-Z_]+|AclSetCompileopt|"
     r"address already in use|port is (?:been |being )?(?:using|used|in use|occupied)|port .{0,40}(?:in use|occupied)|"
