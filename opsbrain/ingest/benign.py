@@ -9,7 +9,9 @@ BENIGN = re.compile(r"Failed to import from vllm\._C with|"
                     r"The model has a long context length \(\d+\)\. This may cause OOM|"
                     r"\bOOM killer (?:disabled|enabled)\.?\s*$|"
                     r"(?i:\bdcmi\b.{0,160}?\berror code:?\s*-(?:8255|99998)\b)|"
-                    r"(?i:\berror (?:log|message)s?\b.{0,80}?\bcan be (?:safely )?ignored)")
+                    r"(?i:\berror (?:log|message)s?\b.{0,80}?\bcan be (?:safely )?ignored)|"
+                    r"expandable_segments feature is not supportted\s+and the possible cause is that driver and "
+                    r"firmware packages do not match")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -31,7 +33,13 @@ say that no OOM kill can happen meanwhile, not that memory ran out. A DCMI call 
 ID/function is not supported") or -99998 ("The called function is missing, please upgrade the driver"; MindCluster
 ascend-common/devmanager/dcmi/common.go @22bb3d98) asked for what this chip or driver does not offer: NodeD's
 pingmesh probe prints ``dcmi get hccs ping mesh state failed ... error code: -99998`` at every start on such a node
-and goes on without pingmesh (noded/pkg/pingmesh/executor/dev_manager.go), a healthy start.
+and goes on without pingmesh (noded/pkg/pingmesh/executor/dev_manager.go), a healthy start. torch_npu's caching
+allocator, when the driver does not offer the virtual-memory reservation expandable segments need
+(``aclrtReserveMemAddress`` fails), warns once ``expandable_segments feature is not supportted and the possible
+cause is that driver and firmware packages do not match.`` and goes on with expandable segments off
+(Ascend/pytorch torch_npu/csrc/core/npu/NPUCachingAllocator.cpp, ``CachingAllocatorConfig``, TORCH_NPU_WARN_ONCE;
+session 40: printed at import by mmcv's environment report, open-mmlab/mmcv#3216): a feature off, no driver call of
+the job's that failed.
 
 Not here: vllm-ascend's own ``Failed to import vllm_ascend_C: ...`` (its custom operators), harmless when they are
 not used (vllm-ascend#703) but the cause where sleep mode's allocator needs them (corpus_q q016, corpus_zk zk004)."""

@@ -60,6 +60,7 @@ GATE = re.compile(
     r"emergency_warn|general_warn|died unexpectedly|未找到命令|\bMIE\d{2}[A-Z][0-9A-F]{6}\b|healthy devices|"
     r"ListAndWatch ended|terminate called after throwing|could not open|(?:does not|do not|doesn't) exist|"
     r"/dev/shm|shared memory \(shm\)|npu is busy|not present|\blo[sl] flag|\b0x8[0-9a-f]{7}\b|no module named|"
+    r"no package metadata was found|"
     r"no such file or directory|undefined symbol|address already in use|name or service not known|\[EnvConfig\]|"
     r"\btoo (?:small|large|big)\b|address out of boundary|"
     + kernel.EDAC_REPORT + r"[CU]E\b|"

@@ -12,8 +12,9 @@ from opsbrain.ingest.screen import Screened, group_of, screened
 RE_EXC = screened(r"(?:^|[\s:\]>|])((?:[A-Za-z_][\w]*\.)*([A-Z][A-Za-z0-9_]*(?:Error|Exception|Interrupt|Exit|Fault)))"
                     r"(?::|$)")
 _ENV = (
-    r"No module named|cannot open shared object|libascend\w*\.so|set_env\.sh|LD_LIBRARY_PATH|"
-    r"ASCEND_(?:HOME|TOOLKIT|OPP|RT_VISIBLE)\w*|command not found|Permission denied|No such file or "
+    r"No module named|No package metadata was found for|cannot open shared object|libascend\w*\.so|set_env\.sh|"
+    r"LD_LIBRARY_PATH|"
+    r"(?-i:ASCEND_(?:HOME|TOOLKIT|OPP|RT_VISIBLE)\w*)|command not found|Permission denied|No such file or "
     r"directory|environment variable|env(?:ironment)? (?:is )?not (?:set|found)|not found in the environment|"
     r"undefined symbol|init env failed|\[EnvConfig\]|\bby (?:HCCL|HCCN|ASCEND)_[A-Z_]+|AclSetCompileopt|"
     r"address already in use|port is (?:been |being )?(?:using|used|in use|occupied)|port .{0,40}(?:in use|occupied)|"
@@ -65,7 +66,11 @@ was started with: the CANN references' solution for such errors is to change the
 configuration item dump_path in configuration file acl.json is invalid", E20101 with an ATC/ACL option,
 hicann/runtime docs/zh/error_code_ref), not the program. ``Cannot find bin of op <type>``: the operator's compiled
 kernel is not installed (torch_npu troubleshooting, "operator call error" ERR01100: the matching Kernels / ops
-package missing comes first among the causes; CANN installs op binaries with the ops package)."""
+package missing comes first among the causes; CANN installs op binaries with the ops package). ``No package metadata
+was found for <name>`` (session 40): CPython's ``importlib.metadata.PackageNotFoundError``, a subclass of
+``ModuleNotFoundError`` raised when a distribution is not installed (cpython Lib/importlib/metadata/__init__.py,
+``PackageNotFoundError.__str__``; https://docs.python.org/3/library/importlib.metadata.html), e.g. transformers
+asking for ``flash_attn``'s version on an Ascend host (huggingface/transformers#36696)."""
 CFG_ENV_TEXT = screened(_ENV, re.I)
 """Configuration and environment texts (this parser's own reading; a setting needs :data:`CFG_SETTING`): libraries
 and paths not found, environment variables a program names (HCCL's ``[EnvConfig]`` stage and ``set ... by
