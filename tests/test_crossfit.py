@@ -48,7 +48,7 @@ def _corpus() -> list[dict]:
 def no_codes(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two documented examples in place of the ~700 codes a fit: the folds are what is tested, not the codes (every
     fold still sees both classes)."""
-    monkeypatch.setattr("opsbrain.kb.textcodes.code_examples",
+    monkeypatch.setattr("opsbrain.kb.crossfit.code_examples",
                         lambda: [(["npu", "memory"], "npu_oom"), (["version"], "config_error")])
 
 

@@ -58,6 +58,9 @@ VARIANTS: dict[str, tuple[list[str], int]] = {
         (["kb", "train", "--out", "{tmp}/model.npz", "--runs-per-class", "2", "--workers", "1"], 0),
     "opsbrain kb eval --real tests/data/real_logs --split dev":
         (["kb", "eval", "--real", str(ROOT / "tests" / "data" / "real_logs"), "--split", "dev", "--json"], BAR),
+    "opsbrain kb eval --real tests/data/real_logs --split dev --cross-fit thread":  # short: one corpus part
+        (["kb", "eval", "--real", str(ROOT / "tests" / "data" / "real_logs" / "corpus_a.yaml"), "--split", "dev",
+          "--cross-fit", "thread", "--json"], BAR),
     "opsbrain kb eval --healthy tests/data/healthy_logs":
         (["kb", "eval", "--healthy", str(ROOT / "tests" / "data" / "healthy_logs"), "--json"], 0),
     "opsbrain kb text-train --out realtext.json":  # short: one corpus part (the README's default is the corpus)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from opsbrain.kb.textcodes import code_examples
 from opsbrain.kb.textcv import dev_only, project_of
 
 FOLDS = 5
@@ -45,7 +46,6 @@ def fold_models(excerpts: list[dict[str, Any]], grouping: str, folds: int = FOLD
 
     from opsbrain.diagnosis.realtext import model_from_doc
     from opsbrain.kb.realtext_fit import SIGNAL_KINDS, SIGNAL_REPEAT, STRENGTH, _docs, _fit, exported
-    from opsbrain.kb.textcodes import code_examples
 
     if grouping not in GROUPINGS:
         raise ValueError(f"grouping must be one of {', '.join(GROUPINGS)}")
