@@ -1,0 +1,34 @@
+"""Session 40's hardening review (review40): hostile and odd input to the operator entry points."""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections import Counter
+
+from opsbrain.bundle import walk as W
+from opsbrain.ingest import MAX_LINE
+
+
+def test_packed_long_line_unpacks_in_linear_time(monkeypatch) -> None:
+    """A packed file's single long line (a 200 MB line without a break) is unpacked a chunk at a time without
+    joining each chunk to all the line before it: before, every step copied and split the whole line so far (time
+    quadratic in its length: 8 MB in 1 KiB steps took many seconds)."""
+    monkeypatch.setattr(W, "UNPACK_STEP", 1024)
+    line = b"x" * (8 << 20)
+    f = W._File("x.log", None, packed=zlib.compress(line + b"\nend\n"))  # type: ignore[arg-type]
+    start = time.perf_counter()
+    out = list(f.stream())
+    assert time.perf_counter() - start < 2.0
+    assert [len(s) for s in out] == [len(line), 3, 0]
+
+
+def test_long_line_judged_on_its_scanned_part() -> None:
+    """A line over MAX_LINE is cut before it is judged for junk (as --logs judges it): a NUL past the part scanned
+    no longer makes the whole line malformed, and a 200 MB line is not searched whole."""
+    scan = object.__new__(W._Scan)
+    scan.malformed, scan.cut = Counter(), Counter()
+    f = W._File("x.log", None, held=[])  # type: ignore[arg-type]
+    raw = "a" * (MAX_LINE + 10) + "\x00"
+    assert scan.clean(f, raw) == "a" * MAX_LINE
+    assert scan.cut["x.log"] == 1 and not scan.malformed
