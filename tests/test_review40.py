@@ -32,3 +32,33 @@ def test_long_line_judged_on_its_scanned_part() -> None:
     raw = "a" * (MAX_LINE + 10) + "\x00"
     assert scan.clean(f, raw) == "a" * MAX_LINE
     assert scan.cut["x.log"] == 1 and not scan.malformed
+
+
+def test_real_eval_of_a_directory_without_excerpts_is_bad_input(tmp_path) -> None:
+    """``kb eval --real DIR`` (and ``--healthy``) on a directory holding no excerpt: exit 2 naming it; before, it
+    scored nothing and exited 1 ("below the bar") as if the diagnosis had failed."""
+    from click.testing import CliRunner
+
+    from opsbrain.cli import cli
+
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "none.yaml").write_text("[]\n")
+    for args in (["--real", str(tmp_path / "empty")], ["--healthy", str(tmp_path / "empty")],
+                 ["--real", str(tmp_path / "none.yaml")]):
+        res = CliRunner().invoke(cli, ["kb", "eval", *args, "--data-dir", str(tmp_path / "home")])
+        assert res.exit_code == 2, (args, res.output)
+        assert "no excerpt to score" in res.output
+
+
+def test_real_eval_label_with_a_line_break_is_refused(tmp_path) -> None:
+    """A label (or id) with a line break or a control character would break the per-class table and drive the
+    terminal: refused with the excerpt's path."""
+    import pytest
+
+    from opsbrain.errors import InputError
+    from opsbrain.kb.realeval import load_corpus
+
+    (tmp_path / "a.yaml").write_text('- {id: a1, source: s, label: "x\\ny", confidence: firm, basis: b, trap: false, '
+                                     'root: null, text: "some line"}\n')
+    with pytest.raises(InputError, match=r"\[0\]\.label: label must be one line"):
+        load_corpus(tmp_path)
