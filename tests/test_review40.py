@@ -62,3 +62,18 @@ def test_real_eval_label_with_a_line_break_is_refused(tmp_path) -> None:
                                      'root: null, text: "some line"}\n')
     with pytest.raises(InputError, match=r"\[0\]\.label: label must be one line"):
         load_corpus(tmp_path)
+
+
+def test_screen_keeps_a_regex_with_the_ascii_flag_on_non_ascii_lines() -> None:
+    """With ``re.ASCII`` a non-ASCII letter is no word character for ``re``: ``\\bfoo\\b`` holds in ``中foo中``.
+    The stand-in copy turns ``中`` into a word character, so the screen ruled the line out (a missed match);
+    such a regex is no longer read on the stand-in copy (session 39's standin analysis assumes Unicode classes)."""
+    import re
+
+    from opsbrain.multiscan import Screen
+
+    for rx in (re.compile(r"\bfoo\b", re.ASCII), re.compile(r"(?a)\bfoo\b")):
+        for line in ("中foo中 x", "éfooé"):
+            assert rx.search(line)
+            got = Screen([rx, re.compile("unrelated")]).possible(line)
+            assert got is None or 0 in got[0], (rx.pattern, line)
