@@ -77,3 +77,30 @@ def test_screen_keeps_a_regex_with_the_ascii_flag_on_non_ascii_lines() -> None:
             assert rx.search(line)
             got = Screen([rx, re.compile("unrelated")]).possible(line)
             assert got is None or 0 in got[0], (rx.pattern, line)
+
+
+def test_a_spare_taken_by_a_waiter_is_not_returned_to_the_pool_as_well(topo1) -> None:  # type: ignore[no-untyped-def]
+    """Session 39's waiter wake-up (d0a5451): a pool node whose chip a response isolated (npu_off_bus on the spare)
+    comes back; a node-crash response waiting for a spare takes it, and the same plant change then returned it to
+    the pool for the isolating response: the node was in the pool and in the job at once (double-booked)."""
+    from faultlib.health import Health
+    from faultlib.injection.spec import FaultSpec
+    from opsbrain.recovery import Orchestrator, load_runbooks
+    from opsbrain.verdict import Diagnosis
+    from tests.test_returning_spare import NO_SCALE_IN, _world
+
+    sim, job, spare = _world(topo1)
+    chip, crashed = f"{spare}/npu1", job.nodes[4]
+    sim.inject(FaultSpec(at_s=50, kind="npu_off_bus", target=chip, duration_s=1e9))
+    sim.inject(FaultSpec(at_s=100, kind="node_crash", target=crashed, duration_s=36000.0))
+    orch = Orchestrator(sim, load_runbooks(), params=NO_SCALE_IN)
+    sim.run(60)
+    orch.handle("offbus", Diagnosis("npu_off_bus", chip, 0.95))
+    sim.run(110)
+    orch.handle("crash", Diagnosis("node_crash", crashed, 0.95))
+    sim.run(2000)
+    assert spare in sim.control.spares and spare not in job.nodes  # its chip out: not schedulable, the crash waits
+    sim.state.set_health(chip, Health.HEALTHY, cause="replaced")
+    sim.run(4 * 3600)
+    assert spare in job.nodes  # the waiter took it at once (session 39)
+    assert spare not in sim.control.spares  # and it is not in the pool as well
