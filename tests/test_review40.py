@@ -104,3 +104,23 @@ def test_a_spare_taken_by_a_waiter_is_not_returned_to_the_pool_as_well(topo1) ->
     sim.run(4 * 3600)
     assert spare in job.nodes  # the waiter took it at once (session 39)
     assert spare not in sim.control.spares  # and it is not in the pool as well
+
+
+def test_a_live_log_is_read_as_it_was_when_the_read_began(tmp_path) -> None:
+    """``diagnose --logs FILE`` on a log still being written: before, the read followed the writes (a debug log
+    written faster than it is parsed, ~2 MB/s, kept the command going up to the 4 GB total cap: a hang). Now the
+    file is read up to the size it had when opened, and the answer says how much was written since."""
+    from opsbrain.ingest.text import TextStats, read_members
+
+    p = tmp_path / "live.log"
+    p.write_bytes(b"first line\n" * 1000)
+    stats = TextStats()
+    gen = read_members(p, "live.log", stats)
+    _label, _rel, u = next(gen)
+    head = u.read(100)
+    with p.open("ab") as f:
+        f.write(b"written later\n" * 1000)
+    rest = u.read()
+    assert b"later" not in head + rest and len(head + rest) == 11000
+    assert next(gen, None) is None
+    assert any("14000 bytes written after the read began" in x for x in stats.not_read), stats.not_read
