@@ -91,13 +91,13 @@ def test_a_spare_taken_by_a_waiter_is_not_returned_to_the_pool_as_well(topo1) ->
 
     sim, job, spare = _world(topo1)
     chip, crashed = f"{spare}/npu1", job.nodes[4]
-    sim.inject(FaultSpec(at_s=50, kind="npu_off_bus", target=chip, duration_s=1e9))
-    sim.inject(FaultSpec(at_s=100, kind="node_crash", target=crashed, duration_s=36000.0))
+    faults = ((50, "offbus", "npu_off_bus", chip, 1e9), (100, "crash", "node_crash", crashed, 36000.0))
+    for at, _name, kind, target, lasts in faults:
+        sim.inject(FaultSpec(at_s=at, kind=kind, target=target, duration_s=lasts))
     orch = Orchestrator(sim, load_runbooks(), params=NO_SCALE_IN)
-    sim.run(60)
-    orch.handle("offbus", Diagnosis("npu_off_bus", chip, 0.95))
-    sim.run(110)
-    orch.handle("crash", Diagnosis("node_crash", crashed, 0.95))
+    for at, name, kind, target, _lasts in faults:  # each diagnosed 10 s after it
+        sim.run(at + 10)
+        orch.handle(name, Diagnosis(kind, target, 0.95))
     sim.run(2000)
     assert spare in sim.control.spares and spare not in job.nodes  # its chip out: not schedulable, the crash waits
     sim.state.set_health(chip, Health.HEALTHY, cause="replaced")

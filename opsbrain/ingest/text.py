@@ -338,7 +338,7 @@ def read_members(path: Path, name: str, stats: TextStats, cap: int | None = None
     if tree is None:
         with path.open("rb") as fh:
             size = os.fstat(fh.fileno()).st_size  # (0: a /proc file, or empty: read as it comes)
-            src = AsOpened(fh, size) if size else fh
+            src = cast(IO[bytes], AsOpened(fh, size)) if size else fh
             u = yield from _one(src, name, "", stats, cap)
             if isinstance(src, AsOpened) and (grew := src.grew()):
                 stats.not_read.append(f"{name}: {grew} bytes written after the read began (a live log)")
