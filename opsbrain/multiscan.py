@@ -356,7 +356,8 @@ def _wide_plan(regexes: Sequence[re.Pattern[str]], whole: list[list[Any]], extra
     for pattern, flags, kind, i in [(regexes[i].pattern, regexes[i].flags, "r", i) for _t, i in whole] + \
             [(p, 0, "x", k) for k, p in enumerate(extra)]:
         p = standin_parse(pattern, flags)
-        ok = p is not None and not p[1] & (re.MULTILINE | re.VERBOSE | re.LOCALE)
+        # re.ASCII: \w, \d, \s and \b refuse every non-ASCII character, which the stand-ins' kinds do not say
+        ok = p is not None and not p[1] & (re.MULTILINE | re.VERBOSE | re.LOCALE | re.ASCII)  # (review40)
         parsed.append((p[0] if p and ok else None, bool(p and p[1] & re.IGNORECASE), kind, i))
     plans, lits = [], {}
     covers = [cover(items, icase) for items, icase, _kind, _i in parsed]

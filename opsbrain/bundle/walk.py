@@ -91,16 +91,22 @@ class _File:
         them, a chunk at a time: neither the whole text nor its bytes are ever held beside the lines (session 37: a
         50 MB plog's 50 MB of text and 67 MB of lines at once)."""
         z, text = zlib.decompressobj(), codecs.getincrementaldecoder("utf-8")("replace")
-        left, rest = self.packed or b"", ""
+        left, rest = self.packed or b"", []  # rest: the pieces of a line not ended yet (a long one: many)
         while True:
             out = z.decompress(left, UNPACK_STEP)  # (at most UNPACK_STEP bytes of text: logs pack 7-20:1)
             left = z.unconsumed_tail
             if not out and not left:
                 break
-            parts = (rest + text.decode(out)).split("\n")
-            rest = parts.pop()
+            parts = text.decode(out).split("\n")
+            if len(parts) == 1:  # no line ends here: the piece is kept, not joined to the rest (review40: a 200 MB
+                rest.append(parts[0])  # line was copied at each chunk, time quadratic in its length)
+                continue
+            rest.append(parts[0])
+            parts[0] = "".join(rest)
+            rest = [parts.pop()]
             yield from parts
-        yield from (rest + text.decode(z.flush(), final=True)).split("\n")
+        rest.append(text.decode(z.flush(), final=True))
+        yield from "".join(rest).split("\n")
 
     def stream(self) -> Iterator[str]:
         """:attr:`lines` one at a time: a packed file's never all held (unpacked a chunk at a time)."""
@@ -461,12 +467,14 @@ class _Scan:
             return None
         if f.plain:
             return raw
+        cut = len(raw) > MAX_LINE
+        if cut:  # judged on the part scanned, as --logs judges a line (review40: a 200 MB line searched whole, twice)
+            raw = raw[:MAX_LINE]
         if _JUNK.search(raw):
             bad = len(_JUNK.findall(raw))
             if "\x00" in raw or bad > 0.1 * len(raw):
                 self.malformed[f.rel] += 1
                 return None
-        if len(raw) > MAX_LINE:
+        if cut:
             self.cut[f.rel] += 1
-            raw = raw[:MAX_LINE]
         return raw

@@ -206,3 +206,36 @@ _ARCHIVE_SUFFIXES = (".tar.gz", ".tar.bz2", ".tar.xz", ".tgz", ".tbz2", ".tbz", 
 def archive_stem(name: str) -> str:
     """An archive's name without its suffix (``job-7.tar.gz`` -> ``job-7``)."""
     return next((name[: -len(s)] for s in _ARCHIVE_SUFFIXES if name.endswith(s) and len(name) > len(s)), name)
+
+
+class AsOpened(io.RawIOBase):
+    """A regular file's bytes up to the size it had when opened (a live log written faster than it is read would
+    otherwise keep the read going, up to MAX_TOTAL_BYTES: review40). :attr:`grew` after the read: the bytes written
+    since, not read."""
+
+    def __init__(self, raw: IO[bytes], size: int) -> None:
+        super().__init__()
+        self._raw, self.size, self._left = raw, size, size
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> bytes:
+        n = self._left if size is None or size < 0 else min(size, self._left)
+        data = self._raw.read(n) if n > 0 else b""
+        self._left -= len(data)
+        return data
+
+    def readinto(self, b: bytearray | memoryview) -> int:  # type: ignore[override]
+        data = self.read(len(b))
+        b[: len(data)] = data
+        return len(data)
+
+    def grew(self) -> int:
+        """Bytes the file holds past the size it had when opened (0 when it did not grow)."""
+        import os
+
+        try:
+            return max(0, os.fstat(self._raw.fileno()).st_size - self.size)
+        except (OSError, ValueError):
+            return 0

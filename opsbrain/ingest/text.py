@@ -14,6 +14,7 @@ stamp without a year takes that of the first dated one.
 from __future__ import annotations
 
 import io
+import os
 import re
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -41,7 +42,7 @@ from opsbrain.ingest.npuinfo import NPU_INFO, NpuInfoScan, PortStates, link_down
 from opsbrain.ingest.parsers import MAX_LINE
 from opsbrain.ingest.repeats import fold_runs
 from opsbrain.ingest.signal import Signal
-from opsbrain.ingest.streams import NOT_EVIDENCE, ground_truth_sidecar, not_a_log
+from opsbrain.ingest.streams import NOT_EVIDENCE, AsOpened, ground_truth_sidecar, not_a_log
 from opsbrain.ingest.surface import WRAP_LOOK, fill_holes, grep_file, looks_binary, plain, rejoin, unwrap, wrapped_paste
 from opsbrain.ingest.timestamps import parse_stamp
 from opsbrain.ingest.workers import device_dir, host_root, real_host_file
@@ -336,7 +337,11 @@ def read_members(path: Path, name: str, stats: TextStats, cap: int | None = None
     tree = open_tree(path, MAX_TOTAL_BYTES, MAX_MEMBERS)
     if tree is None:
         with path.open("rb") as fh:
-            u = yield from _one(fh, name, "", stats, cap)
+            size = os.fstat(fh.fileno()).st_size  # (0: a /proc file, or empty: read as it comes)
+            src = cast(IO[bytes], AsOpened(fh, size)) if size else fh
+            u = yield from _one(src, name, "", stats, cap)
+            if isinstance(src, AsOpened) and (grew := src.grew()):
+                stats.not_read.append(f"{name}: {grew} bytes written after the read began (a live log)")
         if note := misnamed(path.name, u.kind):
             stats.notes.append(f"{name}: {note}")
         return

@@ -21,6 +21,7 @@ from opsbrain.stats import reliability
 TEST_SHARE = 2  # of 5 hash buckets
 CONFIDENT = 0.8
 KEYS = ("id", "source", "label", "confidence", "basis", "trap", "root", "text")
+ONE_LINE = ("id", "label", "program")  # printed in a report's table: no line break, no control character
 
 
 def split_of(excerpt_id: str) -> str:
@@ -36,11 +37,12 @@ def default_corpus_dir() -> Path | None:
 def read_excerpts(root: Path, keys: tuple[str, ...], strings: tuple[str, ...]
                   ) -> Iterator[tuple[Path, int, dict[str, Any]]]:
     """(file, index, excerpt) of every ``*.yaml`` in ``root`` (or the one file), checked: each file a list, each
-    excerpt a mapping with ``keys``, non-empty strings under ``strings``, ids unique across the files."""
+    excerpt a mapping with ``keys``, non-empty strings under ``strings`` (those of :data:`ONE_LINE` one printable
+    line), ids unique across the files; at least one excerpt in all."""
     from opsbrain.yamlio import read_yaml
 
     ids: set[str] = set()
-    for f in sorted(root.glob("*.yaml")) if root.is_dir() else [root]:
+    for f in (files := sorted(root.glob("*.yaml")) if root.is_dir() else [root]):
         doc = read_yaml(f)
         if not isinstance(doc, list):
             raise InputError("expected a list of excerpts", file=str(f))
@@ -50,10 +52,16 @@ def read_excerpts(root: Path, keys: tuple[str, ...], strings: tuple[str, ...]
             for key in strings:
                 if not isinstance(e[key], str) or not e[key].strip():
                     raise InputError(f"{key} must be a non-empty string", file=str(f), path=f"[{i}].{key}")
+                if key in ONE_LINE and not e[key].isprintable():  # (a report's table and terminal: review40)
+                    raise InputError(f"{key} must be one line of printable characters", file=str(f),
+                                     path=f"[{i}].{key}")
             if e["id"] in ids:
                 raise InputError(f"duplicate excerpt id {e['id']!r}", file=str(f), path=f"[{i}].id")
             ids.add(e["id"])
             yield f, i, e
+    if not ids:  # a wrong directory scores nothing: bad input, not a figure below the bar (review40)
+        raise InputError("no excerpt to score (no *.yaml file here)" if not files else
+                         "no excerpt to score (every file an empty list)", file=str(root))
 
 
 def load_corpus(root: Path) -> list[dict[str, Any]]:

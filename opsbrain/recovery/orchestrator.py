@@ -149,8 +149,11 @@ class Orchestrator(StepRunner):
         if back is not None and back in self.sim.control.spares and self._node_back(back):
             # a pool node's chip back in service: it is schedulable again (session 39), first for a response waiting
             # for a spare of its pod (its job is down), else for a scaled-in job's scale-out
-            taken = self.exec.offer_schedulable(back)
-            if not taken and self.scale_out.scaled_in:
+            if self.exec.offer_schedulable(back):
+                # the waiter's now: a response that took it out (its chip isolated) must not return it to the pool
+                self._taken_out.pop(back, None)  # below as well (review40: the node was in the pool and the job)
+                return
+            if self.scale_out.scaled_in:
                 self.scale_out.try_all()
         if not self._taken_out:
             return
