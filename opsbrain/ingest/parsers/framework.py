@@ -304,13 +304,23 @@ device."""
 # ``roi_align_forward_impl: implementation for device xla:1 not found.`` (open-mmlab/mmcv
 # mmcv/ops/csrc/common/pytorch_device_registry.hpp, DISPATCH_DEVICE_IMPL's TORCH_CHECK; mmcv#3063: some operators
 # have no NPU implementation yet): the installed release does not run that operator on the NPU.
+# Session 40 (tester40c): MindSpore titles its allocation failures "#umsg#Memory not enough:#umsg#Device(id:N) memory
+# isn't enough and alloc failed, ..." (mindspore-ai/mindspore mindspore/ccsrc/runtime/graph_scheduler/actor/
+# actor_common.h @94bdab39f64433c95bd69e5aeee25c5473917353, SET_OPCONTEXT_MEMORY_ALLOC_FAIL_BY_STRATEGY); a paste cut
+# after the title still says the device memory ran out. vLLM's Ray set-up (vllm-project/vllm vllm/executor/
+# ray_utils.py @01eec54927dd101d2d1e8dbf96e35b69699a0b4f, initialize_ray_cluster and _wait_until_pg_ready) says
+# "The number of required NPUs exceeds the total number of available NPUs in the placement group.", "Current node
+# has no NPU available." and "Cannot provide a placement group of ... within ... seconds" when the Ray cluster holds
+# fewer devices than the parallel sizes ask for (a node that never joined, a tensor/pipeline size past the cards):
+# the job's or the cluster's set-up (cfg:device), not a device fault.
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"out of memory|OutOfMemory|\bOOM\b|memory (?:allocation|alloc) fail|fail(?:ed)? to (?:allocate|"
                 r"malloc)|alloc(?:ate)? memory fail|(?:acl)?rtMalloc\w* fail|Tried to allocate|memory is not enough|"
                 r"insufficient (?:device )?memory|not enough memory|EL0004|memory pool.*(?:full|exhaust)|"
                 r"is more than total mem size|greater than memory manager malloc max size|"
                 r"Available KV cache memory: -\d|No available memory for the cache blocks|"
-                r"Free memory on device \([\d.]+/[\d.]+ GiB\) on startup is less than desired",
+                r"Free memory on device \([\d.]+/[\d.]+ GiB\) on startup is less than desired|"
+                r"\bMemory not enough:",
                 re.I),
      "mem:oom"),
     (RE_VENDOR_ATTR, "cfg:version"),
@@ -342,7 +352,9 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
                 r"visible devices|set_device.*fail|SetDevice.*fail|because the device is (?:already )?(?:used|"
                 r"occupied|in use)|dcmi module initiali[sz]e failed\. ret is -8005"
                 r"|get (?:physical )?device (?:count|number)(?: of NPU)? failed"
-                r"|Got device count\[\d+\] and device id\[\d+\]",
+                r"|Got device count\[\d+\] and device id\[\d+\]"
+                r"|number of required [A-Z]PUs exceeds the total number of available [A-Z]PUs in the placement group"
+                r"|Current node has no [A-Z]PU available|Cannot provide a placement group of",
                 re.I), "cfg:device"),
     (screened(r"not supported|(?<!NORMAL_OR_)unsupported|not implemented|NotImplemented|is not support|no kernel|"
                 r"not registered|op type .* not|: implementation for device \S+ not found", re.I), "op:unsupported"),
