@@ -111,6 +111,15 @@ healthy run): what one may do, not a variable the environment lacks. The rest of
 38: advice to change a variable's value is the same (Mooncake's AscendDirectTransport on HIXL's connect TIMEOUT
 names a peer, then advises raising ``ASCEND_CONNECT_TIMEOUT``, mooncake-transfer-engine ascend_direct_transport.cpp;
 tests/test_ingest_hixl_status.py): a timeout to a peer, not a missing variable."""
+RE_ENV_FALLBACK = re.compile(r"\benvironment variable\b[^.;]{0,80}?\bis (?:not set|empty|unset)\b,?\s*(?:so |then )?"
+                             r"(?:the \w+ (?:will|are|is)\b|will\b|using\b|use\b|defaults? to\b|fall(?:ing)? back\b)"
+                             r"[^.]*", re.I)
+"""A program saying an environment variable is unset or empty and what it does instead (session 40): MindSpore's
+dump-path helper on Ascend prints ``The environment variable 'MS_OM_PATH' is not set, the files will save to the
+process local path, as ./rank_id/...`` and ``Environment variable 'RANK_ID' is empty, using the default value: 0``
+at WARNING and goes on (mindspore-ai/mindspore, mindspore/ccsrc/plugin/device/ascend/hal/device/
+ascend_kernel_runtime.cc and ascend_runtime_core.cc, ``GetDumpPath``; seen before a traceback in
+mindspore-lab/mindone#207). A default taken, not a variable the job lacks; the rest of the line is read as usual."""
 RE_LEVEL_TAG = re.compile(r"\[(WARN(?:ING)?|INFO|DEBUG|ERROR|ERR|CRITICAL|FATAL)\]")
 """The first bracketed level within a line's head that the level reader does not take as the line's level, because
 a tag of the tool's own comes first: msnpureport's export script prints ``<date time> [RECORD_LOG] [WARNING] The
@@ -456,6 +465,8 @@ def parse(ctx: LineCtx) -> bool:
         if rx is CFG_ENV_TEXT and RE_SYSTEM_ENOENT.search(text) and not rx.search(RE_SYSTEM_ENOENT.sub(" ", text)):
             continue
         if rx is CFG_ENV_TEXT and RE_ENV_ADVICE.search(text) and not rx.search(RE_ENV_ADVICE.sub(" ", text)):
+            continue
+        if rx is CFG_ENV_TEXT and RE_ENV_FALLBACK.search(text) and not rx.search(RE_ENV_FALLBACK.sub(" ", text)):
             continue
         if rx.search(text):
             dev = ctx.device()
