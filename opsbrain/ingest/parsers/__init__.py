@@ -162,9 +162,28 @@ def _block_gates() -> tuple[BlockScan, BlockScan] | None:
     if pats is None:
         return None
     wide = _gate_wide()
-    words = BlockScan(pats[0], wide=wide[0] if wide else None)
+    words = _block_words()
     tests = BlockScan(pats[1], wide=wide[1] if wide else None)
-    return (words, tests) if words.usable and tests.usable else None
+    return (words, tests) if words is not None and tests.usable else None
+
+
+@lru_cache(maxsize=1)
+def _block_words() -> BlockScan | None:
+    """The block scan of the gate's words and documented messages (the first of :func:`_block_gates`), or None."""
+    pats = _gate_patterns()
+    if pats is None:
+        return None
+    wide = _gate_wide()
+    words = BlockScan(pats[0], wide=wide[0] if wide else None)
+    return words if words.usable else None
+
+
+def may_pass_gate(texts: list[str]) -> list[bool] | None:
+    """Per line: False when neither a gate word nor a documented message can occur in it (one block scan, in C),
+    so :func:`parse_line` finds no signal there; None when the scan cannot tell (no RE2). A line marked True may
+    still give none (:func:`may_signal` also asks for a parser regex)."""
+    words = _block_words()
+    return words.candidates(texts, MAX_LINE) if words is not None else None
 
 
 @lru_cache(maxsize=1)
@@ -267,4 +286,4 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
         ctx.out = [s if s.peer else replace(s, peer=peer) for s in ctx.out]
     return ctx.out
 
-__all__ = ["MAX_LINE", "LineCtx", "Signal", "may_signal", "parse_line", "signal_patterns", "signal_wide"]
+__all__ = ["MAX_LINE", "LineCtx", "Signal", "may_pass_gate", "may_signal", "parse_line", "signal_patterns", "signal_wide"]
