@@ -110,3 +110,29 @@ def test_parsers_skip_the_lines_kept_for_the_matcher_alone(matcher: SignatureMat
     assert narrowed[-1]
     monkeypatch.setattr(diagnose, "NARROW_MIN", len(texts) + 1)
     assert diagnose._parsers_may(texts, may) == may  # few kept lines: not worth a scan
+
+
+# ---- the reader's stamps a block at a time on non-ASCII text ----------------------------------------------------
+WIDE_PIECES = ["2026-03-01 10:00:00", "2026/03/01 10:00:00.5", "2026-03-01-10:00:00.123.456", "[ERROR] ", "[信息] ",
+               "[错误\u3000] ", "训练进度：", "第 ", "\u3000", " ", "12", "٣", "０", "-", ":", ".", "é", "T", "[", "]"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(WIDE_PIECES), max_size=8).map("".join), max_size=12),
+       st.sampled_from(["slog", "hwlog", "iso"]))
+def test_block_stamps_of_non_ascii_lines_are_the_line_by_line_ones(lines: list[str], style: str) -> None:
+    from opsbrain.bundle import stamps as S
+    from opsbrain.bundle import timed as T
+
+    found = S.block_scan(lines, style)
+    wide_digit = any(S.WIDE_DIGIT.search(x) for x in lines)
+    assert (found is None) == (wide_digit and bool(lines))  # before session 40: None for any non-ASCII line
+    assert S.block_ready(lines, style) == (not wide_digit)
+    if found is None:
+        return
+    stamps, levels = S.BlockStamps(style).read(lines, found)
+    for line, us, level in zip(lines, stamps, levels, strict=True):
+        assert us == (S.to_us(S.stamp(line, style)) if line and not line.isspace() else None), line
+        want = m.group(1).upper() if line[:1] == "[" and (m := T._LEVEL.match(line)) else None
+        if line[:1] == "[" or level:
+            assert level == want, line
