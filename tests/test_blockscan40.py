@@ -6,7 +6,7 @@ shared scan keeps for the knowledge matcher alone. Time changes, never an answer
 - :meth:`BlockScan._wide_lines` (copies of joined lines, grouped by kinds) keeps every line the per-line way of
   session 39 keeps (:meth:`BlockScan._wide_each`) and every line with an answer, across chunks; it makes one copy
   a block and reading, not one a line;
-- :func:`opsbrain.bundle.diagnose._parsers_may` keeps every line :func:`parse_line` finds a signal in, and rules
+- :func:`opsbrain.ingest.parsers.narrow_to_gate` keeps every line :func:`parse_line` finds a signal in, and rules
   out the Chinese console lines the matcher's anchors keep.
 """
 
@@ -99,8 +99,8 @@ def test_parsers_skip_the_lines_kept_for_the_matcher_alone(matcher: SignatureMat
         ["[ERROR] 2026-03-01 10:00:01 HCCL 通信失败 EI0002 rank 3 link down"]
     may = diagnose._candidates(texts, matcher)
     assert may is not None
-    monkeypatch.setattr(diagnose, "NARROW_MIN", 0)
-    narrowed = diagnose._parsers_may(texts, may)
+    monkeypatch.setattr(parsers, "NARROW_MIN", 0)
+    narrowed = parsers.narrow_to_gate(texts, may)
     assert narrowed is not None
     for t, m, n in zip(texts, may, narrowed, strict=True):
         assert m or not n
@@ -108,8 +108,8 @@ def test_parsers_skip_the_lines_kept_for_the_matcher_alone(matcher: SignatureMat
     paths = [k for k, t in enumerate(texts) if "/data/" in t and may[k]]  # kept for an anchor of the matcher
     assert len(paths) >= len(anchors) // 2 and not any(narrowed[k] for k in paths)  # before: all parsed
     assert narrowed[-1]
-    monkeypatch.setattr(diagnose, "NARROW_MIN", len(texts) + 1)
-    assert diagnose._parsers_may(texts, may) == may  # few kept lines: not worth a scan
+    monkeypatch.setattr(parsers, "NARROW_MIN", len(texts) + 1)
+    assert parsers.narrow_to_gate(texts, may) == may  # few kept lines: not worth a scan
 
 
 # ---- the reader's stamps a block at a time on non-ASCII text ----------------------------------------------------

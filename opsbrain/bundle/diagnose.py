@@ -35,6 +35,7 @@ from opsbrain.bundle.secondlook import (  # noqa: F401 (_vendor_verdict: tests i
 from opsbrain.diagnosis.multirank import apply_root_cluster, chip_named, multirank_verdict
 from opsbrain.ingest import Signal
 from opsbrain.ingest.derive import link_history_dropped
+from opsbrain.ingest.parsers import narrow_to_gate
 from opsbrain.ingest.where import node_of
 from opsbrain.verdict import cited_line, nothing_found, verdict_first
 
@@ -177,31 +178,6 @@ def _candidates(texts: list[str], matcher: Any) -> list[bool] | None:
     return scan.candidates(texts, min(MAX_LINE, MAX_SCAN_CHARS)) if scan is not None else None
 
 
-NARROW_MIN = 2000
-"""Kept lines from which :func:`_parsers_may` scans them for the gate: its RE2 union compiles in ~20 ms, what the
-parsers' line screen costs on ~1,000 non-ASCII or ~3,000 ASCII lines (a block-read ASCII log keeps a few hundred)."""
-
-
-def _parsers_may(texts: list[str], may: list[bool] | None) -> list[bool] | None:
-    """``may`` (the shared scan's answer, None: none) narrowed to the lines where a parser can find a signal: the
-    block scan of the parsers' gate (:func:`opsbrain.ingest.parsers.may_pass_gate`) of the lines it keeps, so that a
-    line kept for the matcher alone (a path holding a word of one of its anchors) skips the parsers (session 40: a
-    third of a Chinese console's lines, where the parsers' line screen costs ~20 us a line). Only past
-    :data:`NARROW_MIN` kept lines: below, the scan's compile costs more than it saves."""
-    if may is None:
-        return None
-    from opsbrain.ingest.parsers import may_pass_gate
-
-    kept = [k for k, m in enumerate(may) if m]
-    own = may_pass_gate([texts[k] for k in kept]) if len(kept) >= NARROW_MIN else None
-    if own is None:
-        return may
-    out = [False] * len(may)
-    for k, m in zip(kept, own, strict=True):
-        out[k] = m
-    return out
-
-
 def _keep(matcher: Any) -> Callable[[list[str]], list[bool] | None] | None:
     """The reader's ``keep`` (:func:`opsbrain.bundle.reader.scan_bundle`): the shared block scan of
     :func:`_candidates`, when it can be built. A line it rules out gives no signal and no knowledge match, so the
@@ -247,7 +223,9 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     lines = r.lines
     texts = [ln.text for ln in lines]
     may = r.may if keep is not None else _candidates(texts, matcher)
-    sigs, where = signals_of(lines, r.placement, _parsers_may(texts, may), real_nodes(r.report["workers"]), r.chips)
+    # the parsers read only the kept lines where their gate may occur (the matcher's anchors keep many others)
+    sigs, where = signals_of(lines, r.placement, narrow_to_gate(texts, may), real_nodes(r.report["workers"]),
+                             r.chips)
     from opsbrain.diagnosis.vendorlevel import imported_levels, levelled
 
     levels = imported_levels(matcher)
