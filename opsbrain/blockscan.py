@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from opsbrain.multiscan import Wide, _re2
-from opsbrain.standin import kinds, standin
+from opsbrain.standin import COMMON_KINDS, kinds, rare_lines, standin
 
 UNION_MAX_MEM = 256 << 20
 """Bytes RE2 may use for the union's automaton (a few thousand literals and regexes): past it RE2 would fall back to
@@ -120,7 +120,44 @@ class BlockScan:
 
     def _wide_lines(self, texts: Sequence[str], wide: list[int], out: list[bool]) -> None:
         """Rule out the non-ASCII lines ``wide`` where none of the patterns for such lines occurs in the texts the
-        per-line screen reads (:class:`opsbrain.multiscan.Screen`: the stand-in copies, the line itself)."""
+        per-line screen reads (:class:`opsbrain.multiscan.Screen`: the stand-in copies, the line itself), a block
+        of lines at a time (session 40): the lines are grouped by the kinds of character they hold (one scan of
+        them all finds the few with a rarer kind, :func:`opsbrain.standin.rare_lines`), and each copy is made of a
+        block joined by newlines, in C. A copy of the joined lines is the copies of the lines joined: a stand-in
+        replaces one character by one, and a newline is ASCII, kept as it is (as is the line itself in UTF-8)."""
+        assert self._wide is not None and self._wide_scan is not None
+        rows = [texts[i] for i in wide]
+        groups: dict[int, list[int]] = {}
+        rare = rare_lines(rows)
+        for k, t in enumerate(rows):
+            groups.setdefault(kinds(t) if k in rare else COMMON_KINDS, []).append(wide[k])
+        for mask, lines in groups.items():
+            if mask >= 16 or self._wide[mask][1]:
+                continue  # a character re.I folds onto ASCII, or a regex run on every such line: candidates
+            for lo in range(0, len(lines), CHUNK_LINES):
+                self._wide_chunk(texts, lines[lo:lo + CHUNK_LINES], mask, out)
+
+    def _wide_chunk(self, texts: Sequence[str], lines: list[int], mask: int, out: list[bool]) -> None:
+        """:meth:`_wide_lines` of at most :data:`CHUNK_LINES` lines of the kinds ``mask``."""
+        assert self._wide is not None and self._wide_scan is not None
+        left = lines  # the lines no copy scanned so far has a match in: the next copy is made of these only
+        for r in self._wide[mask][0]:
+            joined = "\n".join([texts[i] for i in left])
+            copy = _utf8(joined) if r == 2 else standin(joined, r, mask)
+            if copy is None:  # a lone surrogate: line by line (that line stays a candidate)
+                self._wide_each(texts, left, out)
+                return
+            marks = [False] * len(left)
+            self._wide_scan._scan(copy, 0, len(left), marks)
+            if any(marks):
+                left = [i for i, hit in zip(left, marks, strict=True) if not hit]
+                if not left:
+                    return
+        for i in left:
+            out[i] = False
+
+    def _wide_each(self, texts: Sequence[str], wide: list[int], out: list[bool]) -> None:
+        """:meth:`_wide_lines` line by line (session 39's way; the reference the block way is tested against)."""
         assert self._wide is not None and self._wide_scan is not None
         copies: list[bytes] = []
         owner: list[int] = []

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from opsbrain.re2translate import re2_superset
-from opsbrain.standin import cover, kinds, standin
+from opsbrain.standin import COMMON_KINDS, cover, kinds, standin
 from opsbrain.standin import parse as standin_parse
 
 if TYPE_CHECKING:
@@ -297,7 +297,7 @@ class Screen:
 
 _NONE: frozenset[int] = frozenset()
 
-COMMON = 10
+COMMON = COMMON_KINDS
 """The kinds of a Chinese line (:func:`opsbrain.standin.kinds`: word characters and punctuation, no digits or
 whitespace beyond ASCII): a block scan holds the literals that screen regexes on such lines."""
 

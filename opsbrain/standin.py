@@ -24,6 +24,8 @@ mapped line, which is then not ASCII: such a line is not screened at all (the ca
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from itertools import accumulate
 from typing import Any
 
 DIGIT, WORD, SPACE, OTHER = "0", "Z", "\t", "\x7f"
@@ -74,14 +76,31 @@ _NA_NONWORD = re.compile(r"[^\x00-\x7f\w]")  # a non-ASCII character that is no 
 _QUESTION = {0: bytes.maketrans(b"?", WORD.encode()), 1: bytes.maketrans(b"?", OTHER.encode())}
 
 
+COMMON_KINDS = 10
+"""What :func:`kinds` says of a line without a non-ASCII digit, whitespace or :data:`FOLDS` character (a Chinese
+line's: word characters and punctuation)."""
+
+
 def kinds(text: str) -> int:
     """The kinds of non-ASCII character a non-ASCII ``text`` may hold, as bits: 1 a digit, 2 another word
     character, 4 whitespace, 8 anything else (2 and 8 always set: the plans assume them), 16 a character of
     :data:`FOLDS`. One scan in C (three when the line holds one of the rarer kinds), not a look at each character."""
     if _RARE.search(text) is None:
-        return 10
+        return COMMON_KINDS
     return 10 | (1 if _NA_DIGIT.search(text) else 0) | (4 if _NA_SPACE.search(text) else 0) | \
         (16 if _FOLD.search(text) else 0)
+
+
+def rare_lines(rows: list[str]) -> set[int]:
+    """The indexes of the non-ASCII ``rows`` (no newline in any) whose :func:`kinds` may not be
+    :data:`COMMON_KINDS`: one scan of them joined by newlines (session 40), in C; :func:`kinds` of any other row is
+    :data:`COMMON_KINDS` (the scan looks for one character at a time, so a match lies in one row)."""
+    joined = "\n".join(rows)
+    found = _RARE.search(joined)
+    if found is None:
+        return set()
+    starts = list(accumulate(len(t) + 1 for t in rows))  # where each row after the first starts
+    return {bisect_right(starts, m.start()) for m in _RARE.finditer(joined, found.start())}
 
 
 def standin(text: str, reading: int = 0, mask: int | None = None) -> bytes | None:
@@ -258,4 +277,5 @@ def cover(items: list[Any] | None, icase: bool) -> list[set[int] | None]:
     return out
 
 
-__all__ = ["FOLDS", "READINGS", "analyse", "cover", "kinds", "parse", "standin", "top_alternatives"]
+__all__ = ["COMMON_KINDS", "FOLDS", "READINGS", "analyse", "cover", "kinds", "parse", "rare_lines", "standin",
+           "top_alternatives"]

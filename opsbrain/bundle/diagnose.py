@@ -35,6 +35,7 @@ from opsbrain.bundle.secondlook import (  # noqa: F401 (_vendor_verdict: tests i
 from opsbrain.diagnosis.multirank import apply_root_cluster, chip_named, multirank_verdict
 from opsbrain.ingest import Signal
 from opsbrain.ingest.derive import link_history_dropped
+from opsbrain.ingest.parsers import narrow_to_gate
 from opsbrain.ingest.where import node_of
 from opsbrain.verdict import cited_line, nothing_found, verdict_first
 
@@ -222,7 +223,9 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     lines = r.lines
     texts = [ln.text for ln in lines]
     may = r.may if keep is not None else _candidates(texts, matcher)
-    sigs, where = signals_of(lines, r.placement, may, real_nodes(r.report["workers"]), r.chips)
+    # the parsers read only the kept lines where their gate may occur (the matcher's anchors keep many others)
+    sigs, where = signals_of(lines, r.placement, narrow_to_gate(texts, may), real_nodes(r.report["workers"]),
+                             r.chips)
     from opsbrain.diagnosis.vendorlevel import imported_levels, levelled
 
     levels = imported_levels(matcher)

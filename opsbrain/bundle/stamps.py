@@ -298,7 +298,8 @@ the leftmost match of the style's first form starting in the head, and that matc
 def block_scan(lines: list[str], style: str) -> list[tuple[str, str, str]] | None:
     """Per line of a block, in one regex scan: its bracketed level as written (``[ERROR ]`` -> ``ERROR``; ``""``:
     none), the text before its stamp and the stamp of the style's first form (``""``: none in the head); read them
-    with :class:`BlockStamps`. None when the block cannot be scanned so (not ASCII, or a style without a block form).
+    with :class:`BlockStamps`. None when the block cannot be scanned so (a digit beyond ASCII in it, or a style
+    without a block form).
 
     Why a stamp found so is :func:`stamp`'s: the first form has no assertion, so a match of it in the head (the first
     :data:`_STAMP_SCAN` characters) is a match in the line, and the leftmost match in the line, when it ends inside
@@ -310,16 +311,24 @@ def block_scan(lines: list[str], style: str) -> list[tuple[str, str, str]] | Non
     if not lines:
         return []
     text = "\n".join(lines)
-    if not text.isascii():
+    if not text.isascii() and WIDE_DIGIT.search(text):
         return None
     found = rx.findall(text)
     return found if len(found) == len(lines) else None  # one match a line, by construction
 
 
 def block_ready(lines: list[str], style: str) -> bool:
-    """Whether :func:`block_scan` reads ``lines`` (a style with a block form, every line ASCII), so that it may read
-    them block by block (a match a line, by construction: the blocks' matches are the whole's)."""
-    return style in _BLOCK_RX and all(map(str.isascii, lines))
+    """Whether :func:`block_scan` reads ``lines`` (a style with a block form, no digit beyond ASCII), so that it may
+    read them block by block (a match a line, by construction: the blocks' matches are the whole's)."""
+    return style in _BLOCK_RX and not any(WIDE_DIGIT.search(x) for x in lines if not x.isascii())
+
+
+WIDE_DIGIT = re.compile(r"[^\D0-9]")
+"""A decimal digit beyond ASCII (``re``'s ``\\d`` takes it, as the stamps' digits): a stamp of such digits is read by
+``int`` in :func:`stamp` but compared as text in :meth:`BlockStamps.read` (``"٠٥" >= "60"``), so a block holding one is
+read line by line. Other non-ASCII text (a Chinese console's messages, session 40) is scanned as ASCII is: each stamp
+form is of ASCII literals and digits, ``\\w`` and ``\\s`` (in the level's brackets) are ``re``'s in both readings,
+and the block's lines are split at ``\\n`` only, as ``(?m)^`` sees them."""
 
 
 def style_ready(style: str) -> bool:

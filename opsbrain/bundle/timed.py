@@ -134,7 +134,7 @@ class TimedFiles(ReaderState):
         ahead: list[tuple[int, str, str | None]] = []  # lines before the file's first time stamp
         heads: list[str] | None = f.prefixes  # a collector's heads taken off
         pair: tuple[int, str] | None = None  # the latest line's time and head, for _shift
-        if plain and not (syslog or klog or kind == L.VMCORE) and style_ready(style) and f.all_ascii():
+        if plain and not (syslog or klog or kind == L.VMCORE) and style_ready(style) and f.block_readable():
             read = BlockStamps(style, self.minutes)
             seq, last = self._read_block(f, seq, style, read, origin, source, tie, last, continued, ahead)
             return self._undated(f, seq, ahead, last)

@@ -116,6 +116,13 @@ class _File:
         """Whether every line is ASCII (a packed file: known from its bytes, its lines not made)."""
         return self.ascii or all(map(str.isascii, self.stream()))
 
+    def block_readable(self) -> bool:
+        """Whether no line holds a decimal digit beyond ASCII (:data:`opsbrain.bundle.stamps.WIDE_DIGIT`: its stamps
+        can be read a block at a time, :func:`~opsbrain.bundle.stamps.block_scan`); one scan of the text, in C."""
+        from opsbrain.bundle.stamps import WIDE_DIGIT
+
+        return self.ascii or self.all_ascii() or WIDE_DIGIT.search("\n".join(self.stream())) is None
+
     def pick(self, wanted: Iterable[int]) -> dict[int, str]:
         """Lines ``k`` (1-based) of :attr:`lines`, by number, without making the list of a packed file's lines."""
         want = set(wanted)
