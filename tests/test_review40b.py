@@ -48,9 +48,9 @@ def test_cross_fit_with_one_thread_is_bad_input() -> None:
     from opsbrain.kb.realeval import split_of
 
     ids = [f"x{i}" for i in range(400) if split_of(f"x{i}") == "dev"][:6]
+    labels = ["framework_error", "config_error"] * 3
     excerpts = [{"id": k, "split": "dev", "label": label, "source": "https://github.com/a/b/issues/1",
-                 "text": f"RuntimeError: {label} {k}\n"} for k, label in zip(ids, ["framework_error", "config_error"] * 3,
-                                                                             strict=True)]
+                 "text": f"RuntimeError: {label} {k}\n"} for k, label in zip(ids, labels, strict=True)]
     with pytest.raises(InputError, match="at least 2"):
         fold_models(excerpts, "thread")
 
@@ -73,3 +73,19 @@ def test_block_readable_holds_no_packed_file_whole() -> None:
     finally:
         tracemalloc.stop()
     assert peak < 2 * bound, (peak, bound)  # before: every line and the joined text (2 bytes a char) at once
+
+
+def test_an_excerpt_field_with_a_wide_space_is_one_printable_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from opsbrain.kb import realeval
+
+    if not hasattr(realeval, "ONE_LINE"):
+        pytest.skip("review40's one-line check is not merged")
+    # review40: "no line break, no control character"; str.isprintable also refuses every space separator beyond
+    # ASCII (U+3000, U+00A0), which a Chinese program name may hold and a table prints as it prints any character
+    (tmp_path / "a.yaml").write_text('- {id: h1, label: healthy, program: "训练\u3000脚本", text: "x"}\n',
+                                     encoding="utf-8")
+    got = list(realeval.read_excerpts(tmp_path, ("id", "label", "program", "text"), ("id", "label", "program")))
+    assert got[0][2]["program"] == "训练\u3000脚本"
+    (tmp_path / "a.yaml").write_text('- {id: h1, label: healthy, program: "a\\nb", text: "x"}\n', encoding="utf-8")
+    with pytest.raises(InputError):
+        list(realeval.read_excerpts(tmp_path, ("id", "label", "program", "text"), ("id", "label", "program")))
