@@ -55,6 +55,10 @@ def fold_models(excerpts: list[dict[str, Any]], grouping: str, folds: int = FOLD
     codes = code_examples()
     more = _docs(extra) if extra else []
     more_labels = [str(e["label"]) for e in extra or []]
+    if len(set(groups)) < 2:  # (scikit-learn's ValueError before: review40b)
+        from opsbrain.errors import InputError
+
+        raise InputError(f"cross-fitting needs the excerpts of at least 2 {grouping}s (folds are grouped by it)")
     out: dict[str, Any] = {}
     for fold, (tr, te) in enumerate(GroupKFold(min(folds, len(set(groups)))).split(docs, labels, groups)):
         vec, clf = _fit([docs[i] for i in tr] + more, [labels[i] for i in tr] + more_labels, STRENGTH, codes)

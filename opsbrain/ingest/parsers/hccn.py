@@ -24,7 +24,9 @@ RE_PORT_TABLE = screened(r"^\s*\|\s*\d+\s*\|\s*(\d+)\s*\|\s*\d+\s*\|\s*\w+\s*\|\
 """A port row of the Ascend 950 ``hccn_tool -g -dev_info -i N`` table ``| 0 | 4 | 400 | UB | UP | Electrical |``
 (UDie ID, Port ID, Speed Ability(Gbps), Port Type, Link Status "which can be DOWN or UP", Media Type; session 40:
 https://github.com/hicann/driver/blob/ef377e950a32b1641c108c59481e39e9643b7d63/docs/en/Ascend_950_HCCN_Tool/
-Ascend_950_HCCN_Tool/querying-the-npu-device-information.md): a port of the NPU the command names (``-i N``)."""
+Ascend_950_HCCN_Tool/querying-the-npu-device-information.md): a port of the NPU the command names (``-i N``).
+A ``DOWN`` row is ``hccn:down`` of that NPU (the port is not kept); an ``UP`` row gives no signal, since an
+NPU-wide ``hccn:up`` from one port would read as the recovery of another (session 40, review40b)."""
 RE_LINK = screened(r"link status\s*:\s*(UP|DOWN)", re.I)
 RE_HEALTH = screened(r"net health status\s*:\s*(.+?)\s*$", re.I)
 RE_DASH_I = screened(r"-i\s+(\d+)", context=True)  # which device a found state is of
@@ -79,9 +81,9 @@ def parse(ctx: LineCtx) -> bool:
         ctx.add("hccn:down" if state == "DOWN" else "hccn:up", ctx.npu(npu), 2 if state == "DOWN" else 0, device=npu)
         return True
     if m := RE_PORT_TABLE.search(text):
-        dev = ctx.device()
-        state = m.group(2)
-        ctx.add("hccn:down" if state == "DOWN" else "hccn:up", ctx.npu(dev), 2 if state == "DOWN" else 0, device=dev)
+        if m.group(2) == "DOWN":  # an UP row is no signal: the signal is the NPU's, and the NPU has other ports
+            dev = ctx.device()  # (a row of another port up would clear the down one; session 40 review40b)
+            ctx.add("hccn:down", ctx.npu(dev), 2, device=dev)
         return True
     if m := RE_LINK.search(text):
         dev = int(d.group(1)) if (d := RE_DASH_I.search(text)) else ctx.device()
