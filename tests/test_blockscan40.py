@@ -22,7 +22,6 @@ from opsbrain import blockscan, multiscan, standin
 from opsbrain.ingest import parsers
 from opsbrain.kb import SignatureMatcher
 from tests.test_standin39 import _text
-from tests.test_standin39 import matcher as matcher  # noqa: F401 - the fixture, shared
 
 pytestmark = pytest.mark.skipif(multiscan.ENGINE != "re2", reason="google-re2 is not installed: nothing is scanned")
 
@@ -40,6 +39,12 @@ def _console(n: int, seed: int = 3) -> list[str]:
 @given(rows=st.lists(_text().filter(lambda t: not t.isascii()), max_size=30))
 def test_rare_lines_are_the_lines_of_other_kinds(rows: list[str]) -> None:
     assert standin.rare_lines(rows) == {k for k, t in enumerate(rows) if standin.kinds(t) != standin.COMMON_KINDS}
+
+
+@pytest.fixture(scope="module")
+def matcher(vendor_matcher: SignatureMatcher) -> SignatureMatcher:
+    """The shared small-vendor matcher (tests/conftest.py)."""
+    return vendor_matcher
 
 
 def _shared(matcher: SignatureMatcher) -> blockscan.BlockScan:

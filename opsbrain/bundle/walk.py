@@ -119,9 +119,17 @@ class _File:
     def block_readable(self) -> bool:
         """Whether no line holds a decimal digit beyond ASCII (:data:`opsbrain.bundle.stamps.WIDE_DIGIT`: its stamps
         can be read a block at a time, :func:`~opsbrain.bundle.stamps.block_scan`); one scan of the text, in C."""
+        from itertools import islice
+
         from opsbrain.bundle.stamps import WIDE_DIGIT
 
-        return self.ascii or self.all_ascii() or WIDE_DIGIT.search("\n".join(self.stream())) is None
+        if self.ascii or self.all_ascii():
+            return True
+        lines = self.stream()  # a block of lines at a time: a packed file's lines are never all held (session 37)
+        while block := list(islice(lines, READABLE_BLOCK)):
+            if WIDE_DIGIT.search("\n".join(block)) is not None:
+                return False
+        return True
 
     def pick(self, wanted: Iterable[int]) -> dict[int, str]:
         """Lines ``k`` (1-based) of :attr:`lines`, by number, without making the list of a packed file's lines."""
@@ -155,9 +163,12 @@ class _Content(NamedTuple):
 
 
 PACK_LEVEL = 1
+"""zlib's fastest level: ~7:1 on the padded bundle's logs (bench_bundle_memory.py), ~160 MB/s on this machine."""
 UNPACK_STEP = 1 << 20
 """Bytes of text unpacked at a time: a chunk's text and lines beside those the reader keeps."""
-"""zlib's fastest level: ~7:1 on the padded bundle's logs (bench_bundle_memory.py), ~160 MB/s on this machine."""
+READABLE_BLOCK = 4096
+"""Lines scanned at once for a wide digit (:meth:`_File.block_readable`; review40b: all of a packed file's lines and
+their joined text at once took 70 MB on a 400,000-line file, a block at a time ~9 MB)."""
 
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 13))
 """Bytes that make a file's head look binary (NUL and the C0 controls other than tab and line ends)."""
