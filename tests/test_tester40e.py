@@ -61,3 +61,51 @@ def test_the_fastchat_start_is_no_fault(tmp_path: Path, engine: Any) -> None:
     f.write_text(FASTCHAT)
     d = diagnose_logs(str(f), engine)["diagnosis"]
     assert d["fault_class"] == "unknown"
+
+
+# https://github.com/sgl-project/sglang/pull/29853 (sglang on the NPU: torch_npu's transfer_to_npu notice and c10d's
+# hostname warning at start-up, warnings only)
+SGLANG = (
+    "  warnings.warn(msg, ImportWarning)\n"
+    "/usr/local/python3.11.15/lib/python3.11/site-packages/torch_npu/contrib/transfer_to_npu.py:291: RuntimeWarning: "
+    "torch.jit.script and torch.jit.script_method will be disabled by transfer_to_npu, which currently does not "
+    "support them, if you need to enable them, please do not use transfer_to_npu.\n"
+    "  warnings.warn(msg, RuntimeWarning)\n"
+    "[2026-07-01 15:18:55 TP7] get env HCCL_BUFFSIZE = 200\n"
+    "[W701 15:18:55.475521766 socket.cpp:207] [c10d] The hostname of the client socket cannot be retrieved. err=-3\n"
+    "/usr/local/python3.11.15/lib/python3.11/site-packages/torch_npu/contrib/transfer_to_npu.py:362: ImportWarning: \n"
+    "    *************************************************************************************************************\n"
+    "    The torch.Tensor.cuda and torch.nn.Module.cuda are replaced with torch.Tensor.npu and torch.nn.Module.npu "
+    "now..\n"
+    "    The torch.cuda.DoubleTensor is replaced with torch.npu.FloatTensor cause the double type is not supported "
+    "now..\n"
+    "    The backend in torch.distributed.init_process_group set to hccl now..\n"
+)
+
+
+def test_the_transfer_to_npu_notice_is_no_unsupported_operator() -> None:
+    # Ascend/pytorch torch_npu/contrib/transfer_to_npu.py, init(): the fixed text of its ImportWarning
+    line = SGLANG.splitlines()[8]
+    assert "DoubleTensor" in line
+    assert parse_line(line) == []
+
+
+@pytest.mark.parametrize("line", [
+    SGLANG.splitlines()[4],  # c10's head dated 701 (July 1st): month * 100 + day, no zero padding
+    # https://github.com/safetensors/safetensors/issues/661 (four digits, October 20th)
+    "[W1020 17:16:14.043165378 compiler_depend.ts:164] Warning: Warning: Device do not support double dtype now, "
+    "dtype cast repalce with float. (function operator())",
+])
+def test_a_c10_warning_head_is_stated_at_warning(line: str) -> None:
+    from opsbrain.diagnosis.realtext import WARNING_STATED
+
+    assert WARNING_STATED.match(line)
+
+
+@pytest.mark.parametrize("cut", [5, len(SGLANG.splitlines())])
+def test_the_sglang_start_is_no_fault(tmp_path: Path, engine: Any, cut: int) -> None:
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+
+    f = tmp_path / "sglang.log"
+    f.write_text("\n".join(SGLANG.splitlines()[:cut]) + "\n")
+    assert diagnose_logs(str(f), engine)["diagnosis"]["fault_class"] == "unknown"
