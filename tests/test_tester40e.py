@@ -74,7 +74,7 @@ SGLANG = (
     "[2026-07-01 15:18:55 TP7] get env HCCL_BUFFSIZE = 200\n"
     "[W701 15:18:55.475521766 socket.cpp:207] [c10d] The hostname of the client socket cannot be retrieved. err=-3\n"
     "/usr/local/python3.11.15/lib/python3.11/site-packages/torch_npu/contrib/transfer_to_npu.py:362: ImportWarning: \n"
-    "    *************************************************************************************************************\n"
+    "    " + "*" * 109 + "\n"
     "    The torch.Tensor.cuda and torch.nn.Module.cuda are replaced with torch.Tensor.npu and torch.nn.Module.npu "
     "now..\n"
     "    The torch.cuda.DoubleTensor is replaced with torch.npu.FloatTensor cause the double type is not supported "

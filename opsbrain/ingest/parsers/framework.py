@@ -114,7 +114,8 @@ tests/test_ingest_hixl_status.py): a timeout to a peer, not a missing variable."
 RE_ENV_FALLBACK = re.compile(r"\benvironment variable\b[^.;]{0,80}?\bis (?:not set|empty|unset)\b,?\s*(?:so |then )?"
                              r"(?:the \w+ (?:will|are|is)\b|will\b|using\b|use\b|defaults? to\b|fall(?:ing)? back\b)"
                              r"[^.]*|"
-                             r"\bSetting [A-Z][A-Z0-9_]* environment variable\b[^.;]{0,60}?\b(?:in|by) default\b[^.]*", re.I)
+                             r"\bSetting [A-Z][A-Z0-9_]* environment variable\b[^.;]{0,60}?\b(?:in|by) default\b"
+                             r"[^.]*", re.I)
 """A program saying an environment variable is unset or empty and what it does instead (session 40): MindSpore's
 dump-path helper on Ascend prints ``The environment variable 'MS_OM_PATH' is not set, the files will save to the
 process local path, as ./rank_id/...`` and ``Environment variable 'RANK_ID' is empty, using the default value: 0``
