@@ -58,12 +58,17 @@ BELOW_WARNING = re.compile(_TAGS + r"\[(?:INFO|DEBUG|TRACE|EVENT)\]|^\s*(?:INFO|
 the failure, not the failure's words."""
 WARNING_STATED = re.compile(_TAGS + r"\[WARN(?:ING)?\]|^\s*WARN(?:ING)?\b|\bWARN(?:ING)?\s+\d\d-\d\d \d\d:\d\d:\d\d\b"
                             r"|^\d{4}-\d\d-\d\d[ T][\d:.,]+\s+WARN(?:ING)?\b|\[WARN(?:ING)?\]\s*$"
-                            r"|^\s*\[W(?:\d{4} [\d:.]+)?\s*[\w.-]+:\d+\]"
+                            r"|^\s*\[W(?:\d{3,4} [\d:.]+)?\s*[\w.-]+:\d+\]"
                             r"|^\S+\.py:\d+: (?:User|Deprecation|Future|Runtime|Resource|Pending)?Warning: ")
 """A line (or the head a paste put before it) stated at WARNING level, in the shapes of :data:`BELOW_WARNING`, and
 PyTorch's ``TORCH_WARN`` head (c10's ``[W compiler_depend.ts:133] Warning: ...``, torch_npu's ``Device do not support
 double dtype now``) and Python's warnings module line (``.../storage.py:38: UserWarning: TypedStorage is
-deprecated``; session 30, tester Z's healthy run read framework_error 0.60 from such lines): its
+deprecated``; session 30, tester Z's healthy run read framework_error 0.60 from such lines). c10's head dates
+the line as month * 100 + day with no zero padding (pytorch/pytorch c10/util/Logging.cpp, ``MessageLogger``:
+``(timeinfo->tm_mon + 1) * 100 + timeinfo->tm_mday``), so January to September give three digits: ``[W701
+15:18:55.475521766 socket.cpp:207]`` (sgl-project/sglang#29853) as well as ``[W1020 17:16:14.043165378
+compiler_depend.ts:164]`` (safetensors/safetensors#661); session 40, tester40e: only four were read, and a healthy
+sglang start read config_error 0.60 from c10d's hostname warning. Its
 words are read, but an error word on it does not say the program failed (:func:`shows_failure`): an installer's
 ``[WARNING]: Cannot find the install path of driver.`` goes on installing."""
 ERROR_WORDS = re.compile(

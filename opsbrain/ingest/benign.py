@@ -11,7 +11,9 @@ BENIGN = re.compile(r"Failed to import from vllm\._C with|"
                     r"(?i:\bdcmi\b.{0,160}?\berror code:?\s*-(?:8255|99998)\b)|"
                     r"(?i:\berror (?:log|message)s?\b.{0,80}?\bcan be (?:safely )?ignored)|"
                     r"expandable_segments feature is not supportted\s+and the possible cause is that driver and "
-                    r"firmware packages do not match")
+                    r"firmware packages do not match|"
+                    r"The torch\.cuda\.DoubleTensor is replaced with torch\.npu\.FloatTensor cause the double type is "
+                    r"not supported now")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -39,7 +41,11 @@ allocator, when the driver does not offer the virtual-memory reservation expanda
 cause is that driver and firmware packages do not match.`` and goes on with expandable segments off
 (Ascend/pytorch torch_npu/csrc/core/npu/NPUCachingAllocator.cpp, ``CachingAllocatorConfig``, TORCH_NPU_WARN_ONCE;
 session 40: printed at import by mmcv's environment report, open-mmlab/mmcv#3216): a feature off, no driver call of
-the job's that failed.
+the job's that failed. torch_npu's ``transfer_to_npu`` announces at each import, as one ImportWarning, what it
+redirects from CUDA to the NPU, among it ``The torch.cuda.DoubleTensor is replaced with torch.npu.FloatTensor cause
+the double type is not supported now..`` (Ascend/pytorch torch_npu/contrib/transfer_to_npu.py, ``init`` /
+``_init``: ``warning_fn`` of a fixed text; session 40, tester40e: an sglang start on the NPU read framework_error
+0.60 from it, sgl-project/sglang#29853): a mapping the module applies, not an operator or dtype a job hit.
 
 Not here: vllm-ascend's own ``Failed to import vllm_ascend_C: ...`` (its custom operators), harmless when they are
 not used (vllm-ascend#703) but the cause where sleep mode's allocator needs them (corpus_q q016, corpus_zk zk004)."""

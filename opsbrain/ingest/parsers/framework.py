@@ -113,13 +113,21 @@ names a peer, then advises raising ``ASCEND_CONNECT_TIMEOUT``, mooncake-transfer
 tests/test_ingest_hixl_status.py): a timeout to a peer, not a missing variable."""
 RE_ENV_FALLBACK = re.compile(r"\benvironment variable\b[^.;]{0,80}?\bis (?:not set|empty|unset)\b,?\s*(?:so |then )?"
                              r"(?:the \w+ (?:will|are|is)\b|will\b|using\b|use\b|defaults? to\b|fall(?:ing)? back\b)"
+                             r"[^.]*|"
+                             r"\bSetting [A-Z][A-Z0-9_]* environment variable\b[^.;]{0,60}?\b(?:in|by) default\b"
                              r"[^.]*", re.I)
 """A program saying an environment variable is unset or empty and what it does instead (session 40): MindSpore's
 dump-path helper on Ascend prints ``The environment variable 'MS_OM_PATH' is not set, the files will save to the
 process local path, as ./rank_id/...`` and ``Environment variable 'RANK_ID' is empty, using the default value: 0``
 at WARNING and goes on (mindspore-ai/mindspore, mindspore/ccsrc/plugin/device/ascend/hal/device/
 ascend_kernel_runtime.cc and ascend_runtime_core.cc, ``GetDumpPath``; seen before a traceback in
-mindspore-lab/mindone#207). A default taken, not a variable the job lacks; the rest of the line is read as usual."""
+mindspore-lab/mindone#207). A default taken, not a variable the job lacks; the rest of the line is read as usual.
+Session 40 (tester40e): a launcher setting a variable to its default for its workers, which torchrun prints at each
+start with more than one process per node when ``OMP_NUM_THREADS`` is unset (pytorch/pytorch
+torch/distributed/run.py, ``config_from_args``: ``Setting OMP_NUM_THREADS environment variable for each process to be
+1 in default, to avoid your system being overloaded ...``, then exports it to the workers; mmdetection's
+mmdet/utils/setup_env.py prints the same for ``OMP_NUM_THREADS`` and ``MKL_NUM_THREADS``), as in lm-sys/FastChat#2422's
+healthy Ascend run: a tuning notice, not a variable the job lacks."""
 RE_LEVEL_TAG = re.compile(r"\[(WARN(?:ING)?|INFO|DEBUG|ERROR|ERR|CRITICAL|FATAL)\]")
 """The first bracketed level within a line's head that the level reader does not take as the line's level, because
 a tag of the tool's own comes first: msnpureport's export script prints ``<date time> [RECORD_LOG] [WARNING] The
