@@ -1,5 +1,6 @@
 """Shared fixtures: the repository root, a CLI runner, one built superpod topology per test session, a webhook
-receiver that never answers, and the knowledge matcher with the small vendor fixtures imported."""
+receiver that never answers, the knowledge matcher with the small vendor fixtures imported, and the shipped diagnosis
+engine (a test module's own ``engine`` fixture, where it has one, takes its place)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from click.testing import CliRunner
@@ -87,3 +88,12 @@ def vendor_matcher(tmp_path_factory: pytest.TempPathFactory) -> SignatureMatcher
     import_kg(fix / "kg_good.json", d)
     import_faultcode(fix / "faultcode_good.json", d)
     return SignatureMatcher(load_kb(), load_imported(d))
+
+
+@pytest.fixture(scope="module")
+def engine() -> Any:
+    """The shipped diagnosis engine (the package's model), loaded once per test module (session 40: the blind looks'
+    test files shared this fixture's body)."""
+    from opsbrain.kb.training import load_engine
+
+    return load_engine()

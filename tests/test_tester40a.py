@@ -37,13 +37,6 @@ def test_a_missing_distribution_is_an_environment_text(line: str) -> None:
     assert "cfg:env" in [s.kind for s in parse_line(line)]
 
 
-@pytest.fixture(scope="module")
-def engine() -> Any:
-    from opsbrain.kb.training import load_engine
-
-    return load_engine()
-
-
 def test_the_transformers_paste_reads_as_config_error_from_the_signals(tmp_path: Path, engine: Any) -> None:
     from opsbrain.diagnosis.oneclick import diagnose_logs
 

@@ -57,13 +57,6 @@ def test_a_missing_variable_still_reads_as_the_environment(line: str) -> None:
     assert "cfg:env" in [s.kind for s in parse_line(line)]
 
 
-@pytest.fixture(scope="module")
-def engine() -> Any:
-    from opsbrain.kb.training import load_engine
-
-    return load_engine()
-
-
 def test_the_mindone_paste_is_no_config_error(tmp_path: Path, engine: Any) -> None:
     from opsbrain.diagnosis.oneclick import diagnose_logs
 

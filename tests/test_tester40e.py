@@ -47,13 +47,6 @@ def test_a_missing_variable_still_reads_as_environment(line: str) -> None:
     assert "cfg:env" in [s.kind for s in parse_line(line)]
 
 
-@pytest.fixture(scope="module")
-def engine() -> Any:
-    from opsbrain.kb.training import load_engine
-
-    return load_engine()
-
-
 def test_the_fastchat_start_is_no_fault(tmp_path: Path, engine: Any) -> None:
     from opsbrain.diagnosis.oneclick import diagnose_logs
 
