@@ -37,11 +37,9 @@ def group_of(e: dict[str, Any], grouping: str) -> str:
     return thread_of(src) if grouping == "thread" else project_of(src)
 
 
-def fold_models(excerpts: list[dict[str, Any]], grouping: str, folds: int = FOLDS,
-                extra: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def fold_models(excerpts: list[dict[str, Any]], grouping: str, folds: int = FOLDS) -> dict[str, Any]:
     """Excerpt id -> the text model (:class:`opsbrain.diagnosis.realtext.TextModel`) fitted without the excerpt's
-    fold; every excerpt must be of the dev split. ``extra``: excerpts (``text``, ``label``) added to every fold's
-    training set and scored by none (a candidate source of training text, measured on the same dev folds)."""
+    fold; every excerpt must be of the dev split."""
     from sklearn.model_selection import GroupKFold
 
     from opsbrain.diagnosis.realtext import model_from_doc
@@ -53,18 +51,16 @@ def fold_models(excerpts: list[dict[str, Any]], grouping: str, folds: int = FOLD
     docs, labels = _docs(excerpts), [str(e["label"]) for e in excerpts]
     groups = [group_of(e, grouping) for e in excerpts]
     codes = code_examples()
-    more = _docs(extra) if extra else []
-    more_labels = [str(e["label"]) for e in extra or []]
     if len(set(groups)) < 2:  # (scikit-learn's ValueError before: review40b)
         from opsbrain.errors import InputError
 
         raise InputError(f"cross-fitting needs the excerpts of at least 2 {grouping}s (folds are grouped by it)")
     out: dict[str, Any] = {}
     for fold, (tr, te) in enumerate(GroupKFold(min(folds, len(set(groups)))).split(docs, labels, groups)):
-        vec, clf = _fit([docs[i] for i in tr] + more, [labels[i] for i in tr] + more_labels, STRENGTH, codes)
+        vec, clf = _fit([docs[i] for i in tr], [labels[i] for i in tr], STRENGTH, codes)
         classes, intercept, vocab = exported(vec, clf)
         model = model_from_doc({"classes": classes, "intercept": intercept, "vocab": vocab,
-                                "meta": {"excerpts": len(tr) + len(more), "signal_kinds": SIGNAL_KINDS,
+                                "meta": {"excerpts": len(tr), "signal_kinds": SIGNAL_KINDS,
                                          "signal_repeat": SIGNAL_REPEAT if SIGNAL_KINDS else 0,
                                          "cross_fit": {"grouping": grouping, "fold": fold}}})
         out.update((str(excerpts[i]["id"]), model) for i in te)
