@@ -61,7 +61,12 @@ DRV_KINDS: tuple[tuple[Screened, str], ...] = (
     (screened(r"Heartbeat lost|heart beat lost|device .*(?:is )?dead|device.*abnormal", re.I), "drv:heartbeat_lost"),
     (screened(r"Dma copy failed|DMA timeout|dma.*fail", re.I), "drv:dma_failed"),
     (screened(r"link down|pcie.*(?:not ready|down)|hot ?reset|surprise", re.I), "drv:pcie_down"),
+    (screened(r"\[devmm\].*\bout of memory\b", re.I), "mem:oom"),
 )
+"""The driver's own kinds. The memory manager's ``out of memory`` (``[drv][devmm][devmm_alloc_managed 182]<errno:12,
+6> Heap_alloc_managed out of memory. (temp_ptr=0x1; bytesize=8592031776)``) is device memory exhausted: CANN 8.0.0
+troubleshooting guide, "OOM Error Due to Memory Allocation Failure" (session 41); the driver reports it, the fault is
+the memory's use, so it reads as the allocation failure the runtime's and torch_npu's texts give (``mem:oom``)."""
 RE_BBOX_RECORD = screened(r"system exception code \[0x[0-9A-Fa-f]{8}\]: ModuleName \[(\w+)\],\s*"
                           r"ExceptionReason\s*\[([^\]]+)\]", re.I)
 """The device black box's exception record (``hisi_logs/device-N/history.log``: ``[2020-02-27-19:18:46.142527] system
