@@ -13,7 +13,9 @@ BENIGN = re.compile(r"Failed to import from vllm\._C with|"
                     r"expandable_segments feature is not supportted\s+and the possible cause is that driver and "
                     r"firmware packages do not match|"
                     r"The torch\.cuda\.DoubleTensor is replaced with torch\.npu\.FloatTensor cause the double type is "
-                    r"not supported now")
+                    r"not supported now|"
+                    r"Compilation level \S+ is not supported on NPU now, forcing compilation level to NO_COMPILATION|"
+                    r"Prefix caching is not supported for V1 now, disable prefix caching")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -46,6 +48,13 @@ redirects from CUDA to the NPU, among it ``The torch.cuda.DoubleTensor is replac
 the double type is not supported now..`` (Ascend/pytorch torch_npu/contrib/transfer_to_npu.py, ``init`` /
 ``_init``: ``warning_fn`` of a fixed text; session 40, tester40e: an sglang start on the NPU read framework_error
 0.60 from it, sgl-project/sglang#29853): a mapping the module applies, not an operator or dtype a job hit.
+vllm-ascend's platform, as it checks the engine's configuration at start (vllm_ascend/platform.py,
+``NPUPlatform.check_and_update_config``), warns ``Compilation level N is not supported on NPU now, forcing
+compilation level to NO_COMPILATION`` and sets the level itself, and (V1 engine) ``Prefix caching is not supported
+for V1 now, disable prefix caching`` and turns the option off: a setting it corrects and goes on with (session 41,
+tester41c: the v0.7.3 release check run of vllm-ascend#644 read framework_error 0.60 from the first). Its other
+``... is not supported on NPU now.`` texts are raised errors (``LoRA model is not supported on NPU now.``), not
+these.
 
 Not here: vllm-ascend's own ``Failed to import vllm_ascend_C: ...`` (its custom operators), harmless when they are
 not used (vllm-ascend#703) but the cause where sleep mode's allocator needs them (corpus_q q016, corpus_zk zk004)."""
