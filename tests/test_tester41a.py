@@ -40,8 +40,10 @@ ALARM_310B = "\n".join([
 
 # The npu-smi reference's own healthy row of the same chip (Atlas 200I A2, npusmi_007:
 # https://www.hiascend.com/doc_center/source/zh/Atlas%20200I%20A2/23.0.RC3/re/npu/npusmi_007.html).
-OK_310B = ("| 0       310B1                 | OK              | 10.4          66                15    / 15           |\n"
-           "| 0       0                     | NA              | 0            957   / 10810                           |\n")
+OK_310B = ("| 0       310B1                 | OK              | 10.4          66                15    / 15"
+           "           |\n"
+           "| 0       0                     | NA              | 0            957   / 10810"
+           "                           |\n")
 
 
 def test_a_310_row_not_ok_is_read_on_its_npu() -> None:
