@@ -137,7 +137,7 @@ def _target(e: RankError, p: RankProcess, ix: _Index) -> RankProcess | None:
         return ix.by_worker.get((p.worker, e.remote_device))
     if e.kind in ("transport", "cluster") and e.remote_ip and e.remote_device is not None:
         return ix.by_server.get((e.remote_ip, e.remote_device))
-    if e.kind == "notify":
+    if e.kind in ("notify", "rootinfo"):
         if e.waits_on_self:
             return p
         group = e.group or next(iter(p.ranks), None)
@@ -322,7 +322,8 @@ def _graph(errs: list[RankProcess], ix: _Index, kind: str, table: RankTable) -> 
                 if _absent(e, ix):
                     absent.add(p.name)
     waiters = [p.name for p in errs if any(x.kind == kind for x in p.errors)]
-    if not edges and kind in PEER_WAITS and waiters and (absent or not dead):
+    peer_wait = _peer_wait(errs, kind)
+    if not edges and peer_wait and waiters and (absent or not dead):
         return _silent_peer(errs, byname, waiters, [d for d in dead if d["waiter"] in absent], kind, table)
     if not edges:
         roots = [byname[d["waiter"]] for d in dead][:1] or [byname[w] for w in waiters] or errs
@@ -368,7 +369,7 @@ def _graph(errs: list[RankProcess], ix: _Index, kind: str, table: RankTable) -> 
             False: "the end of the wait chain waits for nobody: it is the root"}[cyc and len(top) > 1]
     if cyc and len(top) == 1:
         rule = "a device waits on itself while others wait on it: it is the root"
-    elif not cyc and kind in PEER_WAITS and top[0] in absent:
+    elif not cyc and peer_wait and top[0] in absent:
         d = next(d for d in dead if d["waiter"] == top[0])
         peer = _stand_in(d, byname)
         rule = (f"the end of the wait chain, {top[0]}, waited for {peer.name}, whose logs are absent from the input: "
@@ -392,6 +393,14 @@ PEER_WAITS = ("socket", "notify", "transport")
 """Timeouts of a device waiting for a peer (EI0006's link set-up, EI0002's notify wait, a transport's link set-up
 to its remote): the HCCL guide's fault locating reads them as a wait on the remote end, whose own logs hold the
 cause; the device that logged one waited."""
+
+
+def _peer_wait(errs: list[RankProcess], kind: str) -> bool:
+    """Whether ``kind`` is a wait on a peer (:data:`PEER_WAITS`); a root-info exchange timeout is one where a line
+    names the ranks that never connected (EI0015: HCCL's fault-diagnosis guide has the root's list of them, or of
+    the agents that did connect, name the ranks to look at next: :func:`opsbrain.ingest.rankerrors`)."""
+    return kind in PEER_WAITS or (kind == "rootinfo" and any(
+        e.kind == kind and e.remote_rank is not None for p in errs for e in p.errors))
 
 
 def _stand_in(d: dict[str, Any], byname: dict[str, RankProcess]) -> RankProcess:
