@@ -17,7 +17,8 @@ result meanings are described in our own words in the project notes; this is our
    a cycle of devices waiting for each other) are the candidates; the one most erroring devices lead to is the
    root (ties: the earliest error). The chain shown follows each device's earliest wait, as ascend-fd draws it
    (the shortest path where that walk does not reach the root). A remote that resolves to no process is a dead end.
-   One rule for a wait on a peer (:data:`PEER_WAITS`) whose logs are absent (no process of the input is it, and
+   One rule for a wait on a peer (:data:`PEER_WAITS`; a root-info exchange timeout too where a line names the ranks
+   that never connected, :func:`_peer_wait`, session 41) whose logs are absent (no process of the input is it, and
    its host is not one of the input's): the peer, by the address or rank its waiters' lines name, is the root,
    said to be absent, and the erroring device is the one that waited; where no line names the peer, the root is
    unknown and the waiting devices are named as waiting (:func:`_silent_peer`). A remote whose host is in the
