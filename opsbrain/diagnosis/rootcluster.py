@@ -17,7 +17,8 @@ result meanings are described in our own words in the project notes; this is our
    a cycle of devices waiting for each other) are the candidates; the one most erroring devices lead to is the
    root (ties: the earliest error). The chain shown follows each device's earliest wait, as ascend-fd draws it
    (the shortest path where that walk does not reach the root). A remote that resolves to no process is a dead end.
-   One rule for a wait on a peer (:data:`PEER_WAITS`) whose logs are absent (no process of the input is it, and
+   One rule for a wait on a peer (:data:`PEER_WAITS`; a root-info exchange timeout too where a line names the ranks
+   that never connected, :func:`_peer_wait`, session 41) whose logs are absent (no process of the input is it, and
    its host is not one of the input's): the peer, by the address or rank its waiters' lines name, is the root,
    said to be absent, and the erroring device is the one that waited; where no line names the peer, the root is
    unknown and the waiting devices are named as waiting (:func:`_silent_peer`). A remote whose host is in the
@@ -137,7 +138,7 @@ def _target(e: RankError, p: RankProcess, ix: _Index) -> RankProcess | None:
         return ix.by_worker.get((p.worker, e.remote_device))
     if e.kind in ("transport", "cluster") and e.remote_ip and e.remote_device is not None:
         return ix.by_server.get((e.remote_ip, e.remote_device))
-    if e.kind == "notify":
+    if e.kind in ("notify", "rootinfo"):
         if e.waits_on_self:
             return p
         group = e.group or next(iter(p.ranks), None)
@@ -322,7 +323,8 @@ def _graph(errs: list[RankProcess], ix: _Index, kind: str, table: RankTable) -> 
                 if _absent(e, ix):
                     absent.add(p.name)
     waiters = [p.name for p in errs if any(x.kind == kind for x in p.errors)]
-    if not edges and kind in PEER_WAITS and waiters and (absent or not dead):
+    peer_wait = _peer_wait(errs, kind)
+    if not edges and peer_wait and waiters and (absent or not dead):
         return _silent_peer(errs, byname, waiters, [d for d in dead if d["waiter"] in absent], kind, table)
     if not edges:
         roots = [byname[d["waiter"]] for d in dead][:1] or [byname[w] for w in waiters] or errs
@@ -368,7 +370,7 @@ def _graph(errs: list[RankProcess], ix: _Index, kind: str, table: RankTable) -> 
             False: "the end of the wait chain waits for nobody: it is the root"}[cyc and len(top) > 1]
     if cyc and len(top) == 1:
         rule = "a device waits on itself while others wait on it: it is the root"
-    elif not cyc and kind in PEER_WAITS and top[0] in absent:
+    elif not cyc and peer_wait and top[0] in absent:
         d = next(d for d in dead if d["waiter"] == top[0])
         peer = _stand_in(d, byname)
         rule = (f"the end of the wait chain, {top[0]}, waited for {peer.name}, whose logs are absent from the input: "
@@ -392,6 +394,14 @@ PEER_WAITS = ("socket", "notify", "transport")
 """Timeouts of a device waiting for a peer (EI0006's link set-up, EI0002's notify wait, a transport's link set-up
 to its remote): the HCCL guide's fault locating reads them as a wait on the remote end, whose own logs hold the
 cause; the device that logged one waited."""
+
+
+def _peer_wait(errs: list[RankProcess], kind: str) -> bool:
+    """Whether ``kind`` is a wait on a peer (:data:`PEER_WAITS`); a root-info exchange timeout is one where a line
+    names the ranks that never connected (EI0015: HCCL's fault-diagnosis guide has the root's list of them, or of
+    the agents that did connect, name the ranks to look at next: :func:`opsbrain.ingest.rankerrors`)."""
+    return kind in PEER_WAITS or (kind == "rootinfo" and any(
+        e.kind == kind and e.remote_rank is not None for p in errs for e in p.errors))
 
 
 def _stand_in(d: dict[str, Any], byname: dict[str, RankProcess]) -> RankProcess:

@@ -5,7 +5,8 @@ owns the state and calls :meth:`RankErrorReading._error` for each error line of 
 
 from __future__ import annotations
 
-from dataclasses import replace
+import re
+from dataclasses import dataclass, field, replace
 
 from opsbrain.ingest.rankrecords import (
     NO_RANK,
@@ -13,19 +14,24 @@ from opsbrain.ingest.rankrecords import (
     RE_AICPU_NOTIFY,
     RE_AICPU_OPDATA,
     RE_CLUSTER,
+    RE_CONNECTED_LINE,
+    RE_CONNECTED_TOTAL,
     RE_CQE,
     RE_CQE_IP,
     RE_EI0002_REMOTE,
     RE_EXC_TYPE,
     RE_GROUP,
     RE_LINK_ROW,
+    RE_NEED_CONNECT,
     RE_P2P_REMOTE,
     RE_REMOTE_RANK,
     RE_TRANSPORT_REMOTE,
+    RE_UNCONNECTED,
     ROOTINFO_AGENT,
     ROOTINFO_ROOT,
     SOCKET_TEXTS,
     TASK_EXCEPTION,
+    UNCONNECTED_MAX,
     LineRef,
     RankError,
     RankProcess,
@@ -35,12 +41,27 @@ from opsbrain.ingest.rankrecords import (
     bracket_address,
 )
 
+RE_RANK_ID = re.compile(r"\[(\d{16})\]")
+
+
+@dataclass
+class ConnectedList:
+    """The root's list of connected agents being read (:data:`RE_CONNECTED_LINE`): its line count, the size it
+    needed (0: not printed), the ids so far, the last line index read, and whether every line came in order."""
+
+    lines: int
+    size: int = 0
+    ids: set[int] = field(default_factory=set)
+    last: int = -1
+    in_order: bool = True
+
 
 class RankErrorReading:
     """Reads a process's error lines into its :class:`RankError` records (mixed into the collector)."""
 
     _pending_notify: dict[tuple[str, str], dict[str, object]]
     _pending_aicpu: dict[tuple[str, str, str | None], tuple[float, LineRef, int]]
+    _pending_connect: dict[tuple[str, str], ConnectedList]
 
     # ---- errors -----------------------------------------------------------------------------------------------
     def _error(self, p: RankProcess, key: tuple[str, str], body: str, t: float, ref: LineRef) -> None:
@@ -57,6 +78,8 @@ class RankErrorReading:
             exc = RE_EXC_TYPE.search(body)
             add(RankError("cluster", t, ref, remote_ip=m.group(1), remote_device=int(m.group(2)),
                           detail=exc.group(1) if exc else None))
+            return
+        if self._unconnected(p, key, body, t, ref):
             return
         if any(k in body for k in ROOTINFO_ROOT) or any(k in body for k in ROOTINFO_AGENT):
             add(RankError("rootinfo", t, ref, detail="root" if any(k in body for k in ROOTINFO_ROOT) else "agent",
@@ -91,6 +114,46 @@ class RankErrorReading:
             return
         if any(k in body for k in NORMAL_TEXTS):
             add(RankError("normal", t, ref))
+
+    def _unconnected(self, p: RankProcess, key: tuple[str, str], body: str, t: float, ref: LineRef) -> bool:
+        """The ranks a root-info exchange (EI0015) waited for in vain, each a ``rootinfo`` wait on that rank: the
+        lists HCCL prints of them (:data:`RE_UNCONNECTED`), or those missing from the root's list of the agents that
+        connected (:data:`RE_CONNECTED_LINE`; read only after its ``total connected num`` head and while its lines
+        come in order, the size's tail only with ``need connect rankNum``). Whether the line was one of these."""
+        if m := RE_UNCONNECTED.search(body):
+            ranks = [int(x) for x in m.group(1).replace(" ", "").split(",") if x.isdigit()]
+            self._rootinfo_waits(p, t, ref, ranks, "agent" if "Failed to connect agent" in body else "root")
+            return True
+        hit = False
+        st = self._pending_connect.get(key)
+        if m := RE_CONNECTED_TOTAL.search(body):
+            st = self._pending_connect[key] = ConnectedList(lines=int(m.group(2)))
+            hit = True
+        if st is None:
+            return False
+        if m := RE_NEED_CONNECT.search(body):
+            st.size = int(m.group(1))
+            hit = True
+        if m := RE_CONNECTED_LINE.search(body):
+            i = int(m.group(1))
+            st.in_order = st.in_order and i == st.last + 1
+            st.last = i
+            st.ids.update(int(x) for x in RE_RANK_ID.findall(m.group(2)))
+            if st.in_order and st.ids:
+                end = st.size if i == st.lines - 1 and st.size else max(st.ids)
+                self._rootinfo_waits(p, t, ref, [r for r in range(end) if r not in st.ids], "root")
+            hit = True
+        return hit
+
+    @staticmethod
+    def _rootinfo_waits(p: RankProcess, t: float, ref: LineRef, ranks: list[int], detail: str) -> None:
+        have = {e.remote_rank for e in p.errors if e.kind == "rootinfo"}
+        for r in ranks:
+            if len(have) > UNCONNECTED_MAX:
+                return
+            if r not in have:
+                have.add(r)
+                p.errors.append(RankError("rootinfo", t, ref, remote_rank=r, detail=detail))
 
     def _notify(self, p: RankProcess, key: tuple[str, str], body: str, t: float, ref: LineRef) -> None:
         """A notify-wait task exception spans lines (base information, para information, groupRank information):

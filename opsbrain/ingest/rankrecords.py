@@ -73,6 +73,24 @@ NORMAL_TEXTS = ("Wait timeout for sockets recv", "get rasocket timeout", "recv f
 ROOTINFO_ROOT = ("topo exchange server get socket timeout", "GetRankBasicInfo from rank[")
 ROOTINFO_AGENT = ("topo exchange agent get socket timeout", "receive from fdhandle failed",
                   "receive msg length from fdhandle failed")
+RE_UNCONNECTED = re.compile(r"(?:connectFailedAgentIdList|Failed to connect agent)\[([\d,\s]*)\]")
+"""The ranks that never reached the root during the root-info exchange (EI0015), as HCCL names them: the root's
+``[TopoInfoExchangeServer][Setup]Broadcast Rank Basic Infos failed, connectFailedAgentIdList[10,17,...]``
+(topoinfo_exchange_server.cc), and each connected agent's ``TopoDetect ERROR occur !!! fault_type[1],
+fault_info["Failed to connect agent[1,3,5,7,]"]``, the list the root broadcast (topoinfo_exchange_base.cc
+RecvClusterInfoMsg). Sources: CANN HCCL, HongminTan/ACNC2025-HCCL@b971402623acfa7d605f86d79e968e2fd5d6ae42
+src/domain/collective_communication/framework/common/src/topo/; hicann/hccl docs/zh/user_guide/fault_diagnosis/
+cluster_info_nego.md ("the agent can read the unconnected ranks from 'Failed to connect agent'")."""
+RE_CONNECTED_LINE = re.compile(r"connected rankinfo\[LINE (\d+)\]:\s*((?:\[\d{16}\][,;]?\s*)+)")
+"""The root's list of the agents that did connect, printed when it times out (topoinfo_exchange_server.cc
+DisplayConnectedRank: ``total connected num is [15],line num is [2]``, ``need connect rankNum is [16]`` when it
+knows the size, then ``connected rankinfo[LINE 0]: [0000000000000000],...;``, eight 16-digit agent ids a line in
+ascending order; an agent id is its rank, ranks run 0..rankSize-1: the HCCL guide computes the unconnected ranks from
+this list, ascend-fd likewise: pkg/parse/root_cluster/parser.py, pkg/diag/root_cluster/utils.py)."""
+RE_CONNECTED_TOTAL = re.compile(r"total connected num is \[(\d+)\],\s*line num is \[(\d+)\]")
+RE_NEED_CONNECT = re.compile(r"need connect rankNum is \[(\d+)\]")
+UNCONNECTED_MAX = 128
+"""Unconnected ranks kept a process (a 2048-rank job's root named 44)."""
 _IDENTITY_WORDS = re.compile("|".join(re.escape(w) for w in (
     "HcclGetRootInfo success", " set by ", "TLS SWITCH (", "rankNum[", "totalRanks[", "Entry-HcclCommInitRootInfo")))
 """A literal every line :meth:`RankCollector._identity` reads holds (one of its tests needs each): a line with none

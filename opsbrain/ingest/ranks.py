@@ -41,7 +41,7 @@ from itertools import chain, islice
 
 from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, host_syslog
 from opsbrain.ingest.rankconsole import CONSOLE_GROUP, console_line
-from opsbrain.ingest.rankerrors import RankErrorReading
+from opsbrain.ingest.rankerrors import ConnectedList, RankErrorReading
 from opsbrain.ingest.rankhosts import fill_servers, rank_table_listing, shown_names
 from opsbrain.ingest.rankjobs import part_runs, read_attempt
 from opsbrain.ingest.rankrecords import (  # noqa: F401 (re-exported: the records and patterns kept their old home)
@@ -122,6 +122,7 @@ class RankCollector(RankErrorReading):
         self._ip_dev: dict[str, int | None] = {}
         self._pending_notify: dict[tuple[str, str], dict[str, object]] = {}
         self._pending_aicpu: dict[tuple[str, str, str | None], tuple[float, LineRef, int]] = {}
+        self._pending_connect: dict[tuple[str, str], ConnectedList] = {}
         self._resets: dict[tuple[str, str], int] = {}
         self._files: dict[str, tuple[str, bool, re.Match[str] | None, bool, bool, bool]] = {}
         self.syslog_hosts: dict[str, Counter[str]] = {}  # worker directory -> the hosts its syslog's heads name

@@ -50,12 +50,16 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
               r"\[Ranktabl(?:e)?(?:Config|Check)\]", re.I),
      "cfg:ranktable"),  # read on the line without HCCL's stage tags (RE_STAGE_TAG): the tag is not the text
 )
-RE_TIMEOUT_SETTING = screened(r"\b(?:HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT) (?:set by \w+ to \[\d+\]"
-                              r"|(?:is )?not set,? (?:so )?(?:using|use) (?:the )?default)")
+RE_TIMEOUT_SETTING = screened(r"\b(?:HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT)(?: (?:set by \w+ to \[\d+\]"
+                              r"|(?:is )?not set,? (?:so )?(?:using|use) (?:the )?default)"
+                              r"|\" is (?:parsed\.|not set\. Default value is used))")
 """A timeout's value being set, not a timeout: HCCL's start-up line naming each timeout and where its value came from
 (``[INFO] HCCL(114725,python3):... [externalinput.cc:407] [114725]HCCL_CONNECT_TIMEOUT set by environment to
 [130]s``, every job's plog in ascend-fd's st_transport_init fixture; the multi-rank analysis reads the values from
-it), or saying it was not set and its default is used (``HCCL_EXEC_TIMEOUT is not set, using default value 1836s``).
+it), or saying it was not set and its default is used (``HCCL_EXEC_TIMEOUT is not set, using default value 1836s``);
+the 950's form of both (``[Init][EnvVarParam]Env config "HCCL_CONNECT_TIMEOUT" is parsed.``, ``... is not set. Default
+value is used.``, INFO lines HCCL prints for each variable it reads: hicann/hccl@f97e5675 docs/zh/user_guide/
+fault_diagnosis/debug_thinking.md, the 950 "base_config" listing; session 41).
 A line that only gives the variable a number (``export HCCL_EXEC_TIMEOUT=1836``, an environment dump, a Python dict:
 :data:`opsbrain.ingest.benign.SETTING_LINE`) is none either. An error that names the variable, with its value or not
 (``execute timeout, HCCL_EXEC_TIMEOUT=1836s exceeded``), is still a timeout."""
