@@ -30,7 +30,8 @@ def parse_scenario(data: Any, file: str) -> Scenario:
 
 def scenario_errors(data: Any, file: str) -> list[ScenarioError]:
     if not isinstance(data, dict):  # session 41 (scen41): an empty file or a list said so, not only "mapping"
-        got = "the file has no content (empty, or comments only)" if data is None else f"got a {_YAML_TYPES.get(type(data).__name__, 'scalar')}"
+        got = ("the file has no content (empty, or comments only)" if data is None
+               else f"got a {_YAML_TYPES.get(type(data).__name__, 'scalar')}")
         return [ScenarioError(f"a scenario must be a YAML mapping (apiVersion, kind, metadata, spec); {got}",
                               file=file)]
     try:
