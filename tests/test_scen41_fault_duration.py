@@ -70,3 +70,15 @@ def test_a_replayed_duration_the_kind_does_not_use_is_not_reported(tmp_path: Pat
     assert by_kind["node_crash"]["duration_s"] == pytest.approx(0.4 * 3600)
     assert by_kind["node_crash"]["duration_is"] == "repair_time"
     assert by_kind["hbm_uce"]["duration_s"] is None  # the trace's 0.1 h: its model does not use it (said by replay)
+
+
+def test_the_dry_run_says_each_faults_duration_and_symptom(tmp_path: Path) -> None:
+    path = _scenario(tmp_path, [
+        {"at": 300, "kind": "node_crash", "target": "pod0/node12", "duration": 900},
+        {"at": {"event": "fault_start", "fault": 0}, "kind": "link_down",
+         "target": "pod0/node12/l1sw2~pod0/l2plane2/sw02", "symptom_of": 0}])
+    res = CliRunner().invoke(cli, ["chaos", "run", str(path), "--dry-run"])
+    assert res.exit_code == 0, res.output
+    crash, link = (ln for ln in res.output.splitlines() if ln.lstrip().startswith("faults["))
+    assert "pod0/node12  duration 900 s  runbooks:" in crash, crash
+    assert "symptom of faults[0]" in link and "duration" not in link, link
