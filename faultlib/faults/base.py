@@ -55,6 +55,9 @@ class ActiveFault:
     at_s: float
     params: dict[str, Any] = field(default_factory=dict)
     ended_at_s: float | None = None
+    duration_s: float | None = None
+    """The spec's duration: when the fault heals, or its part's repair time, from the onset (``DURATION_KINDS``,
+    ``REPAIR_KINDS`` of :mod:`faultlib.injection.replay`); ``None``: it lasts until the response ends it."""
     quiet_s: float = 0.0
     """Seconds after onset during which the fault changes nothing a detection path reads (:meth:`FaultModel.quiet_s`):
     the scorer's lower bound on when it could have been detected."""
@@ -77,7 +80,7 @@ class FaultModel:
         self.emit = Emitter(sim)
         self.rng = sim.rng(f"fault/{fault_id}")
         self.truth = ActiveFault(fault_id, self.kind, self.target, float(spec.at_s), dict(self.params),
-                                 quiet_s=self.quiet_s())
+                                 duration_s=spec.duration_s, quiet_s=self.quiet_s())
 
     # ---- to override -------------------------------------------------------------------------------
     def run(self) -> Gen:

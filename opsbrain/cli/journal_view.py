@@ -25,7 +25,9 @@ def print_plan(desc: dict[str, Any]) -> None:
         rbs = ", ".join(f.get("eligible_runbooks", [])) or "none"
         at = f"t={f['at_s']:>9.1f}s" if "at_s" in f else trigger_words(f["at"])
         which = f"faults[{f['fault']}] " if f.get("fault") is not None else ""
-        click.echo(f"  {which}{at}  {f['kind']:<24} {f['target']}  runbooks: {rbs}")
+        lasts = f"  duration {f['duration_s']:g} s" if f.get("duration_s") is not None else ""  # session 41 (scen41)
+        symptom = f"  symptom of faults[{f['symptom_of']}]" if f.get("symptom_of") is not None else ""
+        click.echo(f"  {which}{at}  {f['kind']:<24} {f['target']}{lasts}{symptom}  runbooks: {rbs}")
 
 
 def num(v: float | None) -> str:

@@ -52,7 +52,9 @@ _DIAGNOSIS = _obj({
 _INCIDENT = _obj({
     "id": {"type": "string"},
     "injected": {"oneOf": [{"type": "null"}, _obj({"kind": {"type": "string"}, "component": {"type": "string"},
-                                                   "at_s": _NUM, "params": _OBJ}, ["kind", "component", "at_s"])]},
+                                                   "at_s": _NUM, "params": _OBJ, "duration_s": _OPT_NUM,
+                                                   "duration_is": {"enum": ["heals_after", "repair_time"]}},
+                                                  ["kind", "component", "at_s"])]},
     "incident_ids": {"type": "array", "items": {"type": "string"}},
     "detected_at_s": _OPT_NUM, "diagnosis": {"oneOf": [{"type": "null"}, _DIAGNOSIS]},
     "runbook": _OPT_STR, "actions": {"type": "array", "items": _ACTION},

@@ -247,7 +247,7 @@ def score(world: World, plan: Plan, end: float, accounting_end: dict[str, dict[s
         cls = diag["fault_class"] if diag else None
         comp = diag["component"] if diag else None
         out.append({
-            "id": f.id, "injected": {"kind": f.kind, "component": f.target, "at_s": f.at_s, "params": f.params},
+            "id": f.id, "injected": scoring.injected(f),
             "incident_ids": [i.id for i in c.mine],
             **({"covered_by": c.cover.id} if c.cover else {}),  # folded into the incident matched to another fault
             "detected_at_s": detected, **detection(sim, f, detected, end, ctl.detector.p.reorder_s, sweep),

@@ -44,6 +44,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from faultlib import ids
+from faultlib.faults.base import ActiveFault
+from faultlib.injection.replay import DURATION_KINDS, REPAIR_KINDS
 from opsbrain.ingest.where import reporting_npu
 from opsbrain.runner.dips import RECOVERY_SHARE, RECOVERY_WINDOW_S, Series, rate_at, recover
 
@@ -85,6 +87,17 @@ def blast_radius(kind: str, target: str, placements: dict[str, list[str]]) -> li
         return [w for w, nodes in placements.items() if node in nodes]
     pod = ids.pod_of(target)
     return [w for w, nodes in placements.items() if len(nodes) > 1 and any(ids.pod_of(n) == pod for n in nodes)]
+
+
+def injected(f: ActiveFault) -> dict[str, Any]:
+    """A journal's record of what was injected: kind, component, onset, params and the fault's own duration where
+    its model uses one (session 41, scen41; before, a scripted or replayed ``duration`` was in no fault's record):
+    ``duration_s`` with ``duration_is`` ``heals_after`` (:data:`DURATION_KINDS`: the fault ends that long after its
+    onset) or ``repair_time`` (:data:`REPAIR_KINDS`: its part cannot be back sooner); a fault that lasts until the
+    response ends it, or a replayed duration its kind's model does not use, has ``duration_s`` null."""
+    d = f.duration_s if f.kind in DURATION_KINDS | REPAIR_KINDS else None
+    return {"kind": f.kind, "component": f.target, "at_s": f.at_s, "params": f.params, "duration_s": d,
+            **({"duration_is": "heals_after" if f.kind in DURATION_KINDS else "repair_time"} if d is not None else {})}
 
 
 def localized(kind: str, target: str, component: str | None) -> bool:

@@ -29,8 +29,11 @@ def parse_scenario(data: Any, file: str) -> Scenario:
 
 
 def scenario_errors(data: Any, file: str) -> list[ScenarioError]:
-    if not isinstance(data, dict):
-        return [ScenarioError("a scenario must be a YAML mapping", file=file)]
+    if not isinstance(data, dict):  # session 41 (scen41): an empty file or a list said so, not only "mapping"
+        got = ("the file has no content (empty, or comments only)" if data is None
+               else f"got a {_YAML_TYPES.get(type(data).__name__, 'scalar')}")
+        return [ScenarioError(f"a scenario must be a YAML mapping (apiVersion, kind, metadata, spec); {got}",
+                              file=file)]
     try:
         Scenario.model_validate(data)
     except ValidationError as exc:
@@ -47,6 +50,9 @@ def scenario_errors(data: Any, file: str) -> list[ScenarioError]:
                 found += [{**x, "loc": (*e["loc"], *x["loc"])} for x in inner.errors()
                           if not _other_branch(x) and x["loc"][:1] != ("kind",)]
     return [ScenarioError(msg, file=file, path=yaml_path(loc)) for msg, loc in map(_located, found)]
+
+
+_YAML_TYPES = {"list": "list", "str": "string", "int": "number", "float": "number", "bool": "boolean"}
 
 
 _INNER_PATH = re.compile(r"^((?:faults|workloads|expectations|steady_state\.probes|initial_state\.components)"

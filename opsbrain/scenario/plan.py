@@ -53,12 +53,19 @@ class Plan:
                           for w in self.scenario.spec.workloads],
             "spares": self.spares,
             "faults": [{"fault": origin_index(s), "at_s": s.at_s, "kind": s.kind, "target": s.target,
-                        "duration_s": s.duration_s, "source": s.source} for s in self.timeline] + [
+                        "duration_s": s.duration_s, "source": s.source, **self._symptom(origin_index(s))}
+                       for s in self.timeline] + [
                 {"fault": t.index, "at": t.trigger.model_dump(exclude_none=True), "kind": t.spec.kind,
-                 "target": t.spec.target, "duration_s": t.spec.duration_s, "source": t.spec.source}
+                 "target": t.spec.target, "duration_s": t.spec.duration_s, "source": t.spec.source,
+                 **self._symptom(t.index)}
                 for t in sorted(self.triggered, key=lambda t: t.index)],  # in the scenario's order
             "initial_state": self.initial_state,
         }
+
+    def _symptom(self, index: int | None) -> dict[str, int]:
+        """``{"symptom_of": K}`` for a scripted fault declared a symptom of ``faults[K]`` (the dry run says it)."""
+        k = None if index is None else self.scenario.spec.faults[index].symptom_of
+        return {} if k is None else {"symptom_of": k}
 
 
 def _workload_params(sc: Scenario, base: SimParams, file: str) -> dict[str, ParamGroup]:

@@ -168,7 +168,8 @@ class _FaultItemBase(Strict):
     @classmethod
     def _at_in_run(cls, v: float | EventTrigger) -> float | EventTrigger:
         if isinstance(v, float | int) and not 0 <= v <= MAX_DURATION_S:
-            raise ValueError(f"must be between 0 and {MAX_DURATION_S:g} seconds")
+            raise ValueError(f"must be between 0 and {MAX_DURATION_S:,.0f} seconds ({MAX_DURATION_S / 86400:g} days), "
+                             f"got {v:g}")
         return v
 
     @model_validator(mode="after")
