@@ -161,17 +161,20 @@ SOURCE_OF_KIND = {MESSAGES: "syslog", DMESG: "syslog", VMCORE: "syslog", SYSMON:
 _DL = r"(?:dl_log|mindx-dl)"
 _PLOG = re.compile(r"(?:^|/)plog-(\d+)_(\d+)\.log$")
 _CANN_DEVICE = re.compile(r"^(?!(?:.*/)?(?:dev-os-\d+|slog)/)(?:.*/)?"
-                          r"(?:process_log/(?:.+/)?|(?:debug|run)/device-\d+/)device-(\d+)_(\d+)\.log$")
+                          r"(?:process_log/(?:.+/)?|(?:debug|run|security|ascend/log)/device-\d+/)device-(\d+)_(\d+)\.log$")
 """A host process's CANN device log; not below ``dev-os-<N>`` (msnpureport's export of the device's own slog, also
 ``slog/dev-os-<N>/debug/device-<N>/device-<N>_<stamp>.log``: a device-OS file, :data:`_DEVICE_SIDE`), nor below
 ``slog/`` (the driver's own ``/var/log/npu/slog/debug/device-<N>/device-<N>_<stamp>.log``: device N's log, CANN log
 reference logreference_0003)."""
 _DEVICE_SIDE: tuple[tuple[str, re.Pattern[str]], ...] = (
     # kind, name pattern: group 1 the device, group 2 (dumps) the dump directory named by its time
-    (DEVICE_OS, re.compile(r"(?:^|/)slog/dev-os-(\d+)/(?:debug|run)/(?:device-os|event)/[^/]+\.log$")),
+    # (security, device-app-<pid>: the device side's security logs and the app logs it keeps when they cannot be sent
+    # to the host; CANN log reference, Ascend RC, logreference_0003: session 41, before unknown files)
+    (DEVICE_OS, re.compile(r"(?:^|/)slog/dev-os-(\d+)/(?:debug|run|security)/(?:device-os|event|device-app-\d+)/"
+                           r"[^/]+\.log$")),
     # the host's own /var/log/npu/slog/{debug,run}/{device-os,event}/ (CANN log reference, logreference_0003/0004):
     # the device each line names (``device_id=4``)
-    (DEVICE_OS, re.compile(r"(?:^|/)slog/(?:debug|run)/(?:device-os|event)/[^/]+\.log$")),
+    (DEVICE_OS, re.compile(r"(?:^|/)slog/(?:debug|run|security)/(?:device-os|event|device-app-\d+)/[^/]+\.log$")),
     (DEVICE_OS, re.compile(r"(?:^|/)device-(\d+)/device-\1_\d+\.log$")),  # slog/dev-os-3/device-0/device-0_<stamp>
     # a device OS log out of its directory, its device unknown (ascend-fd's kg_parse test input holds one so)
     (DEVICE_OS, re.compile(r"(?:^|/)device-os_\d+\.log$")),
