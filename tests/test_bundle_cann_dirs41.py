@@ -82,3 +82,21 @@ def test_a_bundle_of_cann_5_and_security_folders_is_one_host(tmp_path: Path) -> 
     assert rep["read_as_console"] == []
     assert sum(1 for ln in lines if "get socket timeout" in ln.text) == 1
     assert sum(1 for ln in lines if "ParallelFor failed" in ln.text) == 1
+
+
+def test_empty_files_are_named_not_passed_as_read(tmp_path: Path) -> None:
+    """A collection that copied a host's syslog or a plog as a 0-byte file (rsyslog writing elsewhere, a copy that
+    failed) left nothing to read there: the answer names it, as it names skipped files, so that "files read" is not
+    taken for "syslog checked" (session 41; before, such files were counted as read and named nowhere)."""
+    from click.testing import CliRunner
+
+    from opsbrain.cli import cli
+
+    root = tmp_path / "b"
+    _write(root, "worker-0/process_log/debug/plog/plog-10972_20230131024824126.log", PLOG)
+    _write(root, "worker-0/messages", "")
+    _write(root, "worker-0/process_log/run/plog/plog-10973_20230131024824126.log", "\n\n")
+    _, rep = read_bundle(root)
+    assert rep["empty_files"] == ["worker-0/messages", "worker-0/process_log/run/plog/plog-10973_20230131024824126.log"]
+    out = CliRunner().invoke(cli, ["diagnose", "--bundle", str(root)]).output
+    assert "  empty worker-0/messages: no text in it" in out

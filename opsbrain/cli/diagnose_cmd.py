@@ -198,6 +198,11 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool,
         click.echo(f"  ... {len(res['skipped']) - 10} more skipped (--json lists them)")
     for x in res["refused"][:10]:
         click.echo(f"  refused {x['path']}: {x['reason']}")
+    empty = res.get("empty_files") or []
+    for rel in empty[:10]:  # (a 0-byte messages is no syslog checked: session 41)
+        click.echo(f"  empty {rel}: no text in it")
+    if len(empty) > 10:
+        click.echo(f"  ... {len(empty) - 10} more empty (--json lists them)")
     for note in res.get("limits", [])[:10]:
         click.echo(f"  note: {note}")
     if (tz := res.get("time_zone") or {}) and (tz.get("stated") or tz.get("zoned_files") or tz.get("datetime_files")):
