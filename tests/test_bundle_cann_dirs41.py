@@ -100,3 +100,18 @@ def test_empty_files_are_named_not_passed_as_read(tmp_path: Path) -> None:
     assert rep["empty_files"] == ["worker-0/messages", "worker-0/process_log/run/plog/plog-10973_20230131024824126.log"]
     out = CliRunner().invoke(cli, ["diagnose", "--bundle", str(root)]).output
     assert "  empty worker-0/messages: no text in it" in out
+
+
+def test_a_readme_above_the_workers_is_no_worker(tmp_path: Path) -> None:
+    """A job folder above the collected workers holding the operator's README.txt (or the job's run.sh): a note, not
+    a host's console. ``--logs DIR`` already skipped such files by name (``streams.not_a_log``); the bundle read
+    README.txt as a job's console and made the job folder a worker of its own (session 41)."""
+    root = tmp_path / "b"
+    _write(root, "job-7f3a/collect/worker-0/process_log/debug/plog/plog-10972_20230131024824126.log", PLOG)
+    _write(root, "job-7f3a/collect/worker-1/process_log/debug/plog/plog-10973_20230131024824126.log", PLOG)
+    _write(root, "job-7f3a/README.txt", "collected for ticket 1234\n")
+    _write(root, "job-7f3a/run.sh", "python train.py > train.log 2>&1\n")
+    _, rep = read_bundle(root)
+    assert sorted(w["dir"] for w in rep["workers"]) == ["job-7f3a/collect/worker-0", "job-7f3a/collect/worker-1"]
+    assert rep["read_as_console"] == []
+    assert {x["path"] for x in rep["skipped"]} >= {"job-7f3a/README.txt", "job-7f3a/run.sh"}

@@ -53,6 +53,7 @@ from typing import Any
 from opsbrain.ingest import asys
 from opsbrain.ingest.hostnames import SWITCH_LOG
 from opsbrain.ingest.npuinfo import NPU_INFO as NPU_INFO_NAME
+from opsbrain.ingest.streams import not_a_log
 from opsbrain.ingest.workers import (
     NAMED_SERVICE_DIRS,
     POD_DUMP,
@@ -382,7 +383,8 @@ def _classify(rel: str) -> FileKind | None:
         if not host_dir and (m := POD_DUMP.match(name)):
             return FileKind(TRAIN, m.group(1))
         return FileKind(TRAIN, host_dir)
-    if _CONSOLE_NAME.search(name) and not set(p.parent.parts) & _CONSOLE_BLOCKERS and not _RUNTIME_DIRS.search(rel):
+    if _CONSOLE_NAME.search(name) and not set(p.parent.parts) & _CONSOLE_BLOCKERS and not _RUNTIME_DIRS.search(rel) \
+            and not not_a_log(name):  # README.txt, run.sh: skipped as --logs DIR skips them (session 41)
         return FileKind(TRAIN, _worker_before(rel, SERVICE_DIRS), tag=UNNAMED_CONSOLE)
     return None
 
