@@ -74,10 +74,10 @@ _DEV_OS = re.compile(r"dev-os-\d+")
 def cann_log_head(dirs: list[str]) -> list[str] | None:
     """The directories above CANN's own log directory in a file's ``dirs``, or None when it is not in one. CANN writes
     a process's logs to ``$HOME/ascend/log/{debug,run}/plog/plog-<pid>_<stamp>.log`` and
-    ``.../{debug,run}/device-<N>/device-<pid>_<stamp>.log`` (``security`` too; CANN 5.0 wrote ``ascend/log/plog/`` and
-    ``ascend/log/device-<N>/`` without the level folders: session 41) (ASCEND_PROCESS_LOG_PATH's default; ascend-fd's collection
-    renames that directory ``process_log``): a copy of it is a worker's logs as ``process_log`` is, the home it was
-    copied with (``root/``, ``home/<user>/``) not part of the worker's name."""
+    ``.../{debug,run}/device-<N>/device-<pid>_<stamp>.log`` (``security`` too; CANN 5.0 wrote ``ascend/log/plog/``
+    and ``ascend/log/device-<N>/`` without the level folders: session 41) (ASCEND_PROCESS_LOG_PATH's default;
+    ascend-fd's collection renames that directory ``process_log``): a copy of it is a worker's logs as
+    ``process_log`` is, the home it was copied with (``root/``, ``home/<user>/``) not part of the worker's name."""
     for i in range(len(dirs) - 1, 0, -1):
         if (dirs[i] == "plog" or _DEVICE_DIR.fullmatch(dirs[i])) and (
                 dirs[i - 1] in CANN_LOG_LEVELS or dirs[i - 2:i] == _CANN_HOME):
@@ -364,7 +364,8 @@ def natural_key(s: str) -> list[tuple[int, int | str]]:
     return [(0, int(x)) if x.isdigit() else (1, x) for x in re.split(r"(\d+)", s) if x]
 
 
-_DEVICE_LOG_DIR = re.compile(r"(?:^|/)(?:hisi_logs/device-|slog/dev-os-|(?:debug|run|security|ascend/log)/device-)(\d+)/")
+_DEVICE_LOG_DIR = re.compile(r"(?:^|/)(?:hisi_logs/device-|slog/dev-os-|(?:debug|run|security|ascend/log)/device-)"
+                             r"(\d+)/")
 """Directories that hold one device's own logs: its black-box dumps and exception history
 (``hisi_logs/device-<N>/``), msnpureport's export of its slog (``slog/dev-os-<N>/``) and a host process's CANN
 device log (``{debug,run,security}/device-<N>/device-<pid>_<stamp>.log``, CANN 5.0's ``ascend/log/device-<N>/``:
