@@ -115,3 +115,17 @@ def test_a_readme_above_the_workers_is_no_worker(tmp_path: Path) -> None:
     assert sorted(w["dir"] for w in rep["workers"]) == ["job-7f3a/collect/worker-0", "job-7f3a/collect/worker-1"]
     assert rep["read_as_console"] == []
     assert {x["path"] for x in rep["skipped"]} >= {"job-7f3a/README.txt", "job-7f3a/run.sh"}
+
+
+def test_a_worker_named_by_its_own_path_is_not_said_named_so_again(tmp_path: Path) -> None:
+    """Workers whose paths share no head are named by their whole folder (``mid/node-z`` beside ``node-y``, as an
+    archive inside an archive leaves them); the read summary said ``worker mid/node-z (named mid/node-z; ...)``."""
+    from click.testing import CliRunner
+
+    from opsbrain.cli import cli
+
+    root = tmp_path / "b"
+    _write(root, "mid/node-z/process_log/debug/plog/plog-10972_20230131024824126.log", PLOG)
+    _write(root, "node-y/process_log/debug/plog/plog-10973_20230131024824126.log", PLOG)
+    out = CliRunner().invoke(cli, ["diagnose", "--bundle", str(root)]).output
+    assert "  worker mid/node-z" in out and "named mid/node-z" not in out
