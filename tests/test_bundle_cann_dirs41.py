@@ -129,3 +129,15 @@ def test_a_worker_named_by_its_own_path_is_not_said_named_so_again(tmp_path: Pat
     _write(root, "node-y/process_log/debug/plog/plog-10973_20230131024824126.log", PLOG)
     out = CliRunner().invoke(cli, ["diagnose", "--bundle", str(root)]).output
     assert "  worker mid/node-z" in out and "named mid/node-z" not in out
+
+
+@pytest.mark.parametrize("rel", ["node-7/root/mindie/log/debug/mindie-ms_11_202411061400.log",
+                                 "node-7/home/infer/mindie/log/security/mindie-llm_12_202411061400.log",
+                                 "node-7/mindie/log/debug/mindie-ms_11_202411061400.log"])
+def test_mindie_logs_copied_with_their_home_are_the_hosts(rel: str) -> None:
+    """MindIE writes to ``~/mindie/log/{debug,security}/`` by default (MindIE log reference, "查看日志":
+    https://www.hiascend.com/document/detail/zh/mindie/22RC1/ref/logreference/mindie_log_0206.html); copied with its
+    home (``tar czf - /root/mindie/log``) the home is not the worker's name, as for CANN's ``ascend/log``."""
+    got = L.classify(rel)
+    assert got is not None and got.tag == "mindie" and got.worker == "node-7"
+    assert host_root(rel)[0] == "node-7"

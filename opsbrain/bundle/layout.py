@@ -250,7 +250,7 @@ def _strip_wrappers(parts: list[str]) -> str:
 def _worker_before(rel: str, anchor: str | tuple[str, ...]) -> str:
     """The worker directory of ``rel``: what comes before the first anchor directory it has (of ``anchor``, in
     order; the last occurrence of that name), wrappers skipped; the file's own directory when it has none."""
-    from opsbrain.ingest.workers import device_store
+    from opsbrain.ingest.workers import HOME_SERVICE_DIRS, device_store, without_home
 
     parts = rel.split("/")
     if "device_log" in anchor and (k := device_store(parts)) is not None:
@@ -258,7 +258,8 @@ def _worker_before(rel: str, anchor: str | tuple[str, ...]) -> str:
     for name in (anchor,) if isinstance(anchor, str) else anchor:
         if name in parts[:-1]:
             i = max(k for k, p in enumerate(parts[:-1]) if p == name)
-            return _strip_wrappers(parts[:i])
+            # (~/mindie/log copied with its home: the home is no worker; session 41)
+            return _strip_wrappers(without_home(parts[:i]) if name in HOME_SERVICE_DIRS else parts[:i])
     return _strip_wrappers(parts[:-1])
 
 

@@ -83,12 +83,25 @@ def cann_log_head(dirs: list[str]) -> list[str] | None:
                 dirs[i - 1] in CANN_LOG_LEVELS or dirs[i - 2:i] == _CANN_HOME):
             head = dirs[:i - 1] if dirs[i - 1] in CANN_LOG_LEVELS else dirs[:i]  # CANN 5.0: no level folders
             if head[-2:] == ["ascend", "log"]:  # $HOME/ascend/log copied with its home (tar czf - /root/ascend/log)
-                if head[-3:-2] == ["root"]:
-                    return head[:-3]
-                if len(head) >= 4 and head[-4] == "home":
-                    return head[:-4]
+                home = without_home(head[:-2])
+                return home if len(home) < len(head) - 2 else head
             return head
     return None
+
+
+def without_home(head: list[str]) -> list[str]:
+    """``head`` without the home directory a program's default log path was copied with at its end (``root``,
+    ``home/<user>``): CANN's ``~/ascend/log``, MindIE's ``~/mindie/log`` (session 41)."""
+    if head[-1:] == ["root"]:
+        return head[:-1]
+    if len(head) >= 2 and head[-2] == "home":
+        return head[:-2]
+    return head
+
+
+HOME_SERVICE_DIRS = frozenset({"mindie"})
+"""Serving programs' log directories whose default is in the user's home: MindIE's ``~/mindie/log`` (MindIE log
+reference, "查看日志", mindie_log_0206)."""
 
 
 _DNS_NAME = r"[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?"
@@ -175,6 +188,8 @@ def host_root(file: str | None) -> tuple[str, str | None]:
     for a in SERVICE_DIRS:
         if a in parts:
             head = parts[:max(i for i, x in enumerate(parts) if x == a)]
+            if a in HOME_SERVICE_DIRS:
+                head = without_home(head)
             while head and is_wrapper(head[-1]):
                 head.pop()
             return _joined(head), None
