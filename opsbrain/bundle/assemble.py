@@ -94,6 +94,7 @@ class Assembly(ReaderState):
             "files": {"read": sum(1 for f in self.scan.files if f.kind.kind != L.ENV_TABLE),
                       "by_kind": dict(Counter(f.kind.kind for f in self.scan.files if f.kind.kind != L.ENV_TABLE))},
             "skipped": self.skipped, "refused": self.scan.refused, "read_as_console": self.scan.consoles,
+            "empty_files": sorted(self.scan.empty),
             "lines": {"read": len(lines) + unkept + len(self.light) + self.folded - self.folded_dups,
                       "folded": self.folded, "malformed": sum(self.scan.malformed.values()),
                       "untimed": sum(self.scan.untimed.values()), "placed": sum(self.scan.placed.values()),

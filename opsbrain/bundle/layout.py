@@ -53,6 +53,7 @@ from typing import Any
 from opsbrain.ingest import asys
 from opsbrain.ingest.hostnames import SWITCH_LOG
 from opsbrain.ingest.npuinfo import NPU_INFO as NPU_INFO_NAME
+from opsbrain.ingest.streams import not_a_log
 from opsbrain.ingest.workers import (
     NAMED_SERVICE_DIRS,
     POD_DUMP,
@@ -161,17 +162,20 @@ SOURCE_OF_KIND = {MESSAGES: "syslog", DMESG: "syslog", VMCORE: "syslog", SYSMON:
 _DL = r"(?:dl_log|mindx-dl)"
 _PLOG = re.compile(r"(?:^|/)plog-(\d+)_(\d+)\.log$")
 _CANN_DEVICE = re.compile(r"^(?!(?:.*/)?(?:dev-os-\d+|slog)/)(?:.*/)?"
-                          r"(?:process_log/(?:.+/)?|(?:debug|run)/device-\d+/)device-(\d+)_(\d+)\.log$")
+                          r"(?:process_log/(?:.+/)?|(?:debug|run|security|ascend/log)/device-\d+/)device-(\d+)_(\d+)\.log$")
 """A host process's CANN device log; not below ``dev-os-<N>`` (msnpureport's export of the device's own slog, also
 ``slog/dev-os-<N>/debug/device-<N>/device-<N>_<stamp>.log``: a device-OS file, :data:`_DEVICE_SIDE`), nor below
 ``slog/`` (the driver's own ``/var/log/npu/slog/debug/device-<N>/device-<N>_<stamp>.log``: device N's log, CANN log
 reference logreference_0003)."""
 _DEVICE_SIDE: tuple[tuple[str, re.Pattern[str]], ...] = (
     # kind, name pattern: group 1 the device, group 2 (dumps) the dump directory named by its time
-    (DEVICE_OS, re.compile(r"(?:^|/)slog/dev-os-(\d+)/(?:debug|run)/(?:device-os|event)/[^/]+\.log$")),
+    # (security, device-app-<pid>: the device side's security logs and the app logs it keeps when they cannot be sent
+    # to the host; CANN log reference, Ascend RC, logreference_0003: session 41, before unknown files)
+    (DEVICE_OS, re.compile(r"(?:^|/)slog/dev-os-(\d+)/(?:debug|run|security)/(?:device-os|event|device-app-\d+)/"
+                           r"[^/]+\.log$")),
     # the host's own /var/log/npu/slog/{debug,run}/{device-os,event}/ (CANN log reference, logreference_0003/0004):
     # the device each line names (``device_id=4``)
-    (DEVICE_OS, re.compile(r"(?:^|/)slog/(?:debug|run)/(?:device-os|event)/[^/]+\.log$")),
+    (DEVICE_OS, re.compile(r"(?:^|/)slog/(?:debug|run|security)/(?:device-os|event|device-app-\d+)/[^/]+\.log$")),
     (DEVICE_OS, re.compile(r"(?:^|/)device-(\d+)/device-\1_\d+\.log$")),  # slog/dev-os-3/device-0/device-0_<stamp>
     # a device OS log out of its directory, its device unknown (ascend-fd's kg_parse test input holds one so)
     (DEVICE_OS, re.compile(r"(?:^|/)device-os_\d+\.log$")),
@@ -246,7 +250,7 @@ def _strip_wrappers(parts: list[str]) -> str:
 def _worker_before(rel: str, anchor: str | tuple[str, ...]) -> str:
     """The worker directory of ``rel``: what comes before the first anchor directory it has (of ``anchor``, in
     order; the last occurrence of that name), wrappers skipped; the file's own directory when it has none."""
-    from opsbrain.ingest.workers import device_store
+    from opsbrain.ingest.workers import HOME_SERVICE_DIRS, device_store, without_home
 
     parts = rel.split("/")
     if "device_log" in anchor and (k := device_store(parts)) is not None:
@@ -254,7 +258,8 @@ def _worker_before(rel: str, anchor: str | tuple[str, ...]) -> str:
     for name in (anchor,) if isinstance(anchor, str) else anchor:
         if name in parts[:-1]:
             i = max(k for k, p in enumerate(parts[:-1]) if p == name)
-            return _strip_wrappers(parts[:i])
+            # (~/mindie/log copied with its home: the home is no worker; session 41)
+            return _strip_wrappers(without_home(parts[:i]) if name in HOME_SERVICE_DIRS else parts[:i])
     return _strip_wrappers(parts[:-1])
 
 
@@ -379,7 +384,8 @@ def _classify(rel: str) -> FileKind | None:
         if not host_dir and (m := POD_DUMP.match(name)):
             return FileKind(TRAIN, m.group(1))
         return FileKind(TRAIN, host_dir)
-    if _CONSOLE_NAME.search(name) and not set(p.parent.parts) & _CONSOLE_BLOCKERS and not _RUNTIME_DIRS.search(rel):
+    if _CONSOLE_NAME.search(name) and not set(p.parent.parts) & _CONSOLE_BLOCKERS and not _RUNTIME_DIRS.search(rel) \
+            and not not_a_log(name):  # README.txt, run.sh: skipped as --logs DIR skips them (session 41)
         return FileKind(TRAIN, _worker_before(rel, SERVICE_DIRS), tag=UNNAMED_CONSOLE)
     return None
 

@@ -251,6 +251,7 @@ class _Scan:
         self.malformed: Counter[str] = Counter()
         self.untimed: Counter[str] = Counter()
         self.consoles: list[str] = []  # files read as a console for want of a name the layout knows
+        self.empty: list[str] = []  # files read with no text in them (0 bytes, or blank lines only; session 41)
         self.placed: Counter[str] = Counter()  # lines timed by the file's first stamp or placed (no stamp in it)
         self.cut: Counter[str] = Counter()
         self.bytes_read = 0
@@ -476,6 +477,8 @@ class _Scan:
             self.refuse(rel, "binary content, not a text log: not read")
             return
         self.files.append(_File(rel, kind, c.lines, c.packed, c.plain, c.prefixes, c.folds, ascii=c.ascii))
+        if c.lines is not None and not any(ln.strip() for ln in c.lines):  # (a packed file is large: never empty)
+            self.empty.append(rel)
         if kind.tag == L.UNNAMED_CONSOLE:
             self.consoles.append(rel)
 

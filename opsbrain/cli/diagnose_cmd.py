@@ -198,6 +198,11 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool,
         click.echo(f"  ... {len(res['skipped']) - 10} more skipped (--json lists them)")
     for x in res["refused"][:10]:
         click.echo(f"  refused {x['path']}: {x['reason']}")
+    empty = res.get("empty_files") or []
+    for rel in empty[:10]:  # (a 0-byte messages is no syslog checked: session 41)
+        click.echo(f"  empty {rel}: no text in it")
+    if len(empty) > 10:
+        click.echo(f"  ... {len(empty) - 10} more empty (--json lists them)")
     for note in res.get("limits", [])[:10]:
         click.echo(f"  note: {note}")
     if (tz := res.get("time_zone") or {}) and (tz.get("stated") or tz.get("zoned_files") or tz.get("datetime_files")):
@@ -246,7 +251,9 @@ def _worker_words(w: dict[str, Any], src: dict[str, Any]) -> str:
     ``internal_node`` (session 33; before, ``worker gz-a3-r07-n12 -> pod0/node0 (sorted order)``). A twin host's id
     is its folder's name (``pod0-node35 -> pod0/node35``, by which the twin's components name it) and is shown."""
     shown = src.get("name") if w["dir"] == "." else w["dir"].rsplit("/", 1)[-1]
-    facts = [f"named {w['name']}"] if w.get("name") and w["name"] != shown else []  # environment_check/<name>/
+    # environment_check/<name>/, a host syslog's name; not the folder's own path again (session 41: "worker
+    # mid/node-z (named mid/node-z)" where the workers' paths share no head)
+    facts = [f"named {w['name']}"] if w.get("name") and w["name"] not in (shown, w["dir"]) else []
     if w.get("name") == "":  # (bundle.hosts.UNNAMED: the folder given is named by a tool's run time, or as logs')
         from opsbrain.ingest.hostnames import dated
 

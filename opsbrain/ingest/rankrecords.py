@@ -16,7 +16,8 @@ RANK_TABLE_LINES = 200_000
 
 RE_PLOG_LINE = re.compile(r"^\[(\w+)\s*\]\s*(\w+)\((\d+),[^)]*\):"
                           r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{3})\.(\d{3})\s?(.*)$")
-RE_PLOG_FILE = re.compile(r"(?:^|/)(?:plog|(?:process_log/(?:.+/)?|(?:debug|run)/)device-\d+/device)-(\d+)_\d+\.log$")
+RE_PLOG_FILE = re.compile(r"(?:^|/)(?:plog|(?:process_log/(?:.+/)?|(?:debug|run|security|ascend/log)/)"
+                          r"device-\d+/device)-(\d+)_\d+\.log$")
 """A process's plog, or its CANN device log (``process_log/debug/device-<N>/device-<pid>_<stamp>.log``; CANN's own
 ``$HOME/ascend/log/debug/device-<N>/``): the pid in the name is the host process's own. The pid printed in the lines
 may not be: a device log's lines come from the device's AI CPU scheduler (``HCCL(3496,aicpu_scheduler)``). A file

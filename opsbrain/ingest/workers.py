@@ -63,7 +63,10 @@ they name no host (``--logs /var/log/npu`` is not host ``slog``; ``watch`` follo
 msnpureport's export holds ``message/`` and ``stackcore/`` beside ``slog/`` and ``hisi_logs/`` (CANN log reference,
 msnpureport; the bundle's ``layout._DEVICE_SYSLOG``): session 36, before, ``--logs`` named the host of
 ``node-b/<stamp>/message/messages`` ``node-b/<stamp>/message``."""
-CANN_LOG_LEVELS = ("debug", "run")
+CANN_LOG_LEVELS = ("debug", "run", "security")
+"""The level folders of CANN's application logs, each with ``plog/`` and ``device-<id>/`` (CANN log reference, "查看日志
+(Ascend EP)"; ``security`` since session 41, before its logs made a worker named ``.../ascend/log/security``)."""
+_CANN_HOME = ["ascend", "log"]
 _DEVICE_DIR = re.compile(r"device-\d+")
 _DEV_OS = re.compile(r"dev-os-\d+")
 
@@ -71,19 +74,34 @@ _DEV_OS = re.compile(r"dev-os-\d+")
 def cann_log_head(dirs: list[str]) -> list[str] | None:
     """The directories above CANN's own log directory in a file's ``dirs``, or None when it is not in one. CANN writes
     a process's logs to ``$HOME/ascend/log/{debug,run}/plog/plog-<pid>_<stamp>.log`` and
-    ``.../{debug,run}/device-<N>/device-<pid>_<stamp>.log`` (ASCEND_PROCESS_LOG_PATH's default; ascend-fd's collection
-    renames that directory ``process_log``): a copy of it is a worker's logs as ``process_log`` is, the home it was
-    copied with (``root/``, ``home/<user>/``) not part of the worker's name."""
+    ``.../{debug,run}/device-<N>/device-<pid>_<stamp>.log`` (``security`` too; CANN 5.0 wrote ``ascend/log/plog/``
+    and ``ascend/log/device-<N>/`` without the level folders: session 41) (ASCEND_PROCESS_LOG_PATH's default;
+    ascend-fd's collection renames that directory ``process_log``): a copy of it is a worker's logs as
+    ``process_log`` is, the home it was copied with (``root/``, ``home/<user>/``) not part of the worker's name."""
     for i in range(len(dirs) - 1, 0, -1):
-        if (dirs[i] == "plog" or _DEVICE_DIR.fullmatch(dirs[i])) and dirs[i - 1] in CANN_LOG_LEVELS:
-            head = dirs[:i - 1]
+        if (dirs[i] == "plog" or _DEVICE_DIR.fullmatch(dirs[i])) and (
+                dirs[i - 1] in CANN_LOG_LEVELS or dirs[i - 2:i] == _CANN_HOME):
+            head = dirs[:i - 1] if dirs[i - 1] in CANN_LOG_LEVELS else dirs[:i]  # CANN 5.0: no level folders
             if head[-2:] == ["ascend", "log"]:  # $HOME/ascend/log copied with its home (tar czf - /root/ascend/log)
-                if head[-3:-2] == ["root"]:
-                    return head[:-3]
-                if len(head) >= 4 and head[-4] == "home":
-                    return head[:-4]
+                home = without_home(head[:-2])
+                return home if len(home) < len(head) - 2 else head
             return head
     return None
+
+
+def without_home(head: list[str]) -> list[str]:
+    """``head`` without the home directory a program's default log path was copied with at its end (``root``,
+    ``home/<user>``): CANN's ``~/ascend/log``, MindIE's ``~/mindie/log`` (session 41)."""
+    if head[-1:] == ["root"]:
+        return head[:-1]
+    if len(head) >= 2 and head[-2] == "home":
+        return head[:-2]
+    return head
+
+
+HOME_SERVICE_DIRS = frozenset({"mindie"})
+"""Serving programs' log directories whose default is in the user's home: MindIE's ``~/mindie/log`` (MindIE log
+reference, "查看日志", mindie_log_0206)."""
 
 
 _DNS_NAME = r"[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?"
@@ -170,6 +188,8 @@ def host_root(file: str | None) -> tuple[str, str | None]:
     for a in SERVICE_DIRS:
         if a in parts:
             head = parts[:max(i for i, x in enumerate(parts) if x == a)]
+            if a in HOME_SERVICE_DIRS:
+                head = without_home(head)
             while head and is_wrapper(head[-1]):
                 head.pop()
             return _joined(head), None
@@ -359,10 +379,12 @@ def natural_key(s: str) -> list[tuple[int, int | str]]:
     return [(0, int(x)) if x.isdigit() else (1, x) for x in re.split(r"(\d+)", s) if x]
 
 
-_DEVICE_LOG_DIR = re.compile(r"(?:^|/)(?:hisi_logs/device-|slog/dev-os-|(?:debug|run)/device-)(\d+)/")
+_DEVICE_LOG_DIR = re.compile(r"(?:^|/)(?:hisi_logs/device-|slog/dev-os-|(?:debug|run|security|ascend/log)/device-)"
+                             r"(\d+)/")
 """Directories that hold one device's own logs: its black-box dumps and exception history
 (``hisi_logs/device-<N>/``), msnpureport's export of its slog (``slog/dev-os-<N>/``) and a host process's CANN
-device log (``{debug,run}/device-<N>/device-<pid>_<stamp>.log``, the AI CPU's lines of device N)."""
+device log (``{debug,run,security}/device-<N>/device-<pid>_<stamp>.log``, CANN 5.0's ``ascend/log/device-<N>/``:
+session 41; the AI CPU's lines of device N)."""
 
 
 def device_dir(path: str | None) -> int | None:
