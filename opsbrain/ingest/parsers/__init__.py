@@ -40,6 +40,7 @@ from opsbrain.ingest.parsers import (
 from opsbrain.ingest.parsers.ctx import MAX_LINE, LineCtx, Parser, stated_level, worded_level
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.surface import head_source, logged_level
+from opsbrain.lazyre import lazy_compile
 from opsbrain.multiscan import Screen, Wide, literal_pattern, re2_superset, superset_key, wide_literals, wide_union
 
 ORDER: tuple[Parser, ...] = (fdreport.parse, fdtoolkit.parse, twin.parse, monitor.parse, mindcluster.parse,
@@ -49,7 +50,7 @@ ORDER: tuple[Parser, ...] = (fdreport.parse, fdtoolkit.parse, twin.parse, monito
 is fully explained by it, before a message or hardware parser reads the words as a log's. A monitoring component's
 own failure (:mod:`.monitor`) before the parsers that would read its error text as the job's."""
 
-GATE = re.compile(
+GATE = lazy_compile(
     r"event[_ ]?id|fault|alarm|error|err\d|fail|timeout|timed out|time out|heartbeat|link|ecc|panic|lockup|hung|"
     r"blocked for|out of memory|oom|traceback|exception|exit|abort|crash|killed|lost|not respond|not found|"
     r"mismatch|match|compatib|unsupported|not supported|not implemented|invalid|denied|cannot|can't|unable|"
@@ -124,14 +125,14 @@ def _parsers_may(text: str) -> bool:
     return ("[ascend]" in low and "[error]" in low) or "Traceback (most recent call last)" in text
 
 
-ADVICE = re.compile(r"(?:^|[\s\]:])(?:Possible Cause|Solution)\s*:\s")
+ADVICE = lazy_compile(r"(?:^|[\s\]:])(?:Possible Cause|Solution)\s*:\s")
 """Where a CANN error's canned advice starts (``EI0002: The wait execution ... times out.`` then ``Possible Cause:
 1. ... 4. Packet loss ...`` and ``Solution: ...``): the ``suggestion`` fields of the error-code table (hicann/runtime
 src/dfx/error_manager/error_code.json), the same text for every occurrence of the code. They list causes that may
 apply, not what happened, so a line is read up to them (the code itself says all they say)."""
 
 
-DEBUG_ADVICE = re.compile(r"If you want to get the accurate stacktrace, plea[sc]e set the environment variable "
+DEBUG_ADVICE = lazy_compile(r"If you want to get the accurate stacktrace, plea[sc]e set the environment variable "
                           r"ASCEND_LAUNCH_BLOCKING=1\.|Note: ASCEND_LAUNCH_BLOCKING=1 will force ops to run in "
                           r"synchronous mode[^.]*\.(?: Please unset ASCEND_LAUNCH_BLOCKING in time after debugging\.)?")
 """torch_npu's canned advice after every asynchronous inner error (Ascend/pytorch torch_npu/csrc/core/npu/NPUQueue.cpp,
