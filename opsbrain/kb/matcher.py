@@ -429,7 +429,11 @@ class SignatureMatcher:
             may = self._block.candidates(texts, MAX_SCAN_CHARS) if self._block is not None else None
         if may is None:
             return [self.match(t) for t in texts]
-        return [self.match(t) if m else [] for t, m in zip(texts, may, strict=True)]
+        self._screen.prefill([t for t, m in zip(texts, may, strict=True) if m])
+        try:
+            return [self.match(t) if m else [] for t, m in zip(texts, may, strict=True)]
+        finally:
+            self._screen.prefill(())
 
     @cached_property
     def _block(self) -> BlockScan | None:
