@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from opsbrain.re2translate import re2_superset
-from opsbrain.standin import COMMON_KINDS, cover, kinds, standin
+from opsbrain.standin import COMMON_KINDS, block_copies, cover, kinds, standin
 from opsbrain.standin import parse as standin_parse
 
 if TYPE_CHECKING:
@@ -185,6 +185,7 @@ class Screen:
         # in a set of their own, scanned on non-ASCII lines only: an ASCII line's scan is as before
         self._wide_pats = [f"(?i){literal_pattern(k)}" for k in self._wide_lits]
         self._wide_set: PatternSet | None = None
+        self._copies: dict[str, dict[int, bytes]] = {}  # stand-in copies made a block at a time (:meth:`prefill`)
         pats = [f"(?i){literal_pattern(k)}" for k in self._lits] + [t for t, _i in whole] + self.extra
         self._patterns = pats
         # a pattern held twice (a regex's RE2 translation that is also an extra: the documented-message catalog,
@@ -233,12 +234,16 @@ class Screen:
     def _possible_wide(self, text: str) -> tuple[frozenset[int], frozenset[int]] | None:
         """:meth:`possible` of a non-ASCII line: the hits on its stand-in copies, and on the line itself, as the
         regexes need (:mod:`opsbrain.standin`); the regexes no reading is proven for can always match."""
-        if not self._wide or not self.set.screening or (mask := kinds(text)) >= 16:
+        if not self._wide or not self.set.screening:
+            return None
+        made = self._copies.get(text) if self._copies else None  # a line of the common kinds, copied in a block
+        mask = COMMON_KINDS if made is not None else kinds(text)
+        if mask >= 16:
             return None
         texts, always, maybe, lits = self._wide[mask]
         hits: list[int] = []
         for r in texts:
-            copy = text if r == 2 else standin(text, r, mask)
+            copy = text if r == 2 else made[r] if made is not None else standin(text, r, mask)
             found = self.set.hits_as_read(copy) if copy is not None else None
             if found is None:
                 return None
@@ -252,6 +257,13 @@ class Screen:
             return self._found(hits, always, maybe, lits, wide_hits)
         return self._found(hits, always, maybe, lits)
 
+    def prefill(self, texts: Sequence[str]) -> None:
+        """Make the stand-in copies :meth:`possible` reads of the non-ASCII ``texts`` of the common kinds a block
+        of lines at a time (:func:`opsbrain.standin.block_copies`, session 41), for the calls on those very texts
+        that follow; ``prefill(())`` forgets them."""
+        self._copies = {}
+        if texts and self._wide and self.set.screening:
+            self._copies = block_copies(texts, [r for r in self._wide[COMMON][0] if r != 2])
 
     def block(self, regexes: Iterable[int] | None = None, extra: Iterable[int] | None = None) -> BlockScan | None:
         """A scan of a whole block of lines (:class:`opsbrain.blockscan.BlockScan`) that rules out the lines where

@@ -12,6 +12,12 @@ _CATEGORY = {"CATEGORY_DIGIT": "\\d", "CATEGORY_NOT_DIGIT": "\\D", "CATEGORY_WOR
 _AT = {"AT_BEGINNING": "^", "AT_BEGINNING_STRING": "\\A", "AT_END": "(?:\\n|$)", "AT_END_STRING": "$",
        "AT_BOUNDARY": "\\b", "AT_NON_BOUNDARY": "\\B"}
 _RE2_MAX_REPEAT = 1000
+WIDEN_FROM = 32
+"""A counted repetition with an upper bound from this one on is translated without its bound (``x{0,240}`` as
+``x*``: a superset), when ``x`` never matches a newline (a block scan joins lines with newlines: an unbounded
+``[^.]*`` would run on through the lines after). RE2 writes out one copy of ``x`` per count: the parsers' line screen
+held thousands of such copies (``(?:.){0,160}`` and the like), which made its set compile in ~70 ms, ~20 ms without
+them (session 41); a line screened in by the unbounded form alone runs the exact regex, which says no."""
 
 
 class _Untranslatable(Exception):
@@ -20,14 +26,15 @@ class _Untranslatable(Exception):
 
 def re2_superset(rx: re.Pattern[str]) -> str | None:
     """An RE2 pattern matching every ASCII text ``rx`` matches (and maybe a few more): look-arounds are dropped,
-    ``\\s`` spelled out as Python reads it, ``$`` also before a newline; None when ``rx`` uses what RE2 lacks
+    large repetition bounds too (:data:`WIDEN_FROM`), ``\\s`` spelled out as Python reads it, ``$`` also before a
+    newline; None when ``rx`` uses what RE2 lacks
     (back-references, multi-line or verbose flags)."""
     if rx.flags & (re.MULTILINE | re.VERBOSE | re.LOCALE):
         return None
     try:
         from re import _parser  # type: ignore[attr-defined]
 
-        body = _emit(list(_parser.parse(rx.pattern, rx.flags)), True, True)
+        body = _emit(list(_parser.parse(rx.pattern, rx.flags)), True, True, bool(rx.flags & re.DOTALL))
     except (_Untranslatable, Exception):  # noqa: BLE001 - an internal parser API: no translation is always safe
         return None
     flags = ("i" if rx.flags & re.IGNORECASE else "") + ("s" if rx.flags & re.DOTALL else "")
@@ -41,9 +48,10 @@ def _char(c: int) -> str:
     return ch
 
 
-def _emit(items: list[Any], at_start: bool = False, at_end: bool = False) -> str:
+def _emit(items: list[Any], at_start: bool = False, at_end: bool = False, dotall: bool = False) -> str:
     """RE2 text of parsed ``items``; ``at_start``/``at_end``: they begin/end the whole match (where a one-character
-    look-behind/look-ahead can be kept as the character it asks for, or the text's edge)."""
+    look-behind/look-ahead can be kept as the character it asks for, or the text's edge); ``dotall``: ``.`` matches
+    a newline there."""
     out = []
     if at_start:
         items = _lead_lookbehind(items)
@@ -60,7 +68,7 @@ def _emit(items: list[Any], at_start: bool = False, at_end: bool = False) -> str
         elif name == "IN":
             out.append(_emit_class(av))
         elif name == "BRANCH":
-            out.append("(?:" + "|".join(_emit(list(a), first, last) for a in av[1]) + ")")
+            out.append("(?:" + "|".join(_emit(list(a), first, last, dotall) for a in av[1]) + ")")
         elif name == "SUBPATTERN":
             _group, add, remove, sub = av
             if (add | remove) & ~(re.IGNORECASE | re.DOTALL):
@@ -68,17 +76,18 @@ def _emit(items: list[Any], at_start: bool = False, at_end: bool = False) -> str
             on = ("i" if add & re.IGNORECASE else "") + ("s" if add & re.DOTALL else "")
             off = ("i" if remove & re.IGNORECASE else "") + ("s" if remove & re.DOTALL else "")
             fl = on + ("-" + off if off else "")
-            body = _emit(list(sub), first, last)
+            body = _emit(list(sub), first, last, bool(add & re.DOTALL) or (dotall and not remove & re.DOTALL))
             out.append(f"(?{fl}:" + body + ")" if fl else "(?:" + body + ")")
         elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
             lo, hi, sub = av
-            if lo > _RE2_MAX_REPEAT or (hi != _parser_maxrepeat() and hi > _RE2_MAX_REPEAT):
+            if lo > _RE2_MAX_REPEAT:
                 raise _Untranslatable("repeat")
-            q = (("*" if lo == 0 else "+" if lo == 1 else f"{{{lo},}}") if hi == _parser_maxrepeat()
+            wide = hi == _parser_maxrepeat() or (hi >= WIDEN_FROM and not _may_newline(list(sub), dotall))
+            q = (("*" if lo == 0 else "+" if lo == 1 else f"{{{lo},}}") if wide
                  else ("?" if (lo, hi) == (0, 1) else f"{{{lo}}}" if lo == hi else f"{{{lo},{hi}}}"))
-            out.append("(?:" + _emit(list(sub)) + ")" + q)
+            out.append("(?:" + _emit(list(sub), dotall=dotall) + ")" + q)
         elif name == "ATOMIC_GROUP":
-            out.append("(?:" + _emit(list(av)) + ")")
+            out.append("(?:" + _emit(list(av), dotall=dotall) + ")")
         elif name == "AT":
             out.append(_AT[str(av)])
         elif name in ("ASSERT", "ASSERT_NOT"):
@@ -91,6 +100,58 @@ def _emit(items: list[Any], at_start: bool = False, at_end: bool = False) -> str
         else:  # GROUPREF, GROUPREF_EXISTS, ...
             raise _Untranslatable(name)
     return "".join(out)
+
+
+_CATEGORY_NEWLINE = {"CATEGORY_SPACE": True, "CATEGORY_NOT_SPACE": False, "CATEGORY_DIGIT": False,
+                     "CATEGORY_NOT_DIGIT": True, "CATEGORY_WORD": False, "CATEGORY_NOT_WORD": True}
+
+
+def _may_newline(items: list[Any], dotall: bool) -> bool:
+    """False when no text the parsed ``items`` match holds a newline (True when unsure)."""
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL":
+            hit = av == 10
+        elif name == "NOT_LITERAL":
+            hit = av != 10
+        elif name == "ANY":
+            hit = dotall
+        elif name == "IN":
+            neg = bool(av) and str(av[0][0]) == "NEGATE"
+            inside = _class_newline(list(av[1:]) if neg else list(av))
+            hit = inside is None or inside != neg
+        elif name == "BRANCH":
+            hit = any(_may_newline(list(a), dotall) for a in av[1])
+        elif name == "SUBPATTERN":
+            _group, add, remove, sub = av
+            hit = _may_newline(list(sub), bool(add & re.DOTALL) or (dotall and not remove & re.DOTALL))
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            hit = av[1] > 0 and _may_newline(list(av[2]), dotall)
+        elif name == "ATOMIC_GROUP":
+            hit = _may_newline(list(av), dotall)
+        elif name in ("AT", "ASSERT", "ASSERT_NOT"):  # zero-width (a look-around in a repetition is dropped)
+            hit = False
+        else:
+            hit = True
+        if hit:
+            return True
+    return False
+
+
+def _class_newline(items: list[Any]) -> bool | None:
+    """Whether a class's items (without NEGATE) take a newline; None when unsure."""
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL" and av == 10 or name == "RANGE" and av[0] <= 10 <= av[1]:
+            return True
+        if name == "CATEGORY":
+            if str(av) not in _CATEGORY_NEWLINE:
+                return None
+            if _CATEGORY_NEWLINE[str(av)]:
+                return True
+        elif name not in ("LITERAL", "RANGE"):
+            return None
+    return False
 
 
 def _lead_lookbehind(items: list[Any]) -> list[Any]:

@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from opsbrain.errors import InputError
+from opsbrain.lazyre import lazy_compile
 
 MAX_FILE_BYTES = 1 << 20
 MAX_DEPTH = 64  # reason: our deepest schema (scenario faults[].params) nests < 10; the C parser crashes at ~1e5
 MAX_ALIASES = 100  # reason: no shipped file uses anchors; a hand-written file might reuse a block a few times
 MAX_NODES = 1_000_000  # reason: 1 MB of YAML holds at most ~0.5 M scalars; more can only come from aliases
-_LEAD = re.compile(r"^[ \t\-?:]*", re.M)
-_BRACKETS = re.compile(r"[^\[\]{}]+")
+_LEAD = lazy_compile(r"^[ \t\-?:]*", re.M)
+_BRACKETS = lazy_compile(r"[^\[\]{}]+")
 
 
 def yaml_path(loc: Iterable[Any]) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 from opsbrain.ingest import Signal
 from opsbrain.ingest.parsers.device import stated_level_severity
+from opsbrain.lazyre import lazy_compile
 
 AMBIGUOUS_AT = 3
 ROLES = ("primary", "secondary", "ambiguous")
@@ -233,7 +234,7 @@ def load_vendor_rules(path: Path | None = None) -> list[VendorRule]:
     else:
         rows = raw_vendor_rules(path)
     def rx(r: dict[str, Any], key: str, flags: int = re.I) -> re.Pattern[str] | None:
-        return re.compile(r[key], flags) if r.get(key) else None
+        return lazy_compile(r[key], flags) if r.get(key) else None  # most diagnoses match no vendor entry
 
     return [VendorRule(None if r.get("class") is None else str(r["class"]), rx(r, "id", 0), rx(r, "cause"),
                        r.get("category"), rx(r, "title"), r.get("decides", True) is not False) for r in rows]

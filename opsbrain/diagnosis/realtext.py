@@ -33,6 +33,7 @@ from typing import Any
 from opsbrain.ingest.benign import BENIGN, COUNTER_LINE, SELF_FAILURE, SETTING_LINE
 from opsbrain.ingest.where import host_in
 from opsbrain.kb.texttokens import line_tokens, signal_tokens
+from opsbrain.lazyre import lazy_compile
 from opsbrain.multiscan import fast_lines_with, fast_search
 
 MODEL_FILE = Path(__file__).resolve().parents[2] / "knowledge_base" / "model" / "realtext.json"
@@ -41,22 +42,22 @@ MAX_VIEW_LINES = 300
 """reason: a pasted excerpt (2-60 lines in the corpus) is read whole; a large log by its first 300 distinct lines, or,
 past that, its first 300 distinct lines with an error word (:data:`ERROR_WORDS`): bounded time and memory on any
 input."""
-SYSLOG_HEAD = re.compile(r"^(?:[A-Z][a-z]{2}|\d{1,2}月)\s+\d{1,2}\s+\d\d:\d\d:\d\d\s+\S+\s+[^\s:\[]+(?:\[\d+\])?:\s")
+SYSLOG_HEAD = lazy_compile(r"^(?:[A-Z][a-z]{2}|\d{1,2}月)\s+\d{1,2}\s+\d\d:\d\d:\d\d\s+\S+\s+[^\s:\[]+(?:\[\d+\])?:\s")
 """A syslog / journal head (``May  1 10:11:12 node-39 kernel: ``, the zh locale's ``5月 01 ...``): the host and the
 program it names are the collection's, not the failure's words."""
-FAN_OUT_HEAD = re.compile(r"^(?:[A-Za-z0-9][\w-]*(?:\.[\w-]+)+|\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w-]*-\d+): ")
+FAN_OUT_HEAD = lazy_compile(r"^(?:[A-Za-z0-9][\w-]*(?:\.[\w-]+)+|\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w-]*-\d+): ")
 """A fan-out tool's head (pdsh, ``ansible -m shell``: ``gpu-srv42.dc1.example.com: <line>``, ``10.0.0.7: ``,
 ``worker-3: ``)."""
 _TAGS = r"^\s*(?:\[(?!(?:ERROR|ERR|FATAL|CRITICAL|WARN)\b)[^\]\[]{1,40}\]:?\s*){0,3}"
 """Up to three bracketed tags before a line's bracketed level, none of them a level: a component and a time
 (the CANN installers' ``[Runtime] [2022-11-30 00:22:53] [INFO]: ...``, /var/log/ascend_seclog/ascend_install.log)."""
-BELOW_WARNING = re.compile(_TAGS + r"\[(?:INFO|DEBUG|TRACE|EVENT)\]|^\s*(?:INFO|DEBUG|TRACE)\b|\[(?:INFO|DEBUG)\]\s*$"
+BELOW_WARNING = lazy_compile(_TAGS + r"\[(?:INFO|DEBUG|TRACE|EVENT)\]|^\s*(?:INFO|DEBUG|TRACE)\b|\[(?:INFO|DEBUG)\]\s*$"
                            r"|\b(?:INFO|DEBUG)\s+\d\d-\d\d \d\d:\d\d:\d\d\b"
                            r"|^\d{4}-\d\d-\d\d[ T][\d:.,]+\s+(?:INFO|DEBUG)\b")
 """A line (or the head a paste put before it) stated at INFO / DEBUG level: a plog's ``[INFO] RUNTIME(...)``, vLLM's
 ``INFO 05-01 10:11:12 [file:line]``, Python logging's ``2024-05-01 10:11:12,345 INFO``: a start-up's record around
 the failure, not the failure's words."""
-WARNING_STATED = re.compile(_TAGS + r"\[WARN(?:ING)?\]|^\s*WARN(?:ING)?\b|\bWARN(?:ING)?\s+\d\d-\d\d \d\d:\d\d:\d\d\b"
+WARNING_STATED = lazy_compile(_TAGS + r"\[WARN(?:ING)?\]|^\s*WARN(?:ING)?\b|\bWARN(?:ING)?\s+\d\d-\d\d \d\d:\d\d:\d\d\b"
                             r"|^\d{4}-\d\d-\d\d[ T][\d:.,]+\s+WARN(?:ING)?\b|\[WARN(?:ING)?\]\s*$"
                             r"|^\s*\[W(?:\d{3,4} [\d:.]+)?\s*[\w.-]+:\d+\]"
                             r"|^\S+\.py:\d+: (?:User|Deprecation|Future|Runtime|Resource|Pending)?Warning: ")
@@ -71,7 +72,7 @@ compiler_depend.ts:164]`` (safetensors/safetensors#661); session 40, tester40e: 
 sglang start read config_error 0.60 from c10d's hostname warning. Its
 words are read, but an error word on it does not say the program failed (:func:`shows_failure`): an installer's
 ``[WARNING]: Cannot find the install path of driver.`` goes on installing."""
-ERROR_WORDS = re.compile(
+ERROR_WORDS = lazy_compile(
     r"error|fail|exception|traceback|fatal|abort|time(?:d )?out|denied|not found|invalid|cannot|can't|unable|killed"
     r"|refused|no such|not support|unsupported|mismatch|out of memory|\boom\b|\b(?:E[A-Z]\d{4}|ERR\d{5})\b"
     r"|illegal|corrupt|\berr\b|exhausted|exceed|core dumped|segmentation fault|panic|not usable|insufficient"

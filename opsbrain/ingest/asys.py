@@ -28,14 +28,15 @@ sub-directories."""
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-OUTPUT_DIR = re.compile(r"asys_output_\d{8,}")
-_STAMP = re.compile(r"(?:^|/)asys_output_(\d{14})(\d{3})?(?:/|$)")
+from opsbrain.lazyre import lazy_compile
+
+OUTPUT_DIR = lazy_compile(r"asys_output_\d{8,}")
+_STAMP = lazy_compile(r"(?:^|/)asys_output_(\d{14})(\d{3})?(?:/|$)")
 """The collection's folder: ``asys_output_`` and the run's time stamp (``asys_output_20260626031235573``)."""
 DFX_DIRS = frozenset({"log", "bbox", "stackcore", "data-dump", "graph", "ops", "atrace"})
 """What asys writes below ``dfx/``."""
@@ -165,7 +166,7 @@ def host_dirs(workers: Iterable[str]) -> dict[str, str]:
     return out
 
 
-DEVICE_STORE = re.compile(r"(?:^|/)device_log/([^/]+)$")
+DEVICE_STORE = lazy_compile(r"(?:^|/)device_log/([^/]+)$")
 """A server's folder of device logs on shared storage (``<store>/device_log/worker-0``: MindCluster FaultDiag's usage
 example, beside the job's ``<store>/<job id>/worker-0/process_log/``): that server's, where one other worker folder of
 the store bears its name (:func:`host_dirs`)."""
@@ -177,7 +178,7 @@ resumable-training guide, "Using Resumable Training on the CLI": ``mkdir -p .../
 sub-folder per host: ``plogs/$XDL_IP`` (ASCEND_PROCESS_LOG_PATH), ``trainlogs/$XDL_IP-$RANK[-<14-digit time>]``
 (TRAIN_LOG_PATH; the time: FAQ "Training Logs Are Overwritten After Task Rescheduling"), ``ttplogs/ttplog$XDL_IP-
 $RANK`` (TTP_LOG_PATH, the folder MindIO TFT writes ``ttp_log.log[.<pid>]`` to: the same host's, not a host)."""
-JOB_LOG_HOST = re.compile(
+JOB_LOG_HOST = lazy_compile(
     r"(?:(?:^|/)alllogs/[^/]+/[^/]+|(?:^|/)(?:[^/]+/)?(?:" + "|".join(JOB_LOG_KINDS) + r"))/(?:ttplog)?"
     r"(\d{1,3}(?:\.\d{1,3}){3})(?:-\d+(?:-\d{14})?)?$")
 """A host's folder in MindCluster's job log tree, ``alllogs/<MINDX_TASK_ID>/<kind>/<XDL_IP>`` (:data:`JOB_LOG_KINDS`;
@@ -187,7 +188,7 @@ JOB_LOG_HOST = re.compile(
 ``trainlogs/10.0.0.1-3`` were two hosts there, and ``ttplogs/ttplog10.0.0.1-3`` a host of its own everywhere)."""
 
 
-JOB_CONSOLE = re.compile(r"(?:^|/)trainlogs/\d{1,3}(?:\.\d{1,3}){3}-\d+(?:-\d{14})?(?=(?:\.(?:log|txt))?$)")
+JOB_CONSOLE = lazy_compile(r"(?:^|/)trainlogs/\d{1,3}(?:\.\d{1,3}){3}-\d+(?:-\d{14})?(?=(?:\.(?:log|txt))?$)")
 """``TRAIN_LOG_PATH`` as the file it is in MindCluster's samples: they end ``torchrun ... | tee ${TRAIN_LOG_PATH}``
 (Ascend/mindxdl-deploy, the resumable-training ``train_start.sh`` samples), so ``trainlogs/$XDL_IP-$RANK`` is the
 rank's console itself, a file without an extension (the FAQ's ``-<time>`` form makes it a folder instead)."""

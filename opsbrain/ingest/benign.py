@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 
-BENIGN = re.compile(r"Failed to import from vllm\._C with|"
+from opsbrain.lazyre import lazy_compile
+
+BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"The model has a long context length \(\d+\)\. This may cause OOM|"
                     r"\bOOM killer (?:disabled|enabled)\.?\s*$|"
                     r"(?i:\bdcmi\b.{0,160}?\berror code:?\s*-(?:8255|99998)\b)|"
@@ -60,7 +62,7 @@ Not here: vllm-ascend's own ``Failed to import vllm_ascend_C: ...`` (its custom 
 not used (vllm-ascend#703) but the cause where sleep mode's allocator needs them (corpus_q q016, corpus_zk zk004)."""
 
 
-SETTING_LINE = re.compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
+SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
                           r"""[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:["']\])?\s*[=:]\s*["']?[\w./:,+-]*["']?\s*$""")
 """An environment variable given a plain value, as a launch script, ``env`` or a settings dump shows it (``export
 HCCL_EXEC_TIMEOUT=1836``, ``ASCEND_GLOBAL_LOG_LEVEL=3``, ``os.environ["HCCL_EXEC_TIMEOUT"] = "3600"``): the words
@@ -68,7 +70,7 @@ of its name (``TIMEOUT``, ``ERROR``) are no error of the run's: no HCCL timeout 
 and no error line of the text fallback (:class:`opsbrain.diagnosis.realtext.TextView`)."""
 
 
-COUNTER_LINE = re.compile(r"^\s*[A-Za-z][\w .()/-]*?(?:num|cnt|count|counts|total)\b[\w .()/-]*?\s*:\s*"
+COUNTER_LINE = lazy_compile(r"^\s*[A-Za-z][\w .()/-]*?(?:num|cnt|count|counts|total)\b[\w .()/-]*?\s*:\s*"
                           r"(?:0x[0-9a-fA-F]+|\d+)\s*$", re.I)
 """A tool's counter, a name and a number alone on a line (session 40): ``decoded_fail_block_num: 0x0`` and
 ``st_fec_decoding_fail_num: 0x4`` (Ascend 950 ``hccn_tool -g -port_info`` / ``-g -bit_err``, "MAC RX FEC
@@ -81,7 +83,7 @@ no program's failure the words could class (the text fallback answers software c
 the fallback (:class:`opsbrain.diagnosis.realtext.TextView`); a status or error code (``Error Code : 80E01801``)
 is no counter and stays one."""
 
-SELF_FAILURE = re.compile(r"\bget npu (?:link status|link speed|link stat|stat inf|interface traffic) failed\b", re.I)
+SELF_FAILURE = lazy_compile(r"\bget npu (?:link status|link speed|link stat|stat inf|interface traffic) failed\b", re.I)
 """A monitoring component's own failure: npu-exporter could not run ``hccn_tool`` to read the NPUs' RoCE links
 (Ascend/ascend-npu-exporter ``devmanager/hccn/hccn_tool.go``: ``hccnToolGetInfo`` checks
 ``/usr/local/Ascend/driver/tools/hccn_tool`` with ``utils.CheckPath``, then runs it; ``GetNPULinkStatus``,

@@ -21,33 +21,34 @@ from opsbrain.ingest.parsers.ctx import stated_level, worded_level
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.smihealth import ErrorCodes, code_signals, error_code_line
 from opsbrain.ingest.where import node_component
+from opsbrain.lazyre import lazy_compile
 
-RE_PROMPT = re.compile(r"(?:[\w.-]+@(?P<host>[A-Za-z0-9][\w.-]*):[^\s#$]*|\[[\w.-]+@(?P<bhost>[A-Za-z0-9][\w.-]*)"
+RE_PROMPT = lazy_compile(r"(?:[\w.-]+@(?P<host>[A-Za-z0-9][\w.-]*):[^\s#$]*|\[[\w.-]+@(?P<bhost>[A-Za-z0-9][\w.-]*)"
                        r"(?:\s[^\]]*)?\])\s?[#$]\s*")
 """A shell prompt before a command: bash's ``root@worker-3:~# `` (``user@host:path# ``, ``$`` for a user) and the
 Red Hat family's ``[root@worker-3 ~]# ``; the host is the command's (a terminal transcript of several hosts)."""
-RE_COMMAND = re.compile(r"^\s*(?:" + RE_PROMPT.pattern + r"|[$#]\s*)?(?:\S*/)?(?P<tool>npu-smi|hccn_tool)\s+"
+RE_COMMAND = lazy_compile(r"^\s*(?:" + RE_PROMPT.pattern + r"|[$#]\s*)?(?:\S*/)?(?P<tool>npu-smi|hccn_tool)\s+"
                         r"(?P<args>.*?)\s*$")
-RE_DEV = re.compile(r"-i\s+(\d+)")
-RE_SMI_ROW = re.compile(r"^\|\s*(\d+)\s+(\S+)\s*\|\s*(\w+)\s*\|\s*(\S+)\s+(\S+)\s")
-RE_KV = re.compile(r"^\s*(?:\[dev(?:id|ice) \d+\])?\s*([A-Za-z][\w ()%/.-]*?)\s*:\s*(.*?)\s*$")
-RE_NUM_UNIT = re.compile(r"^(-?\d+(?:\.\d+)?)\s*([A-Za-z%]*)$")
-RE_LANE = re.compile(r"^(Tx Power|Rx Power|Tx Bias|Media SNR Lane)\s*(\d*)$", re.I)
+RE_DEV = lazy_compile(r"-i\s+(\d+)")
+RE_SMI_ROW = lazy_compile(r"^\|\s*(\d+)\s+(\S+)\s*\|\s*(\w+)\s*\|\s*(\S+)\s+(\S+)\s")
+RE_KV = lazy_compile(r"^\s*(?:\[dev(?:id|ice) \d+\])?\s*([A-Za-z][\w ()%/.-]*?)\s*:\s*(.*?)\s*$")
+RE_NUM_UNIT = lazy_compile(r"^(-?\d+(?:\.\d+)?)\s*([A-Za-z%]*)$")
+RE_LANE = lazy_compile(r"^(Tx Power|Rx Power|Tx Bias|Media SNR Lane)\s*(\d*)$", re.I)
 """A lane's field; one without a lane number (``Rx Power : 0.0000 mW``, the single-lane layout in MindCluster's
 faultdiag/user_guide/03_collecting_logs.md) is lane 0."""
-RE_LINK_RECORD = re.compile(r"\[dev(?:id|ice) (\d+)\]\s+(\w{3} \w{3}\s+\d+ [\d:]+ \d{4})\s+LINK (UP|DOWN)")
+RE_LINK_RECORD = lazy_compile(r"\[dev(?:id|ice) (\d+)\]\s+(\w{3} \w{3}\s+\d+ [\d:]+ \d{4})\s+LINK (UP|DOWN)")
 """A link-change record, prefixed ``[devid N]`` or ``[device N]`` (both in MindCluster's docs and npu-exporter's
 hccn_tool.go comment)."""
-RE_STAT = re.compile(r"^\s*([a-z][a-z0-9_]*)\s*:\s*(\d+)\s*$")
+RE_STAT = lazy_compile(r"^\s*([a-z][a-z0-9_]*)\s*:\s*(\d+)\s*$")
 """A counter of ``hccn_tool -i N -stat -g`` (``mac_rx_fcs_err_pkt_num:0``)."""
-RE_LINK_STATUS = re.compile(r"link status\s*:\s*(UP|DOWN)", re.I)
-RE_NET_HEALTH = re.compile(r"net health status\s*:\s*(.+?)\s*$", re.I)
+RE_LINK_STATUS = lazy_compile(r"link status\s*:\s*(UP|DOWN)", re.I)
+RE_NET_HEALTH = lazy_compile(r"net health status\s*:\s*(.+?)\s*$", re.I)
 HEALTH_RANK = {"ok": 0, "warning": 1, "alarm": 2, "critical": 3, "unknown": 2}
 """npu-smi's health states, mildest first (its manual, ``info -t health``: OK, Warning, Alarm, Critical; UNKNOWN, the
 device absent or not started, as Alarm)."""
-RE_HEALTH_CMD = re.compile(r"-t\s+health\b")
-RE_CHIP = re.compile(r"-c\s+(\d+)")
-RE_HEALTH_KV = re.compile(r"^\s*([A-Za-z][A-Za-z ]*?)?\s*:\s*(.*?)\s*$")
+RE_HEALTH_CMD = lazy_compile(r"-t\s+health\b")
+RE_CHIP = lazy_compile(r"-c\s+(\d+)")
+RE_HEALTH_KV = lazy_compile(r"^\s*([A-Za-z][A-Za-z ]*?)?\s*:\s*(.*?)\s*$")
 """A line of ``npu-smi info -t health``: ``Health Status : Alarm``, ``NPU ID : 3``, or a continuation of ``Error
 Information`` with no key of its own (``                : node type=adda, ...``, not read). ``Error Code`` lines are
 :func:`opsbrain.ingest.smihealth.error_code_line`'s."""
@@ -96,7 +97,7 @@ class CommandReadings:
                 + len(self.health_status) + len(self.notes) + sum(map(len, self.port_stats.values())))
 
 
-RE_TOOL_ERROR = re.compile(r"\b(?:error|errors|failed|fail|failure|cannot|can't|not found|denied|invalid|"
+RE_TOOL_ERROR = lazy_compile(r"\b(?:error|errors|failed|fail|failure|cannot|can't|not found|denied|invalid|"
                            r"no such|not exist|does not exist|ret(?: is|=|:)\s*-\d+)\b", re.I)
 """A line in which a tool says it failed: npu-smi's DCMI errors (``dcmi model initialized failed, because the device
 is used. ret is -8020``), the loader's ``error while loading shared libraries``, the shell's ``command not found``,

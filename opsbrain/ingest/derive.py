@@ -21,6 +21,7 @@ from opsbrain.ingest.parsers.device import SECTION_DEVICE
 from opsbrain.ingest.parsers.fdreport import FD_PLACE, FD_ROOT, JSON_PART, PLACES
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.timestamps import parse_time
+from opsbrain.lazyre import lazy_compile
 
 FLAP_RELOCK_S = 60.0
 """Reason: a port that re-locks by itself does so within seconds (the HCCL fault-diagnosis guide's ERROR CQE case:
@@ -110,8 +111,8 @@ LINK_HISTORY_S = 1800.0
 peer before it reports. A change older than that, as ``-link_stat -g``'s records list them back to the port's first
 link-up, is the port's history (the HCCL fault-diagnosis guide: a flap explains an ERROR CQE only when operators
 were running at that moment)."""
-_RECORD = re.compile(r"\b(\w{3} \w{3}\s+\d+ \d\d:\d\d:\d\d \d{4})\s+LINK (?:UP|DOWN)\s*$")
-_COUNTER = re.compile(r"link (?:up|down) count\s*:", re.I)
+_RECORD = lazy_compile(r"\b(\w{3} \w{3}\s+\d+ \d\d:\d\d:\d\d \d{4})\s+LINK (?:UP|DOWN)\s*$")
+_COUNTER = lazy_compile(r"link (?:up|down) count\s*:", re.I)
 
 
 def _record_time(text: str) -> float | None:

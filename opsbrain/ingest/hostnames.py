@@ -22,15 +22,16 @@ from opsbrain.ingest.asys import OUTPUT_DIR, canonical
 from opsbrain.ingest.streams import log_name
 from opsbrain.ingest.timestamps import MONTH
 from opsbrain.ingest.where import LOCAL_HOST
+from opsbrain.lazyre import lazy_compile
 
-SYSLOG_HOST = re.compile(r"^" + MONTH + r"\s+\d{1,2} \d\d:\d\d:\d\d (\S+) ")
+SYSLOG_HOST = lazy_compile(r"^" + MONTH + r"\s+\d{1,2} \d\d:\d\d:\d\d (\S+) ")
 """A host syslog line's head (rsyslog's traditional format, English or zh_CN month): its host field."""
 SCAN_LINES = 2000
 """Lines of a syslog file whose heads are read for its host (a file names its own host on every line)."""
-REPLICA_DIR = re.compile(r"(?:[\w.-]*[-_])?worker[-_]?\d+", re.I)
+REPLICA_DIR = lazy_compile(r"(?:[\w.-]*[-_])?worker[-_]?\d+", re.I)
 """A folder named by a job's replica (``worker-0``, ``worker_3``, a pod's ``llama-worker-3``): what a collection
 script or an operator numbers the hosts by, not a host's own name."""
-_HOST_SYSLOG = re.compile(r"(?:^|/)(?:messages(?:[-.]\d[\w.-]*)?|syslog(?:\.\d+)?|kern\.log(?:\.\d+)?)$")
+_HOST_SYSLOG = lazy_compile(r"(?:^|/)(?:messages(?:[-.]\d[\w.-]*)?|syslog(?:\.\d+)?|kern\.log(?:\.\d+)?)$")
 
 
 def host_syslog(path: str) -> bool:
@@ -64,7 +65,7 @@ def real_names(workers: Mapping[str, tuple[str, Counter[str] | None]]) -> dict[s
     return {w: h for w, h in found.items() if taken[h] == 1 and (h == workers[w][0] or h not in shown)}
 
 
-_NODE_FILE = re.compile(r"(?:^|/)(?:dmesg(?:\.txt|\.log)?|(?:plog|device)-\d+_\d+\.log|sysmonitor\.log)$")
+_NODE_FILE = lazy_compile(r"(?:^|/)(?:dmesg(?:\.txt|\.log)?|(?:plog|device)-\d+_\d+\.log|sysmonitor\.log)$")
 """A node's own log by its name (beside a host syslog, :func:`host_syslog`): the kernel ring buffer, a CANN
 process's plog or device log (``plog-<pid>_<stamp>.log``), sysmonitor's."""
 
@@ -119,7 +120,7 @@ def root_names_host(name: str, files: Iterable[str]) -> bool:
     return any(node_file(f) for f in files if not host_root(f)[0])
 
 
-SWITCH_LOG = re.compile(r"(?:^|/)(?:lcne_log|switch)/(?:([^/]+)/)?(?:.+/)?(?:[^/]*log\.log|log_\d+_\d{13,15}\.log)$")
+SWITCH_LOG = lazy_compile(r"(?:^|/)(?:lcne_log|switch)/(?:([^/]+)/)?(?:.+/)?(?:[^/]*log\.log|log_\d+_\d{13,15}\.log)$")
 """A UB switch chip's LCNE log (``lcne_log/<chip>/log.log``, real ``log_<n>_<13-15 digits>.log``; ``switch/`` before
 session 30; ascend-fd's LCNE walk takes every ``*log.log`` below ``lcne_log/``): the group is the chip's folder."""
 

@@ -16,12 +16,13 @@ from opsbrain.ingest.chipmap import ChipMap
 from opsbrain.ingest.parsers import parse_line
 from opsbrain.ingest.parsers.cann import RE_PLOG_HEAD
 from opsbrain.ingest.signal import Signal
+from opsbrain.lazyre import lazy_compile
 
-STAMP = re.compile(r"\d{4}[-/]\d\d[-/]\d\d[- T]\d\d:\d\d:\d\d(?:[.:,]\d+)*")
+STAMP = lazy_compile(r"\d{4}[-/]\d\d[-/]\d\d[- T]\d\d:\d\d:\d\d(?:[.:,]\d+)*")
 """A date and time as Ascend logs print them: the plog's ``2025-03-01-00:10:00.000.000``, ``2025-03-01 00:10:02.000``,
 MindCluster's ``2025/03/01 00:10:00.950782``."""
-_DIGITS = re.compile(r"\d+")
-_HEAD_DEVICE = re.compile(r"(\[\s*(?:dev(?:ice)?|die|chip)[\s_]?(?:id)?[\s_:=]*\d+\s*\])|\d+", re.I)
+_DIGITS = lazy_compile(r"\d+")
+_HEAD_DEVICE = lazy_compile(r"(\[\s*(?:dev(?:ice)?|die|chip)[\s_]?(?:id)?[\s_:=]*\d+\s*\])|\d+", re.I)
 """A bracketed field of a plog head that names a device, die or chip (``[dms_fault.c:688][dev3]``), kept whole in a
 shape; any other number of the head."""
 MAX_ENTRIES = 50_000
@@ -69,7 +70,7 @@ class LineMemo:
         return out
 
 
-PLOG_STAMP = re.compile(r"\[\w+\s*\]\s*\w+\(\d+,[^)]*\):(\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3}) ")
+PLOG_STAMP = lazy_compile(r"\[\w+\s*\]\s*\w+\(\d+,[^)]*\):(\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3}) ")
 """The time stamp of a plog head (``[ERROR] HCCL(40101,python):2025-03-01-10:33:21.000.000 [...]``): digits and
 separators between the head's ``):`` and a space, which no parser reads (the line's time is given apart)."""
 

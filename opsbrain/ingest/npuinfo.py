@@ -13,7 +13,6 @@ metrics of the *after* file, not lines."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,31 +22,32 @@ from opsbrain.ingest.parsers import parse_line
 from opsbrain.ingest.parsers.device import RE_SMI_HEALTH
 from opsbrain.ingest.parsers.hccn import RE_OPTICAL_ABSENT, RE_OPTICAL_LOSS
 from opsbrain.ingest.signal import Signal
+from opsbrain.lazyre import lazy_compile
 
-NPU_INFO = re.compile(r"(?:^|/)npu_info_([^/]+)\.txt$")
+NPU_INFO = lazy_compile(r"(?:^|/)npu_info_([^/]+)\.txt$")
 """The file's name; the group is when it was taken (``before``, ``after``)."""
-LINK_RECORD = re.compile(r"\[(?:devid|device) (\d+)\]\s+\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s+LINK (UP|DOWN)")
+LINK_RECORD = lazy_compile(r"\[(?:devid|device) (\d+)\]\s+\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s+LINK (UP|DOWN)")
 """hccn_tool's link record (``[devid 3] ...``), and FaultDiag's check file's ``[device 3] ...`` form of it."""
-_LINK_CMD = re.compile(r"^(?:\$ |\S*/)?hccn_tool -i (\d+) -link -g")
-_QUERY_CMD = re.compile(r"^(?:\$ |\S*/)?hccn_tool -i (\d+) ")
-_OPTICAL_CMD = re.compile(r"^(?:\$ |\S*/)?hccn_tool -i \d+ -optical -g")
+_LINK_CMD = lazy_compile(r"^(?:\$ |\S*/)?hccn_tool -i (\d+) -link -g")
+_QUERY_CMD = lazy_compile(r"^(?:\$ |\S*/)?hccn_tool -i (\d+) ")
+_OPTICAL_CMD = lazy_compile(r"^(?:\$ |\S*/)?hccn_tool -i \d+ -optical -g")
 """``hccn_tool -i N -optical -g``: its answer's module presence and lane flags (``present : not present``, ``Rx Los
 Flag : 0xff``, the lines :mod:`opsbrain.ingest.parsers.hccn` reads) are lines of the device queried, at the file's
 time, up to the next command or blank line (the FaultDiag collection's layout)."""
-_NET_HEALTH = re.compile(r"^net health status\s*:")
+_NET_HEALTH = lazy_compile(r"^net health status\s*:")
 """``hccn_tool -i N -net_health -g``'s answer (``net health status: Receive timeout``): a line of the device the
 command queried, at the file's time."""
-_SMI_CMD = re.compile(r"^(?:\$ |\S*/)?npu-smi ")
-_SMI_HEALTH_CMD = re.compile(r"^(?:\$ |\S*/)?npu-smi info -t health -i (\d+)")
-_SMI_HEALTH_FIELD = re.compile(r"^\s*(?:Health Status|Error Code|Error Information)\s*:\s*(\S.*?)\s*$")
+_SMI_CMD = lazy_compile(r"^(?:\$ |\S*/)?npu-smi ")
+_SMI_HEALTH_CMD = lazy_compile(r"^(?:\$ |\S*/)?npu-smi info -t health -i (\d+)")
+_SMI_HEALTH_FIELD = lazy_compile(r"^\s*(?:Health Status|Error Code|Error Information)\s*:\s*(\S.*?)\s*$")
 """``npu-smi info -t health -i N [-c chip]``'s answer (the npu-smi reference's "query a chip's health status",
 hiascend.com Atlas 200I A2 npusmi_028: ``Health Status`` OK / Warning / Alarm / Critical / UNKNOWN, ``Error Code`` the
 black box's fault codes or NA, ``Error Information`` their words): a field that is not OK / NA is a line of NPU N at
 the file's time, up to the next command or blank line (session 33: ``--logs DIR`` read its error code by the general
 parsers, the bundle reader not at all, so an HBM UCE that npu-smi showed was missed by ``--bundle``)."""
-_LINK_STATE = re.compile(r"^link status: (\w+)")
-_KV = re.compile(r"^([A-Za-z][A-Za-z ()]+?)\s*:\s*(\S+)")
-_SMI_ROW = re.compile(r"^\|\s*(\d+)\s+\S+\s*\|\s*[A-Za-z]\w*\s*\|\s*\S+\s+([\d.]+)\s")
+_LINK_STATE = lazy_compile(r"^link status: (\w+)")
+_KV = lazy_compile(r"^([A-Za-z][A-Za-z ()]+?)\s*:\s*(\S+)")
+_SMI_ROW = lazy_compile(r"^\|\s*(\d+)\s+\S+\s*\|\s*[A-Za-z]\w*\s*\|\s*\S+\s+([\d.]+)\s")
 """npu-smi's NPU row (``| 0     Ascend910           | OK            | 178.5       36  ...``): NPU ID and temperature.
 Its health column is a word: an A3 table's chip row (``| 1     1                   | 0000:9F:00.0  | 0           0
 ...``, chip and Phy-ID, then the Bus-Id) is no NPU row (session 38: it was read as NPU 1 at 0 degrees)."""

@@ -5,7 +5,6 @@ owns the state and calls :meth:`RankErrorReading._error` for each error line of 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 
 from opsbrain.ingest.rankrecords import (
@@ -40,8 +39,9 @@ from opsbrain.ingest.rankrecords import (
     _thread_key,
     bracket_address,
 )
+from opsbrain.lazyre import lazy_compile
 
-RE_RANK_ID = re.compile(r"\[(\d{16})\]")
+RE_RANK_ID = lazy_compile(r"\[(\d{16})\]")
 
 
 @dataclass

@@ -50,6 +50,7 @@ from typing import Any
 
 from opsbrain.ingest.rankconsole import CONSOLE_GROUP
 from opsbrain.ingest.rankrecords import RankProcess
+from opsbrain.lazyre import lazy_compile
 
 APART_S = 3600.0
 """Seconds between the last line of one group and the first of another beyond which two groups that share no
@@ -70,11 +71,11 @@ Moved = list[tuple[int, Slot, Slot]]
 """The ranks a rescheduling moved: (rank, its device in the earlier attempt, its device in the later), by rank."""
 
 
-TASK_DIR = re.compile(r"(?:^|/)alllogs/([^/]+)/")
+TASK_DIR = lazy_compile(r"(?:^|/)alllogs/([^/]+)/")
 """MindCluster's job log folder, named by the job's UID (``MINDX_TASK_ID``, which Ascend Operator sets in each pod):
 its training-script samples write ``/job/code/alllogs/$MINDX_TASK_ID/{plogs,trainlogs,ttplogs,...}`` (MindCluster
 docs: resumable-training configuration; FAQ "Training Logs Are Overwritten After Task Rescheduling")."""
-POD_DIR = re.compile(r"(?:^|/)pods/([^/_]+)_([^/_]+)-(?:master|worker|scheduler|chief)-\d+_[0-9a-f-]{36}/", re.I)
+POD_DIR = lazy_compile(r"(?:^|/)pods/([^/_]+)_([^/_]+)-(?:master|worker|scheduler|chief)-\d+_[0-9a-f-]{36}/", re.I)
 """kubelet's folder of a pod's logs, ``pods/<namespace>_<pod>_<pod UID>/``, of a pod Ascend Operator named
 ``<job>-<replica type>-<index>`` (its replica types Master, Scheduler, Chief, Worker): the job is namespace and name."""
 

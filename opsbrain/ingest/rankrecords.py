@@ -8,38 +8,40 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-RANK_TABLE_FILE = re.compile(r"(?:^|/)(?:rank_?table[^/]*|hccl[^/]*)\.json$", re.I)
+from opsbrain.lazyre import lazy_compile
+
+RANK_TABLE_FILE = lazy_compile(r"(?:^|/)(?:rank_?table[^/]*|hccl[^/]*)\.json$", re.I)
 """An HCCL rank table (``hccl.json``, ``rank_table.json``, ``ranktable_8p.json``): its server ids and device addresses
 name the server of a worker whose processes print none (:meth:`RankCollector._servers`)."""
 RANK_TABLE_LINES = 200_000
 """Lines of one rank table kept (a rank table of 10,000 devices pretty-printed is ~70,000 lines)."""
 
-RE_PLOG_LINE = re.compile(r"^\[(\w+)\s*\]\s*(\w+)\((\d+),[^)]*\):"
+RE_PLOG_LINE = lazy_compile(r"^\[(\w+)\s*\]\s*(\w+)\((\d+),[^)]*\):"
                           r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{3})\.(\d{3})\s?(.*)$")
-RE_PLOG_FILE = re.compile(r"(?:^|/)(?:plog|(?:process_log/(?:.+/)?|(?:debug|run|security|ascend/log)/)"
+RE_PLOG_FILE = lazy_compile(r"(?:^|/)(?:plog|(?:process_log/(?:.+/)?|(?:debug|run|security|ascend/log)/)"
                           r"device-\d+/device)-(\d+)_\d+\.log$")
 """A process's plog, or its CANN device log (``process_log/debug/device-<N>/device-<pid>_<stamp>.log``; CANN's own
 ``$HOME/ascend/log/debug/device-<N>/``): the pid in the name is the host process's own. The pid printed in the lines
 may not be: a device log's lines come from the device's AI CPU scheduler (``HCCL(3496,aicpu_scheduler)``). A file
 below ``dev-os-<N>`` is none (:data:`DEVICE_OS_DIR`)."""
-DEVICE_OS_DIR = re.compile(r"(?:^|/)dev-os-\d+/")
+DEVICE_OS_DIR = lazy_compile(r"(?:^|/)dev-os-\d+/")
 """msnpureport's export of a device's own slog: ``slog/dev-os-<N>/device-<N>/device-<N>_<stamp>.log``, or with its level
 directory ``slog/dev-os-<N>/debug/device-<N>/device-<N>_<stamp>.log`` (as ascend-fd's toolkit reads it:
 msnpureport_log_config.py). Its number is the device's, not a pid, and its HCCL lines are the AI CPU scheduler's: no
 rank record reads it (ascend-fd's root-cluster parse reads the process logs only: parser_saver.py ProcessLogSaver)."""
 _IP = r"\d{1,3}(?:\.\d{1,3}){3}"
-RE_LINK_ROW = re.compile(r"\|\s*(" + _IP + r")\((\d+)\)\s*\|\s*(?:\d+\s*\|\s*)?(" + _IP + r")\((\d+)\)\s*\|"
+RE_LINK_ROW = lazy_compile(r"\|\s*(" + _IP + r")\((\d+)\)\s*\|\s*(?:\d+\s*\|\s*)?(" + _IP + r")\((\d+)\)\s*\|"
                          r"\s*(?:\d+\s*\|\s*)?(\w+)\s*\|\s*([\w ]+?)\s*\|")
 """A row of HCCL's LINK_ERROR_INFO table: ``| dest_ip(user_rank) | src_ip(user_rank) | MyRole | Status |``, or with
 the ports (``| 192.168.100.212(10) | 16666 | 192.168.100.202(2) | 2882681339 | server | time out |``, ascend-fd's
 st_transport_timeout_testcase)."""
-RE_TRANSPORT_REMOTE = re.compile(r"remoteIpAddr\[(" + _IP + r")/(\d+)\]")
-RE_CQE = re.compile(r"cqe err(?:or)? status\[(\d+)\]", re.I)
-RE_CQE_IP = re.compile(r"(?:remoteIP|\bip):\[(" + _IP + r")\]")
-RE_CLUSTER = re.compile(r"Cluster Exception Location\[IP/ID\]:\[(" + _IP + r")/(\d+)\]")
-RE_EXC_TYPE = re.compile(r"ExceptionType:\[([^\]]*)\]")
-RE_REMOTE_RANK = re.compile(r"remote rank:\s*\[(\d+|local)\]")
-RE_EI0002_REMOTE = re.compile(r"has not received the Notify record from remote rank\s*\[(\d+)\]")
+RE_TRANSPORT_REMOTE = lazy_compile(r"remoteIpAddr\[(" + _IP + r")/(\d+)\]")
+RE_CQE = lazy_compile(r"cqe err(?:or)? status\[(\d+)\]", re.I)
+RE_CQE_IP = lazy_compile(r"(?:remoteIP|\bip):\[(" + _IP + r")\]")
+RE_CLUSTER = lazy_compile(r"Cluster Exception Location\[IP/ID\]:\[(" + _IP + r")/(\d+)\]")
+RE_EXC_TYPE = lazy_compile(r"ExceptionType:\[([^\]]*)\]")
+RE_REMOTE_RANK = lazy_compile(r"remote rank:\s*\[(\d+|local)\]")
+RE_EI0002_REMOTE = lazy_compile(r"has not received the Notify record from remote rank\s*\[(\d+)\]")
 """EI0002's own message names the rank waited for (its template, CANN error-code reference: "The Notify register has
 not received the Notify record from remote rank [%s]"): a notify wait with a remote where no task-exception block
 gave one (the screen's and the plog's EI0002 line; ``[unknown]`` names none)."""
@@ -48,24 +50,24 @@ TASK_EXCEPTION = ("TaskExceptionHandler", "Task run failed, base information is"
 ``[TaskExecStage][Timeout][Host]Task run failed, base information is streamID:[2], ...``, hicann/hccl
 docs/zh/user_guide/fault_diagnosis/task_exec_stage.md)."""
 
-RE_AICPU_NOTIFY = re.compile(r"base information is .*?\btype:NOTIFY WAIT,.*?\bremoteRank:(\d+)")
+RE_AICPU_NOTIFY = lazy_compile(r"base information is .*?\btype:NOTIFY WAIT,.*?\bremoteRank:(\d+)")
 """The AI CPU's HCCL task exception on a notify wait (device log, ``[TaskException]base information is streamId:149,
 ..., type:NOTIFY WAIT, localRank:1, remoteRank:0, ...``), its communicator on the next line (:data:`RE_AICPU_OPDATA`).
 remoteRank 4294967295 (UINT32_MAX) names no rank. Source: the lines of ascend-fd's st_aicpu_notify_testcase
 (Ascend/mind-cluster @22bb3d98, component/ascend-faultdiag/test/), which ascend-fd reads the same way
 (pkg/parse/root_cluster/rc_parse_job.py: find_remote_rank_id, find_group; result code 109, AI CPU notify wait
 timeout)."""
-RE_AICPU_OPDATA = re.compile(r"opData information is (?:tag:([^,\s]+),\s*)?.*?\bgroup:([^,\s]+)")
-RE_THREAD = re.compile(r"^\s*\[[^\]\s]+:\d+\]\s*\[(\d+)\]")
+RE_AICPU_OPDATA = lazy_compile(r"opData information is (?:tag:([^,\s]+),\s*)?.*?\bgroup:([^,\s]+)")
+RE_THREAD = lazy_compile(r"^\s*\[[^\]\s]+:\d+\]\s*\[(\d+)\]")
 """The thread id a plog line's body gives after its source position (``[aicpu_communicator.cc:3083] [3896]...``): two
 AI CPU exceptions on different threads interleave their base and opData lines, each thread's in order."""
 NO_RANK = 4294967295
-RE_GROUP = re.compile(r"group:\[([^\]]+)\]")
-RE_TAG = re.compile(r"\btag\[([^\]]+)\]")
-RE_INDEX = re.compile(r"\bindex\[(\d+)\]")
-RE_P2P_REMOTE = re.compile(r"remote physic id:\s*\[?(\d+)")
-RE_TIMEOUT_ENV = re.compile(r"(HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT) set by \w+ to \[(\d+)\]")
-RE_TLS = re.compile(r"TLS SWITCH \((\d)\)")
+RE_GROUP = lazy_compile(r"group:\[([^\]]+)\]")
+RE_TAG = lazy_compile(r"\btag\[([^\]]+)\]")
+RE_INDEX = lazy_compile(r"\bindex\[(\d+)\]")
+RE_P2P_REMOTE = lazy_compile(r"remote physic id:\s*\[?(\d+)")
+RE_TIMEOUT_ENV = lazy_compile(r"(HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT) set by \w+ to \[(\d+)\]")
+RE_TLS = lazy_compile(r"TLS SWITCH \((\d)\)")
 SOCKET_TEXTS = ("the connection failure", "Wait links establish completed failed", "channel connect timeout",
                 "wait socket establish timeout")
 """Link set-up failures without a remote on the line (``wait socket establish timeout, role[0] rank[0] timeout[120 s]``:
@@ -74,7 +76,7 @@ NORMAL_TEXTS = ("Wait timeout for sockets recv", "get rasocket timeout", "recv f
 ROOTINFO_ROOT = ("topo exchange server get socket timeout", "GetRankBasicInfo from rank[")
 ROOTINFO_AGENT = ("topo exchange agent get socket timeout", "receive from fdhandle failed",
                   "receive msg length from fdhandle failed")
-RE_UNCONNECTED = re.compile(r"(?:connectFailedAgentIdList|Failed to connect agent)\[([\d,\s]*)\]")
+RE_UNCONNECTED = lazy_compile(r"(?:connectFailedAgentIdList|Failed to connect agent)\[([\d,\s]*)\]")
 """The ranks that never reached the root during the root-info exchange (EI0015), as HCCL names them: the root's
 ``[TopoInfoExchangeServer][Setup]Broadcast Rank Basic Infos failed, connectFailedAgentIdList[10,17,...]``
 (topoinfo_exchange_server.cc), and each connected agent's ``TopoDetect ERROR occur !!! fault_type[1],
@@ -82,17 +84,17 @@ fault_info["Failed to connect agent[1,3,5,7,]"]``, the list the root broadcast (
 RecvClusterInfoMsg). Sources: CANN HCCL, HongminTan/ACNC2025-HCCL@b971402623acfa7d605f86d79e968e2fd5d6ae42
 src/domain/collective_communication/framework/common/src/topo/; hicann/hccl docs/zh/user_guide/fault_diagnosis/
 cluster_info_nego.md ("the agent can read the unconnected ranks from 'Failed to connect agent'")."""
-RE_CONNECTED_LINE = re.compile(r"connected rankinfo\[LINE (\d+)\]:\s*((?:\[\d{16}\][,;]?\s*)+)")
+RE_CONNECTED_LINE = lazy_compile(r"connected rankinfo\[LINE (\d+)\]:\s*((?:\[\d{16}\][,;]?\s*)+)")
 """The root's list of the agents that did connect, printed when it times out (topoinfo_exchange_server.cc
 DisplayConnectedRank: ``total connected num is [15],line num is [2]``, ``need connect rankNum is [16]`` when it
 knows the size, then ``connected rankinfo[LINE 0]: [0000000000000000],...;``, eight 16-digit agent ids a line in
 ascending order; an agent id is its rank, ranks run 0..rankSize-1: the HCCL guide computes the unconnected ranks from
 this list, ascend-fd likewise: pkg/parse/root_cluster/parser.py, pkg/diag/root_cluster/utils.py)."""
-RE_CONNECTED_TOTAL = re.compile(r"total connected num is \[(\d+)\],\s*line num is \[(\d+)\]")
-RE_NEED_CONNECT = re.compile(r"need connect rankNum is \[(\d+)\]")
+RE_CONNECTED_TOTAL = lazy_compile(r"total connected num is \[(\d+)\],\s*line num is \[(\d+)\]")
+RE_NEED_CONNECT = lazy_compile(r"need connect rankNum is \[(\d+)\]")
 UNCONNECTED_MAX = 128
 """Unconnected ranks kept a process (a 2048-rank job's root named 44)."""
-_IDENTITY_WORDS = re.compile("|".join(re.escape(w) for w in (
+_IDENTITY_WORDS = lazy_compile("|".join(re.escape(w) for w in (
     "HcclGetRootInfo success", " set by ", "TLS SWITCH (", "rankNum[", "totalRanks[", "Entry-HcclCommInitRootInfo")))
 """A literal every line :meth:`RankCollector._identity` reads holds (one of its tests needs each): a line with none
 of them and no ERROR level only counts for its process's first time."""
@@ -107,7 +109,7 @@ class LineRef:
     text: str
 
 
-RE_OOM_KILL = re.compile(r"\b(?:Out of memory|Memory cgroup out of memory): Kill(?:ed)? process (\d+) \(")
+RE_OOM_KILL = lazy_compile(r"\b(?:Out of memory|Memory cgroup out of memory): Kill(?:ed)? process (\d+) \(")
 """The kernel's OOM killer ending a process (mm/oom_kill.c: ``Out of memory: Killed process %d (%s) ...``, ``Kill
 process`` before Linux 4.19; ``Memory cgroup out of memory:`` when a container's limit was hit)."""
 
@@ -209,7 +211,7 @@ def _thread_key(key: tuple[str, str], body: str) -> tuple[str, str, str | None]:
     return (*key, m.group(1) if m else None)
 
 
-_ADDRESS = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+_ADDRESS = lazy_compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 
 
 def bracket_address(text: str, key: str) -> str | None:

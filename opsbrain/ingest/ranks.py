@@ -96,10 +96,11 @@ from opsbrain.ingest.workers import (
     host_root,
     natural_key,
 )
+from opsbrain.lazyre import lazy_compile
 
-RE_PID = re.compile(r"\[PID:\s*(\d+)\]|\(PID:\s*(\d+),")
+RE_PID = lazy_compile(r"\[PID:\s*(\d+)\]|\(PID:\s*(\d+),")
 """The pid a runtime or error-manager line prints (``EZ9999: [PID: 4242] ...``, torch_npu's ``(PID:4242, Device:0``)."""
-RE_CHIP_ID = re.compile(r"\bchipId\**\s*[:=]\s*(\d+)")
+RE_CHIP_ID = lazy_compile(r"\bchipId\**\s*[:=]\s*(\d+)")
 """The runtime's physical chip id in its error message (``The error from device(chipId:7, dieId:0)``)."""
 
 
@@ -320,9 +321,9 @@ class RankCollector(RankErrorReading):
         p.identity = p.identity or ref
 
     # ---- npu_info -----------------------------------------------------------------------------------------------
-    NPU_INFO_FILE = re.compile(r"(?:^|/)npu_info_[^/]*\.txt$")
-    HCCN_IP_CMD = re.compile(r"hccn_tool\s+-i\s+(\d+)\s+-ip\s+-g")
-    IPADDR = re.compile(r"^\s*ipaddr\s*:\s*(\d{1,3}(?:\.\d{1,3}){3})")
+    NPU_INFO_FILE = lazy_compile(r"(?:^|/)npu_info_[^/]*\.txt$")
+    HCCN_IP_CMD = lazy_compile(r"hccn_tool\s+-i\s+(\d+)\s+-ip\s+-g")
+    IPADDR = lazy_compile(r"^\s*ipaddr\s*:\s*(\d{1,3}(?:\.\d{1,3}){3})")
     """``hccn_tool -i N -ip -g`` prints ``ipaddr:<device address>`` on a following line."""
 
     def _npu_info(self, line: str, worker: str, file: str) -> None:

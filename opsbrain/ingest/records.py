@@ -23,13 +23,14 @@ reads. A line that is not such a record costs one two-character comparison."""
 from __future__ import annotations
 
 import json
-import re
 from datetime import UTC, datetime
 from typing import Any
 
+from opsbrain.lazyre import lazy_compile
+
 _KEYS = ('"log"', '"MESSAGE"', '"line"', '"message"')
 """A record is decoded only when one of these keys is in the line (a JSON document of another kind stays a line)."""
-_RFC3339 = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?")
+_RFC3339 = lazy_compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?")
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
@@ -69,9 +70,9 @@ def _more_text(rec: dict[str, Any]) -> bool:
     return any(k in rec for k in _ECS_TEXT)
 
 
-_LABELLED = re.compile(r'(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) '
+_LABELLED = lazy_compile(r'(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) '
                        r'(\{(?:[A-Za-z_]\w*="(?:[^"\\]|\\.)*"(?:, )?)*\}) +')
-_LABEL = re.compile(r'([A-Za-z_]\w*)="((?:[^"\\]|\\.)*)"')
+_LABEL = lazy_compile(r'([A-Za-z_]\w*)="((?:[^"\\]|\\.)*)"')
 HOST_LABELS = ("host", "hostname", "node_name", "nodename")
 """Stream labels that name the host a line came from."""
 

@@ -22,13 +22,14 @@ from dataclasses import dataclass
 from opsbrain.ingest.screen import screened
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.where import npu_component
+from opsbrain.lazyre import lazy_compile
 
 RE_ERROR_CODE = screened(r"^\s*Error Code\s*:\s*(.*?)\s*$", re.I)
 """The field's line: ``Error Code                     : 80E01801 8C03A000`` (the key first on its line)."""
-RE_CODE_TOKEN = re.compile(r"(?:0x)?([0-9a-f]{8})", re.I)
+RE_CODE_TOKEN = lazy_compile(r"(?:0x)?([0-9a-f]{8})", re.I)
 """One fault code: eight hex digits as npu-smi prints them (``80E01801``); a ``0x`` prefix (either case) is taken
 as the same code, the 32-bit event id npu-exporter's ``npu_chip_info_error_code`` gives as a decimal."""
-RE_SEPARATOR = re.compile(r"[\s,;]+")
+RE_SEPARATOR = lazy_compile(r"[\s,;]+")
 NO_CODE = frozenset({"na", "none", "n/a", "-", ""})
 """Values meaning no fault (the manual's healthy example prints ``NA``)."""
 

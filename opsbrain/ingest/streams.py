@@ -22,6 +22,8 @@ from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import IO
 
+from opsbrain.lazyre import lazy_compile
+
 _MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"))
 _UNSUPPORTED = ((b"\x28\xb5\x2f\xfd", "zstd"), (b"\x04\x22\x4d\x18", "lz4"), (b"7z\xbc\xaf\x27\x1c", "7z"),
                 (b"Rar!\x1a\x07", "rar"))
@@ -64,9 +66,9 @@ def plain_name(name: str) -> str:
     return name
 
 
-ROTATION = re.compile(r"(?:-\d{8}(?:\d{2})?|\.\d{1,3})$")
+ROTATION = lazy_compile(r"(?:-\d{8}(?:\d{2})?|\.\d{1,3})$")
 """logrotate's marks: a date (``dateext``, ``-YYYYMMDD[HH]``) or a number (``.1``)."""
-_ROTATED_LOG = re.compile(r"(\.log)" + ROTATION.pattern)
+_ROTATED_LOG = lazy_compile(r"(\.log)" + ROTATION.pattern)
 
 
 def log_name(name: str) -> str:
@@ -80,7 +82,7 @@ _NOT_LOG_SUFFIXES = frozenset((
     ".md", ".rst", ".adoc", ".py", ".pyi", ".sh", ".bash", ".zsh", ".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".java",
     ".go", ".rs", ".js", ".ts", ".css", ".html", ".htm", ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".svg", ".ico",
     ".pdf", ".doc", ".docx", ".xls", ".xlsx", ".ppt", ".pptx", ".whl", ".so", ".pyc"))
-_NOT_LOG_NAMES = re.compile(r"(?:README|LICEN[CS]E|COPYING|NOTICE|AUTHORS|CHANGELOG|CONTRIBUTING)"
+_NOT_LOG_NAMES = lazy_compile(r"(?:README|LICEN[CS]E|COPYING|NOTICE|AUTHORS|CHANGELOG|CONTRIBUTING)"
                             r"(?:\.(?:md|markdown|rst|txt|adoc))?", re.I)  # notice.log is a log
 
 

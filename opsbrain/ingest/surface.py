@@ -33,10 +33,11 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from opsbrain.ingest.records import labelled_line, record_line
+from opsbrain.lazyre import lazy_compile
 
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
-_CRI = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) (?:stdout|stderr) [FP] ?")
-_RFC3339_HEAD = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{1,9}(?:Z|[+-]\d\d:\d\d) (?=\S)")
+_ANSI = lazy_compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
+_CRI = lazy_compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) (?:stdout|stderr) [FP] ?")
+_RFC3339_HEAD = lazy_compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{1,9}(?:Z|[+-]\d\d:\d\d) (?=\S)")
 """``kubectl logs --timestamps``' head (Go's RFC3339Nano: ``2024-05-01T10:11:12.000000137Z ``) before any text: a stamp
 with a ``T``, a fraction and a zone, then one space, is the collection's (a program's own stamp is written with a
 space, ``2024-05-01 10:11:12,345``, or is followed by a bracketed level, which :data:`_HEAD` takes off)."""
@@ -48,11 +49,11 @@ _HEAD_STAMP = (r"\[\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d(?:\.\d{1,6})*\]"
                r"|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?"
                r"|" + _MONTH + r" [ \d]\d \d\d:\d\d:\d\d")
 _HEAD_HOST = r"[A-Za-z0-9][\w.-]{0,62}: "
-_HEAD = re.compile(r"(?:(?:" + _HEAD_STAMP + r") )?"
+_HEAD = lazy_compile(r"(?:(?:" + _HEAD_STAMP + r") )?"
                    r"(?:(?=[\w.-]*[.-][\w.-]*\d|[\w.-]*\d[\w.-]*[.-])" + _HEAD_HOST + r")?(?=[\[|\s])")
 """The host of ``host: `` has a digit and a dot or dash (``worker-3``, ``10.0.0.5``, ``gpu12.dc1``): a code such as
 ``EI0002: `` or a bare ``node1: `` is not taken for one."""
-_KUBECTL = re.compile(r"\[pod/[^\]\s/]+/[^\]\s]+\] ?")
+_KUBECTL = lazy_compile(r"\[pod/[^\]\s/]+/[^\]\s]+\] ?")
 _BODY = (r"\[(?i:ERROR|ERR|WARNING|WARN|INFO|DEBUG|EVENT|TRACE|NOTICE|CRITICAL|FATAL)\s*\]|\||\[[WEIF][\d ]|"
          r"\[rank\d|\([\w.-]* ?pid=\d|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d |[EWIF]\d{4} \d\d:")
 """Layouts read at a line's start (a bracketed level of plog and most Ascend tools, a table row, torch's
@@ -63,51 +64,51 @@ _PROG_HEAD = ("(?:" + _MONTH + "|(?:1[0-2]|[1-9])\u6708)"
 _REPORT = r" +(?:EMERGENCY_WARN|GENERAL_WARN|FAIL|PASS|SKIP)\s*$| *\*\*\* "
 """An indented verdict or a ``*** `` detail of an ascend-dmi report (:mod:`opsbrain.ingest.parsers.dmi`), whose
 indent is part of its layout: behind a syslog / journal head the head goes, the indent stays."""
-_SYSLOG_PROG = re.compile(_PROG_HEAD + "(?=" + _BODY + "|" + _REPORT + ")")
+_SYSLOG_PROG = lazy_compile(_PROG_HEAD + "(?=" + _BODY + "|" + _REPORT + ")")
 """rsyslog's and journalctl's head (``Dec  2 10:00:00 host kernel: ``, ``Mar 19 14:31:09 dell-63 kubelet[1067]: ``;
 under a Chinese locale ``8月 18 16:33:56 kylin10-6018 kubelet[176281]: ``) before a layout of :data:`_BODY` (the host
 of an English head stays the line's: :func:`opsbrain.ingest.where.head_host`); before the kernel's own text
 (``[ 12.3] EDAC ...``, ``[ascend] ...``) it stays, and :func:`opsbrain.ingest.where.host_in` reads its host."""
-_INDENT = re.compile(r"[ \t]+(?=" + _BODY + ")")
-_QUOTE = re.compile(r"(?:> )+|>$")
+_INDENT = lazy_compile(r"[ \t]+(?=" + _BODY + ")")
+_QUOTE = lazy_compile(r"(?:> )+|>$")
 """Markdown quote markers (``> ``, ``> > ``; a quoted empty line is ``>``); Python's ``>>> `` prompt is no quote."""
-_PROC = re.compile(r"\((?:[\w.-]+ )?pid=\d+(?:, ip=[\d.]+)?\) ?")
+_PROC = lazy_compile(r"\((?:[\w.-]+ )?pid=\d+(?:, ip=[\d.]+)?\) ?")
 """A worker process's prefix: vLLM's ``(Worker_DP0_TP7 pid=2112) ``, ``(EngineCore_DP0 pid=1102) ``, Ray's
 ``(RayWorkerWrapper pid=45464, ip=10.0.0.2) ``."""
-_RANK = re.compile(r"\[rank\d+\]: ?")
+_RANK = lazy_compile(r"\[rank\d+\]: ?")
 """PyTorch's per-rank prefix of a worker's output (``[rank1]: RuntimeError: ...``, ``[rank7]:[W723 ...]``)."""
-_COMPOSE = re.compile(r"[A-Za-z0-9][\w.-]*[-_]\d+ +\| ")
+_COMPOSE = lazy_compile(r"[A-Za-z0-9][\w.-]*[-_]\d+ +\| ")
 """``docker compose logs``' column: the container's name (``project-service-1``, v1 ``project_service_1``: it ends
 in its replica number), padded, then ``| ``."""
-_VLLM_HEAD = re.compile(_VLLM + " ?")
-_LOGGED = re.compile(r"(DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:")
-_RAY_REPEAT = re.compile(r" \[repeated \d+x across cluster\]$")
+_VLLM_HEAD = lazy_compile(_VLLM + " ?")
+_LOGGED = lazy_compile(r"(DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:")
+_RAY_REPEAT = lazy_compile(r" \[repeated \d+x across cluster\]$")
 """Ray's log deduplication: a line other workers logged too ends ``[repeated 6x across cluster]``."""
-_PROGRESS = re.compile(r"^[^\n%]{0,80}?\b\d{1,3}%(?:\|[^|\n]{0,160}\|)?\s*\d+/\d+\s*"
+_PROGRESS = lazy_compile(r"^[^\n%]{0,80}?\b\d{1,3}%(?:\|[^|\n]{0,160}\|)?\s*\d+/\d+\s*"
                        r"\[[^\]\n]{0,60}(?:it/s|s/it|B/s|\?it/s)\]\s*")
 """A tqdm progress bar (``Train:   0%|          | 0/465 [00:00<?, ?it/s]``, ``Loading ... 100% 4/4 [00:03<00:00,
 1.10it/s]``): tqdm redraws it with a carriage return, so a log file or a copied terminal holds the next line's text
 right after the bar (``...?it/s][W AclInterface.cpp:181] Warning: ...``, ms-swift#1243). The bar is taken off as a
 head when a line follows it."""
-_FULL_COLON = re.compile("\uff1a ?")
-_GREP_FILE = re.compile(r"(?:\.(?:log|txt|out|err)(?:\.\d+)?(?:\.(?:gz|bz2|xz))?"
+_FULL_COLON = lazy_compile("\uff1a ?")
+_GREP_FILE = lazy_compile(r"(?:\.(?:log|txt|out|err)(?:\.\d+)?(?:\.(?:gz|bz2|xz))?"
                         r"|(?:^|/)(?:messages|syslog|dmesg|kern\.log)(?:[.-]\d+)?)$")
 """The end of a log file's name (``.log``, ``.txt``, ``.out``, ``.err``, rotated ``.1``, compressed; syslog's
 ``messages`` / ``syslog`` / ``kern.log``, ``dmesg``): before a colon at a line's start, ``grep``'s file name. A
 source file's (``x.cc:12:``, a compiler's message) is not taken."""
 _GREP_MAX = 512
-_GREP_IN_PREFIX = re.compile(r"(?:^|(?<=\s))([^\s:'\"]+):(?:\d+:)?")
-_GREP_LINE = re.compile(r"\d+:")
+_GREP_IN_PREFIX = lazy_compile(r"(?:^|(?<=\s))([^\s:'\"]+):(?:\d+:)?")
+_GREP_LINE = lazy_compile(r"\d+:")
 """``grep -n``'s line number after the file name and its colon; not a date (``2025-03-01``), nor the hour of a line
 that starts with its clock time (:data:`_CLOCK`). A context line's ``-`` separator (``-A/-B/-C``) is not read."""
-_CLOCK = re.compile(r"\d{1,2}:\d\d:\d\d")
+_CLOCK = lazy_compile(r"\d{1,2}:\d\d:\d\d")
 """A clock time at a line's start: ``10:00:00`` after a file name is the line's time, unless another follows the
 number (``12:10:00:00``: line 12, at 10:00:00)."""
 _MAX_HEADS = 8
 """Heads taken off one line at most (a quote of a kubectl paste of a vLLM worker's rank output is four)."""
 
 
-_JUNK = re.compile(r"[\ufffd\x00-\x08\x0b-\x1a\x1c-\x1f\x7f]")
+_JUNK = lazy_compile(r"[\ufffd\x00-\x08\x0b-\x1a\x1c-\x1f\x7f]")
 """A character no text log writes: a byte that is not UTF-8 (decoded as U+FFFD) or a C0 control other than tab,
 line feed and ESC (ANSI colours)."""
 BINARY_SHARE = 0.25
@@ -118,7 +119,7 @@ bytes read as lines of ~250 characters are about half junk; a real line with a f
 a UTF-8 log) stays far below a quarter."""
 
 
-NUL_HOLE = re.compile(rb"\x00{8,}")
+NUL_HOLE = lazy_compile(rb"\x00{8,}")
 """A run of NUL bytes in a text log: the blocks a crash lost (ext4's delayed allocation gives a file its new length
 before its data, so a log written just before a power loss or a hard reset reads back with NULs where its last
 writes were). Where the rest is text, each hole is read as a line break, so the lines on both sides stay lines.
@@ -197,10 +198,10 @@ def _grep_head(line: str) -> int:
 
 _FAN_OUT = r"((?=[\w.-]*[.-][\w.-]*\d|[\w.-]*\d[\w.-]*[.-])[A-Za-z0-9][\w.-]{0,62}): "
 """A fan-out tool's host before a line: a digit and a dot or dash in it, as :data:`_HEAD` takes it."""
-_SOURCE_HEADS = (re.compile(r"\[pod/([^\]\s/]+)/"),  # kubectl logs --prefix: the pod
-                 re.compile(r"(?:^|\s)([A-Za-z0-9][\w.-]*[-_]\d+) +\| "),  # docker compose logs: the container
-                 re.compile(r"(?:^|\s)" + _FAN_OUT),
-                 re.compile(r"\((?:[\w.-]+ )?pid=\d+, ip=([\d.]+)\)"))  # Ray: a remote worker's node address
+_SOURCE_HEADS = (lazy_compile(r"\[pod/([^\]\s/]+)/"),  # kubectl logs --prefix: the pod
+                 lazy_compile(r"(?:^|\s)([A-Za-z0-9][\w.-]*[-_]\d+) +\| "),  # docker compose logs: the container
+                 lazy_compile(r"(?:^|\s)" + _FAN_OUT),
+                 lazy_compile(r"\((?:[\w.-]+ )?pid=\d+, ip=([\d.]+)\)"))  # Ray: a remote worker's node address
 """Heads that name the container or host a line came from: ``kubectl logs --prefix``' pod, ``docker compose logs``'
 container, a fan-out tool's host (pdsh, clush, ``ansible -m shell``: a digit and a dot or dash in it, as
 :data:`_HEAD` takes it), Ray's ``(RayWorkerWrapper pid=45464, ip=10.0.0.2) `` (the node of a remote worker)."""
@@ -231,7 +232,7 @@ def grep_file(prefix: str) -> str | None:
     return found
 
 
-_CAT_N = re.compile(r"(?: {5}\d| {4}\d\d| {3}\d{3}|  \d{4}| \d{5}|\d{6,})\t")
+_CAT_N = lazy_compile(r"(?: {5}\d| {4}\d\d| {3}\d{3}|  \d{4}| \d{5}|\d{6,})\t")
 """``cat -n``'s line number: right-aligned in six columns, then a tab (coreutils cat.c, ``%6d\t``), as a paste of a
 numbered file shows it (a Ray cluster's healthy log pasted with ``cat -n``: its ``- INFO -`` level was not read
 behind the number, and an INFO note read as a missing setting)."""
@@ -365,7 +366,7 @@ def _row(text: str) -> bool:
     return len(text) == WRAP_COLUMNS and text[-1] not in "|+" and not (text[0] in _RULE and text[-1] == text[0])
 
 
-_LINE_START = re.compile(r"\s|\[|\(|\d{4}[-/.]|\d\d[-/:.]|[A-Z][a-z]{2} [ \d]\d |\d{1,2}月 [ \d]\d |[EWIF]\d{4} |"
+_LINE_START = lazy_compile(r"\s|\[|\(|\d{4}[-/.]|\d\d[-/:.]|[A-Z][a-z]{2} [ \d]\d |\d{1,2}月 [ \d]\d |[EWIF]\d{4} |"
                          r"(?:ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL|Traceback|File \")\b")
 """How a line of its own starts: an indent, a ``[LEVEL]`` or ``[time]``, a date or time, a syslog month (``Mar``,
 zh_CN ``3月``), a klog head (``E0818``), a level word, a traceback's lines."""
@@ -414,13 +415,13 @@ def unwrap(texts: Iterable[str], cut: int) -> Iterator[tuple[int, str]]:
 REJOIN_MIN = 60
 """The shortest row a paste may have cut at its width: editors, mail and issue forms wrap prose at 70-80 columns
 (a terminal's exact 80 is :func:`unwrap`'s); a shorter line ended where its writer ended it."""
-_PROSE_GOES_ON = re.compile(r"[a-z]+ ")
+_PROSE_GOES_ON = lazy_compile(r"[a-z]+ ")
 """How a cut row's rest starts: a lower-case word and a space (``of visible devices (0).``). Not a name before a colon,
 a call, a path, a host, a key or a command (``error:``, ``what():``, ``torch._C``, ``npu-smi``, ``rank=3``)."""
-_OWN_LINE = re.compile(r"terminate called |during handling |double free |corrupted |munmap_chunk|malloc")
+_OWN_LINE = lazy_compile(r"terminate called |during handling |double free |corrupted |munmap_chunk|malloc")
 """Lower-case prose that a program prints as a line of its own (libstdc++'s abort, Python's chained traceback, glibc's
 heap checks): never the rest of the row before."""
-_LEVELLED = re.compile(r"\b(?:DEBUG|INFO|WARN(?:ING)?|ERROR|CRITICAL|FATAL)\b|\[[DIWEF]\]")
+_LEVELLED = lazy_compile(r"\b(?:DEBUG|INFO|WARN(?:ING)?|ERROR|CRITICAL|FATAL)\b|\[[DIWEF]\]")
 
 
 def goes_on(prev: str, row: str) -> bool:

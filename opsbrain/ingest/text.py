@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import io
 import os
-import re
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -46,6 +45,7 @@ from opsbrain.ingest.streams import NOT_EVIDENCE, AsOpened, ground_truth_sidecar
 from opsbrain.ingest.surface import WRAP_LOOK, fill_holes, grep_file, looks_binary, plain, rejoin, unwrap, wrapped_paste
 from opsbrain.ingest.timestamps import parse_stamp
 from opsbrain.ingest.workers import device_dir, host_root, real_host_file
+from opsbrain.lazyre import lazy_compile
 
 MAX_TOTAL_BYTES = 4 << 30
 """Bytes read from one input (all files of a directory together): far beyond any log bundle worth pasting; past it
@@ -146,7 +146,7 @@ def _lines_of(stream: IO[bytes] | Unpacked, stats: TextStats, given: Callable[[]
 MAX_NPU_INFO_BYTES = 16 << 20
 """An npu_info file bigger than this is no collection's command outputs: not read for the host's numbering."""
 
-RE_QUERIED = re.compile(r"\b(?:hccn_tool|npu-smi)\b[^|;&]{0,80}?\s-i\s*(\d+)\b")
+RE_QUERIED = lazy_compile(r"\b(?:hccn_tool|npu-smi)\b[^|;&]{0,80}?\s-i\s*(\d+)\b")
 """A command line that queries one device (``hccn_tool -i 3 -link -g``, ``npu-smi info -t health -i 3``; ``-i``: the
 device id, in both tools' references): the output lines after it, up to the next such command or a blank line, are
 that device's (a script's loop over all NPUs, saved as one file)."""

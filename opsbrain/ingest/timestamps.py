@@ -7,23 +7,24 @@ and ``dmesg -T`` write the month as ``3月`` (``3月 01 09:06:00``, ``[六 3月 
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from collections.abc import Iterable
 from datetime import datetime
 
+from opsbrain.lazyre import lazy_compile
+
 _MON = {m: i for i, m in enumerate(["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
                                      "Dec"], 1)}
 _FORMATS = (
-    re.compile(r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?"),
-    re.compile(r"(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,6}))?"),
-    re.compile(r"(\d{4})/(\d\d)/(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?"),
+    lazy_compile(r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?"),
+    lazy_compile(r"(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,6}))?"),
+    lazy_compile(r"(\d{4})/(\d\d)/(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?"),
 )
 MONTH = r"(?:[A-Z][a-z]{2}|1[0-2]月|0?[1-9]月)"
 """A month as syslog and ``dmesg -T`` write it: English's abbreviation, or the zh_CN locale's ``3月`` (a pattern
 without groups)."""
-_CTIME = re.compile(r"\[?(?:\w{3}|[一二三四五六日]) (" + MONTH + r")\s+(\d+) (\d\d):(\d\d):(\d\d) (\d{4})\]?")
-_SYSLOG = re.compile(r"^(?:<\d+>)?(" + MONTH + r")\s+(\d+) (\d\d):(\d\d):(\d\d)\b")
+_CTIME = lazy_compile(r"\[?(?:\w{3}|[一二三四五六日]) (" + MONTH + r")\s+(\d+) (\d\d):(\d\d):(\d\d) (\d{4})\]?")
+_SYSLOG = lazy_compile(r"^(?:<\d+>)?(" + MONTH + r")\s+(\d+) (\d\d):(\d\d):(\d\d)\b")
 
 
 def month_number(token: str) -> int:

@@ -24,6 +24,7 @@ from typing import IO
 
 from opsbrain.ingest.encoding import is_chinese
 from opsbrain.ingest.streams import CHUNK, READ_ERRORS, ArchiveError, Unpacked, _describe, archive_stem
+from opsbrain.lazyre import lazy_compile
 
 FILE, DIR, LINK, SPECIAL = "file", "dir", "link", "special"
 
@@ -43,7 +44,7 @@ class Entry:
     note: str | None = None  # how it was read, when not as its name says (a ``.tgz`` that is one gzip of text)
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_CONTROL = lazy_compile(r"[\x00-\x1f\x7f]")
 
 
 def printable(name: str) -> str:

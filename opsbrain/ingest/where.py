@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from faultlib.ids import logical_device, npu_die
 from opsbrain.ingest.chipmap import ChipMap
 from opsbrain.ingest.screen import screened
+from opsbrain.lazyre import lazy_compile
 
 if TYPE_CHECKING:
     from opsbrain.ingest.signal import Signal
@@ -30,7 +31,7 @@ _MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|1[0-2]月|0?[1-9]月"
 _SYSLOG_HEAD = (r"(?:<\d+>)?(?:" + _MONTHS + r")\s+\d+\s+\d\d:\d\d:\d\d(?:\s+\d{4})?\s+([A-Za-z0-9][\w.\-]{0,62})\s+"
                 r"(?:kernel|[\w.\-/]+(?:\[\d+\])?):")
 RE_SYSLOG_HOST = screened("^" + _SYSLOG_HEAD)
-_HEAD_HOST = re.compile(_SYSLOG_HEAD)
+_HEAD_HOST = lazy_compile(_SYSLOG_HEAD)
 RE_WORKER = screened(r"(?<![\w-])(worker[-_]?\d+|node[-_]\d+(?:[-_]\d+)*)(?![\w-])", re.I)
 RE_IP_FIELD = screened(r"(?:server\[|ip[=:]\s*|host[=:]\s*|serverId\[|hostname[=:]\s*)"
                          r"(\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w.\-]{0,62})")
@@ -81,7 +82,7 @@ def twin_node(host: str | None) -> str | None:
     return f"{m.group(1)}/{m.group(2)}" if m else None
 
 
-LOCAL_HOST = re.compile(r"localhost(?:\.localdomain)?|\(none\)", re.I)
+LOCAL_HOST = lazy_compile(r"localhost(?:\.localdomain)?|\(none\)", re.I)
 """A syslog head's host field that names no host: what a machine without a host name of its own logs under
 (``Aug  1 08:38:31 localhost kernel: ...``, as in ascend-fd's kg_parse ``messages`` test input); the kernel's
 ``(none)`` likewise. Its lines are placed by the directory holding them, as lines without a host are (session 36:
@@ -113,7 +114,7 @@ def head_host(head: str) -> str | None:
     return _syslog_host(m.group(1)) if m else None
 
 
-_NOT_AN_INDEX = re.compile(r"[xX][0-9a-fA-F]|:[0-9a-fA-F]{2}\b|\.\d")
+_NOT_AN_INDEX = lazy_compile(r"[xX][0-9a-fA-F]|:[0-9a-fA-F]{2}\b|\.\d")
 """What continues a number that is no device index: a hex value (``device_id: 0x1572``, a PCI device id) or a PCI
 address (``device_id: 0000:05:00.1``, the kernel's APEI ``[Hardware Error]`` block on any PCIe function)."""
 
@@ -162,7 +163,7 @@ def device_component(node: str | None, dev: int | None, twin: bool | ChipMap) ->
     return f"{node}/npu{k}/die{d}" if node else f"npu{k}/die{d}"
 
 
-_DIE_OF_NPU = re.compile(r"^(.*/npu\d+)/die\d+$")
+_DIE_OF_NPU = lazy_compile(r"^(.*/npu\d+)/die\d+$")
 
 
 def reporting_npu(comp: str) -> str:
@@ -179,11 +180,11 @@ def twin_device(npu_index: int) -> int:
     return logical_device(npu_index, 0)
 
 
-_NPU_SEG = re.compile(r"npu\d+$")
-_PART_SEG = re.compile(r"(npu|cpu|l1sw)\d+$|qingtian$|hbm$|die\d+$|roce\d+$")
+_NPU_SEG = lazy_compile(r"npu\d+$")
+_PART_SEG = lazy_compile(r"(npu|cpu|l1sw)\d+$|qingtian$|hbm$|die\d+$|roce\d+$")
 
 
-_TWIN_PART = re.compile(r"/(?:qingtian|l1sw\d+)(?=/|$)")
+_TWIN_PART = lazy_compile(r"/(?:qingtian|l1sw\d+)(?=/|$)")
 
 
 def real_component(comp: str | None) -> str | None:
@@ -206,7 +207,7 @@ def npu_of(comp: str | None) -> str | None:
     return None
 
 
-_CHIP_PORT = re.compile(r"UB\d+/\d+/\d+")
+_CHIP_PORT = lazy_compile(r"UB\d+/\d+/\d+")
 """A UB switch port as an LCNE line names it (``ifName=UB0/0/38``, ``port=UB0/0/5``: :mod:`.parsers.twin`'s real
 switch lines): right below a name (``gz-l2p0-sw00/UB0/0/38~peer``) it is a chip's own port, and the name a chip's,
 not a host's; an L1 chip a bundle or ``--logs`` placed in its host (``gz-a3-r07-n36/l1sw2/UB0/0/5~L2``) is that
@@ -229,7 +230,7 @@ def node_of(comp: str | None) -> str | None:
     return parts[0]
 
 
-_DIE = re.compile(r"/npu(\d+)/die(\d+)$")
+_DIE = lazy_compile(r"/npu(\d+)/die(\d+)$")
 
 
 def user_terms(comp: str | None, chips: ChipMap | None = None) -> dict[str, object]:

@@ -12,6 +12,7 @@ from pathlib import PurePosixPath
 from opsbrain.ingest.archive import common_top
 from opsbrain.ingest.asys import canonical, job_console, place
 from opsbrain.ingest.streams import archive_stem
+from opsbrain.lazyre import lazy_compile
 
 WRAPPERS = frozenset({"ascend", "log", "logs", "var", "os", "os_log", "host_log", "console", "train_log", "training",
                       "fault_diag_data", "output", "msrun_log", "npu", "ascend_seclog"})
@@ -20,14 +21,14 @@ the worker's name (compared in lower case). The bundle reader's layout uses the 
 Session 28: MindFormers' ``output/`` and msrun's ``output/msrun_log/`` (mindformers docs, feature/logging), CANN's
 ``/var/log/npu/`` (CANN log reference, logreference_0003/0004) and the driver's ``/var/log/ascend_seclog/`` (the
 install and upgrade logs): a node's logs below them are the node's."""
-EXPORT_STAMP = re.compile(r"\d{14}|\d{8}[-_]\d{6}|\d{4}-\d\d-\d\d[-_T]\d\d[-:]\d\d[-:]\d\d")
+EXPORT_STAMP = lazy_compile(r"\d{14}|\d{8}[-_]\d{6}|\d{4}-\d\d-\d\d[-_T]\d\d[-:]\d\d[-:]\d\d")
 """msnpureport's export directory, named by its run time (``20250619092715/slog/...``, ``.../hisi_logs/...``: the
 tool writes "to a sub-directory named by the time stamp", CANN log reference, msnpureport): it wraps a node's device
 logs and names no worker. The other forms a collection script dates its folder with (``20250301-100600``,
 ``2025-03-01-10-06-00``, ``2025-03-01_10:06:00``) too: a name that is only a date and time names no host."""
 
 
-RANK_DIR = re.compile(r"rank[_-]?\d+", re.I)
+RANK_DIR = lazy_compile(r"rank[_-]?\d+", re.I)
 """A rank's own directory inside a worker's (``process_log/rank_3/``, MindFormers' ``output/log/rank_0/``): never a
 host."""
 
@@ -48,7 +49,7 @@ ANCHORS = ("process_log", "environment_check", "device_log", "dl_log", "mindx-dl
 """Directories real collections put a worker's logs under: the directory above one of them is the worker (MindCluster's
 component logs too, ``dl_log/`` as ascend-fd collects them and ``mindx-dl/`` as the twin writes them: the bundle
 layout's ``_dl``)."""
-VMCORE = re.compile(r"(?:^|/)(?:crash/([^/]+)/)?vmcore[-_]dmesg\.txt$")
+VMCORE = lazy_compile(r"(?:^|/)(?:crash/([^/]+)/)?vmcore[-_]dmesg\.txt$")
 """kdump's ``vmcore-dmesg.txt``; MindCluster's fault-diagnosis collection layout writes it ``vmcore_dmesg.txt``
 (hiascend.com mindx-dl/600 faultdiag fdug mindxdlFDUG019, the directory tree to collect), in ``crash/<ip>-<time>/``
 below its worker, as kdump names its dumps: the worker is the directory before ``crash`` (the bundle reader's
@@ -67,8 +68,8 @@ CANN_LOG_LEVELS = ("debug", "run", "security")
 """The level folders of CANN's application logs, each with ``plog/`` and ``device-<id>/`` (CANN log reference, "查看日志
 (Ascend EP)"; ``security`` since session 41, before its logs made a worker named ``.../ascend/log/security``)."""
 _CANN_HOME = ["ascend", "log"]
-_DEVICE_DIR = re.compile(r"device-\d+")
-_DEV_OS = re.compile(r"dev-os-\d+")
+_DEVICE_DIR = lazy_compile(r"device-\d+")
+_DEV_OS = lazy_compile(r"dev-os-\d+")
 
 
 def cann_log_head(dirs: list[str]) -> list[str] | None:
@@ -105,12 +106,12 @@ reference, "查看日志", mindie_log_0206)."""
 
 
 _DNS_NAME = r"[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?"
-POD_DIR = re.compile(_DNS_NAME + "_" + _DNS_NAME + r"_(?:[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|[0-9a-f]{32})")
+POD_DIR = lazy_compile(_DNS_NAME + "_" + _DNS_NAME + r"_(?:[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|[0-9a-f]{32})")
 """kubelet's directory of one pod's container logs, ``<namespace>_<pod name>_<pod uid>`` below ``/var/log/pods``
 (Kubernetes' logging architecture reference; names are DNS-1123, which has no ``_``). The uid is a UUID, or for a
 static pod (a manifest the kubelet reads from its own directory) the 32 hex digits of the manifest's MD5 hash
 (kubelet pkg/kubelet/config/common.go, ``applyDefaults``)."""
-CONTAINER_ID = re.compile(r"[0-9a-f]{64}")
+CONTAINER_ID = lazy_compile(r"[0-9a-f]{64}")
 """Docker's container id, the directory of its json-file log under ``/var/lib/docker/containers``."""
 _DOCKER_ROOT = ("var", "lib", "docker")
 
@@ -127,7 +128,7 @@ def container_log_head(dirs: list[str]) -> list[str] | None:
     return None
 
 
-POD_DUMP = re.compile(r"^(.+-(?:worker|master|launcher)-\d+)(?:[_.-]previous)?\.(?:log|txt)$")
+POD_DUMP = lazy_compile(r"^(.+-(?:worker|master|launcher)-\d+)(?:[_.-]previous)?\.(?:log|txt)$")
 """A ``kubectl logs <pod> > <pod>.log`` dump at a bundle's root (``--previous``: ``<pod>_previous.log``): the pods of
 a PyTorchJob / MPIJob / Volcano job are named ``<job>-<replica>-<index>`` (``llama-worker-3``, ``llama-master-0``),
 one per node of the job, so each dump is its pod's worker; in a directory, the directory is the worker."""
@@ -305,7 +306,7 @@ def _segments(worker: str) -> list[str]:
     return out
 
 
-JOB_DIR = re.compile(r"[a-z]*[-_]?(?:jobs?|tasks?|collect(?:ed|ion)?|bundles?)", re.I)
+JOB_DIR = lazy_compile(r"[a-z]*[-_]?(?:jobs?|tasks?|collect(?:ed|ion)?|bundles?)", re.I)
 """A folder named as a job's or a collection's (``job/``, ``myjob/``, ``train-job/``, ``collected/``): it holds the
 logs of a job, which may span hosts, and names none of them (a name with a digit, ``job-7``, may be a host's)."""
 
@@ -379,7 +380,7 @@ def natural_key(s: str) -> list[tuple[int, int | str]]:
     return [(0, int(x)) if x.isdigit() else (1, x) for x in re.split(r"(\d+)", s) if x]
 
 
-_DEVICE_LOG_DIR = re.compile(r"(?:^|/)(?:hisi_logs/device-|slog/dev-os-|(?:debug|run|security|ascend/log)/device-)"
+_DEVICE_LOG_DIR = lazy_compile(r"(?:^|/)(?:hisi_logs/device-|slog/dev-os-|(?:debug|run|security|ascend/log)/device-)"
                              r"(\d+)/")
 """Directories that hold one device's own logs: its black-box dumps and exception history
 (``hisi_logs/device-<N>/``), msnpureport's export of its slog (``slog/dev-os-<N>/``) and a host process's CANN

@@ -3,20 +3,21 @@ the vendor importers use these at diagnosis time; :mod:`opsbrain.kb.schema` vali
 
 from __future__ import annotations
 
-import re
 from typing import Literal
+
+from opsbrain.lazyre import lazy_compile
 
 HandlingLevel = Literal["NotHandle", "SubHealth", "RestartRequest", "RestartBusiness", "FreeRestartNPU",
                         "RestartNPU", "PreSeparateNPU", "SeparateNPU", "ManuallySeparateNPU"]
 LEVELS: tuple[str, ...] = HandlingLevel.__args__  # type: ignore[attr-defined]
 """Least to most severe; a test checks they equal ``faultlib.faults.catalog.HANDLING_LEVELS``."""
 
-_HEX_DEVICE = re.compile(r"^(?:0[xX])?([0-9a-fA-F]{8,9})$")
-_SWITCH_TUPLE = re.compile(r"^\[\s*(0x[0-9a-fA-F]{8})\s*,\s*([0-9A-Za-z_]{0,16})\s*,\s*([0-9A-Za-z_]{1,16})\s*,"
+_HEX_DEVICE = lazy_compile(r"^(?:0[xX])?([0-9a-fA-F]{8,9})$")
+_SWITCH_TUPLE = lazy_compile(r"^\[\s*(0x[0-9a-fA-F]{8})\s*,\s*([0-9A-Za-z_]{0,16})\s*,\s*([0-9A-Za-z_]{1,16})\s*,"
                            r"\s*([^\],\s]{1,16})\s*\]$")
-_SWITCH_ALARM = re.compile(r"^0x[0-9a-fA-F]{8}$")
-_HCCL = re.compile(r"^(?:E[A-Z]\d{4}|E[1-9]\d{4}|ERR\d{5})$")
-_RUNTIME = re.compile(r"^[125]0\d{4}$")
+_SWITCH_ALARM = lazy_compile(r"^0x[0-9a-fA-F]{8}$")
+_HCCL = lazy_compile(r"^(?:E[A-Z]\d{4}|E[1-9]\d{4}|ERR\d{5})$")
+_RUNTIME = lazy_compile(r"^[125]0\d{4}$")
 
 
 def norm_device_code(code: str) -> str:

@@ -32,6 +32,7 @@ from opsbrain.errors import KnowledgeBaseError
 from opsbrain.fsio import write_json_atomic
 from opsbrain.kb.codenorm import LEVELS, norm_device_code, norm_switch_code
 from opsbrain.kb.saferegex import regex_problem
+from opsbrain.lazyre import lazy_compile
 
 MAX_IMPORT_BYTES = 64 << 20
 """Refuse input files above 64 MB: the public knowledge graph is ~1.3 MB, so this is 50x headroom while a
@@ -58,7 +59,7 @@ LEVEL_KEYS: dict[str, str] = {
 """Level-list keys of the fault-level files -> MindCluster handling level (facts.md §3)."""
 
 _SEVERITY = {lvl: i for i, lvl in enumerate(LEVELS)}
-_DEVICE_ID = re.compile(r"^0[xX][0-9a-fA-F]{8,9}$")
+_DEVICE_ID = lazy_compile(r"^0[xX][0-9a-fA-F]{8,9}$")
 
 
 def default_data_dir() -> Path:

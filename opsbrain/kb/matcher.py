@@ -31,6 +31,7 @@ from opsbrain.blockscan import BlockScan
 from opsbrain.ingest.parsers.fdreport import fault_name, own_words, status_code
 from opsbrain.kb.codenorm import switch_key
 from opsbrain.kb.importers import MAX_ANCHOR_CHARS, ImportedEntry, ImportedKnowledge, name_digest
+from opsbrain.lazyre import lazy_compile
 from opsbrain.multiscan import Screen, Wide, in_order, literal_pattern, required_literals, wide_literals, wide_union
 
 MAX_SCAN_CHARS = 8192
@@ -39,14 +40,14 @@ MAX_SCAN_CHARS = 8192
 
 # Each code regex starts with a literal so that the regex engine skips ahead quickly; device codes and switch
 # tuples are searched in the lower-cased line, HCCL and runtime codes in the line as written.
-_DEVICE_RES = (re.compile(r"event[ _]id\s*[=:]\s*\[?0x([0-9a-f]{8,9})(?![0-9a-z])"),
-               re.compile(r"fault code (?:\[([0-9a-f]{8,9})\]|0x([0-9a-f]{8,9})(?![0-9a-z]))"),
-               re.compile(r"hex (?:fault )?code: ([0-9a-f]{8,9})(?![0-9a-z])"))
-_SWITCH_RE = re.compile(r"\[(0x[0-9a-f]{8}),([0-9a-z_]{0,16}),([0-9a-z_]{1,16}),[^\],\s]{1,16}\]")
-_HCCL_RE = re.compile(r"E(?<![0-9A-Za-z]E)[IZEL]\d{4}(?![0-9A-Za-z])")
-_RUNTIME_RE = re.compile(r"50(?<![0-9A-Za-z.]50)\d{4}(?![0-9A-Za-z])")
-_KNOWN_FORMS = ((_HCCL_RE, re.compile(r"E[IZEL]\d{4}"), r"(?:^|[^0-9A-Za-z])(?:{})(?:$|[^0-9A-Za-z])"),
-                (_RUNTIME_RE, re.compile(r"50\d{4}"), r"(?:^|[^0-9A-Za-z.])(?:{})(?:$|[^0-9A-Za-z])"))
+_DEVICE_RES = (lazy_compile(r"event[ _]id\s*[=:]\s*\[?0x([0-9a-f]{8,9})(?![0-9a-z])"),
+               lazy_compile(r"fault code (?:\[([0-9a-f]{8,9})\]|0x([0-9a-f]{8,9})(?![0-9a-z]))"),
+               lazy_compile(r"hex (?:fault )?code: ([0-9a-f]{8,9})(?![0-9a-z])"))
+_SWITCH_RE = lazy_compile(r"\[(0x[0-9a-f]{8}),([0-9a-z_]{0,16}),([0-9a-z_]{1,16}),[^\],\s]{1,16}\]")
+_HCCL_RE = lazy_compile(r"E(?<![0-9A-Za-z]E)[IZEL]\d{4}(?![0-9A-Za-z])")
+_RUNTIME_RE = lazy_compile(r"50(?<![0-9A-Za-z.]50)\d{4}(?![0-9A-Za-z])")
+_KNOWN_FORMS = ((_HCCL_RE, lazy_compile(r"E[IZEL]\d{4}"), r"(?:^|[^0-9A-Za-z])(?:{})(?:$|[^0-9A-Za-z])"),
+                (_RUNTIME_RE, lazy_compile(r"50\d{4}"), r"(?:^|[^0-9A-Za-z.])(?:{})(?:$|[^0-9A-Za-z])"))
 """For the block scan: the HCCL and runtime code regexes (each a code's shape between the characters that may
 surround it) as an alternation of the codes known: a code found in a line but known to neither the knowledge base
 nor the imports matches nothing (``count[506754]``, a tag ``AllReduce_504406`` in an INFO line)."""
@@ -153,7 +154,7 @@ def _trie_regex(words: Iterable[str]) -> str:
 _RARE_FIRST = ("zqjkvZQJXKVYWUFGBHPMOLNRCDIATSE!#$%&*+;<>?@^`{|}~\"'\\ywgbfpmhculdrsnoiatex"
                "=()/_-,:.[]0123456789 \t")
 _RANK = {c: i for i, c in enumerate(_RARE_FIRST)}
-_COMMON_WORDS = re.compile(r"error|fail|exception|timeout|time out|kernel|reason|runtime|warn|info|device|code|"
+_COMMON_WORDS = lazy_compile(r"error|fail|exception|timeout|time out|kernel|reason|runtime|warn|info|device|code|"
                            r"execut|exceed|invalid|abnormal|check|status", re.IGNORECASE)
 """Words found in many log lines: an anchor starting inside one would make many lines candidates."""
 MIN_ANCHOR_CHARS = 4
@@ -428,7 +429,11 @@ class SignatureMatcher:
             may = self._block.candidates(texts, MAX_SCAN_CHARS) if self._block is not None else None
         if may is None:
             return [self.match(t) for t in texts]
-        return [self.match(t) if m else [] for t, m in zip(texts, may, strict=True)]
+        self._screen.prefill([t for t, m in zip(texts, may, strict=True) if m])
+        try:
+            return [self.match(t) if m else [] for t, m in zip(texts, may, strict=True)]
+        finally:
+            self._screen.prefill(())
 
     @cached_property
     def _block(self) -> BlockScan | None:

@@ -19,11 +19,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-_RAW = re.compile(r"0x[0-9a-f]+|[a-z0-9]+")
-_CODE = re.compile(r"e[a-z]\d{4}|err\d{5}")
-_RUNTIME = re.compile(r"[15]0\d{4}")
-_HEXLIKE = re.compile(r"[0-9a-f]{8,}")
-_DIGITS = re.compile(r"\d+")
+from opsbrain.lazyre import lazy_compile
+
+_RAW = lazy_compile(r"0x[0-9a-f]+|[a-z0-9]+")
+_CODE = lazy_compile(r"e[a-z]\d{4}|err\d{5}")
+_RUNTIME = lazy_compile(r"[15]0\d{4}")
+_HEXLIKE = lazy_compile(r"[0-9a-f]{8,}")
+_DIGITS = lazy_compile(r"\d+")
 MAX_LINE_CHARS = 2_000
 """Characters of one line that are tokenised (a pasted log's long table rows carry nothing past this)."""
 

@@ -14,6 +14,7 @@ from opsbrain.ingest.parsers.ctx import CODE_START, RE_PLOG_HEAD, LineCtx
 from opsbrain.ingest.parsers.framework import CFG_ENV
 from opsbrain.ingest.parsers.ts_errors import ts_timeout
 from opsbrain.ingest.screen import Screened, group_of, screened
+from opsbrain.lazyre import lazy_compile
 
 RE_ECODE = screened(CODE_START + r"(E[A-HJ-Z]\d{4}|E[1-9]\d{4})(?![0-9A-Za-z])")
 RE_ERR = screened(CODE_START + r"(ERR\d{5})(?![0-9A-Za-z])")
@@ -196,7 +197,7 @@ def timeout_code(text: str) -> str | None:
     return None
 
 
-RE_SOURCE_TAGS = re.compile(r"\[(?:FUNC|FILE|LINE):[^\]\[]{0,200}\]")
+RE_SOURCE_TAGS = lazy_compile(r"\[(?:FUNC|FILE|LINE):[^\]\[]{0,200}\]")
 """The source position CANN's error messages end with
 (``[FUNC:FuncErrorReason][FILE:error_message_manage.cc][LINE:53]``): names of the code that printed the line, not its
 words. :data:`TEXTS` reads the line without them (``reason=[aicore

@@ -10,8 +10,9 @@ from opsbrain.ingest import where
 from opsbrain.ingest.chipmap import ChipMap
 from opsbrain.ingest.screen import screened
 from opsbrain.ingest.signal import SEV, Signal
+from opsbrain.lazyre import lazy_compile
 
-_ORIGIN_NPU = re.compile(r"(?:^|/)npu(\d+)$")
+_ORIGIN_NPU = lazy_compile(r"(?:^|/)npu(\d+)$")
 MAX_LINE = 4096  # characters of a line that are scanned; longer lines are cut (junk never costs more)
 
 
@@ -22,13 +23,13 @@ value (RFC 8259 section 7: a newline in a string is written ``\\n``) or as a Pyt
 lines after a backslash and an ``n``: a FastAPI ``HTTPException`` detail relayed by a client
 (``500: {"detail":"...PTA call acl api failed\\nE30006: ... Failed to verify the OPP\\n..."}``, vllm-ascend issue
 4284), where the code's ``n`` before it hid it."""
-RE_PLOG_HEAD = re.compile(r"^\[\w+\s*\]\s*\w+\(\d+,[^)]*\):\S+(?:\s*\[[^\]]*\])*(?:\s*\d+(?=\s*[A-Za-z_]))?")
+RE_PLOG_HEAD = lazy_compile(r"^\[\w+\s*\]\s*\w+\(\d+,[^)]*\):\S+(?:\s*\[[^\]]*\])*(?:\s*\d+(?=\s*[A-Za-z_]))?")
 """A plog line's head ``[ERROR] HCCL(pid,proc):time [file.cc:line][tid]...``: its numbers (thread ids) are no codes;
 nor is the thread id that RUNTIME and TBE lines print bare after the source position, before the function name
 (``[ascendc_runtime.cpp:228]  505389 AscendCheckSoCVersion:...``,
 ``[capture_model.cc:1078]227839 AllocSqCqProc:...``). HCCL lines may put a space between the bracketed fields
 (``[adapter_hccp.cc:1240] [106335]cur idx[0]``, vllm-ascend#9447)."""
-RE_RT_FUNC = re.compile(RE_PLOG_HEAD.pattern + r"\s*([A-Za-z_]\w*):")
+RE_RT_FUNC = lazy_compile(RE_PLOG_HEAD.pattern + r"\s*([A-Za-z_]\w*):")
 """The C++ function a RUNTIME plog line names right after its head (``[device_error_core_proc.cc:399]4702
 CheckSmmuFault:Get isSmmuFault is 1.``): the runtime's log functions print ``[%s:%d]%d %s:%s`` (source file, line,
 thread id, ``__func__``, message; hicann/runtime src/runtime/core/src/common/rt_log.cc RecordErrorLog / RecordLog

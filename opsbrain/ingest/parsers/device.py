@@ -15,6 +15,7 @@ from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.screen import group_of, screened
 from opsbrain.ingest.smihealth import RE_ERROR_CODE, code_signals, error_code_line
 from opsbrain.ingest.where import RE_DIE
+from opsbrain.lazyre import lazy_compile
 
 RE_EVENT = screened(r"event[_ ]?id\s*[=:]\s*\[?\s*0x([0-9a-f]{8})(?![0-9a-z])(?:.*?assertion=(occur|recover|\d))?",
                     re.I)
@@ -34,11 +35,11 @@ no-action level is a warning, at any other an error, whatever the event's ``Warn
 component/ascend-device-plugin/pkg/device/ascendcommon.go:1585-1589 at 22bb3d98): that logical id names the NPU."""
 RE_FAULT_CODE = screened(r"fault ?code[s]?\s*[:=]?\s*\[?\s*(?:0x)?([0-9a-f]{8})(?![0-9a-z])", re.I)
 RE_SW_TUPLE = screened(r"\[(0x[0-9a-f]{8}),\s*(\w*),\s*(\w*),\s*(\w*)\]", re.I)
-RE_SW_RECOVER = re.compile(r"\bAssertion:\s*(?:0x)?0\b")
+RE_SW_RECOVER = lazy_compile(r"\bAssertion:\s*(?:0x)?0\b")
 """A switch fault event's recovery as the device plugin logs it (ascend-device-plugin
 pkg/device/deviceswitch/ascend_switch.go:174 at 22bb3d98: ``Assertion: 0``; the ``%#v`` form of ascend-fd's
 devicePlugin.log fixture: ``Assertion:0x0``; 0 is FaultRecover, devmanager/common/constants.go:200)."""
-RE_SW_CHIP = re.compile(r"\bSwitchChipId:\s*(0x[0-9a-f]+|\d+)\b", re.I)
+RE_SW_CHIP = lazy_compile(r"\bSwitchChipId:\s*(0x[0-9a-f]+|\d+)\b", re.I)
 """The switch chip a switch fault event names (ascend_switch.go convertFaultEvent at 22bb3d98: the driver's
 ``switchChipid``, printed ``SwitchChipId: 1`` by today's plugin and ``SwitchChipId:0x1`` by the ``%#v`` of older
 ones). A chip-level event (its tuple's peer field ``na``: isPortLevelFault false, port 0xFFFFFFFF) is the chip's own:
@@ -97,8 +98,8 @@ whether or not the knowledge base documents the code (a bare code elsewhere is r
 :data:`RE_BARE_EVENT`): the frame says it is a DSMI error code of the device the section head names."""
 HEALTH_SEVERITY = {"warning": 1, "alarm": 2, "critical": 2}
 SECTION_DEVICE = "place:device"
-RE_ADDRESS_BEFORE = re.compile(r"(?:\b(?:at|addr(?:ess)?|base|ptr|pointer|pc|sp|va|pa|offset)\s*[=:]?\s*|-)$", re.I)
-RE_RECOVERED = re.compile(r"\b(?:recover(?:ed|y)?|clear(?:ed)?|resolved)\b", re.I)
+RE_ADDRESS_BEFORE = lazy_compile(r"(?:\b(?:at|addr(?:ess)?|base|ptr|pointer|pc|sp|va|pa|offset)\s*[=:]?\s*|-)$", re.I)
+RE_RECOVERED = lazy_compile(r"\b(?:recover(?:ed|y)?|clear(?:ed)?|resolved)\b", re.I)
 
 
 @lru_cache(maxsize=1)

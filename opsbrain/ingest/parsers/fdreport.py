@@ -30,6 +30,7 @@ import re
 from opsbrain.ingest import where
 from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.screen import group_of, screened
+from opsbrain.lazyre import lazy_compile
 
 FD_PLACE = "fd:place"
 FD_ROOT = "fd:rootnode"
@@ -56,21 +57,21 @@ def _row(labels: str) -> str:
 RE_CATEGORY_ROW = screened(_row(_CATEGORY), re.I)
 RE_DEVICE_ROW = screened(_row(f"{_DEVICE}|{_ROOT}"), re.I)
 RE_QUIET_ROW = screened(_row(f"{_QUIET}|{_CODE}|{_NAME}"), re.I)
-RE_NAME_ROW = re.compile(_row(_NAME), re.I)  # read by the knowledge matcher, not here (no signal of its own)
-RE_CODE_ROW = re.compile(_row(_CODE), re.I)
-RE_TRIPLE = re.compile(r"(?:类型|类别|Type)\s*[:：]\s*(.+?)\s+(?:组件|Component)\s*[:：]\s*(.+?)\s+"
+RE_NAME_ROW = lazy_compile(_row(_NAME), re.I)  # read by the knowledge matcher, not here (no signal of its own)
+RE_CODE_ROW = lazy_compile(_row(_CODE), re.I)
+RE_TRIPLE = lazy_compile(r"(?:类型|类别|Type)\s*[:：]\s*(.+?)\s+(?:组件|Component)\s*[:：]\s*(.+?)\s+"
                        r"(?:模块|Module)\s*[:：]\s*(.+?)\s*$", re.I)
 RE_JSON_PART = screened(r'^\s*"(class|component|module)"\s*:\s*"([^"]{1,80})"\s*,?\s*$')
 RE_JSON_WORDS = screened(r'^\s*"(?:cause|description|suggestion)_(?:zh|en)"\s*:')
-RE_JSON_NAME = re.compile(r'^\s*"cause_(?:zh|en)"\s*:\s*"([^"]+)"\s*,?\s*$')
-RE_JSON_CODE = re.compile(r'^\s*"code"\s*:\s*"([^"]+)"\s*,?\s*$')
+RE_JSON_NAME = lazy_compile(r'^\s*"cause_(?:zh|en)"\s*:\s*"([^"]+)"\s*,?\s*$')
+RE_JSON_CODE = lazy_compile(r'^\s*"code"\s*:\s*"([^"]+)"\s*,?\s*$')
 JSON_PART = "fd~"
 """diag_report.json (json_wrapper.py ``get_format_json``: ``json.dumps(..., indent=4)``) prints each fault's
 knowledge-graph attributes one key a line (``"class": "Network",`` ``"component": "Switch",`` ``"module": "Chip",``;
 kg_diag_job.py builds the fault from the entry's attributes): each line is a part (``fd~class:network``) that
 :func:`opsbrain.ingest.derive.fd_placed` joins into the category kinds when all three stand together."""
-RE_LCNE = re.compile(r"\bLCNE\s*:\s*([0-9A-Za-z][\w.:*-]*)", re.I)
-_ROOT_LABEL = re.compile(_ROOT, re.I)
+RE_LCNE = lazy_compile(r"\bLCNE\s*:\s*([0-9A-Za-z][\w.:*-]*)", re.I)
+_ROOT_LABEL = lazy_compile(_ROOT, re.I)
 
 _ANY = group_of(globals())
 

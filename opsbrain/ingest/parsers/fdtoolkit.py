@@ -29,10 +29,9 @@ context (HCCS time-outs, congestion, routing misses, a module in low-power mode,
 
 from __future__ import annotations
 
-import re
-
 from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.screen import group_of, screened
+from opsbrain.lazyre import lazy_compile
 
 _DB = r"-?\d+(?:\.\d+)?"
 ITEMS = (
@@ -60,7 +59,7 @@ ITEMS = (
 )
 RE_PORT_STATE = screened(r"端口光模块状态异常，网络健康状态[:：] ?(\w+)，连接状态[:：] ?(\w+)")
 """(Its full-width colons reach a parser as ``: ``: :func:`opsbrain.ingest.surface.plain`.)"""
-WORDS = re.compile(r"光模块|光功率|偏置电流|误码率|降lane|环回类型|交换机端口|交换芯片|L1端口|网卡端口|SNR|linkdown"
+WORDS = lazy_compile(r"光模块|光功率|偏置电流|误码率|降lane|环回类型|交换机端口|交换芯片|L1端口|网卡端口|SNR|linkdown"
                    r"|uncorr_cw_cnt|差值大于|CRC快速增长|连接信息不相同")
 """The words of every item above (for the parsers' gate, which a line must pass before any parser reads it)."""
 

@@ -8,6 +8,7 @@ import re
 
 from opsbrain.ingest.parsers.ctx import RE_RT_FUNC, LineCtx
 from opsbrain.ingest.screen import Screened, group_of, screened
+from opsbrain.lazyre import lazy_compile
 
 RE_EXC = screened(r"(?:^|[\s:\]>|])((?:[A-Za-z_][\w]*\.)*([A-Z][A-Za-z0-9_]*(?:Error|Exception|Interrupt|Exit|Fault)))"
                     r"(?::|$)")
@@ -98,11 +99,11 @@ RE_SETTING_WRONG = screened(_SETTING_WRONG, re.I)
 """The missing paths and files of :data:`CFG_ENV_TEXT`, read only on a line that does not state a level below
 ERROR: a program that logs at WARNING a path it then creates or skips goes on (CANN's W-level codes, e.g. W40010
 "Path [%s] for [%s] is invalid", are warnings), while EK0001 / E20002 / E21001 are errors."""
-RE_SYSTEM_ENOENT = re.compile(r"/(?:dev|proc|sys)/[^\s:'\"]*['\"]?:\s*No such file or directory", re.I)
+RE_SYSTEM_ENOENT = lazy_compile(r"/(?:dev|proc|sys)/[^\s:'\"]*['\"]?:\s*No such file or directory", re.I)
 """strerror(ENOENT) on a system path: a device node the driver did not create or the container did not mount
 (``/dev/davinci3``), a process that ended while a tool walked /proc (``find: '/proc/123/task/124': No such file or
 directory``). Neither is the job's installation: not read as the environment text."""
-RE_ENV_ADVICE = re.compile(r"\b(?:try|consider|you (?:can|may|could|might|should)(?: also)?) (?:setting|to set|set|"
+RE_ENV_ADVICE = lazy_compile(r"\b(?:try|consider|you (?:can|may|could|might|should)(?: also)?) (?:setting|to set|set|"
                            r"increase|raise|adjust|change|tune)\b[^.]{0,120}?\benvironment variables?\b[^.]*", re.I)
 """Advice to set an environment variable, printed whether or not anything failed (DeepSpeed's op builder at every
 start without libaio: ``If libaio is already installed (perhaps from source), try setting the CFLAGS and LDFLAGS
@@ -111,7 +112,7 @@ healthy run): what one may do, not a variable the environment lacks. The rest of
 38: advice to change a variable's value is the same (Mooncake's AscendDirectTransport on HIXL's connect TIMEOUT
 names a peer, then advises raising ``ASCEND_CONNECT_TIMEOUT``, mooncake-transfer-engine ascend_direct_transport.cpp;
 tests/test_ingest_hixl_status.py): a timeout to a peer, not a missing variable."""
-RE_ENV_FALLBACK = re.compile(r"\benvironment variable\b[^.;]{0,80}?\bis (?:not set|empty|unset)\b,?\s*(?:so |then )?"
+RE_ENV_FALLBACK = lazy_compile(r"\benvironment variable\b[^.;]{0,80}?\bis (?:not set|empty|unset)\b,?\s*(?:so |then )?"
                              r"(?:the \w+ (?:will|are|is)\b|will\b|using\b|use\b|defaults? to\b|fall(?:ing)? back\b)"
                              r"[^.]*|"
                              r"\bSetting [A-Z][A-Z0-9_]* environment variable\b[^.;]{0,60}?\b(?:in|by) default\b"
@@ -128,7 +129,7 @@ torch/distributed/run.py, ``config_from_args``: ``Setting OMP_NUM_THREADS enviro
 1 in default, to avoid your system being overloaded ...``, then exports it to the workers; mmdetection's
 mmdet/utils/setup_env.py prints the same for ``OMP_NUM_THREADS`` and ``MKL_NUM_THREADS``), as in lm-sys/FastChat#2422's
 healthy Ascend run: a tuning notice, not a variable the job lacks."""
-RE_LEVEL_TAG = re.compile(r"\[(WARN(?:ING)?|INFO|DEBUG|ERROR|ERR|CRITICAL|FATAL)\]")
+RE_LEVEL_TAG = lazy_compile(r"\[(WARN(?:ING)?|INFO|DEBUG|ERROR|ERR|CRITICAL|FATAL)\]")
 """The first bracketed level within a line's head that the level reader does not take as the line's level, because
 a tag of the tool's own comes first: msnpureport's export script prints ``<date time> [RECORD_LOG] [WARNING] The
 device log ... storage path does not exist, will create.`` (hicann/driver msnpureport_auto_export.sh, print_log)."""
@@ -428,7 +429,7 @@ INFO_KINDS = ("mem:oom", "train:nan")
 parser on such a line is a step the program reports, not a failure: MindCluster's components log ``[INFO] ...
 devmanager.go:134    get card list from dcmi reset timeout is 60`` on a normal start (upgrade guide,
 container-manager), and a startup banner prints ``LD_LIBRARY_PATH`` or ``ASCEND_HOME_PATH`` without anything missing."""
-RE_WARNING = re.compile(r"^\s*(?:\[rank\d+\]:)?\[W[ \d]|\bWarning: (?!EZ|EE|EI|EL|EH|EJ)")
+RE_WARNING = lazy_compile(r"^\s*(?:\[rank\d+\]:)?\[W[ \d]|\bWarning: (?!EZ|EE|EI|EL|EH|EJ)")
 """A warning as torch_npu / glog print it (``[W compiler_depend.ts:26] Warning: ...``): a kernel falling back to
 AI CPU or an unsupported dtype converted is a warning, not the cause of a failure. A version mismatch is still one
 when printed as a warning (Paddle-Lite's ``[W ...] CANN version mismatch. The build version is 5.1.0, but the

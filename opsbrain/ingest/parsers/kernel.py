@@ -9,15 +9,16 @@ import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.screen import Group, Screened, screened
+from opsbrain.lazyre import lazy_compile
 
 RE_DRV = screened(r"\[ascend\]\s*\[(?:ERROR|WARNING|WARN|ERR)\]\s*\[(drv_\w+|devdrv\w*|\w*drv\w*)\]", re.I)
-RE_APP_HEAD = re.compile(r"\[ascend\]\[(?:ERROR|WARNING|WARN|ERR)\]\[([A-Za-z]\w*)\]", re.I)
+RE_APP_HEAD = lazy_compile(r"\[ascend\]\[(?:ERROR|WARNING|WARN|ERR)\]\[([A-Za-z]\w*)\]", re.I)
 """The driver's log head written by a user-space program of its own (``[ascend][ERROR][AML][tid:...] >>> Run testcase
 preprocess failed, device[0], ... error code:110000``: Ascend DMI's test library in the MindCluster ToolBox FAQ,
 hiascend.com mindcluster/730 toolboxug_0198): the module named is the program's, not the driver's. The driver's own
 user-space lines name a driver module or a time stamp first (``[ascend][ERROR][2021-06-26-17:53:15:689064][curpid:
 ...][devdrv][drvDeviceOpen 79]``, CANN troubleshooting_0117)."""
-DRIVER_MODULE = re.compile(r"drv|devmm|hdc|svm|hal|dms|tsch|pcie|ascend", re.I)
+DRIVER_MODULE = lazy_compile(r"drv|devmm|hdc|svm|hal|dms|tsch|pcie|ascend", re.I)
 """Names a driver module: the driver's logs name ``devdrv``, ``devmm``, ``tsdrv``, ``drv_soft_fault``, ``hdc`` ..."""
 # The device black box's driver record (hisi_logs/device-N/<time>/bbox/driver.txt) names an HBM multi-bit error
 # "device_id = 2, fail info: device_id-2 appeared multi ecc err, the physical address is 0x400cd8d202e0" (the
@@ -75,7 +76,7 @@ exception code [0x68020002]: ModuleName [DRIVER],ExceptionReason[DEVICE HBL EXCE
 Its reason names what happened: a heartbeat loss (``HBL``) is the driver's lost device heartbeat; another reason of
 the driver module is a driver error; another module's reason is read by no rule here (its code list is the
 product's black-box error code table, an xlsx the project has not read)."""
-RE_BBOX_HEARTBEAT = re.compile(r"\bHBL\b|heart ?beat", re.I)
+RE_BBOX_HEARTBEAT = lazy_compile(r"\bHBL\b|heart ?beat", re.I)
 
 
 MEMORY_KINDS = tuple(row for row in KINDS if row[1] in ("ecc:uce", "ecc:ce"))

@@ -12,11 +12,12 @@ from opsbrain.ingest.parsers.cann import rt_codes
 from opsbrain.ingest.parsers.ctx import RE_PLOG_HEAD, LineCtx
 from opsbrain.ingest.parsers.templates import anchor_of, holds
 from opsbrain.ingest.screen import Screened, screened
+from opsbrain.lazyre import lazy_compile
 
 PART_SECTIONS = ("cann_message_parts", "runtime_reason_texts")
 """codes.yaml sections of texts that stand for a CANN code: the fixed parts of the runtime's message templates and the
 reasons the runtime fills into them (``... failed. Reason: <text>``)."""
-FAULT_MANAGER_EVENT = re.compile(r"\[fault_manager\]\[\s*\d+\.\d+\] event_id=0x[0-9a-f]{8};", re.I)
+FAULT_MANAGER_EVENT = lazy_compile(r"\[fault_manager\]\[\s*\d+\.\d+\] event_id=0x[0-9a-f]{8};", re.I)
 """The device fault manager's event line (hicann/driver@ef377e95 src/sdk_driver/fms/smf/event/dms_event.c:1410):
 its ``event_type=0x..[...]`` words are the driver's name for the event id's state (the sensor table,
 dms_sensor_type.c), which the device parser reads from the id; read again as a message they would count the event
@@ -166,7 +167,7 @@ def parts() -> frozenset[str]:
 
 # an error code printed on the line: CANN's E?xxxx, torch_npu's ERRxxyyy; ACL/runtime return codes where the CANN
 # parser reads one (cann.rt_codes: after its word; session 38, before any [125]0xxxx number, a task id too)
-_OWN_CODE = re.compile(r"\bE[A-Z0-9]\d{4}\b|\bERR\d{5}\b")
+_OWN_CODE = lazy_compile(r"\bE[A-Z0-9]\d{4}\b|\bERR\d{5}\b")
 
 
 def _template_code(low: str, texts: list[str]) -> str | None:

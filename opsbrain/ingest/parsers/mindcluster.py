@@ -45,12 +45,11 @@ quotes escaped."""
 
 from __future__ import annotations
 
-import re
-
 from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.parsers.device import level_severity, stated_level_severity
 from opsbrain.ingest.screen import group_of, screened
 from opsbrain.ingest.where import MAX_DEVICE
+from opsbrain.lazyre import lazy_compile
 
 RE_NAMED = screened(r"(?:receive devFaultInfo: |current fault: |fault \[|fault, devFaultInfo: )(?:\w+\.DevFaultInfo)?"
                     r"\{EventID:(\d+),? LogicID:(-?\d+)([^{}]*)\}(?:, hex fault code: \w+, fault level: (\w+))?")
@@ -60,11 +59,11 @@ RE_ESCALATED = screened(r"Fault(?:Frequency|Duration) detected, event id: ([0-9a
 RE_PARAM_PLANE = screened(r"parameter plane fault code (occur|recover), logicID: (-?\d+), "
                           r"hex code: ([0-9a-fA-F]{1,16})")
 RE_BEFORE_SUBSCRIBE = screened(r"before fault subscribe, device\((\d+)\) had error code: ([0-9a-fA-F]{1,16})\b")
-RE_FIELD = re.compile(r"\b(Severity|Assertion):(-?\d+)")
+RE_FIELD = lazy_compile(r"\b(Severity|Assertion):(-?\d+)")
 RE_CM_ENTRY = screened(r'\\?"npu_name\\?":\\?"[A-Za-z][\w.]*?-(\d+)\\?"[^{}]*?\\?"fault_code\\?":\\?"'
                        r'([0-9A-Fa-f]{8}(?:,[0-9A-Fa-f]{8})*)\\?"')
 """One ``DeviceFault`` of the device-info ConfigMap's fault list: the NPU's physical id and its codes."""
-RE_CM_LEVEL = re.compile(r'\\?"([0-9A-Fa-f]{8})\\?":\{\\?"fault_time\\?":\d+,\\?"fault_level\\?":\\?"(\w+)\\?"')
+RE_CM_LEVEL = lazy_compile(r'\\?"([0-9A-Fa-f]{8})\\?":\{\\?"fault_time\\?":\d+,\\?"fault_level\\?":\\?"(\w+)\\?"')
 """A code's own entry in that ``DeviceFault``'s ``fault_time_and_level_map`` (``FaultTimeAndLevel``, proto.go:222)."""
 FAULT_RECOVER = 0
 

@@ -29,9 +29,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from opsbrain.lazyre import lazy_compile
 from opsbrain.multiscan import in_order
 
-PLACEHOLDER = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t)?[sdiuxXfpc]|\n")
+PLACEHOLDER = lazy_compile(r"%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t)?[sdiuxXfpc]|\n")
 MIN_FIXED = 24
 """Characters of fixed text a template needs: below it the fixed text is a phrase any program prints (``Path %s is
 invalid. Reason: %s.``, 22; ``The resources are busy.``, 22); ``Failed to verify the OPP.`` (24) is kept."""
@@ -41,8 +42,8 @@ SAYS_NOTHING = frozenset({"internal", "informational"})
 ORDINARY = "ordinary"
 """A codes.yaml row's ``template: ordinary``: its template is wording other programs print too; not read."""
 _TRIM = " \t.,;:!?()[]{}<>\"'=|"
-_GLUED_HEAD = re.compile(r"^[A-Za-z0-9_]+")
-_GLUED_TAIL = re.compile(r"[A-Za-z0-9_]+$")
+_GLUED_HEAD = lazy_compile(r"^[A-Za-z0-9_]+")
+_GLUED_TAIL = lazy_compile(r"[A-Za-z0-9_]+$")
 
 
 def fixed_parts(template: str) -> list[str]:

@@ -10,8 +10,9 @@ import re
 from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.screen import group_of, screened
 from opsbrain.ingest.where import TWIN_HOST
+from opsbrain.lazyre import lazy_compile
 
-RE_TWIN_HOST_FULL = re.compile(TWIN_HOST)
+RE_TWIN_HOST_FULL = lazy_compile(TWIN_HOST)
 
 RE_SW_ALARM = screened(TWIN_HOST + r" UBSW/\d/ALARM: \w+ \[(0x[0-9a-f]{8}),(\w+),(\w+),(?:na)?\] (Assertion|Recovery) "
                          r"alarmID=\S+ port=UB0/0/(\d+)", re.I)
