@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import re
 
-from opsbrain.lazyre import lazy_compile
-
 
 def pod(p: int) -> str:
     return f"pod{p}"
@@ -87,8 +85,8 @@ def link_ends(link_id: str) -> tuple[str, str]:
     return a, b
 
 
-_NODE_RE = lazy_compile(r"^(pod\d+/node\d+)(?:/|$)")
-_POD_RE = lazy_compile(r"^(pod\d+)(?:/|$)")
+_NODE_RE = re.compile(r"^(pod\d+/node\d+)(?:/|$)")
+_POD_RE = re.compile(r"^(pod\d+)(?:/|$)")
 
 
 def node_of(component: str) -> str | None:
