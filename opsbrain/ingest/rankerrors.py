@@ -6,7 +6,8 @@ owns the state and calls :meth:`RankErrorReading._error` for each error line of 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
 
 from opsbrain.ingest.rankrecords import (
     NO_RANK,
@@ -47,13 +48,27 @@ RE_RANK_ID = re.compile(r"\[(\d{16})\]")
 @dataclass
 class ConnectedList:
     """The root's list of connected agents being read (:data:`RE_CONNECTED_LINE`): its line count, the size it
-    needed (0: not printed), the ids so far, the last line index read, and whether every line came in order."""
+    needed (0: not printed), the first rank its lines have not yet accounted for (the ids come in ascending order:
+    the ranks below the last id read are either in the list or a gap already named; session 41, review41: before,
+    a set of every id read, and each line listed ``range(max id)`` again, unbounded for a 16-digit id), the last
+    line index read, and whether every line came in order."""
 
     lines: int
     size: int = 0
-    ids: set[int] = field(default_factory=set)
+    next: int = 0
     last: int = -1
     in_order: bool = True
+
+    def gaps(self, ids: list[int], final: bool) -> Iterator[int]:
+        """The ranks missing below ``ids`` (one line's, ascending) and, on the list's last line, below the size;
+        lazily, so that a reader that stops early (:data:`UNCONNECTED_MAX`) walks no further."""
+        for i in sorted(ids):
+            if i >= self.next:
+                lo, self.next = self.next, i + 1
+                yield from range(lo, i)
+        if final and self.size > self.next:
+            lo, self.next = self.next, self.size
+            yield from range(lo, self.size)
 
 
 class RankErrorReading:
@@ -62,6 +77,7 @@ class RankErrorReading:
     _pending_notify: dict[tuple[str, str], dict[str, object]]
     _pending_aicpu: dict[tuple[str, str, str | None], tuple[float, LineRef, int]]
     _pending_connect: dict[tuple[str, str], ConnectedList]
+    _unconnected_named: dict[tuple[str, str], set[int]]
 
     # ---- errors -----------------------------------------------------------------------------------------------
     def _error(self, p: RankProcess, key: tuple[str, str], body: str, t: float, ref: LineRef) -> None:
@@ -122,7 +138,7 @@ class RankErrorReading:
         come in order, the size's tail only with ``need connect rankNum``). Whether the line was one of these."""
         if m := RE_UNCONNECTED.search(body):
             ranks = [int(x) for x in m.group(1).replace(" ", "").split(",") if x.isdigit()]
-            self._rootinfo_waits(p, t, ref, ranks, "agent" if "Failed to connect agent" in body else "root")
+            self._rootinfo_waits(p, key, t, ref, ranks, "agent" if "Failed to connect agent" in body else "root")
             return True
         hit = False
         st = self._pending_connect.get(key)
@@ -138,18 +154,19 @@ class RankErrorReading:
             i = int(m.group(1))
             st.in_order = st.in_order and i == st.last + 1
             st.last = i
-            st.ids.update(int(x) for x in RE_RANK_ID.findall(m.group(2)))
-            if st.in_order and st.ids:
-                end = st.size if i == st.lines - 1 and st.size else max(st.ids)
-                self._rootinfo_waits(p, t, ref, [r for r in range(end) if r not in st.ids], "root")
+            if st.in_order:
+                ids = [int(x) for x in RE_RANK_ID.findall(m.group(2))]
+                self._rootinfo_waits(p, key, t, ref, st.gaps(ids, i == st.lines - 1), "root")
             hit = True
         return hit
 
-    @staticmethod
-    def _rootinfo_waits(p: RankProcess, t: float, ref: LineRef, ranks: list[int], detail: str) -> None:
-        have = {e.remote_rank for e in p.errors if e.kind == "rootinfo"}
+    def _rootinfo_waits(self, p: RankProcess, key: tuple[str, str], t: float, ref: LineRef, ranks: Iterable[int],
+                        detail: str) -> None:
+        """Each rank of ``ranks`` not named yet a ``rootinfo`` wait of ``p``, up to :data:`UNCONNECTED_MAX` a process
+        (the ranks named are kept per process: before, review41, each line rebuilt them from all its errors)."""
+        have = self._unconnected_named.setdefault(key, set())
         for r in ranks:
-            if len(have) > UNCONNECTED_MAX:
+            if len(have) >= UNCONNECTED_MAX:
                 return
             if r not in have:
                 have.add(r)

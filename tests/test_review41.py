@@ -1,0 +1,67 @@
+"""Session 41's review (review41) of the merged changes: hostile input to the new readings stays bounded in time and
+memory, and a reading does not leak from one file or process to another."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from tests.test_rootcluster import collect
+from tests.test_tester41b import FAILED_LIST, SERVER_NEED8, SERVER_RANK9
+
+
+@contextmanager
+def _within(seconds: int) -> Iterator[None]:
+    """Fails the block if it runs longer than ``seconds`` (an unbounded loop is stopped, not waited for)."""
+    def _late(*_: object) -> None:
+        raise TimeoutError(f"took more than {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, _late)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _remotes(lines: list[str]) -> list[int]:
+    return [e.remote_rank for e in collect({"paste.log": lines}).processes[0].errors if e.remote_rank is not None]
+
+
+def test_a_huge_agent_id_in_the_connected_list_is_read_in_bounded_time() -> None:
+    # an agent id is 16 digits: a garbled or hostile one must not make the reader walk every rank below it (before:
+    # range(max id) was listed on each line, 10^15 steps here)
+    huge = [SERVER_RANK9[0], SERVER_RANK9[1], SERVER_RANK9[2].replace("[0000000000000007]", "[0999999999999999]")]
+    with _within(2):
+        got = _remotes(huge)
+    assert 7 in got and 128 >= len(got) > 100  # the gaps are named, capped
+
+
+def test_a_huge_needed_size_is_read_in_bounded_time() -> None:
+    lines = [x.replace("need connect rankNum is [8]", "need connect rankNum is [9999999999]") for x in SERVER_NEED8]
+    with _within(2):
+        got = _remotes(lines)
+    assert got[:4] == [1, 3, 5, 7] and len(got) <= 128
+
+
+def test_many_unconnected_lists_do_not_walk_the_process_s_errors_each_time() -> None:
+    # before: each list line rebuilt the set of named ranks from all of the process's errors (20,000 socket errors and
+    # 20,000 lists took 32 s); each line is now read against the ranks kept so far
+    sock = ("[ERROR] HCCL(340,python3.9):2026-07-15-19:50:49.450.492 [adapter_hccp.cc:872][340][Recv][RaSocket]"
+            "errNo[0x0000000005000013] Wait timeout for sockets recv, data[0x{:x}], size[4]")
+    lines = [sock.format(i) for i in range(3000)]
+    lines += [FAILED_LIST.replace("[10,17,", f"[{i},17,") for i in range(3000)]
+    with _within(4):
+        got = _remotes(lines)
+    assert len(got) == 128
+
+
+def test_a_connected_list_s_gaps_are_as_before() -> None:
+    assert sorted(_remotes(SERVER_RANK9)) == [9]
+    assert sorted(_remotes(SERVER_NEED8)) == [1, 3, 5, 7]
+    # ids of a line out of ascending order (ascend-fd's parsed record lists them so): the gap is still rank 1
+    shuffled = [SERVER_NEED8[0], SERVER_NEED8[1], SERVER_NEED8[2], SERVER_NEED8[3].replace(
+        "[0000000000000000],[0000000000000002]", "[0000000000000002],[0000000000000000]")]
+    assert sorted(_remotes(shuffled)) == [1, 3, 5, 7]
