@@ -6,6 +6,9 @@ from __future__ import annotations
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+
+from opsbrain.bundle.reader import read_bundle
 
 from tests.test_rootcluster import collect
 from tests.test_tester41b import FAILED_LIST, SERVER_NEED8, SERVER_RANK9
@@ -65,3 +68,39 @@ def test_a_connected_list_s_gaps_are_as_before() -> None:
     shuffled = [SERVER_NEED8[0], SERVER_NEED8[1], SERVER_NEED8[2], SERVER_NEED8[3].replace(
         "[0000000000000000],[0000000000000002]", "[0000000000000002],[0000000000000000]")]
     assert sorted(_remotes(shuffled)) == [1, 3, 5, 7]
+
+
+def _plog(body: str) -> str:
+    return f"[ERROR] HCCL(342,python3.9):2026-07-15-19:50:49.450.492 [x.cc:1][57044]{body}"
+
+
+def test_a_number_too_long_for_int_is_no_crash_in_a_bundle(tmp_path: Path) -> None:
+    # Python refuses int() of more than 4,300 digits (ValueError); a bundle's lines are not cut as --logs cuts them
+    # (4,096 characters), so a garbled plog ended the whole diagnosis ("opsbrain: error: Exceeds the limit (4300
+    # digits)"); before review41 the EI0015 lists (session 41) and the older EI0002 / cluster / link readings did
+    d = "9" * 4400
+    bodies = [
+        f"[TopoInfoExchangeServer][Setup]Broadcast Rank Basic Infos failed, connectFailedAgentIdList[{d},17,]",
+        f"[DisplayConnectedRank]total connected num is [{d}],line num is [{d}]",
+        "[DisplayConnectedRank]total connected num is [15],line num is [2]",
+        f"[DisplayConnectedRank]need connect rankNum is [{d}]",
+        f"[DisplayConnectedRank]connected rankinfo[LINE {d}]: [0000000000000000];",
+        "EI0002: The wait execution of the Notify register times out. Reason: The Notify register has not received "
+        f"the Notify record from remote rank [{d}].",
+        f"Cluster Exception Location[IP/ID]:[1.2.3.4/{d}]",
+        f"Transport init error, remoteIpAddr[1.2.3.4/{d}]",
+        f"connected p2p timeout, remote physic id: [{d}]",
+        f"task failed, remote rank: [{d}]",
+        f"base information is type:NOTIFY WAIT, remoteRank:{d}",
+        f"| 1.2.3.4({d}) | 1.2.3.5({d}) | client | no connect |",
+        f"HcclCommInitRootInfo failed, rankNum[{d}], rank[{d}], logicDevId[{d}]",
+    ]
+    plog = tmp_path / "node1" / "plog" / "plog-342_1.log"
+    plog.parent.mkdir(parents=True)
+    plog.write_text("\n".join(_plog(b) for b in bodies) + f"\nchipId: {d}\n")
+    (tmp_path / "node1" / "rank_0.log").write_text(
+        f"[ERROR] 2026-07-15-19:50:49 (PID:342, Device:{d}, RankID:{d}) ERR00100 PTA call acl api failed\n"
+        f"EI0002: [PID: 342] 2026-07-15-19:50:49.586.187 The wait execution of the Notify register times out. "
+        f"Reason: from remote rank: [{d}]\n")
+    (tmp_path / "node1" / "npu_info.txt").write_text(f"hccn_tool -i {d} -ip -g\nipaddr:1.2.3.4\n")
+    read_bundle(str(tmp_path))

@@ -137,7 +137,7 @@ class RankErrorReading:
         connected (:data:`RE_CONNECTED_LINE`; read only after its ``total connected num`` head and while its lines
         come in order, the size's tail only with ``need connect rankNum``). Whether the line was one of these."""
         if m := RE_UNCONNECTED.search(body):
-            ranks = [int(x) for x in m.group(1).replace(" ", "").split(",") if x.isdigit()]
+            ranks = [int(x) for x in m.group(1).replace(" ", "").split(",") if x.isdigit() and len(x) <= 10]
             self._rootinfo_waits(p, key, t, ref, ranks, "agent" if "Failed to connect agent" in body else "root")
             return True
         hit = False

@@ -99,7 +99,7 @@ from opsbrain.ingest.workers import (
 
 RE_PID = re.compile(r"\[PID:\s*(\d+)\]|\(PID:\s*(\d+),")
 """The pid a runtime or error-manager line prints (``EZ9999: [PID: 4242] ...``, torch_npu's ``(PID:4242, Device:0``)."""
-RE_CHIP_ID = re.compile(r"\bchipId\**\s*[:=]\s*(\d+)")
+RE_CHIP_ID = re.compile(r"\bchipId\**\s*[:=]\s*(\d{1,10})(?!\d)")
 """The runtime's physical chip id in its error message (``The error from device(chipId:7, dieId:0)``)."""
 
 
@@ -322,7 +322,7 @@ class RankCollector(RankErrorReading):
 
     # ---- npu_info -----------------------------------------------------------------------------------------------
     NPU_INFO_FILE = re.compile(r"(?:^|/)npu_info_[^/]*\.txt$")
-    HCCN_IP_CMD = re.compile(r"hccn_tool\s+-i\s+(\d+)\s+-ip\s+-g")
+    HCCN_IP_CMD = re.compile(r"hccn_tool\s+-i\s+(\d{1,10})\s+-ip\s+-g")
     IPADDR = re.compile(r"^\s*ipaddr\s*:\s*(\d{1,3}(?:\.\d{1,3}){3})")
     """``hccn_tool -i N -ip -g`` prints ``ipaddr:<device address>`` on a following line."""
 
