@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from opsbrain.bundle.reader import read_bundle
+from opsbrain.ingest.workers import host_root
 
 from tests.test_rootcluster import collect
 from tests.test_tester41b import FAILED_LIST, SERVER_NEED8, SERVER_RANK9
@@ -104,3 +105,12 @@ def test_a_number_too_long_for_int_is_no_crash_in_a_bundle(tmp_path: Path) -> No
         f"Reason: from remote rank: [{d}]\n")
     (tmp_path / "node1" / "npu_info.txt").write_text(f"hccn_tool -i {d} -ip -g\nipaddr:1.2.3.4\n")
     read_bundle(str(tmp_path))
+
+
+def test_root_s_home_under_home_is_no_worker() -> None:
+    # /home/root is root's home on Yocto-built systems; the home copied with a default log path is home/<user> before
+    # it is /root (before review41: worker "node1/home" for MindIE's ~/mindie/log and CANN's ~/ascend/log)
+    assert host_root("node1/home/root/mindie/log/debug/mindie-server_1.log") == ("node1", None)
+    assert host_root("node1/home/root/ascend/log/debug/plog/plog-12_1.log") == ("node1", None)
+    assert host_root("node1/root/mindie/log/debug/mindie-server_1.log") == ("node1", None)
+    assert host_root("node1/home/alice/ascend/log/plog/plog-12_1.log") == ("node1", None)
