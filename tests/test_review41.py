@@ -8,9 +8,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from opsbrain.bundle.reader import read_bundle
-from opsbrain.ingest.workers import host_root
+import pytest
+from click.testing import CliRunner
 
+from faultlib.faults.params import FaultParams
+from opsbrain.bundle.reader import read_bundle
+from opsbrain.cli import cli
+from opsbrain.ingest.workers import host_root
 from tests.test_rootcluster import collect
 from tests.test_tester41b import FAILED_LIST, SERVER_NEED8, SERVER_RANK9
 
@@ -114,3 +118,19 @@ def test_root_s_home_under_home_is_no_worker() -> None:
     assert host_root("node1/home/root/ascend/log/debug/plog/plog-12_1.log") == ("node1", None)
     assert host_root("node1/root/mindie/log/debug/mindie-server_1.log") == ("node1", None)
     assert host_root("node1/home/alice/ascend/log/plog/plog-12_1.log") == ("node1", None)
+
+
+def test_a_kind_s_default_duration_is_in_the_journal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # hbm_ce_storm and npu_fail_slow heal after their parameter's default when the scenario gives no duration (the
+    # built-in hbm-ce-storm does so); scen41's injected.duration_s said null, "lasts until the response ends it"
+    from tests.test_scen41_fault_duration import _injected, _scenario
+
+    monkeypatch.setenv("OPSBRAIN_HOME", str(tmp_path / "home"))
+    path = _scenario(tmp_path, [{"at": 300, "kind": "hbm_ce_storm", "target": "pod0/node31/npu2/hbm"},
+                                {"at": 400, "kind": "npu_fail_slow", "target": "pod0/node12/npu1"}])
+    res = CliRunner().invoke(cli, ["chaos", "run", str(path), "--json", "--data-dir", str(tmp_path / "d")])
+    assert res.exit_code in (0, 1), res.output
+    storm, slow = _injected(res.output)
+    p = FaultParams()
+    assert (storm["duration_s"], storm["duration_is"]) == (p.ce_storm_duration_s, "heals_after"), storm
+    assert (slow["duration_s"], slow["duration_is"]) == (p.fail_slow_duration_s, "heals_after"), slow
