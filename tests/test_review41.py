@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from faultlib.faults.params import FaultParams
 from opsbrain.bundle.reader import read_bundle
 from opsbrain.cli import cli
+from opsbrain.diagnosis.rootcluster import analyse
 from opsbrain.ingest.workers import host_root
 from tests.test_rootcluster import collect
 from tests.test_tester41b import FAILED_LIST, SERVER_NEED8, SERVER_RANK9
@@ -134,3 +135,25 @@ def test_a_kind_s_default_duration_is_in_the_journal(tmp_path: Path, monkeypatch
     p = FaultParams()
     assert (storm["duration_s"], storm["duration_is"]) == (p.ce_storm_duration_s, "heals_after"), storm
     assert (slow["duration_s"], slow["duration_is"]) == (p.fail_slow_duration_s, "heals_after"), slow
+
+
+_INIT = ("[{lvl}] HCCL({pid},all_reduce_test):2025-11-21-01:{mm}:01.624.966 [op_base.cc:481] [{pid}]"
+         "HcclCommInitRootInfo {how}, return[0x0000000005000004], rankNum[{n}], rank[{rank}], "
+         "rootInfo identifier[10.0.0.1%eth0_{port}_0_1], server[10.0.0.1%eth0], logicDevId[{rank}]")
+
+
+def test_an_unconnected_rank_is_looked_up_in_the_communicator_whose_init_failed() -> None:
+    # the root's world communicator (16 ranks) came up; a later 8-rank communicator's root-info exchange timed out,
+    # its rank 1 never connected. World rank 1 (healthy, no error) is not that rank: before review41 the unconnected
+    # rank was looked up in the process's first communicator and world rank 1 was named the root
+    world = _INIT.format(lvl="INFO", pid=1041081, mm="10", how="success", n=16, rank=0, port=60000)
+    failed = _INIT.format(lvl="ERROR", pid=1041081, mm="20", how="failed", n=8, rank=0, port=60001)
+    other = _INIT.format(lvl="INFO", pid=2000, mm="10", how="success", n=16, rank=1, port=60000)
+    c = collect({"node1/plog-1041081_1.log": [world, *SERVER_NEED8, failed], "node1/plog-2000_1.log": [other]})
+    rc = analyse(c)
+    assert [p.pid for p in rc.roots] != ["2000"]
+    assert rc.roots[0].name.startswith("rank 1") and "absent" in rc.rule
+    # without the failed init's line the communicator is not known: no process is taken for the rank
+    c = collect({"node1/plog-1041081_1.log": [world, *SERVER_NEED8, failed.replace("rankNum[8]", "rankNum[16]")
+                                              .replace("60001", "60000")], "node1/plog-2000_1.log": [other]})
+    assert [p.pid for p in analyse(c).roots] == ["2000"]  # the same communicator: world rank 1 is the one

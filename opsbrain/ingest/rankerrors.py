@@ -78,10 +78,13 @@ class RankErrorReading:
     _pending_aicpu: dict[tuple[str, str, str | None], tuple[float, LineRef, int]]
     _pending_connect: dict[tuple[str, str], ConnectedList]
     _unconnected_named: dict[tuple[str, str], set[int]]
+    _ungrouped: dict[tuple[str, str], list[int]]
 
     # ---- errors -----------------------------------------------------------------------------------------------
     def _error(self, p: RankProcess, key: tuple[str, str], body: str, t: float, ref: LineRef) -> None:
         add = p.errors.append
+        if "HcclCommInitRootInfo failed" in body and (ident := _bracket(body, "identifier")) is not None:
+            self._rootinfo_group(p, key, ident)
         if self._pending_aicpu and "opData information is" not in body:
             # an AI CPU base line's communicator is on its thread's very next error line only
             self._pending_aicpu.pop(_thread_key(key, body), None)
@@ -170,7 +173,17 @@ class RankErrorReading:
                 return
             if r not in have:
                 have.add(r)
+                self._ungrouped.setdefault(key, []).append(len(p.errors))
                 p.errors.append(RankError("rootinfo", t, ref, remote_rank=r, detail=detail))
+
+    def _rootinfo_group(self, p: RankProcess, key: tuple[str, str], ident: str) -> None:
+        """The communicator of the unconnected ranks read so far: the init that failed next names it (``HcclComm
+        InitRootInfo failed, ..., rootInfo identifier[...]``; ascend-fd closes its root-info record on that line
+        too: pkg/parse/root_cluster/parser.py). Review41: before, a rank was looked up in the process's first
+        communicator, a healthy world rank named root for a sub-communicator's missing rank."""
+        for i in self._ungrouped.pop(key, []):
+            if i < len(p.errors) and p.errors[i].kind == "rootinfo" and p.errors[i].group is None:
+                p.errors[i] = replace(p.errors[i], group=ident)
 
     def _notify(self, p: RankProcess, key: tuple[str, str], body: str, t: float, ref: LineRef) -> None:
         """A notify-wait task exception spans lines (base information, para information, groupRank information):

@@ -124,6 +124,7 @@ class RankCollector(RankErrorReading):
         self._pending_aicpu: dict[tuple[str, str, str | None], tuple[float, LineRef, int]] = {}
         self._pending_connect: dict[tuple[str, str], ConnectedList] = {}
         self._unconnected_named: dict[tuple[str, str], set[int]] = {}
+        self._ungrouped: dict[tuple[str, str], list[int]] = {}
         self._resets: dict[tuple[str, str], int] = {}
         self._files: dict[str, tuple[str, bool, re.Match[str] | None, bool, bool, bool]] = {}
         self.syslog_hosts: dict[str, Counter[str]] = {}  # worker directory -> the hosts its syslog's heads name
