@@ -57,7 +57,9 @@ class ActiveFault:
     ended_at_s: float | None = None
     duration_s: float | None = None
     """The spec's duration: when the fault heals, or its part's repair time, from the onset (``DURATION_KINDS``,
-    ``REPAIR_KINDS`` of :mod:`faultlib.injection.replay`); ``None``: it lasts until the response ends it."""
+    ``REPAIR_KINDS`` of :mod:`faultlib.injection.replay`); a model whose kind heals after a default when the spec
+    gives none sets it as it starts (CE storm, fail-slow: review41); ``None``: it lasts until the response ends it
+    (a link flap without one flaps one burst of its ``flaps``)."""
     quiet_s: float = 0.0
     """Seconds after onset during which the fault changes nothing a detection path reads (:meth:`FaultModel.quiet_s`):
     the scorer's lower bound on when it could have been detected."""

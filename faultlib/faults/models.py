@@ -41,6 +41,7 @@ class HbmCeStorm(FaultModel):
 
     def run(self) -> Gen:
         rate, dur = self._rate(), float(self.spec.duration_s or self.p.ce_storm_duration_s)
+        self.truth.duration_s = dur  # the default too: the journal's injected.duration_s (review41, session 41)
         start, log = self.sim.now, self.sim.ce_logs.of(self.target)
         log.set_rate(log.rate + rate)  # the log writes the counter's slope too (none while the chip is down)
         # nothing shows before the log's first report (unbounded: the storm ends before it fills the log)
@@ -198,7 +199,8 @@ class NpuFailSlow(FaultModel):
         for w in self.workloads_on(npu):
             if hasattr(w, "set_slowdown"):
                 w.set_slowdown(npu, factor)
-        yield self.wait(self.spec.duration_s or self.p.fail_slow_duration_s)
+        self.truth.duration_s = dur = float(self.spec.duration_s or self.p.fail_slow_duration_s)  # default: review41
+        yield self.wait(dur)
         self.on_replaced()
         self.end()
 

@@ -141,6 +141,8 @@ def _target(e: RankError, p: RankProcess, ix: _Index) -> RankProcess | None:
     if e.kind in ("notify", "rootinfo"):
         if e.waits_on_self:
             return p
+        if e.kind == "rootinfo" and e.group is None and len(p.ranks) > 1:
+            return None  # which communicator's rank is not known (review41: not the first's)
         group = e.group or next(iter(p.ranks), None)
         if e.remote_rank is not None and group is not None:
             return ix.by_rank.get((group, e.remote_rank))

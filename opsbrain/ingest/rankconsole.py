@@ -9,11 +9,11 @@ from typing import NamedTuple
 from opsbrain.lazyre import lazy_compile
 
 RE_PTA_ERROR = lazy_compile(r"^\[ERROR\] (\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)(?:\.\d+)? \(PID:\s*(\d+), "
-                          r"Device:\s*(-?\d+), RankID:\s*(-?\d+)\)")
+                          r"Device:\s*(-?\d{1,10}), RankID:\s*(-?\d{1,10})\)")
 """torch_npu's error head on a job's console (``[ERROR] 2025-06-25-11:01:22 (PID:13075, Device:0, RankID:0) ERR00100
 PTA call acl api failed``; torch_npu's ERR error codes, formats.md): the process, its device and its global rank."""
 RE_EI_NOTIFY = lazy_compile(r"^EI0002: \[PID: (\d+)\] (\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{3})\.(\d{3}) "
-                          r".*?remote rank:\s*\[(\d+)\]")
+                          r".*?remote rank:\s*\[(\d{1,10})\]")
 """The error manager's EI0002 on a console (``EI0002: [PID: 13075] 2025-06-25-11:01:22.586.187 The wait execution of
 the Notify register times out. Reason: ... from remote rank: [2]``, CANN error-code reference EI0002): the process
 waited on that rank."""

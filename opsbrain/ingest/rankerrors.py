@@ -5,7 +5,8 @@ owns the state and calls :meth:`RankErrorReading._error` for each error line of 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
 
 from opsbrain.ingest.rankrecords import (
     NO_RANK,
@@ -47,13 +48,27 @@ RE_RANK_ID = lazy_compile(r"\[(\d{16})\]")
 @dataclass
 class ConnectedList:
     """The root's list of connected agents being read (:data:`RE_CONNECTED_LINE`): its line count, the size it
-    needed (0: not printed), the ids so far, the last line index read, and whether every line came in order."""
+    needed (0: not printed), the first rank its lines have not yet accounted for (the ids come in ascending order:
+    the ranks below the last id read are either in the list or a gap already named; session 41, review41: before,
+    a set of every id read, and each line listed ``range(max id)`` again, unbounded for a 16-digit id), the last
+    line index read, and whether every line came in order."""
 
     lines: int
     size: int = 0
-    ids: set[int] = field(default_factory=set)
+    next: int = 0
     last: int = -1
     in_order: bool = True
+
+    def gaps(self, ids: list[int], final: bool) -> Iterator[int]:
+        """The ranks missing below ``ids`` (one line's, ascending) and, on the list's last line, below the size;
+        lazily, so that a reader that stops early (:data:`UNCONNECTED_MAX`) walks no further."""
+        for i in sorted(ids):
+            if i >= self.next:
+                lo, self.next = self.next, i + 1
+                yield from range(lo, i)
+        if final and self.size > self.next:
+            lo, self.next = self.next, self.size
+            yield from range(lo, self.size)
 
 
 class RankErrorReading:
@@ -62,10 +77,14 @@ class RankErrorReading:
     _pending_notify: dict[tuple[str, str], dict[str, object]]
     _pending_aicpu: dict[tuple[str, str, str | None], tuple[float, LineRef, int]]
     _pending_connect: dict[tuple[str, str], ConnectedList]
+    _unconnected_named: dict[tuple[str, str], set[int]]
+    _ungrouped: dict[tuple[str, str], list[int]]
 
     # ---- errors -----------------------------------------------------------------------------------------------
     def _error(self, p: RankProcess, key: tuple[str, str], body: str, t: float, ref: LineRef) -> None:
         add = p.errors.append
+        if "HcclCommInitRootInfo failed" in body and (ident := _bracket(body, "identifier")) is not None:
+            self._rootinfo_group(p, key, ident)
         if self._pending_aicpu and "opData information is" not in body:
             # an AI CPU base line's communicator is on its thread's very next error line only
             self._pending_aicpu.pop(_thread_key(key, body), None)
@@ -121,8 +140,8 @@ class RankErrorReading:
         connected (:data:`RE_CONNECTED_LINE`; read only after its ``total connected num`` head and while its lines
         come in order, the size's tail only with ``need connect rankNum``). Whether the line was one of these."""
         if m := RE_UNCONNECTED.search(body):
-            ranks = [int(x) for x in m.group(1).replace(" ", "").split(",") if x.isdigit()]
-            self._rootinfo_waits(p, t, ref, ranks, "agent" if "Failed to connect agent" in body else "root")
+            ranks = [int(x) for x in m.group(1).replace(" ", "").split(",") if x.isdigit() and len(x) <= 10]
+            self._rootinfo_waits(p, key, t, ref, ranks, "agent" if "Failed to connect agent" in body else "root")
             return True
         hit = False
         st = self._pending_connect.get(key)
@@ -138,22 +157,33 @@ class RankErrorReading:
             i = int(m.group(1))
             st.in_order = st.in_order and i == st.last + 1
             st.last = i
-            st.ids.update(int(x) for x in RE_RANK_ID.findall(m.group(2)))
-            if st.in_order and st.ids:
-                end = st.size if i == st.lines - 1 and st.size else max(st.ids)
-                self._rootinfo_waits(p, t, ref, [r for r in range(end) if r not in st.ids], "root")
+            if st.in_order:
+                ids = [int(x) for x in RE_RANK_ID.findall(m.group(2))]
+                self._rootinfo_waits(p, key, t, ref, st.gaps(ids, i == st.lines - 1), "root")
             hit = True
         return hit
 
-    @staticmethod
-    def _rootinfo_waits(p: RankProcess, t: float, ref: LineRef, ranks: list[int], detail: str) -> None:
-        have = {e.remote_rank for e in p.errors if e.kind == "rootinfo"}
+    def _rootinfo_waits(self, p: RankProcess, key: tuple[str, str], t: float, ref: LineRef, ranks: Iterable[int],
+                        detail: str) -> None:
+        """Each rank of ``ranks`` not named yet a ``rootinfo`` wait of ``p``, up to :data:`UNCONNECTED_MAX` a process
+        (the ranks named are kept per process: before, review41, each line rebuilt them from all its errors)."""
+        have = self._unconnected_named.setdefault(key, set())
         for r in ranks:
-            if len(have) > UNCONNECTED_MAX:
+            if len(have) >= UNCONNECTED_MAX:
                 return
             if r not in have:
                 have.add(r)
+                self._ungrouped.setdefault(key, []).append(len(p.errors))
                 p.errors.append(RankError("rootinfo", t, ref, remote_rank=r, detail=detail))
+
+    def _rootinfo_group(self, p: RankProcess, key: tuple[str, str], ident: str) -> None:
+        """The communicator of the unconnected ranks read so far: the init that failed next names it (``HcclComm
+        InitRootInfo failed, ..., rootInfo identifier[...]``; ascend-fd closes its root-info record on that line
+        too: pkg/parse/root_cluster/parser.py). Review41: before, a rank was looked up in the process's first
+        communicator, a healthy world rank named root for a sub-communicator's missing rank."""
+        for i in self._ungrouped.pop(key, []):
+            if i < len(p.errors) and p.errors[i].kind == "rootinfo" and p.errors[i].group is None:
+                p.errors[i] = replace(p.errors[i], group=ident)
 
     def _notify(self, p: RankProcess, key: tuple[str, str], body: str, t: float, ref: LineRef) -> None:
         """A notify-wait task exception spans lines (base information, para information, groupRank information):

@@ -30,18 +30,23 @@ directory ``slog/dev-os-<N>/debug/device-<N>/device-<N>_<stamp>.log`` (as ascend
 msnpureport_log_config.py). Its number is the device's, not a pid, and its HCCL lines are the AI CPU scheduler's: no
 rank record reads it (ascend-fd's root-cluster parse reads the process logs only: parser_saver.py ProcessLogSaver)."""
 _IP = r"\d{1,3}(?:\.\d{1,3}){3}"
-RE_LINK_ROW = lazy_compile(r"\|\s*(" + _IP + r")\((\d+)\)\s*\|\s*(?:\d+\s*\|\s*)?(" + _IP + r")\((\d+)\)\s*\|"
-                         r"\s*(?:\d+\s*\|\s*)?(\w+)\s*\|\s*([\w ]+?)\s*\|")
+_N = r"(\d{1,10})(?!\d)"
+"""A number a rank, device or count field holds (UINT32_MAX, :data:`NO_RANK`, has 10 digits). A longer run of
+digits is junk, and ``int()`` of one over 4,300 digits raises: a bundle's lines are not cut as ``--logs`` cuts them,
+and one garbled plog line ended the whole diagnosis (review41, session 41)."""
+RE_LINK_ROW = lazy_compile(r"\|\s*(" + _IP + r")\(" + _N + r"\)\s*\|\s*(?:\d+\s*\|\s*)?"
+                           r"(" + _IP + r")\(" + _N + r"\)\s*\|"
+                           r"\s*(?:\d+\s*\|\s*)?(\w+)\s*\|\s*([\w ]+?)\s*\|")
 """A row of HCCL's LINK_ERROR_INFO table: ``| dest_ip(user_rank) | src_ip(user_rank) | MyRole | Status |``, or with
 the ports (``| 192.168.100.212(10) | 16666 | 192.168.100.202(2) | 2882681339 | server | time out |``, ascend-fd's
 st_transport_timeout_testcase)."""
-RE_TRANSPORT_REMOTE = lazy_compile(r"remoteIpAddr\[(" + _IP + r")/(\d+)\]")
+RE_TRANSPORT_REMOTE = lazy_compile(r"remoteIpAddr\[(" + _IP + r")/" + _N + r"\]")
 RE_CQE = lazy_compile(r"cqe err(?:or)? status\[(\d+)\]", re.I)
 RE_CQE_IP = lazy_compile(r"(?:remoteIP|\bip):\[(" + _IP + r")\]")
-RE_CLUSTER = lazy_compile(r"Cluster Exception Location\[IP/ID\]:\[(" + _IP + r")/(\d+)\]")
+RE_CLUSTER = lazy_compile(r"Cluster Exception Location\[IP/ID\]:\[(" + _IP + r")/" + _N + r"\]")
 RE_EXC_TYPE = lazy_compile(r"ExceptionType:\[([^\]]*)\]")
-RE_REMOTE_RANK = lazy_compile(r"remote rank:\s*\[(\d+|local)\]")
-RE_EI0002_REMOTE = lazy_compile(r"has not received the Notify record from remote rank\s*\[(\d+)\]")
+RE_REMOTE_RANK = lazy_compile(r"remote rank:\s*\[(\d{1,10}|local)\]")
+RE_EI0002_REMOTE = lazy_compile(r"has not received the Notify record from remote rank\s*\[(\d{1,10})\]")
 """EI0002's own message names the rank waited for (its template, CANN error-code reference: "The Notify register has
 not received the Notify record from remote rank [%s]"): a notify wait with a remote where no task-exception block
 gave one (the screen's and the plog's EI0002 line; ``[unknown]`` names none)."""
@@ -50,7 +55,7 @@ TASK_EXCEPTION = ("TaskExceptionHandler", "Task run failed, base information is"
 ``[TaskExecStage][Timeout][Host]Task run failed, base information is streamID:[2], ...``, hicann/hccl
 docs/zh/user_guide/fault_diagnosis/task_exec_stage.md)."""
 
-RE_AICPU_NOTIFY = lazy_compile(r"base information is .*?\btype:NOTIFY WAIT,.*?\bremoteRank:(\d+)")
+RE_AICPU_NOTIFY = lazy_compile(r"base information is .*?\btype:NOTIFY WAIT,.*?\bremoteRank:" + _N)
 """The AI CPU's HCCL task exception on a notify wait (device log, ``[TaskException]base information is streamId:149,
 ..., type:NOTIFY WAIT, localRank:1, remoteRank:0, ...``), its communicator on the next line (:data:`RE_AICPU_OPDATA`).
 remoteRank 4294967295 (UINT32_MAX) names no rank. Source: the lines of ascend-fd's st_aicpu_notify_testcase
@@ -65,8 +70,8 @@ NO_RANK = 4294967295
 RE_GROUP = lazy_compile(r"group:\[([^\]]+)\]")
 RE_TAG = lazy_compile(r"\btag\[([^\]]+)\]")
 RE_INDEX = lazy_compile(r"\bindex\[(\d+)\]")
-RE_P2P_REMOTE = lazy_compile(r"remote physic id:\s*\[?(\d+)")
-RE_TIMEOUT_ENV = lazy_compile(r"(HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT) set by \w+ to \[(\d+)\]")
+RE_P2P_REMOTE = lazy_compile(r"remote physic id:\s*\[?" + _N)
+RE_TIMEOUT_ENV = lazy_compile(r"(HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT) set by \w+ to \[(\d{1,10})\]")
 RE_TLS = lazy_compile(r"TLS SWITCH \((\d)\)")
 SOCKET_TEXTS = ("the connection failure", "Wait links establish completed failed", "channel connect timeout",
                 "wait socket establish timeout")
@@ -84,14 +89,14 @@ fault_info["Failed to connect agent[1,3,5,7,]"]``, the list the root broadcast (
 RecvClusterInfoMsg). Sources: CANN HCCL, HongminTan/ACNC2025-HCCL@b971402623acfa7d605f86d79e968e2fd5d6ae42
 src/domain/collective_communication/framework/common/src/topo/; hicann/hccl docs/zh/user_guide/fault_diagnosis/
 cluster_info_nego.md ("the agent can read the unconnected ranks from 'Failed to connect agent'")."""
-RE_CONNECTED_LINE = lazy_compile(r"connected rankinfo\[LINE (\d+)\]:\s*((?:\[\d{16}\][,;]?\s*)+)")
+RE_CONNECTED_LINE = lazy_compile(r"connected rankinfo\[LINE (\d{1,10})\]:\s*((?:\[\d{16}\][,;]?\s*)+)")
 """The root's list of the agents that did connect, printed when it times out (topoinfo_exchange_server.cc
 DisplayConnectedRank: ``total connected num is [15],line num is [2]``, ``need connect rankNum is [16]`` when it
 knows the size, then ``connected rankinfo[LINE 0]: [0000000000000000],...;``, eight 16-digit agent ids a line in
 ascending order; an agent id is its rank, ranks run 0..rankSize-1: the HCCL guide computes the unconnected ranks from
 this list, ascend-fd likewise: pkg/parse/root_cluster/parser.py, pkg/diag/root_cluster/utils.py)."""
-RE_CONNECTED_TOTAL = lazy_compile(r"total connected num is \[(\d+)\],\s*line num is \[(\d+)\]")
-RE_NEED_CONNECT = lazy_compile(r"need connect rankNum is \[(\d+)\]")
+RE_CONNECTED_TOTAL = lazy_compile(r"total connected num is \[(\d{1,10})\],\s*line num is \[(\d{1,10})\]")
+RE_NEED_CONNECT = lazy_compile(r"need connect rankNum is \[(\d{1,10})\]")
 UNCONNECTED_MAX = 128
 """Unconnected ranks kept a process (a 2048-rank job's root named 44)."""
 _IDENTITY_WORDS = lazy_compile("|".join(re.escape(w) for w in (
@@ -232,7 +237,7 @@ def _bracket(text: str, key: str) -> str | None:
 
 
 def _int(v: str | None) -> int | None:
-    if v is None or not v.lstrip("-").isdigit():
+    if v is None or len(v) > 11 or not v.lstrip("-").isdigit():  # (int() refuses 4,300 digits: _N)
         return None
     n = int(v)
     return None if n < 0 or n >= 1 << 31 else n

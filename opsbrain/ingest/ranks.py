@@ -100,7 +100,7 @@ from opsbrain.lazyre import lazy_compile
 
 RE_PID = lazy_compile(r"\[PID:\s*(\d+)\]|\(PID:\s*(\d+),")
 """The pid a runtime or error-manager line prints (``EZ9999: [PID: 4242] ...``, torch_npu's ``(PID:4242, Device:0``)."""
-RE_CHIP_ID = lazy_compile(r"\bchipId\**\s*[:=]\s*(\d+)")
+RE_CHIP_ID = lazy_compile(r"\bchipId\**\s*[:=]\s*(\d{1,10})(?!\d)")
 """The runtime's physical chip id in its error message (``The error from device(chipId:7, dieId:0)``)."""
 
 
@@ -124,6 +124,8 @@ class RankCollector(RankErrorReading):
         self._pending_notify: dict[tuple[str, str], dict[str, object]] = {}
         self._pending_aicpu: dict[tuple[str, str, str | None], tuple[float, LineRef, int]] = {}
         self._pending_connect: dict[tuple[str, str], ConnectedList] = {}
+        self._unconnected_named: dict[tuple[str, str], set[int]] = {}
+        self._ungrouped: dict[tuple[str, str], list[int]] = {}
         self._resets: dict[tuple[str, str], int] = {}
         self._files: dict[str, tuple[str, bool, re.Match[str] | None, bool, bool, bool]] = {}
         self.syslog_hosts: dict[str, Counter[str]] = {}  # worker directory -> the hosts its syslog's heads name
@@ -322,7 +324,7 @@ class RankCollector(RankErrorReading):
 
     # ---- npu_info -----------------------------------------------------------------------------------------------
     NPU_INFO_FILE = lazy_compile(r"(?:^|/)npu_info_[^/]*\.txt$")
-    HCCN_IP_CMD = lazy_compile(r"hccn_tool\s+-i\s+(\d+)\s+-ip\s+-g")
+    HCCN_IP_CMD = lazy_compile(r"hccn_tool\s+-i\s+(\d{1,10})\s+-ip\s+-g")
     IPADDR = lazy_compile(r"^\s*ipaddr\s*:\s*(\d{1,3}(?:\.\d{1,3}){3})")
     """``hccn_tool -i N -ip -g`` prints ``ipaddr:<device address>`` on a following line."""
 

@@ -92,11 +92,12 @@ def cann_log_head(dirs: list[str]) -> list[str] | None:
 
 def without_home(head: list[str]) -> list[str]:
     """``head`` without the home directory a program's default log path was copied with at its end (``root``,
-    ``home/<user>``): CANN's ``~/ascend/log``, MindIE's ``~/mindie/log`` (session 41)."""
-    if head[-1:] == ["root"]:
-        return head[:-1]
+    ``home/<user>``): CANN's ``~/ascend/log``, MindIE's ``~/mindie/log`` (session 41). ``home/<user>`` first:
+    ``/home/root`` is root's home on Yocto-built systems (review41: before, the worker was named ``.../home``)."""
     if len(head) >= 2 and head[-2] == "home":
         return head[:-2]
+    if head[-1:] == ["root"]:
+        return head[:-1]
     return head
 
 
