@@ -93,3 +93,30 @@ def test_log_lines_that_name_a_metric_stay_log_lines() -> None:
                                  "[ERROR] npu-exporter get npu link stat failed"])
     assert not is_exporter_page(["# HELP node_load1 1m load average.", "# TYPE node_load1 gauge", "node_load1 0.2"])
     assert is_exporter_page(page().splitlines()[:20])
+
+
+# NodeD's node-info ConfigMap (docs/en/scheduling/api/noded.md, "mindx-dl-nodeinfo-<nodename>"; the FaultDev struct,
+# Ascend/mind-cluster @22bb3d98 component/noded/pkg/common/type.go:56; 2C000031 is a SeparateFaultCodes entry of
+# component/noded/build/NodeDConfiguration.json). Before session 41 an UnHealthy node's ConfigMap was "no fault found".
+NODEINFO = ('{"NodeInfo":{"FaultDevList":[{"DeviceType":"CPU","DeviceId":1,"FaultCode":["2C000031"],'
+            '"FaultLevel":"SeparateFault"}],"NodeStatus":"UnHealthy"},"CheckCode":"3f1b0a9c8d7e6f5a"}')
+
+
+def test_nodeds_configmap_fault_list_is_read_as_its_bmc_codes(runner, tmp_path: Path) -> None:
+    yaml_out = tmp_path / "nodeinfo.yaml"  # kubectl get cm -n mindx-dl mindx-dl-nodeinfo-gz-n07 -o yaml
+    yaml_out.write_text(f"apiVersion: v1\ndata:\n  NodeInfo: '{NODEINFO}'\nkind: ConfigMap\nmetadata:\n"
+                        "  name: mindx-dl-nodeinfo-gz-n07\n  namespace: mindx-dl\n")
+    json_out = tmp_path / "nodeinfo.json"  # ... -o json: the same JSON as an escaped string
+    json_out.write_text(json.dumps({"apiVersion": "v1", "data": {"NodeInfo": NODEINFO}, "kind": "ConfigMap",
+                                   "metadata": {"name": "mindx-dl-nodeinfo-gz-n07"}}, indent=4))
+    for f in (yaml_out, json_out):
+        kinds = [e["kind"] for e in _diagnose(runner, f)["diagnosis"]["evidence_lines"]]
+        assert kinds == ["bmc:2C000031"], (f.name, kinds)
+
+
+def test_a_healthy_nodeds_configmap_gives_nothing(runner, tmp_path: Path) -> None:
+    f = tmp_path / "nodeinfo.yaml"
+    f.write_text("apiVersion: v1\ndata:\n  NodeInfo: '{\"NodeInfo\":{\"FaultDevList\":[],\"NodeStatus\":\"Healthy\"},"
+                 "\"CheckCode\":\"00\"}'\nkind: ConfigMap\n")
+    d = _diagnose(runner, f)
+    assert d["input"]["signals"] == 0
