@@ -93,3 +93,18 @@ def test_watch_of_pages_none_of_which_can_be_read_says_so_once(tmp_path: Path) -
     err = res.stderr
     assert "0 sweeps of the --url pages" in err and "that read none of them" in err, err
     assert err.count("not read (--url): ") == 1 and err.count("sweep: not read: ") == 1, err
+
+
+def test_a_page_and_a_query_answer_given_to_each_others_source_say_which_source_reads_them(tmp_path: Path) -> None:
+    """A saved /api/v1/query answer (Prometheus docs, "HTTP API": status, data.resultType, data.result) given to the
+    page source, and a saved page given to the query-answer source, each name the source that reads it."""
+    page_file = tmp_path / "node-1.prom"
+    page_file.write_text(good_page())
+    answer = tmp_path / "answer.json"
+    answer.write_text('{"status":"success","data":{"resultType":"vector","result":[{"metric":{"__name__":'
+                      '"npu_chip_info_temperature","id":"0","instance":"10.0.0.1:8082"},"value":[1796527000,"44"]}]}}')
+    for source, f, want in (("prometheus", answer, "read it with --source prometheus-api"),
+                            ("prometheus-api", page_file, "read it with --source prometheus")):
+        res = CliRunner().invoke(cli, ["sweep", "once", "--source", source, "--url", f.as_uri(),
+                                       "--data-dir", str(tmp_path)])
+        assert res.exit_code == 2 and res.stderr.strip().endswith(want), (source, res.stderr)

@@ -91,6 +91,8 @@ def page_problem(text: str) -> str | None:
         m = _RE_TITLE.search(text[:8192])
         title = " ".join(m.group(1).split())[:40] if m else ""
         return f"an HTML page{f' ({title!r})' if title else ''}, not metrics: is this the exporter's /metrics address?"
+    if head.startswith("{") and '"resulttype"' in head:  # a saved /api/v1/query answer (session 41)
+        return "a Prometheus query answer (JSON), not a page: read it with --source prometheus-api"
     body, sep, last = text.rpartition("\n")
     if sep and last.strip() and not text.endswith("\n"):
         try:
