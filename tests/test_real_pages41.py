@@ -108,3 +108,22 @@ def test_a_page_and_a_query_answer_given_to_each_others_source_say_which_source_
         res = CliRunner().invoke(cli, ["sweep", "once", "--source", source, "--url", f.as_uri(),
                                        "--data-dir", str(tmp_path)])
         assert res.exit_code == 2 and res.stderr.strip().endswith(want), (source, res.stderr)
+
+
+def test_watch_names_a_metrics_page_in_its_log_tree_once_and_does_not_read_it_as_lines(tmp_path: Path) -> None:
+    """A page saved into the watched tree (``curl -s NODE:8082/metrics > DIR/node/metrics.prom`` from cron, written
+    again at every scrape): before, its lines went to the log parsers and the watch said nothing of it."""
+    from opsbrain.sources.watch import Watcher
+
+    logs = tmp_path / "logs"
+    (logs / "gz-n03").mkdir(parents=True)
+    w = Watcher(logs, engine=None, report=lambda d: None, poll_s=0.05)
+    f = logs / "gz-n03" / "metrics.prom"
+    for _ in range(3):
+        f.write_text(good_page())
+        w.step(sweep=False)
+        time.sleep(0.05)
+    said = [x for x in w.follower.skipped() if "metrics.prom" in x]
+    assert said == ["gz-n03/metrics.prom: an npu-exporter metrics page, not log lines: not followed (sweep it: "
+                    "watch --url file:///PATH, or sweep once --source prometheus)"], said
+    assert w.follower.lines == 0
