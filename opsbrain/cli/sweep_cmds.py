@@ -251,6 +251,8 @@ def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, 
             return
         c = d["counts"]
         pro = "".join(f"; proactive {i['id']}: drain {i['component']}" for i in d["proactive_new"])
+        unread = d.get("not_read") or []
+        pro += f"; {len(unread)} not read (their components not swept): {unread[0]}" if unread else ""
         click.echo(f"{when(d['t_s'])}  {d['severity']:<8} {c['Critical']} critical, {c['Alarm']} alarm, "
                    f"{c['Warning']} warning  ({d['duration_ms']:.0f} ms){pro}")
 
@@ -369,7 +371,8 @@ def watch_cmd(logs: str, webhook: str | None, webhook_format: str, metrics_port:
     metrics = DiagnosisMetrics()
     watcher = Watcher(logs, load_engine(data_dir, say=lambda m: click.echo(m, err=True)), report, webhook=webhook,
                       poll_s=poll_s, from_start=from_start, source=source, sweep_every_s=sweep_s,
-                      webhook_format=webhook_format, metrics=metrics, follow_links=follow_links, state_file=state)
+                      webhook_format=webhook_format, metrics=metrics, follow_links=follow_links, state_file=state,
+                      on_source_error=None if as_json else lambda m: click.echo(f"sweep: not read: {m}", err=True))
     server = _serve_metrics(metrics.registry, metrics_port, bind)
     stop = threading.Event()
     why = {"by": "max-runtime"}
@@ -410,6 +413,12 @@ def watch_cmd(logs: str, webhook: str | None, webhook_format: str, metrics_port:
                    "while stopped are not read)", err=True)
         for item in summary["not_read"]:
             click.echo(f"  not read: {item}", err=True)
+        if urls:  # the pages' sweeps: how many, and what could not be read (session 41: before, not a word)
+            failed = summary["failed_collections"]
+            click.echo(f"  {count(summary['sweeps'], 'sweep')} of the --url pages"
+                       + (f", {count(failed, 'collection')} that read none of them" if failed else ""), err=True)
+            for item in summary["source_errors"]:
+                click.echo(f"  not read (--url): {item}", err=True)
         if summary["not_read_n"] > len(summary["not_read"]):
             click.echo(f"  ... and {summary['not_read_n'] - len(summary['not_read'])} more not read (--json has the "
                        "first 20)", err=True)

@@ -36,6 +36,7 @@ from opsbrain.ingest.chipmap import ChipMap, ChipMapScan
 from opsbrain.ingest.derive import TLS_STATES, fd_placed, section_placed, tls_mismatch, with_flaps
 from opsbrain.ingest.dirwalk import MAX_FILES, no_logs
 from opsbrain.ingest.encoding import SAMPLE, decoded_lines, sniff
+from opsbrain.ingest.exporterpage import is_exporter_page, page_signals
 from opsbrain.ingest.linememo import ReadMemo
 from opsbrain.ingest.npuinfo import NPU_INFO, NpuInfoScan, PortStates, link_downs
 from opsbrain.ingest.parsers import MAX_LINE
@@ -194,6 +195,9 @@ class LineReader:
         first = len(self.signals)
         it = iter(lines)
         head = list(islice(it, WRAP_LOOK))
+        if is_exporter_page(head[:64]):  # a metrics page, no log (session 41): read as the page it is
+            self._exporter_page(list(self._cut(chain(head, it))), file)
+            return
         wrapped = wrapped_paste(head)  # a terminal's rows: joined back into lines (then counted and cut first)
         # a terminal's rows, else rows a paste cut at its width (surface.goes_on), joined back; counted and cut first
         numbered = (unwrap if wrapped else rejoin)(self._cut(chain(head, it)), MAX_LINE)
@@ -296,6 +300,19 @@ class LineReader:
         link_downs`, the bundle reader's rule); called once the whole input is read."""
         states, self._link_states = self._link_states, {}
         self.signals.extend(link_downs(states, self.signals, self._t0 or 0.0))
+        self.stats.signals = len(self.signals)
+
+    def _exporter_page(self, lines: list[str], file: str | None) -> None:
+        """An npu-exporter page's fault signals (:mod:`.exporterpage`), and a note saying how it was read."""
+        host = file.split("/", 1)[0] if file and "/" in file else None  # DIR/<host>/page.prom names its node
+        try:
+            sigs, note = page_signals(lines, host, file, self._last)
+        except ValueError as exc:
+            self.stats.not_read.append(f"{file or 'input'}: an npu-exporter page that is not the Prometheus text "
+                                       f"format: {str(exc)[:120]}")
+            return
+        self.signals.extend(sigs)
+        self.stats.notes.append(note)
         self.stats.signals = len(self.signals)
 
     def _cut(self, lines: Iterable[str]) -> Iterator[str]:

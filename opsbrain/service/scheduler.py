@@ -284,14 +284,17 @@ class SweepService:
             self.metrics.observe(report, len(new))
             nxt = self._next_trigger.get_next_fire_time(started, datetime.now(UTC))
             self.store.update_schedule_runs(self.schedule_id, _iso(started), _iso(nxt))
+            # a real source's pages that were not read this sweep (one exporter down of several): said with the
+            # sweep (session 41; before, only `sweep once` and the stored report named them)
+            unread = list(getattr(getattr(self.pod, "source", None), "not_read", None) or [])
             log.info("sweep", extra={"schedule": self.schedule_id, "t_s": report.t_s, "severity": report.severity,
                                      "counts": report.counts, "duration_ms": round(report.duration_ms, 3),
-                                     "proactive": [i.id for i in new]})
+                                     "proactive": [i.id for i in new], **({"not_read": unread} if unread else {})})
             if self.webhook:
                 self._alert(data)
             self.source.update(None)
             if self.on_sweep is not None:
-                self.on_sweep(data | {"proactive_new": [i.as_dict() for i in new]})
+                self.on_sweep(data | {"proactive_new": [i.as_dict() for i in new], "not_read": unread})
         except SourceAuthError as exc:  # the credentials, refused: said once per change, not at every interval
             self.metrics.errors.inc()
             line = self.source.update(exc)

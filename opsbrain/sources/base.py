@@ -28,7 +28,7 @@ from opsbrain.sources.exporter_metrics import metrics_feeding
 from opsbrain.sources.httpauth import NO_AUTH, HttpAuth
 from opsbrain.sources.httpget import fetch, shown_url
 from opsbrain.sources.pagefile import SavedPages, file_host, file_path, is_file_url, read_page_file
-from opsbrain.sources.pagetext import PageParser
+from opsbrain.sources.pagetext import PageParser, page_problem
 from opsbrain.sources.readings import CollectionHistory, Readings, fed_checks, merge, read_anything, snapshot_from
 from opsbrain.sweeps.params import SweepParams
 from opsbrain.sweeps.snapshot import Snapshot, SweepHistory, take_snapshot
@@ -246,6 +246,7 @@ class PrometheusSource(ReadingsSource):
         failed: list[InputError] = []
         hosts = page_hosts(self.urls)
         for url in self.urls:
+            text = ""
             try:
                 text = self.fetch(url)
                 parser = self.parsers.setdefault(url, PageParser())
@@ -254,7 +255,7 @@ class PrometheusSource(ReadingsSource):
                 if is_file_url(url) and self.server_time is not None:
                     self.saved.add(parts[-1], self.server_time)
             except ValueError as exc:
-                why = self.binary or shown_text(self.auth.redact(str(exc)))  # a page may echo the request
+                why = self.binary or shown_text(self.auth.redact(page_problem(text) or str(exc)))  # may echo it
                 failed.append(InputError(f"not a Prometheus text page: {why}", file=shown_url(url), path="--url"))
             except InputError as exc:
                 failed.append(exc)

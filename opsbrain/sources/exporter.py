@@ -118,6 +118,12 @@ def _host(labels: dict[str, str], default: str | None) -> str | None:
     return inst or None
 
 
+def series_node(labels: dict[str, str], default: str | None) -> str | None:
+    """The node component a series names (its node or ``instance`` label, else ``default``), as the page reader
+    places it (for :mod:`opsbrain.ingest.exporterpage`)."""
+    return node_component(_host(labels, default))
+
+
 def port_ids(host: str | None, labels: dict[str, str]) -> tuple[str, str]:
     """(module id, link id) of an optical port series."""
     port = labels.get("port")

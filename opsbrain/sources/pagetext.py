@@ -76,3 +76,28 @@ def _parse_with_prometheus_client(text: str) -> list[tuple[str, dict[str, str], 
             ts = float(smp.timestamp) if smp.timestamp is not None else None
             out.append((smp.name, dict(smp.labels), float(smp.value), ts))
     return out
+
+
+_RE_TITLE = re.compile(r"<title[^>]*>\s*(.*?)\s*</title>", re.I | re.S)
+
+
+def page_problem(text: str) -> str | None:
+    """What is wrong with a page the text parser refused, where it can be told (session 41; before, the parser's
+    own words only: ``invalid metric name:<html>``): an HTML page (a proxy's error page, a login page: its title
+    said), or a page that ends inside a line (a download or copy cut short), its last line shown. None: the
+    parser's message says it."""
+    head = text[:1024].lstrip().lower()
+    if head.startswith(("<!doctype html", "<html", "<head", "<body")) or "<html" in head[:200]:
+        m = _RE_TITLE.search(text[:8192])
+        title = " ".join(m.group(1).split())[:40] if m else ""
+        return f"an HTML page{f' ({title!r})' if title else ''}, not metrics: is this the exporter's /metrics address?"
+    if head.startswith("{") and '"resulttype"' in head:  # a saved /api/v1/query answer (session 41)
+        return "a Prometheus query answer (JSON), not a page: read it with --source prometheus-api"
+    body, sep, last = text.rpartition("\n")
+    if sep and last.strip() and not text.endswith("\n"):
+        try:
+            list(PageParser().keyed_samples(body + "\n"))
+        except ValueError:
+            return None
+        return f"it ends inside its last line (cut short?): {last[:40]!r}"
+    return None

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from opsbrain.errors import InputError
+from opsbrain.ingest.exporterpage import is_exporter_page
 from opsbrain.sources.freshness import Collected
 from opsbrain.sources.pagefile import SavedPages, read_page_file
 from opsbrain.sources.promapi import (
@@ -58,6 +59,9 @@ def parse_answer(body: bytes, shown: str) -> list[Series]:
     ok, data = json_or_none(body)
     try:
         if not ok:
+            if is_exporter_page(body[:4096].decode("utf-8", "replace").splitlines()[:64]):  # session 41
+                raise ValueError("an exporter page (Prometheus text format), not a query answer: read it with "
+                                 "--source prometheus")
             raise ValueError("not JSON (or nested too deeply)")
         if data.get("status") != "success":
             raise ValueError(data.get("error") or "its status is not success")

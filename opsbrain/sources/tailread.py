@@ -17,6 +17,7 @@ from typing import Any
 
 from opsbrain.ingest import MAX_LINE
 from opsbrain.ingest.encoding import SAMPLE, sniff
+from opsbrain.ingest.exporterpage import is_exporter_page
 from opsbrain.ingest.surface import fill_holes, looks_binary
 from opsbrain.ingest.text import BINARY_HEAD, TextStats
 from opsbrain.ingest.timestamps import parse_stamp
@@ -40,6 +41,7 @@ class TailText:
     lines: int = 0  # lines read
     binary: int = 0  # lines of binary content
     binary_file: bool = False  # its first BINARY_HEAD lines were at least half binary: not read further
+    page_file: bool = False  # an npu-exporter metrics page (session 41): not read as log lines
     gb_lines: bool = False  # some of its lines were read as GB18030 (said once)
     stamp: float | None = None  # the last time stamp read in it
     year: int | None = None  # the year of its last dated stamp (for syslog stamps, which have none)
@@ -76,7 +78,7 @@ def _decode(raw: bytes, codec: str) -> tuple[str, bool]:
 def split_lines(text: TailText, data: bytes, rel: str, stats: TextStats) -> list[str | None]:
     """The complete lines that ``data`` (the bytes appended since the last read) ends, decoded, cut to MAX_LINE
     (counted in ``stats.lines_cut``), without NULs and a CR end; a line of binary content counted and None."""
-    if text.binary_file:
+    if text.binary_file or text.page_file:
         return []
     codec = text.codec or "utf-8"
     gbs: set[int] = set()  # the lines read as GB18030 in a UTF-8 file
@@ -108,6 +110,15 @@ def split_lines(text: TailText, data: bytes, rel: str, stats: TextStats) -> list
             raws.append(line)
     if not raws:  # the cut line has not ended yet
         text.cut = text.cut or was_cut
+    if text.lines == 0 and len(raws) >= 2 and is_exporter_page(raws[:64]):
+        # a page saved into the tree (curl > DIR/node/metrics.prom from cron): its series are readings, rewritten
+        # whole at every scrape; read as log lines they gave nothing and said nothing (session 41)
+        text.page_file = True
+        said = (f"{rel}: an npu-exporter metrics page, not log lines: not followed (sweep it: watch --url "
+                "file:///PATH, or sweep once --source prometheus)")
+        if said not in stats.not_read:  # once, however often the page is written again
+            stats.not_read.append(said)
+        return []
     out: list[str | None] = []
     for k, raw in enumerate(raws):
         text.lines += 1

@@ -63,7 +63,8 @@ class Watcher:
                  source: ReadingsSource | None = None, sweep_every_s: float = 300.0,
                  webhook_format: str = "opsbrain", metrics: DiagnosisMetrics | None = None,
                  follow_links: bool = False, state_file: str | Path | None = None,
-                 wall: Callable[[], float] = time.time) -> None:
+                 wall: Callable[[], float] = time.time,
+                 on_source_error: Callable[[str], None] | None = None) -> None:
         from opsbrain.service.alerts import FORMATS, check_url
 
         root = Path(logs)
@@ -108,6 +109,8 @@ class Watcher:
         self.sweeps = 0
         self.source_errors: list[str] = []
         self.source_error_count = 0
+        self.on_source_error = on_source_error  # each distinct --url failure, said when first seen (session 41)
+        self._told: set[str] = set()
         self._t0 = self.clock()
         self._wall0 = self.wall()
         self._saved_at = -float("inf")
@@ -236,9 +239,10 @@ class Watcher:
         try:
             report = sweep_source(self.source)
         except InputError as exc:
-            if len(self.source_errors) < MAX_SOURCE_ERRORS:
-                self.source_errors.append(str(exc))
+            if len(self.source_errors) < MAX_SOURCE_ERRORS and str(exc) not in self.source_errors:
+                self.source_errors.append(str(exc))  # once: every failed sweep of a dead page says the same
             self.source_error_count += 1
+            self._tell([str(exc)] if not getattr(self.source, "not_read", None) else list(self.source.not_read))
             return
         self.sweeps += 1
         partial = False
@@ -246,6 +250,7 @@ class Watcher:
             partial = True
             if len(self.source_errors) < MAX_SOURCE_ERRORS and x not in self.source_errors:
                 self.source_errors.append(x)
+        self._tell(list(getattr(self.source, "not_read", ())))
         current: dict[tuple[str, str], Any] = {}
         for f in report.at_least("Alarm"):
             key = (f.component, f.check)
@@ -263,6 +268,15 @@ class Watcher:
         levels = {k: f.level for k, f in current.items()}
         # a page that was not read says nothing of its findings: they stay active until a sweep reads it
         self._active = {**self._active, **levels} if partial else levels
+
+    def _tell(self, errors: list[str]) -> None:
+        """Each ``--url`` failure not said before, to ``on_source_error`` (the CLI prints it on stderr): before
+        session 41 a watch whose pages could not be read (an HTML error page, a dead address) said nothing of it,
+        during the run or in its text summary."""
+        for x in errors:
+            if self.on_source_error is not None and x not in self._told and len(self._told) < MAX_SOURCE_ERRORS:
+                self._told.add(x)
+                self.on_source_error(x)
 
     # ---- webhook and state ---------------------------------------------------------------------------------
     def _post(self, key: str, data: dict[str, Any]) -> None:

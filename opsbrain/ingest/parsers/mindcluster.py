@@ -65,6 +65,16 @@ RE_CM_ENTRY = screened(r'\\?"npu_name\\?":\\?"[A-Za-z][\w.]*?-(\d+)\\?"[^{}]*?\\
 """One ``DeviceFault`` of the device-info ConfigMap's fault list: the NPU's physical id and its codes."""
 RE_CM_LEVEL = lazy_compile(r'\\?"([0-9A-Fa-f]{8})\\?":\{\\?"fault_time\\?":\d+,\\?"fault_level\\?":\\?"(\w+)\\?"')
 """A code's own entry in that ``DeviceFault``'s ``fault_time_and_level_map`` (``FaultTimeAndLevel``, proto.go:222)."""
+RE_NODED_ENTRY = screened(r'\\?"DeviceType\\?":\\?"(\w+)\\?",\\?"DeviceId\\?":(-?\d+),\\?"FaultCode\\?":\[([^\]]*)\],'
+                          r'\\?"FaultLevel\\?":\\?"(\w+)\\?"')
+"""One ``FaultDev`` of NodeD's node-info ConfigMap (``kubectl get cm mindx-dl-nodeinfo-<node> -o yaml``, its
+``NodeInfo`` JSON; session 41): the node-level device's type and id, its fault codes (hex strings) and the fault's
+level. Fields in the struct's order, as ``encoding/json`` writes them (Ascend/mind-cluster @22bb3d98
+``component/noded/pkg/common/type.go:56`` FaultDev; docs/en/scheduling/api/noded.md "mindx-dl-nodeinfo")."""
+RE_QUOTED_CODE = re.compile(r'\\?"([0-9A-Fa-f]{8})\\?"')
+NODED_LEVELS = {"NotHandleFault": 1, "PreSeparateFault": 1, "SeparateFault": 2}
+"""NodeD's fault levels (docs/en/scheduling/api/noded.md): no action; no new jobs on the node, the running ones go
+on (a warning); the jobs are rescheduled (an error)."""
 FAULT_RECOVER = 0
 
 _ANY = group_of(globals())
@@ -108,11 +118,25 @@ def _fault_list(ctx: LineCtx, text: str) -> bool:
     return bool(entries)
 
 
+def _node_faults(ctx: LineCtx, text: str) -> bool:
+    """NodeD's fault list (:data:`RE_NODED_ENTRY`): each code as ``bmc:<CODE>`` on the node, as NodeD's own log line
+    of the event gives it (:data:`opsbrain.ingest.parsers.device.RE_BMC`). Before session 41 the ConfigMap of a node
+    NodeD called UnHealthy was "no fault found"."""
+    found = False
+    for m in RE_NODED_ENTRY.finditer(text):
+        for code in RE_QUOTED_CODE.findall(m.group(3)):
+            ctx.add(f"bmc:{code.upper()}", ctx.node, NODED_LEVELS.get(m.group(4), 2))
+            found = True
+    return found
+
+
 def parse(ctx: LineCtx) -> bool:
     if not _ANY.may(ctx.text):
         return False
     text = ctx.text
     if "fault_code" in text and _fault_list(ctx, text):
+        return True
+    if "FaultDevList" in text and _node_faults(ctx, text):
         return True
     if m := RE_NAMED.search(text):
         fields = {k: int(v) for k, v in RE_FIELD.findall(m.group(3))}

@@ -1,0 +1,115 @@
+"""An npu-exporter ``/metrics`` page given to ``diagnose --logs`` (session 41).
+
+A page saved with ``curl -s NODE:8082/metrics > node-1.prom`` (or pasted from one) is no log: before session 41
+its lines went through the log parsers and the text fallback, which read the ``# HELP npu_chip_info_error_code the
+npu error code`` lines' words as a framework error (confidence 0.34) and left the unhealthy NPU's fault code
+0x80E01801 unread. Now a file whose first lines are all the Prometheus text format (``# HELP`` / ``# TYPE`` lines
+and samples, Prometheus docs "Exposition formats") and name an npu-exporter series is read as the page it is, by
+the same reader the sweeps use (:func:`opsbrain.sources.exporter.parse_page`), and what it says of faults becomes
+the signals the same facts give in a log or a collected command output:
+
+- ``npu_chip_info_error_code`` / ``_1`` .. ``_9`` (the device's fault event ids as decimals): ``dev:<CODE>`` on
+  ``<node>/npu<id>``, as npu-smi's ``Error Code`` line gives (:mod:`opsbrain.ingest.smihealth`);
+- ``npu_chip_info_health_status`` 0 (unhealthy, read as Alarm): ``smi:alarm``, as npu-smi's Health column;
+- ``npu_chip_info_link_status`` 0 (DOWN) and ``npu_chip_info_network_status`` 0: ``hccn:down`` and
+  ``hccn:net_health_fail`` on the NPU, as ``hccn_tool -link -g`` / ``-net_health -g`` outputs give them
+  (:func:`opsbrain.ingest.commands.parse_command_file`).
+
+Names, labels and values: Ascend/mind-cluster @22bb3d98 ``component/npu-exporter/collector/metrics/
+collector_for_npu.go`` (``getHealthCode``: Healthy 1, else 0; ``updateErrorCodesInfo``), ``collector_for_network.go``
+and ``docs/en/scheduling/api/npu_exporter/01_prometheus_metrics_api.md``. The rest of a page (temperatures,
+counters, optical power) are readings for thresholds and windows, not events: the sweep reads them
+(``opsbrain sweep once --source prometheus --url file:///path/page.prom``), and the answer's notes say so."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from opsbrain.ingest.signal import Signal
+
+if TYPE_CHECKING:
+    from opsbrain.sources.readings import Readings
+
+RE_META = re.compile(r"^#\s*(?:HELP|TYPE)\s+[a-zA-Z_:][a-zA-Z0-9_:]*(?:\s|$)")
+RE_SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})?\s+\S+(?:\s+-?\d+)?\s*$")
+RE_NPU_NAME = re.compile(r"^(?:#\s*(?:HELP|TYPE)\s+)?(?:npu_chip_[a-zA-Z0-9_]+|machine_npu_nums)\b")
+"""npu-exporter's own series (its chips' and the node's NPU count): a page of other exporters' series is not read
+this way (node_exporter's page is no NPU evidence: it stays text)."""
+RE_LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+RE_EVENT_SERIES = re.compile(r"^(npu_chip_info_(?:error_code(?:_\d)?|health_status|link_status|network_status))"
+                             r"(\{.*\})?\s")
+
+
+def is_exporter_page(head: list[str]) -> bool:
+    """Whether the first lines of an input are an npu-exporter page: every non-blank line a ``# HELP``/``# TYPE``
+    line, another comment or a sample (the last may be cut: a truncated page), and one names an npu-exporter
+    series."""
+    lines = [x.strip() for x in head if x.strip()]
+    if len(lines) > 1:
+        lines = lines[:-1]
+    if not lines or not any(RE_NPU_NAME.match(x) for x in lines):
+        return False
+    return all(x.startswith("#") or RE_SAMPLE.match(x) for x in lines)
+
+
+def _read(lines: list[str], host: str | None) -> tuple[Readings, bool]:
+    """The page's readings, and whether its last line was left out: a page cut inside its last line (a copy or a
+    download that stopped) is read without that line. ValueError (the first parse's) when it is not the text
+    format."""
+    from opsbrain.sources.exporter import parse_page
+
+    try:
+        return parse_page("\n".join(lines) + "\n", default_host=host), False
+    except ValueError:
+        if len(lines) < 2:
+            raise
+        try:
+            return parse_page("\n".join(lines[:-1]) + "\n", default_host=host), True
+        except ValueError:
+            pass
+        raise
+
+
+def page_signals(lines: list[str], host: str | None, file: str | None, t: float) -> tuple[list[Signal], str]:
+    """The fault signals of a page's lines (each placed on the line of its series) and one note saying how the
+    page was read. ValueError when the text is not the Prometheus text format."""
+    from opsbrain.sources.exporter import chip_npu, series_node
+
+    r, cut = _read(lines, host)
+    where: dict[tuple[str, str], tuple[int, str]] = {}  # (series family, NPU) -> its first line
+    for n, line in enumerate(lines, 1):
+        if (m := RE_EVENT_SERIES.match(line)) is None:
+            continue
+        labels = {k: v for k, v in RE_LABEL.findall(m.group(2) or "")}
+        family = "error_code" if m.group(1).startswith("npu_chip_info_error_code") else m.group(1)
+        where.setdefault((family, chip_npu(series_node(labels, host), labels)), (n, line.strip()))
+    out: list[Signal] = []
+
+    def add(kind: str, npu: str, family: str, severity: int) -> None:
+        n, text = where.get((family, npu), (None, f"{family} of {npu}"))
+        node, _, dev = npu.rpartition("/npu")
+        out.append(Signal(t, kind, npu, node or host, severity, text, device=int(dev) if dev.isdigit() else None,
+                          line_no=n, file=file))
+
+    for npu, codes in r.npu_fault_codes.items():
+        for code in codes:
+            add(f"dev:{code}", npu, "error_code", 2)
+    for npu, level in r.npu_health.items():
+        if level >= 1:  # 0 OK; npu-exporter's 0 (unhealthy) is read as Alarm (2)
+            add(("smi:warning", "smi:alarm", "smi:critical")[min(level, 3) - 1], npu, "npu_chip_info_health_status",
+                2 if level >= 2 else 1)
+    for attr, kind, family in (("link_oper_down", "hccn:down", "npu_chip_info_link_status"),
+                               ("link_net_unhealthy", "hccn:net_health_fail", "npu_chip_info_network_status")):
+        for port, bad in getattr(r, attr).items():
+            if bad and (m := re.match(r"^(.*?npu\d+)/", port)):
+                add(kind, m.group(1), family, 2)
+    npus = len(r.npu_health or r.npu_temp_c)
+    note = (f"{file or 'input'}: an npu-exporter metrics page (Prometheus text format), not log lines: read for its "
+            f"{npus} NPUs' fault codes, health and link states ({len(out)} signals); its temperatures, ECC counters "
+            "and optical power are the sweep's: opsbrain sweep once --source prometheus --url file:///PATH"
+            + (f"; its last line (line {len(lines)}) cut short, not read: a truncated page?" if cut else ""))
+    return out, note
+
+
+__all__ = ["is_exporter_page", "page_signals"]
