@@ -332,6 +332,8 @@ class Orchestrator(StepRunner):
                         from_rung=ladder[k - 1][0], to_rung=rung, reason=result.reason)
             rec.rung = rung
             result = yield from self._steps(rec, ctx, steps, rung, "steps" if k == 0 else f"escalation[{k - 1}].steps")
+            if result.status == "spare":
+                result = yield from self._resume_with_spare(rec, ctx, rung, result.reason)
             if result.status in ("ok", "held", "stopped"):
                 break
             if rollback:
@@ -360,6 +362,17 @@ class Orchestrator(StepRunner):
             rec.outcome = "completed"
         if rb.followup and not self.dry_run and result.status == "ok" and rec.rung != "wait_for_repair":
             self.sim.env.process(self._followup(rec, ctx, rb))  # after wait_for_repair the repair is done
+
+    def _resume_with_spare(self, rec: IncidentRecord, ctx: Context, rung: str, reason: str) -> Gen:
+        """A warm spare came free while a later rung waited (its scale-in's approval; session 41, scen41): the rung
+        whose ``swap_spare`` found none resumes at that step, which takes the spare now held (``ctx.spare``)."""
+        back, steps, prefix, start = ctx.vars.pop("resume")
+        ctx.vars.pop("wants_spare", None)
+        rec.log("escalate", rec.runbook or "-", "succeeded", self.sim.now, self.sim.now, kind="escalation",
+                rung=back, from_rung=rung, to_rung=back, reason=reason)
+        rec.rung = back
+        result: StepsResult = yield from self._steps(rec, ctx, steps, back, prefix, start=start)
+        return result
 
     def _link_downs(self, link: str) -> int:
         """A link's downs in 24 h: the operator's link records, and at least the incidents opened on it (each
