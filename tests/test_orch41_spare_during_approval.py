@@ -51,7 +51,8 @@ def test_the_scale_in_waiting_for_approval_takes_the_spare_that_comes_free(hang_
     assert approval["detail"]["waiting_for_spare_in"] == "pod0"  # the wait for a spare is in the journal
     assert approval["status"] == "cancelled" and approval["detail"]["spare"] == crashed
     assert approval["end_s"] == pytest.approx(back[0]["at_s"])  # taken the moment it came free
-    resumed = [a for a in inc["actions"] if a["kind"] == "escalation" and a["detail"].get("to_rung") == "job_reschedule"]
+    resumed = [a for a in inc["actions"]
+               if a["kind"] == "escalation" and a["detail"].get("to_rung") == "job_reschedule"]
     assert resumed, "the rung that wanted a spare resumes"
     assert inc["outcome"] == "completed" and inc["rung"] == "job_reschedule" and inc["human_steps"] == 0
     restart = [a for a in inc["actions"] if a["action"] == "restart_job"]
