@@ -96,6 +96,8 @@ class Controller:
             # restart is stopped and its job handed to the response that holds the part
             self.responder.holder_of = self.holder_of
             self.responder.handed_over = self._handed_over
+        if hasattr(self.responder, "claim"):  # session 41: a sibling dark link a response took is its incident's
+            self.responder.claim = self._claim
         self.diagnosis_ms: list[float] = []
         self.handled: dict[str, list[str]] = {}  # incident id -> responder keys (one per acted-on diagnosis)
         self.handled_classes: dict[str, list[str]] = {}  # incident id -> the class each response acted on
@@ -316,6 +318,11 @@ class Controller:
             inside = [p for p in self.part_owner if p.startswith(part + "/")]  # open_owner may drop entries
             owner = next((o for p in inside if (o := self.open_owner(p)) is not None), None)
         return owner
+
+    def _claim(self, key: str, part: str) -> None:
+        """Response ``key`` took ``part`` although its diagnosis named another (a sibling dark link, session 41): its
+        incident holds the part while the response is open, as for the part a diagnosis names."""
+        self.part_owner.setdefault(part, (self.key_incident.get(key, key), key))
 
     def _handed_over(self, key: str, holder: str) -> None:
         """A response's doomed restart was stopped and its job left to ``holder``'s response: its incident joins."""

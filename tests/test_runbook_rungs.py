@@ -94,7 +94,8 @@ def test_every_rung_is_reached_and_runs(topo1: Topology, rb_id: str, k: int, run
     inc = orch.incident("i")
     log = inc["actions"]
     assert inc["runbook"] == rb_id, inc
-    climbed = [a["detail"]["to_rung"] for a in log if a["kind"] == "escalation"]
+    # a link still dark at the end of a hold-down is handed to rb-link-down (session 41): not a rung of this ladder
+    climbed = [a["detail"]["to_rung"] for a in log if a["kind"] == "escalation" and "to_runbook" not in a["detail"]]
     if cls != UNKNOWN_CLASS:
         assert climbed == [r for r, _s, _rb in ladder[1:k + 1]], log
         assert inc["rung"] == rung

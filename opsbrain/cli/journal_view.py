@@ -126,22 +126,33 @@ def expected_note(j: dict[str, Any]) -> str:
     return ""
 
 
+def verdict_line(j: dict[str, Any], colour: bool) -> str:
+    """``<scenario> seed N policy P: PASSED|FAILED|...`` with the abort reason, what the scenario expects and the run
+    id: the first line of ``chaos run`` and ``runs show`` (on stderr under ``-o plain``)."""
+    from opsbrain.cli.output import paint
+    from opsbrain.verdict import TONE_STYLE, run_outcome
+
+    word, tone = run_outcome(j["verdict"])
+    return (f"{paint(j['scenario'], 'bold', colour)} seed {j['seed']} policy {j['policy']}: "
+            f"{paint(word.upper(), TONE_STYLE[tone], colour)}"
+            + (f" ({j['abort_reason']})" if j.get("abort_reason") else "") + expected_note(j)
+            + (f"  run id {j['run_id']}" if j.get("run_id") else ""))
+
+
 def print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False) -> None:
-    from opsbrain.cli.output import colour_enabled, paint
+    from opsbrain.cli.output import colour_enabled
     from opsbrain.report.text import never_fired
-    from opsbrain.verdict import TONE_STYLE, needs_attention, run_outcome, trouble
+    from opsbrain.verdict import needs_attention, trouble
 
     tables = journal_tables(j, show_all)
     if fmt == "plain":
         click.echo(tables[0].plain())
+        # the verdict line as the table output's, on stderr: stdout stays the header and one line per fault for
+        # cut/awk (session 41, scen41: plain printed no verdict at all; the exit code alone carried it)
+        click.echo(verdict_line(j, colour=False), err=True)
         return
     s = j["summary"]
-    word, tone = run_outcome(j["verdict"])
-    click.echo(f"{paint(j['scenario'], 'bold', colour_enabled())} seed {j['seed']} policy {j['policy']}: "
-               f"{paint(word.upper(), TONE_STYLE[tone], colour_enabled())}"
-               + (f" ({j['abort_reason']})" if j.get("abort_reason") else "")
-               + expected_note(j)
-               + (f"  run id {j['run_id']}" if j.get("run_id") else ""))
+    click.echo(verdict_line(j, colour_enabled()))
     for t in tables:
         if t.rows or t is tables[0]:
             click.echo(t.render(fmt))

@@ -25,6 +25,7 @@ from opsbrain.ingest.history import LinkRecords
 from opsbrain.policies import POLICIES, Policy
 from opsbrain.recovery.actions import Executor
 from opsbrain.recovery.guardrails import Guardrails
+from opsbrain.recovery.linkcover import LinkCover
 from opsbrain.recovery.loader import RunbookSet, load_runbooks
 from opsbrain.recovery.manual import ManualPolicy
 from opsbrain.recovery.params import ManualParams, RecoveryParams, VendorParams
@@ -67,7 +68,7 @@ def same_part_confidence(diag: Diagnosis) -> float:
     return sum(p for c, p in probs.items() if c in LINK_CLASSES)
 
 
-class Orchestrator(StepRunner):
+class Orchestrator(StepRunner, LinkCover):
     """Runs runbooks for diagnosed incidents (``policy="auto"``) or a baseline: the status-quo model
     (``"manual"``) or MindCluster's default handling (``"vendor-default"``)."""
 
@@ -102,6 +103,11 @@ class Orchestrator(StepRunner):
         a response of its own); None = every response is an incident of its own."""
         self.holder_of: Callable[[str], str | None] | None = None
         """The open incident whose response holds a part (the controller sets it); None = none known."""
+        self.claim: Callable[[str, str], None] | None = None
+        """Told (response key, part) when a response takes a part its diagnosis did not name (a sibling dark link,
+        session 41): the controller makes the response's incident hold it."""
+        self._siblings: dict[str, list[simpy.Process]] = {}  # response -> its runs on sibling dark links
+        self._followups: dict[str, int] = {}  # response -> its follow-ups under way
         self.handed_over: Callable[[str, str], None] | None = None
         """Told (response key, holder incident) when a doomed restart of the response is stopped and its job's
         recovery left to the holder's response (the controller joins the incident to the holder's)."""
@@ -285,6 +291,9 @@ class Orchestrator(StepRunner):
     def _run(self, rec: IncidentRecord, diag: Diagnosis) -> Gen:
         try:
             yield from self._respond(rec, diag)
+            siblings = self._siblings.pop(rec.id, [])
+            if siblings:  # the response ends once each sibling dark link's run has (session 41)
+                yield self.sim.env.all_of(siblings)
         except Exception as exc:  # the journal must stay complete whatever goes wrong
             rec.outcome = "error"
             rec.log("orchestrator", rec.id, "failed", self.sim.now, self.sim.now, kind="error",
@@ -324,6 +333,7 @@ class Orchestrator(StepRunner):
             yield from self._to_human(rec, ctx, why)
             return
         rec.runbook = rb.id
+        self._siblings[rec.id] = self.start_siblings(rec, ctx, rb, LINK_CLASSES | {LINK_FAULT})
         ladder = rb.ladder()
         result = StepsResult("failed")
         for k, (rung, steps, rollback) in enumerate(ladder):
@@ -332,6 +342,8 @@ class Orchestrator(StepRunner):
                         from_rung=ladder[k - 1][0], to_rung=rung, reason=result.reason)
             rec.rung = rung
             result = yield from self._steps(rec, ctx, steps, rung, "steps" if k == 0 else f"escalation[{k - 1}].steps")
+            if result.status == "spare":
+                result = yield from self._resume_with_spare(rec, ctx, rung, result.reason)
             if result.status in ("ok", "held", "stopped"):
                 break
             if rollback:
@@ -358,8 +370,21 @@ class Orchestrator(StepRunner):
             rec.outcome = "no_action"
         else:
             rec.outcome = "completed"
+        if not self.dry_run and result.status == "ok":
+            yield from self.take_over_if_dark(rec, ctx, rb)  # a link still dark: rb-link-down (session 41)
         if rb.followup and not self.dry_run and result.status == "ok" and rec.rung != "wait_for_repair":
             self.sim.env.process(self._followup(rec, ctx, rb))  # after wait_for_repair the repair is done
+
+    def _resume_with_spare(self, rec: IncidentRecord, ctx: Context, rung: str, reason: str) -> Gen:
+        """A warm spare came free while a later rung waited (its scale-in's approval; session 41, scen41): the rung
+        whose ``swap_spare`` found none resumes at that step, which takes the spare now held (``ctx.spare``)."""
+        back, steps, prefix, start = ctx.vars.pop("resume")
+        ctx.vars.pop("wants_spare", None)
+        rec.log("escalate", rec.runbook or "-", "succeeded", self.sim.now, self.sim.now, kind="escalation",
+                rung=back, from_rung=rung, to_rung=back, reason=reason)
+        rec.rung = back
+        result: StepsResult = yield from self._steps(rec, ctx, steps, back, prefix, start=start)
+        return result
 
     def _link_downs(self, link: str) -> int:
         """A link's downs in 24 h: the operator's link records, and at least the incidents opened on it (each
@@ -441,8 +466,10 @@ class Orchestrator(StepRunner):
     def _followup(self, rec: IncidentRecord, ctx: Context, rb: Runbook) -> Gen:
         """Background repairs after the incident is handled; a failure ends the chain (the ticket stays open)."""
         rec.extra["followup_running"] = True
+        self._followups[rec.id] = self._followups.get(rec.id, 0) + 1  # a dead link's beside the runbook's (session 41)
         try:
             res = yield from self._steps(rec, ctx, list(rb.followup), "followup", "followup", kind="followup")
         finally:
-            rec.extra["followup_running"] = False
+            self._followups[rec.id] -= 1
+            rec.extra["followup_running"] = self._followups[rec.id] > 0
         rec.extra["followup_status"] = res.status

@@ -35,6 +35,8 @@ class SpareActions(ExecutorBase):
                     # once per incident and pod: a later rung finding the pool still empty is the same shortage
                     rec.follow_up("spares_exhausted", node, now, pod=pod,
                                   note="no warm spare left: escalating (scale-in or wait for repair)")
+                # a later rung's approval wait takes one that comes free (session 41)
+                ctx.vars["wants_spare"] = (pod, node)
                 return self._instant("swap_spare", node, "failed", retryable=False,
                                      reason=f"no warm spare left in {pod}", spares_left=0)
             spare = cands[0]
@@ -169,6 +171,46 @@ class SpareActions(ExecutorBase):
             return False
         return self._hand_to_waiter(node) is not None
 
+    def _usable(self, spare: str, ctx: Context, rec: IncidentRecord) -> bool:
+        """A spare taken out of the pool is healthy and passes its self-check; else it is set aside (journal)."""
+        st, now = self.sim.state, self.sim.now
+        if st.health(spare) != Health.HEALTHY:
+            rec.follow_up("spare_unusable", spare, now, health=str(st.health(spare)))
+            return False
+        if ctx.vars["rng"].random() < self.sim.control.p.spare_failure_prob:
+            self.failed_self_check(spare, rec)
+            return False
+        return True
+
+    def spare_or(self, other: simpy.Event, pod: str, node: str, ctx: Context, rec: IncidentRecord
+                 ) -> Generator[simpy.Event, Any, str | None]:
+        """Wait for ``other`` (a person's approval) or for a usable warm spare of ``pod``, whichever comes first
+        (session 41, scen41): a spare returned to the pool or schedulable again meanwhile is taken for ``node``
+        (health and self-check as :meth:`_swap_spare`), as a gang scheduler places a pending job once a node is
+        free. The spare, or None when ``other`` came first."""
+        env, c = self.sim.env, self.sim.control
+        while True:
+            found = next((n for n in c.spares if ids.pod_of(n) == pod and not devices_out(self.sim, n)), None)
+            if found is None:
+                ev = env.event()
+                self._spare_waiters.append(SpareWaiter(pod, float("inf"), rec, ev))
+                yield other | ev
+                if not ev.triggered:
+                    self._spare_waiters = [w for w in self._spare_waiters if w.event is not ev]
+                    return None
+                spare, returned = str(ev.value), True
+            else:
+                spare, returned = found, False
+                c.spares.remove(spare)
+            if not self._usable(spare, ctx, rec):
+                continue
+            ctx.spare = spare
+            self.taken[node] = spare
+            rec.follow_up("spare_used", spare, env.now, replaces=node, spares_left=pod_pool(self.sim, node),
+                          returned=returned, note="a warm spare came free while the response waited for an approval "
+                                                  "to scale in: taken instead")
+            return spare
+
     def _repair_or_spare(self, action: str, target: str, repair: Callable[[], simpy.Process], ctx: Context,
                          rec: IncidentRecord, timeout_s: float) -> simpy.Process:
         """A repair step with ``take_returning_spare``: the repair starts; if a warm spare is (or comes) back in the
@@ -205,11 +247,7 @@ class SpareActions(ExecutorBase):
                 else:
                     spare = found
                     c.spares.remove(spare)
-                if st.health(spare) != Health.HEALTHY:
-                    rec.follow_up("spare_unusable", spare, env.now, health=str(st.health(spare)))
-                    continue
-                if ctx.vars["rng"].random() < c.p.spare_failure_prob:
-                    self.failed_self_check(spare, rec)
+                if not self._usable(spare, ctx, rec):
                     continue
                 ctx.spare = spare
                 left = pod_pool(self.sim, node)

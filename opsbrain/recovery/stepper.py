@@ -29,7 +29,7 @@ Gen = Generator[simpy.Event, Any, Any]
 
 @dataclass
 class StepsResult:
-    status: Literal["ok", "failed", "held", "stopped"]
+    status: Literal["ok", "failed", "held", "stopped", "spare"]  # spare: one came free, resume (session 41)
     reason: str = ""
 
 
@@ -53,11 +53,14 @@ class StepRunner:
 
     # ---- steps ---------------------------------------------------------------------------------------------
     def _steps(self, rec: IncidentRecord, ctx: Context, steps: list[Step], rung: str, prefix: str,
-               kind: str = "step") -> Gen:
+               kind: str = "step", start: int = 0) -> Gen:
         background: list[tuple[Step, simpy.Process]] = []
         result = StepsResult("ok")
-        for i, step in enumerate(steps):
+        for i, step in enumerate(steps[start:], start):
             res = yield from self._step(rec, ctx, step, rung, f"{prefix}[{i}]", kind, background)
+            if (step.action == "swap_spare" and res.status == "failed" and "wants_spare" in ctx.vars
+                    and "resume" not in ctx.vars and kind == "step"):
+                ctx.vars["resume"] = (rung, steps, prefix, i)  # where a spare that comes free resumes (session 41)
             if res.status == "failed" and step.on_failure == "continue":
                 continue
             if res.status == "failed" and step.on_failure == "stop":
@@ -123,8 +126,18 @@ class StepRunner:
                         reason="approval required: refused in dry-run")
             else:
                 delay = self.guardrails.approval_delay(ctx.vars["rng"])
-                entry = rec.begin("approval", label, now, kind="approval", rung=rung, step=path)
-                yield env.timeout(delay)
+                want = ctx.vars.get("wants_spare") if "resume" in ctx.vars and ctx.spare is None else None
+                entry = rec.begin("approval", label, now, kind="approval", rung=rung, step=path,
+                                  **({"waiting_for_spare_in": want[0]} if want else {}))
+                if want is not None:  # session 41 (scen41): no spare was free; one that comes free first is taken
+                    spare = yield from self.exec.spare_or(env.timeout(delay), want[0], want[1], ctx, rec)
+                    if spare is not None:
+                        why = (f"a warm spare of {want[0]} came free ({spare}) before the approval: taken, and the "
+                               f"rung that wanted one ({ctx.vars['resume'][0]}) resumes")
+                        rec.end(entry, "cancelled", env.now, spare=spare, reason=why)
+                        return StepsResult("spare", why)
+                else:
+                    yield env.timeout(delay)
                 rec.end(entry, "succeeded", env.now, waited_s=round(delay, 3), approver="on-call (modelled delay)")
                 rec.human_steps += 1
         ctx.acted = ctx.acted or step.action not in WATCH_ACTIONS  # carried out (or planned), pass or fail
