@@ -71,7 +71,7 @@ RE_NODED_ENTRY = screened(r'\\?"DeviceType\\?":\\?"(\w+)\\?",\\?"DeviceId\\?":(-
 ``NodeInfo`` JSON; session 41): the node-level device's type and id, its fault codes (hex strings) and the fault's
 level. Fields in the struct's order, as ``encoding/json`` writes them (Ascend/mind-cluster @22bb3d98
 ``component/noded/pkg/common/type.go:56`` FaultDev; docs/en/scheduling/api/noded.md "mindx-dl-nodeinfo")."""
-RE_QUOTED_CODE = re.compile(r'\\?"([0-9A-Fa-f]{8})\\?"')
+RE_QUOTED_CODE = lazy_compile(r'\\?"([0-9A-Fa-f]{8})\\?"')
 NODED_LEVELS = {"NotHandleFault": 1, "PreSeparateFault": 1, "SeparateFault": 2}
 """NodeD's fault levels (docs/en/scheduling/api/noded.md): no action; no new jobs on the node, the running ones go
 on (a warning); the jobs are rescheduled (an error)."""
