@@ -157,3 +157,14 @@ def test_an_unconnected_rank_is_looked_up_in_the_communicator_whose_init_failed(
     c = collect({"node1/plog-1041081_1.log": [world, *SERVER_NEED8, failed.replace("rankNum[8]", "rankNum[16]")
                                               .replace("60001", "60000")], "node1/plog-2000_1.log": [other]})
     assert [p.pid for p in analyse(c).roots] == ["2000"]  # the same communicator: world rank 1 is the one
+
+
+def test_a_chip_map_row_with_a_huge_number_is_no_row() -> None:
+    """A garbled chip-map or npu-smi row with a number past int()'s 4,300 digits ended the bundle's diagnosis
+    (review41 found it fuzzing ascend-fd's fixtures): such a run of digits is no id."""
+    from opsbrain.ingest.chipmap import chip_map
+
+    huge = "9" * 5000
+    lines = ["NPU ID  Chip ID  Chip Logic ID  Chip Name", f"{huge}  0  0  Ascend910", f"0  {huge}  0  Ascend910",
+             f"| {huge}  Ascend910B3 | OK | 93.1  44  0 / 0 |", f"| {huge} | 0000:C1:00.0 | 0  0 / 0  3393 / 65536 |"]
+    chip_map(lines)  # no exception

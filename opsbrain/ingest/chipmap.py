@@ -32,11 +32,11 @@ from opsbrain.lazyre import lazy_compile
 
 A3, A2 = "Atlas A3", "Atlas A2"
 _MAP_HEAD = lazy_compile(r"^\s*NPU ID\s+Chip ID\s+Chip Logic ID\s+(Chip Phy-ID\s+)?Chip Name\s*$")
-_MAP_ROW = lazy_compile(r"^\s*(\d+)\s+(\d+)\s+(\d+|-)\s+(?:(?:\d+|-)\s+)?(\S.*?)\s*$")
-_MAP_ROW_PHY = lazy_compile(r"^\s*(\d+)\s+(\d+)\s+(\d+|-)\s+(?:\d+|-)\s+(\S.*?)\s*$")
-_SMI_NPU_ROW = lazy_compile(r"^\|\s*(\d+)\s+(\S+)\s*\|\s*[A-Za-z]\w*\s*\|")
+_MAP_ROW = lazy_compile(r"^\s*(\d{1,10})\s+(\d{1,10})\s+(\d{1,10}|-)\s+(?:(?:\d+|-)\s+)?(\S.*?)\s*$")
+_MAP_ROW_PHY = lazy_compile(r"^\s*(\d{1,10})\s+(\d{1,10})\s+(\d{1,10}|-)\s+(?:\d+|-)\s+(\S.*?)\s*$")
+_SMI_NPU_ROW = lazy_compile(r"^\|\s*(\d{1,10})\s+(\S+)\s*\|\s*[A-Za-z]\w*\s*\|")
 """An npu-smi status table's NPU row: ``| 0     Ascend910           | OK            | 166.5 ...``."""
-_SMI_CHIP_ROW = lazy_compile(r"^\|\s*(\d+)(?:\s+\d+)?\s*\|\s*[0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:")
+_SMI_CHIP_ROW = lazy_compile(r"^\|\s*(\d{1,10})(?:\s+\d+)?\s*\|\s*[0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:")
 """Its chip row: ``| 1     1               | 0000:9F:00.0  | ...`` (A3: Chip and Phy-ID), ``| 0  | 0000:C1:00.0``."""
 _A3_CHIP = lazy_compile(r"^(?:Ascend)?\s*910(?![AB]|Pro)", re.I)
 """A chip name of the 910 family that is neither a 910A nor a 910B (A3's dies: ``Ascend910``; ``910C``)."""

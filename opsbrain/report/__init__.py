@@ -82,6 +82,7 @@ def make_report(sources: list[str], out: str, fmt: str | None = None, baseline: 
             raise InputError("an HTML report needs a file: give --out FILE.html", path="--out")
     else:
         path = check_out_path(out, force=force)
+        _not_an_input(path, [*sources, *([baseline] if baseline else [])], force)
     loaded = [(s, load_source(s, data_dir)) for s in sources]
     try:
         return _build_and_write(loaded, path, fmt, baseline, campaign, data_dir, force)
@@ -90,6 +91,21 @@ def make_report(sources: list[str], out: str, fmt: str | None = None, baseline: 
     except (AttributeError, TypeError, KeyError, ValueError, IndexError, ZeroDivisionError, OverflowError,
             RecursionError) as exc:  # a field of a type check_journal does not cover: still one line, the file
         raise InputError(f"malformed journal: {type(exc).__name__}: {exc}", file=", ".join(sources)) from None
+
+
+def _not_an_input(path: Path, inputs: list[str], force: bool) -> None:
+    """InputError when the report would replace one of its own input files (``report J.json --out J.json``: the
+    journal was lost to its report; session 41, review41), unless ``--force``."""
+    if force or not path.exists():
+        return
+    for source in inputs:
+        try:
+            same = Path(source).is_file() and Path(source).samefile(path)
+        except OSError:
+            same = False
+        if same:
+            raise InputError(f"refusing to write the report over its input {source!r}; give another --out (or "
+                             "--force)", path="--out")
 
 
 def _build_and_write(loaded: list[tuple[str, Any]], path: Path | None, fmt: str, baseline: str | None,
