@@ -1,5 +1,6 @@
 """Session 41 review (review41b) of orch41's recovery changes: a sibling dark link whose run fails is not left
-silently dark (it pages a person, as the response's own link does when its ladder runs out)."""
+silently dark (it pages a person, as the response's own link does when its ladder runs out); a rung resumed with a
+spare that came free during a scale-in's approval escalates, when it fails, from itself in the journal."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from faultlib.workloads.training import TrainingJob
 from opsbrain.recovery import Orchestrator, RecoveryParams, load_runbooks
 from opsbrain.verdict import Diagnosis
 from tests.test_orch41_dark_links import LINK_AMBIGUOUS
+from tests.test_orch41_spare_during_approval import SLOW_APPROVAL
 
 
 def _two_dark(topo: Topology, fail_sibling_drain: bool) -> tuple[Simulation, Orchestrator, list[str]]:
@@ -52,3 +54,32 @@ def test_a_sibling_links_failed_run_pages_a_person(topo1: Topology) -> None:
     pages = [f for f in inc["follow_ups"] if f["type"] == "page" and f["component"] == links[1]]
     assert pages, [(f["type"], f["component"]) for f in inc["follow_ups"]]  # before: nothing, the link dark
     assert inc["human_steps"] >= 1
+
+
+def test_a_resumed_rung_that_fails_escalates_from_itself_and_gives_the_spare_back(topo1: Topology) -> None:
+    """orch41's spare taken during a scale-in's approval: the rung that wanted it resumes; when that rung fails the
+    ladder goes on, and its escalation names the rung that failed (the journal said ``from_rung: scale_in``, a rung
+    whose approval had been cancelled); the spare no workload runs on goes back to the pool at the end."""
+    slow = SLOW_APPROVAL
+    sim = Simulation(params=at_medians(SimParams()), seed=3, topology=topo1)
+    nodes = sim.topology.nodes()
+    job = TrainingJob("llm", nodes[:20], sim.params.training.model_copy(update=slow.job_launch_overrides()))
+    sim.add_workload(job)
+    sim.control.set_spares([nodes[-1]])
+    crashed, hung = job.nodes[2], job.nodes[5]
+    sim.inject(FaultSpec(at_s=100, kind="node_crash", target=crashed, duration_s=1200.0))
+    sim.inject(FaultSpec(at_s=600, kind="aicore_hang", target=f"{hung}/npu3/die0"))
+    orch = Orchestrator(sim, load_runbooks(), params=slow)
+    sim.run(110)
+    orch.handle("crash", Diagnosis("node_crash", crashed, 0.95))
+    sim.run(610)
+    sim.control.p = sim.control.p.model_copy(update={"restart_failure_prob": 1.0})  # every restart fails
+    orch.handle("hang", Diagnosis("aicore_hang", f"{hung}/npu3/die0", 0.95))
+    sim.run(6 * 3600)
+    inc = orch.incident("hang")
+    esc = [(a["detail"]["from_rung"], a["detail"]["to_rung"]) for a in inc["actions"]
+           if a["kind"] == "escalation" and "from_rung" in a["detail"]]
+    assert ("scale_in", "job_reschedule") in esc  # the resume
+    assert ("job_reschedule", "wait_for_repair") in esc and ("scale_in", "wait_for_repair") not in esc, esc
+    assert inc["outcome"] == "escalated_to_human"
+    assert crashed in sim.control.spares and not orch.exec._spare_waiters  # given back; no waiter left behind
