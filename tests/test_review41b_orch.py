@@ -83,3 +83,46 @@ def test_a_resumed_rung_that_fails_escalates_from_itself_and_gives_the_spare_bac
     assert ("job_reschedule", "wait_for_repair") in esc and ("scale_in", "wait_for_repair") not in esc, esc
     assert inc["outcome"] == "escalated_to_human"
     assert crashed in sim.control.spares and not orch.exec._spare_waiters  # given back; no waiter left behind
+
+
+CORDON_AFTER_APPROVAL = """\
+id: rb-test-cordon-approval
+title: test - a cordon that waits for an approval, after a swap that found no spare
+applies_to: [aicore_hang]
+level: SeparateNPU
+source: review41b test
+description: test
+rung: job_reschedule
+steps:
+  - {action: swap_spare, target: node_of(component), when: {affects_workload: true}}
+  - {action: restart_job, target: affected_workloads, params: {source: memory, replace: {node_of(component): spare}}}
+escalation:
+  - rung: scale_in
+    steps:
+      - {action: cordon, target: node_of(component), approval: required}
+"""
+
+
+def test_an_isolating_step_whose_approval_a_spare_cut_short_keeps_no_reservation(topo1: Topology, tmp_path) -> None:
+    """A step that isolates and waits for an approval reserves its targets with the blast-radius guard first; a spare
+    that came free cancelled the approval, the step never ran, and the reservation stayed for the rest of the run
+    (counted against every later isolation in the pod)."""
+    (tmp_path / "rb-test-cordon-approval.yaml").write_text(CORDON_AFTER_APPROVAL)
+    sim = Simulation(params=at_medians(SimParams()), seed=3, topology=topo1)
+    nodes = sim.topology.nodes()
+    job = TrainingJob("llm", nodes[:20], sim.params.training.model_copy(update=SLOW_APPROVAL.job_launch_overrides()))
+    sim.add_workload(job)
+    sim.control.set_spares([])
+    hung = job.nodes[5]
+    sim.inject(FaultSpec(at_s=100, kind="aicore_hang", target=f"{hung}/npu3/die0"))
+    orch = Orchestrator(sim, load_runbooks([tmp_path / "rb-test-cordon-approval.yaml"]), params=SLOW_APPROVAL)
+    sim.run(110)
+    orch.handle("hang", Diagnosis("aicore_hang", f"{hung}/npu3/die0", 0.95))
+    sim.run(500)
+    spare = nodes[-1]
+    orch.exec.return_spare(spare, orch.records["hang"], how="test: a node back from repair")
+    sim.run(6 * 3600)
+    inc = orch.incident("hang")
+    approvals = [a for a in inc["actions"] if a["action"] == "approval"]
+    assert approvals[0]["status"] == "cancelled" and approvals[0]["detail"]["spare"] == spare
+    assert hung not in orch.guardrails._pending, "the cordon never ran: its reservation is released"
