@@ -8,46 +8,25 @@ from typing import Any
 
 import simpy
 
-from faultlib.durations import at_medians
 from faultlib.engine import Simulation
-from faultlib.injection.spec import FaultSpec
-from faultlib.simparams import SimParams
 from faultlib.topology import Topology
-from faultlib.workloads.training import TrainingJob
-from opsbrain.recovery import Orchestrator, RecoveryParams, load_runbooks
-from opsbrain.verdict import Diagnosis
-from tests.test_orch41_dark_links import LINK_AMBIGUOUS
-from tests.test_orch41_spare_during_approval import SLOW_APPROVAL
+from opsbrain.recovery import load_runbooks
+from tests.test_orch41_dark_links import _world
+from tests.test_orch41_spare_during_approval import SLOW_APPROVAL, hang_world, lone_hang
 
 
-def _two_dark(topo: Topology, fail_sibling_drain: bool) -> tuple[Simulation, Orchestrator, list[str]]:
-    sim = Simulation(params=at_medians(SimParams()), seed=4, topology=topo)
-    nodes = sim.topology.nodes()
-    job = TrainingJob("llm", nodes[:8], sim.params.training.model_copy(update=RecoveryParams().job_launch_overrides()))
-    sim.add_workload(job)
-    sim.control.set_spares(nodes[-2:])
-    ups = sim.fabric.node_uplinks(job.nodes[3])
-    links = [ups[2], ups[40]]
-    for link in links:
-        sim.inject(FaultSpec(at_s=100, kind="link_down", target=link, duration_s=None))
-    if fail_sibling_drain:  # the sibling's drain fails every attempt (a route push refused)
-        c, drain = sim.control, sim.control.drain_link
+def _fail_sibling_drain(sim: Simulation, links: list[str]) -> None:
+    """The sibling's drain fails every attempt (a route push refused)."""
+    c, drain = sim.control, sim.control.drain_link
 
-        def drain_or_fail(link: str, holder: str = "") -> simpy.Process:
-            if link != links[1]:
-                return drain(link, holder)
-            return c._action("drain_link", link, 1.0, 1.0, lambda: None)
+    def drain_or_fail(link: str, holder: str = "") -> simpy.Process:
+        return drain(link, holder) if link != links[1] else c._action("drain_link", link, 1.0, 1.0, lambda: None)
 
-        c.drain_link = drain_or_fail  # type: ignore[method-assign]
-    orch = Orchestrator(sim, load_runbooks())
-    sim.run(105)
-    orch.handle("i1", Diagnosis("unknown", links[0], 0.35, alternatives=LINK_AMBIGUOUS))
-    sim.run(3600)
-    return sim, orch, links
+    c.drain_link = drain_or_fail  # type: ignore[method-assign]
 
 
 def test_a_sibling_links_failed_run_pages_a_person(topo1: Topology) -> None:
-    _sim, orch, links = _two_dark(topo1, fail_sibling_drain=True)
+    _sim, orch, links = _world(topo1, None, patch=_fail_sibling_drain)
     inc: dict[str, Any] = orch.incident("i1")
     drains = [a for a in inc["actions"] if a["action"] == "drain_link" and a["target"] == links[1]]
     assert drains and all(a["status"] == "failed" for a in drains)
@@ -60,22 +39,11 @@ def test_a_resumed_rung_that_fails_escalates_from_itself_and_gives_the_spare_bac
     """orch41's spare taken during a scale-in's approval: the rung that wanted it resumes; when that rung fails the
     ladder goes on, and its escalation names the rung that failed (the journal said ``from_rung: scale_in``, a rung
     whose approval had been cancelled); the spare no workload runs on goes back to the pool at the end."""
-    slow = SLOW_APPROVAL
-    sim = Simulation(params=at_medians(SimParams()), seed=3, topology=topo1)
-    nodes = sim.topology.nodes()
-    job = TrainingJob("llm", nodes[:20], sim.params.training.model_copy(update=slow.job_launch_overrides()))
-    sim.add_workload(job)
-    sim.control.set_spares([nodes[-1]])
-    crashed, hung = job.nodes[2], job.nodes[5]
-    sim.inject(FaultSpec(at_s=100, kind="node_crash", target=crashed, duration_s=1200.0))
-    sim.inject(FaultSpec(at_s=600, kind="aicore_hang", target=f"{hung}/npu3/die0"))
-    orch = Orchestrator(sim, load_runbooks(), params=slow)
-    sim.run(110)
-    orch.handle("crash", Diagnosis("node_crash", crashed, 0.95))
-    sim.run(610)
-    sim.control.p = sim.control.p.model_copy(update={"restart_failure_prob": 1.0})  # every restart fails
-    orch.handle("hang", Diagnosis("aicore_hang", f"{hung}/npu3/die0", 0.95))
-    sim.run(6 * 3600)
+    def restarts_fail(sim: Simulation) -> None:
+        sim.control.p = sim.control.p.model_copy(update={"restart_failure_prob": 1.0})
+
+    w = hang_world(topo1, restarts_fail)
+    sim, orch, crashed = w["sim"], w["orch"], w["crashed"]
     inc = orch.incident("hang")
     esc = [(a["detail"]["from_rung"], a["detail"]["to_rung"]) for a in inc["actions"]
            if a["kind"] == "escalation" and "from_rung" in a["detail"]]
@@ -108,16 +76,9 @@ def test_an_isolating_step_whose_approval_a_spare_cut_short_keeps_no_reservation
     that came free cancelled the approval, the step never ran, and the reservation stayed for the rest of the run
     (counted against every later isolation in the pod)."""
     (tmp_path / "rb-test-cordon-approval.yaml").write_text(CORDON_AFTER_APPROVAL)
-    sim = Simulation(params=at_medians(SimParams()), seed=3, topology=topo1)
-    nodes = sim.topology.nodes()
-    job = TrainingJob("llm", nodes[:20], sim.params.training.model_copy(update=SLOW_APPROVAL.job_launch_overrides()))
-    sim.add_workload(job)
-    sim.control.set_spares([])
-    hung = job.nodes[5]
-    sim.inject(FaultSpec(at_s=100, kind="aicore_hang", target=f"{hung}/npu3/die0"))
-    orch = Orchestrator(sim, load_runbooks([tmp_path / "rb-test-cordon-approval.yaml"]), params=SLOW_APPROVAL)
-    sim.run(110)
-    orch.handle("hang", Diagnosis("aicore_hang", f"{hung}/npu3/die0", 0.95))
+    rbs = load_runbooks([tmp_path / "rb-test-cordon-approval.yaml"])
+    sim, orch, job = lone_hang(topo1, SLOW_APPROVAL, rbs)
+    hung, nodes = job.nodes[5], sim.topology.nodes()
     sim.run(500)
     spare = nodes[-1]
     orch.exec.return_spare(spare, orch.records["hang"], how="test: a node back from repair")
