@@ -6,6 +6,7 @@ replacement ticket, field replacement); a link that healed is let back as before
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -24,8 +25,8 @@ LINK_AMBIGUOUS = [("dirty_connector", 0.35), ("link_down", 0.27), ("link_flap", 
 """What scen41's two links gave: the diagnosis abstains, the link classes together pass the bar."""
 
 
-def _world(topo: Topology, duration_s: float | None, both: bool = True) -> tuple[Simulation, Orchestrator,
-                                                                                 list[str]]:
+def _world(topo: Topology, duration_s: float | None, both: bool = True,
+           patch: Callable[[Simulation, list[str]], None] | None = None) -> tuple[Simulation, Orchestrator, list[str]]:
     sim = Simulation(params=at_medians(SimParams()), seed=4, topology=topo)
     nodes = sim.topology.nodes()
     job = TrainingJob("llm", nodes[:8], sim.params.training.model_copy(update=RecoveryParams().job_launch_overrides()))
@@ -35,6 +36,8 @@ def _world(topo: Topology, duration_s: float | None, both: bool = True) -> tuple
     links = [ups[2], ups[40]] if both else [ups[2]]
     for link in links:
         sim.inject(FaultSpec(at_s=100, kind="link_down", target=link, duration_s=duration_s))
+    if patch is not None:  # a change to the plant before the response (review41b)
+        patch(sim, links)
     orch = Orchestrator(sim, load_runbooks())
     sim.run(105)
     orch.handle("i1", Diagnosis("unknown", links[0], 0.35, alternatives=LINK_AMBIGUOUS))

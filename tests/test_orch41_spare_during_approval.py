@@ -5,6 +5,7 @@ while a repaired node sat in the pool and the job stayed stalled."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -16,13 +17,15 @@ from faultlib.simparams import SimParams
 from faultlib.topology import Topology
 from faultlib.workloads.training import TrainingJob
 from opsbrain.recovery import Orchestrator, RecoveryParams, load_runbooks
+from opsbrain.recovery.loader import RunbookSet
 from opsbrain.verdict import Diagnosis
 
 SLOW_APPROVAL = RecoveryParams(approval_median_s=20000.0, approval_sigma=0.0)  # the approval never comes in time
 
 
-@pytest.fixture(scope="module")
-def hang_without_spare(topo1: Topology) -> dict[str, Any]:
+def hang_world(topo1: Topology, before_hang: Callable[[Simulation], None] | None = None) -> dict[str, Any]:
+    """A node crash takes the only spare; an AI Core hang then finds none and waits for a slow scale-in approval;
+    the crashed node, repaired, comes free. ``before_hang`` changes the plant before the hang's response starts."""
     sim = Simulation(params=at_medians(SimParams()), seed=3, topology=topo1)
     nodes = sim.topology.nodes()
     job = TrainingJob("llm", nodes[:20], sim.params.training.model_copy(update=SLOW_APPROVAL.job_launch_overrides()))
@@ -35,9 +38,16 @@ def hang_without_spare(topo1: Topology) -> dict[str, Any]:
     sim.run(110)
     orch.handle("crash", Diagnosis("node_crash", crashed, 0.95))
     sim.run(610)
+    if before_hang is not None:
+        before_hang(sim)
     orch.handle("hang", Diagnosis("aicore_hang", f"{hung}/npu3/die0", 0.95))
     sim.run(6 * 3600)
     return {"sim": sim, "job": job, "orch": orch, "crashed": crashed, "hung": hung}
+
+
+@pytest.fixture(scope="module")
+def hang_without_spare(topo1: Topology) -> dict[str, Any]:
+    return hang_world(topo1)
 
 
 def test_the_scale_in_waiting_for_approval_takes_the_spare_that_comes_free(hang_without_spare: dict[str, Any]
@@ -62,19 +72,25 @@ def test_the_scale_in_waiting_for_approval_takes_the_spare_that_comes_free(hang_
     assert any(a["action"] == "reset_chip" and a["kind"] == "followup" for a in inc["actions"])  # chip reset after
 
 
-def test_no_spare_no_change_the_approval_is_waited_for(topo1: Topology) -> None:
-    """Without a spare coming free the scale-in goes ahead once approved, as before."""
-    quick = RecoveryParams(approval_median_s=300.0, approval_sigma=0.0)
+def lone_hang(topo1: Topology, params: RecoveryParams, runbooks: RunbookSet | None = None
+              ) -> tuple[Simulation, Orchestrator, TrainingJob]:
+    """An AI Core hang with no spare in the pool, its response under way (at t=110 s)."""
     sim = Simulation(params=at_medians(SimParams()), seed=3, topology=topo1)
     nodes = sim.topology.nodes()
-    job = TrainingJob("llm", nodes[:20], sim.params.training.model_copy(update=quick.job_launch_overrides()))
+    job = TrainingJob("llm", nodes[:20], sim.params.training.model_copy(update=params.job_launch_overrides()))
     sim.add_workload(job)
     sim.control.set_spares([])
     hung = job.nodes[5]
     sim.inject(FaultSpec(at_s=100, kind="aicore_hang", target=f"{hung}/npu3/die0"))
-    orch = Orchestrator(sim, load_runbooks(), params=quick)
+    orch = Orchestrator(sim, runbooks or load_runbooks(), params=params)
     sim.run(110)
     orch.handle("hang", Diagnosis("aicore_hang", f"{hung}/npu3/die0", 0.95))
+    return sim, orch, job
+
+
+def test_no_spare_no_change_the_approval_is_waited_for(topo1: Topology) -> None:
+    """Without a spare coming free the scale-in goes ahead once approved, as before."""
+    sim, orch, _job = lone_hang(topo1, RecoveryParams(approval_median_s=300.0, approval_sigma=0.0))
     sim.run(3600)
     inc = orch.incident("hang")
     approval = next(a for a in inc["actions"] if a["action"] == "approval")

@@ -24,6 +24,8 @@ counters, optical power) are readings for thresholds and windows, not events: th
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from opsbrain.ingest.signal import Signal
@@ -33,6 +35,9 @@ if TYPE_CHECKING:
 
 RE_META = re.compile(r"^#\s*(?:HELP|TYPE)\s+[a-zA-Z_:][a-zA-Z0-9_:]*(?:\s|$)")
 RE_SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})?\s+\S+(?:\s+-?\d+)?\s*$")
+RE_CUT = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*(?:\{[^}]*|(?:\{.*\})?(?:\s+\S*(?:\s+-?\d*)?)?\s*)$")
+"""A sample line cut short (the start of one: a name, some labels, part of a value): the last line of a page whose
+download or copy stopped. A log line (a ``[`` or a date first, several words) is none (review41b)."""
 RE_NPU_NAME = re.compile(r"^(?:#\s*(?:HELP|TYPE)\s+)?(?:npu_chip_[a-zA-Z0-9_]+|machine_npu_nums)\b")
 """npu-exporter's own series (its chips' and the node's NPU count): a page of other exporters' series is not read
 this way (node_exporter's page is no NPU evidence: it stays text)."""
@@ -46,11 +51,34 @@ def is_exporter_page(head: list[str]) -> bool:
     line, another comment or a sample (the last may be cut: a truncated page), and one names an npu-exporter
     series."""
     lines = [x.strip() for x in head if x.strip()]
-    if len(lines) > 1:
+    if len(lines) > 1 and RE_CUT.match(lines[-1]):
         lines = lines[:-1]
     if not lines or not any(RE_NPU_NAME.match(x) for x in lines):
         return False
-    return all(x.startswith("#") or RE_SAMPLE.match(x) for x in lines)
+    return all(page_line(x) for x in lines)
+
+
+def page_line(line: str) -> bool:
+    """A line of the Prometheus text format: blank, a comment or a sample."""
+    x = line.strip()
+    return not x or x.startswith("#") or RE_SAMPLE.match(x) is not None
+
+
+def split_page(lines: Iterator[str]) -> tuple[list[str], Iterator[str]]:
+    """The page's lines (up to the first line that is none: a page saved with log lines after it, ``curl .../metrics;
+    dmesg`` into one file; a last line cut short is the page's) and the lines after it (review41b: before, such a
+    file was refused whole and its log lines were lost)."""
+    page: list[str] = []
+    for raw in lines:
+        if page_line(raw):
+            page.append(raw)
+            continue
+        nxt = next(lines, None)
+        if nxt is None and RE_CUT.match(raw.strip()):
+            page.append(raw)
+            return page, iter(())
+        return page, chain([raw], [] if nxt is None else [nxt], lines)
+    return page, iter(())
 
 
 def _read(lines: list[str], host: str | None) -> tuple[Readings, bool]:
@@ -62,7 +90,7 @@ def _read(lines: list[str], host: str | None) -> tuple[Readings, bool]:
     try:
         return parse_page("\n".join(lines) + "\n", default_host=host), False
     except ValueError:
-        if len(lines) < 2:
+        if len(lines) < 2 or not RE_CUT.match(lines[-1].strip()):
             raise
         try:
             return parse_page("\n".join(lines[:-1]) + "\n", default_host=host), True
@@ -112,4 +140,4 @@ def page_signals(lines: list[str], host: str | None, file: str | None, t: float)
     return out, note
 
 
-__all__ = ["is_exporter_page", "page_signals"]
+__all__ = ["is_exporter_page", "page_signals", "split_page"]

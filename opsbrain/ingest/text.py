@@ -36,7 +36,7 @@ from opsbrain.ingest.chipmap import ChipMap, ChipMapScan
 from opsbrain.ingest.derive import TLS_STATES, fd_placed, section_placed, tls_mismatch, with_flaps
 from opsbrain.ingest.dirwalk import MAX_FILES, no_logs
 from opsbrain.ingest.encoding import SAMPLE, decoded_lines, sniff
-from opsbrain.ingest.exporterpage import is_exporter_page, page_signals
+from opsbrain.ingest.exporterpage import is_exporter_page, page_signals, split_page
 from opsbrain.ingest.linememo import ReadMemo
 from opsbrain.ingest.npuinfo import NPU_INFO, NpuInfoScan, PortStates, link_downs
 from opsbrain.ingest.parsers import MAX_LINE
@@ -195,12 +195,20 @@ class LineReader:
         first = len(self.signals)
         it = iter(lines)
         head = list(islice(it, WRAP_LOOK))
+        skip = 0  # the lines of an exporter page before the log lines (review41b)
         if is_exporter_page(head[:64]):  # a metrics page, no log (session 41): read as the page it is
-            self._exporter_page(list(self._cut(chain(head, it))), file)
-            return
+            page, it = split_page(chain(head, it))
+            self._exporter_page(list(self._cut(page)), file)
+            head, skip = list(islice(it, WRAP_LOOK)), len(page)
+            if not head:
+                return
+            self.stats.notes.append(f"{file or 'input'}: log lines after its npu-exporter page (from line "
+                                    f"{skip + 1}): read as log lines")
         wrapped = wrapped_paste(head)  # a terminal's rows: joined back into lines (then counted and cut first)
         # a terminal's rows, else rows a paste cut at its width (surface.goes_on), joined back; counted and cut first
         numbered = (unwrap if wrapped else rejoin)(self._cut(chain(head, it)), MAX_LINE)
+        if skip:
+            numbered = ((n + skip, x) for n, x in numbered)
         binary_before = self.stats.binary_lines  # of the files fed before this one
         file_device = device_dir(path or file)
         twin: bool | ChipMap | None = real_host_file(path or file)
@@ -214,7 +222,7 @@ class LineReader:
         # a line written again in a row (two handlers on a logger, a tee pasted with its stream, a retry printed
         # a million times) is read once (repeats.fold_runs: the bundle reader's rule too)
         for (n, raw), _copies in fold_runs(numbered, itemgetter(1)):
-            if n == BINARY_HEAD + 1 and self.stats.binary_lines - binary_before >= BINARY_HEAD // 2:
+            if n == skip + BINARY_HEAD + 1 and self.stats.binary_lines - binary_before >= BINARY_HEAD // 2:
                 self.stats.not_read.append(f"{file or 'input'}: binary content (not text): not read after line "
                                            f"{BINARY_HEAD}")
                 break

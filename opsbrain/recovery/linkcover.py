@@ -92,6 +92,10 @@ class LinkCover:
         res: StepsResult = yield from self._steps(rec, ctx, list(rb.steps), rb.rung, f"sibling[{ctx.component}].steps")
         if res.status == "ok":
             yield from self.take_over_if_dark(rec, ctx, rb)
+        elif res.status in ("failed", "held"):  # a person is paged, as for the response's own link (review41b:
+            rec.human_steps += 1  # before, nothing: the sibling link dark, no ticket, no page)
+            rec.follow_up("page", ctx.component, self.sim.now,
+                          reason=f"{rb.id} on the sibling dark link {ctx.component} {res.status}: {res.reason}")
 
     def take_over_if_dark(self, rec: IncidentRecord, ctx: Context, rb: Runbook) -> Gen:
         """``ctx``'s link still down by itself at the end of ``rb`` (which did not isolate it): ``rb-link-down``

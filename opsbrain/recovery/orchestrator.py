@@ -339,7 +339,7 @@ class Orchestrator(StepRunner, LinkCover):
         for k, (rung, steps, rollback) in enumerate(ladder):
             if k > 0:
                 rec.log("escalate", rb.id, "succeeded", self.sim.now, self.sim.now, kind="escalation", rung=rung,
-                        from_rung=ladder[k - 1][0], to_rung=rung, reason=result.reason)
+                        from_rung=rec.rung, to_rung=rung, reason=result.reason)  # a resumed rung's own (review41b)
             rec.rung = rung
             result = yield from self._steps(rec, ctx, steps, rung, "steps" if k == 0 else f"escalation[{k - 1}].steps")
             if result.status == "spare":

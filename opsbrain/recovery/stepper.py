@@ -126,7 +126,9 @@ class StepRunner:
                         reason="approval required: refused in dry-run")
             else:
                 delay = self.guardrails.approval_delay(ctx.vars["rng"])
-                want = ctx.vars.get("wants_spare") if "resume" in ctx.vars and ctx.spare is None else None
+                # a rung's step only: a rollback's or a follow-up's has no rung to resume (review41b)
+                want = (ctx.vars.get("wants_spare") if "resume" in ctx.vars and ctx.spare is None and kind == "step"
+                        else None)
                 entry = rec.begin("approval", label, now, kind="approval", rung=rung, step=path,
                                   **({"waiting_for_spare_in": want[0]} if want else {}))
                 if want is not None:  # session 41 (scen41): no spare was free; one that comes free first is taken
@@ -135,6 +137,9 @@ class StepRunner:
                         why = (f"a warm spare of {want[0]} came free ({spare}) before the approval: taken, and the "
                                f"rung that wanted one ({ctx.vars['resume'][0]}) resumes")
                         rec.end(entry, "cancelled", env.now, spare=spare, reason=why)
+                        if step.isolating:  # the isolations reserved for the step are not carried out (review41b)
+                            for t in targets:
+                                self.guardrails.release(t)
                         return StepsResult("spare", why)
                 else:
                     yield env.timeout(delay)
