@@ -73,3 +73,23 @@ def test_wide_digit_is_a_decimal_digit_beyond_ascii() -> None:
 def test_block_scan_takes_the_digits_as_known() -> None:
     lines = ["2026-03-01 10:00:00 [ERROR] 训练失败", "2026-03-01 10:00:01 信息"]
     assert stamps.block_scan(lines, "iso", digits_known=True) == stamps.block_scan(lines, "iso")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=64), st.sampled_from([b"", "训练进度：第 1 步".encode(), b"\x1b[31m", b"\x7f", b"\t\r\n"]))
+def test_the_junk_byte_test_is_the_search(data: bytes, piece: bytes) -> None:
+    from opsbrain.bundle import walk
+
+    for d in (data, data + piece, bytearray(piece + data)):
+        assert bool(d.translate(None, walk._NOT_JUNK)) == bool(walk._JUNK_BYTE.search(d))
+
+
+def test_rare_skips_no_rare_character() -> None:
+    from opsbrain import standin
+
+    cjk = "".join(map(chr, range(0x4E00, 0xA000)))
+    assert re.search(r"[\d\s" + "".join(standin.FOLDS) + "]", cjk) is None  # what the faster class leaves out
+    every = "".join(chr(i) for i in range(0x80, sys.maxunicode + 1) if not 0xD800 <= i < 0xE000)
+    slow = re.compile(r"[^\x00-\x7f](?<=[\d\s" + "".join(sorted(standin.FOLDS)) + "])")
+    assert standin._RARE.findall(every) == slow.findall(every)
+    assert r"\u4e00" in standin._RARE.pattern  # (session 41)
