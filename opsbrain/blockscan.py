@@ -135,7 +135,8 @@ class BlockScan:
         assert self._wide is not None and self._wide_scan is not None
         rows = [texts[i] for i in wide]
         rare = rare_lines(rows)
-        groups: dict[int, list[int]] = {COMMON_KINDS: [w for k, w in enumerate(wide) if k not in rare] if rare else wide}
+        groups: dict[int, list[int]] = {COMMON_KINDS: [w for k, w in enumerate(wide) if k not in rare] if rare
+                                        else wide}
         for k in sorted(rare):  # (each group's lines in order, as before: a line by line loop, session 41)
             groups.setdefault(kinds(rows[k]), []).append(wide[k])
         if rare:
