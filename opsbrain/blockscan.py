@@ -91,15 +91,22 @@ class BlockScan:
         joined = "\n".join(texts)
         wide: list[int] = []
         if not (joined.isascii() and joined.count("\n") == n - 1 and max(map(len, texts)) <= cap):
-            parts = []  # the lines the scan cannot tell about join as empty lines and are candidates
-            for i, t in enumerate(texts):
-                if len(t) > cap or not t.isascii() or "\n" in t:
+            parts: list[str] = []  # the lines the scan cannot tell about join as empty lines and are candidates
+            if joined.count("\n") == n - 1 and max(map(len, texts)) <= cap:  # no line over the cap or with a newline
+                asc = list(map(str.isascii, texts))  # the same, line by line in C (session 41)
+                wide = [i for i, a in enumerate(asc) if not a]
+                for i in wide:
                     out[i] = True
-                    parts.append("")
-                    if len(t) <= cap and "\n" not in t:
-                        wide.append(i)
-                else:
-                    parts.append(t)
+                parts = [t if a else "" for t, a in zip(texts, asc, strict=True)]
+            else:
+                for i, t in enumerate(texts):
+                    if len(t) > cap or not t.isascii() or "\n" in t:
+                        out[i] = True
+                        parts.append("")
+                        if len(t) <= cap and "\n" not in t:
+                            wide.append(i)
+                    else:
+                        parts.append(t)
             if wide and self._wide is not None and self._wide_block() is not None:
                 self._wide_lines(texts, wide, out)
             texts = parts
@@ -127,10 +134,13 @@ class BlockScan:
         replaces one character by one, and a newline is ASCII, kept as it is (as is the line itself in UTF-8)."""
         assert self._wide is not None and self._wide_scan is not None
         rows = [texts[i] for i in wide]
-        groups: dict[int, list[int]] = {}
         rare = rare_lines(rows)
-        for k, t in enumerate(rows):
-            groups.setdefault(kinds(t) if k in rare else COMMON_KINDS, []).append(wide[k])
+        groups: dict[int, list[int]] = {COMMON_KINDS: [w for k, w in enumerate(wide) if k not in rare] if rare
+                                        else wide}
+        for k in sorted(rare):  # (each group's lines in order, as before: a line by line loop, session 41)
+            groups.setdefault(kinds(rows[k]), []).append(wide[k])
+        if rare:
+            groups[COMMON_KINDS].sort()  # (a rarer line of the common kinds after all: in its place)
         for mask, lines in groups.items():
             if mask >= 16 or self._wide[mask][1]:
                 continue  # a character re.I folds onto ASCII, or a regex run on every such line: candidates

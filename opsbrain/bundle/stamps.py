@@ -295,7 +295,7 @@ _BLOCK_RX = {style: re.compile(r"(?m)^(?=(?:\[(\w+)[^\S\n]*\])?)(?:([^\n]{0," + 
 the leftmost match of the style's first form starting in the head, and that match."""
 
 
-def block_scan(lines: list[str], style: str) -> list[tuple[str, str, str]] | None:
+def block_scan(lines: list[str], style: str, digits_known: bool = False) -> list[tuple[str, str, str]] | None:
     """Per line of a block, in one regex scan: its bracketed level as written (``[ERROR ]`` -> ``ERROR``; ``""``:
     none), the text before its stamp and the stamp of the style's first form (``""``: none in the head); read them
     with :class:`BlockStamps`. None when the block cannot be scanned so (a digit beyond ASCII in it, or a style
@@ -304,14 +304,16 @@ def block_scan(lines: list[str], style: str) -> list[tuple[str, str, str]] | Non
     Why a stamp found so is :func:`stamp`'s: the first form has no assertion, so a match of it in the head (the first
     :data:`_STAMP_SCAN` characters) is a match in the line, and the leftmost match in the line, when it ends inside
     the head, is the head's leftmost and takes the same path through the pattern. A line whose match does not end
-    inside the head, or that has none, is read by :func:`stamp` itself (which then tries the style's other forms)."""
+    inside the head, or that has none, is read by :func:`stamp` itself (which then tries the style's other forms).
+    ``digits_known``: the caller found no :data:`WIDE_DIGIT` in these lines (:meth:`opsbrain.bundle.walk._File.
+    block_readable`): not looked for again (session 41: a second scan of every character of a Chinese file)."""
     rx = _BLOCK_RX.get(style)
     if rx is None:
         return None
     if not lines:
         return []
     text = "\n".join(lines)
-    if not text.isascii() and WIDE_DIGIT.search(text):
+    if not digits_known and not text.isascii() and WIDE_DIGIT.search(text):
         return None
     found = rx.findall(text)
     return found if len(found) == len(lines) else None  # one match a line, by construction
@@ -323,12 +325,13 @@ def block_ready(lines: list[str], style: str) -> bool:
     return style in _BLOCK_RX and not any(WIDE_DIGIT.search(x) for x in lines if not x.isascii())
 
 
-WIDE_DIGIT = re.compile(r"[^\D0-9]")
+WIDE_DIGIT = re.compile(r"[^\x00-\x7f\D]")
 """A decimal digit beyond ASCII (``re``'s ``\\d`` takes it, as the stamps' digits): a stamp of such digits is read by
 ``int`` in :func:`stamp` but compared as text in :meth:`BlockStamps.read` (``"٠٥" >= "60"``), so a block holding one is
 read line by line. Other non-ASCII text (a Chinese console's messages, session 40) is scanned as ASCII is: each stamp
 form is of ASCII literals and digits, ``\\w`` and ``\\s`` (in the level's brackets) are ``re``'s in both readings,
-and the block's lines are split at ``\\n`` only, as ``(?m)^`` sees them."""
+and the block's lines are split at ``\\n`` only, as ``(?m)^`` sees them. Written as "neither ASCII nor a non-digit" (an
+ASCII digit is 0-9): the same characters as ``[^\\D0-9]``, found ~40% faster in Chinese text (session 41)."""
 
 
 def style_ready(style: str) -> bool:

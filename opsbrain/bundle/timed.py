@@ -294,7 +294,8 @@ class TimedFiles(ReaderState):
                     wanted, may = [], []
                 wanted += got[0] if got is not None else [True] * len(part)
                 may += got[1] if got is not None else [True] * len(part)
-            found = block_scan(part, style) or [("", "", "")] * len(part)  # (never None: block_ready said so)
+            # (never None: block_readable found no wide digit in the file, not looked for again)
+            found = block_scan(part, style, digits_known=True) or [("", "", "")] * len(part)
             stamps, levels = read.read(part, found)
             for i, (raw, dt, level) in enumerate(zip(part, stamps, levels, strict=True), start=lo + 1):
                 if not raw or raw.isspace():

@@ -174,6 +174,9 @@ _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 13))
 """Bytes that make a file's head look binary (NUL and the C0 controls other than tab and line ends)."""
 _JUNK_BYTE = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")
 """The bytes of _JUNK's control characters (UTF-8 keeps every byte below 0x80 as that character)."""
+_NOT_JUNK = bytes(b for b in range(256) if not _JUNK_BYTE.match(bytes((b,))))
+"""Every other byte: ``data.translate(None, _NOT_JUNK)`` is empty where ``_JUNK_BYTE.search(data)`` finds nothing
+(session 41: ~8x faster on a Chinese file's bytes, each of which ``re`` tests against the class)."""
 _JUNK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffd]")
 _LONG = re.compile(rf"^[^\n]{{{MAX_LINE + 1}}}", re.MULTILINE)
 """A line longer than MAX_LINE characters (as ``max(map(len, lines)) > MAX_LINE``, without the lines)."""
@@ -450,7 +453,7 @@ class _Scan:
             # packed as read (its lines are the bytes decoded and split again): no list of lines made here, nor its
             # text (ASCII, as may_carry says: a line of over MAX_LINE bytes is one of as many characters)
             plain_ = not _LONG_BYTES.search(data)
-            junk_free = not _JUNK_BYTE.search(data)
+            junk_free = not data.translate(None, _NOT_JUNK)
             return _Content(None, zlib.compress(data, PACK_LEVEL), plain_ and junk_free, None, ascii=True)
         text = data.decode("utf-8", errors="replace")
         lines = text.split("\n")
@@ -464,7 +467,7 @@ class _Scan:
                 prefixes = [p for _s, p in stripped]
                 data = "\n".join(lines).encode("utf-8", errors="replace")  # for the junk test below
         # no junk character (the control bytes of _JUNK, or U+FFFD: a byte that is not UTF-8) and no long line
-        junk_free = not _JUNK_BYTE.search(data) and "\ufffd" not in text
+        junk_free = not data.translate(None, _NOT_JUNK) and "\ufffd" not in text
         is_plain = junk_free and max(map(len, lines)) <= MAX_LINE
         if self.held + len(data) <= self.p.hold_text_bytes:
             self.held += len(data)

@@ -462,18 +462,27 @@ class SignatureMatcher:
         if self._by_name:  # a FaultDiag report's name and status-code rows (ASCII ones: English reports)
             pats.append(r"(?i)^\s*\|[^|\n]*\|\s*(?:Fault Name|Fault|Status Code)\s*\|")
             pats.append(r'^\s*"(?:cause_en|code)"\s*:')  # diag_report.json's name and code keys
-        longest = {max(group, key=len) for a in self._screen_anchors for group, _e in self._groups_own[a]}
-        return pats + [literal_pattern(sub) for sub in sorted(longest)]
+        return pats + [literal_pattern(sub) for sub in self._longest_parts()]
+
+    def _longest_parts(self) -> list[str]:
+        """The longest substring of each group the screen's anchors index (sorted): :meth:`_match` adds a group's
+        entry only where every substring occurs, so a line without any of these needs no look at the groups."""
+        return sorted({max(group, key=len) for a in self._screen_anchors for group, _e in self._groups_own[a]})
 
     def wide_block(self) -> tuple[list[str], Wide] | None:
         """The block scan of :meth:`match_lines` on non-ASCII lines (session 39), or None: the line screen's
         patterns of every regex and anchor as it reads such lines (:meth:`opsbrain.multiscan.Screen.block_wide`),
-        and ``|`` or ``"`` (a FaultDiag report's row, also a Chinese one, is read whole)."""
-        pats = self._screen.block_patterns(wide=True)
-        wide = self._screen.block_wide()
+        and ``|`` or ``"`` (a FaultDiag report's row, also a Chinese one, is read whole). The groups as the ASCII
+        lines' scan has them (session 41, speed41b): the longest substring of each, not the screen's anchors (a path
+        ``/data/模型`` held the anchor ``data`` of a group that also needs ``Invalid data``, and was kept); an ASCII
+        one is found in the first stand-in copy as written, another in the line itself."""
+        pats = self._screen.block_patterns(wide=True, extra=())
+        wide = self._screen.block_wide(extra=())
         if pats is None or wide is None:
             return None
-        return pats + ['[|"]'], wide_union(wide, wide_literals((0,)))
+        parts = self._longest_parts()
+        texts = (0,) if all(p.isascii() for p in parts) else (0, 2)
+        return pats + ['[|"]'] + [literal_pattern(p) for p in parts], wide_union(wide, wide_literals(texts))
 
 
 def _family(code: str) -> str:
