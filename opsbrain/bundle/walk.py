@@ -177,6 +177,14 @@ _JUNK_BYTE = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")
 _NOT_JUNK = bytes(b for b in range(256) if not _JUNK_BYTE.match(bytes((b,))))
 """Every other byte: ``data.translate(None, _NOT_JUNK)`` is empty where ``_JUNK_BYTE.search(data)`` finds nothing
 (session 41: ~8x faster on a Chinese file's bytes, each of which ``re`` tests against the class)."""
+_JUNK_STEP = 1 << 20
+"""Bytes translated at a time: ``bytes.translate`` makes its result as long as its input before it shrinks it, so a
+whole file's would add the file's size to the read's peak (tests/test_bundle_view37.py)."""
+
+
+def _junk_free(data: bytes) -> bool:
+    """Whether ``data`` holds none of :data:`_JUNK_BYTE`'s bytes (translated a step at a time: :data:`_JUNK_STEP`)."""
+    return not any(data[i:i + _JUNK_STEP].translate(None, _NOT_JUNK) for i in range(0, len(data), _JUNK_STEP))
 _JUNK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffd]")
 _LONG = re.compile(rf"^[^\n]{{{MAX_LINE + 1}}}", re.MULTILINE)
 """A line longer than MAX_LINE characters (as ``max(map(len, lines)) > MAX_LINE``, without the lines)."""
@@ -453,7 +461,7 @@ class _Scan:
             # packed as read (its lines are the bytes decoded and split again): no list of lines made here, nor its
             # text (ASCII, as may_carry says: a line of over MAX_LINE bytes is one of as many characters)
             plain_ = not _LONG_BYTES.search(data)
-            junk_free = not data.translate(None, _NOT_JUNK)
+            junk_free = _junk_free(data)
             return _Content(None, zlib.compress(data, PACK_LEVEL), plain_ and junk_free, None, ascii=True)
         text = data.decode("utf-8", errors="replace")
         lines = text.split("\n")
@@ -467,7 +475,7 @@ class _Scan:
                 prefixes = [p for _s, p in stripped]
                 data = "\n".join(lines).encode("utf-8", errors="replace")  # for the junk test below
         # no junk character (the control bytes of _JUNK, or U+FFFD: a byte that is not UTF-8) and no long line
-        junk_free = not data.translate(None, _NOT_JUNK) and "\ufffd" not in text
+        junk_free = _junk_free(data) and "\ufffd" not in text
         is_plain = junk_free and max(map(len, lines)) <= MAX_LINE
         if self.held + len(data) <= self.p.hold_text_bytes:
             self.held += len(data)
