@@ -182,7 +182,7 @@ _JUNK_STEP = 1 << 20
 whole file's would add the file's size to the read's peak (tests/test_bundle_view37.py)."""
 
 
-def _junk_free(data: bytes) -> bool:
+def _junk_free(data: bytes | bytearray) -> bool:
     """Whether ``data`` holds none of :data:`_JUNK_BYTE`'s bytes (translated a step at a time: :data:`_JUNK_STEP`)."""
     return not any(data[i:i + _JUNK_STEP].translate(None, _NOT_JUNK) for i in range(0, len(data), _JUNK_STEP))
 _JUNK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffd]")
