@@ -109,7 +109,8 @@ def test_a_number_too_long_for_int_is_no_crash_in_a_bundle(tmp_path: Path) -> No
         f"EI0002: [PID: 342] 2026-07-15-19:50:49.586.187 The wait execution of the Notify register times out. "
         f"Reason: from remote rank: [{d}]\n")
     (tmp_path / "node1" / "npu_info.txt").write_text(f"hccn_tool -i {d} -ip -g\nipaddr:1.2.3.4\n")
-    read_bundle(str(tmp_path))
+    _lines, report = read_bundle(str(tmp_path))
+    assert report["lines"]["read"] >= len(bodies) + 3  # read to the end, not stopped by a number
 
 
 def test_root_s_home_under_home_is_no_worker() -> None:
@@ -167,4 +168,4 @@ def test_a_chip_map_row_with_a_huge_number_is_no_row() -> None:
     huge = "9" * 5000
     lines = ["NPU ID  Chip ID  Chip Logic ID  Chip Name", f"{huge}  0  0  Ascend910", f"0  {huge}  0  Ascend910",
              f"| {huge}  Ascend910B3 | OK | 93.1  44  0 / 0 |", f"| {huge} | 0000:C1:00.0 | 0  0 / 0  3393 / 65536 |"]
-    chip_map(lines)  # no exception
+    assert chip_map(lines) is None  # no row: such a run of digits is no id (and no exception)
