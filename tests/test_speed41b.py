@@ -78,10 +78,16 @@ def test_block_scan_takes_the_digits_as_known() -> None:
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=64), st.sampled_from([b"", "训练进度：第 1 步".encode(), b"\x1b[31m", b"\x7f", b"\t\r\n"]))
 def test_the_junk_byte_test_is_the_search(data: bytes, piece: bytes) -> None:
-    from opsbrain.bundle import walk
+    from opsbrain.bundle import junkbytes as J
 
     for d in (data, data + piece, bytearray(piece + data)):
-        assert bool(d.translate(None, walk._NOT_JUNK)) == bool(walk._JUNK_BYTE.search(d))
+        assert bool(d.translate(None, J.NOT_JUNK)) == bool(J.JUNK_BYTE.search(d))
+        assert J.junk_free(d) == (not J.JUNK_BYTE.search(d))
+    was, J.JUNK_STEP = J.JUNK_STEP, 3  # a step smaller than the data: the same answer
+    try:
+        assert J.junk_free(data + piece) == (not J.JUNK_BYTE.search(data + piece))
+    finally:
+        J.JUNK_STEP = was
 
 
 def test_rare_skips_no_rare_character() -> None:

@@ -22,6 +22,7 @@ from itertools import chain
 from typing import NamedTuple
 
 from opsbrain.bundle import layout as L
+from opsbrain.bundle.junkbytes import junk_free as _junk_free
 from opsbrain.ingest import MAX_LINE, asys
 from opsbrain.ingest.archive import (
     CHUNK,
@@ -172,19 +173,6 @@ their joined text at once took 70 MB on a 400,000-line file, a block at a time ~
 
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 13))
 """Bytes that make a file's head look binary (NUL and the C0 controls other than tab and line ends)."""
-_JUNK_BYTE = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")
-"""The bytes of _JUNK's control characters (UTF-8 keeps every byte below 0x80 as that character)."""
-_NOT_JUNK = bytes(b for b in range(256) if not _JUNK_BYTE.match(bytes((b,))))
-"""Every other byte: ``data.translate(None, _NOT_JUNK)`` is empty where ``_JUNK_BYTE.search(data)`` finds nothing
-(session 41: ~8x faster on a Chinese file's bytes, each of which ``re`` tests against the class)."""
-_JUNK_STEP = 1 << 20
-"""Bytes translated at a time: ``bytes.translate`` makes its result as long as its input before it shrinks it, so a
-whole file's would add the file's size to the read's peak (tests/test_bundle_view37.py)."""
-
-
-def _junk_free(data: bytes | bytearray) -> bool:
-    """Whether ``data`` holds none of :data:`_JUNK_BYTE`'s bytes (translated a step at a time: :data:`_JUNK_STEP`)."""
-    return not any(data[i:i + _JUNK_STEP].translate(None, _NOT_JUNK) for i in range(0, len(data), _JUNK_STEP))
 _JUNK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffd]")
 _LONG = re.compile(rf"^[^\n]{{{MAX_LINE + 1}}}", re.MULTILINE)
 """A line longer than MAX_LINE characters (as ``max(map(len, lines)) > MAX_LINE``, without the lines)."""
