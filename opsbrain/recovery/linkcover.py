@@ -93,9 +93,9 @@ class LinkCover:
         if res.status == "ok":
             yield from self.take_over_if_dark(rec, ctx, rb)
         elif res.status in ("failed", "held"):  # a person is paged, as for the response's own link (review41b:
-            rec.human_steps += 1  # before, nothing: the sibling link dark, no ticket, no page)
-            rec.follow_up("page", ctx.component, self.sim.now,
-                          reason=f"{rb.id} on the sibling dark link {ctx.component} {res.status}: {res.reason}")
+            # before, nothing: the sibling link dark, no ticket, no page)
+            rec.page(ctx.component, self.sim.now, f"{rb.id} on the sibling dark link {ctx.component} {res.status}: "
+                                                  f"{res.reason}")
 
     def take_over_if_dark(self, rec: IncidentRecord, ctx: Context, rb: Runbook) -> Gen:
         """``ctx``'s link still down by itself at the end of ``rb`` (which did not isolate it): ``rb-link-down``
@@ -111,8 +111,7 @@ class LinkCover:
                        f"{dead.id} takes over (isolation, replacement ticket, field replacement; session 41)")
         res: StepsResult = yield from self._steps(rec, ctx, list(dead.steps), dead.rung, f"{dead.id}.steps")
         if res.status != "ok":
-            rec.human_steps += 1
-            rec.follow_up("page", link, self.sim.now, reason=f"{dead.id} on a link still dark failed: {res.reason}")
+            rec.page(link, self.sim.now, f"{dead.id} on a link still dark failed: {res.reason}")
             return True
         if dead.followup:
             self.sim.env.process(self._followup(rec, ctx, dead))

@@ -351,15 +351,13 @@ class Orchestrator(StepRunner, LinkCover):
                                        f"escalation[{k - 1}].rollback", kind="rollback")
         if result.status == "held":
             rec.outcome = "held_by_guardrail"
-            rec.human_steps += 1
-            rec.follow_up("page", diag.component, self.sim.now, reason=result.reason)
+            rec.page(diag.component, self.sim.now, result.reason)
             return
         if result.status == "failed":
             rec.log("escalate", rb.id, "succeeded", self.sim.now, self.sim.now, kind="escalation", rung="human",
                     from_rung=rec.rung, to_rung="human", reason=result.reason)
             rec.outcome = "escalated_to_human"
-            rec.human_steps += 1
-            rec.follow_up("page", diag.component, self.sim.now, reason=f"recovery ladder exhausted: {result.reason}")
+            rec.page(diag.component, self.sim.now, f"recovery ladder exhausted: {result.reason}")
             return
         acted = [a for a in rec.actions if a["kind"] in ("step", "retry") and a["status"] != "skipped"]
         if self.dry_run:

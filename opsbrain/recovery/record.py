@@ -62,6 +62,11 @@ class IncidentRecord:
         self.follow_ups.append(item)
         return item
 
+    def page(self, component: str | None, at_s: float, reason: str) -> dict[str, Any]:
+        """A person is paged about ``component``: a human step and a ``page`` follow-up."""
+        self.human_steps += 1
+        return self.follow_up("page", component, at_s, reason=reason)
+
     def close_tickets(self, component: str, at_s: float) -> None:
         for f in self.follow_ups:
             if f["type"] == "ticket" and f["component"] == component and f.get("closed_at_s") is None:
