@@ -103,14 +103,19 @@ _LEVEL = screened(r"^\s*\[?\s*(TRACE|DEBUG|INFO|EVENT|NOTICE|WARN(?:ING)?|ERROR|
 _KLOG = screened(r"^\s*([EWIF])\d{4} \d\d:\d\d:\d\d")  # klog (Volcano, Kubernetes): E0111 03:29:15.700191
 _STAMPED_LEVEL = screened(
     r"^\s*(?:\[\d{4}-\d\d-\d\d[ T][\d:.,]+\]\s*\[(TRACE|DEBUG|INFO|WARN(?:ING)?|ERROR|CRITICAL|FATAL)\]|"
-    r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)? - (?:[\w.-]+ - )?(TRACE|DEBUG|INFO|WARNING|ERROR|CRITICAL) - )",
+    r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)? - (?:[\w.-]+ - )?(TRACE|DEBUG|INFO|WARNING|ERROR|CRITICAL) - |"
+    r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] [\w.-]+ (?-i:(DEBUG|INFO|WARNING|ERROR|CRITICAL)) - )",
     re.I)
 """A level right after a time stamp: a bracketed stamp and a bracketed level (MindCluster's Go components,
 ``[2026-04-28 07:59:11.955139][WARN]     261     dcmi/dcmi.go:1466 ...``; the ATB / xLLM C++ logger, ``[2025-12-08
 11:52:44.735471] [error] [69197] [operation_util.h:156] ...``) and Python logging's ``%(asctime)s - %(name)s -
 %(levelname)s - `` format (lmdeploy: ``2024-10-21 10:42:00,218 - lmdeploy - ERROR - model_agent.py:489 - ...``), and
 the same without the logger's name (``%(asctime)s - %(levelname)s - ``: NumExpr's ``- INFO - Note: ...
-"NUMEXPR_MAX_THREADS" not set`` in a healthy Ray cluster's log)."""
+"NUMEXPR_MAX_THREADS" not set`` in a healthy Ray cluster's log). Session 42: the MindSpore suites' logger
+(mindspore-lab/mindcv mindcv/utils/logger.py ``set_logger``: ``fmt = "%(asctime)s %(name)s %(levelname)s -
+%(message)s"`` with ``datefmt = "[%Y-%m-%d %H:%M:%S]"``, which mindocr's training script logs through), e.g.
+``[2024-03-21 16:42:06] mindocr.train INFO - Standalone training. Device id: 2, specified by environment variable
+'DEVICE_ID'.`` (a normal start, mindspore-lab/mindocr#683): the level is the logger's upper-case levelname."""
 
 
 def stated_level(text: str, given: str | None, logged: str | None = None) -> int | None:
@@ -124,7 +129,7 @@ def stated_level(text: str, given: str | None, logged: str | None = None) -> int
     if m := _KLOG.match(text):
         return {"E": 2, "F": 2, "W": 1, "I": 0}[m.group(1)]
     if text[:1] in "[0123456789 " and (m := _STAMPED_LEVEL.match(text)):
-        return SEV.get((m.group(1) or m.group(2)).upper(), 1)
+        return SEV.get((m.group(1) or m.group(2) or m.group(3)).upper(), 1)
     if logged:
         return SEV.get(logged, 1)
     return None
