@@ -17,7 +17,9 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"The torch\.cuda\.DoubleTensor is replaced with torch\.npu\.FloatTensor cause the double type is "
                     r"not supported now|"
                     r"Compilation level \S+ is not supported on NPU now, forcing compilation level to NO_COMPILATION|"
-                    r"Prefix caching is not supported for V1 now, disable prefix caching")
+                    r"Prefix caching is not supported for V1 now, disable prefix caching|"
+                    r": module verification failed: signature and/or required key missing - tainting kernel|"
+                    r": loading out-of-tree module taints kernel\.")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -56,7 +58,12 @@ compilation level to NO_COMPILATION`` and sets the level itself, and (V1 engine)
 for V1 now, disable prefix caching`` and turns the option off: a setting it corrects and goes on with (session 41,
 tester41c: the v0.7.3 release check run of vllm-ascend#644 read framework_error 0.60 from the first). Its other
 ``... is not supported on NPU now.`` texts are raised errors (``LoRA model is not supported on NPU now.``), not
-these.
+these. The kernel's notices as it loads a module built outside its tree, as DKMS builds the Ascend driver's
+(``drv_vascend_stub: module verification failed: signature and/or required key missing - tainting kernel``,
+kernel/module/signing.c ``module_sig_check`` when signatures are not enforced, and ``...: loading out-of-tree module
+taints kernel.``, kernel/module/main.c; https://github.com/torvalds/linux/blob/v6.6/kernel/module/signing.c): the
+module is loaded and the taint flag set, nothing failed (session 42, tester42c: a driver installation note on
+openEuler 24.03 SP3 calls it a warning with no effect; it read config_error 0.46 from the text model).
 
 Not here: vllm-ascend's own ``Failed to import vllm_ascend_C: ...`` (its custom operators), harmless when they are
 not used (vllm-ascend#703) but the cause where sleep mode's allocator needs them (corpus_q q016, corpus_zk zk004)."""

@@ -1,0 +1,44 @@
+"""The Ascend HDK driver and firmware run packages' installer (session 42, tester42c). Its scripts print every line as
+``[Driver] [<date>] <text>`` (or ``[Firmware] ...``): hicann/driver scripts/package/driver/common/scripts/install.sh
+@ef377e950a32b1641c108c59481e39e9643b7d63, ``log`` / ``drvEcho`` / ``drvColorEcho``. The component tag says which
+package is being installed, not that a driver call failed: before this parser the tag's word "Driver" with any
+"not" / "error" / "fail" later on the line read as a failed driver management call (``drv:api_error``), so the
+installer's own warning ``[WARNING]Do not power off or restart the system during the installation/upgrade`` made a
+successful installation a driver fault and its check that the run user exists a driver fault too.
+
+The installer's numbered errors are its checks of what the package needs before it touches the driver
+(``errorUsage 1 "[ERROR]ERR_NO:0x0091;ERR_DES:${username} not exists! Please add ${username}"``, install.sh and
+scripts/package/custom/driver/common/scripts/args_parse.sh): 0x0002 an answer typed at a prompt, 0x0003 the install
+path, 0x0004 the command-line parameters, 0x0089 the shell environment it sets, 0x0091 the run user or group (absent,
+empty, not allowed), 0x0093 root permission, 0x0094 another installation running or an all-in-one package already
+installed, 0x0095 / 0x0096 a user or group other than the last installation's. Each names a setting of the host or
+of the command, ``cfg:env``; so does the environment check's ``[ERROR]The list of missing tools: lspci,ifconfig,``
+(scripts/package/custom/driver/common/scripts/env_check.sh, ``checkEnvTool``: a command the installer needs is not
+installed). The uninstall errors (0x0080, 0x0090) and a failed DKMS build (``[ERROR]dkms install failed``,
+run_driver_install.sh: the printer names no cause) are left to the other parsers, as before. The installer's INFO and
+WARNING lines are its progress and advice (``[INFO]upgradePercentage:90%``): fully explained, no signal.
+"""
+
+from __future__ import annotations
+
+from opsbrain.ingest.parsers.ctx import LineCtx
+from opsbrain.ingest.screen import group_of, screened
+
+RE_INSTALLER = screened(r"^\s*\[(?:Driver|Firmware)\] (?:\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] )?\[(INFO|WARNING|ERROR)\]")
+"""An installer line: the package tag, the date the scripts add (notes that quote a line sometimes drop it) and the
+level the scripts write right after it."""
+RE_SETTING_ERROR = screened(r"\bERR_NO:\s*0x00(?:02|03|04|89|91|93|94|95|96)\s*;\s*ERR_DES:|"
+                            r"\bThe list of missing tools:")
+
+_ANY = group_of(globals())
+
+
+def parse(ctx: LineCtx) -> bool:
+    """An installer line with a setting error gives ``cfg:env``; one of its progress lines (INFO, WARNING) is fully
+    explained with no signal; its other errors go on to the later parsers."""
+    if not _ANY.may(ctx.text) or not (m := RE_INSTALLER.match(ctx.text)):
+        return False
+    if RE_SETTING_ERROR.search(ctx.text):
+        ctx.add("cfg:env", ctx.node, 2)
+        return True
+    return m.group(1) != "ERROR"
