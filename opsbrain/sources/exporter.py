@@ -300,7 +300,9 @@ def parse_page(text: str, default_host: str | None = None, now: float | None = N
     or the newest sample's time stamp for a page on another clock (:data:`SAME_CLOCK_S`).
     Raises ValueError (with the parser's message) for text that is not the Prometheus text format."""
     pp = parser or PageParser()
-    return readings_of_samples(pp.keyed_samples(text), default_host, now, pp)
+    r = readings_of_samples(pp.keyed_samples(text), default_host, now, pp)
+    r.notes += pp.stamp_lines()  # a stamp that is no millisecond time (session 42): said, one line per reason
+    return r
 
 
 def readings_of_samples(samples: Iterable[Sample], default_host: str | None = None, now: float | None = None,

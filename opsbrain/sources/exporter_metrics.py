@@ -93,6 +93,14 @@ METRIC_TABLE: tuple[MetricRow, ...] = (
               "in an earlier kept collection, an NPU gone from the node (Critical); fewer NPUs with series than it "
               "lists, unread NPUs (Warning)", "npu_count", SRC_GO + "collector_for_npu.go (machineInfoNPUDesc, "
               "len(chips)); collector/common/npu_collector.go (getNPUChipList); " + DOC_METRICS),
+    MetricRow("machine_unhealthy_npu_nums", "(none: the node's instance)", "NPUs",
+              "the NPUs of the node's chip list whose DCMI health is unhealthy (session 42): more than its NPUs' own "
+              "series show at fault (health 0 or a fault code), an unhealthy NPU no per-device reading explains "
+              "(Alarm, on the node)", "npu_count", SRC_GO + "collector_for_npu.go (machineUnhealthyDesc, "
+              "countHealthStatus); " + DOC_METRICS),
+    MetricRow("machine_unknown_npu_nums", "(none: the node's instance)", "NPUs",
+              "the NPUs whose health the exporter could not read, or has not read yet (session 42): any, Warning",
+              "npu_count", SRC_GO + "collector_for_npu.go (machineUnknownDesc, countHealthStatus); " + DOC_METRICS),
     MetricRow("npu_chip_roce_rx_err_pkt_num", "id", "packets (counter)", "RoCE packets received in error: "
               "increase over the CRC window, the largest of the three damaged-packet counters against the CRC "
               "thresholds (session 35)", "roce_errors", SRC_GO + "collector_for_roce.go; " + DOC_METRICS),
