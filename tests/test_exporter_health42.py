@@ -105,3 +105,21 @@ def test_stamps_that_are_no_time_are_not_read_times_and_said() -> None:
         said = [n for n in r.notes if "time stamps" in n]
         assert len(said) == 1 and said[0].startswith("24 sample time stamps that are no time in milliseconds or "
                                                      "seconds (before 2001 or after 2100): not used"), said
+
+
+def test_a_chip_with_hbm_ecc_detection_off_has_its_ecc_counters_not_read() -> None:
+    """``npu_chip_info_hbm_ecc_enable_flag`` (collector_for_hbm.go, descEccEnableFlag; 1 on, ascend-common's mock):
+    with detection off the ECC counters count nothing; before, their zeros passed hbm_ce / hbm_uce as OK."""
+    now = time.time()
+    ms = int(now * 1000)
+    text = page(ms, unhealthy=0, unknown=0)
+    for name, vals in (("npu_chip_info_hbm_ecc_enable_flag", (0, 1)),
+                       ("npu_chip_info_hbm_ecc_total_single_bit_error_cnt", (0, 0)),
+                       ("npu_chip_info_hbm_ecc_total_double_bit_error_cnt", (0, 0))):
+        text += f"# TYPE {name} gauge\n" + "".join(f"{name}{{{LAB.format(i=i)}}} {v} {ms}\n"
+                                                   for i, v in enumerate(vals))
+    r = parse_page(text, "node-1", now)
+    assert r.hbm_ue_total == {"node-1/npu1/hbm": 0.0} and r.hbm_ce_total == {"node-1/npu1/hbm": 0.0}
+    assert [n for n in r.notes if "ECC" in n] == [
+        "1 NPUs with HBM ECC detection off (npu_chip_info_hbm_ecc_enable_flag 0): their ECC error counters count "
+        "nothing, not read (hbm_ce, hbm_uce not checked on them) (first: node-1/npu0)"], r.notes

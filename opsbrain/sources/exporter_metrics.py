@@ -40,6 +40,10 @@ METRIC_TABLE: tuple[MetricRow, ...] = (
               "uncorrectable ECC errors over the stack's lifetime (HBM UCE evidence): any, Warning; a new one within "
               "24 h, Alarm; 2 new within 24 h, Critical (SweepParams.hbm_ue_window_s, hbm_ue_separate)", "hbm_uce",
               SRC_GO + "collector_for_hbm.go (TotalDoubleBitErrorCnt); " + DOC_METRICS),
+    MetricRow("npu_chip_info_hbm_ecc_enable_flag", "id", "1 on, 0 off", "whether the chip's HBM ECC detection is "
+              "on: off, its ECC error counters (which then count nothing) are not read, and said (session 42; "
+              "before, their zeros passed as no errors)", "hbm_ce, hbm_uce",
+              SRC_GO + "collector_for_hbm.go (descEccEnableFlag, updateHbmEccInfo)"),
     MetricRow("npu_chip_info_hbm_ecc_single_bit_isolated_pages_cnt", "id", "pages",
               "isolated HBM pages (summed with the double-bit ones) as isolated rows", "hbm_rows",
               SRC_GO + "collector_for_hbm.go"),
@@ -147,6 +151,11 @@ COVERS = frozenset({"npu_temp", "hbm_temp", "hbm_ce", "hbm_uce", "hbm_rows", "do
                     "roce_errors", "link_speed", "optics_present"})
 
 
+GATES = frozenset({"npu_chip_info_hbm_ecc_enable_flag"})
+"""Metrics that say whether a check's readings mean anything, feeding it none themselves (session 42)."""
+
+
 def metrics_feeding(check: str) -> list[str]:
     """The npu-exporter metrics :data:`METRIC_TABLE` feeds ``check`` from (for ``coverage.not_fed``)."""
-    return [row.metric for row in METRIC_TABLE if check in row.check.split(", ") and row.metric[0] != "("]
+    return [row.metric for row in METRIC_TABLE
+            if check in row.check.split(", ") and row.metric[0] != "(" and row.metric not in GATES]
