@@ -98,7 +98,9 @@ class PageParser:
                 if not 1 <= len(rest) <= 2 or not _NAME.match(name):
                     raise ValueError(f"not a sample line: {line[:80]!r}")
                 value = float(rest[0])
-                ts = self.stamp(float(rest[1]), name) if len(rest) == 2 else None
+                ts = float(rest[1]) / 1000.0 if len(rest) == 2 else None
+                if ts is not None and not STAMP_MIN_S <= ts <= STAMP_MAX_S:  # not milliseconds (session 42)
+                    ts = self.stamp(float(rest[1]), name)
             except ValueError:
                 for nm, lb, v, t in _parse_with_prometheus_client(line):  # the library's verdict (or ValueError)
                     yield nm, None, lb, v, None if t is None else self.stamp(t * 1000.0, nm)

@@ -112,9 +112,7 @@ def split_lines(text: TailText, data: bytes, rel: str, stats: TextStats) -> list
             raws.append(line)
     if not raws:  # the cut line has not ended yet
         text.cut = text.cut or was_cut
-    head = raws[:64]
-    head = head[:next((k for k, raw in enumerate(head) if not page_line(raw)), len(head))]  # the page part
-    if text.lines == 0 and not text.page_file and len(head) >= 2 and is_exporter_page(head):
+    if text.lines == 0 and not text.page_file and len(raws) >= 2 and _page_head(raws):
         # a page saved into the tree (curl > DIR/node/metrics.prom from cron): its series are readings, rewritten
         # whole at every scrape; read as log lines they gave nothing and said nothing (session 41)
         text.page_file = True
@@ -152,6 +150,13 @@ def split_lines(text: TailText, data: bytes, rel: str, stats: TextStats) -> list
             stats.not_read.append(f"{rel}: binary content (not text): not read after line {BINARY_HEAD}")
             return out
     return out
+
+
+def _page_head(raws: list[str]) -> bool:
+    """Whether a file's first lines start with an npu-exporter page (its first 64 lines up to the first that is no
+    page line: a page with log lines after it is one too, session 42)."""
+    head = raws[:64]
+    return is_exporter_page(head[:next((k for k, raw in enumerate(head) if not page_line(raw)), len(head))])
 
 
 def line_stamp(text: TailText, line: str, prefix: str, wall: float) -> float | None:
