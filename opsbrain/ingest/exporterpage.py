@@ -105,6 +105,8 @@ def page_signals(lines: list[str], host: str | None, file: str | None, t: float)
     from opsbrain.sources.exporter import chip_npu, series_node
 
     r, cut = _read(lines, host)
+    if host is None:  # the summary of a page naming no node (a file given alone): read as its own node's ("")
+        _node_summary(r, lines)
     where: dict[tuple[str, str], tuple[int, str]] = {}  # (series family, NPU) -> its first line
     for n, line in enumerate(lines, 1):
         if (m := RE_EVENT_SERIES.match(line)) is None:
@@ -136,8 +138,53 @@ def page_signals(lines: list[str], host: str | None, file: str | None, t: float)
     note = (f"{file or 'input'}: an npu-exporter metrics page (Prometheus text format), not log lines: read for its "
             f"{npus} NPUs' fault codes, health and link states ({len(out)} signals); its temperatures, ECC counters "
             "and optical power are the sweep's: opsbrain sweep once --source prometheus --url file:///PATH"
-            + (f"; its last line (line {len(lines)}) cut short, not read: a truncated page?" if cut else ""))
+            + (f"; its last line (line {len(lines)}) cut short, not read: a truncated page?" if cut else "")
+            + "".join(f"; {x}" for x in node_health_notes(r)))
     return out, note
 
 
-__all__ = ["is_exporter_page", "page_signals", "split_page"]
+RE_SUMMARY = re.compile(r"^(machine_(?:unhealthy|unknown)_npu_nums)(?:\{\})?\s+(\S+)")
+"""The node health summary's two series as npu-exporter writes them: no labels, no time stamp
+(collector_for_npu.go ``MustNewConstMetric(machineUnhealthyDesc, ...)``)."""
+
+
+def _node_summary(r: Readings, lines: list[str]) -> None:
+    """A page that names no node (no ``instance``/``node`` label, no host) keeps its summary under node ``""``, where
+    its chips' series are (``npu0``): the sweep's reader refuses a count of no node (session 35), the page reader
+    says it (session 42)."""
+    for line in lines:
+        if (m := RE_SUMMARY.match(line.strip())) is not None:
+            try:
+                v = float(m.group(2))
+            except ValueError:
+                continue
+            if v == int(v) and v >= 0:
+                (r.node_npu_unhealthy if "unhealthy" in m.group(1) else r.node_npu_unknown).setdefault("", v)
+
+
+def node_health_notes(r: Readings) -> list[str]:
+    """What the page's node health summary says that its chips' series do not (session 42): NPUs counted unhealthy
+    (``machine_unhealthy_npu_nums``) beyond those whose own series show a fault (health 0 or a fault code), and NPUs
+    whose health the exporter could not read (``machine_unknown_npu_nums``): a symptom of the node, said, from which
+    no class is drawn. One line per node; none when there is nothing to say (or the page has no summary: releases
+    before 2026-08)."""
+    from opsbrain.sources.portreadings import shown_unhealthy
+
+    shown = shown_unhealthy(r)
+    said = []
+    for node in sorted(r.node_npu_unhealthy.keys() | r.node_npu_unknown.keys()):
+        bad, seen = r.node_npu_unhealthy.get(node, 0.0), shown.get(node, 0)
+        unknown = r.node_npu_unknown.get(node, 0.0)
+        parts = []
+        if bad > seen:
+            parts.append(f"counts {bad:.0f} unhealthy NPUs (machine_unhealthy_npu_nums), its NPUs' own series show "
+                         f"{seen} at fault: {bad - seen:.0f} unhealthy NPU(s) no per-device series explains (find "
+                         "it: npu-smi info)")
+        if unknown > 0:
+            parts.append(f"could not read the health of {unknown:.0f} NPUs (machine_unknown_npu_nums)")
+        if parts:
+            said.append(f"the exporter of {node or 'its node'} " + " and ".join(parts))
+    return said
+
+
+__all__ = ["is_exporter_page", "node_health_notes", "page_signals", "split_page"]

@@ -63,6 +63,11 @@ _RE_CODE = re.compile(r"^npu_chip_info_error_code(?:_(\d))?$")
 (its metrics reference: "only the first ten error codes that occur are reported"; collector_for_npu.go,
 ``GetDeviceAllErrorCode``), each a 32-bit event id as a decimal value (0x80E01801 = 2162169857)."""
 CODE_MAX = 0xFFFFFFFF
+ECC_FLAG = "npu_chip_info_hbm_ecc_enable_flag"
+"""Whether the chip's HBM ECC detection is on (1) or off (0): DCMI's ``enable_flag`` of the HBM ECC info
+(collector_for_hbm.go ``updateHbmEccInfo``, ``descEccEnableFlag``; ascend-common devmanager ``ECCInfo.EnableFlag``, 1
+in its mock). With detection off the ECC counters count nothing: read as 0 errors they passed hbm_ce and hbm_uce as
+OK. Since session 42 such a chip's counters are not read, and said (before: the flag was listed as not read)."""
 CHIP_FAMILY = "npu_chip_"
 """npu-exporter's chip series (``npu_chip_info_*``, ``npu_chip_link_*``, ``npu_chip_optical_*``): one it holds that
 no check reads is named in ``Readings.notes``, one line per metric with its series count; other exporters' series
@@ -179,6 +184,8 @@ def _kind(name: str) -> tuple[str, str, int, bool]:
         return "crc", "sio", 0, False
     if m := _RE_HCCS_CRC.match(name):
         return "crc", "hccs", int(m.group(1)), False
+    if name == ECC_FLAG:
+        return "ecc", "", 0, False
     if m := _RE_CODE.match(name):
         return "code", "npu_fault_codes", int(m.group(1) or 0), False
     if name in _PORT_METRICS:
@@ -300,7 +307,9 @@ def parse_page(text: str, default_host: str | None = None, now: float | None = N
     or the newest sample's time stamp for a page on another clock (:data:`SAME_CLOCK_S`).
     Raises ValueError (with the parser's message) for text that is not the Prometheus text format."""
     pp = parser or PageParser()
-    return readings_of_samples(pp.keyed_samples(text), default_host, now, pp)
+    r = readings_of_samples(pp.keyed_samples(text), default_host, now, pp)
+    r.notes += pp.stamp_lines()  # a stamp that is no millisecond time (session 42): said, one line per reason
+    return r
 
 
 def readings_of_samples(samples: Iterable[Sample], default_host: str | None = None, now: float | None = None,
@@ -323,6 +332,7 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
     ids_cache = pp.ids
     sample_t = r.npu_sample_t
     seen: set[tuple[str, frozenset[tuple[str, str]]]] = set()
+    ecc_off: set[str] = set()
     for name, key, labels, value, ts in samples:
         ahead = False
         if ts is not None:
@@ -357,9 +367,9 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
             if not math.isfinite(value):
                 notes.add(f"{_family(name)} series read "
                           f"{'NaN' if math.isnan(value) else _shown(value).replace('inf', 'Inf')}: no reading, not "
-                          "checked", ident[0] if what in ("chip", "code") else ident[1][1])
+                          "checked", ident[0] if what in ("chip", "code", "ecc") else ident[1][1])
             continue
-        where = ident[0] if what in ("chip", "code") else ident[1][1]
+        where = ident[0] if what in ("chip", "code", "ecc") else ident[1][1]
         if attr != "hbm_rows" and what != "crc":  # summed series: _repeated below
             first = (name, key if key is not None else frozenset(labels.items()))
             if first in firsts:
@@ -371,6 +381,12 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
                 value /= A3_DIES_PER_NPU  # (the twin's A3 node lists its dies; its chips are read as NPUs)
             if why := ports.take(r, attr, ident[0], ident[1][1], ident[1][0], value):
                 notes.add(f"{why}, not used", f"{where} {_shown(value)}")
+            continue
+        if what == "ecc":
+            if value not in HEALTH_VALUES:
+                notes.add(f"{name} not 0 or 1, not used", f"{where} {_shown(value)}")
+            elif value == 0.0:
+                ecc_off.add(where)
             continue
         if what == "code":  # 0: no fault
             if value != int(value) or not 0 <= value <= CODE_MAX:
@@ -454,6 +470,11 @@ def readings_of_samples(samples: Iterable[Sample], default_host: str | None = No
             for npu, ts in ahead_t.items():
                 sample_t[npu] = max(ts, sample_t.get(npu, -math.inf))
     _chips_without(r, notes)
+    for npu in sorted(ecc_off):  # detection off: counters that count nothing are no evidence of health
+        r.hbm_ce_total.pop(npu + "/hbm", None)
+        r.hbm_ue_total.pop(npu + "/hbm", None)
+        notes.add(f"NPUs with HBM ECC detection off ({ECC_FLAG} 0): their ECC error counters count nothing, "
+                  "not read (hbm_ce, hbm_uce not checked on them)", npu)
     r.notes = notes.lines()
     if not math.isfinite(newest):
         r.t = now if now is not None else 0.0

@@ -40,6 +40,10 @@ METRIC_TABLE: tuple[MetricRow, ...] = (
               "uncorrectable ECC errors over the stack's lifetime (HBM UCE evidence): any, Warning; a new one within "
               "24 h, Alarm; 2 new within 24 h, Critical (SweepParams.hbm_ue_window_s, hbm_ue_separate)", "hbm_uce",
               SRC_GO + "collector_for_hbm.go (TotalDoubleBitErrorCnt); " + DOC_METRICS),
+    MetricRow("npu_chip_info_hbm_ecc_enable_flag", "id", "1 on, 0 off", "whether the chip's HBM ECC detection is "
+              "on: off, its ECC error counters (which then count nothing) are not read, and said (session 42; "
+              "before, their zeros passed as no errors)", "hbm_ce, hbm_uce",
+              SRC_GO + "collector_for_hbm.go (descEccEnableFlag, updateHbmEccInfo)"),
     MetricRow("npu_chip_info_hbm_ecc_single_bit_isolated_pages_cnt", "id", "pages",
               "isolated HBM pages (summed with the double-bit ones) as isolated rows", "hbm_rows",
               SRC_GO + "collector_for_hbm.go"),
@@ -93,6 +97,14 @@ METRIC_TABLE: tuple[MetricRow, ...] = (
               "in an earlier kept collection, an NPU gone from the node (Critical); fewer NPUs with series than it "
               "lists, unread NPUs (Warning)", "npu_count", SRC_GO + "collector_for_npu.go (machineInfoNPUDesc, "
               "len(chips)); collector/common/npu_collector.go (getNPUChipList); " + DOC_METRICS),
+    MetricRow("machine_unhealthy_npu_nums", "(none: the node's instance)", "NPUs",
+              "the NPUs of the node's chip list whose DCMI health is unhealthy (session 42): more than its NPUs' own "
+              "series show at fault (health 0 or a fault code), an unhealthy NPU no per-device reading explains "
+              "(Alarm, on the node)", "npu_count", SRC_GO + "collector_for_npu.go (machineUnhealthyDesc, "
+              "countHealthStatus); " + DOC_METRICS),
+    MetricRow("machine_unknown_npu_nums", "(none: the node's instance)", "NPUs",
+              "the NPUs whose health the exporter could not read, or has not read yet (session 42): any, Warning",
+              "npu_count", SRC_GO + "collector_for_npu.go (machineUnknownDesc, countHealthStatus); " + DOC_METRICS),
     MetricRow("npu_chip_roce_rx_err_pkt_num", "id", "packets (counter)", "RoCE packets received in error: "
               "increase over the CRC window, the largest of the three damaged-packet counters against the CRC "
               "thresholds (session 35)", "roce_errors", SRC_GO + "collector_for_roce.go; " + DOC_METRICS),
@@ -139,6 +151,11 @@ COVERS = frozenset({"npu_temp", "hbm_temp", "hbm_ce", "hbm_uce", "hbm_rows", "do
                     "roce_errors", "link_speed", "optics_present"})
 
 
+GATES = frozenset({"npu_chip_info_hbm_ecc_enable_flag"})
+"""Metrics that say whether a check's readings mean anything, feeding it none themselves (session 42)."""
+
+
 def metrics_feeding(check: str) -> list[str]:
     """The npu-exporter metrics :data:`METRIC_TABLE` feeds ``check`` from (for ``coverage.not_fed``)."""
-    return [row.metric for row in METRIC_TABLE if check in row.check.split(", ") and row.metric[0] != "("]
+    return [row.metric for row in METRIC_TABLE
+            if check in row.check.split(", ") and row.metric[0] != "(" and row.metric not in GATES]

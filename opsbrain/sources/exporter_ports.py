@@ -19,6 +19,13 @@ its card-info ticker (collector_for_npu.go, common/npu_collector.go ``getNPUChip
 naming no host at all, as a query API's without ``instance``, is noted and not used: session 35). An NPU that left
 the PCIe bus is no longer listed."""
 
+HEALTH_COUNTS = {"machine_unhealthy_npu_nums": "npu_unhealthy", "machine_unknown_npu_nums": "npu_unknown"}
+"""The node's health summary (session 42): the NPUs of its chip list whose cached DCMI health is unhealthy, and those
+whose health it could not read (or has not read yet); with ``machine_healthy_npu_nums`` they add up to
+``machine_npu_nums`` (collector_for_npu.go ``countHealthStatus``, ``machineUnhealthyDesc`` / ``machineUnknownDesc``;
+added 2026-08, commit b6b4a760; no time stamp, one per node). ``machine_healthy_npu_nums`` is not read: the other
+two and the NPU count say it. Kept in ``Readings.node_npu_unhealthy`` / ``node_npu_unknown``."""
+
 PORT_COUNTERS = {
     "npu_chip_roce_new_pkt_rty_num": "retries",
     "npu_chip_roce_out_of_order_num": "out_of_order",
@@ -55,6 +62,8 @@ def kind(name: str) -> tuple[str, str, int, bool] | None:
     port ``("ports:<udie>:<port>", ...)``), None for any other."""
     if name == NPU_COUNT:
         return "ports", "npu_count", 0, False
+    if name in HEALTH_COUNTS:
+        return "ports", HEALTH_COUNTS[name], 0, False
     if name in PORT_COUNTERS:
         return "ports", PORT_COUNTERS[name], 0, False
     if name == SPEED_ROCE:
@@ -71,12 +80,14 @@ def kind(name: str) -> tuple[str, str, int, bool] | None:
 def take(r: Readings, what: str, npu: str, link: str, module: str, value: float) -> str:
     """Keep one sample (the exporter parser has dropped NaN, -1 and repeated series) in ``r``; the reason it is not
     used, or ''. ``npu``, ``link``, ``module``: the series' NPU, port and module ids as the parser names them."""
-    if what == "npu_count":
+    if what in ("npu_count", "npu_unhealthy", "npu_unknown"):
+        name = NPU_COUNT if what == "npu_count" else f"machine_{what[4:]}_npu_nums"
         if value != int(value) or value < 0:
-            return f"{NPU_COUNT} not a count"
+            return f"{name} not a count"
         if not (node := npu.rpartition("/npu")[0]):  # no node label, instance or page host: a count of no node
-            return f"{NPU_COUNT} names no host (no node or instance label, no page host)"  # (before: node "")
-        r.node_npu_count[node] = value
+            return f"{name} names no host (no node or instance label, no page host)"  # (before: node "")
+        {"npu_count": r.node_npu_count, "npu_unhealthy": r.node_npu_unhealthy,
+         "npu_unknown": r.node_npu_unknown}[what][node] = value
     elif what in ("speed", "speed_ub"):
         if value < 0:
             return "link speed below 0"

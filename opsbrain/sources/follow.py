@@ -183,7 +183,9 @@ class LogFollower:
                 continue
             if tail is None and (moved := self._renamed(path, rel, st)) is not None:
                 tail = self._tails[rel] = moved  # logrotate's rename (``messages`` -> ``messages.1``): read on
-            elif tail is None or tail.inode != st.st_ino or st.st_size < tail.offset or self._rewritten(path, tail, st):
+            elif (tail is None or tail.inode != st.st_ino or st.st_size < tail.offset or self._rewritten(path, tail, st)
+                  or (tail.text.page_file and st.st_mtime_ns != tail.mtime_ns)):
+                # a metrics page changed: written anew (a page's scrape, or log text in its place; session 42)
                 tail = self._tails[rel] = _Tail(st.st_ino, 0, appeared=self._polled,
                                                 replay_to=0 if self._polled else st.st_size)
             if st.st_size == tail.offset:
@@ -231,7 +233,9 @@ class LogFollower:
         tail.offset += len(data)
         self.stats.bytes += len(data)
         host, device = host_dir(rel), device_dir(rel)
-        for raw in split_lines(text, data, rel, self.stats):
+        lines = split_lines(text, data, rel, self.stats)
+        tail.line_no += text.page_lines  # a metrics page's lines, passed over
+        for raw in lines:
             tail.line_no += 1
             self.lines += 1
             if raw is None:  # binary content: counted

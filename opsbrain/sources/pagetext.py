@@ -9,9 +9,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 Sample = tuple[str, "str | None", dict[str, str], float, "float | None"]
 """(name, raw label string or None, labels, value, time stamp in s or None): one sample of a page or a query API."""
+
+
+STAMP_MIN_S = 978307200.0
+"""2001-01-01T00:00:00Z. A sample's time stamp is milliseconds since the epoch (Prometheus docs, "Exposition
+formats": text format, ``timestamp`` an int64 of milliseconds; npu-exporter's pages as its metrics reference shows
+them, ``... 1000 1723621883587``). One that reads before this as milliseconds is not one: a page stamped in seconds
+(npu-exporter's own test page, collector/testdata/prometheus_metrics, stamps ``1606402000``: as milliseconds
+1970-01-19) is read in seconds where that gives a time in range, and said; else the stamp is no read time (session
+42; before, such a page was read on a clock of its own in January 1970, without a word)."""
+STAMP_MAX_S = 4102444800.0
+"""2100-01-01T00:00:00Z: a stamp after it as milliseconds (microseconds, nanoseconds?) is no read time, said."""
+
+
+def _iso(t: float) -> str:
+    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class PageParser:
@@ -24,6 +40,31 @@ class PageParser:
         """(label string, default host) -> (NPU id, (module id, link id)) of the series (kept by
         :func:`opsbrain.sources.exporter.readings_of_samples`)."""
         self.max_cached = max_cached
+        self.stamp_notes: dict[str, tuple[int, str]] = {}
+        """What the last page's time stamps needed (read as seconds, or no time): reason -> [count, first example]."""
+
+    def stamp(self, ms: float, name: str) -> float | None:
+        """A sample's time stamp (milliseconds, the text format's unit) in seconds; one out of range as milliseconds
+        (:data:`STAMP_MIN_S`, :data:`STAMP_MAX_S`) read as seconds where that is in range, else None; each said in
+        :attr:`stamp_notes`."""
+        t = ms / 1000.0
+        if STAMP_MIN_S <= t <= STAMP_MAX_S:
+            return t
+        got: float | None = None
+        if t < STAMP_MIN_S and STAMP_MIN_S <= ms <= STAMP_MAX_S:
+            got = ms
+            why, ex = ("sample time stamps in seconds, not the text format's milliseconds (as milliseconds before "
+                       "2001): read as seconds", f"{name} {ms:.0f} = {_iso(ms)}")
+        else:
+            why, ex = ("sample time stamps that are no time in milliseconds or seconds (before 2001 or after 2100): "
+                       "not used as read times", f"{name} {ms:.0f}")
+        n, first = self.stamp_notes.get(why, (0, ex))
+        self.stamp_notes[why] = (n + 1, first)
+        return got
+
+    def stamp_lines(self) -> list[str]:
+        """The last page's :attr:`stamp_notes` as ``Readings.notes`` lines (``<count> <reason> (first: <ex>)``)."""
+        return [f"{n} {why} (first: {ex})" for why, (n, ex) in self.stamp_notes.items()]
 
     def _labels(self, text: str) -> dict[str, str]:
         got = self.labels.get(text)
@@ -40,6 +81,7 @@ class PageParser:
 
     def keyed_samples(self, text: str) -> Iterator[tuple[str, str | None, dict[str, str], float, float | None]]:
         """As :meth:`samples`, with the raw label string of each sample (None where the library parsed the line)."""
+        self.stamp_notes = {}
         for raw in text.splitlines():
             line = raw.strip()
             if not line or line[0] == "#":
@@ -57,9 +99,11 @@ class PageParser:
                     raise ValueError(f"not a sample line: {line[:80]!r}")
                 value = float(rest[0])
                 ts = float(rest[1]) / 1000.0 if len(rest) == 2 else None
+                if ts is not None and not STAMP_MIN_S <= ts <= STAMP_MAX_S:  # not milliseconds (session 42)
+                    ts = self.stamp(float(rest[1]), name)
             except ValueError:
                 for nm, lb, v, t in _parse_with_prometheus_client(line):  # the library's verdict (or ValueError)
-                    yield nm, None, lb, v, t
+                    yield nm, None, lb, v, None if t is None else self.stamp(t * 1000.0, nm)
                 continue
             yield name, key, labels, value, ts
 

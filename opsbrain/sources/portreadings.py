@@ -104,11 +104,12 @@ def port_state(cur: Readings, history: CollectionHistory, p: SweepParams, npus: 
     """``cur``'s port state (``history`` holds ``cur``); None where it read none of these series (a page without
     them: the snapshot is as before). "Before" reaches back ``p.link_down_window_s`` (24 h, the kept history); the
     counters' increase is over ``p.crc_window_s``, as the CRC check's."""
-    if not (cur.node_npu_count or cur.port_counters or cur.link_speed or cur.optics_present):
+    if not (cur.node_npu_count or cur.node_npu_unhealthy or cur.node_npu_unknown or cur.port_counters
+            or cur.link_speed or cur.optics_present):
         return None
     t = cur.t
     earlier = [x for x in history.within(t - p.link_down_window_s, t) if x is not cur and x.t < t]
-    nodes = tuple(sorted(cur.node_npu_count))
+    nodes = tuple(sorted(cur.node_npu_count.keys() | cur.node_npu_unhealthy.keys() | cur.node_npu_unknown.keys()))
     read = npus_per_node(npus)
     ports = tuple(sorted({ln for d in cur.port_counters.values() for ln in d}))
     kept = [x for x in history.within(t - p.crc_window_s, t) if x is not cur and x.t < t] + [cur]
@@ -118,7 +119,7 @@ def port_state(cur: Readings, history: CollectionHistory, p: SweepParams, npus: 
     seen = _before_max(earlier, "optics_present", modules, history.derived) > 0
     return PortState(
         window_s=p.link_down_window_s, nodes=nodes,
-        npus_counted=np.fromiter((cur.node_npu_count[n] for n in nodes), dtype=float, count=len(nodes)),
+        npus_counted=_per_node(cur.node_npu_count, nodes),
         npus_counted_before=_before_max(earlier, "node_npu_count", nodes, history.derived),
         npus_read=np.fromiter((read.get(n, 0) for n in nodes), dtype=float, count=len(nodes)),
         ports=ports, errors=errors, errors_window_s=t - kept[0].t if len(kept) > 1 else 0.0,
@@ -126,4 +127,18 @@ def port_state(cur: Readings, history: CollectionHistory, p: SweepParams, npus: 
         speed_before=_before_max(earlier, "link_speed", links, history.derived),
         speed_peers=_peer_speeds(cur.link_speed, links),
         modules=modules, present=np.fromiter((cur.optics_present[m] for m in modules), dtype=bool,
-                                             count=len(modules)), present_before=seen)
+                                             count=len(modules)), present_before=seen,
+        npus_unhealthy=_per_node(cur.node_npu_unhealthy, nodes), npus_unknown=_per_node(cur.node_npu_unknown, nodes),
+        npus_shown_unhealthy=_per_node(shown_unhealthy(cur), nodes, 0.0))
+
+
+def _per_node(d: Mapping[str, float], nodes: tuple[str, ...], missing: float = NAN) -> np.ndarray:
+    # (not ``d.get``: a collection's mappings are read by key only, test_exporter_port_before35 counts their reads)
+    return np.fromiter((d[n] if n in d else missing for n in nodes), dtype=float, count=len(nodes))  # noqa: SIM401
+
+
+def shown_unhealthy(r: Readings) -> dict[str, float]:
+    """Per node, its NPUs whose own series show a fault now: health Alarm or worse, or a fault code (what explains
+    the node's ``machine_unhealthy_npu_nums``; session 42)."""
+    bad = {n for n, lv in r.npu_health.items() if lv >= 2} | {n for n, codes in r.npu_fault_codes.items() if codes}
+    return dict(Counter(n.rpartition("/npu")[0] for n in bad))

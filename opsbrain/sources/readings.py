@@ -78,6 +78,10 @@ class Readings:
     ``npu_chip_info_network_status`` 0, the same DCMI answer), keyed by the NPU's port."""
     node_npu_count: dict[str, float] = field(default_factory=dict)
     """The NPUs each node's exporter lists (npu-exporter's ``machine_npu_nums``, keyed by node id; session 35)."""
+    node_npu_unhealthy: dict[str, float] = field(default_factory=dict)
+    """The NPUs each node's exporter counts unhealthy (``machine_unhealthy_npu_nums``; session 42)."""
+    node_npu_unknown: dict[str, float] = field(default_factory=dict)
+    """The NPUs whose health each node's exporter could not read (``machine_unknown_npu_nums``; session 42)."""
     port_counters: dict[str, dict[str, float]] = field(default_factory=dict)
     """The RoCE port's packet counters (``retries``, ``out_of_order``, ``rx_err``, ``verify_err``, ``mac_rx_bad``:
     :data:`opsbrain.sources.exporter_ports.PORT_COUNTERS`) -> port link id -> count since the device's reset."""
@@ -408,7 +412,7 @@ def fed_checks(r: Readings) -> set[str]:
            "dom_trend": rx, "dom_tx": optic("tx_dbm"), "dom_bias": optic("bias_ma"), "dom_snr": optic("snr_db"),
            "link_light": bool(rx or r.link_oper_down or r.link_net_unhealthy), "link_crc": bool(r.link_crc_total),
            "link_downs": bool(r.link_oper_down or r.link_down_times or r.link_state_downs),
-           "heartbeat": bool(r.npu_sample_t), "npu_count": bool(r.node_npu_count),
+           "heartbeat": bool(r.npu_sample_t), "npu_count": bool(r.node_npu_count or r.node_npu_unhealthy),
            "roce_errors": bool(r.port_counters), "link_speed": bool(r.link_speed),
            "optics_present": bool(r.optics_present)}
     return {c for c, fed in got.items() if fed}
@@ -420,7 +424,8 @@ def read_anything(r: Readings) -> bool:
                                               "hbm_temp_c", "hbm_ce_total", "hbm_ue_total",
                                               "hbm_rows",
                                               "optics", "link_crc_total", "link_oper_down", "link_net_unhealthy",
-                                              "link_down_times", "node_npu_count", "port_counters",
+                                              "link_down_times", "node_npu_count", "node_npu_unhealthy",
+                                              "port_counters",
                                               "link_speed", "optics_present"))
 
 
@@ -433,7 +438,8 @@ def merge(parts: Iterable[Readings], t: float | None = None) -> Readings:
         for name in ("npu_temp_c", "npu_sample_t", "npu_health", "npu_fault_codes", "npu_die", "hbm_temp_c",
                      "hbm_ce_total",
                      "hbm_ue_total", "hbm_rows", "module_link", "link_crc_total", "link_oper_down",
-                     "link_net_unhealthy", "link_state_downs", "node_npu_count", "link_speed", "optics_present"):
+                     "link_net_unhealthy", "link_state_downs", "node_npu_count", "node_npu_unhealthy",
+                     "node_npu_unknown", "link_speed", "optics_present"):
             getattr(out, name).update(getattr(r, name))
         for c, counts in r.port_counters.items():
             out.port_counters.setdefault(c, {}).update(counts)

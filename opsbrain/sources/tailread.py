@@ -17,7 +17,7 @@ from typing import Any
 
 from opsbrain.ingest import MAX_LINE
 from opsbrain.ingest.encoding import SAMPLE, sniff
-from opsbrain.ingest.exporterpage import is_exporter_page
+from opsbrain.ingest.exporterpage import is_exporter_page, page_line
 from opsbrain.ingest.surface import fill_holes, looks_binary
 from opsbrain.ingest.text import BINARY_HEAD, TextStats
 from opsbrain.ingest.timestamps import parse_stamp
@@ -42,6 +42,7 @@ class TailText:
     binary: int = 0  # lines of binary content
     binary_file: bool = False  # its first BINARY_HEAD lines were at least half binary: not read further
     page_file: bool = False  # an npu-exporter metrics page (session 41): not read as log lines
+    page_lines: int = 0  # the page's lines passed over in the last read (for the log lines' numbers after it)
     gb_lines: bool = False  # some of its lines were read as GB18030 (said once)
     stamp: float | None = None  # the last time stamp read in it
     year: int | None = None  # the year of its last dated stamp (for syslog stamps, which have none)
@@ -78,7 +79,8 @@ def _decode(raw: bytes, codec: str) -> tuple[str, bool]:
 def split_lines(text: TailText, data: bytes, rel: str, stats: TextStats) -> list[str | None]:
     """The complete lines that ``data`` (the bytes appended since the last read) ends, decoded, cut to MAX_LINE
     (counted in ``stats.lines_cut``), without NULs and a CR end; a line of binary content counted and None."""
-    if text.binary_file or text.page_file:
+    text.page_lines = 0
+    if text.binary_file:
         return []
     codec = text.codec or "utf-8"
     gbs: set[int] = set()  # the lines read as GB18030 in a UTF-8 file
@@ -110,7 +112,7 @@ def split_lines(text: TailText, data: bytes, rel: str, stats: TextStats) -> list
             raws.append(line)
     if not raws:  # the cut line has not ended yet
         text.cut = text.cut or was_cut
-    if text.lines == 0 and len(raws) >= 2 and is_exporter_page(raws[:64]):
+    if text.lines == 0 and not text.page_file and len(raws) >= 2 and _page_head(raws):
         # a page saved into the tree (curl > DIR/node/metrics.prom from cron): its series are readings, rewritten
         # whole at every scrape; read as log lines they gave nothing and said nothing (session 41)
         text.page_file = True
@@ -118,7 +120,15 @@ def split_lines(text: TailText, data: bytes, rel: str, stats: TextStats) -> list
                 "file:///PATH, or sweep once --source prometheus)")
         if said not in stats.not_read:  # once, however often the page is written again
             stats.not_read.append(said)
-        return []
+    if text.page_file:  # its page lines passed over; log lines after the page (``curl ...; dmesg``) are read
+        k = next((k for k, raw in enumerate(raws) if not page_line(raw)), len(raws))
+        text.page_lines, raws = k, raws[k:]
+        if not raws:
+            return []
+        text.page_file = False  # (session 42: before, every line after a page was dropped, appended ones too)
+        if (said := f"{rel}: log lines after its npu-exporter metrics page: read") not in stats.notes:
+            stats.notes.append(said)
+        gbs = {g - k for g in gbs if g >= k}
     out: list[str | None] = []
     for k, raw in enumerate(raws):
         text.lines += 1
@@ -140,6 +150,13 @@ def split_lines(text: TailText, data: bytes, rel: str, stats: TextStats) -> list
             stats.not_read.append(f"{rel}: binary content (not text): not read after line {BINARY_HEAD}")
             return out
     return out
+
+
+def _page_head(raws: list[str]) -> bool:
+    """Whether a file's first lines start with an npu-exporter page (its first 64 lines up to the first that is no
+    page line: a page with log lines after it is one too, session 42)."""
+    head = raws[:64]
+    return is_exporter_page(head[:next((k for k, raw in enumerate(head) if not page_line(raw)), len(head))])
 
 
 def line_stamp(text: TailText, line: str, prefix: str, wall: float) -> float | None:

@@ -54,6 +54,13 @@ class PortState:
     present: np.ndarray
     present_before: np.ndarray
     """(modules,) the module was read present in an earlier kept collection."""
+    npus_unhealthy: np.ndarray | None = None
+    """(nodes,) the NPUs the node's exporter counts unhealthy (``machine_unhealthy_npu_nums``; NaN: not published;
+    session 42)."""
+    npus_unknown: np.ndarray | None = None
+    """(nodes,) the NPUs whose health it could not read (``machine_unknown_npu_nums``; NaN: not published)."""
+    npus_shown_unhealthy: np.ndarray | None = None
+    """(nodes,) the node's NPUs whose own series show a fault now (health 0, or a fault code)."""
 
 
 def _node(cid: str) -> str:
@@ -64,28 +71,58 @@ def check_npu_count(s: Snapshot, p: SweepParams) -> list[Finding]:
     """NPUs the node's exporter lists (``machine_npu_nums``: the DCMI device list it re-reads): fewer than it listed
     in an earlier kept collection is an NPU gone from the node (off the PCIe bus, or its driver lost it): Critical,
     as a chip lost (its rank's job fails). Fewer NPUs with series than it lists: the exporter cannot read some
-    (npu-exporter leaves out a chip whose reads all fail), so their checks see nothing: Warning."""
+    (npu-exporter leaves out a chip whose reads all fail), so their checks see nothing: Warning.
+
+    The node's health summary (session 42): more NPUs counted unhealthy (``machine_unhealthy_npu_nums``, the same
+    DCMI health as the chips' ``npu_chip_info_health_status``) than the node's chip series show at fault (health 0
+    or a fault code) is an unhealthy NPU no per-device reading explains: Alarm, as an NPU's own unhealthy health,
+    located to the node only (no class is drawn from it); NPUs whose health could not be read
+    (``machine_unknown_npu_nums``): Warning. One finding per node, at the highest of its levels."""
     ps = s.ports
     if ps is None:
         return []
+    nan = np.full(len(ps.nodes), np.nan)
+    bad = ps.npus_unhealthy if ps.npus_unhealthy is not None else nan
+    unknown = ps.npus_unknown if ps.npus_unknown is not None else nan
+    shown = ps.npus_shown_unhealthy if ps.npus_shown_unhealthy is not None else np.zeros(len(ps.nodes))
     out = []
     for i, node in enumerate(ps.nodes):
         now, before, read = ps.npus_counted[i], ps.npus_counted_before[i], ps.npus_read[i]
+        parts: list[tuple[str, str, str]] = []
+        data: dict[str, int] = {"with_series": int(read)}
+        if now == now:
+            data["listed"] = int(now)
         if before == before and now < before:
-            out.append(Finding(
-                node, "npu_count", "Critical",
-                f"the node's exporter lists {now:.0f} NPUs, {before:.0f} in an earlier collection of the last "
-                f"{ps.window_s / 3600:.0f} h (machine_npu_nums): {before - now:.0f} gone from the node (off the PCIe "
-                "bus, or lost by its driver)", "the job on the missing NPU has failed: move its rank to a spare, "
+            data["listed_before"] = int(before)
+            parts.append((
+                "Critical", f"the node's exporter lists {now:.0f} NPUs, {before:.0f} in an earlier collection of the "
+                f"last {ps.window_s / 3600:.0f} h (machine_npu_nums): {before - now:.0f} gone from the node (off the "
+                "PCIe bus, or lost by its driver)", "the job on the missing NPU has failed: move its rank to a spare, "
                 "then check the chip on the bus (lspci, npu-smi info) and the kernel log for PCIe errors; reset or "
-                "replace it", data={"listed": int(now), "listed_before": int(before), "with_series": int(read)}))
+                "replace it"))
         elif read < now:
-            out.append(Finding(
-                node, "npu_count", "Warning",
-                f"the node's exporter lists {now:.0f} NPUs (machine_npu_nums) but publishes series of {read:.0f}: "
-                f"{now - read:.0f} unread, their checks see nothing", "check the unread NPUs with npu-smi info and the "
-                "exporter's log (a chip whose reads fail is left out of its page)",
-                data={"listed": int(now), "with_series": int(read)}))
+            parts.append((
+                "Warning", f"the node's exporter lists {now:.0f} NPUs (machine_npu_nums) but publishes series of "
+                f"{read:.0f}: {now - read:.0f} unread, their checks see nothing", "check the unread NPUs with "
+                "npu-smi info and the exporter's log (a chip whose reads fail is left out of its page)"))
+        if bad[i] == bad[i] and bad[i] > shown[i]:
+            data |= {"unhealthy": int(bad[i]), "shown_unhealthy": int(shown[i])}
+            parts.append((
+                "Alarm", f"the node's exporter counts {bad[i]:.0f} unhealthy NPUs (machine_unhealthy_npu_nums) but "
+                f"its NPUs' own series show {shown[i]:.0f} at fault (health 0 or a fault code): "
+                f"{bad[i] - shown[i]:.0f} unhealthy NPU(s) no per-device reading explains",
+                "find the unhealthy NPU with npu-smi info (Health column) and npu-smi info -t health -i N, then "
+                "read its fault codes"))
+        if unknown[i] == unknown[i] and unknown[i] > 0:
+            data["health_unknown"] = int(unknown[i])
+            parts.append((
+                "Warning", f"{unknown[i]:.0f} NPUs whose health the node's exporter could not read "
+                "(machine_unknown_npu_nums): their health is not checked", "check those NPUs with npu-smi info and "
+                "the exporter's log (a DCMI health query that fails)"))
+        if parts:
+            sev = max((x[0] for x in parts), key=SEVERITIES.index)
+            out.append(Finding(node, "npu_count", sev, "; ".join(x[1] for x in parts),
+                               "; ".join(x[2] for x in parts), data=data))
     return out
 
 
