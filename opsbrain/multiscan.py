@@ -15,11 +15,9 @@ screen for a regex RE2 cannot compile as written (look-behinds), or for many reg
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
-from itertools import accumulate
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from opsbrain.re2translate import re2_superset
 from opsbrain.standin import COMMON_KINDS, block_copies, cover, kinds, standin
@@ -437,41 +435,6 @@ def superset_key(regexes: Sequence[Any]) -> str:
     h.update(Path(__file__).with_name("re2translate.py").read_bytes())
     h.update(json.dumps([[rx.pattern, rx.flags] for rx in regexes], ensure_ascii=True).encode())
     return h.hexdigest()
-
-
-def fast_search(rx: re.Pattern[str]) -> Callable[[str], Any]:
-    """``rx.search`` run by RE2 when it reads the pattern the same way (no back-references or look-arounds; case
-    folding from ``re.I``), else by ``re``: a long alternation of words that ``re`` tries at every position of a line
-    (~100 us a 300-character line) is one linear scan for RE2 (~2 us). Only for a regex whose match is tested, not
-    read: the two engines may pick different but equally valid matches. One reading differs: RE2's ``\\b`` and
-    ``\\w`` are ASCII, so a CJK letter after a code (``EI0002中``) is a word boundary for RE2 and not for ``re``; every
-    path of the reader runs its patterns by RE2, so they agree with each other (session 38)."""
-    if _re2 is None or rx.flags & ~(re.I | re.U) or not _re2_reads(rx.pattern):
-        return rx.search
-    opts = _re2.Options()
-    opts.log_errors = False
-    opts.case_sensitive = not rx.flags & re.I
-    return cast(Callable[[str], Any], _re2.compile(rx.pattern, opts).search)
-
-
-def fast_lines_with(rx: re.Pattern[str]) -> Callable[[list[str]], set[int]]:
-    """The indexes of the lines of a block in which ``rx`` finds something, by one scan of the block joined with
-    newlines (RE2 when it reads the pattern as ``re`` does, as :func:`fast_search`): per line the answer of
-    ``rx.search``, at one call a block rather than one a line (~6 us a call through the RE2 binding). Only for a
-    pattern that never matches a newline and holds no anchor (the caller's promise): no match then spans two lines,
-    so each line that holds one is where some match of the block's scan starts (session 37)."""
-    finditer = rx.finditer
-    if _re2 is not None and not rx.flags & ~(re.I | re.U) and _re2_reads(rx.pattern):
-        opts = _re2.Options()
-        opts.log_errors = False
-        opts.case_sensitive = not rx.flags & re.I
-        finditer = _re2.compile(rx.pattern, opts).finditer
-
-    def lines_with(lines: list[str]) -> set[int]:
-        starts = [0, *accumulate(len(ln) + 1 for ln in lines)]
-        return {bisect_right(starts, m.start()) - 1 for m in finditer("\n".join(lines))}
-
-    return lines_with
 
 
 def _re2_reads(pattern: str) -> bool:

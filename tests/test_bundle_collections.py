@@ -217,7 +217,10 @@ def test_a_job_folders_console_does_not_swallow_its_workers(tmp_path: Path) -> N
     (job / "worker-1" / "messages").write_text("Mar  1 10:05:00 w1 kernel: x\n")
     (job / "worker-1" / "tools" / "check.log").write_text("checked\n")
     _lines, rep = read_bundle(tmp_path / "b")
-    assert {w["dir"] for w in rep["workers"]} == {"job", "job/worker-0", "job/worker-1"}  # tools/ is worker-1's
+    # tools/ is worker-1's; since session 42 the job folder's summary.log, above two workers, is no host's console
+    # (skipped as a note at the root is): before, the job folder was a worker of its own
+    assert {w["dir"] for w in rep["workers"]} == {"job/worker-0", "job/worker-1"}
+    assert {"path": "job/summary.log", "reason": "unknown file above worker directories"} in rep["skipped"]
 
 
 def test_a_real_hosts_hccn_devid_is_its_npu_and_the_twins_keeps_its_numbering() -> None:

@@ -1,5 +1,5 @@
-"""multiscan.fast_search: RE2 runs a regex whose match is only tested, and finds a match exactly where ``re`` does
-(ASCII text; RE2's word boundary is ASCII's)."""
+"""fastre.fast_search (in multiscan.py before session 42): RE2 runs a regex whose match is only tested, and finds a
+match exactly where ``re`` does (ASCII text; RE2's word boundary is ASCII's)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from opsbrain.diagnosis.realtext import ERROR_WORDS
-from opsbrain.multiscan import fast_search
+from opsbrain.fastre import fast_search
 
 FAST = fast_search(ERROR_WORDS)
 WORDS = ["error", "Failed", "TIMED OUT", "timeout", "oom", "room", "EZ9999", "ERR00100", "err", "errno", "denied",

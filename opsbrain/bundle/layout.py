@@ -56,6 +56,7 @@ from opsbrain.ingest.npuinfo import NPU_INFO as NPU_INFO_NAME
 from opsbrain.ingest.streams import not_a_log
 from opsbrain.ingest.workers import (
     NAMED_SERVICE_DIRS,
+    PATH_DEVICE_LOG,
     POD_DUMP,
     SERVICE_DIRS,
     container_log_head,
@@ -227,6 +228,11 @@ component/ascend-faultdiag/src/ascend_fd/pkg/parse/parser_saver.py and utils/reg
 MindIO TTP's ``ttp_log.log[.N]`` and AMCT's ``amct*.log``; its kg_parse test puts them in ``mindie/log/debug/``,
 ``pymotor_vllm/``, ``ttp_log/`` and ``amct_log/``. Read as :data:`OTHER` lines of that source."""
 _TRAIN_NAME = re.compile(r"(rank-|worker-).*\.(txt|log)$")
+_DMESG_NAME = re.compile(r"dmesg(?:\.txt|\.log)?(?:\.\d+)?")
+"""A saved kernel ring buffer, and its rotations: Debian's boot script saves it to ``/var/log/dmesg`` after turning the
+last boot's copy over with ``savelog -c 5`` (``dmesg.0``, then ``dmesg.1.gz`` ... ``dmesg.4.gz``, savelog compressing
+all but ``.0``: sysvinit's ``debian/src/initscripts/etc/init.d/bootlogs``, e.g. github.com/MX-Linux/
+sysvinit-init-diversity; debianutils savelog(8)). Session 42: before, the rotations were skipped as unknown files."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,6 +337,8 @@ def _classify(rel: str) -> FileKind | None:
         return FileKind(PLOG, _cann_worker(rel), pid=int(m.group(1)))
     if m := _CANN_DEVICE.search(rel):
         return FileKind(CANN_DEVICE, _cann_worker(rel), pid=int(m.group(1)))
+    if m := PATH_DEVICE_LOG.search(rel):  # <ASCEND_PROCESS_LOG_PATH>/device-<N>/ (CANN 5.0; session 42)
+        return FileKind(CANN_DEVICE, _cann_worker(rel), pid=int(m.group(3)))
     for kind, rx in _DEVICE_SIDE:
         if m := rx.search(rel):
             dev = int(m.group(1)) if rx.groups else None
@@ -374,7 +382,7 @@ def _classify(rel: str) -> FileKind | None:
     if (name.startswith("messages") or _DEBIAN_SYSLOG.match(name)) and not name.endswith((".gz", ".xz", ".bz2",
                                                                                           ".zip")):
         return FileKind(MESSAGES, host_dir)
-    if name in ("dmesg", "dmesg.txt", "dmesg.log"):
+    if _DMESG_NAME.fullmatch(name):
         return FileKind(DMESG, host_dir)
     if name == "sysmonitor.log":
         return FileKind(SYSMON, host_dir)

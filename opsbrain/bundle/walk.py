@@ -16,13 +16,14 @@ import re
 import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 from itertools import chain
 from typing import NamedTuple
 
 from opsbrain.bundle import layout as L
 from opsbrain.bundle.junkbytes import junk_free as _junk_free
+from opsbrain.bundle.regroup import fold_nested_workers, root_consoles, split_env_checks
 from opsbrain.ingest import MAX_LINE, asys
 from opsbrain.ingest.archive import (
     CHUNK,
@@ -42,7 +43,7 @@ from opsbrain.ingest.encoding import SAMPLE, decode, sniff
 from opsbrain.ingest.repeats import Folds, fold_bytes
 from opsbrain.ingest.streams import log_name
 from opsbrain.ingest.surface import fill_holes, junk_count, may_carry, plain
-from opsbrain.ingest.workers import ENV_CHECK, archive_name, env_worker, host_root
+from opsbrain.ingest.workers import archive_name
 
 
 @dataclass
@@ -310,9 +311,9 @@ class _Scan:
                 self.refuse(rel, f"deeper than {p.max_depth} directory levels: not read")
             else:
                 self._add(rel, kind, g.data)
-        self._root_consoles()
-        self._fold_nested_workers()
-        self._split_env_checks()
+        root_consoles(self.files, self.consoles, self.skipped)
+        fold_nested_workers(self.files)
+        split_env_checks(self.files)
         self.limits.extend(self.tree.problems)
         if len(tops) > 0:  # the directory walk's order (level by level, names sorted), whatever the archives' order
             self.files.sort(key=lambda f: (f.rel.count("/"), f.rel.split("/")))
@@ -327,48 +328,6 @@ class _Scan:
             if not blank:
                 return False
         return True
-
-    def _root_consoles(self) -> None:
-        """A text log of no known name at the root of a bundle whose other files are in worker directories is not a
-        host's console (a note, a README): skipped, as unknown files are, rather than made a worker of its own."""
-        if not any(f.kind.worker for f in self.files if f.kind.tag != L.UNNAMED_CONSOLE):
-            return
-        for f in [f for f in self.files if f.kind.tag == L.UNNAMED_CONSOLE and not f.kind.worker]:
-            self.files.remove(f)
-            self.consoles.remove(f.rel)
-            self.skipped.append({"path": f.rel, "reason": "unknown file at the root, beside worker directories"})
-
-    def _fold_nested_workers(self) -> None:
-        """A worker directory inside a host's (``node-a/tools/x/`` below ``node-a/``, whose ``messages`` made it a
-        worker) is that host's: one host's logs in a sub-directory the layout does not know do not make a second
-        host. Only a host's own system log (messages, dmesg, sysmonitor, a crash dump) makes a directory such a host:
-        a job folder with a console of its own beside its workers' folders does not swallow them. The bundle root is
-        none (a bundle of hosts may hold a file of its own)."""
-        workers = {f.kind.worker for f in self.files if f.kind.worker and f.kind.kind in L.HOST_LOG_KINDS}
-        for k, f in enumerate(self.files):
-            w = f.kind.worker
-            if not w or "/" not in w:
-                continue
-            parts = w.split("/")
-            outer = next(("/".join(parts[:n]) for n in range(len(parts) - 1, 0, -1)
-                          if "/".join(parts[:n]) in workers), None)
-            if outer is not None:
-                self.files[k] = replace(f, kind=replace(f.kind, worker=outer))
-
-    def _split_env_checks(self) -> None:
-        """Each ``environment_check/<name>/`` folder of a worker directory that holds several is a worker of its own
-        (:func:`~opsbrain.ingest.workers.env_worker`: ``out/environment_check/worker-5/``, ``.../worker-6/``, each
-        host's check), as the multi-rank analysis reads them; a directory with one such folder stays one worker."""
-        subs: dict[str, set[str]] = {}
-        found: list[tuple[int, str, str]] = []
-        for k, f in enumerate(self.files):
-            if f.kind.worker is not None and f"{ENV_CHECK}/" in f.rel and (sub := host_root(f.rel)[1]):
-                subs.setdefault(f.kind.worker, set()).add(sub)
-                found.append((k, f.kind.worker, sub))
-        for k, w, sub in found:
-            if len(subs[w]) > 1:
-                f = self.files[k]
-                self.files[k] = replace(f, kind=replace(f.kind, worker=env_worker(w, sub)))
 
     def _as_named(self, rel: str) -> str:
         """``rel`` as the layout classifies it: below the root's own name when the root given is an asys collection's

@@ -30,11 +30,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from opsbrain.fastre import fast_lines_with, fast_search
 from opsbrain.ingest.benign import BENIGN, COUNTER_LINE, SELF_FAILURE, SETTING_LINE
 from opsbrain.ingest.where import host_in
 from opsbrain.kb.texttokens import line_tokens, signal_tokens
 from opsbrain.lazyre import lazy_compile
-from opsbrain.multiscan import fast_lines_with, fast_search
 
 MODEL_FILE = Path(__file__).resolve().parents[2] / "knowledge_base" / "model" / "realtext.json"
 FORMAT = 1

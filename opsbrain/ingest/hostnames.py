@@ -65,8 +65,9 @@ def real_names(workers: Mapping[str, tuple[str, Counter[str] | None]]) -> dict[s
     return {w: h for w, h in found.items() if taken[h] == 1 and (h == workers[w][0] or h not in shown)}
 
 
-_NODE_FILE = lazy_compile(r"(?:^|/)(?:dmesg(?:\.txt|\.log)?|(?:plog|device)-\d+_\d+\.log|sysmonitor\.log)$")
-"""A node's own log by its name (beside a host syslog, :func:`host_syslog`): the kernel ring buffer, a CANN
+_NODE_FILE = lazy_compile(r"(?:^|/)(?:dmesg(?:\.txt|\.log)?(?:\.\d+)?|(?:plog|device)-\d+_\d+\.log|sysmonitor\.log)$")
+"""A node's own log by its name (beside a host syslog, :func:`host_syslog`): the kernel ring buffer (Debian's
+rotations ``dmesg.0``, ``dmesg.1.gz``: the bundle layout's ``_DMESG_NAME``, session 42), a CANN
 process's plog or device log (``plog-<pid>_<stamp>.log``), sysmonitor's."""
 
 

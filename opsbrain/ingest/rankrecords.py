@@ -19,11 +19,12 @@ RANK_TABLE_LINES = 200_000
 RE_PLOG_LINE = lazy_compile(r"^\[(\w+)\s*\]\s*(\w+)\((\d+),[^)]*\):"
                           r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{3})\.(\d{3})\s?(.*)$")
 RE_PLOG_FILE = lazy_compile(r"(?:^|/)(?:plog|(?:process_log/(?:.+/)?|(?:debug|run|security|ascend/log)/)"
-                          r"device-\d+/device)-(\d+)_\d+\.log$")
+                          r"device-\d+/device|device-(?P<dev>\d+)/device(?!-(?P=dev)_))-(?P<pid>\d+)_\d+\.log$")
 """A process's plog, or its CANN device log (``process_log/debug/device-<N>/device-<pid>_<stamp>.log``; CANN's own
-``$HOME/ascend/log/debug/device-<N>/``): the pid in the name is the host process's own. The pid printed in the lines
-may not be: a device log's lines come from the device's AI CPU scheduler (``HCCL(3496,aicpu_scheduler)``). A file
-below ``dev-os-<N>`` is none (:data:`DEVICE_OS_DIR`)."""
+``$HOME/ascend/log/debug/device-<N>/``; ``<ASCEND_PROCESS_LOG_PATH>/device-<N>/``, session 42:
+:data:`opsbrain.ingest.workers.PATH_DEVICE_LOG`; group ``pid``): the pid in the name is the host process's own. The
+pid printed in the lines may not be: a device log's lines come from the device's AI CPU scheduler
+(``HCCL(3496,aicpu_scheduler)``). A file below ``dev-os-<N>`` is none (:data:`DEVICE_OS_DIR`)."""
 DEVICE_OS_DIR = lazy_compile(r"(?:^|/)dev-os-\d+/")
 """msnpureport's export of a device's own slog: ``slog/dev-os-<N>/device-<N>/device-<N>_<stamp>.log``, or with its level
 directory ``slog/dev-os-<N>/debug/device-<N>/device-<N>_<stamp>.log`` (as ascend-fd's toolkit reads it:

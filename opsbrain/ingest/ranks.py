@@ -199,7 +199,7 @@ class RankCollector(RankErrorReading):
             level, module, line_pid = g[0].upper(), g[1], g[2]
             if fm is None and module != "HCCL":
                 continue
-            pid = fm.group(1) if fm else line_pid
+            pid = fm.group("pid") if fm else line_pid
             second = g[3:9]
             base = seconds.get(second)
             if base is None:
@@ -388,7 +388,7 @@ class RankCollector(RankErrorReading):
     def server_of(self, file: str) -> str | None:
         """The server address the process whose plog ``file`` is prints in its init line, if it does."""
         info = self._files.get(file)
-        p = self.procs.get((info[0], info[2].group(1))) if info is not None and info[2] is not None else None
+        p = self.procs.get((info[0], info[2].group("pid"))) if info is not None and info[2] is not None else None
         return p.server if p is not None else None
 
     def shown(self) -> Callable[[str], str]:

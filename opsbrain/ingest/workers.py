@@ -69,6 +69,15 @@ CANN_LOG_LEVELS = ("debug", "run", "security")
 (Ascend EP)"; ``security`` since session 41, before its logs made a worker named ``.../ascend/log/security``)."""
 _CANN_HOME = ["ascend", "log"]
 _DEVICE_DIR = lazy_compile(r"device-\d+")
+PATH_DEVICE_LOG = lazy_compile(r"^(?!(?:.*/)?(?:dev-os-\d+|slog)/)(?:(.*)/)?device-(\d+)/device-(?!\2_)(\d+)_\d+\.log$")
+"""A host process's CANN device log right below ASCEND_PROCESS_LOG_PATH (group 1 the path, 2 the device, 3 the pid):
+CANN 5.0 writes ``$HOME/ascend/log/plog/`` and ``.../device-<id>/``, or the same two folders below the directory
+the variable names instead (CANN 5.0.4 log reference, "日志文件获取": the default directory or one the variable
+gives, https://www.hiascend.com/document/detail/zh/canncommercial/5046/troublemanagement/logreference/atlaslog_24_0005.html;
+a job that sets it per rank leaves ``<host>/rank_<N>/device-<id>/device-<pid>_<stamp>.log``). Not below ``slog`` or
+``dev-os-<N>`` and not ``device-<N>/device-<N>_<stamp>.log``: the device's own log, named by its id (msnpureport's
+export, ``/var/log/npu/slog/debug/device-<id>/``). Session 42: before, such a file was a job's console and its folder
+``<host>/rank_0/device-0`` a worker of its own."""
 _DEV_OS = lazy_compile(r"dev-os-\d+")
 
 
@@ -199,6 +208,9 @@ def host_root(file: str | None) -> tuple[str, str | None]:
         if found is not None:
             parts = found
             break
+    else:
+        if parts and PATH_DEVICE_LOG.search(canonical(file)):  # <ASCEND_PROCESS_LOG_PATH>/device-<N>/: the path's
+            parts = parts[:-1]
     parts = node_tree_head(parts)  # a node's own log tree below its worker: its folders name no host
     while parts and is_wrapper(parts[-1]):
         parts.pop()
@@ -393,5 +405,8 @@ def device_dir(path: str | None) -> int | None:
     """The device whose own log a file is, by the last such directory of its path (:data:`_DEVICE_LOG_DIR`)."""
     if not path:
         return None
-    found = _DEVICE_LOG_DIR.findall(canonical(path.replace("\\", "/")))
+    plain = canonical(path.replace("\\", "/"))
+    if m := PATH_DEVICE_LOG.search(plain):
+        return int(m.group(2))
+    found = _DEVICE_LOG_DIR.findall(plain)
     return int(found[-1]) if found else None

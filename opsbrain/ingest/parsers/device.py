@@ -47,14 +47,17 @@ it is placed on that chip of the node (``<node>/l1sw<id>``); a port-level event 
 the node, as the L1 and L2 chips' own lines name its link."""
 RE_ALARM_ID = screened(r"alarmID=(0x[0-9a-f]{8})", re.I)
 RE_BMC = screened(r"\[device type: (\w+)\]-\[device id: (\d+)\]-\[error code: ([0-9A-Fa-f]{8})\]")
-RE_SMI_HEALTH = screened(r"^\|\s*(\d+)\s+\S*[39]\d0\S*\s*\|\s*(Warning|Alarm|Critical|Abnormal)\b", re.I)
+RE_SMI_HEALTH = screened(r"^\|\s*(\d+)\s+\S*[39]\d0\S*\s*\|\s*(Warning|Alarm|Critical|Abnormal|UNKNOWN)\b", re.I)
 """An ``npu-smi info`` NPU row whose Health column is not OK: NPU ID, then the chip name, then the health word (HDK
 npu-smi reference, "npu-smi info": OK / Warning / Alarm / Critical / UNKNOWN). The name is any Ascend chip's, the
 910 and 950 families and, since session 41, the 310 family (310B1, 310P3) whose rows the same table prints
 (Atlas 200I A2 npu-smi reference, npusmi_007:
 https://www.hiascend.com/doc_center/source/zh/Atlas%20200I%20A2/23.0.RC3/re/npu/npusmi_007.html; an Atlas 310B1
 host's table with every row at Alarm: https://www.hiascend.com/forum/thread-02114177666655790005-1-1.html, which
-before read as no fault signal at all)."""
+before read as no fault signal at all). ``UNKNOWN`` is no alarm: the reference says the device does not exist or has
+not started (npu-smi reference, the chip health query's states, npusmi_027 / npusmi_028:
+https://www.hiascend.com/document/detail/zh/Atlas%20200I%20A2/2520/re/npu/npusmi_028.html), so its health could not
+be read: ``smi:unknown`` at warning level on that NPU, a symptom naming no fault (session 42; before, not read)."""
 RE_SMI_T_CODES = RE_ERROR_CODE
 """The chip health query ``npu-smi info -t health -i id -c chip_id``'s ``Error Code`` line (``Error Code : NA`` or
 the chip's fault codes, e.g. ``80E01801``), read by :mod:`opsbrain.ingest.smihealth` as the collected-outputs reader
