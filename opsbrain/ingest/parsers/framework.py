@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from opsbrain.ingest.parsers.atb import RE_ATB_SETUP, RE_ATB_SETUP_CODE, atb_setup_kind  # noqa: F401 (in _ANY)
 from opsbrain.ingest.parsers.ctx import RE_RT_FUNC, LineCtx
 from opsbrain.ingest.screen import Screened, group_of, screened
 from opsbrain.lazyre import lazy_compile
@@ -335,7 +336,14 @@ device."""
 # has no NPU available." and "Cannot provide a placement group of ... within ... seconds" when the Ray cluster holds
 # fewer devices than the parallel sizes ask for (a node that never joined, a tensor/pipeline size past the cards):
 # the job's or the cluster's set-up (cfg:device), not a device fault.
+RE_MS_INTERNAL = screened(r"^\s*-?\s*Framework Unexpected Exception Raised:")
+"""MindSpore's title for an exception it raises with ``MS_INTERNAL_EXCEPTION`` (mindspore/core/utils/log_adapter;
+its test tests/ut/cpp/utils/log_adapter_test.cc ``TestInternalException``: the title, then "This exception is caused
+by framework's unexpected error. Please create an issue at https://gitee.com/mindspore/mindspore/issues to get
+help."): the framework's own verdict that the error is its own, not the user's script or setting (session 42,
+tester42a: mindone#692 read framework_error only at 0.50 from the bare RuntimeError)."""
 TEXTS: tuple[tuple[Screened, str], ...] = (
+    (RE_MS_INTERNAL, "fw:internal"),
     (screened(r"out of memory|OutOfMemory|\bOOM\b|memory (?:allocation|alloc) fail|fail(?:ed)? to (?:allocate|"
                 r"malloc)|alloc(?:ate)? memory fail|(?:acl)?rtMalloc\w* fail|Tried to allocate|memory is not enough|"
                 r"insufficient (?:device )?memory|not enough memory|EL0004|memory pool.*(?:full|exhaust)|"
@@ -397,34 +405,6 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
 error:...`` (hicann/runtime errcode_manage.cc rtErrMap_): they describe a driver return code by the AscendCL code
 the runtime maps it to, which the ``errnums`` parser reads (``driver error:invalid value`` is 107000, a parameter;
 ``driver error:internal error`` is 507899, the driver's own)."""
-
-
-RE_ATB_SETUP = screened(r"\b[A-Z][A-Za-z0-9]*Operation setup failed\b")
-"""An ATB (Ascend Transformer Boost) operation that failed its setup, as torch_npu's op-plugin reports it
-(op_plugin/utils/custom_functions/atb/AtbCommon.cpp, ``OperationSetup``: ``TORCH_CHECK(status == 0,
-operation->GetName(), " setup failed!")``, e.g. ``RopeOperation setup failed!``). Setup is the operation's host-side
-check of its parameters and tensors, its shape inference and tiling, before anything runs on the device: the
-operator refused what it was given (vllm-ascend#6304 fixed ``ReshapeAndCacheOperation setup failed!`` in the caller).
-The name of the operation that was *running* when an asynchronous error surfaced (torch_npu's ``... the current
-working operator name is SelfAttentionOperation``) is no setup failure and says nothing of the cause."""
-RE_ATB_SETUP_CODE = screened(r"\bsetup fail(?:ed)?\b[^\n]{0,80}?\berror code:?\s*(\d{1,2})\b")
-"""ATB's own log of a failed setup with the ErrorType it returned (ATB OperationBase::Setup / graph runner: ``...
-setup fail, error code: 8``)."""
-ATB_NOT_THE_OPERATOR = {3: "", 4: "", 12: "", 25: "", 27: "", 28: "", 29: "", 26: "mem:oom"}
-"""ATB ErrorType values (ATB API reference, ``ErrorType``) whose setup failure is not the operation's own check: 3
-ERROR_INTERNAL_ERROR, 4 ERROR_RT_FAIL, 12 ERROR_CANN_ERROR, 25 ERROR_HCCL_FAIL, 27 ERROR_OUT_OF_HOST_MEMORY, 28
-ERROR_COMM_EMPTY, 29 ERROR_COPY_HOST_MEMORY_FAIL (the layer below reports its own failure; no kind here) and 26
-ERROR_OUT_OF_DEVICE_MEMORY (``mem:oom``). The others (1 ERROR_INVALID_PARAM, 2 ERROR_INVALID_GRAPH, 5-11 and 13-24:
-tensor count, dtype, format, dims and size, infer-shape, parameter, workspace and address checks) are the operation
-refusing its inputs: ``op:atb_setup``."""
-
-
-def atb_setup_kind(text: str) -> str | None:
-    """The kind of an ATB operation's setup failure on a line (:data:`RE_ATB_SETUP`, :data:`RE_ATB_SETUP_CODE`), or
-    None."""
-    if m := RE_ATB_SETUP_CODE.search(text):
-        return ATB_NOT_THE_OPERATOR.get(int(m.group(1)), "op:atb_setup") or None
-    return "op:atb_setup" if RE_ATB_SETUP.search(text) else None
 
 
 INFO_KINDS = ("mem:oom", "train:nan")
