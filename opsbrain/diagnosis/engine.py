@@ -83,6 +83,7 @@ def describe_kind(kind: str) -> str:
              "os:l1_fault": "L1 switch chip not responding", "agent:node_hb": "node heartbeat lost",
              "agent:node_hb_devup": "node heartbeat lost while devices report up",
              "agent:dev_hb": "device heartbeat lost", "hccn:down": "RoCE port link down",
+             "tk:switch_port_flap": "switch port flapping",  # the toolkit's finding or the switch's own (session 42)
              "train:nan": "NaN loss in training", "train:storage": "training data read timed out"}
     if kind in words:
         return words[kind]
@@ -255,6 +256,6 @@ class Engine:
                              now, None, [(best, conf)] + alts)
         if also := sibling_roots(best, component, signals):
             more = f" and {len(also) - 3} more" if len(also) > 3 else ""
-            ev = ev + [f"{best} on {len(also)} other link{'s' if len(also) > 1 else ''} of {node_id(component)} as well,"
-                       f" each a fault of its own: {', '.join(also[:3])}{more}"]
+            links = f"{len(also)} other link{'s' if len(also) > 1 else ''} of {node_id(component or '')}"
+            ev = ev + [f"{best} on {links} as well, each a fault of its own: {', '.join(also[:3])}{more}"]
         return Diagnosis(best, component, conf, ev, now, self._runbook(best), alts, also)

@@ -55,8 +55,9 @@ def _by_rule(rule: str, signals: list[Signal]) -> str | None:
         npu = npu or _most(npu_id(s.component) for s in signals if s.kind.startswith("ecc:"))
         npu = npu or _most(npu_id(s.component) for s in signals if _hw(s))
         return f"{npu}/hbm" if npu else None
-    if rule == "link":
-        return _most(link_of(s) for s in signals if s.kind.startswith(("sw:", "port:"))) or None
+    if rule == "link":  # a switch's port flapping names its link too (parsers/twin.FLAP_KIND, session 42)
+        return _most(link_of(s) for s in signals if s.kind.startswith(("sw:", "port:"))
+                     or s.kind == "tk:switch_port_flap") or None
     if rule == "l1_switch":
         named = _most(s.component for s in signals if s.kind == "os:l1_fault")
         return named or _most(ln.split("~", 1)[0] for ln in down) or _most(  # else the chip the plugin names

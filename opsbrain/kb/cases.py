@@ -278,7 +278,7 @@ def sibling_specs(seed: int, spec: FaultSpec, topo: Topology, world: World) -> l
     """The sibling faults of a run's first link fault ``spec``: the same kind on 1 to :data:`SIBLINGS_MAX` other
     uplinks of the same node (any plane), each with its own parameters. Drawn from a stream of their own, so a run
     without siblings is the run it always was."""
-    node = ids.node_of(spec.target)
+    node = ids.node_of(spec.target) if spec.target else None
     if not sibling_run(seed, spec.kind, world.sibling_links) or node is None:
         return []
     rng = np.random.default_rng([seed, 4243])
