@@ -35,6 +35,9 @@ class Diagnosis:
     at_s: float = 0.0
     runbook: str | None = None
     alternatives: list[tuple[str, float]] = field(default_factory=list)
+    also: list[str] = field(default_factory=list)
+    """Further roots of the same class in the incident, each its own (session 42: the other links of a link class
+    down by themselves on the component's node); ``as_dict`` leaves it out when empty."""
 
     @property
     def abstained(self) -> bool:
@@ -42,6 +45,8 @@ class Diagnosis:
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
+        if not self.also:
+            del d["also"]
         d["alternatives"] = [[c, round(p, 4)] for c, p in self.alternatives]
         d["confidence"] = round(self.confidence, 4)
         return d

@@ -123,7 +123,8 @@ def test_the_950_dev_info_port_rows_are_read() -> None:
 
 def test_the_switch_interface_state_line_is_read() -> None:
     sigs = ingest_text(ERROR_DOWN)[0]
-    assert [(s.kind, s.component) for s in sigs] == [("port:down", "switch/10GE1/0/1~peer")]
+    # session 42 (link42): the cause link-flap is the port's flapping (tests/test_link42_error_down.py)
+    assert [(s.kind, s.component) for s in sigs] == [("tk:switch_port_flap", "switch/10GE1/0/1~peer")]
     assert "port:down" not in kinds("10GE1/0/2 current state : Administratively DOWN (ifindex: 6)\n")
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from opsbrain.diagnosis.features import DOWN, incident_features, l2_of_link, link_of, node_id
 from opsbrain.diagnosis.knowledge import default_params, default_table
-from opsbrain.diagnosis.localize import RULES, localize
+from opsbrain.diagnosis.localize import RULES, localize, sibling_roots
 from opsbrain.diagnosis.model import DiagnosisModel
 from opsbrain.diagnosis.triage import software_classes, timeout_words, undecided_timeouts
 from opsbrain.diagnosis.triage import triage as software_triage
@@ -83,6 +83,7 @@ def describe_kind(kind: str) -> str:
              "os:l1_fault": "L1 switch chip not responding", "agent:node_hb": "node heartbeat lost",
              "agent:node_hb_devup": "node heartbeat lost while devices report up",
              "agent:dev_hb": "device heartbeat lost", "hccn:down": "RoCE port link down",
+             "tk:switch_port_flap": "switch port flapping",  # the toolkit's finding or the switch's own (session 42)
              "train:nan": "NaN loss in training", "train:storage": "training data read timed out"}
     if kind in words:
         return words[kind]
@@ -253,4 +254,8 @@ class Engine:
             return Diagnosis(UNKNOWN, component, conf, ev + [f"best guess {best} at {conf:.0%} is below the "
                                                             f"{self.p.min_confidence:.0%} bar; escalate"],
                              now, None, [(best, conf)] + alts)
-        return Diagnosis(best, component, conf, ev, now, self._runbook(best), alts)
+        if also := sibling_roots(best, component, signals):
+            more = f" and {len(also) - 3} more" if len(also) > 3 else ""
+            links = f"{len(also)} other link{'s' if len(also) > 1 else ''} of {node_id(component or '')}"
+            ev = ev + [f"{best} on {links} as well, each a fault of its own: {', '.join(also[:3])}{more}"]
+        return Diagnosis(best, component, conf, ev, now, self._runbook(best), alts, also)

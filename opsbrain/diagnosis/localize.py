@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from opsbrain.diagnosis.features import DOWN, l2_of_link, link_of, node_id, npu_id
-from opsbrain.ingest import Signal
+from opsbrain.ingest import Signal, dark_links
 
 RULES = {
     "hbm_ce_storm": "hbm", "hbm_uce": "hbm", "hbm_row_exhaustion": "hbm", "hbm_overtemp": "hbm",
@@ -17,6 +17,19 @@ RULES = {
     "roce_port_down": "roce_port", "collective_timeout_sw": "job_rank",
     "npu_oom": "oom", "framework_error": "npu", "config_error": "node", "driver_firmware_error": "npu",
 }
+
+
+def sibling_roots(fault_class: str, component: str | None, signals: list[Signal]) -> list[str]:
+    """The incident's further roots of a link class (session 42): the other links of the component's node that went
+    down in it, each a fault of its own (a link class is a fault of one link; a node's, an L1 chip's or an L2 chip's
+    failure that takes several down is a class of its own); for ``link_down`` only those still dark. Empty for
+    every other class."""
+    node = node_id(component) if component and RULES.get(fault_class) == "link" else None
+    if node is None:
+        return []
+    pool = set(dark_links(signals)) if fault_class == "link_down" else {
+        ln for s in signals if s.kind in DOWN and (ln := link_of(s))}
+    return sorted(ln for ln in pool if ln != component and node_id(ln) == node)
 
 
 def _most(items: Iterable[str | None]) -> str | None:
@@ -42,8 +55,9 @@ def _by_rule(rule: str, signals: list[Signal]) -> str | None:
         npu = npu or _most(npu_id(s.component) for s in signals if s.kind.startswith("ecc:"))
         npu = npu or _most(npu_id(s.component) for s in signals if _hw(s))
         return f"{npu}/hbm" if npu else None
-    if rule == "link":
-        return _most(link_of(s) for s in signals if s.kind.startswith(("sw:", "port:"))) or None
+    if rule == "link":  # a switch's port flapping names its link too (parsers/twin.FLAP_KIND, session 42)
+        return _most(link_of(s) for s in signals if s.kind.startswith(("sw:", "port:"))
+                     or s.kind == "tk:switch_port_flap") or None
     if rule == "l1_switch":
         named = _most(s.component for s in signals if s.kind == "os:l1_fault")
         return named or _most(ln.split("~", 1)[0] for ln in down) or _most(  # else the chip the plugin names

@@ -99,6 +99,7 @@ class World:
     prefill: tuple[int, int] = (6, 2)  # serving layout: (prefill instances, nodes per prefill instance)
     decode_nodes: int = 20  # nodes of the one decode instance
     counters_age_s: tuple[float, float] = (0.0, 0.0)  # cumulative counters' time in service at t=0 (drawn per run)
+    sibling_links: float = 0.3  # share of link-fault runs where more links of the same node fail too (SIBLING_KINDS)
 
     def collected_as_emitted(self) -> bool:
         """Whether every line reaches the collector as printed, on time-synchronized hosts."""
@@ -255,6 +256,40 @@ def text_view(sigs: list[Any], now: float) -> dict[str, float] | None:
     return incident_features(lines, now, NO_HISTORY, None) if lines else None
 
 
+SIBLING_KINDS = frozenset({"link_down", "link_flap", "optical_degradation", "dirty_connector"})
+"""Faults of one optical link (a module, a fibre, a connector) that strike each link by itself: a run of one of
+them can have the same kind on further uplinks of the same node at about the same time (session 42, link42). A
+scenario's ``mode: fixed`` selector does exactly that, and a node's links share a rack, a cable tray and a
+technician's hands; before, every case had one such link, so two dark links of one node (an incident the model had
+never seen) left the diagnosis unsure among the link classes."""
+SIBLINGS_MAX = 2
+"""Further links of a sibling run: 1 or 2 (two or three links of the node in all)."""
+SIBLING_SPREAD_S = 5.0
+"""The siblings begin within this many seconds of the first link (the same instant up to a few seconds)."""
+
+
+def sibling_run(seed: int, kind: str, share: float) -> bool:
+    """Whether run ``seed`` of ``kind`` has sibling links (a draw of the seed's own stream, share ``share``,
+    independent of :func:`concurrent_run`'s hash)."""
+    return kind in SIBLING_KINDS and share > 0 and float(np.random.default_rng([seed, 4242]).random()) < share
+
+
+def sibling_specs(seed: int, spec: FaultSpec, topo: Topology, world: World) -> list[FaultSpec]:
+    """The sibling faults of a run's first link fault ``spec``: the same kind on 1 to :data:`SIBLINGS_MAX` other
+    uplinks of the same node (any plane), each with its own parameters. Drawn from a stream of their own, so a run
+    without siblings is the run it always was."""
+    node = ids.node_of(spec.target) if spec.target else None
+    if not sibling_run(seed, spec.kind, world.sibling_links) or node is None:
+        return []
+    rng = np.random.default_rng([seed, 4243])
+    pool = sorted(ln for p in range(topo.params.l2_planes) for ln in topo.uplinks.get((node, p), [])
+                  if ln != spec.target)
+    k = min(len(pool), int(rng.integers(1, SIBLINGS_MAX + 1)))
+    return [FaultSpec(at_s=spec.at_s + float(rng.uniform(0, SIBLING_SPREAD_S)), kind=spec.kind, target=str(ln),
+                      params=_params_for(spec.kind, rng, world.fault_params))
+            for ln in rng.choice(pool, size=k, replace=False)]
+
+
 def run_case(seed: int, kind: str, concurrent: bool = False, noise_scale: float = 1.0,
              topo: Topology | None = None, keep_signals: bool = False, text_views: bool = False,
              world: World | None = None) -> list[Case]:
@@ -278,6 +313,7 @@ def run_case(seed: int, kind: str, concurrent: bool = False, noise_scale: float 
         avoid = {ids.node_of(target) or target}
         specs.append(FaultSpec(at_s=onset + float(rng.uniform(0, 20)), kind=other, target=_pick(
             index, other, rng, avoid, w), params=_params_for(other, rng, w.fault_params)))
+    specs += sibling_specs(seed, specs[0], topo, w)
     truths = [sim.inject(s) for s in specs]
     horizon = onset + TAIL_S
     sim.run(horizon)

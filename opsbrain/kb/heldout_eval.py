@@ -21,7 +21,7 @@ import numpy as np
 
 from opsbrain import stats
 from opsbrain.diagnosis.engine import Engine
-from opsbrain.diagnosis.localize import RULES, localize
+from opsbrain.diagnosis.localize import RULES, localize, sibling_roots
 from opsbrain.kb import cases as case_lib
 from opsbrain.kb import heldout, nearcopy
 from opsbrain.verdict import UNKNOWN
@@ -102,7 +102,10 @@ def score_case(engine: Engine, c: case_lib.Case, values: dict[str, str]) -> Scor
     answer = engine.decide(c.features, c.signals, c.at_s).fault_class
     located = None
     if c.component is not None:
-        located = localized(c.label, c.component, localize(RULES.get(top1, ""), c.signals))
+        root = localize(RULES.get(top1, ""), c.signals)
+        # a link class names the node's other links down with it as roots of their own (Diagnosis.also, session 42):
+        # a run of sibling links is located where the diagnosis names the case's link among them
+        located = localized(c.label, c.component, root) or c.component in sibling_roots(top1, root, c.signals)
     return Scored(c, values, top1, float(probs[best]), answer, located)
 
 

@@ -88,6 +88,7 @@ def train_model(per_kind: int = 30, workers: int = 2, seed: int = 0,
                 progress: Callable[[int, int], None] | None = None) -> DiagnosisModel:
     """Generate the case library from training seeds and fit the model on it (grouped by run for CV); the
     library's discrete-feature signatures ride with the model (near-copy rate of ``kb eval``)."""
+    from opsbrain.kb import cases as case_lib
     from opsbrain.kb import nearcopy, textcases
 
     lib = training_library(per_kind, workers, progress)
@@ -95,7 +96,8 @@ def train_model(per_kind: int = 30, workers: int = 2, seed: int = 0,
                                  extra={"case_runs_per_kind": per_kind, "case_seeds": "0..9999 (training range)",
                                         "views": "live (controller) and text (pasted logs: no metrics, no jobs)",
                                         "text_cases": lib["text_cases"], "text_cases_per_class": TEXT_CASES_PER_CLASS,
-                                        "text_seed": textcases.TRAIN_SEED, "case_generation_s": lib["generation_s"]})
+                                        "text_seed": textcases.TRAIN_SEED, "case_generation_s": lib["generation_s"],
+                                        "sibling_links": case_lib.TRAIN_WORLD.sibling_links})
     model.arrays.update(nearcopy.signature_arrays(lib["features"], lib["labels"], model.classes))
     return model
 

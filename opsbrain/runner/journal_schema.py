@@ -46,7 +46,7 @@ _DIAGNOSIS = _obj({
     "fault_class": {"type": "string"}, "component": _OPT_STR, "confidence": {"type": "number", "minimum": 0,
                                                                            "maximum": 1},
     "evidence": {"type": "array", "items": {"type": "string"}}, "runbook": _OPT_STR, "at_s": _OPT_NUM,
-    "alternatives": {"type": "array"},
+    "alternatives": {"type": "array"}, "also": {"type": "array", "items": {"type": "string"}},
 }, ["fault_class", "confidence"])
 
 _INCIDENT = _obj({

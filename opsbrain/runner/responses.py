@@ -47,6 +47,7 @@ def respond(world: World, plan: Plan, f: ActiveFault, incs: dict[str, Incident],
     keys = [k for inc in responders for k in ctl.handled.get(inc.id, [])]
     actions = [a for k in keys for a in orch.actions_for(k)]
     diag, diag_at = final_diagnosis(primary) if primary else (None, None)
+    diag = own_root(diag, f.target)
     detected = (primary.opened_at if primary.detected_at is None else primary.detected_at) if primary else None
     if cover is not None:
         detected = covered[f.id][1]
@@ -86,6 +87,15 @@ def final_diagnosis(inc: Incident) -> tuple[dict[str, Any] | None, float | None]
         return None, None
     first_same = next(x for x in inc.diagnoses if (x.fault_class, x.component) == (d.fault_class, d.component))
     return d.as_dict() | {"at_s": first_same.at_s}, first_same.at_s
+
+
+def own_root(diag: dict[str, Any] | None, target: str) -> dict[str, Any] | None:
+    """A diagnosis (``as_dict`` form) as the fault at ``target`` reads it: where the diagnosis names that target
+    among its further roots (``also``: a link class on several links of a node, each its own fault), the target is
+    this fault's component and the diagnosis' own component one of the others (session 42)."""
+    if diag is None or target == diag.get("component") or target not in (diag.get("also") or []):
+        return diag
+    return diag | {"component": target, "also": sorted({diag["component"], *diag["also"]} - {target})}
 
 
 def placed(sim: Any, start: float, end: float) -> dict[str, list[str]]:

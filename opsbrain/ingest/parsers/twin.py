@@ -36,7 +36,24 @@ CRC errors and the like; https://support.huawei.com/enterprise/en/doc/EDOC110008
 Down Problems"; an example of such output: https://cloud.tencent.cn/developer/article/1825155). A port ``DOWN``
 or ``ERROR DOWN`` is the port's link down (``port:down``), on the port of the switch the line's host names
 (``switch`` where the paste names none). ``Administratively DOWN`` (shut by a command) is no fault and not
-read; nor is the line protocol's own state (``Line protocol current state``), which follows the physical one."""
+read; nor is the line protocol's own state (``Line protocol current state``), which follows the physical one.
+Session 42 (link42): ``ERROR DOWN(link-flap)`` is the port's flapping (:data:`FLAP_KIND`), not a down of its own."""
+FLAP_CAUSE = "link-flap"
+"""The Error-Down cause of a port its switch shut for flapping: the interface "frequently switches between Up and
+Down states due to link flapping" (ERROR-DOWN/4/hwErrordown_active, its possible causes,
+https://support.huawei.com/enterprise/en/doc/EDOC1100039602/d848f8b5/error-down-4-hwerrordown_active); in
+``display interface``, ``ERROR DOWN(link-flap)`` says the switch found the port alternating between Up and Down
+and shut it (https://support.huawei.com/enterprise/en/doc/EDOC1100086960, "Troubleshooting an Interface
+Error-Down Event"; the CE default, five changes within 10 s:
+https://forum.huawei.com/enterprise/en/why-does-the-interface-status-display-error-down-link-flap/thread/446913-861).
+The port then stays down until it is brought back (or an auto-recovery interval passes), but its down is the
+protection's act on the flapping, not a fault of its own: the line is told as the flap, as a LINK DOWN record that
+re-locked within seconds is told as ``hccn:flap`` and not as a down (ingest/derive.py). Other causes
+(``crc-statistics``, ``transceiver-power-low``, ...) stay a plain port down."""
+FLAP_KIND = "tk:switch_port_flap"
+"""The knowledge base's kind for a switch port found flapping (link_flap's primary signature; the FaultDiag
+toolkit's finding of the same fact, whose kind it is named for): a kind says what was found, whoever found it, as
+the toolkit's own readings take hccn_tool's kinds (parsers/fdtoolkit.py)."""
 LANES_ALARM = "0x00f10509"
 """UB switch port fault: lanes reduced (fault id 132332 to half, 132333 to a quarter; hicann/driver
 src/custom/lqdrv/kernel/ioctl_comm_def.h, the switch-event table)."""
@@ -85,7 +102,8 @@ def _real(ctx: LineCtx) -> bool:
     if m := RE_IF_STATE.search(ctx.text):
         ifname, state = m.groups()
         comp = f"{ctx.host or 'switch'}/{ifname}~peer"
-        ctx.add("port:up" if state == "UP" else "port:down", comp, 0 if state == "UP" else 2)
+        flapped = state == f"ERROR DOWN({FLAP_CAUSE})"  # its down is the protection's act on the flapping
+        ctx.add(FLAP_KIND if flapped else "port:up" if state == "UP" else "port:down", comp, 0 if state == "UP" else 2)
         return True
     if m := RE_REAL_PORT_STATE.search(ctx.text):
         sw_host, _ev, port, oper = m.groups()
