@@ -69,7 +69,10 @@ class WorkloadActions(ExecutorBase):
         policy's share of the job's launch nodes."""
         w = self.sim.workloads[name]
         launch = len(w.placements[0][1]) if getattr(w, "placements", None) else len(w.nodes)
-        replace = self._replace({}, ctx, list(w.nodes))  # nodes a spare already taken stands in for stay
+        # nodes a spare already taken stands in for stay; not this response's own spare: the ladder reached the
+        # scale-in because the restart onto it failed, and counting it made the scale-in fail with "no node to give
+        # up" after its approval (session 42); it goes back to the pool at the response's end (a scale-out takes it)
+        replace = {old: new for old, new in self._replace({}, ctx, list(w.nodes)).items() if new != ctx.spare}
         wanted = set(ctx.resolve(params.drop)) | self._out_of_service(list(w.nodes))
         drop = sorted((wanted & set(w.nodes)) - set(replace))
         if not drop:
