@@ -96,12 +96,15 @@ class WorkloadActions(ExecutorBase):
         policy's share of the job's launch nodes."""
         w = self.sim.workloads[name]
         launch = len(w.placements[0][1]) if getattr(w, "placements", None) else len(w.nodes)
-        # nodes a spare already taken stands in for stay; not this response's own spare: the ladder reached the
-        # scale-in because the restart onto it failed, and counting it made the scale-in fail with "no node to give
-        # up" after its approval (session 42); it goes back to the pool at the response's end (a scale-out takes it)
-        replace = {old: new for old, new in self._replace({}, ctx, list(w.nodes)).items() if new != ctx.spare}
+        replace = self._replace({}, ctx, list(w.nodes))  # nodes a spare already taken stands in for stay
         wanted = set(ctx.resolve(params.drop)) | self._out_of_service(list(w.nodes))
         drop = sorted((wanted & set(w.nodes)) - set(replace))
+        if not drop and ctx.spare in replace.values():
+            # only this response's own spare stood in, and the ladder reached the scale-in because the restart onto
+            # it failed: the node it stood in for is given up (session 42; before, "no node to give up" after the
+            # approval). The spare goes back to the pool at the response's end, where the scale-out takes it
+            replace = {old: new for old, new in replace.items() if new != ctx.spare}
+            drop = sorted((wanted & set(w.nodes)) - set(replace))
         if not drop:
             return self._instant("scale_instance", name, "failed", retryable=False, reason="no node to give up")
         if launch - (len(w.nodes) - len(drop)) > self.scale_in_max_share * launch:
