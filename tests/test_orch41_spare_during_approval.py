@@ -23,25 +23,26 @@ from opsbrain.verdict import Diagnosis
 SLOW_APPROVAL = RecoveryParams(approval_median_s=20000.0, approval_sigma=0.0)  # the approval never comes in time
 
 
-def hang_world(topo1: Topology, before_hang: Callable[[Simulation], None] | None = None) -> dict[str, Any]:
+def hang_world(topo1: Topology, before_hang: Callable[[Simulation], None] | None = None,
+               params: RecoveryParams = SLOW_APPROVAL, until_s: float = 6 * 3600) -> dict[str, Any]:
     """A node crash takes the only spare; an AI Core hang then finds none and waits for a slow scale-in approval;
     the crashed node, repaired, comes free. ``before_hang`` changes the plant before the hang's response starts."""
     sim = Simulation(params=at_medians(SimParams()), seed=3, topology=topo1)
     nodes = sim.topology.nodes()
-    job = TrainingJob("llm", nodes[:20], sim.params.training.model_copy(update=SLOW_APPROVAL.job_launch_overrides()))
+    job = TrainingJob("llm", nodes[:20], sim.params.training.model_copy(update=params.job_launch_overrides()))
     sim.add_workload(job)
     sim.control.set_spares([nodes[-1]])
     crashed, hung = job.nodes[2], job.nodes[5]
     sim.inject(FaultSpec(at_s=100, kind="node_crash", target=crashed, duration_s=1200.0))
     sim.inject(FaultSpec(at_s=600, kind="aicore_hang", target=f"{hung}/npu3/die0"))
-    orch = Orchestrator(sim, load_runbooks(), params=SLOW_APPROVAL)
+    orch = Orchestrator(sim, load_runbooks(), params=params)
     sim.run(110)
     orch.handle("crash", Diagnosis("node_crash", crashed, 0.95))
     sim.run(610)
     if before_hang is not None:
         before_hang(sim)
     orch.handle("hang", Diagnosis("aicore_hang", f"{hung}/npu3/die0", 0.95))
-    sim.run(6 * 3600)
+    sim.run(until_s)
     return {"sim": sim, "job": job, "orch": orch, "crashed": crashed, "hung": hung}
 
 

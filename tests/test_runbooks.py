@@ -79,8 +79,10 @@ def test_builtin_runbooks_follow_the_recovery_practice() -> None:
     assert actions(rb.id)[-1] == "none" and rb.repeat is not None
     assert all(s.when is not None and s.when.link_down for s in rb.steps if s.action != "none")
     rb = rbs.for_class("dirty_connector")[0]  # damping: drained for a hold-down, then back; repeats escalate
-    assert actions(rb.id) == ["drain_link", "none", "wait", "undrain_link"] and rb.repeat is not None
-    assert rb.steps[2].typed_params().seconds >= 300
+    # a job down before the drain is recovered in place (only then: workload_down; session 42)
+    assert actions(rb.id) == ["drain_link", "restart_process", "none", "wait", "undrain_link"] and rb.repeat is not None
+    assert rb.steps[1].when is not None and rb.steps[1].when.workload_down
+    assert rb.steps[3].typed_params().seconds >= 300
     for rb in rbs.runbooks.values():  # the ladder only climbs; scale-in needs a human's approval
         order = [RUNGS.index(r) for r, _s, _b in rb.ladder()]
         assert order == sorted(set(order))

@@ -46,6 +46,9 @@ class ExecutorBase:
         self._restarting: dict[str, simpy.Event] = {}  # workload label -> ends with its restart under way
         self.restart_owner: dict[str, IncidentRecord] = {}  # workload label -> the response whose restart runs now
         self.restart_action: dict[str, str] = {}  # workload label -> that restart's action (scale_out: session 39)
+        self.restarted: dict[str, tuple[float, float, str, frozenset[str]]] = {}
+        """Workload label -> its last restart of ours that succeeded: (start, end, incident, the components out of
+        service at its start). An in-place recovery it covers is not run again (session 42)."""
         self._pending: dict[str, list[simpy.Event]] = {}  # workload -> pending restarts to wake when one starts
         self._spare_waiters: list[SpareWaiter] = []  # first come, first served
         self._returned_at: dict[str, float] = {}  # node -> when it last rejoined the pool

@@ -336,19 +336,28 @@ class Orchestrator(StepRunner, LinkCover):
         self._siblings[rec.id] = self.start_siblings(rec, ctx, rb, LINK_CLASSES | {LINK_FAULT})
         ladder = rb.ladder()
         result = StepsResult("failed")
-        for k, (rung, steps, rollback) in enumerate(ladder):
+        k = 0
+        while k < len(ladder):
+            rung, steps, rollback = ladder[k]
             if k > 0:
                 rec.log("escalate", rb.id, "succeeded", self.sim.now, self.sim.now, kind="escalation", rung=rung,
                         from_rung=rec.rung, to_rung=rung, reason=result.reason)  # a resumed rung's own (review41b)
             rec.rung = rung
             result = yield from self._steps(rec, ctx, steps, rung, "steps" if k == 0 else f"escalation[{k - 1}].steps")
             if result.status == "spare":
+                # the ladder goes on from the resumed rung (session 42): when it fails, its rollback runs and the next
+                # rung is tried, the scale-in whose approval the spare cut short among them. Before, the ladder went
+                # on after the scale-in, which was never tried (an AI Core hang's job stayed down, a person paged)
+                back = ctx.vars["resume"][0]
+                k = next((i for i, (r, _s, _rb) in enumerate(ladder) if r == back), k)
+                rollback = ladder[k][2]
                 result = yield from self._resume_with_spare(rec, ctx, rung, result.reason)
             if result.status in ("ok", "held", "stopped"):
                 break
             if rollback:
-                yield from self._steps(rec, ctx, rollback, rung, "rollback" if k == 0 else
+                yield from self._steps(rec, ctx, rollback, rec.rung, "rollback" if k == 0 else
                                        f"escalation[{k - 1}].rollback", kind="rollback")
+            k += 1
         if result.status == "held":
             rec.outcome = "held_by_guardrail"
             rec.page(diag.component, self.sim.now, result.reason)

@@ -24,12 +24,17 @@ class WorkloadActions(ExecutorBase):
     :class:`~opsbrain.recovery.actions.Executor`)."""
 
     def _one_restart_at_a_time(self, action: str, label: str, running: Callable[[], bool],
-                               factory: Callable[[], simpy.Process], rec: IncidentRecord | None = None
-                               ) -> simpy.Process:
+                               factory: Callable[[], simpy.Process], rec: IncidentRecord | None = None,
+                               covered: Callable[[], str | None] | None = None) -> simpy.Process:
         """Restarts of one workload never overlap: a second one (another incident's) waits for the one under way
         and succeeds without acting if that brought the workload back; else it runs. Several waiting for one
         restart take turns: the first to wake runs, the others wait for it in turn. While it runs, ``rec`` (its
-        response) is :attr:`restart_owner` of ``label`` (a doomed one is stopped: Orchestrator, session 38)."""
+        response) is :attr:`restart_owner` of ``label`` (a doomed one is stopped: Orchestrator, session 38).
+        ``covered`` (an in-place recovery, session 42) names the response whose restart already covered this one's
+        fault (:meth:`_covering`); while the workload works it succeeds without acting (``joined``, ``covered_by``).
+        Before, only a restart still under way was joined, and one that had just ended was followed by a second
+        recovery of the running job (a checkpoint write under way aborted, the step redone) when two link faults of
+        one job were handled a few seconds apart."""
         env = self.sim.env
 
         def run() -> Generator[simpy.Event, Any, Any]:
@@ -41,6 +46,13 @@ class WorkloadActions(ExecutorBase):
                     return ActionResult(action, label, "succeeded", float(start), float(env.now),
                                         {"joined": True, "reason": "the restart already under way brought it back"})
                 other = self._restarting.get(label)
+            by = covered() if covered is not None and running() else None
+            if by is not None:
+                return ActionResult(action, label, "succeeded", float(start), float(env.now), {
+                    "joined": True, "covered_by": by, "reason": f"{by}'s restart of {label} (t="
+                    f"{self.restarted[label][0]:.0f}-{self.restarted[label][1]:.0f} s) began with this response's "
+                    "part already out of service and ended after this response began; the job runs: not recovered "
+                    "again"})
             done = env.event()
             self._restarting[label] = done
             for ev in self._pending.pop(label, []):  # a pending restart looks again: this one re-places the job
@@ -49,8 +61,12 @@ class WorkloadActions(ExecutorBase):
             if rec is not None:
                 self.restart_owner[label] = rec
                 self.restart_action[label] = action
+            began, out = env.now, frozenset(self.sim.state.unhealthy_view)
             try:
-                return (yield factory())
+                res = yield factory()
+                if isinstance(res, ActionResult) and res.status == "succeeded":
+                    self.restarted[label] = (float(began), float(env.now), rec.id if rec is not None else "-", out)
+                return res
             finally:
                 if rec is not None and self.restart_owner.get(label) is rec:
                     del self.restart_owner[label]
@@ -60,6 +76,17 @@ class WorkloadActions(ExecutorBase):
                     del self._restarting[label]
 
         return env.process(run())
+    def _covering(self, label: str, ctx: Context, rec: IncidentRecord | None) -> str | None:
+        """The response whose restart of ``label`` covers an in-place recovery for ``ctx``'s part now (session 42):
+        its last restart of ours succeeded, began with that part already out of service (the in-place recovery
+        re-forms communication around every dead path it finds, so two link faults of one job need one) and ended
+        after this response began. None when there is none."""
+        last = self.restarted.get(label)
+        if last is None or rec is None or ctx.component is None:
+            return None
+        _began, ended, who, out = last
+        return who if ended >= rec.started_at_s and ctx.component in out else None
+
     def _out_of_service(self, nodes: list[str]) -> set[str]:
         """Nodes whose host or a compute device is out of service now (a synchronous job cannot run with them)."""
         return {n for n in nodes if out_of_service(self.sim, n)}
@@ -72,6 +99,12 @@ class WorkloadActions(ExecutorBase):
         replace = self._replace({}, ctx, list(w.nodes))  # nodes a spare already taken stands in for stay
         wanted = set(ctx.resolve(params.drop)) | self._out_of_service(list(w.nodes))
         drop = sorted((wanted & set(w.nodes)) - set(replace))
+        if not drop and ctx.spare in replace.values():
+            # only this response's own spare stood in, and the ladder reached the scale-in because the restart onto
+            # it failed: the node it stood in for is given up (session 42; before, "no node to give up" after the
+            # approval). The spare goes back to the pool at the response's end, where the scale-out takes it
+            replace = {old: new for old, new in replace.items() if new != ctx.spare}
+            drop = sorted((wanted & set(w.nodes)) - set(replace))
         if not drop:
             return self._instant("scale_instance", name, "failed", retryable=False, reason="no node to give up")
         if launch - (len(w.nodes) - len(drop)) > self.scale_in_max_share * launch:
@@ -181,8 +214,8 @@ class WorkloadActions(ExecutorBase):
         if w.kind == "training":
             job_runs = partial(ctx.workload_runs, name)
             if a == "restart_process":
-                return label, lambda: self._one_restart_at_a_time(a, label, job_runs,
-                                                                   lambda: c.restart_process(name), rec)
+                return label, lambda: self._one_restart_at_a_time(a, label, job_runs, lambda: c.restart_process(name),
+                                                                   rec, partial(self._covering, label, ctx, rec))
             if a in _RESTARTS:
                 return label, lambda: self._pending_restart(a, name, params, ctx, lambda: self._one_restart_at_a_time(
                     a, label, job_runs, lambda: self._restart_training(name, params, ctx), rec))
