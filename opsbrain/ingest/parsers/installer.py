@@ -17,6 +17,20 @@ of the command, ``cfg:env``; so does the environment check's ``[ERROR]The list o
 installed). The uninstall errors (0x0080, 0x0090) and a failed DKMS build (``[ERROR]dkms install failed``,
 run_driver_install.sh: the printer names no cause) are left to the other parsers, as before. The installer's INFO and
 WARNING lines are its progress and advice (``[INFO]upgradePercentage:90%``): fully explained, no signal.
+
+Session 42 (tester42d): the installer's check that the driver can run on this kernel is a setting of the host too
+(hicann/driver scripts/package/driver/common/scripts/run_driver_install.sh @ef377e95, ``drv_vermagic_check`` and
+``drv_dkms_env_check``). When the kernel modules built into the package do not match the running kernel it logs
+``[ERROR]current kernel primary version(<uname -r>) is different from the driver(<vermagic>).``, ``[ERROR]driver ko
+vermagic(...) is different from the os(...), need rebuild driver`` or ``[ERROR]driver in run packet test load failed,
+need rebuild driver`` and then ``[ERROR]driver vermagic check failed.``; it tries that check only when the tools to
+rebuild the modules (dkms, gcc, the kernel headers: ``drv_dkms_dependent_check``, whose misses are WARNING lines) are
+absent, and the install stops with ``[ERROR]Drv_dkms_env_check failed, details in : <log>`` (``drvColorEcho``, red
+on a terminal). The vendor's troubleshooting page for that line names the same two causes, a kernel the package was
+not built for or DKMS tools not installed, and the fix on the host (https://www.hiascend.com/document/detail/zh/
+canncommercial/601/troublemanagement/troubleshooting/troubleshooting_0053.html): all five give ``cfg:env``. The page
+quotes the last one without the package tag and date (its figure caption), and the check's name is the installer's
+own, so that line gives ``cfg:env`` without the tag as well.
 """
 
 from __future__ import annotations
@@ -28,7 +42,13 @@ RE_INSTALLER = screened(r"^\s*\[(?:Driver|Firmware)\] (?:\[\d{4}-\d\d-\d\d \d\d:
 """An installer line: the package tag, the date the scripts add (notes that quote a line sometimes drop it) and the
 level the scripts write right after it."""
 RE_SETTING_ERROR = screened(r"\bERR_NO:\s*0x00(?:02|03|04|89|91|93|94|95|96)\s*;\s*ERR_DES:|"
-                            r"\bThe list of missing tools:")
+                            r"\bThe list of missing tools:|"
+                            r"\bDrv_dkms_env_check failed\b|\bdriver vermagic check failed\b|"
+                            r"\bcurrent kernel primary version\(.*?\) is different from the driver\b|"
+                            r"\bdriver ko vermagic\(.*?\) is different from the os\b|"
+                            r"\bdriver in run packet test load failed\b")
+RE_KERNEL_CHECK = screened(r"\bDrv_dkms_env_check failed, details in\b")
+"""The kernel-compatibility check's last line as quoted without the installer's tag and date."""
 
 _ANY = group_of(globals())
 
@@ -36,7 +56,12 @@ _ANY = group_of(globals())
 def parse(ctx: LineCtx) -> bool:
     """An installer line with a setting error gives ``cfg:env``; one of its progress lines (INFO, WARNING) is fully
     explained with no signal; its other errors go on to the later parsers."""
-    if not _ANY.may(ctx.text) or not (m := RE_INSTALLER.match(ctx.text)):
+    if not _ANY.may(ctx.text):
+        return False
+    if not (m := RE_INSTALLER.match(ctx.text)):
+        if RE_KERNEL_CHECK.search(ctx.text):
+            ctx.add("cfg:env", ctx.node, 2)
+            return True
         return False
     if RE_SETTING_ERROR.search(ctx.text):
         ctx.add("cfg:env", ctx.node, 2)
