@@ -4,10 +4,19 @@ changing an answer (benchmarks/compare_trees.py: byte-identical ``--json``)."""
 from __future__ import annotations
 
 import random
+import sys
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from opsbrain.ingest import repeats
+from opsbrain.ingest.plainscan import plain_all
+from opsbrain.ingest.surface import plain
+from tests.test_surface_gate import BODYISH, HEADISH
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 
 def _by_hand(data: bytes) -> tuple[bytes, list[int]]:
@@ -48,3 +57,47 @@ def test_fold_bytes_at_random_cuts_is_the_fold_by_hand() -> None:
         assert [folds.copies(k) for k in range(1, len(copies) + 1)] == copies
         assert [folds.line_no(k) for k in range(1, len(copies) + 1)] == [
             1 + sum(copies[:k]) for k in range(len(copies))]
+
+
+# ---- plain_all: plain() of every line of a text that is not ASCII, one scan ---------------------------------------
+WIDE = st.sampled_from(["训练进度", "：", "： ", "，", "（只用前四张卡）", "\u3000", "\u3000\u3000第 3 个批次", "٣", "²",
+                        "１２", "\ufeff", "8月 18 16:33:56 kylin10-6018 kubelet[176281]: ", "3月", "İ", "ſ", "é",
+                        "节点-1： ", "主机1: ", "％", "100%", "\u2028", "\xa0", "错误：EI0002 任务执行超时",
+                        "100%\u30004/4\u3000[00:03<00:00,\u30001.10it/s]", "5%4/4[0it/s]", "123456\t", "12345\t",
+                        '2024-05-01T10\uff1a11\uff1a12Z {host="w-1"} ', "2024-05-01T10\uff1a11\uff1a12.5Z stdout F "])
+WIDE_LINE = st.builds(lambda parts: "".join(parts), st.lists(st.one_of(HEADISH, BODYISH, WIDE), max_size=6))
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(WIDE_LINE, min_size=1, max_size=8))
+def test_plain_all_is_plain_of_each_line(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    assert plain_all(text, text.split("\n")) == [plain(ln) for ln in text.split("\n")]
+
+
+def test_plain_all_on_the_wrapped_chinese_console() -> None:
+    from bench_wide_lines import ZH, ZH_CODES
+    from bench_wide_lines import lines as bench_lines
+
+    from opsbrain.kb.perturb import WRAPPERS
+
+    body = "\n".join(bench_lines(ZH, 200, 5) + bench_lines(ZH_CODES, 50, 5)) + "\n"
+    texts = [body] + [w for name, fn in WRAPPERS.items() if (w := fn(body, random.Random(name))) is not None]
+    for text in texts:
+        if "\r" not in text:
+            assert plain_all(text, text.split("\n")) == [plain(ln) for ln in text.split("\n")]
+    assert len(texts) > 15
+
+
+def test_plain_all_scans_instead_of_calling_plain_on_each_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from opsbrain.ingest import surface
+
+    calls = []
+    was = surface.plain
+    monkeypatch.setattr(surface, "plain", lambda ln: calls.append(ln) or was(ln))
+    text = "\n".join(["[2025-03-01 10:00:00] 训练进度：第 1 步", "[2025-03-01 10:00:01] 正在加载检查点 /data/模型/a.ckpt",
+                      "Dec  2 10:00:00 host-1 kernel: [ERROR] 失败"])
+    want = [was(ln) for ln in text.split("\n")]
+    assert plain_all(text, text.split("\n")) == want
+    assert calls == ["Dec  2 10:00:00 host-1 kernel: [ERROR] 失败"]
+    assert want[0] == ("[2025-03-01 10:00:00] 训练进度: 第 1 步", "")

@@ -41,7 +41,8 @@ from opsbrain.ingest.archive import (
 from opsbrain.ingest.encoding import SAMPLE, decode, sniff
 from opsbrain.ingest.repeats import Folds, fold_bytes
 from opsbrain.ingest.streams import log_name
-from opsbrain.ingest.surface import fill_holes, junk_count, may_carry, plain
+from opsbrain.ingest.plainscan import plain_all
+from opsbrain.ingest.surface import fill_holes, junk_count, may_carry
 from opsbrain.ingest.workers import ENV_CHECK, archive_name, env_worker, host_root
 
 
@@ -457,7 +458,7 @@ class _Scan:
             lines = [ln.rstrip("\r") for ln in lines]
         prefixes = None
         if may_carry(data):  # colour codes, container or collector heads: taken off, as from pasted text
-            stripped = [plain(ln) for ln in lines]
+            stripped = plain_all(text, lines)  # [plain(ln) for ln in lines], one scan (session 42)
             if any(p or s != ln for (s, p), ln in zip(stripped, lines, strict=True)):
                 lines = [s for s, _p in stripped]
                 prefixes = [p for _s, p in stripped]
