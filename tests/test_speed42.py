@@ -101,3 +101,50 @@ def test_plain_all_scans_instead_of_calling_plain_on_each_line(monkeypatch: pyte
     assert plain_all(text, text.split("\n")) == want
     assert calls == ["Dec  2 10:00:00 host-1 kernel: [ERROR] 失败"]
     assert want[0] == ("[2025-03-01 10:00:00] 训练进度: 第 1 步", "")
+
+
+# ---- standin: the first reading's copy of Chinese text without a substitution a character -------------------------
+POOL = (list("训练进度数据中文") + ["\u4dc0", "\u3400", "\u5000", "\u9fff", "，", "（", "）", "。", "、", "—", "★", "é",
+                                   "ß", "\u2160", "\u00bd", "_", "a", "1", " ", ":", "\x7f"])
+
+
+def _first_reading(text: str) -> bytes:
+    from opsbrain import standin
+
+    return standin._NA_NONWORD.sub(standin.OTHER, text).encode("ascii", "replace").translate(standin._QUESTION[0])
+
+
+def test_word_copy_is_the_substitution(monkeypatch: pytest.MonkeyPatch) -> None:
+    from opsbrain import standin
+
+    monkeypatch.setattr(standin, "_NONWORD_SEEN", {})
+    rng = random.Random(42)
+    for _ in range(2000):
+        text = "".join(rng.choice(POOL) for _ in range(rng.randrange(1, 40)))
+        if text.isascii() or standin.kinds(text) != standin.COMMON_KINDS or "?" in text:
+            continue
+        assert standin.standin(text, 0, standin.COMMON_KINDS) == _first_reading(text), text
+    assert "，" in standin._NONWORD_SEEN and "\u4dc0" in standin._NONWORD_SEEN
+
+
+def test_known_punctuation_takes_no_substitution(monkeypatch: pytest.MonkeyPatch) -> None:
+    from opsbrain import standin
+
+    class Counting:
+        def __init__(self, rx: object) -> None:
+            self.rx, self.subs = rx, 0
+
+        def sub(self, *a: object) -> object:
+            self.subs += 1
+            return self.rx.sub(*a)  # type: ignore[attr-defined]
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.rx, name)
+
+    counting = Counting(standin._NA_NONWORD)
+    monkeypatch.setattr(standin, "_NA_NONWORD", counting)
+    block = "\n".join(["[2025-03-01 10:00:00] 训练进度: 第 1 步，损失 0.5（只用前四张卡）"] * 50)
+    first = standin.standin(block, 0, standin.COMMON_KINDS)
+    again = standin.standin(block.replace("1 步", "2 步"), 0, standin.COMMON_KINDS)
+    assert first is not None and again is not None and first.count(b"\x7f") == 150
+    assert counting.subs <= 1  # the first block's punctuation, learned: none for the next
