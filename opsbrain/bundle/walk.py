@@ -458,10 +458,8 @@ class _Scan:
             lines = [ln.rstrip("\r") for ln in lines]
         prefixes = None
         if may_carry(data):  # colour codes, container or collector heads: taken off, as from pasted text
-            stripped = plain_all(text, lines)  # [plain(ln) for ln in lines], one scan (session 42)
-            if any(p or s != ln for (s, p), ln in zip(stripped, lines, strict=True)):
-                lines = [s for s, _p in stripped]
-                prefixes = [p for _s, p in stripped]
+            if (got := plain_all(text, lines)) is not None:  # plain() of each line, by one scan (session 42)
+                lines, prefixes = got
                 data = "\n".join(lines).encode("utf-8", errors="replace")  # for the junk test below
         # no junk character (the control bytes of _JUNK, or U+FFFD: a byte that is not UTF-8) and no long line
         junk_free = _junk_free(data) and "\ufffd" not in text
