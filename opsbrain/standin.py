@@ -126,9 +126,11 @@ def standin(text: str, reading: int = 0, mask: int | None = None) -> bytes | Non
 _NONWORD_SEEN: dict[str, None] = {}
 """The non-ASCII non-word characters met so far (a Chinese log's ``，（）。``: a handful), in the order met."""
 _IDEOGRAPHS: bool | None = None
-"""Whether every character of U+5000-U+9FFF (UTF-8 lead bytes E5-E9: CJK Unified Ideographs) is a word character
-for ``re`` (Unicode 14, Python 3.11: yes), checked on first use."""
-_LEADS = tuple(bytes([b]) for b in range(0xE5, 0xEA))
+"""Whether every character of U+4E00-U+9FFF (the CJK Unified Ideographs) is a word character for ``re`` (Unicode 14,
+Python 3.11: yes), checked on first use."""
+_LEADS = tuple(bytes([0xE4, b]) for b in range(0xB8, 0xC0)) + tuple(bytes([b]) for b in range(0xE5, 0xEA))
+"""How the UTF-8 encoding of a character of U+4E00-U+9FFF starts: E4 B8-BF (U+4E00-U+4FFF), E5-E9 (U+5000-U+9FFF);
+continuation bytes are 80-BF, so each such start is one character's."""
 
 
 def _word_copy(text: str) -> bytes:
@@ -136,12 +138,12 @@ def _word_copy(text: str) -> bytes:
     character as :data:`OTHER` (``_NA_NONWORD.sub``), then each other non-ASCII one as :data:`WORD`. A block of
     Chinese lines holds ~100,000 such characters and a handful of distinct ones (session 42: the substitution was
     most of the first stand-in copy's cost): those met before are replaced with ``str.replace``, then, when the
-    non-ASCII characters left are all ideographs of U+5000-U+9FFF (counted in C: the UTF-8 lead bytes E5-E9 against
+    non-ASCII characters left are all ideographs of U+4E00-U+9FFF (counted in C: :data:`_LEADS` in UTF-8 against
     the characters ``ascii`` cannot encode), that is the answer; otherwise the substitution runs on what is left
     (the same answer: a character replaced is ASCII) and its characters are remembered."""
     global _IDEOGRAPHS
     if _IDEOGRAPHS is None:
-        _IDEOGRAPHS = _NA_NONWORD.search("".join(map(chr, range(0x5000, 0xA000)))) is None
+        _IDEOGRAPHS = _NA_NONWORD.search("".join(map(chr, range(0x4E00, 0xA000)))) is None
     wide = text
     for c in _NONWORD_SEEN:
         if c in wide:
