@@ -14,21 +14,10 @@ from hypothesis import strategies as st
 from opsbrain.ingest import repeats
 from opsbrain.ingest.plainscan import plain_all
 from opsbrain.ingest.surface import plain
+from tests.test_repeats36 import _reference as _by_hand
 from tests.test_surface_gate import BODYISH, HEADISH
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-
-
-def _by_hand(data: bytes) -> tuple[bytes, list[int]]:
-    out: list[bytes] = []
-    copies: list[int] = []
-    for ln in data.split(b"\n"):
-        if out and ln == out[-1] and ln.strip():
-            copies[-1] += 1
-        else:
-            out.append(ln)
-            copies.append(1)
-    return b"\n".join(out), copies
 
 
 def test_a_piece_with_a_few_repeats_is_not_read_line_by_line(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -60,8 +49,8 @@ def test_fold_bytes_at_random_cuts_is_the_fold_by_hand() -> None:
 
 
 # ---- plain_all: plain() of every line of a text that is not ASCII, one scan ---------------------------------------
-WIDE = st.sampled_from(["训练进度", "：", "： ", "，", "（只用前四张卡）", "\u3000", "\u3000\u3000第 3 个批次", "٣", "²",
-                        "１２", "\ufeff", "8月 18 16:33:56 kylin10-6018 kubelet[176281]: ", "3月", "İ", "ſ", "é",
+WIDE = st.sampled_from(["训练进度", "：", "： ", "，", "（只用前四张卡）", "\u3000", "\u3000\u3000第 3 个批次", "٣",
+                        "²", "１２", "\ufeff", "8月 18 16:33:56 kylin10-6018 kubelet[176281]: ", "3月", "İ", "ſ", "é",
                         "节点-1： ", "主机1: ", "％", "100%", "\u2028", "\xa0", "错误：EI0002 任务执行超时",
                         "100%\u30004/4\u3000[00:03<00:00,\u30001.10it/s]", "5%4/4[0it/s]", "123456\t", "12345\t",
                         '2024-05-01T10\uff1a11\uff1a12Z {host="w-1"} ', "2024-05-01T10\uff1a11\uff1a12.5Z stdout F ",
@@ -104,7 +93,8 @@ def test_plain_all_scans_instead_of_calling_plain_on_each_line(monkeypatch: pyte
     calls = []
     was = surface.plain
     monkeypatch.setattr(surface, "plain", lambda ln: calls.append(ln) or was(ln))
-    text = "\n".join(["[2025-03-01 10:00:00] 训练进度：第 1 步", "[2025-03-01 10:00:01] 正在加载检查点 /data/模型/a.ckpt",
+    text = "\n".join(["[2025-03-01 10:00:00] 训练进度：第 1 步",
+                      "[2025-03-01 10:00:01] 正在加载检查点 /data/模型/a.ckpt",
                       "Dec  2 10:00:00 host-1 kernel: [ERROR] 失败"])
     want = [was(ln) for ln in text.split("\n")]
     assert _as_plain(text.split("\n")) == want

@@ -39,9 +39,9 @@ from opsbrain.ingest.archive import (
     with_nested,
 )
 from opsbrain.ingest.encoding import SAMPLE, decode, sniff
+from opsbrain.ingest.plainscan import plain_all
 from opsbrain.ingest.repeats import Folds, fold_bytes
 from opsbrain.ingest.streams import log_name
-from opsbrain.ingest.plainscan import plain_all
 from opsbrain.ingest.surface import fill_holes, junk_count, may_carry
 from opsbrain.ingest.workers import ENV_CHECK, archive_name, env_worker, host_root
 
@@ -457,10 +457,11 @@ class _Scan:
         if "\r" in text:
             lines = [ln.rstrip("\r") for ln in lines]
         prefixes = None
-        if may_carry(data):  # colour codes, container or collector heads: taken off, as from pasted text
-            if (got := plain_all(text, lines)) is not None:  # plain() of each line, by one scan (session 42)
-                lines, prefixes = got
-                data = "\n".join(lines).encode("utf-8", errors="replace")  # for the junk test below
+        # colour codes, container or collector heads: taken off, as from pasted text (plain() of each line, by one
+        # scan for a text that is not ASCII: session 42)
+        if may_carry(data) and (got := plain_all(text, lines)) is not None:
+            lines, prefixes = got
+            data = "\n".join(lines).encode("utf-8", errors="replace")  # for the junk test below
         # no junk character (the control bytes of _JUNK, or U+FFFD: a byte that is not UTF-8) and no long line
         junk_free = _junk_free(data) and "\ufffd" not in text
         is_plain = junk_free and max(map(len, lines)) <= MAX_LINE
