@@ -117,9 +117,47 @@ def standin(text: str, reading: int = 0, mask: int | None = None) -> bytes | Non
     if mask & 16:
         return None
     if not mask & 5 and "?" not in text:
-        wide = text if reading == 1 else _NA_NONWORD.sub(OTHER, text)
-        return wide.encode("ascii", "replace").translate(_QUESTION[reading])
+        if reading == 0:
+            return _word_copy(text)
+        return text.encode("ascii", "replace").translate(_QUESTION[reading])
     return text.translate(_TABLES[reading]).encode("ascii")
+
+
+_NONWORD_SEEN: dict[str, None] = {}
+"""The non-ASCII non-word characters met so far (a Chinese log's ``，（）。``: a handful), in the order met."""
+_IDEOGRAPHS: bool | None = None
+"""Whether every character of U+4E00-U+9FFF (the CJK Unified Ideographs) is a word character for ``re`` (Unicode 14,
+Python 3.11: yes), checked on first use."""
+_LEADS = tuple(bytes([0xE4, b]) for b in range(0xB8, 0xC0)) + tuple(bytes([b]) for b in range(0xE5, 0xEA))
+"""How the UTF-8 encoding of a character of U+4E00-U+9FFF starts: E4 B8-BF (U+4E00-U+4FFF), E5-E9 (U+5000-U+9FFF);
+continuation bytes are 80-BF, so each such start is one character's."""
+
+
+def _word_copy(text: str) -> bytes:
+    """:func:`standin` of the first reading of a ``text`` of the common kinds without ``?``: each non-ASCII non-word
+    character as :data:`OTHER` (``_NA_NONWORD.sub``), then each other non-ASCII one as :data:`WORD`. A block of
+    Chinese lines holds ~100,000 such characters and a handful of distinct ones (session 42: the substitution was
+    most of the first stand-in copy's cost): those met before are replaced with ``str.replace``, then, when the
+    non-ASCII characters left are all ideographs of U+4E00-U+9FFF (counted in C: :data:`_LEADS` in UTF-8 against
+    the characters ``ascii`` cannot encode), that is the answer; otherwise the substitution runs on what is left
+    (the same answer: a character replaced is ASCII) and its characters are remembered."""
+    global _IDEOGRAPHS
+    if _IDEOGRAPHS is None:
+        _IDEOGRAPHS = _NA_NONWORD.search("".join(map(chr, range(0x4E00, 0xA000)))) is None
+    wide = text
+    for c in _NONWORD_SEEN:
+        if c in wide:
+            wide = wide.replace(c, OTHER)
+    if _IDEOGRAPHS:
+        copy = wide.encode("ascii", "replace")  # (no ``?`` in text: each one stands for a non-ASCII character)
+        if copy.count(b"?") == sum(map(wide.encode("utf-8", "surrogatepass").count, _LEADS)):
+            return copy.translate(_QUESTION[0])
+    found = _NA_NONWORD.findall(wide)
+    if found:
+        if len(_NONWORD_SEEN) < 256:  # (a text of many distinct symbols: the substitution alone, as before)
+            _NONWORD_SEEN.update(dict.fromkeys(found))
+        wide = _NA_NONWORD.sub(OTHER, wide)
+    return wide.encode("ascii", "replace").translate(_QUESTION[0])
 
 
 BLOCK_LINES = 4096

@@ -40,9 +40,10 @@ from opsbrain.ingest.archive import (
     with_nested,
 )
 from opsbrain.ingest.encoding import SAMPLE, decode, sniff
+from opsbrain.ingest.plainscan import plain_all
 from opsbrain.ingest.repeats import Folds, fold_bytes
 from opsbrain.ingest.streams import log_name
-from opsbrain.ingest.surface import fill_holes, junk_count, may_carry, plain
+from opsbrain.ingest.surface import fill_holes, junk_count, may_carry
 from opsbrain.ingest.workers import archive_name
 
 
@@ -415,12 +416,11 @@ class _Scan:
         if "\r" in text:
             lines = [ln.rstrip("\r") for ln in lines]
         prefixes = None
-        if may_carry(data):  # colour codes, container or collector heads: taken off, as from pasted text
-            stripped = [plain(ln) for ln in lines]
-            if any(p or s != ln for (s, p), ln in zip(stripped, lines, strict=True)):
-                lines = [s for s, _p in stripped]
-                prefixes = [p for _s, p in stripped]
-                data = "\n".join(lines).encode("utf-8", errors="replace")  # for the junk test below
+        # colour codes, container or collector heads: taken off, as from pasted text (plain() of each line, by one
+        # scan for a text that is not ASCII: session 42)
+        if may_carry(data) and (got := plain_all(text, lines)) is not None:
+            lines, prefixes = got
+            data = "\n".join(lines).encode("utf-8", errors="replace")  # for the junk test below
         # no junk character (the control bytes of _JUNK, or U+FFFD: a byte that is not UTF-8) and no long line
         junk_free = _junk_free(data) and "\ufffd" not in text
         is_plain = junk_free and max(map(len, lines)) <= MAX_LINE

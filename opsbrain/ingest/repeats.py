@@ -15,7 +15,7 @@ from array import array
 from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from itertools import groupby
+from itertools import chain, compress, groupby
 from operator import eq
 from typing import TypeVar
 
@@ -82,22 +82,22 @@ def fold_bytes(chunks: Iterable[bytes]) -> tuple[bytearray, Folds]:
     last: bytes | None = None  # the last line written out, and the length of its run so far
     run = 0
     for parts in _pieces(chunks):
-        if parts[0] != last and not any(map(eq, parts[1:], parts)):
-            if run > 1:
-                folds.add(k, run)
-            out += b"\n".join(parts)
-            out += b"\n"
-            k, last, run = k + len(parts), parts[-1], 1
-            continue
-        for line, n in fold_runs(parts):
-            if line == last and run and line.strip():
-                run += n
-                continue
-            if run > 1:
-                folds.add(k, run)
-            out += line
-            out += b"\n"
-            k, last, run = k + 1, line, n
+        # the lines equal to the one before (the first: to the last line written), found at C speed; of those, the
+        # non-blank ones are copies folded away (session 42: before, a piece with one such line was read line by
+        # line, ~1 us a line, in a bundle of console logs with a few repeats each)
+        same = compress(range(1, len(parts)), map(eq, parts[1:], parts))
+        copies = [j for j in (chain((0,), same) if parts[0] == last else same) if parts[j].strip()]
+        start = 0  # the next line of the piece not written out
+        for j in (*copies, len(parts)):
+            if j > start:  # lines start..j-1 are written: the first ends the run before it, each is a run of one
+                if run > 1:
+                    folds.add(k, run)
+                out += b"\n".join(parts[start:j])
+                out += b"\n"
+                k, last, run = k + j - start, parts[j - 1], 1
+            run += 1  # line j: a copy of the line before (at j == len(parts): undone below)
+            start = j + 1
+        run -= 1
     if run > 1:
         folds.add(k, run)
     del out[-1:]  # (the text after the last line end, b"" when it ends with one, took a line end of its own)
