@@ -1,0 +1,72 @@
+"""Session 42, an operator's run-through of the documented workflows (operator42): a regression test per defect."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from opsbrain.cli import cli
+
+
+def _stopped_rerun(monkeypatch: pytest.MonkeyPatch, status: str = "interrupted") -> None:
+    """``chaos.run`` as a re-run stopped by Ctrl-C leaves it: its bundle written up to the stop, the journal
+    marked interrupted (opsbrain.runner.run catches the KeyboardInterrupt and journals what ran)."""
+    from opsbrain import chaos
+
+    def fake_run(plan: Any, bundle_dir: Path | None = None, **_: Any) -> dict[str, Any]:
+        assert bundle_dir is not None
+        (bundle_dir / "b0001").mkdir()
+        (bundle_dir / "b0001" / "messages").write_text("cut here\n")
+        (bundle_dir / "b0001.sim.json").write_text("{}")
+        return {"status": status, "verdict": "aborted", "bundles": [
+            {"incident": "f0001", "bundle": "b0001", "path": str(bundle_dir / "b0001"), "files": 1, "lines": 1}],
+            "incidents": [{"id": "f0001", "injected": {"kind": "node_crash", "component": "pod0/node38"}}]}
+
+    monkeypatch.setattr(chaos, "plan", lambda *a, **k: object())
+    monkeypatch.setattr(chaos, "run", fake_run)
+
+
+JOURNAL = {"run_id": "r1", "scenario": "node-crash-training", "seed": 7, "policy": "auto",
+           "incidents": [{"id": "f0001", "injected": {"kind": "node_crash", "component": "pod0/node38"}}]}
+
+
+def test_runs_bundle_stopped_rerun_writes_no_cut_bundle(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Ctrl-C during `runs bundle`'s re-run: before, the re-run's bundles (logs up to the stop) were moved into
+    place and the command said "reproduced the stored journal", exit 0; now nothing is left and it is an
+    interruption (KeyboardInterrupt: exit 130, or 143 after SIGTERM)."""
+    from opsbrain.bundle.writer import regenerate
+
+    _stopped_rerun(monkeypatch)
+    out = tmp_path / "out"
+    with pytest.raises(KeyboardInterrupt):
+        regenerate(JOURNAL, out)
+    assert not out.exists()  # the directory the command made is gone again, with the cut bundle
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / "other.txt").write_text("x")
+    with pytest.raises(KeyboardInterrupt):
+        regenerate(JOURNAL, kept)
+    assert sorted(p.name for p in kept.iterdir()) == ["other.txt"]  # an operator's directory stays, as it was
+
+
+def test_runs_bundle_finished_rerun_still_moves_bundles(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from opsbrain.bundle.writer import regenerate
+
+    _stopped_rerun(monkeypatch, status="finished")
+    rep = regenerate(JOURNAL, tmp_path / "out")
+    assert rep["reproduced"] and sorted(p.name for p in (tmp_path / "out").iterdir()) == ["b0001", "b0001.sim.json"]
+
+
+def test_cli_runs_bundle_stopped_exits_130(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from opsbrain.store import RunStore
+
+    home = tmp_path / "home"
+    store = RunStore(home)
+    run_id = store.begin_run("node-crash-training", 7, "auto")
+    store.finish(run_id, {**JOURNAL, "run_id": run_id, "verdict": "passed", "status": "finished"})
+    _stopped_rerun(monkeypatch)
+    res = CliRunner().invoke(cli, ["runs", "bundle", run_id, "--out", str(tmp_path / "out"), "--data-dir", str(home)])
+    assert res.exit_code == 130, res.output
+    assert "reproduced" not in res.output and not (tmp_path / "out").exists()
