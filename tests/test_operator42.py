@@ -70,3 +70,20 @@ def test_cli_runs_bundle_stopped_exits_130(monkeypatch: pytest.MonkeyPatch, tmp_
     res = CliRunner().invoke(cli, ["runs", "bundle", run_id, "--out", str(tmp_path / "out"), "--data-dir", str(home)])
     assert res.exit_code == 130, res.output
     assert "reproduced" not in res.output and not (tmp_path / "out").exists()
+
+
+def _quiet(policy: str) -> dict[str, Any]:
+    return {"policy": policy, "scenario": "campaign-llama3-1pod-0p2d", "seed": 0, "incidents": []}
+
+
+def test_campaign_report_without_faults_does_not_deny_its_manual_runs() -> None:
+    """A `chaos campaign --policy both` of a few quiet hours injects no fault; its report said "No manual-policy runs
+    in this campaign" beside a table listing them. Now it says why there is nothing to compare."""
+    from opsbrain.report import build_campaign_report, render
+
+    m = build_campaign_report([_quiet("auto"), _quiet("manual")])
+    md = render(m, "md")
+    assert "No manual-policy runs" not in md
+    assert "No fault was injected in the manual-policy runs" in md
+    assert "No manual-policy runs" in render(build_campaign_report([_quiet("auto"), _quiet("auto")]), "md")
+    assert "Every run in this campaign is manual" in render(build_campaign_report([_quiet("manual")]), "md")
