@@ -87,3 +87,21 @@ def test_campaign_report_without_faults_does_not_deny_its_manual_runs() -> None:
     assert "No fault was injected in the manual-policy runs" in md
     assert "No manual-policy runs" in render(build_campaign_report([_quiet("auto"), _quiet("auto")]), "md")
     assert "Every run in this campaign is manual" in render(build_campaign_report([_quiet("manual")]), "md")
+
+
+@pytest.mark.parametrize("args, said", [
+    (["diagnose", "--bundle", "{missing}"], "no such file or directory"),
+    (["diagnose", "--bundle", "{missing}.tar.gz"], "no such file or directory"),
+    (["watch", "--logs", "{missing}", "--max-runtime", "1"], "no such directory"),
+    (["sweep", "once", "--source", "commands", "--dir", "{missing}"], "no such directory"),
+])
+def test_a_missing_path_is_said_missing(args: list[str], said: str, tmp_path: Path) -> None:
+    """A typo in a path was "not a directory or an archive (...)" (`--bundle`) or "not a directory" (`watch --logs`,
+    `sweep --dir`), while `diagnose --logs` of the same typo says "no such file": now each says the path is not
+    there, one line, exit 2."""
+    missing = str(tmp_path / "colected_logs")
+    res = CliRunner().invoke(cli, [a.replace("{missing}", missing) for a in args]
+                             + ["--data-dir", str(tmp_path / "home")])
+    assert res.exit_code == 2, res.output
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and said in lines[0] and "colected_logs" in lines[0], lines

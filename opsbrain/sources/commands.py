@@ -101,6 +101,8 @@ class CommandDirSource(ReadingsSource):
     def __init__(self, root: str | Path) -> None:
         super().__init__()
         self.root = Path(root)
+        if not self.root.exists():  # session 42: a typo was "not a directory"
+            raise InputError("no such directory", file=str(root), path="--dir")
         if not self.root.is_dir():
             raise InputError("not a directory", file=str(root), path="--dir")
         check_listable(self.root, "--dir")
