@@ -105,3 +105,31 @@ def test_a_missing_path_is_said_missing(args: list[str], said: str, tmp_path: Pa
     assert res.exit_code == 2, res.output
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and said in lines[0] and "colected_logs" in lines[0], lines
+
+
+def test_commands_source_names_the_commands_a_check_missed(tmp_path: Path) -> None:
+    """`sweep once --source commands` of a host with `npu-smi info` only said of its optical checks "no
+    npu_chip_info_optical_rx_power_0..3 ... series with a value": npu-exporter's names, to an operator who collected
+    command outputs. Now the command to collect is named. The table is `npu-smi info`'s documented layout (Huawei's
+    npu-smi manual; MindCluster ascend-fd fixture test/st_module_testcase/kg_parse/npu_info_before.txt)."""
+    from opsbrain.sources.commands import COMMAND_COVERS, COMMAND_FEEDS, CommandDirSource
+    from opsbrain.sweeps.params import SweepParams
+
+    assert set(COMMAND_FEEDS) == set(COMMAND_COVERS)
+    host = tmp_path / "coll" / "worker-3"
+    host.mkdir(parents=True)
+    (host / "npu.txt").write_text(
+        "root@worker-3:~# npu-smi info\n"
+        "+===========================+===============+====================================================+\n"
+        "| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|\n"
+        "| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |\n"
+        "+===========================+===============+====================================================+\n"
+        "| 0     910B3               | OK            | 93.5        45                0    / 0             |\n"
+        "| 0                         | 0000:C1:00.0  | 0           0    / 0          3339 / 65536         |\n"
+        "+===========================+===============+====================================================+\n")
+    src = CommandDirSource(tmp_path / "coll")
+    src.snapshot(SweepParams())
+    not_fed = src.coverage()["not_fed"]
+    assert "dom_rx" in not_fed and "hbm_uce" in not_fed, not_fed
+    assert not any("series" in why or "npu_chip" in why for why in not_fed.values()), not_fed
+    assert "hccn_tool -i N -optical -g" in not_fed["dom_rx"] and "npu-smi info -i N -t ecc" in not_fed["hbm_uce"]
