@@ -133,3 +133,41 @@ def test_commands_source_names_the_commands_a_check_missed(tmp_path: Path) -> No
     assert "dom_rx" in not_fed and "hbm_uce" in not_fed, not_fed
     assert not any("series" in why or "npu_chip" in why for why in not_fed.values()), not_fed
     assert "hccn_tool -i N -optical -g" in not_fed["dom_rx"] and "npu-smi info -i N -t ecc" in not_fed["hbm_uce"]
+
+
+def _leaf_commands() -> dict[str, set[str]]:
+    import importlib
+
+    import click
+
+    from opsbrain.cli.base import COMMAND_MODULES
+
+    for m in set(COMMAND_MODULES.values()):
+        importlib.import_module(f"opsbrain.cli.{m}")
+    out: dict[str, set[str]] = {}
+
+    def walk(c: click.Command, path: list[str]) -> None:
+        if isinstance(c, click.Group):
+            for n, sub in c.commands.items():
+                walk(sub, [*path, n])
+        else:
+            out[" ".join(path)] = {o for p in c.params for o in getattr(p, "opts", [])}
+    walk(cli, [])
+    return out
+
+
+def test_readme_names_the_commands_that_take_output() -> None:
+    """README said "Every reporting command takes --output table|plain|json"; `diagnose`, `report`, `watch` and others
+    take `--json` only (`diagnose --output plain`: "No such option"). README now lists the ones that take it."""
+    import re
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    m = re.search(r"The commands that print tables \((.*?)\) take `--output", readme, re.S)
+    assert m, "README no longer names the commands that take --output"
+    named: set[str] = set()
+    for item in re.findall(r"`([^`]+)`", m.group(1)):
+        head, _, alts = item.rpartition(" ")
+        named |= {f"{head} {a}".strip() for a in alts.split("|")}
+    cmds = _leaf_commands()
+    assert named == {c for c, opts in cmds.items() if "--output" in opts}
+    assert all("--json" in opts for c, opts in cmds.items() if c not in ("chaos schema",))
