@@ -171,3 +171,20 @@ def test_readme_names_the_commands_that_take_output() -> None:
     cmds = _leaf_commands()
     assert named == {c for c, opts in cmds.items() if "--output" in opts}
     assert all("--json" in opts for c, opts in cmds.items() if c not in ("chaos schema",))
+
+
+def test_runs_bundle_of_a_stopped_run_says_the_rerun_went_further(monkeypatch: pytest.MonkeyPatch,
+                                                                   tmp_path: Path) -> None:
+    """`runs bundle` of a run stopped by Ctrl-C at 9300 s of 10800 s re-ran it to the end and said only "reproduced
+    the stored journal": its bundles may hold lines the stored run never reached. Now a note says so."""
+    from opsbrain.bundle.writer import regenerate
+
+    _stopped_rerun(monkeypatch, status="finished")
+    stopped = {**JOURNAL, "status": "interrupted", "verdict": "aborted", "ended_at_s": 9300.0,
+               "abort_reason": "interrupted by the operator"}
+    import opsbrain.chaos as chaos
+    real = chaos.run
+    monkeypatch.setattr(chaos, "run", lambda plan, **k: {**real(plan, **k), "ended_at_s": 10800.0})
+    rep = regenerate(stopped, tmp_path / "out")
+    assert rep["reproduced"] and len(rep["notes"]) == 1 and "t=9300 s" in rep["notes"][0]
+    assert not regenerate(JOURNAL, tmp_path / "out2")["notes"]  # a finished run: nothing to say

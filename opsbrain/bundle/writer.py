@@ -156,7 +156,20 @@ def regenerate(journal: Mapping[str, Any], out_dir: str | Path, incident: str | 
         raise
     diffs = compare_journals(journal, rerun)
     return {"run_id": journal.get("run_id"), "scenario": name, "seed": journal.get("seed"),
-            "policy": journal.get("policy"), "reproduced": not diffs, "differences": diffs, "bundles": bundles}
+            "policy": journal.get("policy"), "reproduced": not diffs, "differences": diffs, "bundles": bundles,
+            "notes": _rerun_notes(journal, rerun)}
+
+
+def _rerun_notes(stored: Mapping[str, Any], rerun: Mapping[str, Any]) -> list[str]:
+    """What an operator should know of the re-run beyond its differences: a stored run stopped early (Ctrl-C, a
+    guard) is re-run to the scenario's end, so its bundles may hold lines the stored run never reached (session 42;
+    before, nothing said so)."""
+    if stored.get("status") == "interrupted" or stored.get("verdict") == "aborted":
+        end, full = stored.get("ended_at_s"), rerun.get("ended_at_s") or rerun.get("duration_s")
+        if isinstance(end, (int, float)) and isinstance(full, (int, float)) and full > end:
+            return [f"the stored run stopped at t={end:g} s ({stored.get('abort_reason') or stored.get('status')}); "
+                    f"the re-run went on to t={full:g} s, so its bundles may hold lines the stored run never reached"]
+    return []
 
 
 def _rerun_into(plan: Any, out: Path, names: Mapping[str, str], targets: list[str],
