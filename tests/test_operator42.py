@@ -188,3 +188,14 @@ def test_runs_bundle_of_a_stopped_run_says_the_rerun_went_further(monkeypatch: p
     rep = regenerate(stopped, tmp_path / "out")
     assert rep["reproduced"] and len(rep["notes"]) == 1 and "t=9300 s" in rep["notes"][0]
     assert not regenerate(JOURNAL, tmp_path / "out2")["notes"]  # a finished run: nothing to say
+
+
+@pytest.mark.parametrize("twin_opt", [["--scenario", "noise-only-day"], ["--at", "3600"]])
+def test_sweep_once_real_source_refuses_twin_options_at_their_default(twin_opt: list[str], tmp_path: Path) -> None:
+    """`sweep once --scenario noise-only-day --source commands --dir D` swept D and ignored --scenario without a word
+    (it equals the default), while `--scenario other` was refused: a given twin option is refused whatever its
+    value."""
+    (tmp_path / "coll").mkdir()
+    res = CliRunner().invoke(cli, ["sweep", "once", *twin_opt, "--source", "commands", "--dir", str(tmp_path / "coll"),
+                                   "--data-dir", str(tmp_path / "home")])
+    assert res.exit_code == 2 and "belong to --source twin" in res.stderr, res.output
