@@ -199,3 +199,22 @@ def test_sweep_once_real_source_refuses_twin_options_at_their_default(twin_opt: 
     res = CliRunner().invoke(cli, ["sweep", "once", *twin_opt, "--source", "commands", "--dir", str(tmp_path / "coll"),
                                    "--data-dir", str(tmp_path / "home")])
     assert res.exit_code == 2 and "belong to --source twin" in res.stderr, res.output
+
+
+def test_watch_summary_counts_one_webhook_error_in_the_singular(tmp_path: Path) -> None:
+    """The stop summary said "1 webhook errors". The lines are the Ascend driver's kernel-log format (devdrv heartbeat
+    loss and a DMS fault event; MindCluster ascend-fd's kg_parse fixtures print the same heads)."""
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    (tmp_path / "logs" / "node-7").mkdir(parents=True)
+    (tmp_path / "logs" / "node-7" / "kern.log").write_text(
+        "[ 8812.441201] [ascend] [ERROR] [devdrv] [devdrv_heart_beat_check 512] <swapper/0:0> device 3 heartbeat "
+        "lost, cnt=30\n[ 8812.441390] [ascend] [ERROR] [dms_module] [dms_event_report 301] device 3 report fault "
+        "event, event_id=0x80E01801\n")
+    res = CliRunner().invoke(cli, ["watch", "--logs", str(tmp_path / "logs"), "--from-start", "--max-runtime", "3",
+                                   "--webhook", f"http://127.0.0.1:{port}/hook", "--data-dir", str(tmp_path / "home")])
+    assert res.exit_code == 0, res.output
+    assert "; 1 webhook error" in res.stderr and "1 webhook errors" not in res.stderr, res.stderr
