@@ -202,8 +202,8 @@ def test_sweep_once_real_source_refuses_twin_options_at_their_default(twin_opt: 
 
 
 def test_watch_summary_counts_one_webhook_error_in_the_singular(tmp_path: Path) -> None:
-    """The stop summary said "1 webhook errors". The lines are the Ascend driver's kernel-log format (devdrv heartbeat
-    loss and a DMS fault event; MindCluster ascend-fd's kg_parse fixtures print the same heads)."""
+    """The stop summary said "1 webhook errors". The two lines are written for this test in the style of the Ascend
+    driver's kernel log (a heartbeat loss and a fault event with the HBM UCE code); any incident would do."""
     import socket
 
     with socket.socket() as s:  # a port nothing listens on
