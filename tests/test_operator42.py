@@ -110,8 +110,8 @@ def test_a_missing_path_is_said_missing(args: list[str], said: str, tmp_path: Pa
 def test_commands_source_names_the_commands_a_check_missed(tmp_path: Path) -> None:
     """`sweep once --source commands` of a host with `npu-smi info` only said of its optical checks "no
     npu_chip_info_optical_rx_power_0..3 ... series with a value": npu-exporter's names, to an operator who collected
-    command outputs. Now the command to collect is named. The table is `npu-smi info`'s documented layout (Huawei's
-    npu-smi manual; MindCluster ascend-fd fixture test/st_module_testcase/kg_parse/npu_info_before.txt)."""
+    command outputs. Now the command to collect is named. The table is written for this test in `npu-smi info`'s
+    layout (the layout's sources: docs/real-cluster.md, "Collected command outputs -> checks")."""
     from opsbrain.sources.commands import COMMAND_COVERS, COMMAND_FEEDS, CommandDirSource
     from opsbrain.sweeps.params import SweepParams
 
