@@ -218,3 +218,23 @@ def test_watch_summary_counts_one_webhook_error_in_the_singular(tmp_path: Path) 
                                    "--webhook", f"http://127.0.0.1:{port}/hook", "--data-dir", str(tmp_path / "home")])
     assert res.exit_code == 0, res.output
     assert "; 1 webhook error" in res.stderr and "1 webhook errors" not in res.stderr, res.stderr
+
+
+def test_unwritable_cache_directory_is_said_once(tmp_path: Path) -> None:
+    """`diagnose --data-dir D` with D read-only (a container's read-only home) printed five warnings, one per cache
+    file, before its answer, at every run. Now one per directory; the rest go to debug."""
+    import os
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "cache").write_text("a file where the cache directory goes: every cache write fails")
+    log = tmp_path / "x.log"
+    log.write_text("[ 8812.441390] [ascend] [ERROR] [dms_module] [dms_event_report 301] device 3 report fault event, "
+                   "event_id=0x80E01801\n")
+    res = subprocess.run([sys.executable, "-m", "opsbrain", "diagnose", "--logs", str(log), "--data-dir", str(home)],
+                         capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert res.returncode == 0, res.stderr
+    assert res.stderr.count("cache not written") == 1, res.stderr
