@@ -238,3 +238,14 @@ def test_unwritable_cache_directory_is_said_once(tmp_path: Path) -> None:
                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
     assert res.returncode == 0, res.stderr
     assert res.stderr.count("cache not written") == 1, res.stderr
+
+
+def test_unmatched_glob_is_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """README's `diagnose --logs worker-*/process_log/run/plog/*.log` run where no file matches: the shell passes the
+    pattern as it is, and the answer was "no such file", as of a typo. Now it says a pattern matched nothing."""
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(cli, ["diagnose", "--logs", "worker-*/process_log/run/plog/*.log",
+                                   "--data-dir", str(tmp_path / "home")])
+    assert res.exit_code == 2 and "a pattern no file matched" in res.stderr, res.output
+    res = CliRunner().invoke(cli, ["diagnose", "--logs", "plog.log", "--data-dir", str(tmp_path / "home")])
+    assert res.exit_code == 2 and "no such file" in res.stderr and "pattern" not in res.stderr, res.output
