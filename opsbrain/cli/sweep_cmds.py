@@ -407,7 +407,8 @@ def watch_cmd(logs: str, webhook: str | None, webhook_format: str, metrics_port:
         click.echo(f"stopped ({summary['stopped_by']}) after {summary['wall_s']:.1f} s: "
                    f"{count(summary['incidents'], 'incident')} from {count(summary['lines'], 'line')} in "
                    f"{count(summary['files'], 'file')}"
-                   + (f"; {count(len(summary['webhook_errors']), 'webhook error')}" if summary["webhook_errors"] else "")
+                   + (f"; {count(len(summary['webhook_errors']), 'webhook error')}"
+                      if summary["webhook_errors"] else "")
                    + (f"; {summary['reported_at_stop']} reported at the stop" if summary["reported_at_stop"] else ""),
                    err=True)
         if summary["lines_cut"]:
