@@ -249,3 +249,31 @@ def test_unmatched_glob_is_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert res.exit_code == 2 and "a pattern no file matched" in res.stderr, res.output
     res = CliRunner().invoke(cli, ["diagnose", "--logs", "plog.log", "--data-dir", str(tmp_path / "home")])
     assert res.exit_code == 2 and "no such file" in res.stderr and "pattern" not in res.stderr, res.output
+
+
+BAD_SCENARIO = """apiVersion: opsbrain/v1
+kind: ChaosScenario
+metadata: {name: three-mistakes, description: a link flaps}
+spec:
+  duration: "2h"
+  topology: {pods: 1, spares: 2}
+  workloads:
+    - {name: train, kind: training, first_node: 32, nodes: 14}
+  faults:
+    - {at: 600, kind: link_flapp, target: pod0/node36/l1sw2~pod0/l2plane2/sw05}
+  expectations:
+    - {fault: 0, diagnosis: link_flap, ttr_max_s: -5}
+"""
+
+
+def test_chaos_run_dry_run_prints_every_error_of_a_file(tmp_path: Path) -> None:
+    """README: `chaos run my-scenario.yaml --dry-run` validates and prints the plan. Of a file with three mistakes it
+    printed the first only (fix, run again, next one), while `chaos validate` printed all three. Now both print all."""
+    f = tmp_path / "s.yaml"
+    f.write_text(BAD_SCENARIO)
+    val = CliRunner().invoke(cli, ["chaos", "validate", str(f)])
+    run = CliRunner().invoke(cli, ["chaos", "run", str(f), "--dry-run"])
+    assert val.exit_code == run.exit_code == 2
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 3 and all(ln.startswith("opsbrain: error: ") for ln in lines), run.stderr
+    assert sorted(lines) == sorted(val.stderr.strip().splitlines())
