@@ -89,7 +89,7 @@ def test_twin_nodes_rendered_as_npu_smi_give_the_twins_findings(tmp_path: Path) 
 def test_bad_command_dir_is_one_line_exit_2(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("nothing collected here\n")
     for args, why in ((["--dir", str(tmp_path)], "no npu-smi or hccn_tool output"),
-                      (["--dir", str(tmp_path / "missing")], "not a directory"),
+                      (["--dir", str(tmp_path / "missing")], "no such directory"),
                       ([], "needs --dir")):
         res = CliRunner().invoke(cli, ["sweep", "once", "--source", "commands", *args],
                                  env={"OPSBRAIN_HOME": str(tmp_path / "home")})

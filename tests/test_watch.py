@@ -125,7 +125,7 @@ def test_bad_watch_input_is_one_line_exit_2(tmp_path: Path) -> None:
 
     from opsbrain.cli import cli
 
-    for args, why in ((["--logs", str(tmp_path / "nope")], "not a directory"),
+    for args, why in ((["--logs", str(tmp_path / "nope")], "no such directory"),
                       (["--logs", str(tmp_path), "--webhook", "ftp://x"], "not an http(s) URL"),
                       (["--logs", str(tmp_path), "--max-runtime", "0"], "--max-runtime")):
         res = CliRunner().invoke(cli, ["watch", *args], env={"OPSBRAIN_HOME": str(tmp_path)})

@@ -114,6 +114,8 @@ def open_bundle(path: str | Path, p: L.BundleParams) -> Tree:
         raise InputError("refusing to follow a symbolic link (--follow-links reads it)", file=str(root))
     if root.is_dir():
         return DirTree(root, p.max_depth, p.follow_links)
+    if not root.exists():  # said as --logs says it (session 42: "not a directory or an archive" of a typo)
+        raise InputError("no such file or directory", file=str(root))
     if not root.is_file():
         raise InputError(f"not a directory or an archive ({ARCHIVES})", file=str(root))
     try:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -144,9 +145,45 @@ def regenerate(journal: Mapping[str, Any], out_dir: str | Path, incident: str | 
         for path in (out / names[t], sim_sidecar(out / names[t])):
             if path.exists():
                 raise InputError("exists; refusing to overwrite", file=str(path))
+    made = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
+    try:
+        rerun, bundles = _rerun_into(plan, out, names, targets, home)
+    except KeyboardInterrupt:  # the temporary directory is gone with what the re-run wrote
+        if made:
+            with contextlib.suppress(OSError):
+                out.rmdir()  # the directory this command made, empty again
+        raise
+    diffs = compare_journals(journal, rerun)
+    return {"run_id": journal.get("run_id"), "scenario": name, "seed": journal.get("seed"),
+            "policy": journal.get("policy"), "reproduced": not diffs, "differences": diffs, "bundles": bundles,
+            "notes": _rerun_notes(journal, rerun)}
+
+
+def _rerun_notes(stored: Mapping[str, Any], rerun: Mapping[str, Any]) -> list[str]:
+    """What an operator should know of the re-run beyond its differences: a stored run stopped early (Ctrl-C, a
+    guard) is re-run to the scenario's end, so its bundles may hold lines the stored run never reached (session 42;
+    before, nothing said so)."""
+    if stored.get("status") == "interrupted" or stored.get("verdict") == "aborted":
+        end, full = stored.get("ended_at_s"), rerun.get("ended_at_s") or rerun.get("duration_s")
+        if isinstance(end, (int, float)) and isinstance(full, (int, float)) and full > end:
+            return [f"the stored run stopped at t={end:g} s ({stored.get('abort_reason') or stored.get('status')}); "
+                    f"the re-run went on to t={full:g} s, so its bundles may hold lines the stored run never reached"]
+    return []
+
+
+def _rerun_into(plan: Any, out: Path, names: Mapping[str, str], targets: list[str],
+                home: Path | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Re-run ``plan`` writing its bundles into a temporary directory under ``out``, then move the ``targets``'
+    into place. A re-run stopped by Ctrl-C or SIGTERM raises KeyboardInterrupt and moves nothing: it stops, scores
+    and journals what ran, so its bundles hold the logs up to the stop, and moved into place they were cut bundles
+    under exit 0 (session 42)."""
+    from opsbrain import chaos
+
     with tempfile.TemporaryDirectory(prefix=".bundles.", dir=out) as tmp:
         rerun = chaos.run(plan, bundle_dir=Path(tmp), home=home)
+        if rerun.get("status") == "interrupted":
+            raise KeyboardInterrupt
         bundles = [b for b in rerun.get("bundles", []) if b["incident"] in targets]
         for b in bundles:
             if "error" not in b:
@@ -154,9 +191,7 @@ def regenerate(journal: Mapping[str, Any], out_dir: str | Path, incident: str | 
                 os.replace(Path(tmp) / b["bundle"], out / dest)
                 os.replace(sim_sidecar(Path(tmp) / b["bundle"]), sim_sidecar(out / dest))
                 b["bundle"], b["path"] = dest, str(out / dest)
-    diffs = compare_journals(journal, rerun)
-    return {"run_id": journal.get("run_id"), "scenario": name, "seed": journal.get("seed"),
-            "policy": journal.get("policy"), "reproduced": not diffs, "differences": diffs, "bundles": bundles}
+    return rerun, bundles
 
 
 def compare_journals(stored: Mapping[str, Any], rerun: Mapping[str, Any]) -> list[str]:

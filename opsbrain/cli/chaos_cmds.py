@@ -83,6 +83,19 @@ def chaos_schema(journal: bool) -> None:
     _emit_json(lib.schema())
 
 
+def _plan_or_every_error(lib: Any, scenario: str, seed: int | None, policy: str | None) -> Any:
+    """The scenario's plan; a file with several errors gets them all, one line each, as `chaos validate` prints them
+    (session 42: `chaos run FILE --dry-run`, README's way to validate a scenario, printed the first only)."""
+    try:
+        return lib.plan(scenario, seed=seed, policy=policy)
+    except InputError:
+        errors = lib.validate([scenario])
+        if len(errors) < 2:
+            raise
+        echo_errors(errors)
+        sys.exit(2)
+
+
 @chaos.command("run")
 @click.argument("scenario")
 @click.option("--seed", type=SEED, default=None, help="Override the scenario's seed.")
@@ -106,7 +119,7 @@ def chaos_run(scenario: str, seed: int | None, policy: str | None, dry_run: bool
     fmt = resolve_format(output, as_json)
     as_json = fmt == "json"
 
-    plan = lib.plan(scenario, seed=seed, policy=policy)
+    plan = _plan_or_every_error(lib, scenario, seed, policy)
     if dry_run:
         desc = lib.dry_run(plan)
         if as_json:

@@ -98,6 +98,8 @@ def runs_bundle(run_id: str, incident: str | None, out_dir: Path, scenario: str 
                    + ("reproduced the stored journal" if rep["reproduced"] else "DIFFERS from the stored journal"))
         for diff in rep["differences"]:
             click.echo(f"  {diff}")
+        for note in rep.get("notes", []):
+            click.echo(f"  note: {note}")
         for b in rep["bundles"]:
             click.echo(f"  {b['incident']}: " + (f"error: {b['error']}" if "error" in b else
                                                  f"{b['path']} ({b['files']} files, {b['lines']} lines)"))

@@ -53,6 +53,15 @@ def _serve_metrics(registry: Any, port: int | None, bind: str) -> Any:
     return server
 
 
+def _given(*names: str) -> bool:
+    """Whether any of these options was given (on the command line or by its environment variable), whatever its
+    value: `--scenario noise-only-day` is the default's value, still a twin option given with a real --source."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    return any(ctx.get_parameter_source(n) not in (None, ParameterSource.DEFAULT) for n in names)
+
+
 # ---- sweep (issue 7): add the 'sweep' group here ------------------------------------------------------
 @cli.group()
 def sweep() -> None:
@@ -87,7 +96,7 @@ def sweep_once_cmd(scenario: str, at_s: float, seed: int | None, source: str, ur
     fmt = resolve_format(output, as_json)
     as_json = fmt == "json"
     if source != "twin":
-        if scenario != "noise-only-day" or at_s != 3600.0 or seed is not None:
+        if _given("scenario", "at_s") or seed is not None:  # also their default values, given (session 42)
             raise InputError("--scenario, --at and --seed belong to --source twin", path="--source")
         _sweep_real_once(source, urls, cmd_dir, fmt, name, data_dir, auth)
         return
@@ -221,7 +230,7 @@ def sweep_run_cmd(scenario: str | None, interval: str | None, cron: str | None, 
         from opsbrain.sources import open_source
         from opsbrain.sources.service import SourcePod, cluster_name
 
-        if scenario is not None or speed != 1.0 or seed is not None:
+        if scenario is not None or _given("speed") or seed is not None:
             raise InputError("--scenario, --speed and --seed belong to --source twin", path="--source")
 
         pod = SourcePod(open_source(source, urls, cmd_dir, auth), name=cluster_name(source, name))
@@ -398,7 +407,8 @@ def watch_cmd(logs: str, webhook: str | None, webhook_format: str, metrics_port:
         click.echo(f"stopped ({summary['stopped_by']}) after {summary['wall_s']:.1f} s: "
                    f"{count(summary['incidents'], 'incident')} from {count(summary['lines'], 'line')} in "
                    f"{count(summary['files'], 'file')}"
-                   + (f"; {len(summary['webhook_errors'])} webhook errors" if summary["webhook_errors"] else "")
+                   + (f"; {count(len(summary['webhook_errors']), 'webhook error')}"
+                      if summary["webhook_errors"] else "")
                    + (f"; {summary['reported_at_stop']} reported at the stop" if summary["reported_at_stop"] else ""),
                    err=True)
         if summary["lines_cut"]:

@@ -141,7 +141,7 @@ def ingest_path(spec: str, stdin: IO[bytes] | None = None, reader: LineReader | 
     except ArchiveError as exc:
         raise InputError(str(exc), file=spec) from None
     except FileNotFoundError:
-        raise InputError("no such file", file=spec) from None
+        raise InputError(missing_said(spec), file=spec) from None
     except PermissionError:
         raise InputError("permission denied", file=spec) from None
     except OSError as exc:
@@ -165,3 +165,12 @@ def read_small(path: str | Path) -> str:
         raise InputError("is a directory (use --bundle for a log bundle, --logs for a folder of logs)",
                          file=str(path))
     return decode(read_bytes(path, InputError, MAX_DOCUMENT_BYTES))
+
+
+def missing_said(spec: str) -> str:
+    """"no such file", and for a path holding glob characters that names nothing, that a shell passes a pattern no
+    file matched on as it is (README's `--logs worker-*/process_log/run/plog/*.log` run in the wrong directory;
+    session 42)."""
+    if any(c in spec for c in "*?[") and not os.path.lexists(spec):
+        return "no such file (a pattern no file matched: the shell passes it on unexpanded; check the directory)"
+    return "no such file"

@@ -152,6 +152,11 @@ def _read(path: Path, key: str) -> dict[str, Any] | None:
     return doc if isinstance(doc, dict) and doc.get("key") == key and doc.get("format") == FORMAT else None
 
 
+_UNWRITABLE: set[str] = set()
+"""Cache directories a write already failed in (this process): said once, not once per cache file (session 42: a
+read-only data directory gave five warnings to every `diagnose`)."""
+
+
 def _write(path: Path, doc: dict[str, Any]) -> None:
     from opsbrain.errors import InputError
     from opsbrain.fsio import write_atomic
@@ -160,7 +165,12 @@ def _write(path: Path, doc: dict[str, Any]) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, json.dumps(doc, sort_keys=True, separators=(",", ":")).encode(), option="cache")
     except (OSError, InputError) as exc:  # a read-only data directory: compiled in memory each time
-        log.warning("knowledge-base cache not written", extra={"path": str(path), "reason": str(exc)})
+        where = str(path.parent)
+        said = where in _UNWRITABLE
+        _UNWRITABLE.add(where)
+        (log.debug if said else log.warning)(
+            "knowledge-base cache not written (the knowledge base is compiled in memory; later cache files in this "
+            "directory are not said)", extra={"path": str(path), "reason": str(exc)})
 
 
 class CompiledKB:

@@ -102,7 +102,8 @@ def build_campaign_report(journals: list[dict[str, Any]], summary: dict[str, Any
             "false_positives": sum(1 for j in journals for i in j.get("incidents") or []
                                    if not i.get("injected") and i.get("false_positive")),
             "noise_incidents": sum(1 for j in journals for i in j.get("incidents") or [] if is_noise(i)),
-            "efficiency": _efficiency(journals), "vs_manual": _vs_manual(faults),
+            "efficiency": _efficiency(journals), "vs_manual": (vs := _vs_manual(faults)),
+            "vs_manual_note": None if vs else vs_manual_note({str(j.get("policy", "auto")) for j in journals}),
             "unattributed": _unattributed(journals)}
 
 
@@ -180,6 +181,17 @@ def _unattributed(journals: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 def _impact_sum(i: dict[str, Any], key: str) -> float:
     return sum(float(v.get(key) or 0.0) for v in (i.get("impact") or {}).values())
+
+
+def vs_manual_note(policies: set[str]) -> str:
+    """Why a campaign report has no comparison with manual operations. Before session 42 it said "No manual-policy
+    runs in this campaign" also of a `--policy both` campaign whose manual runs met no fault (operator42)."""
+    if "manual" not in policies:
+        return "No manual-policy runs in this campaign; add runs with --policy manual (or both) to compare."
+    if len(policies) < 2:
+        return "Every run in this campaign is manual: no other policy to compare with it."
+    return ("No fault was injected in the manual-policy runs, so there is no fault class to compare "
+            "(the comparison is per injected fault class).")
 
 
 def _vs_manual(faults: list[tuple[dict[str, Any], dict[str, Any]]]) -> list[dict[str, Any]]:

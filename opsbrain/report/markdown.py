@@ -285,7 +285,7 @@ def render_campaign(m: dict[str, Any]) -> str:
                           text.num(r[p]["lost_npu_s"]), text.num(r[p]["lost_tokens"]), text.num(r[p]["human_steps"])]
                          for r in m["vs_manual"] for p in m["policies"]])
     else:
-        lines.append("_No manual-policy runs in this campaign._")
+        lines.append(f"_{m.get('vs_manual_note') or 'No comparison with manual operations.'}_")
     lines += ["", "Loss no fault covers (each workload's `unattributed` rest: before a fault's impact began or while "
               "none was open; the faults' shares plus it add up to the workload's loss):", ""]
     lines += _table(["policy", "runs", "NPU-s lost", "of it no fault's", "tokens lost", "of it no fault's"],

@@ -115,6 +115,14 @@ class ReadingsSource:
         """What feeds ``check`` on this source (metric names), for ``coverage.not_fed``."""
         return metrics_feeding(check)
 
+    def unfed_reason(self, check: str) -> str:
+        """Why ``check`` read nothing, in this source's terms (``coverage.not_fed``): the exporter series that feed
+        it; a source of other inputs names those (session 42: a collection of command outputs was told of
+        npu-exporter series)."""
+        names = self.feeding(check)
+        return "no reading for it in this collection" + (f": no {', '.join(names)} series with a value"
+                                                         if names else "")
+
     def not_fed(self) -> dict[str, str]:
         """Checks this source can feed that the last collection read nothing for (:func:`fed_checks`), each with what
         would have fed it: an older npu-exporter (no HBM ECC series before MindCluster v6.0.0) or a card without
@@ -143,9 +151,7 @@ def _not_fed(source: ReadingsSource) -> dict[str, str]:
     fed = fed_checks(source.history.items[-1])
     out = {}
     for check in sorted(source.covers() - fed):
-        names = source.feeding(check)
-        out[check] = ("no reading for it in this collection" + (f": no {', '.join(names)} series with a value"
-                                                               if names else ""))
+        out[check] = source.unfed_reason(check)
     return out
 
 

@@ -32,6 +32,16 @@ from opsbrain.sweeps.sweep import SweepReport
 COMMAND_COVERS = frozenset({"npu_temp", "npu_health", "hbm_ce", "hbm_uce", "hbm_rows", "dom_rx", "dom_tx", "dom_bias",
                             "dom_snr", "dom_spread", "dom_trend", "link_light", "link_downs", "link_crc",
                             "roce_errors"})
+_OPTICAL = ("hccn_tool -i N -optical -g",)
+COMMAND_FEEDS: dict[str, tuple[str, ...]] = {
+    "npu_temp": ("npu-smi info",), "npu_health": ("npu-smi info", "npu-smi info -t health -i N"),
+    **{c: ("npu-smi info -i N -t ecc",) for c in ("hbm_ce", "hbm_uce", "hbm_rows")},
+    **{c: _OPTICAL for c in ("dom_rx", "dom_tx", "dom_bias", "dom_snr", "dom_spread", "dom_trend")},
+    "link_light": (*_OPTICAL, "hccn_tool -i N -link -g", "hccn_tool -i N -net_health -g"),
+    "link_downs": ("hccn_tool -i N -link_stat -g", "hccn_tool -i N -link -g"),
+    "link_crc": ("hccn_tool -i N -stat -g",), "roce_errors": ("hccn_tool -i N -stat -g",)}
+"""The commands whose outputs feed each check (docs/real-cluster.md, "Collected command outputs -> checks"), named
+when a collection fed a check nothing (``coverage.not_fed``; session 42)."""
 STAT_COUNTERS = {name.removeprefix("npu_chip_"): short for name, short in PORT_COUNTERS.items()}
 """``hccn_tool -i N -stat -g``'s counters npu-exporter publishes as ``npu_chip_<name>`` (collector_for_roce.go), kept
 under the same short names (``Readings.port_counters``: the ``roce_errors`` check, an increase between collections);
@@ -101,6 +111,8 @@ class CommandDirSource(ReadingsSource):
     def __init__(self, root: str | Path) -> None:
         super().__init__()
         self.root = Path(root)
+        if not self.root.exists():  # session 42: a typo was "not a directory"
+            raise InputError("no such directory", file=str(root), path="--dir")
         if not self.root.is_dir():
             raise InputError("not a directory", file=str(root), path="--dir")
         check_listable(self.root, "--dir")
@@ -113,6 +125,11 @@ class CommandDirSource(ReadingsSource):
 
     def covers(self) -> frozenset[str]:
         return COMMAND_COVERS
+
+    def unfed_reason(self, check: str) -> str:
+        cmds = COMMAND_FEEDS.get(check, ())
+        return "no reading for it in this collection" + (
+            f": no output of {' or '.join(repr(c) for c in cmds)} read" if cmds else "")
 
     def collect(self) -> Readings:
         parts = []

@@ -71,6 +71,8 @@ class Watcher:
         if root.is_symlink() and not follow_links:
             raise InputError("refusing to follow a symbolic link (--follow-links reads it)", file=str(logs),
                              path="--logs")
+        if not root.exists():  # session 42: a typo was "not a directory"
+            raise InputError("no such directory", file=str(logs), path="--logs")
         if not root.is_dir():
             raise InputError("not a directory (watch follows a directory of logs)", file=str(logs), path="--logs")
         check_listable(root, "--logs")
