@@ -1,0 +1,87 @@
+"""Session 42: the parsers' regexes that backtracked cubically on one near-miss line are rewritten linear, with the
+same matches.
+
+``ret`` (or ``faultCode``) followed by ~4,000 spaces and then a real ``ret=100000`` made ``diagnose --logs`` run
+for minutes on that one 4 KB line: ``\\s*(?:[:=])?\\s*\\[?\\s*`` splits the run of spaces three ways. The rewrite
+keeps each whitespace run in one repeat (``\\s*(?:[:=]\\s*)?(?:\\[\\s*)?``): the same language, so the same matches.
+The checks are structural (no timing: :mod:`tests.regex_shape`) and differential (old and new patterns agree on
+generated lines).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from opsbrain.ingest.parsers.cann import RE_RT
+from opsbrain.ingest.parsers.ctx import _LEVEL
+from opsbrain.ingest.parsers.device import RE_FAULT_CODE
+from opsbrain.ingest.parsers.hccl import _OTHER_CODES
+
+from tests.regex_shape import shape_problems
+
+_RT_WORD = r"(?:ret(?:urn)?[ _]?code|retcode|ret|returned|result(?:[ _]?code)?|err(?:or)?[ _]?code|error|err|code|" \
+           r"fail(?:ed|ure)?)"
+_RT_CODE = r"[125]0[07]\d{3}|[1-5]4[58]\d{3}"
+# the patterns as they were before session 42 (the reference of what the rewrites must match)
+OLD = {
+    "RE_RT": (rf"(?<![0-9A-Za-z]){_RT_WORD}(?![0-9A-Za-z_])\s*(?:[:=]|\bis\b\s*:?)?\s*[\[(]?\s*({_RT_CODE})"
+              r"(?![0-9A-Za-z:\-/_]|\.\d)", re.I),
+    "RE_FAULT_CODE": (r"fault ?code[s]?\s*[:=]?\s*\[?\s*(?:0x)?([0-9a-f]{8})(?![0-9a-z])", re.I),
+    "_LEVEL": (r"^\s*\[?\s*(TRACE|DEBUG|INFO|EVENT|NOTICE|WARN(?:ING)?|ERROR|ERR|CRITICAL|FATAL)\s*\]?", re.I),
+}
+NEW = {"RE_RT": RE_RT, "RE_FAULT_CODE": RE_FAULT_CODE, "_LEVEL": _LEVEL}
+TOKENS = {
+    "RE_RT": ["ret", "Ret", "error code", "ErrCode", "retcode", "fail", "is", " is ", " ", "\t", ":", "=", "[", "(",
+              "507033", "145021", "207000", ".", "1", "x", "_", "-"],
+    "RE_FAULT_CODE": ["faultCode", "fault code", "faultcodes", "s", " ", "\t", ":", "=", "[", "0x", "80cb8009",
+                      "8", "a", "0", "]", "z"],
+    "_LEVEL": ["[", "]", " ", "\t", "ERROR", "warn", "ING", "err", "x", "INFO", "Fatal"],
+}
+
+
+def _answer(rx: re.Pattern[str], text: str) -> tuple[object, ...]:
+    m = rx.search(text)
+    return (m and (m.span(), m.groups()), rx.findall(text), rx.match(text) and rx.match(text).span())  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("name", sorted(OLD))
+def test_the_old_shape_is_flagged_and_the_new_is_not(name: str) -> None:
+    assert shape_problems(*OLD[name]), name  # the checker sees the cubic shape (this test fails on the old pattern)
+    assert shape_problems(NEW[name].pattern, NEW[name].flags) == [], name
+
+
+def test_the_embedded_rt_pattern_is_linear_too() -> None:
+    assert shape_problems(_OTHER_CODES.pattern, _OTHER_CODES.flags) == []
+
+
+@pytest.mark.parametrize("name", sorted(OLD))
+@settings(max_examples=400, deadline=None)
+@given(data=st.data())
+def test_the_rewrite_matches_what_the_old_pattern_matched(name: str, data: st.DataObject) -> None:
+    line = "".join(data.draw(st.lists(st.sampled_from(TOKENS[name]), min_size=1, max_size=12)))
+    old = re.compile(*OLD[name])
+    assert _answer(NEW[name].rx if hasattr(NEW[name], "rx") else NEW[name], line) == _answer(old, line)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("name", "line", "group"), [
+    ("RE_RT", "ret = [ 507033", "507033"), ("RE_RT", "error code is : 500001", "500001"),
+    ("RE_RT", "ret is 207000", "207000"), ("RE_RT", "ret(145021)", "145021"),
+    ("RE_FAULT_CODE", "faultCodes: [0x80CB8009]", "80CB8009"), ("RE_FAULT_CODE", "fault code = 80cb8009", "80cb8009"),
+    ("_LEVEL", "  [ ERROR ] x", "ERROR"),
+])
+def test_real_shapes_still_read(name: str, line: str, group: str) -> None:
+    m = NEW[name].search(line)
+    assert m is not None and m.group(1) == group
+
+
+def test_a_near_miss_run_then_a_real_code_is_read() -> None:
+    """The hostile line of the finding: it read nothing for minutes; the code is read (in ~ms)."""
+    line = "ret" + " " * 4000 + "ret=100000"
+    m = RE_RT.search(line)
+    assert m is not None and m.group(1) == "100000"
+    m = RE_FAULT_CODE.search("faultcode" + " " * 4000 + " faultcode: 80cb8009")
+    assert m is not None and m.group(1) == "80cb8009"
