@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from opsbrain.ingest.parsers.cann import RE_RT
 from opsbrain.ingest.parsers.ctx import _LEVEL
 from opsbrain.ingest.parsers.device import RE_FAULT_CODE
-from opsbrain.ingest.parsers.hccl import _OTHER_CODES
+from opsbrain.ingest.parsers.hccl import _OTHER_CODES, RE_LINK_ROW
+from opsbrain.ingest.rankrecords import RE_LINK_ROW as RANK_LINK_ROW
 
 from tests.regex_shape import shape_problems
 
@@ -31,14 +32,23 @@ OLD = {
     "RE_RT": (rf"(?<![0-9A-Za-z]){_RT_WORD}(?![0-9A-Za-z_])\s*(?:[:=]|\bis\b\s*:?)?\s*[\[(]?\s*({_RT_CODE})"
               r"(?![0-9A-Za-z:\-/_]|\.\d)", re.I),
     "RE_FAULT_CODE": (r"fault ?code[s]?\s*[:=]?\s*\[?\s*(?:0x)?([0-9a-f]{8})(?![0-9a-z])", re.I),
+    "RE_LINK_ROW": (r"\|\s*(\d{1,3}(?:\.\d{1,3}){3})\((\d+)\)\s*\|\s*(?:\d+\s*\|\s*)?"
+                   r"(\d{1,3}(?:\.\d{1,3}){3})\((\d+)\)\s*\|\s*(?:\d+\s*\|\s*)?(\w+)\s*\|\s*([\w ]+?)\s*\|", 0),
+    "RANK_LINK_ROW": (r"\|\s*(\d{1,3}(?:\.\d{1,3}){3})\((\d{1,10})(?!\d)\)\s*\|\s*(?:\d+\s*\|\s*)?"
+                      r"(\d{1,3}(?:\.\d{1,3}){3})\((\d{1,10})(?!\d)\)\s*\|\s*(?:\d+\s*\|\s*)?(\w+)\s*\|"
+                      r"\s*([\w ]+?)\s*\|", 0),
     "_LEVEL": (r"^\s*\[?\s*(TRACE|DEBUG|INFO|EVENT|NOTICE|WARN(?:ING)?|ERROR|ERR|CRITICAL|FATAL)\s*\]?", re.I),
 }
-NEW = {"RE_RT": RE_RT, "RE_FAULT_CODE": RE_FAULT_CODE, "_LEVEL": _LEVEL}
+NEW = {"RE_RT": RE_RT, "RE_FAULT_CODE": RE_FAULT_CODE, "_LEVEL": _LEVEL, "RE_LINK_ROW": RE_LINK_ROW,
+       "RANK_LINK_ROW": RANK_LINK_ROW}
+_ROW = ["|", "| ", " ", "  ", "\t", "1.2.3.4(0)", "10.0.0.1(12)", "0", "16666", "a", "time out", "connected", "server",
+        ".", "x", "\u00e9", "\u3000"]
 TOKENS = {
     "RE_RT": ["ret", "Ret", "error code", "ErrCode", "retcode", "fail", "is", " is ", " ", "\t", ":", "=", "[", "(",
               "507033", "145021", "207000", ".", "1", "x", "_", "-"],
     "RE_FAULT_CODE": ["faultCode", "fault code", "faultcodes", "s", " ", "\t", ":", "=", "[", "0x", "80cb8009",
                       "8", "a", "0", "]", "z"],
+    "RE_LINK_ROW": _ROW, "RANK_LINK_ROW": _ROW,
     "_LEVEL": ["[", "]", " ", "\t", "ERROR", "warn", "ING", "err", "x", "INFO", "Fatal"],
 }
 
@@ -72,6 +82,8 @@ def test_the_rewrite_matches_what_the_old_pattern_matched(name: str, data: st.Da
     ("RE_RT", "ret is 207000", "207000"), ("RE_RT", "ret(145021)", "145021"),
     ("RE_FAULT_CODE", "faultCodes: [0x80CB8009]", "80CB8009"), ("RE_FAULT_CODE", "fault code = 80cb8009", "80cb8009"),
     ("_LEVEL", "  [ ERROR ] x", "ERROR"),
+    ("RE_LINK_ROW", "| 192.168.100.212(10) | 16666 | 192.168.100.202(2) | 2882681339 | server | time out |",
+     "192.168.100.212"),
 ])
 def test_real_shapes_still_read(name: str, line: str, group: str) -> None:
     m = NEW[name].search(line)
@@ -85,3 +97,18 @@ def test_a_near_miss_run_then_a_real_code_is_read() -> None:
     assert m is not None and m.group(1) == "100000"
     m = RE_FAULT_CODE.search("faultcode" + " " * 4000 + " faultcode: 80cb8009")
     assert m is not None and m.group(1) == "80cb8009"
+    for rx in (RE_LINK_ROW, RANK_LINK_ROW):
+        m = rx.search("|0.0.0.0(0)|0.0.0.0(0)|0|" + " " * 4000 + ". | 1.2.3.4(0) | 1.2.3.5(1) | server | time out |")
+        assert m is not None and m.group(6) == "time out"
+
+
+@pytest.mark.parametrize("name", ["RE_LINK_ROW", "RANK_LINK_ROW"])
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_link_rows_read_alike(name: str, data: st.DataObject) -> None:
+    """Whole rows with random cells (spaces, tabs, words, blanks): the rewrite reads the same status cell."""
+    cell = st.lists(st.sampled_from([" ", "\t", "a", "b", "ok", "\u00e9", "-"]), max_size=6).map("".join)
+    port = data.draw(st.sampled_from(["", " 16666 |"]))
+    line = (f"|{data.draw(cell)}1.2.3.4(5){data.draw(cell)}|{port}{data.draw(cell)}10.0.0.2(3) |{data.draw(cell)}"
+            f"server{data.draw(cell)}|{data.draw(cell)}|{data.draw(cell)}")
+    assert _answer(NEW[name], line) == _answer(re.compile(*OLD[name]), line)
