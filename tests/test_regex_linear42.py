@@ -16,11 +16,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from opsbrain.ingest.parsers import fdreport
 from opsbrain.ingest.parsers.cann import RE_RT
 from opsbrain.ingest.parsers.ctx import _LEVEL
 from opsbrain.ingest.parsers.device import RE_FAULT_CODE
 from opsbrain.ingest.parsers.hccl import _OTHER_CODES, RE_LINK_ROW
 from opsbrain.ingest.rankrecords import RE_LINK_ROW as RANK_LINK_ROW
+from opsbrain.sources.pagetext import _RE_TITLE, page_problem
 
 from tests.regex_shape import shape_problems
 
@@ -112,3 +114,43 @@ def test_link_rows_read_alike(name: str, data: st.DataObject) -> None:
     line = (f"|{data.draw(cell)}1.2.3.4(5){data.draw(cell)}|{port}{data.draw(cell)}10.0.0.2(3) |{data.draw(cell)}"
             f"server{data.draw(cell)}|{data.draw(cell)}|{data.draw(cell)}")
     assert _answer(NEW[name], line) == _answer(re.compile(*OLD[name]), line)
+
+
+_OLD_TRIPLE = re.compile(r"(?:类型|类别|Type)\s*[:：]\s*(.+?)\s+(?:组件|Component)\s*[:：]\s*(.+?)\s+"
+                         r"(?:模块|Module)\s*[:：]\s*(.+?)\s*$", re.I)
+_CELL = ["Type", "类型", "类别", "Component", "组件", "module", "模块", ":", "：", " ", "  ", "\t", "a", "Network/Switch",
+         "x y", "\u3000", "\u00e9", "\n"]
+
+
+def _old_kinds(cell: str) -> list[str]:
+    m = _OLD_TRIPLE.search(cell)
+    if m is None:
+        return []
+    cls, comp, mod = (fdreport._part(g) for g in m.groups())
+    return [f"fd:{cls}/{comp}/{mod}", f"fd:{cls}"]
+
+
+def test_the_category_cell_regex_is_linear() -> None:
+    assert shape_problems(_OLD_TRIPLE.pattern, re.I)
+    assert shape_problems(fdreport.RE_TRIPLE.pattern, re.I) == []
+    assert fdreport.category_kinds("Type: a Component:" + " " * 4000 + "x Module: y") == ["fd:a/x/y", "fd:a"]
+    assert fdreport.category_kinds("类型:Network 组件:Switch 模块:Chip") == ["fd:network/switch/chip", "fd:network"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_CELL), min_size=1, max_size=14).map("".join))
+def test_category_kinds_read_as_before(cell: str) -> None:
+    assert fdreport.category_kinds(cell) == _old_kinds(cell)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["<title>", "</title>", "<TITLE lang=en>", " ", "\n", "\t", "a", "b c", ">", "<"]),
+                max_size=12).map("".join))
+def test_page_titles_read_as_before(body: str) -> None:
+    old = re.compile(r"<title[^>]*>\s*(.*?)\s*</title>", re.I | re.S)
+    page = "<html>" + body
+    m = old.search(page)
+    title = " ".join(m.group(1).split())[:40] if m else ""
+    assert page_problem(page) == f"an HTML page{f' ({title!r})' if title else ''}, not metrics: is this the " \
+                                 "exporter's /metrics address?"
+    assert shape_problems(_RE_TITLE.pattern, _RE_TITLE.flags) == []
