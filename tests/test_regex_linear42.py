@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from opsbrain.ingest.parsers import fdreport
+from opsbrain.ingest.parsers import cann, fdreport
 from opsbrain.ingest.parsers.cann import RE_RT
 from opsbrain.ingest.parsers.ctx import _LEVEL
 from opsbrain.ingest.parsers.device import RE_FAULT_CODE
@@ -154,3 +154,22 @@ def test_page_titles_read_as_before(body: str) -> None:
     assert page_problem(page) == f"an HTML page{f' ({title!r})' if title else ''}, not metrics: is this the " \
                                  "exporter's /metrics address?"
     assert shape_problems(_RE_TITLE.pattern, _RE_TITLE.flags) == []
+
+
+_OLD_DEVICE_LOST = re.compile(r"device.{0,16}?(?:is )?(?:dead|lost)\b|\bdevice\s*\[?\d*\]?\s+(?:is\s+)?down\b|"
+                              r"(?:lost|no) heart ?beat|heart ?beat lost", re.I)
+_DEVICE_LOST = next(rx for rx, kind in cann.TEXTS if kind == "rt:device_lost")
+
+
+def test_the_device_down_regex_is_linear() -> None:
+    assert shape_problems(_OLD_DEVICE_LOST.pattern, re.I)
+    assert shape_problems(_DEVICE_LOST.pattern, re.I) == []
+    assert _DEVICE_LOST.search("device" + " " * 4000 + "x device [3] is down") is not None
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["device", "Device", " ", "  ", "\t", "[", "]", "0", "12", "is", "down", "dead", "lost",
+                                 "x", "heart", "beat", "no", "_"]), min_size=1, max_size=12).map("".join))
+def test_device_down_reads_as_before(line: str) -> None:
+    old, new = _OLD_DEVICE_LOST.search(line), _DEVICE_LOST.search(line)
+    assert (old and old.span()) == (new and new.span())

@@ -74,8 +74,10 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"ai ?cpu.*(?:exception|error|time ?out)", re.I), "rt:aicpu_exception"),
     (screened(r"fftsplus|ffts\+|ffts plus", re.I), "rt:ffts_exception"),
     (screened(r"memory async copy failed|memcpy.*fail|Dma copy failed|DMA.*timeout", re.I), "rt:memcpy_failed"),
-    (screened(r"device.{0,16}?(?:is )?(?:dead|lost)\b|\bdevice\s*\[?\d*\]?\s+(?:is\s+)?down\b|(?:lost|no) heart ?beat|"
-              r"heart ?beat lost", re.I), "rt:device_lost"),  # near each other: not "-i {device_id} -link -s down"
+    # near each other: not "-i {device_id} -link -s down"; the id part is one optional group (session 42:
+    # ``\s*\[?\d*\]?\s+`` split a run of spaces two ways, 1 s on a 4 KB line)
+    (screened(r"device.{0,16}?(?:is )?(?:dead|lost)\b|\bdevice(?:\s*(?:\[\d*\]?|\d+\]?|\]))?\s+(?:is\s+)?down\b|"
+              r"(?:lost|no) heart ?beat|heart ?beat lost", re.I), "rt:device_lost"),
     (screened(r"stream.*(?:sync|synchronize).*(?:fail|timeout)|rtStreamSynchronize|aclrtSynchronize\w*.*fail", re.I),
      "rt:sync_failed"),
 )
