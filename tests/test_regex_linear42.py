@@ -23,7 +23,6 @@ from opsbrain.ingest.parsers.device import RE_FAULT_CODE
 from opsbrain.ingest.parsers.hccl import _OTHER_CODES, RE_LINK_ROW
 from opsbrain.ingest.rankrecords import RE_LINK_ROW as RANK_LINK_ROW
 from opsbrain.sources.pagetext import _RE_TITLE, page_problem
-
 from tests.regex_shape import shape_problems
 
 _RT_WORD = r"(?:ret(?:urn)?[ _]?code|retcode|ret|returned|result(?:[ _]?code)?|err(?:or)?[ _]?code|error|err|code|" \
@@ -118,8 +117,8 @@ def test_link_rows_read_alike(name: str, data: st.DataObject) -> None:
 
 _OLD_TRIPLE = re.compile(r"(?:类型|类别|Type)\s*[:：]\s*(.+?)\s+(?:组件|Component)\s*[:：]\s*(.+?)\s+"
                          r"(?:模块|Module)\s*[:：]\s*(.+?)\s*$", re.I)
-_CELL = ["Type", "类型", "类别", "Component", "组件", "module", "模块", ":", "：", " ", "  ", "\t", "a", "Network/Switch",
-         "x y", "\u3000", "\u00e9", "\n"]
+_CELL = ["Type", "类型", "类别", "Component", "组件", "module", "模块", ":", "：", " ", "  ", "\t", "a",
+         "Network/Switch", "x y", "\u3000", "\u00e9", "\n"]
 
 
 def _old_kinds(cell: str) -> list[str]:
