@@ -92,14 +92,15 @@ def test_real_shapes_still_read(name: str, line: str, group: str) -> None:
 
 
 def test_a_near_miss_run_then_a_real_code_is_read() -> None:
-    """The hostile line of the finding: it read nothing for minutes; the code is read (in ~ms)."""
-    line = "ret" + " " * 4000 + "ret=100000"
+    """The hostile line of the finding (1,000 spaces here, not 4,000: a regression costs seconds, not an hour): the
+    old patterns took seconds to minutes on it; the code is read in ~ms."""
+    line = "ret" + " " * 1000 + "ret=100000"
     m = RE_RT.search(line)
     assert m is not None and m.group(1) == "100000"
-    m = RE_FAULT_CODE.search("faultcode" + " " * 4000 + " faultcode: 80cb8009")
+    m = RE_FAULT_CODE.search("faultcode" + " " * 1000 + " faultcode: 80cb8009")
     assert m is not None and m.group(1) == "80cb8009"
     for rx in (RE_LINK_ROW, RANK_LINK_ROW):
-        m = rx.search("|0.0.0.0(0)|0.0.0.0(0)|0|" + " " * 4000 + ". | 1.2.3.4(0) | 1.2.3.5(1) | server | time out |")
+        m = rx.search("|0.0.0.0(0)|0.0.0.0(0)|0|" + " " * 1000 + ". | 1.2.3.4(0) | 1.2.3.5(1) | server | time out |")
         assert m is not None and m.group(6) == "time out"
 
 
@@ -132,7 +133,7 @@ def _old_kinds(cell: str) -> list[str]:
 def test_the_category_cell_regex_is_linear() -> None:
     assert shape_problems(_OLD_TRIPLE.pattern, re.I)
     assert shape_problems(fdreport.RE_TRIPLE.pattern, re.I) == []
-    assert fdreport.category_kinds("Type: a Component:" + " " * 4000 + "x Module: y") == ["fd:a/x/y", "fd:a"]
+    assert fdreport.category_kinds("Type: a Component:" + " " * 1000 + "x Module: y") == ["fd:a/x/y", "fd:a"]
     assert fdreport.category_kinds("类型:Network 组件:Switch 模块:Chip") == ["fd:network/switch/chip", "fd:network"]
 
 
@@ -163,7 +164,7 @@ _DEVICE_LOST = next(rx for rx, kind in cann.TEXTS if kind == "rt:device_lost")
 def test_the_device_down_regex_is_linear() -> None:
     assert shape_problems(_OLD_DEVICE_LOST.pattern, re.I)
     assert shape_problems(_DEVICE_LOST.pattern, re.I) == []
-    assert _DEVICE_LOST.search("device" + " " * 4000 + "x device [3] is down") is not None
+    assert _DEVICE_LOST.search("device" + " " * 1000 + "x device [3] is down") is not None
 
 
 @settings(max_examples=500, deadline=None)
