@@ -35,9 +35,13 @@ _N = r"(\d{1,10})(?!\d)"
 """A number a rank, device or count field holds (UINT32_MAX, :data:`NO_RANK`, has 10 digits). A longer run of
 digits is junk, and ``int()`` of one over 4,300 digits raises: a bundle's lines are not cut as ``--logs`` cuts them,
 and one garbled plog line ended the whole diagnosis (review41, session 41)."""
+STATUS_CELL = r"(?:\s*(?=\w)|\s*(?= [^\S ]*\|))(\w(?:[\w ]*\w)?| )\s*\|"
+"""The last cell of a LINK_ERROR_INFO row, as ``\\s*([\\w ]+?)\\s*\\|`` read it (its words without the spaces
+around them; a blank cell's last space) but linear: that form split a run of spaces three ways, seconds on one
+``| ... |`` line of 500 spaces (session 42)."""
 RE_LINK_ROW = lazy_compile(r"\|\s*(" + _IP + r")\(" + _N + r"\)\s*\|\s*(?:\d+\s*\|\s*)?"
                            r"(" + _IP + r")\(" + _N + r"\)\s*\|"
-                           r"\s*(?:\d+\s*\|\s*)?(\w+)\s*\|\s*([\w ]+?)\s*\|")
+                           r"\s*(?:\d+\s*\|\s*)?(\w+)\s*\|" + STATUS_CELL)
 """A row of HCCL's LINK_ERROR_INFO table: ``| dest_ip(user_rank) | src_ip(user_rank) | MyRole | Status |``, or with
 the ports (``| 192.168.100.212(10) | 16666 | 192.168.100.202(2) | 2882681339 | server | time out |``, ascend-fd's
 st_transport_timeout_testcase)."""

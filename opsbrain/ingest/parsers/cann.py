@@ -29,8 +29,10 @@ RT_WORD = r"(?:ret(?:urn)?[ _]?code|retcode|ret|returned|result(?:[ _]?code)?|er
           r"fail(?:ed|ure)?)"
 """The words a program prints a return code after, as whole words (``ErrCode`` and ``retCode`` are one word each;
 ``drvRetCode``, ``InnerCode``, ``retry``, ``decode``, ``stderr``, ``errorStreamId`` are other words)."""
-RE_RT = screened(rf"(?<![0-9A-Za-z]){RT_WORD}(?![0-9A-Za-z_])\s*(?:[:=]|\bis\b\s*:?)?\s*[\[(]?\s*({RT_CODE})"
-                 r"(?![0-9A-Za-z:\-/_]|\.\d)", re.I)  # "= 507033." ends a sentence
+RE_RT = screened(rf"(?<![0-9A-Za-z]){RT_WORD}(?![0-9A-Za-z_])\s*(?:(?:[:=]|\bis\b(?:\s*:)?)\s*)?(?:[\[(]\s*)?"
+                 rf"({RT_CODE})(?![0-9A-Za-z:\-/_]|\.\d)", re.I)  # "= 507033." ends a sentence
+# (session 42: each run of spaces is one repeat; ``\s*(?:[:=]|...)?\s*[\[(]?\s*`` split it three ways, minutes on a
+# 4 KB near-miss line)
 """A code right after the word that says it is one, in the same clause: the field (``ErrCode=507053``,
 ``retCode=507035``, ``ret=507011``, ``ret: 145021``, ``ret[207001]``, ``ret=[507015]``, ``ret is 207000``,
 ``result = 500002``, ``error code:507053``, ``error code is 507015``, ``error code is : 500001``, ``errorCode =
@@ -74,8 +76,10 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"ai ?cpu.*(?:exception|error|time ?out)", re.I), "rt:aicpu_exception"),
     (screened(r"fftsplus|ffts\+|ffts plus", re.I), "rt:ffts_exception"),
     (screened(r"memory async copy failed|memcpy.*fail|Dma copy failed|DMA.*timeout", re.I), "rt:memcpy_failed"),
-    (screened(r"device.{0,16}?(?:is )?(?:dead|lost)\b|\bdevice\s*\[?\d*\]?\s+(?:is\s+)?down\b|(?:lost|no) heart ?beat|"
-              r"heart ?beat lost", re.I), "rt:device_lost"),  # near each other: not "-i {device_id} -link -s down"
+    # near each other: not "-i {device_id} -link -s down"; the id part is one optional group (session 42:
+    # ``\s*\[?\d*\]?\s+`` split a run of spaces two ways, 1 s on a 4 KB line)
+    (screened(r"device.{0,16}?(?:is )?(?:dead|lost)\b|\bdevice(?:\s*(?:\[\d*\]?|\d+\]?|\]))?\s+(?:is\s+)?down\b|"
+              r"(?:lost|no) heart ?beat|heart ?beat lost", re.I), "rt:device_lost"),
     (screened(r"stream.*(?:sync|synchronize).*(?:fail|timeout)|rtStreamSynchronize|aclrtSynchronize\w*.*fail", re.I),
      "rt:sync_failed"),
 )

@@ -99,7 +99,7 @@ class LineCtx:
 
 Parser = Callable[[LineCtx], bool]
 
-_LEVEL = screened(r"^\s*\[?\s*(TRACE|DEBUG|INFO|EVENT|NOTICE|WARN(?:ING)?|ERROR|ERR|CRITICAL|FATAL)\s*\]?", re.I)
+_LEVEL = screened(r"^\s*(?:\[\s*)?(TRACE|DEBUG|INFO|EVENT|NOTICE|WARN(?:ING)?|ERROR|ERR|CRITICAL|FATAL)\s*\]?", re.I)
 _KLOG = screened(r"^\s*([EWIF])\d{4} \d\d:\d\d:\d\d")  # klog (Volcano, Kubernetes): E0111 03:29:15.700191
 _STAMPED_LEVEL = screened(
     r"^\s*(?:\[\d{4}-\d\d-\d\d[ T][\d:.,]+\]\s*\[(TRACE|DEBUG|INFO|WARN(?:ING)?|ERROR|CRITICAL|FATAL)\]|"

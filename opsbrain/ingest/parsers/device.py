@@ -33,7 +33,7 @@ npu-smi's ``-i``; ``deviceID`` is the chip within it, 0 on a one-chip card), the
 no-action level is a warning, at any other an error, whatever the event's ``Warning`` type column says). On Atlas
 950 (Ascend910A5) the plugin writes ``logicID:N`` in place of the card and chip (Ascend/mind-cluster
 component/ascend-device-plugin/pkg/device/ascendcommon.go:1585-1589 at 22bb3d98): that logical id names the NPU."""
-RE_FAULT_CODE = screened(r"fault ?code[s]?\s*[:=]?\s*\[?\s*(?:0x)?([0-9a-f]{8})(?![0-9a-z])", re.I)
+RE_FAULT_CODE = screened(r"fault ?code[s]?\s*(?:[:=]\s*)?(?:\[\s*)?(?:0x)?([0-9a-f]{8})(?![0-9a-z])", re.I)
 RE_SW_TUPLE = screened(r"\[(0x[0-9a-f]{8}),\s*(\w*),\s*(\w*),\s*(\w*)\]", re.I)
 RE_SW_RECOVER = lazy_compile(r"\bAssertion:\s*(?:0x)?0\b")
 """A switch fault event's recovery as the device plugin logs it (ascend-device-plugin

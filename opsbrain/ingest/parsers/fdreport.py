@@ -59,8 +59,12 @@ RE_DEVICE_ROW = screened(_row(f"{_DEVICE}|{_ROOT}"), re.I)
 RE_QUIET_ROW = screened(_row(f"{_QUIET}|{_CODE}|{_NAME}"), re.I)
 RE_NAME_ROW = lazy_compile(_row(_NAME), re.I)  # read by the knowledge matcher, not here (no signal of its own)
 RE_CODE_ROW = lazy_compile(_row(_CODE), re.I)
-RE_TRIPLE = lazy_compile(r"(?:类型|类别|Type)\s*[:：]\s*(.+?)\s+(?:组件|Component)\s*[:：]\s*(.+?)\s+"
-                       r"(?:模块|Module)\s*[:：]\s*(.+?)\s*$", re.I)
+RE_TRIPLE = lazy_compile(r"(?:类型|类别|Type)\s*[:：](?>(.+?)\s(?:组件|Component)\s*[:：])"
+                         r"(?>(.+?)\s(?:模块|Module)\s*[:：])(.+)$", re.I)
+"""The class, component and module of a category cell (``类型:Network 组件:Switch 模块:Chip``), each read up to
+the first label after it; its groups keep the spaces around the words (:func:`_part` strips them). Written so in
+session 42: ``\\s*(.+?)\\s+`` around each part split a run of spaces three ways (4 s on a 500-character cell),
+and the atomic groups stop retrying a later label, which can only succeed where the first one did."""
 RE_JSON_PART = screened(r'^\s*"(class|component|module)"\s*:\s*"([^"]{1,80})"\s*,?\s*$')
 RE_JSON_WORDS = screened(r'^\s*"(?:cause|description|suggestion)_(?:zh|en)"\s*:')
 RE_JSON_NAME = lazy_compile(r'^\s*"cause_(?:zh|en)"\s*:\s*"([^"]+)"\s*,?\s*$')

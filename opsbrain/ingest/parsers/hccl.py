@@ -12,6 +12,7 @@ from opsbrain.ingest.benign import SETTING_LINE
 from opsbrain.ingest.parsers.cann import RE_RT
 from opsbrain.ingest.parsers.ctx import CODE_START, LineCtx
 from opsbrain.ingest.parsers.framework import CFG_ENV
+from opsbrain.ingest.rankrecords import STATUS_CELL
 from opsbrain.ingest.screen import Screened, group_of, screened
 from opsbrain.ingest.where import device_in, twin_node
 
@@ -24,7 +25,7 @@ RE_REMOTE = screened(r"(?:(?:remote(?:_?ip|Ip|IpAddr)?|dest_?ip|peer(?:_?ip)?|ds
                      r"(\d{1,3}(?:\.\d{1,3}){3})", re.I, context=True)  # a signal's peer
 RE_LINK_ROW = screened(r"\|\s*(\d{1,3}(?:\.\d{1,3}){3})\((\d+)\)\s*\|\s*(?:\d+\s*\|\s*)?"
                        r"(\d{1,3}(?:\.\d{1,3}){3})\((\d+)\)\s*\|\s*(?:\d+\s*\|\s*)?"
-                       r"(\w+)\s*\|\s*([\w ]+?)\s*\|")  # with or without the port columns
+                       r"(\w+)\s*\|" + STATUS_CELL)  # with or without the port columns
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"notify ?wait (?:time ?out|timeout)|wait notify timeout|NotifyWait.*timeout|"
                 r"Task run failed.*notify|taskType\[Notify Wait\]|fftsplus task timeout.*stuck notify|"
