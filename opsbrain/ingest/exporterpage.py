@@ -23,6 +23,7 @@ counters, optical power) are readings for thresholds and windows, not events: th
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from itertools import chain
@@ -158,7 +159,7 @@ def _node_summary(r: Readings, lines: list[str]) -> None:
                 v = float(m.group(2))
             except ValueError:
                 continue
-            if v == int(v) and v >= 0:
+            if math.isfinite(v) and v == int(v) and v >= 0:  # NaN / +Inf: no count (review42: they raised)
                 (r.node_npu_unhealthy if "unhealthy" in m.group(1) else r.node_npu_unknown).setdefault("", v)
 
 
