@@ -18,3 +18,12 @@ def test_a_page_of_no_node_with_a_summary_that_is_no_count_is_read(value: str) -
     out, note = page_signals(lines, None, "m.prom", 0.0)
     assert [s.kind for s in out] == ["smi:alarm"]
     assert "machine_unhealthy_npu_nums" not in note
+
+
+def test_the_950_hccn_tool_s_no_address_answer_is_a_setting() -> None:
+    # the Ascend 950 hccn_tool words the same error "Get ip failed" (not 910B's "Get ipconf failed"):
+    # https://github.com/hicann/driver/blob/ef377e950a32b1641c108c59481e39e9643b7d63/src/custom/network/hccn/
+    # ascend950/hccn_tool/tool_cmd_err.c, DEV_EXE_IP_ADDRESS_NOT_PRESET_ERR
+    from tests.test_tester40b import kinds
+
+    assert kinds("hccn_tool -i 2 -ip -g Get ip failed, because no ip was preset there!\n") == ["cfg:env"]
