@@ -27,3 +27,16 @@ def test_the_950_hccn_tool_s_no_address_answer_is_a_setting() -> None:
     from tests.test_tester40b import kinds
 
     assert kinds("hccn_tool -i 2 -ip -g Get ip failed, because no ip was preset there!\n") == ["cfg:env"]
+
+
+def test_a_page_whose_only_summary_is_the_unknown_count_is_read() -> None:
+    # port_state and merge read machine_unknown_npu_nums alone (a Warning on the node); read_anything and fed_checks
+    # did not, so a sweep of such a page was refused as "no npu-exporter series" while the unhealthy count alone was
+    # read (collector_for_npu.go machineUnknownDesc, Ascend/mind-cluster)
+    from opsbrain.sources.exporter import parse_page
+    from opsbrain.sources.readings import fed_checks, read_anything
+
+    for name in ("machine_unhealthy_npu_nums", "machine_unknown_npu_nums"):
+        r = parse_page(f'{name}{{instance="n1"}} 2\n', now=1.7e9)
+        assert read_anything(r), name
+        assert "npu_count" in fed_checks(r), name
