@@ -40,3 +40,19 @@ def test_a_page_whose_only_summary_is_the_unknown_count_is_read() -> None:
         r = parse_page(f'{name}{{instance="n1"}} 2\n', now=1.7e9)
         assert read_anything(r), name
         assert "npu_count" in fed_checks(r), name
+
+
+def test_a_word_and_a_long_run_of_blanks_is_told_from_a_page_at_once() -> None:
+    # the cut-line regex tried a name, then a run of blanks, in cubic time: a two-line text whose last line is a
+    # word, 4000 blanks and more words took 2.5 minutes in diagnose (is_exporter_page); the same lines match now
+    import time
+
+    from opsbrain.ingest.exporterpage import RE_CUT, is_exporter_page
+
+    t0 = time.perf_counter()
+    assert not is_exporter_page(["npu_chip_info_health_status 1", "x" + " " * 1500 + "Unexpected Exception Raised"])
+    assert time.perf_counter() - t0 < 0.5
+    for cut in ['npu_chip_info_health_status{id="0"', "npu_chip_info_health_status 1 ", "machine_npu_nums 8 -",
+                "machine_npu_nums 8 17236", "machine_npu_nums", "machine_npu_nums{} 8"]:
+        assert RE_CUT.match(cut), cut
+    assert not RE_CUT.match("machine_npu_nums 8 x")

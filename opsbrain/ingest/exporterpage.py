@@ -36,9 +36,12 @@ if TYPE_CHECKING:
 
 RE_META = re.compile(r"^#\s*(?:HELP|TYPE)\s+[a-zA-Z_:][a-zA-Z0-9_:]*(?:\s|$)")
 RE_SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})?\s+\S+(?:\s+-?\d+)?\s*$")
-RE_CUT = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*(?:\{[^}]*|(?:\{.*\})?(?:\s+\S*(?:\s+-?\d*)?)?\s*)$")
+RE_CUT = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*(?:\{[^}]*|(?:\{.*\})?(?:\s+\S+(?:\s+(?:-\d*|\d+))?)?\s*)$")
 """A sample line cut short (the start of one: a name, some labels, part of a value): the last line of a page whose
-download or copy stopped. A log line (a ``[`` or a date first, several words) is none (review41b)."""
+download or copy stopped. A log line (a ``[`` or a date first, several words) is none (review41b). Each run of blanks
+has one place to go (review42: before, three runs of blanks in a row could share one, a value and a time stamp that
+may be empty between them; the same lines match, but a word and a long run of blanks was tried in cubic time: 2.5
+minutes for a 4000-character line, the last of a text's first 64)."""
 RE_NPU_NAME = re.compile(r"^(?:#\s*(?:HELP|TYPE)\s+)?(?:npu_chip_[a-zA-Z0-9_]+|machine_npu_nums)\b")
 """npu-exporter's own series (its chips' and the node's NPU count): a page of other exporters' series is not read
 this way (node_exporter's page is no NPU evidence: it stays text)."""
