@@ -56,3 +56,32 @@ def test_a_word_and_a_long_run_of_blanks_is_told_from_a_page_at_once() -> None:
                 "machine_npu_nums 8 17236", "machine_npu_nums", "machine_npu_nums{} 8"]:
         assert RE_CUT.match(cut), cut
     assert not RE_CUT.match("machine_npu_nums 8 x")
+
+
+def test_a_restart_that_began_with_the_part_only_degraded_does_not_cover_it(topo1: Any) -> None:
+    """The in-place recovery's cover (WorkloadActions._covering, session 42) needs the part out of service when the
+    restart began (docs/recovery.md: "began with this response's part already out of service"); a DEGRADED link (up,
+    at reduced capacity, carrying traffic: faultlib.health.UP) was counted too, as any health but HEALTHY was."""
+    from faultlib.control import ActionResult
+    from faultlib.engine import Simulation
+    from faultlib.health import Health
+    from opsbrain.recovery import Orchestrator, load_runbooks
+    from opsbrain.recovery.record import IncidentRecord
+    from opsbrain.recovery.targets import Context
+
+    sim = Simulation(seed=1, topology=topo1)
+    ex = Orchestrator(sim, load_runbooks()).exec
+    degraded, dead = sim.fabric.node_uplinks(sim.topology.nodes()[0])[:2]
+    sim.state.set_health(degraded, Health.DEGRADED, "test: reduced capacity")
+    sim.state.set_health(dead, Health.FAILED, "test: dark")
+    env = sim.env
+
+    def restart() -> Any:
+        yield env.timeout(5)
+        return ActionResult("restart_process", "llm", "succeeded", 0.0, float(env.now))
+
+    ex._one_restart_at_a_time("restart_process", "llm", lambda: True, lambda: env.process(restart()))
+    sim.run(10)
+    rec = IncidentRecord("i2", "opsbrain", False, 1.0, None)
+    assert ex._covering("llm", Context(sim, dead), rec) == "-"  # out of service at its start: covered
+    assert ex._covering("llm", Context(sim, degraded), rec) is None
