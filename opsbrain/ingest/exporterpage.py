@@ -23,6 +23,7 @@ counters, optical power) are readings for thresholds and windows, not events: th
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from itertools import chain
@@ -35,9 +36,12 @@ if TYPE_CHECKING:
 
 RE_META = re.compile(r"^#\s*(?:HELP|TYPE)\s+[a-zA-Z_:][a-zA-Z0-9_:]*(?:\s|$)")
 RE_SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})?\s+\S+(?:\s+-?\d+)?\s*$")
-RE_CUT = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*(?:\{[^}]*|(?:\{.*\})?(?:\s+\S*(?:\s+-?\d*)?)?\s*)$")
+RE_CUT = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*(?:\{[^}]*|(?:\{.*\})?(?:\s+\S+(?:\s+(?:-\d*|\d+))?)?\s*)$")
 """A sample line cut short (the start of one: a name, some labels, part of a value): the last line of a page whose
-download or copy stopped. A log line (a ``[`` or a date first, several words) is none (review41b)."""
+download or copy stopped. A log line (a ``[`` or a date first, several words) is none (review41b). Each run of blanks
+has one place to go (review42: before, three runs of blanks in a row could share one, a value and a time stamp that
+may be empty between them; the same lines match, but a word and a long run of blanks was tried in cubic time: 2.5
+minutes for a 4000-character line, the last of a text's first 64)."""
 RE_NPU_NAME = re.compile(r"^(?:#\s*(?:HELP|TYPE)\s+)?(?:npu_chip_[a-zA-Z0-9_]+|machine_npu_nums)\b")
 """npu-exporter's own series (its chips' and the node's NPU count): a page of other exporters' series is not read
 this way (node_exporter's page is no NPU evidence: it stays text)."""
@@ -158,7 +162,7 @@ def _node_summary(r: Readings, lines: list[str]) -> None:
                 v = float(m.group(2))
             except ValueError:
                 continue
-            if v == int(v) and v >= 0:
+            if math.isfinite(v) and v == int(v) and v >= 0:  # NaN / +Inf: no count (review42: they raised)
                 (r.node_npu_unhealthy if "unhealthy" in m.group(1) else r.node_npu_unknown).setdefault("", v)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import simpy
 
 from faultlib.control import ActionResult
-from faultlib.health import Health
+from faultlib.health import UP, Health
 from opsbrain.recovery.action_base import Call, ExecutorBase
 from opsbrain.recovery.record import IncidentRecord
 from opsbrain.recovery.targets import Context, out_of_service
@@ -61,7 +61,8 @@ class WorkloadActions(ExecutorBase):
             if rec is not None:
                 self.restart_owner[label] = rec
                 self.restart_action[label] = action
-            began, out = env.now, frozenset(self.sim.state.unhealthy_view)
+            # out of service (not DEGRADED / CORDONED: a part still carrying traffic is not routed around; review42)
+            began, out = env.now, frozenset(c for c, h in self.sim.state.unhealthy_view.items() if h not in UP)
             try:
                 res = yield factory()
                 if isinstance(res, ActionResult) and res.status == "succeeded":

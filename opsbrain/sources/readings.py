@@ -412,7 +412,8 @@ def fed_checks(r: Readings) -> set[str]:
            "dom_trend": rx, "dom_tx": optic("tx_dbm"), "dom_bias": optic("bias_ma"), "dom_snr": optic("snr_db"),
            "link_light": bool(rx or r.link_oper_down or r.link_net_unhealthy), "link_crc": bool(r.link_crc_total),
            "link_downs": bool(r.link_oper_down or r.link_down_times or r.link_state_downs),
-           "heartbeat": bool(r.npu_sample_t), "npu_count": bool(r.node_npu_count or r.node_npu_unhealthy),
+           "heartbeat": bool(r.npu_sample_t), "npu_count": bool(r.node_npu_count or r.node_npu_unhealthy
+                                                                     or r.node_npu_unknown),
            "roce_errors": bool(r.port_counters), "link_speed": bool(r.link_speed),
            "optics_present": bool(r.optics_present)}
     return {c for c, fed in got.items() if fed}
@@ -425,6 +426,7 @@ def read_anything(r: Readings) -> bool:
                                               "hbm_rows",
                                               "optics", "link_crc_total", "link_oper_down", "link_net_unhealthy",
                                               "link_down_times", "node_npu_count", "node_npu_unhealthy",
+                                              "node_npu_unknown",  # (review42: as port_state and merge)
                                               "port_counters",
                                               "link_speed", "optics_present"))
 

@@ -46,10 +46,11 @@ mindxdlFDUG021.html): ``present : not present`` (no module in the port) and the 
 port without a module, or whose lanes get no light or lose lock, cannot hold its link; a zero bitmap says all lanes
 are well."""
 RE_DEV_ID = screened(r"dev_id:\s*(\d+)|device-(\d+)", context=True)
-RE_NOT_PRESET = screened(r"\bGet (?:ipconf|gateway) failed, because no (?:ip|gateway) was preset there!")
+RE_NOT_PRESET = screened(r"\bGet (?:ipconf|ip|gateway) failed, because no (?:ip|gateway) was preset there!")
 """``hccn_tool -i N -ip -g`` / ``-gateway -g`` on an NPU whose RoCE address or gateway was never configured
 (hicann/driver src/custom/network/hccn/ascend910B/hccn_tool/cmd.c @ef377e950a32b1641c108c59481e39e9643b7d63,
-``g_uda_dsmi_err_list``: UDA_DSMI_IPCONF_NOT_PRESET_ERR, UDA_DSMI_GATEWAY_NOT_PRESET_ERR): the device network's
+``g_uda_dsmi_err_list``: UDA_DSMI_IPCONF_NOT_PRESET_ERR, UDA_DSMI_GATEWAY_NOT_PRESET_ERR; the 950's tool says ``Get ip
+failed``, ascend950/hccn_tool/tool_cmd_err.c ``DEV_EXE_IP_ADDRESS_NOT_PRESET_ERR``, review42): the device network's
 configuration is missing, a setting (``cfg:env``), not a link or port fault; HCCL's rank table and HIXL's RoCE
 endpoints need that address (session 42, tester42c: a TransferQueue note's live check of NPU 0 and 1 read
 config_error only from the text model)."""
