@@ -87,7 +87,7 @@ def test_a_link_class_names_the_other_links_of_its_node() -> None:
 
 def test_each_fault_reads_its_own_link_from_the_diagnosis() -> None:
     d = {"fault_class": "link_down", "component": B, "also": [A], "confidence": 0.64}
-    assert own_root(d, A) == d | {"component": A, "also": [B]}
+    assert own_root(d, A) == d | {"component": A, "also": [B], "named_first": B}  # the journal keeps who was named
     assert own_root(d, B) is d
     assert own_root(d, f"{NODE}/l1sw5~pod0/l2plane5/sw01") is d  # a link the diagnosis does not name
 

@@ -47,6 +47,7 @@ _DIAGNOSIS = _obj({
                                                                            "maximum": 1},
     "evidence": {"type": "array", "items": {"type": "string"}}, "runbook": _OPT_STR, "at_s": _OPT_NUM,
     "alternatives": {"type": "array"}, "also": {"type": "array", "items": {"type": "string"}},
+    "named_first": _OPT_STR,
 }, ["fault_class", "confidence"])
 
 _INCIDENT = _obj({

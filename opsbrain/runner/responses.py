@@ -92,10 +92,12 @@ def final_diagnosis(inc: Incident) -> tuple[dict[str, Any] | None, float | None]
 def own_root(diag: dict[str, Any] | None, target: str) -> dict[str, Any] | None:
     """A diagnosis (``as_dict`` form) as the fault at ``target`` reads it: where the diagnosis names that target
     among its further roots (``also``: a link class on several links of a node, each its own fault), the target is
-    this fault's component and the diagnosis' own component one of the others (session 42)."""
+    this fault's component and the diagnosis' own component one of the others (session 42); ``named_first`` keeps
+    the component the diagnosis named first, so the journal does not claim the engine named this link first."""
     if diag is None or target == diag.get("component") or target not in (diag.get("also") or []):
         return diag
-    return diag | {"component": target, "also": sorted({diag["component"], *diag["also"]} - {target})}
+    return diag | {"component": target, "also": sorted({diag["component"], *diag["also"]} - {target}),
+                   "named_first": diag["component"]}
 
 
 def placed(sim: Any, start: float, end: float) -> dict[str, list[str]]:

@@ -336,7 +336,7 @@ device."""
 # has no NPU available." and "Cannot provide a placement group of ... within ... seconds" when the Ray cluster holds
 # fewer devices than the parallel sizes ask for (a node that never joined, a tensor/pipeline size past the cards):
 # the job's or the cluster's set-up (cfg:device), not a device fault.
-RE_MS_INTERNAL = screened(r"^\s*-?\s*Framework Unexpected Exception Raised:")
+RE_MS_INTERNAL = screened(r"^\s*(?:-\s*)?Framework Unexpected Exception Raised:")
 """MindSpore's title for an exception it raises with ``MS_INTERNAL_EXCEPTION`` (mindspore/core/utils/log_adapter;
 its test tests/ut/cpp/utils/log_adapter_test.cc ``TestInternalException``: the title, then "This exception is caused
 by framework's unexpected error. Please create an issue at https://gitee.com/mindspore/mindspore/issues to get
