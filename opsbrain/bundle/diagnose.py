@@ -410,7 +410,12 @@ def _cause_first(primary: dict[str, Any] | None, out_incs: list[dict[str, Any]])
         return primary
     cause = earlier_cause(primary["opened_at_s"], ((i["opened_at_s"], _class_of(i), i) for i in out_incs
                                                    if i is not primary))
-    return cause if cause is not None else primary
+    if cause is None or not cause.get("diagnosis"):
+        return primary
+    lead = primary["opened_at_s"] - cause["opened_at_s"]
+    why = (f"incident {primary['id']}, first by its errors, is a wait ({_class_of(primary)}: ranks that timed out "
+           f"waiting for a peer); this one, opened {lead:.1f} s before it, names the fault they waited on")
+    return {**cause, "diagnosis": {**cause["diagnosis"], "evidence": [*cause["diagnosis"].get("evidence", []), why]}}
 
 
 def _clearest_documented(incidents: list[Any], out_incs: list[dict[str, Any]], engine: Any) -> dict[str, Any] | None:
