@@ -64,7 +64,7 @@ def test_logs_and_bundle_agree_on_the_rank_the_other_waited_on(tmp_path: Path, e
     assert abs(logs["confidence"] - bundle["confidence"]) < 0.05, (logs["confidence"], bundle["confidence"])
     assert any("read apart by host" in e and "waited on" in e for e in logs["evidence"]), logs["evidence"]
     assert logs["evidence_lines"][0]["file"].startswith("worker-1/"), logs["evidence_lines"][0]
-    assert any("names the fault they waited on" in e for e in bundle["evidence"]), bundle["evidence"]
+    assert any("name the fault they waited on" in e for e in bundle["evidence"]), bundle["evidence"]
 
 
 def test_one_host_waiting_alone_keeps_its_verdict(tmp_path: Path, engine: Any) -> None:

@@ -404,7 +404,7 @@ def _cause_first(primary: dict[str, Any] | None, out_incs: list[dict[str, Any]])
     before it (within the detector's horizon, one hour): then that one, the earliest such (the fault the others
     waited on; its incident stays listed with its own). ``diagnose --logs`` applies the same rule to its hosts
     (:mod:`opsbrain.diagnosis.causefirst`)."""
-    from opsbrain.diagnosis.causefirst import WAITING, earlier_cause
+    from opsbrain.diagnosis.causefirst import WAITING, earlier_cause, waited_on
 
     if primary is None or _class_of(primary) not in WAITING:
         return primary
@@ -412,9 +412,8 @@ def _cause_first(primary: dict[str, Any] | None, out_incs: list[dict[str, Any]])
                                                    if i is not primary))
     if cause is None or not cause.get("diagnosis"):
         return primary
-    lead = primary["opened_at_s"] - cause["opened_at_s"]
-    why = (f"incident {primary['id']}, first by its errors, is a wait ({_class_of(primary)}: ranks that timed out "
-           f"waiting for a peer); this one, opened {lead:.1f} s before it, names the fault they waited on")
+    why = waited_on(f"incident {primary['id']} (first by its errors)", _class_of(primary), "this incident",
+                    primary["opened_at_s"] - cause["opened_at_s"])
     return {**cause, "diagnosis": {**cause["diagnosis"], "evidence": [*cause["diagnosis"].get("evidence", []), why]}}
 
 

@@ -74,10 +74,14 @@ def cause_on_a_host(engine: Any, signals: list[Signal], d: Diagnosis) -> tuple[D
     if cause is None:
         return None
     dc = verdicts[cause][1]
-    lead = verdicts[waiter][0] - verdicts[cause][0]
     was = "abstained" if d.abstained else f"was {d.fault_class} at {d.confidence:.2f}"
-    why = (f"the whole input's verdict {was}; read apart by host, {waiter}'s errors are a wait "
-           f"({verdicts[waiter][1].fault_class}: ranks that timed out waiting for a peer) and {cause}'s, "
-           f"{lead:.1f} s earlier, are {dc.fault_class}: the fault they waited on (as diagnose --bundle's primary "
-           "incident)")
+    why = f"the whole input's verdict {was}; read apart by host, " + waited_on(
+        waiter, verdicts[waiter][1].fault_class, cause, verdicts[waiter][0] - verdicts[cause][0]) + \
+        " (as diagnose --bundle's primary incident)"
     return replace(dc, evidence=[*dc.evidence, why]), cause
+
+
+def waited_on(waiter: str, waiting_class: str, cause: str, lead_s: float) -> str:
+    """Why the earlier fault is the answer, in the words both modes give."""
+    return (f"{waiter}'s errors are a wait ({waiting_class}: ranks that timed out waiting for a peer) and "
+            f"{cause}'s, {lead_s:.1f} s earlier, name the fault they waited on")
