@@ -412,7 +412,7 @@ def _cause_first(primary: dict[str, Any] | None, out_incs: list[dict[str, Any]])
                                                    if i is not primary))
     if cause is None or not cause.get("diagnosis"):
         return primary
-    why = waited_on(f"incident {primary['id']} (first by its errors)", _class_of(primary), "this incident",
+    why = waited_on(f"incident {primary['id']}", _class_of(primary), "this incident",
                     primary["opened_at_s"] - cause["opened_at_s"])
     return {**cause, "diagnosis": {**cause["diagnosis"], "evidence": [*cause["diagnosis"].get("evidence", []), why]}}
 
