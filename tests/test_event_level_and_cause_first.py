@@ -35,7 +35,8 @@ def _inc(i: str, cls: str, at: float, errors: int) -> dict[str, Any]:
 
 def test_the_fault_the_ranks_waited_on_is_the_answer() -> None:
     uce, wait = _inc("i1", "hbm_uce", 100.0, 2), _inc("i2", "collective_timeout_sw", 1900.0, 8)
-    assert _cause_first(wait, [uce, wait]) is uce
+    chosen = _cause_first(wait, [uce, wait])  # a copy with why (session 42): the incident row itself unchanged
+    assert chosen is not None and chosen["id"] == "i1" and "waited on" in chosen["diagnosis"]["evidence"][-1]
     late = _inc("i3", "hbm_uce", 2000.0, 2)  # after the timeouts: not what they waited on
     assert _cause_first(wait, [wait, late]) is wait
     old = _inc("i4", "hbm_uce", -2000.0, 2)  # more than an hour before

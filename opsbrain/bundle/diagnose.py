@@ -398,20 +398,23 @@ def _no_incident(sigs: list[Signal], where: dict[int, int], lines: list[BundleLi
     return {"id": None, "diagnosis": dd, "evidence_lines": ev, "errors": 0, "opened_at_s": now}
 
 
-WAITING = ("collective_timeout_sw",)
-"""Classes whose errors are ranks waiting for another: every rank of a collective logs its timeout, so the incident
-with the most errors is theirs even when a device fault on one rank (the one they waited for) came first."""
-
-
 def _cause_first(primary: dict[str, Any] | None, out_incs: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The primary incident: the one with the most errors, unless its ranks were waiting (:data:`WAITING`) and an
-    incident with a named fault of another class opened before it (within the detector's horizon, one hour):
-    then that one, the earliest such (the fault the others waited on; its incident stays listed with its own)."""
+    """The primary incident: the one with the most errors, unless its ranks were waiting
+    (:data:`~opsbrain.diagnosis.causefirst.WAITING`) and an incident with a named fault of another class opened
+    before it (within the detector's horizon, one hour): then that one, the earliest such (the fault the others
+    waited on; its incident stays listed with its own). ``diagnose --logs`` applies the same rule to its hosts
+    (:mod:`opsbrain.diagnosis.causefirst`)."""
+    from opsbrain.diagnosis.causefirst import WAITING, earlier_cause, waited_on
+
     if primary is None or _class_of(primary) not in WAITING:
         return primary
-    before = [i for i in out_incs if i is not primary and _class_of(i) not in (*WAITING, "unknown")
-              and 0.0 <= primary["opened_at_s"] - i["opened_at_s"] <= 3600.0]
-    return min(before, key=lambda i: i["opened_at_s"]) if before else primary
+    cause = earlier_cause(primary["opened_at_s"], ((i["opened_at_s"], _class_of(i), i) for i in out_incs
+                                                   if i is not primary))
+    if cause is None or not cause.get("diagnosis"):
+        return primary
+    why = waited_on(f"incident {primary['id']}", _class_of(primary), "this incident",
+                    primary["opened_at_s"] - cause["opened_at_s"])
+    return {**cause, "diagnosis": {**cause["diagnosis"], "evidence": [*cause["diagnosis"].get("evidence", []), why]}}
 
 
 def _clearest_documented(incidents: list[Any], out_incs: list[dict[str, Any]], engine: Any) -> dict[str, Any] | None:

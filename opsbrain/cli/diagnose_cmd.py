@@ -224,7 +224,7 @@ def _diagnose_bundle(bundle: str, engine: Any, matcher: Any, as_json: bool,
         job += f" (attempt {inc['attempt']})" if inc.get("attempt") else ""
         opened = re.sub(r"(\.\d{3})\d*", r"\1", str(inc["opened_at"]))  # to the millisecond, as the logs write it
         click.echo(f"incident {inc['id']}{job} opened {opened} on {where}: {d.get('fault_class') or 'unknown'} at "
-                   f"{d.get('component') or 'no component named'} (confidence {d.get('confidence', 0):.2f})"
+                   f"{d.get('component') or NO_PLACE} (confidence {d.get('confidence', 0):.2f})"
                    + (f", runbook {d['runbook']}" if d.get("runbook") else ""))
         for ev in d.get("evidence", []):
             click.echo(f"  - {ev}")
@@ -266,6 +266,10 @@ def _worker_words(w: dict[str, Any], src: dict[str, Any]) -> str:
     words = w["dir"] + (f" ({'; '.join(facts)})" if facts else "")
     return words if w.get("named_by") == "sorted order" else f"{words} -> {w['internal_node']} ({w['named_by']})"
 
+
+NO_PLACE = "no host or device named"
+"""A verdict (``--logs``, ``--bundle``) or a bundle's incident that names no place: one phrase in both modes (session
+42; before, a bundle's incident lines said "no component named")."""
 
 KNOWLEDGE_SHOWN = 8
 """Knowledge matches the text answer of ``--bundle`` lists (the verdict's class first, then most lines); the rest
@@ -313,9 +317,9 @@ def _verdict_line(d: dict[str, Any], bar: float) -> str:
     if root.get("die") is not None and root.get("device") is not None:  # an A3 die (session 37)
         chip = f" die {root['die']} (logical device {root['logic_id']})"
     where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) + chip or root.get(
-        "name") or d.get("component") or "no host or device named"
+        "name") or d.get("component") or NO_PLACE
     if found_nothing(d):
-        named = "" if where == "no host or device named" else f" (the input names {where})"
+        named = "" if where == NO_PLACE else f" (the input names {where})"
         return f"diagnosis: no fault found{named}"  # not "unknown at device 0" for a healthy npu-smi table
     low = d["fault_class"] != "unknown" and d["confidence"] < bar
     return (f"diagnosis: {d['fault_class']} at {where} (confidence {d['confidence']:.2f}"

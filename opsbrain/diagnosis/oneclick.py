@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from opsbrain.diagnosis.causefirst import cause_on_a_host
 from opsbrain.diagnosis.engine import Engine, lone_warnings
 from opsbrain.diagnosis.hostplace import on_workers
 from opsbrain.diagnosis.jobs import busiest_job, jobs_listed, other_jobs, say_attempt
@@ -126,11 +127,12 @@ def kb_label(k: dict[str, Any]) -> str:
     return k["code"] or k["entry"] or f"{k['class'] or 'unclassified'} signature"
 
 
-def _evidence_lines(signals: list[Signal], d: Diagnosis) -> list[dict[str, Any]]:
-    """The lines behind the verdict: those of the root component first, then the rest, errors before warnings."""
+def _evidence_lines(signals: list[Signal], d: Diagnosis, host: str | None = None) -> list[dict[str, Any]]:
+    """The lines behind the verdict: those of the root host (``host``, where given) and component first, then the
+    rest, errors before warnings."""
     seen: set[tuple[Any, ...]] = set()
     rows = []
-    ranked = sorted(signals, key=lambda s: (s.component != d.component and not (
+    ranked = sorted(signals, key=lambda s: (host is not None and s.host != host, s.component != d.component and not (
         d.component and s.component and s.component.startswith(d.component)), -s.severity, s.t))
     for s in ranked:
         key = (s.file, s.line_no)
@@ -265,6 +267,11 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
                               "context (another part's errors are the incident)")
     else:
         d = Diagnosis(UNKNOWN, None, 0.0, [nothing_found(stats.get("lines", 0))], now)
+    # a wait's verdict (or none) over several hosts: the fault an earlier host's own lines name, as --bundle's
+    # primary incident (diagnosis.causefirst; session 42)
+    apart = cause_on_a_host(engine, [s for s in sigs if id(s) not in lone], d) if sigs else None
+    if apart is not None:
+        d = apart[0]
     documented = frozenset(i["class"] for i in knowledge.info.values() if i["class"]) if knowledge else frozenset()
     d, text_lines = text_fallback(engine, d, sigs, view, now, documented)
     kn = knowledge.report() if knowledge else []
@@ -280,10 +287,10 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
         out["root"] = user_terms(where)  # no class, but the place: what the operator looks at first
         d.evidence.append(f"no class, but every error names {where}")
         out["evidence"] = list(d.evidence)
-    if out["root"].get("host") is None and (host := _one_host(sigs)) is not None:
+    if out["root"].get("host") is None and (host := apart[1] if apart else _one_host(sigs)) is not None:
         out["root"] = {**out["root"], "host": host}  # a class, no component: the one host whose lines failed
     cited = {(r["file"], r["line"]) for r in text_lines}  # a line the text fallback cites is listed once
-    ev = [r for r in _evidence_lines(sigs, d) if (r["file"], r["line"]) not in cited]
+    ev = [r for r in _evidence_lines(sigs, d, apart[1] if apart else None) if (r["file"], r["line"]) not in cited]
     out["evidence_lines"] = (text_lines + ev)[:MAX_EVIDENCE_LINES]
     out["decided_by"] = "text" if text_lines else "signals"
     # the root cluster: the admitted vendor entries on every file's own line (:class:`VendorFiles`)
