@@ -577,8 +577,8 @@ def test_an_ai_cpu_base_line_followed_by_another_line_of_its_thread_has_no_commu
 def test_an_os_device_log_is_no_process_log() -> None:
     from opsbrain.ingest.ranks import RE_PLOG_FILE
 
-    assert RE_PLOG_FILE.search("w/process_log/debug/device-3/device-1365_20250806230906733.log").group(1) == "1365"
-    assert RE_PLOG_FILE.search("w/ascend/log/debug/device-3/device-77_2025.log").group(1) == "77"
+    assert RE_PLOG_FILE.search("w/process_log/debug/device-3/device-1365_20250806230906733.log").group("pid") == "1365"
+    assert RE_PLOG_FILE.search("w/ascend/log/debug/device-3/device-77_2025.log").group("pid") == "77"
     assert RE_PLOG_FILE.search("w/device_log/slog/dev-os-3/device-0/device-0_20230607152210099.log") is None
 
 
