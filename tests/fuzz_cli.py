@@ -348,7 +348,7 @@ KINDS: dict[str, Kind] = {k.name: k for k in [
     Kind("scenario", "yaml", _yaml_files("scenarios"), lambda f, w: ["chaos", "validate", str(f)], 3, ".yaml",
          True),
     Kind("scenario_dry", "yaml", _yaml_files("scenarios"), lambda f, w: ["chaos", "run", str(f), "--dry-run"], 2,
-         ".yaml"),
+         ".yaml", True),  # a file's every error, one line each, as chaos validate (session 42, operator42)
     Kind("runbook", "yaml", _yaml_files("runbooks"), lambda f, w: ["runbooks", "validate", str(f)], 2, ".yaml",
          True),
     Kind("kb_class", "yaml", _yaml_files("knowledge_base/classes"), lambda f, w: ["kb", "validate", str(f.parent)],

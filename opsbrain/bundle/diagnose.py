@@ -271,7 +271,7 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
         old = J.stale(out_incs, r.ranks)  # an attempt's before a restart that failed again: not the primary
     every, r.view = r.view, None  # every line of the read, for both text looks (read once: session 37)
     assert every is not None  # (scan_bundle's read always has it)
-    _text_per_incident(incidents, out_incs, where, lines, hits, engine, every)
+    _text_per_incident(incidents, out_incs, where, lines, hits, engine, every, sigs)
     rank = primary_order(incidents, out_incs, set(names))  # an untied switch trap below a tied link fault
     primary = _cause_first(max(out_incs, key=lambda i: (i["id"] not in old, rank[i["id"]], i["errors"],
                                                         -i["opened_at_s"]), default=None), out_incs)

@@ -144,7 +144,7 @@ taken as one incident's (the healthy lines around them weigh too, as under ``--l
 
 def _text_per_incident(incidents: list[Any], out_incs: list[dict[str, Any]], where: dict[int, int],
                        lines: list[BundleLine], hits: list[list[Any]], engine: Any,
-                       every: ViewLines) -> None:
+                       every: ViewLines, sigs: list[Any]) -> None:
     """Each incident that abstains or gives a weak answer read by the real-text fallback as ``diagnose --logs``
     reads a paste (:func:`opsbrain.diagnosis.oneclick.text_fallback`, under its own gates: no hardware evidence, a
     failure shown, a reading sure enough, documented matches): on the lines of the incident's own files within
@@ -152,7 +152,9 @@ def _text_per_incident(incidents: list[Any], out_incs: list[dict[str, Any]], whe
     with its own signals and the knowledge matches on its lines; its row (``out_incs``) takes the answer,
     ``decided_by: text``. Before, only the primary incident was read, on every line of the bundle: a paste's own
     incident among others said ``unknown`` where the same text under ``--logs`` was answered (session 32, tester
-    BB)."""
+    BB). The model reads the kinds of every signal of those lines (``sigs``: the read's), as ``--logs`` reads a
+    paste's: an incident holds only the signals that opened or joined it, not a warning beside them (session 42: a
+    traceback's ``py:traceback`` moved the bundle's answer 0.02 off the paste's)."""
     from opsbrain.diagnosis.oneclick import text_fallback
     from opsbrain.diagnosis.realtext import SECOND_OPINION_BELOW, TextView
     from opsbrain.verdict import Diagnosis
@@ -169,7 +171,9 @@ def _text_per_incident(incidents: list[Any], out_incs: list[dict[str, Any]], whe
         d = Diagnosis(dd["fault_class"], dd.get("component"), float(dd["confidence"]), list(dd["evidence"]),
                       inc.last_at, dd.get("runbook"), [(c, p) for c, p in dd.get("alternatives", [])])
         documented = frozenset(m.class_id for k in mine for m in hits[k] if m.class_id)
-        got, cited = text_fallback(engine, d, list(inc.signals), view, inc.last_at, documented)
+        kinds = [s.kind for s in sigs if (k := where.get(id(s))) is not None and lines[k].file in files
+                 and lo <= s.t <= hi]
+        got, cited = text_fallback(engine, d, list(inc.signals), view, inc.last_at, documented, kinds)
         if not cited:
             continue
         out = got.as_dict()

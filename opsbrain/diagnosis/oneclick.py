@@ -162,7 +162,8 @@ def vendor_votes(engine: Engine, signals: list[Signal], vendor: list[tuple[Signa
 
 
 def text_fallback(engine: Engine, d: Diagnosis, sigs: list[Signal], view: TextView | None, now: float,
-                  documented: frozenset[str] = frozenset()) -> tuple[Diagnosis, list[dict[str, Any]]]:
+                  documented: frozenset[str] = frozenset(), kinds: list[str] | None = None
+                  ) -> tuple[Diagnosis, list[dict[str, Any]]]:
     """The real-text fallback's verdict, with the lines it cites, where the input holds no hardware evidence and
     ``d`` abstains, or ``d`` is a weak answer of a class the fallback answers (below
     :data:`~opsbrain.diagnosis.realtext.SECOND_OPINION_BELOW`) that the words read, surely enough
@@ -187,7 +188,7 @@ def text_fallback(engine: Engine, d: Diagnosis, sigs: list[Signal], view: TextVi
     feats = incident_features(sigs, now, NO_HISTORY, None) if sigs else {}
     if not shows_failure(sigs, view) or (sigs and not hardware_free(feats)):
         return d, []
-    if (a := answer(view, kinds=(s.kind for s in sigs))) is None:
+    if (a := answer(view, kinds=(s.kind for s in sigs) if kinds is None else kinds)) is None:
         return d, []
     if weak:
         if a.cls == d.fault_class or a.probability < SECOND_OPINION_AT or (documented and a.cls not in documented):
