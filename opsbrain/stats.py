@@ -21,6 +21,14 @@ import numpy as np
 import numpy.typing as npt
 
 METHOD: Literal["linear"] = "linear"
+QUANTILES = (0.5, 0.9, 0.99)
+"""The quantiles of every distribution a campaign keeps and prints (keys p50, p90, p99: :func:`key`): ``chaos
+campaign``'s summary and tables and the campaign report (which printed median / p90 / max before session 42)."""
+
+
+def key(q: float) -> str:
+    """The key of the ``q`` quantile in a :func:`summary`: ``p50``, ``p90``, ``p99``."""
+    return f"p{round(q * 100):d}"
 
 
 def _values(xs: Iterable[float | None]) -> npt.NDArray[np.float64]:
@@ -40,7 +48,7 @@ def median(xs: Iterable[float | None]) -> float | None:
 def summary(xs: Iterable[float | None], quantiles: tuple[float, ...] = (0.5, 0.9)) -> dict[str, Any]:
     """n, mean, sd, min, the quantiles (keys ``p50``, ``p90``, ...) and max of the values that are not None."""
     v = _values(xs)
-    keys = [f"p{round(q * 100):d}" for q in quantiles]
+    keys = [key(q) for q in quantiles]
     if not v.size:
         return {"n": 0, "mean": None, "sd": None, "min": None, **dict.fromkeys(keys), "max": None}
     qs = np.quantile(v, quantiles, method=METHOD)
@@ -61,7 +69,7 @@ def supported(q: float, n: int) -> bool:
 def unsupported(d: dict[str, Any], quantiles: Iterable[float]) -> list[str]:
     """The keys (``p90``, ``p99``) of a :func:`summary` whose quantile its ``n`` does not support (none when empty)."""
     n = int(d.get("n") or 0)
-    return [f"p{round(q * 100):d}" for q in quantiles if n and not supported(q, n)]
+    return [key(q) for q in quantiles if n and not supported(q, n)]
 
 
 def mark(text: str, q: float, n: int) -> str:
@@ -116,5 +124,5 @@ UNSUPPORTED_NOTE = ("* fewer values than the quantile needs (p90: n >= 10, p99: 
                     "largest values, near the maximum, and is no estimate of the tail")
 
 
-__all__ = ["CONFIDENCE_EDGES", "METHOD", "UNSUPPORTED_NOTE", "mark", "median", "min_n", "quantile", "reliability",
-           "summary", "supported", "unsupported", "wilson"]
+__all__ = ["CONFIDENCE_EDGES", "METHOD", "QUANTILES", "UNSUPPORTED_NOTE", "key", "mark", "median", "min_n", "quantile",
+           "reliability", "summary", "supported", "unsupported", "wilson"]

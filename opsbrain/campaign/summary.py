@@ -84,7 +84,7 @@ def _workload(w: dict[str, Any]) -> dict[str, Any]:
 
 
 # ---- statistics ----------------------------------------------------------------------------------------------
-QUANTILES = (0.5, 0.9, 0.99)  # the quantiles of every distribution a summary keeps (keys p50, p90, p99)
+QUANTILES = stats.QUANTILES  # the quantiles of every distribution a summary keeps (keys p50, p90, p99)
 
 
 def quantile(xs: list[float], q: float) -> float | None:

@@ -30,6 +30,11 @@ def print_plan(desc: dict[str, Any]) -> None:
         click.echo(f"  {which}{at}  {f['kind']:<24} {f['target']}{lasts}{symptom}  runbooks: {rbs}")
 
 
+EARLY = "(before det.)"
+"""The mark of a ttr back before its fault was detected, the words of the campaign tables' "before det." column.
+Before session 42 it was ``*``, which the campaign tables use for a quantile too few values support (operator42)."""
+
+
 def num(v: float | None) -> str:
     return "-" if v is None else f"{v:.1f}"
 
@@ -42,7 +47,7 @@ def journal_tables(j: dict[str, Any], show_all: bool = False) -> list[Table]:
     inc = Table.of(["fault", "component", "diagnosis", "conf", "ttd s", "ttdiag s", "ttr s", "outcome"],
                    title="incidents", wrap=["component", "diagnosis"], right=["conf", "ttd s", "ttdiag s", "ttr s"])
     ignored = []
-    early = 0  # recovered before detection (ttr marked)
+    early = 0  # recovered before detection (ttr marked in words: `*` is the quantile mark of the campaign tables)
     for i in j["incidents"]:
         inj, d = i["injected"], i["diagnosis"] or {}
         word, tone = incident_outcome(i)
@@ -55,11 +60,11 @@ def journal_tables(j: dict[str, Any], show_all: bool = False) -> list[Table]:
         early += before
         inc.add(label, inj["component"] if inj else d.get("component"),
                 d.get("fault_class", "-"), f"{d['confidence']:.2f}" if d else "-", num(i["ttd_s"]),
-                num(i["ttdiag_s"]), f"{num(i['ttr_s'])}*" if before else num(i["ttr_s"]), word,
+                num(i["ttdiag_s"]), f"{num(i['ttr_s'])} {EARLY}" if before else num(i["ttr_s"]), word,
                 styles=[None] * 7 + [TONE_STYLE[tone]])
     if early:
-        inc.note("* back before it was detected (healed by itself or needed no action): counted apart from the "
-                 "recoveries after detection, and out of the median ttr")
+        inc.note(f"{EARLY}: back before it was detected (healed by itself or needed no action): counted apart from "
+                 "the recoveries after detection, and out of the median ttr")
     if ignored:
         classes = Counter(str((i["diagnosis"] or {}).get("fault_class", "-")) for i in ignored)
         top = ", ".join(f"{c} {n}" for c, n in classes.most_common(3)) + (", ..." if len(classes) > 3 else "")

@@ -258,14 +258,14 @@ def render_campaign(m: dict[str, Any]) -> str:
     for k, v in m["per_class"].items():
         for p, s in v["ttr"].items():
             rows.append([k, s["faults"], s["top1"], p, s.get("before_detection", 0), s["n"],
-                         text.seconds(s.get("median")), stats.mark(text.seconds(s.get("p90")), 0.9, s["n"]),
+                         *(stats.mark(text.seconds(s.get(stats.key(q))), q, s["n"]) for q in stats.QUANTILES),
                          text.seconds(s.get("max")), s["unrecovered"], s.get("censored", 0)])
     lines += _table(["fault class", "faults", "top-1", "policy", "back before detection", "recovered after detection",
-                     "median ttr", "p90 ttr", "max ttr", "not recovered", "censored"], rows)
+                     *(f"{stats.key(q)} ttr" for q in stats.QUANTILES), "max ttr", "not recovered", "censored"], rows)
     lines += ["", "The ttr figures are over the faults recovered after their detection (n: recovered after "
               "detection); those back before it (healed by themselves or needing no action) are counted apart, not "
               "as recoveries by the response."]
-    if any(r[7].endswith("*") for r in rows):
+    if any(str(c).endswith("*") for r in rows for c in r[6:9]):
         lines += ["", stats.UNSUPPORTED_NOTE]
     c = m["confusion"]
     lines += ["", "## Confusion matrix (rows injected, columns diagnosed)", ""]
