@@ -77,6 +77,7 @@ class WorkloadActions(ExecutorBase):
                     del self._restarting[label]
 
         return env.process(run())
+
     def _covering(self, label: str, ctx: Context, rec: IncidentRecord | None) -> str | None:
         """The response whose restart of ``label`` covers an in-place recovery for ``ctx``'s part now (session 42):
         its last restart of ours succeeded, began with that part already out of service (the in-place recovery
