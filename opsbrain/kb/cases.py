@@ -100,6 +100,8 @@ class World:
     decode_nodes: int = 20  # nodes of the one decode instance
     counters_age_s: tuple[float, float] = (0.0, 0.0)  # cumulative counters' time in service at t=0 (drawn per run)
     sibling_links: float = 0.3  # share of link-fault runs where more links of the same node fail too (SIBLING_KINDS)
+    # reason: assumed, a training-mix share, not a field rate (no public figure says how often a node's links fail
+    # together): enough runs for the model to see the shape, single-link runs still the majority (session 42)
 
     def collected_as_emitted(self) -> bool:
         """Whether every line reaches the collector as printed, on time-synchronized hosts."""
