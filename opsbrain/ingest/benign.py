@@ -19,7 +19,9 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"Compilation level \S+ is not supported on NPU now, forcing compilation level to NO_COMPILATION|"
                     r"Prefix caching is not supported for V1 now, disable prefix caching|"
                     r": module verification failed: signature and/or required key missing - tainting kernel|"
-                    r": loading out-of-tree module taints kernel\.")
+                    r": loading out-of-tree module taints kernel\.|"
+                    r"(?i:\((?:this is |which is )?(?:normal|expected) under [^()]{1,80}\)\s*$)|"
+                    r"(?i:\s(?:\u2014|--?)\s*(?:this is )?(?:normal|expected) under \S[^()]{0,80}$)")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -63,7 +65,15 @@ these. The kernel's notices as it loads a module built outside its tree, as DKMS
 kernel/module/signing.c ``module_sig_check`` when signatures are not enforced, and ``...: loading out-of-tree module
 taints kernel.``, kernel/module/main.c; https://github.com/torvalds/linux/blob/v6.6/kernel/module/signing.c): the
 module is loaded and the taint flag set, nothing failed (session 42, tester42c: a driver installation note on
-openEuler 24.03 SP3 calls it a warning with no effect; it read config_error 0.46 from the text model).
+openEuler 24.03 SP3 calls it a warning with no effect; it read config_error 0.46 from the text model). A line
+that ends by saying it is normal or expected under a stated condition, as a self-check annotates what it knows to be
+harmless there: pypto-doctor in a container started with ``--runtime=ascend`` (the Ascend Docker Runtime) prints
+``warn  driver libs present but version.info is not exposed (normal under --runtime=ascend)`` and ``warn  npu-smi:
+npu get board type failed. ret is -9005 \u2014 expected under --runtime=ascend``, which its guide calls expected,
+"neither means the environment is broken" (hw-native-sys/pypto#2755: the driver's ``version.info`` stays on the
+host, and ``npu-smi`` enumerates every board while only the exposed cards are in the container; session 43,
+tester43b: driver_firmware_error 0.59 from the first). Only as the line's closing note (in parentheses, or after a
+dash): ``value expected under 8`` inside an error is no such note.
 
 Not here: vllm-ascend's own ``Failed to import vllm_ascend_C: ...`` (its custom operators), harmless when they are
 not used (vllm-ascend#703) but the cause where sleep mode's allocator needs them (corpus_q q016, corpus_zk zk004)."""
