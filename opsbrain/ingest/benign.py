@@ -21,7 +21,8 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r": module verification failed: signature and/or required key missing - tainting kernel|"
                     r": loading out-of-tree module taints kernel\.|"
                     r"(?i:\((?:this is |which is )?(?:normal|expected) under [^()]{1,80}\)\s*$)|"
-                    r"(?i:\s(?:\u2014|--?)\s*(?:this is )?(?:normal|expected) under \S[^()]{0,80}$)")
+                    r"(?i:\s(?:\u2014|--?)\s*(?:this is )?(?:normal|expected) under \S[^()]{0,80}$)|"
+                    r"\bMethods [\w,]+ not implemented in <[\w.]+ object at 0x[0-9a-fA-F]+>")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -74,6 +75,14 @@ npu get board type failed. ret is -9005 \u2014 expected under --runtime=ascend``
 host, and ``npu-smi`` enumerates every board while only the exposed cards are in the container; session 43,
 tester43b: driver_firmware_error 0.59 from the first). Only as the line's closing note (in parentheses, or after a
 dash): ``value expected under 8`` inside an error is no such note.
+vLLM's ``warn_for_unimplemented_methods`` (vllm/utils.py, v0.8: a class decorator that replaces ``abc.ABC``; after
+each ``__init__`` it lists the public methods whose source still raises ``NotImplementedError`` and logs ``Methods
+%s not implemented in %s`` as a warning; https://github.com/vllm-project/vllm/blob/v0.8.5/vllm/utils.py) names, at
+every start of a platform's worker, the optional worker methods the plugin leaves to the base class: ``Methods
+add_lora,cache_config,...,speculative_config not implemented in <vllm_ascend.v1.npu_worker.NPUWorker object at
+0xfffe673357e0>``. A warning about methods never called, not an operator or feature a job hit (session 43,
+tester43d: a healthy vllm-ascend serve log, shen-shanshan/cs-self-learning V1_Engine/Dev/log.md, read
+framework_error 0.61 from it alone).
 
 Not here: vllm-ascend's own ``Failed to import vllm_ascend_C: ...`` (its custom operators), harmless when they are
 not used (vllm-ascend#703) but the cause where sleep mode's allocator needs them (corpus_q q016, corpus_zk zk004)."""
