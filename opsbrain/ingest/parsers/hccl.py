@@ -38,6 +38,12 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     # fault_diagnosis/task_exec_stage.md, task exception mechanism (a notify wait no peer answered in time)
     (screened(r"\[TaskExecStage\]\[Timeout\]", re.I), "hccl:exec_timeout"),
     (screened(r"heart ?beat lost|lost heart ?beat|HeartBeat.*(?:lost|timeout|abnormal)", re.I), "hccl:heartbeat_lost"),
+    # HCCL's QP creation refused for lack of device memory ("[%s] ra qp create fail, reason: out of memory.
+    # qpInfo:[%s], return: ret[%d]"): hicann/hcomm@e11f953a src/platform/common/adapter/adapter_hccp.cc, CHK_OOM_RET,
+    # printed when the RoCE driver returns ROCE_ENOMEM_RET (328100), with EI0011 (memory_size "[0.25MB, 3MB],
+    # affected by QP depth configuration") and HCCL_E_OOM; the mscommreport case 13_cclBuffer内存申请失败 carries it
+    # (session 43, tester43c). Memory, not a socket: read before the socket words its function tag may hold.
+    (screened(r"\bra qp create fail, reason: out of memory\b", re.I), "mem:oom"),
     (screened(r"socket.*time ?out|get socket timeout|connect(?:ion)? time ?out|wait.*socket.*timeout|"
                 r"\[Get\]\[Socket\]|RaSocket|socket (?:connect|recv|send)? ?fail", re.I), "hccl:socket_error"),
     (screened(r"transport.*init.*(?:fail|error)|create(?:d)? ?(?:commHD|transport|link).*fail|"
