@@ -265,15 +265,17 @@ RE_OPTION_VALUE = screened(r"\bfor the --?[\w-]+ option: Cannot find option name
 """The same parser refusing the value of another option (``llc -regalloc=linearscan``: ``for the --regalloc option:
 Cannot find option named 'linearscan'!``): a value the command line gave, the job's settings (session 39)."""
 RE_UNKNOWN_ARGS = screened(r"\berror: unrecognized arguments: |\bSome specified arguments are not used by the "
-                           r"HfArgumentParser\b|\bremaining_argv: \[|\bthe following arguments are required: -|"
-                           r"\bargument -[\w/-]*: (?:invalid (?:\w+ value|choice): |expected (?:\w+ )*arguments?\b)|"
+                           r"HfArgumentParser\b|\bremaining_argv: \[|\bthe following arguments are required: [-\w{]|"
+                           r"\bargument [-\w/{},]+: (?:invalid (?:\w+ value|choice): |expected (?:\w+ )*arguments?\b)|"
                            r"(?<![\w-])--[A-Za-z][\w-]* must be (?:in the range|greater|less|between)\b")
 """A launcher's argument parser refusing arguments it does not know, or a value it was given: Python's argparse
 (Lib/argparse.py ``ArgumentError`` / ``parse_known_args``: ``error: unrecognized arguments: ...``, ``the following
 arguments are required: --x``, ``argument --x: invalid int value: 'a'`` / ``invalid choice`` / ``expected one
-argument``; session 42), an option's range check (gpustack#4132, gpustack/worker/backends/ascend_mindie.py:
-``--max-input-token-len must be in the range (0, --max-seq-len]``), transformers' ``HfArgumentParser``
-(hf_argparser.py: ``Some specified arguments are not used by the HfArgumentParser: [...]``) and ms-swift's
+argument``; session 42; a positional argument is named by its metavar or dest, a sub-command's by its choices,
+``{train,eval}``: ``_get_action_name``, session 43), an option's range check (gpustack#4132,
+gpustack/worker/backends/ascend_mindie.py: ``--max-input-token-len must be in the range (0, --max-seq-len]``),
+transformers' ``HfArgumentParser`` (hf_argparser.py: ``Some specified arguments are not used by the
+HfArgumentParser: [...]``) and ms-swift's
 (swift/llm/base.py ``_parse_args``: ``ValueError(f'remaining_argv: {remaining_argv}')`` unless ``--ignore_args_error``,
 which logs it as a warning instead; ms-swift#8115: MindSpeed flags ``megatron sft`` does not take). The command
 line the job was started with, not the program; not read on a line below ERROR (session 39)."""
