@@ -43,6 +43,15 @@ class Diagnosis:
     def abstained(self) -> bool:
         return self.fault_class == UNKNOWN
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], at_s: float | None = None) -> Diagnosis:
+        """The diagnosis an :meth:`as_dict` (a saved incident's, a bundle row's) holds, at ``at_s`` where given
+        (else its own time): every field, its further roots (``also``) among them (session 43: the bundle's second
+        look rebuilt diagnoses without them)."""
+        return cls(d["fault_class"], d.get("component"), float(d["confidence"]), list(d.get("evidence") or []),
+                   float(d.get("at_s") or 0.0) if at_s is None else at_s, d.get("runbook"),
+                   [(str(c), float(p)) for c, p in d.get("alternatives") or []], list(d.get("also") or []))
+
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
         if not self.also:

@@ -100,3 +100,34 @@ def test_no_place_is_one_phrase_in_both_modes(tmp_path: Path) -> None:
     assert f"at {NO_PLACE}" in out_b.output  # the OOM incident's diagnosis names no component
     assert "diagnosis: npu_oom at host worker-1" in out_b.output
     assert "diagnosis: npu_oom at host worker-1" in out_l.output
+
+
+def test_a_paste_of_two_processes_plogs_names_the_process_that_failed_first(tmp_path: Path) -> None:
+    """The two plogs pasted together on stdin name no host: the places are the processes the line heads print
+    (``HCCL(4101,python3)``), read apart as the files' hosts are (session 43: before, npu_oom 0.41 at no host)."""
+    from click.testing import CliRunner
+
+    from opsbrain.cli import cli
+
+    res = CliRunner().invoke(cli, ["diagnose", "--logs", "-", "--json", "--data-dir", str(tmp_path / "d")],
+                             input=W0 + W1)
+    assert res.exit_code == 0, res.output
+    import json
+
+    d = json.loads(res.output)["diagnosis"]
+    assert d["fault_class"] == "npu_oom", d
+    assert d["root"].get("name") == "process 4101" and d["root"]["host"] is None, d["root"]
+    assert any("read apart by process" in e and "process 4101's" in e for e in d["evidence"]), d["evidence"]
+    assert d["evidence_lines"][0]["text"].startswith("[ERROR] DRV(4101,"), d["evidence_lines"][0]
+    out = CliRunner().invoke(cli, ["diagnose", "--logs", "-", "--data-dir", str(tmp_path / "d")], input=W0 + W1)
+    assert "diagnosis: npu_oom at process 4101" in out.output, out.output
+
+
+def test_a_paste_with_a_line_of_no_process_is_not_read_apart() -> None:
+    """A failing line whose head prints no pid (a traceback's) leaves the places unknown: nothing is read apart."""
+    from opsbrain.diagnosis.causefirst import _places
+    from opsbrain.ingest import Signal
+
+    plog = Signal(0.0, "mem:oom", None, None, 2, W1.splitlines()[1])
+    bare = Signal(0.0, "msg:comm_timeout", None, None, 2, "RuntimeError: socket timeout")
+    assert _places([plog]) is not None and _places([plog, bare]) is None

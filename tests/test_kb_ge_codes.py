@@ -93,3 +93,18 @@ def test_every_code_has_a_row_by_the_errtitle_rule() -> None:
         assert (row["category"], bool(row.get("ambiguous"))) == (want, ambiguous), (code, title)
     documented = documented_kinds()
     assert all(f"err:{t['code']}" in documented for t in table.rows)
+
+
+def test_atc_out_nodes_refusals_are_the_conversion_setting() -> None:
+    """GE's catch-all E19999 with the converter's ``--out_nodes`` refusal is the conversion's command line (session
+    43): Huawei's ATC fault case atc_case_00003 (https://www.hiascend.com/document/caselibrary/detail/atc_case_00003)
+    quotes ``E19999 User specified tensor[p2o.Concat.38] is not output of graph.`` (the node named wrongly, without
+    its output index), the ATC guide's atlasatc_16_0177 ``The input format of --out_nodes is invalid``."""
+    from opsbrain.diagnosis.knowledge import default_table
+
+    assert kinds("E19999 User specified tensor[p2o.Concat.38] is not output of graph.") == ["err:E19999", "cfg:env"]
+    assert "cfg:env" in kinds("    User specified tensor[p2o.Concat.38] is not output of graph.[FUNC:x][FILE:y]")
+    assert "cfg:env" in kinds("[ERROR] GE(1234,atc.bin):2024-01-01-10:00:00.000.000 [graph.cc:10]1234 The input "
+                              "format of --out_nodes is invalid")
+    assert kinds("E19999: Inner Error!") == ["err:E19999"]  # the catch-all alone names no setting
+    assert any(c == "config_error" for c, _r in default_table().roles["cfg:env"])

@@ -128,3 +128,27 @@ def test_two_links_of_a_node_are_each_diagnosed_link_down_at_their_own_link(tmp_
         assert d["fault_class"] == "link_down" and d["component"] == f["injected"]["component"], d
         assert f["correct"]
     assert all(e["met"] for e in j["expectations"])
+
+
+def test_a_saved_diagnosis_keeps_its_further_roots_when_rebuilt(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A diagnosis saved as a dict (a bundle's incident row) and rebuilt for the second look keeps ``also`` (session
+    43: the bundle's second look rebuilt it without the other links)."""
+    from opsbrain.bundle import secondlook
+    from opsbrain.diagnosis import oneclick
+    from opsbrain.verdict import Diagnosis
+
+    d = Diagnosis("link_down", A, 0.5, ["two links dark"], 605.0, "rb-link-down", [("link_down", 0.5)], [B])
+    assert Diagnosis.from_dict(d.as_dict()) == d
+    seen: list[Diagnosis] = []
+
+    def look(engine: Any, dd: Diagnosis, *_a: Any, **_k: Any) -> tuple[Diagnosis, list[Any]]:
+        seen.append(dd)
+        return dd, []
+
+    class _Every:
+        def feed(self, *_a: Any) -> None:
+            return None
+
+    monkeypatch.setattr(oneclick, "text_fallback", look)
+    secondlook._text_look([], [], {"id": None, "diagnosis": d.as_dict()}, [], [], [], None, _Every())  # type: ignore[arg-type]
+    assert seen and seen[0].also == [B], seen

@@ -28,6 +28,12 @@ def test_an_option_outside_its_range_is_the_command_line() -> None:
     "vllm serve: error: argument --dtype: invalid choice: 'fp8x' (choose from 'auto', 'half', 'float16')",
     "run.py: error: argument -p/--port: expected one argument",
     "launch.py: error: the following arguments are required: --model-path",
+    # a positional argument is named by its metavar or dest, a sub-command's by its choices (argparse.py
+    # _get_action_name; session 43: before, only an option's name, "-...", was read)
+    "train.py: error: the following arguments are required: config",
+    "train.py: error: the following arguments are required: config_file, --data-path",
+    "cli.py: error: the following arguments are required: {train,eval}",
+    "train.py: error: argument mode: invalid choice: 'tune' (choose from 'train', 'eval')",
 ])
 def test_argparse_refusing_a_value_is_the_command_line(line: str) -> None:
     assert "cfg:env" in kinds(line)

@@ -168,8 +168,7 @@ def _text_per_incident(incidents: list[Any], out_incs: list[dict[str, Any]], whe
         lo, hi = inc.opened_at - TEXT_WINDOW_S, inc.last_at + TEXT_WINDOW_S
         view = TextView()
         every.feed(view, files, lo, hi)
-        d = Diagnosis(dd["fault_class"], dd.get("component"), float(dd["confidence"]), list(dd["evidence"]),
-                      inc.last_at, dd.get("runbook"), [(c, p) for c, p in dd.get("alternatives", [])])
+        d = Diagnosis.from_dict(dd, inc.last_at)
         documented = frozenset(m.class_id for k in mine for m in hits[k] if m.class_id)
         kinds = [s.kind for s in sigs if (k := where.get(id(s))) is not None and lines[k].file in files
                  and lo <= s.t <= hi]
@@ -206,9 +205,7 @@ def _text_look(incidents: list[Any], out_incs: list[dict[str, Any]], primary: di
     dd = (primary or {}).get("diagnosis")
     if dd and dd.get("decided_by") == "text":
         return None  # its own lines were read already (:func:`_text_per_incident`)
-    d = (Diagnosis(dd["fault_class"], dd.get("component"), float(dd["confidence"]), list(dd["evidence"]), now,
-                   dd.get("runbook"), [(c, p) for c, p in dd.get("alternatives", [])]) if dd else
-         Diagnosis(UNKNOWN, None, 0.0, [nothing_found(len(lines))], now))
+    d = Diagnosis.from_dict(dd, now) if dd else Diagnosis(UNKNOWN, None, 0.0, [nothing_found(len(lines))], now)
     if not d.abstained and d.confidence >= SECOND_OPINION_BELOW:
         return None  # (text_fallback's own first test, before the bundle's lines are put in a view)
     view = TextView()

@@ -17,11 +17,12 @@ text model's collective_timeout_sw, ``--bundle`` npu_oom at worker-1 (``tests/te
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from opsbrain.ingest import Signal
+from opsbrain.ingest.ranks import line_pid
 from opsbrain.verdict import UNKNOWN, Diagnosis
 
 WAITING = ("collective_timeout_sw",)
@@ -46,22 +47,53 @@ def _failing(s: Signal) -> bool:
     return s.severity >= 1 and not s.kind.startswith(("level:", "vendor:"))
 
 
-def cause_on_a_host(engine: Any, signals: list[Signal], d: Diagnosis) -> tuple[Diagnosis, str] | None:
-    """Where the whole input's verdict ``d`` abstains or is a waiting class and every failing signal names its
-    host, two hosts or more: each host's own signals diagnosed apart; where a host's read as a waiting class and an
-    earlier host's name another fault (:func:`earlier_cause`), that host's verdict (with why) and the host; else
-    None. The waiters' host is the one with the most error lines, as the bundle's primary incident is."""
-    if not (d.abstained or d.fault_class in WAITING):
+class Place(NamedTuple):
+    """Where a host's (or a process's) own signals were read apart: the host every failing line names, or, in text
+    that names no host (a paste of several processes' plogs on stdin), the process its line heads print."""
+
+    host: str | None = None
+    pid: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.host if self.host is not None else f"process {self.pid}"
+
+    def holds(self, s: Signal) -> bool:
+        """Whether ``s`` is of this place."""
+        return s.host == self.host if self.host is not None else s.host is None and line_pid(s.text) == self.pid
+
+
+def _places(failing: list[Signal]) -> Callable[[Signal], Place | None] | None:
+    """How to place a signal for :func:`cause_on_a_host`: by its host where every failing signal names one; by the
+    process its line head prints (:func:`~opsbrain.ingest.ranks.line_pid`, as the multi-rank collector keys a
+    paste's processes) where none names a host and every one's head prints a pid; else None."""
+    if all(s.host is not None for s in failing):
+        return lambda s: Place(host=s.host) if s.host is not None else None
+    if all(s.host is None and line_pid(s.text) for s in failing):
+        return lambda s: Place(pid=p) if s.host is None and (p := line_pid(s.text)) else None
+    return None
+
+
+def cause_on_a_host(engine: Any, signals: list[Signal], d: Diagnosis) -> tuple[Diagnosis, Place] | None:
+    """Where the whole input's verdict ``d`` abstains or is a waiting class (or names a fault's class but no place)
+    and the failing signals are of two places or more (hosts, or processes in text that names no host,
+    :func:`_places`): each place's own signals diagnosed apart; where a place's read as a waiting class and an
+    earlier place's name another fault (:func:`earlier_cause`; for a verdict that names no place, a fault of its
+    class), that place's verdict (with why) and the place; else None. The waiters' place is the one with the most
+    error lines, as the bundle's primary incident is."""
+    placing = not (d.abstained or d.fault_class in WAITING)  # a fault's class that names no place: where it is
+    if placing and d.component is not None:
         return None
     failing = [s for s in signals if _failing(s)]
-    if any(s.host is None for s in failing):
+    if not failing or (place := _places(failing)) is None:
         return None
-    hosts = sorted({str(s.host) for s in failing})
-    if len(hosts) < 2:
+    at = {id(s): place(s) for s in signals}
+    places = sorted({p for s in failing if (p := at[id(s)]) is not None})
+    if len(places) < 2:
         return None
-    verdicts: dict[str, tuple[float, Diagnosis, int]] = {}
-    for h in hosts:
-        own = [s for s in signals if s.host == h]
+    verdicts: dict[Place, tuple[float, Diagnosis, int]] = {}
+    for h in places:
+        own = [s for s in signals if at[id(s)] == h]
         errs = [s for s in own if _failing(s)]
         dh = engine.diagnose_signals(own, max(s.t for s in own))
         verdicts[h] = (min(s.t for s in errs), dh, sum(1 for s in errs if s.severity >= 2))
@@ -71,12 +103,14 @@ def cause_on_a_host(engine: Any, signals: list[Signal], d: Diagnosis) -> tuple[D
     waiter = max(waiting, key=lambda h: (verdicts[h][2], -verdicts[h][0]))
     cause = earlier_cause(verdicts[waiter][0], ((t, dh.fault_class, h) for h, (t, dh, _n) in verdicts.items()
                                                 if h != waiter))
-    if cause is None:
+    if cause is None or (placing and verdicts[cause][1].fault_class != d.fault_class):
         return None
     dc = verdicts[cause][1]
-    was = "abstained" if d.abstained else f"was {d.fault_class} at {d.confidence:.2f}"
-    why = f"the whole input's verdict {was}; read apart by host, " + waited_on(
-        waiter, verdicts[waiter][1].fault_class, cause, verdicts[waiter][0] - verdicts[cause][0]) + \
+    was = "abstained" if d.abstained else f"was {d.fault_class} at {d.confidence:.2f}" + (
+        ", naming no place" if placing else "")
+    by = "host" if cause.host is not None else "process (the pid the line heads print; no line names a host)"
+    why = f"the whole input's verdict {was}; read apart by {by}, " + waited_on(
+        waiter.name, verdicts[waiter][1].fault_class, cause.name, verdicts[waiter][0] - verdicts[cause][0]) + \
         " (as diagnose --bundle's primary incident)"
     return replace(dc, evidence=[*dc.evidence, why]), cause
 
@@ -85,3 +119,14 @@ def waited_on(waiter: str, waiting_class: str, cause: str, lead_s: float) -> str
     """Why the earlier fault is the answer, in the words both modes give."""
     return (f"{waiter}'s errors are a wait ({waiting_class}: ranks that timed out waiting for a peer) and "
             f"{cause}'s, {lead_s:.1f} s earlier, name the fault they waited on")
+
+
+def process_root(root: dict[str, Any], pid: str | None, table: Any) -> dict[str, Any]:
+    """A verdict's ``root`` at a process of text that names no host (:class:`Place`): named as the multi-rank
+    table names it (its device where a line gives it, torch_npu's ``Device:0``, an HCCL identity line's), else
+    ``process <pid>``."""
+    procs = [p for p in getattr(table, "processes", None) or [] if p.pid == pid and not p.worker]
+    p = procs[0] if len(procs) == 1 else None
+    dev = p.device if p is not None else None
+    return {**root, "host": None, "device": root.get("device") if dev is None else dev,
+            "name": p.name if p is not None else f"process {pid}"}

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from opsbrain.diagnosis.causefirst import cause_on_a_host
+from opsbrain.diagnosis.causefirst import cause_on_a_host, process_root
 from opsbrain.diagnosis.engine import Engine, lone_warnings
 from opsbrain.diagnosis.hostplace import on_workers
 from opsbrain.diagnosis.jobs import busiest_job, jobs_listed, other_jobs, say_attempt
@@ -127,12 +127,13 @@ def kb_label(k: dict[str, Any]) -> str:
     return k["code"] or k["entry"] or f"{k['class'] or 'unclassified'} signature"
 
 
-def _evidence_lines(signals: list[Signal], d: Diagnosis, host: str | None = None) -> list[dict[str, Any]]:
-    """The lines behind the verdict: those of the root host (``host``, where given) and component first, then the
-    rest, errors before warnings."""
+def _evidence_lines(signals: list[Signal], d: Diagnosis, root: Callable[[Signal], bool] | None = None
+                    ) -> list[dict[str, Any]]:
+    """The lines behind the verdict: those of the root place (``root``: whether a signal is of it, where given) and
+    component first, then the rest, errors before warnings."""
     seen: set[tuple[Any, ...]] = set()
     rows = []
-    ranked = sorted(signals, key=lambda s: (host is not None and s.host != host, s.component != d.component and not (
+    ranked = sorted(signals, key=lambda s: (root is not None and not root(s), s.component != d.component and not (
         d.component and s.component and s.component.startswith(d.component)), -s.severity, s.t))
     for s in ranked:
         key = (s.file, s.line_no)
@@ -288,10 +289,12 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
         out["root"] = user_terms(where)  # no class, but the place: what the operator looks at first
         d.evidence.append(f"no class, but every error names {where}")
         out["evidence"] = list(d.evidence)
-    if out["root"].get("host") is None and (host := apart[1] if apart else _one_host(sigs)) is not None:
+    if apart is not None and apart[1].host is None:
+        out["root"] = process_root(out["root"], apart[1].pid, ranks)  # a paste naming no host: the process
+    elif out["root"].get("host") is None and (host := apart[1].host if apart else _one_host(sigs)) is not None:
         out["root"] = {**out["root"], "host": host}  # a class, no component: the one host whose lines failed
     cited = {(r["file"], r["line"]) for r in text_lines}  # a line the text fallback cites is listed once
-    ev = [r for r in _evidence_lines(sigs, d, apart[1] if apart else None) if (r["file"], r["line"]) not in cited]
+    ev = [r for r in _evidence_lines(sigs, d, apart[1].holds if apart else None) if (r["file"], r["line"]) not in cited]
     out["evidence_lines"] = (text_lines + ev)[:MAX_EVIDENCE_LINES]
     out["decided_by"] = "text" if text_lines else "signals"
     # the root cluster: the admitted vendor entries on every file's own line (:class:`VendorFiles`)

@@ -100,6 +100,14 @@ from opsbrain.lazyre import lazy_compile
 
 RE_PID = lazy_compile(r"\[PID:\s*(\d+)\]|\(PID:\s*(\d+),")
 """The pid a runtime or error-manager line prints (``EZ9999: [PID: 4242] ...``, torch_npu's ``(PID:4242, Device:0``)."""
+
+
+def line_pid(line: str) -> str | None:
+    """The pid a line's head prints (a plog's ``[ERROR] HCCL(4101,python3):...``, :data:`RE_PID`'s), as the
+    collector keys a pasted text's processes (a file named ``plog-<pid>_*.log`` is keyed by its name), else None."""
+    if line.startswith("[") and (m := RE_PLOG_LINE.match(line)):
+        return m.group(3)
+    return m.group(1) or m.group(2) if "PID" in line and (m := RE_PID.search(line)) else None
 RE_CHIP_ID = lazy_compile(r"\bchipId\**\s*[:=]\s*(\d{1,10})(?!\d)")
 """The runtime's physical chip id in its error message (``The error from device(chipId:7, dieId:0)``)."""
 

@@ -61,7 +61,17 @@ setting (``if HCCL_BUFFSIZE is too small ...``), a default taken (``... is not s
 line stated below ERROR (:func:`parse`)."""
 _FAILING = (r"fail|error|invalid|cannot|can't|unable|could not|not (?:found|exist|set)|no such|denied|wrong|"
             r"incorrect|illegal|missing")
-CFG_ENV = screened(_ENV + "|" + _FILES + "|" + _SETTING + "|" + _SETTING_WRONG, re.I)
+_ATC_OUT_NODES = (r"\bUser specified tensor\[[^\]]*\] is not output of graph\b|"
+                  r"\bThe input format of --out_nodes is invalid\b")
+"""The model converter (ATC) refusing the output nodes its ``--out_nodes`` argument names: ``E19999 User specified
+tensor[p2o.Concat.38] is not output of graph.`` (Huawei's ATC fault case, https://www.hiascend.com/document/
+caselibrary/detail/atc_case_00003: the node named does not exist or is named without its output index,
+``p2o.Concat.38:0``) and ``The input format of --out_nodes is invalid`` (the ATC guide's troubleshooting,
+https://www.hiascend.com/document/detail/zh/canncommercial/5046/inferapplicationdev/atctool/atlasatc_16_0177.html:
+the output index left out). The conversion's command line, not the converter: E19999 is GE's catch-all inner error
+(``err:E19999``, ambiguous), the text says which setting (session 43). Read on the code's line as :data:`CFG_ENV`
+(the CANN parser), and on a line of its own (:data:`RE_ATC_OUT_NODES`)."""
+CFG_ENV = screened("|".join((_ENV, _FILES, _SETTING, _SETTING_WRONG, _ATC_OUT_NODES)), re.I)
 """Missing or wrongly set pieces of the environment, on a line another parser found failing (CANN, HCCL). A
 configuration file or item, or a command-line option (``--aicore_num``), named by a failing line is a setting the job
 was started with: the CANN references' solution for such errors is to change the setting (EP0003 "Value ... for
@@ -264,16 +274,20 @@ installed, not the program (session 39)."""
 RE_OPTION_VALUE = screened(r"\bfor the --?[\w-]+ option: Cannot find option named '")
 """The same parser refusing the value of another option (``llc -regalloc=linearscan``: ``for the --regalloc option:
 Cannot find option named 'linearscan'!``): a value the command line gave, the job's settings (session 39)."""
+RE_ATC_OUT_NODES = screened(_ATC_OUT_NODES)
+"""The converter's ``--out_nodes`` refusals (:data:`_ATC_OUT_NODES`) on a line of their own."""
 RE_UNKNOWN_ARGS = screened(r"\berror: unrecognized arguments: |\bSome specified arguments are not used by the "
-                           r"HfArgumentParser\b|\bremaining_argv: \[|\bthe following arguments are required: -|"
-                           r"\bargument -[\w/-]*: (?:invalid (?:\w+ value|choice): |expected (?:\w+ )*arguments?\b)|"
+                           r"HfArgumentParser\b|\bremaining_argv: \[|\bthe following arguments are required: [-\w{]|"
+                           r"\bargument [-\w/{},]+: (?:invalid (?:\w+ value|choice): |expected (?:\w+ )*arguments?\b)|"
                            r"(?<![\w-])--[A-Za-z][\w-]* must be (?:in the range|greater|less|between)\b")
 """A launcher's argument parser refusing arguments it does not know, or a value it was given: Python's argparse
 (Lib/argparse.py ``ArgumentError`` / ``parse_known_args``: ``error: unrecognized arguments: ...``, ``the following
 arguments are required: --x``, ``argument --x: invalid int value: 'a'`` / ``invalid choice`` / ``expected one
-argument``; session 42), an option's range check (gpustack#4132, gpustack/worker/backends/ascend_mindie.py:
-``--max-input-token-len must be in the range (0, --max-seq-len]``), transformers' ``HfArgumentParser``
-(hf_argparser.py: ``Some specified arguments are not used by the HfArgumentParser: [...]``) and ms-swift's
+argument``; session 42; a positional argument is named by its metavar or dest, a sub-command's by its choices,
+``{train,eval}``: ``_get_action_name``, session 43), an option's range check (gpustack#4132,
+gpustack/worker/backends/ascend_mindie.py: ``--max-input-token-len must be in the range (0, --max-seq-len]``),
+transformers' ``HfArgumentParser`` (hf_argparser.py: ``Some specified arguments are not used by the
+HfArgumentParser: [...]``) and ms-swift's
 (swift/llm/base.py ``_parse_args``: ``ValueError(f'remaining_argv: {remaining_argv}')`` unless ``--ignore_args_error``,
 which logs it as a warning instead; ms-swift#8115: MindSpeed flags ``megatron sft`` does not take). The command
 line the job was started with, not the program; not read on a line below ERROR (session 39)."""
@@ -378,6 +392,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_UNKNOWN_TARGET, "cfg:version"),
     (RE_OPTION_VALUE, "cfg:env"),
     (RE_UNKNOWN_ARGS, "cfg:env"),
+    (RE_ATC_OUT_NODES, "cfg:env"),
     (screened(r"invalid device|device id.*(?:invalid|out of range|exceed)|(?:invalid|wrong) (?:rank|device)|"
                 r"visible devices|set_device.*fail|SetDevice.*fail|because the device is (?:already )?(?:used|"
                 r"occupied|in use)|dcmi module initiali[sz]e failed\. ret is -8005"

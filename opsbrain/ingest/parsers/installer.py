@@ -31,6 +31,14 @@ not built for or DKMS tools not installed, and the fix on the host (https://www.
 canncommercial/601/troublemanagement/troubleshooting/troubleshooting_0053.html): all five give ``cfg:env``. The page
 quotes the last one without the package tag and date (its figure caption), and the check's name is the installer's
 own, so that line gives ``cfg:env`` without the tag as well.
+
+Session 43 (diag43): ``[WARNING]The crc check of the flash version is abnormal.`` stays a progress line (no signal).
+The installer prints it in ``is_flash_version_check`` (hicann/driver
+scripts/package/driver/common/scripts/install.sh) when ``upgrade-tool --device_index -1 --hw_base_version`` answers
+``crc_error`` for the devices' flash version, and then skips that check and installs on, as after its other WARNING
+lines there (the query timed out, the tool cannot query, no version). No public Huawei document found (the search
+corpora's docs and pages, English and Chinese) says what a flash version's CRC error means for the device; read as a
+firmware fault it would be a guess.
 """
 
 from __future__ import annotations
