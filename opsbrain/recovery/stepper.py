@@ -134,12 +134,12 @@ class StepRunner:
                 # a rung's step only: a rollback's or a follow-up's has no rung to resume (review41b)
                 want = (ctx.vars.get("wants_spare") if "resume" in ctx.vars and ctx.spare is None and kind == "step"
                         else None)
-                entry = rec.begin("approval", label, now, kind="approval", rung=rung, step=path,
-                                  **({"waiting_for_spare_in": want[0]} if want else {}),
-                                  **({"asked_at_s": round(again[0], 3), "reason": (
-                                      f"asked again: the request of t={again[0]:.0f} s (its wait cut short by a spare) "
-                                      f"is still with the on-call, its answer due at t={again[1]:.0f} s")}
-                                     if again is not None else {}))
+                said: dict[str, Any] = {"waiting_for_spare_in": want[0]} if want else {}
+                if again is not None:
+                    said.update(asked_at_s=round(again[0], 3), reason=(
+                        f"asked again: the request of t={again[0]:.0f} s (its wait cut short by a spare) is still with "
+                        f"the on-call, its answer due at t={again[1]:.0f} s"))
+                entry = rec.begin("approval", label, now, kind="approval", rung=rung, step=path, **said)
                 if want is not None:  # session 41 (scen41): no spare was free; one that comes free first is taken
                     spare = yield from self.exec.spare_or(env.timeout(delay), want[0], want[1], ctx, rec)
                     if spare is not None:
