@@ -8,9 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-import simpy
 
-from faultlib.control import ActionResult
 from faultlib.durations import at_medians
 from faultlib.engine import Simulation
 from faultlib.injection.spec import FaultSpec
@@ -19,24 +17,11 @@ from faultlib.topology import Topology
 from faultlib.workloads.training import TrainingJob
 from opsbrain.recovery import Orchestrator, RecoveryParams, load_runbooks
 from opsbrain.verdict import Diagnosis
+from tests.test_orch42_resume_ladder import _restarts_onto_a_spare_fail
 
 APPROVAL_S = 5000.0
 PARAMS = RecoveryParams(approval_median_s=APPROVAL_S, approval_sigma=0.0)
 """Slower than the first crashed node's repair (the spare comes first), within the run."""
-
-
-def _fail_restarts(sim: Simulation) -> None:
-    """Every job restart fails after 60 s (it cannot set its devices up); a scale-in and a scale-out still work."""
-
-    def fail(job: str, source: str = "persistent", replace: dict[str, str] | None = None,
-             scope: str = "job") -> simpy.Process:
-        def run() -> Any:
-            yield sim.env.timeout(60.0)
-            return ActionResult("restart_job", job, "failed", sim.now - 60.0, sim.now,
-                                {"reason": "device set-up failed (test)"})
-        return sim.env.process(run())
-
-    sim.control.restart_job = fail  # type: ignore[method-assign]
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +40,7 @@ def two_crashes(topo1: Topology) -> dict[str, Any]:
     sim.run(110)
     orch.handle("A", Diagnosis("node_crash", a, 0.95))
     sim.run(610)
-    _fail_restarts(sim)
+    _restarts_onto_a_spare_fail(sim)  # every job restart fails after 60 s; a scale-in and a scale-out work
     orch.handle("B", Diagnosis("node_crash", b, 0.95))
     sim.run(6 * 3600)
     return {"sim": sim, "job": job, "orch": orch, "a": a, "b": b}
