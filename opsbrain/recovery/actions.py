@@ -135,10 +135,15 @@ class Executor(WorkloadActions, SpareActions):
 
     def unsupported(self, step: Step, ctx: Context) -> str | None:
         """Why the step cannot do anything useful for the affected workloads (checked before an approval)."""
-        if step.action == "scale_instance" and ctx.workloads and self.scale_in_max_share <= 0 and all(
+        if step.action != "scale_instance" or not ctx.workloads or not all(
                 self.sim.workloads[name].kind == "training" for name, _q in ctx.workloads):
+            return None
+        if self.scale_in_max_share <= 0:
             return "training scale-in is not allowed by the policy (recovery.training_scale_in_max_share = 0)"
-        return None
+        # beyond the policy's share now (a job already scaled in, a second node lost): no person is asked to approve
+        # a scale-in that would fail at once; the ladder goes on to its next rung (session 43)
+        refused = [self.scale_in_refused(name, step.typed_params(), ctx) for name, _q in ctx.workloads]
+        return refused[0] if all(refused) else None
 
     def _ticket(self, target: str, kind: str, reason: str, rec: IncidentRecord) -> simpy.Process:
         now = self.sim.now

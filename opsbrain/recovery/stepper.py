@@ -125,18 +125,30 @@ class StepRunner:
                 rec.log("approval", label, "skipped", now, now, kind="approval", rung=rung, step=path,
                         reason="approval required: refused in dry-run")
             else:
-                delay = self.guardrails.approval_delay(ctx.vars["rng"])
+                # the same step asked again (session 43): its request, whose wait a spare cut short, is still with the
+                # on-call; the answer comes when the delay drawn at the first ask ends, not after a fresh one
+                asked: dict[str, tuple[float, float]] = ctx.vars.setdefault("approval_asked", {})
+                again = asked.get(path)
+                delay = (max(0.0, again[1] - now) if again is not None
+                         else self.guardrails.approval_delay(ctx.vars["rng"]))
                 # a rung's step only: a rollback's or a follow-up's has no rung to resume (review41b)
                 want = (ctx.vars.get("wants_spare") if "resume" in ctx.vars and ctx.spare is None and kind == "step"
                         else None)
-                entry = rec.begin("approval", label, now, kind="approval", rung=rung, step=path,
-                                  **({"waiting_for_spare_in": want[0]} if want else {}))
+                said: dict[str, Any] = {"waiting_for_spare_in": want[0]} if want else {}
+                if again is not None:
+                    said.update(asked_at_s=round(again[0], 3), reason=(
+                        f"asked again: the request of t={again[0]:.0f} s (its wait cut short by a spare) is still with "
+                        f"the on-call, its answer due at t={again[1]:.0f} s"))
+                entry = rec.begin("approval", label, now, kind="approval", rung=rung, step=path, **said)
                 if want is not None:  # session 41 (scen41): no spare was free; one that comes free first is taken
                     spare = yield from self.exec.spare_or(env.timeout(delay), want[0], want[1], ctx, rec)
                     if spare is not None:
                         why = (f"a warm spare of {want[0]} came free ({spare}) before the approval: taken, and the "
-                               f"rung that wanted one ({ctx.vars['resume'][0]}) resumes")
-                        rec.end(entry, "cancelled", env.now, spare=spare, reason=why)
+                               f"rung that wanted one ({ctx.vars['resume'][0]}) resumes; the request stays with the "
+                               "on-call should the ladder ask it again")
+                        asked.setdefault(path, (now, now + delay))
+                        rec.end(entry, "cancelled", env.now, spare=spare, reason=why,
+                                answer_due_s=round(asked[path][1], 3))
                         if step.isolating:  # the isolations reserved for the step are not carried out (review41b)
                             for t in targets:
                                 self.guardrails.release(t)

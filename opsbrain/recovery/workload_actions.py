@@ -96,6 +96,25 @@ class WorkloadActions(ExecutorBase):
     def _scale_in_training(self, name: str, params: Any, ctx: Context) -> simpy.Process:
         """Scale a training job in: drop the step's nodes and every other job node out of service now, within the
         policy's share of the job's launch nodes."""
+        drop, replace, refused = self._scale_in_plan(name, params, ctx)
+        if refused is not None:
+            return self._instant("scale_instance", name, "failed", retryable=False, **refused)
+        return self.sim.control.scale_in_job(name, drop, replace)
+
+    def scale_in_refused(self, name: str, params: Any, ctx: Context) -> str | None:
+        """Why the policy would refuse a scale-in of training job ``name`` now (beyond its share of the launch nodes),
+        checked before the step's approval (session 43: a person was asked to approve a scale-in that then failed at
+        once, the ladder's next rung waiting for the approval). None while another restart of the job is under way
+        (it may change the job's nodes) or when the scale-in may go ahead."""
+        other = self._restarting.get(name)
+        if other is not None and not other.triggered:
+            return None
+        _drop, _replace, refused = self._scale_in_plan(name, params, ctx)
+        return refused["reason"] if refused is not None and "nodes" in refused else None
+
+    def _scale_in_plan(self, name: str, params: Any, ctx: Context
+                       ) -> tuple[list[str], dict[str, str], dict[str, Any] | None]:
+        """The nodes a scale-in of training job ``name`` gives up and the spares it swaps in, or why it cannot."""
         w = self.sim.workloads[name]
         launch = len(w.placements[0][1]) if getattr(w, "placements", None) else len(w.nodes)
         replace = self._replace({}, ctx, list(w.nodes))  # nodes a spare already taken stands in for stay
@@ -108,12 +127,11 @@ class WorkloadActions(ExecutorBase):
             replace = {old: new for old, new in replace.items() if new != ctx.spare}
             drop = sorted((wanted & set(w.nodes)) - set(replace))
         if not drop:
-            return self._instant("scale_instance", name, "failed", retryable=False, reason="no node to give up")
+            return drop, replace, {"reason": "no node to give up"}
         if launch - (len(w.nodes) - len(drop)) > self.scale_in_max_share * launch:
-            return self._instant("scale_instance", name, "failed", retryable=False,
-                                 reason=f"scaling in to {len(w.nodes) - len(drop)} of {launch} launch nodes exceeds "
-                                 f"the policy's {self.scale_in_max_share:.0%}", nodes=len(w.nodes))
-        return self.sim.control.scale_in_job(name, drop, replace)
+            return drop, replace, {"reason": f"scaling in to {len(w.nodes) - len(drop)} of {launch} launch nodes "
+                                   f"exceeds the policy's {self.scale_in_max_share:.0%}", "nodes": len(w.nodes)}
+        return drop, replace, None
 
     # ---- workloads -----------------------------------------------------------------------------------------
     def _replace(self, mapping: dict[str, str], ctx: Context, current: list[str]) -> dict[str, str]:
