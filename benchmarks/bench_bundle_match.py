@@ -130,8 +130,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from opsbrain import chaos
     from opsbrain.bundle import diagnose_bundle
-    from opsbrain.bundle.diagnose import detect
     from opsbrain.bundle.reader import scan_bundle, signals_of
+    from opsbrain.bundle.replay import detect
     from opsbrain.kb import SignatureMatcher, load_imported, load_kb
     from opsbrain.kb.training import load_engine
     from opsbrain.runner.run import run_plan

@@ -29,7 +29,7 @@ UNION_MAX_MEM = 256 << 20
 """Bytes RE2 may use for the union's automaton (a few thousand literals and regexes): past it RE2 would fall back to
 its slower NFA for the scan, never fail."""
 
-_MULTILINE_FLAG = re.compile(r"\(\?[a-zA-Z]*-?[a-zA-Z]*m")
+_MULTILINE_FLAG = re.compile(r"\(\?(?:[a-zA-Z]*-)?[a-zA-Z]*m")
 """An inline flag group that sets or clears RE2's multi-line flag (would change what ``^``/``$`` mean here)."""
 
 

@@ -3,7 +3,8 @@
 Python's ``re`` backtracks. Two long repeats (``*``, ``+``, ``{m,n}`` with n >= :data:`LONG`) that can read the
 same character and are separated only by what may match empty (``\\s*(?:[:=])?\\s*``, ``\\s*\\[?\\s*``) split a run
 of that character in O(n) ways, three in O(n^2) ways: on a line of a near-miss (``ret`` + 4,000 spaces) the search
-tries them all. A long repeat inside another long repeat (``(\\w+ )*``) is exponential. :func:`shape_problems`
+tries them all. A long repeat inside another long repeat (``(\\w+ )*``) is exponential. A possessive repeat
+(``\\s*+``) gives nothing back, so a repeat after it cannot split its run (session 43). :func:`shape_problems`
 lists both, for the repeats it can read (single-character bodies; a repeat of anything else is only checked for
 nesting).
 """
@@ -88,8 +89,8 @@ def _item(op: Any, arg: Any, fold: bool, out: list[str], in_long: bool) -> _Info
             out.append("a long repeat inside a long repeat")
         cs = _charset(body, fold) if long else None
         inner = _seq(body, fold, out, in_long or long)
-        if cs is not None:
-            return _Info(lo == 0, [cs], [cs])
+        if cs is not None:  # a possessive repeat gives nothing back: a later repeat cannot split its run
+            return _Info(lo == 0, [cs], [] if op not in (P.MAX_REPEAT, P.MIN_REPEAT) else [cs])
         return _Info(lo == 0 or inner.nullable, inner.heads, inner.tails)
     if op == P.SUBPATTERN:
         add, dele = arg[1], arg[2]

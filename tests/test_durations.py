@@ -30,6 +30,7 @@ CONFIGURED = ("timeout", "wait", "poll", "interval", "every", "holdtime", "inter
               "checkpoint", "hourly", "young/daly", "slo", "target", "admission", "mindcluster")
 """Words by which a fixed (non-distribution) duration's source says it is a configured value, not a measured one."""
 ACTION_CODE = ("faultlib/control.py", "faultlib/telemetry/delivery.py", "opsbrain/detection/detector.py",
+               "opsbrain/detection/anchors.py",
                *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "faultlib" / "workloads").glob("*.py")),
                "opsbrain/detection/watchdog.py", "opsbrain/controller.py",
                *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "opsbrain" / "recovery").glob("*.py")))

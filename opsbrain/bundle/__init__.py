@@ -5,9 +5,10 @@ need the twin's line formats it imports."""
 
 from typing import Any
 
-from opsbrain.bundle.diagnose import check_bundle, compare, diagnose_bundle
+from opsbrain.bundle.diagnose import diagnose_bundle
 from opsbrain.bundle.layout import BundleParams, classify
 from opsbrain.bundle.reader import BundleLine, read_bundle, scan_bundle
+from opsbrain.bundle.roundtrip import check_bundle, compare
 
 _WRITER = ("regenerate", "write_bundle", "write_incident_bundle", "write_run_bundles")
 

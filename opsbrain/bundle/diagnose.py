@@ -5,21 +5,30 @@ collect/re-diagnose timers run on the bundle's clock), every incident diagnosed 
 processes of collective jobs put through the multi-rank root cluster (:mod:`opsbrain.diagnosis.multirank`).
 
 This module wires reading, detection and diagnosis together, as the controller does live; the reader itself keeps
-no detection or diagnosis of its own, and detection and diagnosis do not import each other.
+no detection or diagnosis of its own, and detection and diagnosis do not import each other. The replay through the
+detector is :mod:`opsbrain.bundle.replay`, the knowledge matching :mod:`opsbrain.bundle.kbmatch`, the twin's round
+trip (:func:`~opsbrain.bundle.roundtrip.check_bundle`) :mod:`opsbrain.bundle.roundtrip` (session 43).
 """
 
 from __future__ import annotations
 
-import heapq
 from collections import Counter
-from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from opsbrain.bundle import layout as L
 from opsbrain.bundle.hosts import UNNAMED, diagnosis_in_user_terms, natural_key, root_in_user_terms, user_names
+from opsbrain.bundle.kbmatch import (  # noqa: F401 (_SHARED_SCANS, _candidates, _keep: tests use them from here)
+    _SHARED_SCANS,
+    KNOWLEDGE_TOP,
+    _aggregate,
+    _candidates,
+    _keep,
+    _knowledge,
+)
 from opsbrain.bundle.reader import BundleLine, paused_gc, real_nodes, scan_bundle, signals_of
+from opsbrain.bundle.replay import detect_apart
 from opsbrain.bundle.secondlook import (  # noqa: F401 (_vendor_verdict: tests import it from here)
     TEXT_WINDOW_S,
     _abstained,
@@ -38,78 +47,6 @@ from opsbrain.ingest.derive import link_history_dropped
 from opsbrain.ingest.parsers import narrow_to_gate
 from opsbrain.ingest.where import node_of
 from opsbrain.verdict import cited_line, nothing_found, verdict_first
-
-
-class _Clock:
-    """The bundle's clock for the detector's timers (collect, re-diagnose, re-check)."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self._q: list[tuple[float, int, Callable[[], None]]] = []
-        self._seq = 0
-
-    def schedule(self, delay: float, fn: Callable[[], None]) -> None:
-        self._seq += 1
-        heapq.heappush(self._q, (self.now + delay, self._seq, fn))
-
-    def run_before(self, t: float) -> None:
-        """Fire the timers due strictly before ``t`` (lines at a timer's own time arrive first, as in the sim)."""
-        while self._q and self._q[0][0] < t:
-            when, _s, fn = heapq.heappop(self._q)
-            self.now = when
-            fn()
-
-    def drain(self) -> None:
-        while self._q:
-            when, _s, fn = heapq.heappop(self._q)
-            self.now = max(self.now, when)
-            fn()
-
-
-def detect(signals: list[Signal], engine: Any, placement: dict[str, list[str]],
-           metric: Callable[[str, str], float | None] | None) -> list[Any]:
-    """Replay time-ordered signals through the live controller's detector; diagnose as the controller does."""
-    from opsbrain.detection import Detector, LinkHistory
-    from opsbrain.diagnosis.knowledge import another_fault
-    from opsbrain.kb.compiled import compiled_kb
-
-    clock = _Clock()
-    det: Any = None
-
-    def diagnose(inc: Any) -> None:
-        now = clock.now
-        d = engine.diagnose(inc, now, LinkHistory(det, now), metric)
-        d.at_s = now
-        inc.diagnoses.append(d)
-
-    params: Any = compiled_kb().detector_params  # DetectorParams' defaults, without importing pydantic
-    det = Detector(params, lambda: clock.now, clock.schedule, diagnose, placement, another_fault)
-    for s in signals:
-        clock.run_before(s.t)
-        clock.now = max(clock.now, s.t)
-        det.feed(s)
-    clock.drain()
-    return list(det.incidents)
-
-
-def detect_apart(signals: list[Signal], file_of: Callable[[Signal], str], apart: set[str], engine: Any,
-                 placement: dict[str, list[str]], metric: Callable[[str, str], float | None] | None) -> list[Any]:
-    """:func:`detect` where the lines of each file in ``apart`` (a file without a stamp that its own worker's
-    process logs do not place: :meth:`opsbrain.bundle.timed.TimedFiles.place_undated`) are replayed on their own:
-    the time they were given is no time they were written, so they make their own incidents and join no other
-    file's. The incidents of all replays in opening order, numbered again."""
-    if not apart:
-        return detect(signals, engine, placement, metric)
-    groups: dict[str, list[Signal]] = {}
-    for s in signals:
-        f = file_of(s)
-        groups.setdefault(f if f in apart else "", []).append(s)
-    found = [(inc, k) for k, group in enumerate(groups.values()) for inc in detect(group, engine, placement, metric)]
-    found.sort(key=lambda x: (x[0].opened_at, x[1]))
-    for n, (inc, _k) in enumerate(found, 1):
-        inc.id = f"i{n:04d}"
-    return [inc for inc, _k in found]
-
 
 _QUIET = ("level:", ":recover", "sw:up", "port:up", "hccn:up", "hccn:tls_")
 
@@ -139,71 +76,6 @@ def evidence_row(ln: BundleLine) -> dict[str, Any]:
         row["repeats"] = ln.repeats
     return row
 
-
-
-def _knowledge(texts: list[str], matcher: Any, may: list[bool] | None) -> tuple[list[list[Any]], float]:
-    import time
-
-    t0 = time.perf_counter()
-    out = matcher.match_lines(texts, may) if matcher is not None else [[] for _ in texts]
-    return out, time.perf_counter() - t0
-
-
-_SHARED_SCANS: dict[int, tuple[Any, Any]] = {}
-
-
-def _candidates(texts: list[str], matcher: Any) -> list[bool] | None:
-    """Per line, False where neither a parser can find a signal nor the matcher a match: one block scan of the
-    parsers' and the matcher's patterns together (:class:`opsbrain.blockscan.BlockScan`), instead of one each; the
-    lines it keeps take both exact per-line paths. None when the scan cannot be built (each then scans alone)."""
-    from opsbrain.blockscan import BlockScan
-    from opsbrain.ingest import MAX_LINE
-    from opsbrain.ingest.parsers import signal_patterns, signal_wide
-    from opsbrain.kb.matcher import MAX_SCAN_CHARS
-    from opsbrain.multiscan import wide_union
-
-    if matcher is None or not hasattr(matcher, "block_patterns"):
-        return None
-    kept = _SHARED_SCANS.get(id(matcher))
-    if kept is None or kept[0] is not matcher:
-        parsers, known = signal_patterns(), matcher.block_patterns()
-        # a non-ASCII line: the parsers' patterns and the matcher's for such lines, read as the line screens read it
-        p_wide, k_wide = signal_wide(), getattr(matcher, "wide_block", lambda: None)()
-        wide = (p_wide[0] + k_wide[0], wide_union(p_wide[1], k_wide[1])) \
-            if p_wide is not None and k_wide is not None else None
-        scan = BlockScan(parsers + known, wide=wide) if parsers is not None and known is not None else None
-        _SHARED_SCANS.clear()  # one matcher at a time (a process diagnoses with one)
-        kept = _SHARED_SCANS[id(matcher)] = (matcher, scan if scan is not None and scan.usable else None)
-    scan = kept[1]
-    return scan.candidates(texts, min(MAX_LINE, MAX_SCAN_CHARS)) if scan is not None else None
-
-
-def _keep(matcher: Any) -> Callable[[list[str]], list[bool] | None] | None:
-    """The reader's ``keep`` (:func:`opsbrain.bundle.reader.scan_bundle`): the shared block scan of
-    :func:`_candidates`, when it can be built. A line it rules out gives no signal and no knowledge match, so the
-    reader keeps no record of it: the report's lines, signals, incidents and matches are the full read's."""
-    if _candidates([], matcher) is None:
-        return None
-    return lambda texts: _candidates(texts, matcher)
-
-
-KNOWLEDGE_TOP = 50
-"""Distinct explanations (source, class, entry, code) the bundle's report lists, most lines first (a bundle of many
-sources matches dozens of vendor entries; ascend-fd's st_testcase alone 30)."""
-
-
-def _aggregate(hits: Iterable[tuple[int, list[Any]]], lines: list[BundleLine], top: int = 10) -> list[dict[str, Any]]:
-    seen: Counter[tuple[Any, ...]] = Counter()
-    info: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for k, matches in hits:
-        for m in matches:
-            key = (m.source, m.class_id, m.entry_id, m.code)
-            seen[key] += 1
-            if key not in info:
-                info[key] = {"source": m.source, "class": m.class_id, "entry": m.entry_id, "code": m.code,
-                             "handling": m.handling, "cause": m.cause, "suggestion": m.suggestion,
-                             "first": f"{lines[k].file}:{lines[k].line}"}
-    return [{**info[key], "lines": n} for key, n in seen.most_common(top)]
 
 
 def diagnose_bundle(path: str | Path, engine: Any, matcher: Any = None, params: L.BundleParams | None = None
@@ -444,56 +316,3 @@ def _clearest_documented(incidents: list[Any], out_incs: list[dict[str, Any]], e
     return {**row, "diagnosis": d}
 
 
-def compare(report: dict[str, Any], expected: Iterable[tuple[Any, ...]], slack_s: float = 2.0
-            ) -> list[dict[str, Any]]:
-    """For each expected incident (opened at s, class, component[, diagnosed at s]) of the simulation, the bundle
-    incident opened within ``slack_s`` of it (the most signals among them) and whether class and component agree.
-    Where none opened then, a bundle incident of the same class and component open at some time from the opening to
-    the diagnosis (its first and last signals around it) holds it: the live controller closes an incident when its
-    recovery runs and opens another when the fault shows again, while the bundle, which holds no recovery, keeps one
-    incident over both; and the live controller may open an incident on a job event of the scheduler (a stall at the
-    instant it starts), which no bundle holds, while the bundle opens it at the first line that shows the fault (the
-    peers' notify-wait reports, ``faults.peer_timeout_report_s`` later)."""
-    out = []
-    incs = report.get("incidents", [])
-    for at, cls, comp, *rest in expected:
-        until = max(at, float(rest[0])) if rest and rest[0] is not None else at
-        near = [i for i in incs if abs(i["opened_at_s"] - at) <= slack_s] or [
-            i for i in incs
-            if i["opened_at_s"] - slack_s <= until and at <= i.get("last_at_s", i["opened_at_s"]) + slack_s
-            and ((i.get("diagnosis") or {}).get("fault_class"), (i.get("diagnosis") or {}).get("component")) == (
-                cls, comp)]
-        best = max(near, key=lambda i: i["signals"], default=None)
-        d = (best or {}).get("diagnosis") or {}
-        out.append({"at_s": at, "expected": [cls, comp], "got": [d.get("fault_class"), d.get("component")],
-                    "bundle_incident": best["id"] if best else None,
-                    "same": best is not None and d.get("fault_class") == cls and d.get("component") == comp})
-    return out
-
-
-def check_bundle(path: str | Path, engine: Any, matcher: Any = None, params: L.BundleParams | None = None
-                 ) -> dict[str, Any]:
-    """Round trip: diagnose a bundle the twin wrote and compare every controller incident its sidecar records
-    (:func:`opsbrain.bundle.writer.sim_sidecar`; older bundles: their manifest)
-    (opened at, class, component in the simulation) with the bundle's own incidents (:func:`compare`). Incidents
-    a health sweep opened from metrics (not from log lines), and those the scheduler's job events alone opened and
-    held (a bundle holds no job events: no program prints the twin's), are listed apart: a bundle cannot show
-    them."""
-    from opsbrain.bundle.writer import sim_sidecar
-    from opsbrain.yamlio import json_or_none
-
-    rep = diagnose_bundle(path, engine, matcher, params)
-    side = sim_sidecar(path)
-    ok, doc = json_or_none(side.read_text(encoding="utf-8")) if side.is_file() else (False, None)
-    info, source = (doc, side.name) if ok and isinstance(doc, dict) else (rep.get("manifest") or {}, "manifest")
-    sim = (info.get("incident") or {}).get("in_simulation") or {}
-    ctl = sim.get("controller_incidents", [])
-    expected = [(float(c["opened_at_s"]), (c.get("diagnosis") or {}).get("fault_class"),
-                 (c.get("diagnosis") or {}).get("component"), (c.get("diagnosis") or {}).get("at_s"))
-                for c in ctl if c.get("diagnosis") and not c.get("sweep") and not c.get("scheduler")]
-    rows = compare(rep, expected)
-    return {"bundle": str(path), "comparisons": rows, "same": all(r["same"] for r in rows), "report": rep,
-            "expectation": source if "in_simulation" in (info.get("incident") or {}) else None,  # (None: nothing to
-            # compare: a bundle without its sidecar; its manifest holds no expectation since session 32)
-            "sweep_incidents": [c["id"] for c in ctl if c.get("sweep")],
-            "scheduler_incidents": [c["id"] for c in ctl if c.get("scheduler")]}

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 _PID = re.compile(r"^\[\w+\s*\] \w+\((\d+),")
 _RANK = re.compile(r"\[rank(\d+)\]")
 _DEVICE_IN_TEXT = re.compile(r"device_id=(\d+)|device\[(\d+)\]")
-_HCCN_REC = re.compile(r"\[devid (\d+)\]\s+.*LINK (UP|DOWN)")
+_HCCN_REC = re.compile(r"\[devid (\d+)\]\s(?:\s*\n)?.*LINK (UP|DOWN)")
 NODE_IN = re.compile(r"pod\d+/node\d+")
 _DEVICE_EVENT = re.compile(r"event_id=0x([0-9a-f]{8});.*? assertion=(\d)\[")
 _PANIC = re.compile(r"Kernel panic - not syncing")

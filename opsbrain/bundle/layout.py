@@ -217,7 +217,7 @@ _DOCKER_LOG = re.compile(r"(?:^|/)containers/([0-9a-f]{64})/\1-json\.log(?:\.\d+
 (:func:`opsbrain.ingest.workers.container_log_head`). ``/var/log/containers/*.log`` are links to the former and are
 not read twice."""
 SERVICE_LOGS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"(?:^|/)(?:vllm|mindie-motor)-[a-z0-9_-]+[^/]*\.log$"), "vllm"),
+    (re.compile(r"(?:^|/)(?:vllm|mindie-motor)-[a-z0-9_-][^/]*\.log$"), "vllm"),
     (re.compile(r"(?:^|/)mindie-(?!cert|motor-)[^/]*\.log$"), "mindie"),
     (re.compile(r"(?:^|/)ttp_log[^/]*\.log(?:\.\d+)?$"), "mindio"),
     (re.compile(r"(?:^|/)amct[^/]*\.log$"), "amct"),

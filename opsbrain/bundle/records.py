@@ -69,7 +69,7 @@ class BundleRead:
 
 Keep = Callable[[list[str]], "list[bool] | None"]
 """Which lines of a block the caller needs (False: certain to be of no use to it): a block scan, as
-:func:`opsbrain.bundle.diagnose._candidates`; None: all of them."""
+:func:`opsbrain.bundle.kbmatch._candidates`; None: all of them."""
 
 
 class Light:

@@ -210,7 +210,7 @@ class TimedFiles(ReaderState):
         """Read the files without a time stamp, every line at one time: the last stamp of its worker's process logs
         (a console ends when its job does), else of any process log of the bundle, else the bundle's typical time
         (``ref``); each is listed in the report with the time it was given and why. A file its own worker's process
-        logs do not place is ``apart``: its lines make incidents of their own (:func:`opsbrain.bundle.diagnose.
+        logs do not place is ``apart``: its lines make incidents of their own (:func:`opsbrain.bundle.replay.
         detect_apart`), not part of another file's that happens to be open at the time it was given."""
         ends = dict(self.process_end)  # the stamped logs' only: a placed file does not place another
         self.head_ref = ref  # a logger's head without a year is read now, in the year nearest the bundle's time

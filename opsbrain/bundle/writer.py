@@ -76,7 +76,7 @@ def write_incident_bundle(world: World, entry: Mapping[str, Any], out_dir: str |
 def sim_sidecar(bundle: str | Path) -> Path:
     """``<bundle>.sim.json`` beside a bundle the twin wrote: what the simulation injected and diagnosed (its run's
     scenario, seed and policy, the journal entry's fault and diagnosis, the controller's incidents). It is the round
-    trip's expectation (:func:`opsbrain.bundle.diagnose.check_bundle`) and lies outside the bundle: nothing inside a
+    trip's expectation (:func:`opsbrain.bundle.roundtrip.check_bundle`) and lies outside the bundle: nothing inside a
     bundle says which fault was injected (no ground truth in a side channel a reader could find)."""
     b = Path(bundle)
     return b.with_name(b.name + ".sim.json")

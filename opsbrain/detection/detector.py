@@ -15,22 +15,30 @@ is back): nothing joins it then, and a later fault of that host is an incident o
 Host clocks are read from the data: a host whose lines arrive before their own stamps is ahead and its stamps are
 moved back; an incident's opening event lies between its first stamp and that line's arrival (a clock that is
 behind looks like a late line).
+The incident and link-history types are :mod:`opsbrain.detection.incident`, where a signal points and how signals of
+one stamp are ordered :mod:`opsbrain.detection.anchors` (session 43).
 """
 
 from __future__ import annotations
 
 import heapq
-import re
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from opsbrain.detection.explain import beside, collective_failure, is_job_report
+from opsbrain.detection.anchors import (  # noqa: F401 (anchors, unexplained_nodes: imported from here)
+    _clock_host,
+    _same_event,
+    _seen_down,
+    _tie_order,
+    anchors,
+    unexplained_nodes,
+)
+from opsbrain.detection.explain import beside, collective_failure, is_job_report  # noqa: F401 (collective_failure)
+from opsbrain.detection.incident import NO_HISTORY, Incident, LinkHistory  # noqa: F401 (imported from here)
 from opsbrain.ingest import DOWN, UP, Signal, dark_links
 from opsbrain.ingest.where import node_of
-from opsbrain.verdict import Diagnosis
 
 if TYPE_CHECKING:
     from opsbrain.detection.params import DetectorParams
@@ -52,147 +60,6 @@ ACTIONABLE_WARNINGS = ("sw:lanes", "dev:80E20207", "dev:80E18401", "dev:80E00209
 BURST_KINDS = ("dev:80E01805",)
 NODE_WIDE = ("node_crash",)  # classes whose root is a whole node: other wholly dark nodes are incidents of their own
 IGNORED = ("level:", "sw:up", "port:up", "hccn:up", ":recover", "hccn:tls_")  # tls_: states
-
-
-def _tie_order(sig: Signal) -> int:
-    """Among signals with the same time stamp: those naming a link first (they anchor both its node and its L2
-    chip), then those anchored to a node, then the rest, and a job's own reports (its events, a rank's collective
-    failure) last: they are the hardware's consequences, so they join the incident the hardware of that moment
-    opened or joined. One event's reports group the same way whatever order their paths delivered them in."""
-    if is_job_report(sig, {}):
-        return 3
-    comp = sig.component or ""
-    if "~" in comp:
-        return 0
-    return 1 if "/node" in comp or "/node" in (sig.host or "") else 2
-
-
-@dataclass(frozen=True)
-class LinkHistory:
-    """What an operator's link records say at a moment: link-downs and lane losses over the last 24 h."""
-
-    detector: Detector | None
-    now: float
-
-    def flaps(self, link: str) -> int:
-        return self.detector.flaps_of(link, self.now) if self.detector else 0
-
-    def lanes_lost(self, link: str) -> bool:
-        return self.detector.lanes_lost_recently(link, self.now) if self.detector else False
-
-    def lane_losses(self, link: str) -> tuple[float, ...]:
-        """When the link reported lanes lost over the last 24 h (oldest first)."""
-        return self.detector.lane_losses_of(link, self.now) if self.detector else ()
-
-
-NO_HISTORY = LinkHistory(None, 0.0)
-
-
-@dataclass
-class Incident:
-    id: str
-    opened_at: float
-    last_at: float
-    signals: list[Signal] = field(default_factory=list)
-    nodes: set[str] = field(default_factory=set)
-    l2: set[str] = field(default_factory=set)
-    diagnoses: list[Diagnosis] = field(default_factory=list)
-    kinds: set[str] = field(default_factory=set)
-    comps: set[str] = field(default_factory=set)
-    job_nodes: set[str] = field(default_factory=set)  # where the jobs named by its job events run
-    closed: bool = False  # its host came back after a whole host's stop: nothing joins it any more
-    detected_at: float | None = None  # when the detector opened it: the first signal's path delay + reorder_s later
-    # the latest moment its first signal can have happened: when it reached the detector (None: at ``opened_at``)
-    event_until: float | None = None
-
-    @property
-    def diagnosis(self) -> Diagnosis | None:
-        return self.diagnoses[-1] if self.diagnoses else None
-
-    @property
-    def event_end(self) -> float:
-        """The latest moment the event that opened it can have happened: a line is written no later than it arrives,
-        and no earlier than its stamp unless its host's clock is ahead (moved back on intake), so the opening event
-        lies between ``opened_at`` and this; same-event joins are counted from it."""
-        return self.opened_at if self.event_until is None else max(self.opened_at, self.event_until)
-
-    @property
-    def scope(self) -> set[str]:
-        return self.nodes | self.l2
-
-    @property
-    def components(self) -> set[str]:
-        return set(self.comps)
-
-
-def anchors(sig: Signal, placement: dict[str, list[str]] | None = None) -> tuple[set[str], set[str]]:
-    """(nodes, L2 chips) a signal points at; a job event points at the nodes the job (or instance) runs on."""
-    if placement and sig.component in placement:
-        return set(placement[sig.component]), set()
-    nodes, l2 = _anchors_of(sig.component, sig.host, sig.peer)
-    return set(nodes), set(l2)
-
-
-@lru_cache(maxsize=65_536)
-def _anchors_of(*comps: str | None) -> tuple[frozenset[str], frozenset[str]]:
-    """The nodes and L2 chips named by components (a signal's component, host and peer): a pure function of the
-    names, memoised (the detector asks it ~4 million times in a year-long replay, of a few thousand names)."""
-    nodes: set[str] = set()
-    l2: set[str] = set()
-    for comp in filter(None, comps):
-        for part in comp.split("~"):
-            segs = part.split("/")
-            if len(segs) >= 2 and segs[1].startswith("node"):
-                nodes.add("/".join(segs[:2]))
-            elif len(segs) >= 3 and segs[1].startswith("l2plane"):
-                l2.add("/".join(segs[:3]))
-    return frozenset(nodes), frozenset(l2)
-
-
-def _node_order(node: str) -> tuple[int, tuple[int, ...], str]:
-    """Nodes in numeric order (``pod0/node2`` before ``pod0/node11``), free host names after, by name."""
-    nums = tuple(int(x) for x in re.findall(r"\d+", node))
-    return (0, nums, "") if node.startswith("pod") and nums else (1, (), node)
-
-
-def _clock_host(written_by: str) -> str:
-    """The host whose clock stamped a line: a node's logs (its L1 chips', devices') share the node's clock; an L2
-    switch chip keeps its own."""
-    return node_of(written_by) or written_by
-
-
-def _same_event(sig: Signal, inc: Incident) -> bool:
-    """A link-down reported by one end (``sw:down`` from the L1 side, ``port:down`` from the L2 side) is the same
-    kind of event as the other end's report of that link: with one end's line lost, the link going down again
-    must still join the incident that holds its first down."""
-    return sig.kind in DOWN and bool(inc.kinds & set(DOWN))
-
-
-def _seen_down(inc: Incident, sig: Signal) -> bool:
-    """Whether ``sig`` is a link going down again: the incident already holds a down of that link more than a
-    second earlier (the other end's report of the same down comes within the second)."""
-    return sig.kind in DOWN and any(s.kind in DOWN and s.component == sig.component and sig.t - s.t > 1.0
-                                    for s in inc.signals)
-
-
-def unexplained_nodes(root: str | None, dark: Iterable[str]) -> list[str]:
-    """The nodes other than ``root`` whose dark links a failure of ``root`` does not explain, in node order: a node
-    dark on two or more of its L1 chips (a whole node failed too), or a node whose dark links share no L2 chip with
-    a third node's (a link or L1 chip of its own failed). Dark links of several nodes on one L2 chip are that chip's
-    event (one link per node) and stay with the incident."""
-    chips: dict[str, set[str]] = defaultdict(set)  # node -> its L1 chips with a dark link
-    ends: dict[str, set[str]] = defaultdict(set)  # node -> the L2 ends of its dark links
-    on_l2: dict[str, set[str]] = defaultdict(set)  # L2 end -> the nodes (not the root) with a dark link there
-    for ln in dark:
-        node = node_of(ln)
-        if node is None or node == root:
-            continue
-        l1, _, l2 = ln.partition("~")
-        chips[node].add(l1)
-        ends[node].add(l2)
-        on_l2[l2].add(node)
-    return sorted((n for n in chips if len(chips[n]) >= 2 or all(on_l2[e] == {n} for e in ends[n])),
-                  key=_node_order)
 
 
 class Detector:

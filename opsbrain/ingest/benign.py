@@ -96,7 +96,7 @@ of its name (``TIMEOUT``, ``ERROR``) are no error of the run's: no HCCL timeout 
 and no error line of the text fallback (:class:`opsbrain.diagnosis.realtext.TextView`)."""
 
 
-COUNTER_LINE = lazy_compile(r"^\s*[A-Za-z][\w .()/-]*?(?:num|cnt|count|counts|total)\b[\w .()/-]*?\s*:\s*"
+COUNTER_LINE = lazy_compile(r"^\s*[A-Za-z](?>[\w .()/-]*?(?:num|cnt|count|counts|total)\b)[\w .()/-]*+\s*:\s*"
                           r"(?:0x[0-9a-fA-F]+|\d+)\s*$", re.I)
 """A tool's counter, a name and a number alone on a line (session 40): ``decoded_fail_block_num: 0x0`` and
 ``st_fec_decoding_fail_num: 0x4`` (Ascend 950 ``hccn_tool -g -port_info`` / ``-g -bit_err``, "MAC RX FEC

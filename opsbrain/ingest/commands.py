@@ -31,7 +31,10 @@ RE_COMMAND = lazy_compile(r"^\s*(?:" + RE_PROMPT.pattern + r"|[$#]\s*)?(?:\S*/)?
                         r"(?P<args>.*?)\s*$")
 RE_DEV = lazy_compile(r"-i\s+(\d+)")
 RE_SMI_ROW = lazy_compile(r"^\|\s*(\d+)\s+(\S+)\s*\|\s*(\w+)\s*\|\s*(\S+)\s+(\S+)\s")
-RE_KV = lazy_compile(r"^\s*(?:\[dev(?:id|ice) \d+\])?\s*([A-Za-z][\w ()%/.-]*?)\s*:\s*(.*?)\s*$")
+# key and value without their edge spaces, each read by one repeat (session 43: the lazy ``(...*?)\s*`` forms were
+# quadratic on a long run of spaces; tests/test_regex_linear43.py checks the same matches)
+RE_KV = lazy_compile(r"^\s*(?:\[dev(?:id|ice) \d+\]\s*)?([A-Za-z](?:[\w ()%/.-]*[\w()%/.-])?)\s*:\s*+"
+                     r"((?:\S(?:.*\S)?)?)\s*$")
 RE_NUM_UNIT = lazy_compile(r"^(-?\d+(?:\.\d+)?)\s*([A-Za-z%]*)$")
 RE_LANE = lazy_compile(r"^(Tx Power|Rx Power|Tx Bias|Media SNR Lane)\s*(\d*)$", re.I)
 """A lane's field; one without a lane number (``Rx Power : 0.0000 mW``, the single-lane layout in MindCluster's
@@ -48,7 +51,7 @@ HEALTH_RANK = {"ok": 0, "warning": 1, "alarm": 2, "critical": 3, "unknown": 2}
 device absent or not started, as Alarm)."""
 RE_HEALTH_CMD = lazy_compile(r"-t\s+health\b")
 RE_CHIP = lazy_compile(r"-c\s+(\d+)")
-RE_HEALTH_KV = lazy_compile(r"^\s*([A-Za-z][A-Za-z ]*?)?\s*:\s*(.*?)\s*$")
+RE_HEALTH_KV = lazy_compile(r"^\s*(?:([A-Za-z](?:[A-Za-z ]*[A-Za-z])?)\s*)?:\s*+((?:\S(?:.*\S)?)?)\s*$")
 """A line of ``npu-smi info -t health``: ``Health Status : Alarm``, ``NPU ID : 3``, or a continuation of ``Error
 Information`` with no key of its own (``                : node type=adda, ...``, not read). ``Error Code`` lines are
 :func:`opsbrain.ingest.smihealth.error_code_line`'s."""

@@ -46,7 +46,7 @@ black box's fault codes or NA, ``Error Information`` their words): a field that 
 the file's time, up to the next command or blank line (session 33: ``--logs DIR`` read its error code by the general
 parsers, the bundle reader not at all, so an HBM UCE that npu-smi showed was missed by ``--bundle``)."""
 _LINK_STATE = lazy_compile(r"^link status: (\w+)")
-_KV = lazy_compile(r"^([A-Za-z][A-Za-z ()]+?)\s*:\s*(\S+)")
+_KV = lazy_compile(r"^([A-Za-z](?:[A-Za-z ()]*[A-Za-z()]|[A-Za-z ()]))\s*:\s*(\S+)")
 _SMI_ROW = lazy_compile(r"^\|\s*(\d+)\s+\S+\s*\|\s*[A-Za-z]\w*\s*\|\s*\S+\s+([\d.]+)\s")
 """npu-smi's NPU row (``| 0     Ascend910           | OK            | 178.5       36  ...``): NPU ID and temperature.
 Its health column is a word: an A3 table's chip row (``| 1     1                   | 0000:9F:00.0  | 0           0

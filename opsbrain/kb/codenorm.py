@@ -13,7 +13,7 @@ LEVELS: tuple[str, ...] = HandlingLevel.__args__  # type: ignore[attr-defined]
 """Least to most severe; a test checks they equal ``faultlib.faults.catalog.HANDLING_LEVELS``."""
 
 _HEX_DEVICE = lazy_compile(r"^(?:0[xX])?([0-9a-fA-F]{8,9})$")
-_SWITCH_TUPLE = lazy_compile(r"^\[\s*(0x[0-9a-fA-F]{8})\s*,\s*([0-9A-Za-z_]{0,16})\s*,\s*([0-9A-Za-z_]{1,16})\s*,"
+_SWITCH_TUPLE = lazy_compile(r"^\[\s*(0x[0-9a-fA-F]{8})\s*,\s*+([0-9A-Za-z_]{0,16})\s*,\s*([0-9A-Za-z_]{1,16})\s*,"
                            r"\s*([^\],\s]{1,16})\s*\]$")
 _SWITCH_ALARM = lazy_compile(r"^0x[0-9a-fA-F]{8}$")
 _HCCL = lazy_compile(r"^(?:E[A-Z]\d{4}|E[1-9]\d{4}|ERR\d{5})$")

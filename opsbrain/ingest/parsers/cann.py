@@ -80,7 +80,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     # ``\s*\[?\d*\]?\s+`` split a run of spaces two ways, 1 s on a 4 KB line)
     (screened(r"device.{0,16}?(?:is )?(?:dead|lost)\b|\bdevice(?:\s*(?:\[\d*\]?|\d+\]?|\]))?\s+(?:is\s+)?down\b|"
               r"(?:lost|no) heart ?beat|heart ?beat lost", re.I), "rt:device_lost"),
-    (screened(r"stream.*(?:sync|synchronize).*(?:fail|timeout)|rtStreamSynchronize|aclrtSynchronize\w*.*fail", re.I),
+    (screened(r"stream(?>.*?sync).*(?:fail|timeout)|rtStreamSynchronize|aclrtSynchronize.*fail", re.I),
      "rt:sync_failed"),
 )
 

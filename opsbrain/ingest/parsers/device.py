@@ -17,7 +17,7 @@ from opsbrain.ingest.smihealth import RE_ERROR_CODE, code_signals, error_code_li
 from opsbrain.ingest.where import RE_DIE
 from opsbrain.lazyre import lazy_compile
 
-RE_EVENT = screened(r"event[_ ]?id\s*[=:]\s*\[?\s*0x([0-9a-f]{8})(?![0-9a-z])(?:.*?assertion=(occur|recover|\d))?",
+RE_EVENT = screened(r"event[_ ]?id\s*[=:]\s*(?:\[\s*)?0x([0-9a-f]{8})(?![0-9a-z])(?:.*?assertion=(occur|recover|\d))?",
                     re.I)
 """A device fault event: its id, and whether it occurs or recovers. The device's fault manager writes the assertion
 as a number with its name, ``assertion=0[Event resume]`` (a recovery), ``1[Event occur]``, ``2[One time event]``

@@ -66,7 +66,7 @@ RE_DRV_RETCODE = screened(r"\bdrvRetCode\s*[=:]\s*(\d{1,5})\b")
 RE_HCCL_TEST = screened(r"hccl interface return err \S+, retcode: (\d{1,4})\b")
 RE_ERROR_NUMBER = screened(r"Hccl\w+ failed(?:\. \| Error Number |, ret:)(\d{1,4})\b")
 RE_GLOG_CHECK = screened(r"Check failed: \w+ == HCCL_SUCCESS \((\d{1,4}) vs\. 0\)")
-RE_DCMI = screened(r"(?<![A-Za-z_])(?:retCode|ret code|ret is|ret|return code)\s*[:=]?\s*(-80\d\d)\b", re.I)
+RE_DCMI = screened(r"(?<![A-Za-z_])(?:retCode|ret code|ret is|ret|return code)\s*(?:[:=]\s*)?(-80\d\d)\b", re.I)
 """DCMI's return code after its word, a whole word (session 38: not ``secret -8020``)."""
 _DCMI_CONTEXT = screened(r"dcmi|npu-smi|vDev|device ?plugin|DrvMng", re.I, context=True)
 DCMI_KIND = {-8020: "cfg:device", -8007: "cfg:device", -8002: "cfg:env", -8013: "cfg:env"}

@@ -408,7 +408,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
                 r"BuildSingleOpModel fail|Fail to build op model|\baclopCompile\w*.*fail|fail.*\baclopCompile",
                 re.I), "op:compile"),
     # the aclnn engine's own launch / run failure lines name the operator (hicann/opbase src/nnopbase, session 38)
-    (screened(r"aclnn\w*.*(?:fail|error)|(?:fail|error).*aclnn|\blaunch failed for \w+, errno:|"
+    (screened(r"aclnn.*(?:fail|error)|(?:fail|error).*aclnn|\blaunch failed for \w+, errno:|"
               r"\bKernel Run failed\. opType:", re.I), "op:aclnn"),
     (screened(r"\[ASSERT\].*Assertion|Assertion `.*' failed|Assertion `", re.I), "op:assert"),
     (screened(r"loss is nan|nan loss|grad(?:ient)? norm is (?:inf|nan)|loss scale.*overflow|"

@@ -52,7 +52,7 @@ from opsbrain.ingest.where import MAX_DEVICE
 from opsbrain.lazyre import lazy_compile
 
 RE_NAMED = screened(r"(?:receive devFaultInfo: |current fault: |fault \[|fault, devFaultInfo: )(?:\w+\.DevFaultInfo)?"
-                    r"\{EventID:(\d+),? LogicID:(-?\d+)([^{}]*)\}(?:, hex fault code: \w+, fault level: (\w+))?")
+                    r"\{EventID:(\d+),? LogicID:(-?\d++)([^{}]*)\}(?:, hex fault code: \w+, fault level: (\w+))?")
 RE_POSITIONAL = screened(r"receive devFaultInfo: \{(\d+) (-?\d+)((?: -?\d+){3,})\}")
 RE_ESCALATED = screened(r"Fault(?:Frequency|Duration) detected, event id: ([0-9a-fA-F]{1,16}), logic id: (-?\d+), "
                         r".*?fault level: (\w+)")

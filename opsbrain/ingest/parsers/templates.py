@@ -32,7 +32,7 @@ from typing import Any
 from opsbrain.lazyre import lazy_compile
 from opsbrain.multiscan import in_order
 
-PLACEHOLDER = lazy_compile(r"%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t)?[sdiuxXfpc]|\n")
+PLACEHOLDER = lazy_compile(r"%[-+ #0]*+\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t)?[sdiuxXfpc]|\n")
 MIN_FIXED = 24
 """Characters of fixed text a template needs: below it the fixed text is a phrase any program prints (``Path %s is
 invalid. Reason: %s.``, 22; ``The resources are busy.``, 22); ``Failed to verify the OPP.`` (24) is kept."""
