@@ -25,4 +25,5 @@ def test_a_value_bound_at_a_failing_lines_end_is_no_benign_note(line: str) -> No
 def test_the_documented_notes_stay_benign() -> None:
     # pypto-doctor under --runtime=ascend (hw-native-sys/pypto#2755), as tests/test_tester43b.py
     assert kinds("warn  driver libs present but version.info is not exposed (normal under --runtime=ascend)\n") == []
-    assert kinds("warn  npu-smi: npu get board type failed. ret is -9005 \u2014 expected under --runtime=ascend\n") == []
+    board = "warn  npu-smi: npu get board type failed. ret is -9005 \u2014 expected under --runtime=ascend\n"
+    assert kinds(board) == []
