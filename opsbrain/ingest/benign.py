@@ -20,8 +20,8 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"Prefix caching is not supported for V1 now, disable prefix caching|"
                     r": module verification failed: signature and/or required key missing - tainting kernel|"
                     r": loading out-of-tree module taints kernel\.|"
-                    r"(?i:\((?:this is |which is )?(?:normal|expected) under [^()]{1,80}\)\s*$)|"
-                    r"(?i:\s(?:\u2014|--?)\s*(?:this is )?(?:normal|expected) under \S[^()]{0,80}$)|"
+                    r"(?i:\((?:this is |which is )?(?:normal|expected) under (?![~<>=+-]?\s?\d)[^()]{1,80}\)\s*$)|"
+                    r"(?i:\s(?:\u2014|--?)\s*(?:this is )?(?:normal|expected) under (?![~<>=+-]?\s?\d)\S[^()]{0,80}$)|"
                     r"\bMethods [\w,]+ not implemented in <[\w.]+ object at 0x[0-9a-fA-F]+>")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
@@ -74,7 +74,9 @@ npu get board type failed. ret is -9005 \u2014 expected under --runtime=ascend``
 "neither means the environment is broken" (hw-native-sys/pypto#2755: the driver's ``version.info`` stays on the
 host, and ``npu-smi`` enumerates every board while only the exposed cards are in the container; session 43,
 tester43b: driver_firmware_error 0.59 from the first). Only as the line's closing note (in parentheses, or after a
-dash): ``value expected under 8`` inside an error is no such note.
+dash): ``value expected under 8`` inside an error is no such note, and neither is a bound the line ends with,
+``value 12 (expected under 8)``, ``- expected under 8``: a condition that begins with a number is a value's limit,
+not a setting the line is normal under (review43).
 vLLM's ``warn_for_unimplemented_methods`` (vllm/utils.py, v0.8: a class decorator that replaces ``abc.ABC``; after
 each ``__init__`` it lists the public methods whose source still raises ``NotImplementedError`` and logs ``Methods
 %s not implemented in %s`` as a warning; https://github.com/vllm-project/vllm/blob/v0.8.5/vllm/utils.py) names, at
