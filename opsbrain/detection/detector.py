@@ -20,14 +20,14 @@ behind looks like a late line).
 from __future__ import annotations
 
 import heapq
-import re
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from itertools import takewhile
 from typing import TYPE_CHECKING, Any
 
-from opsbrain.detection.explain import beside, collective_failure, is_job_report
+from opsbrain.detection.explain import beside, collective_failure, is_job_report, unexplained_nodes
 from opsbrain.ingest import DOWN, UP, Signal, dark_links
 from opsbrain.ingest.where import node_of
 from opsbrain.verdict import Diagnosis
@@ -149,12 +149,6 @@ def _anchors_of(*comps: str | None) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(nodes), frozenset(l2)
 
 
-def _node_order(node: str) -> tuple[int, tuple[int, ...], str]:
-    """Nodes in numeric order (``pod0/node2`` before ``pod0/node11``), free host names after, by name."""
-    nums = tuple(int(x) for x in re.findall(r"\d+", node))
-    return (0, nums, "") if node.startswith("pod") and nums else (1, (), node)
-
-
 def _clock_host(written_by: str) -> str:
     """The host whose clock stamped a line: a node's logs (its L1 chips', devices') share the node's clock; an L2
     switch chip keeps its own."""
@@ -168,31 +162,16 @@ def _same_event(sig: Signal, inc: Incident) -> bool:
     return sig.kind in DOWN and bool(inc.kinds & set(DOWN))
 
 
+def _repeat_of(sig: Signal, inc: Incident) -> bool:
+    """Whether ``sig`` repeats or follows up a part ``inc`` already holds (a warning, a kind seen, a link's down)."""
+    return sig.component in inc.comps and (sig.severity < 2 or sig.kind in inc.kinds or _same_event(sig, inc))
+
+
 def _seen_down(inc: Incident, sig: Signal) -> bool:
     """Whether ``sig`` is a link going down again: the incident already holds a down of that link more than a
     second earlier (the other end's report of the same down comes within the second)."""
     return sig.kind in DOWN and any(s.kind in DOWN and s.component == sig.component and sig.t - s.t > 1.0
                                     for s in inc.signals)
-
-
-def unexplained_nodes(root: str | None, dark: Iterable[str]) -> list[str]:
-    """The nodes other than ``root`` whose dark links a failure of ``root`` does not explain, in node order: a node
-    dark on two or more of its L1 chips (a whole node failed too), or a node whose dark links share no L2 chip with
-    a third node's (a link or L1 chip of its own failed). Dark links of several nodes on one L2 chip are that chip's
-    event (one link per node) and stay with the incident."""
-    chips: dict[str, set[str]] = defaultdict(set)  # node -> its L1 chips with a dark link
-    ends: dict[str, set[str]] = defaultdict(set)  # node -> the L2 ends of its dark links
-    on_l2: dict[str, set[str]] = defaultdict(set)  # L2 end -> the nodes (not the root) with a dark link there
-    for ln in dark:
-        node = node_of(ln)
-        if node is None or node == root:
-            continue
-        l1, _, l2 = ln.partition("~")
-        chips[node].add(l1)
-        ends[node].add(l2)
-        on_l2[l2].add(node)
-    return sorted((n for n in chips if len(chips[n]) >= 2 or all(on_l2[e] == {n} for e in ends[n])),
-                  key=_node_order)
 
 
 class Detector:
@@ -303,11 +282,14 @@ class Detector:
         link = sig.component if sig.kind in UP and sig.component and "~" in sig.component else None
         if (node := node_of(link)) is None:
             return
-        for inc in reversed(self.incidents):
-            if sig.t - inc.opened_at > self.p.horizon_s + TIME_RESOLUTION_S:
-                break
+        for inc in self._recent(sig.t):
             if (d := inc.diagnosis) and d.fault_class in NODE_WIDE and node_of(d.component) == node:
                 inc.closed = inc.closed or link in dark_links(inc.signals)
+
+    def _recent(self, t: float) -> Iterator[Incident]:
+        """The incidents opened within the horizon before ``t``, newest first (they are kept in opening order)."""
+        return takewhile(lambda inc: t - inc.opened_at <= self.p.horizon_s + TIME_RESOLUTION_S,
+                         reversed(self.incidents))
 
     def _burst_rule(self, sig: Signal) -> bool:
         if sig.kind not in BURST_KINDS or not sig.component:
@@ -326,9 +308,13 @@ class Detector:
         is_job = sig.component in self.placement
         if (same := self._same_moment(sig, nodes)) is not None:
             return same
-        for inc in reversed(self.incidents):  # opened in time order: stop at the first beyond the horizon
-            if sig.t - inc.opened_at > self.p.horizon_s + TIME_RESOLUTION_S:
-                break
+        # a link's repeat joins the incident holding its first down, while that is active (group window), before a
+        # newer incident's same-second rule can take it: a sibling link of the node went down between the two
+        # (session 43). A link that flapped long ago and goes dark with an L2 chip or a node is that event's
+        for inc in self._recent(sig.t) if sig.component and "~" in sig.component else ():
+            if not inc.closed and sig.t - inc.last_at <= self.p.group_window_s and _repeat_of(sig, inc):
+                return inc
+        for inc in self._recent(sig.t):
             if inc.closed:
                 continue
             if is_job:
@@ -337,7 +323,7 @@ class Detector:
                 if nodes & inc.nodes or (not inc.nodes and sig.t - inc.last_at <= self.p.l2_join_s):
                     return inc
                 continue
-            if sig.component in inc.comps and (sig.severity < 2 or sig.kind in inc.kinds or _same_event(sig, inc)):
+            if _repeat_of(sig, inc):
                 return inc
             if self._another_fault(sig, inc):
                 continue  # a fault of its own beside this incident's: its own incident, or an older one's
@@ -363,9 +349,7 @@ class Detector:
         first named the node."""
         if not nodes or is_job_report(sig, self.placement) or (sig.component and sig.component not in nodes):
             return None
-        for inc in reversed(self.incidents):
-            if sig.t - inc.opened_at > self.p.horizon_s + TIME_RESOLUTION_S:
-                break
+        for inc in self._recent(sig.t):
             if (not inc.closed and nodes & inc.nodes and self._reported_with(sig, inc, nodes)
                     and not self._another_fault(sig, inc)):
                 return inc

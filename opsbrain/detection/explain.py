@@ -1,12 +1,15 @@
 """What an open incident's diagnosed root can explain: a job's own reports, the parts the root holds or lies in, and
-the signal kinds the knowledge base gives its class (the detector's rule for a fault beside an open incident)."""
+the signal kinds the knowledge base gives its class (the detector's rule for a fault beside an open incident), and
+the dark nodes a node's failure does not explain (moved here from detector.py, session 43)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable
 
 from opsbrain.ingest import Signal
-from opsbrain.ingest.where import reporting_npu
+from opsbrain.ingest.where import node_of, reporting_npu
 from opsbrain.verdict import Diagnosis
 
 
@@ -50,3 +53,29 @@ def beside(sig: Signal, d: Diagnosis | None, placement: dict[str, list[str]],
     elif sig.host is None or within(sig.host, d.component):
         return False
     return another_kind(sig.kind, d.fault_class)
+
+
+def _node_order(node: str) -> tuple[int, tuple[int, ...], str]:
+    """Nodes in numeric order (``pod0/node2`` before ``pod0/node11``), free host names after, by name."""
+    nums = tuple(int(x) for x in re.findall(r"\d+", node))
+    return (0, nums, "") if node.startswith("pod") and nums else (1, (), node)
+
+
+def unexplained_nodes(root: str | None, dark: Iterable[str]) -> list[str]:
+    """The nodes other than ``root`` whose dark links a failure of ``root`` does not explain, in node order: a node
+    dark on two or more of its L1 chips (a whole node failed too), or a node whose dark links share no L2 chip with
+    a third node's (a link or L1 chip of its own failed). Dark links of several nodes on one L2 chip are that chip's
+    event (one link per node) and stay with the incident."""
+    chips: dict[str, set[str]] = defaultdict(set)  # node -> its L1 chips with a dark link
+    ends: dict[str, set[str]] = defaultdict(set)  # node -> the L2 ends of its dark links
+    on_l2: dict[str, set[str]] = defaultdict(set)  # L2 end -> the nodes (not the root) with a dark link there
+    for ln in dark:
+        node = node_of(ln)
+        if node is None or node == root:
+            continue
+        l1, _, l2 = ln.partition("~")
+        chips[node].add(l1)
+        ends[node].add(l2)
+        on_l2[l2].add(node)
+    return sorted((n for n in chips if len(chips[n]) >= 2 or all(on_l2[e] == {n} for e in ends[n])),
+                  key=_node_order)
