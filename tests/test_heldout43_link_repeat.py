@@ -55,3 +55,23 @@ def test_a_link_that_flapped_long_ago_goes_dark_with_the_event_of_the_same_secon
     assert len(det.incidents) == 2
     assert [s.component for s in det.incidents[1].signals if s.kind == "sw:down"] == [l2_other, TARGET_LINK]
 
+
+
+def test_held_out_run_1000105_keeps_the_first_flapping_links_flaps_in_one_incident() -> None:
+    """The case run itself (the held-out world of seed 1000105, as ``kb eval`` draws it): the incident that holds the
+    first flap of the fault's link holds its later flaps too (on main: that one flap only, read dirty_connector)."""
+    from opsbrain.kb import cases as case_lib
+    from opsbrain.kb import heldout
+
+    seed = 1_000_105
+    values = heldout.draw_values(seed)
+    w = heldout.world_for(values)
+    cases = case_lib.run_case(seed, "link_flap", case_lib.concurrent_run(seed, heldout.EVAL_CONCURRENCY),
+                              w.noise_scale, keep_signals=True, world=w)
+    mine = [c for c in cases if c.label == "link_flap" and c.component]
+    target = mine[0].component
+    last: dict[str, case_lib.Case] = {c.incident: c for c in mine}  # each incident's last moment
+    downs = {inc: [s.t for s in c.signals if s.kind in ("sw:down", "port:down") and s.component == target]
+             for inc, c in last.items()}
+    first = min((ts for ts in downs.values() if ts), key=min)
+    assert len({round(t) for t in first}) > 1  # more than one down of the link (either end's report)
