@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
+from itertools import takewhile
 from typing import TYPE_CHECKING, Any
 
 from opsbrain.detection.anchors import (  # noqa: F401 (anchors, unexplained_nodes: imported from here)
@@ -60,6 +61,11 @@ ACTIONABLE_WARNINGS = ("sw:lanes", "dev:80E20207", "dev:80E18401", "dev:80E00209
 BURST_KINDS = ("dev:80E01805",)
 NODE_WIDE = ("node_crash",)  # classes whose root is a whole node: other wholly dark nodes are incidents of their own
 IGNORED = ("level:", "sw:up", "port:up", "hccn:up", ":recover", "hccn:tls_")  # tls_: states
+
+
+def _repeat_of(sig: Signal, inc: Incident) -> bool:
+    """Whether ``sig`` repeats or follows up a part ``inc`` already holds (a warning, a kind seen, a link's down)."""
+    return sig.component in inc.comps and (sig.severity < 2 or sig.kind in inc.kinds or _same_event(sig, inc))
 
 
 class Detector:
@@ -170,11 +176,14 @@ class Detector:
         link = sig.component if sig.kind in UP and sig.component and "~" in sig.component else None
         if (node := node_of(link)) is None:
             return
-        for inc in reversed(self.incidents):
-            if sig.t - inc.opened_at > self.p.horizon_s + TIME_RESOLUTION_S:
-                break
+        for inc in self._recent(sig.t):
             if (d := inc.diagnosis) and d.fault_class in NODE_WIDE and node_of(d.component) == node:
                 inc.closed = inc.closed or link in dark_links(inc.signals)
+
+    def _recent(self, t: float) -> Iterator[Incident]:
+        """The incidents opened within the horizon before ``t``, newest first (they are kept in opening order)."""
+        return takewhile(lambda inc: t - inc.opened_at <= self.p.horizon_s + TIME_RESOLUTION_S,
+                         reversed(self.incidents))
 
     def _burst_rule(self, sig: Signal) -> bool:
         if sig.kind not in BURST_KINDS or not sig.component:
@@ -193,9 +202,13 @@ class Detector:
         is_job = sig.component in self.placement
         if (same := self._same_moment(sig, nodes)) is not None:
             return same
-        for inc in reversed(self.incidents):  # opened in time order: stop at the first beyond the horizon
-            if sig.t - inc.opened_at > self.p.horizon_s + TIME_RESOLUTION_S:
-                break
+        # a link's repeat joins the incident holding its first down, while that is active (group window), before a
+        # newer incident's same-second rule can take it: a sibling link of the node went down between the two
+        # (session 43). A link that flapped long ago and goes dark with an L2 chip or a node is that event's
+        for inc in self._recent(sig.t) if sig.component and "~" in sig.component else ():
+            if not inc.closed and sig.t - inc.last_at <= self.p.group_window_s and _repeat_of(sig, inc):
+                return inc
+        for inc in self._recent(sig.t):
             if inc.closed:
                 continue
             if is_job:
@@ -204,7 +217,7 @@ class Detector:
                 if nodes & inc.nodes or (not inc.nodes and sig.t - inc.last_at <= self.p.l2_join_s):
                     return inc
                 continue
-            if sig.component in inc.comps and (sig.severity < 2 or sig.kind in inc.kinds or _same_event(sig, inc)):
+            if _repeat_of(sig, inc):
                 return inc
             if self._another_fault(sig, inc):
                 continue  # a fault of its own beside this incident's: its own incident, or an older one's
@@ -230,9 +243,7 @@ class Detector:
         first named the node."""
         if not nodes or is_job_report(sig, self.placement) or (sig.component and sig.component not in nodes):
             return None
-        for inc in reversed(self.incidents):
-            if sig.t - inc.opened_at > self.p.horizon_s + TIME_RESOLUTION_S:
-                break
+        for inc in self._recent(sig.t):
             if (not inc.closed and nodes & inc.nodes and self._reported_with(sig, inc, nodes)
                     and not self._another_fault(sig, inc)):
                 return inc
