@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from itertools import chain
 from typing import TYPE_CHECKING
 
+from opsbrain.ingest.healthstates import SIGNAL_KIND, SIGNAL_LEVEL
 from opsbrain.ingest.signal import Signal
 
 if TYPE_CHECKING:
@@ -130,9 +131,8 @@ def page_signals(lines: list[str], host: str | None, file: str | None, t: float)
         for code in codes:
             add(f"dev:{code}", npu, "error_code", 2)
     for npu, level in r.npu_health.items():
-        if level >= 1:  # 0 OK; npu-exporter's 0 (unhealthy) is read as Alarm (2)
-            add(("smi:warning", "smi:alarm", "smi:critical")[min(level, 3) - 1], npu, "npu_chip_info_health_status",
-                2 if level >= 2 else 1)
+        if 0 < level < len(SIGNAL_KIND):  # 0 OK; npu-exporter's 0 (unhealthy) is read as Alarm (2): healthstates
+            add(SIGNAL_KIND[level], npu, "npu_chip_info_health_status", SIGNAL_LEVEL[level])
     for attr, kind, family in (("link_oper_down", "hccn:down", "npu_chip_info_link_status"),
                                ("link_net_unhealthy", "hccn:net_health_fail", "npu_chip_info_network_status")):
         for port, bad in getattr(r, attr).items():
