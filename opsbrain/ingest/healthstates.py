@@ -5,10 +5,11 @@ exporter-page reader (:mod:`opsbrain.ingest.exporterpage`) and the sweep (``Read
 
 npu-smi's Health column and ``Health`` / ``Health Status`` lines take five values (HDK npu-smi reference, the chip
 health queries ``npu-smi info -t health -i id`` and ``-i id -c chip_id``, npusmi_027 / npusmi_028:
-https://www.hiascend.com/document/detail/zh/Atlas%20200I%20A2/2520/re/npu/npusmi_028.html): OK (normal), Warning
-(一般告警, a minor alarm), Alarm (重要告警, a major alarm), Critical (紧急告警, an urgent alarm), and UNKNOWN (该设备不存在
-或未启动: the device does not exist or has not started). The DCMI call behind it, dcmi_get_device_health
-(api_024), returns 0..3 for the four alarm levels and 0xFFFFFFFF for a device that does not exist.
+https://www.hiascend.com/document/detail/zh/Atlas%20200I%20A2/2520/re/npu/npusmi_028.html): OK (normal),
+Warning (一般告警, a minor alarm), Alarm (重要告警, a major alarm), Critical (紧急告警, an urgent alarm), and
+UNKNOWN (该设备不存在或未启动: the device does not exist or has not started). The DCMI call behind it,
+dcmi_get_device_health (api_024), returns 0..3 for the four alarm levels and 0xFFFFFFFF for a device that does not
+exist.
 
 UNKNOWN is therefore not a fifth alarm level: it is a device that did not answer, whose health (and so whatever
 fault it has) could not be read. It keeps its own state (code 4, ``Unknown``; before session 43 the sweep read it

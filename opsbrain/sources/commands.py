@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 from opsbrain.errors import InputError
 from opsbrain.ingest.archive import READ_ERRORS, ArchiveError
 from opsbrain.ingest.commands import CommandReadings, parse_command_file
-from opsbrain.ingest.healthstates import code_of, worse
 from opsbrain.ingest.dirwalk import check_listable, log_files
+from opsbrain.ingest.healthstates import code_of, worse
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.text import TextStats, read_members
 from opsbrain.ingest.where import node_component
