@@ -10,6 +10,7 @@ import click
 
 from opsbrain.cli.base import NON_EMPTY, _emit_json, cli, data_dir_option, json_option
 from opsbrain.cli.kb_cmds import _matcher, model_option
+from opsbrain.diagnosis.symptoms import led_by_symptoms, symptoms_headline
 from opsbrain.errors import InputError
 from opsbrain.verdict import cited_line, found_nothing
 
@@ -29,8 +30,9 @@ from opsbrain.verdict import cited_line, found_nothing
                    "in from a store); each directory once. Off by default: a link may point anywhere. Links inside "
                    "archives are never followed.")
 @click.option("--exit-code", "exit_code", is_flag=True, default=False,
-              help="Exit 1 when something was found (a fault class, or fault signals no class explains), 0 only "
-                   "when no known fault signal was read: for scripts (diagnose --exit-code --logs x || page).")
+              help="Exit 1 when something was found (a fault class, or fault signals or an exporter page's node "
+                   "health summary that no class explains), 0 only when nothing was: for scripts "
+                   "(diagnose --exit-code --logs x || page).")
 @model_option
 @data_dir_option
 @json_option
@@ -318,6 +320,8 @@ def _verdict_line(d: dict[str, Any], bar: float) -> str:
         chip = f" die {root['die']} (logical device {root['logic_id']})"
     where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) + chip or root.get(
         "name") or d.get("component") or NO_PLACE
+    if led_by_symptoms(d):  # found, but no signal and no class: an exporter page's node summary (session 43)
+        return symptoms_headline(d)
     if found_nothing(d):
         named = "" if where == NO_PLACE else f" (the input names {where})"
         return f"diagnosis: no fault found{named}"  # not "unknown at device 0" for a healthy npu-smi table

@@ -29,6 +29,7 @@ from opsbrain.diagnosis.jobs import busiest_job, jobs_listed, other_jobs, say_at
 from opsbrain.diagnosis.knowledge import load_vendor_rules, vendor_mapping
 from opsbrain.diagnosis.multirank import apply_root_cluster, chip_named, multirank_verdict
 from opsbrain.diagnosis.realtext import TextView
+from opsbrain.diagnosis.symptoms import with_symptoms
 from opsbrain.diagnosis.vendorlevel import imported_levels, level_notes, levelled
 from opsbrain.errors import InputError
 from opsbrain.ingest import NO_HISTORY, LineReader, Signal, parse_line
@@ -304,6 +305,7 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
         out["root_cluster"] = mr
         apply_root_cluster(out, mr, engine, MAX_EVIDENCE_LINES)
     with_component_self(out, sigs, lambda s: s.host)
+    with_symptoms(out, stats)
     if out["fault_class"] != UNKNOWN and not out["evidence_lines"]:
         out["evidence"].append("no evidence line: the verdict rests on metrics or events only")
     notes = []

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from opsbrain.ingest.healthstates import code_of, worse_word
 from opsbrain.ingest.parsers.ctx import stated_level, worded_level
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.smihealth import ErrorCodes, code_signals, error_code_line
@@ -46,9 +47,6 @@ RE_STAT = lazy_compile(r"^\s*([a-z][a-z0-9_]*)\s*:\s*(\d+)\s*$")
 """A counter of ``hccn_tool -i N -stat -g`` (``mac_rx_fcs_err_pkt_num:0``)."""
 RE_LINK_STATUS = lazy_compile(r"link status\s*:\s*(UP|DOWN)", re.I)
 RE_NET_HEALTH = lazy_compile(r"net health status\s*:\s*(.+?)\s*$", re.I)
-HEALTH_RANK = {"ok": 0, "warning": 1, "alarm": 2, "critical": 3, "unknown": 2}
-"""npu-smi's health states, mildest first (its manual, ``info -t health``: OK, Warning, Alarm, Critical; UNKNOWN, the
-device absent or not started, as Alarm)."""
 RE_HEALTH_CMD = lazy_compile(r"-t\s+health\b")
 RE_CHIP = lazy_compile(r"-c\s+(\d+)")
 RE_HEALTH_KV = lazy_compile(r"^\s*(?:([A-Za-z](?:[A-Za-z ]*[A-Za-z])?)\s*)?:\s*+((?:\S(?:.*\S)?)?)\s*$")
@@ -234,9 +232,8 @@ def _health(out: CommandReadings, dev: int | None, chip: str, lines: list[str],
         key, value = m.group(1).strip().lower(), m.group(2)
         if key == "npu id" and dev is None and value.isdigit():
             dev = int(value)
-        elif (key in ("health status", "health") and value.lower() in HEALTH_RANK
-              and HEALTH_RANK[value.lower()] >= HEALTH_RANK.get((health or "").lower(), -1)):
-            health = value
+        elif key in ("health status", "health") and code_of(value) is not None:
+            health = worse_word(health, value)  # the worst of the chips (healthstates' order)
     if dev is None or (health is None and codes is None):
         shown = " ".join(" ".join(lines).split())[:60]
         out.notes.append(("npu-smi info -t health outputs without a device or a Health / Error Code line, not used",
@@ -297,8 +294,7 @@ def parse_command_outputs(text: str, host: str | None = None, file: str | None =
             for line in lines:
                 if m := RE_SMI_ROW.match(line):  # on Atlas A3, one row per die of the NPU: the worst is kept
                     n = int(m.group(1))
-                    if HEALTH_RANK.get(m.group(3).lower(), 0) >= HEALTH_RANK.get(health.get(n, "").lower(), -1):
-                        health[n] = m.group(3)
+                    health[n] = worse_word(health.get(n), m.group(3)) or health.get(n) or m.group(3)
                     temp = _number(m.group(5))
                     if temp is not None:
                         temps[n] = max(temp[0], temps.get(n, -math.inf))
@@ -349,9 +345,8 @@ def parse_command_outputs(text: str, host: str | None = None, file: str | None =
     if sections:
         _judge(out, before != out.size() + len(chips), sections[-1])
     for (n, _chip), (state, found) in sorted(chips.items()):
-        if state is not None and HEALTH_RANK[state.lower()] >= HEALTH_RANK.get(
-                out.health_status.get(n, "").lower(), -1):
-            out.health_status[n] = state
+        if state is not None:
+            out.health_status[n] = worse_word(out.health_status.get(n), state) or state
         if found is not None:
             have = out.fault_codes.setdefault(n, [])
             have += [c for c in found if c not in have]

@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from itertools import chain
 from typing import TYPE_CHECKING
 
+from opsbrain.ingest.healthstates import SIGNAL_KIND, SIGNAL_LEVEL
 from opsbrain.ingest.signal import Signal
 
 if TYPE_CHECKING:
@@ -103,9 +104,11 @@ def _read(lines: list[str], host: str | None) -> tuple[Readings, bool]:
         raise
 
 
-def page_signals(lines: list[str], host: str | None, file: str | None, t: float) -> tuple[list[Signal], str]:
+def page_signals(lines: list[str], host: str | None, file: str | None, t: float,
+                 found: list[str] | None = None) -> tuple[list[Signal], str]:
     """The fault signals of a page's lines (each placed on the line of its series) and one note saying how the
-    page was read. ValueError when the text is not the Prometheus text format."""
+    page was read; ``found`` gets what its node health summary finds beyond them (:func:`node_health_found`).
+    ValueError when the text is not the Prometheus text format."""
     from opsbrain.sources.exporter import chip_npu, series_node
 
     r, cut = _read(lines, host)
@@ -130,9 +133,8 @@ def page_signals(lines: list[str], host: str | None, file: str | None, t: float)
         for code in codes:
             add(f"dev:{code}", npu, "error_code", 2)
     for npu, level in r.npu_health.items():
-        if level >= 1:  # 0 OK; npu-exporter's 0 (unhealthy) is read as Alarm (2)
-            add(("smi:warning", "smi:alarm", "smi:critical")[min(level, 3) - 1], npu, "npu_chip_info_health_status",
-                2 if level >= 2 else 1)
+        if 0 < level < len(SIGNAL_KIND):  # 0 OK; npu-exporter's 0 (unhealthy) is read as Alarm (2): healthstates
+            add(SIGNAL_KIND[level], npu, "npu_chip_info_health_status", SIGNAL_LEVEL[level])
     for attr, kind, family in (("link_oper_down", "hccn:down", "npu_chip_info_link_status"),
                                ("link_net_unhealthy", "hccn:net_health_fail", "npu_chip_info_network_status")):
         for port, bad in getattr(r, attr).items():
@@ -144,6 +146,8 @@ def page_signals(lines: list[str], host: str | None, file: str | None, t: float)
             "and optical power are the sweep's: opsbrain sweep once --source prometheus --url file:///PATH"
             + (f"; its last line (line {len(lines)}) cut short, not read: a truncated page?" if cut else "")
             + "".join(f"; {x}" for x in node_health_notes(r)))
+    if found is not None:
+        found += node_health_found(r)
     return out, note
 
 
@@ -166,19 +170,43 @@ def _node_summary(r: Readings, lines: list[str]) -> None:
                 (r.node_npu_unhealthy if "unhealthy" in m.group(1) else r.node_npu_unknown).setdefault("", v)
 
 
+def _summary_rows(r: Readings) -> Iterator[tuple[str, float, float, float]]:
+    """Per node with a health summary: its name, the NPUs it counts unhealthy, those its chips' series show at fault
+    (health Alarm or worse, or a fault code) and the NPUs whose health it could not read."""
+    from opsbrain.sources.portreadings import shown_unhealthy
+
+    shown = shown_unhealthy(r)
+    for node in sorted(r.node_npu_unhealthy.keys() | r.node_npu_unknown.keys()):
+        yield node, r.node_npu_unhealthy.get(node, 0.0), shown.get(node, 0), r.node_npu_unknown.get(node, 0.0)
+
+
+def node_health_found(r: Readings) -> list[str]:
+    """What the page's node health summary finds that its chips' series do not, one phrase per node and kind, for an
+    answer's headline (session 43, diag43b: before, an answer whose only finding this was read "no fault found"):
+    ``1 NPU unhealthy by the node summary of node-1 (machine_unhealthy_npu_nums; no per-device series explains it)``,
+    ``1 NPU whose health the exporter of node-1 could not read (machine_unknown_npu_nums)``. No class is drawn from
+    either (:func:`node_health_notes`)."""
+    found = []
+    for node, bad, seen, unknown in _summary_rows(r):
+        of, extra = node or "its node", bad - seen
+        if extra > 0:
+            them = "them" if extra != 1 else "it"
+            found.append(f"{extra:.0f} NPU{'s' * (extra != 1)} unhealthy by the node summary of {of} "
+                         f"(machine_unhealthy_npu_nums; no per-device series explains {them})")
+        if unknown > 0:
+            found.append(f"{unknown:.0f} NPU{'s' * (unknown != 1)} whose health the exporter of {of} could not read "
+                         "(machine_unknown_npu_nums)")
+    return found
+
+
 def node_health_notes(r: Readings) -> list[str]:
     """What the page's node health summary says that its chips' series do not (session 42): NPUs counted unhealthy
     (``machine_unhealthy_npu_nums``) beyond those whose own series show a fault (health 0 or a fault code), and NPUs
     whose health the exporter could not read (``machine_unknown_npu_nums``): a symptom of the node, said, from which
     no class is drawn. One line per node; none when there is nothing to say (or the page has no summary: releases
     before 2026-08)."""
-    from opsbrain.sources.portreadings import shown_unhealthy
-
-    shown = shown_unhealthy(r)
     said = []
-    for node in sorted(r.node_npu_unhealthy.keys() | r.node_npu_unknown.keys()):
-        bad, seen = r.node_npu_unhealthy.get(node, 0.0), shown.get(node, 0)
-        unknown = r.node_npu_unknown.get(node, 0.0)
+    for node, bad, seen, unknown in _summary_rows(r):
         parts = []
         if bad > seen:
             parts.append(f"counts {bad:.0f} unhealthy NPUs (machine_unhealthy_npu_nums), its NPUs' own series show "
@@ -191,4 +219,4 @@ def node_health_notes(r: Readings) -> list[str]:
     return said
 
 
-__all__ = ["is_exporter_page", "node_health_notes", "page_signals", "split_page"]
+__all__ = ["is_exporter_page", "node_health_found", "node_health_notes", "page_signals", "split_page"]

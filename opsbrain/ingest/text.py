@@ -85,6 +85,10 @@ class TextStats:
     binary_lines: int = 0  # lines of binary content (surface.looks_binary): counted, not read
     not_read: list[str] = field(default_factory=list)  # what was left out, and why (never silent)
     notes: list[str] = field(default_factory=list)  # how an input was read when not as its name says
+    symptoms: list[str] = field(default_factory=list)
+    """What the input shows that gives no signal and names no fault class: an exporter page's node health summary
+    beyond its chips' series (:func:`opsbrain.ingest.exporterpage.node_health_found`); an answer leads with it where
+    it found nothing else (:mod:`opsbrain.diagnosis.symptoms`)."""
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -314,7 +318,7 @@ class LineReader:
         """An npu-exporter page's fault signals (:mod:`.exporterpage`), and a note saying how it was read."""
         host = file.split("/", 1)[0] if file and "/" in file else None  # DIR/<host>/page.prom names its node
         try:
-            sigs, note = page_signals(lines, host, file, self._last)
+            sigs, note = page_signals(lines, host, file, self._last, self.stats.symptoms)
         except ValueError as exc:
             self.stats.not_read.append(f"{file or 'input'}: an npu-exporter page that is not the Prometheus text "
                                        f"format: {str(exc)[:120]}")

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from opsbrain.errors import InputError
 from opsbrain.ingest.archive import READ_ERRORS, ArchiveError
-from opsbrain.ingest.commands import HEALTH_RANK, CommandReadings, parse_command_file
+from opsbrain.ingest.commands import CommandReadings, parse_command_file
 from opsbrain.ingest.dirwalk import check_listable, log_files
+from opsbrain.ingest.healthstates import code_of, worse
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.text import TextStats, read_members
 from opsbrain.ingest.where import node_component
@@ -70,8 +71,8 @@ def readings_of(parts: list[CommandReadings], t: float) -> Readings:
             r.npu_temp_c[npu(dev)] = v
         health: dict[int, int] = {}
         for dev, state in [*c.npu_health.items(), *c.health_status.items()]:  # the table's and -t health's: the worse
-            if (rank := HEALTH_RANK.get(state.lower())) is not None:  # "NA": not read
-                health[dev] = max(rank, health.get(dev, -1))
+            if (code := worse(code_of(state), health.get(dev))) is not None:  # "NA": not read
+                health[dev] = code
         for dev, rank in health.items():
             r.npu_health[npu(dev)] = rank
         for dev, codes in c.fault_codes.items():  # per file, as its other values (a later file's kept)

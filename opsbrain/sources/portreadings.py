@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from opsbrain.ingest.healthstates import at_fault
 from opsbrain.sources.readings import CollectionHistory, Readings, counter_increase
 from opsbrain.sweeps.params import SweepParams
 from opsbrain.sweeps.portchecks import PortState, npus_per_node
@@ -138,7 +139,8 @@ def _per_node(d: Mapping[str, float], nodes: tuple[str, ...], missing: float = N
 
 
 def shown_unhealthy(r: Readings) -> dict[str, float]:
-    """Per node, its NPUs whose own series show a fault now: health Alarm or worse, or a fault code (what explains
-    the node's ``machine_unhealthy_npu_nums``; session 42)."""
-    bad = {n for n, lv in r.npu_health.items() if lv >= 2} | {n for n, codes in r.npu_fault_codes.items() if codes}
+    """Per node, its NPUs whose own series show a fault now: health Alarm or Critical (not Unknown, which the node
+    counts apart, ``machine_unknown_npu_nums``), or a fault code (what explains the node's
+    ``machine_unhealthy_npu_nums``; session 42)."""
+    bad = {n for n, lv in r.npu_health.items() if at_fault(lv)} | {n for n, codes in r.npu_fault_codes.items() if codes}
     return dict(Counter(n.rpartition("/npu")[0] for n in bad))

@@ -42,7 +42,8 @@ class Readings:
     npu_sample_t: dict[str, float] = field(default_factory=dict)
     """Unix time of each NPU's newest sample: its age is the age of the last successful read of the chip."""
     npu_health: dict[str, int] = field(default_factory=dict)
-    """The health each NPU reports of itself, 0 OK .. 3 Critical (:data:`opsbrain.sweeps.checks.HEALTH_STATES`)."""
+    """The health each NPU reports of itself, 0 OK .. 3 Critical, 4 Unknown (npu-smi's UNKNOWN: the device does not
+    exist or has not started; :mod:`opsbrain.ingest.healthstates`)."""
     npu_fault_codes: dict[str, list[str]] = field(default_factory=dict)
     """The fault event codes each NPU reports now, upper-case hex without ``0x`` (``80E01801``; npu-exporter's
     ``npu_chip_info_error_code``, ``_1`` .. ``_9``; ``npu-smi info -t health``'s ``Error Code``); an empty list: read,

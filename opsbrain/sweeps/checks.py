@@ -25,6 +25,7 @@ from opsbrain.sweeps.finding import row_reduce as row_reduce
 from opsbrain.sweeps.finding import window_words as _hours
 from opsbrain.sweeps.finding import worst as worst
 from opsbrain.sweeps.heartbeat import check_heartbeat
+from opsbrain.sweeps.npuhealth import check_npu_health, health_scope
 from opsbrain.sweeps.optics import (
     check_dom_bias,
     check_dom_rx,
@@ -213,45 +214,6 @@ def check_npu_temp(s: Snapshot, p: SweepParams) -> list[Finding]:
                        (p.npu_temp_warn_c, p.npu_temp_alarm_c, p.npu_temp_critical_c))
 
 
-HEALTH_STATES = ("OK", "Warning", "Alarm", "Critical")
-"""npu-smi's health states, mildest first (npu-smi manual, ``info -t health``: OK, Warning, Alarm, Critical, and
-UNKNOWN, the device absent or not started, read as Alarm); npu-exporter's ``npu_chip_info_health_status`` is 1
-healthy, 0 unhealthy (read as Alarm) (MindCluster NPU Exporter metrics reference)."""
-
-
-def _health_scope(s: Snapshot) -> int:
-    """NPUs whose health or fault codes were read."""
-    read = s.npu_health >= 0 if s.npu_health is not None else np.zeros(len(s.npus), dtype=bool)
-    if s.npu_fault_codes is not None:
-        read = read | np.fromiter((bool(c) for c in s.npu_fault_codes), dtype=bool, count=len(s.npus))
-    return int(read.sum())
-
-
-def check_npu_health(s: Snapshot, p: SweepParams) -> list[Finding]:
-    """The health each NPU reports of itself, and the fault event codes it reports (npu-exporter's
-    ``npu_chip_info_error_code``) with what the knowledge base says of each (:mod:`opsbrain.sweeps.devcodes`): the
-    worse of the stated health and the codes' levels (a level asking for no action, or an unknown code, a Warning)."""
-    from opsbrain.sweeps.devcodes import meaning
-
-    health = s.npu_health if s.npu_health is not None else np.full(len(s.npus), -1, dtype=np.int8)
-    codes = s.npu_fault_codes or ((),) * len(s.npus)
-    out = []
-    for i in sorted(set(np.flatnonzero(health > 0).tolist()) | {k for k, c in enumerate(codes) if c}):
-        state = HEALTH_STATES[int(health[i])] if health[i] > 0 else None
-        known = [meaning(c) for c in codes[i]]
-        said = [f"the device reports its health {state} (npu-smi Health, or npu-exporter health_status 0)"
-                ] if state else []
-        actions = list(dict.fromkeys(f"{m.level}: {m.action}" for m in known if m.action))
-        out.append(Finding(
-            s.npus[i], "npu_health", worst(state or "OK", *(m.severity for m in known)),
-            "; ".join(said + [m.text() for m in known]),
-            ("act on its fault codes' levels (" + "; ".join(actions) + ")") if actions else
-            "read its error codes (npu-smi info -t health -i N shows them) and act on what they say",
-            data={"health": state or ("OK" if health[i] == 0 else "not read"),
-                  **({"fault_codes": [m.as_dict() for m in known]} if known else {})}))
-    return out
-
-
 def check_hbm_temp(s: Snapshot, p: SweepParams) -> list[Finding]:
     """Temperature of each HBM stack (alarm 0x80E00209 at 95 C, fatal 0x80E0020B at 105 C)."""
     return _temp_check(s.hbms, s.hbm_temp_c, "hbm_temp", "HBM",
@@ -317,7 +279,7 @@ CHECKS: tuple[Check, ...] = (
     Check("link_fec", check_link_fec, lambda s: len(s.links)),
     Check("heartbeat", check_heartbeat, lambda s: len(s.npus) + len(s.node_sample_age_s or ())),
     Check("npu_temp", check_npu_temp, lambda s: len(s.npus)),
-    Check("npu_health", check_npu_health, lambda s: _health_scope(s)),
+    Check("npu_health", check_npu_health, health_scope),
     Check("hbm_temp", check_hbm_temp, lambda s: len(s.hbms)),
     Check("straggler", check_stragglers, lambda s: sum(len(j.ranks) for j in s.jobs)),
     Check("spares", check_spares, lambda s: len(s.pods)),

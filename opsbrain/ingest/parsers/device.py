@@ -11,6 +11,7 @@ import re
 from functools import cache, lru_cache
 
 from opsbrain.ingest import where
+from opsbrain.ingest.healthstates import SIGNAL_LEVEL, code_of
 from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.screen import group_of, screened
 from opsbrain.ingest.smihealth import RE_ERROR_CODE, code_signals, error_code_line
@@ -57,7 +58,8 @@ host's table with every row at Alarm: https://www.hiascend.com/forum/thread-0211
 before read as no fault signal at all). ``UNKNOWN`` is no alarm: the reference says the device does not exist or has
 not started (npu-smi reference, the chip health query's states, npusmi_027 / npusmi_028:
 https://www.hiascend.com/document/detail/zh/Atlas%20200I%20A2/2520/re/npu/npusmi_028.html), so its health could not
-be read: ``smi:unknown`` at warning level on that NPU, a symptom naming no fault (session 42; before, not read)."""
+be read: ``smi:unknown`` at warning level on that NPU, a symptom naming no fault (session 42; before, not read), the
+level the sweep rates it at too (:mod:`opsbrain.ingest.healthstates`, session 43)."""
 RE_SMI_T_CODES = RE_ERROR_CODE
 """The chip health query ``npu-smi info -t health -i id -c chip_id``'s ``Error Code`` line (``Error Code : NA`` or
 the chip's fault codes, e.g. ``80E01801``), read by :mod:`opsbrain.ingest.smihealth` as the collected-outputs reader
@@ -230,8 +232,9 @@ def parse(ctx: LineCtx) -> bool:
         return True
     if m := RE_SMI_HEALTH.search(text):
         dev = int(m.group(1))
+        code = code_of(m.group(2))  # None: Abnormal, a warning
         ctx.add(f"smi:{m.group(2).lower()}", where.npu_component(ctx.node, dev),  # npu-smi's NPU ID, not a logical
-                2 if m.group(2).lower() in ("alarm", "critical") else 1, device=dev)  # id (A3: the package's row)
+                1 if code is None else SIGNAL_LEVEL[code], device=dev)  # id (A3: the package's row); healthstates
         return True
     if not (ctx.stated and ctx.sev == 0):
         _bare_event(ctx, text)
