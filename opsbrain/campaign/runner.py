@@ -27,6 +27,7 @@ from faultlib.topology import Topology, TopologyParams
 from opsbrain.campaign.spec import CampaignSpec, campaign_plan, sim_params
 from opsbrain.campaign.summary import seed_record, summarize
 from opsbrain.diagnosis.engine import Engine
+from opsbrain.stophold import held
 from opsbrain.store import RunStore
 from opsbrain.workers import init_worker
 
@@ -142,9 +143,10 @@ def run_campaign(spec: CampaignSpec, store: RunStore | None = None, options: Opt
         rec = result["record"]
         if rec.get("status") != "finished":
             raise KeyboardInterrupt  # a run cut short is no result: it runs again on resume
-        if cstore is not None:
-            cstore.save(spec, result, keep_journal=opts.keep_journals)
-        records[(rec["seed"], rec["policy"])] = rec
+        with held():  # its journal, run row and resume marker all stored, or none (a stop waits for the write)
+            if cstore is not None:
+                cstore.save(spec, result, keep_journal=opts.keep_journals)
+            records[(rec["seed"], rec["policy"])] = rec
         if progress:
             progress(len(records), total, rec)
 

@@ -1,0 +1,135 @@
+"""Session 43's operator run-through (operator43): what a reliability engineer hit on the operations side.
+
+- A stop (Ctrl-C, SIGTERM) that comes after a chaos run's simulation ended, while the run is scored and stored, used
+  to drop the complete journal: the run was stored ``interrupted`` with no journal. It is now held until the
+  journal is stored, then honoured.
+- ``chaos campaign --first-seed`` near the top of the seed range ran into SQLite's INTEGER and crashed (exit 70).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from opsbrain import chaos
+from opsbrain.runner import run as runner_run
+from opsbrain.store import RunStore
+
+REPO = Path(__file__).resolve().parents[1]
+SCENARIO = "hbm-uce-training"  # one hour, one fault: a few seconds
+
+
+def _signal_after(monkeypatch: pytest.MonkeyPatch, target: Any, name: str, sig: int, times: int = 1) -> None:
+    """Make ``target.name`` send ``sig`` to this process right after it returns (``times`` times)."""
+    original = getattr(target, name)
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        out = original(*args, **kwargs)
+        for _ in range(times):
+            os.kill(os.getpid(), sig)
+        return out
+
+    monkeypatch.setattr(target, name, wrapped)
+
+
+def _only_run(store: RunStore) -> dict[str, Any]:
+    runs = store.list_runs()
+    assert len(runs) == 1, runs
+    return runs[0]
+
+
+def test_ctrl_c_while_scoring_keeps_the_complete_journal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C once the simulation has ended, during scoring: the run is stored finished with its journal (and
+    written to --out), and only then is the stop honoured (KeyboardInterrupt)."""
+    _signal_after(monkeypatch, runner_run, "score", signal.SIGINT)
+    store = RunStore(tmp_path / "home")
+    with pytest.raises(KeyboardInterrupt):
+        chaos.run(chaos.plan(SCENARIO), store=store, out_dir=tmp_path / "out", home=tmp_path / "home")
+    row = _only_run(store)
+    assert row["status"] == "finished", row
+    journal = store.get_journal(row["id"])
+    assert journal is not None and journal["status"] == "finished"
+    assert any(i.get("injected") for i in journal["incidents"])
+    assert (tmp_path / "out" / f"{row['id']}.json").is_file()
+
+
+def test_ctrl_c_while_storing_keeps_the_complete_journal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C while the journal goes into the run store (between its incidents and its status)."""
+    import opsbrain.store as store_mod
+
+    store = RunStore(tmp_path / "home")
+    _signal_after(monkeypatch, store_mod, "is_noise", signal.SIGINT)  # called inside RunStore.finish's transaction
+    with pytest.raises(KeyboardInterrupt):
+        chaos.run(chaos.plan(SCENARIO), store=store, home=tmp_path / "home")
+    row = _only_run(store)
+    assert row["status"] == "finished", row
+    assert store.get_journal(row["id"]) is not None
+
+
+def test_second_ctrl_c_while_scoring_a_stopped_run_keeps_its_journal(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The impatient operator: Ctrl-C mid-simulation (the run journals itself as interrupted), then Ctrl-C again
+    while that journal is being scored: the interrupted run's journal is still stored."""
+    calls = {"n": 0}
+
+    def progress(now: float, total: float) -> None:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    _signal_after(monkeypatch, runner_run, "score", signal.SIGINT)
+    store = RunStore(tmp_path / "home")
+    with pytest.raises(KeyboardInterrupt):
+        chaos.run(chaos.plan(SCENARIO), store=store, progress=progress, home=tmp_path / "home")
+    row = _only_run(store)
+    assert row["status"] == "interrupted", row
+    journal = store.get_journal(row["id"])
+    assert journal is not None and journal["status"] == "interrupted"
+
+
+def test_signal_handlers_restored_after_a_run(tmp_path: Path) -> None:
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    chaos.run(chaos.plan(SCENARIO), store=RunStore(tmp_path / "home"), home=tmp_path / "home")
+    assert {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)} == before
+
+
+def _cli(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    env = os.environ | {"OPSBRAIN_HOME": str(home), "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "opsbrain", *args], capture_output=True, text=True, env=env,
+                          timeout=120, cwd=REPO)
+
+
+@pytest.mark.parametrize("first", ["9223372036854775807", "9223372036854775808"])
+def test_campaign_first_seed_past_the_seed_range_is_one_line(tmp_path: Path, first: str) -> None:
+    res = _cli("chaos", "campaign", "--days", "0.01", "--seeds", "2", "--first-seed", first, "--workers", "1",
+               home=tmp_path)
+    assert res.returncode == 2, res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--first-seed" in lines[0] and "internal error" not in lines[0], res.stderr
+    assert not (tmp_path / "crashes").exists()
+
+
+def test_campaign_stop_while_a_run_is_stored_keeps_its_resume_marker(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stop between a campaign run's journal and its resume marker (two writes): both are kept, so a resume
+    reuses the run instead of running and storing it a second time."""
+    from opsbrain.campaign.runner import Options, run_campaign
+    from opsbrain.campaign.spec import CampaignSpec
+
+    _signal_after(monkeypatch, RunStore, "finish", signal.SIGINT)  # the journal is in; the marker comes next
+    store = RunStore(tmp_path / "home")
+    spec = CampaignSpec(days=0.02, seeds=1)
+    out = run_campaign(spec, store, Options(workers=1), home=tmp_path / "home")
+    assert out["complete"] is False  # the stop was honoured
+    assert out["runs"]["finished"] == 1, out["runs"]
+    assert len(store.campaign_records(spec.campaign_id)) == 1
+    monkeypatch.undo()
+    again = run_campaign(spec, store, Options(workers=1), home=tmp_path / "home")
+    assert again["runs"]["reused"] == 1 and again["complete"] is True
+    assert len(store.list_runs(campaign=spec.campaign_id)) == 1
