@@ -133,3 +133,27 @@ def test_campaign_stop_while_a_run_is_stored_keeps_its_resume_marker(tmp_path: P
     again = run_campaign(spec, store, Options(workers=1), home=tmp_path / "home")
     assert again["runs"]["reused"] == 1 and again["complete"] is True
     assert len(store.list_runs(campaign=spec.campaign_id)) == 1
+
+
+def test_campaign_rerun_with_journals_stores_the_journals_a_no_journals_run_left_out(tmp_path: Path) -> None:
+    """``chaos campaign --no-journals`` then the same campaign without it (to get reports): the runs kept without
+    a journal run again and their journals are stored; before, all were reused and ``report CAMPAIGN_ID`` said the
+    campaign kept no journals."""
+    from opsbrain.campaign.runner import Options, run_campaign
+    from opsbrain.campaign.spec import CampaignSpec
+
+    store = RunStore(tmp_path / "home")
+    spec = CampaignSpec(days=0.02, seeds=1)
+    first = run_campaign(spec, store, Options(workers=1, keep_journals=False), home=tmp_path / "home")
+    assert first["complete"] and not store.list_runs(campaign=spec.campaign_id)
+    again = run_campaign(spec, store, Options(workers=1), home=tmp_path / "home")
+    assert again["runs"]["reused"] == 0 and again["runs"]["ran_now"] == 1, again["runs"]
+    (row,) = store.list_runs(campaign=spec.campaign_id)
+    assert store.get_journal(row["id"]) is not None
+    assert store.get_campaign(spec.campaign_id)["run_ids"] == [row["id"]]
+    # the figures are the same seed's: the record stored again equals the first one but for its run id and timing
+    assert ({k: v for k, v in first["by_policy"]["auto"].items() if k != "cost"}
+            == {k: v for k, v in again["by_policy"]["auto"].items() if k != "cost"})  # cost: wall times
+    # and a third time, with journals wanted, everything is reused
+    third = run_campaign(spec, store, Options(workers=1), home=tmp_path / "home")
+    assert third["runs"]["reused"] == 1
