@@ -157,3 +157,21 @@ def test_campaign_rerun_with_journals_stores_the_journals_a_no_journals_run_left
     # and a third time, with journals wanted, everything is reused
     third = run_campaign(spec, store, Options(workers=1), home=tmp_path / "home")
     assert third["runs"]["reused"] == 1
+
+
+def test_report_response_column_says_which_steps_did_not_run(tmp_path: Path) -> None:
+    """The one-line response of an incident not shown in detail named a skipped step as if it had run: the noise
+    incident of hbm-uce-training (seed 7) read "drain link; restart the failed processes in place; ..." though the
+    restart was skipped (no training job was down)."""
+    from opsbrain.report import build_run_report, render
+
+    journal = chaos.run(chaos.plan(SCENARIO), home=tmp_path / "home")
+    model = build_run_report(journal)
+    rest = [i for i in model["incidents"] if not i["detailed"]]
+    not_run = [(i["id"], a) for i in rest for a in i["actions"] if a["status"] not in (None, "succeeded")]
+    assert not_run, "the run has no skipped step in an incident outside the detail sections"
+    md, html = render(model, "md"), render(model, "html")
+    for inc_id, a in not_run:
+        row = next(line for line in md.splitlines() if line.startswith(f"| {inc_id} |"))
+        assert f"{a['words']} ({a['status']})" in row, row
+        assert f"{a['words']} ({a['status']})" in html
