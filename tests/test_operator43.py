@@ -175,3 +175,19 @@ def test_report_response_column_says_which_steps_did_not_run(tmp_path: Path) -> 
         row = next(line for line in md.splitlines() if line.startswith(f"| {inc_id} |"))
         assert f"{a['words']} ({a['status']})" in row, row
         assert f"{a['words']} ({a['status']})" in html
+
+
+def test_markdown_baseline_shows_the_impact_beside_the_manual_run(tmp_path: Path) -> None:
+    """docs/reports.md: the per-fault manual baseline shows "ttd/ttdiag/ttr, human steps, actions and impact". The
+    HTML did; the Markdown stopped at actions, so the NPU-seconds the manual policy lost were not in it."""
+    from opsbrain.report import render_run_report
+    from opsbrain.report.text import num
+
+    ours = chaos.run(chaos.plan(SCENARIO), home=tmp_path / "home")
+    manual = chaos.run(chaos.plan(SCENARIO, policy="manual"), home=tmp_path / "home")
+    md = render_run_report(ours, "md", baseline=manual)
+    fault = next(i for i in ours["incidents"] if i.get("injected"))
+    theirs = next(i for i in manual["incidents"] if i.get("injected"))
+    mine, base = fault["impact"]["train"]["lost_npu_s"], theirs["impact"]["train"]["lost_npu_s"]
+    assert mine != base
+    assert f"| train: NPU-seconds lost | {num(mine)} | {num(base)} |" in md, md

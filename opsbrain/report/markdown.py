@@ -232,7 +232,10 @@ def _incident(inc: dict[str, Any], m: dict[str, Any]) -> list[str]:
                        for k, label in (("ttd_s", "time to detect"), ("ttdiag_s", "time to diagnose"),
                                         ("ttr_s", "time to recover"))]
                       + [["human steps", inc["human_steps"], b.get("human_steps"), ""],
-                         ["actions", inc["action_count"], b.get("action_count"), ""]])
+                         ["actions", inc["action_count"], b.get("action_count"), ""]]
+                      + [[f"{w}: {text.impact_label(k)}", text.num(x), text.num(theirs), text.diff(x, theirs, "")]
+                         for w, v in inc["impact"].items() for k, x in v.items()  # as the HTML (session 43)
+                         for theirs in [((b.get("impact") or {}).get(w) or {}).get(k)]])
     else:
         out.append("_No manual baseline for this fault in the journal._")
     return out
