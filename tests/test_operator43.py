@@ -191,3 +191,17 @@ def test_markdown_baseline_shows_the_impact_beside_the_manual_run(tmp_path: Path
     mine, base = fault["impact"]["train"]["lost_npu_s"], theirs["impact"]["train"]["lost_npu_s"]
     assert mine != base
     assert f"| train: NPU-seconds lost | {num(mine)} | {num(base)} |" in md, md
+
+
+def test_a_run_still_going_is_said_to_be_running_not_unfinished(tmp_path: Path) -> None:
+    """``runs show`` / ``report`` / ``runs bundle`` of a run another process is running said "the run did not
+    finish" (read: it failed); they now say it is still running."""
+    store = RunStore(tmp_path)
+    run_id = store.begin_run(SCENARIO, 7, "auto")  # this (live) process holds it: status running
+    show = _cli("runs", "show", run_id, home=tmp_path)
+    assert show.returncode == 0 and "still running" in show.stdout, show
+    rep = _cli("report", run_id, "--out", str(tmp_path / "r.md"), home=tmp_path)
+    assert rep.returncode == 2 and "still running" in rep.stderr and len(rep.stderr.strip().splitlines()) == 1, rep
+    bundle = _cli("runs", "bundle", run_id, "--out", str(tmp_path / "b"), home=tmp_path)
+    assert bundle.returncode == 2 and "still running" in bundle.stderr, bundle
+    assert "did not finish" not in show.stdout + rep.stderr + bundle.stderr
