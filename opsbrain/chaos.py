@@ -71,9 +71,10 @@ def run(p: Plan, store: RunStore | None = None, out_dir: Path | None = None,
     """Run a plan, store its journal (run store and, with ``out_dir``, a JSON file); return the journal.
     With ``bundle_dir``, a log bundle per incident is written into ``bundle_dir/b0001/``, ... in the journal's order
     (issue 9)."""
-    from opsbrain.fsio import check_output_dir, write_json_atomic
+    from opsbrain.fsio import check_output_dir
     from opsbrain.kb.training import load_engine
     from opsbrain.runner.run import run_plan
+    from opsbrain.stophold import StopHold
 
     if out_dir is not None:  # a path the write would refuse is refused before the run, not after it
         check_output_dir(out_dir, "--out")
@@ -83,18 +84,42 @@ def run(p: Plan, store: RunStore | None = None, out_dir: Path | None = None,
         run_id = store.begin_run(p.scenario.metadata.name, p.seed, p.policy)
     log.info("run started", extra={"run_id": run_id, "scenario": p.scenario.metadata.name, "seed": p.seed,
                                    "policy": p.policy})
+    hold = StopHold()  # a stop once the simulation is over waits until the journal is stored (session 43)
     try:
-        journal = run_plan(p, engine, progress=progress, bundle_dir=bundle_dir)  # at the long-run GC pace
+        journal = run_plan(p, engine, progress=progress, bundle_dir=bundle_dir, hold=hold)  # long-run GC pace
     except KeyboardInterrupt:  # stopped before the simulation ran (run_plan journals a stop once it runs)
+        hold.release()
         if store is not None and run_id is not None:
             store.mark_interrupted(run_id)
         raise
-    if p.scenario.spec.superpod is not None:
-        journal = run_superpod_block(p, journal, say)
+    noted = None
+    if p.scenario.spec.superpod is not None:  # a run of its own: a stop cuts it as before
+        noted = hold.release()
+        if noted is None:
+            journal = run_superpod_block(p, journal, say)
+        else:
+            journal.update(status="interrupted", verdict="aborted",
+                           abort_reason="interrupted by the operator before the spec.superpod block ran")
+        hold.start()
     journal["run_id"] = run_id
-    log.info("run finished", extra={"run_id": run_id, "verdict": journal["verdict"],
-                                    "faults": journal["summary"]["incidents"],
-                                    "wall_s": round(journal["summary"]["wall_s"], 3)})
+    try:
+        log.info("run finished", extra={"run_id": run_id, "verdict": journal["verdict"],
+                                        "faults": journal["summary"]["incidents"],
+                                        "wall_s": round(journal["summary"]["wall_s"], 3)})
+        _keep(journal, run_id, p, store, out_dir)
+    finally:
+        noted = hold.release() or noted
+    if noted is not None:
+        if say and run_id:
+            say(f"stopped: the run's journal ({journal['status']}) is stored as {run_id}")
+        hold.redeliver(noted)
+    return journal
+
+
+def _keep(journal: dict[str, Any], run_id: str | None, p: Plan, store: RunStore | None, out_dir: Path | None) -> None:
+    """Store the journal in the run store and, with ``out_dir``, as ``out_dir/RUN_ID.json``."""
+    from opsbrain.fsio import write_json_atomic
+
     if store is not None and run_id is not None:
         store.finish(run_id, journal)
     if out_dir is not None:
@@ -106,7 +131,6 @@ def run(p: Plan, store: RunStore | None = None, out_dir: Path | None = None,
             stored = f"; the run is stored as {run_id}" if run_id else ""
             raise InputError(f"cannot write the journal: {exc.strerror or exc}{stored}", file=str(target),
                              path="--out") from None
-    return journal
 
 
 def run_superpod_block(p: Plan, journal: dict[str, Any], say: Say | None = None) -> dict[str, Any]:

@@ -425,9 +425,9 @@ class RunStore:
     def campaign_records(self, campaign_id: str) -> dict[tuple[int, str], dict[str, Any]]:
         """The finished runs' compact records by (seed, policy)."""
         with self._db() as db:
-            rows = db.execute("SELECT seed, policy, record FROM campaign_runs WHERE campaign_id=?",
+            rows = db.execute("SELECT seed, policy, record, run_id FROM campaign_runs WHERE campaign_id=?",
                               (campaign_id,)).fetchall()
-        return {(int(s), str(p)): json.loads(r) for s, p, r in rows}
+        return {(int(s), str(p)): json.loads(r) | {"run_id": rid} for s, p, r, rid in rows}
 
     def save_campaign_run(self, campaign_id: str, record: dict[str, Any], journal: dict[str, Any] | None,
                           scenario: str) -> str | None:

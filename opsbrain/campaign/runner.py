@@ -27,6 +27,7 @@ from faultlib.topology import Topology, TopologyParams
 from opsbrain.campaign.spec import CampaignSpec, campaign_plan, sim_params
 from opsbrain.campaign.summary import seed_record, summarize
 from opsbrain.diagnosis.engine import Engine
+from opsbrain.stophold import held
 from opsbrain.store import RunStore
 from opsbrain.workers import init_worker
 
@@ -128,8 +129,12 @@ def run_campaign(spec: CampaignSpec, store: RunStore | None = None, options: Opt
     done: dict[tuple[int, str], dict[str, Any]] = {}
     if cstore is not None:
         cstore.register(spec)
-        done = {k: v for k, v in cstore.finished(spec.campaign_id).items()
+        mine = {k: v for k, v in cstore.finished(spec.campaign_id).items()
                 if k[0] in spec.seed_list and k[1] in spec.policies}
+        done = {k: v for k, v in mine.items() if v.get("run_id") or not opts.keep_journals}
+        if say and len(done) < len(mine):  # kept with --no-journals: run again to store the journals (session 43)
+            say(f"{len(mine) - len(done)} finished run(s) were kept without their journal (--no-journals): "
+                "running them again to store their journals")
     todo = [(s, p) for s in spec.seed_list for p in spec.policies if (s, p) not in done]
     reused = len(done)
     total = reused + len(todo)
@@ -142,9 +147,10 @@ def run_campaign(spec: CampaignSpec, store: RunStore | None = None, options: Opt
         rec = result["record"]
         if rec.get("status") != "finished":
             raise KeyboardInterrupt  # a run cut short is no result: it runs again on resume
-        if cstore is not None:
-            cstore.save(spec, result, keep_journal=opts.keep_journals)
-        records[(rec["seed"], rec["policy"])] = rec
+        with held():  # its journal, run row and resume marker all stored, or none (a stop waits for the write)
+            if cstore is not None:
+                cstore.save(spec, result, keep_journal=opts.keep_journals)
+            records[(rec["seed"], rec["policy"])] = rec
         if progress:
             progress(len(records), total, rec)
 

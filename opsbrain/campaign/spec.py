@@ -29,7 +29,16 @@ from faultlib.simparams import SimParams
 from faultlib.topology import Topology
 from opsbrain.policies import Policy
 from opsbrain.scenario.plan import Plan
-from opsbrain.scenario.schema import Metadata, RandomFaults, Scenario, Spec, SweepSpec, TopologySpec, WorkloadSpec
+from opsbrain.scenario.schema import (
+    MAX_SEED,
+    Metadata,
+    RandomFaults,
+    Scenario,
+    Spec,
+    SweepSpec,
+    TopologySpec,
+    WorkloadSpec,
+)
 
 CAMPAIGN_FORMAT = 1  # bump when a change makes stored seed results incomparable with new ones
 CHEAP_NOISE = {"noise.temp_update_interval_s": 48 * 3600.0}
@@ -47,7 +56,7 @@ class CampaignSpec(NoBoolNumbers):
     pods: int = Field(1, ge=1, le=64)
     days: float = Field(30.0, gt=0, le=90)
     seeds: int = Field(4, ge=1, le=10_000)
-    first_seed: int = Field(0, ge=0)
+    first_seed: int = Field(0, ge=0, le=MAX_SEED)
     profile: str = "llama3"
     policies: tuple[Policy, ...] = ("auto",)
     layout: Literal["auto", "mixed", "cluster"] = "auto"
@@ -65,6 +74,9 @@ class CampaignSpec(NoBoolNumbers):
             raise ValueError(f"unknown profile {self.profile!r} (known: {', '.join(sorted(PROFILES))})")
         if not self.policies or len(set(self.policies)) != len(self.policies):
             raise ValueError("policies must be a non-empty list without repeats")
+        if self.first_seed + self.seeds - 1 > MAX_SEED:
+            raise ValueError(f"first_seed: seeds {self.first_seed}..{self.first_seed + self.seeds - 1} go past the "
+                             f"largest seed, {MAX_SEED}")
         if self.resolved_layout == "mixed" and self.pods != 1:
             raise ValueError("the mixed layout (inference + training) is for one pod; use layout 'cluster'")
         return self

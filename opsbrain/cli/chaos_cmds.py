@@ -213,7 +213,7 @@ def chaos_replay(trace: str, time_unit: str, mapping: str | None, pods: int | No
 @click.option("--days", default=30.0, show_default=True, type=_Finite(0, 90, min_open=True),
               help="Simulated days per run.")
 @click.option("--seeds", default=4, show_default=True, type=click.IntRange(1, 10_000), help="Seeds (runs per policy).")
-@click.option("--first-seed", default=0, show_default=True, type=click.IntRange(0), help="Seeds are FIRST..FIRST+K-1.")
+@click.option("--first-seed", default=0, show_default=True, type=SEED, help="Seeds are FIRST..FIRST+K-1.")
 @click.option("--profile", default="llama3", show_default=True, type=LazyChoice(fault_profiles),
               help="Random fault profile (faultlib/injection/profiles.py; docs/parameters.md).")
 @click.option("--policy", type=click.Choice([*POLICIES, "both", "all"]), default="auto",
@@ -249,9 +249,13 @@ def chaos_campaign(pods: int, days: float, seeds: int, first_seed: int, profile:
     as_json = fmt == "json"
     from opsbrain.campaign.runner import Options, default_workers, run_campaign
     from opsbrain.campaign.spec import CampaignSpec
+    from opsbrain.scenario.schema import MAX_SEED
 
     if scheduler and executor != "dask":
         raise InputError("--scheduler needs --executor dask", path="--scheduler")
+    if first_seed + seeds - 1 > MAX_SEED:  # the run store keeps seeds as SQLite INTEGER
+        raise InputError(f"seeds {first_seed}..{first_seed + seeds - 1} go past the largest seed, {MAX_SEED}",
+                         path="--first-seed")
     policies = {"both": ("auto", "manual"), "all": ("auto", "vendor-default", "manual")}.get(policy, (policy,))
     spec = CampaignSpec(pods=pods, days=days, seeds=seeds, first_seed=first_seed, profile=profile,
                         policies=policies, layout=layout, spares_per_pod=spares_per_pod, bursty=bursty,

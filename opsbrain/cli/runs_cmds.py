@@ -64,7 +64,9 @@ def runs_show(run_id: str, show_all: bool, data_dir: Path | None, output: str | 
         _emit_json(journal if journal is not None else row)
         return
     if journal is None:
-        click.echo(f"{run_id}: {row['status']} (no journal: the run did not finish)")
+        from opsbrain.report.output import no_journal_words
+
+        click.echo(f"{run_id}: {row['status']} (no journal: {no_journal_words(row)})")
         return
     print_journal(journal, fmt, show_all)
 
@@ -89,7 +91,9 @@ def runs_bundle(run_id: str, incident: str | None, out_dir: Path, scenario: str 
         raise InputError(f"no run {run_id!r} in the run store (see 'opsbrain runs list')")
     journal = store.get_journal(run_id)
     if journal is None:
-        raise InputError(f"run {run_id!r} did not finish: it has no journal to re-run")
+        from opsbrain.report.output import no_journal_words
+
+        raise InputError(f"run {run_id!r} has no journal to re-run: {no_journal_words(store.get_run(run_id))}")
     rep = regenerate(journal, out_dir, incident=incident, scenario=scenario, home=data_dir)
     if as_json:
         _emit_json(rep)

@@ -96,7 +96,7 @@ def render_run(m: dict[str, Any]) -> str:
         lines += _table(["id", "detected", "diagnosis", "component", "why", "response"],
                         [[i["id"], text.at(i["detected_at_s"], None), (i["diagnosis"] or {}).get("fault_class", "-"),
                           _c((i["diagnosis"] or {}).get("component") or "-"), i["trouble"],
-                          "; ".join(a["words"] for a in i["actions"]) or "none"] for i in attention])
+                          "; ".join(a["said"] for a in i["actions"]) or "none"] for i in attention])
     rest = [i for i in m["incidents"] if not i["detailed"] and i["category"] != "attention"]
     if rest:
         lines += ["", f"## Other incidents ({len(rest)})", ""]
@@ -105,7 +105,7 @@ def render_run(m: dict[str, Any]) -> str:
                           (i["diagnosis"] or {}).get("fault_class", "-"),
                           text.conf((i["diagnosis"] or {}).get("confidence")),
                           _c((i["diagnosis"] or {}).get("component") or "-"),
-                          "; ".join(a["words"] for a in i["actions"]) or "none"] for i in rest])
+                          "; ".join(a["said"] for a in i["actions"]) or "none"] for i in rest])
     wt = m.get("workload_table") or {}
     lines += ["", "## Workloads", ""]
     lines += _table(wt["head"], wt["rows"]) if wt.get("rows") else ["_No workload ran._"]
@@ -232,7 +232,10 @@ def _incident(inc: dict[str, Any], m: dict[str, Any]) -> list[str]:
                        for k, label in (("ttd_s", "time to detect"), ("ttdiag_s", "time to diagnose"),
                                         ("ttr_s", "time to recover"))]
                       + [["human steps", inc["human_steps"], b.get("human_steps"), ""],
-                         ["actions", inc["action_count"], b.get("action_count"), ""]])
+                         ["actions", inc["action_count"], b.get("action_count"), ""]]
+                      + [[f"{w}: {text.impact_label(k)}", text.num(x), text.num(theirs), text.diff(x, theirs, "")]
+                         for w, v in inc["impact"].items() for k, x in v.items()  # as the HTML (session 43)
+                         for theirs in [((b.get("impact") or {}).get(w) or {}).get(k)]])
     else:
         out.append("_No manual baseline for this fault in the journal._")
     return out

@@ -69,10 +69,21 @@ def load_source(source: str, data_dir: Path | None = None) -> Any:
                          "(see 'opsbrain runs list')")
     journal = store.get_journal(source)
     if journal is None:
-        raise InputError(f"run {source!r} has no journal (it did not finish)")
+        raise InputError(f"run {source!r} has no journal: {no_journal_words(store.get_run(source))}")
     if not journal.get("run_id"):
         journal["run_id"] = source
     return journal
+
+
+def no_journal_words(row: dict[str, Any] | None) -> str:
+    """Why a stored run has no journal, from its status (session 43: a run still going was said to have "not
+    finished", which reads as failed)."""
+    status = (row or {}).get("status")
+    if status == "running":
+        return "it is still running; its journal is stored when it ends or is stopped"
+    if status == "interrupted":
+        return "it was stopped before its simulation ran, or its process was killed"
+    return f"its status is {status}"
 
 
 def _is_bare_campaign_summary(data: Any) -> bool:

@@ -11,8 +11,12 @@ from opsbrain.report import text
 
 
 def action(a: dict[str, Any], t0: float | None) -> dict[str, Any]:
+    """One action for the report; ``said`` is its words with its status when it did not succeed (``restart the
+    failed processes in place (skipped)``), for the one-line response of an incident not shown in detail."""
     start, stop = a.get("start_s"), a.get("end_s")
-    return {"action": a.get("action"), "words": text.action_words(str(a.get("action"))), "target": a.get("target"),
+    words, status = text.action_words(str(a.get("action"))), a.get("status")
+    return {"action": a.get("action"), "words": words, "target": a.get("target"),
+            "said": words if status in (None, "succeeded") else f"{words} ({status})",
             "status": a.get("status"), "kind": a.get("kind"), "rung": a.get("rung"), "step": a.get("step"),
             "start_s": start, "end_s": stop, "duration_s": None if start is None or stop is None else stop - start,
             "rel_start_s": None if start is None or t0 is None else start - t0,

@@ -33,6 +33,7 @@ from opsbrain.runner.series import journal_series
 from opsbrain.runner.triggers import never_fired
 from opsbrain.runner.world import World, build_world
 from opsbrain.scenario.plan import Plan
+from opsbrain.stophold import StopHold
 from opsbrain.verdict import is_noise, person_steps, run_verdict
 
 NO_ACTION_CLASSES = ("dirty_connector", "hbm_ce_storm", "unknown")
@@ -51,18 +52,26 @@ def _clean(x: Any) -> Any:
 
 
 def run_plan(plan: Plan, engine: Engine, progress: Progress | None = None, dry_run: bool = False,
-             bundle_dir: Path | None = None) -> dict[str, Any]:
+             bundle_dir: Path | None = None, hold: StopHold | None = None) -> dict[str, Any]:
     """Run a plan to its end (or abort) and return the journal. With ``bundle_dir``, also write a log bundle per
     journal incident into ``bundle_dir/b0001/``, ... (issue 9; named by :func:`opsbrain.bundle.writer.bundle_names`,
     listed under the journal's ``bundles`` with the incident each holds). The whole run, scoring included, is at
     the long-run collector pace (:func:`opsbrain.runner.gcpace.long_run_gc`; session 38: here, so that campaigns,
-    sweeps and benchmarks calling this directly get it too, not only ``opsbrain.chaos.run``)."""
+    sweeps and benchmarks calling this directly get it too, not only ``opsbrain.chaos.run``). A stop after the
+    simulation is held while the run is scored (:mod:`opsbrain.stophold`): by ``hold``, which the caller releases
+    once the journal is stored, else until the journal is built."""
     with long_run_gc():
-        return _run_plan(plan, engine, progress, dry_run, bundle_dir)
+        own = hold or StopHold()
+        try:
+            journal = _run_plan(plan, engine, progress, dry_run, bundle_dir, own)
+        finally:
+            noted = None if hold else own.release()
+        StopHold.redeliver(noted)
+        return journal
 
 
 def _run_plan(plan: Plan, engine: Engine, progress: Progress | None, dry_run: bool,
-              bundle_dir: Path | None) -> dict[str, Any]:
+              bundle_dir: Path | None, hold: StopHold) -> dict[str, Any]:
     wall0 = time.perf_counter()
     started_at = _utc_now()
     # a triggered fault tells the monitor its onset (no baseline is taken after it)
@@ -95,6 +104,7 @@ def _run_plan(plan: Plan, engine: Engine, progress: Progress | None, dry_run: bo
                 break
     except KeyboardInterrupt:
         status = "interrupted"
+    hold.start()  # the run is over: scoring and storing it are not cut by a stop (held, then honoured)
     end = sim.now
     accounting_end = {name: w.accounting() for name, w in sim.workloads.items()}
     steady_after = mon.snapshot(end)
