@@ -22,7 +22,13 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r": loading out-of-tree module taints kernel\.|"
                     r"(?i:\((?:this is |which is )?(?:normal|expected) under (?![~<>=+-]?\s?\d)[^()]{1,80}\)\s*$)|"
                     r"(?i:\s(?:\u2014|--?)\s*(?:this is )?(?:normal|expected) under (?![~<>=+-]?\s?\d)\S[^()]{0,80}$)|"
-                    r"\bMethods [\w,]+ not implemented in <[\w.]+ object at 0x[0-9a-fA-F]+>")
+                    r"\bMethods [\w,]+ not implemented in <[\w.]+ object at 0x[0-9a-fA-F]+>|"
+                    r"The HCCL execution timeout \d+ms is bigger than watchdog timeout \d+ms which is set by "
+                    r"init_process_group! The plog may not be recorded\.|"
+                    r"The old environment variable \w+ will be deprecated on [\d/]+\. Please use the new environment "
+                    r"variable \w+ as soon as possible\.|"
+                    r"Device do not support double dtype now, dtype cast rep(?:la|al)ce with float\.|"
+                    r"device_hot_reset\.sh: line \d+: echo: write error: No such device\s*$")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -85,6 +91,26 @@ add_lora,cache_config,...,speculative_config not implemented in <vllm_ascend.v1.
 0xfffe673357e0>``. A warning about methods never called, not an operator or feature a job hit (session 43,
 tester43d: a healthy vllm-ascend serve log, shen-shanshan/cs-self-learning V1_Engine/Dev/log.md, read
 framework_error 0.61 from it alone).
+Session 43, tester43f (Chinese-language sources), four notices of a run that goes on. torch_npu's process group,
+when ``HCCL_EXEC_TIMEOUT`` is longer than init_process_group's watchdog timeout, warns at its construction ``The
+HCCL execution timeout 1800000ms is bigger than watchdog timeout 300000ms which is set by init_process_group! The
+plog may not be recorded.`` (Ascend/pytorch torch_npu/csrc/distributed/ProcessGroupHCCL.cpp, TORCH_NPU_WARN in
+``ProcessGroupHCCL::ProcessGroupHCCL``): two settings compared, no collective that timed out (a MindIE 2.0.T3.1
+start, https://www.hiascend.com/forum/thread-0275180660620754100-1-1.html, read collective_timeout_sw 0.58 from
+three ranks' copies). MindIE's ``CheckLogEnv`` prints ``The old environment variable MINDIE_LLM_LOG_LEVEL will be
+deprecated on 2025/12/31. Please use the new environment variable MINDIE_LOG_LEVEL as soon as possible.`` for each
+old log variable that is set (MindIE-LLM log_config.cpp; the renaming: MindIE-LLM
+docs/zh/user_guide/user_manual/logging_configuration.md): a notice, no missing variable (a mindieservice_daemon
+start, https://www.hiascend.com/forum/thread-02166212303760696077-1-1.html, read config_error 0.74). torch_npu's
+``Device do not support double dtype now, dtype cast repalce with float.`` (TORCH_NPU_WARN_ONCE where a tensor is
+cast to double; the cast is made to float and the call goes on; later releases spell it "replace"), as
+transfer_to_npu's DoubleTensor notice above (a CSDN note on a 310B1,
+https://blog.csdn.net/qq_65562738/article/details/145454887: framework_error 0.43 from the text model). The driver
+package's hot-reset step, ``/usr/local/Ascend/driver/script/device_hot_reset.sh: line 269: echo: write error: No
+such device``, within the output Huawei Cloud's CCE FAQ shows for a successful upgrade ("若回显结果如下，则说明升级
+成功", https://support.huaweicloud.com/cce_faq/cce_faq_00494.md; it read drv:api_error, driver_firmware_error 0.59):
+the script's write to a device node that is already gone, the upgrade goes on. The installer's own failures
+(``[ERROR]...``) still read.
 
 Not here: vllm-ascend's own ``Failed to import vllm_ascend_C: ...`` (its custom operators), harmless when they are
 not used (vllm-ascend#703) but the cause where sleep mode's allocator needs them (corpus_q q016, corpus_zk zk004)."""
