@@ -23,7 +23,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from opsbrain.diagnosis.knowledge import default_table
 from opsbrain.ingest import Signal
-from opsbrain.ingest.ranks import line_pid
+from opsbrain.ingest.ranks import device_side, line_pid
 from opsbrain.verdict import UNKNOWN, Diagnosis
 
 WAITING = ("collective_timeout_sw",)
@@ -76,11 +76,14 @@ class Place(NamedTuple):
 
 def _places(failing: list[Signal]) -> Callable[[Signal], Place | None] | None:
     """How to place a signal for :func:`cause_on_a_host`: by its host where every failing signal names one; by the
-    process its line head prints (:func:`~opsbrain.ingest.ranks.line_pid`, as the multi-rank collector keys a
-    paste's processes) where none names a host and every one's head prints a pid; else None."""
+    job process its line head prints (:func:`~opsbrain.ingest.ranks.line_pid`) where none names a host and every
+    one's head prints a pid, a device-side process's line (a pasted device log's AI CPU scheduler,
+    :data:`~opsbrain.ingest.rankrecords.DEVICE_PROCESSES`) being of no place: the device's, whose host process the
+    paste does not say (review43b: a host plog and its device log pasted together were two processes, the scheduler
+    the one "waiting"); else None."""
     if all(s.host is not None for s in failing):
         return lambda s: Place(host=s.host) if s.host is not None else None
-    if all(s.host is None and line_pid(s.text) for s in failing):
+    if all(s.host is None and (line_pid(s.text) or device_side(s.text)) for s in failing):
         return lambda s: Place(pid=p) if s.host is None and (p := line_pid(s.text)) else None
     return None
 
