@@ -10,15 +10,9 @@ from typing import Any
 
 import pytest
 
-from faultlib.durations import at_medians
-from faultlib.engine import Simulation
-from faultlib.injection.spec import FaultSpec
-from faultlib.simparams import SimParams
 from faultlib.topology import Topology
-from faultlib.workloads.training import TrainingJob
-from opsbrain.recovery import Orchestrator, RecoveryParams, load_runbooks
-from opsbrain.verdict import Diagnosis
-from tests.test_orch42_resume_ladder import _restarts_onto_a_spare_fail
+from opsbrain.recovery import RecoveryParams
+from tests.test_orch43_reasked_approval import run_two_crashes
 
 APPROVAL_S = 1400.0
 PARAMS = RecoveryParams(approval_median_s=APPROVAL_S, approval_sigma=0.0)
@@ -29,24 +23,7 @@ shorter than that wait plus the resumed rungs' failed restarts (~370 s)."""
 @pytest.fixture(scope="module")
 def answered_meanwhile(topo1: Topology) -> dict[str, Any]:
     """test_orch43_reasked_approval's two crashes with a shorter approval delay."""
-    sim = Simulation(params=at_medians(SimParams()), seed=3, topology=topo1)
-    nodes = sim.topology.nodes()
-    job = TrainingJob("llm", nodes[:20], sim.params.training.model_copy(update=PARAMS.job_launch_overrides()))
-    sim.add_workload(job)
-    sim.control.set_spares([nodes[-1]])
-    a, b = job.nodes[2], job.nodes[5]
-    sim.inject(FaultSpec(at_s=100, kind="node_crash", target=a, duration_s=1200.0))
-    sim.inject(FaultSpec(at_s=600, kind="node_crash", target=b))
-    orch = Orchestrator(sim, load_runbooks(), params=PARAMS)
-    sim.run(110)
-    orch.handle("A", Diagnosis("node_crash", a, 0.95))
-    sim.run(610)
-    _restarts_onto_a_spare_fail(sim)
-    orch.handle("B", Diagnosis("node_crash", b, 0.95))
-    sim.run(620)
-    ctx = orch._contexts["B"]  # the response's context (dropped when it ends)
-    sim.run(6 * 3600)
-    return {"orch": orch, "a": a, "ctx": ctx}
+    return run_two_crashes(topo1, PARAMS)
 
 
 def test_an_answer_that_came_meanwhile_is_not_said_to_be_pending(answered_meanwhile: dict[str, Any]) -> None:
