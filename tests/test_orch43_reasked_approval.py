@@ -24,26 +24,33 @@ PARAMS = RecoveryParams(approval_median_s=APPROVAL_S, approval_sigma=0.0)
 """Slower than the first crashed node's repair (the spare comes first), within the run."""
 
 
-@pytest.fixture(scope="module")
-def two_crashes(topo1: Topology) -> dict[str, Any]:
+def run_two_crashes(topo: Topology, params: RecoveryParams) -> dict[str, Any]:
     """rb-node-crash: crash A takes the only spare; crash B finds none, climbs to the scale-in and waits for its
-    approval; A's node, repaired, comes free and is taken; every restart onto it fails."""
-    sim = Simulation(params=at_medians(SimParams()), seed=3, topology=topo1)
+    approval; A's node, repaired, comes free and is taken; every restart onto it fails. ``ctx``: B's response's
+    context (dropped when the response ends)."""
+    sim = Simulation(params=at_medians(SimParams()), seed=3, topology=topo)
     nodes = sim.topology.nodes()
-    job = TrainingJob("llm", nodes[:20], sim.params.training.model_copy(update=PARAMS.job_launch_overrides()))
+    job = TrainingJob("llm", nodes[:20], sim.params.training.model_copy(update=params.job_launch_overrides()))
     sim.add_workload(job)
     sim.control.set_spares([nodes[-1]])
     a, b = job.nodes[2], job.nodes[5]
     sim.inject(FaultSpec(at_s=100, kind="node_crash", target=a, duration_s=1200.0))
     sim.inject(FaultSpec(at_s=600, kind="node_crash", target=b))
-    orch = Orchestrator(sim, load_runbooks(), params=PARAMS)
+    orch = Orchestrator(sim, load_runbooks(), params=params)
     sim.run(110)
     orch.handle("A", Diagnosis("node_crash", a, 0.95))
     sim.run(610)
     _restarts_onto_a_spare_fail(sim)  # every job restart fails after 60 s; a scale-in and a scale-out work
     orch.handle("B", Diagnosis("node_crash", b, 0.95))
+    sim.run(620)
+    ctx = orch._contexts["B"]
     sim.run(6 * 3600)
-    return {"sim": sim, "job": job, "orch": orch, "a": a, "b": b}
+    return {"sim": sim, "job": job, "orch": orch, "a": a, "b": b, "ctx": ctx}
+
+
+@pytest.fixture(scope="module")
+def two_crashes(topo1: Topology) -> dict[str, Any]:
+    return run_two_crashes(topo1, PARAMS)
 
 
 def test_the_second_ask_waits_for_the_first_requests_answer(two_crashes: dict[str, Any]) -> None:

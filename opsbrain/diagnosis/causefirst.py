@@ -21,8 +21,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any, NamedTuple, TypeVar
 
+from opsbrain.diagnosis.knowledge import default_table
 from opsbrain.ingest import Signal
-from opsbrain.ingest.ranks import line_pid
+from opsbrain.ingest.ranks import device_side, line_pid
 from opsbrain.verdict import UNKNOWN, Diagnosis
 
 WAITING = ("collective_timeout_sw",)
@@ -41,6 +42,16 @@ def earlier_cause(waiting_at: float, others: Iterable[tuple[float, str, T]]) -> 
     before = [(at, item) for at, cls, item in others
               if cls not in (*WAITING, UNKNOWN) and 0.0 <= waiting_at - at <= HORIZON_S]
     return min(before, key=lambda x: x[0])[1] if before else None
+
+
+def may_wait(signals: Iterable[Signal]) -> bool:
+    """Whether any of ``signals`` is of a kind the knowledge base gives to a waiting class (:data:`WAITING`: an HCCL
+    timeout code, a socket or notify wait, a runtime timeout, a vendor entry mapped to it; any role). Without one no
+    place's own signals read as a wait (no ``kb:<waiting class>`` feature), so reading the places apart cannot change
+    the answer (review43b: a paste of 256 processes' device out-of-memory lines spent 0.40 of its 0.63 s diagnosing
+    each process apart for nothing)."""
+    table = default_table()
+    return any(cls in WAITING for s in signals for cls, _role in table.of(s.kind))
 
 
 def _failing(s: Signal) -> bool:
@@ -65,11 +76,14 @@ class Place(NamedTuple):
 
 def _places(failing: list[Signal]) -> Callable[[Signal], Place | None] | None:
     """How to place a signal for :func:`cause_on_a_host`: by its host where every failing signal names one; by the
-    process its line head prints (:func:`~opsbrain.ingest.ranks.line_pid`, as the multi-rank collector keys a
-    paste's processes) where none names a host and every one's head prints a pid; else None."""
+    job process its line head prints (:func:`~opsbrain.ingest.ranks.line_pid`) where none names a host and every
+    one's head prints a pid, a device-side process's line (a pasted device log's AI CPU scheduler,
+    :data:`~opsbrain.ingest.rankrecords.DEVICE_PROCESSES`) being of no place: the device's, whose host process the
+    paste does not say (review43b: a host plog and its device log pasted together were two processes, the scheduler
+    the one "waiting"); else None."""
     if all(s.host is not None for s in failing):
         return lambda s: Place(host=s.host) if s.host is not None else None
-    if all(s.host is None and line_pid(s.text) for s in failing):
+    if all(s.host is None and (line_pid(s.text) or device_side(s.text)) for s in failing):
         return lambda s: Place(pid=p) if s.host is None and (p := line_pid(s.text)) else None
     return None
 
@@ -80,9 +94,12 @@ def cause_on_a_host(engine: Any, signals: list[Signal], d: Diagnosis) -> tuple[D
     :func:`_places`): each place's own signals diagnosed apart; where a place's read as a waiting class and an
     earlier place's name another fault (:func:`earlier_cause`; for a verdict that names no place, a fault of its
     class), that place's verdict (with why) and the place; else None. The waiters' place is the one with the most
-    error lines, as the bundle's primary incident is."""
+    error lines, as the bundle's primary incident is. The places are read apart only where some signal may make one
+    read as a wait (:func:`may_wait`; the cost is one diagnosis per place)."""
     placing = not (d.abstained or d.fault_class in WAITING)  # a fault's class that names no place: where it is
     if placing and d.component is not None:
+        return None
+    if d.fault_class not in WAITING and not may_wait(signals):
         return None
     failing = [s for s in signals if _failing(s)]
     if not failing or (place := _places(failing)) is None:

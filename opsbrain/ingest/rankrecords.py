@@ -25,6 +25,7 @@ RE_PLOG_FILE = lazy_compile(r"^(?!(?:.*/)?(?:dev-os-\d+|slog)/)(?:.*/)?(?:plog|(
 ``$HOME/ascend/log/debug/device-<N>/``; ``<ASCEND_PROCESS_LOG_PATH>/device-<N>/``, session 42:
 :data:`opsbrain.ingest.workers.PATH_DEVICE_LOG`; group ``pid``): the pid in the name is the host process's own. The
 pid printed in the lines may not be: a device log's lines come from the device's AI CPU scheduler
+<<<<<<< HEAD
 (``HCCL(3496,aicpu_scheduler)``). A file below ``dev-os-<N>`` or ``slog`` is none (:data:`DEVICE_OS_DIR`)."""
 DEVICE_OS_DIR = lazy_compile(r"(?:^|/)(?:dev-os-\d+/|slog/(?:.+/)?(?:device-\d+|device-os|event|device-app-\d+)/)")
 """A device's own log, never a host process's: msnpureport's export of a device's slog,
@@ -38,6 +39,29 @@ is the device's, not a pid, and its HCCL lines are the AI CPU scheduler's: no ra
 root-cluster parse reads the process logs only: parser_saver.py ProcessLogSaver). Session 43 (diag43b): before,
 ``slog/debug/device-0/device-0_<stamp>.log`` was read as process 0's log, a host process of the rank analysis
 (``node-1 process 0``, a suspect root)."""
+=======
+(``HCCL(3496,aicpu_scheduler)``). A file below ``dev-os-<N>`` is none (:data:`DEVICE_OS_DIR`)."""
+DEVICE_PROCESSES = frozenset({"aicpu_scheduler", "hccp_service.bin"})
+"""Processes of a device's own OS whose pid and name a CANN device log's line heads print, not the host process's
+(the one its file name gives): the AI CPU scheduler (``HCCL(5375,aicpu_scheduler)``, ascend-fd's
+``st_aicpu_notify_testcase``, Ascend/mind-cluster @22bb3d98 component/ascend-faultdiag/test/) and the HCCP service
+(``run/device-0/device-2849330_*.log:[INFO] HCCP(2988,hccp_service.bin):...``: host process 2849330, pid 2988 printed;
+hicann/hccl docs/zh/user_guide/fault_diagnosis/link_timeout_EI0006.md). In pasted text such a line is the device's,
+of no job process."""
+
+
+def device_side(line: str) -> bool:
+    """Whether a line's head prints a device-side process (:data:`DEVICE_PROCESSES`)."""
+    m = RE_PLOG_LINE.match(line) if line.startswith("[") else None
+    return m is not None and line[m.end(3) + 1:line.find(")", m.end(3))] in DEVICE_PROCESSES
+
+
+DEVICE_OS_DIR = lazy_compile(r"(?:^|/)dev-os-\d+/")
+"""msnpureport's export of a device's own slog: ``slog/dev-os-<N>/device-<N>/device-<N>_<stamp>.log``, or with its level
+directory ``slog/dev-os-<N>/debug/device-<N>/device-<N>_<stamp>.log`` (as ascend-fd's toolkit reads it:
+msnpureport_log_config.py). Its number is the device's, not a pid, and its HCCL lines are the AI CPU scheduler's: no
+rank record reads it (ascend-fd's root-cluster parse reads the process logs only: parser_saver.py ProcessLogSaver)."""
+>>>>>>> review43b
 _IP = r"\d{1,3}(?:\.\d{1,3}){3}"
 _N = r"(\d{1,10})(?!\d)"
 """A number a rank, device or count field holds (UINT32_MAX, :data:`NO_RANK`, has 10 digits). A longer run of

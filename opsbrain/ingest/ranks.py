@@ -48,6 +48,7 @@ from opsbrain.ingest.rankrecords import (  # noqa: F401 (re-exported: the record
     _IDENTITY_WORDS,
     _IP,
     DEVICE_OS_DIR,
+    DEVICE_PROCESSES,
     NO_RANK,
     NORMAL_TEXTS,
     RANK_TABLE_FILE,
@@ -85,6 +86,7 @@ from opsbrain.ingest.rankrecords import (  # noqa: F401 (re-exported: the record
     _ip,
     _thread_key,
     bracket_address,
+    device_side,
 )
 from opsbrain.ingest.streams import log_name
 from opsbrain.ingest.where import MAX_DEVICE
@@ -103,11 +105,16 @@ RE_PID = lazy_compile(r"\[PID:\s*(\d+)\]|\(PID:\s*(\d+),")
 
 
 def line_pid(line: str) -> str | None:
-    """The pid a line's head prints (a plog's ``[ERROR] HCCL(4101,python3):...``, :data:`RE_PID`'s), as the
-    collector keys a pasted text's processes (a file named ``plog-<pid>_*.log`` is keyed by its name), else None."""
+    """The job process's pid a line's head prints (a plog's ``[ERROR] HCCL(4101,python3):...``, :data:`RE_PID`'s),
+    else None; None too for a line of a device-side process (:data:`DEVICE_PROCESSES`: a pasted device log's
+    ``HCCL(3496,aicpu_scheduler)`` is the device's AI CPU scheduler, not a process of the job; review43b). The
+    collector keys a pasted text's HCCL lines by the pid they print, the device's too (a file named
+    ``plog-<pid>_*.log`` or ``device-<pid>_*.log`` is keyed by its name)."""
     if line.startswith("[") and (m := RE_PLOG_LINE.match(line)):
-        return m.group(3)
+        return None if device_side(line) else m.group(3)
     return m.group(1) or m.group(2) if "PID" in line and (m := RE_PID.search(line)) else None
+
+
 RE_CHIP_ID = lazy_compile(r"\bchipId\**\s*[:=]\s*(\d{1,10})(?!\d)")
 """The runtime's physical chip id in its error message (``The error from device(chipId:7, dieId:0)``)."""
 

@@ -140,8 +140,8 @@ class Executor(WorkloadActions, SpareActions):
             return None
         if self.scale_in_max_share <= 0:
             return "training scale-in is not allowed by the policy (recovery.training_scale_in_max_share = 0)"
-        # beyond the policy's share now (a job already scaled in, a second node lost): no person is asked to approve
-        # a scale-in that would fail at once; the ladder goes on to its next rung (session 43)
+        # beyond the policy's share (a job already scaled in, a second node lost; a host being rebooted not counted,
+        # review43b): no person is asked to approve a scale-in that would fail at once; the ladder goes on (session 43)
         refused = [self.scale_in_refused(name, step.typed_params(), ctx) for name, _q in ctx.workloads]
         return refused[0] if all(refused) else None
 

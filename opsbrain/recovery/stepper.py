@@ -135,10 +135,11 @@ class StepRunner:
                 want = (ctx.vars.get("wants_spare") if "resume" in ctx.vars and ctx.spare is None and kind == "step"
                         else None)
                 said: dict[str, Any] = {"waiting_for_spare_in": want[0]} if want else {}
-                if again is not None:
+                if again is not None:  # its answer may have come while the resumed rungs ran (review43b)
+                    where = (f"is still with the on-call, its answer due at t={again[1]:.0f} s" if again[1] > now
+                             else f"was answered at t={again[1]:.0f} s, while the resumed rungs ran")
                     said.update(asked_at_s=round(again[0], 3), reason=(
-                        f"asked again: the request of t={again[0]:.0f} s (its wait cut short by a spare) is still with "
-                        f"the on-call, its answer due at t={again[1]:.0f} s"))
+                        f"asked again: the request of t={again[0]:.0f} s (its wait cut short by a spare) {where}"))
                 entry = rec.begin("approval", label, now, kind="approval", rung=rung, step=path, **said)
                 if want is not None:  # session 41 (scen41): no spare was free; one that comes free first is taken
                     spare = yield from self.exec.spare_or(env.timeout(delay), want[0], want[1], ctx, rec)
@@ -156,6 +157,7 @@ class StepRunner:
                 else:
                     yield env.timeout(delay)
                 rec.end(entry, "succeeded", env.now, waited_s=round(delay, 3), approver="on-call (modelled delay)")
+                asked.pop(path, None)  # answered: a later ask of the step is a new request (review43b)
                 rec.human_steps += 1
         ctx.acted = ctx.acted or step.action not in WATCH_ACTIONS  # carried out (or planned), pass or fail
         if self.dry_run:

@@ -102,23 +102,32 @@ class WorkloadActions(ExecutorBase):
         return self.sim.control.scale_in_job(name, drop, replace)
 
     def scale_in_refused(self, name: str, params: Any, ctx: Context) -> str | None:
-        """Why the policy would refuse a scale-in of training job ``name`` now (beyond its share of the launch nodes),
+        """Why the policy would refuse a scale-in of training job ``name`` (beyond its share of the launch nodes),
         checked before the step's approval (session 43: a person was asked to approve a scale-in that then failed at
-        once, the ladder's next rung waiting for the approval). None while another restart of the job is under way
-        (it may change the job's nodes) or when the scale-in may go ahead."""
+        once, the ladder's next rung waiting for the approval). It counts the step's own nodes and the job's nodes
+        out of service now, except a host a response's reboot is bringing back: a reboot (600 s median) ends about
+        when an approval comes (600 s median), so it is not counted as given up (review43b; before, a node another
+        response was rebooting made the policy refuse a scale-in it would have allowed once the host was back). The
+        scale-in itself, after the approval, gives up every node of the job out of service then. None while another
+        restart of the job is under way (it may change the job's nodes) or when the scale-in may go ahead."""
         other = self._restarting.get(name)
         if other is not None and not other.triggered:
             return None
-        _drop, _replace, refused = self._scale_in_plan(name, params, ctx)
+        _drop, _replace, refused = self._scale_in_plan(name, params, ctx, self._rebooting())
         return refused["reason"] if refused is not None and "nodes" in refused else None
 
-    def _scale_in_plan(self, name: str, params: Any, ctx: Context
+    def _rebooting(self) -> set[str]:
+        """Hosts a reboot of ours (any response's) is bringing back now."""
+        return {node for node, proc in self.reboots.items() if proc.is_alive}
+
+    def _scale_in_plan(self, name: str, params: Any, ctx: Context, coming_back: set[str] | None = None
                        ) -> tuple[list[str], dict[str, str], dict[str, Any] | None]:
-        """The nodes a scale-in of training job ``name`` gives up and the spares it swaps in, or why it cannot."""
+        """The nodes a scale-in of training job ``name`` gives up and the spares it swaps in, or why it cannot;
+        a node out of service in ``coming_back`` is not given up (the step's own nodes are)."""
         w = self.sim.workloads[name]
         launch = len(w.placements[0][1]) if getattr(w, "placements", None) else len(w.nodes)
         replace = self._replace({}, ctx, list(w.nodes))  # nodes a spare already taken stands in for stay
-        wanted = set(ctx.resolve(params.drop)) | self._out_of_service(list(w.nodes))
+        wanted = set(ctx.resolve(params.drop)) | (self._out_of_service(list(w.nodes)) - (coming_back or set()))
         drop = sorted((wanted & set(w.nodes)) - set(replace))
         if not drop and ctx.spare in replace.values():
             # only this response's own spare stood in, and the ladder reached the scale-in because the restart onto
