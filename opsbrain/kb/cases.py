@@ -36,7 +36,7 @@ from opsbrain.controller import Controller
 from opsbrain.detection import NO_HISTORY, Incident, LinkHistory
 from opsbrain.diagnosis.features import incident_features
 from opsbrain.ingest.where import node_of
-from opsbrain.runner.scoring import FaultLife, match_incidents
+from opsbrain.runner.scoring import FaultLife, match_incidents, subject_components
 from opsbrain.verdict import Diagnosis
 from opsbrain.workers import init_worker
 
@@ -328,7 +328,7 @@ def run_case(seed: int, kind: str, concurrent: bool = False, noise_scale: float 
     by_id = {t.id: t for t in truths}
     out = []
     for inc, now, feats, sigs in recorder.moments:
-        comps = {x.component for x in sigs if x.component}
+        comps = subject_components(sigs)  # a rank reporting a collective's wait is a witness (session 43)
         matched = match_incidents(faults, [(inc.id, now, comps)], horizon_s=SLOW_KINDS_MAX_S)
         fid = matched.get(inc.id)
         label: str | None
