@@ -38,3 +38,22 @@ def test_a_link_still_dark_or_never_down_gives_no_last_down() -> None:
     # of two links, the longest last down counts; a dark one has none yet
     sigs = [_sw(100.0, "sw:down"), _sw(100.8, "sw:up"), _sw(100.0, "sw:down", OTHER), _sw(125.0, "sw:up", OTHER)]
     assert math.isclose(math.expm1(incident_features(sigs, 130.0)["last_down_s"]), 25.0)
+
+
+def test_case_generation_has_link_downs_that_heal_past_the_threshold() -> None:
+    """Training had no link_down whose link came back (every one stayed dark), so nothing taught the model what a
+    link down 30 s and then up is. A share of link_down case runs now heal, after faults.link_down_heal_s drawn
+    past the detector's link_down_after_s (a shorter down is a dirty connector's blip by the definition); their
+    moments after the up carry last_down_s past it, labelled link_down."""
+    from opsbrain.detection import DetectorParams
+    from opsbrain.kb import cases as case_lib
+
+    w = case_lib.TRAIN_WORLD
+    floor = DetectorParams().link_down_after_s
+    seeds = [s for s in range(200) if case_lib.healed_duration(s, "link_down", w) is not None]
+    assert 0.15 * 200 < len(seeds) < 0.45 * 200  # about the world's share, on a stream of its own
+    assert all(case_lib.healed_duration(s, "link_down", w) > floor for s in seeds)  # type: ignore[operator]
+    assert case_lib.healed_duration(seeds[0], "link_flap", w) is None
+    cases = case_lib.run_case(seeds[0], "link_down", False, w.noise_scale)
+    healed = [c for c in cases if c.injected and c.label == "link_down" and "last_down_s" in c.features]
+    assert healed and math.expm1(healed[-1].features["last_down_s"]) > floor
