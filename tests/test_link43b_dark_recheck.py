@@ -61,8 +61,9 @@ def test_a_link_back_up_before_the_threshold_is_not_looked_at_again() -> None:
 
 
 def test_held_out_link_down_without_the_plugins_log_is_last_read_past_the_threshold() -> None:
-    """Held-out run 1000028 ('no device-plugin log'): the link_down incident's last moment was 10 s after the down
-    (dark_for_s 10 s); it is now read once the link has been dark for the definition's 20 s."""
+    """Held-out run 1000028 ('no device-plugin log'): the link_down incident was last read 10 s after the down
+    (dark_for_s 10 s, the link still dark); it is now read once the link has been dark for the definition's 20 s
+    (since the next commit its link comes back after 158 s, a healed run: read once more then)."""
     from opsbrain.kb import cases as case_lib
     from opsbrain.kb import heldout
 
@@ -73,4 +74,5 @@ def test_held_out_link_down_without_the_plugins_log_is_last_read_past_the_thresh
     cases = case_lib.run_case(seed, "link_down", case_lib.concurrent_run(seed, heldout.EVAL_CONCURRENCY),
                               w.noise_scale, world=w)
     mine = [c for c in cases if c.view == "live" and c.injected and c.label == "link_down"]
-    assert mine and math.expm1(mine[-1].features["dark_for_s"]) >= DetectorParams().link_down_after_s
+    dark_for = [math.expm1(c.features["dark_for_s"]) for c in mine if "dark_for_s" in c.features]
+    assert dark_for and max(dark_for) >= DetectorParams().link_down_after_s
