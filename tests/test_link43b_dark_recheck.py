@@ -9,37 +9,26 @@ in delivery (held-out runs 1000028, 1000085, 1000123: dirty_connector 0.35-0.38,
 from __future__ import annotations
 
 import math
-from typing import Any
 
-from opsbrain.detection import Detector, DetectorParams, Incident
+from opsbrain.detection import DetectorParams, Incident
 from opsbrain.ingest import Signal
+from opsbrain.verdict import Diagnosis
+from tests.test_fault_beside_incident import _detector
 
 LINK = "pod1/node34/l1sw3~pod1/l2plane3/sw09"
 
 
 def _run(signals: list[Signal], until: float) -> list[float]:
-    """Feed ``signals`` (each at its stamp) to a detector, run its timers to ``until``: when it diagnosed."""
-    now = [0.0]
-    timers: list[tuple[float, int, Any]] = []
+    """Feed ``signals`` to a detector on a hand-driven clock, run its timers to ``until``: when it diagnosed."""
     at: list[float] = []
 
-    def schedule(delay: float, fn: Any) -> None:
-        timers.append((now[0] + delay, len(timers), fn))
+    def diagnose(inc: Incident) -> Diagnosis:
+        at.append(det._clock())
+        return Diagnosis("unknown", None, 0.3)
 
-    def diagnose(_inc: Incident) -> None:
-        at.append(now[0])
-
-    det = Detector(DetectorParams(reorder_s=0.0), lambda: now[0], schedule, diagnose)
-    for sig in [*signals, None]:
-        t = sig.t if sig is not None else until
-        while timers and min(timers)[0] <= t:
-            due = min(timers)
-            timers.remove(due)
-            now[0] = max(now[0], due[0])
-            due[2]()
-        now[0] = max(now[0], t)
-        if sig is not None:
-            det.feed(sig)
+    det = _detector(diagnose, reorder_s=0.0)
+    det.feed(*signals)
+    det.run_until(until)
     return at
 
 
