@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from faultlib.durations import D, Dist
 from faultlib.params import P, ParamGroup
 
 A = "assumed; "
@@ -46,6 +47,12 @@ class FaultParams(ParamGroup):
     flap_count: int = P(6, "flaps", A + "a flapping link goes down/up several times per burst", ge=1)
     flap_gap_s: float = P(40.0, "s", A + "mean time between flaps in a burst", gt=0)
     flap_down_s: float = P(1.5, "s", A + "mean time a flapping link stays down", gt=0)
+    link_down_heal_s: Dist = D(
+        60.0, 300.0, "s", A + "how long a link_down that comes back without a repair stays down (a module or port "
+        "that re-trains after a transient, a connector reseated in passing): longer than the 20 s after which "
+        "MindCluster escalates a link-down (facts.md §3; a shorter down is only reported) and within minutes. Only "
+        "a fault spec with a duration heals; case generation draws its healed link_down runs' durations from this, "
+        "conditioned on exceeding the ops brain's detector.link_down_after_s (session 43, link43b)")
     dirty_flap_down_s: float = P(0.5, "s", A + "a dirty end-face flap re-locks within about a second", gt=0)
     crc_burst: float = P(5000.0, "errors", A + "mean CRC errors counted around one hard flap (link_flap, link_down; "
                          "exponential); a dirty connector draws from the background flap's mean instead; since "

@@ -358,8 +358,17 @@ class Detector:
             inc.kinds.add(s.kind)
 
     def _recheck(self, inc: Incident) -> None:
-        if dark_links(inc.signals) and inc.id not in self._pending:
+        """Diagnose ``inc`` again while a link of it is dark; a link not yet dark for the knowledge base's link-down
+        threshold (``link_down_after_s``: escalated past it, only reported under it) is read once more when it
+        passes it, so that a link that stays down is read by its definition (session 43, link43b)."""
+        dark = dark_links(inc.signals)
+        if not dark:
+            return
+        if inc.id not in self._pending:
             self._diagnose(inc)
+        until = min(dark.values()) + self.p.link_down_after_s - self._clock()
+        if until > 0:
+            self._schedule(until, lambda: self._recheck(inc))
 
     def _rediagnose(self, inc: Incident) -> None:
         if inc.id in self._pending or not inc.diagnoses:

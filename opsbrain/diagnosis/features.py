@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 
 from opsbrain.diagnosis.knowledge import KindTable, default_table
-from opsbrain.ingest import DOWN, NO_HISTORY, UP, LinkRecords, Signal, dark_links, link_of
+from opsbrain.ingest import DOWN, NO_HISTORY, UP, LinkRecords, Signal, dark_links, last_downs, link_of
 from opsbrain.ingest.where import node_of, npu_of
 
 MetricReader = Callable[[str, str], float | None]  # (metric, component) -> value now, or None
@@ -42,6 +42,8 @@ def incident_features(signals: Iterable[Signal], now: float, history: LinkRecord
     if dark:
         f["dark_links"] = math.log1p(len(dark))
         f["dark_for_s"] = math.log1p(max(0.0, now - min(dark.values())))
+    if healed := last_downs(sigs):  # a link back up: how long it was down (the definition's > 20 s = link_down)
+        f["last_down_s"] = math.log1p(max(healed.values()))
     f["links_lanes"] = float(len(lanes))
     if down:
         f["links_up_share"] = len(down & up) / len(down)

@@ -164,6 +164,24 @@ def documented_timeouts() -> dict[str, str]:
     return out
 
 
+COMM_TIMEOUT_CATEGORY = "comm_timeout"
+"""The documented category of a collective's timeouts (knowledge_base/codes.yaml: EI0002 notify wait, EI0006 get
+socket, EI0015 root-info detection, torch_npu's distributed-module timeouts; their error-code messages'
+``msg:comm_timeout``): a rank saying that it waited for other ranks in vain."""
+
+
+@lru_cache(maxsize=1)
+def wait_report_kinds() -> frozenset[str]:
+    """The signal kinds that are a rank's report of a collective's wait or timeout: every documented code and message
+    category of :data:`COMM_TIMEOUT_CATEGORY` and the HCCL parser's wait kinds
+    (:data:`opsbrain.ingest.parsers.hccl.WAIT_KINDS`). The part such a signal names is the reporting rank's: a witness
+    of the fault (any rank of the job reports it), not its subject (session 43, link43b)."""
+    from opsbrain.ingest.parsers.hccl import WAIT_KINDS
+
+    documented = {k for kinds, row in documented_rows() if row.get("category") == COMM_TIMEOUT_CATEGORY for k in kinds}
+    return frozenset(documented | WAIT_KINDS)
+
+
 @lru_cache(maxsize=1)
 def default_table() -> KindTable:
     """The kind table of the shipped knowledge base (read once; the knowledge base is immutable package data),

@@ -51,3 +51,20 @@ def dark_links(sigs: Iterable[Signal]) -> dict[str, float]:
         if ln and (s.kind in DOWN or s.kind in UP):
             last[ln] = (s.t, s.kind in DOWN)
     return {ln: t for ln, (t, down) in last.items() if down}
+
+
+def last_downs(sigs: Iterable[Signal]) -> dict[str, float]:
+    """Links that went down and came back up: link -> how long the last such down lasted, from its first down
+    report to the first up report after it (either end's line: the other end's echo of the same change, a few
+    hundred ms later, neither starts nor ends one). What :func:`dark_links` can no longer say once the link is up: a
+    blip of half a second, or a down past the 20 s after which MindCluster escalates (session 43, link43b)."""
+    began: dict[str, float | None] = {}  # link -> when its current down began (None: up)
+    out: dict[str, float] = {}
+    for t, ln, down in sorted((s.t, ln, s.kind in DOWN) for s in sigs
+                              if (s.kind in DOWN or s.kind in UP) and (ln := link_of(s))):
+        start = began.get(ln)
+        if down and start is None:
+            began[ln] = t
+        elif not down and start is not None:
+            out[ln], began[ln] = t - start, None
+    return out

@@ -12,10 +12,12 @@ default is the training world, and :mod:`opsbrain.kb.heldout` draws evaluation w
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -36,7 +38,7 @@ from opsbrain.controller import Controller
 from opsbrain.detection import NO_HISTORY, Incident, LinkHistory
 from opsbrain.diagnosis.features import incident_features
 from opsbrain.ingest.where import node_of
-from opsbrain.runner.scoring import FaultLife, match_incidents
+from opsbrain.runner.scoring import FaultLife, match_incidents, subject_components
 from opsbrain.verdict import Diagnosis
 from opsbrain.workers import init_worker
 
@@ -102,6 +104,9 @@ class World:
     sibling_links: float = 0.3  # share of link-fault runs where more links of the same node fail too (SIBLING_KINDS)
     # reason: assumed, a training-mix share, not a field rate (no public figure says how often a node's links fail
     # together): enough runs for the model to see the shape, single-link runs still the majority (session 42)
+    healed_link_downs: float = 0.3  # share of link_down runs whose link comes back by itself (healed_duration)
+    # reason: assumed, a training-mix share, not a field rate: enough runs to learn how long a link that came back
+    # was down (last_down_s), the permanent failure the class describes still the majority (session 43, link43b)
 
     def collected_as_emitted(self) -> bool:
         """Whether every line reaches the collector as printed, on time-synchronized hosts."""
@@ -270,6 +275,27 @@ SIBLING_SPREAD_S = 5.0
 """The siblings begin within this many seconds of the first link (the same instant up to a few seconds)."""
 
 
+def healed_duration(seed: int, kind: str, world: World) -> float | None:
+    """How long a link_down run's link stays down before it comes back by itself, in share
+    ``world.healed_link_downs`` of the runs (a stream of the seed's own: every other run is the run it always was);
+    None: it stays down, as before. Drawn from ``faults.link_down_heal_s`` conditioned on exceeding the detector's
+    ``link_down_after_s``: by the knowledge base's definition a link back within it was a dirty connector's blip,
+    past it a link_down, so each healed run's label holds (session 43, link43b)."""
+    if kind != "link_down" or world.healed_link_downs <= 0:
+        return None
+    rng = np.random.default_rng([seed, 4244])
+    if float(rng.random()) >= world.healed_link_downs:
+        return None
+    from faultlib.faults.params import FaultParams
+    from opsbrain.detection.params import DetectorParams
+
+    dist, floor = FaultParams().link_down_heal_s, DetectorParams().link_down_after_s
+    normal = NormalDist()
+    below = normal.cdf(math.log(floor / dist.median) / dist.sigma) if dist.sigma > 0 else 0.0
+    u = below + (1.0 - below) * float(rng.uniform(1e-9, 1.0))  # the law's quantile above the floor (inverse CDF)
+    return dist.quantile(normal.inv_cdf(min(u, 1.0 - 1e-12)))
+
+
 def sibling_run(seed: int, kind: str, share: float) -> bool:
     """Whether run ``seed`` of ``kind`` has sibling links (a draw of the seed's own stream, share ``share``,
     independent of :func:`concurrent_run`'s hash)."""
@@ -309,7 +335,8 @@ def run_case(seed: int, kind: str, concurrent: bool = False, noise_scale: float 
     index = TargetIndex(topo)
     onset = float(rng.uniform(*w.onset_s))
     target = _pick(index, kind, rng, set(), w)
-    specs = [FaultSpec(at_s=onset, kind=kind, target=target, params=_params_for(kind, rng, w.fault_params))]
+    specs = [FaultSpec(at_s=onset, kind=kind, target=target, params=_params_for(kind, rng, w.fault_params),
+                       duration_s=healed_duration(seed, kind, w))]
     if concurrent:
         other = KINDS[int(rng.integers(len(KINDS)))]
         avoid = {ids.node_of(target) or target}
@@ -328,7 +355,7 @@ def run_case(seed: int, kind: str, concurrent: bool = False, noise_scale: float 
     by_id = {t.id: t for t in truths}
     out = []
     for inc, now, feats, sigs in recorder.moments:
-        comps = {x.component for x in sigs if x.component}
+        comps = subject_components(sigs)  # a rank reporting a collective's wait is a witness (session 43)
         matched = match_incidents(faults, [(inc.id, now, comps)], horizon_s=SLOW_KINDS_MAX_S)
         fid = matched.get(inc.id)
         label: str | None

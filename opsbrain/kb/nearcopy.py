@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-CONTINUOUS = frozenset({"span_s", "dark_for_s", "max_temp_c", "rank_slowdown"})
+CONTINUOUS = frozenset({"span_s", "dark_for_s", "last_down_s", "max_temp_c", "rank_slowdown"})
 
 
 def discrete(features: dict[str, float]) -> tuple[tuple[str, float], ...]:

@@ -46,6 +46,7 @@ from typing import Any
 from faultlib import ids
 from faultlib.faults.base import ActiveFault
 from faultlib.injection.replay import DURATION_KINDS, REPAIR_KINDS
+from opsbrain.diagnosis.knowledge import wait_report_kinds
 from opsbrain.ingest.where import reporting_npu
 from opsbrain.runner.dips import RECOVERY_SHARE, RECOVERY_WINDOW_S, Series, rate_at, recover
 
@@ -344,6 +345,21 @@ def most_specific(components: set[str]) -> set[str]:
         return False
 
     return {c for c in components if not holds_another(c)}
+
+
+def subject_components(signals: Iterable[Any]) -> set[str]:
+    """The parts an incident's signals name as its subjects, for matching it to injected faults: every signal's
+    component but those of a rank's report that a collective's wait timed out (the knowledge base's
+    :func:`~opsbrain.diagnosis.knowledge.wait_report_kinds`). Every rank of the job reports such a wait, each naming
+    its own node, so the reporters are witnesses of the fault, not its subjects: a concurrent fault on a reporting
+    node did not cause the incident (held-out run 1000087: a node crash's incident taken by a software hang on one of
+    the 16 nodes whose ranks waited for the crashed node; session 43, link43b). The remote the wait names
+    (``hccl:remote``) and a rank's own transport or port error stay subjects. An incident of wait reports alone keeps
+    its reporters: they are all it says."""
+    waits = wait_report_kinds()
+    named = [(s.kind in waits, s.component) for s in signals if s.component]
+    subjects = {c for witness, c in named if not witness}
+    return subjects or {c for _w, c in named}
 
 
 def about(target: str, components: set[str]) -> bool:

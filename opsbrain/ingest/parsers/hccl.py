@@ -57,6 +57,13 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
               r"\[Ranktabl(?:e)?(?:Config|Check)\]", re.I),
      "cfg:ranktable"),  # read on the line without HCCL's stage tags (RE_STAGE_TAG): the tag is not the text
 )
+WAIT_KINDS = frozenset({"hccl:notify_timeout", "hccl:exec_timeout", "hccl:heartbeat_lost", "hccl:socket_error"})
+"""The kinds above that are a rank's report of a wait on other ranks: a notify wait or a collective's execution that
+timed out, a peer's heartbeat lost, a socket to a peer that could not be set up in time. A collective spans every
+node of its job, so the rank that prints one can sit on any of them: its part is a witness of the fault, not its
+subject (the remote it waited for is, ``hccl:remote``). The RDMA completion error, the transport set-up failure and
+the ``no connect`` rows are a rank's own transport or port errors: they stay with the part that prints them (the
+RoCE port-down's die prints the error CQE; hicann/hccl docs, Error CQE Occurred)."""
 RE_TIMEOUT_SETTING = screened(r"\b(?:HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT)(?: (?:set by \w+ to \[\d+\]"
                               r"|(?:is )?not set,? (?:so )?(?:using|use) (?:the )?default)"
                               r"|\" is (?:parsed\.|not set\. Default value is used))")
