@@ -25,22 +25,7 @@ RE_PLOG_FILE = lazy_compile(r"^(?!(?:.*/)?(?:dev-os-\d+|slog)/)(?:.*/)?(?:plog|(
 ``$HOME/ascend/log/debug/device-<N>/``; ``<ASCEND_PROCESS_LOG_PATH>/device-<N>/``, session 42:
 :data:`opsbrain.ingest.workers.PATH_DEVICE_LOG`; group ``pid``): the pid in the name is the host process's own. The
 pid printed in the lines may not be: a device log's lines come from the device's AI CPU scheduler
-<<<<<<< HEAD
 (``HCCL(3496,aicpu_scheduler)``). A file below ``dev-os-<N>`` or ``slog`` is none (:data:`DEVICE_OS_DIR`)."""
-DEVICE_OS_DIR = lazy_compile(r"(?:^|/)(?:dev-os-\d+/|slog/(?:.+/)?(?:device-\d+|device-os|event|device-app-\d+)/)")
-"""A device's own log, never a host process's: msnpureport's export of a device's slog,
-``slog/dev-os-<N>/device-<N>/device-<N>_<stamp>.log``, or with its level directory
-``slog/dev-os-<N>/debug/device-<N>/device-<N>_<stamp>.log`` (as ascend-fd's toolkit reads it:
-msnpureport_log_config.py), and the device side's slog where the driver keeps it, ``/var/log/npu/slog/{debug,run,
-security}/{device-<id>,device-os,event,device-app-<pid>}/`` (CANN log reference, logreference_0003: ``debug/device-id/
-device-id_*.log`` the system logs of the device's non-Ctrl CPUs, ``device-os`` its Ctrl CPU's; collected from the
-device by the driver or msnpureport; the bundle layout's DEVICE_OS files, :mod:`opsbrain.bundle.layout`). Its number
-is the device's, not a pid, and its HCCL lines are the AI CPU scheduler's: no rank record reads it (ascend-fd's
-root-cluster parse reads the process logs only: parser_saver.py ProcessLogSaver). Session 43 (diag43b): before,
-``slog/debug/device-0/device-0_<stamp>.log`` was read as process 0's log, a host process of the rank analysis
-(``node-1 process 0``, a suspect root)."""
-=======
-(``HCCL(3496,aicpu_scheduler)``). A file below ``dev-os-<N>`` is none (:data:`DEVICE_OS_DIR`)."""
 DEVICE_PROCESSES = frozenset({"aicpu_scheduler", "hccp_service.bin"})
 """Processes of a device's own OS whose pid and name a CANN device log's line heads print, not the host process's
 (the one its file name gives): the AI CPU scheduler (``HCCL(5375,aicpu_scheduler)``, ascend-fd's
@@ -56,12 +41,18 @@ def device_side(line: str) -> bool:
     return m is not None and line[m.end(3) + 1:line.find(")", m.end(3))] in DEVICE_PROCESSES
 
 
-DEVICE_OS_DIR = lazy_compile(r"(?:^|/)dev-os-\d+/")
-"""msnpureport's export of a device's own slog: ``slog/dev-os-<N>/device-<N>/device-<N>_<stamp>.log``, or with its level
-directory ``slog/dev-os-<N>/debug/device-<N>/device-<N>_<stamp>.log`` (as ascend-fd's toolkit reads it:
-msnpureport_log_config.py). Its number is the device's, not a pid, and its HCCL lines are the AI CPU scheduler's: no
-rank record reads it (ascend-fd's root-cluster parse reads the process logs only: parser_saver.py ProcessLogSaver)."""
->>>>>>> review43b
+DEVICE_OS_DIR = lazy_compile(r"(?:^|/)(?:dev-os-\d+/|slog/(?:.+/)?(?:device-\d+|device-os|event|device-app-\d+)/)")
+"""A device's own log, never a host process's: msnpureport's export of a device's slog,
+``slog/dev-os-<N>/device-<N>/device-<N>_<stamp>.log``, or with its level directory
+``slog/dev-os-<N>/debug/device-<N>/device-<N>_<stamp>.log`` (as ascend-fd's toolkit reads it:
+msnpureport_log_config.py), and the device side's slog where the driver keeps it, ``/var/log/npu/slog/{debug,run,
+security}/{device-<id>,device-os,event,device-app-<pid>}/`` (CANN log reference, logreference_0003: ``debug/device-id/
+device-id_*.log`` the system logs of the device's non-Ctrl CPUs, ``device-os`` its Ctrl CPU's; collected from the
+device by the driver or msnpureport; the bundle layout's DEVICE_OS files, :mod:`opsbrain.bundle.layout`). Its number
+is the device's, not a pid, and its HCCL lines are the AI CPU scheduler's: no rank record reads it (ascend-fd's
+root-cluster parse reads the process logs only: parser_saver.py ProcessLogSaver). Session 43 (diag43b): before,
+``slog/debug/device-0/device-0_<stamp>.log`` was read as process 0's log, a host process of the rank analysis
+(``node-1 process 0``, a suspect root)."""
 _IP = r"\d{1,3}(?:\.\d{1,3}){3}"
 _N = r"(\d{1,10})(?!\d)"
 """A number a rank, device or count field holds (UINT32_MAX, :data:`NO_RANK`, has 10 digits). A longer run of
