@@ -41,7 +41,8 @@ from itertools import chain, islice
 
 from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, host_syslog
 from opsbrain.ingest.rankconsole import CONSOLE_GROUP, console_line
-from opsbrain.ingest.rankerrors import ConnectedList, RankErrorReading
+from opsbrain.ingest.plogfeed import PlogFeeding
+from opsbrain.ingest.rankerrors import ConnectedList
 from opsbrain.ingest.rankhosts import fill_servers, rank_table_listing, shown_names
 from opsbrain.ingest.rankjobs import part_runs, read_attempt
 from opsbrain.ingest.rankrecords import (  # noqa: F401 (re-exported: the records and patterns kept their old home)
@@ -104,7 +105,7 @@ RE_CHIP_ID = lazy_compile(r"\bchipId\**\s*[:=]\s*(\d{1,10})(?!\d)")
 """The runtime's physical chip id in its error message (``The error from device(chipId:7, dieId:0)``)."""
 
 
-class RankCollector(RankErrorReading):
+class RankCollector(PlogFeeding):
     """Fed line by line (any order of files); keeps per-process identity and errors.
 
     ``worker`` names the host of a file; by default the directory :func:`host_root` finds (named after its single
@@ -178,6 +179,9 @@ class RankCollector(RankErrorReading):
                 self._npu_info(ln.rstrip("\r\n") if strip else ln, worker, name)
             return
         fm = info[2]
+        if fm is not None and origin is None:  # a process's plog: the same loop, with the file's constants hoisted
+            self._feed_plog(lines, file, name, worker, fm.group("pid"), strip, line_no, numbers)
+            return
         match, seconds, seen, procs = RE_PLOG_LINE.match, self._seconds, self._seen, self.procs
         identity_words = _IDENTITY_WORDS.search
         w = worker
