@@ -41,7 +41,7 @@ from itertools import chain, islice
 
 from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, host_syslog
 from opsbrain.ingest.rankconsole import CONSOLE_GROUP, console_line
-from opsbrain.ingest.plogfeed import PlogFeeding
+from opsbrain.ingest.rankfeed import RankFeeding
 from opsbrain.ingest.rankerrors import ConnectedList
 from opsbrain.ingest.rankhosts import fill_servers, rank_table_listing, shown_names
 from opsbrain.ingest.rankjobs import part_runs, read_attempt
@@ -105,7 +105,7 @@ RE_CHIP_ID = lazy_compile(r"\bchipId\**\s*[:=]\s*(\d{1,10})(?!\d)")
 """The runtime's physical chip id in its error message (``The error from device(chipId:7, dieId:0)``)."""
 
 
-class RankCollector(PlogFeeding):
+class RankCollector(RankFeeding):
     """Fed line by line (any order of files); keeps per-process identity and errors.
 
     ``worker`` names the host of a file; by default the directory :func:`host_root` finds (named after its single
@@ -179,9 +179,17 @@ class RankCollector(PlogFeeding):
                 self._npu_info(ln.rstrip("\r\n") if strip else ln, worker, name)
             return
         fm = info[2]
-        if fm is not None and origin is None:  # a process's plog: the same loop, with the file's constants hoisted
-            self._feed_plog(lines, file, name, worker, fm.group("pid"), strip, line_no, numbers)
+        if origin is None:  # (session 43) a process's plog: the loop with the file's constants hoisted; another
+            if fm is not None:  # file: a block without any word the loop reads is skipped whole (rankfeed)
+                self._feed_plog(lines, file, name, worker, fm.group("pid"), strip, line_no, numbers)
+            else:
+                self._feed_gated(lines, file, name, worker, strip, line_no, numbers)
             return
+        self._feed_each(lines, file, name, worker, fm, strip, origin, line_no, numbers)
+
+    def _feed_each(self, lines: Iterable[str], file: str | None, name: str, worker: str, fm: re.Match[str] | None,
+                   strip: bool, origin: str | None, line_no: int, numbers: Iterable[int] | None) -> None:
+        """:meth:`_feed`'s loop, a line at a time (``fm``: what the file's name says of its process, if anything)."""
         match, seconds, seen, procs = RE_PLOG_LINE.match, self._seconds, self._seen, self.procs
         identity_words = _IDENTITY_WORDS.search
         w = worker

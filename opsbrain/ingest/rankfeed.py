@@ -1,34 +1,71 @@
-"""A process's plog fed to :class:`opsbrain.ingest.ranks.RankCollector` (session 43): the collector's per-line loop
-for a file whose name gives the process (:data:`~opsbrain.ingest.rankrecords.RE_PLOG_FILE`), with what is the same on
-every line of the file worked out once.
+"""How :class:`opsbrain.ingest.ranks.RankCollector` is fed a file's lines (session 43), without the per-line loop
+(:meth:`RankCollector._feed_each`) where most of its work is known to be the same or to be nothing.
 
-Such a file's lines all belong to one process (the pid of its name), so the process record is looked up once, its
-first and last times are kept in two local variables (written to the record before any line is read further, and at
-the end: what :meth:`RankCollector._identity` and ``_error`` see is what the per-line loop gave them), and the words
-that make an INFO line worth reading (:data:`~opsbrain.ingest.rankrecords.IDENTITY_WORDS`) are looked for with
-``in``, not a regex search (a 100,000-line bundle's 40,000 plog lines took ~4.7 us each in the per-line loop, ~1.5 of
-them in that search). Which lines count, their times and what is read from them are the per-line loop's."""
+- A process's plog (its name places the process: :data:`~opsbrain.ingest.rankrecords.RE_PLOG_FILE`): every line
+  belongs to the process of its name, so the process record is looked up once, its first and last times are kept in
+  two local variables (written to the record before any line is read further, and at the end: what
+  :meth:`RankCollector._identity` and ``_error`` see is what the per-line loop gave them), and the words that make an
+  INFO line worth reading (:data:`~opsbrain.ingest.rankrecords.IDENTITY_WORDS`) are looked for with ``in``, not a
+  regex search (a 100,000-line bundle's 40,000 plog lines took ~4.7 us each in the per-line loop, ~1.5 of them in
+  that search). Which lines count, their times and what is read from them are the per-line loop's.
+- Any other file, a block of :data:`GATE_LINES` lines at a time: the per-line loop does nothing with a line that
+  holds none of :data:`GATE_WORDS` while the file has no open ``[PID: N]`` block (``_block_pid``: set and cleared
+  only by a line the loop reads), so such a block is skipped whole after one look for the words in it (a Chinese
+  console's 90,000 lines: ~60 ms line by line); any other block goes through the per-line loop.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from datetime import datetime
+from itertools import islice
 
 from opsbrain.ingest.rankerrors import RankErrorReading
 from opsbrain.ingest.rankrecords import IDENTITY_WORDS, RE_PLOG_LINE, LineRef, RankProcess
 
 _A, _B, _C, _D, _E, _F = IDENTITY_WORDS
 
+GATE_WORDS = ("(", "PID", "chipId")
+"""What a line the per-line loop does something with, in a file its name does not place, holds: ``PID`` or
+``chipId`` (the runtime's chip id, ``_chip_line``), or ``(``: a plog line's ``HCCL(pid,...)`` in its first 40
+characters; what the loop reads of a line starting ``[ERROR] `` (torch_npu's head, ``(PID:``) or ``EI0002: `` (``[PID:
+``, :mod:`opsbrain.ingest.rankconsole`) and of a line with ``ill`` and ``process `` (the OOM killer's ``Killed
+process N (``, :data:`~opsbrain.ingest.rankrecords.RE_OOM_KILL`) needs one of them too."""
+GATE_LINES = 4096
+"""Lines a block of :meth:`RankFeeding._feed_gated`."""
 
-class PlogFeeding(RankErrorReading):
-    """:meth:`_feed_plog`, mixed into the collector, which owns the state."""
+
+class RankFeeding(RankErrorReading):
+    """:meth:`_feed_plog` and :meth:`_feed_gated`, mixed into the collector, which owns the state."""
 
     procs: dict[tuple[str, str], RankProcess]
     _seen: set[int]
     _seconds: dict[tuple[str, ...], float]
+    _block_pid: dict[str, str]
 
     def _identity(self, p: RankProcess, body: str, ref: LineRef) -> None:  # (the collector's)
         raise NotImplementedError
+
+    def _feed_each(self, lines: Iterable[str], file: str | None, name: str, worker: str, fm: re.Match[str] | None,
+                   strip: bool, origin: str | None, line_no: int, numbers: Iterable[int] | None) -> None:
+        raise NotImplementedError  # (the collector's)
+
+    def _feed_gated(self, lines: Iterable[str], file: str | None, name: str, w: str, strip: bool, line_no: int,
+                    numbers: Iterable[int] | None) -> None:
+        """The lines of ``name``, a file its name does not place, as :meth:`RankCollector._feed_each` reads them
+        (``file``: as cited), a block at a time: a block without any of :data:`GATE_WORDS`, read while the file has no
+        open ``[PID: N]`` block, is skipped (the per-line loop would do nothing with its lines)."""
+        it = iter(lines)
+        nums = iter(numbers) if numbers is not None else None
+        while block := list(islice(it, GATE_LINES)):
+            ns = list(islice(nums, len(block))) if nums is not None else None
+            first, line_no = line_no, line_no + len(block)
+            if name not in self._block_pid:
+                joined = "\n".join(block)  # (a word holds no line end: found here if and only if in a line)
+                if not any(x in joined for x in GATE_WORDS):
+                    continue
+            self._feed_each(block, file, name, w, None, strip, None, first, ns)
 
     def _feed_plog(self, lines: Iterable[str], file: str | None, name: str, w: str, pid: str, strip: bool,
                    line_no: int, numbers: Iterable[int] | None) -> None:
@@ -91,4 +128,4 @@ class PlogFeeding(RankErrorReading):
             proc.first_t, proc.last_t = lo, hi
 
 
-__all__ = ["PlogFeeding"]
+__all__ = ["GATE_WORDS", "RankFeeding"]
