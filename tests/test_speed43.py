@@ -22,7 +22,8 @@ CONSOLE = "node-1/rank-0.log"
 STAMPS = ["2025-03-01-10:00:01.000.001", "2025-03-01-09:59:59.999.999", "2025-03-01-10:00:01.000.000",
           "2025-13-01-10:00:00.000.000", "2025-03-01-10:00:01.500.250"]
 BODIES = ["[hccl_communicator.cc:412][4243]Entry-HcclBroadcast: tag[x], count[4]",
-          "[a.cc:1][4243]rankNum[8], rank[1], serverId[10.0.0.1]", "[a.cc:2][4243]HcclGetRootInfo success identifier[id_1]",
+          "[a.cc:1][4243]rankNum[8], rank[1], serverId[10.0.0.1]",
+          "[a.cc:2][4243]HcclGetRootInfo success identifier[id_1]",
           "[a.cc:3][4243]TLS SWITCH (1)", "[a.cc:4][4243]Entry-HcclCommInitRootInfo: identifier[id_1], rank[1]",
           "[a.cc:5][4243]totalRanks[8] serverId[s1]", "[t.cc:9][4243]socket timeout, remote rank[3]",
           "[a.cc:6][4243]HCCL_CONNECT_TIMEOUT set by environment variable to 120"]

@@ -51,6 +51,23 @@ class RankFeeding(RankErrorReading):
                    strip: bool, origin: str | None, line_no: int, numbers: Iterable[int] | None) -> None:
         raise NotImplementedError  # (the collector's)
 
+    def _read_further(self, proc: RankProcess, key: tuple[str, str], line: str, level: str, module: str, body: str,
+                      t: float, ref: LineRef) -> None:
+        """A plog line of ``proc`` that is an error or holds one of :data:`IDENTITY_WORDS`, read further (both loops):
+        lines differing only in time stamp are one line (ascend-fd's rule: the text after the second '['; a hash, not
+        the text, and only of the lines read further: a CANN device log of 300,000 INFO lines kept ~20 MB of
+        hashes)."""
+        dup = hash((*key, line.split("[", 2)[-1]))
+        if dup in self._seen and "Net2PeerLink" not in line and "opData information is" not in line:
+            return  # an AI CPU exception's opData line repeats the last one's: it closes its base line
+        self._seen.add(dup)
+        self._identity(proc, body, ref)
+        if level == "ERROR":
+            if proc.first_error_t is None or t < proc.first_error_t:
+                proc.first_error_t, proc.first_error = t, ref
+            if module == "HCCL":
+                self._error(proc, key, body, t, ref)
+
     def _feed_gated(self, lines: Iterable[str], file: str | None, name: str, w: str, strip: bool, line_no: int,
                     numbers: Iterable[int] | None) -> None:
         """The lines of ``name``, a file its name does not place, as :meth:`RankCollector._feed_each` reads them
@@ -72,28 +89,21 @@ class RankFeeding(RankErrorReading):
         """The lines of the plog ``name`` of process ``pid`` on worker ``w`` (``file``: as cited), as
         :meth:`RankCollector._feed` reads a file its name places, from ``line_no`` on (``numbers``: the lines'
         numbers, where not consecutive); ``strip``: their line ends taken off first."""
-        match, seconds, seen, procs = RE_PLOG_LINE.match, self._seconds, self._seen, self.procs
+        match, seconds, procs = RE_PLOG_LINE.match, self._seconds, self.procs
         key = (w, pid)
         proc: RankProcess | None = None
         lo: float | None = None  # the process's first and last times so far (proc.first_t, proc.last_t)
         hi: float | None = None
         for n, raw in zip(numbers, lines, strict=True) if numbers is not None else enumerate(lines, line_no):
             line = raw.rstrip("\r\n") if strip else raw
-            if not line.startswith("[") or "(" not in line[:40]:
-                continue
-            m = match(line)
+            m = match(line) if line.startswith("[") and "(" in line[:40] else None
             if m is None:
                 continue
             g = m.groups()
             second = g[3:9]
             base = seconds.get(second)
-            if base is None:
-                try:
-                    y, mo, d, h, mi, sec = (int(x) for x in second)
-                    base = datetime(y, mo, d, h, mi, sec).timestamp()
-                except ValueError:
-                    continue
-                seconds[second] = base
+            if base is None and (base := second_base(seconds, second)) is None:
+                continue
             t = base + int(g[9]) / 1e3 + int(g[10]) / 1e6
             if proc is None:
                 proc = procs.get(key)
@@ -111,21 +121,21 @@ class RankFeeding(RankErrorReading):
                                          or _F in body):
                 continue  # neither an error nor a line _identity reads (most INFO lines of a plog): nothing more
             proc.first_t, proc.last_t = lo, hi
-            # lines differing only in time stamp are one line (ascend-fd's rule: the text after the second '['), as
-            # in RankCollector._feed
-            dup = hash((w, pid, line.split("[", 2)[-1]))
-            if dup in seen and "Net2PeerLink" not in line and "opData information is" not in line:
-                continue  # an AI CPU exception's opData line repeats the last one's: it closes its base line
-            seen.add(dup)
-            ref = LineRef(file, n, line[:400])
-            self._identity(proc, body, ref)
-            if level == "ERROR":
-                if proc.first_error_t is None or t < proc.first_error_t:
-                    proc.first_error_t, proc.first_error = t, ref
-                if g[1] == "HCCL":
-                    self._error(proc, key, body, t, ref)
+            self._read_further(proc, key, line, level, g[1], body, t, LineRef(file, n, line[:400]))
         if proc is not None:
             proc.first_t, proc.last_t = lo, hi
 
 
-__all__ = ["GATE_WORDS", "RankFeeding"]
+def second_base(seconds: dict[tuple[str, ...], float], second: tuple[str, ...]) -> float | None:
+    """The epoch seconds (local time) of a plog stamp's second (year to second, as written), kept in ``seconds``;
+    None when no such time (``ValueError``)."""
+    try:
+        y, mo, d, h, mi, sec = (int(x) for x in second)
+        base = datetime(y, mo, d, h, mi, sec).timestamp()
+    except ValueError:
+        return None
+    seconds[second] = base
+    return base
+
+
+__all__ = ["GATE_WORDS", "RankFeeding", "second_base"]

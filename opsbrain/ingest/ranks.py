@@ -36,13 +36,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
-from datetime import datetime
 from itertools import chain, islice
 
 from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, host_syslog
 from opsbrain.ingest.rankconsole import CONSOLE_GROUP, console_line
-from opsbrain.ingest.rankfeed import RankFeeding
 from opsbrain.ingest.rankerrors import ConnectedList
+from opsbrain.ingest.rankfeed import RankFeeding, second_base
 from opsbrain.ingest.rankhosts import fill_servers, rank_table_listing, shown_names
 from opsbrain.ingest.rankjobs import part_runs, read_attempt
 from opsbrain.ingest.rankrecords import (  # noqa: F401 (re-exported: the records and patterns kept their old home)
@@ -190,7 +189,7 @@ class RankCollector(RankFeeding):
     def _feed_each(self, lines: Iterable[str], file: str | None, name: str, worker: str, fm: re.Match[str] | None,
                    strip: bool, origin: str | None, line_no: int, numbers: Iterable[int] | None) -> None:
         """:meth:`_feed`'s loop, a line at a time (``fm``: what the file's name says of its process, if anything)."""
-        match, seconds, seen, procs = RE_PLOG_LINE.match, self._seconds, self._seen, self.procs
+        match, seconds, procs = RE_PLOG_LINE.match, self._seconds, self.procs
         identity_words = _IDENTITY_WORDS.search
         w = worker
         for n, raw in zip(numbers, lines, strict=True) if numbers is not None else enumerate(lines, line_no):
@@ -214,13 +213,8 @@ class RankCollector(RankFeeding):
             pid = fm.group("pid") if fm else line_pid
             second = g[3:9]
             base = seconds.get(second)
-            if base is None:
-                try:
-                    y, mo, d, h, mi, sec = (int(x) for x in second)
-                    base = datetime(y, mo, d, h, mi, sec).timestamp()
-                except ValueError:
-                    continue
-                seconds[second] = base
+            if base is None and (base := second_base(seconds, second)) is None:
+                continue
             t = base + int(g[9]) / 1e3 + int(g[10]) / 1e6
             body = g[11]
             key = (w, pid)
@@ -235,20 +229,7 @@ class RankCollector(RankFeeding):
             proc.last_t = t if proc.last_t is None else max(proc.last_t, t)
             if level != "ERROR" and not identity_words(body):
                 continue  # neither an error nor a line _identity reads (most INFO lines of a plog): nothing more
-            # lines differing only in time stamp are one line (ascend-fd's rule: the text after the second '['); a
-            # hash, not the text, and only of the lines read further: a CANN device log of 300,000 INFO lines kept
-            # ~20 MB of hashes
-            dup = hash((w, pid, line.split("[", 2)[-1]))
-            if dup in seen and "Net2PeerLink" not in line and "opData information is" not in line:
-                continue  # an AI CPU exception's opData line repeats the last one's: it closes its base line
-            seen.add(dup)
-            ref = LineRef(file, n, line[:400])
-            self._identity(proc, body, ref)
-            if level == "ERROR":
-                if proc.first_error_t is None or t < proc.first_error_t:
-                    proc.first_error_t, proc.first_error = t, ref
-                if module == "HCCL":
-                    self._error(proc, key, body, t, ref)
+            self._read_further(proc, key, line, level, module, body, t, LineRef(file, n, line[:400]))
 
     # ---- a job's console ---------------------------------------------------------------------------------------
     def _console(self, line: str, w: str, name: str, file: str | None, n: int, origin: str | None) -> bool:
