@@ -128,9 +128,9 @@ _NONWORD_SEEN: dict[str, None] = {}
 _IDEOGRAPHS: bool | None = None
 """Whether every character of U+4E00-U+9FFF (the CJK Unified Ideographs) is a word character for ``re`` (Unicode 14,
 Python 3.11: yes), checked on first use."""
-_LEADS = tuple(bytes([0xE4, b]) for b in range(0xB8, 0xC0)) + tuple(bytes([b]) for b in range(0xE5, 0xEA))
-"""How the UTF-8 encoding of a character of U+4E00-U+9FFF starts: E4 B8-BF (U+4E00-U+4FFF), E5-E9 (U+5000-U+9FFF);
-continuation bytes are 80-BF, so each such start is one character's."""
+_NOT_IDEOGRAPH = re.compile(r"[^\x00-\x7f\u4e00-\u9fff]")
+"""A character neither ASCII nor a CJK Unified Ideograph (U+4E00-U+9FFF): one scan of a block in C (session 43; was
+a count of the ideographs' UTF-8 lead bytes, thirteen passes over the encoded block)."""
 
 
 def _word_copy(text: str) -> bytes:
@@ -138,8 +138,8 @@ def _word_copy(text: str) -> bytes:
     character as :data:`OTHER` (``_NA_NONWORD.sub``), then each other non-ASCII one as :data:`WORD`. A block of
     Chinese lines holds ~100,000 such characters and a handful of distinct ones (session 42: the substitution was
     most of the first stand-in copy's cost): those met before are replaced with ``str.replace``, then, when the
-    non-ASCII characters left are all ideographs of U+4E00-U+9FFF (counted in C: :data:`_LEADS` in UTF-8 against
-    the characters ``ascii`` cannot encode), that is the answer; otherwise the substitution runs on what is left
+    non-ASCII characters left are all ideographs of U+4E00-U+9FFF (:data:`_NOT_IDEOGRAPH` finds no other, in C),
+    that is the answer; otherwise the substitution runs on what is left
     (the same answer: a character replaced is ASCII) and its characters are remembered."""
     global _IDEOGRAPHS
     if _IDEOGRAPHS is None:
@@ -148,10 +148,9 @@ def _word_copy(text: str) -> bytes:
     for c in _NONWORD_SEEN:
         if c in wide:
             wide = wide.replace(c, OTHER)
-    if _IDEOGRAPHS:
-        copy = wide.encode("ascii", "replace")  # (no ``?`` in text: each one stands for a non-ASCII character)
-        if copy.count(b"?") == sum(map(wide.encode("utf-8", "surrogatepass").count, _LEADS)):
-            return copy.translate(_QUESTION[0])
+    if _IDEOGRAPHS and _NOT_IDEOGRAPH.search(wide) is None:
+        # (no ``?`` in text: each one the encoder writes stands for an ideograph, a word character)
+        return wide.encode("ascii", "replace").translate(_QUESTION[0])
     found = _NA_NONWORD.findall(wide)
     if found:
         if len(_NONWORD_SEEN) < 256:  # (a text of many distinct symbols: the substitution alone, as before)

@@ -127,10 +127,12 @@ RE_CONNECTED_TOTAL = lazy_compile(r"total connected num is \[(\d{1,10})\],\s*lin
 RE_NEED_CONNECT = lazy_compile(r"need connect rankNum is \[(\d{1,10})\]")
 UNCONNECTED_MAX = 128
 """Unconnected ranks kept a process (a 2048-rank job's root named 44)."""
-_IDENTITY_WORDS = lazy_compile("|".join(re.escape(w) for w in (
-    "HcclGetRootInfo success", " set by ", "TLS SWITCH (", "rankNum[", "totalRanks[", "Entry-HcclCommInitRootInfo")))
+IDENTITY_WORDS = ("HcclGetRootInfo success", " set by ", "TLS SWITCH (", "rankNum[", "totalRanks[",
+                  "Entry-HcclCommInitRootInfo")
 """A literal every line :meth:`RankCollector._identity` reads holds (one of its tests needs each): a line with none
 of them and no ERROR level only counts for its process's first time."""
+_IDENTITY_WORDS = lazy_compile("|".join(re.escape(w) for w in IDENTITY_WORDS))
+"""Any of :data:`IDENTITY_WORDS`."""
 
 
 @dataclass(frozen=True, slots=True)

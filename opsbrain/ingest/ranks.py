@@ -36,12 +36,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
-from datetime import datetime
 from itertools import chain, islice
 
 from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, host_syslog
 from opsbrain.ingest.rankconsole import CONSOLE_GROUP, console_line
-from opsbrain.ingest.rankerrors import ConnectedList, RankErrorReading
+from opsbrain.ingest.rankerrors import ConnectedList
+from opsbrain.ingest.rankfeed import RankFeeding, second_base
 from opsbrain.ingest.rankhosts import fill_servers, rank_table_listing, shown_names
 from opsbrain.ingest.rankjobs import part_runs, read_attempt
 from opsbrain.ingest.rankrecords import (  # noqa: F401 (re-exported: the records and patterns kept their old home)
@@ -119,7 +119,7 @@ RE_CHIP_ID = lazy_compile(r"\bchipId\**\s*[:=]\s*(\d{1,10})(?!\d)")
 """The runtime's physical chip id in its error message (``The error from device(chipId:7, dieId:0)``)."""
 
 
-class RankCollector(RankErrorReading):
+class RankCollector(RankFeeding):
     """Fed line by line (any order of files); keeps per-process identity and errors.
 
     ``worker`` names the host of a file; by default the directory :func:`host_root` finds (named after its single
@@ -193,7 +193,18 @@ class RankCollector(RankErrorReading):
                 self._npu_info(ln.rstrip("\r\n") if strip else ln, worker, name)
             return
         fm = info[2]
-        match, seconds, seen, procs = RE_PLOG_LINE.match, self._seconds, self._seen, self.procs
+        if origin is None:  # (session 43) a process's plog: the loop with the file's constants hoisted; another
+            if fm is not None:  # file: a block without any word the loop reads is skipped whole (rankfeed)
+                self._feed_plog(lines, file, name, worker, fm.group("pid"), strip, line_no, numbers)
+            else:
+                self._feed_gated(lines, file, name, worker, strip, line_no, numbers)
+            return
+        self._feed_each(lines, file, name, worker, fm, strip, origin, line_no, numbers)
+
+    def _feed_each(self, lines: Iterable[str], file: str | None, name: str, worker: str, fm: re.Match[str] | None,
+                   strip: bool, origin: str | None, line_no: int, numbers: Iterable[int] | None) -> None:
+        """:meth:`_feed`'s loop, a line at a time (``fm``: what the file's name says of its process, if anything)."""
+        match, seconds, procs = RE_PLOG_LINE.match, self._seconds, self.procs
         identity_words = _IDENTITY_WORDS.search
         w = worker
         for n, raw in zip(numbers, lines, strict=True) if numbers is not None else enumerate(lines, line_no):
@@ -217,13 +228,8 @@ class RankCollector(RankErrorReading):
             pid = fm.group("pid") if fm else line_pid
             second = g[3:9]
             base = seconds.get(second)
-            if base is None:
-                try:
-                    y, mo, d, h, mi, sec = (int(x) for x in second)
-                    base = datetime(y, mo, d, h, mi, sec).timestamp()
-                except ValueError:
-                    continue
-                seconds[second] = base
+            if base is None and (base := second_base(seconds, second)) is None:
+                continue
             t = base + int(g[9]) / 1e3 + int(g[10]) / 1e6
             body = g[11]
             key = (w, pid)
@@ -238,20 +244,7 @@ class RankCollector(RankErrorReading):
             proc.last_t = t if proc.last_t is None else max(proc.last_t, t)
             if level != "ERROR" and not identity_words(body):
                 continue  # neither an error nor a line _identity reads (most INFO lines of a plog): nothing more
-            # lines differing only in time stamp are one line (ascend-fd's rule: the text after the second '['); a
-            # hash, not the text, and only of the lines read further: a CANN device log of 300,000 INFO lines kept
-            # ~20 MB of hashes
-            dup = hash((w, pid, line.split("[", 2)[-1]))
-            if dup in seen and "Net2PeerLink" not in line and "opData information is" not in line:
-                continue  # an AI CPU exception's opData line repeats the last one's: it closes its base line
-            seen.add(dup)
-            ref = LineRef(file, n, line[:400])
-            self._identity(proc, body, ref)
-            if level == "ERROR":
-                if proc.first_error_t is None or t < proc.first_error_t:
-                    proc.first_error_t, proc.first_error = t, ref
-                if module == "HCCL":
-                    self._error(proc, key, body, t, ref)
+            self._read_further(proc, key, line, level, module, body, t, LineRef(file, n, line[:400]))
 
     # ---- a job's console ---------------------------------------------------------------------------------------
     def _console(self, line: str, w: str, name: str, file: str | None, n: int, origin: str | None) -> bool:
