@@ -1,5 +1,11 @@
 """Session 43 (redos43b): the regexes redos43 left super-linear, read in linear time with the same answers.
 
+The parsers' tables of (regex, kind) rows test a match and never read it (``Screened.found``): a regex such as
+``version.*mismatch|...|unsupported \\w+ version`` took 0.26 s on ``version `` * 500 + ``unsupported 0 version`` (a
+line the screen rightly lets through: ``re`` tries every ``version`` and reads to the line's end from each). RE2 runs
+them now where it gives ``re``'s answer (:func:`opsbrain.fastre.exact_re2`: ASCII lines without a newline, no
+look-around, widened bound, ``\\S`` or non-ASCII folded character): checked against ``re`` on generated lines.
+
 ``ctx.rt_func`` replaces session 36's ``RE_RT_FUNC`` (the plog head's pattern, then ``\\s*([A-Za-z_]\\w*):``), whose
 ``\\S+`` (the time field) overlaps what follows: ``re`` tried every end of the field, longest first, and read the
 rest at each, 0.6 s on one crafted 4 KB line. The function tries the same ends in the same order and answers each
@@ -17,7 +23,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from opsbrain.ingest.parsers import ctx
+from opsbrain.fastre import exact_re2
+from opsbrain.ingest.parsers import cann, ctx, framework, hccl, kernel
+from opsbrain.ingest.screen import _REGISTRY
 
 OLD_HEAD = r"^\[\w+\s*\]\s*\w+\(\d+,[^)]*\):\S+(?:\s*\[[^\]]*\])*(?:\s*\d+(?=\s*[A-Za-z_]))?"
 OLD_RT_FUNC = re.compile(OLD_HEAD + r"\s*([A-Za-z_]\w*):")
@@ -102,3 +110,53 @@ def test_the_crafted_field_reads_at_once() -> None:
     m = ctx.rt_func(line)
     assert m is not None and m.group(1) == "A"
     assert ctx.rt_func("[p]0(0,):" + "[9" * 2040 + " ") is None
+
+
+TABLES = [*framework.TEXTS, *cann.TEXTS, *hccl.TEXTS, *kernel.KINDS, *kernel.DRV_KINDS]
+EXACT = [s for s in _REGISTRY if exact_re2(s.rx) is not None]
+SEPARATORS = [" ", "  ", "\n", "\t", "\x0b", "\x1c", "\x1f", "\r", "_", ":", ".", "-", "/", "=", "(", ")", "[", "]",
+              "0", "12", "-8005", "x", "Z", "\u00e9", "\u0131", "\u3000"]
+
+
+def _tokens(pattern: str) -> list[str]:
+    words = sorted(set(re.findall(r"[A-Za-z][A-Za-z_]+", pattern)))
+    return words + [w.upper() for w in words[:8]] + [w.capitalize() for w in words[:8]] + SEPARATORS
+
+
+def test_the_tables_rows_that_were_slow_run_by_re2() -> None:
+    slow = [rx for rx, *_ in TABLES if "version.*" in rx.pattern or "DMA.*timeout" in rx.pattern
+            or "AER:.*" in rx.pattern or "\\bcompil(?:e|ed|ing|ation)\\b.*fail" in rx.pattern]
+    assert len(slow) == 5 and all(exact_re2(rx.rx) is not None for rx in slow)
+    assert len(EXACT) > 100
+
+
+@pytest.mark.parametrize("idx", range(len(EXACT)), ids=[f"{s.id}" for s in EXACT])
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_re2_answers_as_re_does(idx: int, data: st.DataObject) -> None:
+    s = EXACT[idx]
+    line = "".join(data.draw(st.lists(st.sampled_from(_tokens(s.pattern)), max_size=12)))
+    assert s.found(line) == (s.rx.search(line) is not None), (s.pattern, line)
+
+
+@pytest.mark.parametrize(("pattern", "flags"), [(r"a\Sb", 0), (r"(?<!x)ab", 0), (r"a.{0,40}b", 0), (r"\u0131x", re.I),
+                                                (r"(?>a*)ab", 0), (r"a*+ab", 0), (r"(a)\1", 0)])
+def test_what_re2_reads_otherwise_stays_with_re(pattern: str, flags: int) -> None:
+    assert exact_re2(re.compile(pattern, flags)) is None
+
+
+def test_the_hostile_matching_lines_read_at_once() -> None:
+    """A line the tables' regexes match only at its end, after 4 KB of the word before their ``.*`` (0.1-0.26 s each
+    by ``re``); no timing here: a regression shows as a slow test."""
+    for x, tail in [("version ", "unsupported 0 version"), ("fail ", "op_compile"), ("AER:", "pciehp Link Down"),
+                    ("memcpy", "DMA timeout")]:
+        line = x * (4000 // len(x)) + tail
+        assert any(rx.found(line) for rx, *_ in TABLES), tail
+
+
+def test_a_text_with_a_newline_stays_with_re() -> None:
+    """The screen's ``$`` is also any newline (a superset, ``(?:\\n|$)``); Python's only the text's end or its last
+    newline."""
+    text = "x ValueError\nmore"
+    assert exact_re2(framework.RE_EXC.rx).search(text) is not None
+    assert framework.RE_EXC.search(text) is None and not framework.RE_EXC.found(text)

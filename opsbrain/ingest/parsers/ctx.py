@@ -37,6 +37,8 @@ _WORDS = lazy_compile(r"\w+")
 _DIGITS = lazy_compile(r"\d+")
 _NAME_AT = lazy_compile(r"\s*[A-Za-z_]\w*:")
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+MATCH_ONLY = ("_RT_FUNC_REST", "_NAME_AT")
+"""Regexes only matched at one position, never searched (``benchmarks/bench_regex_worst.py`` times their ``match``)."""
 
 
 def rt_func(text: str) -> re.Match[str] | None:
@@ -72,6 +74,7 @@ def rt_func(text: str) -> re.Match[str] | None:
         dend.update(dict.fromkeys(range(run.start(), run.end()), run.end()))
     close = text.find("]", r)  # where a bracket opened in the field closes, when no ``]`` follows it in the field
     after_close = close >= 0 and _RT_FUNC_REST.match(text, close + 1) is not None
+    name_after = _NAME_AT.match(text, r) is not None  # a name after the field, for digits that end it
     for e in range(r - 1, p0, -1):
         c = text[e]
         if c == "]":
@@ -80,8 +83,7 @@ def rt_func(text: str) -> re.Match[str] | None:
             ok = text[wend[e]:wend[e] + 1] == ":"
         elif e in dend:
             f = dend[e]
-            ok = (text[f] in _NAME_START and text[wend[f]:wend[f] + 1] == ":") if f < r else \
-                _NAME_AT.match(text, f) is not None
+            ok = (text[f] in _NAME_START and text[wend[f]:wend[f] + 1] == ":") if f < r else name_after
         elif c == "[":
             ok = after_close
         else:

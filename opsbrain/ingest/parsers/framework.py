@@ -477,7 +477,7 @@ def parse(ctx: LineCtx) -> bool:
             continue
         if rx is CFG_ENV_TEXT and RE_ENV_FALLBACK.search(text) and not rx.search(RE_ENV_FALLBACK.sub(" ", text)):
             continue
-        if rx.search(text):
+        if rx.found(text):
             dev = ctx.device()
             ctx.add(kind, ctx.npu(dev) or ctx.node, 2, device=dev)
             found = True
