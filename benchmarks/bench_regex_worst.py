@@ -10,7 +10,14 @@ repeats over the same characters with only optional items between, or a long rep
 by hypothesis' ``from_regex``), each cut at every point, with a run of one character (or of a short piece of the line
 itself) inserted there, with and without the line's end (a near miss); the worst of these at 1,024 characters is then
 timed at each of ``--sizes`` (``rx.search``, best of one run, interrupted after ``--timeout`` s: ``re`` checks
-signals). Prints one row a regex, worst first: seconds at each size and the line's shape. ``--src TREE`` imports
+signals). Session 43 (redos43b): a regex with a long repeat of any character between words (``DMA.*timeout``, which
+the shape check does not flag: a line of n ``DMA`` costs n scans to its end) is attacked too, with its word before the
+repeat pumped, alone or before a line the regex matches (the line screen lets only a matching line through, and
+``re`` still tries every word before reading the match at the end); the ``parse_line`` column times the parsers on
+the worst of those lines and of the five slowest shapes at 4,096 characters (lines are cut there before the parsers
+read them: the screen and the parsers' own readings included, best of 2). A regex a module names in its
+``MATCH_ONLY`` is only matched at a position: its ``match`` is timed. Prints one row a regex, worst first:
+seconds at each size, the parsers' seconds, and the line's shape. ``--src TREE`` imports
 another source tree (the before figures). Figures only: no goal, no verdict; a regex whose time grows 16x from
 4 KB to 64 KB is linear, 256x quadratic.
 """
@@ -64,10 +71,56 @@ def regexes(package: Any) -> dict[tuple[str, int], str]:
                 for n2, o2 in vars(obj).items():
                     walk(o2, f"{mod.__name__}.{name}.{n2}", 1)
             else:
-                walk(obj, f"{mod.__name__}.{name}", 0)
+                walk(obj, f"{mod.__name__}.{name}" + (" (match)" if name in getattr(mod, "MATCH_ONLY", ()) else ""), 0)
     for i, s in enumerate(_REGISTRY):
         found.setdefault(s.key, f"screened#{i}")
     return found
+
+
+def dot_words(pattern: str, flags: int) -> list[str]:
+    """The literal text before each long repeat of any character (``.``, a negated class) in ``pattern``:
+    ``DMA`` of ``DMA.*timeout``."""
+    parser: Any = importlib.import_module("re._parser")
+    out: list[str] = []
+
+    def seq(items: Any) -> None:
+        items = list(items)
+        for k, (op, arg) in enumerate(items):
+            if op in (parser.MAX_REPEAT, parser.MIN_REPEAT):
+                body = list(arg[2])
+                if arg[1] >= 16 and len(body) == 1 and (body[0][0] == parser.ANY or (
+                        body[0][0] == parser.IN and body[0][1] and body[0][1][0][0] == parser.NEGATE)):
+                    j = k
+                    while j > 0 and items[j - 1][0] == parser.LITERAL:
+                        j -= 1
+                    if j < k:
+                        out.append("".join(chr(items[i][1]) for i in range(j, k)))
+                seq(arg[2])
+            elif op == parser.SUBPATTERN:
+                seq(arg[-1])
+            elif op == parser.BRANCH:
+                for b in arg[1]:
+                    seq(b)
+
+    seq(parser.parse(pattern, flags))
+    return sorted(set(out))
+
+
+def word_pumps(words: list[str], exs: list[str]) -> list[tuple[str, str, str]]:
+    """(head, pumped piece, tail) shapes of a word pumped, alone or before a line the regex matches."""
+    return [("", p, tail) for w in words for p in (w, w + " ", w + "a") for tail in ["", *exs]]
+
+
+def line_time(line: str) -> float:
+    """Seconds of ``parse_line`` on ``line`` (best of 2)."""
+    from opsbrain.ingest.parsers import parse_line
+
+    best = float("inf")
+    for _ in range(2):
+        t = time.perf_counter()
+        parse_line(line)
+        best = min(best, time.perf_counter() - t)
+    return best
 
 
 def examples(pattern: str, flags: int, n: int = 2) -> list[str]:
@@ -104,7 +157,7 @@ def _alarm(_sig: int, _frame: Any) -> None:
     raise _Late
 
 
-def timed(rx: re.Pattern[str], line: str, limit: float) -> float:
+def timed(rx: Any, line: str, limit: float) -> float:
     """Seconds of ``rx.search(line)``; ``inf`` past ``limit``."""
     signal.signal(signal.SIGALRM, _alarm)
     signal.setitimer(signal.ITIMER_REAL, limit)
@@ -134,13 +187,16 @@ def build(head: str, piece: str, tail: str, size: int) -> str:
     return head + piece * (room // len(piece)) + tail
 
 
-def worst(rx: re.Pattern[str], exs: list[str], probe_size: int = 1024) -> tuple[float, tuple[str, str, str]]:
+def worst(rx: Any, exs: list[str], probe_size: int = 1024, words: list[str] | None = None
+          ) -> tuple[float, tuple[str, str, str], list[tuple[str, str, str]]]:
     """The slowest attack at ``probe_size`` characters: each timed once, the five slowest again (best of 3: a
-    loaded machine's pauses are no regex's)."""
-    first = [(timed(rx, build(*shape, probe_size), 0.5), shape) for ex in exs or ["a"] for shape in attacks(ex)]
+    loaded machine's pauses are no regex's); and the five slowest shapes."""
+    shapes = [shape for ex in exs or ["a"] for shape in attacks(ex)] + word_pumps(words or [], exs)
+    first = [(timed(rx, build(*shape, probe_size), 0.5), shape) for shape in shapes]
     first.sort(key=lambda x: -x[0])
     again = [(min(timed(rx, build(*shape, probe_size), 0.5) for _ in range(3)), shape) for _t, shape in first[:5]]
-    return max(again, key=lambda x: x[0], default=(0.0, ("", " ", "")))
+    t, shape = max(again, key=lambda x: x[0], default=(0.0, ("", " ", "")))
+    return t, shape, [sh for _t, sh in first[:5]]
 
 
 def main() -> None:
@@ -165,23 +221,29 @@ def main() -> None:
             flagged = shape_problems(pattern, flags)
         except Exception:  # noqa: BLE001
             flagged = ["unparsed"]
-        if not (flagged or args.all or only):
+        words = dot_words(pattern, flags)
+        if not (flagged or words or args.all or only):
             continue
-        rx = re.compile(pattern, flags)
-        t512, shape = worst(rx, examples(pattern, flags))
+        rx: Any = re.compile(pattern, flags)
+        if where.endswith(" (match)"):  # a module's MATCH_ONLY regex: only matched at a position, never searched
+            rx = types.SimpleNamespace(search=rx.match)
+        exs = examples(pattern, flags)
+        t512, shape, top = worst(rx, exs, words=words)
+        parsers = max(line_time(build(*sh, 4096)) for sh in [*top, *word_pumps(words, exs)])
         times = []
         for size in sizes:
             times.append(timed(rx, build(*shape, size), args.timeout))
             if times[-1] == float("inf"):
                 times += [float("inf")] * (len(sizes) - len(times))
                 break
-        rows.append((times[-1], where, times, shape))
-        print(f"  {where}: {' / '.join(f'{t:.3g}' for t in times)} s", file=sys.stderr, flush=True)
+        rows.append((times[-1], where, times, parsers, shape))
+        print(f"  {where}: {' / '.join(f'{t:.3g}' for t in times)} s, parse_line {parsers:.3g} s", file=sys.stderr,
+              flush=True)
     rows.sort(key=lambda r: -r[0])
-    print(f"{'regex':60} " + " ".join(f"{s:>9}" for s in sizes) + "  line")
-    for _t, where, times, (head, piece, tail) in rows:
+    print(f"{'regex':60} " + " ".join(f"{s:>9}" for s in sizes) + " parse_line  line")
+    for _t, where, times, parsers, (head, piece, tail) in rows:
         cells = " ".join(f"{'>' + str(args.timeout) if t == float('inf') else f'{t:.4f}':>9}" for t in times)
-        print(f"{where[:60]:60} {cells}  {head[:24]!r} + {piece!r}*n + {tail[:24]!r}")
+        print(f"{where[:60]:60} {cells} {parsers:10.4f}  {head[:24]!r} + {piece!r}*n + {tail[:24]!r}")
 
 
 if __name__ == "__main__":

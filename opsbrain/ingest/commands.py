@@ -28,6 +28,9 @@ RE_PROMPT = lazy_compile(r"(?:[\w.-]+@(?P<host>[A-Za-z0-9][\w.-]*):[^\s#$]*|\[[\
                        r"(?:\s[^\]]*)?\])\s?[#$]\s*")
 """A shell prompt before a command: bash's ``root@worker-3:~# `` (``user@host:path# ``, ``$`` for a user) and the
 Red Hat family's ``[root@worker-3 ~]# ``; the host is the command's (a terminal transcript of several hosts)."""
+MATCH_ONLY = ("RE_PROMPT",)
+"""Regexes only matched at a line's start, never searched (``benchmarks/bench_regex_worst.py`` times their
+``match``)."""
 RE_COMMAND = lazy_compile(r"^\s*(?:" + RE_PROMPT.pattern + r"|[$#]\s*)?(?:\S*/)?(?P<tool>npu-smi|hccn_tool)\s+"
                         r"(?P<args>.*?)\s*$")
 RE_DEV = lazy_compile(r"-i\s+(\d+)")

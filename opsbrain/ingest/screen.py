@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from opsbrain.fastre import exact_re2
 from opsbrain.multiscan import Screen
 
 _REGISTRY: list[Screened] = []
@@ -26,7 +27,7 @@ class Screened:
     """A regex with ``re.Pattern``'s methods, skipped on a line the screen rules out. It is compiled on first use:
     a short diagnosis runs few of the parsers' regexes, and compiling all of them cost a third of its start-up."""
 
-    __slots__ = ("_rx", "pattern", "_flags", "id", "key", "context")
+    __slots__ = ("_rx", "pattern", "_flags", "id", "key", "context", "_re2")
 
     def __init__(self, pattern: str, flags: int = 0, context: bool = False) -> None:
         self._rx: re.Pattern[str] | None = None
@@ -35,6 +36,7 @@ class Screened:
         self.context = context  # only qualifies a signal another regex finds: a match alone makes no signal
         self.key = (pattern, flags)  # what the compiled regex is made of (the screen plan's cache key)
         self.id = len(_REGISTRY)
+        self._re2: Any = None  # RE2's exact reading on ASCII lines (False: none), once looked up (:meth:`found`)
         _REGISTRY.append(self)
 
     @property
@@ -58,6 +60,21 @@ class Screened:
         if text is line and self.id < n and self.id not in may:
             return None
         return (self._rx or self.rx).search(text, *args)
+
+    def found(self, text: str) -> bool:
+        """Whether the regex matches somewhere in ``text`` (``search``'s answer as a truth value), by RE2 on an ASCII
+        text without a newline when RE2 gives ``re``'s answer there (:func:`opsbrain.fastre.exact_re2`): linear,
+        where ``re`` tries each start of a line and each start may read to the line's end (``version.*mismatch|
+        unsupported \\w+ version`` on ``version `` * 500 + ``unsupported 0 version``: 0.26 s at 4 KB, session 43).
+        For a table of (regex, kind) rows whose match is only tested, never read."""
+        line, may, n = _LINE
+        if text is line and self.id < n and self.id not in may:
+            return False
+        if self._re2 is None:
+            self._re2 = exact_re2(self.rx) or False
+        if self._re2 and text.isascii() and "\n" not in text:
+            return self._re2.search(text) is not None
+        return (self._rx or self.rx).search(text) is not None
 
     def match(self, text: str, *args: Any) -> re.Match[str] | None:
         line, may, n = _LINE

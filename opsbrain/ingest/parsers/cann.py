@@ -274,7 +274,7 @@ def parse(ctx: LineCtx) -> bool:
     for rx, kind in TEXTS:
         if quiet:
             break
-        if rx.search(said) and (ctx.sev >= 1 or found):
+        if rx.found(said) and (ctx.sev >= 1 or found):
             ctx.add(kind, comp, max(ctx.sev, 1), device=dev)
             found = True
             break

@@ -23,17 +23,75 @@ value (RFC 8259 section 7: a newline in a string is written ``\\n``) or as a Pyt
 lines after a backslash and an ``n``: a FastAPI ``HTTPException`` detail relayed by a client
 (``500: {"detail":"...PTA call acl api failed\\nE30006: ... Failed to verify the OPP\\n..."}``, vllm-ascend issue
 4284), where the code's ``n`` before it hid it."""
-RE_PLOG_HEAD = lazy_compile(r"^\[\w+\s*\]\s*\w+\(\d+,[^)]*\):\S+(?:\s*\[[^\]]*\])*(?:\s*\d+(?=\s*[A-Za-z_]))?")
+_PLOG_OPEN = lazy_compile(r"^\[\w+\s*\]\s*\w+\(\d+,[^)]*\):")
+_FIELD = lazy_compile(r"\S*")
+_AFTER_TIME = r"(?:\s*\[[^\]]*\])*(?:\s*\d+(?=\s*[A-Za-z_]))?"
+RE_PLOG_HEAD = lazy_compile(_PLOG_OPEN.pattern + r"\S+" + _AFTER_TIME)
 """A plog line's head ``[ERROR] HCCL(pid,proc):time [file.cc:line][tid]...``: its numbers (thread ids) are no codes;
 nor is the thread id that RUNTIME and TBE lines print bare after the source position, before the function name
 (``[ascendc_runtime.cpp:228]  505389 AscendCheckSoCVersion:...``,
 ``[capture_model.cc:1078]227839 AllocSqCqProc:...``). HCCL lines may put a space between the bracketed fields
 (``[adapter_hccp.cc:1240] [106335]cur idx[0]``, vllm-ascend#9447)."""
-RE_RT_FUNC = lazy_compile(RE_PLOG_HEAD.pattern + r"\s*([A-Za-z_]\w*):")
-"""The C++ function a RUNTIME plog line names right after its head (``[device_error_core_proc.cc:399]4702
-CheckSmmuFault:Get isSmmuFault is 1.``): the runtime's log functions print ``[%s:%d]%d %s:%s`` (source file, line,
-thread id, ``__func__``, message; hicann/runtime src/runtime/core/src/common/rt_log.cc RecordErrorLog / RecordLog
-@147ddf21), so that word is a function's name, never an exception class a program raised (session 36)."""
+_RT_FUNC_REST = lazy_compile(_AFTER_TIME + r"\s*([A-Za-z_]\w*):")
+_WORDS = lazy_compile(r"\w+")
+_DIGITS = lazy_compile(r"\d+")
+_NAME_AT = lazy_compile(r"\s*[A-Za-z_]\w*:")
+_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+MATCH_ONLY = ("_RT_FUNC_REST", "_NAME_AT")
+"""Regexes only matched at one position, never searched (``benchmarks/bench_regex_worst.py`` times their ``match``)."""
+
+
+def rt_func(text: str) -> re.Match[str] | None:
+    """The C++ function a RUNTIME plog line names right after its head (``[device_error_core_proc.cc:399]4702
+    CheckSmmuFault:Get isSmmuFault is 1.``): the runtime's log functions print ``[%s:%d]%d %s:%s`` (source file, line,
+    thread id, ``__func__``, message; hicann/runtime src/runtime/core/src/common/rt_log.cc RecordErrorLog / RecordLog
+    @147ddf21), so that word is a function's name, never an exception class a program raised (session 36).
+
+    Group 1 (and its span) is what ``re.match`` of the head's pattern followed by ``\\s*([A-Za-z_]\\w*):`` reads
+    (session 36's ``RE_RT_FUNC``; the returned match starts where its time field ends). That regex tried every end of
+    the time field (``\\S+``), longest first, and read the rest at each: on a field of n characters that each fail
+    only after a scan of the line (``9`` * 4,000) it took O(n^2), 0.6 s on a 4 KB line (session 43). Here the same
+    ends are tried in the same order, each answered in O(1) from the runs of word characters and digits and the
+    next ``]`` (what the rest can read from a character of the field), and the rest is run once, at the end it
+    chose (session 43, ``tests/test_regex_linear43b.py``)."""
+    head = _PLOG_OPEN.match(text)
+    if head is None:
+        return None
+    p0 = head.end()
+    r = _FIELD.match(text, p0).end()  # type: ignore[union-attr]  # \S* always matches
+    if r == p0:
+        return None  # \S+ reads nothing
+    if m := _RT_FUNC_REST.match(text, r):
+        return m
+    # inside the field (every character is no space): the rest reads a name (``[A-Za-z_]\w*:``), digits then a
+    # name (``\d+`` is read to the end of its run: a shorter read leaves a digit, which the look-ahead refuses),
+    # or bracketed fields (``\[[^\]]*\]``: to the next ``]``) then the rest again
+    wend: dict[int, int] = {}
+    dend: dict[int, int] = {}
+    for run in _WORDS.finditer(text, p0, r):
+        wend.update(dict.fromkeys(range(run.start(), run.end()), run.end()))
+    for run in _DIGITS.finditer(text, p0, r):
+        dend.update(dict.fromkeys(range(run.start(), run.end()), run.end()))
+    close = text.find("]", r)  # where a bracket opened in the field closes, when no ``]`` follows it in the field
+    after_close = close >= 0 and _RT_FUNC_REST.match(text, close + 1) is not None
+    name_after = _NAME_AT.match(text, r) is not None  # a name after the field, for digits that end it
+    for e in range(r - 1, p0, -1):
+        c = text[e]
+        if c == "]":
+            after_close = False  # the rest failed at e + 1: that end was tried before this one
+        if c in _NAME_START:
+            ok = text[wend[e]:wend[e] + 1] == ":"
+        elif e in dend:
+            f = dend[e]
+            ok = (text[f] in _NAME_START and text[wend[f]:wend[f] + 1] == ":") if f < r else name_after
+        elif c == "[":
+            ok = after_close
+        else:
+            ok = False
+        if ok:
+            return _RT_FUNC_REST.match(text, e)
+    return None
+
 
 @dataclass(slots=True)
 class LineCtx:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.parsers.atb import RE_ATB_SETUP, RE_ATB_SETUP_CODE, atb_setup_kind  # noqa: F401 (in _ANY)
-from opsbrain.ingest.parsers.ctx import RE_RT_FUNC, LineCtx
+from opsbrain.ingest.parsers.ctx import LineCtx, rt_func
 from opsbrain.ingest.screen import Screened, group_of, screened
 from opsbrain.lazyre import lazy_compile
 
@@ -448,8 +448,9 @@ def exception_severity(ctx: LineCtx, warning: bool) -> int:
 
 def _raised(text: str) -> re.Match[str] | None:
     """The first exception class a line names (:data:`RE_EXC`), not the C++ function a RUNTIME plog line names after
-    its head (:data:`RE_RT_FUNC`: ``CheckSmmuFault:`` was read as ``py:CheckSmmuFault``, session 36)."""
-    func = RE_RT_FUNC.match(text)
+    its head (:func:`~opsbrain.ingest.parsers.ctx.rt_func`: ``CheckSmmuFault:`` was read as ``py:CheckSmmuFault``,
+    session 36)."""
+    func = rt_func(text)
     return next((m for m in RE_EXC.finditer(text) if func is None or m.start(1) != func.start(1)), None)
 
 
@@ -476,7 +477,7 @@ def parse(ctx: LineCtx) -> bool:
             continue
         if rx is CFG_ENV_TEXT and RE_ENV_FALLBACK.search(text) and not rx.search(RE_ENV_FALLBACK.sub(" ", text)):
             continue
-        if rx.search(text):
+        if rx.found(text):
             dev = ctx.device()
             ctx.add(kind, ctx.npu(dev) or ctx.node, 2, device=dev)
             found = True

@@ -202,7 +202,7 @@ def parse(ctx: LineCtx) -> bool:
     for rx, kind in TEXTS:
         if tagged and kind == "cfg:ranktable":
             continue  # the scene tag said so already
-        if rx.search(untagged if kind == "cfg:ranktable" else text) and (
+        if rx.found(untagged if kind == "cfg:ranktable" else text) and (
                 hccl_line or kind in ("hccl:notify_timeout", "hccl:heartbeat_lost", "cfg:ranktable")):
             if kind == "hccl:heartbeat_lost" and ("drv_" in text or (not hccl_line and RE_RT_TRACE.search(text))):
                 continue  # the driver's (kernel parser) or the runtime's (CANN parser) device heartbeat, not HCCL's

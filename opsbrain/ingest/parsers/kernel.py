@@ -123,11 +123,11 @@ def parse_driver(ctx: LineCtx) -> bool:
             ctx.add("cfg:device", ctx.npu(dev) or ctx.node, 2, device=dev)
             return True
         for rx, kind in DRV_KINDS:
-            if rx.search(text):
+            if rx.found(text):
                 ctx.add(kind, ctx.npu(dev) or ctx.node, 2, device=dev)
                 return True
         for rx, kind, sev in MEMORY_KINDS:  # the driver reporting a memory error: that error, not the driver's
-            if rx.search(text):
+            if rx.found(text):
                 ctx.add(kind, ctx.npu(dev) or ctx.node, sev, device=dev)
                 return True
         ctx.add("drv:error", ctx.npu(dev) or ctx.node, 2, device=dev)
@@ -143,7 +143,7 @@ def parse(ctx: LineCtx) -> bool:
         return False
     text = ctx.text
     for rx, kind, sev in KINDS:
-        if rx.search(text):
+        if rx.found(text):
             dev = ctx.device() if kind in ("ecc:uce", "ecc:ce") else None
             ctx.add(kind, ctx.npu(dev) or ctx.node, sev, device=dev)
             return True
