@@ -53,8 +53,10 @@ def test_each_injected_fault_of_a_tenant_campaign_is_one_journal_incident(tmp_pa
     keys = {(i["seed"], k.split(".")[0]) for i in tenant for k in i["incident_ids"]}
     assert len(keys) == len(tenant), [i["incident_ids"] for i in tenant]
     link = [i for i in tenant if i["injected"] and i["injected"]["kind"] == "link_down"]
-    assert all(len(i["incident_ids"]) == 2 and i["ttd_s"] == pytest.approx(5.0) for i in link), [
-        (i["incident_ids"], i["ttd_s"]) for i in link]
+    # one incident, detected at 5 s; a second response of it (``i0001.2``) where the first look named another link
+    # class and a later one link_down (the model of session 42 did; session 43's names link_down at once)
+    assert all(len(i["incident_ids"]) in (1, 2) and {k.split(".")[0] for k in i["incident_ids"]} == {"i0001"}
+               and i["ttd_s"] == pytest.approx(5.0) for i in link), [(i["incident_ids"], i["ttd_s"]) for i in link]
     assert all(i["diagnosis"]["fault_class"] == "link_down" and i["correct"] for i in link)
 
 

@@ -222,7 +222,9 @@ def score(world: World, plan: Plan, end: float, accounting_end: dict[str, dict[s
     faults = [(f.id, f.kind, f.target, f.at_s, f.ended_at_s) for f in truths if not math.isinf(f.quiet_s)]
     incs = {i.id: i for i in ctl.incidents}
     # the parts each incident names as its subjects: a rank reporting a collective's wait is a witness (session 43)
-    subjects = {i.id: scoring.subject_components(i.signals) for i in ctl.incidents}
+    # (an incident opened outside the detector, a sweep's proactive one, names its part with no signal: kept)
+    subjects = {i.id: scoring.subject_components(i.signals) | (i.components - {s.component for s in i.signals})
+                for i in ctl.incidents}
     matched = scoring.match_incidents(faults, [(i.id, i.opened_at, subjects[i.id]) for i in ctl.incidents],
                                       horizon_s=24 * 3600.0, roots={i.id: _root(i) for i in ctl.incidents})
     covering_in = [(i.id, i.opened_at, i.opened_at if i.detected_at is None else i.detected_at, subjects[i.id],
