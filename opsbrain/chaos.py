@@ -87,16 +87,22 @@ def run(p: Plan, store: RunStore | None = None, out_dir: Path | None = None,
     hold = StopHold()  # a stop once the simulation is over waits until the journal is stored (session 43)
     try:
         journal = run_plan(p, engine, progress=progress, bundle_dir=bundle_dir, hold=hold)  # long-run GC pace
-    except KeyboardInterrupt:  # stopped before the simulation ran (run_plan journals a stop once it runs)
+    except BaseException as exc:  # the handlers go back whatever ended it (an error too: review43c)
         hold.release()
-        if store is not None and run_id is not None:
-            store.mark_interrupted(run_id)
+        if isinstance(exc, KeyboardInterrupt) and store is not None and run_id is not None:
+            store.mark_interrupted(run_id)  # stopped before the simulation ran (run_plan journals a stop once it runs)
         raise
     noted = None
-    if p.scenario.spec.superpod is not None:  # a run of its own: a stop cuts it as before
+    cut: KeyboardInterrupt | None = None
+    if p.scenario.spec.superpod is not None:  # a run of its own: a stop cuts it, and the chaos run's journal is kept
         noted = hold.release()
         if noted is None:
-            journal = run_superpod_block(p, journal, say)
+            try:
+                journal = run_superpod_block(p, journal, say)
+            except KeyboardInterrupt as exc:  # review43c: the run was left ``running`` without its journal
+                cut = exc
+                journal.update(status="interrupted", verdict="aborted",
+                               abort_reason="interrupted by the operator while the spec.superpod block ran")
         else:
             journal.update(status="interrupted", verdict="aborted",
                            abort_reason="interrupted by the operator before the spec.superpod block ran")
@@ -109,10 +115,11 @@ def run(p: Plan, store: RunStore | None = None, out_dir: Path | None = None,
         _keep(journal, run_id, p, store, out_dir)
     finally:
         noted = hold.release() or noted
-    if noted is not None:
-        if say and run_id:
-            say(f"stopped: the run's journal ({journal['status']}) is stored as {run_id}")
-        hold.redeliver(noted)
+    if (noted is not None or cut is not None) and say and run_id:
+        say(f"stopped: the run's journal ({journal['status']}) is stored as {run_id}")
+    if cut is not None:
+        raise cut
+    hold.redeliver(noted)
     return journal
 
 
