@@ -111,14 +111,16 @@ def test_the_test_split_never_reaches_the_fit(tmp_path: Path) -> None:
     assert test_id not in {e["id"] for e in dev_excerpts(root)}  # read from the corpus: dev only
 
 
-def test_the_view_reads_a_paste_whole_and_a_large_log_by_its_error_lines() -> None:
+def test_the_view_reads_a_paste_whole_and_a_large_log_by_its_failure_and_the_lines_around_it() -> None:
     view = TextView(limit=3)
     for i, line in enumerate(["a", "b", "a", "", "c"], 1):
         view(line, None, i)
     assert [t for _f, _n, t in view.lines()] == ["a", "b", "c"] and not view.overflow
     for i, line in enumerate(["d", "RuntimeError: boom", "e", "aclInit failed"], 6):
         view(line, "x.log", i)
-    assert view.overflow and view.lines() == [("x.log", 7, "RuntimeError: boom"), ("x.log", 9, "aclInit failed")]
+    # past the view's size only lines with an error word are looked at (d, e are not); the line that states the
+    # failure is read with the kept lines before it (realtext.LONG_INPUT), and no more once the limit is reached
+    assert view.overflow and [t for _f, _n, t in view.lines()] == ["a", "b", "c", "RuntimeError: boom"]
     assert excerpt_view("x\nx\ny\n") == "x\ny"
 
 

