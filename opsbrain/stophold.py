@@ -22,6 +22,22 @@ from typing import Any
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
+@contextmanager
+def _blocked() -> Iterator[None]:
+    """SIGINT and SIGTERM wait in the kernel while the handlers are swapped (where the platform can block them), so
+    none acts between the swap of one and of the other: such a signal used to leave the other's handler the hold's
+    (review43c). A signal Python had already caught runs its handler as the block begins, one that comes meanwhile
+    runs the new handler as it ends."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 class StopHold:
     """``start()`` begins noting SIGINT/SIGTERM instead of letting them act; ``release()`` restores the handlers
     and returns the first signal noted (``None``: none came); ``redeliver(sig)`` runs the restored handler."""
@@ -33,21 +49,23 @@ class StopHold:
     def start(self) -> None:
         if self._saved or threading.current_thread() is not threading.main_thread():
             return
-        for sig in SIGNALS:
-            old = signal.getsignal(sig)
-            if old is not signal.SIG_IGN:
-                self._saved[sig] = old
-                signal.signal(sig, self._note)
+        with _blocked():
+            for sig in SIGNALS:
+                old = signal.getsignal(sig)
+                if old is not signal.SIG_IGN:
+                    self._saved[sig] = old
+                    signal.signal(sig, self._note)
 
     def _note(self, signum: int, _frame: Any) -> None:
         if self.noted is None:
             self.noted = signum
 
     def release(self) -> int | None:
-        for sig, old in self._saved.items():
-            signal.signal(sig, old)
-        self._saved = {}
-        noted, self.noted = self.noted, None
+        with _blocked():
+            for sig, old in self._saved.items():
+                signal.signal(sig, old)
+            self._saved = {}
+            noted, self.noted = self.noted, None
         return noted
 
     @staticmethod

@@ -1,0 +1,51 @@
+"""Polish43: the stop hold (:mod:`opsbrain.stophold`) in the three places review43c left.
+
+- A signal between the hold's two handler swaps (SIGINT, then SIGTERM) left the other signal's handler the hold's.
+- A second stop while a stop is held was only noted: a store write that hangs could be stopped only by SIGKILL. It
+  now abandons the write at once (one line on stderr, exit 130 / 143), and the first stop says so.
+- ``redeliver`` dropped a stop whose restored handler was installed outside Python (``getsignal`` gives None).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from typing import Any
+
+import pytest
+
+from opsbrain.stophold import StopHold
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _handlers() -> dict[int, Any]:
+    return {s: signal.getsignal(s) for s in SIGNALS}
+
+
+def test_a_signal_between_the_swaps_strands_no_handler(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Ctrl-C right after ``release`` has given SIGINT its handler back, before SIGTERM's: it acts (here a
+    KeyboardInterrupt) only once both are back."""
+    before = _handlers()
+    hold = StopHold()
+    hold.start()
+    real = signal.signal
+
+    def then_ctrl_c(sig: int, handler: Any) -> Any:
+        out = real(sig, handler)
+        if sig == signal.SIGINT and handler is before[signal.SIGINT]:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)  # (a handler that can run, runs here)
+        return out
+
+    monkeypatch.setattr(signal, "signal", then_ctrl_c)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            hold.release()
+    finally:
+        monkeypatch.undo()
+        stranded = _handlers()
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+    assert stranded == before
