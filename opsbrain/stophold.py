@@ -71,13 +71,19 @@ class StopHold:
     @staticmethod
     def redeliver(signum: int | None) -> None:
         """Act on a noted signal as its handler would have: Python's SIGINT handler (and the CLI's SIGTERM one)
-        raise KeyboardInterrupt; a default action (SIGTERM outside the CLI) ends the process."""
+        raise KeyboardInterrupt; a default action (SIGTERM outside the CLI) ends the process. A handler installed
+        outside Python (``getsignal`` gives None) cannot be called from here: the signal then takes its default
+        action (SIGINT: KeyboardInterrupt, Python's default), never dropped (review43c)."""
         if signum is None:
             return
         handler = signal.getsignal(signum)
         if callable(handler):
             handler(signum, None)
-        elif handler == signal.SIG_DFL:
+        elif handler is None and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        elif handler != signal.SIG_IGN:
+            if handler is None:
+                signal.signal(signum, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
 
 

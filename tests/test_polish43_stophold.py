@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from opsbrain.stophold import StopHold
 
+REPO = Path(__file__).resolve().parents[1]
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
@@ -49,3 +53,24 @@ def test_a_signal_between_the_swaps_strands_no_handler(monkeypatch: pytest.Monke
         for sig, handler in before.items():
             signal.signal(sig, handler)
     assert stranded == before
+
+
+def test_redeliver_a_ctrl_c_whose_handler_python_does_not_know(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(signal, "getsignal", lambda _sig: None)  # a handler installed outside Python
+    with pytest.raises(KeyboardInterrupt):
+        StopHold.redeliver(signal.SIGINT)
+
+
+def _child(code: str) -> subprocess.CompletedProcess[str]:
+    env = os.environ | {"PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
+                          cwd=REPO)
+
+
+def test_redeliver_a_sigterm_whose_handler_python_does_not_know() -> None:
+    res = _child("import signal\n"
+                 "from opsbrain.stophold import StopHold\n"
+                 "signal.getsignal = lambda _sig: None\n"
+                 "StopHold.redeliver(signal.SIGTERM)\n"
+                 "print('still running')\n")
+    assert res.returncode == -signal.SIGTERM and "still running" not in res.stdout, (res.returncode, res.stdout)
