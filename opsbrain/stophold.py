@@ -5,6 +5,8 @@ it and writing the journal to the run store and ``--out`` are what make it worth
 those seconds used to raise KeyboardInterrupt there: the complete journal was dropped and the run stored as
 ``interrupted`` without one (session 43). :class:`StopHold` notes such a signal instead, and the caller hands it on
 (:meth:`StopHold.redeliver`: the handler that was installed runs as if the signal came then) once the write is done.
+A second stop while one is held abandons the write: the process exits at once, 128 + the signal's number (a write
+that hangs, on a dead network mount, no longer takes SIGKILL to end; polish43).
 
 Main thread only (Python runs signal handlers there); elsewhere, and for a signal set to be ignored, it does
 nothing.
@@ -14,12 +16,14 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
+AGAIN: dict[int, str] = {signal.SIGINT: "Ctrl-C again", signal.SIGTERM: "a second SIGTERM"}
 
 
 @contextmanager
@@ -38,11 +42,28 @@ def _blocked() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
+def _tell(line: str) -> None:
+    """One line on stderr from a signal handler (through ``sys.stderr``, so that a progress display keeps it above
+    itself; straight to the file descriptor when that stream is busy or gone)."""
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (RuntimeError, OSError, ValueError, AttributeError):  # a reentrant write, a closed stream
+        with suppress(OSError):
+            os.write(2, (line + "\n").encode())
+
+
 class StopHold:
     """``start()`` begins noting SIGINT/SIGTERM instead of letting them act; ``release()`` restores the handlers
-    and returns the first signal noted (``None``: none came); ``redeliver(sig)`` runs the restored handler."""
+    and returns the first signal noted (``None``: none came); ``redeliver(sig)`` runs the restored handler.
 
-    def __init__(self) -> None:
+    A second signal while held ends the process at once (exit 128 + its number). ``what`` (say ``"the run's
+    journal"``) is what the hold waits to store: the first stop then says so and that a second one abandons it, the
+    second that it was not stored. Without it the first stop is noted silently (a run scored for a caller that
+    stores it under a hold of its own, or a campaign's pool worker)."""
+
+    def __init__(self, what: str | None = None) -> None:
+        self.what = what
         self.noted: int | None = None
         self._saved: dict[int, Any] = {}
 
@@ -59,6 +80,12 @@ class StopHold:
     def _note(self, signum: int, _frame: Any) -> None:
         if self.noted is None:
             self.noted = signum
+            if self.what:
+                _tell(f"opsbrain: stopping once {self.what} is stored ({AGAIN.get(signum, 'a second stop')} "
+                      "abandons it)")
+            return
+        _tell(f"opsbrain: stopped again: {self.what or 'the run'} was not stored")
+        os._exit(128 + signum)  # at once: unwinding could wait on the very write that hangs
 
     def release(self) -> int | None:
         with _blocked():
@@ -88,9 +115,9 @@ class StopHold:
 
 
 @contextmanager
-def held() -> Iterator[StopHold]:
+def held(what: str | None = None) -> Iterator[StopHold]:
     """Hold SIGINT/SIGTERM for the block; a signal noted is redelivered when the block ends without an error."""
-    hold = StopHold()
+    hold = StopHold(what)
     hold.start()
     try:
         yield hold

@@ -74,3 +74,43 @@ def test_redeliver_a_sigterm_whose_handler_python_does_not_know() -> None:
                  "StopHold.redeliver(signal.SIGTERM)\n"
                  "print('still running')\n")
     assert res.returncode == -signal.SIGTERM and "still running" not in res.stdout, (res.returncode, res.stdout)
+
+
+HANG = """
+import os, signal, sys, time
+import opsbrain.store as store_mod
+
+def hangs(self, *a, **k):  # the run store's write hangs (a dead NFS mount): only a stop can end it
+    os.kill(os.getpid(), signal.{first})
+    time.sleep(0.2)
+    os.kill(os.getpid(), signal.{second})
+    time.sleep(60)
+    raise SystemExit("the write came back")
+
+store_mod.RunStore.finish = hangs
+from opsbrain.cli import main
+main(["chaos", "run", "hbm-uce-training", "--json"])
+"""
+
+
+@pytest.mark.parametrize(("first", "second", "code"), [("SIGINT", "SIGINT", 130), ("SIGTERM", "SIGTERM", 143),
+                                                       ("SIGINT", "SIGTERM", 143)])
+def test_a_second_stop_abandons_a_store_write_that_hangs(tmp_path: Path, first: str, second: str,
+                                                          code: int) -> None:
+    env = {"OPSBRAIN_HOME": str(tmp_path)}
+    t0 = time.monotonic()
+    res = subprocess.run([sys.executable, "-c", HANG.format(first=first, second=second)], capture_output=True,
+                         text=True, env=os.environ | env | {"PYTHONPATH": str(REPO)}, timeout=120, cwd=REPO)
+    elapsed = time.monotonic() - t0
+    assert res.returncode == code, (res.returncode, res.stderr)
+    assert elapsed < 45, elapsed  # not after the write's 60 s
+    lines = [ln for ln in res.stderr.splitlines() if ln.startswith("opsbrain:")]
+    again = "Ctrl-C" if first == "SIGINT" else "SIGTERM"
+    assert len(lines) == 2, res.stderr
+    assert "journal" in lines[0] and again in lines[0] and "abandon" in lines[0], lines
+    assert "journal was not stored" in lines[1], lines
+    assert res.stdout == ""  # no journal printed
+    from opsbrain.store import RunStore
+
+    store = RunStore(tmp_path)  # opened again: the run of the process that is gone is marked interrupted
+    assert [r["status"] for r in store.list_runs()] == ["interrupted"]
