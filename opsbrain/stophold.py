@@ -26,22 +26,6 @@ SIGNALS = (signal.SIGINT, signal.SIGTERM)
 AGAIN: dict[int, str] = {signal.SIGINT: "Ctrl-C again", signal.SIGTERM: "a second SIGTERM"}
 
 
-@contextmanager
-def _blocked() -> Iterator[None]:
-    """SIGINT and SIGTERM wait in the kernel while the handlers are swapped (where the platform can block them), so
-    none acts between the swap of one and of the other: such a signal used to leave the other's handler the hold's
-    (review43c). A signal Python had already caught runs its handler as the block begins, one that comes meanwhile
-    runs the new handler as it ends."""
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
 def _tell(line: str) -> None:
     """One line on stderr from a signal handler (through ``sys.stderr``, so that a progress display keeps it above
     itself; straight to the file descriptor when that stream is busy or gone)."""
@@ -65,19 +49,29 @@ class StopHold:
     def __init__(self, what: str | None = None) -> None:
         self.what = what
         self.noted: int | None = None
-        self._saved: dict[int, Any] = {}
+        self.holding = False
+        self._saved: dict[int, Any] = {}  # the handlers the hold replaced, to restore
+        self._theirs: dict[int, Any] = {}  # the same, kept for :meth:`_note` to act as them when not holding
 
     def start(self) -> None:
+        """Install the hold's handler for both signals, then hold. Until the hold begins, its handler acts as the
+        one it replaced: a signal between the two swaps acts as it would have (review43c: it could leave the
+        other signal held for good, with nothing to release it)."""
         if self._saved or threading.current_thread() is not threading.main_thread():
             return
-        with _blocked():
-            for sig in SIGNALS:
-                old = signal.getsignal(sig)
-                if old is not signal.SIG_IGN:
-                    self._saved[sig] = old
-                    signal.signal(sig, self._note)
+        for sig in SIGNALS:
+            old = signal.getsignal(sig)
+            old = self._theirs.get(sig, old) if old == self._note else old  # still ours from a cut release
+            if old is not signal.SIG_IGN:
+                self._saved[sig] = self._theirs[sig] = old
+        for held_sig in self._saved:
+            signal.signal(held_sig, self._note)
+        self.holding = True
 
-    def _note(self, signum: int, _frame: Any) -> None:
+    def _note(self, signum: int, frame: Any) -> None:
+        if not self.holding:  # the handlers are being swapped: act as the one this replaced (or replaces again)
+            _act(signum, self._theirs.get(signum, signal.SIG_DFL), frame)
+            return
         if self.noted is None:
             self.noted = signum
             if self.what:
@@ -88,11 +82,13 @@ class StopHold:
         os._exit(128 + signum)  # at once: unwinding could wait on the very write that hangs
 
     def release(self) -> int | None:
-        with _blocked():
-            for sig, old in self._saved.items():
-                signal.signal(sig, old)
-            self._saved = {}
-            noted, self.noted = self.noted, None
+        """Stop holding, then put the handlers back: a signal while they are put back acts as its own handler,
+        whichever of the two is installed, and none is left held."""
+        self.holding = False
+        saved, self._saved = self._saved, {}
+        for sig, old in saved.items():
+            signal.signal(sig, old)
+        noted, self.noted = self.noted, None
         return noted
 
     @staticmethod
@@ -101,17 +97,19 @@ class StopHold:
         raise KeyboardInterrupt; a default action (SIGTERM outside the CLI) ends the process. A handler installed
         outside Python (``getsignal`` gives None) cannot be called from here: the signal then takes its default
         action (SIGINT: KeyboardInterrupt, Python's default), never dropped (review43c)."""
-        if signum is None:
-            return
-        handler = signal.getsignal(signum)
-        if callable(handler):
-            handler(signum, None)
-        elif handler is None and signum == signal.SIGINT:
-            raise KeyboardInterrupt
-        elif handler != signal.SIG_IGN:
-            if handler is None:
-                signal.signal(signum, signal.SIG_DFL)
-            os.kill(os.getpid(), signum)
+        if signum is not None:
+            _act(signum, signal.getsignal(signum), None)
+
+
+def _act(signum: int, handler: Any, frame: Any) -> None:
+    """Do what ``handler`` (``signal.getsignal``'s answer) does on ``signum``."""
+    if callable(handler):
+        handler(signum, frame)
+    elif handler is None and signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    elif handler != signal.SIG_IGN:  # the default action (a handler Python cannot call: the default too)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
 
 
 @contextmanager

@@ -12,7 +12,9 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,31 +30,75 @@ def _handlers() -> dict[int, Any]:
     return {s: signal.getsignal(s) for s in SIGNALS}
 
 
-def test_a_signal_between_the_swaps_strands_no_handler(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A Ctrl-C right after ``release`` has given SIGINT its handler back, before SIGTERM's: it acts (here a
-    KeyboardInterrupt) only once both are back."""
+@pytest.fixture
+def another_thread() -> Iterator[None]:
+    """A second thread, as a real run has (numpy's): the kernel may hand it a signal the main thread blocks."""
+    done = threading.Event()
+    t = threading.Thread(target=done.wait)
+    t.start()
+    yield
+    done.set()
+    t.join()
+
+
+@pytest.fixture
+def handlers_back() -> Iterator[dict[int, Any]]:
     before = _handlers()
-    hold = StopHold()
-    hold.start()
+    yield before
+    for sig, handler in before.items():
+        signal.signal(sig, handler)
+
+
+def _signal_after_swap(monkeypatch: pytest.MonkeyPatch, swapped: int, handler: Any, sig: int) -> None:
+    """Send ``sig`` right after ``signal.signal(swapped, handler)``, before the hold swaps the other signal."""
     real = signal.signal
 
-    def then_ctrl_c(sig: int, handler: Any) -> Any:
-        out = real(sig, handler)
-        if sig == signal.SIGINT and handler is before[signal.SIGINT]:
-            os.kill(os.getpid(), signal.SIGINT)
+    def then_a_signal(s: int, h: Any) -> Any:
+        out = real(s, h)
+        if s == swapped and h == handler:
+            os.kill(os.getpid(), sig)
             time.sleep(0.05)  # (a handler that can run, runs here)
         return out
 
-    monkeypatch.setattr(signal, "signal", then_ctrl_c)
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            hold.release()
-    finally:
-        monkeypatch.undo()
-        stranded = _handlers()
-        for sig, handler in before.items():
-            signal.signal(sig, handler)
-    assert stranded == before
+    monkeypatch.setattr(signal, "signal", then_a_signal)
+
+
+@pytest.mark.usefixtures("another_thread")
+def test_a_ctrl_c_while_the_hold_is_released_leaves_sigterm_acting(monkeypatch: pytest.MonkeyPatch,
+                                                                   handlers_back: dict[int, Any]) -> None:
+    """A Ctrl-C right after ``release`` has given SIGINT its handler back, before SIGTERM's: it acts (here a
+    KeyboardInterrupt), and a SIGTERM after it acts too instead of being held with nothing to release it."""
+    terms: list[int] = []
+    signal.signal(signal.SIGTERM, lambda s, _f: terms.append(s))
+    hold = StopHold()
+    hold.start()
+    _signal_after_swap(monkeypatch, signal.SIGINT, handlers_back[signal.SIGINT], signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt):
+        hold.release()
+    monkeypatch.undo()
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(0.05)
+    assert terms == [signal.SIGTERM]
+
+
+@pytest.mark.usefixtures("another_thread")
+def test_a_sigterm_while_the_hold_starts_leaves_ctrl_c_acting(monkeypatch: pytest.MonkeyPatch,
+                                                               handlers_back: dict[int, Any]) -> None:
+    """A SIGTERM (the CLI's handler: KeyboardInterrupt) right after ``start`` has held SIGINT, before SIGTERM: it
+    acts, and a Ctrl-C after it acts too."""
+    def cli_sigterm(_s: int, _f: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, cli_sigterm)
+    hold = StopHold()
+    _signal_after_swap(monkeypatch, signal.SIGINT, hold._note, signal.SIGTERM)
+    with pytest.raises(KeyboardInterrupt):
+        hold.start()
+    monkeypatch.undo()
+    with pytest.raises(KeyboardInterrupt):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)
+    assert hold.release() is None
 
 
 def test_redeliver_a_ctrl_c_whose_handler_python_does_not_know(monkeypatch: pytest.MonkeyPatch) -> None:
