@@ -84,7 +84,7 @@ def run(p: Plan, store: RunStore | None = None, out_dir: Path | None = None,
         run_id = store.begin_run(p.scenario.metadata.name, p.seed, p.policy)
     log.info("run started", extra={"run_id": run_id, "scenario": p.scenario.metadata.name, "seed": p.seed,
                                    "policy": p.policy})
-    hold = StopHold()  # a stop once the simulation is over waits until the journal is stored (session 43)
+    hold = StopHold("the run's journal")  # a stop after the simulation waits until the journal is stored (session 43)
     try:
         journal = run_plan(p, engine, progress=progress, bundle_dir=bundle_dir, hold=hold)  # long-run GC pace
     except BaseException as exc:  # the handlers go back whatever ended it (an error too: review43c)

@@ -26,12 +26,15 @@ SCENARIO = "hbm-uce-training"  # one hour, one fault: a few seconds
 
 
 def _signal_after(monkeypatch: pytest.MonkeyPatch, target: Any, name: str, sig: int, times: int = 1) -> None:
-    """Make ``target.name`` send ``sig`` to this process right after it returns (``times`` times)."""
+    """Make ``target.name`` send ``sig`` to this process right after its first call returns (``times`` times; one
+    stop: a second one while a stop is held abandons the run at once, polish43)."""
     original = getattr(target, name)
+    calls = {"n": 0}
 
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         out = original(*args, **kwargs)
-        for _ in range(times):
+        calls["n"] += 1
+        for _ in range(times if calls["n"] == 1 else 0):
             os.kill(os.getpid(), sig)
         return out
 

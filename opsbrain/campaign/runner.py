@@ -147,7 +147,7 @@ def run_campaign(spec: CampaignSpec, store: RunStore | None = None, options: Opt
         rec = result["record"]
         if rec.get("status") != "finished":
             raise KeyboardInterrupt  # a run cut short is no result: it runs again on resume
-        with held():  # its journal, run row and resume marker all stored, or none (a stop waits for the write)
+        with held("the finished run"):  # its journal, run row and resume marker all stored, or none (a stop waits)
             if cstore is not None:
                 cstore.save(spec, result, keep_journal=opts.keep_journals)
             records[(rec["seed"], rec["policy"])] = rec

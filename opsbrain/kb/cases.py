@@ -35,7 +35,7 @@ from faultlib.topology import Topology
 from faultlib.workloads.inference import InferenceService, paper_layout
 from faultlib.workloads.training import TrainingJob
 from opsbrain.controller import Controller
-from opsbrain.detection import NO_HISTORY, Incident, LinkHistory
+from opsbrain.detection import NO_HISTORY, DetectorParams, Incident, LinkHistory
 from opsbrain.diagnosis.features import incident_features
 from opsbrain.ingest.where import node_of
 from opsbrain.runner.scoring import FaultLife, match_incidents, subject_components
@@ -275,21 +275,22 @@ SIBLING_SPREAD_S = 5.0
 """The siblings begin within this many seconds of the first link (the same instant up to a few seconds)."""
 
 
-def healed_duration(seed: int, kind: str, world: World) -> float | None:
+def healed_duration(seed: int, kind: str, world: World, params: SimParams | None = None,
+                    detector: DetectorParams | None = None) -> float | None:
     """How long a link_down run's link stays down before it comes back by itself, in share
     ``world.healed_link_downs`` of the runs (a stream of the seed's own: every other run is the run it always was);
-    None: it stays down, as before. Drawn from ``faults.link_down_heal_s`` conditioned on exceeding the detector's
-    ``link_down_after_s``: by the knowledge base's definition a link back within it was a dirty connector's blip,
-    past it a link_down, so each healed run's label holds (session 43, link43b)."""
+    None: it stays down, as before. Drawn from the run's ``faults.link_down_heal_s`` (``params``, the simulation's
+    parameters, where its other faults read their durations; default: faultlib's) conditioned on exceeding the
+    ``link_down_after_s`` of the run's ``detector`` (default: the ops brain's): by the knowledge base's definition a
+    link back within it was a dirty connector's blip, past it a link_down, so each healed run's label holds
+    (session 43, link43b; before polish43 always the defaults, whatever the run's parameters)."""
     if kind != "link_down" or world.healed_link_downs <= 0:
         return None
     rng = np.random.default_rng([seed, 4244])
     if float(rng.random()) >= world.healed_link_downs:
         return None
-    from faultlib.faults.params import FaultParams
-    from opsbrain.detection.params import DetectorParams
-
-    dist, floor = FaultParams().link_down_heal_s, DetectorParams().link_down_after_s
+    dist = (params or SimParams()).faults.link_down_heal_s
+    floor = (detector or DetectorParams()).link_down_after_s
     normal = NormalDist()
     below = normal.cdf(math.log(floor / dist.median) / dist.sigma) if dist.sigma > 0 else 0.0
     u = below + (1.0 - below) * float(rng.uniform(1e-9, 1.0))  # the law's quantile above the floor (inverse CDF)
@@ -329,14 +330,14 @@ def run_case(seed: int, kind: str, concurrent: bool = False, noise_scale: float 
     sim = build_world(seed, topo, world=w)
     recorder = Recorder()
     if not w.collected_as_emitted():
-        CollectedController(sim, recorder, w, np.random.default_rng([seed, 31337]))
+        ctl: Controller = CollectedController(sim, recorder, w, np.random.default_rng([seed, 31337]))
     else:
-        Controller(sim, recorder)  # subscribes itself to the telemetry
+        ctl = Controller(sim, recorder)  # subscribes itself to the telemetry
     index = TargetIndex(topo)
     onset = float(rng.uniform(*w.onset_s))
     target = _pick(index, kind, rng, set(), w)
     specs = [FaultSpec(at_s=onset, kind=kind, target=target, params=_params_for(kind, rng, w.fault_params),
-                       duration_s=healed_duration(seed, kind, w))]
+                       duration_s=healed_duration(seed, kind, w, sim.params, ctl.detector.p))]
     if concurrent:
         other = KINDS[int(rng.integers(len(KINDS)))]
         avoid = {ids.node_of(target) or target}
