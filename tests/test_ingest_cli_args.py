@@ -68,3 +68,42 @@ def test_the_excerpts_read_as_a_configuration_error_from_the_signals(text: str) 
 
     d = diagnose_logs("-", load_engine(), stdin=io.BytesIO(text.encode()))["diagnosis"]
     assert d["fault_class"] == "config_error" and d["decided_by"] == "signals", d
+
+
+@pytest.mark.parametrize("line", [
+    # https://github.com/ray-project/kuberay/issues/1984 (a KubeRay worker pod's `ray start`, rayStartParams
+    # resources written with typographic quotes); Click's Command.parse_args (src/click/core.py,
+    # "Got unexpected extra argument ({args})"), printed by UsageError.show (src/click/exceptions.py) as "Error: ..."
+    "Error: Got unexpected extra argument (1})",
+    # the same ctx.fail with several leftovers ("Got unexpected extra arguments ({args})")
+    "Error: Got unexpected extra arguments (a b)",
+    # click's NoSuchOption (src/click/exceptions.py / parser.py: "No such option: {name}")
+    "Error: No such option: --num-npus",
+])
+def test_a_click_usage_error_is_the_command_line(line: str) -> None:
+    assert "cfg:env" in kinds(line)
+
+
+def test_the_kuberay_worker_crash_loop_reads_as_a_configuration_error_from_the_signals() -> None:
+    # https://github.com/ray-project/kuberay/issues/1984; before session 44: config_error 0.43 from the text fallback
+    # (the engine abstained: no signal)
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+    from opsbrain.kb.training import load_engine
+
+    text = ("kubectl --namespace ray-system logs pod/text-summarizer-raycluster-mzs2d-worker-gpu-group-kk2sr\n"
+            "Defaulted container \u201cray-worker\u201d out of: ray-worker, wait-gcs-ready (init)\n"
+            "Usage: ray start [OPTIONS]\n"
+            "Try \u2018ray start --help\u2019 for help.\n\n"
+            "Error: Got unexpected extra argument (1})\n")
+    d = diagnose_logs("-", load_engine(), stdin=io.BytesIO(text.encode()))["diagnosis"]
+    assert d["fault_class"] == "config_error" and d["decided_by"] == "signals", d
+
+
+def test_a_click_usage_error_behind_a_container_prefix_is_the_command_line() -> None:
+    # docker compose prefixes each line with the service name; the message is Click's all the same
+    assert "cfg:env" in kinds("ray-worker-1  | Error: Got unexpected extra argument (1})")
+
+
+def test_the_words_alone_are_no_usage_error() -> None:
+    # prose that quotes the message without Click's "Error: " is not the refusal itself
+    assert "cfg:env" not in kinds("the docs say this fails with Got unexpected extra argument (src/)")

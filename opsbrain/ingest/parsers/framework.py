@@ -279,7 +279,8 @@ RE_ATC_OUT_NODES = screened(_ATC_OUT_NODES)
 RE_UNKNOWN_ARGS = screened(r"\berror: unrecognized arguments: |\bSome specified arguments are not used by the "
                            r"HfArgumentParser\b|\bremaining_argv: \[|\bthe following arguments are required: [-\w{]|"
                            r"\bargument [-\w/{},]+: (?:invalid (?:\w+ value|choice): |expected (?:\w+ )*arguments?\b)|"
-                           r"(?<![\w-])--[A-Za-z][\w-]* must be (?:in the range|greater|less|between)\b")
+                           r"(?<![\w-])--[A-Za-z][\w-]* must be (?:in the range|greater|less|between)\b|"
+                           r"\bError: (?:Got unexpected extra arguments? \(|No such option: -)")
 """A launcher's argument parser refusing arguments it does not know, or a value it was given: Python's argparse
 (Lib/argparse.py ``ArgumentError`` / ``parse_known_args``: ``error: unrecognized arguments: ...``, ``the following
 arguments are required: --x``, ``argument --x: invalid int value: 'a'`` / ``invalid choice`` / ``expected one
@@ -289,7 +290,9 @@ gpustack/worker/backends/ascend_mindie.py: ``--max-input-token-len must be in th
 transformers' ``HfArgumentParser`` (hf_argparser.py: ``Some specified arguments are not used by the
 HfArgumentParser: [...]``) and ms-swift's
 (swift/llm/base.py ``_parse_args``: ``ValueError(f'remaining_argv: {remaining_argv}')`` unless ``--ignore_args_error``,
-which logs it as a warning instead; ms-swift#8115: MindSpeed flags ``megatron sft`` does not take). The command
+which logs it as a warning instead; ms-swift#8115: MindSpeed flags ``megatron sft`` does not take), and Click's
+(src/click/core.py ``Got unexpected extra argument ({args})``, exceptions.py ``No such option: {name}``, shown by
+``UsageError.show`` as ``Error: ...``; kuberay#1984: a worker pod's ``ray start``, session 44). The command
 line the job was started with, not the program; not read on a line below ERROR (session 39)."""
 _SHARD = r"\b(?:strateg(?:y|ies)|split|shard)"
 _SHARD_NO = r"\b(?:not supported|invalid|must|should|can ?not|is empty|exceed\w*|divisible|fail\w*)\b"
