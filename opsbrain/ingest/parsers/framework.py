@@ -414,8 +414,10 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"aclnn.*(?:fail|error)|(?:fail|error).*aclnn|\blaunch failed for \w+, errno:|"
               r"\bKernel Run failed\. opType:", re.I), "op:aclnn"),
     (screened(r"\[ASSERT\].*Assertion|Assertion `.*' failed|Assertion `", re.I), "op:assert"),
+    # the trainers' periodic lines too: the Hugging Face Trainer's metrics dict ``'grad_norm': nan`` and Megatron's
+    # (MindSpeed's) training_log ``| grad norm: nan |`` (session 44, tester44b; sources in docs/formats.md)
     (screened(r"loss is nan|nan loss|grad(?:ient)? norm is (?:inf|nan)|loss scale.*overflow|"
-              r"found NaN in local grad norm", re.I), "train:nan"),
+              r"found NaN in local grad norm|'grad_norm': nan\b|\| grad norm: nan \|", re.I), "train:nan"),
     (screened(r"\bdcmi\b|drvError|halGetDeviceInfo|(?<!reason=)(?<!reason=\[)(?<!desc=\[)driver.*(?:fail|error|not)|"
               r"firmware.*(?:fail|error|mismatch)|dsmi_\w+ fail", re.I), "drv:api_error"),
 )
