@@ -27,6 +27,8 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"init_process_group! The plog may not be recorded\.|"
                     r"The old environment variable \w+ will be deprecated on [\d/]+\. Please use the new environment "
                     r"variable \w+ as soon as possible\.|"
+                    r"The environment variable HOST_IP is deprecated and ignored, as it is often used by Docker and "
+                    r"other software to ?interact with the container's network stack\.|"
                     r"Device do not support double dtype now, dtype cast rep(?:la|al)ce with float\.|"
                     r"device_hot_reset\.sh: line \d+: echo: write error: No such device\s*$")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
@@ -35,7 +37,12 @@ kernels' module, absent on every other platform and printed at each vllm-ascend 
 process was not disturbed"; HabanaAI/vllm-fork#326 silences it on HPU). vLLM's ``The model has a long context
 length (N). This may cause OOM during the initial memory profiling phase ...`` (vllm/engine/arg_utils.py): advice
 before any memory is used, not an out-of-memory. A line holding one of them gives no signal and is left out of the
-text the fallback reads. An ERROR line that says of itself that it ``can be ignored``: torch_npu's caching allocator
+text the fallback reads. vLLM's ``The environment variable HOST_IP is deprecated and ignored, as it is often used
+by Docker and other software to interact with the container's network stack. Please use VLLM_HOST_IP instead ...``
+(vllm/utils.py ``get_ip()``, a ``logger.warning`` whenever a container sets HOST_IP; the value is ignored and the
+address found as without it; older vLLM spells it ``tointeract``, vllm-ascend#382): session 44, tester44d, a long
+failed log whose start printed it read config_error 0.49 from it over the collective timeout it ended in. An ERROR
+line that says of itself that it ``can be ignored``: torch_npu's caching allocator
 before it frees its cache and retries (``Get a block from the existing pool failed. Try to free cached blocks and
 reallocate. This error log can be ignored.``, Ascend/pytorch NPUCachingAllocator.cpp, seen in Ascend/pytorch#108's
 healthy run), its process group once a delayed work is dispatched (``Process group work %s, seq_num %u dispatch
